@@ -1,0 +1,1 @@
+"""Card Arena arbiter: authoritative rules engines, match runner, gRPC server, tournaments."""

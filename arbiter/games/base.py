@@ -1,0 +1,328 @@
+"""The game-agnostic engine interface every rules engine implements.
+
+A game is ``(rules, options, seed)``. ``Game`` holds the validated options and creates
+states; ``State`` is advanced only by ``apply(action)``. Given the seed and the action
+list a match replays bit for bit, so engines own a private ``random.Random`` derived
+from the seed and never touch the global RNG, clocks, threads, I/O or protobuf.
+
+Hidden information is filtered in exactly one place per game: ``State.view(seat)`` and
+``State.spectator_view()``; events carry the seats allowed to see them and
+``events_for`` filters them. Nothing else may build a player-facing picture of a state.
+
+Shape modelled on OpenSpiel's ``Game``/``State`` (see STYLE.md §2).
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import enum
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any, ClassVar, Iterable, Mapping, Sequence
+
+
+class GameError(Exception):
+    """Base of every error an engine raises."""
+
+
+class InvalidActionError(GameError):
+    """The action text is malformed: not in the game's notation at all."""
+
+
+class IllegalActionError(GameError):
+    """A well-formed action that is not legal in this state. The state is unchanged.
+
+    The message names the action and the reason, computed only from what the actor
+    may see (it never mentions another seat's cards).
+    """
+
+
+class ConfigError(GameError):
+    """A bad option: unknown key, wrong type, out of range or contradicting another."""
+
+
+class EndReason(enum.Enum):
+    """Why a game ended. Engines produce the first group; the match runner the forfeits."""
+
+    COMPLETED = "completed"  # the rules' normal end: a side reached the target, a pile emptied...
+    STALEMATE = "stalemate"  # the rules' blocked end: stock exhausted, deadlock
+    TURN_LIMIT = "turn_limit"  # an engine termination guard (max_deals, max_turns)
+    FORFEIT_TIMEOUT = "forfeit_timeout"
+    FORFEIT_ILLEGAL = "forfeit_illegal"
+    FORFEIT_DISCONNECT = "forfeit_disconnect"
+    FORFEIT_CRASH = "forfeit_crash"
+    ABORTED = "aborted"  # the arbiter stopped the match (shutdown); no result counts
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of a finished game.
+
+    ``scores`` are the game's own numbers per seat (Spades: the side's total score,
+    Spot: net units, Spite and Malice: series points or 1/0.5/0), ``ranks`` the
+    placement per seat (1 = best; equal ranks are a tie; partners share a rank).
+    """
+
+    scores: tuple[float, ...]
+    ranks: tuple[int, ...]
+    reason: EndReason
+    detail: str = ""
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """Seats ranked first (all seats on a full draw)."""
+        return tuple(s for s, r in enumerate(self.ranks) if r == 1)
+
+
+def ranks_from_scores(scores: Sequence[float]) -> tuple[int, ...]:
+    """Competition ranking (1, 1, 3, ...): higher score is better."""
+    return tuple(1 + sum(1 for o in scores if o > s) for s in scores)
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened, with who may see it.
+
+    ``visible_to`` is None for a public event, else the seats that may see it. A forced
+    event with a private part is emitted twice: a public one without the cards ("seat 2
+    drew 1 card") and a private one with them for the seats entitled to them.
+    """
+
+    kind: str  # e.g. "deal", "bid", "play", "trick", "draw", "score", "game_over"
+    seat: int | None  # the seat it concerns, if any
+    text: str  # human-readable, in card notation; e.g. "seat 2 plays QS"
+    cards: tuple = ()  # cards it shows to those who may see it
+    visible_to: frozenset[int] | None = None
+
+    def visible_for(self, seat: int | None) -> bool:
+        """True if ``seat`` may see this event (``None`` means a spectator: public only)."""
+        return self.visible_to is None or (seat is not None and seat in self.visible_to)
+
+
+def events_for(events: Iterable[Event], seat: int | None) -> list[Event]:
+    """The events ``seat`` may see (``None``: the public ones, for spectators)."""
+    return [e for e in events if e.visible_for(seat)]
+
+
+class Action:
+    """Base of every game's action types: frozen dataclasses whose ``str`` is the notation."""
+
+    __slots__ = ()
+
+
+class State(abc.ABC):
+    """A game in progress. Mutable; ``clone`` for a copy. Only ``apply`` advances it."""
+
+    game: "Game"
+
+    @property
+    @abc.abstractmethod
+    def current_seat(self) -> int | None:
+        """The seat that must act now; None once the game is over."""
+
+    @abc.abstractmethod
+    def legal_actions(self) -> list[Action]:
+        """Every legal action of the current seat, in a deterministic order; [] when over."""
+
+    @abc.abstractmethod
+    def apply(self, action: Action) -> list[Event]:
+        """Apply the current seat's action and the forced events it triggers.
+
+        Returns the new events (all of them, with their visibility). Raises
+        IllegalActionError and leaves the state unchanged if the action is not legal.
+        """
+
+    @property
+    @abc.abstractmethod
+    def is_terminal(self) -> bool: ...
+
+    @abc.abstractmethod
+    def outcome(self) -> Outcome:
+        """The result; only valid once ``is_terminal``."""
+
+    @abc.abstractmethod
+    def view(self, seat: int) -> Any:
+        """Everything ``seat`` may see, as the game's frozen view dataclass. THE seam."""
+
+    @abc.abstractmethod
+    def spectator_view(self) -> Any:
+        """The public view (no private cards) while running; the full deal once over."""
+
+    @abc.abstractmethod
+    def clone(self) -> "State": ...
+
+    @property
+    @abc.abstractmethod
+    def log(self) -> list[Event]:
+        """Every event so far, with visibility, from the initial deal on."""
+
+    def legal_action_for(self, action: Action) -> Action:
+        """``action`` if it is legal now, else IllegalActionError with the reason."""
+        if self.is_terminal:
+            raise IllegalActionError(f"{action}: the game is over")
+        if action not in self.legal_actions():
+            raise IllegalActionError(f"{action}: not a legal action now")
+        return action
+
+
+class Game(abc.ABC):
+    """Rules plus validated options; creates states. Variants are options, not subclasses."""
+
+    name: ClassVar[str]
+    #: The frozen dataclass of options; its fields and defaults are the variant table.
+    Options: ClassVar[type]
+    #: Named option sets (e.g. Spite and Malice's ``book``).
+    presets: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    #: Every action type of the game, and its view type (for the wire conversion).
+    action_types: ClassVar[tuple[type, ...]] = ()
+    view_type: ClassVar[type]
+
+    def __init__(self, options: Mapping[str, Any] | None = None, preset: str | None = None):
+        self.options = parse_options(self.Options, options or {}, self.presets, preset)
+        self.validate()
+
+    def validate(self) -> None:
+        """Reject contradictory option combinations with ConfigError."""
+
+    @property
+    @abc.abstractmethod
+    def num_seats(self) -> int: ...
+
+    @property
+    def teams(self) -> tuple[tuple[int, ...], ...]:
+        """Seats grouped by side; every seat alone in a free-for-all."""
+        return tuple((s,) for s in range(self.num_seats))
+
+    @abc.abstractmethod
+    def new_initial_state(self, seed: int) -> State:
+        """The state after the seeded deal, ready for the first decision."""
+
+    @abc.abstractmethod
+    def parse_action(self, text: str) -> Action:
+        """Parse the notation; raises InvalidActionError (malformed) naming what is wrong."""
+
+    def describe_options(self) -> dict[str, Any]:
+        """The full option set in force, for records and displays."""
+        return options_to_dict(self.options)
+
+
+# --------------------------------------------------------------------------------------
+# Options: one generic parser for every game's Options dataclass.
+
+
+def options_to_dict(options: Any) -> dict[str, Any]:
+    out = {}
+    for f in dataclasses.fields(options):
+        v = getattr(options, f.name)
+        if isinstance(v, enum.Enum):
+            v = v.value
+        elif isinstance(v, frozenset):
+            v = sorted(v)
+        out[f.name] = v
+    return out
+
+
+def parse_options(
+    cls: type,
+    given: Mapping[str, Any],
+    presets: Mapping[str, Mapping[str, Any]] | None = None,
+    preset: str | None = None,
+) -> Any:
+    """Build ``cls`` from defaults, then the preset, then ``given`` (later wins).
+
+    Values may be typed or strings from a command line (``"true"``, ``"off"``, ``"A,7"``).
+    Raises ConfigError naming the option and the reason.
+    """
+    values: dict[str, Any] = {}
+    if preset is not None:
+        if not presets or preset not in presets:
+            known = ", ".join(sorted(presets or {})) or "none"
+            raise ConfigError(f"unknown preset {preset!r} (known: {known})")
+        values.update(presets[preset])
+    values.update(given)
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = sorted(set(values) - set(fields))
+    if unknown:
+        raise ConfigError(
+            f"unknown option {', '.join(map(repr, unknown))} (known: {', '.join(sorted(fields))})"
+        )
+    kwargs = {}
+    for name, raw in values.items():
+        try:
+            kwargs[name] = _coerce(hints[name], raw)
+        except (ValueError, TypeError) as exc:
+            raise ConfigError(f"option {name!r}: {exc}") from None
+    try:
+        return cls(**kwargs)
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(str(exc)) from None
+
+
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+
+
+def _coerce(tp: Any, raw: Any) -> Any:
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        if raw is None or (isinstance(raw, str) and raw.strip().lower() in ("off", "none", "")):
+            if type(None) in args:
+                return None
+        errors = []
+        for arg in args:
+            if arg is type(None):
+                continue
+            try:
+                return _coerce(arg, raw)
+            except (ValueError, TypeError) as exc:
+                errors.append(str(exc))
+        raise ValueError("; ".join(errors) or f"bad value {raw!r}")
+    if origin is typing.Literal:
+        for arg in args:
+            if raw == arg or (isinstance(raw, str) and str(arg) == raw.strip().lower()):
+                return arg
+        raise ValueError(f"expected one of {', '.join(map(str, args))}, got {raw!r}")
+    if origin is frozenset:
+        (inner,) = args
+        if isinstance(raw, str):
+            raw = [p for p in raw.replace("{", "").replace("}", "").split(",") if p.strip()]
+        return frozenset(_coerce(inner, r) for r in raw)
+    if tp is bool:
+        if isinstance(raw, bool):
+            return raw
+        if isinstance(raw, str) and raw.strip().lower() in _TRUE | _FALSE:
+            return raw.strip().lower() in _TRUE
+        raise ValueError(f"expected true or false, got {raw!r}")
+    if tp is int:
+        if isinstance(raw, bool):
+            raise ValueError(f"expected an integer, got {raw!r}")
+        if isinstance(raw, int):
+            return raw
+        if isinstance(raw, str):
+            try:
+                return int(raw.strip())
+            except ValueError:
+                pass
+        raise ValueError(f"expected an integer, got {raw!r}")
+    if tp is float:
+        if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+            return float(raw)
+        if isinstance(raw, str):
+            return float(raw.strip())
+        raise ValueError(f"expected a number, got {raw!r}")
+    if tp is str:
+        if isinstance(raw, str):
+            return raw.strip()
+        raise ValueError(f"expected text, got {raw!r}")
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        if isinstance(raw, tp):
+            return raw
+        for member in tp:
+            if isinstance(raw, str) and raw.strip().lower() in (str(member.value).lower(), member.name.lower()):
+                return member
+        raise ValueError(f"expected one of {', '.join(str(m.value) for m in tp)}, got {raw!r}")
+    raise TypeError(f"unsupported option type {tp!r}")

@@ -1,0 +1,123 @@
+"""Playing cards: one compact value type and its notation, shared by every game.
+
+Notation (rules/README.md §2): ``<rank><suit>`` upper case, ten is ``10``, the joker is
+``JK``. Input is case-insensitive and accepts ``T`` for ten; output is always canonical.
+
+A card is an ``int`` (``(rank - 1) * 4 + suit``; the joker is 52), so hands can be sorted,
+hashed and stored in sets or bitmasks cheaply. Identical cards of a multi-deck game are
+the same value; they are told apart only by where they lie.
+
+>>> Card.parse("qs"), str(Card.parse("10H")), Card.parse("JK").is_joker
+(Card('QS'), '10H', True)
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Iterable
+
+
+class Suit(enum.IntEnum):
+    """Suits in a fixed order; the letter is the notation."""
+
+    S = 0
+    H = 1
+    D = 2
+    C = 3
+
+    @property
+    def letter(self) -> str:
+        return self.name
+
+
+RANK_TOKENS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+JOKER_TOKEN = "JK"
+JOKER_INDEX = 52
+
+
+class InvalidCardError(ValueError):
+    """A card token that is not in the notation of rules/README.md §2."""
+
+
+class Card(int):
+    """One card. ``rank`` is 1 (ace) .. 13 (king), 0 for the joker; ``suit`` is None for it."""
+
+    __slots__ = ()
+    _by_token: dict[str, "Card"] = {}
+    _all: list["Card"] = []
+
+    def __new__(cls, value: int | str) -> "Card":
+        if isinstance(value, str):
+            return cls.parse(value)
+        if not 0 <= value <= JOKER_INDEX:
+            raise InvalidCardError(f"card index out of range: {value}")
+        if cls._all:
+            return cls._all[value]
+        return super().__new__(cls, value)
+
+    @classmethod
+    def of(cls, rank: int, suit: Suit) -> "Card":
+        """The card of ``rank`` (1..13) and ``suit``."""
+        return cls._all[(rank - 1) * 4 + int(suit)]
+
+    @classmethod
+    def parse(cls, token: str) -> "Card":
+        """Parse one card token; raises InvalidCardError naming the token."""
+        card = cls._by_token.get(token.strip().upper())
+        if card is None:
+            raise InvalidCardError(
+                f"unknown card {token!r}: expected rank A,2-10,J,Q,K then suit S,H,D,C (e.g. QS, 10H) or JK"
+            )
+        return card
+
+    @property
+    def is_joker(self) -> bool:
+        return self == JOKER_INDEX
+
+    @property
+    def rank(self) -> int:
+        return 0 if self == JOKER_INDEX else self // 4 + 1
+
+    @property
+    def suit(self) -> Suit | None:
+        return None if self == JOKER_INDEX else Suit(self % 4)
+
+    def __str__(self) -> str:
+        if self == JOKER_INDEX:
+            return JOKER_TOKEN
+        return RANK_TOKENS[self // 4] + "SHDC"[self % 4]
+
+    def __repr__(self) -> str:
+        return f"Card({str(self)!r})"
+
+    def __reduce__(self):
+        return (Card, (int(self),))
+
+
+def _build_tables() -> None:
+    cards = [int.__new__(Card, i) for i in range(JOKER_INDEX + 1)]
+    Card._all.extend(cards)
+    for card in cards:
+        token = str(card)
+        Card._by_token[token] = card
+        if token.startswith("10"):
+            Card._by_token["T" + token[2:]] = card
+
+
+_build_tables()
+
+#: The 52 cards of one standard deck, in index order.
+STANDARD_DECK: tuple[Card, ...] = tuple(Card._all[:52])
+JOKER: Card = Card._all[JOKER_INDEX]
+
+
+def parse_cards(text: str | Iterable[str]) -> tuple[Card, ...]:
+    """Parse ``"[7S 7H 7D]"``, ``"7S 7H 7D"`` or a list of tokens."""
+    if isinstance(text, str):
+        text = text.replace("[", " ").replace("]", " ").replace(",", " ").split()
+    return tuple(Card.parse(t) for t in text)
+
+
+def format_cards(cards: Iterable[Card]) -> str:
+    """Cards as space-separated tokens."""
+    return " ".join(str(c) for c in cards)

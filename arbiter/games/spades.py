@@ -1,0 +1,880 @@
+"""Spades: four players in two fixed partnerships, spades always trump.
+
+Rules: /work/shared/rules/spades.md (sections cited as §n). Scoring lives in the pure
+module ``spades_scoring``.
+
+Design choices:
+
+* Seats 0 and 2 are side 0 ("A"), seats 1 and 3 side 1 ("B"); ``side(s) = s % 2``.
+* Deal ``k`` (1-based) is shuffled by ``random.Random(f"{seed}:deal:{k}")`` and the first
+  dealer drawn from ``random.Random(f"{seed}:first_dealer")``; nothing else is random, so
+  a seed gives the same hands deal by deal whatever is played (duplicate deals).
+* Blind nil is "possible" for a seat in a deal when option ``blind_nil`` is on and its
+  side trails by at least ``blind_nil_min_deficit`` at the start of the deal (always,
+  with the default 0). Only such a seat starts the deal without seeing its hand; every
+  other seat is treated as having looked from the deal on (§3.2: it is offered no
+  ``look``). A seat that has not looked sees none of its cards until ``look``, its own
+  exchange turn, or the start of play (§6), in its view and in its events alike.
+* The exchange (§3.3) is a list of ``give`` steps decided when bidding ends; each giver
+  sees its hand when its step comes. Sides exchange in the order their blind-nil bidders
+  bid; partners who both bid blind nil do not exchange.
+* Option ``deals`` (engine extension for duplicate play): the game ends after exactly
+  that many deals, ranked by total (equal totals: a draw), ignoring ``target``,
+  ``lose_at`` and ``max_deals``. Otherwise ``max_deals`` is the guard of §4.2.
+* Hands in views are sorted by suit (S, H, D, C) then rank high to low; ``Give`` stores
+  its two cards in that order, so equal gives compare equal.
+* Completed tricks of the current deal are in every view (public history, §6), and one
+  result line per finished deal. Once the game is over every view also carries the full
+  record of each deal (hands as dealt, exchanged cards).
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from dataclasses import dataclass
+from typing import Literal, Sequence
+
+from .base import (
+    Action,
+    ConfigError,
+    EndReason,
+    Event,
+    Game,
+    IllegalActionError,
+    InvalidActionError,
+    Outcome,
+    State,
+)
+from .cards import STANDARD_DECK, Card, InvalidCardError, Suit, parse_cards
+from .spades_scoring import (
+    FailedNilTricks,
+    ScoringRules,
+    SideDealScore,
+    SimultaneousTargetRule,
+    game_result,
+    score_side,
+)
+
+# --------------------------------------------------------------------------------------
+# Constants
+
+NUM_SEATS = 4
+HAND_SIZE = 13
+NUM_TRICKS = 13
+MAX_BID = 13
+EXCHANGE_SIZE = 2
+SPADE = int(Suit.S)
+SIDE_NAMES = ("A", "B")
+SIDES = ((0, 2), (1, 3))
+
+
+def power(card: int) -> int:
+    """Rank for comparison inside a suit: 2..10, J=11, Q=12, K=13, A=14."""
+    rank = card // 4 + 1
+    return 14 if rank == 1 else rank
+
+
+#: Sort key of a card in a hand: suit S, H, D, C, then rank high to low.
+SORT_KEY: tuple[int, ...] = tuple((c % 4) * 16 + (14 - power(c)) for c in range(52))
+
+
+def sort_cards(cards) -> list[Card]:
+    return sorted(cards, key=SORT_KEY.__getitem__)
+
+
+def partner(seat: int) -> int:
+    return (seat + 2) % NUM_SEATS
+
+
+def side_of(seat: int) -> int:
+    return seat % 2
+
+
+def trick_winner(plays: Sequence[tuple[int, int]]) -> int:
+    """The seat that wins a full trick: highest spade, else highest card of the led suit."""
+    led = plays[0][1] % 4
+    best_seat, best = plays[0]
+    for seat, card in plays[1:]:
+        suit, best_suit = card % 4, best % 4
+        if suit == best_suit:
+            if power(card) > power(best):
+                best_seat, best = seat, card
+        elif suit == SPADE:
+            best_seat, best = seat, card
+        # any other off-suit card never wins
+    assert best % 4 in (led, SPADE)
+    return best_seat
+
+
+# --------------------------------------------------------------------------------------
+# Options (§7)
+
+
+class ExchangeOrder(enum.Enum):
+    """Who gives first in a blind-nil exchange."""
+
+    PARTNER_FIRST = "partner_first"
+    BIDDER_FIRST = "bidder_first"
+
+
+@dataclass(frozen=True)
+class SpadesOptions:
+    """The variant table of §7 plus the engine option ``deals``."""
+
+    target: int = 500
+    nil: bool = True
+    nil_value: int = 100
+    blind_nil: bool = True
+    blind_nil_value: int = 200
+    blind_nil_min_deficit: int = 0
+    blind_nil_exchange: bool = True
+    blind_nil_exchange_order: ExchangeOrder = ExchangeOrder.PARTNER_FIRST
+    failed_nil_tricks: FailedNilTricks = FailedNilTricks.BAGS
+    bag_penalty: bool = True
+    bag_limit: int = 10
+    bag_penalty_points: int = 100
+    simultaneous_target_rule: SimultaneousTargetRule = SimultaneousTargetRule.HIGHER_TOTAL
+    lose_at: int | None = None  # None = off
+    first_dealer: Literal["random"] | int = "random"
+    max_deals: int = 200
+    deals: int | None = None  # engine option: play exactly this many deals
+
+
+# --------------------------------------------------------------------------------------
+# Actions (§3.1)
+
+
+@dataclass(frozen=True)
+class Look(Action):
+    """Pick up and look at the own hand (only while blind nil is possible)."""
+
+    def __str__(self) -> str:
+        return "look"
+
+
+@dataclass(frozen=True)
+class Bid(Action):
+    """A bid: ``tricks`` 1..13, or 0 for nil; ``blind`` marks a blind nil (tricks 0)."""
+
+    tricks: int
+    blind: bool = False
+
+    def __post_init__(self) -> None:
+        if self.blind and self.tricks != 0:
+            raise ValueError(f"a blind bid must be nil (tricks 0), got {self.tricks}")
+        if self.tricks < 0:
+            raise ValueError(f"a bid cannot be negative, got {self.tricks}")
+
+    def __str__(self) -> str:
+        if self.blind:
+            return "bid blind_nil"
+        return "bid nil" if self.tricks == 0 else f"bid {self.tricks}"
+
+
+@dataclass(frozen=True)
+class Give(Action):
+    """Hand two cards face down to the partner in a blind-nil exchange (stored sorted)."""
+
+    cards: tuple[Card, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cards", tuple(sort_cards(Card(int(c)) for c in self.cards)))
+
+    def __str__(self) -> str:
+        return "give " + " ".join(map(str, self.cards))
+
+
+@dataclass(frozen=True)
+class Play(Action):
+    """Play a card to the current trick."""
+
+    card: Card
+
+    def __str__(self) -> str:
+        return f"play {self.card}"
+
+
+_LOOK = Look()
+_BLIND_NIL = Bid(0, True)
+_BIDS = tuple(Bid(n) for n in range(MAX_BID + 1))  # _BIDS[0] is nil
+_PLAYS = tuple(Play(c) for c in STANDARD_DECK)
+#: Every give, keyed by its two cards in hand order (hands are kept sorted).
+_GIVES = {
+    (g.cards[0], g.cards[1]): g
+    for g in (Give((a, b)) for i, a in enumerate(STANDARD_DECK) for b in STANDARD_DECK[i + 1 :])
+}
+
+
+# --------------------------------------------------------------------------------------
+# Views (§6)
+
+
+class Phase(enum.Enum):
+    """Where a deal stands (scoring is a forced step, not a phase anyone acts in)."""
+
+    BIDDING = 1
+    EXCHANGE = 2
+    PLAY = 3
+    GAME_OVER = 4
+
+
+@dataclass(frozen=True)
+class SpadesSeat:
+    """Public facts about one seat in the current deal."""
+
+    seat: int
+    hand_count: int  # cards in its hand (13; 15/11 during an exchange)
+    looked: bool  # it has seen its hand (by `look`, or blind nil was never possible)
+    bid: int | None  # None: not bid yet; 0: nil or blind nil; else the number of tricks
+    blind_nil: bool  # its bid is blind nil
+    tricks_won: int  # tricks it took in this deal
+
+
+@dataclass(frozen=True)
+class SpadesExchange:
+    """One planned or made transfer of two cards between partners (blind nil)."""
+
+    giver: int
+    receiver: int
+    done: bool
+    cards: tuple[Card, ...]  # only for the giver and the receiver, once done; else empty
+
+
+@dataclass(frozen=True)
+class SpadesPlayedCard:
+    seat: int
+    card: Card
+
+
+@dataclass(frozen=True)
+class SpadesTrick:
+    """A trick: who led, the cards in play order, the winner (None while in progress)."""
+
+    leader: int
+    cards: tuple[SpadesPlayedCard, ...]
+    winner: int | None
+
+
+@dataclass(frozen=True)
+class SpadesSide:
+    """A side's running totals."""
+
+    side: int  # 0 = seats {0,2} ("A"), 1 = seats {1,3} ("B")
+    seats: tuple[int, ...]
+    score: int
+    bags: int
+
+
+@dataclass(frozen=True)
+class SpadesSideResult:
+    """A side's scoring of one finished deal."""
+
+    side: int
+    contract: int
+    contract_tricks: int
+    nil_tricks: int
+    points: int  # deal points before bag penalties
+    bags_added: int
+    penalties: int
+    score: int  # total after the deal
+    bags: int  # bag counter after the deal
+
+
+@dataclass(frozen=True)
+class SpadesDealResult:
+    """The public summary of one finished deal."""
+
+    deal: int
+    dealer: int
+    bids: tuple[int, ...]  # per seat, 0 = nil
+    blind_nil: tuple[bool, ...]  # per seat
+    tricks_won: tuple[int, ...]  # per seat
+    sides: tuple[SpadesSideResult, ...]
+
+
+@dataclass(frozen=True)
+class SpadesHand:
+    seat: int
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True)
+class SpadesDealRecord:
+    """The private record of one deal, shown only once the game is over."""
+
+    deal: int
+    hands: tuple[SpadesHand, ...]  # as dealt, before any exchange
+    exchanges: tuple[SpadesExchange, ...]  # with their cards
+
+
+@dataclass(frozen=True)
+class SpadesView:
+    """Everything one seat (or a spectator, ``seat`` None) may see."""
+
+    seat: int | None
+    phase: Phase
+    deal: int  # 1-based number of the current deal
+    dealer: int
+    to_act: int | None
+    target: int
+    hand: tuple[Card, ...]  # own hand, sorted; empty while the seat may not see it
+    hand_visible: bool  # whether ``hand`` shows the seat's cards
+    seats: tuple[SpadesSeat, ...]
+    exchanges: tuple[SpadesExchange, ...]
+    leader: int | None  # leader of the current trick (PLAY only)
+    trick: tuple[SpadesPlayedCard, ...]  # current trick so far
+    tricks: tuple[SpadesTrick, ...]  # completed tricks of this deal
+    spades_broken: bool
+    sides: tuple[SpadesSide, ...]
+    history: tuple[SpadesDealResult, ...]  # finished deals
+    winner: int | None  # winning side once the game is over (None: running or a draw)
+    record: tuple[SpadesDealRecord, ...]  # every deal's hands and exchanges, once over
+
+
+# --------------------------------------------------------------------------------------
+# Game
+
+
+class Spades(Game):
+    """Four-player partnership Spades (§1-§8)."""
+
+    name = "spades"
+    Options = SpadesOptions
+    action_types = (Look, Bid, Give, Play)
+    view_type = SpadesView
+
+    @property
+    def num_seats(self) -> int:
+        return NUM_SEATS
+
+    @property
+    def teams(self) -> tuple[tuple[int, ...], ...]:
+        return SIDES
+
+    def validate(self) -> None:
+        o = self.options
+        if o.target < 1:
+            raise ConfigError(f"option 'target' must be at least 1, got {o.target}")
+        for name in ("nil_value", "blind_nil_value", "bag_penalty_points", "blind_nil_min_deficit"):
+            if getattr(o, name) < 0:
+                raise ConfigError(f"option {name!r} must not be negative, got {getattr(o, name)}")
+        if o.bag_limit < 1:
+            raise ConfigError(f"option 'bag_limit' must be at least 1, got {o.bag_limit}")
+        if o.lose_at is not None and o.lose_at >= o.target:
+            raise ConfigError(f"option 'lose_at' ({o.lose_at}) must be below 'target' ({o.target})")
+        if o.first_dealer != "random" and not 0 <= o.first_dealer < NUM_SEATS:
+            raise ConfigError(f"option 'first_dealer' must be 'random' or a seat 0-3, got {o.first_dealer}")
+        if o.max_deals < 1:
+            raise ConfigError(f"option 'max_deals' must be at least 1, got {o.max_deals}")
+        if o.deals is not None and o.deals < 1:
+            raise ConfigError(f"option 'deals' must be at least 1 (or off), got {o.deals}")
+        self.scoring = ScoringRules(
+            o.nil_value, o.blind_nil_value, o.failed_nil_tricks, o.bag_penalty, o.bag_limit, o.bag_penalty_points
+        )
+
+    def new_initial_state(self, seed: int) -> "SpadesState":
+        return SpadesState(self, seed)
+
+    def state_from_deal(
+        self,
+        hands: Sequence[Sequence[Card] | str],
+        dealer: int = 3,
+        scores: tuple[int, int] = (0, 0),
+        bags: tuple[int, int] = (0, 0),
+        seed: int = 0,
+    ) -> "SpadesState":
+        """Test helper: a state whose first deal has the given hands (13 cards each).
+
+        Later deals come from ``seed`` as usual.
+        """
+        parsed = [parse_cards(h) if isinstance(h, str) else tuple(h) for h in hands]
+        if len(parsed) != NUM_SEATS or any(len(h) != HAND_SIZE for h in parsed):
+            raise ValueError("state_from_deal needs 4 hands of 13 cards")
+        if sorted(c for h in parsed for c in h) != list(STANDARD_DECK):
+            raise ValueError("the hands must hold each of the 52 cards exactly once")
+        return SpadesState(self, seed, first_hands=parsed, dealer=dealer, scores=scores, bags=bags)
+
+    def parse_action(self, text: str) -> Action:
+        words = text.strip().lower().split()
+        if not words:
+            raise InvalidActionError("empty action: expected look, bid <n|nil|blind_nil>, give <c1> <c2> or play <card>")
+        verb, args = words[0], words[1:]
+        try:
+            if verb == "look":
+                if args:
+                    raise InvalidActionError(f"{text!r}: look takes no argument")
+                return _LOOK
+            if verb == "bid":
+                if len(args) != 1:
+                    raise InvalidActionError(f"{text!r}: expected bid <n>, bid nil or bid blind_nil")
+                arg = args[0]
+                if arg in ("nil", "0"):
+                    return _BIDS[0]
+                if arg in ("blind_nil", "blind-nil", "blindnil"):
+                    return _BLIND_NIL
+                if not arg.isdigit():
+                    raise InvalidActionError(f"{text!r}: the bid must be a number, nil or blind_nil")
+                return Bid(int(arg))
+            if verb == "give":
+                cards = parse_cards(args)
+                if len(cards) != EXCHANGE_SIZE or cards[0] == cards[1]:
+                    raise InvalidActionError(f"{text!r}: give needs exactly two different cards")
+                return Give(cards)
+            if verb == "play":
+                if len(args) != 1:
+                    raise InvalidActionError(f"{text!r}: expected play <card>, e.g. play QS")
+                return _PLAYS[Card.parse(args[0])]
+        except InvalidCardError as exc:
+            raise InvalidActionError(f"{text!r}: {exc}") from None
+        raise InvalidActionError(f"{text!r}: unknown verb {verb!r} (expected look, bid, give or play)")
+
+
+# --------------------------------------------------------------------------------------
+# State
+
+
+class SpadesState(State):
+    """A Spades game in progress. Built only by ``Spades.new_initial_state``/``state_from_deal``."""
+
+    def __init__(
+        self,
+        game: Spades,
+        seed: int,
+        first_hands: Sequence[Sequence[Card]] | None = None,
+        dealer: int | None = None,
+        scores: tuple[int, int] = (0, 0),
+        bags: tuple[int, int] = (0, 0),
+    ) -> None:
+        self.game = game
+        self.o: SpadesOptions = game.options
+        self.seed = seed
+        self.scores = list(scores)
+        self.bags = list(bags)
+        self.history: list[SpadesDealResult] = []
+        self.records: list[SpadesDealRecord] = []
+        self._log: list[Event] = []
+        self.winner: int | None = None
+        self.end_reason: EndReason | None = None
+        if dealer is None:
+            if self.o.first_dealer == "random":
+                dealer = random.Random(f"{seed}:first_dealer").randrange(NUM_SEATS)
+            else:
+                dealer = self.o.first_dealer
+        self.dealer = dealer
+        self.deal_no = 0
+        self._start_deal(first_hands)
+
+    # ---- the generic surface ----------------------------------------------------------
+
+    @property
+    def current_seat(self) -> int | None:
+        return None if self.phase is Phase.GAME_OVER else self.to_act
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.phase is Phase.GAME_OVER
+
+    @property
+    def log(self) -> list[Event]:
+        return self._log
+
+    def legal_actions(self) -> list[Action]:
+        if self.phase is Phase.BIDDING:
+            return self._bidding_actions()
+        if self.phase is Phase.EXCHANGE:
+            return self._exchange_actions()
+        if self.phase is Phase.PLAY:
+            return self._play_actions()
+        return []
+
+    def apply(self, action: Action) -> list[Event]:
+        if self.phase is Phase.GAME_OVER:
+            raise IllegalActionError(f"{action}: the game is over")
+        if action not in self.legal_actions():
+            raise IllegalActionError(f"{action}: {self._why_illegal(action)}")
+        start = len(self._log)
+        self._view_cache = None
+        if self.phase is Phase.BIDDING:
+            self._apply_bidding(action)
+        elif self.phase is Phase.EXCHANGE:
+            self._apply_exchange(action)
+        else:
+            self._apply_play(action)
+        return self._log[start:]
+
+    def outcome(self) -> Outcome:
+        if self.phase is not Phase.GAME_OVER:
+            raise ValueError("the game is not over")
+        scores = tuple(float(self.scores[side_of(s)]) for s in range(NUM_SEATS))
+        if self.winner is None:
+            ranks = (1, 1, 1, 1)
+            detail = f"draw at {self.scores[0]}-{self.scores[1]} after {self.deal_no} deals"
+        else:
+            ranks = tuple(1 if side_of(s) == self.winner else 2 for s in range(NUM_SEATS))
+            detail = (
+                f"side {SIDE_NAMES[self.winner]} wins {self.scores[self.winner]} to "
+                f"{self.scores[1 - self.winner]} after {self.deal_no} deals"
+            )
+        assert self.end_reason is not None
+        return Outcome(scores, ranks, self.end_reason, detail)
+
+    def clone(self) -> "SpadesState":
+        new = object.__new__(SpadesState)
+        new.__dict__.update(self.__dict__)
+        new.scores = list(self.scores)
+        new.bags = list(self.bags)
+        new.history = list(self.history)
+        new.records = list(self.records)
+        new._log = list(self._log)
+        new.hands = [list(h) for h in self.hands]
+        new.sees = list(self.sees)
+        new.looked = list(self.looked)
+        new.bids = list(self.bids)
+        new.blind = list(self.blind)
+        new.exchanges = [list(x) for x in self.exchanges]
+        new.trick = list(self.trick)
+        new.tricks = list(self.tricks)
+        new.tricks_won = list(self.tricks_won)
+        return new
+
+    # ---- dealing (§2) -------------------------------------------------------------------
+
+    def _emit(self, kind: str, seat: int | None, text: str, cards: Sequence[Card] = (), to=None) -> None:
+        self._log.append(Event(kind, seat, text, tuple(cards), None if to is None else frozenset(to)))
+
+    def _start_deal(self, hands: Sequence[Sequence[Card]] | None = None) -> None:
+        """Shuffle (from the seed and deal number only), deal, reveal what may be seen."""
+        self.deal_no += 1
+        d = self.dealer
+        if hands is None:
+            deck = list(STANDARD_DECK)
+            random.Random(f"{self.seed}:deal:{self.deal_no}").shuffle(deck)
+            dealt: list[list[Card]] = [[] for _ in range(NUM_SEATS)]
+            for i, card in enumerate(deck):  # one at a time, clockwise from the dealer's left
+                dealt[(d + 1 + i) % NUM_SEATS].append(card)
+            hands = dealt
+        self.hands = [sort_cards(h) for h in hands]
+        self.dealt = tuple(tuple(h) for h in self.hands)
+        self.phase = Phase.BIDDING
+        self.bids: list[int | None] = [None] * NUM_SEATS
+        self.blind = [False] * NUM_SEATS
+        self.exchanges: list[list] = []  # [giver, receiver, cards or None]
+        self.exchange_step = 0
+        self.trick: list[tuple[int, Card]] = []
+        self.tricks: list[SpadesTrick] = []
+        self.tricks_won = [0] * NUM_SEATS
+        self.spades_broken = False
+        self.leader: int | None = None
+        self.deal_scores_before = tuple(self.scores)
+        self.looked = [not self._blind_nil_possible(s) for s in range(NUM_SEATS)]
+        self.sees = [False] * NUM_SEATS
+        self._view_cache = None
+        self._emit("deal", d, f"deal {self.deal_no}: seat {d} deals 13 cards to each seat")
+        for s in range(NUM_SEATS):
+            if self.looked[s]:
+                self._reveal(s)
+        self.to_act = (d + 1) % NUM_SEATS
+
+    def _blind_nil_possible(self, seat: int) -> bool:
+        """Option blind_nil, and the side trails by at least blind_nil_min_deficit (§7)."""
+        if not self.o.blind_nil:
+            return False
+        if self.o.blind_nil_min_deficit == 0:
+            return True
+        own = self.scores[side_of(seat)]
+        other = self.scores[1 - side_of(seat)]
+        return other - own >= self.o.blind_nil_min_deficit
+
+    def _reveal(self, seat: int) -> None:
+        """From now on ``seat`` sees its hand: a private event with its cards."""
+        if self.sees[seat]:
+            return
+        self.sees[seat] = True
+        hand = self.hands[seat]
+        self._emit("hand", seat, f"seat {seat} holds {' '.join(map(str, hand))}", hand, {seat})
+
+    # ---- BIDDING (§3.2) -----------------------------------------------------------------
+
+    def _bidding_actions(self) -> list[Action]:
+        s = self.to_act
+        # A seat that may still bid blind nil has not looked: it may look or bid blind nil.
+        if not self.looked[s]:
+            return [_LOOK, _BLIND_NIL]
+        # After looking: nil (if allowed) or 1..13; no constraint on the total.
+        return list(_BIDS) if self.o.nil else list(_BIDS[1:])
+
+    def _apply_bidding(self, action: Action) -> None:
+        s = self.to_act
+        if isinstance(action, Look):
+            self.looked[s] = True
+            self._emit("look", s, f"seat {s} looks at its hand")
+            self._reveal(s)
+            return  # the same seat bids next
+        assert isinstance(action, Bid)
+        self.bids[s] = action.tricks
+        self.blind[s] = action.blind
+        self._emit("bid", s, f"seat {s} bids {str(action)[4:]}")
+        if s != self.dealer:
+            self.to_act = (s + 1) % NUM_SEATS
+            return
+        # The dealer bid last: exchange if a blind nil was bid, else play.
+        self._plan_exchanges()
+        if self.exchanges:
+            self.phase = Phase.EXCHANGE
+            self._start_exchange_step()
+        else:
+            self._start_play()
+
+    # ---- EXCHANGE (§3.3) ----------------------------------------------------------------
+
+    def _plan_exchanges(self) -> None:
+        if not self.o.blind_nil_exchange:
+            return
+        order = [(self.dealer + 1 + i) % NUM_SEATS for i in range(NUM_SEATS)]
+        for b in order:  # sides in the order their blind-nil bidders bid
+            p = partner(b)
+            if not self.blind[b] or self.blind[p]:
+                continue  # no blind nil, or both partners blind: no exchange
+            if self.o.blind_nil_exchange_order is ExchangeOrder.PARTNER_FIRST:
+                self.exchanges += [[p, b, None], [b, p, None]]
+            else:
+                self.exchanges += [[b, p, None], [p, b, None]]
+        # That an exchange happens, and between whom, is public.
+        for giver, receiver, _ in self.exchanges[::2]:
+            self._emit("exchange", giver, f"seats {giver} and {receiver} exchange two cards (blind nil)")
+
+    def _start_exchange_step(self) -> None:
+        giver = self.exchanges[self.exchange_step][0]
+        self.to_act = giver
+        self._reveal(giver)  # a blind-nil bidder first sees its cards when it must give
+
+    def _exchange_actions(self) -> list[Action]:
+        hand = self.hands[self.to_act]
+        return [_GIVES[a, b] for i, a in enumerate(hand) for b in hand[i + 1 :]]
+
+    def _apply_exchange(self, action: Action) -> None:
+        assert isinstance(action, Give)
+        step = self.exchanges[self.exchange_step]
+        giver, receiver = step[0], step[1]
+        step[2] = action.cards
+        for c in action.cards:
+            self.hands[giver].remove(c)
+        self.hands[receiver] = sort_cards(self.hands[receiver] + list(action.cards))
+        self._emit("give", giver, f"seat {giver} gives two cards to seat {receiver}")
+        self._emit(
+            "give", giver, f"seat {giver} gives {' '.join(map(str, action.cards))} to seat {receiver}",
+            action.cards, {giver, receiver},
+        )
+        self.exchange_step += 1
+        if self.exchange_step < len(self.exchanges):
+            self._start_exchange_step()
+        else:
+            self._start_play()
+
+    # ---- PLAY (§3.4) --------------------------------------------------------------------
+
+    def _start_play(self) -> None:
+        self.phase = Phase.PLAY
+        for s in range(NUM_SEATS):
+            self._reveal(s)  # everyone sees its cards at the latest now
+        self.leader = self.to_act = (self.dealer + 1) % NUM_SEATS
+
+    def _play_actions(self) -> list[Action]:
+        hand = self.hands[self.to_act]
+        if not self.trick:
+            # Leading: no spade until spades are broken, unless the hand is all spades.
+            if not self.spades_broken:
+                non_spades = [_PLAYS[c] for c in hand if c % 4 != SPADE]
+                if non_spades:
+                    return non_spades
+            return [_PLAYS[c] for c in hand]
+        # Following: must follow the led suit if possible, else any card.
+        led = self.trick[0][1] % 4
+        follow = [_PLAYS[c] for c in hand if c % 4 == led]
+        return follow or [_PLAYS[c] for c in hand]
+
+    def _apply_play(self, action: Action) -> None:
+        assert isinstance(action, Play)
+        s, card = self.to_act, action.card
+        self.hands[s].remove(card)
+        self.trick.append((s, card))
+        if card % 4 == SPADE:
+            self.spades_broken = True
+        self._emit("play", s, f"seat {s} plays {card}", (card,))
+        if len(self.trick) < NUM_SEATS:
+            self.to_act = (s + 1) % NUM_SEATS
+            return
+        # The trick is complete: highest spade, else highest of the led suit.
+        winner = trick_winner(self.trick)
+        self.tricks_won[winner] += 1
+        self.tricks.append(
+            SpadesTrick(self.leader, tuple(SpadesPlayedCard(p, c) for p, c in self.trick), winner)
+        )
+        self.trick = []
+        self._emit("trick", winner, f"seat {winner} wins trick {len(self.tricks)}")
+        if len(self.tricks) < NUM_TRICKS:
+            self.leader = self.to_act = winner
+            return
+        self._score_deal()
+
+    # ---- SCORING and the end (§4) --------------------------------------------------------
+
+    def _score_deal(self) -> None:
+        results: list[SideDealScore] = []
+        for side, seats in enumerate(SIDES):
+            r = score_side(
+                [self.bids[s] for s in seats],
+                [self.blind[s] for s in seats],
+                [self.tricks_won[s] for s in seats],
+                self.scores[side],
+                self.bags[side],
+                self.game.scoring,
+            )
+            results.append(r)
+            self.scores[side], self.bags[side] = r.score, r.bags
+            penalty = f", {r.penalties} bag penalty" if r.penalties else ""
+            self._emit(
+                "score", None,
+                f"side {SIDE_NAMES[side]} (seats {seats[0]},{seats[1]}): contract {r.contract}, "
+                f"took {r.contract_tricks}, {r.points:+d} points, {r.bags_added} bags{penalty}; "
+                f"total {r.score}, bags {r.bags}",
+            )
+        self.history.append(
+            SpadesDealResult(
+                self.deal_no, self.dealer, tuple(self.bids), tuple(self.blind), tuple(self.tricks_won),
+                tuple(SpadesSideResult(i, r.contract, r.contract_tricks, r.nil_tricks, r.points,
+                                       r.bags_added, r.penalties, r.score, r.bags)
+                      for i, r in enumerate(results)),
+            )
+        )
+        self.records.append(
+            SpadesDealRecord(
+                self.deal_no,
+                tuple(SpadesHand(s, h) for s, h in enumerate(self.dealt)),
+                tuple(SpadesExchange(g, r, True, c) for g, r, c in self.exchanges),
+            )
+        )
+        self._check_end()
+
+    def _check_end(self) -> None:
+        o = self.o
+        if o.deals is not None:
+            if self.deal_no >= o.deals:
+                self._end(_higher_side(self.scores), EndReason.COMPLETED)
+                return
+        else:
+            winner = game_result(self.deal_scores_before, self.scores, o.target, o.simultaneous_target_rule, o.lose_at)
+            if winner is not None:
+                self._end(winner, EndReason.COMPLETED)
+                return
+            if self.deal_no >= o.max_deals:
+                self._end(_higher_side(self.scores), EndReason.TURN_LIMIT)
+                return
+        # Play on: the deal passes to the left.
+        self.dealer = (self.dealer + 1) % NUM_SEATS
+        self._start_deal()
+
+    def _end(self, winner: int | None, reason: EndReason) -> None:
+        self.phase = Phase.GAME_OVER
+        self.winner = winner
+        self.end_reason = reason
+        self.to_act = None
+        if winner is None:
+            text = f"game over: draw at {self.scores[0]}-{self.scores[1]}"
+        else:
+            text = f"game over: side {SIDE_NAMES[winner]} wins {self.scores[winner]} to {self.scores[1 - winner]}"
+        self._emit("game_over", None, text)
+
+    # ---- illegal-action reasons (from the actor's information only) -----------------------
+
+    def _why_illegal(self, action: Action) -> str:
+        phase = self.phase.name.lower()
+        if isinstance(action, Look):
+            if self.phase is not Phase.BIDDING:
+                return f"no look during {phase}"
+            return "already looked, or blind nil is not possible for this seat"
+        if isinstance(action, Bid):
+            if self.phase is not Phase.BIDDING:
+                return f"no bidding during {phase}"
+            if action.blind:
+                return "blind nil is only possible before looking at the hand"
+            if not self.looked[self.to_act]:
+                return "look at the hand first (or bid blind_nil)"
+            if action.tricks == 0:
+                return "nil bids are not allowed (option nil is off)"
+            return f"a bid must be nil or 1 to {MAX_BID}"
+        if isinstance(action, Give):
+            if self.phase is not Phase.EXCHANGE:
+                return f"no exchange during {phase}"
+            return "you must give two cards you hold"
+        if isinstance(action, Play):
+            if self.phase is not Phase.PLAY:
+                return f"no card play during {phase}"
+            hand = self.hands[self.to_act]
+            if action.card not in hand:
+                return f"you do not hold {action.card}"
+            if self.trick:
+                return f"must follow suit ({Suit(self.trick[0][1] % 4).name})"
+            return "spades are not broken and you hold another suit"
+        return f"not a Spades action ({type(action).__name__})"
+
+    # ---- views (§6): THE seam ------------------------------------------------------------
+
+    def _public(self) -> tuple:
+        """The parts of a view every seat shares (cached until the next apply)."""
+        if self._view_cache is None:
+            seats = tuple(
+                SpadesSeat(s, len(self.hands[s]), self.looked[s], self.bids[s], self.blind[s], self.tricks_won[s])
+                for s in range(NUM_SEATS)
+            )
+            trick = tuple(SpadesPlayedCard(s, c) for s, c in self.trick)
+            sides = tuple(SpadesSide(i, SIDES[i], self.scores[i], self.bags[i]) for i in range(2))
+            self._view_cache = (seats, trick, tuple(self.tricks), sides, tuple(self.history))
+        return self._view_cache
+
+    def _exchanges_for(self, seat: int | None) -> tuple[SpadesExchange, ...]:
+        over = self.phase is Phase.GAME_OVER
+        return tuple(
+            SpadesExchange(g, r, c is not None, c if c is not None and (over or seat in (g, r)) else ())
+            for g, r, c in self.exchanges
+        )
+
+    def _view(self, seat: int | None) -> SpadesView:
+        seats, trick, tricks, sides, history = self._public()
+        visible = seat is not None and self.sees[seat]
+        over = self.phase is Phase.GAME_OVER
+        return SpadesView(
+            seat=seat,
+            phase=self.phase,
+            deal=self.deal_no,
+            dealer=self.dealer,
+            to_act=self.current_seat,
+            target=self.o.target,
+            hand=tuple(self.hands[seat]) if visible else (),
+            hand_visible=visible,
+            seats=seats,
+            exchanges=self._exchanges_for(seat),
+            leader=self.leader if self.phase is Phase.PLAY else None,
+            trick=trick,
+            tricks=tricks,
+            spades_broken=self.spades_broken,
+            sides=sides,
+            history=history,
+            winner=self.winner,
+            record=tuple(self.records) if over else (),
+        )
+
+    def view(self, seat: int) -> SpadesView:
+        if not 0 <= seat < NUM_SEATS:
+            raise ValueError(f"no seat {seat}")
+        return self._view(seat)
+
+    def spectator_view(self) -> SpadesView:
+        return self._view(None)
+
+
+def _higher_side(scores: Sequence[int]) -> int | None:
+    if scores[0] == scores[1]:
+        return None
+    return 0 if scores[0] > scores[1] else 1

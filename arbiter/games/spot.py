@@ -1,0 +1,898 @@
+"""Spot (Irish 8-card rummy): a pure rules engine.
+
+Rules: /work/shared/rules/spot.md (the spec; section numbers below refer to it).
+
+Design choices:
+
+* A match is ``hands`` deals (default ``3 × players``); the deal passes to the right
+  (``dealer' = dealer − 1``). Each hand's shuffle comes from
+  ``random.Random(f"{seed}:deal:{k}")`` (k = 0-based hand index), the first dealer from
+  ``random.Random(f"{seed}:first_dealer")``, so the cards of hand k depend only on
+  ``(seed, k)``: replaying a seed with the bots rotated gives duplicate deals.
+* Money is kept as integers in sixtieths of a unit (§4.2 engine choice); views, events
+  and ``Outcome.scores`` show units as floats. ``validate`` rejects a ``unit_per_spot``
+  that would make a tied payment inexact in sixtieths.
+* Legality has one source: each action type has a ``_why_*`` check returning the reason
+  it is illegal (or None), ``legal_actions`` enumerates candidates and keeps those the
+  checks accept, and ``apply`` reports the check's reason.
+* Melds are stored with their cards sorted by card index, which is rank order for a
+  sequence and suit order (S H D C) for a group; a ``Meld`` action sorts its cards too,
+  so equal melds compare equal whatever order they were written in.
+* Views carry the full ordered discard pile, every meld, and every discard picked up this
+  hand (who took which card), but never a card drawn from the stock; at the end of a hand
+  the remaining hands and spot totals are published in ``last_hand``. The unused stock is
+  published only in the spectator view once the match is over.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import enum
+import itertools
+import math
+import random
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal, Sequence
+
+from .base import (
+    Action,
+    ConfigError,
+    EndReason,
+    Event,
+    Game,
+    IllegalActionError,
+    InvalidActionError,
+    Outcome,
+    State,
+    ranks_from_scores,
+)
+from .cards import STANDARD_DECK, Card, InvalidCardError, format_cards, parse_cards
+
+# --------------------------------------------------------------------------------------
+# Constants
+
+MIN_PLAYERS = 2
+MAX_PLAYERS = 6
+HAND_SIZE = 8  # every player gets 8 cards; the first player one extra
+MAX_DROP_PER_TURN = 4  # cards laid down (melds + layoffs) per turn
+MIN_MELD = 3
+MAX_GROUP = 4
+ACE, KING = 1, 13
+SIXTIETHS = 60  # money is counted in sixtieths of a unit
+
+
+def card_value(card: Card) -> int:
+    """Spots of a card: A = 1, 2..10 face value, J = Q = K = 10."""
+    return min(card // 4 + 1, 10)
+
+
+def spots(cards: Sequence[Card]) -> int:
+    """Sum of card values ("spots") of a hand."""
+    return sum(min(c // 4 + 1, 10) for c in cards)
+
+
+# --------------------------------------------------------------------------------------
+# Options
+
+
+class TieRule(enum.Enum):
+    """How joint lowest totals are paid at a stock-exhausted end (§4.2)."""
+
+    SPLIT = "split"
+
+
+class EndPot(enum.Enum):
+    """What happens to a non-empty pot after the last hand (§4.3)."""
+
+    SPLIT_EQUALLY = "split_equally"
+    PLAY_UNTIL_WON = "play_until_won"
+
+
+@dataclass(frozen=True)
+class SpotOptions:
+    """The variant table of §6; field names are the option names."""
+
+    players: int = 4
+    ante: int = 5
+    unit_per_spot: float = 1.0
+    pot_carry_over: bool = True
+    tie_rule: TieRule = TieRule.SPLIT
+    allow_discard_of_taken_card: bool = False
+    first_dealer: int | Literal["random"] = "random"
+    hands: int | None = None  # None: 3 × players
+    end_pot: EndPot = EndPot.SPLIT_EQUALLY
+    max_turns_per_hand: int = 500
+    max_extra_hands: int = 20
+
+
+# --------------------------------------------------------------------------------------
+# Actions (notation §3.2)
+
+
+class DrawSource(enum.Enum):
+    """Where a draw takes its card from."""
+
+    STOCK = "stock"
+    DISCARD = "discard"
+
+
+@dataclass(frozen=True)
+class Draw(Action):
+    """``draw stock`` / ``draw discard``."""
+
+    source: DrawSource
+
+    def __str__(self) -> str:
+        return f"draw {self.source.value}"
+
+
+@dataclass(frozen=True)
+class Meld(Action):
+    """``meld [c1 c2 c3]``: lay down one new group or sequence (cards kept sorted)."""
+
+    cards: tuple[Card, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cards", tuple(sorted(Card(int(c)) for c in self.cards)))
+
+    def __str__(self) -> str:
+        return f"meld [{format_cards(self.cards)}]"
+
+
+@dataclass(frozen=True)
+class LayOff(Action):
+    """``layoff <card> -> m<k>``: add one card from hand to meld ``m<k>``."""
+
+    card: Card
+    meld: int
+
+    def __str__(self) -> str:
+        return f"layoff {self.card} -> m{self.meld}"
+
+
+@dataclass(frozen=True)
+class Discard(Action):
+    """``discard <card>``: put a card face up on the discard pile; ends the turn."""
+
+    card: Card
+
+    def __str__(self) -> str:
+        return f"discard {self.card}"
+
+
+DRAW_STOCK = Draw(DrawSource.STOCK)
+DRAW_DISCARD = Draw(DrawSource.DISCARD)
+
+# --------------------------------------------------------------------------------------
+# Views
+
+
+class Phase(enum.Enum):
+    """Where the seat to act is in its turn (§3.3)."""
+
+    DRAW = "draw"  # must draw from the stock or the discard pile
+    DROP = "drop"  # may meld / lay off, must finally discard
+    GAME_OVER = "game_over"
+
+
+class MeldKind(enum.Enum):
+    GROUP = "group"  # 3 or 4 cards of one rank
+    SEQUENCE = "sequence"  # 3+ consecutive ranks of one suit, ace low
+
+
+class HandEnd(enum.Enum):
+    """How a hand ended (§4.1)."""
+
+    WENT_OUT = "went_out"
+    STOCK_EXHAUSTED = "stock_exhausted"
+    TURN_LIMIT = "turn_limit"  # max_turns_per_hand guard; scored as stock exhausted
+
+
+@dataclass(frozen=True)
+class SpotTableMeld:
+    """A meld on the table: id ``m<id>``, creator, kind, cards in rank/suit order."""
+
+    id: int
+    owner: int
+    kind: MeldKind
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True)
+class SpotPickup:
+    """A card taken from the discard pile this hand (public: it was face up)."""
+
+    seat: int
+    card: Card
+    turn: int  # the hand's turn number (1-based) in which it was taken
+
+
+@dataclass(frozen=True)
+class SpotRevealedHand:
+    """A hand shown at the end of a deal."""
+
+    seat: int
+    cards: tuple[Card, ...]
+    spots: int
+
+
+@dataclass(frozen=True)
+class SpotHandSummary:
+    """The result of a finished hand: revealed hands, winners and money moved."""
+
+    hand_number: int  # 1-based
+    end: HandEnd
+    went_out: int | None  # the seat that went out, if any
+    hands: tuple[SpotRevealedHand, ...]  # every seat's remaining cards (empty for went_out)
+    winners: tuple[int, ...]  # who collected the payments
+    net: tuple[float, ...]  # units won (+) / lost (−) per seat in this hand, antes included
+    pot_after: float  # the pot left after settlement (carried over)
+
+
+@dataclass(frozen=True)
+class SpotView:
+    """Everything one seat may see (§5). ``seat`` is -1 in the spectator view."""
+
+    seat: int
+    num_players: int
+    phase: Phase
+    current_seat: int | None  # the seat to act; None once the match is over
+    hand_number: int  # 1-based, counting extra hands too
+    hands_in_match: int  # the regular match length (option ``hands``)
+    dealer: int
+    first_player: int
+    hand: tuple[Card, ...]  # own cards, sorted; empty in the spectator view
+    hand_counts: tuple[int, ...]  # cards held per seat (public)
+    stock_count: int
+    discard_pile: tuple[Card, ...]  # bottom first, top last
+    melds: tuple[SpotTableMeld, ...]  # in id order
+    pickups: tuple[SpotPickup, ...]  # discards taken this hand, in order
+    pot: float  # units
+    balances: tuple[float, ...]  # units per seat (antes and payments included)
+    turn_number: int  # turns completed this hand (a turn ends with a discard)
+    first_turn: bool  # the current turn is the hand's first (no draw)
+    dropped: int  # cards the seat to act has laid down this turn
+    new_meld_made: bool  # the seat to act made a new meld this turn
+    taken_discard: Card | None  # the card the seat to act took from the discard pile
+    last_hand: SpotHandSummary | None  # the previous finished hand (the last one once over)
+    game_over: bool
+    unused_stock: tuple[Card, ...] = ()  # spectator view after the match only
+
+
+# --------------------------------------------------------------------------------------
+# Scoring (pure)
+
+
+def settle_hand(
+    hand_spots: Sequence[int],
+    went_out: int | None,
+    pot60: int,
+    unit60: int,
+    pot_carry_over: bool = True,
+) -> tuple[list[int], int, tuple[int, ...]]:
+    """Payments of one finished hand (§4.2), in sixtieths of a unit.
+
+    Returns ``(delta per seat, pot left, winners)``; deltas exclude the antes.
+    ``unit60`` is ``unit_per_spot`` in sixtieths.
+    """
+    n = len(hand_spots)
+    delta = [0] * n
+    if went_out is not None:
+        w = went_out
+        delta[w] += pot60
+        for s in range(n):
+            if s != w:
+                pay = hand_spots[s] * unit60
+                delta[s] -= pay
+                delta[w] += pay
+        return delta, 0, (w,)
+    low = min(hand_spots)
+    winners = tuple(s for s in range(n) if hand_spots[s] == low)
+    for s in range(n):
+        if s in winners:
+            continue
+        pay = hand_spots[s] * unit60
+        share, rem = divmod(pay, len(winners))
+        assert rem == 0, "payments must be exact in sixtieths"
+        delta[s] -= pay
+        for w in winners:
+            delta[w] += share
+    if not pot_carry_over and pot60:
+        share, rem = divmod(pot60, len(winners))
+        assert rem == 0
+        for w in winners:
+            delta[w] += share
+        pot60 = 0
+    return delta, pot60, winners
+
+
+def meld_kind(cards: Sequence[Card]) -> MeldKind | None:
+    """The kind of a valid 3- or 4-card meld, None if the cards are not one (§3.1)."""
+    if not MIN_MELD <= len(cards) <= MAX_GROUP or len(set(cards)) != len(cards):
+        return None
+    ranks = sorted(c // 4 for c in cards)
+    if len(set(ranks)) == 1:
+        return MeldKind.GROUP
+    if len({c % 4 for c in cards}) == 1 and all(b - a == 1 for a, b in zip(ranks, ranks[1:])):
+        return MeldKind.SEQUENCE  # ace low: ranks are 0..12, no wrap
+    return None
+
+
+def fits(card: Card, meld: SpotTableMeld) -> bool:
+    """Whether ``card`` may be laid off on ``meld`` (§3.1 layoff rules)."""
+    if meld.kind is MeldKind.GROUP:
+        return len(meld.cards) < MAX_GROUP and card // 4 == meld.cards[0] // 4
+    lo, hi = meld.cards[0], meld.cards[-1]
+    if card % 4 != lo % 4:
+        return False
+    r = card // 4
+    return (r == lo // 4 - 1 and lo // 4 > 0) or (r == hi // 4 + 1 and hi // 4 < KING - 1)
+
+
+def candidate_melds(hand: Sequence[Card]) -> list[tuple[Card, ...]]:
+    """Every valid 3- or 4-card meld that can be made from ``hand`` (sorted tuples)."""
+    out: list[tuple[Card, ...]] = []
+    by_rank: dict[int, list[Card]] = {}
+    in_hand = set(hand)
+    for c in sorted(hand):
+        by_rank.setdefault(c // 4, []).append(c)
+    for cards in by_rank.values():
+        for size in range(MIN_MELD, min(len(cards), MAX_GROUP) + 1):
+            out.extend(itertools.combinations(cards, size))
+    for c in sorted(hand):
+        # sequences starting at c
+        run = [c]
+        nxt = c + 4
+        while nxt < 52 and nxt in in_hand and len(run) < MAX_GROUP:
+            run.append(Card(nxt))
+            if len(run) >= MIN_MELD:
+                out.append(tuple(run))
+            nxt += 4
+    return sorted(set(out))
+
+
+# --------------------------------------------------------------------------------------
+# Game
+
+
+_ACTION_RE = {
+    "draw": re.compile(r"^draw\s+(\S+)$"),
+    "meld": re.compile(r"^meld\s*\[?([^\]]*)\]?$"),
+    "layoff": re.compile(r"^layoff\s+(\S+)\s*->\s*m(\d+)$"),
+    "discard": re.compile(r"^discard\s+(\S+)$"),
+}
+
+
+class Spot(Game):
+    """Spot for 2–6 players; a match is ``hands`` deals with antes and a pot."""
+
+    name = "spot"
+    Options = SpotOptions
+    action_types = (Draw, Meld, LayOff, Discard)
+    view_type = SpotView
+
+    def validate(self) -> None:
+        o = self.options
+        if not MIN_PLAYERS <= o.players <= MAX_PLAYERS:
+            raise ConfigError(f"option 'players': must be 2-6, got {o.players}")
+        if o.ante < 0:
+            raise ConfigError(f"option 'ante': must be ≥ 0, got {o.ante}")
+        if o.unit_per_spot < 0:
+            raise ConfigError(f"option 'unit_per_spot': must be ≥ 0, got {o.unit_per_spot}")
+        u60 = Fraction(str(o.unit_per_spot)) * SIXTIETHS
+        lcm = math.lcm(*range(1, o.players))
+        if u60.denominator != 1 or u60.numerator % lcm:
+            raise ConfigError(
+                f"option 'unit_per_spot': {o.unit_per_spot} would make tied payments inexact in "
+                f"sixtieths of a unit; use a multiple of {Fraction(lcm, SIXTIETHS)}"
+            )
+        if o.first_dealer != "random" and not 0 <= o.first_dealer < o.players:
+            raise ConfigError(f"option 'first_dealer': seat {o.first_dealer} not in 0..{o.players - 1}")
+        if o.hands is not None and o.hands < 1:
+            raise ConfigError(f"option 'hands': must be ≥ 1, got {o.hands}")
+        if o.max_turns_per_hand < 1:
+            raise ConfigError(f"option 'max_turns_per_hand': must be ≥ 1, got {o.max_turns_per_hand}")
+        if o.max_extra_hands < 0:
+            raise ConfigError(f"option 'max_extra_hands': must be ≥ 0, got {o.max_extra_hands}")
+        self._unit60 = int(u60)
+
+    @property
+    def num_seats(self) -> int:
+        return self.options.players
+
+    @property
+    def num_hands(self) -> int:
+        """The regular match length."""
+        return self.options.hands if self.options.hands is not None else 3 * self.options.players
+
+    def new_initial_state(self, seed: int) -> "SpotState":
+        return SpotState(self, seed)
+
+    def state_from_deal(
+        self,
+        hands: Sequence[str | Sequence[Card | str]],
+        stock: str | Sequence[Card | str],
+        *,
+        dealer: int,
+        discard_pile: str | Sequence[Card | str] = (),
+        melds: Sequence[tuple[int, str | Sequence[Card | str]]] = (),
+        current: int | None = None,
+        first_turn: bool | None = None,
+        pot: int | None = None,
+        balances60: Sequence[int] | None = None,
+        hand_index: int = 0,
+        seed: int = 0,
+    ) -> "SpotState":
+        """Test helper: a hand in progress built from explicit cards.
+
+        Cards may be given as notation strings (``"7S 7H 7D"``). ``stock`` is listed
+        top first, ``discard_pile`` bottom first. ``melds`` are ``(owner, cards)`` on the table
+        (ids in order). By default the antes of this hand are paid (pot = N·ante) and
+        the first player is to act on the first turn when the discard pile is empty,
+        else the seat ``current`` must draw. ``hand_index`` is the 0-based number of this
+        hand in the match; the later hands are seeded.
+        """
+        n = self.num_seats
+        state = SpotState(self, seed, deal=False)
+
+        def cardify(cs: str | Sequence[Card | str]) -> list[Card]:
+            if isinstance(cs, str):
+                return list(parse_cards(cs))
+            return [c if isinstance(c, Card) else Card.parse(c) for c in cs]
+
+        state._hand_index = hand_index
+        state._dealer = dealer
+        state._first_player = (dealer + 1) % n
+        state._hands = [cardify(h) for h in hands]
+        state._stock = list(reversed(cardify(stock)))
+        state._discard = cardify(discard_pile)
+        state._melds = []
+        for owner, cards in melds:
+            cs = tuple(sorted(cardify(cards)))
+            kind = _table_kind(cs)
+            state._melds.append(SpotTableMeld(len(state._melds), owner, kind, cs))
+        all_cards = [c for h in state._hands for c in h] + state._stock + state._discard
+        all_cards += [c for m in state._melds for c in m.cards]
+        if len(all_cards) != len(set(all_cards)):
+            raise ValueError("state_from_deal: a card appears twice")
+        ante60 = self.options.ante * SIXTIETHS
+        state._balances60 = list(balances60) if balances60 is not None else [-ante60] * n
+        state._pot60 = pot * SIXTIETHS if pot is not None else ante60 * n
+        if first_turn is None:
+            first_turn = not state._discard
+        state._current = current if current is not None else state._first_player
+        state._first_turn = first_turn
+        state._phase = Phase.DROP if first_turn else Phase.DRAW
+        return state
+
+    def parse_action(self, text: str) -> Action:
+        t = " ".join(text.strip().lower().split())
+        verb = t.split(" ", 1)[0] if t else ""
+        pattern = _ACTION_RE.get(verb)
+        if pattern is None:
+            raise InvalidActionError(
+                f"{text!r}: unknown action (expected draw stock|discard, meld [..], layoff <card> -> m<k>, discard <card>)"
+            )
+        m = pattern.match(t)
+        if m is None:
+            raise InvalidActionError(f"{text!r}: malformed {verb} (see the notation of rules §3.2)")
+        try:
+            if verb == "draw":
+                try:
+                    return Draw(DrawSource(m.group(1)))
+                except ValueError:
+                    raise InvalidActionError(f"{text!r}: draw from 'stock' or 'discard'") from None
+            if verb == "meld":
+                cards = parse_cards(m.group(1))
+                if not cards:
+                    raise InvalidActionError(f"{text!r}: a meld names its cards, e.g. meld [7S 7H 7D]")
+                return Meld(cards)
+            if verb == "layoff":
+                return LayOff(Card.parse(m.group(1)), int(m.group(2)))
+            return Discard(Card.parse(m.group(1)))
+        except InvalidCardError as exc:
+            raise InvalidActionError(f"{text!r}: {exc}") from None
+
+
+def _table_kind(cards: Sequence[Card]) -> MeldKind:
+    """The kind of a table meld of any length (sequences may exceed 4 cards)."""
+    if len({c // 4 for c in cards}) == 1:
+        return MeldKind.GROUP
+    return MeldKind.SEQUENCE
+
+
+# --------------------------------------------------------------------------------------
+# State
+
+
+class SpotState(State):
+    """A Spot match in progress: the current hand plus the money ledger."""
+
+    def __init__(self, game: Spot, seed: int, deal: bool = True):
+        """Only ``Spot.new_initial_state`` / ``state_from_deal`` should call this."""
+        self.game = game
+        self._o: SpotOptions = game.options
+        self._n = game.num_seats
+        self._seed = seed
+        self._hand_index = 0
+        self._extra_hands = 0
+        n = self._n
+        if self._o.first_dealer == "random":
+            self._dealer = random.Random(f"{seed}:first_dealer").randrange(n)
+        else:
+            self._dealer = int(self._o.first_dealer)
+        self._first_player = (self._dealer + 1) % n
+        self._balances60 = [0] * n
+        self._pot60 = 0
+        self._hands: list[list[Card]] = [[] for _ in range(n)]
+        self._stock: list[Card] = []  # top is the last element
+        self._discard: list[Card] = []  # top is the last element
+        self._melds: list[SpotTableMeld] = []
+        self._pickups: list[SpotPickup] = []
+        self._current: int | None = self._first_player
+        self._phase = Phase.DROP
+        self._first_turn = True
+        self._turns = 0
+        self._dropped = 0
+        self._new_meld = False
+        self._taken: Card | None = None
+        self._last_hand: SpotHandSummary | None = None
+        self._outcome: Outcome | None = None
+        self._log: list[Event] = []
+        if deal:
+            self._log.extend(self._start_hand())
+
+    # -- generic surface ------------------------------------------------------------
+
+    @property
+    def current_seat(self) -> int | None:
+        return None if self._phase is Phase.GAME_OVER else self._current
+
+    @property
+    def is_terminal(self) -> bool:
+        return self._phase is Phase.GAME_OVER
+
+    @property
+    def log(self) -> list[Event]:
+        return self._log
+
+    def outcome(self) -> Outcome:
+        if self._outcome is None:
+            raise IllegalActionError("the match is not over")
+        return self._outcome
+
+    def clone(self) -> "SpotState":
+        new = copy.copy(self)
+        new._hands = [list(h) for h in self._hands]
+        new._stock = list(self._stock)
+        new._discard = list(self._discard)
+        new._melds = list(self._melds)
+        new._pickups = list(self._pickups)
+        new._balances60 = list(self._balances60)
+        new._log = list(self._log)
+        return new
+
+    def legal_actions(self) -> list[Action]:
+        if self._phase is Phase.DRAW:
+            return self._draw_legal_actions()
+        if self._phase is Phase.DROP:
+            return self._drop_legal_actions()
+        return []
+
+    def apply(self, action: Action) -> list[Event]:
+        if self._phase is Phase.GAME_OVER:
+            raise IllegalActionError(f"{action}: the match is over")
+        reason = self._why_illegal(action)
+        if reason is not None:
+            raise IllegalActionError(f"{action}: {reason}")
+        if isinstance(action, Draw):
+            events = self._apply_draw(action)
+        elif isinstance(action, Meld):
+            events = self._apply_meld(action)
+        elif isinstance(action, LayOff):
+            events = self._apply_layoff(action)
+        else:
+            events = self._apply_discard(action)
+        self._log.extend(events)
+        return events
+
+    # -- legality ---------------------------------------------------------------------
+
+    def _why_illegal(self, action: Action) -> str | None:
+        if isinstance(action, Draw):
+            return self._why_draw(action)
+        if isinstance(action, Meld):
+            return self._why_meld(action.cards)
+        if isinstance(action, LayOff):
+            return self._why_layoff(action.card, action.meld)
+        if isinstance(action, Discard):
+            return self._why_discard(action.card)
+        return "not a Spot action"
+
+    def _why_draw(self, action: Draw) -> str | None:
+        if self._phase is not Phase.DRAW:
+            if self._first_turn:
+                return "no draw on the first turn of a hand"
+            return "already drew this turn"
+        if action.source is DrawSource.STOCK and not self._stock:
+            return "the stock is empty"
+        if action.source is DrawSource.DISCARD and not self._discard:
+            return "the discard pile is empty"
+        return None
+
+    def _keeps_discardable(self, removed: Sequence[Card]) -> bool:
+        """Whether the hand keeps a card that may legally be discarded (§7.4)."""
+        rest = [c for c in self._hands[self._current] if c not in removed]
+        if self._o.allow_discard_of_taken_card or self._taken is None:
+            return bool(rest)
+        return any(c != self._taken for c in rest)
+
+    def _why_meld(self, cards: tuple[Card, ...]) -> str | None:
+        if self._phase is not Phase.DROP:
+            return "draw first"
+        hand = self._hands[self._current]
+        if any(c not in hand for c in cards) or len(set(cards)) != len(cards):
+            return "those cards are not all in your hand"
+        if len(cards) < MIN_MELD:
+            return "a meld has at least 3 cards"
+        if self._new_meld:
+            return "only one new meld per turn"
+        if self._dropped + len(cards) > MAX_DROP_PER_TURN:
+            return f"at most {MAX_DROP_PER_TURN} cards may be dropped per turn ({self._dropped} already)"
+        if meld_kind(cards) is None:
+            return "not a group (3-4 of a rank) nor a sequence (3+ of a suit in a row, ace low)"
+        if not self._keeps_discardable(cards):
+            return "you must keep a card you may discard"
+        return None
+
+    def _why_layoff(self, card: Card, meld_id: int) -> str | None:
+        if self._phase is not Phase.DROP:
+            return "draw first"
+        if card not in self._hands[self._current]:
+            return f"{card} is not in your hand"
+        if not 0 <= meld_id < len(self._melds):
+            return f"there is no meld m{meld_id}"
+        if self._dropped + 1 > MAX_DROP_PER_TURN:
+            return f"at most {MAX_DROP_PER_TURN} cards may be dropped per turn"
+        if not fits(card, self._melds[meld_id]):
+            return f"{card} does not fit m{meld_id}"
+        if not self._keeps_discardable((card,)):
+            return "you must keep a card you may discard"
+        return None
+
+    def _why_discard(self, card: Card) -> str | None:
+        if self._phase is not Phase.DROP:
+            return "draw first"
+        if card not in self._hands[self._current]:
+            return f"{card} is not in your hand"
+        if card == self._taken and not self._o.allow_discard_of_taken_card:
+            return "you may not discard the card you just took from the discard pile"
+        return None
+
+    # -- DRAW phase -------------------------------------------------------------------
+
+    def _draw_legal_actions(self) -> list[Action]:
+        return [a for a in (DRAW_STOCK, DRAW_DISCARD) if self._why_draw(a) is None]
+
+    def _apply_draw(self, action: Draw) -> list[Event]:
+        p = self._current
+        self._phase = Phase.DROP
+        if action.source is DrawSource.STOCK:
+            card = self._stock.pop()
+            self._hands[p].append(card)
+            # The card is seen by the drawer only.
+            return [
+                Event("draw", p, f"seat {p} draws from the stock ({len(self._stock)} left)"),
+                Event("draw", p, f"seat {p} draws {card} from the stock", (card,), frozenset((p,))),
+            ]
+        card = self._discard.pop()
+        self._hands[p].append(card)
+        self._taken = card
+        self._pickups.append(SpotPickup(p, card, self._turns + 1))
+        return [Event("draw", p, f"seat {p} draws {card} from the discard pile", (card,))]
+
+    # -- DROP phase -------------------------------------------------------------------
+
+    def _drop_legal_actions(self) -> list[Action]:
+        hand = sorted(self._hands[self._current])
+        out: list[Action] = []
+        if not self._new_meld and self._dropped + MIN_MELD <= MAX_DROP_PER_TURN:
+            out.extend(Meld(m) for m in candidate_melds(hand) if self._why_meld(m) is None)
+        if self._dropped < MAX_DROP_PER_TURN:
+            for mid in range(len(self._melds)):
+                out.extend(LayOff(c, mid) for c in hand if self._why_layoff(c, mid) is None)
+        out.extend(Discard(c) for c in hand if self._why_discard(c) is None)
+        return out
+
+    def _remove(self, cards: Sequence[Card]) -> None:
+        hand = self._hands[self._current]
+        for c in cards:
+            hand.remove(c)
+
+    def _apply_meld(self, action: Meld) -> list[Event]:
+        p = self._current
+        self._remove(action.cards)
+        mid = len(self._melds)
+        self._melds.append(SpotTableMeld(mid, p, meld_kind(action.cards), action.cards))
+        self._dropped += len(action.cards)
+        self._new_meld = True
+        return [Event("meld", p, f"seat {p} melds m{mid} [{format_cards(action.cards)}]", action.cards)]
+
+    def _apply_layoff(self, action: LayOff) -> list[Event]:
+        p = self._current
+        self._remove((action.card,))
+        m = self._melds[action.meld]
+        self._melds[action.meld] = dataclasses.replace(m, cards=tuple(sorted(m.cards + (action.card,))))
+        self._dropped += 1
+        return [Event("layoff", p, f"seat {p} lays off {action.card} -> m{action.meld}", (action.card,))]
+
+    def _apply_discard(self, action: Discard) -> list[Event]:
+        p = self._current
+        self._remove((action.card,))
+        self._discard.append(action.card)
+        self._turns += 1
+        self._first_turn = False
+        events = [Event("discard", p, f"seat {p} discards {action.card}", (action.card,))]
+        # END_TURN (§3.3)
+        if not self._hands[p]:
+            events.extend(self._end_hand(HandEnd.WENT_OUT, p))
+        elif not self._stock:
+            events.extend(self._end_hand(HandEnd.STOCK_EXHAUSTED, None))
+        elif self._turns >= self._o.max_turns_per_hand:
+            events.extend(self._end_hand(HandEnd.TURN_LIMIT, None))
+        else:
+            self._current = (p + 1) % self._n
+            self._phase = Phase.DRAW
+            self._dropped = 0
+            self._new_meld = False
+            self._taken = None
+        return events
+
+    # -- forced events: deal, hand end, match end ----------------------------------------
+
+    def _start_hand(self) -> list[Event]:
+        """HAND_START (§2.2): antes, shuffle, deal; the first player acts without drawing."""
+        n, o = self._n, self._o
+        ante60 = o.ante * SIXTIETHS
+        for s in range(n):
+            self._balances60[s] -= ante60
+        self._pot60 += ante60 * n
+        deck = list(STANDARD_DECK)
+        random.Random(f"{self._seed}:deal:{self._hand_index}").shuffle(deck)
+        d = self._dealer
+        fp = (d + 1) % n
+        self._first_player = fp
+        self._hands = [[] for _ in range(n)]
+        for i in range(HAND_SIZE * n):
+            self._hands[(fp + i) % n].append(deck[i])
+        self._hands[fp].append(deck[HAND_SIZE * n])
+        self._stock = list(reversed(deck[HAND_SIZE * n + 1 :]))
+        self._discard = []
+        self._melds = []
+        self._pickups = []
+        self._current = fp
+        self._phase = Phase.DROP
+        self._first_turn = True
+        self._turns = 0
+        self._dropped = 0
+        self._new_meld = False
+        self._taken = None
+        hn = self._hand_index + 1
+        events = [
+            Event(
+                "hand_start",
+                None,
+                f"hand {hn}: dealer seat {d}, first player seat {fp}; antes {o.ante} each, pot {self._pot60 / SIXTIETHS:g}",
+            ),
+            Event("deal", None, f"dealt {HAND_SIZE} cards each, {HAND_SIZE + 1} to seat {fp}; stock {len(self._stock)}"),
+        ]
+        for s in range(n):
+            cards = tuple(sorted(self._hands[s]))
+            events.append(Event("deal", s, f"seat {s} is dealt {format_cards(cards)}", cards, frozenset((s,))))
+        return events
+
+    def _end_hand(self, end: HandEnd, went_out: int | None) -> list[Event]:
+        """HAND_END (§4.1-4.2): reveal, pay, then the next hand or the end of the match."""
+        n, o = self._n, self._o
+        hand_spots = [spots(h) for h in self._hands]
+        delta, pot_after, winners = settle_hand(
+            hand_spots, went_out, self._pot60, self.game._unit60, o.pot_carry_over
+        )
+        ante60 = o.ante * SIXTIETHS
+        for s in range(n):
+            self._balances60[s] += delta[s]
+        self._pot60 = pot_after
+        revealed = tuple(SpotRevealedHand(s, tuple(sorted(self._hands[s])), hand_spots[s]) for s in range(n))
+        self._last_hand = SpotHandSummary(
+            hand_number=self._hand_index + 1,
+            end=end,
+            went_out=went_out,
+            hands=revealed,
+            winners=winners,
+            net=tuple((delta[s] - ante60) / SIXTIETHS for s in range(n)),
+            pot_after=pot_after / SIXTIETHS,
+        )
+        events = [Event("reveal", r.seat, f"seat {r.seat} shows {format_cards(r.cards)} ({r.spots} spots)", r.cards) for r in revealed]
+        how = f"seat {went_out} went out" if went_out is not None else (
+            "stock exhausted" if end is HandEnd.STOCK_EXHAUSTED else "turn limit reached (scored as stock exhausted)"
+        )
+        moves = ", ".join(f"seat {s} {delta[s] / SIXTIETHS:+g}" for s in range(n))
+        events.append(
+            Event("score", None, f"hand {self._hand_index + 1}: {how}; winners {list(winners)}; {moves}; pot {pot_after / SIXTIETHS:g}")
+        )
+        # Next hand, or the end of the match (§4.3).
+        played = self._hand_index + 1
+        regular = self.game.num_hands
+        more = played < regular
+        guard_hit = False
+        if not more and self._pot60 > 0 and o.end_pot is EndPot.PLAY_UNTIL_WON:
+            if self._extra_hands < o.max_extra_hands:
+                more = True
+                self._extra_hands += 1
+            else:
+                guard_hit = True
+        if more:
+            self._hand_index += 1
+            self._dealer = (self._dealer - 1) % n  # the deal passes to the right
+            events.extend(self._start_hand())
+            return events
+        if self._pot60:
+            share = self._pot60 // n
+            for s in range(n):
+                self._balances60[s] += share
+            events.append(Event("pot", None, f"the pot of {self._pot60 / SIXTIETHS:g} is split equally: {share / SIXTIETHS:g} each"))
+            self._pot60 = 0
+        self._phase = Phase.GAME_OVER
+        self._current = None
+        scores = tuple(b / SIXTIETHS for b in self._balances60)
+        ranks = ranks_from_scores(self._balances60)
+        reason = EndReason.TURN_LIMIT if guard_hit else EndReason.COMPLETED
+        detail = f"{played} hands" + (" (max_extra_hands reached; pot split equally)" if guard_hit else "")
+        self._outcome = Outcome(scores, ranks, reason, detail)
+        events.append(
+            Event("game_over", None, "match over: " + ", ".join(f"seat {s} {scores[s]:+g}" for s in range(n)))
+        )
+        return events
+
+    # -- views --------------------------------------------------------------------------
+
+    def view(self, seat: int) -> SpotView:
+        if not 0 <= seat < self._n:
+            raise ValueError(f"no seat {seat}")
+        return self._make_view(seat, tuple(sorted(self._hands[seat])))
+
+    def spectator_view(self) -> SpotView:
+        over = self._phase is Phase.GAME_OVER
+        return self._make_view(-1, (), tuple(reversed(self._stock)) if over else ())
+
+    def _make_view(self, seat: int, hand: tuple[Card, ...], unused_stock: tuple[Card, ...] = ()) -> SpotView:
+        over = self._phase is Phase.GAME_OVER
+        return SpotView(
+            seat=seat,
+            num_players=self._n,
+            phase=self._phase,
+            current_seat=None if over else self._current,
+            hand_number=self._hand_index + 1,
+            hands_in_match=self.game.num_hands,
+            dealer=self._dealer,
+            first_player=self._first_player,
+            hand=hand,
+            hand_counts=tuple(len(h) for h in self._hands),
+            stock_count=len(self._stock),
+            discard_pile=tuple(self._discard),
+            melds=tuple(self._melds),
+            pickups=tuple(self._pickups),
+            pot=self._pot60 / SIXTIETHS,
+            balances=tuple(b / SIXTIETHS for b in self._balances60),
+            turn_number=self._turns,
+            first_turn=self._first_turn and not over,
+            dropped=self._dropped,
+            new_meld_made=self._new_meld,
+            taken_discard=self._taken,
+            last_hand=self._last_hand,
+            game_over=over,
+            unused_stock=unused_stock,
+        )

@@ -1,0 +1,458 @@
+"""The match runner: drives ONE game between seats, owns clocks, failures and the record.
+
+It asks the seat to act (through a ``SeatClient``: a remote gRPC session, or a bot in
+this process), validates the answer against the engine's legal actions, applies it,
+tells every seat what it may see, and records everything needed to replay the match.
+It knows nothing about gRPC; the engine knows nothing about time.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import dataclasses
+import enum
+import json
+import logging
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from arbiter.games import (
+    Action,
+    EndReason,
+    Event,
+    Game,
+    GameError,
+    Outcome,
+    events_for,
+    get_game,
+)
+from arbiter.games.base import options_to_dict
+from sdk.bot import MatchInfo
+
+log = logging.getLogger(__name__)
+
+
+# --------------------------------------------------------------------------------------
+# Configuration.
+
+
+@dataclass(frozen=True)
+class Clock:
+    """Per-decision limit and per-match bank, in ms (0 = unlimited)."""
+
+    decision_ms: int = 10_000
+    bank_ms: int = 60_000
+
+
+class Policy(enum.Enum):
+    """What happens to a seat that fails (times out, acts illegally, disconnects)."""
+
+    FORFEIT = "forfeit"  # its side loses the match at once
+    DEFAULT = "default"  # the first legal action is played for it, up to max_strikes
+
+
+@dataclass(frozen=True)
+class FailurePolicy:
+    on_timeout: Policy = Policy.FORFEIT
+    on_illegal: Policy = Policy.FORFEIT
+    on_disconnect: Policy = Policy.FORFEIT
+    max_strikes: int = 3
+
+    @classmethod
+    def uniform(cls, policy: Policy | str, max_strikes: int = 3) -> "FailurePolicy":
+        p = Policy(policy)
+        return cls(p, p, p, max_strikes)
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    """Everything that defines a match; with the recorded actions it replays exactly."""
+
+    game: str
+    seed: int
+    options: Mapping[str, Any] = field(default_factory=dict)
+    preset: str | None = None
+    clock: Clock = Clock()
+    policy: FailurePolicy = FailurePolicy()
+    match_id: str = ""
+
+    def make_game(self) -> Game:
+        return get_game(self.game, self.options, self.preset)
+
+
+# --------------------------------------------------------------------------------------
+# The seat interface.
+
+
+class SeatError(Exception):
+    """A seat could not answer."""
+
+
+class SeatDisconnected(SeatError):
+    """The bot's connection closed."""
+
+
+class SeatCrashed(SeatError):
+    """The bot raised or died while deciding."""
+
+
+class MalformedAction(SeatError):
+    """The bot's answer does not decode to an action of this game."""
+
+
+@dataclass(frozen=True)
+class TurnRequest:
+    match_id: str
+    request_id: int
+    seat: int
+    view: Any
+    legal_actions: Sequence[Action]
+    decision_ms: int  # time for this decision before the bank is used (0: unlimited)
+    bank_ms: int  # bank left
+
+
+class SeatClient(abc.ABC):
+    """One seat's bot, wherever it runs. Implementations: server.RemoteSeat, LocalSeat."""
+
+    name: str = "?"
+
+    @abc.abstractmethod
+    async def start(self, info: MatchInfo) -> None: ...
+
+    @abc.abstractmethod
+    async def decide(self, turn: TurnRequest) -> Action:
+        """The bot's answer; raises SeatError subclasses. The runner applies the timeout."""
+
+    @abc.abstractmethod
+    async def notify(self, match_id: str, seat: int, events: list[Event]) -> None: ...
+
+    @abc.abstractmethod
+    async def reject(self, match_id: str, request_id: int, code: str, message: str) -> None:
+        """Tell the bot its answer was refused (and what the arbiter did instead)."""
+
+    @abc.abstractmethod
+    async def finish(self, match_id: str, seat: int, outcome: Outcome, final_view: Any) -> None: ...
+
+    def cancel(self, match_id: str, request_id: int) -> None:
+        """The runner stopped waiting for this request (timeout); forget it."""
+
+
+class LocalSeat(SeatClient):
+    """A trusted SDK bot running in this process (the local harness, `--transport inproc`)."""
+
+    def __init__(self, bot: Any, name: str | None = None):
+        import copy
+
+        self._template = bot
+        self._copy = copy.deepcopy
+        self._bots: dict[tuple[str, int], Any] = {}
+        self.name = name or getattr(bot, "name", "bot")
+
+    async def start(self, info: MatchInfo) -> None:
+        bot = self._copy(self._template)
+        self._bots[(info.match_id, info.seat)] = bot
+        try:
+            bot._start(info)
+        except Exception as exc:  # noqa: BLE001 - a bot's bug is the bot's, not ours
+            raise SeatCrashed(f"on_match_start raised {exc!r}") from exc
+
+    async def decide(self, turn: TurnRequest) -> Action:
+        bot = self._bots[(turn.match_id, turn.seat)]
+        try:
+            return bot.choose(turn.view, list(turn.legal_actions))
+        except Exception as exc:  # noqa: BLE001
+            raise SeatCrashed(f"choose raised {exc!r}") from exc
+
+    async def notify(self, match_id: str, seat: int, events: list[Event]) -> None:
+        bot = self._bots.get((match_id, seat))
+        if bot is not None:
+            try:
+                bot.on_events(events)
+            except Exception:  # noqa: BLE001
+                log.exception("bot %s on_events raised", self.name)
+
+    async def reject(self, match_id: str, request_id: int, code: str, message: str) -> None:
+        log.info("bot %s: %s: %s", self.name, code, message)
+
+    async def finish(self, match_id: str, seat: int, outcome: Outcome, final_view: Any) -> None:
+        from sdk.bot import MatchResult
+
+        bot = self._bots.pop((match_id, seat), None)
+        if bot is not None:
+            try:
+                bot.on_match_end(MatchResult(match_id, outcome, seat))
+            except Exception:  # noqa: BLE001
+                log.exception("bot %s on_match_end raised", self.name)
+
+
+# --------------------------------------------------------------------------------------
+# The record.
+
+
+@dataclass(frozen=True)
+class RecordedAction:
+    seat: int
+    action: str  # notation
+    ms: int  # wall time the seat took
+    forced: str = ""  # non-empty when the arbiter chose it (policy "default"): why
+
+
+@dataclass(frozen=True)
+class Incident:
+    seat: int
+    kind: str  # "timeout", "illegal", "malformed", "disconnect", "crash"
+    detail: str
+
+
+@dataclass
+class MatchRecord:
+    """Enough to replay the match: game, options, seed, seats, actions, timings, result."""
+
+    match_id: str
+    game: str
+    options: dict[str, Any]
+    seed: int
+    seat_names: tuple[str, ...]
+    actions: list[RecordedAction] = field(default_factory=list)
+    incidents: list[Incident] = field(default_factory=list)
+    outcome: Outcome | None = None
+    started: float = 0.0
+    seconds: float = 0.0
+
+    def to_json(self) -> str:
+        d = dataclasses.asdict(self)
+        if self.outcome is not None:
+            d["outcome"]["reason"] = self.outcome.reason.value
+        return json.dumps(d, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> "MatchRecord":
+        """Parse a stored record; ValueError naming what is wrong."""
+        try:
+            d = json.loads(text)
+            outcome = d.get("outcome")
+            if outcome is not None:
+                outcome = Outcome(
+                    tuple(outcome["scores"]), tuple(outcome["ranks"]), EndReason(outcome["reason"]), outcome["detail"]
+                )
+            return cls(
+                match_id=d["match_id"],
+                game=d["game"],
+                options=d["options"],
+                seed=int(d["seed"]),
+                seat_names=tuple(d["seat_names"]),
+                actions=[RecordedAction(**a) for a in d["actions"]],
+                incidents=[Incident(**i) for i in d["incidents"]],
+                outcome=outcome,
+                started=d.get("started", 0.0),
+                seconds=d.get("seconds", 0.0),
+            )
+        except (KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
+            raise ValueError(f"corrupt match record: {exc!r}") from None
+
+
+class ReplayError(Exception):
+    """A record that does not replay to its recorded result."""
+
+
+def replay_record(record: MatchRecord) -> Outcome:
+    """Re-run the record through the engine; ReplayError if any step or the result differs."""
+    game = get_game(record.game, record.options)
+    state = game.new_initial_state(record.seed)
+    for i, ra in enumerate(record.actions):
+        if state.is_terminal:
+            raise ReplayError(f"action {i} ({ra.action}) recorded after the game ended")
+        if state.current_seat != ra.seat:
+            raise ReplayError(f"action {i}: recorded for seat {ra.seat}, but seat {state.current_seat} is to act")
+        try:
+            state.apply(game.parse_action(ra.action))
+        except GameError as exc:
+            raise ReplayError(f"action {i} ({ra.action}) does not apply: {exc}") from None
+    if record.outcome is None:
+        raise ReplayError("the record has no outcome")
+    if record.outcome.reason.name.startswith("FORFEIT"):
+        if state.is_terminal:
+            raise ReplayError("recorded as a forfeit, but the actions finish the game")
+        return record.outcome
+    if not state.is_terminal:
+        raise ReplayError("the recorded actions do not finish the game")
+    outcome = state.outcome()
+    if outcome != record.outcome:
+        raise ReplayError(f"replayed outcome {outcome} differs from the recorded {record.outcome}")
+    return outcome
+
+
+def forfeit_outcome(game: Game, seat: int, reason: EndReason, detail: str) -> Outcome:
+    """The failing seat's side ranks last, every other side shares first."""
+    team = next(t for t in game.teams if seat in t)
+    last = len(game.teams)
+    ranks = tuple(last if s in team else 1 for s in range(game.num_seats))
+    return Outcome(tuple(0.0 for _ in range(game.num_seats)), ranks, reason, detail)
+
+
+# --------------------------------------------------------------------------------------
+# The runner.
+
+_REASON = {
+    "timeout": EndReason.FORFEIT_TIMEOUT,
+    "illegal": EndReason.FORFEIT_ILLEGAL,
+    "malformed": EndReason.FORFEIT_ILLEGAL,
+    "disconnect": EndReason.FORFEIT_DISCONNECT,
+    "crash": EndReason.FORFEIT_CRASH,
+}
+
+
+class _Forfeit(Exception):
+    def __init__(self, seat: int, kind: str, detail: str):
+        self.seat, self.kind, self.detail = seat, kind, detail
+
+
+async def run_match(config: MatchConfig, seats: Sequence[SeatClient], bot_seed: int | None = None) -> MatchRecord:
+    """Play one match to the end and return its record. Never raises for a bot's failure."""
+    game = config.make_game()
+    if len(seats) != game.num_seats:
+        raise ValueError(f"{config.game} needs {game.num_seats} seats, got {len(seats)}")
+    match_id = config.match_id or uuid.uuid4().hex[:12]
+    record = MatchRecord(
+        match_id=match_id,
+        game=config.game,
+        options=options_to_dict(game.options),
+        seed=config.seed,
+        seat_names=tuple(s.name for s in seats),
+        started=time.time(),
+    )
+    runner = _Runner(game, config, seats, record, bot_seed if bot_seed is not None else config.seed)
+    t0 = time.monotonic()
+    try:
+        await runner.run()
+    finally:
+        record.seconds = round(time.monotonic() - t0, 4)
+    return record
+
+
+class _Runner:
+    def __init__(self, game: Game, config: MatchConfig, seats: Sequence[SeatClient], record: MatchRecord, bot_seed: int):
+        self.game, self.config, self.seats, self.record = game, config, seats, record
+        self.bot_seed = bot_seed
+        n = game.num_seats
+        self.bank_ms = [config.clock.bank_ms] * n
+        self.strikes = [0] * n
+        self.gone = [False] * n  # disconnected seats auto-played under the default policy
+        self.request_id = 0
+
+    async def run(self) -> None:
+        game, record = self.game, self.record
+        state = game.new_initial_state(self.config.seed)
+        try:
+            await self._start_all()
+            await self._notify(state.log)
+            while not state.is_terminal:
+                seat = state.current_seat
+                assert seat is not None
+                legal = state.legal_actions()
+                action, ms, forced = await self._ask(state, seat, legal)
+                record.actions.append(RecordedAction(seat, str(action), ms, forced))
+                await self._notify(state.apply(action))
+            record.outcome = state.outcome()
+        except _Forfeit as f:
+            record.incidents.append(Incident(f.seat, f.kind, f.detail))
+            record.outcome = forfeit_outcome(game, f.seat, _REASON[f.kind], f"seat {f.seat} ({record.seat_names[f.seat]}): {f.detail}")
+        final_view = state.spectator_view() if state.is_terminal else None
+        await asyncio.gather(
+            *(self._safe(s.finish(record.match_id, i, record.outcome, final_view)) for i, s in enumerate(self.seats))
+        )
+
+    async def _safe(self, coro) -> None:
+        try:
+            await coro
+        except Exception:  # noqa: BLE001 - a dead seat must not stop the others' results
+            log.debug("seat notification failed", exc_info=True)
+
+    async def _start_all(self) -> None:
+        game, rec = self.game, self.record
+        clock = self.config.clock
+        for seat, client in enumerate(self.seats):
+            info = MatchInfo(
+                match_id=rec.match_id,
+                game=game.name,
+                options=dict(rec.options),
+                seat=seat,
+                num_seats=game.num_seats,
+                teams=game.teams,
+                seat_names=rec.seat_names,
+                decision_ms=clock.decision_ms,
+                bank_ms=clock.bank_ms,
+                seed=(self.bot_seed * 1_000_003 + seat) % (2**63),
+            )
+            try:
+                await client.start(info)
+            except SeatDisconnected as exc:
+                self._fail(seat, "disconnect", str(exc) or "disconnected before the match started", self.config.policy.on_disconnect)
+            except SeatError as exc:
+                raise _Forfeit(seat, "crash", str(exc)) from None
+
+    async def _notify(self, events: list[Event]) -> None:
+        for seat, client in enumerate(self.seats):
+            if self.gone[seat]:
+                continue
+            mine = events_for(events, seat)
+            if mine:
+                await self._safe(client.notify(self.record.match_id, seat, mine))
+
+    def _fail(self, seat: int, kind: str, detail: str, policy: Policy) -> None:
+        """Record a failure; raise _Forfeit unless the policy lets the arbiter play on."""
+        if policy is Policy.FORFEIT:
+            raise _Forfeit(seat, kind, detail)
+        if kind != "disconnect":
+            self.strikes[seat] += 1
+            if self.strikes[seat] > self.config.policy.max_strikes:
+                raise _Forfeit(seat, kind, f"{detail} (strike {self.strikes[seat]} of {self.config.policy.max_strikes} allowed)")
+        self.record.incidents.append(Incident(seat, kind, detail))
+        if kind == "disconnect":
+            self.gone[seat] = True
+
+    async def _ask(self, state, seat: int, legal: list[Action]) -> tuple[Action, int, str]:
+        """The seat's action, or the default one the policy allows; raises _Forfeit."""
+        policy = self.config.policy
+        if self.gone[seat]:
+            return legal[0], 0, "disconnected"
+        client = self.seats[seat]
+        clock = self.config.clock
+        self.request_id += 1
+        rid = self.request_id
+        turn = TurnRequest(self.record.match_id, rid, seat, state.view(seat), legal, clock.decision_ms, self.bank_ms[seat])
+        limit = (clock.decision_ms + self.bank_ms[seat]) / 1000 if clock.decision_ms else None
+        t0 = time.monotonic()
+        try:
+            action = await asyncio.wait_for(client.decide(turn), timeout=limit)
+        except asyncio.TimeoutError:
+            client.cancel(self.record.match_id, rid)
+            ms = int((time.monotonic() - t0) * 1000)
+            self.bank_ms[seat] = 0
+            then = "your side forfeits" if policy.on_timeout is Policy.FORFEIT else f"{legal[0]} was played for you"
+            await self._safe(client.reject(self.record.match_id, rid, "late", f"request {rid} timed out after {ms} ms; {then}"))
+            self._fail(seat, "timeout", f"no answer within {ms} ms", policy.on_timeout)
+            return legal[0], ms, "timeout"
+        except SeatDisconnected as exc:
+            self._fail(seat, "disconnect", str(exc) or "connection closed", policy.on_disconnect)
+            return legal[0], int((time.monotonic() - t0) * 1000), "disconnected"
+        except MalformedAction as exc:
+            return await self._refused(client, seat, rid, legal, t0, "malformed", str(exc))
+        except SeatError as exc:
+            raise _Forfeit(seat, "crash", str(exc)) from None
+        ms = int((time.monotonic() - t0) * 1000)
+        if clock.decision_ms and ms > clock.decision_ms:
+            self.bank_ms[seat] = max(0, self.bank_ms[seat] - (ms - clock.decision_ms))
+        if action not in legal:
+            return await self._refused(client, seat, rid, legal, t0, "illegal", f"{action} is not a legal action now")
+        return action, ms, ""
+
+    async def _refused(self, client, seat, rid, legal, t0, kind, detail):
+        policy = self.config.policy.on_illegal
+        then = "your side forfeits" if policy is Policy.FORFEIT else f"{legal[0]} was played for you"
+        await self._safe(client.reject(self.record.match_id, rid, kind, f"{detail}; {then}"))
+        self._fail(seat, kind, detail, policy)
+        return legal[0], int((time.monotonic() - t0) * 1000), kind

@@ -1,0 +1,101 @@
+"""Play one match: locally (own arbiter + bot processes, or in-process), or on a running arbiter."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Mapping, Sequence
+
+import grpc
+
+from arbiter import convert
+from arbiter.botproc import BotPool
+from arbiter.games import ConfigError
+from arbiter.match import Clock, FailurePolicy, LocalSeat, MatchConfig, MatchRecord, Policy, run_match
+from arbiter.server import RemoteSeat, start_server
+from arbiter.tournament import bot_names
+from cardarena.v1 import arena_pb2 as pb
+from cardarena.v1 import arena_pb2_grpc as pb_grpc
+
+
+def _config(game, seed, options, preset, decision_ms, bank_ms, policy) -> tuple[MatchConfig, int]:
+    if policy not in {p.value for p in Policy}:
+        raise ConfigError(f"policy: expected forfeit or default, got {policy!r}")
+    config = MatchConfig(game=game, seed=seed, options=dict(options), preset=preset,
+                         clock=Clock(decision_ms, bank_ms), policy=FailurePolicy.uniform(policy))
+    n = config.make_game().num_seats
+    return config, n
+
+
+def play_local(
+    game: str,
+    bots: Sequence[str],
+    seed: int = 0,
+    options: Mapping[str, Any] | None = None,
+    preset: str | None = None,
+    transport: str = "grpc",
+    decision_ms: int = 10_000,
+    bank_ms: int = 60_000,
+    policy: str = "forfeit",
+) -> MatchRecord:
+    """One match, bot i at seat i. With ``grpc``: an arbiter on a free loopback port and one
+    process per distinct bot; with ``inproc``: trusted bots in this process."""
+    config, n = _config(game, seed, options or {}, preset, decision_ms, bank_ms, policy)
+    if len(bots) != n:
+        raise ConfigError(f"{game} needs {n} bots (one per seat), got {len(bots)}")
+    distinct = list(dict.fromkeys(bots))
+    names = dict(zip(distinct, bot_names(distinct)))
+    if transport == "inproc":
+        from bots import load_bot
+
+        loaded = {spec: load_bot(spec) for spec in distinct}
+        return asyncio.run(run_match(config, [LocalSeat(loaded[b], names[b]) for b in bots]))
+    if transport != "grpc":
+        raise ConfigError(f"transport: expected grpc or inproc, got {transport!r}")
+
+    async def main() -> MatchRecord:
+        server = await start_server(0)
+        pool = BotPool(server.hub, server.address)
+        try:
+            for spec in distinct:
+                pool.launch(names[spec], spec)
+            await pool.wait_connected()
+            seats = [RemoteSeat(pool.procs[names[b]].session, game) for b in bots]
+            return await run_match(config, seats)
+        finally:
+            await server.stop(0.5)
+            pool.stop()
+
+    return asyncio.run(main())
+
+
+def play_remote(
+    address: str,
+    game: str,
+    bots: Sequence[str],
+    seed: int = 0,
+    options: Mapping[str, Any] | None = None,
+    preset: str | None = None,
+    admin_token: str | None = None,
+    decision_ms: int = 10_000,
+    bank_ms: int = 60_000,
+    policy: str = "forfeit",
+):
+    """Ask the arbiter at ``address`` to play a match between its connected bots."""
+    request = pb.RunMatchRequest(
+        game=game, options=convert.options_to_wire(options or {}), preset=preset or "", seed=seed, seats=list(bots),
+        clock=pb.Clock(decision_ms=decision_ms, bank_ms=bank_ms), policy=policy, admin_token=admin_token or "",
+    )
+    with grpc.insecure_channel(address) as channel:
+        try:
+            summary = pb_grpc.MatchesStub(channel).RunMatch(request)
+        except grpc.RpcError as exc:
+            raise ConfigError(f"{address}: {exc.code().name}: {exc.details()}") from None
+    return _Summary(summary)
+
+
+class _Summary:
+    def __init__(self, msg: pb.MatchSummary):
+        self.match_id = msg.match_id
+        self.outcome = convert.outcome_from_proto(msg.outcome)
+        self.actions = list(msg.actions)
+        self.incidents = list(msg.incidents)

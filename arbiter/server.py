@@ -1,0 +1,390 @@
+"""The gRPC edge: the bot stream (Arena.Play), the Matches service, health and reflection.
+
+The servicers only translate: they check a message is well formed, hand it to the hub or
+the match runner, and convert what comes back. Domain errors become Error messages or
+gRPC status codes here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import itertools
+import logging
+import re
+import secrets
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from arbiter import convert
+from arbiter.games import ConfigError, Event, Outcome
+from arbiter.match import (
+    Clock,
+    FailurePolicy,
+    MalformedAction,
+    MatchConfig,
+    SeatClient,
+    SeatDisconnected,
+    TurnRequest,
+    run_match,
+)
+from cardarena.v1 import arena_pb2 as pb
+from cardarena.v1 import arena_pb2_grpc as pb_grpc
+from sdk.bot import MatchInfo
+
+log = logging.getLogger(__name__)
+
+#: Largest message a bot may send; a Hello or an Act is tiny.
+MAX_BOT_MESSAGE_BYTES = 64 * 1024
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
+
+
+def _err(code: str, message: str, match_id: str = "", request_id: int = 0) -> pb.ArbiterMessage:
+    return pb.ArbiterMessage(error=pb.Error(code=code, message=message, match_id=match_id, request_id=request_id))
+
+
+@dataclass(eq=False)
+class Session:
+    """One connected bot stream."""
+
+    session_id: str
+    bot_name: str
+    bot_version: str
+    games: tuple[str, ...]
+    outbox: asyncio.Queue = field(default_factory=asyncio.Queue)
+    pending: dict[tuple[str, int], tuple[asyncio.Future, str]] = field(default_factory=dict)
+    closed: bool = False
+
+    def send(self, msg: pb.ArbiterMessage | None) -> None:
+        if not self.closed or msg is None:
+            self.outbox.put_nowait(msg)
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        for fut, _ in self.pending.values():
+            if not fut.done():
+                fut.set_exception(SeatDisconnected(f"{self.bot_name}: connection closed"))
+        self.pending.clear()
+        self.outbox.put_nowait(None)
+
+    def plays(self, game: str) -> bool:
+        return not self.games or game in self.games
+
+
+class Hub:
+    """Who may connect (tokens) and who is connected (sessions)."""
+
+    def __init__(self, join_token: str | None = None, open_join: bool = False):
+        self.join_token = join_token
+        self.open_join = open_join
+        self._launch_tokens: dict[str, str] = {}  # token -> expected bot name
+        self.sessions: dict[str, Session] = {}
+        self._by_token: dict[str, Session] = {}
+        self._changed = asyncio.Event()
+        self._ids = itertools.count(1)
+
+    def expect(self, name: str) -> str:
+        """A fresh token for a bot process the arbiter is about to start."""
+        token = secrets.token_urlsafe(24)
+        self._launch_tokens[token] = name
+        return token
+
+    def authenticate(self, hello: pb.Hello) -> str | None:
+        """None if the Hello may open a session, else the reason."""
+        if not _NAME.match(hello.bot_name):
+            return f"bad bot name {hello.bot_name[:80]!r}: use letters, digits, '-', '_', '.' (max 64)"
+        if hello.protocol_version not in (0, convert.PROTOCOL_VERSION):
+            return f"protocol version {hello.protocol_version} not supported (this arbiter speaks {convert.PROTOCOL_VERSION})"
+        for token in self._launch_tokens:
+            if hmac.compare_digest(token.encode(), hello.token.encode()):
+                if hello.token in self._by_token:
+                    return "this token is already in use by another connection"
+                return None
+        if self.join_token is not None and hmac.compare_digest(self.join_token.encode(), hello.token.encode()):
+            return None
+        if self.open_join and self.join_token is None:
+            return None
+        return "invalid token"
+
+    def add(self, hello: pb.Hello) -> Session:
+        session = Session(
+            session_id=f"s{next(self._ids)}-{secrets.token_hex(3)}",
+            bot_name=self._launch_tokens.get(hello.token, hello.bot_name),
+            bot_version=hello.bot_version,
+            games=tuple(hello.games),
+        )
+        self.sessions[session.session_id] = session
+        if hello.token in self._launch_tokens:
+            self._by_token[hello.token] = session
+        self._changed.set()
+        return session
+
+    def remove(self, session: Session) -> None:
+        session.close()
+        self.sessions.pop(session.session_id, None)
+        for token, s in list(self._by_token.items()):
+            if s is session:
+                del self._by_token[token]
+        self._changed.set()
+
+    def find(self, name: str) -> Session | None:
+        live = [s for s in self.sessions.values() if s.bot_name == name and not s.closed]
+        return min(live, key=lambda s: len(s.pending)) if live else None
+
+    async def wait_for(self, name: str, timeout: float) -> Session:
+        """A live session of bot ``name``; TimeoutError if none connects in time."""
+        async def _wait() -> Session:
+            while True:
+                session = self.find(name)
+                if session is not None:
+                    return session
+                self._changed.clear()
+                await self._changed.wait()
+
+        return await asyncio.wait_for(_wait(), timeout)
+
+
+class RemoteSeat(SeatClient):
+    """A seat played by a bot over its Play stream."""
+
+    def __init__(self, session: Session, game: str):
+        self.session = session
+        self.game = game
+        self.name = session.bot_name
+
+    async def start(self, info: MatchInfo) -> None:
+        if self.session.closed:
+            raise SeatDisconnected(f"{self.name} is not connected")
+        msg = pb.MatchStart(
+            match_id=info.match_id,
+            game=info.game,
+            options=convert.options_to_wire(info.options),
+            seat=info.seat,
+            num_seats=info.num_seats,
+            teams=[pb.Team(seats=list(t)) for t in info.teams],
+            seat_names=list(info.seat_names),
+            clock=pb.Clock(decision_ms=info.decision_ms, bank_ms=info.bank_ms),
+            bot_seed=info.seed,
+        )
+        self.session.send(pb.ArbiterMessage(match_start=msg))
+
+    async def decide(self, turn: TurnRequest) -> Any:
+        session = self.session
+        if session.closed:
+            raise SeatDisconnected(f"{self.name}: connection closed")
+        fut: asyncio.Future = asyncio.get_running_loop().create_future()
+        key = (turn.match_id, turn.request_id)
+        session.pending[key] = (fut, self.game)
+        msg = pb.Turn(
+            match_id=turn.match_id,
+            request_id=turn.request_id,
+            seat=turn.seat,
+            view=convert.view_to_proto(self.game, turn.view),
+            legal_actions=[convert.action_to_proto(self.game, a) for a in turn.legal_actions],
+            clock=pb.Clock(decision_ms=turn.decision_ms, bank_ms=turn.bank_ms),
+        )
+        session.send(pb.ArbiterMessage(turn=msg))
+        try:
+            raw: pb.Action = await fut
+        finally:
+            session.pending.pop(key, None)
+        try:
+            return convert.action_from_proto(self.game, raw)
+        except convert.WireError as exc:
+            raise MalformedAction(str(exc)) from None
+
+    def cancel(self, match_id: str, request_id: int) -> None:
+        self.session.pending.pop((match_id, request_id), None)
+
+    async def notify(self, match_id: str, seat: int, events: list[Event]) -> None:
+        self.session.send(
+            pb.ArbiterMessage(update=pb.Update(match_id=match_id, seat=seat, events=[convert.event_to_proto(e) for e in events]))
+        )
+
+    async def reject(self, match_id: str, request_id: int, code: str, message: str) -> None:
+        self.session.send(_err(code, message, match_id, request_id))
+
+    async def finish(self, match_id: str, seat: int, outcome: Outcome, final_view: Any) -> None:
+        end = pb.MatchEnd(match_id=match_id, seat=seat, outcome=convert.outcome_to_proto(outcome))
+        if final_view is not None:
+            end.final_view.CopyFrom(convert.view_to_proto(self.game, final_view))
+        self.session.send(pb.ArbiterMessage(match_end=end))
+
+
+class ArenaServicer(pb_grpc.ArenaServicer):
+    """Arena.Play: authenticates the Hello, then routes Acts to the pending requests."""
+
+    def __init__(self, hub: Hub):
+        self.hub = hub
+
+    async def Play(self, request_iterator: AsyncIterator[pb.BotMessage], context: grpc.aio.ServicerContext):
+        try:
+            first = await request_iterator.__anext__()
+        except (StopAsyncIteration, grpc.RpcError):
+            return
+        if first.WhichOneof("msg") != "hello":
+            yield _err("protocol", "the first message must be Hello")
+            return
+        reason = self.hub.authenticate(first.hello)
+        if reason is not None:
+            log.warning("refused a bot connection: %s", reason)
+            yield _err("auth", reason)
+            return
+        session = self.hub.add(first.hello)
+        log.info("bot %s %s connected (%s)", session.bot_name, session.bot_version, session.session_id)
+        yield pb.ArbiterMessage(welcome=pb.Welcome(session_id=session.session_id, protocol_version=convert.PROTOCOL_VERSION))
+        reader = asyncio.create_task(self._read(session, request_iterator))
+        try:
+            while True:
+                msg = await session.outbox.get()
+                if msg is None:
+                    break
+                yield msg
+        finally:
+            reader.cancel()
+            self.hub.remove(session)
+            log.info("bot %s disconnected (%s)", session.bot_name, session.session_id)
+
+    async def _read(self, session: Session, request_iterator: AsyncIterator[pb.BotMessage]) -> None:
+        try:
+            async for msg in request_iterator:
+                which = msg.WhichOneof("msg")
+                if which != "act":
+                    session.send(_err("protocol", f"unexpected {which or 'empty'} message after Hello"))
+                    continue
+                act = msg.act
+                entry = session.pending.pop((act.match_id, act.request_id), None)
+                if entry is None:
+                    session.send(
+                        _err(
+                            "unknown_request",
+                            f"no pending request {act.request_id} for you in match {act.match_id[:40]!r} "
+                            "(answered already, timed out, or never asked)",
+                            act.match_id[:40],
+                            act.request_id,
+                        )
+                    )
+                    continue
+                fut, _ = entry
+                if not fut.done():
+                    fut.set_result(act.action)
+        except (grpc.RpcError, asyncio.CancelledError):
+            pass
+        except Exception:  # noqa: BLE001 - never let one stream take the server down
+            log.exception("error reading bot stream %s", session.session_id)
+        finally:
+            session.close()
+
+
+class MatchesServicer(pb_grpc.MatchesServicer):
+    """Runs matches between connected bots on request."""
+
+    def __init__(self, hub: Hub, admin_token: str | None = None, default_clock: Clock = Clock()):
+        self.hub = hub
+        self.admin_token = admin_token
+        self.default_clock = default_clock
+
+    async def _check_admin(self, token: str, context) -> None:
+        if self.admin_token is not None and not hmac.compare_digest(self.admin_token.encode(), token.encode()):
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, "admin token required")
+
+    async def ListSessions(self, request, context):
+        await self._check_admin(request.admin_token, context)
+        return pb.ListSessionsResponse(
+            sessions=[
+                pb.SessionInfo(session_id=s.session_id, bot_name=s.bot_name, bot_version=s.bot_version, games=list(s.games))
+                for s in self.hub.sessions.values()
+            ]
+        )
+
+    async def RunMatch(self, request: pb.RunMatchRequest, context):
+        await self._check_admin(request.admin_token, context)
+        clock = Clock(request.clock.decision_ms, request.clock.bank_ms) if request.HasField("clock") else self.default_clock
+        try:
+            policy = FailurePolicy.uniform(request.policy or "forfeit", request.max_strikes or 3)
+        except ValueError:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"unknown policy {request.policy!r} (forfeit or default)")
+        config = MatchConfig(
+            game=request.game, seed=request.seed, options=dict(request.options), preset=request.preset or None,
+            clock=clock, policy=policy,
+        )
+        try:
+            game = config.make_game()
+        except ConfigError as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        if len(request.seats) != game.num_seats:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"{request.game} needs {game.num_seats} seats, got {len(request.seats)}")
+        seats = []
+        for name in request.seats:
+            session = self.hub.find(name)
+            if session is None:
+                await context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"no bot named {name!r} is connected")
+            if not session.plays(request.game):
+                await context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"bot {name!r} does not play {request.game}")
+            seats.append(RemoteSeat(session, request.game))
+        record = await run_match(config, seats)
+        return pb.MatchSummary(
+            match_id=record.match_id,
+            outcome=convert.outcome_to_proto(record.outcome),
+            decisions=len(record.actions),
+            actions=[a.action for a in record.actions],
+            incidents=[f"seat {i.seat}: {i.kind}: {i.detail}" for i in record.incidents],
+        )
+
+
+@dataclass
+class RunningServer:
+    server: grpc.aio.Server
+    port: int
+    hub: Hub
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    async def stop(self, grace: float = 1.0) -> None:
+        for session in list(self.hub.sessions.values()):
+            session.close()
+        await self.server.stop(grace)
+
+
+async def start_server(
+    port: int = 0,
+    host: str = "127.0.0.1",
+    hub: Hub | None = None,
+    admin_token: str | None = None,
+    default_clock: Clock = Clock(),
+) -> RunningServer:
+    """Start the arbiter's gRPC server on ``host:port`` (0 = any free port)."""
+    hub = hub or Hub()
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", MAX_BOT_MESSAGE_BYTES),
+            ("grpc.so_reuseport", 0),
+        ]
+    )
+    pb_grpc.add_ArenaServicer_to_server(ArenaServicer(hub), server)
+    pb_grpc.add_MatchesServicer_to_server(MatchesServicer(hub, admin_token, default_clock), server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    names = [
+        pb.DESCRIPTOR.services_by_name["Arena"].full_name,
+        pb.DESCRIPTOR.services_by_name["Matches"].full_name,
+        health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+        reflection.SERVICE_NAME,
+    ]
+    reflection.enable_server_reflection(names, server)
+    bound = server.add_insecure_port(f"{host}:{port}")
+    if bound == 0:
+        raise OSError(f"cannot listen on {host}:{port}")
+    await server.start()
+    for name in names[:2] + [""]:
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    log.info("arbiter listening on %s:%d", host, bound)
+    return RunningServer(server, bound, hub)

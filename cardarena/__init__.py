@@ -1,0 +1,1 @@
+"""Generated protobuf/gRPC stubs of protos/cardarena (make proto). Do not edit."""

@@ -1,0 +1,39 @@
+"""``python -m sdk --bot BOT [--address HOST:PORT] [--token T] [--name NAME]``: run a bot."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m sdk", description="Connect a bot to a Card Arena arbiter.")
+    parser.add_argument("--bot", required=True, help="bundled name (random, greedy, heuristic), FILE.py[:Class] or module:Class")
+    parser.add_argument("--address", default=os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051"), help="arbiter address (env ARENA_ADDRESS)")
+    parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN", ""), help="session token (env ARENA_TOKEN)")
+    parser.add_argument("--name", default=None, help="name to register as (default: the bot's own)")
+    parser.add_argument("--verbose", "-v", action="store_true")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+
+    from bots import BotLoadError, load_bot
+    from sdk.runner import ArbiterError, run
+
+    try:
+        bot = load_bot(args.bot)
+    except BotLoadError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        played = run(bot, address=args.address, token=args.token, name=args.name)
+    except ArbiterError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    logging.getLogger("sdk").info("played %d matches", played)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

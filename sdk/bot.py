@@ -1,0 +1,83 @@
+"""The one class a bot author subclasses.
+
+    from sdk import Bot
+
+    class MyBot(Bot):
+        name = "mybot"
+        def choose(self, view, legal_actions):
+            return legal_actions[0]
+
+``choose`` gets the seat's typed view (e.g. ``sdk.spades.SpadesView``) and the legal
+actions (typed actions, e.g. ``Bid``, ``Play``) and returns one of them. The hooks are
+optional. The runner makes a fresh copy of the bot for every match it plays, so
+per-match state can live on ``self``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from arbiter.games.base import Action, Event, Outcome
+
+
+@dataclass(frozen=True)
+class MatchInfo:
+    """What a bot learns when a match starts."""
+
+    match_id: str
+    game: str  # "spades", "spite-and-malice", "spot"
+    options: dict[str, Any]  # the full option set in force
+    seat: int  # this bot's seat
+    num_seats: int
+    teams: tuple[tuple[int, ...], ...]  # seats grouped by side
+    seat_names: tuple[str, ...] = ()  # bot name at each seat
+    decision_ms: int = 0  # per-decision limit (0: none)
+    bank_ms: int = 0  # per-match time bank (0: none)
+    seed: int = field(default=0)  # the bot's own RNG seed for this match (not the deal seed)
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """How a match ended, as the bot is told."""
+
+    match_id: str
+    outcome: Outcome
+    seat: int
+
+
+class Bot:
+    """Base class of every bot. Implement ``choose``; override hooks as needed."""
+
+    #: Registered name and version.
+    name: str = "bot"
+    version: str = "0.1"
+    #: Games this bot plays ("*" for any).
+    games: tuple[str, ...] = ("*",)
+
+    def __init__(self) -> None:
+        self.rng = random.Random(0)
+        self.info: MatchInfo | None = None
+
+    def choose(self, view: Any, legal_actions: Sequence[Action]) -> Action:
+        """Return one of ``legal_actions`` for the seat's ``view``."""
+        raise NotImplementedError("a Bot must implement choose(view, legal_actions)")
+
+    def on_match_start(self, info: MatchInfo) -> None:
+        """Called once before the first decision of a match."""
+
+    def on_events(self, events: list[Event]) -> None:
+        """Called with the events this seat may see, as they happen."""
+
+    def on_match_end(self, result: MatchResult) -> None:
+        """Called once when the match is over."""
+
+    # The runner calls this; bots normally don't.
+    def _start(self, info: MatchInfo) -> None:
+        self.info = info
+        self.rng = random.Random(info.seed)
+        self.on_match_start(info)
+
+    def plays(self, game: str) -> bool:
+        return "*" in self.games or game in self.games

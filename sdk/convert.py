@@ -1,0 +1,73 @@
+"""The SDK's side of the wire: protobuf envelopes <-> the typed values a Bot sees.
+
+Views and actions use the same generic codec as the arbiter (arbiter.convert), so a
+bot gets exactly the engine's view dataclasses and action types.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arbiter import convert
+from cardarena.v1 import arena_pb2 as pb
+from sdk.bot import MatchInfo, MatchResult
+
+WireError = convert.WireError
+
+
+def options_from_wire(game: str, options: dict[str, str]) -> dict[str, Any]:
+    """Typed options from their text form (via the game's own option parser)."""
+    from arbiter.games import game_class
+    from arbiter.games.base import options_to_dict, parse_options
+
+    cls = game_class(game)
+    try:
+        return options_to_dict(parse_options(cls.Options, options))
+    except Exception:  # an option this SDK version does not know: keep the text
+        return dict(options)
+
+
+def match_info_from_proto(msg: pb.MatchStart) -> MatchInfo:
+    return MatchInfo(
+        match_id=msg.match_id,
+        game=msg.game,
+        options=options_from_wire(msg.game, dict(msg.options)),
+        seat=msg.seat,
+        num_seats=msg.num_seats,
+        teams=tuple(tuple(t.seats) for t in msg.teams),
+        seat_names=tuple(msg.seat_names),
+        decision_ms=msg.clock.decision_ms,
+        bank_ms=msg.clock.bank_ms,
+        seed=msg.bot_seed,
+    )
+
+
+def turn_from_proto(game: str, msg: pb.Turn) -> tuple[Any, list[Any]]:
+    """(view, legal_actions) of a Turn."""
+    view = convert.view_from_proto(game, msg.view)
+    legal = [convert.action_from_proto(game, a) for a in msg.legal_actions]
+    return view, legal
+
+
+def act_to_proto(game: str, match_id: str, request_id: int, action: Any) -> pb.BotMessage:
+    return pb.BotMessage(act=pb.Act(match_id=match_id, request_id=request_id, action=convert.action_to_proto(game, action)))
+
+
+def events_from_proto(msg: pb.Update) -> list[Any]:
+    return [convert.event_from_proto(e) for e in msg.events]
+
+
+def result_from_proto(msg: pb.MatchEnd) -> MatchResult:
+    return MatchResult(msg.match_id, convert.outcome_from_proto(msg.outcome), msg.seat)
+
+
+def hello(name: str, version: str, token: str, games: tuple[str, ...]) -> pb.BotMessage:
+    return pb.BotMessage(
+        hello=pb.Hello(
+            bot_name=name,
+            bot_version=version,
+            token=token,
+            games=[g for g in games if g != "*"],
+            protocol_version=convert.PROTOCOL_VERSION,
+        )
+    )

@@ -1,0 +1,154 @@
+"""The match runner: records that replay, tampering detected, failure policies, clocks."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+
+import pytest
+
+from arbiter.games import EndReason
+from arbiter.match import (
+    Clock,
+    FailurePolicy,
+    LocalSeat,
+    MatchConfig,
+    MatchRecord,
+    Policy,
+    ReplayError,
+    SeatClient,
+    replay_record,
+    run_match,
+)
+from bots.random_bot import RandomBot
+from sdk import Bot
+
+SPADES_ONE_DEAL = {"deals": 1}
+
+
+def play(bots, seed=1, options=SPADES_ONE_DEAL, **kw) -> MatchRecord:
+    config = MatchConfig(game="spades", seed=seed, options=options, **kw)
+    return asyncio.run(run_match(config, [b if isinstance(b, SeatClient) else LocalSeat(b) for b in bots]))
+
+
+class Crasher(Bot):
+    name = "crasher"
+
+    def choose(self, view, legal_actions):
+        raise RuntimeError("boom")
+
+
+class Cheater(Bot):
+    """Always answers with an action that is not among the legal ones."""
+
+    name = "cheater"
+
+    def choose(self, view, legal_actions):
+        from arbiter.games.spades import Bid, Play
+        from arbiter.games import Card
+
+        for card in ("AS", "2C", "KH", "3D"):
+            a = Play(Card.parse(card))
+            if a not in legal_actions:
+                return a
+        return Bid(13) if Bid(13) not in legal_actions else Play(Card.parse("5D"))
+
+
+class SlowSeat(LocalSeat):
+    """A seat whose bot takes ``ms`` of wall time per decision (without blocking the loop)."""
+
+    def __init__(self, ms: int):
+        super().__init__(RandomBot(), "slow")
+        self.ms = ms
+
+    async def decide(self, turn):
+        await asyncio.sleep(self.ms / 1000)
+        return await super().decide(turn)
+
+
+def test_record_replays_to_the_same_result_and_survives_json():
+    record = play([RandomBot(), RandomBot(), RandomBot(), RandomBot()], seed=11)
+    assert record.outcome.reason is EndReason.COMPLETED
+    again = MatchRecord.from_json(record.to_json())
+    assert again == record
+    assert replay_record(again) == record.outcome
+
+
+def test_same_seed_same_match():
+    a = play([RandomBot()] * 4, seed=5)
+    b = play([RandomBot()] * 4, seed=5)
+    assert [x.action for x in a.actions] == [x.action for x in b.actions]
+    assert a.outcome == b.outcome
+
+
+def test_tampered_records_are_detected():
+    record = play([RandomBot()] * 4, seed=3)
+    changed_seed = dataclasses.replace(record, seed=record.seed + 1)
+    with pytest.raises(ReplayError):
+        replay_record(changed_seed)
+    actions = list(record.actions)
+    i = next(i for i, a in enumerate(actions) if a.action.startswith("play"))
+    swapped = [a for a in actions]
+    swapped[i], swapped[i + 1] = swapped[i + 1], swapped[i]
+    with pytest.raises(ReplayError, match="action"):
+        replay_record(dataclasses.replace(record, actions=swapped))
+    with pytest.raises(ReplayError, match="differs|do not finish"):
+        replay_record(dataclasses.replace(record, actions=actions[:-1]))
+    fake = dataclasses.replace(record.outcome, scores=tuple(s + 10 for s in record.outcome.scores))
+    with pytest.raises(ReplayError, match="differs"):
+        replay_record(dataclasses.replace(record, outcome=fake))
+
+
+def test_corrupt_record_json_is_a_clear_error():
+    with pytest.raises(ValueError, match="corrupt match record"):
+        MatchRecord.from_json('{"match_id": "x"}')
+    with pytest.raises(ValueError, match="corrupt match record"):
+        MatchRecord.from_json("not json")
+
+
+def test_a_crashing_bot_forfeits_its_side():
+    record = play([RandomBot(), Crasher(), RandomBot(), RandomBot()])
+    assert record.outcome.reason is EndReason.FORFEIT_CRASH
+    assert record.outcome.ranks == (1, 2, 1, 2)
+    assert "boom" in record.outcome.detail and "seat 1" in record.outcome.detail
+
+
+def test_illegal_actions_forfeit_or_are_replaced_per_policy():
+    record = play([Cheater(), RandomBot(), RandomBot(), RandomBot()])
+    assert record.outcome.reason is EndReason.FORFEIT_ILLEGAL and record.outcome.ranks == (2, 1, 2, 1)
+    assert record.incidents[0].kind == "illegal" and "not a legal action" in record.incidents[0].detail
+    lenient = FailurePolicy.uniform(Policy.DEFAULT, max_strikes=1000)
+    record = play([Cheater(), RandomBot(), RandomBot(), RandomBot()], policy=lenient)
+    assert record.outcome.reason is EndReason.COMPLETED
+    forced = [a for a in record.actions if a.seat == 0]
+    assert forced and all(a.forced == "illegal" for a in forced)
+    assert replay_record(record) == record.outcome  # defaulted actions are part of the record
+    strict = FailurePolicy.uniform(Policy.DEFAULT, max_strikes=2)
+    record = play([Cheater(), RandomBot(), RandomBot(), RandomBot()], policy=strict)
+    assert record.outcome.reason is EndReason.FORFEIT_ILLEGAL and len(record.incidents) == 3
+
+
+def test_the_time_bank_is_spent_past_the_decision_limit_then_the_seat_times_out():
+    # 40 ms per decision against a 10 ms limit: 30 ms of bank per decision, 100 ms bank
+    record = play([SlowSeat(40), RandomBot(), RandomBot(), RandomBot()], clock=Clock(decision_ms=10, bank_ms=100))
+    assert record.outcome.reason is EndReason.FORFEIT_TIMEOUT
+    own = [a for a in record.actions if a.seat == 0]
+    assert 1 <= len(own) <= 4  # the bank lasts about three decisions, never the whole deal
+    fast = play([SlowSeat(1), RandomBot(), RandomBot(), RandomBot()], clock=Clock(decision_ms=500, bank_ms=0))
+    assert fast.outcome.reason is EndReason.COMPLETED
+
+
+def test_timeouts_under_the_default_policy_play_on():
+    record = play(
+        [SlowSeat(30), RandomBot(), RandomBot(), RandomBot()],
+        clock=Clock(decision_ms=5, bank_ms=0),
+        policy=FailurePolicy.uniform(Policy.DEFAULT, max_strikes=100),
+    )
+    assert record.outcome.reason is EndReason.COMPLETED
+    assert {i.kind for i in record.incidents} == {"timeout"}
+    assert replay_record(record) == record.outcome
+
+
+def test_wrong_number_of_seats_is_rejected():
+    with pytest.raises(ValueError, match="4 seats"):
+        play([RandomBot()] * 3)

@@ -1,0 +1,79 @@
+"""The SQLite store: matches committed one by one, resume, locking, corrupt files."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from arbiter.match import LocalSeat, MatchConfig, run_match
+from arbiter.store import Store, StoreError
+from bots.random_bot import RandomBot
+
+
+def a_record(seed=1):
+    return asyncio.run(run_match(MatchConfig("spades", seed, {"deals": 1}), [LocalSeat(RandomBot())] * 4))
+
+
+def test_matches_are_saved_and_read_back(tmp_path):
+    db = tmp_path / "a.sqlite"
+    with Store(db) as store:
+        t = store.open_tournament("t1", "spades", {"x": 1})
+        rec = a_record()
+        store.save_match(t.id, 0, 0, 0, rec)
+        assert store.done_indices(t.id) == {0}
+    with Store(db) as store:  # a new connection sees the committed row
+        [row] = store.matches(store.tournament("t1").id)
+        assert row.outcome == rec.outcome and row.record() == rec
+        assert store.match(rec.match_id).seats == rec.seat_names
+        with pytest.raises(Exception):
+            store.save_match(t.id, 0, 0, 0, rec)  # an index is never counted twice
+
+
+def test_resuming_with_a_different_spec_is_refused(tmp_path):
+    with Store(tmp_path / "a.sqlite") as store:
+        t = store.open_tournament("t1", "spades", {"deals": 2})
+        store.save_match(t.id, 0, 0, 0, a_record())
+        assert store.open_tournament("t1", "spades", {"deals": 2}).id == t.id  # same spec resumes
+        with pytest.raises(StoreError, match="different spec.*--fresh"):
+            store.open_tournament("t1", "spades", {"deals": 3})
+        fresh = store.open_tournament("t1", "spades", {"deals": 3}, fresh=True)
+        assert store.matches(fresh.id) == []
+
+
+def test_two_runs_cannot_write_one_file(tmp_path):
+    db = tmp_path / "a.sqlite"
+    with Store(db) as first, Store(db) as second:
+        first.lock()
+        with pytest.raises(StoreError, match="another run is writing"):
+            second.lock()
+        first.unlock()
+        second.lock()
+
+
+def test_a_corrupt_file_is_a_clear_error_and_is_left_alone(tmp_path):
+    db = tmp_path / "junk.sqlite"
+    db.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(StoreError, match="not a usable store"):
+        Store(db)
+    assert db.read_bytes().startswith(b"this is not a database")
+
+
+def test_unknown_tournament_and_match(tmp_path):
+    with Store(tmp_path / "a.sqlite") as store:
+        with pytest.raises(StoreError, match="no tournaments"):
+            store.tournament()
+        with pytest.raises(StoreError, match="no tournament 'x'"):
+            store.tournament("x")
+        with pytest.raises(StoreError, match="no match 'm'"):
+            store.match("m")
+
+
+def test_a_corrupt_row_is_reported_not_crashed_on(tmp_path):
+    with Store(tmp_path / "a.sqlite") as store:
+        t = store.open_tournament("t1", "spades", {})
+        rec = a_record()
+        store.save_match(t.id, 0, 0, 0, rec)
+        store.db.execute("UPDATE matches SET ranks = 'garbage'")
+        with pytest.raises(StoreError, match="corrupt"):
+            store.matches(t.id)

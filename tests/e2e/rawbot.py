@@ -1,0 +1,90 @@
+"""A bot written directly against the generated stubs, for protocol and leak tests.
+
+It records every message it receives, and answers each Turn through a pluggable
+``respond(turn) -> list[BotMessage]`` (default: echo the first legal action), so tests
+can send malformed, illegal, late or misaddressed answers over a real socket.
+"""
+
+from __future__ import annotations
+
+import queue
+import random
+import threading
+from typing import Callable
+
+import grpc
+
+from cardarena.v1 import arena_pb2 as pb
+from cardarena.v1 import arena_pb2_grpc as pb_grpc
+
+
+def act(turn: pb.Turn, action: pb.Action, request_id: int | None = None, match_id: str | None = None) -> pb.BotMessage:
+    return pb.BotMessage(
+        act=pb.Act(
+            match_id=turn.match_id if match_id is None else match_id,
+            request_id=turn.request_id if request_id is None else request_id,
+            action=action,
+        )
+    )
+
+
+class RawBot:
+    def __init__(self, address: str, name: str, token: str = "", respond: Callable | None = None, seed: int = 0,
+                 hello: pb.BotMessage | None = None):
+        self.address = address
+        self.name = name
+        self.rng = random.Random(seed)
+        self.respond = respond or (lambda turn: [act(turn, self.rng.choice(turn.legal_actions))])
+        self.received: list[pb.ArbiterMessage] = []
+        self.outbox: queue.Queue = queue.Queue()
+        self.hello = hello or pb.BotMessage(hello=pb.Hello(bot_name=name, bot_version="raw", token=token, protocol_version=1))
+        self.done = threading.Event()
+        self.error: Exception | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.channel = grpc.insecure_channel(address)
+
+    def start(self) -> "RawBot":
+        self.thread.start()
+        return self
+
+    def _requests(self):
+        yield self.hello
+        while True:
+            m = self.outbox.get()
+            if m is None:
+                return
+            yield m
+
+    def _run(self) -> None:
+        try:
+            for msg in pb_grpc.ArenaStub(self.channel).Play(self._requests()):
+                self.received.append(msg)
+                if msg.WhichOneof("msg") == "turn":
+                    for out in self.respond(msg.turn):
+                        self.outbox.put(out)
+        except grpc.RpcError as exc:
+            if exc.code() != grpc.StatusCode.CANCELLED:
+                self.error = exc
+        finally:
+            self.done.set()
+
+    def send(self, msg: pb.BotMessage) -> None:
+        self.outbox.put(msg)
+
+    def close(self) -> None:
+        self.outbox.put(None)
+        self.channel.close()
+        if threading.current_thread() is not self.thread:
+            self.thread.join(5)
+
+    def of_kind(self, kind: str) -> list:
+        return [getattr(m, kind) for m in self.received if m.WhichOneof("msg") == kind]
+
+    def wait_for(self, kind: str, count: int = 1, timeout: float = 10.0) -> list:
+        """The messages of ``kind`` once at least ``count`` have arrived (or at the timeout)."""
+        import time
+
+        deadline = time.monotonic() + timeout
+        while len(self.of_kind(kind)) < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self.of_kind(kind)

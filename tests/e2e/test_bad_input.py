@@ -1,0 +1,163 @@
+"""Bad input over a real socket: every bad answer gets a clear error or the configured
+policy, the match stays intact, and the arbiter keeps serving."""
+
+from __future__ import annotations
+
+import time
+
+import grpc
+
+from arbiter import convert
+from arbiter.games import EndReason
+from cardarena.v1 import arena_pb2 as pb
+from cardarena.v1 import arena_pb2_grpc as pb_grpc
+from tests.e2e.rawbot import RawBot, act
+
+SPADES_CARDS = [r + s for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K") for s in "SHDC"]
+
+
+def spades_play(card: str) -> pb.Action:
+    a = pb.Action()
+    a.spades.play.card = card
+    return a
+
+
+def run(serve, seats, seed=1, policy="forfeit", decision_ms=0, bank_ms=0, max_strikes=0, options=None):
+    with grpc.insecure_channel(serve.address) as ch:
+        summary = pb_grpc.MatchesStub(ch).RunMatch(
+            pb.RunMatchRequest(
+                game="spades", seats=seats, seed=seed, options=options or {"deals": "1"}, policy=policy,
+                max_strikes=max_strikes, clock=pb.Clock(decision_ms=decision_ms, bank_ms=bank_ms),
+            ),
+            timeout=120,
+        )
+    return summary, convert.outcome_from_proto(summary.outcome)
+
+
+def with_others(serve, raw: RawBot, name: str = "raw"):
+    for n in ("r1", "r2", "r3"):
+        serve.start_bot("random", n)
+    raw.start()
+    serve.wait_sessions([name, "r1", "r2", "r3"])
+    return [name, "r1", "r2", "r3"]
+
+
+def illegal_card(turn: pb.Turn) -> str:
+    """A card that is a syntactically fine action but not legal now."""
+    legal = {a.notation for a in turn.legal_actions}
+    return next(c for c in SPADES_CARDS if f"play {c}" not in legal)
+
+
+def test_first_message_must_be_hello(serve):
+    bot = RawBot(serve.address, "x", hello=pb.BotMessage(act=pb.Act(match_id="m", request_id=1))).start()
+    assert bot.done.wait(10)
+    assert [e.code for e in bot.of_kind("error")] == ["protocol"]
+    assert "Hello" in bot.of_kind("error")[0].message
+
+
+def test_bad_name_and_protocol_version_are_refused(serve):
+    bot = RawBot(serve.address, "x", hello=pb.BotMessage(hello=pb.Hello(bot_name="bad name!", protocol_version=1))).start()
+    assert bot.done.wait(10)
+    assert bot.of_kind("error")[0].code == "auth" and "bad bot name" in bot.of_kind("error")[0].message
+    bot = RawBot(serve.address, "x", hello=pb.BotMessage(hello=pb.Hello(bot_name="ok", protocol_version=99))).start()
+    assert bot.done.wait(10)
+    assert "protocol version 99" in bot.of_kind("error")[0].message
+
+
+def test_acts_out_of_turn_and_for_other_requests_are_rejected_and_the_match_completes(serve):
+    def respond(turn):
+        # guesses at other requests (other seats', future, past), another match, then the real answer
+        junk = [act(turn, turn.legal_actions[0], request_id=max(0, turn.request_id + d)) for d in (-3, -1, 1, 2, 1000)]
+        junk.append(act(turn, turn.legal_actions[0], match_id="someone-elses-match"))
+        return junk + [act(turn, turn.legal_actions[0])]
+
+    raw = RawBot(serve.address, "raw", respond=respond)
+    seats = with_others(serve, raw)
+    summary, outcome = run(serve, seats)
+    assert outcome.reason is EndReason.COMPLETED
+    assert list(summary.incidents) == []
+    raw.wait_for("match_end")
+    errors = raw.of_kind("error")
+    assert errors and {e.code for e in errors} == {"unknown_request"}
+    assert all("no pending request" in e.message for e in errors)
+    turns = raw.of_kind("turn")
+    assert len(errors) >= 6 * len(turns) - 3  # the last turn's junk may arrive after the match ended
+    # the arbiter is still serving: another match on the same sessions
+    summary2, outcome2 = run(serve, seats, seed=2)
+    assert outcome2.reason is EndReason.COMPLETED
+
+
+def test_illegal_action_forfeits_with_a_clear_error(serve):
+    raw = RawBot(serve.address, "raw", respond=lambda turn: [act(turn, spades_play(illegal_card(turn)))])
+    seats = with_others(serve, raw)
+    summary, outcome = run(serve, seats)
+    assert outcome.reason is EndReason.FORFEIT_ILLEGAL
+    assert outcome.ranks == (2, 1, 2, 1)  # seat 0's side loses
+    [err] = raw.wait_for("error")
+    assert err.code == "illegal" and "not a legal action" in err.message and "forfeits" in err.message
+    assert raw.wait_for("match_end")[0].outcome.reason == pb.END_REASON_FORFEIT_ILLEGAL
+    assert len(summary.incidents) == 1 and "seat 0" in summary.incidents[0]
+
+
+def test_illegal_actions_under_the_default_policy_play_on_until_the_strikes_run_out(serve):
+    raw = RawBot(serve.address, "raw", respond=lambda turn: [act(turn, spades_play(illegal_card(turn)))])
+    seats = with_others(serve, raw)
+    summary, outcome = run(serve, seats, policy="default", max_strikes=100)
+    assert outcome.reason is EndReason.COMPLETED  # the arbiter played the default action each time
+    raw.wait_for("match_end")
+    turns = raw.of_kind("turn")
+    assert len(summary.incidents) == len(turns) and all("illegal" in i for i in summary.incidents)
+    assert all("was played for you" in e.message for e in raw.of_kind("error"))
+    summary, outcome = run(serve, seats, policy="default", max_strikes=2)
+    assert outcome.reason is EndReason.FORFEIT_ILLEGAL and "strike 3" in outcome.detail
+
+
+def test_malformed_actions_get_errors_naming_the_problem(serve):
+    wrong_game = pb.Action()
+    wrong_game.spot.SetInParent()
+    bad_card = spades_play("ZZ")
+    empty = pb.Action()
+    no_verb = pb.Action()
+    no_verb.spades.SetInParent()
+    kinds = [empty, wrong_game, bad_card, no_verb]
+    state = {"i": 0}
+
+    def respond(turn):
+        i = state["i"]
+        state["i"] += 1
+        return [act(turn, kinds[i % len(kinds)])]
+
+    raw = RawBot(serve.address, "raw", respond=respond)
+    seats = with_others(serve, raw)
+    summary, outcome = run(serve, seats, policy="default", max_strikes=1000)
+    assert outcome.reason is EndReason.COMPLETED
+    raw.wait_for("match_end")
+    messages = [e.message for e in raw.of_kind("error")]
+    assert all(e.code == "malformed" for e in raw.of_kind("error"))
+    assert any("action is empty" in m for m in messages)
+    assert any("'spot'" in m for m in messages)
+    assert any("unknown card 'ZZ'" in m for m in messages)
+    assert any("no verb" in m for m in messages)
+
+
+def test_late_answers_time_out_and_are_refused(serve):
+    def respond(turn):
+        time.sleep(0.3)
+        return [act(turn, turn.legal_actions[0])]
+
+    raw = RawBot(serve.address, "raw", respond=respond)
+    seats = with_others(serve, raw)
+    summary, outcome = run(serve, seats, decision_ms=100, bank_ms=0)
+    assert outcome.reason is EndReason.FORFEIT_TIMEOUT
+    assert "no answer within" in outcome.detail
+    time.sleep(0.5)  # the late Act arrives after the arbiter gave up
+    codes = [e.code for e in raw.of_kind("error")]
+    assert codes[0] == "late" and "unknown_request" in codes
+
+
+def test_a_bot_that_disconnects_forfeits_and_the_others_are_told(serve):
+    raw = RawBot(serve.address, "raw", respond=lambda turn: (raw.close(), [])[1])
+    seats = with_others(serve, raw)
+    summary, outcome = run(serve, seats)
+    assert outcome.reason is EndReason.FORFEIT_DISCONNECT and outcome.ranks == (2, 1, 2, 1)
+    assert serve.alive()

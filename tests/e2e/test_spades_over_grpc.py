@@ -1,0 +1,112 @@
+"""End to end: `arbiter serve` as a subprocess, four bot processes over real gRPC on loopback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from arbiter import convert
+from arbiter.match import MatchRecord, RecordedAction, replay_record
+from arbiter.games import EndReason, get_game
+from cardarena.v1 import arena_pb2 as pb
+from cardarena.v1 import arena_pb2_grpc as pb_grpc
+from tests.conftest import ROOT
+
+
+def run_match(address: str, seats: list[str], seed: int, options: dict | None = None, **kw) -> pb.MatchSummary:
+    with grpc.insecure_channel(address) as ch:
+        return pb_grpc.MatchesStub(ch).RunMatch(
+            pb.RunMatchRequest(game="spades", seats=seats, seed=seed, options=options or {}, **kw), timeout=120
+        )
+
+
+def replayed(summary: pb.MatchSummary, seats: list[str], seed: int, options: dict):
+    game = get_game("spades", options)
+    state = game.new_initial_state(seed)
+    for text in summary.actions:
+        state.apply(game.parse_action(text))
+    return state
+
+
+def test_four_bot_processes_play_complete_games(serve):
+    names = ["north", "east", "south", "west"]
+    for i, n in enumerate(names):
+        serve.start_bot("heuristic" if i % 2 == 0 else "random", n)
+    serve.wait_sessions(names)
+    for seed in (1, 2):
+        summary = run_match(serve.address, names, seed, {"target": "200"})
+        outcome = convert.outcome_from_proto(summary.outcome)
+        assert outcome.reason in (EndReason.COMPLETED, EndReason.TURN_LIMIT), summary.incidents
+        assert not summary.incidents
+        # the recorded actions replay, from the seed alone, to the same final score
+        state = replayed(summary, names, seed, {"target": "200"})
+        assert state.is_terminal and state.outcome() == outcome
+        assert summary.decisions == len(summary.actions) >= 52
+        # partners share their side's score and rank
+        assert outcome.scores[0] == outcome.scores[2] and outcome.scores[1] == outcome.scores[3]
+        assert sorted(set(outcome.ranks)) in ([1, 2], [1])
+    # the server still answers the standard health check
+    with grpc.insecure_channel(serve.address) as ch:
+        status = health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest(service="cardarena.v1.Arena"))
+        assert status.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_cli_play_on_a_running_server(serve):
+    names = ["a1", "b1", "a2", "b2"]
+    for n in names:
+        serve.start_bot("random", n)
+    serve.wait_sessions(names)
+    proc = subprocess.run(
+        [sys.executable, "-m", "arbiter", "play", "spades", *names, "--server", serve.address, "--seed", "5", "-o", "deals=1"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "completed" in proc.stdout and "a1" in proc.stdout
+
+
+def test_reflection_lists_the_services(serve):
+    from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+    with grpc.insecure_channel(serve.address) as ch:
+        stub = reflection_pb2_grpc.ServerReflectionStub(ch)
+        responses = stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
+        names = {s.name for r in responses for s in r.list_services_response.service}
+    assert {"cardarena.v1.Arena", "cardarena.v1.Matches", "grpc.health.v1.Health"} <= names
+
+
+def test_run_match_rejects_bad_requests_clearly(serve):
+    serve.start_bot("random", "solo")
+    serve.wait_sessions(["solo"])
+    with pytest.raises(grpc.RpcError) as e:
+        run_match(serve.address, ["solo", "solo", "nobody", "solo"], 1)
+    assert e.value.code() == grpc.StatusCode.FAILED_PRECONDITION and "nobody" in e.value.details()
+    with pytest.raises(grpc.RpcError) as e:
+        run_match(serve.address, ["solo"] * 4, 1, {"target": "lots"})
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "target" in e.value.details()
+    with pytest.raises(grpc.RpcError) as e:
+        run_match(serve.address, ["solo"] * 3, 1)
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "4 seats" in e.value.details()
+    # one session may hold several seats of one match
+    summary = run_match(serve.address, ["solo"] * 4, 3, {"deals": "1"})
+    assert convert.outcome_from_proto(summary.outcome).reason is EndReason.COMPLETED
+
+
+def test_secured_server_needs_tokens(secured_serve):
+    from tests.e2e.rawbot import RawBot
+
+    bad = RawBot(secured_serve.address, "intruder", token="wrong").start()
+    assert bad.done.wait(10)
+    errors = bad.of_kind("error")
+    assert errors and errors[0].code == "auth" and "token" in errors[0].message
+    assert not bad.of_kind("welcome")
+    secured_serve.start_bot("random", "member", token="join-secret")
+    secured_serve.wait_sessions(["member"], admin_token="admin-secret")
+    with pytest.raises(grpc.RpcError) as e:
+        run_match(secured_serve.address, ["member"] * 4, 1, {"deals": "1"}, admin_token="nope")
+    assert e.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    summary = run_match(secured_serve.address, ["member"] * 4, 1, {"deals": "1"}, admin_token="admin-secret")
+    assert summary.decisions >= 52

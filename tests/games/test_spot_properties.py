@@ -1,0 +1,277 @@
+"""Spot engine: properties over many seeded random matches, and hidden information.
+
+Invariants checked at every step: card conservation, only legal melds on the table,
+the 4-card drop limit and one new meld per turn, money conservation (balances + pot = 0),
+every hand ends within its guard. Hidden information: no view or visible event shows a
+card of another hand (unless it was publicly picked up from the discard pile) or of the
+stock, and a view does not change when what its seat cannot see is shuffled.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+
+from arbiter.games import events_for, get_game
+from arbiter.games.cards import STANDARD_DECK, Card
+from arbiter.games.spot import Discard, LayOff, Meld, MeldKind, Phase, SpotTableMeld
+from tests.games.conformance import walk_cards
+
+
+def _valid_table_meld(m: SpotTableMeld) -> bool:
+    ranks = [x.rank for x in m.cards]
+    suits = {x.suit for x in m.cards}
+    if m.kind is MeldKind.GROUP:
+        return 3 <= len(m.cards) <= 4 and len(set(ranks)) == 1 and len(suits) == len(m.cards)
+    return len(m.cards) >= 3 and len(suits) == 1 and ranks == list(range(ranks[0], ranks[0] + len(ranks)))
+
+
+def _check_invariants(state) -> None:
+    n = state.game.num_seats
+    # card conservation: every card of the deck exactly once
+    cards = [c for h in state._hands for c in h] + state._stock + state._discard
+    cards += [c for m in state._melds for c in m.cards]
+    assert sorted(cards) == list(STANDARD_DECK)
+    # only legal melds, ids in creation order
+    for i, m in enumerate(state._melds):
+        assert m.id == i and _valid_table_meld(m), m
+    # the drop limit; money conservation (in sixtieths, exactly)
+    assert 0 <= state._dropped <= 4
+    assert sum(state._balances60) + state._pot60 == 0
+    v = state.view(state.current_seat)
+    assert abs(sum(v.balances) + v.pot) < 1e-9
+    assert sum(v.hand_counts) + v.stock_count + len(v.discard_pile) + sum(len(m.cards) for m in v.melds) == 52
+    assert len(v.hand_counts) == n and v.turn_number < state.game.options.max_turns_per_hand
+
+
+def _pick(state, rng, greedy):
+    legal = state.legal_actions()
+    if greedy:  # drop whenever possible, so that hands are often gone out of
+        drops = [a for a in legal if isinstance(a, (Meld, LayOff))]
+        if drops and rng.random() < 0.9:
+            return rng.choice(drops)
+    return rng.choice(legal)
+
+
+def _playout(game, seed, on_step=None, on_turn=None, greedy=False):
+    """A seeded random match; after each turn ``on_turn(actions, cards at its start, state,
+    seat, the summary of the hand it ended or None)``."""
+    rng = random.Random(seed)
+    state = game.new_initial_state(seed)
+    turn: list = []
+    start = len(state._hands[state.current_seat])
+    steps = 0
+    while not state.is_terminal:
+        if on_step:
+            on_step(state)
+        seat = state.current_seat
+        action = _pick(state, rng, greedy)
+        before = state.view(seat).last_hand
+        state.apply(action)
+        steps += 1
+        assert steps < 200_000
+        turn.append(action)
+        if isinstance(action, Discard):
+            if on_turn:
+                after = state.view(seat).last_hand
+                on_turn(turn, start, state, seat, after if after is not before else None)
+            turn = []
+            if not state.is_terminal:
+                start = len(state._hands[state.current_seat])
+    return state
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_invariants_over_random_matches(players):
+    game = get_game("spot", {"players": players, "hands": players})
+    stats = {"turns": 0, "went_out": 0}
+
+    def on_turn(actions, start, state, seat, ended):
+        stats["turns"] += 1
+        melds = [a for a in actions if isinstance(a, Meld)]
+        drops = sum(len(a.cards) for a in melds) + sum(isinstance(a, LayOff) for a in actions)
+        assert len(melds) <= 1 and drops <= 4
+        assert isinstance(actions[-1], Discard) and sum(isinstance(a, Discard) for a in actions) == 1
+        if ended is not None and ended.went_out is not None:
+            assert ended.went_out == seat
+            stats["went_out"] += 1
+            assert start <= 4  # more than 4 cards at the start of the turn: cannot go out
+
+    for seed in range(12 if players < 6 else 20):
+        state = _playout(game, 1000 * players + seed, _check_invariants, on_turn, greedy=seed % 2 == 0)
+        assert abs(sum(state.outcome().scores)) < 1e-9
+        starts = sum(e.kind == "hand_start" for e in state.log)
+        assert starts == players  # every deal ended
+    assert stats["turns"] > 100
+    assert stats["went_out"] > 0 or players == 6  # 6 players: a 3-card stock, no time to go out
+
+
+def test_going_out_happens_and_pays_the_pot():
+    """Random players do go out sometimes; each time the pot is taken and the others pay."""
+    game = get_game("spot", {"players": 2, "hands": 6})
+    outs = 0
+    for seed in range(30):
+        state = _playout(game, seed)
+        for e in state.log:
+            if e.kind == "score" and "went out" in e.text:
+                outs += 1
+                assert e.text.endswith("pot 0")
+    assert outs > 0
+
+
+def test_deal_depends_only_on_seed_and_hand_index():
+    game = get_game("spot", {"players": 3, "hands": 3, "first_dealer": 0})
+    deals = []
+    for play_seed in (1, 2):
+        rng = random.Random(play_seed)
+        state = game.new_initial_state(77)
+        while not state.is_terminal:
+            state.apply(rng.choice(state.legal_actions()))
+        deals.append([(e.seat, e.cards) for e in state.log if e.kind == "deal" and e.visible_to])
+    assert deals[0] == deals[1] and len(deals[0]) == 9
+    other = get_game("spot", {"players": 3, "hands": 3, "first_dealer": 0}).new_initial_state(78)
+    assert [(e.seat, e.cards) for e in other.log if e.kind == "deal" and e.visible_to] != deals[0][:3]
+
+
+# --------------------------------------------------------------------------------------
+# Hidden information
+
+
+def _hidden_from(state, seat) -> set[Card]:
+    """Cards ``seat`` may not know: the stock and other hands, minus public pickups."""
+    public = {p.card for p in state._pickups}
+    hidden = set(state._stock)
+    for p, h in enumerate(state._hands):
+        if p != seat:
+            hidden |= set(h) - public
+    return hidden
+
+
+def _current_hand_events(state, seat):
+    log = state.log
+    start = max(i for i, e in enumerate(log) if e.kind == "hand_start")
+    return events_for(log[start:], seat)
+
+
+def test_views_and_events_never_show_hidden_cards():
+    checked = 0
+    for players in (2, 4, 6):
+        game = get_game("spot", {"players": players, "hands": 2})
+
+        def on_step(state):
+            nonlocal checked
+            for seat in range(players):
+                v = state.view(seat)
+                assert v.hand == tuple(sorted(state._hands[seat]))
+                hidden = _hidden_from(state, seat)
+                seen = set(walk_cards(dataclasses.replace(v, last_hand=None)))
+                seen |= set(walk_cards(_current_hand_events(state, seat)))
+                assert not (seen & hidden), (seat, seen & hidden)
+                checked += 1
+            spec = state.spectator_view()
+            assert spec.hand == () and spec.unused_stock == ()
+            assert not (set(walk_cards(dataclasses.replace(spec, last_hand=None))) & _hidden_from(state, -1))
+
+        for seed in range(4):
+            state = _playout(game, seed, on_step=on_step)
+            spec = state.spectator_view()
+            assert spec.game_over and set(spec.unused_stock) == set(state._stock)
+    assert checked > 1000
+
+
+def test_first_players_ninth_card_and_stock_draws_are_private():
+    game = get_game("spot", {"first_dealer": 0})
+    for seed in range(20):
+        state = game.new_initial_state(seed)
+        fp_cards = set(state._hands[1])
+        assert len(fp_cards) == 9 and set(state.view(1).hand) == fp_cards
+        for seat in (0, 2, 3):
+            seen = set(walk_cards(state.view(seat))) | set(walk_cards(events_for(state.log, seat)))
+            assert not seen & fp_cards
+            assert state.view(seat).hand_counts[1] == 9
+        # play the first turn, then the next player draws from the stock
+        rng = random.Random(seed)
+        while state.current_seat == 1:
+            state.apply(rng.choice(state.legal_actions()))
+        top = state._stock[-1]
+        events = state.apply(state.game.parse_action("draw stock"))
+        assert top in state._hands[2]
+        for seat in (0, 1, 3):
+            assert top not in walk_cards(events_for(events, seat))
+            assert top not in walk_cards(state.view(seat))
+        assert top in walk_cards(events_for(events, 2)) and top in state.view(2).hand
+
+
+def test_discard_pickup_is_public():
+    game = get_game("spot", {"first_dealer": 0})
+    state = game.new_initial_state(3)
+    rng = random.Random(0)
+    while state.current_seat == 1:
+        state.apply(rng.choice(state.legal_actions()))
+    top = state.view(2).discard_pile[-1]
+    events = state.apply(state.game.parse_action("draw discard"))
+    for seat in range(4):
+        assert top in walk_cards(events_for(events, seat))
+        assert state.view(seat).pickups[-1].card == top and state.view(seat).pickups[-1].seat == 2
+
+
+def _swap_unseen(state, seat, rng) -> bool:
+    """Swap two cards ``seat`` cannot see (other hands / stock); False if impossible."""
+    public = {p.card for p in state._pickups}
+    places = [("stock", i) for i in range(len(state._stock))]
+    for p, h in enumerate(state._hands):
+        if p != seat:
+            places += [(p, i) for i, x in enumerate(h) if x not in public]
+
+    def get(pl):
+        where, i = pl
+        return state._stock[i] if where == "stock" else state._hands[where][i]
+
+    def put(pl, card):
+        where, i = pl
+        if where == "stock":
+            state._stock[i] = card
+        else:
+            state._hands[where][i] = card
+
+    candidates = [(a, b) for a in places for b in places if a[0] != b[0]]
+    if not candidates:
+        return False
+    a, b = rng.choice(candidates)
+    ca, cb = get(a), get(b)
+    put(a, cb)
+    put(b, ca)
+    return ca != cb
+
+
+def test_view_invariance_under_swaps_of_unseen_cards():
+    swaps = 0
+    for players in (2, 4, 5):
+        game = get_game("spot", {"players": players, "hands": 1})
+        for seed in range(10):
+            rng = random.Random(seed)
+            state = game.new_initial_state(seed)
+            for _ in range(rng.randrange(0, 60)):
+                if state.is_terminal or state.view(0).hand_number > 1:
+                    break
+                state.apply(rng.choice(state.legal_actions()))
+            if state.is_terminal:
+                continue
+            for seat in range(players):
+                other = state.clone()
+                for _ in range(5):
+                    swaps += _swap_unseen(other, seat, rng)
+                assert other._hands != state._hands or other._stock != state._stock
+                assert other.view(seat) == state.view(seat)
+                if state.current_seat == seat:
+                    assert other.legal_actions() == state.legal_actions()
+    assert swaps > 100
+
+
+def test_spectator_view_hides_hands_while_running():
+    state = get_game("spot").new_initial_state(1)
+    v = state.spectator_view()
+    assert v.seat == -1 and v.hand == () and sum(v.hand_counts) == 33 and 9 in v.hand_counts
+    assert v.phase is Phase.DROP and not walk_cards(v)
