@@ -140,6 +140,20 @@ class SeatClient(abc.ABC):
         """The runner stopped waiting for this request (timeout); forget it."""
 
 
+class MatchObserver(abc.ABC):
+    """Watches a match from outside (spectators, live displays). Sees only public things:
+    the events visible to nobody in particular, and the spectator view."""
+
+    async def started(self, match_id: str, game: str, seat_names: tuple[str, ...], spectator_view: Any) -> None:
+        """The deal is done; no decision made yet."""
+
+    async def step(self, match_id: str, seat: int, action: str, public_events: list[Event], spectator_view: Any) -> None:
+        """``seat`` played ``action`` (public notation); the public events it caused."""
+
+    async def ended(self, record: "MatchRecord", final_view: Any) -> None:
+        """The match is over; ``final_view`` shows everything (None after a forfeit)."""
+
+
 class LocalSeat(SeatClient):
     """A trusted SDK bot running in this process (the local harness, `--transport inproc`)."""
 
@@ -310,7 +324,12 @@ class _Forfeit(Exception):
         self.seat, self.kind, self.detail = seat, kind, detail
 
 
-async def run_match(config: MatchConfig, seats: Sequence[SeatClient], bot_seed: int | None = None) -> MatchRecord:
+async def run_match(
+    config: MatchConfig,
+    seats: Sequence[SeatClient],
+    bot_seed: int | None = None,
+    observers: Sequence[MatchObserver] = (),
+) -> MatchRecord:
     """Play one match to the end and return its record. Never raises for a bot's failure."""
     game = config.make_game()
     if len(seats) != game.num_seats:
@@ -324,7 +343,7 @@ async def run_match(config: MatchConfig, seats: Sequence[SeatClient], bot_seed: 
         seat_names=tuple(s.name for s in seats),
         started=time.time(),
     )
-    runner = _Runner(game, config, seats, record, bot_seed if bot_seed is not None else config.seed)
+    runner = _Runner(game, config, seats, record, bot_seed if bot_seed is not None else config.seed, observers)
     t0 = time.monotonic()
     try:
         await runner.run()
@@ -334,8 +353,10 @@ async def run_match(config: MatchConfig, seats: Sequence[SeatClient], bot_seed: 
 
 
 class _Runner:
-    def __init__(self, game: Game, config: MatchConfig, seats: Sequence[SeatClient], record: MatchRecord, bot_seed: int):
+    def __init__(self, game: Game, config: MatchConfig, seats: Sequence[SeatClient], record: MatchRecord, bot_seed: int,
+                 observers: Sequence[MatchObserver] = ()):
         self.game, self.config, self.seats, self.record = game, config, seats, record
+        self.observers = tuple(observers)
         self.bot_seed = bot_seed
         n = game.num_seats
         self.bank_ms = [config.clock.bank_ms] * n
@@ -349,13 +370,21 @@ class _Runner:
         try:
             await self._start_all()
             await self._notify(state.log)
+            for obs in self.observers:
+                await self._safe(obs.started(record.match_id, game.name, record.seat_names, state.spectator_view()))
             while not state.is_terminal:
                 seat = state.current_seat
                 assert seat is not None
                 legal = state.legal_actions()
                 action, ms, forced = await self._ask(state, seat, legal)
                 record.actions.append(RecordedAction(seat, str(action), ms, forced))
-                await self._notify(state.apply(action))
+                new_events = state.apply(action)
+                await self._notify(new_events)
+                if self.observers:
+                    public = events_for(new_events, None)
+                    view = state.spectator_view()
+                    for obs in self.observers:
+                        await self._safe(obs.step(record.match_id, seat, str(action), public, view))
             record.outcome = state.outcome()
         except _Forfeit as f:
             record.incidents.append(Incident(f.seat, f.kind, f.detail))
@@ -364,6 +393,8 @@ class _Runner:
         await asyncio.gather(
             *(self._safe(s.finish(record.match_id, i, record.outcome, final_view)) for i, s in enumerate(self.seats))
         )
+        for obs in self.observers:
+            await self._safe(obs.ended(record, final_view))
 
     async def _safe(self, coro) -> None:
         try:

@@ -237,7 +237,6 @@ async def run_tournament(
     finished = len(done)
 
     async def play_all(seat_factory: Callable[[str], SeatClient]) -> None:
-        nonlocal finished
         sem = asyncio.Semaphore(concurrency)
 
         async def one(m: ScheduledMatch) -> None:

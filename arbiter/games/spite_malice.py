@@ -1171,7 +1171,7 @@ class SpiteAndMaliceState(State):
     # -- illegal-action reasons (from the actor's information only) --------------------
 
     def _why_illegal(self, action: Action, legal: list[Action]) -> str:
-        g, o, p = self.game, self.game.options, self.turn_seat
+        o = self.game.options
         why = self._source_problem(action)
         if why is None:
             if isinstance(action, End):

@@ -1,0 +1,18 @@
+"""The ``arbiter`` command: a thin typer + rich layer over the library API.
+
+    arbiter serve --port 50051
+    arbiter play spades heuristic random heuristic random --seed 7
+    arbiter tournament run --game spades --bots random,greedy,heuristic --deals 4
+    arbiter standings
+    arbiter replay MATCH_ID
+
+This package only wires commands together; each command module parses its arguments,
+calls one library function and renders the result. Only the CLI knows about rich.
+"""
+
+from arbiter.cli._common import app
+from arbiter.cli import play, replay, serve, tournament  # noqa: F401  (registers the commands)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,76 @@
+"""Shared pieces of the ``arbiter`` command: the apps, consoles, option aliases, errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from arbiter.games import ConfigError
+from arbiter.store import StoreError
+
+app = typer.Typer(help="Card Arena arbiter: host card games between bots, run tournaments, show standings.", no_args_is_help=True)
+tournament_app = typer.Typer(help="Run round-robin tournaments.", no_args_is_help=True)
+app.add_typer(tournament_app, name="tournament")
+
+out = Console()
+err = Console(stderr=True)
+
+# Options shared by several commands, defined once.
+SeedOpt = Annotated[int, typer.Option("--seed", help="Deal seed: the same seed replays the same deals.")]
+OptionOpt = Annotated[
+    Optional[list[str]], typer.Option("--option", "-o", help="Game option KEY=VALUE (repeatable), e.g. -o target=300.")
+]
+PresetOpt = Annotated[Optional[str], typer.Option("--preset", help="A named option preset of the game, e.g. book.")]
+DbOpt = Annotated[Path, typer.Option("--db", help="SQLite store file.", envvar="ARENA_DB")]
+DecisionOpt = Annotated[int, typer.Option("--decision-ms", help="Per-decision time limit in ms (0: none).")]
+BankOpt = Annotated[int, typer.Option("--bank-ms", help="Per-match time bank in ms, used past the decision limit.")]
+PolicyOpt = Annotated[str, typer.Option("--policy", help="On timeout/illegal action/disconnect: forfeit, or default (play the first legal action, up to --max-strikes).")]
+TransportOpt = Annotated[str, typer.Option("--transport", help="grpc (bots as processes over gRPC) or inproc (trusted bots in this process).")]
+
+
+class UsageError(Exception):
+    """A command-line mistake; printed without a traceback."""
+
+
+def _parse_options(pairs: list[str] | None) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--option {pair!r}: expected KEY=VALUE")
+        options[key.strip()] = value.strip()
+    return options
+
+
+def _run(fn, *args: Any, **kwargs: Any) -> Any:
+    """Call a library function, turning known errors into a clear message and exit 2."""
+    try:
+        return fn(*args, **kwargs)
+    except (UsageError, ConfigError, StoreError) as exc:
+        err.print(f"[bold red]error:[/] {exc}")
+        raise typer.Exit(2) from None
+    except Exception as exc:  # noqa: BLE001
+        from arbiter.botproc import BotStartError
+        from bots import BotLoadError
+
+        if isinstance(exc, (BotStartError, BotLoadError)):
+            err.print(f"[bold red]error:[/] {exc}")
+            raise typer.Exit(2) from None
+        raise
+
+
+def _outcome_table(seat_names, outcome, title: str) -> Table:
+    table = Table(title=title)
+    table.add_column("seat", justify="right")
+    table.add_column("bot")
+    table.add_column("score", justify="right")
+    table.add_column("rank", justify="right")
+    for seat, name in enumerate(seat_names):
+        table.add_row(str(seat), name, f"{outcome.scores[seat]:g}", str(outcome.ranks[seat]))
+    return table
+
+

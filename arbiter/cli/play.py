@@ -1,0 +1,45 @@
+"""`arbiter play`: one match between bots."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from arbiter.games import GAMES
+from arbiter.cli._common import (
+    BankOpt, DecisionOpt, OptionOpt, PolicyOpt, PresetOpt, SeedOpt, TransportOpt, _outcome_table, _parse_options, _run, app, out,
+)
+
+
+@app.command()
+def play(
+    game: Annotated[str, typer.Argument(help=f"Game: {', '.join(GAMES)}.")],
+    bots: Annotated[list[str], typer.Argument(help="One bot per seat: bundled name (random, greedy, heuristic) or FILE.py.")],
+    seed: SeedOpt = 0,
+    option: OptionOpt = None,
+    preset: PresetOpt = None,
+    server: Annotated[Optional[str], typer.Option(help="Play on a running arbiter HOST:PORT whose connected bots have these names.")] = None,
+    admin_token: Annotated[Optional[str], typer.Option(envvar="ARENA_ADMIN_TOKEN", help="Admin token of --server.")] = None,
+    transport: TransportOpt = "grpc",
+    decision_ms: DecisionOpt = 10_000,
+    bank_ms: BankOpt = 60_000,
+    policy: PolicyOpt = "forfeit",
+) -> None:
+    """Play one match between bots and print the result."""
+    from arbiter.play import play_local, play_remote
+
+    options = _run(_parse_options, option)
+    if server:
+        summary = _run(play_remote, server, game, bots, seed, options, preset, admin_token, decision_ms, bank_ms, policy)
+        out.print(_outcome_table(bots, summary.outcome, f"{game} (seed {seed}) on {server}: {summary.outcome.reason.value}"))
+        for inc in summary.incidents:
+            out.print(f"[yellow]incident:[/] {inc}")
+        return
+    record = _run(play_local, game, bots, seed, options, preset, transport, decision_ms, bank_ms, policy)
+    out.print(_outcome_table(record.seat_names, record.outcome, f"{game} (seed {seed}): {record.outcome.reason.value}"))
+    if record.outcome.detail:
+        out.print(record.outcome.detail)
+    for inc in record.incidents:
+        out.print(f"[yellow]incident:[/] seat {inc.seat}: {inc.kind}: {inc.detail}")
+    out.print(f"{len(record.actions)} decisions in {record.seconds:.2f} s; match {record.match_id}")
