@@ -126,8 +126,8 @@ def test_conservation_invariants_and_termination(name):
 
 
 def test_guard_bounds_a_never_ending_game():
-    # Players who always pass in the middle of a pass-free rhythm: discard-only play
-    # with a small turn cap must stop at exactly max_turns.
+    # Players who only ever discard (the stock is large) never empty a pile or the
+    # stock: the max_turns guard must stop the game at exactly max_turns.
     g = SpiteAndMalice({"max_turns": 25, "payoff_size": 5, "decks": 6})
     st = g.new_initial_state(0)
     while not st.is_terminal:
