@@ -18,10 +18,9 @@ from __future__ import annotations
 import random
 from typing import Sequence
 
-from arbiter.games.base import Action
-from arbiter.games.cards import Card
-from arbiter.games.spades import Bid, Give, Look, Play, SpadesView, power
-from sdk.bot import Bot
+from sdk import Bot, Card
+from sdk.bot import Action
+from sdk.spades import Bid, Give, Look, Play, SpadesView, power
 
 SPADE = 0
 #: Blind nil only when the side trails by at least this much.

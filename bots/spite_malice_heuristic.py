@@ -18,10 +18,9 @@ from __future__ import annotations
 import random
 from typing import Any, Sequence
 
-from arbiter.games.base import Action
-from arbiter.games.cards import Card
-from arbiter.games.spite_malice import End, Load, Play, Source, SourceKind, SpiteAndMaliceView, TargetKind
-from sdk.bot import Bot
+from sdk import Bot, Card
+from sdk.bot import Action
+from sdk.spite_and_malice import End, Load, Play, Source, SourceKind, SpiteAndMaliceView, TargetKind
 
 MAX_CHAIN = 6
 MAX_NODES = 4000

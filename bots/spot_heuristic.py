@@ -15,10 +15,9 @@ from __future__ import annotations
 import random
 from typing import Sequence
 
-from arbiter.games.base import Action
-from arbiter.games.cards import Card
-from arbiter.games.spot import Discard, Draw, DrawSource, LayOff, Meld, Phase, SpotView, fits
-from sdk.bot import Bot
+from sdk import Bot, Card
+from sdk.bot import Action
+from sdk.spot import Discard, Draw, DrawSource, LayOff, Meld, Phase, SpotView, fits
 
 PAIR_BONUS = 9.0
 NEAR_RUN_BONUS = 6.0  # suited neighbour (rank ±1)

@@ -15,7 +15,7 @@ Play locally without a server: ``sdk.harness.play_match``.
 """
 
 from sdk.bot import Bot, MatchInfo, MatchResult
-from arbiter.games import Card, Event, IllegalActionError, Outcome, parse_cards
+from arbiter.games import Action, Card, Event, IllegalActionError, Outcome, parse_cards
 
 
 def run(bot, address=None, token=None, name=None):
@@ -25,4 +25,4 @@ def run(bot, address=None, token=None, name=None):
     return _run(bot, address=address, token=token, name=name)
 
 
-__all__ = ["Bot", "MatchInfo", "MatchResult", "Card", "Event", "IllegalActionError", "Outcome", "parse_cards", "run"]
+__all__ = ["Action", "Bot", "MatchInfo", "MatchResult", "Card", "Event", "IllegalActionError", "Outcome", "parse_cards", "run"]

@@ -110,3 +110,32 @@ def test_secured_server_needs_tokens(secured_serve):
     assert e.value.code() == grpc.StatusCode.PERMISSION_DENIED
     summary = run_match(secured_serve.address, ["member"] * 4, 1, {"deals": "1"}, admin_token="admin-secret")
     assert summary.decisions >= 52
+
+
+@pytest.mark.parametrize(
+    "game, options, preset, n",
+    [
+        ("spite-and-malice", {"stalemate_rule": "fewer_payoff_wins"}, "", 2),
+        ("spite-and-malice", {}, "book", 2),
+        ("spite-and-malice", {"players": "4", "partnerships": "true", "payoff_size": "8"}, "", 4),
+        ("spot", {"hands": "2"}, "", 4),
+        ("spot", {"players": "2", "hands": "2"}, "", 2),
+    ],
+)
+def test_other_games_end_to_end_between_bot_processes(serve, game, options, preset, n):
+    names = [f"{game[:4]}{i}" for i in range(n)]
+    for i, name in enumerate(names):
+        serve.start_bot("heuristic" if i % 2 == 0 else "random", name)
+    serve.wait_sessions(names)
+    with grpc.insecure_channel(serve.address) as ch:
+        summary = pb_grpc.MatchesStub(ch).RunMatch(
+            pb.RunMatchRequest(game=game, seats=names, seed=9, options=options, preset=preset), timeout=120
+        )
+    outcome = convert.outcome_from_proto(summary.outcome)
+    assert outcome.reason in (EndReason.COMPLETED, EndReason.STALEMATE, EndReason.TURN_LIMIT), summary.incidents
+    assert not summary.incidents
+    g = get_game(game, options, preset or None)
+    state = g.new_initial_state(9)
+    for text in summary.actions:
+        state.apply(g.parse_action(text))
+    assert state.is_terminal and state.outcome() == outcome

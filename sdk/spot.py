@@ -1,0 +1,29 @@
+"""Spot for bot authors: the typed actions and view a Spot bot receives.
+
+    from sdk.spot import Draw, DrawSource, Meld, LayOff, Discard, SpotView
+
+The same types the arbiter's engine uses (rules: shared/rules/spot.md), plus helpers
+for reasoning about melds.
+"""
+
+from arbiter.games.cards import Card, Suit  # noqa: F401
+from arbiter.games.spot import (  # noqa: F401
+    Discard,
+    Draw,
+    DrawSource,
+    HandEnd,
+    LayOff,
+    Meld,
+    MeldKind,
+    Phase,
+    SpotHandSummary,
+    SpotPickup,
+    SpotRevealedHand,
+    SpotTableMeld,
+    SpotView,
+    candidate_melds,
+    card_value,
+    fits,
+    meld_kind,
+    spots,
+)
