@@ -1,9 +1,15 @@
-"""The SQLite store: tournaments, their scheduled matches and results, match records.
+"""The SQLite store: tournaments, their entrants, scheduled matches and results, records.
 
-One file (default ``arena.sqlite`` in the current directory, ``--db`` to change). Every
-finished match is committed in its own transaction as it ends, so a run that is killed
-loses no finished match; a match either has its full result row or counts as not played.
-A run holds an exclusive lock on ``<db>.lock`` so that two runs never write one file.
+One file (default ``arena.sqlite`` in the current directory; ``--db`` or ``ARENA_DB`` to
+change). Every finished match is committed in its own transaction as it ends, so a run
+that is killed (even with SIGKILL) loses no finished match; a match either has its full
+result row or counts as not played, and the primary key (tournament, schedule index)
+means no match is ever counted twice. A run holds an exclusive lock on ``<db>.lock``
+(released by the OS when the process dies), so a second run on the same file is refused
+with a clear message instead of interleaving writes; readers (standings, show) never lock.
+
+Bots are referred to by name and spec text (table ``entrants``); the bot registry keeps
+its own tables in the same file.
 """
 
 from __future__ import annotations
@@ -14,15 +20,15 @@ import json
 import os
 import sqlite3
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
 from arbiter.games import EndReason, Outcome
-from arbiter.match import MatchRecord
+from arbiter.match import Incident, MatchRecord
 
 DEFAULT_DB = "arena.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -32,7 +38,16 @@ CREATE TABLE IF NOT EXISTS tournaments (
     game TEXT NOT NULL,
     spec TEXT NOT NULL,          -- JSON: everything that defines the schedule and matches
     created REAL NOT NULL,
-    finished REAL                -- NULL while matches are missing
+    finished REAL,               -- NULL while matches are missing
+    planned INTEGER NOT NULL DEFAULT 0  -- matches in the schedule
+);
+CREATE TABLE IF NOT EXISTS entrants (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,          -- display name, as in matches.seats
+    spec TEXT NOT NULL,          -- as written in the tournament spec
+    launched TEXT NOT NULL,      -- what was launched (a registered name@version resolved)
+    version TEXT NOT NULL DEFAULT '',  -- the version the bot reported when it connected
+    PRIMARY KEY (tournament_id, name)
 );
 CREATE TABLE IF NOT EXISTS matches (
     tournament_id INTEGER NOT NULL REFERENCES tournaments(id) ON DELETE CASCADE,
@@ -48,6 +63,12 @@ CREATE TABLE IF NOT EXISTS matches (
     detail TEXT NOT NULL,        -- why it ended, in words
     record TEXT NOT NULL,        -- JSON MatchRecord: replays the match
     finished REAL NOT NULL,
+    round INTEGER NOT NULL DEFAULT 0,
+    table_no INTEGER NOT NULL DEFAULT 0,  -- which combination of entries
+    sides TEXT NOT NULL DEFAULT '[]',     -- JSON list: entry (bot or team) per side
+    incidents TEXT NOT NULL DEFAULT '[]', -- JSON list of {seat, kind, detail}
+    decisions INTEGER NOT NULL DEFAULT 0,
+    seconds REAL NOT NULL DEFAULT 0,
     PRIMARY KEY (tournament_id, idx)
 );
 CREATE INDEX IF NOT EXISTS matches_by_id ON matches(match_id);
@@ -58,6 +79,18 @@ class StoreError(Exception):
     """The store file is unusable (corrupt, newer schema, locked); the message says how."""
 
 
+# Columns added by schema 2 to files written by schema 1.
+_MIGRATE_1_TO_2 = [
+    "ALTER TABLE tournaments ADD COLUMN planned INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE matches ADD COLUMN round INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE matches ADD COLUMN table_no INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE matches ADD COLUMN sides TEXT NOT NULL DEFAULT '[]'",
+    "ALTER TABLE matches ADD COLUMN incidents TEXT NOT NULL DEFAULT '[]'",
+    "ALTER TABLE matches ADD COLUMN decisions INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE matches ADD COLUMN seconds REAL NOT NULL DEFAULT 0",
+]
+
+
 @dataclass(frozen=True)
 class TournamentRow:
     id: int
@@ -66,22 +99,50 @@ class TournamentRow:
     spec: dict[str, Any]
     created: float
     finished: float | None
+    planned: int = 0  # matches in the schedule
+    done: int = 0  # matches stored
+
+
+@dataclass(frozen=True)
+class Entrant:
+    name: str
+    spec: str  # as written in the tournament spec
+    launched: str  # what was launched
+    version: str = ""  # reported by the bot on connecting (gRPC runs)
 
 
 @dataclass(frozen=True)
 class MatchRow:
+    """One stored match: who sat where, the result, and what went wrong."""
+
     tournament_id: int
     idx: int
     match_id: str
     deal: int
-    rotation: int
+    rotation: int  # the seating of the table for this deal
     seed: int
     seats: tuple[str, ...]
     outcome: Outcome
-    record_json: str
+    record_json: str = field(repr=False)
+    round: int = 0
+    table: int = 0
+    sides: tuple[str, ...] = ()
+    incidents: tuple[Incident, ...] = ()
+    decisions: int = 0
+    seconds: float = 0.0
+
+    @property
+    def seating(self) -> int:
+        return self.rotation
 
     def record(self) -> MatchRecord:
         return MatchRecord.from_json(self.record_json)
+
+
+_MATCH_COLUMNS = (
+    "tournament_id, idx, match_id, deal, rotation, seed, seats, scores, ranks, reason, detail, record, "
+    "round, table_no, sides, incidents, decisions, seconds"
+)
 
 
 class Store:
@@ -94,14 +155,23 @@ class Store:
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.execute("PRAGMA journal_mode = WAL")
             self.db.execute("PRAGMA synchronous = NORMAL")
-            self.db.executescript(_SCHEMA)
-            row = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-            if row is None:
-                self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            elif int(row[0]) > SCHEMA_VERSION:
-                raise StoreError(f"{self.path}: schema version {row[0]} is newer than this arbiter ({SCHEMA_VERSION})")
+            with self._tx() as db:  # one writer creates or migrates the schema
+                row = None
+                if db.execute("SELECT name FROM sqlite_master WHERE name = 'meta'").fetchone():
+                    row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+                if row is not None and int(row[0]) > SCHEMA_VERSION:
+                    raise StoreError(f"{self.path}: schema version {row[0]} is newer than this arbiter ({SCHEMA_VERSION})")
+                if row is not None and int(row[0]) == 1:
+                    for stmt in _MIGRATE_1_TO_2:
+                        db.execute(stmt)
+                for stmt in _SCHEMA.split(";"):
+                    if stmt.strip():
+                        db.execute(stmt)
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path} is not a usable store: {exc}") from None
+        except ValueError as exc:
+            raise StoreError(f"{self.path}: unreadable schema version: {exc}") from None
         self._lock_file: Any = None
 
     def close(self) -> None:
@@ -117,13 +187,24 @@ class Store:
     # -- run lock ------------------------------------------------------------------------
 
     def lock(self) -> None:
-        """Take the exclusive run lock; StoreError at once if another run holds it."""
+        """Take the exclusive run lock; StoreError at once if another run holds it.
+
+        The lock is an flock on ``<db>.lock``: the OS drops it when the holder dies, so a
+        killed run never leaves the file locked.
+        """
+        if self._lock_file is not None:
+            return
         f = open(f"{self.path}.lock", "a+")
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            f.seek(0)
+            holder = f.read().strip()
             f.close()
-            raise StoreError(f"another run is writing {self.path} (lock {self.path}.lock held); wait for it or use another --db") from None
+            who = f" by process {holder}" if holder.isdigit() else ""
+            raise StoreError(
+                f"another run is writing {self.path} (lock {self.path}.lock held{who}); wait for it or use another --db"
+            ) from None
         f.seek(0)
         f.truncate()
         f.write(str(os.getpid()))
@@ -148,7 +229,9 @@ class Store:
 
     # -- tournaments -----------------------------------------------------------------------
 
-    def open_tournament(self, name: str, game: str, spec: dict[str, Any], fresh: bool = False) -> TournamentRow:
+    def open_tournament(
+        self, name: str, game: str, spec: dict[str, Any], fresh: bool = False, planned: int = 0
+    ) -> TournamentRow:
         """The tournament ``name``: created, or resumed if its spec is the same.
 
         StoreError if a tournament of that name exists with a different spec (resuming it
@@ -167,19 +250,30 @@ class Store:
                 )
             if row is None:
                 db.execute(
-                    "INSERT INTO tournaments (name, game, spec, created) VALUES (?, ?, ?, ?)",
-                    (name, game, spec_json, time.time()),
+                    "INSERT INTO tournaments (name, game, spec, created, planned) VALUES (?, ?, ?, ?, ?)",
+                    (name, game, spec_json, time.time(), planned),
                 )
+            elif planned:
+                db.execute("UPDATE tournaments SET planned = ? WHERE id = ?", (planned, row[0]))
         return self.tournament(name)
+
+    _T_COLUMNS = (
+        "id, name, game, spec, created, finished, planned, "
+        "(SELECT COUNT(*) FROM matches m WHERE m.tournament_id = tournaments.id)"
+    )
 
     def tournament(self, name_or_id: str | int | None = None) -> TournamentRow:
         """By name or id; the newest when None. StoreError if there is none."""
+        cols = self._T_COLUMNS
         if name_or_id is None:
-            row = self.db.execute("SELECT * FROM tournaments ORDER BY id DESC LIMIT 1").fetchone()
+            row = self.db.execute(f"SELECT {cols} FROM tournaments ORDER BY id DESC LIMIT 1").fetchone()
         elif isinstance(name_or_id, int) or str(name_or_id).isdigit():
-            row = self.db.execute("SELECT * FROM tournaments WHERE id = ? OR name = ?", (int(name_or_id), str(name_or_id))).fetchone()
+            row = self.db.execute(
+                f"SELECT {cols} FROM tournaments WHERE name = ? OR id = ? ORDER BY name = ? DESC LIMIT 1",
+                (str(name_or_id), int(name_or_id), str(name_or_id)),
+            ).fetchone()
         else:
-            row = self.db.execute("SELECT * FROM tournaments WHERE name = ?", (name_or_id,)).fetchone()
+            row = self.db.execute(f"SELECT {cols} FROM tournaments WHERE name = ?", (name_or_id,)).fetchone()
         if row is None:
             what = "no tournaments" if name_or_id is None else f"no tournament {name_or_id!r}"
             raise StoreError(f"{what} in {self.path}")
@@ -187,7 +281,7 @@ class Store:
             spec = json.loads(row[3])
         except json.JSONDecodeError as exc:
             raise StoreError(f"tournament {row[1]!r}: corrupt spec: {exc}") from None
-        return TournamentRow(row[0], row[1], row[2], spec, row[4], row[5])
+        return TournamentRow(row[0], row[1], row[2], spec, row[4], row[5], row[6], row[7])
 
     def tournaments(self) -> list[TournamentRow]:
         ids = [r[0] for r in self.db.execute("SELECT id FROM tournaments ORDER BY id")]
@@ -197,39 +291,78 @@ class Store:
         with self._tx() as db:
             db.execute("UPDATE tournaments SET finished = ? WHERE id = ?", (time.time(), tournament_id))
 
+    # -- entrants --------------------------------------------------------------------------
+
+    def set_entrants(self, tournament_id: int, entrants: list[tuple[str, str, str]]) -> None:
+        """Record (name, spec, launched) per bot; a resumed run keeps reported versions."""
+        with self._tx() as db:
+            for name, spec, launched in entrants:
+                db.execute(
+                    "INSERT INTO entrants (tournament_id, name, spec, launched) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (tournament_id, name) DO UPDATE SET spec = excluded.spec, launched = excluded.launched",
+                    (tournament_id, name, spec, launched),
+                )
+
+    def set_entrant_versions(self, tournament_id: int, versions: list[tuple[str, str]]) -> None:
+        with self._tx() as db:
+            for name, version in versions:
+                db.execute("UPDATE entrants SET version = ? WHERE tournament_id = ? AND name = ?", (version, tournament_id, name))
+
+    def entrants(self, tournament_id: int) -> list[Entrant]:
+        rows = self.db.execute(
+            "SELECT name, spec, launched, version FROM entrants WHERE tournament_id = ? ORDER BY rowid", (tournament_id,)
+        )
+        return [Entrant(*r) for r in rows]
+
     # -- matches ---------------------------------------------------------------------------
 
-    def save_match(self, tournament_id: int, idx: int, deal: int, rotation: int, record: MatchRecord) -> None:
-        """Commit one finished match (atomically; a duplicate index is an error)."""
-        assert record.outcome is not None
+    def save_match(
+        self,
+        tournament_id: int,
+        idx: int,
+        deal: int,
+        rotation: int,
+        record: MatchRecord,
+        round: int = 0,
+        table: int = 0,
+        sides: tuple[str, ...] | list[str] = (),
+    ) -> None:
+        """Commit one finished match atomically; StoreError if that index is already stored."""
+        if record.outcome is None:
+            raise ValueError("save_match: the record has no outcome (the match did not finish)")
         o = record.outcome
-        with self._tx() as db:
-            db.execute(
-                "INSERT INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    tournament_id, idx, record.match_id, deal, rotation, record.seed,
-                    json.dumps(list(record.seat_names)), json.dumps(list(o.scores)), json.dumps(list(o.ranks)),
-                    o.reason.value, o.detail, record.to_json(), time.time(),
-                ),
-            )
+        incidents = [{"seat": i.seat, "kind": i.kind, "detail": i.detail} for i in record.incidents]
+        try:
+            with self._tx() as db:
+                db.execute(
+                    f"INSERT INTO matches ({_MATCH_COLUMNS}, finished) VALUES ({', '.join('?' * 19)})",
+                    (
+                        tournament_id, idx, record.match_id, deal, rotation, record.seed,
+                        json.dumps(list(record.seat_names)), json.dumps(list(o.scores)), json.dumps(list(o.ranks)),
+                        o.reason.value, o.detail, record.to_json(), round, table, json.dumps(list(sides)),
+                        json.dumps(incidents), len(record.actions), record.seconds, time.time(),
+                    ),
+                )
+        except sqlite3.IntegrityError as exc:
+            raise StoreError(f"match {idx} of tournament {tournament_id} is already stored ({exc})") from None
 
     def done_indices(self, tournament_id: int) -> set[int]:
         return {r[0] for r in self.db.execute("SELECT idx FROM matches WHERE tournament_id = ?", (tournament_id,))}
 
     def matches(self, tournament_id: int) -> list[MatchRow]:
+        """Every stored match of the tournament, in schedule order."""
         rows = self.db.execute(
-            "SELECT tournament_id, idx, match_id, deal, rotation, seed, seats, scores, ranks, reason, detail, record "
-            "FROM matches WHERE tournament_id = ? ORDER BY idx",
-            (tournament_id,),
+            f"SELECT {_MATCH_COLUMNS} FROM matches WHERE tournament_id = ? ORDER BY idx", (tournament_id,)
         ).fetchall()
         return [self._match_row(r) for r in rows]
 
-    def match(self, match_id: str) -> MatchRow:
-        r = self.db.execute(
-            "SELECT tournament_id, idx, match_id, deal, rotation, seed, seats, scores, ranks, reason, detail, record "
-            "FROM matches WHERE match_id = ?",
-            (match_id,),
-        ).fetchone()
+    def match(self, match_id: str, tournament_id: int | None = None) -> MatchRow:
+        """By match id, or (with ``tournament_id``) by schedule index too."""
+        r = self.db.execute(f"SELECT {_MATCH_COLUMNS} FROM matches WHERE match_id = ?", (match_id,)).fetchone()
+        if r is None and tournament_id is not None and str(match_id).isdigit():
+            r = self.db.execute(
+                f"SELECT {_MATCH_COLUMNS} FROM matches WHERE tournament_id = ? AND idx = ?", (tournament_id, int(match_id))
+            ).fetchone()
         if r is None:
             raise StoreError(f"no match {match_id!r} in {self.path}")
         return self._match_row(r)
@@ -237,6 +370,10 @@ class Store:
     def _match_row(self, r: tuple) -> MatchRow:
         try:
             outcome = Outcome(tuple(json.loads(r[7])), tuple(json.loads(r[8])), EndReason(r[9]), r[10])
-            return MatchRow(r[0], r[1], r[2], r[3], r[4], r[5], tuple(json.loads(r[6])), outcome, r[11])
-        except (ValueError, TypeError) as exc:
+            incidents = tuple(Incident(int(i["seat"]), str(i["kind"]), str(i["detail"])) for i in json.loads(r[15]))
+            return MatchRow(
+                r[0], r[1], r[2], r[3], r[4], r[5], tuple(json.loads(r[6])), outcome, r[11],
+                r[12], r[13], tuple(json.loads(r[14])), incidents, r[16], r[17],
+            )
+        except (ValueError, TypeError, KeyError) as exc:
             raise StoreError(f"match {r[2]!r} in {self.path} is corrupt: {exc}") from None

@@ -1,30 +1,45 @@
-"""Round-robin tournaments: schedule, run over gRPC with bot processes, standings.
+"""Tournaments: the schedule for every game shape, running it concurrently, resuming it.
 
-Every pair of bots meets on the same deals. With duplicate deals (the default) each deal
-is played once per seating, the sides swapped, so both bots hold the same cards in turn
-and the luck of the deal cancels out. Results are committed to the store as each match
-ends; running the same tournament again resumes where it stopped.
+Shapes (from ``Game.teams``): head to head (two sides of one seat), partnerships (sides
+of several seats: a bot and its copies, or named teams) and free for all (k sides of one
+seat). What occupies a side is an *entry*: a bot, or a team.
+
+* Tables: round robin plays every combination of k entries (k = number of sides); with
+  fewer entries than sides, every multiset of k entries that contains each entry at least
+  once (so copies fill the table evenly). A gauntlet plays only the tables holding the
+  challenger; a double round robin plays every table in two rounds of fresh deals.
+* Seatings: the rotations of a table's entries over the sides (or all permutations, spec
+  ``seatings``), times the rotations of team members over their side's seats when a team
+  has distinct members. Every entry (and bot) sits at every side (seat) equally often.
+* Duplicate deals (default): each deal seed depends only on the tournament seed, the round
+  and the deal number, so every table plays the same deals, and each deal is played once in
+  every seating: the luck of the cards cancels out. Without duplicate, each (table, deal)
+  gets its own seed and one seating, the seatings rotating over the deals.
+
+Results go to the store as each match ends. Running the same spec again resumes: matches
+already stored are kept, the others are played from scratch (same seeds, same results).
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import hashlib
 import itertools
 import logging
-import math
 import os
-from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Sequence
 
-from arbiter.botproc import BotPool
-from arbiter.games import ConfigError, Game, get_game
-from arbiter.match import Clock, FailurePolicy, LocalSeat, MatchConfig, MatchRecord, Policy, SeatClient, run_match
-from arbiter.server import RemoteSeat, start_server
+from arbiter.games import ConfigError, Game
+from arbiter.match import LocalSeat, MatchRecord, SeatClient, run_match
+from arbiter.spec import Format, Seatings, SpecError, TournamentSpec, bot_names, is_registered_ref  # noqa: F401 (re-exported)
 from arbiter.store import MatchRow, Store
 
 log = logging.getLogger(__name__)
+
+__all__ = [
+    "ScheduledMatch", "TournamentSpec", "Progress", "bot_names", "derive_seed", "schedule", "run_tournament", "Entry",
+]
 
 
 def derive_seed(seed: int, *parts: Any) -> int:
@@ -34,168 +49,126 @@ def derive_seed(seed: int, *parts: Any) -> int:
 
 
 @dataclass(frozen=True)
-class TournamentSpec:
-    """Everything that defines a tournament. The same spec gives the same schedule and seeds."""
+class Entry:
+    """What occupies one side: ``members[i]`` is the bot at the side's i-th seat."""
 
-    game: str
-    bots: tuple[str, ...]  # bot specs (bundled names or paths); display names derived
-    deals: int = 2  # deal seeds per pairing
-    seed: int = 0
-    options: dict[str, Any] = field(default_factory=dict)
-    preset: str | None = None
-    duplicate: bool = True
-    decision_ms: int = 10_000
-    bank_ms: int = 60_000
-    policy: str = "forfeit"
-    max_strikes: int = 3
-    name: str = ""
-
-    def validate(self) -> Game:
-        """The configured game; ConfigError naming the field and the reason."""
-        if len(self.bots) < 2:
-            raise ConfigError(f"bots: a tournament needs at least 2 bots, got {len(self.bots)}")
-        if self.deals < 1:
-            raise ConfigError(f"deals: must be at least 1, got {self.deals}")
-        if self.policy not in {p.value for p in Policy}:
-            raise ConfigError(f"policy: expected forfeit or default, got {self.policy!r}")
-        if self.decision_ms < 0 or self.bank_ms < 0:
-            raise ConfigError("decision_ms and bank_ms must not be negative")
-        return get_game(self.game, self.options, self.preset)
-
-    def to_json(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
-        d["bots"] = list(self.bots)
-        return d
-
-    @property
-    def bot_names(self) -> tuple[str, ...]:
-        return bot_names(self.bots)
-
-    def match_config(self, seed: int, match_id: str = "") -> MatchConfig:
-        return MatchConfig(
-            game=self.game, seed=seed, options=dict(self.options), preset=self.preset,
-            clock=Clock(self.decision_ms, self.bank_ms),
-            policy=FailurePolicy.uniform(self.policy, self.max_strikes), match_id=match_id,
-        )
-
-
-def bot_names(specs: Sequence[str]) -> tuple[str, ...]:
-    """Display names: the spec's stem, made unique with -2, -3... in order."""
-    names, seen = [], {}
-    for spec in specs:
-        base = os.path.splitext(os.path.basename(spec.split(":")[0]))[0] or spec
-        seen[base] = seen.get(base, 0) + 1
-        names.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
-    return tuple(names)
+    label: str
+    members: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class ScheduledMatch:
+    """One match of the schedule. ``idx`` is its stable position (the resume key)."""
+
     idx: int
-    deal: int  # index of the deal seed
-    rotation: int  # which seating of the deal
-    seed: int
+    round: int
+    deal: int  # deal number within the round
+    table: int  # which combination of entries
+    seating: int  # which seating of that table (for that deal)
+    seed: int  # the deal seed
     seats: tuple[str, ...]  # bot name per seat
-    pairing: tuple[str, str]
+    sides: tuple[str, ...]  # entry label per side (in Game.teams order)
+
+    @property
+    def rotation(self) -> int:  # the first cut's name for ``seating``
+        return self.seating
 
 
-def schedule(game: Game, names: Sequence[str], deals: int, seed: int, duplicate: bool = True) -> list[ScheduledMatch]:
-    """Round robin of pairs: for every pair, every deal, every seating (two sides swapped).
+def entries_of(spec: TournamentSpec, game: Game) -> list[Entry]:
+    """The spec's entries for this game's side size."""
+    per_side = len(game.teams[0])
+    if spec.teams:
+        return [Entry("+".join(t), tuple(t)) for t in spec.teams]
+    return [Entry(n, (n,) * per_side) for n in spec.bot_names]
 
-    The two bots alternate over the game's sides (teams): bot A takes the even-numbered
-    sides, bot B the odd ones, then the reverse, so each holds every seat's cards once per
-    deal. Deal seeds depend only on the tournament seed and the deal number, so every
-    pairing plays the same deals.
+
+def _covering(entries: Sequence[Entry], k: int) -> list[tuple[Entry, ...]]:
+    """Every combination of k entries; with fewer than k, every multiset holding each one."""
+    if k <= 0:
+        return [()]
+    if len(entries) >= k:
+        return list(itertools.combinations(entries, k))
+    return [c for c in itertools.combinations_with_replacement(entries, k) if set(c) == set(entries)]
+
+
+def tables_of(entries: Sequence[Entry], k: int, fmt: Format, challenger: str | None = None) -> list[tuple[Entry, ...]]:
+    """The combinations of entries that meet, in a fixed order."""
+    if fmt is Format.GAUNTLET:
+        champ = next(e for e in entries if e.label == (challenger or entries[0].label))
+        field = [e for e in entries if e is not champ]
+        return [(champ, *rest) for rest in _covering(field, k - 1)]
+    return _covering(entries, k)
+
+
+def _dedupe(seq: Iterator[tuple]) -> list[tuple]:
+    return list(dict.fromkeys(seq))
+
+
+def seatings_of(table: Sequence[Entry], game: Game, mode: Seatings = Seatings.ROTATIONS) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """Every seating of a table: (bot per seat, entry label per side), each distinct once.
+
+    Side orders are the rotations (or permutations) of the table; when a team has distinct
+    members, their order over the side's seats rotates too (all teams at once), so each
+    bot holds each seat's cards equally often.
     """
     teams = game.teams
+    k, m = len(teams), len(teams[0])
+    if mode is Seatings.PERMUTATIONS:
+        orders = _dedupe(itertools.permutations(table))
+    else:
+        orders = _dedupe(tuple(table[(j - r) % k] for j in range(k)) for r in range(k))
+    shifts = range(m) if any(len(set(e.members)) > 1 for e in table) else range(1)
+    out = []
+    for q in shifts:
+        for order in orders:
+            seats = [""] * game.num_seats
+            for side, entry in zip(teams, order):
+                for i, s in enumerate(side):
+                    seats[s] = entry.members[(i + q) % m]
+            out.append((tuple(seats), tuple(e.label for e in order)))
+    return _dedupe(iter(out))
+
+
+def schedule(
+    game: Game,
+    names: Sequence[str] | TournamentSpec,
+    deals: int = 2,
+    seed: int = 0,
+    duplicate: bool = True,
+) -> list[ScheduledMatch]:
+    """The whole schedule; the same spec (or arguments) always gives the same list.
+
+    ``names`` is a TournamentSpec (format, teams, seatings and rounds from it) or, for a
+    plain round robin of bots and their copies, a list of bot names.
+    """
+    if isinstance(names, TournamentSpec):
+        spec = names
+        entries = entries_of(spec, game)
+        fmt, challenger = Format(spec.format), spec.challenger
+        deals, seed, duplicate = spec.deals, spec.seed, spec.duplicate
+        mode, rounds = Seatings(spec.seatings), spec.rounds
+    else:
+        per_side = len(game.teams[0])
+        entries = [Entry(n, (n,) * per_side) for n in names]
+        fmt, challenger, mode, rounds = Format.ROUND_ROBIN, None, Seatings.ROTATIONS, 1
+    k = len(game.teams)
+    tables = tables_of(entries, k, fmt, challenger)
+    seatings = [seatings_of(t, game, mode) for t in tables]
     out: list[ScheduledMatch] = []
-    rotations = 2 if duplicate else 1
-    for a, b in itertools.combinations(names, 2):
+    # Deals outermost: a run stopped half way has played every table about equally.
+    for rnd in range(rounds):
         for d in range(deals):
-            deal_seed = derive_seed(seed, "deal", d)
-            for r in range(rotations):
-                first, second = (a, b) if r == 0 else (b, a)
-                seats = [""] * game.num_seats
-                for t, team in enumerate(teams):
-                    for s in team:
-                        seats[s] = first if t % 2 == 0 else second
-                out.append(ScheduledMatch(len(out), d, r, deal_seed, tuple(seats), (a, b)))
+            for t, table_seatings in enumerate(seatings):
+                if duplicate:
+                    deal_seed = derive_seed(seed, "deal", rnd, d)
+                    chosen = list(enumerate(table_seatings))
+                else:
+                    deal_seed = derive_seed(seed, "deal", rnd, d, "table", t)
+                    r = (d + rnd) % len(table_seatings)
+                    chosen = [(r, table_seatings[r])]
+                for r, (seats, sides) in chosen:
+                    out.append(ScheduledMatch(len(out), rnd, d, t, r, deal_seed, seats, sides))
     return out
-
-
-# --------------------------------------------------------------------------------------
-# Standings.
-
-
-@dataclass
-class BotStanding:
-    name: str
-    matches: int = 0
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    margin_sum: float = 0.0
-    forfeits: int = 0
-    opponents: dict[str, list[float]] = field(default_factory=dict)  # per opponent: points per match
-
-    @property
-    def points(self) -> float:
-        return self.wins + 0.5 * self.draws
-
-    @property
-    def score_rate(self) -> float:
-        return self.points / self.matches if self.matches else 0.0
-
-    @property
-    def mean_margin(self) -> float:
-        return self.margin_sum / self.matches if self.matches else 0.0
-
-    def interval(self) -> tuple[float, float]:
-        """95% Wilson interval of the score rate (draws count half)."""
-        n = self.matches
-        if n == 0:
-            return (0.0, 1.0)
-        p, z = self.score_rate, 1.96
-        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-        return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def standings(rows: Sequence[MatchRow], game: Game) -> list[BotStanding]:
-    """Per bot W/D/L, points, mean score margin, sorted best first."""
-    table: dict[str, BotStanding] = {}
-    for row in rows:
-        names = []
-        for team in game.teams:
-            n = row.seats[team[0]]
-            if n not in names:
-                names.append(n)
-        if len(names) != 2:
-            continue  # first cut: head-to-head pairings only
-        a, b = names
-        a_seats = [s for s in range(len(row.seats)) if row.seats[s] == a]
-        b_seats = [s for s in range(len(row.seats)) if row.seats[s] == b]
-        ra, rb = min(row.outcome.ranks[s] for s in a_seats), min(row.outcome.ranks[s] for s in b_seats)
-        sa = sum(row.outcome.scores[s] for s in a_seats) / len(a_seats)
-        sb = sum(row.outcome.scores[s] for s in b_seats) / len(b_seats)
-        forfeit = row.outcome.reason.name.startswith("FORFEIT")
-        for me, other, mine, theirs, my_score, their_score in ((a, b, ra, rb, sa, sb), (b, a, rb, ra, sb, sa)):
-            st = table.setdefault(me, BotStanding(me))
-            st.matches += 1
-            if mine < theirs:
-                st.wins += 1
-                pts = 1.0
-            elif mine == theirs:
-                st.draws += 1
-                pts = 0.5
-            else:
-                st.losses += 1
-                pts = 0.0
-                if forfeit:
-                    st.forfeits += 1
-            st.margin_sum += my_score - their_score
-            st.opponents.setdefault(other, []).append(pts)
-    return sorted(table.values(), key=lambda s: (-s.score_rate, -s.mean_margin, s.name))
 
 
 # --------------------------------------------------------------------------------------
@@ -204,10 +177,59 @@ def standings(rows: Sequence[MatchRow], game: Game) -> list[BotStanding]:
 
 @dataclass(frozen=True)
 class Progress:
+    """Reported at the start (``record`` None) and after every stored match."""
+
     done: int
     total: int
     record: MatchRecord | None  # the match that just finished (None at start)
     resumed: int  # matches already in the store when the run started
+    leader: str = ""  # best points rate so far, e.g. "heuristic 81%"
+    tournament: str = ""
+
+
+class _Leader:
+    """Points per bot so far, for the progress line (the real table is ratings.py's)."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.points: dict[str, float] = {}
+        self.count: dict[str, int] = {}
+
+    def add(self, seats: Sequence[str], ranks: Sequence[int]) -> None:
+        from arbiter.ratings import side_points
+
+        for bot, pts in side_points(self.game.teams, seats, ranks).items():
+            self.points[bot] = self.points.get(bot, 0.0) + pts
+            self.count[bot] = self.count.get(bot, 0) + 1
+
+    def text(self) -> str:
+        if not self.count:
+            return ""
+        best = max(self.count, key=lambda b: (self.points[b] / self.count[b], b))
+        return f"{best} {100 * self.points[best] / self.count[best]:.0f}%"
+
+
+def resolve_bot(source: str, db_path: str | os.PathLike | None) -> str:
+    """A launchable bot spec for ``source``: ``name@version`` is looked up in the registry."""
+    if not is_registered_ref(source):
+        return source
+    try:
+        from arbiter.registry import Registry
+    except ImportError:
+        raise SpecError(f"bots: {source!r} names a registered bot, but this arbiter has no bot registry") from None
+    if db_path is None:
+        raise SpecError(f"bots: {source!r} names a registered bot, but there is no store to look it up in")
+    name, _, version = source.partition("@")
+    try:
+        with Registry(db_path) as registry:
+            found = registry.get(name, version)
+            if hasattr(registry, "verify") and not registry.verify(found):
+                raise SpecError(f"bots: {source!r}: the stored copy does not match its recorded hash")
+            return found.spec
+    except SpecError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the registry's own errors name the problem
+        raise SpecError(f"bots: {source!r}: {exc}") from None
 
 
 async def run_tournament(
@@ -217,65 +239,159 @@ async def run_tournament(
     on_progress: Callable[[Progress], None] | None = None,
     fresh: bool = False,
     transport: str = "grpc",
+    max_restarts: int = 3,
 ) -> list[MatchRow]:
-    """Run (or resume) the tournament; returns every match row when all are stored.
+    """Run (or resume) the tournament; returns every match row once all are stored.
 
-    ``transport="grpc"`` starts an arbiter on a free loopback port and one process per bot;
-    ``"inproc"`` plays trusted bots in this process (same results for the same seeds).
+    ``transport="grpc"`` starts an arbiter on a free loopback port and ``bot_processes``
+    processes per bot, each serving any number of matches at once over its stream;
+    ``"inproc"`` plays trusted bots in this process (same results for the same seeds). A
+    bot process that dies is restarted (up to ``max_restarts`` times per bot) so one crash
+    costs the matches in flight, not the rest of the tournament. SpecError/StoreError
+    before anything runs for a bad spec or a busy store.
     """
+    if transport not in ("grpc", "inproc"):
+        raise SpecError(f"transport: expected grpc or inproc, got {transport!r}")
     game = spec.validate()
     names = spec.bot_names
-    name = spec.name or f"{spec.game}-{spec.seed}"
+    sources = tuple(resolve_bot(s, store.path) for s in spec.bot_sources)
+    plan = schedule(game, spec)
     store.lock()
-    tour = store.open_tournament(name, spec.game, spec.to_json(), fresh=fresh)
-    plan = schedule(game, names, spec.deals, spec.seed, spec.duplicate)
+    tour = store.open_tournament(spec.display_name, spec.game, spec.identity(), fresh=fresh, planned=len(plan))
+    store.set_entrants(tour.id, [(n, s, r) for n, s, r in zip(names, spec.bot_sources, sources)])
     done = store.done_indices(tour.id)
     todo = [m for m in plan if m.idx not in done]
+    leader = _Leader(game)
+    for row in store.matches(tour.id):
+        leader.add(row.seats, row.outcome.ranks)
     if on_progress:
-        on_progress(Progress(len(done), len(plan), None, len(done)))
-    concurrency = concurrency or os.cpu_count() or 2
+        on_progress(Progress(len(done), len(plan), None, len(done), leader.text(), tour.name))
+    concurrency = concurrency or spec.concurrency or os.cpu_count() or 2
     finished = len(done)
+    log.info("tournament %s: %d matches, %d stored, %d to play, %d at once", tour.name, len(plan), len(done), len(todo), concurrency)
 
-    async def play_all(seat_factory: Callable[[str], SeatClient]) -> None:
-        sem = asyncio.Semaphore(concurrency)
+    async def play_all(seat_factory: Callable[[str], Any]) -> None:
+        queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
+        for m in todo:
+            queue.put_nowait(m)
 
-        async def one(m: ScheduledMatch) -> None:
+        async def worker() -> None:
             nonlocal finished
-            async with sem:
-                seats = [seat_factory(n) for n in m.seats]
+            while True:
+                try:
+                    m = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                seats = [await seat_factory(n) for n in m.seats]
                 record = await run_match(spec.match_config(m.seed, f"{tour.id}-{m.idx}-{m.seed:x}"), seats)
-                store.save_match(tour.id, m.idx, m.deal, m.rotation, record)
+                store.save_match(tour.id, m.idx, m.deal, m.seating, record, round=m.round, table=m.table, sides=m.sides)
                 finished += 1
+                leader.add(record.seat_names, record.outcome.ranks)
                 if on_progress:
-                    on_progress(Progress(finished, len(plan), record, len(done)))
+                    on_progress(Progress(finished, len(plan), record, len(done), leader.text(), tour.name))
 
-        await asyncio.gather(*(one(m) for m in todo))
+        await asyncio.gather(*(worker() for _ in range(min(concurrency, len(todo)))))
 
     if todo:
         if transport == "inproc":
             from bots import load_bot
 
-            bots = {n: load_bot(s) for n, s in zip(names, spec.bots)}
-            await play_all(lambda n: LocalSeat(bots[n], n))
-        elif transport == "grpc":
-            server = await start_server(0)
-            pool = BotPool(server.hub, server.address)
-            try:
-                for n, s in zip(names, spec.bots):
-                    pool.launch(n, s)
-                await pool.wait_connected()
+            bots = {n: load_bot(s) for n, s in zip(names, sources)}
+            seats_cache = {n: LocalSeat(bots[n], n) for n in names}
 
-                def remote(n: str) -> SeatClient:
-                    session = pool.session(n)
-                    if session is None:
-                        session = pool.procs[n].session  # closed: the match records a disconnect
-                    return RemoteSeat(session, spec.game)
+            async def local(n: str) -> SeatClient:
+                return seats_cache[n]
 
-                await play_all(remote)
-            finally:
-                await server.stop(0.5)
-                pool.stop()
+            await play_all(local)
         else:
-            raise ConfigError(f"transport: expected grpc or inproc, got {transport!r}")
+            await _play_grpc(spec, game, names, sources, store, tour.id, play_all, max_restarts)
     store.mark_finished(tour.id)
     return store.matches(tour.id)
+
+
+async def _play_grpc(spec, game, names, sources, store, tournament_id, play_all, max_restarts) -> None:
+    """Start the arbiter and the bot processes, play, and stop them whatever happens."""
+    from arbiter.botproc import BotPool, BotStartError
+    from arbiter.server import RemoteSeat, Session, start_server
+
+    server = await start_server(0)
+    pools = [BotPool(server.hub, server.address) for _ in range(spec.bot_processes)]
+    restarts = {n: 0 for n in names}
+    source_of = dict(zip(names, sources))
+    try:
+        for pool in pools:
+            for n in names:
+                pool.launch(n, source_of[n])
+        for pool in pools:
+            await pool.wait_connected()
+        versions = []
+        for n in names:
+            session = server.hub.find(n)
+            if session is None:  # connected, then died at once
+                raise BotStartError(f"bot {n!r} disconnected right after connecting:\n{pools[0].procs[n].stderr_tail()}")
+            if not session.plays(spec.game):
+                raise SpecError(f"bots: {n!r} does not play {spec.game} (it plays {', '.join(session.games)})")
+            versions.append((n, session.bot_version))
+        store.set_entrant_versions(tournament_id, versions)
+
+        lock = asyncio.Lock()
+
+        async def remote(n: str) -> SeatClient:
+            session = server.hub.find(n)
+            if session is None:
+                async with lock:
+                    session = server.hub.find(n)
+                    if session is None and restarts[n] < max_restarts:
+                        restarts[n] += 1
+                        log.warning("bot %s died; restarting it (%d of %d)", n, restarts[n], max_restarts)
+                        for pool in pools:
+                            if pool.procs[n].proc.poll() is not None:
+                                pool.launch(n, source_of[n])
+                        try:
+                            session = await server.hub.wait_for(n, 30)
+                        except asyncio.TimeoutError:
+                            session = None
+            if session is None:  # gone for good: the match records a disconnect for its seats
+                session = Session(session_id="gone", bot_name=n, bot_version="", games=(), closed=True)
+            return RemoteSeat(session, spec.game)
+
+        await play_all(remote)
+    finally:
+        await server.stop(0.5)
+        for pool in pools:
+            pool.stop()
+
+
+# --------------------------------------------------------------------------------------
+# Standings.
+
+
+def standings(rows: Sequence[MatchRow], game: Game, duplicate: bool = True, bots: Sequence[str] = ()):
+    """The table (arbiter.ratings.Standings) for these stored matches of ``game``."""
+    from arbiter.ratings import compute_standings
+
+    return compute_standings(rows, game.teams, duplicate, bots)
+
+
+def tournament_info(tour, spec: TournamentSpec) -> dict[str, Any]:
+    """What the exports say about a stored tournament."""
+    return {
+        "name": tour.name, "id": tour.id, "game": spec.game, "options": dict(spec.options), "preset": spec.preset,
+        "format": spec.format, "deals": spec.deals, "duplicate": spec.duplicate, "seatings": spec.seatings,
+        "seed": spec.seed, "bots": list(spec.bots), "teams": [list(t) for t in spec.teams],
+        "planned": tour.planned, "played": tour.done, "finished": tour.finished is not None,
+    }
+
+
+def load_standings(store: Store, name_or_id: str | int | None = None):
+    """(Standings, info) of a stored tournament; StoreError/SpecError if it is unusable."""
+    tour = store.tournament(name_or_id)
+    try:
+        spec = TournamentSpec.from_json(tour.spec)
+        game = spec.validate_game()
+    except (TypeError, ConfigError) as exc:
+        from arbiter.store import StoreError
+
+        raise StoreError(f"tournament {tour.name!r}: stored spec is unusable: {exc}") from None
+    rows = store.matches(tour.id)
+    return standings(rows, game, spec.duplicate, spec.bot_names), tournament_info(tour, spec)

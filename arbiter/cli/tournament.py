@@ -1,99 +1,149 @@
-"""`arbiter tournament run` and `arbiter standings`."""
+"""`arbiter tournament run|list|show` and `arbiter standings`.
+
+    arbiter tournament run club.toml                       # a spec file (see arbiter/spec.py)
+    arbiter tournament run --game spot --bots random,heuristic --deals 4 -o hands=3
+    arbiter tournament run club.toml --seed 9 --name club-9  # flags override the file
+    arbiter tournament list
+    arbiter tournament show club-night --failures          # matches with incidents
+    arbiter tournament show club-night --match 17          # one match: seats, scores, incidents
+    arbiter standings club-night --crosstable
+    arbiter standings club-night --format html -o club.html
+"""
 
 from __future__ import annotations
 
 import asyncio
+import datetime
+import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
-
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from arbiter.cli._common import DbOpt, UsageError, _parse_options, _run, app, err, out, tournament_app
 from arbiter.games import GAMES
 from arbiter.store import DEFAULT_DB, Store
-from arbiter.cli._common import (
-    BankOpt, DbOpt, DecisionOpt, OptionOpt, PolicyOpt, PresetOpt, SeedOpt, TransportOpt, _parse_options, _run, app, err, out, tournament_app,
-)
+
+_QUICK_DEFAULTS = {"game": "spades", "bots": ("random", "greedy", "heuristic")}
 
 
 @tournament_app.command("run")
 def tournament_run(
-    game: Annotated[str, typer.Option(help=f"Game: {', '.join(GAMES)}.")] = "spades",
-    bots: Annotated[str, typer.Option(help="Comma-separated bots: bundled names or FILE.py paths.")] = "random,greedy,heuristic",
-    deals: Annotated[int, typer.Option(help="Deals per pairing (each played once per seating when duplicate).")] = 2,
-    seed: SeedOpt = 0,
-    option: OptionOpt = None,
-    preset: PresetOpt = None,
-    duplicate: Annotated[bool, typer.Option("--duplicate/--no-duplicate", help="Replay each deal with the sides swapped.")] = True,
+    spec_file: Annotated[Optional[Path], typer.Argument(help="Tournament spec (TOML). Without it, the flags define the tournament.", metavar="[SPEC.toml]")] = None,
+    game: Annotated[Optional[str], typer.Option(help=f"Game: {', '.join(GAMES)} (default spades).")] = None,
+    bots: Annotated[Optional[str], typer.Option(help="Comma-separated bots: bundled names, FILE.py, name@version, NAME=SPEC (default random,greedy,heuristic).")] = None,
+    format: Annotated[Optional[str], typer.Option("--format", help="round-robin, double-round-robin or gauntlet.")] = None,
+    challenger: Annotated[Optional[str], typer.Option(help="Gauntlet: the challenger (default: the first bot).")] = None,
+    teams: Annotated[Optional[str], typer.Option(help="Named partnerships, e.g. 'a+b,c+d' (default: each bot with its copy).")] = None,
+    deals: Annotated[Optional[int], typer.Option(help="Deals per table (each played in every seating when duplicate). Default 2.")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="Tournament seed: the same seed gives the same schedule and deals.")] = None,
+    option: Annotated[Optional[list[str]], typer.Option("--option", "-o", help="Game option KEY=VALUE (repeatable), e.g. -o deals=1.")] = None,
+    preset: Annotated[Optional[str], typer.Option(help="A named option preset of the game.")] = None,
+    duplicate: Annotated[Optional[bool], typer.Option("--duplicate/--no-duplicate", help="Play each deal in every seating (default on).")] = None,
+    seatings: Annotated[Optional[str], typer.Option(help="Seatings per duplicate deal: rotations (default) or permutations.")] = None,
     concurrency: Annotated[Optional[int], typer.Option(help="Matches at once (default: number of cores).")] = None,
-    name: Annotated[Optional[str], typer.Option(help="Tournament name in the store (default GAME-SEED); the same name resumes.")] = None,
+    bot_processes: Annotated[Optional[int], typer.Option(help="Processes per bot (each serves many matches at once). Default 1.")] = None,
+    name: Annotated[Optional[str], typer.Option(help="Tournament name in the store (default GAME-SEED); the same name and spec resumes.")] = None,
     db: DbOpt = Path(DEFAULT_DB),
     fresh: Annotated[bool, typer.Option("--fresh", help="Replace a stored tournament of the same name instead of resuming.")] = False,
-    transport: TransportOpt = "grpc",
-    decision_ms: DecisionOpt = 10_000,
-    bank_ms: BankOpt = 60_000,
-    policy: PolicyOpt = "forfeit",
+    transport: Annotated[str, typer.Option(help="grpc (bots as processes over gRPC) or inproc (trusted bots in this process).")] = "grpc",
+    decision_ms: Annotated[Optional[int], typer.Option(help="Per-decision time limit in ms (0: none). Default 10000.")] = None,
+    bank_ms: Annotated[Optional[int], typer.Option(help="Per-match time bank in ms. Default 60000.")] = None,
+    policy: Annotated[Optional[str], typer.Option(help="On timeout/illegal action/disconnect: forfeit (default) or default.")] = None,
+    max_strikes: Annotated[Optional[int], typer.Option(help="Failures tolerated per seat under --policy default.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display; print only the standings.")] = False,
 ) -> None:
-    """Run (or resume) a round-robin tournament and print the standings."""
-    from arbiter.tournament import TournamentSpec, run_tournament
+    """Run (or resume) a tournament, showing progress, then print the standings."""
+    from arbiter.spec import TournamentSpec, spec_from_dict, spec_from_toml
+    from arbiter.tournament import load_standings, run_tournament
 
-    spec = TournamentSpec(
-        game=game, bots=tuple(b.strip() for b in bots.split(",") if b.strip()), deals=deals, seed=seed,
-        options=_run(_parse_options, option), preset=preset, duplicate=duplicate, decision_ms=decision_ms,
-        bank_ms=bank_ms, policy=policy, name=name or "",
-    )
-    game_obj = _run(spec.validate)
+    overrides: dict[str, Any] = {
+        "game": game, "format": format, "challenger": challenger, "deals": deals, "seed": seed, "preset": preset,
+        "duplicate": duplicate, "seatings": seatings, "concurrency": concurrency, "bot_processes": bot_processes,
+        "name": name, "decision_ms": decision_ms, "bank_ms": bank_ms, "policy": policy, "max_strikes": max_strikes,
+    }
+    if bots is not None:
+        overrides["bots"] = tuple(b.strip() for b in bots.split(",") if b.strip())
+    if teams is not None:
+        overrides["teams"] = tuple(tuple(m.strip() for m in t.split("+")) for t in teams.split(",") if t.strip())
+    if option:
+        overrides["options"] = _run(_parse_options, option)
+    if spec_file is not None:
+        spec: TournamentSpec = _run(spec_from_toml, spec_file, overrides)
+    else:
+        given = {k: v for k, v in overrides.items() if v is not None}
+        spec = _run(spec_from_dict, {}, {**_QUICK_DEFAULTS, **given}, source="command line")
+    _run(spec.validate)
+
     with _run(Store, db) as store:
-        with Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
-            TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[leader]}"), console=err, transient=False,
-        ) as progress:
-            task = progress.add_task(f"{game} round robin", total=None, rate="", leader="")
-            results: list = []
+        if quiet:
+            _run(asyncio.run, run_tournament(spec, store, None, None, fresh, transport))
+        else:
+            with Progress(
+                TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+                TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), TextColumn("leader: {task.fields[leader]}"),
+                console=err, transient=False,
+            ) as progress:
+                task = progress.add_task(f"{spec.display_name}", total=None, rate="", leader="-")
 
-            def on_progress(p) -> None:
-                if p.record is None:
-                    progress.update(task, total=p.total, completed=p.done)
-                    if p.resumed:
-                        progress.console.print(f"resuming: {p.resumed} of {p.total} matches already in {db}")
-                    return
-                results.append(p.record)
-                elapsed = progress.tasks[0].elapsed or 1e-9
-                progress.update(task, completed=p.done, rate=f"{(p.done - p.resumed) / elapsed:.1f} matches/s")
+                def on_progress(p) -> None:
+                    if p.record is None:
+                        progress.update(task, total=p.total, completed=p.done, leader=p.leader or "-")
+                        if p.resumed:
+                            progress.console.print(f"resuming {p.tournament}: {p.resumed} of {p.total} matches already in {db}")
+                        return
+                    elapsed = progress.tasks[0].elapsed or 1e-9
+                    rate = (p.done - p.resumed) / elapsed
+                    progress.update(task, completed=p.done, rate=f"{rate:.1f} matches/s", leader=p.leader or "-")
+                    o = p.record.outcome
+                    if o.reason.name.startswith("FORFEIT"):
+                        progress.console.print(f"[yellow]match {p.record.match_id}:[/] {o.reason.value}: {o.detail}", highlight=False)
 
-            _run(asyncio.run, run_tournament(spec, store, concurrency, on_progress, fresh, transport))
-        tour = store.tournament(spec.name or f"{game}-{seed}")
-        _print_standings(store, tour, game_obj, crosstable=True)
+                _run(asyncio.run, run_tournament(spec, store, None, on_progress, fresh, transport))
+        standings, info = _run(load_standings, store, spec.display_name)
+    _print_standings(standings, info, crosstable=True)
+    out.print(f"stored in {db}; [bold]arbiter standings {spec.display_name} --db {db}[/] shows it again", highlight=False)
 
 
-def _print_standings(store: Store, tour, game_obj, crosstable: bool = False) -> None:
-    from arbiter.tournament import standings
+def _print_standings(st, info: dict[str, Any], crosstable: bool = False) -> None:
+    from rich import box
 
-    rows = store.matches(tour.id)
-    table_rows = standings(rows, game_obj)
-    table = Table(title=f"Standings: {tour.name} ({tour.game}, {len(rows)} matches)")
-    for col, just in (("#", "right"), ("bot", "left"), ("matches", "right"), ("W", "right"), ("D", "right"), ("L", "right"),
-                      ("points", "right"), ("score %", "right"), ("95% interval", "right"), ("mean margin", "right"), ("forfeits", "right")):
-        table.add_column(col, justify=just)
-    for i, st in enumerate(table_rows, 1):
-        lo, hi = st.interval()
-        table.add_row(str(i), st.name, str(st.matches), str(st.wins), str(st.draws), str(st.losses), f"{st.points:g}",
-                      f"{100 * st.score_rate:.1f}", f"{100 * lo:.0f}-{100 * hi:.0f}", f"{st.mean_margin:+.1f}", str(st.forfeits))
+    from arbiter.export import _cross_cells, _rating_text, _summary
+
+    table = Table(title=f"Standings: {info['name']}", caption=_summary(st, info), caption_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
+                  padding=(0, 1), pad_edge=False, collapse_padding=True)
+    cols = ["#", "bot", "n", "W-D-L", "score%", "margin"] + (["dup±se"] if st.duplicate else []) + ["rating", "95% CI", "LOS↓"]
+    forfeits = any(r.forfeits for r in st.rows)
+    cols += ["forf"] if forfeits else []
+    for i, h in enumerate(cols):
+        table.add_column(h, justify="left" if i == 1 else "right", style="bold" if i == 1 else None, no_wrap=True)
+    for r in st.rows:
+        value, interval = _rating_text(st, r)
+        cells = [str(r.rank), r.name, str(r.matches), f"{r.wins}-{r.draws}-{r.losses}",
+                 f"{100 * r.score_rate:.1f}", f"{r.mean_margin:+.1f}"]
+        if st.duplicate:
+            cells.append("" if r.dup_advantage is None else f"{r.dup_advantage:+.1f}" + ("" if r.dup_se is None else f" ± {r.dup_se:.1f}"))
+        cells += [value, interval.replace(" – ", "–"), "" if r.los_next is None else f"{100 * r.los_next:.0f}%"]
+        cells += [str(r.forfeits)] if forfeits else []
+        table.add_row(*cells)
     out.print(table)
-    if crosstable and len(table_rows) > 1:
+    if crosstable and len(st.rows) > 1:
+        head, rows = _cross_cells(st)
         ct = Table(title="Cross-table: score % of the row bot against the column bot")
-        ct.add_column("")
-        for st in table_rows:
-            ct.add_column(st.name, justify="right")
-        for st in table_rows:
-            cells = []
-            for other in table_rows:
-                pts = st.opponents.get(other.name)
-                cells.append("-" if other is st else (f"{100 * sum(pts) / len(pts):.0f}" if pts else ""))
-            ct.add_row(st.name, *cells)
+        for i, h in enumerate(head):
+            ct.add_column(h, justify="left" if i == 0 else "right")
+        for line in rows:
+            ct.add_row(*[c if i == 0 or c in ("", "—") else (f"[green]{c}[/]" if float(c) > 50 else f"[red]{c}[/]" if float(c) < 50 else c)
+                         for i, c in enumerate(line)])
         out.print(ct)
+
+
+def _open_existing(db: Path) -> Store:
+    if not db.exists():
+        raise UsageError(f"no store at {db} (run a tournament first, or pass --db)")
+    return Store(db)
 
 
 @app.command("standings")
@@ -101,14 +151,120 @@ def standings_cmd(
     tournament: Annotated[Optional[str], typer.Argument(help="Tournament name or id (default: the newest).")] = None,
     db: DbOpt = Path(DEFAULT_DB),
     crosstable: Annotated[bool, typer.Option("--crosstable", help="Also print the cross-table.")] = False,
+    format: Annotated[Optional[str], typer.Option("--format", "-f", help="Export instead of a table: csv, json, md or html.")] = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the export to this file (default: stdout).")] = None,
 ) -> None:
-    """Print the standings of a stored tournament."""
+    """Show the standings of a stored tournament, or export them."""
+    from arbiter.export import FORMATS, render
+    from arbiter.tournament import load_standings
+
+    if format is not None and format not in FORMATS:
+        _run(_fail, f"--format: expected one of {', '.join(FORMATS)}, got {format!r}")
+    with _run(_open_existing, db) as store:
+        st, info = _run(load_standings, store, tournament)
+    if format is None:
+        if output is not None:
+            _run(_fail, "--output needs --format")
+        _print_standings(st, info, crosstable)
+        return
+    text = render(format, st, info)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+        err.print(f"wrote {output}")
+
+
+def _fail(message: str) -> None:
+    raise UsageError(message)
+
+
+@tournament_app.command("list")
+def tournament_list(db: DbOpt = Path(DEFAULT_DB)) -> None:
+    """List the tournaments in the store."""
+    with _run(_open_existing, db) as store:
+        tours = _run(store.tournaments)
+    if not tours:
+        out.print(f"no tournaments in {db}")
+        return
+    table = Table(title=f"Tournaments in {db}")
+    for col in ("id", "name", "game", "format", "bots", "matches", "status", "created"):
+        table.add_column(col, justify="right" if col in ("id", "matches") else "left")
+    for t in tours:
+        status = "finished" if t.finished is not None and t.done >= t.planned else ("in progress" if t.done < t.planned else "stopped")
+        bots = ", ".join(t.spec.get("bots", []))
+        table.add_row(str(t.id), t.name, t.game, str(t.spec.get("format", "round-robin")), bots,
+                      f"{t.done}/{t.planned}", status, datetime.datetime.fromtimestamp(t.created).strftime("%Y-%m-%d %H:%M"))
+    out.print(table)
+
+
+@tournament_app.command("show")
+def tournament_show(
+    tournament: Annotated[Optional[str], typer.Argument(help="Tournament name or id (default: the newest).")] = None,
+    db: DbOpt = Path(DEFAULT_DB),
+    match: Annotated[Optional[str], typer.Option("--match", "-m", help="Drill into one match: its schedule index or match id.")] = None,
+    failures: Annotated[bool, typer.Option("--failures", help="Only matches where something went wrong.")] = False,
+) -> None:
+    """A tournament's spec, entrants and matches; or one match in detail."""
+    with _run(_open_existing, db) as store:
+        tour = _run(store.tournament, tournament)
+        if match is not None:
+            row = _run(store.match, match, tour.id)
+            _show_match(tour, row)
+            return
+        entrants = store.entrants(tour.id)
+        rows = _run(store.matches, tour.id)
+    spec = tour.spec
+    out.print(f"[bold]{tour.name}[/] (id {tour.id}): {tour.game}, {spec.get('format', 'round-robin')}, "
+              f"{tour.done}/{tour.planned} matches, seed {spec.get('seed')}, duplicate {'on' if spec.get('duplicate', True) else 'off'}",
+              highlight=False)
+    opts = ", ".join(f"{k}={v}" for k, v in (spec.get("options") or {}).items()) or "defaults"
+    out.print(f"options: {opts}; clock {spec.get('decision_ms')} ms/decision + {spec.get('bank_ms')} ms bank; "
+              f"policy {spec.get('policy')}", highlight=False)
+    if entrants:
+        et = Table(title="Entrants")
+        for col in ("bot", "spec", "launched", "version"):
+            et.add_column(col)
+        for e in entrants:
+            et.add_row(e.name, e.spec, e.launched, e.version)
+        out.print(et)
+    shown = [r for r in rows if r.incidents or r.outcome.reason.name.startswith("FORFEIT")] if failures else rows
+    mt = Table(title=f"Matches ({len(shown)} shown)")
+    for col in ("#", "round", "deal", "table", "seating", "seats", "scores", "ranks", "ended", "incidents", "match id"):
+        mt.add_column(col, justify="right" if col in ("#", "round", "deal", "table", "seating") else "left")
+    for r in shown:
+        inc = "; ".join(f"seat {i.seat} {i.kind}" for i in r.incidents)
+        mt.add_row(str(r.idx), str(r.round), str(r.deal), str(r.table), str(r.seating), " ".join(r.seats),
+                   " ".join(f"{s:g}" for s in r.outcome.scores), " ".join(map(str, r.outcome.ranks)), r.outcome.reason.value,
+                   inc, r.match_id)
+    out.print(mt)
+
+
+def _show_match(tour, row) -> None:
+    out.print(f"[bold]match {row.match_id}[/] of {tour.name}: #{row.idx}, round {row.round}, deal {row.deal}, "
+              f"table {row.table}, seating {row.seating}, deal seed {row.seed}", highlight=False)
+    out.print(f"ended: {row.outcome.reason.value}" + (f" ({row.outcome.detail})" if row.outcome.detail else "")
+              + f"; {row.decisions} decisions in {row.seconds:.2f} s", highlight=False)
+    record = row.record()
+    ms: dict[int, list[int]] = {}
+    for a in record.actions:
+        ms.setdefault(a.seat, []).append(a.ms)
+    table = Table(title="Seats")
+    for col in ("seat", "side", "bot", "score", "rank", "acts", "mean ms", "max ms", "incidents"):
+        table.add_column(col, justify="left" if col in ("bot", "incidents", "side") else "right", no_wrap=col == "bot")
     from arbiter.games import get_game
 
-    if not db.exists():
-        err.print(f"[bold red]error:[/] no store at {db} (run a tournament first, or pass --db)")
-        raise typer.Exit(2)
-    with _run(Store, db) as store:
-        tour = _run(store.tournament, tournament)
-        game_obj = _run(get_game, tour.game, tour.spec.get("options", {}), tour.spec.get("preset"))
-        _print_standings(store, tour, game_obj, crosstable)
+    try:
+        teams = get_game(tour.game, tour.spec.get("options", {}), tour.spec.get("preset")).teams
+    except Exception:  # noqa: BLE001 - the drill-down still works without sides
+        teams = tuple((s,) for s in range(len(row.seats)))
+    side_of = {s: j for j, t in enumerate(teams) for s in t}
+    for seat, bot in enumerate(row.seats):
+        times = ms.get(seat, [])
+        incs = "; ".join(f"{i.kind}: {i.detail}" for i in row.incidents if i.seat == seat)
+        side = side_of.get(seat, 0)
+        table.add_row(str(seat), str(side), bot, f"{row.outcome.scores[seat]:g}", str(row.outcome.ranks[seat]),
+                      str(len(times)), f"{sum(times) / len(times):.1f}" if times else "", str(max(times)) if times else "",
+                      incs or "-")
+    out.print(table)
+    out.print(f"replay it: [bold]arbiter replay {row.match_id}[/]", highlight=False)

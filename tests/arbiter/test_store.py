@@ -77,3 +77,37 @@ def test_a_corrupt_row_is_reported_not_crashed_on(tmp_path):
         store.db.execute("UPDATE matches SET ranks = 'garbage'")
         with pytest.raises(StoreError, match="corrupt"):
             store.matches(t.id)
+
+
+def test_a_schema_1_file_is_migrated_in_place(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "old.sqlite"
+    with sqlite3.connect(db) as c:  # the first cut's schema, with one tournament
+        c.executescript(
+            "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+            "INSERT INTO meta VALUES ('schema', '1');"
+            "CREATE TABLE tournaments (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, game TEXT NOT NULL,"
+            " spec TEXT NOT NULL, created REAL NOT NULL, finished REAL);"
+            "CREATE TABLE matches (tournament_id INTEGER NOT NULL, idx INTEGER NOT NULL, match_id TEXT NOT NULL,"
+            " deal INTEGER NOT NULL, rotation INTEGER NOT NULL, seed INTEGER NOT NULL, seats TEXT NOT NULL,"
+            " scores TEXT NOT NULL, ranks TEXT NOT NULL, reason TEXT NOT NULL, detail TEXT NOT NULL, record TEXT NOT NULL,"
+            " finished REAL NOT NULL, PRIMARY KEY (tournament_id, idx));"
+            "INSERT INTO tournaments VALUES (1, 'old', 'spades', '{}', 0, NULL);"
+        )
+    with Store(db) as store:
+        t = store.tournament("old")
+        assert (t.planned, t.done) == (0, 0)
+        rec = a_record()
+        store.save_match(t.id, 0, 0, 0, rec, round=1, table=2, sides=("random", "random"))
+        [row] = store.matches(t.id)
+        assert (row.round, row.table, row.sides, row.decisions) == (1, 2, ("random", "random"), len(rec.actions))
+        assert store.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "2"
+
+
+def test_a_newer_schema_is_refused(tmp_path):
+    db = tmp_path / "new.sqlite"
+    with Store(db) as store:
+        store.db.execute("UPDATE meta SET value = '99' WHERE key = 'schema'")
+    with pytest.raises(StoreError, match="newer than this arbiter"):
+        Store(db)

@@ -1,0 +1,182 @@
+"""Standings as CSV, JSON, Markdown and one self-contained HTML page.
+
+Pure functions from a ``Standings`` (arbiter.ratings) and the tournament's description to
+text; the CLI writes them to stdout or a file. The HTML page has its style inline and no
+scripts or external resources, and is well-formed XML (it parses with an XML parser).
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import time
+from typing import Any
+
+from arbiter.ratings import Standings
+
+FORMATS = ("csv", "json", "md", "html")
+
+CSV_COLUMNS = [
+    "rank", "bot", "matches", "wins", "draws", "losses", "points", "score_rate", "mean_margin", "dup_advantage",
+    "dup_se", "dup_deals", "rating", "rating_low", "rating_high", "los_next", "forfeits",
+]
+
+
+def _fmt(x: float | None, spec: str) -> str:
+    return "" if x is None else format(x, spec)
+
+
+def to_dict(st: Standings, info: dict[str, Any]) -> dict[str, Any]:
+    """Everything the exports show, as plain JSON-able data."""
+    names = [r.name for r in st.rows]
+    return {
+        "tournament": info,
+        "rating_model": st.model,
+        "matches": st.matches,
+        "duplicate": st.duplicate,
+        "standings": [r.as_dict() for r in st.rows],
+        "crosstable": {
+            a: {b: ({"points": st.crosstable[a][b][0], "meetings": st.crosstable[a][b][1]} if b in st.crosstable.get(a, {}) else None)
+                for b in names if b != a}
+            for a in names
+        },
+    }
+
+
+def to_json(st: Standings, info: dict[str, Any]) -> str:
+    return json.dumps(to_dict(st, info), indent=2, sort_keys=False) + "\n"
+
+
+def to_csv(st: Standings, info: dict[str, Any] | None = None) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    for r in st.rows:
+        w.writerow({k: ("" if v is None else v) for k, v in r.as_dict().items()})
+    return buf.getvalue()
+
+
+def _rating_text(st: Standings, r) -> tuple[str, str]:
+    if r.rating is None:
+        return "", ""
+    spec = ".0f" if st.model == "bradley-terry" else ".2f"
+    return format(r.rating.value, spec), f"{format(r.rating.low, spec)} – {format(r.rating.high, spec)}"
+
+
+def _points(x: float) -> str:
+    return f"{x:g}" if abs(x * 2 - round(x * 2)) < 1e-9 else f"{x:.2f}"
+
+
+def _headers(st: Standings) -> list[str]:
+    h = ["#", "bot", "matches", "W", "D", "L", "points", "score %", "mean margin"]
+    if st.duplicate:
+        h += ["dup. advantage ± s.e."]
+    return h + ["rating", "95% interval", "LOS over next", "forfeits"]
+
+
+def _cells(st: Standings, r) -> list[str]:
+    value, interval = _rating_text(st, r)
+    cells = [str(r.rank), r.name, str(r.matches), str(r.wins), str(r.draws), str(r.losses), _points(r.points),
+             f"{100 * r.score_rate:.1f}", f"{r.mean_margin:+.1f}"]
+    if st.duplicate:
+        adv = "" if r.dup_advantage is None else f"{r.dup_advantage:+.1f}" + ("" if r.dup_se is None else f" ± {r.dup_se:.1f}")
+        cells.append(adv)
+    return cells + [value, interval, "" if r.los_next is None else f"{100 * r.los_next:.1f}%", str(r.forfeits)]
+
+
+def _cross_cells(st: Standings) -> tuple[list[str], list[list[str]]]:
+    names = [r.name for r in st.rows]
+    rows = []
+    for a in names:
+        line = [a]
+        for b in names:
+            v = None if a == b else st.cross(a, b)
+            line.append("—" if a == b else ("" if v is None else f"{100 * v:.0f}"))
+        rows.append(line)
+    return [""] + names, rows
+
+
+def to_markdown(st: Standings, info: dict[str, Any]) -> str:
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+    out = [f"# Standings: {info.get('name', '')}", "", _summary(st, info), ""]
+    h = _headers(st)
+    out += [line(h), "|" + "|".join("---" if i == 1 else "---:" for i in range(len(h))) + "|"]
+    out += [line(_cells(st, r)) for r in st.rows]
+    head, rows = _cross_cells(st)
+    out += ["", "## Cross-table", "", "Score % of the row bot against the column bot.", "", line(head),
+            "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|"]
+    out += [line(r) for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def _summary(st: Standings, info: dict[str, Any]) -> str:
+    model = "Bradley-Terry (Elo scale)" if st.model == "bradley-terry" else "Weng-Lin Plackett-Luce (openskill μ)"
+    opts = ", ".join(f"{k}={v}" for k, v in (info.get("options") or {}).items()) or "defaults"
+    return (
+        f"Game {info.get('game', '')} ({opts}); format {info.get('format', '')}; {st.matches} of "
+        f"{info.get('planned', st.matches)} matches played; duplicate deals {'on' if st.duplicate else 'off'}; "
+        f"seed {info.get('seed', '')}; ratings: {model}."
+    )
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#1d2430;background:#fbfbfd}
+h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.2rem;margin-top:2rem}
+p.meta{color:#5a6472;margin-top:0}
+table{border-collapse:collapse;margin:.5rem 0;font-variant-numeric:tabular-nums;background:#fff;box-shadow:0 1px 3px #0001}
+th,td{padding:.35rem .7rem;border-bottom:1px solid #e3e6ea;text-align:right;white-space:nowrap}
+th{background:#eef1f5;font-weight:600}td.name,th.name{text-align:left;font-weight:600}
+tr:nth-child(even) td{background:#f7f8fa}
+td.good{color:#176b2c}td.bad{color:#a3241b}td.self{color:#aaa;text-align:center}
+footer{margin-top:2rem;color:#8a93a0;font-size:.85rem}
+"""
+
+
+def to_html(st: Standings, info: dict[str, Any]) -> str:
+    """One self-contained, well-formed page: summary, standings, cross-table."""
+    e = html.escape
+
+    def row(cells: list[str], tag: str = "td", name_col: int = 1, classes: list[str] | None = None) -> str:
+        parts = []
+        for i, c in enumerate(cells):
+            cls = "name" if i == name_col else (classes[i] if classes else "")
+            attr = f' class="{cls}"' if cls else ""
+            parts.append(f"<{tag}{attr}>{e(c)}</{tag}>")
+        return "<tr>" + "".join(parts) + "</tr>"
+
+    title = f"Standings: {info.get('name', '')}"
+    body = [f"<h1>{e(title)}</h1>", f'<p class="meta">{e(_summary(st, info))}</p>', "<table>",
+            "<thead>" + row(_headers(st), "th") + "</thead>", "<tbody>"]
+    body += [row(_cells(st, r)) for r in st.rows]
+    body += ["</tbody>", "</table>"]
+    head, rows = _cross_cells(st)
+    body += ["<h2>Cross-table</h2>", '<p class="meta">Score % of the row bot against the column bot.</p>', "<table>",
+             "<thead>" + row(head, "th", 0) + "</thead>", "<tbody>"]
+    for r in rows:
+        classes = [""] + ["self" if c == "—" else ("good" if c and float(c) > 50 else "bad" if c and float(c) < 50 else "") for c in r[1:]]
+        body.append(row(r, "td", 0, classes))
+    body += ["</tbody>", "</table>",
+             f"<footer>Card Arena · generated {e(time.strftime('%Y-%m-%d %H:%M:%S'))}</footer>"]
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8" />'
+        '<meta name="viewport" content="width=device-width, initial-scale=1" />'
+        f"<title>{e(title)}</title><style>{_CSS}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )
+
+
+def render(fmt: str, st: Standings, info: dict[str, Any]) -> str:
+    """The standings in ``fmt`` (one of FORMATS); ValueError for another."""
+    if fmt == "csv":
+        return to_csv(st, info)
+    if fmt == "json":
+        return to_json(st, info)
+    if fmt == "md":
+        return to_markdown(st, info)
+    if fmt == "html":
+        return to_html(st, info)
+    raise ValueError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")

@@ -1,0 +1,356 @@
+"""Tournament specs: what an organiser writes (a TOML file or command-line flags).
+
+A spec names the game and its variant, the bots, the format, deals per table, duplicate
+on/off, concurrency, clocks, the failure policy and the seed. ``TournamentSpec.validate``
+checks everything before anything runs and raises ``SpecError`` naming the field and the
+reason. Example (``arbiter tournament run club.toml``)::
+
+    name = "club-night"
+    game = "spades"
+    format = "round-robin"        # round-robin | double-round-robin | gauntlet
+    bots = ["random", "greedy", "heuristic", "h2=bots/heuristic.py"]
+    deals = 4                     # deals per table (each played in every seating if duplicate)
+    duplicate = true
+    seed = 7
+    concurrency = 4               # matches at once (default: number of cores)
+
+    [options]                     # the game's variant options (../shared/rules/)
+    deals = 1
+
+    [clock]
+    decision_ms = 5000
+    bank_ms = 30000
+
+    [failure]
+    policy = "forfeit"            # forfeit | default
+    max_strikes = 3
+
+A bot is ``"SPEC"`` (a bundled name, ``FILE.py[:Class]``, ``module:Class`` or a registered
+``name@version``) or ``"NAME=SPEC"`` to choose its display name. Partnership games take
+``teams = [["a", "b"], ["c", "d"]]`` (named pairs, by bot name); without it every team is a
+bot and its copy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from arbiter.games import ConfigError, Game, get_game
+from arbiter.match import Clock, FailurePolicy, MatchConfig, Policy
+
+
+class SpecError(ConfigError):
+    """A tournament spec that cannot run; the message names the field and the reason."""
+
+
+class Format(enum.Enum):
+    """Which tables are played."""
+
+    ROUND_ROBIN = "round-robin"  # every combination of entries, once
+    DOUBLE_ROUND_ROBIN = "double-round-robin"  # every combination, in two rounds of fresh deals
+    GAUNTLET = "gauntlet"  # only the tables that include the challenger
+
+
+class Seatings(enum.Enum):
+    """Which seatings of a table a duplicate deal is played in."""
+
+    ROTATIONS = "rotations"  # each entry at each side once (k seatings for k sides)
+    PERMUTATIONS = "permutations"  # every order of the entries over the sides (k! seatings)
+
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@+-]{0,63}$")
+_REGISTERED = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*@[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+
+
+def is_registered_ref(spec: str) -> bool:
+    """True for ``name@version`` (a bot from the registry), not a path or module."""
+    return bool(_REGISTERED.match(spec)) and not Path(spec).exists()
+
+
+def bot_names(specs: Sequence[str]) -> tuple[str, ...]:
+    """Display names: ``NAME=`` if given, ``name@version`` as is, else the spec's stem,
+    made unique with -2, -3... in order."""
+    names: list[str] = []
+    seen: dict[str, int] = {}
+    for spec in specs:
+        alias, sep, rest = spec.partition("=")
+        if sep and alias.strip():
+            base = alias.strip()
+        elif is_registered_ref(spec):
+            base = spec
+        else:
+            base = os.path.splitext(os.path.basename(spec.split(":")[0]))[0] or spec
+        seen[base] = seen.get(base, 0) + 1
+        names.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
+    return tuple(names)
+
+
+def bot_sources(specs: Sequence[str]) -> tuple[str, ...]:
+    """The launchable part of each bot spec (``NAME=SPEC`` -> ``SPEC``)."""
+    out = []
+    for spec in specs:
+        alias, sep, rest = spec.partition("=")
+        out.append(rest.strip() if sep and alias.strip() else spec)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class TournamentSpec:
+    """Everything that defines a tournament. The same spec gives the same schedule and seeds.
+
+    ``concurrency`` and ``bot_processes`` only change how fast it runs, never its results,
+    so they are not part of the identity a stored tournament is resumed by (``identity``).
+    """
+
+    game: str
+    bots: tuple[str, ...]
+    name: str = ""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    preset: str | None = None
+    format: str = Format.ROUND_ROBIN.value
+    challenger: str | None = None  # gauntlet: the challenger's name (default: the first bot)
+    teams: tuple[tuple[str, ...], ...] = ()  # named partnerships; () = a bot and its copy
+    deals: int = 2
+    duplicate: bool = True
+    seatings: str = Seatings.ROTATIONS.value
+    seed: int = 0
+    decision_ms: int = 10_000
+    bank_ms: int = 60_000
+    policy: str = "forfeit"
+    max_strikes: int = 3
+    concurrency: int | None = None  # matches at once; None: the number of cores
+    bot_processes: int = 1  # processes per bot; each serves any number of matches at once
+
+    # -- derived ---------------------------------------------------------------------
+
+    @property
+    def bot_names(self) -> tuple[str, ...]:
+        return bot_names(self.bots)
+
+    @property
+    def bot_sources(self) -> tuple[str, ...]:
+        return bot_sources(self.bots)
+
+    @property
+    def display_name(self) -> str:
+        return self.name or f"{self.game}-{self.seed}"
+
+    @property
+    def rounds(self) -> int:
+        return 2 if self.format == Format.DOUBLE_ROUND_ROBIN.value else 1
+
+    def identity(self) -> dict[str, Any]:
+        """The JSON-able fields that define the schedule and every match (resume key)."""
+        d = self.to_json()
+        d.pop("concurrency", None)
+        d.pop("bot_processes", None)
+        return d
+
+    def to_json(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["bots"] = list(self.bots)
+        d["options"] = dict(self.options)
+        d["teams"] = [list(t) for t in self.teams]
+        return d
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "TournamentSpec":
+        """Inverse of ``to_json`` (also reads specs stored by older versions)."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        kw = {k: v for k, v in d.items() if k in known}
+        kw["bots"] = tuple(kw.get("bots", ()))
+        kw["teams"] = tuple(tuple(t) for t in kw.get("teams", ()))
+        kw["options"] = dict(kw.get("options", {}))
+        return cls(**kw)
+
+    def match_config(self, seed: int, match_id: str = "") -> MatchConfig:
+        return MatchConfig(
+            game=self.game, seed=seed, options=dict(self.options), preset=self.preset,
+            clock=Clock(self.decision_ms, self.bank_ms),
+            policy=FailurePolicy.uniform(self.policy, self.max_strikes), match_id=match_id,
+        )
+
+    # -- validation ------------------------------------------------------------------
+
+    def validate_game(self) -> Game:
+        """Only the game part (for reading stored tournaments: bots need not exist here)."""
+        try:
+            return get_game(self.game, self.options, self.preset)
+        except ConfigError as exc:
+            raise SpecError(f"game/options: {exc}") from None
+
+    def validate(self) -> Game:
+        """The configured game; SpecError naming the field and the reason otherwise."""
+        try:
+            game = get_game(self.game, self.options, self.preset)
+        except ConfigError as exc:
+            where = "game" if "unknown game" in str(exc) else ("preset" if "preset" in str(exc) else "options")
+            raise SpecError(f"{where}: {exc}") from None
+        names = self.bot_names
+        if len(self.bots) < 1 or (len(self.bots) < 2 and not self.teams):
+            raise SpecError(f"bots: a tournament needs at least 2 bots, got {len(self.bots)}")
+        for spec, name in zip(self.bots, names):
+            if not _NAME.match(name):
+                raise SpecError(f"bots: bad bot name {name!r} (letters, digits, '-', '_', '.', '@', at most 64)")
+            _check_bot(spec, bot_sources([spec])[0], self.game)
+        try:
+            fmt = Format(self.format)
+        except ValueError:
+            raise SpecError(f"format: expected one of {', '.join(f.value for f in Format)}, got {self.format!r}") from None
+        try:
+            Seatings(self.seatings)
+        except ValueError:
+            raise SpecError(f"seatings: expected rotations or permutations, got {self.seatings!r}") from None
+        for key in ("deals", "bot_processes"):
+            if not isinstance(getattr(self, key), int) or getattr(self, key) < 1:
+                raise SpecError(f"{key}: must be a whole number of at least 1, got {getattr(self, key)!r}")
+        if self.concurrency is not None and (not isinstance(self.concurrency, int) or self.concurrency < 1):
+            raise SpecError(f"concurrency: must be at least 1, got {self.concurrency!r}")
+        if self.policy not in {p.value for p in Policy}:
+            raise SpecError(f"failure.policy: expected forfeit or default, got {self.policy!r}")
+        if self.max_strikes < 0:
+            raise SpecError(f"failure.max_strikes: must not be negative, got {self.max_strikes}")
+        if self.decision_ms < 0 or self.bank_ms < 0:
+            raise SpecError(f"clock: decision_ms and bank_ms must not be negative, got {self.decision_ms}, {self.bank_ms}")
+        if not isinstance(self.seed, int) or self.seed < 0:
+            raise SpecError(f"seed: must be a non-negative whole number, got {self.seed!r}")
+        sizes = {len(t) for t in game.teams}
+        if len(sizes) != 1:
+            raise SpecError(f"game: {self.game} with these options has sides of different sizes {game.teams}; not supported")
+        per_side = sizes.pop()
+        entries = self.entry_labels(per_side)
+        if self.teams:
+            if per_side == 1:
+                raise SpecError(f"teams: {self.game} with these options has no partnerships (every seat plays for itself)")
+            used = set()
+            for team in self.teams:
+                if len(team) != per_side:
+                    raise SpecError(f"teams: {list(team)} has {len(team)} bots; a side of {self.game} has {per_side} seats")
+                for member in team:
+                    if member not in names:
+                        raise SpecError(f"teams: {member!r} is not one of the bots ({', '.join(names)})")
+                    used.add(member)
+            unused = [n for n in names if n not in used]
+            if unused:
+                raise SpecError(f"teams: bots {', '.join(unused)} are in no team")
+            if len(set(entries)) != len(entries):
+                raise SpecError("teams: a team is listed twice")
+            if len(entries) < 2:
+                raise SpecError(f"teams: a tournament needs at least 2 teams, got {len(entries)}")
+        if fmt is Format.GAUNTLET:
+            challenger = self.challenger or entries[0]
+            if challenger not in entries:
+                raise SpecError(f"challenger: {challenger!r} is not one of the entries ({', '.join(entries)})")
+        elif self.challenger:
+            raise SpecError(f"challenger: only a gauntlet has a challenger (format is {self.format})")
+        return game
+
+    def entry_labels(self, per_side: int) -> list[str]:
+        """The names of what occupies one side: a bot (or a bot and its copies), or a team."""
+        if self.teams:
+            return ["+".join(t) for t in self.teams]
+        return list(self.bot_names)
+
+
+def _check_bot(spec: str, source: str, game: str) -> None:
+    """A bot spec that can be launched, as far as can be told without running its code."""
+    from bots import BUNDLED, load_bot
+
+    if source in BUNDLED:
+        bot = load_bot(source)
+        if not bot.plays(game):
+            raise SpecError(f"bots: {spec!r} does not play {game} (it plays {', '.join(bot.games)})")
+        return
+    if is_registered_ref(source):
+        return  # resolved against the bot registry when the run starts
+    path = Path(source.split(":")[0]) if not Path(source).exists() else Path(source)
+    if path.suffix == ".py" or path.exists():
+        if not (path.is_file() or (path.is_dir() and (path / "bot.py").is_file())):
+            raise SpecError(f"bots: {spec!r}: file not found: {path}")
+        return
+    if ":" in source:
+        return  # module:Class, imported by the bot process
+    raise SpecError(f"bots: unknown bot {spec!r}: not a bundled bot ({', '.join(BUNDLED)}), a .py file, module:Class or name@version")
+
+
+# --------------------------------------------------------------------------------------
+# TOML.
+
+_TOP = {
+    "name": str, "game": str, "preset": str, "format": str, "challenger": str, "deals": int, "duplicate": bool,
+    "seatings": str, "seed": int, "concurrency": int, "bot_processes": int, "bots": list, "teams": list,
+    "options": dict, "clock": dict, "failure": dict,
+}
+_CLOCK = {"decision_ms": int, "bank_ms": int}
+_FAILURE = {"policy": str, "max_strikes": int}
+
+
+def spec_from_toml(path: str | os.PathLike, overrides: Mapping[str, Any] | None = None) -> TournamentSpec:
+    """Read a spec file; ``overrides`` (from command-line flags) replace its fields.
+
+    SpecError naming the file, the field and the reason for anything malformed.
+    """
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text())
+    except OSError as exc:
+        raise SpecError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SpecError(f"{p}: not valid TOML: {exc}") from None
+    return spec_from_dict(data, overrides, source=str(p))
+
+
+def spec_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None = None, source: str = "spec") -> TournamentSpec:
+    """Build a spec from parsed TOML-shaped data (see the module docstring)."""
+
+    def check(table: Mapping[str, Any], schema: Mapping[str, type], prefix: str) -> None:
+        for key, value in table.items():
+            if key not in schema:
+                raise SpecError(f"{source}: unknown field {prefix}{key!r} (known: {', '.join(schema)})")
+            want = schema[key]
+            ok = isinstance(value, want) and not (want is int and isinstance(value, bool))
+            if not ok:
+                raise SpecError(f"{source}: field {prefix}{key}: expected {want.__name__}, got {type(value).__name__} {value!r}")
+
+    check(data, _TOP, "")
+    check(data.get("clock", {}), _CLOCK, "clock.")
+    check(data.get("failure", {}), _FAILURE, "failure.")
+    kw: dict[str, Any] = {k: v for k, v in data.items() if k not in ("clock", "failure", "bots", "teams")}
+    kw.update(data.get("clock", {}))
+    kw.update(data.get("failure", {}))
+    bots: list[str] = []
+    for i, b in enumerate(data.get("bots", [])):
+        if isinstance(b, str):
+            bots.append(b)
+        elif isinstance(b, dict) and set(b) <= {"name", "bot"} and isinstance(b.get("bot"), str):
+            bots.append(f"{b['name']}={b['bot']}" if b.get("name") else b["bot"])
+        else:
+            raise SpecError(f"{source}: field bots[{i}]: expected \"SPEC\", \"NAME=SPEC\" or {{name=..., bot=...}}, got {b!r}")
+    teams = []
+    for i, t in enumerate(data.get("teams", [])):
+        if not (isinstance(t, list) and all(isinstance(x, str) for x in t)):
+            raise SpecError(f"{source}: field teams[{i}]: expected a list of bot names, got {t!r}")
+        teams.append(tuple(t))
+    kw["bots"] = tuple(bots)
+    kw["teams"] = tuple(teams)
+    for key, value in (overrides or {}).items():
+        if value is None:
+            continue
+        if key == "options":  # command-line options add to the file's
+            kw["options"] = {**kw.get("options", {}), **value}
+        else:
+            kw[key] = value
+    kw["teams"] = tuple(tuple(t) for t in kw.get("teams", ()))
+    if "game" not in kw:
+        raise SpecError(f"{source}: missing field 'game'")
+    if not kw["bots"]:
+        raise SpecError(f"{source}: missing field 'bots'")
+    kw["bots"] = tuple(kw["bots"])
+    return TournamentSpec(**kw)

@@ -1,0 +1,163 @@
+"""`arbiter tournament run|list|show` and `arbiter standings` through typer's CliRunner."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+from typer.testing import CliRunner
+
+from arbiter.cli import app
+from arbiter.store import Store
+
+runner = CliRunner()
+
+
+def invoke(*args: str):
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    """A store with a finished Spades round robin and a Spot free for all (in process)."""
+    path = tmp_path_factory.mktemp("cli") / "arena.sqlite"
+    r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--game", "spades",
+               "--bots", "random,greedy,heuristic", "-o", "deals=1", "--deals", "3", "--name", "sp", "--quiet")
+    assert r.exit_code == 0, r.output
+    assert "Standings: sp" in r.stdout and "Cross-table" in r.stdout
+    spec = path.parent / "ffa.toml"
+    spec.write_text('name = "ffa"\ngame = "spot"\nbots = ["random", "heuristic", "r2=random"]\ndeals = 2\n'
+                    "seed = 3\n[options]\nplayers = 3\nhands = 2\n")
+    r = invoke("tournament", "run", str(spec), "--db", str(path), "--transport", "inproc")
+    assert r.exit_code == 0, r.output
+    return path
+
+
+def test_standings_table_and_crosstable(db):
+    r = invoke("standings", "sp", "--db", str(db), "--crosstable")
+    assert r.exit_code == 0
+    for word in ("heuristic", "greedy", "random", "W-D-L", "95% CI", "Cross-table", "Bradley-Terry"):
+        assert word in r.stdout
+    r = invoke("standings", "--db", str(db))  # the newest
+    assert "Standings: ffa" in r.stdout and "Plackett-Luce" in r.stdout
+
+
+def test_csv_and_json_exports_parse_and_agree(db):
+    rows = list(csv.DictReader(io.StringIO(invoke("standings", "sp", "--db", str(db), "--format", "csv").stdout)))
+    data = json.loads(invoke("standings", "sp", "--db", str(db), "--format", "json").stdout)
+    assert [r["bot"] for r in rows] == [s["bot"] for s in data["standings"]]
+    assert {r["bot"] for r in rows} == {"random", "greedy", "heuristic"}
+    assert all(int(r["matches"]) == 12 for r in rows)  # 2 opponents x 3 deals x 2 seatings
+    assert data["tournament"]["planned"] == data["matches"] == 18
+    assert data["rating_model"] == "bradley-terry"
+    first = data["standings"][0]
+    assert first["rating_low"] < first["rating"] < first["rating_high"] and 0 <= first["los_next"] <= 1
+    ct = data["crosstable"]
+    assert ct["random"]["greedy"]["meetings"] == 6
+    assert ct["random"]["greedy"]["points"] + ct["greedy"]["random"]["points"] == 6
+
+
+def test_html_export_is_one_well_formed_self_contained_file(db, tmp_path):
+    out = tmp_path / "sp.html"
+    r = invoke("standings", "sp", "--db", str(db), "--format", "html", "--output", str(out))
+    assert r.exit_code == 0
+    text = out.read_text()
+    assert text.startswith("<!DOCTYPE html>")
+    root = ET.fromstring(text.split("\n", 1)[1])  # well-formed: parses as XML
+    assert root.tag == "html"
+    assert root.find("head/style") is not None and root.find("head/title").text == "Standings: sp"
+    tables = root.findall("body/table")
+    assert len(tables) == 2
+    assert len(tables[0].findall("tbody/tr")) == 3
+    assert "<script" not in text and "http" not in text and "<link" not in text  # nothing external
+    md = invoke("standings", "sp", "--db", str(db), "--format", "md").stdout
+    assert md.startswith("# Standings: sp") and md.count("\n| ") >= 8
+
+
+def test_list_and_show_and_match_drill_down(db):
+    r = invoke("tournament", "list", "--db", str(db))
+    assert r.exit_code == 0 and "sp" in r.stdout and "ffa" in r.stdout and "18/18" in r.stdout
+    r = invoke("tournament", "show", "sp", "--db", str(db))
+    assert r.exit_code == 0 and "Entrants" in r.stdout and "Matches (18 shown)" in r.stdout
+    with Store(db) as store:
+        row = store.matches(store.tournament("sp").id)[5]
+    r = invoke("tournament", "show", "sp", "--db", str(db), "--match", "5")
+    assert r.exit_code == 0
+    assert row.match_id in r.stdout and "Seats" in r.stdout
+    for bot in row.seats:
+        assert bot in r.stdout
+    assert invoke("tournament", "show", "sp", "--db", str(db), "--match", row.match_id).stdout == r.stdout
+    r = invoke("tournament", "show", "sp", "--db", str(db), "--failures")
+    assert "Matches (0 shown)" in r.stdout
+
+
+def test_a_forfeit_shows_what_went_wrong(tmp_path):
+    bot = tmp_path / "crashy.py"
+    bot.write_text("from sdk import Bot\n\nclass Crashy(Bot):\n    name = 'crashy'\n\n"
+                   "    def choose(self, view, legal_actions):\n        raise RuntimeError('boom')\n")
+    path = tmp_path / "c.sqlite"
+    r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--game", "spite-and-malice",
+               "--bots", f"random,{bot}", "--deals", "1", "--name", "c", "--quiet")
+    assert r.exit_code == 0, r.output
+    data = json.loads(invoke("standings", "c", "--db", str(path), "--format", "json").stdout)
+    crashy = next(s for s in data["standings"] if s["bot"] == "crashy")
+    assert crashy["forfeits"] == 2 and crashy["losses"] == 2 and crashy["incidents"] == {"crash": 2}
+    r = invoke("tournament", "show", "c", "--db", str(path), "--failures")
+    assert "Matches (2 shown)" in r.stdout and "crash" in r.stdout
+    r = invoke("tournament", "show", "c", "--db", str(path), "--match", "0")
+    assert "boom" in r.stdout and "forfeit_crash" in r.stdout
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--game", "spot", "--bots", "random,greedy"], "'greedy' does not play spot"),
+        (["--game", "nope"], "unknown game 'nope'"),
+        (["--deals", "0"], "deals: must be"),
+        (["-o", "target"], "expected KEY=VALUE"),
+    ],
+)
+def test_bad_command_lines_are_refused_before_anything_runs(tmp_path, args, message):
+    path = tmp_path / "x.sqlite"
+    r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", *args)
+    assert r.exit_code == 2 and message in r.stderr
+    assert not path.exists(), "nothing is written for a bad spec"
+
+
+def test_bad_spec_file_names_the_field(tmp_path):
+    spec = tmp_path / "bad.toml"
+    spec.write_text('game = "spades"\nbots = ["random", "heuristic"]\nformat = "swiss"\n')
+    r = invoke("tournament", "run", str(spec), "--db", str(tmp_path / "x.sqlite"))
+    assert r.exit_code == 2 and "format: expected one of round-robin" in r.stderr
+
+
+def test_a_second_run_on_a_busy_store_is_refused(tmp_path):
+    path = tmp_path / "busy.sqlite"
+    with Store(path) as holder:
+        holder.lock()
+        r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--game", "spades",
+                   "--bots", "random,heuristic", "-o", "deals=1", "--deals", "1", "--quiet")
+        assert r.exit_code == 2 and "another run is writing" in r.stderr
+        assert holder.tournaments() == []
+
+
+def test_resuming_with_another_spec_needs_fresh(tmp_path):
+    path = tmp_path / "r.sqlite"
+    base = ["tournament", "run", "--db", str(path), "--transport", "inproc", "--game", "spades", "--bots", "random,heuristic",
+            "-o", "deals=1", "--name", "r", "--quiet"]
+    assert invoke(*base, "--deals", "1").exit_code == 0
+    r = invoke(*base, "--deals", "2")
+    assert r.exit_code == 2 and "different spec" in r.stderr
+    assert invoke(*base, "--deals", "2", "--fresh").exit_code == 0
+    with Store(path) as store:
+        assert store.tournament("r").done == 4
+
+
+def test_missing_store_is_a_clear_error(tmp_path):
+    r = invoke("standings", "--db", str(tmp_path / "none.sqlite"))
+    assert r.exit_code == 2 and "no store at" in r.stderr
+    r = invoke("standings", "--db", str(tmp_path / "none.sqlite"), "--format", "xml")
+    assert r.exit_code == 2 and "--format" in r.stderr
