@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PROTOS := $(wildcard protos/cardarena/v1/*.proto)
 
-.PHONY: venv install proto demo test bench clean
+.PHONY: venv install proto demo test bench clean browser sandbox-tools
 
 $(BIN)/activate: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -23,11 +23,32 @@ demo: $(BIN)/activate
 	$(BIN)/arbiter tournament run --game spades --bots random,greedy,heuristic --deals 2 --db .demo.sqlite --fresh
 
 ## The whole test suite.
-test: $(BIN)/activate
+## Debian's chromium and chromedriver, for the browser test (tests/e2e/test_web.py). Idempotent;
+## CI runs as root, elsewhere it asks sudo.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium chromium-driver; }
+
+## bubblewrap confines the bot processes the arbiter hosts (network and file isolation);
+## installed when missing and we are root with apt (CI, a fresh Debian machine). Without
+## it bots still run, under resource limits only (`arbiter bots sandbox` says what holds).
+sandbox-tools:
+	@command -v bwrap >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  { apt-get install -y -qq bubblewrap >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; }; } ; } || \
+	  echo "note: bubblewrap is not installed: hosted bots run under resource limits only"
+
+test: $(BIN)/activate browser sandbox-tools
 	$(BIN)/python -m pytest -q -n 2
 
+## The benchmark (a few minutes on 2 cores): one table with targets, JSON in bench-results.json.
+## OpenSpiel (the reference engine) lives in its own environment, .venv-bench, never in .venv;
+## if open-spiel cannot be installed the bench still runs and marks its row unavailable.
+BENCH_VENV := .venv-bench
 bench: $(BIN)/activate
-	$(BIN)/arbiter bench
+	@test -f $(BENCH_VENV)/.ok || { $(PY) -m venv $(BENCH_VENV) && $(BENCH_VENV)/bin/pip install -q open-spiel && touch $(BENCH_VENV)/.ok; } \
+		|| echo "open-spiel could not be installed: the OpenSpiel row will be marked unavailable"
+	ARENA_BENCH_PYTHON=$$(test -f $(BENCH_VENV)/.ok && echo $(BENCH_VENV)/bin/python || echo /nonexistent) $(BIN)/arbiter bench
 
 clean:
-	rm -rf $(VENV) .demo.sqlite *.egg-info
+	rm -rf $(VENV) $(BENCH_VENV) .demo.sqlite *.egg-info

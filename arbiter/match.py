@@ -139,6 +139,10 @@ class SeatClient(abc.ABC):
     def cancel(self, match_id: str, request_id: int) -> None:
         """The runner stopped waiting for this request (timeout); forget it."""
 
+    async def stderr_tail(self) -> str:
+        """The tail of the bot process's stderr ('' if the arbiter did not start it)."""
+        return ""
+
 
 class MatchObserver(abc.ABC):
     """Watches a match from outside (spectators, live displays). Sees only public things:
@@ -219,6 +223,7 @@ class Incident:
     seat: int
     kind: str  # "timeout", "illegal", "malformed", "disconnect", "crash"
     detail: str
+    stderr: str = ""  # the tail of the bot process's stderr, when the arbiter started the process
 
 
 @dataclass
@@ -389,12 +394,25 @@ class _Runner:
         except _Forfeit as f:
             record.incidents.append(Incident(f.seat, f.kind, f.detail))
             record.outcome = forfeit_outcome(game, f.seat, _REASON[f.kind], f"seat {f.seat} ({record.seat_names[f.seat]}): {f.detail}")
+        await self._attach_stderr()
         final_view = state.spectator_view() if state.is_terminal else None
         await asyncio.gather(
             *(self._safe(s.finish(record.match_id, i, record.outcome, final_view)) for i, s in enumerate(self.seats))
         )
         for obs in self.observers:
             await self._safe(obs.ended(record, final_view))
+
+    async def _attach_stderr(self) -> None:
+        """Put each failing seat's stderr tail (its traceback, usually) on its incidents."""
+        tails: dict[int, str] = {}
+        for i, inc in enumerate(self.record.incidents):
+            if inc.seat not in tails:
+                try:
+                    tails[inc.seat] = await self.seats[inc.seat].stderr_tail()
+                except Exception:  # noqa: BLE001 - diagnostics must not fail the match
+                    tails[inc.seat] = ""
+            if tails[inc.seat] and not inc.stderr:
+                self.record.incidents[i] = dataclasses.replace(inc, stderr=tails[inc.seat])
 
     async def _safe(self, coro) -> None:
         try:

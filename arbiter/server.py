@@ -13,10 +13,14 @@ import itertools
 import logging
 import re
 import secrets
+import tempfile
+import time
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable
 
 import grpc
+from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
@@ -40,6 +44,13 @@ log = logging.getLogger(__name__)
 
 #: Largest message a bot may send; a Hello or an Act is tiny.
 MAX_BOT_MESSAGE_BYTES = 64 * 1024
+#: Messages a session may send that answer nothing (unknown request, wrong seat token,
+#: unexpected kind): a burst, then a steady rate per second. Past it the session is closed
+#: as a flood (its seats then follow the disconnect policy). Real answers never count.
+FLOOD_BURST = 200
+FLOOD_RATE = 50.0
+#: A session whose unread outbox grows past this is closed (it stopped reading).
+MAX_OUTBOX = 10_000
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
 
 
@@ -56,8 +67,20 @@ class Session:
     bot_version: str
     games: tuple[str, ...]
     outbox: asyncio.Queue = field(default_factory=asyncio.Queue)
-    pending: dict[tuple[str, int], tuple[asyncio.Future, str]] = field(default_factory=dict)
+    pending: dict[tuple[str, int], tuple[asyncio.Future, str, int]] = field(default_factory=dict)  # -> (future, game, seat)
     closed: bool = False
+    seat_tokens: dict[tuple[str, int], str] = field(default_factory=dict)  # (match, seat) -> secret
+    stderr_source: Callable[[], str] | None = None  # the bot process's stderr tail, if the arbiter started it
+    _allowance: float = FLOOD_BURST
+    _last_refill: float = field(default_factory=time.monotonic)
+
+    def spend_junk(self) -> bool:
+        """Count one message that answered nothing; False once the flood limit is passed."""
+        now = time.monotonic()
+        self._allowance = min(FLOOD_BURST, self._allowance + (now - self._last_refill) * FLOOD_RATE)
+        self._last_refill = now
+        self._allowance -= 1
+        return self._allowance >= 0
 
     def send(self, msg: pb.ArbiterMessage | None) -> None:
         if not self.closed or msg is None:
@@ -67,7 +90,7 @@ class Session:
         if self.closed:
             return
         self.closed = True
-        for fut, _ in self.pending.values():
+        for fut, *_ in self.pending.values():
             if not fut.done():
                 fut.set_exception(SeatDisconnected(f"{self.bot_name}: connection closed"))
         self.pending.clear()
@@ -88,6 +111,8 @@ class Hub:
         self._by_token: dict[str, Session] = {}
         self._changed = asyncio.Event()
         self._ids = itertools.count(1)
+        #: The Unix socket the server also listens on (sandboxed bots without a network dial it).
+        self.unix_path: str | None = None
 
     def expect(self, name: str) -> str:
         """A fresh token for a bot process the arbiter is about to start."""
@@ -161,7 +186,10 @@ class RemoteSeat(SeatClient):
     async def start(self, info: MatchInfo) -> None:
         if self.session.closed:
             raise SeatDisconnected(f"{self.name} is not connected")
+        seat_token = secrets.token_urlsafe(16)
+        self.session.seat_tokens[(info.match_id, info.seat)] = seat_token
         msg = pb.MatchStart(
+            seat_token=seat_token,
             match_id=info.match_id,
             game=info.game,
             options=convert.options_to_wire(info.options),
@@ -180,7 +208,7 @@ class RemoteSeat(SeatClient):
             raise SeatDisconnected(f"{self.name}: connection closed")
         fut: asyncio.Future = asyncio.get_running_loop().create_future()
         key = (turn.match_id, turn.request_id)
-        session.pending[key] = (fut, self.game)
+        session.pending[key] = (fut, self.game, turn.seat)
         msg = pb.Turn(
             match_id=turn.match_id,
             request_id=turn.request_id,
@@ -202,6 +230,10 @@ class RemoteSeat(SeatClient):
     def cancel(self, match_id: str, request_id: int) -> None:
         self.session.pending.pop((match_id, request_id), None)
 
+    async def stderr_tail(self) -> str:
+        source = self.session.stderr_source
+        return await asyncio.to_thread(source) if source is not None else ""
+
     async def notify(self, match_id: str, seat: int, events: list[Event]) -> None:
         self.session.send(
             pb.ArbiterMessage(update=pb.Update(match_id=match_id, seat=seat, events=[convert.event_to_proto(e) for e in events]))
@@ -211,6 +243,7 @@ class RemoteSeat(SeatClient):
         self.session.send(_err(code, message, match_id, request_id))
 
     async def finish(self, match_id: str, seat: int, outcome: Outcome, final_view: Any) -> None:
+        self.session.seat_tokens.pop((match_id, seat), None)
         end = pb.MatchEnd(match_id=match_id, seat=seat, outcome=convert.outcome_to_proto(outcome))
         if final_view is not None:
             end.final_view.CopyFrom(convert.view_to_proto(self.game, final_view))
@@ -227,6 +260,10 @@ class ArenaServicer(pb_grpc.ArenaServicer):
         try:
             first = await request_iterator.__anext__()
         except (StopAsyncIteration, grpc.RpcError):
+            return
+        except DecodeError:  # bytes that are not a BotMessage: no session, and no traceback in the log
+            log.info("refused a stream whose first message is not a BotMessage")
+            yield _err("protocol", "the first message is not a valid BotMessage")
             return
         if first.WhichOneof("msg") != "hello":
             yield _err("protocol", "the first message must be Hello")
@@ -254,12 +291,27 @@ class ArenaServicer(pb_grpc.ArenaServicer):
     async def _read(self, session: Session, request_iterator: AsyncIterator[pb.BotMessage]) -> None:
         try:
             async for msg in request_iterator:
+                if session.closed:
+                    break
                 which = msg.WhichOneof("msg")
+                act = msg.act
+                key = (act.match_id, act.request_id)
+                entry = session.pending.get(key) if which == "act" else None
+                if entry is not None:
+                    expected = session.seat_tokens.get((act.match_id, entry[2]), "")
+                    if not hmac.compare_digest(expected.encode(), act.seat_token.encode()):
+                        entry = None  # the request stays open for the real answer
+                        if not self._junk(session):
+                            break
+                        session.send(_err("wrong_seat", f"request {act.request_id}: seat_token is not the token of the seat "
+                                          "this request is for", act.match_id[:40], act.request_id))
+                        continue
+                    session.pending.pop(key, None)
+                elif not self._junk(session):
+                    break
                 if which != "act":
                     session.send(_err("protocol", f"unexpected {which or 'empty'} message after Hello"))
                     continue
-                act = msg.act
-                entry = session.pending.pop((act.match_id, act.request_id), None)
                 if entry is None:
                     session.send(
                         _err(
@@ -271,15 +323,29 @@ class ArenaServicer(pb_grpc.ArenaServicer):
                         )
                     )
                     continue
-                fut, _ = entry
+                fut, *_ = entry
                 if not fut.done():
                     fut.set_result(act.action)
         except (grpc.RpcError, asyncio.CancelledError):
             pass
+        except DecodeError:
+            log.warning("bot %s (%s) sent bytes that are not a BotMessage; closing its stream", session.bot_name, session.session_id)
+            session.send(_err("protocol", "a message is not a valid BotMessage; the stream is closed"))
         except Exception:  # noqa: BLE001 - never let one stream take the server down
             log.exception("error reading bot stream %s", session.session_id)
         finally:
             session.close()
+
+    @staticmethod
+    def _junk(session: Session) -> bool:
+        """Charge a message that answered nothing; False (and the session told) on a flood."""
+        if session.spend_junk() and session.outbox.qsize() < MAX_OUTBOX:
+            return True
+        log.warning("bot %s (%s) flooded the stream; closing it", session.bot_name, session.session_id)
+        session.send(_err("flood", f"more than {FLOOD_BURST} messages that answer no request "
+                          f"(or over {FLOOD_RATE:g} a second); the stream is closed"))
+        session.close()
+        return False
 
 
 class MatchesServicer(pb_grpc.MatchesServicer):
@@ -289,6 +355,8 @@ class MatchesServicer(pb_grpc.MatchesServicer):
         self.hub = hub
         self.admin_token = admin_token
         self.default_clock = default_clock
+        #: MatchConfig -> observers of that match (spectators); set by start_server.
+        self.observers_for: Any = lambda config: ()
 
     async def _check_admin(self, token: str, context) -> None:
         if self.admin_token is not None and not hmac.compare_digest(self.admin_token.encode(), token.encode()):
@@ -328,7 +396,7 @@ class MatchesServicer(pb_grpc.MatchesServicer):
             if not session.plays(request.game):
                 await context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"bot {name!r} does not play {request.game}")
             seats.append(RemoteSeat(session, request.game))
-        record = await run_match(config, seats)
+        record = await run_match(config, seats, observers=self.observers_for(config))
         return pb.MatchSummary(
             match_id=record.match_id,
             outcome=convert.outcome_to_proto(record.outcome),
@@ -352,6 +420,10 @@ class RunningServer:
         for session in list(self.hub.sessions.values()):
             session.close()
         await self.server.stop(grace)
+        if self.hub.unix_path:
+            import shutil
+
+            shutil.rmtree(Path(self.hub.unix_path).parent, ignore_errors=True)
 
 
 async def start_server(
@@ -360,8 +432,18 @@ async def start_server(
     hub: Hub | None = None,
     admin_token: str | None = None,
     default_clock: Clock = Clock(),
+    spectators: Any = None,
+    bots_registry: Any = None,
+    author_tokens: dict[str, str] | None = None,
 ) -> RunningServer:
-    """Start the arbiter's gRPC server on ``host:port`` (0 = any free port)."""
+    """Start the arbiter's gRPC server on ``host:port`` (0 = any free port).
+
+    ``spectators`` (an ``arbiter.spectate.SpectatorHub``; a new one without delay if None)
+    receives the matches run by Matches.RunMatch and serves them on the Spectate service.
+    """
+    from arbiter.spectate import SpectatorHub, add_spectate_service
+
+    spectators = spectators if spectators is not None else SpectatorHub()
     hub = hub or Hub()
     server = grpc.aio.server(
         options=[
@@ -370,7 +452,14 @@ async def start_server(
         ]
     )
     pb_grpc.add_ArenaServicer_to_server(ArenaServicer(hub), server)
-    pb_grpc.add_MatchesServicer_to_server(MatchesServicer(hub, admin_token, default_clock), server)
+    matches_servicer = MatchesServicer(hub, admin_token, default_clock)
+    matches_servicer.observers_for = spectators.observers
+    pb_grpc.add_MatchesServicer_to_server(matches_servicer, server)
+    spectate_name = add_spectate_service(spectators, server)
+    if bots_registry is not None:  # the Bots service (arbiter.bots_service), behind author/admin tokens
+        from arbiter.bots_service import add_bots_service
+
+        add_bots_service(server, bots_registry, admin_token, author_tokens or {})
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     names = [
@@ -378,12 +467,20 @@ async def start_server(
         pb.DESCRIPTOR.services_by_name["Matches"].full_name,
         health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
         reflection.SERVICE_NAME,
+        spectate_name,
     ]
     reflection.enable_server_reflection(names, server)
     bound = server.add_insecure_port(f"{host}:{port}")
     if bound == 0:
         raise OSError(f"cannot listen on {host}:{port}")
+    # Sandboxed bots have no network: they reach the arbiter through this socket only.
+    sock_dir = Path(tempfile.mkdtemp(prefix="arena-sock-"))
+    sock_dir.chmod(0o755)
+    if server.add_insecure_port(f"unix:{sock_dir / 'arena.sock'}"):
+        hub.unix_path = str(sock_dir / "arena.sock")
     await server.start()
+    if hub.unix_path:
+        Path(hub.unix_path).chmod(0o666)  # bots run under their own uids; the token authenticates
     for name in names[:2] + [""]:
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     log.info("arbiter listening on %s:%d", host, bound)

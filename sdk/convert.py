@@ -49,8 +49,11 @@ def turn_from_proto(game: str, msg: pb.Turn) -> tuple[Any, list[Any]]:
     return view, legal
 
 
-def act_to_proto(game: str, match_id: str, request_id: int, action: Any) -> pb.BotMessage:
-    return pb.BotMessage(act=pb.Act(match_id=match_id, request_id=request_id, action=convert.action_to_proto(game, action)))
+def act_to_proto(game: str, match_id: str, request_id: int, action: Any, seat_token: str = "") -> pb.BotMessage:
+    """An Act; ``seat_token`` is MatchStart.seat_token of the seat that was asked."""
+    return pb.BotMessage(
+        act=pb.Act(match_id=match_id, request_id=request_id, action=convert.action_to_proto(game, action), seat_token=seat_token)
+    )
 
 
 def events_from_proto(msg: pb.Update) -> list[Any]:

@@ -40,6 +40,7 @@ class _Session:
         self.outbox: queue.Queue[pb.BotMessage | None] = queue.Queue()
         self.bots: dict[tuple[str, int], Bot] = {}
         self.games: dict[str, str] = {}  # match_id -> game
+        self.seat_tokens: dict[tuple[str, int], str] = {}  # (match_id, seat) -> MatchStart.seat_token
         self.matches_played = 0
         self.errors: list[str] = []
 
@@ -58,6 +59,7 @@ class _Session:
             bot = copy.deepcopy(self.template)
             self.bots[(info.match_id, info.seat)] = bot
             self.games[info.match_id] = info.game
+            self.seat_tokens[(info.match_id, info.seat)] = msg.match_start.seat_token
             bot._start(info)
         elif which == "turn":
             turn = msg.turn
@@ -67,7 +69,8 @@ class _Session:
             action = bot.choose(view, legal)
             if isinstance(action, str):
                 action = _parse(game, action)
-            self.outbox.put(convert.act_to_proto(game, turn.match_id, turn.request_id, action))
+            token = self.seat_tokens.get((turn.match_id, turn.seat), "")
+            self.outbox.put(convert.act_to_proto(game, turn.match_id, turn.request_id, action, token))
         elif which == "update":
             bot = self.bots.get((msg.update.match_id, msg.update.seat))
             if bot is not None:
@@ -75,6 +78,7 @@ class _Session:
         elif which == "match_end":
             key = (msg.match_end.match_id, msg.match_end.seat)
             bot = self.bots.pop(key, None)
+            self.seat_tokens.pop(key, None)
             if bot is not None:
                 bot.on_match_end(convert.result_from_proto(msg.match_end))
             self.matches_played += 1

@@ -1,40 +1,171 @@
-"""`arbiter replay`: re-verify a recorded match from its seed and actions."""
+"""`arbiter replay`: verify a recorded match, or step through it in the terminal.
+
+    arbiter replay 1-4-9f3a                 # verify: the actions reproduce the result
+    arbiter replay 1-4-9f3a --all           # every step, spectator's view (public cards)
+    arbiter replay 1-4-9f3a --step --seat 2 # one step per Enter, as seat 2 saw it
+    arbiter replay match.json --all --full  # every hand visible
+
+Stepping verifies as it goes: a step that does not replay stops with the reason.
+"""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, Optional, Sequence
 
 import typer
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
 
 from arbiter.cli._common import DbOpt, UsageError, _outcome_table, _run, app, err, out
-from arbiter.match import MatchRecord, ReplayError, replay_record
+from arbiter.games import Card
+from arbiter.match import MatchRecord, ReplayError
+from arbiter.replay import BoardRow, ReplayStep, board, step_record, verify_record
 from arbiter.store import DEFAULT_DB, Store
+
+_SUIT = {"S": ("♠", "bold"), "H": ("♥", "bold red"), "D": ("♦", "bold red"), "C": ("♣", "bold")}
+
+
+def card_text(card: Card) -> Text:
+    """A card as coloured text, e.g. ``Q♥`` in red."""
+    token = str(card)
+    if token == "JK":
+        return Text("JK", style="bold magenta")
+    symbol, style = _SUIT[token[-1]]
+    return Text(token[:-1] + symbol, style=style)
+
+
+def board_table(rows: Sequence[BoardRow], title: str = "") -> Table:
+    """A board (see ``arbiter.replay.board``) as a rich table, one section after another."""
+    table = Table(title=title or None, show_header=False, box=None, padding=(0, 1), title_justify="left")
+    table.add_column("", style="dim", no_wrap=True)
+    table.add_column("")
+    table.add_column("", style="italic")
+    section = None
+    for row in rows:
+        if row.section != section:
+            section = row.section
+            table.add_row(Text(section, style="bold cyan"), "", "")
+        cards = Text(" ").join(card_text(c) for c in row.cards)
+        if row.face_down:
+            if cards:
+                cards.append(" ")
+            cards.append(f"[{row.face_down} face down]", style="dim")
+        table.add_row("  " + row.label, cards, row.note)
+    return table
+
+
+def _step_title(step: ReplayStep, names: Sequence[str]) -> str:
+    if step.index == 0:
+        return f"step 0 of {step.total}: the deal"
+    who = f"seat {step.seat} ({names[step.seat]})" if step.seat is not None and step.seat < len(names) else f"seat {step.seat}"
+    forced = f"  [arbiter's choice: {step.forced}]" if step.forced else ""
+    return f"step {step.index} of {step.total}: {who} {step.action}{forced}"
+
+
+def render_step(step: ReplayStep, record: MatchRecord) -> Group:
+    """One step: what happened, the events the viewpoint may see, and the board."""
+    parts: list[Any] = [Text(_step_title(step, record.seat_names), style="bold")]
+    for e in step.events:
+        line = Text("  · " + e.text, style="green")
+        parts.append(line)
+    parts.append(board_table(board(record.game, step.view, record.seat_names, step.seat_views)))
+    if step.outcome is not None:
+        parts.append(_outcome_table(record.seat_names, step.outcome, f"result ({step.outcome.reason.value}): {step.outcome.detail}"))
+    return Group(*parts)
+
+
+def load_record(match_id: str, db: Path) -> MatchRecord:
+    """The record of ``match_id`` from the store, or from a JSON file at that path."""
+    path = Path(match_id)
+    if path.is_file():
+        try:
+            return MatchRecord.from_json(path.read_text())
+        except ValueError as exc:
+            raise UsageError(f"{path}: {exc}") from None
+    if not db.exists():
+        raise UsageError(f"no store at {db} and no file {match_id!r} (pass --db or a record file)")
+    with Store(db) as store:
+        row = store.match(match_id)
+        try:
+            return row.record()
+        except ValueError as exc:
+            raise UsageError(f"match {match_id!r}: {exc}") from None
 
 
 @app.command()
 def replay(
     match_id: Annotated[str, typer.Argument(help="A match id from the store, or a path to a match record JSON file.")],
     db: DbOpt = Path(DEFAULT_DB),
+    seat: Annotated[Optional[int], typer.Option("--seat", help="Step through the match as this seat saw it.")] = None,
+    full: Annotated[bool, typer.Option("--full", help="Step through it with every seat's hand visible.")] = False,
+    step: Annotated[bool, typer.Option("--step", help="Show one step at a time: Enter for the next, a number to jump, q to quit (all at once when stdin is not a terminal).")] = False,
+    all_steps: Annotated[bool, typer.Option("--all", help="Show every step, one after another.")] = False,
 ) -> None:
-    """Verify a recorded match: replay its actions from its seed and compare the result."""
-    path = Path(match_id)
-    if path.is_file():
-        record = _run(_record_from_file, path)
-    else:
-        with _run(Store, db) as store:
-            record = _run(lambda: store.match(match_id).record())
+    """Verify a recorded match (replay its actions from its seed and compare the result), or step through it."""
+    if seat is not None and full:
+        err.print("[bold red]error:[/] --seat and --full are two different viewpoints; pick one")
+        raise typer.Exit(2)
+    record = _run(load_record, match_id, db)
+    if not (step or all_steps or seat is not None or full):
+        try:
+            outcome = verify_record(record)
+        except ReplayError as exc:
+            err.print(f"[bold red]replay failed:[/] {exc}")
+            raise typer.Exit(1) from None
+        out.print(_outcome_table(record.seat_names, outcome, f"{record.game} match {record.match_id}: replay verified"))
+        out.print(f"{len(record.actions)} actions from seed {record.seed} reproduce the recorded result ({outcome.reason.value})")
+        return
+    interactive = step and sys.stdin.isatty()
+    viewpoint = "every hand" if full else (f"seat {seat}" if seat is not None else "spectator (public cards)")
+    out.print(f"[bold]{record.game} match {record.match_id}[/], seed {record.seed}, seen as: {viewpoint}")
     try:
-        outcome = replay_record(record)
+        steps = step_record(record, seat, full)
+        if interactive:
+            _interactive(list_until_error(steps, record), record)
+        else:
+            for s in steps:
+                out.print(render_step(s, record))
+    except ValueError as exc:
+        err.print(f"[bold red]error:[/] {exc}")
+        raise typer.Exit(2) from None
     except ReplayError as exc:
         err.print(f"[bold red]replay failed:[/] {exc}")
         raise typer.Exit(1) from None
-    out.print(_outcome_table(record.seat_names, outcome, f"{record.game} match {record.match_id}: replay verified"))
-    out.print(f"{len(record.actions)} actions from seed {record.seed} reproduce the recorded result ({outcome.reason.value})")
+    out.print(f"[green]replay verified:[/] {len(record.actions)} actions reproduce the recorded result")
 
 
-def _record_from_file(path: Path) -> MatchRecord:
+def list_until_error(steps, record: MatchRecord) -> list[ReplayStep]:
+    """All steps; on a ReplayError, print the ones that verified first, then re-raise."""
+    done: list[ReplayStep] = []
     try:
-        return MatchRecord.from_json(path.read_text())
-    except ValueError as exc:
-        raise UsageError(f"{path}: {exc}") from None
+        for s in steps:
+            done.append(s)
+    except ReplayError:
+        for s in done:
+            out.print(render_step(s, record))
+        raise
+    return done
+
+
+def _interactive(steps: list[ReplayStep], record: MatchRecord) -> None:
+    i = 0
+    while True:
+        out.clear()
+        out.print(render_step(steps[i], record))
+        try:
+            answer = input(f"[{i}/{len(steps) - 1}] Enter: next, b: back, NUMBER: jump, q: quit > ").strip().lower()
+        except EOFError:
+            return
+        if answer == "q":
+            return
+        if answer == "b":
+            i = max(0, i - 1)
+        elif answer.isdigit():
+            i = min(len(steps) - 1, int(answer))
+        elif i == len(steps) - 1:
+            return
+        else:
+            i += 1

@@ -70,14 +70,16 @@ class Hello(_message.Message):
     def __init__(self, bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., token: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., protocol_version: _Optional[int] = ...) -> None: ...
 
 class Act(_message.Message):
-    __slots__ = ("match_id", "request_id", "action")
+    __slots__ = ("match_id", "request_id", "action", "seat_token")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     request_id: int
     action: Action
-    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
+    seat_token: str
+    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., seat_token: _Optional[str] = ...) -> None: ...
 
 class Welcome(_message.Message):
     __slots__ = ("session_id", "protocol_version")
@@ -88,7 +90,7 @@ class Welcome(_message.Message):
     def __init__(self, session_id: _Optional[str] = ..., protocol_version: _Optional[int] = ...) -> None: ...
 
 class MatchStart(_message.Message):
-    __slots__ = ("match_id", "game", "options", "seat", "num_seats", "teams", "seat_names", "clock", "bot_seed")
+    __slots__ = ("match_id", "game", "options", "seat", "num_seats", "teams", "seat_names", "clock", "bot_seed", "seat_token")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -105,6 +107,7 @@ class MatchStart(_message.Message):
     SEAT_NAMES_FIELD_NUMBER: _ClassVar[int]
     CLOCK_FIELD_NUMBER: _ClassVar[int]
     BOT_SEED_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     game: str
     options: _containers.ScalarMap[str, str]
@@ -114,7 +117,8 @@ class MatchStart(_message.Message):
     seat_names: _containers.RepeatedScalarFieldContainer[str]
     clock: Clock
     bot_seed: int
-    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., seat: _Optional[int] = ..., num_seats: _Optional[int] = ..., teams: _Optional[_Iterable[_Union[Team, _Mapping]]] = ..., seat_names: _Optional[_Iterable[str]] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ..., bot_seed: _Optional[int] = ...) -> None: ...
+    seat_token: str
+    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., seat: _Optional[int] = ..., num_seats: _Optional[int] = ..., teams: _Optional[_Iterable[_Union[Team, _Mapping]]] = ..., seat_names: _Optional[_Iterable[str]] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ..., bot_seed: _Optional[int] = ..., seat_token: _Optional[str] = ...) -> None: ...
 
 class Team(_message.Message):
     __slots__ = ("seats",)

@@ -18,12 +18,16 @@ from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 
 
-def act(turn: pb.Turn, action: pb.Action, request_id: int | None = None, match_id: str | None = None) -> pb.BotMessage:
+def act(turn: pb.Turn, action: pb.Action, request_id: int | None = None, match_id: str | None = None,
+        seat_token: str = "") -> pb.BotMessage:
+    """An Act answering ``turn``. An empty ``seat_token`` is filled in by RawBot with the
+    token of the Turn's seat (so tests that forge one pass it explicitly)."""
     return pb.BotMessage(
         act=pb.Act(
             match_id=turn.match_id if match_id is None else match_id,
             request_id=turn.request_id if request_id is None else request_id,
             action=action,
+            seat_token=seat_token,
         )
     )
 
@@ -38,6 +42,7 @@ class RawBot:
         self.received: list[pb.ArbiterMessage] = []
         self.outbox: queue.Queue = queue.Queue()
         self.hello = hello or pb.BotMessage(hello=pb.Hello(bot_name=name, bot_version="raw", token=token, protocol_version=1))
+        self.seat_tokens: dict[tuple[str, int], str] = {}  # (match, seat) -> MatchStart.seat_token
         self.done = threading.Event()
         self.error: Exception | None = None
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -59,8 +64,12 @@ class RawBot:
         try:
             for msg in pb_grpc.ArenaStub(self.channel).Play(self._requests()):
                 self.received.append(msg)
+                if msg.WhichOneof("msg") == "match_start":
+                    self.seat_tokens[(msg.match_start.match_id, msg.match_start.seat)] = msg.match_start.seat_token
                 if msg.WhichOneof("msg") == "turn":
                     for out in self.respond(msg.turn):
+                        if out.WhichOneof("msg") == "act" and not out.act.seat_token:
+                            out.act.seat_token = self.seat_tokens.get((msg.turn.match_id, msg.turn.seat), "")
                         self.outbox.put(out)
         except grpc.RpcError as exc:
             if exc.code() != grpc.StatusCode.CANCELLED:

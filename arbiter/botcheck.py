@@ -1,0 +1,217 @@
+"""A bot's self-test: the checks that run INSIDE the sandbox, on the untrusted code.
+
+``python -m arbiter.botcheck SPEC [--positions N] [--decision-ms MS] [--games G,...]``
+prints one JSON report on stdout. The arbiter runs it confined (``registry.check_bot``)
+and adds the smoke match it plays against the random bot over gRPC. Checks:
+
+- ``import``: the spec loads and holds exactly one ``sdk.Bot`` subclass;
+- ``contract``: a valid name, a version, games it claims that exist, ``choose`` overridden;
+- ``legal:<game>``: over N random positions of each claimed game, every answer is one of
+  the legal actions (a typed action or its notation), and nothing raises (no crash);
+- ``deterministic:<game>`` (only if the bot says ``deterministic = True``): two fresh
+  copies given the same match seed answer the same positions identically, even with the
+  global RNG disturbed in between;
+- ``time:<game>``: the slowest decision is within the per-decision limit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import random
+import re
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+
+SMOKE_OPTIONS: dict[str, dict[str, str]] = {
+    "spades": {"deals": "1"},
+    "spite-and-malice": {"payoff_size": "5"},
+    "spot": {"hands": "1"},
+}
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str = ""
+
+
+@dataclass
+class Report:
+    spec: str
+    bot: dict[str, Any] = field(default_factory=dict)  # name, version, games, deterministic
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.checks) and all(c.ok for c in self.checks)
+
+    def add(self, name: str, ok: bool, detail: str = "") -> bool:
+        self.checks.append(Check(name, ok, detail))
+        return ok
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"spec": self.spec, "ok": self.ok, "bot": self.bot,
+                "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in self.checks]}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Report":
+        r = cls(str(d.get("spec", "")), dict(d.get("bot", {})))
+        r.checks = [Check(str(c["name"]), bool(c["ok"]), str(c.get("detail", ""))) for c in d.get("checks", [])]
+        return r
+
+
+def _short_exc(exc: BaseException) -> str:
+    tb = traceback.extract_tb(exc.__traceback__)
+    where = f" at {tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else ""
+    return f"{exc!r}{where}"
+
+
+def _as_action(game: Any, answer: Any) -> Any:
+    return game.parse_action(answer) if isinstance(answer, str) else answer
+
+
+def _info(game: Any, seat: int, seed: int, decision_ms: int, match_id: str) -> Any:
+    from arbiter.games.base import options_to_dict
+    from sdk.bot import MatchInfo
+
+    return MatchInfo(match_id=match_id, game=game.name, options=options_to_dict(game.options), seat=seat,
+                     num_seats=game.num_seats, teams=game.teams, seat_names=tuple(f"seat{i}" for i in range(game.num_seats)),
+                     decision_ms=decision_ms, bank_ms=0, seed=seed)
+
+
+def _playout(template: Any, game_name: str, seed: int, decisions: int, decision_ms: int,
+             disturb: bool = False) -> tuple[list[str], list[float]]:
+    """The bot plays every seat of one seeded game (a fresh copy per seat) for up to
+    ``decisions`` decisions; returns its answers (notation) and decision times in ms.
+    Raises AssertionError on an illegal answer, anything else on a crash."""
+    from arbiter.games import events_for, get_game
+
+    game = get_game(game_name, SMOKE_OPTIONS.get(game_name, {}))
+    state = game.new_initial_state(seed)
+    copies = []
+    for seat in range(game.num_seats):
+        bot = copy.deepcopy(template)
+        bot._start(_info(game, seat, seed * 7919 + seat, decision_ms, f"check-{seed}"))
+        copies.append(bot)
+    for seat, bot in enumerate(copies):
+        bot.on_events(events_for(state.log, seat))
+    answers: list[str] = []
+    times: list[float] = []
+    while not state.is_terminal and len(answers) < decisions:
+        seat = state.current_seat
+        legal = state.legal_actions()
+        view = state.view(seat)
+        if disturb:
+            random.random()  # a bot that uses the global RNG is not deterministic
+        t0 = time.perf_counter()
+        answer = copies[seat].choose(view, list(legal))
+        times.append((time.perf_counter() - t0) * 1000)
+        try:
+            action = _as_action(game, answer)
+        except Exception as exc:  # noqa: BLE001 - an unparsable notation is an illegal answer
+            raise AssertionError(f"answer {answer!r} does not parse: {exc}") from None
+        if action not in legal:
+            raise AssertionError(f"answer {answer!r} is not legal at decision {len(answers)} "
+                                 f"(seat {seat}, {len(legal)} legal actions)")
+        answers.append(str(action))
+        events = state.apply(action)
+        for s, bot in enumerate(copies):
+            mine = events_for(events, s)
+            if mine:
+                bot.on_events(mine)
+    return answers, times
+
+
+def run_checks(spec: str, positions: int = 200, decision_ms: int = 2000, games: list[str] | None = None) -> Report:
+    """Every check of the module docstring; never raises for the bot's faults."""
+    from arbiter.games import GAMES
+    from bots import load_bot
+    from sdk.bot import Bot
+
+    report = Report(spec)
+    try:
+        bot = load_bot(spec)
+    except BaseException as exc:  # noqa: BLE001 - SystemExit too: user code at import
+        report.add("import", False, _short_exc(exc))
+        return report
+    report.add("import", True, f"{type(bot).__module__.split('_arena_bot_')[0] or 'bot'}:{type(bot).__name__}")
+    claimed = tuple(getattr(bot, "games", ()) or ())
+    plays = list(GAMES) if "*" in claimed else [g for g in claimed if g in GAMES]
+    report.bot = {"name": str(getattr(bot, "name", "")), "version": str(getattr(bot, "version", "")),
+                  "games": list(claimed), "deterministic": bool(getattr(bot, "deterministic", False))}
+    problems = []
+    if not isinstance(bot, Bot):
+        problems.append("not an sdk.Bot")
+    if type(bot).choose is Bot.choose:
+        problems.append("choose(view, legal_actions) is not implemented")
+    if not _NAME.match(report.bot["name"]):
+        problems.append(f"name {report.bot['name']!r} is not letters, digits, '-', '_', '.' (max 64)")
+    if not report.bot["version"]:
+        problems.append("version is empty")
+    unknown = [g for g in claimed if g != "*" and g not in GAMES]
+    if unknown:
+        problems.append(f"unknown games {unknown} (known: {', '.join(GAMES)})")
+    if not plays:
+        problems.append("claims no game this arbiter hosts")
+    report.add("contract", not problems, "; ".join(problems) or f"plays {', '.join(plays)}")
+    if problems:
+        return report
+    if games:
+        plays = [g for g in plays if g in games]
+    for game in plays:
+        answers: list[str] = []
+        times: list[float] = []
+        seed = 0
+        try:
+            while len(answers) < positions:
+                a, t = _playout(bot, game, seed, positions - len(answers), decision_ms)
+                answers += a
+                times += t
+                seed += 1
+            report.add(f"legal:{game}", True, f"{len(answers)} legal answers over {seed} random games")
+        except AssertionError as exc:
+            report.add(f"legal:{game}", False, str(exc))
+            continue
+        except BaseException as exc:  # noqa: BLE001 - the bot crashed
+            report.add(f"legal:{game}", False, f"crashed: {_short_exc(exc)}")
+            continue
+        worst = max(times) if times else 0.0
+        report.add(f"time:{game}", worst <= decision_ms,
+                   f"slowest decision {worst:.1f} ms, mean {sum(times) / max(1, len(times)):.2f} ms (limit {decision_ms} ms)")
+        if report.bot["deterministic"]:
+            try:
+                n = min(positions, 100)
+                first, _ = _playout(bot, game, 12345, n, decision_ms)
+                second, _ = _playout(bot, game, 12345, n, decision_ms, disturb=True)
+                same = first == second
+                where = next((i for i, (x, y) in enumerate(zip(first, second)) if x != y), None)
+                report.add(f"deterministic:{game}", same, f"{len(first)} answers identical under the same seed" if same
+                           else f"answers differ at decision {where}: {first[where]!r} vs {second[where]!r}")
+            except BaseException as exc:  # noqa: BLE001
+                report.add(f"deterministic:{game}", False, f"crashed: {_short_exc(exc)}")
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m arbiter.botcheck", description=__doc__.split("\n")[0])
+    parser.add_argument("spec")
+    parser.add_argument("--positions", type=int, default=200)
+    parser.add_argument("--decision-ms", type=int, default=2000)
+    parser.add_argument("--games", default="")
+    args = parser.parse_args(argv)
+    report = run_checks(args.spec, args.positions, args.decision_ms, [g for g in args.games.split(",") if g] or None)
+    # The bot may have printed to stdout itself: the report is the last line.
+    sys.stdout.write("\n" + json.dumps(report.to_dict()) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

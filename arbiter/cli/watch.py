@@ -1,0 +1,108 @@
+"""`arbiter watch`: follow a match live on a running arbiter (the Spectate service).
+
+    arbiter watch --list                      # matches running (and recently finished)
+    arbiter watch                             # the newest running match, or the next one
+    arbiter watch 9f3a1c2b --server host:50051
+    arbiter watch 9f3a1c2b --hidden-cards     # every hand, late (needs --spectator-delay)
+
+Live, only public cards are shown; the full deal appears when the match is over.
+"""
+
+from __future__ import annotations
+
+import sys
+from types import SimpleNamespace
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Group
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from arbiter.cli._common import _outcome_table, app, err, out
+from arbiter.cli.replay import board_table
+from arbiter.replay import board
+
+ServerOpt = Annotated[str, typer.Option("--server", help="Address of the running arbiter (host:port).", envvar="ARENA_SERVER")]
+
+
+def _seat_views(hands: Any) -> tuple:
+    return tuple(SimpleNamespace(hand=h, hand_visible=True) for h in hands) if hands else ()
+
+
+@app.command()
+def watch(
+    match_id: Annotated[Optional[str], typer.Argument(help="The match to watch (default: the newest running one, or the next to start).")] = None,
+    server: ServerOpt = "127.0.0.1:50051",
+    hidden_cards: Annotated[bool, typer.Option("--hidden-cards", help="Show every hand, delayed (only if the arbiter runs with --spectator-delay).")] = False,
+    list_only: Annotated[bool, typer.Option("--list", help="List the watchable matches and exit.")] = False,
+) -> None:
+    """Watch a match live: the public table as it changes, then the result and the full deal."""
+    from arbiter.spectate import HeaderFrame, OverFrame, SpectateError, StepFrame, list_matches, watch as follow
+
+    if list_only:
+        try:
+            matches = list_matches(server)
+        except SpectateError as exc:
+            err.print(f"[bold red]error:[/] {exc}")
+            raise typer.Exit(2) from None
+        table = Table(title=f"matches on {server}")
+        for col in ("match", "game", "seats", "steps", "state"):
+            table.add_column(col)
+        for m in matches:
+            table.add_row(m.match_id, m.game, ", ".join(m.seat_names), str(m.steps), "running" if m.running else "finished")
+        out.print(table if matches else "no matches running or recently finished")
+        return
+
+    live_display = sys.stdout.isatty()
+    header: HeaderFrame | None = None
+    lines: list[Text] = []
+    try:
+        with Live(console=out, auto_refresh=False, transient=False) if live_display else _Nothing() as live:
+            for frame in follow(server, match_id or "", hidden_cards):
+                if isinstance(frame, HeaderFrame):
+                    header = frame
+                    delay = f", {frame.delay_ms / 1000:g} s late, every hand shown" if frame.delay_ms else ", live, public cards only"
+                    out.print(f"[bold]{frame.game} match {frame.match_id}[/]: {', '.join(frame.seat_names)}{delay}")
+                    view, hands, title = frame.view, frame.hands, "the deal"
+                elif isinstance(frame, StepFrame):
+                    assert header is not None
+                    who = header.seat_names[frame.seat] if frame.seat < len(header.seat_names) else "?"
+                    title = f"step {frame.index}: seat {frame.seat} ({who}) {frame.action}"
+                    lines.append(Text(title, style="bold"))
+                    lines.extend(Text("  · " + e.text, style="green") for e in frame.events)
+                    view, hands = frame.view, frame.hands
+                    if not live_display:
+                        for line in lines:
+                            out.print(line)
+                        lines.clear()
+                        continue
+                else:
+                    assert isinstance(frame, OverFrame) and header is not None
+                    if live is not None:
+                        live.stop()
+                    if frame.final_view is not None:
+                        out.print(board_table(board(header.game, frame.final_view, header.seat_names), "the full deal"))
+                    out.print(_outcome_table(header.seat_names, frame.outcome, f"result ({frame.outcome.reason.value}): {frame.outcome.detail}"))
+                    out.print(f"seed {frame.seed}, {len(frame.actions)} actions: `arbiter replay` can verify it from the store")
+                    break
+                if live is not None:
+                    lines[:] = lines[-12:]
+                    live.update(Group(*lines, board_table(board(header.game, view, header.seat_names, _seat_views(hands)), title)),
+                                refresh=True)
+    except SpectateError as exc:
+        err.print(f"[bold red]error:[/] {exc}")
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+
+
+class _Nothing:
+    """Stands in for rich's Live when stdout is not a terminal."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None

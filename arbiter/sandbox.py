@@ -1,0 +1,395 @@
+"""How the arbiter confines a bot process it starts: an untrusted program in a box.
+
+Three levels, the strongest this machine supports chosen at run time (``ARENA_SANDBOX``
+= ``bwrap`` | ``unshare`` | ``rlimit`` | ``auto`` forces one; ``auto`` is the default):
+
+``bwrap`` (bubblewrap, ``apt-get install bubblewrap``)
+    a new mount, network, PID, IPC and UTS namespace. The bot sees a read-only ``/usr``,
+    the Python installation and the four packages it needs (``sdk``, ``arbiter``,
+    ``cardarena``, ``bots``), its own code read-only at ``/bot/code``, a private writable
+    working directory at ``/bot/work`` and an empty ``/tmp``; nothing else of the host
+    file system (not the store, not other bots, not ``/etc``, not ``/home``). The network
+    namespace has only its own loopback: the one way out is the arbiter's Unix socket,
+    bound in at ``/run/arena/arena.sock``. When the arbiter runs as root the bot runs
+    under a uid of its own (so process limits count and bots cannot signal each other);
+    all its processes die with the sandbox (PID namespace, ``--die-with-parent``).
+``unshare``
+    ``unshare -n``: a network namespace with no way out but the Unix socket; the file
+    system is the host's (readable as the arbiter's user), so only the rlimits and file
+    permissions protect files.
+``rlimit``
+    resource limits only; the bot reaches the arbiter over TCP loopback and could open
+    other sockets and read whatever the arbiter's user can read.
+
+Everywhere: rlimits set before exec (``RLIMIT_DATA``/``RLIMIT_AS`` memory, ``RLIMIT_CPU``
+CPU seconds, ``RLIMIT_NPROC`` processes and threads, ``RLIMIT_NOFILE`` open files,
+``RLIMIT_FSIZE`` file size, no core dumps), a lower scheduling priority, a fresh session
+(process group) so the whole group can be killed, a scrubbed environment (only what the
+bot needs: ``ARENA_ADDRESS``, ``ARENA_TOKEN``, ``HOME``, ``PATH``...), a private working
+directory deleted afterwards, stdin closed and stderr captured to a file.
+
+``Sandbox.describe()`` says, in words, what is enforced here and what is not.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+import json
+import logging
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+log = logging.getLogger(__name__)
+
+MODES = ("bwrap", "unshare", "rlimit")
+
+#: Where things appear inside a bwrap sandbox.
+CODE_DIR = "/bot/code"
+WORK_DIR = "/bot/work"
+SOCKET_DIR = "/run/arena"
+SOCKET_NAME = "arena.sock"
+
+# Each sandboxed process gets its own uid (when the arbiter is root): limits on
+# processes are per uid, and processes of different uids cannot signal each other.
+# Run by the sandboxed process itself just before the bot: drop to the bot's uid (if
+# any), set the limits (never above an inherited hard limit), lower the priority, exec.
+_WRAPPER = """
+import json, os, resource, sys
+cfg = json.loads(sys.argv[1])
+if cfg["uid"] is not None:
+    os.setgroups([]); os.setgid(cfg["uid"]); os.setuid(cfg["uid"])
+for which, value in cfg["limits"]:
+    soft, hard = resource.getrlimit(which)
+    value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+    resource.setrlimit(which, (value, value))
+if cfg["nice"]:
+    os.nice(cfg["nice"])
+os.execv(sys.argv[2], sys.argv[2:])
+"""
+
+_UID_BASE = 200_000 + random.Random(os.getpid()).randrange(0, 40_000) * 16
+_uids = itertools.count()
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one bot process (0 = leave the inherited limit)."""
+
+    memory_mb: int = 1024  # RLIMIT_DATA: heap and private writable mappings
+    address_space_mb: int = 0  # RLIMIT_AS; 0 = 4 x memory_mb + 2048 (gRPC reserves a lot it never touches)
+    cpu_seconds: int = 600  # RLIMIT_CPU: total CPU time of the process; SIGXCPU then SIGKILL
+    processes: int = 64  # RLIMIT_NPROC: processes AND threads of the bot's uid
+    open_files: int = 256  # RLIMIT_NOFILE
+    file_size_mb: int = 64  # RLIMIT_FSIZE: largest file it may write
+    nice: int = 5  # scheduling priority increment, so the arbiter stays responsive
+
+    def rlimits(self) -> list[tuple[int, int]]:
+        mb = 1024 * 1024
+        out = [(resource.RLIMIT_CORE, 0)]
+        if self.memory_mb:
+            out.append((resource.RLIMIT_DATA, self.memory_mb * mb))
+            asp = self.address_space_mb or (4 * self.memory_mb + 2048)
+            out.append((resource.RLIMIT_AS, asp * mb))
+        if self.cpu_seconds:
+            out.append((resource.RLIMIT_CPU, self.cpu_seconds))
+        if self.processes:
+            out.append((resource.RLIMIT_NPROC, self.processes))
+        if self.open_files:
+            out.append((resource.RLIMIT_NOFILE, self.open_files))
+        if self.file_size_mb:
+            out.append((resource.RLIMIT_FSIZE, self.file_size_mb * mb))
+        return out
+
+
+class SandboxError(Exception):
+    """A sandbox mode was asked for that this machine cannot provide."""
+
+
+def _probe(cmd: Sequence[str]) -> bool:
+    try:
+        return subprocess.run(list(cmd), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=10).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+@functools.lru_cache(maxsize=None)
+def available_modes() -> tuple[str, ...]:
+    """The sandbox modes that work on this machine, strongest first (``rlimit`` always)."""
+    modes = []
+    bwrap = shutil.which("bwrap")
+    if bwrap and _probe([bwrap, "--unshare-net", "--unshare-pid", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"]):
+        modes.append("bwrap")
+    unshare = shutil.which("unshare")
+    if unshare and (_probe([unshare, "-n", "true"]) or _probe([unshare, "-rn", "true"])):
+        modes.append("unshare")
+    modes.append("rlimit")
+    return tuple(modes)
+
+
+def best_mode() -> str:
+    """The mode ``auto`` picks: ``ARENA_SANDBOX`` if set (and not auto), else the strongest."""
+    wanted = os.environ.get("ARENA_SANDBOX", "auto").strip().lower() or "auto"
+    if wanted == "auto":
+        return available_modes()[0]
+    if wanted not in MODES:
+        raise SandboxError(f"ARENA_SANDBOX={wanted!r}: expected auto, {', '.join(MODES)}")
+    if wanted not in available_modes():
+        raise SandboxError(f"sandbox mode {wanted!r} is not available here (available: {', '.join(available_modes())})")
+    return wanted
+
+
+def _package_dirs() -> list[Path]:
+    """The directories of the packages a bot process imports (the SDK and what it uses)."""
+    import arbiter
+    import bots
+    import cardarena
+    import sdk
+
+    return [Path(m.__file__).resolve().parent for m in (sdk, arbiter, cardarena, bots)]
+
+
+@dataclass
+class Launch:
+    """A prepared, not yet started, sandboxed command."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: str
+    workdir: Path  # host path of the private working directory
+    uid: int | None  # the uid the bot runs as, when the arbiter drops privileges
+    address: str  # the address the bot must use to reach the arbiter
+
+
+@dataclass
+class Sandbox:
+    """A policy for starting bot processes. ``mode`` ``auto`` picks the strongest available."""
+
+    limits: Limits = dataclasses.field(default_factory=Limits)
+    mode: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.mode == "auto":
+            self.mode = best_mode()
+        elif self.mode not in MODES:
+            raise SandboxError(f"sandbox mode {self.mode!r}: expected auto, {', '.join(MODES)}")
+        elif self.mode not in available_modes():
+            raise SandboxError(f"sandbox mode {self.mode!r} is not available here (available: {', '.join(available_modes())})")
+
+    # -- what it does -------------------------------------------------------------------
+
+    @property
+    def drops_privileges(self) -> bool:
+        return self.mode == "bwrap" and os.geteuid() == 0
+
+    @property
+    def blocks_network(self) -> bool:
+        return self.mode in ("bwrap", "unshare")
+
+    @property
+    def hides_files(self) -> bool:
+        return self.mode == "bwrap"
+
+    @property
+    def limits_processes(self) -> bool:
+        # The kernel does not apply RLIMIT_NPROC to root.
+        return bool(self.limits.processes) and (os.geteuid() != 0 or self.drops_privileges)
+
+    def describe(self) -> dict[str, list[str]]:
+        """{"enforced": [...], "not enforced": [...]}: what this sandbox does on this machine."""
+        lim = self.limits
+        on = [
+            f"memory: RLIMIT_DATA {lim.memory_mb} MiB (allocation past it fails with MemoryError)",
+            f"CPU: RLIMIT_CPU {lim.cpu_seconds} s of CPU time per process (then SIGXCPU/SIGKILL)",
+            f"open files: RLIMIT_NOFILE {lim.open_files}",
+            f"file size: RLIMIT_FSIZE {lim.file_size_mb} MiB; no core dumps",
+            "private working directory, deleted afterwards; environment scrubbed; stdin closed; stderr captured",
+            f"lower CPU priority (nice +{lim.nice}); own session, killed as a group",
+        ]
+        off = []
+        if self.limits_processes:
+            on.append(f"processes: RLIMIT_NPROC {lim.processes} (processes and threads) under a uid of its own")
+        else:
+            off.append("processes: RLIMIT_NPROC is not enforced for root (the arbiter runs as root without bwrap)")
+        if self.blocks_network:
+            on.append(f"network: own network namespace ({self.mode}); the only way out is the arbiter's Unix socket")
+        else:
+            off.append("network: not blocked (no bwrap or unshare here): the bot reaches the arbiter over TCP loopback and could open other sockets")
+        if self.hides_files:
+            on.append("files: only /usr, the Python installation, the SDK packages, its own code (read-only) and its working directory are visible")
+            on.append("processes: own PID namespace; every process of the bot dies with it")
+        else:
+            off.append("files: the host file system is visible, limited only by file permissions (no bwrap)")
+            off.append("processes: no PID namespace; children are killed through the process group only")
+        return {"enforced": on, "not enforced": off}
+
+    # -- building the command -----------------------------------------------------------
+
+    def prepare(
+        self,
+        argv: Sequence[str],
+        *,
+        code: Sequence[str | os.PathLike] = (),
+        env: dict[str, str] | None = None,
+        tcp_address: str = "",
+        unix_socket: str | None = None,
+        needs_arbiter: bool = True,
+    ) -> Launch:
+        """The command that runs ``argv`` confined.
+
+        ``code`` are host paths (files or directories) the bot may read; under bwrap each
+        appears at ``/bot/code/<name>``, and ``argv`` must name them by ``code_path()``.
+        ``unix_socket`` is the arbiter's socket; without a network namespace the bot gets
+        ``tcp_address`` instead. The returned ``address`` is what the bot must dial.
+        ``needs_arbiter=False``: a process that talks to no one (the bot's self-test).
+        """
+        if self.blocks_network and not unix_socket and needs_arbiter:
+            raise SandboxError(f"sandbox mode {self.mode} cuts the network: the arbiter must listen on a Unix socket")
+        workdir = Path(tempfile.mkdtemp(prefix="arena-bot-"))
+        uid = _UID_BASE + next(_uids) % 65536 if self.drops_privileges else None
+        if uid is not None:
+            os.chown(workdir, uid, uid)
+        os.chmod(workdir, 0o700)
+        if self.mode == "bwrap":
+            address = f"unix:{SOCKET_DIR}/{SOCKET_NAME}"
+            inner_workdir = WORK_DIR
+        elif self.mode == "unshare":
+            address = f"unix:{unix_socket}"
+            inner_workdir = str(workdir)
+        else:
+            address = tcp_address
+            inner_workdir = str(workdir)
+        clean = {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": inner_workdir,
+            "TMPDIR": inner_workdir,
+            "LANG": "C.UTF-8",
+            "PYTHONUNBUFFERED": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "ARENA_ADDRESS": address,
+        }
+        clean.update(env or {})
+        # The last step before the bot: limits (and the uid drop) are set by a tiny wrapper
+        # that then execs the bot, not in a preexec_fn (unsafe in the arbiter's threaded
+        # process) and after bwrap, so the limits bind the bot and nothing else.
+        argv = [sys.executable, "-I", "-S", "-c", _WRAPPER, json.dumps(
+            {"limits": self.limits.rlimits(), "nice": self.limits.nice, "uid": uid}), *argv]
+        if self.mode == "bwrap":
+            cmd = self._bwrap(argv, code, workdir, unix_socket, uid)
+            cwd = "/"
+        elif self.mode == "unshare":
+            unshare = shutil.which("unshare") or "unshare"
+            cmd = [unshare, "-n", *argv] if os.geteuid() == 0 else [unshare, "-rn", *argv]
+            cwd = str(workdir)
+        else:
+            cmd = argv
+            cwd = str(workdir)
+        return Launch(cmd, clean, cwd, workdir, uid, address)
+
+    def code_path(self, host_path: str | os.PathLike) -> str:
+        """How the bot sees ``host_path`` (one of ``code``) inside the sandbox."""
+        if self.mode != "bwrap":
+            return str(Path(host_path).resolve())
+        return f"{CODE_DIR}/{Path(host_path).name}"
+
+    def _bwrap(self, argv: list[str], code, workdir: Path, unix_socket: str | None, uid: int | None) -> list[str]:
+        cmd = [shutil.which("bwrap") or "bwrap", "--die-with-parent", "--new-session",
+               "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+               "--hostname", "arena-bot"]
+        made: set[str] = set()
+
+        def parents(dest: str) -> None:
+            # bwrap creates missing parents with mode 0700; the bot's uid must traverse them.
+            parts = Path(dest).parent.parts
+            for i in range(2, len(parts) + 1):
+                d = str(Path(*parts[:i]))
+                if d not in made:
+                    made.add(d)
+                    cmd.extend(["--perms", "0755", "--dir", d])
+
+        def ro(src: str | os.PathLike, dest: str | None = None) -> None:
+            src = str(src)
+            dest = dest or src
+            parents(dest)
+            cmd.extend(["--ro-bind", src, dest])
+
+        for top in ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin"):
+            p = Path(top)
+            if p.is_symlink():
+                cmd.extend(["--symlink", os.readlink(p), top])
+            elif p.is_dir():
+                ro(top)
+        for f in ("/etc/ld.so.cache", "/etc/localtime", "/etc/nsswitch.conf"):
+            if Path(f).exists():
+                ro(f)
+        prefixes = {Path(sys.base_prefix).resolve(), Path(sys.prefix)}
+        exe = Path(sys.executable)
+        prefixes.add(exe.resolve().parent.parent)
+        for p in sorted(prefixes):
+            if not any(p != q and q in p.parents for q in prefixes):
+                ro(p)
+        for pkg in _package_dirs():
+            ro(pkg)
+        for c in code:
+            ro(Path(c).resolve(), self.code_path(c))
+        cmd.extend(["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"])
+        parents(WORK_DIR)
+        cmd.extend(["--bind", str(workdir), WORK_DIR])
+        if unix_socket and Path(unix_socket).exists():
+            parents(f"{SOCKET_DIR}/{SOCKET_NAME}")
+            cmd.extend(["--bind", unix_socket, f"{SOCKET_DIR}/{SOCKET_NAME}"])
+        cmd.extend(["--chdir", WORK_DIR])
+        if uid is not None:
+            # bwrap runs as root here (it must, to see root-only paths it binds); the bot
+            # must not. The capabilities to change uid are kept only for the wrapper, which
+            # drops every capability by becoming an unprivileged uid before it execs the bot.
+            cmd.extend(["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"])
+        cmd.append("--")
+        cmd.extend(argv)
+        return cmd
+
+
+def start(launch: Launch, stderr_path: Path) -> subprocess.Popen:
+    """Start a prepared launch, its stderr to ``stderr_path`` (created for the arbiter only)."""
+    with open(stderr_path, "wb") as err:
+        return subprocess.Popen(
+            launch.argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err, env=launch.env,
+            cwd=launch.cwd, start_new_session=True, close_fds=True,
+        )
+
+
+def kill_tree(proc: subprocess.Popen, timeout: float = 3.0) -> None:
+    """Terminate a sandboxed process and its whole session (children included)."""
+    import signal
+
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except (ProcessLookupError, PermissionError):
+            proc.terminate()
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # stragglers of the group, even if the leader is gone
+    except (ProcessLookupError, PermissionError):
+        pass
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+def cleanup(workdir: Path) -> None:
+    """Delete a bot's working directory (whatever the bot left in it)."""
+    shutil.rmtree(workdir, ignore_errors=True)

@@ -1,0 +1,537 @@
+"""The standings web page: tournaments, standings, cross-tables, matches and a replay viewer.
+
+Served by ``arbiter web`` from the SQLite store, read-only: pages are rendered on the
+server from the store and the engine (replays step the record through it, verifying),
+so the page works without JavaScript and without a network connection; the only script
+is a few inline lines binding the arrow keys to the replay's previous/next links, and
+every style is inline in the page (no asset comes from anywhere else).
+
+Stack: the standard library's ``http.server`` (a ThreadingHTTPServer; nothing to install,
+enough for a results page read by a few people) and Jinja2 templates (autoescaping, so a
+bot name can never inject markup; small, pure Python, and the most used template engine
+in Python). Templates live in this module so the package needs no data files.
+
+Routes: ``/`` tournaments, ``/t/<id>`` standings + cross-table + matches,
+``/m/<match_id>?step=N&view=spectator|full|seatK`` the replay viewer.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import http.server
+import logging
+import math
+import os
+import sqlite3
+import threading
+import urllib.parse
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import jinja2
+from markupsafe import Markup
+
+from arbiter.games import Card, get_game
+from arbiter.match import MatchRecord, ReplayError
+from arbiter.replay import ReplayStep, board, step_record
+from arbiter.store import MatchRow, Store, StoreError, TournamentRow
+
+log = logging.getLogger(__name__)
+
+
+# --------------------------------------------------------------------------------------
+# The store, read-only.
+
+
+def check_store(path: str | os.PathLike) -> Path:
+    """The store file, schema brought up to date once; StoreError if it is missing or unusable."""
+    p = Path(path)
+    if not p.is_file():
+        raise StoreError(f"no store at {p} (run a tournament first, or pass --db)")
+    Store(p).close()  # creates or migrates the schema: the only write the web server makes
+    return p
+
+
+def open_read_only(path: Path) -> Store:
+    """A Store whose connection cannot write (SQLite ``mode=ro``), for serving pages.
+
+    Built without ``Store.__init__``, which takes a write transaction to check the schema;
+    ``check_store`` did that once at startup. The query methods only use ``db`` and ``path``.
+    """
+    store = object.__new__(Store)
+    store.path = path
+    store.db = sqlite3.connect(f"file:{urllib.parse.quote(str(path.resolve()))}?mode=ro", uri=True, timeout=30,
+                               isolation_level=None)
+    store._lock_file = None
+    return store
+
+
+# --------------------------------------------------------------------------------------
+# Standings.
+
+
+@dataclass
+class StandingRow:
+    """One bot's line of the standings table."""
+
+    name: str
+    matches: int = 0
+    wins: float = 0
+    draws: float = 0
+    losses: float = 0
+    score: float = 0.0  # share of the pairwise points, 0..1
+    rating: float | None = None
+    rating_lo: float | None = None
+    rating_hi: float | None = None
+    forfeits: int = 0
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Standings:
+    rows: list[StandingRow]
+    cross: dict[tuple[str, str], float]  # (row bot, column bot) -> row bot's score share
+    method: str  # how the ratings were computed, shown under the table
+
+
+def _library_standings(store: Store, tour: TournamentRow, rows: Sequence[MatchRow]) -> Standings | None:
+    """The tournament library's standings with ratings, if this tree has them."""
+    try:
+        from arbiter import ratings  # noqa: F401  (maintained by the tournament helper)
+    except ImportError:
+        return None
+    fn = getattr(ratings, "web_standings", None) or getattr(ratings, "standings_for_web", None)
+    return fn(store, tour, rows) if fn is not None else None
+
+
+def compute_standings(rows: Sequence[MatchRow]) -> Standings:
+    """Pairwise standings from stored matches, for any number of seats.
+
+    Every pair of different bots at a table scores 1 / 0.5 / 0 by their best rank there
+    (copies of a bot and partners count as one entry). ``score`` is the share of those
+    points; the rating is its logistic (Elo-scale) transform, ``1500 + 400 log10(p/(1-p))``,
+    and its 95% interval the transform of the Wilson interval of the share.
+    """
+    table: dict[str, StandingRow] = {}
+    cross_pts: dict[tuple[str, str], list[float]] = {}
+    for row in rows:
+        best: dict[str, int] = {}
+        for seat, name in enumerate(row.seats):
+            best[name] = min(best.get(name, 10**6), row.outcome.ranks[seat])
+        names = sorted(best)
+        forfeit = row.outcome.reason.name.startswith("FORFEIT")
+        for name in names:
+            st = table.setdefault(name, StandingRow(name))
+            st.matches += 1
+            if forfeit and best[name] == max(best.values()) and len(set(best.values())) > 1:
+                st.forfeits += 1
+        for a in names:
+            for b in names:
+                if a == b:
+                    continue
+                pts = 1.0 if best[a] < best[b] else (0.5 if best[a] == best[b] else 0.0)
+                cross_pts.setdefault((a, b), []).append(pts)
+                st = table[a]
+                if pts == 1.0:
+                    st.wins += 1
+                elif pts == 0.5:
+                    st.draws += 1
+                else:
+                    st.losses += 1
+    for st in table.values():
+        n = st.wins + st.draws + st.losses
+        st.score = (st.wins + 0.5 * st.draws) / n if n else 0.0
+        lo, hi = _wilson(st.score, n)
+        st.rating, st.rating_lo, st.rating_hi = _elo(st.score), _elo(lo), _elo(hi)
+    ordered = sorted(table.values(), key=lambda s: (-s.score, -s.wins, s.name))
+    cross = {k: sum(v) / len(v) for k, v in cross_pts.items()}
+    return Standings(ordered, cross, "performance rating from the pairwise score share (Elo scale), 95% Wilson interval; W/D/L count pairwise results at each table")
+
+
+def _wilson(p: float, n: float, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return 0.0, 1.0
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _elo(p: float) -> float:
+    p = min(max(p, 0.01), 0.99)  # a perfect record has no finite rating; cap it
+    return 1500 + 400 * math.log10(p / (1 - p))
+
+
+def tournament_standings(store: Store, tour: TournamentRow) -> tuple[Standings, list[MatchRow]]:
+    rows = store.matches(tour.id)
+    lib = _library_standings(store, tour, rows)
+    return (lib if lib is not None else compute_standings(rows)), rows
+
+
+# --------------------------------------------------------------------------------------
+# Replays, cached: stepping a long match on every click would redo the same work.
+
+
+@dataclass(frozen=True)
+class ReplayPage:
+    record: MatchRecord
+    steps: tuple[ReplayStep, ...]
+    error: str  # empty when the whole record verified
+
+
+@functools.lru_cache(maxsize=16)
+def _replay(path: str, match_id: str, seat: int | None, full: bool) -> ReplayPage:
+    store = open_read_only(Path(path))
+    try:
+        record = store.match(match_id).record()
+    finally:
+        store.close()
+    steps: list[ReplayStep] = []
+    error = ""
+    try:
+        for s in step_record(record, seat, full):
+            steps.append(s)
+    except ReplayError as exc:
+        error = str(exc)
+    return ReplayPage(record, tuple(steps), error)
+
+
+# --------------------------------------------------------------------------------------
+# Templates.
+
+_SUITS = {"S": ("♠", "black"), "H": ("♥", "red"), "D": ("♦", "red"), "C": ("♣", "black")}
+
+
+def card_html(card: Card) -> Markup:
+    token = str(card)
+    if token == "JK":
+        return Markup('<span class="card joker" title="joker">JK</span>')
+    sym, colour = _SUITS[token[-1]]
+    return Markup(
+        f'<span class="card {colour}" title="{html.escape(token)}" data-card="{html.escape(token)}">'
+        f"{html.escape(token[:-1])}{sym}</span>"
+    )
+
+
+_BASE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{% block title %}Card Arena{% endblock %}</title>
+<style>
+:root { --fg:#1d2330; --muted:#667085; --line:#e4e7ec; --bg:#f8f9fb; --accent:#2f5bd3; --red:#c62828; }
+* { box-sizing: border-box; }
+body { margin:0; font:15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; color:var(--fg); background:var(--bg); }
+header { background:#1d2330; color:#fff; padding:10px 24px; display:flex; gap:18px; align-items:baseline; }
+header a { color:#fff; text-decoration:none; font-weight:600; }
+header .crumbs a { font-weight:400; color:#c9d3ff; }
+main { max-width:1180px; margin:0 auto; padding:18px 24px 48px; }
+h1 { font-size:22px; margin:8px 0 4px; } h2 { font-size:17px; margin:26px 0 8px; }
+.muted { color:var(--muted); } .small { font-size:13px; }
+table { border-collapse:collapse; background:#fff; border:1px solid var(--line); border-radius:6px; }
+th, td { padding:6px 10px; border-bottom:1px solid var(--line); text-align:left; vertical-align:top; }
+th { background:#f1f3f7; font-weight:600; font-size:13px; color:#344054; }
+td.num, th.num { text-align:right; font-variant-numeric: tabular-nums; }
+tr:last-child td { border-bottom:none; }
+a { color:var(--accent); }
+.card { display:inline-block; min-width:30px; padding:2px 4px; margin:1px; border:1px solid #c5cad3; border-radius:4px;
+        background:#fff; text-align:center; font-weight:600; font-variant-numeric: tabular-nums; }
+.card.red { color:var(--red); } .card.black { color:#111; } .card.joker { color:#7b1fa2; }
+.card.back { background:repeating-linear-gradient(45deg,#3b5bb5,#3b5bb5 3px,#5a78cc 3px,#5a78cc 6px); border-color:#2d4690; color:transparent; }
+.pill { display:inline-block; padding:1px 8px; border-radius:10px; background:#eef2ff; color:#3538cd; font-size:12px; }
+.pill.done { background:#ecfdf3; color:#027a48; } .pill.bad { background:#fef3f2; color:#b42318; }
+.nav { display:flex; gap:8px; align-items:center; margin:10px 0; flex-wrap:wrap; }
+.nav a, .nav span.off { padding:4px 10px; border:1px solid var(--line); border-radius:5px; background:#fff; text-decoration:none; }
+.nav span.off { color:#b0b6c0; }
+.nav a.on { background:var(--accent); color:#fff; border-color:var(--accent); }
+.layout { display:grid; grid-template-columns: minmax(0,1fr) 260px; gap:18px; }
+.steps { max-height:640px; overflow:auto; background:#fff; border:1px solid var(--line); border-radius:6px; font-size:13px; }
+.steps a { display:block; padding:2px 8px; text-decoration:none; color:var(--fg); white-space:nowrap; }
+.steps a.cur { background:#eef2ff; font-weight:600; }
+.events { margin:6px 0 12px; padding-left:18px; color:#175cd3; }
+.error { background:#fef3f2; border:1px solid #fecdca; color:#912018; padding:8px 12px; border-radius:6px; }
+.ok { color:#027a48; }
+.board td.label { white-space:nowrap; }
+.board td.section { background:#f8f9fb; font-weight:600; color:#344054; }
+</style></head>
+<body><header><a href="/">Card Arena</a><span class="crumbs">{% block crumbs %}{% endblock %}</span></header>
+<main>{% block body %}{% endblock %}</main></body></html>
+"""
+
+_INDEX = """{% extends "base" %}
+{% block title %}Tournaments · Card Arena{% endblock %}
+{% block body %}
+<h1>Tournaments</h1>
+<p class="muted small">From {{ db }}.</p>
+{% if not tournaments %}<p>No tournaments yet: run <code>arbiter tournament run</code>.</p>{% else %}
+<table id="tournaments"><tr><th>name</th><th>game</th><th>bots</th><th class="num">matches</th><th>state</th></tr>
+{% for t in tournaments %}
+<tr><td><a href="/t/{{ t.id }}">{{ t.name }}</a></td><td>{{ t.game }}</td><td>{{ bots[t.id] }}</td>
+<td class="num">{{ done[t.id] }}{% if t.planned %} / {{ t.planned }}{% endif %}</td>
+<td>{% if t.finished %}<span class="pill done">finished</span>{% else %}<span class="pill">in progress</span>{% endif %}</td></tr>
+{% endfor %}</table>{% endif %}
+{% endblock %}
+"""
+
+_TOURNAMENT = """{% extends "base" %}
+{% block title %}{{ t.name }} · Card Arena{% endblock %}
+{% block crumbs %}/ {{ t.name }}{% endblock %}
+{% block body %}
+<h1>{{ t.name }}</h1>
+<p class="muted">{{ t.game }} · {{ rows|length }} matches{% if t.planned %} of {{ t.planned }}{% endif %}
+{% if t.finished %} · <span class="pill done">finished</span>{% else %} · <span class="pill">in progress</span>{% endif %}</p>
+<h2>Standings</h2>
+<table id="standings"><tr><th class="num">#</th><th>bot</th><th class="num">matches</th><th class="num">W</th><th class="num">D</th>
+<th class="num">L</th><th class="num">score %</th><th class="num">rating</th><th class="num">95% interval</th>
+{% for k in extra_cols %}<th class="num">{{ k }}</th>{% endfor %}<th class="num">forfeits</th></tr>
+{% for s in st.rows %}
+<tr class="standing" data-bot="{{ s.name }}" data-rating="{{ '%.0f'|format(s.rating) if s.rating is not none else '' }}">
+<td class="num">{{ loop.index }}</td><td class="bot"><strong>{{ s.name }}</strong></td><td class="num">{{ s.matches }}</td>
+<td class="num">{{ s.wins|num }}</td><td class="num">{{ s.draws|num }}</td><td class="num">{{ s.losses|num }}</td>
+<td class="num">{{ '%.1f'|format(100 * s.score) }}</td>
+<td class="num rating">{{ '%.0f'|format(s.rating) if s.rating is not none else '–' }}</td>
+<td class="num">{% if s.rating_lo is not none %}{{ '%.0f'|format(s.rating_lo) }} – {{ '%.0f'|format(s.rating_hi) }}{% else %}–{% endif %}</td>
+{% for k in extra_cols %}<td class="num">{{ s.extra.get(k, '') }}</td>{% endfor %}<td class="num">{{ s.forfeits }}</td></tr>
+{% endfor %}</table>
+<p class="muted small">Rating: {{ st.method }}.</p>
+{% if st.rows|length > 1 %}
+<h2>Cross-table</h2>
+<table id="crosstable"><tr><th>score % of the row bot against</th>{% for c in st.rows %}<th class="num">{{ c.name }}</th>{% endfor %}</tr>
+{% for r in st.rows %}<tr><th>{{ r.name }}</th>{% for c in st.rows %}
+<td class="num">{% if r.name == c.name %}–{% elif (r.name, c.name) in st.cross %}{{ '%.0f'|format(100 * st.cross[(r.name, c.name)]) }}{% endif %}</td>
+{% endfor %}</tr>{% endfor %}</table>
+{% endif %}
+<h2>Matches</h2>
+<table id="matches"><tr><th class="num">#</th><th>match</th><th>seats</th><th>scores</th><th>ranks</th><th>ended</th></tr>
+{% for m in rows %}
+<tr><td class="num">{{ m.idx }}</td><td><a href="/m/{{ m.match_id|urlencode }}">{{ m.match_id }}</a></td>
+<td>{{ m.seats|join(', ') }}</td><td>{{ m.outcome.scores|map('num')|join(' / ') }}</td><td>{{ m.outcome.ranks|join(' / ') }}</td>
+<td>{% if m.outcome.reason.name.startswith('FORFEIT') %}<span class="pill bad">{{ m.outcome.reason.value }}</span>{% else %}{{ m.outcome.reason.value }}{% endif %}
+<span class="muted small">{{ m.outcome.detail }}</span></td></tr>
+{% endfor %}</table>
+{% endblock %}
+"""
+
+_REPLAY = """{% extends "base" %}
+{% block title %}Replay {{ r.match_id }} · Card Arena{% endblock %}
+{% block crumbs %}{% if tour %}/ <a href="/t/{{ tour.id }}">{{ tour.name }}</a> {% endif %}/ {{ r.match_id }}{% endblock %}
+{% block body %}
+<h1>{{ r.game }} · match {{ r.match_id }}</h1>
+<p class="muted">seed {{ r.seed }} · {{ r.seat_names|map('e')|join(', ') }} ·
+{% if error %}<span class="pill bad">does not replay</span>{% else %}<span class="ok">replay verified: {{ r.actions|length }} actions reproduce the result</span>{% endif %}</p>
+{% if error %}<p class="error" id="replay-error">Replay failed: {{ error }}</p>{% endif %}
+<div class="nav" id="views">seen as:
+{% for key, label in views %}<a href="{{ url(step=step.index, view=key) }}" class="{{ 'on' if key == view else '' }}">{{ label }}</a>{% endfor %}
+</div>
+<div class="nav" id="stepnav">
+{% if step.index > 0 %}<a id="first" href="{{ url(step=0) }}">« first</a><a id="prev" href="{{ url(step=step.index - 1) }}" rel="prev">◀ prev</a>
+{% else %}<span class="off">« first</span><span class="off">◀ prev</span>{% endif %}
+<span>step <strong id="step-index">{{ step.index }}</strong> of <span id="step-total">{{ last }}</span></span>
+{% if step.index < last %}<a id="next" href="{{ url(step=step.index + 1) }}" rel="next">next ▶</a><a id="last" href="{{ url(step=last) }}">last »</a>
+{% else %}<span class="off">next ▶</span><span class="off">last »</span>{% endif %}
+</div>
+<div class="layout"><div>
+<h2 id="step-title">{{ title }}</h2>
+{% if step.events %}<ul class="events">{% for e in step.events %}<li>{{ e.text }}</li>{% endfor %}</ul>{% endif %}
+<table class="board" id="board">
+{% for row in rows %}
+{% if loop.first or row.section != rows[loop.index0 - 1].section %}<tr><td class="section" colspan="3">{{ row.section }}</td></tr>{% endif %}
+<tr><td class="muted label">{{ row.label }}</td><td>{% for c in row.cards %}{{ c|card }}{% endfor %}
+{% for _ in range([row.face_down, 13]|min) %}<span class="card back" title="face down">?</span>{% endfor %}{% if row.face_down > 13 %} <span class="muted">+{{ row.face_down - 13 }}</span>{% endif %}</td>
+<td class="muted small">{{ row.note }}</td></tr>
+{% endfor %}</table>
+{% if step.outcome %}<h2>Result</h2><table id="result"><tr><th>seat</th><th>bot</th><th class="num">score</th><th class="num">rank</th></tr>
+{% for s in range(r.seat_names|length) %}<tr><td>{{ s }}</td><td>{{ r.seat_names[s] }}</td><td class="num">{{ step.outcome.scores[s]|num }}</td><td class="num">{{ step.outcome.ranks[s] }}</td></tr>{% endfor %}
+</table><p class="muted small">{{ step.outcome.reason.value }}: {{ step.outcome.detail }}</p>{% endif %}
+</div>
+<div><h2>Steps</h2><div class="steps" id="steplist">
+{% for s in steps %}<a href="{{ url(step=s.index) }}" class="{{ 'cur' if s.index == step.index else '' }}">{{ s.index }}. {% if s.index == 0 %}the deal{% else %}seat {{ s.seat }}: {{ s.action }}{% endif %}</a>{% endfor %}
+</div></div></div>
+<script>
+document.addEventListener("keydown", function (e) {
+  var id = {ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last"}[e.key];
+  var a = id && document.getElementById(id);
+  if (a) { window.location = a.href; }
+});
+var cur = document.querySelector(".steps a.cur"), list = document.getElementById("steplist");
+if (cur) { list.scrollTop = cur.offsetTop - list.offsetTop - list.clientHeight / 2; }  // the list only, not the page
+</script>
+{% endblock %}
+"""
+
+_ERROR = """{% extends "base" %}
+{% block body %}<h1>{{ status }}</h1><p class="error">{{ message }}</p><p><a href="/">All tournaments</a></p>{% endblock %}
+"""
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+_env = jinja2.Environment(
+    loader=jinja2.DictLoader({"base": _BASE, "index": _INDEX, "tournament": _TOURNAMENT, "replay": _REPLAY, "error": _ERROR}),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+)
+_env.filters["card"] = card_html
+_env.filters["num"] = _num
+
+
+# --------------------------------------------------------------------------------------
+# Pages: pure functions of the store and the request, returning (status, html).
+
+
+class PageError(Exception):
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def index_page(store: Store) -> str:
+    tournaments = store.tournaments()
+    bots, done = {}, {}
+    for t in tournaments:
+        spec_bots = t.spec.get("bots") or []
+        bots[t.id] = ", ".join(str(b) for b in spec_bots)
+        done[t.id] = getattr(t, "done", 0) or len(store.matches(t.id))
+    return _env.get_template("index").render(tournaments=tournaments, bots=bots, done=done, db=store.path)
+
+
+def tournament_page(store: Store, key: str) -> str:
+    try:
+        tour = store.tournament(key)
+    except StoreError as exc:
+        raise PageError(404, str(exc)) from None
+    st, rows = tournament_standings(store, tour)
+    extra_cols = list(dict.fromkeys(k for r in st.rows for k in r.extra))
+    return _env.get_template("tournament").render(t=tour, st=st, rows=rows, extra_cols=extra_cols)
+
+
+def _parse_view(view: str, num_seats: int) -> tuple[int | None, bool]:
+    if view in ("", "spectator"):
+        return None, False
+    if view == "full":
+        return None, True
+    if view.startswith("seat") and view[4:].isdigit() and int(view[4:]) < num_seats:
+        return int(view[4:]), False
+    raise PageError(400, f"unknown view {view[:40]!r}: use spectator, full or seat0..seat{num_seats - 1}")
+
+
+def replay_page(store: Store, match_id: str, query: dict[str, list[str]]) -> str:
+    try:
+        row = store.match(match_id)
+    except StoreError as exc:
+        raise PageError(404, str(exc)) from None
+    try:
+        num_seats = get_game(row.record().game, row.record().options).num_seats
+    except Exception as exc:  # noqa: BLE001 - a corrupt record is shown as an error, not a crash
+        raise PageError(500, f"match {match_id!r}: its record cannot be read: {exc}") from None
+    view = (query.get("view") or ["spectator"])[0]
+    seat, full = _parse_view(view, num_seats)
+    page = _replay(str(store.path), match_id, seat, full)
+    if not page.steps:
+        raise PageError(500, f"match {match_id!r} does not replay: {page.error}")
+    last = page.steps[-1].index
+    raw_step = (query.get("step") or ["0"])[0]
+    if not raw_step.lstrip("-").isdigit():
+        raise PageError(400, f"step must be a number from 0 to {last}, got {raw_step[:20]!r}")
+    index = min(max(0, int(raw_step)), last)
+    step = page.steps[index]
+    r = page.record
+    if step.index == 0:
+        title = "The deal"
+    else:
+        who = r.seat_names[step.seat] if step.seat is not None and step.seat < len(r.seat_names) else "?"
+        forced = f" (played by the arbiter: {step.forced})" if step.forced else ""
+        title = f"Step {step.index}: seat {step.seat} ({who}) {step.action}{forced}"
+    views = [("spectator", "spectator"), ("full", "every hand")] + [(f"seat{s}", f"seat {s}") for s in range(num_seats)]
+    tour = None
+    try:
+        tour = store.tournament(row.tournament_id)
+    except StoreError:
+        pass
+
+    def url(step: int, view: str = view) -> str:
+        return f"/m/{urllib.parse.quote(match_id)}?" + urllib.parse.urlencode({"step": step, "view": view})
+
+    return _env.get_template("replay").render(
+        r=r, step=step, steps=page.steps, last=last, title=title, error=page.error, view=view, views=views, url=url,
+        rows=board(r.game, step.view, r.seat_names, step.seat_views), tour=tour,
+    )
+
+
+def error_page(status: int, message: str) -> str:
+    return _env.get_template("error").render(status=status, message=message)
+
+
+# --------------------------------------------------------------------------------------
+# The HTTP server.
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    server: "WebServer"
+    server_version = "CardArena"
+
+    def do_GET(self) -> None:  # noqa: N802 - the http.server name
+        url = urllib.parse.urlsplit(self.path)
+        query = urllib.parse.parse_qs(url.query)
+        parts = [urllib.parse.unquote(p) for p in url.path.split("/") if p]
+        status, body = 200, ""
+        try:
+            store = open_read_only(self.server.db)
+            try:
+                if not parts:
+                    body = index_page(store)
+                elif parts[0] == "t" and len(parts) == 2:
+                    body = tournament_page(store, parts[1])
+                elif parts[0] == "m" and len(parts) == 2:
+                    body = replay_page(store, parts[1], query)
+                elif parts == ["healthz"]:
+                    body = "ok"
+                else:
+                    raise PageError(404, f"no page {url.path[:80]!r}")
+            finally:
+                store.close()
+        except PageError as exc:
+            status, body = exc.status, error_page(exc.status, str(exc))
+        except (StoreError, sqlite3.Error) as exc:
+            status, body = 503, error_page(503, f"the store cannot be read: {exc}")
+        except Exception:  # noqa: BLE001 - one bad page must not stop the server
+            log.exception("error serving %s", self.path)
+            status, body = 500, error_page(500, "internal error (see the server log)")
+        data = body.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html; charset=utf-8" if body != "ok" else "text/plain")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the http.server signature
+        log.info("%s %s", self.address_string(), format % args)
+
+
+class WebServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, db: Path, host: str = "127.0.0.1", port: int = 8080):
+        self.db = db
+        super().__init__((host, port), _Handler)
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host}:{port}/"
+
+
+def make_server(db: str | os.PathLike, host: str = "127.0.0.1", port: int = 8080) -> WebServer:
+    """A web server over the store ``db`` (checked first); call ``serve_forever()``."""
+    return WebServer(check_store(db), host, port)
+
+
+def serve_in_thread(db: str | os.PathLike, host: str = "127.0.0.1", port: int = 0) -> tuple[WebServer, threading.Thread]:
+    """Start serving in a daemon thread (for embedding and tests); ``shutdown()`` to stop."""
+    server = make_server(db, host, port)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    return server, thread

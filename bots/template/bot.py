@@ -1,0 +1,38 @@
+"""A Card Arena bot: the template `arbiter bots new NAME` copies.
+
+Layout of a folder bot (what `arbiter bots submit FOLDER` accepts):
+
+    NAME/
+      bot.py        the entry point: exactly one sdk.Bot subclass (this file)
+      *.py          any other modules of yours; bot.py imports them by plain name
+      README.md     optional
+
+Try it before submitting:
+
+    arbiter bots check NAME/          # legal answers, determinism, time per decision, smoke match
+    arbiter play spades NAME/ random NAME/ random
+
+The bot runs in a sandbox: no network but the arbiter, no files outside its own folder
+(read-only) and a private working directory (its current directory, writable), limited
+memory, CPU time and processes. Print diagnostics to stderr: the arbiter keeps the tail
+of it in the match record when something goes wrong.
+"""
+
+from __future__ import annotations
+
+from sdk import Bot
+
+
+class TemplateBot(Bot):
+    name = "template"
+    version = "0.1"
+    #: Games this bot plays: "spades", "spite-and-malice", "spot", or "*" for all.
+    games = ("*",)
+    #: True if choose() depends only on the view, the legal actions and self.rng (seeded
+    #: per match by the arbiter): `arbiter bots check` then verifies it.
+    deterministic = True
+
+    def choose(self, view, legal_actions):
+        # view: the seat's typed view; legal_actions: every legal action, typed.
+        # Return one of legal_actions (or its notation, e.g. "play QS").
+        return self.rng.choice(legal_actions)

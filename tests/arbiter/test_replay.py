@@ -1,0 +1,190 @@
+"""Replays: every game's records step through the engine and reach their recorded result;
+a changed action, seat, seed or result is caught with a message naming what is wrong."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from arbiter.cli import app
+from arbiter.games import get_game
+from arbiter.match import LocalSeat, MatchConfig, MatchRecord, RecordedAction, ReplayError, run_match
+from arbiter.replay import board, replay_steps, step_record, verify_record
+from arbiter.store import Store
+from bots import load_bot
+
+# (game, seats, options): short but complete matches of each game.
+GAMES = [
+    ("spades", 4, {"deals": 2}),
+    ("spite-and-malice", 2, {}),
+    ("spot", 4, {"hands": 2}),
+]
+
+
+def play(game: str, n: int, options: dict, seed: int = 11) -> MatchRecord:
+    seats = [LocalSeat(load_bot("heuristic" if i % 2 == 0 else "random"), f"bot{i}") for i in range(n)]
+    return asyncio.run(run_match(MatchConfig(game=game, seed=seed, options=options), seats))
+
+
+@pytest.fixture(scope="module", params=GAMES, ids=[g[0] for g in GAMES])
+def record(request) -> MatchRecord:
+    game, n, options = request.param
+    rec = play(game, n, options)
+    assert rec.outcome is not None and not rec.outcome.reason.name.startswith("FORFEIT")
+    return rec
+
+
+def test_replay_verifies_and_reaches_the_recorded_result(record):
+    assert verify_record(record) == record.outcome
+    steps = replay_steps(record)
+    assert [s.index for s in steps] == list(range(len(record.actions) + 1))
+    assert steps[-1].outcome == record.outcome and all(s.outcome is None for s in steps[:-1])
+    assert [s.action for s in steps[1:]] == [a.action for a in record.actions]
+    assert steps[-1].to_act is None and steps[0].to_act == record.actions[0].seat
+    # the record survives its JSON form and still verifies
+    assert verify_record(MatchRecord.from_json(record.to_json())) == record.outcome
+
+
+def test_each_viewpoint_sees_only_what_it_may(record):
+    game = get_game(record.game, record.options)
+    spectator = replay_steps(record)
+    for s in spectator[:-1]:
+        assert not s.view.hand, f"step {s.index}: a spectator view holds a hand"
+        assert not s.seat_views
+        assert all(e.visible_to is None for e in s.events)
+    seat = game.num_seats - 1
+    mine = replay_steps(record, seat=seat)
+    assert all(s.view.seat == seat for s in mine)
+    assert any(s.view.hand for s in mine), "the seat never saw its own hand"
+    for s in mine:
+        assert all(e.visible_for(seat) for e in s.events)
+    full = replay_steps(record, full=True)
+    assert all(len(s.seat_views) == game.num_seats for s in full)
+    # full view: every seat's hand, as that seat saw it
+    for s, f in zip(mine, full):
+        assert f.seat_views[seat] == s.view
+    # the board shows the viewpoint's own hand and counts the others face down
+    first = next(s for s in mine if s.view.hand)
+    rows = board(record.game, first.view, record.seat_names)
+    assert any(r.cards == tuple(first.view.hand) for r in rows)
+    assert any(r.face_down for r in rows)
+
+
+def test_unknown_seat_is_refused(record):
+    with pytest.raises(ValueError, match="has seats 0 to"):
+        list(step_record(record, seat=9))
+
+
+def _tampered(record: MatchRecord, **kw) -> MatchRecord:
+    return dataclasses.replace(record, actions=list(record.actions), **kw)
+
+
+def test_changed_action_to_an_illegal_one_is_named(record):
+    game = get_game(record.game, record.options)
+    state = game.new_initial_state(record.seed)
+    # find a step where some action of the game is NOT legal, and record that one instead
+    for i, ra in enumerate(record.actions):
+        legal = {str(a) for a in state.legal_actions()}
+        other = next((str(a) for a in _candidates(game, state, record) if str(a) not in legal), None)
+        if other is not None and i > 2:
+            break
+        state.apply(game.parse_action(ra.action))
+    bad = _tampered(record)
+    bad.actions[i] = dataclasses.replace(bad.actions[i], action=other)
+    with pytest.raises(ReplayError) as e:
+        verify_record(bad)
+    msg = str(e.value)
+    assert f"step {i + 1} of {len(record.actions)}" in msg and repr(other) in msg and "not legal" in msg
+    assert "altered" in msg
+    # stepping shows the steps that verified before failing
+    seen = []
+    with pytest.raises(ReplayError):
+        for s in step_record(bad):
+            seen.append(s.index)
+    assert seen == list(range(i + 1))
+
+
+def _candidates(game, state, record):
+    """Well-formed actions of this game: the ones played anywhere in the record."""
+    return [game.parse_action(text) for text in dict.fromkeys(a.action for a in record.actions)]
+
+
+def test_changed_action_to_another_legal_one_is_caught(record):
+    """Swap one decision for a different legal one: a later step or the result no longer fits."""
+    game = get_game(record.game, record.options)
+    state = game.new_initial_state(record.seed)
+    for i, ra in enumerate(record.actions):
+        alternatives = [str(a) for a in state.legal_actions() if str(a) != ra.action]
+        if alternatives and i > len(record.actions) // 3:
+            break
+        state.apply(game.parse_action(ra.action))
+    bad = _tampered(record)
+    bad.actions[i] = dataclasses.replace(bad.actions[i], action=alternatives[-1])
+    with pytest.raises(ReplayError) as e:
+        verify_record(bad)
+    assert "altered" in str(e.value) or "missing" in str(e.value) or "extra" in str(e.value) or "turn" in str(e.value)
+
+
+def test_changed_seed_is_caught(record):
+    bad = _tampered(record, seed=record.seed + 1)
+    with pytest.raises(ReplayError) as e:
+        verify_record(bad)
+    msg = str(e.value)
+    assert "seed" in msg and str(record.seed + 1) in msg
+
+
+def test_changed_seat_result_and_length_are_caught(record):
+    bad = _tampered(record)
+    ra = bad.actions[3]
+    bad.actions[3] = RecordedAction((ra.seat + 1) % len(record.seat_names), ra.action, ra.ms)
+    with pytest.raises(ReplayError, match=r"step 4 .*recorded for seat .* but it is seat \d's turn"):
+        verify_record(bad)
+    assert record.outcome is not None
+    scores = tuple(s + 1 for s in record.outcome.scores)
+    with pytest.raises(ReplayError, match="the record says scores"):
+        verify_record(_tampered(record, outcome=dataclasses.replace(record.outcome, scores=scores)))
+    with pytest.raises(ReplayError, match="do not finish the game"):
+        verify_record(dataclasses.replace(record, actions=record.actions[:-1]))
+    extra = _tampered(record)
+    extra.actions.append(record.actions[-1])
+    with pytest.raises(ReplayError, match="already over"):
+        verify_record(extra)
+
+
+# --------------------------------------------------------------------------------------
+# The command line.
+
+
+def test_cli_steps_a_stored_match_and_rejects_a_tampered_file(record, tmp_path):
+    db = tmp_path / "arena.sqlite"
+    with Store(db) as store:
+        t = store.open_tournament("t", record.game, {"bots": list(record.seat_names)})
+        store.save_match(t.id, 0, 0, 0, record)
+    runner = CliRunner()
+    res = runner.invoke(app, ["replay", record.match_id, "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    assert "replay verified" in res.output and f"{len(record.actions)} actions from seed {record.seed}" in res.output
+    res = runner.invoke(app, ["replay", record.match_id, "--db", str(db), "--step", "--seat", "1"])  # stdin is no tty
+    assert res.exit_code == 0, res.output
+    assert f"step {len(record.actions)} of {len(record.actions)}" in res.output and "seen as: seat 1" in res.output
+    res = runner.invoke(app, ["replay", record.match_id, "--db", str(db), "--all", "--full"])
+    assert res.exit_code == 0 and "every hand" in res.output
+
+    bad = json.loads(record.to_json())
+    bad["seed"] += 7
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    res = runner.invoke(app, ["replay", str(path)])
+    assert res.exit_code == 1 and "replay failed" in res.output and str(bad["seed"]) in res.output
+    res = runner.invoke(app, ["replay", str(path), "--all"])
+    assert res.exit_code == 1 and "replay failed" in res.output and "step 0 of" in res.output
+    res = runner.invoke(app, ["replay", record.match_id, "--db", str(db), "--seat", "1", "--full"])
+    assert res.exit_code == 2 and "pick one" in res.output
+    res = runner.invoke(app, ["replay", record.match_id, "--db", str(db), "--seat", "7", "--all"])
+    assert res.exit_code == 2 and "seat 7" in res.output
+    res = runner.invoke(app, ["replay", "nosuchmatch", "--db", str(db)])
+    assert res.exit_code == 2 and "no match 'nosuchmatch'" in res.output

@@ -1,0 +1,135 @@
+"""The sandbox, mode by mode, on this machine: a real confined process reports what it
+can see and do. Modes this machine lacks are skipped (and say so)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arbiter import sandbox as sb
+
+PROBE = r"""
+import json, os, resource, socket, sys
+out = {"uid": os.getuid(), "cwd": os.getcwd(), "env": sorted(os.environ),
+       "limits": {n: resource.getrlimit(getattr(resource, n))[0] for n in
+                  ("RLIMIT_DATA", "RLIMIT_CPU", "RLIMIT_NPROC", "RLIMIT_NOFILE", "RLIMIT_FSIZE", "RLIMIT_CORE")},
+       "nice": os.nice(0)}
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2).close(); out["net"] = "connected"
+except OSError as e:
+    out["net"] = type(e).__name__
+try:
+    open(sys.argv[2]).read(); out["secret"] = "read"
+except OSError as e:
+    out["secret"] = type(e).__name__
+open("scratch", "w").write("x"); out["scratch"] = os.path.exists("scratch")
+print(json.dumps(out))
+"""
+
+
+def run_probe(mode: str, tmp_path: Path, limits: sb.Limits = sb.Limits(memory_mb=300, cpu_seconds=7, processes=33, open_files=77, file_size_mb=5)):
+    box = sb.Sandbox(limits, mode)
+    listener = socket.create_server(("127.0.0.1", 0))
+    secret = tmp_path / "secret"
+    secret.write_text("s")
+    secret.chmod(0o644)
+    os.environ["ARENA_TEST_SECRET_ENV"] = "leak"
+    try:
+        launch = box.prepare([sys.executable, "-c", PROBE, str(listener.getsockname()[1]), str(secret)], needs_arbiter=False,
+                             env={"ARENA_TOKEN": "t"})
+        proc = subprocess.run(launch.argv, env=launch.env, cwd=launch.cwd, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        return box, launch, json.loads(proc.stdout.strip().splitlines()[-1])
+    finally:
+        del os.environ["ARENA_TEST_SECRET_ENV"]
+        listener.close()
+
+
+@pytest.mark.parametrize("mode", sb.MODES)
+def test_each_mode_confines_a_real_process(mode, tmp_path):
+    if mode not in sb.available_modes():
+        pytest.skip(f"sandbox mode {mode} is not available on this machine")
+    box, launch, seen = run_probe(mode, tmp_path)
+    # everywhere: the limits, a lower priority, a scrubbed environment, a private directory
+    assert seen["limits"] == {"RLIMIT_DATA": 300 << 20, "RLIMIT_CPU": 7, "RLIMIT_NPROC": 33, "RLIMIT_NOFILE": 77,
+                              "RLIMIT_FSIZE": 5 << 20, "RLIMIT_CORE": 0}
+    assert seen["nice"] >= 5
+    assert "ARENA_TEST_SECRET_ENV" not in seen["env"] and "ARENA_TOKEN" in seen["env"]
+    assert seen["scratch"] is True and (launch.workdir / "scratch").exists()
+    # network: cut by bwrap and unshare, not by rlimits
+    assert (seen["net"] != "connected") == box.blocks_network == (mode in ("bwrap", "unshare"))
+    # files: hidden by bwrap only
+    assert (seen["secret"] != "read") == box.hides_files == (mode == "bwrap")
+    if mode == "bwrap":
+        assert seen["cwd"] == sb.WORK_DIR
+        if os.geteuid() == 0:
+            assert seen["uid"] == launch.uid and launch.uid >= 200_000  # not root inside
+    sb.cleanup(launch.workdir)
+    assert not launch.workdir.exists()
+
+
+def test_describe_says_what_is_and_is_not_enforced():
+    for mode in sb.available_modes():
+        d = sb.Sandbox(mode=mode).describe()
+        text = "\n".join(d["enforced"] + d["not enforced"])
+        assert "memory" in text and "network" in text and "files" in text
+        if mode == "rlimit":
+            assert any(line.startswith("network: not blocked") for line in d["not enforced"])
+            assert any(line.startswith("files: the host file system is visible") for line in d["not enforced"])
+        if mode == "bwrap":
+            assert d["not enforced"] == [] or os.geteuid() != 0
+
+
+def test_a_mode_can_be_forced_and_a_bad_one_is_refused(monkeypatch):
+    monkeypatch.setenv("ARENA_SANDBOX", "rlimit")
+    assert sb.Sandbox().mode == "rlimit"
+    monkeypatch.setenv("ARENA_SANDBOX", "chroot")
+    with pytest.raises(sb.SandboxError, match="expected auto"):
+        sb.Sandbox()
+    with pytest.raises(sb.SandboxError, match="expected auto"):
+        sb.Sandbox(mode="jail")
+
+
+def test_a_mode_without_network_needs_the_arbiters_unix_socket():
+    mode = next((m for m in sb.available_modes() if m != "rlimit"), None)
+    if mode is None:
+        pytest.skip("neither bwrap nor unshare here")
+    with pytest.raises(sb.SandboxError, match="Unix socket"):
+        sb.Sandbox(mode=mode).prepare(["true"])
+
+
+def test_kill_tree_takes_the_children_down(tmp_path):
+    box = sb.Sandbox(mode="rlimit")
+    launch = box.prepare([sys.executable, "-c", "import subprocess,sys,time\n"
+                          "[subprocess.Popen([sys.executable,'-c','import time;time.sleep(60)']) for _ in range(3)]\n"
+                          "print('ready', flush=True); time.sleep(60)"], needs_arbiter=False)
+    proc = sb.start(launch, tmp_path / "err.log")
+    import time
+
+    time.sleep(1.0)
+    pgid = proc.pid
+    sb.kill_tree(proc, 2)
+    time.sleep(0.3)
+    alive = [p for p in os.listdir("/proc") if p.isdigit() and _pgid(int(p)) == pgid and _state(int(p)) not in ("Z", "X")]
+    assert alive == []  # (zombies wait for their reaper; they run nothing)
+    sb.cleanup(launch.workdir)
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "X"
+
+
+def _pgid(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None

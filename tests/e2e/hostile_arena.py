@@ -1,0 +1,196 @@
+"""A real arbiter with a real store, hosting a hostile bot next to an honest match.
+
+``run_hostile(spec)`` starts the arbiter's gRPC server (TCP loopback and its Unix socket),
+opens a SQLite store, and launches, each as its own sandboxed process through
+``BotPool``: the hostile bot, a random bot that shares its table, and two honest bots
+that play a separate match at the same time. Both matches run concurrently; their
+records go to the store. Then a third match on the same server proves it still serves,
+the store is checked (integrity, every record present and replaying), and the honest
+match is compared with the same match played in-process: the hostile bot must not have
+changed a single action of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from arbiter.botproc import BotPool
+from arbiter.games import EndReason
+from arbiter.match import Clock, FailurePolicy, LocalSeat, MatchConfig, MatchRecord, replay_record, run_match
+from arbiter.sandbox import Limits, Sandbox
+from arbiter.server import RemoteSeat, start_server
+from arbiter.store import Store
+
+HOSTILE = Path(__file__).resolve().parent / "hostile"
+OPTIONS = {"deals": "1"}
+
+
+@dataclass
+class Result:
+    hostile: MatchRecord  # the match the hostile bot played (seats 0 and 2)
+    honest: MatchRecord  # the concurrent match of honest bots
+    after: MatchRecord  # a match on the same server after both
+    stderr: str  # everything the hostile bot wrote to stderr
+    reports: list[dict[str, Any]]  # the JSON lines "HOSTILE {...}" the bot printed
+    proc_returncode: int | None  # the hostile process's exit status when the matches ended
+    sandbox: Sandbox
+    store_path: Path
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def report(self, kind: str) -> dict[str, Any]:
+        found = [r for r in self.reports if r.get("kind") == kind]
+        assert found, f"the hostile bot reported no {kind!r}; its stderr:\n{self.stderr[-3000:]}"
+        return found[-1]
+
+    def incidents(self, kind: str | None = None) -> list:
+        return [i for i in self.hostile.incidents if kind is None or i.kind == kind]
+
+
+def hostile_folder(tmp: Path, name: str, params: dict[str, Any]) -> Path:
+    """A folder bot: the hostile file as bot.py plus params.json (the sandbox shows the bot
+    nothing else, so this is how a test tells it where its targets are)."""
+    folder = tmp / name.removesuffix(".py")
+    folder.mkdir()
+    shutil.copy(HOSTILE / name, folder / "bot.py")
+    (folder / "params.json").write_text(json.dumps(params))
+    for p in (tmp, folder, folder / "bot.py", folder / "params.json"):
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    return folder
+
+
+def _parse_reports(text: str) -> list[dict[str, Any]]:
+    out = []
+    for line in text.splitlines():
+        if line.startswith("HOSTILE "):
+            try:
+                out.append(json.loads(line[len("HOSTILE "):]))
+            except ValueError:
+                pass
+    return out
+
+
+def run_hostile(
+    spec: str | Path,
+    tmp: Path,
+    *,
+    policy: str = "forfeit",
+    max_strikes: int = 3,
+    decision_ms: int = 3000,
+    bank_ms: int = 3000,
+    limits: Limits | None = None,
+    seed: int = 5,
+    admin_token: str = "admin-secret",
+    settle: float = 0.0,
+) -> Result:
+    """Play the hostile match and the honest match at once; check server and store after.
+
+    ``settle``: after the matches, wait up to this long for the hostile process to exit
+    by itself (a bot its resource limits are killing) before reading its exit status."""
+    store_path = tmp / "arena.sqlite"
+    box = Sandbox(limits or Limits(memory_mb=512, cpu_seconds=30))
+
+    async def main() -> Result:
+        server = await start_server(0, admin_token=admin_token)
+        pool = BotPool(server.hub, server.address, log_dir=tmp, sandbox=box)
+        store = Store(store_path)
+        try:
+            pool.launch("hostile", str(spec))
+            pool.launch("table-random", "random")
+            pool.launch("honest-a", "random")
+            pool.launch("honest-b", "heuristic")
+            await pool.wait_connected(60)
+            clock = Clock(decision_ms, bank_ms)
+            hostile_cfg = MatchConfig("spades", seed, OPTIONS, clock=clock,
+                                      policy=FailurePolicy.uniform(policy, max_strikes), match_id="hostile-match")
+            honest_cfg = MatchConfig("spades", seed + 1, OPTIONS, clock=Clock(10_000, 30_000), match_id="honest-match")
+            s = lambda name: RemoteSeat(pool.procs[name].session, "spades")  # noqa: E731
+            hostile_seats = [s("hostile"), s("table-random"), s("hostile"), s("table-random")]
+            honest_seats = [s("honest-a"), s("honest-b"), s("honest-a"), s("honest-b")]
+            hostile, honest = await asyncio.wait_for(
+                asyncio.gather(run_match(hostile_cfg, hostile_seats), run_match(honest_cfg, honest_seats)), 120)
+            deadline = time.monotonic() + settle  # give a doomed hostile process time to die by itself
+            while settle and pool.procs["hostile"].proc.poll() is None and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            # Still serving: a health check over TCP and a new match with the honest bots.
+            async with grpc.aio.insecure_channel(server.address) as ch:
+                health = await health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest(), timeout=10)
+            assert health.status == health_pb2.HealthCheckResponse.SERVING
+            after = await asyncio.wait_for(run_match(MatchConfig("spades", seed + 2, OPTIONS, match_id="after-match"),
+                                                     [s("honest-a"), s("honest-b"), s("honest-a"), s("honest-b")]), 60)
+            tid = store.open_tournament("hostile", "spades", {"spec": str(spec)}).id
+            for idx, rec in enumerate((hostile, honest, after)):
+                store.save_match(tid, idx, 0, 0, rec)
+            bp = pool.procs["hostile"]
+            rc = bp.proc.poll()
+            stderr = bp.log_path.read_text(errors="replace")
+            return Result(hostile, honest, after, stderr, _parse_reports(stderr), rc, box, store_path)
+        finally:
+            store.close()
+            await server.stop(0.2)
+            pool.stop()
+
+    result = asyncio.run(main())
+    check_store_and_honest(result, seed)
+    return result
+
+
+def check_store_and_honest(result: Result, seed: int) -> None:
+    """The store is intact and the honest matches are exactly what they are without a hostile bot."""
+    db = sqlite3.connect(result.store_path)
+    try:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        stored = {r[0]: r[1] for r in db.execute("SELECT match_id, record FROM matches")}
+    finally:
+        db.close()
+    assert set(stored) == {"hostile-match", "honest-match", "after-match"}
+    for text in stored.values():
+        rec = MatchRecord.from_json(text)
+        replay_record(rec)  # raises if the stored record does not replay to its result
+    from bots import load_bot
+
+    for rec, s in ((result.honest, seed + 1), (result.after, seed + 2)):
+        assert rec.outcome.reason is EndReason.COMPLETED and rec.incidents == [], rec.incidents
+        quiet = asyncio.run(run_match(
+            MatchConfig("spades", s, OPTIONS, match_id=rec.match_id),
+            [LocalSeat(load_bot(b), n) for b, n in (("random", "honest-a"), ("heuristic", "honest-b")) * 2],
+        ))
+        assert [a.action for a in rec.actions] == [a.action for a in quiet.actions]
+        assert rec.outcome == quiet.outcome
+
+
+def processes_of_uid(uid: int) -> list[int]:
+    """Pids of live processes whose real uid is ``uid``."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as f:
+                for line in f:
+                    if line.startswith("Uid:"):
+                        if int(line.split()[1]) == uid:
+                            pids.append(int(entry))
+                        break
+        except OSError:
+            continue
+    return pids
+
+
+def wait_until(pred, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return True
+        time.sleep(0.05)
+    return pred()

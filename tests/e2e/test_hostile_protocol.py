@@ -1,0 +1,70 @@
+"""Hostile bots that attack the protocol, each hosted as a sandboxed process by a real
+arbiter with a real store (tests/e2e/hostile_arena.py). Each test checks, through
+run_hostile, that the arbiter still serves, that the honest match played at the same
+time is exactly what it is without the hostile bot, and that the store is intact; then
+what happened to the hostile bot, and that the record says so."""
+
+from __future__ import annotations
+
+from arbiter.games import EndReason
+from tests.e2e.hostile_arena import HOSTILE, run_hostile
+
+
+def test_acting_for_another_seat_is_refused_and_the_match_plays_on(tmp_path):
+    r = run_hostile(HOSTILE / "other_seat.py", tmp_path)
+    assert r.hostile.outcome.reason is EndReason.COMPLETED and r.hostile.incidents == []
+    errors = r.report("errors")
+    # its partner's token on its own request, and requests of other seats / matches
+    assert set(errors["codes"]) == {"wrong_seat", "unknown_request"}
+    # every action recorded for seats 0 and 2 is the bot's real answer: legal, replayed
+    assert all(a.forced == "" for a in r.hostile.actions)
+
+
+def test_replayed_request_ids_are_refused(tmp_path):
+    r = run_hostile(HOSTILE / "replay.py", tmp_path)
+    assert r.hostile.outcome.reason is EndReason.COMPLETED and r.hostile.incidents == []
+    errors = r.report("errors")
+    assert errors["codes"] == ["unknown_request"] and errors["count"] >= 10
+
+
+def test_forged_tokens_are_refused(tmp_path):
+    r = run_hostile(HOSTILE / "forged_token.py", tmp_path)
+    assert r.hostile.outcome.reason is EndReason.COMPLETED and r.hostile.incidents == []
+    assert "wrong_seat" in r.report("errors")["codes"]
+    hello = r.report("hello")
+    assert hello["forged"].startswith("error:auth:invalid token")
+    assert hello["reused"].startswith("error:auth:") and "already in use" in hello["reused"]
+
+
+def test_asking_for_other_seats_views_gets_nothing(tmp_path):
+    r = run_hostile(HOSTILE / "peek.py", tmp_path)
+    assert r.hostile.outcome.reason is EndReason.COMPLETED
+    management = r.report("management")
+    assert management["list_sessions"] == "PERMISSION_DENIED" and management["run_match"] == "PERMISSION_DENIED"
+    seen = r.report("seen")
+    shown = {tuple(x) for kind in ("match_start", "turn", "update", "match_end") for x in seen[kind]}
+    assert shown == {("hostile-match", 0), ("hostile-match", 2)}  # only its own seats, only its match
+    assert any(e.startswith("protocol: unexpected hello") for e in r.report("errors")["errors"])
+
+
+def test_a_flooded_stream_is_cut_and_the_seat_forfeits(tmp_path):
+    r = run_hostile(HOSTILE / "flood.py", tmp_path)
+    assert r.hostile.outcome.reason is EndReason.FORFEIT_DISCONNECT
+    assert r.hostile.outcome.ranks == (2, 1, 2, 1)
+    [inc] = r.incidents("disconnect")
+    assert inc.seat in (0, 2)
+    # its own stderr, captured into the record, ends with the arbiter's Error(flood)
+    assert "arbiter says flood" in inc.stderr or "arbiter refused the session: flood" in inc.stderr, inc.stderr[-500:]
+    assert inc.stderr.count("unknown_request") <= 200  # answered until the limit, then cut
+
+
+def test_oversized_and_malformed_messages(tmp_path):
+    r = run_hostile(HOSTILE / "oversized.py", tmp_path)
+    # garbage on side connections: each refused, none took the arbiter down
+    results = r.report("malformed")["results"]
+    # (an RPC error, or one protocol Error reply for bytes that happen to parse; never a hang)
+    assert len(results) == 5 and all(x in ("INTERNAL", "UNKNOWN", "INVALID_ARGUMENT") or x.startswith("[")
+                                         for x in results), results
+    # the 1 MiB Act broke its own stream only: a disconnect, recorded against its side
+    assert r.hostile.outcome.reason is EndReason.FORFEIT_DISCONNECT
+    assert {i.seat for i in r.hostile.incidents} <= {0, 2}

@@ -1,0 +1,270 @@
+"""The leak test from the spectator's side: a real `arbiter serve`, bot processes over gRPC
+and a spectator client on the Spectate service, for every game.
+
+While the match runs, the spectator must never receive a hidden card:
+- Spades: no card of any hand before it is played;
+- Spot: no card in a hand or in the stock (cards taken from the face-up discard pile, and
+  hands shown at the end of a hand, are public by the rules);
+- Spite and Malice: no hand card, no stock card, no face-down pay-off card.
+The ground truth is the match replayed from its seed and actions after it ends, read from
+the engine's internals (not from its view seam, which is what is being tested).
+After the match, the spectator sees the full deal.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+
+import grpc
+import pytest
+
+from arbiter import convert
+from arbiter.games import Card, events_for, get_game
+from arbiter.games.cards import InvalidCardError
+from arbiter.spectate import list_matches, raw_watch
+from cardarena.v1 import arena_pb2 as pb
+from cardarena.v1 import arena_pb2_grpc as pb_grpc
+from cardarena.v1 import spectate_pb2 as spb
+from cardarena.v1 import spectate_pb2_grpc as spb_grpc
+from tests.conftest import ROOT, start_serve, stop_serve
+
+SLOW = "tests/e2e/slowbot.py:SlowBot"
+MATCHES = [
+    ("spades", 4, {"deals": "2"}),
+    ("spite-and-malice", 2, {}),
+    ("spot", 4, {"hands": "2"}),
+]
+
+
+def _cards_in(msg, path: str = "") -> list[tuple[str, Card]]:
+    """Every (field path, card) in a protobuf message: string fields that are card tokens."""
+    out = []
+    for field, value in msg.ListFields():
+        where = f"{path}.{field.name}" if path else field.name
+        values = value if field.is_repeated else [value]
+        for v in values:
+            if field.message_type is not None:
+                if field.message_type.GetOptions().map_entry:
+                    continue
+                out.extend(_cards_in(v, where))
+            elif isinstance(v, str):
+                try:
+                    out.append((where, Card.parse(v)))
+                except InvalidCardError:
+                    pass
+    return out
+
+
+def _hidden(game: str, state) -> Counter:
+    """The multiset of cards nobody outside may see now, from the engine's internals."""
+    out: Counter = Counter()
+    if game == "spades":
+        for h in state.hands:
+            out.update(h)
+    elif game == "spot":
+        for h in state._hands:
+            out.update(h)
+        out.update(state._stock)
+    else:
+        for h in state.hands:
+            out.update(h)
+        out.update(state.stock)
+        for s, pile in enumerate(state.payoff):
+            out.update(pile[: state.hidden[s]])
+    return out
+
+
+class Watcher(threading.Thread):
+    """A spectator: waits for a match to appear, then records every frame with its arrival time."""
+
+    def __init__(self, address: str):
+        super().__init__(daemon=True)
+        self.address = address
+        self.frames: list[tuple[float, spb.WatchFrame]] = []
+        self.running_when_joined = False
+        self.error: Exception | None = None
+
+    def run(self) -> None:
+        try:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                running = [m for m in list_matches(self.address, include_finished=False) if m.running]
+                if running:
+                    self.running_when_joined = True
+                    break
+                time.sleep(0.005)
+            for frame in raw_watch(self.address, running[0].match_id if running else ""):
+                self.frames.append((time.monotonic(), frame))
+        except Exception as exc:  # noqa: BLE001 - reported by the test
+            self.error = exc
+
+
+@pytest.fixture(scope="module")
+def arbiter():
+    s = start_serve()
+    yield s
+    stop_serve(s)
+
+
+@pytest.mark.parametrize("game,n,options", MATCHES, ids=[m[0] for m in MATCHES])
+def test_spectator_never_sees_a_hidden_card_and_sees_the_full_deal_after(arbiter, game, n, options):
+    names = [f"{game[:4]}{i}" for i in range(n)]
+    for name in names:
+        arbiter.start_bot(SLOW, name)
+    arbiter.wait_sessions(names)
+    watcher = Watcher(arbiter.address)
+    watcher.start()
+    seed = 21
+    with grpc.insecure_channel(arbiter.address) as ch:
+        summary = pb_grpc.MatchesStub(ch).RunMatch(
+            pb.RunMatchRequest(game=game, seats=names, seed=seed, options=options), timeout=240)
+    match_done = time.monotonic()
+    watcher.join(30)
+    assert watcher.error is None, watcher.error
+    assert watcher.running_when_joined, "the spectator did not find the match while it ran"
+    frames = [f for _, f in watcher.frames]
+    kinds = [f.WhichOneof("frame") for f in frames]
+    assert kinds[0] == "header" and kinds[-1] == "over" and set(kinds[1:-1]) == {"step"}
+    steps = [f.step for f in frames[1:-1]]
+    assert [s.index for s in steps] == list(range(1, len(summary.actions) + 1))
+    assert [s.action for s in steps] == list(summary.actions)
+    # a good part of the frames arrived while the match was still running
+    live = sum(1 for t, f in watcher.frames if t < match_done and f.WhichOneof("frame") == "step")
+    assert live >= len(steps) // 4, f"only {live} of {len(steps)} steps arrived during the match"
+
+    # Ground truth: replay the match from its seed and actions.
+    g = get_game(game, options)
+    state = g.new_initial_state(seed)
+    played: set[Card] = set()  # Spades: cards played so far
+    seen: Counter = Counter()  # cards the spectator has seen face up so far (max copies at once)
+    views = [frames[0].header.view] + [s.view for s in steps]
+    events = [[]] + [list(s.events) for s in steps]
+    for k, (view, evs) in enumerate(zip(views, events)):
+        if k:
+            action = summary.actions[k - 1]
+            new = state.apply(g.parse_action(action))
+            if game == "spades" and action.startswith("play "):
+                played.add(Card.parse(action.split()[1]))
+            # the events are exactly the public ones
+            assert [e.text for e in evs] == [e.text for e in events_for(new, None)]
+        assert not frames[0].header.hands and all(not s.hands for s in steps), "hands sent to a live spectator"
+        if state.is_terminal:
+            assert k == len(steps)
+            break  # the last move ended the game: its frame may show everything (checked below)
+        cards = _cards_in(view) + [(f"event.{e.kind}", Card.parse(c)) for e in evs for c in e.cards]
+        where = f"{game} step {k}"
+        if game == "spades":
+            for path, c in cards:
+                assert c in played, f"{where}: {path} shows {c}, which has not been played"
+        else:
+            hidden = _hidden(game, state)
+            shown = Counter()
+            history = []
+            for path, c in cards:
+                # Cards moved this turn, a recycled centre pile and cards taken from the face-up
+                # discard pile must have been seen face up (or shown by a public event, which
+                # the events check above ties to the engine's public events), now or before. Hands shown at the end of a Spot hand
+                # are public by the rules (their cards were redealt since).
+                field = path.split(".")[1] if "." in path else path
+                if path.startswith("event."):
+                    seen[c] = max(seen[c], 1)  # a public event shows it (a card played from a hand)
+                elif field in ("pickups", "taken_discard", "recycled", "turn_moves"):
+                    history.append((path, c))
+                elif field == "last_hand" or path.endswith("players.payoff_top"):
+                    continue  # payoff_top: the same card as the top of payoff_face_up, checked below
+                else:
+                    shown[c] += 1
+            for c, count in shown.items():
+                # identical cards of a multi-deck game: no more copies than lie face up
+                total = sum(1 for x in _all_cards(game, state) if x == c)
+                assert count <= total - hidden[c], f"{where}: {c} shown {count}x but {hidden[c]} of {total} are hidden"
+                seen[c] = max(seen[c], count)
+            for path, c in history:
+                assert seen[c] > 0, f"{where}: {path} shows {c}, never seen face up"
+            if game == "spite-and-malice":
+                for p in _decoded(game, view).players:
+                    assert p.payoff_top == (p.payoff_face_up[-1] if p.payoff_face_up else None)
+        assert not getattr(_decoded(game, view), "hand"), f"{where}: the spectator view holds a hand"
+
+    # After the match: the full deal.
+    over = frames[-1].over
+    assert state.is_terminal and convert.outcome_from_proto(over.outcome) == state.outcome()
+    assert list(over.actions) == list(summary.actions) and over.seed == seed
+    final = convert.view_from_proto(game, over.final_view)
+    assert final == state.spectator_view()
+    if game == "spades":
+        assert final.record, "no dealt hands after the match"
+        for deal in final.record:
+            assert sorted(c for h in deal.hands for c in h.cards) == sorted(Card(i) for i in range(52))
+    elif game == "spot":
+        assert Counter(final.unused_stock) == Counter(state._stock)
+        assert final.last_hand is not None and len(final.last_hand.hands) == n
+    else:
+        assert final.reveal is not None
+        assert [Counter(h.cards) for h in final.reveal.hands] == [Counter(h) for h in state.hands]
+        assert Counter(final.reveal.stock) == Counter(state.stock)
+        assert [list(p.cards) for p in final.reveal.payoffs] == [list(p) for p in state.payoff]
+
+
+def _all_cards(game: str, state) -> list[Card]:
+    if game == "spite-and-malice":
+        return list(state.all_cards().elements())
+    from arbiter.games.cards import STANDARD_DECK
+
+    return list(STANDARD_DECK)
+
+
+def _decoded(game: str, view):
+    return convert.view_from_proto(game, pb.View(**{convert.game_field(game): getattr(view, convert.game_field(game))}))
+
+
+def test_watch_errors_are_clear(arbiter):
+    with grpc.insecure_channel(arbiter.address) as ch:
+        stub = spb_grpc.SpectateStub(ch)
+        with pytest.raises(grpc.RpcError) as e:
+            list(stub.Watch(spb.WatchRequest(match_id="no-such-match"), timeout=10))
+        assert e.value.code() == grpc.StatusCode.NOT_FOUND and "no-such-match" in e.value.details()
+        with pytest.raises(grpc.RpcError) as e:
+            list(stub.Watch(spb.WatchRequest(match_id="x", hidden_cards=True), timeout=10))
+        assert e.value.code() == grpc.StatusCode.FAILED_PRECONDITION and "spectator-delay" in e.value.details()
+
+
+def test_hidden_cards_come_only_with_the_delay_and_the_cli_watches():
+    """With --spectator-delay, a hidden-cards watch gets every hand, that many seconds late."""
+    s = start_serve("--spectator-delay", "1.5")
+    try:
+        names = ["d0", "d1"]
+        for name in names:
+            s.start_bot("heuristic", name)
+        s.wait_sessions(names)
+        with grpc.insecure_channel(s.address) as ch:
+            summary = pb_grpc.MatchesStub(ch).RunMatch(
+                pb.RunMatchRequest(game="spite-and-malice", seats=names, seed=4), timeout=120)
+        done = time.monotonic()
+        got = list(raw_watch(s.address, summary.match_id, hidden_cards=True))
+        # the match is kept after it ends; each frame is released 1.5 s after its move
+        assert time.monotonic() - done >= 1.0
+        assert got[0].header.delay_ms == 1500 and len(got[0].header.hands) == 2
+        g = get_game("spite-and-malice")
+        state = g.new_initial_state(4)
+        for f, action in zip(got[1:-1], summary.actions):
+            state.apply(g.parse_action(action))
+            assert [Counter(h.cards) for h in f.step.hands] == [Counter(str(c) for c in h) for h in state.hands]
+        # the public watch of the same match carries no hands
+        public = list(raw_watch(s.address, summary.match_id))
+        assert all(not f.step.hands for f in public[1:-1]) and not public[0].header.hands
+        # the CLI renders it (not a terminal: one line per step, then the full deal and result)
+        proc = subprocess.run([sys.executable, "-m", "arbiter", "watch", summary.match_id, "--server", s.address],
+                              cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        assert f"step {len(summary.actions)}: seat" in proc.stdout and "the full deal" in proc.stdout
+        assert "result (completed)" in proc.stdout or "result (" in proc.stdout
+        proc = subprocess.run([sys.executable, "-m", "arbiter", "watch", "--list", "--server", s.address],
+                              cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0 and summary.match_id in proc.stdout and "finished" in proc.stdout
+    finally:
+        stop_serve(s)

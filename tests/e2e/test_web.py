@@ -1,0 +1,191 @@
+"""The web page in a real headless browser: Debian's chromium driven through chromedriver.
+
+A real store is filled with real matches, `arbiter web` runs as a subprocess, and the test
+reads the standings page and steps through a replay by clicking, like a person would.
+Screenshots of both pages are written to tests/artifacts/ for review.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from arbiter.match import LocalSeat, MatchConfig, run_match
+from arbiter.store import Store
+from bots import load_bot
+from tests.conftest import ROOT
+
+ARTIFACTS = ROOT / "tests" / "artifacts"
+BOTS = ["heuristic", "greedy", "random"]
+
+
+def _fill_store(db: Path) -> None:
+    """A round robin of one-deal Spades matches, both seatings of every deal."""
+    loaded = {b: load_bot(b) for b in BOTS}
+    with Store(db) as store:
+        t = store.open_tournament("club-night", "spades", {"game": "spades", "bots": BOTS})
+        idx = 0
+        for a, b in itertools.combinations(BOTS, 2):
+            for deal in range(4):
+                for rot in range(2):
+                    x, y = (a, b) if rot == 0 else (b, a)
+                    config = MatchConfig(game="spades", seed=500 + deal, options={"deals": 1}, match_id=f"cn-{idx}")
+                    record = asyncio.run(run_match(config, [LocalSeat(loaded[n], n) for n in (x, y, x, y)]))
+                    store.save_match(t.id, idx, deal, rot, record)
+                    idx += 1
+        store.mark_finished(t.id)
+
+
+def _expected_order(db: Path) -> list[tuple[str, float]]:
+    """Bots by share of pairwise points (computed here, independently of the page)."""
+    pts: dict[str, list[float]] = {b: [] for b in BOTS}
+    with Store(db) as store:
+        for row in store.matches(store.tournament("club-night").id):
+            best = {n: min(r for s, r in enumerate(row.outcome.ranks) if row.seats[s] == n) for n in set(row.seats)}
+            (a, ra), (b, rb) = best.items()
+            pts[a].append(1.0 if ra < rb else 0.5 if ra == rb else 0.0)
+            pts[b].append(1.0 if rb < ra else 0.5 if ra == rb else 0.0)
+    shares = {b: sum(p) / len(p) for b, p in pts.items()}
+    return sorted(shares.items(), key=lambda kv: -kv[1])
+
+
+@pytest.fixture(scope="module")
+def site():
+    tmp = Path(tempfile.mkdtemp(prefix="arena-web-"))
+    db = tmp / "arena.sqlite"
+    _fill_store(db)
+    proc = subprocess.Popen([sys.executable, "-m", "arbiter", "web", "--db", str(db), "--port", "0"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    line = proc.stdout.readline()
+    m = re.search(r"on (http://[\d.]+:\d+/)", line)
+    if not m:
+        proc.kill()
+        raise RuntimeError(f"arbiter web did not start: {line!r} {proc.stderr.read()}")
+    yield m.group(1), db
+    proc.terminate()
+    proc.wait(10)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    chromium = shutil.which("chromium")
+    driver_path = shutil.which("chromedriver")
+    assert chromium and driver_path, "install Debian's chromium and chromium-driver (`make test` does)"
+    profile = tempfile.mkdtemp(prefix="arena-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+                 f"--user-data-dir={profile}", "--window-size=1280,1000"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def test_standings_page_shows_the_bots_in_order_with_ratings(site, browser):
+    url, db = site
+    expected = _expected_order(db)
+    assert len({share for _, share in expected}) == len(expected), f"the fixture must rank the bots strictly: {expected}"
+    browser.get(url)
+    link = browser.find_element(By.LINK_TEXT, "club-night")
+    link.click()
+    assert browser.find_element(By.TAG_NAME, "h1").text == "club-night"
+    rows = browser.find_elements(By.CSS_SELECTOR, "#standings tr.standing")
+    names = [r.find_element(By.CSS_SELECTOR, "td.bot").text for r in rows]
+    assert names == [name for name, _ in expected]
+    ratings = [int(r.find_element(By.CSS_SELECTOR, "td.rating").text) for r in rows]
+    assert ratings == sorted(ratings, reverse=True) and len(set(ratings)) == len(ratings)
+    # each shown rating (and its interval) is the tournament library's (arbiter.ratings)
+    from arbiter.web import open_read_only, tournament_standings
+
+    store = open_read_only(db)
+    try:
+        lib, _ = tournament_standings(store, store.tournament("club-night"))
+    finally:
+        store.close()
+    assert [r.name for r in lib.rows] == names
+    assert ratings == [round(r.rating) for r in lib.rows]
+    intervals = [r.find_elements(By.CSS_SELECTOR, "td.num")[7].text for r in rows]
+    assert intervals == [f"{r.rating_lo:.0f} – {r.rating_hi:.0f}" for r in lib.rows]
+    assert all(r.rating_lo < r.rating < r.rating_hi for r in lib.rows)
+    # the cross-table and every match with its outcome are on the page
+    assert browser.find_element(By.ID, "crosstable").is_displayed()
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#matches a")) == 24
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(ARTIFACTS / "standings.png"))
+    assert (ARTIFACTS / "standings.png").stat().st_size > 10_000
+
+
+def test_replay_page_steps_through_a_match(site, browser):
+    url, db = site
+    with Store(db) as store:
+        record = store.match("cn-5").record()
+    browser.get(url + "t/1")
+    browser.find_element(By.LINK_TEXT, "cn-5").click()
+    step = lambda: int(browser.find_element(By.ID, "step-index").text)  # noqa: E731
+    assert step() == 0 and "replay verified" in browser.page_source
+    assert int(browser.find_element(By.ID, "step-total").text) == len(record.actions)
+    # spectator view at the deal: every hand face down, no card face up
+    assert not browser.find_elements(By.CSS_SELECTOR, "#board .card:not(.back)")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#board .card.back")) == 52
+    for i in range(1, 4):
+        browser.find_element(By.ID, "next").click()
+        assert step() == i
+        assert record.actions[i - 1].action in browser.find_element(By.ID, "step-title").text
+    # the arrow key steps too
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+    assert step() == 4
+    # seen as seat 0 once it has looked at its hand: its cards face up, the others' face down
+    from arbiter.replay import replay_steps
+
+    mine = next(s for s in replay_steps(record, seat=0) if s.view.hand_visible and s.index >= 4)
+    browser.find_element(By.LINK_TEXT, "seat 0").click()
+    assert step() == 4
+    browser.get(browser.current_url.replace("step=4", f"step={mine.index}"))
+    assert step() == mine.index
+    faces = [e.get_attribute("data-card") for e in browser.find_elements(By.CSS_SELECTOR, "#board .card:not(.back)")]
+    on_table = [str(p.card) for p in mine.view.trick] + [str(p.card) for t in mine.view.tricks[-1:] for p in t.cards]
+    assert sorted(faces) == sorted([str(c) for c in mine.view.hand] + on_table)
+    backs = browser.find_elements(By.CSS_SELECTOR, "#board .card.back")
+    assert len(backs) == sum(st.hand_count for st in mine.view.seats if st.seat != 0)
+    browser.get(browser.current_url.replace(f"step={mine.index}", "step=4"))
+    # every hand: walk to the middle of the play and see cards of all four seats
+    browser.find_element(By.LINK_TEXT, "every hand").click()
+    target = len(record.actions) // 2
+    browser.get(browser.current_url.replace("step=4", f"step={target}"))
+    assert step() == target
+    cards = [e.get_attribute("data-card") for e in browser.find_elements(By.CSS_SELECTOR, "#board .card:not(.back)")]
+    assert len(cards) >= 20 and len(set(cards)) == len(cards)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(ARTIFACTS / "replay.png"))
+    assert (ARTIFACTS / "replay.png").stat().st_size > 10_000
+    # the last step shows the result
+    browser.find_element(By.ID, "last").click()
+    assert step() == len(record.actions)
+    assert browser.find_element(By.ID, "result").is_displayed()
+
+
+def test_bad_addresses_get_clear_pages(site, browser):
+    url, _ = site
+    browser.get(url + "m/no-such-match")
+    assert "no match 'no-such-match'" in browser.find_element(By.CLASS_NAME, "error").text
+    browser.get(url + "m/cn-1?step=abc")
+    assert "step must be a number" in browser.find_element(By.CLASS_NAME, "error").text
+    browser.get(url + "m/cn-1?view=seat9")
+    assert "unknown view" in browser.find_element(By.CLASS_NAME, "error").text
