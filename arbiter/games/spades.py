@@ -332,6 +332,28 @@ class SpadesView:
     record: tuple[SpadesDealRecord, ...]  # every deal's hands and exchanges, once over
 
 
+# Interned immutable values: random play builds the same few hundred small values again
+# and again, so the engine looks them up instead (they compare equal to fresh ones).
+_PLAYED = tuple(tuple(SpadesPlayedCard(s, c) for c in STANDARD_DECK) for s in range(NUM_SEATS))
+_PLAY_EVENTS = tuple(
+    tuple(Event("play", s, f"seat {s} plays {c}", (c,), None) for c in STANDARD_DECK) for s in range(NUM_SEATS)
+)
+_TRICK_EVENTS = tuple(
+    tuple(Event("trick", s, f"seat {s} wins trick {n}", (), None) for n in range(NUM_TRICKS + 1)) for s in range(NUM_SEATS)
+)
+_SEATS: dict[tuple, SpadesSeat] = {}
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _seat_info(seat: int, hand_count: int, looked: bool, bid: int | None, blind: bool, tricks_won: int) -> SpadesSeat:
+    key = (seat, hand_count, looked, bid, blind, tricks_won)
+    info = _SEATS.get(key)
+    if info is None:
+        info = _SEATS[key] = SpadesSeat(*key)
+    return info
+
+
 # --------------------------------------------------------------------------------------
 # Game
 
@@ -429,6 +451,55 @@ class Spades(Game):
             raise InvalidActionError(f"{text!r}: {exc}") from None
         raise InvalidActionError(f"{text!r}: unknown verb {verb!r} (expected look, bid, give or play)")
 
+    # ---- forward model (sdk.forward): a state from a view plus sampled hidden cards ----
+
+    def state_from_view(self, view: "SpadesView", hands: Sequence[Sequence[Card]], seed: int) -> "SpadesState":
+        """A state that shows ``view`` to ``view.seat`` and holds ``hands`` (current, per seat).
+
+        For the SDK's forward model: every public fact (phase, bids, tricks, scores, the
+        exchanges) comes from the view, the hidden ones (every seat's current hand) from
+        ``hands``, and later deals from ``seed``. The caller guarantees consistency
+        (hand sizes, no card both held and played); nothing hidden from the view is read.
+        Cards exchanged between other seats are unknown to the viewer and recorded as ().
+        """
+        if view.phase is Phase.GAME_OVER:
+            raise ValueError("state_from_view: the game is over")
+        st = object.__new__(SpadesState)
+        st.game, st.o, st.seed = self, self.options, seed
+        st.scores = [view.sides[0].score, view.sides[1].score]
+        st.bags = [view.sides[0].bags, view.sides[1].bags]
+        st.deal_scores_before = tuple(st.scores)  # scores change only when a deal is scored
+        st.history, st.records, st._log = list(view.history), list(view.record), []
+        st.winner, st.end_reason = None, None
+        st.dealer, st.deal_no, st.phase = view.dealer, view.deal, view.phase
+        st.hands = [sort_cards(h) for h in hands]
+        played = [[] for _ in range(NUM_SEATS)]
+        for t in view.tricks:
+            for pc in t.cards:
+                played[pc.seat].append(pc.card)
+        for pc in view.trick:
+            played[pc.seat].append(pc.card)
+        st.dealt = tuple(tuple(sort_cards(list(h) + p)) for h, p in zip(hands, played))
+        st.bids = [x.bid for x in view.seats]
+        st.blind = [x.blind_nil for x in view.seats]
+        st.looked = [x.looked for x in view.seats]
+        st.tricks_won = [x.tricks_won for x in view.seats]
+        st.exchanges = [[x.giver, x.receiver, (tuple(x.cards) if x.done else None)] for x in view.exchanges]
+        st.exchange_step = sum(1 for x in view.exchanges if x.done)
+        givers = {x.giver for x in view.exchanges[: st.exchange_step + 1]} if view.phase is Phase.EXCHANGE else set()
+        st.sees = [
+            (s == view.seat and view.hand_visible) or (s != view.seat and (
+                st.looked[s] or view.phase is Phase.PLAY or s in givers))
+            for s in range(NUM_SEATS)
+        ]
+        st.trick = [(pc.seat, pc.card) for pc in view.trick]
+        st.tricks = list(view.tricks)
+        st.spades_broken = view.spades_broken
+        st.leader = view.leader
+        st.to_act = view.to_act
+        st._view_cache = None
+        return st
+
 
 # --------------------------------------------------------------------------------------
 # State
@@ -479,7 +550,16 @@ class SpadesState(State):
     def log(self) -> list[Event]:
         return self._log
 
+    #: The legal actions of the current position, computed once; reset by ``apply``.
+    _legal: list[Action] | None = None
+
     def legal_actions(self) -> list[Action]:
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal_actions()
+        return list(legal)
+
+    def _compute_legal_actions(self) -> list[Action]:
         if self.phase is Phase.BIDDING:
             return self._bidding_actions()
         if self.phase is Phase.EXCHANGE:
@@ -491,10 +571,14 @@ class SpadesState(State):
     def apply(self, action: Action) -> list[Event]:
         if self.phase is Phase.GAME_OVER:
             raise IllegalActionError(f"{action}: the game is over")
-        if action not in self.legal_actions():
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal_actions()
+        if action not in legal:
             raise IllegalActionError(f"{action}: {self._why_illegal(action)}")
         start = len(self._log)
         self._view_cache = None
+        self._legal = None
         if self.phase is Phase.BIDDING:
             self._apply_bidding(action)
         elif self.phase is Phase.EXCHANGE:
@@ -701,18 +785,16 @@ class SpadesState(State):
         self.trick.append((s, card))
         if card % 4 == SPADE:
             self.spades_broken = True
-        self._emit("play", s, f"seat {s} plays {card}", (card,))
+        self._log.append(_PLAY_EVENTS[s][card])
         if len(self.trick) < NUM_SEATS:
             self.to_act = (s + 1) % NUM_SEATS
             return
         # The trick is complete: highest spade, else highest of the led suit.
         winner = trick_winner(self.trick)
         self.tricks_won[winner] += 1
-        self.tricks.append(
-            SpadesTrick(self.leader, tuple(SpadesPlayedCard(p, c) for p, c in self.trick), winner)
-        )
+        self.tricks.append(SpadesTrick(self.leader, tuple(_PLAYED[p][c] for p, c in self.trick), winner))
         self.trick = []
-        self._emit("trick", winner, f"seat {winner} wins trick {len(self.tricks)}")
+        self._log.append(_TRICK_EVENTS[winner][len(self.tricks)])
         if len(self.tricks) < NUM_TRICKS:
             self.leader = self.to_act = winner
             return
@@ -824,16 +906,23 @@ class SpadesState(State):
     def _public(self) -> tuple:
         """The parts of a view every seat shares (cached until the next apply)."""
         if self._view_cache is None:
+            hands, looked, bids, blind, won = self.hands, self.looked, self.bids, self.blind, self.tricks_won
             seats = tuple(
-                SpadesSeat(s, len(self.hands[s]), self.looked[s], self.bids[s], self.blind[s], self.tricks_won[s])
-                for s in range(NUM_SEATS)
+                _seat_info(s, len(hands[s]), looked[s], bids[s], blind[s], won[s]) for s in range(NUM_SEATS)
             )
-            trick = tuple(SpadesPlayedCard(s, c) for s, c in self.trick)
-            sides = tuple(SpadesSide(i, SIDES[i], self.scores[i], self.bags[i]) for i in range(2))
+            trick = tuple(_PLAYED[s][c] for s, c in self.trick)
+            sides = self._sides
+            if sides is None or sides[0].score != self.scores[0] or sides[1].score != self.scores[1] \
+                    or sides[0].bags != self.bags[0] or sides[1].bags != self.bags[1]:
+                sides = self._sides = tuple(SpadesSide(i, SIDES[i], self.scores[i], self.bags[i]) for i in range(2))
             self._view_cache = (seats, trick, tuple(self.tricks), sides, tuple(self.history))
         return self._view_cache
 
+    _sides: tuple[SpadesSide, ...] | None = None
+
     def _exchanges_for(self, seat: int | None) -> tuple[SpadesExchange, ...]:
+        if not self.exchanges:
+            return ()
         over = self.phase is Phase.GAME_OVER
         return tuple(
             SpadesExchange(g, r, c is not None, c if c is not None and (over or seat in (g, r)) else ())
@@ -843,27 +932,32 @@ class SpadesState(State):
     def _view(self, seat: int | None) -> SpadesView:
         seats, trick, tricks, sides, history = self._public()
         visible = seat is not None and self.sees[seat]
-        over = self.phase is Phase.GAME_OVER
-        return SpadesView(
-            seat=seat,
-            phase=self.phase,
-            deal=self.deal_no,
-            dealer=self.dealer,
-            to_act=self.current_seat,
-            target=self.o.target,
-            hand=tuple(self.hands[seat]) if visible else (),
-            hand_visible=visible,
-            seats=seats,
-            exchanges=self._exchanges_for(seat),
-            leader=self.leader if self.phase is Phase.PLAY else None,
-            trick=trick,
-            tricks=tricks,
-            spades_broken=self.spades_broken,
-            sides=sides,
-            history=history,
-            winner=self.winner,
-            record=tuple(self.records) if over else (),
-        )
+        phase = self.phase
+        over = phase is Phase.GAME_OVER
+        # Built without the frozen dataclass's __init__ (one object.__setattr__ per
+        # field): the same fields and values, several times cheaper per decision.
+        view = _new(SpadesView)
+        _set(view, "__dict__", {
+            "seat": seat,
+            "phase": phase,
+            "deal": self.deal_no,
+            "dealer": self.dealer,
+            "to_act": None if over else self.to_act,
+            "target": self.o.target,
+            "hand": tuple(self.hands[seat]) if visible else (),
+            "hand_visible": visible,
+            "seats": seats,
+            "exchanges": self._exchanges_for(seat),
+            "leader": self.leader if phase is Phase.PLAY else None,
+            "trick": trick,
+            "tricks": tricks,
+            "spades_broken": self.spades_broken,
+            "sides": sides,
+            "history": history,
+            "winner": self.winner,
+            "record": tuple(self.records) if over else (),
+        })
+        return view
 
     def view(self, seat: int) -> SpadesView:
         if not 0 <= seat < NUM_SEATS:

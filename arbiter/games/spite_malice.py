@@ -236,6 +236,41 @@ class End(Action):
         return "end"
 
 
+# Interned sources and plays: legal-action generation looks them up instead of building
+# new frozen dataclasses at every decision (they compare equal to freshly built ones).
+# Interned sources are never freed, so their id() is a stable key for their plays.
+_SOURCES: dict[tuple, Source] = {}
+_HAND_SOURCES: list[Source] = []
+_PLAYS: dict[int, dict[int | None, Play]] = {}
+
+
+def _source(kind: SourceKind, index: int = 0, card: Card | None = None) -> Source:
+    key = (kind.value, index, card)
+    src = _SOURCES.get(key)
+    if src is None:
+        src = _SOURCES[key] = Source(kind, index, card)
+    return src
+
+
+def _hand_source(card: int) -> Source:
+    return _HAND_SOURCES[card]
+
+
+def _play(source: Source, target: TargetKind, index: int | None) -> Play:
+    """The interned ``Play(source, target, index)`` (``source`` must be interned)."""
+    plays = _PLAYS.get(id(source))
+    if plays is None:
+        plays = _PLAYS[id(source)] = {}
+    key = index if target is TargetKind.CENTER else -2 - index  # type: ignore[operator]  # side j: -2-j
+    play = plays.get(key)
+    if play is None:
+        play = plays[key] = Play(source, target, index)
+    return play
+
+
+_HAND_SOURCES.extend(_source(SourceKind.HAND, 0, Card(c)) for c in range(JOKER + 1))
+
+
 # --------------------------------------------------------------------------------------
 # Views.
 
@@ -570,6 +605,56 @@ class SpiteAndMalice(Game):
             f"cannot parse {raw!r}: unknown destination {dst!r} (center:<i>, center:new or side:<j>)"
         )
 
+    # -- forward model (sdk.forward): a state from a view plus sampled hidden cards -----
+
+    def state_from_view(
+        self,
+        view: "SpiteAndMaliceView",
+        hands: Sequence[Sequence[Card]],
+        hidden_payoffs: Sequence[Sequence[Card]],
+        stock: Sequence[Card],
+        seed: int,
+    ) -> "SpiteAndMaliceState":
+        """A state that shows ``view`` to ``view.seat``, with the hidden parts filled in.
+
+        ``hands`` per seat, ``hidden_payoffs`` the face-down bottom of each pay-off pile
+        (bottom first), ``stock`` bottom first (the last card is drawn first). Every face-up
+        pile, the turn in progress and the counters come from the view; later shuffles
+        and deals come from ``seed``. For the SDK's forward model.
+        """
+        if view.phase is Phase.GAME_OVER:
+            raise ValueError("state_from_view: the game is over")
+        st = SpiteAndMaliceState(self, seed)
+        st.game_index = view.game_number
+        st.payoff = [list(h) + list(p.payoff_face_up) for h, p in zip(hidden_payoffs, view.players)]
+        st.hidden = [len(h) for h in hidden_payoffs]
+        st.hands = [list(h) for h in hands]
+        st.side = [[list(x.cards) for x in p.side_stacks] for p in view.players]
+        st.center = [list(p.cards) for p in view.center]
+        st.completed = [list(p.cards) for p in view.completed]
+        st.stock = list(stock)
+        st.recycled = list(view.recycled)
+        st.points = [p.points for p in view.players]
+        st.turn_seat = view.current_seat if view.current_seat is not None else 0
+        st.phase = view.phase
+        st.turns_played = view.turn_number
+        st.turn_moves = list(view.turn_moves)
+        st.moved = bool(view.turn_moves)
+        st.turn_actions = len(view.turn_moves)
+        st.consecutive_passes = view.consecutive_passes
+        # The hand A/2 compulsion (§8.12.6) holds from the turn start until a hand A or 2 is played.
+        played_low = any(
+            m.action.startswith("play hand:") and "-> center" in m.action and m.card // 4 in (0, 1) and not self.wild[m.card]
+            for m in view.turn_moves
+        )
+        st.hand_compel = (
+            self.options.deadlock_rule is DeadlockRule.HAND_ACE_TWO_THEN_END
+            and view.consecutive_passes >= 1 and not played_low
+        )
+        if st.hand_compel and not st._compelled_hand_cards():
+            st.hand_compel = False
+        return st
+
 
 def _parse_source(text: str, raw: str) -> Source:
     if text.startswith("hand:"):
@@ -724,7 +809,16 @@ class SpiteAndMaliceState(State):
 
     # -- legal actions -----------------------------------------------------------------
 
+    #: The legal actions of the current position, computed once; reset by ``apply``.
+    _legal: list[Action] | None = None
+
     def legal_actions(self) -> list[Action]:
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal_actions()
+        return list(legal)
+
+    def _compute_legal_actions(self) -> list[Action]:
         if self.phase is Phase.GAME_OVER:
             return []
         compelled = self._compelled()
@@ -737,29 +831,29 @@ class SpiteAndMaliceState(State):
     def _sources(self) -> list[tuple[Source, Card]]:
         """Every card the actor may move to the centre, with its source (§3.3 (a), §8.10)."""
         g, p = self.game, self.turn_seat
-        out = [(Source(SourceKind.HAND, 0, c), c) for c in sorted(set(self.hands[p]))]
+        out = [(_HAND_SOURCES[c], c) for c in sorted(set(self.hands[p]))]
         if self.payoff[p]:
-            out.append((Source(SourceKind.PAYOFF), self.payoff[p][-1]))
+            out.append((_source(SourceKind.PAYOFF), self.payoff[p][-1]))
         for j, stack in enumerate(self.side[p]):
             if stack:
-                out.append((Source(SourceKind.SIDE, j), stack[-1]))
+                out.append((_source(SourceKind.SIDE, j), stack[-1]))
         q = g.partner_of[p]
         if q is not None:
             if self.payoff[q]:
-                out.append((Source(SourceKind.PARTNER_PAYOFF), self.payoff[q][-1]))
+                out.append((_source(SourceKind.PARTNER_PAYOFF), self.payoff[q][-1]))
             for j, stack in enumerate(self.side[q]):
                 if stack:
-                    out.append((Source(SourceKind.PARTNER_SIDE, j), stack[-1]))
+                    out.append((_source(SourceKind.PARTNER_SIDE, j), stack[-1]))
         return out
 
     def _centre_plays(self, source: Source, card: Card) -> list[Action]:
         """Centre plays of one card: every active pile it fits, then a new pile (§3.2)."""
         g = self.game
-        out: list[Action] = [
-            Play(source, TargetKind.CENTER, i) for i, pile in enumerate(self.center) if g.fits(card, len(pile))
-        ]
-        if (g.limit is None or len(self.center) < g.limit) and g.fits(card, 0):
-            out.append(Play(source, TargetKind.CENTER, None))
+        fits = g.fits
+        center = TargetKind.CENTER
+        out: list[Action] = [_play(source, center, i) for i, pile in enumerate(self.center) if fits(card, len(pile))]
+        if (g.limit is None or len(self.center) < g.limit) and fits(card, 0):
+            out.append(_play(source, center, None))
         return out
 
     def _compelled(self) -> list[Action]:
@@ -771,24 +865,24 @@ class SpiteAndMaliceState(State):
         if o.forced_aces:
             for c in sorted(set(self.hands[p])):
                 if c // 4 == 0 and not g.wild[c]:
-                    out.extend(self._centre_plays(Source(SourceKind.HAND, 0, c), c))
+                    out.extend(self._centre_plays(_HAND_SOURCES[c], c))
             for kind, owner in ((SourceKind.PAYOFF, p), (SourceKind.PARTNER_PAYOFF, g.partner_of[p])):
                 if owner is not None and self.payoff[owner] and self.payoff[owner][-1] // 4 == 0:
-                    out.extend(self._centre_plays(Source(kind), self.payoff[owner][-1]))
+                    out.extend(self._centre_plays(_source(kind), self.payoff[owner][-1]))
         if o.ace_two_compulsion:
             tops: list[tuple[Source, Card]] = []
             if self.payoff[p]:
-                tops.append((Source(SourceKind.PAYOFF), self.payoff[p][-1]))
+                tops.append((_source(SourceKind.PAYOFF), self.payoff[p][-1]))
             for j, stack in enumerate(self.side[p]):
                 if stack:
-                    tops.append((Source(SourceKind.SIDE, j), stack[-1]))
+                    tops.append((_source(SourceKind.SIDE, j), stack[-1]))
             for src, c in tops:
                 if c // 4 in (0, 1) and not g.wild[c]:
                     out.extend(self._centre_plays(src, c))
         if self.hand_compel:
             for c in sorted(set(self.hands[p])):
                 if c // 4 in (0, 1) and not g.wild[c]:
-                    out.extend(self._centre_plays(Source(SourceKind.HAND, 0, c), c))
+                    out.extend(self._centre_plays(_HAND_SOURCES[c], c))
         if len(out) > 1:
             out = list(dict.fromkeys(out))
         return out
@@ -800,21 +894,26 @@ class SpiteAndMaliceState(State):
         fill = g.options.fill_empty_side_stacks
         any_empty = any(not s for s in slots)
         out: list[Action] = []
+        # §8.11: with the filling rule, the ending discard waits until every slot is filled.
+        open_slots = [(j, stack) for j, stack in enumerate(slots) if not (fill and stack and any_empty)]
+        if g.options.side_stack_order is SideStackOrder.FREE:
+            for c in sorted(set(self.hands[p])):
+                src = _HAND_SOURCES[c]
+                out += [_play(src, TargetKind.SIDE, j) for j, _ in open_slots]
+            return out
         for c in sorted(set(self.hands[p])):
-            src = Source(SourceKind.HAND, 0, c)
-            for j, stack in enumerate(slots):
-                if fill and stack and any_empty:
-                    continue  # §8.11: the ending discard waits until every slot is filled
+            src = _HAND_SOURCES[c]
+            for j, stack in open_slots:
                 if g.side_accepts(stack, c):
-                    out.append(Play(src, TargetKind.SIDE, j))
+                    out.append(_play(src, TargetKind.SIDE, j))
         return out
 
     def _loads(self) -> list[Action]:
         """§8.4: same suit, natural rank one apart, from hand or own pay-off top."""
         g, p = self.game, self.turn_seat
-        cands = [(Source(SourceKind.HAND, 0, c), c) for c in sorted(set(self.hands[p]))]
+        cands = [(_HAND_SOURCES[c], c) for c in sorted(set(self.hands[p]))]
         if self.payoff[p]:
-            cands.append((Source(SourceKind.PAYOFF), self.payoff[p][-1]))
+            cands.append((_source(SourceKind.PAYOFF), self.payoff[p][-1]))
         out: list[Action] = []
         for src, c in cands:
             if c == JOKER:
@@ -844,9 +943,12 @@ class SpiteAndMaliceState(State):
     def apply(self, action: Action) -> list[Event]:
         if self.phase is Phase.GAME_OVER:
             raise IllegalActionError(f"{action}: the game is over")
-        legal = self.legal_actions()
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal_actions()
         if action not in legal:
             raise IllegalActionError(self._why_illegal(action, legal))
+        self._legal = None
         self._new = []
         p = self.turn_seat
         self.turn_actions += 1
@@ -1023,7 +1125,7 @@ class SpiteAndMaliceState(State):
     def _compelled_hand_cards(self) -> bool:
         g, p = self.game, self.turn_seat
         return any(
-            c // 4 in (0, 1) and not g.wild[c] and self._centre_plays(Source(SourceKind.HAND, 0, c), c)
+            c // 4 in (0, 1) and not g.wild[c] and self._centre_plays(_HAND_SOURCES[c], c)
             for c in self.hands[p]
         )
 

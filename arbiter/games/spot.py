@@ -496,6 +496,40 @@ class Spot(Game):
         except InvalidCardError as exc:
             raise InvalidActionError(f"{text!r}: {exc}") from None
 
+    # -- forward model (sdk.forward): a state from a view plus sampled hidden cards -----
+
+    def state_from_view(
+        self, view: "SpotView", hands: Sequence[Sequence[Card]], stock: Sequence[Card], seed: int
+    ) -> "SpotState":
+        """A state that shows ``view`` to ``view.seat``, with ``hands`` (per seat) and the
+        ``stock`` (top first) filled in by the caller; later hands are dealt from ``seed``.
+
+        For the SDK's forward model: the public facts (discard pile, melds, pickups, money,
+        the turn in progress) come from the view only. The caller guarantees the cards
+        are consistent with it; ``state_from_deal`` rejects a card given twice.
+        """
+        if view.game_over:
+            raise ValueError("state_from_view: the match is over")
+        sixty = lambda x: round(x * SIXTIETHS)  # noqa: E731 - view money is in units
+        st = self.state_from_deal(
+            [list(h) for h in hands], list(stock), dealer=view.dealer, discard_pile=list(view.discard_pile),
+            melds=[(m.owner, m.cards) for m in view.melds], current=view.current_seat,
+            first_turn=view.first_turn, balances60=[sixty(b) for b in view.balances],
+            hand_index=view.hand_number - 1, seed=seed,
+        )
+        st._pot60 = sixty(view.pot)
+        st._melds = list(view.melds)
+        st._first_player = view.first_player
+        st._phase = view.phase
+        st._pickups = list(view.pickups)
+        st._turns = view.turn_number
+        st._dropped = view.dropped
+        st._new_meld = view.new_meld_made
+        st._taken = view.taken_discard
+        st._extra_hands = max(0, view.hand_number - view.hands_in_match)
+        st._last_hand = view.last_hand
+        return st
+
 
 def _table_kind(cards: Sequence[Card]) -> MeldKind:
     """The kind of a table meld of any length (sequences may exceed 4 cards)."""

@@ -1,0 +1,650 @@
+"""The performance benchmark behind ``arbiter bench`` and ``make bench``.
+
+Every figure is measured several times in the same run and reported as the median of the
+runs with its spread (min..max). Ratios are computed pair by pair: in each round the two
+things compared are measured back to back, the round's ratio is taken, and the median of
+those ratios is reported, because machines of this kind are noisy from second to second.
+
+Sections (see README "Benchmark"):
+
+* ``engines``: random legal play in this process, the seat's view built at every decision
+  (what hosting a bot costs the arbiter, before any wire encoding): decisions/s and
+  games/s (Spades is played with ``deals=1``, so a game is one hand).
+* ``openspiel``: OpenSpiel's ``spades``, random legal play with ``observation_string`` at
+  each decision, run by a worker process of a separate Python environment that has the
+  ``open-spiel`` package (``.venv-bench``, made by ``make bench``; not a dependency of the
+  platform). Ratio ours/OpenSpiel in hands/s, pair by pair. Unavailable without it.
+* ``floor``: a bare gRPC bidirectional-stream ping-pong on loopback between this process
+  (an asyncio server, as the arbiter is) and a client process (a synchronous stream fed by
+  a queue, as the SDK is), the server sending a message of the size of a typical Spades
+  Turn and the client answering with one of the size of an Act.
+* ``hosted``: Spades matches with four random-bot processes over real gRPC; the wall time
+  per decision, and its ratio to the floor.
+* ``scale``: matches/s of one arbiter with the same four bot processes, one match at a
+  time and M at once (M = cores, and 4 x cores); the ratio. Also matches/s with the
+  trusted in-process transport (``--transport inproc``).
+* ``memory``: the RSS of one ``arbiter serve`` process holding 1,000 concurrent Spades
+  matches whose seats all wait on a Turn the bots never answer; bytes per match.
+
+Targets are printed with pass/short. Nothing here is used by tests: tests never time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+log = logging.getLogger(__name__)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SECTIONS = ("engines", "openspiel", "floor", "hosted", "scale", "memory")
+
+#: (game name, options, label of one game) measured in the engines section.
+ENGINE_GAMES: tuple[tuple[str, dict[str, Any], str], ...] = (
+    ("spades", {"deals": 1}, "hands"),
+    ("spite-and-malice", {}, "games"),
+    ("spot", {}, "games"),
+)
+
+#: Targets of the issue, as (figure key, comparison, threshold, text).
+SPADES_VS_OPENSPIEL = 0.5
+VIEW_ENGINE_DECISIONS = 100_000
+HOSTED_OVER_FLOOR = 1.5
+CONCURRENCY_SPEEDUP = 1.8
+MEMORY_LIMIT_BYTES = 1 << 30
+MEMORY_MATCHES = 1000
+
+
+@dataclass
+class Figure:
+    """One measured quantity: every run's value, their median and spread."""
+
+    key: str
+    label: str
+    unit: str
+    values: list[float] = field(default_factory=list)
+    target: str = ""  # e.g. ">= 0.5"; empty: no target
+    passed: bool | None = None  # None: no target, or not measured
+    note: str = ""
+
+    @property
+    def median(self) -> float | None:
+        return statistics.median(self.values) if self.values else None
+
+    @property
+    def spread(self) -> tuple[float, float] | None:
+        return (min(self.values), max(self.values)) if self.values else None
+
+    def check(self, ok: Callable[[float], bool], target: str) -> None:
+        self.target = target
+        self.passed = None if self.median is None else bool(ok(self.median))
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["median"] = self.median
+        d["spread"] = self.spread
+        return d
+
+
+@dataclass
+class BenchResult:
+    """Every figure of one run, in print order, plus what the machine was."""
+
+    figures: list[Figure] = field(default_factory=list)
+    machine: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def add(self, key: str, label: str, unit: str, note: str = "") -> Figure:
+        f = Figure(key, label, unit, note=note)
+        self.figures.append(f)
+        return f
+
+    def get(self, key: str) -> Figure | None:
+        return next((f for f in self.figures if f.key == key), None)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {"machine": self.machine, "seconds": round(self.seconds, 1), "figures": [f.to_dict() for f in self.figures]},
+            indent=2,
+        )
+
+
+# --------------------------------------------------------------------------------------
+# Engines, in this process.
+
+
+def engine_rate(game_name: str, options: dict[str, Any], seconds: float, seed: int = 0) -> tuple[float, float]:
+    """(decisions/s, games/s) of random legal play with ``view(seat)`` at every decision.
+
+    Plays whole games from seed ``seed`` on until ``seconds`` have passed (the last game
+    is finished, and counted in the elapsed time).
+    """
+    from arbiter.games import get_game
+
+    game = get_game(game_name, options)
+    rng = random.Random(seed)
+    decisions = games = 0
+    t0 = time.perf_counter()
+    end = t0 + seconds
+    while True:
+        state = game.new_initial_state(seed + games)
+        while not state.is_terminal:
+            state.view(state.current_seat)
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+            decisions += 1
+        games += 1
+        now = time.perf_counter()
+        if now >= end:
+            break
+    elapsed = now - t0
+    return decisions / elapsed, games / elapsed
+
+
+# The OpenSpiel worker: runs in the bench environment's Python, reads "seconds seed" lines
+# and answers one JSON line per request.
+_OPENSPIEL_WORKER = textwrap.dedent(
+    """
+    import json, random, sys, time
+    import pyspiel
+    game = pyspiel.load_game("spades")
+    print(json.dumps({"ready": True, "version": getattr(pyspiel, "__version__", "")}), flush=True)
+    for line in sys.stdin:
+        seconds, seed = float(line.split()[0]), int(line.split()[1])
+        rng = random.Random(seed)
+        hands = decisions = 0
+        t0 = time.perf_counter()
+        end = t0 + seconds
+        while True:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes = state.chance_outcomes()
+                    state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+                else:
+                    state.observation_string(state.current_player())
+                    legal = state.legal_actions()
+                    state.apply_action(legal[rng.randrange(len(legal))])
+                    decisions += 1
+            hands += 1
+            now = time.perf_counter()
+            if now >= end:
+                break
+        elapsed = now - t0
+        print(json.dumps({"hands": hands / elapsed, "decisions": decisions / elapsed}), flush=True)
+    """
+)
+
+
+class OpenSpielWorker:
+    """A process of the bench environment running OpenSpiel's spades on request."""
+
+    def __init__(self, python: str):
+        self.proc = subprocess.Popen(
+            [python, "-c", _OPENSPIEL_WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True,
+        )
+        line = self.proc.stdout.readline()
+        if not line:
+            err = self.proc.stderr.read().strip().splitlines()
+            self.proc.wait()
+            raise RuntimeError(err[-1] if err else f"the OpenSpiel worker exited with {self.proc.returncode}")
+        self.version = json.loads(line).get("version", "")
+
+    def run(self, seconds: float, seed: int) -> tuple[float, float]:
+        """(hands/s, decisions/s)."""
+        self.proc.stdin.write(f"{seconds} {seed}\n")
+        self.proc.stdin.flush()
+        d = json.loads(self.proc.stdout.readline())
+        return d["hands"], d["decisions"]
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def default_openspiel_python() -> str | None:
+    """The bench environment's Python: $ARENA_BENCH_PYTHON, else .venv-bench if present."""
+    env = os.environ.get("ARENA_BENCH_PYTHON")
+    if env:
+        return env
+    p = ROOT / ".venv-bench" / "bin" / "python"
+    return str(p) if p.exists() else None
+
+
+# --------------------------------------------------------------------------------------
+# Wire sizes of a typical Spades Turn and Act.
+
+
+def typical_turn_sizes(seed: int = 0) -> tuple[int, int]:
+    """(median Turn bytes, median Act bytes) over one random Spades hand, as the arbiter sends them."""
+    from arbiter import convert
+    from arbiter.games import get_game
+    from cardarena.v1 import arena_pb2 as pb
+
+    game = get_game("spades", {"deals": 1})
+    state = game.new_initial_state(seed)
+    rng = random.Random(seed)
+    turns, acts = [], []
+    rid = 0
+    while not state.is_terminal:
+        seat = state.current_seat
+        legal = state.legal_actions()
+        rid += 1
+        msg = pb.ArbiterMessage(turn=pb.Turn(
+            match_id="0123456789ab", request_id=rid, seat=seat, view=convert.view_to_proto("spades", state.view(seat)),
+            legal_actions=[convert.action_to_proto("spades", a) for a in legal], clock=pb.Clock(decision_ms=10_000, bank_ms=60_000),
+        ))
+        turns.append(msg.ByteSize())
+        action = legal[rng.randrange(len(legal))]
+        act = pb.BotMessage(act=pb.Act(match_id="0123456789ab", request_id=rid, action=convert.action_to_proto("spades", action)))
+        acts.append(act.ByteSize())
+        state.apply(action)
+    return int(statistics.median(turns)), int(statistics.median(acts))
+
+
+# --------------------------------------------------------------------------------------
+# The protocol floor: a bare bidirectional-stream ping-pong between two processes.
+
+_FLOOR_METHOD = "/cardarena.bench.Floor/PingPong"
+
+# The client: a synchronous stream fed by a queue, answering each message at once (the
+# shape of the SDK runner, minus any decoding).
+_FLOOR_CLIENT = textwrap.dedent(
+    """
+    import queue, sys, grpc
+    address, answer_size = sys.argv[1], int(sys.argv[2])
+    answer = b"a" * answer_size
+    q = queue.Queue()
+    def requests():
+        yield answer
+        while True:
+            m = q.get()
+            if m is None:
+                return
+            yield m
+    with grpc.insecure_channel(address) as channel:
+        call = channel.stream_stream(%r)(requests())
+        for _ in call:
+            q.put(answer)
+        q.put(None)
+    """ % _FLOOR_METHOD
+)
+
+
+async def _floor_round(turn_bytes: int, act_bytes: int, exchanges: int, warmup: int = 200) -> float:
+    """Seconds per round trip, median-free mean over ``exchanges`` after ``warmup``."""
+    import grpc
+
+    payload = b"t" * turn_bytes
+    done: asyncio.Future = asyncio.get_running_loop().create_future()
+
+    async def pingpong(request_iterator, context):
+        await context.read()  # the client's hello
+        for _ in range(warmup):
+            await context.write(payload)
+            await context.read()
+        t0 = time.perf_counter()
+        for _ in range(exchanges):
+            await context.write(payload)
+            await context.read()
+        if not done.done():
+            done.set_result((time.perf_counter() - t0) / exchanges)
+
+    handler = grpc.method_handlers_generic_handler(
+        "cardarena.bench.Floor", {"PingPong": grpc.stream_stream_rpc_method_handler(pingpong)}
+    )
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    client = subprocess.Popen([sys.executable, "-c", _FLOOR_CLIENT, f"127.0.0.1:{port}", str(act_bytes)],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        return await asyncio.wait_for(done, 120)
+    finally:
+        await server.stop(0.5)
+        try:
+            client.wait(10)
+        except subprocess.TimeoutExpired:
+            client.kill()
+            client.wait()
+
+
+# --------------------------------------------------------------------------------------
+# Hosted matches and scale: one arbiter in this process, four random-bot processes.
+
+
+class _Arena:
+    """An arbiter on a free loopback port with four random-bot processes connected."""
+
+    def __init__(self, bots: int = 4):
+        self.nbots = bots
+
+    async def __aenter__(self) -> "_Arena":
+        from arbiter.botproc import BotPool
+        from arbiter.server import start_server
+
+        self.server = await start_server(0)
+        self.pool = BotPool(self.server.hub, self.server.address)
+        self.names = [f"bench{i}" for i in range(self.nbots)]
+        for name in self.names:
+            self.pool.launch(name, "random")
+        await self.pool.wait_connected()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.server.stop(0.5)
+        self.pool.stop()
+
+    async def match(self, seed: int, options: dict[str, Any]):
+        from arbiter.match import Clock, MatchConfig, run_match
+        from arbiter.server import RemoteSeat
+
+        config = MatchConfig(game="spades", seed=seed, options=options, clock=Clock(60_000, 600_000))
+        seats = [RemoteSeat(self.pool.procs[n].session, "spades") for n in self.names]
+        return await run_match(config, seats)
+
+    async def matches_per_second(self, count: int, concurrent: int, seed: int, options: dict[str, Any]) -> float:
+        """Play ``count`` matches, at most ``concurrent`` at once; matches per second."""
+        sem = asyncio.Semaphore(concurrent)
+
+        async def one(i: int) -> None:
+            async with sem:
+                record = await self.match(seed + i, options)
+                if record.incidents:
+                    raise RuntimeError(f"bench match had incidents: {record.incidents}")
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(one(i) for i in range(count)))
+        return count / (time.perf_counter() - t0)
+
+
+async def _inproc_matches_per_second(count: int, concurrent: int, seed: int, options: dict[str, Any]) -> float:
+    from arbiter.match import Clock, LocalSeat, MatchConfig, run_match
+    from bots import load_bot
+
+    bot = load_bot("random")
+    sem = asyncio.Semaphore(concurrent)
+
+    async def one(i: int) -> None:
+        async with sem:
+            config = MatchConfig(game="spades", seed=seed + i, options=options, clock=Clock(60_000, 600_000))
+            await run_match(config, [LocalSeat(bot, f"bench{s}") for s in range(4)])
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(one(i) for i in range(count)))
+    return count / (time.perf_counter() - t0)
+
+
+# --------------------------------------------------------------------------------------
+# Memory: an `arbiter serve` process holding many matches whose bots never answer.
+
+# A raw-stub client holding one session per name; it never answers a Turn, and writes
+# how many Turns it has received to a file, so the bench knows when all matches wait.
+_MUTE_CLIENT = textwrap.dedent(
+    """
+    import sys, threading, time, queue, grpc
+    from cardarena.v1 import arena_pb2 as pb, arena_pb2_grpc as pb_grpc
+    address, count_file, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+    turns = [0] * len(names)
+    def session(i, name):
+        q = queue.Queue()
+        def requests():
+            yield pb.BotMessage(hello=pb.Hello(bot_name=name, bot_version="mute", protocol_version=1, games=["spades"]))
+            q.get()
+        channel = grpc.insecure_channel(address)
+        for msg in pb_grpc.ArenaStub(channel).Play(requests()):
+            if msg.WhichOneof("msg") == "turn":
+                turns[i] += 1
+    for i, name in enumerate(names):
+        threading.Thread(target=session, args=(i, name), daemon=True).start()
+    while True:
+        with open(count_file + ".tmp", "w") as f:
+            f.write(str(sum(turns)))
+        import os
+        os.replace(count_file + ".tmp", count_file)
+        time.sleep(0.2)
+    """
+)
+
+
+def _rss(pid: int) -> int:
+    """Resident set size of ``pid`` in bytes (Linux /proc)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+def memory_run(matches: int = MEMORY_MATCHES, timeout: float = 120.0) -> tuple[int, int]:
+    """(RSS of the arbiter with ``matches`` waiting matches, its RSS before them), in bytes."""
+    import grpc
+
+    from cardarena.v1 import arena_pb2 as pb
+    from cardarena.v1 import arena_pb2_grpc as pb_grpc
+
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "arbiter", "serve", "--port", "0"], cwd=ROOT, stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    mute = None
+    tmp = tempfile.mkdtemp(prefix="arena-bench-")
+    count_file = os.path.join(tmp, "turns")
+    try:
+        line = serve.stdout.readline()
+        m = re.search(r"listening on ([\d.]+:\d+)", line)
+        if not m:
+            raise RuntimeError(f"arbiter serve did not start: {line!r}")
+        address = m.group(1)
+        names = [f"mute{i}" for i in range(4)]
+        mute = subprocess.Popen([sys.executable, "-c", _MUTE_CLIENT, address, count_file, *names], cwd=ROOT,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with grpc.insecure_channel(address) as channel:
+            stub = pb_grpc.MatchesStub(channel)
+            deadline = time.monotonic() + timeout
+            while len(stub.ListSessions(pb.ListSessionsRequest()).sessions) < len(names):
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the mute bots did not connect")
+                time.sleep(0.05)
+            time.sleep(0.5)
+            before = _rss(serve.pid)
+            futures = [
+                stub.RunMatch.future(pb.RunMatchRequest(
+                    game="spades", seed=i, seats=names, clock=pb.Clock(decision_ms=0, bank_ms=0), policy="forfeit",
+                ))
+                for i in range(matches)
+            ]
+            while _read_int(count_file) < matches:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"only {_read_int(count_file)} of {matches} matches reached a Turn")
+                if serve.poll() is not None:
+                    raise RuntimeError(f"arbiter serve exited with {serve.returncode}")
+                time.sleep(0.1)
+            time.sleep(0.5)
+            after = _rss(serve.pid)
+            for fut in futures:
+                fut.cancel()
+        return after, before
+    finally:
+        for p in (mute, serve):
+            if p is not None and p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+
+
+def _read_int(path: str) -> int:
+    try:
+        with open(path) as f:
+            return int(f.read() or 0)
+    except (OSError, ValueError):
+        return 0
+
+
+# --------------------------------------------------------------------------------------
+# The whole run.
+
+
+def run_bench(
+    runs: int = 5,
+    seconds: float = 1.0,
+    sections: Sequence[str] = SECTIONS,
+    openspiel_python: str | None = None,
+    progress: Callable[[str], None] = lambda msg: None,
+) -> BenchResult:
+    """Measure every section named in ``sections``; ``runs`` rounds each, ``seconds`` per engine run.
+
+    ``openspiel_python`` is the interpreter of an environment with ``open-spiel``
+    (default: :func:`default_openspiel_python`); without one the OpenSpiel figures are
+    marked unavailable and everything else still runs.
+    """
+    unknown = sorted(set(sections) - set(SECTIONS))
+    if unknown:
+        raise ValueError(f"unknown bench section {', '.join(unknown)} (known: {', '.join(SECTIONS)})")
+    if runs < 1:
+        raise ValueError(f"runs must be at least 1, got {runs}")
+    t_start = time.perf_counter()
+    result = BenchResult(machine={
+        "cores": os.cpu_count(), "python": sys.version.split()[0], "platform": sys.platform, "runs": runs,
+        "engine_seconds": seconds,
+    })
+
+    # -- engines, and OpenSpiel pair by pair with our Spades -----------------------------
+    if "engines" in sections or "openspiel" in sections:
+        worker = None
+        os_note = ""
+        if "openspiel" in sections:
+            python = openspiel_python or default_openspiel_python()
+            if python is None:
+                os_note = "unavailable: no bench environment with open-spiel (run `make bench`, or set ARENA_BENCH_PYTHON)"
+            else:
+                try:
+                    worker = OpenSpielWorker(python)
+                    result.machine["open_spiel"] = worker.version
+                except Exception as exc:  # noqa: BLE001 - any failure only makes the row unavailable
+                    os_note = f"unavailable: {exc}"
+        figs = {}
+        for name, options, unit in ENGINE_GAMES:
+            figs[name] = (
+                result.add(f"engine.{name}.decisions", f"{name} engine, view per decision", "decisions/s"),
+                result.add(f"engine.{name}.games", f"{name} engine ({unit})", f"{unit}/s"),
+            )
+        os_hands = result.add("openspiel.spades.hands", "OpenSpiel spades, observation per decision", "hands/s", os_note)
+        os_dec = result.add("openspiel.spades.decisions", "OpenSpiel spades, observation per decision", "decisions/s", os_note)
+        ratio = result.add("ratio.spades_over_openspiel", "Spades engine / OpenSpiel spades (hands/s)", "x", os_note)
+        for r in range(runs):
+            progress(f"engines: run {r + 1} of {runs}")
+            for name, options, _ in ENGINE_GAMES:
+                dec, games = engine_rate(name, options, seconds, seed=1000 * r)
+                figs[name][0].values.append(dec)
+                figs[name][1].values.append(games)
+                if name == "spades" and worker is not None:
+                    h, d = worker.run(seconds, 1000 * r)
+                    os_hands.values.append(h)
+                    os_dec.values.append(d)
+                    ratio.values.append(games / h)
+        if worker is not None:
+            worker.close()
+        ratio.check(lambda v: v >= SPADES_VS_OPENSPIEL, f">= {SPADES_VS_OPENSPIEL}")
+        for name in ("spite-and-malice", "spot"):
+            figs[name][0].check(lambda v: v >= VIEW_ENGINE_DECISIONS, f">= {VIEW_ENGINE_DECISIONS:,}")
+
+    # -- gRPC: the floor, hosted matches, scale -------------------------------------------
+    grpc_sections = [s for s in ("floor", "hosted", "scale") if s in sections]
+    if grpc_sections:
+        asyncio.run(_grpc_sections(result, grpc_sections, runs, progress))
+
+    if "memory" in sections:
+        rss = result.add("memory.rss", f"arbiter RSS with {MEMORY_MATCHES:,} matches waiting on a Turn", "MiB")
+        per = result.add("memory.per_match", "arbiter memory per waiting match", "KiB")
+        mem_runs = max(1, min(runs, 3))
+        for r in range(mem_runs):
+            progress(f"memory: run {r + 1} of {mem_runs} ({MEMORY_MATCHES:,} matches)")
+            after, before = memory_run()
+            rss.values.append(after / 2**20)
+            per.values.append((after - before) / MEMORY_MATCHES / 1024)
+        rss.check(lambda v: v * 2**20 < MEMORY_LIMIT_BYTES, "< 1024")
+
+    result.seconds = time.perf_counter() - t_start
+    return result
+
+
+async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, progress: Callable[[str], None]) -> None:
+    cores = os.cpu_count() or 1
+    if "floor" in sections or "hosted" in sections:
+        turn_bytes, act_bytes = typical_turn_sizes()
+        result.machine["spades_turn_bytes"] = turn_bytes
+        result.machine["spades_act_bytes"] = act_bytes
+    floor = result.add("floor.rtt", "bare gRPC stream round trip (Turn-sized)", "us") if "floor" in sections else None
+    hosted = result.add("hosted.decision", "hosted Spades, wall time per decision (4 bot processes)", "us") if "hosted" in sections else None
+    ratio = result.add("ratio.hosted_over_floor", "hosted decision / bare round trip", "x") if floor and hosted else None
+    hosted_options = {"deals": 2}
+    scale_options = {"deals": 1}
+    ms = sorted({cores, 4 * cores})
+    scale1 = scaleM = inproc = None
+    if "scale" in sections:
+        scale1 = result.add("scale.matches.1", "gRPC matches/s, 1 at a time (Spades, 1 deal)", "matches/s")
+        scaleM = {m: result.add(f"scale.matches.{m}", f"gRPC matches/s, {m} at once", "matches/s") for m in ms}
+        speed = {m: result.add(f"ratio.scale.{m}", f"concurrency speed-up, {m} at once / 1", "x") for m in ms}
+        inproc = result.add("scale.inproc.1", "inproc matches/s, 1 at a time (same matches)", "matches/s")
+        inproc_ratio = result.add("ratio.inproc_over_grpc", "inproc / gRPC matches/s, 1 at a time", "x")
+    need_arena = hosted is not None or scale1 is not None
+    arena = _Arena() if need_arena else None
+    if arena is not None:
+        await arena.__aenter__()
+    try:
+        if arena is not None:
+            await arena.match(0, {"deals": 1})  # warm up every bot process
+        for r in range(runs):
+            progress(f"gRPC: run {r + 1} of {runs}")
+            if floor is not None:
+                rtt = await _floor_round(turn_bytes, act_bytes, 2000)
+                floor.values.append(rtt * 1e6)
+            if hosted is not None:
+                record = await arena.match(10_000 + r, hosted_options)
+                per = record.seconds / len(record.actions)
+                hosted.values.append(per * 1e6)
+                if ratio is not None:
+                    ratio.values.append(per / rtt)
+            if scale1 is not None:
+                n1 = 8
+                one = await arena.matches_per_second(n1, 1, 20_000 + 1000 * r, scale_options)
+                scale1.values.append(one)
+                for m in ms:
+                    many = await arena.matches_per_second(max(n1, 4 * m), m, 30_000 + 1000 * r, scale_options)
+                    scaleM[m].values.append(many)
+                    speed[m].values.append(many / one)
+                ip = await _inproc_matches_per_second(n1, 1, 20_000 + 1000 * r, scale_options)
+                inproc.values.append(ip)
+                inproc_ratio.values.append(ip / one)
+    finally:
+        if arena is not None:
+            await arena.__aexit__(None, None, None)
+    if ratio is not None:
+        ratio.check(lambda v: v <= HOSTED_OVER_FLOOR, f"<= {HOSTED_OVER_FLOOR}")
+    if scale1 is not None:
+        speed[cores].check(lambda v: v >= CONCURRENCY_SPEEDUP, f">= {CONCURRENCY_SPEEDUP}")
