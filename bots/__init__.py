@@ -1,6 +1,6 @@
 """Reference bots, written only against the SDK, and how bots are named.
 
-A bot is named by a bundled name (``random``, ``greedy``, ``heuristic``), by a path to a
+A bot is named by a bundled name (``random``, ``greedy``, ``heuristic``, ``search``), by a path to a
 Python file holding one ``sdk.Bot`` subclass (``mybot.py`` or ``mybot.py:MyBot``), or by
 ``module:Class``.
 """
@@ -20,6 +20,7 @@ BUNDLED: dict[str, str] = {
     "random": "bots.random_bot:RandomBot",
     "greedy": "bots.greedy:GreedyBot",
     "heuristic": "bots.heuristic:HeuristicBot",
+    "search": "bots.search:SearchBot",
 }
 
 
