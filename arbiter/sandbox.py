@@ -323,6 +323,10 @@ class Sandbox:
             parents(dest)
             cmd.extend(["--ro-bind", src, dest])
 
+        # The empty /tmp first: binds made after it stay visible even when the project or
+        # its venv lives under /tmp (as a CI clone may).
+        cmd.extend(["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"])
+        made.add("/tmp")
         for top in ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin"):
             p = Path(top)
             if p.is_symlink():
@@ -342,7 +346,6 @@ class Sandbox:
             ro(pkg)
         for c in code:
             ro(Path(c).resolve(), self.code_path(c))
-        cmd.extend(["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"])
         parents(WORK_DIR)
         cmd.extend(["--bind", str(workdir), WORK_DIR])
         if unix_socket and Path(unix_socket).exists():

@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -25,7 +26,7 @@ class ServeProcess:
         env = dict(os.environ, ARENA_TOKEN=token, **(extra_env or {}))
         p = subprocess.Popen(
             [sys.executable, "-m", "sdk", "--bot", spec, "--address", self.address, "--name", name],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
         )
         self.bots.append(p)
         return p
@@ -48,15 +49,17 @@ class ServeProcess:
 
 
 def start_serve(*args: str) -> ServeProcess:
+    # stderr goes to a file: a pipe nobody reads would block the server once it filled
+    log = tempfile.NamedTemporaryFile(prefix="arbiter-serve-", suffix=".log", delete=False)
     proc = subprocess.Popen(
         [sys.executable, "-m", "arbiter", "serve", "--port", "0", *args],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=log, text=True, stdin=subprocess.DEVNULL,
     )
     line = proc.stdout.readline()
     m = re.search(r"listening on ([\d.]+:\d+)", line)
     if not m:
         proc.kill()
-        raise RuntimeError(f"arbiter serve did not start: {line!r} {proc.stderr.read()}")
+        raise RuntimeError(f"arbiter serve did not start: {line!r} {Path(log.name).read_text()}")
     return ServeProcess(proc, m.group(1))
 
 
