@@ -92,8 +92,11 @@ def run_hostile(
     seed: int = 5,
     admin_token: str = "admin-secret",
     settle: float = 0.0,
+    wait_stderr: str = "",
 ) -> Result:
     """Play the hostile match and the honest match at once; check server and store after.
+
+    ``wait_stderr``: wait up to 30 s for the hostile bot's stderr to contain this text.
 
     ``settle``: after the matches, wait up to this long for the hostile process to exit
     by itself (a bot its resource limits are killing) before reading its exit status."""
@@ -132,6 +135,9 @@ def run_hostile(
             for idx, rec in enumerate((hostile, honest, after)):
                 store.save_match(tid, idx, 0, 0, rec)
             bp = pool.procs["hostile"]
+            deadline = time.monotonic() + 30  # a slow bot reads the arbiter's last Error late
+            while wait_stderr and wait_stderr not in bp.log_path.read_text(errors="replace") and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
             rc = bp.proc.poll()
             stderr = bp.log_path.read_text(errors="replace")
             return Result(hostile, honest, after, stderr, _parse_reports(stderr), rc, box, store_path)

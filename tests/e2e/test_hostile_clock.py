@@ -18,7 +18,8 @@ def test_a_bot_that_hangs_forever_times_out_and_forfeits(tmp_path):
 
 
 def test_answers_after_the_deadline_cost_strikes_then_the_match(tmp_path):
-    r = run_hostile(HOSTILE / "late.py", tmp_path, policy="default", max_strikes=2, decision_ms=300, bank_ms=0)
+    r = run_hostile(HOSTILE / "late.py", tmp_path, policy="default", max_strikes=2, decision_ms=300, bank_ms=0,
+                    wait_stderr="was played for you")
     assert r.hostile.outcome.reason is EndReason.FORFEIT_TIMEOUT and "strike 3 of 2" in r.hostile.outcome.detail
     # strikes count per seat: it holds seats 0 and 2, so 2 + 2 strikes, then the forfeit
     assert [i.kind for i in r.hostile.incidents] == ["timeout"] * 5
