@@ -32,10 +32,11 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from arbiter import sandbox as sb
 from arbiter.botcheck import SMOKE_OPTIONS, Check, Report
+from arbiter.store import transaction
 
 log = logging.getLogger(__name__)
 
@@ -312,15 +313,8 @@ class Registry:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    @contextlib.contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+    def _tx(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        return transaction(self.db)
 
     # -- copies ----------------------------------------------------------------------------
 

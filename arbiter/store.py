@@ -75,6 +75,18 @@ CREATE INDEX IF NOT EXISTS matches_by_id ON matches(match_id);
 """
 
 
+@contextlib.contextmanager
+def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One write transaction on an autocommit connection: all of it commits, or none."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
 class StoreError(Exception):
     """The store file is unusable (corrupt, newer schema, locked); the message says how."""
 
@@ -217,15 +229,8 @@ class Store:
             self._lock_file.close()
             self._lock_file = None
 
-    @contextlib.contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+    def _tx(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        return transaction(self.db)
 
     # -- tournaments -----------------------------------------------------------------------
 
