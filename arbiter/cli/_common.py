@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -16,8 +17,15 @@ app = typer.Typer(help="Card Arena arbiter: host card games between bots, run to
 tournament_app = typer.Typer(help="Run round-robin tournaments.", no_args_is_help=True)
 app.add_typer(tournament_app, name="tournament")
 
+# Piped or captured output (a log, CI, `make demo | tee`) gets room for the standings
+# table instead of rich's 80-column default; a terminal keeps its own width.
+_WIDE = 120
 out = Console()
+if not out.is_terminal and "COLUMNS" not in os.environ:
+    out = Console(width=_WIDE)
 err = Console(stderr=True)
+if not err.is_terminal and "COLUMNS" not in os.environ:
+    err = Console(stderr=True, width=_WIDE)
 
 # Options shared by several commands, defined once.
 SeedOpt = Annotated[int, typer.Option("--seed", help="Deal seed: the same seed replays the same deals.")]
