@@ -199,11 +199,17 @@ _LOOK = Look()
 _BLIND_NIL = Bid(0, True)
 _BIDS = tuple(Bid(n) for n in range(MAX_BID + 1))  # _BIDS[0] is nil
 _PLAYS = tuple(Play(c) for c in STANDARD_DECK)
+_BIT = tuple(1 << c for c in range(52))
+_CARD_STR = tuple(str(c) for c in STANDARD_DECK)
 #: Every give, keyed by its two cards in hand order (hands are kept sorted).
 _GIVES = {
     (g.cards[0], g.cards[1]): g
     for g in (Give((a, b)) for i, a in enumerate(STANDARD_DECK) for b in STANDARD_DECK[i + 1 :])
 }
+#: The same gives as a table: ``_GIVES_BY[a][b]`` for a before b in hand order.
+_GIVES_BY: tuple[tuple[Give | None, ...], ...] = tuple(
+    tuple(_GIVES.get((a, b)) for b in range(52)) for a in range(52)
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -217,6 +223,11 @@ class Phase(enum.Enum):
     EXCHANGE = 2
     PLAY = 3
     GAME_OVER = 4
+
+
+# Module-level aliases of the phases: an Enum member looked up through its class costs a
+# descriptor call on every use (Python 3.11), and the hot paths test the phase constantly.
+_BIDDING, _EXCHANGE, _PLAY, _GAME_OVER = Phase.BIDDING, Phase.EXCHANGE, Phase.PLAY, Phase.GAME_OVER
 
 
 @dataclass(frozen=True)
@@ -354,6 +365,28 @@ def _seat_info(seat: int, hand_count: int, looked: bool, bid: int | None, blind:
     return info
 
 
+# The interned seat facts after the seat plays a card / wins a trick, keyed by id() of the
+# interned value before (interned values live forever, so their ids are never reused).
+_AFTER_PLAY: dict[int, SpadesSeat] = {}
+_AFTER_WIN: dict[int, SpadesSeat] = {}
+
+
+def _after_play(info: SpadesSeat) -> SpadesSeat:
+    nxt = _AFTER_PLAY.get(id(info))
+    if nxt is None:
+        nxt = _AFTER_PLAY[id(info)] = _seat_info(
+            info.seat, info.hand_count - 1, info.looked, info.bid, info.blind_nil, info.tricks_won)
+    return nxt
+
+
+def _after_win(info: SpadesSeat) -> SpadesSeat:
+    nxt = _AFTER_WIN.get(id(info))
+    if nxt is None:
+        nxt = _AFTER_WIN[id(info)] = _seat_info(
+            info.seat, info.hand_count, info.looked, info.bid, info.blind_nil, info.tricks_won + 1)
+    return nxt
+
+
 # --------------------------------------------------------------------------------------
 # Game
 
@@ -462,7 +495,7 @@ class Spades(Game):
         (hand sizes, no card both held and played); nothing hidden from the view is read.
         Cards exchanged between other seats are unknown to the viewer and recorded as ().
         """
-        if view.phase is Phase.GAME_OVER:
+        if view.phase is _GAME_OVER:
             raise ValueError("state_from_view: the game is over")
         st = object.__new__(SpadesState)
         st.game, st.o, st.seed = self, self.options, seed
@@ -486,10 +519,10 @@ class Spades(Game):
         st.tricks_won = [x.tricks_won for x in view.seats]
         st.exchanges = [[x.giver, x.receiver, (tuple(x.cards) if x.done else None)] for x in view.exchanges]
         st.exchange_step = sum(1 for x in view.exchanges if x.done)
-        givers = {x.giver for x in view.exchanges[: st.exchange_step + 1]} if view.phase is Phase.EXCHANGE else set()
+        givers = {x.giver for x in view.exchanges[: st.exchange_step + 1]} if view.phase is _EXCHANGE else set()
         st.sees = [
             (s == view.seat and view.hand_visible) or (s != view.seat and (
-                st.looked[s] or view.phase is Phase.PLAY or s in givers))
+                st.looked[s] or view.phase is _PLAY or s in givers))
             for s in range(NUM_SEATS)
         ]
         st.trick = [(pc.seat, pc.card) for pc in view.trick]
@@ -498,6 +531,7 @@ class Spades(Game):
         st.leader = view.leader
         st.to_act = view.to_act
         st._view_cache = None
+        st._exchange_views = None
         return st
 
 
@@ -540,11 +574,11 @@ class SpadesState(State):
 
     @property
     def current_seat(self) -> int | None:
-        return None if self.phase is Phase.GAME_OVER else self.to_act
+        return None if self.phase is _GAME_OVER else self.to_act
 
     @property
     def is_terminal(self) -> bool:
-        return self.phase is Phase.GAME_OVER
+        return self.phase is _GAME_OVER
 
     @property
     def log(self) -> list[Event]:
@@ -552,43 +586,63 @@ class SpadesState(State):
 
     #: The legal actions of the current position, computed once; reset by ``apply``.
     _legal: list[Action] | None = None
+    #: During PLAY, the cards of ``_legal`` as a bitmask (bit c = card c), for ``apply``.
+    _legal_mask: int = 0
 
     def legal_actions(self) -> list[Action]:
         legal = self._legal
         if legal is None:
-            legal = self._legal = self._compute_legal_actions()
+            legal = self._legal = self._play_actions() if self.phase is _PLAY else self._compute_legal_actions()
         return list(legal)
 
     def _compute_legal_actions(self) -> list[Action]:
-        if self.phase is Phase.BIDDING:
+        if self.phase is _BIDDING:
             return self._bidding_actions()
-        if self.phase is Phase.EXCHANGE:
+        if self.phase is _EXCHANGE:
             return self._exchange_actions()
-        if self.phase is Phase.PLAY:
+        if self.phase is _PLAY:
             return self._play_actions()
         return []
 
     def apply(self, action: Action) -> list[Event]:
-        if self.phase is Phase.GAME_OVER:
+        # The common case first: a card play, checked against the legal cards' bitmask
+        # (the same test as membership in legal_actions(), without comparing dataclasses).
+        if self.phase is _PLAY and action.__class__ is Play and action.card.__class__ is Card:
+            if self._legal is None:
+                self._legal = self._compute_legal_actions()
+            if self._legal_mask >> action.card & 1:
+                self._legal = None
+                log = self._log
+                start = len(log)
+                self._apply_play(action)
+                return log[start:]
+        if self.phase is _GAME_OVER:
             raise IllegalActionError(f"{action}: the game is over")
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal_actions()
-        if action not in legal:
-            raise IllegalActionError(f"{action}: {self._why_illegal(action)}")
+        # Identity first (legal actions are interned): the dataclass __eq__ is slow, and
+        # an exchange has over a hundred gives to compare against.
+        for a in legal:
+            if a is action:
+                break
+        else:
+            if action not in legal:
+                raise IllegalActionError(f"{action}: {self._why_illegal(action)}")
         start = len(self._log)
         self._view_cache = None
+        self._exchange_views = None
         self._legal = None
-        if self.phase is Phase.BIDDING:
+        if self.phase is _BIDDING:
             self._apply_bidding(action)
-        elif self.phase is Phase.EXCHANGE:
+        elif self.phase is _EXCHANGE:
             self._apply_exchange(action)
         else:
             self._apply_play(action)
         return self._log[start:]
 
     def outcome(self) -> Outcome:
-        if self.phase is not Phase.GAME_OVER:
+        if self.phase is not _GAME_OVER:
             raise ValueError("the game is not over")
         scores = tuple(float(self.scores[side_of(s)]) for s in range(NUM_SEATS))
         if self.winner is None:
@@ -620,6 +674,8 @@ class SpadesState(State):
         new.trick = list(self.trick)
         new.tricks = list(self.tricks)
         new.tricks_won = list(self.tricks_won)
+        new._view_cache = None  # patched in place by card plays: never shared
+        new._exchange_views = None
         return new
 
     # ---- dealing (§2) -------------------------------------------------------------------
@@ -640,7 +696,7 @@ class SpadesState(State):
             hands = dealt
         self.hands = [sort_cards(h) for h in hands]
         self.dealt = tuple(tuple(h) for h in self.hands)
-        self.phase = Phase.BIDDING
+        self.phase = _BIDDING
         self.bids: list[int | None] = [None] * NUM_SEATS
         self.blind = [False] * NUM_SEATS
         self.exchanges: list[list] = []  # [giver, receiver, cards or None]
@@ -676,7 +732,7 @@ class SpadesState(State):
             return
         self.sees[seat] = True
         hand = self.hands[seat]
-        self._emit("hand", seat, f"seat {seat} holds {' '.join(map(str, hand))}", hand, {seat})
+        self._emit("hand", seat, f"seat {seat} holds {' '.join([_CARD_STR[c] for c in hand])}", hand, {seat})
 
     # ---- BIDDING (§3.2) -----------------------------------------------------------------
 
@@ -705,7 +761,7 @@ class SpadesState(State):
         # The dealer bid last: exchange if a blind nil was bid, else play.
         self._plan_exchanges()
         if self.exchanges:
-            self.phase = Phase.EXCHANGE
+            self.phase = _EXCHANGE
             self._start_exchange_step()
         else:
             self._start_play()
@@ -735,7 +791,8 @@ class SpadesState(State):
 
     def _exchange_actions(self) -> list[Action]:
         hand = self.hands[self.to_act]
-        return [_GIVES[a, b] for i, a in enumerate(hand) for b in hand[i + 1 :]]
+        gives = _GIVES_BY
+        return [g for i, a in enumerate(hand) for g in map(gives[a].__getitem__, hand[i + 1 :])]
 
     def _apply_exchange(self, action: Action) -> None:
         assert isinstance(action, Give)
@@ -759,7 +816,7 @@ class SpadesState(State):
     # ---- PLAY (§3.4) --------------------------------------------------------------------
 
     def _start_play(self) -> None:
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         for s in range(NUM_SEATS):
             self._reveal(s)  # everyone sees its cards at the latest now
         self.leader = self.to_act = (self.dealer + 1) % NUM_SEATS
@@ -768,36 +825,57 @@ class SpadesState(State):
         hand = self.hands[self.to_act]
         if not self.trick:
             # Leading: no spade until spades are broken, unless the hand is all spades.
+            cards = hand
             if not self.spades_broken:
-                non_spades = [_PLAYS[c] for c in hand if c % 4 != SPADE]
-                if non_spades:
-                    return non_spades
-            return [_PLAYS[c] for c in hand]
-        # Following: must follow the led suit if possible, else any card.
-        led = self.trick[0][1] % 4
-        follow = [_PLAYS[c] for c in hand if c % 4 == led]
-        return follow or [_PLAYS[c] for c in hand]
+                cards = [c for c in hand if c & 3] or hand  # c & 3 == c % 4; SPADE is 0
+        else:
+            # Following: must follow the led suit if possible, else any card.
+            led = self.trick[0][1] & 3
+            cards = [c for c in hand if c & 3 == led] or hand
+        mask = 0
+        for c in cards:
+            mask |= _BIT[c]
+        self._legal_mask = mask
+        return [_PLAYS[c] for c in cards]
 
-    def _apply_play(self, action: Action) -> None:
-        assert isinstance(action, Play)
+    def _apply_play(self, action: Play) -> None:
         s, card = self.to_act, action.card
         self.hands[s].remove(card)
-        self.trick.append((s, card))
-        if card % 4 == SPADE:
+        trick = self.trick
+        trick.append((s, card))
+        if card & 3 == SPADE:
             self.spades_broken = True
         self._log.append(_PLAY_EVENTS[s][card])
-        if len(self.trick) < NUM_SEATS:
+        vb = self._view_cache
+        if vb is not None:  # patch the shared view fields this play changes
+            seats = list(vb["seats"])
+            seats[s] = _after_play(seats[s])
+            vb["spades_broken"] = self.spades_broken
+        if len(trick) < NUM_SEATS:
             self.to_act = (s + 1) % NUM_SEATS
+            if vb is not None:
+                vb["seats"] = tuple(seats)
+                vb["trick"] += (_PLAYED[s][card],)
+                vb["to_act"] = self.to_act
             return
         # The trick is complete: highest spade, else highest of the led suit.
-        winner = trick_winner(self.trick)
+        winner = trick_winner(trick)
         self.tricks_won[winner] += 1
-        self.tricks.append(SpadesTrick(self.leader, tuple(_PLAYED[p][c] for p, c in self.trick), winner))
+        done = SpadesTrick(self.leader, tuple(_PLAYED[p][c] for p, c in trick), winner)
+        self.tricks.append(done)
         self.trick = []
         self._log.append(_TRICK_EVENTS[winner][len(self.tricks)])
         if len(self.tricks) < NUM_TRICKS:
             self.leader = self.to_act = winner
+            if vb is not None:
+                seats[winner] = _after_win(seats[winner])
+                vb["seats"] = tuple(seats)
+                vb["trick"] = ()
+                vb["tricks"] += (done,)
+                vb["to_act"] = vb["leader"] = winner
             return
+        self._view_cache = None
+        self._exchange_views = None
         self._score_deal()
 
     # ---- SCORING and the end (§4) --------------------------------------------------------
@@ -858,7 +936,7 @@ class SpadesState(State):
         self._start_deal()
 
     def _end(self, winner: int | None, reason: EndReason) -> None:
-        self.phase = Phase.GAME_OVER
+        self.phase = _GAME_OVER
         self.winner = winner
         self.end_reason = reason
         self.to_act = None
@@ -873,11 +951,11 @@ class SpadesState(State):
     def _why_illegal(self, action: Action) -> str:
         phase = self.phase.name.lower()
         if isinstance(action, Look):
-            if self.phase is not Phase.BIDDING:
+            if self.phase is not _BIDDING:
                 return f"no look during {phase}"
             return "already looked, or blind nil is not possible for this seat"
         if isinstance(action, Bid):
-            if self.phase is not Phase.BIDDING:
+            if self.phase is not _BIDDING:
                 return f"no bidding during {phase}"
             if action.blind:
                 return "blind nil is only possible before looking at the hand"
@@ -887,11 +965,11 @@ class SpadesState(State):
                 return "nil bids are not allowed (option nil is off)"
             return f"a bid must be nil or 1 to {MAX_BID}"
         if isinstance(action, Give):
-            if self.phase is not Phase.EXCHANGE:
+            if self.phase is not _EXCHANGE:
                 return f"no exchange during {phase}"
             return "you must give two cards you hold"
         if isinstance(action, Play):
-            if self.phase is not Phase.PLAY:
+            if self.phase is not _PLAY:
                 return f"no card play during {phase}"
             hand = self.hands[self.to_act]
             if action.card not in hand:
@@ -903,66 +981,91 @@ class SpadesState(State):
 
     # ---- views (§6): THE seam ------------------------------------------------------------
 
-    def _public(self) -> tuple:
-        """The parts of a view every seat shares (cached until the next apply)."""
-        if self._view_cache is None:
+    def _public(self) -> dict:
+        """The fields of a view every seat shares, in field order (the per-seat ones are
+        placeholders). Cached until the next ``apply``; a card play patches it in place."""
+        vb = self._view_cache
+        if vb is None:
             hands, looked, bids, blind, won = self.hands, self.looked, self.bids, self.blind, self.tricks_won
             seats = tuple(
                 _seat_info(s, len(hands[s]), looked[s], bids[s], blind[s], won[s]) for s in range(NUM_SEATS)
             )
-            trick = tuple(_PLAYED[s][c] for s, c in self.trick)
             sides = self._sides
             if sides is None or sides[0].score != self.scores[0] or sides[1].score != self.scores[1] \
                     or sides[0].bags != self.bags[0] or sides[1].bags != self.bags[1]:
                 sides = self._sides = tuple(SpadesSide(i, SIDES[i], self.scores[i], self.bags[i]) for i in range(2))
-            self._view_cache = (seats, trick, tuple(self.tricks), sides, tuple(self.history))
-        return self._view_cache
+            phase = self.phase
+            over = phase is _GAME_OVER
+            vb = self._view_cache = {
+                "seat": None,
+                "phase": phase,
+                "deal": self.deal_no,
+                "dealer": self.dealer,
+                "to_act": None if over else self.to_act,
+                "target": self.o.target,
+                "hand": (),
+                "hand_visible": False,
+                "seats": seats,
+                "exchanges": (),
+                "leader": self.leader if phase is _PLAY else None,
+                "trick": tuple(_PLAYED[s][c] for s, c in self.trick),
+                "tricks": tuple(self.tricks),
+                "spades_broken": self.spades_broken,
+                "sides": sides,
+                "history": tuple(self.history),
+                "winner": self.winner,
+                "record": tuple(self.records) if over else (),
+            }
+        return vb
 
     _sides: tuple[SpadesSide, ...] | None = None
 
+    #: ``seat -> exchanges as that seat sees them``, until the next apply outside card play.
+    _exchange_views: dict | None = None
+
     def _exchanges_for(self, seat: int | None) -> tuple[SpadesExchange, ...]:
-        if not self.exchanges:
-            return ()
-        over = self.phase is Phase.GAME_OVER
-        return tuple(
+        cache = self._exchange_views
+        if cache is None:
+            cache = self._exchange_views = {}
+        else:
+            seen = cache.get(seat)
+            if seen is not None:
+                return seen
+        over = self.phase is _GAME_OVER
+        seen = cache[seat] = tuple(
             SpadesExchange(g, r, c is not None, c if c is not None and (over or seat in (g, r)) else ())
             for g, r, c in self.exchanges
         )
+        return seen
 
     def _view(self, seat: int | None) -> SpadesView:
-        seats, trick, tricks, sides, history = self._public()
-        visible = seat is not None and self.sees[seat]
-        phase = self.phase
-        over = phase is Phase.GAME_OVER
         # Built without the frozen dataclass's __init__ (one object.__setattr__ per
-        # field): the same fields and values, several times cheaper per decision.
+        # field): a copy of the shared fields plus the seat's own, the same values.
+        d = (self._view_cache or self._public()).copy()
+        d["seat"] = seat
+        if seat is not None and self.sees[seat]:
+            d["hand"] = tuple(self.hands[seat])
+            d["hand_visible"] = True
+        if self.exchanges:
+            d["exchanges"] = self._exchanges_for(seat)
         view = _new(SpadesView)
-        _set(view, "__dict__", {
-            "seat": seat,
-            "phase": phase,
-            "deal": self.deal_no,
-            "dealer": self.dealer,
-            "to_act": None if over else self.to_act,
-            "target": self.o.target,
-            "hand": tuple(self.hands[seat]) if visible else (),
-            "hand_visible": visible,
-            "seats": seats,
-            "exchanges": self._exchanges_for(seat),
-            "leader": self.leader if phase is Phase.PLAY else None,
-            "trick": trick,
-            "tricks": tricks,
-            "spades_broken": self.spades_broken,
-            "sides": sides,
-            "history": history,
-            "winner": self.winner,
-            "record": tuple(self.records) if over else (),
-        })
+        _set(view, "__dict__", d)
         return view
 
     def view(self, seat: int) -> SpadesView:
         if not 0 <= seat < NUM_SEATS:
             raise ValueError(f"no seat {seat}")
-        return self._view(seat)
+        # _view(seat), inlined: this runs at every decision of a hosted seat.
+        d = (self._view_cache or self._public()).copy()
+        d["seat"] = seat
+        if self.sees[seat]:
+            d["hand"] = tuple(self.hands[seat])
+            d["hand_visible"] = True
+        if self.exchanges:
+            d["exchanges"] = self._exchanges_for(seat)
+        view = _new(SpadesView)
+        _set(view, "__dict__", d)
+        return view
 
     def spectator_view(self) -> SpadesView:
         return self._view(None)

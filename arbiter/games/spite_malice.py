@@ -139,6 +139,13 @@ class TargetKind(enum.Enum):
     SIDE = "side"
 
 
+# Module-level aliases of hot enum members: an Enum member looked up through its class
+# costs a descriptor call on every use (Python 3.11).
+_MAIN, _FILLING, _GAME_OVER = Phase.MAIN, Phase.FILLING, Phase.GAME_OVER
+_HAND, _PAYOFF, _SIDE = SourceKind.HAND, SourceKind.PAYOFF, SourceKind.SIDE
+_PARTNER_PAYOFF, _PARTNER_SIDE = SourceKind.PARTNER_PAYOFF, SourceKind.PARTNER_SIDE
+_CENTER, _TO_SIDE = TargetKind.CENTER, TargetKind.SIDE
+
 # --------------------------------------------------------------------------------------
 # Options (field names and defaults = the variant table of §8.0).
 
@@ -269,6 +276,41 @@ def _play(source: Source, target: TargetKind, index: int | None) -> Play:
 
 
 _HAND_SOURCES.extend(_source(SourceKind.HAND, 0, Card(c)) for c in range(JOKER + 1))
+_END = End()
+_PAYOFF_SOURCE = _source(SourceKind.PAYOFF)
+_PARTNER_PAYOFF_SOURCE = _source(SourceKind.PARTNER_PAYOFF)
+_SIDE_SOURCES = tuple(_source(SourceKind.SIDE, j) for j in range(4))
+_PARTNER_SIDE_SOURCES = tuple(_source(SourceKind.PARTNER_SIDE, j) for j in range(4))
+_CARD_TEXT = tuple(str(Card(c)) for c in range(JOKER + 1))
+
+#: ``id(source) -> [Play(source, center, i) for i = 0, 1, ...]``, grown on demand.
+_CENTRE_PLAYS: dict[int, list[Play]] = {}
+#: The discards of each hand card to side stacks 0..3.
+_HAND_DISCARDS: tuple[tuple[Play, ...], ...] = tuple(
+    tuple(_play(src, TargetKind.SIDE, j) for j in range(4)) for src in _HAND_SOURCES
+)
+#: ``id(action) -> str(action)`` for interned actions (immortal, so ids are never reused).
+_ACTION_TEXT: dict[int, str] = {}
+
+
+def _centre_play(source: Source, index: int) -> Play:
+    """The interned ``Play(source, center, index)`` (``source`` must be interned)."""
+    plays = _CENTRE_PLAYS.get(id(source))
+    if plays is None:
+        plays = _CENTRE_PLAYS[id(source)] = []
+    while len(plays) <= index:
+        plays.append(_play(source, TargetKind.CENTER, len(plays)))
+    return plays[index]
+
+
+def _action_text(action: Action) -> str:
+    text = _ACTION_TEXT.get(id(action))
+    if text is None:
+        text = str(action)
+        if (action.__class__ is Play and _PLAYS.get(id(action.source), {}).get(
+                action.index if action.target is TargetKind.CENTER else -2 - action.index) is action):
+            _ACTION_TEXT[id(action)] = text  # interned: safe to remember by id
+    return text
 
 
 # --------------------------------------------------------------------------------------
@@ -342,6 +384,29 @@ class SpiteAndMaliceView:
     turn_moves: tuple[SpiteAndMaliceMove, ...]
     consecutive_passes: int
     reveal: SpiteAndMaliceReveal | None = None
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _build(cls: type, fields: dict) -> Any:
+    """A frozen dataclass instance from its complete field dict (in field order), without
+    running ``__init__`` (one object.__setattr__ per field): equal to ``cls(**fields)``."""
+    obj = _new(cls)
+    _set(obj, "__dict__", fields)
+    return obj
+
+
+_EMPTY_CARDS = SpiteAndMaliceCards(())
+
+
+def _cards_view(cards: list[Card]) -> SpiteAndMaliceCards:
+    return _build(SpiteAndMaliceCards, {"cards": tuple(cards)}) if cards else _EMPTY_CARDS
+
+
+def _pile_view(pile: list[Card]) -> SpiteAndMalicePile:
+    return _build(SpiteAndMalicePile, {"cards": tuple(pile), "value": len(pile)})
 
 
 # --------------------------------------------------------------------------------------
@@ -468,6 +533,14 @@ class SpiteAndMalice(Game):
         self.excluded = frozenset(RANK_TOKENS.index(t) + 1 for t in o.wild_excluded_ranks)
         self.wmin = 2 if 1 in self.excluded else 1
         self.wild = [c == JOKER or (o.kings_wild and c // 4 == 12) for c in range(53)]
+        #: Per card, the centre-pile values (0 = a new pile) it may go on: ``fits`` as a table.
+        self.fit_values: tuple[frozenset[int], ...] = tuple(
+            frozenset(v for v in range(self.top_rank) if self.fits(Card(c), v)) for c in range(53)
+        )
+        self.view_wild_excluded = tuple(sorted(self.excluded))
+        #: Any hand card may be discarded to any side stack (free order, no filling rule).
+        self.plain_discards = o.side_stack_order is SideStackOrder.FREE and not o.fill_empty_side_stacks
+        self.hand_ace_two = o.deadlock_rule is DeadlockRule.HAND_ACE_TWO_THEN_END
         if o.partnerships:
             half = self.n // 2
             self.team_of = [s % half for s in range(self.n)]
@@ -741,7 +814,7 @@ class SpiteAndMaliceState(State):
         self.recycled: list[Card] = []  # sorted multiset of face-up cards shuffled into the stock
         self.points: list[int] = [0] * n
         self.turn_seat = 0
-        self.phase = Phase.MAIN
+        self.phase = _MAIN
         self.turns_played = 0
         self.turn_actions = 0
         self.moved = False
@@ -753,6 +826,12 @@ class SpiteAndMaliceState(State):
         self._outcome: Outcome | None = None
         self._log: list[Event] = []
         self._new: list[Event] | None = None
+        # View caches (immutable parts, rebuilt when their source changes): the public
+        # picture of each seat, (centre piles, completed piles), the recycled cards.
+        self._pv: list[SpiteAndMalicePlayer | None] | None = None
+        self._cv: tuple | None = None
+        self._rv: tuple[Card, ...] | None = None
+        self._sv: list[tuple | None] | None = None  # side stacks per seat
 
     def clone(self) -> "SpiteAndMaliceState":
         c = SpiteAndMaliceState.__new__(SpiteAndMaliceState)
@@ -769,17 +848,19 @@ class SpiteAndMaliceState(State):
         c.turn_moves = list(self.turn_moves)
         c._log = list(self._log)
         c._new = None
+        c._pv = None if self._pv is None else list(self._pv)
+        c._sv = None if self._sv is None else list(self._sv)
         return c
 
     # -- interface ---------------------------------------------------------------------
 
     @property
     def current_seat(self) -> int | None:
-        return None if self.phase is Phase.GAME_OVER else self.turn_seat
+        return None if self.phase is _GAME_OVER else self.turn_seat
 
     @property
     def is_terminal(self) -> bool:
-        return self.phase is Phase.GAME_OVER
+        return self.phase is _GAME_OVER
 
     @property
     def log(self) -> list[Event]:
@@ -819,12 +900,12 @@ class SpiteAndMaliceState(State):
         return list(legal)
 
     def _compute_legal_actions(self) -> list[Action]:
-        if self.phase is Phase.GAME_OVER:
+        if self.phase is _GAME_OVER:
             return []
         compelled = self._compelled()
         if compelled:
             return compelled
-        if self.phase is Phase.FILLING:
+        if self.phase is _FILLING:
             return self._discards()
         return self._main_actions()
 
@@ -833,27 +914,28 @@ class SpiteAndMaliceState(State):
         g, p = self.game, self.turn_seat
         out = [(_HAND_SOURCES[c], c) for c in sorted(set(self.hands[p]))]
         if self.payoff[p]:
-            out.append((_source(SourceKind.PAYOFF), self.payoff[p][-1]))
+            out.append((_PAYOFF_SOURCE, self.payoff[p][-1]))
         for j, stack in enumerate(self.side[p]):
             if stack:
-                out.append((_source(SourceKind.SIDE, j), stack[-1]))
+                out.append((_SIDE_SOURCES[j], stack[-1]))
         q = g.partner_of[p]
         if q is not None:
             if self.payoff[q]:
-                out.append((_source(SourceKind.PARTNER_PAYOFF), self.payoff[q][-1]))
+                out.append((_PARTNER_PAYOFF_SOURCE, self.payoff[q][-1]))
             for j, stack in enumerate(self.side[q]):
                 if stack:
-                    out.append((_source(SourceKind.PARTNER_SIDE, j), stack[-1]))
+                    out.append((_PARTNER_SIDE_SOURCES[j], stack[-1]))
         return out
 
     def _centre_plays(self, source: Source, card: Card) -> list[Action]:
         """Centre plays of one card: every active pile it fits, then a new pile (§3.2)."""
         g = self.game
-        fits = g.fits
-        center = TargetKind.CENTER
-        out: list[Action] = [_play(source, center, i) for i, pile in enumerate(self.center) if fits(card, len(pile))]
-        if (g.limit is None or len(self.center) < g.limit) and fits(card, 0):
-            out.append(_play(source, center, None))
+        fv = g.fit_values[card]
+        if not fv:
+            return []
+        out: list[Action] = [_centre_play(source, i) for i, pile in enumerate(self.center) if len(pile) in fv]
+        if (g.limit is None or len(self.center) < g.limit) and 0 in fv:
+            out.append(_play(source, _CENTER, None))
         return out
 
     def _compelled(self) -> list[Action]:
@@ -866,16 +948,16 @@ class SpiteAndMaliceState(State):
             for c in sorted(set(self.hands[p])):
                 if c // 4 == 0 and not g.wild[c]:
                     out.extend(self._centre_plays(_HAND_SOURCES[c], c))
-            for kind, owner in ((SourceKind.PAYOFF, p), (SourceKind.PARTNER_PAYOFF, g.partner_of[p])):
+            for kind, owner in ((_PAYOFF, p), (_PARTNER_PAYOFF, g.partner_of[p])):
                 if owner is not None and self.payoff[owner] and self.payoff[owner][-1] // 4 == 0:
                     out.extend(self._centre_plays(_source(kind), self.payoff[owner][-1]))
         if o.ace_two_compulsion:
             tops: list[tuple[Source, Card]] = []
             if self.payoff[p]:
-                tops.append((_source(SourceKind.PAYOFF), self.payoff[p][-1]))
+                tops.append((_source(_PAYOFF), self.payoff[p][-1]))
             for j, stack in enumerate(self.side[p]):
                 if stack:
-                    tops.append((_source(SourceKind.SIDE, j), stack[-1]))
+                    tops.append((_source(_SIDE, j), stack[-1]))
             for src, c in tops:
                 if c // 4 in (0, 1) and not g.wild[c]:
                     out.extend(self._centre_plays(src, c))
@@ -899,13 +981,13 @@ class SpiteAndMaliceState(State):
         if g.options.side_stack_order is SideStackOrder.FREE:
             for c in sorted(set(self.hands[p])):
                 src = _HAND_SOURCES[c]
-                out += [_play(src, TargetKind.SIDE, j) for j, _ in open_slots]
+                out += [_play(src, _TO_SIDE, j) for j, _ in open_slots]
             return out
         for c in sorted(set(self.hands[p])):
             src = _HAND_SOURCES[c]
             for j, stack in open_slots:
                 if g.side_accepts(stack, c):
-                    out.append(_play(src, TargetKind.SIDE, j))
+                    out.append(_play(src, _TO_SIDE, j))
         return out
 
     def _loads(self) -> list[Action]:
@@ -913,7 +995,7 @@ class SpiteAndMaliceState(State):
         g, p = self.game, self.turn_seat
         cands = [(_HAND_SOURCES[c], c) for c in sorted(set(self.hands[p]))]
         if self.payoff[p]:
-            cands.append((_source(SourceKind.PAYOFF), self.payoff[p][-1]))
+            cands.append((_source(_PAYOFF), self.payoff[p][-1]))
         out: list[Action] = []
         for src, c in cands:
             if c == JOKER:
@@ -927,27 +1009,47 @@ class SpiteAndMaliceState(State):
         return out
 
     def _main_actions(self) -> list[Action]:
-        o = self.game.options
+        g = self.game
+        o = g.options
         out: list[Action] = []
+        # Centre plays of every source card (_centre_plays, with the pile values computed once).
+        vals = [len(pile) for pile in self.center]
+        can_new = g.limit is None or len(vals) < g.limit
+        fit_values = g.fit_values
         for src, c in self._sources():
-            out.extend(self._centre_plays(src, c))
-        out.extend(self._discards())
+            fv = fit_values[c]
+            if fv:
+                for i, v in enumerate(vals):
+                    if v in fv:
+                        out.append(_centre_play(src, i))
+                if can_new and 0 in fv:
+                    out.append(_play(src, _CENTER, None))
+        if g.plain_discards and self.phase is _MAIN:
+            # _discards() without the filling rule: every hand card to every side stack.
+            for c in sorted(set(self.hands[self.turn_seat])):
+                out.extend(_HAND_DISCARDS[c])
+        else:
+            out.extend(self._discards())
         if o.loading:
             out.extend(self._loads())
         if o.may_end_without_discard:
-            out.append(End())
+            out.append(_END)
         return out
 
     # -- apply -------------------------------------------------------------------------
 
     def apply(self, action: Action) -> list[Event]:
-        if self.phase is Phase.GAME_OVER:
+        if self.phase is _GAME_OVER:
             raise IllegalActionError(f"{action}: the game is over")
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal_actions()
-        if action not in legal:
-            raise IllegalActionError(self._why_illegal(action, legal))
+        for a in legal:  # identity first: the dataclass __eq__ is slow
+            if a is action:
+                break
+        else:
+            if action not in legal:
+                raise IllegalActionError(self._why_illegal(action, legal))
         self._legal = None
         self._new = []
         p = self.turn_seat
@@ -956,35 +1058,53 @@ class SpiteAndMaliceState(State):
             self._apply_end(p)
         elif isinstance(action, Load):
             self._apply_load(p, action)
-        elif action.target is TargetKind.CENTER:
+        elif action.target is _CENTER:
             self._apply_centre_play(p, action)
         else:
             self._apply_discard(p, action)
-        if self.phase is not Phase.GAME_OVER and self.turn_seat == p and self.turn_actions >= MAX_TURN_ACTIONS:
+        if self.phase is not _GAME_OVER and self.turn_seat == p and self.turn_actions >= MAX_TURN_ACTIONS:
             self._finish_game(None, EndReason.TURN_LIMIT, f"turn guard: {MAX_TURN_ACTIONS} decisions in one turn")
+        # Forget the cached view parts of every seat this action can have changed: the
+        # actor, its partner (partner sources), a loaded seat and the seat now to play
+        # (it drew). Whole-table changes (a new game, a reshuffle) cleared them all.
+        pv = self._pv
+        if pv is not None:
+            pv[p] = None
+            q = self.game.partner_of[p]
+            if q is not None:
+                pv[q] = None
+            if action.__class__ is Load:
+                pv[action.seat] = None
+            pv[self.turn_seat] = None
         new, self._new = self._new, None
         return new
 
     def _take(self, p: int, src: Source) -> Card:
         """Remove the source card from where it lies (legality already checked)."""
         g = self.game
-        if src.kind is SourceKind.HAND:
+        if src.kind is _HAND:
             self.hands[p].remove(src.card)
             return src.card  # type: ignore[return-value]
-        if src.kind is SourceKind.SIDE:
+        if src.kind is _SIDE:
+            if self._sv is not None:
+                self._sv[p] = None
             return self.side[p][src.index].pop()
-        if src.kind is SourceKind.PARTNER_SIDE:
+        if src.kind is _PARTNER_SIDE:
+            if self._sv is not None:
+                self._sv[g.partner_of[p]] = None  # type: ignore[index]
             return self.side[g.partner_of[p]][src.index].pop()  # type: ignore[index]
-        owner = p if src.kind is SourceKind.PAYOFF else g.partner_of[p]
+        owner = p if src.kind is _PAYOFF else g.partner_of[p]
         return self.payoff[owner].pop()  # type: ignore[index]
 
     def _record(self, p: int, action: Action, card: Card, kind: str) -> None:
         self.moved = True
-        self.turn_moves.append(SpiteAndMaliceMove(p, str(action), card))
-        self._emit(kind, p, f"seat {p}: {action}", (card,))
+        text = _action_text(action)
+        self.turn_moves.append(_build(SpiteAndMaliceMove, {"seat": p, "action": text, "card": card}))
+        self._emit(kind, p, f"seat {p}: {text}", (card,))
 
     def _apply_centre_play(self, p: int, action: Play) -> None:
         g, src = self.game, action.source
+        self._cv = None
         card = self._take(p, src)
         if action.index is None:
             self.center.append([])
@@ -993,7 +1113,7 @@ class SpiteAndMaliceState(State):
             pile = self.center[action.index]
         pile.append(card)
         self._record(p, action, card, "play")
-        if self.hand_compel and src.kind is SourceKind.HAND and card // 4 in (0, 1) and not g.wild[card]:
+        if self.hand_compel and src.kind is _HAND and card // 4 in (0, 1) and not g.wild[card]:
             self.hand_compel = False
         # The pile completes at top_rank: removed at once, recycled (§3.2, §8.6).
         if len(pile) == g.top_rank:
@@ -1003,18 +1123,20 @@ class SpiteAndMaliceState(State):
                 self._emit("complete", p, f"centre pile complete ({g.top_rank} cards), set aside", tuple(pile))
             else:
                 self._shuffle_into_stock(pile, "centre pile complete, shuffled into the stock")
-        if src.kind in (SourceKind.PAYOFF, SourceKind.PARTNER_PAYOFF):
-            owner = p if src.kind is SourceKind.PAYOFF else g.partner_of[p]
+        if src.kind in (_PAYOFF, _PARTNER_PAYOFF):
+            owner = p if src.kind is _PAYOFF else g.partner_of[p]
             self._turn_up(owner)  # type: ignore[arg-type]
         if self._check_win(p):
             return
         if not self.hands[p]:
-            self.phase = Phase.MAIN  # §8.11: a hand emptied while filling starts afresh
+            self.phase = _MAIN  # §8.11: a hand emptied while filling starts afresh
             self._draw_to(p, HAND_SIZE)
 
     def _apply_discard(self, p: int, action: Play) -> None:
         g = self.game
         stack = self.side[p][action.index]  # type: ignore[index]
+        if self._sv is not None:
+            self._sv[p] = None
         is_fill = g.options.fill_empty_side_stacks and not stack
         card = self._take(p, action.source)
         stack.append(card)
@@ -1023,16 +1145,16 @@ class SpiteAndMaliceState(State):
             self._end_turn(p)
             return
         # §8.11: a fill does not end the turn; with an empty hand draw 5 and return to MAIN.
-        self.phase = Phase.FILLING
+        self.phase = _FILLING
         if not self.hands[p]:
-            self.phase = Phase.MAIN
+            self.phase = _MAIN
             self._draw_to(p, HAND_SIZE)
 
     def _apply_load(self, p: int, action: Load) -> None:
         card = self._take(p, action.source)
         self.payoff[action.seat].append(card)
         self._record(p, action, card, "load")
-        if action.source.kind is SourceKind.PAYOFF:
+        if action.source.kind is _PAYOFF:
             self._turn_up(p)
             if self._check_win(p):
                 return
@@ -1046,7 +1168,7 @@ class SpiteAndMaliceState(State):
     # -- forced events -----------------------------------------------------------------
 
     def _emit(self, kind: str, seat: int | None, text: str, cards: tuple = (), visible_to=None) -> None:
-        ev = Event(kind, seat, text, cards, visible_to)
+        ev = _build(Event, {"kind": kind, "seat": seat, "text": text, "cards": cards, "visible_to": visible_to})
         self._log.append(ev)
         if self._new is not None:
             self._new.append(ev)
@@ -1056,6 +1178,7 @@ class SpiteAndMaliceState(State):
         return random.Random(f"{self.seed}:shuffle:{self.game_index}:{self.shuffles}")
 
     def _shuffle_into_stock(self, cards: list[Card], text: str) -> None:
+        self._rv = None
         self.stock.extend(cards)
         self._rng().shuffle(self.stock)
         for c in cards:
@@ -1086,6 +1209,7 @@ class SpiteAndMaliceState(State):
             if not self.stock and self.completed:
                 cards = [c for pile in self.completed for c in pile]
                 self.completed = []
+                self._cv = None
                 self._emit_draw(p, drawn)
                 hand.extend(drawn)
                 drawn = []
@@ -1104,12 +1228,12 @@ class SpiteAndMaliceState(State):
         if drawn:
             n = len(drawn)
             self._emit("draw", p, f"seat {p} draws {n} card{'s' * (n != 1)}; stock {len(self.stock)}")
-            self._emit("draw", p, f"seat {p} draws {' '.join(map(str, drawn))}", tuple(drawn), frozenset({p}))
+            self._emit("draw", p, f"seat {p} draws {' '.join([_CARD_TEXT[c] for c in drawn])}", tuple(drawn), frozenset({p}))
 
     def _start_turn(self) -> None:
         """TURN_START: draw to 5 (stalemate if impossible), then MAIN (§3.3)."""
         p = self.turn_seat
-        self.phase = Phase.MAIN
+        self.phase = _MAIN
         self.moved = False
         self.turn_actions = 0
         self.turn_moves = []
@@ -1117,7 +1241,7 @@ class SpiteAndMaliceState(State):
         self._emit("turn", p, f"seat {p} to play (turn {self.turns_played + 1})")
         if not self._draw_to(p, HAND_SIZE):
             return
-        if self.game.options.deadlock_rule is DeadlockRule.HAND_ACE_TWO_THEN_END and self.consecutive_passes >= 1:
+        if self.game.hand_ace_two and self.consecutive_passes >= 1:
             self.hand_compel = True
             if not self._compelled_hand_cards():
                 self.hand_compel = False
@@ -1149,6 +1273,7 @@ class SpiteAndMaliceState(State):
     def _deadlock_reshuffle(self, due: int) -> None:
         """§8.12.6 reshuffle: everything but the pay-off piles, new 5-card hands from ``due``."""
         g = self.game
+        self._pv = self._cv = self._rv = self._sv = None
         self.deadlock_reshuffles += 1
         face_up = [c for slots in self.side for s in slots for c in s]
         face_up += [c for pile in self.center + self.completed for c in pile]
@@ -1181,6 +1306,7 @@ class SpiteAndMaliceState(State):
         g, o = self.game, self.game.options
         n, size = g.n, o.payoff_size
         rng = random.Random(f"{self.seed}:deal:{k}")
+        self._pv = self._cv = self._rv = self._sv = None
         self.game_index = k
         self.shuffles = 0
         self.deadlock_reshuffles = 0
@@ -1246,6 +1372,7 @@ class SpiteAndMaliceState(State):
     def _finish_game(self, winners: tuple[int, ...] | None, reason: EndReason, detail: str) -> None:
         """Score the game (§4), then end or (series) deal the next one (§4.4)."""
         g, o = self.game, self.game.options
+        self._pv = None
         counts = [sum(len(self.payoff[s]) for s in team) for team in g.team_members]
         winner = None if winners is None else g.team_of[winners[0]]
         gained = game_points(counts, winner)
@@ -1267,7 +1394,7 @@ class SpiteAndMaliceState(State):
         self._end(tuple(result[g.team_of[s]] for s in range(g.n)), reason, detail)
 
     def _end(self, scores: tuple[float, ...], reason: EndReason, detail: str) -> None:
-        self.phase = Phase.GAME_OVER
+        self.phase = _GAME_OVER
         self._outcome = Outcome(scores, ranks_from_scores(scores), reason, detail)
 
     # -- illegal-action reasons (from the actor's information only) --------------------
@@ -1280,7 +1407,7 @@ class SpiteAndMaliceState(State):
                 why = None if o.may_end_without_discard else "ending a turn without a discard is not allowed (book rule)"
             elif isinstance(action, Load):
                 why = self._load_problem(action)
-            elif isinstance(action, Play) and action.target is TargetKind.SIDE:
+            elif isinstance(action, Play) and action.target is _TO_SIDE:
                 why = self._discard_problem(action)
             elif isinstance(action, Play):
                 why = self._centre_problem(action)
@@ -1288,7 +1415,7 @@ class SpiteAndMaliceState(State):
             compelled = self._compelled()
             if compelled:
                 why = "a compulsory play is pending: " + ", ".join(map(str, compelled))
-            elif self.phase is Phase.FILLING:
+            elif self.phase is _FILLING:
                 why = "you are filling your empty side stacks: only a fill or, once all are filled, the final discard"
             else:
                 why = "not a legal action now"
@@ -1300,19 +1427,19 @@ class SpiteAndMaliceState(State):
         g, p = self.game, self.turn_seat
         src: Source = action.source  # type: ignore[attr-defined]
         k = src.kind
-        if k is SourceKind.HAND:
+        if k is _HAND:
             if src.card is None:
                 return "a hand source must name the card"
             if src.card not in self.hands[p]:
                 return f"no {src.card} in your hand"
-        elif k in (SourceKind.PARTNER_PAYOFF, SourceKind.PARTNER_SIDE) and g.partner_of[p] is None:
+        elif k in (_PARTNER_PAYOFF, _PARTNER_SIDE) and g.partner_of[p] is None:
             return "there are no partnerships in this game"
-        elif k in (SourceKind.PAYOFF, SourceKind.PARTNER_PAYOFF):
-            owner = p if k is SourceKind.PAYOFF else g.partner_of[p]
+        elif k in (_PAYOFF, _PARTNER_PAYOFF):
+            owner = p if k is _PAYOFF else g.partner_of[p]
             if not self.payoff[owner]:  # type: ignore[index]
                 return "that pay-off pile is empty"
         else:
-            owner = p if k is SourceKind.SIDE else g.partner_of[p]
+            owner = p if k is _SIDE else g.partner_of[p]
             if not 0 <= src.index < NUM_SIDE_STACKS:
                 return f"side stacks are numbered 0..{NUM_SIDE_STACKS - 1}"
             if not self.side[owner][src.index]:  # type: ignore[index]
@@ -1321,13 +1448,13 @@ class SpiteAndMaliceState(State):
 
     def _source_card(self, src: Source) -> Card:
         g, p = self.game, self.turn_seat
-        if src.kind is SourceKind.HAND:
+        if src.kind is _HAND:
             return src.card  # type: ignore[return-value]
-        if src.kind is SourceKind.PAYOFF:
+        if src.kind is _PAYOFF:
             return self.payoff[p][-1]
-        if src.kind is SourceKind.PARTNER_PAYOFF:
+        if src.kind is _PARTNER_PAYOFF:
             return self.payoff[g.partner_of[p]][-1]  # type: ignore[index]
-        owner = p if src.kind is SourceKind.SIDE else g.partner_of[p]
+        owner = p if src.kind is _SIDE else g.partner_of[p]
         return self.side[owner][src.index][-1]  # type: ignore[index]
 
     def _centre_problem(self, action: Play) -> str | None:
@@ -1348,7 +1475,7 @@ class SpiteAndMaliceState(State):
 
     def _discard_problem(self, action: Play) -> str | None:
         g, p = self.game, self.turn_seat
-        if action.source.kind is not SourceKind.HAND:
+        if action.source.kind is not _HAND:
             return "only a card from your hand may go to a side stack (pay-off and side cards go to the centre)"
         if action.index is None or not 0 <= action.index < NUM_SIDE_STACKS:
             return f"side stacks are numbered 0..{NUM_SIDE_STACKS - 1}"
@@ -1363,7 +1490,7 @@ class SpiteAndMaliceState(State):
         g, p = self.game, self.turn_seat
         if not g.options.loading:
             return "loading is not played in this game"
-        if action.source.kind not in (SourceKind.HAND, SourceKind.PAYOFF):
+        if action.source.kind not in (_HAND, _PAYOFF):
             return "only a hand card or your pay-off top may be loaded"
         if not 0 <= action.seat < g.n or g.team_of[action.seat] == g.team_of[p]:
             return "you may load only an opponent's pay-off pile"
@@ -1376,41 +1503,68 @@ class SpiteAndMaliceState(State):
 
     # -- views -------------------------------------------------------------------------
 
+    def _side_view(self, s: int) -> tuple[SpiteAndMaliceCards, ...]:
+        """Seat ``s``'s side stacks as views, cached until one of them changes (_sv)."""
+        sv = self._sv
+        if sv is None:
+            sv = self._sv = [None] * self.game.n
+        x = sv[s]
+        if x is None:
+            x = sv[s] = tuple(_cards_view(st) for st in self.side[s])
+        return x
+
     def _player(self, s: int) -> SpiteAndMalicePlayer:
         pile = self.payoff[s]
-        return SpiteAndMalicePlayer(
-            seat=s,
-            team=self.game.team_of[s],
-            payoff_count=len(pile),
-            payoff_top=pile[-1] if pile else None,
-            payoff_face_up=tuple(pile[self.hidden[s]:]),
-            hand_count=len(self.hands[s]),
-            side_stacks=tuple(SpiteAndMaliceCards(tuple(st)) for st in self.side[s]),
-            points=self.points[s],
-        )
+        return _build(SpiteAndMalicePlayer, {
+            "seat": s,
+            "team": self.game.team_of[s],
+            "payoff_count": len(pile),
+            "payoff_top": pile[-1] if pile else None,
+            "payoff_face_up": tuple(pile[self.hidden[s]:]),
+            "hand_count": len(self.hands[s]),
+            "side_stacks": self._side_view(s),
+            "points": self.points[s],
+        })
 
     def _view(self, seat: int | None, reveal: SpiteAndMaliceReveal | None) -> SpiteAndMaliceView:
+        # Built from cached immutable parts (see _pv, _cv, _rv) and without the frozen
+        # dataclass's __init__: the same fields and values as SpiteAndMaliceView(...).
         g = self.game
-        return SpiteAndMaliceView(
-            seat=seat,
-            phase=self.phase,
-            current_seat=self.current_seat,
-            hand=tuple(sorted(self.hands[seat])) if seat is not None else (),
-            players=tuple(self._player(s) for s in range(g.n)),
-            center=tuple(SpiteAndMalicePile(tuple(p), len(p)) for p in self.center),
-            completed=tuple(SpiteAndMalicePile(tuple(p), len(p)) for p in self.completed),
-            center_limit=g.limit or 0,
-            top_rank=g.top_rank,
-            kings_wild=g.options.kings_wild,
-            wild_excluded_ranks=tuple(sorted(g.excluded)),
-            stock_count=len(self.stock),
-            recycled=tuple(self.recycled),
-            game_number=self.game_index,
-            turn_number=self.turns_played,
-            turn_moves=tuple(self.turn_moves),
-            consecutive_passes=self.consecutive_passes,
-            reveal=reveal,
-        )
+        pv = self._pv
+        if pv is None:
+            pv = self._pv = [None] * g.n
+        players = []
+        for s in range(g.n):
+            x = pv[s]
+            if x is None:
+                x = pv[s] = self._player(s)
+            players.append(x)
+        cv = self._cv
+        if cv is None:
+            cv = self._cv = (tuple(_pile_view(p) for p in self.center), tuple(_pile_view(p) for p in self.completed))
+        rv = self._rv
+        if rv is None:
+            rv = self._rv = tuple(self.recycled)
+        return _build(SpiteAndMaliceView, {
+            "seat": seat,
+            "phase": self.phase,
+            "current_seat": None if self.phase is _GAME_OVER else self.turn_seat,
+            "hand": tuple(sorted(self.hands[seat])) if seat is not None else (),
+            "players": tuple(players),
+            "center": cv[0],
+            "completed": cv[1],
+            "center_limit": g.limit or 0,
+            "top_rank": g.top_rank,
+            "kings_wild": g.options.kings_wild,
+            "wild_excluded_ranks": g.view_wild_excluded,
+            "stock_count": len(self.stock),
+            "recycled": rv,
+            "game_number": self.game_index,
+            "turn_number": self.turns_played,
+            "turn_moves": tuple(self.turn_moves),
+            "consecutive_passes": self.consecutive_passes,
+            "reveal": reveal,
+        })
 
     def view(self, seat: int) -> SpiteAndMaliceView:
         if not 0 <= seat < self.game.n:
@@ -1419,7 +1573,7 @@ class SpiteAndMaliceState(State):
 
     def spectator_view(self) -> SpiteAndMaliceView:
         reveal = None
-        if self.phase is Phase.GAME_OVER:
+        if self.phase is _GAME_OVER:
             reveal = SpiteAndMaliceReveal(
                 hands=tuple(SpiteAndMaliceCards(tuple(h)) for h in self.hands),
                 payoffs=tuple(SpiteAndMaliceCards(tuple(p)) for p in self.payoff),

@@ -166,6 +166,18 @@ class Discard(Action):
 DRAW_STOCK = Draw(DrawSource.STOCK)
 DRAW_DISCARD = Draw(DrawSource.DISCARD)
 
+# Interned actions: legal-action generation looks them up instead of building frozen
+# dataclasses at every decision (they compare equal to freshly built ones).
+_DISCARDS = tuple(Discard(c) for c in STANDARD_DECK)
+_MELDS: dict[tuple[Card, ...], Meld] = {}
+_LAYOFFS: list[tuple[LayOff, ...]] = []
+
+
+def _layoff(card: int, meld: int) -> LayOff:
+    while len(_LAYOFFS) <= meld:
+        _LAYOFFS.append(tuple(LayOff(c, len(_LAYOFFS)) for c in STANDARD_DECK))
+    return _LAYOFFS[meld][card]
+
 # --------------------------------------------------------------------------------------
 # Views
 
@@ -261,6 +273,10 @@ class SpotView:
     game_over: bool
     unused_stock: tuple[Card, ...] = ()  # spectator view after the match only
 
+
+_GAME_OVER, _DRAW, _DROP = Phase.GAME_OVER, Phase.DRAW, Phase.DROP  # cheap aliases (Python 3.11 enums)
+_new = object.__new__
+_set = object.__setattr__
 
 # --------------------------------------------------------------------------------------
 # Scoring (pure)
@@ -583,11 +599,11 @@ class SpotState(State):
 
     @property
     def current_seat(self) -> int | None:
-        return None if self._phase is Phase.GAME_OVER else self._current
+        return None if self._phase is _GAME_OVER else self._current
 
     @property
     def is_terminal(self) -> bool:
-        return self._phase is Phase.GAME_OVER
+        return self._phase is _GAME_OVER
 
     @property
     def log(self) -> list[Event]:
@@ -610,9 +626,9 @@ class SpotState(State):
         return new
 
     def legal_actions(self) -> list[Action]:
-        if self._phase is Phase.DRAW:
+        if self._phase is _DRAW:
             return self._draw_legal_actions()
-        if self._phase is Phase.DROP:
+        if self._phase is _DROP:
             return self._drop_legal_actions()
         return []
 
@@ -731,14 +747,37 @@ class SpotState(State):
     # -- DROP phase -------------------------------------------------------------------
 
     def _drop_legal_actions(self) -> list[Action]:
+        # The candidates that the _why_* checks accept, with the checks that hold by
+        # construction (cards in hand, a valid meld, the phase) left out; interned actions.
         hand = sorted(self._hands[self._current])
         out: list[Action] = []
-        if not self._new_meld and self._dropped + MIN_MELD <= MAX_DROP_PER_TURN:
-            out.extend(Meld(m) for m in candidate_melds(hand) if self._why_meld(m) is None)
-        if self._dropped < MAX_DROP_PER_TURN:
-            for mid in range(len(self._melds)):
-                out.extend(LayOff(c, mid) for c in hand if self._why_layoff(c, mid) is None)
-        out.extend(Discard(c) for c in hand if self._why_discard(c) is None)
+        taken = self._taken
+        free = self._o.allow_discard_of_taken_card or taken is None
+        # _keeps_discardable: the hand keeps a card that may be discarded.
+        others = len(hand) - (0 if free or taken not in hand else 1)  # discardable cards
+
+        def keeps(removed: Sequence[Card]) -> bool:
+            if free:
+                return len(hand) > len(removed)
+            return others - sum(1 for c in removed if c != taken) > 0
+
+        dropped = self._dropped
+        if not self._new_meld and dropped + MIN_MELD <= MAX_DROP_PER_TURN:
+            for m in candidate_melds(hand):
+                if dropped + len(m) <= MAX_DROP_PER_TURN and keeps(m):
+                    meld = _MELDS.get(m)
+                    if meld is None:
+                        meld = _MELDS[m] = Meld(m)
+                    out.append(meld)
+        if dropped < MAX_DROP_PER_TURN and self._melds:
+            for mid, meld in enumerate(self._melds):
+                for c in hand:
+                    if fits(c, meld) and keeps((c,)):
+                        out.append(_layoff(c, mid))
+        if free:
+            out.extend([_DISCARDS[c] for c in hand])
+        else:
+            out.extend([_DISCARDS[c] for c in hand if c != taken])
         return out
 
     def _remove(self, cards: Sequence[Card]) -> None:
@@ -903,30 +942,34 @@ class SpotState(State):
         return self._make_view(-1, (), tuple(reversed(self._stock)) if over else ())
 
     def _make_view(self, seat: int, hand: tuple[Card, ...], unused_stock: tuple[Card, ...] = ()) -> SpotView:
-        over = self._phase is Phase.GAME_OVER
-        return SpotView(
-            seat=seat,
-            num_players=self._n,
-            phase=self._phase,
-            current_seat=None if over else self._current,
-            hand_number=self._hand_index + 1,
-            hands_in_match=self.game.num_hands,
-            dealer=self._dealer,
-            first_player=self._first_player,
-            hand=hand,
-            hand_counts=tuple(len(h) for h in self._hands),
-            stock_count=len(self._stock),
-            discard_pile=tuple(self._discard),
-            melds=tuple(self._melds),
-            pickups=tuple(self._pickups),
-            pot=self._pot60 / SIXTIETHS,
-            balances=tuple(b / SIXTIETHS for b in self._balances60),
-            turn_number=self._turns,
-            first_turn=self._first_turn and not over,
-            dropped=self._dropped,
-            new_meld_made=self._new_meld,
-            taken_discard=self._taken,
-            last_hand=self._last_hand,
-            game_over=over,
-            unused_stock=unused_stock,
-        )
+        over = self._phase is _GAME_OVER
+        # Built without the frozen dataclass's __init__ (one object.__setattr__ per
+        # field): the same fields, in field order, and the same values as SpotView(...).
+        view = _new(SpotView)
+        _set(view, "__dict__", {
+            "seat": seat,
+            "num_players": self._n,
+            "phase": self._phase,
+            "current_seat": None if over else self._current,
+            "hand_number": self._hand_index + 1,
+            "hands_in_match": self.game.num_hands,
+            "dealer": self._dealer,
+            "first_player": self._first_player,
+            "hand": hand,
+            "hand_counts": tuple([len(h) for h in self._hands]),
+            "stock_count": len(self._stock),
+            "discard_pile": tuple(self._discard),
+            "melds": tuple(self._melds),
+            "pickups": tuple(self._pickups),
+            "pot": self._pot60 / SIXTIETHS,
+            "balances": tuple([b / SIXTIETHS for b in self._balances60]),
+            "turn_number": self._turns,
+            "first_turn": self._first_turn and not over,
+            "dropped": self._dropped,
+            "new_meld_made": self._new_meld,
+            "taken_discard": self._taken,
+            "last_hand": self._last_hand,
+            "game_over": over,
+            "unused_stock": unused_stock,
+        })
+        return view
