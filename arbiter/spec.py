@@ -13,6 +13,7 @@ reason. Example (``arbiter tournament run club.toml``)::
     duplicate = true
     seed = 7
     concurrency = 4               # matches at once (default: number of cores)
+    # cluster = "tcp://10.0.0.5:8786"  # run the matches on a Dask cluster (docs/cluster.md)
 
     [options]                     # the game's variant options (../shared/rules/)
     deals = 1
@@ -105,8 +106,9 @@ def bot_sources(specs: Sequence[str]) -> tuple[str, ...]:
 class TournamentSpec:
     """Everything that defines a tournament. The same spec gives the same schedule and seeds.
 
-    ``concurrency`` and ``bot_processes`` only change how fast it runs, never its results,
-    so they are not part of the identity a stored tournament is resumed by (``identity``).
+    ``concurrency``, ``bot_processes`` and ``cluster`` only change how fast (and where) it
+    runs, never its results, so they are not part of the identity a stored tournament is
+    resumed by (``identity``).
     """
 
     game: str
@@ -127,6 +129,7 @@ class TournamentSpec:
     max_strikes: int = 3
     concurrency: int | None = None  # matches at once; None: the number of cores
     bot_processes: int = 1  # processes per bot; each serves any number of matches at once
+    cluster: str | None = None  # a Dask scheduler address (tcp://host:8786): run the matches there
 
     # -- derived ---------------------------------------------------------------------
 
@@ -151,6 +154,7 @@ class TournamentSpec:
         d = self.to_json()
         d.pop("concurrency", None)
         d.pop("bot_processes", None)
+        d.pop("cluster", None)
         return d
 
     def to_json(self) -> dict[str, Any]:
@@ -213,6 +217,8 @@ class TournamentSpec:
                 raise SpecError(f"{key}: must be a whole number of at least 1, got {getattr(self, key)!r}")
         if self.concurrency is not None and (not isinstance(self.concurrency, int) or self.concurrency < 1):
             raise SpecError(f"concurrency: must be at least 1, got {self.concurrency!r}")
+        if self.cluster is not None and not re.match(r"^([a-z][a-z0-9+]*://)?(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):\d+$", self.cluster):
+            raise SpecError(f"cluster: expected a Dask scheduler address such as tcp://host:8786, got {self.cluster!r}")
         if self.policy not in {p.value for p in Policy}:
             raise SpecError(f"failure.policy: expected forfeit or default, got {self.policy!r}")
         if self.max_strikes < 0:
@@ -285,7 +291,7 @@ def _check_bot(spec: str, source: str, game: str) -> None:
 
 _TOP = {
     "name": str, "game": str, "preset": str, "format": str, "challenger": str, "deals": int, "duplicate": bool,
-    "seatings": str, "seed": int, "concurrency": int, "bot_processes": int, "bots": list, "teams": list,
+    "seatings": str, "seed": int, "concurrency": int, "bot_processes": int, "cluster": str, "bots": list, "teams": list,
     "options": dict, "clock": dict, "failure": dict,
 }
 _CLOCK = {"decision_ms": int, "bank_ms": int}

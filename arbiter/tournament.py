@@ -240,6 +240,8 @@ async def run_tournament(
     fresh: bool = False,
     transport: str = "grpc",
     max_restarts: int = 3,
+    cluster: str | None = None,
+    ship_bots: bool = True,
 ) -> list[MatchRow]:
     """Run (or resume) the tournament; returns every match row once all are stored.
 
@@ -249,9 +251,18 @@ async def run_tournament(
     bot process that dies is restarted (up to ``max_restarts`` times per bot) so one crash
     costs the matches in flight, not the rest of the tournament. SpecError/StoreError
     before anything runs for a bad spec or a busy store.
+
+    ``cluster`` (or ``spec.cluster``), a Dask scheduler address such as
+    ``tcp://host:8786``, runs the matches on that cluster instead (``arbiter.cluster``):
+    same seeds, same records, written here as they arrive. ``ship_bots=False`` sends
+    registered bots by the path of their stored copy (a file system every worker mounts)
+    instead of their files.
     """
     if transport not in ("grpc", "inproc"):
         raise SpecError(f"transport: expected grpc or inproc, got {transport!r}")
+    cluster = cluster or spec.cluster
+    if cluster and transport == "inproc":
+        raise SpecError("transport: a cluster runs every bot as a sandboxed process; inproc does not apply to --cluster")
     game = spec.validate()
     names = spec.bot_names
     sources = tuple(resolve_bot(s, store.path) for s in spec.bot_sources)
@@ -276,23 +287,51 @@ async def run_tournament(
             queue.put_nowait(m)
 
         async def worker() -> None:
-            nonlocal finished
             while True:
                 try:
                     m = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
                 seats = [await seat_factory(n) for n in m.seats]
-                record = await run_match(spec.match_config(m.seed, f"{tour.id}-{m.idx}-{m.seed:x}"), seats)
-                store.save_match(tour.id, m.idx, m.deal, m.seating, record, round=m.round, table=m.table, sides=m.sides)
-                finished += 1
-                leader.add(record.seat_names, record.outcome.ranks)
-                if on_progress:
-                    on_progress(Progress(finished, len(plan), record, len(done), leader.text(), tour.name))
+                record = await run_match(match_config(m), seats)
+                save(m, record)
 
         await asyncio.gather(*(worker() for _ in range(min(concurrency, len(todo)))))
 
-    if todo:
+    def match_config(m: ScheduledMatch):
+        return spec.match_config(m.seed, f"{tour.id}-{m.idx}-{m.seed:x}")
+
+    stored = set(done)
+
+    def save(m: ScheduledMatch, record: MatchRecord) -> None:
+        """Store one finished match, once per index (a re-run's second record is dropped)."""
+        nonlocal finished
+        if m.idx in stored:
+            log.warning("match %d of %s is already stored; the second record is ignored", m.idx, tour.name)
+            return
+        store.save_match(tour.id, m.idx, m.deal, m.seating, record, round=m.round, table=m.table, sides=m.sides)
+        stored.add(m.idx)
+        finished += 1
+        leader.add(record.seat_names, record.outcome.ranks)
+        if on_progress:
+            on_progress(Progress(finished, len(plan), record, len(done), leader.text(), tour.name))
+
+    if todo and cluster:
+        from arbiter import cluster as dask_cluster
+
+        refs = dask_cluster.bot_refs(spec.bot_sources, names, store.path, ship=ship_bots)
+        fingerprint = dask_cluster.code_fingerprint()
+        by_idx = {m.idx: m for m in todo}
+        jobs = [
+            dask_cluster.MatchJob(f"{tour.id}", m.idx, match_config(m), m.seats,
+                                  tuple(refs[n] for n in dict.fromkeys(m.seats)), fingerprint, max_restarts)
+            for m in todo
+        ]
+        await dask_cluster.play_on_cluster(
+            cluster, jobs, lambda idx, record: save(by_idx[idx], record),
+            lambda versions: store.set_entrant_versions(tour.id, sorted(versions.items())),
+        )
+    elif todo:
         if transport == "inproc":
             from bots import load_bot
 

@@ -3,6 +3,7 @@
     arbiter tournament run club.toml                       # a spec file (see arbiter/spec.py)
     arbiter tournament run --game spot --bots random,heuristic --deals 4 -o hands=3
     arbiter tournament run club.toml --seed 9 --name club-9  # flags override the file
+    arbiter tournament run club.toml --cluster tcp://10.0.0.5:8786  # on a Dask cluster (docs/cluster.md)
     arbiter tournament list
     arbiter tournament show club-night --failures          # matches with incidents
     arbiter tournament show club-night --match 17          # one match: seats, scores, incidents
@@ -54,6 +55,8 @@ def tournament_run(
     policy: Annotated[Optional[str], typer.Option(help="On timeout/illegal action/disconnect: forfeit (default) or default.")] = None,
     max_strikes: Annotated[Optional[int], typer.Option(help="Failures tolerated per seat under --policy default.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display; print only the standings.")] = False,
+    cluster: Annotated[Optional[str], typer.Option("--cluster", help="Run the matches on the Dask scheduler at this address (tcp://HOST:PORT); see docs/cluster.md.")] = None,
+    shared_bots: Annotated[bool, typer.Option("--shared-bots", help="With --cluster: workers read registered bots from the registry folder (mounted at the same path on every worker) instead of receiving their files.")] = False,
 ) -> None:
     """Run (or resume) a tournament, showing progress, then print the standings."""
     from arbiter.spec import TournamentSpec, spec_from_dict, spec_from_toml
@@ -63,6 +66,7 @@ def tournament_run(
         "game": game, "format": format, "challenger": challenger, "deals": deals, "seed": seed, "preset": preset,
         "duplicate": duplicate, "seatings": seatings, "concurrency": concurrency, "bot_processes": bot_processes,
         "name": name, "decision_ms": decision_ms, "bank_ms": bank_ms, "policy": policy, "max_strikes": max_strikes,
+        "cluster": cluster,
     }
     if bots is not None:
         overrides["bots"] = tuple(b.strip() for b in bots.split(",") if b.strip())
@@ -79,7 +83,7 @@ def tournament_run(
 
     with _run(Store, db) as store:
         if quiet:
-            _run(asyncio.run, run_tournament(spec, store, None, None, fresh, transport))
+            _run(asyncio.run, run_tournament(spec, store, None, None, fresh, transport, ship_bots=not shared_bots))
         else:
             with Progress(
                 TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
@@ -101,7 +105,9 @@ def tournament_run(
                     if o.reason.name.startswith("FORFEIT"):
                         progress.console.print(f"[yellow]match {p.record.match_id}:[/] {o.reason.value}: {o.detail}", highlight=False)
 
-                _run(asyncio.run, run_tournament(spec, store, None, on_progress, fresh, transport))
+                if spec.cluster:
+                    progress.console.print(f"running the matches on the Dask cluster at {spec.cluster}", highlight=False)
+                _run(asyncio.run, run_tournament(spec, store, None, on_progress, fresh, transport, ship_bots=not shared_bots))
         standings, info = _run(load_standings, store, spec.display_name)
     _print_standings(standings, info, crosstable=True)
     out.print(f"stored in {db}; [bold]arbiter standings {spec.display_name} --db {db}[/] shows it again", highlight=False)

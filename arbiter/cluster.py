@@ -1,0 +1,589 @@
+"""Tournaments on a Dask distributed cluster: each match is one task.
+
+``arbiter tournament run SPEC --cluster tcp://HOST:8786`` hands the matches still to play
+to a Dask scheduler instead of the local arbiter. Dask (``distributed``) is a maintained
+engine that already does what a home-made one would have to: queue tasks, balance them
+over workers, notice a worker that dies and run its unfinished tasks again elsewhere.
+
+The worker side (``run_match_task``, run by a Dask worker):
+
+* A ``MatchJob`` is picklable and self-contained: the match config (game, options, seed,
+  clocks, failure policy), the bot name per seat, and a ``BotRef`` per distinct bot: a
+  bundled name or ``module:Class`` (importable on the worker), or the bot's files with
+  their sha256 content hash (the registry's hash for ``name@version``; shipped in the
+  task, or read from a path every worker mounts, ``ship=False``).
+* Every worker process keeps one private arbiter (a gRPC server on a free loopback port
+  and a Unix socket, in a background event loop) and starts each bot it is asked for as
+  a sandboxed subprocess (``arbiter.botproc``), from a copy it has verified by hash. The
+  processes serve many matches, as in a local run, and are stopped when idle.
+* The task returns the match record as JSON (and the versions the bots reported).
+
+The driver side (``play_on_cluster``, called by ``run_tournament``): submit the tasks,
+take records with ``as_completed`` as they arrive and write each to the store at once,
+exactly once per (tournament, schedule index): a record whose index is already stored
+(a task that ran twice because its worker died after finishing) is ignored.
+
+Workers and driver must run the same Card Arena code: each job carries a fingerprint of
+the platform's source (``code_fingerprint``) and a worker with other code refuses it,
+so the same schedule and seeds give the same results on the cluster as locally.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import hashlib
+import logging
+import os
+import secrets
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from arbiter.games import ConfigError
+from arbiter.match import MatchConfig, MatchRecord
+
+log = logging.getLogger(__name__)
+
+#: Seconds a worker waits for a bot process to connect to its arbiter.
+CONNECT_TIMEOUT = 60.0
+#: A bot process unused this long on a worker is stopped (``ARENA_CLUSTER_BOT_IDLE``).
+BOT_IDLE_SECONDS = float(os.environ.get("ARENA_CLUSTER_BOT_IDLE", "300"))
+
+
+class ClusterError(ConfigError):
+    """The cluster cannot run the tournament (unreachable scheduler, a bot whose files do
+    not match their hash, a worker with other code, a match that kept killing workers)."""
+
+
+# --------------------------------------------------------------------------------------
+# What a task carries.
+
+
+@dataclass(frozen=True)
+class BotRef:
+    """How a worker finds one bot.
+
+    ``kind`` is ``"named"`` (``source`` is a bundled name or ``module:Class``, run as is),
+    ``"files"`` (``files`` hold the code, shipped in the task) or ``"shared"`` (the code is
+    the folder ``path`` on a file system every worker mounts at the same place). For the
+    last two ``content_hash`` is the sha256 the files must hash to (``registry.Submission``)
+    and ``entry`` the entry file; ``cls`` is an optional ``Class`` for ``FILE.py:Class``.
+    """
+
+    name: str
+    source: str
+    kind: str = "named"
+    content_hash: str = ""
+    entry: str = ""
+    files: tuple[tuple[str, bytes], ...] = field(default=(), repr=False)
+    path: str = ""
+    cls: str = ""
+
+    @property
+    def key(self) -> str:
+        """The arbiter's name for this bot's process on a worker (unique per content)."""
+        text = "\0".join((self.name, self.kind, self.source, self.content_hash, self.entry, self.cls))
+        return "c-" + hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+@dataclass(frozen=True)
+class MatchJob:
+    """One match of a tournament, as a task for a worker (picklable, self-contained)."""
+
+    tournament: str  # a key for restart counting: tournament id + run token
+    idx: int  # schedule index
+    config: MatchConfig
+    seats: tuple[str, ...]  # bot name per seat
+    bots: tuple[BotRef, ...]  # the distinct bots seated
+    fingerprint: str  # code_fingerprint() of the driver
+    max_restarts: int = 3
+
+
+#: The code that decides what happens in a match: the engines, the match runner, the
+#: wire between arbiter and bots, the SDK, the bundled bots, this task protocol.
+FINGERPRINTED = ("arbiter/games", "arbiter/match.py", "arbiter/convert.py", "arbiter/server.py", "arbiter/cluster.py",
+                 "sdk", "bots", "cardarena")
+
+
+def code_fingerprint(root: Path | None = None) -> str:
+    """sha256 over the Python source that decides a match (``FINGERPRINTED``), by relative
+    path: equal on two machines when that code is equal."""
+    root = root or Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for part in FINGERPRINTED:
+        base = root / part
+        for p in sorted(base.rglob("*.py")) if base.is_dir() else [base]:
+            if "__pycache__" in p.parts or not p.is_file():
+                continue
+            rel = p.relative_to(root).as_posix()
+            data = p.read_bytes()
+            h.update(rel.encode() + b"\0" + str(len(data)).encode() + b"\0" + data)
+    return h.hexdigest()
+
+
+_FINGERPRINT: str | None = None
+_FINGERPRINT_LOCK = threading.Lock()
+
+
+def _own_fingerprint() -> str:
+    global _FINGERPRINT
+    with _FINGERPRINT_LOCK:
+        if _FINGERPRINT is None:
+            _FINGERPRINT = code_fingerprint()
+        return _FINGERPRINT
+
+
+def bot_refs(sources: Sequence[str], names: Sequence[str], db_path: str | os.PathLike | None, ship: bool = True) -> dict[str, BotRef]:
+    """A BotRef per bot name, read on the driver.
+
+    ``name@version`` is read from the registry of the store at ``db_path`` and checked
+    against its recorded hash; a ``.py`` file or a folder is read and hashed; a bundled
+    name or ``module:Class`` is passed by name. ``ship=False`` sends registered bots by
+    the path of their stored copy (a shared file system) instead of their files.
+    """
+    from arbiter.registry import RegistryError, Submission, collect
+    from arbiter.spec import SpecError, is_registered_ref
+
+    refs: dict[str, BotRef] = {}
+    for name, source in zip(names, sources):
+        if is_registered_ref(source):
+            from arbiter.registry import Registry
+
+            if db_path is None:
+                raise SpecError(f"bots: {source!r} names a registered bot, but there is no store to look it up in")
+            bot_name, _, version = source.partition("@")
+            try:
+                with Registry(db_path) as registry:
+                    v = registry.get(bot_name, version)
+                    files = _read_dir(v.path)
+            except (RegistryError, OSError) as exc:
+                raise SpecError(f"bots: {source!r}: {exc}") from None
+            sub = Submission(files, v.entry)
+            if sub.content_hash != v.content_hash:
+                raise SpecError(f"bots: {source!r}: the stored copy {v.path} does not match its recorded hash")
+            if ship:
+                refs[name] = BotRef(name, source, "files", v.content_hash, v.entry, tuple(sorted(files.items())))
+            else:
+                refs[name] = BotRef(name, source, "shared", v.content_hash, v.entry, path=str(v.path))
+            continue
+        path_part, sep, cls = source.partition(":")
+        target = Path(source) if Path(source).exists() else Path(path_part)
+        if target.exists() and (target.suffix == ".py" or target.is_dir()):
+            try:
+                sub = collect(target)
+            except RegistryError as exc:
+                raise SpecError(f"bots: {source!r}: {exc}") from None
+            cls = cls if sep and not Path(source).exists() else ""
+            refs[name] = BotRef(name, source, "files", sub.content_hash, sub.entry, tuple(sorted(sub.files.items())), cls=cls)
+            continue
+        refs[name] = BotRef(name, source)  # bundled, or module:Class importable on the worker
+    return refs
+
+
+def _read_dir(path: Path) -> dict[str, bytes]:
+    if not path.is_dir():
+        raise OSError(f"{path}: no stored copy (removed?)")
+    return {p.relative_to(path).as_posix(): p.read_bytes() for p in path.rglob("*") if p.is_file()}
+
+
+# --------------------------------------------------------------------------------------
+# The worker side.
+
+
+def cache_dir() -> Path:
+    """Where a worker keeps verified copies of shipped bots (``ARENA_CLUSTER_CACHE``)."""
+    return Path(os.environ.get("ARENA_CLUSTER_CACHE") or Path(tempfile.gettempdir()) / "arena-cluster-bots")
+
+
+def local_spec(ref: BotRef) -> str:
+    """What ``BotPool.launch`` takes to run ``ref`` on this machine, after checking that its
+    code hashes to ``ref.content_hash``; ClusterError naming the bot otherwise."""
+    from arbiter.registry import ENTRY, RegistryError, Submission, materialize, validate
+
+    if ref.kind == "named":
+        return ref.source
+    suffix = f":{ref.cls}" if ref.cls else ""
+    if ref.kind == "shared":
+        folder = Path(ref.path)
+        try:
+            files = _read_dir(folder)
+        except OSError as exc:
+            raise ClusterError(f"bot {ref.name} ({ref.source}): {exc} on this worker (is the registry on a shared path?)") from None
+        got = Submission(files, ref.entry).content_hash
+        if got != ref.content_hash:
+            raise ClusterError(f"bot {ref.name} ({ref.source}): the copy at {folder} hashes to {got[:12]}, "
+                               f"not {ref.content_hash[:12]}; refusing to run it")
+        return str(folder if ref.entry == ENTRY else folder / ref.entry) + suffix
+    if ref.kind != "files":
+        raise ClusterError(f"bot {ref.name}: unknown kind {ref.kind!r}")
+    try:
+        sub = validate(Submission(dict(ref.files), ref.entry))
+    except RegistryError as exc:
+        raise ClusterError(f"bot {ref.name} ({ref.source}): {exc}") from None
+    got = sub.content_hash
+    if got != ref.content_hash:
+        raise ClusterError(f"bot {ref.name} ({ref.source}): the shipped files hash to {got[:12]}, "
+                           f"not {ref.content_hash[:12]}; refusing to run them")
+    root = cache_dir()
+    dest = root / got
+    if dest.exists() and Submission(_read_dir(dest), ref.entry).content_hash != got:
+        raise ClusterError(f"bot {ref.name} ({ref.source}): the cached copy {dest} does not match its hash "
+                           "(changed on disk?); remove it by hand")
+    if not dest.exists():
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".incoming-", dir=root))
+        materialize(sub, tmp)
+        for p in sorted(tmp.rglob("*"), reverse=True):
+            p.chmod(0o555 if p.is_dir() else 0o444)  # read-only; readable by a sandbox uid
+        tmp.chmod(0o555)
+        try:
+            tmp.rename(dest)  # atomic: another worker of this machine may have won the race
+        except OSError:
+            _remove(tmp)
+    return str(dest if ref.entry == ENTRY else dest / ref.entry) + suffix
+
+
+def _remove(path: Path) -> None:
+    import shutil
+
+    for p in [path, *(q for q in path.rglob("*") if q.is_dir())]:
+        p.chmod(0o755)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+class _WorkerArena:
+    """This worker process's private arbiter and bot processes, on a background loop."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="arena-cluster-loop", daemon=True)
+        self.thread.start()
+        self.server: Any = None
+        self.pool: Any = None
+        self.locks: dict[str, asyncio.Lock] = {}
+        self.last_used: dict[str, float] = {}
+        self.restarts: dict[tuple[str, str], int] = {}
+        self.in_use: dict[str, int] = {}
+        asyncio.run_coroutine_threadsafe(self._start(), self.loop).result(60)
+
+    async def _start(self) -> None:
+        from arbiter.botproc import BotPool
+        from arbiter.server import start_server
+
+        self.server = await start_server(0)
+        self.pool = BotPool(self.server.hub, self.server.address)
+        self.loop.create_task(self._reap())
+        if not self.pool.sandbox.blocks_network:
+            log.warning("this worker's sandbox (%s) does not cut the network: bots could reach the Dask scheduler "
+                        "and workers; install bubblewrap (docs/cluster.md)", self.pool.sandbox.mode)
+        log.info("cluster worker arena: arbiter on %s, sandbox %s", self.server.address, self.pool.sandbox.mode)
+
+    def play(self, job: MatchJob) -> tuple[str, dict[str, str]]:
+        return asyncio.run_coroutine_threadsafe(self._play(job), self.loop).result()
+
+    async def _play(self, job: MatchJob) -> tuple[str, dict[str, str]]:
+        from arbiter.match import run_match
+        from arbiter.server import RemoteSeat, Session
+
+        refs = {r.name: r for r in job.bots}
+        missing = [n for n in job.seats if n not in refs]
+        if missing:
+            raise ClusterError(f"match {job.idx}: no bot reference for seats {missing}")
+        keys = [refs[n].key for n in dict.fromkeys(job.seats)]
+        for k in keys:
+            self.in_use[k] = self.in_use.get(k, 0) + 1
+        try:
+            sessions: dict[str, Any] = {}
+            for name in dict.fromkeys(job.seats):
+                sessions[name] = await self._session(job, refs[name])
+            seats = []
+            for n in job.seats:
+                session = sessions[n] or Session(session_id="gone", bot_name=refs[n].key, bot_version="", games=(), closed=True)
+                seat = RemoteSeat(session, job.config.game)
+                seat.name = n  # records name the tournament's bot, not the worker's process key
+                seats.append(seat)
+            record = await run_match(job.config, seats)
+            versions = {n: s.bot_version for n, s in sessions.items() if s is not None}
+            return record.to_json(), versions
+        finally:
+            now = time.monotonic()
+            for k in keys:
+                self.in_use[k] -= 1
+                self.last_used[k] = now
+
+    async def _session(self, job: MatchJob, ref: BotRef) -> Any:
+        """A live session of ``ref``'s process: started (from verified code) if needed.
+
+        A process that died is started again, up to ``job.max_restarts`` times per
+        tournament on this worker; past that, None (the match records a disconnect).
+        """
+        from arbiter.botproc import BotStartError
+
+        hub = self.server.hub
+        key = ref.key
+        lock = self.locks.setdefault(key, asyncio.Lock())
+        async with lock:
+            session = hub.find(key)
+            if session is not None:
+                return session
+            old = self.pool.procs.get(key)
+            if old is not None:
+                n = self.restarts.get((job.tournament, key), 0)
+                if n >= job.max_restarts:
+                    return None
+                self.restarts[(job.tournament, key)] = n + 1
+                log.warning("bot %s died on this worker; restarting it (%d of %d)", ref.name, n + 1, job.max_restarts)
+                await asyncio.to_thread(old.stop)
+            spec = await asyncio.to_thread(local_spec, ref)
+            bp = self.pool.launch(key, spec)
+            deadline = self.loop.time() + CONNECT_TIMEOUT
+            while True:
+                session = hub.find(key)
+                if session is not None:
+                    bp.session = session
+                    session.stderr_source = bp.record_tail
+                    return session
+                if bp.proc.poll() is not None:
+                    raise BotStartError(f"bot {ref.name!r} ({ref.source}) exited with code {bp.proc.returncode} "
+                                        f"on this worker:\n{bp.stderr_tail()}")
+                if self.loop.time() > deadline:
+                    raise BotStartError(f"bot {ref.name!r} ({ref.source}) did not connect within {CONNECT_TIMEOUT:.0f} s "
+                                        f"on this worker:\n{bp.stderr_tail()}")
+                await asyncio.sleep(0.05)
+
+    async def _reap(self) -> None:
+        """Stop bot processes no match has used for BOT_IDLE_SECONDS."""
+        while True:
+            await asyncio.sleep(min(30.0, max(1.0, BOT_IDLE_SECONDS / 4)))
+            now = time.monotonic()
+            for key, used in list(self.last_used.items()):
+                if self.in_use.get(key, 0) or now - used <= BOT_IDLE_SECONDS or key not in self.pool.procs:
+                    continue
+                async with self.locks.setdefault(key, asyncio.Lock()):
+                    if self.in_use.get(key, 0) or key not in self.pool.procs:
+                        continue  # a match took it while we waited for the lock
+                    bp = self.pool.procs.pop(key)
+                    self.last_used.pop(key, None)
+                    await asyncio.to_thread(bp.stop)
+                    # hold the lock until the arbiter has seen the stream close, so the next
+                    # match starts a fresh process rather than seat a dying one
+                    for _ in range(100):
+                        if self.server.hub.find(key) is None:
+                            break
+                        await asyncio.sleep(0.02)
+                    log.info("stopped idle bot process %s", key)
+
+    def close(self) -> None:
+        async def stop() -> None:
+            if self.server is not None:
+                await self.server.stop(0.2)
+
+        try:
+            asyncio.run_coroutine_threadsafe(stop(), self.loop).result(5)
+        except Exception:  # noqa: BLE001 - closing at exit: best effort
+            pass
+        if self.pool is not None:
+            self.pool.stop()
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
+
+_ARENA: _WorkerArena | None = None
+_ARENA_LOCK = threading.Lock()
+
+
+def _arena() -> _WorkerArena:
+    global _ARENA
+    with _ARENA_LOCK:
+        if _ARENA is None:
+            _ARENA = _WorkerArena()
+            atexit.register(_ARENA.close)
+        return _ARENA
+
+
+def run_match_task(job: MatchJob) -> tuple[str, dict[str, str]]:
+    """Run one match on this (worker) machine; (MatchRecord JSON, {bot name: version}).
+
+    ClusterError if this worker runs other code than the driver or a bot's code does not
+    match its hash; BotStartError if a bot cannot start here.
+    """
+    mine = _own_fingerprint()
+    if job.fingerprint != mine:
+        raise ClusterError(f"this worker runs other Card Arena code than the driver (code fingerprint {mine[:12]}, "
+                           f"driver {job.fingerprint[:12]}); install the same version on every worker")
+    return _arena().play(job)
+
+
+# --------------------------------------------------------------------------------------
+# The driver side.
+
+
+async def play_on_cluster(
+    address: str,
+    jobs: Sequence[MatchJob],
+    on_record: Callable[[int, MatchRecord], None],
+    on_versions: Callable[[dict[str, str]], None] | None = None,
+    connect_timeout: float = 15.0,
+) -> None:
+    """Run ``jobs`` on the Dask scheduler at ``address``; ``on_record(idx, record)`` for each
+    record as it arrives (once per index, even if a task ran twice).
+
+    A worker lost mid-match costs only its unfinished tasks: the scheduler runs them again
+    on another worker. A task that fails (a bot that cannot start, code that does not match)
+    stops the run with ClusterError; records already handed to ``on_record`` stay.
+    """
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise ClusterError("--cluster needs Dask distributed: pip install 'card-arena[cluster]'") from None
+
+    try:
+        client = await Client(address, asynchronous=True, timeout=connect_timeout, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ClusterError(f"cluster: cannot reach the Dask scheduler at {address}: {exc}") from None
+    run = secrets.token_hex(4)
+    seen: set[int] = set()
+    try:
+        threads = sum((await client.nthreads()).values())
+        if threads == 0:
+            log.warning("the scheduler at %s has no workers yet; matches wait until one joins", address)
+        log.info("cluster %s: %d matches on %d worker threads", address, len(jobs), threads)
+        window = max(64, 4 * threads)
+        pending = list(reversed(jobs))
+
+        index_of: dict[str, int] = {}
+
+        def submit(job: MatchJob) -> Any:
+            # A fresh key per run: a scheduler that still remembers an earlier run's task
+            # must not hand back its result for this one.
+            future = client.submit(run_match_task, job, key=f"arena-match-{job.tournament}-{job.idx}-{run}", pure=False)
+            index_of[future.key] = job.idx
+            return future
+
+        # A window of tasks in flight, refilled as records arrive: each task carries its
+        # bots' files, so a long tournament is not all held by the scheduler at once.
+        ac = as_completed([submit(pending.pop()) for _ in range(min(window, len(pending)))], loop=client.loop)
+        versions: dict[str, str] = {}
+        async for future in ac:
+            idx = index_of.pop(future.key)
+            try:
+                record_json, reported = await future
+            except Exception as exc:  # noqa: BLE001 - name the match and the cause
+                hint = ""
+                if type(exc).__name__ == "KilledWorker":
+                    hint = " (every worker that ran it died: a bot exhausting the machine's memory?)"
+                raise ClusterError(f"cluster: match {idx} failed{hint}: {type(exc).__name__}: {exc}") from None
+            finally:
+                future.release()
+            if pending:
+                ac.add(submit(pending.pop()))
+            if idx in seen:  # cannot happen with one future per index; the store is the last guard
+                log.warning("match %d arrived twice; ignored", idx)
+                continue
+            seen.add(idx)
+            if on_versions is not None and not reported.items() <= versions.items():
+                versions.update(reported)
+                on_versions(dict(versions))
+            on_record(idx, MatchRecord.from_json(record_json))
+    finally:
+        await client.close()
+
+
+# --------------------------------------------------------------------------------------
+# A loopback cluster of real processes (tests, the benchmark, trying it out).
+
+
+class LoopbackCluster:
+    """A ``dask scheduler`` and ``workers`` ``dask worker`` processes on 127.0.0.1.
+
+    The same commands docs/cluster.md gives for several machines, here on one, each a
+    separate process (no nanny: a worker killed is gone, as a machine that dies would be).
+    Use as a context manager; ``address`` is the scheduler's, ``workers`` the Popen of
+    each worker. Workers run this Python, so they import this very project.
+    """
+
+    def __init__(self, workers: int = 2, nthreads: int = 1, timeout: float = 60.0, env: dict[str, str] | None = None):
+        import subprocess
+        import sys
+
+        self.dir = Path(tempfile.mkdtemp(prefix="arena-dask-"))
+        self.scheduler_file = self.dir / "scheduler.json"
+        self.env = {**os.environ, **(env or {})}
+        self.root = Path(__file__).resolve().parent.parent
+        self._logs: list[Any] = []
+        self.workers: list[subprocess.Popen] = []
+        self.scheduler = self._start([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                      "--no-dashboard", "--scheduler-file", str(self.scheduler_file)], "scheduler")
+        try:
+            deadline = time.monotonic() + timeout
+            while not self.scheduler_file.exists() or not self.scheduler_file.read_text().strip():
+                if self.scheduler.poll() is not None or time.monotonic() > deadline:
+                    raise ClusterError(f"the dask scheduler did not start:\n{self.log('scheduler')}")
+                time.sleep(0.05)
+            import json
+
+            self.address = json.loads(self.scheduler_file.read_text())["address"]
+            for _ in range(workers):
+                self.add_worker(nthreads)
+            self.wait_for_workers(workers, deadline - time.monotonic())
+        except BaseException:
+            self.close()
+            raise
+
+    def _start(self, argv: list[str], name: str) -> Any:
+        import subprocess
+
+        log_file = open(self.dir / f"{name}.log", "wb")
+        self._logs.append(log_file)
+        return subprocess.Popen(argv, cwd=self.root, env=self.env, stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file)
+
+    def add_worker(self, nthreads: int = 1) -> Any:
+        """Start one more worker process; its Popen."""
+        import sys
+
+        proc = self._start([sys.executable, "-m", "dask", "worker", "--scheduler-file", str(self.scheduler_file),
+                            "--nthreads", str(nthreads), "--no-nanny", "--no-dashboard", "--host", "127.0.0.1"],
+                           f"worker{len(self.workers)}")
+        self.workers.append(proc)
+        return proc
+
+    def wait_for_workers(self, n: int, timeout: float = 60.0) -> None:
+        from distributed import Client
+
+        with Client(self.address, timeout=max(timeout, 1)) as client:
+            try:
+                client.wait_for_workers(n, timeout=max(timeout, 1))
+            except TimeoutError:
+                raise ClusterError(f"{n} dask workers did not join in time:\n{self.log('worker0')}") from None
+
+    def log(self, name: str) -> str:
+        try:
+            return (self.dir / f"{name}.log").read_text(errors="replace")[-4000:]
+        except OSError:
+            return ""
+
+    def close(self) -> None:
+        import shutil
+        import subprocess
+
+        for proc in [*self.workers, self.scheduler]:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in [*self.workers, self.scheduler]:
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        for f in self._logs:
+            f.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self) -> "LoopbackCluster":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

@@ -1,0 +1,193 @@
+"""Tournaments on a real Dask cluster: a `dask scheduler` and `dask worker` processes on
+loopback, each worker running its matches with its own arbiter and sandboxed bot processes.
+
+The cluster must give the same records and standings as the local multi-process run of
+the same spec, keep going when a worker is killed mid-run (every match stored once), and
+refuse bot code whose content does not match its hash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("distributed")
+
+from arbiter import registry as reg  # noqa: E402
+from arbiter.cluster import BotRef, ClusterError, LoopbackCluster, bot_refs, local_spec  # noqa: E402
+from arbiter.match import replay_record  # noqa: E402
+from arbiter.store import Store  # noqa: E402
+from arbiter.tournament import TournamentSpec, load_standings, run_tournament  # noqa: E402
+
+GOOD = """
+    from sdk import Bot
+    from helper import pick
+
+    class GoodBot(Bot):
+        name = "good"
+        version = "2.1"
+        games = ("spades",)
+        deterministic = True
+
+        def choose(self, view, legal_actions):
+            return pick(self.rng, legal_actions)
+"""
+ROOT = Path(__file__).resolve().parents[2]
+HELPER = "def pick(rng, xs):\n    return xs[rng.randrange(len(xs))]\n"
+
+
+def register_good(tmp_path: Path, db: Path) -> str:
+    """Register a folder bot (two modules) in the store's registry; its name@version."""
+    folder = tmp_path / "good"
+    folder.mkdir()
+    (folder / "bot.py").write_text(textwrap.dedent(GOOD))
+    (folder / "helper.py").write_text(HELPER)
+    report = reg.check_bot(folder, positions=5, smoke=False)
+    with reg.Registry(db) as r:
+        v, _ = reg.submit(r, folder, "good", check=lambda p: report)
+    return f"good@{v.version}"
+
+
+def run(db: Path, spec: TournamentSpec, **kw):
+    with Store(db) as store:
+        rows = asyncio.run(run_tournament(spec, store, **kw))
+        st, info = load_standings(store, spec.display_name)
+        entrants = store.entrants(store.tournament(spec.display_name).id)
+    return rows, st, entrants
+
+
+def results(rows):
+    return [(r.idx, r.seats, r.outcome, r.incidents) for r in rows]
+
+
+def table(st):
+    return [(r.name, r.matches, r.wins, r.draws, r.losses, r.score_rate, r.mean_margin, r.rating) for r in st.rows]
+
+
+def test_a_cluster_tournament_equals_the_local_run_with_the_same_seed(tmp_path):
+    db = tmp_path / "arena.sqlite"
+    Store(db).close()
+    good = register_good(tmp_path, db)
+    base = dict(game="spades", bots=("random", "heuristic", good), options={"deals": 1}, deals=1, seed=11)
+    local_rows, local_st, _ = run(db, TournamentSpec(name="local", **base))
+    cache = tmp_path / "worker-cache"
+    with LoopbackCluster(workers=2, env={"ARENA_CLUSTER_CACHE": str(cache)}) as cluster:
+        rows, st, entrants = run(db, TournamentSpec(name="cluster", cluster=cluster.address, **base))
+        # through the command line, the registered bot read from its registry folder (a path
+        # every worker sees) instead of shipped
+        cli = subprocess.run(
+            [sys.executable, "-m", "arbiter", "tournament", "run", "--game", "spades", "--bots", f"random,heuristic,{good}",
+             "-o", "deals=1", "--deals", "1", "--seed", "11", "--name", "shared", "--db", str(db),
+             "--cluster", cluster.address, "--shared-bots", "--quiet"],
+            cwd=ROOT, capture_output=True, text=True, timeout=120,
+        )
+        assert cli.returncode == 0, cli.stderr
+        assert all(w.poll() is None for w in cluster.workers)
+    with Store(db) as store:
+        shared_rows = store.matches(store.tournament("shared").id)
+        shared_st, _ = load_standings(store, "shared")
+    assert len(rows) == len(local_rows) == 6
+    assert results(rows) == results(local_rows) == results(shared_rows)
+    assert table(st) == table(local_st) == table(shared_st)
+    assert {e.name: e.version for e in entrants} == {"random": "1.0", "heuristic": "1.0", good: "2.1"}
+    for row in rows:
+        assert replay_record(row.record()) == row.outcome
+    # the registered bot was shipped and ran from a copy the workers checked against its hash
+    ref = bot_refs((good,), (good,), db)[good]
+    assert ref.kind == "files" and sorted(p.name for p in (cache / ref.content_hash).iterdir()) == ["bot.py", "helper.py"]
+
+
+def test_a_worker_killed_mid_run_loses_only_its_unfinished_matches(tmp_path):
+    from distributed import Client
+
+    db = tmp_path / "arena.sqlite"
+    base = dict(game="spades", bots=("random", "greedy", "heuristic"), options={"deals": 1}, deals=3, seed=5)
+    local_rows, local_st, _ = run(db, TournamentSpec(name="local", **base))
+    with LoopbackCluster(workers=2) as cluster:
+        spec = TournamentSpec(name="cluster", cluster=cluster.address, **base)
+        outcome: dict[str, object] = {}
+
+        def drive() -> None:
+            try:
+                outcome["rows"] = run(db, spec)
+            except BaseException as exc:  # noqa: BLE001 - reported by the test below
+                outcome["error"] = exc
+
+        driver = threading.Thread(target=drive)
+        driver.start()
+        victim, playing = cluster.workers[0], []
+        with Client(cluster.address) as client:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and driver.is_alive():
+                stored = _stored(db, "cluster")
+                busy = {w: keys for w, keys in client.processing().items() if keys}
+                addr = next((w for w in busy if _pid_of(client, w) == victim.pid), None)
+                if len(stored) >= 2 and addr is not None:
+                    playing = list(busy[addr])
+                    os.kill(victim.pid, signal.SIGKILL)  # mid-match: it holds a match it has not returned
+                    break
+                time.sleep(0.02)
+            driver.join(120)
+            assert not driver.is_alive()
+            assert victim.poll() == -signal.SIGKILL, "the worker was killed during the run"
+            assert playing, "the killed worker was playing a match"
+            # the scheduler's own story: what the dead worker held was handed out again
+            stories = client.run_on_scheduler(lambda dask_scheduler: [list(dask_scheduler.story(k)) for k in playing])
+            assert any(sum(1 for t in story if t[2] == "processing") >= 2 for story in stories), stories
+    assert "error" not in outcome, outcome.get("error")
+    rows, st, _ = outcome["rows"]
+    stored = _stored(db, "cluster")
+    assert sorted(stored) == list(range(len(local_rows))) == [r.idx for r in rows]  # every match, once
+    lost = {int(k.rsplit("-", 2)[1]) for k in playing}
+    assert lost <= set(stored)  # what the dead worker held was run again elsewhere
+    assert results(rows) == results(local_rows)
+    assert table(st) == table(local_st)
+
+
+def _stored(db: Path, name: str) -> list[int]:
+    con = sqlite3.connect(db)
+    try:
+        return [r[0] for r in con.execute(
+            "SELECT idx FROM matches WHERE tournament_id = (SELECT id FROM tournaments WHERE name = ?)", (name,))]
+    except sqlite3.OperationalError:  # the driver has not created the tables yet
+        return []
+    finally:
+        con.close()
+
+
+_PIDS: dict[str, int] = {}
+
+
+def _pid_of(client, worker: str) -> int:
+    if worker not in _PIDS:
+        _PIDS.update(client.run(os.getpid))
+    return _PIDS.get(worker, -1)
+
+
+def test_a_worker_refuses_bot_files_that_do_not_match_their_hash(tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENA_CLUSTER_CACHE", str(tmp_path / "cache"))
+    good = tmp_path / "b.py"
+    good.write_text("from bots.random_bot import RandomBot as B\n")
+    ref = bot_refs((str(good),), ("b",), None)["b"]
+    assert ref.kind == "files" and local_spec(ref) == str(tmp_path / "cache" / ref.content_hash / "b.py")
+    forged = BotRef("b", str(good), "files", ref.content_hash, "b.py", (("b.py", b"import os; os.system('evil')\n"),))
+    with pytest.raises(ClusterError, match="hash to .*refusing to run them"):
+        local_spec(forged)
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    (folder / "b.py").write_bytes(good.read_bytes())
+    shared = BotRef("b", str(good), "shared", ref.content_hash, "b.py", path=str(folder))
+    assert local_spec(shared) == str(folder / "b.py")
+    (folder / "b.py").write_text("import os\n")  # changed on the shared disk after it was registered
+    with pytest.raises(ClusterError, match="refusing to run it"):
+        local_spec(shared)
