@@ -17,7 +17,8 @@ Sections (see README "Benchmark"):
 * ``floor``: a bare gRPC bidirectional-stream ping-pong on loopback between this process
   (an asyncio server, as the arbiter is) and a client process (a synchronous stream fed by
   a queue, as the SDK is), the server sending a message of the size of a typical Spades
-  Turn and the client answering with one of the size of an Act.
+  Turn as the arbiter sends it (view, legal actions and the events it carries) and the
+  client answering with one of the size of an Act (with its seat token).
 * ``hosted``: Spades matches with four random-bot processes over real gRPC; the wall time
   per decision, and its ratio to the floor.
 * ``scale``: matches/s of one arbiter with the same four bot processes, one match at a
@@ -25,6 +26,11 @@ Sections (see README "Benchmark"):
   trusted in-process transport (``--transport inproc``).
 * ``memory``: the RSS of one ``arbiter serve`` process holding 1,000 concurrent Spades
   matches whose seats all wait on a Turn the bots never answer; bytes per match.
+* ``cluster``: the same small Spades tournament (1-deal matches) run locally
+  (``run_tournament``: one arbiter, bot processes, as many matches at once as cores) and
+  on a Dask cluster on loopback (``arbiter.cluster``: a scheduler and one single-thread
+  worker process per core, workers already warm); matches/s of each and the overhead
+  ratio local / cluster. Needs ``distributed`` (the ``cluster`` extra).
 
 Targets are printed with pass/short. Nothing here is used by tests: tests never time.
 """
@@ -52,7 +58,7 @@ log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parent.parent
 
-SECTIONS = ("engines", "openspiel", "floor", "hosted", "scale", "memory")
+SECTIONS = ("engines", "openspiel", "floor", "hosted", "scale", "memory", "cluster")
 
 #: (game name, options, label of one game) measured in the engines section.
 ENGINE_GAMES: tuple[tuple[str, dict[str, Any], str], ...] = (
@@ -236,9 +242,10 @@ def default_openspiel_python() -> str | None:
 
 
 def typical_turn_sizes(seed: int = 0) -> tuple[int, int]:
-    """(median Turn bytes, median Act bytes) over one random Spades hand, as the arbiter sends them."""
+    """(median Turn bytes, median Act bytes) over one random Spades hand, as the arbiter
+    sends them: each Turn carries the seat's events since its previous Turn (arena.proto)."""
     from arbiter import convert
-    from arbiter.games import get_game
+    from arbiter.games import events_for, get_game
     from cardarena.v1 import arena_pb2 as pb
 
     game = get_game("spades", {"deals": 1})
@@ -246,19 +253,21 @@ def typical_turn_sizes(seed: int = 0) -> tuple[int, int]:
     rng = random.Random(seed)
     turns, acts = [], []
     rid = 0
+    events = list(state.log)
+    sent = [0] * game.num_seats  # events[:sent[seat]] went out in the seat's earlier Turns
     while not state.is_terminal:
         seat = state.current_seat
         legal = state.legal_actions()
         rid += 1
-        msg = pb.ArbiterMessage(turn=pb.Turn(
-            match_id="0123456789ab", request_id=rid, seat=seat, view=convert.view_to_proto("spades", state.view(seat)),
-            legal_actions=[convert.action_to_proto("spades", a) for a in legal], clock=pb.Clock(decision_ms=10_000, bank_ms=60_000),
-        ))
+        msg = convert.turn_to_proto("spades", "0123456789ab", rid, seat, state.view(seat), legal, 10_000, 60_000,
+                                    events_for(events[sent[seat]:], seat))
+        sent[seat] = len(events)
         turns.append(msg.ByteSize())
         action = legal[rng.randrange(len(legal))]
-        act = pb.BotMessage(act=pb.Act(match_id="0123456789ab", request_id=rid, action=convert.action_to_proto("spades", action)))
+        act = pb.BotMessage(act=pb.Act(match_id="0123456789ab", request_id=rid, action=convert.action_to_proto("spades", action),
+                                       seat_token="t" * 22))  # a MatchStart.seat_token is 22 characters
         acts.append(act.ByteSize())
-        state.apply(action)
+        events.extend(state.apply(action))
     return int(statistics.median(turns)), int(statistics.median(acts))
 
 
@@ -589,8 +598,55 @@ def run_bench(
             per.values.append((after - before) / MEMORY_MATCHES / 1024)
         rss.check(lambda v: v * 2**20 < MEMORY_LIMIT_BYTES, "< 1024")
 
+    if "cluster" in sections:
+        cluster_section(result, runs, progress)
+
     result.seconds = time.perf_counter() - t_start
     return result
+
+
+#: The tournament of the cluster section: 3 bots, 3 tables x 2 seatings x CLUSTER_DEALS.
+CLUSTER_BOTS = ("random", "greedy", "heuristic")
+CLUSTER_DEALS = 16
+
+
+def cluster_section(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:
+    """Matches/s of a tournament run locally and on a loopback Dask cluster, pair by pair."""
+    from arbiter.store import Store
+    from arbiter.tournament import TournamentSpec, run_tournament
+
+    cores = os.cpu_count() or 1
+    local = result.add("cluster.local", f"local tournament, matches/s ({cores} at once, bot processes)", "matches/s")
+    remote = result.add("cluster.dask", f"Dask cluster on loopback, matches/s ({cores} workers x 1 thread)", "matches/s")
+    ratio = result.add("ratio.cluster_overhead", "cluster overhead: local / cluster matches/s", "x")
+    try:
+        from arbiter.cluster import LoopbackCluster
+        import distributed  # noqa: F401
+    except ImportError:
+        for f in (local, remote, ratio):
+            f.note = "unavailable: pip install 'card-arena[cluster]'"
+        return
+
+    def spec(name: str, seed: int, deals: int = CLUSTER_DEALS, cluster: str | None = None) -> TournamentSpec:
+        return TournamentSpec(game="spades", bots=CLUSTER_BOTS, options={"deals": 1}, deals=deals, seed=seed, name=name,
+                              cluster=cluster)
+
+    def rate(db: str, s: TournamentSpec) -> float:
+        with Store(db) as store:
+            t0 = time.perf_counter()
+            rows = asyncio.run(run_tournament(s, store, concurrency=cores))
+            return len(rows) / (time.perf_counter() - t0)
+
+    with tempfile.TemporaryDirectory(prefix="arena-bench-cluster-") as tmp, LoopbackCluster(workers=cores) as cluster:
+        progress(f"cluster: warming up {cores} workers")
+        rate(os.path.join(tmp, "warm.sqlite"), spec("warm", 0, 1, cluster.address))  # each worker starts its bots
+        for r in range(runs):
+            progress(f"cluster: run {r + 1} of {runs}")
+            here = rate(os.path.join(tmp, f"local{r}.sqlite"), spec("local", 100 + r))
+            there = rate(os.path.join(tmp, f"cluster{r}.sqlite"), spec("cluster", 100 + r, cluster=cluster.address))
+            local.values.append(here)
+            remote.values.append(there)
+            ratio.values.append(here / there)
 
 
 async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, progress: Callable[[str], None]) -> None:

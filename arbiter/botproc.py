@@ -63,8 +63,10 @@ class BotProcess:
 
     def record_tail(self) -> str:
         """What goes into a match record: the tail of stderr and, if it died, how."""
-        # A bot that just closed its stream is usually still writing its traceback.
-        deadline = time.monotonic() + 0.5
+        # A bot that just closed its stream is usually still writing its traceback, and
+        # then exiting. It runs niced (sandbox), so on a busy machine that can take seconds;
+        # this waits in a worker thread, and only after a seat failed.
+        deadline = time.monotonic() + 5.0
         while self.proc.poll() is None and self.session is not None and self.session.closed and time.monotonic() < deadline:
             time.sleep(0.02)
         tail = read_tail(self.log_path)

@@ -7,6 +7,17 @@ repeated, ``X | None`` <-> field presence, Enum <-> proto enum value ``<PREFIX>_
 <-> message. Adding a game means writing its proto messages with the same field names;
 no per-game conversion code.
 
+Two implementations of that one mapping live here. ``to_message`` / ``from_message`` walk
+the type hints on every call: they are the reference, and they produce the error messages
+(a WireError naming the field). The hot path (every Turn the arbiter sends, every view and
+legal action a bot decodes) uses codecs COMPILED once per (dataclass, proto message): the
+same rules turned into one generated Python function per class, which builds the message
+from plain dicts in a single protobuf constructor call and decodes with direct attribute
+reads and table look-ups. A compiled decoder that meets anything unusual (an unknown card
+token or enum number, a value the dataclass refuses) hands the message to the reference
+decoder, which either accepts it (e.g. a lower-case card) or raises the WireError; so both
+give the same result on every input. tests/arbiter/test_convert.py checks they agree.
+
 The SDK's conversion module builds on these functions; engines never import this.
 """
 
@@ -18,7 +29,9 @@ import functools
 import re
 import types
 import typing
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Sequence
+
+from google.protobuf import message_factory
 
 from arbiter.games import Card, EndReason, Event, Outcome, game_class
 from arbiter.games.cards import InvalidCardError
@@ -149,6 +162,203 @@ def from_message(msg: Any, cls: type, path: str = "") -> Any:
 
 
 # --------------------------------------------------------------------------------------
+# Compiled codecs: the same mapping as to_message / from_message, generated once per class.
+
+#: Card -> its token, by index (Card is an int); token -> Card for the canonical tokens.
+_CARD_STR: tuple[str, ...] = tuple(str(Card(i)) for i in range(53))
+_CARD_OF: dict[str, Card] = {s: Card(i) for i, s in enumerate(_CARD_STR)}
+
+
+class _Unsupported(Exception):
+    """A field shape the compiler does not handle; the class uses the reference codec."""
+
+
+def _kind(tp: Any, field: Any) -> str:
+    """How one (item) value crosses: 'card', 'enum', 'msg', 'scalar' or 'other' (runtime)."""
+    if field.message_type is not None:
+        if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+            return "msg"
+        raise _Unsupported(f"{field.full_name}: {tp!r} is not a dataclass")
+    if tp is Card:
+        return "card"
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        if field.enum_type is None:
+            raise _Unsupported(f"{field.full_name}: enum {tp.__name__} on a non-enum field")
+        return "enum"
+    if tp in _SCALARS:
+        return "scalar"
+    return "other"  # e.g. a bare ``tuple`` hint: decided per value, as to_message does
+
+
+def _field_plan(cls: type, descriptor: Any) -> list[tuple[str, Any, Any, bool, bool, str]]:
+    """(name, field, item type, optional, repeated, kind) for every field of ``cls``."""
+    plan = []
+    for name, tp in _fields(cls):
+        field = descriptor.fields_by_name.get(name)
+        if field is None:
+            raise TypeError(f"{descriptor.full_name} has no field {name!r} for {cls.__name__}")
+        inner, optional = _unwrap_optional(tp)
+        item = inner
+        if field.is_repeated:
+            args = [a for a in typing.get_args(inner) if a is not Ellipsis]
+            if len(args) != 1:
+                raise _Unsupported(f"{cls.__name__}.{name}: repeated field needs tuple[X, ...], got {inner!r}")
+            item = args[0]
+        plan.append((name, field, item, optional, field.is_repeated, _kind(item, field)))
+    return plan
+
+
+def _enum_tables(tp: type, field: Any) -> tuple[dict, dict]:
+    """(member -> wire number, wire number -> member) of a domain enum and its proto enum."""
+    prefix = _enum_prefix(field.enum_type)
+    to_wire, from_wire = {}, {}
+    for member in tp:
+        value = field.enum_type.values_by_name.get(prefix + member.name)
+        if value is not None:
+            to_wire[member] = value.number
+            from_wire[value.number] = member
+    return to_wire, from_wire
+
+
+#: Entries kept by each memo of nested items (cleared when full). The memos rely on what
+#: base.py requires of views: immutable values (frozen dataclasses, never changed after
+#: they are made); test_convert checks every view of random games against the reference.
+MEMO_SIZE = 4096
+
+
+def _nested(cls: type, descriptor: Any) -> bool:
+    """True if ``cls`` has a field that is itself a message (worth memoizing as an item)."""
+    return any(f.message_type is not None for f in descriptor.fields) and dataclasses.is_dataclass(cls)
+
+
+def _memo_by_identity(encode_item: Callable[[Any], Any], message_class: type) -> Callable[[Any], Any]:
+    """encode_item, as a message, remembered per item object. Engines keep the items of
+    growing lists (a deal's finished tricks) as the same immutable objects from view to
+    view, so each is converted once. The entry holds the object, so its id stays unique."""
+    cache: dict[int, tuple[Any, Any]] = {}
+
+    def encode(item: Any) -> Any:
+        hit = cache.get(id(item))
+        if hit is not None and hit[0] is item:
+            return hit[1]
+        fields = encode_item(item)
+        msg = message_class(**fields) if isinstance(fields, dict) else fields
+        if len(cache) >= MEMO_SIZE:
+            cache.clear()
+        cache[id(item)] = (item, msg)
+        return msg
+
+    return encode
+
+
+def _memo_by_wire(decode_item: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """decode_item, remembered by the item's serialized bytes (decoding is a pure function
+    of them, the values are immutable, and serializing is much quicker than decoding)."""
+    cache: dict[bytes, Any] = {}
+
+    def decode(msg: Any) -> Any:
+        key = msg.SerializeToString()
+        value = cache.get(key)
+        if value is None:
+            value = decode_item(msg)
+            if len(cache) >= MEMO_SIZE:
+                cache.clear()
+            cache[key] = value
+        return value
+
+    return decode
+
+
+@functools.lru_cache(maxsize=None)
+def _encoder(cls: type, descriptor: Any) -> Callable[[Any], Any]:
+    """value -> a dict the protobuf constructor takes for ``descriptor`` (or, for a class the
+    compiler does not handle, a message built by to_message; the constructor takes both)."""
+    try:
+        plan = _field_plan(cls, descriptor)
+    except _Unsupported:
+        message_class = message_factory.GetMessageClass(descriptor)
+        return lambda value: to_message(value, message_class())
+    env: dict[str, Any] = {"CS": _CARD_STR, "wire": _scalar_to_wire}
+    items = []
+    for i, (name, field, item, optional, repeated, kind) in enumerate(plan):
+        if kind == "card":
+            conv = "CS[{}]"
+        elif kind == "enum":
+            env[f"E{i}"] = _enum_tables(item, field)[0]
+            conv = f"E{i}[{{}}]"
+        elif kind == "msg":
+            env[f"M{i}"] = _encoder(item, field.message_type)
+            if repeated and _nested(item, field.message_type):  # e.g. finished tricks
+                env[f"M{i}"] = _memo_by_identity(env[f"M{i}"], message_factory.GetMessageClass(field.message_type))
+            conv = f"M{i}({{}})"
+        elif kind == "other":
+            env[f"F{i}"] = field
+            conv = f"wire({{}}, F{i})"
+        else:
+            conv = "{}"
+        if repeated:
+            expr = f"[{conv.format('x')} for x in v.{name}]" if conv != "{}" else f"list(v.{name})"
+        else:
+            expr = conv.format(f"v.{name}")
+        if optional and expr != f"v.{name}":
+            expr = f"(None if v.{name} is None else {expr})"  # None: the field stays unset
+        items.append(f"{name!r}: {expr}")
+    src = "def encode(v):\n    return {" + ", ".join(items) + "}\n"
+    exec(compile(src, f"<encoder {cls.__name__}>", "exec"), env)
+    return env["encode"]
+
+
+@functools.lru_cache(maxsize=None)
+def _decoder(cls: type, descriptor: Any) -> Callable[[Any], Any]:
+    """message -> ``cls``; raises anything (KeyError, ValueError, ...) on data it does not
+    expect; callers then run the reference decoder for the answer or the WireError."""
+    try:
+        plan = _field_plan(cls, descriptor)
+    except _Unsupported:
+        return lambda msg: from_message(msg, cls)
+    env: dict[str, Any] = {"CP": _CARD_OF, "CLS": cls}
+    # Positional arguments are quicker than keywords; they match when every field is an
+    # ordinary __init__ parameter (in field order).
+    positional = all(f.init and not f.kw_only for f in dataclasses.fields(cls))
+    items = []
+    for i, (name, field, item, optional, repeated, kind) in enumerate(plan):
+        if kind == "card":
+            conv = "CP[{}]"
+        elif kind == "enum":
+            env[f"E{i}"] = _enum_tables(item, field)[1]
+            conv = f"E{i}[{{}}]"
+        elif kind == "msg":
+            env[f"M{i}"] = _decoder(item, field.message_type)
+            if repeated and _nested(item, field.message_type):
+                env[f"M{i}"] = _memo_by_wire(env[f"M{i}"])
+            conv = f"M{i}({{}})"
+        elif kind == "other":
+            env[f"T{i}"], env[f"F{i}"] = item, field
+            env["scalar"] = _scalar_from_wire
+            conv = f"scalar({{}}, T{i}, F{i}, {name!r})"
+        else:
+            conv = "{}"
+        if repeated:
+            expr = f"tuple([{conv.format('x')} for x in m.{name}])" if conv != "{}" else f"tuple(m.{name})"
+        else:
+            expr = conv.format(f"m.{name}")
+            if optional and field.has_presence:
+                expr = f"({expr} if m.HasField({name!r}) else None)"
+        items.append(expr if positional else f"{name}={expr}")
+    src = "def decode(m):\n    return CLS(" + ", ".join(items) + ")\n"
+    exec(compile(src, f"<decoder {cls.__name__}>", "exec"), env)
+    return env["decode"]
+
+
+def decode(msg: Any, cls: type, path: str = "") -> Any:
+    """``msg`` as a ``cls`` (the compiled from_message; same results, same WireErrors)."""
+    try:
+        return _decoder(cls, msg.DESCRIPTOR)(msg)
+    except Exception:  # noqa: BLE001 - anything unusual: the reference decoder decides
+        return from_message(msg, cls, path)
+
+
+# --------------------------------------------------------------------------------------
 # Views and actions.
 
 
@@ -157,29 +367,141 @@ def _action_classes(game: str) -> dict[str, type]:
     return {_snake(cls.__name__): cls for cls in game_class(game).action_types}
 
 
+@functools.lru_cache(maxsize=None)
+def _view_codec(game: str) -> tuple[str, Callable[[Any], Any], Callable[[Any], Any], type]:
+    """(View oneof field, encoder, decoder, view class) of a game."""
+    gf = game_field(game)
+    descriptor = pb.View.DESCRIPTOR.fields_by_name[gf].message_type
+    cls = game_class(game).view_type
+    return gf, _encoder(cls, descriptor), _decoder(cls, descriptor), cls
+
+
+@functools.lru_cache(maxsize=None)
+def _action_encoders(game: str) -> dict[type, tuple[str, Callable[[Any], Any]]]:
+    """action class -> (its oneof field in the game's Action message, encoder)."""
+    gf = game_field(game)
+    union = pb.Action.DESCRIPTOR.fields_by_name[gf].message_type
+    return {cls: (verb, _encoder(cls, union.fields_by_name[verb].message_type)) for verb, cls in _action_classes(game).items()}
+
+
+@functools.lru_cache(maxsize=None)
+def _action_decoders(game: str) -> dict[str, tuple[type, Callable[[Any], Any]]]:
+    """verb -> (action class, compiled decoder)."""
+    union = pb.Action.DESCRIPTOR.fields_by_name[game_field(game)].message_type
+    return {verb: (cls, _decoder(cls, union.fields_by_name[verb].message_type)) for verb, cls in _action_classes(game).items()}
+
+
+def view_fields(game: str, view: Any) -> dict[str, Any]:
+    """The View message of ``view`` as constructor fields: ``pb.View(**view_fields(...))``,
+    or a value for a View field of a bigger message (Turn.view) built in one call."""
+    gf, enc, _, _ = _view_codec(game)
+    return {gf: enc(view)}
+
+
 def view_to_proto(game: str, view: Any) -> pb.View:
-    out = pb.View()
-    to_message(view, getattr(out, game_field(game)))
-    getattr(out, game_field(game)).SetInParent()
-    return out
+    return pb.View(**view_fields(game, view))
 
 
 def view_from_proto(game: str, msg: pb.View) -> Any:
     which = msg.WhichOneof("game")
-    if which != game_field(game):
-        raise WireError(f"view is for {which!r}, expected {game_field(game)!r}")
-    return from_message(getattr(msg, which), game_class(game).view_type, "view")
+    gf, _, dec, cls = _view_codec(game)
+    if which != gf:
+        raise WireError(f"view is for {which!r}, expected {gf!r}")
+    inner = getattr(msg, which)
+    try:
+        return dec(inner)
+    except Exception:  # noqa: BLE001 - the reference decoder gives the answer or the WireError
+        return from_message(inner, cls, "view")
+
+
+def action_fields(game: str, action: Any) -> dict[str, Any]:
+    """The Action message of ``action`` as constructor fields (see view_fields)."""
+    entry = _action_encoders(game).get(type(action))
+    if entry is None:
+        raise TypeError(f"{type(action).__name__} is not an action of {game}")
+    verb, enc = entry
+    return {"notation": str(action), game_field(game): {verb: enc(action)}}
 
 
 def action_to_proto(game: str, action: Any) -> pb.Action:
-    out = pb.Action(notation=str(action))
-    union = getattr(out, game_field(game))
-    field = _snake(type(action).__name__)
-    if field not in _action_classes(game):
-        raise TypeError(f"{type(action).__name__} is not an action of {game}")
-    to_message(action, getattr(union, field))
-    getattr(union, field).SetInParent()
+    return pb.Action(**action_fields(game, action))
+
+
+#: Entries kept per game by the wire caches of legal actions (cleared when full).
+ACTION_CACHE_SIZE = 16384
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+_LEGAL_TAG = _varint((pb.Turn.DESCRIPTOR.fields_by_name["legal_actions"].number << 3) | 2)  # length-delimited
+_ACTION_WIRE: dict[str, dict[Any, bytes]] = {}
+_ACTION_OF_WIRE: dict[str, dict[bytes, Any]] = {}
+
+
+def legal_actions_wire(game: str, actions: Sequence[Any]) -> bytes:
+    """``actions`` as the serialized ``Turn.legal_actions`` field, to merge into a Turn.
+
+    Protobuf appends the items of a repeated field when it parses (merges) more of them,
+    so a Turn's legal actions can be spliced in as bytes. Each action's bytes are made
+    once (actions are immutable values and recur from decision to decision) and kept in
+    a bounded cache; this is the largest part of a Turn for games with many legal moves.
+    """
+    cache = _ACTION_WIRE.setdefault(game, {})
+    out = []
+    for action in actions:
+        wire = cache.get(action)
+        if wire is None:
+            body = action_to_proto(game, action).SerializeToString()
+            wire = _LEGAL_TAG + _varint(len(body)) + body
+            if len(cache) >= ACTION_CACHE_SIZE:
+                cache.clear()
+            cache[action] = wire
+        out.append(wire)
+    return b"".join(out)
+
+
+def legal_actions_from_proto(game: str, msgs: Sequence[pb.Action]) -> list[Any]:
+    """Decode a Turn's legal actions, each as action_from_proto does (WireError alike).
+
+    Decoding is a pure function of an action's bytes, and the same actions recur from
+    turn to turn, so decoded actions are kept by their serialized form (bounded cache):
+    serializing a small message is much quicker than decoding it.
+    """
+    cache = _ACTION_OF_WIRE.setdefault(game, {})
+    out = []
+    for msg in msgs:
+        key = msg.SerializeToString()
+        action = cache.get(key)
+        if action is None:
+            action = action_from_proto(game, msg)
+            if len(cache) >= ACTION_CACHE_SIZE:
+                cache.clear()
+            cache[key] = action
+        out.append(action)
     return out
+
+
+def turn_to_proto(game: str, match_id: str, request_id: int, seat: int, view: Any, legal_actions: Sequence[Any],
+                  decision_ms: int, bank_ms: int, events: Sequence[Event] = ()) -> pb.ArbiterMessage:
+    """The ArbiterMessage carrying a Turn. ``events`` must already be filtered for ``seat``
+    (``events_for``): they are sent as given."""
+    msg = pb.ArbiterMessage(turn={
+        "match_id": match_id,
+        "request_id": request_id,
+        "seat": seat,
+        "view": view_fields(game, view),
+        "clock": {"decision_ms": decision_ms, "bank_ms": bank_ms},
+        "events": [event_fields(e) for e in events],
+    })
+    msg.turn.MergeFromString(legal_actions_wire(game, legal_actions))
+    return msg
 
 
 def action_from_proto(game: str, msg: pb.Action) -> Any:
@@ -193,25 +515,36 @@ def action_from_proto(game: str, msg: pb.Action) -> Any:
     verb = union.WhichOneof("action")
     if verb is None:
         raise WireError(f"{which} action has no verb set")
-    return from_message(getattr(union, verb), _action_classes(game)[verb], f"action.{verb}")
+    cls, dec = _action_decoders(game)[verb]
+    inner = getattr(union, verb)
+    try:
+        return dec(inner)
+    except Exception:  # noqa: BLE001
+        return from_message(inner, cls, f"action.{verb}")
 
 
 # --------------------------------------------------------------------------------------
 # Events, outcomes, options.
 
 
+def event_fields(event: Event) -> dict[str, Any]:
+    """The Event message as constructor fields. ``visible_to`` is never sent: the arbiter
+    filters events per seat (events_for) before they are put on the wire."""
+    return {"kind": event.kind, "seat": event.seat, "text": event.text, "cards": [_CARD_STR[c] for c in event.cards]}
+
+
 def event_to_proto(event: Event) -> pb.Event:
-    out = pb.Event(kind=event.kind, text=event.text, cards=[str(c) for c in event.cards])
-    if event.seat is not None:
-        out.seat = event.seat
-    return out
+    return pb.Event(**event_fields(event))
 
 
 def event_from_proto(msg: pb.Event) -> Event:
     try:
-        cards = tuple(Card.parse(c) for c in msg.cards)
-    except InvalidCardError as exc:
-        raise WireError(f"event.cards: {exc}") from None
+        cards = tuple([_CARD_OF[c] for c in msg.cards])
+    except KeyError:
+        try:
+            cards = tuple(Card.parse(c) for c in msg.cards)
+        except InvalidCardError as exc:
+            raise WireError(f"event.cards: {exc}") from None
     return Event(msg.kind, msg.seat if msg.HasField("seat") else None, msg.text, cards)
 
 

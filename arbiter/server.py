@@ -182,6 +182,10 @@ class RemoteSeat(SeatClient):
         self.session = session
         self.game = game
         self.name = session.bot_name
+        #: (match, seat) -> the seat's events not sent yet. They travel in the seat's next
+        #: Turn, or in its MatchEnd (arena.proto: Turn.events, MatchEnd.events): one message
+        #: per decision instead of an Update to every seat after every action.
+        self._unsent: dict[tuple[str, int], list[Event]] = {}
 
     async def start(self, info: MatchInfo) -> None:
         if self.session.closed:
@@ -206,18 +210,15 @@ class RemoteSeat(SeatClient):
         session = self.session
         if session.closed:
             raise SeatDisconnected(f"{self.name}: connection closed")
+        # The seat's events since its last message travel in this Turn (arena.proto).
+        msg = convert.turn_to_proto(
+            self.game, turn.match_id, turn.request_id, turn.seat, turn.view, turn.legal_actions,
+            turn.decision_ms, turn.bank_ms, self._unsent.pop((turn.match_id, turn.seat), ()),
+        )
         fut: asyncio.Future = asyncio.get_running_loop().create_future()
         key = (turn.match_id, turn.request_id)
         session.pending[key] = (fut, self.game, turn.seat)
-        msg = pb.Turn(
-            match_id=turn.match_id,
-            request_id=turn.request_id,
-            seat=turn.seat,
-            view=convert.view_to_proto(self.game, turn.view),
-            legal_actions=[convert.action_to_proto(self.game, a) for a in turn.legal_actions],
-            clock=pb.Clock(decision_ms=turn.decision_ms, bank_ms=turn.bank_ms),
-        )
-        session.send(pb.ArbiterMessage(turn=msg))
+        session.send(msg)
         try:
             raw: pb.Action = await fut
         finally:
@@ -235,16 +236,19 @@ class RemoteSeat(SeatClient):
         return await asyncio.to_thread(source) if source is not None else ""
 
     async def notify(self, match_id: str, seat: int, events: list[Event]) -> None:
-        self.session.send(
-            pb.ArbiterMessage(update=pb.Update(match_id=match_id, seat=seat, events=[convert.event_to_proto(e) for e in events]))
-        )
+        """Hold ``events`` (already filtered for ``seat`` by the runner) for the seat's next
+        Turn or its MatchEnd; nothing is sent now."""
+        if self.session.closed:
+            return
+        self._unsent.setdefault((match_id, seat), []).extend(events)
 
     async def reject(self, match_id: str, request_id: int, code: str, message: str) -> None:
         self.session.send(_err(code, message, match_id, request_id))
 
     async def finish(self, match_id: str, seat: int, outcome: Outcome, final_view: Any) -> None:
         self.session.seat_tokens.pop((match_id, seat), None)
-        end = pb.MatchEnd(match_id=match_id, seat=seat, outcome=convert.outcome_to_proto(outcome))
+        events = [convert.event_fields(e) for e in self._unsent.pop((match_id, seat), ())]
+        end = pb.MatchEnd(match_id=match_id, seat=seat, outcome=convert.outcome_to_proto(outcome), events=events)
         if final_view is not None:
             end.final_view.CopyFrom(convert.view_to_proto(self.game, final_view))
         self.session.send(pb.ArbiterMessage(match_end=end))

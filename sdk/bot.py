@@ -68,7 +68,9 @@ class Bot:
         """Called once before the first decision of a match."""
 
     def on_events(self, events: list[Event]) -> None:
-        """Called with the events this seat may see, as they happen."""
+        """Called with the events this seat may see, in order, each once: before each
+        ``choose``, everything since the previous call (the arbiter sends a seat's events
+        with its next Turn), and the last ones before ``on_match_end``."""
 
     def on_match_end(self, result: MatchResult) -> None:
         """Called once when the match is over."""

@@ -6,6 +6,8 @@ bot gets exactly the engine's view dataclasses and action types.
 
 from __future__ import annotations
 
+import copy
+import functools
 from typing import Any
 
 from arbiter import convert
@@ -16,14 +18,20 @@ WireError = convert.WireError
 
 
 def options_from_wire(game: str, options: dict[str, str]) -> dict[str, Any]:
-    """Typed options from their text form (via the game's own option parser)."""
+    """Typed options from their text form (via the game's own option parser); a fresh copy."""
+    return copy.deepcopy(_parsed_options(game, tuple(sorted(options.items()))))
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed_options(game: str, options: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    # Every match of a tournament has the same options: parse them once (the parser reads
+    # type hints, which is slow), hand out copies.
     from arbiter.games import game_class
     from arbiter.games.base import options_to_dict, parse_options
 
-    cls = game_class(game)
     try:
-        return options_to_dict(parse_options(cls.Options, options))
-    except Exception:  # an option this SDK version does not know: keep the text
+        return options_to_dict(parse_options(game_class(game).Options, dict(options)))
+    except Exception:  # an unknown game or an option this SDK version does not know: keep the text
         return dict(options)
 
 
@@ -45,18 +53,19 @@ def match_info_from_proto(msg: pb.MatchStart) -> MatchInfo:
 def turn_from_proto(game: str, msg: pb.Turn) -> tuple[Any, list[Any]]:
     """(view, legal_actions) of a Turn."""
     view = convert.view_from_proto(game, msg.view)
-    legal = [convert.action_from_proto(game, a) for a in msg.legal_actions]
+    legal = convert.legal_actions_from_proto(game, msg.legal_actions)
     return view, legal
 
 
 def act_to_proto(game: str, match_id: str, request_id: int, action: Any, seat_token: str = "") -> pb.BotMessage:
     """An Act; ``seat_token`` is MatchStart.seat_token of the seat that was asked."""
-    return pb.BotMessage(
-        act=pb.Act(match_id=match_id, request_id=request_id, action=convert.action_to_proto(game, action), seat_token=seat_token)
-    )
+    return pb.BotMessage(act={
+        "match_id": match_id, "request_id": request_id, "action": convert.action_fields(game, action), "seat_token": seat_token,
+    })
 
 
-def events_from_proto(msg: pb.Update) -> list[Any]:
+def events_from_proto(msg: pb.Turn | pb.MatchEnd | pb.Update) -> list[Any]:
+    """The events a Turn, MatchEnd (or Update) carries, in order."""
     return [convert.event_from_proto(e) for e in msg.events]
 
 

@@ -66,12 +66,14 @@ class _Session:
             game = self.games[turn.match_id]
             bot = self.bots[(turn.match_id, turn.seat)]
             view, legal = convert.turn_from_proto(game, turn)
+            if turn.events:  # what happened since this seat's last message: before deciding
+                bot.on_events(convert.events_from_proto(turn))
             action = bot.choose(view, legal)
             if isinstance(action, str):
                 action = _parse(game, action)
             token = self.seat_tokens.get((turn.match_id, turn.seat), "")
             self.outbox.put(convert.act_to_proto(game, turn.match_id, turn.request_id, action, token))
-        elif which == "update":
+        elif which == "update":  # not sent by this arbiter (events come in Turn/MatchEnd); accepted
             bot = self.bots.get((msg.update.match_id, msg.update.seat))
             if bot is not None:
                 bot.on_events(convert.events_from_proto(msg.update))
@@ -80,6 +82,8 @@ class _Session:
             bot = self.bots.pop(key, None)
             self.seat_tokens.pop(key, None)
             if bot is not None:
+                if msg.match_end.events:  # the last events (final trick, scoring) come first
+                    bot.on_events(convert.events_from_proto(msg.match_end))
                 bot.on_match_end(convert.result_from_proto(msg.match_end))
             self.matches_played += 1
             if not any(k[0] == key[0] for k in self.bots):

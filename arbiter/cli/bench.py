@@ -1,4 +1,4 @@
-"""`arbiter bench`: the performance benchmark (engines, OpenSpiel, gRPC floor, hosted, scale, memory)."""
+"""`arbiter bench`: the performance benchmark (engines, OpenSpiel, gRPC floor, hosted, scale, memory, cluster)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def bench(
     seconds: Annotated[float, typer.Option("--seconds", help="Seconds of play per engine run.")] = 1.0,
     section: Annotated[
         Optional[list[str]],
-        typer.Option("--section", "-s", help="Only these sections (repeatable): engines, openspiel, floor, hosted, scale, memory."),
+        typer.Option("--section", "-s", help="Only these sections (repeatable): engines, openspiel, floor, hosted, scale, memory, cluster."),
     ] = None,
     openspiel_python: Annotated[
         Optional[str],
@@ -40,7 +40,7 @@ def bench(
 
     Examples:
 
-        arbiter bench                          # everything, about 3 minutes on 2 cores
+        arbiter bench                          # everything, about 4 minutes on 2 cores
         arbiter bench -s engines --runs 3      # engines only
     """
     from arbiter.bench import SECTIONS, run_bench

@@ -27,7 +27,7 @@ from cardarena.v1 import spite_and_malice_pb2 as cardarena_dot_v1_dot_spite__and
 from cardarena.v1 import spot_pb2 as cardarena_dot_v1_dot_spot__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdarena/v1/arena.proto\x12\x0c\x63\x61rdarena.v1\x1a\x19\x63\x61rdarena/v1/spades.proto\x1a#cardarena/v1/spite_and_malice.proto\x1a\x17\x63\x61rdarena/v1/spot.proto\"[\n\nBotMessage\x12$\n\x05hello\x18\x01 \x01(\x0b\x32\x13.cardarena.v1.HelloH\x00\x12 \n\x03\x61\x63t\x18\x02 \x01(\x0b\x32\x11.cardarena.v1.ActH\x00\x42\x05\n\x03msg\"\x91\x02\n\x0e\x41rbiterMessage\x12(\n\x07welcome\x18\x01 \x01(\x0b\x32\x15.cardarena.v1.WelcomeH\x00\x12/\n\x0bmatch_start\x18\x02 \x01(\x0b\x32\x18.cardarena.v1.MatchStartH\x00\x12\"\n\x04turn\x18\x03 \x01(\x0b\x32\x12.cardarena.v1.TurnH\x00\x12&\n\x06update\x18\x04 \x01(\x0b\x32\x14.cardarena.v1.UpdateH\x00\x12+\n\tmatch_end\x18\x05 \x01(\x0b\x32\x16.cardarena.v1.MatchEndH\x00\x12$\n\x05\x65rror\x18\x06 \x01(\x0b\x32\x13.cardarena.v1.ErrorH\x00\x42\x05\n\x03msg\"f\n\x05Hello\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x13\n\x0b\x62ot_version\x18\x02 \x01(\t\x12\r\n\x05token\x18\x03 \x01(\t\x12\r\n\x05games\x18\x04 \x03(\t\x12\x18\n\x10protocol_version\x18\x05 \x01(\r\"e\n\x03\x41\x63t\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12$\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x14.cardarena.v1.Action\x12\x12\n\nseat_token\x18\x04 \x01(\t\"7\n\x07Welcome\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x18\n\x10protocol_version\x18\x02 \x01(\r\"\xb6\x02\n\nMatchStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x36\n\x07options\x18\x03 \x03(\x0b\x32%.cardarena.v1.MatchStart.OptionsEntry\x12\x0c\n\x04seat\x18\x04 \x01(\r\x12\x11\n\tnum_seats\x18\x05 \x01(\r\x12!\n\x05teams\x18\x06 \x03(\x0b\x32\x12.cardarena.v1.Team\x12\x12\n\nseat_names\x18\x07 \x03(\t\x12\"\n\x05\x63lock\x18\x08 \x01(\x0b\x32\x13.cardarena.v1.Clock\x12\x10\n\x08\x62ot_seed\x18\t \x01(\x04\x12\x12\n\nseat_token\x18\n \x01(\t\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x15\n\x04Team\x12\r\n\x05seats\x18\x01 \x03(\r\"-\n\x05\x43lock\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\"\xad\x01\n\x04Turn\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12 \n\x04view\x18\x04 \x01(\x0b\x32\x12.cardarena.v1.View\x12+\n\rlegal_actions\x18\x05 \x03(\x0b\x32\x14.cardarena.v1.Action\x12\"\n\x05\x63lock\x18\x06 \x01(\x0b\x32\x13.cardarena.v1.Clock\"M\n\x06Update\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12#\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x13.cardarena.v1.Event\"N\n\x05\x45vent\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\r\n\x05\x63\x61rds\x18\x04 \x03(\tB\x07\n\x05_seat\"z\n\x08MatchEnd\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12&\n\x07outcome\x18\x03 \x01(\x0b\x32\x15.cardarena.v1.Outcome\x12&\n\nfinal_view\x18\x04 \x01(\x0b\x32\x12.cardarena.v1.View\"a\n\x07Outcome\x12\x0e\n\x06scores\x18\x01 \x03(\x01\x12\r\n\x05ranks\x18\x02 \x03(\r\x12\'\n\x06reason\x18\x03 \x01(\x0e\x32\x17.cardarena.v1.EndReason\x12\x0e\n\x06\x64\x65tail\x18\x04 \x01(\t\"L\n\x05\x45rror\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x10\n\x08match_id\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x04 \x01(\x04\"\xa0\x01\n\x04View\x12*\n\x06spades\x18\x01 \x01(\x0b\x32\x18.cardarena.v1.SpadesViewH\x00\x12<\n\x10spite_and_malice\x18\x02 \x01(\x0b\x32 .cardarena.v1.SpiteAndMaliceViewH\x00\x12&\n\x04spot\x18\x03 \x01(\x0b\x32\x16.cardarena.v1.SpotViewH\x00\x42\x06\n\x04game\"\xba\x01\n\x06\x41\x63tion\x12,\n\x06spades\x18\x01 \x01(\x0b\x32\x1a.cardarena.v1.SpadesActionH\x00\x12>\n\x10spite_and_malice\x18\x02 \x01(\x0b\x32\".cardarena.v1.SpiteAndMaliceActionH\x00\x12(\n\x04spot\x18\x03 \x01(\x0b\x32\x18.cardarena.v1.SpotActionH\x00\x12\x10\n\x08notation\x18\x0f \x01(\tB\x06\n\x04game\"\x97\x02\n\x0fRunMatchRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12;\n\x07options\x18\x02 \x03(\x0b\x32*.cardarena.v1.RunMatchRequest.OptionsEntry\x12\x0e\n\x06preset\x18\x03 \x01(\t\x12\x0c\n\x04seed\x18\x04 \x01(\x04\x12\r\n\x05seats\x18\x05 \x03(\t\x12\"\n\x05\x63lock\x18\x06 \x01(\x0b\x32\x13.cardarena.v1.Clock\x12\x0e\n\x06policy\x18\x07 \x01(\t\x12\x13\n\x0bmax_strikes\x18\x08 \x01(\r\x12\x13\n\x0b\x61\x64min_token\x18\t \x01(\t\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x7f\n\x0cMatchSummary\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12&\n\x07outcome\x18\x02 \x01(\x0b\x32\x15.cardarena.v1.Outcome\x12\x11\n\tdecisions\x18\x03 \x01(\r\x12\x0f\n\x07\x61\x63tions\x18\x04 \x03(\t\x12\x11\n\tincidents\x18\x05 \x03(\t\"*\n\x13ListSessionsRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\"C\n\x14ListSessionsResponse\x12+\n\x08sessions\x18\x01 \x03(\x0b\x32\x19.cardarena.v1.SessionInfo\"W\n\x0bSessionInfo\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x13\n\x0b\x62ot_version\x18\x03 \x01(\t\x12\r\n\x05games\x18\x04 \x03(\t*\x8f\x02\n\tEndReason\x12\x1a\n\x16\x45ND_REASON_UNSPECIFIED\x10\x00\x12\x18\n\x14\x45ND_REASON_COMPLETED\x10\x01\x12\x18\n\x14\x45ND_REASON_STALEMATE\x10\x02\x12\x19\n\x15\x45ND_REASON_TURN_LIMIT\x10\x03\x12\x1e\n\x1a\x45ND_REASON_FORFEIT_TIMEOUT\x10\x04\x12\x1e\n\x1a\x45ND_REASON_FORFEIT_ILLEGAL\x10\x05\x12!\n\x1d\x45ND_REASON_FORFEIT_DISCONNECT\x10\x06\x12\x1c\n\x18\x45ND_REASON_FORFEIT_CRASH\x10\x07\x12\x16\n\x12\x45ND_REASON_ABORTED\x10\x08\x32K\n\x05\x41rena\x12\x42\n\x04Play\x12\x18.cardarena.v1.BotMessage\x1a\x1c.cardarena.v1.ArbiterMessage(\x01\x30\x01\x32\xa7\x01\n\x07Matches\x12\x45\n\x08RunMatch\x12\x1d.cardarena.v1.RunMatchRequest\x1a\x1a.cardarena.v1.MatchSummary\x12U\n\x0cListSessions\x12!.cardarena.v1.ListSessionsRequest\x1a\".cardarena.v1.ListSessionsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdarena/v1/arena.proto\x12\x0c\x63\x61rdarena.v1\x1a\x19\x63\x61rdarena/v1/spades.proto\x1a#cardarena/v1/spite_and_malice.proto\x1a\x17\x63\x61rdarena/v1/spot.proto\"[\n\nBotMessage\x12$\n\x05hello\x18\x01 \x01(\x0b\x32\x13.cardarena.v1.HelloH\x00\x12 \n\x03\x61\x63t\x18\x02 \x01(\x0b\x32\x11.cardarena.v1.ActH\x00\x42\x05\n\x03msg\"\x91\x02\n\x0e\x41rbiterMessage\x12(\n\x07welcome\x18\x01 \x01(\x0b\x32\x15.cardarena.v1.WelcomeH\x00\x12/\n\x0bmatch_start\x18\x02 \x01(\x0b\x32\x18.cardarena.v1.MatchStartH\x00\x12\"\n\x04turn\x18\x03 \x01(\x0b\x32\x12.cardarena.v1.TurnH\x00\x12&\n\x06update\x18\x04 \x01(\x0b\x32\x14.cardarena.v1.UpdateH\x00\x12+\n\tmatch_end\x18\x05 \x01(\x0b\x32\x16.cardarena.v1.MatchEndH\x00\x12$\n\x05\x65rror\x18\x06 \x01(\x0b\x32\x13.cardarena.v1.ErrorH\x00\x42\x05\n\x03msg\"f\n\x05Hello\x12\x10\n\x08\x62ot_name\x18\x01 \x01(\t\x12\x13\n\x0b\x62ot_version\x18\x02 \x01(\t\x12\r\n\x05token\x18\x03 \x01(\t\x12\r\n\x05games\x18\x04 \x03(\t\x12\x18\n\x10protocol_version\x18\x05 \x01(\r\"e\n\x03\x41\x63t\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12$\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x14.cardarena.v1.Action\x12\x12\n\nseat_token\x18\x04 \x01(\t\"7\n\x07Welcome\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x18\n\x10protocol_version\x18\x02 \x01(\r\"\xb6\x02\n\nMatchStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x36\n\x07options\x18\x03 \x03(\x0b\x32%.cardarena.v1.MatchStart.OptionsEntry\x12\x0c\n\x04seat\x18\x04 \x01(\r\x12\x11\n\tnum_seats\x18\x05 \x01(\r\x12!\n\x05teams\x18\x06 \x03(\x0b\x32\x12.cardarena.v1.Team\x12\x12\n\nseat_names\x18\x07 \x03(\t\x12\"\n\x05\x63lock\x18\x08 \x01(\x0b\x32\x13.cardarena.v1.Clock\x12\x10\n\x08\x62ot_seed\x18\t \x01(\x04\x12\x12\n\nseat_token\x18\n \x01(\t\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x15\n\x04Team\x12\r\n\x05seats\x18\x01 \x03(\r\"-\n\x05\x43lock\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\r\"\xd2\x01\n\x04Turn\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\x04\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12 \n\x04view\x18\x04 \x01(\x0b\x32\x12.cardarena.v1.View\x12+\n\rlegal_actions\x18\x05 \x03(\x0b\x32\x14.cardarena.v1.Action\x12\"\n\x05\x63lock\x18\x06 \x01(\x0b\x32\x13.cardarena.v1.Clock\x12#\n\x06\x65vents\x18\x07 \x03(\x0b\x32\x13.cardarena.v1.Event\"M\n\x06Update\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12#\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x13.cardarena.v1.Event\"N\n\x05\x45vent\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\r\n\x05\x63\x61rds\x18\x04 \x03(\tB\x07\n\x05_seat\"\x9f\x01\n\x08MatchEnd\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12&\n\x07outcome\x18\x03 \x01(\x0b\x32\x15.cardarena.v1.Outcome\x12&\n\nfinal_view\x18\x04 \x01(\x0b\x32\x12.cardarena.v1.View\x12#\n\x06\x65vents\x18\x05 \x03(\x0b\x32\x13.cardarena.v1.Event\"a\n\x07Outcome\x12\x0e\n\x06scores\x18\x01 \x03(\x01\x12\r\n\x05ranks\x18\x02 \x03(\r\x12\'\n\x06reason\x18\x03 \x01(\x0e\x32\x17.cardarena.v1.EndReason\x12\x0e\n\x06\x64\x65tail\x18\x04 \x01(\t\"L\n\x05\x45rror\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x10\n\x08match_id\x18\x03 \x01(\t\x12\x12\n\nrequest_id\x18\x04 \x01(\x04\"\xa0\x01\n\x04View\x12*\n\x06spades\x18\x01 \x01(\x0b\x32\x18.cardarena.v1.SpadesViewH\x00\x12<\n\x10spite_and_malice\x18\x02 \x01(\x0b\x32 .cardarena.v1.SpiteAndMaliceViewH\x00\x12&\n\x04spot\x18\x03 \x01(\x0b\x32\x16.cardarena.v1.SpotViewH\x00\x42\x06\n\x04game\"\xba\x01\n\x06\x41\x63tion\x12,\n\x06spades\x18\x01 \x01(\x0b\x32\x1a.cardarena.v1.SpadesActionH\x00\x12>\n\x10spite_and_malice\x18\x02 \x01(\x0b\x32\".cardarena.v1.SpiteAndMaliceActionH\x00\x12(\n\x04spot\x18\x03 \x01(\x0b\x32\x18.cardarena.v1.SpotActionH\x00\x12\x10\n\x08notation\x18\x0f \x01(\tB\x06\n\x04game\"\x97\x02\n\x0fRunMatchRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12;\n\x07options\x18\x02 \x03(\x0b\x32*.cardarena.v1.RunMatchRequest.OptionsEntry\x12\x0e\n\x06preset\x18\x03 \x01(\t\x12\x0c\n\x04seed\x18\x04 \x01(\x04\x12\r\n\x05seats\x18\x05 \x03(\t\x12\"\n\x05\x63lock\x18\x06 \x01(\x0b\x32\x13.cardarena.v1.Clock\x12\x0e\n\x06policy\x18\x07 \x01(\t\x12\x13\n\x0bmax_strikes\x18\x08 \x01(\r\x12\x13\n\x0b\x61\x64min_token\x18\t \x01(\t\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x7f\n\x0cMatchSummary\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12&\n\x07outcome\x18\x02 \x01(\x0b\x32\x15.cardarena.v1.Outcome\x12\x11\n\tdecisions\x18\x03 \x01(\r\x12\x0f\n\x07\x61\x63tions\x18\x04 \x03(\t\x12\x11\n\tincidents\x18\x05 \x03(\t\"*\n\x13ListSessionsRequest\x12\x13\n\x0b\x61\x64min_token\x18\x01 \x01(\t\"C\n\x14ListSessionsResponse\x12+\n\x08sessions\x18\x01 \x03(\x0b\x32\x19.cardarena.v1.SessionInfo\"W\n\x0bSessionInfo\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x13\n\x0b\x62ot_version\x18\x03 \x01(\t\x12\r\n\x05games\x18\x04 \x03(\t*\x8f\x02\n\tEndReason\x12\x1a\n\x16\x45ND_REASON_UNSPECIFIED\x10\x00\x12\x18\n\x14\x45ND_REASON_COMPLETED\x10\x01\x12\x18\n\x14\x45ND_REASON_STALEMATE\x10\x02\x12\x19\n\x15\x45ND_REASON_TURN_LIMIT\x10\x03\x12\x1e\n\x1a\x45ND_REASON_FORFEIT_TIMEOUT\x10\x04\x12\x1e\n\x1a\x45ND_REASON_FORFEIT_ILLEGAL\x10\x05\x12!\n\x1d\x45ND_REASON_FORFEIT_DISCONNECT\x10\x06\x12\x1c\n\x18\x45ND_REASON_FORFEIT_CRASH\x10\x07\x12\x16\n\x12\x45ND_REASON_ABORTED\x10\x08\x32K\n\x05\x41rena\x12\x42\n\x04Play\x12\x18.cardarena.v1.BotMessage\x1a\x1c.cardarena.v1.ArbiterMessage(\x01\x30\x01\x32\xa7\x01\n\x07Matches\x12\x45\n\x08RunMatch\x12\x1d.cardarena.v1.RunMatchRequest\x1a\x1a.cardarena.v1.MatchSummary\x12U\n\x0cListSessions\x12!.cardarena.v1.ListSessionsRequest\x1a\".cardarena.v1.ListSessionsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,8 +38,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_MATCHSTART_OPTIONSENTRY']._serialized_options = b'8\001'
   _globals['_RUNMATCHREQUEST_OPTIONSENTRY']._loaded_options = None
   _globals['_RUNMATCHREQUEST_OPTIONSENTRY']._serialized_options = b'8\001'
-  _globals['_ENDREASON']._serialized_start=2749
-  _globals['_ENDREASON']._serialized_end=3020
+  _globals['_ENDREASON']._serialized_start=2824
+  _globals['_ENDREASON']._serialized_end=3095
   _globals['_BOTMESSAGE']._serialized_start=131
   _globals['_BOTMESSAGE']._serialized_end=222
   _globals['_ARBITERMESSAGE']._serialized_start=225
@@ -59,35 +59,35 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CLOCK']._serialized_start=1100
   _globals['_CLOCK']._serialized_end=1145
   _globals['_TURN']._serialized_start=1148
-  _globals['_TURN']._serialized_end=1321
-  _globals['_UPDATE']._serialized_start=1323
-  _globals['_UPDATE']._serialized_end=1400
-  _globals['_EVENT']._serialized_start=1402
-  _globals['_EVENT']._serialized_end=1480
-  _globals['_MATCHEND']._serialized_start=1482
-  _globals['_MATCHEND']._serialized_end=1604
-  _globals['_OUTCOME']._serialized_start=1606
-  _globals['_OUTCOME']._serialized_end=1703
-  _globals['_ERROR']._serialized_start=1705
-  _globals['_ERROR']._serialized_end=1781
-  _globals['_VIEW']._serialized_start=1784
-  _globals['_VIEW']._serialized_end=1944
-  _globals['_ACTION']._serialized_start=1947
-  _globals['_ACTION']._serialized_end=2133
-  _globals['_RUNMATCHREQUEST']._serialized_start=2136
-  _globals['_RUNMATCHREQUEST']._serialized_end=2415
+  _globals['_TURN']._serialized_end=1358
+  _globals['_UPDATE']._serialized_start=1360
+  _globals['_UPDATE']._serialized_end=1437
+  _globals['_EVENT']._serialized_start=1439
+  _globals['_EVENT']._serialized_end=1517
+  _globals['_MATCHEND']._serialized_start=1520
+  _globals['_MATCHEND']._serialized_end=1679
+  _globals['_OUTCOME']._serialized_start=1681
+  _globals['_OUTCOME']._serialized_end=1778
+  _globals['_ERROR']._serialized_start=1780
+  _globals['_ERROR']._serialized_end=1856
+  _globals['_VIEW']._serialized_start=1859
+  _globals['_VIEW']._serialized_end=2019
+  _globals['_ACTION']._serialized_start=2022
+  _globals['_ACTION']._serialized_end=2208
+  _globals['_RUNMATCHREQUEST']._serialized_start=2211
+  _globals['_RUNMATCHREQUEST']._serialized_end=2490
   _globals['_RUNMATCHREQUEST_OPTIONSENTRY']._serialized_start=1029
   _globals['_RUNMATCHREQUEST_OPTIONSENTRY']._serialized_end=1075
-  _globals['_MATCHSUMMARY']._serialized_start=2417
-  _globals['_MATCHSUMMARY']._serialized_end=2544
-  _globals['_LISTSESSIONSREQUEST']._serialized_start=2546
-  _globals['_LISTSESSIONSREQUEST']._serialized_end=2588
-  _globals['_LISTSESSIONSRESPONSE']._serialized_start=2590
-  _globals['_LISTSESSIONSRESPONSE']._serialized_end=2657
-  _globals['_SESSIONINFO']._serialized_start=2659
-  _globals['_SESSIONINFO']._serialized_end=2746
-  _globals['_ARENA']._serialized_start=3022
-  _globals['_ARENA']._serialized_end=3097
-  _globals['_MATCHES']._serialized_start=3100
-  _globals['_MATCHES']._serialized_end=3267
+  _globals['_MATCHSUMMARY']._serialized_start=2492
+  _globals['_MATCHSUMMARY']._serialized_end=2619
+  _globals['_LISTSESSIONSREQUEST']._serialized_start=2621
+  _globals['_LISTSESSIONSREQUEST']._serialized_end=2663
+  _globals['_LISTSESSIONSRESPONSE']._serialized_start=2665
+  _globals['_LISTSESSIONSRESPONSE']._serialized_end=2732
+  _globals['_SESSIONINFO']._serialized_start=2734
+  _globals['_SESSIONINFO']._serialized_end=2821
+  _globals['_ARENA']._serialized_start=3097
+  _globals['_ARENA']._serialized_end=3172
+  _globals['_MATCHES']._serialized_start=3175
+  _globals['_MATCHES']._serialized_end=3342
 # @@protoc_insertion_point(module_scope)

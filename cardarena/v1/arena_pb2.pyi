@@ -135,20 +135,22 @@ class Clock(_message.Message):
     def __init__(self, decision_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ...) -> None: ...
 
 class Turn(_message.Message):
-    __slots__ = ("match_id", "request_id", "seat", "view", "legal_actions", "clock")
+    __slots__ = ("match_id", "request_id", "seat", "view", "legal_actions", "clock", "events")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     VIEW_FIELD_NUMBER: _ClassVar[int]
     LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     CLOCK_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     request_id: int
     seat: int
     view: View
     legal_actions: _containers.RepeatedCompositeFieldContainer[Action]
     clock: Clock
-    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., seat: _Optional[int] = ..., view: _Optional[_Union[View, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ...) -> None: ...
+    events: _containers.RepeatedCompositeFieldContainer[Event]
+    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., seat: _Optional[int] = ..., view: _Optional[_Union[View, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ...) -> None: ...
 
 class Update(_message.Message):
     __slots__ = ("match_id", "seat", "events")
@@ -173,16 +175,18 @@ class Event(_message.Message):
     def __init__(self, kind: _Optional[str] = ..., seat: _Optional[int] = ..., text: _Optional[str] = ..., cards: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MatchEnd(_message.Message):
-    __slots__ = ("match_id", "seat", "outcome", "final_view")
+    __slots__ = ("match_id", "seat", "outcome", "final_view", "events")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     FINAL_VIEW_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     seat: int
     outcome: Outcome
     final_view: View
-    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., outcome: _Optional[_Union[Outcome, _Mapping]] = ..., final_view: _Optional[_Union[View, _Mapping]] = ...) -> None: ...
+    events: _containers.RepeatedCompositeFieldContainer[Event]
+    def __init__(self, match_id: _Optional[str] = ..., seat: _Optional[int] = ..., outcome: _Optional[_Union[Outcome, _Mapping]] = ..., final_view: _Optional[_Union[View, _Mapping]] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ...) -> None: ...
 
 class Outcome(_message.Message):
     __slots__ = ("scores", "ranks", "reason", "detail")

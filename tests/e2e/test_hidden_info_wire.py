@@ -150,6 +150,18 @@ def test_no_message_to_a_seat_holds_a_card_hidden_from_it(serve, game_name):
             lo = 0
             for k, m in enumerate(msgs):
                 kind = m.WhichOneof("msg")
+                if kind in ("turn", "match_end"):
+                    # Turn.events / MatchEnd.events: what happened since the seat's previous
+                    # message, so checked over that window like any message between turns
+                    hi = m.turn.request_id - 1 if kind == "turn" else len(summary.actions)
+                    events = getattr(m, kind).events
+                    still_hidden = set.intersection(*(hidden_at[j][seat] for j in range(lo, hi + 1)))
+                    for e in events:
+                        leaked = cards_in(pb.ArbiterMessage(update=pb.Update(events=[e]))) & {c for _, c in still_hidden}
+                        assert not leaked, f"{game_name} seed {seed}: seat {seat} received hidden {sorted(map(str, leaked))} in {kind}.events: {e}"
+                        checked += 1
+                    m = type(m).FromString(m.SerializeToString())
+                    getattr(m, kind).ClearField("events")
                 if kind == "match_end":
                     continue  # the game is over: the rules let everything be published
                 if kind == "turn":
