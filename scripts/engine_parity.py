@@ -59,6 +59,9 @@ CONFIGS: list[tuple[str, dict[str, Any], str | None]] = [
     ("spite-and-malice", {"series_scoring": True, "match_target": 8, "payoff_size": 6}, None),
     ("spite-and-malice", {"payoff_size": 3, "decks": 1, "jokers": 2}, None),
     ("spite-and-malice", {"initial_side_cards": 1, "fill_empty_side_stacks": True, "players": 3}, None),
+    # Games (and a series' games) cut by the turn guard, mostly right after a discard.
+    ("spite-and-malice", {"max_turns": 9}, None),
+    ("spite-and-malice", {"max_turns": 6, "series_scoring": True, "match_target": 5, "payoff_size": 5}, None),
     ("spot", {}, None),
     ("spot", {"players": 2}, None),
     ("spot", {"players": 3, "allow_discard_of_taken_card": True, "hands": 2}, None),

@@ -72,6 +72,8 @@ from .base import (
     Outcome,
     State,
     ranks_from_scores,
+    new_event,
+    twin_class,
 )
 from .cards import JOKER, RANK_TOKENS, STANDARD_DECK, Card, InvalidCardError, parse_cards
 
@@ -282,25 +284,27 @@ _PARTNER_PAYOFF_SOURCE = _source(SourceKind.PARTNER_PAYOFF)
 _SIDE_SOURCES = tuple(_source(SourceKind.SIDE, j) for j in range(4))
 _PARTNER_SIDE_SOURCES = tuple(_source(SourceKind.PARTNER_SIDE, j) for j in range(4))
 _CARD_TEXT = tuple(str(Card(c)) for c in range(JOKER + 1))
+_ONE_CARD = tuple((Card(c),) for c in range(JOKER + 1))  # shared one-card ``cards`` of events
+#: _fit memo keys: the centre plays of a hand card by the card (0..52), of the pay-off
+#: top by 64 + its fit class, of side stack j's top by _SIDE_KEYS[j] + its fit class;
+#: the target piles of a fit class k (_centre_targets) by -1 - k.
+_SIDE_KEYS = tuple(64 * (2 + j) for j in range(NUM_SIDE_STACKS))
+#: ``draws N card(s)`` by N, and the one-seat audiences of private events, by seat.
+_DRAWS_TEXT = tuple(f"draws {n} card{'s' * (n != 1)}" for n in range(HAND_SIZE + 1))  # a draw is at most a hand
+_SEAT_SETS = tuple(frozenset({s}) for s in range(MAX_PLAYERS))
 
-#: ``id(source) -> [Play(source, center, i) for i = 0, 1, ...]``, grown on demand.
-_CENTRE_PLAYS: dict[int, list[Play]] = {}
 #: The discards of each hand card to side stacks 0..3.
 _HAND_DISCARDS: tuple[tuple[Play, ...], ...] = tuple(
     tuple(_play(src, TargetKind.SIDE, j) for j in range(4)) for src in _HAND_SOURCES
 )
 #: ``id(action) -> str(action)`` for interned actions (immortal, so ids are never reused).
 _ACTION_TEXT: dict[int, str] = {}
-
-
-def _centre_play(source: Source, index: int) -> Play:
-    """The interned ``Play(source, center, index)`` (``source`` must be interned)."""
-    plays = _CENTRE_PLAYS.get(id(source))
-    if plays is None:
-        plays = _CENTRE_PLAYS[id(source)] = []
-    while len(plays) <= index:
-        plays.append(_play(source, TargetKind.CENTER, len(plays)))
-    return plays[index]
+# The centre plays of every source to the first piles and to a new one, made up front
+# so that _centre_plays finds them in _PLAYS (more are made on demand).
+for _src in (*_HAND_SOURCES, _PAYOFF_SOURCE, _PARTNER_PAYOFF_SOURCE, *_SIDE_SOURCES, *_PARTNER_SIDE_SOURCES):
+    for _i in (*range(8), None):
+        _play(_src, TargetKind.CENTER, _i)
+del _src, _i
 
 
 def _action_text(action: Action) -> str:
@@ -390,6 +394,40 @@ _new = object.__new__
 _set = object.__setattr__
 
 
+_BIT_LENGTHS = tuple(n.bit_length() for n in range(512))
+
+
+def _shuffle(rng: random.Random, x: list) -> None:
+    """``rng.shuffle(x)``: the same permutation from the same generator state, in about
+    half the time (CPython's ``Random.shuffle`` with ``_randbelow_with_getrandbits``
+    inlined). Checked against ``Random.shuffle`` at import; if this Python shuffles
+    differently, ``_shuffle`` is ``Random.shuffle`` itself."""
+    getrandbits = rng.getrandbits
+    bits = _BIT_LENGTHS
+    for i in range(len(x) - 1, 0, -1):
+        n = i + 1
+        k = bits[n] if n < 512 else n.bit_length()
+        r = getrandbits(k)
+        while r >= n:
+            r = getrandbits(k)
+        x[i], x[r] = x[r], x[i]
+
+
+def _check_shuffle() -> bool:
+    for size in (0, 1, 2, 53, 104, 600):
+        a, b = list(range(size)), list(range(size))
+        r1, r2 = random.Random(f"check:{size}"), random.Random(f"check:{size}")
+        r1.shuffle(a)
+        _shuffle(r2, b)
+        if a != b or r1.random() != r2.random():
+            return False
+    return True
+
+
+if not _check_shuffle():  # pragma: no cover - another Python's random module
+    _shuffle = random.Random.shuffle
+
+
 def _build(cls: type, fields: dict) -> Any:
     """A frozen dataclass instance from its complete field dict (in field order), without
     running ``__init__`` (one object.__setattr__ per field): equal to ``cls(**fields)``."""
@@ -399,10 +437,8 @@ def _build(cls: type, fields: dict) -> Any:
 
 
 _EMPTY_CARDS = SpiteAndMaliceCards(())
-
-
-def _cards_view(cards: list[Card]) -> SpiteAndMaliceCards:
-    return _build(SpiteAndMaliceCards, {"cards": tuple(cards)}) if cards else _EMPTY_CARDS
+_CardsTwin = twin_class(SpiteAndMaliceCards)
+_ViewTwin = twin_class(SpiteAndMaliceView)
 
 
 def _pile_view(pile: list[Card]) -> SpiteAndMalicePile:
@@ -537,9 +573,17 @@ class SpiteAndMalice(Game):
         self.fit_values: tuple[frozenset[int], ...] = tuple(
             frozenset(v for v in range(self.top_rank) if self.fits(Card(c), v)) for c in range(53)
         )
+        #: Per card, its class for ``fits``: the rank index (0 = A .. 12 = K) of a natural
+        #: card, 13 for a wild one; cards of one class fit the same pile values.
+        self.fit_class = tuple(13 if self.wild[c] else c // 4 for c in range(53))
         self.view_wild_excluded = tuple(sorted(self.excluded))
+        self.view_center_limit = self.limit or 0
+        self.view_kings_wild = o.kings_wild
         #: Any hand card may be discarded to any side stack (free order, no filling rule).
         self.plain_discards = o.side_stack_order is SideStackOrder.FREE and not o.fill_empty_side_stacks
+        self.fill_rule = o.fill_empty_side_stacks
+        #: Some compulsory play (forced aces, ace-and-two) may apply whatever the position.
+        self.compulsions = o.forced_aces or o.ace_two_compulsion
         self.hand_ace_two = o.deadlock_rule is DeadlockRule.HAND_ACE_TWO_THEN_END
         if o.partnerships:
             half = self.n // 2
@@ -825,13 +869,16 @@ class SpiteAndMaliceState(State):
         self.deadlock_reshuffles = 0
         self._outcome: Outcome | None = None
         self._log: list[Event] = []
-        self._new: list[Event] | None = None
         # View caches (immutable parts, rebuilt when their source changes): the public
         # picture of each seat, (centre piles, completed piles), the recycled cards.
         self._pv: list[SpiteAndMalicePlayer | None] | None = None
         self._cv: tuple | None = None
         self._rv: tuple[Card, ...] | None = None
         self._sv: list[tuple | None] | None = None  # side stacks per seat
+        self._sc: list[list[SpiteAndMaliceCards | None]] | None = None  # each side stack (with _sv)
+        # Centre plays of the current centre piles (reset when they change): see _new_fit.
+        # Only ever replaced, never cleared, so a clone may share it.
+        self._fit: tuple[list[bool], dict[int, tuple[Action, ...]]] | None = None
 
     def clone(self) -> "SpiteAndMaliceState":
         c = SpiteAndMaliceState.__new__(SpiteAndMaliceState)
@@ -847,9 +894,9 @@ class SpiteAndMaliceState(State):
         c.points = list(self.points)
         c.turn_moves = list(self.turn_moves)
         c._log = list(self._log)
-        c._new = None
         c._pv = None if self._pv is None else list(self._pv)
         c._sv = None if self._sv is None else list(self._sv)
+        c._sc = None if self._sc is None else [list(x) for x in self._sc]
         return c
 
     # -- interface ---------------------------------------------------------------------
@@ -896,47 +943,48 @@ class SpiteAndMaliceState(State):
     def legal_actions(self) -> list[Action]:
         legal = self._legal
         if legal is None:
-            legal = self._legal = self._compute_legal_actions()
-        return list(legal)
+            if self.phase is _MAIN and not (self.game.compulsions or self.hand_compel):
+                legal = self._legal = self._main_actions()  # _compute_legal_actions() without a compulsion
+            else:
+                legal = self._legal = self._compute_legal_actions()
+        return legal.copy()
 
     def _compute_legal_actions(self) -> list[Action]:
         if self.phase is _GAME_OVER:
             return []
-        compelled = self._compelled()
-        if compelled:
-            return compelled
+        if self.game.compulsions or self.hand_compel:
+            compelled = self._compelled()
+            if compelled:
+                return compelled
         if self.phase is _FILLING:
             return self._discards()
         return self._main_actions()
 
-    def _sources(self) -> list[tuple[Source, Card]]:
-        """Every card the actor may move to the centre, with its source (§3.3 (a), §8.10)."""
-        g, p = self.game, self.turn_seat
-        out = [(_HAND_SOURCES[c], c) for c in sorted(set(self.hands[p]))]
-        if self.payoff[p]:
-            out.append((_PAYOFF_SOURCE, self.payoff[p][-1]))
-        for j, stack in enumerate(self.side[p]):
-            if stack:
-                out.append((_SIDE_SOURCES[j], stack[-1]))
-        q = g.partner_of[p]
-        if q is not None:
-            if self.payoff[q]:
-                out.append((_PARTNER_PAYOFF_SOURCE, self.payoff[q][-1]))
-            for j, stack in enumerate(self.side[q]):
-                if stack:
-                    out.append((_PARTNER_SIDE_SOURCES[j], stack[-1]))
-        return out
-
-    def _centre_plays(self, source: Source, card: Card) -> list[Action]:
-        """Centre plays of one card: every active pile it fits, then a new pile (§3.2)."""
+    def _centre_targets(self, card: Card) -> tuple[int | None, ...]:
+        """The centre piles ``card`` fits (index order), then None for a new pile (§3.2);
+        memoised in _fit by fit class (cards of one class fit the same piles)."""
         g = self.game
-        fv = g.fit_values[card]
-        if not fv:
-            return []
-        out: list[Action] = [_centre_play(source, i) for i, pile in enumerate(self.center) if len(pile) in fv]
-        if (g.limit is None or len(self.center) < g.limit) and 0 in fv:
-            out.append(_play(source, _CENTER, None))
-        return out
+        memo = (self._fit or self._new_fit())[1]
+        key = -1 - g.fit_class[card]
+        targets = memo.get(key)
+        if targets is None:
+            fv = g.fit_values[card]
+            out: list[int | None] = [i for i, pile in enumerate(self.center) if len(pile) in fv] if fv else []
+            if fv and (g.limit is None or len(self.center) < g.limit) and 0 in fv:
+                out.append(None)
+            targets = memo[key] = tuple(out)
+        return targets
+
+    def _centre_plays(self, source: Source, card: Card) -> tuple[Action, ...]:
+        """Centre plays of one card: every active pile it fits, then a new pile (§3.2).
+        ``source`` must be interned."""
+        targets = self._centre_targets(card)
+        if not targets:
+            return ()
+        try:
+            return tuple(map(_PLAYS[id(source)].__getitem__, targets))
+        except KeyError:  # a pile index beyond the ones made at import
+            return tuple(_play(source, _CENTER, i) for i in targets)
 
     def _compelled(self) -> list[Action]:
         """Forced aces (§8.3), ace-and-two compulsion (§8.12.4), hand A/2 after a pass (§8.12.6)."""
@@ -1008,31 +1056,76 @@ class SpiteAndMaliceState(State):
                     out.append(Load(src, t))
         return out
 
-    def _main_actions(self) -> list[Action]:
+    def _new_fit(self) -> tuple[list[bool], dict[int, tuple[Action, ...]]]:
+        """The _fit cache of the current centre piles: per card, whether it may fit
+        anywhere (a superset, by fit class: see SpiteAndMalice.fit_class), and an empty
+        memo of centre plays."""
         g = self.game
-        o = g.options
+        want = [False] * 14
+        for pile in self.center:
+            v = len(pile)
+            if v < 13:
+                want[v] = True  # a natural card of rank index v (rank v + 1)
+        can_new = g.limit is None or len(self.center) < g.limit
+        if can_new:
+            want[0] = True
+        want[13] = bool(self.center) or can_new  # a wild card
+        fit = self._fit = ([want[k] for k in g.fit_class], {})
+        return fit
+
+    def _main_actions(self) -> list[Action]:
+        # Every card the actor may move to the centre (§3.3 (a), §8.10), in this order:
+        # the hand's (sorted), the pay-off top, the side tops, the partner's pay-off and
+        # side tops; each with its _centre_plays, memoised in _fit for the current centre
+        # piles (a hand card by card, another source by fit class: the plays of a card
+        # depend only on its class). Then the discards, loads and end.
+        g = self.game
+        p = self.turn_seat
+        want, memo = self._fit or self._new_fit()
+        fit_class = g.fit_class
         out: list[Action] = []
-        # Centre plays of every source card (_centre_plays, with the pile values computed once).
-        vals = [len(pile) for pile in self.center]
-        can_new = g.limit is None or len(vals) < g.limit
-        fit_values = g.fit_values
-        for src, c in self._sources():
-            fv = fit_values[c]
-            if fv:
-                for i, v in enumerate(vals):
-                    if v in fv:
-                        out.append(_centre_play(src, i))
-                if can_new and 0 in fv:
-                    out.append(_play(src, _CENTER, None))
+        hand = sorted(set(self.hands[p]))
+        for c in hand:
+            if want[c]:
+                t = memo.get(c)
+                if t is None:
+                    t = memo[c] = self._centre_plays(_HAND_SOURCES[c], c)
+                out += t
+        pile = self.payoff[p]
+        if pile:
+            c = pile[-1]
+            if want[c]:
+                k = fit_class[c]
+                t = memo.get(64 + k)
+                if t is None:
+                    t = memo[64 + k] = self._centre_plays(_PAYOFF_SOURCE, c)
+                out += t
+        for j, stack in enumerate(self.side[p]):
+            if stack:
+                c = stack[-1]
+                if want[c]:
+                    key = _SIDE_KEYS[j] + fit_class[c]
+                    t = memo.get(key)
+                    if t is None:
+                        t = memo[key] = self._centre_plays(_SIDE_SOURCES[j], c)
+                    out += t
+        q = g.partner_of[p]
+        if q is not None:
+            pile = self.payoff[q]
+            if pile:
+                out += self._centre_plays(_PARTNER_PAYOFF_SOURCE, pile[-1])
+            for j, stack in enumerate(self.side[q]):
+                if stack:
+                    out += self._centre_plays(_PARTNER_SIDE_SOURCES[j], stack[-1])
         if g.plain_discards and self.phase is _MAIN:
             # _discards() without the filling rule: every hand card to every side stack.
-            for c in sorted(set(self.hands[self.turn_seat])):
-                out.extend(_HAND_DISCARDS[c])
+            for c in hand:
+                out += _HAND_DISCARDS[c]
         else:
-            out.extend(self._discards())
-        if o.loading:
-            out.extend(self._loads())
-        if o.may_end_without_discard:
+            out += self._discards()
+        if g.options.loading:
+            out += self._loads()
+        if g.options.may_end_without_discard:
             out.append(_END)
         return out
 
@@ -1051,60 +1144,70 @@ class SpiteAndMaliceState(State):
             if action not in legal:
                 raise IllegalActionError(self._why_illegal(action, legal))
         self._legal = None
-        self._new = []
+        log = self._log
+        start = len(log)  # the events of this action are log[start:]
         p = self.turn_seat
         self.turn_actions += 1
-        if isinstance(action, End):
-            self._apply_end(p)
-        elif isinstance(action, Load):
+        # Legal, hence equal to an action built by the generator: exactly one of its classes.
+        cls = action.__class__
+        if cls is Play:
+            if action.target is _CENTER:
+                self._apply_centre_play(p, action)
+            else:
+                self._apply_discard(p, action)
+        elif cls is Load:
             self._apply_load(p, action)
-        elif action.target is _CENTER:
-            self._apply_centre_play(p, action)
         else:
-            self._apply_discard(p, action)
-        if self.phase is not _GAME_OVER and self.turn_seat == p and self.turn_actions >= MAX_TURN_ACTIONS:
+            self._apply_end(p)
+        if self.turn_actions >= MAX_TURN_ACTIONS and self.phase is not _GAME_OVER and self.turn_seat == p:
             self._finish_game(None, EndReason.TURN_LIMIT, f"turn guard: {MAX_TURN_ACTIONS} decisions in one turn")
-        # Forget the cached view parts of every seat this action can have changed: the
-        # actor, its partner (partner sources), a loaded seat and the seat now to play
-        # (it drew). Whole-table changes (a new game, a reshuffle) cleared them all.
+        # Forget the cached public picture of every seat whose pay-off pile this action can
+        # have changed: the actor, its partner (partner sources) and a loaded seat. A new
+        # game or a reshuffle cleared them all; hand counts and side stacks are checked
+        # by _view (a discard and a draw change nothing else).
         pv = self._pv
-        if pv is not None:
+        if pv is not None and (cls is not Play or action.target is _CENTER):
             pv[p] = None
             q = self.game.partner_of[p]
             if q is not None:
                 pv[q] = None
-            if action.__class__ is Load:
+            if cls is Load:
                 pv[action.seat] = None
-            pv[self.turn_seat] = None
-        new, self._new = self._new, None
-        return new
+        return log[start:]
+
+    def _side_changed(self, s: int, j: int) -> None:
+        """Forget the cached view of seat ``s``'s side stack ``j``."""
+        if self._sv is not None:
+            self._sv[s] = None
+            self._sc[s][j] = None  # type: ignore[index]
 
     def _take(self, p: int, src: Source) -> Card:
         """Remove the source card from where it lies (legality already checked)."""
         g = self.game
-        if src.kind is _HAND:
+        kind = src.kind
+        if kind is _HAND:
             self.hands[p].remove(src.card)
             return src.card  # type: ignore[return-value]
-        if src.kind is _SIDE:
-            if self._sv is not None:
-                self._sv[p] = None
+        if kind is _SIDE:
+            self._side_changed(p, src.index)
             return self.side[p][src.index].pop()
-        if src.kind is _PARTNER_SIDE:
-            if self._sv is not None:
-                self._sv[g.partner_of[p]] = None  # type: ignore[index]
+        if kind is _PARTNER_SIDE:
+            self._side_changed(g.partner_of[p], src.index)  # type: ignore[arg-type]
             return self.side[g.partner_of[p]][src.index].pop()  # type: ignore[index]
-        owner = p if src.kind is _PAYOFF else g.partner_of[p]
+        owner = p if kind is _PAYOFF else g.partner_of[p]
         return self.payoff[owner].pop()  # type: ignore[index]
 
     def _record(self, p: int, action: Action, card: Card, kind: str) -> None:
         self.moved = True
-        text = _action_text(action)
-        self.turn_moves.append(_build(SpiteAndMaliceMove, {"seat": p, "action": text, "card": card}))
-        self._emit(kind, p, f"seat {p}: {text}", (card,))
+        text = _ACTION_TEXT.get(id(action)) or _action_text(action)
+        move = _new(SpiteAndMaliceMove)
+        _set(move, "__dict__", {"seat": p, "action": text, "card": card})
+        self.turn_moves.append(move)
+        self._log.append(new_event(kind, p, f"seat {p}: {text}", (card,)))
 
     def _apply_centre_play(self, p: int, action: Play) -> None:
         g, src = self.game, action.source
-        self._cv = None
+        self._cv = self._fit = None
         card = self._take(p, src)
         if action.index is None:
             self.center.append([])
@@ -1123,7 +1226,7 @@ class SpiteAndMaliceState(State):
                 self._emit("complete", p, f"centre pile complete ({g.top_rank} cards), set aside", tuple(pile))
             else:
                 self._shuffle_into_stock(pile, "centre pile complete, shuffled into the stock")
-        if src.kind in (_PAYOFF, _PARTNER_PAYOFF):
+        if src.kind is _PAYOFF or src.kind is _PARTNER_PAYOFF:
             owner = p if src.kind is _PAYOFF else g.partner_of[p]
             self._turn_up(owner)  # type: ignore[arg-type]
         if self._check_win(p):
@@ -1133,17 +1236,28 @@ class SpiteAndMaliceState(State):
             self._draw_to(p, HAND_SIZE)
 
     def _apply_discard(self, p: int, action: Play) -> None:
-        g = self.game
-        stack = self.side[p][action.index]  # type: ignore[index]
+        j = action.index
+        stack = self.side[p][j]  # type: ignore[index]
         if self._sv is not None:
             self._sv[p] = None
-        is_fill = g.options.fill_empty_side_stacks and not stack
-        card = self._take(p, action.source)
+            self._sc[p][j] = None  # type: ignore[index]
+        is_fill = self.game.fill_rule and not stack
+        card = action.source.card  # a discard comes from the hand (legal)
+        self.hands[p].remove(card)
         stack.append(card)
-        self._record(p, action, card, "fill" if is_fill else "discard")
         if not is_fill:
+            # _record(p, action, card, "discard"), inline: the most frequent action. Its
+            # move is recorded only if this turn's moves outlive _end_turn (the game ended
+            # before the next turn began): a new turn starts them afresh.
+            self.moved = True
+            text = _ACTION_TEXT.get(id(action)) or _action_text(action)
+            self._log.append(new_event("discard", p, f"seat {p}: {text}", _ONE_CARD[card]))
+            moves = self.turn_moves
             self._end_turn(p)
+            if self.turn_moves is moves:
+                moves.append(_build(SpiteAndMaliceMove, {"seat": p, "action": text, "card": card}))
             return
+        self._record(p, action, card, "fill")  # type: ignore[arg-type]
         # §8.11: a fill does not end the turn; with an empty hand draw 5 and return to MAIN.
         self.phase = _FILLING
         if not self.hands[p]:
@@ -1168,10 +1282,7 @@ class SpiteAndMaliceState(State):
     # -- forced events -----------------------------------------------------------------
 
     def _emit(self, kind: str, seat: int | None, text: str, cards: tuple = (), visible_to=None) -> None:
-        ev = _build(Event, {"kind": kind, "seat": seat, "text": text, "cards": cards, "visible_to": visible_to})
-        self._log.append(ev)
-        if self._new is not None:
-            self._new.append(ev)
+        self._log.append(new_event(kind, seat, text, cards, visible_to))
 
     def _rng(self) -> random.Random:
         self.shuffles += 1
@@ -1203,6 +1314,18 @@ class SpiteAndMaliceState(State):
     def _draw_to(self, p: int, k: int) -> bool:
         """Draw until the hand holds ``k``; False if the game ended by stalemate (§4.2, §8.6)."""
         hand = self.hands[p]
+        need = k - len(hand)
+        if need <= 0:
+            return True
+        stock = self.stock
+        if len(stock) >= need:
+            # The usual case: the top ``need`` cards, the top one first (as popped one by one).
+            drawn = stock[-need:]
+            drawn.reverse()
+            del stock[-need:]
+            self._emit_draw(p, drawn)
+            hand.extend(drawn)
+            return True
         drawn: list[Card] = []
         ok = True
         while len(hand) + len(drawn) < k:
@@ -1225,10 +1348,12 @@ class SpiteAndMaliceState(State):
         return ok
 
     def _emit_draw(self, p: int, drawn: list[Card]) -> None:
+        """The public and the private event of drawing ``drawn`` (none if empty)."""
         if drawn:
-            n = len(drawn)
-            self._emit("draw", p, f"seat {p} draws {n} card{'s' * (n != 1)}; stock {len(self.stock)}")
-            self._emit("draw", p, f"seat {p} draws {' '.join([_CARD_TEXT[c] for c in drawn])}", tuple(drawn), frozenset({p}))
+            log = self._log
+            log.append(new_event("draw", p, f"seat {p} {_DRAWS_TEXT[len(drawn)]}; stock {len(self.stock)}"))
+            log.append(new_event("draw", p, f"seat {p} draws {' '.join([_CARD_TEXT[c] for c in drawn])}", tuple(drawn),
+                              _SEAT_SETS[p]))
 
     def _start_turn(self) -> None:
         """TURN_START: draw to 5 (stalemate if impossible), then MAIN (§3.3)."""
@@ -1238,8 +1363,18 @@ class SpiteAndMaliceState(State):
         self.turn_actions = 0
         self.turn_moves = []
         self.hand_compel = False
-        self._emit("turn", p, f"seat {p} to play (turn {self.turns_played + 1})")
-        if not self._draw_to(p, HAND_SIZE):
+        log = self._log
+        log.append(new_event("turn", p, f"seat {p} to play (turn {self.turns_played + 1})"))
+        hand = self.hands[p]
+        need = HAND_SIZE - len(hand)
+        stock = self.stock
+        if need == 1 and stock:
+            # _draw_to(p, HAND_SIZE) for the usual single card (the turn after a discard).
+            c = stock.pop()
+            log.append(new_event("draw", p, f"seat {p} draws 1 card; stock {len(stock)}"))
+            log.append(new_event("draw", p, f"seat {p} draws {_CARD_TEXT[c]}", _ONE_CARD[c], _SEAT_SETS[p]))
+            hand.append(c)
+        elif not self._draw_to(p, HAND_SIZE):
             return
         if self.game.hand_ace_two and self.consecutive_passes >= 1:
             self.hand_compel = True
@@ -1273,7 +1408,7 @@ class SpiteAndMaliceState(State):
     def _deadlock_reshuffle(self, due: int) -> None:
         """§8.12.6 reshuffle: everything but the pay-off piles, new 5-card hands from ``due``."""
         g = self.game
-        self._pv = self._cv = self._rv = self._sv = None
+        self._pv = self._cv = self._rv = self._sv = self._sc = self._fit = None
         self.deadlock_reshuffles += 1
         face_up = [c for slots in self.side for s in slots for c in s]
         face_up += [c for pile in self.center + self.completed for c in pile]
@@ -1306,7 +1441,7 @@ class SpiteAndMaliceState(State):
         g, o = self.game, self.game.options
         n, size = g.n, o.payoff_size
         rng = random.Random(f"{self.seed}:deal:{k}")
-        self._pv = self._cv = self._rv = self._sv = None
+        self._pv = self._cv = self._rv = self._sv = self._sc = self._fit = None
         self.game_index = k
         self.shuffles = 0
         self.deadlock_reshuffles = 0
@@ -1316,17 +1451,17 @@ class SpiteAndMaliceState(State):
         self.side = [[[] for _ in range(NUM_SIDE_STACKS)] for _ in range(n)]
         if o.deck_split:
             deck_a = list(STANDARD_DECK)
-            rng.shuffle(deck_a)
+            _shuffle(rng, deck_a)
             deck_b = list(STANDARD_DECK) + [JOKER] * o.jokers
-            rng.shuffle(deck_b)
+            _shuffle(rng, deck_b)
             self.payoff = [deck_a[s * size:(s + 1) * size] for s in range(n)]
             self.hands = [deck_b[s * HAND_SIZE:(s + 1) * HAND_SIZE] for s in range(n)]
             self.stock = deck_b[n * HAND_SIZE:] + deck_a[n * size:]
             if len(deck_a) > n * size:
-                rng.shuffle(self.stock)
+                _shuffle(rng, self.stock)
         else:
             deck = list(STANDARD_DECK) * o.decks + [JOKER] * o.jokers
-            rng.shuffle(deck)
+            _shuffle(rng, deck)
             self.payoff = [deck[s * size:(s + 1) * size] for s in range(n)]
             base = n * size
             self.hands = [deck[base + s * HAND_SIZE: base + (s + 1) * HAND_SIZE] for s in range(n)]
@@ -1504,18 +1639,33 @@ class SpiteAndMaliceState(State):
     # -- views -------------------------------------------------------------------------
 
     def _side_view(self, s: int) -> tuple[SpiteAndMaliceCards, ...]:
-        """Seat ``s``'s side stacks as views, cached until one of them changes (_sv)."""
+        """Seat ``s``'s side stacks as views, cached until one of them changes (_sv, and
+        each stack in _sc: a discard rebuilds one stack's view, not four)."""
         sv = self._sv
         if sv is None:
-            sv = self._sv = [None] * self.game.n
+            n = self.game.n
+            sv = self._sv = [None] * n
+            self._sc = [[None] * NUM_SIDE_STACKS for _ in range(n)]
         x = sv[s]
         if x is None:
-            x = sv[s] = tuple(_cards_view(st) for st in self.side[s])
+            sc = self._sc[s]  # type: ignore[index]
+            stacks = self.side[s]
+            for j in range(NUM_SIDE_STACKS):
+                if sc[j] is None:
+                    stack = stacks[j]
+                    if stack:
+                        cards = sc[j] = _CardsTwin()  # SpiteAndMaliceCards(tuple(stack)) (see base.twin_class)
+                        cards.cards = tuple(stack)
+                        cards.__class__ = SpiteAndMaliceCards
+                    else:
+                        sc[j] = _EMPTY_CARDS
+            x = sv[s] = tuple(sc)
         return x
 
     def _player(self, s: int) -> SpiteAndMalicePlayer:
         pile = self.payoff[s]
-        return _build(SpiteAndMalicePlayer, {
+        player = _new(SpiteAndMalicePlayer)
+        _set(player, "__dict__", {
             "seat": s,
             "team": self.game.team_of[s],
             "payoff_count": len(pile),
@@ -1525,46 +1675,63 @@ class SpiteAndMaliceState(State):
             "side_stacks": self._side_view(s),
             "points": self.points[s],
         })
+        return player
 
     def _view(self, seat: int | None, reveal: SpiteAndMaliceReveal | None) -> SpiteAndMaliceView:
         # Built from cached immutable parts (see _pv, _cv, _rv) and without the frozen
         # dataclass's __init__: the same fields and values as SpiteAndMaliceView(...).
+        # Every seat's picture is patched here, not in apply: apply stays lean for
+        # searches that never look at a view.
         g = self.game
         pv = self._pv
         if pv is None:
             pv = self._pv = [None] * g.n
-        players = []
+        # A cached picture is kept unless its hand count or side stacks are stale (see apply).
+        hands = self.hands
+        sv = self._sv
         for s in range(g.n):
             x = pv[s]
             if x is None:
-                x = pv[s] = self._player(s)
-            players.append(x)
+                pv[s] = self._player(s)
+                continue
+            side = sv[s] if sv is not None else None
+            if side is None:
+                side = self._side_view(s)
+                sv = self._sv
+            d = x.__dict__
+            if d["hand_count"] != len(hands[s]) or d["side_stacks"] is not side:
+                d = d.copy()
+                d["hand_count"] = len(hands[s])
+                d["side_stacks"] = side
+                x = pv[s] = _new(SpiteAndMalicePlayer)
+                _set(x, "__dict__", d)
         cv = self._cv
         if cv is None:
-            cv = self._cv = (tuple(_pile_view(p) for p in self.center), tuple(_pile_view(p) for p in self.completed))
+            cv = self._cv = (tuple([_pile_view(p) for p in self.center]), tuple([_pile_view(p) for p in self.completed]))
         rv = self._rv
         if rv is None:
             rv = self._rv = tuple(self.recycled)
-        return _build(SpiteAndMaliceView, {
-            "seat": seat,
-            "phase": self.phase,
-            "current_seat": None if self.phase is _GAME_OVER else self.turn_seat,
-            "hand": tuple(sorted(self.hands[seat])) if seat is not None else (),
-            "players": tuple(players),
-            "center": cv[0],
-            "completed": cv[1],
-            "center_limit": g.limit or 0,
-            "top_rank": g.top_rank,
-            "kings_wild": g.options.kings_wild,
-            "wild_excluded_ranks": g.view_wild_excluded,
-            "stock_count": len(self.stock),
-            "recycled": rv,
-            "game_number": self.game_index,
-            "turn_number": self.turns_played,
-            "turn_moves": tuple(self.turn_moves),
-            "consecutive_passes": self.consecutive_passes,
-            "reveal": reveal,
-        })
+        view = _ViewTwin()  # SpiteAndMaliceView(...), field by field (see base.twin_class)
+        view.seat = seat
+        view.phase = self.phase
+        view.current_seat = None if self.phase is _GAME_OVER else self.turn_seat
+        view.hand = tuple(sorted(self.hands[seat])) if seat is not None else ()
+        view.players = tuple(pv)
+        view.center = cv[0]
+        view.completed = cv[1]
+        view.center_limit = g.view_center_limit
+        view.top_rank = g.top_rank
+        view.kings_wild = g.view_kings_wild
+        view.wild_excluded_ranks = g.view_wild_excluded
+        view.stock_count = len(self.stock)
+        view.recycled = rv
+        view.game_number = self.game_index
+        view.turn_number = self.turns_played
+        view.turn_moves = tuple(self.turn_moves)
+        view.consecutive_passes = self.consecutive_passes
+        view.reveal = reveal
+        view.__class__ = SpiteAndMaliceView
+        return view
 
     def view(self, seat: int) -> SpiteAndMaliceView:
         if not 0 <= seat < self.game.n:

@@ -48,6 +48,8 @@ from .base import (
     Outcome,
     State,
     ranks_from_scores,
+    new_event,
+    twin_class,
 )
 from .cards import STANDARD_DECK, Card, InvalidCardError, format_cards, parse_cards
 
@@ -275,8 +277,14 @@ class SpotView:
 
 
 _GAME_OVER, _DRAW, _DROP = Phase.GAME_OVER, Phase.DRAW, Phase.DROP  # cheap aliases (Python 3.11 enums)
-_new = object.__new__
-_set = object.__setattr__
+_STOCK = DrawSource.STOCK
+_CARD_TEXT = tuple(str(c) for c in STANDARD_DECK)
+_ONE_CARD = tuple((c,) for c in STANDARD_DECK)  # shared one-card ``cards`` of events
+_SEAT_SETS = tuple(frozenset((s,)) for s in range(MAX_PLAYERS))  # one-seat audiences
+
+
+_ViewTwin = twin_class(SpotView)
+
 
 # --------------------------------------------------------------------------------------
 # Scoring (pure)
@@ -350,24 +358,44 @@ def fits(card: Card, meld: SpotTableMeld) -> bool:
 
 def candidate_melds(hand: Sequence[Card]) -> list[tuple[Card, ...]]:
     """Every valid 3- or 4-card meld that can be made from ``hand`` (sorted tuples)."""
+    return _candidate_melds_sorted(sorted(hand))
+
+
+def _candidate_melds_sorted(hand: list[Card]) -> list[tuple[Card, ...]]:
+    """``candidate_melds`` of a hand already sorted. Most hands hold no meld at all, so
+    that case is settled first: no rank held three times and no three in a row."""
+    in_hand = set(hand)
+    # Sequences: c, c+4, c+8 (and c+12) are the same suit, ranks in a row (cards < 52).
+    starts = [c for c in hand if c + 8 in in_hand and c + 4 in in_hand]
+    ranks = [c // 4 for c in hand]
+    if not starts and len(set(ranks)) > len(ranks) - 2:
+        return []
     out: list[tuple[Card, ...]] = []
     by_rank: dict[int, list[Card]] = {}
-    in_hand = set(hand)
-    for c in sorted(hand):
-        by_rank.setdefault(c // 4, []).append(c)
+    for c, r in zip(hand, ranks):
+        by_rank.setdefault(r, []).append(c)
     for cards in by_rank.values():
         for size in range(MIN_MELD, min(len(cards), MAX_GROUP) + 1):
             out.extend(itertools.combinations(cards, size))
-    for c in sorted(hand):
-        # sequences starting at c
-        run = [c]
-        nxt = c + 4
-        while nxt < 52 and nxt in in_hand and len(run) < MAX_GROUP:
-            run.append(Card(nxt))
-            if len(run) >= MIN_MELD:
-                out.append(tuple(run))
-            nxt += 4
+    deck = STANDARD_DECK
+    for c in starts:
+        out.append((c, deck[c + 4], deck[c + 8]))
+        if c + 12 in in_hand:
+            out.append((c, deck[c + 4], deck[c + 8], deck[c + 12]))
     return sorted(set(out))
+
+
+#: ``meld.cards -> the cards that fit it`` (``fits`` as a table), by kind and cards.
+_FITTING: dict[tuple[MeldKind, tuple[Card, ...]], frozenset[Card]] = {}
+
+
+def _fitting(meld: SpotTableMeld) -> frozenset[Card]:
+    """Every card that may be laid off on ``meld`` (``fits``, memoised)."""
+    key = (meld.kind, meld.cards)
+    out = _FITTING.get(key)
+    if out is None:
+        out = _FITTING[key] = frozenset(c for c in STANDARD_DECK if fits(c, meld))
+    return out
 
 
 # --------------------------------------------------------------------------------------
@@ -592,6 +620,11 @@ class SpotState(State):
         self._last_hand: SpotHandSummary | None = None
         self._outcome: Outcome | None = None
         self._log: list[Event] = []
+        self._hands_in_match = game.num_hands
+        # View parts cached until their source changes (reset where it is changed): the
+        # discard pile as a tuple, and (pot, balances) in units.
+        self._v_discard: tuple[Card, ...] | None = None
+        self._v_money: tuple[float, tuple[float, ...]] | None = None
         if deal:
             self._log.extend(self._start_hand())
 
@@ -625,20 +658,49 @@ class SpotState(State):
         new._log = list(self._log)
         return new
 
+    #: The legal actions of the current position, once computed; reset by ``apply``.
+    _legal: list[Action] | None = None
+
     def legal_actions(self) -> list[Action]:
-        if self._phase is _DRAW:
-            return self._draw_legal_actions()
-        if self._phase is _DROP:
-            return self._drop_legal_actions()
-        return []
+        legal = self._legal
+        if legal is None:
+            if self._phase is _DRAW:
+                legal = self._draw_legal_actions()
+            elif self._phase is _DROP:
+                legal = self._drop_legal_actions()
+            else:
+                return []
+            self._legal = legal
+        return legal.copy()
 
     def apply(self, action: Action) -> list[Event]:
-        if self._phase is Phase.GAME_OVER:
+        if self._phase is _GAME_OVER:
             raise IllegalActionError(f"{action}: the match is over")
-        reason = self._why_illegal(action)
-        if reason is not None:
-            raise IllegalActionError(f"{action}: {reason}")
-        if isinstance(action, Draw):
+        # One of the listed legal actions itself (identity: the dataclass __eq__ is slow)
+        # passes the _why_* checks by construction; anything else is checked.
+        legal = self._legal
+        if legal is not None:
+            for a in legal:
+                if a is action:
+                    break
+            else:
+                legal = None
+        if legal is None:
+            reason = self._why_illegal(action)
+            if reason is not None:
+                raise IllegalActionError(f"{action}: {reason}")
+        self._legal = None
+        cls = action.__class__
+        if cls is Discard:
+            events = self._apply_discard(action)
+        elif cls is Draw:
+            events = self._apply_draw(action)
+        elif cls is Meld:
+            events = self._apply_meld(action)
+        elif cls is LayOff:
+            events = self._apply_layoff(action)
+        # Accepted by the checks, so an instance of an action type: a subclass of one.
+        elif isinstance(action, Draw):
             events = self._apply_draw(action)
         elif isinstance(action, Meld):
             events = self._apply_meld(action)
@@ -725,24 +787,31 @@ class SpotState(State):
     # -- DRAW phase -------------------------------------------------------------------
 
     def _draw_legal_actions(self) -> list[Action]:
-        return [a for a in (DRAW_STOCK, DRAW_DISCARD) if self._why_draw(a) is None]
+        # The draws _why_draw accepts in the DRAW phase: from a non-empty pile.
+        out: list[Action] = []
+        if self._stock:
+            out.append(DRAW_STOCK)
+        if self._discard:
+            out.append(DRAW_DISCARD)
+        return out
 
     def _apply_draw(self, action: Draw) -> list[Event]:
         p = self._current
-        self._phase = Phase.DROP
-        if action.source is DrawSource.STOCK:
+        self._phase = _DROP
+        if action.source is _STOCK:
             card = self._stock.pop()
             self._hands[p].append(card)
             # The card is seen by the drawer only.
             return [
-                Event("draw", p, f"seat {p} draws from the stock ({len(self._stock)} left)"),
-                Event("draw", p, f"seat {p} draws {card} from the stock", (card,), frozenset((p,))),
+                new_event("draw", p, f"seat {p} draws from the stock ({len(self._stock)} left)"),
+                new_event("draw", p, f"seat {p} draws {_CARD_TEXT[card]} from the stock", _ONE_CARD[card], _SEAT_SETS[p]),
             ]
         card = self._discard.pop()
+        self._v_discard = None
         self._hands[p].append(card)
         self._taken = card
         self._pickups.append(SpotPickup(p, card, self._turns + 1))
-        return [Event("draw", p, f"seat {p} draws {card} from the discard pile", (card,))]
+        return [new_event("draw", p, f"seat {p} draws {_CARD_TEXT[card]} from the discard pile", _ONE_CARD[card])]
 
     # -- DROP phase -------------------------------------------------------------------
 
@@ -763,7 +832,7 @@ class SpotState(State):
 
         dropped = self._dropped
         if not self._new_meld and dropped + MIN_MELD <= MAX_DROP_PER_TURN:
-            for m in candidate_melds(hand):
+            for m in _candidate_melds_sorted(hand):
                 if dropped + len(m) <= MAX_DROP_PER_TURN and keeps(m):
                     meld = _MELDS.get(m)
                     if meld is None:
@@ -771,8 +840,9 @@ class SpotState(State):
                     out.append(meld)
         if dropped < MAX_DROP_PER_TURN and self._melds:
             for mid, meld in enumerate(self._melds):
+                fitting = _fitting(meld)
                 for c in hand:
-                    if fits(c, meld) and keeps((c,)):
+                    if c in fitting and keeps((c,)):
                         out.append(_layoff(c, mid))
         if free:
             out.extend([_DISCARDS[c] for c in hand])
@@ -804,11 +874,13 @@ class SpotState(State):
 
     def _apply_discard(self, action: Discard) -> list[Event]:
         p = self._current
-        self._remove((action.card,))
-        self._discard.append(action.card)
+        card = action.card
+        self._hands[p].remove(card)
+        self._discard.append(card)
+        self._v_discard = None
         self._turns += 1
         self._first_turn = False
-        events = [Event("discard", p, f"seat {p} discards {action.card}", (action.card,))]
+        events = [new_event("discard", p, f"seat {p} discards {_CARD_TEXT[card]}", _ONE_CARD[card])]
         # END_TURN (§3.3)
         if not self._hands[p]:
             events.extend(self._end_hand(HandEnd.WENT_OUT, p))
@@ -818,7 +890,7 @@ class SpotState(State):
             events.extend(self._end_hand(HandEnd.TURN_LIMIT, None))
         else:
             self._current = (p + 1) % self._n
-            self._phase = Phase.DRAW
+            self._phase = _DRAW
             self._dropped = 0
             self._new_meld = False
             self._taken = None
@@ -833,6 +905,7 @@ class SpotState(State):
         for s in range(n):
             self._balances60[s] -= ante60
         self._pot60 += ante60 * n
+        self._v_discard = self._v_money = None
         deck = list(STANDARD_DECK)
         random.Random(f"{self._seed}:deal:{self._hand_index}").shuffle(deck)
         d = self._dealer
@@ -878,6 +951,7 @@ class SpotState(State):
         for s in range(n):
             self._balances60[s] += delta[s]
         self._pot60 = pot_after
+        self._v_money = None
         revealed = tuple(SpotRevealedHand(s, tuple(sorted(self._hands[s])), hand_spots[s]) for s in range(n))
         self._last_hand = SpotHandSummary(
             hand_number=self._hand_index + 1,
@@ -916,6 +990,7 @@ class SpotState(State):
             share = self._pot60 // n
             for s in range(n):
                 self._balances60[s] += share
+            self._v_money = None
             events.append(Event("pot", None, f"the pot of {self._pot60 / SIXTIETHS:g} is split equally: {share / SIXTIETHS:g} each"))
             self._pot60 = 0
         self._phase = Phase.GAME_OVER
@@ -943,33 +1018,38 @@ class SpotState(State):
 
     def _make_view(self, seat: int, hand: tuple[Card, ...], unused_stock: tuple[Card, ...] = ()) -> SpotView:
         over = self._phase is _GAME_OVER
-        # Built without the frozen dataclass's __init__ (one object.__setattr__ per
-        # field): the same fields, in field order, and the same values as SpotView(...).
-        view = _new(SpotView)
-        _set(view, "__dict__", {
-            "seat": seat,
-            "num_players": self._n,
-            "phase": self._phase,
-            "current_seat": None if over else self._current,
-            "hand_number": self._hand_index + 1,
-            "hands_in_match": self.game.num_hands,
-            "dealer": self._dealer,
-            "first_player": self._first_player,
-            "hand": hand,
-            "hand_counts": tuple([len(h) for h in self._hands]),
-            "stock_count": len(self._stock),
-            "discard_pile": tuple(self._discard),
-            "melds": tuple(self._melds),
-            "pickups": tuple(self._pickups),
-            "pot": self._pot60 / SIXTIETHS,
-            "balances": tuple([b / SIXTIETHS for b in self._balances60]),
-            "turn_number": self._turns,
-            "first_turn": self._first_turn and not over,
-            "dropped": self._dropped,
-            "new_meld_made": self._new_meld,
-            "taken_discard": self._taken,
-            "last_hand": self._last_hand,
-            "game_over": over,
-            "unused_stock": unused_stock,
-        })
+        discard = self._v_discard
+        if discard is None:
+            discard = self._v_discard = tuple(self._discard)
+        money = self._v_money
+        if money is None:
+            money = self._v_money = (self._pot60 / SIXTIETHS, tuple([b / SIXTIETHS for b in self._balances60]))
+        # Built without the frozen dataclass's __init__, field by field (see base.twin_class): the
+        # same fields, in field order, and the same values as SpotView(...).
+        view = _ViewTwin()
+        view.seat = seat
+        view.num_players = self._n
+        view.phase = self._phase
+        view.current_seat = None if over else self._current
+        view.hand_number = self._hand_index + 1
+        view.hands_in_match = self._hands_in_match
+        view.dealer = self._dealer
+        view.first_player = self._first_player
+        view.hand = hand
+        view.hand_counts = tuple(map(len, self._hands))
+        view.stock_count = len(self._stock)
+        view.discard_pile = discard
+        view.melds = tuple(self._melds)
+        view.pickups = tuple(self._pickups)
+        view.pot = money[0]
+        view.balances = money[1]
+        view.turn_number = self._turns
+        view.first_turn = self._first_turn and not over
+        view.dropped = self._dropped
+        view.new_meld_made = self._new_meld
+        view.taken_discard = self._taken
+        view.last_hand = self._last_hand
+        view.game_over = over
+        view.unused_stock = unused_stock
+        view.__class__ = SpotView
         return view
