@@ -4,50 +4,65 @@ One bot for the three games. At each decision with a real choice it:
 
 1. draws ``worlds`` full states consistent with its view (``sdk.forward.sample_states``:
    only what the seat may know, with the rules' inferences from public history);
-2. for each world, applies every candidate action and plays on with the game's
-   heuristic (``bots/<game>_heuristic.py``) for every seat up to a horizon, using the
-   same rollout seed for every candidate of a world (common random numbers, so the
-   comparison between actions is not drowned by the luck of the world);
+2. for each world, plays every candidate and then the game's heuristic
+   (``bots/<game>_heuristic.py``) for every seat up to a horizon, every candidate of a
+   world on the same world (common random numbers: the comparison between candidates
+   is not drowned by the luck of the world; the heuristics are deterministic);
 3. plays the candidate with the best mean value (ties: the heuristic's own choice).
 
 This is "perfect-information Monte Carlo" with a policy rollout: it can only improve on
 the heuristic where looking ahead in plausible worlds pays.
 
-Horizon and value per game (from the acting seat's side):
+Candidates, horizon and value per game (from the acting seat's side):
 
-* Spades: to the end of the current deal; the side's score minus the other side's.
-  Searched: card play and the bid (the heuristic's bid ± 1, and nil when legal); the
-  look/blind-nil choice and the exchange are left to the heuristic.
-* Spot: to the end of the current hand; the seat's money balance. Searched: the draw
-  and the discard (melds and lay-offs are the heuristic's).
-* Spite and Malice: until the seat's next turn starts (its turn, then every opponent's)
-  or the game ends; opponents' pay-off cards minus its own, ±``SM_WIN`` for a finished game.
-  Searched: which card goes to which side stack (centre plays are the heuristic's).
+* Spades: single actions, card play and the bid (the heuristic's bid ± 1, and nil when
+  legal; the look/blind-nil choice and the exchange are the heuristic's). Horizon: the
+  end of the current deal; value: the side's score minus the other side's.
+* Spot: at the draw, the two draws; after it, whole turn *plans* (melds, lay-offs and
+  the discard together, nothing hidden is revealed in between), the best few by a
+  static score plus the heuristic's own plan (``bots/spot_search.py``). Horizon: the
+  end of the hand; value: the seat's money.
+* Spite and Malice: whole stretches of a turn as plans (centre plays up to a discard,
+  or up to the pay-off card / an emptied hand, where new cards are revealed), the best
+  few by a static score plus "as the heuristic would" (``bots/spite_malice_search.py``).
+  Horizon: the seat's next turn (after every opponent's); value: pay-off cards ahead,
+  a bonus when the pay-off card is then reachable, ±``WIN`` for a finished game.
 
-Budget per decision: ``simulations`` rollouts (deterministic) and at most ``max_ms``
-milliseconds, further capped at ``CLOCK_SHARE`` of the match's per-decision limit
-(``MatchInfo.decision_ms``) and never touching the time bank, so the bot respects the
-arbiter's clock. Without a time limit it is fully reproducible from its seed.
+A chosen plan is played out over the following decisions of the same turn without
+searching again (nothing new is seen until it ends).
+
+Budget per decision: ``simulations`` rollouts (deterministic), stopped early (after at
+least one world) at ``CLOCK_SHARE`` of the match's per-decision limit
+(``MatchInfo.decision_ms``) and at ``max_ms`` if given; it never counts on the time bank,
+so the bot respects the arbiter's clock. Without a wall-clock limit (an unclocked match,
+as in ``arbiter evaluate``) it is fully reproducible from its seed, whatever the load.
 """
 
 from __future__ import annotations
 
 import importlib
+import random
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from arbiter.games import Action, get_game
 from arbiter.games.base import Game, State
+from bots import spite_malice_search as _sm
+from bots import spot_search as _spot
 from sdk.bot import Bot, MatchInfo
 from sdk.forward import sample_states
 
 #: Per-game defaults: (rollouts per decision, worlds sampled per decision).
-DEFAULT_BUDGET = {"spades": (240, 24), "spot": (240, 30), "spite-and-malice": (80, 10)}
+DEFAULT_BUDGET = {"spades": (240, 24), "spot": (160, 40), "spite-and-malice": (48, 8)}
+#: Plans searched besides the heuristic's own (Spot, Spite and Malice).
+PLANS = {"spot": 3, "spite-and-malice": 5}
+#: Spot, Spite and Malice: the best candidate replaces the heuristic's only when its paired
+#: gain over it is this many standard errors above zero (0: the best mean always wins).
+CONFIDENCE = {"spot": 1.0, "spite-and-malice": 0.0}
 #: Share of the per-decision clock the search may use (the rest is margin for the wire).
 CLOCK_SHARE = 0.5
-#: Spite and Malice: value of a won (lost) game, in pay-off cards.
-SM_WIN = 30.0
 
 _HEURISTIC = {
     "spades": "bots.spades_heuristic",
@@ -56,6 +71,7 @@ _HEURISTIC = {
 }
 
 Policy = Callable[[Any, Sequence[Action], Any], Action]
+Plan = tuple  # of Actions; () means "as the heuristic would"
 
 
 @dataclass
@@ -73,10 +89,10 @@ class SearchBot(Bot):
     """Determinized Monte Carlo over the forward model (see the module docstring)."""
 
     name = "search"
-    version = "1.0"
+    version = "2.0"
     games = tuple(_HEURISTIC)
 
-    def __init__(self, simulations: int | None = None, worlds: int | None = None, max_ms: int = 2000) -> None:
+    def __init__(self, simulations: int | None = None, worlds: int | None = None, max_ms: int | None = None) -> None:
         super().__init__()
         self.simulations = simulations
         self.worlds = worlds
@@ -89,125 +105,157 @@ class SearchBot(Bot):
         sims, worlds = DEFAULT_BUDGET[info.game]
         self.sims = self.simulations if self.simulations is not None else sims
         self.n_worlds = max(1, self.worlds if self.worlds is not None else worlds)
-        limit = self.max_ms
-        if info.decision_ms:
-            limit = min(limit, int(info.decision_ms * CLOCK_SHARE))
-        self.limit_ms = limit
+        # Wall-clock cap: the match's per-decision clock (a share of it), and ``max_ms`` if
+        # given; 0 = none, so an unclocked match replays exactly (the budget is simulations).
+        caps = [c for c in (self.max_ms, int(info.decision_ms * CLOCK_SHARE) if info.decision_ms else None) if c]
+        self.limit_ms = min(caps) if caps else 0
+        self._plan: list[Action] = []  # the rest of a chosen plan
+        self._plan_turn: tuple | None = None  # the turn it belongs to
+        self._follow_turn: tuple | None = None  # a turn left to the heuristic
 
     # -- the decision ------------------------------------------------------------------
 
     def choose(self, view: Any, legal_actions: Sequence[Action]) -> Action:
         legal = list(legal_actions)
-        base = self.policy(view, legal, self.rng)
-        cands = self.candidates(view, legal, base)
-        self.last = SearchStats(candidates=len(cands))
-        if len(cands) <= 1 or self.sims <= 0:
-            return base
+        name = self.game.name
+        if name == "spades":
+            return self._choose_actions(view, legal)
+        turn = _turn_key(view)
+        if self._plan and self._plan_turn == turn and self._plan[0] in legal:
+            self.last = SearchStats(candidates=1)
+            return self._plan.pop(0)
+        self._plan = []
+        if self._follow_turn == turn:
+            self.last = SearchStats(candidates=1)
+            return self.policy(view, legal, self.rng)
+        if len(legal) == 1:
+            self.last = SearchStats(candidates=1)
+            return legal[0]
         t0 = time.monotonic()
+        plans = self.plans(view, legal)
+        if len(plans) <= 1 or self.sims <= 0:
+            self.last = SearchStats(candidates=len(plans))
+            return plans[0][0] if plans and plans[0] else self.policy(view, legal, self.rng)
+        best, stats = self._search(view, plans, t0)
+        self.last = stats
+        if not best:  # the heuristic's way, for the rest of this turn
+            self._follow_turn = turn
+            return self.policy(view, legal, self.rng)
+        self._plan, self._plan_turn = list(best[1:]), turn
+        return best[0]
+
+    def plans(self, view: Any, legal: list[Action]) -> list[Plan]:
+        """Candidate plans for a Spot or Spite and Malice decision (the heuristic's first)."""
+        mod = _PLAN_MODULE[self.game.name]
+        world = sample_states(self.game, view, 1, random.Random(self.rng.getrandbits(32)))[0]
+        return mod.plans(view, legal, world, self.policy, self.rng, PLANS[self.game.name])
+
+    def _search(self, view: Any, cands: list, t0: float) -> tuple[Any, SearchStats]:
+        """The best candidate by mean rollout value; ties go to the first (the heuristic's)."""
         deadline = t0 + self.limit_ms / 1000 if self.limit_ms > 0 else None
-        worlds = sample_states(self.game, view, min(self.n_worlds, max(1, self.sims // len(cands))), self.rng)
-        totals = {a: 0.0 for a in cands}
-        counts = {a: 0 for a in cands}
-        rollouts = 0
-        w = 0
+        n_worlds = min(self.n_worlds, max(1, self.sims // len(cands)))
+        worlds = sample_states(self.game, view, n_worlds, self.rng)
+        values: list[list[float]] = [[] for _ in cands]
+        rollouts = w = 0
         # One pass = one world, every candidate; stop at the budget or the deadline.
         while rollouts + len(cands) <= max(self.sims, len(cands)):
             if deadline is not None and w > 0 and time.monotonic() >= deadline:
                 break
             world = worlds[w % len(worlds)]
             seed = self.rng.getrandbits(32)
-            for a in cands:
-                totals[a] += self.rollout(world, view.seat, a, seed)
-                counts[a] += 1
+            for i, c in enumerate(cands):
+                values[i].append(self.rollout(world, view.seat, c, seed))
                 rollouts += 1
             w += 1
-        means = {a: totals[a] / counts[a] for a in cands if counts[a]}
-        best = max(means.values())
-        choice = base if means.get(base) == best else next(a for a in cands if means.get(a) == best)
-        self.last = SearchStats(len(cands), rollouts, len(worlds), (time.monotonic() - t0) * 1000,
-                                {str(a): v for a, v in means.items()})
-        return choice
+        means = [sum(v) / w for v in values]
+        top = max(means)
+        best = next(c for c, m in zip(cands, means) if m == top)
+        z = CONFIDENCE.get(self.game.name, 0.0)
+        if z > 0 and best is not cands[0] and w > 1:
+            # Leave the heuristic's choice only for a gain clear of the sampling noise: the
+            # paired (same world) differences must be ``z`` standard errors above zero.
+            i = cands.index(best)
+            d = [a - b for a, b in zip(values[i], values[0])]
+            mean = sum(d) / w
+            se = (sum((x - mean) ** 2 for x in d) / (w - 1) / w) ** 0.5
+            if mean <= z * se:
+                best = cands[0]
+        return best, SearchStats(len(cands), rollouts, len(worlds), (time.monotonic() - t0) * 1000,
+                                 {_label(c): m for c, m in zip(cands, means)})
+
+    def _choose_actions(self, view: Any, legal: list[Action]) -> Action:
+        """Spades: single actions as candidates."""
+        base = self.policy(view, legal, self.rng)
+        cands = self.candidates(view, legal, base)
+        self.last = SearchStats(candidates=len(cands))
+        if len(cands) <= 1 or self.sims <= 0:
+            return base
+        best, self.last = self._search(view, [(a,) for a in cands], time.monotonic())
+        return best[0]
 
     def candidates(self, view: Any, legal: list[Action], base: Action) -> list[Action]:
-        """The actions worth searching (the heuristic's choice always first)."""
-        name = self.game.name
-        if name == "spades":
-            from arbiter.games.spades import Bid, Give, Look, Play
+        """Spades: the actions worth searching (the heuristic's choice first)."""
+        from arbiter.games.spades import Bid, Play
 
-            if isinstance(base, Play):
-                others = [a for a in legal if a != base]
-            elif isinstance(base, Bid) and not base.blind:
-                near = {Bid(t) for t in (base.tricks - 1, base.tricks + 1) if t >= 1}
-                if base.tricks != 0:
-                    near.add(Bid(0))
-                others = [a for a in legal if a in near]
-            else:  # Look, blind nil, Give: the heuristic decides
-                return [base]
-            return [base] + others
-        # Spot and Spite and Malice: the heuristic's melds, lay-offs and centre plays
-        # are kept (they shed cards); the search decides the draw and which card to
-        # discard, the choice the heuristic's rules of thumb are least sure of.
-        if name == "spot":
-            from arbiter.games.spot import Discard, Draw
-
-            kinds: tuple[type, ...] = (Draw,) if isinstance(base, Draw) else (Discard,)
-        else:
-            from arbiter.games.spite_malice import Play, TargetKind
-
-            if not (isinstance(base, Play) and base.target is TargetKind.SIDE):
-                return [base]
-            kinds = (Play,)
-        return [base] + [a for a in legal if a != base and isinstance(a, kinds) and isinstance(base, kinds)
-                         and getattr(a, "target", None) == getattr(base, "target", None)]
+        if isinstance(base, Play):
+            others = [a for a in legal if a != base]
+        elif isinstance(base, Bid) and not base.blind:
+            near = {Bid(t) for t in (base.tricks - 1, base.tricks + 1) if t >= 1}
+            if base.tricks != 0:
+                near.add(Bid(0))
+            others = [a for a in legal if a in near]
+        else:  # Look, blind nil, Give: the heuristic decides
+            return [base]
+        return [base] + others
 
     # -- rollouts ----------------------------------------------------------------------
 
-    def rollout(self, world: State, seat: int, action: Action, seed: int) -> float:
-        """Value for ``seat`` of playing ``action`` in ``world`` then the heuristic to the horizon."""
-        import random
-
+    def rollout(self, world: State, seat: int, plan: Plan, seed: int) -> float:
+        """Value for ``seat`` of playing ``plan`` in ``world`` then the heuristic to the horizon."""
         rng = random.Random(seed)
         st = world.clone()
         start = world.view(seat)
-        st.apply(action)
+        for a in plan:
+            st.apply(a)
+            if st.is_terminal:
+                break
         name = self.game.name
-        left_turn = False
+        horizon = _sm.Horizon(seat, start) if name == "spite-and-malice" else None
         while not st.is_terminal:
             actor = st.current_seat
             v = st.view(actor)
-            if name == "spades" and v.deal != start.deal:
-                return _spades_value(v, seat)
-            if name == "spot" and v.hand_number != start.hand_number:
-                return v.balances[seat]
-            if name == "spite-and-malice":
-                if actor != seat:
-                    left_turn = True
-                elif left_turn or v.game_number != start.game_number:
-                    return _sm_value(v, seat)
+            if name == "spades":
+                if v.deal != start.deal:
+                    return _spades_value(v, seat)
+            elif name == "spot":
+                h = _spot.at_horizon(v, seat, start)
+                if h is not None:
+                    return h
+            else:
+                h = horizon.check(v, actor)
+                if h is not None:
+                    return h
             st.apply(self.policy(v, st.legal_actions(), rng))
-        return self._terminal_value(st, seat)
-
-    def _terminal_value(self, st: State, seat: int) -> float:
-        name = self.game.name
-        out = st.outcome()
         if name == "spades":
+            out = st.outcome()
             return out.scores[seat] - out.scores[(seat + 1) % 4]
-        if name == "spot":
-            return out.scores[seat]
-        v = st.view(seat)
-        rank = out.ranks[seat]
-        best = min(out.ranks)
-        bonus = SM_WIN if rank == best and out.ranks.count(best) == 1 else (-SM_WIN if rank != best else 0.0)
-        return _sm_value(v, seat) + bonus
+        return _PLAN_MODULE[name].terminal_value(st, seat)
+
+
+_PLAN_MODULE = {"spot": _spot, "spite-and-malice": _sm}
+
+
+def _turn_key(view: Any) -> tuple:
+    """Identifies the turn in progress (a plan is only followed within its turn)."""
+    if hasattr(view, "hand_number"):  # Spot
+        return (view.hand_number, view.turn_number, view.current_seat)
+    return (view.game_number, view.turn_number, view.current_seat)
+
+
+def _label(plan: Plan) -> str:
+    return " ; ".join(map(str, plan)) if plan else "(heuristic)"
 
 
 def _spades_value(view: Any, seat: int) -> float:
     side = seat % 2
     return float(view.sides[side].score - view.sides[1 - side].score)
-
-
-def _sm_value(view: Any, seat: int) -> float:
-    me = view.players[seat]
-    opp = [p.payoff_count for p in view.players if p.team != me.team]
-    mine = [p.payoff_count for p in view.players if p.team == me.team]
-    return (sum(opp) / max(1, len(opp))) - (sum(mine) / max(1, len(mine)))

@@ -37,7 +37,11 @@ def _decision_points(game: str, options: dict, count: int):
         bot = SearchBot(simulations=24, worlds=4)
         bot._start(_info(game, options, state.current_seat))
         view, legal = state.view(state.current_seat), state.legal_actions()
-        if len(bot.candidates(view, legal, bot.policy(view, legal, bot.rng))) > 1:
+        if game == "spades":
+            real = len(bot.candidates(view, legal, bot.policy(view, legal, bot.rng))) > 1
+        else:
+            real = len(legal) > 1 and len(bot.plans(view, legal)) > 1
+        if real:
             out.append(state)
     return out
 
@@ -58,10 +62,58 @@ def test_chooses_a_legal_action_within_its_simulation_budget(game, options) -> N
         assert again.choose(state.view(seat), state.legal_actions()) == action
 
 
+@pytest.mark.parametrize("game,options", CASES[1:])
+def test_plans_are_legal_turns_and_are_followed_without_searching_again(game, options) -> None:
+    """Spot and Spite and Malice plans: legal on the true state, each one a whole stretch
+    of the turn (it ends with the discard, or where new cards are revealed); the chosen one
+    is then played out decision by decision without a new search."""
+    from arbiter.games.spite_malice import End, SourceKind, TargetKind
+    from arbiter.games.spot import Discard, Draw
+
+    for state in _decision_points(game, options, 3):
+        seat = state.current_seat
+        bot = SearchBot(simulations=24, worlds=4)
+        bot._start(_info(game, options, seat))
+        view, legal = state.view(seat), state.legal_actions()
+        plans = bot.plans(view, legal)
+        assert len(plans) > 1 and len(set(plans)) == len(plans)
+        for plan in plans:
+            st = state.clone()
+            for i, a in enumerate(plan):
+                assert a in st.legal_actions(), (plan, a)
+                st.apply(a)
+                if i < len(plan) - 1:
+                    assert st.current_seat == seat
+            if not plan:
+                continue  # Spite and Malice: "as the heuristic would"
+            last = plan[-1]
+            if game == "spot":
+                assert isinstance(last, (Discard, Draw))
+                if isinstance(last, Draw):
+                    assert len(plan) == 1
+            else:
+                assert (isinstance(last, End) or last.target is TargetKind.SIDE or st.is_terminal
+                        or last.source.kind is SourceKind.PAYOFF or len(st.view(seat).hand) >= 5
+                        or st.current_seat != seat), plan
+        # The chosen plan is followed: the next decisions of the turn are not searched.
+        action = bot.choose(view, legal)
+        chosen = bot.last
+        assert chosen.rollouts > 0 and chosen.values is not None
+        rest = list(bot._plan)
+        state.apply(action)
+        while rest and state.current_seat == seat:
+            nxt = bot.choose(state.view(seat), state.legal_actions())
+            assert nxt == rest.pop(0) and bot.last.rollouts == 0
+            state.apply(nxt)
+
+
 def test_the_clock_caps_the_search() -> None:
     bot = SearchBot(max_ms=5000)
     bot._start(_info("spades", {"deals": 1}, 0, decision_ms=400))
     assert bot.limit_ms == 200  # half the per-decision limit, never the bank
+    unclocked = SearchBot()
+    unclocked._start(_info("spades", {"deals": 1}, 0))
+    assert unclocked.limit_ms == 0  # no clock: the simulation budget alone, so runs replay exactly
     # An (almost) exhausted time budget stops after the first world however many rollouts are allowed.
     state = _decision_points("spades", {"deals": 1}, 1)[0]
     seat = state.current_seat
