@@ -19,15 +19,14 @@ import threading
 import time
 from pathlib import Path
 
+import distributed  # noqa: F401  (in the dev extra: a missing install must fail, not skip)
 import pytest
 
-pytest.importorskip("distributed")
-
-from arbiter import registry as reg  # noqa: E402
-from arbiter.cluster import BotRef, ClusterError, LoopbackCluster, bot_refs, local_spec  # noqa: E402
-from arbiter.match import replay_record  # noqa: E402
-from arbiter.store import Store  # noqa: E402
-from arbiter.tournament import TournamentSpec, load_standings, run_tournament  # noqa: E402
+from arbiter import registry as reg
+from arbiter.cluster import BotRef, ClusterError, LoopbackCluster, bot_refs, local_spec
+from arbiter.match import replay_record
+from arbiter.store import Store
+from arbiter.tournament import TournamentSpec, load_standings, run_tournament
 
 GOOD = """
     from sdk import Bot
