@@ -1055,17 +1055,7 @@ class SpadesState(State):
     def view(self, seat: int) -> SpadesView:
         if not 0 <= seat < NUM_SEATS:
             raise ValueError(f"no seat {seat}")
-        # _view(seat), inlined: this runs at every decision of a hosted seat.
-        d = (self._view_cache or self._public()).copy()
-        d["seat"] = seat
-        if self.sees[seat]:
-            d["hand"] = tuple(self.hands[seat])
-            d["hand_visible"] = True
-        if self.exchanges:
-            d["exchanges"] = self._exchanges_for(seat)
-        view = _new(SpadesView)
-        _set(view, "__dict__", d)
-        return view
+        return self._view(seat)
 
     def spectator_view(self) -> SpadesView:
         return self._view(None)
