@@ -185,6 +185,7 @@ class Progress:
     resumed: int  # matches already in the store when the run started
     leader: str = ""  # best points rate so far, e.g. "heuristic 81%"
     tournament: str = ""
+    watch_address: str = ""  # set once, when the run's arbiter is up: spectators connect here
 
 
 class _Leader:
@@ -281,7 +282,7 @@ async def run_tournament(
     finished = len(done)
     log.info("tournament %s: %d matches, %d stored, %d to play, %d at once", tour.name, len(plan), len(done), len(todo), concurrency)
 
-    async def play_all(seat_factory: Callable[[str], Any]) -> None:
+    async def play_all(seat_factory: Callable[[str], Any], observers_for: Callable[[Any], Any] = lambda config: ()) -> None:
         queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
         for m in todo:
             queue.put_nowait(m)
@@ -293,7 +294,8 @@ async def run_tournament(
                 except asyncio.QueueEmpty:
                     return
                 seats = [await seat_factory(n) for n in m.seats]
-                record = await run_match(match_config(m), seats)
+                config = match_config(m)
+                record = await run_match(config, seats, observers=observers_for(config))
                 save(m, record)
 
         await asyncio.gather(*(worker() for _ in range(min(concurrency, len(todo)))))
@@ -343,17 +345,27 @@ async def run_tournament(
 
             await play_all(local)
         else:
-            await _play_grpc(spec, game, names, sources, store, tour.id, play_all, max_restarts)
+            def announce(address: str) -> None:
+                if on_progress:
+                    on_progress(Progress(finished, len(plan), None, len(done), leader.text(), tour.name, address))
+
+            await _play_grpc(spec, game, names, sources, store, tour.id, play_all, max_restarts, announce)
     store.mark_finished(tour.id)
     return store.matches(tour.id)
 
 
-async def _play_grpc(spec, game, names, sources, store, tournament_id, play_all, max_restarts) -> None:
-    """Start the arbiter and the bot processes, play, and stop them whatever happens."""
+async def _play_grpc(spec, game, names, sources, store, tournament_id, play_all, max_restarts, announce) -> None:
+    """Start the arbiter and the bot processes, play, and stop them whatever happens.
+
+    The run's arbiter also serves the Spectate service (public frames only: no delay is
+    configured, so no hidden card), announced through ``announce(address)``."""
     from arbiter.botproc import BotPool, BotStartError
     from arbiter.server import RemoteSeat, Session, start_server
+    from arbiter.spectate import SpectatorHub
 
-    server = await start_server(0)
+    spectators = SpectatorHub()
+    server = await start_server(0, spectators=spectators)
+    announce(server.address)
     pools = [BotPool(server.hub, server.address) for _ in range(spec.bot_processes)]
     restarts = {n: 0 for n in names}
     source_of = dict(zip(names, sources))
@@ -394,7 +406,7 @@ async def _play_grpc(spec, game, names, sources, store, tournament_id, play_all,
                 session = Session(session_id="gone", bot_name=n, bot_version="", games=(), closed=True)
             return RemoteSeat(session, spec.game)
 
-        await play_all(remote)
+        await play_all(remote, spectators.observers)
     finally:
         await server.stop(0.5)
         for pool in pools:

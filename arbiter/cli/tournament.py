@@ -93,6 +93,9 @@ def tournament_run(
                 task = progress.add_task(f"{spec.display_name}", total=None, rate="", leader="-")
 
                 def on_progress(p) -> None:
+                    if p.watch_address:
+                        progress.console.print(f"watch live: arbiter watch --server {p.watch_address}", highlight=False)
+                        return
                     if p.record is None:
                         progress.update(task, total=p.total, completed=p.done, leader=p.leader or "-")
                         if p.resumed:

@@ -268,3 +268,39 @@ def test_hidden_cards_come_only_with_the_delay_and_the_cli_watches():
         assert proc.returncode == 0 and summary.match_id in proc.stdout and "finished" in proc.stdout
     finally:
         stop_serve(s)
+
+
+def test_a_tournament_run_can_be_watched_live(tmp_path):
+    """`arbiter tournament run` announces its arbiter; a spectator there sees a match live
+    (public view: no hand in any frame before the match is over)."""
+    import asyncio
+    import queue
+
+    from arbiter.store import Store
+    from arbiter.tournament import TournamentSpec, run_tournament
+
+    slow = str(ROOT / "tests/e2e/slowbot.py")
+    spec = TournamentSpec(game="spades", bots=(slow, "random"), options={"deals": 1}, deals=2, name="live")
+    addresses: queue.Queue[str] = queue.Queue()
+    result: dict = {}
+
+    def run() -> None:
+        with Store(tmp_path / "live.sqlite") as store:
+            result["rows"] = asyncio.run(run_tournament(
+                spec, store, concurrency=1,
+                on_progress=lambda p: p.watch_address and addresses.put(p.watch_address)))
+
+    runner = threading.Thread(target=run, daemon=True)
+    runner.start()
+    watcher = Watcher(addresses.get(timeout=60))
+    watcher.start()
+    runner.join(120)
+    watcher.join(30)
+    assert watcher.error is None and watcher.running_when_joined
+    kinds = [f.WhichOneof("frame") for _, f in watcher.frames]
+    assert kinds[0] == "header" and kinds[-1] == "over" and kinds.count("step") > 10
+    header = watcher.frames[0][1].header
+    assert header.match_id in {r.match_id for r in result["rows"]}
+    for _, frame in watcher.frames[:-1]:
+        body = getattr(frame, frame.WhichOneof("frame"))
+        assert not body.hands and not body.view.spades.hand  # a spectator holds no seat's cards
