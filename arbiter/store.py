@@ -20,6 +20,7 @@ import json
 import os
 import sqlite3
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -160,8 +161,24 @@ _MATCH_COLUMNS = (
 class Store:
     """A connection to one store file. Use as a context manager."""
 
-    def __init__(self, path: str | os.PathLike = DEFAULT_DB):
+    def __init__(self, path: str | os.PathLike = DEFAULT_DB, read_only: bool = False):
+        """Open (creating or migrating the schema) the store at ``path``.
+
+        ``read_only``: a connection SQLite refuses to write through (``mode=ro``), for
+        readers such as the web page; the file must exist and have a current schema.
+        """
         self.path = Path(path)
+        self._lock_file: Any = None
+        if read_only:
+            uri = f"file:{urllib.parse.quote(str(self.path.resolve()))}?mode=ro"
+            try:
+                self.db = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
+                row = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"{self.path} is not a readable store: {exc}") from None
+            if row is None or row[0] != str(SCHEMA_VERSION):
+                raise StoreError(f"{self.path}: schema version {row and row[0]} (this arbiter reads {SCHEMA_VERSION})")
+            return
         try:
             self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
             self.db.execute("PRAGMA foreign_keys = ON")
@@ -184,7 +201,6 @@ class Store:
             raise StoreError(f"{self.path} is not a usable store: {exc}") from None
         except ValueError as exc:
             raise StoreError(f"{self.path}: unreadable schema version: {exc}") from None
-        self._lock_file: Any = None
 
     def close(self) -> None:
         self.unlock()

@@ -55,17 +55,8 @@ def check_store(path: str | os.PathLike) -> Path:
 
 
 def open_read_only(path: Path) -> Store:
-    """A Store whose connection cannot write (SQLite ``mode=ro``), for serving pages.
-
-    Built without ``Store.__init__``, which takes a write transaction to check the schema;
-    ``check_store`` did that once at startup. The query methods only use ``db`` and ``path``.
-    """
-    store = object.__new__(Store)
-    store.path = path
-    store.db = sqlite3.connect(f"file:{urllib.parse.quote(str(path.resolve()))}?mode=ro", uri=True, timeout=30,
-                               isolation_level=None)
-    store._lock_file = None
-    return store
+    """A Store whose connection cannot write (SQLite ``mode=ro``), for serving pages."""
+    return Store(path, read_only=True)
 
 
 # --------------------------------------------------------------------------------------

@@ -111,3 +111,18 @@ def test_a_newer_schema_is_refused(tmp_path):
         store.db.execute("UPDATE meta SET value = '99' WHERE key = 'schema'")
     with pytest.raises(StoreError, match="newer than this arbiter"):
         Store(db)
+
+
+def test_a_read_only_store_reads_and_cannot_write(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "ro.sqlite"
+    with Store(db) as store:
+        t = store.open_tournament("t1", "spades", {})
+        store.save_match(t.id, 0, 0, 0, a_record())
+    with Store(db, read_only=True) as ro:
+        assert len(ro.matches(ro.tournament("t1").id)) == 1
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            ro.db.execute("DELETE FROM matches")
+    with pytest.raises(StoreError, match="not a readable store"):
+        Store(tmp_path / "missing.sqlite", read_only=True)
