@@ -18,11 +18,25 @@ from sdk.bot import Bot, MatchInfo, MatchResult
 from arbiter.games import Action, Card, Event, IllegalActionError, Outcome, parse_cards
 
 
-def run(bot, address=None, token=None, name=None):
-    """Connect ``bot`` to an arbiter and play until it closes the stream (see sdk.runner)."""
+def run(bot, address=None, token=None, name=None, argv=None):
+    """Connect ``bot`` to an arbiter and play until it closes the stream (see sdk.runner).
+
+    What is not passed comes from the command line of the bot's script
+    (``--address HOST:PORT --token T --name N``), then from ``ARENA_ADDRESS`` /
+    ``ARENA_TOKEN``, then the defaults. Returns the number of matches played.
+    """
+    import argparse
+    import sys
+
     from sdk.runner import run as _run
 
-    return _run(bot, address=address, token=token, name=name)
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--address")
+    parser.add_argument("--token")
+    parser.add_argument("--name")
+    flags, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    return _run(bot, address=address or flags.address, token=token if token is not None else flags.token,
+                name=name or flags.name)
 
 
 __all__ = ["Action", "Bot", "MatchInfo", "MatchResult", "Card", "Event", "IllegalActionError", "Outcome", "parse_cards", "run"]

@@ -1,0 +1,44 @@
+"""`sdk.run(MyBot())` in a bot's own script takes --address/--token/--name from its command line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import grpc
+
+from arbiter import convert
+from arbiter.games import EndReason
+from cardarena.v1 import arena_pb2 as pb
+from cardarena.v1 import arena_pb2_grpc as pb_grpc
+from tests.conftest import ROOT
+
+
+def test_a_bot_script_run_with_flags_joins_and_plays(secured_serve, tmp_path):
+    script = tmp_path / "mybot.py"
+    script.write_text(textwrap.dedent("""
+        from sdk import Bot, run
+
+        class MyBot(Bot):
+            name = "mybot"
+            def choose(self, view, legal_actions):
+                return str(legal_actions[0])   # notation strings are accepted too
+
+        if __name__ == "__main__":
+            run(MyBot())
+    """))
+    procs = [
+        subprocess.Popen([sys.executable, str(script), "--address", secured_serve.address, "--token", "join-secret",
+                          "--name", f"flagged{i}"], cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+        for i in range(2)
+    ]
+    secured_serve.bots.extend(procs)
+    secured_serve.wait_sessions(["flagged0", "flagged1"], admin_token="admin-secret")
+    with grpc.insecure_channel(secured_serve.address) as ch:
+        summary = pb_grpc.MatchesStub(ch).RunMatch(pb.RunMatchRequest(
+            game="spades", seats=["flagged0", "flagged1", "flagged0", "flagged1"], seed=2, options={"deals": "1"},
+            admin_token="admin-secret"), timeout=60)
+    assert convert.outcome_from_proto(summary.outcome).reason is EndReason.COMPLETED
+    assert not summary.incidents
