@@ -12,6 +12,7 @@ import abc
 import asyncio
 import dataclasses
 import enum
+import hashlib
 import json
 import logging
 import time
@@ -304,6 +305,14 @@ def replay_record(record: MatchRecord) -> Outcome:
     return outcome
 
 
+def bot_seed_for(seed: int, seat: int) -> int:
+    """The seed a seat's bot gets for its own random choices: a one-way function of the
+    match seed, so the bot cannot compute the deal seed back from it (an invertible mix
+    such as ``seed * k + seat`` would hand every bot the whole deal)."""
+    digest = hashlib.sha256(f"bot-seed:{seed}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
 def forfeit_outcome(game: Game, seat: int, reason: EndReason, detail: str) -> Outcome:
     """The failing seat's side ranks last, every other side shares first."""
     team = next(t for t in game.teams if seat in t)
@@ -434,7 +443,7 @@ class _Runner:
                 seat_names=rec.seat_names,
                 decision_ms=clock.decision_ms,
                 bank_ms=clock.bank_ms,
-                seed=(self.bot_seed * 1_000_003 + seat) % (2**63),
+                seed=bot_seed_for(self.bot_seed, seat),
             )
             try:
                 await client.start(info)

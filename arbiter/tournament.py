@@ -301,7 +301,8 @@ async def run_tournament(
         await asyncio.gather(*(worker() for _ in range(min(concurrency, len(todo)))))
 
     def match_config(m: ScheduledMatch):
-        return spec.match_config(m.seed, f"{tour.id}-{m.idx}-{m.seed:x}")
+        # The id goes to every bot: it must not carry the deal seed (nor the tournament's).
+        return spec.match_config(m.seed, f"{tour.id}-{m.idx}")
 
     stored = set(done)
 

@@ -8,7 +8,7 @@ import typer
 
 from arbiter.games import GAMES
 from arbiter.cli._common import (
-    BankOpt, DecisionOpt, OptionOpt, PolicyOpt, PresetOpt, SeedOpt, TransportOpt, _outcome_table, _parse_options, _run, app, out,
+    BankOpt, DecisionOpt, OptionOpt, PolicyOpt, PresetOpt, TransportOpt, _outcome_table, _parse_options, _run, app, out,
 )
 
 
@@ -16,7 +16,7 @@ from arbiter.cli._common import (
 def play(
     game: Annotated[str, typer.Argument(help=f"Game: {', '.join(GAMES)}.")],
     bots: Annotated[list[str], typer.Argument(help="One bot per seat: bundled name (random, greedy, heuristic) or FILE.py.")],
-    seed: SeedOpt = 0,
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Deal seed (default: a fresh random one, printed). A bot that could guess it could recompute every hand: keep it unguessable in real play.")] = None,
     option: OptionOpt = None,
     preset: PresetOpt = None,
     server: Annotated[Optional[str], typer.Option(help="Play on a running arbiter HOST:PORT whose connected bots have these names.")] = None,
@@ -30,6 +30,10 @@ def play(
     from arbiter.play import play_local, play_remote
 
     options = _run(_parse_options, option)
+    if seed is None:
+        import secrets
+
+        seed = secrets.randbits(62)
     if server:
         summary = _run(play_remote, server, game, bots, seed, options, preset, admin_token, decision_ms, bank_ms, policy)
         out.print(_outcome_table(bots, summary.outcome, f"{game} (seed {seed}) on {server}: {summary.outcome.reason.value}"))

@@ -1,0 +1,74 @@
+"""What a bot is told when a match starts (match id, its own RNG seed, options, names)
+must not let it compute the deal seed, and so every hand, with the public seeding scheme.
+
+An adversarial bot tries every number it can read out of MatchStart — each decimal or
+hex token of the match id, its bot seed, and the inverse of a linear mix of the seed —
+as a deal seed, deals with the engine, and compares with the cards it holds."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+from arbiter.games import get_game
+from arbiter.match import bot_seed_for
+from arbiter.store import Store
+from arbiter.tournament import TournamentSpec, run_tournament
+from sdk import Bot
+
+SEEN: list = []
+
+
+class Spy(Bot):
+    name = "spy"
+
+    def on_match_start(self, info):
+        SEEN.append(info)
+
+    def choose(self, view, legal_actions):
+        return legal_actions[0]
+
+
+def candidates(info) -> set[int]:
+    out = {info.seed, info.seed ^ info.seat}
+    for tok in re.split(r"[^0-9a-fA-F]+", info.match_id):
+        if tok:
+            out.add(int(tok, 16))
+            if tok.isdigit():
+                out.add(int(tok))
+    mod = 2**63
+    for k in (1_000_003, 1):  # undo seed * k + seat, the kind of mix this replaced
+        out.add(((info.seed - info.seat) * pow(k, -1, mod)) % mod)
+    for value in info.options.values():
+        if isinstance(value, int) and not isinstance(value, bool):
+            out.add(value)
+    return out
+
+
+def test_a_bot_cannot_recompute_the_deal_from_its_match_start(tmp_path):
+    SEEN.clear()
+    spec = TournamentSpec(game="spades", bots=("spy", "random"), options={"deals": 1, "blind_nil": False}, deals=3, seed=0,
+                          name="secret")
+    import bots
+
+    bots.BUNDLED["spy"] = f"{__name__}:Spy"
+    try:
+        with Store(tmp_path / "s.sqlite") as store:
+            rows = asyncio.run(run_tournament(spec, store, transport="inproc"))
+    finally:
+        del bots.BUNDLED["spy"]
+    game = get_game("spades", {"deals": 1, "blind_nil": False})
+    seeds = {r.match_id: r.seed for r in rows}
+    assert len(SEEN) == 2 * len(rows)  # the spy holds two seats of every match
+    for info in SEEN:
+        real = game.new_initial_state(seeds[info.match_id]).hands[info.seat]
+        assert str(seeds[info.match_id]) not in info.match_id and f"{seeds[info.match_id]:x}" not in info.match_id
+        for c in candidates(info):
+            assert game.new_initial_state(c).hands[info.seat] != real, f"deal recovered from {c} ({info.match_id})"
+
+
+def test_bot_seeds_are_stable_distinct_per_seat_and_one_way():
+    assert bot_seed_for(7, 0) == bot_seed_for(7, 0)
+    assert len({bot_seed_for(7, s) for s in range(6)}) == 6
+    assert all(0 <= bot_seed_for(s, 1) < 2**63 for s in range(100))
+    assert bot_seed_for(7, 1) - bot_seed_for(7, 0) != bot_seed_for(8, 1) - bot_seed_for(8, 0)  # no linear mix
