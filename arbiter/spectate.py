@@ -116,10 +116,15 @@ class HiddenCardsRefused(PermissionError):
 class SpectatorHub:
     """The watchable matches of one arbiter; ``observers(config)`` feeds it a match."""
 
-    def __init__(self, delay: float | None = None, keep_finished: int = 20):
+    def __init__(self, delay: float | None = None, keep_finished: int = 20, reveal_at_end: bool = True):
+        """``reveal_at_end=False``: the last frame carries the outcome only, not the full
+        deal, the seed or the action list. A duplicate tournament needs it: the same deal
+        is played again with the seats swapped, so a deal shown when one seating ends
+        could be relayed to a bot in the next."""
         if delay is not None and delay < 0:
             raise ValueError(f"spectator delay must not be negative, got {delay}")
         self.delay = delay
+        self.reveal_at_end = reveal_at_end
         self.keep_finished = keep_finished
         self.matches: collections.OrderedDict[str, LiveMatch] = collections.OrderedDict()
         self._new_match = asyncio.Event()
@@ -256,9 +261,11 @@ class _Feed(MatchObserver):
         if self.live is None:
             return
         assert record.outcome is not None
+        reveal = self.hub.reveal_at_end
         self.live.push(OverFrame(
-            outcome=record.outcome, final_view=final_view, seed=record.seed,
-            actions=tuple(a.action for a in record.actions), action_seats=tuple(a.seat for a in record.actions),
+            outcome=record.outcome, final_view=final_view if reveal else None, seed=record.seed if reveal else 0,
+            actions=tuple(a.action for a in record.actions) if reveal else (),
+            action_seats=tuple(a.seat for a in record.actions) if reveal else (),
             options=convert.options_to_wire(record.options),
         ))
         self.hub._close(self.live)

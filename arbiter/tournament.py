@@ -359,12 +359,14 @@ async def _play_grpc(spec, game, names, sources, store, tournament_id, play_all,
     """Start the arbiter and the bot processes, play, and stop them whatever happens.
 
     The run's arbiter also serves the Spectate service (public frames only: no delay is
-    configured, so no hidden card), announced through ``announce(address)``."""
+    configured, so no hidden card; with duplicate deals not even the full deal at the
+    end), announced through ``announce(address)``."""
     from arbiter.botproc import BotPool, BotStartError
     from arbiter.server import RemoteSeat, Session, start_server
     from arbiter.spectate import SpectatorHub
 
-    spectators = SpectatorHub()
+    # With duplicate deals a finished match's cards come back in the next seating.
+    spectators = SpectatorHub(reveal_at_end=not spec.duplicate)
     server = await start_server(0, spectators=spectators)
     announce(server.address)
     pools = [BotPool(server.hub, server.address) for _ in range(spec.bot_processes)]

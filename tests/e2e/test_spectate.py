@@ -304,3 +304,7 @@ def test_a_tournament_run_can_be_watched_live(tmp_path):
     for _, frame in watcher.frames[:-1]:
         body = getattr(frame, frame.WhichOneof("frame"))
         assert not body.hands and not body.view.spades.hand  # a spectator holds no seat's cards
+    # duplicate deals: the same cards come back with the seats swapped, so the end of one
+    # seating shows the outcome but neither the deal nor the seed
+    over = watcher.frames[-1][1].over
+    assert over.outcome.ranks and not over.HasField("final_view") and over.seed == 0 and not over.actions
