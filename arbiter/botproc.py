@@ -56,6 +56,7 @@ class BotProcess:
     log_path: Path
     workdir: Path
     session: Session | None = None
+    token: str = ""  # its launch token: identifies its session among processes of the same bot
 
     def stderr_tail(self, lines: int = 15) -> str:
         text = read_tail(self.log_path).splitlines()
@@ -119,7 +120,7 @@ class BotPool:
         argv_with_address = launch.argv + ["--address", launch.address]
         launch.argv = argv_with_address
         proc = sb.start(launch, log_path)
-        bp = BotProcess(name, spec, proc, log_path, launch.workdir)
+        bp = BotProcess(name, spec, proc, log_path, launch.workdir, token=token)
         self.procs[name] = bp
         log.info("started bot %s (%s) in sandbox %s, pid %d", name, spec, box.mode, proc.pid)
         return bp
@@ -130,7 +131,7 @@ class BotPool:
         deadline = loop.time() + timeout
         for bp in self.procs.values():
             while bp.session is None:
-                session = self.hub.find(bp.name)
+                session = self.hub.session_for(bp.token)
                 if session is not None:
                     bp.session = session
                     session.stderr_source = bp.record_tail
@@ -142,8 +143,9 @@ class BotPool:
                 await asyncio.sleep(0.05)
 
     def session(self, name: str) -> Session | None:
-        """The live session of ``name`` (None if its process died)."""
-        return self.hub.find(name)
+        """The live session of this pool's process of ``name`` (None if it died)."""
+        bp = self.procs.get(name)
+        return self.hub.session_for(bp.token) if bp is not None else None
 
     def stop(self) -> None:
         for bp in self.procs.values():

@@ -158,6 +158,11 @@ class Hub:
                 del self._by_token[token]
         self._changed.set()
 
+    def session_for(self, token: str) -> Session | None:
+        """The live session opened with launch token ``token`` (one bot process)."""
+        session = self._by_token.get(token)
+        return session if session is not None and not session.closed else None
+
     def find(self, name: str) -> Session | None:
         live = [s for s in self.sessions.values() if s.bot_name == name and not s.closed]
         return min(live, key=lambda s: len(s.pending)) if live else None
