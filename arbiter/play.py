@@ -38,7 +38,8 @@ def play_local(
     policy: str = "forfeit",
 ) -> MatchRecord:
     """One match, bot i at seat i. With ``grpc``: an arbiter on a free loopback port and one
-    process per distinct bot; with ``inproc``: trusted bots in this process."""
+    process per seat (a bot at two seats, e.g. partners, runs as two processes that cannot
+    share what each seat sees); with ``inproc``: trusted bots in this process."""
     config, n = _config(game, seed, options or {}, preset, decision_ms, bank_ms, policy)
     if len(bots) != n:
         raise ConfigError(f"{game} needs {n} bots (one per seat), got {len(bots)}")
@@ -54,16 +55,19 @@ def play_local(
 
     async def main() -> MatchRecord:
         server = await start_server(0)
-        pool = BotPool(server.hub, server.address)
+        occurrence = [bots[:i].count(b) for i, b in enumerate(bots)]  # k-th seat of its bot
+        pools = [BotPool(server.hub, server.address) for _ in range(max(occurrence) + 1)]
         try:
-            for spec in distinct:
-                pool.launch(names[spec], spec)
-            await pool.wait_connected()
-            seats = [RemoteSeat(pool.procs[names[b]].session, game) for b in bots]
+            for b, k in zip(bots, occurrence):
+                pools[k].launch(names[b], b)
+            for pool in pools:
+                await pool.wait_connected()
+            seats = [RemoteSeat(pools[k].procs[names[b]].session, game) for b, k in zip(bots, occurrence)]
             return await run_match(config, seats)
         finally:
             await server.stop(0.5)
-            pool.stop()
+            for pool in pools:
+                pool.stop()
 
     return asyncio.run(main())
 

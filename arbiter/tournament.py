@@ -282,7 +282,9 @@ async def run_tournament(
     finished = len(done)
     log.info("tournament %s: %d matches, %d stored, %d to play, %d at once", tour.name, len(plan), len(done), len(todo), concurrency)
 
-    async def play_all(seat_factory: Callable[[str], Any], observers_for: Callable[[Any], Any] = lambda config: ()) -> None:
+    async def play_all(seat_factory: Callable[[str, int], Any], observers_for: Callable[[Any], Any] = lambda config: ()) -> None:
+        """Play every match still to do; ``seat_factory(bot, k)`` gives the seat client for
+        the k-th seat ``bot`` holds in a match (k > 0 for partners and copies)."""
         queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
         for m in todo:
             queue.put_nowait(m)
@@ -293,7 +295,7 @@ async def run_tournament(
                     m = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
-                seats = [await seat_factory(n) for n in m.seats]
+                seats = [await seat_factory(n, m.seats[:i].count(n)) for i, n in enumerate(m.seats)]
                 config = match_config(m)
                 record = await run_match(config, seats, observers=observers_for(config))
                 save(m, record)
@@ -341,8 +343,8 @@ async def run_tournament(
             bots = {n: load_bot(s) for n, s in zip(names, sources)}
             seats_cache = {n: LocalSeat(bots[n], n) for n in names}
 
-            async def local(n: str) -> SeatClient:
-                return seats_cache[n]
+            async def local(n: str, k: int) -> SeatClient:
+                return seats_cache[n]  # trusted bots: a fresh copy per (match, seat) is enough
 
             await play_all(local)
         else:
@@ -350,12 +352,13 @@ async def run_tournament(
                 if on_progress:
                     on_progress(Progress(finished, len(plan), None, len(done), leader.text(), tour.name, address))
 
-            await _play_grpc(spec, game, names, sources, store, tour.id, play_all, max_restarts, announce)
+            copies = max((m.seats.count(n) for m in todo for n in set(m.seats)), default=1)
+            await _play_grpc(spec, game, names, sources, store, tour.id, play_all, max_restarts, announce, copies)
     store.mark_finished(tour.id)
     return store.matches(tour.id)
 
 
-async def _play_grpc(spec, game, names, sources, store, tournament_id, play_all, max_restarts, announce) -> None:
+async def _play_grpc(spec, game, names, sources, store, tournament_id, play_all, max_restarts, announce, copies=1) -> None:
     """Start the arbiter and the bot processes, play, and stop them whatever happens.
 
     The run's arbiter also serves the Spectate service (public frames only: no delay is
@@ -369,7 +372,9 @@ async def _play_grpc(spec, game, names, sources, store, tournament_id, play_all,
     spectators = SpectatorHub(reveal_at_end=not spec.duplicate)
     server = await start_server(0, spectators=spectators)
     announce(server.address)
-    pools = [BotPool(server.hub, server.address) for _ in range(spec.bot_processes)]
+    # A bot holding k seats of one match (partners, copies at a table) plays them from k
+    # different processes, so no process sees two seats' cards; extra pools only add speed.
+    pools = [BotPool(server.hub, server.address) for _ in range(max(spec.bot_processes, copies))]
     restarts = {n: 0 for n in names}
     source_of = dict(zip(names, sources))
     try:
@@ -390,19 +395,24 @@ async def _play_grpc(spec, game, names, sources, store, tournament_id, play_all,
 
         lock = asyncio.Lock()
 
-        async def remote(n: str) -> SeatClient:
-            session = server.hub.find(n)
+        spread = itertools.count()
+
+        async def remote(n: str, k: int) -> SeatClient:
+            # seat k of its bot in this match goes to pool k (mod the pools): never the
+            # same process for two seats of one match, while spreading matches over pools
+            per_match = max(1, len(pools) // copies)
+            pool = pools[(k + copies * (next(spread) % per_match)) % len(pools)]
+            session = pool.session(n)
             if session is None:
                 async with lock:
-                    session = server.hub.find(n)
+                    session = pool.session(n)
                     if session is None and restarts[n] < max_restarts:
                         restarts[n] += 1
                         log.warning("bot %s died; restarting it (%d of %d)", n, restarts[n], max_restarts)
-                        for pool in pools:
-                            if pool.procs[n].proc.poll() is not None:
-                                pool.launch(n, source_of[n])
+                        bp = pool.launch(n, source_of[n])
                         try:
-                            session = await server.hub.wait_for(n, 30)
+                            await asyncio.wait_for(_connected(server.hub, bp), 30)
+                            session = pool.session(n)
                         except asyncio.TimeoutError:
                             session = None
             if session is None:  # gone for good: the match records a disconnect for its seats
@@ -414,6 +424,14 @@ async def _play_grpc(spec, game, names, sources, store, tournament_id, play_all,
         await server.stop(0.5)
         for pool in pools:
             pool.stop()
+
+
+async def _connected(hub, bp) -> None:
+    """Until the process ``bp`` has opened its session."""
+    while hub.session_for(bp.token) is None:
+        if bp.proc.poll() is not None:
+            raise asyncio.TimeoutError
+        await asyncio.sleep(0.05)
 
 
 # --------------------------------------------------------------------------------------

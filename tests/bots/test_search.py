@@ -131,13 +131,11 @@ def test_heuristic_beats_random_in_every_game() -> None:
         assert result.mean_margin > 0, result.summary()
 
 
-def test_search_beats_heuristic_at_spades_on_a_seeded_sample() -> None:
-    """Seeded and small (2 deals x 2 seatings, 60 rollouts a decision): measured +21.25 ± 21.25 points
-    (3 of 4 matches won).
-
-    The full strength report (docs/strength.md) uses more deals; this guards against a
-    search that got worse than its own rollout policy.
-    """
+def test_search_is_not_clearly_worse_than_its_rollout_policy_at_spades() -> None:
+    """Seeded and small (2 deals x 2 seatings, 60 rollouts a decision): a guard against a
+    broken search (one that picks bad actions loses by hundreds of points a deal), not a
+    strength claim — 4 matches cannot show one. The strength report with enough deals to
+    mean something is docs/strength.md (search +18.8 ± 8.3 over 16 deals x 2)."""
     import bots.search as search
 
     saved = dict(search.DEFAULT_BUDGET)
@@ -147,4 +145,4 @@ def test_search_beats_heuristic_at_spades_on_a_seeded_sample() -> None:
     finally:
         search.DEFAULT_BUDGET.clear()
         search.DEFAULT_BUDGET.update(saved)
-    assert result.mean_margin > 0, result.summary()
+    assert result.mean_margin > -3 * result.stderr - 1, result.summary()
