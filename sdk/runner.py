@@ -11,12 +11,13 @@ the bot, so state kept on ``self`` belongs to one match.
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import copy
 import logging
 import os
-import queue
 import threading
-from typing import Any, Iterator
+from typing import Any
 
 import grpc
 
@@ -33,24 +34,34 @@ class ArbiterError(Exception):
     """The arbiter refused the session (bad token, protocol) or the stream failed."""
 
 
+class _Outbox:
+    """Messages waiting to be written, in order. ``put`` is plain (not async) so ``handle``
+    (and code that wraps it) queues from ordinary code; the run loop writes them after
+    each ``handle``."""
+
+    def __init__(self) -> None:
+        self._items: collections.deque[pb.BotMessage] = collections.deque()
+
+    def put(self, msg: pb.BotMessage) -> None:
+        self._items.append(msg)
+
+    def take(self) -> pb.BotMessage | None:
+        return self._items.popleft() if self._items else None
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
 class _Session:
     def __init__(self, bot: Bot, name: str):
         self.template = bot
         self.name = name
-        self.outbox: queue.Queue[pb.BotMessage | None] = queue.Queue()
+        self.outbox = _Outbox()
         self.bots: dict[tuple[str, int], Bot] = {}
         self.games: dict[str, str] = {}  # match_id -> game
         self.seat_tokens: dict[tuple[str, int], str] = {}  # (match_id, seat) -> MatchStart.seat_token
         self.matches_played = 0
         self.errors: list[str] = []
-
-    def requests(self, hello: pb.BotMessage) -> Iterator[pb.BotMessage]:
-        yield hello
-        while True:
-            msg = self.outbox.get()
-            if msg is None:
-                return
-            yield msg
 
     def handle(self, msg: pb.ArbiterMessage) -> None:
         which = msg.WhichOneof("msg")
@@ -116,35 +127,100 @@ def run(
     """Play on the arbiter at ``address`` until it closes the stream; returns matches played.
 
     Raises ArbiterError if the arbiter refuses the session. A bot whose ``choose`` raises
-    ends the connection (the arbiter records a disconnect for its seats).
+    ends the connection (the arbiter records a disconnect for its seats). Setting ``stop``
+    (from another thread) ends the connection and returns.
     """
     address = address or os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051")
     token = token if token is not None else os.environ.get("ARENA_TOKEN", "")
     name = name or bot.name
     session = _Session(bot, name)
-    channel = grpc.insecure_channel(address)
+    # One thread, one event loop: reading a Turn, deciding and writing the Act never cross
+    # threads (the blocking API's request iterator did, costing hand-offs every decision).
+    play = _play(session, address, convert.hello(name, bot.version, token, bot.games), stop)
     try:
-        stub = pb_grpc.ArenaStub(channel)
-        responses = stub.Play(session.requests(convert.hello(name, bot.version, token, bot.games)))
-        if stop is not None:
-            threading.Thread(target=lambda: (stop.wait(), responses.cancel()), daemon=True).start()
-        first = True
-        for msg in responses:
-            if first:
-                first = False
-                if msg.WhichOneof("msg") != "welcome":
-                    session.handle(msg)  # an auth/protocol error raises here
-                    raise ArbiterError(f"expected Welcome, got {msg.WhichOneof('msg')}")
-                log.info("%s connected to %s as %s", name, address, msg.welcome.session_id)
-                continue
-            session.handle(msg)
+        asyncio.get_running_loop()
+    except RuntimeError:  # the usual case: no event loop in this thread
+        return asyncio.run(play)
+    # called from async code (a notebook, an async app): play on a thread of its own
+    result: list[int] = []
+    errors: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            result.append(asyncio.run(play))
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            errors.append(exc)
+
+    thread = threading.Thread(target=worker, name=f"sdk-{name}", daemon=True)
+    thread.start()
+    thread.join()
+    if errors:
+        raise errors[0]
+    return result[0]
+
+
+async def _play(session: _Session, address: str, hello: pb.BotMessage, stop: threading.Event | None) -> int:
+    name = session.name
+    write_failed = False
+    try:
+        async with grpc.aio.insecure_channel(address) as channel:
+            call = pb_grpc.ArenaStub(channel).Play()
+            if stop is not None:
+                loop = asyncio.get_running_loop()
+                threading.Thread(target=_cancel_on, args=(stop, loop, call), daemon=True).start()
+            writable = await _write(call, hello)
+            first = True
+            # (iterate, not call.read(): read() drops messages still buffered once the
+            # status has arrived, and the arbiter's last words, e.g. Error(flood), matter)
+            async for msg in call:
+                if first:
+                    first = False
+                    if msg.WhichOneof("msg") != "welcome":
+                        session.handle(msg)  # an auth/protocol error raises here
+                        raise ArbiterError(f"expected Welcome, got {msg.WhichOneof('msg')}")
+                    log.info("%s connected to %s as %s", name, address, msg.welcome.session_id)
+                    continue
+                session.handle(msg)
+                while (out := session.outbox.take()) is not None:
+                    if writable:
+                        writable = await _write(call, out)
+                        write_failed = write_failed or not writable
+                if not writable:
+                    session.outbox.clear()
+    except asyncio.CancelledError:
+        if stop is not None and stop.is_set():
+            return session.matches_played
+        raise
     except grpc.RpcError as exc:
         if exc.code() == grpc.StatusCode.CANCELLED and stop is not None and stop.is_set():
+            return session.matches_played
+        if exc.code() == grpc.StatusCode.INTERNAL and write_failed:
+            # grpc.aio replaces the status with INTERNAL when a write meets a stream the
+            # arbiter has just closed; its last messages were read above. (The blocking
+            # API reported the arbiter's own status, normally OK, here.)
+            log.info("%s: the arbiter closed the stream while an answer was being sent", name)
             return session.matches_played
         if exc.code() == grpc.StatusCode.UNAVAILABLE:
             raise ArbiterError(f"cannot reach the arbiter at {address}: {exc.details()}") from None
         raise ArbiterError(f"stream failed: {exc.code().name}: {exc.details()}") from None
-    finally:
-        session.outbox.put(None)
-        channel.close()
     return session.matches_played
+
+
+async def _write(call: Any, msg: pb.BotMessage) -> bool:
+    """Write one message; False once the stream no longer takes any (the arbiter closed it:
+    the reads that follow deliver its last messages and its status)."""
+    if call.done():  # a write now would fail and replace the arbiter's status with INTERNAL
+        return False
+    try:
+        await call.write(msg)
+        return True
+    except (asyncio.InvalidStateError, grpc.RpcError):
+        return False
+
+
+def _cancel_on(stop: threading.Event, loop: asyncio.AbstractEventLoop, call: Any) -> None:
+    stop.wait()
+    try:
+        loop.call_soon_threadsafe(call.cancel)
+    except RuntimeError:  # the loop has finished: the stream is closed already
+        pass
