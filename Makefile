@@ -22,7 +22,6 @@ proto: $(BIN)/activate
 demo: $(BIN)/activate
 	$(BIN)/arbiter tournament run --game spades --bots random,greedy,heuristic --deals 2 --db .demo.sqlite --fresh
 
-## The whole test suite.
 ## Debian's chromium and chromedriver, for the browser test (tests/e2e/test_web.py). Idempotent;
 ## CI runs as root, elsewhere it asks sudo.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -38,6 +37,7 @@ sandbox-tools:
 	  { apt-get install -y -qq bubblewrap >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; }; } ; } || \
 	  echo "note: bubblewrap is not installed: hosted bots run under resource limits only"
 
+## The whole test suite (installs what the browser and sandbox tests need first).
 test: $(BIN)/activate browser sandbox-tools
 	$(BIN)/python -m pytest -q -n 2
 
