@@ -214,17 +214,15 @@ def resolve_bot(source: str, db_path: str | os.PathLike | None) -> str:
     """A launchable bot spec for ``source``: ``name@version`` is looked up in the registry."""
     if not is_registered_ref(source):
         return source
-    try:
-        from arbiter.registry import Registry
-    except ImportError:
-        raise SpecError(f"bots: {source!r} names a registered bot, but this arbiter has no bot registry") from None
+    from arbiter.registry import Registry
+
     if db_path is None:
         raise SpecError(f"bots: {source!r} names a registered bot, but there is no store to look it up in")
     name, _, version = source.partition("@")
     try:
         with Registry(db_path) as registry:
             found = registry.get(name, version)
-            if hasattr(registry, "verify") and not registry.verify(found):
+            if not registry.verify(found):
                 raise SpecError(f"bots: {source!r}: the stored copy does not match its recorded hash")
             return found.spec
     except SpecError:
