@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import signal
 import socket
+import sys
 import threading
+from pathlib import Path
 
 from arbiter.games import EndReason
-from arbiter.sandbox import Limits, Sandbox
+from arbiter.sandbox import Limits, Sandbox, _package_dirs
 from tests.e2e.hostile_arena import HOSTILE, hostile_folder, processes_of_uid, run_hostile, wait_until
 
 ROOT = HOSTILE.parent.parent.parent
@@ -103,10 +105,13 @@ def test_files_outside_its_directory_are_out_of_reach(tmp_path):
     if r.sandbox.hides_files:  # bwrap: none of these exist in its world
         for key in ("secret", "store", "source", "passwd", "write_store", "write_own_code"):
             assert files[key].startswith("blocked"), (key, files[key])
-        # its whole world: the system's binaries and libraries, a few /etc files, its own dirs
-        # ("root" and "work" hold only the Python installation and the SDK packages, read-only)
-        assert set(files["listdir_root"]) <= {"bin", "bot", "dev", "etc", "lib", "lib32", "lib64", "proc", "root", "run",
-                                              "sbin", "tmp", "usr", "work"}, files["listdir_root"]
+        # its whole world: the system's binaries and libraries, a few /etc files, its own dirs,
+        # and the top directories of the Python installation and the SDK packages (read-only;
+        # where the project lives depends on the machine, e.g. /work or /check)
+        installed = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve(), *_package_dirs()]
+        tops = {p.resolve().parts[1] for p in installed}
+        assert set(files["listdir_root"]) <= {"bin", "bot", "dev", "etc", "lib", "lib32", "lib64", "proc", "run",
+                                              "sbin", "tmp", "usr", *tops}, (files["listdir_root"], tops)
     else:  # without bwrap only file permissions protect files, and the test says so
         assert files["secret"].startswith("READ")
     assert secret.read_text() == "the organisers' secret"
