@@ -6,11 +6,20 @@ with a fresh launch token that only it may use. Where the sandbox cuts the netwo
 bot dials the arbiter's Unix socket (``Hub.unix_path``), else its TCP address. Its stderr
 goes to a file; the tail of it is attached to the session so that a crash, timeout or
 disconnect is recorded in the match record with the bot's own last words.
+
+``BotHost`` hands out the processes of a run of matches, one per (match, seat), under an
+isolation policy: ``match`` (a fresh process for every seat of every match, started ahead
+so start-up overlaps play, stopped when the match ends) or ``shared`` (long-lived
+processes, each serving many matches at once). With duplicate deals the same cards come
+back in later matches; only ``match`` isolation guarantees that a bot which remembers
+what it saw cannot recognise a deal it has already played.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
+import itertools
 import logging
 import subprocess
 import sys
@@ -18,6 +27,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Mapping, Sequence
 
 from arbiter import sandbox as sb
 from arbiter.server import Hub, Session
@@ -81,6 +91,22 @@ class BotProcess:
         sb.kill_tree(self.proc, timeout)
         sb.cleanup(self.workdir)
 
+    async def connect(self, hub: Hub, timeout: float = 60.0) -> Session:
+        """Wait for this process's session; BotStartError if it exits or is late."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            session = hub.session_for(self.token)
+            if session is not None:
+                self.session = session
+                session.stderr_source = self.record_tail
+                return session
+            if self.proc.poll() is not None:
+                raise BotStartError(f"bot {self.name!r} ({self.spec}) exited with code {self.proc.returncode}:\n{self.stderr_tail()}")
+            if loop.time() > deadline:
+                raise BotStartError(f"bot {self.name!r} ({self.spec}) did not connect within {timeout:.0f} s:\n{self.stderr_tail()}")
+            await asyncio.sleep(0.02)
+
 
 @dataclass
 class BotPool:
@@ -99,12 +125,16 @@ class BotPool:
             log.warning("the arbiter has no Unix socket: bots run without a network namespace")
             self.sandbox = sb.Sandbox(self.sandbox.limits, "rlimit")
 
-    def launch(self, name: str, spec: str) -> BotProcess:
-        """Start bot ``spec`` (bundled name, FILE.py[:Class], folder, module:Class) as ``name``."""
+    def launch(self, name: str, spec: str, key: str | None = None) -> BotProcess:
+        """Start bot ``spec`` (bundled name, FILE.py[:Class], folder, module:Class) as ``name``.
+
+        ``key`` (default ``name``) names the process in ``procs`` and its stderr log, for a
+        pool holding several processes of one bot."""
         box = self.sandbox
         assert box is not None
+        key = key or name
         token = self.hub.expect(name)
-        log_path = self.log_dir / f"{name}.stderr.log"
+        log_path = self.log_dir / f"{key}.stderr.log"
         path_part, sep, cls = spec.partition(":")
         code: list[Path] = []
         env = {"ARENA_TOKEN": token}
@@ -121,26 +151,15 @@ class BotPool:
         launch.argv = argv_with_address
         proc = sb.start(launch, log_path)
         bp = BotProcess(name, spec, proc, log_path, launch.workdir, token=token)
-        self.procs[name] = bp
-        log.info("started bot %s (%s) in sandbox %s, pid %d", name, spec, box.mode, proc.pid)
+        self.procs[key] = bp
+        log.info("started bot %s (%s) in sandbox %s, pid %d", key, spec, box.mode, proc.pid)
         return bp
 
     async def wait_connected(self, timeout: float = 60.0) -> None:
         """Wait until every launched bot has a session; BotStartError if one dies or is late."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
         for bp in self.procs.values():
-            while bp.session is None:
-                session = self.hub.session_for(bp.token)
-                if session is not None:
-                    bp.session = session
-                    session.stderr_source = bp.record_tail
-                    break
-                if bp.proc.poll() is not None:
-                    raise BotStartError(f"bot {bp.name!r} ({bp.spec}) exited with code {bp.proc.returncode}:\n{bp.stderr_tail()}")
-                if loop.time() > deadline:
-                    raise BotStartError(f"bot {bp.name!r} ({bp.spec}) did not connect within {timeout:.0f} s:\n{bp.stderr_tail()}")
-                await asyncio.sleep(0.05)
+            if bp.session is None:
+                await bp.connect(self.hub, timeout)
 
     def session(self, name: str) -> Session | None:
         """The live session of this pool's process of ``name`` (None if it died)."""
@@ -150,3 +169,186 @@ class BotPool:
     def stop(self) -> None:
         for bp in self.procs.values():
             bp.stop()
+
+
+#: The isolation policies of ``BotHost`` (and of a tournament spec's ``isolation``).
+ISOLATIONS = ("match", "shared")
+
+
+class BotHost:
+    """The bot processes of a run of matches: one session per (match, seat).
+
+    No process ever plays two seats of one match (a bot at two seats, such as Spades
+    partners, would otherwise receive both hands).
+
+    * ``isolation="match"``: each seat of each match gets a fresh process, stopped when the
+      match ends, so nothing a bot saw in one match (a duplicate deal's cards, above all)
+      survives into the next. ``warm`` processes per bot are kept started and connected
+      ahead of need, so start-up overlaps play.
+    * ``isolation="shared"``: ``processes`` long-lived processes per seat slot of each bot,
+      each serving any number of matches at once (faster; for trusted bots, or when no
+      deal is played twice). A process that dies is restarted, ``max_restarts`` times
+      per bot; past that its seats record a disconnect.
+
+    ``start()`` launches the first process of every bot and returns their sessions (for
+    the caller's checks: games, versions); BotStartError if one does not connect.
+    """
+
+    def __init__(
+        self,
+        hub: Hub,
+        address: str,
+        sources: Mapping[str, str],
+        *,
+        isolation: str = "match",
+        copies: int = 1,
+        processes: int = 1,
+        warm: int = 1,
+        max_restarts: int = 3,
+        connect_timeout: float = 60.0,
+        sandbox: sb.Sandbox | None = None,
+        log_dir: Path | None = None,
+    ) -> None:
+        if isolation not in ISOLATIONS:
+            raise ValueError(f"isolation: expected one of {', '.join(ISOLATIONS)}, got {isolation!r}")
+        self.hub = hub
+        self.sources = dict(sources)
+        self.isolation = isolation
+        self.copies = max(1, copies)
+        self.warm = max(1, warm)
+        self.max_restarts = max_restarts
+        self.connect_timeout = connect_timeout
+        kwargs = {"log_dir": log_dir} if log_dir is not None else {}
+        self.pool = BotPool(hub, address, sandbox=sandbox, **kwargs)
+        # shared: slot -> bot -> process key; match: bot -> started processes not yet leased
+        self._slots = max(processes, self.copies) if isolation == "shared" else 0
+        self._ready: dict[str, collections.deque[asyncio.Task[BotProcess]]] = {n: collections.deque() for n in self.sources}
+        self._leased: dict[int, list[BotProcess]] = {}
+        self._ids = itertools.count()
+        self._spread = itertools.count()
+        self._restarts = {n: 0 for n in self.sources}
+        self._lock = asyncio.Lock()
+        self._stopping: set[asyncio.Task[None]] = set()
+
+    # -- starting ----------------------------------------------------------------------
+
+    def _launch(self, name: str, key: str | None = None) -> BotProcess:
+        return self.pool.launch(name, self.sources[name], key=key or f"{name}.{next(self._ids)}")
+
+    async def _fresh(self, name: str) -> BotProcess:
+        bp = self._launch(name)
+        try:
+            await bp.connect(self.hub, self.connect_timeout)
+        except BotStartError:
+            await asyncio.to_thread(self._retire, bp)
+            raise
+        return bp
+
+    async def start(self) -> dict[str, Session]:
+        """Launch every bot's first process(es); their sessions by bot name."""
+        first: dict[str, BotProcess] = {}
+        if self.isolation == "shared":
+            for slot in range(self._slots):
+                for n in self.sources:
+                    bp = self._launch(n, f"{n}#{slot}")
+                    first.setdefault(n, bp)
+            await self.pool.wait_connected(self.connect_timeout)
+        else:
+            for n in self.sources:
+                for _ in range(self.copies * self.warm):
+                    self._ready[n].append(asyncio.ensure_future(self._fresh(n)))
+            for n in self.sources:
+                first[n] = await self._ready[n][0]
+        sessions = {}
+        for n, bp in first.items():
+            session = self.hub.session_for(bp.token)
+            if session is None:  # connected, then died at once
+                raise BotStartError(f"bot {n!r} disconnected right after connecting:\n{bp.stderr_tail()}")
+            sessions[n] = session
+        return sessions
+
+    # -- leasing -----------------------------------------------------------------------
+
+    async def lease(self, seats: Sequence[str]) -> tuple[int, list[Session]]:
+        """Sessions for the seats of one match (bot names, in seat order), and a lease id
+        for ``release``. A seat whose process could not be had gets a closed session: the
+        match records a disconnect for it, with the process's stderr where there is one."""
+        lease_id = next(self._ids)
+        if self.isolation == "shared":
+            sessions = [await self._shared(n, seats[:i].count(n)) for i, n in enumerate(seats)]
+            return lease_id, sessions
+        procs: list[BotProcess] = []
+        sessions = []
+        for n in seats:
+            ready = self._ready[n]
+            task = ready.popleft() if ready else asyncio.ensure_future(self._fresh(n))
+            ready.append(asyncio.ensure_future(self._fresh(n)))  # the next match's, starting now
+            try:
+                bp = await task
+            except BotStartError as exc:
+                log.warning("%s", exc)
+                sessions.append(_gone(n, str(exc)))
+                continue
+            procs.append(bp)
+            session = self.hub.session_for(bp.token)
+            sessions.append(session if session is not None else _gone(n, bp.record_tail()))
+        self._leased[lease_id] = procs
+        return lease_id, sessions
+
+    async def _shared(self, name: str, k: int) -> Session:
+        # seat k of its bot in this match goes to slot k (mod the slots): never the same
+        # process for two seats of one match, while spreading matches over the slots
+        per_match = max(1, self._slots // self.copies)
+        slot = (k + self.copies * (next(self._spread) % per_match)) % self._slots
+        key = f"{name}#{slot}"
+        bp = self.pool.procs[key]
+        session = self.hub.session_for(bp.token)
+        if session is not None:
+            return session
+        async with self._lock:
+            bp = self.pool.procs[key]
+            session = self.hub.session_for(bp.token)
+            if session is None and self._restarts[name] < self.max_restarts:
+                self._restarts[name] += 1
+                log.warning("bot %s died; restarting it (%d of %d)", name, self._restarts[name], self.max_restarts)
+                await asyncio.to_thread(bp.stop)
+                bp = self._launch(name, key)
+                try:
+                    session = await bp.connect(self.hub, self.connect_timeout)
+                except BotStartError as exc:
+                    log.warning("%s", exc)
+        return session if session is not None else _gone(name, bp.record_tail())
+
+    def release(self, lease_id: int) -> None:
+        """The match of this lease has ended: with ``match`` isolation its processes stop
+        (in the background; ``stop`` waits for them)."""
+        procs = self._leased.pop(lease_id, [])
+        if procs:
+            task = asyncio.ensure_future(asyncio.to_thread(self._retire_all, procs))
+            self._stopping.add(task)
+            task.add_done_callback(self._stopping.discard)
+
+    def _retire(self, bp: BotProcess) -> None:
+        bp.stop()
+        for key, p in list(self.pool.procs.items()):
+            if p is bp:
+                del self.pool.procs[key]
+
+    def _retire_all(self, procs: Sequence[BotProcess]) -> None:
+        for bp in procs:
+            self._retire(bp)
+
+    async def stop(self) -> None:
+        """Stop every process, started, leased or warm."""
+        for ready in self._ready.values():
+            for task in ready:
+                task.cancel()
+        await asyncio.gather(*[t for r in self._ready.values() for t in r], *self._stopping, return_exceptions=True)
+        await asyncio.to_thread(self.pool.stop)
+
+
+def _gone(name: str, why: str) -> Session:
+    """A closed session standing for a process that is not there: its seats disconnect."""
+    session = Session(session_id="gone", bot_name=name, bot_version="", games=(), closed=True)
+    session.stderr_source = lambda: why
+    return session

@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import hashlib
+import itertools
 import logging
 import os
 import secrets
@@ -101,6 +102,7 @@ class MatchJob:
     bots: tuple[BotRef, ...]  # the distinct bots seated
     fingerprint: str  # code_fingerprint() of the driver
     max_restarts: int = 3
+    isolation: str = "match"  # botproc.BotHost: a fresh process per seat, or shared ones
 
 
 #: The code that decides what happens in a match: the engines, the match runner, the
@@ -268,6 +270,7 @@ class _WorkerArena:
         self.last_used: dict[str, float] = {}
         self.restarts: dict[tuple[str, str], int] = {}
         self.in_use: dict[str, int] = {}
+        self.ids = itertools.count()
         asyncio.run_coroutine_threadsafe(self._start(), self.loop).result(60)
 
     async def _start(self) -> None:
@@ -293,38 +296,51 @@ class _WorkerArena:
         missing = [n for n in job.seats if n not in refs]
         if missing:
             raise ClusterError(f"match {job.idx}: no bot reference for seats {missing}")
-        keys = [refs[n].key for n in dict.fromkeys(job.seats)]
+        # The k-th seat of a bot in this match (partners, copies at a table) is played by
+        # its k-th process: no process ever receives two seats' cards.
+        slots = [job.seats[:i].count(n) for i, n in enumerate(job.seats)]
+        keys = [f"{refs[n].key}.s{k}" for n, k in zip(job.seats, slots)]
+        fresh: list[Any] = []
         for k in keys:
             self.in_use[k] = self.in_use.get(k, 0) + 1
         try:
-            sessions: dict[str, Any] = {}
-            for name in dict.fromkeys(job.seats):
-                sessions[name] = await self._session(job, refs[name])
+            sessions: list[Any] = []
+            for n, key in zip(job.seats, keys):
+                if job.isolation == "match":  # a process of its own, for this match only
+                    bp = self.pool.launch(key, await asyncio.to_thread(local_spec, refs[n]), key=f"{key}.m{next(self.ids)}")
+                    fresh.append(bp)
+                    sessions.append(await self._connect(bp, refs[n]))
+                else:
+                    sessions.append(await self._session(job, refs[n], key))
             seats = []
-            for n in job.seats:
-                session = sessions[n] or Session(session_id="gone", bot_name=refs[n].key, bot_version="", games=(), closed=True)
+            for n, key, session in zip(job.seats, keys, sessions):
+                session = session or Session(session_id="gone", bot_name=key, bot_version="", games=(), closed=True)
                 seat = RemoteSeat(session, job.config.game)
                 seat.name = n  # records name the tournament's bot, not the worker's process key
                 seats.append(seat)
             record = await run_match(job.config, seats)
-            versions = {n: s.bot_version for n, s in sessions.items() if s is not None}
+            versions = {n: s.bot_version for n, s in zip(job.seats, sessions) if s is not None}
             return record.to_json(), versions
         finally:
             now = time.monotonic()
             for k in keys:
                 self.in_use[k] -= 1
-                self.last_used[k] = now
+                if job.isolation != "match":
+                    self.last_used[k] = now
+            for key, p in list(self.pool.procs.items()):
+                if any(p is bp for bp in fresh):
+                    del self.pool.procs[key]
+            if fresh:
+                await asyncio.to_thread(lambda: [bp.stop() for bp in fresh])
 
-    async def _session(self, job: MatchJob, ref: BotRef) -> Any:
-        """A live session of ``ref``'s process: started (from verified code) if needed.
+    async def _session(self, job: MatchJob, ref: BotRef, key: str) -> Any:
+        """A live session of ``ref``'s long-lived process ``key`` (one per seat slot):
+        started (from verified code) if needed.
 
         A process that died is started again, up to ``job.max_restarts`` times per
         tournament on this worker; past that, None (the match records a disconnect).
         """
-        from arbiter.botproc import BotStartError
-
         hub = self.server.hub
-        key = ref.key
         lock = self.locks.setdefault(key, asyncio.Lock())
         async with lock:
             session = hub.find(key)
@@ -339,21 +355,19 @@ class _WorkerArena:
                 log.warning("bot %s died on this worker; restarting it (%d of %d)", ref.name, n + 1, job.max_restarts)
                 await asyncio.to_thread(old.stop)
             spec = await asyncio.to_thread(local_spec, ref)
-            bp = self.pool.launch(key, spec)
-            deadline = self.loop.time() + CONNECT_TIMEOUT
-            while True:
-                session = hub.find(key)
-                if session is not None:
-                    bp.session = session
-                    session.stderr_source = bp.record_tail
-                    return session
-                if bp.proc.poll() is not None:
-                    raise BotStartError(f"bot {ref.name!r} ({ref.source}) exited with code {bp.proc.returncode} "
-                                        f"on this worker:\n{bp.stderr_tail()}")
-                if self.loop.time() > deadline:
-                    raise BotStartError(f"bot {ref.name!r} ({ref.source}) did not connect within {CONNECT_TIMEOUT:.0f} s "
-                                        f"on this worker:\n{bp.stderr_tail()}")
-                await asyncio.sleep(0.05)
+            return await self._connect(self.pool.launch(key, spec), ref)
+
+    async def _connect(self, bp: Any, ref: BotRef) -> Any:
+        """The session of the just-launched ``bp``; BotStartError (naming the tournament's
+        bot, not the worker's key) if it exits or does not connect."""
+        from arbiter.botproc import BotStartError
+
+        try:
+            return await bp.connect(self.server.hub, CONNECT_TIMEOUT)
+        except BotStartError as exc:
+            detail = str(exc).partition("\n")[2]
+            how = f"exited with code {bp.proc.returncode}" if bp.proc.poll() is not None else f"did not connect within {CONNECT_TIMEOUT:.0f} s"
+            raise BotStartError(f"bot {ref.name!r} ({ref.source}) {how} on this worker:\n{detail}") from None
 
     async def _reap(self) -> None:
         """Stop bot processes no match has used for BOT_IDLE_SECONDS."""

@@ -119,8 +119,18 @@ def _summary(st: Standings, info: dict[str, Any]) -> str:
     return (
         f"Game {info.get('game', '')} ({opts}); format {info.get('format', '')}; {st.matches} of "
         f"{info.get('planned', st.matches)} matches played; duplicate deals {'on' if st.duplicate else 'off'}; "
-        f"seed {info.get('seed', '')}; ratings: {model}."
+        f"{_seed_text(info)}; ratings: {model}."
     )
+
+
+def _seed_text(info: dict[str, Any]) -> str:
+    """The seed, once the tournament is over: while it runs, a known seed gives away every
+    deal still to be played (and a secret one is never shown)."""
+    if info.get("seed") is None:
+        return "seed secret (drawn by the arbiter)"
+    if not info.get("finished", True):
+        return "seed withheld until the tournament ends"
+    return f"seed {info['seed']}"
 
 
 _CSS = """

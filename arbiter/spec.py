@@ -11,8 +11,10 @@ reason. Example (``arbiter tournament run club.toml``)::
     bots = ["random", "greedy", "heuristic", "h2=bots/heuristic.py"]
     deals = 4                     # deals per table (each played in every seating if duplicate)
     duplicate = true
-    seed = 7
+    # seed = 7                    # absent: a secret random seed, drawn once and kept in the store
     concurrency = 4               # matches at once (default: number of cores)
+    # isolation = "shared"        # bot processes live across matches (trusted bots only;
+                                  # default "match": a fresh process per seat per match)
     # cluster = "tcp://10.0.0.5:8786"  # run the matches on a Dask cluster (docs/cluster.md)
 
     [options]                     # the game's variant options (../shared/rules/)
@@ -36,6 +38,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import hashlib
+import json
 import os
 import re
 import tomllib
@@ -122,13 +126,14 @@ class TournamentSpec:
     deals: int = 2
     duplicate: bool = True
     seatings: str = Seatings.ROTATIONS.value
-    seed: int = 0
+    seed: int | None = None  # None: a secret seed drawn when the tournament is created (kept in the store)
     decision_ms: int = 10_000
     bank_ms: int = 60_000
     policy: str = "forfeit"
     max_strikes: int = 3
     concurrency: int | None = None  # matches at once; None: the number of cores
-    bot_processes: int = 1  # processes per bot; each serves any number of matches at once
+    bot_processes: int = 1  # with shared isolation: processes per bot, each serving many matches at once
+    isolation: str | None = None  # "match" | "shared"; None: match with duplicate deals, else shared
     cluster: str | None = None  # a Dask scheduler address (tcp://host:8786): run the matches there
 
     # -- derived ---------------------------------------------------------------------
@@ -142,8 +147,29 @@ class TournamentSpec:
         return bot_sources(self.bots)
 
     @property
+    def effective_isolation(self) -> str:
+        """How bot processes are shared between matches (``arbiter.botproc.BotHost``).
+
+        ``match``: a fresh process for every seat of every match. The default with duplicate
+        deals, where every deal comes back in later matches: a bot process that lived on
+        could remember a deal's cards and recognise it. ``shared``: long-lived processes,
+        each serving many matches at once (faster; for trusted bots). Without duplicate
+        deals no deal is played twice, and ``shared`` is the default.
+        """
+        if self.isolation is not None:
+            return self.isolation
+        return "match" if self.duplicate else "shared"
+
+    @property
     def display_name(self) -> str:
-        return self.name or f"{self.game}-{self.seed}"
+        """The name given, else GAME-SEED, else (a secret seed) GAME-<hash of the spec>, so
+        that running the same spec again resumes it and another spec gets another name."""
+        if self.name:
+            return self.name
+        if self.seed is not None:
+            return f"{self.game}-{self.seed}"
+        digest = hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()
+        return f"{self.game}-{digest[:6]}"
 
     @property
     def rounds(self) -> int:
@@ -154,6 +180,7 @@ class TournamentSpec:
         d = self.to_json()
         d.pop("concurrency", None)
         d.pop("bot_processes", None)
+        d.pop("isolation", None)
         d.pop("cluster", None)
         return d
 
@@ -215,6 +242,8 @@ class TournamentSpec:
         for key in ("deals", "bot_processes"):
             if not isinstance(getattr(self, key), int) or getattr(self, key) < 1:
                 raise SpecError(f"{key}: must be a whole number of at least 1, got {getattr(self, key)!r}")
+        if self.isolation is not None and self.isolation not in ("match", "shared"):
+            raise SpecError(f"isolation: expected match or shared, got {self.isolation!r}")
         if self.concurrency is not None and (not isinstance(self.concurrency, int) or self.concurrency < 1):
             raise SpecError(f"concurrency: must be at least 1, got {self.concurrency!r}")
         if self.cluster is not None and not re.match(r"^([a-z][a-z0-9+]*://)?(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):\d+$", self.cluster):
@@ -225,8 +254,8 @@ class TournamentSpec:
             raise SpecError(f"failure.max_strikes: must not be negative, got {self.max_strikes}")
         if self.decision_ms < 0 or self.bank_ms < 0:
             raise SpecError(f"clock: decision_ms and bank_ms must not be negative, got {self.decision_ms}, {self.bank_ms}")
-        if not isinstance(self.seed, int) or self.seed < 0:
-            raise SpecError(f"seed: must be a non-negative whole number, got {self.seed!r}")
+        if self.seed is not None and (not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < 0):
+            raise SpecError(f"seed: must be a non-negative whole number (or absent: a secret one is drawn), got {self.seed!r}")
         sizes = {len(t) for t in game.teams}
         if len(sizes) != 1:
             raise SpecError(f"game: {self.game} with these options has sides of different sizes {game.teams}; not supported")
@@ -291,7 +320,7 @@ def _check_bot(spec: str, source: str, game: str) -> None:
 
 _TOP = {
     "name": str, "game": str, "preset": str, "format": str, "challenger": str, "deals": int, "duplicate": bool,
-    "seatings": str, "seed": int, "concurrency": int, "bot_processes": int, "cluster": str, "bots": list, "teams": list,
+    "seatings": str, "seed": int, "concurrency": int, "bot_processes": int, "isolation": str, "cluster": str, "bots": list, "teams": list,
     "options": dict, "clock": dict, "failure": dict,
 }
 _CLOCK = {"decision_ms": int, "bank_ms": int}

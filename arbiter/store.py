@@ -18,6 +18,7 @@ import contextlib
 import fcntl
 import json
 import os
+import secrets
 import sqlite3
 import time
 import urllib.parse
@@ -29,7 +30,7 @@ from arbiter.games import EndReason, Outcome
 from arbiter.match import Incident, MatchRecord
 
 DEFAULT_DB = "arena.sqlite"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -40,7 +41,8 @@ CREATE TABLE IF NOT EXISTS tournaments (
     spec TEXT NOT NULL,          -- JSON: everything that defines the schedule and matches
     created REAL NOT NULL,
     finished REAL,               -- NULL while matches are missing
-    planned INTEGER NOT NULL DEFAULT 0  -- matches in the schedule
+    planned INTEGER NOT NULL DEFAULT 0,  -- matches in the schedule
+    secret_seed INTEGER          -- the seed drawn for a spec without one (never shown while it runs)
 );
 CREATE TABLE IF NOT EXISTS entrants (
     tournament_id INTEGER NOT NULL REFERENCES tournaments(id) ON DELETE CASCADE,
@@ -101,6 +103,11 @@ _MIGRATE_1_TO_2 = [
     "ALTER TABLE matches ADD COLUMN incidents TEXT NOT NULL DEFAULT '[]'",
     "ALTER TABLE matches ADD COLUMN decisions INTEGER NOT NULL DEFAULT 0",
     "ALTER TABLE matches ADD COLUMN seconds REAL NOT NULL DEFAULT 0",
+]
+
+# Columns added by schema 3.
+_MIGRATE_2_TO_3 = [
+    "ALTER TABLE tournaments ADD COLUMN secret_seed INTEGER",
 ]
 
 
@@ -193,6 +200,9 @@ class Store:
                 if row is not None and int(row[0]) == 1:
                     for stmt in _MIGRATE_1_TO_2:
                         db.execute(stmt)
+                if row is not None and int(row[0]) in (1, 2):
+                    for stmt in _MIGRATE_2_TO_3:
+                        db.execute(stmt)
                 for stmt in _SCHEMA.split(";"):
                     if stmt.strip():
                         db.execute(stmt)
@@ -277,6 +287,19 @@ class Store:
             elif planned:
                 db.execute("UPDATE tournaments SET planned = ? WHERE id = ?", (planned, row[0]))
         return self.tournament(name)
+
+    def secret_seed(self, tournament_id: int) -> int:
+        """The tournament's secret seed: drawn (62 random bits, ``secrets``) the first time
+        and kept, so that a resumed run plays the same deals."""
+        with self._tx() as db:
+            row = db.execute("SELECT secret_seed FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
+            if row is None:
+                raise StoreError(f"no tournament {tournament_id} in {self.path}")
+            if row[0] is not None:
+                return int(row[0])
+            seed = secrets.randbits(62)
+            db.execute("UPDATE tournaments SET secret_seed = ? WHERE id = ?", (seed, tournament_id))
+        return seed
 
     _T_COLUMNS = (
         "id, name, game, spec, created, finished, planned, "

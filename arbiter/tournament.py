@@ -23,6 +23,7 @@ already stored are kept, the others are played from scratch (same seeds, same re
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import itertools
 import logging
@@ -146,6 +147,8 @@ def schedule(
         entries = entries_of(spec, game)
         fmt, challenger = Format(spec.format), spec.challenger
         deals, seed, duplicate = spec.deals, spec.seed, spec.duplicate
+        if seed is None:
+            raise SpecError("seed: none given; run_tournament draws a secret one (or pass seed=)")
         mode, rounds = Seatings(spec.seatings), spec.rounds
     else:
         per_side = len(game.teams[0])
@@ -265,9 +268,13 @@ async def run_tournament(
     game = spec.validate()
     names = spec.bot_names
     sources = tuple(resolve_bot(s, store.path) for s in spec.bot_sources)
-    plan = schedule(game, spec)
     store.lock()
-    tour = store.open_tournament(spec.display_name, spec.game, spec.identity(), fresh=fresh, planned=len(plan))
+    name, identity = spec.display_name, spec.identity()
+    tour = store.open_tournament(name, spec.game, identity, fresh=fresh)
+    if spec.seed is None:  # the deals come from a secret seed, drawn once, kept in the store
+        spec = dataclasses.replace(spec, seed=store.secret_seed(tour.id))
+    plan = schedule(game, spec)
+    tour = store.open_tournament(name, spec.game, identity, planned=len(plan))
     store.set_entrants(tour.id, [(n, s, r) for n, s, r in zip(names, spec.bot_sources, sources)])
     done = store.done_indices(tour.id)
     todo = [m for m in plan if m.idx not in done]
@@ -280,9 +287,9 @@ async def run_tournament(
     finished = len(done)
     log.info("tournament %s: %d matches, %d stored, %d to play, %d at once", tour.name, len(plan), len(done), len(todo), concurrency)
 
-    async def play_all(seat_factory: Callable[[str, int], Any], observers_for: Callable[[Any], Any] = lambda config: ()) -> None:
-        """Play every match still to do; ``seat_factory(bot, k)`` gives the seat client for
-        the k-th seat ``bot`` holds in a match (k > 0 for partners and copies)."""
+    async def play_all(seats_for: Callable[[Sequence[str]], Any], observers_for: Callable[[Any], Any] = lambda config: ()) -> None:
+        """Play every match still to do; ``await seats_for(bot names in seat order)`` gives
+        the match's seat clients and a callable to run once the match has ended."""
         queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
         for m in todo:
             queue.put_nowait(m)
@@ -293,9 +300,12 @@ async def run_tournament(
                     m = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
-                seats = [await seat_factory(n, m.seats[:i].count(n)) for i, n in enumerate(m.seats)]
+                seats, release = await seats_for(m.seats)
                 config = match_config(m)
-                record = await run_match(config, seats, observers=observers_for(config))
+                try:
+                    record = await run_match(config, seats, observers=observers_for(config))
+                finally:
+                    release()
                 save(m, record)
 
         await asyncio.gather(*(worker() for _ in range(min(concurrency, len(todo)))))
@@ -327,7 +337,8 @@ async def run_tournament(
         by_idx = {m.idx: m for m in todo}
         jobs = [
             dask_cluster.MatchJob(f"{tour.id}", m.idx, match_config(m), m.seats,
-                                  tuple(refs[n] for n in dict.fromkeys(m.seats)), fingerprint, max_restarts)
+                                  tuple(refs[n] for n in dict.fromkeys(m.seats)), fingerprint, max_restarts,
+                                  spec.effective_isolation)
             for m in todo
         ]
         await dask_cluster.play_on_cluster(
@@ -341,8 +352,9 @@ async def run_tournament(
             bots = {n: load_bot(s) for n, s in zip(names, sources)}
             seats_cache = {n: LocalSeat(bots[n], n) for n in names}
 
-            async def local(n: str, k: int) -> SeatClient:
-                return seats_cache[n]  # trusted bots: a fresh copy per (match, seat) is enough
+            async def local(seat_names: Sequence[str]) -> tuple[list[SeatClient], Callable[[], None]]:
+                # trusted bots: a fresh copy of the Bot per (match, seat) is enough
+                return [seats_cache[n] for n in seat_names], lambda: None
 
             await play_all(local)
         else:
@@ -359,77 +371,42 @@ async def run_tournament(
 async def _play_grpc(spec, game, names, sources, store, tournament_id, play_all, max_restarts, announce, copies=1) -> None:
     """Start the arbiter and the bot processes, play, and stop them whatever happens.
 
-    The run's arbiter also serves the Spectate service (public frames only: no delay is
-    configured, so no hidden card; with duplicate deals not even the full deal at the
-    end), announced through ``announce(address)``."""
-    from arbiter.botproc import BotPool, BotStartError
-    from arbiter.server import RemoteSeat, Session, start_server
+    Bot processes come from a ``BotHost`` with the spec's isolation (``match``: a fresh
+    process for every seat of every match). The run's arbiter also serves the Spectate
+    service (public frames only: no delay is configured, so no hidden card; with duplicate
+    deals not even the full deal at the end), announced through ``announce(address)``."""
+    from arbiter.botproc import BotHost
+    from arbiter.server import RemoteSeat, start_server
     from arbiter.spectate import SpectatorHub
 
     # With duplicate deals a finished match's cards come back in the next seating.
     spectators = SpectatorHub(reveal_at_end=not spec.duplicate)
     server = await start_server(0, spectators=spectators)
     announce(server.address)
-    # A bot holding k seats of one match (partners, copies at a table) plays them from k
-    # different processes, so no process sees two seats' cards; extra pools only add speed.
-    pools = [BotPool(server.hub, server.address) for _ in range(max(spec.bot_processes, copies))]
-    restarts = {n: 0 for n in names}
-    source_of = dict(zip(names, sources))
+    host = BotHost(
+        server.hub, server.address, dict(zip(names, sources)), isolation=spec.effective_isolation, copies=copies,
+        processes=spec.bot_processes, max_restarts=max_restarts,
+    )
     try:
-        for pool in pools:
-            for n in names:
-                pool.launch(n, source_of[n])
-        for pool in pools:
-            await pool.wait_connected()
-        versions = []
-        for n in names:
-            session = server.hub.find(n)
-            if session is None:  # connected, then died at once
-                raise BotStartError(f"bot {n!r} disconnected right after connecting:\n{pools[0].procs[n].stderr_tail()}")
+        sessions = await host.start()
+        for n, session in sessions.items():
             if not session.plays(spec.game):
                 raise SpecError(f"bots: {n!r} does not play {spec.game} (it plays {', '.join(session.games)})")
-            versions.append((n, session.bot_version))
-        store.set_entrant_versions(tournament_id, versions)
+        store.set_entrant_versions(tournament_id, [(n, s.bot_version) for n, s in sessions.items()])
 
-        lock = asyncio.Lock()
-
-        spread = itertools.count()
-
-        async def remote(n: str, k: int) -> SeatClient:
-            # seat k of its bot in this match goes to pool k (mod the pools): never the
-            # same process for two seats of one match, while spreading matches over pools
-            per_match = max(1, len(pools) // copies)
-            pool = pools[(k + copies * (next(spread) % per_match)) % len(pools)]
-            session = pool.session(n)
-            if session is None:
-                async with lock:
-                    session = pool.session(n)
-                    if session is None and restarts[n] < max_restarts:
-                        restarts[n] += 1
-                        log.warning("bot %s died; restarting it (%d of %d)", n, restarts[n], max_restarts)
-                        bp = pool.launch(n, source_of[n])
-                        try:
-                            await asyncio.wait_for(_connected(server.hub, bp), 30)
-                            session = pool.session(n)
-                        except asyncio.TimeoutError:
-                            session = None
-            if session is None:  # gone for good: the match records a disconnect for its seats
-                session = Session(session_id="gone", bot_name=n, bot_version="", games=(), closed=True)
-            return RemoteSeat(session, spec.game)
+        async def remote(seat_names: Sequence[str]) -> tuple[list[SeatClient], Callable[[], None]]:
+            lease, seat_sessions = await host.lease(seat_names)
+            seats = []
+            for n, session in zip(seat_names, seat_sessions):
+                seat = RemoteSeat(session, spec.game)
+                seat.name = n
+                seats.append(seat)
+            return seats, lambda: host.release(lease)
 
         await play_all(remote, spectators.observers)
     finally:
         await server.stop(0.5)
-        for pool in pools:
-            pool.stop()
-
-
-async def _connected(hub, bp) -> None:
-    """Until the process ``bp`` has opened its session."""
-    while hub.session_for(bp.token) is None:
-        if bp.proc.poll() is not None:
-            raise asyncio.TimeoutError
-        await asyncio.sleep(0.05)
+        await host.stop()
 
 
 # --------------------------------------------------------------------------------------

@@ -414,6 +414,15 @@ def replay_page(store: Store, match_id: str, query: dict[str, list[str]]) -> str
     except StoreError as exc:
         raise PageError(404, str(exc)) from None
     try:
+        tour = store.tournament(row.tournament_id)
+    except StoreError:
+        tour = None
+    if tour is not None and tour.finished is None and tour.spec.get("duplicate", True):
+        # its deal comes back in other seatings and pairings still to be played: its cards
+        # (and its deal seed) must not be seen by anyone who could tell a bot
+        raise PageError(403, f"match {match_id!r} is part of tournament {tour.name!r}, which is still running with "
+                             "duplicate deals: its replay opens when the tournament ends")
+    try:
         num_seats = get_game(row.record().game, row.record().options).num_seats
     except Exception as exc:  # noqa: BLE001 - a corrupt record is shown as an error, not a crash
         raise PageError(500, f"match {match_id!r}: its record cannot be read: {exc}") from None
@@ -436,11 +445,6 @@ def replay_page(store: Store, match_id: str, query: dict[str, list[str]]) -> str
         forced = f" (played by the arbiter: {step.forced})" if step.forced else ""
         title = f"Step {step.index}: seat {step.seat} ({who}) {step.action}{forced}"
     views = [("spectator", "spectator"), ("full", "every hand")] + [(f"seat{s}", f"seat {s}") for s in range(num_seats)]
-    tour = None
-    try:
-        tour = store.tournament(row.tournament_id)
-    except StoreError:
-        pass
 
     def url(step: int, view: str = view) -> str:
         return f"/m/{urllib.parse.quote(match_id)}?" + urllib.parse.urlencode({"step": step, "view": view})

@@ -39,13 +39,14 @@ def tournament_run(
     challenger: Annotated[Optional[str], typer.Option(help="Gauntlet: the challenger (default: the first bot).")] = None,
     teams: Annotated[Optional[str], typer.Option(help="Named partnerships, e.g. 'a+b,c+d' (default: each bot with its copy).")] = None,
     deals: Annotated[Optional[int], typer.Option(help="Deals per table (each played in every seating when duplicate). Default 2.")] = None,
-    seed: Annotated[Optional[int], typer.Option(help="Tournament seed: the same seed gives the same schedule and deals.")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="Tournament seed: the same seed gives the same deals. Default: a secret random seed, drawn once and kept in the store.")] = None,
     option: Annotated[Optional[list[str]], typer.Option("--option", "-o", help="Game option KEY=VALUE (repeatable), e.g. -o deals=1.")] = None,
     preset: Annotated[Optional[str], typer.Option(help="A named option preset of the game.")] = None,
     duplicate: Annotated[Optional[bool], typer.Option("--duplicate/--no-duplicate", help="Play each deal in every seating (default on).")] = None,
     seatings: Annotated[Optional[str], typer.Option(help="Seatings per duplicate deal: rotations (default) or permutations.")] = None,
     concurrency: Annotated[Optional[int], typer.Option(help="Matches at once (default: number of cores).")] = None,
-    bot_processes: Annotated[Optional[int], typer.Option(help="Processes per bot (each serves many matches at once). Default 1.")] = None,
+    bot_processes: Annotated[Optional[int], typer.Option(help="With --isolation shared: processes per bot (each serves many matches at once). Default 1.")] = None,
+    isolation: Annotated[Optional[str], typer.Option(help="Bot processes: match (a fresh process per seat per match; the default with duplicate deals) or shared (long-lived, serving many matches: faster, for trusted bots).")] = None,
     name: Annotated[Optional[str], typer.Option(help="Tournament name in the store (default GAME-SEED); the same name and spec resumes.")] = None,
     db: DbOpt = Path(DEFAULT_DB),
     fresh: Annotated[bool, typer.Option("--fresh", help="Replace a stored tournament of the same name instead of resuming.")] = False,
@@ -65,7 +66,7 @@ def tournament_run(
     overrides: dict[str, Any] = {
         "game": game, "format": format, "challenger": challenger, "deals": deals, "seed": seed, "preset": preset,
         "duplicate": duplicate, "seatings": seatings, "concurrency": concurrency, "bot_processes": bot_processes,
-        "name": name, "decision_ms": decision_ms, "bank_ms": bank_ms, "policy": policy, "max_strikes": max_strikes,
+        "isolation": isolation, "name": name, "decision_ms": decision_ms, "bank_ms": bank_ms, "policy": policy, "max_strikes": max_strikes,
         "cluster": cluster,
     }
     if bots is not None:
@@ -225,7 +226,7 @@ def tournament_show(
         rows = _run(store.matches, tour.id)
     spec = tour.spec
     out.print(f"[bold]{tour.name}[/] (id {tour.id}): {tour.game}, {spec.get('format', 'round-robin')}, "
-              f"{tour.done}/{tour.planned} matches, seed {spec.get('seed')}, duplicate {'on' if spec.get('duplicate', True) else 'off'}",
+              f"{tour.done}/{tour.planned} matches, seed {'secret' if spec.get('seed') is None else spec.get('seed')}, duplicate {'on' if spec.get('duplicate', True) else 'off'}",
               highlight=False)
     opts = ", ".join(f"{k}={v}" for k, v in (spec.get("options") or {}).items()) or "defaults"
     out.print(f"options: {opts}; clock {spec.get('decision_ms')} ms/decision + {spec.get('bank_ms')} ms bank; "

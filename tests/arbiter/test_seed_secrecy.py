@@ -72,3 +72,44 @@ def test_bot_seeds_are_stable_distinct_per_seat_and_one_way():
     assert len({bot_seed_for(7, s) for s in range(6)}) == 6
     assert all(0 <= bot_seed_for(s, 1) < 2**63 for s in range(100))
     assert bot_seed_for(7, 1) - bot_seed_for(7, 0) != bot_seed_for(8, 1) - bot_seed_for(8, 0)  # no linear mix
+
+
+def test_a_tournament_without_a_seed_deals_from_a_secret_one_kept_for_resuming(tmp_path):
+    """The default seed is not guessable: drawn at random per tournament, kept in the store
+    (a resumed run plays the same deals), never shown while the tournament runs."""
+    from arbiter.export import _summary
+    from arbiter.spec import SpecError
+    from arbiter.tournament import load_standings, schedule
+
+    spec = TournamentSpec(game="spades", bots=("random", "greedy"), options={"deals": 1}, deals=2, name="quiet")
+    assert spec.seed is None
+    try:
+        schedule(spec.validate(), spec)
+        raise AssertionError("a schedule without a seed must be refused")
+    except SpecError as exc:
+        assert "seed" in str(exc)
+    deal_seeds = []
+    for db in ("a.sqlite", "b.sqlite"):
+        with Store(tmp_path / db) as store:
+            rows = asyncio.run(run_tournament(spec, store, transport="inproc"))
+            deal_seeds.append(sorted({r.seed for r in rows}))
+            # the seed 0 a guesser would try first gives none of these deals
+            public = sorted({m.seed for m in schedule(spec.validate(), TournamentSpec(**{**spec.to_json(), "seed": 0}))})
+            assert set(deal_seeds[-1]).isdisjoint(public)
+            st, info = load_standings(store, "quiet")
+            assert info["seed"] is None and "seed secret" in _summary(st, info)
+    assert deal_seeds[0] != deal_seeds[1]  # two tournaments, two secrets
+    with Store(tmp_path / "a.sqlite") as store:  # resuming (--fresh not given) keeps the drawn seed
+        tour = store.tournament("quiet")
+        store.db.execute("DELETE FROM matches WHERE tournament_id = ? AND idx >= 2", (tour.id,))
+        store.db.execute("UPDATE tournaments SET finished = NULL WHERE id = ?", (tour.id,))
+        rows = asyncio.run(run_tournament(spec, store, transport="inproc"))
+        assert sorted({r.seed for r in rows}) == deal_seeds[0]
+
+
+def test_a_known_seed_is_withheld_from_standings_until_the_tournament_ends():
+    from arbiter.export import _seed_text
+
+    assert _seed_text({"seed": 7, "finished": False}) == "seed withheld until the tournament ends"
+    assert _seed_text({"seed": 7, "finished": True}) == "seed 7"
+    assert _seed_text({"seed": None, "finished": True}).startswith("seed secret")

@@ -102,7 +102,21 @@ def test_a_schema_1_file_is_migrated_in_place(tmp_path):
         store.save_match(t.id, 0, 0, 0, rec, round=1, table=2, sides=("random", "random"))
         [row] = store.matches(t.id)
         assert (row.round, row.table, row.sides, row.decisions) == (1, 2, ("random", "random"), len(rec.actions))
-        assert store.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "2"
+        assert store.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "3"
+        seed = store.secret_seed(t.id)  # schema 3's column, drawn once and kept
+        assert seed == store.secret_seed(t.id) and 0 <= seed < 2**62
+
+
+def test_a_secret_seed_is_drawn_once_per_tournament_and_differs_between_them(tmp_path):
+    with Store(tmp_path / "a.sqlite") as store:
+        a = store.open_tournament("a", "spades", {})
+        b = store.open_tournament("b", "spades", {})
+        seeds = store.secret_seed(a.id), store.secret_seed(b.id)
+        assert seeds[0] != seeds[1]
+    with Store(tmp_path / "a.sqlite") as store:  # reopened: the same seeds
+        assert (store.secret_seed(a.id), store.secret_seed(b.id)) == seeds
+        with pytest.raises(StoreError, match="no tournament 99"):
+            store.secret_seed(99)
 
 
 def test_a_newer_schema_is_refused(tmp_path):

@@ -93,7 +93,9 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path):
     assert 6 <= len(before) < TOTAL, f"the kill must land mid-run (stored {len(before)} of {TOTAL})"
     try:
         # the orphaned bot processes lose their arbiter and exit by themselves
-        assert len(bots) == 3 * 2  # each bot holds two seats (partners): two processes
+        # each bot holds two seats (partners), each seat of each match a fresh process
+        # (duplicate deals: isolation "match"), some of them started ahead for the next match
+        assert len(bots) >= 3 * 2
         end = time.monotonic() + 20
         while any(alive(b) for b in bots) and time.monotonic() < end:
             time.sleep(0.05)

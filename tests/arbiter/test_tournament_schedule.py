@@ -14,7 +14,7 @@ from arbiter.tournament import schedule
 
 
 def plan_of(game: str, bots, options=None, **kw):
-    spec = TournamentSpec(game=game, bots=tuple(bots), options=options or {}, **kw)
+    spec = TournamentSpec(game=game, bots=tuple(bots), options=options or {}, **{"seed": 0, **kw})
     g = spec.validate()
     return g, schedule(g, spec)
 

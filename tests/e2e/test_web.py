@@ -189,3 +189,25 @@ def test_bad_addresses_get_clear_pages(site, browser):
     assert "step must be a number" in browser.find_element(By.CLASS_NAME, "error").text
     browser.get(url + "m/cn-1?view=seat9")
     assert "unknown view" in browser.find_element(By.CLASS_NAME, "error").text
+
+
+def test_a_running_duplicate_tournament_keeps_its_replays_closed(site, browser):
+    """Its deals come back in seatings still to be played: whoever could tell a bot must
+    not see them (nor the seed) before the tournament ends."""
+    url, db = site
+    with Store(db) as store:
+        t = store.open_tournament("still-running", "spades", {"game": "spades", "bots": BOTS, "seed": 99, "duplicate": True})
+        config = MatchConfig(game="spades", seed=900, options={"deals": 1}, match_id="run-0")
+        store.save_match(t.id, 0, 0, 0, asyncio.run(run_match(config, [LocalSeat(load_bot(n), n) for n in BOTS[:2] * 2])))
+    browser.get(url + "m/run-0?view=full")
+    error = browser.find_element(By.CLASS_NAME, "error").text
+    assert "still running with duplicate deals" in error and "replay opens when the tournament ends" in error
+    assert "900" not in browser.page_source  # not even the deal seed
+    browser.get(url + "t/still-running")
+    main = browser.find_element(By.TAG_NAME, "main").text
+    assert "run-0" in main and "in progress" in main and "99" not in main and "seed" not in main  # listed, no seed
+    with Store(db) as store:
+        store.mark_finished(t.id)
+    browser.get(url + "m/run-0?view=full")
+    assert browser.find_elements(By.CLASS_NAME, "error") == []
+    assert "seed 900" in browser.page_source

@@ -1,0 +1,91 @@
+"""A bot that remembers deals across matches must never meet the same deal twice.
+
+With duplicate deals every deal comes back in later matches with the seats rotated (and in
+every pairing). ``hostile/memory_deals.py`` remembers every hand it sees played, for as
+long as its process lives, and bids 13 when it is dealt a hand it has seen: then it would
+know every hand of the deal. Each test first shows the attack working where processes are
+shared between matches (so the check can fail), then shows it blocked by the default
+isolation, which gives every seat of every match a fresh process: locally (``BotHost``)
+and on a cluster worker (``cluster._WorkerArena``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from arbiter.store import Store
+from arbiter.tournament import TournamentSpec, run_tournament, schedule
+
+HOSTILE = Path(__file__).parent / "hostile" / "memory_deals.py"
+
+
+def recognitions(record_json: str, seats: tuple[str, ...]) -> tuple[int, int]:
+    """(bids of 13, bids of 1) the memory bot made in this match record."""
+    bids = [a["action"] for a in json.loads(record_json)["actions"]
+            if a["action"].startswith("bid") and seats[a["seat"]] == "memory"]
+    return bids.count("bid 13"), bids.count("bid 1")
+
+
+def spec(isolation: str | None) -> TournamentSpec:
+    return TournamentSpec(game="spades", bots=(f"memory={HOSTILE}", "random"), options={"deals": 1}, deals=2,
+                          seed=3, name=f"memory-{isolation}", isolation=isolation)
+
+
+def run(tmp_path: Path, isolation: str | None, concurrency: int) -> list[tuple[int, int]]:
+    with Store(tmp_path / f"{isolation}.sqlite") as store:
+        rows = asyncio.run(run_tournament(spec(isolation), store, concurrency=concurrency))
+    assert [r.outcome.reason.value for r in rows] == ["completed"] * 4
+    return [recognitions(r.record_json, r.seats) for r in rows]
+
+
+def test_duplicate_tournaments_give_every_match_fresh_bot_processes(tmp_path):
+    assert spec(None).effective_isolation == "match"
+    assert TournamentSpec(game="spades", bots=("a", "b"), duplicate=False).effective_isolation == "shared"
+    # shared processes, one match at a time: the second seating of each deal is recognised
+    shared = run(tmp_path, "shared", concurrency=1)
+    assert [r[0] for r in shared] == [0, 2, 0, 2], shared
+    # the default for duplicate deals: no process ever sees a deal twice
+    default = run(tmp_path, None, concurrency=2)
+    assert [r[0] for r in default] == [0, 0, 0, 0], default
+    assert all(ones == 2 for _, ones in default)  # it did bid, at both its seats, every match
+
+
+def test_cluster_workers_give_every_match_fresh_bot_processes(tmp_path, monkeypatch):
+    from arbiter import cluster
+
+    monkeypatch.setenv("ARENA_CLUSTER_CACHE", str(tmp_path / "cache"))
+    s = spec(None)
+    game = s.validate()
+    refs = cluster.bot_refs(s.bot_sources, s.bot_names, None)
+    plan = schedule(game, s)[:2]  # deal 1 in its two seatings
+    assert plan[0].seed == plan[1].seed and plan[0].seats != plan[1].seats
+    import arbiter.match
+
+    sessions_seen = []
+    real_run_match = arbiter.match.run_match
+
+    async def spy(config, seats, *args, **kw):
+        sessions_seen.append([id(seat.session) for seat in seats])
+        return await real_run_match(config, seats, *args, **kw)
+
+    monkeypatch.setattr(arbiter.match, "run_match", spy)
+    arena = cluster._WorkerArena()
+    try:
+        results = {}
+        for isolation in ("shared", "match"):
+            for m in plan:
+                job = cluster.MatchJob("t", m.idx, s.match_config(m.seed, f"t-{m.idx}-{isolation}"), m.seats,
+                                       tuple(refs.values()), cluster.code_fingerprint(), 3, isolation)
+                record_json, _ = arena.play(job)
+                results[isolation, m.idx] = recognitions(json.dumps(json.loads(record_json)), m.seats)
+    finally:
+        arena.close()
+    # four seats, four processes, in every match (partners never share a process)
+    assert len(sessions_seen) == 4 and all(len(set(ids)) == 4 for ids in sessions_seen), sessions_seen
+    # a worker's long-lived processes remember deal 1 (one process per seat slot: both
+    # seats of the memory bot recognise it, so each seat had a process of its own) ...
+    assert results["shared", plan[1].idx] == (2, 0), results
+    # ... and fresh processes per match never do
+    assert results["match", plan[0].idx] == (0, 2) and results["match", plan[1].idx] == (0, 2), results
