@@ -14,16 +14,25 @@ Sections (see README "Benchmark"):
   each decision, run by a worker process of a separate Python environment that has the
   ``open-spiel`` package (``.venv-bench``, made by ``make bench``; not a dependency of the
   platform). Ratio ours/OpenSpiel in hands/s, pair by pair. Unavailable without it.
-* ``floor``: a bare gRPC bidirectional-stream ping-pong on loopback between this process
-  (an asyncio server, as the arbiter is) and a client process (a synchronous stream fed by
-  a queue, as the SDK is), the server sending a message of the size of a typical Spades
-  Turn as the arbiter sends it (view, legal actions and the events it carries) and the
-  client answering with one of the size of an Act (with its seat token).
-* ``hosted``: Spades matches with four random-bot processes over real gRPC; the wall time
-  per decision, and its ratio to the floor.
-* ``scale``: matches/s of one arbiter with the same four bot processes, one match at a
-  time and M at once (M = cores, and 4 x cores); the ratio. Also matches/s with the
-  trusted in-process transport (``--transport inproc``).
+* ``floor``: a bare gRPC bidirectional-stream ping-pong between this process (a grpc.aio
+  server with the arbiter's server options) and a client process of the SDK's shape (one
+  thread, a grpc.aio stream, each message answered as soon as it is read), the server
+  sending a message of the size of a typical Spades Turn as the arbiter sends it (view,
+  legal actions and the events it carries) and the client answering with one of the size
+  of an Act (with its seat token). It runs over the transport the hosted bots use: the
+  arbiter's Unix socket when their sandbox has no network (bwrap, unshare), else TCP
+  loopback; over a Unix socket the TCP loopback floor is printed too, for reference.
+* ``hosted``: Spades matches (2 deals, about 120 decisions each; HOSTED_MATCHES a round)
+  with four random-bot processes, started by ``BotPool`` as the arbiter starts bots (each
+  in its sandbox), over real gRPC: the wall time from each match's first MatchStart to
+  its last MatchEnd, summed and divided by the decisions. The per-match messages
+  (MatchStart, MatchEnd) are in it; they are a few messages in about 120 and are queued,
+  not waited for. Its ratio to the floor of the same round (same transport).
+* ``scale``: matches/s of one arbiter with the same four bot processes (Spades, 1 deal),
+  one match at a time and M at once for M = cores, 2 x cores and 4 x cores; the
+  speed-ups M / 1 pair by pair. The target is checked on the M = cores row and on a
+  "best M measured" row whose label names that M. Also matches/s with the trusted
+  in-process transport (``--transport inproc``).
 * ``memory``: the RSS of one ``arbiter serve`` process holding 1,000 concurrent Spades
   matches whose seats all wait on a Turn the bots never answer; bytes per match.
 * ``cluster``: the same small Spades tournament (1-deal matches) run locally
@@ -32,7 +41,8 @@ Sections (see README "Benchmark"):
   worker process per core, workers already warm); matches/s of each and the overhead
   ratio local / cluster. Needs ``distributed`` (the ``cluster`` extra).
 
-Targets are printed with pass/short. Nothing here is used by tests: tests never time.
+Targets are printed with pass/short. Tests never time: tests/arbiter/test_bench_report.py
+checks only how measured values are reported.
 """
 
 from __future__ import annotations
@@ -48,7 +58,6 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -72,6 +81,8 @@ SPADES_VS_OPENSPIEL = 0.5
 VIEW_ENGINE_DECISIONS = 100_000
 HOSTED_OVER_FLOOR = 1.5
 CONCURRENCY_SPEEDUP = 1.8
+#: Spades matches (2 deals, ~120 decisions each) per round of the hosted figure.
+HOSTED_MATCHES = 4
 MEMORY_LIMIT_BYTES = 1 << 30
 MEMORY_MATCHES = 1000
 
@@ -276,33 +287,47 @@ def typical_turn_sizes(seed: int = 0) -> tuple[int, int]:
 
 _FLOOR_METHOD = "/cardarena.bench.Floor/PingPong"
 
-# The client: a synchronous stream fed by a queue, answering each message at once (the
-# shape of the SDK runner, minus any decoding).
+# The client: one thread, one asyncio event loop, a grpc.aio stream answering each message
+# as soon as it is read: the shape of the SDK runner (sdk/runner.py), minus any decoding.
 _FLOOR_CLIENT = textwrap.dedent(
     """
-    import queue, sys, grpc
+    import asyncio, sys, grpc
     address, answer_size = sys.argv[1], int(sys.argv[2])
     answer = b"a" * answer_size
-    q = queue.Queue()
-    def requests():
-        yield answer
-        while True:
-            m = q.get()
-            if m is None:
-                return
-            yield m
-    with grpc.insecure_channel(address) as channel:
-        call = channel.stream_stream(%r)(requests())
-        for _ in call:
-            q.put(answer)
-        q.put(None)
+    async def main():
+        async with grpc.aio.insecure_channel(address) as channel:
+            call = channel.stream_stream(%r)()
+            await call.write(answer)
+            async for _ in call:
+                if call.done():
+                    break
+                try:
+                    await call.write(answer)
+                except (asyncio.InvalidStateError, grpc.RpcError):
+                    break
+    asyncio.run(main())
     """ % _FLOOR_METHOD
 )
 
 
-async def _floor_round(turn_bytes: int, act_bytes: int, exchanges: int, warmup: int = 200) -> float:
-    """Seconds per round trip, median-free mean over ``exchanges`` after ``warmup``."""
+def hosted_transport() -> str:
+    """"unix" if the bench's bot processes reach the arbiter through its Unix socket (their
+    sandbox has no network: bwrap or unshare), else "tcp" (loopback), as BotPool decides."""
+    from arbiter import sandbox as sb
+
+    return "unix" if sb.Sandbox().blocks_network else "tcp"
+
+
+async def _floor_round(turn_bytes: int, act_bytes: int, exchanges: int, warmup: int = 200, transport: str = "tcp") -> float:
+    """Seconds per round trip: the mean over ``exchanges`` after ``warmup``.
+
+    The server is a grpc.aio server with the arbiter's channel options; ``transport`` is
+    "tcp" (127.0.0.1) or "unix" (a socket file), so that the floor runs over the same
+    transport as the hosted matches it is compared with.
+    """
     import grpc
+
+    from arbiter.server import SERVER_OPTIONS
 
     payload = b"t" * turn_bytes
     done: asyncio.Future = asyncio.get_running_loop().create_future()
@@ -322,11 +347,20 @@ async def _floor_round(turn_bytes: int, act_bytes: int, exchanges: int, warmup: 
     handler = grpc.method_handlers_generic_handler(
         "cardarena.bench.Floor", {"PingPong": grpc.stream_stream_rpc_method_handler(pingpong)}
     )
-    server = grpc.aio.server()
+    server = grpc.aio.server(options=SERVER_OPTIONS)
     server.add_generic_rpc_handlers((handler,))
-    port = server.add_insecure_port("127.0.0.1:0")
+    sock_dir = None
+    if transport == "unix":
+        sock_dir = tempfile.mkdtemp(prefix="arena-bench-floor-")
+        address = f"unix:{sock_dir}/floor.sock"
+        if not server.add_insecure_port(address):
+            raise OSError(f"cannot listen on {address}")
+    elif transport == "tcp":
+        address = f"127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
+    else:
+        raise ValueError(f"unknown floor transport {transport!r} (tcp or unix)")
     await server.start()
-    client = subprocess.Popen([sys.executable, "-c", _FLOOR_CLIENT, f"127.0.0.1:{port}", str(act_bytes)],
+    client = subprocess.Popen([sys.executable, "-c", _FLOOR_CLIENT, address, str(act_bytes)],
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         return await asyncio.wait_for(done, 120)
@@ -337,6 +371,10 @@ async def _floor_round(turn_bytes: int, act_bytes: int, exchanges: int, warmup: 
         except subprocess.TimeoutExpired:
             client.kill()
             client.wait()
+        if sock_dir is not None:
+            import shutil
+
+            shutil.rmtree(sock_dir, ignore_errors=True)
 
 
 # --------------------------------------------------------------------------------------
@@ -649,18 +687,52 @@ def cluster_section(result: BenchResult, runs: int, progress: Callable[[str], No
             ratio.values.append(here / there)
 
 
+def best_speedup(result: BenchResult, speed: dict[int, Figure], cores: int) -> Figure | None:
+    """Add the row "best concurrency speed-up" and check the target on it.
+
+    The issue measures matches/s "with 1 and with M concurrent matches (M = cores and
+    more)" and sets ">= 1.8x on 2 cores". The target is checked twice, each row saying
+    which M it is about: at M = cores (the row of that M) and at the M whose median
+    speed-up is the highest of those measured (this row, whose label names the M; its
+    values are that M's rounds). None if nothing was measured.
+    """
+    measured = {m: f for m, f in speed.items() if f.values}
+    target = f">= {CONCURRENCY_SPEEDUP}"
+    if cores in measured:
+        measured[cores].check(lambda v: v >= CONCURRENCY_SPEEDUP, f"{target} (M = cores)")
+    if not measured:
+        return None
+    m = max(measured, key=lambda k: (measured[k].median, -k))
+    best = Figure("ratio.scale.best", f"concurrency speed-up, best M measured (M = {m}) / 1", "x", note=f"M = {m}")
+    best.values = list(measured[m].values)
+    # Printed right after the speed-up rows it summarizes.
+    last = max(i for i, f in enumerate(result.figures) if any(f is g for g in speed.values()))
+    result.figures.insert(last + 1, best)
+    best.check(lambda v: v >= CONCURRENCY_SPEEDUP, f"{target} (best M)")
+    return best
+
+
 async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, progress: Callable[[str], None]) -> None:
     cores = os.cpu_count() or 1
     if "floor" in sections or "hosted" in sections:
         turn_bytes, act_bytes = typical_turn_sizes()
         result.machine["spades_turn_bytes"] = turn_bytes
         result.machine["spades_act_bytes"] = act_bytes
-    floor = result.add("floor.rtt", "bare gRPC stream round trip (Turn-sized)", "us") if "floor" in sections else None
-    hosted = result.add("hosted.decision", "hosted Spades, wall time per decision (4 bot processes)", "us") if "hosted" in sections else None
-    ratio = result.add("ratio.hosted_over_floor", "hosted decision / bare round trip", "x") if floor and hosted else None
+    # The floor runs over the transport the hosted bots use (their sandbox decides: the
+    # arbiter's Unix socket without a network, else TCP loopback); with a Unix socket the
+    # TCP loopback floor is shown too, for reference (no ratio is taken against it).
+    transport = hosted_transport()
+    result.machine["hosted_transport"] = transport
+    where = "Unix socket" if transport == "unix" else "TCP loopback"
+    floor = result.add("floor.rtt", f"bare gRPC stream round trip (Turn-sized, {where})", "us") if "floor" in sections else None
+    floor_tcp = (result.add("floor.rtt.tcp", "bare gRPC stream round trip (Turn-sized, TCP loopback)", "us")
+                 if floor is not None and transport != "tcp" else None)
+    hosted = (result.add("hosted.decision", f"hosted Spades, wall time per decision (4 bot processes, {where})", "us")
+              if "hosted" in sections else None)
+    ratio = result.add("ratio.hosted_over_floor", "hosted decision / bare round trip (same transport)", "x") if floor and hosted else None
     hosted_options = {"deals": 2}
     scale_options = {"deals": 1}
-    ms = sorted({cores, 4 * cores})
+    ms = sorted({cores, 2 * cores, 4 * cores})
     scale1 = scaleM = inproc = None
     if "scale" in sections:
         scale1 = result.add("scale.matches.1", "gRPC matches/s, 1 at a time (Spades, 1 deal)", "matches/s")
@@ -678,16 +750,20 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
         for r in range(runs):
             progress(f"gRPC: run {r + 1} of {runs}")
             if floor is not None:
-                rtt = await _floor_round(turn_bytes, act_bytes, 2000)
+                rtt = await _floor_round(turn_bytes, act_bytes, 2000, transport=transport)
                 floor.values.append(rtt * 1e6)
             if hosted is not None:
-                record = await arena.match(10_000 + r, hosted_options)
-                per = record.seconds / len(record.actions)
+                # Whole matches, one after another: MatchStart to MatchEnd of each, so the
+                # per-match messages are in the figure (a few of the ~120 per match).
+                records = [await arena.match(10_000 + 100 * r + i, hosted_options) for i in range(HOSTED_MATCHES)]
+                per = sum(rec.seconds for rec in records) / sum(len(rec.actions) for rec in records)
                 hosted.values.append(per * 1e6)
                 if ratio is not None:
                     ratio.values.append(per / rtt)
+            if floor_tcp is not None:
+                floor_tcp.values.append(await _floor_round(turn_bytes, act_bytes, 2000, transport="tcp") * 1e6)
             if scale1 is not None:
-                n1 = 8
+                n1 = 16
                 one = await arena.matches_per_second(n1, 1, 20_000 + 1000 * r, scale_options)
                 scale1.values.append(one)
                 for m in ms:
@@ -703,4 +779,4 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
     if ratio is not None:
         ratio.check(lambda v: v <= HOSTED_OVER_FLOOR, f"<= {HOSTED_OVER_FLOOR}")
     if scale1 is not None:
-        speed[cores].check(lambda v: v >= CONCURRENCY_SPEEDUP, f">= {CONCURRENCY_SPEEDUP}")
+        best_speedup(result, speed, cores)

@@ -137,6 +137,18 @@ class SeatClient(abc.ABC):
     @abc.abstractmethod
     async def finish(self, match_id: str, seat: int, outcome: Outcome, final_view: Any) -> None: ...
 
+    async def decide_within(self, turn: TurnRequest, seconds: float | None) -> Action:
+        """``decide``, raising TimeoutError once ``seconds`` have passed (None: no limit).
+
+        The runner calls this once per decision. This default wraps ``decide`` in
+        ``asyncio.timeout``; a client that waits on a future of its own (RemoteSeat)
+        overrides it with a plain timer on that future, which costs less per decision.
+        """
+        if seconds is None:
+            return await self.decide(turn)
+        async with asyncio.timeout(seconds):
+            return await self.decide(turn)
+
     def cancel(self, match_id: str, request_id: int) -> None:
         """The runner stopped waiting for this request (timeout); forget it."""
 
@@ -163,10 +175,10 @@ class LocalSeat(SeatClient):
     """A trusted SDK bot running in this process (the local harness, `--transport inproc`)."""
 
     def __init__(self, bot: Any, name: str | None = None):
-        import copy
+        from sdk.bot import fresh_copy
 
         self._template = bot
-        self._copy = copy.deepcopy
+        self._copy = fresh_copy
         self._bots: dict[tuple[str, int], Any] = {}
         self.name = name or getattr(bot, "name", "bot")
 
@@ -453,12 +465,21 @@ class _Runner:
                 raise _Forfeit(seat, "crash", str(exc)) from None
 
     async def _notify(self, events: list[Event]) -> None:
+        # Runs after every action: the failure handling of _safe is inlined (one coroutine
+        # fewer per seat per action), and events all seats see are not filtered per seat.
+        if not events:
+            return
+        match_id = self.record.match_id
+        public = all(e.visible_to is None for e in events)
         for seat, client in enumerate(self.seats):
             if self.gone[seat]:
                 continue
-            mine = events_for(events, seat)
+            mine = list(events) if public else events_for(events, seat)
             if mine:
-                await self._safe(client.notify(self.record.match_id, seat, mine))
+                try:
+                    await client.notify(match_id, seat, mine)
+                except Exception:  # noqa: BLE001 - a dead seat must not stop the others' results
+                    log.debug("seat notification failed", exc_info=True)
 
     def _fail(self, seat: int, kind: str, detail: str, policy: Policy) -> None:
         """Record a failure; raise _Forfeit unless the policy lets the arbiter play on."""
@@ -485,9 +506,7 @@ class _Runner:
         limit = (clock.decision_ms + self.bank_ms[seat]) / 1000 if clock.decision_ms else None
         t0 = time.monotonic()
         try:
-            # asyncio.timeout, not wait_for: no extra task per decision (the hot path).
-            async with asyncio.timeout(limit):
-                action = await client.decide(turn)
+            action = await client.decide_within(turn, limit)  # no extra task per decision (the hot path)
         except TimeoutError:
             client.cancel(self.record.match_id, rid)
             ms = int((time.monotonic() - t0) * 1000)

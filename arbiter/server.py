@@ -51,6 +51,11 @@ FLOOD_BURST = 200
 FLOOD_RATE = 50.0
 #: A session whose unread outbox grows past this is closed (it stopped reading).
 MAX_OUTBOX = 10_000
+#: The arbiter's gRPC server options (the bench's protocol floor uses the same).
+SERVER_OPTIONS: tuple[tuple[str, Any], ...] = (
+    ("grpc.max_receive_message_length", MAX_BOT_MESSAGE_BYTES),
+    ("grpc.so_reuseport", 0),
+)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
 
 
@@ -180,6 +185,12 @@ class Hub:
         return await asyncio.wait_for(_wait(), timeout)
 
 
+def _expire(fut: asyncio.Future) -> None:
+    """A decision's deadline passed: its waiter gets TimeoutError (unless it was answered)."""
+    if not fut.done():
+        fut.set_exception(TimeoutError())
+
+
 class RemoteSeat(SeatClient):
     """A seat played by a bot over its Play stream."""
 
@@ -212,6 +223,9 @@ class RemoteSeat(SeatClient):
         self.session.send(pb.ArbiterMessage(match_start=msg))
 
     async def decide(self, turn: TurnRequest) -> Any:
+        return await self.decide_within(turn, None)
+
+    async def decide_within(self, turn: TurnRequest, seconds: float | None) -> Any:
         session = self.session
         if session.closed:
             raise SeatDisconnected(f"{self.name}: connection closed")
@@ -220,14 +234,20 @@ class RemoteSeat(SeatClient):
             self.game, turn.match_id, turn.request_id, turn.seat, turn.view, turn.legal_actions,
             turn.decision_ms, turn.bank_ms, self._unsent.pop((turn.match_id, turn.seat), ()),
         )
-        fut: asyncio.Future = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future = loop.create_future()
         key = (turn.match_id, turn.request_id)
         session.pending[key] = (fut, self.game, turn.seat)
+        # The deadline is a timer on the answer's future: no Timeout context and no task
+        # cancellation per decision (this runs once per decision of every hosted match).
+        timer = loop.call_later(seconds, _expire, fut) if seconds is not None else None
         session.send(msg)
         try:
             raw: pb.Action = await fut
         finally:
             session.pending.pop(key, None)
+            if timer is not None:
+                timer.cancel()
         try:
             return convert.action_from_proto(self.game, raw)
         except convert.WireError as exc:
@@ -454,12 +474,7 @@ async def start_server(
 
     spectators = spectators if spectators is not None else SpectatorHub()
     hub = hub or Hub()
-    server = grpc.aio.server(
-        options=[
-            ("grpc.max_receive_message_length", MAX_BOT_MESSAGE_BYTES),
-            ("grpc.so_reuseport", 0),
-        ]
-    )
+    server = grpc.aio.server(options=SERVER_OPTIONS)
     pb_grpc.add_ArenaServicer_to_server(ArenaServicer(hub), server)
     matches_servicer = MatchesServicer(hub, admin_token, default_clock)
     matches_servicer.observers_for = spectators.observers

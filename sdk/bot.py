@@ -15,6 +15,7 @@ per-match state can live on ``self``.
 
 from __future__ import annotations
 
+import copy
 import random
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -83,3 +84,21 @@ class Bot:
 
     def plays(self, game: str) -> bool:
         return "*" in self.games or game in self.games
+
+
+def fresh_copy(bot: Any) -> Any:
+    """A deep copy of ``bot`` for one match: exactly ``copy.deepcopy(bot)``, but quicker.
+
+    Its ``rng`` (a ``random.Random``, reseeded by ``_start`` before the match anyway) is
+    copied through getstate/setstate; deepcopy copies the generator's 625-number state one
+    element at a time in Python, about half a millisecond per copy, paid by every seat of
+    every match. Anything else on the bot is deep-copied as usual, and a reference to the
+    same generator elsewhere on the bot still points to the copy's generator.
+    """
+    memo: dict[int, Any] = {}
+    rng = getattr(bot, "rng", None)
+    if type(rng) is random.Random:
+        clone = random.Random()
+        clone.setstate(rng.getstate())
+        memo[id(rng)] = clone
+    return copy.deepcopy(bot, memo)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import copy
 import logging
 import os
 import threading
@@ -25,7 +24,7 @@ from arbiter.games import game_class
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from sdk import convert
-from sdk.bot import Bot
+from sdk.bot import Bot, fresh_copy
 
 log = logging.getLogger("sdk")
 
@@ -67,7 +66,7 @@ class _Session:
         which = msg.WhichOneof("msg")
         if which == "match_start":
             info = convert.match_info_from_proto(msg.match_start)
-            bot = copy.deepcopy(self.template)
+            bot = fresh_copy(self.template)
             self.bots[(info.match_id, info.seat)] = bot
             self.games[info.match_id] = info.game
             self.seat_tokens[(info.match_id, info.seat)] = msg.match_start.seat_token

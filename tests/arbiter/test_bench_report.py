@@ -1,0 +1,54 @@
+"""The bench's reporting rules (no timing here: only how measured values are reported)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from arbiter import bench
+from arbiter import sandbox as sb
+
+
+def _speeds(values: dict[int, list[float]]) -> tuple[bench.BenchResult, dict[int, bench.Figure]]:
+    result = bench.BenchResult()
+    speed = {}
+    for m, vals in values.items():
+        speed[m] = result.add(f"ratio.scale.{m}", f"concurrency speed-up, {m} at once / 1", "x")
+        speed[m].values = list(vals)
+    return result, speed
+
+
+def test_the_target_is_checked_at_m_equal_cores_and_at_the_best_m_named_in_the_row():
+    result, speed = _speeds({2: [1.5, 1.6, 1.55], 4: [1.7, 1.9, 1.85], 8: [2.1, 1.7, 2.0]})
+    result.add("scale.inproc.1", "inproc matches/s", "matches/s")  # a row measured after the speed-ups
+    best = bench.best_speedup(result, speed, cores=2)
+    assert speed[2].passed is False and "M = cores" in speed[2].target
+    assert best is result.get("ratio.scale.best")
+    assert "M = 8" in best.label and best.values == [2.1, 1.7, 2.0]
+    assert best.passed is True and "best M" in best.target
+    assert speed[4].passed is None and speed[8].passed is None  # only the two rows carry the target
+    # The M = cores row is kept, in its place; the best row follows the speed-up rows.
+    keys = [f.key for f in result.figures]
+    assert keys == ["ratio.scale.2", "ratio.scale.4", "ratio.scale.8", "ratio.scale.best", "scale.inproc.1"]
+
+
+def test_when_m_equal_cores_is_the_best_it_is_named_and_both_rows_agree():
+    result, speed = _speeds({2: [1.9, 1.8, 1.85], 8: [1.7, 1.6, 1.75]})
+    best = bench.best_speedup(result, speed, cores=2)
+    assert "M = 2" in best.label and best.passed is speed[2].passed is True
+
+
+def test_nothing_measured_adds_no_best_row():
+    result, speed = _speeds({2: [], 8: []})
+    assert bench.best_speedup(result, speed, cores=2) is None
+    assert result.get("ratio.scale.best") is None
+
+
+def test_the_floor_uses_the_transport_of_the_hosted_bots():
+    assert bench.hosted_transport() == ("unix" if sb.Sandbox().blocks_network else "tcp")
+
+
+def test_an_unknown_floor_transport_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown floor transport 'udp'"):
+        asyncio.run(bench._floor_round(600, 60, 10, transport="udp"))
