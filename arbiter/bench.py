@@ -411,6 +411,32 @@ class _Arena:
         seats = [RemoteSeat(self.pool.procs[n].session, "spades") for n in self.names]
         return await run_match(config, seats)
 
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) used so far by this process (the arbiter) and every
+        process of the bot pool (each sandbox's whole process tree)."""
+        total = sum(os.times()[:2])
+        roots = {bp.proc.pid for bp in self.pool.procs.values()}
+        parent: dict[int, int] = {}
+        ticks: dict[int, int] = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parent[int(entry)] = int(fields[1])
+            ticks[int(entry)] = int(fields[11]) + int(fields[12])  # utime + stime
+        hz = os.sysconf("SC_CLK_TCK")
+        for pid in ticks:
+            p = pid
+            while p in parent and p not in roots and p > 1:
+                p = parent[p]
+            if p in roots:
+                total += ticks[pid] / hz
+        return total
+
     async def matches_per_second(self, count: int, concurrent: int, seed: int, options: dict[str, Any]) -> float:
         """Play ``count`` matches, at most ``concurrent`` at once; matches per second."""
         sem = asyncio.Semaphore(concurrent)
@@ -738,6 +764,8 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
         scale1 = result.add("scale.matches.1", "gRPC matches/s, 1 at a time (Spades, 1 deal)", "matches/s")
         scaleM = {m: result.add(f"scale.matches.{m}", f"gRPC matches/s, {m} at once", "matches/s") for m in ms}
         speed = {m: result.add(f"ratio.scale.{m}", f"concurrency speed-up, {m} at once / 1", "x") for m in ms}
+        busy = result.add("scale.cores_busy.1", "cores kept busy by 1 match at a time (arbiter + bots CPU / wall)", "cores")
+        bound = result.add("scale.speedup_bound", f"speed-up bound on {cores} cores: {cores} / cores busy at M = 1", "x")
         inproc = result.add("scale.inproc.1", "inproc matches/s, 1 at a time (same matches)", "matches/s")
         inproc_ratio = result.add("ratio.inproc_over_grpc", "inproc / gRPC matches/s, 1 at a time", "x")
     need_arena = hosted is not None or scale1 is not None
@@ -764,8 +792,12 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
                 floor_tcp.values.append(await _floor_round(turn_bytes, act_bytes, 2000, transport="tcp") * 1e6)
             if scale1 is not None:
                 n1 = 16
+                cpu0, t0 = arena.cpu_seconds(), time.perf_counter()
                 one = await arena.matches_per_second(n1, 1, 20_000 + 1000 * r, scale_options)
+                cores_busy = (arena.cpu_seconds() - cpu0) / (time.perf_counter() - t0)
                 scale1.values.append(one)
+                busy.values.append(cores_busy)
+                bound.values.append(cores / cores_busy)
                 for m in ms:
                     many = await arena.matches_per_second(max(n1, 4 * m), m, 30_000 + 1000 * r, scale_options)
                     scaleM[m].values.append(many)
