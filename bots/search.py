@@ -21,7 +21,9 @@ Candidates, horizon and value per game (from the acting seat's side):
 * Spot: at the draw, the two draws; after it, whole turn *plans* (melds, lay-offs and
   the discard together, nothing hidden is revealed in between), the best few by a
   static score plus the heuristic's own plan (``bots/spot_search.py``). Horizon: the
-  end of the hand; value: the seat's money.
+  end of the hand; value: the seat's money. With the default budget only decisions
+  late in the hand (at most ``spot_search.LATE_STOCK`` stock cards) are searched, with
+  the whole budget; earlier ones are the heuristic's (``spot_search.budget``).
 * Spite and Malice: whole stretches of a turn as plans (centre plays up to a discard,
   or up to the pay-off card / an emptied hand, where new cards are revealed), the best
   few by a static score plus "as the heuristic would" (``bots/spite_malice_search.py``).
@@ -55,7 +57,7 @@ from sdk.bot import Bot, MatchInfo
 from sdk.forward import sample_states
 
 #: Per-game defaults: (rollouts per decision, worlds sampled per decision).
-DEFAULT_BUDGET = {"spades": (240, 24), "spot": (160, 40), "spite-and-malice": (48, 8)}
+DEFAULT_BUDGET = {"spades": (240, 24), "spot": (400, 100), "spite-and-malice": (48, 8)}
 #: Plans searched besides the heuristic's own (Spot, Spite and Malice).
 PLANS = {"spot": 3, "spite-and-malice": 5}
 #: Spot, Spite and Malice: the best candidate replaces the heuristic's only when its paired
@@ -131,12 +133,16 @@ class SearchBot(Bot):
         if len(legal) == 1:
             self.last = SearchStats(candidates=1)
             return legal[0]
+        sims, n_worlds = self._budget(view)
+        if sims <= 0:  # not worth searching (the game's schedule): the heuristic's action
+            self.last = SearchStats(candidates=1)
+            return self.policy(view, legal, self.rng)
         t0 = time.monotonic()
         plans = self.plans(view, legal)
-        if len(plans) <= 1 or self.sims <= 0:
+        if len(plans) <= 1:
             self.last = SearchStats(candidates=len(plans))
             return plans[0][0] if plans and plans[0] else self.policy(view, legal, self.rng)
-        best, stats = self._search(view, plans, t0)
+        best, stats = self._search(view, plans, t0, sims, n_worlds)
         self.last = stats
         if not best:  # the heuristic's way, for the rest of this turn
             self._follow_turn = turn
@@ -150,15 +156,32 @@ class SearchBot(Bot):
         world = sample_states(self.game, view, 1, random.Random(self.rng.getrandbits(32)))[0]
         return mod.plans(view, legal, world, self.policy, self.rng, PLANS[self.game.name])
 
-    def _search(self, view: Any, cands: list, t0: float) -> tuple[Any, SearchStats]:
-        """The best candidate by mean rollout value; ties go to the first (the heuristic's)."""
+    def _budget(self, view: Any) -> tuple[int, int]:
+        """(rollouts, worlds) for this decision: the bot's budget, or the game's schedule.
+
+        A game's plan module may define ``budget(view, sims, worlds)`` to spend the default
+        budget where it matters (Spot: late in the hand); a budget given to the
+        constructor is used as given at every decision."""
+        schedule = getattr(_PLAN_MODULE.get(self.game.name), "budget", None)
+        if schedule is None or self.simulations is not None:
+            return self.sims, self.n_worlds
+        sims, worlds = schedule(view, self.sims, self.n_worlds)
+        return sims, max(1, worlds)
+
+    def _search(self, view: Any, cands: list, t0: float, sims: int | None = None,
+                n_worlds: int | None = None) -> tuple[Any, SearchStats]:
+        """The best candidate by mean rollout value; ties go to the first (the heuristic's).
+
+        ``sims`` and ``n_worlds`` default to the bot's budget."""
+        sims = self.sims if sims is None else sims
+        n_worlds = self.n_worlds if n_worlds is None else n_worlds
         deadline = t0 + self.limit_ms / 1000 if self.limit_ms > 0 else None
-        n_worlds = min(self.n_worlds, max(1, self.sims // len(cands)))
+        n_worlds = min(n_worlds, max(1, sims // len(cands)))
         worlds = sample_states(self.game, view, n_worlds, self.rng)
         values: list[list[float]] = [[] for _ in cands]
         rollouts = w = 0
         # One pass = one world, every candidate; stop at the budget or the deadline.
-        while rollouts + len(cands) <= max(self.sims, len(cands)):
+        while rollouts + len(cands) <= max(sims, len(cands)):
             if deadline is not None and w > 0 and time.monotonic() >= deadline:
                 break
             world = worlds[w % len(worlds)]

@@ -14,6 +14,10 @@ discard), instead of one action at a time:
 
 At the draw the two draws are the candidates. The value of a rollout is the seat's
 money at the end of the hand (``hands=1``: the match's result).
+
+Where the budget goes (``budget``): with the default budget only decisions with at
+most ``LATE_STOCK`` cards left in the stock are searched, each with the whole budget
+(400 rollouts over 100 worlds); earlier decisions are the heuristic's.
 """
 
 from __future__ import annotations
@@ -106,3 +110,22 @@ def at_horizon(view: SpotView, seat: int, start: SpotView) -> float | None:
 
 def terminal_value(state: State, seat: int) -> float:
     return float(state.outcome().scores[seat])
+
+
+#: Decisions are searched only once the stock has at most this many cards; earlier the
+#: heuristic plays (see ``budget``).
+LATE_STOCK = 10
+
+
+def budget(view: SpotView, sims: int, worlds: int) -> tuple[int, int]:
+    """The default search budget of a decision: all of it late in the hand, none before.
+
+    Measured on heuristic play (rollouts over 300 sampled worlds per decision): early in
+    the hand the best alternative to the heuristic's choice rarely gains more than its
+    own sampling noise, while with few stock cards left (who ends lowest or goes out is
+    then near) single draws and discards are worth 5-15 units and rollouts, being
+    short, are cheap and far less noisy. So the budget goes where it pays.
+    """
+    if view.stock_count > LATE_STOCK:
+        return 0, 0
+    return sims, worlds
