@@ -765,7 +765,6 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
         scaleM = {m: result.add(f"scale.matches.{m}", f"gRPC matches/s, {m} at once", "matches/s") for m in ms}
         speed = {m: result.add(f"ratio.scale.{m}", f"concurrency speed-up, {m} at once / 1", "x") for m in ms}
         busy = result.add("scale.cores_busy.1", "cores kept busy by 1 match at a time (arbiter + bots CPU / wall)", "cores")
-        bound = result.add("scale.speedup_bound", f"speed-up bound on {cores} cores: {cores} / cores busy at M = 1", "x")
         inproc = result.add("scale.inproc.1", "inproc matches/s, 1 at a time (same matches)", "matches/s")
         inproc_ratio = result.add("ratio.inproc_over_grpc", "inproc / gRPC matches/s, 1 at a time", "x")
     need_arena = hosted is not None or scale1 is not None
@@ -797,7 +796,6 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
                 cores_busy = (arena.cpu_seconds() - cpu0) / (time.perf_counter() - t0)
                 scale1.values.append(one)
                 busy.values.append(cores_busy)
-                bound.values.append(cores / cores_busy)
                 for m in ms:
                     many = await arena.matches_per_second(max(n1, 4 * m), m, 30_000 + 1000 * r, scale_options)
                     scaleM[m].values.append(many)

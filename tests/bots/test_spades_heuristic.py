@@ -15,28 +15,14 @@ import dataclasses
 import statistics
 
 from arbiter.games import get_game
-from arbiter.games.cards import STANDARD_DECK, Card, parse_cards
+from arbiter.games.cards import parse_cards
 from arbiter.games.spades import Bid, Give, Look, Play, SpadesState
 from bots.random_bot import RandomBot
 from bots.spades_heuristic import SpadesHeuristicBot, choose, estimate_tricks
 from sdk.bot import MatchInfo
+from tests.games.test_spades import C, deal
 
 
-def C(t: str) -> Card:
-    return Card.parse(t)
-
-
-def deal(fixed: dict[int, str]) -> list[tuple[Card, ...]]:
-    hands = {s: list(parse_cards(t)) for s, t in fixed.items()}
-    used = {c for h in hands.values() for c in h}
-    rest = [c for c in STANDARD_DECK if c not in used]
-    out = []
-    for s in range(4):
-        h = hands.get(s, [])
-        while len(h) < 13:
-            h.append(rest.pop(0))
-        out.append(tuple(h))
-    return out
 
 
 def playing(fixed: dict[int, str], *plays: str, bids=("3", "3", "3", "3"), options=None) -> SpadesState:

@@ -14,7 +14,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import textwrap
 import threading
 import time
 from pathlib import Path
@@ -27,30 +26,14 @@ from arbiter.cluster import BotRef, ClusterError, LoopbackCluster, bot_refs, loc
 from arbiter.match import replay_record
 from arbiter.store import Store
 from arbiter.tournament import TournamentSpec, load_standings, run_tournament
+from tests.arbiter.test_registry import GOOD, HELPER, write_bot
 
-GOOD = """
-    from sdk import Bot
-    from helper import pick
-
-    class GoodBot(Bot):
-        name = "good"
-        version = "2.1"
-        games = ("spades",)
-        deterministic = True
-
-        def choose(self, view, legal_actions):
-            return pick(self.rng, legal_actions)
-"""
 ROOT = Path(__file__).resolve().parents[2]
-HELPER = "def pick(rng, xs):\n    return xs[rng.randrange(len(xs))]\n"
 
 
 def register_good(tmp_path: Path, db: Path) -> str:
     """Register a folder bot (two modules) in the store's registry; its name@version."""
-    folder = tmp_path / "good"
-    folder.mkdir()
-    (folder / "bot.py").write_text(textwrap.dedent(GOOD))
-    (folder / "helper.py").write_text(HELPER)
+    folder = write_bot(tmp_path / "good", GOOD, HELPER)  # the registry tests' two-module bot
     report = reg.check_bot(folder, positions=5, smoke=False)
     with reg.Registry(db) as r:
         v, _ = reg.submit(r, folder, "good", check=lambda p: report)
