@@ -275,7 +275,8 @@ class BotHost:
         match records a disconnect for it, with the process's stderr where there is one."""
         lease_id = next(self._ids)
         if self.isolation == "shared":
-            sessions = [await self._shared(n, seats[:i].count(n)) for i, n in enumerate(seats)]
+            turn = next(self._spread)  # one per match, so its seats' slots stay distinct
+            sessions = [await self._shared(n, seats[:i].count(n), turn) for i, n in enumerate(seats)]
             return lease_id, sessions
         procs: list[BotProcess] = []
         sessions = []
@@ -295,11 +296,11 @@ class BotHost:
         self._leased[lease_id] = procs
         return lease_id, sessions
 
-    async def _shared(self, name: str, k: int) -> Session:
-        # seat k of its bot in this match goes to slot k (mod the slots): never the same
-        # process for two seats of one match, while spreading matches over the slots
-        per_match = max(1, self._slots // self.copies)
-        slot = (k + self.copies * (next(self._spread) % per_match)) % self._slots
+    async def _shared(self, name: str, k: int, turn: int) -> Session:
+        # seat k of its bot in the turn-th match goes to slot k + copies * turn (mod the
+        # slots): consecutive slots for one match's seats (never one process for two, as
+        # copies <= slots), the matches rotating over all the slots
+        slot = (k + self.copies * turn) % self._slots
         key = f"{name}#{slot}"
         bp = self.pool.procs[key]
         session = self.hub.session_for(bp.token)

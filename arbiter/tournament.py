@@ -363,12 +363,14 @@ async def run_tournament(
                     on_progress(Progress(finished, len(plan), None, len(done), leader.text(), tour.name, address))
 
             copies = max((m.seats.count(n) for m in todo for n in set(m.seats)), default=1)
-            await _play_grpc(spec, game, names, sources, store, tour.id, play_all, max_restarts, announce, copies)
+            await _play_grpc(spec, game, names, sources, store, tour.id, play_all, max_restarts, announce, copies,
+                             warm=min(concurrency, len(todo)))
     store.mark_finished(tour.id)
     return store.matches(tour.id)
 
 
-async def _play_grpc(spec, game, names, sources, store, tournament_id, play_all, max_restarts, announce, copies=1) -> None:
+async def _play_grpc(spec, game, names, sources, store, tournament_id, play_all, max_restarts, announce, copies=1,
+                     warm=1) -> None:
     """Start the arbiter and the bot processes, play, and stop them whatever happens.
 
     Bot processes come from a ``BotHost`` with the spec's isolation (``match``: a fresh
@@ -385,7 +387,7 @@ async def _play_grpc(spec, game, names, sources, store, tournament_id, play_all,
     announce(server.address)
     host = BotHost(
         server.hub, server.address, dict(zip(names, sources)), isolation=spec.effective_isolation, copies=copies,
-        processes=spec.bot_processes, max_restarts=max_restarts,
+        processes=spec.bot_processes, max_restarts=max_restarts, warm=warm,
     )
     try:
         sessions = await host.start()
