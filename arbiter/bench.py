@@ -67,7 +67,7 @@ log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parent.parent
 
-SECTIONS = ("engines", "openspiel", "floor", "hosted", "scale", "memory", "cluster")
+SECTIONS = ("engines", "openspiel", "floor", "hosted", "scale", "memory", "isolation", "cluster")
 
 #: (game name, options, label of one game) measured in the engines section.
 ENGINE_GAMES: tuple[tuple[str, dict[str, Any], str], ...] = (
@@ -662,6 +662,9 @@ def run_bench(
             per.values.append((after - before) / MEMORY_MATCHES / 1024)
         rss.check(lambda v: v * 2**20 < MEMORY_LIMIT_BYTES, "< 1024")
 
+    if "isolation" in sections:
+        isolation_section(result, runs, progress)
+
     if "cluster" in sections:
         cluster_section(result, runs, progress)
 
@@ -672,6 +675,39 @@ def run_bench(
 #: The tournament of the cluster section: 3 bots, 3 tables x 2 seatings x CLUSTER_DEALS.
 CLUSTER_BOTS = ("random", "greedy", "heuristic")
 CLUSTER_DEALS = 16
+
+
+#: The tournament of the isolation section: 3 bots, 3 tables x 2 seatings x ISOLATION_DEALS.
+ISOLATION_DEALS = 4
+
+
+def isolation_section(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:
+    """What a fresh bot process per seat per match costs: the same local duplicate
+    tournament (1-deal Spades matches, the shortest there are, so the worst case) with
+    ``isolation="match"`` (the default with duplicate deals) and ``"shared"``."""
+    from arbiter.store import Store
+    from arbiter.tournament import TournamentSpec, run_tournament
+
+    cores = os.cpu_count() or 1
+    fig = {iso: result.add(f"isolation.{iso}", f"tournament matches/s, isolation {iso} (Spades, 1 deal, {cores} at once)",
+                           "matches/s") for iso in ("match", "shared")}
+    ratio = result.add("ratio.isolation", "shared / match isolation matches/s (the price of fresh processes)", "x")
+
+    def rate(db: str, iso: str, seed: int) -> float:
+        s = TournamentSpec(game="spades", bots=CLUSTER_BOTS, options={"deals": 1}, deals=ISOLATION_DEALS, seed=seed,
+                           name=iso, isolation=iso)
+        with Store(db) as store:
+            t0 = time.perf_counter()
+            rows = asyncio.run(run_tournament(s, store, concurrency=cores))
+            return len(rows) / (time.perf_counter() - t0)
+
+    with tempfile.TemporaryDirectory(prefix="arena-bench-isolation-") as tmp:
+        for r in range(min(runs, 3)):
+            progress(f"isolation: run {r + 1} of {min(runs, 3)}")
+            got = {iso: rate(os.path.join(tmp, f"{iso}{r}.sqlite"), iso, 200 + r) for iso in ("match", "shared")}
+            for iso, v in got.items():
+                fig[iso].values.append(v)
+            ratio.values.append(got["shared"] / got["match"])
 
 
 def cluster_section(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:
@@ -692,8 +728,9 @@ def cluster_section(result: BenchResult, runs: int, progress: Callable[[str], No
         return
 
     def spec(name: str, seed: int, deals: int = CLUSTER_DEALS, cluster: str | None = None) -> TournamentSpec:
+        # shared bot processes: the overhead of the cluster itself, not of starting bots
         return TournamentSpec(game="spades", bots=CLUSTER_BOTS, options={"deals": 1}, deals=deals, seed=seed, name=name,
-                              cluster=cluster)
+                              cluster=cluster, isolation="shared")
 
     def rate(db: str, s: TournamentSpec) -> float:
         with Store(db) as store:
