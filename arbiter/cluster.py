@@ -305,12 +305,13 @@ class _WorkerArena:
             self.in_use[k] = self.in_use.get(k, 0) + 1
         try:
             sessions: list[Any] = []
-            for n, key in zip(job.seats, keys):
-                if job.isolation == "match":  # a process of its own, for this match only
-                    bp = self.pool.launch(key, await asyncio.to_thread(local_spec, refs[n]), key=f"{key}.m{next(self.ids)}")
-                    fresh.append(bp)
-                    sessions.append(await self._connect(bp, refs[n]))
-                else:
+            if job.isolation == "match":  # a process of its own per seat, for this match only, started together
+                specs = {n: await asyncio.to_thread(local_spec, refs[n]) for n in dict.fromkeys(job.seats)}
+                for n, key in zip(job.seats, keys):
+                    fresh.append(self.pool.launch(key, specs[n], key=f"{key}.m{next(self.ids)}"))
+                sessions = list(await asyncio.gather(*(self._connect(bp, refs[n]) for bp, n in zip(fresh, job.seats))))
+            else:
+                for n, key in zip(job.seats, keys):
                     sessions.append(await self._session(job, refs[n], key))
             seats = []
             for n, key, session in zip(job.seats, keys, sessions):
