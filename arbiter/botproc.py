@@ -183,8 +183,8 @@ class BotHost:
 
     * ``isolation="match"``: each seat of each match gets a fresh process, stopped when the
       match ends, so nothing a bot saw in one match (a duplicate deal's cards, above all)
-      survives into the next. ``warm`` processes per bot are kept started and connected
-      ahead of need, so start-up overlaps play.
+      survives into the next. ``copies * warm`` processes per bot (``warm``: matches at
+      once) are kept started and connected ahead of need, so start-up overlaps play.
     * ``isolation="shared"``: ``processes`` long-lived processes per seat slot of each bot,
       each serving any number of matches at once (faster; for trusted bots, or when no
       deal is played twice). A process that dies is restarted, ``max_restarts`` times
@@ -220,7 +220,8 @@ class BotHost:
         self.connect_timeout = connect_timeout
         kwargs = {"log_dir": log_dir} if log_dir is not None else {}
         self.pool = BotPool(hub, address, sandbox=sandbox, **kwargs)
-        # shared: slot -> bot -> process key; match: bot -> started processes not yet leased
+        # shared: processes per bot, keyed "NAME#SLOT" in the pool; match: per bot, the
+        # started processes not yet leased
         self._slots = max(processes, self.copies) if isolation == "shared" else 0
         self._ready: dict[str, collections.deque[asyncio.Task[BotProcess]]] = {n: collections.deque() for n in self.sources}
         self._leased: dict[int, list[BotProcess]] = {}
