@@ -293,9 +293,11 @@ _TOURNAMENT = """{% extends "base" %}
 {% endfor %}</tr>{% endfor %}</table>
 {% endif %}
 <h2>Matches</h2>
+{% set closed = not t.finished and t.spec.get('duplicate', True) %}
+{% if closed %}<p class="muted small">Replays open when the tournament ends: its deals come back in matches still to be played.</p>{% endif %}
 <table id="matches"><tr><th class="num">#</th><th>match</th><th>seats</th><th>scores</th><th>ranks</th><th>ended</th></tr>
 {% for m in rows %}
-<tr><td class="num">{{ m.idx }}</td><td><a href="/m/{{ m.match_id|urlencode }}">{{ m.match_id }}</a></td>
+<tr><td class="num">{{ m.idx }}</td><td>{% if closed %}{{ m.match_id }}{% else %}<a href="/m/{{ m.match_id|urlencode }}">{{ m.match_id }}</a>{% endif %}</td>
 <td>{{ m.seats|join(', ') }}</td><td>{{ m.outcome.scores|map('num')|join(' / ') }}</td><td>{{ m.outcome.ranks|join(' / ') }}</td>
 <td>{% if m.outcome.reason.name.startswith('FORFEIT') %}<span class="pill bad">{{ m.outcome.reason.value }}</span>{% else %}{{ m.outcome.reason.value }}{% endif %}
 <span class="muted small">{{ m.outcome.detail }}</span></td></tr>

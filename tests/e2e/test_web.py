@@ -206,8 +206,11 @@ def test_a_running_duplicate_tournament_keeps_its_replays_closed(site, browser):
     browser.get(url + "t/still-running")
     main = browser.find_element(By.TAG_NAME, "main").text
     assert "run-0" in main and "in progress" in main and "99" not in main and "seed" not in main  # listed, no seed
+    assert "Replays open when the tournament ends" in main and not browser.find_elements(By.LINK_TEXT, "run-0")
     with Store(db) as store:
         store.mark_finished(t.id)
+    browser.get(url + "t/still-running")
+    browser.find_element(By.LINK_TEXT, "run-0").click()  # listed with its link once it has ended
     browser.get(url + "m/run-0?view=full")
     assert browser.find_elements(By.CLASS_NAME, "error") == []
     assert "seed 900" in browser.page_source
