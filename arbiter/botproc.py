@@ -172,7 +172,7 @@ class BotPool:
 
 
 #: The isolation policies of ``BotHost`` (and of a tournament spec's ``isolation``).
-ISOLATIONS = ("match", "shared")
+ISOLATIONS = ("match", "deal", "shared")
 
 
 class BotHost:
@@ -185,6 +185,11 @@ class BotHost:
       match ends, so nothing a bot saw in one match (a duplicate deal's cards, above all)
       survives into the next. ``copies * warm`` processes per bot (``warm``: matches at
       once) are kept started and connected ahead of need, so start-up overlaps play.
+    * ``isolation="deal"``: as ``match``, except that a process whose match has ended may
+      play again, one match at a time, but never a match of a deal (seed) it has seen. So
+      it can learn how its opponents play, as a player would, but never recognise a deal.
+      Up to ``2 * copies * warm`` idle processes per bot are kept; duplicate deals played
+      deal by deal then need a process per seating and pairing, not per match.
     * ``isolation="shared"``: ``processes`` long-lived processes per seat slot of each bot,
       each serving any number of matches at once (faster; for trusted bots, or when no
       deal is played twice). A process that dies is restarted, ``max_restarts`` times
@@ -230,6 +235,11 @@ class BotHost:
         self._restarts = {n: 0 for n in self.sources}
         self._lock = asyncio.Lock()
         self._stopping: set[asyncio.Task[None]] = set()
+        # deal isolation: per bot, idle processes (least recently used first), and the deal
+        # seeds each process has seen; at most ``keep`` idle ones per bot are kept
+        self._idle: dict[str, list[BotProcess]] = {n: [] for n in self.sources}
+        self._seen: dict[int, set[int]] = {}
+        self.keep = 2 * self.copies * self.warm
 
     # -- starting ----------------------------------------------------------------------
 
@@ -270,32 +280,47 @@ class BotHost:
 
     # -- leasing -----------------------------------------------------------------------
 
-    async def lease(self, seats: Sequence[str]) -> tuple[int, list[Session]]:
+    async def lease(self, seats: Sequence[str], deal: int | None = None) -> tuple[int, list[Session]]:
         """Sessions for the seats of one match (bot names, in seat order), and a lease id
-        for ``release``. A seat whose process could not be had gets a closed session: the
-        match records a disconnect for it, with the process's stderr where there is one."""
+        for ``release``. ``deal`` (the match's deal seed) is required with ``deal``
+        isolation. A seat whose process could not be had gets a closed session: the match
+        records a disconnect for it, with the process's stderr where there is one."""
         lease_id = next(self._ids)
         if self.isolation == "shared":
             turn = next(self._spread)  # one per match, so its seats' slots stay distinct
             sessions = [await self._shared(n, seats[:i].count(n), turn) for i, n in enumerate(seats)]
             return lease_id, sessions
+        if self.isolation == "deal" and deal is None:
+            raise ValueError("deal isolation: lease() needs the match's deal seed")
         procs: list[BotProcess] = []
         sessions = []
         for n in seats:
-            ready = self._ready[n]
-            task = ready.popleft() if ready else asyncio.ensure_future(self._fresh(n))
-            ready.append(asyncio.ensure_future(self._fresh(n)))  # the next match's, starting now
-            try:
-                bp = await task
-            except BotStartError as exc:
-                log.warning("%s", exc)
-                sessions.append(_gone(n, str(exc)))
-                continue
+            bp = self._idle_for(n, deal) if self.isolation == "deal" else None
+            if bp is None:
+                ready = self._ready[n]
+                task = ready.popleft() if ready else asyncio.ensure_future(self._fresh(n))
+                ready.append(asyncio.ensure_future(self._fresh(n)))  # the next match's, starting now
+                try:
+                    bp = await task
+                except BotStartError as exc:
+                    log.warning("%s", exc)
+                    sessions.append(_gone(n, str(exc)))
+                    continue
             procs.append(bp)
+            if deal is not None:
+                self._seen.setdefault(id(bp), set()).add(deal)
             session = self.hub.session_for(bp.token)
             sessions.append(session if session is not None else _gone(n, bp.record_tail()))
         self._leased[lease_id] = procs
         return lease_id, sessions
+
+    def _idle_for(self, name: str, deal: int | None) -> BotProcess | None:
+        """An idle live process of ``name`` that has never seen ``deal`` (deal isolation)."""
+        idle = self._idle[name]
+        for i, bp in enumerate(idle):
+            if deal not in self._seen.get(id(bp), ()) and self.hub.session_for(bp.token) is not None:
+                return idle.pop(i)
+        return None
 
     async def _shared(self, name: str, k: int, turn: int) -> Session:
         # seat k of its bot in the turn-th match goes to slot k + copies * turn (mod the
@@ -323,8 +348,21 @@ class BotHost:
 
     def release(self, lease_id: int) -> None:
         """The match of this lease has ended: with ``match`` isolation its processes stop
-        (in the background; ``stop`` waits for them)."""
+        (in the background; ``stop`` waits for them); with ``deal`` isolation the live ones
+        wait for a match of another deal, the least recently used beyond ``keep`` per bot
+        stopping."""
         procs = self._leased.pop(lease_id, [])
+        if self.isolation == "deal":
+            retire = []
+            for bp in procs:
+                if self.hub.session_for(bp.token) is None:
+                    retire.append(bp)
+                    continue
+                idle = self._idle[bp.name]
+                idle.append(bp)
+                while len(idle) > self.keep:
+                    retire.append(idle.pop(0))
+            procs = retire
         if procs:
             task = asyncio.ensure_future(asyncio.to_thread(self._retire_all, procs))
             self._stopping.add(task)
@@ -332,6 +370,7 @@ class BotHost:
 
     def _retire(self, bp: BotProcess) -> None:
         bp.stop()
+        self._seen.pop(id(bp), None)
         for key, p in list(self.pool.procs.items()):
             if p is bp:
                 del self.pool.procs[key]

@@ -102,7 +102,7 @@ class MatchJob:
     bots: tuple[BotRef, ...]  # the distinct bots seated
     fingerprint: str  # code_fingerprint() of the driver
     max_restarts: int = 3
-    isolation: str = "match"  # botproc.BotHost: a fresh process per seat, or shared ones
+    isolation: str = "match"  # botproc.BotHost's policies; "deal" is played as "match" here
 
 
 #: The code that decides what happens in a match: the engines, the match runner, the
@@ -301,11 +301,12 @@ class _WorkerArena:
         slots = [job.seats[:i].count(n) for i, n in enumerate(job.seats)]
         keys = [f"{refs[n].key}.s{k}" for n, k in zip(job.seats, slots)]
         fresh: list[Any] = []
+        fresh_ones = job.isolation in ("match", "deal")  # a worker plays "deal" as "match": the safe side
         for k in keys:
             self.in_use[k] = self.in_use.get(k, 0) + 1
         try:
             sessions: list[Any] = []
-            if job.isolation == "match":  # a process of its own per seat, for this match only, started together
+            if fresh_ones:  # a process of its own per seat, for this match only, started together
                 specs = {n: await asyncio.to_thread(local_spec, refs[n]) for n in dict.fromkeys(job.seats)}
                 for n, key in zip(job.seats, keys):
                     fresh.append(self.pool.launch(key, specs[n], key=f"{key}.m{next(self.ids)}"))
@@ -326,7 +327,7 @@ class _WorkerArena:
             now = time.monotonic()
             for k in keys:
                 self.in_use[k] -= 1
-                if job.isolation != "match":
+                if not fresh_ones:
                     self.last_used[k] = now
             for key, p in list(self.pool.procs.items()):
                 if any(p is bp for bp in fresh):

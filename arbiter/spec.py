@@ -13,8 +13,8 @@ reason. Example (``arbiter tournament run club.toml``)::
     duplicate = true
     # seed = 7                    # absent: a secret random seed, drawn once and kept in the store
     concurrency = 4               # matches at once (default: number of cores)
-    # isolation = "shared"        # bot processes live across matches (trusted bots only;
-                                  # default "match": a fresh process per seat per match)
+    # isolation = "shared"        # bot processes serve many matches at once (trusted bots
+                                  # only; default "deal": never two matches of one deal)
     # cluster = "tcp://10.0.0.5:8786"  # run the matches on a Dask cluster (docs/cluster.md)
 
     [options]                     # the game's variant options (../shared/rules/)
@@ -133,7 +133,7 @@ class TournamentSpec:
     max_strikes: int = 3
     concurrency: int | None = None  # matches at once; None: the number of cores
     bot_processes: int = 1  # with shared isolation: processes per bot, each serving many matches at once
-    isolation: str | None = None  # "match" | "shared"; None: match with duplicate deals, else shared
+    isolation: str | None = None  # "match" | "deal" | "shared"; None: deal with duplicate deals, else shared
     cluster: str | None = None  # a Dask scheduler address (tcp://host:8786): run the matches there
 
     # -- derived ---------------------------------------------------------------------
@@ -150,15 +150,17 @@ class TournamentSpec:
     def effective_isolation(self) -> str:
         """How bot processes are shared between matches (``arbiter.botproc.BotHost``).
 
-        ``match``: a fresh process for every seat of every match. The default with duplicate
-        deals, where every deal comes back in later matches: a bot process that lived on
-        could remember a deal's cards and recognise it. ``shared``: long-lived processes,
-        each serving many matches at once (faster; for trusted bots). Without duplicate
-        deals no deal is played twice, and ``shared`` is the default.
+        With duplicate deals every deal comes back in later matches, and a bot process that
+        lived on could remember a deal's cards and recognise it. ``deal`` (the default with
+        duplicate deals): a process plays one match at a time and never two matches of the
+        same deal. ``match``: a fresh process for every seat of every match (nothing at all
+        carries over; slower). ``shared``: long-lived processes, each serving many matches
+        at once (fastest; for trusted bots). Without duplicate deals no deal is played
+        twice, and ``shared`` is the default.
         """
         if self.isolation is not None:
             return self.isolation
-        return "match" if self.duplicate else "shared"
+        return "deal" if self.duplicate else "shared"
 
     @property
     def display_name(self) -> str:
@@ -242,8 +244,8 @@ class TournamentSpec:
         for key in ("deals", "bot_processes"):
             if not isinstance(getattr(self, key), int) or getattr(self, key) < 1:
                 raise SpecError(f"{key}: must be a whole number of at least 1, got {getattr(self, key)!r}")
-        if self.isolation is not None and self.isolation not in ("match", "shared"):
-            raise SpecError(f"isolation: expected match or shared, got {self.isolation!r}")
+        if self.isolation is not None and self.isolation not in ("match", "deal", "shared"):
+            raise SpecError(f"isolation: expected match, deal or shared, got {self.isolation!r}")
         if self.concurrency is not None and (not isinstance(self.concurrency, int) or self.concurrency < 1):
             raise SpecError(f"concurrency: must be at least 1, got {self.concurrency!r}")
         if self.cluster is not None and not re.match(r"^([a-z][a-z0-9+]*://)?(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):\d+$", self.cluster):

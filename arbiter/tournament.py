@@ -287,9 +287,9 @@ async def run_tournament(
     finished = len(done)
     log.info("tournament %s: %d matches, %d stored, %d to play, %d at once", tour.name, len(plan), len(done), len(todo), concurrency)
 
-    async def play_all(seats_for: Callable[[Sequence[str]], Any], observers_for: Callable[[Any], Any] = lambda config: ()) -> None:
-        """Play every match still to do; ``await seats_for(bot names in seat order)`` gives
-        the match's seat clients and a callable to run once the match has ended."""
+    async def play_all(seats_for: Callable[[Sequence[str], int], Any], observers_for: Callable[[Any], Any] = lambda config: ()) -> None:
+        """Play every match still to do; ``await seats_for(bot names in seat order, deal
+        seed)`` gives the match's seat clients and a callable to run once it has ended."""
         queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
         for m in todo:
             queue.put_nowait(m)
@@ -300,7 +300,7 @@ async def run_tournament(
                     m = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
-                seats, release = await seats_for(m.seats)
+                seats, release = await seats_for(m.seats, m.seed)
                 config = match_config(m)
                 try:
                     record = await run_match(config, seats, observers=observers_for(config))
@@ -352,7 +352,7 @@ async def run_tournament(
             bots = {n: load_bot(s) for n, s in zip(names, sources)}
             seats_cache = {n: LocalSeat(bots[n], n) for n in names}
 
-            async def local(seat_names: Sequence[str]) -> tuple[list[SeatClient], Callable[[], None]]:
+            async def local(seat_names: Sequence[str], deal: int) -> tuple[list[SeatClient], Callable[[], None]]:
                 # trusted bots: a fresh copy of the Bot per (match, seat) is enough
                 return [seats_cache[n] for n in seat_names], lambda: None
 
@@ -396,8 +396,8 @@ async def _play_grpc(spec, game, names, sources, store, tournament_id, play_all,
                 raise SpecError(f"bots: {n!r} does not play {spec.game} (it plays {', '.join(session.games)})")
         store.set_entrant_versions(tournament_id, [(n, s.bot_version) for n, s in sessions.items()])
 
-        async def remote(seat_names: Sequence[str]) -> tuple[list[SeatClient], Callable[[], None]]:
-            lease, seat_sessions = await host.lease(seat_names)
+        async def remote(seat_names: Sequence[str], deal: int) -> tuple[list[SeatClient], Callable[[], None]]:
+            lease, seat_sessions = await host.lease(seat_names, deal)
             seats = []
             for n, session in zip(seat_names, seat_sessions):
                 seat = RemoteSeat(session, spec.game)

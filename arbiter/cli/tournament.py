@@ -46,7 +46,7 @@ def tournament_run(
     seatings: Annotated[Optional[str], typer.Option(help="Seatings per duplicate deal: rotations (default) or permutations.")] = None,
     concurrency: Annotated[Optional[int], typer.Option(help="Matches at once (default: number of cores).")] = None,
     bot_processes: Annotated[Optional[int], typer.Option(help="With --isolation shared: processes per bot (each serves many matches at once). Default 1.")] = None,
-    isolation: Annotated[Optional[str], typer.Option(help="Bot processes: match (a fresh process per seat per match; the default with duplicate deals) or shared (long-lived, serving many matches: faster, for trusted bots).")] = None,
+    isolation: Annotated[Optional[str], typer.Option(help="Bot processes: deal (one match at a time, never two matches of one deal; the default with duplicate deals), match (a fresh process per seat per match) or shared (long-lived, serving many matches at once: fastest, for trusted bots).")] = None,
     name: Annotated[Optional[str], typer.Option(help="Tournament name in the store (default GAME-SEED); the same name and spec resumes.")] = None,
     db: DbOpt = Path(DEFAULT_DB),
     fresh: Annotated[bool, typer.Option("--fresh", help="Replace a stored tournament of the same name instead of resuming.")] = False,

@@ -42,24 +42,39 @@ def test_partners_and_copies_in_a_tournament_never_share_a_process(monkeypatch, 
         assert len({id(s) for s in sessions}) == 4
 
 
-def test_shared_processes_serve_many_matches_and_play_exactly_as_fresh_ones(monkeypatch, tmp_path):
-    """``isolation="shared"``: a fixed set of long-lived processes per bot (``bot_processes``,
-    at least one per seat slot) serves every match, still never two seats of one match;
-    the matches are the same as with a fresh process per seat (``"match"``)."""
-    seen = spy_on_run_match(monkeypatch, arbiter.tournament)
+def test_every_isolation_plays_the_same_matches_with_the_processes_it_promises(monkeypatch, tmp_path):
+    """``shared``: a fixed set of long-lived processes per bot (``bot_processes``, at least
+    one per seat slot) serves every match. ``match``: a fresh process per seat per match.
+    ``deal``: processes are reused, but never for a second match of the same deal. None
+    ever plays two seats of one match, and all three play exactly the same matches."""
+    seen = []
+    real = arbiter.tournament.run_match
+
+    async def spy(config, seats, *args, **kw):
+        seen.append((config.seed, [s.session for s in seats]))
+        return await real(config, seats, *args, **kw)
+
+    monkeypatch.setattr(arbiter.tournament, "run_match", spy)
     results = {}
-    for isolation in ("shared", "match"):
+    for isolation in ("shared", "match", "deal"):
         seen.clear()
         spec = TournamentSpec(game="spades", bots=("random", "greedy"), options={"deals": 1}, deals=3, seed=11,
                               name=f"iso-{isolation}", isolation=isolation, bot_processes=3)
         with Store(tmp_path / f"{isolation}.sqlite") as store:
             rows = asyncio.run(run_tournament(spec, store, concurrency=2))
-        results[isolation] = [(r.seats, r.outcome.scores, r.record().actions) for r in rows]
-        assert all(len({id(s) for s in sessions}) == 4 for sessions in seen)
-        processes = {id(s) for sessions in seen for s in sessions}
+        results[isolation] = [(r.seats, r.outcome.scores, [(a.seat, a.action) for a in r.record().actions]) for r in rows]
+        assert len(seen) == len(rows) == 6
+        assert all(len({id(s) for s in sessions}) == 4 for _, sessions in seen)
+        processes = {id(s) for _, sessions in seen for s in sessions}
         if isolation == "shared":
             assert 4 < len(processes) <= 2 * 3  # spread over the slots, never more than 3 per bot
-        else:
+        elif isolation == "match":
             assert len(processes) == 4 * len(seen)  # every seat of every match its own
-    assert [(s, sc, [(a.seat, a.action) for a in acts]) for s, sc, acts in results["shared"]] == \
-           [(s, sc, [(a.seat, a.action) for a in acts]) for s, sc, acts in results["match"]]
+        else:
+            assert len(processes) < 4 * len(seen)  # reused ...
+            deals_of: dict[int, list[int]] = {}
+            for deal, sessions in seen:
+                for s in sessions:
+                    deals_of.setdefault(id(s), []).append(deal)
+            assert all(len(d) == len(set(d)) for d in deals_of.values()), deals_of  # ... never for a deal twice
+    assert results["shared"] == results["match"] == results["deal"]

@@ -5,8 +5,9 @@ every pairing). ``hostile/memory_deals.py`` remembers every hand it sees played,
 long as its process lives, and bids 13 when it is dealt a hand it has seen: then it would
 know every hand of the deal. Each test first shows the attack working where processes are
 shared between matches (so the check can fail), then shows it blocked by the default
-isolation, which gives every seat of every match a fresh process: locally (``BotHost``)
-and on a cluster worker (``cluster._WorkerArena``).
+isolation (``deal``: a process plays one match at a time and never two of the same deal)
+and with ``match`` isolation (a fresh process per seat per match): locally (``BotHost``)
+and on a cluster worker (``cluster._WorkerArena``, which plays ``deal`` as ``match``).
 """
 
 from __future__ import annotations
@@ -40,16 +41,18 @@ def run(tmp_path: Path, isolation: str | None, concurrency: int) -> list[tuple[i
     return [recognitions(r.record_json, r.seats) for r in rows]
 
 
-def test_duplicate_tournaments_give_every_match_fresh_bot_processes(tmp_path):
-    assert spec(None).effective_isolation == "match"
+def test_no_bot_process_of_a_duplicate_tournament_meets_a_deal_twice(tmp_path):
+    assert spec(None).effective_isolation == "deal"
     assert TournamentSpec(game="spades", bots=("a", "b"), duplicate=False).effective_isolation == "shared"
     # shared processes, one match at a time: the second seating of each deal is recognised
     shared = run(tmp_path, "shared", concurrency=1)
     assert [r[0] for r in shared] == [0, 2, 0, 2], shared
-    # the default for duplicate deals: no process ever sees a deal twice
-    default = run(tmp_path, None, concurrency=2)
-    assert [r[0] for r in default] == [0, 0, 0, 0], default
-    assert all(ones == 2 for _, ones in default)  # it did bid, at both its seats, every match
+    # the default for duplicate deals (processes reused, but never for a deal they have
+    # seen), one match at a time so that reuse happens, and fresh processes per match
+    for isolation, concurrency in ((None, 1), ("match", 2)):
+        got = run(tmp_path, isolation, concurrency=concurrency)
+        assert [r[0] for r in got] == [0, 0, 0, 0], (isolation, got)
+        assert all(ones == 2 for _, ones in got)  # it did bid, at both its seats, every match
 
 
 def test_cluster_workers_give_every_match_fresh_bot_processes(tmp_path, monkeypatch):
@@ -74,7 +77,7 @@ def test_cluster_workers_give_every_match_fresh_bot_processes(tmp_path, monkeypa
     arena = cluster._WorkerArena()
     try:
         results = {}
-        for isolation in ("shared", "match"):
+        for isolation in ("shared", "deal"):  # a worker plays "deal" with fresh processes
             for m in plan:
                 job = cluster.MatchJob("t", m.idx, s.match_config(m.seed, f"t-{m.idx}-{isolation}"), m.seats,
                                        tuple(refs.values()), cluster.code_fingerprint(), 3, isolation)
@@ -88,4 +91,4 @@ def test_cluster_workers_give_every_match_fresh_bot_processes(tmp_path, monkeypa
     # seats of the memory bot recognise it, so each seat had a process of its own) ...
     assert results["shared", plan[1].idx] == (2, 0), results
     # ... and fresh processes per match never do
-    assert results["match", plan[0].idx] == (0, 2) and results["match", plan[1].idx] == (0, 2), results
+    assert results["deal", plan[0].idx] == (0, 2) and results["deal", plan[1].idx] == (0, 2), results
