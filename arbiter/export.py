@@ -130,7 +130,7 @@ def _seed_text(info: dict[str, Any]) -> str:
         return "seed secret (drawn by the arbiter)"
     if not info.get("finished", True):
         return "seed withheld until the tournament ends"
-    return f"seed {info['seed']}"
+    return f"seed {info['seed']}" + (" (drawn by the arbiter)" if info.get("seed_drawn") else "")
 
 
 _CSS = """

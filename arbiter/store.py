@@ -288,6 +288,11 @@ class Store:
                 db.execute("UPDATE tournaments SET planned = ? WHERE id = ?", (planned, row[0]))
         return self.tournament(name)
 
+    def drawn_seed(self, tournament_id: int) -> int | None:
+        """The secret seed drawn for the tournament, or None (none drawn; read-only safe)."""
+        row = self.db.execute("SELECT secret_seed FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
     def secret_seed(self, tournament_id: int) -> int:
         """The tournament's secret seed: drawn (62 random bits, ``secrets``) the first time
         and kept, so that a resumed run plays the same deals."""

@@ -443,4 +443,7 @@ def load_standings(store: Store, name_or_id: str | int | None = None):
 
         raise StoreError(f"tournament {tour.name!r}: stored spec is unusable: {exc}") from None
     rows = store.matches(tour.id)
-    return standings(rows, game, spec.duplicate, spec.bot_names), tournament_info(tour, spec)
+    info = tournament_info(tour, spec)
+    if spec.seed is None and tour.finished is not None:  # over: the drawn seed reproduces it
+        info["seed"], info["seed_drawn"] = store.drawn_seed(tour.id), True
+    return standings(rows, game, spec.duplicate, spec.bot_names), info

@@ -224,9 +224,14 @@ def tournament_show(
             return
         entrants = store.entrants(tour.id)
         rows = _run(store.matches, tour.id)
+        drawn = store.drawn_seed(tour.id) if tour.finished is not None else None
     spec = tour.spec
+    if spec.get("seed") is not None:
+        seed_text = str(spec.get("seed"))
+    else:  # drawn by the arbiter: shown once the tournament is over, never while it runs
+        seed_text = f"{drawn} (drawn)" if drawn is not None else "secret"
     out.print(f"[bold]{tour.name}[/] (id {tour.id}): {tour.game}, {spec.get('format', 'round-robin')}, "
-              f"{tour.done}/{tour.planned} matches, seed {'secret' if spec.get('seed') is None else spec.get('seed')}, duplicate {'on' if spec.get('duplicate', True) else 'off'}",
+              f"{tour.done}/{tour.planned} matches, seed {seed_text}, duplicate {'on' if spec.get('duplicate', True) else 'off'}",
               highlight=False)
     opts = ", ".join(f"{k}={v}" for k, v in (spec.get("options") or {}).items()) or "defaults"
     out.print(f"options: {opts}; clock {spec.get('decision_ms')} ms/decision + {spec.get('bank_ms')} ms bank; "

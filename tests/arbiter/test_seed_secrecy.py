@@ -96,13 +96,20 @@ def test_a_tournament_without_a_seed_deals_from_a_secret_one_kept_for_resuming(t
             # the seed 0 a guesser would try first gives none of these deals
             public = sorted({m.seed for m in schedule(spec.validate(), TournamentSpec(**{**spec.to_json(), "seed": 0}))})
             assert set(deal_seeds[-1]).isdisjoint(public)
-            st, info = load_standings(store, "quiet")
-            assert info["seed"] is None and "seed secret" in _summary(st, info)
+            tour = store.tournament("quiet")
+            st, info = load_standings(store, "quiet")  # finished: the drawn seed reproduces it
+            assert info["seed"] == store.drawn_seed(tour.id) == store.secret_seed(tour.id)
+            assert f"seed {info['seed']} (drawn by the arbiter)" in _summary(st, info)
+            rerun = TournamentSpec(**{**spec.to_json(), "seed": info["seed"], "name": "again"})
+            again = asyncio.run(run_tournament(rerun, store, transport="inproc"))
+            assert [(r.seed, r.outcome.scores) for r in again] == [(r.seed, r.outcome.scores) for r in rows]
     assert deal_seeds[0] != deal_seeds[1]  # two tournaments, two secrets
     with Store(tmp_path / "a.sqlite") as store:  # resuming (--fresh not given) keeps the drawn seed
         tour = store.tournament("quiet")
         store.db.execute("DELETE FROM matches WHERE tournament_id = ? AND idx >= 2", (tour.id,))
         store.db.execute("UPDATE tournaments SET finished = NULL WHERE id = ?", (tour.id,))
+        st, info = load_standings(store, "quiet")
+        assert info["seed"] is None and "seed secret" in _summary(st, info)  # running: never shown
         rows = asyncio.run(run_tournament(spec, store, transport="inproc"))
         assert sorted({r.seed for r in rows}) == deal_seeds[0]
 
