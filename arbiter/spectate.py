@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import hmac
 import logging
 import time
 from dataclasses import dataclass, field
@@ -116,13 +117,19 @@ class HiddenCardsRefused(PermissionError):
 class SpectatorHub:
     """The watchable matches of one arbiter; ``observers(config)`` feeds it a match."""
 
-    def __init__(self, delay: float | None = None, keep_finished: int = 20, reveal_at_end: bool = True):
+    def __init__(self, delay: float | None = None, keep_finished: int = 20, reveal_at_end: bool = True,
+                 token: str | None = None):
         """``reveal_at_end=False``: the last frame carries the outcome only, not the full
         deal, the seed or the action list. A duplicate tournament needs it: the same deal
         is played again with the seats swapped, so a deal shown when one seating ends
-        could be relayed to a bot in the next."""
+        could be relayed to a bot in the next.
+
+        ``token``: spectators must present it (else PERMISSION_DENIED). The bots reach the
+        same server; without a token a bot could watch another seating of its own deal,
+        whose public plays show the hands it is playing against."""
         if delay is not None and delay < 0:
             raise ValueError(f"spectator delay must not be negative, got {delay}")
+        self.token = token
         self.delay = delay
         self.reveal_at_end = reveal_at_end
         self.keep_finished = keep_finished
@@ -332,7 +339,14 @@ class SpectateServicer(spb_grpc.SpectateServicer):
     def __init__(self, hub: SpectatorHub):
         self.hub = hub
 
+    async def _check_token(self, token: str, context) -> None:
+        expected = self.hub.token
+        if expected is not None and not hmac.compare_digest(expected.encode(), token.encode()):
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED,
+                                "this arbiter requires a spectator token (arbiter watch --token)")
+
     async def ListMatches(self, request: spb.ListMatchesRequest, context) -> spb.ListMatchesResponse:
+        await self._check_token(request.token, context)
         return spb.ListMatchesResponse(matches=[
             spb.MatchListing(match_id=m.match_id, game=m.game, seat_names=list(m.seat_names), steps=m.steps,
                              running=m.running, started=m.started)
@@ -340,6 +354,7 @@ class SpectateServicer(spb_grpc.SpectateServicer):
         ])
 
     async def Watch(self, request: spb.WatchRequest, context) -> AsyncIterator[spb.WatchFrame]:
+        await self._check_token(request.token, context)
         if request.hidden_cards and self.hub.delay is None:
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
                                 "this arbiter shows hidden cards only after a match ends (no --spectator-delay)")
@@ -365,20 +380,20 @@ class SpectateError(Exception):
     """The arbiter refused or broke off a watch; the message says why."""
 
 
-def list_matches(address: str, include_finished: bool = True, timeout: float = 10.0) -> list[spb.MatchListing]:
-    """The matches the arbiter at ``address`` offers to watch."""
+def list_matches(address: str, include_finished: bool = True, timeout: float = 10.0, token: str = "") -> list[spb.MatchListing]:
+    """The matches the arbiter at ``address`` offers to watch (``token``: its spectator token)."""
     with grpc.insecure_channel(address) as ch:
         try:
             return list(spb_grpc.SpectateStub(ch).ListMatches(
-                spb.ListMatchesRequest(include_finished=include_finished), timeout=timeout).matches)
+                spb.ListMatchesRequest(include_finished=include_finished, token=token), timeout=timeout).matches)
         except grpc.RpcError as exc:
             raise SpectateError(f"{address}: {exc.code().name}: {exc.details()}") from None
 
 
-def watch(address: str, match_id: str = "", hidden_cards: bool = False) -> Iterator[Frame]:
+def watch(address: str, match_id: str = "", hidden_cards: bool = False, token: str = "") -> Iterator[Frame]:
     """Follow a match on the arbiter at ``address``: header, steps, then the result."""
     with grpc.insecure_channel(address) as ch:
-        stream = spb_grpc.SpectateStub(ch).Watch(spb.WatchRequest(match_id=match_id, hidden_cards=hidden_cards))
+        stream = spb_grpc.SpectateStub(ch).Watch(spb.WatchRequest(match_id=match_id, hidden_cards=hidden_cards, token=token))
         game = ""
         try:
             for msg in stream:
@@ -392,10 +407,10 @@ def watch(address: str, match_id: str = "", hidden_cards: bool = False) -> Itera
             stream.cancel()
 
 
-def raw_watch(address: str, match_id: str = "", hidden_cards: bool = False) -> Iterator[spb.WatchFrame]:
+def raw_watch(address: str, match_id: str = "", hidden_cards: bool = False, token: str = "") -> Iterator[spb.WatchFrame]:
     """The Watch stream's messages as they arrive, undecoded (for leak tests)."""
     with grpc.insecure_channel(address) as ch:
-        stream = spb_grpc.SpectateStub(ch).Watch(spb.WatchRequest(match_id=match_id, hidden_cards=hidden_cards))
+        stream = spb_grpc.SpectateStub(ch).Watch(spb.WatchRequest(match_id=match_id, hidden_cards=hidden_cards, token=token))
         try:
             yield from stream
         finally:

@@ -28,6 +28,7 @@ import hashlib
 import itertools
 import logging
 import os
+import secrets
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
@@ -189,6 +190,7 @@ class Progress:
     leader: str = ""  # best points rate so far, e.g. "heuristic 81%"
     tournament: str = ""
     watch_address: str = ""  # set once, when the run's arbiter is up: spectators connect here
+    watch_token: str = ""  # ... with this spectator token (for the organiser's eyes only)
 
 
 class _Leader:
@@ -358,9 +360,9 @@ async def run_tournament(
 
             await play_all(local)
         else:
-            def announce(address: str) -> None:
+            def announce(address: str, token: str) -> None:
                 if on_progress:
-                    on_progress(Progress(finished, len(plan), None, len(done), leader.text(), tour.name, address))
+                    on_progress(Progress(finished, len(plan), None, len(done), leader.text(), tour.name, address, token))
 
             copies = max((m.seats.count(n) for m in todo for n in set(m.seats)), default=1)
             await _play_grpc(spec, game, names, sources, store, tour.id, play_all, max_restarts, announce, copies,
@@ -381,10 +383,13 @@ async def _play_grpc(spec, game, names, sources, store, tournament_id, play_all,
     from arbiter.server import RemoteSeat, start_server
     from arbiter.spectate import SpectatorHub
 
-    # With duplicate deals a finished match's cards come back in the next seating.
-    spectators = SpectatorHub(reveal_at_end=not spec.duplicate)
-    server = await start_server(0, spectators=spectators)
-    announce(server.address)
+    # With duplicate deals a finished match's cards come back in the next seating. The bots
+    # reach this server too: spectating needs a token they never see (only the organiser).
+    spectators = SpectatorHub(reveal_at_end=not spec.duplicate, token=secrets.token_urlsafe(18))
+    # Nobody runs extra matches on a tournament's arbiter: its Matches service is locked
+    # with a token no one holds (else a bot could start matches that tie up the others).
+    server = await start_server(0, spectators=spectators, admin_token=secrets.token_urlsafe(18))
+    announce(server.address, spectators.token)
     host = BotHost(
         server.hub, server.address, dict(zip(names, sources)), isolation=spec.effective_isolation, copies=copies,
         processes=spec.bot_processes, max_restarts=max_restarts, warm=warm,

@@ -21,6 +21,7 @@ def serve(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     token: Annotated[Optional[str], typer.Option(help="Token bots must present (env ARENA_TOKEN); none: any bot may join.", envvar="ARENA_TOKEN")] = None,
     admin_token: Annotated[Optional[str], typer.Option(help="Token for the Matches service (env ARENA_ADMIN_TOKEN).", envvar="ARENA_ADMIN_TOKEN")] = None,
+    spectator_token: Annotated[Optional[str], typer.Option("--spectator-token", help="Token spectators must present (env ARENA_SPECTATOR_TOKEN); none: anyone who reaches the port may watch, bots included.", envvar="ARENA_SPECTATOR_TOKEN")] = None,
     spectator_delay: Annotated[Optional[float], typer.Option("--spectator-delay", help="Seconds after which spectators who ask may see every hand (default: hidden cards only once a match is over).")] = None,
     bots_db: Annotated[Optional[str], typer.Option("--bots-db", help="Serve the Bots service (remote submission) over the registry of this store file.")] = None,
     author_token: Annotated[Optional[list[str]], typer.Option("--author-token", help="AUTHOR=TOKEN allowed to submit to the Bots service (repeatable).")] = None,
@@ -39,12 +40,14 @@ def serve(
         hub = Hub(join_token=token, open_join=token is None)
         from arbiter.spectate import SpectatorHub
 
-        spectators = SpectatorHub(delay=spectator_delay)
+        spectators = SpectatorHub(delay=spectator_delay, token=spectator_token)
         authors = {t: a for a, _, t in (pair.partition("=") for pair in author_token or []) if a and t}
         running = await start_server(port, host, hub=hub, admin_token=admin_token, spectators=spectators,
                                      bots_registry=bots_db, author_tokens=authors)
         if token is None:
             err.print("[yellow]warning:[/] no --token: any bot may connect")
+        if spectator_token is None:
+            err.print("[yellow]warning:[/] no --spectator-token: bots may watch other matches (do not play a deal twice)")
         out.print(f"arbiter listening on {host}:{running.port}", highlight=False)
         sys.stdout.flush()
         stop = asyncio.Event()

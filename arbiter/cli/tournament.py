@@ -95,7 +95,8 @@ def tournament_run(
 
                 def on_progress(p) -> None:
                     if p.watch_address:
-                        progress.console.print(f"watch live: arbiter watch --server {p.watch_address}", highlight=False)
+                        progress.console.print(f"watch live: arbiter watch --server {p.watch_address} --token {p.watch_token}",
+                                               highlight=False)
                         return
                     if p.record is None:
                         progress.update(task, total=p.total, completed=p.done, leader=p.leader or "-")

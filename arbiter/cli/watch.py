@@ -4,6 +4,7 @@
     arbiter watch                             # the newest running match, or the next one
     arbiter watch 9f3a1c2b --server host:50051
     arbiter watch 9f3a1c2b --hidden-cards     # every hand, late (needs --spectator-delay)
+    arbiter watch --server 127.0.0.1:41234 --token T   # a tournament run prints its address and token
 
 Live, only public cards are shown; the full deal appears when the match is over.
 """
@@ -37,13 +38,14 @@ def watch(
     server: ServerOpt = "127.0.0.1:50051",
     hidden_cards: Annotated[bool, typer.Option("--hidden-cards", help="Show every hand, delayed (only if the arbiter runs with --spectator-delay).")] = False,
     list_only: Annotated[bool, typer.Option("--list", help="List the watchable matches and exit.")] = False,
+    token: Annotated[str, typer.Option("--token", help="The arbiter's spectator token, if it requires one (a tournament run prints it).", envvar="ARENA_SPECTATOR_TOKEN")] = "",
 ) -> None:
     """Watch a match live: the public table as it changes, then the result and the full deal."""
     from arbiter.spectate import HeaderFrame, OverFrame, SpectateError, StepFrame, list_matches, watch as follow
 
     if list_only:
         try:
-            matches = list_matches(server)
+            matches = list_matches(server, token=token)
         except SpectateError as exc:
             err.print(f"[bold red]error:[/] {exc}")
             raise typer.Exit(2) from None
@@ -60,7 +62,7 @@ def watch(
     lines: list[Text] = []
     try:
         with Live(console=out, auto_refresh=False, transient=False) if live_display else _Nothing() as live:
-            for frame in follow(server, match_id or "", hidden_cards):
+            for frame in follow(server, match_id or "", hidden_cards, token):
                 if isinstance(frame, HeaderFrame):
                     header = frame
                     delay = f", {frame.delay_ms / 1000:g} s late, every hand shown" if frame.delay_ms else ", live, public cards only"

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from cardarena.v1 import arena_pb2 as cardarena_dot_v1_dot_arena__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1b\x63\x61rdarena/v1/spectate.proto\x12\x0c\x63\x61rdarena.v1\x1a\x18\x63\x61rdarena/v1/arena.proto\".\n\x12ListMatchesRequest\x12\x18\n\x10include_finished\x18\x01 \x01(\x08\"B\n\x13ListMatchesResponse\x12+\n\x07matches\x18\x01 \x03(\x0b\x32\x1a.cardarena.v1.MatchListing\"s\n\x0cMatchListing\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x12\n\nseat_names\x18\x03 \x03(\t\x12\r\n\x05steps\x18\x04 \x01(\r\x12\x0f\n\x07running\x18\x05 \x01(\x08\x12\x0f\n\x07started\x18\x06 \x01(\x01\"6\n\x0cWatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x14\n\x0chidden_cards\x18\x02 \x01(\x08\"\x8f\x01\n\nWatchFrame\x12+\n\x06header\x18\x01 \x01(\x0b\x32\x19.cardarena.v1.MatchHeaderH\x00\x12\"\n\x04step\x18\x02 \x01(\x0b\x32\x12.cardarena.v1.StepH\x00\x12\'\n\x04over\x18\x03 \x01(\x0b\x32\x17.cardarena.v1.MatchOverH\x00\x42\x07\n\x05\x66rame\"\xad\x01\n\x0bMatchHeader\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x12\n\nseat_names\x18\x03 \x03(\t\x12\x0f\n\x07started\x18\x04 \x01(\x01\x12 \n\x04view\x18\x05 \x01(\x0b\x32\x12.cardarena.v1.View\x12%\n\x05hands\x18\x06 \x03(\x0b\x32\x16.cardarena.v1.SeatHand\x12\x10\n\x08\x64\x65lay_ms\x18\x07 \x01(\r\"\xad\x01\n\x04Step\x12\r\n\x05index\x18\x01 \x01(\r\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0e\n\x06\x61\x63tion\x18\x03 \x01(\t\x12#\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x13.cardarena.v1.Event\x12 \n\x04view\x18\x05 \x01(\x0b\x32\x12.cardarena.v1.View\x12%\n\x05hands\x18\x06 \x03(\x0b\x32\x16.cardarena.v1.SeatHand\x12\n\n\x02\x61t\x18\x07 \x01(\x01\"\'\n\x08SeatHand\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\t\"\xf7\x01\n\tMatchOver\x12&\n\x07outcome\x18\x01 \x01(\x0b\x32\x15.cardarena.v1.Outcome\x12&\n\nfinal_view\x18\x02 \x01(\x0b\x32\x12.cardarena.v1.View\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12\x0f\n\x07\x61\x63tions\x18\x04 \x03(\t\x12\x14\n\x0c\x61\x63tion_seats\x18\x05 \x03(\r\x12\x35\n\x07options\x18\x06 \x03(\x0b\x32$.cardarena.v1.MatchOver.OptionsEntry\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x32\x9f\x01\n\x08Spectate\x12R\n\x0bListMatches\x12 .cardarena.v1.ListMatchesRequest\x1a!.cardarena.v1.ListMatchesResponse\x12?\n\x05Watch\x12\x1a.cardarena.v1.WatchRequest\x1a\x18.cardarena.v1.WatchFrame0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1b\x63\x61rdarena/v1/spectate.proto\x12\x0c\x63\x61rdarena.v1\x1a\x18\x63\x61rdarena/v1/arena.proto\"=\n\x12ListMatchesRequest\x12\x18\n\x10include_finished\x18\x01 \x01(\x08\x12\r\n\x05token\x18\x02 \x01(\t\"B\n\x13ListMatchesResponse\x12+\n\x07matches\x18\x01 \x03(\x0b\x32\x1a.cardarena.v1.MatchListing\"s\n\x0cMatchListing\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x12\n\nseat_names\x18\x03 \x03(\t\x12\r\n\x05steps\x18\x04 \x01(\r\x12\x0f\n\x07running\x18\x05 \x01(\x08\x12\x0f\n\x07started\x18\x06 \x01(\x01\"E\n\x0cWatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x14\n\x0chidden_cards\x18\x02 \x01(\x08\x12\r\n\x05token\x18\x03 \x01(\t\"\x8f\x01\n\nWatchFrame\x12+\n\x06header\x18\x01 \x01(\x0b\x32\x19.cardarena.v1.MatchHeaderH\x00\x12\"\n\x04step\x18\x02 \x01(\x0b\x32\x12.cardarena.v1.StepH\x00\x12\'\n\x04over\x18\x03 \x01(\x0b\x32\x17.cardarena.v1.MatchOverH\x00\x42\x07\n\x05\x66rame\"\xad\x01\n\x0bMatchHeader\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x12\n\nseat_names\x18\x03 \x03(\t\x12\x0f\n\x07started\x18\x04 \x01(\x01\x12 \n\x04view\x18\x05 \x01(\x0b\x32\x12.cardarena.v1.View\x12%\n\x05hands\x18\x06 \x03(\x0b\x32\x16.cardarena.v1.SeatHand\x12\x10\n\x08\x64\x65lay_ms\x18\x07 \x01(\r\"\xad\x01\n\x04Step\x12\r\n\x05index\x18\x01 \x01(\r\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0e\n\x06\x61\x63tion\x18\x03 \x01(\t\x12#\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x13.cardarena.v1.Event\x12 \n\x04view\x18\x05 \x01(\x0b\x32\x12.cardarena.v1.View\x12%\n\x05hands\x18\x06 \x03(\x0b\x32\x16.cardarena.v1.SeatHand\x12\n\n\x02\x61t\x18\x07 \x01(\x01\"\'\n\x08SeatHand\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\t\"\xf7\x01\n\tMatchOver\x12&\n\x07outcome\x18\x01 \x01(\x0b\x32\x15.cardarena.v1.Outcome\x12&\n\nfinal_view\x18\x02 \x01(\x0b\x32\x12.cardarena.v1.View\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12\x0f\n\x07\x61\x63tions\x18\x04 \x03(\t\x12\x14\n\x0c\x61\x63tion_seats\x18\x05 \x03(\r\x12\x35\n\x07options\x18\x06 \x03(\x0b\x32$.cardarena.v1.MatchOver.OptionsEntry\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x32\x9f\x01\n\x08Spectate\x12R\n\x0bListMatches\x12 .cardarena.v1.ListMatchesRequest\x1a!.cardarena.v1.ListMatchesResponse\x12?\n\x05Watch\x12\x1a.cardarena.v1.WatchRequest\x1a\x18.cardarena.v1.WatchFrame0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,25 +35,25 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_MATCHOVER_OPTIONSENTRY']._loaded_options = None
   _globals['_MATCHOVER_OPTIONSENTRY']._serialized_options = b'8\001'
   _globals['_LISTMATCHESREQUEST']._serialized_start=71
-  _globals['_LISTMATCHESREQUEST']._serialized_end=117
-  _globals['_LISTMATCHESRESPONSE']._serialized_start=119
-  _globals['_LISTMATCHESRESPONSE']._serialized_end=185
-  _globals['_MATCHLISTING']._serialized_start=187
-  _globals['_MATCHLISTING']._serialized_end=302
-  _globals['_WATCHREQUEST']._serialized_start=304
-  _globals['_WATCHREQUEST']._serialized_end=358
-  _globals['_WATCHFRAME']._serialized_start=361
-  _globals['_WATCHFRAME']._serialized_end=504
-  _globals['_MATCHHEADER']._serialized_start=507
-  _globals['_MATCHHEADER']._serialized_end=680
-  _globals['_STEP']._serialized_start=683
-  _globals['_STEP']._serialized_end=856
-  _globals['_SEATHAND']._serialized_start=858
-  _globals['_SEATHAND']._serialized_end=897
-  _globals['_MATCHOVER']._serialized_start=900
-  _globals['_MATCHOVER']._serialized_end=1147
-  _globals['_MATCHOVER_OPTIONSENTRY']._serialized_start=1101
-  _globals['_MATCHOVER_OPTIONSENTRY']._serialized_end=1147
-  _globals['_SPECTATE']._serialized_start=1150
-  _globals['_SPECTATE']._serialized_end=1309
+  _globals['_LISTMATCHESREQUEST']._serialized_end=132
+  _globals['_LISTMATCHESRESPONSE']._serialized_start=134
+  _globals['_LISTMATCHESRESPONSE']._serialized_end=200
+  _globals['_MATCHLISTING']._serialized_start=202
+  _globals['_MATCHLISTING']._serialized_end=317
+  _globals['_WATCHREQUEST']._serialized_start=319
+  _globals['_WATCHREQUEST']._serialized_end=388
+  _globals['_WATCHFRAME']._serialized_start=391
+  _globals['_WATCHFRAME']._serialized_end=534
+  _globals['_MATCHHEADER']._serialized_start=537
+  _globals['_MATCHHEADER']._serialized_end=710
+  _globals['_STEP']._serialized_start=713
+  _globals['_STEP']._serialized_end=886
+  _globals['_SEATHAND']._serialized_start=888
+  _globals['_SEATHAND']._serialized_end=927
+  _globals['_MATCHOVER']._serialized_start=930
+  _globals['_MATCHOVER']._serialized_end=1177
+  _globals['_MATCHOVER_OPTIONSENTRY']._serialized_start=1131
+  _globals['_MATCHOVER_OPTIONSENTRY']._serialized_end=1177
+  _globals['_SPECTATE']._serialized_start=1180
+  _globals['_SPECTATE']._serialized_end=1339
 # @@protoc_insertion_point(module_scope)

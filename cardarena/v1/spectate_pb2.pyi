@@ -8,10 +8,12 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class ListMatchesRequest(_message.Message):
-    __slots__ = ("include_finished",)
+    __slots__ = ("include_finished", "token")
     INCLUDE_FINISHED_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
     include_finished: bool
-    def __init__(self, include_finished: _Optional[bool] = ...) -> None: ...
+    token: str
+    def __init__(self, include_finished: _Optional[bool] = ..., token: _Optional[str] = ...) -> None: ...
 
 class ListMatchesResponse(_message.Message):
     __slots__ = ("matches",)
@@ -36,12 +38,14 @@ class MatchListing(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., seat_names: _Optional[_Iterable[str]] = ..., steps: _Optional[int] = ..., running: _Optional[bool] = ..., started: _Optional[float] = ...) -> None: ...
 
 class WatchRequest(_message.Message):
-    __slots__ = ("match_id", "hidden_cards")
+    __slots__ = ("match_id", "hidden_cards", "token")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     HIDDEN_CARDS_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     hidden_cards: bool
-    def __init__(self, match_id: _Optional[str] = ..., hidden_cards: _Optional[bool] = ...) -> None: ...
+    token: str
+    def __init__(self, match_id: _Optional[str] = ..., hidden_cards: _Optional[bool] = ..., token: _Optional[str] = ...) -> None: ...
 
 class WatchFrame(_message.Message):
     __slots__ = ("header", "step", "over")

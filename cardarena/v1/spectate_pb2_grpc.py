@@ -62,7 +62,8 @@ class SpectateServicer:
         """Follows one match: everything from its start (a late watcher first catches up),
         then each step as it happens, then the result and the full deal. Errors:
         NOT_FOUND for an unknown match id; FAILED_PRECONDITION when hidden cards are asked
-        of an arbiter without a spectator delay.
+        of an arbiter without a spectator delay; PERMISSION_DENIED without the spectator
+        token of an arbiter that requires one.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

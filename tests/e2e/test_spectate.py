@@ -25,7 +25,8 @@ import pytest
 from arbiter import convert
 from arbiter.games import Card, events_for, get_game
 from arbiter.games.cards import InvalidCardError
-from arbiter.spectate import list_matches, raw_watch
+from arbiter.spectate import SpectateError, list_matches, raw_watch
+from arbiter.spectate import watch as follow
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from cardarena.v1 import spectate_pb2 as spb
@@ -81,9 +82,10 @@ def _hidden(game: str, state) -> Counter:
 class Watcher(threading.Thread):
     """A spectator: waits for a match to appear, then records every frame with its arrival time."""
 
-    def __init__(self, address: str):
+    def __init__(self, address: str, token: str = ""):
         super().__init__(daemon=True)
         self.address = address
+        self.token = token
         self.frames: list[tuple[float, spb.WatchFrame]] = []
         self.running_when_joined = False
         self.error: Exception | None = None
@@ -92,12 +94,12 @@ class Watcher(threading.Thread):
         try:
             deadline = time.monotonic() + 30
             while time.monotonic() < deadline:
-                running = [m for m in list_matches(self.address, include_finished=False) if m.running]
+                running = [m for m in list_matches(self.address, include_finished=False, token=self.token) if m.running]
                 if running:
                     self.running_when_joined = True
                     break
                 time.sleep(0.005)
-            for frame in raw_watch(self.address, running[0].match_id if running else ""):
+            for frame in raw_watch(self.address, running[0].match_id if running else "", token=self.token):
                 self.frames.append((time.monotonic(), frame))
         except Exception as exc:  # noqa: BLE001 - reported by the test
             self.error = exc
@@ -281,18 +283,26 @@ def test_a_tournament_run_can_be_watched_live(tmp_path):
 
     slow = str(ROOT / "tests/e2e/slowbot.py")
     spec = TournamentSpec(game="spades", bots=(slow, "random"), options={"deals": 1}, deals=2, name="live")
-    addresses: queue.Queue[str] = queue.Queue()
+    addresses: queue.Queue[tuple[str, str]] = queue.Queue()
     result: dict = {}
 
     def run() -> None:
         with Store(tmp_path / "live.sqlite") as store:
             result["rows"] = asyncio.run(run_tournament(
                 spec, store, concurrency=1,
-                on_progress=lambda p: p.watch_address and addresses.put(p.watch_address)))
+                on_progress=lambda p: p.watch_address and addresses.put((p.watch_address, p.watch_token))))
 
     runner = threading.Thread(target=run, daemon=True)
     runner.start()
-    watcher = Watcher(addresses.get(timeout=60))
+    address, token = addresses.get(timeout=60)
+    # the run's arbiter is the bots' arbiter too: spectating needs the organiser's token
+    assert len(token) >= 16
+    for wrong in ("", "guess"):
+        with pytest.raises(SpectateError, match="PERMISSION_DENIED.*spectator token"):
+            list_matches(address, token=wrong)
+        with pytest.raises(SpectateError, match="PERMISSION_DENIED"):
+            next(iter(follow(address, token=wrong)))
+    watcher = Watcher(address, token)
     watcher.start()
     runner.join(120)
     watcher.join(30)

@@ -1,0 +1,42 @@
+"""A bot must not watch the other matches of its tournament.
+
+The bots and the spectators reach the same arbiter. With duplicate deals another seating
+of a bot's own deal, watched live or replayed from the Spectate service's recent matches,
+shows card by card the hands the bot is playing against. ``hostile/spectate_spy.py`` dials
+the Spectate service at its own arbiter address and bids 13 if it gets in, 12 if it only
+gets into the admin side (Matches.ListSessions), else 1. It gets in on an arbiter without
+tokens (so the check can fail), and never in a tournament run, whose arbiter requires a
+spectator token it prints only to its organiser and locks its Matches service.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import arbiter.play
+from arbiter.store import Store
+from arbiter.tournament import TournamentSpec, run_tournament
+
+SPY = str(Path(__file__).parent / "hostile" / "spectate_spy.py")
+
+
+def spy_bids(actions: list[dict], seats: tuple[str, ...], spy: str = "spy") -> list[str]:
+    return [a["action"] for a in actions if a["action"].startswith("bid") and seats[a["seat"]] == spy]
+
+
+def test_without_a_spectator_token_the_spy_gets_in():
+    record = arbiter.play.play_local("spades", [SPY, "random", SPY, "random"], seed=4, options={"deals": 1})
+    assert record.outcome.reason.value == "completed"
+    actions = [{"seat": a.seat, "action": a.action} for a in record.actions]
+    assert spy_bids(actions, record.seat_names, record.seat_names[0]) == ["bid 13", "bid 13"]
+
+
+def test_a_tournament_arbiter_keeps_its_bots_from_spectating(tmp_path):
+    spec = TournamentSpec(game="spades", bots=(f"spy={SPY}", "random"), options={"deals": 1}, deals=2, name="spy")
+    with Store(tmp_path / "spy.sqlite") as store:
+        rows = asyncio.run(run_tournament(spec, store, concurrency=2))
+    assert [r.outcome.reason.value for r in rows] == ["completed"] * 4
+    for r in rows:
+        assert spy_bids(json.loads(r.record_json)["actions"], r.seats) == ["bid 1", "bid 1"], r.match_id
