@@ -230,6 +230,9 @@ class Sandbox:
             on.append("processes: own PID namespace; every process of the bot dies with it")
         else:
             off.append("files: the host file system is visible, limited only by file permissions (no bwrap)")
+            if not self.drops_privileges:
+                off.append("user: the bot runs as the arbiter's user; where the kernel's ptrace rules allow it "
+                           "(kernel.yama.ptrace_scope 0) it could read the arbiter's memory: host untrusted bots with bwrap")
             off.append("processes: no PID namespace; children are killed through the process group only")
         return {"enforced": on, "not enforced": off}
 
