@@ -40,3 +40,21 @@ def test_a_tournament_arbiter_keeps_its_bots_from_spectating(tmp_path):
     assert [r.outcome.reason.value for r in rows] == ["completed"] * 4
     for r in rows:
         assert spy_bids(json.loads(r.record_json)["actions"], r.seats) == ["bid 1", "bid 1"], r.match_id
+
+
+def test_a_cluster_workers_arbiter_keeps_its_bots_from_spectating(tmp_path, monkeypatch):
+    from arbiter import cluster
+    from arbiter.tournament import schedule
+
+    monkeypatch.setenv("ARENA_CLUSTER_CACHE", str(tmp_path / "cache"))
+    spec = TournamentSpec(game="spades", bots=(f"spy={SPY}", "random"), options={"deals": 1}, deals=1, seed=5, name="w")
+    refs = cluster.bot_refs(spec.bot_sources, spec.bot_names, None)
+    arena = cluster._WorkerArena()
+    try:
+        for m in schedule(spec.validate(), spec):
+            job = cluster.MatchJob("w", m.idx, spec.match_config(m.seed, f"w-{m.idx}"), m.seats, tuple(refs.values()),
+                                   cluster.code_fingerprint(), 3, "shared")
+            record = json.loads(arena.play(job)[0])
+            assert spy_bids(record["actions"], m.seats) == ["bid 1", "bid 1"], m.idx
+    finally:
+        arena.close()
