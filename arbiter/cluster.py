@@ -275,14 +275,10 @@ class _WorkerArena:
 
     async def _start(self) -> None:
         from arbiter.botproc import BotPool
-        from arbiter.server import start_server
-        from arbiter.spectate import SpectatorHub
+        from arbiter.server import start_private_server
 
-        # The bots reach this arbiter; nobody else needs it. Its Spectate and Matches services
-        # are locked with tokens no one holds: a bot must not watch (or replay) another
-        # match of its deal on this worker, nor start matches of its own.
-        self.server = await start_server(0, spectators=SpectatorHub(token=secrets.token_urlsafe(18)),
-                                         admin_token=secrets.token_urlsafe(18))
+        # The bots reach this arbiter and nobody else needs it: Spectate and Matches locked.
+        self.server = await start_private_server()
         self.pool = BotPool(self.server.hub, self.server.address)
         self.loop.create_task(self._reap())
         if not self.pool.sandbox.blocks_network:

@@ -11,7 +11,7 @@ from arbiter import convert
 from arbiter.botproc import BotPool
 from arbiter.games import ConfigError
 from arbiter.match import Clock, FailurePolicy, LocalSeat, MatchConfig, MatchRecord, Policy, run_match
-from arbiter.server import RemoteSeat, start_server
+from arbiter.server import RemoteSeat, start_private_server
 from arbiter.tournament import bot_names
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
@@ -54,7 +54,7 @@ def play_local(
         raise ConfigError(f"transport: expected grpc or inproc, got {transport!r}")
 
     async def main() -> MatchRecord:
-        server = await start_server(0)
+        server = await start_private_server()
         occurrence = [bots[:i].count(b) for i, b in enumerate(bots)]  # k-th seat of its bot
         pools = [BotPool(server.hub, server.address) for _ in range(max(occurrence) + 1)]
         try:

@@ -252,11 +252,11 @@ async def _smoke(path: Path, game_name: str, decision_ms: int, bank_ms: int, see
     from arbiter.botproc import BotPool, BotStartError
     from arbiter.games import get_game
     from arbiter.match import Clock, FailurePolicy, MatchConfig, run_match
-    from arbiter.server import RemoteSeat, start_server
+    from arbiter.server import RemoteSeat, start_private_server
 
     options = SMOKE_OPTIONS.get(game_name, {})
     game = get_game(game_name, options)
-    server = await start_server(0)
+    server = await start_private_server()
     pool = BotPool(server.hub, server.address, sandbox=box)
     try:
         pool.launch("candidate", str(path))

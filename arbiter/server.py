@@ -509,3 +509,21 @@ async def start_server(
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     log.info("arbiter listening on %s:%d", host, bound)
     return RunningServer(server, bound, hub)
+
+
+async def start_private_server(spectators: Any = None) -> RunningServer:
+    """An arbiter on a free loopback port for the matches its caller runs between the bot
+    processes its caller starts (a tournament, `arbiter play`, a cluster worker, a check).
+
+    The bots reach this server too, so what they must not use is locked with tokens they
+    never see: the Matches service (a bot could start matches that tie up the others)
+    and the Spectate service (with repeated deals, another match's public plays show the
+    hands a bot plays against). ``spectators`` (a SpectatorHub) must carry its own token,
+    for the organiser; without one, spectating is locked for everyone."""
+    from arbiter.spectate import SpectatorHub
+
+    if spectators is None:
+        spectators = SpectatorHub(token=secrets.token_urlsafe(18))
+    elif spectators.token is None:
+        raise ValueError("a private arbiter's spectators need a token: its bots reach the same server")
+    return await start_server(0, spectators=spectators, admin_token=secrets.token_urlsafe(18))

@@ -380,15 +380,13 @@ async def _play_grpc(spec, game, names, sources, store, tournament_id, play_all,
     service (public frames only: no delay is configured, so no hidden card; with duplicate
     deals not even the full deal at the end), announced through ``announce(address)``."""
     from arbiter.botproc import BotHost
-    from arbiter.server import RemoteSeat, start_server
+    from arbiter.server import RemoteSeat, start_private_server
     from arbiter.spectate import SpectatorHub
 
     # With duplicate deals a finished match's cards come back in the next seating. The bots
     # reach this server too: spectating needs a token they never see (only the organiser).
     spectators = SpectatorHub(reveal_at_end=not spec.duplicate, token=secrets.token_urlsafe(18))
-    # Nobody runs extra matches on a tournament's arbiter: its Matches service is locked
-    # with a token no one holds (else a bot could start matches that tie up the others).
-    server = await start_server(0, spectators=spectators, admin_token=secrets.token_urlsafe(18))
+    server = await start_private_server(spectators)
     announce(server.address, spectators.token)
     host = BotHost(
         server.hub, server.address, dict(zip(names, sources)), isolation=spec.effective_isolation, copies=copies,

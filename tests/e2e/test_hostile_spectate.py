@@ -5,8 +5,9 @@ of a bot's own deal, watched live or replayed from the Spectate service's recent
 shows card by card the hands the bot is playing against. ``hostile/spectate_spy.py`` dials
 the Spectate service at its own arbiter address and bids 13 if it gets in, 12 if it only
 gets into the admin side (Matches.ListSessions), else 1. It gets in on an arbiter without
-tokens (so the check can fail), and never in a tournament run, whose arbiter requires a
-spectator token it prints only to its organiser and locks its Matches service.
+tokens (so the check can fail), and never on an arbiter that runs its own matches (a
+tournament, `arbiter play`, a cluster worker: ``server.start_private_server``), which
+requires a spectator token it shows only to its organiser and locks its Matches service.
 """
 
 from __future__ import annotations
@@ -26,11 +27,20 @@ def spy_bids(actions: list[dict], seats: tuple[str, ...], spy: str = "spy") -> l
     return [a["action"] for a in actions if a["action"].startswith("bid") and seats[a["seat"]] == spy]
 
 
-def test_without_a_spectator_token_the_spy_gets_in():
+def test_on_an_arbiter_without_a_spectator_token_the_spy_gets_in(tmp_path):
+    from tests.e2e.hostile_arena import hostile_folder, run_hostile
+
+    r = run_hostile(hostile_folder(tmp_path, "spectate_spy.py", {}), tmp_path)  # Matches locked, Spectate open
+    assert r.report("spectate")["result"].startswith("LISTED"), r.report("spectate")
+    assert spy_bids([{"seat": a.seat, "action": a.action} for a in r.hostile.actions], ("spy", "x", "spy", "x")) == \
+        ["bid 13", "bid 13"]
+
+
+def test_arbiter_play_keeps_its_bots_from_spectating():
     record = arbiter.play.play_local("spades", [SPY, "random", SPY, "random"], seed=4, options={"deals": 1})
     assert record.outcome.reason.value == "completed"
     actions = [{"seat": a.seat, "action": a.action} for a in record.actions]
-    assert spy_bids(actions, record.seat_names, record.seat_names[0]) == ["bid 13", "bid 13"]
+    assert spy_bids(actions, record.seat_names, record.seat_names[0]) == ["bid 1", "bid 1"]
 
 
 def test_a_tournament_arbiter_keeps_its_bots_from_spectating(tmp_path):
