@@ -188,8 +188,9 @@ class BotHost:
     * ``isolation="deal"``: as ``match``, except that a process whose match has ended may
       play again, one match at a time, but never a match of a deal (seed) it has seen. So
       it can learn how its opponents play, as a player would, but never recognise a deal.
-      Up to ``2 * copies * warm`` idle processes per bot are kept; duplicate deals played
-      deal by deal then need a process per seating and pairing, not per match.
+      Up to ``2 * copies * warm`` idle processes per bot are kept (least recently used
+      beyond that stop), new ones start on demand; duplicate deals played deal by deal
+      then need a process per seating and pairing, not per match.
     * ``isolation="shared"``: ``processes`` long-lived processes per seat slot of each bot,
       each serving any number of matches at once (faster; for trusted bots, or when no
       deal is played twice). A process that dies is restarted, ``max_restarts`` times
@@ -265,8 +266,11 @@ class BotHost:
                     first.setdefault(n, bp)
             await self.pool.wait_connected(self.connect_timeout)
         else:
+            # match isolation keeps a spare for every seat in flight; deal isolation reuses
+            # processes, so one match's worth is started ahead and the rest on demand
+            ahead = self.copies * (self.warm if self.isolation == "match" else 1)
             for n in self.sources:
-                for _ in range(self.copies * self.warm):
+                for _ in range(ahead):
                     self._ready[n].append(asyncio.ensure_future(self._fresh(n)))
             for n in self.sources:
                 first[n] = await self._ready[n][0]
@@ -299,7 +303,8 @@ class BotHost:
             if bp is None:
                 ready = self._ready[n]
                 task = ready.popleft() if ready else asyncio.ensure_future(self._fresh(n))
-                ready.append(asyncio.ensure_future(self._fresh(n)))  # the next match's, starting now
+                if self.isolation == "match":
+                    ready.append(asyncio.ensure_future(self._fresh(n)))  # the next match's, starting now
                 try:
                     bp = await task
                 except BotStartError as exc:
