@@ -8,11 +8,11 @@ goes to a file; the tail of it is attached to the session so that a crash, timeo
 disconnect is recorded in the match record with the bot's own last words.
 
 ``BotHost`` hands out the processes of a run of matches, one per (match, seat), under an
-isolation policy: ``match`` (a fresh process for every seat of every match, started ahead
-so start-up overlaps play, stopped when the match ends) or ``shared`` (long-lived
+isolation policy: ``deal`` (a process plays one match at a time, never two of one deal),
+``match`` (a fresh process for every seat of every match) or ``shared`` (long-lived
 processes, each serving many matches at once). With duplicate deals the same cards come
-back in later matches; only ``match`` isolation guarantees that a bot which remembers
-what it saw cannot recognise a deal it has already played.
+back in later matches; ``deal`` and ``match`` guarantee that a bot which remembers what it
+saw never meets a deal it has already played.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from arbiter import sandbox as sb
+from arbiter.spec import ISOLATIONS
 from arbiter.server import Hub, Session
 
 log = logging.getLogger(__name__)
@@ -67,6 +68,8 @@ class BotProcess:
     workdir: Path
     session: Session | None = None
     token: str = ""  # its launch token: identifies its session among processes of the same bot
+    key: str = ""  # its name in its pool's ``procs``
+    deals: set[int] = field(default_factory=set)  # deal seeds of the matches it has played (BotHost)
 
     def stderr_tail(self, lines: int = 15) -> str:
         text = read_tail(self.log_path).splitlines()
@@ -150,7 +153,7 @@ class BotPool:
         argv_with_address = launch.argv + ["--address", launch.address]
         launch.argv = argv_with_address
         proc = sb.start(launch, log_path)
-        bp = BotProcess(name, spec, proc, log_path, launch.workdir, token=token)
+        bp = BotProcess(name, spec, proc, log_path, launch.workdir, token=token, key=key)
         self.procs[key] = bp
         log.info("started bot %s (%s) in sandbox %s, pid %d", key, spec, box.mode, proc.pid)
         return bp
@@ -166,13 +169,14 @@ class BotPool:
         bp = self.procs.get(name)
         return self.hub.session_for(bp.token) if bp is not None else None
 
+    def forget(self, bp: BotProcess) -> None:
+        """Drop a stopped process from ``procs`` (unless another has taken its key since)."""
+        if self.procs.get(bp.key) is bp:
+            del self.procs[bp.key]
+
     def stop(self) -> None:
-        for bp in self.procs.values():
+        for bp in list(self.procs.values()):
             bp.stop()
-
-
-#: The isolation policies of ``BotHost`` (and of a tournament spec's ``isolation``).
-ISOLATIONS = ("match", "deal", "shared")
 
 
 class BotHost:
@@ -236,10 +240,9 @@ class BotHost:
         self._restarts = {n: 0 for n in self.sources}
         self._lock = asyncio.Lock()
         self._stopping: set[asyncio.Task[None]] = set()
-        # deal isolation: per bot, idle processes (least recently used first), and the deal
-        # seeds each process has seen; at most ``keep`` idle ones per bot are kept
+        # deal isolation: per bot, idle processes (least recently used first); at most
+        # ``keep`` idle ones per bot are kept
         self._idle: dict[str, list[BotProcess]] = {n: [] for n in self.sources}
-        self._seen: dict[int, set[int]] = {}
         self.keep = 2 * self.copies * self.warm
 
     # -- starting ----------------------------------------------------------------------
@@ -309,13 +312,13 @@ class BotHost:
                     bp = await task
                 except BotStartError as exc:
                     log.warning("%s", exc)
-                    sessions.append(_gone(n, str(exc)))
+                    sessions.append(gone_session(n, str(exc)))
                     continue
             procs.append(bp)
             if deal is not None:
-                self._seen.setdefault(id(bp), set()).add(deal)
+                bp.deals.add(deal)
             session = self.hub.session_for(bp.token)
-            sessions.append(session if session is not None else _gone(n, bp.record_tail()))
+            sessions.append(session if session is not None else gone_session(n, bp.record_tail()))
         self._leased[lease_id] = procs
         return lease_id, sessions
 
@@ -323,7 +326,7 @@ class BotHost:
         """An idle live process of ``name`` that has never seen ``deal`` (deal isolation)."""
         idle = self._idle[name]
         for i, bp in enumerate(idle):
-            if deal not in self._seen.get(id(bp), ()) and self.hub.session_for(bp.token) is not None:
+            if deal not in bp.deals and self.hub.session_for(bp.token) is not None:
                 return idle.pop(i)
         return None
 
@@ -349,7 +352,7 @@ class BotHost:
                     session = await bp.connect(self.hub, self.connect_timeout)
                 except BotStartError as exc:
                     log.warning("%s", exc)
-        return session if session is not None else _gone(name, bp.record_tail())
+        return session if session is not None else gone_session(name, bp.record_tail())
 
     def release(self, lease_id: int) -> None:
         """The match of this lease has ended: with ``match`` isolation its processes stop
@@ -375,10 +378,7 @@ class BotHost:
 
     def _retire(self, bp: BotProcess) -> None:
         bp.stop()
-        self._seen.pop(id(bp), None)
-        for key, p in list(self.pool.procs.items()):
-            if p is bp:
-                del self.pool.procs[key]
+        self.pool.forget(bp)
 
     def _retire_all(self, procs: Sequence[BotProcess]) -> None:
         for bp in procs:
@@ -393,8 +393,10 @@ class BotHost:
         await asyncio.to_thread(self.pool.stop)
 
 
-def _gone(name: str, why: str) -> Session:
-    """A closed session standing for a process that is not there: its seats disconnect."""
+def gone_session(name: str, why: str | None = None) -> Session:
+    """A closed session standing for a process that is not there: its seats disconnect
+    (``why``, if given, goes into the record as the process's last words)."""
     session = Session(session_id="gone", bot_name=name, bot_version="", games=(), closed=True)
-    session.stderr_source = lambda: why
+    if why is not None:
+        session.stderr_source = lambda: why
     return session

@@ -187,9 +187,11 @@ def bot_refs(sources: Sequence[str], names: Sequence[str], db_path: str | os.Pat
 
 
 def _read_dir(path: Path) -> dict[str, bytes]:
+    from arbiter.registry import read_stored
+
     if not path.is_dir():
         raise OSError(f"{path}: no stored copy (removed?)")
-    return {p.relative_to(path).as_posix(): p.read_bytes() for p in path.rglob("*") if p.is_file()}
+    return read_stored(path)
 
 
 # --------------------------------------------------------------------------------------
@@ -291,7 +293,8 @@ class _WorkerArena:
 
     async def _play(self, job: MatchJob) -> tuple[str, dict[str, str]]:
         from arbiter.match import run_match
-        from arbiter.server import RemoteSeat, Session
+        from arbiter.botproc import gone_session
+        from arbiter.server import RemoteSeat
 
         refs = {r.name: r for r in job.bots}
         missing = [n for n in job.seats if n not in refs]
@@ -317,7 +320,7 @@ class _WorkerArena:
                     sessions.append(await self._session(job, refs[n], key))
             seats = []
             for n, key, session in zip(job.seats, keys, sessions):
-                session = session or Session(session_id="gone", bot_name=key, bot_version="", games=(), closed=True)
+                session = session or gone_session(key)
                 seat = RemoteSeat(session, job.config.game)
                 seat.name = n  # records name the tournament's bot, not the worker's process key
                 seats.append(seat)
@@ -330,9 +333,8 @@ class _WorkerArena:
                 self.in_use[k] -= 1
                 if not fresh_ones:
                     self.last_used[k] = now
-            for key, p in list(self.pool.procs.items()):
-                if any(p is bp for bp in fresh):
-                    del self.pool.procs[key]
+            for bp in fresh:
+                self.pool.forget(bp)
             if fresh:
                 await asyncio.to_thread(lambda: [bp.stop() for bp in fresh])
 

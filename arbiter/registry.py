@@ -195,6 +195,11 @@ class BotVersion:
         return str(self.path if self.entry == ENTRY else self.path / self.entry)
 
 
+def read_stored(path: Path) -> dict[str, bytes]:
+    """The files of a bot folder by relative path: what its content hash covers."""
+    return {p.relative_to(path).as_posix(): p.read_bytes() for p in path.rglob("*") if p.is_file()}
+
+
 # --------------------------------------------------------------------------------------
 # Checks.
 
@@ -341,8 +346,7 @@ class Registry:
 
     @staticmethod
     def _hash_dir(path: Path, entry: str) -> str:
-        files = {p.relative_to(path).as_posix(): p.read_bytes() for p in path.rglob("*") if p.is_file()}
-        return Submission(files, entry).content_hash
+        return Submission(read_stored(path), entry).content_hash
 
     def verify(self, v: BotVersion) -> bool:
         """True if the stored copy of ``v`` still hashes to its recorded hash."""

@@ -185,6 +185,13 @@ class Hub:
         return await asyncio.wait_for(_wait(), timeout)
 
 
+async def require_token(expected: str | None, given: str, context, message: str) -> None:
+    """Abort the call with PERMISSION_DENIED and ``message`` unless no token is configured
+    (``expected`` None: the service is open) or ``given`` is it (compared in constant time)."""
+    if expected is not None and not hmac.compare_digest(expected.encode(), given.encode()):
+        await context.abort(grpc.StatusCode.PERMISSION_DENIED, message)
+
+
 def _expire(fut: asyncio.Future) -> None:
     """A decision's deadline passed: its waiter gets TimeoutError (unless it was answered)."""
     if not fut.done():
@@ -388,8 +395,7 @@ class MatchesServicer(pb_grpc.MatchesServicer):
         self.observers_for: Any = lambda config: ()
 
     async def _check_admin(self, token: str, context) -> None:
-        if self.admin_token is not None and not hmac.compare_digest(self.admin_token.encode(), token.encode()):
-            await context.abort(grpc.StatusCode.PERMISSION_DENIED, "admin token required")
+        await require_token(self.admin_token, token, context, "admin token required")
 
     async def ListSessions(self, request, context):
         await self._check_admin(request.admin_token, context)

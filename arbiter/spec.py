@@ -106,6 +106,11 @@ def bot_sources(specs: Sequence[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
+#: How bot processes may be shared between matches (``TournamentSpec.effective_isolation``,
+#: ``arbiter.botproc.BotHost``).
+ISOLATIONS = ("match", "deal", "shared")
+
+
 @dataclass(frozen=True)
 class TournamentSpec:
     """Everything that defines a tournament. The same spec gives the same schedule and seeds.
@@ -244,8 +249,8 @@ class TournamentSpec:
         for key in ("deals", "bot_processes"):
             if not isinstance(getattr(self, key), int) or getattr(self, key) < 1:
                 raise SpecError(f"{key}: must be a whole number of at least 1, got {getattr(self, key)!r}")
-        if self.isolation is not None and self.isolation not in ("match", "deal", "shared"):
-            raise SpecError(f"isolation: expected match, deal or shared, got {self.isolation!r}")
+        if self.isolation is not None and self.isolation not in ISOLATIONS:
+            raise SpecError(f"isolation: expected {', '.join(ISOLATIONS)}, got {self.isolation!r}")
         if self.concurrency is not None and (not isinstance(self.concurrency, int) or self.concurrency < 1):
             raise SpecError(f"concurrency: must be at least 1, got {self.concurrency!r}")
         if self.cluster is not None and not re.match(r"^([a-z][a-z0-9+]*://)?(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):\d+$", self.cluster):

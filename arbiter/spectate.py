@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import hmac
 import logging
 import time
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ import grpc
 from arbiter import convert
 from arbiter.games import Card, Event, GameError, Outcome, State
 from arbiter.match import MatchConfig, MatchObserver, MatchRecord
+from arbiter.server import require_token
 from cardarena.v1 import spectate_pb2 as spb
 from cardarena.v1 import spectate_pb2_grpc as spb_grpc
 
@@ -340,10 +340,7 @@ class SpectateServicer(spb_grpc.SpectateServicer):
         self.hub = hub
 
     async def _check_token(self, token: str, context) -> None:
-        expected = self.hub.token
-        if expected is not None and not hmac.compare_digest(expected.encode(), token.encode()):
-            await context.abort(grpc.StatusCode.PERMISSION_DENIED,
-                                "this arbiter requires a spectator token (arbiter watch --token)")
+        await require_token(self.hub.token, token, context, "this arbiter requires a spectator token (arbiter watch --token)")
 
     async def ListMatches(self, request: spb.ListMatchesRequest, context) -> spb.ListMatchesResponse:
         await self._check_token(request.token, context)

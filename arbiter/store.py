@@ -288,6 +288,11 @@ class Store:
                 db.execute("UPDATE tournaments SET planned = ? WHERE id = ?", (planned, row[0]))
         return self.tournament(name)
 
+    def set_planned(self, tournament_id: int, planned: int) -> None:
+        """Record how many matches the tournament's schedule has."""
+        with self._tx() as db:
+            db.execute("UPDATE tournaments SET planned = ? WHERE id = ?", (planned, tournament_id))
+
     def drawn_seed(self, tournament_id: int) -> int | None:
         """The secret seed drawn for the tournament, or None (none drawn; read-only safe)."""
         row = self.db.execute("SELECT secret_seed FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()

@@ -271,12 +271,11 @@ async def run_tournament(
     names = spec.bot_names
     sources = tuple(resolve_bot(s, store.path) for s in spec.bot_sources)
     store.lock()
-    name, identity = spec.display_name, spec.identity()
-    tour = store.open_tournament(name, spec.game, identity, fresh=fresh)
+    tour = store.open_tournament(spec.display_name, spec.game, spec.identity(), fresh=fresh)
     if spec.seed is None:  # the deals come from a secret seed, drawn once, kept in the store
         spec = dataclasses.replace(spec, seed=store.secret_seed(tour.id))
     plan = schedule(game, spec)
-    tour = store.open_tournament(name, spec.game, identity, planned=len(plan))
+    store.set_planned(tour.id, len(plan))
     store.set_entrants(tour.id, [(n, s, r) for n, s, r in zip(names, spec.bot_sources, sources)])
     done = store.done_indices(tour.id)
     todo = [m for m in plan if m.idx not in done]
@@ -365,20 +364,21 @@ async def run_tournament(
                     on_progress(Progress(finished, len(plan), None, len(done), leader.text(), tour.name, address, token))
 
             copies = max((m.seats.count(n) for m in todo for n in set(m.seats)), default=1)
-            await _play_grpc(spec, game, names, sources, store, tour.id, play_all, max_restarts, announce, copies,
+            await _play_grpc(spec, names, sources, store, tour.id, play_all, max_restarts, announce, copies,
                              warm=min(concurrency, len(todo)))
     store.mark_finished(tour.id)
     return store.matches(tour.id)
 
 
-async def _play_grpc(spec, game, names, sources, store, tournament_id, play_all, max_restarts, announce, copies=1,
+async def _play_grpc(spec, names, sources, store, tournament_id, play_all, max_restarts, announce, copies=1,
                      warm=1) -> None:
     """Start the arbiter and the bot processes, play, and stop them whatever happens.
 
-    Bot processes come from a ``BotHost`` with the spec's isolation (``match``: a fresh
-    process for every seat of every match). The run's arbiter also serves the Spectate
-    service (public frames only: no delay is configured, so no hidden card; with duplicate
-    deals not even the full deal at the end), announced through ``announce(address)``."""
+    Bot processes come from a ``BotHost`` with the spec's isolation (by default with
+    duplicate deals ``deal``: no process plays two matches of one deal). The run's arbiter
+    also serves the Spectate service to whoever holds its token (public frames only: no
+    delay is configured, so no hidden card; with duplicate deals not even the full deal at
+    the end), announced through ``announce(address, token)``."""
     from arbiter.botproc import BotHost
     from arbiter.server import RemoteSeat, start_private_server
     from arbiter.spectate import SpectatorHub
@@ -401,12 +401,8 @@ async def _play_grpc(spec, game, names, sources, store, tournament_id, play_all,
 
         async def remote(seat_names: Sequence[str], deal: int) -> tuple[list[SeatClient], Callable[[], None]]:
             lease, seat_sessions = await host.lease(seat_names, deal)
-            seats = []
-            for n, session in zip(seat_names, seat_sessions):
-                seat = RemoteSeat(session, spec.game)
-                seat.name = n
-                seats.append(seat)
-            return seats, lambda: host.release(lease)
+            # each session is named after its bot (a process's launch token carries the name)
+            return [RemoteSeat(session, spec.game) for session in seat_sessions], lambda: host.release(lease)
 
         await play_all(remote, spectators.observers)
     finally:

@@ -186,6 +186,8 @@ def test_schedule_accepts_plain_names_for_the_first_cut_callers():
         (dict(game="spot", bots=("random", "heuristic"), challenger="random"), "challenger: only a gauntlet"),
         (dict(game="spot", bots=("random", "heuristic"), seatings="some"), "seatings: expected"),
         (dict(game="spot", bots=("random", "heuristic"), decision_ms=-1), "clock:"),
+        (dict(game="spot", bots=("random", "heuristic"), isolation="none"), "isolation: expected match, deal, shared, got 'none'"),
+        (dict(game="spot", bots=("random", "heuristic"), seed=-3), "seed: must be a non-negative whole number"),
     ],
 )
 def test_bad_specs_are_rejected_with_the_field_and_reason(kw, message):
