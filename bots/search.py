@@ -49,11 +49,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arbiter.games import Action, get_game
-from arbiter.games.base import Game, State
+from cardarena.games import Action, get_game
+from cardarena.games.base import Game, State
 from bots import spite_malice_search as _sm
 from bots import spot_search as _spot
-from sdk.bot import Bot, MatchInfo
+from sdk.bot import Bot
+from cardarena.records import MatchInfo
 from sdk.forward import sample_states
 
 #: Per-game defaults: (rollouts per decision, worlds sampled per decision).
@@ -218,7 +219,7 @@ class SearchBot(Bot):
 
     def candidates(self, view: Any, legal: list[Action], base: Action) -> list[Action]:
         """Spades: the actions worth searching (the heuristic's choice first)."""
-        from arbiter.games.spades import Bid, Play
+        from cardarena.games.spades import Bid, Play
 
         if isinstance(base, Play):
             others = [a for a in legal if a != base]

@@ -31,8 +31,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arbiter.games import Card as NewCard  # noqa: E402
-from arbiter.games import get_game  # noqa: E402
+from cardarena.games import Card as NewCard
+from cardarena.games import get_game
 
 #: (game name, options, preset) played in both versions.
 CONFIGS: list[tuple[str, dict[str, Any], str | None]] = [
@@ -71,10 +71,14 @@ CONFIGS: list[tuple[str, dict[str, Any], str | None]] = [
 
 
 def load_reference(rev: str, into: Path) -> Any:
-    """The package ``arbiter.games`` as of ``rev``, importable as ``refgames_<rev>``."""
-    files = subprocess.run(
-        ["git", "ls-tree", "--name-only", rev, "arbiter/games/"], cwd=ROOT, check=True, capture_output=True, text=True
-    ).stdout.split()
+    """The engines package (``cardarena.games``, earlier ``arbiter.games``) as of ``rev``, importable as ``refgames_<rev>``."""
+    files: list[str] = []
+    for folder in ("cardarena/games/", "arbiter/games/"):  # the engines moved to the core in December 2026
+        files = subprocess.run(
+            ["git", "ls-tree", "--name-only", rev, folder], cwd=ROOT, check=True, capture_output=True, text=True
+        ).stdout.split()
+        if files:
+            break
     name = "refgames_" + "".join(ch if ch.isalnum() else "_" for ch in rev)
     pkg = into / name
     pkg.mkdir()
@@ -82,7 +86,7 @@ def load_reference(rev: str, into: Path) -> Any:
         if f.endswith(".py"):
             text = subprocess.run(["git", "show", f"{rev}:{f}"], cwd=ROOT, check=True, capture_output=True, text=True).stdout
             # The registry imports "arbiter.games.x" by absolute name: point it at the copy.
-            (pkg / Path(f).name).write_text(text.replace('"arbiter.games.', f'"{name}.'))
+            (pkg / Path(f).name).write_text(text.replace('"arbiter.games.', f'"{name}.').replace('"cardarena.games.', f'"{name}.'))
     sys.path.insert(0, str(into))
     return importlib.import_module(name)
 

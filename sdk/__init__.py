@@ -14,8 +14,9 @@ Typed views and actions per game: ``sdk.spades``, ``sdk.spite_and_malice``, ``sd
 Play locally without a server: ``sdk.harness.play_match``.
 """
 
-from sdk.bot import Bot, MatchInfo, MatchResult
-from arbiter.games import Action, Card, Event, IllegalActionError, Outcome, parse_cards
+from sdk.bot import Bot
+from cardarena.records import MatchInfo, MatchResult
+from cardarena.games import Action, Card, Event, IllegalActionError, Outcome, parse_cards
 
 
 def run(bot, address=None, token=None, name=None, argv=None):

@@ -18,7 +18,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s %(message)s")
 
-    from bots import BotLoadError, load_bot
+    from sdk.loading import BotLoadError, load_bot
     from sdk.runner import ArbiterError, run
 
     try:

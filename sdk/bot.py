@@ -20,32 +20,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from arbiter.games.base import Action, Event, Outcome
-
-
-@dataclass(frozen=True)
-class MatchInfo:
-    """What a bot learns when a match starts."""
-
-    match_id: str
-    game: str  # "spades", "spite-and-malice", "spot"
-    options: dict[str, Any]  # the full option set in force
-    seat: int  # this bot's seat
-    num_seats: int
-    teams: tuple[tuple[int, ...], ...]  # seats grouped by side
-    seat_names: tuple[str, ...] = ()  # bot name at each seat
-    decision_ms: int = 0  # per-decision limit (0: none)
-    bank_ms: int = 0  # per-match time bank (0: none)
-    seed: int = field(default=0)  # the bot's own RNG seed for this match (not the deal seed)
-
-
-@dataclass(frozen=True)
-class MatchResult:
-    """How a match ended, as the bot is told."""
-
-    match_id: str
-    outcome: Outcome
-    seat: int
+from cardarena.games.base import Action, Event, Outcome
 
 
 class Bot:

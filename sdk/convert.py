@@ -10,9 +10,9 @@ import copy
 import functools
 from typing import Any
 
-from arbiter import convert
+from cardarena.wire import codec as convert
 from cardarena.v1 import arena_pb2 as pb
-from sdk.bot import MatchInfo, MatchResult
+from cardarena.records import MatchInfo, MatchResult
 
 WireError = convert.WireError
 
@@ -26,8 +26,8 @@ def options_from_wire(game: str, options: dict[str, str]) -> dict[str, Any]:
 def _parsed_options(game: str, options: tuple[tuple[str, str], ...]) -> dict[str, Any]:
     # Every match of a tournament has the same options: parse them once (the parser reads
     # type hints, which is slow), hand out copies.
-    from arbiter.games import game_class
-    from arbiter.games.base import options_to_dict, parse_options
+    from cardarena.games import game_class
+    from cardarena.games.base import options_to_dict, parse_options
 
     try:
         return options_to_dict(parse_options(game_class(game).Options, dict(options)))

@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Mapping, Sequence
 
-from arbiter.match import Clock, FailurePolicy, LocalSeat, MatchConfig, MatchRecord, run_match
+from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
+from arbiter.hosting.local import LocalSeat
+from arbiter.match import run_match
 from sdk.bot import Bot
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import grpc
 
-from arbiter.games import game_class
+from cardarena.games import game_class
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from sdk import convert

@@ -6,24 +6,5 @@ The same types the arbiter's engine uses (rules: shared/rules/spot.md), plus hel
 for reasoning about melds.
 """
 
-from arbiter.games.cards import Card, Suit  # noqa: F401
-from arbiter.games.spot import (  # noqa: F401
-    Discard,
-    Draw,
-    DrawSource,
-    HandEnd,
-    LayOff,
-    Meld,
-    MeldKind,
-    Phase,
-    SpotHandSummary,
-    SpotPickup,
-    SpotRevealedHand,
-    SpotTableMeld,
-    SpotView,
-    candidate_melds,
-    card_value,
-    fits,
-    meld_kind,
-    spots,
-)
+from cardarena.games.cards import Card, Suit
+from cardarena.games.spot import Discard, Draw, DrawSource, HandEnd, LayOff, Meld, MeldKind, Phase, SpotHandSummary, SpotPickup, SpotRevealedHand, SpotTableMeld, SpotView, candidate_melds, card_value, fits, meld_kind, spots

@@ -10,8 +10,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from arbiter.games import ConfigError
-from arbiter.store import StoreError
+from cardarena.games import ConfigError
+from arbiter.store.db import StoreError
 
 app = typer.Typer(help="Card Arena arbiter: host card games between bots, run tournaments, show standings.", no_args_is_help=True)
 tournament_app = typer.Typer(help="Run round-robin tournaments.", no_args_is_help=True)
@@ -62,8 +62,8 @@ def _run(fn, *args: Any, **kwargs: Any) -> Any:
         err.print(f"[bold red]error:[/] {exc}")
         raise typer.Exit(2) from None
     except Exception as exc:  # noqa: BLE001
-        from arbiter.botproc import BotStartError
-        from bots import BotLoadError
+        from arbiter.hosting.botproc import BotStartError
+        from sdk.loading import BotLoadError
 
         if isinstance(exc, (BotStartError, BotLoadError)):
             err.print(f"[bold red]error:[/] {exc}")

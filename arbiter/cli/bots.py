@@ -19,7 +19,7 @@ import typer
 from rich.table import Table
 
 from arbiter.cli._common import DbOpt, _run, app, err, out
-from arbiter.store import DEFAULT_DB
+from arbiter.store.db import DEFAULT_DB
 
 bots_app = typer.Typer(help="Bots: a template, a self-test, the registry (submit, list, show, remove).", no_args_is_help=True)
 app.add_typer(bots_app, name="bots")
@@ -33,7 +33,7 @@ def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Like _run, also turning registry and gRPC errors into a clear message and exit 2."""
     import grpc
 
-    from arbiter.registry import RegistryError, SubmissionRejected
+    from arbiter.store.registry import RegistryError, SubmissionRejected
 
     try:
         return _run(fn, *args, **kwargs)
@@ -88,7 +88,7 @@ def new(
     dest: Annotated[Path, typer.Option("--dir", help="Where to create the folder.")] = Path("."),
 ) -> None:
     """Create a folder bot from the template (bot.py: one sdk.Bot subclass)."""
-    from arbiter.registry import check_name
+    from arbiter.store.registry import check_name
 
     _call(check_name, name)
     folder = dest / name
@@ -114,7 +114,7 @@ def check(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Check a bot without submitting it; exit 1 if any check fails."""
-    from arbiter.registry import check_bot, collect
+    from arbiter.store.registry import check_bot, collect
 
     _call(collect, path)  # the layout a submission needs
     report = _call(check_bot, path, positions=positions, decision_ms=decision_ms, smoke=smoke).to_dict()
@@ -137,13 +137,13 @@ def submit(
     token: TokenOpt = None,
 ) -> None:
     """Check a bot and register an immutable, content-hashed copy of it."""
-    from arbiter import registry as reg
+    from arbiter.store import registry as reg
 
     sub = _call(reg.collect, path)
     if server:
         import grpc
 
-        from arbiter.bots_service import submission_chunks
+        from arbiter.server.bots import submission_chunks
         from cardarena.v1 import bots_pb2_grpc as bpb_grpc
 
         def remote() -> Any:
@@ -177,7 +177,7 @@ def list_(db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOp
 
         rows = [_row(v) for v in _call(_remote, server, "List", bpb.ListBotsRequest(token=token or "")).versions]
     else:
-        from arbiter.registry import Registry
+        from arbiter.store.registry import Registry
 
         with _call(Registry, db) as registry:
             rows = [_row(v) for v in registry.versions()]
@@ -195,7 +195,7 @@ def show(name: str, db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, toke
 
         rows = [_row(v) for v in _call(_remote, server, "Show", bpb.ShowBotRequest(token=token or "", name=name)).versions]
     else:
-        from arbiter.registry import Registry
+        from arbiter.store.registry import Registry
 
         with _call(Registry, db) as registry:
             rows = [_row(v) for v in registry.versions(name)]
@@ -224,7 +224,7 @@ def remove(
 
         n = _call(_remote, server, "Remove", bpb.RemoveBotRequest(token=token or "", name=name, version=version or "")).removed
     else:
-        from arbiter.registry import Registry
+        from arbiter.store.registry import Registry
 
         with _call(Registry, db) as registry:
             n = _call(registry.remove, name, version)
@@ -234,7 +234,7 @@ def remove(
 @bots_app.command("sandbox")
 def sandbox() -> None:
     """What the bot sandbox enforces on this machine, and what it cannot."""
-    from arbiter.sandbox import Sandbox, available_modes
+    from arbiter.hosting.sandbox import Sandbox, available_modes
 
     box = _call(Sandbox)
     desc = box.describe()

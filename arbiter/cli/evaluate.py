@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from arbiter.games import GAMES
+from cardarena.games import GAMES
 from arbiter.cli._common import OptionOpt, PresetOpt, SeedOpt, UsageError, _parse_options, _run, app, out
 
 
@@ -28,7 +28,7 @@ def evaluate(
     """Play BOT_A against BOT_B on duplicate deals and print A's mean margin ± standard error."""
     from rich.progress import Progress
 
-    from sdk.evaluate import evaluate as run_evaluation
+    from arbiter.tournament.evaluate import evaluate as run_evaluation
 
     options = _run(_parse_options, option)
     if deals < 1:

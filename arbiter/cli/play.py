@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from arbiter.games import GAMES
+from cardarena.games import GAMES
 from arbiter.cli._common import (
     BankOpt, DecisionOpt, OptionOpt, PolicyOpt, PresetOpt, TransportOpt, _outcome_table, _parse_options, _run, app, out,
 )
@@ -27,7 +27,7 @@ def play(
     policy: PolicyOpt = "forfeit",
 ) -> None:
     """Play one match between bots and print the result."""
-    from arbiter.play import play_local, play_remote
+    from arbiter.tournament.play import play_local, play_remote
 
     options = _run(_parse_options, option)
     if seed is None:

@@ -20,10 +20,12 @@ from rich.table import Table
 from rich.text import Text
 
 from arbiter.cli._common import DbOpt, UsageError, _outcome_table, _run, app, err, out
-from arbiter.games import Card
-from arbiter.match import MatchRecord, ReplayError
-from arbiter.replay import BoardRow, ReplayStep, board, step_record, verify_record
-from arbiter.store import DEFAULT_DB, Store
+from cardarena.games import Card
+from cardarena.records import MatchRecord
+from cardarena.replay import ReplayError
+from arbiter.present.boards import BoardRow, board
+from cardarena.replay import ReplayStep, step_record, verify_record
+from arbiter.store.db import DEFAULT_DB, Store
 
 _SUIT = {"S": ("♠", "bold"), "H": ("♥", "bold red"), "D": ("♦", "bold red"), "C": ("♣", "bold")}
 

@@ -28,7 +28,7 @@ def serve(
     verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
 ) -> None:
     """Run the arbiter: bots connect to it; `arbiter play --server` runs matches on it."""
-    from arbiter.server import Hub, start_server
+    from arbiter.server.arena import Hub, start_server
 
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
@@ -38,7 +38,7 @@ def serve(
 
     async def main() -> None:
         hub = Hub(join_token=token, open_join=token is None)
-        from arbiter.spectate import SpectatorHub
+        from arbiter.spectating.hub import SpectatorHub
 
         spectators = SpectatorHub(delay=spectator_delay, token=spectator_token)
         authors = {t: a for a, _, t in (pair.partition("=") for pair in author_token or []) if a and t}

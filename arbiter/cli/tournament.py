@@ -1,6 +1,6 @@
 """`arbiter tournament run|list|show` and `arbiter standings`.
 
-    arbiter tournament run club.toml                       # a spec file (see arbiter/spec.py)
+    arbiter tournament run club.toml                       # a spec file (see arbiter/tournament/spec.py)
     arbiter tournament run --game spot --bots random,heuristic --deals 4 -o hands=3
     arbiter tournament run club.toml --seed 9 --name club-9  # flags override the file
     arbiter tournament run club.toml --cluster tcp://10.0.0.5:8786  # on a Dask cluster (docs/cluster.md)
@@ -24,8 +24,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from arbiter.cli._common import DbOpt, UsageError, _parse_options, _run, app, err, out, tournament_app
-from arbiter.games import GAMES
-from arbiter.store import DEFAULT_DB, Store
+from cardarena.games import GAMES
+from arbiter.store.db import DEFAULT_DB, Store
 
 _QUICK_DEFAULTS = {"game": "spades", "bots": ("random", "greedy", "heuristic")}
 
@@ -60,8 +60,8 @@ def tournament_run(
     shared_bots: Annotated[bool, typer.Option("--shared-bots", help="With --cluster: workers read registered bots from the registry folder (mounted at the same path on every worker) instead of receiving their files.")] = False,
 ) -> None:
     """Run (or resume) a tournament, showing progress, then print the standings."""
-    from arbiter.spec import TournamentSpec, spec_from_dict, spec_from_toml
-    from arbiter.tournament import load_standings, run_tournament
+    from arbiter.tournament.spec import TournamentSpec, spec_from_dict, spec_from_toml
+    from arbiter.tournament.run import load_standings, run_tournament
 
     overrides: dict[str, Any] = {
         "game": game, "format": format, "challenger": challenger, "deals": deals, "seed": seed, "preset": preset,
@@ -121,7 +121,7 @@ def tournament_run(
 def _print_standings(st, info: dict[str, Any], crosstable: bool = False) -> None:
     from rich import box
 
-    from arbiter.export import _cross_cells, _rating_text, _summary
+    from arbiter.present.export import _cross_cells, _rating_text, _summary
 
     table = Table(title=f"Standings: {info['name']}", caption=_summary(st, info), caption_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
                   padding=(0, 1), pad_edge=False, collapse_padding=True)
@@ -166,8 +166,8 @@ def standings_cmd(
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the export to this file (default: stdout).")] = None,
 ) -> None:
     """Show the standings of a stored tournament, or export them."""
-    from arbiter.export import FORMATS, render
-    from arbiter.tournament import load_standings
+    from arbiter.present.export import FORMATS, render
+    from arbiter.tournament.run import load_standings
 
     if format is not None and format not in FORMATS:
         _run(_fail, f"--format: expected one of {', '.join(FORMATS)}, got {format!r}")
@@ -268,7 +268,7 @@ def _show_match(tour, row) -> None:
     table = Table(title="Seats")
     for col in ("seat", "side", "bot", "score", "rank", "acts", "mean ms", "max ms", "incidents"):
         table.add_column(col, justify="left" if col in ("bot", "incidents", "side") else "right", no_wrap=col == "bot")
-    from arbiter.games import get_game
+    from cardarena.games import get_game
 
     try:
         teams = get_game(tour.game, tour.spec.get("options", {}), tour.spec.get("preset")).teams

@@ -23,7 +23,7 @@ from rich.text import Text
 
 from arbiter.cli._common import _outcome_table, app, err, out
 from arbiter.cli.replay import board_table
-from arbiter.replay import board
+from arbiter.present.boards import board
 
 ServerOpt = Annotated[str, typer.Option("--server", help="Address of the running arbiter (host:port).", envvar="ARENA_SERVER")]
 
@@ -41,7 +41,7 @@ def watch(
     token: Annotated[str, typer.Option("--token", help="The arbiter's spectator token, if it requires one (a tournament run prints it).", envvar="ARENA_SPECTATOR_TOKEN")] = "",
 ) -> None:
     """Watch a match live: the public table as it changes, then the result and the full deal."""
-    from arbiter.spectate import HeaderFrame, OverFrame, SpectateError, StepFrame, list_matches, watch as follow
+    from arbiter.spectating.hub import HeaderFrame, OverFrame, SpectateError, StepFrame, list_matches, watch as follow
 
     if list_only:
         try:

@@ -17,7 +17,7 @@ from typing import Annotated
 import typer
 
 from arbiter.cli._common import DbOpt, _run, app, out
-from arbiter.store import DEFAULT_DB
+from arbiter.store.db import DEFAULT_DB
 
 
 @app.command()
@@ -28,7 +28,7 @@ def web(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log every request.")] = False,
 ) -> None:
     """Serve the standings, cross-tables, matches and replays of the store as a web page."""
-    from arbiter.web import make_server
+    from arbiter.present.web import make_server
 
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     server = _run(make_server, db, host, port)

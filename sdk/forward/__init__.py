@@ -40,7 +40,7 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
-from arbiter.games.base import Game, State
+from cardarena.games.base import Game, State
 from sdk.forward._common import ConsistencyError, SamplingOptions, parse_sampling_options
 
 __all__ = ["ConsistencyError", "SamplingOptions", "sample_states", "knowledge"]

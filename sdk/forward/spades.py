@@ -19,8 +19,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from arbiter.games.cards import STANDARD_DECK, Card
-from arbiter.games.spades import NUM_SEATS, SPADE, Phase, Spades, SpadesState, SpadesView
+from cardarena.games.cards import STANDARD_DECK, Card
+from cardarena.games.spades import NUM_SEATS, SPADE, Phase, Spades, SpadesState, SpadesView
 from sdk.forward._common import ConsistencyError, ConstrainedDeal, SamplingOptions
 
 

@@ -21,8 +21,8 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 
-from arbiter.games.cards import JOKER, STANDARD_DECK, Card
-from arbiter.games.spite_malice import DeadlockRule, Phase, SpiteAndMalice, SpiteAndMaliceState, SpiteAndMaliceView
+from cardarena.games.cards import JOKER, STANDARD_DECK, Card
+from cardarena.games.spite_malice import DeadlockRule, Phase, SpiteAndMalice, SpiteAndMaliceState, SpiteAndMaliceView
 from sdk.forward._common import ConsistencyError, SamplingOptions
 
 

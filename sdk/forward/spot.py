@@ -13,8 +13,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from arbiter.games.cards import STANDARD_DECK, Card
-from arbiter.games.spot import Spot, SpotState, SpotView
+from cardarena.games.cards import STANDARD_DECK, Card
+from cardarena.games.spot import Spot, SpotState, SpotView
 from sdk.forward._common import ConsistencyError, ConstrainedDeal, SamplingOptions
 
 

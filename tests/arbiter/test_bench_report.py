@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from arbiter import bench
-from arbiter import sandbox as sb
+from arbiter.hosting import sandbox as sb
 
 
 def _speeds(values: dict[int, list[float]]) -> tuple[bench.BenchResult, dict[int, bench.Figure]]:

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from arbiter import convert
-from arbiter.games import Card, EndReason, Event, Outcome, get_game
+from cardarena.wire import codec as convert
+from cardarena.games import Card, EndReason, Event, Outcome, get_game
 from cardarena.v1 import arena_pb2 as pb
 
 GAMES = ["spades", "spite-and-malice", "spot"]

@@ -7,19 +7,11 @@ import dataclasses
 
 import pytest
 
-from arbiter.games import EndReason
-from arbiter.match import (
-    Clock,
-    FailurePolicy,
-    LocalSeat,
-    MatchConfig,
-    MatchRecord,
-    Policy,
-    ReplayError,
-    SeatClient,
-    replay_record,
-    run_match,
-)
+from cardarena.games import EndReason
+from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
+from arbiter.hosting.local import LocalSeat
+from cardarena.replay import ReplayError, verify_record
+from arbiter.match import SeatClient, run_match
 from bots.random_bot import RandomBot
 from sdk import Bot
 
@@ -44,8 +36,8 @@ class Cheater(Bot):
     name = "cheater"
 
     def choose(self, view, legal_actions):
-        from arbiter.games.spades import Bid, Play
-        from arbiter.games import Card
+        from cardarena.games.spades import Bid, Play
+        from cardarena.games import Card
 
         for card in ("AS", "2C", "KH", "3D"):
             a = Play(Card.parse(card))
@@ -71,7 +63,7 @@ def test_record_replays_to_the_same_result_and_survives_json():
     assert record.outcome.reason is EndReason.COMPLETED
     again = MatchRecord.from_json(record.to_json())
     assert again == record
-    assert replay_record(again) == record.outcome
+    assert verify_record(again) == record.outcome
 
 
 def test_same_seed_same_match():
@@ -85,18 +77,18 @@ def test_tampered_records_are_detected():
     record = play([RandomBot()] * 4, seed=3)
     changed_seed = dataclasses.replace(record, seed=record.seed + 1)
     with pytest.raises(ReplayError):
-        replay_record(changed_seed)
+        verify_record(changed_seed)
     actions = list(record.actions)
     i = next(i for i, a in enumerate(actions) if a.action.startswith("play"))
     swapped = [a for a in actions]
     swapped[i], swapped[i + 1] = swapped[i + 1], swapped[i]
     with pytest.raises(ReplayError, match="action"):
-        replay_record(dataclasses.replace(record, actions=swapped))
-    with pytest.raises(ReplayError, match="differs|do not finish"):
-        replay_record(dataclasses.replace(record, actions=actions[:-1]))
+        verify_record(dataclasses.replace(record, actions=swapped))
+    with pytest.raises(ReplayError, match="do not finish"):
+        verify_record(dataclasses.replace(record, actions=actions[:-1]))
     fake = dataclasses.replace(record.outcome, scores=tuple(s + 10 for s in record.outcome.scores))
-    with pytest.raises(ReplayError, match="differs"):
-        replay_record(dataclasses.replace(record, outcome=fake))
+    with pytest.raises(ReplayError, match="the record says"):
+        verify_record(dataclasses.replace(record, outcome=fake))
 
 
 def test_corrupt_record_json_is_a_clear_error():
@@ -122,7 +114,7 @@ def test_illegal_actions_forfeit_or_are_replaced_per_policy():
     assert record.outcome.reason is EndReason.COMPLETED
     forced = [a for a in record.actions if a.seat == 0]
     assert forced and all(a.forced == "illegal" for a in forced)
-    assert replay_record(record) == record.outcome  # defaulted actions are part of the record
+    assert verify_record(record) == record.outcome  # defaulted actions are part of the record
     strict = FailurePolicy.uniform(Policy.DEFAULT, max_strikes=2)
     record = play([Cheater(), RandomBot(), RandomBot(), RandomBot()], policy=strict)
     assert record.outcome.reason is EndReason.FORFEIT_ILLEGAL and len(record.incidents) == 3
@@ -146,7 +138,7 @@ def test_timeouts_under_the_default_policy_play_on():
     )
     assert record.outcome.reason is EndReason.COMPLETED
     assert {i.kind for i in record.incidents} == {"timeout"}
-    assert replay_record(record) == record.outcome
+    assert verify_record(record) == record.outcome
 
 
 def test_wrong_number_of_seats_is_rejected():

@@ -7,11 +7,11 @@ import statistics
 
 import pytest
 
-from arbiter.games import EndReason, Outcome
-from arbiter.match import Incident
-from arbiter.ratings import compute_standings, side_results
-from arbiter.store import MatchRow, Store
-from arbiter.tournament import TournamentSpec, load_standings, run_tournament
+from cardarena.games import EndReason, Outcome
+from cardarena.records import Incident
+from arbiter.tournament.ratings import compute_standings, side_results
+from arbiter.store.db import MatchRow, Store
+from arbiter.tournament.run import TournamentSpec, load_standings, run_tournament
 
 H2H = ((0,), (1,))
 FFA3 = ((0,), (1,), (2,))
@@ -137,7 +137,7 @@ def _variance_units(tmp_path, bots, units, seed, name):
 
 
 def bot_names_of(bots):
-    from arbiter.spec import bot_names
+    from arbiter.tournament.spec import bot_names
 
     return bot_names(bots)
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arbiter import registry as reg
-from arbiter.bots_service import submission_chunks
-from arbiter.server import start_server
-from arbiter.store import Store
+from arbiter.store import registry as reg
+from arbiter.server.bots import submission_chunks
+from arbiter.server.arena import start_server
+from arbiter.store.db import Store
 from cardarena.v1 import bots_pb2 as bpb
 from cardarena.v1 import bots_pb2_grpc as bpb_grpc
 

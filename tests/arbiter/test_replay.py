@@ -11,11 +11,15 @@ import pytest
 from typer.testing import CliRunner
 
 from arbiter.cli import app
-from arbiter.games import get_game
-from arbiter.match import LocalSeat, MatchConfig, MatchRecord, RecordedAction, ReplayError, run_match
-from arbiter.replay import board, replay_steps, step_record, verify_record
-from arbiter.store import Store
-from bots import load_bot
+from cardarena.games import get_game
+from arbiter.hosting.local import LocalSeat
+from cardarena.records import MatchConfig, MatchRecord, RecordedAction
+from cardarena.replay import ReplayError
+from arbiter.match import run_match
+from arbiter.present.boards import board
+from cardarena.replay import replay_steps, step_record, verify_record
+from arbiter.store.db import Store
+from sdk.loading import load_bot
 
 # (game, seats, options): short but complete matches of each game.
 GAMES = [

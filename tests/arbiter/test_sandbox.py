@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arbiter import sandbox as sb
+from arbiter.hosting import sandbox as sb
 
 PROBE = r"""
 import json, os, resource, socket, sys

@@ -7,13 +7,17 @@ as a deal seed, deals with the engine, and compares with the cards it holds."""
 
 from __future__ import annotations
 
+import importlib.metadata
+
 import asyncio
+
+from sdk import loading
 import re
 
-from arbiter.games import get_game
-from arbiter.match import bot_seed_for
-from arbiter.store import Store
-from arbiter.tournament import TournamentSpec, run_tournament
+from cardarena.games import get_game
+from cardarena.records import bot_seed_for
+from arbiter.store.db import Store
+from arbiter.tournament.run import TournamentSpec, run_tournament
 from sdk import Bot
 
 SEEN: list = []
@@ -49,14 +53,12 @@ def test_a_bot_cannot_recompute_the_deal_from_its_match_start(tmp_path):
     SEEN.clear()
     spec = TournamentSpec(game="spades", bots=("spy", "random"), options={"deals": 1, "blind_nil": False}, deals=3, seed=0,
                           name="secret")
-    import bots
-
-    bots.BUNDLED["spy"] = f"{__name__}:Spy"
+    loading.BUNDLED["spy"] = importlib.metadata.EntryPoint("spy", f"{__name__}:Spy", loading.ENTRY_POINT_GROUP)
     try:
         with Store(tmp_path / "s.sqlite") as store:
             rows = asyncio.run(run_tournament(spec, store, transport="inproc"))
     finally:
-        del bots.BUNDLED["spy"]
+        del loading.BUNDLED["spy"]
     game = get_game("spades", {"deals": 1, "blind_nil": False})
     seeds = {r.match_id: r.seed for r in rows}
     assert len(SEEN) == 2 * len(rows)  # the spy holds two seats of every match
@@ -77,9 +79,9 @@ def test_bot_seeds_are_stable_distinct_per_seat_and_one_way():
 def test_a_tournament_without_a_seed_deals_from_a_secret_one_kept_for_resuming(tmp_path):
     """The default seed is not guessable: drawn at random per tournament, kept in the store
     (a resumed run plays the same deals), never shown while the tournament runs."""
-    from arbiter.export import _summary
-    from arbiter.spec import SpecError
-    from arbiter.tournament import load_standings, schedule
+    from arbiter.present.export import _summary
+    from arbiter.tournament.spec import SpecError
+    from arbiter.tournament.run import load_standings, schedule
 
     spec = TournamentSpec(game="spades", bots=("random", "greedy"), options={"deals": 1}, deals=2, name="quiet")
     assert spec.seed is None
@@ -115,7 +117,7 @@ def test_a_tournament_without_a_seed_deals_from_a_secret_one_kept_for_resuming(t
 
 
 def test_a_known_seed_is_withheld_from_standings_until_the_tournament_ends():
-    from arbiter.export import _seed_text
+    from arbiter.present.export import _seed_text
 
     assert _seed_text({"seed": 7, "finished": False}) == "seed withheld until the tournament ends"
     assert _seed_text({"seed": 7, "finished": True}) == "seed 7"

@@ -6,8 +6,10 @@ import asyncio
 
 import pytest
 
-from arbiter.match import LocalSeat, MatchConfig, run_match
-from arbiter.store import Store, StoreError
+from arbiter.hosting.local import LocalSeat
+from cardarena.records import MatchConfig
+from arbiter.match import run_match
+from arbiter.store.db import Store, StoreError
 from bots.random_bot import RandomBot
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from arbiter.store import Store
-from arbiter.tournament import Progress, TournamentSpec, load_standings, run_tournament, schedule
+from arbiter.store.db import Store
+from arbiter.tournament.run import Progress, TournamentSpec, load_standings, run_tournament, schedule
 
 
 def run(path, spec, **kw):

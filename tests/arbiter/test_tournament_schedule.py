@@ -8,9 +8,9 @@ from collections import Counter
 
 import pytest
 
-from arbiter.games import get_game
-from arbiter.spec import SpecError, TournamentSpec, spec_from_toml
-from arbiter.tournament import schedule
+from cardarena.games import get_game
+from arbiter.tournament.spec import SpecError, TournamentSpec, spec_from_toml
+from arbiter.tournament.run import schedule
 
 
 def plan_of(game: str, bots, options=None, **kw):

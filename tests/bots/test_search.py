@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from arbiter.games import get_game
+from cardarena.games import get_game
 from bots.search import SearchBot
-from sdk.bot import MatchInfo
-from sdk.evaluate import evaluate
+from cardarena.records import MatchInfo
+from arbiter.tournament.evaluate import evaluate
 
 CASES = [("spades", {"deals": 1}), ("spot", {"hands": 1}), ("spite-and-malice", {"stalemate_rule": "fewer_payoff_wins"})]
 
@@ -67,8 +67,8 @@ def test_plans_are_legal_turns_and_are_followed_without_searching_again(game, op
     """Spot and Spite and Malice plans: legal on the true state, each one a whole stretch
     of the turn (it ends with the discard, or where new cards are revealed); the chosen one
     is then played out decision by decision without a new search."""
-    from arbiter.games.spite_malice import End, SourceKind, TargetKind
-    from arbiter.games.spot import Discard, Draw
+    from cardarena.games.spite_malice import End, SourceKind, TargetKind
+    from cardarena.games.spot import Discard, Draw
 
     for state in _decision_points(game, options, 3):
         seat = state.current_seat

@@ -14,12 +14,12 @@ from __future__ import annotations
 import dataclasses
 import statistics
 
-from arbiter.games import get_game
-from arbiter.games.cards import parse_cards
-from arbiter.games.spades import Bid, Give, Look, Play, SpadesState
+from cardarena.games import get_game
+from cardarena.games.cards import parse_cards
+from cardarena.games.spades import Bid, Give, Look, Play, SpadesState
 from bots.random_bot import RandomBot
 from bots.spades_heuristic import SpadesHeuristicBot, choose, estimate_tricks
-from sdk.bot import MatchInfo
+from cardarena.records import MatchInfo
 from tests.games.test_spades import C, deal
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import random
 
-from arbiter.games.spite_malice import SpiteAndMalice
+from cardarena.games.spite_malice import SpiteAndMalice
 from bots.spite_malice_heuristic import SpiteAndMaliceHeuristicBot, choose
-from sdk.bot import MatchInfo
+from cardarena.records import MatchInfo
 from tests.games.test_spite_malice import do, layout, pile
 
 DEALS = 12

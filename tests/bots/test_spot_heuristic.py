@@ -10,12 +10,12 @@ from __future__ import annotations
 import random
 import statistics
 
-from arbiter.games import get_game
-from arbiter.games.cards import Card, parse_cards
-from arbiter.games.spot import DRAW_DISCARD, DRAW_STOCK, Discard, LayOff, Meld
+from cardarena.games import get_game
+from cardarena.games.cards import Card, parse_cards
+from cardarena.games.spot import DRAW_DISCARD, DRAW_STOCK, Discard, LayOff, Meld
 from bots.random_bot import RandomBot
 from bots.spot_heuristic import SpotHeuristicBot, choose
-from sdk.bot import MatchInfo
+from cardarena.records import MatchInfo
 
 
 def _state(hands, stock, **kw):

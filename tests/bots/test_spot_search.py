@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import random
 
-from arbiter.games import get_game
-from arbiter.games.spot import SpotState
+from cardarena.games import get_game
+from cardarena.games.spot import SpotState
 from bots import spot_heuristic as H
 from bots import spot_search
 from bots.search import DEFAULT_BUDGET, SearchBot
-from sdk.bot import MatchInfo
+from cardarena.records import MatchInfo
 
 OPTIONS = {"hands": 1}
 

@@ -7,7 +7,7 @@ import json
 from typer.testing import CliRunner
 
 from arbiter.cli import app
-from arbiter.play import play_local
+from arbiter.tournament.play import play_local
 
 runner = CliRunner()
 

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arbiter.cli import app
-from arbiter.store import Store
+from arbiter.store.db import Store
 
 runner = CliRunner()
 

@@ -25,12 +25,15 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from arbiter.botproc import BotPool
-from arbiter.games import EndReason
-from arbiter.match import Clock, FailurePolicy, LocalSeat, MatchConfig, MatchRecord, replay_record, run_match
-from arbiter.sandbox import Limits, Sandbox
-from arbiter.server import RemoteSeat, start_server
-from arbiter.store import Store
+from arbiter.hosting.botproc import BotPool
+from cardarena.games import EndReason
+from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
+from arbiter.hosting.local import LocalSeat
+from cardarena.replay import verify_record
+from arbiter.match import run_match
+from arbiter.hosting.sandbox import Limits, Sandbox
+from arbiter.server.arena import RemoteSeat, start_server
+from arbiter.store.db import Store
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 OPTIONS = {"deals": "1"}
@@ -162,8 +165,8 @@ def check_store_and_honest(result: Result, seed: int) -> None:
     assert set(stored) == {"hostile-match", "honest-match", "after-match"}
     for text in stored.values():
         rec = MatchRecord.from_json(text)
-        replay_record(rec)  # raises if the stored record does not replay to its result
-    from bots import load_bot
+        verify_record(rec)  # raises if the stored record does not replay to its result
+    from sdk.loading import load_bot
 
     for rec, s in ((result.honest, seed + 1), (result.after, seed + 2)):
         assert rec.outcome.reason is EndReason.COMPLETED and rec.incidents == [], rec.incidents

@@ -21,11 +21,11 @@ from pathlib import Path
 import distributed  # noqa: F401  (in the dev extra: a missing install must fail, not skip)
 import pytest
 
-from arbiter import registry as reg
-from arbiter.cluster import BotRef, ClusterError, LoopbackCluster, bot_refs, local_spec
-from arbiter.match import replay_record
-from arbiter.store import Store
-from arbiter.tournament import TournamentSpec, load_standings, run_tournament
+from arbiter.store import registry as reg
+from arbiter.tournament.cluster import BotRef, ClusterError, LoopbackCluster, bot_refs, local_spec
+from cardarena.replay import verify_record
+from arbiter.store.db import Store
+from arbiter.tournament.run import TournamentSpec, load_standings, run_tournament
 from tests.arbiter.test_registry import GOOD, HELPER, write_bot
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,7 +83,7 @@ def test_a_cluster_tournament_equals_the_local_run_with_the_same_seed(tmp_path):
     assert table(st) == table(local_st) == table(shared_st)
     assert {e.name: e.version for e in entrants} == {"random": "1.0", "heuristic": "1.0", good: "2.1"}
     for row in rows:
-        assert replay_record(row.record()) == row.outcome
+        assert verify_record(row.record()) == row.outcome
     # the registered bot was shipped and ran from a copy the workers checked against its hash
     ref = bot_refs((good,), (good,), db)[good]
     assert ref.kind == "files" and sorted(p.name for p in (cache / ref.content_hash).iterdir()) == ["bot.py", "helper.py"]

@@ -15,8 +15,8 @@ import grpc
 import pytest
 
 import sdk.runner
-from arbiter import convert
-from arbiter.games import events_for, get_game
+from cardarena.wire import codec as convert
+from cardarena.games import events_for, get_game
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from tests.e2e.rawbot import RawBot

@@ -19,7 +19,7 @@ import grpc
 import pytest
 from google.protobuf import text_format
 
-from arbiter.games import Card, get_game
+from cardarena.games import Card, get_game
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from tests.e2e.rawbot import RawBot, act

@@ -4,7 +4,7 @@ checks: the arbiter serves on, the honest match is unchanged, the store is intac
 
 from __future__ import annotations
 
-from arbiter.games import EndReason
+from cardarena.games import EndReason
 from tests.e2e.hostile_arena import HOSTILE, run_hostile
 
 

@@ -16,8 +16,8 @@ import asyncio
 import json
 from pathlib import Path
 
-from arbiter.store import Store
-from arbiter.tournament import TournamentSpec, run_tournament, schedule
+from arbiter.store.db import Store
+from arbiter.tournament.run import TournamentSpec, run_tournament, schedule
 
 HOSTILE = Path(__file__).parent / "hostile" / "memory_deals.py"
 
@@ -56,7 +56,7 @@ def test_no_bot_process_of_a_duplicate_tournament_meets_a_deal_twice(tmp_path):
 
 
 def test_cluster_workers_give_every_match_fresh_bot_processes(tmp_path, monkeypatch):
-    from arbiter import cluster
+    from arbiter.tournament import cluster
 
     monkeypatch.setenv("ARENA_CLUSTER_CACHE", str(tmp_path / "cache"))
     s = spec(None)

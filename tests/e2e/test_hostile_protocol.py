@@ -6,7 +6,7 @@ what happened to the hostile bot, and that the record says so."""
 
 from __future__ import annotations
 
-from arbiter.games import EndReason
+from cardarena.games import EndReason
 from tests.e2e.hostile_arena import HOSTILE, run_hostile
 
 

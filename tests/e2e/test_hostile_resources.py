@@ -17,8 +17,8 @@ import sys
 import threading
 from pathlib import Path
 
-from arbiter.games import EndReason
-from arbiter.sandbox import Limits, Sandbox, _package_dirs
+from cardarena.games import EndReason
+from arbiter.hosting.sandbox import Limits, Sandbox, _package_dirs
 from tests.e2e.hostile_arena import HOSTILE, hostile_folder, processes_of_uid, run_hostile, wait_until
 
 ROOT = HOSTILE.parent.parent.parent

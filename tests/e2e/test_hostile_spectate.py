@@ -16,9 +16,9 @@ import asyncio
 import json
 from pathlib import Path
 
-import arbiter.play
-from arbiter.store import Store
-from arbiter.tournament import TournamentSpec, run_tournament
+import arbiter.tournament.play
+from arbiter.store.db import Store
+from arbiter.tournament.run import TournamentSpec, run_tournament
 
 SPY = str(Path(__file__).parent / "hostile" / "spectate_spy.py")
 
@@ -37,7 +37,7 @@ def test_on_an_arbiter_without_a_spectator_token_the_spy_gets_in(tmp_path):
 
 
 def test_arbiter_play_keeps_its_bots_from_spectating():
-    record = arbiter.play.play_local("spades", [SPY, "random", SPY, "random"], seed=4, options={"deals": 1})
+    record = arbiter.tournament.play.play_local("spades", [SPY, "random", SPY, "random"], seed=4, options={"deals": 1})
     assert record.outcome.reason.value == "completed"
     actions = [{"seat": a.seat, "action": a.action} for a in record.actions]
     assert spy_bids(actions, record.seat_names, record.seat_names[0]) == ["bid 1", "bid 1"]
@@ -53,8 +53,8 @@ def test_a_tournament_arbiter_keeps_its_bots_from_spectating(tmp_path):
 
 
 def test_a_cluster_workers_arbiter_keeps_its_bots_from_spectating(tmp_path, monkeypatch):
-    from arbiter import cluster
-    from arbiter.tournament import schedule
+    from arbiter.tournament import cluster
+    from arbiter.tournament.run import schedule
 
     monkeypatch.setenv("ARENA_CLUSTER_CACHE", str(tmp_path / "cache"))
     spec = TournamentSpec(game="spades", bots=(f"spy={SPY}", "random"), options={"deals": 1}, deals=1, seed=5, name="w")

@@ -9,9 +9,10 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from arbiter import convert
-from arbiter.match import MatchRecord, RecordedAction, replay_record
-from arbiter.games import EndReason, get_game
+from cardarena.wire import codec as convert
+from cardarena.records import MatchRecord, RecordedAction
+from cardarena.replay import verify_record
+from cardarena.games import EndReason, get_game
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from tests.conftest import ROOT

@@ -22,11 +22,11 @@ from collections import Counter
 import grpc
 import pytest
 
-from arbiter import convert
-from arbiter.games import Card, events_for, get_game
-from arbiter.games.cards import InvalidCardError
-from arbiter.spectate import SpectateError, list_matches, raw_watch
-from arbiter.spectate import watch as follow
+from cardarena.wire import codec as convert
+from cardarena.games import Card, events_for, get_game
+from cardarena.games.cards import InvalidCardError
+from arbiter.spectating.hub import SpectateError, list_matches, raw_watch
+from arbiter.spectating.hub import watch as follow
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from cardarena.v1 import spectate_pb2 as spb
@@ -215,7 +215,7 @@ def test_spectator_never_sees_a_hidden_card_and_sees_the_full_deal_after(arbiter
 def _all_cards(game: str, state) -> list[Card]:
     if game == "spite-and-malice":
         return list(state.all_cards().elements())
-    from arbiter.games.cards import STANDARD_DECK
+    from cardarena.games.cards import STANDARD_DECK
 
     return list(STANDARD_DECK)
 
@@ -278,8 +278,8 @@ def test_a_tournament_run_can_be_watched_live(tmp_path):
     import asyncio
     import queue
 
-    from arbiter.store import Store
-    from arbiter.tournament import TournamentSpec, run_tournament
+    from arbiter.store.db import Store
+    from arbiter.tournament.run import TournamentSpec, run_tournament
 
     slow = str(ROOT / "tests/e2e/slowbot.py")
     spec = TournamentSpec(game="spades", bots=(slow, "random"), options={"deals": 1}, deals=2, name="live")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from arbiter.play import play_local
+from arbiter.tournament.play import play_local
 
 CASES = [
     ("spades", ["random", "greedy", "random", "greedy"], {"deals": 1}, 11),

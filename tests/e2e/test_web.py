@@ -22,9 +22,11 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from arbiter.match import LocalSeat, MatchConfig, run_match
-from arbiter.store import Store
-from bots import load_bot
+from arbiter.hosting.local import LocalSeat
+from cardarena.records import MatchConfig
+from arbiter.match import run_match
+from arbiter.store.db import Store
+from sdk.loading import load_bot
 from tests.conftest import ROOT
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -112,7 +114,7 @@ def test_standings_page_shows_the_bots_in_order_with_ratings(site, browser):
     ratings = [int(r.find_element(By.CSS_SELECTOR, "td.rating").text) for r in rows]
     assert ratings == sorted(ratings, reverse=True) and len(set(ratings)) == len(ratings)
     # each shown rating (and its interval) is the tournament library's (arbiter.ratings)
-    from arbiter.web import open_read_only, tournament_standings
+    from arbiter.present.web import open_read_only, tournament_standings
 
     store = open_read_only(db)
     try:
@@ -152,7 +154,7 @@ def test_replay_page_steps_through_a_match(site, browser):
     browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
     assert step() == 4
     # seen as seat 0 once it has looked at its hand: its cards face up, the others' face down
-    from arbiter.replay import replay_steps
+    from cardarena.replay import replay_steps
 
     mine = next(s for s in replay_steps(record, seat=0) if s.view.hand_visible and s.index >= 4)
     browser.find_element(By.LINK_TEXT, "seat 0").click()

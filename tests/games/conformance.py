@@ -13,7 +13,7 @@ import dataclasses
 import random
 from typing import Any, Callable, Iterable
 
-from arbiter.games import Card, EndReason, Game, IllegalActionError, State, events_for
+from cardarena.games import Card, EndReason, Game, IllegalActionError, State, events_for
 
 
 def walk_cards(value: Any) -> list[Card]:
@@ -56,7 +56,7 @@ def check_random_playouts(
     check_every: int = 1,
 ) -> list:
     """The generic conformance checks over seeded playouts; returns the outcomes."""
-    from arbiter import convert  # the wire conversion must accept every view and action
+    from cardarena.wire import codec as convert
 
     outcomes = []
     for seed in seeds:

@@ -4,7 +4,7 @@ import pickle
 
 import pytest
 
-from arbiter.games.cards import JOKER, STANDARD_DECK, Card, InvalidCardError, Suit, format_cards, parse_cards
+from cardarena.games.cards import JOKER, STANDARD_DECK, Card, InvalidCardError, Suit, format_cards, parse_cards
 
 
 def test_every_card_round_trips_through_its_notation():

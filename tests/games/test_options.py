@@ -5,8 +5,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from arbiter.games import ConfigError, get_game
-from arbiter.games.base import options_to_dict, parse_options
+from cardarena.games import ConfigError, get_game
+from cardarena.games.base import options_to_dict, parse_options
 
 
 class Mode(enum.Enum):

@@ -1,4 +1,4 @@
-"""Spades engine (arbiter/games/spades.py): rules §9 conformance cases, options, flow.
+"""Spades engine (cardarena/games/spades.py): rules §9 conformance cases, options, flow.
 
 Deals are written in card notation; ``deal({0: "AS 2H ..."})`` fills the unnamed cards
 into the other hands in deck order. Unless stated, the dealer is seat 3 (seat 0 bids
@@ -11,9 +11,9 @@ import random
 
 import pytest
 
-from arbiter.games import ConfigError, EndReason, IllegalActionError, InvalidActionError, get_game
-from arbiter.games.cards import STANDARD_DECK, Card, parse_cards
-from arbiter.games.spades import Bid, Give, Look, Phase, Play, Spades, SpadesState
+from cardarena.games import ConfigError, EndReason, IllegalActionError, InvalidActionError, get_game
+from cardarena.games.cards import STANDARD_DECK, Card, parse_cards
+from cardarena.games.spades import Bid, Give, Look, Phase, Play, Spades, SpadesState
 
 ALL_SPADES = "AS KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S 2S"
 ALL_HEARTS = "AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H 2H"

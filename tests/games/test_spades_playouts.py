@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from arbiter.games import Card, get_game
-from arbiter.games.cards import STANDARD_DECK
-from arbiter.games.spades import SORT_KEY, Bid, Give, Look, Phase, Play, SpadesState
+from cardarena.games import Card, get_game
+from cardarena.games.cards import STANDARD_DECK
+from cardarena.games.spades import SORT_KEY, Bid, Give, Look, Phase, Play, SpadesState
 from tests.games.conformance import check_deterministic, check_random_playouts, walk_cards
 
 VARIANTS = [
@@ -288,7 +288,7 @@ def test_exchange_cards_shown_after_the_game_only():
 
 
 def test_views_and_actions_round_trip_through_the_wire():
-    from arbiter import convert
+    from cardarena.wire import codec as convert
 
     game = get_game("spades", {"deals": 1, "first_dealer": 3})
     checked_kinds = set()

@@ -1,14 +1,8 @@
-"""Spades scoring (arbiter/games/spades_scoring.py): rules §4.3 worked examples and §9 cases 13-20."""
+"""Spades scoring (cardarena/games/spades_scoring.py): rules §4.3 worked examples and §9 cases 13-20."""
 
 from __future__ import annotations
 
-from arbiter.games.spades_scoring import (
-    FailedNilTricks,
-    ScoringRules,
-    SimultaneousTargetRule,
-    game_result,
-    score_side,
-)
+from cardarena.games.spades_scoring import FailedNilTricks, ScoringRules, SimultaneousTargetRule, game_result, score_side
 
 N = False  # not blind
 B = True  # blind

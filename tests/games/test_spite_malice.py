@@ -12,24 +12,9 @@ from collections import Counter
 
 import pytest
 
-from arbiter.games import ConfigError, EndReason, IllegalActionError, InvalidActionError, get_game
-from arbiter.games.cards import STANDARD_DECK, Card, Suit, parse_cards
-from arbiter.games.spite_malice import (
-    End,
-    Load,
-    Phase,
-    Play,
-    Recycle,
-    Source,
-    SourceKind,
-    SpiteAndMalice,
-    SpiteAndMaliceState,
-    StalemateRule,
-    TargetKind,
-    game_points,
-    game_result,
-    series_over,
-)
+from cardarena.games import ConfigError, EndReason, IllegalActionError, InvalidActionError, get_game
+from cardarena.games.cards import STANDARD_DECK, Card, Suit, parse_cards
+from cardarena.games.spite_malice import End, Load, Phase, Play, Recycle, Source, SourceKind, SpiteAndMalice, SpiteAndMaliceState, StalemateRule, TargetKind, game_points, game_result, series_over
 
 # ---------------------------------------------------------------------------------------
 # Helpers shared with the other Spite and Malice test files.

@@ -9,15 +9,8 @@ from collections import Counter
 
 import pytest
 
-from arbiter.games import Card, IllegalActionError, events_for
-from arbiter.games.spite_malice import (
-    Load,
-    Play,
-    SourceKind,
-    SpiteAndMalice,
-    SpiteAndMaliceState,
-    SpiteAndMaliceView,
-)
+from cardarena.games import Card, IllegalActionError, events_for
+from cardarena.games.spite_malice import Load, Play, SourceKind, SpiteAndMalice, SpiteAndMaliceState, SpiteAndMaliceView
 from tests.games.conformance import check_deterministic, check_random_playouts, walk_cards
 from tests.games.test_spite_malice import do, layout, pile
 

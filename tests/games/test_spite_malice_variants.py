@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
-from arbiter.games import EndReason, IllegalActionError, InvalidActionError
-from arbiter.games.cards import JOKER, STANDARD_DECK, Card, parse_cards
-from arbiter.games.spite_malice import Phase, SpiteAndMalice
+from cardarena.games import EndReason, IllegalActionError, InvalidActionError
+from cardarena.games.cards import JOKER, STANDARD_DECK, Card, parse_cards
+from cardarena.games.spite_malice import Phase, SpiteAndMalice
 from tests.games.test_spite_malice import do, is_legal, layout, legal, pile
 
 

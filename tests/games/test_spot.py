@@ -11,22 +11,9 @@ import random
 
 import pytest
 
-from arbiter.games import ConfigError, EndReason, IllegalActionError, InvalidActionError, get_game
-from arbiter.games.cards import Card, parse_cards
-from arbiter.games.spot import (
-    DRAW_DISCARD,
-    DRAW_STOCK,
-    Discard,
-    Draw,
-    DrawSource,
-    HandEnd,
-    LayOff,
-    Meld,
-    MeldKind,
-    Phase,
-    Spot,
-    settle_hand,
-)
+from cardarena.games import ConfigError, EndReason, IllegalActionError, InvalidActionError, get_game
+from cardarena.games.cards import Card, parse_cards
+from cardarena.games.spot import DRAW_DISCARD, DRAW_STOCK, Discard, Draw, DrawSource, HandEnd, LayOff, Meld, MeldKind, Phase, Spot, settle_hand
 from tests.games.conformance import check_deterministic, check_random_playouts
 
 

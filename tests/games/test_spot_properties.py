@@ -14,9 +14,9 @@ import random
 
 import pytest
 
-from arbiter.games import events_for, get_game
-from arbiter.games.cards import STANDARD_DECK, Card
-from arbiter.games.spot import Discard, LayOff, Meld, MeldKind, Phase, SpotTableMeld
+from cardarena.games import events_for, get_game
+from cardarena.games.cards import STANDARD_DECK, Card
+from cardarena.games.spot import Discard, LayOff, Meld, MeldKind, Phase, SpotTableMeld
 from tests.games.conformance import walk_cards
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import random
 
-from arbiter.games.base import Game, State
+from cardarena.games.base import Game, State
 
 
 def random_states(game: Game, count: int, seed: int, max_steps: int):

@@ -6,8 +6,8 @@ import pytest
 from typer.testing import CliRunner
 
 from arbiter.cli import app
-from arbiter.games import ConfigError
-from sdk.evaluate import EvalResult, MatchMargin, _seating, evaluate
+from cardarena.games import ConfigError
+from arbiter.tournament.evaluate import EvalResult, MatchMargin, _seating, evaluate
 
 
 def test_seatings_swap_sides() -> None:

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from arbiter.games import get_game
+from cardarena.games import get_game
 from sdk.forward import knowledge, sample_states
 from tests.sdk._forward_helpers import chi_square, chi_square_bound, play_out, random_states
 

@@ -8,9 +8,9 @@ from collections import Counter
 
 import pytest
 
-from arbiter.games import get_game
-from arbiter.games.cards import STANDARD_DECK, parse_cards
-from arbiter.games.spot import DRAW_DISCARD, Discard
+from cardarena.games import get_game
+from cardarena.games.cards import STANDARD_DECK, parse_cards
+from cardarena.games.spot import DRAW_DISCARD, Discard
 from sdk.forward import sample_states
 from tests.sdk._forward_helpers import chi_square, chi_square_bound, play_out, random_states
 

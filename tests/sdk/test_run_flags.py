@@ -8,8 +8,8 @@ import textwrap
 
 import grpc
 
-from arbiter import convert
-from arbiter.games import EndReason
+from cardarena.wire import codec as convert
+from cardarena.games import EndReason
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from tests.conftest import ROOT

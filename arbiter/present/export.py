@@ -14,7 +14,7 @@ import json
 import time
 from typing import Any
 
-from arbiter.ratings import Standings
+from arbiter.tournament.ratings import Standings
 
 FORMATS = ("csv", "json", "md", "html")
 

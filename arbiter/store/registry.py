@@ -34,9 +34,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
-from arbiter import sandbox as sb
-from arbiter.botcheck import SMOKE_OPTIONS, Check, Report
-from arbiter.store import transaction
+from arbiter.hosting import sandbox as sb
+from arbiter.hosting.botcheck import SMOKE_OPTIONS, Check, Report
+from arbiter.store.db import transaction
 
 log = logging.getLogger(__name__)
 
@@ -224,7 +224,7 @@ def check_bot(
     box = sandbox or sb.Sandbox()
     path = Path(path).resolve()
     spec = box.code_path(path)
-    argv = [sys.executable, "-m", "arbiter.botcheck", spec, "--positions", str(positions), "--decision-ms", str(decision_ms)]
+    argv = [sys.executable, "-m", "arbiter.hosting.botcheck", spec, "--positions", str(positions), "--decision-ms", str(decision_ms)]
     env = {"PYTHONPATH": box.code_path(path)} if path.is_dir() else {}
     launch = box.prepare(argv, code=[path], env=env, needs_arbiter=False)
     report = Report(str(path))
@@ -254,10 +254,11 @@ def check_bot(
 
 
 async def _smoke(path: Path, game_name: str, decision_ms: int, bank_ms: int, seed: int, box: sb.Sandbox) -> Check:
-    from arbiter.botproc import BotPool, BotStartError
-    from arbiter.games import get_game
-    from arbiter.match import Clock, FailurePolicy, MatchConfig, run_match
-    from arbiter.server import RemoteSeat, start_private_server
+    from arbiter.hosting.botproc import BotPool, BotStartError
+    from cardarena.games import get_game
+    from cardarena.records import Clock, FailurePolicy, MatchConfig
+    from arbiter.match import run_match
+    from arbiter.server.arena import RemoteSeat, start_private_server
 
     options = SMOKE_OPTIONS.get(game_name, {})
     game = get_game(game_name, options)

@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from arbiter.games import ConfigError
-from arbiter.match import MatchConfig, MatchRecord
+from cardarena.games import ConfigError
+from cardarena.records import MatchConfig, MatchRecord
 
 log = logging.getLogger(__name__)
 
@@ -107,14 +107,14 @@ class MatchJob:
 
 #: The code that decides what happens in a match: the engines, the match runner, the
 #: wire between arbiter and bots, the SDK, the bundled bots, this task protocol.
-FINGERPRINTED = ("arbiter/games", "arbiter/match.py", "arbiter/convert.py", "arbiter/server.py", "arbiter/cluster.py",
-                 "sdk", "bots", "cardarena")
+FINGERPRINTED = ("cardarena", "arbiter/match", "arbiter/server", "arbiter/hosting", "arbiter/tournament/cluster.py",
+                 "sdk", "bots")
 
 
 def code_fingerprint(root: Path | None = None) -> str:
     """sha256 over the Python source that decides a match (``FINGERPRINTED``), by relative
     path: equal on two machines when that code is equal."""
-    root = root or Path(__file__).resolve().parent.parent
+    root = root or Path(__file__).resolve().parents[2]
     h = hashlib.sha256()
     for part in FINGERPRINTED:
         base = root / part
@@ -147,13 +147,13 @@ def bot_refs(sources: Sequence[str], names: Sequence[str], db_path: str | os.Pat
     name or ``module:Class`` is passed by name. ``ship=False`` sends registered bots by
     the path of their stored copy (a shared file system) instead of their files.
     """
-    from arbiter.registry import RegistryError, Submission, collect
-    from arbiter.spec import SpecError, is_registered_ref
+    from arbiter.store.registry import RegistryError, Submission, collect
+    from arbiter.tournament.spec import SpecError, is_registered_ref
 
     refs: dict[str, BotRef] = {}
     for name, source in zip(names, sources):
         if is_registered_ref(source):
-            from arbiter.registry import Registry
+            from arbiter.store.registry import Registry
 
             if db_path is None:
                 raise SpecError(f"bots: {source!r} names a registered bot, but there is no store to look it up in")
@@ -187,7 +187,7 @@ def bot_refs(sources: Sequence[str], names: Sequence[str], db_path: str | os.Pat
 
 
 def _read_dir(path: Path) -> dict[str, bytes]:
-    from arbiter.registry import read_stored
+    from arbiter.store.registry import read_stored
 
     if not path.is_dir():
         raise OSError(f"{path}: no stored copy (removed?)")
@@ -206,7 +206,7 @@ def cache_dir() -> Path:
 def local_spec(ref: BotRef) -> str:
     """What ``BotPool.launch`` takes to run ``ref`` on this machine, after checking that its
     code hashes to ``ref.content_hash``; ClusterError naming the bot otherwise."""
-    from arbiter.registry import ENTRY, RegistryError, Submission, materialize, validate
+    from arbiter.store.registry import ENTRY, RegistryError, Submission, materialize, validate
 
     if ref.kind == "named":
         return ref.source
@@ -276,8 +276,8 @@ class _WorkerArena:
         asyncio.run_coroutine_threadsafe(self._start(), self.loop).result(60)
 
     async def _start(self) -> None:
-        from arbiter.botproc import BotPool
-        from arbiter.server import start_private_server
+        from arbiter.hosting.botproc import BotPool
+        from arbiter.server.arena import start_private_server
 
         # The bots reach this arbiter and nobody else needs it: Spectate and Matches locked.
         self.server = await start_private_server()
@@ -293,8 +293,8 @@ class _WorkerArena:
 
     async def _play(self, job: MatchJob) -> tuple[str, dict[str, str]]:
         from arbiter.match import run_match
-        from arbiter.botproc import gone_session
-        from arbiter.server import RemoteSeat
+        from arbiter.hosting.botproc import gone_session
+        from arbiter.server.arena import RemoteSeat
 
         refs = {r.name: r for r in job.bots}
         missing = [n for n in job.seats if n not in refs]
@@ -365,7 +365,7 @@ class _WorkerArena:
     async def _connect(self, bp: Any, ref: BotRef) -> Any:
         """The session of the just-launched ``bp``; BotStartError (naming the tournament's
         bot, not the worker's key) if it exits or does not connect."""
-        from arbiter.botproc import BotStartError
+        from arbiter.hosting.botproc import BotStartError
 
         try:
             return await bp.connect(self.server.hub, CONNECT_TIMEOUT)

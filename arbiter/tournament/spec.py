@@ -47,8 +47,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from arbiter.games import ConfigError, Game, get_game
-from arbiter.match import Clock, FailurePolicy, MatchConfig, Policy
+from cardarena.games import ConfigError, Game, get_game
+from cardarena.records import Clock, FailurePolicy, MatchConfig, Policy
 
 
 class SpecError(ConfigError):
@@ -303,7 +303,7 @@ class TournamentSpec:
 
 def _check_bot(spec: str, source: str, game: str) -> None:
     """A bot spec that can be launched, as far as can be told without running its code."""
-    from bots import BUNDLED, load_bot
+    from sdk.loading import BUNDLED, load_bot
 
     if source in BUNDLED:
         bot = load_bot(source)

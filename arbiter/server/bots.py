@@ -17,8 +17,8 @@ from typing import AsyncIterator, Callable
 
 import grpc
 
-from arbiter import registry as reg
-from arbiter.botcheck import Report
+from arbiter.store import registry as reg
+from arbiter.hosting.botcheck import Report
 from cardarena.v1 import bots_pb2 as bpb
 from cardarena.v1 import bots_pb2_grpc as bpb_grpc
 

@@ -24,21 +24,13 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from arbiter import convert
-from arbiter.games import ConfigError, Event, Outcome
-from arbiter.match import (
-    Clock,
-    FailurePolicy,
-    MalformedAction,
-    MatchConfig,
-    SeatClient,
-    SeatDisconnected,
-    TurnRequest,
-    run_match,
-)
+from cardarena.wire import codec as convert
+from cardarena.games import ConfigError, Event, Outcome
+from cardarena.records import Clock, FailurePolicy, MatchConfig
+from arbiter.match import MalformedAction, SeatClient, SeatDisconnected, TurnRequest, run_match
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
-from sdk.bot import MatchInfo
+from cardarena.records import MatchInfo
 
 log = logging.getLogger(__name__)
 
@@ -476,7 +468,7 @@ async def start_server(
     ``spectators`` (an ``arbiter.spectate.SpectatorHub``; a new one without delay if None)
     receives the matches run by Matches.RunMatch and serves them on the Spectate service.
     """
-    from arbiter.spectate import SpectatorHub, add_spectate_service
+    from arbiter.spectating.hub import SpectatorHub, add_spectate_service
 
     spectators = spectators if spectators is not None else SpectatorHub()
     hub = hub or Hub()
@@ -487,7 +479,7 @@ async def start_server(
     pb_grpc.add_MatchesServicer_to_server(matches_servicer, server)
     spectate_name = add_spectate_service(spectators, server)
     if bots_registry is not None:  # the Bots service (arbiter.bots_service), behind author/admin tokens
-        from arbiter.bots_service import add_bots_service
+        from arbiter.server.bots import add_bots_service
 
         add_bots_service(server, bots_registry, admin_token, author_tokens or {})
     health_servicer = health.aio.HealthServicer()
@@ -526,7 +518,7 @@ async def start_private_server(spectators: Any = None) -> RunningServer:
     and the Spectate service (with repeated deals, another match's public plays show the
     hands a bot plays against). ``spectators`` (a SpectatorHub) must carry its own token,
     for the organiser; without one, spectating is locked for everyone."""
-    from arbiter.spectate import SpectatorHub
+    from arbiter.spectating.hub import SpectatorHub
 
     if spectators is None:
         spectators = SpectatorHub(token=secrets.token_urlsafe(18))

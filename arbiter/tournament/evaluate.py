@@ -26,8 +26,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from arbiter.games import ConfigError, get_game
-from arbiter.match import Clock
+from cardarena.games import ConfigError, get_game
+from cardarena.records import Clock
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +120,7 @@ def play_one(
     options: Mapping[str, Any], preset: str | None, clock_ms: tuple[int, int],
 ) -> MatchMargin:
     """Play one seating of one deal; bots are named by spec (picklable for workers)."""
-    from bots import load_bot
+    from sdk.loading import load_bot
     from sdk.harness import play_match
 
     game = get_game(game_name, options, preset)
@@ -165,7 +165,7 @@ def evaluate(
         raise ConfigError(f"jobs: must be at least 1, got {jobs}")
     opts = dict(options or {})
     get_game(game, opts, preset)  # validate before starting anything
-    from bots import load_bot
+    from sdk.loading import load_bot
 
     for spec in (bot_a, bot_b):
         bot = load_bot(spec)

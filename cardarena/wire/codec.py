@@ -33,8 +33,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from google.protobuf import message_factory
 
-from arbiter.games import Card, EndReason, Event, Outcome, game_class
-from arbiter.games.cards import InvalidCardError
+from cardarena.games import Card, EndReason, Event, Outcome, game_class
+from cardarena.games.cards import InvalidCardError
 from cardarena.v1 import arena_pb2 as pb
 
 PROTOCOL_VERSION = 1

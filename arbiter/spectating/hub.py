@@ -27,10 +27,11 @@ from typing import Any, AsyncIterator, Iterator, Sequence
 
 import grpc
 
-from arbiter import convert
-from arbiter.games import Card, Event, GameError, Outcome, State
-from arbiter.match import MatchConfig, MatchObserver, MatchRecord
-from arbiter.server import require_token
+from cardarena.wire import codec as convert
+from cardarena.games import Card, Event, GameError, Outcome, State
+from cardarena.records import MatchConfig, MatchRecord
+from arbiter.match import MatchObserver
+from arbiter.server.arena import require_token
 from cardarena.v1 import spectate_pb2 as spb
 from cardarena.v1 import spectate_pb2_grpc as spb_grpc
 

@@ -28,7 +28,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from arbiter.store import MatchRow
+from arbiter.store.db import MatchRow
 
 ELO_PER_NAT = 400 / math.log(10)
 BT_PRIOR_SIGMA = 2.0
@@ -370,14 +370,14 @@ def _side_bots_order(side: Sequence[int], seats: Sequence[str]) -> list[int]:
 
 
 # --------------------------------------------------------------------------------------
-# The web page's table. arbiter/web.py looks for a hook named ``web_standings``; this one is
+# The web page's table. arbiter/present/web.py looks for a hook named ``web_standings``; this one is
 # named apart until the web page's tests expect these ratings instead of its own fallback.
 
 
 def standings_for_web(store: Any, tour: Any, rows: Sequence[MatchRow]) -> Any:
     """These standings in arbiter.web's shape, so the page shows the same table and ratings."""
-    from arbiter import web
-    from arbiter.spec import TournamentSpec
+    from arbiter.present import web
+    from arbiter.tournament.spec import TournamentSpec
 
     spec = TournamentSpec.from_json(tour.spec)
     st = compute_standings(rows, spec.validate_game().teams, spec.duplicate, spec.bot_names)

@@ -33,10 +33,12 @@ from typing import Any, Sequence
 import jinja2
 from markupsafe import Markup
 
-from arbiter.games import Card, get_game
-from arbiter.match import MatchRecord, ReplayError
-from arbiter.replay import ReplayStep, board, step_record
-from arbiter.store import MatchRow, Store, StoreError, TournamentRow
+from cardarena.games import Card, get_game
+from cardarena.records import MatchRecord
+from cardarena.replay import ReplayError
+from cardarena.replay import ReplayStep, step_record
+from arbiter.present.boards import board
+from arbiter.store.db import MatchRow, Store, StoreError, TournamentRow
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +92,7 @@ class Standings:
 def _library_standings(store: Store, tour: TournamentRow, rows: Sequence[MatchRow]) -> Standings | None:
     """The tournament library's standings with ratings, if this tree has them."""
     try:
-        from arbiter import ratings  # noqa: F401  (maintained by the tournament helper)
+        from arbiter.tournament import ratings
     except ImportError:
         return None
     fn = getattr(ratings, "web_standings", None) or getattr(ratings, "standings_for_web", None)

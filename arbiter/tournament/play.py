@@ -7,12 +7,14 @@ from typing import Any, Mapping, Sequence
 
 import grpc
 
-from arbiter import convert
-from arbiter.botproc import BotPool
-from arbiter.games import ConfigError
-from arbiter.match import Clock, FailurePolicy, LocalSeat, MatchConfig, MatchRecord, Policy, run_match
-from arbiter.server import RemoteSeat, start_private_server
-from arbiter.tournament import bot_names
+from cardarena.wire import codec as convert
+from arbiter.hosting.botproc import BotPool
+from cardarena.games import ConfigError
+from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
+from arbiter.hosting.local import LocalSeat
+from arbiter.match import run_match
+from arbiter.server.arena import RemoteSeat, start_private_server
+from arbiter.tournament.run import bot_names
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 
@@ -46,7 +48,7 @@ def play_local(
     distinct = list(dict.fromkeys(bots))
     names = dict(zip(distinct, bot_names(distinct)))
     if transport == "inproc":
-        from bots import load_bot
+        from sdk.loading import load_bot
 
         loaded = {spec: load_bot(spec) for spec in distinct}
         return asyncio.run(run_match(config, [LocalSeat(loaded[b], names[b]) for b in bots]))

@@ -14,8 +14,7 @@ What a step shows depends on the viewpoint, and comes only from the engine's vie
 - ``full=True``: the public view plus every seat's own view, so every hand is visible
   (cards no seat could see, such as the stock order, stay hidden until the end).
 
-``board()`` turns any game's view into a neutral list of labelled rows of cards, which
-the terminal (rich) and the web page render in their own way.
+This is the one verifier: the store, the web page, the CLI and the tests all call it.
 """
 
 from __future__ import annotations
@@ -24,10 +23,14 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
-from arbiter.games import Card, Event, Game, GameError, Outcome, State, events_for, get_game
-from arbiter.match import MatchRecord, ReplayError
+from cardarena.games import Event, Game, GameError, Outcome, State, events_for, get_game
+from cardarena.records import MatchRecord
 
-__all__ = ["ReplayError", "ReplayStep", "BoardRow", "step_record", "verify_record", "replay_steps", "board"]
+__all__ = ["ReplayError", "ReplayStep", "step_record", "verify_record", "replay_steps"]
+
+
+class ReplayError(Exception):
+    """A record that does not replay to its recorded result; the message names the step and the fault."""
 
 
 @dataclass(frozen=True)
@@ -168,126 +171,3 @@ def step_record(record: MatchRecord, seat: int | None = None, full: bool = False
 def replay_steps(record: MatchRecord, seat: int | None = None, full: bool = False) -> list[ReplayStep]:
     """All steps at once (see ``step_record``)."""
     return list(step_record(record, seat, full))
-
-
-# --------------------------------------------------------------------------------------
-# A neutral picture of a view, for the terminal and the web page.
-
-
-@dataclass(frozen=True)
-class BoardRow:
-    """One line of a board: a label, cards face up, a count of face-down cards, a note."""
-
-    label: str
-    cards: tuple[Card, ...] = ()
-    face_down: int = 0
-    note: str = ""
-    section: str = ""  # rows of one section are shown together under this title
-
-
-def _name(names: Sequence[str], seat: int | None) -> str:
-    if seat is None or seat < 0:
-        return "-"
-    return f"seat {seat} ({names[seat]})" if seat < len(names) else f"seat {seat}"
-
-
-def board(game: str, view: Any, seat_names: Sequence[str] = (), seat_views: Sequence[Any] = ()) -> list[BoardRow]:
-    """The view as rows of cards. ``seat_views`` (full mode) supply every seat's hand."""
-    fn = {"spades": _spades_board, "spite-and-malice": _spite_board, "spot": _spot_board}.get(game)
-    if fn is None:
-        raise ValueError(f"no board for game {game!r}")
-    return fn(view, tuple(seat_names), tuple(seat_views))
-
-
-def _hand_for(view: Any, seat_views: Sequence[Any], s: int) -> tuple[Card, ...] | None:
-    """Seat ``s``'s cards if the viewpoint may see them, else None."""
-    if seat_views:
-        v = seat_views[s]
-        return tuple(v.hand) if getattr(v, "hand_visible", True) else None
-    if view.seat == s and getattr(view, "hand_visible", True):
-        return tuple(view.hand)
-    return None
-
-
-def _spades_board(v: Any, names: tuple[str, ...], seat_views: tuple[Any, ...]) -> list[BoardRow]:
-    rows = [
-        BoardRow("deal", note=f"deal {v.deal}, dealer {_name(names, v.dealer)}, {v.phase.name.lower()}"
-                 + (f", {_name(names, v.to_act)} to act" if v.to_act is not None else ""), section="table"),
-    ]
-    for side in v.sides:
-        seats = " & ".join(str(s) for s in side.seats)
-        rows.append(BoardRow(f"side {'AB'[side.side]} (seats {seats})", note=f"score {side.score}, bags {side.bags}", section="table"))
-    for st in v.seats:
-        bid = "-" if st.bid is None else ("blind nil" if st.blind_nil else ("nil" if st.bid == 0 else str(st.bid)))
-        hand = _hand_for(v, seat_views, st.seat)
-        rows.append(BoardRow(_name(names, st.seat), hand or (), 0 if hand is not None else st.hand_count,
-                             f"bid {bid}, tricks {st.tricks_won}", section="hands"))
-    if v.trick:
-        rows.append(BoardRow("trick", tuple(p.card for p in v.trick),
-                             note="played by seats " + " ".join(str(p.seat) for p in v.trick), section="play"))
-    if v.tricks:
-        last = v.tricks[-1]
-        rows.append(BoardRow(f"trick {len(v.tricks)}", tuple(p.card for p in last.cards),
-                             note=f"led by seat {last.leader}, won by {_name(names, last.winner)}", section="play"))
-    for h in v.history[-3:]:
-        pts = ", ".join(f"side {'AB'[r.side]} {r.points:+d} = {r.score}" for r in h.sides)
-        rows.append(BoardRow(f"deal {h.deal} result", note=pts, section="scores"))
-    for rec in v.record:
-        for hand in rec.hands:
-            rows.append(BoardRow(f"deal {rec.deal}: {_name(names, hand.seat)}", tuple(hand.cards), section="the deals (revealed)"))
-    if v.winner is not None:
-        rows.append(BoardRow("winner", note=f"side {'AB'[v.winner]}", section="table"))
-    return rows
-
-
-def _spite_board(v: Any, names: tuple[str, ...], seat_views: tuple[Any, ...]) -> list[BoardRow]:
-    rows = [
-        BoardRow("game", note=f"game {v.game_number}, turn {v.turn_number}, {v.phase.name.lower()}"
-                 + (f", {_name(names, v.current_seat)} to act" if v.current_seat is not None else "")
-                 + f", stock {v.stock_count}", section="table"),
-    ]
-    for i, pile in enumerate(v.center, 1):
-        rows.append(BoardRow(f"centre {i}", pile.cards[-1:], note=f"value {pile.value}, {len(pile.cards)} cards", section="centre"))
-    if not v.center:
-        rows.append(BoardRow("centre", note="no piles", section="centre"))
-    for p in v.players:
-        who = _name(names, p.seat)
-        rows.append(BoardRow(f"{who} pay-off", p.payoff_face_up, max(0, p.payoff_count - len(p.payoff_face_up)),
-                             note=f"{p.payoff_count} left, {p.points} points", section=who))
-        for j, stack in enumerate(p.side_stacks, 1):
-            rows.append(BoardRow(f"{who} side {j}", stack.cards, section=who))
-        hand = _hand_for(v, seat_views, p.seat)
-        rows.append(BoardRow(f"{who} hand", hand or (), 0 if hand is not None else p.hand_count, section=who))
-    if v.turn_moves:
-        rows.append(BoardRow("this turn", tuple(m.card for m in v.turn_moves),
-                             note="; ".join(m.action for m in v.turn_moves), section="play"))
-    if v.reveal is not None:
-        for s, h in enumerate(v.reveal.hands):
-            rows.append(BoardRow(f"{_name(names, s)} hand", h.cards, section="revealed"))
-        for s, pile in enumerate(v.reveal.payoffs):
-            rows.append(BoardRow(f"{_name(names, s)} pay-off", pile.cards, section="revealed"))
-        rows.append(BoardRow("stock", v.reveal.stock, section="revealed"))
-    return rows
-
-
-def _spot_board(v: Any, names: tuple[str, ...], seat_views: tuple[Any, ...]) -> list[BoardRow]:
-    to_act = f", {_name(names, v.current_seat)} to act" if v.current_seat is not None else ""
-    rows = [
-        BoardRow("hand", note=f"hand {v.hand_number} of {v.hands_in_match}, dealer {_name(names, v.dealer)}, "
-                 f"{v.phase.value}{to_act}, stock {v.stock_count}, pot {v.pot:g}", section="table"),
-        BoardRow("discard pile", v.discard_pile[-6:], note=f"{len(v.discard_pile)} cards, top last", section="table"),
-    ]
-    for m in v.melds:
-        rows.append(BoardRow(f"m{m.id} {m.kind.value}", m.cards, note=f"by {_name(names, m.owner)}", section="melds"))
-    for s in range(v.num_players):
-        hand = _hand_for(v, seat_views, s)
-        rows.append(BoardRow(_name(names, s), hand or (), 0 if hand is not None else v.hand_counts[s],
-                             note=f"balance {v.balances[s]:+g}", section="seats"))
-    if v.last_hand is not None:
-        lh = v.last_hand
-        for h in lh.hands:
-            rows.append(BoardRow(f"hand {lh.hand_number}: {_name(names, h.seat)}", h.cards,
-                                 note=f"{h.spots} spots, net {lh.net[h.seat]:+g}", section="last hand (shown)"))
-    if v.unused_stock:
-        rows.append(BoardRow("unused stock", v.unused_stock, section="revealed"))
-    return rows

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib.util
 import itertools
 import json
 import logging
@@ -151,12 +152,13 @@ def best_mode() -> str:
 
 def _package_dirs() -> list[Path]:
     """The directories of the packages a bot process imports (the SDK and what it uses)."""
-    import arbiter
-    import bots
-    import cardarena
-    import sdk
-
-    return [Path(m.__file__).resolve().parent for m in (sdk, arbiter, cardarena, bots)]
+    # Found, not imported: the arbiter never runs the bots' code in its own process.
+    dirs = []
+    for name in ("sdk", "arbiter", "cardarena", "bots"):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            dirs.append(Path(next(iter(spec.submodule_search_locations))).resolve())
+    return dirs
 
 
 @dataclass

@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from arbiter import sandbox as sb
-from arbiter.spec import ISOLATIONS
-from arbiter.server import Hub, Session
+from arbiter.hosting import sandbox as sb
+from arbiter.tournament.spec import ISOLATIONS
+from arbiter.server.arena import Hub, Session
 
 log = logging.getLogger(__name__)
 

@@ -20,68 +20,20 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from arbiter.games import (
-    Action,
-    EndReason,
-    Event,
-    Game,
-    GameError,
-    Outcome,
-    events_for,
-    get_game,
+from cardarena.games import Action, EndReason, Event, Game, GameError, Outcome, events_for, get_game
+from cardarena.games.base import options_to_dict
+from cardarena.records import (
+    Incident,
+    MatchConfig,
+    MatchInfo,
+    MatchRecord,
+    Policy,
+    RecordedAction,
+    bot_seed_for,
+    forfeit_outcome,
 )
-from arbiter.games.base import options_to_dict
-from sdk.bot import MatchInfo
 
 log = logging.getLogger(__name__)
-
-
-# --------------------------------------------------------------------------------------
-# Configuration.
-
-
-@dataclass(frozen=True)
-class Clock:
-    """Per-decision limit and per-match bank, in ms (0 = unlimited)."""
-
-    decision_ms: int = 10_000
-    bank_ms: int = 60_000
-
-
-class Policy(enum.Enum):
-    """What happens to a seat that fails (times out, acts illegally, disconnects)."""
-
-    FORFEIT = "forfeit"  # its side loses the match at once
-    DEFAULT = "default"  # the first legal action is played for it, up to max_strikes
-
-
-@dataclass(frozen=True)
-class FailurePolicy:
-    on_timeout: Policy = Policy.FORFEIT
-    on_illegal: Policy = Policy.FORFEIT
-    on_disconnect: Policy = Policy.FORFEIT
-    max_strikes: int = 3
-
-    @classmethod
-    def uniform(cls, policy: Policy | str, max_strikes: int = 3) -> "FailurePolicy":
-        p = Policy(policy)
-        return cls(p, p, p, max_strikes)
-
-
-@dataclass(frozen=True)
-class MatchConfig:
-    """Everything that defines a match; with the recorded actions it replays exactly."""
-
-    game: str
-    seed: int
-    options: Mapping[str, Any] = field(default_factory=dict)
-    preset: str | None = None
-    clock: Clock = Clock()
-    policy: FailurePolicy = FailurePolicy()
-    match_id: str = ""
-
-    def make_game(self) -> Game:
-        return get_game(self.game, self.options, self.preset)
 
 
 # --------------------------------------------------------------------------------------
@@ -169,168 +121,6 @@ class MatchObserver(abc.ABC):
 
     async def ended(self, record: "MatchRecord", final_view: Any) -> None:
         """The match is over; ``final_view`` shows everything (None after a forfeit)."""
-
-
-class LocalSeat(SeatClient):
-    """A trusted SDK bot running in this process (the local harness, `--transport inproc`)."""
-
-    def __init__(self, bot: Any, name: str | None = None):
-        from sdk.bot import fresh_copy
-
-        self._template = bot
-        self._copy = fresh_copy
-        self._bots: dict[tuple[str, int], Any] = {}
-        self.name = name or getattr(bot, "name", "bot")
-
-    async def start(self, info: MatchInfo) -> None:
-        bot = self._copy(self._template)
-        self._bots[(info.match_id, info.seat)] = bot
-        try:
-            bot._start(info)
-        except Exception as exc:  # noqa: BLE001 - a bot's bug is the bot's, not ours
-            raise SeatCrashed(f"on_match_start raised {exc!r}") from exc
-
-    async def decide(self, turn: TurnRequest) -> Action:
-        bot = self._bots[(turn.match_id, turn.seat)]
-        try:
-            return bot.choose(turn.view, list(turn.legal_actions))
-        except Exception as exc:  # noqa: BLE001
-            raise SeatCrashed(f"choose raised {exc!r}") from exc
-
-    async def notify(self, match_id: str, seat: int, events: list[Event]) -> None:
-        bot = self._bots.get((match_id, seat))
-        if bot is not None:
-            try:
-                bot.on_events(events)
-            except Exception:  # noqa: BLE001
-                log.exception("bot %s on_events raised", self.name)
-
-    async def reject(self, match_id: str, request_id: int, code: str, message: str) -> None:
-        log.info("bot %s: %s: %s", self.name, code, message)
-
-    async def finish(self, match_id: str, seat: int, outcome: Outcome, final_view: Any) -> None:
-        from sdk.bot import MatchResult
-
-        bot = self._bots.pop((match_id, seat), None)
-        if bot is not None:
-            try:
-                bot.on_match_end(MatchResult(match_id, outcome, seat))
-            except Exception:  # noqa: BLE001
-                log.exception("bot %s on_match_end raised", self.name)
-
-
-# --------------------------------------------------------------------------------------
-# The record.
-
-
-@dataclass(frozen=True)
-class RecordedAction:
-    seat: int
-    action: str  # notation
-    ms: int  # wall time the seat took
-    forced: str = ""  # non-empty when the arbiter chose it (policy "default"): why
-
-
-@dataclass(frozen=True)
-class Incident:
-    seat: int
-    kind: str  # "timeout", "illegal", "malformed", "disconnect", "crash"
-    detail: str
-    stderr: str = ""  # the tail of the bot process's stderr, when the arbiter started the process
-
-
-@dataclass
-class MatchRecord:
-    """Enough to replay the match: game, options, seed, seats, actions, timings, result."""
-
-    match_id: str
-    game: str
-    options: dict[str, Any]
-    seed: int
-    seat_names: tuple[str, ...]
-    actions: list[RecordedAction] = field(default_factory=list)
-    incidents: list[Incident] = field(default_factory=list)
-    outcome: Outcome | None = None
-    started: float = 0.0
-    seconds: float = 0.0
-
-    def to_json(self) -> str:
-        d = dataclasses.asdict(self)
-        if self.outcome is not None:
-            d["outcome"]["reason"] = self.outcome.reason.value
-        return json.dumps(d, sort_keys=True)
-
-    @classmethod
-    def from_json(cls, text: str) -> "MatchRecord":
-        """Parse a stored record; ValueError naming what is wrong."""
-        try:
-            d = json.loads(text)
-            outcome = d.get("outcome")
-            if outcome is not None:
-                outcome = Outcome(
-                    tuple(outcome["scores"]), tuple(outcome["ranks"]), EndReason(outcome["reason"]), outcome["detail"]
-                )
-            return cls(
-                match_id=d["match_id"],
-                game=d["game"],
-                options=d["options"],
-                seed=int(d["seed"]),
-                seat_names=tuple(d["seat_names"]),
-                actions=[RecordedAction(**a) for a in d["actions"]],
-                incidents=[Incident(**i) for i in d["incidents"]],
-                outcome=outcome,
-                started=d.get("started", 0.0),
-                seconds=d.get("seconds", 0.0),
-            )
-        except (KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
-            raise ValueError(f"corrupt match record: {exc!r}") from None
-
-
-class ReplayError(Exception):
-    """A record that does not replay to its recorded result."""
-
-
-def replay_record(record: MatchRecord) -> Outcome:
-    """Re-run the record through the engine; ReplayError if any step or the result differs."""
-    game = get_game(record.game, record.options)
-    state = game.new_initial_state(record.seed)
-    for i, ra in enumerate(record.actions):
-        if state.is_terminal:
-            raise ReplayError(f"action {i} ({ra.action}) recorded after the game ended")
-        if state.current_seat != ra.seat:
-            raise ReplayError(f"action {i}: recorded for seat {ra.seat}, but seat {state.current_seat} is to act")
-        try:
-            state.apply(game.parse_action(ra.action))
-        except GameError as exc:
-            raise ReplayError(f"action {i} ({ra.action}) does not apply: {exc}") from None
-    if record.outcome is None:
-        raise ReplayError("the record has no outcome")
-    if record.outcome.reason.name.startswith("FORFEIT"):
-        if state.is_terminal:
-            raise ReplayError("recorded as a forfeit, but the actions finish the game")
-        return record.outcome
-    if not state.is_terminal:
-        raise ReplayError("the recorded actions do not finish the game")
-    outcome = state.outcome()
-    if outcome != record.outcome:
-        raise ReplayError(f"replayed outcome {outcome} differs from the recorded {record.outcome}")
-    return outcome
-
-
-def bot_seed_for(seed: int, seat: int) -> int:
-    """The seed a seat's bot gets for its own random choices: a one-way function of the
-    match seed, so the bot cannot compute the deal seed back from it (an invertible mix
-    such as ``seed * k + seat`` would hand every bot the whole deal)."""
-    digest = hashlib.sha256(f"bot-seed:{seed}:{seat}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
-
-
-def forfeit_outcome(game: Game, seat: int, reason: EndReason, detail: str) -> Outcome:
-    """The failing seat's side ranks last, every other side shares first."""
-    team = next(t for t in game.teams if seat in t)
-    last = len(game.teams)
-    ranks = tuple(last if s in team else 1 for s in range(game.num_seats))
-    return Outcome(tuple(0.0 for _ in range(game.num_seats)), ranks, reason, detail)
 
 
 # --------------------------------------------------------------------------------------

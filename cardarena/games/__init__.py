@@ -26,9 +26,9 @@ from .cards import Card, Suit, parse_cards  # noqa: F401
 
 #: game name -> "module:Class", imported on first use.
 GAMES: dict[str, str] = {
-    "spades": "arbiter.games.spades:Spades",
-    "spite-and-malice": "arbiter.games.spite_malice:SpiteAndMalice",
-    "spot": "arbiter.games.spot:Spot",
+    "spades": "cardarena.games.spades:Spades",
+    "spite-and-malice": "cardarena.games.spite_malice:SpiteAndMalice",
+    "spot": "cardarena.games.spot:Spot",
 }
 
 

@@ -78,8 +78,8 @@ def _as_action(game: Any, answer: Any) -> Any:
 
 
 def _info(game: Any, seat: int, seed: int, decision_ms: int, match_id: str) -> Any:
-    from arbiter.games.base import options_to_dict
-    from sdk.bot import MatchInfo
+    from cardarena.games.base import options_to_dict
+    from cardarena.records import MatchInfo
 
     return MatchInfo(match_id=match_id, game=game.name, options=options_to_dict(game.options), seat=seat,
                      num_seats=game.num_seats, teams=game.teams, seat_names=tuple(f"seat{i}" for i in range(game.num_seats)),
@@ -91,7 +91,7 @@ def _playout(template: Any, game_name: str, seed: int, decisions: int, decision_
     """The bot plays every seat of one seeded game (a fresh copy per seat) for up to
     ``decisions`` decisions; returns its answers (notation) and decision times in ms.
     Raises AssertionError on an illegal answer, anything else on a crash."""
-    from arbiter.games import events_for, get_game
+    from cardarena.games import events_for, get_game
 
     game = get_game(game_name, SMOKE_OPTIONS.get(game_name, {}))
     state = game.new_initial_state(seed)
@@ -131,8 +131,8 @@ def _playout(template: Any, game_name: str, seed: int, decisions: int, decision_
 
 def run_checks(spec: str, positions: int = 200, decision_ms: int = 2000, games: list[str] | None = None) -> Report:
     """Every check of the module docstring; never raises for the bot's faults."""
-    from arbiter.games import GAMES
-    from bots import load_bot
+    from cardarena.games import GAMES
+    from sdk.loading import load_bot
     from sdk.bot import Bot
 
     report = Report(spec)

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from arbiter.games import EndReason, Outcome
-from arbiter.match import Incident, MatchRecord
+from cardarena.games import EndReason, Outcome
+from cardarena.records import Incident, MatchRecord
 
 DEFAULT_DB = "arena.sqlite"
 SCHEMA_VERSION = 3

@@ -1,0 +1,12 @@
+"""The match layer: drives one game between seats (see ``runner``)."""
+
+from arbiter.match.runner import (  # noqa: F401  (the layer's API)
+    MalformedAction,
+    MatchObserver,
+    SeatClient,
+    SeatCrashed,
+    SeatDisconnected,
+    SeatError,
+    TurnRequest,
+    run_match,
+)

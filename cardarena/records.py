@@ -1,0 +1,176 @@
+"""Match-level types both sides share: how a match is configured, what a bot is told
+when it starts and ends, and the record that replays it.
+
+Plain dataclasses, no I/O: the arbiter's match runner fills them, the store keeps them,
+the SDK hands ``MatchInfo`` and ``MatchResult`` to a bot, and ``cardarena.replay``
+verifies a ``MatchRecord`` against the engine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from cardarena.games import EndReason, Game, Outcome, get_game
+
+# --------------------------------------------------------------------------------------
+# Configuration.
+
+
+@dataclass(frozen=True)
+class Clock:
+    """Per-decision limit and per-match bank, in ms (0 = unlimited)."""
+
+    decision_ms: int = 10_000
+    bank_ms: int = 60_000
+
+
+class Policy(enum.Enum):
+    """What happens to a seat that fails (times out, acts illegally, disconnects)."""
+
+    FORFEIT = "forfeit"  # its side loses the match at once
+    DEFAULT = "default"  # the first legal action is played for it, up to max_strikes
+
+
+@dataclass(frozen=True)
+class FailurePolicy:
+    on_timeout: Policy = Policy.FORFEIT
+    on_illegal: Policy = Policy.FORFEIT
+    on_disconnect: Policy = Policy.FORFEIT
+    max_strikes: int = 3
+
+    @classmethod
+    def uniform(cls, policy: Policy | str, max_strikes: int = 3) -> "FailurePolicy":
+        p = Policy(policy)
+        return cls(p, p, p, max_strikes)
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    """Everything that defines a match; with the recorded actions it replays exactly."""
+
+    game: str
+    seed: int
+    options: Mapping[str, Any] = field(default_factory=dict)
+    preset: str | None = None
+    clock: Clock = Clock()
+    policy: FailurePolicy = FailurePolicy()
+    match_id: str = ""
+
+    def make_game(self) -> Game:
+        return get_game(self.game, self.options, self.preset)
+
+
+
+@dataclass(frozen=True)
+class MatchInfo:
+    """What a bot learns when a match starts."""
+
+    match_id: str
+    game: str  # "spades", "spite-and-malice", "spot"
+    options: dict[str, Any]  # the full option set in force
+    seat: int  # this bot's seat
+    num_seats: int
+    teams: tuple[tuple[int, ...], ...]  # seats grouped by side
+    seat_names: tuple[str, ...] = ()  # bot name at each seat
+    decision_ms: int = 0  # per-decision limit (0: none)
+    bank_ms: int = 0  # per-match time bank (0: none)
+    seed: int = field(default=0)  # the bot's own RNG seed for this match (not the deal seed)
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """How a match ended, as the bot is told."""
+
+    match_id: str
+    outcome: Outcome
+    seat: int
+
+
+
+# --------------------------------------------------------------------------------------
+# The record.
+
+
+@dataclass(frozen=True)
+class RecordedAction:
+    seat: int
+    action: str  # notation
+    ms: int  # wall time the seat took
+    forced: str = ""  # non-empty when the arbiter chose it (policy "default"): why
+
+
+@dataclass(frozen=True)
+class Incident:
+    seat: int
+    kind: str  # "timeout", "illegal", "malformed", "disconnect", "crash"
+    detail: str
+    stderr: str = ""  # the tail of the bot process's stderr, when the arbiter started the process
+
+
+@dataclass
+class MatchRecord:
+    """Enough to replay the match: game, options, seed, seats, actions, timings, result."""
+
+    match_id: str
+    game: str
+    options: dict[str, Any]
+    seed: int
+    seat_names: tuple[str, ...]
+    actions: list[RecordedAction] = field(default_factory=list)
+    incidents: list[Incident] = field(default_factory=list)
+    outcome: Outcome | None = None
+    started: float = 0.0
+    seconds: float = 0.0
+
+    def to_json(self) -> str:
+        d = dataclasses.asdict(self)
+        if self.outcome is not None:
+            d["outcome"]["reason"] = self.outcome.reason.value
+        return json.dumps(d, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> "MatchRecord":
+        """Parse a stored record; ValueError naming what is wrong."""
+        try:
+            d = json.loads(text)
+            outcome = d.get("outcome")
+            if outcome is not None:
+                outcome = Outcome(
+                    tuple(outcome["scores"]), tuple(outcome["ranks"]), EndReason(outcome["reason"]), outcome["detail"]
+                )
+            return cls(
+                match_id=d["match_id"],
+                game=d["game"],
+                options=d["options"],
+                seed=int(d["seed"]),
+                seat_names=tuple(d["seat_names"]),
+                actions=[RecordedAction(**a) for a in d["actions"]],
+                incidents=[Incident(**i) for i in d["incidents"]],
+                outcome=outcome,
+                started=d.get("started", 0.0),
+                seconds=d.get("seconds", 0.0),
+            )
+        except (KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
+            raise ValueError(f"corrupt match record: {exc!r}") from None
+
+
+
+def bot_seed_for(seed: int, seat: int) -> int:
+    """The seed a seat's bot gets for its own random choices: a one-way function of the
+    match seed, so the bot cannot compute the deal seed back from it (an invertible mix
+    such as ``seed * k + seat`` would hand every bot the whole deal)."""
+    digest = hashlib.sha256(f"bot-seed:{seed}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def forfeit_outcome(game: Game, seat: int, reason: EndReason, detail: str) -> Outcome:
+    """The failing seat's side ranks last, every other side shares first."""
+    team = next(t for t in game.teams if seat in t)
+    last = len(game.teams)
+    ranks = tuple(last if s in team else 1 for s in range(game.num_seats))
+    return Outcome(tuple(0.0 for _ in range(game.num_seats)), ranks, reason, detail)

@@ -1,0 +1,75 @@
+"""How bots are named, and loading one by its name.
+
+A bot is named by a bundled name (``random``, ``greedy``, ``heuristic``, ``search``: the
+``cardarena.bots`` entry points the project installs, so nothing here imports the bots'
+code until one is asked for), by a path to a Python file holding one ``sdk.Bot`` subclass
+(``mybot.py``, ``mybot.py:MyBot`` or a folder with ``bot.py``), or by ``module:Class``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+
+from sdk.bot import Bot
+
+ENTRY_POINT_GROUP = "cardarena.bots"
+
+
+def _bundled() -> dict[str, importlib.metadata.EntryPoint]:
+    return {ep.name: ep for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+#: bundled name -> its entry point ("module:Class"), as installed (pyproject.toml)
+BUNDLED: dict[str, importlib.metadata.EntryPoint] = _bundled()
+
+
+class BotLoadError(Exception):
+    """A bot spec that names no loadable Bot; the message says why."""
+
+
+def load_bot(spec: str) -> Bot:
+    """An instance of the bot named by ``spec`` (see the module docstring)."""
+    if spec in BUNDLED:
+        return BUNDLED[spec].load()()
+    path_part, _, cls_name = spec.partition(":") if not Path(spec).exists() else (spec, "", "")
+    path = Path(path_part)
+    if path.suffix == ".py" or path.exists():
+        if path.is_dir():
+            path = path / "bot.py"
+        if not path.is_file():
+            raise BotLoadError(f"bot file not found: {path}")
+        mod_name = f"_arena_bot_{abs(hash(str(path.resolve())))}"
+        loader_spec = importlib.util.spec_from_file_location(mod_name, path)
+        if loader_spec is None or loader_spec.loader is None:
+            raise BotLoadError(f"cannot import {path}")
+        module = importlib.util.module_from_spec(loader_spec)
+        sys.modules[mod_name] = module
+        try:
+            loader_spec.loader.exec_module(module)
+        except Exception as exc:  # noqa: BLE001 - report any import failure of user code
+            raise BotLoadError(f"importing {path} failed: {exc!r}") from exc
+    elif ":" in spec:
+        try:
+            module = importlib.import_module(path_part)
+        except ImportError as exc:
+            raise BotLoadError(f"cannot import module {path_part!r}: {exc}") from exc
+    else:
+        raise BotLoadError(f"unknown bot {spec!r}: not a bundled bot ({', '.join(BUNDLED)}) nor a .py file")
+    if cls_name:
+        cls = getattr(module, cls_name, None)
+        if not (inspect.isclass(cls) and issubclass(cls, Bot)):
+            raise BotLoadError(f"{spec}: {cls_name!r} is not an sdk.Bot subclass")
+        return cls()
+    found = [
+        obj for obj in vars(module).values()
+        if inspect.isclass(obj) and issubclass(obj, Bot) and obj is not Bot and obj.__module__ == module.__name__
+    ]
+    if len(found) != 1:
+        names = ", ".join(c.__name__ for c in found) or "none"
+        raise BotLoadError(f"{spec}: expected exactly one sdk.Bot subclass, found {names}; name one as FILE:Class")
+    return found[0]()
