@@ -37,8 +37,10 @@ sandbox-tools:
 	  { apt-get install -y -qq bubblewrap >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; }; } ; } || \
 	  echo "note: bubblewrap is not installed: hosted bots run under resource limits only"
 
-## The whole test suite (installs what the browser and sandbox tests need first).
+## The layer contracts (pyproject.toml [tool.importlinter]), then the whole test suite
+## (installs what the browser and sandbox tests need first).
 test: $(BIN)/activate browser sandbox-tools
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -n 2
 
 ## The benchmark (a few minutes on 2 cores): one table with targets, JSON in bench-results.json.

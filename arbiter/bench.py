@@ -6,7 +6,6 @@ things compared are measured back to back, the round's ratio is taken, and the m
 those ratios is reported, because machines of this kind are noisy from second to second.
 
 Sections (see README "Benchmark"):
-
 * ``engines``: random legal play in this process, the seat's view built at every decision
   (what hosting a bot costs the arbiter, before any wire encoding): decisions/s and
   games/s (Spades is played with ``deals=1``, so a game is one hand).
@@ -62,6 +61,23 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
+from cardarena.games import get_game
+from cardarena.wire import codec as convert
+from cardarena.games import events_for, get_game
+from cardarena.v1 import arena_pb2 as pb
+from arbiter.hosting import sandbox as sb
+from arbiter.server.arena import SERVER_OPTIONS
+from cardarena.records import Clock, MatchConfig
+from arbiter.hosting.local import LocalSeat
+from arbiter.match import run_match
+from arbiter.hosting.loading import load_bot
+from cardarena.v1 import arena_pb2_grpc as pb_grpc
+from arbiter.store.db import Store
+from arbiter.tournament.run import TournamentSpec, run_tournament
+from arbiter.tournament.cluster import LoopbackCluster
+from arbiter.hosting.botproc import BotPool
+from arbiter.server.app import start_server
+from arbiter.server.arena import RemoteSeat
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +167,6 @@ def engine_rate(game_name: str, options: dict[str, Any], seconds: float, seed: i
     Plays whole games from seed ``seed`` on until ``seconds`` have passed (the last game
     is finished, and counted in the elapsed time).
     """
-    from cardarena.games import get_game
 
     game = get_game(game_name, options)
     rng = random.Random(seed)
@@ -255,9 +270,6 @@ def default_openspiel_python() -> str | None:
 def typical_turn_sizes(seed: int = 0) -> tuple[int, int]:
     """(median Turn bytes, median Act bytes) over one random Spades hand, as the arbiter
     sends them: each Turn carries the seat's events since its previous Turn (arena.proto)."""
-    from cardarena.wire import codec as convert
-    from cardarena.games import events_for, get_game
-    from cardarena.v1 import arena_pb2 as pb
 
     game = get_game("spades", {"deals": 1})
     state = game.new_initial_state(seed)
@@ -313,7 +325,6 @@ _FLOOR_CLIENT = textwrap.dedent(
 def hosted_transport() -> str:
     """"unix" if the bench's bot processes reach the arbiter through its Unix socket (their
     sandbox has no network: bwrap or unshare), else "tcp" (loopback), as BotPool decides."""
-    from arbiter.hosting import sandbox as sb
 
     return "unix" if sb.Sandbox().blocks_network else "tcp"
 
@@ -327,7 +338,6 @@ async def _floor_round(turn_bytes: int, act_bytes: int, exchanges: int, warmup: 
     """
     import grpc
 
-    from arbiter.server.arena import SERVER_OPTIONS
 
     payload = b"t" * turn_bytes
     done: asyncio.Future = asyncio.get_running_loop().create_future()
@@ -388,9 +398,6 @@ class _Arena:
         self.nbots = bots
 
     async def __aenter__(self) -> "_Arena":
-        from arbiter.hosting.botproc import BotPool
-        from arbiter.server.arena import start_server
-
         self.server = await start_server(0)
         self.pool = BotPool(self.server.hub, self.server.address)
         self.names = [f"bench{i}" for i in range(self.nbots)]
@@ -404,10 +411,6 @@ class _Arena:
         self.pool.stop()
 
     async def match(self, seed: int, options: dict[str, Any]):
-        from cardarena.records import Clock, MatchConfig
-        from arbiter.match import run_match
-        from arbiter.server.arena import RemoteSeat
-
         config = MatchConfig(game="spades", seed=seed, options=options, clock=Clock(60_000, 600_000))
         seats = [RemoteSeat(self.pool.procs[n].session, "spades") for n in self.names]
         return await run_match(config, seats)
@@ -454,11 +457,6 @@ class _Arena:
 
 
 async def _inproc_matches_per_second(count: int, concurrent: int, seed: int, options: dict[str, Any]) -> float:
-    from cardarena.records import Clock, MatchConfig
-    from arbiter.hosting.local import LocalSeat
-    from arbiter.match import run_match
-    from sdk.loading import load_bot
-
     bot = load_bot("random")
     sem = asyncio.Semaphore(concurrent)
 
@@ -517,8 +515,6 @@ def memory_run(matches: int = MEMORY_MATCHES, timeout: float = 120.0) -> tuple[i
     """(RSS of the arbiter with ``matches`` waiting matches, its RSS before them), in bytes."""
     import grpc
 
-    from cardarena.v1 import arena_pb2 as pb
-    from cardarena.v1 import arena_pb2_grpc as pb_grpc
 
     serve = subprocess.Popen(
         [sys.executable, "-m", "arbiter", "serve", "--port", "0"], cwd=ROOT, stdin=subprocess.DEVNULL,
@@ -689,8 +685,6 @@ def isolation_section(result: BenchResult, runs: int, progress: Callable[[str], 
     Spades matches, the shortest there are, so the worst case) with ``isolation="deal"``
     (the default with duplicate deals), ``"match"`` (a fresh process per seat per match)
     and ``"shared"``."""
-    from arbiter.store.db import Store
-    from arbiter.tournament.run import TournamentSpec, run_tournament
 
     cores = os.cpu_count() or 1
     fig = {iso: result.add(f"isolation.{iso}", f"tournament matches/s, isolation {iso} (Spades, 1 deal, {cores} at once)",
@@ -718,15 +712,12 @@ def isolation_section(result: BenchResult, runs: int, progress: Callable[[str], 
 
 def cluster_section(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:
     """Matches/s of a tournament run locally and on a loopback Dask cluster, pair by pair."""
-    from arbiter.store.db import Store
-    from arbiter.tournament.run import TournamentSpec, run_tournament
 
     cores = os.cpu_count() or 1
     local = result.add("cluster.local", f"local tournament, matches/s ({cores} at once, bot processes)", "matches/s")
     remote = result.add("cluster.dask", f"Dask cluster on loopback, matches/s ({cores} workers x 1 thread)", "matches/s")
     ratio = result.add("ratio.cluster_overhead", "cluster overhead: local / cluster matches/s", "x")
     try:
-        from arbiter.tournament.cluster import LoopbackCluster
         import distributed  # noqa: F401
     except ImportError:
         for f in (local, remote, ratio):

@@ -49,13 +49,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cardarena.games import Action, get_game
-from cardarena.games.base import Game, State
 from bots import spite_malice_search as _sm
 from bots import spot_search as _spot
 from sdk.bot import Bot
-from cardarena.records import MatchInfo
-from sdk.forward import sample_states
+from sdk.bot import MatchInfo
+from sdk.spades import Bid, Play
+from sdk.forward import Action, Game, State, get_game, sample_states
 
 #: Per-game defaults: (rollouts per decision, worlds sampled per decision).
 DEFAULT_BUDGET = {"spades": (240, 24), "spot": (400, 100), "spite-and-malice": (48, 8)}
@@ -219,7 +218,7 @@ class SearchBot(Bot):
 
     def candidates(self, view: Any, legal: list[Action], base: Action) -> list[Action]:
         """Spades: the actions worth searching (the heuristic's choice first)."""
-        from cardarena.games.spades import Bid, Play
+        from sdk.spades import Bid, Play
 
         if isinstance(base, Play):
             others = [a for a in legal if a != base]

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cardarena.games.base import Action, State
-from cardarena.games.spite_malice import End, Load, Play, SourceKind, SpiteAndMaliceView, TargetKind
+from sdk.forward import Action, State
+from sdk.spite_and_malice import End, Load, Play, SourceKind, SpiteAndMaliceView, TargetKind
 from bots import spite_malice_heuristic as H
 
 #: Positions (after centre plays) explored per plan search.

@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from cardarena.games.base import Action, State
-from cardarena.games.spot import Discard, Draw, LayOff, Meld, Phase, SpotView
+from sdk.forward import Action, State
+from sdk.spot import Discard, Draw, LayOff, Meld, Phase, SpotView
 from bots import spot_heuristic as H
 
 #: Drop positions explored per decision (distinct hands after melds and lay-offs).

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from cardarena.games.base import Action, Event, Outcome
+from cardarena.records import MatchInfo, MatchResult  # noqa: F401  (what the hooks receive)
 
 
 class Bot:

@@ -1,21 +1,34 @@
-"""Play bots against each other in this process, with the arbiter's own match runner.
+"""Play bots against each other in this process: no server, no sockets, no clocks.
 
-For a bot author's tests: no server, no sockets, same rules, same record.
+For a bot author's tests. The rules are the engine's own, the bots get exactly what a
+hosted match gives them (``MatchInfo`` with a per-seat seed, the seat's view, its legal
+actions, the events it may see before each ``choose`` and at the end), and the record
+replays and verifies like any other (``cardarena.replay.verify_record``)::
 
     from sdk.harness import play_match
+    from bots.random_bot import RandomBot          # the bundled random bot
+    from mybot import MyBot
+
     record = play_match("spades", [MyBot(), RandomBot(), MyBot(), RandomBot()], seed=7)
-    print(record.outcome)
+    print(record.outcome)                          # scores, ranks, how it ended
+
+Unlike the arbiter, which would forfeit the seat, the harness raises ``HarnessError`` when
+a bot raises, returns something that is not an action, or returns an illegal one, so that
+a test fails at the decision that went wrong.
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any, Mapping, Sequence
 
-from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
-from arbiter.hosting.local import LocalSeat
-from arbiter.match import run_match
-from sdk.bot import Bot
+from cardarena.games import Action, GameError, events_for, get_game
+from cardarena.games.base import options_to_dict
+from cardarena.records import Clock, MatchInfo, MatchRecord, MatchResult, RecordedAction, bot_seed_for
+from sdk.bot import Bot, fresh_copy
+
+
+class HarnessError(Exception):
+    """A bot failed in a local match; the message names the seat, the bot and the decision."""
 
 
 def play_match(
@@ -26,7 +39,52 @@ def play_match(
     preset: str | None = None,
     clock: Clock = Clock(0, 0),
 ) -> MatchRecord:
-    """Play one match, bot i at seat i; returns the full record (outcome, actions)."""
-    config = MatchConfig(game=game, seed=seed, options=dict(options or {}), preset=preset, clock=clock, policy=FailurePolicy())
-    seats = [LocalSeat(b) for b in bots]
-    return asyncio.run(run_match(config, seats))
+    """Play one match, ``bots[i]`` (a fresh copy of it) at seat i; returns its record.
+
+    ``clock`` is only what the bots are told (``MatchInfo.decision_ms``/``bank_ms``): the
+    harness does not time them.
+    """
+    g = get_game(game, options, preset)
+    if len(bots) != g.num_seats:
+        raise ValueError(f"{game} with these options seats {g.num_seats} bots, got {len(bots)}")
+    names = tuple(getattr(b, "name", "bot") for b in bots)
+    record = MatchRecord(match_id=f"local-{seed}", game=g.name, options=options_to_dict(g.options), seed=seed,
+                         seat_names=names)
+    copies = [fresh_copy(b) for b in bots]
+    state = g.new_initial_state(seed)
+    for seat, bot in enumerate(copies):
+        bot._start(MatchInfo(match_id=record.match_id, game=g.name, options=dict(record.options), seat=seat,
+                             num_seats=g.num_seats, teams=g.teams, seat_names=names, decision_ms=clock.decision_ms,
+                             bank_ms=clock.bank_ms, seed=bot_seed_for(seed, seat)))
+    unseen = [events_for(state.log, s) for s in range(g.num_seats)]
+
+    def deliver(seat: int) -> None:
+        if unseen[seat]:
+            events, unseen[seat] = unseen[seat], []
+            copies[seat].on_events(events)
+
+    while not state.is_terminal:
+        seat = state.current_seat
+        assert seat is not None
+        where = f"seat {seat} ({names[seat]}), decision {len(record.actions) + 1}"
+        legal = state.legal_actions()
+        try:
+            deliver(seat)
+            answer = copies[seat].choose(state.view(seat), list(legal))
+        except Exception as exc:  # noqa: BLE001 - the bot's own error, reported where it happened
+            raise HarnessError(f"{where}: the bot raised {exc!r}") from exc
+        try:
+            action = g.parse_action(answer) if isinstance(answer, str) else answer
+        except GameError as exc:
+            raise HarnessError(f"{where}: {answer!r} is not an action of {g.name}: {exc}") from None
+        if not isinstance(action, Action) or action not in legal:
+            raise HarnessError(f"{where}: {answer!r} is not one of the {len(legal)} legal actions")
+        record.actions.append(RecordedAction(seat, str(action), 0))
+        events = state.apply(action)
+        for s in range(g.num_seats):
+            unseen[s].extend(events_for(events, s))
+    record.outcome = state.outcome()
+    for seat, bot in enumerate(copies):
+        deliver(seat)
+        bot.on_match_end(MatchResult(record.match_id, record.outcome, seat))
+    return record

@@ -63,7 +63,7 @@ def _run(fn, *args: Any, **kwargs: Any) -> Any:
         raise typer.Exit(2) from None
     except Exception as exc:  # noqa: BLE001
         from arbiter.hosting.botproc import BotStartError
-        from sdk.loading import BotLoadError
+        from arbiter.hosting.loading import BotLoadError
 
         if isinstance(exc, (BotStartError, BotLoadError)):
             err.print(f"[bold red]error:[/] {exc}")

@@ -114,7 +114,8 @@ def check(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Check a bot without submitting it; exit 1 if any check fails."""
-    from arbiter.store.registry import check_bot, collect
+    from arbiter.tournament.submissions import check_bot
+    from arbiter.store.registry import collect
 
     _call(collect, path)  # the layout a submission needs
     report = _call(check_bot, path, positions=positions, decision_ms=decision_ms, smoke=smoke).to_dict()
@@ -143,7 +144,7 @@ def submit(
     if server:
         import grpc
 
-        from arbiter.server.bots import submission_chunks
+        from arbiter.server.client import submission_chunks
         from cardarena.v1 import bots_pb2_grpc as bpb_grpc
 
         def remote() -> Any:
@@ -153,7 +154,7 @@ def submit(
         row = _row(_call(remote))
     else:
         with reg.Registry(db) as registry:
-            v, _ = _call(reg.submit, registry, sub, name, version)
+            v, _ = _call(submit, registry, sub, name, version)
             row = _row(v)
     _print_report(row["report"])
     out.print(f"registered [bold]{row['name']} {row['version']}[/] ({row['content_hash'][:12]})"

@@ -10,6 +10,10 @@ from typing import Annotated, Optional
 
 import typer
 
+from arbiter.server.app import start_server
+from arbiter.server.arena import Hub
+from arbiter.spectating.hub import SpectatorHub
+from arbiter.tournament.submissions import RegistryCatalog
 from arbiter.cli._common import (
     _run, app, err, out,
 )
@@ -28,8 +32,6 @@ def serve(
     verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
 ) -> None:
     """Run the arbiter: bots connect to it; `arbiter play --server` runs matches on it."""
-    from arbiter.server.arena import Hub, start_server
-
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     if spectator_delay is not None and spectator_delay < 0:
@@ -38,12 +40,11 @@ def serve(
 
     async def main() -> None:
         hub = Hub(join_token=token, open_join=token is None)
-        from arbiter.spectating.hub import SpectatorHub
-
         spectators = SpectatorHub(delay=spectator_delay, token=spectator_token)
         authors = {t: a for a, _, t in (pair.partition("=") for pair in author_token or []) if a and t}
         running = await start_server(port, host, hub=hub, admin_token=admin_token, spectators=spectators,
-                                     bots_registry=bots_db, author_tokens=authors)
+                                     bots_catalog=RegistryCatalog(bots_db) if bots_db else None,
+                                     author_tokens=authors)
         if token is None:
             err.print("[yellow]warning:[/] no --token: any bot may connect")
         if spectator_token is None:

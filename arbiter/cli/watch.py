@@ -41,7 +41,8 @@ def watch(
     token: Annotated[str, typer.Option("--token", help="The arbiter's spectator token, if it requires one (a tournament run prints it).", envvar="ARENA_SPECTATOR_TOKEN")] = "",
 ) -> None:
     """Watch a match live: the public table as it changes, then the result and the full deal."""
-    from arbiter.spectating.hub import HeaderFrame, OverFrame, SpectateError, StepFrame, list_matches, watch as follow
+    from cardarena.frames import HeaderFrame, OverFrame, StepFrame
+    from arbiter.server.client import SpectateError, list_matches, watch as follow
 
     if list_only:
         try:

@@ -1,7 +1,7 @@
 """A bot's self-test: the checks that run INSIDE the sandbox, on the untrusted code.
 
 ``python -m arbiter.botcheck SPEC [--positions N] [--decision-ms MS] [--games G,...]``
-prints one JSON report on stdout. The arbiter runs it confined (``registry.check_bot``)
+prints one JSON report on stdout. The arbiter runs it confined (``arbiter.hosting.vetting.self_test``)
 and adds the smoke match it plays against the random bot over gRPC. Checks:
 
 - ``import``: the spec loads and holds exactly one ``sdk.Bot`` subclass;
@@ -20,19 +20,24 @@ import argparse
 import copy
 import json
 import random
-import re
 import sys
 import time
 import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
+from cardarena import names
+from cardarena.games import GAMES, events_for, get_game
+from cardarena.games.base import options_to_dict
+from cardarena.records import MatchInfo
+from sdk.bot import Bot
+from arbiter.hosting.loading import load_bot
+
 SMOKE_OPTIONS: dict[str, dict[str, str]] = {
     "spades": {"deals": "1"},
     "spite-and-malice": {"payoff_size": "5"},
     "spot": {"hands": "1"},
 }
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
 
 
 @dataclass
@@ -78,9 +83,6 @@ def _as_action(game: Any, answer: Any) -> Any:
 
 
 def _info(game: Any, seat: int, seed: int, decision_ms: int, match_id: str) -> Any:
-    from cardarena.games.base import options_to_dict
-    from cardarena.records import MatchInfo
-
     return MatchInfo(match_id=match_id, game=game.name, options=options_to_dict(game.options), seat=seat,
                      num_seats=game.num_seats, teams=game.teams, seat_names=tuple(f"seat{i}" for i in range(game.num_seats)),
                      decision_ms=decision_ms, bank_ms=0, seed=seed)
@@ -91,7 +93,6 @@ def _playout(template: Any, game_name: str, seed: int, decisions: int, decision_
     """The bot plays every seat of one seeded game (a fresh copy per seat) for up to
     ``decisions`` decisions; returns its answers (notation) and decision times in ms.
     Raises AssertionError on an illegal answer, anything else on a crash."""
-    from cardarena.games import events_for, get_game
 
     game = get_game(game_name, SMOKE_OPTIONS.get(game_name, {}))
     state = game.new_initial_state(seed)
@@ -131,10 +132,6 @@ def _playout(template: Any, game_name: str, seed: int, decisions: int, decision_
 
 def run_checks(spec: str, positions: int = 200, decision_ms: int = 2000, games: list[str] | None = None) -> Report:
     """Every check of the module docstring; never raises for the bot's faults."""
-    from cardarena.games import GAMES
-    from sdk.loading import load_bot
-    from sdk.bot import Bot
-
     report = Report(spec)
     try:
         bot = load_bot(spec)
@@ -151,10 +148,10 @@ def run_checks(spec: str, positions: int = 200, decision_ms: int = 2000, games: 
         problems.append("not an sdk.Bot")
     if type(bot).choose is Bot.choose:
         problems.append("choose(view, legal_actions) is not implemented")
-    if not _NAME.match(report.bot["name"]):
-        problems.append(f"name {report.bot['name']!r} is not letters, digits, '-', '_', '.' (max 64)")
-    if not report.bot["version"]:
-        problems.append("version is empty")
+    if not names.is_name(report.bot["name"]):
+        problems.append(f"name {report.bot['name'][:80]!r} is not {names.NAME_RULE}")
+    if not names.VERSION_RE.match(report.bot["version"]):
+        problems.append(f"version {report.bot['version'][:40]!r} is not {names.VERSION_RULE}")
     unknown = [g for g in claimed if g != "*" and g not in GAMES]
     if unknown:
         problems.append(f"unknown games {unknown} (known: {', '.join(GAMES)})")

@@ -27,13 +27,17 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from arbiter.hosting import sandbox as sb
-from arbiter.tournament.spec import ISOLATIONS
-from arbiter.server.arena import Hub, Session
+
+if TYPE_CHECKING:  # the server's types, for hints only: hosting and server are siblings
+    from arbiter.server.arena import Hub, Session
 
 log = logging.getLogger(__name__)
+
+#: How bot processes may be shared between matches (``BotHost``; a tournament's ``isolation``).
+ISOLATIONS = ("match", "deal", "shared")
 
 #: How much of a bot's stderr goes into a match record.
 STDERR_TAIL_BYTES = 4096
@@ -312,13 +316,13 @@ class BotHost:
                     bp = await task
                 except BotStartError as exc:
                     log.warning("%s", exc)
-                    sessions.append(gone_session(n, str(exc)))
+                    sessions.append(self.hub.gone(n, str(exc)))
                     continue
             procs.append(bp)
             if deal is not None:
                 bp.deals.add(deal)
             session = self.hub.session_for(bp.token)
-            sessions.append(session if session is not None else gone_session(n, bp.record_tail()))
+            sessions.append(session if session is not None else self.hub.gone(n, bp.record_tail()))
         self._leased[lease_id] = procs
         return lease_id, sessions
 
@@ -352,7 +356,7 @@ class BotHost:
                     session = await bp.connect(self.hub, self.connect_timeout)
                 except BotStartError as exc:
                     log.warning("%s", exc)
-        return session if session is not None else gone_session(name, bp.record_tail())
+        return session if session is not None else self.hub.gone(name, bp.record_tail())
 
     def release(self, lease_id: int) -> None:
         """The match of this lease has ended: with ``match`` isolation its processes stop
@@ -391,12 +395,3 @@ class BotHost:
                 task.cancel()
         await asyncio.gather(*[t for r in self._ready.values() for t in r], *self._stopping, return_exceptions=True)
         await asyncio.to_thread(self.pool.stop)
-
-
-def gone_session(name: str, why: str | None = None) -> Session:
-    """A closed session standing for a process that is not there: its seats disconnect
-    (``why``, if given, goes into the record as the process's last words)."""
-    session = Session(session_id="gone", bot_name=name, bot_version="", games=(), closed=True)
-    if why is not None:
-        session.stderr_source = lambda: why
-    return session

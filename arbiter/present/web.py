@@ -21,7 +21,6 @@ import functools
 import html
 import http.server
 import logging
-import math
 import os
 import sqlite3
 import threading
@@ -39,6 +38,8 @@ from cardarena.replay import ReplayError
 from cardarena.replay import ReplayStep, step_record
 from arbiter.present.boards import board
 from arbiter.store.db import MatchRow, Store, StoreError, TournamentRow
+from arbiter.tournament.ratings import compute_standings
+from arbiter.tournament.spec import TournamentSpec
 
 log = logging.getLogger(__name__)
 
@@ -89,77 +90,28 @@ class Standings:
     method: str  # how the ratings were computed, shown under the table
 
 
-def _library_standings(store: Store, tour: TournamentRow, rows: Sequence[MatchRow]) -> Standings | None:
-    """The tournament library's standings with ratings, if this tree has them."""
-    try:
-        from arbiter.tournament import ratings
-    except ImportError:
-        return None
-    fn = getattr(ratings, "web_standings", None) or getattr(ratings, "standings_for_web", None)
-    return fn(store, tour, rows) if fn is not None else None
-
-
-def compute_standings(rows: Sequence[MatchRow]) -> Standings:
-    """Pairwise standings from stored matches, for any number of seats.
-
-    Every pair of different bots at a table scores 1 / 0.5 / 0 by their best rank there
-    (copies of a bot and partners count as one entry). ``score`` is the share of those
-    points; the rating is its logistic (Elo-scale) transform, ``1500 + 400 log10(p/(1-p))``,
-    and its 95% interval the transform of the Wilson interval of the share.
-    """
-    table: dict[str, StandingRow] = {}
-    cross_pts: dict[tuple[str, str], list[float]] = {}
-    for row in rows:
-        best: dict[str, int] = {}
-        for seat, name in enumerate(row.seats):
-            best[name] = min(best.get(name, 10**6), row.outcome.ranks[seat])
-        names = sorted(best)
-        forfeit = row.outcome.reason.name.startswith("FORFEIT")
-        for name in names:
-            st = table.setdefault(name, StandingRow(name))
-            st.matches += 1
-            if forfeit and best[name] == max(best.values()) and len(set(best.values())) > 1:
-                st.forfeits += 1
-        for a in names:
-            for b in names:
-                if a == b:
-                    continue
-                pts = 1.0 if best[a] < best[b] else (0.5 if best[a] == best[b] else 0.0)
-                cross_pts.setdefault((a, b), []).append(pts)
-                st = table[a]
-                if pts == 1.0:
-                    st.wins += 1
-                elif pts == 0.5:
-                    st.draws += 1
-                else:
-                    st.losses += 1
-    for st in table.values():
-        n = st.wins + st.draws + st.losses
-        st.score = (st.wins + 0.5 * st.draws) / n if n else 0.0
-        lo, hi = _wilson(st.score, n)
-        st.rating, st.rating_lo, st.rating_hi = _elo(st.score), _elo(lo), _elo(hi)
-    ordered = sorted(table.values(), key=lambda s: (-s.score, -s.wins, s.name))
-    cross = {k: sum(v) / len(v) for k, v in cross_pts.items()}
-    return Standings(ordered, cross, "performance rating from the pairwise score share (Elo scale), 95% Wilson interval; W/D/L count pairwise results at each table")
-
-
-def _wilson(p: float, n: float, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def _elo(p: float) -> float:
-    p = min(max(p, 0.01), 0.99)  # a perfect record has no finite rating; cap it
-    return 1500 + 400 * math.log10(p / (1 - p))
-
-
 def tournament_standings(store: Store, tour: TournamentRow) -> tuple[Standings, list[MatchRow]]:
+    """The tournament's standings (``arbiter.tournament.ratings``, the one computation) as
+    the page's table, and its stored matches."""
     rows = store.matches(tour.id)
-    lib = _library_standings(store, tour, rows)
-    return (lib if lib is not None else compute_standings(rows)), rows
+    spec = TournamentSpec.from_json(tour.spec)
+    st = compute_standings(rows, spec.validate_game().teams, spec.duplicate, spec.bot_names)
+    out = []
+    for r in st.rows:
+        extra = {"margin": f"{r.mean_margin:+.1f}"}
+        if r.dup_advantage is not None:
+            extra["dup. advantage"] = f"{r.dup_advantage:+.1f}" + ("" if r.dup_se is None else f" ± {r.dup_se:.1f}")
+        if r.los_next is not None:
+            extra["LOS over next"] = f"{100 * r.los_next:.1f}%"
+        out.append(StandingRow(
+            r.name, r.matches, r.wins, r.draws, r.losses, r.score_rate,
+            r.rating.value if r.rating else None, r.rating.low if r.rating else None, r.rating.high if r.rating else None,
+            r.forfeits, extra,
+        ))
+    cross = {(a, b): pts / n for a, row in st.crosstable.items() for b, (pts, n) in row.items() if n}
+    method = ("Bradley-Terry (Elo scale), 95% interval from the Laplace approximation" if st.model == "bradley-terry"
+              else "Weng-Lin Plackett-Luce (openskill), 95% interval μ ± 1.96σ")
+    return Standings(out, cross, method), rows
 
 
 # --------------------------------------------------------------------------------------

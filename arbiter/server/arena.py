@@ -11,9 +11,7 @@ import asyncio
 import hmac
 import itertools
 import logging
-import re
 import secrets
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,9 +19,8 @@ from typing import Any, AsyncIterator, Callable
 
 import grpc
 from google.protobuf.message import DecodeError
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
+from cardarena import names
 from cardarena.wire import codec as convert
 from cardarena.games import ConfigError, Event, Outcome
 from cardarena.records import Clock, FailurePolicy, MatchConfig
@@ -31,6 +28,7 @@ from arbiter.match import MalformedAction, SeatClient, SeatDisconnected, TurnReq
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from cardarena.records import MatchInfo
+from arbiter.server.auth import require_token
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +46,6 @@ SERVER_OPTIONS: tuple[tuple[str, Any], ...] = (
     ("grpc.max_receive_message_length", MAX_BOT_MESSAGE_BYTES),
     ("grpc.so_reuseport", 0),
 )
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
 
 
 def _err(code: str, message: str, match_id: str = "", request_id: int = 0) -> pb.ArbiterMessage:
@@ -119,8 +116,8 @@ class Hub:
 
     def authenticate(self, hello: pb.Hello) -> str | None:
         """None if the Hello may open a session, else the reason."""
-        if not _NAME.match(hello.bot_name):
-            return f"bad bot name {hello.bot_name[:80]!r}: use letters, digits, '-', '_', '.' (max 64)"
+        if not names.is_seat_name(hello.bot_name):
+            return f"bad bot name {hello.bot_name[:80]!r}: {names.NAME_RULE}, or name@version"
         if hello.protocol_version not in (0, convert.PROTOCOL_VERSION):
             return f"protocol version {hello.protocol_version} not supported (this arbiter speaks {convert.PROTOCOL_VERSION})"
         for token in self._launch_tokens:
@@ -160,6 +157,15 @@ class Hub:
         session = self._by_token.get(token)
         return session if session is not None and not session.closed else None
 
+    @staticmethod
+    def gone(name: str, why: str | None = None) -> Session:
+        """A closed session standing for a bot process that is not there: its seats
+        disconnect (``why``, if given, goes into the record as the process's last words)."""
+        session = Session(session_id="gone", bot_name=name, bot_version="", games=(), closed=True)
+        if why is not None:
+            session.stderr_source = lambda: why
+        return session
+
     def find(self, name: str) -> Session | None:
         live = [s for s in self.sessions.values() if s.bot_name == name and not s.closed]
         return min(live, key=lambda s: len(s.pending)) if live else None
@@ -175,13 +181,6 @@ class Hub:
                 await self._changed.wait()
 
         return await asyncio.wait_for(_wait(), timeout)
-
-
-async def require_token(expected: str | None, given: str, context, message: str) -> None:
-    """Abort the call with PERMISSION_DENIED and ``message`` unless no token is configured
-    (``expected`` None: the service is open) or ``given`` is it (compared in constant time)."""
-    if expected is not None and not hmac.compare_digest(expected.encode(), given.encode()):
-        await context.abort(grpc.StatusCode.PERMISSION_DENIED, message)
 
 
 def _expire(fut: asyncio.Future) -> None:
@@ -431,97 +430,3 @@ class MatchesServicer(pb_grpc.MatchesServicer):
             actions=[a.action for a in record.actions],
             incidents=[f"seat {i.seat}: {i.kind}: {i.detail}" for i in record.incidents],
         )
-
-
-@dataclass
-class RunningServer:
-    server: grpc.aio.Server
-    port: int
-    hub: Hub
-
-    @property
-    def address(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-    async def stop(self, grace: float = 1.0) -> None:
-        for session in list(self.hub.sessions.values()):
-            session.close()
-        await self.server.stop(grace)
-        if self.hub.unix_path:
-            import shutil
-
-            shutil.rmtree(Path(self.hub.unix_path).parent, ignore_errors=True)
-
-
-async def start_server(
-    port: int = 0,
-    host: str = "127.0.0.1",
-    hub: Hub | None = None,
-    admin_token: str | None = None,
-    default_clock: Clock = Clock(),
-    spectators: Any = None,
-    bots_registry: Any = None,
-    author_tokens: dict[str, str] | None = None,
-) -> RunningServer:
-    """Start the arbiter's gRPC server on ``host:port`` (0 = any free port).
-
-    ``spectators`` (an ``arbiter.spectate.SpectatorHub``; a new one without delay if None)
-    receives the matches run by Matches.RunMatch and serves them on the Spectate service.
-    """
-    from arbiter.spectating.hub import SpectatorHub, add_spectate_service
-
-    spectators = spectators if spectators is not None else SpectatorHub()
-    hub = hub or Hub()
-    server = grpc.aio.server(options=SERVER_OPTIONS)
-    pb_grpc.add_ArenaServicer_to_server(ArenaServicer(hub), server)
-    matches_servicer = MatchesServicer(hub, admin_token, default_clock)
-    matches_servicer.observers_for = spectators.observers
-    pb_grpc.add_MatchesServicer_to_server(matches_servicer, server)
-    spectate_name = add_spectate_service(spectators, server)
-    if bots_registry is not None:  # the Bots service (arbiter.bots_service), behind author/admin tokens
-        from arbiter.server.bots import add_bots_service
-
-        add_bots_service(server, bots_registry, admin_token, author_tokens or {})
-    health_servicer = health.aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    names = [
-        pb.DESCRIPTOR.services_by_name["Arena"].full_name,
-        pb.DESCRIPTOR.services_by_name["Matches"].full_name,
-        health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-        reflection.SERVICE_NAME,
-        spectate_name,
-    ]
-    reflection.enable_server_reflection(names, server)
-    bound = server.add_insecure_port(f"{host}:{port}")
-    if bound == 0:
-        raise OSError(f"cannot listen on {host}:{port}")
-    # Sandboxed bots have no network: they reach the arbiter through this socket only.
-    sock_dir = Path(tempfile.mkdtemp(prefix="arena-sock-"))
-    sock_dir.chmod(0o755)
-    if server.add_insecure_port(f"unix:{sock_dir / 'arena.sock'}"):
-        hub.unix_path = str(sock_dir / "arena.sock")
-    await server.start()
-    if hub.unix_path:
-        Path(hub.unix_path).chmod(0o666)  # bots run under their own uids; the token authenticates
-    for name in names[:2] + [""]:
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    log.info("arbiter listening on %s:%d", host, bound)
-    return RunningServer(server, bound, hub)
-
-
-async def start_private_server(spectators: Any = None) -> RunningServer:
-    """An arbiter on a free loopback port for the matches its caller runs between the bot
-    processes its caller starts (a tournament, `arbiter play`, a cluster worker, a check).
-
-    The bots reach this server too, so what they must not use is locked with tokens they
-    never see: the Matches service (a bot could start matches that tie up the others)
-    and the Spectate service (with repeated deals, another match's public plays show the
-    hands a bot plays against). ``spectators`` (a SpectatorHub) must carry its own token,
-    for the organiser; without one, spectating is locked for everyone."""
-    from arbiter.spectating.hub import SpectatorHub
-
-    if spectators is None:
-        spectators = SpectatorHub(token=secrets.token_urlsafe(18))
-    elif spectators.token is None:
-        raise ValueError("a private arbiter's spectators need a token: its bots reach the same server")
-    return await start_server(0, spectators=spectators, admin_token=secrets.token_urlsafe(18))

@@ -1,8 +1,8 @@
 """The Bots gRPC service: remote bot submission, listing and removal, behind tokens.
 
 The servicer only translates: it authenticates the token, reassembles the uploaded files
-into a ``registry.Submission`` and hands it to the registry, whose checks run the bot in
-its sandbox. An author token acts as its author (their own bots only); the admin token
+and hands them to a ``BotCatalog`` (``arbiter.tournament.submissions.RegistryCatalog``:
+the registry of the store, whose checks run the bot in its sandbox). An author token acts as its author (their own bots only); the admin token
 acts as ``admin`` (everything). With no token configured at all the service is open, as
 the Matches service is (a local arbiter); ``arbiter serve`` warns about it.
 """
@@ -11,23 +11,48 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import json
 import logging
-from pathlib import Path
-from typing import AsyncIterator, Callable
+from typing import Any, AsyncIterator, Protocol
 
 import grpc
 
-from arbiter.store import registry as reg
-from arbiter.hosting.botcheck import Report
 from cardarena.v1 import bots_pb2 as bpb
 from cardarena.v1 import bots_pb2_grpc as bpb_grpc
 
 log = logging.getLogger(__name__)
 
+ENTRY = "bot.py"  # the entry file of a folder submission when the header names none
 
-def version_to_proto(v: reg.BotVersion) -> bpb.BotVersionInfo:
-    import json
 
+class CatalogError(Exception):
+    """A catalog's refusal. ``kind``: ``invalid`` (bad input), ``denied`` (not the caller's),
+    ``missing`` (no such bot) or ``rejected`` (failed checks; ``lines`` lists them)."""
+
+    def __init__(self, message: str, kind: str = "invalid", lines: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.kind = kind
+        self.lines = lines
+
+
+class BotCatalog(Protocol):
+    """What the Bots service serves: registered bots, by author. Versions it returns have
+    the fields of ``arbiter.store.registry.BotVersion``."""
+
+    max_files: int
+    max_bytes: int
+
+    def owner(self, name: str) -> str | None: ...
+
+    def versions(self, name: str | None = None, author: str | None = None) -> list[Any]: ...
+
+    def submit(self, files: dict[str, bytes], entry: str, name: str, version: str, author: str) -> Any:
+        """Check and register; CatalogError if refused."""
+
+    def remove(self, name: str, version: str | None, author: str) -> int: ...
+
+
+def version_to_proto(v: Any) -> bpb.BotVersionInfo:
     return bpb.BotVersionInfo(
         name=v.name, version=v.version, content_hash=v.content_hash, games=list(v.games), deterministic=v.deterministic,
         author=v.author, submitted=v.submitted, report_json=json.dumps(v.report), entry=v.entry,
@@ -35,14 +60,12 @@ def version_to_proto(v: reg.BotVersion) -> bpb.BotVersionInfo:
 
 
 class BotsServicer(bpb_grpc.BotsServicer):
-    """Submit / List / Show / Remove over one ``registry.Registry``."""
+    """Submit / List / Show / Remove over one ``BotCatalog``."""
 
-    def __init__(self, registry: reg.Registry, admin_token: str | None = None, author_tokens: dict[str, str] | None = None,
-                 check: Callable[[Path], Report] | None = None):
-        self.registry = registry
+    def __init__(self, catalog: BotCatalog, admin_token: str | None = None, author_tokens: dict[str, str] | None = None):
+        self.catalog = catalog
         self.admin_token = admin_token
         self.author_tokens = dict(author_tokens or {})  # token -> author name
-        self.check = check
         self._db = asyncio.Lock()  # one registry connection: one user at a time
         self._checks = asyncio.Semaphore(1)  # a check starts processes: one at a time
 
@@ -58,16 +81,12 @@ class BotsServicer(bpb_grpc.BotsServicer):
         await context.abort(grpc.StatusCode.UNAUTHENTICATED, "an author or admin token is required")
         raise AssertionError("unreachable")
 
-    async def _fail(self, exc: reg.RegistryError, context: grpc.aio.ServicerContext) -> None:
+    async def _fail(self, exc: CatalogError, context: grpc.aio.ServicerContext) -> None:
         text = str(exc)
-        if isinstance(exc, reg.SubmissionRejected):
-            lines = [f"{c.name}: {'ok' if c.ok else 'FAILED'}: {c.detail}" for c in exc.report.checks]
-            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, (text + "\n" + "\n".join(lines))[:8000])
-        code = grpc.StatusCode.INVALID_ARGUMENT
-        if "another author" in text:
-            code = grpc.StatusCode.PERMISSION_DENIED
-        elif text.startswith("no bot"):
-            code = grpc.StatusCode.NOT_FOUND
+        if exc.kind == "rejected":
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, (text + "\n" + "\n".join(exc.lines))[:8000])
+        code = {"denied": grpc.StatusCode.PERMISSION_DENIED, "missing": grpc.StatusCode.NOT_FOUND}.get(
+            exc.kind, grpc.StatusCode.INVALID_ARGUMENT)
         await context.abort(code, text)
 
     async def Submit(self, request_iterator: AsyncIterator[bpb.SubmitChunk], context: grpc.aio.ServicerContext):
@@ -79,33 +98,23 @@ class BotsServicer(bpb_grpc.BotsServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first chunk must be the header")
         header = first.header
         author = await self._author(header.token, context)
+        cat = self.catalog
         files: dict[str, bytearray] = {}
         total = 0
         async for chunk in request_iterator:
             if chunk.WhichOneof("chunk") != "data":
                 await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "only one header per submission")
             total += len(chunk.data.content)
-            if total > reg.MAX_BYTES or (chunk.data.path not in files and len(files) >= reg.MAX_FILES):
+            if total > cat.max_bytes or (chunk.data.path not in files and len(files) >= cat.max_files):
                 await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
-                                    f"submission too big (at most {reg.MAX_FILES} files and {reg.MAX_BYTES // 1024} KiB)")
+                                    f"submission too big (at most {cat.max_files} files and {cat.max_bytes // 1024} KiB)")
             files.setdefault(chunk.data.path, bytearray()).extend(chunk.data.content)
         try:
-            reg.check_name(header.name)
-            sub = reg.validate(reg.Submission({p: bytes(d) for p, d in files.items()}, header.entry or reg.ENTRY))
-            async with self._db:
-                owner = self.registry.owner(header.name)
-            if owner is not None and owner != author and author != "admin":
-                raise reg.RegistryError(f"bot {header.name!r} belongs to another author")
             async with self._checks:
-                log.info("checking submission %s from %s (%d files, %d bytes)", header.name, author, len(sub.files), sub.size)
-                report = await asyncio.to_thread(reg.check_submission, sub, self.check)
-            if not report.ok:
-                failed = [c for c in report.checks if not c.ok]
-                raise reg.SubmissionRejected(f"{header.name}: failed {', '.join(c.name for c in failed)}: {failed[0].detail}", report)
-            version = header.version or str(report.bot.get("version") or "0")
-            async with self._db:
-                v = self.registry.add(header.name, version, sub, report, author)
-        except reg.RegistryError as exc:
+                log.info("checking submission %s from %s (%d files, %d bytes)", header.name[:80], author, len(files), total)
+                v = await asyncio.to_thread(cat.submit, {p: bytes(d) for p, d in files.items()}, header.entry or ENTRY,
+                                            header.name, header.version, author)
+        except CatalogError as exc:
             await self._fail(exc, context)
             raise
         log.info("registered %s %s (%s) for %s", v.name, v.version, v.content_hash[:12], author)
@@ -114,14 +123,14 @@ class BotsServicer(bpb_grpc.BotsServicer):
     async def List(self, request: bpb.ListBotsRequest, context: grpc.aio.ServicerContext):
         author = await self._author(request.token, context)
         async with self._db:
-            versions = self.registry.versions(author=None if author == "admin" else author)
+            versions = self.catalog.versions(author=None if author == "admin" else author)
         return bpb.ListBotsResponse(versions=[version_to_proto(v) for v in versions])
 
     async def Show(self, request: bpb.ShowBotRequest, context: grpc.aio.ServicerContext):
         author = await self._author(request.token, context)
         async with self._db:
-            owner = self.registry.owner(request.name)
-            versions = self.registry.versions(request.name)
+            owner = self.catalog.owner(request.name)
+            versions = self.catalog.versions(request.name)
         if owner is None or (author != "admin" and owner != author):
             # Someone else's bot looks like no bot at all: names are not an oracle.
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no bot {request.name[:80]!r} of yours")
@@ -131,30 +140,15 @@ class BotsServicer(bpb_grpc.BotsServicer):
         author = await self._author(request.token, context)
         try:
             async with self._db:
-                n = self.registry.remove(request.name, request.version or None, author)
-        except reg.RegistryError as exc:
+                n = self.catalog.remove(request.name, request.version or None, author)
+        except CatalogError as exc:
             await self._fail(exc, context)
             raise
         return bpb.RemoveBotResponse(removed=n)
 
 
-def add_bots_service(server: grpc.aio.Server, registry: reg.Registry | str, admin_token: str | None,
+def add_bots_service(server: grpc.aio.Server, catalog: BotCatalog, admin_token: str | None,
                      author_tokens: dict[str, str]) -> str:
     """Register the Bots service on ``server``; returns its full name (for reflection)."""
-    if not isinstance(registry, reg.Registry):
-        registry = reg.Registry(registry)
-    bpb_grpc.add_BotsServicer_to_server(BotsServicer(registry, admin_token, author_tokens), server)
+    bpb_grpc.add_BotsServicer_to_server(BotsServicer(catalog, admin_token, author_tokens), server)
     return bpb.DESCRIPTOR.services_by_name["Bots"].full_name
-
-
-# --------------------------------------------------------------------------------------
-# The client side (`arbiter bots submit --server`).
-
-
-def submission_chunks(sub: reg.Submission, token: str, name: str, version: str = "", piece: int = 32 * 1024):
-    """The request stream of a Submit call."""
-    yield bpb.SubmitChunk(header=bpb.SubmitHeader(token=token, name=name, version=version, entry=sub.entry))
-    for path in sorted(sub.files):
-        data = sub.files[path]
-        for i in range(0, max(1, len(data)), piece):
-            yield bpb.SubmitChunk(data=bpb.FileChunk(path=path, content=data[i:i + piece]))

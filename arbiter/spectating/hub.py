@@ -1,5 +1,5 @@
-"""Live spectating: a match observer that keeps public frames for watchers, the Spectate
-gRPC servicer, and a small client.
+"""Live spectating: a match observer that keeps public frames for watchers (the Spectate
+gRPC service in arbiter.server.spectate serves them).
 
 While a match runs, a spectator sees only what the engine's ``spectator_view()`` shows
 (no card of any hand, nothing face down, nothing of the stock) and the public events.
@@ -25,65 +25,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Iterator, Sequence
 
-import grpc
-
 from cardarena.wire import codec as convert
 from cardarena.games import Card, Event, GameError, Outcome, State
+from cardarena.frames import Frame, Hands, HeaderFrame, OverFrame, StepFrame
 from cardarena.records import MatchConfig, MatchRecord
 from arbiter.match import MatchObserver
-from arbiter.server.arena import require_token
-from cardarena.v1 import spectate_pb2 as spb
-from cardarena.v1 import spectate_pb2_grpc as spb_grpc
 
 log = logging.getLogger(__name__)
-
-Hands = tuple[tuple[Card, ...], ...]
-
-
-# --------------------------------------------------------------------------------------
-# Frames (domain values; converted to protobuf only by the servicer and the client).
-
-
-@dataclass(frozen=True)
-class HeaderFrame:
-    """The match as dealt: who sits where, and the public view."""
-
-    match_id: str
-    game: str
-    seat_names: tuple[str, ...]
-    started: float  # Unix time
-    view: Any  # spectator view
-    hands: Hands | None = None  # every seat's hand; only for a hidden-cards watch
-    delay_ms: int = 0
-
-
-@dataclass(frozen=True)
-class StepFrame:
-    """One decision: who played what, the public events, the public view after it."""
-
-    index: int  # 1-based
-    seat: int
-    action: str
-    events: tuple[Event, ...]
-    view: Any
-    hands: Hands | None = None
-    at: float = 0.0  # seconds since the match started
-
-
-@dataclass(frozen=True)
-class OverFrame:
-    """The result and the full deal (``final_view`` None after a forfeit mid-game)."""
-
-    outcome: Outcome
-    final_view: Any
-    seed: int
-    actions: tuple[str, ...]
-    action_seats: tuple[int, ...]
-    options: dict[str, str]
-
-
-Frame = HeaderFrame | StepFrame | OverFrame
-
 
 @dataclass(eq=False)
 class LiveMatch:
@@ -277,145 +225,3 @@ class _Feed(MatchObserver):
             options=convert.options_to_wire(record.options),
         ))
         self.hub._close(self.live)
-
-
-# --------------------------------------------------------------------------------------
-# gRPC: servicer (server side) and frames <-> protobuf.
-
-
-def _hands_to_proto(hands: Hands | None) -> list[spb.SeatHand]:
-    if hands is None:
-        return []
-    return [spb.SeatHand(seat=s, cards=[str(c) for c in sorted(h)]) for s, h in enumerate(hands)]
-
-
-def frame_to_proto(game: str, frame: Frame) -> spb.WatchFrame:
-    """Encode a frame; hands are sent only if the frame still carries them."""
-    if isinstance(frame, HeaderFrame):
-        return spb.WatchFrame(header=spb.MatchHeader(
-            match_id=frame.match_id, game=frame.game, seat_names=list(frame.seat_names), started=frame.started,
-            view=convert.view_to_proto(game, frame.view), hands=_hands_to_proto(frame.hands), delay_ms=frame.delay_ms,
-        ))
-    if isinstance(frame, StepFrame):
-        return spb.WatchFrame(step=spb.Step(
-            index=frame.index, seat=frame.seat, action=frame.action,
-            events=[convert.event_to_proto(e) for e in frame.events],
-            view=convert.view_to_proto(game, frame.view), hands=_hands_to_proto(frame.hands), at=frame.at,
-        ))
-    over = spb.MatchOver(
-        outcome=convert.outcome_to_proto(frame.outcome), seed=frame.seed, actions=list(frame.actions),
-        action_seats=list(frame.action_seats), options=frame.options,
-    )
-    if frame.final_view is not None:
-        over.final_view.CopyFrom(convert.view_to_proto(game, frame.final_view))
-    return spb.WatchFrame(over=over)
-
-
-def frame_from_proto(game: str, msg: spb.WatchFrame) -> Frame:
-    """Decode a frame (client side); convert.WireError on malformed data."""
-    which = msg.WhichOneof("frame")
-    hands = lambda hs: tuple(tuple(Card.parse(c) for c in h.cards) for h in hs) if hs else None  # noqa: E731
-    if which == "header":
-        h = msg.header
-        return HeaderFrame(h.match_id, h.game, tuple(h.seat_names), h.started, convert.view_from_proto(h.game, h.view),
-                           hands(h.hands), h.delay_ms)
-    if which == "step":
-        s = msg.step
-        return StepFrame(s.index, s.seat, s.action, tuple(convert.event_from_proto(e) for e in s.events),
-                         convert.view_from_proto(game, s.view), hands(s.hands), s.at)
-    if which == "over":
-        o = msg.over
-        final = convert.view_from_proto(game, o.final_view) if o.HasField("final_view") else None
-        return OverFrame(convert.outcome_from_proto(o.outcome), final, o.seed, tuple(o.actions), tuple(o.action_seats),
-                         dict(o.options))
-    raise convert.WireError("empty watch frame")
-
-
-class SpectateServicer(spb_grpc.SpectateServicer):
-    """Spectate: lists matches and streams public frames (hidden cards only with a delay)."""
-
-    #: How long Watch with an empty match id waits for a match to start.
-    WAIT_FOR_NEXT_S = 60.0
-
-    def __init__(self, hub: SpectatorHub):
-        self.hub = hub
-
-    async def _check_token(self, token: str, context) -> None:
-        await require_token(self.hub.token, token, context, "this arbiter requires a spectator token (arbiter watch --token)")
-
-    async def ListMatches(self, request: spb.ListMatchesRequest, context) -> spb.ListMatchesResponse:
-        await self._check_token(request.token, context)
-        return spb.ListMatchesResponse(matches=[
-            spb.MatchListing(match_id=m.match_id, game=m.game, seat_names=list(m.seat_names), steps=m.steps,
-                             running=m.running, started=m.started)
-            for m in self.hub.listing(request.include_finished)
-        ])
-
-    async def Watch(self, request: spb.WatchRequest, context) -> AsyncIterator[spb.WatchFrame]:
-        await self._check_token(request.token, context)
-        if request.hidden_cards and self.hub.delay is None:
-            await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
-                                "this arbiter shows hidden cards only after a match ends (no --spectator-delay)")
-        try:
-            live = await self.hub.find(request.match_id, self.WAIT_FOR_NEXT_S)
-        except NotFound as exc:
-            await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
-        async for frame in self.hub.follow(live, request.hidden_cards):
-            yield frame_to_proto(live.game, frame)
-
-
-def add_spectate_service(hub: SpectatorHub, server: grpc.aio.Server) -> str:
-    """Register the Spectate servicer on ``server``; returns its full service name."""
-    spb_grpc.add_SpectateServicer_to_server(SpectateServicer(hub), server)
-    return spb.DESCRIPTOR.services_by_name["Spectate"].full_name
-
-
-# --------------------------------------------------------------------------------------
-# A blocking client, for `arbiter watch` and tests.
-
-
-class SpectateError(Exception):
-    """The arbiter refused or broke off a watch; the message says why."""
-
-
-def list_matches(address: str, include_finished: bool = True, timeout: float = 10.0, token: str = "") -> list[spb.MatchListing]:
-    """The matches the arbiter at ``address`` offers to watch (``token``: its spectator token)."""
-    with grpc.insecure_channel(address) as ch:
-        try:
-            return list(spb_grpc.SpectateStub(ch).ListMatches(
-                spb.ListMatchesRequest(include_finished=include_finished, token=token), timeout=timeout).matches)
-        except grpc.RpcError as exc:
-            raise SpectateError(f"{address}: {exc.code().name}: {exc.details()}") from None
-
-
-def watch(address: str, match_id: str = "", hidden_cards: bool = False, token: str = "") -> Iterator[Frame]:
-    """Follow a match on the arbiter at ``address``: header, steps, then the result."""
-    with grpc.insecure_channel(address) as ch:
-        stream = spb_grpc.SpectateStub(ch).Watch(spb.WatchRequest(match_id=match_id, hidden_cards=hidden_cards, token=token))
-        game = ""
-        try:
-            for msg in stream:
-                frame = frame_from_proto(game, msg)
-                if isinstance(frame, HeaderFrame):
-                    game = frame.game
-                yield frame
-        except grpc.RpcError as exc:
-            raise SpectateError(f"{address}: {exc.code().name}: {exc.details()}") from None
-        finally:
-            stream.cancel()
-
-
-def raw_watch(address: str, match_id: str = "", hidden_cards: bool = False, token: str = "") -> Iterator[spb.WatchFrame]:
-    """The Watch stream's messages as they arrive, undecoded (for leak tests)."""
-    with grpc.insecure_channel(address) as ch:
-        stream = spb_grpc.SpectateStub(ch).Watch(spb.WatchRequest(match_id=match_id, hidden_cards=hidden_cards, token=token))
-        try:
-            yield from stream
-        finally:
-            stream.cancel()
-
-
-__all__: Sequence[str] = (
-    "SpectatorHub", "SpectateServicer", "add_spectate_service", "HeaderFrame", "StepFrame", "OverFrame",
-    "frame_to_proto", "frame_from_proto", "list_matches", "watch", "raw_watch", "SpectateError",
-)

@@ -2,11 +2,11 @@
 
 A submission is one Python file, or a folder whose entry point is ``bot.py`` (other
 modules of the folder may be imported by it; ``arbiter bots new NAME`` writes a template).
-``submit`` collects its files (regular files only: no symlinks, no ``..``, at most
+``collect`` gathers its files (regular files only: no symlinks, no ``..``, at most
 ``MAX_FILES`` files and ``MAX_BYTES`` bytes; ``__pycache__`` and ``*.pyc`` are skipped),
-checks the bot (``check_bot``: the sandboxed self-test of ``arbiter.botcheck`` plus a
+is checked (``arbiter.tournament.submissions.check_bot``: the sandboxed self-test plus a
 smoke match against the random bot over gRPC, the bot in its sandbox, within its
-clocks), then stores a read-only copy under ``<store>.bots/<sha256>/`` next to the store
+clocks), then ``Registry.add`` stores a read-only copy under ``<store>.bots/<sha256>/`` next to the store
 file and records it in the ``bots`` and ``bot_versions`` tables of the SAME SQLite file.
 
 The hash covers the sorted relative paths and the bytes of every file, so equal content
@@ -23,7 +23,6 @@ import hashlib
 import json
 import logging
 import os
-import re
 import shutil
 import sqlite3
 import subprocess
@@ -34,17 +33,14 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
-from arbiter.hosting import sandbox as sb
-from arbiter.hosting.botcheck import SMOKE_OPTIONS, Check, Report
 from arbiter.store.db import transaction
+from cardarena import names
 
 log = logging.getLogger(__name__)
 
 MAX_FILES = 200
 MAX_BYTES = 5 * 1024 * 1024
 ENTRY = "bot.py"
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
-_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,31}$")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS bots (
@@ -74,7 +70,7 @@ class RegistryError(Exception):
 class SubmissionRejected(RegistryError):
     """The bot failed its checks; ``report`` says which."""
 
-    def __init__(self, message: str, report: Report):
+    def __init__(self, message: str, report: Any):
         super().__init__(message)
         self.report = report
 
@@ -108,9 +104,18 @@ def _clean_relpath(path: str) -> str:
 
 def check_name(name: str) -> str:
     """``name`` if it is a valid registry name, else RegistryError saying why."""
-    if not _NAME.match(name):
-        raise RegistryError(f"bad bot name {name[:80]!r}: letters, digits, '-', '_', '.' (max 64)")
-    return name
+    try:
+        return names.check_name(name)
+    except names.NameError_ as exc:
+        raise RegistryError(str(exc)) from None
+
+
+def check_version(version: str) -> str:
+    """``version`` if it is a valid version, else RegistryError saying why."""
+    try:
+        return names.check_version(version)
+    except names.NameError_ as exc:
+        raise RegistryError(str(exc)) from None
 
 
 def collect(path: str | os.PathLike) -> Submission:
@@ -201,93 +206,6 @@ def read_stored(path: Path) -> dict[str, bytes]:
 
 
 # --------------------------------------------------------------------------------------
-# Checks.
-
-
-def check_bot(
-    path: str | os.PathLike,
-    *,
-    positions: int = 200,
-    decision_ms: int = 2000,
-    bank_ms: int = 10_000,
-    smoke: bool = True,
-    seed: int = 1,
-    sandbox: sb.Sandbox | None = None,
-    timeout: float = 120.0,
-) -> Report:
-    """Check a bot without registering it: the sandboxed self-test, then a smoke match.
-
-    The self-test runs the untrusted code confined (``arbiter.botcheck``); the smoke match
-    is refereed by this process (an arbiter on a free port, the bot in its sandbox against
-    the random bot, forfeit on any failure), so a bot cannot talk its way past it.
-    """
-    box = sandbox or sb.Sandbox()
-    path = Path(path).resolve()
-    spec = box.code_path(path)
-    argv = [sys.executable, "-m", "arbiter.hosting.botcheck", spec, "--positions", str(positions), "--decision-ms", str(decision_ms)]
-    env = {"PYTHONPATH": box.code_path(path)} if path.is_dir() else {}
-    launch = box.prepare(argv, code=[path], env=env, needs_arbiter=False)
-    report = Report(str(path))
-    try:
-        proc = subprocess.run(launch.argv, env=launch.env, cwd=launch.cwd, stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=timeout, start_new_session=True)
-        lines = [ln for ln in proc.stdout.decode("utf-8", "replace").splitlines() if ln.startswith("{")]
-        if not lines:
-            tail = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-8:]
-            report.add("self-test", False, f"the check process ended (code {proc.returncode}) without a report: " + " | ".join(tail))
-            return report
-        report = Report.from_dict(json.loads(lines[-1]))
-        report.spec = str(path)
-    except subprocess.TimeoutExpired:
-        report.add("self-test", False, f"did not finish within {timeout:.0f} s (a decision that never returns?)")
-        return report
-    except (ValueError, KeyError) as exc:
-        report.add("self-test", False, f"unreadable report: {exc}")
-        return report
-    finally:
-        sb.cleanup(launch.workdir)
-    if report.ok and smoke:
-        games = report.bot.get("games") or ["*"]
-        game = "spades" if "*" in games else games[0]
-        report.checks.append(asyncio.run(_smoke(path, game, decision_ms, bank_ms, seed, box)))
-    return report
-
-
-async def _smoke(path: Path, game_name: str, decision_ms: int, bank_ms: int, seed: int, box: sb.Sandbox) -> Check:
-    from arbiter.hosting.botproc import BotPool, BotStartError
-    from cardarena.games import get_game
-    from cardarena.records import Clock, FailurePolicy, MatchConfig
-    from arbiter.match import run_match
-    from arbiter.server.arena import RemoteSeat, start_private_server
-
-    options = SMOKE_OPTIONS.get(game_name, {})
-    game = get_game(game_name, options)
-    server = await start_private_server()
-    pool = BotPool(server.hub, server.address, sandbox=box)
-    try:
-        pool.launch("candidate", str(path))
-        pool.launch("random", "random")
-        try:
-            await pool.wait_connected(30)
-        except BotStartError as exc:
-            return Check("smoke", False, f"did not connect: {exc}")
-        seats = [RemoteSeat(pool.procs["candidate" if s % 2 == 0 else "random"].session, game_name) for s in range(game.num_seats)]
-        config = MatchConfig(game=game_name, seed=seed, options=options, clock=Clock(decision_ms, bank_ms),
-                             policy=FailurePolicy.uniform("forfeit"))
-        record = await run_match(config, seats)
-    finally:
-        await server.stop(0.2)
-        pool.stop()
-    mine = [i for i in record.incidents if i.seat % 2 == 0]
-    if mine or record.outcome is None:
-        inc = mine[0] if mine else None
-        detail = f"{inc.kind}: {inc.detail}" + (f"; stderr: {inc.stderr[-600:]}" if inc.stderr else "") if inc else "no outcome"
-        return Check("smoke", False, f"{game_name} vs random: {detail}")
-    return Check("smoke", True, f"{game_name} vs random (seed {seed}): {record.outcome.reason.value}, "
-                 f"{len(record.actions)} decisions in {record.seconds:.2f} s, ranks {list(record.outcome.ranks)}")
-
-
-# --------------------------------------------------------------------------------------
 # The registry.
 
 
@@ -355,11 +273,11 @@ class Registry:
 
     # -- records ---------------------------------------------------------------------------
 
-    def add(self, name: str, version: str, sub: Submission, report: Report, author: str = "local") -> BotVersion:
+    def add(self, name: str, version: str, sub: Submission, report: Any, author: str = "local") -> BotVersion:
+        """``report``: the passed check report (``arbiter.hosting.botcheck.Report``)."""
         """Store ``sub`` and record it as ``name`` ``version`` (after its checks passed)."""
         check_name(name)
-        if not _VERSION.match(version):
-            raise RegistryError(f"bad version {version[:40]!r}: letters, digits, '.', '_', '+', '-' (max 32)")
+        check_version(version)
         sub = validate(sub)
         digest = sub.content_hash
         with self._tx() as db:
@@ -446,36 +364,3 @@ def _rmtree(path: Path) -> None:
         for d in [path, *(p for p in path.rglob("*") if p.is_dir())]:
             d.chmod(0o755)
         shutil.rmtree(path, onerror=writable)
-
-
-def check_submission(sub: Submission, check: Callable[[Path], Report] | None = None) -> Report:
-    """Write ``sub`` to a temporary folder and check it there (``check_bot`` by default)."""
-    with tempfile.TemporaryDirectory(prefix="arena-submit-") as tmp:
-        staged = materialize(sub, Path(tmp) / "bot")
-        # the sandboxed bot (its own uid) must read its code
-        for p in [Path(tmp), *Path(tmp).rglob("*")]:
-            p.chmod(0o755 if p.is_dir() else 0o644)
-        return (check or check_bot)(staged)
-
-
-def submit(
-    registry: Registry,
-    source: str | os.PathLike | Submission,
-    name: str,
-    version: str | None = None,
-    author: str = "local",
-    check: Callable[[Path], Report] | None = None,
-) -> tuple[BotVersion, Report]:
-    """Check and register a bot; SubmissionRejected (with the report) if a check fails."""
-    sub = source if isinstance(source, Submission) else collect(source)
-    sub = validate(sub)
-    check_name(name)
-    owner = registry.owner(name)
-    if owner is not None and owner != author and author != "admin":
-        raise RegistryError(f"bot {name!r} belongs to another author")
-    report = check_submission(sub, check)
-    if not report.ok:
-        failed = [c for c in report.checks if not c.ok]
-        raise SubmissionRejected(f"{name}: failed {', '.join(c.name for c in failed)}: {failed[0].detail}", report)
-    version = version or str(report.bot.get("version") or "0")
-    return registry.add(name, version, sub, report, author), report

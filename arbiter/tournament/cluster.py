@@ -6,7 +6,6 @@ engine that already does what a home-made one would have to: queue tasks, balanc
 over workers, notice a worker that dies and run its unfinished tasks again elsewhere.
 
 The worker side (``run_match_task``, run by a Dask worker):
-
 * A ``MatchJob`` is picklable and self-contained: the match config (game, options, seed,
   clocks, failure policy), the bot name per seat, and a ``BotRef`` per distinct bot: a
   bundled name or ``module:Class`` (importable on the worker), or the bot's files with
@@ -46,6 +45,16 @@ from typing import Any, Callable, Sequence
 
 from cardarena.games import ConfigError
 from cardarena.records import MatchConfig, MatchRecord
+from arbiter.store.registry import RegistryError, Submission, collect
+from arbiter.tournament.spec import SpecError, is_registered_ref
+from arbiter.store.registry import Registry
+from arbiter.store.registry import read_stored
+from arbiter.store.registry import ENTRY, RegistryError, Submission, materialize, validate
+from arbiter.hosting.botproc import BotPool
+from arbiter.server.app import start_private_server
+from arbiter.match import run_match
+from arbiter.server.arena import Hub, RemoteSeat
+from arbiter.hosting.botproc import BotStartError
 
 log = logging.getLogger(__name__)
 
@@ -147,14 +156,10 @@ def bot_refs(sources: Sequence[str], names: Sequence[str], db_path: str | os.Pat
     name or ``module:Class`` is passed by name. ``ship=False`` sends registered bots by
     the path of their stored copy (a shared file system) instead of their files.
     """
-    from arbiter.store.registry import RegistryError, Submission, collect
-    from arbiter.tournament.spec import SpecError, is_registered_ref
 
     refs: dict[str, BotRef] = {}
     for name, source in zip(names, sources):
         if is_registered_ref(source):
-            from arbiter.store.registry import Registry
-
             if db_path is None:
                 raise SpecError(f"bots: {source!r} names a registered bot, but there is no store to look it up in")
             bot_name, _, version = source.partition("@")
@@ -187,8 +192,6 @@ def bot_refs(sources: Sequence[str], names: Sequence[str], db_path: str | os.Pat
 
 
 def _read_dir(path: Path) -> dict[str, bytes]:
-    from arbiter.store.registry import read_stored
-
     if not path.is_dir():
         raise OSError(f"{path}: no stored copy (removed?)")
     return read_stored(path)
@@ -206,7 +209,6 @@ def cache_dir() -> Path:
 def local_spec(ref: BotRef) -> str:
     """What ``BotPool.launch`` takes to run ``ref`` on this machine, after checking that its
     code hashes to ``ref.content_hash``; ClusterError naming the bot otherwise."""
-    from arbiter.store.registry import ENTRY, RegistryError, Submission, materialize, validate
 
     if ref.kind == "named":
         return ref.source
@@ -276,9 +278,6 @@ class _WorkerArena:
         asyncio.run_coroutine_threadsafe(self._start(), self.loop).result(60)
 
     async def _start(self) -> None:
-        from arbiter.hosting.botproc import BotPool
-        from arbiter.server.arena import start_private_server
-
         # The bots reach this arbiter and nobody else needs it: Spectate and Matches locked.
         self.server = await start_private_server()
         self.pool = BotPool(self.server.hub, self.server.address)
@@ -292,10 +291,6 @@ class _WorkerArena:
         return asyncio.run_coroutine_threadsafe(self._play(job), self.loop).result()
 
     async def _play(self, job: MatchJob) -> tuple[str, dict[str, str]]:
-        from arbiter.match import run_match
-        from arbiter.hosting.botproc import gone_session
-        from arbiter.server.arena import RemoteSeat
-
         refs = {r.name: r for r in job.bots}
         missing = [n for n in job.seats if n not in refs]
         if missing:
@@ -320,7 +315,7 @@ class _WorkerArena:
                     sessions.append(await self._session(job, refs[n], key))
             seats = []
             for n, key, session in zip(job.seats, keys, sessions):
-                session = session or gone_session(key)
+                session = session or Hub.gone(key)
                 seat = RemoteSeat(session, job.config.game)
                 seat.name = n  # records name the tournament's bot, not the worker's process key
                 seats.append(seat)
@@ -365,7 +360,6 @@ class _WorkerArena:
     async def _connect(self, bp: Any, ref: BotRef) -> Any:
         """The session of the just-launched ``bp``; BotStartError (naming the tournament's
         bot, not the worker's key) if it exits or does not connect."""
-        from arbiter.hosting.botproc import BotStartError
 
         try:
             return await bp.connect(self.server.hub, CONNECT_TIMEOUT)

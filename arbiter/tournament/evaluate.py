@@ -1,6 +1,6 @@
 """Duplicate-match evaluation of two bots, in process: the margin with its standard error.
 
-    from sdk.evaluate import evaluate
+    from arbiter.tournament.evaluate import evaluate
     result = evaluate("spades", "search", "heuristic", deals=20, seed=1, options={"deals": 1})
     print(result.summary())
 
@@ -13,12 +13,13 @@ margin is the mean over deals with its standard error (sample standard deviation
 deal margins / √deals), and the win rate counts a match won when its margin is
 positive (draws half).
 
-Matches run in this process with the arbiter's own match runner (``sdk.harness``), or
+Matches run in this process with the arbiter's own match runner (bots as ``LocalSeat``), or
 in ``jobs`` worker processes; the result is the same for the same seed either way.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import math
@@ -27,7 +28,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from cardarena.games import ConfigError, get_game
-from cardarena.records import Clock
+from arbiter.hosting.loading import load_bot
+from arbiter.hosting.local import LocalSeat
+from arbiter.match import run_match
+from cardarena.records import Clock, FailurePolicy, MatchConfig
 
 log = logging.getLogger(__name__)
 
@@ -120,14 +124,13 @@ def play_one(
     options: Mapping[str, Any], preset: str | None, clock_ms: tuple[int, int],
 ) -> MatchMargin:
     """Play one seating of one deal; bots are named by spec (picklable for workers)."""
-    from sdk.loading import load_bot
-    from sdk.harness import play_match
-
     game = get_game(game_name, options, preset)
     who = _seating(game.num_seats, game.teams, rotation)
     specs = (bot_a, bot_b)
     bots = [load_bot(specs[w]) for w in who]
-    record = play_match(game_name, bots, seed=seed, options=options, preset=preset, clock=Clock(*clock_ms))
+    config = MatchConfig(game=game_name, seed=seed, options=dict(options), preset=preset, clock=Clock(*clock_ms),
+                         policy=FailurePolicy())
+    record = asyncio.run(run_match(config, [LocalSeat(b) for b in bots]))
     out = record.outcome
     assert out is not None
     a = [out.scores[s] for s in range(game.num_seats) if who[s] == 0]
@@ -165,7 +168,6 @@ def evaluate(
         raise ConfigError(f"jobs: must be at least 1, got {jobs}")
     opts = dict(options or {})
     get_game(game, opts, preset)  # validate before starting anything
-    from sdk.loading import load_bot
 
     for spec in (bot_a, bot_b):
         bot = load_bot(spec)

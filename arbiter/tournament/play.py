@@ -13,10 +13,12 @@ from cardarena.games import ConfigError
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
 from arbiter.hosting.local import LocalSeat
 from arbiter.match import run_match
-from arbiter.server.arena import RemoteSeat, start_private_server
+from arbiter.server.arena import RemoteSeat
+from arbiter.server.app import start_private_server
 from arbiter.tournament.run import bot_names
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
+from arbiter.hosting.loading import load_bot
 
 
 def _config(game, seed, options, preset, decision_ms, bank_ms, policy) -> tuple[MatchConfig, int]:
@@ -48,8 +50,6 @@ def play_local(
     distinct = list(dict.fromkeys(bots))
     names = dict(zip(distinct, bot_names(distinct)))
     if transport == "inproc":
-        from sdk.loading import load_bot
-
         loaded = {spec: load_bot(spec) for spec in distinct}
         return asyncio.run(run_match(config, [LocalSeat(loaded[b], names[b]) for b in bots]))
     if transport != "grpc":

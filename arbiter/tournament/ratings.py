@@ -367,33 +367,3 @@ def _side_bots_order(side: Sequence[int], seats: Sequence[str]) -> list[int]:
     for s in side:
         seen.setdefault(seats[s], s)
     return list(seen.values())
-
-
-# --------------------------------------------------------------------------------------
-# The web page's table. arbiter/present/web.py looks for a hook named ``web_standings``; this one is
-# named apart until the web page's tests expect these ratings instead of its own fallback.
-
-
-def standings_for_web(store: Any, tour: Any, rows: Sequence[MatchRow]) -> Any:
-    """These standings in arbiter.web's shape, so the page shows the same table and ratings."""
-    from arbiter.present import web
-    from arbiter.tournament.spec import TournamentSpec
-
-    spec = TournamentSpec.from_json(tour.spec)
-    st = compute_standings(rows, spec.validate_game().teams, spec.duplicate, spec.bot_names)
-    out = []
-    for r in st.rows:
-        extra = {"margin": f"{r.mean_margin:+.1f}"}
-        if r.dup_advantage is not None:
-            extra["dup. advantage"] = f"{r.dup_advantage:+.1f}" + ("" if r.dup_se is None else f" ± {r.dup_se:.1f}")
-        if r.los_next is not None:
-            extra["LOS over next"] = f"{100 * r.los_next:.1f}%"
-        out.append(web.StandingRow(
-            r.name, r.matches, r.wins, r.draws, r.losses, r.score_rate,
-            r.rating.value if r.rating else None, r.rating.low if r.rating else None, r.rating.high if r.rating else None,
-            r.forfeits, extra,
-        ))
-    cross = {(a, b): pts / n for a, row in st.crosstable.items() for b, (pts, n) in row.items() if n}
-    method = ("Bradley-Terry (Elo scale), 95% interval from the Laplace approximation" if st.model == "bradley-terry"
-              else "Weng-Lin Plackett-Luce (openskill), 95% interval μ ± 1.96σ")
-    return web.Standings(out, cross, method)

@@ -38,6 +38,16 @@ from cardarena.records import MatchRecord
 from arbiter.match import SeatClient, run_match
 from arbiter.tournament.spec import Format, Seatings, SpecError, TournamentSpec, bot_names, is_registered_ref
 from arbiter.store.db import MatchRow, Store
+from arbiter.store.registry import Registry
+from arbiter.tournament import cluster as dask_cluster
+from arbiter.hosting.loading import load_bot
+from arbiter.hosting.botproc import BotHost
+from arbiter.server.arena import RemoteSeat
+from arbiter.server.app import start_private_server
+from arbiter.spectating.hub import SpectatorHub
+from arbiter.tournament.ratings import compute_standings
+from arbiter.store.db import StoreError
+from arbiter.tournament.ratings import side_points
 
 log = logging.getLogger(__name__)
 
@@ -204,8 +214,6 @@ class _Leader:
         self.count: dict[str, int] = {}
 
     def add(self, seats: Sequence[str], ranks: Sequence[int]) -> None:
-        from arbiter.tournament.ratings import side_points
-
         for bot, pts in side_points(self.game.teams, seats, ranks).items():
             self.points[bot] = self.points.get(bot, 0.0) + pts
             self.count[bot] = self.count.get(bot, 0) + 1
@@ -221,7 +229,6 @@ def resolve_bot(source: str, db_path: str | os.PathLike | None) -> str:
     """A launchable bot spec for ``source``: ``name@version`` is looked up in the registry."""
     if not is_registered_ref(source):
         return source
-    from arbiter.store.registry import Registry
 
     if db_path is None:
         raise SpecError(f"bots: {source!r} names a registered bot, but there is no store to look it up in")
@@ -333,8 +340,6 @@ async def run_tournament(
             on_progress(Progress(finished, len(plan), record, len(done), leader.text(), tour.name))
 
     if todo and cluster:
-        from arbiter.tournament import cluster as dask_cluster
-
         refs = dask_cluster.bot_refs(spec.bot_sources, names, store.path, ship=ship_bots)
         fingerprint = dask_cluster.code_fingerprint()
         by_idx = {m.idx: m for m in todo}
@@ -350,8 +355,6 @@ async def run_tournament(
         )
     elif todo:
         if transport == "inproc":
-            from sdk.loading import load_bot
-
             bots = {n: load_bot(s) for n, s in zip(names, sources)}
             seats_cache = {n: LocalSeat(bots[n], n) for n in names}
 
@@ -381,9 +384,6 @@ async def _play_grpc(spec, names, sources, store, tournament_id, play_all, max_r
     also serves the Spectate service to whoever holds its token (public frames only: no
     delay is configured, so no hidden card; with duplicate deals not even the full deal at
     the end), announced through ``announce(address, token)``."""
-    from arbiter.hosting.botproc import BotHost
-    from arbiter.server.arena import RemoteSeat, start_private_server
-    from arbiter.spectating.hub import SpectatorHub
 
     # With duplicate deals a finished match's cards come back in the next seating. The bots
     # reach this server too: spectating needs a token they never see (only the organiser).
@@ -418,7 +418,6 @@ async def _play_grpc(spec, names, sources, store, tournament_id, play_all, max_r
 
 def standings(rows: Sequence[MatchRow], game: Game, duplicate: bool = True, bots: Sequence[str] = ()):
     """The table (arbiter.ratings.Standings) for these stored matches of ``game``."""
-    from arbiter.tournament.ratings import compute_standings
 
     return compute_standings(rows, game.teams, duplicate, bots)
 
@@ -440,8 +439,6 @@ def load_standings(store: Store, name_or_id: str | int | None = None):
         spec = TournamentSpec.from_json(tour.spec)
         game = spec.validate_game()
     except (TypeError, ConfigError) as exc:
-        from arbiter.store.db import StoreError
-
         raise StoreError(f"tournament {tour.name!r}: stored spec is unusable: {exc}") from None
     rows = store.matches(tour.id)
     info = tournament_info(tour, spec)

@@ -4,7 +4,6 @@ A spec names the game and its variant, the bots, the format, deals per table, du
 on/off, concurrency, clocks, the failure policy and the seed. ``TournamentSpec.validate``
 checks everything before anything runs and raises ``SpecError`` naming the field and the
 reason. Example (``arbiter tournament run club.toml``)::
-
     name = "club-night"
     game = "spades"
     format = "round-robin"        # round-robin | double-round-robin | gauntlet
@@ -47,8 +46,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from arbiter.hosting.botproc import ISOLATIONS
+from cardarena.names import NAME_RULE, is_ref, is_seat_name
 from cardarena.games import ConfigError, Game, get_game
 from cardarena.records import Clock, FailurePolicy, MatchConfig, Policy
+from arbiter.hosting.loading import BUNDLED, load_bot
 
 
 class SpecError(ConfigError):
@@ -70,13 +72,11 @@ class Seatings(enum.Enum):
     PERMUTATIONS = "permutations"  # every order of the entries over the sides (k! seatings)
 
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@+-]{0,63}$")
-_REGISTERED = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*@[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 
 
 def is_registered_ref(spec: str) -> bool:
     """True for ``name@version`` (a bot from the registry), not a path or module."""
-    return bool(_REGISTERED.match(spec)) and not Path(spec).exists()
+    return is_ref(spec) and not Path(spec).exists()
 
 
 def bot_names(specs: Sequence[str]) -> tuple[str, ...]:
@@ -106,9 +106,6 @@ def bot_sources(specs: Sequence[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-#: How bot processes may be shared between matches (``TournamentSpec.effective_isolation``,
-#: ``arbiter.botproc.BotHost``).
-ISOLATIONS = ("match", "deal", "shared")
 
 
 @dataclass(frozen=True)
@@ -235,8 +232,8 @@ class TournamentSpec:
         if len(self.bots) < 1 or (len(self.bots) < 2 and not self.teams):
             raise SpecError(f"bots: a tournament needs at least 2 bots, got {len(self.bots)}")
         for spec, name in zip(self.bots, names):
-            if not _NAME.match(name):
-                raise SpecError(f"bots: bad bot name {name!r} (letters, digits, '-', '_', '.', '@', at most 64)")
+            if not is_seat_name(name):
+                raise SpecError(f"bots: bad bot name {name[:80]!r}: {NAME_RULE}, or name@version")
             _check_bot(spec, bot_sources([spec])[0], self.game)
         try:
             fmt = Format(self.format)
@@ -303,7 +300,6 @@ class TournamentSpec:
 
 def _check_bot(spec: str, source: str, game: str) -> None:
     """A bot spec that can be launched, as far as can be told without running its code."""
-    from sdk.loading import BUNDLED, load_bot
 
     if source in BUNDLED:
         bot = load_bot(source)

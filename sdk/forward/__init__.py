@@ -6,11 +6,11 @@ forward. This package gives both, with one API for the three games:
 
     from sdk.forward import sample_states
     states = sample_states(game, view, n=32, rng=random.Random(7))
-    for state in states:                      # ordinary engine states (arbiter.games)
+    for state in states:                      # ordinary engine states (cardarena.games)
         state.apply(some_legal_action)        # the arbiter's own rules engine
         ...
 
-``game`` is the configured engine ``Game`` (``arbiter.games.get_game(info.game,
+``game`` is the configured engine ``Game`` (``sdk.forward.get_game(info.game,
 info.options)`` inside a bot), ``view`` the seat's view as the bot received it, ``rng``
 a ``random.Random`` (seed it for reproducible samples). Each returned state:
 
@@ -40,10 +40,10 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping
 
-from cardarena.games.base import Game, State
+from cardarena.games import Action, Game, State, get_game
 from sdk.forward._common import ConsistencyError, SamplingOptions, parse_sampling_options
 
-__all__ = ["ConsistencyError", "SamplingOptions", "sample_states", "knowledge"]
+__all__ = ["Action", "ConsistencyError", "Game", "SamplingOptions", "State", "get_game", "knowledge", "sample_states"]
 
 _MODULES = {
     "spades": "sdk.forward.spades",
@@ -56,7 +56,7 @@ def _module(game: Game):
     import importlib
 
     if not isinstance(game, Game):
-        raise TypeError(f"sample_states needs a configured arbiter Game, got {type(game).__name__}")
+        raise TypeError(f"sample_states needs a configured engine Game (sdk.forward.get_game), got {type(game).__name__}")
     try:
         return importlib.import_module(_MODULES[game.name])
     except KeyError:

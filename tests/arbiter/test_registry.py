@@ -13,8 +13,9 @@ import grpc
 import pytest
 
 from arbiter.store import registry as reg
-from arbiter.server.bots import submission_chunks
-from arbiter.server.arena import start_server
+from arbiter.tournament.submissions import RegistryCatalog, check_bot, submit
+from arbiter.server.client import submission_chunks
+from arbiter.server.app import start_server
 from arbiter.store.db import Store
 from cardarena.v1 import bots_pb2 as bpb
 from cardarena.v1 import bots_pb2_grpc as bpb_grpc
@@ -75,7 +76,7 @@ def _no_entry(tmp_path: Path) -> Path:
 
 
 def test_check_passes_a_good_folder_bot_and_names_each_failure_of_bad_ones(tmp_path):
-    report = reg.check_bot(write_bot(tmp_path / "good", GOOD, HELPER), positions=40)
+    report = check_bot(write_bot(tmp_path / "good", GOOD, HELPER), positions=40)
     assert report.ok, report.to_dict()
     names = [c.name for c in report.checks]
     assert names == ["import", "contract", "legal:spades", "time:spades", "deterministic:spades", "smoke"]
@@ -88,7 +89,7 @@ def test_check_passes_a_good_folder_bot_and_names_each_failure_of_bad_ones(tmp_p
             def choose(self, view, legal_actions):
                 return "play ZZ"
     """)
-    r = reg.check_bot(illegal, positions=20)
+    r = check_bot(illegal, positions=20)
     assert not r.ok and [c.name for c in r.checks if not c.ok] == ["legal:spades"] and "does not parse" in r.checks[-1].detail
 
     liar = write_bot(tmp_path / "liar", """
@@ -99,11 +100,11 @@ def test_check_passes_a_good_folder_bot_and_names_each_failure_of_bad_ones(tmp_p
             def choose(self, view, legal_actions):
                 return random.choice(legal_actions)   # the global RNG: not reproducible
     """)
-    r = reg.check_bot(liar, positions=60, smoke=False)
+    r = check_bot(liar, positions=60, smoke=False)
     assert [c.name for c in r.checks if not c.ok] == ["deterministic:spot"] and "differ at decision" in r.checks[-1].detail
 
     broken = write_bot(tmp_path / "broken", "import no_such_module\n")
-    r = reg.check_bot(broken)
+    r = check_bot(broken)
     assert [c.name for c in r.checks] == ["import"] and "no_such_module" in r.checks[0].detail
 
     slow = write_bot(tmp_path / "slow", """
@@ -115,7 +116,7 @@ def test_check_passes_a_good_folder_bot_and_names_each_failure_of_bad_ones(tmp_p
                 time.sleep(0.06)
                 return legal_actions[0]
     """)
-    r = reg.check_bot(slow, positions=3, decision_ms=20, smoke=False)
+    r = check_bot(slow, positions=3, decision_ms=20, smoke=False)
     assert [c.name for c in r.checks if not c.ok] == ["time:spades"]
 
 
@@ -124,23 +125,23 @@ def test_submit_stores_an_immutable_copy_and_records_it_in_the_store_file(tmp_pa
     Store(db).close()  # the store exists first; the registry adds its tables to the same file
     folder = write_bot(tmp_path / "good", GOOD, HELPER)
     with reg.Registry(db) as r:
-        v, report = reg.submit(r, folder, "good")
+        v, report = submit(r, folder, "good")
         assert v.version == "2.1" and report.ok  # the bot's own version by default
         assert v.path == tmp_path / "arena.bots" / v.content_hash
         assert (v.path / "bot.py").read_text() == (folder / "bot.py").read_text()
         assert not (v.path / "bot.py").stat().st_mode & 0o222  # read-only
         assert r.verify(v)
         # the same content again: idempotent; other content under the same version: refused
-        again, _ = reg.submit(r, folder, "good", check=lambda p: report)
+        again, _ = submit(r, folder, "good", check=lambda p: report)
         assert again == v
         (folder / "helper.py").write_text("def pick(rng, xs):\n    return xs[-1]\n")
         with pytest.raises(reg.RegistryError, match="immutable"):
-            reg.submit(r, folder, "good", check=lambda p: report)
-        v2, _ = reg.submit(r, folder, "good", version="2.2", check=lambda p: report)
+            submit(r, folder, "good", check=lambda p: report)
+        v2, _ = submit(r, folder, "good", version="2.2", check=lambda p: report)
         assert v2.content_hash != v.content_hash and [x.version for x in r.versions("good")] == ["2.1", "2.2"]
         # another author may not touch it
         with pytest.raises(reg.RegistryError, match="another author"):
-            reg.submit(r, folder, "good", version="9", author="mallory", check=lambda p: report)
+            submit(r, folder, "good", version="9", author="mallory", check=lambda p: report)
         with pytest.raises(reg.RegistryError, match="another author"):
             r.remove("good", author="mallory")
     tables = {row[0] for row in sqlite3.connect(db).execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -160,15 +161,15 @@ def test_a_failing_bot_is_not_registered(tmp_path):
     """)
     with reg.Registry(tmp_path / "a.sqlite") as r:
         with pytest.raises(reg.SubmissionRejected, match="legal:spades") as exc:
-            reg.submit(r, bad, "crashy")
+            submit(r, bad, "crashy")
         assert "ValueError('boom')" in exc.value.report.checks[-1].detail
         assert r.versions() == [] and not any((tmp_path / "a.bots").glob("*/bot.py"))
 
 
 def test_a_tampered_copy_is_detected(tmp_path):
     with reg.Registry(tmp_path / "a.sqlite") as r:
-        report = reg.check_bot(TEMPLATE, positions=5, smoke=False)
-        v, _ = reg.submit(r, TEMPLATE, "tmpl", check=lambda p: report)
+        report = check_bot(TEMPLATE, positions=5, smoke=False)
+        v, _ = submit(r, TEMPLATE, "tmpl", check=lambda p: report)
         target = v.path / "bot.py"
         target.chmod(0o644)
         target.write_text(target.read_text() + "\n# changed\n")
@@ -180,7 +181,7 @@ def test_the_bots_service_submits_lists_shows_and_removes_behind_tokens(tmp_path
     sub = reg.collect(write_bot(tmp_path / "good", GOOD, HELPER))
 
     async def main():
-        server = await start_server(0, admin_token="adm", bots_registry=str(db), author_tokens={"alice-t": "alice", "bob-t": "bob"})
+        server = await start_server(0, admin_token="adm", bots_catalog=RegistryCatalog(db), author_tokens={"alice-t": "alice", "bob-t": "bob"})
         try:
             async with grpc.aio.insecure_channel(server.address) as ch:
                 stub = bpb_grpc.BotsStub(ch)

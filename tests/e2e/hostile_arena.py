@@ -32,7 +32,9 @@ from arbiter.hosting.local import LocalSeat
 from cardarena.replay import verify_record
 from arbiter.match import run_match
 from arbiter.hosting.sandbox import Limits, Sandbox
-from arbiter.server.arena import RemoteSeat, start_server
+from arbiter.server.arena import RemoteSeat
+from arbiter.server.app import start_server
+from arbiter.spectating.hub import SpectatorHub
 from arbiter.store.db import Store
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -107,7 +109,7 @@ def run_hostile(
     box = Sandbox(limits or Limits(memory_mb=512, cpu_seconds=30))
 
     async def main() -> Result:
-        server = await start_server(0, admin_token=admin_token)
+        server = await start_server(0, admin_token=admin_token, spectators=SpectatorHub())  # as `arbiter serve` with no token
         pool = BotPool(server.hub, server.address, log_dir=tmp, sandbox=box)
         store = Store(store_path)
         try:

@@ -22,6 +22,7 @@ import distributed  # noqa: F401  (in the dev extra: a missing install must fail
 import pytest
 
 from arbiter.store import registry as reg
+from arbiter.tournament.submissions import check_bot, submit
 from arbiter.tournament.cluster import BotRef, ClusterError, LoopbackCluster, bot_refs, local_spec
 from cardarena.replay import verify_record
 from arbiter.store.db import Store
@@ -34,9 +35,9 @@ ROOT = Path(__file__).resolve().parents[2]
 def register_good(tmp_path: Path, db: Path) -> str:
     """Register a folder bot (two modules) in the store's registry; its name@version."""
     folder = write_bot(tmp_path / "good", GOOD, HELPER)  # the registry tests' two-module bot
-    report = reg.check_bot(folder, positions=5, smoke=False)
+    report = check_bot(folder, positions=5, smoke=False)
     with reg.Registry(db) as r:
-        v, _ = reg.submit(r, folder, "good", check=lambda p: report)
+        v, _ = submit(r, folder, "good", check=lambda p: report)
     return f"good@{v.version}"
 
 

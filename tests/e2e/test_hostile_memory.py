@@ -73,7 +73,7 @@ def test_cluster_workers_give_every_match_fresh_bot_processes(tmp_path, monkeypa
         sessions_seen.append([id(seat.session) for seat in seats])
         return await real_run_match(config, seats, *args, **kw)
 
-    monkeypatch.setattr(arbiter.match, "run_match", spy)
+    monkeypatch.setattr(cluster, "run_match", spy)
     arena = cluster._WorkerArena()
     try:
         results = {}

@@ -25,8 +25,8 @@ import pytest
 from cardarena.wire import codec as convert
 from cardarena.games import Card, events_for, get_game
 from cardarena.games.cards import InvalidCardError
-from arbiter.spectating.hub import SpectateError, list_matches, raw_watch
-from arbiter.spectating.hub import watch as follow
+from arbiter.server.client import SpectateError, list_matches, raw_watch
+from arbiter.server.client import watch as follow
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from cardarena.v1 import spectate_pb2 as spb

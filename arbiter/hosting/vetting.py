@@ -1,0 +1,54 @@
+"""Vetting a bot before it is hosted: the self-test, run in the bot's own sandbox.
+
+The untrusted code runs confined (``sandbox``), in a process of its own; the smoke match
+that follows it is refereed by the arbiter (``arbiter.tournament.submissions``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from arbiter.hosting import sandbox as sb
+from arbiter.hosting.botcheck import Report
+
+
+def self_test(
+    path: str | os.PathLike,
+    *,
+    positions: int = 200,
+    decision_ms: int = 2000,
+    sandbox: sb.Sandbox | None = None,
+    timeout: float = 120.0,
+) -> Report:
+    """Run the self-test of ``arbiter.hosting.botcheck`` on the bot at ``path``, confined
+    in ``sandbox``; its report (a failed one names what went wrong)."""
+    box = sandbox or sb.Sandbox()
+    path = Path(path).resolve()
+    spec = box.code_path(path)
+    argv = [sys.executable, "-m", "arbiter.hosting.botcheck", spec, "--positions", str(positions), "--decision-ms", str(decision_ms)]
+    env = {"PYTHONPATH": box.code_path(path)} if path.is_dir() else {}
+    launch = box.prepare(argv, code=[path], env=env, needs_arbiter=False)
+    report = Report(str(path))
+    try:
+        proc = subprocess.run(launch.argv, env=launch.env, cwd=launch.cwd, stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=timeout, start_new_session=True)
+        lines = [ln for ln in proc.stdout.decode("utf-8", "replace").splitlines() if ln.startswith("{")]
+        if not lines:
+            tail = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-8:]
+            report.add("self-test", False, f"the check process ended (code {proc.returncode}) without a report: " + " | ".join(tail))
+            return report
+        report = Report.from_dict(json.loads(lines[-1]))
+        report.spec = str(path)
+    except subprocess.TimeoutExpired:
+        report.add("self-test", False, f"did not finish within {timeout:.0f} s (a decision that never returns?)")
+        return report
+    except (ValueError, KeyError) as exc:
+        report.add("self-test", False, f"unreadable report: {exc}")
+        return report
+    finally:
+        sb.cleanup(launch.workdir)
+    return report

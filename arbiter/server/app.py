@@ -1,0 +1,109 @@
+"""The arbiter's gRPC server: the services of arbiter.server put together on one port
+(and a Unix socket for sandboxed bots), with health and reflection."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from arbiter.server.arena import SERVER_OPTIONS, ArenaServicer, Hub, MatchesServicer
+from arbiter.server.bots import add_bots_service
+from arbiter.server.spectate import add_spectate_service
+from cardarena.records import Clock
+from cardarena.v1 import arena_pb2 as pb
+from cardarena.v1 import arena_pb2_grpc as pb_grpc
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RunningServer:
+    server: grpc.aio.Server
+    port: int
+    hub: Hub
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    async def stop(self, grace: float = 1.0) -> None:
+        for session in list(self.hub.sessions.values()):
+            session.close()
+        await self.server.stop(grace)
+        if self.hub.unix_path:
+            shutil.rmtree(Path(self.hub.unix_path).parent, ignore_errors=True)
+
+
+async def start_server(
+    port: int = 0,
+    host: str = "127.0.0.1",
+    hub: Hub | None = None,
+    admin_token: str | None = None,
+    default_clock: Clock = Clock(),
+    spectators: Any = None,
+    bots_catalog: Any = None,
+    author_tokens: dict[str, str] | None = None,
+) -> RunningServer:
+    """Start the arbiter's gRPC server on ``host:port`` (0 = any free port).
+
+    ``spectators`` (an ``arbiter.spectating.SpectatorHub``, or None for no Spectate
+    service) receives the matches run by Matches.RunMatch and serves them on the Spectate
+    service. ``bots_catalog`` (an ``arbiter.server.bots.BotCatalog``) adds the Bots service.
+    """
+    hub = hub or Hub()
+    server = grpc.aio.server(options=SERVER_OPTIONS)
+    pb_grpc.add_ArenaServicer_to_server(ArenaServicer(hub), server)
+    matches_servicer = MatchesServicer(hub, admin_token, default_clock)
+    names = [
+        pb.DESCRIPTOR.services_by_name["Arena"].full_name,
+        pb.DESCRIPTOR.services_by_name["Matches"].full_name,
+        health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+        reflection.SERVICE_NAME,
+    ]
+    if spectators is not None:
+        matches_servicer.observers_for = spectators.observers
+        names.append(add_spectate_service(spectators, server))
+    pb_grpc.add_MatchesServicer_to_server(matches_servicer, server)
+    if bots_catalog is not None:  # the Bots service (arbiter.server.bots), behind author/admin tokens
+        names.append(add_bots_service(server, bots_catalog, admin_token, author_tokens or {}))
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(names, server)
+    bound = server.add_insecure_port(f"{host}:{port}")
+    if bound == 0:
+        raise OSError(f"cannot listen on {host}:{port}")
+    # Sandboxed bots have no network: they reach the arbiter through this socket only.
+    sock_dir = Path(tempfile.mkdtemp(prefix="arena-sock-"))
+    sock_dir.chmod(0o755)
+    if server.add_insecure_port(f"unix:{sock_dir / 'arena.sock'}"):
+        hub.unix_path = str(sock_dir / "arena.sock")
+    await server.start()
+    if hub.unix_path:
+        Path(hub.unix_path).chmod(0o666)  # bots run under their own uids; the token authenticates
+    for name in names[:2] + [""]:
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    log.info("arbiter listening on %s:%d", host, bound)
+    return RunningServer(server, bound, hub)
+
+
+async def start_private_server(spectators: Any = None) -> RunningServer:
+    """An arbiter on a free loopback port for the matches its caller runs between the bot
+    processes its caller starts (a tournament, `arbiter play`, a cluster worker, a check).
+
+    The bots reach this server too, so what they must not use is locked with tokens they
+    never see: the Matches service (a bot could start matches that tie up the others)
+    and the Spectate service (with repeated deals, another match's public plays show the
+    hands a bot plays against). ``spectators`` (a SpectatorHub) must carry its own token,
+    for the organiser; without one, the server has no Spectate service at all."""
+    if spectators is not None and spectators.token is None:
+        raise ValueError("a private arbiter's spectators need a token: its bots reach the same server")
+    return await start_server(0, spectators=spectators, admin_token=secrets.token_urlsafe(18))
