@@ -41,6 +41,8 @@ class StepFrame:
     view: Any
     hands: Hands | None = None
     at: float = 0.0  # seconds since the match started
+    #: The full notation, kept for a delayed hidden-cards watcher only; never encoded.
+    private_action: str = ""
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,14 @@ action and what was wrong, so a changed action or a changed seed is caught and e
 
 What a step shows depends on the viewpoint, and comes only from the engine's view seam:
 
-- ``seat=N``: exactly what seat N saw (``state.view(N)``) and the events it was shown;
-- ``seat=None``: the spectator's public view (the full deal once the game is over);
+- ``seat=N``: exactly what seat N saw (``state.view(N)``), the events it was shown, and
+  each action as it read to N (``Game.action_text``: another seat's blind-nil give
+  names no card);
+- ``seat=None``: the spectator's public view (the full deal once the game is over) and
+  the actions as a spectator reads them;
 - ``full=True``: the public view plus every seat's own view, so every hand is visible
-  (cards no seat could see, such as the stock order, stay hidden until the end).
+  (cards no seat could see, such as the stock order, stay hidden until the end), and
+  every action in full notation.
 
 This is the one verifier: the store, the web page, the CLI and the tests all call it.
 """
@@ -45,7 +49,7 @@ class ReplayStep:
     index: int
     total: int
     seat: int | None  # the seat that acted in this step (None for the deal)
-    action: str | None  # its action, in notation
+    action: str | None  # its action, as it reads to the viewpoint (full notation in full mode)
     forced: str  # non-empty when the arbiter chose the action (timeout, ...): why
     ms: int  # wall time the seat took, as recorded
     to_act: int | None  # the seat to act next (None once the game is over)
@@ -155,7 +159,8 @@ def step_record(record: MatchRecord, seat: int | None = None, full: bool = False
         seat_views = tuple(state.view(s) for s in range(state.game.num_seats)) if full else ()
         shown = tuple(events) if full else tuple(events_for(events, seat))
         step = ReplayStep(
-            index=i, total=total, seat=ra.seat if ra else None, action=ra.action if ra else None,
+            index=i, total=total, seat=ra.seat if ra else None,
+            action=(ra.action if full else game.action_text(game.parse_action(ra.action), ra.seat, seat)) if ra else None,
             forced=ra.forced if ra else "", ms=ra.ms if ra else 0,
             to_act=state.current_seat, events=shown, view=view, seat_views=seat_views,
         )

@@ -116,8 +116,10 @@ class MatchObserver(abc.ABC):
     async def started(self, match_id: str, game: str, seat_names: tuple[str, ...], spectator_view: Any) -> None:
         """The deal is done; no decision made yet."""
 
-    async def step(self, match_id: str, seat: int, action: str, public_events: list[Event], spectator_view: Any) -> None:
-        """``seat`` played ``action`` (public notation); the public events it caused."""
+    async def step(self, match_id: str, seat: int, action: Action, public_events: list[Event], spectator_view: Any) -> None:
+        """``seat`` played ``action``; the public events it caused. ``action`` is the engine's
+        value with every card in it: what an observer shows of it, it asks the engine
+        (``Game.action_text(action, seat, viewer)``)."""
 
     async def ended(self, record: "MatchRecord", final_view: Any) -> None:
         """The match is over; ``final_view`` shows everything (None after a forfeit)."""
@@ -200,7 +202,7 @@ class _Runner:
                     public = events_for(new_events, None)
                     view = state.spectator_view()
                     for obs in self.observers:
-                        await self._safe(obs.step(record.match_id, seat, str(action), public, view))
+                        await self._safe(obs.step(record.match_id, seat, action, public, view))
             record.outcome = state.outcome()
         except _Forfeit as f:
             record.incidents.append(Incident(f.seat, f.kind, f.detail))

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import dataclasses
 import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Iterator, Sequence
 
 from cardarena.wire import codec as convert
-from cardarena.games import Card, Event, GameError, Outcome, State
+from cardarena.games import Action, Event, Game, GameError, State
 from cardarena.frames import Frame, Hands, HeaderFrame, OverFrame, StepFrame
 from cardarena.records import MatchConfig, MatchRecord
 from arbiter.match import MatchObserver
@@ -149,6 +150,8 @@ class SpectatorHub:
                         await asyncio.sleep(wait)
                     if isinstance(frame, HeaderFrame):
                         frame = _replace(frame, delay_ms=int(self.delay * 1000))
+                    elif isinstance(frame, StepFrame) and frame.private_action:
+                        frame = _replace(frame, action=frame.private_action, private_action="")
                 else:
                     frame = _public(frame)
                 yield frame
@@ -161,14 +164,14 @@ class SpectatorHub:
 
 
 def _replace(frame: Any, **kw: Any) -> Any:
-    import dataclasses
-
     return dataclasses.replace(frame, **kw)
 
 
 def _public(frame: Frame) -> Frame:
     """The frame without any hidden card: the only form a live watcher receives."""
-    if isinstance(frame, (HeaderFrame, StepFrame)) and frame.hands is not None:
+    if isinstance(frame, StepFrame) and (frame.hands is not None or frame.private_action):
+        return _replace(frame, hands=None, private_action="")
+    if isinstance(frame, HeaderFrame) and frame.hands is not None:
         return _replace(frame, hands=None)
     return frame
 
@@ -180,6 +183,7 @@ class _Feed(MatchObserver):
         self.hub = hub
         self.config = config
         self.live: LiveMatch | None = None
+        self.game: Game | None = None
         self.shadow: State | None = None
         self.t0 = time.monotonic()
 
@@ -189,29 +193,33 @@ class _Feed(MatchObserver):
         return tuple(tuple(self.shadow.view(s).hand) for s in range(self.shadow.game.num_seats))
 
     async def started(self, match_id: str, game: str, seat_names: tuple[str, ...], spectator_view: Any) -> None:
-        if self.hub.delay is not None:
-            # Only a delayed hub ever shows hands; only then keep a shadow game to know them.
-            try:
-                self.shadow = self.config.make_game().new_initial_state(self.config.seed)
-            except GameError:
-                log.exception("spectator shadow of match %s could not be built", match_id)
+        try:
+            self.game = self.config.make_game()
+            if self.hub.delay is not None:
+                # Only a delayed hub ever shows hands; only then keep a shadow game to know them.
+                self.shadow = self.game.new_initial_state(self.config.seed)
+        except GameError:
+            log.exception("spectator feed of match %s could not be built", match_id)
         self.t0 = time.monotonic()
         self.live = LiveMatch(match_id, game, tuple(seat_names), time.time())
         self.live.push(HeaderFrame(match_id, game, tuple(seat_names), self.live.started, spectator_view, self._hands()))
         self.hub._open(self.live)
 
-    async def step(self, match_id: str, seat: int, action: str, public_events: list[Event], spectator_view: Any) -> None:
-        if self.live is None:
+    async def step(self, match_id: str, seat: int, action: Action, public_events: list[Event], spectator_view: Any) -> None:
+        if self.live is None or self.game is None:
             return
         if self.shadow is not None:
             try:
-                self.shadow.apply(self.shadow.game.parse_action(action))
+                self.shadow.apply(action)
             except GameError:
                 log.exception("spectator shadow of match %s diverged at %r", match_id, action)
                 self.shadow = None
         index = self.live.steps + 1
-        self.live.push(StepFrame(index, seat, action, tuple(public_events), spectator_view, self._hands(),
-                                 round(time.monotonic() - self.t0, 4)))
+        # A watcher reads the action as a spectator does (a blind-nil give names no card);
+        # only a delayed hidden-cards watcher, who sees every hand anyway, gets the notation.
+        self.live.push(StepFrame(index, seat, self.game.action_text(action, seat, None), tuple(public_events), spectator_view,
+                                 self._hands(), round(time.monotonic() - self.t0, 4),
+                                 private_action=str(action) if self.shadow is not None else ""))
 
     async def ended(self, record: MatchRecord, final_view: Any) -> None:
         if self.live is None:

@@ -7,7 +7,9 @@ from the seed and never touch the global RNG, clocks, threads, I/O or protobuf.
 
 Hidden information is filtered in exactly one place per game: ``State.view(seat)`` and
 ``State.spectator_view()``; events carry the seats allowed to see them and
-``events_for`` filters them. Nothing else may build a player-facing picture of a state.
+``events_for`` filters them; ``Game.action_text`` says how an action just taken reads to
+each viewer (the notation itself names cards some viewers may not see). Nothing else may
+build a player-facing picture of a state.
 
 Shape modelled on OpenSpiel's ``Game``/``State`` (see STYLE.md §2).
 """
@@ -20,7 +22,12 @@ import enum
 import types
 import typing
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Sequence
+
+if TYPE_CHECKING:
+    from collections import Counter
+
+    from .cards import Card
 
 
 class GameError(Exception):
@@ -193,6 +200,14 @@ class State(abc.ABC):
     def log(self) -> list[Event]:
         """Every event so far, with visibility, from the initial deal on."""
 
+    def all_cards(self) -> "Counter[Card] | None":
+        """Every card of the game wherever it lies (hands, piles, stock, table), as a
+        multiset; for conservation checks. None if the engine does not count its cards.
+
+        Nothing enters or leaves a game: the multiset is the same after every ``apply``.
+        """
+        return None
+
     def legal_action_for(self, action: Action) -> Action:
         """``action`` if it is legal now, else IllegalActionError with the reason."""
         if self.is_terminal:
@@ -237,6 +252,23 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def parse_action(self, text: str) -> Action:
         """Parse the notation; raises InvalidActionError (malformed) naming what is wrong."""
+
+    def action_text(self, action: Action, actor: int, viewer: int | None) -> str:
+        """How ``action``, taken by seat ``actor``, reads to ``viewer`` (a seat; None: a spectator).
+
+        ``str(action)`` is the full notation (records and ``parse_action`` use it) and
+        names every card the action involves. A viewer the rules do not let see some of
+        them (cards handed over face down, say) reads a text that says only what the
+        game's public event for the action says; that text is computed from public
+        information alone, so it is the same whichever hidden cards were involved.
+        Privileged viewers (the actor, and whoever the engine's own events show the
+        cards to) read the notation. The text is meant for an action just taken; it
+        never discloses more than the events ``apply`` emits for it.
+
+        Default: the notation for everyone, for games in which every part of every
+        action is public once it is taken. Games with a private part override this.
+        """
+        return str(action)
 
     def describe_options(self) -> dict[str, Any]:
         """The full option set in force, for records and displays."""

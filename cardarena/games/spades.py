@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import enum
 import random
+from collections import Counter
 from dataclasses import dataclass
 from typing import Literal, Sequence
 
@@ -194,6 +195,9 @@ class Play(Action):
     def __str__(self) -> str:
         return f"play {self.card}"
 
+
+#: A ``give`` as it reads to everyone but the giver and the receiver (Spades.action_text).
+PUBLIC_GIVE_TEXT = "give two cards"
 
 _LOOK = Look()
 _BLIND_NIL = Bid(0, True)
@@ -431,6 +435,20 @@ class Spades(Game):
     def new_initial_state(self, seed: int) -> "SpadesState":
         return SpadesState(self, seed)
 
+    def action_text(self, action: Action, actor: int, viewer: int | None) -> str:
+        """How ``action`` by seat ``actor`` reads to ``viewer`` (None: a spectator).
+
+        The only private part of a Spades action is the pair of cards of a ``give``
+        (§3.3, §6: they pass face down; only the giver and the receiver, the giver's
+        partner, learn them, as the engine's private ``give`` event shows). Every other
+        viewer, spectators included, reads ``give two cards``, what the public event
+        says, whichever cards they were. ``look``, bids and card plays are public:
+        everyone reads the notation.
+        """
+        if action.__class__ is Give and viewer != actor and viewer != partner(actor):
+            return PUBLIC_GIVE_TEXT
+        return str(action)
+
     def state_from_deal(
         self,
         hands: Sequence[Sequence[Card] | str],
@@ -583,6 +601,14 @@ class SpadesState(State):
     @property
     def log(self) -> list[Event]:
         return self._log
+
+    def all_cards(self) -> Counter:
+        """The 52 cards of the current deal: in the hands and in its tricks (for
+        conservation checks)."""
+        out = Counter(c for h in self.hands for c in h)
+        out.update(pc.card for t in self.tricks for pc in t.cards)
+        out.update(c for _, c in self.trick)
+        return out
 
     #: The legal actions of the current position, computed once; reset by ``apply``.
     _legal: list[Action] | None = None

@@ -450,7 +450,12 @@ def _pile_view(pile: list[Card]) -> SpiteAndMalicePile:
 
 
 class SpiteAndMalice(Game):
-    """Spite and Malice with every option of §8; create states with ``new_initial_state``."""
+    """Spite and Malice with every option of §8; create states with ``new_initial_state``.
+
+    Every action is public once taken (§6): a ``play`` or ``load`` moves a card face up
+    (to a centre pile, an own side stack, an opponent's pay-off pile) and ``end`` names
+    none. So every viewer reads the notation: ``action_text`` is the default of ``Game``.
+    """
 
     name = "spite-and-malice"
     Options = SpiteAndMaliceOptions

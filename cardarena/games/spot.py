@@ -33,6 +33,7 @@ import itertools
 import math
 import random
 import re
+from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal, Sequence
@@ -411,7 +412,13 @@ _ACTION_RE = {
 
 
 class Spot(Game):
-    """Spot for 2–6 players; a match is ``hands`` deals with antes and a pot."""
+    """Spot for 2–6 players; a match is ``hands`` deals with antes and a pot.
+
+    Every action is public once taken (§5): ``draw stock`` names no card (the drawer
+    learns it from its private event), ``draw discard`` takes a face-up card, melds,
+    layoffs and discards are face up. So every viewer reads the notation: ``action_text``
+    is the default of ``Game``.
+    """
 
     name = "spot"
     Options = SpotOptions
@@ -1004,6 +1011,15 @@ class SpotState(State):
             Event("game_over", None, "match over: " + ", ".join(f"seat {s} {scores[s]:+g}" for s in range(n)))
         )
         return events
+
+    def all_cards(self) -> Counter:
+        """The 52 cards of the current hand: hands, stock, discard pile and melds (for
+        conservation checks)."""
+        out = Counter(c for h in self._hands for c in h)
+        out.update(self._stock)
+        out.update(self._discard)
+        out.update(c for m in self._melds for c in m.cards)
+        return out
 
     # -- views --------------------------------------------------------------------------
 

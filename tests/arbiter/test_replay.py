@@ -47,7 +47,10 @@ def test_replay_verifies_and_reaches_the_recorded_result(record):
     steps = replay_steps(record)
     assert [s.index for s in steps] == list(range(len(record.actions) + 1))
     assert steps[-1].outcome == record.outcome and all(s.outcome is None for s in steps[:-1])
-    assert [s.action for s in steps[1:]] == [a.action for a in record.actions]
+    assert [s.action for s in replay_steps(record, full=True)[1:]] == [a.action for a in record.actions]
+    game = get_game(record.game, record.options)  # a spectator reads each action's public text
+    assert [s.action for s in steps[1:]] == [game.action_text(game.parse_action(a.action), a.seat, None)
+                                             for a in record.actions]
     assert steps[-1].to_act is None and steps[0].to_act == record.actions[0].seat
     # the record survives its JSON form and still verifies
     assert verify_record(MatchRecord.from_json(record.to_json())) == record.outcome
@@ -192,3 +195,56 @@ def test_cli_steps_a_stored_match_and_rejects_a_tampered_file(record, tmp_path):
     assert res.exit_code == 2 and "seat 7" in res.output
     res = runner.invoke(app, ["replay", "nosuchmatch", "--db", str(db)])
     assert res.exit_code == 2 and "no match 'nosuchmatch'" in res.output
+
+
+# --------------------------------------------------------------------------------------
+# Private parts of actions: a blind-nil give, as each viewpoint reads it.
+
+
+@pytest.fixture(scope="module")
+def blind_nil_record():
+    from sdk.harness import play_match
+    from tests.e2e.blindnil_bot import BlindNilBot
+
+    bots = [BlindNilBot(), BlindNilBot(), load_bot("random"), load_bot("random")]  # one bidder per side
+    rec = play_match("spades", bots, seed=5, options={"deals": 2})
+    assert any(a.action.startswith("give ") for a in rec.actions), "no exchange: the tests below prove nothing"
+    return rec
+
+
+def _gives(rec: MatchRecord) -> list[tuple[int, int, str]]:
+    return [(i, a.seat, a.action) for i, a in enumerate(rec.actions, 1) if a.action.startswith("give ")]
+
+
+def test_a_give_names_its_cards_only_to_the_giver_and_its_partner_and_in_full_mode(blind_nil_record):
+    rec = blind_nil_record
+    for viewer in (None, 0, 1, 2, 3):
+        steps = {s.index: s for s in step_record(rec, viewer)}
+        for i, giver, full in _gives(rec):
+            shown = steps[i].action
+            if viewer is not None and viewer in (giver, (giver + 2) % 4):
+                assert shown == full
+            else:
+                assert shown == "give two cards", (viewer, giver, shown)
+    full_steps = {s.index: s for s in step_record(rec, None, full=True)}
+    assert all(full_steps[i].action == a for i, _, a in _gives(rec))
+
+
+def test_cli_and_web_replays_from_another_seat_withhold_the_given_cards(blind_nil_record, tmp_path):
+    from arbiter.present.web import replay_page
+
+    rec = blind_nil_record
+    i, giver, full = _gives(rec)[0]
+    other = (giver + 1) % 4  # an opponent of the giver
+    db = tmp_path / "arena.sqlite"
+    with Store(db) as store:
+        t = store.open_tournament("t", rec.game, {"bots": list(rec.seat_names), "duplicate": False})
+        store.save_match(t.id, 0, 0, 0, rec)
+    res = CliRunner().invoke(app, ["replay", rec.match_id, "--db", str(db), "--all", "--seat", str(other)])
+    assert res.exit_code == 0, res.output
+    assert full not in res.output and "give two cards" in res.output
+    with Store(db, read_only=True) as store:
+        page = replay_page(store, rec.match_id, {"step": [str(i)], "view": [f"seat{other}"]})
+        assert full not in page and "give two cards" in page
+        page = replay_page(store, rec.match_id, {"step": [str(i)], "view": ["full"]})
+        assert full in page

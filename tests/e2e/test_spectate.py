@@ -133,13 +133,16 @@ def test_spectator_never_sees_a_hidden_card_and_sees_the_full_deal_after(arbiter
     assert kinds[0] == "header" and kinds[-1] == "over" and set(kinds[1:-1]) == {"step"}
     steps = [f.step for f in frames[1:-1]]
     assert [s.index for s in steps] == list(range(1, len(summary.actions) + 1))
-    assert [s.action for s in steps] == list(summary.actions)
+    # each action as a spectator reads it (the engine's action_text; a blind-nil give names no card)
+    g = get_game(game, options)
+    seats = [st.seat for st in steps]
+    assert [st.action for st in steps] == [g.action_text(g.parse_action(a), seat, None)
+                                          for a, seat in zip(summary.actions, seats)]
     # a good part of the frames arrived while the match was still running
     live = sum(1 for t, f in watcher.frames if t < match_done and f.WhichOneof("frame") == "step")
     assert live >= len(steps) // 4, f"only {live} of {len(steps)} steps arrived during the match"
 
     # Ground truth: replay the match from its seed and actions.
-    g = get_game(game, options)
     state = g.new_initial_state(seed)
     played: set[Card] = set()  # Spades: cards played so far
     seen: Counter = Counter()  # cards the spectator has seen face up so far (max copies at once)
@@ -158,6 +161,8 @@ def test_spectator_never_sees_a_hidden_card_and_sees_the_full_deal_after(arbiter
             assert k == len(steps)
             break  # the last move ended the game: its frame may show everything (checked below)
         cards = _cards_in(view) + [(f"event.{e.kind}", Card.parse(c)) for e in evs for c in e.cards]
+        if k and game == "spades":  # the action text names no card that is not on the table
+            cards += [("step.action", c) for c in _card_tokens(steps[k - 1].action)]
         where = f"{game} step {k}"
         if game == "spades":
             for path, c in cards:
@@ -210,6 +215,58 @@ def test_spectator_never_sees_a_hidden_card_and_sees_the_full_deal_after(arbiter
         assert [Counter(h.cards) for h in final.reveal.hands] == [Counter(h) for h in state.hands]
         assert Counter(final.reveal.stock) == Counter(state.stock)
         assert [list(p.cards) for p in final.reveal.payoffs] == [list(p) for p in state.payoff]
+
+
+def _card_tokens(text: str) -> list[Card]:
+    out = []
+    for token in text.replace(":", " ").split():
+        try:
+            out.append(Card.parse(token))
+        except InvalidCardError:
+            pass
+    return out
+
+
+BLIND_NIL = "tests/e2e/blindnil_bot.py:BlindNilBot"
+
+
+@pytest.mark.parametrize("token", ["", "organiser-secret"], ids=["no-spectator-token", "spectator-token"])
+def test_a_spectator_never_learns_the_cards_of_a_blind_nil_exchange(token):
+    """Two blind-nil bidders on `arbiter serve` (with and without --spectator-token): every
+    exchange's give reads "give two cards" to the watcher, and no frame before the result
+    names an exchanged card before it is played."""
+    s = start_serve(*(("--spectator-token", token) if token else ()))
+    try:
+        names = ["bn0", "bn1", "r2", "r3"]  # one blind-nil bidder per side: partners r2, r3 exchange with them
+        for name in names:
+            s.start_bot(BLIND_NIL if name.startswith("bn") else SLOW, name)
+        s.wait_sessions(names)
+        watcher = Watcher(s.address, token=token)
+        watcher.start()
+        options = {"deals": "3", "blind_nil": "true", "blind_nil_exchange": "true"}
+        with grpc.insecure_channel(s.address) as ch:
+            summary = pb_grpc.MatchesStub(ch).RunMatch(
+                pb.RunMatchRequest(game="spades", seats=names, seed=5, options=options), timeout=240)
+        watcher.join(30)
+        assert watcher.error is None, watcher.error
+        frames = [f for _, f in watcher.frames]
+        gives = [a for a in summary.actions if a.startswith("give ")]
+        assert gives, "no blind-nil exchange happened: the test proves nothing"
+        exchanged = {c for a in gives for c in _card_tokens(a)}
+        played: set[Card] = set()
+        steps = [f.step for f in frames if f.WhichOneof("frame") == "step"]
+        assert len(steps) == len(summary.actions)
+        for st, action in zip(steps, summary.actions):
+            if action.startswith("give "):
+                assert st.action == "give two cards", st.action
+            if action.startswith("play "):
+                played.add(Card.parse(action.split()[1]))
+            shown = _card_tokens(st.action) + [c for _, c in _cards_in(st)]
+            early = [c for c in shown if c in exchanged and c not in played]
+            assert not early, f"step {st.index} ({action!r}) shows exchanged cards {early} before they are played"
+        assert frames[-1].WhichOneof("frame") == "over"
+    finally:
+        stop_serve(s)
 
 
 def _all_cards(game: str, state) -> list[Card]:
