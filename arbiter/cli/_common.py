@@ -11,7 +11,10 @@ from rich.console import Console
 from rich.table import Table
 
 from cardarena.games import ConfigError
+from arbiter.hosting.botproc import BotStartError
+from arbiter.hosting.loading import BotLoadError
 from arbiter.store.db import StoreError
+from arbiter.tournament.disclosure import Withheld
 
 app = typer.Typer(help="Card Arena arbiter: host card games between bots, run tournaments, show standings.", no_args_is_help=True)
 tournament_app = typer.Typer(help="Run round-robin tournaments.", no_args_is_help=True)
@@ -58,17 +61,9 @@ def _run(fn, *args: Any, **kwargs: Any) -> Any:
     """Call a library function, turning known errors into a clear message and exit 2."""
     try:
         return fn(*args, **kwargs)
-    except (UsageError, ConfigError, StoreError) as exc:
+    except (UsageError, ConfigError, StoreError, Withheld, BotStartError, BotLoadError) as exc:
         err.print(f"[bold red]error:[/] {exc}")
         raise typer.Exit(2) from None
-    except Exception as exc:  # noqa: BLE001
-        from arbiter.hosting.botproc import BotStartError
-        from arbiter.hosting.loading import BotLoadError
-
-        if isinstance(exc, (BotStartError, BotLoadError)):
-            err.print(f"[bold red]error:[/] {exc}")
-            raise typer.Exit(2) from None
-        raise
 
 
 def _outcome_table(seat_names, outcome, title: str) -> Table:

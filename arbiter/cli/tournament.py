@@ -23,6 +23,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from arbiter.tournament import disclosure
 from arbiter.cli._common import DbOpt, UsageError, _parse_options, _run, app, err, out, tournament_app
 from cardarena.games import GAMES
 from arbiter.store.db import DEFAULT_DB, Store
@@ -219,18 +220,16 @@ def tournament_show(
     """A tournament's spec, entrants and matches; or one match in detail."""
     with _run(_open_existing, db) as store:
         tour = _run(store.tournament, tournament)
+        policy = disclosure.of_tournament(tour)
         if match is not None:
             row = _run(store.match, match, tour.id)
+            _run(policy.require_match, row.match_id)
             _show_match(tour, row)
             return
         entrants = store.entrants(tour.id)
         rows = _run(store.matches, tour.id)
-        drawn = store.drawn_seed(tour.id) if tour.finished is not None else None
+        seed_text = policy.seed_text(tour.spec.get("seed"), disclosure.shown_seed(store, tour))
     spec = tour.spec
-    if spec.get("seed") is not None:
-        seed_text = str(spec.get("seed"))
-    else:  # drawn by the arbiter: shown once the tournament is over, never while it runs
-        seed_text = f"{drawn} (drawn)" if drawn is not None else "secret"
     out.print(f"[bold]{tour.name}[/] (id {tour.id}): {tour.game}, {spec.get('format', 'round-robin')}, "
               f"{tour.done}/{tour.planned} matches, seed {seed_text}, duplicate {'on' if spec.get('duplicate', True) else 'off'}",
               highlight=False)
@@ -250,10 +249,16 @@ def tournament_show(
         mt.add_column(col, justify="right" if col in ("#", "round", "deal", "table", "seating") else "left")
     for r in shown:
         inc = "; ".join(f"seat {i.seat} {i.kind}" for i in r.incidents)
-        mt.add_row(str(r.idx), str(r.round), str(r.deal), str(r.table), str(r.seating), " ".join(r.seats),
-                   " ".join(f"{s:g}" for s in r.outcome.scores), " ".join(map(str, r.outcome.ranks)), r.outcome.reason.value,
+        if policy.matches:
+            result = (" ".join(f"{s:g}" for s in r.outcome.scores), " ".join(map(str, r.outcome.ranks)), r.outcome.reason.value)
+        else:
+            result = ("withheld", "withheld", r.outcome.reason.value)
+        mt.add_row(str(r.idx), str(r.round), str(r.deal), str(r.table), str(r.seating), " ".join(r.seats), *result,
                    inc, r.match_id)
     out.print(mt)
+    if not policy.matches:
+        out.print(f"each seating's result, seed and replay open when the tournament ends: {disclosure.CLOSED_REASON}",
+                  highlight=False)
 
 
 def _show_match(tour, row) -> None:

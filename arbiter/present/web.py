@@ -38,6 +38,7 @@ from cardarena.replay import ReplayError
 from cardarena.replay import ReplayStep, step_record
 from arbiter.present.boards import board
 from arbiter.store.db import MatchRow, Store, StoreError, TournamentRow
+from arbiter.tournament import disclosure
 from arbiter.tournament.ratings import compute_standings
 from arbiter.tournament.spec import TournamentSpec
 
@@ -247,14 +248,13 @@ _TOURNAMENT = """{% extends "base" %}
 {% endfor %}</tr>{% endfor %}</table>
 {% endif %}
 <h2>Matches</h2>
-{% set closed = not t.finished and t.spec.get('duplicate', True) %}
-{% if closed %}<p class="muted small">Replays open when the tournament ends: its deals come back in matches still to be played.</p>{% endif %}
+{% if closed %}<p class="muted small">Replays open when the tournament ends, and so does each seating's result: {{ closed_reason }}.</p>{% endif %}
 <table id="matches"><tr><th class="num">#</th><th>match</th><th>seats</th><th>scores</th><th>ranks</th><th>ended</th></tr>
 {% for m in rows %}
 <tr><td class="num">{{ m.idx }}</td><td>{% if closed %}{{ m.match_id }}{% else %}<a href="/m/{{ m.match_id|urlencode }}">{{ m.match_id }}</a>{% endif %}</td>
-<td>{{ m.seats|join(', ') }}</td><td>{{ m.outcome.scores|map('num')|join(' / ') }}</td><td>{{ m.outcome.ranks|join(' / ') }}</td>
+<td>{{ m.seats|join(', ') }}</td>{% if closed %}<td class="muted">withheld</td><td class="muted">withheld</td>{% else %}<td>{{ m.outcome.scores|map('num')|join(' / ') }}</td><td>{{ m.outcome.ranks|join(' / ') }}</td>{% endif %}
 <td>{% if m.outcome.reason.name.startswith('FORFEIT') %}<span class="pill bad">{{ m.outcome.reason.value }}</span>{% else %}{{ m.outcome.reason.value }}{% endif %}
-<span class="muted small">{{ m.outcome.detail }}</span></td></tr>
+{% if not closed %}<span class="muted small">{{ m.outcome.detail }}</span>{% endif %}</td></tr>
 {% endfor %}</table>
 {% endblock %}
 """
@@ -351,7 +351,9 @@ def tournament_page(store: Store, key: str) -> str:
         raise PageError(404, str(exc)) from None
     st, rows = tournament_standings(store, tour)
     extra_cols = list(dict.fromkeys(k for r in st.rows for k in r.extra))
-    return _env.get_template("tournament").render(t=tour, st=st, rows=rows, extra_cols=extra_cols)
+    return _env.get_template("tournament").render(t=tour, st=st, rows=rows, extra_cols=extra_cols,
+                                                  closed=not disclosure.of_tournament(tour).matches,
+                                                  closed_reason=disclosure.CLOSED_REASON)
 
 
 def _parse_view(view: str, num_seats: int) -> tuple[int | None, bool]:
@@ -373,11 +375,10 @@ def replay_page(store: Store, match_id: str, query: dict[str, list[str]]) -> str
         tour = store.tournament(row.tournament_id)
     except StoreError:
         tour = None
-    if tour is not None and tour.finished is None and tour.spec.get("duplicate", True):
-        # its deal comes back in other seatings and pairings still to be played: its cards
-        # (and its deal seed) must not be seen by anyone who could tell a bot
-        raise PageError(403, f"match {match_id!r} is part of tournament {tour.name!r}, which is still running with "
-                             "duplicate deals: its replay opens when the tournament ends")
+    try:
+        (disclosure.of_tournament(tour) if tour is not None else disclosure.OPEN).require_match(match_id)
+    except disclosure.Withheld as exc:
+        raise PageError(403, str(exc)) from None
     try:
         num_seats = get_game(row.record().game, row.record().options).num_seats
     except Exception as exc:  # noqa: BLE001 - a corrupt record is shown as an error, not a crash

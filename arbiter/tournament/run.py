@@ -45,6 +45,7 @@ from arbiter.hosting.botproc import BotHost
 from arbiter.server.arena import RemoteSeat
 from arbiter.server.app import start_private_server
 from arbiter.spectating.hub import SpectatorHub
+from arbiter.tournament.disclosure import Disclosure, of_tournament, shown_seed
 from arbiter.tournament.ratings import compute_standings
 from arbiter.store.db import StoreError
 from arbiter.tournament.ratings import side_points
@@ -387,7 +388,9 @@ async def _play_grpc(spec, names, sources, store, tournament_id, play_all, max_r
 
     # With duplicate deals a finished match's cards come back in the next seating. The bots
     # reach this server too: spectating needs a token they never see (only the organiser).
-    spectators = SpectatorHub(reveal_at_end=not spec.duplicate, token=secrets.token_urlsafe(18))
+    # While the run lasts, a finished match's deal may be shown only if the policy says so.
+    running = Disclosure(spec.display_name, running=True, duplicate=spec.duplicate)
+    spectators = SpectatorHub(reveal_at_end=running.matches, token=secrets.token_urlsafe(18))
     server = await start_private_server(spectators)
     announce(server.address, spectators.token)
     host = BotHost(
@@ -424,10 +427,12 @@ def standings(rows: Sequence[MatchRow], game: Game, duplicate: bool = True, bots
 
 def tournament_info(tour, spec: TournamentSpec) -> dict[str, Any]:
     """What the exports say about a stored tournament."""
+    shown = of_tournament(tour).seed
     return {
         "name": tour.name, "id": tour.id, "game": spec.game, "options": dict(spec.options), "preset": spec.preset,
         "format": spec.format, "deals": spec.deals, "duplicate": spec.duplicate, "seatings": spec.seatings,
-        "seed": spec.seed, "bots": list(spec.bots), "teams": [list(t) for t in spec.teams],
+        "seed": spec.seed if shown else None, "seed_withheld": not shown,
+        "bots": list(spec.bots), "teams": [list(t) for t in spec.teams],
         "planned": tour.planned, "played": tour.done, "finished": tour.finished is not None,
     }
 
@@ -442,6 +447,6 @@ def load_standings(store: Store, name_or_id: str | int | None = None):
         raise StoreError(f"tournament {tour.name!r}: stored spec is unusable: {exc}") from None
     rows = store.matches(tour.id)
     info = tournament_info(tour, spec)
-    if spec.seed is None and tour.finished is not None:  # over: the drawn seed reproduces it
-        info["seed"], info["seed_drawn"] = store.drawn_seed(tour.id), True
+    if spec.seed is None and of_tournament(tour).seed:  # over: the drawn seed reproduces it
+        info["seed"], info["seed_drawn"] = shown_seed(store, tour), True
     return standings(rows, game, spec.duplicate, spec.bot_names), info

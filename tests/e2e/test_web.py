@@ -203,11 +203,12 @@ def test_a_running_duplicate_tournament_keeps_its_replays_closed(site, browser):
         store.save_match(t.id, 0, 0, 0, asyncio.run(run_match(config, [LocalSeat(load_bot(n), n) for n in BOTS[:2] * 2])))
     browser.get(url + "m/run-0?view=full")
     error = browser.find_element(By.CLASS_NAME, "error").text
-    assert "still running with duplicate deals" in error and "replay opens when the tournament ends" in error
+    assert "still running with duplicate deals" in error and "replay, seed and result open when the tournament ends" in error
     assert "900" not in browser.page_source  # not even the deal seed
     browser.get(url + "t/still-running")
     main = browser.find_element(By.TAG_NAME, "main").text
     assert "run-0" in main and "in progress" in main and "99" not in main and "seed" not in main  # listed, no seed
+    assert "withheld" in main and "after 1 deals" not in main  # nor the seating's result
     assert "Replays open when the tournament ends" in main and not browser.find_elements(By.LINK_TEXT, "run-0")
     with Store(db) as store:
         store.mark_finished(t.id)
