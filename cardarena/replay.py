@@ -113,7 +113,7 @@ def _check_result(record: MatchRecord, state: State) -> None:
     rec = record.outcome
     if rec is None:
         raise ReplayError("the record has no result")
-    if rec.reason.name.startswith("FORFEIT") or rec.reason.name == "ABORTED":
+    if not rec.reason.finishes_the_game:
         if state.is_terminal:
             raise ReplayError(f"the record says the match ended by {rec.reason.value}, but its actions finish the game")
         return

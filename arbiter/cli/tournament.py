@@ -108,7 +108,7 @@ def tournament_run(
                     rate = (p.done - p.resumed) / elapsed
                     progress.update(task, completed=p.done, rate=f"{rate:.1f} matches/s", leader=p.leader or "-")
                     o = p.record.outcome
-                    if o.reason.name.startswith("FORFEIT"):
+                    if o.reason.is_forfeit:
                         progress.console.print(f"[yellow]match {p.record.match_id}:[/] {o.reason.value}: {o.detail}", highlight=False)
 
                 if spec.cluster:
@@ -243,7 +243,7 @@ def tournament_show(
         for e in entrants:
             et.add_row(e.name, e.spec, e.launched, e.version)
         out.print(et)
-    shown = [r for r in rows if r.incidents or r.outcome.reason.name.startswith("FORFEIT")] if failures else rows
+    shown = [r for r in rows if r.incidents or r.outcome.reason.is_forfeit] if failures else rows
     mt = Table(title=f"Matches ({len(shown)} shown)")
     for col in ("#", "round", "deal", "table", "seating", "seats", "scores", "ranks", "ended", "incidents", "match id"):
         mt.add_column(col, justify="right" if col in ("#", "round", "deal", "table", "seating") else "left")

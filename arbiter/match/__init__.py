@@ -2,6 +2,8 @@
 
 from arbiter.match.runner import (  # noqa: F401  (the layer's API)
     MalformedAction,
+    ManualClock,
+    MatchClock,
     MatchObserver,
     SeatClient,
     SeatCrashed,

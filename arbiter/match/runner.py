@@ -37,6 +37,44 @@ log = logging.getLogger(__name__)
 
 
 # --------------------------------------------------------------------------------------
+# Time: the runner's only source of it, injected so that tests of clocks need no wall time.
+
+
+class MatchClock:
+    """Where the runner reads time: ``now()`` (monotonic seconds, for decision times and
+    the bank) and ``wall()`` (Unix time, for the record). The default is the system's;
+    tests pass a ``ManualClock`` and let their seats advance it."""
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    def wall(self) -> float:
+        return time.time()
+
+
+class ManualClock(MatchClock):
+    """A clock that moves only when told (``advance``): a seat that "takes" 40 ms advances
+    it by 0.04 inside ``decide``, and the runner's accounting is exact."""
+
+    def __init__(self, start: float = 0.0):
+        self._t = start
+
+    def now(self) -> float:
+        return self._t
+
+    def wall(self) -> float:
+        return self._t
+
+    def advance(self, seconds: float) -> None:
+        if seconds < 0:
+            raise ValueError("a clock does not go back")
+        self._t += seconds
+
+
+SYSTEM_CLOCK = MatchClock()
+
+
+# --------------------------------------------------------------------------------------
 # The seat interface.
 
 
@@ -147,8 +185,11 @@ async def run_match(
     seats: Sequence[SeatClient],
     bot_seed: int | None = None,
     observers: Sequence[MatchObserver] = (),
+    clock: MatchClock = SYSTEM_CLOCK,
 ) -> MatchRecord:
-    """Play one match to the end and return its record. Never raises for a bot's failure."""
+    """Play one match to the end and return its record. Never raises for a bot's failure.
+
+    ``clock``: where decision times come from (the system's; a ``ManualClock`` in tests)."""
     game = config.make_game()
     if len(seats) != game.num_seats:
         raise ValueError(f"{config.game} needs {game.num_seats} seats, got {len(seats)}")
@@ -159,21 +200,22 @@ async def run_match(
         options=options_to_dict(game.options),
         seed=config.seed,
         seat_names=tuple(s.name for s in seats),
-        started=time.time(),
+        started=clock.wall(),
     )
-    runner = _Runner(game, config, seats, record, bot_seed if bot_seed is not None else config.seed, observers)
-    t0 = time.monotonic()
+    runner = _Runner(game, config, seats, record, bot_seed if bot_seed is not None else config.seed, observers, clock)
+    t0 = clock.now()
     try:
         await runner.run()
     finally:
-        record.seconds = round(time.monotonic() - t0, 4)
+        record.seconds = round(clock.now() - t0, 4)
     return record
 
 
 class _Runner:
     def __init__(self, game: Game, config: MatchConfig, seats: Sequence[SeatClient], record: MatchRecord, bot_seed: int,
-                 observers: Sequence[MatchObserver] = ()):
+                 observers: Sequence[MatchObserver] = (), clock: MatchClock = SYSTEM_CLOCK):
         self.game, self.config, self.seats, self.record = game, config, seats, record
+        self.clock = clock
         self.observers = tuple(observers)
         self.bot_seed = bot_seed
         n = game.num_seats
@@ -296,34 +338,44 @@ class _Runner:
         rid = self.request_id
         turn = TurnRequest(self.record.match_id, rid, seat, state.view(seat), legal, clock.decision_ms, self.bank_ms[seat])
         limit = (clock.decision_ms + self.bank_ms[seat]) / 1000 if clock.decision_ms else None
-        t0 = time.monotonic()
+        t0 = self.clock.now()
         try:
             action = await client.decide_within(turn, limit)  # no extra task per decision (the hot path)
         except TimeoutError:
-            client.cancel(self.record.match_id, rid)
-            ms = int((time.monotonic() - t0) * 1000)
-            self.bank_ms[seat] = 0
-            then = "your side forfeits" if policy.on_timeout is Policy.FORFEIT else f"{legal[0]} was played for you"
-            await self._safe(client.reject(self.record.match_id, rid, "late", f"request {rid} timed out after {ms} ms; {then}"))
-            self._fail(seat, "timeout", f"no answer within {ms} ms", policy.on_timeout)
-            return legal[0], ms, "timeout"
+            return await self._late(client, seat, rid, legal, t0)
         except SeatDisconnected as exc:
             self._fail(seat, "disconnect", str(exc) or "connection closed", policy.on_disconnect)
-            return legal[0], int((time.monotonic() - t0) * 1000), "disconnected"
+            return legal[0], self._ms(t0), "disconnected"
         except MalformedAction as exc:
             return await self._refused(client, seat, rid, legal, t0, "malformed", str(exc))
         except SeatError as exc:
             raise _Forfeit(seat, "crash", str(exc)) from None
-        ms = int((time.monotonic() - t0) * 1000)
+        ms = self._ms(t0)
+        if limit is not None and ms > limit * 1000:  # answered, but after its deadline
+            return await self._late(client, seat, rid, legal, t0)
         if clock.decision_ms and ms > clock.decision_ms:
             self.bank_ms[seat] = max(0, self.bank_ms[seat] - (ms - clock.decision_ms))
         if action not in legal:
             return await self._refused(client, seat, rid, legal, t0, "illegal", f"{action} is not a legal action now")
         return action, ms, ""
 
+    def _ms(self, t0: float) -> int:
+        return round((self.clock.now() - t0) * 1000)
+
+    async def _late(self, client, seat, rid, legal, t0):
+        """No answer in time (or one after the deadline): the bank is spent; the policy decides."""
+        policy = self.config.policy
+        client.cancel(self.record.match_id, rid)
+        ms = self._ms(t0)
+        self.bank_ms[seat] = 0
+        then = "your side forfeits" if policy.on_timeout is Policy.FORFEIT else f"{legal[0]} was played for you"
+        await self._safe(client.reject(self.record.match_id, rid, "late", f"request {rid} timed out after {ms} ms; {then}"))
+        self._fail(seat, "timeout", f"no answer within {ms} ms", policy.on_timeout)
+        return legal[0], ms, "timeout"
+
     async def _refused(self, client, seat, rid, legal, t0, kind, detail):
         policy = self.config.policy.on_illegal
         then = "your side forfeits" if policy is Policy.FORFEIT else f"{legal[0]} was played for you"
         await self._safe(client.reject(self.record.match_id, rid, kind, f"{detail}; {then}"))
         self._fail(seat, kind, detail, policy)
-        return legal[0], int((time.monotonic() - t0) * 1000), kind
+        return legal[0], self._ms(t0), kind

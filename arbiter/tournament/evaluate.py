@@ -135,7 +135,7 @@ def play_one(
     assert out is not None
     a = [out.scores[s] for s in range(game.num_seats) if who[s] == 0]
     b = [out.scores[s] for s in range(game.num_seats) if who[s] == 1]
-    if out.reason.name.startswith("FORFEIT"):
+    if out.reason.is_forfeit:
         # A forfeit has all-zero scores; count it by rank instead (loser's side -1, winner +1).
         ra = min(out.ranks[s] for s in range(game.num_seats) if who[s] == 0)
         rb = min(out.ranks[s] for s in range(game.num_seats) if who[s] == 1)

@@ -62,6 +62,16 @@ class EndReason(enum.Enum):
     FORFEIT_CRASH = "forfeit_crash"
     ABORTED = "aborted"  # the arbiter stopped the match (shutdown); no result counts
 
+    @property
+    def is_forfeit(self) -> bool:
+        """A seat failed (timeout, illegal action, disconnect, crash) and its side lost."""
+        return self.name.startswith("FORFEIT")
+
+    @property
+    def finishes_the_game(self) -> bool:
+        """The rules ended the game (its actions reach a terminal state), not the arbiter."""
+        return not (self.is_forfeit or self is EndReason.ABORTED)
+
 
 @dataclass(frozen=True)
 class Outcome:

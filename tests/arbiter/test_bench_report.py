@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 
 import pytest
 
@@ -45,8 +46,17 @@ def test_nothing_measured_adds_no_best_row():
     assert result.get("ratio.scale.best") is None
 
 
-def test_the_floor_uses_the_transport_of_the_hosted_bots():
-    assert bench.hosted_transport() == ("unix" if sb.Sandbox().blocks_network else "tcp")
+def test_the_floor_uses_the_transport_of_the_hosted_bots(tmp_path):
+    """The floor is measured over the transport a sandboxed bot is actually given: the
+    address the sandbox hands a bot process (what it dials) against the bench's choice."""
+    sock = tmp_path / "arena.sock"
+    sock.touch()
+    launch = sb.Sandbox().prepare([sys.executable, "-c", "pass"], tcp_address="127.0.0.1:1", unix_socket=str(sock))
+    try:
+        given = launch.env["ARENA_ADDRESS"]
+    finally:
+        sb.cleanup(launch.workdir)
+    assert given.startswith("unix:") == (bench.hosted_transport() == "unix"), (given, bench.hosted_transport())
 
 
 def test_an_unknown_floor_transport_is_a_clear_error():

@@ -11,7 +11,7 @@ from cardarena.games import EndReason
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
 from arbiter.hosting.local import LocalSeat
 from cardarena.replay import ReplayError, verify_record
-from arbiter.match import SeatClient, run_match
+from arbiter.match import ManualClock, SeatClient, run_match
 from bots.random_bot import RandomBot
 from sdk import Bot
 
@@ -47,15 +47,25 @@ class Cheater(Bot):
 
 
 class SlowSeat(LocalSeat):
-    """A seat whose bot takes ``ms`` of wall time per decision (without blocking the loop)."""
+    """A seat whose bot takes ``ms`` per decision on the match's ManualClock: the runner's
+    accounting of the decision limit and the bank is exact, whatever the machine's load."""
 
-    def __init__(self, ms: int):
+    def __init__(self, ms: int, clock: ManualClock):
         super().__init__(RandomBot(), "slow")
         self.ms = ms
+        self.clock = clock
 
     async def decide(self, turn):
-        await asyncio.sleep(self.ms / 1000)
+        self.clock.advance(self.ms / 1000)
         return await super().decide(turn)
+
+
+def play_timed(ms: int, **kw) -> MatchRecord:
+    """Seat 0 takes ``ms`` per decision on a ManualClock; the others answer at once."""
+    clock = ManualClock()
+    config = MatchConfig(game="spades", seed=1, options=SPADES_ONE_DEAL, **kw)
+    seats = [SlowSeat(ms, clock)] + [LocalSeat(RandomBot()) for _ in range(3)]
+    return asyncio.run(run_match(config, seats, clock=clock))
 
 
 def test_record_replays_to_the_same_result_and_survives_json():
@@ -121,23 +131,25 @@ def test_illegal_actions_forfeit_or_are_replaced_per_policy():
 
 
 def test_the_time_bank_is_spent_past_the_decision_limit_then_the_seat_times_out():
-    # 40 ms per decision against a 10 ms limit: 30 ms of bank per decision, 100 ms bank
-    record = play([SlowSeat(40), RandomBot(), RandomBot(), RandomBot()], clock=Clock(decision_ms=10, bank_ms=100))
+    # 40 ms per decision against a 10 ms limit: 30 ms of the 100 ms bank per decision, so
+    # 100 -> 70 -> 40 -> 10, and the fourth decision (40 ms > 10 + 10) is late
+    record = play_timed(40, clock=Clock(decision_ms=10, bank_ms=100))
     assert record.outcome.reason is EndReason.FORFEIT_TIMEOUT
     own = [a for a in record.actions if a.seat == 0]
-    assert 1 <= len(own) <= 4  # the bank lasts about three decisions, never the whole deal
-    fast = play([SlowSeat(1), RandomBot(), RandomBot(), RandomBot()], clock=Clock(decision_ms=500, bank_ms=0))
-    assert fast.outcome.reason is EndReason.COMPLETED
+    assert [a.ms for a in own] == [40, 40, 40]
+    assert [i.kind for i in record.incidents] == ["timeout"] and "40 ms" in record.incidents[0].detail
+    exact = play_timed(40, clock=Clock(decision_ms=40, bank_ms=0))  # on the limit is in time
+    assert exact.outcome.reason is EndReason.COMPLETED
+    assert play_timed(41, clock=Clock(decision_ms=40, bank_ms=0)).outcome.reason is EndReason.FORFEIT_TIMEOUT
 
 
 def test_timeouts_under_the_default_policy_play_on():
-    record = play(
-        [SlowSeat(30), RandomBot(), RandomBot(), RandomBot()],
-        clock=Clock(decision_ms=5, bank_ms=0),
-        policy=FailurePolicy.uniform(Policy.DEFAULT, max_strikes=100),
-    )
+    record = play_timed(30, clock=Clock(decision_ms=5, bank_ms=0),
+                        policy=FailurePolicy.uniform(Policy.DEFAULT, max_strikes=100))
     assert record.outcome.reason is EndReason.COMPLETED
-    assert {i.kind for i in record.incidents} == {"timeout"}
+    own = [a for a in record.actions if a.seat == 0]
+    assert {i.kind for i in record.incidents} == {"timeout"} and len(record.incidents) == len(own) > 13
+    assert all(a.forced == "timeout" for a in own)  # every late answer was replaced by the first legal action
     assert verify_record(record) == record.outcome
 
 
