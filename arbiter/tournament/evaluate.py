@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import math
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -31,6 +30,7 @@ from cardarena.games import ConfigError, get_game
 from arbiter.hosting.loading import load_bot
 from arbiter.hosting.local import LocalSeat
 from arbiter.match import run_match
+from arbiter.tournament.stats import mean_se
 from cardarena.records import Clock, FailurePolicy, MatchConfig
 
 log = logging.getLogger(__name__)
@@ -71,18 +71,12 @@ class EvalResult:
 
     @property
     def mean_margin(self) -> float:
-        d = self.deal_margins()
-        return sum(d) / len(d) if d else 0.0
+        return mean_se(self.deal_margins()).mean
 
     @property
     def stderr(self) -> float:
         """Standard error of the mean deal margin (0 with fewer than two deals)."""
-        d = self.deal_margins()
-        if len(d) < 2:
-            return 0.0
-        mean = sum(d) / len(d)
-        var = sum((x - mean) ** 2 for x in d) / (len(d) - 1)
-        return math.sqrt(var / len(d))
+        return mean_se(self.deal_margins()).se or 0.0
 
     @property
     def wins(self) -> int:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from arbiter.store.db import MatchRow
+from arbiter.tournament.stats import mean_se
 
 ELO_PER_NAT = 400 / math.log(10)
 BT_PRIOR_SIGMA = 2.0
@@ -116,16 +117,11 @@ class StandingRow:
 
     @property
     def dup_advantage(self) -> float | None:
-        return sum(self.dup_values) / len(self.dup_values) if self.dup_values else None
+        return mean_se(self.dup_values).mean if self.dup_values else None
 
     @property
     def dup_se(self) -> float | None:
-        n = len(self.dup_values)
-        if n < 2:
-            return None
-        mean = sum(self.dup_values) / n
-        var = sum((x - mean) ** 2 for x in self.dup_values) / (n - 1)
-        return math.sqrt(var / n)
+        return mean_se(self.dup_values).se
 
     def as_dict(self) -> dict[str, Any]:
         r = self.rating
