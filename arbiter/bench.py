@@ -61,23 +61,20 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
-from cardarena.games import get_game
-from cardarena.wire import codec as convert
 from cardarena.games import events_for, get_game
-from cardarena.v1 import arena_pb2 as pb
+from cardarena.wire import codec as convert
+from cardarena.v1 import arena_pb2 as pb, arena_pb2_grpc as pb_grpc
 from arbiter.hosting import sandbox as sb
-from arbiter.server.arena import SERVER_OPTIONS
+from arbiter.server.arena import RemoteSeat, SERVER_OPTIONS
 from cardarena.records import Clock, MatchConfig
 from arbiter.hosting.local import LocalSeat
 from arbiter.match import run_match
 from arbiter.hosting.loading import load_bot
-from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from arbiter.store.db import Store
 from arbiter.tournament.run import TournamentSpec, run_tournament
 from arbiter.tournament.cluster import LoopbackCluster
 from arbiter.hosting.botproc import BotPool
 from arbiter.server.app import start_server
-from arbiter.server.arena import RemoteSeat
 
 log = logging.getLogger(__name__)
 

@@ -51,10 +51,9 @@ from typing import Any
 
 from bots import spite_malice_search as _sm
 from bots import spot_search as _spot
-from sdk.bot import Bot
-from sdk.bot import MatchInfo
-from sdk.spades import Bid, Play
+from sdk.bot import Bot, MatchInfo
 from sdk.forward import Action, Game, State, get_game, sample_states
+from sdk.spades import Bid, Play
 
 #: Per-game defaults: (rollouts per decision, worlds sampled per decision).
 DEFAULT_BUDGET = {"spades": (240, 24), "spot": (400, 100), "spite-and-malice": (48, 8)}
@@ -218,8 +217,6 @@ class SearchBot(Bot):
 
     def candidates(self, view: Any, legal: list[Action], base: Action) -> list[Action]:
         """Spades: the actions worth searching (the heuristic's choice first)."""
-        from sdk.spades import Bid, Play
-
         if isinstance(base, Play):
             others = [a for a in legal if a != base]
         elif isinstance(base, Bid) and not base.blind:

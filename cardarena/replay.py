@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator
 
 from cardarena.games import Event, Game, GameError, Outcome, State, events_for, get_game
 from cardarena.records import MatchRecord

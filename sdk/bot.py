@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import copy
 import random
-from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from cardarena.games.base import Action, Event, Outcome
+from cardarena.games.base import Action, Event
 from cardarena.records import MatchInfo, MatchResult  # noqa: F401  (what the hooks receive)
 
 

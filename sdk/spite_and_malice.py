@@ -5,5 +5,5 @@
 The same types the arbiter's engine uses (rules: shared/rules/spite-and-malice.md).
 """
 
-from cardarena.games.cards import Card, Suit
-from cardarena.games.spite_malice import End, Load, Phase, Play, Source, SourceKind, SpiteAndMaliceCards, SpiteAndMaliceMove, SpiteAndMalicePile, SpiteAndMalicePlayer, SpiteAndMaliceView, TargetKind
+from cardarena.games.cards import Card, Suit  # noqa: F401  (re-exported)
+from cardarena.games.spite_malice import End, Load, Phase, Play, Source, SourceKind, SpiteAndMaliceCards, SpiteAndMaliceMove, SpiteAndMalicePile, SpiteAndMalicePlayer, SpiteAndMaliceView, TargetKind  # noqa: F401  (re-exported)

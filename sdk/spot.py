@@ -6,5 +6,5 @@ The same types the arbiter's engine uses (rules: shared/rules/spot.md), plus hel
 for reasoning about melds.
 """
 
-from cardarena.games.cards import Card, Suit
-from cardarena.games.spot import Discard, Draw, DrawSource, HandEnd, LayOff, Meld, MeldKind, Phase, SpotHandSummary, SpotPickup, SpotRevealedHand, SpotTableMeld, SpotView, candidate_melds, card_value, fits, meld_kind, spots
+from cardarena.games.cards import Card, Suit  # noqa: F401  (re-exported)
+from cardarena.games.spot import Discard, Draw, DrawSource, HandEnd, LayOff, Meld, MeldKind, Phase, SpotHandSummary, SpotPickup, SpotRevealedHand, SpotTableMeld, SpotView, candidate_melds, card_value, fits, meld_kind, spots  # noqa: F401  (re-exported)

@@ -11,16 +11,13 @@ from __future__ import annotations
 import abc
 import asyncio
 import dataclasses
-import enum
-import hashlib
-import json
 import logging
 import time
 import uuid
-from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Sequence
 
-from cardarena.games import Action, EndReason, Event, Game, GameError, Outcome, events_for, get_game
+from cardarena.games import Action, EndReason, Event, Game, Outcome, events_for
 from cardarena.games.base import options_to_dict
 from cardarena.records import (
     Incident,

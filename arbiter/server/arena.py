@@ -14,7 +14,6 @@ import logging
 import secrets
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
 import grpc

@@ -49,7 +49,7 @@ class SpectateServicer(spb_grpc.SpectateServicer):
             yield frame_to_proto(live.game, frame)
 
 
-def add_spectate_service(hub: SpectatorHub, server: grpc.aio.Server) -> str:
+def add_spectate_service(hub: Any, server: grpc.aio.Server) -> str:
     """Register the Spectate servicer on ``server``; returns its full service name."""
     spb_grpc.add_SpectateServicer_to_server(SpectateServicer(hub), server)
     return spb.DESCRIPTOR.services_by_name["Spectate"].full_name

@@ -24,7 +24,7 @@ import dataclasses
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Iterator, Sequence
+from typing import Any, AsyncIterator
 
 from cardarena.wire import codec as convert
 from cardarena.games import Action, Event, Game, GameError, State

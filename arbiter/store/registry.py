@@ -17,7 +17,6 @@ content under a registered version is an error.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
 import json
@@ -25,8 +24,6 @@ import logging
 import os
 import shutil
 import sqlite3
-import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -352,6 +349,22 @@ class Registry:
             if self.db.execute("SELECT COUNT(*) FROM bot_versions WHERE content_hash = ?", (h,)).fetchone()[0] == 0:
                 _rmtree(self.root / h)
         return len(hashes)
+
+
+def lookup(db_path: str | os.PathLike, ref: str) -> tuple[BotVersion, dict[str, bytes]]:
+    """The version a ``name@version`` reference names in the registry of the store at
+    ``db_path``, and its stored files, checked against its recorded hash; RegistryError
+    (naming what is wrong) otherwise."""
+    name, version = names.split_ref(ref) if names.is_ref(ref) else (ref, None)
+    with Registry(db_path) as registry:
+        found = registry.get(name, version)
+        try:
+            files = read_stored(found.path)
+        except OSError as exc:
+            raise RegistryError(f"the stored copy of {ref!r} cannot be read: {exc}") from None
+    if Submission(files, found.entry).content_hash != found.content_hash:
+        raise RegistryError(f"the stored copy {found.path} does not match its recorded hash")
+    return found, files
 
 
 def _rmtree(path: Path) -> None:

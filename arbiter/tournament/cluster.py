@@ -45,16 +45,12 @@ from typing import Any, Callable, Sequence
 
 from cardarena.games import ConfigError
 from cardarena.records import MatchConfig, MatchRecord
-from arbiter.store.registry import RegistryError, Submission, collect
+from arbiter.store.registry import ENTRY, RegistryError, Submission, collect, lookup, materialize, read_stored, validate
 from arbiter.tournament.spec import SpecError, is_registered_ref
-from arbiter.store.registry import Registry
-from arbiter.store.registry import read_stored
-from arbiter.store.registry import ENTRY, RegistryError, Submission, materialize, validate
-from arbiter.hosting.botproc import BotPool
+from arbiter.hosting.botproc import BotPool, BotStartError
 from arbiter.server.app import start_private_server
 from arbiter.match import run_match
 from arbiter.server.arena import Hub, RemoteSeat
-from arbiter.hosting.botproc import BotStartError
 
 log = logging.getLogger(__name__)
 
@@ -162,16 +158,10 @@ def bot_refs(sources: Sequence[str], names: Sequence[str], db_path: str | os.Pat
         if is_registered_ref(source):
             if db_path is None:
                 raise SpecError(f"bots: {source!r} names a registered bot, but there is no store to look it up in")
-            bot_name, _, version = source.partition("@")
             try:
-                with Registry(db_path) as registry:
-                    v = registry.get(bot_name, version)
-                    files = _read_dir(v.path)
-            except (RegistryError, OSError) as exc:
+                v, files = lookup(db_path, source)
+            except RegistryError as exc:
                 raise SpecError(f"bots: {source!r}: {exc}") from None
-            sub = Submission(files, v.entry)
-            if sub.content_hash != v.content_hash:
-                raise SpecError(f"bots: {source!r}: the stored copy {v.path} does not match its recorded hash")
             if ship:
                 refs[name] = BotRef(name, source, "files", v.content_hash, v.entry, tuple(sorted(files.items())))
             else:

@@ -37,8 +37,8 @@ from arbiter.hosting.local import LocalSeat
 from cardarena.records import MatchRecord
 from arbiter.match import SeatClient, run_match
 from arbiter.tournament.spec import Format, Seatings, SpecError, TournamentSpec, bot_names, is_registered_ref
-from arbiter.store.db import MatchRow, Store
-from arbiter.store.registry import Registry
+from arbiter.store.db import MatchRow, Store, StoreError
+from arbiter.store.registry import RegistryError, lookup
 from arbiter.tournament import cluster as dask_cluster
 from arbiter.hosting.loading import load_bot
 from arbiter.hosting.botproc import BotHost
@@ -46,9 +46,7 @@ from arbiter.server.arena import RemoteSeat
 from arbiter.server.app import start_private_server
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.tournament.disclosure import Disclosure, of_tournament, shown_seed
-from arbiter.tournament.ratings import compute_standings
-from arbiter.store.db import StoreError
-from arbiter.tournament.ratings import side_points
+from arbiter.tournament.ratings import compute_standings, side_points
 
 log = logging.getLogger(__name__)
 
@@ -233,16 +231,9 @@ def resolve_bot(source: str, db_path: str | os.PathLike | None) -> str:
 
     if db_path is None:
         raise SpecError(f"bots: {source!r} names a registered bot, but there is no store to look it up in")
-    name, _, version = source.partition("@")
     try:
-        with Registry(db_path) as registry:
-            found = registry.get(name, version)
-            if not registry.verify(found):
-                raise SpecError(f"bots: {source!r}: the stored copy does not match its recorded hash")
-            return found.spec
-    except SpecError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - the registry's own errors name the problem
+        return lookup(db_path, source)[0].spec
+    except RegistryError as exc:
         raise SpecError(f"bots: {source!r}: {exc}") from None
 
 
