@@ -36,7 +36,7 @@ Sections (see README "Benchmark"):
   matches whose seats all wait on a Turn the bots never answer; bytes per match.
 * ``cluster``: the same small Spades tournament (1-deal matches) run locally
   (``run_tournament``: one arbiter, bot processes, as many matches at once as cores) and
-  on a Dask cluster on loopback (``arbiter.cluster``: a scheduler and one single-thread
+  on a Dask cluster on loopback (``arbiter.tournament.cluster``: a scheduler and one single-thread
   worker process per core, workers already warm); matches/s of each and the overhead
   ratio local / cluster. Needs ``distributed`` (the ``cluster`` extra).
 

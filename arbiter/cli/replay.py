@@ -41,7 +41,7 @@ def card_text(card: Card) -> Text:
 
 
 def board_table(rows: Sequence[BoardRow], title: str = "") -> Table:
-    """A board (see ``arbiter.replay.board``) as a rich table, one section after another."""
+    """A board (see ``arbiter.present.boards.board``) as a rich table, one section after another."""
     table = Table(title=title or None, show_header=False, box=None, padding=(0, 1), title_justify="left")
     table.add_column("", style="dim", no_wrap=True)
     table.add_column("")

@@ -1,6 +1,6 @@
 """A bot's self-test: the checks that run INSIDE the sandbox, on the untrusted code.
 
-``python -m arbiter.botcheck SPEC [--positions N] [--decision-ms MS] [--games G,...]``
+``python -m arbiter.hosting.botcheck SPEC [--positions N] [--decision-ms MS] [--games G,...]``
 prints one JSON report on stdout. The arbiter runs it confined (``arbiter.hosting.vetting.self_test``)
 and adds the smoke match it plays against the random bot over gRPC. Checks:
 
@@ -197,7 +197,7 @@ def run_checks(spec: str, positions: int = 200, decision_ms: int = 2000, games: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m arbiter.botcheck", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m arbiter.hosting.botcheck", description=__doc__.split("\n")[0])
     parser.add_argument("spec")
     parser.add_argument("--positions", type=int, default=200)
     parser.add_argument("--decision-ms", type=int, default=2000)

@@ -1,6 +1,6 @@
 """Standings as CSV, JSON, Markdown and one self-contained HTML page.
 
-Pure functions from a ``Standings`` (arbiter.ratings) and the tournament's description to
+Pure functions from a ``Standings`` (arbiter.tournament.ratings) and the tournament's description to
 text; the CLI writes them to stdout or a file. The HTML page has its style inline and no
 scripts or external resources, and is well-formed XML (it parses with an XML parser).
 """

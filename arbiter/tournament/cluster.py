@@ -13,7 +13,7 @@ The worker side (``run_match_task``, run by a Dask worker):
   task, or read from a path every worker mounts, ``ship=False``).
 * Every worker process keeps one private arbiter (a gRPC server on a free loopback port
   and a Unix socket, in a background event loop) and starts each bot it is asked for as
-  a sandboxed subprocess (``arbiter.botproc``), from a copy it has verified by hash. The
+  a sandboxed subprocess (``arbiter.hosting.botproc``), from a copy it has verified by hash. The
   processes serve many matches, as in a local run, and are stopped when idle.
 * The task returns the match record as JSON (and the versions the bots reported).
 

@@ -258,7 +258,7 @@ async def run_tournament(
     before anything runs for a bad spec or a busy store.
 
     ``cluster`` (or ``spec.cluster``), a Dask scheduler address such as
-    ``tcp://host:8786``, runs the matches on that cluster instead (``arbiter.cluster``):
+    ``tcp://host:8786``, runs the matches on that cluster instead (``arbiter.tournament.cluster``):
     same seeds, same records, written here as they arrive. ``ship_bots=False`` sends
     registered bots by the path of their stored copy (a file system every worker mounts)
     instead of their files.
@@ -411,7 +411,7 @@ async def _play_grpc(spec, names, sources, store, tournament_id, play_all, max_r
 
 
 def standings(rows: Sequence[MatchRow], game: Game, duplicate: bool = True, bots: Sequence[str] = ()):
-    """The table (arbiter.ratings.Standings) for these stored matches of ``game``."""
+    """The table (arbiter.tournament.ratings.Standings) for these stored matches of ``game``."""
 
     return compute_standings(rows, game.teams, duplicate, bots)
 

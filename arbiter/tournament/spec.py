@@ -150,7 +150,7 @@ class TournamentSpec:
 
     @property
     def effective_isolation(self) -> str:
-        """How bot processes are shared between matches (``arbiter.botproc.BotHost``).
+        """How bot processes are shared between matches (``arbiter.hosting.botproc.BotHost``).
 
         With duplicate deals every deal comes back in later matches, and a bot process that
         lived on could remember a deal's cards and recognise it. ``deal`` (the default with
