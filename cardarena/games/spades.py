@@ -493,11 +493,16 @@ class Spades(Game):
                 cards = parse_cards(args)
                 if len(cards) != EXCHANGE_SIZE or cards[0] == cards[1]:
                     raise InvalidActionError(f"{text!r}: give needs exactly two different cards")
+                if any(c.is_joker for c in cards):
+                    raise InvalidActionError(f"{text!r}: Spades is played without jokers")
                 return Give(cards)
             if verb == "play":
                 if len(args) != 1:
                     raise InvalidActionError(f"{text!r}: expected play <card>, e.g. play QS")
-                return _PLAYS[Card.parse(args[0])]
+                card = Card.parse(args[0])
+                if card.is_joker:
+                    raise InvalidActionError(f"{text!r}: Spades is played without jokers")
+                return _PLAYS[card]
         except InvalidCardError as exc:
             raise InvalidActionError(f"{text!r}: {exc}") from None
         raise InvalidActionError(f"{text!r}: unknown verb {verb!r} (expected look, bid, give or play)")

@@ -1,19 +1,70 @@
-"""One conformance suite, run on every game (STYLE.md §9).
+"""One conformance suite for every game of the registry (STYLE.md §9): the machinery.
 
-Seeded random playouts check that a non-terminal state has legal actions, that every
-legal action applies, that only legal actions apply (and a rejected one changes
-nothing), that the notation round-trips, that the outcome is well formed, that the same
-seed gives the same record whatever else uses the global RNG, and that every view and
-event passes the wire conversion.
+``test_conformance.py`` runs these checks for every game in ``cardarena.games.GAMES``,
+on its default options, each of its presets and a spread of option combinations
+(``configs``), so a newly registered game gets all of them without new test code:
+
+* ``check_deterministic``: the same seed and the same actions (replayed from their
+  notation, with the global RNG disturbed) give the same views, events, action texts
+  and outcome;
+* ``check_playout``: random playouts to the end: a non-terminal state has legal actions,
+  every legal action applies and round-trips through the notation and the wire (views
+  too), actions legal elsewhere in the game are refused with ``IllegalActionError``
+  leaving the state unchanged, the outcome is well formed;
+* ``check_conservation``: ``State.all_cards()`` is the same multiset after every step;
+* ``check_redeal_invariance``: re-dealing what seat S has not seen (the SDK's forward
+  model, ``sdk.forward.sample_states``) changes neither S's view, nor S's legal actions,
+  nor the events S sees from the next action;
+* ``check_no_hidden_cards``: no view, private event or action text (``Game.action_text``,
+  for every seat and the spectator) shows a viewer a card it has not seen: one that
+  neither its view showed before nor the step's events show it (public events are the
+  re-deal check's).
+
+Cards are found in values by type (``Card``) and in texts by their notation
+(``CARD_TOKEN``: ``QS``, ``10H``, the alias ``TH``, ``JK``), and compared by value: in a
+multi-deck game a card is "seen" once any copy of it is, so the single-deck variants
+are the sharp test there. The per-game leak tests check views and events against the
+true state.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import random
-from typing import Any, Callable, Iterable
+import re
+import types
+import typing
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
 
-from cardarena.games import Card, EndReason, Game, IllegalActionError, State, events_for
+from cardarena.games import (
+    GAMES,
+    Action,
+    Card,
+    ConfigError,
+    EndReason,
+    Event,
+    Game,
+    IllegalActionError,
+    State,
+    events_for,
+    game_class,
+    get_game,
+)
+
+# --------------------------------------------------------------------------------------
+# Cards in values and texts
+
+
+#: A card in text: rank A, 2-10 (or T), J, Q, K then suit S, H, D, C; or the joker JK.
+CARD_TOKEN = re.compile(r"(?<![0-9A-Za-z])(?:(?:10|[2-9TAJQK])[SHDC]|JK)(?![0-9A-Za-z])")
+
+
+def card_tokens(text: str) -> list[Card]:
+    """The cards named in ``text``, in order."""
+    return [Card.parse(t) for t in CARD_TOKEN.findall(text)]
 
 
 def walk_cards(value: Any) -> list[Card]:
@@ -30,108 +81,686 @@ def walk_cards(value: Any) -> list[Card]:
     return out
 
 
-def random_playout(
-    state: State, rng: random.Random, max_steps: int = 100_000, on_step: Callable[[State], None] | None = None
-) -> list:
-    """Play uniformly random legal actions to the end; returns the action list."""
-    actions = []
-    for _ in range(max_steps):
-        if state.is_terminal:
-            return actions
-        if on_step:
-            on_step(state)
-        legal = state.legal_actions()
-        assert legal, "a non-terminal state must have a legal action"
-        action = rng.choice(legal)
-        state.apply(action)
-        actions.append(action)
-    raise AssertionError(f"game did not end within {max_steps} actions")
+_ATOMS = (int, float, bool, type(None), enum.Enum)
 
 
-def check_random_playouts(
+def shown_cards(value: Any, out: list[Card] | None = None, memo: dict | None = None) -> list[Card]:
+    """Every card a value shows: ``Card`` values and card notation inside its strings
+    (an event's text, a move written in notation inside a view), anywhere inside
+    dataclasses, tuples, lists and sets. ``memo`` (id -> (value, cards)) shares the work
+    between values holding the same immutable parts (the views of one state)."""
+    if out is None:
+        out = []
+    if value.__class__ is Card:
+        out.append(value)
+        return out
+    if isinstance(value, str):
+        out.extend(card_tokens(value))
+        return out
+    if isinstance(value, _ATOMS):
+        return out
+    if memo is not None:
+        hit = memo.get(id(value))
+        if hit is not None and hit[0] is value:
+            out.extend(hit[1])
+            return out
+    if isinstance(value, (tuple, list, frozenset, set)):
+        parts = value
+    elif hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
+        parts = [getattr(value, name) for name in value.__dataclass_fields__]
+    else:
+        return out
+    mine: list[Card] = []
+    for v in parts:
+        if v.__class__ is Card:
+            mine.append(v)
+        elif not isinstance(v, _ATOMS):
+            shown_cards(v, mine, memo)
+    if memo is not None and not isinstance(value, (list, set)):
+        memo[id(value)] = (value, mine)
+    out.extend(mine)
+    return out
+
+
+def view_of(state: State, viewer: int | None) -> Any:
+    """``viewer``'s view (None: the spectator's)."""
+    return state.spectator_view() if viewer is None else state.view(viewer)
+
+
+def viewers(game: Game) -> list[int | None]:
+    """Every seat, then the spectator (None)."""
+    return [*range(game.num_seats), None]
+
+
+# --------------------------------------------------------------------------------------
+# Configurations: defaults, presets and a spread of options per game
+
+
+@dataclass(frozen=True)
+class Config:
+    """One configured game: options on top of a preset (later wins, as in ``get_game``)."""
+
+    game: str
+    name: str
+    options: tuple[tuple[str, Any], ...]
+    preset: str | None = None
+
+    def make(self) -> Game:
+        return get_game(self.game, dict(self.options), self.preset)
+
+    @property
+    def id(self) -> str:
+        return f"{self.game}/{self.name}"
+
+
+#: Options that keep every random game short: laid under every configuration of the game
+#: (a configuration's own value wins). A game missing here is played as configured.
+BOUNDS: dict[str, dict[str, Any]] = {
+    "spades": {"max_deals": 3},
+    "spite-and-malice": {"max_turns": 300},
+    "spot": {"hands": 2},
+}
+
+#: Option combinations chosen from each game's option table (rules §7 / §8 / §6), beside
+#: the defaults and the presets; together they set every option to a non-default value
+#: at least once (``test_every_option_is_covered``). A registered game missing here gets
+#: ``auto_variants`` instead.
+VARIANTS: dict[str, list[tuple[str, dict[str, Any], str | None]]] = {
+    "spades": [
+        ("target-lose_at", {"target": 150, "lose_at": -150, "simultaneous_target_rule": "higher_deal_score",
+                            "first_dealer": 2, "max_deals": 8}, None),
+        ("deals-bidder_first", {"deals": 2, "blind_nil_exchange_order": "bidder_first", "failed_nil_tricks": "ignored",
+                                "nil_value": 50, "blind_nil_value": 120}, None),
+        ("no-exchange-bags", {"blind_nil_exchange": False, "failed_nil_tricks": "count_for_partner", "bag_limit": 5,
+                              "bag_penalty_points": 50}, None),
+        ("no-nil", {"blind_nil": False, "nil": False, "bag_penalty": False}, None),
+        ("deficit", {"blind_nil_min_deficit": 50, "max_deals": 4}, None),
+    ],
+    "spite-and-malice": [
+        ("single-deck", {"decks": 1, "payoff_size": 10}, None),
+        ("three-players", {"players": 3, "center_limit": 4, "stalemate_rule": "fewer_payoff_wins", "jokers": 2}, None),
+        ("partners-4", {"players": 4, "partnerships": True, "payoff_size": 8, "side_stacks_spread": True}, None),
+        ("partners-4-single-deck", {"players": 4, "partnerships": True, "decks": 1, "payoff_size": 4}, None),
+        ("partners-6-series", {"players": 6, "partnerships": True, "payoff_size": 5, "series_scoring": True,
+                               "match_target": 6}, None),
+        ("jokers-kings-natural", {"jokers": 4, "kings_wild": False, "wild_excluded_ranks": "A,7",
+                                  "initial_side_cards": 1}, None),
+        ("loading", {"loading": True, "payoff_size": 10}, None),
+        ("deferred-forced-aces", {"center_limit": "unlimited", "recycle": "deferred", "forced_aces": True,
+                                  "payoff_size": 8}, None),
+        ("series", {"series_scoring": True, "match_target": 8, "payoff_size": 6}, None),
+        ("book-reshuffle", {"deadlock_rule": "reshuffle", "max_deadlock_reshuffles": 2}, "book"),
+        ("book-hand-ace-two", {"deadlock_rule": "hand_ace_two_then_end", "center_limit": 4}, "book"),
+    ],
+    "spot": [
+        ("two-players", {"players": 2, "ante": 0, "unit_per_spot": 3, "first_dealer": 1, "hands": 3}, None),
+        ("three-players", {"players": 3, "allow_discard_of_taken_card": True}, None),
+        ("six-players", {"players": 6, "pot_carry_over": False}, None),
+        ("play-until-won", {"players": 5, "end_pot": "play_until_won", "max_extra_hands": 2}, None),
+        ("short-hands", {"max_turns_per_hand": 6, "unit_per_spot": 0.5}, None),
+    ],
+}
+
+
+def _candidates(tp: Any, default: Any) -> list[Any]:
+    """Non-default values to try for an option of type ``tp`` (bounded, generic)."""
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    out: list[Any] = []
+    if origin in (typing.Union, types.UnionType):
+        for arm in args:
+            if arm is type(None):
+                out.append(None)
+            else:
+                arm_default = default if _is_instance(default, arm) else None
+                out.extend(_candidates(arm, arm_default))
+    elif origin is typing.Literal:
+        out.extend(args)
+    elif origin is frozenset:
+        (inner,) = args
+        members = _candidates(inner, None)
+        if members:
+            out.append(frozenset(members[:1]))
+    elif tp is bool:
+        out.append(not default if isinstance(default, bool) else True)
+    elif isinstance(tp, type) and issubclass(tp, enum.Enum):
+        out.extend(m.value for m in tp)
+    elif tp is int:
+        out.append(default + 1 if isinstance(default, int) and not isinstance(default, bool) else 1)
+    elif tp is float:
+        out.append(default * 2 if isinstance(default, (int, float)) and default else 1.0)
+    return [v for v in dict.fromkeys(out, None) if _plain(v) != _plain(default)]
+
+
+def _single_valued(tp: Any) -> bool:
+    """An option type with one possible value (a one-member enum, a one-value Literal)."""
+    if typing.get_origin(tp) is typing.Literal:
+        return len(typing.get_args(tp)) == 1
+    return isinstance(tp, type) and issubclass(tp, enum.Enum) and len(tp) == 1
+
+
+def _is_instance(value: Any, tp: Any) -> bool:
+    origin = typing.get_origin(tp)
+    if origin is typing.Literal:
+        return value in typing.get_args(tp)
+    if origin is not None:
+        return isinstance(value, origin)
+    return isinstance(value, tp) and not (tp is int and isinstance(value, bool))
+
+
+def _plain(value: Any) -> Any:
+    return value.value if isinstance(value, enum.Enum) else value
+
+
+def _valid(game: str, options: Mapping[str, Any]) -> bool:
+    try:
+        get_game(game, dict(options))
+    except ConfigError:
+        return False
+    return True
+
+
+def auto_variants(game: str) -> list[tuple[str, dict[str, Any], None]]:
+    """Option combinations from the game's ``Options`` declaration alone: every
+    non-default value ``_candidates`` finds for each option (but those ``BOUNDS`` sets),
+    packed greedily into as few valid combinations as possible (for a registered game
+    without ``VARIANTS``; an option no generic value covers, or one valid only beside
+    another's non-default value, then needs ``VARIANTS``: ``uncovered_options`` says)."""
+    cls = game_class(game)
+    default = cls.Options()
+    hints = typing.get_type_hints(cls.Options)
+    bounds = BOUNDS.get(game, {})
+    combos: list[dict[str, Any]] = []
+    for f in dataclasses.fields(cls.Options):
+        if f.name in bounds:
+            continue  # set (to a non-default value) by the bounds already
+        for value in _candidates(hints[f.name], getattr(default, f.name)):
+            for combo in combos:
+                if f.name not in combo and _valid(game, {**bounds, **combo, f.name: value}):
+                    combo[f.name] = value
+                    break
+            else:
+                if _valid(game, {**bounds, f.name: value}):
+                    combos.append({f.name: value})
+    return [(f"auto-{i}", combo, None) for i, combo in enumerate(combos)]
+
+
+def configs(game: str) -> list[Config]:
+    """The configurations the suite plays for ``game``: defaults, every preset, then the
+    option combinations (``VARIANTS`` or ``auto_variants``), each under ``BOUNDS``."""
+    cls = game_class(game)
+    bounds = BOUNDS.get(game, {})
+    chosen: list[tuple[str, dict[str, Any], str | None]] = [("default", {}, None)]
+    chosen += [(f"preset-{p}", {}, p) for p in cls.presets]
+    chosen += VARIANTS[game] if game in VARIANTS else auto_variants(game)
+    out = []
+    for name, options, preset in chosen:
+        merged = {**bounds, **options}
+        out.append(Config(game, name, tuple(sorted(merged.items())), preset))
+    return out
+
+
+def all_configs() -> list[Config]:
+    """``configs`` of every registered game."""
+    return [c for game in GAMES for c in configs(game)]
+
+
+def uncovered_options(game: str) -> list[str]:
+    """Options of ``game`` that no configuration of ``configs`` sets to a non-default
+    value (an option with a single possible value counts as covered)."""
+    cls = game_class(game)
+    default = cls.Options()
+    hints = typing.get_type_hints(cls.Options)
+    built = [c.make().options for c in configs(game)]
+    missing = []
+    for f in dataclasses.fields(cls.Options):
+        if _single_valued(hints[f.name]):
+            continue
+        if all(getattr(o, f.name) == getattr(default, f.name) for o in built):
+            missing.append(f.name)
+    return missing
+
+
+# --------------------------------------------------------------------------------------
+# Determinism
+
+
+def _trace_step(game: Game, state: State, seat: int | None, action: Action | None, events: list[Event]) -> tuple:
+    texts = () if action is None else tuple(game.action_text(action, seat, v) for v in viewers(game))
+    return (
+        seat,
+        None if action is None else str(action),
+        texts,
+        tuple(events),
+        tuple(view_of(state, v) for v in viewers(game)),
+    )
+
+
+def check_deterministic(game: Game, seed: int, max_steps: int = 100_000) -> int:
+    """Play ``seed`` with random actions, then replay it from the actions' notation with
+    the global RNG disturbed before every step: views, events, action texts and outcome
+    must be identical. Returns the number of actions."""
+    rng = random.Random(seed)
+    state = game.new_initial_state(seed)
+    trace = [_trace_step(game, state, None, None, state.log)]
+    actions: list[str] = []
+    while not state.is_terminal:
+        seat = state.current_seat
+        action = rng.choice(state.legal_actions())
+        actions.append(str(action))
+        trace.append(_trace_step(game, state, seat, action, state.apply(action)))
+        assert len(actions) < max_steps, f"seed {seed}: no end within {max_steps} actions"
+    trace.append(state.outcome())
+
+    noise = random.Random(~seed)
+    random.seed(noise.random())
+    again = game.new_initial_state(seed)
+    replayed = [_trace_step(game, again, None, None, again.log)]
+    for text in actions:
+        random.random()
+        random.shuffle(list(range(10)))
+        seat = again.current_seat
+        action = game.parse_action(text)
+        replayed.append(_trace_step(game, again, seat, action, again.apply(action)))
+    replayed.append(again.outcome())
+    assert len(replayed) == len(trace)
+    for i, (a, b) in enumerate(zip(trace, replayed)):
+        assert a == b, f"seed {seed}: replay differs at step {i} ({actions[i - 1] if i else 'the deal'})"
+    assert again.log == state.log
+    return len(actions)
+
+
+# --------------------------------------------------------------------------------------
+# Random playouts
+
+
+def _snapshot(game: Game, state: State) -> tuple:
+    return (
+        state.current_seat,
+        state.is_terminal,
+        len(state.log),
+        [str(a) for a in state.legal_actions()],
+        [view_of(state, v) for v in viewers(game)],
+    )
+
+
+_INTEGER = re.compile(r"(?<![0-9A-Za-z])\d+(?![0-9A-Za-z])")
+
+
+def mutated_actions(game: Game, legal: list[Action], rng: random.Random, n: int = 3) -> list[Action]:
+    """Well-formed actions near legal ones: the notation of up to ``n`` legal actions
+    with a card replaced by a random one (a card not held) or a number raised by 97 (a
+    bid, a pile or a meld that does not exist). A text the notation rejects must raise
+    ``InvalidActionError``; the others are returned (legal or not)."""
+    from cardarena.games import InvalidActionError
+    from cardarena.games.cards import JOKER, STANDARD_DECK
+
+    deck = [*STANDARD_DECK, JOKER]
+    out = []
+    for action in rng.sample(legal, min(n, len(legal))):
+        text = str(action)
+        variants = []
+        cards = list(CARD_TOKEN.finditer(text))
+        if cards:
+            m = rng.choice(cards)
+            variants.append(text[:m.start()] + str(rng.choice(deck)) + text[m.end():])
+        numbers = [m for m in _INTEGER.finditer(text) if not CARD_TOKEN.fullmatch(text[m.start():m.end() + 1])]
+        if numbers:
+            m = rng.choice(numbers)
+            variants.append(text[:m.start()] + str(int(m.group()) + 97) + text[m.end():])
+        for variant in variants:
+            try:
+                out.append(game.parse_action(variant))
+            except InvalidActionError:
+                pass
+    return out
+
+
+def check_playout(
     game: Game,
-    seeds: Iterable[int],
-    illegal_probes: Callable[[State], list] | None = None,
+    seed: int,
+    check_every: int = 3,
+    probes_per_check: int = 6,
     max_steps: int = 100_000,
-    check_every: int = 1,
-) -> list:
-    """The generic conformance checks over seeded playouts; returns the outcomes."""
+) -> tuple[Any, int]:
+    """One seeded random playout to the end with the generic checks (module docstring).
+
+    Illegal probes are actions that were legal at some other point of the same game (for
+    any seat: another seat's card, a bid during play, a discard of a card just played)
+    and ``mutated_actions`` (a card not held, a pile that does not exist). Returns the
+    outcome and the number of probes refused.
+    """
     from cardarena.wire import codec as convert
 
-    outcomes = []
-    for seed in seeds:
-        rng = random.Random(seed)
-        state = game.new_initial_state(seed)
-        step = 0
-        while not state.is_terminal:
-            seat = state.current_seat
-            assert seat is not None and 0 <= seat < game.num_seats
-            legal = state.legal_actions()
-            assert legal, f"seed {seed}: no legal action for seat {seat}"
-            assert len(set(map(str, legal))) == len(legal), f"duplicate legal actions: {legal}"
-            if step % check_every == 0:
-                for action in legal:
-                    assert game.parse_action(str(action)) == action, f"notation does not round-trip: {action}"
-                    convert.action_to_proto(game.name, action)
-                for s in range(game.num_seats):
-                    convert.view_to_proto(game.name, state.view(s))
-                convert.view_to_proto(game.name, state.spectator_view())
-                if illegal_probes is not None:
-                    before = [state.view(s) for s in range(game.num_seats)]
-                    legal_text = set(map(str, legal))
-                    for probe in illegal_probes(state):
-                        if str(probe) in legal_text:
-                            continue
-                        try:
-                            state.apply(probe)
-                        except IllegalActionError:
-                            pass
-                        else:
-                            raise AssertionError(f"seed {seed}: illegal {probe} was applied")
-                        assert [state.view(s) for s in range(game.num_seats)] == before
-            action = rng.choice(legal)
-            n_before = len(state.log)
-            new_events = state.apply(action)
-            assert state.log[n_before:] == new_events
-            step += 1
-            assert step < max_steps, f"seed {seed}: game did not end within {max_steps} actions"
-        assert state.legal_actions() == []
-        assert state.current_seat is None
-        outcome = state.outcome()
-        assert len(outcome.scores) == len(outcome.ranks) == game.num_seats
-        assert min(outcome.ranks) == 1
-        assert outcome.reason in (EndReason.COMPLETED, EndReason.STALEMATE, EndReason.TURN_LIMIT)
-        for team in game.teams:
-            assert len({outcome.ranks[s] for s in team}) == 1, "partners must share a rank"
-        for s in range(game.num_seats):
-            assert events_for(state.log, s) == [e for e in state.log if e.visible_to is None or s in e.visible_to]
-        outcomes.append(outcome)
-    return outcomes
-
-
-def check_deterministic(game: Game, seed: int) -> None:
-    """Same seed, same actions, same views, even with the global RNG disturbed between steps."""
-    records = []
-    for disturb in (False, True):
-        rng = random.Random(seed)
-        state = game.new_initial_state(seed)
-        trace = []
-        while not state.is_terminal:
-            if disturb:
-                random.random()
-                random.shuffle(list(range(10)))
-            legal = state.legal_actions()
-            action = rng.choice(legal)
-            trace.append((state.current_seat, str(action), [state.view(s) for s in range(game.num_seats)]))
-            state.apply(action)
-        trace.append(state.outcome())
-        records.append(trace)
-    assert records[0] == records[1]
-
-
-def replay(game: Game, seed: int, actions: list) -> State:
-    """Rebuild a state from its seed and action list."""
+    rng = random.Random(seed)
+    probe_rng = random.Random(seed + 7919)
     state = game.new_initial_state(seed)
-    for a in actions:
-        state.apply(a)
-    return state
+    pool: dict[str, Action] = {}
+    refused = 0
+    step = 0
+    while not state.is_terminal:
+        seat = state.current_seat
+        assert seat is not None and 0 <= seat < game.num_seats, f"seed {seed}: bad current seat {seat}"
+        legal = state.legal_actions()
+        assert legal, f"seed {seed}: no legal action for seat {seat} in a running game"
+        texts = [str(a) for a in legal]
+        assert len(set(texts)) == len(texts), f"seed {seed}: duplicate legal actions {texts}"
+        for a in legal:
+            pool.setdefault(str(a), a)
+        if step % check_every == 0:
+            for action in legal:
+                assert game.parse_action(str(action)) == action, f"notation does not round-trip: {action}"
+                assert isinstance(game.action_text(action, seat, None), str)
+                wire = convert.action_to_proto(game.name, action)
+                assert convert.action_from_proto(game.name, wire) == action, f"{action} does not round-trip the wire"
+            for v in viewers(game):
+                view = view_of(state, v)
+                assert convert.view_from_proto(game.name, convert.view_to_proto(game.name, view)) == view
+            legal_texts = set(texts)
+            others = [a for t, a in pool.items() if t not in legal_texts]
+            probes = probe_rng.sample(others, min(probes_per_check, len(others)))
+            probes += [a for a in mutated_actions(game, legal, probe_rng) if str(a) not in legal_texts]
+            before = _snapshot(game, state)
+            for probe in probes:
+                try:
+                    state.apply(probe)
+                except IllegalActionError as exc:
+                    assert str(probe) in str(exc), f"the error does not name the action: {exc}"
+                else:
+                    raise AssertionError(f"seed {seed}: illegal {probe} was applied")
+                refused += 1
+            assert _snapshot(game, state) == before, f"seed {seed}: a refused action changed the state"
+        action = rng.choice(legal)
+        n_before = len(state.log)
+        new_events = state.apply(action)
+        assert state.log[n_before:] == new_events, "apply must return exactly the events it logged"
+        step += 1
+        assert step < max_steps, f"seed {seed}: game did not end within {max_steps} actions"
+    assert state.legal_actions() == []
+    assert state.current_seat is None
+    for probe in list(pool.values())[:5]:
+        try:
+            state.apply(probe)
+        except IllegalActionError:
+            refused += 1
+        else:
+            raise AssertionError(f"seed {seed}: {probe} was applied after the end")
+    outcome = state.outcome()
+    assert len(outcome.scores) == len(outcome.ranks) == game.num_seats
+    assert min(outcome.ranks) == 1 and all(1 <= r <= game.num_seats for r in outcome.ranks)
+    assert outcome.reason in (EndReason.COMPLETED, EndReason.STALEMATE, EndReason.TURN_LIMIT)
+    for team in game.teams:
+        assert len({outcome.ranks[s] for s in team}) == 1, "partners must share a rank"
+    for v in viewers(game):
+        assert events_for(state.log, v) == [e for e in state.log if e.visible_for(v)]
+        view = view_of(state, v)
+        assert convert.view_from_proto(game.name, convert.view_to_proto(game.name, view)) == view
+    return outcome, refused
+
+
+# --------------------------------------------------------------------------------------
+# Card conservation
+
+
+def check_conservation(game: Game, seed: int) -> Counter | None:
+    """``all_cards()`` after every step equals the multiset dealt; None if the engine
+    does not count its cards."""
+    rng = random.Random(seed)
+    state = game.new_initial_state(seed)
+    pack = state.all_cards()
+    if pack is None:
+        return None
+    assert pack and all(isinstance(c, Card) and n > 0 for c, n in pack.items())
+    step = 0
+    while not state.is_terminal:
+        state.apply(rng.choice(state.legal_actions()))
+        step += 1
+        cards = state.all_cards()
+        assert cards == pack, f"seed {seed}, step {step}: cards {cards - pack} appeared, {pack - cards} vanished"
+        if step % 17 == 0:
+            assert state.clone().all_cards() == pack
+    return pack
+
+
+# --------------------------------------------------------------------------------------
+# Re-dealing what a seat has not seen
+
+
+def pinned_sampler(game: Game, seed: int):
+    """``sample_states`` for ``game`` whose states continue with ``seed``.
+
+    The forward model continues a sampled state from a fresh seed (its last argument to
+    ``Game.state_from_view``); pinning it to the real game's seed makes what comes after
+    the current deal (the next deal, a series' next game) the same as in the real game,
+    so the events of a step that starts one can be compared too.
+    """
+    from sdk.forward import sample_states
+
+    sampler_game = get_game(game.name, game.describe_options())
+    method = type(sampler_game).state_from_view
+
+    def state_from_view(*args, **kwargs):
+        if "seed" in kwargs:
+            kwargs["seed"] = seed
+        else:
+            args = (*args[:-1], seed)
+        return method(sampler_game, *args, **kwargs)
+
+    sampler_game.state_from_view = state_from_view  # type: ignore[method-assign]
+
+    def sample(view: Any, n: int, rng: random.Random) -> list[State]:
+        return sample_states(sampler_game, view, n, rng)
+
+    return sample
+
+
+def _split(event: Event) -> tuple:
+    """An event as (kind, seat, audience, text without its cards, cards of its text, cards)."""
+    return (event.kind, event.seat, event.visible_to, tuple(CARD_TOKEN.split(event.text)),
+            tuple(card_tokens(event.text)), tuple(event.cards))
+
+
+def events_differ(real: list[Event], other: list[Event], unseen: set, shown_real: set, shown_other: set) -> str | None:
+    """Why two event lists are not the same up to cards the step shows the viewer for
+    the first time (None if they are): same kinds, seats, audiences and texts, except
+
+    * in a private event (one with an audience: the viewer's own draw, say), whose cards
+      ``check_step_disclosure`` checks;
+    * in a public event, cards the viewer could not place before the step (``unseen``)
+      and that its view shows after it (``shown_*``: a hand shown at the end of a deal).
+
+    Once such cards of a public event differ, the words of the texts from there on may
+    differ too (what is computed from them: the spots of that hand, who won it); cards
+    the viewer could place may not."""
+    if len(real) != len(other):
+        return f"{len(real)} events {[e.text for e in real]} against {len(other)} {[e.text for e in other]}"
+    revealed = False
+    for e, f in zip(real, other):
+        a, b = _split(e), _split(f)
+        if a[:3] != b[:3] or len(a[4]) != len(b[4]) or len(a[5]) != len(b[5]):
+            return f"{e.text!r} against {f.text!r}"
+        private = e.visible_to is not None
+        for xs, ys in ((a[4], b[4]), (a[5], b[5])):
+            if xs == ys or private:
+                continue
+            fixed_x = Counter(x for x in xs if x not in unseen or x not in shown_real)
+            fixed_y = Counter(y for y in ys if y not in unseen or y not in shown_other)
+            if fixed_x != fixed_y:
+                return (f"{e.text!r} against {f.text!r}: "
+                        f"{sorted(map(str, (fixed_x - fixed_y) + (fixed_y - fixed_x)))} were hidden from the viewer")
+            revealed = True
+        if not revealed and a[3] != b[3]:
+            return f"{e.text!r} against {f.text!r}"
+    return None
+
+
+def unseen_cards(game: Game, view: Any) -> set:
+    """The cards a seat cannot place, by its view: the forward model's ``unseen``."""
+    from sdk.forward import knowledge
+
+    return set(knowledge(game, view).unseen)
+
+
+def check_redeal_invariance(game: Game, seed: int, every: int = 4, samples: int = 3) -> tuple[int, int]:
+    """Along a seeded random game, every ``every`` steps and for every seat S: states
+    re-dealt from S's view by the forward model (everything S has not seen re-dealt
+    consistently with what S knows) show S the same view, give S the same legal actions
+    when S is to act, and, after the next action (the real one; for another actor one
+    that reads the same to S, ``Game.action_text``), show S the same events, up to the
+    cards the step shows S for the first time (``events_differ``). The sampler
+    succeeding at all is the card count seen from S (its view's cards and counts add up
+    to the pack).
+
+    Returns (views compared, steps whose events were compared).
+    """
+    sample = pinned_sampler(game, seed)
+    rng = random.Random(seed)
+    sample_rng = random.Random(seed ^ 0x5EED)
+    state = game.new_initial_state(seed)
+    views = steps = 0
+    step = 0
+    while not state.is_terminal:
+        actor = state.current_seat
+        legal = state.legal_actions()
+        action = rng.choice(legal)
+        after = state.clone()
+        real_events = after.apply(action)
+        if step % every == 0:
+            for seat in range(game.num_seats):
+                view = state.view(seat)
+                unseen = unseen_cards(game, view)
+                text = game.action_text(action, actor, seat)
+                compared = False
+                for other in sample(view, samples, sample_rng):
+                    assert other.view(seat) == view, f"seed {seed}, step {step}: seat {seat}'s view changed under a re-deal"
+                    views += 1
+                    other_legal = other.legal_actions()
+                    if actor == seat:
+                        assert other_legal == legal, f"seed {seed}, step {step}: seat {seat}'s legal actions changed"
+                    if compared:
+                        continue
+                    same = [a for a in other_legal if game.action_text(a, actor, seat) == text]
+                    if not same:
+                        continue  # the re-dealt actor cannot take an action that reads the same
+                    chosen = action if action in same else same[0]
+                    other_events = other.apply(chosen)
+                    why = events_differ(
+                        events_for(real_events, seat), events_for(other_events, seat), unseen,
+                        set(shown_cards(after.view(seat))), set(shown_cards(other.view(seat))),
+                    )
+                    assert why is None, f"seed {seed}, step {step}, seat {seat}, after {text!r}: {why}"
+                    compared = True
+                    steps += 1
+        state = after
+        step += 1
+    return views, steps
+
+
+# --------------------------------------------------------------------------------------
+# No hidden card in views, events and action texts
+
+
+def check_initial_disclosure(game: Game, state: State) -> None:
+    """Before any action, a view shows only cards the deal's events showed its viewer,
+    and a private event of the deal only cards the view shows (a seat that may not see
+    its hand yet is not sent it)."""
+    for v in viewers(game):
+        seen = events_for(state.log, v)
+        told = set(shown_cards(seen))
+        shown = set(shown_cards(view_of(state, v)))
+        assert shown <= told, f"viewer {v} sees {sorted(map(str, shown - told))} no event showed it"
+        for i, e in enumerate(seen):
+            if e.visible_to is not None and not _superseded(seen, i, v):
+                extra = set(shown_cards(e)) - shown
+                assert not extra, f"viewer {v} is shown {sorted(map(str, extra))} by {e.text!r} in the deal"
+
+
+def _shown_per_viewer(game: Game, state: State) -> dict[int | None, set]:
+    memo: dict = {}
+    return {v: set(shown_cards(view_of(state, v), memo=memo)) for v in viewers(game)}
+
+
+def check_step_disclosure(
+    game: Game,
+    before: State,
+    action: Action,
+    after: State,
+    events: list[Event],
+    shown_before: dict[int | None, set] | None = None,
+) -> dict[int | None, set]:
+    """What one step shows each viewer V (every seat and the spectator). With B the cards
+    V's view showed before, A the cards it shows after and D the cards of the events V
+    sees from the step:
+
+    * ``action_text(action, actor, V)`` names only cards of B or D: V reads no card the
+      engine's events do not show it (the public text of a face-down give names none);
+    * the view gains only cards of D (unless the game is over: the end-of-game reveal);
+    * a private event V sees (one with an audience) shows only cards of B or A (but
+      one followed by a private event about V itself, ``_superseded``).
+
+    The actor reads the full notation. Public events are left to the re-deal test: one
+    may show cards that are hidden again at once (pay-off tops turned up to pick the
+    first player, then reshuffled), and what tells them from a leak is that they are the
+    same in every world consistent with what the viewer knows.
+
+    ``shown_before``: B per viewer if already known; returns A per viewer.
+    """
+    actor = before.current_seat
+    assert game.action_text(action, actor, actor) == str(action), "the actor reads the notation"
+    if shown_before is None:
+        shown_before = _shown_per_viewer(game, before)
+    shown_after = _shown_per_viewer(game, after)
+    for v in viewers(game):
+        b, a = shown_before[v], shown_after[v]
+        seen = events_for(events, v)
+        d = set(shown_cards(seen))
+        text = game.action_text(action, actor, v)
+        assert isinstance(text, str) and text
+        named = set(card_tokens(text))
+        assert named <= b | d, (
+            f"viewer {v} reads {text!r} for {action} by seat {actor}: "
+            f"{sorted(map(str, named - b - d))} hidden from it")
+        if not after.is_terminal:
+            assert a - b <= d, f"viewer {v}'s view gains {sorted(map(str, a - b - d))} after {action}, no event showed them"
+        for i, e in enumerate(seen):
+            if e.visible_to is not None and not _superseded(seen, i, v):
+                extra = set(shown_cards(e)) - b - a
+                assert not extra, f"viewer {v} is shown {sorted(map(str, extra))} by {e.text!r} after {action}"
+    return shown_after
+
+
+def _superseded(seen: list[Event], i: int, viewer: int | None) -> bool:
+    """Whether a later private event of the step tells ``viewer`` about itself (a new
+    deal, say): what event ``i`` showed it may be gone from its view by then (cards it
+    drew just before its game ended and a series dealt the next one)."""
+    return any(e.visible_to is not None and e.seat == viewer for e in seen[i + 1:])
+
+
+def check_no_hidden_cards(game: Game, seed: int, fanout: int = 4, fanout_steps: int = 300) -> int:
+    """Along a seeded random game, ``check_step_disclosure`` for the action taken and,
+    in the first ``fanout_steps`` steps, for up to ``fanout`` other legal actions (each
+    tried on a clone). Returns the number of steps checked."""
+    rng = random.Random(seed)
+    state = game.new_initial_state(seed)
+    check_initial_disclosure(game, state)
+    checked = step = 0
+    shown = _shown_per_viewer(game, state)
+    while not state.is_terminal:
+        legal = state.legal_actions()
+        chosen = rng.choice(legal)
+        width = fanout if step < fanout_steps else 0
+        tried = [chosen] + [a for a in rng.sample(legal, min(width, len(legal))) if a != chosen]
+        step += 1
+        nxt = None
+        for action in tried:
+            after = state.clone()
+            events = after.apply(action)
+            shown_after = check_step_disclosure(game, state, action, after, events, shown)
+            checked += 1
+            if nxt is None:
+                nxt, nxt_shown = after, shown_after
+        state, shown = nxt, nxt_shown
+    return checked
+
+
+def seeds(n: int, base: int = 0) -> Iterable[int]:
+    return range(base, base + n)

@@ -491,7 +491,7 @@ def test_notation_round_trip_and_aliases():
 
 
 @pytest.mark.parametrize("text", ["", "jump", "look now", "bid", "bid -1", "bid x", "give 2C", "give 2C 2C",
-                                  "give 2C 3D 4H", "play", "play 1S", "play QS KS"])
+                                  "give 2C 3D 4H", "play", "play 1S", "play QS KS", "play JK", "give JK 2C"])
 def test_malformed_actions(text):
     with pytest.raises(InvalidActionError):
         Spades().parse_action(text)

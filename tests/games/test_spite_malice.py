@@ -2,7 +2,8 @@
 the worked examples of §4.4 and §5, notation and option validation.
 
 Variants (cases 17-25 and every §8 option) are in test_spite_malice_variants.py; seeded
-property, leak and conformance-suite tests in test_spite_malice_properties.py.
+property and leak tests in test_spite_malice_properties.py; the generic conformance
+suite, run for every game, in test_conformance.py.
 """
 
 from __future__ import annotations

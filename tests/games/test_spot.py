@@ -1,7 +1,8 @@
 """Spot engine: the conformance cases of rules/spot.md §8, its worked examples (§4.4),
-every option of §6, the edge cases of §7 and the generic conformance suite.
+every option of §6 and the edge cases of §7.
 
-Property tests (random playouts, hidden information) are in test_spot_properties.py.
+Property tests (random playouts, hidden information) are in test_spot_properties.py;
+the generic conformance suite, run for every game, in test_conformance.py.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import pytest
 from cardarena.games import ConfigError, EndReason, IllegalActionError, InvalidActionError, get_game
 from cardarena.games.cards import Card, parse_cards
 from cardarena.games.spot import DRAW_DISCARD, DRAW_STOCK, Discard, Draw, DrawSource, HandEnd, LayOff, Meld, MeldKind, Phase, Spot, settle_hand
-from tests.games.conformance import check_deterministic, check_random_playouts
 
 
 def C(text: str) -> tuple[Card, ...]:
@@ -621,48 +621,3 @@ def test_illegal_messages_do_not_name_hidden_cards():
     assert str(info.value) == f"discard {other}: {other} is not in your hand"
     with pytest.raises(IllegalActionError, match="no meld m3"):
         s.apply(LayOff(s._hands[1][0], 3))
-
-
-# --------------------------------------------------------------------------------------
-# Generic conformance suite
-
-
-def illegal_probes(state) -> list:
-    seat = state.current_seat
-    own = state._hands[seat]
-    others = [x for p, h in enumerate(state._hands) if p != seat for x in h]
-    probes = [DRAW_STOCK, DRAW_DISCARD, LayOff(own[0], 99)]
-    if others:
-        probes += [Discard(others[0]), LayOff(others[0], 0), Meld(tuple(others[:3]))]
-    if len(own) >= 3:
-        probes += [Meld(tuple(sorted(own)[:3]))]  # usually not a meld
-    if len(own) >= 5:
-        probes += [Meld(tuple(sorted(own)[:5]))]
-    if state._taken is not None:
-        probes.append(Discard(state._taken))
-    if state._melds:
-        probes += [LayOff(x, m) for x in own[:2] for m in range(len(state._melds))]
-    return probes
-
-
-@pytest.mark.parametrize(
-    "options",
-    [
-        {},
-        {"players": 2},
-        {"players": 3, "allow_discard_of_taken_card": True},
-        {"players": 6, "pot_carry_over": False},
-        {"players": 5, "end_pot": "play_until_won", "max_extra_hands": 2, "hands": 2},
-        {"max_turns_per_hand": 6, "ante": 0, "unit_per_spot": 3},
-    ],
-)
-def test_conformance_random_playouts(options):
-    g = game(hands=2, **options) if "hands" not in options else game(**options)
-    outcomes = check_random_playouts(g, range(3), illegal_probes=illegal_probes, check_every=3)
-    for out in outcomes:
-        assert abs(sum(out.scores)) < 1e-9  # money is conserved once the pot is shared
-
-
-@pytest.mark.parametrize("options", [{}, {"players": 2, "hands": 3}])
-def test_conformance_deterministic(options):
-    check_deterministic(game(**options), 42)

@@ -1,0 +1,132 @@
+"""The conformance suite over the registry of games (machinery: conformance.py).
+
+Every game in ``cardarena.games.GAMES`` is played on its defaults, each of its presets
+and a spread of option combinations (``conformance.configs``); a game added to the
+registry is picked up here without new test code.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from cardarena.games import GAMES, InvalidActionError, game_class, get_game
+from tests.games import conformance as cf
+
+CONFIGS = cf.all_configs()
+IDS = [c.id for c in CONFIGS]
+
+
+@pytest.fixture(params=CONFIGS, ids=IDS)
+def config(request) -> cf.Config:
+    return request.param
+
+
+def test_the_registry_is_played():
+    assert {c.game for c in CONFIGS} == set(GAMES)
+    for name in GAMES:
+        ids = [c.name for c in CONFIGS if c.game == name]
+        assert "default" in ids and all(f"preset-{p}" in ids for p in game_class(name).presets)
+        assert len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_every_option_is_covered(game):
+    """Every option of the game's Options declaration takes a non-default value in at
+    least one configuration the suite plays (and every configuration is valid)."""
+    for c in cf.configs(game):
+        c.make()
+    assert cf.uncovered_options(game) == []
+
+
+def test_generated_variants_are_valid_for_every_game():
+    """The option combinations a game without hand-picked variants gets, generated from
+    its Options declaration, are valid options of every registered game."""
+    for game in GAMES:
+        variants = cf.auto_variants(game)
+        assert variants
+        for _, options, _ in variants:
+            get_game(game, {**cf.BOUNDS.get(game, {}), **options})
+
+
+def test_a_newly_registered_game_gets_the_whole_suite(monkeypatch):
+    """A game registered without hand-picked variants is played on its defaults and on
+    option combinations generated from its Options declaration, with every check (here
+    Spot again, under a second name)."""
+    monkeypatch.setitem(GAMES, "spot-again", "cardarena.games.spot:Spot")
+    monkeypatch.setitem(cf.BOUNDS, "spot-again", {"hands": 1})
+    assert "spot-again" in {c.game for c in cf.all_configs()}
+    configs = cf.configs("spot-again")
+    assert configs[0].name == "default" and [c.name for c in configs[1:]] == ["auto-0"]
+    assert cf.uncovered_options("spot-again") == []
+    game = configs[1].make()
+    assert game.options != get_game("spot", {"hands": 1}).options
+    assert cf.check_deterministic(game, 1) > 0
+    assert cf.check_playout(game, 1)[1] > 0
+    assert cf.check_conservation(game, 1) is not None
+    assert cf.check_redeal_invariance(game, 1, every=6)[1] > 0
+    assert cf.check_no_hidden_cards(game, 1, fanout=1) > 0
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_malformed_notation_is_an_invalid_action_error(game):
+    g = get_game(game)
+    for text in ("", "   ", "frobnicate the cards", "play", "give ZZ 99X ->"):
+        with pytest.raises(InvalidActionError):
+            g.parse_action(text)
+
+
+def test_deterministic(config):
+    game = config.make()
+    assert cf.check_deterministic(game, 11) > 0
+
+
+def test_random_playouts(config):
+    game = config.make()
+    refused = 0
+    for seed in cf.seeds(2):
+        _, n = cf.check_playout(game, seed)
+        refused += n
+    assert refused > 0
+
+
+def test_card_conservation(config):
+    game = config.make()
+    for seed in cf.seeds(2, 100):
+        if cf.check_conservation(game, seed) is None:
+            pytest.skip(f"{game.name}: the engine does not count its cards (State.all_cards)")
+
+
+#: Re-deal differences that are no leak but a public fact missing from the view, so that
+#: a state rebuilt from the view (the forward model) continues differently. Per game: a
+#: text the failure names, and why. A failure naming anything else fails the test.
+KNOWN_VIEW_GAPS: dict[str, tuple[str, str]] = {
+    "spite-and-malice": (
+        "stock reshuffled (",
+        "the view does not count the deadlock reshuffles so far (public: each is an event, "
+        "numbered in its text; max_deadlock_reshuffles ends the game after that many), so a "
+        "state rebuilt from the view counts from 0",
+    ),
+}
+
+
+def test_redeal_invariance(config):
+    game = config.make()
+    gaps = []
+    for seed in cf.seeds(2, 20):
+        try:
+            views, steps = cf.check_redeal_invariance(game, seed)
+        except AssertionError as exc:
+            gap = KNOWN_VIEW_GAPS.get(game.name)
+            if gap is None or gap[0] not in str(exc):
+                raise
+            gaps.append(f"seed {seed}: {gap[1]}")
+            continue
+        assert views > 0 and steps > 0
+    if gaps:
+        pytest.xfail("; ".join(gaps))
+
+
+def test_no_hidden_card_in_views_events_and_action_texts(config):
+    game = config.make()
+    for seed in cf.seeds(2, 30):
+        assert cf.check_no_hidden_cards(game, seed) > 0
