@@ -1,4 +1,4 @@
-"""``python -m sdk --bot BOT [--address HOST:PORT] [--token T] [--name NAME]``: run a bot."""
+"""``python -m sdk --bot BOT [--address HOST:PORT] [--token T] [--name NAME] [--tls-ca CA.pem]``: run a bot."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bot", required=True, help="bundled name (random, greedy, heuristic), FILE.py[:Class] or module:Class")
     parser.add_argument("--address", default=os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051"), help="arbiter address (env ARENA_ADDRESS)")
     parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN", ""), help="session token (env ARENA_TOKEN)")
-    parser.add_argument("--name", default=None, help="name to register as (default: the bot's own)")
+    parser.add_argument("--name", default=None, help="name to connect as (default: the bot's own); a bot token is the identity of one name")
+    parser.add_argument("--tls-ca", default=os.environ.get("ARENA_TLS_CA"), help="connect with TLS, trusting this CA certificate file (env ARENA_TLS_CA)")
     parser.add_argument("--verbose", "-v", action="store_true")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s %(message)s")
@@ -27,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
-        played = run(bot, address=args.address, token=args.token, name=args.name)
+        played = run(bot, address=args.address, token=args.token, name=args.name, tls_ca=args.tls_ca)
     except ArbiterError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

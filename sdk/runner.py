@@ -16,6 +16,7 @@ import collections
 import logging
 import os
 import threading
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -122,8 +123,13 @@ def run(
     token: str | None = None,
     name: str | None = None,
     stop: threading.Event | None = None,
+    tls_ca: bytes | str | None = None,
 ) -> int:
     """Play on the arbiter at ``address`` until it closes the stream; returns matches played.
+
+    ``tls_ca``: connect with TLS, trusting this CA certificate (PEM bytes, or a file path;
+    env ``ARENA_TLS_CA``); ``b""`` trusts the system's CAs. None: a plain channel (an
+    arbiter on loopback or a Unix socket).
 
     Raises ArbiterError if the arbiter refuses the session. A bot whose ``choose`` raises
     ends the connection (the arbiter records a disconnect for its seats). Setting ``stop``
@@ -132,10 +138,16 @@ def run(
     address = address or os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051")
     token = token if token is not None else os.environ.get("ARENA_TOKEN", "")
     name = name or bot.name
+    tls_ca = tls_ca if tls_ca is not None else os.environ.get("ARENA_TLS_CA")
+    if isinstance(tls_ca, str) and tls_ca:
+        try:
+            tls_ca = Path(tls_ca).read_bytes()
+        except OSError as exc:
+            raise ArbiterError(f"--tls-ca {tls_ca}: {exc.strerror or exc}") from None
     session = _Session(bot, name)
     # One thread, one event loop: reading a Turn, deciding and writing the Act never cross
     # threads (the blocking API's request iterator did, costing hand-offs every decision).
-    play = _play(session, address, convert.hello(name, bot.version, token, bot.games), stop)
+    play = _play(session, address, convert.hello(name, bot.version, token, bot.games), stop, tls_ca)
     try:
         asyncio.get_running_loop()
     except RuntimeError:  # the usual case: no event loop in this thread
@@ -158,11 +170,18 @@ def run(
     return result[0]
 
 
-async def _play(session: _Session, address: str, hello: pb.BotMessage, stop: threading.Event | None) -> int:
+def _channel(address: str, tls_ca: bytes | str | None) -> grpc.aio.Channel:
+    if tls_ca is None:
+        return grpc.aio.insecure_channel(address)
+    return grpc.aio.secure_channel(address, grpc.ssl_channel_credentials(root_certificates=tls_ca or None))
+
+
+async def _play(session: _Session, address: str, hello: pb.BotMessage, stop: threading.Event | None,
+                tls_ca: bytes | str | None = None) -> int:
     name = session.name
     write_failed = False
     try:
-        async with grpc.aio.insecure_channel(address) as channel:
+        async with _channel(address, tls_ca) as channel:
             call = pb_grpc.ArenaStub(channel).Play()
             if stop is not None:
                 loop = asyncio.get_running_loop()

@@ -13,17 +13,36 @@ from pathlib import Path
 import grpc
 import pytest
 
+from arbiter.server import auth
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 class ServeProcess:
-    def __init__(self, proc: subprocess.Popen, address: str):
+    """A running `arbiter serve` with its own credentials file: tests read the admin and
+    spectator tokens from it, and every bot started here gets a token of its own name."""
+
+    def __init__(self, proc: subprocess.Popen, address: str, credentials: Path):
         self.proc = proc
         self.address = address
+        self.credentials = credentials
         self.bots: list[subprocess.Popen] = []
 
-    def start_bot(self, spec: str, name: str, token: str = "", extra_env: dict | None = None) -> subprocess.Popen:
-        env = dict(os.environ, ARENA_TOKEN=token, **(extra_env or {}))
+    @property
+    def admin_token(self) -> str:
+        return auth.read(self.credentials).admin
+
+    @property
+    def spectator_token(self) -> str:
+        return auth.read(self.credentials).spectator
+
+    def bot_token(self, name: str) -> str:
+        """The token of bot ``name``, issued now if it has none (the server reads it at once)."""
+        return auth.ensure(self.credentials, (name,)).bots[name]
+
+    def start_bot(self, spec: str, name: str, token: str | None = None, extra_env: dict | None = None) -> subprocess.Popen:
+        """``token``: the bot's own (default), or another one to present."""
+        env = dict(os.environ, ARENA_TOKEN=self.bot_token(name) if token is None else token, **(extra_env or {}))
         p = subprocess.Popen(
             [sys.executable, "-m", "sdk", "--bot", spec, "--address", self.address, "--name", name],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
@@ -31,14 +50,14 @@ class ServeProcess:
         self.bots.append(p)
         return p
 
-    def wait_sessions(self, names: list[str], admin_token: str = "", timeout: float = 30) -> None:
+    def wait_sessions(self, names: list[str], timeout: float = 30) -> None:
         from cardarena.v1 import arena_pb2 as pb, arena_pb2_grpc as pb_grpc
 
         deadline = time.monotonic() + timeout
         with grpc.insecure_channel(self.address) as ch:
             stub = pb_grpc.MatchesStub(ch)
             while time.monotonic() < deadline:
-                live = [s.bot_name for s in stub.ListSessions(pb.ListSessionsRequest(admin_token=admin_token)).sessions]
+                live = [s.bot_name for s in stub.ListSessions(pb.ListSessionsRequest(admin_token=self.admin_token)).sessions]
                 if all(live.count(n) >= names.count(n) for n in set(names)):
                     return
                 time.sleep(0.05)
@@ -49,10 +68,13 @@ class ServeProcess:
 
 
 def start_serve(*args: str) -> ServeProcess:
+    """`arbiter serve` on a free loopback port, as a user starts it (plus ``args``), with a
+    credentials file of its own."""
     # stderr goes to a file: a pipe nobody reads would block the server once it filled
     log = tempfile.NamedTemporaryFile(prefix="arbiter-serve-", suffix=".log", delete=False)
+    credentials = Path(tempfile.mkdtemp(prefix="arbiter-creds-")) / "credentials.json"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arbiter", "serve", "--port", "0", *args],
+        [sys.executable, "-m", "arbiter", "serve", "--port", "0", "--credentials", str(credentials), *args],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=log, text=True, stdin=subprocess.DEVNULL,
     )
     line = proc.stdout.readline()
@@ -60,7 +82,7 @@ def start_serve(*args: str) -> ServeProcess:
     if not m:
         proc.kill()
         raise RuntimeError(f"arbiter serve did not start: {line!r} {Path(log.name).read_text()}")
-    return ServeProcess(proc, m.group(1))
+    return ServeProcess(proc, m.group(1), credentials)
 
 
 def stop_serve(serve: ServeProcess) -> None:
@@ -81,15 +103,7 @@ def stop_serve(serve: ServeProcess) -> None:
 
 @pytest.fixture
 def serve():
-    """`arbiter serve` on a free loopback port, open to any bot; stopped after the test."""
+    """`arbiter serve` on a free loopback port with its defaults; stopped after the test."""
     s = start_serve()
-    yield s
-    stop_serve(s)
-
-
-@pytest.fixture
-def secured_serve():
-    """`arbiter serve` requiring a join token and an admin token."""
-    s = start_serve("--token", "join-secret", "--admin-token", "admin-secret")
     yield s
     stop_serve(s)

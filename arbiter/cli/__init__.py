@@ -1,6 +1,6 @@
 """The ``arbiter`` command: a thin typer + rich layer over the library API.
 
-    arbiter serve --port 50051
+    arbiter serve --port 50051 --bot north --bot south
     arbiter play spades heuristic random heuristic random --seed 7
     arbiter tournament run --game spades --bots random,greedy,heuristic --deals 4
     arbiter standings
@@ -16,6 +16,7 @@ from arbiter.cli import evaluate  # noqa: F401  (registers `arbiter evaluate`)
 from arbiter.cli import bench  # noqa: F401
 from arbiter.cli import bots  # noqa: F401  (bot template, self-test, registry)
 from arbiter.cli import watch, web  # noqa: F401  (spectating: live and on a web page)
+from arbiter.cli import credentials  # noqa: F401  (a standing arbiter's tokens)
 
 
 def main() -> None:

@@ -13,6 +13,7 @@ from rich.table import Table
 from cardarena.games import ConfigError
 from arbiter.hosting.botproc import BotStartError
 from arbiter.hosting.loading import BotLoadError
+from arbiter.server.auth import CredentialsError
 from arbiter.store.db import StoreError
 from arbiter.tournament.disclosure import Withheld
 
@@ -40,6 +41,7 @@ DbOpt = Annotated[Path, typer.Option("--db", help="SQLite store file.", envvar="
 DecisionOpt = Annotated[int, typer.Option("--decision-ms", help="Per-decision time limit in ms (0: none).")]
 BankOpt = Annotated[int, typer.Option("--bank-ms", help="Per-match time bank in ms, used past the decision limit.")]
 PolicyOpt = Annotated[str, typer.Option("--policy", help="On timeout/illegal action/disconnect: forfeit, or default (play the first legal action, up to --max-strikes).")]
+CredentialsOpt = Annotated[Path, typer.Option("--credentials", help="The standing arbiter's credentials file (tokens; mode 0600).", envvar="ARENA_CREDENTIALS")]
 TransportOpt = Annotated[str, typer.Option("--transport", help="grpc (bots as processes over gRPC) or inproc (trusted bots in this process).")]
 
 
@@ -61,7 +63,7 @@ def _run(fn, *args: Any, **kwargs: Any) -> Any:
     """Call a library function, turning known errors into a clear message and exit 2."""
     try:
         return fn(*args, **kwargs)
-    except (UsageError, ConfigError, StoreError, Withheld, BotStartError, BotLoadError) as exc:
+    except (UsageError, ConfigError, StoreError, Withheld, BotStartError, BotLoadError, CredentialsError) as exc:
         err.print(f"[bold red]error:[/] {exc}")
         raise typer.Exit(2) from None
 

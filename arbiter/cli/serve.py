@@ -1,4 +1,12 @@
-"""`arbiter serve`: a standing arbiter bots connect to."""
+"""`arbiter serve`: a standing arbiter that remote bots connect to, safe to reach by default.
+
+    arbiter serve --bot north --bot south          # tokens for two bots, in arbiter-credentials.json
+    arbiter credentials token north                # what `north` presents (python -m sdk --token ...)
+    arbiter serve --host 0.0.0.0 --tls-cert c.pem --tls-key k.pem   # off this machine: TLS only
+
+With no flags it generates an admin and a spectator token, keeps them (and every bot
+and author token) in a credentials file only its user can read, and says where.
+"""
 
 from __future__ import annotations
 
@@ -6,50 +14,72 @@ import asyncio
 import logging
 import signal
 import sys
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from arbiter.server.app import start_server
+from arbiter.server import auth
+from arbiter.server.app import is_loopback, start_server
 from arbiter.server.arena import Hub
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.tournament.submissions import RegistryCatalog
-from arbiter.cli._common import (
-    _run, app, err, out,
-)
+from arbiter.cli._common import CredentialsOpt, UsageError, _run, app, err, out
+
+
+def _read_pem(path: Path | None, what: str) -> bytes:
+    if path is None:
+        raise UsageError(f"--tls-cert and --tls-key go together: {what} is missing")
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{what} {path}: {exc.strerror or exc}") from None
 
 
 @app.command()
 def serve(
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 50051,
-    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-    token: Annotated[Optional[str], typer.Option(help="Token bots must present (env ARENA_TOKEN); none: any bot may join.", envvar="ARENA_TOKEN")] = None,
-    admin_token: Annotated[Optional[str], typer.Option(help="Token for the Matches service (env ARENA_ADMIN_TOKEN).", envvar="ARENA_ADMIN_TOKEN")] = None,
-    spectator_token: Annotated[Optional[str], typer.Option("--spectator-token", help="Token spectators must present (env ARENA_SPECTATOR_TOKEN); none: anyone who reaches the port may watch, bots included.", envvar="ARENA_SPECTATOR_TOKEN")] = None,
+    host: Annotated[str, typer.Option(help="Interface to listen on. Anything but loopback needs --tls-cert/--tls-key (or --insecure).")] = "127.0.0.1",
+    credentials: CredentialsOpt = Path(auth.DEFAULT_FILE),
+    bot: Annotated[Optional[list[str]], typer.Option("--bot", help="Issue a token for this bot name (repeatable); kept in the credentials file.")] = None,
+    author: Annotated[Optional[list[str]], typer.Option("--author", help="Issue a Bots-service token for this author (repeatable).")] = None,
+    open_join: Annotated[bool, typer.Option("--open", help="Let any bot join under any name without a token (loopback only; trusted local use).")] = False,
+    admin_token: Annotated[Optional[str], typer.Option(help="Use this admin token (Matches; all of Bots) instead of the stored one (env ARENA_ADMIN_TOKEN).", envvar="ARENA_ADMIN_TOKEN")] = None,
+    spectator_token: Annotated[Optional[str], typer.Option("--spectator-token", help="Use this spectator token instead of the stored one (env ARENA_SPECTATOR_TOKEN).", envvar="ARENA_SPECTATOR_TOKEN")] = None,
     spectator_delay: Annotated[Optional[float], typer.Option("--spectator-delay", help="Seconds after which spectators who ask may see every hand (default: hidden cards only once a match is over).")] = None,
-    bots_db: Annotated[Optional[str], typer.Option("--bots-db", help="Serve the Bots service (remote submission) over the registry of this store file.")] = None,
-    author_token: Annotated[Optional[list[str]], typer.Option("--author-token", help="AUTHOR=TOKEN allowed to submit to the Bots service (repeatable).")] = None,
+    bots_db: Annotated[Optional[str], typer.Option("--bots-db", help="Serve the Bots service (remote submission, author tokens) over the registry of this store file.")] = None,
+    tls_cert: Annotated[Optional[Path], typer.Option("--tls-cert", help="PEM certificate chain: serve TLS (bots then pass --tls-ca).")] = None,
+    tls_key: Annotated[Optional[Path], typer.Option("--tls-key", help="PEM private key of --tls-cert.")] = None,
+    insecure: Annotated[bool, typer.Option("--insecure", help="Allow a non-loopback interface without TLS: tokens then travel in clear.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
 ) -> None:
-    """Run the arbiter: bots connect to it; `arbiter play --server` runs matches on it."""
+    """Run a standing arbiter: bots connect to it with their tokens; `arbiter play --server` runs matches on it."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-
     if spectator_delay is not None and spectator_delay < 0:
-        err.print(f"[bold red]error:[/] --spectator-delay must not be negative, got {spectator_delay:g}")
-        raise typer.Exit(2)
+        _run(_fail, f"--spectator-delay must not be negative, got {spectator_delay:g}")
+    tls = (_run(_read_pem, tls_cert, "--tls-cert"), _run(_read_pem, tls_key, "--tls-key")) if (tls_cert or tls_key) else None
+    if not is_loopback(host) and tls is None and not insecure:
+        _run(_fail, f"--host {host} reaches other machines: give --tls-cert and --tls-key (or --insecure, and tokens travel in clear)")
+    if open_join and not is_loopback(host):
+        _run(_fail, "--open lets any bot in under any name: only on a loopback interface")
+    creds = _run(auth.ensure, credentials, tuple(bot or ()), tuple(author or ()), admin_token, spectator_token)
+    live = auth.LiveCredentials(credentials, creds)
 
     async def main() -> None:
-        hub = Hub(join_token=token, open_join=token is None)
-        spectators = SpectatorHub(delay=spectator_delay, token=spectator_token)
-        authors = {t: a for a, _, t in (pair.partition("=") for pair in author_token or []) if a and t}
-        running = await start_server(port, host, hub=hub, admin_token=admin_token, spectators=spectators,
+        hub = Hub(credentials=live, open_join=open_join)
+        spectators = SpectatorHub(delay=spectator_delay, token=creds.spectator)
+        running = await start_server(port, host, hub=hub, admin_token=creds.admin, spectators=spectators,
                                      bots_catalog=RegistryCatalog(bots_db) if bots_db else None,
-                                     author_tokens=authors)
-        if token is None:
-            err.print("[yellow]warning:[/] no --token: any bot may connect")
-        if spectator_token is None:
-            err.print("[yellow]warning:[/] no --spectator-token: bots may watch other matches (do not play a deal twice)")
-        out.print(f"arbiter listening on {host}:{running.port}", highlight=False)
+                                     author_tokens=creds.author_tokens(), tls=tls)
+        err.print(f"credentials: {credentials} (admin, spectator, {len(creds.bots)} bot and {len(creds.authors)} author "
+                  "tokens; only this user may read it). A bot's token: arbiter credentials token NAME", highlight=False)
+        if open_join:
+            err.print("[yellow]warning:[/] --open: any bot may join under any name without a token")
+        elif not creds.bots:
+            err.print("no bot tokens yet: `arbiter credentials add-bot NAME` issues one (the server reads it at once)")
+        if tls is None and not is_loopback(host):
+            err.print("[yellow]warning:[/] --insecure: no TLS on a reachable interface; tokens travel in clear")
+        out.print(f"arbiter listening on {host}:{running.port}" + (" (TLS)" if tls else ""), highlight=False)
         sys.stdout.flush()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -62,3 +92,7 @@ def serve(
             out.print("arbiter stopped")
 
     _run(asyncio.run, main())
+
+
+def _fail(message: str) -> None:
+    raise UsageError(message)

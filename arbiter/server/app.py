@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import secrets
 import shutil
@@ -13,7 +14,7 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from arbiter.server.arena import SERVER_OPTIONS, ArenaServicer, Hub, MatchesServicer
 from arbiter.server.bots import add_bots_service
@@ -43,6 +44,32 @@ class RunningServer:
             shutil.rmtree(Path(self.hub.unix_path).parent, ignore_errors=True)
 
 
+#: The standard reflection service (grpcurl asks it first); its messages are those of
+#: v1alpha field for field, so the v1alpha servicer answers both.
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+
+
+def _add_reflection_v1(server: grpc.aio.Server, service_names: list[str]) -> None:
+    servicer = reflection.aio.ReflectionServicer(service_names)
+    handler = grpc.stream_stream_rpc_method_handler(
+        servicer.ServerReflectionInfo,
+        request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+        response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+    )
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": handler}),))
+
+
+def is_loopback(host: str) -> bool:
+    """True for an interface only this machine reaches (127.0.0.0/8, ::1, localhost)."""
+    host = host.strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 async def start_server(
     port: int = 0,
     host: str = "127.0.0.1",
@@ -52,22 +79,26 @@ async def start_server(
     spectators: Any = None,
     bots_catalog: Any = None,
     author_tokens: dict[str, str] | None = None,
+    tls: tuple[bytes, bytes] | None = None,
 ) -> RunningServer:
     """Start the arbiter's gRPC server on ``host:port`` (0 = any free port).
 
-    ``spectators`` (an ``arbiter.spectating.SpectatorHub``, or None for no Spectate
-    service) receives the matches run by Matches.RunMatch and serves them on the Spectate
-    service. ``bots_catalog`` (an ``arbiter.server.bots.BotCatalog``) adds the Bots service.
+    ``admin_token`` unlocks the Matches service (and all of Bots); without one a random
+    token nobody knows is used, so Matches is locked. ``spectators`` (an
+    ``arbiter.spectating.SpectatorHub``, or None for no Spectate service) receives the
+    matches run by Matches.RunMatch and serves them on the Spectate service.
+    ``bots_catalog`` (an ``arbiter.server.bots.BotCatalog``) adds the Bots service.
+    ``tls`` (certificate chain, private key; PEM) serves TLS on ``host:port``; the Unix
+    socket for sandboxed bots on this machine stays plain.
     """
     hub = hub or Hub()
+    admin_token = admin_token or secrets.token_urlsafe(24)
     server = grpc.aio.server(options=SERVER_OPTIONS)
     pb_grpc.add_ArenaServicer_to_server(ArenaServicer(hub), server)
     matches_servicer = MatchesServicer(hub, admin_token, default_clock)
     names = [
         pb.DESCRIPTOR.services_by_name["Arena"].full_name,
         pb.DESCRIPTOR.services_by_name["Matches"].full_name,
-        health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-        reflection.SERVICE_NAME,
     ]
     if spectators is not None:
         matches_servicer.observers_for = spectators.observers
@@ -75,12 +106,17 @@ async def start_server(
     pb_grpc.add_MatchesServicer_to_server(matches_servicer, server)
     if bots_catalog is not None:  # the Bots service (arbiter.server.bots), behind author/admin tokens
         names.append(add_bots_service(server, bots_catalog, admin_token, author_tokens or {}))
+    served = list(names)  # what health reports SERVING
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    names += [health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME, REFLECTION_V1]
     reflection.enable_server_reflection(names, server)
-    bound = server.add_insecure_port(f"{host}:{port}")
+    _add_reflection_v1(server, names)
+    address = f"{host}:{port}"
+    bound = server.add_secure_port(address, grpc.ssl_server_credentials([(tls[1], tls[0])])) if tls else \
+        server.add_insecure_port(address)
     if bound == 0:
-        raise OSError(f"cannot listen on {host}:{port}")
+        raise OSError(f"cannot listen on {address}")
     # Sandboxed bots have no network: they reach the arbiter through this socket only.
     sock_dir = Path(tempfile.mkdtemp(prefix="arena-sock-"))
     sock_dir.chmod(0o755)
@@ -89,9 +125,9 @@ async def start_server(
     await server.start()
     if hub.unix_path:
         Path(hub.unix_path).chmod(0o666)  # bots run under their own uids; the token authenticates
-    for name in names[:2] + [""]:
+    for name in served + [""]:
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    log.info("arbiter listening on %s:%d", host, bound)
+    log.info("arbiter listening on %s:%d%s", host, bound, " (TLS)" if tls else "")
     return RunningServer(server, bound, hub)
 
 

@@ -8,26 +8,25 @@ gRPC status codes here and nowhere else.
 from __future__ import annotations
 
 import asyncio
-import hmac
 import itertools
 import logging
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable, Collection
 
 import grpc
 from google.protobuf.message import DecodeError
 
 from cardarena import names
 from cardarena.wire import codec as convert
-from cardarena.games import ConfigError, Event, Outcome
+from cardarena.games import GAMES, ConfigError, Event, Outcome
 from cardarena.records import Clock, FailurePolicy, MatchConfig
 from arbiter.match import MalformedAction, SeatClient, SeatDisconnected, TurnRequest, run_match
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from cardarena.records import MatchInfo
-from arbiter.server.auth import require_token
+from arbiter.server.auth import Throttle, require_token, same
 
 log = logging.getLogger(__name__)
 
@@ -40,11 +39,24 @@ FLOOD_BURST = 200
 FLOOD_RATE = 50.0
 #: A session whose unread outbox grows past this is closed (it stopped reading).
 MAX_OUTBOX = 10_000
+#: A stream must say Hello within this many seconds, else it is closed.
+HELLO_TIMEOUT_S = 10.0
+#: Streams that have not said Hello yet, at most; more are refused at once ("busy").
+MAX_UNAUTHENTICATED = 64
+#: What of a bot's own input the arbiter echoes back (errors, records): at most this much.
+ECHO_LIMIT = 200
+#: At most this many game names in a Hello.
+MAX_HELLO_GAMES = 16
 #: The arbiter's gRPC server options (the bench's protocol floor uses the same).
 SERVER_OPTIONS: tuple[tuple[str, Any], ...] = (
     ("grpc.max_receive_message_length", MAX_BOT_MESSAGE_BYTES),
     ("grpc.so_reuseport", 0),
 )
+
+
+def clip(text: str, limit: int = ECHO_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters (marked), for anything that echoes bot input."""
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
 
 
 def _err(code: str, message: str, match_id: str = "", request_id: int = 0) -> pb.ArbiterMessage:
@@ -64,6 +76,8 @@ class Session:
     closed: bool = False
     seat_tokens: dict[tuple[str, int], str] = field(default_factory=dict)  # (match, seat) -> secret
     stderr_source: Callable[[], str] | None = None  # the bot process's stderr tail, if the arbiter started it
+    claimed_name: str = ""  # the name the Hello gave (a launched bot's own name; equal to bot_name otherwise)
+    _request_ids: Any = field(default_factory=lambda: itertools.count(1))  # unique per session (arena.proto)
     _allowance: float = FLOOD_BURST
     _last_refill: float = field(default_factory=time.monotonic)
 
@@ -92,12 +106,21 @@ class Session:
     def plays(self, game: str) -> bool:
         return not self.games or game in self.games
 
+    def next_request_id(self) -> int:
+        return next(self._request_ids)
+
 
 class Hub:
-    """Who may connect (tokens) and who is connected (sessions)."""
+    """Who may connect and as whom (credentials), and who is connected (sessions).
 
-    def __init__(self, join_token: str | None = None, open_join: bool = False):
-        self.join_token = join_token
+    A session's name is an identity: the name its launch token was made for (a bot
+    process the arbiter started), or the bot whose token it presented (``credentials``,
+    ``arbiter.server.auth``). ``open_join`` (``arbiter serve --open``, loopback only)
+    lets any bot in under any name without a token: for trusted local use.
+    """
+
+    def __init__(self, credentials: Any = None, open_join: bool = False):
+        self.credentials = credentials  # an auth.LiveCredentials, or None
         self.open_join = open_join
         self._launch_tokens: dict[str, str] = {}  # token -> expected bot name
         self.sessions: dict[str, Session] = {}
@@ -113,29 +136,46 @@ class Hub:
         self._launch_tokens[token] = name
         return token
 
-    def authenticate(self, hello: pb.Hello) -> str | None:
-        """None if the Hello may open a session, else the reason."""
+    def check_hello(self, hello: pb.Hello) -> tuple[str, str] | None:
+        """None if the Hello is well formed, else (error code, reason)."""
+        if hello.protocol_version != convert.PROTOCOL_VERSION:
+            return "version", (f"protocol version {hello.protocol_version} not supported: this arbiter speaks "
+                               f"{convert.PROTOCOL_VERSION} (set Hello.protocol_version)")
         if not names.is_seat_name(hello.bot_name):
-            return f"bad bot name {hello.bot_name[:80]!r}: {names.NAME_RULE}, or name@version"
-        if hello.protocol_version not in (0, convert.PROTOCOL_VERSION):
-            return f"protocol version {hello.protocol_version} not supported (this arbiter speaks {convert.PROTOCOL_VERSION})"
-        for token in self._launch_tokens:
-            if hmac.compare_digest(token.encode(), hello.token.encode()):
-                if hello.token in self._by_token:
-                    return "this token is already in use by another connection"
-                return None
-        if self.join_token is not None and hmac.compare_digest(self.join_token.encode(), hello.token.encode()):
-            return None
-        if self.open_join and self.join_token is None:
-            return None
-        return "invalid token"
+            return "protocol", f"bad bot name {clip(hello.bot_name, 80)!r}: {names.NAME_RULE}, or name@version"
+        if hello.bot_version and not names.VERSION_RE.match(hello.bot_version):
+            return "protocol", f"bad bot version {clip(hello.bot_version, 40)!r}: {names.VERSION_RULE}"
+        if len(hello.games) > MAX_HELLO_GAMES or any(not names.is_name(g) for g in hello.games):
+            return "protocol", f"games: at most {MAX_HELLO_GAMES} game names ({', '.join(GAMES)})"
+        return None
 
-    def add(self, hello: pb.Hello) -> Session:
+    def authenticate(self, hello: pb.Hello) -> tuple[str | None, str]:
+        """(the identity this Hello opens a session as, "") or (None, why not)."""
+        token = hello.token
+        for known, name in self._launch_tokens.items():
+            if same(known, token):
+                if known in self._by_token:
+                    return None, "this token is already in use by another connection"
+                return name, ""
+        creds = self.credentials.get() if self.credentials is not None else None
+        if creds is not None and token:
+            bot = creds.bot_for(token)
+            if bot is not None:
+                if hello.bot_name != bot:
+                    return None, (f"this token is the identity of bot {bot!r}, not of {clip(hello.bot_name, 80)!r}: "
+                                  f"connect as {bot}")
+                return bot, ""
+        if self.open_join and not token:
+            return hello.bot_name, ""
+        return None, "token not accepted" if token else "a bot token is required (arbiter credentials add-bot NAME)"
+
+    def add(self, hello: pb.Hello, identity: str | None = None) -> Session:
         session = Session(
             session_id=f"s{next(self._ids)}-{secrets.token_hex(3)}",
-            bot_name=self._launch_tokens.get(hello.token, hello.bot_name),
+            bot_name=identity or self._launch_tokens.get(hello.token, hello.bot_name),
             bot_version=hello.bot_version,
             games=tuple(hello.games),
+            claimed_name=hello.bot_name,
         )
         self.sessions[session.session_id] = session
         if hello.token in self._launch_tokens:
@@ -165,8 +205,9 @@ class Hub:
             session.stderr_source = lambda: why
         return session
 
-    def find(self, name: str) -> Session | None:
-        live = [s for s in self.sessions.values() if s.bot_name == name and not s.closed]
+    def find(self, name: str, besides: Collection[Session] = ()) -> Session | None:
+        """The least busy live session of bot ``name`` that is not one of ``besides``."""
+        live = [s for s in self.sessions.values() if s.bot_name == name and not s.closed and s not in besides]
         return min(live, key=lambda s: len(s.pending)) if live else None
 
     async def wait_for(self, name: str, timeout: float) -> Session:
@@ -199,6 +240,8 @@ class RemoteSeat(SeatClient):
         #: Turn, or in its MatchEnd (arena.proto: Turn.events, MatchEnd.events): one message
         #: per decision instead of an Update to every seat after every action.
         self._unsent: dict[tuple[str, int], list[Event]] = {}
+        #: (match, the runner's request id) -> the id on the wire, unique in the session.
+        self._wire_ids: dict[tuple[str, int], int] = {}
 
     async def start(self, info: MatchInfo) -> None:
         if self.session.closed:
@@ -227,13 +270,15 @@ class RemoteSeat(SeatClient):
         if session.closed:
             raise SeatDisconnected(f"{self.name}: connection closed")
         # The seat's events since its last message travel in this Turn (arena.proto).
+        rid = session.next_request_id()
+        self._wire_ids[(turn.match_id, turn.request_id)] = rid
         msg = convert.turn_to_proto(
-            self.game, turn.match_id, turn.request_id, turn.seat, turn.view, turn.legal_actions,
+            self.game, turn.match_id, rid, turn.seat, turn.view, turn.legal_actions,
             turn.decision_ms, turn.bank_ms, self._unsent.pop((turn.match_id, turn.seat), ()),
         )
         loop = asyncio.get_running_loop()
         fut: asyncio.Future = loop.create_future()
-        key = (turn.match_id, turn.request_id)
+        key = (turn.match_id, rid)
         session.pending[key] = (fut, self.game, turn.seat)
         # The deadline is a timer on the answer's future: no Timeout context and no task
         # cancellation per decision (this runs once per decision of every hosted match).
@@ -248,10 +293,12 @@ class RemoteSeat(SeatClient):
         try:
             return convert.action_from_proto(self.game, raw)
         except convert.WireError as exc:
-            raise MalformedAction(str(exc)) from None
+            raise MalformedAction(clip(str(exc))) from None
 
     def cancel(self, match_id: str, request_id: int) -> None:
-        self.session.pending.pop((match_id, request_id), None)
+        rid = self._wire_ids.get((match_id, request_id))
+        if rid is not None:
+            self.session.pending.pop((match_id, rid), None)
 
     async def stderr_tail(self) -> str:
         source = self.session.stderr_source
@@ -265,10 +312,13 @@ class RemoteSeat(SeatClient):
         self._unsent.setdefault((match_id, seat), []).extend(events)
 
     async def reject(self, match_id: str, request_id: int, code: str, message: str) -> None:
-        self.session.send(_err(code, message, match_id, request_id))
+        rid = self._wire_ids.get((match_id, request_id), 0)
+        self.session.send(_err(code, message.replace(f"request {request_id}", f"request {rid}"), match_id, rid))
 
     async def finish(self, match_id: str, seat: int, outcome: Outcome, final_view: Any) -> None:
         self.session.seat_tokens.pop((match_id, seat), None)
+        for key in [k for k in self._wire_ids if k[0] == match_id]:
+            del self._wire_ids[key]
         events = [convert.event_fields(e) for e in self._unsent.pop((match_id, seat), ())]
         end = pb.MatchEnd(match_id=match_id, seat=seat, outcome=convert.outcome_to_proto(outcome), events=events)
         if final_view is not None:
@@ -277,30 +327,53 @@ class RemoteSeat(SeatClient):
 
 
 class ArenaServicer(pb_grpc.ArenaServicer):
-    """Arena.Play: authenticates the Hello, then routes Acts to the pending requests."""
+    """Arena.Play: authenticates the Hello, then routes Acts to the pending requests.
+
+    A stream must say Hello within ``HELLO_TIMEOUT_S``; at most ``MAX_UNAUTHENTICATED``
+    streams may be waiting to; every refused Hello from a peer makes its next answer
+    slower (``auth.Throttle``)."""
 
     def __init__(self, hub: Hub):
         self.hub = hub
+        self.throttle = Throttle()
+        self._unauthenticated = 0
 
     async def Play(self, request_iterator: AsyncIterator[pb.BotMessage], context: grpc.aio.ServicerContext):
+        if self._unauthenticated >= MAX_UNAUTHENTICATED:
+            yield _err("busy", "too many connections are waiting to say Hello; try again later")
+            return
+        self._unauthenticated += 1
         try:
-            first = await request_iterator.__anext__()
+            first = await asyncio.wait_for(request_iterator.__anext__(), HELLO_TIMEOUT_S)
         except (StopAsyncIteration, grpc.RpcError):
+            return
+        except asyncio.TimeoutError:
+            yield _err("protocol", f"no Hello within {HELLO_TIMEOUT_S:g} s; the stream is closed")
             return
         except DecodeError:  # bytes that are not a BotMessage: no session, and no traceback in the log
             log.info("refused a stream whose first message is not a BotMessage")
             yield _err("protocol", "the first message is not a valid BotMessage")
             return
+        finally:
+            self._unauthenticated -= 1
         if first.WhichOneof("msg") != "hello":
             yield _err("protocol", "the first message must be Hello")
             return
-        reason = self.hub.authenticate(first.hello)
-        if reason is not None:
-            log.warning("refused a bot connection: %s", reason)
-            yield _err("auth", reason)
+        hello = first.hello
+        bad = self.hub.check_hello(hello)
+        identity, reason = (None, "") if bad else self.hub.authenticate(hello)
+        if bad or identity is None:
+            peer = context.peer() or "?"
+            if not bad:  # a wrong token: the next try from this peer waits longer
+                await asyncio.sleep(self.throttle.delay(peer))
+                self.throttle.failed(peer)
+            code, reason = bad or ("auth", reason)
+            log.warning("refused a bot connection from %s: %s", peer, reason)
+            yield _err(code, reason)
             return
-        session = self.hub.add(first.hello)
-        log.info("bot %s %s connected (%s)", session.bot_name, session.bot_version, session.session_id)
+        self.throttle.succeeded(context.peer() or "?")
+        session = self.hub.add(hello, identity)
+        log.info("bot %s %s connected (%s)", session.bot_name, clip(session.bot_version, 40), session.session_id)
         yield pb.ArbiterMessage(welcome=pb.Welcome(session_id=session.session_id, protocol_version=convert.PROTOCOL_VERSION))
         reader = asyncio.create_task(self._read(session, request_iterator))
         try:
@@ -325,7 +398,7 @@ class ArenaServicer(pb_grpc.ArenaServicer):
                 entry = session.pending.get(key) if which == "act" else None
                 if entry is not None:
                     expected = session.seat_tokens.get((act.match_id, entry[2]), "")
-                    if not hmac.compare_digest(expected.encode(), act.seat_token.encode()):
+                    if not same(expected, act.seat_token):
                         entry = None  # the request stays open for the real answer
                         if not self._junk(session):
                             break
@@ -334,6 +407,9 @@ class ArenaServicer(pb_grpc.ArenaServicer):
                         continue
                     session.pending.pop(key, None)
                 elif not self._junk(session):
+                    break
+                if which == "hello":  # arena.proto: a protocol error closes the stream
+                    session.send(_err("protocol", "a second Hello on one stream; the stream is closed"))
                     break
                 if which != "act":
                     session.send(_err("protocol", f"unexpected {which or 'empty'} message after Hello"))
@@ -414,10 +490,17 @@ class MatchesServicer(pb_grpc.MatchesServicer):
         if len(request.seats) != game.num_seats:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"{request.game} needs {game.num_seats} seats, got {len(request.seats)}")
         seats = []
+        taken: list[Session] = []
         for name in request.seats:
-            session = self.hub.find(name)
+            # one stream never holds two seats of one match: a bot at two seats (partners,
+            # copies) needs as many connections
+            session = self.hub.find(name, besides=taken)
             if session is None:
-                await context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"no bot named {name!r} is connected")
+                have = sum(1 for s in taken if s.bot_name == name)
+                why = f"{have + 1} connections of bot {name[:64]!r} for its seats, {have} connected" if have else \
+                    f"no bot named {name[:64]!r} is connected"
+                await context.abort(grpc.StatusCode.FAILED_PRECONDITION, why)
+            taken.append(session)
             if not session.plays(request.game):
                 await context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"bot {name!r} does not play {request.game}")
             seats.append(RemoteSeat(session, request.game))

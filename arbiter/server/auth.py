@@ -1,14 +1,219 @@
-"""Who may call what: token checks shared by the arbiter's services."""
+"""Who may call what: credentials, token checks, and the slowdown after failed attempts.
+
+A standing arbiter (``arbiter serve``) keeps its credentials in one JSON file that only
+its user may read (mode 0600), made on first start:
+
+    {"admin": "...",                      # Matches (start matches, list sessions), Bots (everything)
+     "spectator": "...",                  # Spectate
+     "bots": {"north": "...", ...},       # one token per bot name: the bot's identity
+     "authors": {"alice": "...", ...}}    # the Bots service, each author's own bots only
+
+A bot token is an identity: a bot that presents it *is* that bot, whatever name its Hello
+claims (a Hello naming another bot is refused), and no other token lets anyone play under
+that name. No bot token allows starting a match or choosing a seed: only the admin token
+does. The file is read again when it changes, so ``arbiter credentials add-bot NAME``
+works on a running server.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hmac
+import json
+import os
+import secrets
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
 
 import grpc
+
+from cardarena import names
+
+TOKEN_BYTES = 24
+#: Where `arbiter serve` keeps them unless told (--credentials, ARENA_CREDENTIALS).
+DEFAULT_FILE = "arbiter-credentials.json"
+#: Failed authentications from one peer: each one doubles the wait before the answer,
+#: from FAIL_DELAY_S up to FAIL_DELAY_MAX_S; a success or FAIL_FORGET_S of quiet resets it.
+FAIL_DELAY_S = 0.05
+FAIL_DELAY_MAX_S = 5.0
+FAIL_FORGET_S = 300.0
+
+
+class CredentialsError(Exception):
+    """A credentials file that cannot be used; the message names the file and the fault."""
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def same(a: str, b: str) -> bool:
+    """Constant-time comparison of two tokens."""
+    return hmac.compare_digest(a.encode(), b.encode())
+
+
+@dataclass
+class Credentials:
+    admin: str
+    spectator: str
+    bots: dict[str, str] = field(default_factory=dict)  # bot name -> token
+    authors: dict[str, str] = field(default_factory=dict)  # author -> token
+
+    def bot_for(self, token: str) -> str | None:
+        """The bot name ``token`` is the identity of, or None (every entry is compared)."""
+        found = None
+        for name, known in self.bots.items():
+            if same(known, token):
+                found = name
+        return found
+
+    def author_tokens(self) -> dict[str, str]:
+        """token -> author, as the Bots service takes them."""
+        return {t: a for a, t in self.authors.items()}
+
+    def to_json(self) -> str:
+        return json.dumps({"admin": self.admin, "spectator": self.spectator, "bots": self.bots,
+                           "authors": self.authors}, indent=2, sort_keys=True) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str, where: str) -> "Credentials":
+        try:
+            d = json.loads(text)
+            creds = cls(str(d["admin"]), str(d["spectator"]), {str(k): str(v) for k, v in d.get("bots", {}).items()},
+                        {str(k): str(v) for k, v in d.get("authors", {}).items()})
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise CredentialsError(f"{where}: not a credentials file ({type(exc).__name__}: {str(exc)[:120]})") from None
+        tokens = [creds.admin, creds.spectator, *creds.bots.values(), *creds.authors.values()]
+        if any(len(t) < 16 for t in tokens):
+            raise CredentialsError(f"{where}: every token must be at least 16 characters")
+        if len(set(tokens)) != len(tokens):
+            raise CredentialsError(f"{where}: two roles share a token; each token must be different")
+        for name in creds.bots:
+            if not names.is_name(name):
+                raise CredentialsError(f"{where}: bad bot name {name[:80]!r}: {names.NAME_RULE}")
+        return creds
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    lock = path.with_name(path.name + ".lock")
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def _write(path: Path, creds: Credentials) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(creds.to_json())
+        f.flush()
+        os.fsync(f.fileno())
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, path)
+
+
+def read(path: str | os.PathLike) -> Credentials:
+    p = Path(path)
+    try:
+        return Credentials.from_json(p.read_text(), str(p))
+    except OSError as exc:
+        raise CredentialsError(f"{p}: cannot be read: {exc.strerror or exc}") from None
+
+
+def ensure(path: str | os.PathLike, bots: tuple[str, ...] = (), authors: tuple[str, ...] = (),
+           admin: str | None = None, spectator: str | None = None) -> Credentials:
+    """The credentials in ``path``, made (mode 0600) if missing, with a token for every
+    bot and author named (new ones generated; existing ones kept). ``admin`` and
+    ``spectator``, if given, replace the stored ones."""
+    p = Path(path)
+    for name in bots:
+        if not names.is_name(name):
+            raise CredentialsError(f"bad bot name {name[:80]!r}: {names.NAME_RULE}")
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        with _locked(p):
+            creds = read(p) if p.exists() else Credentials(new_token(), new_token())
+            before = creds.to_json()
+            for name in bots:
+                creds.bots.setdefault(name, new_token())
+            for author in authors:
+                creds.authors.setdefault(author, new_token())
+            if admin is not None:
+                creds.admin = admin
+            if spectator is not None:
+                creds.spectator = spectator
+            checked = Credentials.from_json(creds.to_json(), str(p))  # the same checks as on reading
+            if not p.exists() or checked.to_json() != before:
+                _write(p, checked)
+            if p.stat().st_mode & 0o077:
+                os.chmod(p, 0o600)  # only the arbiter's user may read it
+            return checked
+    except OSError as exc:
+        raise CredentialsError(f"{p}: cannot be written: {exc.strerror or exc}") from None
+
+
+class LiveCredentials:
+    """The credentials file, read again whenever it changes (mtime, size)."""
+
+    def __init__(self, path: str | os.PathLike, fixed: Credentials | None = None):
+        self.path = Path(path)
+        self._stamp: tuple[float, int] | None = None
+        self._creds = fixed or read(self.path)
+
+    def get(self) -> Credentials:
+        try:
+            st = self.path.stat()
+            stamp = (st.st_mtime, st.st_size)
+            if stamp != self._stamp:
+                self._creds = read(self.path)
+                self._stamp = stamp
+        except (OSError, CredentialsError):
+            pass  # a file being rewritten, or broken: keep the last good credentials
+        return self._creds
+
+
+class Throttle:
+    """A growing delay after failed authentications, per peer (gRPC's ``context.peer()``
+    without the port): a guesser gets an answer ever more slowly."""
+
+    def __init__(self) -> None:
+        self._fails: dict[str, tuple[int, float]] = {}
+
+    @staticmethod
+    def _key(peer: str) -> str:
+        host, _, _port = peer.rpartition(":")
+        return host or peer
+
+    def delay(self, peer: str) -> float:
+        n, last = self._fails.get(self._key(peer), (0, 0.0))
+        if n == 0 or time.monotonic() - last > FAIL_FORGET_S:
+            return 0.0
+        return min(FAIL_DELAY_MAX_S, FAIL_DELAY_S * 2 ** (n - 1))
+
+    def failed(self, peer: str) -> None:
+        key = self._key(peer)
+        n, last = self._fails.get(key, (0, 0.0))
+        if time.monotonic() - last > FAIL_FORGET_S:
+            n = 0
+        self._fails[key] = (n + 1, time.monotonic())
+        if len(self._fails) > 10_000:  # bounded: forget the oldest
+            for k, _ in sorted(self._fails.items(), key=lambda kv: kv[1][1])[:1000]:
+                del self._fails[k]
+
+    def succeeded(self, peer: str) -> None:
+        self._fails.pop(self._key(peer), None)
 
 
 async def require_token(expected: str | None, given: str, context, message: str) -> None:
     """Abort the call with PERMISSION_DENIED and ``message`` unless no token is configured
     (``expected`` None: the service is open) or ``given`` is it (compared in constant time)."""
-    if expected is not None and not hmac.compare_digest(expected.encode(), given.encode()):
+    if expected is not None and not same(expected, given):
         await context.abort(grpc.StatusCode.PERMISSION_DENIED, message)

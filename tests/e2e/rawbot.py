@@ -33,8 +33,14 @@ def act(turn: pb.Turn, action: pb.Action, request_id: int | None = None, match_i
 
 
 class RawBot:
-    def __init__(self, address: str, name: str, token: str = "", respond: Callable | None = None, seed: int = 0,
+    """``server``: an address, or a ``tests.conftest.ServeProcess`` (then ``token``
+    defaults to the bot's own token on it, issued now)."""
+
+    def __init__(self, server, name: str, token: str | None = None, respond: Callable | None = None, seed: int = 0,
                  hello: pb.BotMessage | None = None):
+        address = server if isinstance(server, str) else server.address
+        if token is None:
+            token = "" if isinstance(server, str) else server.bot_token(name)
         self.address = address
         self.name = name
         self.rng = random.Random(seed)

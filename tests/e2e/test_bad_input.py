@@ -28,6 +28,7 @@ def run(serve, seats, seed=1, policy="forfeit", decision_ms=0, bank_ms=0, max_st
             pb.RunMatchRequest(
                 game="spades", seats=seats, seed=seed, options=options or {"deals": "1"}, policy=policy,
                 max_strikes=max_strikes, clock=pb.Clock(decision_ms=decision_ms, bank_ms=bank_ms),
+                admin_token=serve.admin_token,
             ),
             timeout=120,
         )
@@ -49,19 +50,22 @@ def illegal_card(turn: pb.Turn) -> str:
 
 
 def test_first_message_must_be_hello(serve):
-    bot = RawBot(serve.address, "x", hello=pb.BotMessage(act=pb.Act(match_id="m", request_id=1))).start()
+    bot = RawBot(serve, "x", hello=pb.BotMessage(act=pb.Act(match_id="m", request_id=1))).start()
     assert bot.done.wait(10)
     assert [e.code for e in bot.of_kind("error")] == ["protocol"]
     assert "Hello" in bot.of_kind("error")[0].message
 
 
 def test_bad_name_and_protocol_version_are_refused(serve):
-    bot = RawBot(serve.address, "x", hello=pb.BotMessage(hello=pb.Hello(bot_name="bad name!", protocol_version=1))).start()
+    bot = RawBot(serve, "x", hello=pb.BotMessage(hello=pb.Hello(bot_name="bad name!", protocol_version=1))).start()
     assert bot.done.wait(10)
-    assert bot.of_kind("error")[0].code == "auth" and "bad bot name" in bot.of_kind("error")[0].message
-    bot = RawBot(serve.address, "x", hello=pb.BotMessage(hello=pb.Hello(bot_name="ok", protocol_version=99))).start()
-    assert bot.done.wait(10)
-    assert "protocol version 99" in bot.of_kind("error")[0].message
+    assert bot.of_kind("error")[0].code == "protocol" and "bad bot name" in bot.of_kind("error")[0].message
+    for version in (99, 2, 0):  # only the version the proto names; 0 (unset) is not 1
+        token = serve.bot_token("ok")
+        bot = RawBot(serve, "x", hello=pb.BotMessage(hello=pb.Hello(bot_name="ok", token=token, protocol_version=version))).start()
+        assert bot.done.wait(10)
+        error = bot.of_kind("error")[0]
+        assert error.code == "version" and f"protocol version {version}" in error.message and not bot.of_kind("welcome")
 
 
 def test_acts_out_of_turn_and_for_other_requests_are_rejected_and_the_match_completes(serve):
@@ -71,7 +75,7 @@ def test_acts_out_of_turn_and_for_other_requests_are_rejected_and_the_match_comp
         junk.append(act(turn, turn.legal_actions[0], match_id="someone-elses-match"))
         return junk + [act(turn, turn.legal_actions[0])]
 
-    raw = RawBot(serve.address, "raw", respond=respond)
+    raw = RawBot(serve, "raw", respond=respond)
     seats = with_others(serve, raw)
     summary, outcome = run(serve, seats)
     assert outcome.reason is EndReason.COMPLETED
@@ -88,7 +92,7 @@ def test_acts_out_of_turn_and_for_other_requests_are_rejected_and_the_match_comp
 
 
 def test_illegal_action_forfeits_with_a_clear_error(serve):
-    raw = RawBot(serve.address, "raw", respond=lambda turn: [act(turn, spades_play(illegal_card(turn)))])
+    raw = RawBot(serve, "raw", respond=lambda turn: [act(turn, spades_play(illegal_card(turn)))])
     seats = with_others(serve, raw)
     summary, outcome = run(serve, seats)
     assert outcome.reason is EndReason.FORFEIT_ILLEGAL
@@ -100,7 +104,7 @@ def test_illegal_action_forfeits_with_a_clear_error(serve):
 
 
 def test_illegal_actions_under_the_default_policy_play_on_until_the_strikes_run_out(serve):
-    raw = RawBot(serve.address, "raw", respond=lambda turn: [act(turn, spades_play(illegal_card(turn)))])
+    raw = RawBot(serve, "raw", respond=lambda turn: [act(turn, spades_play(illegal_card(turn)))])
     seats = with_others(serve, raw)
     summary, outcome = run(serve, seats, policy="default", max_strikes=100)
     assert outcome.reason is EndReason.COMPLETED  # the arbiter played the default action each time
@@ -127,7 +131,7 @@ def test_malformed_actions_get_errors_naming_the_problem(serve):
         state["i"] += 1
         return [act(turn, kinds[i % len(kinds)])]
 
-    raw = RawBot(serve.address, "raw", respond=respond)
+    raw = RawBot(serve, "raw", respond=respond)
     seats = with_others(serve, raw)
     summary, outcome = run(serve, seats, policy="default", max_strikes=1000)
     assert outcome.reason is EndReason.COMPLETED
@@ -145,7 +149,7 @@ def test_late_answers_time_out_and_are_refused(serve):
         time.sleep(2.0)
         return [act(turn, turn.legal_actions[0])]
 
-    raw = RawBot(serve.address, "raw", respond=respond)
+    raw = RawBot(serve, "raw", respond=respond)
     seats = with_others(serve, raw)
     # a limit the random bots meet easily even on a loaded machine, and the raw bot never
     summary, outcome = run(serve, seats, decision_ms=800, bank_ms=0)
@@ -157,7 +161,7 @@ def test_late_answers_time_out_and_are_refused(serve):
 
 
 def test_a_bot_that_disconnects_forfeits_and_the_others_are_told(serve):
-    raw = RawBot(serve.address, "raw", respond=lambda turn: (raw.close(), [])[1])
+    raw = RawBot(serve, "raw", respond=lambda turn: (raw.close(), [])[1])
     seats = with_others(serve, raw)
     summary, outcome = run(serve, seats)
     assert outcome.reason is EndReason.FORFEIT_DISCONNECT and outcome.ranks == (2, 1, 2, 1)

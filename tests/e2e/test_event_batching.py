@@ -43,32 +43,35 @@ def _replay_events(game_name: str, options: dict, seed: int, actions) -> tuple[l
     return out, movers
 
 
-def _run(address: str, game: str, names: list[str], seed: int, options: dict) -> pb.MatchSummary:
-    with grpc.insecure_channel(address) as ch:
+def _run(serve, game: str, names: list[str], seed: int, options: dict) -> pb.MatchSummary:
+    with grpc.insecure_channel(serve.address) as ch:
         return pb_grpc.MatchesStub(ch).RunMatch(
-            pb.RunMatchRequest(game=game, seats=names, seed=seed, options=options), timeout=120
+            pb.RunMatchRequest(game=game, seats=names, seed=seed, options=options, admin_token=serve.admin_token), timeout=120
         )
 
 
 @pytest.mark.parametrize("game_name,options,n", CASES, ids=[c[0] for c in CASES])
 def test_each_seat_gets_exactly_its_events_in_its_turns_and_match_end(serve, game_name, options, n):
     names = [f"ev{i}" for i in range(n)]
-    bots = [RawBot(serve.address, name, seed=i).start() for i, name in enumerate(names)]
+    bots = [RawBot(serve, name, seed=i).start() for i, name in enumerate(names)]
     serve.wait_sessions(names)
-    summary = _run(serve.address, game_name, names, 3, options)
+    summary = _run(serve, game_name, names, 3, options)
     assert not summary.incidents
-    so_far, _ = _replay_events(game_name, options, 3, summary.actions)
+    so_far, movers = _replay_events(game_name, options, 3, summary.actions)
     turns_seen = 0
     for seat, bot in enumerate(bots):
         bot.wait_for("match_end")
         msgs = [m for m in bot.received if m.WhichOneof("msg") in ("turn", "match_end", "update")]
         assert all(m.WhichOneof("msg") != "update" for m in msgs)  # no Update any more
+        # request ids are the session's own (arena.proto): the k-th Turn of this seat is
+        # the k-th decision the record gives it
+        decisions = iter([i for i, mover in enumerate(movers) if mover == seat])
         got: list[tuple] = []
         for m in msgs:
             kind = m.WhichOneof("msg")
             got.extend(_key(convert.event_from_proto(e)) for e in getattr(m, kind).events)
             # everything up to this decision (or the end), filtered for this seat, in order
-            upto = m.turn.request_id - 1 if kind == "turn" else len(summary.actions)
+            upto = next(decisions) if kind == "turn" else len(summary.actions)
             assert got == [_key(e) for e in events_for(so_far[upto], seat)], (game_name, seat, kind, upto)
             turns_seen += kind == "turn"
         assert got, "a seat saw no events at all"
@@ -108,14 +111,15 @@ def test_sdk_calls_on_events_with_everything_before_choose(serve):
     names = [f"rec{i}" for i in range(4)]
     stop = threading.Event()
     threads = [threading.Thread(target=sdk.runner.run, args=(RecordingBot(),),
-                                kwargs={"address": serve.address, "name": name, "stop": stop}, daemon=True)
+                                kwargs={"address": serve.address, "name": name, "stop": stop,
+                                        "token": serve.bot_token(name)}, daemon=True)
                for name in names]
     for t in threads:
         t.start()
     try:
         serve.wait_sessions(names)
         options = {"deals": "1"}
-        summary = _run(serve.address, "spades", names, 5, options)
+        summary = _run(serve, "spades", names, 5, options)
         assert not summary.incidents
         so_far, movers = _replay_events("spades", options, 5, summary.actions)
         # RunMatch returns once the MatchEnds are sent; the bots may still be reading them

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cardarena.v1 import arena_pb2 as pb
-from tests.conftest import ROOT, ServeProcess, stop_serve
+from tests.conftest import ServeProcess, start_serve, stop_serve
 
 HELLO = pb.BotMessage(hello=pb.Hello(bot_name="fuzz", bot_version="1", games=["spades"], protocol_version=1)).SerializeToString()
 ACT = pb.BotMessage(act=pb.Act(match_id="m" * 12, request_id=7, seat_token="t" * 22, action=pb.Action(notation="play QS"))).SerializeToString()
@@ -22,17 +22,7 @@ def serve_process() -> ServeProcess:
     """One `arbiter serve` for the module; its stderr goes to a file that is never full
     (a pipe nobody reads would block the arbiter's logging: a hang of the harness)."""
     if "s" not in _SERVE or not _SERVE["s"].alive():
-        import re
-        import subprocess
-        import sys
-        import tempfile
-
-        log = tempfile.TemporaryFile()
-        proc = subprocess.Popen([sys.executable, "-m", "arbiter", "serve", "--port", "0"], cwd=ROOT, stdout=subprocess.PIPE,
-                                stderr=log, text=True, stdin=subprocess.DEVNULL)
-        m = re.search(r"listening on ([\d.]+:\d+)", proc.stdout.readline())
-        assert m, "arbiter serve did not start"
-        _SERVE["s"] = ServeProcess(proc, m.group(1))
+        _SERVE["s"] = start_serve()
     return _SERVE["s"]
 
 
@@ -65,7 +55,10 @@ payloads = st.one_of(st.binary(max_size=300), mutated())
 @given(messages=st.lists(payloads, min_size=1, max_size=4), hello_first=st.booleans())
 def test_random_and_mutated_messages_never_crash_or_hang_the_arbiter(messages, hello_first):
     serve = serve_process()
-    stream = ([HELLO] if hello_first else []) + messages
+    # a Hello with the bot's real token, so what follows it reaches the session's reader
+    hello = pb.BotMessage.FromString(HELLO)
+    hello.hello.token = serve.bot_token("fuzz")
+    stream = ([hello.SerializeToString()] if hello_first else []) + messages
     with grpc.insecure_channel(serve.address) as ch:
         call = ch.stream_stream("/cardarena.v1.Arena/Play", request_serializer=None, response_deserializer=None)
         try:

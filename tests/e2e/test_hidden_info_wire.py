@@ -122,7 +122,7 @@ def test_no_message_to_a_seat_holds_a_card_hidden_from_it(serve, game_name):
                     return [probe]  # rejected; the arbiter plays a default action for us
             return [act(turn, bot.rng.choice(turn.legal_actions))]
 
-        bots.append(RawBot(serve.address, name, respond=respond, seed=100 + i))
+        bots.append(RawBot(serve, name, respond=respond, seed=100 + i))
     for b in bots:
         b.start()
     serve.wait_sessions(names)
@@ -132,13 +132,15 @@ def test_no_message_to_a_seat_holds_a_card_hidden_from_it(serve, game_name):
         with grpc.insecure_channel(serve.address) as ch:
             summary = pb_grpc.MatchesStub(ch).RunMatch(
                 pb.RunMatchRequest(game=game_name, seats=names, seed=seed, options=options, policy="default",
-                                   max_strikes=10_000),
+                                   max_strikes=10_000, admin_token=serve.admin_token),
                 timeout=120,
             )
         # replay, keeping for each decision index the hidden set of every seat
         state = game.new_initial_state(seed)
         hidden_at = [[hidden_of(state, s) for s in range(n)]]
+        movers = []
         for text in summary.actions:
+            movers.append(state.current_seat)
             state.apply(game.parse_action(text))
             hidden_at.append([hidden_of(state, s) for s in range(n)])
         for seat, bot in enumerate(bots):
@@ -147,13 +149,15 @@ def test_no_message_to_a_seat_holds_a_card_hidden_from_it(serve, game_name):
             # a message between two of this seat's turns is checked against every card that
             # stayed hidden from the seat over that whole window (no false alarms possible)
             turn_idx = [i for i, m in enumerate(msgs) if m.WhichOneof("msg") == "turn"]
+            # request ids are the session's own: the k-th Turn of this seat is its k-th decision
+            decision_of = dict(zip(turn_idx, [i for i, mover in enumerate(movers) if mover == seat]))
             lo = 0
             for k, m in enumerate(msgs):
                 kind = m.WhichOneof("msg")
                 if kind in ("turn", "match_end"):
                     # Turn.events / MatchEnd.events: what happened since the seat's previous
                     # message, so checked over that window like any message between turns
-                    hi = m.turn.request_id - 1 if kind == "turn" else len(summary.actions)
+                    hi = decision_of[k] if kind == "turn" else len(summary.actions)
                     events = getattr(m, kind).events
                     still_hidden = set.intersection(*(hidden_at[j][seat] for j in range(lo, hi + 1)))
                     for e in events:
@@ -165,12 +169,12 @@ def test_no_message_to_a_seat_holds_a_card_hidden_from_it(serve, game_name):
                 if kind == "match_end":
                     continue  # the game is over: the rules let everything be published
                 if kind == "turn":
-                    i = m.turn.request_id - 1
+                    i = decision_of[k]
                     window = [i]
                     lo = i
                 else:
                     nxt = next((t for t in turn_idx if t > k), None)
-                    hi = msgs[nxt].turn.request_id - 1 if nxt is not None else len(summary.actions)
+                    hi = decision_of[nxt] if nxt is not None else len(summary.actions)
                     window = range(lo, hi + 1)
                     if kind == "error":
                         window = [lo]

@@ -32,19 +32,20 @@ def test_forged_tokens_are_refused(tmp_path):
     assert r.hostile.outcome.reason is EndReason.COMPLETED and r.hostile.incidents == []
     assert "wrong_seat" in r.report("errors")["codes"]
     hello = r.report("hello")
-    assert hello["forged"].startswith("error:auth:invalid token")
+    assert hello["forged"].startswith("error:auth:token not accepted")
     assert hello["reused"].startswith("error:auth:") and "already in use" in hello["reused"]
 
 
 def test_asking_for_other_seats_views_gets_nothing(tmp_path):
     r = run_hostile(HOSTILE / "peek.py", tmp_path)
-    assert r.hostile.outcome.reason is EndReason.COMPLETED
+    # its second Hello is a protocol error: the stream is closed and its seats forfeit
+    assert r.hostile.outcome.reason is EndReason.FORFEIT_DISCONNECT
     management = r.report("management")
     assert management["list_sessions"] == "PERMISSION_DENIED" and management["run_match"] == "PERMISSION_DENIED"
     seen = r.report("seen")
     shown = {tuple(x) for kind in ("match_start", "turn", "update", "match_end") for x in seen[kind]}
     assert shown == {("hostile-match", 0), ("hostile-match", 2)}  # only its own seats, only its match
-    assert any(e.startswith("protocol: unexpected hello") for e in r.report("errors")["errors"])
+    assert any(e.startswith("protocol: a second Hello on one stream; the stream is closed") for e in r.report("errors")["errors"])
 
 
 def test_a_flooded_stream_is_cut_and_the_seat_forfeits(tmp_path):

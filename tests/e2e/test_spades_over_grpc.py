@@ -10,16 +10,16 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from cardarena.wire import codec as convert
-from cardarena.records import MatchRecord, RecordedAction
-from cardarena.replay import verify_record
 from cardarena.games import EndReason, get_game
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from tests.conftest import ROOT
 
 
-def run_match(address: str, seats: list[str], seed: int, options: dict | None = None, **kw) -> pb.MatchSummary:
-    with grpc.insecure_channel(address) as ch:
+def run_match(serve, seats: list[str], seed: int, options: dict | None = None, **kw) -> pb.MatchSummary:
+    """Matches.RunMatch on ``serve``, with its admin token unless ``admin_token`` is given."""
+    kw.setdefault("admin_token", serve.admin_token)
+    with grpc.insecure_channel(serve.address) as ch:
         return pb_grpc.MatchesStub(ch).RunMatch(
             pb.RunMatchRequest(game="spades", seats=seats, seed=seed, options=options or {}, **kw), timeout=120
         )
@@ -39,7 +39,7 @@ def test_four_bot_processes_play_complete_games(serve):
         serve.start_bot("heuristic" if i % 2 == 0 else "random", n)
     serve.wait_sessions(names)
     for seed in (1, 2):
-        summary = run_match(serve.address, names, seed, {"target": "200"})
+        summary = run_match(serve, names, seed, {"target": "200"})
         outcome = convert.outcome_from_proto(summary.outcome)
         assert outcome.reason in (EndReason.COMPLETED, EndReason.TURN_LIMIT), summary.incidents
         assert not summary.incidents
@@ -62,7 +62,8 @@ def test_cli_play_on_a_running_server(serve):
         serve.start_bot("random", n)
     serve.wait_sessions(names)
     proc = subprocess.run(
-        [sys.executable, "-m", "arbiter", "play", "spades", *names, "--server", serve.address, "--seed", "5", "-o", "deals=1"],
+        [sys.executable, "-m", "arbiter", "play", "spades", *names, "--server", serve.address, "--seed", "5", "-o", "deals=1",
+         "--admin-token", serve.admin_token],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
@@ -76,40 +77,57 @@ def test_reflection_lists_the_services(serve):
         stub = reflection_pb2_grpc.ServerReflectionStub(ch)
         responses = stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
         names = {s.name for r in responses for s in r.list_services_response.service}
-    assert {"cardarena.v1.Arena", "cardarena.v1.Matches", "grpc.health.v1.Health"} <= names
+    assert {"cardarena.v1.Arena", "cardarena.v1.Matches", "cardarena.v1.Spectate", "grpc.health.v1.Health",
+            "grpc.reflection.v1alpha.ServerReflection", "grpc.reflection.v1.ServerReflection"} <= names
 
 
 def test_run_match_rejects_bad_requests_clearly(serve):
     serve.start_bot("random", "solo")
     serve.wait_sessions(["solo"])
     with pytest.raises(grpc.RpcError) as e:
-        run_match(serve.address, ["solo", "solo", "nobody", "solo"], 1)
+        run_match(serve, ["solo", "nobody", "solo", "solo"], 1)
     assert e.value.code() == grpc.StatusCode.FAILED_PRECONDITION and "nobody" in e.value.details()
     with pytest.raises(grpc.RpcError) as e:
-        run_match(serve.address, ["solo"] * 4, 1, {"target": "lots"})
+        run_match(serve, ["solo"] * 4, 1, {"target": "lots"})
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "target" in e.value.details()
     with pytest.raises(grpc.RpcError) as e:
-        run_match(serve.address, ["solo"] * 3, 1)
+        run_match(serve, ["solo"] * 3, 1)
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "4 seats" in e.value.details()
-    # one session may hold several seats of one match
-    summary = run_match(serve.address, ["solo"] * 4, 3, {"deals": "1"})
+    # one stream never holds two seats of one match: a bot at four seats needs four connections
+    with pytest.raises(grpc.RpcError) as e:
+        run_match(serve, ["solo"] * 4, 3, {"deals": "1"})
+    assert e.value.code() == grpc.StatusCode.FAILED_PRECONDITION and "2 connections of bot 'solo'" in e.value.details()
+    for _ in range(3):
+        serve.start_bot("random", "solo")
+    serve.wait_sessions(["solo"] * 4)
+    summary = run_match(serve, ["solo"] * 4, 3, {"deals": "1"})
     assert convert.outcome_from_proto(summary.outcome).reason is EndReason.COMPLETED
 
 
-def test_secured_server_needs_tokens(secured_serve):
+def test_a_server_started_with_no_flags_needs_tokens(serve):
+    """`arbiter serve` as started by `start_serve` has no flags but its own credentials
+    file: a wrong token, no token, or another bot's token are refused; a bot with its own
+    token joins; Matches needs the admin token."""
     from tests.e2e.rawbot import RawBot
 
-    bad = RawBot(secured_serve.address, "intruder", token="wrong").start()
-    assert bad.done.wait(10)
-    errors = bad.of_kind("error")
-    assert errors and errors[0].code == "auth" and "token" in errors[0].message
-    assert not bad.of_kind("welcome")
-    secured_serve.start_bot("random", "member", token="join-secret")
-    secured_serve.wait_sessions(["member"], admin_token="admin-secret")
+    for name, token in (("intruder", "wrong"), ("intruder", ""), ("member", serve.bot_token("other"))):
+        bad = RawBot(serve, name, token=token).start()
+        assert bad.done.wait(10)
+        errors = bad.of_kind("error")
+        assert errors and errors[0].code == "auth" and "token" in errors[0].message, errors
+        assert not bad.of_kind("welcome")
+    serve.start_bot("random", "member")
+    serve.wait_sessions(["member"])
     with pytest.raises(grpc.RpcError) as e:
-        run_match(secured_serve.address, ["member"] * 4, 1, {"deals": "1"}, admin_token="nope")
+        run_match(serve, ["member"] * 4, 1, {"deals": "1"}, admin_token="nope")
     assert e.value.code() == grpc.StatusCode.PERMISSION_DENIED
-    summary = run_match(secured_serve.address, ["member"] * 4, 1, {"deals": "1"}, admin_token="admin-secret")
+    with pytest.raises(grpc.RpcError) as e:
+        run_match(serve, ["member"] * 4, 1, {"deals": "1"}, admin_token=serve.bot_token("member"))
+    assert e.value.code() == grpc.StatusCode.PERMISSION_DENIED  # no bot token starts a match
+    for _ in range(3):
+        serve.start_bot("random", "member")
+    serve.wait_sessions(["member"] * 4)
+    summary = run_match(serve, ["member"] * 4, 1, {"deals": "1"})
     assert summary.decisions >= 52
 
 
@@ -130,7 +148,8 @@ def test_other_games_end_to_end_between_bot_processes(serve, game, options, pres
     serve.wait_sessions(names)
     with grpc.insecure_channel(serve.address) as ch:
         summary = pb_grpc.MatchesStub(ch).RunMatch(
-            pb.RunMatchRequest(game=game, seats=names, seed=9, options=options, preset=preset), timeout=120
+            pb.RunMatchRequest(game=game, seats=names, seed=9, options=options, preset=preset, admin_token=serve.admin_token),
+            timeout=120
         )
     outcome = convert.outcome_from_proto(summary.outcome)
     assert outcome.reason in (EndReason.COMPLETED, EndReason.STALEMATE, EndReason.TURN_LIMIT), summary.incidents

@@ -118,12 +118,13 @@ def test_spectator_never_sees_a_hidden_card_and_sees_the_full_deal_after(arbiter
     for name in names:
         arbiter.start_bot(SLOW, name)
     arbiter.wait_sessions(names)
-    watcher = Watcher(arbiter.address)
+    watcher = Watcher(arbiter.address, arbiter.spectator_token)
     watcher.start()
     seed = 21
     with grpc.insecure_channel(arbiter.address) as ch:
         summary = pb_grpc.MatchesStub(ch).RunMatch(
-            pb.RunMatchRequest(game=game, seats=names, seed=seed, options=options), timeout=240)
+            pb.RunMatchRequest(game=game, seats=names, seed=seed, options=options, admin_token=arbiter.admin_token),
+            timeout=240)
     match_done = time.monotonic()
     watcher.join(30)
     assert watcher.error is None, watcher.error
@@ -230,23 +231,25 @@ def _card_tokens(text: str) -> list[Card]:
 BLIND_NIL = "tests/e2e/blindnil_bot.py:BlindNilBot"
 
 
-@pytest.mark.parametrize("token", ["", "organiser-secret"], ids=["no-spectator-token", "spectator-token"])
+@pytest.mark.parametrize("token", ["", "organiser-chosen-secret"], ids=["generated-token", "spectator-token"])
 def test_a_spectator_never_learns_the_cards_of_a_blind_nil_exchange(token):
-    """Two blind-nil bidders on `arbiter serve` (with and without --spectator-token): every
-    exchange's give reads "give two cards" to the watcher, and no frame before the result
-    names an exchanged card before it is played."""
+    """Two blind-nil bidders on `arbiter serve` (with --spectator-token, and without: then
+    it makes one): every exchange's give reads "give two cards" to the watcher, and no
+    frame before the result names an exchanged card before it is played."""
     s = start_serve(*(("--spectator-token", token) if token else ()))
+    assert s.spectator_token == (token or s.spectator_token) and len(s.spectator_token) >= 16
     try:
         names = ["bn0", "bn1", "r2", "r3"]  # one blind-nil bidder per side: partners r2, r3 exchange with them
         for name in names:
             s.start_bot(BLIND_NIL if name.startswith("bn") else SLOW, name)
         s.wait_sessions(names)
-        watcher = Watcher(s.address, token=token)
+        watcher = Watcher(s.address, token=s.spectator_token)
         watcher.start()
         options = {"deals": "3", "blind_nil": "true", "blind_nil_exchange": "true"}
         with grpc.insecure_channel(s.address) as ch:
             summary = pb_grpc.MatchesStub(ch).RunMatch(
-                pb.RunMatchRequest(game="spades", seats=names, seed=5, options=options), timeout=240)
+                pb.RunMatchRequest(game="spades", seats=names, seed=5, options=options, admin_token=s.admin_token),
+                timeout=240)
         watcher.join(30)
         assert watcher.error is None, watcher.error
         frames = [f for _, f in watcher.frames]
@@ -284,11 +287,15 @@ def _decoded(game: str, view):
 def test_watch_errors_are_clear(arbiter):
     with grpc.insecure_channel(arbiter.address) as ch:
         stub = spb_grpc.SpectateStub(ch)
-        with pytest.raises(grpc.RpcError) as e:
+        with pytest.raises(grpc.RpcError) as e:  # a server started with no flags: spectators need its token
             list(stub.Watch(spb.WatchRequest(match_id="no-such-match"), timeout=10))
+        assert e.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        token = arbiter.spectator_token
+        with pytest.raises(grpc.RpcError) as e:
+            list(stub.Watch(spb.WatchRequest(match_id="no-such-match", token=token), timeout=10))
         assert e.value.code() == grpc.StatusCode.NOT_FOUND and "no-such-match" in e.value.details()
         with pytest.raises(grpc.RpcError) as e:
-            list(stub.Watch(spb.WatchRequest(match_id="x", hidden_cards=True), timeout=10))
+            list(stub.Watch(spb.WatchRequest(match_id="x", hidden_cards=True, token=token), timeout=10))
         assert e.value.code() == grpc.StatusCode.FAILED_PRECONDITION and "spectator-delay" in e.value.details()
 
 
@@ -302,9 +309,9 @@ def test_hidden_cards_come_only_with_the_delay_and_the_cli_watches():
         s.wait_sessions(names)
         with grpc.insecure_channel(s.address) as ch:
             summary = pb_grpc.MatchesStub(ch).RunMatch(
-                pb.RunMatchRequest(game="spite-and-malice", seats=names, seed=4), timeout=120)
+                pb.RunMatchRequest(game="spite-and-malice", seats=names, seed=4, admin_token=s.admin_token), timeout=120)
         done = time.monotonic()
-        got = list(raw_watch(s.address, summary.match_id, hidden_cards=True))
+        got = list(raw_watch(s.address, summary.match_id, hidden_cards=True, token=s.spectator_token))
         # the match is kept after it ends; each frame is released 1.5 s after its move
         assert time.monotonic() - done >= 1.0
         assert got[0].header.delay_ms == 1500 and len(got[0].header.hands) == 2
@@ -314,15 +321,17 @@ def test_hidden_cards_come_only_with_the_delay_and_the_cli_watches():
             state.apply(g.parse_action(action))
             assert [Counter(h.cards) for h in f.step.hands] == [Counter(str(c) for c in h) for h in state.hands]
         # the public watch of the same match carries no hands
-        public = list(raw_watch(s.address, summary.match_id))
+        public = list(raw_watch(s.address, summary.match_id, token=s.spectator_token))
         assert all(not f.step.hands for f in public[1:-1]) and not public[0].header.hands
         # the CLI renders it (not a terminal: one line per step, then the full deal and result)
-        proc = subprocess.run([sys.executable, "-m", "arbiter", "watch", summary.match_id, "--server", s.address],
+        proc = subprocess.run([sys.executable, "-m", "arbiter", "watch", summary.match_id, "--server", s.address,
+                               "--token", s.spectator_token],
                               cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert proc.returncode == 0, proc.stderr
         assert f"step {len(summary.actions)}: seat" in proc.stdout and "the full deal" in proc.stdout
         assert "result (completed)" in proc.stdout or "result (" in proc.stdout
-        proc = subprocess.run([sys.executable, "-m", "arbiter", "watch", "--list", "--server", s.address],
+        proc = subprocess.run([sys.executable, "-m", "arbiter", "watch", "--list", "--server", s.address,
+                               "--token", s.spectator_token],
                               cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert proc.returncode == 0 and summary.match_id in proc.stdout and "finished" in proc.stdout
     finally:

@@ -15,7 +15,7 @@ from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from tests.conftest import ROOT
 
 
-def test_a_bot_script_run_with_flags_joins_and_plays(secured_serve, tmp_path):
+def test_a_bot_script_run_with_flags_joins_and_plays(serve, tmp_path):
     script = tmp_path / "mybot.py"
     script.write_text(textwrap.dedent("""
         from sdk import Bot, run
@@ -29,16 +29,16 @@ def test_a_bot_script_run_with_flags_joins_and_plays(secured_serve, tmp_path):
             run(MyBot())
     """))
     procs = [
-        subprocess.Popen([sys.executable, str(script), "--address", secured_serve.address, "--token", "join-secret",
+        subprocess.Popen([sys.executable, str(script), "--address", serve.address, "--token", serve.bot_token(f"flagged{i}"),
                           "--name", f"flagged{i}"], cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
         for i in range(2)
     ]
-    secured_serve.bots.extend(procs)
-    secured_serve.wait_sessions(["flagged0", "flagged1"], admin_token="admin-secret")
-    with grpc.insecure_channel(secured_serve.address) as ch:
+    serve.bots.extend(procs)
+    serve.wait_sessions(["flagged0", "flagged1"])
+    with grpc.insecure_channel(serve.address) as ch:
         summary = pb_grpc.MatchesStub(ch).RunMatch(pb.RunMatchRequest(
-            game="spades", seats=["flagged0", "flagged1", "flagged0", "flagged1"], seed=2, options={"deals": "1"},
-            admin_token="admin-secret"), timeout=60)
+            game="spite-and-malice", seats=["flagged0", "flagged1"], seed=2, options={"payoff_size": "5"},
+            admin_token=serve.admin_token), timeout=60)
     assert convert.outcome_from_proto(summary.outcome).reason is EndReason.COMPLETED
     assert not summary.incidents

@@ -1,6 +1,6 @@
 """Tries to see what it must not: asks the management services (no admin token) for the
-sessions and for a match of its own making, sends a second Hello on its stream, and
-records every seat it is ever shown, to prove it only ever sees its own."""
+sessions and for a match of its own making, sends a second Hello on its stream (which
+closes it), and records every seat it is ever shown, to prove it only ever sees its own."""
 
 import json
 import os

@@ -1,0 +1,72 @@
+"""`arbiter credentials`: the tokens of a standing arbiter (`arbiter serve`).
+
+    arbiter credentials add-bot north        # issue a token for bot north (a running server reads it at once)
+    arbiter credentials token north          # print it, for: python -m sdk --bot ... --name north --token ...
+    arbiter credentials token admin          # the admin token (arbiter play --server ... --admin-token ...)
+    arbiter credentials show                 # who has a token (names only, never tokens)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arbiter.server import auth
+from arbiter.cli._common import CredentialsOpt, UsageError, _run, app, out
+
+credentials_app = typer.Typer(help="The tokens of a standing arbiter: bots, authors, admin, spectators.", no_args_is_help=True)
+app.add_typer(credentials_app, name="credentials")
+
+
+@credentials_app.command("add-bot")
+def add_bot(name: Annotated[str, typer.Argument(help="The bot's name: the identity its token stands for.")],
+            credentials: CredentialsOpt = Path(auth.DEFAULT_FILE)) -> None:
+    """Issue a token for bot NAME (kept if it has one) and print it."""
+    creds = _run(auth.ensure, credentials, (name,))
+    out.print(creds.bots[name], highlight=False)
+
+
+@credentials_app.command("add-author")
+def add_author(name: Annotated[str, typer.Argument(help="The author: who may submit, list and remove their own bots.")],
+               credentials: CredentialsOpt = Path(auth.DEFAULT_FILE)) -> None:
+    """Issue a Bots-service token for author NAME (kept if it has one) and print it."""
+    creds = _run(auth.ensure, credentials, (), (name,))
+    out.print(creds.authors[name], highlight=False)
+
+
+@credentials_app.command("token")
+def token(who: Annotated[str, typer.Argument(help="admin, spectator, a bot name, or author:NAME.")],
+          credentials: CredentialsOpt = Path(auth.DEFAULT_FILE)) -> None:
+    """Print one token."""
+    creds = _run(_existing, credentials)
+    if who == "admin":
+        out.print(creds.admin, highlight=False)
+    elif who == "spectator":
+        out.print(creds.spectator, highlight=False)
+    elif who.startswith("author:") and who[7:] in creds.authors:
+        out.print(creds.authors[who[7:]], highlight=False)
+    elif who in creds.bots:
+        out.print(creds.bots[who], highlight=False)
+    else:
+        _run(_fail, f"no token for {who[:80]!r} in {credentials} (arbiter credentials add-bot NAME)")
+
+
+@credentials_app.command("show")
+def show(credentials: CredentialsOpt = Path(auth.DEFAULT_FILE)) -> None:
+    """Who has a token in the file (names only)."""
+    creds = _run(_existing, credentials)
+    out.print(f"{credentials}: admin, spectator", highlight=False)
+    out.print("bots: " + (", ".join(sorted(creds.bots)) or "none"), highlight=False)
+    out.print("authors: " + (", ".join(sorted(creds.authors)) or "none"), highlight=False)
+
+
+def _existing(path: Path) -> auth.Credentials:
+    if not path.exists():
+        raise UsageError(f"no credentials file {path}: `arbiter serve` makes it (or pass --credentials)")
+    return auth.read(path)
+
+
+def _fail(message: str) -> None:
+    raise UsageError(message)
