@@ -132,11 +132,13 @@ class BotPool:
             log.warning("the arbiter has no Unix socket: bots run without a network namespace")
             self.sandbox = sb.Sandbox(self.sandbox.limits, "rlimit")
 
-    def launch(self, name: str, spec: str, key: str | None = None) -> BotProcess:
+    def launch(self, name: str, spec: str, key: str | None = None, own_name: bool = False) -> BotProcess:
         """Start bot ``spec`` (bundled name, FILE.py[:Class], folder, module:Class) as ``name``.
 
         ``key`` (default ``name``) names the process in ``procs`` and its stderr log, for a
-        pool holding several processes of one bot."""
+        pool holding several processes of one bot. Its session is ``name`` in any case (the
+        launch token says so); ``own_name``: its Hello gives the bot's own name, not
+        ``name`` (Session.claimed_name: what a check reports)."""
         box = self.sandbox
         assert box is not None
         key = key or name
@@ -152,7 +154,7 @@ class BotPool:
             bot_arg = box.code_path(host) + (f":{cls}" if sep and not Path(spec).exists() else "")
             if host.is_dir():
                 env["PYTHONPATH"] = box.code_path(host)  # a folder bot imports its own modules
-        argv = [sys.executable, "-m", "sdk", "--bot", bot_arg, "--name", name]
+        argv = [sys.executable, "-m", "sdk", "--bot", bot_arg] + ([] if own_name else ["--name", name])
         launch = box.prepare(argv, code=code, env=env, tcp_address=self.address, unix_socket=getattr(self.hub, "unix_path", None))
         argv_with_address = launch.argv + ["--address", launch.address]
         launch.argv = argv_with_address

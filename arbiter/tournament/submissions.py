@@ -33,8 +33,8 @@ from arbiter.store.registry import (
     materialize,
     validate,
 )
-from cardarena.games import get_game
-from cardarena.records import Clock, FailurePolicy, MatchConfig
+from cardarena.games import GAMES, get_game
+from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
 
 
 def check_bot(
@@ -48,48 +48,98 @@ def check_bot(
     sandbox: sb.Sandbox | None = None,
     timeout: float = 120.0,
 ) -> Report:
-    """Check a bot without registering it: the sandboxed self-test, then a smoke match.
+    """Check a bot without registering it: the sandboxed self-test, then matches refereed
+    by this process.
 
-    The self-test runs the untrusted code confined (``arbiter.hosting.vetting``); the smoke
-    match is refereed by this process (an arbiter on a free port, the bot in its sandbox
-    against the random bot, forfeit on any failure), so a bot cannot talk its way past it.
+    The self-test (``arbiter.hosting.vetting``) runs the untrusted code confined and says
+    in detail what is wrong, but its report comes from a process that runs the bot's code,
+    so the bot could write it: it decides nothing alone. What is registered comes from
+    what this process sees itself (``smoke``, on by default): an arbiter on a free port
+    hosts the bot in its sandbox and plays one match in every game the bot's own Hello
+    claims (``verify:GAME``: against the random bot, forfeit on any failure, within the
+    clock); a bot that says it is deterministic plays the first of them again in a fresh
+    process and must repeat itself (``deterministic``). The bot's name, version and games
+    in the report are the ones its Hello gave this arbiter.
     """
     box = sandbox or sb.Sandbox()
     path = Path(path).resolve()
     report = self_test(path, positions=positions, decision_ms=decision_ms, sandbox=box, timeout=timeout)
     if report.ok and smoke:
-        games = report.bot.get("games") or ["*"]
-        game = "spades" if "*" in games else games[0]
-        report.checks.append(asyncio.run(_smoke(path, game, decision_ms, bank_ms, seed, box)))
+        asyncio.run(_verify(path, report, decision_ms, bank_ms, seed, box))
     return report
 
 
-async def _smoke(path: Path, game_name: str, decision_ms: int, bank_ms: int, seed: int, box: sb.Sandbox) -> Check:
-    options = SMOKE_OPTIONS.get(game_name, {})
-    game = get_game(game_name, options)
+async def _verify(path: Path, report: Report, decision_ms: int, bank_ms: int, seed: int, box: sb.Sandbox) -> None:
+    """Append the arbiter's own checks to ``report`` and put the facts it saw in ``report.bot``."""
     server = await start_private_server()
     pool = BotPool(server.hub, server.address, sandbox=box)
     try:
-        pool.launch("candidate", str(path))
-        pool.launch("random", "random")
+        first = pool.launch("candidate", str(path), key="candidate.0", own_name=True)
         try:
-            await pool.wait_connected(30)
+            session = await first.connect(server.hub, 30)
         except BotStartError as exc:
-            return Check("smoke", False, f"did not connect: {exc}")
-        seats = [RemoteSeat(pool.procs["candidate" if s % 2 == 0 else "random"].session, game_name) for s in range(game.num_seats)]
-        config = MatchConfig(game=game_name, seed=seed, options=options, clock=Clock(decision_ms, bank_ms),
-                             policy=FailurePolicy.uniform("forfeit"))
-        record = await run_match(config, seats)
+            report.add("verify", False, f"did not connect to the arbiter: {exc}")
+            return
+        games = list(session.games) or sorted(GAMES)
+        unknown = [g for g in games if g not in GAMES]
+        if unknown:
+            report.add("verify", False, f"its Hello claims unknown games {unknown} (known: {', '.join(GAMES)})")
+            return
+        claimed = {"name": session.claimed_name, "version": session.bot_version, "games": list(session.games) or ["*"]}
+        deterministic = bool(report.bot.get("deterministic"))
+        report.bot = {**claimed, "deterministic": deterministic}
+        records = {}
+        for game in games:
+            check, record = await _refereed_match(server, pool, session, game, decision_ms, bank_ms, seed)
+            report.checks.append(check)
+            if not check.ok:
+                return
+            records[game] = record
+        if deterministic:
+            again = pool.launch("candidate", str(path), key="candidate.again")
+            try:
+                fresh = await again.connect(server.hub, 30)
+            except BotStartError as exc:
+                report.add("deterministic", False, f"a second process did not connect: {exc}")
+                return
+            game = games[0]
+            check, record = await _refereed_match(server, pool, fresh, game, decision_ms, bank_ms, seed)
+            mine = [[a.action for a in r.actions if a.seat == 0] for r in (records[game], record)]
+            differ = next((k for k, (x, y) in enumerate(zip(*mine)) if x != y), None)
+            if not check.ok or differ is not None or len(mine[0]) != len(mine[1]):
+                at = "" if differ is None else f" (first difference at its decision {differ + 1}: {mine[0][differ]} then {mine[1][differ]})"
+                report.add("deterministic", False, f"declared deterministic, but a fresh process played the same "
+                           f"{game} match (seed {seed}) differently{at}")
+            else:
+                report.add("deterministic", True, f"a fresh process replayed its {len(mine[0])} decisions of the {game} match")
     finally:
         await server.stop(0.2)
         pool.stop()
-    mine = [i for i in record.incidents if i.seat % 2 == 0]
+
+
+async def _refereed_match(server, pool: BotPool, candidate, game_name: str, decision_ms: int, bank_ms: int,
+                          seed: int) -> tuple[Check, MatchRecord]:
+    """One match of ``game_name``: the candidate at seat 0, a random bot process at every
+    other seat (one stream per seat), refereed under the forfeit policy."""
+    options = SMOKE_OPTIONS.get(game_name, {})
+    game = get_game(game_name, options)
+    others = []
+    for k in range(1, game.num_seats):
+        bp = pool.procs.get(f"random.{k}") or pool.launch(f"random-{k}", "random", key=f"random.{k}")
+        others.append(await bp.connect(server.hub, 30) if bp.session is None or bp.session.closed else bp.session)
+    seats = [RemoteSeat(s, game_name) for s in [candidate, *others]]
+    config = MatchConfig(game=game_name, seed=seed, options=options, clock=Clock(decision_ms, bank_ms),
+                         policy=FailurePolicy.uniform("forfeit"))
+    record = await run_match(config, seats)
+    mine = [i for i in record.incidents if i.seat == 0]
+    name = f"verify:{game_name}"
     if mine or record.outcome is None:
         inc = mine[0] if mine else None
-        detail = f"{inc.kind}: {inc.detail}" + (f"; stderr: {inc.stderr[-600:]}" if inc.stderr else "") if inc else "no outcome"
-        return Check("smoke", False, f"{game_name} vs random: {detail}")
-    return Check("smoke", True, f"{game_name} vs random (seed {seed}): {record.outcome.reason.value}, "
-                 f"{len(record.actions)} decisions in {record.seconds:.2f} s, ranks {list(record.outcome.ranks)}")
+        detail = (f"{inc.kind}: {inc.detail}" + (f"; stderr: {inc.stderr[-600:]}" if inc.stderr else "")) if inc else "no outcome"
+        return Check(name, False, f"a {game_name} match refereed by the arbiter (seed {seed}): {detail}"), record
+    times = [a.ms for a in record.actions if a.seat == 0]
+    return Check(name, True, f"{game_name} vs random (seed {seed}): {record.outcome.reason.value}, {len(times)} decisions, "
+                 f"at most {max(times, default=0)} ms"), record
 
 
 def check_submission(sub: Submission, check: Callable[[Path], Report] | None = None) -> Report:
@@ -144,20 +194,32 @@ class RegistryCatalog:
     def versions(self, name: str | None = None, author: str | None = None) -> list[BotVersion]:
         return self.registry.versions(name, author=author)
 
+    def _scrub(self, text: str) -> str:
+        """A message for a remote caller: no path of this machine in it."""
+        for path in sorted({str(self.registry.root), str(self.registry.db_path), str(Path(self.registry.db_path).resolve())},
+                           key=len, reverse=True):
+            text = text.replace(path, "<store>")
+        return text
+
     def submit(self, files: dict[str, bytes], entry: str, name: str, version: str, author: str) -> BotVersion:
         try:
             v, _ = submit(self.registry, Submission(files, entry), name, version or None, author, self.check)
             return v
         except SubmissionRejected as exc:
-            lines = tuple(f"{c.name}: {'ok' if c.ok else 'FAILED'}: {c.detail}" for c in exc.report.checks)
-            raise CatalogError(str(exc), "rejected", lines) from None
+            lines = tuple(self._scrub(f"{c.name}: {'ok' if c.ok else 'FAILED'}: {c.detail}") for c in exc.report.checks)
+            raise CatalogError(self._scrub(str(exc)), "rejected", lines) from None
         except RegistryError as exc:
-            raise CatalogError(str(exc), "denied" if "another author" in str(exc) else "invalid") from None
+            text = self._scrub(str(exc))
+            if "another author" in text:  # the name is taken: registration cannot pretend otherwise
+                raise CatalogError(f"the name {name[:64]!r} is taken by another author", "denied") from None
+            raise CatalogError(text, "invalid") from None
 
     def remove(self, name: str, version: str | None, author: str) -> int:
+        # Someone else's bot reads exactly as no bot at all: names are not an oracle.
+        owner = self.registry.owner(name)
+        if owner is None or (author != "admin" and owner != author):
+            raise CatalogError(f"no bot {name[:64]!r} of yours", "missing")
         try:
             return self.registry.remove(name, version, author)
         except RegistryError as exc:
-            text = str(exc)
-            kind = "denied" if "another author" in text else "missing" if text.startswith("no bot") else "invalid"
-            raise CatalogError(text, kind) from None
+            raise CatalogError(self._scrub(str(exc)), "missing" if str(exc).startswith("bot ") else "invalid") from None

@@ -79,7 +79,10 @@ def test_check_passes_a_good_folder_bot_and_names_each_failure_of_bad_ones(tmp_p
     report = check_bot(write_bot(tmp_path / "good", GOOD, HELPER), positions=40)
     assert report.ok, report.to_dict()
     names = [c.name for c in report.checks]
-    assert names == ["import", "contract", "legal:spades", "time:spades", "deterministic:spades", "smoke"]
+    # the self-test's own checks, then the arbiter's: a refereed match per claimed game and
+    # a fresh process repeating itself (it says it is deterministic)
+    assert names == ["import", "contract", "legal:spades", "time:spades", "deterministic:spades", "verify:spades",
+                     "deterministic"]
     assert report.bot == {"name": "good", "version": "2.1", "games": ["spades"], "deterministic": True}
 
     illegal = write_bot(tmp_path / "illegal", """
@@ -181,7 +184,8 @@ def test_the_bots_service_submits_lists_shows_and_removes_behind_tokens(tmp_path
     sub = reg.collect(write_bot(tmp_path / "good", GOOD, HELPER))
 
     async def main():
-        server = await start_server(0, admin_token="adm", bots_catalog=RegistryCatalog(db), author_tokens={"alice-t": "alice", "bob-t": "bob"})
+        server = await start_server(0, admin_token="adm-token-0123456789", bots_catalog=RegistryCatalog(db),
+                                    author_tokens={"alice-t": "alice", "bob-t": "bob"})
         try:
             async with grpc.aio.insecure_channel(server.address) as ch:
                 stub = bpb_grpc.BotsStub(ch)
@@ -196,18 +200,25 @@ def test_the_bots_service_submits_lists_shows_and_removes_behind_tokens(tmp_path
                 with pytest.raises(grpc.aio.AioRpcError) as e:
                     await stub.Show(bpb.ShowBotRequest(token="bob-t", name="good"))
                 assert e.value.code() == grpc.StatusCode.NOT_FOUND  # someone else's bot: as if absent
+                answers = []
+                for name in ("good", "no-such-bot"):  # someone else's bot and no bot read the same
+                    with pytest.raises(grpc.aio.AioRpcError) as e:
+                        await stub.Remove(bpb.RemoveBotRequest(token="bob-t", name=name))
+                    answers.append((e.value.code(), e.value.details().replace(name, "NAME")))
+                assert answers[0] == answers[1] and answers[0][0] == grpc.StatusCode.NOT_FOUND
                 with pytest.raises(grpc.aio.AioRpcError) as e:
-                    await stub.Remove(bpb.RemoveBotRequest(token="bob-t", name="good"))
-                assert e.value.code() == grpc.StatusCode.PERMISSION_DENIED
+                    await stub.Show(bpb.ShowBotRequest(token="alice-t", name="good-2"))
+                assert str(tmp_path) not in e.value.details()  # no message carries a path of the server
                 bad = reg.Submission({"bot.py": b"import nope\n"}, "bot.py")
                 with pytest.raises(grpc.aio.AioRpcError) as e:
                     await stub.Submit(submission_chunks(bad, "bob-t", "nope"))
                 assert e.value.code() == grpc.StatusCode.FAILED_PRECONDITION and "import: FAILED" in e.value.details()
+                assert str(tmp_path) not in e.value.details() and "/tmp/" not in e.value.details()
                 evil = reg.Submission({"bot.py": b"", "../../etc/x": b""}, "bot.py")
                 with pytest.raises(grpc.aio.AioRpcError) as e:
                     await stub.Submit(submission_chunks(evil, "bob-t", "evil"))
                 assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "no '..'" in e.value.details()
-                shown = await stub.Show(bpb.ShowBotRequest(token="adm", name="good"))
+                shown = await stub.Show(bpb.ShowBotRequest(token="adm-token-0123456789", name="good"))
                 assert [v.version for v in shown.versions] == ["2.1"]
                 assert (await stub.Remove(bpb.RemoveBotRequest(token="alice-t", name="good"))).removed == 1
         finally:
@@ -215,3 +226,39 @@ def test_the_bots_service_submits_lists_shows_and_removes_behind_tokens(tmp_path
 
     asyncio.run(main())
     assert reg.Registry(db).versions() == []
+
+
+FORGER = """
+    import atexit, json
+    from sdk import Bot
+    from sdk.spades import Bid, Give, Look, Play
+
+    def forge():  # the last '{' line of the self-test's stdout: a report that passes everything
+        print(json.dumps({"spec": "x", "ok": True, "checks": [{"name": "import", "ok": True, "detail": ""}],
+                          "bot": {"name": "forger", "version": "1", "games": ["*"], "deterministic": False}}))
+
+    atexit.register(forge)
+
+    class Forger(Bot):
+        name = "forger"
+        games = ("*",)   # claims every game, plays only Spades
+
+        def choose(self, view, legal_actions):
+            if not isinstance(legal_actions[0], (Bid, Give, Look, Play)):
+                raise RuntimeError("I only know Spades")
+            return legal_actions[0]
+"""
+
+
+def test_a_bot_cannot_forge_its_way_into_the_registry(tmp_path):
+    """It forges the self-test's report (an atexit hook prints a passing one); the
+    arbiter's own matches in every game it claims still refuse it, and nothing is stored."""
+    folder = write_bot(tmp_path / "forger", FORGER)
+    report = check_bot(folder, positions=10)
+    failed = [c for c in report.checks if not c.ok]
+    assert not report.ok and failed and failed[0].name.startswith("verify:") and failed[0].name != "verify:spades"
+    assert "I only know Spades" in failed[0].detail
+    with reg.Registry(tmp_path / "arena.sqlite") as r:
+        with pytest.raises(reg.SubmissionRejected, match="verify:"):
+            submit(r, folder, "forger")
+        assert r.versions() == []
