@@ -96,6 +96,15 @@ class MatchResult:
 # The record.
 
 
+#: What of a bot's own input is echoed back anywhere (errors, incidents, outcomes): at most this much.
+ECHO_LIMIT = 200
+
+
+def clip(text: str, limit: int = ECHO_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters (and says so), for anything that echoes bot input."""
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
+
+
 @dataclass(frozen=True)
 class RecordedAction:
     seat: int

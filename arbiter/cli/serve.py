@@ -51,6 +51,7 @@ def serve(
     tls_cert: Annotated[Optional[Path], typer.Option("--tls-cert", help="PEM certificate chain: serve TLS (bots then pass --tls-ca).")] = None,
     tls_key: Annotated[Optional[Path], typer.Option("--tls-key", help="PEM private key of --tls-cert.")] = None,
     insecure: Annotated[bool, typer.Option("--insecure", help="Allow a non-loopback interface without TLS: tokens then travel in clear.")] = False,
+    hello_timeout: Annotated[float, typer.Option("--hello-timeout", min=0.1, help="Seconds a new connection has to say Hello before it is closed.")] = 10.0,
     verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
 ) -> None:
     """Run a standing arbiter: bots connect to it with their tokens; `arbiter play --server` runs matches on it."""
@@ -70,7 +71,7 @@ def serve(
         spectators = SpectatorHub(delay=spectator_delay, token=creds.spectator)
         running = await start_server(port, host, hub=hub, admin_token=creds.admin, spectators=spectators,
                                      bots_catalog=RegistryCatalog(bots_db) if bots_db else None,
-                                     author_tokens=creds.author_tokens(), tls=tls)
+                                     author_tokens=creds.author_tokens(), tls=tls, hello_timeout=hello_timeout)
         err.print(f"credentials: {credentials} (admin, spectator, {len(creds.bots)} bot and {len(creds.authors)} author "
                   "tokens; only this user may read it). A bot's token: arbiter credentials token NAME", highlight=False)
         if open_join:

@@ -27,6 +27,7 @@ from cardarena.records import (
     Policy,
     RecordedAction,
     bot_seed_for,
+    clip,
     forfeit_outcome,
 )
 
@@ -245,7 +246,7 @@ class _Runner:
             record.outcome = state.outcome()
         except _Forfeit as f:
             record.incidents.append(Incident(f.seat, f.kind, f.detail))
-            record.outcome = forfeit_outcome(game, f.seat, _REASON[f.kind], f"seat {f.seat} ({record.seat_names[f.seat]}): {f.detail}")
+            record.outcome = forfeit_outcome(game, f.seat, _REASON[f.kind], f"seat {f.seat} ({record.seat_names[f.seat]}): {clip(f.detail)}")
         await self._attach_stderr()
         final_view = state.spectator_view() if state.is_terminal else None
         await asyncio.gather(
@@ -313,7 +314,9 @@ class _Runner:
                     log.debug("seat notification failed", exc_info=True)
 
     def _fail(self, seat: int, kind: str, detail: str, policy: Policy) -> None:
-        """Record a failure; raise _Forfeit unless the policy lets the arbiter play on."""
+        """Record a failure; raise _Forfeit unless the policy lets the arbiter play on.
+        ``detail`` may echo the bot's answer: it is clipped (records.clip)."""
+        detail = clip(detail)
         if policy is Policy.FORFEIT:
             raise _Forfeit(seat, kind, detail)
         if kind != "disconnect":
@@ -346,7 +349,7 @@ class _Runner:
         except MalformedAction as exc:
             return await self._refused(client, seat, rid, legal, t0, "malformed", str(exc))
         except SeatError as exc:
-            raise _Forfeit(seat, "crash", str(exc)) from None
+            raise _Forfeit(seat, "crash", clip(str(exc))) from None
         ms = self._ms(t0)
         if limit is not None and ms > limit * 1000:  # answered, but after its deadline
             return await self._late(client, seat, rid, legal, t0)
@@ -371,6 +374,7 @@ class _Runner:
         return legal[0], ms, "timeout"
 
     async def _refused(self, client, seat, rid, legal, t0, kind, detail):
+        detail = clip(detail)  # it may echo the bot's answer
         policy = self.config.policy.on_illegal
         then = "your side forfeits" if policy is Policy.FORFEIT else f"{legal[0]} was played for you"
         await self._safe(client.reject(self.record.match_id, rid, kind, f"{detail}; {then}"))

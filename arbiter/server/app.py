@@ -16,7 +16,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
-from arbiter.server.arena import SERVER_OPTIONS, ArenaServicer, Hub, MatchesServicer
+from arbiter.server.arena import HELLO_TIMEOUT_S, SERVER_OPTIONS, ArenaServicer, Hub, MatchesServicer
 from arbiter.server.bots import add_bots_service
 from arbiter.server.spectate import add_spectate_service
 from cardarena.records import Clock
@@ -80,6 +80,7 @@ async def start_server(
     bots_catalog: Any = None,
     author_tokens: dict[str, str] | None = None,
     tls: tuple[bytes, bytes] | None = None,
+    hello_timeout: float = HELLO_TIMEOUT_S,
 ) -> RunningServer:
     """Start the arbiter's gRPC server on ``host:port`` (0 = any free port).
 
@@ -89,12 +90,13 @@ async def start_server(
     matches run by Matches.RunMatch and serves them on the Spectate service.
     ``bots_catalog`` (an ``arbiter.server.bots.BotCatalog``) adds the Bots service.
     ``tls`` (certificate chain, private key; PEM) serves TLS on ``host:port``; the Unix
-    socket for sandboxed bots on this machine stays plain.
+    socket for sandboxed bots on this machine stays plain. ``hello_timeout``: seconds a
+    new stream has to say Hello.
     """
     hub = hub or Hub()
     admin_token = admin_token or secrets.token_urlsafe(24)
     server = grpc.aio.server(options=SERVER_OPTIONS)
-    pb_grpc.add_ArenaServicer_to_server(ArenaServicer(hub), server)
+    pb_grpc.add_ArenaServicer_to_server(ArenaServicer(hub, hello_timeout), server)
     matches_servicer = MatchesServicer(hub, admin_token, default_clock)
     names = [
         pb.DESCRIPTOR.services_by_name["Arena"].full_name,

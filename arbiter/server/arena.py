@@ -21,7 +21,7 @@ from google.protobuf.message import DecodeError
 from cardarena import names
 from cardarena.wire import codec as convert
 from cardarena.games import GAMES, ConfigError, Event, Outcome
-from cardarena.records import Clock, FailurePolicy, MatchConfig
+from cardarena.records import Clock, FailurePolicy, MatchConfig, clip
 from arbiter.match import MalformedAction, SeatClient, SeatDisconnected, TurnRequest, run_match
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
@@ -43,8 +43,6 @@ MAX_OUTBOX = 10_000
 HELLO_TIMEOUT_S = 10.0
 #: Streams that have not said Hello yet, at most; more are refused at once ("busy").
 MAX_UNAUTHENTICATED = 64
-#: What of a bot's own input the arbiter echoes back (errors, records): at most this much.
-ECHO_LIMIT = 200
 #: At most this many game names in a Hello.
 MAX_HELLO_GAMES = 16
 #: The arbiter's gRPC server options (the bench's protocol floor uses the same).
@@ -52,11 +50,6 @@ SERVER_OPTIONS: tuple[tuple[str, Any], ...] = (
     ("grpc.max_receive_message_length", MAX_BOT_MESSAGE_BYTES),
     ("grpc.so_reuseport", 0),
 )
-
-
-def clip(text: str, limit: int = ECHO_LIMIT) -> str:
-    """``text`` cut to ``limit`` characters (marked), for anything that echoes bot input."""
-    return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
 
 
 def _err(code: str, message: str, match_id: str = "", request_id: int = 0) -> pb.ArbiterMessage:
@@ -333,22 +326,24 @@ class ArenaServicer(pb_grpc.ArenaServicer):
     streams may be waiting to; every refused Hello from a peer makes its next answer
     slower (``auth.Throttle``)."""
 
-    def __init__(self, hub: Hub):
+    def __init__(self, hub: Hub, hello_timeout: float = HELLO_TIMEOUT_S, max_unauthenticated: int = MAX_UNAUTHENTICATED):
         self.hub = hub
+        self.hello_timeout = hello_timeout
+        self.max_unauthenticated = max_unauthenticated
         self.throttle = Throttle()
         self._unauthenticated = 0
 
     async def Play(self, request_iterator: AsyncIterator[pb.BotMessage], context: grpc.aio.ServicerContext):
-        if self._unauthenticated >= MAX_UNAUTHENTICATED:
+        if self._unauthenticated >= self.max_unauthenticated:
             yield _err("busy", "too many connections are waiting to say Hello; try again later")
             return
         self._unauthenticated += 1
         try:
-            first = await asyncio.wait_for(request_iterator.__anext__(), HELLO_TIMEOUT_S)
+            first = await asyncio.wait_for(request_iterator.__anext__(), self.hello_timeout)
         except (StopAsyncIteration, grpc.RpcError):
             return
         except asyncio.TimeoutError:
-            yield _err("protocol", f"no Hello within {HELLO_TIMEOUT_S:g} s; the stream is closed")
+            yield _err("protocol", f"no Hello within {self.hello_timeout:g} s; the stream is closed")
             return
         except DecodeError:  # bytes that are not a BotMessage: no session, and no traceback in the log
             log.info("refused a stream whose first message is not a BotMessage")
@@ -478,7 +473,7 @@ class MatchesServicer(pb_grpc.MatchesServicer):
         try:
             policy = FailurePolicy.uniform(request.policy or "forfeit", request.max_strikes or 3)
         except ValueError:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"unknown policy {request.policy!r} (forfeit or default)")
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"unknown policy {clip(request.policy, 40)!r} (forfeit or default)")
         config = MatchConfig(
             game=request.game, seed=request.seed, options=dict(request.options), preset=request.preset or None,
             clock=clock, policy=policy,
@@ -486,7 +481,7 @@ class MatchesServicer(pb_grpc.MatchesServicer):
         try:
             game = config.make_game()
         except ConfigError as exc:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, clip(str(exc), 400))
         if len(request.seats) != game.num_seats:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"{request.game} needs {game.num_seats} seats, got {len(request.seats)}")
         seats = []
@@ -502,7 +497,7 @@ class MatchesServicer(pb_grpc.MatchesServicer):
                 await context.abort(grpc.StatusCode.FAILED_PRECONDITION, why)
             taken.append(session)
             if not session.plays(request.game):
-                await context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"bot {name!r} does not play {request.game}")
+                await context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"bot {name[:64]!r} does not play {request.game}")
             seats.append(RemoteSeat(session, request.game))
         record = await run_match(config, seats, observers=self.observers_for(config))
         return pb.MatchSummary(

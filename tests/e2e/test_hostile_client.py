@@ -1,0 +1,273 @@
+"""A hostile client written from the .proto files alone (the generated stubs in
+cardarena.v1, not the SDK), against a real `arbiter serve` started with no security
+flags: what an outsider with a bot token can and cannot do (README, "Security").
+
+Each test names the promise it checks; each fails if the promise is broken.
+"""
+
+from __future__ import annotations
+
+import queue
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from arbiter.server import auth
+from cardarena.v1 import arena_pb2 as pb
+from cardarena.v1 import arena_pb2_grpc as pb_grpc
+from tests.conftest import ROOT, start_serve, stop_serve
+from tests.e2e.rawbot import RawBot, act
+
+
+@pytest.fixture(scope="module")
+def arbiter():
+    s = start_serve("--hello-timeout", "1.5")
+    yield s
+    stop_serve(s)
+
+
+def _hello(name: str, token: str, version: str = "1", protocol: int = 1) -> pb.BotMessage:
+    return pb.BotMessage(hello=pb.Hello(bot_name=name, bot_version=version, token=token, protocol_version=protocol))
+
+
+def _first_reply(address: str, messages: list[pb.BotMessage], timeout: float = 10) -> list[pb.ArbiterMessage]:
+    """Send ``messages`` on a fresh stream and read what comes back until it closes."""
+    with grpc.insecure_channel(address) as ch:
+        try:
+            return list(pb_grpc.ArenaStub(ch).Play(iter(messages), timeout=timeout))
+        except grpc.RpcError as exc:
+            assert exc.code() != grpc.StatusCode.DEADLINE_EXCEEDED, "the arbiter did not close the stream"
+            return []
+
+
+def _run_match(arbiter, seats, token=None, seed=1, game="spades", options=None):
+    with grpc.insecure_channel(arbiter.address) as ch:
+        return pb_grpc.MatchesStub(ch).RunMatch(pb.RunMatchRequest(
+            game=game, seats=seats, seed=seed, options=options or {"deals": "1"},
+            admin_token=arbiter.admin_token if token is None else token), timeout=120)
+
+
+def test_a_bot_token_can_neither_start_a_match_nor_choose_a_seed(arbiter):
+    bot_token = arbiter.bot_token("h1")
+    for token in (bot_token, "", "x" * 40):
+        with pytest.raises(grpc.RpcError) as e:
+            _run_match(arbiter, ["h1"] * 4, token=token, seed=1234)
+        assert e.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        with grpc.insecure_channel(arbiter.address) as ch, pytest.raises(grpc.RpcError) as e:
+            pb_grpc.MatchesStub(ch).ListSessions(pb.ListSessionsRequest(admin_token=token), timeout=10)
+        assert e.value.code() == grpc.StatusCode.PERMISSION_DENIED
+
+
+def test_no_one_takes_another_bots_name(arbiter):
+    north = arbiter.bot_token("north")
+    south = arbiter.bot_token("south")
+    for token in (south, "", "guess-" * 5):
+        replies = _first_reply(arbiter.address, [_hello("north", token)])
+        assert [r.WhichOneof("msg") for r in replies] == ["error"] and replies[0].error.code == "auth", replies
+    replies = _first_reply(arbiter.address, [_hello("north", north)])
+    assert replies and replies[0].WhichOneof("msg") == "welcome"  # the real north (stream closed after)
+
+
+def test_one_stream_never_holds_two_seats_of_one_match(arbiter):
+    px = RawBot(arbiter, "px").start()
+    helpers = [RawBot(arbiter, f"h{i}").start() for i in (1, 2)]
+    arbiter.wait_sessions(["px", "h1", "h2"])
+    with pytest.raises(grpc.RpcError) as e:
+        _run_match(arbiter, ["px", "h1", "px", "h2"])
+    assert e.value.code() == grpc.StatusCode.FAILED_PRECONDITION and "connections of bot 'px'" in e.value.details()
+    px2 = RawBot(arbiter, "px").start()
+    arbiter.wait_sessions(["px", "px", "h1", "h2"])
+    summary = _run_match(arbiter, ["px", "h1", "px", "h2"])
+    assert not summary.incidents
+    for bot in (px, px2):
+        bot.wait_for("match_end")
+        seats = {m.match_start.seat for m in bot.received if m.WhichOneof("msg") == "match_start"
+                 and m.match_start.match_id == summary.match_id}
+        assert len(seats) == 1  # each px connection got exactly one seat's messages
+    for b in (px, px2, *helpers):
+        b.close()
+
+
+def test_what_a_bot_sends_is_bounded_wherever_it_is_echoed(arbiter):
+    huge = "Z" * 60_000
+    replies = _first_reply(arbiter.address, [_hello("fat", arbiter.bot_token("fat"), version=huge)])
+    assert replies and replies[0].error.code == "protocol" and len(replies[0].error.message) < 400
+    replies = _first_reply(arbiter.address, [_hello("Q" * 60_000, "t")])
+    assert replies and len(replies[0].error.message) < 400
+
+    def respond(turn):  # a 60,000-character card in its answer
+        a = pb.Action()
+        if turn.legal_actions[0].spades.HasField("play"):
+            a.spades.play.card = huge
+        else:
+            a.notation = "bid " + huge
+        return [act(turn, a)]
+
+    bad = RawBot(arbiter, "big", respond=respond).start()
+    others = [RawBot(arbiter, f"o{i}").start() for i in range(3)]
+    arbiter.wait_sessions(["big", "o0", "o1", "o2"])
+    summary = _run_match(arbiter, ["big", "o0", "o1", "o2"])
+    bad.wait_for("match_end")
+    errors = [m.error for m in bad.received if m.WhichOneof("msg") == "error"]
+    assert errors and all(len(e.message) < 500 for e in errors)
+    assert summary.incidents and all(len(i) < 500 for i in summary.incidents)
+    assert len(pb.MatchSummary.FromString(summary.SerializeToString()).outcome.detail) < 500
+    for b in (bad, *others):
+        b.close()
+
+
+def test_the_protocol_promises_hold(arbiter):
+    token = arbiter.bot_token("proto")
+    # the protocol version is checked, with its own code
+    for version in (0, 2):
+        replies = _first_reply(arbiter.address, [_hello("proto", token, protocol=version)])
+        assert replies[0].error.code == "version"
+    # a second Hello closes the stream with "protocol"
+    replies = _first_reply(arbiter.address, [_hello("proto", token), _hello("proto", token)])
+    kinds = [r.WhichOneof("msg") for r in replies]
+    assert kinds == ["welcome", "error"] and replies[1].error.code == "protocol" and "second Hello" in replies[1].error.message
+    # request ids are unique per session, across matches
+    bots = [RawBot(arbiter, f"u{i}").start() for i in range(4)]
+    arbiter.wait_sessions([f"u{i}" for i in range(4)])
+    for seed in (1, 2):
+        _run_match(arbiter, [f"u{i}" for i in range(4)], seed=seed)
+    for b in bots:
+        b.wait_for("match_end", 2)
+        ids = [m.turn.request_id for m in b.received if m.WhichOneof("msg") == "turn"]
+        assert len(ids) == len(set(ids)) > 13 and len({m.turn.match_id for m in b.received if m.WhichOneof("msg") == "turn"}) == 2
+        b.close()
+
+
+def test_a_silent_stream_is_closed_and_silent_streams_are_capped(arbiter):
+    # a stream that never says Hello is closed after --hello-timeout (1.5 s here)
+    gate = threading.Event()
+
+    def never():
+        gate.wait(30)
+        return
+        yield
+
+    with grpc.insecure_channel(arbiter.address) as ch:
+        got = list(pb_grpc.ArenaStub(ch).Play(never(), timeout=20))
+        gate.set()
+    assert [m.error.code for m in got] == ["protocol"] and "no Hello within 1.5 s" in got[0].error.message
+    # more streams waiting to say Hello than the cap: the excess is refused at once
+    stop = threading.Event()
+    answers: queue.Queue = queue.Queue()
+
+    def idle():
+        stop.wait(30)
+        return
+        yield
+
+    with grpc.insecure_channel(arbiter.address) as ch:
+        stub = pb_grpc.ArenaStub(ch)
+
+        def open_one():
+            try:
+                for m in stub.Play(idle(), timeout=20):
+                    answers.put(m.error.code)
+            except grpc.RpcError:
+                answers.put("rpc-error")
+
+        threads = [threading.Thread(target=open_one, daemon=True) for _ in range(80)]
+        for t in threads:
+            t.start()
+        first = answers.get(timeout=10)  # the refused ones answer at once, the others wait
+        stop.set()
+        for t in threads:
+            t.join(10)
+    codes = [first] + [answers.get_nowait() for _ in range(answers.qsize())]
+    assert "busy" in codes
+
+
+def test_wrong_tokens_are_answered_ever_more_slowly():
+    """auth.Throttle: each refused token from a peer doubles the wait before the answer."""
+    throttle = auth.Throttle()
+    delays = []
+    for _ in range(8):
+        delays.append(throttle.delay("ipv4:127.0.0.1:5555"))
+        throttle.failed("ipv4:127.0.0.1:5555")
+    assert delays[0] == 0 and all(b >= a for a, b in zip(delays, delays[1:])) and delays[-1] >= 1.0
+    assert throttle.delay("ipv4:127.0.0.1:6666") == throttle.delay("ipv4:127.0.0.1:5555") == auth.FAIL_DELAY_MAX_S  # same peer, other port; capped
+    throttle.succeeded("ipv4:127.0.0.1:1")
+    assert throttle.delay("ipv4:127.0.0.1:5555") == 0
+
+
+def test_a_guesser_on_the_wire_is_slowed(arbiter):
+    t0 = time.monotonic()
+    for i in range(6):
+        replies = _first_reply(arbiter.address, [_hello("guess", f"guess-number-{i:04d}-xxxxxxxx")])
+        assert replies[0].error.code == "auth"
+    assert time.monotonic() - t0 >= 0.05 + 0.1 + 0.2 + 0.4 + 0.8 - 0.1  # the waits add up
+
+
+def test_health_and_reflection_cover_every_service(tmp_path):
+    s = start_serve("--bots-db", str(tmp_path / "arena.sqlite"))
+    try:
+        with grpc.insecure_channel(s.address) as ch:
+            stub = health_pb2_grpc.HealthStub(ch)
+            for service in ("cardarena.v1.Arena", "cardarena.v1.Matches", "cardarena.v1.Spectate", "cardarena.v1.Bots", ""):
+                assert stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=5).status == \
+                    health_pb2.HealthCheckResponse.SERVING, service
+            from grpc_reflection.v1alpha import reflection_pb2
+
+            for path in ("/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+                         "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"):
+                call = ch.stream_stream(path, request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+                                        response_deserializer=reflection_pb2.ServerReflectionResponse.FromString)
+                names = {x.name for r in call(iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=5)
+                         for x in r.list_services_response.service}
+                assert {"cardarena.v1.Arena", "cardarena.v1.Matches", "cardarena.v1.Spectate", "cardarena.v1.Bots",
+                        "grpc.reflection.v1.ServerReflection"} <= names, (path, names)
+    finally:
+        stop_serve(s)
+
+
+def test_the_credentials_file_is_private(arbiter):
+    assert arbiter.credentials.stat().st_mode & 0o777 == 0o600
+
+
+def test_serve_refuses_a_reachable_interface_without_tls():
+    proc = subprocess.run([sys.executable, "-m", "arbiter", "serve", "--host", "0.0.0.0", "--port", "0"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "--tls-cert" in proc.stderr and "Traceback" not in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "arbiter", "serve", "--open", "--host", "0.0.0.0", "--insecure"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "--open" in proc.stderr
+
+
+def test_tls_carries_a_real_match_and_plain_clients_are_refused(tmp_path):
+    assert shutil.which("openssl"), "the openssl command makes the test certificate (Debian: apt-get install openssl)"
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+                    "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                   check=True, capture_output=True, timeout=60)
+    s = start_serve("--tls-cert", str(cert), "--tls-key", str(key))
+    try:
+        names = ["t0", "t1"]
+        for n in names:  # SDK bots over TLS, trusting the test CA
+            s.start_bot("random", n, extra_env={"ARENA_TLS_CA": str(cert)})
+        creds = grpc.ssl_channel_credentials(root_certificates=cert.read_bytes())
+        with grpc.secure_channel(s.address, creds) as ch:
+            stub = pb_grpc.MatchesStub(ch)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                live = [x.bot_name for x in stub.ListSessions(pb.ListSessionsRequest(admin_token=s.admin_token), timeout=5).sessions]
+                if set(names) <= set(live):
+                    break
+                time.sleep(0.1)
+            summary = stub.RunMatch(pb.RunMatchRequest(game="spite-and-malice", seats=names, seed=3,
+                                                       options={"payoff_size": "5"}, admin_token=s.admin_token), timeout=120)
+            assert not summary.incidents and summary.decisions > 0
+        with grpc.insecure_channel(s.address) as ch, pytest.raises(grpc.RpcError) as e:
+            pb_grpc.MatchesStub(ch).ListSessions(pb.ListSessionsRequest(admin_token=s.admin_token), timeout=5)
+        assert e.value.code() == grpc.StatusCode.UNAVAILABLE
+    finally:
+        stop_serve(s)
