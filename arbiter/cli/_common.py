@@ -14,6 +14,7 @@ from cardarena.games import ConfigError
 from arbiter.hosting.botproc import BotStartError
 from arbiter.hosting.loading import BotLoadError
 from arbiter.server.auth import CredentialsError
+from arbiter.server.client import ClientError
 from arbiter.store.db import StoreError
 from arbiter.tournament.disclosure import Withheld
 
@@ -63,7 +64,7 @@ def _run(fn, *args: Any, **kwargs: Any) -> Any:
     """Call a library function, turning known errors into a clear message and exit 2."""
     try:
         return fn(*args, **kwargs)
-    except (UsageError, ConfigError, StoreError, Withheld, BotStartError, BotLoadError, CredentialsError) as exc:
+    except (UsageError, ConfigError, StoreError, Withheld, BotStartError, BotLoadError, CredentialsError, ClientError) as exc:
         err.print(f"[bold red]error:[/] {exc}")
         raise typer.Exit(2) from None
 

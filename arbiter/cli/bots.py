@@ -18,6 +18,8 @@ from typing import Annotated, Any, Callable, Optional
 import typer
 from rich.table import Table
 
+from arbiter.server import client
+from arbiter.store.registry import RegistryError, SubmissionRejected
 from arbiter.cli._common import DbOpt, _run, app, err, out
 from arbiter.store.db import DEFAULT_DB
 
@@ -30,11 +32,7 @@ TEMPLATE = Path(__file__).resolve().parent.parent.parent / "bots" / "template" /
 
 
 def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """Like _run, also turning registry and gRPC errors into a clear message and exit 2."""
-    import grpc
-
-    from arbiter.store.registry import RegistryError, SubmissionRejected
-
+    """Like _run, also turning registry errors into a clear message and exit 2."""
     try:
         return _run(fn, *args, **kwargs)
     except SubmissionRejected as exc:
@@ -43,9 +41,6 @@ def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         raise typer.Exit(1) from None
     except RegistryError as exc:
         err.print(f"[bold red]error:[/] {exc}")
-        raise typer.Exit(2) from None
-    except grpc.RpcError as exc:
-        err.print(f"[bold red]error:[/] {exc.code().name}: {exc.details()}")
         raise typer.Exit(2) from None
 
 
@@ -74,10 +69,7 @@ def _versions_table(rows: list[dict[str, Any]], title: str) -> Table:
 
 
 def _row(v: Any) -> dict[str, Any]:
-    """A BotVersion or a BotVersionInfo message, as a plain dict."""
-    if hasattr(v, "report_json"):
-        return {"name": v.name, "version": v.version, "content_hash": v.content_hash, "games": list(v.games),
-                "deterministic": v.deterministic, "author": v.author, "report": json.loads(v.report_json or "{}"), "entry": v.entry}
+    """A stored BotVersion as a plain dict (what the Bots service client returns too)."""
     return {"name": v.name, "version": v.version, "content_hash": v.content_hash, "games": list(v.games),
             "deterministic": v.deterministic, "author": v.author, "report": v.report, "entry": v.entry, "path": str(v.path)}
 
@@ -142,16 +134,7 @@ def submit(
 
     sub = _call(reg.collect, path)
     if server:
-        import grpc
-
-        from arbiter.server.client import submission_chunks
-        from cardarena.v1 import bots_pb2_grpc as bpb_grpc
-
-        def remote() -> Any:
-            with grpc.insecure_channel(server) as ch:
-                return bpb_grpc.BotsStub(ch).Submit(submission_chunks(sub, token or "", name, version or ""), timeout=600)
-
-        row = _row(_call(remote))
+        row = _call(client.submit_bot, server, sub, token or "", name, version or "")
     else:
         with reg.Registry(db) as registry:
             v, _ = _call(submit, registry, sub, name, version)
@@ -161,22 +144,11 @@ def submit(
               + (f" at {row['path']}" if "path" in row else f" on {server}"))
 
 
-def _remote(server: str, method: str, request: Any) -> Any:
-    import grpc
-
-    from cardarena.v1 import bots_pb2_grpc as bpb_grpc
-
-    with grpc.insecure_channel(server) as ch:
-        return getattr(bpb_grpc.BotsStub(ch), method)(request, timeout=60)
-
-
 @bots_app.command("list")
 def list_(db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOpt = None) -> None:
     """The registered bots and their versions."""
     if server:
-        from cardarena.v1 import bots_pb2 as bpb
-
-        rows = [_row(v) for v in _call(_remote, server, "List", bpb.ListBotsRequest(token=token or "")).versions]
+        rows = _call(client.list_bots, server, token or "")
     else:
         from arbiter.store.registry import Registry
 
@@ -192,9 +164,7 @@ def list_(db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOp
 def show(name: str, db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOpt = None) -> None:
     """One bot's versions and the check report of the latest."""
     if server:
-        from cardarena.v1 import bots_pb2 as bpb
-
-        rows = [_row(v) for v in _call(_remote, server, "Show", bpb.ShowBotRequest(token=token or "", name=name)).versions]
+        rows = _call(client.show_bot, server, token or "", name)
     else:
         from arbiter.store.registry import Registry
 
@@ -221,9 +191,7 @@ def remove(
 ) -> None:
     """Remove a bot version, or the bot."""
     if server:
-        from cardarena.v1 import bots_pb2 as bpb
-
-        n = _call(_remote, server, "Remove", bpb.RemoveBotRequest(token=token or "", name=name, version=version or "")).removed
+        n = _call(client.remove_bot, server, token or "", name, version or "")
     else:
         from arbiter.store.registry import Registry
 

@@ -7,6 +7,8 @@ from typing import Annotated, Optional
 import typer
 
 from cardarena.games import GAMES
+from arbiter.server.client import run_match
+from arbiter.tournament.play import play_local
 from arbiter.cli._common import (
     BankOpt, DecisionOpt, OptionOpt, PolicyOpt, PresetOpt, TransportOpt, _outcome_table, _parse_options, _run, app, out,
 )
@@ -20,22 +22,21 @@ def play(
     option: OptionOpt = None,
     preset: PresetOpt = None,
     server: Annotated[Optional[str], typer.Option(help="Play on a running arbiter HOST:PORT whose connected bots have these names.")] = None,
-    admin_token: Annotated[Optional[str], typer.Option(envvar="ARENA_ADMIN_TOKEN", help="Admin token of --server.")] = None,
+    admin_token: Annotated[Optional[str], typer.Option(envvar="ARENA_ADMIN_TOKEN", help="Admin token of --server (arbiter credentials token admin).")] = None,
     transport: TransportOpt = "grpc",
     decision_ms: DecisionOpt = 10_000,
     bank_ms: BankOpt = 60_000,
     policy: PolicyOpt = "forfeit",
 ) -> None:
     """Play one match between bots and print the result."""
-    from arbiter.tournament.play import play_local, play_remote
-
     options = _run(_parse_options, option)
     if seed is None:
         import secrets
 
         seed = secrets.randbits(62)
     if server:
-        summary = _run(play_remote, server, game, bots, seed, options, preset, admin_token, decision_ms, bank_ms, policy)
+        summary = _run(run_match, server, game, bots, admin_token=admin_token or "", seed=seed, options=options,
+                       preset=preset, decision_ms=decision_ms, bank_ms=bank_ms, policy=policy)
         out.print(_outcome_table(bots, summary.outcome, f"{game} (seed {seed}) on {server}: {summary.outcome.reason.value}"))
         for inc in summary.incidents:
             out.print(f"[yellow]incident:[/] {inc}")

@@ -6,20 +6,71 @@ one exception per service whose message names the address and what was refused.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+import json
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping, Sequence
 
 import grpc
 
 from cardarena.frames import Frame, HeaderFrame
+from cardarena.games import Outcome
+from cardarena.v1 import arena_pb2 as pb
+from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from cardarena.v1 import bots_pb2 as bpb
+from cardarena.v1 import bots_pb2_grpc as bpb_grpc
 from cardarena.v1 import spectate_pb2 as spb
 from cardarena.v1 import spectate_pb2_grpc as spb_grpc
+from cardarena.wire import codec
 from cardarena.wire.frames import frame_from_proto
 
 
 
-class SpectateError(Exception):
+class ClientError(Exception):
+    """The arbiter refused a call, or could not be reached; the message names the
+    address, the status and the arbiter's words."""
+
+
+class SpectateError(ClientError):
     """The arbiter refused or broke off a watch; the message says why."""
+
+
+def _channel(address: str, tls_ca: bytes | None = None) -> grpc.Channel:
+    return grpc.secure_channel(address, grpc.ssl_channel_credentials(tls_ca or None)) if tls_ca is not None \
+        else grpc.insecure_channel(address)
+
+
+def _failed(address: str, exc: grpc.RpcError) -> ClientError:
+    return ClientError(f"{address}: {exc.code().name}: {exc.details()}")
+
+
+# The Matches service (`arbiter play --server`).
+
+
+@dataclass(frozen=True)
+class RemoteMatch:
+    """What Matches.RunMatch reports of a match it played."""
+
+    match_id: str
+    outcome: Outcome
+    actions: tuple[str, ...]
+    incidents: tuple[str, ...]
+
+
+def run_match(address: str, game: str, seats: Sequence[str], *, admin_token: str, seed: int = 0,
+              options: Mapping[str, Any] | None = None, preset: str | None = None, decision_ms: int = 10_000,
+              bank_ms: int = 60_000, policy: str = "forfeit", tls_ca: bytes | None = None,
+              timeout: float | None = None) -> RemoteMatch:
+    """Ask the arbiter at ``address`` to play a match between its connected bots (admin)."""
+    request = pb.RunMatchRequest(
+        game=game, options=codec.options_to_wire(options or {}), preset=preset or "", seed=seed, seats=list(seats),
+        clock=pb.Clock(decision_ms=decision_ms, bank_ms=bank_ms), policy=policy, admin_token=admin_token,
+    )
+    with _channel(address, tls_ca) as ch:
+        try:
+            msg = pb_grpc.MatchesStub(ch).RunMatch(request, timeout=timeout)
+        except grpc.RpcError as exc:
+            raise _failed(address, exc) from None
+    return RemoteMatch(msg.match_id, codec.outcome_from_proto(msg.outcome), tuple(msg.actions), tuple(msg.incidents))
 
 
 def list_matches(address: str, include_finished: bool = True, timeout: float = 10.0, token: str = "") -> list[spb.MatchListing]:
@@ -59,7 +110,41 @@ def raw_watch(address: str, match_id: str = "", hidden_cards: bool = False, toke
             stream.cancel()
 
 
-# The Bots service (`arbiter bots submit --server`).
+# The Bots service (`arbiter bots submit|list|show|remove --server`).
+
+
+def version_row(v: bpb.BotVersionInfo) -> dict[str, Any]:
+    """A registered version as the Bots service describes it, as plain data."""
+    return {"name": v.name, "version": v.version, "content_hash": v.content_hash, "games": list(v.games),
+            "deterministic": v.deterministic, "author": v.author, "report": json.loads(v.report_json or "{}"),
+            "entry": v.entry}
+
+
+def _bots_call(address: str, method: str, request: Any, tls_ca: bytes | None, timeout: float) -> Any:
+    with _channel(address, tls_ca) as ch:
+        try:
+            return getattr(bpb_grpc.BotsStub(ch), method)(request, timeout=timeout)
+        except grpc.RpcError as exc:
+            raise _failed(address, exc) from None
+
+
+def submit_bot(address: str, sub: Any, token: str, name: str, version: str = "", tls_ca: bytes | None = None) -> dict[str, Any]:
+    """Submit ``sub`` (a ``registry.Submission``); the registered version. A rejection's
+    ClientError lists the failed checks."""
+    return version_row(_bots_call(address, "Submit", submission_chunks(sub, token, name, version), tls_ca, 600))
+
+
+def list_bots(address: str, token: str, tls_ca: bytes | None = None) -> list[dict[str, Any]]:
+    return [version_row(v) for v in _bots_call(address, "List", bpb.ListBotsRequest(token=token), tls_ca, 60).versions]
+
+
+def show_bot(address: str, token: str, name: str, tls_ca: bytes | None = None) -> list[dict[str, Any]]:
+    msg = _bots_call(address, "Show", bpb.ShowBotRequest(token=token, name=name), tls_ca, 60)
+    return [version_row(v) for v in msg.versions]
+
+
+def remove_bot(address: str, token: str, name: str, version: str = "", tls_ca: bytes | None = None) -> int:
+    return _bots_call(address, "Remove", bpb.RemoveBotRequest(token=token, name=name, version=version), tls_ca, 60).removed
 
 
 def submission_chunks(sub: Any, token: str, name: str, version: str = "", piece: int = 32 * 1024):

@@ -1,13 +1,13 @@
-"""Play one match: locally (own arbiter + bot processes, or in-process), or on a running arbiter."""
+"""Play one match locally: an own arbiter and bot processes, or trusted bots in process.
+
+(On a running arbiter: ``arbiter.server.client.run_match``.)
+"""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any, Mapping, Sequence
 
-import grpc
-
-from cardarena.wire import codec as convert
 from arbiter.hosting.botproc import BotPool
 from cardarena.games import ConfigError
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
@@ -16,8 +16,6 @@ from arbiter.match import run_match
 from arbiter.server.arena import RemoteSeat
 from arbiter.server.app import start_private_server
 from arbiter.tournament.run import bot_names
-from cardarena.v1 import arena_pb2 as pb
-from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from arbiter.hosting.loading import load_bot
 
 
@@ -72,36 +70,3 @@ def play_local(
                 pool.stop()
 
     return asyncio.run(main())
-
-
-def play_remote(
-    address: str,
-    game: str,
-    bots: Sequence[str],
-    seed: int = 0,
-    options: Mapping[str, Any] | None = None,
-    preset: str | None = None,
-    admin_token: str | None = None,
-    decision_ms: int = 10_000,
-    bank_ms: int = 60_000,
-    policy: str = "forfeit",
-):
-    """Ask the arbiter at ``address`` to play a match between its connected bots."""
-    request = pb.RunMatchRequest(
-        game=game, options=convert.options_to_wire(options or {}), preset=preset or "", seed=seed, seats=list(bots),
-        clock=pb.Clock(decision_ms=decision_ms, bank_ms=bank_ms), policy=policy, admin_token=admin_token or "",
-    )
-    with grpc.insecure_channel(address) as channel:
-        try:
-            summary = pb_grpc.MatchesStub(channel).RunMatch(request)
-        except grpc.RpcError as exc:
-            raise ConfigError(f"{address}: {exc.code().name}: {exc.details()}") from None
-    return _Summary(summary)
-
-
-class _Summary:
-    def __init__(self, msg: pb.MatchSummary):
-        self.match_id = msg.match_id
-        self.outcome = convert.outcome_from_proto(msg.outcome)
-        self.actions = list(msg.actions)
-        self.incidents = list(msg.incidents)

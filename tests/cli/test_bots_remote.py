@@ -1,0 +1,39 @@
+"""`arbiter bots submit|list|show|remove --server`: the Bots service of a real `arbiter
+serve`, through the CLI's client (arbiter.server.client), with author tokens."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from arbiter.server import auth
+from tests.arbiter.test_registry import GOOD, HELPER, write_bot
+from tests.conftest import ROOT, start_serve, stop_serve
+
+
+def _arbiter(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arbiter", *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+def test_authors_submit_list_and_remove_their_own_bots_remotely(tmp_path):
+    s = start_serve("--bots-db", str(tmp_path / "arena.sqlite"), "--author", "alice", "--author", "bob")
+    try:
+        creds = auth.read(s.credentials)
+        alice, bob = creds.authors["alice"], creds.authors["bob"]
+        folder = write_bot(tmp_path / "good", GOOD, HELPER)
+        done = _arbiter("bots", "submit", str(folder), "--name", "good", "--server", s.address, "--token", alice)
+        assert done.returncode == 0, done.stderr
+        assert "registered good 2.1" in " ".join(done.stdout.split()) and f"on {s.address}" in done.stdout
+        listed = _arbiter("bots", "list", "--server", s.address, "--token", alice)
+        assert listed.returncode == 0 and "good" in listed.stdout
+        assert "good" not in _arbiter("bots", "list", "--server", s.address, "--token", bob).stdout
+        theirs = _arbiter("bots", "remove", "good", "--server", s.address, "--token", bob)
+        nobody = _arbiter("bots", "remove", "nobody", "--server", s.address, "--token", bob)
+        assert theirs.returncode == nobody.returncode == 2 and "Traceback" not in theirs.stderr
+        assert theirs.stderr.replace("good", "NAME") == nobody.stderr.replace("nobody", "NAME")  # no oracle
+        wrong = _arbiter("bots", "list", "--server", s.address, "--token", "not-a-token-at-all")
+        assert wrong.returncode == 2 and "UNAUTHENTICATED" in wrong.stderr
+        gone = _arbiter("bots", "remove", "good", "--server", s.address, "--token", alice)
+        assert gone.returncode == 0 and "removed 1 version of good" in gone.stdout
+    finally:
+        stop_serve(s)
