@@ -32,7 +32,6 @@ from __future__ import annotations
 import asyncio
 import atexit
 import hashlib
-import itertools
 import logging
 import os
 import secrets
@@ -47,10 +46,11 @@ from cardarena.games import ConfigError
 from cardarena.records import MatchConfig, MatchRecord
 from arbiter.store.registry import ENTRY, RegistryError, Submission, collect, lookup, materialize, read_stored, validate
 from arbiter.tournament.spec import SpecError, is_registered_ref
-from arbiter.hosting.botproc import BotPool, BotStartError
+from arbiter.hosting import sandbox as sb
+from arbiter.hosting.botproc import BotHost, BotStartError
 from arbiter.server.app import start_private_server
 from arbiter.match import run_match
-from arbiter.server.arena import Hub, RemoteSeat
+from arbiter.server.arena import RemoteSeat
 
 log = logging.getLogger(__name__)
 
@@ -251,146 +251,106 @@ def _remove(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
+@dataclass(eq=False)
+class _Hosted:
+    """The bot processes of one tournament's bots on this worker, and when they were last used."""
+
+    host: BotHost
+    in_use: int = 0
+    last_used: float = field(default_factory=time.monotonic)
+
+
 class _WorkerArena:
-    """This worker process's private arbiter and bot processes, on a background loop."""
+    """This worker process's private arbiter, and a ``hosting.botproc.BotHost`` for the
+    bots of each tournament it plays matches of (the same host the local runs use), on a
+    background loop. A host nobody has used for BOT_IDLE_SECONDS is stopped."""
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="arena-cluster-loop", daemon=True)
         self.thread.start()
         self.server: Any = None
-        self.pool: Any = None
-        self.locks: dict[str, asyncio.Lock] = {}
-        self.last_used: dict[str, float] = {}
-        self.restarts: dict[tuple[str, str], int] = {}
-        self.in_use: dict[str, int] = {}
-        self.ids = itertools.count()
+        self.hosts: dict[tuple, _Hosted] = {}
+        self._creating = asyncio.Lock()
         asyncio.run_coroutine_threadsafe(self._start(), self.loop).result(60)
 
     async def _start(self) -> None:
         # The bots reach this arbiter and nobody else needs it: Spectate and Matches locked.
         self.server = await start_private_server()
-        self.pool = BotPool(self.server.hub, self.server.address)
         self.loop.create_task(self._reap())
-        if not self.pool.sandbox.blocks_network:
+        box = sb.Sandbox()
+        if not box.blocks_network:
             log.warning("this worker's sandbox (%s) does not cut the network: bots could reach the Dask scheduler "
-                        "and workers; install bubblewrap (docs/cluster.md)", self.pool.sandbox.mode)
-        log.info("cluster worker arena: arbiter on %s, sandbox %s", self.server.address, self.pool.sandbox.mode)
+                        "and workers; install bubblewrap (docs/cluster.md)", box.mode)
+        log.info("cluster worker arena: arbiter on %s, sandbox %s", self.server.address, box.mode)
 
     def play(self, job: MatchJob) -> tuple[str, dict[str, str]]:
         return asyncio.run_coroutine_threadsafe(self._play(job), self.loop).result()
+
+    async def _host(self, job: MatchJob) -> _Hosted:
+        """The host of ``job``'s bots: one per tournament, bot set, seat shape and
+        isolation. A worker plays "deal" as "match" (the safe side): its processes may
+        serve several tournaments' deals, which it cannot tell apart."""
+        isolation = "shared" if job.isolation == "shared" else "match"
+        copies = max(job.seats.count(n) for n in set(job.seats))
+        key = (job.tournament, isolation, copies, tuple(sorted(r.key for r in job.bots)))
+        async with self._creating:
+            hosted = self.hosts.get(key)
+            if hosted is None:
+                sources = {r.name: await asyncio.to_thread(local_spec, r) for r in job.bots}
+                host = BotHost(self.server.hub, self.server.address, sources, isolation=isolation, copies=copies,
+                               processes=copies, warm=1, max_restarts=job.max_restarts, connect_timeout=CONNECT_TIMEOUT)
+                try:
+                    await host.start()
+                except BotStartError as exc:
+                    await host.stop()
+                    raise BotStartError(f"{exc} (on this worker)") from None
+                hosted = self.hosts[key] = _Hosted(host)
+        return hosted
 
     async def _play(self, job: MatchJob) -> tuple[str, dict[str, str]]:
         refs = {r.name: r for r in job.bots}
         missing = [n for n in job.seats if n not in refs]
         if missing:
             raise ClusterError(f"match {job.idx}: no bot reference for seats {missing}")
-        # The k-th seat of a bot in this match (partners, copies at a table) is played by
-        # its k-th process: no process ever receives two seats' cards.
-        slots = [job.seats[:i].count(n) for i, n in enumerate(job.seats)]
-        keys = [f"{refs[n].key}.s{k}" for n, k in zip(job.seats, slots)]
-        fresh: list[Any] = []
-        fresh_ones = job.isolation in ("match", "deal")  # a worker plays "deal" as "match": the safe side
-        for k in keys:
-            self.in_use[k] = self.in_use.get(k, 0) + 1
+        hosted = await self._host(job)
+        hosted.in_use += 1
+        lease_id, sessions = await hosted.host.lease(job.seats)
         try:
-            sessions: list[Any] = []
-            if fresh_ones:  # a process of its own per seat, for this match only, started together
-                specs = {n: await asyncio.to_thread(local_spec, refs[n]) for n in dict.fromkeys(job.seats)}
-                for n, key in zip(job.seats, keys):
-                    fresh.append(self.pool.launch(key, specs[n], key=f"{key}.m{next(self.ids)}"))
-                sessions = list(await asyncio.gather(*(self._connect(bp, refs[n]) for bp, n in zip(fresh, job.seats))))
-            else:
-                for n, key in zip(job.seats, keys):
-                    sessions.append(await self._session(job, refs[n], key))
-            seats = []
-            for n, key, session in zip(job.seats, keys, sessions):
-                session = session or Hub.gone(key)
-                seat = RemoteSeat(session, job.config.game)
-                seat.name = n  # records name the tournament's bot, not the worker's process key
-                seats.append(seat)
+            seats = [RemoteSeat(session, job.config.game) for session in sessions]
+            for seat, n in zip(seats, job.seats):
+                seat.name = n  # records name the tournament's bot, not the worker's process
             record = await run_match(job.config, seats)
-            versions = {n: s.bot_version for n, s in zip(job.seats, sessions) if s is not None}
+            versions = {n: s.bot_version for n, s in zip(job.seats, sessions) if s.bot_version}
             return record.to_json(), versions
         finally:
-            now = time.monotonic()
-            for k in keys:
-                self.in_use[k] -= 1
-                if not fresh_ones:
-                    self.last_used[k] = now
-            for bp in fresh:
-                self.pool.forget(bp)
-            if fresh:
-                await asyncio.to_thread(lambda: [bp.stop() for bp in fresh])
-
-    async def _session(self, job: MatchJob, ref: BotRef, key: str) -> Any:
-        """A live session of ``ref``'s long-lived process ``key`` (one per seat slot):
-        started (from verified code) if needed.
-
-        A process that died is started again, up to ``job.max_restarts`` times per
-        tournament on this worker; past that, None (the match records a disconnect).
-        """
-        hub = self.server.hub
-        lock = self.locks.setdefault(key, asyncio.Lock())
-        async with lock:
-            session = hub.find(key)
-            if session is not None:
-                return session
-            old = self.pool.procs.get(key)
-            if old is not None:
-                n = self.restarts.get((job.tournament, key), 0)
-                if n >= job.max_restarts:
-                    return None
-                self.restarts[(job.tournament, key)] = n + 1
-                log.warning("bot %s died on this worker; restarting it (%d of %d)", ref.name, n + 1, job.max_restarts)
-                await asyncio.to_thread(old.stop)
-            spec = await asyncio.to_thread(local_spec, ref)
-            return await self._connect(self.pool.launch(key, spec), ref)
-
-    async def _connect(self, bp: Any, ref: BotRef) -> Any:
-        """The session of the just-launched ``bp``; BotStartError (naming the tournament's
-        bot, not the worker's key) if it exits or does not connect."""
-
-        try:
-            return await bp.connect(self.server.hub, CONNECT_TIMEOUT)
-        except BotStartError as exc:
-            detail = str(exc).partition("\n")[2]
-            how = f"exited with code {bp.proc.returncode}" if bp.proc.poll() is not None else f"did not connect within {CONNECT_TIMEOUT:.0f} s"
-            raise BotStartError(f"bot {ref.name!r} ({ref.source}) {how} on this worker:\n{detail}") from None
+            hosted.host.release(lease_id)
+            hosted.in_use -= 1
+            hosted.last_used = time.monotonic()
 
     async def _reap(self) -> None:
-        """Stop bot processes no match has used for BOT_IDLE_SECONDS."""
+        """Stop the hosts no match has used for BOT_IDLE_SECONDS."""
         while True:
             await asyncio.sleep(min(30.0, max(1.0, BOT_IDLE_SECONDS / 4)))
             now = time.monotonic()
-            for key, used in list(self.last_used.items()):
-                if self.in_use.get(key, 0) or now - used <= BOT_IDLE_SECONDS or key not in self.pool.procs:
-                    continue
-                async with self.locks.setdefault(key, asyncio.Lock()):
-                    if self.in_use.get(key, 0) or key not in self.pool.procs:
-                        continue  # a match took it while we waited for the lock
-                    bp = self.pool.procs.pop(key)
-                    self.last_used.pop(key, None)
-                    await asyncio.to_thread(bp.stop)
-                    # hold the lock until the arbiter has seen the stream close, so the next
-                    # match starts a fresh process rather than seat a dying one
-                    for _ in range(100):
-                        if self.server.hub.find(key) is None:
-                            break
-                        await asyncio.sleep(0.02)
-                    log.info("stopped idle bot process %s", key)
+            async with self._creating:
+                idle = [k for k, h in self.hosts.items() if not h.in_use and now - h.last_used > BOT_IDLE_SECONDS]
+                for key in idle:
+                    await self.hosts.pop(key).host.stop()
+                    log.info("stopped the idle bot processes of %s", key[0])
 
     def close(self) -> None:
         async def stop() -> None:
+            for hosted in list(self.hosts.values()):
+                await hosted.host.stop()
+            self.hosts.clear()
             if self.server is not None:
                 await self.server.stop(0.2)
 
         try:
-            asyncio.run_coroutine_threadsafe(stop(), self.loop).result(5)
+            asyncio.run_coroutine_threadsafe(stop(), self.loop).result(15)
         except Exception:  # noqa: BLE001 - closing at exit: best effort
             pass
-        if self.pool is not None:
-            self.pool.stop()
         self.loop.call_soon_threadsafe(self.loop.stop)
 
 
