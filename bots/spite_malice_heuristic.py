@@ -1,4 +1,4 @@
-"""A simple Spite and Malice heuristic (rules: shared/rules/spite-and-malice.md).
+"""A simple Spite and Malice heuristic (rules: docs/rules/spite-and-malice.md).
 
 It sees only its view and the legal actions. In order of preference:
 

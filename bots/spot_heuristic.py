@@ -1,4 +1,4 @@
-"""A simple Spot heuristic (rules/spot.md), written only against the view and the legal actions.
+"""A simple Spot heuristic (rules: docs/rules/spot.md), written only against the view and the legal actions.
 
 * Draw: take the discard-pile top only if it completes or extends something (a meld
   with two hand cards, or a layoff onto a table meld); otherwise draw from the stock.

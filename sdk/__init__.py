@@ -10,8 +10,11 @@
     if __name__ == "__main__":
         run(MyBot())
 
-Typed views and actions per game: ``sdk.spades``, ``sdk.spite_and_malice``, ``sdk.spot``.
-Play locally without a server: ``sdk.harness.play_match``.
+Typed views and actions per game: ``sdk.spades``, ``sdk.spite_and_malice``, ``sdk.spot``
+(every view field is described in its class: ``pydoc sdk.spades.SpadesView``). The hooks
+and ``self.rng``: ``pydoc sdk.Bot``. Play locally without a server: ``sdk.harness``
+(``pydoc sdk.harness`` has a complete example). The rules, every option and the presets:
+``arbiter rules GAME`` and docs/rules/.
 """
 
 from sdk.bot import Bot

@@ -24,7 +24,40 @@ from cardarena.records import MatchInfo, MatchResult  # noqa: F401  (what the ho
 
 
 class Bot:
-    """Base class of every bot. Implement ``choose``; override hooks as needed."""
+    """Base class of every bot. Implement ``choose``; override the hooks as needed.
+
+    Class attributes:
+        name: the bot's name (letters, digits, ``-``, ``_``, ``.``): what standings show.
+        version: its version (``name@version`` in a tournament once registered).
+        games: the games it plays (``"spades"``, ``"spite-and-malice"``, ``"spot"``), or
+            ``("*",)`` for any.
+
+    Instance attributes (set by the SDK before a match starts):
+        rng: a ``random.Random`` seeded per match and seat by the arbiter
+            (``MatchInfo.seed``, never the deal seed): draw every random choice from it
+            and a seeded match replays exactly. Do not reseed it.
+        info: the match's ``MatchInfo`` (game, options in force, seat, teams, seat names,
+            clock), or None before a match.
+
+    Hooks, called in this order for each match, on a fresh copy of the bot (state kept
+    on ``self`` belongs to that one match):
+        on_match_start(info): once, before the first decision; ``self.info`` and
+            ``self.rng`` are already set.
+        on_events(events): the events this seat may see (``Event``: kind, seat, text,
+            cards), each exactly once and in order: before every ``choose``, everything
+            since the previous call, and the last ones before ``on_match_end``.
+        choose(view, legal_actions): required; called for every decision of the seat.
+            ``view`` is the seat's typed view (``sdk.spades.SpadesView``,
+            ``sdk.spite_and_malice.SpiteAndMaliceView``, ``sdk.spot.SpotView``) and
+            ``legal_actions`` every legal action, typed (``Bid``, ``Play``, ...). Return
+            one of them, or its notation as a string (``"bid 3"``, ``"play QS"``).
+        on_match_end(result): once, when the match is over (``MatchResult``: the outcome
+            with every seat's score and rank, and this seat).
+
+    A decision's clock (``info.decision_ms``, then ``info.bank_ms``) runs from the moment
+    the arbiter sends the turn until the answer arrives: the ``on_events`` call before a
+    ``choose`` counts against it too.
+    """
 
     #: Registered name and version.
     name: str = "bot"
@@ -36,12 +69,13 @@ class Bot:
         self.rng = random.Random(0)
         self.info: MatchInfo | None = None
 
-    def choose(self, view: Any, legal_actions: Sequence[Action]) -> Action:
-        """Return one of ``legal_actions`` for the seat's ``view``."""
+    def choose(self, view: Any, legal_actions: Sequence[Action]) -> Action | str:
+        """Return one of ``legal_actions`` (or its notation) for the seat's ``view``."""
         raise NotImplementedError("a Bot must implement choose(view, legal_actions)")
 
     def on_match_start(self, info: MatchInfo) -> None:
-        """Called once before the first decision of a match."""
+        """Called once before the first decision of a match (``self.info`` and
+        ``self.rng`` are set already)."""
 
     def on_events(self, events: list[Event]) -> None:
         """Called with the events this seat may see, in order, each once: before each
@@ -49,7 +83,7 @@ class Bot:
         with its next Turn), and the last ones before ``on_match_end``."""
 
     def on_match_end(self, result: MatchResult) -> None:
-        """Called once when the match is over."""
+        """Called once when the match is over, with its outcome and this seat."""
 
     # The runner calls this; bots normally don't.
     def _start(self, info: MatchInfo) -> None:

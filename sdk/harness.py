@@ -3,14 +3,38 @@
 For a bot author's tests. The rules are the engine's own, the bots get exactly what a
 hosted match gives them (``MatchInfo`` with a per-seat seed, the seat's view, its legal
 actions, the events it may see before each ``choose`` and at the end), and the record
-replays and verifies like any other (``cardarena.replay.verify_record``)::
+replays and verifies like any other (``cardarena.replay.verify_record``).
 
+A complete example (save it as ``try_mybot.py`` and run ``python try_mybot.py``)::
+
+    from sdk import Bot
     from sdk.harness import play_match
-    from bots.random_bot import RandomBot          # the bundled random bot
-    from mybot import MyBot
+    from sdk.loading import load_bot             # any bot by name: a bundled one, FILE.py, ...
+    from sdk.spades import Bid, Play, SpadesView, power
 
-    record = play_match("spades", [MyBot(), RandomBot(), MyBot(), RandomBot()], seed=7)
-    print(record.outcome)                          # scores, ranks, how it ended
+    class MyBot(Bot):
+        name = "mybot"
+        games = ("spades",)
+
+        def choose(self, view: SpadesView, legal_actions):
+            bids = [a for a in legal_actions if isinstance(a, Bid) and not a.blind]
+            if bids:                              # bid 3 if we may, else the lowest bid
+                return next((b for b in bids if b.tricks == 3), bids[0])
+            plays = [a for a in legal_actions if isinstance(a, Play)]
+            if plays:                             # our lowest card (power: 2 low .. A high)
+                return min(plays, key=lambda p: power(p.card))
+            return legal_actions[0]               # look, give: the first legal one
+
+    random_bot = load_bot("random")               # the bundled random bot (bots.random_bot.RandomBot)
+    record = play_match("spades", [MyBot(), random_bot, MyBot(), random_bot], seed=7,
+                        options={"deals": 2})
+    print(record.outcome)                         # scores, ranks (1 = best), how it ended
+    print(len(record.actions), "decisions")
+
+``play_match`` seats ``bots[i]`` (a fresh copy per match, as the arbiter does) at seat
+``i``; the bundled bots can also be imported directly: ``from bots.random_bot import
+RandomBot``. Game names: ``spades``, ``spite-and-malice``, ``spot``; options and presets
+as in ``arbiter rules GAME``.
 
 Unlike the arbiter, which would forfeit the seat, the harness raises ``HarnessError`` when
 a bot raises, returns something that is not an action, or returns an illegal one, so that

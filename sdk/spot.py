@@ -2,8 +2,9 @@
 
     from sdk.spot import Draw, DrawSource, Meld, LayOff, Discard, SpotView
 
-The same types the arbiter's engine uses (rules: shared/rules/spot.md), plus helpers
-for reasoning about melds.
+The same types the arbiter's engine uses, plus helpers for reasoning about melds. Every
+field of the view is described in its class (``pydoc sdk.spot.SpotView``, ``pydoc
+sdk.spot.SpotTableMeld``, ...). Rules: docs/rules/spot.md, or ``arbiter rules spot``.
 """
 
 from cardarena.games.cards import Card, Suit  # noqa: F401  (re-exported)

@@ -16,6 +16,7 @@ from arbiter.cli import evaluate  # noqa: F401  (registers `arbiter evaluate`)
 from arbiter.cli import bench  # noqa: F401
 from arbiter.cli import bots  # noqa: F401  (bot template, self-test, registry)
 from arbiter.cli import watch, web  # noqa: F401  (spectating: live and on a web page)
+from arbiter.cli import rules  # noqa: F401  (`arbiter rules GAME`: rules, notation, options, presets)
 from arbiter.cli import credentials  # noqa: F401  (a standing arbiter's tokens)
 
 

@@ -115,41 +115,49 @@ def tournament_run(
                     progress.console.print(f"running the matches on the Dask cluster at {spec.cluster}", highlight=False)
                 _run(asyncio.run, run_tournament(spec, store, None, on_progress, fresh, transport, ship_bots=not shared_bots))
         standings, info = _run(load_standings, store, spec.display_name)
-    _print_standings(standings, info, crosstable=True)
+    from arbiter.present.played import with_clock
+
+    _print_standings(standings, with_clock(info, spec.to_json()), crosstable=True)
     out.print(f"stored in {db}; [bold]arbiter standings {spec.display_name} --db {db}[/] shows it again", highlight=False)
 
 
 def _print_standings(st, info: dict[str, Any], crosstable: bool = False) -> None:
-    from rich import box
-
+    from arbiter.cli.tables import Column, console_width, fitted_table
     from arbiter.present.export import _cross_cells, _rating_text, _summary
+    from arbiter.present.played import describe, team_rows
 
-    table = Table(title=f"Standings: {info['name']}", caption=_summary(st, info), caption_justify="left", box=box.SIMPLE_HEAD, show_edge=False,
-                  padding=(0, 1), pad_edge=False, collapse_padding=True)
-    cols = ["#", "bot", "n", "W-D-L", "score%", "margin"] + (["dup±se"] if st.duplicate else []) + ["rating", "95% CI", "LOS↓"]
+    played = describe(info)
+    # What is dropped first when the terminal is narrow: the higher ``drop``, the earlier.
+    cols = [Column("#"), Column("bot", "left", style="bold", shrink=True), Column("n", drop=5),
+            Column("W-D-L", drop=2), Column("score%")]
+    cols += [Column("margin", drop=7)] + ([Column("dup±se", drop=6)] if st.duplicate else [])
+    cols += [Column("rating", drop=3), Column("95% CI", drop=8), Column("LOS↓", drop=9)]
     forfeits = any(r.forfeits for r in st.rows)
-    cols += ["forf"] if forfeits else []
-    for i, h in enumerate(cols):
-        table.add_column(h, justify="left" if i == 1 else "right", style="bold" if i == 1 else None, no_wrap=True)
-    for r in st.rows:
+    cols += [Column("forf", drop=4)] if forfeits else []
+    rows = []
+    for d in team_rows(st.rows, played.teams):
+        r = d.row
         value, interval = _rating_text(st, r)
-        cells = [str(r.rank), r.name, str(r.matches), f"{r.wins}-{r.draws}-{r.losses}",
+        cells = [str(d.rank), d.label, str(r.matches), f"{r.wins}-{r.draws}-{r.losses}",
                  f"{100 * r.score_rate:.1f}", f"{r.mean_margin:+.1f}"]
         if st.duplicate:
             cells.append("" if r.dup_advantage is None else f"{r.dup_advantage:+.1f}" + ("" if r.dup_se is None else f" ± {r.dup_se:.1f}"))
         cells += [value, interval.replace(" – ", "–"), "" if r.los_next is None else f"{100 * r.los_next:.0f}%"]
         cells += [str(r.forfeits)] if forfeits else []
-        table.add_row(*cells)
-    out.print(table)
+        rows.append(cells)
+    out.print(fitted_table(cols, rows, title=f"Standings: {info['name']}"), width=console_width())
+    out.print(_summary(st, info), highlight=False, width=console_width())
+    if played.wdl_note:
+        out.print(f"{played.wdl_note}.", highlight=False, width=console_width())
     if crosstable and len(st.rows) > 1:
         head, rows = _cross_cells(st)
         ct = Table(title="Cross-table: score % of the row bot against the column bot")
         for i, h in enumerate(head):
-            ct.add_column(h, justify="left" if i == 0 else "right")
+            ct.add_column(h, justify="left" if i == 0 else "right", no_wrap=i == 0)
         for line in rows:
             ct.add_row(*[c if i == 0 or c in ("", "—") else (f"[green]{c}[/]" if float(c) > 50 else f"[red]{c}[/]" if float(c) < 50 else c)
                          for i, c in enumerate(line)])
-        out.print(ct)
+        out.print(ct, width=console_width())
 
 
 def _open_existing(db: Path) -> Store:
@@ -172,8 +180,11 @@ def standings_cmd(
 
     if format is not None and format not in FORMATS:
         _run(_fail, f"--format: expected one of {', '.join(FORMATS)}, got {format!r}")
+    from arbiter.present.played import with_clock
+
     with _run(_open_existing, db) as store:
         st, info = _run(load_standings, store, tournament)
+        info = with_clock(info, _run(store.tournament, info["id"]).spec)
     if format is None:
         if output is not None:
             _run(_fail, "--output needs --format")
@@ -229,36 +240,46 @@ def tournament_show(
         entrants = store.entrants(tour.id)
         rows = _run(store.matches, tour.id)
         seed_text = policy.seed_text(tour.spec.get("seed"), disclosure.shown_seed(store, tour))
+    from arbiter.cli.tables import Column, console_width, fitted_table
+    from arbiter.present.played import describe
+
     spec = tour.spec
-    out.print(f"[bold]{tour.name}[/] (id {tour.id}): {tour.game}, {spec.get('format', 'round-robin')}, "
-              f"{tour.done}/{tour.planned} matches, seed {seed_text}, duplicate {'on' if spec.get('duplicate', True) else 'off'}",
-              highlight=False)
-    opts = ", ".join(f"{k}={v}" for k, v in (spec.get("options") or {}).items()) or "defaults"
-    out.print(f"options: {opts}; clock {spec.get('decision_ms')} ms/decision + {spec.get('bank_ms')} ms bank; "
-              f"policy {spec.get('policy')}", highlight=False)
+    played = describe(spec)
+    width = console_width()
+    out.print(f"[bold]{tour.name}[/] (id {tour.id}): {tour.game}, {tour.done}/{tour.planned} matches, seed {seed_text}",
+              highlight=False, width=width)
+    for label, text in played.lines():
+        out.print(f"  {label}: {text}", highlight=False, width=width)
+    if played.wdl_note:
+        out.print(f"  W-D-L: {played.wdl_note}", highlight=False, width=width)
     if entrants:
         et = Table(title="Entrants")
-        for col in ("bot", "spec", "launched", "version"):
-            et.add_column(col)
+        for col in ("bot", "version", "spec", "launched"):
+            et.add_column(col, no_wrap=col in ("bot", "version"), overflow="fold")
+        team_of = {m: " + ".join(t) for t in played.teams for m in t}
+        if team_of:
+            et.add_column("team", no_wrap=True)
         for e in entrants:
-            et.add_row(e.name, e.spec, e.launched, e.version)
-        out.print(et)
+            et.add_row(e.name, e.version or "-", e.spec, e.launched, *([team_of.get(e.name, "")] if team_of else []))
+        out.print(et, width=width)
     shown = [r for r in rows if r.incidents or r.outcome.reason.is_forfeit] if failures else rows
-    mt = Table(title=f"Matches ({len(shown)} shown)")
-    for col in ("#", "round", "deal", "table", "seating", "seats", "scores", "ranks", "ended", "incidents", "match id"):
-        mt.add_column(col, justify="right" if col in ("#", "round", "deal", "table", "seating") else "left")
+    cols = [Column("#"), Column("round", drop=9), Column("deal", drop=6), Column("table", drop=8),
+            Column("seating", drop=7), Column("seats", "left", wrap=True), Column("scores", "left"),
+            Column("ranks", "left"), Column("ended", "left", drop=3), Column("incidents", "left", drop=4, wrap=True),
+            Column("match id", "left", drop=5)]
+    cells = []
     for r in shown:
         inc = "; ".join(f"seat {i.seat} {i.kind}" for i in r.incidents)
         if policy.matches:
             result = (" ".join(f"{s:g}" for s in r.outcome.scores), " ".join(map(str, r.outcome.ranks)), r.outcome.reason.value)
         else:
             result = ("withheld", "withheld", r.outcome.reason.value)
-        mt.add_row(str(r.idx), str(r.round), str(r.deal), str(r.table), str(r.seating), " ".join(r.seats), *result,
-                   inc, r.match_id)
-    out.print(mt)
+        cells.append([str(r.idx), str(r.round), str(r.deal), str(r.table), str(r.seating), " ".join(r.seats), *result,
+                      inc, r.match_id])
+    out.print(fitted_table(cols, cells, title=f"Matches ({len(shown)} shown)"), width=console_width())
     if not policy.matches:
         out.print(f"each seating's result, seed and replay open when the tournament ends: {disclosure.CLOSED_REASON}",
-                  highlight=False)
+                  highlight=False, width=width)
 
 
 def _show_match(tour, row) -> None:

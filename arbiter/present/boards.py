@@ -25,9 +25,13 @@ class BoardRow:
 
 
 def _name(names: Sequence[str], seat: int | None) -> str:
-    if seat is None or seat < 0:
+    if seat is None:
         return "-"
     return f"seat {seat} ({names[seat]})" if seat < len(names) else f"seat {seat}"
+
+
+def _cards(n: int) -> str:
+    return f"{n} card" + ("" if n == 1 else "s")
 
 
 def board(game: str, view: Any, seat_names: Sequence[str] = (), seat_views: Sequence[Any] = ()) -> list[BoardRow]:
@@ -80,21 +84,28 @@ def _spades_board(v: Any, names: tuple[str, ...], seat_views: tuple[Any, ...]) -
 
 
 def _spite_board(v: Any, names: tuple[str, ...], seat_views: tuple[Any, ...]) -> list[BoardRow]:
+    # Piles are labelled as the notation names them, from 0: center:0, side:3 (what a
+    # bot plays and the replay's actions show), never "centre 1" / "side 4".
     rows = [
-        BoardRow("game", note=f"game {v.game_number}, turn {v.turn_number}, {v.phase.name.lower()}"
-                 + (f", {_name(names, v.current_seat)} to act" if v.current_seat is not None else "")
-                 + f", stock {v.stock_count}", section="table"),
+        BoardRow("game", note=f"game {v.game_number + 1}, "
+                 + (f"turn {v.turn_number + 1}, {v.phase.name.lower()}, {_name(names, v.current_seat)} to act"
+                    if v.current_seat is not None else f"over after {v.turn_number} turns")
+                 + f", stock {v.stock_count}"
+                 + (f", deadlock reshuffles {v.deadlock_reshuffles}" if v.deadlock_reshuffles else ""), section="table"),
     ]
-    for i, pile in enumerate(v.center, 1):
-        rows.append(BoardRow(f"centre {i}", pile.cards[-1:], note=f"value {pile.value}, {len(pile.cards)} cards", section="centre"))
+    for i, pile in enumerate(v.center):
+        rows.append(BoardRow(f"center:{i}", pile.cards[-1:], note=f"value {pile.value}, {_cards(len(pile.cards))}", section="centre"))
     if not v.center:
-        rows.append(BoardRow("centre", note="no piles", section="centre"))
+        rows.append(BoardRow("center", note="no piles (center:new starts one)", section="centre"))
+    for i, pile in enumerate(v.completed):
+        rows.append(BoardRow(f"completed {i}", pile.cards[-1:], note=f"{_cards(len(pile.cards))}, set aside", section="centre"))
+    series = any(p.points for p in v.players)
     for p in v.players:
         who = _name(names, p.seat)
-        rows.append(BoardRow(f"{who} pay-off", p.payoff_face_up, max(0, p.payoff_count - len(p.payoff_face_up)),
-                             note=f"{p.payoff_count} left, {p.points} points", section=who))
-        for j, stack in enumerate(p.side_stacks, 1):
-            rows.append(BoardRow(f"{who} side {j}", stack.cards, section=who))
+        rows.append(BoardRow(f"{who} payoff", p.payoff_face_up, max(0, p.payoff_count - len(p.payoff_face_up)),
+                             note=f"{p.payoff_count} left" + (f", {p.points} points" if series else ""), section=who))
+        for j, stack in enumerate(p.side_stacks):
+            rows.append(BoardRow(f"{who} side:{j}", stack.cards, section=who))
         hand = _hand_for(v, seat_views, p.seat)
         rows.append(BoardRow(f"{who} hand", hand or (), 0 if hand is not None else p.hand_count, section=who))
     if v.turn_moves:
@@ -104,7 +115,7 @@ def _spite_board(v: Any, names: tuple[str, ...], seat_views: tuple[Any, ...]) ->
         for s, h in enumerate(v.reveal.hands):
             rows.append(BoardRow(f"{_name(names, s)} hand", h.cards, section="revealed"))
         for s, pile in enumerate(v.reveal.payoffs):
-            rows.append(BoardRow(f"{_name(names, s)} pay-off", pile.cards, section="revealed"))
+            rows.append(BoardRow(f"{_name(names, s)} payoff", pile.cards, section="revealed"))
         rows.append(BoardRow("stock", v.reveal.stock, section="revealed"))
     return rows
 

@@ -14,14 +14,20 @@ import json
 import time
 from typing import Any
 
+from arbiter.present.played import describe, team_rows
 from arbiter.tournament.ratings import Standings
 
 FORMATS = ("csv", "json", "md", "html")
 
 CSV_COLUMNS = [
     "rank", "bot", "matches", "wins", "draws", "losses", "points", "score_rate", "mean_margin", "dup_advantage",
-    "dup_se", "dup_deals", "rating", "rating_low", "rating_high", "los_next", "forfeits",
+    "dup_se", "dup_deals", "rating", "rating_low", "rating_high", "los_next", "forfeits", "team",
 ]
+
+
+def _team_of(info: dict[str, Any]) -> dict[str, str]:
+    """Bot -> its named partnership ("a + b"), for the CSV and JSON rows."""
+    return {m: " + ".join(t) for t in info.get("teams") or () for m in t}
 
 
 def _fmt(x: float | None, spec: str) -> str:
@@ -31,12 +37,18 @@ def _fmt(x: float | None, spec: str) -> str:
 def to_dict(st: Standings, info: dict[str, Any]) -> dict[str, Any]:
     """Everything the exports show, as plain JSON-able data."""
     names = [r.name for r in st.rows]
+    played = describe(info)
+    team = _team_of(info)
     return {
         "tournament": info,
+        "played": {"options_applied": played.options, "options_changed": played.changed,
+                   "options_text": played.options_text, "clock": played.clock_text, "policy": played.policy_text,
+                   "teams": [list(t) for t in played.teams], "free_for_all": played.free_for_all,
+                   "wdl_note": played.wdl_note},
         "rating_model": st.model,
         "matches": st.matches,
         "duplicate": st.duplicate,
-        "standings": [r.as_dict() for r in st.rows],
+        "standings": [{**r.as_dict(), "team": team.get(r.name)} for r in st.rows],
         "crosstable": {
             a: {b: ({"points": st.crosstable[a][b][0], "meetings": st.crosstable[a][b][1]} if b in st.crosstable.get(a, {}) else None)
                 for b in names if b != a}
@@ -53,8 +65,9 @@ def to_csv(st: Standings, info: dict[str, Any] | None = None) -> str:
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
     w.writeheader()
+    team = _team_of(info or {})
     for r in st.rows:
-        w.writerow({k: ("" if v is None else v) for k, v in r.as_dict().items()})
+        w.writerow({k: ("" if v is None else v) for k, v in {**r.as_dict(), "team": team.get(r.name)}.items()})
     return buf.getvalue()
 
 
@@ -76,14 +89,25 @@ def _headers(st: Standings) -> list[str]:
     return h + ["rating", "95% interval", "LOS over next", "forfeits"]
 
 
-def _cells(st: Standings, r) -> list[str]:
+def _cells(st: Standings, r, rank: int | None = None, label: str | None = None) -> list[str]:
     value, interval = _rating_text(st, r)
-    cells = [str(r.rank), r.name, str(r.matches), str(r.wins), str(r.draws), str(r.losses), _points(r.points),
-             f"{100 * r.score_rate:.1f}", f"{r.mean_margin:+.1f}"]
+    cells = [str(r.rank if rank is None else rank), r.name if label is None else label, str(r.matches), str(r.wins),
+             str(r.draws), str(r.losses), _points(r.points), f"{100 * r.score_rate:.1f}", f"{r.mean_margin:+.1f}"]
     if st.duplicate:
         adv = "" if r.dup_advantage is None else f"{r.dup_advantage:+.1f}" + ("" if r.dup_se is None else f" ± {r.dup_se:.1f}")
         cells.append(adv)
     return cells + [value, interval, "" if r.los_next is None else f"{100 * r.los_next:.1f}%", str(r.forfeits)]
+
+
+def _table_cells(st: Standings, info: dict[str, Any]) -> list[list[str]]:
+    """The standings rows as shown in a table: one per bot, or per named partnership."""
+    return [_cells(st, d.row, d.rank, d.label) for d in team_rows(st.rows, info.get("teams") or ())]
+
+
+def _notes(info: dict[str, Any]) -> list[str]:
+    """What the table's reader needs to know (W-D-L in a free for all)."""
+    note = describe(info).wdl_note
+    return [note + "."] if note else []
 
 
 def _cross_cells(st: Standings) -> tuple[list[str], list[list[str]]]:
@@ -105,7 +129,8 @@ def to_markdown(st: Standings, info: dict[str, Any]) -> str:
     out = [f"# Standings: {info.get('name', '')}", "", _summary(st, info), ""]
     h = _headers(st)
     out += [line(h), "|" + "|".join("---" if i == 1 else "---:" for i in range(len(h))) + "|"]
-    out += [line(_cells(st, r)) for r in st.rows]
+    out += [line(c) for c in _table_cells(st, info)]
+    out += ([""] + _notes(info)) if _notes(info) else []
     head, rows = _cross_cells(st)
     out += ["", "## Cross-table", "", "Score % of the row bot against the column bot.", "", line(head),
             "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|"]
@@ -115,12 +140,15 @@ def to_markdown(st: Standings, info: dict[str, Any]) -> str:
 
 def _summary(st: Standings, info: dict[str, Any]) -> str:
     model = "Bradley-Terry (Elo scale)" if st.model == "bradley-terry" else "Weng-Lin Plackett-Luce (openskill μ)"
-    opts = ", ".join(f"{k}={v}" for k, v in (info.get("options") or {}).items()) or "defaults"
-    return (
-        f"Game {info.get('game', '')} ({opts}); format {info.get('format', '')}; {st.matches} of "
-        f"{info.get('planned', st.matches)} matches played; duplicate deals {'on' if st.duplicate else 'off'}; "
-        f"{_seed_text(info)}; ratings: {model}."
-    )
+    played = describe(info)
+    parts = [f"Game {info.get('game', '')} ({played.options_text})", f"format {info.get('format', '')}"]
+    if played.seats_per_side > 1:
+        parts.append(f"teams {played.teams_text}")
+    if played.decision_ms is not None:
+        parts.append(f"clock {played.clock_text}")
+    parts += [f"{st.matches} of {info.get('planned', st.matches)} matches played",
+              f"duplicate deals {'on' if st.duplicate else 'off'}", _seed_text(info), f"ratings: {model}"]
+    return "; ".join(parts) + "."
 
 
 def _seed_text(info: dict[str, Any]) -> str:
@@ -161,8 +189,9 @@ def to_html(st: Standings, info: dict[str, Any]) -> str:
     title = f"Standings: {info.get('name', '')}"
     body = [f"<h1>{e(title)}</h1>", f'<p class="meta">{e(_summary(st, info))}</p>', "<table>",
             "<thead>" + row(_headers(st), "th") + "</thead>", "<tbody>"]
-    body += [row(_cells(st, r)) for r in st.rows]
+    body += [row(c) for c in _table_cells(st, info)]
     body += ["</tbody>", "</table>"]
+    body += [f'<p class="meta">{e(n)}</p>' for n in _notes(info)]
     head, rows = _cross_cells(st)
     body += ["<h2>Cross-table</h2>", '<p class="meta">Score % of the row bot against the column bot.</p>', "<table>",
              "<thead>" + row(head, "th", 0) + "</thead>", "<tbody>"]

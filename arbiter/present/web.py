@@ -4,7 +4,8 @@ Served by ``arbiter web`` from the SQLite store, read-only: pages are rendered o
 server from the store and the engine (replays step the record through it, verifying),
 so the page works without JavaScript and without a network connection; the only script
 is a few inline lines binding the arrow keys to the replay's previous/next links, and
-every style is inline in the page (no asset comes from anywhere else).
+every style is inline in the page (no asset comes from anywhere else). A running
+tournament's page reloads itself (a meta refresh, only while it runs).
 
 Stack: the standard library's ``http.server`` (a ThreadingHTTPServer; nothing to install,
 enough for a results page read by a few people) and Jinja2 templates (autoescaping, so a
@@ -37,6 +38,7 @@ from cardarena.records import MatchRecord
 from cardarena.replay import ReplayError
 from cardarena.replay import ReplayStep, step_record
 from arbiter.present.boards import board
+from arbiter.present.played import describe, team_rows
 from arbiter.store.db import MatchRow, Store, StoreError, TournamentRow
 from arbiter.tournament import disclosure
 from arbiter.tournament.ratings import compute_standings
@@ -98,18 +100,28 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[Standings, 
     spec = TournamentSpec.from_json(tour.spec)
     st = compute_standings(rows, spec.validate_game().teams, spec.duplicate, spec.bot_names)
     out = []
-    for r in st.rows:
+    shown = team_rows(st.rows, spec.teams)  # one row per named partnership
+    for d in shown:
+        r = d.row
         extra = {"margin": f"{r.mean_margin:+.1f}"}
         if r.dup_advantage is not None:
             extra["dup. advantage"] = f"{r.dup_advantage:+.1f}" + ("" if r.dup_se is None else f" ± {r.dup_se:.1f}")
         if r.los_next is not None:
             extra["LOS over next"] = f"{100 * r.los_next:.1f}%"
         out.append(StandingRow(
-            r.name, r.matches, r.wins, r.draws, r.losses, r.score_rate,
+            d.label, r.matches, r.wins, r.draws, r.losses, r.score_rate,
             r.rating.value if r.rating else None, r.rating.low if r.rating else None, r.rating.high if r.rating else None,
             r.forfeits, extra,
         ))
-    cross = {(a, b): pts / n for a, row in st.crosstable.items() for b, (pts, n) in row.items() if n}
+    # Keyed by the rows' labels; a partnership's score against another is its first
+    # member's (partners who always sat together have the same).
+    member = {d.label: d.members[0] for d in shown}
+    cross = {}
+    for la, a in member.items():
+        for lb, b in member.items():
+            v = st.cross(a, b) if a != b else None
+            if v is not None:
+                cross[(la, lb)] = v
     method = ("Bradley-Terry (Elo scale), 95% interval from the Laplace approximation" if st.model == "bradley-terry"
               else "Weng-Lin Plackett-Luce (openskill), 95% interval μ ± 1.96σ")
     return Standings(out, cross, method), rows
@@ -163,7 +175,7 @@ def card_html(card: Card) -> Markup:
 _BASE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{% block title %}Card Arena{% endblock %}</title>
+<title>{% block title %}Card Arena{% endblock %}</title>{% block head %}{% endblock %}
 <style>
 :root { --fg:#1d2330; --muted:#667085; --line:#e4e7ec; --bg:#f8f9fb; --accent:#2f5bd3; --red:#c62828; }
 * { box-sizing: border-box; }
@@ -197,6 +209,9 @@ a { color:var(--accent); }
 .events { margin:6px 0 12px; padding-left:18px; color:#175cd3; }
 .error { background:#fef3f2; border:1px solid #fecdca; color:#912018; padding:8px 12px; border-radius:6px; }
 .ok { color:#027a48; }
+dl.played { display:grid; grid-template-columns:max-content 1fr; gap:2px 14px; margin:8px 0 4px; }
+dl.played dt { color:var(--muted); } dl.played dd { margin:0; }
+pre.stderr { background:#f8f9fb; border:1px solid var(--line); padding:6px 8px; font-size:12px; max-height:220px; overflow:auto; white-space:pre-wrap; }
 .board td.label { white-space:nowrap; }
 .board td.section { background:#f8f9fb; font-weight:600; color:#344054; }
 </style></head>
@@ -221,11 +236,21 @@ _INDEX = """{% extends "base" %}
 
 _TOURNAMENT = """{% extends "base" %}
 {% block title %}{{ t.name }} · Card Arena{% endblock %}
+{% block head %}{% if running %}<meta http-equiv="refresh" content="{{ refresh }}">{% endif %}{% endblock %}
 {% block crumbs %}/ {{ t.name }}{% endblock %}
 {% block body %}
 <h1>{{ t.name }}</h1>
 <p class="muted">{{ t.game }} · {{ rows|length }} matches{% if t.planned %} of {{ t.planned }}{% endif %}
-{% if t.finished %} · <span class="pill done">finished</span>{% else %} · <span class="pill">in progress</span>{% endif %}</p>
+{% if t.finished %} · <span class="pill done">finished</span>{% else %} · <span class="pill">in progress</span>{% endif %}
+{% if running %} · <span class="small" id="refreshing">this page reloads every {{ refresh }} s while the tournament runs</span>{% endif %}</p>
+<dl class="played" id="played">
+{% for label, text in played.lines() %}<dt>{{ label }}</dt><dd id="played-{{ label }}">{{ text }}</dd>
+{% endfor %}</dl>
+{% if entrants %}<h2>Entrants</h2>
+<table id="entrants"><tr><th>bot</th><th>version</th><th>spec</th>{% if team_of %}<th>team</th>{% endif %}</tr>
+{% for e in entrants %}<tr class="entrant"><td class="bot"><strong>{{ e.name }}</strong></td><td class="version">{{ e.version or '–' }}</td>
+<td class="muted small">{{ e.spec }}</td>{% if team_of %}<td>{{ team_of.get(e.name, '') }}</td>{% endif %}</tr>
+{% endfor %}</table>{% endif %}
 <h2>Standings</h2>
 <table id="standings"><tr><th class="num">#</th><th>bot</th><th class="num">matches</th><th class="num">W</th><th class="num">D</th>
 <th class="num">L</th><th class="num">score %</th><th class="num">rating</th><th class="num">95% interval</th>
@@ -239,7 +264,7 @@ _TOURNAMENT = """{% extends "base" %}
 <td class="num">{% if s.rating_lo is not none %}{{ '%.0f'|format(s.rating_lo) }} – {{ '%.0f'|format(s.rating_hi) }}{% else %}–{% endif %}</td>
 {% for k in extra_cols %}<td class="num">{{ s.extra.get(k, '') }}</td>{% endfor %}<td class="num">{{ s.forfeits }}</td></tr>
 {% endfor %}</table>
-<p class="muted small">Rating: {{ st.method }}.</p>
+<p class="muted small">Rating: {{ st.method }}.{% if played.wdl_note %} <span id="wdl-note">{{ played.wdl_note }}.</span>{% endif %}</p>
 {% if st.rows|length > 1 %}
 <h2>Cross-table</h2>
 <table id="crosstable"><tr><th>score % of the row bot against</th>{% for c in st.rows %}<th class="num">{{ c.name }}</th>{% endfor %}</tr>
@@ -265,8 +290,15 @@ _REPLAY = """{% extends "base" %}
 {% block body %}
 <h1>{{ r.game }} · match {{ r.match_id }}</h1>
 <p class="muted">seed {{ r.seed }} · {{ r.seat_names|map('e')|join(', ') }} ·
-{% if error %}<span class="pill bad">does not replay</span>{% else %}<span class="ok">replay verified: {{ r.actions|length }} actions reproduce the result</span>{% endif %}</p>
+{% if error %}<span class="pill bad">does not replay</span>
+{% elif forfeit %}<span class="pill bad" id="forfeit">{{ r.outcome.reason.value }}</span> the {{ r.actions|length }} action{{ '' if r.actions|length == 1 else 's' }} before it replay; the result is the arbiter's ruling, not the game's
+{% else %}<span class="ok" id="verified">replay verified: {{ r.actions|length }} actions reproduce the result</span>{% endif %}</p>
 {% if error %}<p class="error" id="replay-error">Replay failed: {{ error }}</p>{% endif %}
+{% if forfeit %}<div class="error" id="forfeit-reason"><strong>{{ 'Forfeit' if r.outcome.reason.is_forfeit else 'Stopped by the arbiter' }} ({{ r.outcome.reason.value }})</strong>: {{ r.outcome.detail or 'no detail recorded' }}
+{% for i in r.incidents %}<p class="incident">seat {{ i.seat }} ({{ r.seat_names[i.seat] if i.seat < r.seat_names|length else '?' }}): {{ i.kind }}: {{ i.detail }}</p>
+{% if i.stderr %}<pre class="stderr">{{ i.stderr }}</pre>{% endif %}{% endfor %}</div>
+{% elif r.incidents %}<div id="incidents"><p class="muted small">Incidents (the match went on under its failure policy):</p>
+{% for i in r.incidents %}<p class="incident small">seat {{ i.seat }}: {{ i.kind }}: {{ i.detail }}</p>{% endfor %}</div>{% endif %}
 <div class="nav" id="views">seen as:
 {% for key, label in views %}<a href="{{ url(step=step.index, view=key) }}" class="{{ 'on' if key == view else '' }}">{{ label }}</a>{% endfor %}
 </div>
@@ -334,6 +366,10 @@ class PageError(Exception):
         self.status = status
 
 
+#: How often a running tournament's page reloads itself.
+REFRESH_SECONDS = 10
+
+
 def index_page(store: Store) -> str:
     tournaments = store.tournaments()
     bots, done = {}, {}
@@ -351,9 +387,13 @@ def tournament_page(store: Store, key: str) -> str:
         raise PageError(404, str(exc)) from None
     st, rows = tournament_standings(store, tour)
     extra_cols = list(dict.fromkeys(k for r in st.rows for k in r.extra))
-    return _env.get_template("tournament").render(t=tour, st=st, rows=rows, extra_cols=extra_cols,
-                                                  closed=not disclosure.of_tournament(tour).matches,
-                                                  closed_reason=disclosure.CLOSED_REASON)
+    played = describe(tour.spec)
+    policy = disclosure.of_tournament(tour)
+    return _env.get_template("tournament").render(
+        t=tour, st=st, rows=rows, extra_cols=extra_cols, closed=not policy.matches,
+        closed_reason=disclosure.CLOSED_REASON, played=played, entrants=store.entrants(tour.id),
+        team_of={m: " + ".join(t) for t in played.teams for m in t}, running=policy.running, refresh=REFRESH_SECONDS,
+    )
 
 
 def _parse_view(view: str, num_seats: int) -> tuple[int | None, bool]:
@@ -409,6 +449,7 @@ def replay_page(store: Store, match_id: str, query: dict[str, list[str]]) -> str
     return _env.get_template("replay").render(
         r=r, step=step, steps=page.steps, last=last, title=title, error=page.error, view=view, views=views, url=url,
         rows=board(r.game, step.view, r.seat_names, step.seat_views), tour=tour,
+        forfeit=r.outcome is not None and not r.outcome.reason.finishes_the_game,  # a forfeit or an abort: a ruling
     )
 
 

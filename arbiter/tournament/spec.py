@@ -16,7 +16,7 @@ reason. Example (``arbiter tournament run club.toml``)::
                                   # only; default "deal": never two matches of one deal)
     # cluster = "tcp://10.0.0.5:8786"  # run the matches on a Dask cluster (docs/cluster.md)
 
-    [options]                     # the game's variant options (../shared/rules/)
+    [options]                     # the game's options (`arbiter rules GAME`, docs/rules/)
     deals = 1
 
     [clock]

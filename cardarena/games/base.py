@@ -11,7 +11,12 @@ Hidden information is filtered in exactly one place per game: ``State.view(seat)
 each viewer (the notation itself names cards some viewers may not see). Nothing else may
 build a player-facing picture of a state.
 
-Shape modelled on OpenSpiel's ``Game``/``State`` (see STYLE.md §2).
+Shape modelled on OpenSpiel's ``Game``/``State``.
+
+Every field of a game's Options and view dataclasses is described once, in the class
+docstring's ``Attributes:`` section (one ``name: meaning`` entry per field), so that
+``pydoc`` shows it and ``field_docs`` reads it back (``arbiter rules GAME`` prints the
+options from there; a test checks every field has its line).
 """
 
 from __future__ import annotations
@@ -231,10 +236,17 @@ class Game(abc.ABC):
     """Rules plus validated options; creates states. Variants are options, not subclasses."""
 
     name: ClassVar[str]
-    #: The frozen dataclass of options; its fields and defaults are the variant table.
+    #: The frozen dataclass of options; its fields and defaults are the variant table,
+    #: its docstring's ``Attributes:`` section the meaning of each (``field_docs``).
     Options: ClassVar[type]
     #: Named option sets (e.g. Spite and Malice's ``book``).
     presets: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    #: One line per preset: what it is (``arbiter rules GAME``).
+    preset_docs: ClassVar[Mapping[str, str]] = {}
+    #: The rules in a few paragraphs, for ``arbiter rules GAME`` (docs/rules/ has the whole).
+    rules_summary: ClassVar[str] = ""
+    #: The action notation, with examples, for ``arbiter rules GAME``.
+    notation: ClassVar[str] = ""
     #: Every action type of the game, and its view type (for the wire conversion).
     action_types: ClassVar[tuple[type, ...]] = ()
     view_type: ClassVar[type]
@@ -283,6 +295,102 @@ class Game(abc.ABC):
     def describe_options(self) -> dict[str, Any]:
         """The full option set in force, for records and displays."""
         return options_to_dict(self.options)
+
+
+# --------------------------------------------------------------------------------------
+# Field descriptions: the ``Attributes:`` section of a dataclass's docstring.
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """``{field: meaning}`` from the ``Attributes:`` section of ``cls.__doc__``.
+
+    The section is a line ``Attributes:`` followed by indented entries ``name: meaning``;
+    a meaning may continue on further lines indented deeper than its name. The section
+    ends at the first line indented no deeper than ``Attributes:`` (or the docstring's
+    end). Fields without an entry are simply absent from the result.
+    """
+    lines = (cls.__dict__.get("__doc__") or "").expandtabs().splitlines()
+    out: dict[str, str] = {}
+    base = None
+    entry_indent = None
+    current = None
+    for line in lines:
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        if base is None:
+            if stripped == "Attributes:":
+                base = indent
+            continue
+        if not stripped:
+            continue
+        if indent <= base:
+            break
+        if entry_indent is None:
+            entry_indent = indent
+        name, sep, text = stripped.partition(":")
+        if indent == entry_indent and sep and name.isidentifier():
+            current = name
+            out[current] = text.strip()
+        elif current is not None:
+            out[current] = f"{out[current]} {stripped}".strip()
+    return out
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option of a game as declared: for ``arbiter rules GAME`` and the docs."""
+
+    name: str
+    type: str  # e.g. "int", "bool", "draw | fewer_payoff_wins", "int or unlimited"
+    default: str  # as it would be written on a command line ("none" for an unset one)
+    meaning: str  # from the Options docstring (field_docs)
+
+
+def _type_text(tp: Any) -> str:
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        arms = [_type_text(a) for a in args if a is not type(None)]
+        text = " or ".join(arms)
+        return f"{text} or none" if type(None) in args else text
+    if origin is typing.Literal:
+        return " | ".join(str(a) for a in args)
+    if origin is frozenset:
+        return "comma-separated list"
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return " | ".join(str(m.value) for m in tp)
+    return {bool: "bool", int: "int", float: "number", str: "text"}.get(tp, getattr(tp, "__name__", str(tp)))
+
+
+def _value_text(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, enum.Enum):
+        return str(value.value)
+    if isinstance(value, frozenset):
+        return ",".join(sorted(map(str, value))) or "(empty)"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def option_specs(options_cls: type) -> list[OptionSpec]:
+    """Every option of an Options dataclass, in declaration order, with its type, default
+    and meaning (the defaults are the declared ones, before any derived value)."""
+    hints = typing.get_type_hints(options_cls)
+    docs = field_docs(options_cls)
+    out = []
+    for f in dataclasses.fields(options_cls):
+        default = f.default if f.default is not dataclasses.MISSING else (
+            f.default_factory() if f.default_factory is not dataclasses.MISSING else None)  # type: ignore[misc]
+        out.append(OptionSpec(f.name, _type_text(hints[f.name]), _value_text(default), docs.get(f.name, "")))
+    return out
+
+
+def value_text(value: Any) -> str:
+    """An option value as written on a command line (``true``, ``A,7``, ``unlimited``)."""
+    if isinstance(value, (list, tuple)):
+        return ",".join(map(str, value)) or "(empty)"
+    return _value_text(value)
 
 
 # --------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Spades: four players in two fixed partnerships, spades always trump.
 
-Rules: /work/shared/rules/spades.md (sections cited as §n). Scoring lives in the pure
-module ``spades_scoring``.
+Rules: docs/rules/spades.md (sections cited as §n; ``arbiter rules spades`` prints a
+summary and every option). Scoring lives in the pure module ``spades_scoring``.
 
 Design choices:
 
@@ -121,7 +121,35 @@ class ExchangeOrder(enum.Enum):
 
 @dataclass(frozen=True)
 class SpadesOptions:
-    """The variant table of §7 plus the engine option ``deals``."""
+    """The variant table of §7 plus the engine option ``deals``.
+
+    Attributes:
+        target: the score a side must reach to win (§4.2).
+        nil: whether ``bid nil`` (zero tricks, for +/- ``nil_value``) is allowed.
+        nil_value: the bonus for a made nil and the penalty for a failed one.
+        blind_nil: whether ``bid blind_nil`` (before looking at the hand) is allowed,
+            with its two-card exchange between partners.
+        blind_nil_value: the bonus for a made blind nil and the penalty for a failed one.
+        blind_nil_min_deficit: blind nil only for a side trailing by at least this many
+            points at the start of the deal (0: always).
+        blind_nil_exchange: whether a blind-nil bidder and its partner exchange two cards.
+        blind_nil_exchange_order: who gives first in the exchange: ``partner_first`` or
+            ``bidder_first``.
+        failed_nil_tricks: what tricks taken by a nil bidder count for: ``bags`` (+1 point
+            and +1 bag each), ``ignored``, or ``count_for_partner`` (towards the contract).
+        bag_penalty: whether accumulated overtricks (bags) cost points.
+        bag_limit: bags per penalty.
+        bag_penalty_points: points deducted per ``bag_limit`` bags.
+        simultaneous_target_rule: who wins when both sides reach the target in one deal:
+            ``higher_total`` or ``higher_deal_score``.
+        lose_at: a side at or below this score after a deal loses (off: no such rule).
+        first_dealer: the first dealer: ``random`` (drawn from the seed) or a seat 0-3.
+        max_deals: termination guard: after this many deals the higher total wins
+            (equal totals: a draw).
+        deals: play exactly this many deals, then rank by total, ignoring ``target``,
+            ``lose_at`` and ``max_deals`` (off: play to the target; for short duplicate
+            matches).
+    """
 
     target: int = 500
     nil: bool = True
@@ -136,10 +164,10 @@ class SpadesOptions:
     bag_limit: int = 10
     bag_penalty_points: int = 100
     simultaneous_target_rule: SimultaneousTargetRule = SimultaneousTargetRule.HIGHER_TOTAL
-    lose_at: int | None = None  # None = off
+    lose_at: int | None = None
     first_dealer: Literal["random"] | int = "random"
     max_deals: int = 200
-    deals: int | None = None  # engine option: play exactly this many deals
+    deals: int | None = None
 
 
 # --------------------------------------------------------------------------------------
@@ -236,35 +264,68 @@ _BIDDING, _EXCHANGE, _PLAY, _GAME_OVER = Phase.BIDDING, Phase.EXCHANGE, Phase.PL
 
 @dataclass(frozen=True)
 class SpadesSeat:
-    """Public facts about one seat in the current deal."""
+    """Public facts about one seat in the current deal.
+
+    Attributes:
+        seat: the seat, 0-3 (side A is seats 0 and 2, side B seats 1 and 3).
+        hand_count: cards in its hand: 13 minus the cards it has played (15 or 11 for a
+            moment during a blind-nil exchange).
+        looked: whether it has seen its hand (by ``look``, or because blind nil was
+            never possible for it in this deal).
+        bid: its bid: None before it bids, 0 for nil or blind nil, else the number of
+            tricks (1-13).
+        blind_nil: whether its bid is blind nil.
+        tricks_won: tricks it has taken in this deal.
+    """
 
     seat: int
-    hand_count: int  # cards in its hand (13; 15/11 during an exchange)
-    looked: bool  # it has seen its hand (by `look`, or blind nil was never possible)
-    bid: int | None  # None: not bid yet; 0: nil or blind nil; else the number of tricks
-    blind_nil: bool  # its bid is blind nil
-    tricks_won: int  # tricks it took in this deal
+    hand_count: int
+    looked: bool
+    bid: int | None
+    blind_nil: bool
+    tricks_won: int
 
 
 @dataclass(frozen=True)
 class SpadesExchange:
-    """One planned or made transfer of two cards between partners (blind nil)."""
+    """One planned or made transfer of two cards between partners (blind nil, §3.3).
+
+    Attributes:
+        giver: the seat that gives two cards.
+        receiver: its partner, who receives them.
+        done: whether the cards have been given.
+        cards: the two cards given, shown only to the giver and the receiver once done;
+            empty otherwise (and always for everyone else).
+    """
 
     giver: int
     receiver: int
     done: bool
-    cards: tuple[Card, ...]  # only for the giver and the receiver, once done; else empty
+    cards: tuple[Card, ...]
 
 
 @dataclass(frozen=True)
 class SpadesPlayedCard:
+    """A card played to a trick.
+
+    Attributes:
+        seat: the seat that played it.
+        card: the card.
+    """
+
     seat: int
     card: Card
 
 
 @dataclass(frozen=True)
 class SpadesTrick:
-    """A trick: who led, the cards in play order, the winner (None while in progress)."""
+    """A completed trick of the current deal.
+
+    Attributes:
+        leader: the seat that led it.
+        cards: its four cards in play order, from the leader's.
+        winner: the seat that won it (None only while a trick is in progress).
+    """
 
     leader: int
     cards: tuple[SpadesPlayedCard, ...]
@@ -273,9 +334,16 @@ class SpadesTrick:
 
 @dataclass(frozen=True)
 class SpadesSide:
-    """A side's running totals."""
+    """A side's running totals.
 
-    side: int  # 0 = seats {0,2} ("A"), 1 = seats {1,3} ("B")
+    Attributes:
+        side: 0 for side A (seats 0 and 2), 1 for side B (seats 1 and 3).
+        seats: the side's two seats.
+        score: its total score so far.
+        bags: its bag counter (overtricks not yet penalised).
+    """
+
+    side: int
     seats: tuple[int, ...]
     score: int
     bags: int
@@ -283,68 +351,129 @@ class SpadesSide:
 
 @dataclass(frozen=True)
 class SpadesSideResult:
-    """A side's scoring of one finished deal."""
+    """A side's scoring of one finished deal (§4.1).
+
+    Attributes:
+        side: 0 for side A, 1 for side B.
+        contract: the sum of its number bids (0 if both partners bid nil).
+        contract_tricks: the tricks counted towards the contract.
+        nil_tricks: the tricks taken by its nil and blind-nil bidders.
+        points: its deal points before bag penalties.
+        bags_added: the bags it took in this deal.
+        penalties: the points it lost to bag penalties in this deal.
+        score: its total after the deal.
+        bags: its bag counter after the deal.
+    """
 
     side: int
     contract: int
     contract_tricks: int
     nil_tricks: int
-    points: int  # deal points before bag penalties
+    points: int
     bags_added: int
     penalties: int
-    score: int  # total after the deal
-    bags: int  # bag counter after the deal
+    score: int
+    bags: int
 
 
 @dataclass(frozen=True)
 class SpadesDealResult:
-    """The public summary of one finished deal."""
+    """The public summary of one finished deal.
+
+    Attributes:
+        deal: the deal's number, from 1.
+        dealer: its dealer.
+        bids: each seat's bid, by seat (0 = nil or blind nil).
+        blind_nil: whether each seat bid blind nil, by seat.
+        tricks_won: the tricks each seat took, by seat.
+        sides: each side's scoring of the deal, side A first.
+    """
 
     deal: int
     dealer: int
-    bids: tuple[int, ...]  # per seat, 0 = nil
-    blind_nil: tuple[bool, ...]  # per seat
-    tricks_won: tuple[int, ...]  # per seat
+    bids: tuple[int, ...]
+    blind_nil: tuple[bool, ...]
+    tricks_won: tuple[int, ...]
     sides: tuple[SpadesSideResult, ...]
 
 
 @dataclass(frozen=True)
 class SpadesHand:
+    """One seat's hand as dealt (in the end-of-game record).
+
+    Attributes:
+        seat: the seat.
+        cards: its 13 cards as dealt, before any exchange, sorted.
+    """
+
     seat: int
     cards: tuple[Card, ...]
 
 
 @dataclass(frozen=True)
 class SpadesDealRecord:
-    """The private record of one deal, shown only once the game is over."""
+    """The private record of one deal, shown only once the game is over.
+
+    Attributes:
+        deal: the deal's number, from 1.
+        hands: every seat's hand as dealt, before any exchange.
+        exchanges: the deal's blind-nil exchanges, with their cards.
+    """
 
     deal: int
-    hands: tuple[SpadesHand, ...]  # as dealt, before any exchange
-    exchanges: tuple[SpadesExchange, ...]  # with their cards
+    hands: tuple[SpadesHand, ...]
+    exchanges: tuple[SpadesExchange, ...]
 
 
 @dataclass(frozen=True)
 class SpadesView:
-    """Everything one seat (or a spectator, ``seat`` None) may see."""
+    """Everything one seat (or a spectator, ``seat`` None) may see (§6).
+
+    Attributes:
+        seat: the seat this view is for, 0-3; None in the spectator view.
+        phase: where the deal stands: BIDDING, EXCHANGE, PLAY or GAME_OVER.
+        deal: the current deal's number, from 1.
+        dealer: the current deal's dealer (the seat after it bids and leads first).
+        to_act: the seat that must act now; None once the game is over.
+        target: the score that wins the game (option ``target``).
+        hand: this seat's own cards, sorted by suit (S H D C) then rank high to low;
+            empty while it may not see them (before ``look`` when blind nil is
+            possible) and in the spectator view.
+        hand_visible: whether ``hand`` shows the seat's cards.
+        seats: every seat's public facts (bid, tricks won, cards held), by seat.
+        exchanges: the blind-nil exchanges of this deal, planned or made.
+        leader: the seat that leads the current trick (the next to lead while it is
+            empty); None outside PLAY.
+        trick: the trick in progress: the cards played to it so far, in play order
+            (empty between tricks). Completed tricks are in ``tricks``.
+        tricks: the completed tricks of this deal, in order, each with its winner.
+        spades_broken: whether a spade has been played in this deal (spades may be led).
+        sides: each side's running score and bags, side A first.
+        history: the summary of every finished deal, in order.
+        winner: the winning side (0 = A, 1 = B) once the game is over; None while it
+            runs and for a draw.
+        record: every deal's hands as dealt and its exchanges, once the game is over;
+            empty while it runs.
+    """
 
     seat: int | None
     phase: Phase
-    deal: int  # 1-based number of the current deal
+    deal: int
     dealer: int
     to_act: int | None
     target: int
-    hand: tuple[Card, ...]  # own hand, sorted; empty while the seat may not see it
-    hand_visible: bool  # whether ``hand`` shows the seat's cards
+    hand: tuple[Card, ...]
+    hand_visible: bool
     seats: tuple[SpadesSeat, ...]
     exchanges: tuple[SpadesExchange, ...]
-    leader: int | None  # leader of the current trick (PLAY only)
-    trick: tuple[SpadesPlayedCard, ...]  # current trick so far
-    tricks: tuple[SpadesTrick, ...]  # completed tricks of this deal
+    leader: int | None
+    trick: tuple[SpadesPlayedCard, ...]
+    tricks: tuple[SpadesTrick, ...]
     spades_broken: bool
     sides: tuple[SpadesSide, ...]
-    history: tuple[SpadesDealResult, ...]  # finished deals
-    winner: int | None  # winning side once the game is over (None: running or a draw)
-    record: tuple[SpadesDealRecord, ...]  # every deal's hands and exchanges, once over
+    history: tuple[SpadesDealResult, ...]
+    winner: int | None
+    record: tuple[SpadesDealRecord, ...]
 
 
 # Interned immutable values: random play builds the same few hundred small values again
@@ -399,6 +528,31 @@ class Spades(Game):
     """Four-player partnership Spades (§1-§8)."""
 
     name = "spades"
+    rules_summary = """\
+Four players in two fixed partnerships: side A is seats 0 and 2, side B seats 1 and 3
+(partners sit opposite). One 52-card deck; ace high in every suit; spades are always trumps.
+
+Each deal: 13 cards to each seat, dealt from the dealer's left; the deal passes to the left.
+Bidding: each seat bids once, from the dealer's left, the dealer last: a number of tricks
+(1-13), nil (no tricks at all) or, before looking at its cards, blind nil. After a blind nil
+the partners exchange two cards face down (option blind_nil_exchange).
+
+Play: 13 tricks. The dealer's left leads the first trick, each trick's winner the next. Follow
+suit if you can; otherwise play any card. A spade may not be led until a spade has been played
+in the deal (spades "broken"), unless the leader holds only spades. The highest spade wins a
+trick, else the highest card of the suit led.
+
+Scoring per side: a contract (the sum of its number bids) made scores 10 per trick bid plus 1
+per overtrick (a "bag"); a contract missed loses 10 per trick bid. Nil scores +/-100, blind nil
++/-200. Every 10 bags cost 100 points. The first side to reach the target (500) wins; if both
+reach it in one deal, the higher total wins (equal totals: play on)."""
+    notation = """\
+look                 pick up and look at your hand (offered only while blind nil is possible)
+bid 4 | bid nil      bid a number of tricks 1-13, or nil (bid 0 is the same as bid nil)
+bid blind_nil        bid blind nil, before looking
+give 2C 3D           blind-nil exchange: hand two cards face down to your partner
+play QS              play a card to the current trick
+Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
     Options = SpadesOptions
     action_types = (Look, Bid, Give, Play)
     view_type = SpadesView

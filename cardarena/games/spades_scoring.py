@@ -1,4 +1,4 @@
-"""Spades scoring as pure functions (rules: /work/shared/rules/spades.md §4-5).
+"""Spades scoring as pure functions (rules: docs/rules/spades.md §4-5).
 
 Modelled on OpenSpiel's ``spades_scoring.h``: one function computes a side's deal
 points, bags and new totals from the bids, the tricks taken and the previous totals,

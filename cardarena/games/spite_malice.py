@@ -1,7 +1,8 @@
 """Spite and Malice (Cat and Mouse): a competitive patience for 2-6 players.
 
-Specification: shared/rules/spite-and-malice.md (§1-§7 the standard two-player game,
-§8 every variant as an option, presets ``standard``, ``massachusetts`` and ``book``).
+Rules: docs/rules/spite-and-malice.md (§1-§7 the standard two-player game, §8 every
+variant as an option, presets ``standard``, ``massachusetts`` and ``book``; ``arbiter rules
+spite-and-malice`` prints a summary and every option).
 
 Design choices (each "engine choice" of the rules is implemented as written there):
 
@@ -41,7 +42,10 @@ Design choices (each "engine choice" of the rules is implemented as written ther
 * Termination: ``max_turns`` turns per game end it as a stalemate (reason TURN_LIMIT,
   scored like a stalemate). Pass-pass loops exist only with ``may_end_without_discard``:
   a full round of passes is a deadlock handled by ``deadlock_rule`` (``reshuffle`` at
-  most ``max_deadlock_reshuffles`` times, then ``end_game``). A single turn is capped at
+  most ``max_deadlock_reshuffles`` times, then ``end_game``; ``hand_ace_two_then_end``:
+  the first seat in turn order from the one due to move that holds a hand A or natural 2
+  playable to the centre takes a turn in which it must play one, then play continues
+  from it; only when nobody holds one does ``end_game`` apply). A single turn is capped at
   ``MAX_TURN_ACTIONS`` decisions (unreachable in practice; ends as TURN_LIMIT), and a
   series at ``MAX_SERIES_GAMES`` games (then TURN_LIMIT, ranked by points).
 * Results: without ``series_scoring`` a seat scores 1 (win), 0.5 (draw) or 0 (loss);
@@ -154,6 +158,56 @@ _CENTER, _TO_SIDE = TargetKind.CENTER, TargetKind.SIDE
 
 @dataclass(frozen=True)
 class SpiteAndMaliceOptions:
+    """The variant table of §8.0; field names are the option names.
+
+    Attributes:
+        players: the number of players, 2-6 (§8.9).
+        partnerships: teams of two partners sitting opposite (4 or 6 players, §8.10).
+        decks: the number of 52-card decks shuffled together (default: one per player,
+            at least 2).
+        jokers: jokers added to the pack; they are always wild (§8.7).
+        kings_wild: whether kings are wild (centre piles then run A to Q); false: kings
+            are natural rank 13 and piles run A to K.
+        wild_excluded_ranks: ranks a wild card may not represent on a centre pile, e.g.
+            A or A,7 (§8.8).
+        payoff_size: cards dealt to each pay-off pile.
+        center_limit: the most active centre piles at once, or ``unlimited``.
+        recycle: what happens to a completed centre pile: ``immediate`` (shuffled into
+            the stock at once) or ``deferred`` (set aside until the stock runs out; needs
+            unlimited piles, §8.6).
+        forced_aces: an ace in hand or on top of the pay-off pile must be played at once
+            (implies unlimited piles, §8.3).
+        loading: cards may be put on an opponent's pay-off pile: same suit, one rank up
+            or down (implies forced_aces, §8.4).
+        side_stacks_spread: side stacks are spread so every card shows (no effect on
+            play: views always carry whole side stacks, §8.5).
+        stalemate_rule: the single-game result when the stock runs out or play is
+            deadlocked: ``draw``, or ``fewer_payoff_wins`` (fewer pay-off cards left wins).
+        series_scoring: play a series of games scored in points (5 for going out plus 1
+            per card left in the other pay-off piles; a stalemate gives the difference),
+            up to ``match_target`` (§4.4). Without it a game scores 1 / 0.5 / 0.
+        match_target: the points that win a series (with ``series_scoring``).
+        initial_side_cards: 1: each side stack starts with one face-up card from the
+            stock (Massachusetts); 0: empty.
+        fill_empty_side_stacks: before the discard that ends the turn, fill every empty
+            side stack from the hand (Massachusetts, §8.11).
+        side_stack_order: ``free`` (any card on any side stack) or ``descending`` (a card
+            equal to or one lower than the top, book rule §8.12.2).
+        may_end_without_discard: the ``end`` action: end the turn without a discard (a
+            turn with no card moved is a pass; book rule §8.12.5).
+        ace_two_compulsion: an ace or natural 2 on top of the own pay-off pile or a side
+            stack must be played to the centre first when it can (book rule §8.12.4).
+        deadlock_rule: what a full round of passes does: ``end_game``,
+            ``hand_ace_two_then_end`` (a player holding a playable A or 2 in hand must play it;
+            only if nobody does, the game ends) or ``reshuffle`` (everything but the
+            pay-off piles is reshuffled and dealt again) (book rule §8.12.6).
+        deck_split: pay-off piles from one deck, hands and stock from the other (2
+            players and 2 decks; book rule §8.12.1).
+        max_turns: termination guard: a game ends as a stalemate after this many turns.
+        max_deadlock_reshuffles: with ``deadlock_rule = reshuffle``, the most
+            reshuffles in a game; the next deadlock ends it.
+    """
+
     players: int = 2
     partnerships: bool = False
     decks: int | None = None  # None: max(2, players), resolved on construction
@@ -323,14 +377,25 @@ def _action_text(action: Action) -> str:
 
 @dataclass(frozen=True)
 class SpiteAndMaliceCards:
-    """An ordered run of face-up cards, bottom first, top last."""
+    """An ordered run of face-up cards (a side stack, a hand in the final reveal).
+
+    Attributes:
+        cards: the cards, bottom first, top (the playable one) last.
+    """
 
     cards: tuple[Card, ...]
 
 
 @dataclass(frozen=True)
 class SpiteAndMalicePile:
-    """A centre pile (or a completed one): its cards bottom first, and its value."""
+    """A centre pile (or a completed one).
+
+    Attributes:
+        cards: all its cards, bottom (the ace, or a wild card acting as one) first, top
+            last.
+        value: the rank its top card represents (= its number of cards): A = 1 .. Q = 12
+            (K = 13 with natural kings). The next card must represent value + 1.
+    """
 
     cards: tuple[Card, ...]
     value: int
@@ -338,13 +403,29 @@ class SpiteAndMalicePile:
 
 @dataclass(frozen=True)
 class SpiteAndMalicePlayer:
-    """The public picture of one seat."""
+    """The public picture of one seat.
+
+    Attributes:
+        seat: the seat.
+        team: its team (partners share it; without partnerships, team = seat).
+        payoff_count: cards left in its pay-off pile.
+        payoff_top: the face-up top card of its pay-off pile; None once it is empty.
+        payoff_face_up: the publicly known top part of its pay-off pile, bottom first,
+            ending with the top card (with ``loading``, loaded cards stay known once
+            covered); the other ``payoff_count - len(payoff_face_up)`` cards are face
+            down, seen by nobody, not even the owner.
+        hand_count: the number of cards in its hand.
+        side_stacks: its 4 side stacks, ``side:0`` to ``side:3``, each whole (every
+            card in them was placed face up).
+        points: its series points (option ``series_scoring``; partners show their
+            team's points); 0 otherwise.
+    """
 
     seat: int
     team: int
     payoff_count: int
     payoff_top: Card | None
-    payoff_face_up: tuple[Card, ...]  # public top part of the pay-off pile, bottom first
+    payoff_face_up: tuple[Card, ...]
     hand_count: int
     side_stacks: tuple[SpiteAndMaliceCards, ...]
     points: int
@@ -352,7 +433,13 @@ class SpiteAndMalicePlayer:
 
 @dataclass(frozen=True)
 class SpiteAndMaliceMove:
-    """One card moved this turn (public)."""
+    """One card moved during the current turn (public).
+
+    Attributes:
+        seat: the seat that moved it.
+        action: the action in notation, e.g. ``play hand:5C -> center:0``.
+        card: the card moved.
+    """
 
     seat: int
     action: str
@@ -361,7 +448,13 @@ class SpiteAndMaliceMove:
 
 @dataclass(frozen=True)
 class SpiteAndMaliceReveal:
-    """Everything, published in the spectator view once the game is over."""
+    """Everything, published in the spectator view once the game is over.
+
+    Attributes:
+        hands: every seat's hand, by seat.
+        payoffs: every seat's whole pay-off pile, bottom first, by seat.
+        stock: the stock, bottom first (the last card would have been drawn next).
+    """
 
     hands: tuple[SpiteAndMaliceCards, ...]
     payoffs: tuple[SpiteAndMaliceCards, ...]
@@ -370,6 +463,41 @@ class SpiteAndMaliceReveal:
 
 @dataclass(frozen=True)
 class SpiteAndMaliceView:
+    """What one seat (or a spectator, ``seat`` None) may see (§6): its own hand, every
+    face-up card and counts of the rest.
+
+    Attributes:
+        seat: the seat this view is for; None in the spectator view.
+        phase: the phase of the current turn: MAIN, FILLING (Massachusetts filling, after
+            a fill) or GAME_OVER.
+        current_seat: the seat to act; None once the game is over.
+        hand: this seat's own hand, sorted; empty in the spectator view.
+        players: every seat's public picture, by seat.
+        center: the active centre piles; index i is ``center:i`` (creation order).
+        completed: completed piles set aside for recycling (``recycle = deferred``).
+        center_limit: the most active centre piles at once; 0 = unlimited.
+        top_rank: the value at which a centre pile completes: 12 (Q) with wild kings,
+            13 (K) otherwise.
+        kings_wild: whether kings are wild (jokers always are).
+        wild_excluded_ranks: ranks (1 = A .. 13 = K) a wild card may not represent on a
+            centre pile.
+        stock_count: the number of cards in the face-down stock.
+        recycled: the sorted face-up cards shuffled into the stock during this game
+            (recycled centre piles, deadlock reshuffles); where they lie is unknown and
+            some may since have been drawn.
+        game_number: the current game of a series, from 0 (always 0 without
+            ``series_scoring``).
+        turn_number: turns completed in the current game.
+        turn_moves: the cards moved so far in the current turn, in order.
+        consecutive_passes: turns in a row that ended with ``end`` and no card moved
+            (book rules); a deadlock is when it reaches the number of players.
+        deadlock_reshuffles: deadlock reshuffles so far in the current game
+            (``deadlock_rule = reshuffle``; the next deadlock after
+            ``max_deadlock_reshuffles`` of them ends the game).
+        reveal: in the spectator view once the game is over, every hidden card; None
+            otherwise.
+    """
+
     seat: int | None
     phase: Phase
     current_seat: int | None
@@ -377,7 +505,7 @@ class SpiteAndMaliceView:
     players: tuple[SpiteAndMalicePlayer, ...]
     center: tuple[SpiteAndMalicePile, ...]
     completed: tuple[SpiteAndMalicePile, ...]
-    center_limit: int  # 0 = unlimited
+    center_limit: int
     top_rank: int
     kings_wild: bool
     wild_excluded_ranks: tuple[int, ...]
@@ -387,6 +515,7 @@ class SpiteAndMaliceView:
     turn_number: int
     turn_moves: tuple[SpiteAndMaliceMove, ...]
     consecutive_passes: int
+    deadlock_reshuffles: int
     reveal: SpiteAndMaliceReveal | None = None
 
 
@@ -458,6 +587,41 @@ class SpiteAndMalice(Game):
     """
 
     name = "spite-and-malice"
+    rules_summary = """\
+A competitive patience for 2 players (3-6, and partnerships of 4 or 6, as options). Two
+decks shuffled together; suits do not matter; kings are wild (they stand for the rank they
+are played as); ranks run A (low) to Q.
+
+Each player has a pay-off pile (20 cards, only the top one face up), a hand of 5 and four
+side stacks (side:0 to side:3, empty at first); the rest is the stock. Up to 3 centre piles
+are shared: each is built upward from an ace, one rank at a time whatever the suits, and is
+shuffled back into the stock once it reaches Q.
+
+A turn: draw up to 5 cards, then play any number of cards to the centre from your hand, the
+top of your pay-off pile or the tops of your side stacks (a hand emptied this way draws 5
+more), and end the turn by discarding a hand card onto one of your side stacks. Side-stack
+and pay-off cards only ever go to the centre.
+
+The first player to empty their pay-off pile wins. If a player must draw from an empty
+stock, the game is a draw (option stalemate_rule). Presets give the Massachusetts and the
+book versions; option series_scoring plays a series of games scored in points."""
+    notation = """\
+play hand:5C -> center:2  a hand card onto centre pile 2 (active piles are numbered from 0)
+play payoff -> center:new  the top of your pay-off pile starts a new centre pile
+play side:1 -> center:0  the top of your side stack 1 onto centre pile 0
+play hand:9D -> side:2  discard a hand card onto your side stack 2 (ends the turn)
+load hand:9H -> payoff:1  (option loading) a card onto seat 1's pay-off pile
+end  (book rules) end the turn without a discard; with no card moved, a pass
+play partner_payoff -> center:0  (partnerships) the top of your partner's pay-off pile
+play partner_side:1 -> center:0  (partnerships) the top of your partner's side stack 1
+Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H; JK is a joker. Side stacks and
+centre piles are numbered from 0 (side:0 .. side:3, center:0 ...), seats from 0."""
+    preset_docs = {
+        "standard": "the standard two-player game: every option at its default",
+        "massachusetts": "14 pay-off cards, side stacks start with one card each and must be filled before the discard",
+        "book": "two separate decks (jokers wild, kings natural), 26 pay-off cards, descending side stacks, "
+                "the end action, the ace-and-two compulsion, unlimited centre piles",
+    }
     Options = SpiteAndMaliceOptions
     presets = {
         "standard": {},
@@ -764,6 +928,7 @@ class SpiteAndMalice(Game):
         st.moved = bool(view.turn_moves)
         st.turn_actions = len(view.turn_moves)
         st.consecutive_passes = view.consecutive_passes
+        st.deadlock_reshuffles = view.deadlock_reshuffles
         # The hand A/2 compulsion (§8.12.6) holds from the turn start until a hand A or 2 is played.
         played_low = any(
             m.action.startswith("play hand:") and "-> center" in m.action and m.card // 4 in (0, 1) and not self.wild[m.card]
@@ -1397,18 +1562,36 @@ class SpiteAndMaliceState(State):
         g, o = self.game, self.game.options
         self.turns_played += 1
         self.consecutive_passes = 0 if self.moved else self.consecutive_passes + 1
+        nxt = (p + 1) % g.n
         if self.consecutive_passes >= g.n:
             # §8.12.6: everybody passed in succession.
             if o.deadlock_rule is DeadlockRule.RESHUFFLE and self.deadlock_reshuffles < o.max_deadlock_reshuffles:
-                self._deadlock_reshuffle((p + 1) % g.n)
+                self._deadlock_reshuffle(nxt)
             else:
-                self._finish_game(None, EndReason.STALEMATE, "deadlock: every player passed")
-                return
+                breaker = self._deadlock_breaker(nxt) if g.hand_ace_two else None
+                if breaker is None:
+                    self._finish_game(None, EndReason.STALEMATE, "deadlock: every player passed")
+                    return
+                # The first seat in turn order (from the one due to move) holding a hand A
+                # or natural 2 it can play to the centre moves next and must play one.
+                self._emit("deadlock", breaker, f"deadlock: every player passed; seat {breaker} holds a playable "
+                           "A or 2 and must play it")
+                nxt = breaker
         if self.turns_played >= o.max_turns:
             self._finish_game(None, EndReason.TURN_LIMIT, f"turn guard: {o.max_turns} turns played")
             return
-        self.turn_seat = (p + 1) % g.n
+        self.turn_seat = nxt
         self._start_turn()
+
+    def _deadlock_breaker(self, due: int) -> int | None:
+        """§8.12.6 ``hand_ace_two_then_end``: the first seat in turn order from ``due``
+        holding a natural A or 2 in hand that fits a centre pile; None if nobody does."""
+        g = self.game
+        for k in range(g.n):
+            s = (due + k) % g.n
+            if any(c // 4 in (0, 1) and not g.wild[c] and self._centre_targets(c) for c in self.hands[s]):
+                return s
+        return None
 
     def _deadlock_reshuffle(self, due: int) -> None:
         """§8.12.6 reshuffle: everything but the pay-off piles, new 5-card hands from ``due``."""
@@ -1734,6 +1917,7 @@ class SpiteAndMaliceState(State):
         view.turn_number = self.turns_played
         view.turn_moves = tuple(self.turn_moves)
         view.consecutive_passes = self.consecutive_passes
+        view.deadlock_reshuffles = self.deadlock_reshuffles
         view.reveal = reveal
         view.__class__ = SpiteAndMaliceView
         return view

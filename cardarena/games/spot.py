@@ -1,6 +1,7 @@
 """Spot (Irish 8-card rummy): a pure rules engine.
 
-Rules: /work/shared/rules/spot.md (the spec; section numbers below refer to it).
+Rules: docs/rules/spot.md (section numbers below refer to it; ``arbiter rules spot``
+prints a summary and every option).
 
 Design choices:
 
@@ -96,7 +97,29 @@ class EndPot(enum.Enum):
 
 @dataclass(frozen=True)
 class SpotOptions:
-    """The variant table of §6; field names are the option names."""
+    """The variant table of §6; field names are the option names.
+
+    Attributes:
+        players: the number of players, 2-6.
+        ante: units each player pays into the pot before every hand.
+        unit_per_spot: units paid per spot left in hand; must keep tied payments exact
+            in sixtieths of a unit (any whole number; halves up to 4 players).
+        pot_carry_over: whether an unwon pot carries over to the next hand (false: at a
+            stock-exhausted end the pot is split among the lowest totals).
+        tie_rule: how joint lowest totals are paid at a stock-exhausted end: ``split``
+            (they share the payments; the only rule).
+        allow_discard_of_taken_card: whether the card just taken from the discard pile
+            may be discarded again in the same turn.
+        first_dealer: the first dealer: ``random`` (drawn from the seed) or a seat.
+        hands: the number of hands in a match (default: 3 x players, so everyone deals
+            three times).
+        end_pot: what happens to a pot left after the last hand: ``split_equally``
+            among all players, or ``play_until_won`` (extra hands until someone goes out).
+        max_turns_per_hand: termination guard: a hand ends as "stock exhausted" after
+            this many turns.
+        max_extra_hands: the most extra hands ``play_until_won`` plays before splitting
+            the pot equally.
+    """
 
     players: int = 4
     ante: int = 5
@@ -105,7 +128,7 @@ class SpotOptions:
     tie_rule: TieRule = TieRule.SPLIT
     allow_discard_of_taken_card: bool = False
     first_dealer: int | Literal["random"] = "random"
-    hands: int | None = None  # None: 3 × players
+    hands: int | None = None
     end_pot: EndPot = EndPot.SPLIT_EQUALLY
     max_turns_per_hand: int = 500
     max_extra_hands: int = 20
@@ -208,7 +231,16 @@ class HandEnd(enum.Enum):
 
 @dataclass(frozen=True)
 class SpotTableMeld:
-    """A meld on the table: id ``m<id>``, creator, kind, cards in rank/suit order."""
+    """A meld on the table (public).
+
+    Attributes:
+        id: the meld's id k, written ``m<k>`` in actions: its creation order in the hand,
+            from 0.
+        owner: the seat that made it (no effect on scoring or on who may lay off onto it).
+        kind: GROUP (3 or 4 cards of one rank) or SEQUENCE (3 or more consecutive cards
+            of one suit, ace low).
+        cards: its cards: ascending rank for a sequence, suit order S H D C for a group.
+    """
 
     id: int
     owner: int
@@ -218,16 +250,28 @@ class SpotTableMeld:
 
 @dataclass(frozen=True)
 class SpotPickup:
-    """A card taken from the discard pile this hand (public: it was face up)."""
+    """A card taken from the discard pile this hand (public: it was face up).
+
+    Attributes:
+        seat: the seat that took it.
+        card: the card taken.
+        turn: the hand's turn number (from 1) in which it was taken.
+    """
 
     seat: int
     card: Card
-    turn: int  # the hand's turn number (1-based) in which it was taken
+    turn: int
 
 
 @dataclass(frozen=True)
 class SpotRevealedHand:
-    """A hand shown at the end of a deal."""
+    """One seat's cards shown at the end of a hand.
+
+    Attributes:
+        seat: the seat.
+        cards: its remaining cards, sorted (empty for the seat that went out).
+        spots: their spot total (A = 1, 2-10 face value, J = Q = K = 10).
+    """
 
     seat: int
     cards: tuple[Card, ...]
@@ -236,45 +280,94 @@ class SpotRevealedHand:
 
 @dataclass(frozen=True)
 class SpotHandSummary:
-    """The result of a finished hand: revealed hands, winners and money moved."""
+    """The result of a finished hand (public).
 
-    hand_number: int  # 1-based
+    Attributes:
+        hand_number: the hand's number in the match, from 1.
+        end: how it ended: WENT_OUT, STOCK_EXHAUSTED or TURN_LIMIT (scored as stock
+            exhausted).
+        went_out: the seat that went out; None if nobody did.
+        hands: every seat's remaining cards and spot total, by seat.
+        winners: the seats that collected the payments (who went out, or the lowest
+            totals).
+        net: units won (+) or lost (-) by each seat in this hand, the ante included.
+        pot_after: units left in the pot after the hand (carried over).
+    """
+
+    hand_number: int
     end: HandEnd
-    went_out: int | None  # the seat that went out, if any
-    hands: tuple[SpotRevealedHand, ...]  # every seat's remaining cards (empty for went_out)
-    winners: tuple[int, ...]  # who collected the payments
-    net: tuple[float, ...]  # units won (+) / lost (−) per seat in this hand, antes included
-    pot_after: float  # the pot left after settlement (carried over)
+    went_out: int | None
+    hands: tuple[SpotRevealedHand, ...]
+    winners: tuple[int, ...]
+    net: tuple[float, ...]
+    pot_after: float
 
 
 @dataclass(frozen=True)
 class SpotView:
-    """Everything one seat may see (§5). ``seat`` is -1 in the spectator view."""
+    """Everything one seat may see (§5); ``seat`` is None in the spectator view.
 
-    seat: int
+    Attributes:
+        seat: the seat this view is for; None in the spectator view.
+        num_players: the number of players N (2-6).
+        phase: where the seat to act is in its turn: DRAW (it must draw first), DROP
+            (it may meld and lay off, and must finally discard) or GAME_OVER.
+        current_seat: the seat to act; None once the match is over.
+        hand_number: the current hand's number, from 1 (extra hands count on).
+        hands_in_match: the regular match length in hands (option ``hands``).
+        dealer: the current hand's dealer.
+        first_player: the current hand's first player (left of the dealer; dealt 9
+            cards, no draw on the first turn).
+        hand: this seat's own cards, sorted; empty in the spectator view.
+        hand_counts: the number of cards each seat holds, by seat.
+        stock_count: the number of cards left in the face-down stock.
+        discard_pile: the whole face-up discard pile of this hand, bottom first, top
+            (the last discard, the one ``draw discard`` takes) last.
+        melds: every meld on the table this hand, in id order.
+        pickups: every card taken from the discard pile this hand, in order (who took
+            which card).
+        pot: units in the pot.
+        balances: each seat's balance in units (antes paid, payments received), by seat.
+        turn_number: turns completed in this hand (a turn ends with a discard).
+        first_turn: whether the current turn is the hand's first (no draw).
+        dropped: how many cards the seat to act has laid down (melded or laid off)
+            this turn; at most 4 per turn.
+        new_meld_made: whether the seat to act has already made its one new meld this
+            turn (a second ``meld`` is illegal; layoffs still are not).
+        taken_discard: the card the seat to act took from the discard pile this turn,
+            if any; it may not be discarded again this turn (unless option
+            ``allow_discard_of_taken_card``).
+        last_hand: the previous finished hand (revealed hands, payments); the last one
+            once the match is over; None before the first hand ends.
+        game_over: whether the match is over.
+        unused_stock: the last hand's unused stock, top first: only in the spectator
+            view once the match is over; empty otherwise.
+    """
+
+    seat: int | None
     num_players: int
     phase: Phase
-    current_seat: int | None  # the seat to act; None once the match is over
-    hand_number: int  # 1-based, counting extra hands too
-    hands_in_match: int  # the regular match length (option ``hands``)
+    current_seat: int | None
+    hand_number: int
+    hands_in_match: int
     dealer: int
     first_player: int
-    hand: tuple[Card, ...]  # own cards, sorted; empty in the spectator view
-    hand_counts: tuple[int, ...]  # cards held per seat (public)
+    hand: tuple[Card, ...]
+    hand_counts: tuple[int, ...]
     stock_count: int
-    discard_pile: tuple[Card, ...]  # bottom first, top last
-    melds: tuple[SpotTableMeld, ...]  # in id order
-    pickups: tuple[SpotPickup, ...]  # discards taken this hand, in order
-    pot: float  # units
-    balances: tuple[float, ...]  # units per seat (antes and payments included)
-    turn_number: int  # turns completed this hand (a turn ends with a discard)
-    first_turn: bool  # the current turn is the hand's first (no draw)
-    dropped: int  # cards the seat to act has laid down this turn
-    new_meld_made: bool  # the seat to act made a new meld this turn
-    taken_discard: Card | None  # the card the seat to act took from the discard pile
-    last_hand: SpotHandSummary | None  # the previous finished hand (the last one once over)
+    discard_pile: tuple[Card, ...]
+    melds: tuple[SpotTableMeld, ...]
+    pickups: tuple[SpotPickup, ...]
+    pot: float
+    balances: tuple[float, ...]
+    turn_number: int
+    first_turn: bool
+    dropped: int
+    new_meld_made: bool
+    taken_discard: Card | None
+    last_hand: SpotHandSummary | None
     game_over: bool
-    unused_stock: tuple[Card, ...] = ()  # spectator view after the match only
+    unused_stock: tuple[Card, ...] = ()
 
 
 _GAME_OVER, _DRAW, _DROP = Phase.GAME_OVER, Phase.DRAW, Phase.DROP  # cheap aliases (Python 3.11 enums)
@@ -421,6 +514,31 @@ class Spot(Game):
     """
 
     name = "spot"
+    rules_summary = """\
+Irish 8-card rummy for 2-6 players (default 4), each for themselves, with antes and a pot.
+One 52-card deck, no jokers; aces are low (A 2 3 is a sequence, Q K A is not). Card values
+("spots"): A = 1, 2-10 face value, J = Q = K = 10.
+
+Each hand: everyone pays the ante into the pot; 8 cards each, the first player (left of the
+dealer) one more; the rest is the face-down stock; the deal passes to the right.
+
+A turn: draw the top card of the stock or of the discard pile (not on the hand's first turn),
+then lay down at most 4 cards in all: at most one new meld (a group of 3-4 cards of one rank,
+or a sequence of 3+ cards of one suit) and layoffs onto any meld on the table; then discard
+one card (not the card just taken from the discard pile). No drop may leave you without a
+card to discard.
+
+A player who discards their last card goes out: they take the pot and every other player pays
+them 1 unit per spot left in hand. If the stock runs out first, the lowest spot total(s)
+collect the payments and the pot carries over. A match is 3 x players hands; the player with
+the highest balance wins."""
+    notation = """\
+draw stock           take the top card of the stock (only you see it)
+draw discard         take the top card of the discard pile
+meld [7S 7H 7D]      lay down a new group or sequence of 3 or 4 cards (one per turn)
+layoff 8H -> m2      add a card from your hand to meld m2 (melds are numbered m0, m1, ...)
+discard 9C           put a card face up on the discard pile; ends the turn
+Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
     Options = SpotOptions
     action_types = (Draw, Meld, LayOff, Discard)
     view_type = SpotView
@@ -1030,9 +1148,9 @@ class SpotState(State):
 
     def spectator_view(self) -> SpotView:
         over = self._phase is Phase.GAME_OVER
-        return self._make_view(-1, (), tuple(reversed(self._stock)) if over else ())
+        return self._make_view(None, (), tuple(reversed(self._stock)) if over else ())
 
-    def _make_view(self, seat: int, hand: tuple[Card, ...], unused_stock: tuple[Card, ...] = ()) -> SpotView:
+    def _make_view(self, seat: int | None, hand: tuple[Card, ...], unused_stock: tuple[Card, ...] = ()) -> SpotView:
         over = self._phase is _GAME_OVER
         discard = self._v_discard
         if discard is None:

@@ -139,7 +139,7 @@ class SpiteAndMaliceReveal(_message.Message):
     def __init__(self, hands: _Optional[_Iterable[_Union[SpiteAndMaliceCards, _Mapping]]] = ..., payoffs: _Optional[_Iterable[_Union[SpiteAndMaliceCards, _Mapping]]] = ..., stock: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SpiteAndMaliceView(_message.Message):
-    __slots__ = ("seat", "phase", "current_seat", "hand", "players", "center", "completed", "center_limit", "top_rank", "kings_wild", "wild_excluded_ranks", "stock_count", "recycled", "game_number", "turn_number", "turn_moves", "consecutive_passes", "reveal")
+    __slots__ = ("seat", "phase", "current_seat", "hand", "players", "center", "completed", "center_limit", "top_rank", "kings_wild", "wild_excluded_ranks", "stock_count", "recycled", "game_number", "turn_number", "turn_moves", "consecutive_passes", "reveal", "deadlock_reshuffles")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
     CURRENT_SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -158,6 +158,7 @@ class SpiteAndMaliceView(_message.Message):
     TURN_MOVES_FIELD_NUMBER: _ClassVar[int]
     CONSECUTIVE_PASSES_FIELD_NUMBER: _ClassVar[int]
     REVEAL_FIELD_NUMBER: _ClassVar[int]
+    DEADLOCK_RESHUFFLES_FIELD_NUMBER: _ClassVar[int]
     seat: int
     phase: SpiteAndMalicePhase
     current_seat: int
@@ -176,4 +177,5 @@ class SpiteAndMaliceView(_message.Message):
     turn_moves: _containers.RepeatedCompositeFieldContainer[SpiteAndMaliceMove]
     consecutive_passes: int
     reveal: SpiteAndMaliceReveal
-    def __init__(self, seat: _Optional[int] = ..., phase: _Optional[_Union[SpiteAndMalicePhase, str]] = ..., current_seat: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., players: _Optional[_Iterable[_Union[SpiteAndMalicePlayer, _Mapping]]] = ..., center: _Optional[_Iterable[_Union[SpiteAndMalicePile, _Mapping]]] = ..., completed: _Optional[_Iterable[_Union[SpiteAndMalicePile, _Mapping]]] = ..., center_limit: _Optional[int] = ..., top_rank: _Optional[int] = ..., kings_wild: _Optional[bool] = ..., wild_excluded_ranks: _Optional[_Iterable[int]] = ..., stock_count: _Optional[int] = ..., recycled: _Optional[_Iterable[str]] = ..., game_number: _Optional[int] = ..., turn_number: _Optional[int] = ..., turn_moves: _Optional[_Iterable[_Union[SpiteAndMaliceMove, _Mapping]]] = ..., consecutive_passes: _Optional[int] = ..., reveal: _Optional[_Union[SpiteAndMaliceReveal, _Mapping]] = ...) -> None: ...
+    deadlock_reshuffles: int
+    def __init__(self, seat: _Optional[int] = ..., phase: _Optional[_Union[SpiteAndMalicePhase, str]] = ..., current_seat: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., players: _Optional[_Iterable[_Union[SpiteAndMalicePlayer, _Mapping]]] = ..., center: _Optional[_Iterable[_Union[SpiteAndMalicePile, _Mapping]]] = ..., completed: _Optional[_Iterable[_Union[SpiteAndMalicePile, _Mapping]]] = ..., center_limit: _Optional[int] = ..., top_rank: _Optional[int] = ..., kings_wild: _Optional[bool] = ..., wild_excluded_ranks: _Optional[_Iterable[int]] = ..., stock_count: _Optional[int] = ..., recycled: _Optional[_Iterable[str]] = ..., game_number: _Optional[int] = ..., turn_number: _Optional[int] = ..., turn_moves: _Optional[_Iterable[_Union[SpiteAndMaliceMove, _Mapping]]] = ..., consecutive_passes: _Optional[int] = ..., reveal: _Optional[_Union[SpiteAndMaliceReveal, _Mapping]] = ..., deadlock_reshuffles: _Optional[int] = ...) -> None: ...

@@ -1,4 +1,4 @@
-"""The one place where domain values meet protobuf (STYLE.md §5).
+"""The one place where domain values meet protobuf.
 
 A generic codec maps the engines' frozen dataclasses (views, actions) to protobuf
 messages and back BY FIELD NAME, recursively: Card <-> string notation, tuple <->

@@ -147,3 +147,31 @@ def test_turn_message_carries_the_events_given_and_the_legal_actions_in_order():
     ]
     assert [convert.action_from_proto("spades", a) for a in back.legal_actions] == legal
     assert convert.view_from_proto("spades", back.view) == state.view(seat)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_spectator_view_has_no_seat_in_every_game(name):
+    """One convention: the spectator is None wherever a seat is expected (Spot's view
+    used -1); on the wire the optional seat is absent."""
+    state = get_game(name).new_initial_state(3)
+    view = state.spectator_view()
+    assert view.seat is None
+    msg = convert.view_to_proto(name, view)
+    assert not getattr(msg, convert.game_field(name)).HasField("seat")
+    assert convert.view_from_proto(name, pb.View.FromString(msg.SerializeToString())).seat is None
+    seat_view = convert.view_from_proto(name, convert.view_to_proto(name, state.view(0)))
+    assert seat_view.seat == 0  # seat 0 is present, not mistaken for "unset"
+
+
+def test_spite_and_malice_deadlock_reshuffles_cross_the_wire():
+    from tests.games.test_spite_malice import layout
+
+    g = get_game("spite-and-malice", {"deadlock_rule": "reshuffle"}, preset="book")
+    st = layout(g, hands=["9S 9S 9H 9H 9C", "8S 8S 8H 8H 8C"], stock="5H 5H 5D 5D 6D 6D 6H 6H 7D 7D")
+    for text in ("end", "end"):
+        st.apply(g.parse_action(text))
+    view = st.view(1)
+    assert view.deadlock_reshuffles == 1
+    wire = convert.view_to_proto("spite-and-malice", view).SerializeToString()
+    back = convert.view_from_proto("spite-and-malice", pb.View.FromString(wire))
+    assert back == view and back.deadlock_reshuffles == 1

@@ -26,6 +26,7 @@ from arbiter.hosting.local import LocalSeat
 from cardarena.records import MatchConfig
 from arbiter.match import run_match
 from arbiter.store.db import Store
+from sdk import Bot
 from sdk.loading import load_bot
 from tests.conftest import ROOT
 
@@ -217,3 +218,98 @@ def test_a_running_duplicate_tournament_keeps_its_replays_closed(site, browser):
     browser.get(url + "m/run-0?view=full")
     assert browser.find_elements(By.CLASS_NAME, "error") == []
     assert "seed 900" in browser.page_source
+
+
+class Crashy(Bot):
+    """A bot whose every decision raises."""
+
+    name = "crashy"
+
+    def choose(self, view, legal_actions):
+        raise RuntimeError("boom at the first decision")
+
+
+def _play(config: MatchConfig, seats: list[tuple[str, object]]):
+    return asyncio.run(run_match(config, [LocalSeat(bot, name) for name, bot in seats]))
+
+
+def test_the_tournament_page_shows_what_was_played_and_refreshes_while_running(site, browser):
+    """Format, options as applied, clock, failure policy, partnerships (one row per team)
+    and entrant versions; a meta refresh only while the tournament runs."""
+    url, db = site
+    bots = ["heuristic", "greedy", "random", "r2=random"]
+    spec = {"game": "spades", "bots": bots, "teams": [["heuristic", "greedy"], ["random", "r2"]], "format": "round-robin",
+            "deals": 1, "duplicate": False, "options": {"deals": 1, "target": 300}, "decision_ms": 1500, "bank_ms": 9000,
+            "policy": "default", "max_strikes": 2}
+    with Store(db) as store:
+        t = store.open_tournament("pairs-night", "spades", spec, planned=3)
+        store.set_entrants(t.id, [("heuristic", "heuristic", "heuristic"), ("greedy", "greedy", "greedy"),
+                                  ("random", "random", "random"), ("r2", "random", "random")])
+        store.set_entrant_versions(t.id, [("heuristic", "1.4"), ("greedy", "2.0"), ("random", "1.0"), ("r2", "1.0")])
+        for i, seats in enumerate([("heuristic", "random", "greedy", "r2"), ("random", "heuristic", "r2", "greedy")]):
+            config = MatchConfig(game="spades", seed=700 + i, options={"deals": 1, "target": 300}, match_id=f"pn-{i}")
+            store.save_match(t.id, i, i, 0, _play(config, [(n, load_bot("random" if n == "r2" else n)) for n in seats]))
+    browser.get(url + "t/pairs-night")
+    assert browser.find_element(By.ID, "played-format").text.startswith("round-robin, 1 deal a table")
+    assert browser.find_element(By.ID, "played-options").text == "deals=1, target=300"
+    assert browser.find_element(By.ID, "played-clock").text == "1500 ms a decision + 9000 ms bank"
+    assert "up to 2 strikes" in browser.find_element(By.ID, "played-failures").text
+    assert browser.find_element(By.ID, "played-teams").text == "heuristic + greedy, random + r2"
+    versions = {r.find_element(By.CSS_SELECTOR, "td.bot").text: r.find_element(By.CSS_SELECTOR, "td.version").text
+                for r in browser.find_elements(By.CSS_SELECTOR, "#entrants tr.entrant")}
+    assert versions == {"heuristic": "1.4", "greedy": "2.0", "random": "1.0", "r2": "1.0"}
+    names = sorted(r.find_element(By.CSS_SELECTOR, "td.bot").text for r in browser.find_elements(By.CSS_SELECTOR, "#standings tr.standing"))
+    assert names == ["heuristic + greedy", "random + r2"]  # one row per partnership, not two identical ones
+    refresh = browser.find_elements(By.CSS_SELECTOR, "meta[http-equiv='refresh']")
+    assert len(refresh) == 1 and int(refresh[0].get_attribute("content")) > 0
+    assert "reloads every" in browser.find_element(By.ID, "refreshing").text
+    with Store(db) as store:
+        store.mark_finished(t.id)
+    browser.get(url + "t/pairs-night")
+    assert browser.find_elements(By.CSS_SELECTOR, "meta[http-equiv='refresh']") == []  # over: it stays put
+    assert browser.find_elements(By.ID, "refreshing") == []
+
+
+def test_a_preset_is_shown_as_applied_and_free_for_all_explains_wdl(site, browser):
+    url, db = site
+    with Store(db) as store:
+        t = store.open_tournament("book-club", "spite-and-malice",
+                                  {"game": "spite-and-malice", "bots": ["random", "heuristic"], "preset": "book",
+                                   "options": {"max_turns": 40}, "duplicate": False, "decision_ms": 5000, "bank_ms": 0})
+        config = MatchConfig(game="spite-and-malice", seed=41, options={"max_turns": 40}, preset="book", match_id="bk-0")
+        store.save_match(t.id, 0, 0, 0, _play(config, [("random", load_bot("random")), ("heuristic", load_bot("heuristic"))]))
+        store.mark_finished(t.id)
+        f = store.open_tournament("three-way", "spot", {"game": "spot", "bots": ["random", "heuristic", "r2=random"],
+                                                        "options": {"players": 3, "hands": 1}, "duplicate": False})
+        config = MatchConfig(game="spot", seed=42, options={"players": 3, "hands": 1}, match_id="tw-0")
+        store.save_match(f.id, 0, 0, 0, _play(config, [("random", load_bot("random")), ("heuristic", load_bot("heuristic")),
+                                                     ("r2", load_bot("random"))]))
+        store.mark_finished(f.id)
+    browser.get(url + "t/book-club")
+    options = browser.find_element(By.ID, "played-options").text
+    assert options.startswith("preset book, max_turns=40; as applied:") and "deck_split=true" in options
+    assert "jokers=4" in options and "defaults" not in options
+    assert browser.find_element(By.ID, "played-clock").text == "5000 ms a decision"
+    assert browser.find_elements(By.ID, "wdl-note") == []  # head to head: W-D-L needs no note
+    browser.get(url + "t/three-way")
+    assert "W-D-L counts first places only" in browser.find_element(By.ID, "wdl-note").text
+
+
+def test_a_forfeited_match_shows_the_forfeit_and_its_reason_not_verified(site, browser):
+    url, db = site
+    with Store(db) as store:
+        t = store.open_tournament("crashes", "spite-and-malice", {"game": "spite-and-malice", "bots": ["random", "crashy"],
+                                                                  "duplicate": False})
+        config = MatchConfig(game="spite-and-malice", seed=43, match_id="cr-0")
+        record = _play(config, [("crashy", Crashy()), ("random", load_bot("random"))])
+        assert record.outcome.reason.is_forfeit
+        store.save_match(t.id, 0, 0, 0, record)
+        store.mark_finished(t.id)
+    browser.get(url + "m/cr-0")
+    assert "replay verified" not in browser.page_source and not browser.find_elements(By.ID, "verified")
+    assert browser.find_element(By.ID, "forfeit").text == record.outcome.reason.value
+    reason = browser.find_element(By.ID, "forfeit-reason").text
+    assert "boom at the first decision" in reason and "seat 0 (crashy)" in reason
+    # an ordinary match still says it verified
+    browser.get(url + "m/cn-1")
+    assert browser.find_element(By.ID, "verified").text.startswith("replay verified")

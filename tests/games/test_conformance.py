@@ -96,34 +96,11 @@ def test_card_conservation(config):
             pytest.skip(f"{game.name}: the engine does not count its cards (State.all_cards)")
 
 
-#: Re-deal differences that are no leak but a public fact missing from the view, so that
-#: a state rebuilt from the view (the forward model) continues differently. Per game: a
-#: text the failure names, and why. A failure naming anything else fails the test.
-KNOWN_VIEW_GAPS: dict[str, tuple[str, str]] = {
-    "spite-and-malice": (
-        "stock reshuffled (",
-        "the view does not count the deadlock reshuffles so far (public: each is an event, "
-        "numbered in its text; max_deadlock_reshuffles ends the game after that many), so a "
-        "state rebuilt from the view counts from 0",
-    ),
-}
-
-
 def test_redeal_invariance(config):
     game = config.make()
-    gaps = []
     for seed in cf.seeds(2, 20):
-        try:
-            views, steps = cf.check_redeal_invariance(game, seed)
-        except AssertionError as exc:
-            gap = KNOWN_VIEW_GAPS.get(game.name)
-            if gap is None or gap[0] not in str(exc):
-                raise
-            gaps.append(f"seed {seed}: {gap[1]}")
-            continue
+        views, steps = cf.check_redeal_invariance(game, seed)
         assert views > 0 and steps > 0
-    if gaps:
-        pytest.xfail("; ".join(gaps))
 
 
 def test_no_hidden_card_in_views_events_and_action_texts(config):

@@ -352,6 +352,88 @@ def test_deadlock_hand_ace_two_then_end():
     assert st2.is_terminal and st2.outcome().reason is EndReason.STALEMATE
 
 
+def test_deadlock_hand_ace_two_any_player_must_break_it():
+    """§8.12.6 (hand_ace_two_then_end): at a deadlock the game does not end while a player
+    holds a hand A or 2 it can play: here seat 0 passed first (nothing compelled it then)
+    holding AS; seat 1 passes too, and seat 0 must play the ace."""
+    g = book(deadlock_rule="hand_ace_two_then_end")
+    st = layout(g, hands=["AS 9S 9H 9H 9C", "9S 9S 9H 9H 9C"])
+    assert "end" in legal(st)  # nobody passed before seat 0: no compulsion yet
+    do(st, "end")
+    assert "end" in legal(st)  # seat 1 holds no A or 2: it may pass
+    events = do(st, "end")
+    assert not st.is_terminal
+    assert [e.seat for e in events if e.kind == "deadlock"] == [0]
+    assert st.current_seat == 0 and legal(st) == ["play hand:AS -> center:new"]
+    assert st.view(1).consecutive_passes == 2  # still the deadlock until a card moves
+    do(st, "play hand:AS -> center:new")
+    assert "end" in legal(st)  # then the turn proceeds normally
+    do(st, "end")
+    assert st.consecutive_passes == 0 and st.current_seat == 1  # play continues from seat 0
+
+
+def test_deadlock_hand_ace_two_goes_to_the_first_holder_in_turn_order():
+    """Three players: the search starts with the seat due to move (seat 1, holding no A
+    or 2) and the move goes to the first seat in turn order holding one it can play (seat
+    2: its 2D fits the pile of value 1)."""
+    g = SpiteAndMalice({"players": 3, "may_end_without_discard": True, "deadlock_rule": "hand_ace_two_then_end"})
+    hands = ["9S 9S 9H 9H 9C", "9S 9S 9H 9H 9C", "2D 9S 9H 9H 9C"]
+    st = layout(g, hands=hands, center=[pile(1)], consecutive_passes=2)
+    do(st, "end")  # the third pass in a row
+    assert not st.is_terminal and st.current_seat == 2
+    assert legal(st) == ["play hand:2D -> center:0"]
+    # Nobody holding one: the deadlock ends the game.
+    st2 = layout(g, hands=["9S 9S 9H 9H 9C"] * 3, center=[pile(1)], consecutive_passes=2)
+    do(st2, "end")
+    assert st2.is_terminal and st2.outcome().reason is EndReason.STALEMATE
+
+
+def test_deadlock_hand_ace_two_holder_in_a_rebuilt_state():
+    """The forward model's rebuilt state of the breaker's turn is compelled alike."""
+    g = book(deadlock_rule="hand_ace_two_then_end")
+    st = layout(g, hands=["AS 9S 9H 9H 9C", "9S 9S 9H 9H 9C"])
+    do(st, "end")
+    do(st, "end")
+    v = st.view(0)
+    rebuilt = g.state_from_view(v, [list(v.hand), st.hands[1]], [st.payoff[s][:st.hidden[s]] for s in range(2)],
+                                st.stock, seed=5)
+    assert [str(a) for a in rebuilt.legal_actions()] == legal(st) == ["play hand:AS -> center:new"]
+
+
+def test_book_scores_points_only_with_series_scoring():
+    """§8.12.8 / case 21: the book version's deadlock is scored in points only with
+    series_scoring; without it the result follows stalemate_rule and nobody has points."""
+    payoffs = ["4D 4D 4D 9C", "4D 4D 4D 4D 4D 4D 4D 4D 10C"]
+    st = layout(book(), payoffs=payoffs, hands=["9S 9S 9H 9H 9C"] * 2)
+    do(st, "end")
+    events = do(st, "end")
+    assert st.outcome().scores == (0.5, 0.5) and st.outcome().reason is EndReason.STALEMATE
+    assert [p.points for p in st.view(0).players] == [0, 0]
+    assert not any("points" in e.text for e in events)
+    series = layout(book(series_scoring=True, match_target=50), payoffs=payoffs, hands=["9S 9S 9H 9H 9C"] * 2)
+    do(series, "end")
+    events = do(series, "end")
+    assert not series.is_terminal and [p.points for p in series.view(0).players] == [5, 0]  # the next game is dealt
+    assert any("points [5, 0]" in e.text for e in events)
+
+
+def test_deadlock_reshuffles_are_in_the_view_and_a_rebuilt_state_counts_on():
+    g = book(deadlock_rule="reshuffle", max_deadlock_reshuffles=1)
+    st = layout(g, hands=["9S 9S 9H 9H 9C", "8S 8S 8H 8H 8C"], stock="5H 5H 5D 5D 6D 6D 6H 6H 7D 7D")
+    assert st.view(0).deadlock_reshuffles == 0
+    do(st, "end")
+    do(st, "end")
+    v = st.view(0)
+    assert v.deadlock_reshuffles == 1 and st.spectator_view().deadlock_reshuffles == 1
+    rebuilt = g.state_from_view(v, [list(v.hand), st.hands[1]], [st.payoff[s][:st.hidden[s]] for s in range(2)],
+                                st.stock, seed=5)
+    assert rebuilt.view(0) == v
+    for s in (st, rebuilt):
+        do(s, "end")
+        do(s, "end")
+        assert s.is_terminal  # the guard is reached in the rebuilt state too
+
+
 def test_deadlock_reshuffle_then_guard():
     g = book(deadlock_rule="reshuffle", max_deadlock_reshuffles=1)
     st = layout(g, hands=["9S 9S 9H 9H 9C", "8S 8S 8H 8H 8C"], side=[[["10C"], [], [], []], [[], [], [], []]],

@@ -1,4 +1,4 @@
-"""Spot engine: the conformance cases of rules/spot.md §8, its worked examples (§4.4),
+"""Spot engine: the conformance cases of docs/rules/spot.md §8, its worked examples (§4.4),
 every option of §6 and the edge cases of §7.
 
 Property tests (random playouts, hidden information) are in test_spot_properties.py;

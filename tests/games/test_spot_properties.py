@@ -222,5 +222,5 @@ def test_discard_pickup_is_public():
 def test_spectator_view_hides_hands_while_running():
     state = get_game("spot").new_initial_state(1)
     v = state.spectator_view()
-    assert v.seat == -1 and v.hand == () and sum(v.hand_counts) == 33 and 9 in v.hand_counts
+    assert v.seat is None and v.hand == () and sum(v.hand_counts) == 33 and 9 in v.hand_counts
     assert v.phase is Phase.DROP and not walk_cards(v)

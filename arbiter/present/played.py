@@ -1,0 +1,192 @@
+"""What a stored tournament played, as applied: for the CLI, the exports and the web page.
+
+A spec says what the organiser wrote (``preset = "book"`` and a few ``[options]``); what
+was played is the engine's option set after the preset and the options are applied
+(``Game.describe_options``). ``describe`` turns a stored spec into the lines every display
+shows: the format, the preset and the options that differ from the game's defaults, the
+clock and failure policy, the partnerships, and how to read W-D-L in a free for all.
+``team_rows`` gives the standings one row per named partnership instead of one identical
+row per partner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from cardarena.games import ConfigError, get_game
+from cardarena.games.base import value_text
+
+#: How W-D-L reads when a match has more than two sides (a free for all).
+FFA_WDL_NOTE = ("W-D-L counts first places only: W = placed first alone, D = first place shared, L = any "
+                "other place; score% counts every side beaten (½ a tie), so it ranks the places below first too")
+
+
+@dataclass(frozen=True)
+class Played:
+    """A stored tournament's game as played."""
+
+    game: str
+    format: str
+    preset: str | None
+    given: dict[str, Any]  # the options the spec gives (beside the preset)
+    options: dict[str, Any]  # the full option set in force (describe_options); {} if unusable
+    changed: dict[str, Any]  # the options in force that differ from the game's defaults
+    decision_ms: int | None
+    bank_ms: int | None
+    policy: str
+    max_strikes: int | None
+    teams: tuple[tuple[str, ...], ...]  # named partnerships; () without them
+    seats_per_side: int  # 1: every seat for itself; 2: partners (a bot and its copy without named teams)
+    sides: int  # sides per match
+    deals: int | None
+    duplicate: bool
+    error: str = ""  # why the options could not be applied (a spec from an older version)
+
+    @property
+    def free_for_all(self) -> bool:
+        return self.sides > 2
+
+    @property
+    def given_text(self) -> str:
+        """What the spec asked for: ``preset book, max_turns=60``, ``target=300`` or ``defaults``."""
+        parts = ([f"preset {self.preset}"] if self.preset else []) + [f"{k}={value_text(v)}" for k, v in self.given.items()]
+        return ", ".join(parts) or "defaults"
+
+    @property
+    def applied_text(self) -> str:
+        """The options in force that differ from the game's defaults, or ``the defaults``."""
+        return ", ".join(f"{k}={value_text(v)}" for k, v in self.changed.items()) or "the defaults"
+
+    @property
+    def options_text(self) -> str:
+        """What was asked and, when a preset (or a derived value) makes it differ, what
+        was applied: ``preset book, max_turns=60; as applied: deck_split=true, ...``."""
+        if self.error:
+            return f"{self.given_text} (cannot be applied: {self.error})"
+        given = {k: value_text(v) for k, v in self.given.items()}
+        applied = {k: value_text(v) for k, v in self.changed.items()}
+        if not self.preset and given == applied:
+            return self.given_text
+        return f"{self.given_text}; as applied: {self.applied_text}"
+
+    @property
+    def clock_text(self) -> str:
+        if self.decision_ms is None:
+            return "not recorded"
+        decision = f"{self.decision_ms} ms a decision" if self.decision_ms else "no limit a decision"
+        bank = f" + {self.bank_ms} ms bank" if self.bank_ms else ""
+        return decision + bank
+
+    @property
+    def policy_text(self) -> str:
+        if self.policy == "default" and self.max_strikes is not None:
+            return f"default (the first legal action is played, up to {self.max_strikes} strikes)"
+        return self.policy
+
+    @property
+    def teams_text(self) -> str:
+        if self.teams:
+            return ", ".join(" + ".join(t) for t in self.teams)
+        if self.seats_per_side > 1:
+            return "each bot with its copy"
+        return "none (every seat plays for itself)"
+
+    @property
+    def wdl_note(self) -> str:
+        return FFA_WDL_NOTE if self.free_for_all else ""
+
+    def lines(self) -> list[tuple[str, str]]:
+        """(label, text) pairs for a display: format, options, clock, policy, teams."""
+        deals = f", {self.deals} deal{'s' * (self.deals != 1)} a table" if self.deals is not None else ""
+        out = [("format", f"{self.format}{deals}" + (", duplicate deals" if self.duplicate else "")),
+               ("options", self.options_text), ("clock", self.clock_text), ("failures", self.policy_text)]
+        if self.seats_per_side > 1:
+            out.append(("teams", self.teams_text))
+        return out
+
+
+def describe(spec: Mapping[str, Any]) -> Played:
+    """What the stored spec ``spec`` (a tournament's JSON) played."""
+    game = str(spec.get("game", ""))
+    given = dict(spec.get("options") or {})
+    preset = spec.get("preset") or None
+    options: dict[str, Any] = {}
+    changed: dict[str, Any] = {}
+    error = ""
+    sides, per_side = 2, 1
+    try:
+        g = get_game(game, given, preset)
+        options = g.describe_options()
+        defaults = get_game(game).describe_options()
+        changed = {k: v for k, v in options.items() if defaults.get(k) != v}
+        sides, per_side = len(g.teams), max(len(t) for t in g.teams)
+    except ConfigError as exc:
+        error = str(exc)
+    teams = tuple(tuple(str(m) for m in t) for t in spec.get("teams") or ())
+    return Played(
+        game=game, format=str(spec.get("format", "round-robin")), preset=preset, given=given, options=options,
+        changed=changed,
+        decision_ms=spec.get("decision_ms"), bank_ms=spec.get("bank_ms"), policy=str(spec.get("policy", "forfeit")),
+        max_strikes=spec.get("max_strikes"), teams=teams, seats_per_side=per_side, sides=sides,
+        deals=spec.get("deals"), duplicate=bool(spec.get("duplicate", True)), error=error,
+    )
+
+
+#: The spec fields a display adds to the exports' tournament description
+#: (``tournament_info`` carries the game, options, preset, format, deals and teams).
+CLOCK_FIELDS = ("decision_ms", "bank_ms", "policy", "max_strikes")
+
+
+def with_clock(info: Mapping[str, Any], spec: Mapping[str, Any]) -> dict[str, Any]:
+    """``info`` with the clock and the failure policy of the stored ``spec``."""
+    return {**info, **{k: spec[k] for k in CLOCK_FIELDS if k in spec}}
+
+
+# --------------------------------------------------------------------------------------
+# Standings rows: one per named partnership.
+
+
+@dataclass(frozen=True)
+class DisplayRow:
+    """A line of a standings table: its rank, what it names, and the row it shows."""
+
+    rank: int
+    label: str  # a bot's name, or "a + b" for a partnership
+    row: Any  # the ratings.StandingRow whose numbers are shown
+    members: tuple[str, ...]
+
+
+def _same_numbers(a: Any, b: Any) -> bool:
+    keys = ("matches", "wins", "draws", "losses", "points", "margin_sum")
+    ra, rb = a.rating, b.rating
+    same_rating = (ra is None) == (rb is None) and (ra is None or abs(ra.value - rb.value) < 1e-6)
+    return same_rating and all(abs(getattr(a, k) - getattr(b, k)) < 1e-9 for k in keys)
+
+
+def team_rows(rows: Sequence[Any], teams: Sequence[Sequence[str]]) -> list[DisplayRow]:
+    """The standings as displayed: partners who always sat together (a named team) have the
+    same numbers, so they are shown as one row ``a + b``; a team whose partners' numbers
+    differ (it cannot happen in a finished tournament, but a table can be partial) keeps
+    one row per partner, each marked with its team. Without teams: one row per bot."""
+    team_of = {m: tuple(t) for t in teams for m in t}
+    by_name = {r.name: r for r in rows}
+    out: list[DisplayRow] = []
+    done: set[str] = set()
+    for r in rows:
+        if r.name in done:
+            continue
+        team = team_of.get(r.name)
+        if team is None or len(team) < 2:
+            out.append(DisplayRow(len(out) + 1, r.name, r, (r.name,)))
+            done.add(r.name)
+            continue
+        members = [by_name[m] for m in team if m in by_name]
+        if all(_same_numbers(r, m) for m in members):
+            last = max(members, key=lambda m: m.rank)  # its LOS is against the next row
+            out.append(DisplayRow(len(out) + 1, " + ".join(team), last, tuple(team)))
+            done.update(team)
+        else:
+            out.append(DisplayRow(len(out) + 1, f"{r.name} (team {' + '.join(team)})", r, (r.name,)))
+            done.add(r.name)
+    return out

@@ -1,0 +1,79 @@
+"""`arbiter rules GAME`: every option of the engine's declaration, and every preset."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from arbiter.cli import app
+from cardarena.games import GAMES, game_class
+from cardarena.games.base import field_docs, option_specs, value_text
+from tests.conftest import ROOT
+
+runner = CliRunner()
+
+
+def rules(game: str, columns: int = 120):
+    return runner.invoke(app, ["rules", game], catch_exceptions=False, env={"COLUMNS": str(columns)})
+
+
+def words(text: str) -> str:
+    """The output with its wrapping undone (runs of white space as one space)."""
+    return re.sub(r"\s+", " ", text)
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_rules_lists_every_option_with_type_default_and_meaning(game):
+    r = rules(game)
+    assert r.exit_code == 0, r.output
+    text = words(r.stdout)
+    cls = game_class(game)
+    fields = [f.name for f in dataclasses.fields(cls.Options)]
+    for spec in option_specs(cls.Options):
+        assert f"{spec.name} {spec.type}; default {spec.default}" in text, spec.name
+        assert words(spec.meaning.replace("``", "")) in text, spec.name
+    assert [s.name for s in option_specs(cls.Options)] == fields  # the declaration, all of it
+    assert words(cls.rules_summary.splitlines()[0]) in text and "Notation" in text
+    for name, settings in cls.presets.items():
+        assert f" {name}" in text
+        for key, value in settings.items():
+            assert f"{key}={value_text(value)}" in text, (name, key)
+
+
+def test_rules_spades_names_each_option_of_the_declaration():
+    """The issue's check, literally: every option of SpadesOptions, and (none) presets."""
+    r = rules("spades", 80)
+    assert r.exit_code == 0
+    from cardarena.games.spades import SpadesOptions
+
+    for f in dataclasses.fields(SpadesOptions):
+        assert re.search(rf"^\s+{f.name}\s", r.stdout, re.M), f.name
+        assert field_docs(SpadesOptions)[f.name]
+    assert "Presets: none" in words(r.stdout)
+
+
+def test_rules_spite_and_malice_shows_the_presets():
+    text = words(rules("spite-and-malice", 80).stdout)
+    for preset in ("standard", "massachusetts", "book"):
+        assert f" {preset}:" in text
+    assert "deck_split=true" in text and "center_limit=unlimited" in text
+
+
+def test_an_unknown_game_is_one_error_line():
+    r = runner.invoke(app, ["rules", "chess"])
+    assert r.exit_code == 2
+    assert "unknown game 'chess'" in r.output and "spades" in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_the_rules_documents_name_every_option_and_preset(game):
+    """docs/rules/GAME.md, written by hand, cannot silently miss an option either."""
+    doc = (ROOT / "docs" / "rules" / f"{game}.md").read_text()
+    cls = game_class(game)
+    for f in dataclasses.fields(cls.Options):
+        assert f"`{f.name}`" in doc, f"docs/rules/{game}.md does not mention option {f.name}"
+    for preset in cls.presets:
+        assert f"`{preset}`" in doc
