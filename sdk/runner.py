@@ -15,13 +15,15 @@ import asyncio
 import collections
 import logging
 import os
+import sys
 import threading
+import traceback
 from pathlib import Path
 from typing import Any
 
 import grpc
 
-from cardarena.games import game_class
+from cardarena.games import Action
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from sdk import convert
@@ -62,6 +64,8 @@ class _Session:
         self.seat_tokens: dict[tuple[str, int], str] = {}  # (match_id, seat) -> MatchStart.seat_token
         self.matches_played = 0
         self.errors: list[str] = []
+        #: (match, seat) -> what on_match_start or on_events raised: reported with the seat's next answer
+        self.broken: dict[tuple[str, int], str] = {}
 
     def handle(self, msg: pb.ArbiterMessage) -> None:
         which = msg.WhichOneof("msg")
@@ -71,50 +75,91 @@ class _Session:
             self.bots[(info.match_id, info.seat)] = bot
             self.games[info.match_id] = info.game
             self.seat_tokens[(info.match_id, info.seat)] = msg.match_start.seat_token
-            bot._start(info)
+            try:
+                bot._start(info)
+            except Exception as exc:  # noqa: BLE001 - the bot's bug: reported, not fatal
+                self.broken[(info.match_id, info.seat)] = describe_failure(exc, "on_match_start")
         elif which == "turn":
-            turn = msg.turn
-            game = self.games[turn.match_id]
-            bot = self.bots[(turn.match_id, turn.seat)]
-            view, legal = convert.turn_from_proto(game, turn)
-            if turn.events:  # what happened since this seat's last message: before deciding
-                bot.on_events(convert.events_from_proto(turn))
-            action = bot.choose(view, legal)
-            if isinstance(action, str):
-                action = _parse(game, action)
-            token = self.seat_tokens.get((turn.match_id, turn.seat), "")
-            self.outbox.put(convert.act_to_proto(game, turn.match_id, turn.request_id, action, token))
+            self.outbox.put(self._answer(msg.turn))
         elif which == "update":  # not sent by this arbiter (events come in Turn/MatchEnd); accepted
-            bot = self.bots.get((msg.update.match_id, msg.update.seat))
+            key = (msg.update.match_id, msg.update.seat)
+            bot = self.bots.get(key)
             if bot is not None:
-                bot.on_events(convert.events_from_proto(msg.update))
+                try:
+                    bot.on_events(convert.events_from_proto(msg.update))
+                except Exception as exc:  # noqa: BLE001
+                    self.broken.setdefault(key, describe_failure(exc, "on_events"))
         elif which == "match_end":
             key = (msg.match_end.match_id, msg.match_end.seat)
             bot = self.bots.pop(key, None)
             self.seat_tokens.pop(key, None)
+            self.broken.pop(key, None)
             if bot is not None:
-                if msg.match_end.events:  # the last events (final trick, scoring) come first
-                    bot.on_events(convert.events_from_proto(msg.match_end))
-                bot.on_match_end(convert.result_from_proto(msg.match_end))
+                try:
+                    if msg.match_end.events:  # the last events (final trick, scoring) come first
+                        bot.on_events(convert.events_from_proto(msg.match_end))
+                    bot.on_match_end(convert.result_from_proto(msg.match_end))
+                except Exception as exc:  # noqa: BLE001 - the match is over: nothing to report to
+                    log.error("%s: %s", self.name, describe_failure(exc, "on_match_end"))
             self.matches_played += 1
             if not any(k[0] == key[0] for k in self.bots):
                 self.games.pop(key[0], None)
         elif which == "error":
             err = msg.error
-            if err.code in ("auth", "protocol"):
+            if err.code in ("auth", "protocol", "version", "busy"):
                 raise ArbiterError(f"arbiter refused the session: {err.code}: {err.message}")
             self.errors.append(f"{err.code}: {err.message}")
             log.warning("%s: arbiter says %s: %s", self.name, err.code, err.message)
 
 
-_PARSERS: dict[str, Any] = {}
+    def _answer(self, turn: pb.Turn) -> pb.BotMessage:
+        """The Act for ``turn``: the bot's action, or what went wrong in its code. A bot
+        that raises, returns nothing or returns no action does not take the connection
+        down: the arbiter is told what happened (``Act.failure``) and applies the match's
+        policy, and the traceback goes to stderr, which the arbiter keeps for a hosted bot.
+        A string is sent as notation: the arbiter parses it (and answers "malformed")."""
+        key = (turn.match_id, turn.seat)
+        game = self.games[turn.match_id]
+        bot = self.bots[key]
+        token = self.seat_tokens.get(key, "")
+        failure = self.broken.pop(key, None)
+        action: Any = None
+        if failure is None:
+            view, legal = convert.turn_from_proto(game, turn)
+            try:
+                if turn.events:  # what happened since this seat's last message: before deciding
+                    bot.on_events(convert.events_from_proto(turn))
+                action = bot.choose(view, legal)
+            except Exception as exc:  # noqa: BLE001 - the bot's bug, reported to the arbiter
+                failure = describe_failure(exc, "choose")
+            else:
+                if action is None:
+                    failure = "choose returned None: return one of legal_actions, or its notation"
+                elif not isinstance(action, (str, Action)):
+                    failure = f"choose returned a {type(action).__name__}, not an action: return one of legal_actions"
+        if failure is not None:
+            log.error("%s: %s", self.name, failure)
+            return pb.BotMessage(act=pb.Act(match_id=turn.match_id, request_id=turn.request_id, seat_token=token,
+                                            failure=failure[:FAILURE_LIMIT]))
+        if isinstance(action, str):
+            return pb.BotMessage(act=pb.Act(match_id=turn.match_id, request_id=turn.request_id, seat_token=token,
+                                            action=pb.Action(notation=action[:FAILURE_LIMIT])))
+        return convert.act_to_proto(game, turn.match_id, turn.request_id, action, token)
 
 
-def _parse(game: str, text: str) -> Any:
-    """Parse a notation string a bot returned instead of a typed action."""
-    if game not in _PARSERS:
-        _PARSERS[game] = game_class(game)()
-    return _PARSERS[game].parse_action(text)
+#: What of a failure or a notation the SDK sends at most (the arbiter keeps 200 characters).
+FAILURE_LIMIT = 1000
+
+
+def describe_failure(exc: BaseException, hook: str) -> str:
+    """``RuntimeError: boom (mybot.py:12 in choose)``: the exception and the bot's own line
+    (the innermost frame outside the SDK), and its traceback on stderr."""
+    traceback.print_exception(exc, file=sys.stderr)
+    sdk_dir = str(Path(__file__).resolve().parent)
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not str(Path(f.filename).resolve()).startswith(sdk_dir)]
+    where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno} in {frames[-1].name})" if frames else ""
+    text = str(exc)
+    return f"{hook} raised {type(exc).__name__}" + (f": {text}" if text else "") + where
 
 
 def run(

@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from pathlib import Path
+from typing import Annotated, Any, Optional
 
 import typer
+from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
 from cardarena.games import GAMES
 from arbiter.server.client import run_match
-from arbiter.tournament.play import play_local
+from arbiter.store.db import DEFAULT_DB
+from arbiter.tournament.play import play_local, store_play
 from arbiter.cli._common import (
-    BankOpt, DecisionOpt, OptionOpt, PolicyOpt, PresetOpt, TransportOpt, _outcome_table, _parse_options, _run, app, out,
+    BankOpt, DbOpt, DecisionOpt, OptionOpt, PolicyOpt, PresetOpt, TransportOpt, _outcome_table, _parse_options, _run, app,
+    err, out,
 )
 
 
 @app.command()
 def play(
     game: Annotated[str, typer.Argument(help=f"Game: {', '.join(GAMES)}.")],
-    bots: Annotated[list[str], typer.Argument(help="One bot per seat: bundled name (random, greedy, heuristic) or FILE.py.")],
+    bots: Annotated[list[str], typer.Argument(help="One bot per seat: bundled name (random, greedy, heuristic, search), FILE.py, a folder, or name@version from the registry. Games with a number of players take it from the number of bots.")],
     seed: Annotated[Optional[int], typer.Option("--seed", help="Deal seed (default: a fresh random one, printed). A bot that could guess it could recompute every hand: keep it unguessable in real play.")] = None,
     option: OptionOpt = None,
     preset: PresetOpt = None,
@@ -27,8 +31,11 @@ def play(
     decision_ms: DecisionOpt = 10_000,
     bank_ms: BankOpt = 60_000,
     policy: PolicyOpt = "forfeit",
+    max_strikes: Annotated[int, typer.Option("--max-strikes", help="With --policy default: failures a seat may have before its side forfeits.")] = 3,
+    db: DbOpt = Path(DEFAULT_DB),
 ) -> None:
-    """Play one match between bots and print the result."""
+    """Play one match between bots, print the result and keep the match in the store
+    (`arbiter replay MATCH_ID`, the web page)."""
     options = _run(_parse_options, option)
     if seed is None:
         import secrets
@@ -41,10 +48,31 @@ def play(
         for inc in summary.incidents:
             out.print(f"[yellow]incident:[/] {inc}")
         return
-    record = _run(play_local, game, bots, seed, options, preset, transport, decision_ms, bank_ms, policy)
+    with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=err, transient=True) as bar:
+        task = bar.add_task(f"{game}: starting the bots", total=None)
+
+        def report(decisions: int, view: Any) -> None:
+            where = next((f"{label} {getattr(view, f)}" for f, label in _WHERE if getattr(view, f, None) is not None), "")
+            bar.update(task, description=f"{game}: {where + ', ' if where else ''}{plural(decisions, 'decision')}")
+
+        record = _run(play_local, game, bots, seed, options, preset, transport, decision_ms, bank_ms, policy, max_strikes,
+                      db, report)
     out.print(_outcome_table(record.seat_names, record.outcome, f"{game} (seed {seed}): {record.outcome.reason.value}"))
     if record.outcome.detail:
-        out.print(record.outcome.detail)
+        out.print(record.outcome.detail, highlight=False)
     for inc in record.incidents:
-        out.print(f"[yellow]incident:[/] seat {inc.seat}: {inc.kind}: {inc.detail}")
-    out.print(f"{len(record.actions)} decisions in {record.seconds:.2f} s; match {record.match_id}")
+        out.print(f"[yellow]incident:[/] seat {inc.seat}: {inc.kind}: {inc.detail}", highlight=False)
+        if inc.stderr:
+            tail = "\n".join(inc.stderr.strip().splitlines()[-8:])
+            out.print(f"  the bot's stderr ends:\n{tail}", highlight=False, markup=False)
+    where = _run(store_play, db, record, preset)
+    out.print(f"{plural(len(record.actions), 'decision')} in {record.seconds:.2f} s; match {record.match_id} "
+              f"(kept in {db} as {where}: arbiter replay {record.match_id})", highlight=False)
+
+
+#: Where a match is, by its spectator view's fields: Spades deals, Spot hands, Spite and Malice games.
+_WHERE = (("deal", "deal"), ("hand_number", "hand"), ("game_number", "game"))
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")

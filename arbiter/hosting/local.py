@@ -9,11 +9,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from cardarena.records import MatchInfo
-from arbiter.match import SeatClient, SeatCrashed, TurnRequest
-from cardarena.games import Action, Event, Outcome
-from cardarena.records import MatchResult
+from arbiter.match import BotFailed, MalformedAction, SeatClient, SeatCrashed, TurnRequest
+from cardarena.games import Action, Event, GameError, Outcome, game_class
+from cardarena.records import MatchInfo, MatchResult
 from sdk.bot import fresh_copy
+from sdk.runner import describe_failure
 
 log = logging.getLogger(__name__)
 
@@ -25,22 +25,34 @@ class LocalSeat(SeatClient):
         self._template = bot
         self._copy = fresh_copy
         self._bots: dict[tuple[str, int], Any] = {}
+        self._games: dict[str, str] = {}  # match -> game
         self.name = name or getattr(bot, "name", "bot")
 
     async def start(self, info: MatchInfo) -> None:
         bot = self._copy(self._template)
         self._bots[(info.match_id, info.seat)] = bot
+        self._games[info.match_id] = info.game
         try:
             bot._start(info)
         except Exception as exc:  # noqa: BLE001 - a bot's bug is the bot's, not ours
-            raise SeatCrashed(f"on_match_start raised {exc!r}") from exc
+            raise SeatCrashed(describe_failure(exc, "on_match_start")) from exc
 
     async def decide(self, turn: TurnRequest) -> Action:
+        """The bot's answer, as the SDK's runner would send it: a bot that raises or returns
+        no action fails under the match's policy (BotFailed); a notation string is parsed."""
         bot = self._bots[(turn.match_id, turn.seat)]
         try:
-            return bot.choose(turn.view, list(turn.legal_actions))
+            answer = bot.choose(turn.view, list(turn.legal_actions))
         except Exception as exc:  # noqa: BLE001
-            raise SeatCrashed(f"choose raised {exc!r}") from exc
+            raise BotFailed(describe_failure(exc, "choose")) from exc
+        if isinstance(answer, str):
+            try:
+                return game_class(self._games[turn.match_id])().parse_action(answer)
+            except GameError as exc:
+                raise MalformedAction(str(exc)) from None
+        if not isinstance(answer, Action):
+            raise BotFailed(f"choose returned {type(answer).__name__}" + (": return one of legal_actions" if answer is None else ", not an action"))
+        return answer
 
     async def notify(self, match_id: str, seat: int, events: list[Event]) -> None:
         bot = self._bots.get((match_id, seat))
@@ -55,6 +67,8 @@ class LocalSeat(SeatClient):
 
     async def finish(self, match_id: str, seat: int, outcome: Outcome, final_view: Any) -> None:
         bot = self._bots.pop((match_id, seat), None)
+        if not any(k[0] == match_id for k in self._bots):
+            self._games.pop(match_id, None)
         if bot is not None:
             try:
                 bot.on_match_end(MatchResult(match_id, outcome, seat))

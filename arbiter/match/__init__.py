@@ -1,6 +1,7 @@
 """The match layer: drives one game between seats (see ``runner``)."""
 
 from arbiter.match.runner import (  # noqa: F401  (the layer's API)
+    BotFailed,
     MalformedAction,
     ManualClock,
     MatchClock,

@@ -88,6 +88,11 @@ class SeatCrashed(SeatError):
     """The bot raised or died while deciding."""
 
 
+class BotFailed(SeatError):
+    """The bot's own code could not choose (it raised, or returned no action) and says so:
+    handled as an illegal answer under the match's policy, recorded as a crash."""
+
+
 class MalformedAction(SeatError):
     """The bot's answer does not decode to an action of this game."""
 
@@ -348,6 +353,8 @@ class _Runner:
             return legal[0], self._ms(t0), "disconnected"
         except MalformedAction as exc:
             return await self._refused(client, seat, rid, legal, t0, "malformed", str(exc))
+        except BotFailed as exc:
+            return await self._refused(client, seat, rid, legal, t0, "crash", f"the bot failed: {exc}")
         except SeatError as exc:
             raise _Forfeit(seat, "crash", clip(str(exc))) from None
         ms = self._ms(t0)

@@ -22,7 +22,7 @@ from cardarena import names
 from cardarena.wire import codec as convert
 from cardarena.games import GAMES, ConfigError, Event, Outcome
 from cardarena.records import Clock, FailurePolicy, MatchConfig, clip
-from arbiter.match import MalformedAction, SeatClient, SeatDisconnected, TurnRequest, run_match
+from arbiter.match import BotFailed, MalformedAction, SeatClient, SeatDisconnected, TurnRequest, run_match
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from cardarena.records import MatchInfo
@@ -278,13 +278,15 @@ class RemoteSeat(SeatClient):
         timer = loop.call_later(seconds, _expire, fut) if seconds is not None else None
         session.send(msg)
         try:
-            raw: pb.Action = await fut
+            raw: pb.Act = await fut
         finally:
             session.pending.pop(key, None)
             if timer is not None:
                 timer.cancel()
+        if raw.failure:  # the bot's code failed to choose, and says how
+            raise BotFailed(clip(raw.failure))
         try:
-            return convert.action_from_proto(self.game, raw)
+            return convert.action_from_proto(self.game, raw.action)
         except convert.WireError as exc:
             raise MalformedAction(clip(str(exc))) from None
 
@@ -422,7 +424,7 @@ class ArenaServicer(pb_grpc.ArenaServicer):
                     continue
                 fut, *_ = entry
                 if not fut.done():
-                    fut.set_result(act.action)
+                    fut.set_result(act)
         except (grpc.RpcError, asyncio.CancelledError):
             pass
         except DecodeError:

@@ -6,26 +6,71 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Mapping, Sequence
+import dataclasses
+import os
+from typing import Any, Callable, Mapping, Sequence
 
 from arbiter.hosting.botproc import BotPool
-from cardarena.games import ConfigError
+from cardarena.games import ConfigError, game_class, get_game
+from cardarena.games.base import options_to_dict
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
 from arbiter.hosting.local import LocalSeat
-from arbiter.match import run_match
+from arbiter.match import MatchObserver, run_match
 from arbiter.server.arena import RemoteSeat
 from arbiter.server.app import start_private_server
-from arbiter.tournament.run import bot_names
+from arbiter.tournament.run import bot_names, resolve_bot
+from arbiter.tournament.spec import TournamentSpec
+from arbiter.store.db import Store
 from arbiter.hosting.loading import load_bot
 
 
-def _config(game, seed, options, preset, decision_ms, bank_ms, policy) -> tuple[MatchConfig, int]:
+def _config(game, seed, options, preset, decision_ms, bank_ms, policy, max_strikes=3) -> tuple[MatchConfig, int]:
     if policy not in {p.value for p in Policy}:
         raise ConfigError(f"policy: expected forfeit or default, got {policy!r}")
+    for what, value in (("decision-ms", decision_ms), ("bank-ms", bank_ms), ("max-strikes", max_strikes)):
+        if value < 0:
+            raise ConfigError(f"--{what} must be 0 or more, got {value}")
     config = MatchConfig(game=game, seed=seed, options=dict(options), preset=preset,
-                         clock=Clock(decision_ms, bank_ms), policy=FailurePolicy.uniform(policy))
+                         clock=Clock(decision_ms, bank_ms), policy=FailurePolicy.uniform(policy, max_strikes))
     n = config.make_game().num_seats
     return config, n
+
+
+def seat_options(game: str, options: Mapping[str, Any], preset: str | None, bots: int) -> dict[str, Any]:
+    """``options`` with ``players`` set from the number of bots, where the game takes a
+    number of players and none was given (``arbiter play spot random random``: 2 players)."""
+    out = dict(options)
+    if "players" in out or "players" not in {f.name for f in dataclasses.fields(game_class(game).Options)}:
+        return out
+    if get_game(game, out, preset).num_seats != bots:
+        out["players"] = bots
+    return out
+
+
+class _Progress(MatchObserver):
+    """Calls ``report(decisions, spectator_view)`` after every decision of the match."""
+
+    def __init__(self, report: Callable[[int, Any], None]):
+        self.report = report
+        self.decisions = 0
+
+    async def step(self, match_id: str, seat: int, action: Any, public_events: list, spectator_view: Any) -> None:
+        self.decisions += 1
+        self.report(self.decisions, spectator_view)
+
+
+def store_play(db_path: str | os.PathLike, record: MatchRecord, preset: str | None = None) -> str:
+    """Keep a played match in the store (for ``arbiter replay ID`` and the web page), in a
+    tournament of its own kind per game and options, ``play:GAME``; its name."""
+    defaults = options_to_dict(game_class(record.game)().options)
+    changed = {k: v for k, v in record.options.items() if defaults.get(k) != v}
+    name = f"play:{record.game}" + ("(" + ",".join(f"{k}={v}" for k, v in sorted(changed.items())) + ")" if changed else "")
+    spec = TournamentSpec(game=record.game, bots=(), options=changed, duplicate=False, name=name, deals=1)
+    with Store(db_path) as store:
+        tour = store.open_tournament(name, record.game, spec.to_json())
+        store.save_match(tour.id, len(store.matches(tour.id)), 0, 0, record)
+        store.mark_finished(tour.id)
+    return name
 
 
 def play_local(
@@ -38,18 +83,30 @@ def play_local(
     decision_ms: int = 10_000,
     bank_ms: int = 60_000,
     policy: str = "forfeit",
+    max_strikes: int = 3,
+    db_path: str | os.PathLike | None = None,
+    progress: Callable[[int, Any], None] | None = None,
 ) -> MatchRecord:
     """One match, bot i at seat i. With ``grpc``: an arbiter on a free loopback port and one
     process per seat (a bot at two seats, e.g. partners, runs as two processes that cannot
-    share what each seat sees); with ``inproc``: trusted bots in this process."""
-    config, n = _config(game, seed, options or {}, preset, decision_ms, bank_ms, policy)
+    share what each seat sees); with ``inproc``: trusted bots in this process.
+
+    ``bots`` are bundled names, files, folders or ``name@version`` (from the registry of
+    the store at ``db_path``). Where the game takes a number of players and ``options``
+    give none, it is the number of bots. ``progress(decisions, spectator_view)`` is called
+    after every decision."""
+    options = seat_options(game, options or {}, preset, len(bots))
+    config, n = _config(game, seed, options, preset, decision_ms, bank_ms, policy, max_strikes)
     if len(bots) != n:
         raise ConfigError(f"{game} needs {n} bots (one per seat), got {len(bots)}")
+    bots = [b.rstrip("/") or b for b in bots]  # `mybot/`, as a shell completes a folder
     distinct = list(dict.fromkeys(bots))
     names = dict(zip(distinct, bot_names(distinct)))
+    sources = {b: resolve_bot(b, db_path) for b in distinct}
+    observers = [_Progress(progress)] if progress is not None else []
     if transport == "inproc":
-        loaded = {spec: load_bot(spec) for spec in distinct}
-        return asyncio.run(run_match(config, [LocalSeat(loaded[b], names[b]) for b in bots]))
+        loaded = {spec: load_bot(sources[spec]) for spec in distinct}
+        return asyncio.run(run_match(config, [LocalSeat(loaded[b], names[b]) for b in bots], observers=observers))
     if transport != "grpc":
         raise ConfigError(f"transport: expected grpc or inproc, got {transport!r}")
 
@@ -59,11 +116,11 @@ def play_local(
         pools = [BotPool(server.hub, server.address) for _ in range(max(occurrence) + 1)]
         try:
             for b, k in zip(bots, occurrence):
-                pools[k].launch(names[b], b)
+                pools[k].launch(names[b], sources[b])
             for pool in pools:
                 await pool.wait_connected()
             seats = [RemoteSeat(pools[k].procs[names[b]].session, game) for b, k in zip(bots, occurrence)]
-            return await run_match(config, seats)
+            return await run_match(config, seats, observers=observers)
         finally:
             await server.stop(0.5)
             for pool in pools:

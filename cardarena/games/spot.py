@@ -1123,7 +1123,7 @@ class SpotState(State):
         scores = tuple(b / SIXTIETHS for b in self._balances60)
         ranks = ranks_from_scores(self._balances60)
         reason = EndReason.TURN_LIMIT if guard_hit else EndReason.COMPLETED
-        detail = f"{played} hands" + (" (max_extra_hands reached; pot split equally)" if guard_hit else "")
+        detail = f"{played} hand{'' if played == 1 else 's'}" + (" (max_extra_hands reached; pot split equally)" if guard_hit else "")
         self._outcome = Outcome(scores, ranks, reason, detail)
         events.append(
             Event("game_over", None, "match over: " + ", ".join(f"seat {s} {scores[s]:+g}" for s in range(n)))

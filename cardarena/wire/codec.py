@@ -33,7 +33,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from google.protobuf import message_factory
 
-from cardarena.games import Card, EndReason, Event, Outcome, game_class
+from cardarena.games import Card, EndReason, Event, GameError, Outcome, game_class
 from cardarena.games.cards import InvalidCardError
 from cardarena.v1 import arena_pb2 as pb
 
@@ -504,11 +504,22 @@ def turn_to_proto(game: str, match_id: str, request_id: int, seat: int, view: An
     return msg
 
 
+@functools.lru_cache(maxsize=None)
+def _parser(game: str) -> Any:
+    """A default-configured engine of ``game``, for its notation (which no option changes)."""
+    return game_class(game)()
+
+
 def action_from_proto(game: str, msg: pb.Action) -> Any:
     """Decode a bot's action; WireError (never anything else) if it is malformed."""
     which = msg.WhichOneof("game")
     if which is None:
-        raise WireError("action is empty: set the field of the match's game")
+        if msg.notation:  # an answer in notation alone: the engine parses it
+            try:
+                return _parser(game).parse_action(msg.notation)
+            except GameError as exc:
+                raise WireError(str(exc)) from None
+        raise WireError("action is empty: set the field of the match's game (or its notation)")
     if which != game_field(game):
         raise WireError(f"action is for game {which!r}, but this match plays {game!r}")
     union = getattr(msg, which)

@@ -32,13 +32,17 @@ def test_answers_after_the_deadline_cost_strikes_then_the_match(tmp_path):
 
 
 def test_a_crash_mid_match_is_recorded_with_the_traceback(tmp_path):
+    """A bot whose choose raises does not die: the SDK tells the arbiter what happened
+    (Act.failure: the exception and the bot's own line), the arbiter applies the policy
+    (forfeit here) and records it with the traceback from the bot's stderr."""
     r = run_hostile(HOSTILE / "crash.py", tmp_path)
-    assert r.hostile.outcome.reason is EndReason.FORFEIT_DISCONNECT
+    assert r.hostile.outcome.reason is EndReason.FORFEIT_CRASH
     [inc] = r.incidents()
-    assert inc.kind == "disconnect" and inc.seat in (0, 2)
-    assert len([a for a in r.hostile.actions if a.seat in (0, 2)]) == 4  # it died on its fifth decision
-    assert "RuntimeError: hostile crash in the middle of the match" in inc.stderr
-    assert "[bot process ended: exit code 1]" in inc.stderr
+    assert inc.kind == "crash" and inc.seat in (0, 2)
+    assert len([a for a in r.hostile.actions if a.seat in (0, 2)]) == 4  # it failed on its fifth decision
+    assert "choose raised RuntimeError: hostile crash in the middle of the match (crash.py:" in inc.detail
+    assert "hostile crash in the middle of the match" in r.hostile.outcome.detail
+    assert "Traceback" in inc.stderr and "RuntimeError: hostile crash in the middle of the match" in inc.stderr
 
 
 def test_a_bot_that_exits_at_the_start_forfeits_before_any_decision(tmp_path):
