@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
+import threading
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,11 +29,23 @@ def main(argv: list[str] | None = None) -> int:
     except BotLoadError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    def say(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    # Ctrl-C or a TERM ends the session cleanly: the stream is cancelled, run() returns.
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
     try:
-        played = run(bot, address=args.address, token=args.token, name=args.name, tls_ca=args.tls_ca)
+        played = run(bot, address=args.address, token=args.token, name=args.name, tls_ca=args.tls_ca, report=say,
+                     stop=stop)
     except ArbiterError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    if stop.is_set():
+        say(f"stopped ({played} match{'' if played == 1 else 'es'} played); the arbiter treats this bot's open "
+            "seats as disconnected")
+        return 130
     logging.getLogger("sdk").info("played %d matches", played)
     return 0
 

@@ -19,7 +19,7 @@ import sys
 import threading
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import grpc
 
@@ -58,6 +58,7 @@ class _Session:
     def __init__(self, bot: Bot, name: str):
         self.template = bot
         self.name = name
+        self.report: Callable[[str], None] = lambda text: None
         self.outbox = _Outbox()
         self.bots: dict[tuple[str, int], Bot] = {}
         self.games: dict[str, str] = {}  # match_id -> game
@@ -169,12 +170,14 @@ def run(
     name: str | None = None,
     stop: threading.Event | None = None,
     tls_ca: bytes | str | None = None,
+    report: Callable[[str], None] | None = None,
 ) -> int:
     """Play on the arbiter at ``address`` until it closes the stream; returns matches played.
 
     ``tls_ca``: connect with TLS, trusting this CA certificate (PEM bytes, or a file path;
     env ``ARENA_TLS_CA``); ``b""`` trusts the system's CAs. None: a plain channel (an
-    arbiter on loopback or a Unix socket).
+    arbiter on loopback or a Unix socket). ``report`` is told, in words, when the
+    session opens and when the arbiter closes it (``python -m sdk`` prints them).
 
     Raises ArbiterError if the arbiter refuses the session. A bot whose ``choose`` raises
     ends the connection (the arbiter records a disconnect for its seats). Setting ``stop``
@@ -190,6 +193,8 @@ def run(
         except OSError as exc:
             raise ArbiterError(f"--tls-ca {tls_ca}: {exc.strerror or exc}") from None
     session = _Session(bot, name)
+    if report is not None:
+        session.report = report
     # One thread, one event loop: reading a Turn, deciding and writing the Act never cross
     # threads (the blocking API's request iterator did, costing hand-offs every decision).
     play = _play(session, address, convert.hello(name, bot.version, token, bot.games), stop, tls_ca)
@@ -242,6 +247,7 @@ async def _play(session: _Session, address: str, hello: pb.BotMessage, stop: thr
                         session.handle(msg)  # an auth/protocol error raises here
                         raise ArbiterError(f"expected Welcome, got {msg.WhichOneof('msg')}")
                     log.info("%s connected to %s as %s", name, address, msg.welcome.session_id)
+                    session.report(f"connected to {address} as {name} (session {msg.welcome.session_id})")
                     continue
                 session.handle(msg)
                 while (out := session.outbox.take()) is not None:
@@ -262,11 +268,18 @@ async def _play(session: _Session, address: str, hello: pb.BotMessage, stop: thr
             # arbiter has just closed; its last messages were read above. (The blocking
             # API reported the arbiter's own status, normally OK, here.)
             log.info("%s: the arbiter closed the stream while an answer was being sent", name)
+            session.report(_closed(session))
             return session.matches_played
         if exc.code() == grpc.StatusCode.UNAVAILABLE:
             raise ArbiterError(f"cannot reach the arbiter at {address}: {exc.details()}") from None
         raise ArbiterError(f"stream failed: {exc.code().name}: {exc.details()}") from None
+    session.report(_closed(session))
     return session.matches_played
+
+
+def _closed(session: _Session) -> str:
+    n = session.matches_played
+    return f"the arbiter closed the connection ({n} match{'' if n == 1 else 'es'} played)"
 
 
 async def _write(call: Any, msg: pb.BotMessage) -> bool:

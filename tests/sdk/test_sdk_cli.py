@@ -1,0 +1,59 @@
+"""`python -m sdk` as an author runs it: it says whom it connected as, says when the
+arbiter goes away, and stops cleanly on Ctrl-C (no traceback)."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+
+from tests.conftest import ROOT, start_serve, stop_serve
+
+
+def _bot(serve, name: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "sdk", "--bot", "random", "--name", name, "--address", serve.address,
+                             "--token", serve.bot_token(name)], cwd=ROOT, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_connected(proc: subprocess.Popen) -> str:
+    line = proc.stderr.readline()
+    assert line.startswith("connected to ") and " as " in line, line
+    return line
+
+
+def test_ctrl_c_stops_the_bot_cleanly():
+    s = start_serve()
+    try:
+        proc = _bot(s, "north")
+        assert "as north" in _wait_connected(proc)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+        assert proc.returncode == 130 and "Traceback" not in err and "stopped (0 matches played)" in err
+    finally:
+        stop_serve(s)
+
+
+def test_the_bot_says_when_the_arbiter_goes_away():
+    s = start_serve()
+    proc = _bot(s, "south")
+    try:
+        _wait_connected(proc)
+    finally:
+        stop_serve(s)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0 and "the arbiter closed the connection (0 matches played)" in err and "Traceback" not in err
+
+
+def test_a_refused_or_unreachable_bot_is_one_error_line(tmp_path):
+    s = start_serve()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "sdk", "--bot", "random", "--name", "east", "--address", s.address,
+                               "--token", "not-the-right-token-at-all"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 1 and proc.stderr.strip() == "error: arbiter refused the session: auth: token not accepted"
+    finally:
+        stop_serve(s)
+    proc = subprocess.run([sys.executable, "-m", "sdk", "--bot", "random", "--address", "127.0.0.1:1"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and proc.stderr.startswith("error: cannot reach the arbiter at 127.0.0.1:1")
+    assert len(proc.stderr.strip().splitlines()) == 1
