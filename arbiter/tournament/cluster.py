@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import functools
 import hashlib
 import logging
 import os
@@ -132,16 +133,10 @@ def code_fingerprint(root: Path | None = None) -> str:
     return h.hexdigest()
 
 
-_FINGERPRINT: str | None = None
-_FINGERPRINT_LOCK = threading.Lock()
-
-
+@functools.cache
 def _own_fingerprint() -> str:
-    global _FINGERPRINT
-    with _FINGERPRINT_LOCK:
-        if _FINGERPRINT is None:
-            _FINGERPRINT = code_fingerprint()
-        return _FINGERPRINT
+    """This process's code fingerprint (its files do not change while it runs)."""
+    return code_fingerprint()
 
 
 def bot_refs(sources: Sequence[str], names: Sequence[str], db_path: str | os.PathLike | None, ship: bool = True) -> dict[str, BotRef]:
