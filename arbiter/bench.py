@@ -34,6 +34,9 @@ Sections (see README "Benchmark"):
   in-process transport (``--transport inproc``).
 * ``memory``: the RSS of one ``arbiter serve`` process holding 1,000 concurrent Spades
   matches whose seats all wait on a Turn the bots never answer; bytes per match.
+* ``statistics``: not a speed: the sequential test's error rates and length, the margin
+  interval's coverage and the ratings' LOS of equal bots, simulated from the recorded deals
+  of tests/arbiter/data (``arbiter.tournament.statreport``; docs/strength.md has the full tables).
 * ``cluster``: the same small Spades tournament (1-deal matches) run locally
   (``run_tournament``: one arbiter, bot processes, as many matches at once as cores) and
   on a Dask cluster on loopback (``arbiter.tournament.cluster``: a scheduler and one single-thread
@@ -80,7 +83,7 @@ log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parent.parent
 
-SECTIONS = ("engines", "openspiel", "floor", "hosted", "scale", "memory", "isolation", "cluster")
+SECTIONS = ("engines", "openspiel", "floor", "hosted", "scale", "memory", "isolation", "cluster", "statistics")
 
 #: (game name, options, label of one game) measured in the engines section.
 ENGINE_GAMES: tuple[tuple[str, dict[str, Any], str], ...] = (
@@ -664,8 +667,29 @@ def run_bench(
     if "cluster" in sections:
         cluster_section(result, runs, progress)
 
+    if "statistics" in sections:
+        statistics_section(result, runs, progress)
+
     result.seconds = time.perf_counter() - t_start
     return result
+
+
+def statistics_section(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:
+    """The SPRT's error rates and length, the margin interval's coverage and the ratings' LOS,
+    simulated from recorded deals (``arbiter.tournament.statreport.bench_round``); one round
+    per run, each on its own seeds. Not timings: rates, whose spread is their own noise."""
+    from arbiter.tournament.statreport import BENCH_LABELS, bench_round
+
+    figs = {key: result.add(f"statistics.{key}", label, unit) for key, (label, unit, _, _) in BENCH_LABELS.items()}
+    for r in range(runs):
+        progress(f"statistics: run {r + 1} of {runs}")
+        for key, value in bench_round(seed=r).items():
+            figs[key].values.append(value)
+    for key, (_, _, ok, text) in BENCH_LABELS.items():
+        if ok is None:
+            figs[key].target = text
+        else:
+            figs[key].check(ok, text)
 
 
 #: The tournament of the cluster section: 3 bots, 3 tables x 2 seatings x CLUSTER_DEALS.

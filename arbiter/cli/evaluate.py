@@ -1,16 +1,27 @@
 """`arbiter evaluate`: a duplicate match between two bots, in process, with its margin ± s.e.
 
     arbiter evaluate spades search heuristic --deals 20 --seed 1 -o deals=1 --jobs 2
+    arbiter evaluate spades heuristic random --sprt 0,50 -o deals=1          # stop when decided
+    arbiter evaluate spot search heuristic --sprt 0,5 -o hands=1 --db eval.sqlite   # resumable
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
 
 import typer
 
 from cardarena.games import GAMES
-from arbiter.cli._common import OptionOpt, PresetOpt, SeedOpt, UsageError, _parse_options, _run, app, out
+from arbiter.tournament.sprt import MIN_DEALS
+from arbiter.cli._common import OptionOpt, PresetOpt, SeedOpt, UsageError, _parse_options, _run, app, err, out
+
+#: The cap on deals of a sequential test when --deals is not given.
+SPRT_MAX_DEALS = 1000
+FIXED_DEALS = 10
 
 
 @app.command()
@@ -18,29 +29,100 @@ def evaluate(
     game: Annotated[str, typer.Argument(help=f"Game: {', '.join(GAMES)}.")],
     bot_a: Annotated[str, typer.Argument(help="Bot A: bundled name (random, heuristic, search...) or FILE.py.")],
     bot_b: Annotated[str, typer.Argument(help="Bot B, the reference A is measured against.")],
-    deals: Annotated[int, typer.Option("--deals", help="Deals to play; each is played twice, the bots swapping seats.")] = 10,
+    deals: Annotated[
+        Optional[int],
+        typer.Option("--deals", help=f"Deals to play; each is played twice, the bots swapping seats. With --sprt: the "
+                                     f"most to play (default {SPRT_MAX_DEALS}; else {FIXED_DEALS}).")] = None,
     seed: SeedOpt = 0,
     option: OptionOpt = None,
     preset: PresetOpt = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes (1: play in this process).")] = 1,
     decision_ms: Annotated[int, typer.Option("--decision-ms", help="Per-decision limit given to the bots in ms (0: none).")] = 0,
+    sprt: Annotated[
+        Optional[str],
+        typer.Option("--sprt", metavar="M0,M1",
+                     help="Sequential test, H0: A's margin per deal <= M0 against H1: >= M1 (game units); stops "
+                          "as soon as one is accepted.")] = None,
+    alpha: Annotated[float, typer.Option("--alpha", help="With --sprt: chance of accepting H1 when the margin is M0.")] = 0.05,
+    beta: Annotated[float, typer.Option("--beta", help="With --sprt: chance of accepting H0 when the margin is M1.")] = 0.05,
+    min_deals: Annotated[int, typer.Option("--min-deals", help="With --sprt: no decision before this many deals.")] = MIN_DEALS,
+    sprt_model: Annotated[
+        str, typer.Option("--sprt-model", help="With --sprt: glr (the Gaussian likelihood ratio, variance estimated) or "
+                                               "normal (its linear approximation: quicker far from both, less exact).")] = "glr",
+    db: Annotated[
+        Optional[Path],
+        typer.Option("--db", help="Store every match in this SQLite file; the same command run again resumes.")] = None,
+    name: Annotated[Optional[str], typer.Option("--name", help="With --db: the stored evaluation's name (default from the command).")] = None,
+    fresh: Annotated[bool, typer.Option("--fresh", help="With --db: replace a stored evaluation of that name instead of resuming.")] = False,
+    json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the result and every match's scores to this JSON file.")] = None,
 ) -> None:
-    """Play BOT_A against BOT_B on duplicate deals and print A's mean margin ± standard error."""
-    from rich.progress import Progress
+    """Play BOT_A against BOT_B on duplicate deals and print A's mean margin ± standard error.
 
-    from arbiter.tournament.evaluate import evaluate as run_evaluation
+    With --sprt M0,M1 the deals are played in order and the run stops at the first deal where the sequential probability ratio test accepts H0 (margin <= M0) or H1 (margin >= M1), or at --deals with "no decision". With --db it can be stopped and resumed: the same command continues where it was.
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from arbiter.store.db import Store
+    from arbiter.tournament.evaluate import EvalResult, evaluate as run_evaluation
+    from arbiter.tournament.sprt import Sprt
 
     options = _run(_parse_options, option)
-    if deals < 1:
+    if deals is not None and deals < 1:
         _run(_raise, UsageError(f"--deals must be at least 1, got {deals}"))
-    with Progress(transient=True, console=out) as progress:
-        task = progress.add_task(f"{bot_a} vs {bot_b}", total=2 * deals)
-        result = _run(
-            run_evaluation, game, bot_a, bot_b, deals=deals, seed=seed, options=options, preset=preset,
-            jobs=jobs, decision_ms=decision_ms, progress=lambda m: progress.advance(task),
-        )
+    test = None
+    if sprt is not None:
+        test = _run(_sprt, Sprt, sprt, alpha, beta, min_deals, sprt_model)
+    cap = deals if deals is not None else (SPRT_MAX_DEALS if test else FIXED_DEALS)
+    if (name or fresh) and db is None:
+        _run(_raise, UsageError("--name and --fresh need --db"))
+
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[stat]}"),
+               TimeElapsedColumn()]
+    with Progress(*columns, transient=True, console=err) as progress:
+        deal_task = progress.add_task(f"{bot_a} vs {bot_b}: deals", total=cap, stat="")
+        llr_task = None
+        if test is not None:
+            llr_task = progress.add_task(f"LLR {test.lower:+.2f} .. {test.upper:+.2f}", total=1000, stat="")
+
+        def on_deal(r: EvalResult) -> None:
+            progress.update(deal_task, completed=r.deals, stat=f"margin {r.margin}")
+            s = r.sprt_state
+            if llr_task is not None and s is not None:
+                frac = min(max((s.llr - s.lower) / (s.upper - s.lower), 0.0), 1.0)
+                progress.update(llr_task, completed=round(1000 * frac), stat=f"LLR {s.llr:+.2f}")
+
+        def run(store: Store | None) -> EvalResult:
+            return run_evaluation(
+                game, bot_a, bot_b, deals=cap, seed=seed, options=options, preset=preset, jobs=jobs,
+                decision_ms=decision_ms, sprt=test, store=store, name=name, fresh=fresh, on_deal=on_deal,
+            )
+
+        if db is None:
+            result = _run(run, None)
+        else:
+            with _run(Store, db) as store:
+                result = _run(run, store)
+    if result.resumed:
+        out.print(f"resumed {result.stored_as}: {result.resumed} matches were already in {db}", highlight=False)
     out.print(result.summary())
+    line = result.sprt_summary()
+    if line:
+        out.print(line, highlight=False, soft_wrap=True)
     out.print(f"margin {result.mean_margin:+.3f}  s.e. {result.stderr:.3f}  win rate {result.win_rate:.3f}  matches {len(result.matches)}")
+    if db is not None:
+        out.print(f"stored in {db} as {result.stored_as}; [bold]arbiter standings {result.stored_as} --db {db}[/] reads it",
+                  highlight=False)
+    if json_path is not None:
+        command = shlex.join(["arbiter", *sys.argv[1:]]) if sys.argv[1:2] == ["evaluate"] else ""
+        json_path.write_text(json.dumps(result.to_json(command), separators=(",", ":")) + "\n")
+        out.print(f"matches written to {json_path}", highlight=False)
+
+
+def _sprt(cls, text: str, alpha: float, beta: float, min_deals: int, model: str):
+    try:
+        return cls.parse(text, alpha, beta, min_deals=min_deals, model=model)
+    except ValueError as exc:
+        raise UsageError(f"--{exc}") from None
 
 
 def _raise(exc: Exception) -> None:

@@ -13,6 +13,17 @@ margin is the mean over deals with its standard error (sample standard deviation
 deal margins / √deals), and the win rate counts a match won when its margin is
 positive (draws half).
 
+With ``sprt=Sprt(m0, m1)`` (``arbiter.tournament.sprt``) ``deals`` is a cap: the deals are
+taken in order and the evaluation stops after the first deal at which the sequential test
+decides ("H1 accepted": the margin is at least m1; "H0 accepted": at most m0).
+
+With ``store`` every finished match is committed to the store (as a two-bot duplicate
+tournament named ``name``, readable by ``arbiter standings`` and the web page), and running
+the same evaluation again resumes it: stored matches are kept, missing ones are played.
+The sequential test looks at the deals in deal order whatever was stored when, so an
+interrupted and resumed evaluation stops at the same deal, with the same result, as one
+run straight through.
+
 Matches run in this process with the arbiter's own match runner (bots as ``LocalSeat``), or
 in ``jobs`` worker processes; the result is the same for the same seed either way.
 """
@@ -20,20 +31,28 @@ in ``jobs`` worker processes; the result is the same for the same seed either wa
 from __future__ import annotations
 
 import asyncio
+import collections
 import hashlib
+import json
 import logging
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from cardarena.games import ConfigError, get_game
+from cardarena.games import ConfigError, Outcome, get_game
 from arbiter.hosting.loading import load_bot
 from arbiter.hosting.local import LocalSeat
 from arbiter.match import run_match
-from arbiter.tournament.stats import mean_se
-from cardarena.records import Clock, FailurePolicy, MatchConfig
+from arbiter.store.db import Store, StoreError
+from arbiter.tournament.spec import bot_names
+from arbiter.tournament.sprt import Sprt, SprtState
+from arbiter.tournament.stats import MeanSE, Moments, mean_se
+from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
 
 log = logging.getLogger(__name__)
+
+#: Format of ``EvalResult.to_json`` (the recorded margins under tests/arbiter/data/).
+JSON_FORMAT = 1
 
 
 def deal_seed(seed: int, deal: int) -> int:
@@ -49,6 +68,17 @@ class MatchMargin:
     seed: int
     margin: float  # bot A's mean score minus bot B's
     reason: str  # the outcome's end reason
+    scores: tuple[float, ...] = ()  # per seat, as in the outcome
+    ranks: tuple[int, ...] = ()  # per seat
+
+    def to_json(self) -> dict[str, Any]:
+        return {"deal": self.deal, "rotation": self.rotation, "seed": self.seed, "margin": self.margin,
+                "reason": self.reason, "scores": list(self.scores), "ranks": list(self.ranks)}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "MatchMargin":
+        return cls(int(d["deal"]), int(d["rotation"]), int(d["seed"]), float(d["margin"]), str(d["reason"]),
+                   tuple(float(x) for x in d.get("scores", ())), tuple(int(x) for x in d.get("ranks", ())))
 
 
 @dataclass
@@ -58,10 +88,16 @@ class EvalResult:
     game: str
     bot_a: str
     bot_b: str
-    deals: int
+    deals: int  # deals counted in the result (both seatings played)
     seed: int
     options: dict[str, Any]
     matches: list[MatchMargin] = field(default_factory=list)
+    sprt: Sprt | None = None
+    sprt_state: SprtState | None = None  # where the test stopped (None without a test)
+    max_deals: int = 0  # the cap (``deals`` asked for)
+    resumed: int = 0  # matches found in the store instead of played
+    stored_as: str | None = None  # the store's tournament name
+    preset: str | None = None
 
     def deal_margins(self) -> list[float]:
         by_deal: dict[int, list[float]] = {}
@@ -70,13 +106,17 @@ class EvalResult:
         return [sum(v) / len(v) for _, v in sorted(by_deal.items())]
 
     @property
+    def margin(self) -> MeanSE:
+        return mean_se(self.deal_margins())
+
+    @property
     def mean_margin(self) -> float:
-        return mean_se(self.deal_margins()).mean
+        return self.margin.mean
 
     @property
     def stderr(self) -> float:
         """Standard error of the mean deal margin (0 with fewer than two deals)."""
-        return mean_se(self.deal_margins()).se or 0.0
+        return self.margin.se or 0.0
 
     @property
     def wins(self) -> int:
@@ -103,6 +143,38 @@ class EvalResult:
             f"win rate {100 * self.win_rate:.1f}% ({self.wins}-{self.draws}-{self.losses})"
         )
 
+    def sprt_summary(self) -> str | None:
+        """The sequential test's line: verdict, deals, LLR against its bounds (None without one)."""
+        t, s = self.sprt, self.sprt_state
+        if t is None or s is None:
+            return None
+        how = f"after {s.deals} deals" if s.decision else f"after {s.deals} deals (the cap, --deals {self.max_deals})"
+        return (f"SPRT H0: margin <= {t.m0:g}, H1: margin >= {t.m1:g} (alpha {t.alpha:g}, beta {t.beta:g}): "
+                f"{s.verdict} {how}; LLR {s.llr:+.2f} in [{s.lower:.2f}, {s.upper:.2f}]; "
+                f"a fixed-length test would need about {self.fixed_deals()} deals")
+
+    def fixed_deals(self) -> int | None:
+        """Deals a fixed-length test with the SPRT's α and β would need, at the observed s.d."""
+        sd = self.margin.sd
+        return None if self.sprt is None or not sd else self.sprt.fixed_deals(sd)
+
+    def to_json(self, command: str = "") -> dict[str, Any]:
+        """Everything measured, every match (the format of tests/arbiter/data/*.json)."""
+        return {
+            "format": JSON_FORMAT, "command": command, "game": self.game, "bot_a": self.bot_a, "bot_b": self.bot_b,
+            "seed": self.seed, "options": self.options, "preset": self.preset, "deals": self.deals,
+            "summary": self.summary(), "mean": self.mean_margin, "se": self.stderr,
+            "sprt": None if self.sprt is None else self.sprt.to_json(),
+            "sprt_state": None if self.sprt_state is None else self.sprt_state.to_json(),
+            "matches": [m.to_json() for m in self.matches],
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "EvalResult":
+        matches = [MatchMargin.from_json(m) for m in d["matches"]]
+        return cls(d["game"], d["bot_a"], d["bot_b"], int(d["deals"]), int(d["seed"]), dict(d["options"]), matches,
+                   preset=d.get("preset"), max_deals=int(d["deals"]))
+
 
 def _seating(num_seats: int, teams: tuple[tuple[int, ...], ...], rotation: int) -> list[int]:
     """Per seat: 0 for bot A, 1 for bot B (A on the even sides in rotation 0)."""
@@ -113,30 +185,90 @@ def _seating(num_seats: int, teams: tuple[tuple[int, ...], ...], rotation: int) 
     return who
 
 
+def margin_of(outcome: Outcome, who: Sequence[int]) -> float:
+    """Bot A's mean score minus bot B's (``who``: 0 for A, 1 for B per seat).
+
+    A forfeit has all-zero scores; it counts by rank instead (the loser's side -1, winner +1).
+    """
+    seats = range(len(who))
+    if outcome.reason.is_forfeit:
+        ra = min(outcome.ranks[s] for s in seats if who[s] == 0)
+        rb = min(outcome.ranks[s] for s in seats if who[s] == 1)
+        return float((ra < rb) - (rb < ra))
+    a = [outcome.scores[s] for s in seats if who[s] == 0]
+    b = [outcome.scores[s] for s in seats if who[s] == 1]
+    return sum(a) / len(a) - sum(b) / len(b)
+
+
+def _play(
+    game_name: str, bot_a: str, bot_b: str, deal: int, rotation: int, seed: int,
+    options: Mapping[str, Any], preset: str | None, clock_ms: tuple[int, int],
+) -> tuple[MatchMargin, MatchRecord]:
+    game = get_game(game_name, options, preset)
+    who = _seating(game.num_seats, game.teams, rotation)
+    specs = (bot_a, bot_b)
+    names = bot_names(specs)
+    seats = [LocalSeat(load_bot(specs[w]), names[w]) for w in who]
+    config = MatchConfig(game=game_name, seed=seed, options=dict(options), preset=preset, clock=Clock(*clock_ms),
+                         policy=FailurePolicy())
+    record = asyncio.run(run_match(config, seats))
+    out = record.outcome
+    assert out is not None
+    m = MatchMargin(deal, rotation, seed, margin_of(out, who), out.reason.value, tuple(out.scores), tuple(out.ranks))
+    return m, record
+
+
 def play_one(
     game_name: str, bot_a: str, bot_b: str, deal: int, rotation: int, seed: int,
     options: Mapping[str, Any], preset: str | None, clock_ms: tuple[int, int],
 ) -> MatchMargin:
     """Play one seating of one deal; bots are named by spec (picklable for workers)."""
-    game = get_game(game_name, options, preset)
-    who = _seating(game.num_seats, game.teams, rotation)
-    specs = (bot_a, bot_b)
-    bots = [load_bot(specs[w]) for w in who]
-    config = MatchConfig(game=game_name, seed=seed, options=dict(options), preset=preset, clock=Clock(*clock_ms),
-                         policy=FailurePolicy())
-    record = asyncio.run(run_match(config, [LocalSeat(b) for b in bots]))
-    out = record.outcome
-    assert out is not None
-    a = [out.scores[s] for s in range(game.num_seats) if who[s] == 0]
-    b = [out.scores[s] for s in range(game.num_seats) if who[s] == 1]
-    if out.reason.is_forfeit:
-        # A forfeit has all-zero scores; count it by rank instead (loser's side -1, winner +1).
-        ra = min(out.ranks[s] for s in range(game.num_seats) if who[s] == 0)
-        rb = min(out.ranks[s] for s in range(game.num_seats) if who[s] == 1)
-        margin = float((ra < rb) - (rb < ra))
-    else:
-        margin = sum(a) / len(a) - sum(b) / len(b)
-    return MatchMargin(deal, rotation, seed, margin, out.reason.value)
+    return _play(game_name, bot_a, bot_b, deal, rotation, seed, options, preset, clock_ms)[0]
+
+
+def _play_packed(args: tuple) -> tuple[MatchMargin, MatchRecord]:
+    return _play(*args)
+
+
+def _in_order(tasks: Iterator[tuple], jobs: int) -> Iterator[tuple[MatchMargin, MatchRecord]]:
+    """Results of ``tasks`` in task order, at most ``2 * jobs`` in flight; closing the
+    generator cancels what has not started (matches being played are finished)."""
+    if jobs == 1:
+        for t in tasks:
+            yield _play(*t)
+        return
+    pool = ProcessPoolExecutor(max_workers=jobs)
+    pending: collections.deque[Future] = collections.deque()
+    try:
+        for t in tasks:
+            pending.append(pool.submit(_play_packed, t))
+            if len(pending) >= 2 * jobs:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def evaluation_spec(
+    game: str, bot_a: str, bot_b: str, deals: int, seed: int, options: Mapping[str, Any], preset: str | None,
+    decision_ms: int, bank_ms: int, sprt: Sprt | None,
+) -> dict[str, Any]:
+    """What defines a stored evaluation (its resume key). The keys a tournament spec shares
+    (game, bots, deals, seed, options, preset, clock) mean the same, so the standings and
+    the web page read it as a two-bot duplicate tournament."""
+    return {
+        "evaluate": JSON_FORMAT, "game": game, "bots": [bot_a, bot_b], "deals": deals, "seed": seed,
+        "options": dict(options), "preset": preset, "duplicate": True, "decision_ms": decision_ms, "bank_ms": bank_ms,
+        "policy": "forfeit", "max_strikes": FailurePolicy().max_strikes, "sprt": None if sprt is None else sprt.to_json(),
+    }
+
+
+def default_name(spec: Mapping[str, Any]) -> str:
+    """``evaluate-GAME-A-B-SEED-<hash of the spec>``: the same command resumes, another starts anew."""
+    digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:6]
+    a, b = bot_names(tuple(spec["bots"]))
+    return f"evaluate-{spec['game']}-{a}-{b}-{spec['seed']}-{digest}"
 
 
 def evaluate(
@@ -151,10 +283,19 @@ def evaluate(
     decision_ms: int = 0,
     bank_ms: int = 0,
     progress: Callable[[MatchMargin], None] | None = None,
+    sprt: Sprt | None = None,
+    store: Store | None = None,
+    name: str | None = None,
+    fresh: bool = False,
+    on_deal: Callable[[EvalResult], None] | None = None,
 ) -> EvalResult:
-    """Play ``deals`` duplicate deals of ``game`` between two bot specs; see the module docstring.
+    """Play up to ``deals`` duplicate deals of ``game`` between two bot specs; see the module docstring.
 
-    Raises ConfigError for a bad game, option or count, BotLoadError for an unknown bot.
+    ``progress`` is called after every match played, ``on_deal`` after every deal counted
+    (stored ones included), with the result so far (``sprt_state`` up to date).
+
+    Raises ConfigError for a bad game, option or count, BotLoadError for an unknown bot,
+    StoreError when the store is locked by another run or holds another evaluation of that name.
     """
     if deals < 1:
         raise ConfigError(f"deals: must be at least 1, got {deals}")
@@ -167,25 +308,75 @@ def evaluate(
         bot = load_bot(spec)
         if not bot.plays(game):
             raise ConfigError(f"bot {spec!r} does not play {game} (it plays: {', '.join(bot.games)})")
-    tasks = [(game, bot_a, bot_b, d, r, deal_seed(seed, d), opts, preset, (decision_ms, bank_ms))
-             for d in range(deals) for r in (0, 1)]
-    result = EvalResult(game, bot_a, bot_b, deals, seed, opts)
-    if jobs == 1:
-        for t in tasks:
-            m = play_one(*t)
-            result.matches.append(m)
-            if progress:
-                progress(m)
-    else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for m in pool.map(_play_packed, tasks):
-                result.matches.append(m)
-                if progress:
-                    progress(m)
-    result.matches.sort(key=lambda m: (m.deal, m.rotation))
+    result = EvalResult(game, bot_a, bot_b, 0, seed, opts, sprt=sprt, max_deals=deals, preset=preset)
+
+    stored: dict[tuple[int, int], MatchMargin] = {}
+    tid = None
+    if store is not None:
+        spec = evaluation_spec(game, bot_a, bot_b, deals, seed, opts, preset, decision_ms, bank_ms, sprt)
+        result.stored_as = name or default_name(spec)
+        store.lock()
+        tour = store.open_tournament(result.stored_as, game, spec, fresh=fresh, planned=2 * deals)
+        tid = tour.id
+        stored = _stored_margins(store, tid, game, opts, preset)
+        result.resumed = sum(1 for (d, _) in stored if d < deals)
+
+    def tasks() -> Iterator[tuple]:
+        for d in range(deals):
+            for r in (0, 1):
+                if (d, r) not in stored:
+                    yield (game, bot_a, bot_b, d, r, deal_seed(seed, d), opts, preset, (decision_ms, bank_ms))
+
+    played = _in_order(tasks(), jobs)
+    acc = Moments()
+    try:
+        for d in range(deals):
+            pair = []
+            for r in (0, 1):
+                m = stored.get((d, r))
+                if m is None:
+                    m, record = next(played)
+                    assert (m.deal, m.rotation) == (d, r)
+                    if store is not None:
+                        store.save_match(tid, 2 * d + r, d, r, record, sides=_sides(game, opts, preset, record))
+                    if progress:
+                        progress(m)
+                pair.append(m)
+            result.matches += pair
+            result.deals += 1
+            acc.add(sum(m.margin for m in pair) / 2)
+            if sprt is not None:
+                result.sprt_state = sprt.state(acc.result())
+            if on_deal:
+                on_deal(result)
+            if result.sprt_state is not None and result.sprt_state.decision:
+                break
+        if store is not None:
+            store.set_planned(tid, 2 * result.deals)  # a stop rule cuts the schedule at its decision
+            store.mark_finished(tid)
+    finally:
+        played.close()
+        if store is not None:
+            store.unlock()
     log.info("%s", result.summary())
     return result
 
 
-def _play_packed(args: tuple) -> MatchMargin:
-    return play_one(*args)
+def _sides(game_name: str, options: Mapping[str, Any], preset: str | None, record: MatchRecord) -> list[str]:
+    """The bot on each side, in ``Game.teams`` order (a side is one bot and its copies)."""
+    game = get_game(game_name, options, preset)
+    return [record.seat_names[team[0]] for team in game.teams]
+
+
+def _stored_margins(store: Store, tid: int, game_name: str, options: Mapping[str, Any], preset: str | None) -> dict[tuple[int, int], MatchMargin]:
+    """The matches of a stored evaluation, by (deal, rotation), margins recomputed from the outcomes."""
+    game = get_game(game_name, options, preset)
+    out = {}
+    for row in store.matches(tid):
+        if row.idx != 2 * row.deal + row.rotation or row.rotation not in (0, 1):
+            raise StoreError(f"tournament {tid} in {store.path} is not an evaluation (match {row.idx} is deal {row.deal}, seating {row.rotation})")
+        who = _seating(game.num_seats, game.teams, row.rotation)
+        o = row.outcome
+        out[(row.deal, row.rotation)] = MatchMargin(row.deal, row.rotation, row.seed, margin_of(o, who), o.reason.value,
+                                                    tuple(o.scores), tuple(o.ranks))
+    return out

@@ -1,0 +1,183 @@
+"""The statistics behind docs/strength.md ("Sequential tests", "Calibration", "Variance"),
+from the recorded deals in tests/arbiter/data (recorded by ``arbiter evaluate ... --json``;
+each file names its command).
+
+    python -m arbiter.tournament.statreport            # every table, as Markdown (a few minutes)
+    python -m arbiter.tournament.statreport sprt       # one part: sprt, live, coverage, ratings, variance
+
+``bench_round`` is the short version ``arbiter bench -s statistics`` repeats: the SPRT's
+error rates and length at its defaults, the margin interval's coverage and the ratings'
+LOS of equal bots.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+from statistics import NormalDist, pstdev
+from typing import Callable, Iterator
+
+from arbiter.tournament.calibration import margin_coverage, rating_calibration
+from arbiter.tournament.evaluate import EvalResult, evaluate
+from arbiter.tournament.sprt import Sprt, relabelled, shifted, simulate
+from arbiter.tournament.stats import mean_se
+from arbiter.tournament.variance import adjusted_result, duplicate_gain, one_seating
+
+DATA = Path(__file__).resolve().parents[2] / "tests" / "arbiter" / "data"
+
+#: recorded file -> the SPRT hypotheses (M0, M1) simulated on it, in the game's units.
+SPRT_CASES = {"spades_heuristic_greedy": (0.0, 10.0), "spot_search_heuristic": (0.0, 5.0)}
+#: the skewed one (heuristic wins ~99% of Spot deals): only the shifted stress test.
+SKEWED = ("spot_heuristic_random", (0.0, 5.0))
+
+
+def recorded(name: str) -> EvalResult:
+    return EvalResult.from_json(json.loads((DATA / f"{name}.json").read_text()))
+
+
+def _sd_at(xs: list[float], sampler, mu: float, rng: random.Random, n: int = 20_000) -> float:
+    draw = sampler(xs, mu)
+    return mean_se([draw(rng) for _ in range(n)]).sd or 0.0
+
+
+def sprt_rows(runs: int = 2000, seed: int = 0, models=("glr", "normal"), mins=(5, 10, 20)) -> Iterator[dict]:
+    """Error rates and mean lengths of the SPRT on recorded deals, per model and min_deals."""
+    cases = [(n, m, relabelled) for n, m in SPRT_CASES.items()] + [(n, m, shifted) for n, m in SPRT_CASES.items()]
+    cases.append((SKEWED[0], SKEWED[1], shifted))
+    for name, (m0, m1), sampler in cases:
+        xs = recorded(name).deal_margins()
+        fixed_sd = _sd_at(xs, sampler, m0, random.Random(f"{seed}:sd"))
+        for model in models:
+            for md in mins:
+                t = Sprt(m0, m1, min_deals=md, model=model)
+                tag = f"{seed}:{name}:{sampler.__name__}:{model}:{md}"
+                at0 = simulate(t, sampler(xs, m0), m0, runs, 20_000, random.Random(tag + ":0"))
+                at1 = simulate(t, sampler(xs, m1), m1, runs, 20_000, random.Random(tag + ":1"))
+                mid = simulate(t, sampler(xs, (m0 + m1) / 2), (m0 + m1) / 2, runs // 2, 20_000, random.Random(tag + ":m"))
+                yield {"data": name, "sampler": sampler.__name__, "m0": m0, "m1": m1, "model": model, "min_deals": md,
+                       "alpha": at0.p_h1, "beta": at1.p_h0, "deals_m0": at0.mean_deals, "deals_m1": at1.mean_deals,
+                       "deals_mid": mid.mean_deals, "fixed": t.fixed_deals(fixed_sd), "runs": runs}
+
+
+def live_rows(seeds=range(10)) -> Iterator[dict]:
+    """``arbiter evaluate spades heuristic random --sprt 0,50 -o deals=1 --seed S``, both models."""
+    for model in ("glr", "normal"):
+        for s in seeds:
+            r = evaluate("spades", "heuristic", "random", deals=1000, seed=s, options={"deals": 1},
+                         sprt=Sprt(0, 50, model=model))
+            yield {"model": model, "seed": s, "verdict": r.sprt_state.verdict, "deals": r.deals, "fixed": r.fixed_deals(),
+                   "margin": str(r.margin)}
+
+
+def coverage_rows(runs: int = 4000, seed: int = 0) -> Iterator[dict]:
+    for name in SPRT_CASES:
+        xs = recorded(name).deal_margins()
+        for deals in (10, 30, 100):
+            c = margin_coverage(xs, deals, runs, random.Random(f"{seed}:{name}:{deals}"))
+            yield {"data": name, "deals": deals, "coverage": c.rate, "runs": runs}
+
+
+def _probit_spread(los) -> float:
+    return pstdev(NormalDist().inv_cdf(min(max(v, 1e-12), 1 - 1e-12)) for v in los)
+
+
+def rating_rows(runs: int = 1000, seed: int = 0) -> Iterator[dict]:
+    for name in ("spades_heuristic_greedy", "spot_search_heuristic", "spot_heuristic_random"):
+        r = recorded(name)
+        for deals in (20, 60):
+            for relabel in (0.5, 0.0):
+                c = rating_calibration(r, deals, runs, random.Random(f"{seed}:{name}:{deals}:{relabel}"), relabel)
+                d = c.to_json()
+                d.update(data=name, probit_spread=_probit_spread(c.los),
+                         probit_spread_clustered=_probit_spread(c.los_clustered) if c.los_clustered else None)
+                yield d
+
+
+def variance_rows(mean_deals: int = 20_000) -> Iterator[dict]:
+    for name in ("spades_heuristic_greedy", "spot_search_heuristic", "spot_heuristic_random"):
+        r = recorded(name)
+        g = duplicate_gain(r)
+        a = adjusted_result(r, mean_deals=mean_deals)
+        o = one_seating(r)
+        yield {"data": name, "deals": r.deals, "match_sd": g.match_sd, "deal_sd": g.deal_sd, "duplicate_gain": g.ratio,
+               "plain": str(a.plain), "adjusted": str(a.adjusted), "cv_ratio": a.variance_ratio, "cv_r2": a.r2_in_sample,
+               "one_plain": str(o.plain), "one_adjusted": str(o.adjusted), "one_r2": o.r2_in_sample,
+               "one_adj_over_plain": o.adjusted_over_plain, "one_plain_over_dup": o.plain_over_duplicate,
+               "one_adj_over_dup": o.adjusted_over_duplicate}
+
+
+def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
+    """One round of ``arbiter bench -s statistics``: key -> measured value."""
+    out: dict[str, float] = {}
+    for name, (m0, m1) in SPRT_CASES.items():
+        xs = recorded(name).deal_margins()
+        t = Sprt(m0, m1)
+        at0 = simulate(t, relabelled(xs, m0), m0, runs, 20_000, random.Random(f"bench:{seed}:{name}:0"))
+        at1 = simulate(t, relabelled(xs, m1), m1, runs, 20_000, random.Random(f"bench:{seed}:{name}:1"))
+        fixed = t.fixed_deals(_sd_at(xs, relabelled, m0, random.Random(f"bench:{seed}:sd"), 5000))
+        out[f"sprt.{name}.alpha"] = at0.p_h1
+        out[f"sprt.{name}.beta"] = at1.p_h0
+        out[f"sprt.{name}.length"] = (at0.mean_deals + at1.mean_deals) / 2 / fixed
+        out[f"coverage.{name}.30"] = margin_coverage(xs, 30, runs, random.Random(f"bench:{seed}:{name}:cov")).rate
+    c = rating_calibration(recorded("spades_heuristic_greedy"), 40, runs // 2, random.Random(f"bench:{seed}:bt"), 0.5)
+    out["los.bt.null_above_95"] = c.los_above(0.95)
+    out["coverage.bt.null"] = c.coverage or 0.0
+    return out
+
+
+#: (label, unit, target check, target text) of each ``bench_round`` key.
+BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = {
+    **{f"sprt.{n}.alpha": (f"SPRT P(H1 | margin = M0), {n}, M = {m[0]:g},{m[1]:g}", "rate", lambda v: v <= 0.065, "<= 0.065 (α = 0.05)")
+       for n, m in SPRT_CASES.items()},
+    **{f"sprt.{n}.beta": (f"SPRT P(H0 | margin = M1), {n}", "rate", lambda v: v <= 0.065, "<= 0.065 (β = 0.05)")
+       for n in SPRT_CASES},
+    **{f"sprt.{n}.length": (f"SPRT mean deals at M0 and M1 / fixed-length test, {n}", "x", lambda v: v <= 0.7, "<= 0.7")
+       for n in SPRT_CASES},
+    **{f"coverage.{n}.30": (f"margin ± 1.96 s.e. coverage, 30 deals, {n}", "rate", lambda v: 0.93 <= v <= 0.97, "0.93..0.97")
+       for n in SPRT_CASES},
+    "los.bt.null_above_95": ("ratings LOS > 0.95 for equal bots (Bradley-Terry, Spades, 40 deals)", "rate", None,
+                             "0.05 if calibrated (conservative: docs/strength.md)"),
+    "coverage.bt.null": ("ratings 95% interval coverage, equal bots (Bradley-Terry, Spades, 40 deals)", "rate", None,
+                         "0.95 if calibrated"),
+}
+
+
+def _md(rows: list[dict], cols: list[str]) -> str:
+    def fmt(v) -> str:
+        if isinstance(v, float):
+            return f"{v:.3f}" if abs(v) < 10 else f"{v:.0f}"
+        return str(v)
+
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(fmt(r.get(c)) for c in cols) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def main(parts: list[str]) -> None:
+    parts = parts or ["sprt", "live", "coverage", "ratings", "variance"]
+    if "sprt" in parts:
+        print("## SPRT error rates and lengths\n")
+        print(_md(list(sprt_rows()), ["data", "sampler", "m0", "m1", "model", "min_deals", "alpha", "beta", "deals_m0",
+                                      "deals_m1", "deals_mid", "fixed", "runs"]), "\n", flush=True)
+    if "live" in parts:
+        print("## Spades heuristic vs random, --sprt 0,50\n")
+        print(_md(list(live_rows()), ["model", "seed", "verdict", "deals", "fixed", "margin"]), "\n", flush=True)
+    if "coverage" in parts:
+        print("## Margin interval coverage\n")
+        print(_md(list(coverage_rows()), ["data", "deals", "coverage", "runs"]), "\n", flush=True)
+    if "ratings" in parts:
+        print("## Ratings calibration\n")
+        print(_md(list(rating_rows()), ["data", "model", "deals", "relabel", "coverage", "coverage_clustered",
+                                        "los_above_0.95", "los_below_0.05", "los_clustered_above_0.95", "probit_spread",
+                                        "probit_spread_clustered", "runs"]), "\n", flush=True)
+    if "variance" in parts:
+        print("## Variance\n")
+        print(_md(list(variance_rows()), ["data", "deals", "match_sd", "deal_sd", "duplicate_gain", "plain", "adjusted",
+                                          "cv_ratio", "cv_r2", "one_plain", "one_adjusted", "one_r2", "one_adj_over_plain",
+                                          "one_plain_over_dup", "one_adj_over_dup"]), "\n", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
