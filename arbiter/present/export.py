@@ -147,7 +147,7 @@ def _summary(st: Standings, info: dict[str, Any]) -> str:
     if played.decision_ms is not None:
         parts.append(f"clock {played.clock_text}")
     parts += [f"{st.matches} of {info.get('planned', st.matches)} matches played",
-              f"duplicate deals {'on' if st.duplicate else 'off'}", _seed_text(info), f"ratings: {model}"]
+              f"variance reduction: {played.variance_text}", _seed_text(info), f"ratings: {model}"]
     return "; ".join(parts) + "."
 
 

@@ -42,6 +42,7 @@ class Played:
     deals: int | None
     duplicate: bool
     error: str = ""  # why the options could not be applied (a spec from an older version)
+    seatings: str = "rotations"  # of a duplicate deal: rotations or permutations
 
     @property
     def free_for_all(self) -> bool:
@@ -93,6 +94,14 @@ class Played:
         return "none (every seat plays for itself)"
 
     @property
+    def variance_text(self) -> str:
+        """Which variance reduction the results carry (docs/strength.md measures each)."""
+        if not self.duplicate:
+            return "none: every deal played once (independent deals)"
+        how = "every rotation" if self.seatings == "rotations" else "every permutation"
+        return f"duplicate deals: each deal played in {how} of the seats, so the cards' luck cancels"
+
+    @property
     def wdl_note(self) -> str:
         return FFA_WDL_NOTE if self.free_for_all else ""
 
@@ -100,6 +109,7 @@ class Played:
         """(label, text) pairs for a display: format, options, clock, policy, teams."""
         deals = f", {self.deals} deal{'s' * (self.deals != 1)} a table" if self.deals is not None else ""
         out = [("format", f"{self.format}{deals}" + (", duplicate deals" if self.duplicate else "")),
+               ("variance reduction", self.variance_text),
                ("options", self.options_text), ("clock", self.clock_text), ("failures", self.policy_text)]
         if self.seats_per_side > 1:
             out.append(("teams", self.teams_text))
@@ -130,6 +140,7 @@ def describe(spec: Mapping[str, Any]) -> Played:
         decision_ms=spec.get("decision_ms"), bank_ms=spec.get("bank_ms"), policy=str(spec.get("policy", "forfeit")),
         max_strikes=spec.get("max_strikes"), teams=teams, seats_per_side=per_side, sides=sides,
         deals=spec.get("deals"), duplicate=bool(spec.get("duplicate", True)), error=error,
+        seatings=str(spec.get("seatings") or "rotations"),
     )
 
 

@@ -98,3 +98,12 @@ def test_teams_wdl_and_the_summary_of_the_exports():
     assert "a + b" in html and "W-D-L counts" not in html
     csv_text = render("csv", st, info)
     assert csv_text.splitlines()[0].endswith(",team") and csv_text.splitlines()[1].endswith(",a + b")
+
+
+def test_standings_and_the_web_page_say_which_variance_reduction_was_used():
+    from arbiter.present.played import describe
+
+    dup = describe({"game": "spades", "duplicate": True, "seatings": "permutations"})
+    assert ("variance reduction", dup.variance_text) in dup.lines() and "every permutation" in dup.variance_text
+    plain = describe({"game": "spades", "duplicate": False})
+    assert plain.variance_text.startswith("none")
