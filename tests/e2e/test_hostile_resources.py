@@ -29,7 +29,9 @@ def test_unbounded_memory_is_stopped_at_the_limit(tmp_path):
     r = run_hostile(HOSTILE / "memory.py", tmp_path, limits=Limits(memory_mb=256, cpu_seconds=30))
     got = r.report("memory")["mb"]
     assert 0 < got <= 256, got  # it could not allocate past its limit
-    assert r.hostile.outcome.reason is EndReason.FORFEIT_DISCONNECT
+    # the SDK catches the MemoryError in choose and reports it (a crash under the forfeit
+    # policy); had the allocation killed the interpreter outright, the stream would close
+    assert r.hostile.outcome.reason in (EndReason.FORFEIT_CRASH, EndReason.FORFEIT_DISCONNECT)
     assert "MemoryError" in r.incidents()[0].stderr
 
 
