@@ -99,13 +99,6 @@ class RatingCalibration:
     truth: float | None  # A's true rating (Bradley-Terry), None for Plackett-Luce
     covered: int  # A's interval held the truth (0 without a truth)
     los: tuple[float, ...]  # LOS of A over B in each run (the higher-rated row over the next, turned to A's side)
-    covered_clustered: int = 0  # the same with the deal-clustered variance (Bradley-Terry only)
-    los_clustered: tuple[float, ...] = ()
-
-    @property
-    def coverage_clustered(self) -> float | None:
-        return None if self.truth is None else self.covered_clustered / self.runs
-
     @property
     def coverage(self) -> float | None:
         return None if self.truth is None else self.covered / self.runs
@@ -119,39 +112,7 @@ class RatingCalibration:
     def to_json(self) -> dict:
         return {"model": self.model, "runs": self.runs, "deals": self.deals, "relabel": self.relabel,
                 "truth": self.truth, "coverage": self.coverage, "los_above_0.95": self.los_above(0.95),
-                "los_below_0.05": self.los_below(0.05), "los_mean": sum(self.los) / self.runs,
-                "coverage_clustered": self.coverage_clustered,
-                "los_clustered_above_0.95": _share(self.los_clustered, lambda v: v > 0.95),
-                "los_clustered_below_0.05": _share(self.los_clustered, lambda v: v < 0.05)}
-
-
-def _share(values: Sequence[float], test) -> float | None:
-    return sum(1 for v in values if test(v)) / len(values) if values else None
-
-
-def clustered_two_bot(rows: Sequence[MatchRow], teams, a_value: float, b_value: float, a_half: float) -> tuple[float, float]:
-    """(half-width of A's 95% interval, LOS of A over B) of a two-bot Bradley-Terry table
-    with the deal-clustered ("sandwich") variance instead of the model's.
-
-    The table's variance treats the 2n matches as independent; the two seatings of a deal
-    are not (duplicate deals: what one seating's cards give, the other's take back). The
-    sandwich H⁻¹ (Σ_deals g g) H⁻¹, with g a deal's summed score residuals, is what the
-    fitted strength difference really varies by. This is what ``ratings`` would give with
-    the fix docs/strength.md proposes; it is measured here, not used by the tables.
-    """
-    d = (a_value - b_value) / ELO_PER_NAT
-    var_model = 4 * (a_half / (Z95 * ELO_PER_NAT)) ** 2  # var of θA - θB (centred: var(θA) = var(d) / 4)
-    p = 1 / (1 + math.exp(-d))
-    per_deal: dict[tuple[int, int], float] = {}
-    for row in rows:
-        res = side_results(teams, row.outcome.scores, row.outcome.ranks)
-        a_sides = [res[j][0] for j in range(len(teams)) if row.seats[teams[j][0]] == "A"]
-        per_deal[(row.round, row.deal)] = per_deal.get((row.round, row.deal), 0.0) + sum(a_sides) / len(a_sides) - p
-    meat = sum(g * g for g in per_deal.values())
-    var = var_model**2 * meat
-    if var <= 0:
-        return a_half, 0.5
-    return Z95 * ELO_PER_NAT * math.sqrt(var) / 2, 0.5 * (1 + math.erf(d / math.sqrt(2 * var)))
+                "los_below_0.05": self.los_below(0.05), "los_mean": sum(self.los) / self.runs}
 
 
 def _row(i: int, m: MatchMargin, seats: tuple[str, ...]) -> MatchRow:
@@ -171,9 +132,8 @@ def rating_calibration(result: EvalResult, deals: int, runs: int, rng: random.Ra
     p = match_score(result)
     p = (1 - relabel) * p + relabel * (1 - p)
     truth = None
-    covered = covered_c = 0
+    covered = 0
     los = []
-    los_c = []
     model = ""
     for _ in range(runs):
         rows = []
@@ -192,7 +152,4 @@ def rating_calibration(result: EvalResult, deals: int, runs: int, rng: random.Ra
             truth = true_rating(p)
             a, b = (first, second) if first.name == "A" else (second, first)
             covered += a.rating.low <= truth <= a.rating.high
-            half, lc = clustered_two_bot(rows, game.teams, a.rating.value, b.rating.value, (a.rating.high - a.rating.low) / 2)
-            covered_c += abs(a.rating.value - truth) <= half
-            los_c.append(lc)
-    return RatingCalibration(model, runs, deals, relabel, truth, covered, tuple(los), covered_c, tuple(los_c))
+    return RatingCalibration(model, runs, deals, relabel, truth, covered, tuple(los))

@@ -220,7 +220,7 @@ def compute_standings(
     names = list(table)
     if head_to_head:
         model = "bradley-terry"
-        ratings, los = _bradley_terry(names, rows, teams)
+        ratings, los = _bradley_terry(names, rows, teams, clustered=duplicate)
     else:
         model = "plackett-luce"
         ratings, los = _plackett_luce(names, rows, teams)
@@ -250,23 +250,35 @@ def _seatings_per_table(rows: Sequence[MatchRow]) -> dict[tuple[int, int], int]:
 # Bradley-Terry (head to head).
 
 
-def _bradley_terry(names: list[str], rows: Sequence[MatchRow], teams) -> tuple[dict[str, Rating], Any]:
-    """MAP Bradley-Terry strengths by Newton's method; Elo-scaled ratings and LOS."""
+#: Fewer deals than this (or than bots + 2) and the deal-clustered variance is not used.
+MIN_CLUSTERS = 8
+
+
+def _bradley_terry(names: list[str], rows: Sequence[MatchRow], teams, clustered: bool = False) -> tuple[dict[str, Rating], Any]:
+    """MAP Bradley-Terry strengths by Newton's method; Elo-scaled ratings and LOS.
+
+    ``clustered`` (duplicate deals): the matches of one deal are not independent (what one
+    seating's cards give, another's take back: their results correlate at about -0.4 in
+    Spades), so the model's variance, which counts every match as independent, is too
+    wide (95% intervals covered the truth 98-99% of the time in simulation). With enough
+    deals the covariance is the deal-clustered sandwich H⁻¹ (Σ_deals g gᵀ) H⁻¹ instead,
+    g a deal's summed score residuals: coverage 93-95% (tests/arbiter/test_statistics.py).
+    """
     n = len(names)
     index = {b: i for i, b in enumerate(names)}
-    games: list[tuple[int, int, float]] = []  # (i, j, score of i against j)
+    games: list[tuple[int, int, float, int]] = []  # (i, j, score of i against j, deal seed)
     for row in rows:
         res = side_results(teams, row.outcome.scores, row.outcome.ranks)
         a, b = (sides_of(teams, row.seats)[j][0] for j in range(2))
         if a != b:
-            games.append((index[a], index[b], res[0][0]))
+            games.append((index[a], index[b], res[0][0], row.seed))
     theta = [0.0] * n
     prec = 1 / BT_PRIOR_SIGMA**2
     hess = [[0.0] * n for _ in range(n)]
     for _ in range(100):
         grad = [-prec * t for t in theta]
         hess = [[(prec if i == j else 0.0) for j in range(n)] for i in range(n)]  # negative Hessian
-        for i, j, s in games:
+        for i, j, s, _ in games:
             p = 1 / (1 + math.exp(theta[j] - theta[i]))
             w = p * (1 - p)
             grad[i] += s - p
@@ -282,6 +294,17 @@ def _bradley_terry(names: list[str], rows: Sequence[MatchRow], teams) -> tuple[d
     # The ratings are centred (mean 1500): their covariance is that of the centred
     # strengths, P·C·P with P = I - 11ᵀ/n, which drops the overall level only the prior fixes.
     raw = _inverse(hess)
+    deals = {d for *_, d in games}
+    if clustered and len(deals) >= max(MIN_CLUSTERS, n + 2) and len(deals) < len(games):
+        residual: dict[int, list[float]] = {}
+        for i, j, s, d in games:
+            g = residual.setdefault(d, [0.0] * n)
+            r = s - 1 / (1 + math.exp(theta[j] - theta[i]))
+            g[i] += r
+            g[j] -= r
+        meat = [[sum(g[a] * g[b] for g in residual.values()) for b in range(n)] for a in range(n)]
+        left = [[sum(raw[a][k] * meat[k][b] for k in range(n)) for b in range(n)] for a in range(n)]
+        raw = [[sum(left[a][k] * raw[k][b] for k in range(n)) for b in range(n)] for a in range(n)]
     row_mean = [sum(r) / n for r in raw]
     all_mean = sum(row_mean) / n if n else 0.0
     cov = [[raw[i][j] - row_mean[i] - row_mean[j] + all_mean for j in range(n)] for i in range(n)]

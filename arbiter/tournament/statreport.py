@@ -90,8 +90,7 @@ def rating_rows(runs: int = 1000, seed: int = 0) -> Iterator[dict]:
             for relabel in (0.5, 0.0):
                 c = rating_calibration(r, deals, runs, random.Random(f"{seed}:{name}:{deals}:{relabel}"), relabel)
                 d = c.to_json()
-                d.update(data=name, probit_spread=_probit_spread(c.los),
-                         probit_spread_clustered=_probit_spread(c.los_clustered) if c.los_clustered else None)
+                d.update(data=name, probit_spread=_probit_spread(c.los))
                 yield d
 
 
@@ -169,9 +168,8 @@ def main(parts: list[str]) -> None:
         print(_md(list(coverage_rows()), ["data", "deals", "coverage", "runs"]), "\n", flush=True)
     if "ratings" in parts:
         print("## Ratings calibration\n")
-        print(_md(list(rating_rows()), ["data", "model", "deals", "relabel", "coverage", "coverage_clustered",
-                                        "los_above_0.95", "los_below_0.05", "los_clustered_above_0.95", "probit_spread",
-                                        "probit_spread_clustered", "runs"]), "\n", flush=True)
+        print(_md(list(rating_rows()), ["data", "model", "deals", "relabel", "coverage",
+                                        "los_above_0.95", "los_below_0.05", "probit_spread", "runs"]), "\n", flush=True)
     if "variance" in parts:
         print("## Variance\n")
         print(_md(list(variance_rows()), ["data", "deals", "match_sd", "deal_sd", "duplicate_gain", "plain", "adjusted",
