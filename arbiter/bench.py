@@ -94,7 +94,11 @@ ENGINE_GAMES: tuple[tuple[str, dict[str, Any], str], ...] = (
 
 #: Targets of the issue, as (figure key, comparison, threshold, text).
 SPADES_VS_OPENSPIEL = 0.5
-VIEW_ENGINE_DECISIONS = 100_000
+#: Spite and Malice and Spot engines: decisions/s (a view built at every decision) at least
+#: this share of the Spades engine's, measured in the same run, so that a loaded machine
+#: slows both sides of the ratio (the absolute 100,000/s this replaced flipped with the
+#: load; 0.6 x a quiet machine's Spades rate is about that).
+VIEW_ENGINE_SHARE_OF_SPADES = 0.6
 HOSTED_OVER_FLOOR = 1.5
 CONCURRENCY_SPEEDUP = 1.8
 #: Spades matches (2 deals, ~120 decisions each) per round of the hosted figure.
@@ -628,12 +632,16 @@ def run_bench(
         os_hands = result.add("openspiel.spades.hands", "OpenSpiel spades, observation per decision", "hands/s", os_note)
         os_dec = result.add("openspiel.spades.decisions", "OpenSpiel spades, observation per decision", "decisions/s", os_note)
         ratio = result.add("ratio.spades_over_openspiel", "Spades engine / OpenSpiel spades (hands/s)", "x", os_note)
+        shares = {name: result.add(f"ratio.engine.{name}_over_spades", f"{name} / Spades engine (decisions/s, same run)", "x")
+                  for name in ("spite-and-malice", "spot")}
         for r in range(runs):
             progress(f"engines: run {r + 1} of {runs}")
             for name, options, _ in ENGINE_GAMES:
                 dec, games = engine_rate(name, options, seconds, seed=1000 * r)
                 figs[name][0].values.append(dec)
                 figs[name][1].values.append(games)
+                if name in shares:
+                    shares[name].values.append(dec / figs["spades"][0].values[-1])
                 if name == "spades" and worker is not None:
                     h, d = worker.run(seconds, 1000 * r)
                     os_hands.values.append(h)
@@ -642,8 +650,8 @@ def run_bench(
         if worker is not None:
             worker.close()
         ratio.check(lambda v: v >= SPADES_VS_OPENSPIEL, f">= {SPADES_VS_OPENSPIEL}")
-        for name in ("spite-and-malice", "spot"):
-            figs[name][0].check(lambda v: v >= VIEW_ENGINE_DECISIONS, f">= {VIEW_ENGINE_DECISIONS:,}")
+        for share in shares.values():
+            share.check(lambda v: v >= VIEW_ENGINE_SHARE_OF_SPADES, f">= {VIEW_ENGINE_SHARE_OF_SPADES}")
 
     # -- gRPC: the floor, hosted matches, scale -------------------------------------------
     grpc_sections = [s for s in ("floor", "hosted", "scale") if s in sections]
