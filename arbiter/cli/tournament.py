@@ -309,4 +309,9 @@ def _show_match(tour, row) -> None:
                       str(len(times)), f"{sum(times) / len(times):.1f}" if times else "", str(max(times)) if times else "",
                       incs or "-")
     out.print(table)
+    for inc in row.incidents:  # what went wrong, in the bot's own words (its stderr tail)
+        if inc.stderr:
+            tail = "\n".join(inc.stderr.strip().splitlines()[-8:])
+            out.print(f"seat {inc.seat} ({row.seats[inc.seat]}) {inc.kind}; its stderr ends:", highlight=False)
+            out.print(tail, highlight=False, markup=False)
     out.print(f"replay it: [bold]arbiter replay {row.match_id}[/]", highlight=False)

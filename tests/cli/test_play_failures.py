@@ -106,3 +106,21 @@ def _passing(path):
     report.add("import", True, "")
     report.bot = {"name": "mybot", "version": "1.0", "games": ["*"], "deterministic": False}
     return report
+
+
+def test_tournament_show_names_a_failing_bot_and_its_stderr(tmp_path):
+    path = tmp_path / "raiser.py"
+    path.write_text(textwrap.dedent(BOTS["raiser"]))
+    db = tmp_path / "t.sqlite"
+    run = subprocess.run([sys.executable, "-m", "arbiter", "tournament", "run", "--game", "spite-and-malice", "--bots",
+                          f"{path},random", "--deals", "1", "-o", "payoff_size=5", "--db", str(db), "-q",
+                          "--name", "fails"], cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stderr
+    shown = subprocess.run([sys.executable, "-m", "arbiter", "tournament", "show", "fails", "--db", str(db), "--failures"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0 and "crash" in shown.stdout
+    match_id = next(tok for line in shown.stdout.splitlines() for tok in line.split() if tok.count("-") == 1 and tok[0].isdigit())
+    detail = subprocess.run([sys.executable, "-m", "arbiter", "tournament", "show", "fails", "--db", str(db), "-m", match_id],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    text = " ".join(detail.stdout.split())
+    assert detail.returncode == 0 and "choose raised ValueError: my heuristic broke (raiser.py:" in text
