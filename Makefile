@@ -54,3 +54,17 @@ bench: $(BIN)/activate
 
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) .demo.sqlite *.egg-info
+
+## Reliability campaigns (issue #20; not part of `make test`). The fuzz campaign: 100,000+
+## hostile bot messages against a real `arbiter serve` and a running tournament's arbiter,
+## on loopback, honest matches alongside; about a minute or two on 2 cores.
+## `make fuzz FUZZ_ARGS=--big` sends ten times as many.
+.PHONY: fuzz chaos
+fuzz: $(BIN)/activate
+	$(BIN)/python scripts/fuzz_campaign.py $(FUZZ_ARGS)
+
+## The chaos campaign: `arbiter tournament run` SIGKILLed at 24 seeded moments (mid-commit,
+## mid bot start-up, with its bots...), on a loopback Dask cluster too, resumed each time and
+## checked against an uninterrupted run; a few minutes. `make chaos CHAOS_ARGS=--big`: 4x.
+chaos: $(BIN)/activate
+	$(BIN)/python scripts/chaos_campaign.py $(CHAOS_ARGS)
