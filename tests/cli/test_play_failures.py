@@ -119,7 +119,10 @@ def test_tournament_show_names_a_failing_bot_and_its_stderr(tmp_path):
     shown = subprocess.run([sys.executable, "-m", "arbiter", "tournament", "show", "fails", "--db", str(db), "--failures"],
                            cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert shown.returncode == 0 and "crash" in shown.stdout
-    match_id = next(tok for line in shown.stdout.splitlines() for tok in line.split() if tok.count("-") == 1 and tok[0].isdigit())
+    import sqlite3
+
+    with sqlite3.connect(db) as con:
+        match_id = con.execute("SELECT match_id FROM matches WHERE incidents LIKE '%crash%' LIMIT 1").fetchone()[0]
     detail = subprocess.run([sys.executable, "-m", "arbiter", "tournament", "show", "fails", "--db", str(db), "-m", match_id],
                             cwd=ROOT, capture_output=True, text=True, timeout=60)
     text = " ".join(detail.stdout.split())
