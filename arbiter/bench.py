@@ -28,9 +28,10 @@ Sections (see README "Benchmark"):
   (MatchStart, MatchEnd) are in it; they are a few messages in about 120 and are queued,
   not waited for. Its ratio to the floor of the same round (same transport).
 * ``scale``: matches/s of one arbiter with the same four bot processes (Spades, 1 deal),
-  one match at a time and M at once for M = cores, 2 x cores and 4 x cores; the
-  speed-ups M / 1 pair by pair. The target is checked on the M = cores row and on a
-  "best M measured" row whose label names that M. Also matches/s with the trusted
+  one match at a time and M at once for M = cores, 2 x cores, 4 x cores and the
+  tournaments' default (``run.default_concurrency``); the speed-ups M / 1 pair by pair.
+  The target is checked on the M = cores row, on a "best M measured" row whose label
+  names that M, and on the default's row. Also matches/s with the trusted
   in-process transport (``--transport inproc``).
 * ``memory``: the RSS of one ``arbiter serve`` process holding 1,000 concurrent Spades
   matches whose seats all wait on a Turn the bots never answer; bytes per match.
@@ -42,6 +43,10 @@ Sections (see README "Benchmark"):
   on a Dask cluster on loopback (``arbiter.tournament.cluster``: a scheduler and one single-thread
   worker process per core, workers already warm); matches/s of each and the overhead
   ratio local / cluster. Needs ``distributed`` (the ``cluster`` extra).
+* ``arena``: not a speed: the ladder's efficiency. Eight copies of the heuristic bot with
+  0%, 10% .. 70% random moves (a known order) play an arena and a round robin of the same
+  encounters until the order is right and every adjacent pair is separated (LOS >= 95%);
+  the ratio of the matches each needed (``arbiter.tournament.arena_bench``).
 
 Targets are printed with pass/short. Tests never time: tests/arbiter/test_bench_report.py
 checks only how measured values are reported.
@@ -74,7 +79,7 @@ from arbiter.hosting.local import LocalSeat
 from arbiter.match import run_match
 from arbiter.hosting.loading import load_bot
 from arbiter.store.db import Store
-from arbiter.tournament.run import TournamentSpec, run_tournament
+from arbiter.tournament.run import TournamentSpec, default_concurrency, run_tournament
 from arbiter.tournament.cluster import LoopbackCluster
 from arbiter.hosting.botproc import BotPool
 from arbiter.server.app import start_server
@@ -83,7 +88,7 @@ log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parent.parent
 
-SECTIONS = ("engines", "openspiel", "floor", "hosted", "scale", "memory", "isolation", "cluster", "statistics")
+SECTIONS = ("engines", "openspiel", "floor", "hosted", "scale", "memory", "isolation", "cluster", "statistics", "arena")
 
 #: (game name, options, label of one game) measured in the engines section.
 ENGINE_GAMES: tuple[tuple[str, dict[str, Any], str], ...] = (
@@ -678,6 +683,9 @@ def run_bench(
     if "statistics" in sections:
         statistics_section(result, runs, progress)
 
+    if "arena" in sections:
+        arena_section(result, runs, progress)
+
     result.seconds = time.perf_counter() - t_start
     return result
 
@@ -698,6 +706,23 @@ def statistics_section(result: BenchResult, runs: int, progress: Callable[[str],
             figs[key].target = text
         else:
             figs[key].check(ok, text)
+
+
+def arena_section(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:
+    """Ladder efficiency: matches the arena's matchmaking needs to order eight bots of known
+    strength with every adjacent pair separated, over the matches a round robin needs (one
+    seed per run, at most 3: each is ~20 s of CPU per schedule)."""
+    from arbiter.tournament.arena_bench import TARGET_RATIO, ladder_efficiency
+
+    n = min(runs, 3)
+    ratio = result.add("ratio.arena", "arena ladder / round robin matches to the right order, adjacent LOS >= 95%", "x")
+    progress(f"arena: {n} ladder and round-robin run(s) of 8 bots")
+    eff = ladder_efficiency(n)
+    ratio.values.extend(a.matches / b.matches for a, b in eff.runs)
+    reached = all(a.reached and b.reached for a, b in eff.runs)
+    if not reached:
+        ratio.note = "a run did not reach the order within its match budget"
+    ratio.check(lambda v: reached and v <= TARGET_RATIO, f"<= {TARGET_RATIO}")
 
 
 #: The tournament of the cluster section: 3 bots, 3 tables x 2 seatings x CLUSTER_DEALS.
@@ -821,7 +846,8 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
     ratio = result.add("ratio.hosted_over_floor", "hosted decision / bare round trip (same transport)", "x") if floor and hosted else None
     hosted_options = {"deals": 2}
     scale_options = {"deals": 1}
-    ms = sorted({cores, 2 * cores, 4 * cores})
+    default_m = default_concurrency("shared", 4)  # what a tournament runs when not told (these bots are shared)
+    ms = sorted({cores, 2 * cores, 4 * cores, default_m})
     scale1 = scaleM = inproc = None
     if "scale" in sections:
         scale1 = result.add("scale.matches.1", "gRPC matches/s, 1 at a time (Spades, 1 deal)", "matches/s")
@@ -873,3 +899,9 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
         ratio.check(lambda v: v <= HOSTED_OVER_FLOOR, f"<= {HOSTED_OVER_FLOOR}")
     if scale1 is not None:
         best_speedup(result, speed, cores)
+        default = Figure("ratio.scale.default", f"concurrency speed-up, the tournaments' default (M = {default_m}) / 1", "x",
+                         note=f"M = {default_m}")
+        default.values = list(speed[default_m].values)
+        result.figures.insert(result.figures.index(next(f for f in result.figures if f.key == "ratio.scale.best")) + 1
+                              if result.get("ratio.scale.best") else len(result.figures), default)
+        default.check(lambda v: v >= CONCURRENCY_SPEEDUP, f">= {CONCURRENCY_SPEEDUP} (default M)")

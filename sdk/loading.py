@@ -8,6 +8,7 @@ code until one is asked for), by a path to a Python file holding one ``sdk.Bot``
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.metadata
 import importlib.util
@@ -30,6 +31,23 @@ BUNDLED: dict[str, importlib.metadata.EntryPoint] = _bundled()
 
 class BotLoadError(Exception):
     """A bot spec that names no loadable Bot; the message says why."""
+
+
+def did_you_mean(name: str, known: "list[str] | tuple[str, ...] | dict") -> str:
+    """``: did you mean 'heuristic'?`` for the known name closest to ``name``, or ``""``."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f": did you mean {close[0]!r}?" if close else ""
+
+
+def unknown_bot_message(spec: str) -> str:
+    """Why ``spec`` names no bot: the closest bundled name if it looks like a misspelt one,
+    the missing path if it looks like a path."""
+    if "/" in spec or "\\" in spec or spec.endswith(".py"):
+        return f"bot file or folder not found: {spec}"
+    hint = did_you_mean(spec, sorted(BUNDLED))
+    if hint:
+        return f"unknown bot {spec!r}{hint}"
+    return f"unknown bot {spec!r}: not a bundled bot ({', '.join(sorted(BUNDLED))}) nor a .py file or folder"
 
 
 def load_bot(spec: str) -> Bot:
@@ -59,7 +77,7 @@ def load_bot(spec: str) -> Bot:
         except ImportError as exc:
             raise BotLoadError(f"cannot import module {path_part!r}: {exc}") from exc
     else:
-        raise BotLoadError(f"unknown bot {spec!r}: not a bundled bot ({', '.join(BUNDLED)}) nor a .py file")
+        raise BotLoadError(unknown_bot_message(spec))
     if cls_name:
         cls = getattr(module, cls_name, None)
         if not (inspect.isclass(cls) and issubclass(cls, Bot)):

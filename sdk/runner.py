@@ -235,7 +235,8 @@ async def _play(session: _Session, address: str, hello: pb.BotMessage, stop: thr
             call = pb_grpc.ArenaStub(channel).Play()
             if stop is not None:
                 loop = asyncio.get_running_loop()
-                threading.Thread(target=_cancel_on, args=(stop, loop, call), daemon=True).start()
+                task = asyncio.current_task()
+                threading.Thread(target=_cancel_on, args=(stop, loop, call, task), daemon=True).start()
             writable = await _write(call, hello)
             first = True
             # (iterate, not call.read(): read() drops messages still buffered once the
@@ -294,9 +295,13 @@ async def _write(call: Any, msg: pb.BotMessage) -> bool:
         return False
 
 
-def _cancel_on(stop: threading.Event, loop: asyncio.AbstractEventLoop, call: Any) -> None:
+def _cancel_on(stop: threading.Event, loop: asyncio.AbstractEventLoop, call: Any, task: asyncio.Task | None) -> None:
     stop.wait()
     try:
         loop.call_soon_threadsafe(call.cancel)
+        # and the task: a write still waiting for the connection (a peer that took the TCP
+        # connection and never speaks HTTP/2) does not wake on the call's cancel
+        if task is not None:
+            loop.call_soon_threadsafe(task.cancel)
     except RuntimeError:  # the loop has finished: the stream is closed already
         pass

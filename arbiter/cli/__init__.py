@@ -18,6 +18,7 @@ from arbiter.cli import bots  # noqa: F401  (bot template, self-test, registry)
 from arbiter.cli import watch, web  # noqa: F401  (spectating: live and on a web page)
 from arbiter.cli import rules  # noqa: F401  (`arbiter rules GAME`: rules, notation, options, presets)
 from arbiter.cli import credentials  # noqa: F401  (a standing arbiter's tokens)
+from arbiter.cli import arena  # noqa: F401  (`arbiter arena`: a continuous rated ladder)
 
 
 def main() -> None:

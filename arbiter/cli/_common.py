@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from cardarena.games import ConfigError
@@ -16,6 +19,7 @@ from arbiter.hosting.loading import BotLoadError
 from arbiter.server.auth import CredentialsError
 from arbiter.server.client import ClientError
 from arbiter.store.db import StoreError
+from arbiter.store.registry import RegistryError
 from arbiter.tournament.disclosure import Withheld
 
 app = typer.Typer(help="Card Arena arbiter: host card games between bots, run tournaments, show standings.", no_args_is_help=True)
@@ -31,6 +35,18 @@ if not out.is_terminal and "COLUMNS" not in os.environ:
 err = Console(stderr=True)
 if not err.is_terminal and "COLUMNS" not in os.environ:
     err = Console(stderr=True, width=_WIDE)
+
+
+class _QuietCancel(logging.Filter):
+    """grpc.aio logs a servicer cancelled by a server's stop (a private arbiter closing at
+    the end of a check or a match) as an error with a traceback; it is neither."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, asyncio.CancelledError)
+
+
+logging.getLogger("grpc._cython.cygrpc").addFilter(_QuietCancel())
 
 # Options shared by several commands, defined once.
 SeedOpt = Annotated[int, typer.Option("--seed", help="Deal seed: the same seed replays the same deals.")]
@@ -60,23 +76,83 @@ def _parse_options(pairs: list[str] | None) -> dict[str, str]:
     return options
 
 
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """``1 deal``, ``2 deals``; ``words`` for an irregular plural (``plural(n, "match", "matches")``)."""
+    return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
+def error(message: object) -> None:
+    """Print ``error: MESSAGE`` on stderr: one line, never wrapped, the message not read as markup."""
+    err.print(f"[bold red]error:[/] {escape(str(message))}", soft_wrap=True, highlight=False)
+
+
+def os_error_text(exc: OSError) -> str:
+    """An OSError in words: the path and the reason (``out/x.md: No such file or directory``)."""
+    reason = exc.strerror or str(exc)
+    return f"{exc.filename}: {reason}" if exc.filename else reason
+
+
 def _run(fn, *args: Any, **kwargs: Any) -> Any:
-    """Call a library function, turning known errors into a clear message and exit 2."""
+    """Call a library function, turning known errors into one ``error:`` line and exit 2
+    (an interrupt: one line and exit 130)."""
     try:
         return fn(*args, **kwargs)
-    except (UsageError, ConfigError, StoreError, Withheld, BotStartError, BotLoadError, CredentialsError, ClientError) as exc:
-        err.print(f"[bold red]error:[/] {exc}")
+    except (UsageError, ConfigError, StoreError, RegistryError, Withheld, BotStartError, BotLoadError, CredentialsError,
+            ClientError) as exc:
+        error(exc)
         raise typer.Exit(2) from None
+    except OSError as exc:  # a path that cannot be read or written
+        error(os_error_text(exc))
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        err.print("interrupted", highlight=False)
+        raise typer.Exit(130) from None
+
+
+def check_writable(path: Path, flag: str) -> None:
+    """UsageError unless a file can be written at ``path`` (its folder exists and may be
+    written): checked before long work whose result goes there."""
+    folder = path.parent
+    eff = os.access in os.supports_effective_ids
+    if path.is_dir():
+        raise UsageError(f"{flag} {path}: is a folder, not a file")
+    if not folder.is_dir():
+        raise UsageError(f"{flag} {path}: no folder {folder} (create it first)")
+    if not os.access(folder, os.W_OK | os.X_OK, effective_ids=eff) or (
+            path.exists() and not os.access(path, os.W_OK, effective_ids=eff)):
+        raise UsageError(f"{flag} {path}: not writable")
+
+
+def write_text(path: Path, text: str, flag: str) -> None:
+    """Write an output file; UsageError (one line, naming ``flag``) if it cannot be."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"{flag} {path}: no folder {path.parent} (create it first)") from None
+    except IsADirectoryError:
+        raise UsageError(f"{flag} {path}: is a folder, not a file") from None
+    except OSError as exc:
+        raise UsageError(f"{flag} {path}: {exc.strerror or exc}") from None
+
+
+def check_address(address: str, flag: str = "--server") -> str:
+    """``HOST:PORT`` (an arbiter's address; or a gRPC ``unix:PATH``), else UsageError naming the flag."""
+    if address.startswith("unix:") and len(address) > 5:
+        return address
+    host, sep, port = address.strip().rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f"{flag}: expected HOST:PORT (e.g. 127.0.0.1:50051), got {address[:80]!r}")
+    return address.strip()
 
 
 def _outcome_table(seat_names, outcome, title: str) -> Table:
-    table = Table(title=title)
+    table = Table(title=escape(title))  # plain text: a bot's error message is not markup
     table.add_column("seat", justify="right")
     table.add_column("bot")
     table.add_column("score", justify="right")
     table.add_column("rank", justify="right")
     for seat, name in enumerate(seat_names):
-        table.add_row(str(seat), name, f"{outcome.scores[seat]:g}", str(outcome.ranks[seat]))
+        table.add_row(str(seat), escape(name), f"{outcome.scores[seat]:g}", str(outcome.ranks[seat]))
     return table
 
 

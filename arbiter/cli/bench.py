@@ -1,4 +1,5 @@
-"""`arbiter bench`: the performance benchmark (engines, OpenSpiel, gRPC floor, hosted, scale, memory, cluster)."""
+"""`arbiter bench`: the benchmark (engines, OpenSpiel, gRPC floor, hosted, scale, memory, isolation, cluster,
+statistics, arena)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from arbiter.cli._common import UsageError, _run, app, err, out
+from arbiter.cli._common import UsageError, _run, app, check_writable, err, out, plural, write_text
 
 
 def _fmt(value: float | None, unit: str) -> str:
@@ -27,7 +28,7 @@ def bench(
     seconds: Annotated[float, typer.Option("--seconds", help="Seconds of play per engine run.")] = 1.0,
     section: Annotated[
         Optional[list[str]],
-        typer.Option("--section", "-s", help="Only these sections (repeatable): engines, openspiel, floor, hosted, scale, memory, cluster."),
+        typer.Option("--section", "-s", help="Only these sections (repeatable): engines, openspiel, floor, hosted, scale, memory, isolation, cluster, statistics, arena."),
     ] = None,
     openspiel_python: Annotated[
         Optional[str],
@@ -53,10 +54,11 @@ def bench(
             raise UsageError(f"--section: unknown {', '.join(unknown)} (known: {', '.join(SECTIONS)})")
         if runs < 1 or seconds <= 0:
             raise UsageError("--runs must be at least 1 and --seconds positive")
+        check_writable(json_path, "--json")  # before minutes of measuring, not after
 
     _run(check)
     result = _run(run_bench, runs, seconds, sections, openspiel_python, lambda msg: err.print(f"[dim]{msg}[/]"))
-    table = Table(title=f"Card Arena bench: median of {runs} runs (spread min..max), {result.machine.get('cores')} cores")
+    table = Table(title=f"Card Arena bench: median of {plural(runs, 'run')} (spread min..max), {result.machine.get('cores')} cores")
     table.add_column("figure")
     table.add_column("median", justify="right")
     table.add_column("spread", justify="right")
@@ -74,5 +76,5 @@ def bench(
     from rich.console import Console
 
     Console(width=max(out.size.width, 120)).print(table)  # one row per figure, even when piped
-    json_path.write_text(result.to_json())
+    _run(write_text, json_path, result.to_json(), "--json")
     out.print(f"{result.seconds:.0f} s; results written to {json_path}")

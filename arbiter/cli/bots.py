@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import Annotated, Any, Callable, Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from arbiter.server import client
 from arbiter.store.registry import RegistryError, SubmissionRejected
-from arbiter.cli._common import DbOpt, _run, app, err, out
+from arbiter.cli._common import DbOpt, UsageError, _run, app, check_address, err, error, out
 from arbiter.store.db import DEFAULT_DB
 
 bots_app = typer.Typer(help="Bots: a template, a self-test, the registry (submit, list, show, remove).", no_args_is_help=True)
@@ -37,35 +38,69 @@ def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return _run(fn, *args, **kwargs)
     except SubmissionRejected as exc:
         _print_report(exc.report.to_dict())
-        err.print(f"[bold red]rejected:[/] {exc}")
+        err.print(f"[bold red]rejected:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
         raise typer.Exit(1) from None
     except RegistryError as exc:
-        err.print(f"[bold red]error:[/] {exc}")
+        error(exc)
         raise typer.Exit(2) from None
+
+
+def _server(address: str) -> str:
+    return _run(check_address, address, "--server")
+
+
+def _existing_store(db: Path) -> Path:
+    """``db`` if it is a file; UsageError otherwise (reading never creates a store)."""
+    if not db.exists():
+        raise UsageError(f"no store at {db} (arbiter bots submit registers bots there, or pass --db)")
+    if not db.is_file():
+        raise UsageError(f"--db {db}: is a folder, not a store file")
+    return db
 
 
 def _print_report(report: dict[str, Any]) -> None:
     bot = report.get("bot") or {}
     title = f"{report.get('spec', '')}: {bot.get('name', '?')} {bot.get('version', '')}, games {', '.join(bot.get('games', [])) or '?'}"
-    table = Table(title=title)
+    table = Table(title=escape(title))  # what a bot said of itself, and its errors: not markup
     table.add_column("check")
     table.add_column("result")
     table.add_column("detail", overflow="fold")
     for c in report.get("checks", []):
-        table.add_row(c["name"], "[green]pass[/]" if c["ok"] else "[bold red]FAIL[/]", c.get("detail", ""))
+        table.add_row(escape(str(c["name"])), "[green]pass[/]" if c["ok"] else "[bold red]FAIL[/]", escape(str(c.get("detail", ""))))
     out.print(table)
 
 
 def _versions_table(rows: list[dict[str, Any]], title: str) -> Table:
-    table = Table(title=title)
+    table = Table(title=escape(title))
     for col in ("name", "version", "hash", "games", "det.", "author", "checks"):
         table.add_column(col)
     for r in rows:
         report = r["report"]
         passed = sum(1 for c in report.get("checks", []) if c["ok"])
-        table.add_row(r["name"], r["version"], r["content_hash"][:12], ",".join(r["games"]), "yes" if r["deterministic"] else "no",
-                      r["author"], f"{passed}/{len(report.get('checks', []))}")
+        table.add_row(escape(r["name"]), escape(r["version"]), r["content_hash"][:12], escape(",".join(r["games"])),
+                      "yes" if r["deterministic"] else "no", escape(r["author"]), f"{passed}/{len(report.get('checks', []))}")
     return table
+
+
+def _ladders_table(ladders: list[dict[str, Any]]) -> Table:
+    """Where a bot's versions stand in the arenas: rating ± its 95% interval and play (the
+    reason a version is not playing follows the table, in full: ``_ladder_reasons``)."""
+    table = Table(title="in the arenas")
+    for col in ("arena", "version", "status", "rating", "encounters", "matches", "forfeits"):
+        table.add_column(col, justify="left" if col in ("arena", "version", "status") else "right",
+                         no_wrap=col in ("status", "rating"))
+    for s in ladders:
+        status = s["status"] if s["status"] not in ("suspended", "rejected") else f"[bold red]{s['status']}[/]"
+        table.add_row(escape(s["arena"]), escape(s["player"]), status, f"{s['mu']:.2f} ± {1.96 * s['sigma']:.2f}",
+                      str(s["encounters"]), str(s["matches"]), str(s["failures"]))
+    return table
+
+
+def _ladder_reasons(ladders: list[dict[str, Any]]) -> None:
+    for s in ladders:
+        if s["reason"]:
+            out.print(f"{escape(s['player'])} in {escape(s['arena'])}: {s['status']}: {escape(s['reason'])}",
+                      highlight=False, soft_wrap=True)
 
 
 def _row(v: Any) -> dict[str, Any]:
@@ -85,23 +120,30 @@ def new(
     _call(check_name, name)
     folder = dest / name
     if folder.exists():
-        err.print(f"[bold red]error:[/] {folder} already exists")
+        error(f"{folder} already exists")
         raise typer.Exit(2)
-    folder.mkdir(parents=True)
+    if dest.exists() and not dest.is_dir():
+        error(f"--dir {dest}: not a folder")
+        raise typer.Exit(2)
     text = TEMPLATE.read_text()
     cls = "".join(p.capitalize() for p in name.replace(".", "_").replace("-", "_").split("_") if p) + "Bot"
     if not cls[0].isalpha():
         cls = "My" + cls
     text = text.replace("class TemplateBot(Bot):", f"class {cls}(Bot):").replace('name = "template"', f'name = "{name}"')
-    (folder / "bot.py").write_text(text)
-    out.print(f"created {folder}/bot.py: edit choose(), then `arbiter bots check {folder}`")
+
+    def write() -> None:
+        folder.mkdir(parents=True)
+        (folder / "bot.py").write_text(text)
+
+    _run(write)
+    out.print(f"created {folder}/bot.py: edit choose(), then `arbiter bots check {folder}`", markup=False, highlight=False)
 
 
 @bots_app.command("check")
 def check(
     path: Annotated[Path, typer.Argument(help="A bot file (.py) or folder (with bot.py).")],
-    positions: Annotated[int, typer.Option(help="Random positions to answer per game.")] = 200,
-    decision_ms: Annotated[int, typer.Option("--decision-ms", help="Per-decision limit the bot must keep.")] = 2000,
+    positions: Annotated[int, typer.Option(min=1, help="Random positions to answer per game.")] = 200,
+    decision_ms: Annotated[int, typer.Option("--decision-ms", min=1, help="Per-decision limit the bot must keep.")] = 2000,
     smoke: Annotated[bool, typer.Option(help="Also play a smoke match against the random bot.")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
@@ -131,29 +173,33 @@ def submit(
 ) -> None:
     """Check a bot and register an immutable, content-hashed copy of it."""
     from arbiter.store import registry as reg
+    from arbiter.tournament.submissions import submit as submit_bot
 
     sub = _call(reg.collect, path)
     if server:
-        row = _call(client.submit_bot, server, sub, token or "", name, version or "")
+        row = _call(client.submit_bot, _server(server), sub, token or "", name, version or "")
     else:
-        with reg.Registry(db) as registry:
-            v, _ = _call(submit, registry, sub, name, version)
+        _call(reg.check_name, name)  # before the self-test, not after it
+        if version:
+            _call(reg.check_version, version)
+        with _call(reg.Registry, db) as registry:
+            v, _ = _call(submit_bot, registry, sub, name, version)
             row = _row(v)
     _print_report(row["report"])
-    out.print(f"registered [bold]{row['name']} {row['version']}[/] ({row['content_hash'][:12]})"
-              + (f" at {row['path']}" if "path" in row else f" on {server}"))
+    out.print(f"registered [bold]{escape(row['name'])} {escape(row['version'])}[/] ({row['content_hash'][:12]})"
+              + escape(f" at {row['path']}" if "path" in row else f" on {server}"), highlight=False)
 
 
 @bots_app.command("list")
 def list_(db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOpt = None) -> None:
     """The registered bots and their versions."""
     if server:
-        rows = _call(client.list_bots, server, token or "")
+        rows = _call(client.list_bots, _server(server), token or "")
     else:
         from arbiter.store.registry import Registry
 
-        with _call(Registry, db) as registry:
-            rows = [_row(v) for v in registry.versions()]
+        with _call(Registry, _call(_existing_store, db), read_only=True) as registry:
+            rows = [_row(v) for v in _call(registry.versions)]
     if not rows:
         out.print("no bots registered")
         return
@@ -162,22 +208,32 @@ def list_(db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOp
 
 @bots_app.command("show")
 def show(name: str, db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOpt = None) -> None:
-    """One bot's versions and the check report of the latest."""
+    """One bot's versions, the check report of the latest, and where it stands in the arenas
+    (rating, games, and why a version was suspended)."""
     if server:
-        rows = _call(client.show_bot, server, token or "", name)
+        rows, ladders = _call(client.show_bot, _server(server), token or "", name)
     else:
+        from dataclasses import asdict
+
+        from arbiter.store.arenas import standings_of
         from arbiter.store.registry import Registry
 
-        with _call(Registry, db) as registry:
-            rows = [_row(v) for v in registry.versions(name)]
-            if not rows:
-                _call(registry.get, name)  # the clear "no bot" error
-            for r, v in zip(rows, registry.versions(name)):
-                r["intact"] = registry.verify(v)
+        with _call(Registry, _call(_existing_store, db), read_only=True) as registry:
+            versions = _call(registry.versions, name)
+            if not versions:
+                _call(registry.get, name)  # the clear "no bot" error, with the closest name
+            rows = [_row(v) for v in versions]
+            for r, v in zip(rows, versions):
+                r["intact"] = _call(registry.verify, v)
+            ladders = [asdict(s) for s in standings_of(registry.db, name)]
     out.print(_versions_table(rows, name))
+    if ladders:
+        out.print(_ladders_table(ladders))
+        _ladder_reasons(ladders)
     latest = rows[-1]
     if "path" in latest:
-        out.print(f"stored at {latest['path']} (entry {latest['entry']}); copy intact: {'yes' if latest['intact'] else '[bold red]NO[/]'}")
+        out.print(f"stored at {escape(latest['path'])} (entry {escape(latest['entry'])}); "
+                  f"copy intact: {'yes' if latest['intact'] else '[bold red]NO[/]'}", highlight=False)
     _print_report(latest["report"])
 
 
@@ -191,13 +247,16 @@ def remove(
 ) -> None:
     """Remove a bot version, or the bot."""
     if server:
-        n = _call(client.remove_bot, server, token or "", name, version or "")
+        n = _call(client.remove_bot, _server(server), token or "", name, version or "")
     else:
         from arbiter.store.registry import Registry
 
+        with _call(Registry, _call(_existing_store, db), read_only=True) as registry:
+            if registry.owner(name) is None:
+                _call(registry.remove, name, version)  # the clear "no bot" error, writing nothing
         with _call(Registry, db) as registry:
             n = _call(registry.remove, name, version)
-    out.print(f"removed {n} version{'s' if n != 1 else ''} of {name}")
+    out.print(f"removed {n} version{'s' if n != 1 else ''} of {name}", markup=False, highlight=False)
 
 
 @bots_app.command("sandbox")

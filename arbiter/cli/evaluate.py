@@ -17,7 +17,9 @@ import typer
 
 from cardarena.games import GAMES
 from arbiter.tournament.sprt import MIN_DEALS
-from arbiter.cli._common import OptionOpt, PresetOpt, SeedOpt, UsageError, _parse_options, _run, app, err, out
+from arbiter.cli._common import (
+    OptionOpt, PresetOpt, SeedOpt, UsageError, _parse_options, _run, app, check_writable, err, out, write_text,
+)
 
 #: The cap on deals of a sequential test when --deals is not given.
 SPRT_MAX_DEALS = 1000
@@ -75,8 +77,11 @@ def evaluate(
     cap = deals if deals is not None else (SPRT_MAX_DEALS if test else FIXED_DEALS)
     if (name or fresh) and db is None:
         _run(_raise, UsageError("--name and --fresh need --db"))
+    if json_path is not None:  # before the deals are played, not after
+        _run(check_writable, json_path, "--json")
 
-    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[stat]}"),
+    columns = [TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[stat]}", markup=False),
                TimeElapsedColumn()]
     with Progress(*columns, transient=True, console=err) as progress:
         deal_task = progress.add_task(f"{bot_a} vs {bot_b}: deals", total=cap, stat="")
@@ -114,7 +119,7 @@ def evaluate(
                   highlight=False)
     if json_path is not None:
         command = shlex.join(["arbiter", *sys.argv[1:]]) if sys.argv[1:2] == ["evaluate"] else ""
-        json_path.write_text(json.dumps(result.to_json(command), separators=(",", ":")) + "\n")
+        _run(write_text, json_path, json.dumps(result.to_json(command), separators=(",", ":")) + "\n", "--json")
         out.print(f"matches written to {json_path}", highlight=False)
 
 

@@ -14,7 +14,7 @@ from arbiter.store.db import DEFAULT_DB
 from arbiter.tournament.play import play_local, store_play
 from arbiter.cli._common import (
     BankOpt, DbOpt, DecisionOpt, OptionOpt, PolicyOpt, PresetOpt, TransportOpt, _outcome_table, _parse_options, _run, app,
-    err, out,
+    err, out, plural,
 )
 
 
@@ -48,7 +48,7 @@ def play(
         for inc in summary.incidents:
             out.print(f"[yellow]incident:[/] {inc}")
         return
-    with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=err, transient=True) as bar:
+    with Progress(TextColumn("{task.description}", markup=False), TimeElapsedColumn(), console=err, transient=True) as bar:
         task = bar.add_task(f"{game}: starting the bots", total=None)
 
         def report(decisions: int, view: Any) -> None:
@@ -73,6 +73,3 @@ def play(
 #: Where a match is, by its spectator view's fields: Spades deals, Spot hands, Spite and Malice games.
 _WHERE = (("deal", "deal"), ("hand_number", "hand"), ("game_number", "game"))
 
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")

@@ -16,11 +16,12 @@ from typing import Annotated, Any, Optional, Sequence
 
 import typer
 from rich.console import Group
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from arbiter.tournament import disclosure
-from arbiter.cli._common import DbOpt, UsageError, _outcome_table, _run, app, err, out
+from arbiter.cli._common import DbOpt, UsageError, _outcome_table, _run, app, err, error, out, plural
 from cardarena.games import Card
 from cardarena.records import MatchRecord
 from cardarena.replay import ReplayError
@@ -86,11 +87,13 @@ def load_record(match_id: str, db: Path) -> MatchRecord:
     if path.is_file():
         try:
             return MatchRecord.from_json(path.read_text())
-        except ValueError as exc:
+        except (ValueError, UnicodeDecodeError) as exc:
             raise UsageError(f"{path}: {exc}") from None
+    if path.is_dir():
+        raise UsageError(f"{match_id}: a folder, not a match id or a match record file")
     if not db.exists():
         raise UsageError(f"no store at {db} and no file {match_id!r} (pass --db or a record file)")
-    with Store(db) as store:
+    with Store(db, read_only=True) as store:  # reading never writes
         row = store.match(match_id)
         disclosure.of_match(store, row).require_match(match_id)
         try:
@@ -110,17 +113,21 @@ def replay(
 ) -> None:
     """Verify a recorded match (replay its actions from its seed and compare the result), or step through it."""
     if seat is not None and full:
-        err.print("[bold red]error:[/] --seat and --full are two different viewpoints; pick one")
+        error("--seat and --full are two different viewpoints; pick one")
         raise typer.Exit(2)
     record = _run(load_record, match_id, db)
+    if seat is not None and not 0 <= seat < len(record.seat_names):
+        error(f"--seat {seat}: {record.game} match {record.match_id} has seats 0 to {len(record.seat_names) - 1}")
+        raise typer.Exit(2)
     if not (step or all_steps or seat is not None or full):
         try:
             outcome = verify_record(record)
         except ReplayError as exc:
-            err.print(f"[bold red]replay failed:[/] {exc}")
+            err.print(f"[bold red]replay failed:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
             raise typer.Exit(1) from None
         out.print(_outcome_table(record.seat_names, outcome, f"{record.game} match {record.match_id}: replay verified"))
-        out.print(f"{len(record.actions)} actions from seed {record.seed} reproduce the recorded result ({outcome.reason.value})")
+        out.print(f"{plural(len(record.actions), 'action')} from seed {record.seed} reproduce"
+                  f"{'s' if len(record.actions) == 1 else ''} the recorded result ({outcome.reason.value})")
         return
     interactive = step and sys.stdin.isatty()
     viewpoint = "every hand" if full else (f"seat {seat}" if seat is not None else "spectator (public cards)")
@@ -133,12 +140,15 @@ def replay(
             for s in steps:
                 out.print(render_step(s, record))
     except ValueError as exc:
-        err.print(f"[bold red]error:[/] {exc}")
+        error(exc)
         raise typer.Exit(2) from None
     except ReplayError as exc:
-        err.print(f"[bold red]replay failed:[/] {exc}")
+        err.print(f"[bold red]replay failed:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
         raise typer.Exit(1) from None
-    out.print(f"[green]replay verified:[/] {len(record.actions)} actions reproduce the recorded result")
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    out.print(f"[green]replay verified:[/] {plural(len(record.actions), 'action')} reproduce"
+              f"{'s' if len(record.actions) == 1 else ''} the recorded result")
 
 
 def list_until_error(steps, record: MatchRecord) -> list[ReplayStep]:

@@ -13,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import ssl
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich.markup import escape
 
 from arbiter.server import auth
 from arbiter.server.app import is_loopback, start_server
@@ -36,9 +38,20 @@ def _read_pem(path: Path | None, what: str) -> bytes:
         raise UsageError(f"{what} {path}: {exc.strerror or exc}") from None
 
 
+def _check_tls(cert: Path, key: Path) -> None:
+    """UsageError unless ``cert`` and ``key`` are a PEM certificate chain and its private key."""
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(str(cert), str(key))
+    except ssl.SSLError as exc:
+        raise UsageError(f"--tls-cert {cert} and --tls-key {key}: not a PEM certificate chain and its private key "
+                         f"({exc.reason or exc})") from None
+    except OSError as exc:
+        raise UsageError(f"--tls-cert {cert} / --tls-key {key}: {exc.strerror or exc}") from None
+
+
 @app.command()
 def serve(
-    port: Annotated[int, typer.Option(help="Port to listen on.")] = 50051,
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on (0: any free port).")] = 50051,
     host: Annotated[str, typer.Option(help="Interface to listen on. Anything but loopback needs --tls-cert/--tls-key (or --insecure).")] = "127.0.0.1",
     credentials: CredentialsOpt = Path(auth.DEFAULT_FILE),
     bot: Annotated[Optional[list[str]], typer.Option("--bot", help="Issue a token for this bot name (repeatable); kept in the credentials file.")] = None,
@@ -59,20 +72,30 @@ def serve(
     if spectator_delay is not None and spectator_delay < 0:
         _run(_fail, f"--spectator-delay must not be negative, got {spectator_delay:g}")
     tls = (_run(_read_pem, tls_cert, "--tls-cert"), _run(_read_pem, tls_key, "--tls-key")) if (tls_cert or tls_key) else None
+    if tls is not None:
+        _run(_check_tls, tls_cert, tls_key)
     if not is_loopback(host) and tls is None and not insecure:
         _run(_fail, f"--host {host} reaches other machines: give --tls-cert and --tls-key (or --insecure, and tokens travel in clear)")
     if open_join and not is_loopback(host):
         _run(_fail, "--open lets any bot in under any name: only on a loopback interface")
-    creds = _run(auth.ensure, credentials, tuple(bot or ()), tuple(author or ()), admin_token, spectator_token)
+    creds = _run(auth.ensure, credentials, tuple(bot or ()), tuple(author or ()), admin_token,
+                 spectator_token)
     live = auth.LiveCredentials(credentials, creds)
+    catalog = _run(RegistryCatalog, bots_db) if bots_db else None
 
     async def main() -> None:
         hub = Hub(credentials=live, open_join=open_join)
         spectators = SpectatorHub(delay=spectator_delay, token=creds.spectator)
-        running = await start_server(port, host, hub=hub, admin_token=creds.admin, spectators=spectators,
-                                     bots_catalog=RegistryCatalog(bots_db) if bots_db else None,
-                                     author_tokens=creds.author_tokens(), tls=tls, hello_timeout=hello_timeout)
-        err.print(f"credentials: {credentials} (admin, spectator, {len(creds.bots)} bot and {len(creds.authors)} author "
+        try:
+            running = await start_server(port, host, hub=hub, admin_token=creds.admin, spectators=spectators,
+                                         bots_catalog=catalog, author_tokens=creds.author_tokens(), tls=tls,
+                                         hello_timeout=hello_timeout)
+        except RuntimeError as exc:  # grpc: "Failed to bind to address ..."
+            if "bind" not in str(exc):
+                raise
+            raise UsageError(f"cannot listen on {host}:{port}: the port is taken or not allowed, or {host} is not "
+                             "an address of this machine") from None
+        err.print(f"credentials: {escape(str(credentials))} (admin, spectator, {len(creds.bots)} bot and {len(creds.authors)} author "
                   "tokens; only this user may read it). A bot's token: arbiter credentials token NAME", highlight=False)
         if open_join:
             err.print("[yellow]warning:[/] --open: any bot may join under any name without a token")
@@ -84,9 +107,9 @@ def serve(
         sys.stdout.flush()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
         try:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, stop.set)
             await stop.wait()
         finally:
             await running.stop(2.0)

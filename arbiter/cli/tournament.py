@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from arbiter.tournament import disclosure
-from arbiter.cli._common import DbOpt, UsageError, _parse_options, _run, app, err, out, tournament_app
+from arbiter.cli._common import DbOpt, UsageError, _parse_options, _run, app, err, out, plural, tournament_app, write_text
 from cardarena.games import GAMES
 from arbiter.store.db import DEFAULT_DB, Store
 
@@ -45,7 +46,7 @@ def tournament_run(
     preset: Annotated[Optional[str], typer.Option(help="A named option preset of the game.")] = None,
     duplicate: Annotated[Optional[bool], typer.Option("--duplicate/--no-duplicate", help="Play each deal in every seating (default on).")] = None,
     seatings: Annotated[Optional[str], typer.Option(help="Seatings per duplicate deal: rotations (default) or permutations.")] = None,
-    concurrency: Annotated[Optional[int], typer.Option(help="Matches at once (default: number of cores).")] = None,
+    concurrency: Annotated[Optional[int], typer.Option(help="Matches at once (default: 3 x the cores, fewer if memory is short for fresh bot processes).")] = None,
     bot_processes: Annotated[Optional[int], typer.Option(help="With --isolation shared: processes per bot (each serves many matches at once). Default 1.")] = None,
     isolation: Annotated[Optional[str], typer.Option(help="Bot processes: deal (one match at a time, never two matches of one deal; the default with duplicate deals), match (a fresh process per seat per match) or shared (long-lived, serving many matches at once: fastest, for trusted bots).")] = None,
     name: Annotated[Optional[str], typer.Option(help="Tournament name in the store (default GAME-SEED); the same name and spec resumes.")] = None,
@@ -83,9 +84,22 @@ def tournament_run(
         spec = _run(spec_from_dict, {}, {**_QUICK_DEFAULTS, **given}, source="command line")
     _run(spec.validate)
 
+    def print_watch(p) -> None:
+        """-q: no progress, but still how to watch the run live."""
+        if p.watch_address:
+            err.print(f"watch live: arbiter watch --server {p.watch_address} --token {p.watch_token}", highlight=False)
+
+    def run(on_progress) -> None:
+        try:
+            asyncio.run(run_tournament(spec, store, None, on_progress, fresh, transport, ship_bots=not shared_bots))
+        except KeyboardInterrupt:
+            err.print(f"interrupted: the finished matches are stored in {db}; the same command resumes the tournament",
+                      markup=False, highlight=False)
+            raise typer.Exit(130) from None
+
     with _run(Store, db) as store:
         if quiet:
-            _run(asyncio.run, run_tournament(spec, store, None, None, fresh, transport, ship_bots=not shared_bots))
+            _run(run, print_watch)
         else:
             with Progress(
                 TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
@@ -102,23 +116,27 @@ def tournament_run(
                     if p.record is None:
                         progress.update(task, total=p.total, completed=p.done, leader=p.leader or "-")
                         if p.resumed:
-                            progress.console.print(f"resuming {p.tournament}: {p.resumed} of {p.total} matches already in {db}")
+                            progress.console.print(f"resuming {p.tournament}: {p.resumed} of "
+                                                   f"{plural(p.total, 'match', 'matches')} already in {db}",
+                                                   markup=False, highlight=False)
                         return
                     elapsed = progress.tasks[0].elapsed or 1e-9
                     rate = (p.done - p.resumed) / elapsed
                     progress.update(task, completed=p.done, rate=f"{rate:.1f} matches/s", leader=p.leader or "-")
                     o = p.record.outcome
                     if o.reason.is_forfeit:
-                        progress.console.print(f"[yellow]match {p.record.match_id}:[/] {o.reason.value}: {o.detail}", highlight=False)
+                        progress.console.print(f"[yellow]match {p.record.match_id}:[/] {o.reason.value}: {escape(o.detail)}",
+                                               highlight=False)
 
                 if spec.cluster:
                     progress.console.print(f"running the matches on the Dask cluster at {spec.cluster}", highlight=False)
-                _run(asyncio.run, run_tournament(spec, store, None, on_progress, fresh, transport, ship_bots=not shared_bots))
+                _run(run, on_progress)
         standings, info = _run(load_standings, store, spec.display_name)
     from arbiter.present.played import with_clock
 
     _print_standings(standings, with_clock(info, spec.to_json()), crosstable=True)
-    out.print(f"stored in {db}; [bold]arbiter standings {spec.display_name} --db {db}[/] shows it again", highlight=False)
+    out.print(f"stored in {escape(str(db))}; [bold]arbiter standings {escape(spec.display_name)} --db {escape(str(db))}[/] "
+              "shows it again", highlight=False)
 
 
 def _print_standings(st, info: dict[str, Any], crosstable: bool = False) -> None:
@@ -145,7 +163,7 @@ def _print_standings(st, info: dict[str, Any], crosstable: bool = False) -> None
         cells += [value, interval.replace(" – ", "–"), "" if r.los_next is None else f"{100 * r.los_next:.0f}%"]
         cells += [str(r.forfeits)] if forfeits else []
         rows.append(cells)
-    out.print(fitted_table(cols, rows, title=f"Standings: {info['name']}"), width=console_width())
+    out.print(fitted_table(cols, rows, title=f"Standings: {escape(str(info['name']))}"), width=console_width())
     out.print(_summary(st, info), highlight=False, width=console_width())
     if played.wdl_note:
         out.print(f"{played.wdl_note}.", highlight=False, width=console_width())
@@ -161,9 +179,10 @@ def _print_standings(st, info: dict[str, Any], crosstable: bool = False) -> None
 
 
 def _open_existing(db: Path) -> Store:
+    """The store at ``db``, read-only: reading never writes (nor creates a store)."""
     if not db.exists():
         raise UsageError(f"no store at {db} (run a tournament first, or pass --db)")
-    return Store(db)
+    return Store(db, read_only=True)
 
 
 @app.command("standings")
@@ -194,8 +213,8 @@ def standings_cmd(
     if output is None:
         sys.stdout.write(text)
     else:
-        output.write_text(text, encoding="utf-8")
-        err.print(f"wrote {output}")
+        _run(write_text, output, text, "--output")
+        err.print(f"wrote {output}", markup=False, highlight=False)
 
 
 def _fail(message: str) -> None:
@@ -208,15 +227,15 @@ def tournament_list(db: DbOpt = Path(DEFAULT_DB)) -> None:
     with _run(_open_existing, db) as store:
         tours = _run(store.tournaments)
     if not tours:
-        out.print(f"no tournaments in {db}")
+        out.print(f"no tournaments in {db}", markup=False, highlight=False)
         return
-    table = Table(title=f"Tournaments in {db}")
+    table = Table(title=f"Tournaments in {escape(str(db))}")
     for col in ("id", "name", "game", "format", "bots", "matches", "status", "created"):
         table.add_column(col, justify="right" if col in ("id", "matches") else "left")
     for t in tours:
         status = "finished" if t.finished is not None and t.done >= t.planned else ("in progress" if t.done < t.planned else "stopped")
         bots = ", ".join(t.spec.get("bots", []))
-        table.add_row(str(t.id), t.name, t.game, str(t.spec.get("format", "round-robin")), bots,
+        table.add_row(str(t.id), escape(t.name), t.game, escape(str(t.spec.get("format", "round-robin"))), escape(bots),
                       f"{t.done}/{t.planned}", status, datetime.datetime.fromtimestamp(t.created).strftime("%Y-%m-%d %H:%M"))
     out.print(table)
 
@@ -246,7 +265,8 @@ def tournament_show(
     spec = tour.spec
     played = describe(spec)
     width = console_width()
-    out.print(f"[bold]{tour.name}[/] (id {tour.id}): {tour.game}, {tour.done}/{tour.planned} matches, seed {seed_text}",
+    out.print(f"[bold]{escape(tour.name)}[/] (id {tour.id}): {tour.game}, "
+              f"{tour.done}/{plural(tour.planned, 'match', 'matches')}, seed {seed_text}",
               highlight=False, width=width)
     for label, text in played.lines():
         out.print(f"  {label}: {text}", highlight=False, width=width)
@@ -260,7 +280,8 @@ def tournament_show(
         if team_of:
             et.add_column("team", no_wrap=True)
         for e in entrants:
-            et.add_row(e.name, e.version or "-", e.spec, e.launched, *([team_of.get(e.name, "")] if team_of else []))
+            et.add_row(escape(e.name), escape(e.version or "-"), escape(e.spec), escape(e.launched),
+                       *([escape(team_of.get(e.name, ""))] if team_of else []))
         out.print(et, width=width)
     shown = [r for r in rows if r.incidents or r.outcome.reason.is_forfeit] if failures else rows
     cols = [Column("#"), Column("round", drop=9), Column("deal", drop=6), Column("table", drop=8),
@@ -283,10 +304,10 @@ def tournament_show(
 
 
 def _show_match(tour, row) -> None:
-    out.print(f"[bold]match {row.match_id}[/] of {tour.name}: #{row.idx}, round {row.round}, deal {row.deal}, "
+    out.print(f"[bold]match {escape(row.match_id)}[/] of {escape(tour.name)}: #{row.idx}, round {row.round}, deal {row.deal}, "
               f"table {row.table}, seating {row.seating}, deal seed {row.seed}", highlight=False)
-    out.print(f"ended: {row.outcome.reason.value}" + (f" ({row.outcome.detail})" if row.outcome.detail else "")
-              + f"; {row.decisions} decisions in {row.seconds:.2f} s", highlight=False)
+    out.print(f"ended: {row.outcome.reason.value}" + (f" ({escape(row.outcome.detail)})" if row.outcome.detail else "")
+              + f"; {plural(row.decisions, 'decision')} in {row.seconds:.2f} s", highlight=False)
     record = row.record()
     ms: dict[int, list[int]] = {}
     for a in record.actions:
@@ -303,7 +324,7 @@ def _show_match(tour, row) -> None:
     side_of = {s: j for j, t in enumerate(teams) for s in t}
     for seat, bot in enumerate(row.seats):
         times = ms.get(seat, [])
-        incs = "; ".join(f"{i.kind}: {i.detail}" for i in row.incidents if i.seat == seat)
+        incs = escape("; ".join(f"{i.kind}: {i.detail}" for i in row.incidents if i.seat == seat))
         side = side_of.get(seat, 0)
         table.add_row(str(seat), str(side), bot, f"{row.outcome.scores[seat]:g}", str(row.outcome.ranks[seat]),
                       str(len(times)), f"{sum(times) / len(times):.1f}" if times else "", str(max(times)) if times else "",

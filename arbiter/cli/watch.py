@@ -21,7 +21,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from arbiter.cli._common import _outcome_table, app, err, out
+from arbiter.cli._common import _outcome_table, _run, app, check_address, error, out, plural
 from arbiter.cli.replay import board_table
 from arbiter.present.boards import board
 
@@ -44,12 +44,15 @@ def watch(
     from cardarena.frames import HeaderFrame, OverFrame, StepFrame
     from arbiter.server.client import SpectateError, list_matches, watch as follow
 
+    server = _run(check_address, server, "--server")
     if list_only:
         try:
             matches = list_matches(server, token=token)
         except SpectateError as exc:
-            err.print(f"[bold red]error:[/] {exc}")
+            error(exc)
             raise typer.Exit(2) from None
+        except KeyboardInterrupt:
+            raise typer.Exit(130) from None
         table = Table(title=f"matches on {server}")
         for col in ("match", "game", "seats", "steps", "state"):
             table.add_column(col)
@@ -87,15 +90,16 @@ def watch(
                         live.stop()
                     if frame.final_view is not None:
                         out.print(board_table(board(header.game, frame.final_view, header.seat_names), "the full deal"))
-                    out.print(_outcome_table(header.seat_names, frame.outcome, f"result ({frame.outcome.reason.value}): {frame.outcome.detail}"))
-                    out.print(f"seed {frame.seed}, {len(frame.actions)} actions: `arbiter replay` can verify it from the store")
+                    out.print(_outcome_table(header.seat_names, frame.outcome,
+                                             f"result ({frame.outcome.reason.value}): {frame.outcome.detail}"))
+                    out.print(f"seed {frame.seed}, {plural(len(frame.actions), 'action')}: `arbiter replay` can verify it from the store")
                     break
                 if live is not None:
                     lines[:] = lines[-12:]
                     live.update(Group(*lines, board_table(board(header.game, view, header.seat_names, _seat_views(hands)), title)),
                                 refresh=True)
     except SpectateError as exc:
-        err.print(f"[bold red]error:[/] {exc}")
+        error(exc)
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None

@@ -5,6 +5,8 @@
 
 Read-only: tournaments, standings with ratings and intervals, the cross-table, every
 match with its outcome, and a replay viewer that steps through a match card by card.
+At /play a person plays a seat against bots (the one page that writes: each finished
+match goes to the store; --play-limit, --play-clock).
 """
 
 from __future__ import annotations
@@ -16,23 +18,33 @@ from typing import Annotated
 
 import typer
 
-from arbiter.cli._common import DbOpt, _run, app, out
+from arbiter.cli._common import DbOpt, UsageError, _run, app, out
 from arbiter.store.db import DEFAULT_DB
 
 
 @app.command()
 def web(
     db: DbOpt = Path(DEFAULT_DB),
-    port: Annotated[int, typer.Option(help="Port to listen on (0: any free port).")] = 8080,
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on (0: any free port).")] = 8080,
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log every request.")] = False,
+    play_limit: Annotated[int, typer.Option(min=0, help="Most matches with a person at the table (/play) at once; "
+                                            "0: none can be started.")] = 4,
+    play_clock: Annotated[float, typer.Option(min=1, help="Seconds a person has for each decision at /play; past "
+                                              "them the person's side forfeits (the match is recorded).")] = 300,
 ) -> None:
     """Serve the standings, cross-tables, matches and replays of the store as a web page."""
     from arbiter.present.web import make_server
 
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    server = _run(make_server, db, host, port)
-    out.print(f"serving {db} on {server.url}", highlight=False)
+    def listen():
+        try:
+            return make_server(db, host, port, play_limit=play_limit, play_clock=play_clock)
+        except OSError as exc:  # port taken, or host not an interface of this machine
+            raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+    server = _run(listen)
+    out.print(f"serving {db} on {server.url}", highlight=False, markup=False)
     sys.stdout.flush()
     try:
         server.serve_forever()

@@ -146,7 +146,8 @@ def _summary(st: Standings, info: dict[str, Any]) -> str:
         parts.append(f"teams {played.teams_text}")
     if played.decision_ms is not None:
         parts.append(f"clock {played.clock_text}")
-    parts += [f"{st.matches} of {info.get('planned', st.matches)} matches played",
+    planned = info.get('planned', st.matches)
+    parts += [f"{st.matches} of {planned} match{'' if planned == 1 else 'es'} played",
               f"variance reduction: {played.variance_text}", _seed_text(info), f"ratings: {model}"]
     return "; ".join(parts) + "."
 

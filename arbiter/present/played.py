@@ -82,7 +82,7 @@ class Played:
     @property
     def policy_text(self) -> str:
         if self.policy == "default" and self.max_strikes is not None:
-            return f"default (the first legal action is played, up to {self.max_strikes} strikes)"
+            return f"default (the first legal action is played, up to {self.max_strikes} strike{'' if self.max_strikes == 1 else 's'})"
         return self.policy
 
     @property

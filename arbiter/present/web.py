@@ -13,7 +13,12 @@ bot name can never inject markup; small, pure Python, and the most used template
 in Python). Templates live in this module so the package needs no data files.
 
 Routes: ``/`` tournaments, ``/t/<id>`` standings + cross-table + matches,
-``/m/<match_id>?step=N&view=spectator|full|seatK`` the replay viewer.
+``/m/<match_id>?step=N&view=spectator|full|seatK`` the replay viewer; arenas
+(``arbiter arena``): ``/a`` the arenas, ``/a/<name>`` a live leaderboard (reloading
+itself), ``/a/<name>/bot/<bot>`` a bot's rating history (an SVG chart drawn here),
+encounters and failures, ``/a/<name>/m/<match_id>`` a replay of a finished encounter;
+``/play`` a person plays a seat against bots (``arbiter.present.table``: the only pages
+that write, each finished match's record, to the store).
 """
 
 from __future__ import annotations
@@ -39,8 +44,12 @@ from cardarena.replay import ReplayError
 from cardarena.replay import ReplayStep, step_record
 from arbiter.present.boards import board
 from arbiter.present.played import describe, team_rows
+from arbiter.present import table as play
+from arbiter.store.arenas import ArenaMatch, ArenaRow, Arenas, EncounterRow
 from arbiter.store.db import MatchRow, Store, StoreError, TournamentRow
+from arbiter.tournament import arena as arena_rules
 from arbiter.tournament import disclosure
+from arbiter.tournament import ladder
 from arbiter.tournament.ratings import compute_standings
 from arbiter.tournament.spec import TournamentSpec
 
@@ -52,11 +61,13 @@ log = logging.getLogger(__name__)
 
 
 def check_store(path: str | os.PathLike) -> Path:
-    """The store file, schema brought up to date once; StoreError if it is missing or unusable."""
+    """The store file, checked readable (read-only: the web server never writes, so it
+    serves an archived store on a read-only file, folder or filesystem); StoreError if it
+    is missing or unusable."""
     p = Path(path)
     if not p.is_file():
         raise StoreError(f"no store at {p} (run a tournament first, or pass --db)")
-    Store(p).close()  # creates or migrates the schema: the only write the web server makes
+    open_read_only(p).close()
     return p
 
 
@@ -223,7 +234,7 @@ _INDEX = """{% extends "base" %}
 {% block title %}Tournaments · Card Arena{% endblock %}
 {% block body %}
 <h1>Tournaments</h1>
-<p class="muted small">From {{ db }}.</p>
+<p class="muted small">From {{ db }}. <a href="/play" id="play-link">Play a seat against bots</a>.</p>
 {% if not tournaments %}<p>No tournaments yet: run <code>arbiter tournament run</code>.</p>{% else %}
 <table id="tournaments"><tr><th>name</th><th>game</th><th>bots</th><th class="num">matches</th><th>state</th></tr>
 {% for t in tournaments %}
@@ -343,12 +354,98 @@ _ERROR = """{% extends "base" %}
 """
 
 
+_ARENAS = """{% extends "base" %}
+{% block title %}Arenas · Card Arena{% endblock %}
+{% block crumbs %}/ arenas{% endblock %}
+{% block body %}
+<h1>Arenas</h1>
+{% if not arenas %}<p>No arena yet: start one with <code>arbiter arena</code>.</p>{% else %}
+<table id="arenas"><tr><th>arena</th><th>game</th><th class="num">active bots</th><th class="num">encounters</th></tr>
+{% for a, active, n in arenas %}<tr><td><a href="/a/{{ a.name|urlencode }}">{{ a.name }}</a></td><td>{{ a.game }}</td>
+<td class="num">{{ active }}</td><td class="num">{{ n }}</td></tr>{% endfor %}</table>{% endif %}
+{% endblock %}
+"""
+
+_ARENA = """{% extends "base" %}
+{% block title %}{{ a.name }} ladder · Card Arena{% endblock %}
+{% block head %}<meta http-equiv="refresh" content="{{ refresh }}">{% endblock %}
+{% block crumbs %}/ <a href="/a">arenas</a> / {{ a.name }}{% endblock %}
+{% block body %}
+<h1>{{ a.name }}</h1>
+<p class="muted">{{ a.game }} ladder · {{ a.spec.deals }} deal{{ '' if a.spec.deals == 1 else 's' }} per encounter, each in every seating ·
+{{ done }} encounters, {{ matches }} matches · <span class="small" id="refreshing">this page reloads every {{ refresh }} s</span></p>
+{% if playing %}<p id="playing">Now playing: {% for e in playing %}<span class="pill">{{ e.players|join(' vs ') }}</span> {% endfor %}</p>{% endif %}
+<h2>Leaderboard</h2>
+{% if not ranked %}<p id="empty">No bot in the ladder yet: submit one (<code>arbiter bots submit DIR --server ADDRESS --token AUTHOR_TOKEN</code>).</p>{% else %}
+<table id="leaderboard"><tr><th class="num">#</th><th>bot</th><th>version</th><th class="num">rating</th><th class="num">95% interval</th>
+<th class="num">LOS over next</th><th class="num">encounters</th><th class="num">matches</th><th class="num">forfeits</th></tr>
+{% for r in ranked %}<tr class="ladder-row" data-bot="{{ r.name }}" data-player="{{ r.player }}">
+<td class="num">{{ r.rank }}</td><td class="bot"><a href="/a/{{ a.name|urlencode }}/bot/{{ r.name|urlencode }}"><strong>{{ r.name }}</strong></a></td>
+<td class="version">{{ r.version }}</td><td class="num rating">{{ '%.2f'|format(r.mu) }}</td>
+<td class="num interval">{{ '%.2f'|format(r.low) }} – {{ '%.2f'|format(r.high) }}</td>
+<td class="num los">{{ '%.1f%%'|format(100 * r.los_next) if r.los_next is not none else '' }}</td>
+<td class="num encounters">{{ r.encounters }}</td><td class="num">{{ r.matches }}</td><td class="num failures">{{ r.failures }}</td></tr>{% endfor %}
+</table>{% endif %}
+<p class="muted small">Rating: Weng-Lin Plackett-Luce (openskill) updated after every encounter, one result per deal
+(points over its seatings, ties broken by the score margin); interval μ ± 1.96σ; LOS: the likelihood of superiority over the next row.</p>
+{% if others %}<h2>Suspended, replaced and withdrawn</h2>
+<table id="others"><tr><th>bot</th><th>version</th><th>status</th><th>why</th><th class="num">rating</th><th class="num">encounters</th></tr>
+{% for r in others %}<tr class="other-row" data-player="{{ r.player }}"><td><a href="/a/{{ a.name|urlencode }}/bot/{{ r.name|urlencode }}">{{ r.name }}</a></td>
+<td>{{ r.version }}</td><td><span class="pill {{ 'bad' if r.status == 'suspended' else '' }} status">{{ r.status }}</span></td>
+<td class="small reason">{{ r.reason }}</td><td class="num">{{ '%.2f'|format(r.mu) }}</td><td class="num">{{ r.encounters }}</td></tr>{% endfor %}</table>{% endif %}
+<h2>Recent encounters</h2>
+{% if not recent %}<p class="muted">None yet.</p>{% else %}
+<table id="encounters"><tr><th class="num">#</th><th>table</th><th>points per deal</th><th>replays</th></tr>
+{% for e, pts, ms in recent %}<tr class="encounter"><td class="num">{{ e.seq }}</td><td>{{ e.players|join(' vs ') }}</td>
+<td>{% for p in e.players %}{{ p }} {{ '%.2f'|format(pts.get(p, 0)) }}{{ ', ' if not loop.last else '' }}{% endfor %}</td>
+<td>{% for m in ms %}<a class="replay" href="/a/{{ a.name|urlencode }}/m/{{ m.match_id|urlencode }}">{{ m.k + 1 }}</a> {% endfor %}</td></tr>{% endfor %}
+</table>{% endif %}
+{% endblock %}
+"""
+
+_ARENA_BOT = """{% extends "base" %}
+{% block title %}{{ name }} · {{ a.name }} · Card Arena{% endblock %}
+{% block head %}<meta http-equiv="refresh" content="{{ refresh }}">{% endblock %}
+{% block crumbs %}/ <a href="/a">arenas</a> / <a href="/a/{{ a.name|urlencode }}">{{ a.name }}</a> / {{ name }}{% endblock %}
+{% block body %}
+<h1>{{ name }}</h1>
+<p class="muted">by {{ current.author }} · version {{ current.version }} ·
+<span class="pill {{ 'done' if current.status == 'active' else ('bad' if current.status == 'suspended' else '') }}" id="status">{{ current.status }}</span>
+{% if current.status == 'active' %} · rating {{ '%.2f'|format(current.mu) }} ± {{ '%.2f'|format(1.96 * current.sigma) }}{% endif %}</p>
+{% if current.status == 'suspended' %}<div class="error" id="suspended"><strong>Suspended</strong>: {{ current.reason }}.
+It plays again once a new version is registered (<code>arbiter bots submit ... --version NEW</code>).</div>
+{% elif current.reason %}<p class="muted" id="reason">{{ current.reason }}</p>{% endif %}
+<h2>Rating history</h2>
+{{ chart }}
+<h2>Versions</h2>
+<table id="versions"><tr><th>version</th><th>status</th><th class="num">rating</th><th class="num">95% interval</th><th class="num">encounters</th><th class="num">matches</th><th class="num">forfeits</th><th>why</th></tr>
+{% for v in versions %}<tr><td>{{ v.version }}</td><td>{{ v.status }}</td><td class="num">{{ '%.2f'|format(v.mu) }}</td>
+<td class="num">{{ '%.2f'|format(v.mu - 1.96 * v.sigma) }} – {{ '%.2f'|format(v.mu + 1.96 * v.sigma) }}</td><td class="num">{{ v.encounters }}</td>
+<td class="num">{{ v.matches }}</td><td class="num">{{ v.failures }}</td><td class="small">{{ v.reason }}</td></tr>{% endfor %}</table>
+<h2>Recent encounters</h2>
+{% if not recent %}<p class="muted">None yet.</p>{% else %}
+<table id="bot-encounters"><tr><th class="num">#</th><th>version</th><th>against</th><th class="num">points per deal</th><th class="num">rating after</th><th>replays</th></tr>
+{% for e, me, pts, ms in recent %}<tr class="encounter"><td class="num">{{ e.seq }}</td><td>{{ me.split('@')[-1] if '@' in me else 'house' }}</td>
+<td>{{ e.players|reject('equalto', me)|join(', ') }}</td><td class="num">{{ '%.2f'|format(pts.get(me, 0)) }}</td>
+<td class="num">{{ '%.2f'|format(e.ratings[me][0]) if me in e.ratings else '' }}</td>
+<td>{% for m in ms %}<a class="replay" href="/a/{{ a.name|urlencode }}/m/{{ m.match_id|urlencode }}">{{ m.k + 1 }}</a> {% endfor %}</td></tr>{% endfor %}
+</table>{% endif %}
+<h2>Failures</h2>
+{% if not failures %}<p class="muted" id="no-failures">No forfeit.</p>{% else %}
+<table id="failures"><tr><th class="num">#</th><th>version</th><th>what happened</th></tr>
+{% for e, me, why, stderr in failures %}<tr class="failure"><td class="num">{{ e.seq }}</td><td>{{ me }}</td><td>{{ why }}
+{% if stderr %}<pre class="stderr">{{ stderr }}</pre>{% endif %}</td></tr>{% endfor %}</table>{% endif %}
+{% endblock %}
+"""
+
+
 def _num(x: float) -> str:
     return f"{x:g}"
 
 
 _env = jinja2.Environment(
-    loader=jinja2.DictLoader({"base": _BASE, "index": _INDEX, "tournament": _TOURNAMENT, "replay": _REPLAY, "error": _ERROR}),
+    loader=jinja2.DictLoader({"base": _BASE, "index": _INDEX, "tournament": _TOURNAMENT, "replay": _REPLAY, "error": _ERROR,
+                              "arenas": _ARENAS, "arena": _ARENA, "arena_bot": _ARENA_BOT}),
     autoescape=True,
     undefined=jinja2.StrictUndefined,
 )
@@ -458,6 +555,214 @@ def error_page(status: int, message: str) -> str:
 
 
 # --------------------------------------------------------------------------------------
+# Arenas (`arbiter arena`): the live ladder, a page per bot, replays of finished encounters.
+# What may be shown is arbiter.tournament.arena.encounter_open's: an encounter deals from
+# its own seed, so once it is stored (whole) nothing of it can come back.
+
+
+def arena_route(store: Store, parts: list[str], query: dict[str, list[str]]) -> str:
+    """``/a`` arenas, ``/a/NAME`` its leaderboard, ``/a/NAME/bot/BOT`` a bot's page,
+    ``/a/NAME/m/MATCH_ID`` a replay."""
+    if not parts:
+        return arenas_page(store)
+    if len(parts) == 1:
+        return arena_page(store, parts[0])
+    if len(parts) == 3 and parts[1] == "bot":
+        return arena_bot_page(store, parts[0], parts[2])
+    if len(parts) == 3 and parts[1] == "m":
+        return arena_replay_page(store, parts[0], parts[2], query)
+    raise PageError(404, f"no arena page {'/'.join(parts)[:80]!r}")
+
+
+def _arena(store: Store, name: str) -> tuple[Arenas, ArenaRow]:
+    tables = Arenas(store)
+    try:
+        return tables, tables.arena(name)
+    except StoreError as exc:
+        raise PageError(404, str(exc)) from None
+
+
+def arenas_page(store: Store) -> str:
+    tables = Arenas(store)
+    rows = []
+    for a in tables.arenas():
+        active = sum(1 for e in tables.entrants(a.id) if e.status == "active")
+        rows.append((a, active, len(tables.encounters(a.id))))
+    return _env.get_template("arenas").render(arenas=rows)
+
+
+def _deal_means(arena: ArenaRow, enc: EncounterRow, ms: list[ArenaMatch]) -> dict[str, float]:
+    teams = get_game(arena.game, arena.spec.get("options") or {}, arena.spec.get("preset")).teams
+    deals = ladder.deal_points(ms, teams, enc.players)
+    return {p: sum(d[p][0] for d in deals if p in d) / max(1, len(deals)) for p in enc.players}
+
+
+def arena_page(store: Store, name: str, recent: int = 30) -> str:
+    tables, a = _arena(store, name)
+    rows = ladder.table(tables.entrants(a.id))
+    done = tables.encounters(a.id)
+    shown = []
+    for e in reversed(done[-recent:]):
+        ms = tables.matches(a.id, e.idx) if arena_rules.encounter_open(e) else []
+        shown.append((e, _deal_means(a, e, ms), ms))
+    matches = store.db.execute("SELECT COUNT(*) FROM arena_matches WHERE arena_id = ?", (a.id,)).fetchone()[0]
+    return _env.get_template("arena").render(
+        a=a, ranked=[r for r in rows if r.status == "active"], others=[r for r in rows if r.status != "active"],
+        playing=tables.encounters(a.id, "playing"), recent=shown, done=len(done), matches=matches,
+        refresh=REFRESH_SECONDS,
+    )
+
+
+_PALETTE = ("#2f5bd3", "#c62828", "#027a48", "#7b1fa2", "#b54708", "#0e7090")
+
+
+def rating_svg(series: list[tuple[str, list[tuple[float, float]]]], width: int = 640, height: int = 220) -> Markup:
+    """A rating chart drawn here: per version, its rating after each of its encounters
+    (a polyline, numbered across versions) over the band μ ± 1.96σ; no script, no library."""
+    points = [(m, s) for _, hist in series for m, s in hist]
+    if not points:
+        return Markup('<p class="muted" id="rating-chart">No encounter yet.</p>')
+    pad_l, pad_r, pad_t, pad_b = 48, 12, 12, 28
+    lo = min(m - 1.96 * s for m, s in points)
+    hi = max(m + 1.96 * s for m, s in points)
+    if hi - lo < 1e-9:
+        lo, hi = lo - 1, hi + 1
+    n = len(points)
+    sx = (width - pad_l - pad_r) / max(1, n - 1) if n > 1 else 0.0
+
+    def xy(i: int, v: float) -> tuple[float, float]:
+        x = pad_l + (i * sx if n > 1 else (width - pad_l - pad_r) / 2)
+        return round(x, 1), round(pad_t + (hi - v) / (hi - lo) * (height - pad_t - pad_b), 1)
+
+    parts = [f'<svg id="rating-chart" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" role="img" aria-label="rating history" '
+             'style="background:#fff;border:1px solid #e4e7ec;border-radius:6px">']
+    for v in (lo, (lo + hi) / 2, hi):
+        _, y = xy(0, v)
+        parts.append(f'<line x1="{pad_l}" y1="{y}" x2="{width - pad_r}" y2="{y}" stroke="#eef0f4"/>'
+                     f'<text x="{pad_l - 6}" y="{y + 4}" font-size="11" text-anchor="end" fill="#667085">{v:.1f}</text>')
+    parts.append(f'<text x="{(width + pad_l) / 2}" y="{height - 6}" font-size="11" text-anchor="middle" fill="#667085">'
+                 f'encounters (1 to {n})</text>')
+    i0 = 0
+    for k, (label, hist) in enumerate(series):
+        colour = _PALETTE[k % len(_PALETTE)]
+        idx = range(i0, i0 + len(hist))
+        upper = [xy(i, m + 1.96 * s) for i, (m, s) in zip(idx, hist)]
+        lower = [xy(i, m - 1.96 * s) for i, (m, s) in zip(idx, hist)]
+        line = [xy(i, m) for i, (m, _) in zip(idx, hist)]
+        band = " ".join(f"{x},{y}" for x, y in upper + lower[::-1])
+        parts.append(f'<polygon class="band" points="{band}" fill="{colour}" fill-opacity="0.12" stroke="none"/>')
+        parts.append(f'<polyline class="rating-line" data-version="{html.escape(label)}" points="'
+                     + " ".join(f"{x},{y}" for x, y in line) + f'" fill="none" stroke="{colour}" stroke-width="2"/>')
+        x, y = line[-1]
+        parts.append(f'<circle cx="{x}" cy="{y}" r="3" fill="{colour}"/>'
+                     f'<text x="{min(x + 6, width - pad_r - 40)}" y="{max(y - 6, 12)}" font-size="11" fill="{colour}">'
+                     f'{html.escape(label)}</text>')
+        i0 += len(hist)
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+def _scrub(text: str, store: Store) -> str:
+    """Bot output for a public page: no path of this machine's store in it."""
+    for path in sorted({str(store.path.resolve().parent), str(store.path.parent)}, key=len, reverse=True):
+        if path not in ("", "."):
+            text = text.replace(path, "<store>")
+    return text
+
+
+def arena_bot_page(store: Store, arena_name: str, bot: str, recent: int = 20) -> str:
+    tables, a = _arena(store, arena_name)
+    name = bot.split("@")[0] if "@" in bot else bot
+    versions = [e for e in tables.entrants(a.id) if e.name == name]
+    if not versions:
+        raise PageError(404, f"no bot {bot[:64]!r} in arena {a.name!r}")
+    players = [v.player for v in versions]
+    current = max(versions, key=lambda v: (v.status == "active", v.joined))
+    encs = [e for e in tables.encounters(a.id) if any(p in e.players for p in players)]
+    series = []
+    for v in versions:
+        hist = [e.ratings[v.player] for e in encs if v.player in e.ratings]
+        if hist:
+            series.append((v.version, hist))
+    shown, failures = [], []
+    for e in reversed(encs):
+        me = next(p for p in players if p in e.players)
+        if len(shown) < recent:
+            ms = tables.matches(a.id, e.idx) if arena_rules.encounter_open(e) else []
+            shown.append((e, me, _deal_means(a, e, ms), ms))
+        if me in e.failures and len(failures) < recent:
+            stderr = ""
+            for m in tables.matches(a.id, e.idx):
+                if m.outcome.reason.is_forfeit and m.incidents and m.seats[m.incidents[-1].seat] == me:
+                    stderr = m.record().incidents[-1].stderr or ""
+            failures.append((e, me, e.failures[me], _scrub(stderr[-600:], store)))
+    return _env.get_template("arena_bot").render(
+        a=a, name=name, current=current, versions=versions, chart=rating_svg(series), recent=shown,
+        failures=failures, refresh=REFRESH_SECONDS,
+    )
+
+
+@functools.lru_cache(maxsize=16)
+def _arena_replay(path: str, match_id: str, seat: int | None, full: bool) -> ReplayPage:
+    store = open_read_only(Path(path))
+    try:
+        record = Arenas(store).match(match_id).record()
+    finally:
+        store.close()
+    steps: list[ReplayStep] = []
+    error = ""
+    try:
+        for s in step_record(record, seat, full):
+            steps.append(s)
+    except ReplayError as exc:
+        error = str(exc)
+    return ReplayPage(record, tuple(steps), error)
+
+
+def arena_replay_page(store: Store, arena_name: str, match_id: str, query: dict[str, list[str]]) -> str:
+    tables, a = _arena(store, arena_name)
+    try:
+        m = tables.match(match_id)
+    except StoreError as exc:
+        raise PageError(404, str(exc)) from None
+    if m.arena_id != a.id:
+        raise PageError(404, f"no match {match_id[:64]!r} in arena {a.name!r}")
+    if not arena_rules.encounter_open(tables.encounter(a.id, m.encounter)):
+        raise PageError(403, f"match {match_id[:40]!r}: its encounter is still being played")
+    record = m.record()
+    num_seats = get_game(record.game, record.options).num_seats
+    view = (query.get("view") or ["spectator"])[0]
+    seat, full = _parse_view(view, num_seats)
+    page = _arena_replay(str(store.path), match_id, seat, full)
+    if not page.steps:
+        raise PageError(500, f"match {match_id!r} does not replay: {page.error}")
+    last = page.steps[-1].index
+    raw_step = (query.get("step") or ["0"])[0]
+    if not raw_step.lstrip("-").isdigit():
+        raise PageError(400, f"step must be a number from 0 to {last}, got {raw_step[:20]!r}")
+    step = page.steps[min(max(0, int(raw_step)), last)]
+    r = page.record
+    if step.index == 0:
+        title = "The deal"
+    else:
+        who = r.seat_names[step.seat] if step.seat is not None and step.seat < len(r.seat_names) else "?"
+        forced = f" (played by the arbiter: {step.forced})" if step.forced else ""
+        title = f"Step {step.index}: seat {step.seat} ({who}) {step.action}{forced}"
+    views = [("spectator", "spectator"), ("full", "every hand")] + [(f"seat{s}", f"seat {s}") for s in range(num_seats)]
+    base = f"/a/{urllib.parse.quote(a.name)}/m/{urllib.parse.quote(match_id)}?"
+
+    def url(step: int, view: str = view) -> str:
+        return base + urllib.parse.urlencode({"step": step, "view": view})
+
+    return _env.get_template("replay").render(
+        r=r, step=step, steps=page.steps, last=last, title=title, error=page.error, view=view, views=views, url=url,
+        rows=board(r.game, step.view, r.seat_names, step.seat_views), tour=None,
+        forfeit=r.outcome is not None and not r.outcome.reason.finishes_the_game,
+    )
+
+
+# --------------------------------------------------------------------------------------
 # The HTTP server.
 
 
@@ -466,6 +771,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     server_version = "CardArena"
 
     def do_GET(self) -> None:  # noqa: N802 - the http.server name
+        if play.is_play_path(self.path):  # a person's seat: arbiter.present.table
+            return play.handle(self, "GET", _env, self.server.tables)
         url = urllib.parse.urlsplit(self.path)
         query = urllib.parse.parse_qs(url.query)
         parts = [urllib.parse.unquote(p) for p in url.path.split("/") if p]
@@ -479,6 +786,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                     body = tournament_page(store, parts[1])
                 elif parts[0] == "m" and len(parts) == 2:
                     body = replay_page(store, parts[1], query)
+                elif parts and parts[0] == "a":
+                    body = arena_route(store, parts[1:], query)
                 elif parts == ["healthz"]:
                     body = "ok"
                 else:
@@ -500,6 +809,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def do_POST(self) -> None:  # noqa: N802 - the http.server name
+        if play.is_play_path(self.path):
+            return play.handle(self, "POST", _env, self.server.tables)
+        data = error_page(405, f"no page takes a POST at {self.path[:80]!r}").encode()
+        self.send_response(405)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the http.server signature
         log.info("%s %s", self.address_string(), format % args)
 
@@ -507,9 +826,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 class WebServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, db: Path, host: str = "127.0.0.1", port: int = 8080):
+    def __init__(self, db: Path, host: str = "127.0.0.1", port: int = 8080, play_limit: int = play.DEFAULT_LIMIT,
+                 play_clock: float = play.DEFAULT_DECISION_SECONDS):
         self.db = db
+        # matches with a person at a seat (/play): they write their records to the store
+        self.tables = play.Tables(db, limit=play_limit, decision_seconds=play_clock)
         super().__init__((host, port), _Handler)
+
+    def server_close(self) -> None:
+        self.tables.close()
+        super().server_close()
 
     @property
     def url(self) -> str:
@@ -517,9 +843,10 @@ class WebServer(http.server.ThreadingHTTPServer):
         return f"http://{host}:{port}/"
 
 
-def make_server(db: str | os.PathLike, host: str = "127.0.0.1", port: int = 8080) -> WebServer:
-    """A web server over the store ``db`` (checked first); call ``serve_forever()``."""
-    return WebServer(check_store(db), host, port)
+def make_server(db: str | os.PathLike, host: str = "127.0.0.1", port: int = 8080, **play_options: Any) -> WebServer:
+    """A web server over the store ``db`` (checked first); call ``serve_forever()``.
+    ``play_options``: ``play_limit``, ``play_clock`` (seconds a decision) of /play."""
+    return WebServer(check_store(db), host, port, **play_options)
 
 
 def serve_in_thread(db: str | os.PathLike, host: str = "127.0.0.1", port: int = 0) -> tuple[WebServer, threading.Thread]:

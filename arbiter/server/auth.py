@@ -94,6 +94,9 @@ class Credentials:
         for name in creds.bots:
             if not names.is_name(name):
                 raise CredentialsError(f"{where}: bad bot name {name[:80]!r}: {names.NAME_RULE}")
+        for name in creds.authors:
+            if not names.is_name(name):
+                raise CredentialsError(f"{where}: bad author name {name[:80]!r}: {names.NAME_RULE}")
         return creds
 
 
@@ -124,6 +127,8 @@ def read(path: str | os.PathLike) -> Credentials:
     p = Path(path)
     try:
         return Credentials.from_json(p.read_text(), str(p))
+    except UnicodeDecodeError:
+        raise CredentialsError(f"{p}: not a credentials file (not UTF-8 text)") from None
     except OSError as exc:
         raise CredentialsError(f"{p}: cannot be read: {exc.strerror or exc}") from None
 
@@ -137,6 +142,9 @@ def ensure(path: str | os.PathLike, bots: tuple[str, ...] = (), authors: tuple[s
     for name in bots:
         if not names.is_name(name):
             raise CredentialsError(f"bad bot name {name[:80]!r}: {names.NAME_RULE}")
+    for name in authors:
+        if not names.is_name(name):
+            raise CredentialsError(f"bad author name {name[:80]!r}: {names.NAME_RULE}")
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
         with _locked(p):

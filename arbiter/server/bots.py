@@ -51,12 +51,21 @@ class BotCatalog(Protocol):
 
     def remove(self, name: str, version: str | None, author: str) -> int: ...
 
+    def standings(self, name: str) -> list[Any]:
+        """Where the bot's versions stand in the store's arenas (fields of
+        ``arbiter.store.arenas.Standing``), their reasons fit for a remote caller."""
+
 
 def version_to_proto(v: Any) -> bpb.BotVersionInfo:
     return bpb.BotVersionInfo(
         name=v.name, version=v.version, content_hash=v.content_hash, games=list(v.games), deterministic=v.deterministic,
         author=v.author, submitted=v.submitted, report_json=json.dumps(v.report), entry=v.entry,
     )
+
+
+def standing_to_proto(s: Any) -> bpb.LadderStanding:
+    return bpb.LadderStanding(arena=s.arena, player=s.player, status=s.status, reason=s.reason, mu=s.mu, sigma=s.sigma,
+                              encounters=s.encounters, matches=s.matches, failures=s.failures)
 
 
 class BotsServicer(bpb_grpc.BotsServicer):
@@ -131,10 +140,12 @@ class BotsServicer(bpb_grpc.BotsServicer):
         async with self._db:
             owner = self.catalog.owner(request.name)
             versions = self.catalog.versions(request.name)
+            ladders = self.catalog.standings(request.name) if owner is not None else []
         if owner is None or (author != "admin" and owner != author):
             # Someone else's bot looks like no bot at all: names are not an oracle.
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no bot {request.name[:80]!r} of yours")
-        return bpb.ShowBotResponse(versions=[version_to_proto(v) for v in versions])
+        return bpb.ShowBotResponse(versions=[version_to_proto(v) for v in versions],
+                                   ladders=[standing_to_proto(s) for s in ladders])
 
     async def Remove(self, request: bpb.RemoveBotRequest, context: grpc.aio.ServicerContext):
         author = await self._author(request.token, context)

@@ -138,9 +138,12 @@ def list_bots(address: str, token: str, tls_ca: bytes | None = None) -> list[dic
     return [version_row(v) for v in _bots_call(address, "List", bpb.ListBotsRequest(token=token), tls_ca, 60).versions]
 
 
-def show_bot(address: str, token: str, name: str, tls_ca: bytes | None = None) -> list[dict[str, Any]]:
+def show_bot(address: str, token: str, name: str, tls_ca: bytes | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The bot's versions (``version_row``) and where they stand in the server's arenas."""
     msg = _bots_call(address, "Show", bpb.ShowBotRequest(token=token, name=name), tls_ca, 60)
-    return [version_row(v) for v in msg.versions]
+    ladders = [{f: getattr(s, f) for f in ("arena", "player", "status", "reason", "mu", "sigma", "encounters", "matches",
+                                           "failures")} for s in msg.ladders]
+    return [version_row(v) for v in msg.versions], ladders
 
 
 def remove_bot(address: str, token: str, name: str, version: str = "", tls_ca: bytes | None = None) -> int:

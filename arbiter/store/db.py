@@ -6,7 +6,9 @@ that is killed (even with SIGKILL) loses no finished match; a match either has i
 result row or counts as not played, and the primary key (tournament, schedule index)
 means no match is ever counted twice. A run holds an exclusive lock on ``<db>.lock``
 (released by the OS when the process dies), so a second run on the same file is refused
-with a clear message instead of interleaving writes; readers (standings, show) never lock.
+with a clear message instead of interleaving writes. Readers (standings, tournament show,
+replay, web) open it read-only (``Store(read_only=True)``): they never lock and never write,
+so an archived store reads on a read-only file, folder or filesystem.
 
 Bots are referred to by name and spec text (table ``entrants``); the bot registry keeps
 its own tables in the same file.
@@ -30,7 +32,7 @@ from cardarena.games import EndReason, Outcome
 from cardarena.records import Incident, MatchRecord
 
 DEFAULT_DB = "arena.sqlite"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -69,12 +71,77 @@ CREATE TABLE IF NOT EXISTS matches (
     round INTEGER NOT NULL DEFAULT 0,
     table_no INTEGER NOT NULL DEFAULT 0,  -- which combination of entries
     sides TEXT NOT NULL DEFAULT '[]',     -- JSON list: entry (bot or team) per side
-    incidents TEXT NOT NULL DEFAULT '[]', -- JSON list of {seat, kind, detail}
+    incidents TEXT NOT NULL DEFAULT '[]', -- JSON list of {seat, kind, detail[, stderr]}
     decisions INTEGER NOT NULL DEFAULT 0,
     seconds REAL NOT NULL DEFAULT 0,
     PRIMARY KEY (tournament_id, idx)
 );
 CREATE INDEX IF NOT EXISTS matches_by_id ON matches(match_id);
+-- Schema 4: arenas (continuous rated ladders, `arbiter arena`, read and written by
+-- arbiter.store.arenas). An encounter is a pairing (or table) playing a set of fresh deals in
+-- every seating: it is stored whole, with its matches, in one transaction, or not at all.
+CREATE TABLE IF NOT EXISTS arenas (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    game TEXT NOT NULL,
+    spec TEXT NOT NULL,          -- JSON: what defines the ladder's encounters (game, options, deals, clock, policy)
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS arena_entrants (
+    arena_id INTEGER NOT NULL REFERENCES arenas(id) ON DELETE CASCADE,
+    player TEXT NOT NULL,        -- name@version (as in its matches' seats), or a house bot's name
+    name TEXT NOT NULL,
+    version TEXT NOT NULL,
+    author TEXT NOT NULL,
+    source TEXT NOT NULL,        -- how it is launched (a house bot's spec, '' for registered bots)
+    joined REAL NOT NULL,
+    status TEXT NOT NULL,        -- active | replaced | suspended | withdrawn
+    reason TEXT NOT NULL DEFAULT '',  -- why it is not active, in words
+    changed REAL NOT NULL,
+    mu REAL NOT NULL,            -- the rating after its last encounter (recomputable from encounters)
+    sigma REAL NOT NULL,
+    encounters INTEGER NOT NULL DEFAULT 0,
+    matches INTEGER NOT NULL DEFAULT 0,
+    failures INTEGER NOT NULL DEFAULT 0,  -- matches it forfeited
+    streak INTEGER NOT NULL DEFAULT 0,    -- encounters in a row with a forfeit of its own
+    PRIMARY KEY (arena_id, player)
+);
+CREATE TABLE IF NOT EXISTS arena_encounters (
+    arena_id INTEGER NOT NULL REFERENCES arenas(id) ON DELETE CASCADE,
+    idx INTEGER NOT NULL,        -- in order of starting
+    seq INTEGER,                 -- in order of finishing (the rating order), NULL until done
+    players TEXT NOT NULL,       -- JSON list: the table's entries
+    seed INTEGER NOT NULL,       -- drawn for this encounter alone, its deals never come back elsewhere
+    status TEXT NOT NULL,        -- playing | done | abandoned (cut off by a stop or a crash: never counted)
+    started REAL NOT NULL,
+    finished REAL,
+    ratings TEXT NOT NULL DEFAULT '{}',   -- JSON: player -> [mu, sigma] after this encounter
+    failures TEXT NOT NULL DEFAULT '{}',  -- JSON: player -> what went wrong (its forfeits)
+    PRIMARY KEY (arena_id, idx)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS arena_encounters_by_seq ON arena_encounters(arena_id, seq);
+CREATE TABLE IF NOT EXISTS arena_matches (
+    arena_id INTEGER NOT NULL,
+    encounter INTEGER NOT NULL,
+    k INTEGER NOT NULL,          -- position in the encounter
+    match_id TEXT NOT NULL UNIQUE,
+    deal INTEGER NOT NULL,
+    seating INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    seats TEXT NOT NULL,         -- JSON list: player per seat
+    sides TEXT NOT NULL,         -- JSON list: player per side
+    scores TEXT NOT NULL,
+    ranks TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    incidents TEXT NOT NULL,     -- JSON list of {seat, kind, detail}
+    record TEXT NOT NULL,        -- JSON MatchRecord
+    decisions INTEGER NOT NULL,
+    seconds REAL NOT NULL,
+    finished REAL NOT NULL,
+    PRIMARY KEY (arena_id, encounter, k),
+    FOREIGN KEY (arena_id, encounter) REFERENCES arena_encounters(arena_id, idx) ON DELETE CASCADE
+);
 """
 
 
@@ -94,6 +161,79 @@ class StoreError(Exception):
     """The store file is unusable (corrupt, newer schema, locked); the message says how."""
 
 
+#: The oldest schema a read-only connection can read (its tables have every column the
+#: readers select); an older file is migrated by the first writer that opens it.
+OLDEST_READABLE_SCHEMA = 3
+
+
+def connect_read_only(path: str | os.PathLike) -> sqlite3.Connection:
+    """A connection to an existing SQLite file that writes nothing, to it or next to it.
+
+    While a writer may be at work (its ``-wal`` file is there) the connection is SQLite's
+    ``mode=ro``, which reads what the writer has committed. Otherwise it is
+    ``immutable=1``: no ``-wal``/``-shm`` files are created and no lock is taken, so a
+    store reads on a read-only file, folder or filesystem (an archived store) and its
+    bytes and mtime stay as they were. StoreError (saying why) if it cannot be read.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise StoreError(f"{p} is not a readable store: no such file")
+    if not p.is_file():
+        raise StoreError(f"{p} is not a readable store: not a file")
+    if p.stat().st_size == 0:
+        raise StoreError(f"{p} is empty: not a store yet (nothing has been stored in it)")
+    base = f"file:{urllib.parse.quote(str(p.resolve()))}?mode=ro"
+    modes = [base, base + "&immutable=1"] if Path(f"{p}-wal").exists() else [base + "&immutable=1"]
+    last: Exception | None = None
+    for uri in modes:
+        db = None
+        try:
+            db = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None, check_same_thread=False)
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return db
+        except sqlite3.DatabaseError as exc:  # e.g. no -shm can be made in a read-only folder
+            last = exc
+            if db is not None:
+                db.close()
+    raise StoreError(f"{p} is not a readable store: {last}")
+
+
+def store_unwritable(path: Path) -> str:
+    """Why the store at ``path`` cannot take a match now ('' if it can): a write lock is
+    taken and given back at once (nothing is written). A store busy with another writer
+    counts as writable: its writes wait their turn."""
+    try:
+        db = sqlite3.connect(f"file:{urllib.parse.quote(str(path.resolve()))}?mode=rw", uri=True, timeout=0.5,
+                             isolation_level=None)
+    except sqlite3.Error as exc:
+        return str(exc)
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("ROLLBACK")
+        return ""
+    except sqlite3.OperationalError as exc:
+        return "" if "locked" in str(exc) or "busy" in str(exc) else str(exc)
+    except sqlite3.Error as exc:
+        return str(exc)
+    finally:
+        db.close()
+
+
+def _open_error(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
+    """A store that cannot be opened for writing, in words."""
+    text = str(exc)
+    if "readonly" in text or "read-only" in text:
+        return StoreError(f"{path} is read-only (the file, its folder or its filesystem): it can be read "
+                          "(standings, tournament show, replay, web), not written; pass another --db")
+    if "unable to open" in text and not path.parent.is_dir():
+        return StoreError(f"{path}: no folder {path.parent} for the store (create it first)")
+    if "unable to open" in text and path.is_dir():
+        return StoreError(f"{path} is a folder, not a store file")
+    if "unable to open" in text and not path.exists():
+        return StoreError(f"{path} cannot be created: its folder {path.parent} is read-only (pass another --db)")
+    return StoreError(f"{path} is not a usable store: {text}")
+
+
 # Columns added by schema 2 to files written by schema 1.
 _MIGRATE_1_TO_2 = [
     "ALTER TABLE tournaments ADD COLUMN planned INTEGER NOT NULL DEFAULT 0",
@@ -109,6 +249,9 @@ _MIGRATE_1_TO_2 = [
 _MIGRATE_2_TO_3 = [
     "ALTER TABLE tournaments ADD COLUMN secret_seed INTEGER",
 ]
+
+# Schema 4 only adds tables (the arenas'): _SCHEMA creates them in files of any version.
+_MIGRATE_3_TO_4: list[str] = []
 
 
 @dataclass(frozen=True)
@@ -171,20 +314,33 @@ class Store:
     def __init__(self, path: str | os.PathLike = DEFAULT_DB, read_only: bool = False):
         """Open (creating or migrating the schema) the store at ``path``.
 
-        ``read_only``: a connection SQLite refuses to write through (``mode=ro``), for
-        readers such as the web page; the file must exist and have a current schema.
+        ``read_only``: a connection that writes nothing (``connect_read_only``: SQLite
+        refuses writes through it, and it creates no file next to the store), for readers
+        such as standings and the web page; the file must exist and have a schema from
+        ``OLDEST_READABLE_SCHEMA`` to the current one. It reads a read-only file, folder
+        or filesystem.
         """
         self.path = Path(path)
         self._lock_file: Any = None
         if read_only:
-            uri = f"file:{urllib.parse.quote(str(self.path.resolve()))}?mode=ro"
+            self.db = connect_read_only(self.path)
             try:
-                self.db = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None)
-                row = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+                has_meta = self.db.execute("SELECT COUNT(*) FROM sqlite_master WHERE name = 'meta'").fetchone()[0]
+                row = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() if has_meta else None
             except sqlite3.DatabaseError as exc:
+                self.db.close()
                 raise StoreError(f"{self.path} is not a readable store: {exc}") from None
-            if row is None or row[0] != str(SCHEMA_VERSION):
-                raise StoreError(f"{self.path}: schema version {row and row[0]} (this arbiter reads {SCHEMA_VERSION})")
+            version = row[0] if row is not None else None
+            if version is None or not str(version).isdigit():
+                self.db.close()
+                raise StoreError(f"{self.path} has no tournament tables: no tournament or match has been stored in it")
+            if int(version) > SCHEMA_VERSION:
+                self.db.close()
+                raise StoreError(f"{self.path}: schema version {version} is newer than this arbiter ({SCHEMA_VERSION})")
+            if int(version) < OLDEST_READABLE_SCHEMA:
+                self.db.close()
+                raise StoreError(f"{self.path}: schema version {version} is too old to read without migrating it, "
+                                 "and reading never writes: a command that writes to it (tournament run) migrates it")
             return
         try:
             self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
@@ -203,12 +359,15 @@ class Store:
                 if row is not None and int(row[0]) in (1, 2):
                     for stmt in _MIGRATE_2_TO_3:
                         db.execute(stmt)
+                if row is not None and int(row[0]) in (1, 2, 3):
+                    for stmt in _MIGRATE_3_TO_4:
+                        db.execute(stmt)
                 for stmt in _SCHEMA.split(";"):
                     if stmt.strip():
                         db.execute(stmt)
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path} is not a usable store: {exc}") from None
+            raise _open_error(self.path, exc) from None
         except ValueError as exc:
             raise StoreError(f"{self.path}: unreadable schema version: {exc}") from None
 
@@ -385,7 +544,10 @@ class Store:
         if record.outcome is None:
             raise ValueError("save_match: the record has no outcome (the match did not finish)")
         o = record.outcome
-        incidents = [{"seat": i.seat, "kind": i.kind, "detail": i.detail} for i in record.incidents]
+        # with the failing process's stderr tail, so every reader of the match rows (tournament
+        # show --failures, the web page) has the bot's traceback, not only the record's readers
+        incidents = [{"seat": i.seat, "kind": i.kind, "detail": i.detail, **({"stderr": i.stderr} if i.stderr else {})}
+                     for i in record.incidents]
         try:
             with self._tx() as db:
                 db.execute(
@@ -424,7 +586,8 @@ class Store:
     def _match_row(self, r: tuple) -> MatchRow:
         try:
             outcome = Outcome(tuple(json.loads(r[7])), tuple(json.loads(r[8])), EndReason(r[9]), r[10])
-            incidents = tuple(Incident(int(i["seat"]), str(i["kind"]), str(i["detail"])) for i in json.loads(r[15]))
+            incidents = tuple(Incident(int(i["seat"]), str(i["kind"]), str(i["detail"]), str(i.get("stderr", "")))
+                              for i in json.loads(r[15]))
             return MatchRow(
                 r[0], r[1], r[2], r[3], r[4], r[5], tuple(json.loads(r[6])), outcome, r[11],
                 r[12], r[13], tuple(json.loads(r[14])), incidents, r[16], r[17],

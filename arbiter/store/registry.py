@@ -18,6 +18,7 @@ content under a registered version is an error.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import hashlib
 import json
 import logging
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable
 
-from arbiter.store.db import transaction
+from arbiter.store.db import StoreError, connect_read_only, transaction
 from cardarena import names
 
 log = logging.getLogger(__name__)
@@ -212,18 +213,46 @@ def registry_dir(db_path: str | os.PathLike) -> Path:
     return p.with_name(p.stem + ".bots")
 
 
-class Registry:
-    """The ``bots``/``bot_versions`` tables of a store file and the copies next to it."""
+def _write_error(db_path: Path, exc: sqlite3.DatabaseError) -> RegistryError:
+    """A failed write to the registry, in words."""
+    text = str(exc)
+    if "readonly" in text or "read-only" in text:
+        return RegistryError(f"{db_path} is read-only (the file, its folder or its filesystem): "
+                             "bots can be listed and shown from it, not registered or removed")
+    if "unable to open" in text and not db_path.parent.is_dir():
+        return RegistryError(f"{db_path}: no folder {db_path.parent} for the store")
+    return RegistryError(f"{db_path} is not a usable store: {text}")
 
-    def __init__(self, db_path: str | os.PathLike):
+
+class Registry:
+    """The ``bots``/``bot_versions`` tables of a store file and the copies next to it.
+
+    ``read_only``: for listing and showing: the file must exist; nothing is written to it
+    or next to it (see ``arbiter.store.db.connect_read_only``), so an archived store on a
+    read-only file, folder or filesystem reads; a store without the registry's tables
+    reads as an empty registry."""
+
+    def __init__(self, db_path: str | os.PathLike, read_only: bool = False):
         self.db_path = Path(db_path)
         self.root = registry_dir(self.db_path).resolve()
+        self.read_only = read_only
+        self._tables = True
+        if read_only:
+            try:
+                self.db = connect_read_only(self.db_path)
+                self._tables = self.db.execute(
+                    "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('bots', 'bot_versions')").fetchone()[0] == 2
+            except StoreError as exc:
+                raise RegistryError(str(exc)) from None
+            except sqlite3.DatabaseError as exc:
+                raise RegistryError(f"{self.db_path} is not a readable store: {exc}") from None
+            return
         try:
             self.db = sqlite3.connect(self.db_path, timeout=30, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
-            raise RegistryError(f"{self.db_path} is not a usable store: {exc}") from None
+            raise _write_error(self.db_path, exc) from None
 
     def close(self) -> None:
         self.db.close()
@@ -247,14 +276,20 @@ class Registry:
             if self._hash_dir(dest, sub.entry) != digest:
                 raise RegistryError(f"stored copy {dest} does not match its hash (tampered?); remove it by hand")
             return dest
-        self.root.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".incoming-", dir=self.root))
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=".incoming-", dir=self.root))
+        except OSError as exc:
+            raise RegistryError(f"cannot store the copy under {self.root}: {exc.strerror or exc}") from None
         try:
             materialize(sub, tmp)
             for p in sorted(tmp.rglob("*"), reverse=True):
                 p.chmod(0o555 if p.is_dir() else 0o444)
             tmp.chmod(0o555)
             tmp.rename(dest)  # atomic: a copy is there whole or not at all
+        except OSError as exc:
+            _rmtree(tmp)
+            raise RegistryError(f"cannot store the copy under {self.root}: {exc.strerror or exc}") from None
         except BaseException:
             _rmtree(tmp)
             raise
@@ -277,6 +312,12 @@ class Registry:
         check_version(version)
         sub = validate(sub)
         digest = sub.content_hash
+        try:
+            return self._add(name, version, sub, digest, report, author)
+        except sqlite3.DatabaseError as exc:
+            raise _write_error(self.db_path, exc) from None
+
+    def _add(self, name: str, version: str, sub: Submission, digest: str, report: Any, author: str) -> BotVersion:
         with self._tx() as db:
             owner = db.execute("SELECT author FROM bots WHERE name = ?", (name,)).fetchone()
             if owner is not None and owner[0] != author and author != "admin":
@@ -312,17 +353,35 @@ class Registry:
         if author is not None:
             sql += " AND name IN (SELECT name FROM bots WHERE author = ?)"
             args.append(author)
+        if not self._tables:
+            return []
         return [self._row(r) for r in self.db.execute(sql + " ORDER BY name, submitted, version", args)]
+
+    def names(self) -> list[str]:
+        """Every registered bot name."""
+        if not self._tables:
+            return []
+        return [r[0] for r in self.db.execute("SELECT name FROM bots ORDER BY name")]
 
     def get(self, name: str, version: str | None = None) -> BotVersion:
         """A version, the latest when ``version`` is None; RegistryError if there is none."""
         vs = [v for v in self.versions(name) if version is None or v.version == version]
         if not vs:
             what = f"{name} {version}" if version else name
-            raise RegistryError(f"no bot {what!r} in the registry of {self.db_path}")
+            known = sorted({v.version for v in self.versions(name)})
+            if known:
+                raise RegistryError(f"no bot {what!r} in the registry of {self.db_path} ({name} has version"
+                                    f"{'s' if len(known) > 1 else ''} {', '.join(known)})")
+            raise RegistryError(f"no bot {what!r} in the registry of {self.db_path}{self._did_you_mean(name)}")
         return vs[-1]
 
+    def _did_you_mean(self, name: str) -> str:
+        close = difflib.get_close_matches(name, self.names(), n=1)
+        return f": did you mean {close[0]!r}?" if close else ""
+
     def owner(self, name: str) -> str | None:
+        if not self._tables:
+            return None
         row = self.db.execute("SELECT author FROM bots WHERE name = ?", (name,)).fetchone()
         return row[0] if row else None
 
@@ -330,9 +389,15 @@ class Registry:
         """Remove one version (or all); deletes a stored copy no version uses any more."""
         owner = self.owner(name)
         if owner is None:
-            raise RegistryError(f"no bot {name!r} in the registry of {self.db_path}")
+            raise RegistryError(f"no bot {name!r} in the registry of {self.db_path}{self._did_you_mean(name)}")
         if author != "admin" and owner != author:
             raise RegistryError(f"bot {name!r} belongs to another author")
+        try:
+            return self._remove(name, version)
+        except sqlite3.DatabaseError as exc:
+            raise _write_error(self.db_path, exc) from None
+
+    def _remove(self, name: str, version: str | None) -> int:
         with self._tx() as db:
             if version is None:
                 hashes = [r[0] for r in db.execute("SELECT content_hash FROM bot_versions WHERE name = ?", (name,))]
@@ -356,7 +421,9 @@ def lookup(db_path: str | os.PathLike, ref: str) -> tuple[BotVersion, dict[str, 
     ``db_path``, and its stored files, checked against its recorded hash; RegistryError
     (naming what is wrong) otherwise."""
     name, version = names.split_ref(ref) if names.is_ref(ref) else (ref, None)
-    with Registry(db_path) as registry:
+    if not Path(db_path).is_file():
+        raise RegistryError(f"no bot {ref!r}: no store at {db_path} (arbiter bots submit registers bots there)")
+    with Registry(db_path, read_only=True) as registry:
         found = registry.get(name, version)
         try:
             files = read_stored(found.path)

@@ -237,6 +237,43 @@ def resolve_bot(source: str, db_path: str | os.PathLike | None) -> str:
         raise SpecError(f"bots: {source!r}: {exc}") from None
 
 
+#: Matches at once per core by default. A hosted match spends most of its wall time with
+#: every seat waiting on one bot process (three of four seats idle in Spades), so more
+#: matches than cores keep the cores busy: `make bench` (scale, 2 cores, 2026-11/12)
+#: measured 1.38-1.47x one match at a time at M = cores, 1.81x at 2 x cores, 1.65-1.94x at
+#: 4 x cores. 3 x cores sits between the two best.
+MATCHES_PER_CORE = 3
+#: What one bot process costs in memory (a Python with grpc and the SDK is 40-50 MB RSS),
+#: to bound the default where every match in flight has fresh processes.
+BOT_PROCESS_BYTES = 64 * 2**20
+
+
+def _available_memory() -> int | None:
+    """MemAvailable (bytes) from /proc/meminfo; None where there is none."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def default_concurrency(isolation: str, seats: int, cores: int | None = None, memory: int | None = None) -> int:
+    """The matches at once a tournament runs when none is given: ``MATCHES_PER_CORE`` x
+    cores, and with fresh processes per match (``deal``, ``match`` isolation: a match in
+    flight holds its seats' processes and as many warm spares) no more than half the
+    available memory holds. At least 1."""
+    cores = cores or os.cpu_count() or 2
+    n = MATCHES_PER_CORE * cores
+    if isolation in ("deal", "match"):
+        memory = memory if memory is not None else _available_memory()
+        if memory is not None:
+            n = min(n, memory // 2 // (2 * seats * BOT_PROCESS_BYTES))
+    return max(1, n)
+
+
 async def run_tournament(
     spec: TournamentSpec,
     store: Store,
@@ -285,7 +322,8 @@ async def run_tournament(
         leader.add(row.seats, row.outcome.ranks)
     if on_progress:
         on_progress(Progress(len(done), len(plan), None, len(done), leader.text(), tour.name))
-    concurrency = concurrency or spec.concurrency or os.cpu_count() or 2
+    concurrency = concurrency or spec.concurrency or default_concurrency(
+        spec.effective_isolation if transport == "grpc" else "shared", game.num_seats)
     finished = len(done)
     log.info("tournament %s: %d matches, %d stored, %d to play, %d at once", tour.name, len(plan), len(done), len(todo), concurrency)
 

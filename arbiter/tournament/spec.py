@@ -11,7 +11,7 @@ reason. Example (``arbiter tournament run club.toml``)::
     deals = 4                     # deals per table (each played in every seating if duplicate)
     duplicate = true
     # seed = 7                    # absent: a secret random seed, drawn once and kept in the store
-    concurrency = 4               # matches at once (default: number of cores)
+    concurrency = 4               # matches at once (default: 3 x the cores, bounded by memory)
     # isolation = "shared"        # bot processes serve many matches at once (trusted bots
                                   # only; default "deal": never two matches of one deal)
     # cluster = "tcp://10.0.0.5:8786"  # run the matches on a Dask cluster (docs/cluster.md)
@@ -50,7 +50,7 @@ from arbiter.hosting.botproc import ISOLATIONS
 from cardarena.names import NAME_RULE, is_ref, is_seat_name
 from cardarena.games import ConfigError, Game, get_game
 from cardarena.records import Clock, FailurePolicy, MatchConfig, Policy
-from arbiter.hosting.loading import BUNDLED, load_bot
+from arbiter.hosting.loading import BUNDLED, did_you_mean, load_bot
 
 
 class SpecError(ConfigError):
@@ -91,7 +91,9 @@ def bot_names(specs: Sequence[str]) -> tuple[str, ...]:
         elif is_registered_ref(spec):
             base = spec
         else:
-            base = os.path.splitext(os.path.basename(spec.split(":")[0]))[0] or spec
+            # a folder bot named with the trailing slash a shell completes (``mybot/``) is ``mybot``
+            path = spec.split(":")[0].rstrip("/" + os.sep) or spec
+            base = os.path.splitext(os.path.basename(path))[0] or spec
         seen[base] = seen.get(base, 0) + 1
         names.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
     return tuple(names)
@@ -133,7 +135,7 @@ class TournamentSpec:
     bank_ms: int = 60_000
     policy: str = "forfeit"
     max_strikes: int = 3
-    concurrency: int | None = None  # matches at once; None: the number of cores
+    concurrency: int | None = None  # matches at once; None: run.default_concurrency
     bot_processes: int = 1  # with shared isolation: processes per bot, each serving many matches at once
     isolation: str | None = None  # "match" | "deal" | "shared"; None: deal with duplicate deals, else shared
     cluster: str | None = None  # a Dask scheduler address (tcp://host:8786): run the matches there
@@ -315,6 +317,9 @@ def _check_bot(spec: str, source: str, game: str) -> None:
         return
     if ":" in source:
         return  # module:Class, imported by the bot process
+    hint = did_you_mean(source, sorted(BUNDLED))
+    if hint:
+        raise SpecError(f"bots: unknown bot {spec!r}{hint}")
     raise SpecError(f"bots: unknown bot {spec!r}: not a bundled bot ({', '.join(BUNDLED)}), a .py file, module:Class or name@version")
 
 

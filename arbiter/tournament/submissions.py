@@ -6,6 +6,7 @@ catalog the Bots gRPC service serves.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import tempfile
 from pathlib import Path
@@ -19,6 +20,7 @@ from arbiter.match import run_match
 from arbiter.server.app import start_private_server
 from arbiter.server.arena import RemoteSeat
 from arbiter.server.bots import CatalogError
+from arbiter.store.arenas import Standing, standings_of
 from arbiter.store.registry import (
     MAX_BYTES,
     MAX_FILES,
@@ -193,6 +195,9 @@ class RegistryCatalog:
 
     def versions(self, name: str | None = None, author: str | None = None) -> list[BotVersion]:
         return self.registry.versions(name, author=author)
+
+    def standings(self, name: str) -> list[Standing]:
+        return [dataclasses.replace(s, reason=self._scrub(s.reason)) for s in standings_of(self.registry.db, name)]
 
     def _scrub(self, text: str) -> str:
         """A message for a remote caller: no path of this machine in it."""

@@ -77,10 +77,34 @@ class ShowBotRequest(_message.Message):
     def __init__(self, token: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
 
 class ShowBotResponse(_message.Message):
-    __slots__ = ("versions",)
+    __slots__ = ("versions", "ladders")
     VERSIONS_FIELD_NUMBER: _ClassVar[int]
+    LADDERS_FIELD_NUMBER: _ClassVar[int]
     versions: _containers.RepeatedCompositeFieldContainer[BotVersionInfo]
-    def __init__(self, versions: _Optional[_Iterable[_Union[BotVersionInfo, _Mapping]]] = ...) -> None: ...
+    ladders: _containers.RepeatedCompositeFieldContainer[LadderStanding]
+    def __init__(self, versions: _Optional[_Iterable[_Union[BotVersionInfo, _Mapping]]] = ..., ladders: _Optional[_Iterable[_Union[LadderStanding, _Mapping]]] = ...) -> None: ...
+
+class LadderStanding(_message.Message):
+    __slots__ = ("arena", "player", "status", "reason", "mu", "sigma", "encounters", "matches", "failures")
+    ARENA_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    ENCOUNTERS_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    FAILURES_FIELD_NUMBER: _ClassVar[int]
+    arena: str
+    player: str
+    status: str
+    reason: str
+    mu: float
+    sigma: float
+    encounters: int
+    matches: int
+    failures: int
+    def __init__(self, arena: _Optional[str] = ..., player: _Optional[str] = ..., status: _Optional[str] = ..., reason: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., encounters: _Optional[int] = ..., matches: _Optional[int] = ..., failures: _Optional[int] = ...) -> None: ...
 
 class RemoveBotRequest(_message.Message):
     __slots__ = ("token", "name", "version")

@@ -9,7 +9,7 @@ import pytest
 from arbiter.hosting.local import LocalSeat
 from cardarena.records import MatchConfig
 from arbiter.match import run_match
-from arbiter.store.db import Store, StoreError
+from arbiter.store.db import SCHEMA_VERSION, Store, StoreError
 from bots.random_bot import RandomBot
 
 
@@ -30,6 +30,22 @@ def test_matches_are_saved_and_read_back(tmp_path):
         assert store.match(rec.match_id).seats == rec.seat_names
         with pytest.raises(Exception):
             store.save_match(t.id, 0, 0, 0, rec)  # an index is never counted twice
+
+
+def test_a_failing_seats_stderr_tail_is_on_the_match_rows_incidents(tmp_path):
+    """Every reader of the match rows (tournament show --failures, the web page) gets the
+    bot's own words, not only the readers of the whole record."""
+    from cardarena.records import Incident
+
+    rec = a_record()
+    rec.incidents.append(Incident(2, "crash", "choose raised RuntimeError: out of ideas", "Traceback ...\nRuntimeError: out of ideas"))
+    rec.incidents.append(Incident(1, "timeout", "no answer in 10 ms"))
+    with Store(tmp_path / "a.sqlite") as store:
+        t = store.open_tournament("t1", "spades", {"x": 1})
+        store.save_match(t.id, 0, 0, 0, rec)
+        [row] = store.matches(t.id)
+    assert row.incidents == tuple(rec.incidents)
+    assert row.incidents[0].stderr.endswith("RuntimeError: out of ideas") and row.incidents[1].stderr == ""
 
 
 def test_resuming_with_a_different_spec_is_refused(tmp_path):
@@ -104,7 +120,7 @@ def test_a_schema_1_file_is_migrated_in_place(tmp_path):
         store.save_match(t.id, 0, 0, 0, rec, round=1, table=2, sides=("random", "random"))
         [row] = store.matches(t.id)
         assert (row.round, row.table, row.sides, row.decisions) == (1, 2, ("random", "random"), len(rec.actions))
-        assert store.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "3"
+        assert store.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(SCHEMA_VERSION)
         seed = store.secret_seed(t.id)  # schema 3's column, drawn once and kept
         assert seed == store.secret_seed(t.id) and 0 <= seed < 2**62
 

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from arbiter.cli import app
 from arbiter.tournament.play import play_local
 
 runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _in_a_scratch_folder(tmp_path, monkeypatch):
+    """`arbiter play` keeps its matches in ./arena.sqlite: here, not in the checkout."""
+    monkeypatch.chdir(tmp_path)
 
 
 def test_play_in_process_prints_the_result():

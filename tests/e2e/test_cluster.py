@@ -174,3 +174,36 @@ def test_a_worker_refuses_bot_files_that_do_not_match_their_hash(tmp_path, monke
     (folder / "b.py").write_text("import os\n")  # changed on the shared disk after it was registered
     with pytest.raises(ClusterError, match="refusing to run it"):
         local_spec(shared)
+
+
+def test_an_arena_on_the_cluster_plays_the_same_encounters_as_locally(tmp_path):
+    """`arbiter arena --cluster`: the encounters' matches run as Dask tasks (a registered bot
+    shipped as its stored files, house bots by name) and come out as the local arena's with
+    the same seed, match for match; the stored ratings recompute from the stored results."""
+    from arbiter.store.arenas import Arenas
+    from arbiter.tournament.arena import Arena, ArenaSpec, recompute, verify
+
+    db = tmp_path / "arena.sqlite"
+    Store(db).close()
+    good = register_good(tmp_path, db)
+    base = dict(game="spades", options={"deals": 1}, house=("random", "heuristic"), seed=21)
+
+    def play(name: str, **kw) -> list:
+        arena = Arena(ArenaSpec(name=name, **base, **kw), db, poll=0)
+        try:
+            asyncio.run(arena.run(max_encounters=3))
+            assert verify(arena.tables, arena.row) == []
+            assert recompute(arena.tables, arena.row) == {p: (e.mu, e.sigma) for p, e in arena.entrants.items()}
+            ms = arena.tables.matches(arena.row.id)
+            for m in ms:
+                verify_record(m.record())
+            return [(e.players, e.ratings) for e in arena.tables.encounters(arena.row.id)], \
+                   [(m.encounter, m.k, m.seats, m.outcome, [a.action for a in m.record().actions]) for m in ms]
+        finally:
+            arena.close()
+
+    local = play("local")
+    with LoopbackCluster(workers=2, env={"ARENA_CLUSTER_CACHE": str(tmp_path / "worker-cache")}) as cluster:
+        remote = play("on-cluster", cluster=cluster.address)
+    assert remote == local
+    assert any(good in players for players, _ in local[0])  # the registered bot played, from its shipped files

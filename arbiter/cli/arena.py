@@ -1,0 +1,182 @@
+"""`arbiter arena`: a continuous rated ladder, one long-running process per ladder.
+
+    arbiter arena ladder.toml                  # the ladder, its Bots service and its web page
+    arbiter arena --game spite-and-malice -o payoff_size=5 --author alice --db ladder.sqlite
+    arbiter credentials token author:alice --credentials arbiter-credentials.json   # an author's token
+    arbiter bots submit mybot --name mybot --version 1 --server 127.0.0.1:50051 --token "$TOKEN"
+
+A ladder file (every key optional except ``game``; flags override it)::
+
+    name = "spite-ladder"
+    game = "spite-and-malice"
+    deals = 1                   # deals per encounter, each played in every seating
+    concurrency = 2             # encounters at once
+    isolation = "deal"          # or "match"
+    house = ["random"]          # bots that always play (bundled names, FILE.py, NAME=SPEC)
+    cluster = "tcp://10.0.0.5:8786"  # optional: play the matches on a Dask cluster
+    [options]
+    payoff_size = 5
+    [clock]
+    decision_ms = 2000
+    bank_ms = 10000
+    [failure]
+    policy = "forfeit"
+    suspend_after = 3           # encounters in a row with a forfeit of its own
+    [gate]                      # optional: a new version must prove itself against the old
+    sprt = "0,0.1"              # H0: margin per deal <= 0, H1: >= 0.1 (game units)
+    alpha = 0.05
+    beta = 0.05
+    max_deals = 400             # no decision by then: rejected
+    [server]
+    port = 50051                # the Bots service (submissions with author tokens)
+    web_port = 8080             # the leaderboard: http://127.0.0.1:8080/a/NAME (-1: none)
+    credentials = "arbiter-credentials.json"
+    authors = ["alice", "bob"]
+    db = "arena.sqlite"
+
+Run the same command again after a crash (even SIGKILL): it resumes; finished encounters
+are kept once each, the ones cut off are abandoned and never counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import sys
+import threading
+import urllib.parse
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from arbiter.cli._common import UsageError, _parse_options, _run, app, err, out
+
+
+def _read_pem(path: Path | None, what: str) -> bytes:
+    if path is None:
+        raise UsageError(f"--tls-cert and --tls-key go together: {what} is missing")
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{what} {path}: {exc.strerror or exc}") from None
+
+
+@app.command()
+def arena(
+    config: Annotated[Optional[Path], typer.Argument(help="The ladder's TOML file. Without it, the flags define the ladder.", metavar="[CONFIG.toml]")] = None,
+    game: Annotated[Optional[str], typer.Option(help="The ladder's game.")] = None,
+    name: Annotated[Optional[str], typer.Option(help="The ladder's name in the store (default: the game).")] = None,
+    option: Annotated[Optional[list[str]], typer.Option("--option", "-o", help="Game option KEY=VALUE (repeatable).")] = None,
+    preset: Annotated[Optional[str], typer.Option(help="A named option preset of the game.")] = None,
+    deals: Annotated[Optional[int], typer.Option(help="Deals per encounter, each played in every seating (default 1).")] = None,
+    house: Annotated[Optional[str], typer.Option(help="Comma-separated house bots that always play (bundled names, FILE.py, NAME=SPEC).")] = None,
+    concurrency: Annotated[Optional[int], typer.Option(help="Encounters at once (default 1).")] = None,
+    isolation: Annotated[Optional[str], typer.Option(help="Bot processes: deal (default: never two matches of one deal) or match (a fresh process per seat per match).")] = None,
+    suspend_after: Annotated[Optional[int], typer.Option("--suspend-after", help="Suspend a bot after this many encounters in a row with a forfeit of its own (0: never; default 3).")] = None,
+    decision_ms: Annotated[Optional[int], typer.Option(help="Per-decision time limit in ms (default 10000).")] = None,
+    bank_ms: Annotated[Optional[int], typer.Option(help="Per-match time bank in ms (default 60000).")] = None,
+    policy: Annotated[Optional[str], typer.Option(help="On timeout/illegal action/disconnect: forfeit (default) or default.")] = None,
+    max_strikes: Annotated[Optional[int], typer.Option(help="Failures tolerated per seat under --policy default.")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="Only to reproduce a run: encounter seeds derive from it (default: a secret seed per encounter).")] = None,
+    db: Annotated[Optional[str], typer.Option("--db", help="SQLite store file (default arena.sqlite).", envvar="ARENA_DB")] = None,
+    host: Annotated[Optional[str], typer.Option(help="Interface of the Bots service and the web page (default 127.0.0.1; anything else needs TLS).")] = None,
+    port: Annotated[Optional[int], typer.Option(help="Port of the Bots service (default 50051; 0: any free port).")] = None,
+    web_port: Annotated[Optional[int], typer.Option("--web-port", help="Port of the leaderboard page (default 8080; 0: any free port; -1: none).")] = None,
+    credentials: Annotated[Optional[str], typer.Option("--credentials", help="The credentials file (author and admin tokens; mode 0600).", envvar="ARENA_CREDENTIALS")] = None,
+    author: Annotated[Optional[list[str]], typer.Option("--author", help="Issue a Bots-service token for this author (repeatable).")] = None,
+    tls_cert: Annotated[Optional[Path], typer.Option("--tls-cert", help="PEM certificate chain: serve the Bots service over TLS.")] = None,
+    tls_key: Annotated[Optional[Path], typer.Option("--tls-key", help="PEM private key of --tls-cert.")] = None,
+    insecure: Annotated[bool, typer.Option("--insecure", help="Allow a non-loopback interface without TLS: tokens then travel in clear.")] = False,
+    gate: Annotated[Optional[str], typer.Option("--gate", metavar="M0,M1", help="A new version replaces its predecessor only once a sequential test on their duplicate deals accepts H1: its margin per deal >= M1 (H0: <= M0; game units). Default: at once.")] = None,
+    cluster: Annotated[Optional[str], typer.Option("--cluster", help="A Dask scheduler's address (tcp://HOST:8786): the encounters' matches run on its workers (docs/cluster.md).")] = None,
+    max_encounters: Annotated[Optional[int], typer.Option("--max-encounters", help="Stop after this many encounters (default: run until stopped).")] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
+) -> None:
+    """Run a continuous rated ladder: submissions over the Bots service, encounters on duplicate deals, a live leaderboard."""
+    from arbiter.tournament.arena import ArenaSpec, ServiceConfig, arena_from_dict, arena_from_toml
+
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    overrides: dict[str, Any] = {
+        "game": game, "name": name, "preset": preset, "deals": deals, "concurrency": concurrency, "isolation": isolation,
+        "suspend_after": suspend_after, "decision_ms": decision_ms, "bank_ms": bank_ms, "policy": policy,
+        "max_strikes": max_strikes, "seed": seed, "db": db, "host": host, "port": port, "web_port": web_port,
+        "credentials": credentials, "cluster": cluster, "gate": gate,
+    }
+    if option:
+        overrides["options"] = _run(_parse_options, option)
+    if house is not None:
+        overrides["house"] = tuple(h.strip() for h in house.split(",") if h.strip())
+    spec: ArenaSpec
+    service: ServiceConfig
+    if config is not None:
+        spec, service = _run(arena_from_toml, config, overrides)
+    else:
+        if game is None:
+            _run(_fail, "give a ladder file (arbiter arena CONFIG.toml) or --game")
+        spec, service = _run(arena_from_dict, {}, overrides, "flags")
+    if author:
+        service = ServiceConfig(**{**service.__dict__, "authors": tuple(dict.fromkeys((*service.authors, *author)))})
+    tls = (_run(_read_pem, tls_cert, "--tls-cert"), _run(_read_pem, tls_key, "--tls-key")) if (tls_cert or tls_key) else None
+    _run(spec.validate)
+    _run(asyncio.run, _main(spec, service, tls, insecure, max_encounters))
+
+
+async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) -> None:
+    from arbiter.present.web import make_server
+    from arbiter.tournament.arena import Arena, EncounterDone, serve_submissions
+
+    def report(e: EncounterDone) -> None:
+        result = ", ".join(f"{p} {e.points[p]:.2f}" for p in e.players)
+        rated = ", ".join(f"{p} {mu:.2f}±{1.96 * s:.2f}" for p, (mu, s) in e.ratings.items())
+        line = f"encounter {e.seq} ({e.matches} matches): {result}; ratings {rated}"
+        if e.suspended:
+            line += f"; suspended {', '.join(e.suspended)}"
+        out.print(line, highlight=False, markup=False)
+        sys.stdout.flush()
+
+    ladder = Arena(spec, service.db, on_encounter=report)
+    ladder.open()
+    web = web_thread = None
+    bots = None
+    try:
+        bots, creds = await serve_submissions(service.db, service, tls=tls, insecure=insecure)
+        if service.web_port >= 0:
+            web = make_server(service.db, service.host, service.web_port)
+            web_thread = threading.Thread(target=_serve_web, args=(web,), daemon=True, name="arena-web")
+            web_thread.start()
+        err.print(f"credentials: {service.credentials} ({len(creds.authors)} author tokens: "
+                  f"arbiter credentials token author:NAME --credentials {service.credentials})", highlight=False, markup=False)
+        if ladder.abandoned:
+            err.print(f"{ladder.abandoned} encounter(s) cut off by the last stop were abandoned (never counted)")
+        out.print(f"arena {ladder.row.name} ({spec.game}): Bots service listening on {service.host}:{bots.port}"
+                  + (" (TLS)" if tls else ""), highlight=False, markup=False)
+        if web is not None:
+            out.print(f"leaderboard on {web.url}a/{urllib.parse.quote(ladder.row.name)}", highlight=False, markup=False)
+        sys.stdout.flush()
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await ladder.run(stop, max_encounters=max_encounters)
+    finally:
+        if bots is not None:
+            await bots.stop(1.0)
+        if web is not None:
+            if web_thread is not None and web_thread.is_alive():
+                web.shutdown()
+            web.server_close()
+        ladder.close()
+        out.print("arena stopped")
+
+
+def _serve_web(web: Any) -> None:
+    try:
+        web.serve_forever()
+    except BaseException as exc:  # noqa: BLE001 - the ladder goes on without its page; say so once
+        logging.getLogger(__name__).error("the leaderboard page stopped: %r", exc)
+
+
+def _fail(message: str) -> None:
+    raise UsageError(message)

@@ -1,0 +1,354 @@
+"""The arenas' tables of the store (schema 4, created in ``arbiter.store.db``): ladders,
+their entrants, encounters and the encounters' matches.
+
+Crash safety is in the shape of the writes:
+
+* ``begin_encounter`` records an encounter as ``playing`` (its pairing and its freshly
+  drawn seed) before any of it is played;
+* ``finish_encounter`` stores all of its matches, marks it ``done`` with the next ``seq``
+  (the order the ratings are updated in) and writes every player's new rating and counts,
+  in ONE transaction: a SIGKILL leaves either all of it or none;
+* ``abandon_unfinished`` (on start) turns whatever was still ``playing`` into
+  ``abandoned``: never counted, never resumed (its deals were partly seen, so a fresh
+  encounter with a fresh seed takes its place).
+
+So a finished encounter is never lost and never counted twice (``(arena_id, seq)`` and
+``(arena_id, encounter, k)`` are unique), whatever moment the process died at.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from arbiter.store.db import Store, StoreError, transaction
+from cardarena.games import EndReason, Outcome
+from cardarena.records import Incident, MatchRecord
+
+#: What an entrant can be: only ``active`` ones are matched.
+#: candidate: a new version on trial against the active one (the arena's gate); rejected:
+#: a candidate that did not pass it.
+STATUSES = ("active", "replaced", "suspended", "withdrawn", "candidate", "rejected")
+
+
+@dataclass(frozen=True)
+class ArenaRow:
+    id: int
+    name: str
+    game: str
+    spec: dict[str, Any]
+    created: float
+
+
+@dataclass(frozen=True)
+class EntrantRow:
+    player: str  # name@version, or a house bot's name: its seat name in every match
+    name: str
+    version: str
+    author: str
+    source: str
+    joined: float
+    status: str
+    reason: str
+    changed: float
+    mu: float
+    sigma: float
+    encounters: int = 0
+    matches: int = 0
+    failures: int = 0
+    streak: int = 0
+
+
+@dataclass(frozen=True)
+class EncounterRow:
+    idx: int
+    seq: int | None
+    players: tuple[str, ...]
+    seed: int
+    status: str
+    started: float
+    finished: float | None
+    ratings: dict[str, tuple[float, float]] = field(default_factory=dict)  # after it
+    failures: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ArenaMatch:
+    """One stored match of an encounter."""
+
+    arena_id: int
+    encounter: int
+    k: int
+    match_id: str
+    deal: int
+    seating: int
+    seed: int
+    seats: tuple[str, ...]
+    sides: tuple[str, ...]
+    outcome: Outcome
+    incidents: tuple[Incident, ...]
+    record_json: str = field(repr=False)
+    decisions: int = 0
+    seconds: float = 0.0
+
+    def record(self) -> MatchRecord:
+        return MatchRecord.from_json(self.record_json)
+
+
+@dataclass(frozen=True)
+class PlayedMatch:
+    """What ``finish_encounter`` stores of one match."""
+
+    k: int
+    deal: int
+    seating: int
+    sides: tuple[str, ...]
+    record: MatchRecord
+
+
+@dataclass(frozen=True)
+class PlayerUpdate:
+    """A player's state after an encounter (written with it)."""
+
+    mu: float
+    sigma: float
+    matches: int  # matches it played in the encounter
+    failures: int  # of them, forfeited by it
+    streak: int  # its encounters in a row with a forfeit, this one included
+    suspend: str = ""  # non-empty: it is suspended now, and this says why
+
+
+_ENTRANT_COLUMNS = ("player, name, version, author, source, joined, status, reason, changed, mu, sigma, "
+                    "encounters, matches, failures, streak")
+_ENC_COLUMNS = "idx, seq, players, seed, status, started, finished, ratings, failures"
+_MATCH_COLUMNS = ("arena_id, encounter, k, match_id, deal, seating, seed, seats, sides, scores, ranks, reason, detail, "
+                  "incidents, record, decisions, seconds")
+
+
+class Arenas:
+    """The arenas' tables of one store (through its connection)."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.db: sqlite3.Connection = store.db
+
+    # -- ladders ---------------------------------------------------------------------------
+
+    def open_arena(self, name: str, game: str, spec: Mapping[str, Any]) -> ArenaRow:
+        """The arena ``name``: created, or resumed if its spec is the same (StoreError if not)."""
+        spec_json = json.dumps(spec, sort_keys=True)
+        with transaction(self.db) as db:
+            row = db.execute("SELECT spec FROM arenas WHERE name = ?", (name,)).fetchone()
+            if row is not None and row[0] != spec_json:
+                raise StoreError(f"arena {name!r} already exists in {self.store.path} with other settings "
+                                 f"({_diff(json.loads(row[0]), dict(spec))}); a ladder keeps its rules: give another name")
+            if row is None:
+                db.execute("INSERT INTO arenas (name, game, spec, created) VALUES (?, ?, ?, ?)",
+                           (name, game, spec_json, time.time()))
+        return self.arena(name)
+
+    def arena(self, name_or_id: str | int) -> ArenaRow:
+        key = str(name_or_id)
+        row = self.db.execute("SELECT id, name, game, spec, created FROM arenas WHERE name = ? OR id = ? "
+                              "ORDER BY name = ? DESC LIMIT 1", (key, int(key) if key.isdigit() else -1, key)).fetchone()
+        if row is None:
+            raise StoreError(f"no arena {key[:80]!r} in {self.store.path}")
+        return ArenaRow(row[0], row[1], row[2], json.loads(row[3]), row[4])
+
+    def arenas(self) -> list[ArenaRow]:
+        return [self.arena(r[0]) for r in self.db.execute("SELECT id FROM arenas ORDER BY id")]
+
+    # -- entrants --------------------------------------------------------------------------
+
+    def entrants(self, arena_id: int) -> list[EntrantRow]:
+        rows = self.db.execute(f"SELECT {_ENTRANT_COLUMNS} FROM arena_entrants WHERE arena_id = ? ORDER BY joined, player",
+                               (arena_id,))
+        return [EntrantRow(*r) for r in rows]
+
+    def add_entrant(self, arena_id: int, player: str, name: str, version: str, author: str, source: str,
+                    mu: float, sigma: float, replaces: Iterable[str] = (), status: str = "active",
+                    reason: str = "") -> None:
+        """Enter ``player`` (``status``: active, or candidate on trial); the players it
+        ``replaces`` (earlier versions) stop being matched, their history kept. One transaction."""
+        if status not in STATUSES:
+            raise ValueError(f"status: expected one of {STATUSES}, got {status!r}")
+        now = time.time()
+        with transaction(self.db) as db:
+            db.execute(f"INSERT INTO arena_entrants (arena_id, {_ENTRANT_COLUMNS}) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0)",
+                       (arena_id, player, name, version, author, source, now, status, reason, now, mu, sigma))
+            for old in replaces:
+                db.execute("UPDATE arena_entrants SET status = 'replaced', reason = ?, changed = ? "
+                           "WHERE arena_id = ? AND player = ? AND status IN ('active', 'suspended', 'candidate')",
+                           (f"replaced by version {version}", now, arena_id, old))
+
+    def promote(self, arena_id: int, player: str, replaces: Iterable[str], reason: str) -> None:
+        """A candidate passed its trial: it is active, the versions it ``replaces`` are
+        replaced (``reason`` says why, on both). One transaction."""
+        now = time.time()
+        with transaction(self.db) as db:
+            db.execute("UPDATE arena_entrants SET status = 'active', reason = ?, changed = ? "
+                       "WHERE arena_id = ? AND player = ? AND status = 'candidate'", (reason, now, arena_id, player))
+            for old in replaces:
+                db.execute("UPDATE arena_entrants SET status = 'replaced', reason = ?, changed = ? "
+                           "WHERE arena_id = ? AND player = ? AND status IN ('active', 'suspended')",
+                           (reason, now, arena_id, old))
+
+    def set_status(self, arena_id: int, player: str, status: str, reason: str = "") -> None:
+        if status not in STATUSES:
+            raise ValueError(f"status: expected one of {STATUSES}, got {status!r}")
+        with transaction(self.db) as db:
+            db.execute("UPDATE arena_entrants SET status = ?, reason = ?, changed = ? WHERE arena_id = ? AND player = ?",
+                       (status, reason, time.time(), arena_id, player))
+
+    def set_rating(self, arena_id: int, ratings: Mapping[str, tuple[float, float]]) -> None:
+        """Overwrite stored ratings (a repair, when recomputing disagrees with them)."""
+        with transaction(self.db) as db:
+            for player, (mu, sigma) in ratings.items():
+                db.execute("UPDATE arena_entrants SET mu = ?, sigma = ? WHERE arena_id = ? AND player = ?",
+                           (mu, sigma, arena_id, player))
+
+    # -- encounters ------------------------------------------------------------------------
+
+    def begin_encounter(self, arena_id: int, players: Sequence[str], seed: int) -> int:
+        """Record an encounter about to be played; its index."""
+        with transaction(self.db) as db:
+            (idx,) = db.execute("SELECT COALESCE(MAX(idx), -1) + 1 FROM arena_encounters WHERE arena_id = ?",
+                                (arena_id,)).fetchone()
+            db.execute("INSERT INTO arena_encounters (arena_id, idx, players, seed, status, started) "
+                       "VALUES (?, ?, ?, ?, 'playing', ?)", (arena_id, idx, json.dumps(list(players)), seed, time.time()))
+        return idx
+
+    def abandon_unfinished(self, arena_id: int) -> int:
+        """Every encounter still ``playing`` (its process died or stopped) becomes ``abandoned``."""
+        with transaction(self.db) as db:
+            cur = db.execute("UPDATE arena_encounters SET status = 'abandoned', finished = ? "
+                             "WHERE arena_id = ? AND status = 'playing'", (time.time(), arena_id))
+            return cur.rowcount
+
+    def abandon(self, arena_id: int, idx: int) -> None:
+        with transaction(self.db) as db:
+            db.execute("UPDATE arena_encounters SET status = 'abandoned', finished = ? "
+                       "WHERE arena_id = ? AND idx = ? AND status = 'playing'", (time.time(), arena_id, idx))
+
+    def finish_encounter(self, arena_id: int, idx: int, matches: Sequence[PlayedMatch],
+                         updates: Mapping[str, PlayerUpdate], failures: Mapping[str, str]) -> int:
+        """Store the encounter's matches, mark it done and update its players, atomically;
+        its ``seq``. StoreError if it is not ``playing`` (it was stored already, or abandoned)."""
+        now = time.time()
+        with transaction(self.db) as db:
+            row = db.execute("SELECT status FROM arena_encounters WHERE arena_id = ? AND idx = ?", (arena_id, idx)).fetchone()
+            if row is None or row[0] != "playing":
+                raise StoreError(f"encounter {idx} of arena {arena_id} is {row[0] if row else 'unknown'}, not playing")
+            (seq,) = db.execute("SELECT COALESCE(MAX(seq), -1) + 1 FROM arena_encounters WHERE arena_id = ?",
+                                (arena_id,)).fetchone()
+            for m in matches:
+                r, o = m.record, m.record.outcome
+                if o is None:
+                    raise ValueError(f"match {r.match_id}: no outcome (it did not finish)")
+                incidents = [{"seat": i.seat, "kind": i.kind, "detail": i.detail} for i in r.incidents]
+                db.execute(
+                    f"INSERT INTO arena_matches ({_MATCH_COLUMNS}, finished) VALUES ({', '.join('?' * 18)})",
+                    (arena_id, idx, m.k, r.match_id, m.deal, m.seating, r.seed, json.dumps(list(r.seat_names)),
+                     json.dumps(list(m.sides)), json.dumps(list(o.scores)), json.dumps(list(o.ranks)), o.reason.value,
+                     o.detail, json.dumps(incidents), r.to_json(), len(r.actions), r.seconds, now),
+                )
+            for player, u in updates.items():
+                db.execute(
+                    "UPDATE arena_entrants SET mu = ?, sigma = ?, encounters = encounters + 1, matches = matches + ?, "
+                    "failures = failures + ?, streak = ? WHERE arena_id = ? AND player = ?",
+                    (u.mu, u.sigma, u.matches, u.failures, u.streak, arena_id, player),
+                )
+                if u.suspend:
+                    db.execute("UPDATE arena_entrants SET status = 'suspended', reason = ?, changed = ? "
+                               "WHERE arena_id = ? AND player = ? AND status = 'active'", (u.suspend, now, arena_id, player))
+            ratings = {p: [u.mu, u.sigma] for p, u in updates.items()}
+            db.execute("UPDATE arena_encounters SET status = 'done', seq = ?, finished = ?, ratings = ?, failures = ? "
+                       "WHERE arena_id = ? AND idx = ?",
+                       (seq, now, json.dumps(ratings, sort_keys=True), json.dumps(dict(failures), sort_keys=True), arena_id, idx))
+        return seq
+
+    def encounters(self, arena_id: int, status: str | None = "done", player: str | None = None) -> list[EncounterRow]:
+        """Encounters (``status``; None: all), done ones in ``seq`` order, then the rest by index."""
+        sql, args = f"SELECT {_ENC_COLUMNS} FROM arena_encounters WHERE arena_id = ?", [arena_id]
+        if status is not None:
+            sql += " AND status = ?"
+            args.append(status)
+        rows = [self._enc(r) for r in self.db.execute(sql + " ORDER BY seq IS NULL, seq, idx", args)]
+        return [r for r in rows if player is None or player in r.players]
+
+    def encounter(self, arena_id: int, idx: int) -> EncounterRow:
+        r = self.db.execute(f"SELECT {_ENC_COLUMNS} FROM arena_encounters WHERE arena_id = ? AND idx = ?", (arena_id, idx)).fetchone()
+        if r is None:
+            raise StoreError(f"no encounter {idx} in arena {arena_id}")
+        return self._enc(r)
+
+    @staticmethod
+    def _enc(r: tuple) -> EncounterRow:
+        ratings = {p: (float(v[0]), float(v[1])) for p, v in json.loads(r[7]).items()}
+        return EncounterRow(r[0], r[1], tuple(json.loads(r[2])), r[3], r[4], r[5], r[6], ratings, dict(json.loads(r[8])))
+
+    # -- matches ---------------------------------------------------------------------------
+
+    def matches(self, arena_id: int, encounter: int | None = None, records: bool = True) -> list[ArenaMatch]:
+        """Stored matches (of one encounter), by encounter index then position; without
+        ``records`` their records are left out (``record_json`` empty): the results alone."""
+        columns = _MATCH_COLUMNS if records else _MATCH_COLUMNS.replace("incidents, record,", "incidents, '',")
+        sql, args = f"SELECT {columns} FROM arena_matches WHERE arena_id = ?", [arena_id]
+        if encounter is not None:
+            sql += " AND encounter = ?"
+            args.append(encounter)
+        return [self._match(r) for r in self.db.execute(sql + " ORDER BY encounter, k", args)]
+
+    def match(self, match_id: str) -> ArenaMatch:
+        r = self.db.execute(f"SELECT {_MATCH_COLUMNS} FROM arena_matches WHERE match_id = ?", (match_id,)).fetchone()
+        if r is None:
+            raise StoreError(f"no arena match {match_id[:80]!r} in {self.store.path}")
+        return self._match(r)
+
+    def _match(self, r: tuple) -> ArenaMatch:
+        try:
+            outcome = Outcome(tuple(json.loads(r[9])), tuple(json.loads(r[10])), EndReason(r[11]), r[12])
+            incidents = tuple(Incident(int(i["seat"]), str(i["kind"]), str(i["detail"])) for i in json.loads(r[13]))
+            return ArenaMatch(r[0], r[1], r[2], r[3], r[4], r[5], r[6], tuple(json.loads(r[7])), tuple(json.loads(r[8])),
+                              outcome, incidents, r[14], r[15], r[16])
+        except (ValueError, TypeError, KeyError) as exc:
+            raise StoreError(f"arena match {r[3]!r} in {self.store.path} is corrupt: {exc}") from None
+
+
+def _diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    keys = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+    return ", ".join(f"{k}: {old.get(k)!r} stored, {new.get(k)!r} now" for k in keys[:4]) or "same fields, other order"
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One version of a bot in one arena (``standings_of``)."""
+
+    arena: str
+    player: str
+    status: str
+    reason: str
+    mu: float
+    sigma: float
+    encounters: int
+    matches: int
+    failures: int
+
+
+def standings_of(db: sqlite3.Connection, name: str) -> list[Standing]:
+    """Every version of the bot ``name`` in every arena of the store behind ``db``, by arena
+    then joining order; empty for a store with no arenas (or an older one without their tables)."""
+    try:
+        rows = db.execute(
+            "SELECT a.name, e.player, e.status, e.reason, e.mu, e.sigma, e.encounters, e.matches, e.failures "
+            "FROM arena_entrants e JOIN arenas a ON a.id = e.arena_id WHERE e.name = ? ORDER BY a.name, e.joined, e.player",
+            (name,)).fetchall()
+    except sqlite3.OperationalError as exc:  # no arena tables in this file
+        if "no such table" in str(exc):
+            return []
+        raise
+    return [Standing(*r) for r in rows]

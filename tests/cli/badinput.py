@@ -1,0 +1,329 @@
+"""What the bad-input walk (test_no_traceback.py) and the read-only tests
+(test_read_only_store.py) share: a world of good and bad files, running a command in
+process (with a time limit) or as a process, and the one verdict on what it printed.
+
+The verdict on a command's output: no traceback, an exit code of 0, 1 (only for the
+commands that document it: a failed check, a replay that does not verify, a rejected
+submission) or 2, and on 2 either exactly one ``error:`` line or click's own usage error
+(``Usage: ...`` and the bad option named in its box).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from dataclasses import dataclass
+from unittest import mock
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import typer.main
+from typer.testing import CliRunner
+
+from arbiter.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
+runner = CliRunner()
+
+#: Commands that document exit code 1 (anything else exits 0 or 2).
+EXIT_1 = {("bots", "check"): "a failed check", ("bots", "submit"): "a rejected submission",
+          ("replay",): "a record that does not replay"}
+
+NOBODY = 65534
+
+
+def command_tree() -> dict[tuple[str, ...], object]:
+    """Every command of the ``arbiter`` app by its path (``("tournament", "run")``), found
+    from the click command tree, so a command added later is walked too."""
+    found: dict[tuple[str, ...], object] = {}
+
+    def walk(cmd: object, path: tuple[str, ...]) -> None:
+        subs = getattr(cmd, "commands", None)
+        if subs:
+            for name, sub in subs.items():
+                walk(sub, path + (name,))
+        else:
+            found[path] = cmd
+
+    walk(typer.main.get_command(app), ())
+    return found
+
+
+@dataclass
+class Outcome:
+    args: list[str]
+    exit_code: int | None
+    output: str
+    crash: str = ""  # a traceback (in process: an exception that escaped the command)
+    hung: bool = False
+
+    def describe(self) -> str:
+        tail = "\n".join(self.output.strip().splitlines()[-8:])
+        return f"arbiter {' '.join(self.args)}\n  exit {self.exit_code}{' (HUNG)' if self.hung else ''}\n{self.crash}{tail}"
+
+
+class Served(Exception):
+    """Raised (by ``serving_stops_at_once``) where a serving command would start to wait
+    for Ctrl-C: it has accepted its arguments and is up."""
+
+
+@contextlib.contextmanager
+def serving_stops_at_once() -> Iterator[None]:
+    """For commands that serve until interrupted (serve, web, arena), run in this process:
+    the point where they would wait (an asyncio signal handler for Ctrl-C; http.server's
+    serve_forever) raises ``Served`` instead, so each returns once it is up."""
+    import asyncio.unix_events
+    import socketserver
+
+    me = threading.current_thread()
+    serve_forever = socketserver.BaseServer.serve_forever
+
+    def served(*_: object, **__: object) -> None:
+        raise Served()
+
+    def served_here(self: socketserver.BaseServer, *args: object, **kwargs: object) -> None:
+        if threading.current_thread() is not me:  # a page served beside (arena's): as it is
+            return serve_forever(self, *args, **kwargs)
+        raise Served()
+
+    with mock.patch.object(asyncio.unix_events._UnixSelectorEventLoop, "add_signal_handler", served), \
+            mock.patch.object(socketserver.BaseServer, "serve_forever", served_here):
+        yield
+
+
+def invoke(args: Sequence[str], timeout: float = 60.0, env: dict[str, str] | None = None,
+           serving: bool = False) -> Outcome:
+    """Run ``arbiter ARGS`` in this process (typer's CliRunner), within ``timeout`` seconds.
+    ``serving``: the command serves until interrupted; it stops once it is up (exit 0)."""
+    box: list = []
+
+    def target() -> None:
+        with serving_stops_at_once() if serving else contextlib.nullcontext():
+            box.append(runner.invoke(app, list(args), env=env))
+
+    t = threading.Thread(target=target, daemon=True)
+    t.start()
+    t.join(timeout)
+    if not box:
+        return Outcome(list(args), None, "", hung=True)
+    r = box[0]
+    crash = ""
+    if isinstance(r.exception, Served):
+        return Outcome(list(args), 0, r.output)
+    if r.exception is not None and not isinstance(r.exception, SystemExit):
+        crash = "Traceback (most recent call last):\n" + "".join(traceback.format_exception(r.exception)[-6:])
+    return Outcome(list(args), r.exit_code, r.output, crash)
+
+
+def problems(o: Outcome, path: tuple[str, ...], expect_error: bool = False) -> str:
+    """Why ``o`` is not a clean answer to a bad input ("" if it is)."""
+    if o.hung:
+        return "did not finish (if the command serves until interrupted, list it in SERVING)"
+    if o.crash or "Traceback" in o.output:
+        return "traceback"
+    allowed = {0, 1, 2} if path in EXIT_1 else {0, 2}
+    if expect_error:
+        allowed = {2}
+    if o.exit_code not in allowed:
+        return f"exit code {o.exit_code} (expected one of {sorted(allowed)})"
+    if o.exit_code == 2 and "Usage:" not in o.output:
+        lines = [line for line in o.output.splitlines() if line.startswith("error:")]
+        if len(lines) != 1:
+            return f"{len(lines)} 'error:' lines (expected exactly one)"
+    return ""
+
+
+def run_process(args: Sequence[str], cwd: Path, ready: str = "", timeout: float = 20.0,
+                env: dict[str, str] | None = None, module: str = "arbiter") -> Outcome:
+    """``python -m MODULE ARGS`` as a process. If it prints a line containing ``ready``
+    (it is serving), it gets SIGINT and must stop cleanly; a process still running after
+    ``timeout`` seconds gets SIGINT too and counts as hung."""
+    proc = start_process([sys.executable, "-m", module, *args], cwd, env)
+    lines = proc.lines  # type: ignore[attr-defined]
+    seen = threading.Event()
+    t = proc.reader  # type: ignore[attr-defined]
+    deadline = time.monotonic() + timeout
+    hung = False
+    while proc.poll() is None:
+        if ready and any(ready in line for line in lines):
+            seen.set()
+        if seen.is_set():
+            proc.send_signal(signal.SIGINT)
+            break
+        if time.monotonic() > deadline:
+            hung = True
+            proc.send_signal(signal.SIGINT)
+            break
+        time.sleep(0.05)
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        hung = True
+        proc.kill()
+        proc.wait()
+    t.join(5)
+    code = proc.returncode
+    if seen.is_set() and code == 130:
+        code = 0  # stopped by our Ctrl-C: as clean as a stop gets
+    return Outcome(list(args), code, "".join(lines), hung=hung)
+
+
+def _default_sigint() -> None:
+    # A shell starts background jobs with SIGINT ignored, and Python keeps it so: the
+    # process under test gets the default, as from a terminal.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def start_process(argv: Sequence[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
+    """A process with stdout and stderr read into ``proc.lines`` as they come."""
+    proc = subprocess.Popen(list(argv), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, text=True, env={**os.environ, **(env or {})},
+                            preexec_fn=_default_sigint)
+    lines: list[str] = []
+
+    def reader() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line)
+
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    proc.lines = lines  # type: ignore[attr-defined]
+    proc.reader = t  # type: ignore[attr-defined]
+    return proc
+
+
+# --------------------------------------------------------------------------------------
+# Permissions as an ordinary user.
+
+
+def _can_drop() -> bool:
+    return os.geteuid() == 0
+
+
+@contextlib.contextmanager
+def unprivileged() -> Iterator[None]:
+    """Run the block with an ordinary user's permissions: root reads and writes through
+    any chmod, so as root the effective uid (of the whole process) is nobody's for the
+    block. Modules a command imports lazily must be imported before (run the command once
+    as root first)."""
+    if not _can_drop():
+        yield
+        return
+    os.setegid(NOBODY)
+    os.seteuid(NOBODY)
+    try:
+        yield
+    finally:
+        os.seteuid(0)
+        os.setegid(0)
+
+
+def read_only_works(folder: Path) -> bool:
+    """True if, inside ``unprivileged()``, a 0555 folder really refuses a new file."""
+    probe = folder / ".probe"
+    with unprivileged():
+        try:
+            probe.write_text("x")
+        except OSError:
+            return True
+    probe.unlink()
+    return False
+
+
+# --------------------------------------------------------------------------------------
+# The world: good and bad files, in a folder an ordinary user can reach.
+
+
+class World:
+    """A folder (under the system temp dir, so that nobody can reach it) holding:
+
+    - ``store.sqlite``: a finished 2-bot Spades round robin ``t`` (``match_id`` one of its matches)
+    - ``mybot/``: a folder bot from ``arbiter bots new``; ``empty-dir/``: a folder without bot.py
+    - ``record.json``: a match record file; ``creds.json``: credentials with a bot ``north``
+    - ``corrupt.sqlite`` (garbage bytes), ``empty.sqlite`` (0 bytes), ``corrupt.json``
+    - ``rw/`` (writable by anyone): ``rofile.sqlite``, a copy of the store, mode 0444
+    - ``rodir/`` (mode 0555): ``store.sqlite``, a copy of the store, and ``creds.json``
+    """
+
+    def __init__(self) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="arena-badinput-"))
+        self.root.chmod(0o755)
+        r = self.root
+        self.store = r / "store.sqlite"
+        out = invoke(["tournament", "run", "--db", str(self.store), "--transport", "inproc", "--game", "spades",
+                      "--bots", "random,greedy", "--deals", "1", "-o", "deals=1", "--name", "t", "--seed", "5", "-q"])
+        assert out.exit_code == 0, out.describe()
+        from arbiter.store.db import Store
+
+        with Store(self.store, read_only=True) as s:
+            row = s.matches(s.tournament("t").id)[0]
+            self.match_id = row.match_id
+            (r / "record.json").write_text(row.record_json)
+        self.record = r / "record.json"
+        out = invoke(["bots", "new", "mybot", "--dir", str(r)])
+        assert out.exit_code == 0, out.describe()
+        self.mybot = r / "mybot"
+        (r / "empty-dir").mkdir()
+        self.empty_dir = r / "empty-dir"
+        self.creds = r / "creds.json"
+        assert invoke(["credentials", "add-bot", "north", "--credentials", str(self.creds)]).exit_code == 0
+        self.corrupt = r / "corrupt.sqlite"
+        self.corrupt.write_bytes(b"\x00garbage\xff not an sqlite file\n" * 40)
+        self.empty = r / "empty.sqlite"
+        self.empty.write_bytes(b"")
+        self.corrupt_json = r / "corrupt.json"
+        self.corrupt_json.write_bytes(b"{not json\xff")
+        self.rw = r / "rw"
+        self.rw.mkdir()
+        self.rw.chmod(0o777)
+        self.rofile = self.rw / "rofile.sqlite"
+        shutil.copy(self.store, self.rofile)
+        self.rofile.chmod(0o444)
+        self.rodir = r / "rodir"
+        self.rodir.mkdir()
+        shutil.copy(self.store, self.rodir / "store.sqlite")
+        shutil.copy(self.creds, self.rodir / "creds.json")
+        (self.rodir / "creds.json").chmod(0o644)
+        self.rodir_store = self.rodir / "store.sqlite"
+        self.rodir.chmod(0o555)
+        self.missing = r / "missing" / "dir"  # a folder that does not exist
+        self._pristine = {p: p.read_bytes() for p in (self.store, self.record, self.mybot / "bot.py", self.creds,
+                                                      self.corrupt, self.empty, self.corrupt_json)}
+        self._kept = {self.root / n for n in ("store.sqlite", "record.json", "mybot", "empty-dir", "creds.json",
+                                              "corrupt.sqlite", "empty.sqlite", "corrupt.json", "rw", "rodir")}
+
+    def reset(self) -> None:
+        """Undo what a command wrote (root writes through chmod): every bad file as it was,
+        nothing new beside them; ``rw/`` keeps what commands made there."""
+        for p, data in self._pristine.items():
+            if not p.exists() or p.read_bytes() != data:
+                p.write_bytes(data)
+        for p in self.root.iterdir():
+            if p not in self._kept:
+                shutil.rmtree(p) if p.is_dir() else p.unlink()
+        for folder, keep in ((self.mybot, {"bot.py"}), (self.empty_dir, set()),
+                             (self.rodir, {"store.sqlite", "creds.json"})):
+            for p in folder.iterdir():
+                if p.name not in keep:
+                    shutil.rmtree(p) if p.is_dir() else p.unlink()
+        for copy in (self.rofile, self.rodir_store):
+            if copy.read_bytes() != self._pristine[self.store]:
+                copy.chmod(0o644)
+                shutil.copy(self.store, copy)
+                copy.chmod(0o444 if copy == self.rofile else 0o644)
+
+    def close(self) -> None:
+        for p in [self.root, *self.root.rglob("*")]:
+            with contextlib.suppress(OSError):
+                if p.is_dir() and not p.is_symlink():
+                    p.chmod(0o755)
+        shutil.rmtree(self.root, ignore_errors=True)

@@ -1,0 +1,414 @@
+"""No traceback, anywhere (issue #15, item 5): every command and subcommand of `arbiter`,
+found from the click command tree (a command added later is walked too), with a matrix
+of bad inputs: missing and unwritable paths, corrupt, empty and read-only stores, bad
+numbers, trailing slashes on bot paths, unknown bot, game, option and preset names, and
+interrupts. Each must end in exit 0, 2 (one ``error:`` line, or click's usage error) or 1
+where the command documents it, and never print a traceback.
+
+Commands run in this process (typer's CliRunner); those that serve until interrupted
+(serve, web, arena) stop where they would start waiting for Ctrl-C (see
+``badinput.serving_stops_at_once``), and a real `arbiter serve` and `arbiter web` get a
+real Ctrl-C below. `arbiter play` and `arbiter evaluate` have tests of their own
+(test_play_bad_inputs, test_evaluate_bad_inputs).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from tests.cli.badinput import ROOT, World, command_tree, invoke, problems, read_only_works, run_process, \
+    start_process, unprivileged
+
+#: Commands that serve until interrupted (run with ``serving=True``).
+SERVING = {("serve",), ("web",), ("arena",)}
+#: Commands walked by a test of their own.
+OWN_TEST = {("play",), ("evaluate",)}
+
+
+@pytest.fixture(scope="module")
+def world() -> Iterator[World]:
+    w = World()
+    yield w
+    w.close()
+
+
+def _annotation(param: Any) -> Any:
+    td = getattr(param, "type_descriptor", None)
+    return getattr(td, "annotation", None)
+
+
+def _is_flag(param: Any) -> bool:
+    return bool(getattr(param, "is_flag", False)) or _annotation(param) is bool
+
+
+def _base(w: World, path: tuple[str, ...]) -> dict[str, Any]:
+    """A quick, valid invocation of each command (param name -> value); bad inputs replace one value."""
+    run_db = str(w.rw / "run.sqlite")
+    return {
+        ("play",): {"game": "spades", "bots": ["random"] * 4, "transport": "inproc", "option": ["deals=1"], "seed": "1",
+                    "db": str(w.rw / "play.sqlite")},
+        ("replay",): {"match_id": w.match_id, "db": str(w.store)},
+        ("standings",): {"tournament": "t", "db": str(w.store)},
+        ("tournament", "list"): {"db": str(w.store)},
+        ("tournament", "show"): {"tournament": "t", "db": str(w.store)},
+        ("tournament", "run"): {"db": run_db, "transport": "inproc", "bots": "random,greedy", "deals": "1",
+                                "option": ["deals=1"], "name": "r", "fresh": True, "quiet": True},
+        ("evaluate",): {"game": "spades", "bot_a": "random", "bot_b": "greedy", "deals": "1", "option": ["deals=1"]},
+        ("bench",): {"section": ["engines"], "runs": "1", "seconds": "0.01", "json_path": str(w.rw / "bench.json")},
+        ("watch",): {"server": "127.0.0.1:1"},
+        ("web",): {"db": str(w.store), "port": "0"},
+        ("serve",): {"port": "0", "credentials": str(w.rw / "serve-creds.json")},
+        ("arena",): {"game": "spades", "db": str(w.rw / "arena.sqlite"), "port": "0", "web_port": "-1",
+                     "credentials": str(w.rw / "arena-creds.json")},
+        ("rules",): {"game": "spades"},
+        ("bots", "new"): {"name": "newbot", "dest": str(w.rw / "new")},
+        ("bots", "check"): {"path": str(w.mybot), "smoke": False, "positions": "5"},
+        ("bots", "submit"): {"path": str(w.mybot), "name": "mine", "db": str(w.rw / "reg.sqlite")},
+        ("bots", "list"): {"db": str(w.store)},
+        ("bots", "show"): {"name": "mine", "db": str(w.store)},
+        ("bots", "remove"): {"name": "mine", "db": str(w.rw / "reg.sqlite")},
+        ("credentials", "add-bot"): {"name": "south", "credentials": str(w.rw / "c.json")},
+        ("credentials", "add-author"): {"name": "alice", "credentials": str(w.rw / "c.json")},
+        ("credentials", "token"): {"who": "north", "credentials": str(w.creds)},
+        ("credentials", "show"): {"credentials": str(w.creds)},
+    }.get(path, {})
+
+
+def _filler(w: World, param: Any) -> Any:
+    """A plausible value for a required parameter of a command without a base invocation."""
+    return {"game": "spades", "bots": ["random"] * 4, "bot_a": "random", "bot_b": "random", "match_id": w.match_id,
+            "path": str(w.mybot), "who": "admin", "tournament": "t", "db": str(w.store)}.get(param.name, "x")
+
+
+def _argv(cmd: Any, values: dict[str, Any]) -> list[str]:
+    args: list[str] = []
+    for p in cmd.params:
+        if p.name not in values:
+            continue
+        v = values[p.name]
+        if p.param_type_name == "argument":
+            args.extend(v if isinstance(v, list) else [v])
+        elif _is_flag(p):
+            if v is True:
+                args.append(p.opts[0])
+            elif v is False and getattr(p, "secondary_opts", None):
+                args.append(p.secondary_opts[0])
+        else:
+            for item in v if isinstance(v, list) else [v]:
+                args.extend([p.opts[0], item])
+    return args
+
+
+def _bad_values(w: World, path: tuple[str, ...], param: Any) -> list[Any]:
+    """The bad inputs to try for one parameter, by what it is."""
+    name, ann = param.name, _annotation(param)
+    if _is_flag(param):
+        return []
+    stores = [str(w.corrupt), str(w.empty), str(w.rofile), str(w.rodir_store), str(w.missing / "x.sqlite"),
+              str(w.mybot), str(w.root / "nope.sqlite")]
+    if name in ("db", "bots_db"):
+        return stores
+    if name == "credentials":
+        return [str(w.corrupt_json), str(w.mybot), str(w.missing / "c.json"), str(w.rodir / "new.json"),
+                str(w.root / "nope.json")]
+    if name in ("output", "json_path", "dest"):
+        return [str(w.missing / "out.md"), str(w.rodir / "out.md"), str(w.mybot)]
+    if name in ("tls_cert", "tls_key"):
+        return [str(w.root / "nope.pem"), str(w.corrupt_json), str(w.mybot)]
+    if name == "path":
+        return [str(w.root / "nope"), str(w.empty_dir), str(w.corrupt_json), str(w.mybot) + "/",
+                str(w.mybot / "bot.py") + "/"]
+    if name in ("spec_file", "config"):
+        return [str(w.root / "nope.toml"), str(w.corrupt_json), str(w.mybot), str(w.mybot / "bot.py")]
+    if ann in (int, float):
+        return ["-1", "0", "abc"]
+    if name == "game":
+        return ["nope", "spite", "[/x]", ""]
+    if name == "bots" and isinstance(_base(w, path).get("bots"), list):
+        return [["heuristc"] * 4, [str(w.mybot) + "/", "random"] * 2, [str(w.root / "missing") + "/"] * 4]
+    if name in ("bots", "house"):
+        return ["heuristc,random", f"{w.mybot}/,random", "random", "random,[/x]", ","]
+    if name in ("bot_a", "bot_b", "challenger"):
+        return ["heuristc", f"{w.mybot}/", str(w.root / "missing.py"), "[/x]"]
+    if name == "option":
+        return [["nope=1"], ["deals"], ["deals=-1"], ["deals=abc"], ["=1"]]
+    if name == "server":
+        return ["nope", "127.0.0.1:1"]
+    if name == "host":
+        return ["nope.invalid"]
+    if name in ("match_id", "match", "tournament"):
+        return ["nope", "999", "[/x]"]
+    if name in ("name", "version", "who", "bot", "author", "teams"):
+        return ["heuristc", "bad name!", "[/x]"]
+    if name == "section":
+        return [["nope"]]
+    return ["nope", "[/x]"]
+
+
+def _cases(w: World, path: tuple[str, ...], cmd: Any) -> Iterator[list[str]]:
+    base = dict(_base(w, path))
+    for p in cmd.params:
+        if getattr(p, "required", False) and p.name not in base:
+            base[p.name] = _filler(w, p)
+    for p in cmd.params:
+        for bad in _bad_values(w, path, p):
+            yield _argv(cmd, {**base, p.name: bad})
+
+
+def _walk(w: World, paths: list[tuple[str, ...]]) -> list[str]:
+    tree = command_tree()
+    failures = []
+    for path in paths:
+        cmd = tree[path]
+        for args in _cases(w, path, cmd):
+            w.reset()
+            o = invoke([*path, *args], timeout=60, serving=path in SERVING)
+            why = problems(o, path)
+            if why:
+                failures.append(f"{why}:\n{o.describe()}")
+            if o.hung:
+                break  # a hung in-process command holds the runner: report it, stop this command
+    return failures
+
+
+def test_the_walk_finds_every_command():
+    tree = command_tree()
+    for path in [("play",), ("standings",), ("replay",), ("serve",), ("web",), ("watch",), ("rules",), ("bench",),
+                 ("tournament", "run"), ("tournament", "show"), ("tournament", "list"), ("bots", "new"),
+                 ("bots", "check"), ("bots", "submit"), ("bots", "list"), ("bots", "show"), ("bots", "remove"),
+                 ("bots", "sandbox"), ("credentials", "add-bot"), ("credentials", "token"), ("credentials", "show")]:
+        assert path in tree, path
+
+
+def test_every_command_turns_bad_inputs_into_one_error_line(world):
+    """The whole matrix over every command but `arbiter play` (test_play_bad_inputs)."""
+    paths = [p for p in command_tree() if p not in OWN_TEST]
+    failures = _walk(world, paths)
+    assert not failures, f"{len(failures)} bad inputs were not answered cleanly:\n\n" + "\n\n".join(failures)
+
+
+def test_play_bad_inputs(world):
+    """`arbiter play` with the same matrix, and the cases of issue #15 (the trailing slash
+    the template tells authors to type; a negative clock) as one process per seat."""
+    failures = _walk(world, [("play",)])
+    slash = f"{world.mybot}/"
+    named = [
+        (["play", "spades", slash, "random", slash, "random", "--seed", "1", "-o", "deals=1",
+          "--db", str(world.rw / "play.sqlite")], False),
+        (["play", "spades", "random", "random", "random", "random", "--decision-ms", "-1", "--transport", "inproc",
+          "--db", str(world.rw / "play.sqlite")], True),
+        (["play", "spades", "random", "random", "random", "random", "--bank-ms", "-1", "--transport", "inproc",
+          "--db", str(world.rw / "play.sqlite")], True),
+    ]
+    for args, must_fail in named:
+        o = invoke(args, timeout=120)
+        why = problems(o, ("play",), expect_error=must_fail)
+        if why:
+            failures.append(f"{why}:\n{o.describe()}")
+    assert not failures, f"{len(failures)} bad inputs to play were not answered cleanly:\n\n" + "\n\n".join(failures)
+
+
+def test_evaluate_bad_inputs(world):
+    """`arbiter evaluate` with the same matrix."""
+    failures = _walk(world, [("evaluate",)])
+    assert not failures, f"{len(failures)} bad inputs to evaluate were not answered cleanly:\n\n" + "\n\n".join(failures)
+
+
+# --------------------------------------------------------------------------------------
+# The cases issue #15 names, each with the message it must give.
+
+
+def _one_error(args: list[str], *words: str, path: tuple[str, ...] = ()) -> str:
+    o = invoke(args)
+    why = problems(o, path or tuple(args[:1]), expect_error=True)
+    assert not why, f"{why}:\n{o.describe()}"
+    line = next(line for line in o.output.splitlines() if line.startswith("error:"))
+    for w in words:
+        assert w in line, f"{w!r} not in {line!r}"
+    return line
+
+
+def test_named_bad_inputs_give_the_message_that_says_what_is_wrong(world):
+    w = world
+    _one_error(["standings", "t", "--db", str(w.store), "-f", "md", "-o", str(w.missing / "out.md")],
+               "--output", "no folder", str(w.missing))
+    _one_error(["standings", "t", "--db", str(w.store), "-f", "md", "-o", str(w.mybot)], "--output", "folder")
+    _one_error(["tournament", "run", "--db", str(w.rw / "n.sqlite"), "--transport", "inproc", "--bots", "random,greedy",
+                "--decision-ms", "-1", "-q"], "decision_ms", "negative", path=("tournament", "run"))
+    _one_error(["tournament", "run", "--db", str(w.missing / "x.sqlite"), "--transport", "inproc",
+                "--bots", "random,greedy", "-q"], "no folder", path=("tournament", "run"))
+    _one_error(["tournament", "run", "--db", str(w.rw / "n.sqlite"), "--transport", "inproc",
+                "--bots", "heuristc,random", "-q"], "did you mean 'heuristic'?", path=("tournament", "run"))
+    _one_error(["standings", "--db", str(w.corrupt)], "not a readable store")
+    _one_error(["standings", "--db", str(w.empty)], "empty")
+    _one_error(["standings", "nope", "--db", str(w.store)], "no tournament 'nope'")
+    _one_error(["rules", "[/x]"], "unknown game '[/x]'")  # user text is never read as markup
+    _one_error(["watch", "--server", "nope"], "--server", "HOST:PORT")
+    _one_error(["bots", "show", "nope", "--db", str(w.store)], "no bot 'nope'", path=("bots", "show"))
+    _one_error(["bots", "list", "--db", str(w.root / "nope.sqlite")], "no store", path=("bots", "list"))
+    _one_error(["bots", "new", "x", "--dir", str(w.mybot / "bot.py")], "not a folder", path=("bots", "new"))
+    _one_error(["bots", "submit", str(w.mybot), "--name", "x", "--db", str(w.corrupt)], "not a usable store",
+               path=("bots", "submit"))
+    assert not (w.root / "nope.sqlite").exists()  # reading never creates a store
+
+
+def test_a_tournament_on_a_folder_bot_with_a_trailing_slash_names_it_by_the_folder(world):
+    o = invoke(["tournament", "run", "--db", str(world.rw / "slash.sqlite"), "--transport", "inproc",
+                "--bots", f"{world.mybot}/,random", "--deals", "1", "-o", "deals=1", "--name", "slash", "-q"])
+    assert o.exit_code == 0, o.describe()
+    assert "mybot" in o.output and "mybot/" not in o.output.replace(str(world.mybot) + "/", "")
+
+
+def test_bots_submit_to_a_read_only_store_is_one_line(world):
+    """As an ordinary user (root ignores chmod): a store in a read-only folder, a 0444 store."""
+    if not read_only_works(world.rodir):
+        pytest.skip("this user writes through chmod")
+    # once as root on a writable store: every module the command needs is imported
+    ok = invoke(["bots", "submit", str(world.mybot), "--name", "mine", "--db", str(world.rw / "sub.sqlite")], timeout=120)
+    assert ok.exit_code == 0, ok.describe()
+    for db in (world.rodir_store, world.rofile):
+        before = db.read_bytes()
+        with unprivileged():
+            o = invoke(["bots", "submit", str(world.mybot), "--name", "mine", "--db", str(db)], timeout=120)
+        why = problems(o, ("bots", "submit"), expect_error=True)
+        assert not why, f"{why}:\n{o.describe()}"
+        assert "read-only" in o.output
+        assert db.read_bytes() == before
+
+
+def test_write_commands_in_read_only_places_are_one_line(world):
+    """Outputs, stores and credentials in a read-only folder, as an ordinary user."""
+    if not read_only_works(world.rodir):
+        pytest.skip("this user writes through chmod")
+    w = world
+    cases = [
+        (["standings", "t", "--db", str(w.store), "-f", "md", "-o", str(w.rodir / "out.md")], "--output"),
+        (["tournament", "run", "--db", str(w.rodir / "new.sqlite"), "--transport", "inproc", "--bots", "random,greedy",
+          "--deals", "1", "-o", "deals=1", "-q"], "read-only"),
+        (["tournament", "run", "--db", str(w.rofile), "--transport", "inproc", "--bots", "random,greedy",
+          "--deals", "1", "-o", "deals=1", "-q", "--name", "ro"], "read-only"),
+        (["bench", "-s", "engines", "--runs", "1", "--seconds", "0.01", "--json", str(w.rodir / "b.json")], "--json"),
+        (["credentials", "add-bot", "x", "--credentials", str(w.rodir / "c.json")], "c.json"),
+        (["bots", "new", "x", "--dir", str(w.rodir)], "Permission denied"),
+        (["bots", "remove", "mine", "--db", str(w.rofile)], ""),
+    ]
+    for args, word in cases:
+        path = tuple(args[:2]) if args[0] in ("tournament", "bots", "credentials") else (args[0],)
+        invoke(args)  # as root first: the modules it imports are loaded
+        w.reset()
+        with unprivileged():
+            o = invoke(args, timeout=60)
+        why = problems(o, path, expect_error=True)
+        assert not why, f"{why}:\n{o.describe()}"
+        assert word in o.output, o.describe()
+
+
+# --------------------------------------------------------------------------------------
+# Interrupts, and the SDK's own command line: real processes.
+
+
+def _wait_for(proc: subprocess.Popen, lines: list[str], word: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not any(word in line for line in lines):
+        assert proc.poll() is None, "".join(lines)
+        assert time.monotonic() < deadline, f"no {word!r} in:\n{''.join(lines)}"
+        time.sleep(0.05)
+
+
+def _start(argv: list[str], cwd: Path) -> tuple[subprocess.Popen, list[str]]:
+    proc = start_process(argv, cwd)
+    return proc, proc.lines  # type: ignore[attr-defined]
+
+
+def _interrupt(proc: subprocess.Popen, timeout: float = 15) -> int:
+    proc.send_signal(signal.SIGINT)
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        pytest.fail("did not stop within 15 s of Ctrl-C")
+
+
+def test_ctrl_c_stops_serve_and_a_connected_sdk_bot_cleanly(tmp_path):
+    creds = tmp_path / "creds.json"
+    serve, serve_out = _start([sys.executable, "-m", "arbiter", "serve", "--port", "0", "--credentials", str(creds),
+                               "--bot", "north"], ROOT)
+    try:
+        _wait_for(serve, serve_out, "listening on")
+        address = next(line for line in serve_out if "listening on" in line).split("listening on ")[1].split()[0]
+        from arbiter.server import auth
+
+        token = auth.read(creds).bots["north"]
+        bot, bot_out = _start([sys.executable, "-m", "sdk", "--bot", "random", "--name", "north", "--address", address,
+                               "--token", token], ROOT)
+        try:
+            _wait_for(bot, bot_out, "connected")
+        finally:
+            code = _interrupt(bot)
+        text = "".join(bot_out)
+        assert "Traceback" not in text and code in (0, 130), text
+        assert "stopped" in text
+    finally:
+        code = _interrupt(serve)
+    text = "".join(serve_out)
+    assert "Traceback" not in text and code == 0, text
+    assert "arbiter stopped" in text
+
+
+def test_ctrl_c_stops_web_cleanly(world):
+    o = run_process(["web", "--db", str(world.store), "--port", "0"], cwd=world.root, ready="serving", timeout=30)
+    assert not o.hung and "Traceback" not in o.output and o.exit_code == 0, o.describe()
+
+
+def test_ctrl_c_stops_python_m_sdk_while_it_connects():
+    """Ctrl-C while the connection is still being made (the peer takes the TCP connection
+    and never answers: a wrong port, a stuck arbiter) stops the bot at once, without a traceback."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    listener.settimeout(30)
+    try:
+        bot, out = _start([sys.executable, "-m", "sdk", "--bot", "random", "--address",
+                           f"127.0.0.1:{listener.getsockname()[1]}"], ROOT)
+        conn, _ = listener.accept()  # the bot is up (imports done) and connecting
+        time.sleep(0.3)
+        code = _interrupt(bot)
+        conn.close()
+    finally:
+        listener.close()
+    text = "".join(out)
+    assert "Traceback" not in text and code in (0, 1, 130), text
+
+
+def test_python_m_sdk_that_cannot_connect_says_so_in_one_line():
+    for args in (["--bot", "random", "--address", "127.0.0.1:1"], ["--bot", "heuristc", "--address", "127.0.0.1:1"]):
+        o = run_process(args, cwd=ROOT, module="sdk", timeout=30)
+        assert not o.hung and "Traceback" not in o.output, o.describe()
+        assert o.exit_code in (1, 2), o.describe()
+        errors = [line for line in o.output.splitlines() if line.startswith("error:")]
+        assert len(errors) == 1, o.describe()
+    assert "did you mean 'heuristic'?" in o.output
+
+
+def test_ctrl_c_stops_a_tournament_run_with_one_line(tmp_path):
+    proc, out = _start([sys.executable, "-m", "arbiter", "tournament", "run", "--db", str(tmp_path / "t.sqlite"),
+                        "--transport", "inproc", "--bots", "random,heuristic", "--deals", "200", "--name", "long"],
+                       tmp_path)
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "t.sqlite").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)
+    code = _interrupt(proc)
+    text = "".join(out)
+    assert "Traceback" not in text, text
+    assert code == 130 and "interrupted" in text, text

@@ -1,0 +1,66 @@
+"""Small things authors notice (issue #15, item 8): `-q` still says how to watch a run, an
+unknown bot name suggests the closest one wherever names are resolved, a folder bot typed
+with a trailing slash is named by its folder, and counts read as English."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from arbiter.cli import app
+from arbiter.cli._common import plural
+
+runner = CliRunner()
+
+
+def test_quiet_tournament_run_still_prints_the_watch_command(tmp_path):
+    r = runner.invoke(app, ["tournament", "run", "--db", str(tmp_path / "q.sqlite"), "--bots", "random,greedy",
+                            "--deals", "1", "-o", "deals=1", "--name", "q", "-q"])
+    assert r.exit_code == 0, r.output
+    assert "watch live: arbiter watch --server 127.0.0.1:" in r.output and "--token " in r.output
+    assert "Standings: q" in r.output
+
+
+def test_an_unknown_bundled_bot_suggests_the_closest_name():
+    from sdk.loading import BotLoadError, load_bot
+
+    with pytest.raises(BotLoadError, match=r"unknown bot 'heuristc': did you mean 'heuristic'\?"):
+        load_bot("heuristc")
+    with pytest.raises(BotLoadError, match="not a bundled bot"):
+        load_bot("zzzzzz")  # nothing close: the list
+    with pytest.raises(BotLoadError, match="bot file or folder not found: nope/"):
+        load_bot("nope/")  # a path, not a name
+
+
+def test_a_tournament_spec_suggests_the_closest_bot_and_names_a_slashed_folder_by_it(tmp_path):
+    from arbiter.tournament.spec import SpecError, TournamentSpec, bot_names
+
+    spec = TournamentSpec(game="spades", bots=("random", "greddy"))
+    with pytest.raises(SpecError, match=r"unknown bot 'greddy': did you mean 'greedy'\?"):
+        spec.validate()
+    assert bot_names(["mybot/", "bots/x.py", "a/b/", "random"]) == ("mybot", "x", "b", "random")
+
+
+def test_the_registry_suggests_the_closest_registered_name(tmp_path):
+    from arbiter.store.registry import Registry, RegistryError, Submission
+
+    class Report:
+        bot = {"games": ["spades"], "deterministic": False}
+
+        def to_dict(self) -> dict:
+            return {"ok": True, "checks": []}
+
+    db = tmp_path / "arena.sqlite"
+    with Registry(db) as reg:
+        reg.add("heuristic-plus", "1.0", Submission({"bot.py": b"x = 1\n"}, "bot.py"), Report())
+        with pytest.raises(RegistryError, match=r"did you mean 'heuristic-plus'\?"):
+            reg.get("heuristic-pls")
+        with pytest.raises(RegistryError, match=r"heuristic-plus has version 1.0\)"):
+            reg.get("heuristic-plus", "2.0")
+    r = runner.invoke(app, ["bots", "show", "heuristicplus", "--db", str(db)])
+    assert r.exit_code == 2 and "did you mean 'heuristic-plus'?" in r.output
+
+
+def test_counts_read_as_english():
+    assert plural(1, "deal") == "1 deal" and plural(2, "deal") == "2 deals" and plural(0, "seat") == "0 seats"
+    assert plural(1, "match", "matches") == "1 match" and plural(3, "match", "matches") == "3 matches"

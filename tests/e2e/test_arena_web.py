@@ -1,0 +1,120 @@
+"""The arena's pages in a real headless browser (Debian's chromium through chromedriver,
+as tests/e2e/test_web.py): a ladder played in process, `arbiter web` over its store; the
+leaderboard, a bot's page with its rating chart, a replay of a finished encounter, and
+a suspended bot's page saying why."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+import pytest
+from selenium.webdriver.common.by import By
+
+from arbiter.store.arenas import Arenas
+from arbiter.store.db import Store
+from arbiter.tournament import ladder
+from arbiter.tournament.arena import Arena, ArenaSpec
+from tests.conftest import ROOT
+from tests.e2e.test_web import ARTIFACTS, browser  # noqa: F401  (the Chromium fixture)
+
+CRASHER = """
+    from sdk import Bot
+
+    class Crasher(Bot):
+        name = "crasher"
+        games = ("*",)
+
+        def choose(self, view, legal_actions):
+            raise RuntimeError("out of ideas")
+"""
+
+
+@pytest.fixture(scope="module")
+def ladder_site():
+    tmp = Path(tempfile.mkdtemp(prefix="arena-web-"))
+    db = tmp / "arena.sqlite"
+    (tmp / "crasher.py").write_text(textwrap.dedent(CRASHER))
+    spec = ArenaSpec(game="spades", name="club", options={"deals": 1}, transport="inproc", seed=3,
+                     house=("random", "greedy", "heuristic", f"crasher={tmp / 'crasher.py'}"))
+    arena = Arena(spec, db, poll=0)
+    asyncio.run(arena.run(max_encounters=16))
+    arena.close()
+    proc = subprocess.Popen([sys.executable, "-m", "arbiter", "web", "--db", str(db), "--port", "0"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    line = proc.stdout.readline()
+    m = re.search(r"on (http://[\d.]+:\d+/)", line)
+    if not m:
+        proc.kill()
+        raise RuntimeError(f"arbiter web did not start: {line!r} {proc.stderr.read()}")
+    yield m.group(1), db
+    proc.terminate()
+    proc.wait(10)
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _entrants(db: Path):
+    with Store(db) as store:
+        t = Arenas(store)
+        a = t.arena("club")
+        return t.entrants(a.id), t.encounters(a.id)
+
+
+def test_leaderboard_lists_the_ladder_in_rating_order_and_the_suspended_bot_with_why(ladder_site, browser):  # noqa: F811
+    url, db = ladder_site
+    entrants, encounters = _entrants(db)
+    expected = [r for r in ladder.table(entrants) if r.status == "active"]
+    browser.get(url + "a")
+    browser.find_element(By.LINK_TEXT, "club").click()
+    assert browser.find_element(By.TAG_NAME, "h1").text == "club"
+    assert browser.find_elements(By.CSS_SELECTOR, 'meta[http-equiv="refresh"]')  # live: it reloads itself
+    rows = browser.find_elements(By.CSS_SELECTOR, "#leaderboard tr.ladder-row")
+    assert [r.get_attribute("data-player") for r in rows] == [r.player for r in expected]
+    assert [r.find_element(By.CSS_SELECTOR, "td.rating").text for r in rows] == [f"{r.mu:.2f}" for r in expected]
+    assert [r.find_element(By.CSS_SELECTOR, "td.interval").text for r in rows] == [f"{r.low:.2f} – {r.high:.2f}" for r in expected]
+    assert rows[0].find_element(By.CSS_SELECTOR, "td.los").text == f"{100 * expected[0].los_next:.1f}%"
+    assert [int(r.find_element(By.CSS_SELECTOR, "td.encounters").text) for r in rows] == [r.encounters for r in expected]
+    other = browser.find_element(By.CSS_SELECTOR, '#others tr.other-row[data-player="crasher"]')
+    assert other.find_element(By.CSS_SELECTOR, ".status").text == "suspended"
+    assert "out of ideas" in other.find_element(By.CSS_SELECTOR, ".reason").text
+    # every finished encounter is listed, with a link to each of its two seatings
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#encounters tr.encounter")) == len(encounters)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#encounters a.replay")) == 2 * len(encounters)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(ARTIFACTS / "arena-leaderboard.png"))
+
+
+def test_a_bots_page_has_its_rating_chart_encounters_and_replays(ladder_site, browser):  # noqa: F811
+    url, db = ladder_site
+    entrants, encounters = _entrants(db)
+    heuristic = next(e for e in entrants if e.player == "heuristic")
+    browser.get(url + "a/club")
+    browser.find_element(By.LINK_TEXT, "heuristic").click()
+    assert browser.find_element(By.TAG_NAME, "h1").text == "heuristic"
+    chart = browser.find_element(By.CSS_SELECTOR, "svg#rating-chart")
+    assert chart.is_displayed() and chart.size["width"] > 300
+    line = chart.find_element(By.CSS_SELECTOR, "polyline.rating-line")
+    assert len(line.get_attribute("points").split()) == heuristic.encounters
+    assert chart.find_elements(By.CSS_SELECTOR, "polygon.band")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#bot-encounters tr.encounter")) == heuristic.encounters
+    browser.save_screenshot(str(ARTIFACTS / "arena-bot.png"))
+    browser.find_elements(By.CSS_SELECTOR, "#bot-encounters a.replay")[0].click()
+    assert "replay verified" in browser.page_source
+    assert int(browser.find_element(By.ID, "step-index").text) == 0
+    browser.find_element(By.ID, "next").click()
+    assert int(browser.find_element(By.ID, "step-index").text) == 1
+
+
+def test_a_suspended_bots_page_says_why(ladder_site, browser):  # noqa: F811
+    url, _ = ladder_site
+    browser.get(url + "a/club/bot/crasher")
+    assert browser.find_element(By.ID, "status").text == "suspended"
+    assert "3 encounters in a row" in browser.find_element(By.ID, "suspended").text
+    failures = browser.find_elements(By.CSS_SELECTOR, "#failures tr.failure")
+    assert len(failures) == 3 and all("out of ideas" in f.text for f in failures)
