@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from arbiter.present.played import describe, team_rows
-from arbiter.tournament.ratings import Standings
+from arbiter.tournament.ratings import RATING_METHOD, Standings
 
 FORMATS = ("csv", "json", "md", "html")
 
@@ -74,7 +74,7 @@ def to_csv(st: Standings, info: dict[str, Any] | None = None) -> str:
 def _rating_text(st: Standings, r) -> tuple[str, str]:
     if r.rating is None:
         return "", ""
-    spec = ".0f" if st.model == "bradley-terry" else ".2f"
+    spec = ".0f"  # Elo points
     return format(r.rating.value, spec), f"{format(r.rating.low, spec)} – {format(r.rating.high, spec)}"
 
 
@@ -139,7 +139,7 @@ def to_markdown(st: Standings, info: dict[str, Any]) -> str:
 
 
 def _summary(st: Standings, info: dict[str, Any]) -> str:
-    model = "Bradley-Terry (Elo scale)" if st.model == "bradley-terry" else "Weng-Lin Plackett-Luce (openskill μ)"
+    model = RATING_METHOD
     played = describe(info)
     parts = [f"Game {info.get('game', '')} ({played.options_text})", f"format {info.get('format', '')}"]
     if played.seats_per_side > 1:

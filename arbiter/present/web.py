@@ -50,7 +50,7 @@ from arbiter.store.db import MatchRow, Store, StoreError, TournamentRow
 from arbiter.tournament import arena as arena_rules
 from arbiter.tournament import disclosure
 from arbiter.tournament import ladder
-from arbiter.tournament.ratings import compute_standings
+from arbiter.tournament.ratings import RATING_METHOD, compute_standings
 from arbiter.tournament.spec import TournamentSpec
 
 log = logging.getLogger(__name__)
@@ -133,8 +133,7 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[Standings, 
             v = st.cross(a, b) if a != b else None
             if v is not None:
                 cross[(la, lb)] = v
-    method = ("Bradley-Terry (Elo scale), 95% interval from the Laplace approximation" if st.model == "bradley-terry"
-              else "Weng-Lin Plackett-Luce (openskill), 95% interval μ ± 1.96σ")
+    method = RATING_METHOD
     return Standings(out, cross, method), rows
 
 

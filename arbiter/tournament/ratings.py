@@ -8,18 +8,22 @@ deal of every table, the bot's margin averaged over all the seatings that deal w
 in (the luck of the cards cancels), with its standard error over those deals.
 
 Ratings, always computed from the matches in schedule order so that the same results give
-the same table however the run was interrupted:
+the same table however the run was interrupted, for every shape of game (``_bradley_terry``):
 
-* head to head (two sides, each one bot or a bot and its copy): Bradley-Terry (Elo scale,
-  mean 1500) fitted by maximum a posteriori with a weak Gaussian prior on each strength
-  (σ = 2 natural-log units ≈ 350 Elo) so that a bot that never loses still has a finite
-  rating; the 95% interval and the likelihood of superiority come from the Laplace
-  approximation (the inverse Hessian at the optimum).
-* partnerships of distinct bots and free for all: Weng-Lin Plackett-Luce (openskill);
-  rating μ with the interval μ ± 1.96σ.
+* Bradley-Terry strengths (Elo scale, mean 1500) fitted on every pair of sides of every
+  match (head to head: the match; free for all: the k(k-1)/2 pairs of a k-way ranking; a
+  side's strength is the mean of its distinct bots'), by maximum a posteriori with a weak
+  Gaussian prior on each strength (σ = 2 natural-log units ≈ 350 Elo) so that a bot that
+  never loses still has a finite rating;
+* their covariance is deal-clustered ("sandwich"): the matches of one duplicate deal and
+  the pairs of one match are not independent, and counting them as if they were made the
+  intervals too wide head to head and (with openskill's σ, used for more sides until
+  December 2026) the LOS too timid or too bold. docs/strength.md, "Calibration", has the
+  measurements.
 
 The likelihood of superiority (LOS) of a row over the next one is P(strength of the row >
-strength of the next) under that model's normal approximation.
+strength of the next) under the normal approximation with that covariance
+(``Standings.los``).
 """
 
 from __future__ import annotations
@@ -138,18 +142,45 @@ class StandingRow:
         }
 
 
+#: How the ratings and their intervals are made, in words (the web page, exports).
+RATING_METHOD = "Bradley-Terry (Elo scale) on every pair of sides, 95% interval from a deal-clustered (sandwich) variance"
+
+
 @dataclass
 class Standings:
     rows: list[StandingRow]
-    model: str  # "bradley-terry" or "plackett-luce"
+    model: str  # "bradley-terry" (since December 2026 for every shape; "plackett-luce" before)
     crosstable: dict[str, dict[str, tuple[float, int]]]  # row bot -> column bot -> (points, meetings)
     matches: int
     duplicate: bool
+    covariance: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)  # of the ratings, Elo²
 
     def cross(self, a: str, b: str) -> float | None:
         """Score rate of ``a`` against ``b`` (None if they never met)."""
         pts, n = self.crosstable.get(a, {}).get(b, (0.0, 0))
         return pts / n if n else None
+
+    def diff_se(self, a: str, b: str) -> float | None:
+        """Standard error of ``a``'s rating minus ``b``'s (Elo; None without a covariance).
+
+        0 for partners the results cannot tell apart (they always played together)."""
+        c = self.covariance
+        if a not in c or b not in c:
+            return None
+        var = c[a][a] + c[b][b] - 2 * c[a][b]
+        return math.sqrt(var) if var > 1e-9 * (abs(c[a][a]) + abs(c[b][b])) and var > 0 else 0.0
+
+    def los(self, a: str, b: str) -> float:
+        """Likelihood of superiority: P(``a`` is stronger than ``b``), normal approximation."""
+        ra, rb = (next(r.rating for r in self.rows if r.name == x) for x in (a, b))
+        se = self.diff_se(a, b)
+        if not se or ra is None or rb is None:
+            return 0.5
+        return phi((ra.value - rb.value) / se)
+
+
+#: One match as the ratings read it: the row, its ``side_results`` and its ``sides_of``.
+_Parsed = tuple[MatchRow, list[tuple[float, float, int]], list[tuple[str, ...]]]
 
 
 def compute_standings(
@@ -159,11 +190,13 @@ def compute_standings(
     rows = sorted(rows, key=lambda r: r.idx)
     table: dict[str, StandingRow] = {b: StandingRow(0, b) for b in bots}
     cross: dict[str, dict[str, list[float]]] = {}
-    groups: dict[tuple[int, int, int], list[MatchRow]] = {}
+    groups: dict[tuple[int, int, int], list[int]] = {}
+    parsed: list[_Parsed] = []
     k = len(teams)
     for row in rows:
         res = side_results(teams, row.outcome.scores, row.outcome.ranks)
         sides = sides_of(teams, row.seats)
+        parsed.append((row, res, sides))
         firsts = {j for j in range(k) if res[j][2] == min(r[2] for r in res)}
         failing = row.incidents[-1].seat if row.outcome.reason.is_forfeit and row.incidents else None
         mine: dict[str, list[int]] = {}
@@ -196,7 +229,7 @@ def compute_standings(
                     continue  # partners
                 val = sum(1.0 if res[x][2] < res[y][2] else 0.5 if res[x][2] == res[y][2] else 0.0 for x, y in pairs) / len(pairs)
                 cross.setdefault(a, {}).setdefault(b, []).append(val)
-        groups.setdefault((row.round, row.deal, row.table), []).append(row)
+        groups.setdefault((row.round, row.deal, row.table), []).append(len(parsed) - 1)
 
     if duplicate:
         # a deal counts once all its seatings are in (a partial set is not luck-balanced)
@@ -205,10 +238,10 @@ def compute_standings(
             if len(members) < full.get((rnd, tab), 0) or len(members) < 2:
                 continue
             acc: dict[str, list[float]] = {}
-            for row in members:
-                res = side_results(teams, row.outcome.scores, row.outcome.ranks)
+            for m in members:
+                _, res, sides = parsed[m]
                 per: dict[str, list[float]] = {}
-                for j, bots_j in enumerate(sides_of(teams, row.seats)):
+                for j, bots_j in enumerate(sides):
                     for b in bots_j:
                         per.setdefault(b, []).append(res[j][1])
                 for b, v in per.items():
@@ -216,23 +249,19 @@ def compute_standings(
             for b, v in acc.items():
                 table[b].dup_values.append(sum(v) / len(v))
 
-    head_to_head = k == 2 and all(len(s) == 1 for row in rows for s in sides_of(teams, row.seats))
     names = list(table)
-    if head_to_head:
-        model = "bradley-terry"
-        ratings, los = _bradley_terry(names, rows, teams, clustered=duplicate)
-    else:
-        model = "plackett-luce"
-        ratings, los = _plackett_luce(names, rows, teams)
+    ratings, cov = _bradley_terry(names, parsed, clustered=duplicate)
     for b, r in ratings.items():
         table[b].rating = r
+    covariance = {a: {b: cov[i][j] for j, b in enumerate(names)} for i, a in enumerate(names)}
     ordered = sorted(table.values(), key=lambda s: (-(s.rating.value if s.rating else 0.0), -s.score_rate, -s.mean_margin, s.name))
+    crosstable = {a: {b: (sum(v), len(v)) for b, v in row.items()} for a, row in cross.items()}
+    out = Standings(ordered, "bradley-terry", crosstable, len(rows), duplicate, covariance)
     for i, st in enumerate(ordered):
         st.rank = i + 1
         if i + 1 < len(ordered):
-            st.los_next = los(st.name, ordered[i + 1].name)
-    crosstable = {a: {b: (sum(v), len(v)) for b, v in row.items()} for a, row in cross.items()}
-    return Standings(ordered, model, crosstable, len(rows), duplicate)
+            st.los_next = out.los(st.name, ordered[i + 1].name)
+    return out
 
 
 def _seatings_per_table(rows: Sequence[MatchRow]) -> dict[tuple[int, int], int]:
@@ -247,80 +276,156 @@ def _seatings_per_table(rows: Sequence[MatchRow]) -> dict[tuple[int, int], int]:
 
 
 # --------------------------------------------------------------------------------------
-# Bradley-Terry (head to head).
+# Bradley-Terry on every pair of sides, with a deal-clustered variance.
 
 
-#: Fewer deals than this (or than bots + 2) and the deal-clustered variance is not used.
+#: Fewer deals than this (or than bots + 2) and the variance is not clustered by deal (by
+#: match instead, if there are enough matches; else the model's own).
 MIN_CLUSTERS = 8
 
 
-def _bradley_terry(names: list[str], rows: Sequence[MatchRow], teams, clustered: bool = False) -> tuple[dict[str, Rating], Any]:
-    """MAP Bradley-Terry strengths by Newton's method; Elo-scaled ratings and LOS.
+def _comparisons(
+    names: list[str], parsed: Sequence[_Parsed], clustered: bool
+) -> dict[tuple[tuple[int, float], ...], dict[Any, list[float]]]:
+    """Every pair of sides of every match whose bots differ, as design -> cluster -> [score, count].
 
-    ``clustered`` (duplicate deals): the matches of one deal are not independent (what one
-    seating's cards give, another's take back: their results correlate at about -0.4 in
-    Spades), so the model's variance, which counts every match as independent, is too
-    wide (95% intervals covered the truth 98-99% of the time in simulation). With enough
-    deals the covariance is the deal-clustered sandwich H⁻¹ (Σ_deals g gᵀ) H⁻¹ instead,
-    g a deal's summed score residuals: coverage 93-95% (tests/arbiter/test_statistics.py).
+    A design is a side's mean strength minus the other's, as ((bot index, coefficient), ...),
+    oriented so that the first coefficient is positive (the score is then the first side's:
+    1 ahead, ½ level, 0 behind). ``clustered``: clusters are deals (matches sharing a deal
+    seed) when there are at least ``MIN_CLUSTERS`` (and bots + 2), else matches. ``parsed``:
+    (row, ``side_results``, ``sides_of``) per match.
     """
     n = len(names)
     index = {b: i for i, b in enumerate(names)}
-    games: list[tuple[int, int, float, int]] = []  # (i, j, score of i against j, deal seed)
-    for row in rows:
-        res = side_results(teams, row.outcome.scores, row.outcome.ranks)
-        a, b = (sides_of(teams, row.seats)[j][0] for j in range(2))
-        if a != b:
-            games.append((index[a], index[b], res[0][0], row.seed))
+    deals = {row.seed for row, _, _ in parsed}
+    by_deal = clustered and len(deals) >= max(MIN_CLUSTERS, n + 2)
+    out: dict[tuple[tuple[int, float], ...], dict[Any, list[float]]] = {}
+    for row, res, sides in parsed:
+        ranks = [r[2] for r in res]
+        cluster = row.seed if by_deal else row.idx
+        for x in range(len(sides)):
+            for y in range(x + 1, len(sides)):
+                coef: dict[int, float] = {}
+                for b in sides[x]:
+                    coef[index[b]] = coef.get(index[b], 0.0) + 1 / len(sides[x])
+                for b in sides[y]:
+                    coef[index[b]] = coef.get(index[b], 0.0) - 1 / len(sides[y])
+                design = tuple(sorted((i, c) for i, c in coef.items() if abs(c) > 1e-12))
+                if not design:
+                    continue  # the same bots on both sides: nothing to learn
+                score = 1.0 if ranks[x] < ranks[y] else 0.5 if ranks[x] == ranks[y] else 0.0
+                if design[0][1] < 0:
+                    design, score = tuple((i, -c) for i, c in design), 1 - score
+                acc = out.setdefault(design, {}).setdefault(cluster, [0.0, 0])
+                acc[0] += score
+                acc[1] += 1
+    return out
+
+
+def _bradley_terry(
+    names: list[str], parsed: Sequence[_Parsed], clustered: bool = False
+) -> tuple[dict[str, Rating], list[list[float]]]:
+    """MAP Bradley-Terry strengths of the bots from every pair of sides, by Newton's method;
+    Elo-scaled ratings and their covariance (Elo², centred).
+
+    A side's strength is the mean of its distinct bots' strengths; side x finishes ahead of
+    side y with probability 1 / (1 + exp(θ_y - θ_x)). Head to head that is the whole match.
+    With more sides it is every pair of them: when a match's ranking is Plackett-Luce
+    (utilities plus Gumbel noise) its pairs are exactly Bradley-Terry, so the pairwise
+    (composite) likelihood has the Plackett-Luce strengths as its optimum, and it needs no
+    rule for ties (½).
+
+    Its variance is the sandwich H⁻¹ (Σ_clusters g gᵀ) H⁻¹, g a cluster's summed score
+    residuals, clustered by deal (with duplicate deals) or else by match. Two things make
+    the model's own variance H⁻¹ wrong: the pairs of one match are not independent (a
+    four-way ranking is not six games), and neither are the matches of one duplicate deal
+    (what one seating's cards give, another's take back: head-to-head results correlate at
+    about -0.4 in Spades). Measured (docs/strength.md, "Calibration"): the model's variance
+    covered 98-99% head to head; openskill's σ, used for more sides before, gave LOS spreads
+    of 0.4 and 1.3 instead of 1; the sandwich covers 93-97% in all three.
+
+    Partners who always play together (fixed teams) are told apart only by the prior: they
+    get the same rating, and the sandwich gives their difference no variance (their
+    interval is their team's).
+    """
+    n = len(names)
+    data = _comparisons(names, parsed, clustered)
     theta = [0.0] * n
     prec = 1 / BT_PRIOR_SIGMA**2
     hess = [[0.0] * n for _ in range(n)]
+    totals = [(d, sum(v[0] for v in per.values()), sum(v[1] for v in per.values())) for d, per in data.items()]
     for _ in range(100):
         grad = [-prec * t for t in theta]
         hess = [[(prec if i == j else 0.0) for j in range(n)] for i in range(n)]  # negative Hessian
-        for i, j, s, _ in games:
-            p = 1 / (1 + math.exp(theta[j] - theta[i]))
-            w = p * (1 - p)
-            grad[i] += s - p
-            grad[j] -= s - p
-            hess[i][i] += w
-            hess[j][j] += w
-            hess[i][j] -= w
-            hess[j][i] -= w
+        for design, score, count in totals:
+            p = 1 / (1 + math.exp(-sum(c * theta[i] for i, c in design)))
+            w = count * p * (1 - p)
+            for i, ci in design:
+                grad[i] += ci * (score - count * p)
+                for j, cj in design:
+                    hess[i][j] += w * ci * cj
         step = _solve(hess, grad)
         theta = [t + d for t, d in zip(theta, step)]
         if max((abs(d) for d in step), default=0.0) < 1e-10:
             break
+    # The covariance of the estimate is H⁻¹ M H⁻¹, M the variance of the data's score (the
+    # prior's term is fixed): the model's own, J = H - prior, or, better, the clustered one.
+    # (J rather than H⁻¹ alone leaves nothing, not the prior's width, to the differences
+    # the results never show, such as between partners who always play together.)
+    inv = _inverse(hess)
+    meat = [[hess[i][j] - (prec if i == j else 0.0) for j in range(n)] for i in range(n)]
+    per_cluster: dict[Any, int] = {}
+    for per in data.values():
+        for cluster, (_, count) in per.items():
+            per_cluster[cluster] = per_cluster.get(cluster, 0) + int(count)
+    # one comparison per cluster (head to head without duplicate deals): the clustered M is
+    # the model's again, only noisier
+    several = any(c > 1 for c in per_cluster.values())
+    if several and len(per_cluster) >= max(MIN_CLUSTERS, n + 2):
+        residual: dict[Any, list[float]] = {}
+        for design, per in data.items():
+            p = 1 / (1 + math.exp(-sum(c * theta[i] for i, c in design)))
+            for cluster, (score, count) in per.items():
+                g = residual.setdefault(cluster, [0.0] * n)
+                for i, c in design:
+                    g[i] += c * (score - count * p)
+        # the small-sample factor G / (G - r), r the number of strength differences the
+        # results determine (the cluster analogue of n / (n - k) for a regression's residuals):
+        # on 12-20 deals without it the intervals covered 91-94% instead of 95%
+        f = len(residual) / max(len(residual) - _rank([d for d in data]), 1)
+        meat = [[f * sum(g[a] * g[b] for g in residual.values()) for b in range(n)] for a in range(n)]
+    left = [[sum(inv[a][k] * meat[k][b] for k in range(n)) for b in range(n)] for a in range(n)]
+    raw = [[sum(left[a][k] * inv[k][b] for k in range(n)) for b in range(n)] for a in range(n)]
     # The ratings are centred (mean 1500): their covariance is that of the centred
     # strengths, P·C·P with P = I - 11ᵀ/n, which drops the overall level only the prior fixes.
-    raw = _inverse(hess)
-    deals = {d for *_, d in games}
-    if clustered and len(deals) >= max(MIN_CLUSTERS, n + 2) and len(deals) < len(games):
-        residual: dict[int, list[float]] = {}
-        for i, j, s, d in games:
-            g = residual.setdefault(d, [0.0] * n)
-            r = s - 1 / (1 + math.exp(theta[j] - theta[i]))
-            g[i] += r
-            g[j] -= r
-        meat = [[sum(g[a] * g[b] for g in residual.values()) for b in range(n)] for a in range(n)]
-        left = [[sum(raw[a][k] * meat[k][b] for k in range(n)) for b in range(n)] for a in range(n)]
-        raw = [[sum(left[a][k] * raw[k][b] for k in range(n)) for b in range(n)] for a in range(n)]
     row_mean = [sum(r) / n for r in raw]
     all_mean = sum(row_mean) / n if n else 0.0
-    cov = [[raw[i][j] - row_mean[i] - row_mean[j] + all_mean for j in range(n)] for i in range(n)]
+    cov = [[ELO_PER_NAT**2 * (raw[i][j] - row_mean[i] - row_mean[j] + all_mean) for j in range(n)] for i in range(n)]
     mean = sum(theta) / n if n else 0.0
     ratings = {}
-    for b, i in index.items():
+    for i, b in enumerate(names):
         value = 1500 + ELO_PER_NAT * (theta[i] - mean)
-        half = Z95 * ELO_PER_NAT * math.sqrt(max(cov[i][i], 0.0))
+        half = Z95 * math.sqrt(max(cov[i][i], 0.0))
         ratings[b] = Rating(value, value - half, value + half)
+    return ratings, cov
 
-    def los(a: str, b: str) -> float:
-        i, j = index[a], index[b]
-        var = cov[i][i] + cov[j][j] - 2 * cov[i][j]
-        return phi((theta[i] - theta[j]) / math.sqrt(var)) if var > 0 else 0.5
 
-    return ratings, los
+def _rank(designs: Sequence[tuple[tuple[int, float], ...]]) -> int:
+    """The rank of these sparse vectors (Gaussian elimination; few and short)."""
+    basis: list[dict[int, float]] = []  # each with its own pivot, eliminated from the later ones
+    pivots: list[int] = []
+    for design in designs:
+        v = dict(design)
+        for piv, b in zip(pivots, basis):
+            if abs(v.get(piv, 0.0)) > 1e-12:
+                f = v[piv] / b[piv]
+                for i, c in b.items():
+                    v[i] = v.get(i, 0.0) - f * c
+        piv = max(v, key=lambda i: abs(v[i]), default=None)
+        if piv is not None and abs(v[piv]) > 1e-9:
+            basis.append(v)
+            pivots.append(piv)
+    return len(basis)
 
 
 def _solve(a: list[list[float]], b: list[float]) -> list[float]:
@@ -344,45 +449,3 @@ def _inverse(a: list[list[float]]) -> list[list[float]]:
     n = len(a)
     cols = [_solve(a, [1.0 if i == j else 0.0 for i in range(n)]) for j in range(n)]
     return [[cols[j][i] for j in range(n)] for i in range(n)]
-
-
-# --------------------------------------------------------------------------------------
-# Plackett-Luce (teams, free for all).
-
-
-def _plackett_luce(names: list[str], rows: Sequence[MatchRow], teams) -> tuple[dict[str, Rating], Any]:
-    """Weng-Lin Plackett-Luce ratings (openskill), updated match by match in schedule order.
-
-    A bot whose copies sit on several sides of one match plays each as its own team member
-    and takes the mean of their updates.
-    """
-    from openskill.models import PlackettLuce
-
-    model = PlackettLuce()
-    current = {b: model.rating(name=b) for b in names}
-    for row in rows:
-        ranks = [min(row.outcome.ranks[s] for s in t) for t in teams]
-        sides = [[row.seats[s] for s in dict.fromkeys(_side_bots_order(t, row.seats))] for t in teams]
-        lineup = [[model.rating(mu=current[b].mu, sigma=current[b].sigma, name=b) for b in side] for side in sides]
-        new = model.rate(lineup, ranks=ranks)
-        acc: dict[str, list[tuple[float, float]]] = {}
-        for side in new:
-            for r in side:
-                acc.setdefault(r.name, []).append((r.mu, r.sigma))
-        for b, v in acc.items():
-            current[b] = model.rating(mu=sum(x for x, _ in v) / len(v), sigma=sum(y for _, y in v) / len(v), name=b)
-    ratings = {b: Rating(r.mu, r.mu - Z95 * r.sigma, r.mu + Z95 * r.sigma) for b, r in current.items()}
-
-    def los(a: str, b: str) -> float:
-        ra, rb = current[a], current[b]
-        return phi((ra.mu - rb.mu) / math.sqrt(ra.sigma**2 + rb.sigma**2))
-
-    return ratings, los
-
-
-def _side_bots_order(side: Sequence[int], seats: Sequence[str]) -> list[int]:
-    """Seats of the side with one seat per distinct bot (copies of one bot are one member)."""
-    seen: dict[str, int] = {}
-    for s in side:
-        seen.setdefault(seats[s], s)
-    return list(seen.values())

@@ -3,11 +3,12 @@ from the recorded deals in tests/arbiter/data (recorded by ``arbiter evaluate ..
 each file names its command).
 
     python -m arbiter.tournament.statreport            # every table, as Markdown (a few minutes)
-    python -m arbiter.tournament.statreport sprt       # one part: sprt, live, coverage, ratings, variance
+    python -m arbiter.tournament.statreport sprt       # one part: sprt, live, coverage, ratings, strengths, variance
 
 ``bench_round`` is the short version ``arbiter bench -s statistics`` repeats: the SPRT's
 error rates and length at its defaults, the margin interval's coverage and the ratings'
-LOS of equal bots.
+intervals and LOS (equal bots head to head; round robins of known strengths, free for all
+and partnerships).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from statistics import NormalDist, pstdev
 from typing import Callable, Iterator
 
-from arbiter.tournament.calibration import margin_coverage, rating_calibration
+from arbiter.tournament.calibration import margin_coverage, rating_calibration, strength_calibration
 from arbiter.tournament.evaluate import EvalResult, evaluate
 from arbiter.tournament.sprt import Sprt, relabelled, shifted, simulate
 from arbiter.tournament.stats import mean_se
@@ -94,6 +95,34 @@ def rating_rows(runs: int = 1000, seed: int = 0) -> Iterator[dict]:
                 yield d
 
 
+#: The simulated round robins (``calibration.strength_calibration``): name -> (game, options,
+#: true strengths in nats, teams). Partners are equal: only a side's mean is seen.
+STRENGTH_CASES = {
+    "spot 4 seats, 4 bots": ("spot", {"players": 4, "hands": 1}, {"a": 0.25, "b": 0.1, "c": 0.0, "d": -0.3}, ()),
+    "spades, 3 partnerships": ("spades", {"deals": 1}, {"a": 0.3, "b": 0.3, "c": 0.0, "d": 0.0, "e": -0.2, "f": -0.2},
+                               (("a", "b"), ("c", "d"), ("e", "f"))),
+}
+LOS_EDGES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0)
+
+
+def strength_rows(runs: int = 1500, seed: int = 0) -> Iterator[dict]:
+    """Coverage and z of the standings of simulated round robins, per case, deals and shared luck."""
+    for name, (game, options, strength, teams) in STRENGTH_CASES.items():
+        for deals, shared in ((12, 0.7), (20, 0.7), (40, 0.7), (20, 0.0), (20, 0.9)):
+            c = strength_calibration(game, options, strength, deals, runs, random.Random(f"{seed}:{name}:{deals}:{shared}"),
+                                     teams, shared=shared)
+            yield {"case": name, "deals": deals, "shared": shared, "coverage": c.coverage, "z_mean": c.z_mean,
+                   "z_spread": c.z_spread, "z_beyond_1.96": c.z_beyond(), "runs": runs}
+
+
+def los_bin_rows(runs: int = 1500, seed: int = 0) -> Iterator[dict]:
+    """The LOS of each row over the next against the share truly stronger, strengths spread (±1 nat)."""
+    for name, (game, options, strength, teams) in STRENGTH_CASES.items():
+        c = strength_calibration(game, options, strength, 20, runs, random.Random(f"{seed}:{name}:bins"), teams, jitter=1.0)
+        for mean_los, share, n in c.los_bins(LOS_EDGES):
+            yield {"case": name, "mean_los": mean_los, "truly_stronger": share, "pairs": n}
+
+
 def variance_rows(mean_deals: int = 20_000) -> Iterator[dict]:
     for name in ("spades_heuristic_greedy", "spot_search_heuristic", "spot_heuristic_random"):
         r = recorded(name)
@@ -123,6 +152,13 @@ def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
     c = rating_calibration(recorded("spades_heuristic_greedy"), 40, runs // 2, random.Random(f"bench:{seed}:bt"), 0.5)
     out["los.bt.null_above_95"] = c.los_above(0.95)
     out["coverage.bt.null"] = c.coverage or 0.0
+    c = rating_calibration(recorded("spot_search_heuristic"), 40, runs // 2, random.Random(f"bench:{seed}:spot"), 0.5)
+    out["los.spot.null_above_95"] = c.los_above(0.95)
+    out["coverage.spot.null"] = c.coverage or 0.0
+    for (key, deals), (game, options, strength, teams) in zip((("ffa", 20), ("teams", 40)), STRENGTH_CASES.values()):
+        s = strength_calibration(game, options, strength, deals, runs // 4, random.Random(f"bench:{seed}:{key}"), teams)
+        out[f"coverage.{key}"] = s.coverage
+        out[f"z.{key}"] = s.z_spread
     return out
 
 
@@ -136,10 +172,22 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
        for n in SPRT_CASES},
     **{f"coverage.{n}.30": (f"margin ± 1.96 s.e. coverage, 30 deals, {n}", "rate", lambda v: 0.93 <= v <= 0.97, "0.93..0.97")
        for n in SPRT_CASES},
-    "los.bt.null_above_95": ("ratings LOS > 0.95 for equal bots (Bradley-Terry, Spades, 40 deals)", "rate", None,
-                             "0.05 if calibrated (conservative: docs/strength.md)"),
-    "coverage.bt.null": ("ratings 95% interval coverage, equal bots (Bradley-Terry, Spades, 40 deals)", "rate", None,
-                         "0.95 if calibrated"),
+    "los.bt.null_above_95": ("ratings LOS > 0.95 for equal bots (head to head, Spades, 40 deals)", "rate",
+                             lambda v: 0.02 <= v <= 0.08, "0.02..0.08 (0.05)"),
+    "coverage.bt.null": ("ratings 95% interval coverage, equal bots (head to head, Spades, 40 deals)", "rate",
+                         lambda v: 0.93 <= v <= 0.97, "0.93..0.97"),
+    "los.spot.null_above_95": ("ratings LOS > 0.95 for equal bots (free for all, Spot 4 seats, 40 deals)", "rate",
+                               lambda v: 0.02 <= v <= 0.08, "0.02..0.08 (0.05)"),
+    "coverage.spot.null": ("ratings 95% interval coverage, equal bots (free for all, Spot 4 seats, 40 deals)", "rate",
+                           lambda v: 0.93 <= v <= 0.97, "0.93..0.97"),
+    "coverage.ffa": ("ratings 95% interval coverage, known strengths (Spot 4 seats, 4 bots, 20 deals)", "rate",
+                     lambda v: 0.93 <= v <= 0.97, "0.93..0.97"),
+    "z.ffa": ("spread of rating differences' errors / s.e. (Spot 4 seats, 4 bots, 20 deals)", "x",
+              lambda v: 0.9 <= v <= 1.1, "0.9..1.1 (LOS calibrated)"),
+    "coverage.teams": ("ratings 95% interval coverage, known strengths (Spades, 3 partnerships, 40 deals)", "rate",
+                       lambda v: 0.93 <= v <= 0.97, "0.93..0.97"),
+    "z.teams": ("spread of rating differences' errors / s.e. (Spades, 3 partnerships, 40 deals)", "x",
+                lambda v: 0.9 <= v <= 1.1, "0.9..1.1 (LOS calibrated)"),
 }
 
 
@@ -155,7 +203,7 @@ def _md(rows: list[dict], cols: list[str]) -> str:
 
 
 def main(parts: list[str]) -> None:
-    parts = parts or ["sprt", "live", "coverage", "ratings", "variance"]
+    parts = parts or ["sprt", "live", "coverage", "ratings", "strengths", "variance"]
     if "sprt" in parts:
         print("## SPRT error rates and lengths\n")
         print(_md(list(sprt_rows()), ["data", "sampler", "m0", "m1", "model", "min_deals", "alpha", "beta", "deals_m0",
@@ -170,6 +218,12 @@ def main(parts: list[str]) -> None:
         print("## Ratings calibration\n")
         print(_md(list(rating_rows()), ["data", "model", "deals", "relabel", "coverage",
                                         "los_above_0.95", "los_below_0.05", "probit_spread", "runs"]), "\n", flush=True)
+    if "strengths" in parts:
+        print("## Round robins from known strengths\n")
+        print(_md(list(strength_rows()), ["case", "deals", "shared", "coverage", "z_mean", "z_spread", "z_beyond_1.96",
+                                          "runs"]), "\n", flush=True)
+        print("## LOS against the share truly stronger (strengths spread ±1 nat)\n")
+        print(_md(list(los_bin_rows()), ["case", "mean_los", "truly_stronger", "pairs"]), "\n", flush=True)
     if "variance" in parts:
         print("## Variance\n")
         print(_md(list(variance_rows()), ["data", "deals", "match_sd", "deal_sd", "duplicate_gain", "plain", "adjusted",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import statistics
 
 import pytest
@@ -73,16 +74,38 @@ def test_bradley_terry_orders_by_strength_and_is_symmetric():
     assert even.rows[0].rating.value == pytest.approx(1500) and even.rows[0].los_next == pytest.approx(0.5)
 
 
-def test_free_for_all_uses_plackett_luce_and_copies_average():
+def test_free_for_all_rates_every_pair_of_sides_and_copies_average():
     rows = [row(i, "abc" if i % 2 else "cab", [3, 2, 1] if i % 2 else [1, 3, 2], [1, 2, 3] if i % 2 else [3, 1, 2]) for i in range(12)]
     st = compute_standings(rows, FFA3, duplicate=False)
-    assert st.model == "plackett-luce"
+    assert st.model == "bradley-terry"  # on every pair of sides (ratings._bradley_terry)
     assert [r.name for r in st.rows] == ["a", "b", "c"]
     assert st.rows[0].wins == 12 and st.rows[-1].losses == 12
     # copies on several sides: one result per match for the bot, its points averaged
     st2 = compute_standings([row(0, "aab", [3, 2, 1], [1, 2, 3])], FFA3, duplicate=False)
     a = next(r for r in st2.rows if r.name == "a")
     assert a.matches == 1 and a.wins == 1 and a.points == pytest.approx((1.0 + 0.5) / 2)
+
+
+def test_partners_who_always_play_together_share_their_team_s_rating():
+    """Spades-shaped sides (seats 0+2 against 1+3): a+b beat c+d in 3 matches of 4. The
+    results say how strong each team is, not which partner carries it: partners get one
+    rating and interval (their team's) and an even LOS, not the prior's ±350 Elo."""
+    rows = []
+    for i in range(24):
+        ab_first = i % 2 == 0  # the seatings alternate the sides
+        ab_wins = i % 4 != 3
+        ranks = [1, 2, 1, 2] if ab_first == ab_wins else [2, 1, 2, 1]
+        rows.append(row(i, "acbd" if ab_first else "cadb", [0, 0, 0, 0], ranks, deal=i // 2))
+    st = compute_standings(rows, ((0, 2), (1, 3)), duplicate=False)
+    assert st.model == "bradley-terry"
+    r = {x.name: x.rating for x in st.rows}
+    assert r["a"] == pytest.approx(r["b"]) and r["c"] == pytest.approx(r["d"]) and r["a"].value > r["c"].value
+    assert st.diff_se("a", "b") == 0 and st.los("a", "b") == 0.5
+    # the team's difference alone: 18 of 24 is logit(0.75) = 1.10 nats with a standard error of
+    # 1 / sqrt(24 · 0.75 · 0.25), a team's rating half of it; both less the prior's pull (5% here)
+    assert r["a"].value - r["c"].value == pytest.approx(400 / math.log(10) * math.log(3), rel=0.07)
+    assert r["a"].high - r["a"].low == pytest.approx(1.96 * 400 / math.log(10) / math.sqrt(24 * 0.1875), rel=0.08)
+    assert st.los("a", "c") == pytest.approx(1 - st.los("c", "a")) and st.los("a", "c") > 0.95
 
 
 # --------------------------------------------------------------------------------------
@@ -110,7 +133,7 @@ def test_heuristic_outranks_random_in_spot_free_for_all(tmp_path):
     spec = TournamentSpec(game="spot", bots=("random", "heuristic", "r2=random"), options={"players": 3, "hands": 3}, deals=6,
                           seed=3, name="ffa")
     st, _ = _run(tmp_path, spec)
-    assert st.model == "plackett-luce"
+    assert st.model == "bradley-terry"
     assert st.rows[0].name == "heuristic"
     assert st.rows[0].rating.low > max(r.rating.high for r in st.rows[1:])
 

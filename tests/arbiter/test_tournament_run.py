@@ -21,7 +21,7 @@ def test_named_partnerships_in_spite_and_malice(tmp_path):
                           deals=2, name="pairs")
     rows, st, info = run(tmp_path / "p.sqlite", spec)
     assert len(rows) == info["planned"] == 2 * 4
-    assert st.model == "plackett-luce"  # teams of distinct bots
+    assert st.model == "bradley-terry"  # teams of distinct bots: on the pairs of sides, a side the mean of its bots
     assert {r.name for r in st.rows} == {"h1", "h2", "r1", "r2"}
     for row in rows:
         assert set(row.sides) == {"h1+h2", "r1+r2"}
