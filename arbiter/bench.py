@@ -21,6 +21,11 @@ Sections (see README "Benchmark"):
   of an Act (with its seat token). It runs over the transport the hosted bots use: the
   arbiter's Unix socket when their sandbox has no network (bwrap, unshare), else TCP
   loopback; over a Unix socket the TCP loopback floor is printed too, for reference.
+  Beside it the 4-seat floor (``_floor_seats_round``): the same server and four such
+  client processes, each on its own stream, taking turns in seat order as a hosted
+  Spades match's seats do (one coroutine writes and reads every stream: the topology and
+  nothing else); the hosted decision's ratio to it is printed too, without a target.
+  Where a hosted decision's time goes: ``python -m arbiter.breakdown`` (docs/performance.md).
 * ``hosted``: Spades matches (2 deals, about 120 decisions each; HOSTED_MATCHES a round)
   with four random-bot processes, started by ``BotPool`` as the arbiter starts bots (each
   in its sandbox), over real gRPC: the wall time from each match's first MatchStart to
@@ -396,6 +401,95 @@ async def _floor_round(turn_bytes: int, act_bytes: int, exchanges: int, warmup: 
             shutil.rmtree(sock_dir, ignore_errors=True)
 
 
+#: Client processes of the 4-seat floor: one per seat, as a hosted Spades match has.
+FLOOR_SEATS = 4
+
+
+async def _floor_seats_round(turn_bytes: int, act_bytes: int, exchanges: int, seats: int = FLOOR_SEATS,
+                             warmup: int = 200, transport: str = "tcp",
+                             window: Callable[[str, list[int]], None] | None = None) -> float:
+    """Seconds per decision of the ``seats``-seat floor: the mean over ``exchanges`` after ``warmup``.
+
+    One grpc.aio server (the arbiter's options) and ``seats`` client processes of the
+    floor's shape (``_FLOOR_CLIENT``), each on its own stream, taking turns in seat order
+    as a hosted match's seats do: a Turn-sized message to the seat whose turn it is, its
+    Act-sized answer, then the next seat. No game logic and no hand-offs between
+    coroutines: one coroutine writes to and reads from every seat's stream, so what this
+    adds to the 2-process floor is the topology alone (a client wakes up for its turn
+    after sleeping through the others'). ``window`` (for ``arbiter.breakdown``) is told
+    ("start" | "end", the client pids) around the measured exchanges.
+    """
+    import grpc
+
+    payload = b"t" * turn_bytes
+    loop = asyncio.get_running_loop()
+    streams: list[Any] = []
+    joined: asyncio.Future = loop.create_future()
+    finished: asyncio.Future = loop.create_future()
+
+    async def pingpong(request_iterator, context):
+        await context.read()  # the client's hello
+        streams.append(context)
+        if len(streams) == seats and not joined.done():
+            joined.set_result(None)
+        await finished  # the driver below writes and reads this stream
+
+    handler = grpc.method_handlers_generic_handler(
+        "cardarena.bench.Floor", {"PingPong": grpc.stream_stream_rpc_method_handler(pingpong)}
+    )
+    server = grpc.aio.server(options=SERVER_OPTIONS)
+    server.add_generic_rpc_handlers((handler,))
+    sock_dir = None
+    if transport == "unix":
+        sock_dir = tempfile.mkdtemp(prefix="arena-bench-floor-")
+        address = f"unix:{sock_dir}/floor.sock"
+        if not server.add_insecure_port(address):
+            raise OSError(f"cannot listen on {address}")
+    elif transport == "tcp":
+        address = f"127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
+    else:
+        raise ValueError(f"unknown floor transport {transport!r} (tcp or unix)")
+    await server.start()
+    clients = [subprocess.Popen([sys.executable, "-c", _FLOOR_CLIENT, address, str(act_bytes)],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+               for _ in range(seats)]
+
+    async def drive() -> float:
+        await joined
+        for i in range(warmup):
+            stream = streams[i % seats]
+            await stream.write(payload)
+            await stream.read()
+        if window is not None:
+            window("start", [c.pid for c in clients])
+        t0 = time.perf_counter()
+        for i in range(exchanges):
+            stream = streams[i % seats]
+            await stream.write(payload)
+            await stream.read()
+        per = (time.perf_counter() - t0) / exchanges
+        if window is not None:
+            window("end", [c.pid for c in clients])
+        return per
+
+    try:
+        return await asyncio.wait_for(drive(), 120)
+    finally:
+        if not finished.done():
+            finished.set_result(None)
+        await server.stop(0.5)
+        for client in clients:
+            try:
+                client.wait(10)
+            except subprocess.TimeoutExpired:
+                client.kill()
+                client.wait()
+        if sock_dir is not None:
+            import shutil
+
+            shutil.rmtree(sock_dir, ignore_errors=True)
+
+
 # --------------------------------------------------------------------------------------
 # Hosted matches and scale: one arbiter in this process, four random-bot processes.
 
@@ -734,17 +828,29 @@ CLUSTER_DEALS = 16
 ISOLATION_DEALS = 4
 
 
+#: Targets of the isolation section: matches/s of ``deal`` and ``match`` isolation as a
+#: share of ``shared``, pair by pair (issue 18: fresh processes from a fork server).
+DEAL_OVER_SHARED = 0.7
+MATCH_OVER_SHARED = 0.4
+
+
 def isolation_section(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:
     """What isolating bot processes costs: the same local duplicate tournament (1-deal
     Spades matches, the shortest there are, so the worst case) with ``isolation="deal"``
     (the default with duplicate deals), ``"match"`` (a fresh process per seat per match)
-    and ``"shared"``."""
+    and ``"shared"``. The fresh processes come from a fork server per bot where the
+    sandbox has them (``sandbox.fork_support``; ``ARENA_FORKSERVER=0`` measures the old
+    path, a new sandboxed interpreter each): the figures' note says which."""
 
     cores = os.cpu_count() or 1
+    forks, why = sb.fork_support(sb.Sandbox())
+    how = "fork server" if forks else f"a fresh interpreter each ({why})"
     fig = {iso: result.add(f"isolation.{iso}", f"tournament matches/s, isolation {iso} (Spades, 1 deal, {cores} at once)",
-                           "matches/s") for iso in ("deal", "match", "shared")}
+                           "matches/s", note=how if iso != "shared" else "") for iso in ("deal", "match", "shared")}
     ratio = result.add("ratio.isolation", "shared / deal isolation matches/s (the price of the default)", "x")
     ratio_match = result.add("ratio.isolation.match", "shared / match isolation matches/s (fresh processes)", "x")
+    deal_share = result.add("ratio.isolation.deal_over_shared", "deal / shared isolation matches/s", "x", note=how)
+    match_share = result.add("ratio.isolation.match_over_shared", "match / shared isolation matches/s", "x", note=how)
 
     def rate(db: str, iso: str, seed: int) -> float:
         s = TournamentSpec(game="spades", bots=CLUSTER_BOTS, options={"deals": 1}, deals=ISOLATION_DEALS, seed=seed,
@@ -762,6 +868,10 @@ def isolation_section(result: BenchResult, runs: int, progress: Callable[[str], 
                 fig[iso].values.append(v)
             ratio.values.append(got["shared"] / got["deal"])
             ratio_match.values.append(got["shared"] / got["match"])
+            deal_share.values.append(got["deal"] / got["shared"])
+            match_share.values.append(got["match"] / got["shared"])
+    deal_share.check(lambda v: v >= DEAL_OVER_SHARED, f">= {DEAL_OVER_SHARED}")
+    match_share.check(lambda v: v >= MATCH_OVER_SHARED, f">= {MATCH_OVER_SHARED}")
 
 
 def cluster_section(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:
@@ -841,9 +951,13 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
     floor = result.add("floor.rtt", f"bare gRPC stream round trip (Turn-sized, {where})", "us") if "floor" in sections else None
     floor_tcp = (result.add("floor.rtt.tcp", "bare gRPC stream round trip (Turn-sized, TCP loopback)", "us")
                  if floor is not None and transport != "tcp" else None)
+    floor4 = (result.add("floor.rtt.4seats", f"{FLOOR_SEATS}-seat floor: {FLOOR_SEATS} client processes in turn (Turn-sized, {where})",
+                         "us") if floor is not None else None)
     hosted = (result.add("hosted.decision", f"hosted Spades, wall time per decision (4 bot processes, {where})", "us")
               if "hosted" in sections else None)
     ratio = result.add("ratio.hosted_over_floor", "hosted decision / bare round trip (same transport)", "x") if floor and hosted else None
+    ratio4 = (result.add("ratio.hosted_over_floor4", "hosted decision / 4-seat floor (same transport)", "x")
+              if floor4 is not None and hosted is not None else None)
     hosted_options = {"deals": 2}
     scale_options = {"deals": 1}
     default_m = default_concurrency("shared", 4)  # what a tournament runs when not told (these bots are shared)
@@ -868,6 +982,9 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
             if floor is not None:
                 rtt = await _floor_round(turn_bytes, act_bytes, 2000, transport=transport)
                 floor.values.append(rtt * 1e6)
+            if floor4 is not None:
+                rtt4 = await _floor_seats_round(turn_bytes, act_bytes, 2000, transport=transport)
+                floor4.values.append(rtt4 * 1e6)
             if hosted is not None:
                 # Whole matches, one after another: MatchStart to MatchEnd of each, so the
                 # per-match messages are in the figure (a few of the ~120 per match).
@@ -876,6 +993,8 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
                 hosted.values.append(per * 1e6)
                 if ratio is not None:
                     ratio.values.append(per / rtt)
+                if ratio4 is not None:
+                    ratio4.values.append(per / rtt4)
             if floor_tcp is not None:
                 floor_tcp.values.append(await _floor_round(turn_bytes, act_bytes, 2000, transport="tcp") * 1e6)
             if scale1 is not None:

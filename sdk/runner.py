@@ -97,7 +97,7 @@ class _Session:
             self.broken.pop(key, None)
             if bot is not None:
                 try:
-                    if msg.match_end.events:  # the last events (final trick, scoring) come first
+                    if msg.match_end.events and _wants_events(bot):  # the last events (final trick, scoring) come first
                         bot.on_events(convert.events_from_proto(msg.match_end))
                     bot.on_match_end(convert.result_from_proto(msg.match_end))
                 except Exception as exc:  # noqa: BLE001 - the match is over: nothing to report to
@@ -128,7 +128,7 @@ class _Session:
         if failure is None:
             view, legal = convert.turn_from_proto(game, turn)
             try:
-                if turn.events:  # what happened since this seat's last message: before deciding
+                if turn.events and _wants_events(bot):  # what happened since this seat's last message: before deciding
                     bot.on_events(convert.events_from_proto(turn))
                 action = bot.choose(view, legal)
             except Exception as exc:  # noqa: BLE001 - the bot's bug, reported to the arbiter
@@ -146,6 +146,12 @@ class _Session:
             return pb.BotMessage(act=pb.Act(match_id=turn.match_id, request_id=turn.request_id, seat_token=token,
                                             action=pb.Action(notation=action[:FAILURE_LIMIT])))
         return convert.act_to_proto(game, turn.match_id, turn.request_id, action, token)
+
+
+def _wants_events(bot: Bot) -> bool:
+    """False if the bot keeps ``Bot.on_events``, which does nothing: its events are then
+    not decoded at all (a fifth of the SDK's work per Turn; docs/performance.md)."""
+    return getattr(bot.on_events, "__func__", None) is not Bot.on_events
 
 
 #: What of a failure or a notation the SDK sends at most (the arbiter keeps 200 characters).

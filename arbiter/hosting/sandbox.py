@@ -28,6 +28,13 @@ CPU seconds, ``RLIMIT_NPROC`` processes and threads, ``RLIMIT_NOFILE`` open file
 bot needs: ``ARENA_ADDRESS``, ``ARENA_TOKEN``, ``HOME``, ``PATH``...), a private working
 directory deleted afterwards, stdin closed and stderr captured to a file.
 
+Fresh processes from a fork server (``deal`` and ``match`` isolation start many): with
+bwrap and an arbiter running as root, ``forkserver.ForkServer`` keeps one pre-started,
+pre-imported parent per bot inside a sandbox of this kind and forks each new bot process
+from it, the child getting its own namespaces, uid, ``/tmp`` and working directory before
+any bot code is imported (``ARENA_FORKSERVER=0`` turns it off; ``fork_support`` says
+whether it is used here and why not).
+
 ``Sandbox.describe()`` says, in words, what is enforced here and what is not.
 """
 
@@ -48,7 +55,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Protocol, Sequence
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +66,7 @@ CODE_DIR = "/bot/code"
 WORK_DIR = "/bot/work"
 SOCKET_DIR = "/run/arena"
 SOCKET_NAME = "arena.sock"
+SPAWN_DIR = "/bot/spawn"  # a fork server's fresh working directories (zygote.SPAWN_DIR)
 
 # Each sandboxed process gets its own uid (when the arbiter is root): limits on
 # processes are per uid, and processes of different uids cannot signal each other.
@@ -150,6 +158,22 @@ def best_mode() -> str:
     return wanted
 
 
+def fork_support(box: "Sandbox") -> tuple[bool, str]:
+    """(True, "") if fresh bot processes of ``box`` may come from a fork server, else (False, why not).
+
+    Only with bwrap as root: each child then gets a uid of its own and its own namespaces
+    (the parent keeps the capabilities to make them). Elsewhere children would share one
+    uid and one network namespace, which a fresh process does not: they start afresh."""
+    wanted = os.environ.get("ARENA_FORKSERVER", "auto").strip().lower()
+    if wanted in ("0", "off", "no", "false"):
+        return False, "ARENA_FORKSERVER=0"
+    if box.mode != "bwrap":
+        return False, "needs bubblewrap (sandbox mode bwrap)"
+    if os.geteuid() != 0:
+        return False, "needs an arbiter running as root (each child needs a uid and namespaces of its own)"
+    return True, ""
+
+
 def _package_dirs() -> list[Path]:
     """The directories of the packages a bot process imports (the SDK and what it uses)."""
     # Found, not imported: the arbiter never runs the bots' code in its own process.
@@ -236,6 +260,14 @@ class Sandbox:
                 off.append("user: the bot runs as the arbiter's user; where the kernel's ptrace rules allow it "
                            "(kernel.yama.ptrace_scope 0) it could read the arbiter's memory: host untrusted bots with bwrap")
             off.append("processes: no PID namespace; children are killed through the process group only")
+        forks, why = fork_support(self)
+        if forks:
+            on.append("fresh processes (deal, match isolation): forked from a pre-started parent per bot in its "
+                      "sandbox (SDK, grpc, protobuf, the games imported; never a submitted bot's code); each child "
+                      "gets its own uid, network, PID, IPC and mount namespaces, /tmp and working directory before "
+                      "any bot code runs")
+        else:
+            on.append(f"fresh processes (deal, match isolation): a new sandboxed interpreter each (no fork server: {why})")
         return {"enforced": on, "not enforced": off}
 
     # -- building the command -----------------------------------------------------------
@@ -260,11 +292,8 @@ class Sandbox:
         """
         if self.blocks_network and not unix_socket and needs_arbiter:
             raise SandboxError(f"sandbox mode {self.mode} cuts the network: the arbiter must listen on a Unix socket")
-        workdir = Path(tempfile.mkdtemp(prefix="arena-bot-"))
-        uid = _UID_BASE + next(_uids) % 65536 if self.drops_privileges else None
-        if uid is not None:
-            os.chown(workdir, uid, uid)
-        os.chmod(workdir, 0o700)
+        uid = self.new_uid()
+        workdir = private_dir(Path(tempfile.mkdtemp(prefix="arena-bot-")), uid)
         if self.mode == "bwrap":
             address = f"unix:{SOCKET_DIR}/{SOCKET_NAME}"
             inner_workdir = WORK_DIR
@@ -274,16 +303,7 @@ class Sandbox:
         else:
             address = tcp_address
             inner_workdir = str(workdir)
-        clean = {
-            "PATH": "/usr/local/bin:/usr/bin:/bin",
-            "HOME": inner_workdir,
-            "TMPDIR": inner_workdir,
-            "LANG": "C.UTF-8",
-            "PYTHONUNBUFFERED": "1",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "ARENA_ADDRESS": address,
-        }
-        clean.update(env or {})
+        clean = clean_env(inner_workdir, address, env)
         # The last step before the bot: limits (and the uid drop) are set by a tiny wrapper
         # that then execs the bot, not in a preexec_fn (unsafe in the arbiter's threaded
         # process) and after bwrap, so the limits bind the bot and nothing else.
@@ -301,13 +321,45 @@ class Sandbox:
             cwd = str(workdir)
         return Launch(cmd, clean, cwd, workdir, uid, address)
 
+    def new_uid(self) -> int | None:
+        """A uid for one bot process of its own (None: the arbiter does not drop privileges)."""
+        return _UID_BASE + next(_uids) % 65536 if self.drops_privileges else None
+
+    def prepare_forkserver(
+        self,
+        argv: Sequence[str],
+        *,
+        code: Sequence[str | os.PathLike] = (),
+        env: dict[str, str] | None = None,
+        unix_socket: str,
+        spawn_root: Path,
+    ) -> Launch:
+        """The command that runs a fork server's parent (``argv``) in the sandbox a bot
+        process of this policy gets (bwrap, as root only; see ``fork_support``).
+
+        The same namespaces and binds as ``prepare``, plus ``spawn_root`` (the host
+        directory of its children's fresh working directories) at ``/bot/spawn``. The
+        parent stays root with the capabilities to confine its children (make namespaces,
+        mount, change uid, signal); it runs only the zygote, and no rlimits bind it (a
+        child sets its own): ``zygote.py`` drops every capability in each child before
+        any bot code runs."""
+        ok, why = fork_support(self)
+        if not ok:
+            raise SandboxError(f"no fork server here: {why}")
+        workdir = private_dir(Path(tempfile.mkdtemp(prefix="arena-fork-")), None)
+        address = f"unix:{SOCKET_DIR}/{SOCKET_NAME}"
+        clean = clean_env(WORK_DIR, address, env)
+        cmd = self._bwrap(list(argv), code, workdir, unix_socket, None, spawn_root=spawn_root)
+        return Launch(cmd, clean, "/", workdir, None, address)
+
     def code_path(self, host_path: str | os.PathLike) -> str:
         """How the bot sees ``host_path`` (one of ``code``) inside the sandbox."""
         if self.mode != "bwrap":
             return str(Path(host_path).resolve())
         return f"{CODE_DIR}/{Path(host_path).name}"
 
-    def _bwrap(self, argv: list[str], code, workdir: Path, unix_socket: str | None, uid: int | None) -> list[str]:
+    def _bwrap(self, argv: list[str], code, workdir: Path, unix_socket: str | None, uid: int | None,
+               spawn_root: Path | None = None) -> list[str]:
         cmd = [shutil.which("bwrap") or "bwrap", "--die-with-parent", "--new-session",
                "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
                "--hostname", "arena-bot"]
@@ -356,8 +408,16 @@ class Sandbox:
         if unix_socket and Path(unix_socket).exists():
             parents(f"{SOCKET_DIR}/{SOCKET_NAME}")
             cmd.extend(["--bind", unix_socket, f"{SOCKET_DIR}/{SOCKET_NAME}"])
+        if spawn_root is not None:
+            parents(SPAWN_DIR)
+            cmd.extend(["--bind", str(spawn_root), SPAWN_DIR])
         cmd.extend(["--chdir", WORK_DIR])
-        if uid is not None:
+        if spawn_root is not None:
+            # a fork server's parent: what it needs to confine each child (zygote.py), and
+            # nothing else; each child loses all of them with its uid, before any bot code
+            for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_SYS_ADMIN", "CAP_NET_ADMIN", "CAP_KILL"):
+                cmd.extend(["--cap-add", cap])
+        elif uid is not None:
             # bwrap runs as root here (it must, to see root-only paths it binds); the bot
             # must not. The capabilities to change uid are kept only for the wrapper, which
             # drops every capability by becoming an unprivileged uid before it execs the bot.
@@ -365,6 +425,29 @@ class Sandbox:
         cmd.append("--")
         cmd.extend(argv)
         return cmd
+
+
+def clean_env(inner_workdir: str, address: str, env: dict[str, str] | None = None) -> dict[str, str]:
+    """The whole environment of a bot process: only what it needs, plus ``env``."""
+    clean = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": inner_workdir,
+        "TMPDIR": inner_workdir,
+        "LANG": "C.UTF-8",
+        "PYTHONUNBUFFERED": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "ARENA_ADDRESS": address,
+    }
+    clean.update(env or {})
+    return clean
+
+
+def private_dir(path: Path, uid: int | None) -> Path:
+    """``path`` (an existing directory) made private to ``uid`` (None: to the arbiter's user)."""
+    if uid is not None:
+        os.chown(path, uid, uid)
+    os.chmod(path, 0o700)
+    return path
 
 
 def start(launch: Launch, stderr_path: Path) -> subprocess.Popen:
@@ -376,9 +459,24 @@ def start(launch: Launch, stderr_path: Path) -> subprocess.Popen:
         )
 
 
-def kill_tree(proc: subprocess.Popen, timeout: float = 3.0) -> None:
+class Forked(Protocol):
+    """A bot process a fork server started (``forkserver.ForkedProcess``): Popen's ``poll``
+    and ``returncode``, and a ``kill_tree`` of its own (its parent signals it)."""
+
+    returncode: int | None
+
+    def poll(self) -> int | None: ...
+
+    def kill_tree(self, timeout: float) -> None: ...
+
+
+def kill_tree(proc: subprocess.Popen | Forked, timeout: float = 3.0) -> None:
     """Terminate a sandboxed process and its whole session (children included)."""
     import signal
+
+    if not isinstance(proc, subprocess.Popen):  # a fork server's child: its parent signals it
+        proc.kill_tree(timeout)
+        return
 
     if proc.poll() is None:
         try:

@@ -308,6 +308,16 @@ def _encoder(cls: type, descriptor: Any) -> Callable[[Any], Any]:
     return env["encode"]
 
 
+def _plain_init(cls: type) -> bool:
+    """True if ``cls(...)`` only stores its fields: a dataclass's generated ``__init__``
+    (every field an ordinary parameter, no ``__post_init__``, no slots). Its instances can
+    then be made by filling a fresh object's ``__dict__``, which gives the same object as
+    the constructor for a fraction of the cost (a frozen dataclass's ``__init__`` calls
+    ``object.__setattr__`` once per field)."""
+    return (dataclasses.is_dataclass(cls) and not hasattr(cls, "__post_init__") and "__slots__" not in cls.__dict__
+            and all(f.init and not f.kw_only for f in dataclasses.fields(cls)))
+
+
 @functools.lru_cache(maxsize=None)
 def _decoder(cls: type, descriptor: Any) -> Callable[[Any], Any]:
     """message -> ``cls``; raises anything (KeyError, ValueError, ...) on data it does not
@@ -329,7 +339,7 @@ def _decoder(cls: type, descriptor: Any) -> Callable[[Any], Any]:
             conv = f"E{i}[{{}}]"
         elif kind == "msg":
             env[f"M{i}"] = _decoder(item, field.message_type)
-            if repeated and _nested(item, field.message_type):
+            if repeated:  # every item of a list, even of scalars only (a seat's public facts): most recur
                 env[f"M{i}"] = _memo_by_wire(env[f"M{i}"])
             conv = f"M{i}({{}})"
         elif kind == "other":
@@ -345,7 +355,12 @@ def _decoder(cls: type, descriptor: Any) -> Callable[[Any], Any]:
             if optional and field.has_presence:
                 expr = f"({expr} if m.HasField({name!r}) else None)"
         items.append(expr if positional else f"{name}={expr}")
-    src = "def decode(m):\n    return CLS(" + ", ".join(items) + ")\n"
+    if positional and _plain_init(cls):
+        env["NEW"] = object.__new__
+        fields = ", ".join(f"{name!r}: {expr}" for (name, *_), expr in zip(plan, items))
+        src = "def decode(m):\n    o = NEW(CLS)\n    o.__dict__.update({" + fields + "})\n    return o\n"
+    else:
+        src = "def decode(m):\n    return CLS(" + ", ".join(items) + ")\n"
     exec(compile(src, f"<decoder {cls.__name__}>", "exec"), env)
     return env["decode"]
 
@@ -488,6 +503,28 @@ def legal_actions_from_proto(game: str, msgs: Sequence[pb.Action]) -> list[Any]:
     return out
 
 
+_EVENTS_TAG = _varint((pb.Turn.DESCRIPTOR.fields_by_name["events"].number << 3) | 2)
+_EVENT_WIRE: dict[Event, bytes] = {}
+
+
+def events_wire(events: Sequence[Event]) -> bytes:
+    """``events`` as the serialized ``Turn.events`` field, to merge into a Turn (as
+    legal_actions_wire): events are immutable values, most of them the engines' interned
+    ones, so each one's bytes are made once and kept (bounded cache). ``visible_to`` is not
+    in them (event_fields)."""
+    out = []
+    for event in events:
+        wire = _EVENT_WIRE.get(event)
+        if wire is None:
+            body = event_to_proto(event).SerializeToString()
+            wire = _EVENTS_TAG + _varint(len(body)) + body
+            if len(_EVENT_WIRE) >= ACTION_CACHE_SIZE:
+                _EVENT_WIRE.clear()
+            _EVENT_WIRE[event] = wire
+        out.append(wire)
+    return b"".join(out)
+
+
 def turn_to_proto(game: str, match_id: str, request_id: int, seat: int, view: Any, legal_actions: Sequence[Any],
                   decision_ms: int, bank_ms: int, events: Sequence[Event] = ()) -> pb.ArbiterMessage:
     """The ArbiterMessage carrying a Turn. ``events`` must already be filtered for ``seat``
@@ -498,9 +535,8 @@ def turn_to_proto(game: str, match_id: str, request_id: int, seat: int, view: An
         "seat": seat,
         "view": view_fields(game, view),
         "clock": {"decision_ms": decision_ms, "bank_ms": bank_ms},
-        "events": [event_fields(e) for e in events],
     })
-    msg.turn.MergeFromString(legal_actions_wire(game, legal_actions))
+    msg.turn.MergeFromString(events_wire(events) + legal_actions_wire(game, legal_actions))
     return msg
 
 

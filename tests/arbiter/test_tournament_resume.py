@@ -48,10 +48,13 @@ def count(db: Path) -> int:
 
 
 def children(pid: int) -> list[int]:
+    """Every descendant of ``pid``: its bot sandboxes and the processes in them (with a
+    fork server per bot the arbiter's own children are one sandbox per bot)."""
     try:
-        return [int(x) for x in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        direct = [int(x) for x in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
     except OSError:
         return []
+    return [d for c in direct for d in (c, *children(c))]
 
 
 def alive(pid: int) -> bool:

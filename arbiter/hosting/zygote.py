@@ -1,0 +1,344 @@
+"""The parent of a fork server, run inside one bot's sandbox: ``python zygote.py CTL_FD [CONFIG]``.
+
+``arbiter.hosting.forkserver`` starts this program under bubblewrap, with the bot's code
+and the arbiter's Unix socket bound in as for any bot process, and asks it over the
+control socket ``CTL_FD`` for bot processes. It never runs a line of the bot's code: it
+imports the SDK and what the SDK stands on (grpc, protobuf, the core), checks that it is
+still one thread with no gRPC channel, and then only forks (CONFIG, JSON: ``{"bundled":
+[module]}``, the module of a bundled bot to import too). The bot module is imported by
+each child, after the child has been confined, so whatever the bot does at import time
+(module state, files, processes) happens in that child and dies with it; every child
+starts from the same pristine copy of this parent.
+
+Each request makes two processes:
+
+* a *shim* (in the sandbox's namespaces) that makes new mount, network, PID, IPC and UTS
+  namespaces and forks the bot; it then only waits, relays the arbiter's TERM (SIGTERM)
+  and KILL (SIGUSR1) to the bot and exits with the bot's status (128 + N for a signal, as
+  bwrap reports it);
+* the *bot*, PID 1 of its own PID namespace (so every process it makes dies with it),
+  which, still as root and before any bot code: mounts a fresh ``/tmp`` and ``/proc``,
+  binds its own fresh working directory at ``/bot/work`` and hides the others, brings its
+  loopback up, takes the stderr file the arbiter passed, closes every other descriptor,
+  starts a session, drops to its own uid (every capability goes with it), joins a new
+  session keyring, sets its rlimits and priority, replaces its environment and runs
+  ``python -m sdk`` in-process.
+
+Protocol (JSON datagrams on a SOCK_SEQPACKET socket): the arbiter sends ``{"op": "spawn",
+"id", "uid", "work", "env", "argv", "limits", "nice"}`` with the stderr descriptor
+attached, and ``{"op": "signal", "id", "kill": bool}``; this program answers ``{"op":
+"ready", ...}`` once, then ``{"op": "started", "id", "pid"}``, ``{"op": "exit", "id",
+"code"}`` or ``{"op": "failed", "id", "error"}``.
+
+Only the standard library is imported at module level: the SDK is imported by ``main``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import importlib
+import json
+import os
+import resource
+import select
+import signal
+import socket
+import struct
+import sys
+import tempfile
+import time
+import traceback
+
+WORK_DIR = "/bot/work"  # sandbox.WORK_DIR: where every bot process has its working directory
+SPAWN_DIR = "/bot/spawn"  # sandbox.SPAWN_DIR: the fresh working directories, one per child
+
+#: What the parent imports before it forks: the SDK and everything it stands on, the games'
+#: engines and the SDK's typed views (a fresh process imports its game's on the first
+#: MatchStart), never a submitted bot. A bundled bot's module (the platform's own code,
+#: trusted as the SDK is) is imported too when the parent is a bundled bot's (CONFIG).
+PRELOAD = ("asyncio", "grpc", "grpc.aio", "google.protobuf", "cardarena.games", "cardarena.v1.arena_pb2",
+           "cardarena.v1.arena_pb2_grpc", "sdk", "sdk.bot", "sdk.convert", "sdk.runner", "sdk.loading", "sdk.__main__",
+           "sdk.spades", "sdk.spite_and_malice", "sdk.spot")
+
+_CLONE_NEWNS, _CLONE_NEWUTS, _CLONE_NEWIPC = 0x20000, 0x4000000, 0x8000000
+_CLONE_NEWPID, _CLONE_NEWNET = 0x20000000, 0x40000000
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 32, 4096, 16384, 1 << 18
+_PR_SET_PDEATHSIG = 1
+_SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 1
+_SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}
+_KEYCTL_JOIN_SESSION_KEYRING = 1
+_EXIT_SETUP = 70  # the child could not be confined: it ran no bot code
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _check(rc: int, what: str) -> None:
+    if rc != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _mount(src: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    enc = lambda s: None if s is None else s.encode()  # noqa: E731
+    _check(_libc.mount(enc(src), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)), f"mount {target}")
+
+
+def _loopback_up() -> None:
+    # as bwrap does for a fresh sandbox: a bot may use its own loopback (nothing else is there)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        import fcntl
+
+        ifr = fcntl.ioctl(s, _SIOCGIFFLAGS, struct.pack("16sH22x", b"lo", 0))
+        flags = struct.unpack("16sH22x", ifr)[1]
+        fcntl.ioctl(s, _SIOCSIFFLAGS, struct.pack("16sH22x", b"lo", flags | _IFF_UP))
+
+
+def _new_session_keyring() -> None:
+    """Join a new, empty session keyring: one inherited from the parent would be shared by
+    every child (a key added by one would be there for the next)."""
+    number = _SYS_KEYCTL.get(os.uname().machine)
+    if number is not None:
+        _libc.syscall(number, _KEYCTL_JOIN_SESSION_KEYRING, None)  # fails only where keyctl is filtered: no keyrings
+
+
+def _capabilities() -> tuple[int, int]:
+    """(permitted, effective) capability sets of this process."""
+    got = {}
+    with open("/proc/self/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key in ("CapPrm", "CapEff"):
+                got[key] = int(value.strip(), 16)
+    return got["CapPrm"], got["CapEff"]
+
+
+def _confine_and_run(req: dict, err_fd: int) -> None:
+    """The bot process: confine this (root) process, drop to the bot's uid, run the SDK. Never returns."""
+    code = _EXIT_SETUP
+    try:
+        os.dup2(err_fd, 2)
+        null = os.open("/dev/null", os.O_RDWR)
+        os.dup2(null, 0)
+        os.dup2(null, 1)
+        os.closerange(3, resource.getrlimit(resource.RLIMIT_NOFILE)[0])  # the control socket above all
+        # Its own file system view: a fresh /tmp (as bwrap makes one: root's, 0755), its own
+        # working directory at the usual place, the others' hidden, /proc of its PID namespace.
+        _mount("tmpfs", "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0755,size=64m")
+        _mount(f"{SPAWN_DIR}/{req['work']}", WORK_DIR, None, _MS_BIND)
+        _mount(None, WORK_DIR, None, _MS_BIND | _MS_REMOUNT | _MS_NOSUID | _MS_NODEV)
+        _mount("tmpfs", SPAWN_DIR, "tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, "mode=0755,size=4k")
+        _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
+        _loopback_up()
+        os.setsid()
+        uid = req["uid"]
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)  # from root to a uid of its own: every capability is dropped here
+        if _capabilities() != (0, 0):
+            raise OSError("capabilities survived the uid drop")
+        _check(_libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl")
+        _new_session_keyring()
+        for which, value in req["limits"]:
+            soft, hard = resource.getrlimit(which)
+            value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            resource.setrlimit(which, (value, value))
+        if req["nice"] > os.nice(0):
+            os.nice(req["nice"] - os.nice(0))
+        os.chdir(WORK_DIR)
+        os.environ.clear()
+        os.environ.update(req["env"])
+        # sys.path as ``python -m sdk`` in this directory has it: the directory first, then
+        # PYTHONPATH (a folder bot's own modules), then the installation
+        extra = [p for p in req["env"].get("PYTHONPATH", "").split(os.pathsep) if p]
+        sys.path[:] = [WORK_DIR, *extra, *[p for p in sys.path[1:] if p not in extra]]
+        sys.path_importer_cache.clear()
+        importlib.invalidate_caches()
+        tempfile.tempdir = None
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        main = sys.modules["sdk.__main__"].main
+        sys.argv = [main.__code__.co_filename, *req["argv"]]
+        code = 1
+        code = main(req["argv"])
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:  # noqa: BLE001 - its stderr is the arbiter's record of why
+        traceback.print_exc()
+        if code == _EXIT_SETUP:
+            print("fork server: this bot process could not be confined; it ran no bot code", file=sys.stderr)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code if isinstance(code, int) else 1)
+
+
+def _shim(req: dict, err_fd: int) -> None:
+    """The child of the parent: new namespaces, fork the bot, wait for it. Never returns."""
+    bot = 0
+
+    def relay(sig: int, _frame) -> None:
+        try:
+            if bot:
+                os.kill(bot, signal.SIGKILL if sig == signal.SIGUSR1 else signal.SIGTERM)
+        except ProcessLookupError:  # it has exited already
+            pass
+
+    try:
+        _check(_libc.unshare(_CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWPID | _CLONE_NEWIPC | _CLONE_NEWUTS), "unshare")
+        _mount(None, "/", None, _MS_REC | _MS_PRIVATE)  # its mounts stay its own
+        bot = os.fork()
+        if bot == 0:
+            _confine_and_run(req, err_fd)
+        os.close(err_fd)
+        signal.signal(signal.SIGTERM, relay)
+        signal.signal(signal.SIGUSR1, relay)
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        _, status = os.waitpid(bot, 0)
+        code = os.waitstatus_to_exitcode(status)
+        os._exit(128 - code if code < 0 else code)
+    except BaseException:  # noqa: BLE001
+        try:
+            os.write(err_fd, f"fork server: cannot start a bot process: {traceback.format_exc()}".encode())
+            if bot:
+                os.kill(bot, signal.SIGKILL)
+        finally:
+            os._exit(_EXIT_SETUP)
+
+
+class _Parent:
+    def __init__(self, ctl: socket.socket) -> None:
+        self.ctl = ctl
+        self.shims: dict[int, int] = {}  # shim pid -> request id
+        self.by_id: dict[int, int] = {}  # request id -> shim pid
+        self.wake_r, self.wake_w = os.pipe()
+        os.set_blocking(self.wake_r, False)
+        os.set_blocking(self.wake_w, False)
+
+    def send(self, **msg) -> None:
+        self.ctl.send(json.dumps(msg).encode())
+
+    def spawn(self, req: dict, err_fd: int) -> None:
+        sys.stderr.flush()
+        # blocked across the fork: a TERM or KILL relayed before the shim's handlers exist
+        # must wait for them, not kill the shim and orphan the bot
+        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM, signal.SIGUSR1])
+        try:
+            pid = os.fork()
+            if pid == 0:  # the shim: whatever happens, it never returns into this loop
+                try:
+                    signal.set_wakeup_fd(-1)
+                    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                    self.ctl.close()
+                    os.close(self.wake_r)
+                    os.close(self.wake_w)
+                    _shim(req, err_fd)
+                finally:
+                    os._exit(_EXIT_SETUP)
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGUSR1])
+        self.shims[pid] = req["id"]
+        self.by_id[req["id"]] = pid
+        self.send(op="started", id=req["id"], pid=pid)
+
+    def reap(self) -> None:
+        while True:
+            try:
+                pid, status, usage = os.wait4(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            rid = self.shims.pop(pid, None)
+            if rid is not None:
+                self.by_id.pop(rid, None)
+                # the CPU time of the shim and the bot (the bot's own children it waited for)
+                me = resource.getrusage(resource.RUSAGE_SELF)
+                self.send(op="exit", id=rid, code=os.waitstatus_to_exitcode(status),
+                          cpu=round(usage.ru_utime + usage.ru_stime, 4), parent_cpu=round(me.ru_utime + me.ru_stime, 4))
+
+    def serve(self) -> None:
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        signal.set_wakeup_fd(self.wake_w)
+        while True:
+            ready, _, _ = select.select([self.ctl, self.wake_r], [], [])
+            if self.wake_r in ready:
+                try:
+                    while os.read(self.wake_r, 512):
+                        pass
+                except BlockingIOError:
+                    pass
+                self.reap()
+            if self.ctl in ready:
+                data, fds, _, _ = socket.recv_fds(self.ctl, 1 << 20, 4)
+                if not data:
+                    return  # the arbiter is gone: returning ends the sandbox and every child in it
+                req = json.loads(data)
+                try:
+                    if req["op"] == "spawn" and not fds:
+                        self.send(op="failed", id=req["id"], error="no stderr descriptor came with the request")
+                    elif req["op"] == "spawn":
+                        try:
+                            self.spawn(req, fds[0])
+                        except OSError as exc:
+                            self.send(op="failed", id=req["id"], error=f"{type(exc).__name__}: {exc}")
+                    elif req["op"] == "signal" and req["id"] in self.by_id:
+                        os.kill(self.by_id[req["id"]], signal.SIGUSR1 if req.get("kill") else signal.SIGTERM)
+                finally:
+                    for fd in fds:
+                        os.close(fd)
+
+
+def _self_test() -> str:
+    """'' if a child can be confined here (namespaces, mounts, uid drop), else why not."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # (every path ends in os._exit)
+        os.close(r)
+        try:
+            _check(_libc.unshare(_CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWPID | _CLONE_NEWIPC | _CLONE_NEWUTS), "unshare")
+            _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+            _mount("tmpfs", "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0755,size=4k")
+            os.setgroups([])
+            os.setgid(65534)
+            os.setuid(65534)
+            os._exit(0 if _capabilities() == (0, 0) else 3)
+        except BaseException as exc:  # noqa: BLE001
+            os.write(w, str(exc).encode())
+            os._exit(2)
+    os.close(w)
+    why = os.read(r, 4096).decode(errors="replace")
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    return "" if os.waitstatus_to_exitcode(status) == 0 else (why or f"self-test exited with {status}")
+
+
+def main() -> None:
+    ctl = socket.socket(fileno=int(sys.argv[1]))
+    sys.path[0] = WORK_DIR  # as ``python -m sdk`` run there has it, not this file's directory
+    config = json.loads(sys.argv[2]) if len(sys.argv) > 2 else {}
+    t0 = time.perf_counter()
+    preload = [*PRELOAD, *config.get("bundled", ())]
+    for name in preload:
+        importlib.import_module(name)
+    games = sys.modules["cardarena.games"]
+    for game in games.GAMES:
+        games.game_class(game)  # the engine's module: imported on first use
+    threads = len(os.listdir("/proc/self/task"))
+    problem = _self_test()
+    if threads != 1:
+        # gRPC (or anything) started a thread: a fork would copy a process whose other
+        # threads are gone, mid-way through whatever they held. Refuse to fork at all.
+        problem = f"{threads} threads after the imports: cannot fork safely"
+    gc.collect()
+    gc.freeze()  # the imported modules' objects stay shared, untouched by the children's collections
+    parent = _Parent(ctl)
+    parent.send(op="ready", ok=not problem, error=problem, threads=threads, preload=preload,
+                seconds=round(time.perf_counter() - t0, 3))
+    if problem:
+        return
+    parent.serve()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+"""The SDK decodes a Turn's events only for a bot that reads them (its own on_events)."""
+
+from __future__ import annotations
+
+from cardarena.v1 import arena_pb2 as pb
+from cardarena.wire import codec
+from cardarena.games import get_game
+from sdk import Bot
+from sdk.runner import _Session, _wants_events
+
+
+class Quiet(Bot):
+    name = "quiet"
+
+    def choose(self, view, legal_actions):
+        return legal_actions[0]
+
+
+class Listener(Quiet):
+    name = "listener"
+    seen: list = []
+
+    def on_events(self, events) -> None:
+        Listener.seen.extend(events)
+
+
+def _session_with_turn(bot: Bot, bad_event: bool) -> tuple[_Session, pb.ArbiterMessage]:
+    game = get_game("spades", {"deals": 1})
+    state = game.new_initial_state(1)
+    seat = state.current_seat
+    session = _Session(bot, bot.name)
+    session.handle(pb.ArbiterMessage(match_start=pb.MatchStart(
+        match_id="m", game="spades", seat=seat, num_seats=4, seat_token="tok", options={"deals": "1"})))
+    events = [e for e in state.log if e.visible_for(seat)]
+    turn = codec.turn_to_proto("spades", "m", 1, seat, state.view(seat), state.legal_actions(), 0, 0, events)
+    if bad_event:
+        turn.turn.events.add(kind="play", text="?", cards=["11X"])  # no such card: decoding it fails
+    return session, turn
+
+
+def test_a_bot_that_keeps_the_base_on_events_gets_no_events_decoded():
+    assert not _wants_events(Quiet()) and _wants_events(Listener())
+    session, turn = _session_with_turn(Quiet(), bad_event=True)
+    session.handle(turn)
+    answer = session.outbox.take()
+    assert not answer.act.failure and answer.act.action.notation  # the events were never decoded
+
+
+def test_a_bot_with_on_events_gets_them_before_choose_and_a_bad_one_is_reported():
+    Listener.seen = []
+    session, turn = _session_with_turn(Listener(), bad_event=False)
+    session.handle(turn)
+    assert not session.outbox.take().act.failure
+    assert Listener.seen and Listener.seen == [codec.event_from_proto(e) for e in turn.turn.events]
+    session, turn = _session_with_turn(Listener(), bad_event=True)
+    session.handle(turn)
+    assert "11X" in session.outbox.take().act.failure
