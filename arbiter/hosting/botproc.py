@@ -288,6 +288,7 @@ class BotHost:
         self._ready: dict[str, collections.deque[asyncio.Task[BotProcess]]] = {n: collections.deque() for n in self.sources}
         self._leased: dict[int, list[BotProcess]] = {}
         self._ids = itertools.count()
+        self._replaced: collections.Counter[str] = collections.Counter()  # processes replaced before their match
         self._spread = itertools.count()
         self._restarts = {n: 0 for n in self.sources}
         self._lock = asyncio.Lock()
@@ -365,7 +366,26 @@ class BotHost:
         """Sessions for the seats of one match (bot names, in seat order), and a lease id
         for ``release``. ``deal`` (the match's deal seed) is required with ``deal``
         isolation. A seat whose process could not be had gets a closed session: the match
-        records a disconnect for it, with the process's stderr where there is one."""
+        records a disconnect for it, with the process's stderr where there is one.
+
+        A process that died before its match began (a spare killed while it waited) is
+        replaced, up to ``max_restarts`` times per bot over the host's life, rather than
+        costing its bot a forfeit of a match it never started; every caller (tournaments,
+        cluster workers, arenas, a person's table) gets this. Shared processes are
+        restarted by ``_shared``."""
+        lease_id, sessions = await self._lease_once(seats, deal)
+        while self.isolation != "shared":
+            dead = {n for n, s in zip(seats, sessions) if s.closed}
+            if not dead or any(self._replaced[n] >= self.max_restarts for n in dead):
+                break
+            for n in dead:
+                self._replaced[n] += 1
+            log.warning("bot process of %s gone before its match began; starting another", ", ".join(sorted(dead)))
+            self.release(lease_id)
+            lease_id, sessions = await self._lease_once(seats, deal)
+        return lease_id, sessions
+
+    async def _lease_once(self, seats: Sequence[str], deal: int | None) -> tuple[int, list[Session]]:
         lease_id = next(self._ids)
         if self.isolation == "shared":
             turn = next(self._spread)  # one per match, so its seats' slots stay distinct

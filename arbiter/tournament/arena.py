@@ -620,7 +620,7 @@ class Arena:
         copies = max(seats.count(p) for _, _, seats, _, _ in plan for p in set(seats))
         log_dir = Path(tempfile.mkdtemp(prefix="arena-encounter-"))
         host = BotHost(self._server.hub, self._server.address, dict(sources), isolation=self.spec.host_isolation,
-                       copies=copies, warm=1, max_restarts=0, sandbox=self.sandbox, log_dir=log_dir)
+                       copies=copies, warm=1, max_restarts=2, sandbox=self.sandbox, log_dir=log_dir)
         try:
             try:
                 await host.start()

@@ -433,22 +433,9 @@ async def _play_grpc(spec, names, sources, store, tournament_id, play_all, max_r
                 raise SpecError(f"bots: {n!r} does not play {spec.game} (it plays {', '.join(session.games)})")
         store.set_entrant_versions(tournament_id, [(n, s.bot_version) for n, s in sessions.items()])
 
-        replaced = dict.fromkeys(names, 0)
-
         async def remote(seat_names: Sequence[str], deal: int) -> tuple[list[SeatClient], Callable[[], None]]:
+            # (a process that died before its match began is replaced by the host itself)
             lease, seat_sessions = await host.lease(seat_names, deal)
-            # A process that died before its match began (a spare killed while it waited)
-            # is replaced, up to max_restarts times per bot, rather than costing its bot a
-            # forfeit of a match it never started. (Shared processes are restarted by the host.)
-            while spec.effective_isolation != "shared":
-                dead = {n for n, s in zip(seat_names, seat_sessions) if s.closed}
-                if not dead or any(replaced[n] >= max_restarts for n in dead):
-                    break
-                for n in dead:
-                    replaced[n] += 1
-                log.warning("bot process of %s gone before its match began; starting another", ", ".join(sorted(dead)))
-                host.release(lease)
-                lease, seat_sessions = await host.lease(seat_names, deal)
             # each session is named after its bot (a process's launch token carries the name)
             return [RemoteSeat(session, spec.game) for session in seat_sessions], lambda: host.release(lease)
 
