@@ -40,6 +40,7 @@ import gc
 import importlib
 import json
 import os
+import re
 import resource
 import select
 import signal
@@ -63,7 +64,7 @@ PRELOAD = ("asyncio", "grpc", "grpc.aio", "google.protobuf", "cardarena.games", 
 
 _CLONE_NEWNS, _CLONE_NEWUTS, _CLONE_NEWIPC = 0x20000, 0x4000000, 0x8000000
 _CLONE_NEWPID, _CLONE_NEWNET = 0x20000000, 0x40000000
-_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 32, 4096, 16384, 1 << 18
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REMOUNT, _MS_BIND, _MS_MOVE, _MS_REC, _MS_PRIVATE = 2, 4, 8, 32, 4096, 8192, 16384, 1 << 18
 _PR_SET_PDEATHSIG = 1
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 1
 _SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}
@@ -113,6 +114,48 @@ def _capabilities() -> tuple[int, int]:
     return got["CapPrm"], got["CapEff"]
 
 
+def _mounts_under(top: str) -> list[str]:
+    """The outermost mount points strictly below ``top`` in this mount namespace."""
+    points = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            point = line.split()[4]
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), point)  # \040 is a space
+            if point.startswith(top.rstrip("/") + "/"):
+                points.append(point)
+    points.sort(key=len)
+    outer: list[str] = []
+    for p in points:
+        if not any(p == o or p.startswith(o + "/") for o in outer):
+            outer.append(p)
+    return outer
+
+
+def _fresh_tmp(stage: str) -> None:
+    """A fresh, empty tmpfs at /tmp with the mounts that were below /tmp moved across
+    unchanged (their flags, read-only above all, go with them): moved out to ``stage`` (an
+    empty tmpfs of this process's), the tmpfs mounted, moved back."""
+    kept = _mounts_under("/tmp")
+    parked = []
+    for i, point in enumerate(kept):
+        place = f"{stage}/m{i}"
+        if os.path.isdir(point):
+            os.mkdir(place, 0o755)
+        else:
+            os.close(os.open(place, os.O_CREAT | os.O_WRONLY, 0o644))
+        _mount(point, place, None, _MS_MOVE)
+        parked.append((place, point))
+    _mount("tmpfs", "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0755,size=64m")
+    for place, point in parked:
+        parent = os.path.dirname(point)
+        os.makedirs(parent, 0o755, exist_ok=True)
+        if os.path.isdir(place):
+            os.mkdir(point, 0o755)
+        else:
+            os.close(os.open(point, os.O_CREAT | os.O_WRONLY, 0o644))
+        _mount(place, point, None, _MS_MOVE)
+
+
 def _confine_and_run(req: dict, err_fd: int) -> None:
     """The bot process: confine this (root) process, drop to the bot's uid, run the SDK. Never returns."""
     code = _EXIT_SETUP
@@ -122,12 +165,14 @@ def _confine_and_run(req: dict, err_fd: int) -> None:
         os.dup2(null, 0)
         os.dup2(null, 1)
         os.closerange(3, resource.getrlimit(resource.RLIMIT_NOFILE)[0])  # the control socket above all
-        # Its own file system view: a fresh /tmp (as bwrap makes one: root's, 0755), its own
-        # working directory at the usual place, the others' hidden, /proc of its PID namespace.
-        _mount("tmpfs", "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0755,size=64m")
+        # Its own file system view: its own working directory at the usual place, the
+        # others' hidden, a fresh /tmp (as bwrap makes one: root's, 0755) that keeps the
+        # sandbox's binds under /tmp (the project and its venv, when they live there, as a
+        # CI clone may), /proc of its PID namespace.
         _mount(f"{SPAWN_DIR}/{req['work']}", WORK_DIR, None, _MS_BIND)
         _mount(None, WORK_DIR, None, _MS_BIND | _MS_REMOUNT | _MS_NOSUID | _MS_NODEV)
         _mount("tmpfs", SPAWN_DIR, "tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, "mode=0755,size=4k")
+        _fresh_tmp(SPAWN_DIR)
         _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
         _loopback_up()
         os.setsid()

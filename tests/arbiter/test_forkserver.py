@@ -272,3 +272,51 @@ def test_a_forked_process_cannot_pass_its_process_limit_and_leaves_none_behind(t
     assert len({r["uid"] for r in starts}) == len(starts)  # each process its own uid
     for r in starts:
         assert wait_until(lambda: processes_of_uid(r["uid"]) == [], 10), processes_of_uid(r["uid"])
+
+
+FRESH_TMP = r"""
+import os, sys, ctypes
+sys.path.insert(0, sys.argv[1])
+import zygote
+root = sys.argv[2]
+zygote._mount(None, "/", None, zygote._MS_REC | zygote._MS_PRIVATE)
+os.makedirs(f"{root}/project", exist_ok=True)
+os.makedirs(f"{root}/stage", exist_ok=True)
+open(f"{root}/project/code.py", "w").write("kept")
+open(f"{root}/left-behind", "w").write("note")
+os.makedirs("/tmp/bound-project", exist_ok=True)
+zygote._mount(f"{root}/project", "/tmp/bound-project", None, zygote._MS_BIND)
+zygote._mount(None, "/tmp/bound-project", None, zygote._MS_BIND | zygote._MS_REMOUNT | 1)  # MS_RDONLY
+zygote._mount("tmpfs", f"{root}/stage", "tmpfs", 0, "size=4k")
+zygote._fresh_tmp(f"{root}/stage")
+print(open("/tmp/bound-project/code.py").read())
+print(os.path.exists(f"{root}/left-behind"), sorted(os.listdir("/tmp")))
+try:
+    open("/tmp/bound-project/x", "w")
+    print("writable")
+except OSError:
+    print("read-only")
+"""
+
+
+@needs_forks
+def test_a_childs_fresh_tmp_keeps_the_sandboxs_binds_below_tmp(tmp_path):
+    """A project (or its venv) under /tmp, as a CI clone may be, is bound into the sandbox
+    below /tmp: the child's fresh /tmp must keep those binds, read-only as they were, and
+    nothing else of the old /tmp."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "fresh_tmp.py"
+    script.write_text(FRESH_TMP)
+    root = Path("/var/tmp") / f"arena-fresh-tmp-{os.getpid()}"  # outside /tmp: its staging survives the new tmpfs
+    try:
+        out = subprocess.run(["unshare", "-m", sys.executable, str(script), str(Path(forkserver.__file__).parent),
+                              str(root)], capture_output=True, text=True, timeout=30)
+        assert out.returncode == 0, out.stderr
+        lines = out.stdout.split("\n")
+        assert lines[0] == "kept"  # the bind below /tmp came across
+        assert lines[1] == "True ['bound-project']"  # and nothing else of the old /tmp
+        assert lines[2] == "read-only"  # with its flags
+    finally:
+        subprocess.run(["rm", "-rf", str(root)], check=False)
