@@ -135,6 +135,23 @@ def write_text(path: Path, text: str, flag: str) -> None:
         raise UsageError(f"{flag} {path}: {exc.strerror or exc}") from None
 
 
+def read_tls(cert: Path | None, key: Path | None) -> tuple[bytes, bytes] | None:
+    """``--tls-cert`` and ``--tls-key`` (PEM files) as bytes, None without either;
+    UsageError if only one is given or one cannot be read."""
+    if cert is None and key is None:
+        return None
+
+    def read(path: Path | None, what: str) -> bytes:
+        if path is None:
+            raise UsageError(f"--tls-cert and --tls-key go together: {what} is missing")
+        try:
+            return path.read_bytes()
+        except OSError as exc:
+            raise UsageError(f"{what} {path}: {exc.strerror or exc}") from None
+
+    return read(cert, "--tls-cert"), read(key, "--tls-key")
+
+
 def check_address(address: str, flag: str = "--server") -> str:
     """``HOST:PORT`` (an arbiter's address; or a gRPC ``unix:PATH``), else UsageError naming the flag."""
     if address.startswith("unix:") and len(address) > 5:

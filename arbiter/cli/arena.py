@@ -51,16 +51,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from arbiter.cli._common import UsageError, _parse_options, _run, app, err, out
-
-
-def _read_pem(path: Path | None, what: str) -> bytes:
-    if path is None:
-        raise UsageError(f"--tls-cert and --tls-key go together: {what} is missing")
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"{what} {path}: {exc.strerror or exc}") from None
+from arbiter.cli._common import UsageError, _parse_options, _run, app, err, out, read_tls
 
 
 @app.command()
@@ -118,7 +109,7 @@ def arena(
         spec, service = _run(arena_from_dict, {}, overrides, "flags")
     if author:
         service = ServiceConfig(**{**service.__dict__, "authors": tuple(dict.fromkeys((*service.authors, *author)))})
-    tls = (_run(_read_pem, tls_cert, "--tls-cert"), _run(_read_pem, tls_key, "--tls-key")) if (tls_cert or tls_key) else None
+    tls = _run(read_tls, tls_cert, tls_key)
     _run(spec.validate)
     _run(asyncio.run, _main(spec, service, tls, insecure, max_encounters))
 

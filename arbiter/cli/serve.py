@@ -26,16 +26,7 @@ from arbiter.server.app import is_loopback, start_server
 from arbiter.server.arena import Hub
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.tournament.submissions import RegistryCatalog
-from arbiter.cli._common import CredentialsOpt, UsageError, _run, app, err, out
-
-
-def _read_pem(path: Path | None, what: str) -> bytes:
-    if path is None:
-        raise UsageError(f"--tls-cert and --tls-key go together: {what} is missing")
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"{what} {path}: {exc.strerror or exc}") from None
+from arbiter.cli._common import CredentialsOpt, UsageError, _run, app, err, out, read_tls
 
 
 def _check_tls(cert: Path, key: Path) -> None:
@@ -71,7 +62,7 @@ def serve(
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if spectator_delay is not None and spectator_delay < 0:
         _run(_fail, f"--spectator-delay must not be negative, got {spectator_delay:g}")
-    tls = (_run(_read_pem, tls_cert, "--tls-cert"), _run(_read_pem, tls_key, "--tls-key")) if (tls_cert or tls_key) else None
+    tls = _run(read_tls, tls_cert, tls_key)
     if tls is not None:
         _run(_check_tls, tls_cert, tls_key)
     if not is_loopback(host) and tls is None and not insecure:

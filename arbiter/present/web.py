@@ -155,6 +155,12 @@ def _replay(path: str, match_id: str, seat: int | None, full: bool) -> ReplayPag
         record = store.match(match_id).record()
     finally:
         store.close()
+    return _stepped(record, seat, full)
+
+
+def _stepped(record: Any, seat: int | None, full: bool) -> ReplayPage:
+    """The replay page's steps of a record as ``seat`` (None: a spectator) or in full; a
+    record that does not replay keeps the steps up to the fault and says why."""
     steps: list[ReplayStep] = []
     error = ""
     try:
@@ -709,14 +715,7 @@ def _arena_replay(path: str, match_id: str, seat: int | None, full: bool) -> Rep
         record = Arenas(store).match(match_id).record()
     finally:
         store.close()
-    steps: list[ReplayStep] = []
-    error = ""
-    try:
-        for s in step_record(record, seat, full):
-            steps.append(s)
-    except ReplayError as exc:
-        error = str(exc)
-    return ReplayPage(record, tuple(steps), error)
+    return _stepped(record, seat, full)
 
 
 def arena_replay_page(store: Store, arena_name: str, match_id: str, query: dict[str, list[str]]) -> str:

@@ -45,7 +45,6 @@ import os
 import secrets
 import shutil
 import tempfile
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -64,7 +63,7 @@ from arbiter.store.registry import Registry, RegistryError, lookup
 from arbiter.tournament import ladder
 from arbiter.tournament.ratings import Z95
 from arbiter.tournament.run import Entry, derive_seed, seatings_of
-from arbiter.tournament.spec import Seatings, SpecError, bot_names, bot_sources
+from arbiter.tournament.spec import Seatings, SpecError, bot_names, bot_sources, check_table, read_toml
 from arbiter.tournament.sprt import H0, H1, MIN_DEALS, Sprt
 from arbiter.tournament.submissions import RegistryCatalog
 from cardarena.games import ConfigError, Game, get_game
@@ -214,17 +213,9 @@ def arena_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None
     """The ladder and service settings from TOML-shaped data; ``overrides`` (flags; None
     values ignored) win. Keys of the service go to ServiceConfig, the rest to ArenaSpec."""
 
-    def check(table: Mapping[str, Any], schema: Mapping[str, type], prefix: str) -> None:
-        for key, value in table.items():
-            if key not in schema:
-                raise SpecError(f"{source}: unknown field {prefix}{key!r} (known: {', '.join(schema)})")
-            want = schema[key]
-            if not isinstance(value, want) or (want is int and isinstance(value, bool)):
-                raise SpecError(f"{source}: field {prefix}{key}: expected {want.__name__}, got {type(value).__name__} {value!r}")
-
-    check(data, _TOP, "")
+    check_table(data, _TOP, "", source)
     for key, schema in (("clock", _CLOCK), ("failure", _FAILURE), ("server", _SERVER), ("gate", _GATE)):
-        check(data.get(key, {}), schema, f"{key}.")
+        check_table(data.get(key, {}), schema, f"{key}.", source)
     kw: dict[str, Any] = {k: v for k, v in data.items() if k not in ("clock", "failure", "server", "gate")}
     kw.update(data.get("clock", {}))
     kw.update(data.get("failure", {}))
@@ -252,14 +243,7 @@ def arena_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None
 
 
 def arena_from_toml(path: str | os.PathLike, overrides: Mapping[str, Any] | None = None) -> tuple[ArenaSpec, ServiceConfig]:
-    p = Path(path)
-    try:
-        data = tomllib.loads(p.read_text())
-    except OSError as exc:
-        raise SpecError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise SpecError(f"{p}: not valid TOML: {exc}") from None
-    return arena_from_dict(data, overrides, source=str(p))
+    return arena_from_dict(read_toml(path), overrides, source=str(path))
 
 
 # --------------------------------------------------------------------------------------

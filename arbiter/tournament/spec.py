@@ -340,31 +340,38 @@ def spec_from_toml(path: str | os.PathLike, overrides: Mapping[str, Any] | None 
 
     SpecError naming the file, the field and the reason for anything malformed.
     """
+    return spec_from_dict(read_toml(path), overrides, source=str(path))
+
+
+def read_toml(path: str | os.PathLike) -> dict[str, Any]:
+    """A settings file (a tournament spec, a ladder), parsed; SpecError naming the file
+    and the reason if it cannot be read or is not TOML."""
     p = Path(path)
     try:
-        data = tomllib.loads(p.read_text())
+        return tomllib.loads(p.read_text())
     except OSError as exc:
         raise SpecError(f"{p}: cannot read: {exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise SpecError(f"{p}: not valid TOML: {exc}") from None
-    return spec_from_dict(data, overrides, source=str(p))
+
+
+def check_table(table: Mapping[str, Any], schema: Mapping[str, type], prefix: str, source: str) -> None:
+    """SpecError naming ``source`` and the field for an unknown key of a settings table or a
+    value of the wrong type (a bool is not an int)."""
+    for key, value in table.items():
+        if key not in schema:
+            raise SpecError(f"{source}: unknown field {prefix}{key!r} (known: {', '.join(schema)})")
+        want = schema[key]
+        if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+            raise SpecError(f"{source}: field {prefix}{key}: expected {want.__name__}, got {type(value).__name__} {value!r}")
 
 
 def spec_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None = None, source: str = "spec") -> TournamentSpec:
     """Build a spec from parsed TOML-shaped data (see the module docstring)."""
 
-    def check(table: Mapping[str, Any], schema: Mapping[str, type], prefix: str) -> None:
-        for key, value in table.items():
-            if key not in schema:
-                raise SpecError(f"{source}: unknown field {prefix}{key!r} (known: {', '.join(schema)})")
-            want = schema[key]
-            ok = isinstance(value, want) and not (want is int and isinstance(value, bool))
-            if not ok:
-                raise SpecError(f"{source}: field {prefix}{key}: expected {want.__name__}, got {type(value).__name__} {value!r}")
-
-    check(data, _TOP, "")
-    check(data.get("clock", {}), _CLOCK, "clock.")
-    check(data.get("failure", {}), _FAILURE, "failure.")
+    check_table(data, _TOP, "", source)
+    for key, schema in (("clock", _CLOCK), ("failure", _FAILURE)):
+        check_table(data.get(key, {}), schema, f"{key}.", source)
     kw: dict[str, Any] = {k: v for k, v in data.items() if k not in ("clock", "failure", "bots", "teams")}
     kw.update(data.get("clock", {}))
     kw.update(data.get("failure", {}))
