@@ -65,6 +65,7 @@ import logging
 import os
 import random
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -582,12 +583,14 @@ _MUTE_CLIENT = textwrap.dedent(
     """
     import sys, threading, time, queue, grpc
     from cardarena.v1 import arena_pb2 as pb, arena_pb2_grpc as pb_grpc
-    address, count_file, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+    address, count_file, pairs = sys.argv[1], sys.argv[2], sys.argv[3:]
+    names, tokens = pairs[0::2], pairs[1::2]
     turns = [0] * len(names)
     def session(i, name):
         q = queue.Queue()
         def requests():
-            yield pb.BotMessage(hello=pb.Hello(bot_name=name, bot_version="mute", protocol_version=1, games=["spades"]))
+            yield pb.BotMessage(hello=pb.Hello(bot_name=name, bot_version="mute", protocol_version=1, games=["spades"],
+                                               token=tokens[i]))
             q.get()
         channel = grpc.insecure_channel(address)
         for msg in pb_grpc.ArenaStub(channel).Play(requests()):
@@ -615,30 +618,38 @@ def _rss(pid: int) -> int:
 
 
 def memory_run(matches: int = MEMORY_MATCHES, timeout: float = 120.0) -> tuple[int, int]:
-    """(RSS of the arbiter with ``matches`` waiting matches, its RSS before them), in bytes."""
+    """(RSS of the arbiter with ``matches`` waiting matches, its RSS before them), in bytes.
+
+    ``arbiter serve`` as an operator starts it (secure by default): its own credentials
+    file, a token per mute bot, the admin token for the Matches calls."""
     import grpc
 
+    from arbiter.server import auth
 
+    tmp = tempfile.mkdtemp(prefix="arena-bench-")
+    count_file = os.path.join(tmp, "turns")
+    creds_path = os.path.join(tmp, "credentials.json")
+    names = [f"mute{i}" for i in range(4)]
     serve = subprocess.Popen(
-        [sys.executable, "-m", "arbiter", "serve", "--port", "0"], cwd=ROOT, stdin=subprocess.DEVNULL,
+        [sys.executable, "-m", "arbiter", "serve", "--port", "0", "--credentials", creds_path,
+         *(a for n in names for a in ("--bot", n))], cwd=tmp, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )
     mute = None
-    tmp = tempfile.mkdtemp(prefix="arena-bench-")
-    count_file = os.path.join(tmp, "turns")
     try:
         line = serve.stdout.readline()
         m = re.search(r"listening on ([\d.]+:\d+)", line)
         if not m:
             raise RuntimeError(f"arbiter serve did not start: {line!r}")
         address = m.group(1)
-        names = [f"mute{i}" for i in range(4)]
-        mute = subprocess.Popen([sys.executable, "-c", _MUTE_CLIENT, address, count_file, *names], cwd=ROOT,
+        creds = auth.read(creds_path)
+        mute = subprocess.Popen([sys.executable, "-c", _MUTE_CLIENT, address, count_file,
+                                 *(x for n in names for x in (n, creds.bots[n]))], cwd=ROOT,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         with grpc.insecure_channel(address) as channel:
             stub = pb_grpc.MatchesStub(channel)
             deadline = time.monotonic() + timeout
-            while len(stub.ListSessions(pb.ListSessionsRequest()).sessions) < len(names):
+            while len(stub.ListSessions(pb.ListSessionsRequest(admin_token=creds.admin)).sessions) < len(names):
                 if time.monotonic() > deadline:
                     raise RuntimeError("the mute bots did not connect")
                 time.sleep(0.05)
@@ -647,6 +658,7 @@ def memory_run(matches: int = MEMORY_MATCHES, timeout: float = 120.0) -> tuple[i
             futures = [
                 stub.RunMatch.future(pb.RunMatchRequest(
                     game="spades", seed=i, seats=names, clock=pb.Clock(decision_ms=0, bank_ms=0), policy="forfeit",
+                    admin_token=creds.admin,
                 ))
                 for i in range(matches)
             ]
@@ -670,6 +682,7 @@ def memory_run(matches: int = MEMORY_MATCHES, timeout: float = 120.0) -> tuple[i
                 except subprocess.TimeoutExpired:
                     p.kill()
                     p.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _read_int(path: str) -> int:

@@ -62,3 +62,16 @@ def test_the_floor_uses_the_transport_of_the_hosted_bots(tmp_path):
 def test_an_unknown_floor_transport_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown floor transport 'udp'"):
         asyncio.run(bench._floor_round(600, 60, 10, transport="udp"))
+
+
+def test_the_memory_section_runs_against_a_secure_arbiter_serve_and_leaves_nothing_behind():
+    """`arbiter serve` refuses Matches calls without the admin token and bots without
+    theirs; the bench's memory run must bring both (it broke when serve became secure by
+    default), and it writes no credentials file into the checkout. (Counts, not timings.)"""
+    from arbiter.bench import memory_run
+    from tests.conftest import ROOT
+
+    before_files = set(ROOT.iterdir())
+    after, before = memory_run(matches=20, timeout=60)
+    assert after > 0 and before > 0
+    assert set(ROOT.iterdir()) - before_files == set()
