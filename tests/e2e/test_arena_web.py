@@ -6,10 +6,7 @@ a suspended bot's page saying why."""
 from __future__ import annotations
 
 import asyncio
-import re
 import shutil
-import subprocess
-import sys
 import tempfile
 import textwrap
 from pathlib import Path
@@ -21,7 +18,7 @@ from arbiter.store.arenas import Arenas
 from arbiter.store.db import Store
 from arbiter.tournament import ladder
 from arbiter.tournament.arena import Arena, ArenaSpec
-from tests.conftest import ROOT
+from tests.e2e.browser import serve_web
 from tests.e2e.test_web import ARTIFACTS, browser  # noqa: F401  (the Chromium fixture)
 
 CRASHER = """
@@ -46,16 +43,8 @@ def ladder_site():
     arena = Arena(spec, db, poll=0)
     asyncio.run(arena.run(max_encounters=16))
     arena.close()
-    proc = subprocess.Popen([sys.executable, "-m", "arbiter", "web", "--db", str(db), "--port", "0"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
-    line = proc.stdout.readline()
-    m = re.search(r"on (http://[\d.]+:\d+/)", line)
-    if not m:
-        proc.kill()
-        raise RuntimeError(f"arbiter web did not start: {line!r} {proc.stderr.read()}")
-    yield m.group(1), db
-    proc.terminate()
-    proc.wait(10)
+    with serve_web(db) as url:
+        yield url, db
     shutil.rmtree(tmp, ignore_errors=True)
 
 

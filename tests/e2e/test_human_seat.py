@@ -36,9 +36,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -52,6 +50,7 @@ from cardarena.records import MatchConfig
 from cardarena.replay import step_record, verify_record
 from sdk.loading import load_bot
 from tests.conftest import ROOT
+from tests.e2e.browser import chromium, serve_web
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
 SPADES = {"deals": "1"}
@@ -69,21 +68,7 @@ def _new_store(folder: Path) -> Path:
     return db
 
 
-@contextlib.contextmanager
-def _web(db: Path, *flags: str, **popen: Any) -> Iterator[str]:
-    proc = subprocess.Popen([sys.executable, "-m", "arbiter", "web", "--db", str(db), "--port", "0", *flags],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
-                            **popen)
-    line = proc.stdout.readline()
-    m = re.search(r"on (http://[\d.]+:\d+/)", line)
-    if not m:
-        proc.kill()
-        raise RuntimeError(f"arbiter web did not start: {line!r} {proc.stderr.read()}")
-    try:
-        yield m.group(1)
-    finally:
-        proc.terminate()
-        proc.wait(20)
+_web = serve_web
 
 
 class _Report:
@@ -108,21 +93,8 @@ def site():
 
 @pytest.fixture(scope="module")
 def browser():
-    chromium = shutil.which("chromium")
-    driver_path = shutil.which("chromedriver")
-    assert chromium and driver_path, "install Debian's chromium and chromium-driver (`make browser` does)"
-    profile = tempfile.mkdtemp(prefix="arena-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-                 f"--user-data-dir={profile}", "--window-size=1280,1000"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    driver.set_page_load_timeout(60)
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    with chromium(60) as driver:
+        yield driver
 
 
 @dataclasses.dataclass

@@ -9,16 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import re
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
@@ -29,6 +24,7 @@ from arbiter.store.db import Store
 from sdk import Bot
 from sdk.loading import load_bot
 from tests.conftest import ROOT
+from tests.e2e.browser import chromium, serve_web
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
 BOTS = ["heuristic", "greedy", "random"]
@@ -69,36 +65,15 @@ def site():
     tmp = Path(tempfile.mkdtemp(prefix="arena-web-"))
     db = tmp / "arena.sqlite"
     _fill_store(db)
-    proc = subprocess.Popen([sys.executable, "-m", "arbiter", "web", "--db", str(db), "--port", "0"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
-    line = proc.stdout.readline()
-    m = re.search(r"on (http://[\d.]+:\d+/)", line)
-    if not m:
-        proc.kill()
-        raise RuntimeError(f"arbiter web did not start: {line!r} {proc.stderr.read()}")
-    yield m.group(1), db
-    proc.terminate()
-    proc.wait(10)
+    with serve_web(db) as url:
+        yield url, db
     shutil.rmtree(tmp, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
 def browser():
-    chromium = shutil.which("chromium")
-    driver_path = shutil.which("chromedriver")
-    assert chromium and driver_path, "install Debian's chromium and chromium-driver (`make test` does)"
-    profile = tempfile.mkdtemp(prefix="arena-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-                 f"--user-data-dir={profile}", "--window-size=1280,1000"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    driver.set_page_load_timeout(30)
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    with chromium(30) as driver:
+        yield driver
 
 
 def test_standings_page_shows_the_bots_in_order_with_ratings(site, browser):

@@ -1,0 +1,58 @@
+"""What the browser tests share: `arbiter web` as a subprocess, and a headless Chromium
+(Debian's chromium and chromedriver; `make browser` installs them)."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+from tests.conftest import ROOT
+
+
+@contextlib.contextmanager
+def serve_web(db: Path, *flags: str, **popen: Any) -> Iterator[str]:
+    """`arbiter web --db DB --port 0 FLAGS` running; its base URL."""
+    proc = subprocess.Popen([sys.executable, "-m", "arbiter", "web", "--db", str(db), "--port", "0", *flags],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
+                            **popen)
+    line = proc.stdout.readline()
+    m = re.search(r"on (http://[\d.]+:\d+/)", line)
+    if not m:
+        proc.kill()
+        raise RuntimeError(f"arbiter web did not start: {line!r} {proc.stderr.read()}")
+    try:
+        yield m.group(1)
+    finally:
+        proc.terminate()
+        proc.wait(20)
+
+
+@contextlib.contextmanager
+def chromium(page_load_timeout: float = 60) -> Iterator[webdriver.Chrome]:
+    """A headless Chromium with a profile of its own, removed afterwards."""
+    binary = shutil.which("chromium")
+    driver_path = shutil.which("chromedriver")
+    assert binary and driver_path, "install Debian's chromium and chromium-driver (`make browser` does)"
+    profile = tempfile.mkdtemp(prefix="arena-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+                 f"--user-data-dir={profile}", "--window-size=1280,1000"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver.set_page_load_timeout(page_load_timeout)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
