@@ -14,11 +14,11 @@ from __future__ import annotations
 import logging
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
-from arbiter.cli._common import DbOpt, UsageError, _run, app, out
+from arbiter.cli._common import DbOpt, UsageError, _run, app, err, out
 from arbiter.store.db import DEFAULT_DB
 
 
@@ -28,14 +28,24 @@ def web(
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on (0: any free port).")] = 8080,
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log every request.")] = False,
-    play_limit: Annotated[int, typer.Option(min=0, help="Most matches with a person at the table (/play) at once; "
-                                            "0: none can be started.")] = 4,
+    play_limit: Annotated[Optional[int], typer.Option(min=0, help="Most matches with a person at the table (/play) at "
+                                                      "once; 0: none can be started. Default: 4 on a loopback "
+                                                      "interface, 0 on any other (anyone reaching the page could "
+                                                      "start bot processes: say how many you allow).")] = None,
     play_clock: Annotated[float, typer.Option(min=1, help="Seconds a person has for each decision at /play; past "
                                               "them the person's side forfeits (the match is recorded).")] = 300,
 ) -> None:
     """Serve the standings, cross-tables, matches and replays of the store as a web page."""
     from arbiter.present.web import make_server
 
+    from arbiter.present.table import DEFAULT_LIMIT
+    from arbiter.server.app import is_loopback
+
+    if play_limit is None:
+        play_limit = DEFAULT_LIMIT if is_loopback(host) else 0
+        if not play_limit:
+            err.print(f"{host} reaches other machines: /play is off (give --play-limit N to allow N matches with a "
+                      "person at once)", highlight=False, markup=False)
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     def listen():
         try:

@@ -595,6 +595,24 @@ def test_over_the_live_match_cap_is_refused():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def test_on_an_interface_other_machines_reach_play_is_off_unless_a_limit_is_given():
+    """Secure by default: anyone who reaches the page could start bot processes, so on a
+    non-loopback interface /play starts nothing until the operator says how many."""
+    tmp = Path(tempfile.mkdtemp(prefix="arena-seat-host-"))
+    db = _new_store(tmp)
+    try:
+        with _web(db, "--host", "0.0.0.0") as url:
+            client = Client(url.replace("0.0.0.0", "127.0.0.1"))
+            r = client.post("/play/new", _start_form("spades", 0, ["random"] * 3, SPADES))
+            assert r.status == 429 and "set-cookie" not in r.headers, (r.status, _error(r))
+            assert "0 of 0 matches" in client.get("/play").body
+        with _web(db, "--host", "0.0.0.0", "--play-limit", "1") as url:
+            client = Client(url.replace("0.0.0.0", "127.0.0.1"))
+            _play_out(client, _start(client, "spades", 0, ["random"] * 3, SPADES))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def test_a_person_gone_past_the_clock_forfeits_and_the_match_is_recorded():
     """Nobody clicks: past the clock (1 s here) the person's side forfeits by timeout. The
     bots have the same clock; on a very busy machine one of them could run out of it
