@@ -28,14 +28,20 @@ def test_a_bot_script_run_with_flags_joins_and_plays(serve, tmp_path):
         if __name__ == "__main__":
             run(MyBot())
     """))
+    tokens = [serve.bot_token(f"flagged{i}") for i in range(2)]
+    logs = [tmp_path / f"flagged{i}.stderr" for i in range(2)]
     procs = [
-        subprocess.Popen([sys.executable, str(script), "--address", serve.address, "--token", serve.bot_token(f"flagged{i}"),
+        subprocess.Popen([sys.executable, str(script), "--address", serve.address, "--token", tokens[i],
                           "--name", f"flagged{i}"], cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL)
+                         stderr=logs[i].open("wb"))
         for i in range(2)
     ]
     serve.bots.extend(procs)
-    serve.wait_sessions(["flagged0", "flagged1"])
+    try:
+        serve.wait_sessions(["flagged0", "flagged1"])
+    except TimeoutError as exc:  # say why: what each bot printed, and whether it is still running
+        said = {f"flagged{i}": (p.poll(), logs[i].read_text(errors="replace")[-2000:]) for i, p in enumerate(procs)}
+        raise AssertionError(f"{exc}; the bots (exit code, stderr): {said}") from None
     with grpc.insecure_channel(serve.address) as ch:
         summary = pb_grpc.MatchesStub(ch).RunMatch(pb.RunMatchRequest(
             game="spite-and-malice", seats=["flagged0", "flagged1"], seed=2, options={"payoff_size": "5"},
