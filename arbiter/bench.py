@@ -344,30 +344,11 @@ def hosted_transport() -> str:
     return "unix" if sb.Sandbox().blocks_network else "tcp"
 
 
-async def _floor_round(turn_bytes: int, act_bytes: int, exchanges: int, warmup: int = 200, transport: str = "tcp") -> float:
-    """Seconds per round trip: the mean over ``exchanges`` after ``warmup``.
-
-    The server is a grpc.aio server with the arbiter's channel options; ``transport`` is
-    "tcp" (127.0.0.1) or "unix" (a socket file), so that the floor runs over the same
-    transport as the hosted matches it is compared with.
-    """
+async def _floor_server(pingpong: Callable[..., Any], transport: str) -> tuple[Any, str, str | None]:
+    """The floors' server: ``pingpong`` as a bidirectional-stream method of a grpc.aio server
+    with the arbiter's options, on ``transport`` ("tcp": 127.0.0.1, "unix": a socket file in
+    a fresh folder); (server, address, that folder or None), started."""
     import grpc
-
-
-    payload = b"t" * turn_bytes
-    done: asyncio.Future = asyncio.get_running_loop().create_future()
-
-    async def pingpong(request_iterator, context):
-        await context.read()  # the client's hello
-        for _ in range(warmup):
-            await context.write(payload)
-            await context.read()
-        t0 = time.perf_counter()
-        for _ in range(exchanges):
-            await context.write(payload)
-            await context.read()
-        if not done.done():
-            done.set_result((time.perf_counter() - t0) / exchanges)
 
     handler = grpc.method_handlers_generic_handler(
         "cardarena.bench.Floor", {"PingPong": grpc.stream_stream_rpc_method_handler(pingpong)}
@@ -385,21 +366,55 @@ async def _floor_round(turn_bytes: int, act_bytes: int, exchanges: int, warmup: 
     else:
         raise ValueError(f"unknown floor transport {transport!r} (tcp or unix)")
     await server.start()
-    client = subprocess.Popen([sys.executable, "-c", _FLOOR_CLIENT, address, str(act_bytes)],
-                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        return await asyncio.wait_for(done, 120)
-    finally:
-        await server.stop(0.5)
+    return server, address, sock_dir
+
+
+def _floor_clients(address: str, act_bytes: int, n: int) -> list[subprocess.Popen]:
+    return [subprocess.Popen([sys.executable, "-c", _FLOOR_CLIENT, address, str(act_bytes)],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            for _ in range(n)]
+
+
+async def _stop_floor(server: Any, clients: list[subprocess.Popen], sock_dir: str | None) -> None:
+    await server.stop(0.5)
+    for client in clients:
         try:
             client.wait(10)
         except subprocess.TimeoutExpired:
             client.kill()
             client.wait()
-        if sock_dir is not None:
-            import shutil
+    if sock_dir is not None:
+        shutil.rmtree(sock_dir, ignore_errors=True)
 
-            shutil.rmtree(sock_dir, ignore_errors=True)
+
+async def _floor_round(turn_bytes: int, act_bytes: int, exchanges: int, warmup: int = 200, transport: str = "tcp") -> float:
+    """Seconds per round trip: the mean over ``exchanges`` after ``warmup``.
+
+    The server is a grpc.aio server with the arbiter's channel options; ``transport`` is
+    "tcp" (127.0.0.1) or "unix" (a socket file), so that the floor runs over the same
+    transport as the hosted matches it is compared with.
+    """
+    payload = b"t" * turn_bytes
+    done: asyncio.Future = asyncio.get_running_loop().create_future()
+
+    async def pingpong(request_iterator, context):
+        await context.read()  # the client's hello
+        for _ in range(warmup):
+            await context.write(payload)
+            await context.read()
+        t0 = time.perf_counter()
+        for _ in range(exchanges):
+            await context.write(payload)
+            await context.read()
+        if not done.done():
+            done.set_result((time.perf_counter() - t0) / exchanges)
+
+    server, address, sock_dir = await _floor_server(pingpong, transport)
+    clients = _floor_clients(address, act_bytes, 1)
+    try:
+        return await asyncio.wait_for(done, 120)
+    finally:
+        await _stop_floor(server, clients, sock_dir)
 
 
 #: Client processes of the 4-seat floor: one per seat, as a hosted Spades match has.
@@ -420,7 +435,6 @@ async def _floor_seats_round(turn_bytes: int, act_bytes: int, exchanges: int, se
     after sleeping through the others'). ``window`` (for ``arbiter.breakdown``) is told
     ("start" | "end", the client pids) around the measured exchanges.
     """
-    import grpc
 
     payload = b"t" * turn_bytes
     loop = asyncio.get_running_loop()
@@ -435,25 +449,8 @@ async def _floor_seats_round(turn_bytes: int, act_bytes: int, exchanges: int, se
             joined.set_result(None)
         await finished  # the driver below writes and reads this stream
 
-    handler = grpc.method_handlers_generic_handler(
-        "cardarena.bench.Floor", {"PingPong": grpc.stream_stream_rpc_method_handler(pingpong)}
-    )
-    server = grpc.aio.server(options=SERVER_OPTIONS)
-    server.add_generic_rpc_handlers((handler,))
-    sock_dir = None
-    if transport == "unix":
-        sock_dir = tempfile.mkdtemp(prefix="arena-bench-floor-")
-        address = f"unix:{sock_dir}/floor.sock"
-        if not server.add_insecure_port(address):
-            raise OSError(f"cannot listen on {address}")
-    elif transport == "tcp":
-        address = f"127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
-    else:
-        raise ValueError(f"unknown floor transport {transport!r} (tcp or unix)")
-    await server.start()
-    clients = [subprocess.Popen([sys.executable, "-c", _FLOOR_CLIENT, address, str(act_bytes)],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-               for _ in range(seats)]
+    server, address, sock_dir = await _floor_server(pingpong, transport)
+    clients = _floor_clients(address, act_bytes, seats)
 
     async def drive() -> float:
         await joined
@@ -478,17 +475,7 @@ async def _floor_seats_round(turn_bytes: int, act_bytes: int, exchanges: int, se
     finally:
         if not finished.done():
             finished.set_result(None)
-        await server.stop(0.5)
-        for client in clients:
-            try:
-                client.wait(10)
-            except subprocess.TimeoutExpired:
-                client.kill()
-                client.wait()
-        if sock_dir is not None:
-            import shutil
-
-            shutil.rmtree(sock_dir, ignore_errors=True)
+        await _stop_floor(server, clients, sock_dir)
 
 
 # --------------------------------------------------------------------------------------
