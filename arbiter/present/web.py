@@ -33,7 +33,7 @@ import threading
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import jinja2
 from markupsafe import Markup
@@ -525,17 +525,24 @@ def replay_page(store: Store, match_id: str, query: dict[str, list[str]]) -> str
         num_seats = get_game(row.record().game, row.record().options).num_seats
     except Exception as exc:  # noqa: BLE001 - a corrupt record is shown as an error, not a crash
         raise PageError(500, f"match {match_id!r}: its record cannot be read: {exc}") from None
+    return _replay_html(lambda seat, full: _replay(str(store.path), match_id, seat, full), match_id, num_seats, query,
+                        f"/m/{urllib.parse.quote(match_id)}?", tour)
+
+
+def _replay_html(steps_for: Callable[[int | None, bool], ReplayPage], match_id: str, num_seats: int,
+                 query: dict[str, list[str]], base: str, tour: Any) -> str:
+    """The replay viewer's page at the query's ``view`` and ``step``; ``steps_for(seat,
+    full)`` gives the steps (cached), ``base`` is the page's own URL up to its query."""
     view = (query.get("view") or ["spectator"])[0]
     seat, full = _parse_view(view, num_seats)
-    page = _replay(str(store.path), match_id, seat, full)
+    page = steps_for(seat, full)
     if not page.steps:
         raise PageError(500, f"match {match_id!r} does not replay: {page.error}")
     last = page.steps[-1].index
     raw_step = (query.get("step") or ["0"])[0]
     if not raw_step.lstrip("-").isdigit():
         raise PageError(400, f"step must be a number from 0 to {last}, got {raw_step[:20]!r}")
-    index = min(max(0, int(raw_step)), last)
-    step = page.steps[index]
+    step = page.steps[min(max(0, int(raw_step)), last)]
     r = page.record
     if step.index == 0:
         title = "The deal"
@@ -546,7 +553,7 @@ def replay_page(store: Store, match_id: str, query: dict[str, list[str]]) -> str
     views = [("spectator", "spectator"), ("full", "every hand")] + [(f"seat{s}", f"seat {s}") for s in range(num_seats)]
 
     def url(step: int, view: str = view) -> str:
-        return f"/m/{urllib.parse.quote(match_id)}?" + urllib.parse.urlencode({"step": step, "view": view})
+        return base + urllib.parse.urlencode({"step": step, "view": view})
 
     return _env.get_template("replay").render(
         r=r, step=step, steps=page.steps, last=last, title=title, error=page.error, view=view, views=views, url=url,
@@ -730,34 +737,8 @@ def arena_replay_page(store: Store, arena_name: str, match_id: str, query: dict[
         raise PageError(403, f"match {match_id[:40]!r}: its encounter is still being played")
     record = m.record()
     num_seats = get_game(record.game, record.options).num_seats
-    view = (query.get("view") or ["spectator"])[0]
-    seat, full = _parse_view(view, num_seats)
-    page = _arena_replay(str(store.path), match_id, seat, full)
-    if not page.steps:
-        raise PageError(500, f"match {match_id!r} does not replay: {page.error}")
-    last = page.steps[-1].index
-    raw_step = (query.get("step") or ["0"])[0]
-    if not raw_step.lstrip("-").isdigit():
-        raise PageError(400, f"step must be a number from 0 to {last}, got {raw_step[:20]!r}")
-    step = page.steps[min(max(0, int(raw_step)), last)]
-    r = page.record
-    if step.index == 0:
-        title = "The deal"
-    else:
-        who = r.seat_names[step.seat] if step.seat is not None and step.seat < len(r.seat_names) else "?"
-        forced = f" (played by the arbiter: {step.forced})" if step.forced else ""
-        title = f"Step {step.index}: seat {step.seat} ({who}) {step.action}{forced}"
-    views = [("spectator", "spectator"), ("full", "every hand")] + [(f"seat{s}", f"seat {s}") for s in range(num_seats)]
-    base = f"/a/{urllib.parse.quote(a.name)}/m/{urllib.parse.quote(match_id)}?"
-
-    def url(step: int, view: str = view) -> str:
-        return base + urllib.parse.urlencode({"step": step, "view": view})
-
-    return _env.get_template("replay").render(
-        r=r, step=step, steps=page.steps, last=last, title=title, error=page.error, view=view, views=views, url=url,
-        rows=board(r.game, step.view, r.seat_names, step.seat_views), tour=None,
-        forfeit=r.outcome is not None and not r.outcome.reason.finishes_the_game,
-    )
+    return _replay_html(lambda seat, full: _arena_replay(str(store.path), match_id, seat, full), match_id, num_seats,
+                        query, f"/a/{urllib.parse.quote(a.name)}/m/{urllib.parse.quote(match_id)}?", None)
 
 
 # --------------------------------------------------------------------------------------
