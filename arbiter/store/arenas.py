@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from arbiter.store.db import Store, StoreError, transaction
+from arbiter.store.db import Store, StoreError, incidents_from_json, incidents_json, transaction
 from cardarena.games import EndReason, Outcome
 from cardarena.records import Incident, MatchRecord
 
@@ -249,12 +249,11 @@ class Arenas:
                 r, o = m.record, m.record.outcome
                 if o is None:
                     raise ValueError(f"match {r.match_id}: no outcome (it did not finish)")
-                incidents = [{"seat": i.seat, "kind": i.kind, "detail": i.detail} for i in r.incidents]
                 db.execute(
                     f"INSERT INTO arena_matches ({_MATCH_COLUMNS}, finished) VALUES ({', '.join('?' * 18)})",
                     (arena_id, idx, m.k, r.match_id, m.deal, m.seating, r.seed, json.dumps(list(r.seat_names)),
                      json.dumps(list(m.sides)), json.dumps(list(o.scores)), json.dumps(list(o.ranks)), o.reason.value,
-                     o.detail, json.dumps(incidents), r.to_json(), len(r.actions), r.seconds, now),
+                     o.detail, incidents_json(r.incidents), r.to_json(), len(r.actions), r.seconds, now),
                 )
             for player, u in updates.items():
                 db.execute(
@@ -312,7 +311,7 @@ class Arenas:
     def _match(self, r: tuple) -> ArenaMatch:
         try:
             outcome = Outcome(tuple(json.loads(r[9])), tuple(json.loads(r[10])), EndReason(r[11]), r[12])
-            incidents = tuple(Incident(int(i["seat"]), str(i["kind"]), str(i["detail"])) for i in json.loads(r[13]))
+            incidents = incidents_from_json(r[13])
             return ArenaMatch(r[0], r[1], r[2], r[3], r[4], r[5], r[6], tuple(json.loads(r[7])), tuple(json.loads(r[8])),
                               outcome, incidents, r[14], r[15], r[16])
         except (ValueError, TypeError, KeyError) as exc:

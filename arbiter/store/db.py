@@ -26,7 +26,7 @@ import time
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from cardarena.games import EndReason, Outcome
 from cardarena.records import Incident, MatchRecord
@@ -252,6 +252,20 @@ _MIGRATE_2_TO_3 = [
 
 # Schema 4 only adds tables (the arenas'): _SCHEMA creates them in files of any version.
 _MIGRATE_3_TO_4: list[str] = []
+
+
+def incidents_json(incidents: Sequence[Incident]) -> str:
+    """A match's incidents as a row stores them (tournament and arena matches alike), with
+    the failing process's stderr tail, so every reader of the rows (tournament show
+    --failures, the web pages) has the bot's own words, not only the record's readers."""
+    return json.dumps([{"seat": i.seat, "kind": i.kind, "detail": i.detail, **({"stderr": i.stderr} if i.stderr else {})}
+                       for i in incidents])
+
+
+def incidents_from_json(text: str) -> tuple[Incident, ...]:
+    """``incidents_json`` read back (rows stored before the stderr was kept have none)."""
+    return tuple(Incident(int(i["seat"]), str(i["kind"]), str(i["detail"]), str(i.get("stderr", "")))
+                 for i in json.loads(text))
 
 
 @dataclass(frozen=True)
@@ -544,10 +558,6 @@ class Store:
         if record.outcome is None:
             raise ValueError("save_match: the record has no outcome (the match did not finish)")
         o = record.outcome
-        # with the failing process's stderr tail, so every reader of the match rows (tournament
-        # show --failures, the web page) has the bot's traceback, not only the record's readers
-        incidents = [{"seat": i.seat, "kind": i.kind, "detail": i.detail, **({"stderr": i.stderr} if i.stderr else {})}
-                     for i in record.incidents]
         try:
             with self._tx() as db:
                 db.execute(
@@ -556,7 +566,7 @@ class Store:
                         tournament_id, idx, record.match_id, deal, rotation, record.seed,
                         json.dumps(list(record.seat_names)), json.dumps(list(o.scores)), json.dumps(list(o.ranks)),
                         o.reason.value, o.detail, record.to_json(), round, table, json.dumps(list(sides)),
-                        json.dumps(incidents), len(record.actions), record.seconds, time.time(),
+                        incidents_json(record.incidents), len(record.actions), record.seconds, time.time(),
                     ),
                 )
         except sqlite3.IntegrityError as exc:
@@ -586,8 +596,7 @@ class Store:
     def _match_row(self, r: tuple) -> MatchRow:
         try:
             outcome = Outcome(tuple(json.loads(r[7])), tuple(json.loads(r[8])), EndReason(r[9]), r[10])
-            incidents = tuple(Incident(int(i["seat"]), str(i["kind"]), str(i["detail"]), str(i.get("stderr", "")))
-                              for i in json.loads(r[15]))
+            incidents = incidents_from_json(r[15])
             return MatchRow(
                 r[0], r[1], r[2], r[3], r[4], r[5], tuple(json.loads(r[6])), outcome, r[11],
                 r[12], r[13], tuple(json.loads(r[14])), incidents, r[16], r[17],

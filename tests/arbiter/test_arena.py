@@ -328,3 +328,19 @@ def test_a_trial_cut_off_by_restarts_resumes_and_ends_as_one_run_straight_throug
     cut = run("cut", [3, 4, 80])
     assert once == cut
     assert once[0]["mine@2"] == "active" and once[0]["mine@1"] == "replaced"
+
+
+def test_a_stored_arena_match_keeps_the_failing_bots_stderr_on_its_incidents(tmp_path):
+    """As tournament rows do (arbiter.store.db.incidents_json): the bot pages read the rows."""
+    from cardarena.records import Incident
+
+    a = Arena(_spec(), tmp_path / "a.sqlite", poll=0)
+    _run(a, 1)
+    good = a.tables.matches(a.row.id, 0)[0].record()
+    failed = dataclasses.replace(good, match_id="x-0", incidents=[
+        Incident(1, "crash", "choose raised RuntimeError: out of ideas", "Traceback ...\nRuntimeError: out of ideas")])
+    idx = a.tables.begin_encounter(a.row.id, ("random", "greedy"), 7)
+    a.tables.finish_encounter(a.row.id, idx, [PlayedMatch(0, 0, 0, ("random", "greedy"), failed)], {}, {})
+    (row,) = a.tables.matches(a.row.id, idx, records=False)
+    assert row.incidents == tuple(failed.incidents) and row.incidents[0].stderr.endswith("out of ideas")
+    a.close()
