@@ -914,16 +914,17 @@ def cluster_section(result: BenchResult, runs: int, progress: Callable[[str], No
 def best_speedup(result: BenchResult, speed: dict[int, Figure], cores: int) -> Figure | None:
     """Add the row "best concurrency speed-up" and check the target on it.
 
-    The issue measures matches/s "with 1 and with M concurrent matches (M = cores and
-    more)" and sets ">= 1.8x on 2 cores". The target is checked twice, each row saying
-    which M it is about: at M = cores (the row of that M) and at the M whose median
-    speed-up is the highest of those measured (this row, whose label names the M; its
-    values are that M's rounds). None if nothing was measured.
+    Issue 8 set ">= 1.8x on 2 cores" for M = cores; issue 18 (item 3) moved the target to
+    what a tournament runs when not told, the default M (checked on its own row by the
+    caller), because the default had been M = cores and two matches at once cannot keep
+    two cores busy (each match's decisions are a chain through five processes). The M =
+    cores row therefore carries no target; this row says how far concurrency goes at all:
+    the M whose median speed-up is the highest of those measured (its label names the M;
+    its values are that M's rounds), checked against the same bound. None if nothing was
+    measured.
     """
     measured = {m: f for m, f in speed.items() if f.values}
     target = f">= {CONCURRENCY_SPEEDUP}"
-    if cores in measured:
-        measured[cores].check(lambda v: v >= CONCURRENCY_SPEEDUP, f"{target} (M = cores)")
     if not measured:
         return None
     m = max(measured, key=lambda k: (measured[k].median, -k))
