@@ -27,14 +27,15 @@ import asyncio
 import collections
 import itertools
 import logging
+import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Sequence
 
+from arbiter import scratch
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.forkserver import ForkedProcess, ForkServer, ForkServerError
 from arbiter.hosting.loading import BUNDLED
@@ -130,13 +131,17 @@ class BotPool:
 
     hub: Hub
     address: str
-    log_dir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="arena-bots-")))
+    #: the processes' stderr logs; None: a scratch folder of the pool's own, removed by ``stop``
+    log_dir: Path | None = None
     procs: dict[str, BotProcess] = field(default_factory=dict)
     sandbox: sb.Sandbox | None = None  # None: sandbox.Sandbox() (the strongest available)
     #: per bot spec, the fork server its ``launch(fork=True)`` processes come from
     forkservers: dict[str, ForkServer] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self._own_log_dir = self.log_dir is None
+        if self.log_dir is None:
+            self.log_dir = scratch.make("arena-bots-")
         if self.sandbox is None:
             self.sandbox = sb.Sandbox()
         if self.sandbox.blocks_network and not getattr(self.hub, "unix_path", None):
@@ -229,6 +234,8 @@ class BotPool:
             bp.stop()
         for server in self.forkservers.values():
             server.stop()
+        if self._own_log_dir:  # what a failing bot said is in the records already (incidents)
+            shutil.rmtree(self.log_dir, ignore_errors=True)
 
 
 class BotHost:

@@ -48,12 +48,12 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Sequence
 
+from arbiter import scratch
 from arbiter.hosting import sandbox as sb
 
 log = logging.getLogger(__name__)
@@ -129,7 +129,7 @@ class ForkServer:
                  log_path: Path, name: str = "bot", bundled_module: str | None = None) -> None:
         self.box = box
         self.name = name
-        self.spawn_root = Path(tempfile.mkdtemp(prefix="arena-spawn-"))
+        self.spawn_root = scratch.make("arena-spawn-")
         os.chmod(self.spawn_root, 0o711)  # children reach their own directory; none lists the others
         self._sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         config = json.dumps({"bundled": [bundled_module] if bundled_module else []})

@@ -52,10 +52,11 @@ import resource
 import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, Sequence
+
+from arbiter import scratch
 
 log = logging.getLogger(__name__)
 
@@ -293,7 +294,7 @@ class Sandbox:
         if self.blocks_network and not unix_socket and needs_arbiter:
             raise SandboxError(f"sandbox mode {self.mode} cuts the network: the arbiter must listen on a Unix socket")
         uid = self.new_uid()
-        workdir = private_dir(Path(tempfile.mkdtemp(prefix="arena-bot-")), uid)
+        workdir = private_dir(scratch.make("arena-bot-"), uid)
         if self.mode == "bwrap":
             address = f"unix:{SOCKET_DIR}/{SOCKET_NAME}"
             inner_workdir = WORK_DIR
@@ -346,7 +347,7 @@ class Sandbox:
         ok, why = fork_support(self)
         if not ok:
             raise SandboxError(f"no fork server here: {why}")
-        workdir = private_dir(Path(tempfile.mkdtemp(prefix="arena-fork-")), None)
+        workdir = private_dir(scratch.make("arena-fork-"), None)
         address = f"unix:{SOCKET_DIR}/{SOCKET_NAME}"
         clean = clean_env(WORK_DIR, address, env)
         cmd = self._bwrap(list(argv), code, workdir, unix_socket, None, spawn_root=spawn_root)

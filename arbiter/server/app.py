@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import os
 import secrets
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
+from arbiter import scratch
 from arbiter.server.arena import HELLO_TIMEOUT_S, SERVER_OPTIONS, ArenaServicer, Hub, MatchesServicer
 from arbiter.server.bots import add_bots_service
 from arbiter.server.spectate import add_spectate_service
@@ -42,6 +43,29 @@ class RunningServer:
         await self.server.stop(grace)
         if self.hub.unix_path:
             shutil.rmtree(Path(self.hub.unix_path).parent, ignore_errors=True)
+
+
+#: The longest path a Unix socket may have (the kernel's sun_path, 108 bytes with its NUL).
+MAX_UNIX_PATH = 107
+
+
+def socket_dir() -> Path:
+    """A fresh folder for the server's Unix socket: in the temporary folder, or in /tmp when
+    that folder's path is too long for a socket (a long TMPDIR); OSError, saying so, if
+    neither will do."""
+    first = scratch.make("arena-sock-")
+    if len(os.fsencode(first / "arena.sock")) <= MAX_UNIX_PATH:
+        return first
+    shutil.rmtree(first, ignore_errors=True)
+    try:
+        second = scratch.make("arena-sock-", Path("/tmp"))
+    except OSError as exc:
+        raise OSError(f"the temporary folder's path ({first.parent}) is too long for a Unix socket and /tmp is not "
+                      f"usable ({exc}); set TMPDIR to a shorter path") from None
+    if len(os.fsencode(second / "arena.sock")) > MAX_UNIX_PATH:  # cannot happen with /tmp, but say so if it does
+        shutil.rmtree(second, ignore_errors=True)
+        raise OSError(f"no folder short enough for a Unix socket; set TMPDIR to a shorter path than {first.parent}")
+    return second
 
 
 #: The standard reflection service (grpcurl asks it first); its messages are those of
@@ -120,7 +144,7 @@ async def start_server(
     if bound == 0:
         raise OSError(f"cannot listen on {address}")
     # Sandboxed bots have no network: they reach the arbiter through this socket only.
-    sock_dir = Path(tempfile.mkdtemp(prefix="arena-sock-"))
+    sock_dir = socket_dir()
     sock_dir.chmod(0o755)
     if server.add_insecure_port(f"unix:{sock_dir / 'arena.sock'}"):
         hub.unix_path = str(sock_dir / "arena.sock")

@@ -44,11 +44,11 @@ import logging
 import os
 import secrets
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from arbiter import scratch
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.botproc import BotHost, BotStartError
 from arbiter.hosting.loading import load_bot
@@ -602,7 +602,7 @@ class Arena:
         if self._server is None:
             self._server = await start_private_server()
         copies = max(seats.count(p) for _, _, seats, _, _ in plan for p in set(seats))
-        log_dir = Path(tempfile.mkdtemp(prefix="arena-encounter-"))
+        log_dir = scratch.make("arena-encounter-")
         host = BotHost(self._server.hub, self._server.address, dict(sources), isolation=self.spec.host_isolation,
                        copies=copies, warm=1, max_restarts=2, sandbox=self.sandbox, log_dir=log_dir)
         try:

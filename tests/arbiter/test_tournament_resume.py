@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Iterator
 
+import pytest
+
+from arbiter import scratch
 from tests.conftest import ROOT
 
 ARGS = ["--game", "spades", "--bots", "random,greedy,heuristic", "-o", "deals=1", "--deals", "4", "--seed", "5",
@@ -24,8 +30,8 @@ def arbiter(*args: str, **kw) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
 
 
-def run_to_end(*args: str) -> str:
-    p = arbiter(*args)
+def run_to_end(*args: str, **kw) -> str:
+    p = arbiter(*args, **kw)
     out, err = p.communicate(timeout=120)
     assert p.returncode == 0, err
     return out
@@ -76,14 +82,30 @@ def standings_json(db: Path) -> dict:
     return json.loads(run_to_end("standings", "kr", "--db", str(db), "--format", "json"))
 
 
-def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path):
+def scratch_of(folder: Path, pid: int | None = None) -> list[Path]:
+    """The arbiter's scratch folders in ``folder`` (of process ``pid``, or of anyone)."""
+    return sorted(d for d in folder.iterdir() if (o := scratch.owner(d)) is not None and pid in (None, o[1]))
+
+
+@pytest.fixture
+def tmp() -> Iterator[Path]:
+    """The runs' temporary folder, to see what they leave there (short: the server's Unix
+    socket goes in it, and a long one would move it to /tmp)."""
+    folder = Path(tempfile.mkdtemp(prefix="resume-", dir="/tmp"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path, tmp):
     ref_db, db = tmp_path / "ref.sqlite", tmp_path / "run.sqlite"
-    run_to_end("tournament", "run", *ARGS, "--db", str(ref_db))
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    run_to_end("tournament", "run", *ARGS, "--db", str(ref_db), env=env)
     reference = stored(ref_db)
     assert len(reference) == TOTAL
+    assert scratch_of(tmp) == [], "a run that ended left scratch folders behind"
 
     # start, let some matches finish, then SIGKILL the runner (not its bots: they must notice)
-    p = arbiter("tournament", "run", *ARGS, "--db", str(db))
+    p = arbiter("tournament", "run", *ARGS, "--db", str(db), env=env)
     bots: list[int] = []
     deadline = time.monotonic() + 60
     while count(db) < 6 and time.monotonic() < deadline and p.poll() is None:
@@ -92,6 +114,8 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path):
     bots = children(p.pid) or bots
     os.kill(p.pid, signal.SIGKILL)
     p.wait()
+    left = scratch_of(tmp, p.pid)  # its bots' log folder, its socket's, its sandboxes' working folders
+    assert any(d.name.startswith("arena-bots-") for d in left) and any(d.name.startswith("arena-sock-") for d in left), left
     before = stored(db)
     assert 6 <= len(before) < TOTAL, f"the kill must land mid-run (stored {len(before)} of {TOTAL})"
     try:
@@ -108,7 +132,10 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path):
             if alive(b):
                 os.kill(b, signal.SIGKILL)
 
-    out = run_to_end("tournament", "run", *ARGS, "--db", str(db))
+    out = run_to_end("tournament", "run", *ARGS, "--db", str(db), env=env)
+    # the run after the crash swept what the killed one left, and left nothing itself
+    assert not any(d.exists() for d in left)
+    assert scratch_of(tmp) == []
     after = stored(db)
     # no finished match lost, none played twice: the rows stored before the kill are untouched
     assert [r[0] for r in after] == list(range(TOTAL))
