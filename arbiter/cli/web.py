@@ -33,7 +33,8 @@ def web(
                                                       "interface, 0 on any other (anyone reaching the page could "
                                                       "start bot processes: say how many you allow).")] = None,
     play_clock: Annotated[float, typer.Option(min=1, help="Seconds a person has for each decision at /play; past "
-                                              "them the person's side forfeits (the match is recorded).")] = 300,
+                                              "them the person's side forfeits (the match is recorded). A person whose page "
+                                              "has been closed for a minute at their turn forfeits at once.")] = 300,
 ) -> None:
     """Serve the standings, cross-tables, matches and replays of the store as a web page."""
     from arbiter.present.web import make_server

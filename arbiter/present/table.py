@@ -81,7 +81,7 @@ _NEW = """{% extends "base" %}
 {% block body %}
 <h1>Play a seat against bots</h1>
 <p class="muted" id="live">{{ live }} of {{ limit }} matches with a person at the table are being played ·
-{{ clock }} a decision (past it your side forfeits) · the match is recorded in {{ db }} and replays like any other.</p>
+{{ clock }} a decision (past it your side forfeits; so does closing the match's page for a minute at your turn) · the match is recorded in {{ db }} and replays like any other.</p>
 {% if unwritable %}<p class="error" id="store-unwritable">Playing is off: the store {{ db }} cannot be written ({{ unwritable }}),
 so a match played here could not be recorded. The rest of the site works.</p>{% endif %}
 {% if error %}<p class="error" id="form-error">{{ error }}</p>{% endif %}
@@ -376,6 +376,7 @@ def _dispatch(handler: Any, method: str, env: jinja2.Environment, tables: Tables
         if action not in ("", "act", "state"):
             raise TableError(404, f"no page {clip(url.path, 80)!r}")
         table = tables.get(match_id, _token(handler))
+        table.browser.seen()  # the seat's own page (its token): the person is at the table
         if action == "":
             if method != "GET":
                 raise TableError(405, f"POST to /play/{match_id}/act to act")
@@ -387,6 +388,7 @@ def _dispatch(handler: Any, method: str, env: jinja2.Environment, tables: Tables
             if not raw.lstrip("-").isdigit():
                 raise TableError(400, f"since must be a number (a version the page had), got {clip(raw, 20)!r}")
             table.browser.wait(int(raw), WAIT_SECONDS)
+            table.browser.seen()  # the page waited here all along
             s = table.snapshot()
             body = json.dumps({"version": s.version, "step": s.step, "your_turn": s.request_id is not None, "over": s.over})
             return 200, "application/json", body

@@ -5,7 +5,9 @@ The arbiter hosts such a match as it hosts any other: ``arbiter.match.run_match`
 a ``BotHost`` (one per match, ``deal`` isolation: a process per seat, started for this
 match, stopped after it), on a private arbiter of this process. So the runner validates
 every action, applies the clock (a generous one by default: minutes per decision) and the
-failure policy (forfeit: a person gone past the clock loses by timeout), and the record
+failure policy (forfeit: a person gone past the clock loses by timeout, and one whose
+pages have asked nothing for ``GONE_SECONDS`` at their turn, a closed tab, by
+disconnection, so an abandoned match does not hold its place for the clock), and the record
 goes to the store (``store_play``, as ``arbiter play`` keeps its matches), where it
 replays and verifies like any other (``arbiter replay``, ``cardarena.replay``).
 
@@ -29,13 +31,14 @@ import logging
 import secrets
 import sqlite3
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
 from arbiter.hosting.botproc import BotHost, BotStartError
 from arbiter.hosting.loading import BUNDLED, load_bot
-from arbiter.match import MatchObserver, SeatClient, TurnRequest, run_match
+from arbiter.match import MatchObserver, SeatClient, SeatDisconnected, TurnRequest, run_match
 from arbiter.server.app import RunningServer, start_private_server
 from arbiter.server.arena import RemoteSeat
 from arbiter.store.db import store_unwritable
@@ -57,6 +60,12 @@ DEFAULT_LIMIT = 4
 #: Seconds a person has for each decision (``arbiter web --play-clock``); past it the
 #: runner's policy applies: the person's side forfeits (the match is abandoned, recorded).
 DEFAULT_DECISION_SECONDS = 300
+
+#: Seconds without a request from any of the match's pages after which the person has left
+#: the table (the tab was closed): at their turn the seat disconnects, and the policy ends
+#: the match (their side forfeits), freeing its place under ``limit``. An open page asks
+#: for the state at least every ``present.table.WAIT_SECONDS`` (20 s).
+GONE_SECONDS = 60.0
 
 #: Finished matches kept in memory for their pages (their records are in the store).
 KEEP_FINISHED = 32
@@ -111,10 +120,12 @@ class BrowserSeat(SeatClient):
     web request's thread), which checks the answer before the runner sees it, so a bad
     click is an error for the page, never an illegal action of the match."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, game: Game, name: str = HUMAN):
+    def __init__(self, loop: asyncio.AbstractEventLoop, game: Game, name: str = HUMAN, gone_seconds: float = GONE_SECONDS):
         self.name = name
         self._loop = loop
         self._game = game
+        self.gone_seconds = gone_seconds
+        self._last_seen = time.monotonic()
         self._cond = threading.Condition()
         self._info: MatchInfo | None = None
         self._turn: TurnRequest | None = None
@@ -147,7 +158,14 @@ class BrowserSeat(SeatClient):
             self._turn, self._future, self._view = turn, future, turn.view
             self._bump()
         try:
-            return await future
+            while True:  # the answer, unless the person has left the table (GONE_SECONDS)
+                left = self.gone_seconds - (time.monotonic() - self._last_seen)
+                if left <= 0:
+                    raise SeatDisconnected(f"the person left the table: no page of the match asked anything "
+                                           f"for {self.gone_seconds:g} s")
+                done, _ = await asyncio.wait({future}, timeout=left)
+                if done:
+                    return future.result()
         finally:
             with self._cond:
                 if self._future is future:
@@ -201,6 +219,10 @@ class BrowserSeat(SeatClient):
             self._bump()
 
     # -- the page's side (web request threads) -------------------------------------------
+
+    def seen(self) -> None:
+        """A page of the match asked something: the person is still at the table."""
+        self._last_seen = time.monotonic()
 
     def snapshot(self, match_id: str, seat: int, seat_names: tuple[str, ...]) -> Snapshot:
         with self._cond:
@@ -324,6 +346,7 @@ class Tables:
     db: Path
     limit: int = DEFAULT_LIMIT
     decision_seconds: float = DEFAULT_DECISION_SECONDS
+    gone_seconds: float = GONE_SECONDS
     sandbox: Any = None  # hosting.sandbox.Sandbox for the bot processes (None: the strongest there is)
     _tables: dict[str, Table] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -434,7 +457,7 @@ class Tables:
         clock = Clock(decision_ms=int(self.decision_seconds * 1000), bank_ms=0)
         config = MatchConfig(game=g.name, seed=secrets.randbits(62), options=dict(options), preset=preset, clock=clock,
                              policy=FailurePolicy.uniform(Policy.FORFEIT, 0), match_id=f"web-{secrets.token_hex(6)}")
-        browser = BrowserSeat(loop, g)
+        browser = BrowserSeat(loop, g, gone_seconds=self.gone_seconds)
         ready: concurrent.futures.Future[tuple[str, ...]] = concurrent.futures.Future()
         table = Table(config.match_id, secrets.token_urlsafe(24), me, (), browser, config)
         table.done = asyncio.run_coroutine_threadsafe(self._play(table, opponents, preset, ready), loop)

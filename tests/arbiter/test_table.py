@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 
 import pytest
 
@@ -14,7 +15,7 @@ from arbiter.hosting.local import LocalSeat
 from arbiter.match import run_match
 from arbiter.tournament.table import BrowserSeat, TableError, _Steps, store_unwritable
 from cardarena.games import events_for, get_game
-from cardarena.records import Clock, MatchConfig
+from cardarena.records import Clock, FailurePolicy, MatchConfig, Policy
 from cardarena.replay import verify_record
 from sdk.loading import load_bot
 
@@ -106,3 +107,54 @@ def test_a_store_probe_writes_nothing(tmp_path):
     assert store_unwritable(db) == ""
     assert (db.read_bytes(), db.stat().st_mtime_ns, sorted(p.name for p in tmp_path.iterdir())) == before
     assert store_unwritable(tmp_path / "missing" / "b.sqlite") != ""
+
+
+def _abandoned(gone_seconds: float, present_for: float | None) -> tuple:
+    """A Spades match whose person, at the first Turn, is seen (as a page's polls would see
+    it) for ``present_for`` seconds, then plays on, answering every Turn at once (None: no
+    page ever asks anything); the record."""
+    g = get_game("spades", {"deals": 1})
+    loop = asyncio.new_event_loop()
+    browser = BrowserSeat(loop, g, gone_seconds=gone_seconds)
+    seats = [browser if i == 0 else LocalSeat(load_bot("random"), "random") for i in range(4)]
+    names = tuple(s.name for s in seats)
+    config = MatchConfig(game="spades", seed=3, options={"deals": 1}, clock=Clock(600_000, 0), match_id="t-gone",
+                         policy=FailurePolicy.uniform(Policy.FORFEIT, 0))
+    out: dict = {}
+    thread = threading.Thread(target=lambda: out.setdefault("record", loop.run_until_complete(run_match(config, seats))))
+    thread.start()
+    if present_for is not None:
+        browser.wait_for_turn_or_end(30)
+        end = time.monotonic() + present_for
+        while time.monotonic() < end:
+            browser.seen()
+            time.sleep(0.05)
+        for _ in range(100):
+            snap = browser.snapshot("t-gone", 0, names)
+            if snap.outcome is not None:
+                break
+            if snap.request_id is not None:
+                browser.seen()
+                browser.act(str(snap.request_id), str(snap.legal[0]))
+            browser.wait_for_turn_or_end(30)
+    thread.join(30)
+    loop.close()
+    return out["record"]
+
+
+def test_a_person_who_closed_the_page_forfeits_at_their_turn_not_at_the_clock():
+    # no page asks anything for 0.5 s (the clock allows 600 s): the seat disconnects, the side forfeits
+    record = _abandoned(gone_seconds=0.5, present_for=None)
+    assert record.outcome.reason.is_forfeit
+    assert [(i.seat, i.kind) for i in record.incidents] == [(0, "disconnect")]
+    assert "left the table" in record.incidents[0].detail
+    assert record.seconds < 30
+
+
+def test_a_page_that_keeps_asking_keeps_the_seat():
+    # seen for 1.5 s at the first Turn (three times the limit), then it answers: nothing is forced
+    record = _abandoned(gone_seconds=0.5, present_for=1.5)
+    assert not record.incidents and not record.outcome.reason.is_forfeit
+    mine = [a for a in record.actions if a.seat == 0]
+    assert sum(a.action.startswith("play ") for a in mine) == 13  # every card of the hand, played by the person
+    assert mine[0].ms >= 1000 and all(a.forced == "" for a in mine)
