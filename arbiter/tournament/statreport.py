@@ -1,9 +1,11 @@
 """The statistics behind docs/strength.md ("Sequential tests", "Calibration", "Variance"),
 from the recorded deals in tests/arbiter/data (recorded by ``arbiter evaluate ... --json``;
-each file names its command).
+each file names its command); the sources, bids and seatings parts replay the Spades deals in
+process instead (``REPLAYED``: 3,000 deals, of which the recorded 400 are the first).
 
-    python -m arbiter.tournament.statreport            # every table, as Markdown (a few minutes)
-    python -m arbiter.tournament.statreport sprt       # one part: sprt, live, coverage, ratings, strengths, variance
+    python -m arbiter.tournament.statreport            # every table, as Markdown (several minutes)
+    python -m arbiter.tournament.statreport sprt       # one part: sprt, live, coverage, ratings, strengths, variance,
+                                                       # sources, bids, seatings
 
 ``bench_round`` is the short version ``arbiter bench -s statistics`` repeats: the SPRT's
 error rates and length at its defaults, the margin interval's coverage and the ratings'
@@ -14,6 +16,7 @@ and partnerships).
 from __future__ import annotations
 
 import json
+import os
 import random
 import sys
 from pathlib import Path
@@ -24,7 +27,10 @@ from arbiter.tournament.calibration import margin_coverage, rating_calibration, 
 from arbiter.tournament.evaluate import EvalResult, evaluate
 from arbiter.tournament.sprt import Sprt, relabelled, shifted, simulate
 from arbiter.tournament.stats import mean_se
-from arbiter.tournament.variance import adjusted_result, duplicate_gain, one_seating
+from arbiter.tournament.variance import (
+    HANDS_FROM, SEATINGS, adjusted_result, bid_control, bid_probes, duplicate_gain, more_seatings, one_seating,
+    replay_evaluation, variance_sources,
+)
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "arbiter" / "data"
 
@@ -136,6 +142,50 @@ def variance_rows(mean_deals: int = 20_000) -> Iterator[dict]:
                "one_adj_over_dup": o.adjusted_over_duplicate}
 
 
+#: The evaluation the sources, bids and seatings parts replay in process: ``arbiter evaluate
+#: spades heuristic greedy --deals 3000 --seed 17 -o deals=1`` (its first 400 deals are the
+#: recorded ones).
+REPLAYED = ("spades", "heuristic", "greedy", 3000, 17, {"deals": 1})
+JOBS = min(2, os.cpu_count() or 1)
+
+
+def replayed(seatings=SEATINGS, deals: int | None = None):
+    game, a, b, n, seed, options = REPLAYED
+    return replay_evaluation(game, a, b, deals or n, seed, options, seatings=seatings, jobs=JOBS)
+
+
+def sources_rows(deals) -> tuple[dict, list[dict]]:
+    """The summary of where the deal margins' variance is, and its rows (partition, then overlapping)."""
+    v = variance_sources(deals)
+    summary = {"deals": v.deals, "margin": str(v.margin), "duplicate_ratio": v.duplicate_ratio,
+               "corr_seatings": v.seating_correlation, "zero_deal_margins": v.zero_share}
+    rows = [{"kind": r.label, "deals": r.deals, "share_of_deals": r.deal_share, "share_of_variance": r.variance_share,
+             "mean_deal_margin": f"{r.mean:+.1f}" if r.deals else "-"} for r in v.rows + v.overlapping]
+    return summary, rows
+
+
+def bid_rows(deals, probes) -> Iterator[dict]:
+    """The bid control variate on the first 400 deals (the recorded ones) and on all of them."""
+    for n in (400, len(deals)):
+        for cards in (False, True):
+            c = bid_control(deals[:n], probes, cards=cards)
+            yield {"deals": n, "features": ("bids, bids x cards" if cards else "bids") + f" ({len(c.adjusted.features)})",
+                   "probes": c.probes, "plain": str(c.adjusted.plain), "adjusted": f"{c.adjusted.adjusted.mean:+.2f} ± {c.se:.2f}",
+                   "r2_cross_fitted": c.r2, "shift": f"{c.shift:+.2f} ± {c.shift_se:.2f}", "over_duplicate": c.over_duplicate,
+                   "per_match_plain": c.plain_per_match, "per_match_adjusted": c.adjusted_per_match,
+                   "per_match_with_probes": c.adjusted_per_match_with_probes,
+                   "decisions_probe_match": f"{c.probe_decisions:.1f} / {c.match_decisions:.1f}"}
+
+
+def seating_rows(deals) -> Iterator[dict]:
+    """``deals``: the evaluation's two seatings of each deal (``replayed()``); the moved ones are played here."""
+    for label, hands_from in HANDS_FROM.items():
+        moved = replayed(((0, hands_from), (1, hands_from)), len(deals))
+        m = more_seatings([d[:2] + e for d, e in zip(deals, moved)], label)
+        yield {"moved": f"{label} {m.hands_from}", "deals": m.deals, "margin_4": str(m.margin), "corr": m.correlation,
+               "per_match_2": m.duplicate_ratio, "per_match_4": m.ratio}
+
+
 def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
     """One round of ``arbiter bench -s statistics``: key -> measured value."""
     out: dict[str, float] = {}
@@ -203,7 +253,7 @@ def _md(rows: list[dict], cols: list[str]) -> str:
 
 
 def main(parts: list[str]) -> None:
-    parts = parts or ["sprt", "live", "coverage", "ratings", "strengths", "variance"]
+    parts = parts or ["sprt", "live", "coverage", "ratings", "strengths", "variance", "sources", "bids", "seatings"]
     if "sprt" in parts:
         print("## SPRT error rates and lengths\n")
         print(_md(list(sprt_rows()), ["data", "sampler", "m0", "m1", "model", "min_deals", "alpha", "beta", "deals_m0",
@@ -229,6 +279,24 @@ def main(parts: list[str]) -> None:
         print(_md(list(variance_rows()), ["data", "deals", "match_sd", "deal_sd", "duplicate_gain", "plain", "adjusted",
                                           "cv_ratio", "cv_r2", "one_plain", "one_adjusted", "one_r2", "one_adj_over_plain",
                                           "one_plain_over_dup", "one_adj_over_dup"]), "\n", flush=True)
+    if "sources" in parts or "bids" in parts or "seatings" in parts:
+        game, a, b, n, seed, options = REPLAYED
+        deals = replayed()
+        if "sources" in parts:
+            print(f"## Where the variance of a deal margin comes from ({game} {a} vs {b}, {n} deals, seed {seed})\n")
+            summary, rows = sources_rows(deals)
+            print(_md([summary], list(summary)), "\n")
+            print(_md(rows, ["kind", "deals", "share_of_deals", "share_of_variance", "mean_deal_margin"]), "\n", flush=True)
+        if "bids" in parts:
+            probes = bid_probes(game, a, b, options, jobs=JOBS)
+            print(f"## Control variates on the bids ({game} {a} vs {b}, seed {seed}; means from {len(probes)} probe deals)\n")
+            print(_md(list(bid_rows(deals, probes)), ["deals", "features", "probes", "plain", "adjusted", "r2_cross_fitted",
+                                                      "shift", "over_duplicate", "per_match_plain", "per_match_adjusted",
+                                                      "per_match_with_probes", "decisions_probe_match"]), "\n", flush=True)
+    if "seatings" in parts:
+        print("## Four seatings a deal: the hands moved round the table\n")
+        print(_md(list(seating_rows(deals)), ["moved", "deals", "margin_4", "corr", "per_match_2", "per_match_4"]), "\n",
+              flush=True)
 
 
 if __name__ == "__main__":
