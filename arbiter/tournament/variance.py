@@ -43,7 +43,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from cardarena.games import Suit, get_game
+from cardarena.games import Suit, events_for, get_game
 from cardarena.games.base import options_to_dict
 from cardarena.records import MatchInfo, bot_seed_for
 from arbiter.hosting.loading import load_bot
@@ -393,7 +393,7 @@ class _Replayer:
 
         def notify(events) -> None:
             for s, client in enumerate(seats):
-                mine = [e for e in events if e.visible_for(s)]
+                mine = events_for(events, s)  # the runner's rule (what a seat may see)
                 if mine:
                     _now(client.notify(match_id, s, mine))
 
