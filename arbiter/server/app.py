@@ -8,7 +8,7 @@ import logging
 import os
 import secrets
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from arbiter import scratch
-from arbiter.server.arena import HELLO_TIMEOUT_S, SERVER_OPTIONS, ArenaServicer, Hub, MatchesServicer
+from arbiter.server.arena import HELLO_TIMEOUT_S, SERVER_OPTIONS, ArenaServicer, Hub, MatchesServicer, Streams
 from arbiter.server.bots import add_bots_service
 from arbiter.server.spectate import add_spectate_service
 from cardarena.records import Clock
@@ -32,6 +32,7 @@ class RunningServer:
     server: grpc.aio.Server
     port: int
     hub: Hub
+    streams: Streams = field(default_factory=Streams)
 
     @property
     def address(self) -> str:
@@ -41,6 +42,7 @@ class RunningServer:
         for session in list(self.hub.sessions.values()):
             session.close()
         await self.server.stop(grace)
+        await self.streams.wait(grace + 1.0)  # their coroutines end after stop returns (Streams)
         if self.hub.unix_path:
             shutil.rmtree(Path(self.hub.unix_path).parent, ignore_errors=True)
 
@@ -120,7 +122,8 @@ async def start_server(
     hub = hub or Hub()
     admin_token = admin_token or secrets.token_urlsafe(24)
     server = grpc.aio.server(options=SERVER_OPTIONS)
-    pb_grpc.add_ArenaServicer_to_server(ArenaServicer(hub, hello_timeout), server)
+    streams = Streams()
+    pb_grpc.add_ArenaServicer_to_server(ArenaServicer(hub, hello_timeout, streams=streams), server)
     matches_servicer = MatchesServicer(hub, admin_token, default_clock)
     names = [
         pb.DESCRIPTOR.services_by_name["Arena"].full_name,
@@ -128,7 +131,7 @@ async def start_server(
     ]
     if spectators is not None:
         matches_servicer.observers_for = spectators.observers
-        names.append(add_spectate_service(spectators, server))
+        names.append(add_spectate_service(spectators, server, streams))
     pb_grpc.add_MatchesServicer_to_server(matches_servicer, server)
     if bots_catalog is not None:  # the Bots service (arbiter.server.bots), behind author/admin tokens
         names.append(add_bots_service(server, bots_catalog, admin_token, author_tokens or {}))
@@ -154,7 +157,7 @@ async def start_server(
     for name in served + [""]:
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     log.info("arbiter listening on %s:%d%s", host, bound, " (TLS)" if tls else "")
-    return RunningServer(server, bound, hub)
+    return RunningServer(server, bound, hub, streams)
 
 
 async def start_private_server(spectators: Any = None) -> RunningServer:
