@@ -3,6 +3,7 @@
     arbiter evaluate spades search heuristic --deals 20 --seed 1 -o deals=1 --jobs 2
     arbiter evaluate spades heuristic random --sprt 0,50 -o deals=1          # stop when decided
     arbiter evaluate spot search heuristic --sprt 0,5 -o hands=1 --db eval.sqlite   # resumable
+    arbiter evaluate spades search heuristic --sprt 0,10 --cluster tcp://10.0.0.5:8786 -j 32   # on a Dask cluster
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ def evaluate(
     seed: SeedOpt = 0,
     option: OptionOpt = None,
     preset: PresetOpt = None,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes (1: play in this process).")] = 1,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes (1: play in this process). With "
+                                                           "--cluster: matches sent at a time (1: 16).")] = 1,
     decision_ms: Annotated[int, typer.Option("--decision-ms", help="Per-decision limit given to the bots in ms (0: none).")] = 0,
     sprt: Annotated[
         Optional[str],
@@ -57,6 +59,11 @@ def evaluate(
     name: Annotated[Optional[str], typer.Option("--name", help="With --db: the stored evaluation's name (default from the command).")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="With --db: replace a stored evaluation of that name instead of resuming.")] = False,
     json_path: Annotated[Optional[Path], typer.Option("--json", help="Write the result and every match's scores to this JSON file.")] = None,
+    cluster: Annotated[
+        Optional[str],
+        typer.Option("--cluster", help="Play the matches on the Dask scheduler at this address (tcp://HOST:PORT), as "
+                                       "tournaments do there: the bots as sandboxed processes on the workers, their "
+                                       "files shipped; the same result as here (docs/cluster.md).")] = None,
 ) -> None:
     """Play BOT_A against BOT_B on duplicate deals and print A's mean margin ± standard error.
 
@@ -100,6 +107,7 @@ def evaluate(
             return run_evaluation(
                 game, bot_a, bot_b, deals=cap, seed=seed, options=options, preset=preset, jobs=jobs,
                 decision_ms=decision_ms, sprt=test, store=store, name=name, fresh=fresh, on_deal=on_deal,
+                cluster=cluster,
             )
 
         if db is None:

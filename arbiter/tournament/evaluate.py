@@ -24,8 +24,14 @@ The sequential test looks at the deals in deal order whatever was stored when, s
 interrupted and resumed evaluation stops at the same deal, with the same result, as one
 run straight through.
 
-Matches run in this process with the arbiter's own match runner (bots as ``LocalSeat``), or
-in ``jobs`` worker processes; the result is the same for the same seed either way.
+Matches run in this process with the arbiter's own match runner (bots as ``LocalSeat``), in
+``jobs`` worker processes, or on a Dask cluster (``cluster``: a scheduler's address), where
+each match is a task played as tournaments play theirs there (``arbiter.tournament.cluster``:
+the bots as sandboxed processes on the worker, their files shipped and checked by hash, a
+fresh process per seat per match); the result is the same for the same seed every way. On
+the cluster the matches go in batches of ``jobs`` (16 if ``jobs`` is 1), played whole: with
+a sequential test up to a batch less one match is played past the deal that decides, and
+neither counted nor stored.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ import collections
 import hashlib
 import json
 import logging
+import secrets
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Sequence
@@ -44,6 +51,7 @@ from arbiter.hosting.loading import load_bot
 from arbiter.hosting.local import LocalSeat
 from arbiter.match import run_match
 from arbiter.store.db import Store, StoreError
+from arbiter.tournament.cluster import MatchJob, bot_refs, code_fingerprint, play_on_cluster
 from arbiter.tournament.spec import bot_names
 from arbiter.tournament.sprt import Sprt, SprtState
 from arbiter.tournament.stats import MeanSE, Moments, mean_se
@@ -200,6 +208,17 @@ def margin_of(outcome: Outcome, who: Sequence[int]) -> float:
     return sum(a) / len(a) - sum(b) / len(b)
 
 
+def _config(game_name: str, seed: int, options: Mapping[str, Any], preset: str | None, clock_ms: tuple[int, int]) -> MatchConfig:
+    return MatchConfig(game=game_name, seed=seed, options=dict(options), preset=preset, clock=Clock(*clock_ms),
+                       policy=FailurePolicy())
+
+
+def _margin(deal: int, rotation: int, seed: int, who: Sequence[int], record: MatchRecord) -> MatchMargin:
+    out = record.outcome
+    assert out is not None
+    return MatchMargin(deal, rotation, seed, margin_of(out, who), out.reason.value, tuple(out.scores), tuple(out.ranks))
+
+
 def _play(
     game_name: str, bot_a: str, bot_b: str, deal: int, rotation: int, seed: int,
     options: Mapping[str, Any], preset: str | None, clock_ms: tuple[int, int],
@@ -209,13 +228,8 @@ def _play(
     specs = (bot_a, bot_b)
     names = bot_names(specs)
     seats = [LocalSeat(load_bot(specs[w]), names[w]) for w in who]
-    config = MatchConfig(game=game_name, seed=seed, options=dict(options), preset=preset, clock=Clock(*clock_ms),
-                         policy=FailurePolicy())
-    record = asyncio.run(run_match(config, seats))
-    out = record.outcome
-    assert out is not None
-    m = MatchMargin(deal, rotation, seed, margin_of(out, who), out.reason.value, tuple(out.scores), tuple(out.ranks))
-    return m, record
+    record = asyncio.run(run_match(_config(game_name, seed, options, preset, clock_ms), seats))
+    return _margin(deal, rotation, seed, who, record), record
 
 
 def play_one(
@@ -248,6 +262,37 @@ def _in_order(tasks: Iterator[tuple], jobs: int) -> Iterator[tuple[MatchMargin, 
             yield pending.popleft().result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+#: Matches sent to a cluster at a time when ``jobs`` does not say (``jobs`` = 1).
+CLUSTER_BATCH = 16
+
+
+def _in_order_on_cluster(tasks: Iterator[tuple], address: str, batch: int, key: str) -> Iterator[tuple[MatchMargin, MatchRecord]]:
+    """Results of ``tasks`` in task order, played ``batch`` at a time on the Dask cluster at
+    ``address`` (``arbiter.tournament.cluster.play_on_cluster``, the tournaments' path)."""
+    refs: dict[str, Any] | None = None
+    fingerprint = code_fingerprint()
+    pending = iter(tasks)
+    n = 0
+    while chunk := [t for _, t in zip(range(batch), pending)]:
+        plan = []
+        for t in chunk:
+            game_name, bot_a, bot_b, deal, rotation, seed, options, preset, clock_ms = t
+            names = bot_names((bot_a, bot_b))
+            if refs is None:  # the bots' files read and hashed once, shipped with every task
+                refs = bot_refs((bot_a, bot_b), names, None)
+            game = get_game(game_name, options, preset)
+            who = _seating(game.num_seats, game.teams, rotation)
+            seats = tuple(names[w] for w in who)
+            job = MatchJob(key, n, _config(game_name, seed, options, preset, clock_ms), seats,
+                           tuple(refs[s] for s in dict.fromkeys(seats)), fingerprint)
+            plan.append((job, deal, rotation, seed, who))
+            n += 1
+        records: dict[int, MatchRecord] = {}
+        asyncio.run(play_on_cluster(address, [job for job, *_ in plan], lambda idx, rec: records.__setitem__(idx, rec)))
+        for job, deal, rotation, seed, who in plan:
+            yield _margin(deal, rotation, seed, who, records[job.idx]), records[job.idx]
 
 
 def evaluation_spec(
@@ -288,6 +333,7 @@ def evaluate(
     name: str | None = None,
     fresh: bool = False,
     on_deal: Callable[[EvalResult], None] | None = None,
+    cluster: str | None = None,
 ) -> EvalResult:
     """Play up to ``deals`` duplicate deals of ``game`` between two bot specs; see the module docstring.
 
@@ -295,7 +341,8 @@ def evaluate(
     (stored ones included), with the result so far (``sprt_state`` up to date).
 
     Raises ConfigError for a bad game, option or count, BotLoadError for an unknown bot,
-    StoreError when the store is locked by another run or holds another evaluation of that name.
+    StoreError when the store is locked by another run or holds another evaluation of that name,
+    ClusterError (a ConfigError) when the cluster cannot play the matches.
     """
     if deals < 1:
         raise ConfigError(f"deals: must be at least 1, got {deals}")
@@ -327,7 +374,11 @@ def evaluate(
                 if (d, r) not in stored:
                     yield (game, bot_a, bot_b, d, r, deal_seed(seed, d), opts, preset, (decision_ms, bank_ms))
 
-    played = _in_order(tasks(), jobs)
+    if cluster:
+        key = f"evaluate-{secrets.token_hex(4)}"
+        played = _in_order_on_cluster(tasks(), cluster, jobs if jobs > 1 else CLUSTER_BATCH, key)
+    else:
+        played = _in_order(tasks(), jobs)
     acc = Moments()
     try:
         for d in range(deals):

@@ -207,3 +207,30 @@ def test_an_arena_on_the_cluster_plays_the_same_encounters_as_locally(tmp_path):
         remote = play("on-cluster", cluster=cluster.address)
     assert remote == local
     assert any(good in players for players, _ in local[0])  # the registered bot played, from its shipped files
+
+
+def test_an_evaluation_on_the_cluster_equals_the_local_one_and_stops_at_the_same_deal(tmp_path):
+    """`arbiter evaluate --cluster`: the same margins match for match as in process, and a
+    sequential test stops at the same deal with the same verdict; the matches a batch played
+    past the decision are neither counted nor stored."""
+    from arbiter.tournament.evaluate import evaluate
+    from arbiter.tournament.sprt import Sprt
+
+    bot = tmp_path / "mine.py"  # a bot file: shipped to the workers and checked by hash there
+    bot.write_text((ROOT / "bots" / "greedy.py").read_text())
+    base = dict(game="spades", bot_a="heuristic", bot_b=str(bot), seed=3, options={"deals": 1})
+    test = Sprt(0, 50, min_deals=5)
+    local = evaluate(deals=4, **base)
+    local_sprt = evaluate(deals=40, sprt=test, **base)
+    assert local_sprt.sprt_state.decision and local_sprt.deals < 40
+    db = tmp_path / "eval.sqlite"
+    with LoopbackCluster(workers=2) as cluster:
+        remote = evaluate(deals=4, cluster=cluster.address, jobs=3, **base)  # batches of 3: a deal split across two
+        with Store(db) as store:
+            remote_sprt = evaluate(deals=40, sprt=test, cluster=cluster.address, store=store, name="e", **base)
+    assert [m.to_json() for m in remote.matches] == [m.to_json() for m in local.matches]
+    assert remote_sprt.deals == local_sprt.deals and remote_sprt.sprt_state == local_sprt.sprt_state
+    assert [m.to_json() for m in remote_sprt.matches] == [m.to_json() for m in local_sprt.matches]
+    with Store(db) as store:
+        stored = store.matches(store.tournament("e").id)
+    assert len(stored) == 2 * local_sprt.deals  # the batch's extra matches were not stored
