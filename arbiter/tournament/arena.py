@@ -63,7 +63,7 @@ from arbiter.store.registry import Registry, RegistryError, lookup
 from arbiter.tournament import ladder
 from arbiter.tournament.ratings import Z95
 from arbiter.tournament.run import Entry, derive_seed, seatings_of
-from arbiter.tournament.spec import Seatings, SpecError, bot_names, bot_sources, check_table, read_toml
+from arbiter.tournament.spec import Seatings, SpecError, bad_scheduler_address, bot_names, bot_sources, check_table, read_toml
 from arbiter.tournament.sprt import H0, H1, MIN_DEALS, Sprt
 from arbiter.tournament.submissions import RegistryCatalog
 from cardarena.games import ConfigError, Game, get_game
@@ -159,8 +159,8 @@ class ArenaSpec:
             raise SpecError("clock/failure: decision_ms, bank_ms and max_strikes must not be negative")
         if self.transport not in ("grpc", "inproc"):
             raise SpecError(f"transport: expected grpc or inproc, got {self.transport!r}")
-        if self.cluster is not None and (not isinstance(self.cluster, str) or not self.cluster.strip()):
-            raise SpecError(f"cluster: expected a Dask scheduler address (tcp://HOST:8786), got {self.cluster!r}")
+        if self.cluster is not None and (why := bad_scheduler_address(self.cluster)):
+            raise SpecError(f"cluster: {why}")
         if self.cluster is not None and self.transport != "grpc":
             raise SpecError("cluster: the cluster's workers host the bots over gRPC; transport inproc cannot be used with it")
         if self.seed is not None and (not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < 0):

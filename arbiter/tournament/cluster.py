@@ -46,7 +46,7 @@ from typing import Any, Callable, Sequence
 from cardarena.games import ConfigError
 from cardarena.records import MatchConfig, MatchRecord
 from arbiter.store.registry import ENTRY, RegistryError, Submission, collect, lookup, materialize, read_stored, validate
-from arbiter.tournament.spec import SpecError, is_registered_ref
+from arbiter.tournament.spec import SpecError, bad_scheduler_address, is_registered_ref
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.botproc import BotHost, BotStartError
 from arbiter.server.app import start_private_server
@@ -379,6 +379,13 @@ def run_match_task(job: MatchJob) -> tuple[str, dict[str, str]]:
 # The driver side.
 
 
+def check_address(address: str) -> None:
+    """ClusterError unless ``address`` reads as a Dask scheduler's (``spec.bad_scheduler_address``)."""
+    why = bad_scheduler_address(address)
+    if why:
+        raise ClusterError(f"cluster: {why}")
+
+
 async def play_on_cluster(
     address: str,
     jobs: Sequence[MatchJob],
@@ -398,9 +405,12 @@ async def play_on_cluster(
     except ImportError:
         raise ClusterError("--cluster needs Dask distributed: pip install 'card-arena[cluster]'") from None
 
+    check_address(address)
+    client = Client(address, asynchronous=True, timeout=connect_timeout, set_as_default=False)
     try:
-        client = await Client(address, asynchronous=True, timeout=connect_timeout, set_as_default=False)
+        await client
     except (OSError, TimeoutError, ValueError) as exc:
+        await client.close()  # else its coroutines are left unawaited, and Python says so at exit
         raise ClusterError(f"cluster: cannot reach the Dask scheduler at {address}: {exc}") from None
     run = secrets.token_hex(4)
     seen: set[int] = set()

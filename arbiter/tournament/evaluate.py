@@ -51,7 +51,7 @@ from arbiter.hosting.loading import load_bot
 from arbiter.hosting.local import LocalSeat
 from arbiter.match import run_match
 from arbiter.store.db import Store, StoreError
-from arbiter.tournament.cluster import MatchJob, bot_refs, code_fingerprint, play_on_cluster
+from arbiter.tournament.cluster import MatchJob, bot_refs, check_address, code_fingerprint, play_on_cluster
 from arbiter.tournament.spec import bot_names
 from arbiter.tournament.sprt import Sprt, SprtState
 from arbiter.tournament.stats import MeanSE, Moments, mean_se
@@ -350,6 +350,8 @@ def evaluate(
         raise ConfigError(f"jobs: must be at least 1, got {jobs}")
     opts = dict(options or {})
     get_game(game, opts, preset)  # validate before starting anything
+    if cluster is not None:
+        check_address(cluster)
 
     for spec in (bot_a, bot_b):
         bot = load_bot(spec)

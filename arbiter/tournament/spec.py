@@ -110,6 +110,18 @@ def bot_sources(specs: Sequence[str]) -> tuple[str, ...]:
 
 
 
+#: A Dask scheduler's address: [scheme://]HOST:PORT (tcp://10.0.0.5:8786, [::1]:8786).
+_SCHEDULER_ADDRESS = re.compile(r"^([a-z][a-z0-9+]*://)?(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):\d+$")
+
+
+def bad_scheduler_address(address: Any) -> str:
+    """Why ``address`` is not a Dask scheduler's address ('' if it is one): the one rule for
+    ``cluster`` in tournament and arena specs and for ``--cluster`` everywhere."""
+    if isinstance(address, str) and _SCHEDULER_ADDRESS.match(address):
+        return ""
+    return f"expected a Dask scheduler address such as tcp://10.0.0.5:8786 (what `dask scheduler` prints), got {address!r}"
+
+
 @dataclass(frozen=True)
 class TournamentSpec:
     """Everything that defines a tournament. The same spec gives the same schedule and seeds.
@@ -252,8 +264,8 @@ class TournamentSpec:
             raise SpecError(f"isolation: expected {', '.join(ISOLATIONS)}, got {self.isolation!r}")
         if self.concurrency is not None and (not isinstance(self.concurrency, int) or self.concurrency < 1):
             raise SpecError(f"concurrency: must be at least 1, got {self.concurrency!r}")
-        if self.cluster is not None and not re.match(r"^([a-z][a-z0-9+]*://)?(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):\d+$", self.cluster):
-            raise SpecError(f"cluster: expected a Dask scheduler address such as tcp://host:8786, got {self.cluster!r}")
+        if self.cluster is not None and (why := bad_scheduler_address(self.cluster)):
+            raise SpecError(f"cluster: {why}")
         if self.policy not in {p.value for p in Policy}:
             raise SpecError(f"failure.policy: expected forfeit or default, got {self.policy!r}")
         if self.max_strikes < 0:

@@ -234,3 +234,38 @@ def test_an_evaluation_on_the_cluster_equals_the_local_one_and_stops_at_the_same
     with Store(db) as store:
         stored = store.matches(store.tournament("e").id)
     assert len(stored) == 2 * local_sprt.deals  # the batch's extra matches were not stored
+
+
+@pytest.mark.parametrize("address", ["nope", "", "tcp://", "tcp://host", "host:port", "tcp://a b:1"])
+def test_a_bad_scheduler_address_is_refused_before_anything_is_played(tmp_path, address):
+    """One rule (spec.bad_scheduler_address) for tournaments, arenas and evaluations; the
+    message names what was given, nothing is played or stored, and no coroutine of a
+    half-made Dask client is left behind to be warned about."""
+    from arbiter.tournament.arena import ArenaSpec
+    from arbiter.tournament.cluster import check_address
+    from arbiter.tournament.evaluate import evaluate
+    from arbiter.tournament.spec import SpecError
+
+    for spec in (TournamentSpec(game="spades", bots=("random", "greedy"), cluster=address),
+                 ArenaSpec(name="a", game="spades", house=("random", "greedy"), cluster=address)):
+        with pytest.raises(SpecError, match="expected a Dask scheduler address") as exc:
+            spec.validate()
+        assert repr(address) in str(exc.value)
+    with pytest.raises(ClusterError, match="expected a Dask scheduler address"):
+        check_address(address)
+    db = tmp_path / "e.sqlite"
+    with Store(db) as store, pytest.raises(ClusterError):
+        evaluate("spades", "random", "greedy", deals=1, cluster=address, store=store)
+    with Store(db) as store:
+        assert store.tournaments() == []  # refused before the evaluation was opened
+
+
+def test_an_unreachable_scheduler_is_one_clear_error_and_no_warning():
+    script = ("import asyncio, warnings; warnings.simplefilter('error')\n"
+              "from arbiter.tournament.cluster import play_on_cluster, ClusterError\n"
+              "try:\n    asyncio.run(play_on_cluster('tcp://127.0.0.1:1', [], lambda i, r: None, connect_timeout=1))\n"
+              "except ClusterError as e:\n    print(e)\n")
+    run = subprocess.run([sys.executable, "-W", "error", "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in run.stdout
+    assert "Warning" not in run.stderr and "never awaited" not in run.stderr, run.stderr
