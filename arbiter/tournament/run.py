@@ -23,6 +23,7 @@ already stored are kept, the others are played from scratch (same seeds, same re
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
 import hashlib
 import itertools
@@ -329,24 +330,25 @@ async def run_tournament(
 
     async def play_all(seats_for: Callable[[Sequence[str], int], Any], observers_for: Callable[[Any], Any] = lambda config: ()) -> None:
         """Play every match still to do; ``await seats_for(bot names in seat order, deal
-        seed)`` gives the match's seat clients and a callable to run once it has ended."""
-        queue: asyncio.Queue[ScheduledMatch] = asyncio.Queue()
-        for m in todo:
-            queue.put_nowait(m)
+        seed)`` gives the match's seat clients and a callable to run once it has ended.
+
+        No bot plays two matches of one deal at the same time (``_DealTurns``): two of its
+        processes playing different seatings of a duplicate deal at once could signal each
+        other through the CPU they share and so hold all four hands between them."""
+        turns = _DealTurns(todo)
 
         async def worker() -> None:
-            while True:
+            while (m := await turns.take()) is not None:
                 try:
-                    m = queue.get_nowait()
-                except asyncio.QueueEmpty:
-                    return
-                seats, release = await seats_for(m.seats, m.seed)
-                config = match_config(m)
-                try:
-                    record = await run_match(config, seats, observers=observers_for(config))
+                    seats, release = await seats_for(m.seats, m.seed)
+                    config = match_config(m)
+                    try:
+                        record = await run_match(config, seats, observers=observers_for(config))
+                    finally:
+                        release()
+                    save(m, record)
                 finally:
-                    release()
-                save(m, record)
+                    await turns.done(m)
 
         await asyncio.gather(*(worker() for _ in range(min(concurrency, len(todo)))))
 
@@ -403,6 +405,47 @@ async def run_tournament(
                              warm=min(concurrency, len(todo)))
     store.mark_finished(tour.id)
     return store.matches(tour.id)
+
+
+class _DealTurns:
+    """The matches still to play, handed out in schedule order, except that a match waits
+    while any of its bots is playing another match of the same deal (seed).
+
+    Why: with duplicate deals one deal is played in several seatings, each by other
+    processes of the same bots (``deal`` isolation). Processes running at the same time
+    share the machine's CPUs, and a bot could use that as a channel (one process busy or
+    idle, the other timing its own work) between its copy that holds one side's hands and
+    its copy that holds the other's. Run one after the other, no copy of a bot is alive
+    while another plays the same cards. The matches of other deals fill the concurrency;
+    without duplicate deals every match has a seed of its own and nothing waits."""
+
+    def __init__(self, matches: Sequence[ScheduledMatch]):
+        self._pending = list(matches)
+        self._busy: collections.Counter[tuple[int, str]] = collections.Counter()
+        self._changed = asyncio.Condition()
+
+    def _free(self, m: ScheduledMatch) -> bool:
+        return not any(self._busy[(m.seed, n)] for n in set(m.seats))
+
+    async def take(self) -> ScheduledMatch | None:
+        """The first pending match none of whose bots is on its deal now; None when none is left."""
+        async with self._changed:
+            while self._pending:
+                i = next((i for i, m in enumerate(self._pending) if self._free(m)), None)
+                if i is not None:
+                    m = self._pending.pop(i)
+                    for n in set(m.seats):
+                        self._busy[(m.seed, n)] += 1
+                    return m
+                await self._changed.wait()
+            return None
+
+    async def done(self, m: ScheduledMatch) -> None:
+        """``m`` has ended (stored or not): the matches waiting for its deal may start."""
+        async with self._changed:
+            for n in set(m.seats):
+                self._busy[(m.seed, n)] -= 1
+            self._changed.notify_all()
 
 
 async def _play_grpc(spec, names, sources, store, tournament_id, play_all, max_restarts, announce, copies=1,

@@ -60,3 +60,26 @@ def test_the_same_seed_gives_the_same_results(tmp_path):
     b, _, _ = run(tmp_path / "b.sqlite", spec)
     assert [(r.seats, r.outcome) for r in a] == [(r.seats, r.outcome) for r in b]
     assert len(a) == len(schedule(spec.validate(), spec))
+
+
+def test_no_bot_plays_two_seatings_of_one_deal_at_the_same_time(tmp_path):
+    """Duplicate deals, six matches at once, bot processes over gRPC: two matches of one deal
+    that share a bot never overlap in time (a bot's copies could otherwise signal each
+    other through the CPU), while matches of different deals do run together."""
+    from arbiter.store.db import Store
+    from arbiter.tournament.run import TournamentSpec, run_tournament
+
+    spec = TournamentSpec(name="turns", game="spades", bots=("random", "greedy", "heuristic"), options={"deals": 1},
+                          deals=4, seed=3)
+    with Store(tmp_path / "t.sqlite") as store:
+        rows = asyncio.run(run_tournament(spec, store, concurrency=6))
+    spans = []
+    for row in rows:
+        rec = row.record()
+        spans.append((rec.seed, set(row.seats), rec.started, rec.started + rec.seconds))
+    assert len(spans) == 3 * 4 * 2
+    clash = [(a, b) for i, a in enumerate(spans) for b in spans[i + 1:]
+             if a[0] == b[0] and a[1] & b[1] and a[2] < b[3] - 1e-3 and b[2] < a[3] - 1e-3]  # 1 ms: the clocks' rounding
+    assert clash == []
+    together = sum(1 for i, a in enumerate(spans) for b in spans[i + 1:] if a[2] < b[3] and b[2] < a[3])
+    assert together > 0  # other deals' matches filled the concurrency
