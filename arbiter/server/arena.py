@@ -52,38 +52,6 @@ SERVER_OPTIONS: tuple[tuple[str, Any], ...] = (
 )
 
 
-class Streams:
-    """The tasks of the streams being served (Arena.Play, Spectate.Watch), so that stopping
-    the server can wait for them to end.
-
-    grpc.aio's ``server.stop(grace)`` cancels the RPCs still running when the grace ends,
-    but returns before their coroutines have finished (grpc/grpc#37239); a loop closed just
-    after (``asyncio.run`` returning) then cancels them again and a traceback of their
-    CancelledError lands on stderr, as it did at the end of ``arbiter bots submit`` when a
-    bot process had not said Hello yet."""
-
-    def __init__(self) -> None:
-        self._tasks: set[asyncio.Task] = set()
-
-    def enter(self) -> asyncio.Task | None:
-        task = asyncio.current_task()
-        if task is not None:
-            self._tasks.add(task)
-        return task
-
-    def leave(self, task: asyncio.Task | None) -> None:
-        self._tasks.discard(task)  # type: ignore[arg-type]
-
-    async def wait(self, timeout: float) -> None:
-        """Until every stream has ended (at most ``timeout`` s), and grpc's own task around
-        each of them too (a few turns of the loop)."""
-        pending = {t for t in self._tasks if not t.done()}
-        if pending:
-            await asyncio.wait(pending, timeout=timeout)
-        for _ in range(3):
-            await asyncio.sleep(0)
-
-
 def _err(code: str, message: str, match_id: str = "", request_id: int = 0) -> pb.ArbiterMessage:
     return pb.ArbiterMessage(error=pb.Error(code=code, message=message, match_id=match_id, request_id=request_id))
 
@@ -360,67 +328,61 @@ class ArenaServicer(pb_grpc.ArenaServicer):
     streams may be waiting to; every refused Hello from a peer makes its next answer
     slower (``auth.Throttle``)."""
 
-    def __init__(self, hub: Hub, hello_timeout: float = HELLO_TIMEOUT_S, max_unauthenticated: int = MAX_UNAUTHENTICATED,
-                 streams: Streams | None = None):
+    def __init__(self, hub: Hub, hello_timeout: float = HELLO_TIMEOUT_S, max_unauthenticated: int = MAX_UNAUTHENTICATED):
         self.hub = hub
-        self.streams = streams or Streams()
         self.hello_timeout = hello_timeout
         self.max_unauthenticated = max_unauthenticated
         self.throttle = Throttle()
         self._unauthenticated = 0
 
     async def Play(self, request_iterator: AsyncIterator[pb.BotMessage], context: grpc.aio.ServicerContext):
-        task = self.streams.enter()  # stopping the server waits for it (Streams)
+        if self._unauthenticated >= self.max_unauthenticated:
+            yield _err("busy", "too many connections are waiting to say Hello; try again later")
+            return
+        self._unauthenticated += 1
         try:
-            if self._unauthenticated >= self.max_unauthenticated:
-                yield _err("busy", "too many connections are waiting to say Hello; try again later")
-                return
-            self._unauthenticated += 1
-            try:
-                first = await asyncio.wait_for(request_iterator.__anext__(), self.hello_timeout)
-            except (StopAsyncIteration, grpc.RpcError):
-                return
-            except asyncio.TimeoutError:
-                yield _err("protocol", f"no Hello within {self.hello_timeout:g} s; the stream is closed")
-                return
-            except DecodeError:  # bytes that are not a BotMessage: no session, and no traceback in the log
-                log.info("refused a stream whose first message is not a BotMessage")
-                yield _err("protocol", "the first message is not a valid BotMessage")
-                return
-            finally:
-                self._unauthenticated -= 1
-            if first.WhichOneof("msg") != "hello":
-                yield _err("protocol", "the first message must be Hello")
-                return
-            hello = first.hello
-            bad = self.hub.check_hello(hello)
-            identity, reason = (None, "") if bad else self.hub.authenticate(hello)
-            if bad or identity is None:
-                peer = context.peer() or "?"
-                if not bad:  # a wrong token: the next try from this peer waits longer
-                    await asyncio.sleep(self.throttle.delay(peer))
-                    self.throttle.failed(peer)
-                code, reason = bad or ("auth", reason)
-                log.warning("refused a bot connection from %s: %s", peer, reason)
-                yield _err(code, reason)
-                return
-            self.throttle.succeeded(context.peer() or "?")
-            session = self.hub.add(hello, identity)
-            log.info("bot %s %s connected (%s)", session.bot_name, clip(session.bot_version, 40), session.session_id)
-            yield pb.ArbiterMessage(welcome=pb.Welcome(session_id=session.session_id, protocol_version=convert.PROTOCOL_VERSION))
-            reader = asyncio.create_task(self._read(session, request_iterator))
-            try:
-                while True:
-                    msg = await session.outbox.get()
-                    if msg is None:
-                        break
-                    yield msg
-            finally:
-                reader.cancel()
-                self.hub.remove(session)
-                log.info("bot %s disconnected (%s)", session.bot_name, session.session_id)
+            first = await asyncio.wait_for(request_iterator.__anext__(), self.hello_timeout)
+        except (StopAsyncIteration, grpc.RpcError):
+            return
+        except asyncio.TimeoutError:
+            yield _err("protocol", f"no Hello within {self.hello_timeout:g} s; the stream is closed")
+            return
+        except DecodeError:  # bytes that are not a BotMessage: no session, and no traceback in the log
+            log.info("refused a stream whose first message is not a BotMessage")
+            yield _err("protocol", "the first message is not a valid BotMessage")
+            return
         finally:
-            self.streams.leave(task)
+            self._unauthenticated -= 1
+        if first.WhichOneof("msg") != "hello":
+            yield _err("protocol", "the first message must be Hello")
+            return
+        hello = first.hello
+        bad = self.hub.check_hello(hello)
+        identity, reason = (None, "") if bad else self.hub.authenticate(hello)
+        if bad or identity is None:
+            peer = context.peer() or "?"
+            if not bad:  # a wrong token: the next try from this peer waits longer
+                await asyncio.sleep(self.throttle.delay(peer))
+                self.throttle.failed(peer)
+            code, reason = bad or ("auth", reason)
+            log.warning("refused a bot connection from %s: %s", peer, reason)
+            yield _err(code, reason)
+            return
+        self.throttle.succeeded(context.peer() or "?")
+        session = self.hub.add(hello, identity)
+        log.info("bot %s %s connected (%s)", session.bot_name, clip(session.bot_version, 40), session.session_id)
+        yield pb.ArbiterMessage(welcome=pb.Welcome(session_id=session.session_id, protocol_version=convert.PROTOCOL_VERSION))
+        reader = asyncio.create_task(self._read(session, request_iterator))
+        try:
+            while True:
+                msg = await session.outbox.get()
+                if msg is None:
+                    break
+                yield msg
+        finally:
+            reader.cancel()
+            self.hub.remove(session)
+            log.info("bot %s disconnected (%s)", session.bot_name, session.session_id)
 
     async def _read(self, session: Session, request_iterator: AsyncIterator[pb.BotMessage]) -> None:
         try:

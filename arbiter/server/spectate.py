@@ -22,9 +22,8 @@ class SpectateServicer(spb_grpc.SpectateServicer):
     #: How long Watch with an empty match id waits for a match to start.
     WAIT_FOR_NEXT_S = 60.0
 
-    def __init__(self, hub: Any, streams: Any = None):
+    def __init__(self, hub: Any):
         self.hub = hub
-        self.streams = streams  # arena.Streams: stopping the server waits for the watchers' streams
 
     async def _check_token(self, token: str, context) -> None:
         await require_token(self.hub.token, token, context, "this arbiter requires a spectator token (arbiter watch --token)")
@@ -38,15 +37,6 @@ class SpectateServicer(spb_grpc.SpectateServicer):
         ])
 
     async def Watch(self, request: spb.WatchRequest, context) -> AsyncIterator[spb.WatchFrame]:
-        task = self.streams.enter() if self.streams is not None else None
-        try:
-            async for frame in self._watch(request, context):
-                yield frame
-        finally:
-            if self.streams is not None:
-                self.streams.leave(task)
-
-    async def _watch(self, request: spb.WatchRequest, context) -> AsyncIterator[spb.WatchFrame]:
         await self._check_token(request.token, context)
         if request.hidden_cards and self.hub.delay is None:
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
@@ -59,7 +49,7 @@ class SpectateServicer(spb_grpc.SpectateServicer):
             yield frame_to_proto(live.game, frame)
 
 
-def add_spectate_service(hub: Any, server: grpc.aio.Server, streams: Any = None) -> str:
+def add_spectate_service(hub: Any, server: grpc.aio.Server) -> str:
     """Register the Spectate servicer on ``server``; returns its full service name."""
-    spb_grpc.add_SpectateServicer_to_server(SpectateServicer(hub, streams), server)
+    spb_grpc.add_SpectateServicer_to_server(SpectateServicer(hub), server)
     return spb.DESCRIPTOR.services_by_name["Spectate"].full_name
