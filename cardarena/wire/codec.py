@@ -468,16 +468,22 @@ def legal_actions_wire(game: str, actions: Sequence[Any]) -> bytes:
     once (actions are immutable values and recur from decision to decision) and kept in
     a bounded cache; this is the largest part of a Turn for games with many legal moves.
     """
-    cache = _ACTION_WIRE.setdefault(game, {})
+    return _spliced(actions, _ACTION_WIRE.setdefault(game, {}), _LEGAL_TAG, lambda action: action_to_proto(game, action))
+
+
+def _spliced(items: Sequence[Any], cache: dict[Any, bytes], tag: bytes, encode: Callable[[Any], Any]) -> bytes:
+    """``items`` as the serialized repeated field whose key is ``tag``: each item's bytes
+    (its ``encode``d message, length-delimited) made once and kept in ``cache``, bounded by
+    ACTION_CACHE_SIZE. The items must be immutable values (the cache's keys)."""
     out = []
-    for action in actions:
-        wire = cache.get(action)
+    for item in items:
+        wire = cache.get(item)
         if wire is None:
-            body = action_to_proto(game, action).SerializeToString()
-            wire = _LEGAL_TAG + _varint(len(body)) + body
+            body = encode(item).SerializeToString()
+            wire = tag + _varint(len(body)) + body
             if len(cache) >= ACTION_CACHE_SIZE:
                 cache.clear()
-            cache[action] = wire
+            cache[item] = wire
         out.append(wire)
     return b"".join(out)
 
@@ -512,17 +518,7 @@ def events_wire(events: Sequence[Event]) -> bytes:
     legal_actions_wire): events are immutable values, most of them the engines' interned
     ones, so each one's bytes are made once and kept (bounded cache). ``visible_to`` is not
     in them (event_fields)."""
-    out = []
-    for event in events:
-        wire = _EVENT_WIRE.get(event)
-        if wire is None:
-            body = event_to_proto(event).SerializeToString()
-            wire = _EVENTS_TAG + _varint(len(body)) + body
-            if len(_EVENT_WIRE) >= ACTION_CACHE_SIZE:
-                _EVENT_WIRE.clear()
-            _EVENT_WIRE[event] = wire
-        out.append(wire)
-    return b"".join(out)
+    return _spliced(events, _EVENT_WIRE, _EVENTS_TAG, event_to_proto)
 
 
 def turn_to_proto(game: str, match_id: str, request_id: int, seat: int, view: Any, legal_actions: Sequence[Any],
