@@ -208,6 +208,13 @@ def margin_of(outcome: Outcome, who: Sequence[int]) -> float:
     return sum(a) / len(a) - sum(b) / len(b)
 
 
+def _who_and_names(game_name: str, bot_a: str, bot_b: str, rotation: int, options: Mapping[str, Any],
+                   preset: str | None) -> tuple[list[int], tuple[str, ...]]:
+    """Per seat 0 (bot A) or 1 (bot B) in seating ``rotation``, and the two bots' seat names."""
+    game = get_game(game_name, options, preset)
+    return _seating(game.num_seats, game.teams, rotation), bot_names((bot_a, bot_b))
+
+
 def _config(game_name: str, seed: int, options: Mapping[str, Any], preset: str | None, clock_ms: tuple[int, int]) -> MatchConfig:
     return MatchConfig(game=game_name, seed=seed, options=dict(options), preset=preset, clock=Clock(*clock_ms),
                        policy=FailurePolicy())
@@ -223,10 +230,8 @@ def _play(
     game_name: str, bot_a: str, bot_b: str, deal: int, rotation: int, seed: int,
     options: Mapping[str, Any], preset: str | None, clock_ms: tuple[int, int],
 ) -> tuple[MatchMargin, MatchRecord]:
-    game = get_game(game_name, options, preset)
-    who = _seating(game.num_seats, game.teams, rotation)
+    who, names = _who_and_names(game_name, bot_a, bot_b, rotation, options, preset)
     specs = (bot_a, bot_b)
-    names = bot_names(specs)
     seats = [LocalSeat(load_bot(specs[w]), names[w]) for w in who]
     record = asyncio.run(run_match(_config(game_name, seed, options, preset, clock_ms), seats))
     return _margin(deal, rotation, seed, who, record), record
@@ -279,11 +284,9 @@ def _in_order_on_cluster(tasks: Iterator[tuple], address: str, batch: int, key: 
         plan = []
         for t in chunk:
             game_name, bot_a, bot_b, deal, rotation, seed, options, preset, clock_ms = t
-            names = bot_names((bot_a, bot_b))
+            who, names = _who_and_names(game_name, bot_a, bot_b, rotation, options, preset)
             if refs is None:  # the bots' files read and hashed once, shipped with every task
                 refs = bot_refs((bot_a, bot_b), names, None)
-            game = get_game(game_name, options, preset)
-            who = _seating(game.num_seats, game.teams, rotation)
             seats = tuple(names[w] for w in who)
             job = MatchJob(key, n, _config(game_name, seed, options, preset, clock_ms), seats,
                            tuple(refs[s] for s in dict.fromkeys(seats)), fingerprint)
