@@ -18,19 +18,10 @@ from arbiter.store.arenas import Arenas
 from arbiter.store.db import Store
 from arbiter.tournament import ladder
 from arbiter.tournament.arena import Arena, ArenaSpec
+from tests.arbiter.test_arena import CRASHER
 from tests.e2e.browser import serve_web
 from tests.e2e.test_web import ARTIFACTS, browser  # noqa: F401  (the Chromium fixture)
 
-CRASHER = """
-    from sdk import Bot
-
-    class Crasher(Bot):
-        name = "crasher"
-        games = ("*",)
-
-        def choose(self, view, legal_actions):
-            raise RuntimeError("out of ideas")
-"""
 
 
 @pytest.fixture(scope="module")
