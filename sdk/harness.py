@@ -36,19 +36,22 @@ A complete example (save it as ``try_mybot.py`` and run ``python try_mybot.py``)
 RandomBot``. Game names: ``spades``, ``spite-and-malice``, ``spot``; options and presets
 as in ``arbiter rules GAME``.
 
-Unlike the arbiter, which would forfeit the seat, the harness raises ``HarnessError`` when
-a bot raises, returns something that is not an action, or returns an illegal one, so that
-a test fails at the decision that went wrong.
+Unlike the arbiter, which applies the match's failure policy, the harness raises
+``HarnessError`` when a bot's code raises in any hook, exits, returns something that is
+not an action, or returns an illegal one, so that a test fails at the decision that went
+wrong. What counts as each failure, and its words, are the driver's: the same as the
+arbiter records.
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from cardarena.games import Action, GameError, events_for, get_game
+from cardarena.games import events_for, get_game
 from cardarena.games.base import options_to_dict
 from cardarena.records import Clock, MatchInfo, MatchRecord, MatchResult, RecordedAction, bot_seed_for
-from sdk.bot import Bot, fresh_copy
+from sdk.bot import Bot
+from sdk.driver import SeatDriver
 
 
 class HarnessError(Exception):
@@ -66,7 +69,8 @@ def play_match(
     """Play one match, ``bots[i]`` (a fresh copy of it) at seat i; returns its record.
 
     ``clock`` is only what the bots are told (``MatchInfo.decision_ms``/``bank_ms``): the
-    harness does not time them.
+    harness does not time them. Each bot's life in the match is the SDK's one driver
+    (``sdk.driver.SeatDriver``), as on the arbiter.
     """
     g = get_game(game, options, preset)
     if len(bots) != g.num_seats:
@@ -74,41 +78,34 @@ def play_match(
     names = tuple(getattr(b, "name", "bot") for b in bots)
     record = MatchRecord(match_id=f"local-{seed}", game=g.name, options=options_to_dict(g.options), seed=seed,
                          seat_names=names)
-    copies = [fresh_copy(b) for b in bots]
     state = g.new_initial_state(seed)
-    for seat, bot in enumerate(copies):
-        bot._start(MatchInfo(match_id=record.match_id, game=g.name, options=dict(record.options), seat=seat,
-                             num_seats=g.num_seats, teams=g.teams, seat_names=names, decision_ms=clock.decision_ms,
-                             bank_ms=clock.bank_ms, seed=bot_seed_for(seed, seat)))
-    unseen = [events_for(state.log, s) for s in range(g.num_seats)]
-
-    def deliver(seat: int) -> None:
-        if unseen[seat]:
-            events, unseen[seat] = unseen[seat], []
-            copies[seat].on_events(events)
-
+    drivers = [
+        SeatDriver(bot, MatchInfo(match_id=record.match_id, game=g.name, options=dict(record.options), seat=seat,
+                                  num_seats=g.num_seats, teams=g.teams, seat_names=names, decision_ms=clock.decision_ms,
+                                  bank_ms=clock.bank_ms, seed=bot_seed_for(seed, seat)))
+        for seat, bot in enumerate(bots)
+    ]
+    for seat, driver in enumerate(drivers):
+        driver.push(events_for(state.log, seat))
     while not state.is_terminal:
         seat = state.current_seat
         assert seat is not None
         where = f"seat {seat} ({names[seat]}), decision {len(record.actions) + 1}"
         legal = state.legal_actions()
-        try:
-            deliver(seat)
-            answer = copies[seat].choose(state.view(seat), list(legal))
-        except Exception as exc:  # noqa: BLE001 - the bot's own error, reported where it happened
-            raise HarnessError(f"{where}: the bot raised {exc!r}") from exc
-        try:
-            action = g.parse_action(answer) if isinstance(answer, str) else answer
-        except GameError as exc:
-            raise HarnessError(f"{where}: {answer!r} is not an action of {g.name}: {exc}") from None
-        if not isinstance(action, Action) or action not in legal:
-            raise HarnessError(f"{where}: {answer!r} is not one of the {len(legal)} legal actions")
-        record.actions.append(RecordedAction(seat, str(action), 0))
-        events = state.apply(action)
-        for s in range(g.num_seats):
-            unseen[s].extend(events_for(events, s))
+        decision = drivers[seat].decide(state.view(seat), legal)
+        if decision.failure:
+            raise HarnessError(f"{where}: {decision.failure}")
+        if decision.malformed:
+            raise HarnessError(f"{where}: {decision.notation!r} is not an action of {g.name}: {decision.malformed}")
+        if decision.action not in legal:
+            raise HarnessError(f"{where}: {decision.notation or decision.action!r} is not one of the {len(legal)} legal actions")
+        record.actions.append(RecordedAction(seat, str(decision.action), 0))
+        events = state.apply(decision.action)
+        for s, driver in enumerate(drivers):
+            driver.push(events_for(events, s))
     record.outcome = state.outcome()
-    for seat, bot in enumerate(copies):
-        deliver(seat)
-        bot.on_match_end(MatchResult(record.match_id, record.outcome, seat))
+    for seat, driver in enumerate(drivers):
+        failure = driver.end(MatchResult(record.match_id, record.outcome, seat))
+        if failure:
+            raise HarnessError(f"seat {seat} ({names[seat]}), at the end: {failure}")
     return record

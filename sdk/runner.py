@@ -15,19 +15,17 @@ import asyncio
 import collections
 import logging
 import os
-import sys
 import threading
-import traceback
 from pathlib import Path
 from typing import Any, Callable
 
 import grpc
 
-from cardarena.games import Action
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from sdk import convert
-from sdk.bot import Bot, fresh_copy
+from sdk.bot import Bot
+from sdk.driver import FAILURE_LIMIT, SeatDriver
 
 log = logging.getLogger("sdk")
 
@@ -55,56 +53,46 @@ class _Outbox:
 
 
 class _Session:
+    """The gRPC side of one connection: turns the arbiter's messages into calls on one
+    ``SeatDriver`` per (match, seat) (``sdk.driver``, the same driver every transport
+    uses) and the drivers' decisions into Acts. It owns nothing of a bot's life in a
+    match but the wire: protobuf in, protobuf out."""
+
     def __init__(self, bot: Bot, name: str):
         self.template = bot
         self.name = name
         self.report: Callable[[str], None] = lambda text: None
         self.outbox = _Outbox()
-        self.bots: dict[tuple[str, int], Bot] = {}
-        self.games: dict[str, str] = {}  # match_id -> game
+        self.drivers: dict[tuple[str, int], SeatDriver] = {}
         self.seat_tokens: dict[tuple[str, int], str] = {}  # (match_id, seat) -> MatchStart.seat_token
         self.matches_played = 0
         self.errors: list[str] = []
-        #: (match, seat) -> what on_match_start or on_events raised: reported with the seat's next answer
-        self.broken: dict[tuple[str, int], str] = {}
 
     def handle(self, msg: pb.ArbiterMessage) -> None:
         which = msg.WhichOneof("msg")
         if which == "match_start":
             info = convert.match_info_from_proto(msg.match_start)
-            bot = fresh_copy(self.template)
-            self.bots[(info.match_id, info.seat)] = bot
-            self.games[info.match_id] = info.game
-            self.seat_tokens[(info.match_id, info.seat)] = msg.match_start.seat_token
-            try:
-                bot._start(info)
-            except Exception as exc:  # noqa: BLE001 - the bot's bug: reported, not fatal
-                self.broken[(info.match_id, info.seat)] = describe_failure(exc, "on_match_start")
+            key = (info.match_id, info.seat)
+            self.seat_tokens[key] = msg.match_start.seat_token
+            self.drivers[key] = SeatDriver(self.template, info)
         elif which == "turn":
             self.outbox.put(self._answer(msg.turn))
         elif which == "update":  # not sent by this arbiter (events come in Turn/MatchEnd); accepted
-            key = (msg.update.match_id, msg.update.seat)
-            bot = self.bots.get(key)
-            if bot is not None:
-                try:
-                    bot.on_events(convert.events_from_proto(msg.update))
-                except Exception as exc:  # noqa: BLE001
-                    self.broken.setdefault(key, describe_failure(exc, "on_events"))
+            driver = self.drivers.get((msg.update.match_id, msg.update.seat))
+            if driver is not None and driver.wants_events:
+                driver.push(convert.events_from_proto(msg.update))
         elif which == "match_end":
-            key = (msg.match_end.match_id, msg.match_end.seat)
-            bot = self.bots.pop(key, None)
+            end = msg.match_end
+            key = (end.match_id, end.seat)
+            driver = self.drivers.pop(key, None)
             self.seat_tokens.pop(key, None)
-            self.broken.pop(key, None)
-            if bot is not None:
-                try:
-                    if msg.match_end.events and _wants_events(bot):  # the last events (final trick, scoring) come first
-                        bot.on_events(convert.events_from_proto(msg.match_end))
-                    bot.on_match_end(convert.result_from_proto(msg.match_end))
-                except Exception as exc:  # noqa: BLE001 - the match is over: nothing to report to
-                    log.error("%s: %s", self.name, describe_failure(exc, "on_match_end"))
+            if driver is not None:
+                if end.events and driver.wants_events:  # the last events (final trick, scoring) come first
+                    driver.push(convert.events_from_proto(end))
+                failure = driver.end(convert.result_from_proto(end))
+                if failure:
+                    log.error("%s: %s", self.name, failure)
             self.matches_played += 1
-            if not any(k[0] == key[0] for k in self.bots):
-                self.games.pop(key[0], None)
         elif which == "error":
             err = msg.error
             if err.code in ("auth", "protocol", "version", "busy"):
@@ -112,61 +100,36 @@ class _Session:
             self.errors.append(f"{err.code}: {err.message}")
             log.warning("%s: arbiter says %s: %s", self.name, err.code, err.message)
 
-
     def _answer(self, turn: pb.Turn) -> pb.BotMessage:
-        """The Act for ``turn``: the bot's action, or what went wrong in its code. A bot
-        that raises, returns nothing or returns no action does not take the connection
-        down: the arbiter is told what happened (``Act.failure``) and applies the match's
-        policy, and the traceback goes to stderr, which the arbiter keeps for a hosted bot.
-        A string is sent as notation: the arbiter parses it (and answers "malformed")."""
+        """The Act for ``turn``: the driver's decision on the wire. An action goes as the
+        game's typed action; a text that is not one as its notation (the arbiter parses
+        it and answers "malformed"); a failure of the bot's code as ``Act.failure`` (the
+        arbiter applies the match's policy; the traceback went to stderr, which the
+        arbiter keeps for a hosted bot). A bot that called ``sys.exit`` ends the process,
+        whichever hook it called it from, at its next answer."""
         key = (turn.match_id, turn.seat)
-        game = self.games[turn.match_id]
-        bot = self.bots[key]
+        driver = self.drivers[key]
         token = self.seat_tokens.get(key, "")
-        failure = self.broken.pop(key, None)
-        action: Any = None
-        if failure is None:
-            view, legal = convert.turn_from_proto(game, turn)
-            try:
-                if turn.events and _wants_events(bot):  # what happened since this seat's last message: before deciding
-                    bot.on_events(convert.events_from_proto(turn))
-                action = bot.choose(view, legal)
-            except Exception as exc:  # noqa: BLE001 - the bot's bug, reported to the arbiter
-                failure = describe_failure(exc, "choose")
-            else:
-                if action is None:
-                    failure = "choose returned None: return one of legal_actions, or its notation"
-                elif not isinstance(action, (str, Action)):
-                    failure = f"choose returned a {type(action).__name__}, not an action: return one of legal_actions"
-        if failure is not None:
-            log.error("%s: %s", self.name, failure)
+        try:
+            if driver.wants_events and turn.events:  # what happened since this seat's last message
+                driver.push(convert.events_from_proto(turn))
+            view, legal = convert.turn_from_proto(driver.game, turn)
+        except convert.WireError as exc:  # a Turn this SDK cannot read: said, not fatal
+            log.error("%s: cannot read the arbiter's Turn: %s", self.name, exc)
             return pb.BotMessage(act=pb.Act(match_id=turn.match_id, request_id=turn.request_id, seat_token=token,
-                                            failure=failure[:FAILURE_LIMIT]))
-        if isinstance(action, str):
-            return pb.BotMessage(act=pb.Act(match_id=turn.match_id, request_id=turn.request_id, seat_token=token,
-                                            action=pb.Action(notation=action[:FAILURE_LIMIT])))
-        return convert.act_to_proto(game, turn.match_id, turn.request_id, action, token)
-
-
-def _wants_events(bot: Bot) -> bool:
-    """False if the bot keeps ``Bot.on_events``, which does nothing: its events are then
-    not decoded at all (a fifth of the SDK's work per Turn; docs/performance.md)."""
-    return getattr(bot.on_events, "__func__", None) is not Bot.on_events
-
-
-#: What of a failure or a notation the SDK sends at most (the arbiter keeps 200 characters).
-FAILURE_LIMIT = 1000
-
-
-def describe_failure(exc: BaseException, hook: str) -> str:
-    """``RuntimeError: boom (mybot.py:12 in choose)``: the exception and the bot's own line
-    (the innermost frame outside the SDK), and its traceback on stderr."""
-    traceback.print_exception(exc, file=sys.stderr)
-    sdk_dir = str(Path(__file__).resolve().parent)
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not str(Path(f.filename).resolve()).startswith(sdk_dir)]
-    where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno} in {frames[-1].name})" if frames else ""
-    text = str(exc)
-    return f"{hook} raised {type(exc).__name__}" + (f": {text}" if text else "") + where
+                                            failure=f"the SDK could not read the Turn: {exc}"[:FAILURE_LIMIT]))
+        decision = driver.decide(view, legal)
+        if decision.action is not None:
+            return convert.act_to_proto(driver.game, turn.match_id, turn.request_id, decision.action, token)
+        if decision.exited:
+            raise SystemExit(decision.exit_code)
+        act = pb.Act(match_id=turn.match_id, request_id=turn.request_id, seat_token=token)
+        if decision.failure:
+            log.error("%s: %s", self.name, decision.failure)
+            act.failure = decision.failure
+        else:  # a text that is no action of the game: as the bot wrote it, for the arbiter to refuse
+            act.action.notation = decision.notation
+        return pb.BotMessage(act=act)
 
 
 def run(
@@ -207,6 +170,10 @@ def run(
     try:
         asyncio.get_running_loop()
     except RuntimeError:  # the usual case: no event loop in this thread
+        in_async_code = False
+    else:
+        in_async_code = True
+    if not in_async_code:  # (outside the except: a bot's traceback then is its own alone)
         return asyncio.run(play)
     # called from async code (a notebook, an async app): play on a thread of its own
     result: list[int] = []

@@ -6,7 +6,8 @@ from cardarena.v1 import arena_pb2 as pb
 from cardarena.wire import codec
 from cardarena.games import get_game
 from sdk import Bot
-from sdk.runner import _Session, _wants_events
+from sdk.driver import wants_events
+from sdk.runner import _Session
 
 
 class Quiet(Bot):
@@ -39,7 +40,7 @@ def _session_with_turn(bot: Bot, bad_event: bool) -> tuple[_Session, pb.ArbiterM
 
 
 def test_a_bot_that_keeps_the_base_on_events_gets_no_events_decoded():
-    assert not _wants_events(Quiet()) and _wants_events(Listener())
+    assert not wants_events(Quiet()) and wants_events(Listener())
     session, turn = _session_with_turn(Quiet(), bad_event=True)
     session.handle(turn)
     answer = session.outbox.take()

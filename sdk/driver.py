@@ -1,0 +1,210 @@
+"""A bot's life in one match: the one driver behind every transport.
+
+Whichever path plays a bot (over gRPC with ``sdk.run``, in the arbiter's process as a
+trusted seat, or in ``sdk.harness``), one ``SeatDriver`` per (match, seat) does
+everything that happens to the bot's code, in the same order and with the same
+results, so the same bot, seed and options give the same match on every path:
+
+- a fresh copy of the bot for the match, started with its ``MatchInfo``
+  (``self.info``, ``self.rng`` seeded per seat, then ``on_match_start``);
+- the events the seat may see, held and delivered in order, each once, in one
+  ``on_events`` call before each decision and before ``on_match_end``;
+- ``choose`` for each decision, and its answer read as an action of the match's game
+  (a returned string is parsed as notation);
+- every failure of the bot's code turned into one value, a ``Decision``, with its
+  reason in words: a hook that raised (``on_match_start`` and ``on_events`` are reported
+  with the seat's next answer), ``choose`` returning None or something that is not an
+  action, a text that is not an action of the game, and a bot that exits its process
+  (``sys.exit``);
+- ``on_match_end`` with the result; what it raises is returned, to be logged.
+
+A transport only moves a ``Decision`` to the arbiter: the gRPC session sends it as an
+``Act`` (an action, its notation, or ``Act.failure``), the in-process seat hands it to
+the match runner (an action, or the runner's ``MalformedAction``/``BotFailed``/
+``SeatDisconnected``), the harness raises ``HarnessError`` on anything but an action.
+Whether an action is legal is the arbiter's to judge, never the driver's.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from cardarena.games import Action, Event, GameError, game_class
+from cardarena.records import MatchInfo, MatchResult
+from sdk.bot import Bot, fresh_copy
+
+#: What of a failure or a notation a bot's answer carries at most (the arbiter echoes 200
+#: characters of it in the record). The same on every path, so clipped texts agree.
+FAILURE_LIMIT = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """A bot's answer to one turn, as a value. Exactly one of ``action``, ``malformed``,
+    ``failure`` and ``exited`` says what happened:
+
+    - ``action``: an action of the match's game (legal or not: the arbiter judges that);
+    - ``malformed``: why ``notation``, the text the bot answered, is not an action of it;
+    - ``failure``: why the bot's code could not choose (it raised, returned None, ...);
+    - ``exited``: the bot's code called ``sys.exit`` (``exit_code``): its process ends.
+
+    ``notation`` is the text the bot answered (a string, or an action that is not one of
+    the game's), "" when it returned one of its legal actions.
+    """
+
+    action: Action | None = None
+    notation: str = ""
+    malformed: str = ""
+    failure: str = ""
+    exited: bool = False
+    exit_code: Any = None
+
+
+def describe_failure(exc: BaseException, hook: str) -> str:
+    """``RuntimeError: boom (mybot.py:12 in choose)``: the exception and the bot's own line
+    (the innermost frame outside the SDK), and its traceback on stderr."""
+    traceback.print_exception(exc, file=sys.stderr)
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not _in_sdk(f.filename)]
+    where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno} in {frames[-1].name})" if frames else ""
+    text = str(exc)
+    return f"{hook} raised {type(exc).__name__}" + (f": {text}" if text else "") + where
+
+
+_SDK_DIR = str(Path(__file__).resolve().parent)
+
+
+def _in_sdk(filename: str) -> bool:
+    return str(Path(filename).resolve()).startswith(_SDK_DIR)
+
+
+@functools.lru_cache(maxsize=None)
+def _notation_parser(game: str) -> Any:
+    """A default-configured engine of ``game``: its notation (which no option changes)."""
+    return game_class(game)()
+
+
+def parse_notation(game: str, text: str) -> Action:
+    """``text`` as an action of ``game``; GameError (its message names what is wrong)."""
+    return _notation_parser(game).parse_action(text)
+
+
+def wants_events(bot: Bot) -> bool:
+    """False if the bot keeps ``Bot.on_events``, which does nothing: a transport then need
+    not decode its events at all (a fifth of the SDK's work per Turn; docs/performance.md)."""
+    return getattr(bot.on_events, "__func__", None) is not Bot.on_events
+
+
+def _exited(exc: SystemExit) -> Decision:
+    return Decision(exited=True, exit_code=exc.code, failure=f"the bot exited (sys.exit({exc.code!r}))")
+
+
+class SeatDriver:
+    """One bot at one seat of one match, from its start to its end.
+
+    ``SeatDriver(bot, info)`` makes the bot's fresh copy and starts it; ``push(events)``
+    holds events for the seat; ``decide(view, legal_actions)`` delivers what is held and
+    asks ``choose``; ``end(result)`` delivers the rest and calls ``on_match_end``.
+    Nothing the bot's code does raises out of these, but ``sys.exit`` in ``end``.
+    """
+
+    __slots__ = ("bot", "info", "game", "wants_events", "_held", "_broken")
+
+    @property
+    def exited(self) -> bool:
+        """The bot's code called ``sys.exit``: it is not called again."""
+        return self._broken is not None and self._broken.exited
+
+    def __init__(self, bot: Bot, info: MatchInfo):
+        self.info = info
+        self.game = info.game
+        self._held: list[Event] = []
+        #: what went wrong before the next decision (on_match_start, on_events, an exit)
+        self._broken: Decision | None = None
+        self.bot = fresh_copy(bot)
+        self.wants_events = wants_events(self.bot)
+        try:
+            self.bot._start(info)
+        except SystemExit as exc:
+            self._broken = _exited(exc)
+        except Exception as exc:  # noqa: BLE001 - the bot's bug: reported with its next answer
+            self._broken = Decision(failure=_clip(describe_failure(exc, "on_match_start")))
+
+    def push(self, events: Sequence[Event]) -> None:
+        """Hold ``events`` (already filtered for this seat) for the bot's next hook."""
+        if self.wants_events:
+            self._held.extend(events)
+
+    def _deliver(self) -> None:
+        if self._held:
+            events, self._held = self._held, []
+            self.bot.on_events(events)
+
+    def decide(self, view: Any, legal_actions: Sequence[Action]) -> Decision:
+        """The bot's answer to one decision. A failure held from ``on_match_start`` or an
+        exit is the answer, once (the bot is asked again at its next decision)."""
+        if self._broken is not None:
+            broken, self._broken = self._broken, None
+            if broken.exited:
+                self._broken = broken  # an exited bot stays gone
+            return broken
+        try:
+            self._deliver()
+        except SystemExit as exc:
+            self._broken = _exited(exc)
+            return self._broken
+        except Exception as exc:  # noqa: BLE001 - the bot's bug, this decision's answer
+            return Decision(failure=_clip(describe_failure(exc, "on_events")))
+        try:
+            answer = self.bot.choose(view, list(legal_actions))
+        except SystemExit as exc:
+            self._broken = _exited(exc)
+            return self._broken
+        except Exception as exc:  # noqa: BLE001
+            return Decision(failure=_clip(describe_failure(exc, "choose")))
+        return self._read(answer, legal_actions)
+
+    def _read(self, answer: Any, legal_actions: Sequence[Action]) -> Decision:
+        """``answer`` as an action of this game: one of ``legal_actions`` as it is (the
+        usual case, checked by identity), anything else through its notation, so that an
+        action of another game or a hand-made one reads the same on every transport."""
+        for action in legal_actions:
+            if action is answer:
+                return Decision(action=answer)
+        if isinstance(answer, str):
+            text = answer
+        elif isinstance(answer, Action):
+            text = str(answer)
+        elif answer is None:
+            return Decision(failure="choose returned None: return one of legal_actions, or its notation")
+        else:
+            return Decision(failure=f"choose returned a {type(answer).__name__}, not an action: return one of legal_actions")
+        text = text[:FAILURE_LIMIT]
+        try:
+            return Decision(action=parse_notation(self.game, text), notation=text)
+        except GameError as exc:
+            return Decision(notation=text, malformed=str(exc))
+
+    def end(self, result: MatchResult) -> str:
+        """Deliver the held events, then ``on_match_end``; what they raised, in words ("" if
+        nothing). A bot that exited is not called again; one that exits here is
+        ``exited`` afterwards."""
+        if self.exited:
+            return ""
+        try:
+            self._deliver()
+            self.bot.on_match_end(result)
+        except SystemExit as exc:
+            self._broken = _exited(exc)
+            return self._broken.failure
+        except Exception as exc:  # noqa: BLE001 - the match is over: nothing to report to
+            return describe_failure(exc, "on_match_end")
+        return ""
+
+
+def _clip(text: str) -> str:
+    return text[:FAILURE_LIMIT]

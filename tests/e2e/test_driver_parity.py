@@ -1,0 +1,60 @@
+"""The same misbehaving bot, seed and options give the same match in process and over gRPC.
+
+A bot's life in a match is the SDK's one driver (``sdk.driver.SeatDriver``) on every
+path; this plays each bot of the zoo (tests/e2e/zoo.py: a hook that raises, None,
+garbage, malformed or illegal answers, an action of another game, a sleep past the
+clock, an exit mid-match or at the start) under each failure policy twice from one seed:
+once with one bot process per seat over real gRPC, once in this process
+(``--transport inproc``). Every action and who took it, what the arbiter played for a
+seat and why, every incident with its words, and the outcome must be identical.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arbiter.tournament.play import play_local
+from cardarena.games import EndReason
+
+ZOO = Path(__file__).with_name("zoo.py")
+BOTS = ["RaiseInChoose", "RaiseInEvents", "RaiseInStart", "RaiseInEnd", "ReturnNone", "ReturnGarbage",
+        "ReturnMalformed", "ReturnIllegal", "OtherGameAction", "SleepPastClock", "ExitMidMatch", "ExitAtStart"]
+#: what each misbehaviour is recorded as (None: nothing to record, the match is over)
+KIND = {"RaiseInChoose": "crash", "RaiseInEvents": "crash", "RaiseInStart": "crash", "RaiseInEnd": None,
+        "ReturnNone": "crash", "ReturnGarbage": "crash", "ReturnMalformed": "malformed", "ReturnIllegal": "illegal",
+        "OtherGameAction": "malformed", "SleepPastClock": "timeout", "ExitMidMatch": "disconnect",
+        "ExitAtStart": "disconnect"}
+
+
+def _match(record):
+    return {
+        "seats": record.seat_names,
+        "actions": [(a.seat, a.action, a.forced) for a in record.actions],
+        "incidents": [(i.seat, i.kind, i.detail) for i in record.incidents],
+        "outcome": record.outcome,
+    }
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("policy", ["forfeit", "default"])
+@pytest.mark.parametrize("bot", BOTS)
+def test_a_misbehaving_bot_gets_the_same_match_in_process_and_over_grpc(bot, policy):
+    seats = [f"{ZOO}:{bot}", "random", "random", "random"]
+    kwargs = dict(seed=5, policy=policy, max_strikes=3, decision_ms=1000, bank_ms=500)
+    over_grpc = _match(play_local("spot", seats, transport="grpc", **kwargs))
+    in_process = _match(play_local("spot", seats, transport="inproc", **kwargs))
+    assert over_grpc == in_process
+    # and the misbehaviour happened, was seen for what it is and handled by the policy
+    kinds = {kind for _, kind, _ in in_process["incidents"]}
+    outcome = in_process["outcome"]
+    if KIND[bot] is None:
+        assert not kinds and outcome.reason is EndReason.COMPLETED
+        return
+    assert kinds == {KIND[bot]}
+    assert all(seat == 0 for seat, _, _ in in_process["incidents"])
+    if policy == "forfeit":
+        assert outcome.reason.is_forfeit and outcome.ranks[0] == 4 and len(in_process["incidents"]) == 1
+    else:  # the arbiter played for the seat and said why
+        assert any(forced for seat, _, forced in in_process["actions"] if seat == 0)

@@ -1,0 +1,145 @@
+"""A zoo of misbehaving bots, one misbehaviour each, written against the public SDK only.
+
+Each plays like ``random`` (from its own seeded ``self.rng``) and misbehaves at set
+decisions of its seat, so a match is deterministic given its seed. The transport-parity
+test (tests/e2e/test_driver_parity.py) plays each in process and over gRPC and compares
+the records; the same files are what a bot author could write.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from sdk import Bot
+from sdk.spades import Bid
+
+#: The decisions (1-based, of this seat) at which a bot misbehaves: early, then again, so
+#: that the default policy's strikes run out in a long match and the forfeit policy ends
+#: it at the first.
+BAD = {3, 9, 15, 21, 27}
+
+
+class _Zoo(Bot):
+    games = ("*",)
+    bad = BAD
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.decisions = 0
+
+    def choose(self, view, legal_actions):
+        self.decisions += 1
+        if self.decisions in self.bad:
+            return self.misbehave(legal_actions)
+        return self.rng.choice(legal_actions)
+
+    def misbehave(self, legal_actions):
+        return self.rng.choice(legal_actions)
+
+
+class RaiseInChoose(_Zoo):
+    name = "raise-choose"
+
+    def misbehave(self, legal_actions):
+        raise RuntimeError("boom in choose")
+
+
+class RaiseInEvents(_Zoo):
+    name = "raise-events"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.deliveries = 0
+
+    def on_events(self, events):
+        self.deliveries += 1
+        if self.deliveries in self.bad:
+            raise ValueError("boom in on_events")
+
+
+class RaiseInStart(_Zoo):
+    name = "raise-start"
+
+    def on_match_start(self, info):
+        raise KeyError("boom in on_match_start")
+
+
+class RaiseInEnd(_Zoo):
+    name = "raise-end"
+
+    def on_match_end(self, result):
+        raise RuntimeError("boom in on_match_end")
+
+
+class ReturnNone(_Zoo):
+    name = "return-none"
+
+    def misbehave(self, legal_actions):
+        return None
+
+
+class ReturnGarbage(_Zoo):
+    name = "return-garbage"
+
+    def misbehave(self, legal_actions):
+        return {"not": "an action"}
+
+
+class ReturnMalformed(_Zoo):
+    name = "return-malformed"
+
+    def misbehave(self, legal_actions):
+        return "play 11X and then some"
+
+
+class ReturnIllegal(_Zoo):
+    """Answers an action it was offered at an earlier decision and is not offered now."""
+
+    name = "return-illegal"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.offered: list = []
+
+    def choose(self, view, legal_actions):
+        self.offered.extend(a for a in legal_actions if a not in self.offered)
+        return super().choose(view, legal_actions)
+
+    def misbehave(self, legal_actions):
+        stale = [a for a in self.offered if a not in legal_actions]
+        return stale[-1] if stale else legal_actions[0]
+
+
+class OtherGameAction(_Zoo):
+    """Answers an action of another game (a Spades bid; in Spades, a bid of 14 tricks)."""
+
+    name = "other-game"
+
+    def misbehave(self, legal_actions):
+        return Bid(14)
+
+
+class SleepPastClock(_Zoo):
+    """Sleeps past the decision limit plus the bank (the test's clock: 1000 + 500 ms), twice."""
+
+    name = "sleepy"
+    bad = {3, 9}
+
+    def misbehave(self, legal_actions):
+        time.sleep(1.7)
+        return legal_actions[0]
+
+
+class ExitMidMatch(_Zoo):
+    name = "exit-mid"
+
+    def misbehave(self, legal_actions):
+        sys.exit(3)
+
+
+class ExitAtStart(_Zoo):
+    name = "exit-start"
+
+    def on_match_start(self, info):
+        sys.exit(4)

@@ -1,0 +1,111 @@
+"""The one bot driver (sdk.driver.SeatDriver), and the harness as one of its adapters.
+
+The transports' parity with misbehaving bots is tests/e2e/test_driver_parity.py; here,
+the driver's own promises, with no transport at all.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arbiter.tournament.play import play_local
+from cardarena.games import Event, get_game
+from cardarena.records import MatchInfo, MatchResult
+from sdk import Bot
+from sdk.driver import FAILURE_LIMIT, SeatDriver
+from sdk.harness import HarnessError, play_match
+from sdk.loading import load_bot
+
+ZOO = Path(__file__).parents[1] / "e2e" / "zoo.py"
+
+
+def _info(game: str = "spades", seat: int = 0) -> MatchInfo:
+    g = get_game(game)
+    return MatchInfo(match_id="m", game=game, options={}, seat=seat, num_seats=g.num_seats, teams=g.teams,
+                     seat_names=("a",) * g.num_seats, decision_ms=0, bank_ms=0, seed=99)
+
+
+class Recorder(Bot):
+    name = "recorder"
+    log: list = []
+
+    def on_match_start(self, info):
+        Recorder.log.append(("start", info.seat, self.rng.random()))
+
+    def on_events(self, events):
+        Recorder.log.append(("events", [e.text for e in events]))
+
+    def choose(self, view, legal_actions):
+        Recorder.log.append(("choose", len(legal_actions)))
+        return legal_actions[-1]
+
+    def on_match_end(self, result):
+        Recorder.log.append(("end", result.seat))
+
+
+def test_events_are_held_and_delivered_once_in_order_before_each_decision_and_the_end():
+    Recorder.log = []
+    template = Recorder()
+    driver = SeatDriver(template, _info())
+    assert driver.bot is not template  # a fresh copy per match
+    e = [Event("x", None, f"e{i}") for i in range(3)]
+    driver.push(e[:2])
+    driver.push(e[2:])
+    state = get_game("spades").new_initial_state(1)
+    legal = state.legal_actions()
+    assert driver.decide(None, legal).action is legal[-1]
+    driver.push([Event("x", None, "last")])
+    assert driver.end(MatchResult("m", state.outcome() if state.is_terminal else None, 0)) == ""
+    assert [entry[0] for entry in Recorder.log] == ["start", "events", "choose", "events", "end"]
+    assert Recorder.log[1] == ("events", ["e0", "e1", "e2"]) and Recorder.log[3] == ("events", ["last"])
+    # the rng is seeded from the MatchInfo's seed, so a second match with it draws the same
+    first = Recorder.log[0][2]
+    SeatDriver(template, _info())
+    assert Recorder.log[-1][2] == first
+
+
+def test_a_notation_is_parsed_and_a_hand_made_action_read_through_its_notation():
+    class Texts(Bot):
+        answers = ["bid 3", "bid 99", "bid x", "no such thing " * 200]
+
+        def choose(self, view, legal_actions):
+            return self.answers.pop(0)
+
+    driver = SeatDriver(Texts(), _info())
+    bid = driver.decide(None, [])
+    assert bid.action is not None and str(bid.action) == "bid 3" and bid.notation == "bid 3"
+    illegal = driver.decide(None, [])  # an action all the same: whether it is legal is the arbiter's to say
+    assert str(illegal.action) == "bid 99" and not illegal.malformed
+    bad = driver.decide(None, [])
+    assert bad.action is None and bad.malformed and bad.notation == "bid x"
+    long = driver.decide(None, [])
+    assert long.malformed and len(long.notation) == FAILURE_LIMIT  # clipped the same on every path
+
+
+@pytest.mark.parametrize("bot", ["RaiseInChoose", "RaiseInEvents", "RaiseInStart", "ReturnNone", "ReturnGarbage",
+                                 "ReturnMalformed", "OtherGameAction", "ExitMidMatch", "ExitAtStart"])
+def test_the_harness_fails_with_the_words_the_arbiter_records(bot):
+    """The harness is the strict adapter: the first failure raises HarnessError, and its
+    words are the driver's, the same the arbiter puts in the record for that bot."""
+    spec = f"{ZOO}:{bot}"
+    record = play_local("spot", [spec, "random", "random", "random"], seed=5, transport="inproc")
+    incident = record.incidents[0]
+    with pytest.raises(HarnessError) as caught:
+        play_match("spot", [load_bot(spec), load_bot("random"), load_bot("random"), load_bot("random")], seed=5)
+    message = str(caught.value)
+    assert message.startswith("seat 0 (")
+    if incident.kind == "crash":
+        assert incident.detail.removeprefix("the bot failed: ") in message
+    elif incident.kind == "malformed":
+        assert incident.detail in message
+    else:  # an exit: a disconnect on the arbiter, said as the exit in the harness
+        assert incident.kind == "disconnect" and "exited" in message
+    # and at the same decision: the harness got as far as the arbiter did before it
+    assert f"decision {sum(1 for a in record.actions if not a.forced) + 1}" in message or incident.kind == "disconnect"
+
+
+def test_the_harness_reports_a_failing_on_match_end():
+    with pytest.raises(HarnessError, match="at the end: on_match_end raised RuntimeError"):
+        play_match("spot", [load_bot(f"{ZOO}:RaiseInEnd")] + [load_bot("random")] * 3, seed=5)
