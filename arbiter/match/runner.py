@@ -370,14 +370,20 @@ class _Runner:
         return round((self.clock.now() - t0) * 1000)
 
     async def _late(self, client, seat, rid, legal, t0):
-        """No answer in time (or one after the deadline): the bank is spent; the policy decides."""
+        """No answer in time (or one after the deadline): the bank is spent; the policy decides.
+
+        The record says what the limit was, not how long the wait took: the limit is the
+        match's and the same on every transport; the wait is the machine's (a seat in
+        this process is found late only once it answers)."""
         policy = self.config.policy
         client.cancel(self.record.match_id, rid)
         ms = self._ms(t0)
+        bank = self.bank_ms[seat]
         self.bank_ms[seat] = 0
+        limit = f"the decision limit ({self.config.clock.decision_ms} ms) plus the bank ({bank} ms left), used up"
         then = "your side forfeits" if policy.on_timeout is Policy.FORFEIT else f"{legal[0]} was played for you"
-        await self._safe(client.reject(self.record.match_id, rid, "late", f"request {rid} timed out after {ms} ms; {then}"))
-        self._fail(seat, "timeout", f"no answer within {ms} ms", policy.on_timeout)
+        await self._safe(client.reject(self.record.match_id, rid, "late", f"request {rid} timed out after {ms} ms: no answer within {limit}; {then}"))
+        self._fail(seat, "timeout", f"no answer within {limit}", policy.on_timeout)
         return legal[0], ms, "timeout"
 
     async def _refused(self, client, seat, rid, legal, t0, kind, detail):
