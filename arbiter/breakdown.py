@@ -384,7 +384,7 @@ def classify(frames: list[str]) -> str:
             return "sdk.choose"
         if "sdk/bot.py" in path:
             return "sdk.match" if _func_name(func) in ("fresh_copy", "_start", "on_match_start", "on_match_end") else "sdk.choose"
-        if "sdk/runner.py" in path:
+        if "sdk/runner.py" in path or "sdk/driver.py" in path:  # the connection and the one bot driver
             return "sdk.runner"
         if "arbiter/match/" in path:
             return "runner"

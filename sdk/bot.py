@@ -64,6 +64,9 @@ class Bot:
     version: str = "0.1"
     #: Games this bot plays ("*" for any).
     games: tuple[str, ...] = ("*",)
+    #: The ``sdk.runner.Connection`` subclass ``run`` plays through; None: the SDK's own.
+    #: Only for experiments with the protocol itself (see ``sdk.runner.Connection``).
+    connection: Any = None
 
     def __init__(self) -> None:
         self.rng = random.Random(0)

@@ -34,39 +34,39 @@ class ArbiterError(Exception):
     """The arbiter refused the session (bad token, protocol) or the stream failed."""
 
 
-class _Outbox:
-    """Messages waiting to be written, in order. ``put`` is plain (not async) so ``handle``
-    (and code that wraps it) queues from ordinary code; the run loop writes them after
-    each ``handle``."""
-
-    def __init__(self) -> None:
-        self._items: collections.deque[pb.BotMessage] = collections.deque()
-
-    def put(self, msg: pb.BotMessage) -> None:
-        self._items.append(msg)
-
-    def take(self) -> pb.BotMessage | None:
-        return self._items.popleft() if self._items else None
-
-    def clear(self) -> None:
-        self._items.clear()
-
-
-class _Session:
-    """The gRPC side of one connection: turns the arbiter's messages into calls on one
+class Connection:
+    """The gRPC side of one connection to an arbiter: the arbiter's messages in
+    (``handle``), the bot's out (``send``). It turns them into calls on one
     ``SeatDriver`` per (match, seat) (``sdk.driver``, the same driver every transport
-    uses) and the drivers' decisions into Acts. It owns nothing of a bot's life in a
-    match but the wire: protobuf in, protobuf out."""
+    uses) and the drivers' decisions into Acts: it owns nothing of a bot's life in a
+    match but the wire, protobuf in, protobuf out.
+
+    A bot never needs anything here. To experiment with the protocol itself (a test of
+    an arbiter plays an attacker this way), subclass it and name the subclass in the
+    bot's ``connection`` attribute, or pass it to ``run(..., connection=...)``:
+
+    - ``handle(msg)``: called with every ``ArbiterMessage`` after the Welcome, in order;
+      call ``super().handle(msg)`` to play on as the SDK does;
+    - ``send(msg)``: queue a ``BotMessage`` on the stream (every answer goes through it);
+    - ``seat_tokens``: ``(match_id, seat) -> MatchStart.seat_token`` of the open seats.
+    """
 
     def __init__(self, bot: Bot, name: str):
         self.template = bot
         self.name = name
         self.report: Callable[[str], None] = lambda text: None
-        self.outbox = _Outbox()
+        self._outbox: collections.deque[pb.BotMessage] = collections.deque()
         self.drivers: dict[tuple[str, int], SeatDriver] = {}
-        self.seat_tokens: dict[tuple[str, int], str] = {}  # (match_id, seat) -> MatchStart.seat_token
+        self.seat_tokens: dict[tuple[str, int], str] = {}
         self.matches_played = 0
         self.errors: list[str] = []
+
+    def send(self, msg: pb.BotMessage) -> None:
+        """Queue ``msg``; the run loop writes what is queued after each ``handle``."""
+        self._outbox.append(msg)
+
+    def _take(self) -> pb.BotMessage | None:
+        return self._outbox.popleft() if self._outbox else None
 
     def handle(self, msg: pb.ArbiterMessage) -> None:
         which = msg.WhichOneof("msg")
@@ -76,7 +76,7 @@ class _Session:
             self.seat_tokens[key] = msg.match_start.seat_token
             self.drivers[key] = SeatDriver(self.template, info)
         elif which == "turn":
-            self.outbox.put(self._answer(msg.turn))
+            self.send(self._answer(msg.turn))
         elif which == "update":  # not sent by this arbiter (events come in Turn/MatchEnd); accepted
             driver = self.drivers.get((msg.update.match_id, msg.update.seat))
             if driver is not None and driver.wants_events:
@@ -140,6 +140,7 @@ def run(
     stop: threading.Event | None = None,
     tls_ca: bytes | str | None = None,
     report: Callable[[str], None] | None = None,
+    connection: type[Connection] | None = None,
 ) -> int:
     """Play on the arbiter at ``address`` until it closes the stream; returns matches played.
 
@@ -148,9 +149,12 @@ def run(
     arbiter on loopback or a Unix socket). ``report`` is told, in words, when the
     session opens and when the arbiter closes it (``python -m sdk`` prints them).
 
-    Raises ArbiterError if the arbiter refuses the session. A bot whose ``choose`` raises
-    ends the connection (the arbiter records a disconnect for its seats). Setting ``stop``
-    (from another thread) ends the connection and returns.
+    Raises ArbiterError if the arbiter refuses the session. What the bot's code does
+    wrong (a hook that raises, no action) is told to the arbiter as that seat's answer
+    (``sdk.driver``), and the connection plays on; a bot that calls ``sys.exit`` ends it
+    (the arbiter records a disconnect for its seats). Setting ``stop`` (from another
+    thread) ends the connection and returns. ``connection``: the ``Connection`` class to
+    play through (default: the bot's ``connection`` attribute, else ``Connection``).
     """
     address = address or os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051")
     token = token if token is not None else os.environ.get("ARENA_TOKEN", "")
@@ -161,7 +165,7 @@ def run(
             tls_ca = Path(tls_ca).read_bytes()
         except OSError as exc:
             raise ArbiterError(f"--tls-ca {tls_ca}: {exc.strerror or exc}") from None
-    session = _Session(bot, name)
+    session = (connection or getattr(bot, "connection", None) or Connection)(bot, name)
     if report is not None:
         session.report = report
     # One thread, one event loop: reading a Turn, deciding and writing the Act never cross
@@ -199,7 +203,7 @@ def _channel(address: str, tls_ca: bytes | str | None) -> grpc.aio.Channel:
     return grpc.aio.secure_channel(address, grpc.ssl_channel_credentials(root_certificates=tls_ca or None))
 
 
-async def _play(session: _Session, address: str, hello: pb.BotMessage, stop: threading.Event | None,
+async def _play(session: Connection, address: str, hello: pb.BotMessage, stop: threading.Event | None,
                 tls_ca: bytes | str | None = None) -> int:
     name = session.name
     write_failed = False
@@ -224,12 +228,12 @@ async def _play(session: _Session, address: str, hello: pb.BotMessage, stop: thr
                     session.report(f"connected to {address} as {name} (session {msg.welcome.session_id})")
                     continue
                 session.handle(msg)
-                while (out := session.outbox.take()) is not None:
+                while (out := session._take()) is not None:
                     if writable:
                         writable = await _write(call, out)
                         write_failed = write_failed or not writable
                 if not writable:
-                    session.outbox.clear()
+                    session._outbox.clear()
     except asyncio.CancelledError:
         if stop is not None and stop.is_set():
             return session.matches_played
@@ -251,7 +255,7 @@ async def _play(session: _Session, address: str, hello: pb.BotMessage, stop: thr
     return session.matches_played
 
 
-def _closed(session: _Session) -> str:
+def _closed(session: Connection) -> str:
     n = session.matches_played
     return f"the arbiter closed the connection ({n} match{'' if n == 1 else 'es'} played)"
 

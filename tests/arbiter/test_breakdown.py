@@ -35,12 +35,13 @@ def test_the_innermost_known_part_decides_and_the_outermost_frame_of_the_engine_
 
 
 def test_the_bot_side_phases():
-    answer = ("_play (sdk/runner.py:244)", "_Session.handle (sdk/runner.py:72)", "_Session._answer (sdk/runner.py:120)")
+    answer = ("_play (sdk/runner.py:244)", "Connection.handle (sdk/runner.py:72)", "Connection._answer (sdk/runner.py:120)")
     assert bd.classify(_stack(*answer, "turn_from_proto (sdk/convert.py:61)", "view_from_proto (cardarena/wire/codec.py:405)",
                               "decode (<decoder SpadesView>:2)")) == "sdk.turn"
     assert bd.classify(_stack(*answer, "RandomBot.choose (bots/random_bot.py:14)", "Random.choice (random.py:378)")) == "sdk.choose"
     assert bd.classify(_stack(*answer, "act_to_proto (sdk/convert.py:68)")) == "sdk.act"
     assert bd.classify(_stack(*answer)) == "sdk.runner"
+    assert bd.classify(_stack(*answer, "SeatDriver.decide (sdk/driver.py:150)")) == "sdk.runner"
     assert bd.classify(_stack("_play (sdk/runner.py:244)", "_StreamRequestMixin._write (grpc/aio/_call.py:500)")) == "grpc"
 
 

@@ -7,7 +7,7 @@ from cardarena.wire import codec
 from cardarena.games import get_game
 from sdk import Bot
 from sdk.driver import wants_events
-from sdk.runner import _Session
+from sdk.runner import Connection
 
 
 class Quiet(Bot):
@@ -25,11 +25,11 @@ class Listener(Quiet):
         Listener.seen.extend(events)
 
 
-def _session_with_turn(bot: Bot, bad_event: bool) -> tuple[_Session, pb.ArbiterMessage]:
+def _session_with_turn(bot: Bot, bad_event: bool) -> tuple[Connection, pb.ArbiterMessage]:
     game = get_game("spades", {"deals": 1})
     state = game.new_initial_state(1)
     seat = state.current_seat
-    session = _Session(bot, bot.name)
+    session = Connection(bot, bot.name)
     session.handle(pb.ArbiterMessage(match_start=pb.MatchStart(
         match_id="m", game="spades", seat=seat, num_seats=4, seat_token="tok", options={"deals": "1"})))
     events = [e for e in state.log if e.visible_for(seat)]
@@ -43,7 +43,7 @@ def test_a_bot_that_keeps_the_base_on_events_gets_no_events_decoded():
     assert not wants_events(Quiet()) and wants_events(Listener())
     session, turn = _session_with_turn(Quiet(), bad_event=True)
     session.handle(turn)
-    answer = session.outbox.take()
+    answer = session._take()
     assert not answer.act.failure and answer.act.action.notation  # the events were never decoded
 
 
@@ -51,8 +51,8 @@ def test_a_bot_with_on_events_gets_them_before_choose_and_a_bad_one_is_reported(
     Listener.seen = []
     session, turn = _session_with_turn(Listener(), bad_event=False)
     session.handle(turn)
-    assert not session.outbox.take().act.failure
+    assert not session._take().act.failure
     assert Listener.seen and Listener.seen == [codec.event_from_proto(e) for e in turn.turn.events]
     session, turn = _session_with_turn(Listener(), bad_event=True)
     session.handle(turn)
-    assert "11X" in session.outbox.take().act.failure
+    assert "11X" in session._take().act.failure

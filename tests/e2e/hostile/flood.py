@@ -1,29 +1,27 @@
 """Floods its stream: on its first turn, 20000 Acts that answer nothing."""
 
-import sdk.runner as runner
 from cardarena.v1 import arena_pb2 as pb
 from sdk import Bot
-
-_orig = runner._Session.handle
-_done = []
+from sdk.runner import Connection
 
 
-def handle(self, msg):
-    if msg.WhichOneof("msg") == "turn" and not _done:
-        _done.append(1)
-        t = msg.turn
-        junk = pb.BotMessage(act=pb.Act(match_id=t.match_id, request_id=10**9, action=t.legal_actions[0]))
-        for _ in range(20000):
-            self.outbox.put(junk)
-    return _orig(self, msg)
+class Flood(Connection):
+    flooded = False
 
-
-runner._Session.handle = handle
+    def handle(self, msg):
+        if msg.WhichOneof("msg") == "turn" and not self.flooded:
+            self.flooded = True
+            t = msg.turn
+            junk = pb.BotMessage(act=pb.Act(match_id=t.match_id, request_id=10**9, action=t.legal_actions[0]))
+            for _ in range(20000):
+                self.send(junk)
+        return super().handle(msg)
 
 
 class FloodBot(Bot):
     name = "flood"
     games = ("spades",)
+    connection = Flood
 
     def choose(self, view, legal_actions):
         return legal_actions[0]

@@ -8,13 +8,12 @@ import sys
 
 import grpc
 
-import sdk.runner as runner
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from sdk import Bot
+from sdk.runner import Connection
 
 ERRORS: list[str] = []
-_orig = runner._Session.handle
 _done = []
 
 
@@ -33,28 +32,27 @@ def try_hello(token):
             return f"rpc:{exc.code().name}"
 
 
-def handle(self, msg):
-    which = msg.WhichOneof("msg")
-    if which == "error":
-        ERRORS.append(msg.error.code)
-        report(kind="errors", codes=sorted(set(ERRORS)), count=len(ERRORS))
-        return None
-    if which == "turn":
-        t = msg.turn
-        self.outbox.put(pb.BotMessage(act=pb.Act(match_id=t.match_id, request_id=t.request_id, action=t.legal_actions[0],
-                                                 seat_token="forged-" + "x" * 20)))
-        if not _done:
-            _done.append(1)
-            report(kind="hello", forged=try_hello("forged-token"), reused=try_hello(os.environ.get("ARENA_TOKEN", "")))
-    return _orig(self, msg)
-
-
-runner._Session.handle = handle
+class ForgedToken(Connection):
+    def handle(self, msg):
+        which = msg.WhichOneof("msg")
+        if which == "error":
+            ERRORS.append(msg.error.code)
+            report(kind="errors", codes=sorted(set(ERRORS)), count=len(ERRORS))
+            return None
+        if which == "turn":
+            t = msg.turn
+            self.send(pb.BotMessage(act=pb.Act(match_id=t.match_id, request_id=t.request_id, action=t.legal_actions[0],
+                                                     seat_token="forged-" + "x" * 20)))
+            if not _done:
+                _done.append(1)
+                report(kind="hello", forged=try_hello("forged-token"), reused=try_hello(os.environ.get("ARENA_TOKEN", "")))
+        return super().handle(msg)
 
 
 class ForgedTokenBot(Bot):
     name = "forged-token"
     games = ("spades",)
+    connection = ForgedToken
 
     def choose(self, view, legal_actions):
         return legal_actions[0]

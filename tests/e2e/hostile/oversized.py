@@ -7,12 +7,10 @@ import sys
 
 import grpc
 
-import sdk.runner as runner
 from cardarena.v1 import arena_pb2 as pb
 from sdk import Bot
+from sdk.runner import Connection
 
-_orig = runner._Session.handle
-_done = []
 GARBAGE = [b"\xff" * 64, b"\x0a\xff\xff\xff\xff\x0f", b"\x12\x05abc", bytes(range(256)), b"\x08" * 1000]
 
 
@@ -29,25 +27,26 @@ def raw_stream(payloads):
             return exc.code().name
 
 
-def handle(self, msg):
-    if msg.WhichOneof("msg") == "turn" and not _done:
-        _done.append(1)
-        report(kind="malformed", results=[str(raw_stream([g])) for g in GARBAGE])
-        t = msg.turn
-        big = pb.Action()
-        big.CopyFrom(t.legal_actions[0])
-        big.notation = "x" * (1 << 20)
-        token = next(tok for (m, s), tok in self.seat_tokens.items() if m == t.match_id and s == t.seat)
-        self.outbox.put(pb.BotMessage(act=pb.Act(match_id=t.match_id, request_id=t.request_id, action=big, seat_token=token)))
-    return _orig(self, msg)
+class Oversized(Connection):
+    done = False
 
-
-runner._Session.handle = handle
+    def handle(self, msg):
+        if msg.WhichOneof("msg") == "turn" and not self.done:
+            self.done = True
+            report(kind="malformed", results=[str(raw_stream([g])) for g in GARBAGE])
+            t = msg.turn
+            big = pb.Action()
+            big.CopyFrom(t.legal_actions[0])
+            big.notation = "x" * (1 << 20)
+            token = next(tok for (m, s), tok in self.seat_tokens.items() if m == t.match_id and s == t.seat)
+            self.send(pb.BotMessage(act=pb.Act(match_id=t.match_id, request_id=t.request_id, action=big, seat_token=token)))
+        return super().handle(msg)
 
 
 class OversizedBot(Bot):
     name = "oversized"
     games = ("spades",)
+    connection = Oversized
 
     def choose(self, view, legal_actions):
         return legal_actions[0]

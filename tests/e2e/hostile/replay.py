@@ -4,42 +4,41 @@
 import json
 import sys
 
-import sdk.runner as runner
 from sdk import Bot
+from sdk.runner import Connection
 
-SENT: list = []
 ERRORS: list[str] = []
-_orig_handle = runner._Session.handle
-_orig_act = runner.convert.act_to_proto
 
 
-def act_to_proto(*args, **kwargs):
-    msg = _orig_act(*args, **kwargs)
-    SENT.append(msg)
-    return msg
+class Replay(Connection):
+    def __init__(self, bot, name):
+        super().__init__(bot, name)
+        self.acts: list = []  # every Act sent, in order
 
+    def send(self, msg):
+        if msg.WhichOneof("msg") == "act":
+            self.acts.append(msg)
+        super().send(msg)
 
-def handle(self, msg):
-    which = msg.WhichOneof("msg")
-    if which == "error":
-        ERRORS.append(msg.error.code)
-        print("HOSTILE " + json.dumps({"kind": "errors", "codes": sorted(set(ERRORS)), "count": len(ERRORS)}), file=sys.stderr, flush=True)
-        return None
-    old = list(SENT[-3:])
-    out = _orig_handle(self, msg)
-    if which == "turn":
-        for m in old:  # old request ids, after the real answer
-            self.outbox.put(m)
-    return out
-
-
-runner.convert.act_to_proto = act_to_proto
-runner._Session.handle = handle
+    def handle(self, msg):
+        which = msg.WhichOneof("msg")
+        if which == "error":
+            ERRORS.append(msg.error.code)
+            print("HOSTILE " + json.dumps({"kind": "errors", "codes": sorted(set(ERRORS)), "count": len(ERRORS)}),
+                  file=sys.stderr, flush=True)
+            return None
+        old = list(self.acts[-3:])
+        out = super().handle(msg)
+        if which == "turn":
+            for m in old:  # old request ids, after the real answer
+                super().send(m)
+        return out
 
 
 class ReplayBot(Bot):
     name = "replay"
     games = ("spades",)
+    connection = Replay
 
     def choose(self, view, legal_actions):
         return legal_actions[0]
