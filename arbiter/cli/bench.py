@@ -44,7 +44,7 @@ def bench(
         arbiter bench                          # everything, about 4 minutes on 2 cores
         arbiter bench -s engines --runs 3      # engines only
     """
-    from arbiter.bench import SECTIONS, run_bench
+    from arbiter.tools.bench import SECTIONS, run_bench
 
     sections = tuple(section) if section else SECTIONS
 
