@@ -7,7 +7,7 @@ process instead (``REPLAYED``: 3,000 deals, of which the recorded 400 are the fi
     python -m arbiter.tools.statreport sprt       # one part: sprt, live, coverage, ratings, strengths, variance,
                                                        # sources, bids, seatings
 
-``bench_round`` is the short version ``arbiter bench -s statistics`` repeats: the SPRT's
+``bench_round`` is the short version ``python -m arbiter.tools.bench -s statistics`` repeats: the SPRT's
 error rates and length at its defaults, the margin interval's coverage and the ratings'
 intervals and LOS (equal bots head to head; round robins of known strengths, free for all
 and partnerships).
@@ -188,7 +188,7 @@ def seating_rows(deals) -> Iterator[dict]:
 
 
 def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
-    """One round of ``arbiter bench -s statistics``: key -> measured value."""
+    """One round of ``python -m arbiter.tools.bench -s statistics``: key -> measured value."""
     out: dict[str, float] = {}
     for name, (m0, m1) in SPRT_CASES.items():
         xs = recorded(name).deal_margins()

@@ -10,7 +10,7 @@ The recorded deals are arbiter/tools/data/*.json, written once by ``arbiter eval
 The error-rate simulations draw deal margins from those recordings (``sprt.relabelled``:
 the bots' names swapped on a share of the deals, which sets the true margin and keeps the
 shape of real deals) and run the test to its end; seeded, a few seconds in all. The
-larger runs behind docs/strength.md are ``arbiter bench -s sprt``.
+larger runs behind docs/strength.md are ``python -m arbiter.tools.bench -s sprt``.
 """
 
 from __future__ import annotations

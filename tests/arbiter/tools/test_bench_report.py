@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import sys
 
 import pytest
@@ -76,3 +77,24 @@ def test_the_memory_section_runs_against_a_secure_arbiter_serve_and_leaves_nothi
     after, before = memory_run(matches=20, timeout=60)
     assert after > 0 and before > 0
     assert set(ROOT.iterdir()) - before_files == set()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-s", "nope"], "error: --section: unknown nope (known: engines,"),
+    (["--runs", "0"], "error: --runs must be at least 1 and --seconds positive"),
+    (["--json", "/nonexistent-folder/b.json"], "error: --json /nonexistent-folder/b.json: no folder /nonexistent-folder"),
+])
+def test_the_bench_command_turns_bad_input_into_one_error_line_before_measuring(args, message):
+    """``python -m arbiter.tools.bench`` (``make bench``) as a real process: a bad option is
+    one ``error:`` line and exit 2, before any section runs."""
+    done = subprocess.run([sys.executable, "-m", "arbiter.tools.bench", *args], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done
+    assert done.stdout == "" and done.stderr.startswith(message) and done.stderr.count("\n") == 1, done.stderr
+    assert "Traceback" not in done.stderr and "run 1 of" not in done.stderr
+
+
+def test_the_bench_is_a_tool_not_an_arbiter_command():
+    from arbiter.cli import app
+    from typer.main import get_command
+
+    assert "bench" not in get_command(app).commands
