@@ -29,7 +29,6 @@ import concurrent.futures
 import hmac
 import logging
 import secrets
-import sqlite3
 import threading
 import time
 from dataclasses import dataclass, field
@@ -41,7 +40,7 @@ from arbiter.hosting.loading import BUNDLED, load_bot
 from arbiter.match import MatchObserver, SeatClient, SeatDisconnected, TurnRequest, run_match
 from arbiter.server.app import RunningServer, start_private_server
 from arbiter.server.botstream import RemoteSeat
-from arbiter.store.db import store_unwritable
+from arbiter.store.db import READ_ERRORS, store_unwritable
 from arbiter.store.registry import Registry, RegistryError
 from arbiter.tournament.play import store_play
 from arbiter.tournament.run import resolve_bot
@@ -374,7 +373,7 @@ class Tables:
         try:
             with Registry(self.db, read_only=True) as reg:
                 versions = reg.versions()
-        except (RegistryError, sqlite3.Error, OSError) as exc:
+        except (RegistryError, *READ_ERRORS, OSError) as exc:
             log.info("no registered bots offered: %s", exc)
             versions = []
         for v in versions:

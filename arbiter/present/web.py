@@ -28,7 +28,6 @@ import html
 import http.server
 import logging
 import os
-import sqlite3
 import threading
 import urllib.parse
 from dataclasses import dataclass, field
@@ -46,7 +45,7 @@ from arbiter.present.boards import board
 from arbiter.present.played import describe, team_rows
 from arbiter.present import play_page as play
 from arbiter.store.arenas import ArenaMatch, ArenaRow, Arenas, EncounterRow
-from arbiter.store.db import MatchRow, Store, StoreError, TournamentRow
+from arbiter.store.db import READ_ERRORS, MatchRow, Store, StoreError, TournamentRow
 from arbiter.arena import ladder as arena_rules
 from arbiter.tournament import disclosure
 from arbiter.arena import matchmaking
@@ -775,7 +774,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 store.close()
         except PageError as exc:
             status, body = exc.status, error_page(exc.status, str(exc))
-        except (StoreError, sqlite3.Error) as exc:
+        except READ_ERRORS as exc:
             status, body = 503, error_page(503, f"the store cannot be read: {exc}")
         except Exception:  # noqa: BLE001 - one bad page must not stop the server
             log.exception("error serving %s", self.path)
