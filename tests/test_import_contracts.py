@@ -1,9 +1,8 @@
 """The import contracts hold the design: each import the design rules out, added to a copy
 of the tree, makes the real ``lint-imports`` fail and name the contract it breaks.
 
-A contract that no forbidden import can break protects nothing (STYLE.md, 13), and the
-contracts of pyproject.toml once looked complete while every import below passed them
-(issue 25). Each case copies arbiter/, sdk/, bots/, cardarena/ and pyproject.toml to a
+A contract that no forbidden import can break protects nothing, and the contracts of
+pyproject.toml once looked complete while every import below passed them (issue 25). Each case copies arbiter/, sdk/, bots/, cardarena/ and pyproject.toml to a
 scratch folder, makes one change there, and runs lint-imports on the copy (PYTHONPATH and
 the working folder point at it, no cache), so the case sees exactly the tree it changed.
 """
