@@ -50,7 +50,7 @@ BENCH_VENV := .venv-bench
 bench: $(BIN)/activate
 	@test -f $(BENCH_VENV)/.ok || { $(PY) -m venv $(BENCH_VENV) && $(BENCH_VENV)/bin/pip install -q open-spiel && touch $(BENCH_VENV)/.ok; } \
 		|| echo "open-spiel could not be installed: the OpenSpiel row will be marked unavailable"
-	ARENA_BENCH_PYTHON=$$(test -f $(BENCH_VENV)/.ok && echo $(BENCH_VENV)/bin/python || echo /nonexistent) $(BIN)/arbiter bench
+	ARENA_BENCH_PYTHON=$$(test -f $(BENCH_VENV)/.ok && echo $(BENCH_VENV)/bin/python || echo /nonexistent) $(BIN)/python -m arbiter.tools.bench
 
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) .demo.sqlite *.egg-info

@@ -5,7 +5,7 @@
 the heuristic's choice otherwise, drawing both from its seeded ``rng``, so it replays
 exactly. ``Noisy0``, ``Noisy10`` ... ``Noisy90`` are the same with 0%, 10% ... 90% noise,
 to launch by ``module:Class`` (``bots.noisy:Noisy30``) where an attribute cannot be set,
-as bot processes are. The ladder benchmark (``arbiter.tournament.arena_bench``) uses
+as bot processes are. The ladder benchmark (``arbiter.tools.arena_bench``) uses
 them: the more noise, the weaker, in every game the heuristic plays.
 """
 

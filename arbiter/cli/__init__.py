@@ -13,7 +13,6 @@ calls one library function and renders the result. Only the CLI knows about rich
 from arbiter.cli._common import app
 from arbiter.cli import play, replay, serve, tournament  # noqa: F401  (registers the commands)
 from arbiter.cli import evaluate  # noqa: F401  (registers `arbiter evaluate`)
-from arbiter.cli import bench  # noqa: F401
 from arbiter.cli import bots  # noqa: F401  (bot template, self-test, registry)
 from arbiter.cli import watch, web  # noqa: F401  (spectating: live and on a web page)
 from arbiter.cli import rules  # noqa: F401  (`arbiter rules GAME`: rules, notation, options, presets)

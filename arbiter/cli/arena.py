@@ -86,7 +86,7 @@ def arena(
     verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
 ) -> None:
     """Run a continuous rated ladder: submissions over the Bots service, encounters on duplicate deals, a live leaderboard."""
-    from arbiter.tournament.arena import ArenaSpec, ServiceConfig, arena_from_dict, arena_from_toml
+    from arbiter.arena.ladder import ArenaSpec, ServiceConfig, arena_from_dict, arena_from_toml
 
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     overrides: dict[str, Any] = {
@@ -116,7 +116,7 @@ def arena(
 
 async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) -> None:
     from arbiter.present.web import make_server
-    from arbiter.tournament.arena import Arena, EncounterDone, serve_submissions
+    from arbiter.arena.ladder import Arena, EncounterDone, serve_submissions
 
     def report(e: EncounterDone) -> None:
         result = ", ".join(f"{p} {e.points[p]:.2f}" for p in e.players)

@@ -17,7 +17,7 @@ from typing import Annotated, Optional
 import typer
 
 from cardarena.games import GAMES
-from arbiter.tournament.sprt import MIN_DEALS
+from arbiter.rating.sprt import MIN_DEALS
 from arbiter.cli._common import (
     OptionOpt, PresetOpt, SeedOpt, UsageError, _parse_options, _run, app, check_writable, err, out, write_text,
 )
@@ -73,7 +73,7 @@ def evaluate(
 
     from arbiter.store.db import Store
     from arbiter.tournament.evaluate import EvalResult, evaluate as run_evaluation
-    from arbiter.tournament.sprt import Sprt
+    from arbiter.rating.sprt import Sprt
 
     options = _run(_parse_options, option)
     if deals is not None and deals < 1:

@@ -23,7 +23,7 @@ from rich.markup import escape
 
 from arbiter.server import auth
 from arbiter.server.app import is_loopback, start_server
-from arbiter.server.arena import Hub
+from arbiter.server.botstream import Hub
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.tournament.submissions import RegistryCatalog
 from arbiter.cli._common import CredentialsOpt, UsageError, _run, app, err, out, read_tls

@@ -140,7 +140,7 @@ def tournament_run(
 
 
 def _print_standings(st, info: dict[str, Any], crosstable: bool = False) -> None:
-    from arbiter.cli.tables import Column, console_width, fitted_table
+    from arbiter.cli.layout import Column, console_width, fitted_table
     from arbiter.present.export import _cross_cells, _rating_text, _summary
     from arbiter.present.played import describe, team_rows
 
@@ -259,7 +259,7 @@ def tournament_show(
         entrants = store.entrants(tour.id)
         rows = _run(store.matches, tour.id)
         seed_text = policy.seed_text(tour.spec.get("seed"), disclosure.shown_seed(store, tour))
-    from arbiter.cli.tables import Column, console_width, fitted_table
+    from arbiter.cli.layout import Column, console_width, fitted_table
     from arbiter.present.played import describe
 
     spec = tour.spec

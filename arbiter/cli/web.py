@@ -39,7 +39,7 @@ def web(
     """Serve the standings, cross-tables, matches and replays of the store as a web page."""
     from arbiter.present.web import make_server
 
-    from arbiter.present.table import DEFAULT_LIMIT
+    from arbiter.present.play_page import DEFAULT_LIMIT
     from arbiter.server.app import is_loopback
 
     if play_limit is None:

@@ -35,13 +35,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from arbiter import scratch
+from arbiter.hosting import scratch
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.forkserver import ForkedProcess, ForkServer, ForkServerError
 from arbiter.hosting.loading import BUNDLED
 
 if TYPE_CHECKING:  # the server's types, for hints only: hosting and server are siblings
-    from arbiter.server.arena import Hub, Session
+    from arbiter.server.botstream import Hub, Session
 
 log = logging.getLogger(__name__)
 

@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, Sequence
 
-from arbiter import scratch
+from arbiter.hosting import scratch
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Standings as CSV, JSON, Markdown and one self-contained HTML page.
 
-Pure functions from a ``Standings`` (arbiter.tournament.ratings) and the tournament's description to
+Pure functions from a ``Standings`` (arbiter.rating.ratings) and the tournament's description to
 text; the CLI writes them to stdout or a file. The HTML page has its style inline and no
 scripts or external resources, and is well-formed XML (it parses with an XML parser).
 """
@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from arbiter.present.played import describe, team_rows
-from arbiter.tournament.ratings import RATING_METHOD, Standings
+from arbiter.rating.ratings import RATING_METHOD, Standings
 
 FORMATS = ("csv", "json", "md", "html")
 

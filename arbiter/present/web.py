@@ -17,7 +17,7 @@ Routes: ``/`` tournaments, ``/t/<id>`` standings + cross-table + matches,
 (``arbiter arena``): ``/a`` the arenas, ``/a/<name>`` a live leaderboard (reloading
 itself), ``/a/<name>/bot/<bot>`` a bot's rating history (an SVG chart drawn here),
 encounters and failures, ``/a/<name>/m/<match_id>`` a replay of a finished encounter;
-``/play`` a person plays a seat against bots (``arbiter.present.table``: the only pages
+``/play`` a person plays a seat against bots (``arbiter.present.play_page``: the only pages
 that write, each finished match's record, to the store).
 """
 
@@ -28,7 +28,6 @@ import html
 import http.server
 import logging
 import os
-import sqlite3
 import threading
 import urllib.parse
 from dataclasses import dataclass, field
@@ -44,13 +43,13 @@ from cardarena.replay import ReplayError
 from cardarena.replay import ReplayStep, step_record
 from arbiter.present.boards import board
 from arbiter.present.played import describe, team_rows
-from arbiter.present import table as play
+from arbiter.present import play_page as play
 from arbiter.store.arenas import ArenaMatch, ArenaRow, Arenas, EncounterRow
-from arbiter.store.db import MatchRow, Store, StoreError, TournamentRow
-from arbiter.tournament import arena as arena_rules
+from arbiter.store.db import READ_ERRORS, MatchRow, Store, StoreError, TournamentRow
+from arbiter.arena import ladder as arena_rules
 from arbiter.tournament import disclosure
-from arbiter.tournament import ladder
-from arbiter.tournament.ratings import RATING_METHOD, compute_standings
+from arbiter.arena import matchmaking
+from arbiter.rating.ratings import RATING_METHOD, compute_standings
 from arbiter.tournament.spec import TournamentSpec
 
 log = logging.getLogger(__name__)
@@ -105,7 +104,7 @@ class Standings:
 
 
 def tournament_standings(store: Store, tour: TournamentRow) -> tuple[Standings, list[MatchRow]]:
-    """The tournament's standings (``arbiter.tournament.ratings``, the one computation) as
+    """The tournament's standings (``arbiter.rating.ratings``, the one computation) as
     the page's table, and its stored matches."""
     rows = store.matches(tour.id)
     spec = TournamentSpec.from_json(tour.spec)
@@ -568,7 +567,7 @@ def error_page(status: int, message: str) -> str:
 
 # --------------------------------------------------------------------------------------
 # Arenas (`arbiter arena`): the live ladder, a page per bot, replays of finished encounters.
-# What may be shown is arbiter.tournament.arena.encounter_open's: an encounter deals from
+# What may be shown is arbiter.arena.ladder.encounter_open's: an encounter deals from
 # its own seed, so once it is stored (whole) nothing of it can come back.
 
 
@@ -605,13 +604,13 @@ def arenas_page(store: Store) -> str:
 
 def _deal_means(arena: ArenaRow, enc: EncounterRow, ms: list[ArenaMatch]) -> dict[str, float]:
     teams = get_game(arena.game, arena.spec.get("options") or {}, arena.spec.get("preset")).teams
-    deals = ladder.deal_points(ms, teams, enc.players)
+    deals = matchmaking.deal_points(ms, teams, enc.players)
     return {p: sum(d[p][0] for d in deals if p in d) / max(1, len(deals)) for p in enc.players}
 
 
 def arena_page(store: Store, name: str, recent: int = 30) -> str:
     tables, a = _arena(store, name)
-    rows = ladder.table(tables.entrants(a.id))
+    rows = matchmaking.table(tables.entrants(a.id))
     done = tables.encounters(a.id)
     shown = []
     for e in reversed(done[-recent:]):
@@ -750,7 +749,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     server_version = "CardArena"
 
     def do_GET(self) -> None:  # noqa: N802 - the http.server name
-        if play.is_play_path(self.path):  # a person's seat: arbiter.present.table
+        if play.is_play_path(self.path):  # a person's seat: arbiter.present.play_page
             return play.handle(self, "GET", _env, self.server.tables)
         url = urllib.parse.urlsplit(self.path)
         query = urllib.parse.parse_qs(url.query)
@@ -775,7 +774,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
                 store.close()
         except PageError as exc:
             status, body = exc.status, error_page(exc.status, str(exc))
-        except (StoreError, sqlite3.Error) as exc:
+        except READ_ERRORS as exc:
             status, body = 503, error_page(503, f"the store cannot be read: {exc}")
         except Exception:  # noqa: BLE001 - one bad page must not stop the server
             log.exception("error serving %s", self.path)

@@ -17,8 +17,8 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
-from arbiter import scratch
-from arbiter.server.arena import HELLO_TIMEOUT_S, SERVER_OPTIONS, ArenaServicer, Hub, MatchesServicer
+from arbiter.hosting import scratch
+from arbiter.server.botstream import HELLO_TIMEOUT_S, SERVER_OPTIONS, ArenaServicer, Hub, MatchesServicer
 from arbiter.server.bots import add_bots_service
 from arbiter.server.spectate import add_spectate_service
 from cardarena.records import Clock
@@ -40,7 +40,7 @@ async def rpcs_ended(timeout: float) -> None:
     (``asyncio.run`` returning) cancels them again, and a traceback of their CancelledError
     lands on stderr: it did at the end of ``arbiter bots submit`` when a bot process had
     not said Hello yet. Found by their coroutines' names, grpc's own: with other names
-    (another grpc version) nothing is waited for, and tests/arbiter/test_server_stop.py fails.
+    (another grpc version) nothing is waited for, and tests/arbiter/server/test_server_stop.py fails.
     """
     me = asyncio.current_task()
     loop = asyncio.get_running_loop()

@@ -161,6 +161,12 @@ class StoreError(Exception):
     """The store file is unusable (corrupt, newer schema, locked); the message says how."""
 
 
+#: What reading a store may raise: StoreError, and SQLite's own errors that reach a reader
+#: as they are (a file that is not a database, a table locked mid-read). Readers above the
+#: store catch these, never ``sqlite3`` itself: only the store imports it.
+READ_ERRORS: tuple[type[Exception], ...] = (StoreError, sqlite3.Error)
+
+
 #: The oldest schema a read-only connection can read (its tables have every column the
 #: readers select); an older file is migrated by the first writer that opens it.
 OLDEST_READABLE_SCHEMA = 3

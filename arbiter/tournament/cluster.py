@@ -51,7 +51,7 @@ from arbiter.hosting import sandbox as sb
 from arbiter.hosting.botproc import BotHost, BotStartError
 from arbiter.server.app import start_private_server
 from arbiter.match import run_match
-from arbiter.server.arena import RemoteSeat
+from arbiter.server.botstream import RemoteSeat
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ margin is the mean over deals with its standard error (sample standard deviation
 deal margins / √deals), and the win rate counts a match won when its margin is
 positive (draws half).
 
-With ``sprt=Sprt(m0, m1)`` (``arbiter.tournament.sprt``) ``deals`` is a cap: the deals are
+With ``sprt=Sprt(m0, m1)`` (``arbiter.rating.sprt``) ``deals`` is a cap: the deals are
 taken in order and the evaluation stops after the first deal at which the sequential test
 decides ("H1 accepted": the margin is at least m1; "H0 accepted": at most m0).
 
@@ -53,13 +53,13 @@ from arbiter.match import run_match
 from arbiter.store.db import Store, StoreError
 from arbiter.tournament.cluster import MatchJob, bot_refs, check_address, code_fingerprint, play_on_cluster
 from arbiter.tournament.spec import bot_names
-from arbiter.tournament.sprt import Sprt, SprtState
-from arbiter.tournament.stats import MeanSE, Moments, mean_se
+from arbiter.rating.sprt import Sprt, SprtState
+from arbiter.rating.stats import MeanSE, Moments, mean_se
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
 
 log = logging.getLogger(__name__)
 
-#: Format of ``EvalResult.to_json`` (the recorded margins under tests/arbiter/data/).
+#: Format of ``EvalResult.to_json`` (the recorded margins under arbiter/tools/data/).
 JSON_FORMAT = 1
 
 
@@ -167,7 +167,7 @@ class EvalResult:
         return None if self.sprt is None or not sd else self.sprt.fixed_deals(sd)
 
     def to_json(self, command: str = "") -> dict[str, Any]:
-        """Everything measured, every match (the format of tests/arbiter/data/*.json)."""
+        """Everything measured, every match (the format of arbiter/tools/data/*.json)."""
         return {
             "format": JSON_FORMAT, "command": command, "game": self.game, "bot_a": self.bot_a, "bot_b": self.bot_b,
             "seed": self.seed, "options": self.options, "preset": self.preset, "deals": self.deals,

@@ -16,7 +16,7 @@ from cardarena.games.base import options_to_dict
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
 from arbiter.hosting.local import LocalSeat
 from arbiter.match import MatchObserver, run_match
-from arbiter.server.arena import RemoteSeat
+from arbiter.server.botstream import RemoteSeat
 from arbiter.server.app import start_private_server
 from arbiter.tournament.run import bot_names, resolve_bot
 from arbiter.tournament.spec import TournamentSpec

@@ -43,11 +43,11 @@ from arbiter.store.registry import RegistryError, lookup
 from arbiter.tournament import cluster as dask_cluster
 from arbiter.hosting.loading import load_bot
 from arbiter.hosting.botproc import BotHost
-from arbiter.server.arena import RemoteSeat
+from arbiter.server.botstream import RemoteSeat
 from arbiter.server.app import start_private_server
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.tournament.disclosure import Disclosure, of_tournament, shown_seed
-from arbiter.tournament.ratings import compute_standings, side_points
+from arbiter.rating.ratings import compute_standings, side_points
 
 log = logging.getLogger(__name__)
 
@@ -493,7 +493,7 @@ async def _play_grpc(spec, names, sources, store, tournament_id, play_all, max_r
 
 
 def standings(rows: Sequence[MatchRow], game: Game, duplicate: bool = True, bots: Sequence[str] = ()):
-    """The table (arbiter.tournament.ratings.Standings) for these stored matches of ``game``."""
+    """The table (arbiter.rating.ratings.Standings) for these stored matches of ``game``."""
 
     return compute_standings(rows, game.teams, duplicate, bots)
 

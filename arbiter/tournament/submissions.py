@@ -18,7 +18,7 @@ from arbiter.hosting.botproc import BotPool, BotStartError
 from arbiter.hosting.vetting import self_test
 from arbiter.match import run_match
 from arbiter.server.app import start_private_server
-from arbiter.server.arena import RemoteSeat
+from arbiter.server.botstream import RemoteSeat
 from arbiter.server.bots import CatalogError
 from arbiter.store.arenas import Standing, standings_of
 from arbiter.store.registry import (

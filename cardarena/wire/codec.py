@@ -16,7 +16,7 @@ from plain dicts in a single protobuf constructor call and decodes with direct a
 reads and table look-ups. A compiled decoder that meets anything unusual (an unknown card
 token or enum number, a value the dataclass refuses) hands the message to the reference
 decoder, which either accepts it (e.g. a lower-case card) or raises the WireError; so both
-give the same result on every input. tests/arbiter/test_convert.py checks they agree.
+give the same result on every input. tests/cardarena/wire/test_convert.py checks they agree.
 
 The SDK's conversion module builds on these functions; engines never import this.
 """

@@ -28,7 +28,7 @@ from google.protobuf.message import Message
 from cardarena.v1 import arena_pb2 as pb
 
 FD = _d.FieldDescriptor
-MAX_MESSAGE = 64 * 1024  # the arbiter's limit (arbiter.server.arena.MAX_BOT_MESSAGE_BYTES)
+MAX_MESSAGE = 64 * 1024  # the arbiter's limit (arbiter.server.botstream.MAX_BOT_MESSAGE_BYTES)
 
 _INTS = {
     FD.TYPE_INT32: (-(2**31), 2**31 - 1), FD.TYPE_SINT32: (-(2**31), 2**31 - 1), FD.TYPE_SFIXED32: (-(2**31), 2**31 - 1),

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from arbiter.server import auth
-from tests.arbiter.test_registry import GOOD, HELPER, write_bot
+from tests.arbiter.store.test_registry import GOOD, HELPER, write_bot
 from tests.conftest import ROOT, start_serve, stop_serve
 
 

@@ -63,7 +63,6 @@ def _base(w: World, path: tuple[str, ...]) -> dict[str, Any]:
         ("tournament", "run"): {"db": run_db, "transport": "inproc", "bots": "random,greedy", "deals": "1",
                                 "option": ["deals=1"], "name": "r", "fresh": True, "quiet": True},
         ("evaluate",): {"game": "spades", "bot_a": "random", "bot_b": "greedy", "deals": "1", "option": ["deals=1"]},
-        ("bench",): {"section": ["engines"], "runs": "1", "seconds": "0.01", "json_path": str(w.rw / "bench.json")},
         ("watch",): {"server": "127.0.0.1:1"},
         ("web",): {"db": str(w.store), "port": "0"},
         ("serve",): {"port": "0", "credentials": str(w.rw / "serve-creds.json")},
@@ -182,7 +181,7 @@ def _walk(w: World, paths: list[tuple[str, ...]]) -> list[str]:
 
 def test_the_walk_finds_every_command():
     tree = command_tree()
-    for path in [("play",), ("standings",), ("replay",), ("serve",), ("web",), ("watch",), ("rules",), ("bench",),
+    for path in [("play",), ("standings",), ("replay",), ("serve",), ("web",), ("watch",), ("rules",),
                  ("tournament", "run"), ("tournament", "show"), ("tournament", "list"), ("bots", "new"),
                  ("bots", "check"), ("bots", "submit"), ("bots", "list"), ("bots", "show"), ("bots", "remove"),
                  ("bots", "sandbox"), ("credentials", "add-bot"), ("credentials", "token"), ("credentials", "show")]:
@@ -296,7 +295,6 @@ def test_write_commands_in_read_only_places_are_one_line(world):
           "--deals", "1", "-o", "deals=1", "-q"], "read-only"),
         (["tournament", "run", "--db", str(w.rofile), "--transport", "inproc", "--bots", "random,greedy",
           "--deals", "1", "-o", "deals=1", "-q", "--name", "ro"], "read-only"),
-        (["bench", "-s", "engines", "--runs", "1", "--seconds", "0.01", "--json", str(w.rodir / "b.json")], "--json"),
         (["credentials", "add-bot", "x", "--credentials", str(w.rodir / "c.json")], "c.json"),
         (["bots", "new", "x", "--dir", str(w.rodir)], "Permission denied"),
         (["bots", "remove", "mine", "--db", str(w.rofile)], ""),

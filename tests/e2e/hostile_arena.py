@@ -32,7 +32,7 @@ from arbiter.hosting.local import LocalSeat
 from cardarena.replay import verify_record
 from arbiter.match import run_match
 from arbiter.hosting.sandbox import Limits, Sandbox
-from arbiter.server.arena import RemoteSeat
+from arbiter.server.botstream import RemoteSeat
 from arbiter.server.app import start_server
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.store.db import Store

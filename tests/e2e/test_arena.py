@@ -24,7 +24,7 @@ from arbiter.server.client import submit_bot
 from arbiter.store.arenas import Arenas
 from arbiter.store.db import Store
 from arbiter.store.registry import Registry, collect
-from arbiter.tournament.arena import recompute, verify
+from arbiter.arena.ladder import recompute, verify
 from tests.conftest import ROOT
 
 BOT = """

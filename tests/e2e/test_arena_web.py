@@ -16,9 +16,9 @@ from selenium.webdriver.common.by import By
 
 from arbiter.store.arenas import Arenas
 from arbiter.store.db import Store
-from arbiter.tournament import ladder
-from arbiter.tournament.arena import Arena, ArenaSpec
-from tests.arbiter.test_arena import CRASHER
+from arbiter.arena import matchmaking
+from arbiter.arena.ladder import Arena, ArenaSpec
+from tests.arbiter.arena.test_arena import CRASHER
 from tests.e2e.browser import serve_web
 from tests.e2e.test_web import ARTIFACTS, browser  # noqa: F401  (the Chromium fixture)
 
@@ -49,7 +49,7 @@ def _entrants(db: Path):
 def test_leaderboard_lists_the_ladder_in_rating_order_and_the_suspended_bot_with_why(ladder_site, browser):  # noqa: F811
     url, db = ladder_site
     entrants, encounters = _entrants(db)
-    expected = [r for r in ladder.table(entrants) if r.status == "active"]
+    expected = [r for r in matchmaking.table(entrants) if r.status == "active"]
     browser.get(url + "a")
     browser.find_element(By.LINK_TEXT, "club").click()
     assert browser.find_element(By.TAG_NAME, "h1").text == "club"

@@ -27,7 +27,7 @@ from arbiter.tournament.cluster import BotRef, ClusterError, LoopbackCluster, bo
 from cardarena.replay import verify_record
 from arbiter.store.db import Store
 from arbiter.tournament.run import TournamentSpec, load_standings, run_tournament
-from tests.arbiter.test_registry import GOOD, HELPER, write_bot
+from tests.arbiter.store.test_registry import GOOD, HELPER, write_bot
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -181,7 +181,7 @@ def test_an_arena_on_the_cluster_plays_the_same_encounters_as_locally(tmp_path):
     shipped as its stored files, house bots by name) and come out as the local arena's with
     the same seed, match for match; the stored ratings recompute from the stored results."""
     from arbiter.store.arenas import Arenas
-    from arbiter.tournament.arena import Arena, ArenaSpec, recompute, verify
+    from arbiter.arena.ladder import Arena, ArenaSpec, recompute, verify
 
     db = tmp_path / "arena.sqlite"
     Store(db).close()
@@ -214,7 +214,7 @@ def test_an_evaluation_on_the_cluster_equals_the_local_one_and_stops_at_the_same
     sequential test stops at the same deal with the same verdict; the matches a batch played
     past the decision are neither counted nor stored."""
     from arbiter.tournament.evaluate import evaluate
-    from arbiter.tournament.sprt import Sprt
+    from arbiter.rating.sprt import Sprt
 
     bot = tmp_path / "mine.py"  # a bot file: shipped to the workers and checked by hash there
     bot.write_text((ROOT / "bots" / "greedy.py").read_text())
@@ -241,7 +241,7 @@ def test_a_bad_scheduler_address_is_refused_before_anything_is_played(tmp_path, 
     """One rule (spec.bad_scheduler_address) for tournaments, arenas and evaluations; the
     message names what was given, nothing is played or stored, and no coroutine of a
     half-made Dask client is left behind to be warned about."""
-    from arbiter.tournament.arena import ArenaSpec
+    from arbiter.arena.ladder import ArenaSpec
     from arbiter.tournament.cluster import check_address
     from arbiter.tournament.evaluate import evaluate
     from arbiter.tournament.spec import SpecError

@@ -89,7 +89,7 @@ def test_standings_page_shows_the_bots_in_order_with_ratings(site, browser):
     assert names == [name for name, _ in expected]
     ratings = [int(r.find_element(By.CSS_SELECTOR, "td.rating").text) for r in rows]
     assert ratings == sorted(ratings, reverse=True) and len(set(ratings)) == len(ratings)
-    # each shown rating (and its interval) is the tournament library's (arbiter.tournament.ratings)
+    # each shown rating (and its interval) is the tournament library's (arbiter.rating.ratings)
     from arbiter.present.web import open_read_only, tournament_standings
 
     store = open_read_only(db)

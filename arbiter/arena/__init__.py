@@ -1,0 +1,1 @@
+"""The arena: a continuous rated ladder (the loop in ``ladder``, its ratings and matchmaking in ``matchmaking``)."""

@@ -1,0 +1,778 @@
+"""`arbiter arena`: a continuous rated ladder over one store, for one game.
+
+One long-running process per ladder. It serves the Bots service (``serve_submissions``:
+authors submit with their tokens; ``RegistryCatalog`` runs the sandboxed self-test and
+refereed matches before anything is registered), and ``Arena.run`` keeps the ladder
+going:
+
+* **Entrants** come from the store's bot registry: the latest registered version of each
+  bot that plays the game enters (as ``name@version``, its seat name); a newer version
+  replaces it in matchmaking (its history stays); a version removed from the registry is
+  withdrawn. ``house`` bots (bundled names, files: the operator's baselines) play too.
+* **Encounters**: ``matchmaking.pick`` chooses the next table; the table plays ``deals`` deals,
+  each in every seating (``run.seatings_of``, as a duplicate tournament does), from a
+  seed drawn for this encounter alone (``secrets``; or derived from ``seed`` to
+  reproduce a run) and stored before the first card is dealt. Bots are launched from the
+  registry by ``name@version`` (the stored copy, its hash checked) by a ``BotHost`` of
+  the encounter's own, under the ladder's isolation (``deal`` by default: no process ever
+  plays two matches of one deal; with one deal per encounter that is ``match``, a fresh
+  process for every seat of every match), and the private arbiter referees.
+* **Commit**: the encounter, all its matches and its players' new ratings in one
+  transaction (``arbiter.store.arenas``); ratings update after each encounter in the
+  order they finish (``matchmaking.rate_encounter``). An encounter cut off (a stop, a crash,
+  SIGKILL) is ``abandoned`` on the next start and never counted; a fresh one replaces it.
+* **The gate** (``gate = "M0,M1"``, optional): a new version of a bot enters as a
+  ``candidate`` and plays only its predecessor, encounter after encounter, until the
+  sequential test (``arbiter.rating.sprt``, on the per-deal duplicate margin) decides:
+  H1, it replaces it; H0, or no decision by ``gate_max_deals``, it is ``rejected`` and the
+  old version plays on. The test is recomputed from the stored encounters, so a restart
+  resumes a trial where it was; the trial's encounters are rated like any other.
+* **Failures**: a bot that forfeits a match in ``suspend_after`` encounters in a row is
+  suspended, with the reason, until a new version of it is registered.
+* **Disclosure**: an encounter's deals come from its own seed, so once all of its
+  seatings are played nothing of it can come back: a stored encounter (always complete)
+  is open (``encounter_open``): its replays, results and seed may be shown.
+
+``recompute`` replays the stored encounters through the rating model; ``verify`` says
+where that disagrees with what is stored (nothing, unless the store was tampered with).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import secrets
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from arbiter.hosting import scratch
+from arbiter.hosting import sandbox as sb
+from arbiter.hosting.botproc import BotHost, BotStartError
+from arbiter.hosting.loading import load_bot
+from arbiter.hosting.local import LocalSeat
+from arbiter.match import run_match
+from arbiter.server import auth
+from arbiter.server.app import RunningServer, is_loopback, start_private_server, start_server
+from arbiter.server.botstream import Hub, RemoteSeat
+from arbiter.store.arenas import ArenaMatch, ArenaRow, Arenas, EncounterRow, EntrantRow, PlayedMatch, PlayerUpdate
+from arbiter.store.db import Store
+from arbiter.store.registry import Registry, RegistryError, lookup
+from arbiter.arena import matchmaking
+from arbiter.rating.ratings import Z95
+from arbiter.tournament.run import Entry, derive_seed, seatings_of
+from arbiter.tournament.spec import Seatings, SpecError, bad_scheduler_address, bot_names, bot_sources, check_table, read_toml
+from arbiter.rating.sprt import H0, H1, MIN_DEALS, Sprt
+from arbiter.tournament.submissions import RegistryCatalog
+from cardarena.games import ConfigError, Game, get_game
+from cardarena.names import NAME_RULE, is_name
+from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
+
+log = logging.getLogger(__name__)
+
+HOUSE = "house"  # the author (and version) of a house bot
+
+
+# --------------------------------------------------------------------------------------
+# The ladder's settings.
+
+
+@dataclass(frozen=True)
+class ArenaSpec:
+    """One ladder. Its ``identity`` (game, options, deals, seatings, clock, failure policy,
+    suspension rule, seed) is fixed when it is created: restarting with other rules is
+    refused. ``house``, ``isolation``, ``concurrency`` and ``transport`` may change."""
+
+    game: str
+    name: str = ""  # default: the game's name
+    options: Mapping[str, Any] = field(default_factory=dict)
+    preset: str | None = None
+    deals: int = 1  # deals per encounter, each played in every seating
+    seatings: str = Seatings.ROTATIONS.value
+    decision_ms: int = 10_000
+    bank_ms: int = 60_000
+    policy: str = "forfeit"
+    max_strikes: int = 3
+    suspend_after: int = 3  # encounters in a row with a forfeit of its own (0: never suspend)
+    house: tuple[str, ...] = ()  # bots that always play: bundled names, FILE.py, NAME=SPEC
+    isolation: str = "deal"
+    concurrency: int = 1  # encounters at once
+    seed: int | None = None  # only to reproduce a run (tests, the bench): encounter seeds derive from it
+    transport: str = "grpc"  # or inproc: house bots in this process (trusted; the bench)
+    cluster: str | None = None  # a Dask scheduler's address: encounters' matches run on its workers
+    # The gate (``arbiter.rating.sprt``): a new version of a bot replaces the active one
+    # only once a sequential test on their duplicate deals says it is better. "M0,M1":
+    # H0 its margin per deal <= M0, H1 >= M1 (game units); None: new versions replace at once.
+    gate: str | None = None
+    gate_alpha: float = 0.05
+    gate_beta: float = 0.05
+    gate_min_deals: int = MIN_DEALS
+    gate_max_deals: int = 400  # no decision by then: the candidate is rejected
+
+    @property
+    def display_name(self) -> str:
+        return self.name or self.game
+
+    def identity(self) -> dict[str, Any]:
+        return {"game": self.game, "options": dict(self.options), "preset": self.preset, "deals": self.deals,
+                "seatings": self.seatings, "decision_ms": self.decision_ms, "bank_ms": self.bank_ms,
+                "policy": self.policy, "max_strikes": self.max_strikes, "suspend_after": self.suspend_after,
+                "seed": self.seed, "gate": self.gate_test().to_json() | {"max_deals": self.gate_max_deals} if self.gate else None}
+
+    def gate_test(self) -> Sprt:
+        """The gate's sequential test; SpecError if its settings are wrong."""
+        try:
+            return Sprt.parse(str(self.gate), self.gate_alpha, self.gate_beta, min_deals=self.gate_min_deals)
+        except ValueError as exc:
+            raise SpecError(f"gate: {str(exc).removeprefix('sprt: ')}") from None
+
+    def match_config(self, seed: int, match_id: str) -> MatchConfig:
+        return MatchConfig(game=self.game, seed=seed, options=dict(self.options), preset=self.preset,
+                           clock=Clock(self.decision_ms, self.bank_ms),
+                           policy=FailurePolicy.uniform(self.policy, self.max_strikes), match_id=match_id)
+
+    def validate(self) -> Game:
+        """The configured game; SpecError naming the field otherwise."""
+        try:
+            game = get_game(self.game, self.options, self.preset)
+        except ConfigError as exc:
+            raise SpecError(f"game/options: {exc}") from None
+        if len({len(t) for t in game.teams}) != 1:
+            raise SpecError(f"game: {self.game} with these options has sides of different sizes; not supported")
+        for key in ("deals", "concurrency"):
+            v = getattr(self, key)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise SpecError(f"{key}: must be a whole number of at least 1, got {v!r}")
+        if not isinstance(self.suspend_after, int) or self.suspend_after < 0:
+            raise SpecError(f"suspend_after: must be 0 (never) or more, got {self.suspend_after!r}")
+        try:
+            Seatings(self.seatings)
+        except ValueError:
+            raise SpecError(f"seatings: expected rotations or permutations, got {self.seatings!r}") from None
+        if self.isolation not in ("match", "deal"):
+            raise SpecError(f"isolation: an arena plays duplicate deals: expected match or deal, got {self.isolation!r}")
+        if self.policy not in {p.value for p in Policy}:
+            raise SpecError(f"failure.policy: expected forfeit or default, got {self.policy!r}")
+        if self.decision_ms < 0 or self.bank_ms < 0 or self.max_strikes < 0:
+            raise SpecError("clock/failure: decision_ms, bank_ms and max_strikes must not be negative")
+        if self.transport not in ("grpc", "inproc"):
+            raise SpecError(f"transport: expected grpc or inproc, got {self.transport!r}")
+        if self.cluster is not None and (why := bad_scheduler_address(self.cluster)):
+            raise SpecError(f"cluster: {why}")
+        if self.cluster is not None and self.transport != "grpc":
+            raise SpecError("cluster: the cluster's workers host the bots over gRPC; transport inproc cannot be used with it")
+        if self.seed is not None and (not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < 0):
+            raise SpecError(f"seed: must be a non-negative whole number (or absent), got {self.seed!r}")
+        if self.gate is not None:
+            self.gate_test()
+            if len(game.teams) != 2:
+                raise SpecError(f"gate: a version is tested against its predecessor head to head; {self.game} with "
+                                f"these options has {len(game.teams)} sides, not 2")
+            if not isinstance(self.gate_max_deals, int) or self.gate_max_deals < self.gate_min_deals:
+                raise SpecError(f"gate.max_deals: must be at least gate.min_deals ({self.gate_min_deals}), "
+                                f"got {self.gate_max_deals!r}")
+        if self.name and not is_name(self.name):
+            raise SpecError(f"name: bad arena name {self.name[:80]!r}: {NAME_RULE}")
+        names = bot_names(self.house)
+        if len(set(names)) != len(names):
+            raise SpecError(f"house: two house bots are called the same: {list(names)}")
+        return game
+
+    @property
+    def host_isolation(self) -> str:
+        """The ``BotHost`` isolation: with one deal per encounter, ``deal`` guarantees
+        exactly what ``match`` does (every match of the encounter is of that one deal), and
+        ``match`` starts the next match's processes while one plays."""
+        return "match" if self.isolation == "deal" and self.deals == 1 else self.isolation
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    """Where the arena listens (the ``[server]`` table of its file, or flags)."""
+
+    host: str = "127.0.0.1"
+    port: int = 50051  # the Bots service (submissions)
+    web_port: int = 8080  # the leaderboard (arbiter.present.web); -1: no web page
+    credentials: str = auth.DEFAULT_FILE
+    authors: tuple[str, ...] = ()  # author tokens to issue (kept in the credentials file)
+    db: str = "arena.sqlite"
+
+
+_TOP = {"name": str, "game": str, "preset": str, "deals": int, "seatings": str, "suspend_after": int, "house": list,
+        "isolation": str, "concurrency": int, "seed": int, "cluster": str, "options": dict, "clock": dict, "failure": dict, "server": dict, "gate": dict}
+_CLOCK = {"decision_ms": int, "bank_ms": int}
+_FAILURE = {"policy": str, "max_strikes": int, "suspend_after": int}
+_GATE = {"sprt": str, "alpha": float, "beta": float, "min_deals": int, "max_deals": int}
+_SERVER = {"host": str, "port": int, "web_port": int, "credentials": str, "authors": list, "db": str}
+
+
+def arena_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None = None,
+                    source: str = "arena") -> tuple[ArenaSpec, ServiceConfig]:
+    """The ladder and service settings from TOML-shaped data; ``overrides`` (flags; None
+    values ignored) win. Keys of the service go to ServiceConfig, the rest to ArenaSpec."""
+
+    check_table(data, _TOP, "", source)
+    for key, schema in (("clock", _CLOCK), ("failure", _FAILURE), ("server", _SERVER), ("gate", _GATE)):
+        check_table(data.get(key, {}), schema, f"{key}.", source)
+    kw: dict[str, Any] = {k: v for k, v in data.items() if k not in ("clock", "failure", "server", "gate")}
+    kw.update(data.get("clock", {}))
+    kw.update(data.get("failure", {}))
+    kw.update({("gate" if k == "sprt" else f"gate_{k}"): v for k, v in data.get("gate", {}).items()})
+    server: dict[str, Any] = dict(data.get("server", {}))
+    for key, value in (overrides or {}).items():
+        if value is None:
+            continue
+        if key == "options":
+            kw["options"] = {**kw.get("options", {}), **value}
+        elif key in _SERVER:
+            server[key] = value
+        else:
+            kw[key] = value
+    for key in ("house",):
+        if key in kw:
+            if not all(isinstance(x, str) for x in kw[key]):
+                raise SpecError(f"{source}: field {key}: expected a list of bot specs (strings)")
+            kw[key] = tuple(kw[key])
+    if "authors" in server:
+        server["authors"] = tuple(server["authors"])
+    if "game" not in kw:
+        raise SpecError(f"{source}: missing field 'game'")
+    return ArenaSpec(**kw), ServiceConfig(**server)
+
+
+def arena_from_toml(path: str | os.PathLike, overrides: Mapping[str, Any] | None = None) -> tuple[ArenaSpec, ServiceConfig]:
+    return arena_from_dict(read_toml(path), overrides, source=str(path))
+
+
+# --------------------------------------------------------------------------------------
+# What may be shown, and what can be recomputed.
+
+
+def encounter_open(enc: EncounterRow) -> bool:
+    """May this encounter's replays, per-seating results and seed be shown? Its deals come
+    from its own seed and nowhere else, so once every seating is played (it is stored
+    ``done``, whole) none of them can come back. A ``playing`` or ``abandoned`` one: no."""
+    return enc.status == "done"
+
+
+def open_arena_tables(store: Store) -> Arenas:
+    return Arenas(store)
+
+
+def _teams(arena: ArenaRow) -> Sequence[Sequence[int]]:
+    spec = arena.spec
+    return get_game(arena.game, spec.get("options") or {}, spec.get("preset")).teams
+
+
+def recompute(tables: Arenas, arena: ArenaRow) -> matchmaking.Rated:
+    """Every entrant's rating replayed from the stored encounters and matches alone."""
+    teams = _teams(arena)
+    by_enc: dict[int, list[ArenaMatch]] = {}
+    for m in tables.matches(arena.id, records=False):
+        by_enc.setdefault(m.encounter, []).append(m)
+    encs = tables.encounters(arena.id, "done")
+    return matchmaking.replay(((e.players, matchmaking.deal_points(by_enc.get(e.idx, []), teams, e.players)) for e in encs),
+                         [e.player for e in tables.entrants(arena.id)])
+
+
+def verify(tables: Arenas, arena: ArenaRow) -> list[str]:
+    """Where the ratings replayed from the stored results differ from the stored ones
+    (each encounter's ``ratings`` after it, and every entrant's current rating): empty
+    when the store is consistent. Compared exactly (floats round-trip through SQLite)."""
+    teams = _teams(arena)
+    by_enc: dict[int, list[ArenaMatch]] = {}
+    for m in tables.matches(arena.id, records=False):
+        by_enc.setdefault(m.encounter, []).append(m)
+    state: matchmaking.Rated = {}
+    problems = []
+    for e in tables.encounters(arena.id, "done"):
+        new = matchmaking.rate_encounter(state, e.players, matchmaking.deal_points(by_enc.get(e.idx, []), teams, e.players))
+        state.update(new)
+        if {p: new[p] for p in e.players} != {p: tuple(e.ratings.get(p, ())) for p in e.players}:
+            problems.append(f"encounter {e.idx} (seq {e.seq}): stored {e.ratings}, recomputed {new}")
+    for ent in tables.entrants(arena.id):
+        want = state.get(ent.player, (matchmaking.MU, matchmaking.SIGMA))
+        if (ent.mu, ent.sigma) != want:
+            problems.append(f"{ent.player}: stored {ent.mu!r} ± {ent.sigma!r}, recomputed {want[0]!r} ± {want[1]!r}")
+    return problems
+
+
+def rating_history(tables: Arenas, arena: ArenaRow, player: str) -> list[tuple[int, float, float]]:
+    """(seq, mu, sigma) after each of ``player``'s encounters, in order."""
+    return [(e.seq or 0, *e.ratings[player]) for e in tables.encounters(arena.id, "done", player) if player in e.ratings]
+
+
+# --------------------------------------------------------------------------------------
+# Running a ladder.
+
+
+@dataclass(frozen=True)
+class EncounterDone:
+    """Reported after every stored encounter."""
+
+    arena: str
+    idx: int
+    seq: int
+    players: tuple[str, ...]
+    points: dict[str, float]  # mean points per deal
+    ratings: dict[str, tuple[float, float]]
+    failures: dict[str, str]
+    suspended: tuple[str, ...]
+    matches: int
+
+
+class Arena:
+    """One ladder's matchmaking loop over a store (``run``). The store's run lock is held
+    while it runs: one arena process per store file."""
+
+    def __init__(self, spec: ArenaSpec, db_path: str | os.PathLike, *, sandbox: sb.Sandbox | None = None,
+                 on_encounter: Callable[[EncounterDone], None] | None = None, poll: float = 0.5,
+                 matchmaker: Callable[["Arena", list[matchmaking.Candidate], set[str]], tuple[str, ...] | None] | None = None):
+        self.spec = spec
+        self.game = spec.validate()
+        self.db_path = Path(db_path)
+        self.sandbox = sandbox
+        self.on_encounter = on_encounter
+        self.poll = poll
+        self.matchmaker = matchmaker
+        self.store: Store | None = None
+        self.tables: Arenas | None = None
+        self.row: ArenaRow | None = None
+        self.entrants: dict[str, EntrantRow] = {}
+        self.ratings: matchmaking.Rated = {}
+        self.busy: dict[str, int] = {}  # player -> encounters it is playing now
+        self.finished = 0  # encounters stored by this run
+        self.matches_played = 0  # matches stored by this run
+        self.abandoned = 0  # found unfinished on start
+        self._tick = 0  # encounters started (all runs)
+        self._last_start: dict[str, int] = {}
+        self._server: RunningServer | None = None
+        self._registry: Registry | None = None
+        self._house = dict(zip(bot_names(spec.house), bot_sources(spec.house)))
+        self._local: dict[str, Any] = {}
+
+    # -- set up ------------------------------------------------------------------------
+
+    def open(self) -> None:
+        """Open and lock the store, create or resume the ladder, abandon what was cut off,
+        and check the stored ratings against the stored results."""
+        self.store = Store(self.db_path)
+        try:
+            self._open()
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self) -> None:
+        assert self.store is not None
+        self.store.lock()
+        self.tables = Arenas(self.store)
+        self.row = self.tables.open_arena(self.spec.display_name, self.spec.game, self.spec.identity())
+        self.abandoned = self.tables.abandon_unfinished(self.row.id)
+        if self.abandoned:
+            log.warning("arena %s: %d encounter(s) cut off by the last stop were abandoned (never counted)",
+                        self.row.name, self.abandoned)
+        problems = verify(self.tables, self.row)
+        if problems:  # only a store edited by hand gets here: the results are the truth
+            log.error("arena %s: stored ratings differ from the stored results; recomputed: %s", self.row.name, problems[:3])
+            self.tables.set_rating(self.row.id, recompute(self.tables, self.row))
+        self._registry = Registry(self.db_path)
+        self._refresh()
+        encs = self.tables.encounters(self.row.id, None)
+        self._tick = len(encs)
+        for e in sorted(encs, key=lambda e: e.idx):
+            for p in e.players:
+                self._last_start[p] = e.idx + 1
+
+    def close(self) -> None:
+        if self._registry is not None:
+            self._registry.close()
+            self._registry = None
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+    def _refresh(self) -> None:
+        assert self.tables is not None and self.row is not None
+        self.entrants = {e.player: e for e in self.tables.entrants(self.row.id)}
+        self.ratings = {p: (e.mu, e.sigma) for p, e in self.entrants.items()}
+
+    # -- entrants ----------------------------------------------------------------------
+
+    def sync_entrants(self) -> None:
+        """Bring the entrants in line with the registry and the house bots."""
+        assert self.tables is not None and self.row is not None and self._registry is not None
+        arena_id = self.row.id
+        changed = False
+        latest: dict[str, Any] = {}
+        registered: set[str] = set()
+        for v in self._registry.versions():
+            registered.add(f"{v.name}@{v.version}")
+            if not v.games or "*" in v.games or self.spec.game in v.games:
+                latest[v.name] = v  # versions come in submission order: the last one wins
+        for name, v in sorted(latest.items()):
+            player = f"{v.name}@{v.version}"
+            if player in self.entrants:
+                continue
+            mine = [e for e in self.entrants.values() if e.name == name and e.author != HOUSE]
+            earlier = [e.player for e in mine if e.status == "active"]
+            on_trial = [e.player for e in mine if e.status == "candidate"]  # superseded before its trial ended
+            if self.spec.gate and earlier:
+                test = self.spec.gate_test()
+                why = (f"on trial against {', '.join(earlier)}: it replaces it once a sequential test on their "
+                       f"duplicate deals accepts H1 (margin per deal >= {test.m1:g}; H0: <= {test.m0:g})")
+                self.tables.add_entrant(arena_id, player, v.name, v.version, v.author, "", matchmaking.MU, matchmaking.SIGMA,
+                                        on_trial, status="candidate", reason=why)
+                log.info("arena %s: %s entered on trial against %s", self.row.name, player, ", ".join(earlier))
+            else:
+                self.tables.add_entrant(arena_id, player, v.name, v.version, v.author, "", matchmaking.MU, matchmaking.SIGMA,
+                                        earlier + on_trial)
+                log.info("arena %s: %s entered%s", self.row.name, player, f" (replacing {', '.join(earlier)})" if earlier else "")
+            changed = True
+        for e in list(self.entrants.values()):
+            if e.author != HOUSE and e.status in ("active", "candidate") and e.player not in registered:
+                self.tables.set_status(arena_id, e.player, "withdrawn", "removed from the registry")
+                changed = True
+        for name, source in self._house.items():
+            if name not in self.entrants:
+                self.tables.add_entrant(arena_id, name, name, HOUSE, HOUSE, source, matchmaking.MU, matchmaking.SIGMA)
+                changed = True
+            elif self.entrants[name].status == "withdrawn" and self.entrants[name].author == HOUSE:
+                self.tables.set_status(arena_id, name, "active")
+                changed = True
+        for e in list(self.entrants.values()):
+            if e.author == HOUSE and e.status == "active" and e.player not in self._house:
+                self.tables.set_status(arena_id, e.player, "withdrawn", "no longer one of the arena's house bots")
+                changed = True
+        if changed:
+            self._refresh()
+        for e in list(self.entrants.values()):  # a verdict a crash may have left unwritten
+            if e.status == "candidate":
+                self.judge(e.player)
+
+    # -- the gate ------------------------------------------------------------------------
+
+    def predecessor(self, candidate: str) -> str | None:
+        """The active version a candidate is on trial against."""
+        name = self.entrants[candidate].name
+        active = [e.player for e in self.entrants.values() if e.name == name and e.author != HOUSE and e.status == "active"]
+        return active[-1] if active else None
+
+    def gate_state(self, candidate: str, old: str) -> Any:
+        """The gate's sequential test over every deal the two have played head to head, in
+        the order the encounters finished: recomputed from the store, so a restarted arena
+        goes on where it was."""
+        assert self.tables is not None and self.row is not None
+        margins: list[float] = []
+        for e in self.tables.encounters(self.row.id, "done", candidate):
+            if set(e.players) == {candidate, old}:
+                margins += matchmaking.deal_margins(self.tables.matches(self.row.id, e.idx, records=False), candidate, old)
+        return self.spec.gate_test().run(margins, max_deals=self.spec.gate_max_deals)
+
+    def judge(self, candidate: str) -> str | None:
+        """Apply the gate's verdict on ``candidate``, if there is one: "H1" (it replaces its
+        predecessor), "H0" or "cap" (it is rejected); None while the trial goes on."""
+        assert self.tables is not None and self.row is not None
+        old = self.predecessor(candidate)
+        if old is None:  # its predecessor left the ladder (withdrawn, suspended): nothing to beat
+            self.tables.promote(self.row.id, candidate, (), "its predecessor left the ladder before the trial ended")
+            self._refresh()
+            return H1
+        st = self.gate_state(candidate, old)
+        est = f"margin {st.margin.mean:+.3g} ± {Z95 * (st.margin.se or 0):.3g} per deal over {st.deals} deals"
+        version = self.entrants[candidate].version
+        if st.decision == H1:
+            self.tables.promote(self.row.id, candidate, (old,),
+                                f"version {version} passed the gate against {old}: {est} (H1 accepted)")
+            verdict = H1
+        elif st.decision == H0:
+            self.tables.set_status(self.row.id, candidate, "rejected",
+                                   f"did not pass the gate against {old}: {est} (H0 accepted: not better by "
+                                   f"{self.spec.gate_test().m1:g})")
+            verdict = H0
+        elif st.deals >= self.spec.gate_max_deals:
+            self.tables.set_status(self.row.id, candidate, "rejected",
+                                   f"did not pass the gate against {old}: no decision after {st.deals} deals ({est})")
+            verdict = "cap"
+        else:
+            return None
+        log.info("arena %s: gate for %s: %s", self.row.name, candidate, verdict)
+        self._refresh()
+        return verdict
+
+    def trials(self, busy: set[str]) -> list[tuple[str, ...]]:
+        """Gate encounters to start now: each candidate whose predecessor is free. They go
+        before the ladder's own tables: a trial is short, and the author waits for it."""
+        out = []
+        for e in self.entrants.values():
+            if e.status != "candidate" or e.player in busy:
+                continue
+            old = self.predecessor(e.player)
+            if old is not None and old not in busy:
+                out.append((e.player, old))
+                busy = busy | {e.player, old}
+        return out
+
+    # -- matchmaking -------------------------------------------------------------------
+
+    def candidates(self) -> list[matchmaking.Candidate]:
+        out = []
+        for e in self.entrants.values():
+            if e.status != "active":
+                continue
+            mu, sigma = self.ratings.get(e.player, (e.mu, e.sigma))
+            if e.player not in self._last_start:  # it has waited since it was first seen
+                self._last_start[e.player] = self._tick
+            waited = self._tick - self._last_start[e.player]
+            out.append(matchmaking.Candidate(e.player, mu, sigma, e.encounters + self.busy.get(e.player, 0), waited, e.joined))
+        return out
+
+    def next_table(self) -> tuple[str, ...] | None:
+        cands = self.candidates()
+        busy = {p for p, n in self.busy.items() if n}
+        if self.matchmaker is not None:
+            return self.matchmaker(self, cands, busy)
+        return matchmaking.pick(cands, len(self.game.teams), busy)
+
+    # -- encounters --------------------------------------------------------------------
+
+    def _source(self, player: str) -> str:
+        e = self.entrants[player]
+        if e.author == HOUSE:
+            return e.source
+        return lookup(self.db_path, player)[0].spec  # the stored copy, its hash checked
+
+    def _reserve(self, players: Sequence[str]) -> None:
+        for p in players:  # busy from the moment it is chosen: the next pick must not take it
+            self.busy[p] = self.busy.get(p, 0) + 1
+
+    async def encounter(self, players: tuple[str, ...]) -> EncounterDone | None:
+        """Play one encounter and store it; None if it could not be played."""
+        self._reserve(players)
+        return await self._reserved_encounter(players)
+
+    async def _reserved_encounter(self, players: tuple[str, ...]) -> EncounterDone | None:
+        assert self.tables is not None and self.row is not None
+        try:
+            try:
+                sources = {p: self._source(p) for p in players}
+            except RegistryError as exc:
+                bad = next(p for p in players if self.entrants[p].author != HOUSE)
+                log.warning("arena %s: %s cannot be launched: %s", self.row.name, bad, exc)
+                self.tables.set_status(self.row.id, bad, "withdrawn", f"its stored copy cannot be used: {exc}")
+                self._refresh()
+                return None
+            seed = secrets.randbits(62) if self.spec.seed is None else derive_seed(self.spec.seed, "encounter", self._tick)
+            idx = self.tables.begin_encounter(self.row.id, players, seed)
+            self._tick += 1
+            for p in players:
+                self._last_start[p] = self._tick
+            try:
+                played = await self._play(idx, players, seed, sources)
+            except BaseException:
+                self.tables.abandon(self.row.id, idx)
+                raise
+        finally:
+            for p in players:
+                self.busy[p] -= 1
+        return self._commit(idx, players, played)
+
+    def _plan(self, players: Sequence[str], seed: int) -> list[tuple[int, int, tuple[str, ...], tuple[str, ...], int]]:
+        per_side = len(self.game.teams[0])
+        entries = [Entry(p, (p,) * per_side) for p in players]
+        seatings = seatings_of(entries, self.game, Seatings(self.spec.seatings))
+        return [(d, r, seats, sides, derive_seed(seed, "deal", d))
+                for d in range(self.spec.deals) for r, (seats, sides) in enumerate(seatings)]
+
+    async def _play(self, idx: int, players: Sequence[str], seed: int, sources: Mapping[str, str]) -> list[PlayedMatch]:
+        assert self.row is not None
+        plan = self._plan(players, seed)
+        out: list[PlayedMatch] = []
+        match_id = lambda k: f"a{self.row.id}-e{idx}-{k}"  # noqa: E731 - carries no seed
+        if self.spec.transport == "inproc":
+            for k, (d, r, seats, sides, deal_seed) in enumerate(plan):
+                clients = [LocalSeat(self._local_bot(p, sources[p]), p) for p in seats]
+                record = await run_match(self.spec.match_config(deal_seed, match_id(k)), clients)
+                out.append(PlayedMatch(k, d, r, sides, record))
+            return out
+        if self.spec.cluster is not None:
+            return await self._play_on_cluster(idx, players, plan, match_id)
+        if self._server is None:
+            self._server = await start_private_server()
+        copies = max(seats.count(p) for _, _, seats, _, _ in plan for p in set(seats))
+        log_dir = scratch.make("arena-encounter-")
+        host = BotHost(self._server.hub, self._server.address, dict(sources), isolation=self.spec.host_isolation,
+                       copies=copies, warm=1, max_restarts=2, sandbox=self.sandbox, log_dir=log_dir)
+        try:
+            try:
+                await host.start()
+            except BotStartError as exc:  # its seats record the disconnect (with its stderr): a forfeit
+                log.warning("arena %s, encounter %d: %s", self.row.name, idx, exc)
+            for k, (d, r, seats, sides, deal_seed) in enumerate(plan):
+                lease, sessions = await host.lease(seats, deal_seed)
+                try:
+                    record = await run_match(self.spec.match_config(deal_seed, match_id(k)),
+                                             [RemoteSeat(s, self.spec.game) for s in sessions])
+                finally:
+                    host.release(lease)
+                out.append(PlayedMatch(k, d, r, sides, record))
+        finally:
+            await host.stop()
+            shutil.rmtree(log_dir, ignore_errors=True)
+        return out
+
+    async def _play_on_cluster(self, idx: int, players: Sequence[str], plan: list, match_id: Callable[[int], str]
+                               ) -> list[PlayedMatch]:
+        """The encounter's matches as tasks of the Dask cluster (``arbiter.tournament.cluster``,
+        the tournaments' path): registered bots are shipped as their stored files, checked by
+        hash on the worker; house bots by name or files. A worker plays ``deal`` isolation as
+        ``match`` (a fresh process per seat per match). A worker lost mid-match costs that
+        match only: the scheduler runs it again elsewhere."""
+        from arbiter.tournament.cluster import MatchJob, bot_refs, code_fingerprint, play_on_cluster
+
+        assert self.row is not None and self.spec.cluster is not None
+        sources = [self.entrants[p].source if self.entrants[p].author == HOUSE else p for p in players]
+        refs = await asyncio.to_thread(bot_refs, sources, list(players), self.db_path)
+        fingerprint = await asyncio.to_thread(code_fingerprint)
+        jobs = [MatchJob(f"a{self.row.id}-e{idx}", k, self.spec.match_config(deal_seed, match_id(k)), tuple(seats),
+                         tuple(refs[p] for p in dict.fromkeys(seats)), fingerprint, max_restarts=0,
+                         isolation=self.spec.host_isolation)
+                for k, (d, r, seats, sides, deal_seed) in enumerate(plan)]
+        records: dict[int, MatchRecord] = {}
+        await play_on_cluster(self.spec.cluster, jobs, lambda k, record: records.__setitem__(k, record))
+        return [PlayedMatch(k, d, r, sides, records[k]) for k, (d, r, seats, sides, _) in enumerate(plan)]
+
+    def _local_bot(self, player: str, source: str) -> Any:
+        if player not in self._local:
+            self._local[player] = load_bot(source)
+        return self._local[player]
+
+    def _commit(self, idx: int, players: tuple[str, ...], played: list[PlayedMatch]) -> EncounterDone:
+        assert self.tables is not None and self.row is not None
+        views = [_View(m.deal, m.record) for m in played]
+        deals = matchmaking.deal_points(views, self.game.teams, players)
+        new = matchmaking.rate_encounter(self.ratings, players, deals)
+        fails = matchmaking.encounter_failures(views, players)
+        updates: dict[str, PlayerUpdate] = {}
+        suspended = []
+        for p in players:
+            e = self.entrants[p]
+            n_fail, why = fails.get(p, (0, ""))
+            streak = e.streak + 1 if n_fail else 0
+            suspend = ""
+            if n_fail and self.spec.suspend_after and streak >= self.spec.suspend_after and e.status == "active":
+                suspend = f"suspended after {streak} encounters in a row with a forfeit; the last: {why}"
+                suspended.append(p)
+            updates[p] = PlayerUpdate(new[p][0], new[p][1], sum(1 for v in views if p in v.seats), n_fail, streak, suspend)
+        detail = {p: why for p, (_, why) in fails.items()}
+        seq = self.tables.finish_encounter(self.row.id, idx, played, updates, detail)
+        self.finished += 1
+        self.matches_played += len(played)
+        self._refresh()
+        if suspended:
+            log.warning("arena %s: suspended %s", self.row.name, ", ".join(suspended))
+        for p in players:  # a trial's encounter: the gate may have its verdict now
+            if self.entrants[p].status == "candidate":
+                self.judge(p)
+        points = {p: sum(d[p][0] for d in deals if p in d) / max(1, len(deals)) for p in players}
+        done = EncounterDone(self.row.name, idx, seq, players, points, {p: new[p] for p in players}, detail,
+                             tuple(suspended), len(played))
+        if self.on_encounter:
+            self.on_encounter(done)
+        return done
+
+    # -- the loop ----------------------------------------------------------------------
+
+    async def run(self, stop: asyncio.Event | None = None, max_encounters: int | None = None,
+                  until: Callable[["Arena"], bool] | None = None) -> None:
+        """Keep the ladder playing until ``stop`` is set, ``max_encounters`` have been
+        stored by this run, or ``until(self)`` says so (asked after each one). Encounters
+        under way when it stops are abandoned (their matches are not stored)."""
+        if self.store is None:
+            self.open()
+        stop = stop or asyncio.Event()
+        tasks: set[asyncio.Task] = set()
+        stopper = asyncio.ensure_future(stop.wait())
+        failures_in_a_row = 0
+        try:
+            while not stop.is_set():
+                if max_encounters is not None and self.finished >= max_encounters:
+                    break
+                if until is not None and until(self):
+                    break
+                self.sync_entrants()
+                room = self.spec.concurrency - len(tasks)
+                if max_encounters is not None:
+                    room = min(room, max_encounters - self.finished - len(tasks))
+                trials = self.trials({p for p, n in self.busy.items() if n}) if self.spec.gate else []
+                while room > 0:
+                    players = trials.pop(0) if trials else self.next_table()
+                    if players is None:
+                        break
+                    self._reserve(players)
+                    tasks.add(asyncio.ensure_future(self._reserved_encounter(players)))
+                    room -= 1
+                if not tasks:
+                    await asyncio.wait({stopper}, timeout=self.poll)
+                    continue
+                done, _ = await asyncio.wait(tasks | {stopper}, timeout=self.poll, return_when=asyncio.FIRST_COMPLETED)
+                for t in done - {stopper}:
+                    tasks.discard(t)
+                    exc = t.exception()
+                    if exc is not None:
+                        failures_in_a_row += 1
+                        log.error("arena: an encounter failed: %r", exc, exc_info=exc)
+                        if failures_in_a_row >= 20:
+                            raise RuntimeError("arena: 20 encounters in a row failed; stopping") from exc
+                        await asyncio.sleep(min(5.0, 0.1 * failures_in_a_row))
+                    else:
+                        failures_in_a_row = 0
+        finally:
+            stopper.cancel()
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            if self._server is not None:
+                await self._server.stop(0.5)
+                self._server = None
+
+
+@dataclass(frozen=True)
+class _View:
+    """A played match as the ladder's functions read it."""
+
+    deal: int
+    record: MatchRecord
+
+    @property
+    def seats(self) -> tuple[str, ...]:
+        return tuple(self.record.seat_names)
+
+    @property
+    def outcome(self):
+        return self.record.outcome
+
+    @property
+    def incidents(self):
+        return self.record.incidents
+
+
+# --------------------------------------------------------------------------------------
+# The service: submissions.
+
+
+async def serve_submissions(db_path: str | os.PathLike, service: ServiceConfig,
+                            tls: tuple[bytes, bytes] | None = None, insecure: bool = False,
+                            check: Callable[[Path], Any] | None = None) -> tuple[RunningServer, auth.Credentials]:
+    """The Bots service over the store's registry, behind the author tokens of the
+    credentials file (issued for ``service.authors`` if missing), as ``arbiter serve``
+    serves it. Loopback only, unless TLS (or ``insecure``)."""
+    if not is_loopback(service.host) and tls is None and not insecure:
+        raise SpecError(f"host {service.host} reaches other machines: give a TLS certificate and key (or --insecure)")
+    creds = auth.ensure(service.credentials, (), tuple(service.authors))
+    live = auth.LiveCredentials(service.credentials, creds)
+    running = await start_server(service.port, service.host, hub=Hub(credentials=live), admin_token=creds.admin,
+                                 bots_catalog=RegistryCatalog(db_path, check), author_tokens=creds.author_tokens(), tls=tls)
+    return running, creds

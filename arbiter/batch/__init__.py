@@ -1,0 +1,1 @@
+"""The one batch engine: plays a plan of matches (deals, seatings, seeds) and stores them."""

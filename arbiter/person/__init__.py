@@ -1,0 +1,1 @@
+"""A person's seat: a match with a person at one seat and bots at the others."""

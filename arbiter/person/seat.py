@@ -1,0 +1,581 @@
+"""A person at the table: matches in which one seat is played from a browser (``arbiter web``).
+
+The arbiter hosts such a match as it hosts any other: ``arbiter.match.run_match`` with a
+``BrowserSeat`` for the person and the bots as sandboxed processes over gRPC, leased from
+a ``BotHost`` (one per match, ``deal`` isolation: a process per seat, started for this
+match, stopped after it), on a private arbiter of this process. So the runner validates
+every action, applies the clock (a generous one by default: minutes per decision) and the
+failure policy (forfeit: a person gone past the clock loses by timeout, and one whose
+pages have asked nothing for ``GONE_SECONDS`` at their turn, a closed tab, by
+disconnection, so an abandoned match does not hold its place for the clock), and the record
+goes to the store (``store_play``, as ``arbiter play`` keeps its matches), where it
+replays and verifies like any other (``arbiter replay``, ``cardarena.replay``).
+
+What the person sees is what the runner hands the seat, nothing else: the seat's view
+(``State.view(seat)`` in each ``TurnRequest``), its legal actions, the events the seat may
+see (``events_for``), the rejections, the result and the final public view (what every
+bot receives at the end). The page (``arbiter.present.play_page``) renders only a
+``Snapshot`` of these.
+
+Who may see or act for the seat is decided by a secret: the per-match seat token given
+to whoever started the match (``secrets.token_urlsafe``, compared in constant time). The
+number of matches being played at once is bounded (``limit``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import hmac
+import logging
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from arbiter.hosting.botproc import BotHost, BotStartError
+from arbiter.hosting.loading import BUNDLED, load_bot
+from arbiter.match import MatchObserver, SeatClient, SeatDisconnected, TurnRequest, run_match
+from arbiter.server.app import RunningServer, start_private_server
+from arbiter.server.botstream import RemoteSeat
+from arbiter.store.db import READ_ERRORS, store_unwritable
+from arbiter.store.registry import Registry, RegistryError
+from arbiter.tournament.play import store_play
+from arbiter.tournament.run import resolve_bot
+from arbiter.tournament.spec import SpecError
+from cardarena.games import Action, ConfigError, Event, Game, GameError, Outcome, game_class, get_game
+from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchInfo, MatchRecord, Policy, clip
+
+log = logging.getLogger(__name__)
+
+#: The name the browser's seat plays under (records, replays, the other seats' MatchStart).
+HUMAN = "browser"
+
+#: Matches with a person at the table at once (``arbiter web --play-limit``).
+DEFAULT_LIMIT = 4
+
+#: Seconds a person has for each decision (``arbiter web --play-clock``); past it the
+#: runner's policy applies: the person's side forfeits (the match is abandoned, recorded).
+DEFAULT_DECISION_SECONDS = 300
+
+#: Seconds without a request from any of the match's pages after which the person has left
+#: the table (the tab was closed): at their turn the seat disconnects, and the policy ends
+#: the match (their side forfeits), freeing its place under ``limit``. An open page asks
+#: for the state at least every ``present.play_page.WAIT_SECONDS`` (20 s).
+GONE_SECONDS = 60.0
+
+#: Finished matches kept in memory for their pages (their records are in the store).
+KEEP_FINISHED = 32
+
+#: How long starting a match may take (bot processes starting and connecting).
+START_TIMEOUT = 120.0
+
+
+class TableError(Exception):
+    """A request the tables refuse; ``status`` is its HTTP status, the message says why."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+# --------------------------------------------------------------------------------------
+# The seat.
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the seat's page may show, copied at one moment: only what the runner handed
+    the seat (its view, legal actions, its events), plus the result."""
+
+    match_id: str
+    game: str
+    seat: int
+    seat_names: tuple[str, ...]
+    teams: tuple[tuple[int, ...], ...]
+    options: dict[str, Any]
+    decision_ms: int
+    version: int  # grows with every change; the page's script waits on it
+    step: int  # actions applied so far
+    request_id: int | None  # the decision being asked of the seat (None: not its turn)
+    view: Any  # the seat's view of its last decision (None before its first)
+    legal: tuple[Action, ...]
+    events: tuple[str, ...]  # every event the seat may see, in order
+    notices: tuple[str, ...]  # what the arbiter said about its answers (timeouts)
+    outcome: Outcome | None
+    final_view: Any  # the final public view (None until the end, and after a forfeit)
+    stored: str  # "" not yet; "stored"; or why the record could not be stored
+    failed: str  # why the match could not be played ('' if it was)
+
+    @property
+    def over(self) -> bool:
+        return self.outcome is not None or bool(self.failed)
+
+
+class BrowserSeat(SeatClient):
+    """The seat a person plays from a browser: ``decide`` waits for ``act`` (called from a
+    web request's thread), which checks the answer before the runner sees it, so a bad
+    click is an error for the page, never an illegal action of the match."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, game: Game, name: str = HUMAN, gone_seconds: float = GONE_SECONDS):
+        self.name = name
+        self._loop = loop
+        self._game = game
+        self.gone_seconds = gone_seconds
+        self._last_seen = time.monotonic()
+        self._cond = threading.Condition()
+        self._info: MatchInfo | None = None
+        self._turn: TurnRequest | None = None
+        self._future: asyncio.Future[Action] | None = None
+        self._view: Any = None
+        self._events: list[str] = []
+        self._pending: list[str] = []  # events of the action being applied (published with its step)
+        self._notices: list[str] = []
+        self._outcome: Outcome | None = None
+        self._final_view: Any = None
+        self._stored = ""
+        self._failed = ""
+        self._step = 0
+        self._version = 0
+
+    def _bump(self) -> None:  # with self._cond held
+        self._version += 1
+        self._cond.notify_all()
+
+    # -- the runner's side (the event loop's thread) --------------------------------------
+
+    async def start(self, info: MatchInfo) -> None:
+        with self._cond:
+            self._info = info
+            self._bump()
+
+    async def decide(self, turn: TurnRequest) -> Action:
+        future: asyncio.Future[Action] = self._loop.create_future()
+        with self._cond:
+            self._turn, self._future, self._view = turn, future, turn.view
+            self._bump()
+        try:
+            while True:  # the answer, unless the person has left the table (GONE_SECONDS)
+                left = self.gone_seconds - (time.monotonic() - self._last_seen)
+                if left <= 0:
+                    raise SeatDisconnected(f"the person left the table: no page of the match asked anything "
+                                           f"for {self.gone_seconds:g} s")
+                done, _ = await asyncio.wait({future}, timeout=left)
+                if done:
+                    return future.result()
+        finally:
+            with self._cond:
+                if self._future is future:
+                    self._turn = self._future = None
+                    self._bump()
+
+    async def notify(self, match_id: str, seat: int, events: list[Event]) -> None:
+        with self._cond:
+            self._pending.extend(e.text for e in events)
+
+    def stepped(self) -> None:
+        """An action was applied and every seat told: its events and the step show at once."""
+        with self._cond:
+            self._step += 1
+            self._publish()
+
+    def dealt(self) -> None:
+        with self._cond:
+            self._publish()
+
+    def _publish(self) -> None:  # with self._cond held
+        self._events.extend(self._pending)
+        self._pending.clear()
+        self._bump()
+
+    async def reject(self, match_id: str, request_id: int, code: str, message: str) -> None:
+        with self._cond:
+            self._notices.append(f"{code}: {message}")
+            self._bump()
+
+    def cancel(self, match_id: str, request_id: int) -> None:
+        with self._cond:
+            if self._turn is not None and self._turn.request_id == request_id:
+                self._turn = self._future = None
+                self._bump()
+
+    async def finish(self, match_id: str, seat: int, outcome: Outcome, final_view: Any) -> None:
+        with self._cond:
+            self._outcome, self._final_view = outcome, final_view
+            self._publish()
+
+    def stored(self, text: str) -> None:
+        with self._cond:
+            self._stored = text
+            self._bump()
+
+    def failed(self, why: str) -> None:
+        with self._cond:
+            self._failed = why or "the match could not be played"
+            self._turn = self._future = None
+            self._bump()
+
+    # -- the page's side (web request threads) -------------------------------------------
+
+    def seen(self) -> None:
+        """A page of the match asked something: the person is still at the table."""
+        self._last_seen = time.monotonic()
+
+    def snapshot(self, match_id: str, seat: int, seat_names: tuple[str, ...]) -> Snapshot:
+        with self._cond:
+            info, turn = self._info, self._turn
+            return Snapshot(
+                match_id=match_id, game=self._game.name, seat=seat, seat_names=seat_names,
+                teams=self._game.teams, options=dict(info.options) if info else {},
+                decision_ms=info.decision_ms if info else 0, version=self._version, step=self._step,
+                request_id=turn.request_id if turn is not None else None, view=self._view,
+                legal=tuple(turn.legal_actions) if turn is not None else (), events=tuple(self._events),
+                notices=tuple(self._notices), outcome=self._outcome, final_view=self._final_view,
+                stored=self._stored, failed=self._failed,
+            )
+
+    def wait(self, since: int, timeout: float) -> int:
+        """Block until the version passes ``since`` (or ``timeout`` seconds); the version."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._version > since, timeout)
+            return self._version
+
+    def wait_for_turn_or_end(self, timeout: float) -> None:
+        """Block until the seat is asked to decide, or the match is over (at most ``timeout`` s)."""
+        with self._cond:
+            self._cond.wait_for(lambda: self._turn is not None or self._outcome is not None or bool(self._failed), timeout)
+
+    def act(self, request_id: str, text: str) -> Action:
+        """Answer the decision ``request_id`` with the action written ``text``; TableError
+        (4xx) if it is not this seat's decision, not an action of the game, or not legal."""
+        if not request_id.strip().isdigit():
+            raise TableError(400, f"request must be the number of the decision asked, got {clip(request_id, 40)!r}")
+        rid = int(request_id)
+        if not text.strip():
+            raise TableError(400, "action is missing: send one of the legal actions, e.g. as the page's buttons do")
+        try:
+            action = self._game.parse_action(text)
+        except GameError as exc:
+            raise TableError(400, f"malformed action {clip(text, 80)!r}: {exc}") from None
+        with self._cond:
+            turn, future = self._turn, self._future
+            if self._outcome is not None or self._failed:
+                raise TableError(409, "the match is over: no more actions")
+            if turn is None or future is None:
+                raise TableError(409, "it is not your turn: wait for the other seats (reload the page)")
+            if rid != turn.request_id:
+                raise TableError(409, f"decision {rid} is not the one being asked (it is {turn.request_id}): "
+                                      "the page was out of date; reload it")
+            if action not in turn.legal_actions:
+                raise TableError(400, f"{clip(text, 80)!r} is not a legal action now: choose one of the page's buttons")
+            self._turn = self._future = None
+            self._bump()
+        self._loop.call_soon_threadsafe(_resolve, future, action)
+        return action
+
+
+def _resolve(future: asyncio.Future, action: Action) -> None:
+    if not future.done():  # the runner may have stopped waiting (its clock ran out)
+        future.set_result(action)
+
+
+class _Steps(MatchObserver):
+    """Tells the browser's seat when an action has been applied and every seat told of it."""
+
+    def __init__(self, seat: BrowserSeat):
+        self.seat = seat
+
+    async def started(self, match_id: str, game: str, seat_names: tuple[str, ...], spectator_view: Any) -> None:
+        self.seat.dealt()
+
+    async def step(self, match_id: str, seat: int, action: Action, public_events: list[Event], spectator_view: Any) -> None:
+        self.seat.stepped()
+
+
+# --------------------------------------------------------------------------------------
+# The tables.
+
+
+@dataclass(frozen=True)
+class BotChoice:
+    """An opponent a person may pick: a bundled bot or a registered ``name@version``."""
+
+    ref: str
+    games: tuple[str, ...]  # the games it says it plays (empty or "*": any)
+    note: str = ""
+
+    def plays(self, game: str) -> bool:
+        return not self.games or "*" in self.games or game in self.games
+
+
+@dataclass
+class Table:
+    """One match with a person at ``seat``."""
+
+    match_id: str
+    token: str
+    seat: int
+    seat_names: tuple[str, ...]
+    browser: BrowserSeat
+    config: MatchConfig
+    done: concurrent.futures.Future | None = None
+    record: MatchRecord | None = None
+
+    def snapshot(self) -> Snapshot:
+        return self.browser.snapshot(self.match_id, self.seat, self.seat_names)
+
+    @property
+    def live(self) -> bool:
+        """Being played, or its record being stored: it holds one of the server's places."""
+        if self.done is None or self.done.done():
+            return self.done is None
+        s = self.browser.snapshot(self.match_id, self.seat, self.seat_names)
+        return not (s.failed or s.stored)
+
+
+@dataclass
+class Tables:
+    """The matches of one web server in which a person plays a seat.
+
+    They run on an event loop of their own (a thread started with the first match), with
+    one private arbiter for all of them; ``close()`` stops every match and bot process."""
+
+    db: Path
+    limit: int = DEFAULT_LIMIT
+    decision_seconds: float = DEFAULT_DECISION_SECONDS
+    gone_seconds: float = GONE_SECONDS
+    sandbox: Any = None  # hosting.sandbox.Sandbox for the bot processes (None: the strongest there is)
+    _tables: dict[str, Table] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _loop: asyncio.AbstractEventLoop | None = None
+    _server: RunningServer | None = None
+    _starting: int = 0
+    _bundled_games: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    _tasks: set[asyncio.Task] = field(default_factory=set)
+
+    # -- what may be chosen --------------------------------------------------------------
+
+    def unwritable(self) -> str:
+        """Why matches cannot be played now ('' if they can): the store must take the record."""
+        return store_unwritable(self.db)
+
+    def bots(self, game: str | None = None) -> list[BotChoice]:
+        """The opponents on offer: the bundled bots, then the store's registered versions
+        (those that play ``game``, when given)."""
+        out = []
+        for name in sorted(BUNDLED):
+            games = self._bundled(name)
+            choice = BotChoice(name, games, "bundled")
+            if game is None or choice.plays(game):
+                out.append(choice)
+        try:
+            with Registry(self.db, read_only=True) as reg:
+                versions = reg.versions()
+        except (RegistryError, *READ_ERRORS, OSError) as exc:
+            log.info("no registered bots offered: %s", exc)
+            versions = []
+        for v in versions:
+            choice = BotChoice(f"{v.name}@{v.version}", v.games, f"registered, by {v.author}")
+            if game is None or choice.plays(game):
+                out.append(choice)
+        return out
+
+    def _bundled(self, name: str) -> tuple[str, ...]:
+        # Bundled bots are the project's own (trusted): loading one to read its games is
+        # what `--transport inproc` does with them.
+        if name not in self._bundled_games:
+            try:
+                self._bundled_games[name] = tuple(getattr(load_bot(name), "games", ()) or ())
+            except Exception:  # noqa: BLE001 - a broken entry point (BotLoadError or worse) offers no games
+                self._bundled_games[name] = ()
+        return self._bundled_games[name]
+
+    def live(self) -> int:
+        with self._lock:
+            return sum(1 for t in self._tables.values() if t.live) + self._starting
+
+    # -- starting ------------------------------------------------------------------------
+
+    def start(self, game: str, seat: str, opponents: Sequence[str], options: dict[str, str], preset: str = "") -> Table:
+        """Start a match of ``game`` with the person at ``seat`` and ``opponents`` at the
+        other seats, in seat order; TableError (4xx/5xx) naming what is wrong."""
+        try:
+            cls = game_class(game)
+        except ConfigError as exc:
+            raise TableError(400, f"game: {exc}") from None
+        if preset and preset not in cls.presets:
+            raise TableError(400, f"preset: unknown preset {clip(preset, 40)!r} of {game} "
+                                  f"(known: {', '.join(sorted(cls.presets)) or 'none'})")
+        try:
+            g = get_game(game, options, preset or None)
+            g.validate()
+        except (ConfigError, GameError) as exc:
+            raise TableError(400, f"options: {exc}") from None
+        n = g.num_seats
+        if not seat.strip().isdigit() or int(seat) >= n:
+            raise TableError(400, f"seat must be a number from 0 to {n - 1}, got {clip(seat, 20)!r}")
+        me = int(seat)
+        if len(opponents) != n - 1:
+            raise TableError(400, f"{game} with these options has {n} seats: choose {n - 1} bots for the other seats, "
+                                  f"got {len(opponents)}")
+        offered = {b.ref: b for b in self.bots()}
+        for ref in opponents:
+            choice = offered.get(ref)
+            if choice is None:
+                raise TableError(400, f"unknown bot {clip(ref, 64)!r}: choose one of {', '.join(offered)}")
+            if not choice.plays(game):
+                raise TableError(400, f"bot {ref!r} does not play {game} (it plays {', '.join(choice.games)})")
+        why = self.unwritable()
+        if why:
+            raise TableError(503, f"the store {self.db} cannot be written ({why}): a match played here could not be "
+                                  "recorded, so none can be started; the rest of the site works")
+        with self._lock:
+            live = sum(1 for t in self._tables.values() if t.live) + self._starting
+            if live >= self.limit:
+                raise TableError(429, f"{live} matches with a person at the table are being played, the most this "
+                                      f"server allows (--play-limit {self.limit}): finish one, or wait until one ends")
+            self._starting += 1
+        try:
+            return self._start(g, me, list(opponents), options, preset or None)
+        finally:
+            with self._lock:
+                self._starting -= 1
+
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="browser-tables", daemon=True).start()
+                self._loop = loop
+            return self._loop
+
+    def _start(self, g: Game, me: int, opponents: list[str], options: dict[str, str], preset: str | None) -> Table:
+        loop = self._ensure_loop()
+        clock = Clock(decision_ms=int(self.decision_seconds * 1000), bank_ms=0)
+        config = MatchConfig(game=g.name, seed=secrets.randbits(62), options=dict(options), preset=preset, clock=clock,
+                             policy=FailurePolicy.uniform(Policy.FORFEIT, 0), match_id=f"web-{secrets.token_hex(6)}")
+        browser = BrowserSeat(loop, g, gone_seconds=self.gone_seconds)
+        ready: concurrent.futures.Future[tuple[str, ...]] = concurrent.futures.Future()
+        table = Table(config.match_id, secrets.token_urlsafe(24), me, (), browser, config)
+        table.done = asyncio.run_coroutine_threadsafe(self._play(table, opponents, preset, ready), loop)
+        try:
+            table.seat_names = ready.result(START_TIMEOUT)
+        except concurrent.futures.TimeoutError:
+            table.done.cancel()
+            raise TableError(503, f"the bots did not start within {START_TIMEOUT:.0f} s") from None
+        with self._lock:
+            self._tables[table.match_id] = table
+            self._forget_old()
+        return table
+
+    async def _server_up(self) -> RunningServer:
+        if self._server is None:
+            self._server = await start_private_server()
+        return self._server
+
+    async def _play(self, table: Table, opponents: list[str], preset: str | None,
+                    ready: concurrent.futures.Future) -> None:
+        """Start the bots, tell the starter (``ready``: the seat names, or a TableError),
+        play the match, store its record."""
+        config, me = table.config, table.seat
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        host: BotHost | None = None
+        lease: int | None = None
+        try:
+            try:
+                server = await self._server_up()
+                distinct = list(dict.fromkeys(opponents))
+                sources = {ref: resolve_bot(ref, self.db) for ref in distinct}
+                host = BotHost(server.hub, server.address, sources, isolation="deal",
+                               copies=max(opponents.count(r) for r in distinct), sandbox=self.sandbox)
+                sessions = await host.start()
+                for ref, session in sessions.items():
+                    if not session.plays(config.game):
+                        raise TableError(400, f"bot {ref!r} does not play {config.game} (it plays {', '.join(session.games)})")
+                lease, bot_sessions = await host.lease(opponents, config.seed)
+                bots = iter(RemoteSeat(s, config.game) for s in bot_sessions)
+                seats: list[SeatClient] = [table.browser if i == me else next(bots) for i in range(len(opponents) + 1)]
+            except TableError as exc:
+                ready.set_exception(exc)
+                return
+            except (BotStartError, SpecError) as exc:
+                ready.set_exception(TableError(503, f"the bots could not be started: {clip(str(exc), 600)}"))
+                return
+            except Exception as exc:  # noqa: BLE001 - the starter hears of it; the server goes on
+                log.exception("browser match %s could not start", config.match_id)
+                ready.set_exception(TableError(500, f"the match could not start: {clip(str(exc), 300)}"))
+                return
+            ready.set_result(tuple(s.name for s in seats))
+            try:
+                record = await run_match(config, seats, observers=[_Steps(table.browser)])
+            except Exception as exc:  # noqa: BLE001 - the page says so; the server goes on
+                log.exception("browser match %s failed", config.match_id)
+                table.browser.failed(f"the match failed: {exc}")
+                return
+            table.record = record
+            host.release(lease)
+            lease = None
+            await host.stop()  # its bots are done with before its seat counts as free
+            host = None
+            try:
+                await asyncio.to_thread(store_play, self.db, record, preset)
+                table.browser.stored("stored")
+            except Exception as exc:  # noqa: BLE001 - the store went away, or turned read-only mid-match
+                log.warning("browser match %s could not be stored: %s", config.match_id, exc)
+                table.browser.stored(f"the record could not be stored: {exc}")
+        finally:
+            if not ready.done():  # cancelled while starting
+                ready.set_exception(TableError(503, "the server is stopping"))
+            if host is not None:
+                if lease is not None:
+                    host.release(lease)
+                await host.stop()
+            self._tasks.discard(task)
+
+    def _forget_old(self) -> None:  # with self._lock held
+        finished = [k for k, t in self._tables.items() if not t.live]
+        for k in finished[: max(0, len(finished) - KEEP_FINISHED)]:
+            del self._tables[k]
+
+    # -- the seat's requests -------------------------------------------------------------
+
+    def get(self, match_id: str, token: str | None) -> Table:
+        """The table of ``match_id`` if ``token`` is its seat token; TableError 404 / 403."""
+        with self._lock:
+            table = self._tables.get(match_id)
+        if table is None:
+            raise TableError(404, f"no match {clip(match_id, 40)!r} is played from this browser server "
+                                  "(it may have ended long ago: its replay is on the site)")
+        if not token or not hmac.compare_digest(token.encode(), table.token.encode()):
+            raise TableError(403, f"match {match_id!r}: this seat's token is missing or wrong: only the browser that "
+                                  "started the match may see its seat or act for it")
+        return table
+
+    def close(self) -> None:
+        """Stop every match (unfinished ones are not stored), their bots and the arbiter."""
+        loop = self._loop
+        if loop is None:
+            return
+
+        async def stop() -> None:
+            tasks = list(self._tasks)
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            if self._server is not None:
+                await self._server.stop(0.5)
+
+        try:
+            asyncio.run_coroutine_threadsafe(stop(), loop).result(15)
+        except Exception:  # noqa: BLE001 - closing must not raise
+            log.debug("closing the browser tables", exc_info=True)
+        loop.call_soon_threadsafe(loop.stop)
+        self._loop = None
+
+
+__all__ = ["BotChoice", "BrowserSeat", "Snapshot", "Table", "TableError", "Tables", "HUMAN", "DEFAULT_LIMIT",
+           "DEFAULT_DECISION_SECONDS", "store_unwritable"]

@@ -1,0 +1,433 @@
+"""The pages of a person's seat (``arbiter web``'s ``/play``): start a match against bots,
+play the seat by clicking, see the events and the result.
+
+The match itself is hosted by ``arbiter.person.seat`` (the runner, bot processes,
+the clock, the store). This module only turns requests into calls on it and its
+``Snapshot`` into HTML: every page of a seat is rendered from that seat's snapshot, so
+it carries the seat's view, its legal actions, its events and public information, and
+nothing else. The only script is a few inline lines (``_SCRIPT``) that wait on
+``/play/ID/state`` and reload the page when something happened.
+
+Routes (GET unless said): ``/play`` the form (game, preset, options, seats and bots;
+``?game=...&o.NAME=...`` fills it in), POST ``/play/new`` starts a match and sets the
+seat's cookie, ``/play/ID`` the seat's page, POST ``/play/ID/act`` (``request``,
+``action``) answers a decision, ``/play/ID/state?since=V`` (JSON: version, step,
+your_turn, over) returns once the version passes V (or after a while).
+
+Security: the seat token is a cookie (``HttpOnly``, ``SameSite=Strict``, scoped to the
+match's path), never in a URL, so it is in no log, history or Referer; every request for
+a seat checks it (``Tables.get``). A POST that says it comes from another site is refused.
+"""
+
+from __future__ import annotations
+
+import html
+import http.cookies
+import json
+import logging
+import re
+import secrets
+import urllib.parse
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from arbiter.present.boards import board
+from arbiter.person.seat import DEFAULT_DECISION_SECONDS, DEFAULT_LIMIT, Snapshot, TableError, Tables
+from cardarena.games import GAMES, Card, ConfigError, GameError, game_class, get_game
+from cardarena.games.base import option_specs, value_text
+from cardarena.records import clip
+
+log = logging.getLogger(__name__)
+
+__all__ = ["DEFAULT_DECISION_SECONDS", "DEFAULT_LIMIT", "Tables", "handle", "is_play_path"]
+
+#: Largest request body taken (a form of a few fields).
+MAX_BODY = 16 * 1024
+
+#: How long a request waits for the match to move (a POST for the seat's next decision,
+#: a state poll for any change) before it answers anyway.
+WAIT_SECONDS = 20.0
+
+COOKIE = "seat"
+
+_CARD_TOKEN = re.compile(r"\b(?:10|[2-9AJQK])[SHDC]\b|\bJK\b")
+
+
+def is_play_path(path: str) -> bool:
+    p = urllib.parse.urlsplit(path).path
+    return p == "/play" or p.startswith("/play/")
+
+
+# --------------------------------------------------------------------------------------
+# Templates (they extend the site's base template, handed in with its environment).
+
+_STYLE = """<style>
+button.legal { margin:3px; padding:5px 9px; border:1px solid var(--accent); border-radius:6px; background:#fff; cursor:pointer; font:inherit; }
+button.legal:hover { background:#eef2ff; }
+button.card-act { border:none; background:none; padding:0; cursor:pointer; } button.card-act .card { border-color:var(--accent); box-shadow:0 0 0 1px var(--accent); }
+button.card-act:hover .card { background:#eef2ff; }
+#events { padding:4px 0; } #events li { padding:1px 8px; }
+.turn { background:#ecfdf3; border:1px solid #abefc6; padding:8px 12px; border-radius:6px; }
+.wait { background:#eef2ff; border:1px solid #c7d7fe; padding:8px 12px; border-radius:6px; }
+form.new td input[type=text] { width:12em; }
+</style>"""
+
+_NEW = """{% extends "base" %}
+{% block title %}Play a seat · Card Arena{% endblock %}
+{% block head %}""" + _STYLE + """{% endblock %}
+{% block crumbs %}/ play{% endblock %}
+{% block body %}
+<h1>Play a seat against bots</h1>
+<p class="muted" id="live">{{ live }} of {{ limit }} matches with a person at the table are being played ·
+{{ clock }} a decision (past it your side forfeits; so does closing the match's page for a minute at your turn) · the match is recorded in {{ db }} and replays like any other.</p>
+{% if unwritable %}<p class="error" id="store-unwritable">Playing is off: the store {{ db }} cannot be written ({{ unwritable }}),
+so a match played here could not be recorded. The rest of the site works.</p>{% endif %}
+{% if error %}<p class="error" id="form-error">{{ error }}</p>{% endif %}
+<div class="nav" id="games">game:
+{% for g in games %}<a href="/play?game={{ g|urlencode }}" class="{{ 'on' if g == game else '' }}">{{ g }}</a>{% endfor %}</div>
+<form method="post" action="/play/new" class="new" id="new-match">
+<input type="hidden" name="game" value="{{ game }}">
+<h2>Variant</h2>
+<p><label>preset <select name="preset" id="preset"><option value="">none: the options below (blank: the default)</option>
+{% for name, doc in presets %}<option value="{{ name }}" {{ 'selected' if name == preset else '' }}>{{ name }}{% if doc %}: {{ doc }}{% endif %}</option>{% endfor %}
+</select></label></p>
+<table id="options"><tr><th>option</th><th>value</th><th>type and default</th><th>meaning</th></tr>
+{% for o in options %}<tr><td><label for="o-{{ o.name }}">{{ o.name }}</label></td>
+<td><input type="text" id="o-{{ o.name }}" name="o.{{ o.name }}" value="{{ given.get(o.name, '') }}" placeholder="{{ o.default }}"></td>
+<td class="small muted">{{ o.type }}; default {{ o.default }}</td><td class="small">{{ o.meaning }}</td></tr>{% endfor %}</table>
+<p><button type="submit" formmethod="get" formaction="/play" id="update">Update the seats for these options</button></p>
+<h2>Seats</h2>
+{% if seats_error %}<p class="error">{{ seats_error }}</p>{% else %}
+<table id="seats"><tr><th>seat</th><th>you</th><th>bot</th></tr>
+{% for s in range(seats) %}<tr><td>{{ s }}{% if teams[s] %} <span class="muted small">(side with {{ teams[s] }})</span>{% endif %}</td>
+<td><input type="radio" name="seat" value="{{ s }}" id="seat-{{ s }}" {{ 'checked' if s == seat else '' }}></td>
+<td><select name="bot.{{ s }}" id="bot-{{ s }}">{% for b in bots %}<option value="{{ b.ref }}" {{ 'selected' if b.ref == chosen.get(s, default_bot) else '' }}>{{ b.ref }} ({{ b.note }})</option>{% endfor %}</select></td></tr>
+{% endfor %}</table>
+<p class="muted small">The bot chosen for your own seat is not used. Each bot runs as a sandboxed process of its own, as in a tournament.</p>
+<p><button type="submit" id="start" {{ 'disabled' if unwritable else '' }}>Start the match</button></p>{% endif %}
+</form>
+{% endblock %}
+"""
+
+_TABLE = """{% extends "base" %}
+{% block title %}{{ s.game }} {{ s.match_id }} · Card Arena{% endblock %}
+{% block head %}""" + _STYLE + """{% endblock %}
+{% block crumbs %}/ <a href="/play">play</a> / {{ s.match_id }}{% endblock %}
+{% block body %}
+<h1>{{ s.game }} · match {{ s.match_id }}</h1>
+<p class="muted" id="seating">you are seat {{ s.seat }}{% if partners %} (partner: seat {{ partners|join(', ') }}){% endif %} ·
+{% for n in s.seat_names %}seat {{ loop.index0 }}: {{ 'you' if loop.index0 == s.seat else n }}{{ ', ' if not loop.last else '' }}{% endfor %}
+· {{ clock }} a decision{% if options %} · {{ options }}{% endif %}</p>
+<div id="status" data-version="{{ s.version }}" data-step="{{ s.step }}" data-over="{{ 1 if s.over else 0 }}"
+ data-turn="{{ 1 if s.request_id is not none else 0 }}" data-done="{{ 1 if s.failed or s.stored else 0 }}">
+{% if s.failed %}<p class="error" id="failed">{{ s.failed }}</p>
+{% elif s.outcome %}<p class="turn" id="over"><strong>The match is over</strong>: {{ s.outcome.reason.value }}{% if s.outcome.detail %} ({{ s.outcome.detail }}){% endif %}.</p>
+{% elif s.request_id is not none %}<p class="turn" id="your-turn"><strong>Your turn</strong> (decision {{ s.request_id }}): choose one of the actions below.</p>
+{% else %}<p class="wait" id="waiting">Waiting for the other seats… (this page updates by itself)</p>{% endif %}
+</div>
+{% for n in s.notices %}<p class="error notice">{{ n }}</p>{% endfor %}
+<div class="layout"><div>
+{% if s.request_id is not none %}<h2>Your actions</h2>
+<form method="post" action="/play/{{ s.match_id|urlencode }}/act" id="actions">
+<input type="hidden" name="request" value="{{ s.request_id }}">
+{% for a in legal %}<button type="submit" class="legal" name="action" value="{{ a.text }}" data-action="{{ a.text }}">{{ a.label }}</button>{% endfor %}
+</form>{% endif %}
+{% if s.outcome %}<h2>Result</h2><table id="result"><tr><th>seat</th><th>who</th><th class="num">score</th><th class="num">rank</th></tr>
+{% for i in range(s.seat_names|length) %}<tr{% if i == s.seat %} id="result-you"{% endif %}><td>{{ i }}</td><td>{{ 'you' if i == s.seat else s.seat_names[i] }}</td>
+<td class="num">{{ s.outcome.scores[i]|num }}</td><td class="num">{{ s.outcome.ranks[i] }}</td></tr>{% endfor %}</table>
+<p id="stored">{% if s.stored == 'stored' %}<span class="ok">Recorded:</span> <a href="/m/{{ s.match_id|urlencode }}" id="replay-link">its replay</a>, or <code>arbiter replay {{ s.match_id }}</code>.
+{% elif s.stored %}<span class="error">{{ s.stored }}</span>{% else %}<span class="muted">Recording…</span>{% endif %}</p>{% endif %}
+<h2>{{ 'The table at the end' if final_rows else 'Your view' }}</h2>
+{% set rows = final_rows or view_rows %}
+{% if not rows %}<p class="muted">Nothing dealt to you yet.</p>{% else %}
+<table class="board" id="board">
+{% for row in rows %}
+{% if loop.first or row.section != rows[loop.index0 - 1].section %}<tr><td class="section" colspan="3">{{ row.section }}</td></tr>{% endif %}
+<tr><td class="muted label">{{ row.label }}</td><td>{% set mine = hand and row.cards == hand %}{% for c in row.cards %}
+{%- if mine and c|string in clickable %}<button type="submit" form="actions" class="card-act" name="action" value="{{ clickable[c|string] }}" title="{{ clickable[c|string] }}">{{ c|card }}</button>
+{%- else %}{{ c|card }}{% endif %}{% endfor %}
+{% for _ in range([row.face_down, 13]|min) %}<span class="card back" title="face down">?</span>{% endfor %}{% if row.face_down > 13 %} <span class="muted">+{{ row.face_down - 13 }}</span>{% endif %}</td>
+<td class="muted small">{{ row.note }}</td></tr>
+{% endfor %}</table>{% if clickable %}<p class="muted small" id="click-hint">Click a card of your hand to play it, or a button above.</p>{% endif %}{% endif %}
+</div>
+<div><h2>Events</h2><div class="steps"><ol id="events">{% for e in s.events %}<li>{{ e }}</li>{% endfor %}</ol></div></div></div>
+<script nonce="{{ nonce }}">
+(function () {
+  var st = document.getElementById("status");
+  if (st.getAttribute("data-done") === "1") { return; }  // over, and its record stored (or not)
+  var v = st.getAttribute("data-version");
+  var list = document.getElementById("events").parentNode;
+  list.scrollTop = list.scrollHeight;
+  function poll() {
+    fetch(window.location.pathname + "/state?since=" + v, {credentials: "same-origin", cache: "no-store"})
+      .then(function (r) { if (!r.ok) { throw new Error(String(r.status)); } return r.json(); })
+      .then(function (s) { if (String(s.version) !== v) { window.location.reload(); } else { poll(); } })
+      .catch(function () { window.setTimeout(poll, 3000); });
+  }
+  poll();
+})();
+</script>
+{% endblock %}
+"""
+
+_FAIL = """{% extends "base" %}
+{% block title %}{{ status }} · Card Arena{% endblock %}
+{% block body %}<h1>{{ status }}</h1><p class="error" id="play-error">{{ message }}</p>
+<p><a href="/play">Play a seat</a> · <a href="/">All tournaments</a></p>{% endblock %}
+"""
+
+_compiled: dict[int, dict[str, jinja2.Template]] = {}
+
+
+def _template(env: jinja2.Environment, name: str) -> jinja2.Template:
+    per_env = _compiled.setdefault(id(env), {})
+    if name not in per_env:
+        per_env[name] = env.from_string({"new": _NEW, "table": _TABLE, "fail": _FAIL}[name])
+    return per_env[name]
+
+
+def action_label(text: str, card: Any) -> Markup:
+    """An action's notation with each card in it drawn as a card (``card``: the site's filter)."""
+    out, last = [], 0
+    for m in _CARD_TOKEN.finditer(text):
+        out.append(html.escape(text[last:m.start()]))
+        try:
+            out.append(str(card(Card.parse(m.group(0)))))
+        except GameError:
+            out.append(html.escape(m.group(0)))
+        last = m.end()
+    out.append(html.escape(text[last:]))
+    return Markup("".join(out))
+
+
+def _clock_text(ms: int) -> str:
+    if not ms:
+        return "no limit"
+    s = ms / 1000
+    return f"{s / 60:g} minute{'' if s == 60 else 's'}" if s >= 60 and s % 60 == 0 else f"{s:g} s"
+
+
+# --------------------------------------------------------------------------------------
+# Pages.
+
+
+def new_page(env: jinja2.Environment, tables: Tables, query: dict[str, list[str]], error: str = "") -> str:
+    """The form that starts a match, filled in from ``query`` (its own fields)."""
+    first = lambda k, d="": (query.get(k) or [d])[0]  # noqa: E731
+    game = first("game", "spades")
+    if game not in GAMES:
+        raise TableError(400, f"game: unknown game {clip(game, 40)!r} (known: {', '.join(GAMES)})")
+    cls = game_class(game)
+    preset = first("preset")
+    given = {k[2:]: v[0] for k, v in query.items() if k.startswith("o.") and v and v[0].strip()}
+    seats, teams, seats_error = 0, [], ""
+    try:
+        g = get_game(game, given, preset or None)
+        seats = g.num_seats
+        teams = [", ".join(str(o) for t in g.teams if s in t for o in t if o != s) for s in range(seats)]
+    except (ConfigError, GameError) as exc:
+        seats_error = f"these options are not valid: {exc}"
+    seat = int(first("seat", "0")) if first("seat", "0").isdigit() else 0
+    chosen = {int(k[4:]): v[0] for k, v in query.items() if k.startswith("bot.") and k[4:].isdigit() and v}
+    bots = tables.bots(game)
+    return _template(env, "new").render(
+        games=list(GAMES), game=game, presets=[(n, cls.preset_docs.get(n, "")) for n in cls.presets], preset=preset,
+        options=option_specs(cls.Options), given=given, seats=seats, teams=teams, seats_error=seats_error,
+        seat=min(seat, max(0, seats - 1)), bots=bots, chosen=chosen, default_bot="random",
+        live=tables.live(), limit=tables.limit, clock=_clock_text(int(tables.decision_seconds * 1000)),
+        unwritable=tables.unwritable(), db=tables.db, error=error,
+    )
+
+
+def table_page(env: jinja2.Environment, s: Snapshot, nonce: str) -> str:
+    """The seat's page: its view, its legal actions as buttons, its events, the result."""
+    card = env.filters["card"]
+    names = s.seat_names
+    view_rows = board(s.game, s.view, names) if s.view is not None else []
+    final_rows = board(s.game, s.final_view, names) if s.final_view is not None else []
+    legal = [{"text": str(a), "label": action_label(str(a), card)} for a in s.legal]
+    # A hand card is clickable where the one legal action naming it plays or discards just
+    # it (Spades' "play QS", Spot's "discard 7H"); every action is also a button.
+    naming: dict[str, list[str]] = {}
+    for a in legal:
+        for t in _CARD_TOKEN.findall(a["text"]):
+            naming.setdefault(t, []).append(a["text"])
+    clickable = {t: texts[0] for t, texts in naming.items()
+                 if len(texts) == 1 and texts[0] in (f"play {t}", f"discard {t}")}
+    hand = tuple(s.view.hand) if s.request_id is not None and getattr(s.view, "hand_visible", True) and hasattr(s.view, "hand") else ()
+    partners = [o for t in s.teams if s.seat in t for o in t if o != s.seat]
+    options = ", ".join(f"{k}={value_text(v)}" for k, v in s.options.items() if k in _shown_options(s))
+    return _template(env, "table").render(
+        s=s, view_rows=view_rows, final_rows=final_rows, legal=legal, partners=partners, nonce=nonce,
+        clickable=clickable if hand else {}, hand=hand,
+        clock=_clock_text(s.decision_ms), options=options,
+    )
+
+
+def _shown_options(s: Snapshot) -> set[str]:
+    """The options that differ from the game's defaults (the rest go without saying)."""
+    try:
+        defaults = get_game(s.game).describe_options()
+    except GameError:
+        return set(s.options)
+    return {k for k, v in s.options.items() if defaults.get(k) != v}
+
+
+# --------------------------------------------------------------------------------------
+# Requests.
+
+
+class _Reply(Exception):
+    """A response other than a page: a redirect (303) with its headers."""
+
+    def __init__(self, status: int, headers: list[tuple[str, str]]):
+        self.status, self.headers = status, headers
+
+
+def _token(handler: Any) -> str | None:
+    raw = handler.headers.get("Cookie")
+    if not raw:
+        return None
+    jar = http.cookies.SimpleCookie()
+    try:
+        jar.load(raw)
+    except http.cookies.CookieError:
+        return None
+    morsel = jar.get(COOKIE)
+    return morsel.value if morsel is not None else None
+
+
+def _form(handler: Any) -> dict[str, list[str]]:
+    length = handler.headers.get("Content-Length") or "0"
+    if not length.isdigit():
+        raise TableError(400, "Content-Length must be a number")
+    if int(length) > MAX_BODY:
+        raise TableError(413, f"the request body is {length} bytes, more than the {MAX_BODY} a form needs")
+    ctype = (handler.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+    body = handler.rfile.read(int(length)) if int(length) else b""
+    if ctype not in ("application/x-www-form-urlencoded", ""):
+        raise TableError(415, f"send the form as application/x-www-form-urlencoded, not {clip(ctype, 60)!r}")
+    try:
+        return urllib.parse.parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=200)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise TableError(400, f"the form cannot be read: {clip(str(exc), 100)}") from None
+
+
+def _same_origin(handler: Any) -> None:
+    """Refuse a POST another site's page makes this browser send (its Origin says so)."""
+    origin = handler.headers.get("Origin")
+    if origin and origin != "null":
+        host = handler.headers.get("Host") or ""
+        if urllib.parse.urlsplit(origin).netloc != host:
+            raise TableError(403, f"a form from {clip(origin, 80)!r} may not act on this server")
+
+
+def _one(form: dict[str, list[str]], key: str, what: str) -> str:
+    values = form.get(key)
+    if not values:
+        raise TableError(400, f"{what} is missing (form field {key!r})")
+    if len(values) > 1:
+        raise TableError(400, f"{what} is given {len(values)} times (form field {key!r}): give it once")
+    return values[0]
+
+
+def _start(tables: Tables, form: dict[str, list[str]]) -> tuple[str, str]:
+    game = _one(form, "game", "the game").strip()
+    seat = _one(form, "seat", "your seat").strip()
+    preset = (form.get("preset") or [""])[0].strip()
+    options = {k[2:]: v[0].strip() for k, v in form.items() if k.startswith("o.") and v and v[0].strip()}
+    try:
+        n = get_game(game, options, preset or None).num_seats
+    except (ConfigError, GameError):
+        n = None  # Tables.start says what is wrong
+    opponents: list[str] = []
+    if n is not None and seat.isdigit():
+        for k in range(n):
+            if k != int(seat):
+                opponents.append(_one(form, f"bot.{k}", f"the bot for seat {k}").strip())
+    table = tables.start(game, seat, opponents, options, preset)
+    table.browser.wait_for_turn_or_end(WAIT_SECONDS)  # so the first page shows the first decision
+    return table.match_id, table.token
+
+
+def _dispatch(handler: Any, method: str, env: jinja2.Environment, tables: Tables, nonce: str) -> tuple[int, str, str]:
+    """(status, content type, body) for one request; raises TableError or _Reply."""
+    url = urllib.parse.urlsplit(handler.path)
+    query = urllib.parse.parse_qs(url.query, keep_blank_values=True)
+    parts = [urllib.parse.unquote(p) for p in url.path.split("/") if p]
+    html_type = "text/html; charset=utf-8"
+    if parts == ["play"]:
+        if method != "GET":
+            raise TableError(405, "POST to /play/new to start a match")
+        return 200, html_type, new_page(env, tables, query)
+    if parts == ["play", "new"]:
+        if method != "POST":
+            raise _Reply(303, [("Location", "/play")])
+        _same_origin(handler)
+        match_id, token = _start(tables, _form(handler))
+        path = f"/play/{urllib.parse.quote(match_id)}"
+        cookie = f"{COOKIE}={token}; Path={path}; HttpOnly; SameSite=Strict"
+        raise _Reply(303, [("Location", path), ("Set-Cookie", cookie)])
+    if len(parts) in (2, 3) and parts[0] == "play":
+        match_id = parts[1]
+        action = parts[2] if len(parts) == 3 else ""
+        if action not in ("", "act", "state"):
+            raise TableError(404, f"no page {clip(url.path, 80)!r}")
+        table = tables.get(match_id, _token(handler))
+        table.browser.seen()  # the seat's own page (its token): the person is at the table
+        if action == "":
+            if method != "GET":
+                raise TableError(405, f"POST to /play/{match_id}/act to act")
+            return 200, html_type, table_page(env, table.snapshot(), nonce)
+        if action == "state":
+            if method != "GET":
+                raise TableError(405, "the state is read with GET")
+            raw = (query.get("since") or ["-1"])[0]
+            if not raw.lstrip("-").isdigit():
+                raise TableError(400, f"since must be a number (a version the page had), got {clip(raw, 20)!r}")
+            table.browser.wait(int(raw), WAIT_SECONDS)
+            table.browser.seen()  # the page waited here all along
+            s = table.snapshot()
+            body = json.dumps({"version": s.version, "step": s.step, "your_turn": s.request_id is not None, "over": s.over})
+            return 200, "application/json", body
+        if method != "POST":
+            raise TableError(405, "act with a POST of the form on the seat's page")
+        _same_origin(handler)
+        form = _form(handler)
+        table.browser.act(_one(form, "request", "the decision (request)"), _one(form, "action", "the action"))
+        table.browser.wait_for_turn_or_end(WAIT_SECONDS)
+        raise _Reply(303, [("Location", f"/play/{urllib.parse.quote(match_id)}")])
+    raise TableError(404, f"no page {clip(url.path, 80)!r}")
+
+
+def handle(handler: Any, method: str, env: jinja2.Environment, tables: Tables) -> None:
+    """Answer one ``/play`` request on ``handler`` (an ``http.server`` request handler)."""
+    nonce = secrets.token_hex(16)  # lowercase hex: never reads as a card (QS, 10H) in a scan of the page
+    headers: list[tuple[str, str]] = []
+    try:
+        status, ctype, body = _dispatch(handler, method, env, tables, nonce)
+    except _Reply as r:
+        status, ctype, body, headers = r.status, "text/plain; charset=utf-8", "", r.headers
+    except TableError as exc:
+        status, ctype = exc.status, "text/html; charset=utf-8"
+        body = _template(env, "fail").render(status=exc.status, message=str(exc))
+    except Exception:  # noqa: BLE001 - one bad request must not stop the server
+        log.exception("error serving %s %s", method, urllib.parse.urlsplit(handler.path).path)
+        status, ctype = 500, "text/html; charset=utf-8"
+        body = _template(env, "fail").render(status=500, message="internal error (see the server log)")
+    data = body.encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", ctype)
+    handler.send_header("Content-Length", str(len(data)))
+    handler.send_header("Cache-Control", "no-store")
+    handler.send_header("X-Content-Type-Options", "nosniff")
+    handler.send_header("Referrer-Policy", "no-referrer")
+    handler.send_header("X-Frame-Options", "DENY")
+    handler.send_header("Content-Security-Policy", f"default-src 'none'; style-src 'unsafe-inline'; "
+                        f"script-src 'nonce-{nonce}'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'")
+    for k, v in headers:
+        handler.send_header(k, v)
+    handler.end_headers()
+    handler.wfile.write(data)

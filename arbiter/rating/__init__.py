@@ -1,0 +1,1 @@
+"""Ratings and statistics: standings and ratings, mean ± standard error, the sequential test."""

@@ -1,0 +1,1 @@
+"""Research and benchmark tools beside the product: the product never imports them."""

@@ -1,0 +1,1111 @@
+"""The performance benchmark: ``python -m arbiter.tools.bench`` (``make bench``; ``--help``).
+
+Every figure is measured several times in the same run and reported as the median of the
+runs with its spread (min..max). Ratios are computed pair by pair: in each round the two
+things compared are measured back to back, the round's ratio is taken, and the median of
+those ratios is reported, because machines of this kind are noisy from second to second.
+
+Sections (see README "Benchmark"):
+* ``engines``: random legal play in this process, the seat's view built at every decision
+  (what hosting a bot costs the arbiter, before any wire encoding): decisions/s and
+  games/s (Spades is played with ``deals=1``, so a game is one hand).
+* ``openspiel``: OpenSpiel's ``spades``, random legal play with ``observation_string`` at
+  each decision, run by a worker process of a separate Python environment that has the
+  ``open-spiel`` package (``.venv-bench``, made by ``make bench``; not a dependency of the
+  platform). Ratio ours/OpenSpiel in hands/s, pair by pair. Unavailable without it.
+* ``floor``: a bare gRPC bidirectional-stream ping-pong between this process (a grpc.aio
+  server with the arbiter's server options) and a client process of the SDK's shape (one
+  thread, a grpc.aio stream, each message answered as soon as it is read), the server
+  sending a message of the size of a typical Spades Turn as the arbiter sends it (view,
+  legal actions and the events it carries) and the client answering with one of the size
+  of an Act (with its seat token). It runs over the transport the hosted bots use: the
+  arbiter's Unix socket when their sandbox has no network (bwrap, unshare), else TCP
+  loopback; over a Unix socket the TCP loopback floor is printed too, for reference.
+  Beside it the 4-seat floor (``_floor_seats_round``): the same server and four such
+  client processes, each on its own stream, taking turns in seat order as a hosted
+  Spades match's seats do (one coroutine writes and reads every stream: the topology and
+  nothing else); the hosted decision's ratio to it is printed too, without a target.
+  Where a hosted decision's time goes: ``python -m arbiter.tools.breakdown`` (docs/performance.md).
+* ``hosted``: Spades matches (2 deals, about 120 decisions each; HOSTED_MATCHES a round)
+  with four random-bot processes, started by ``BotPool`` as the arbiter starts bots (each
+  in its sandbox), over real gRPC: the wall time from each match's first MatchStart to
+  its last MatchEnd, summed and divided by the decisions. The per-match messages
+  (MatchStart, MatchEnd) are in it; they are a few messages in about 120 and are queued,
+  not waited for. Its ratio to the floor of the same round (same transport).
+* ``scale``: matches/s of one arbiter with the same four bot processes (Spades, 1 deal),
+  one match at a time and M at once for M = cores, 2 x cores, 4 x cores and the
+  tournaments' default (``run.default_concurrency``); the speed-ups M / 1 pair by pair.
+  The target is checked on the M = cores row, on a "best M measured" row whose label
+  names that M, and on the default's row. Also matches/s with the trusted
+  in-process transport (``--transport inproc``).
+* ``memory``: the RSS of one ``arbiter serve`` process holding 1,000 concurrent Spades
+  matches whose seats all wait on a Turn the bots never answer; bytes per match.
+* ``statistics``: not a speed: the sequential test's error rates and length, the margin
+  interval's coverage and the ratings' LOS of equal bots, simulated from the recorded deals
+  of arbiter/tools/data (``arbiter.tools.statreport``; docs/strength.md has the full tables).
+* ``cluster``: the same small Spades tournament (1-deal matches) run locally
+  (``run_tournament``: one arbiter, bot processes, as many matches at once as cores) and
+  on a Dask cluster on loopback (``arbiter.tournament.cluster``: a scheduler and one single-thread
+  worker process per core, workers already warm); matches/s of each and the overhead
+  ratio local / cluster. Needs ``distributed`` (the ``cluster`` extra).
+* ``arena``: not a speed: the ladder's efficiency. Eight copies of the heuristic bot with
+  0%, 10% .. 70% random moves (a known order) play an arena and a round robin of the same
+  encounters until the order is right and every adjacent pair is separated (LOS >= 95%);
+  the ratio of the matches each needed (``arbiter.tools.arena_bench``).
+
+Targets are printed with pass/short. Tests never time: tests/arbiter/tools/test_bench_report.py
+checks only how measured values are reported.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Callable, Optional, Sequence
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from arbiter.cli._common import UsageError, _run, check_writable, err, out, plural, write_text
+from cardarena.games import events_for, get_game
+from cardarena.wire import codec as convert
+from cardarena.v1 import arena_pb2 as pb, arena_pb2_grpc as pb_grpc
+from arbiter.hosting import sandbox as sb
+from arbiter.server.botstream import RemoteSeat, SERVER_OPTIONS
+from cardarena.records import Clock, MatchConfig
+from arbiter.hosting.local import LocalSeat
+from arbiter.match import run_match
+from arbiter.hosting.loading import load_bot
+from arbiter.store.db import Store
+from arbiter.tournament.run import TournamentSpec, default_concurrency, run_tournament
+from arbiter.tournament.cluster import LoopbackCluster
+from arbiter.hosting.botproc import BotPool
+from arbiter.server.app import start_server
+
+log = logging.getLogger(__name__)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SECTIONS = ("engines", "openspiel", "floor", "hosted", "scale", "memory", "isolation", "cluster", "statistics", "arena")
+
+#: (game name, options, label of one game) measured in the engines section.
+ENGINE_GAMES: tuple[tuple[str, dict[str, Any], str], ...] = (
+    ("spades", {"deals": 1}, "hands"),
+    ("spite-and-malice", {}, "games"),
+    ("spot", {}, "games"),
+)
+
+#: Targets of the issue, as (figure key, comparison, threshold, text).
+SPADES_VS_OPENSPIEL = 0.5
+#: Spite and Malice and Spot engines: decisions/s (a view built at every decision) at least
+#: this share of the Spades engine's, measured in the same run, so that a loaded machine
+#: slows both sides of the ratio (the absolute 100,000/s this replaced flipped with the
+#: load; 0.6 x a quiet machine's Spades rate is about that).
+VIEW_ENGINE_SHARE_OF_SPADES = 0.6
+HOSTED_OVER_FLOOR = 1.5
+CONCURRENCY_SPEEDUP = 1.8
+#: Spades matches (2 deals, ~120 decisions each) per round of the hosted figure.
+HOSTED_MATCHES = 4
+MEMORY_LIMIT_BYTES = 1 << 30
+MEMORY_MATCHES = 1000
+
+
+@dataclass
+class Figure:
+    """One measured quantity: every run's value, their median and spread."""
+
+    key: str
+    label: str
+    unit: str
+    values: list[float] = field(default_factory=list)
+    target: str = ""  # e.g. ">= 0.5"; empty: no target
+    passed: bool | None = None  # None: no target, or not measured
+    note: str = ""
+
+    @property
+    def median(self) -> float | None:
+        return statistics.median(self.values) if self.values else None
+
+    @property
+    def spread(self) -> tuple[float, float] | None:
+        return (min(self.values), max(self.values)) if self.values else None
+
+    def check(self, ok: Callable[[float], bool], target: str) -> None:
+        self.target = target
+        self.passed = None if self.median is None else bool(ok(self.median))
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["median"] = self.median
+        d["spread"] = self.spread
+        return d
+
+
+@dataclass
+class BenchResult:
+    """Every figure of one run, in print order, plus what the machine was."""
+
+    figures: list[Figure] = field(default_factory=list)
+    machine: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def add(self, key: str, label: str, unit: str, note: str = "") -> Figure:
+        f = Figure(key, label, unit, note=note)
+        self.figures.append(f)
+        return f
+
+    def get(self, key: str) -> Figure | None:
+        return next((f for f in self.figures if f.key == key), None)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {"machine": self.machine, "seconds": round(self.seconds, 1), "figures": [f.to_dict() for f in self.figures]},
+            indent=2,
+        )
+
+
+# --------------------------------------------------------------------------------------
+# Engines, in this process.
+
+
+def engine_rate(game_name: str, options: dict[str, Any], seconds: float, seed: int = 0) -> tuple[float, float]:
+    """(decisions/s, games/s) of random legal play with ``view(seat)`` at every decision.
+
+    Plays whole games from seed ``seed`` on until ``seconds`` have passed (the last game
+    is finished, and counted in the elapsed time).
+    """
+
+    game = get_game(game_name, options)
+    rng = random.Random(seed)
+    decisions = games = 0
+    t0 = time.perf_counter()
+    end = t0 + seconds
+    while True:
+        state = game.new_initial_state(seed + games)
+        while not state.is_terminal:
+            state.view(state.current_seat)
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+            decisions += 1
+        games += 1
+        now = time.perf_counter()
+        if now >= end:
+            break
+    elapsed = now - t0
+    return decisions / elapsed, games / elapsed
+
+
+# The OpenSpiel worker: runs in the bench environment's Python, reads "seconds seed" lines
+# and answers one JSON line per request.
+_OPENSPIEL_WORKER = textwrap.dedent(
+    """
+    import json, random, sys, time
+    import pyspiel
+    game = pyspiel.load_game("spades")
+    print(json.dumps({"ready": True, "version": getattr(pyspiel, "__version__", "")}), flush=True)
+    for line in sys.stdin:
+        seconds, seed = float(line.split()[0]), int(line.split()[1])
+        rng = random.Random(seed)
+        hands = decisions = 0
+        t0 = time.perf_counter()
+        end = t0 + seconds
+        while True:
+            state = game.new_initial_state()
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    outcomes = state.chance_outcomes()
+                    state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
+                else:
+                    state.observation_string(state.current_player())
+                    legal = state.legal_actions()
+                    state.apply_action(legal[rng.randrange(len(legal))])
+                    decisions += 1
+            hands += 1
+            now = time.perf_counter()
+            if now >= end:
+                break
+        elapsed = now - t0
+        print(json.dumps({"hands": hands / elapsed, "decisions": decisions / elapsed}), flush=True)
+    """
+)
+
+
+class OpenSpielWorker:
+    """A process of the bench environment running OpenSpiel's spades on request."""
+
+    def __init__(self, python: str):
+        self.proc = subprocess.Popen(
+            [python, "-c", _OPENSPIEL_WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True,
+        )
+        line = self.proc.stdout.readline()
+        if not line:
+            err = self.proc.stderr.read().strip().splitlines()
+            self.proc.wait()
+            raise RuntimeError(err[-1] if err else f"the OpenSpiel worker exited with {self.proc.returncode}")
+        self.version = json.loads(line).get("version", "")
+
+    def run(self, seconds: float, seed: int) -> tuple[float, float]:
+        """(hands/s, decisions/s)."""
+        self.proc.stdin.write(f"{seconds} {seed}\n")
+        self.proc.stdin.flush()
+        d = json.loads(self.proc.stdout.readline())
+        return d["hands"], d["decisions"]
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def default_openspiel_python() -> str | None:
+    """The bench environment's Python: $ARENA_BENCH_PYTHON, else .venv-bench if present."""
+    env = os.environ.get("ARENA_BENCH_PYTHON")
+    if env:
+        return env
+    p = ROOT / ".venv-bench" / "bin" / "python"
+    return str(p) if p.exists() else None
+
+
+# --------------------------------------------------------------------------------------
+# Wire sizes of a typical Spades Turn and Act.
+
+
+def typical_turn_sizes(seed: int = 0) -> tuple[int, int]:
+    """(median Turn bytes, median Act bytes) over one random Spades hand, as the arbiter
+    sends them: each Turn carries the seat's events since its previous Turn (arena.proto)."""
+
+    game = get_game("spades", {"deals": 1})
+    state = game.new_initial_state(seed)
+    rng = random.Random(seed)
+    turns, acts = [], []
+    rid = 0
+    events = list(state.log)
+    sent = [0] * game.num_seats  # events[:sent[seat]] went out in the seat's earlier Turns
+    while not state.is_terminal:
+        seat = state.current_seat
+        legal = state.legal_actions()
+        rid += 1
+        msg = convert.turn_to_proto("spades", "0123456789ab", rid, seat, state.view(seat), legal, 10_000, 60_000,
+                                    events_for(events[sent[seat]:], seat))
+        sent[seat] = len(events)
+        turns.append(msg.ByteSize())
+        action = legal[rng.randrange(len(legal))]
+        act = pb.BotMessage(act=pb.Act(match_id="0123456789ab", request_id=rid, action=convert.action_to_proto("spades", action),
+                                       seat_token="t" * 22))  # a MatchStart.seat_token is 22 characters
+        acts.append(act.ByteSize())
+        events.extend(state.apply(action))
+    return int(statistics.median(turns)), int(statistics.median(acts))
+
+
+# --------------------------------------------------------------------------------------
+# The protocol floor: a bare bidirectional-stream ping-pong between two processes.
+
+_FLOOR_METHOD = "/cardarena.bench.Floor/PingPong"
+
+# The client: one thread, one asyncio event loop, a grpc.aio stream answering each message
+# as soon as it is read: the shape of the SDK runner (sdk/runner.py), minus any decoding.
+_FLOOR_CLIENT = textwrap.dedent(
+    """
+    import asyncio, sys, grpc
+    address, answer_size = sys.argv[1], int(sys.argv[2])
+    answer = b"a" * answer_size
+    async def main():
+        async with grpc.aio.insecure_channel(address) as channel:
+            call = channel.stream_stream(%r)()
+            await call.write(answer)
+            async for _ in call:
+                if call.done():
+                    break
+                try:
+                    await call.write(answer)
+                except (asyncio.InvalidStateError, grpc.RpcError):
+                    break
+    asyncio.run(main())
+    """ % _FLOOR_METHOD
+)
+
+
+def hosted_transport() -> str:
+    """"unix" if the bench's bot processes reach the arbiter through its Unix socket (their
+    sandbox has no network: bwrap or unshare), else "tcp" (loopback), as BotPool decides."""
+
+    return "unix" if sb.Sandbox().blocks_network else "tcp"
+
+
+async def _floor_server(pingpong: Callable[..., Any], transport: str) -> tuple[Any, str, str | None]:
+    """The floors' server: ``pingpong`` as a bidirectional-stream method of a grpc.aio server
+    with the arbiter's options, on ``transport`` ("tcp": 127.0.0.1, "unix": a socket file in
+    a fresh folder); (server, address, that folder or None), started."""
+    import grpc
+
+    handler = grpc.method_handlers_generic_handler(
+        "cardarena.bench.Floor", {"PingPong": grpc.stream_stream_rpc_method_handler(pingpong)}
+    )
+    server = grpc.aio.server(options=SERVER_OPTIONS)
+    server.add_generic_rpc_handlers((handler,))
+    sock_dir = None
+    if transport == "unix":
+        sock_dir = tempfile.mkdtemp(prefix="arena-bench-floor-")
+        address = f"unix:{sock_dir}/floor.sock"
+        if not server.add_insecure_port(address):
+            raise OSError(f"cannot listen on {address}")
+    elif transport == "tcp":
+        address = f"127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
+    else:
+        raise ValueError(f"unknown floor transport {transport!r} (tcp or unix)")
+    await server.start()
+    return server, address, sock_dir
+
+
+def _floor_clients(address: str, act_bytes: int, n: int) -> list[subprocess.Popen]:
+    return [subprocess.Popen([sys.executable, "-c", _FLOOR_CLIENT, address, str(act_bytes)],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            for _ in range(n)]
+
+
+async def _stop_floor(server: Any, clients: list[subprocess.Popen], sock_dir: str | None) -> None:
+    await server.stop(0.5)
+    for client in clients:
+        try:
+            client.wait(10)
+        except subprocess.TimeoutExpired:
+            client.kill()
+            client.wait()
+    if sock_dir is not None:
+        shutil.rmtree(sock_dir, ignore_errors=True)
+
+
+async def _floor_round(turn_bytes: int, act_bytes: int, exchanges: int, warmup: int = 200, transport: str = "tcp") -> float:
+    """Seconds per round trip: the mean over ``exchanges`` after ``warmup``.
+
+    The server is a grpc.aio server with the arbiter's channel options; ``transport`` is
+    "tcp" (127.0.0.1) or "unix" (a socket file), so that the floor runs over the same
+    transport as the hosted matches it is compared with.
+    """
+    payload = b"t" * turn_bytes
+    done: asyncio.Future = asyncio.get_running_loop().create_future()
+
+    async def pingpong(request_iterator, context):
+        await context.read()  # the client's hello
+        for _ in range(warmup):
+            await context.write(payload)
+            await context.read()
+        t0 = time.perf_counter()
+        for _ in range(exchanges):
+            await context.write(payload)
+            await context.read()
+        if not done.done():
+            done.set_result((time.perf_counter() - t0) / exchanges)
+
+    server, address, sock_dir = await _floor_server(pingpong, transport)
+    clients = _floor_clients(address, act_bytes, 1)
+    try:
+        return await asyncio.wait_for(done, 120)
+    finally:
+        await _stop_floor(server, clients, sock_dir)
+
+
+#: Client processes of the 4-seat floor: one per seat, as a hosted Spades match has.
+FLOOR_SEATS = 4
+
+
+async def _floor_seats_round(turn_bytes: int, act_bytes: int, exchanges: int, seats: int = FLOOR_SEATS,
+                             warmup: int = 200, transport: str = "tcp",
+                             window: Callable[[str, list[int]], None] | None = None) -> float:
+    """Seconds per decision of the ``seats``-seat floor: the mean over ``exchanges`` after ``warmup``.
+
+    One grpc.aio server (the arbiter's options) and ``seats`` client processes of the
+    floor's shape (``_FLOOR_CLIENT``), each on its own stream, taking turns in seat order
+    as a hosted match's seats do: a Turn-sized message to the seat whose turn it is, its
+    Act-sized answer, then the next seat. No game logic and no hand-offs between
+    coroutines: one coroutine writes to and reads from every seat's stream, so what this
+    adds to the 2-process floor is the topology alone (a client wakes up for its turn
+    after sleeping through the others'). ``window`` (for ``arbiter.tools.breakdown``) is told
+    ("start" | "end", the client pids) around the measured exchanges.
+    """
+
+    payload = b"t" * turn_bytes
+    loop = asyncio.get_running_loop()
+    streams: list[Any] = []
+    joined: asyncio.Future = loop.create_future()
+    finished: asyncio.Future = loop.create_future()
+
+    async def pingpong(request_iterator, context):
+        await context.read()  # the client's hello
+        streams.append(context)
+        if len(streams) == seats and not joined.done():
+            joined.set_result(None)
+        await finished  # the driver below writes and reads this stream
+
+    server, address, sock_dir = await _floor_server(pingpong, transport)
+    clients = _floor_clients(address, act_bytes, seats)
+
+    async def drive() -> float:
+        await joined
+        for i in range(warmup):
+            stream = streams[i % seats]
+            await stream.write(payload)
+            await stream.read()
+        if window is not None:
+            window("start", [c.pid for c in clients])
+        t0 = time.perf_counter()
+        for i in range(exchanges):
+            stream = streams[i % seats]
+            await stream.write(payload)
+            await stream.read()
+        per = (time.perf_counter() - t0) / exchanges
+        if window is not None:
+            window("end", [c.pid for c in clients])
+        return per
+
+    try:
+        return await asyncio.wait_for(drive(), 120)
+    finally:
+        if not finished.done():
+            finished.set_result(None)
+        await _stop_floor(server, clients, sock_dir)
+
+
+# --------------------------------------------------------------------------------------
+# Hosted matches and scale: one arbiter in this process, four random-bot processes.
+
+
+class _Arena:
+    """An arbiter on a free loopback port with four random-bot processes connected."""
+
+    def __init__(self, bots: int = 4):
+        self.nbots = bots
+
+    async def __aenter__(self) -> "_Arena":
+        self.server = await start_server(0)
+        self.pool = BotPool(self.server.hub, self.server.address)
+        self.names = [f"bench{i}" for i in range(self.nbots)]
+        for name in self.names:
+            self.pool.launch(name, "random")
+        await self.pool.wait_connected()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.server.stop(0.5)
+        self.pool.stop()
+
+    async def match(self, seed: int, options: dict[str, Any]):
+        config = MatchConfig(game="spades", seed=seed, options=options, clock=Clock(60_000, 600_000))
+        seats = [RemoteSeat(self.pool.procs[n].session, "spades") for n in self.names]
+        return await run_match(config, seats)
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) used so far by this process (the arbiter) and every
+        process of the bot pool (each sandbox's whole process tree)."""
+        total = sum(os.times()[:2])
+        roots = {bp.proc.pid for bp in self.pool.procs.values()}
+        parent: dict[int, int] = {}
+        ticks: dict[int, int] = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parent[int(entry)] = int(fields[1])
+            ticks[int(entry)] = int(fields[11]) + int(fields[12])  # utime + stime
+        hz = os.sysconf("SC_CLK_TCK")
+        for pid in ticks:
+            p = pid
+            while p in parent and p not in roots and p > 1:
+                p = parent[p]
+            if p in roots:
+                total += ticks[pid] / hz
+        return total
+
+    async def matches_per_second(self, count: int, concurrent: int, seed: int, options: dict[str, Any]) -> float:
+        """Play ``count`` matches, at most ``concurrent`` at once; matches per second."""
+        sem = asyncio.Semaphore(concurrent)
+
+        async def one(i: int) -> None:
+            async with sem:
+                record = await self.match(seed + i, options)
+                if record.incidents:
+                    raise RuntimeError(f"bench match had incidents: {record.incidents}")
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(one(i) for i in range(count)))
+        return count / (time.perf_counter() - t0)
+
+
+async def _inproc_matches_per_second(count: int, concurrent: int, seed: int, options: dict[str, Any]) -> float:
+    bot = load_bot("random")
+    sem = asyncio.Semaphore(concurrent)
+
+    async def one(i: int) -> None:
+        async with sem:
+            config = MatchConfig(game="spades", seed=seed + i, options=options, clock=Clock(60_000, 600_000))
+            await run_match(config, [LocalSeat(bot, f"bench{s}") for s in range(4)])
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(one(i) for i in range(count)))
+    return count / (time.perf_counter() - t0)
+
+
+# --------------------------------------------------------------------------------------
+# Memory: an `arbiter serve` process holding many matches whose bots never answer.
+
+# A raw-stub client holding one session per name; it never answers a Turn, and writes
+# how many Turns it has received to a file, so the bench knows when all matches wait.
+_MUTE_CLIENT = textwrap.dedent(
+    """
+    import sys, threading, time, queue, grpc
+    from cardarena.v1 import arena_pb2 as pb, arena_pb2_grpc as pb_grpc
+    address, count_file, pairs = sys.argv[1], sys.argv[2], sys.argv[3:]
+    names, tokens = pairs[0::2], pairs[1::2]
+    turns = [0] * len(names)
+    def session(i, name):
+        q = queue.Queue()
+        def requests():
+            yield pb.BotMessage(hello=pb.Hello(bot_name=name, bot_version="mute", protocol_version=1, games=["spades"],
+                                               token=tokens[i]))
+            q.get()
+        channel = grpc.insecure_channel(address)
+        for msg in pb_grpc.ArenaStub(channel).Play(requests()):
+            if msg.WhichOneof("msg") == "turn":
+                turns[i] += 1
+    for i, name in enumerate(names):
+        threading.Thread(target=session, args=(i, name), daemon=True).start()
+    while True:
+        with open(count_file + ".tmp", "w") as f:
+            f.write(str(sum(turns)))
+        import os
+        os.replace(count_file + ".tmp", count_file)
+        time.sleep(0.2)
+    """
+)
+
+
+def _rss(pid: int) -> int:
+    """Resident set size of ``pid`` in bytes (Linux /proc)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+def memory_run(matches: int = MEMORY_MATCHES, timeout: float = 120.0) -> tuple[int, int]:
+    """(RSS of the arbiter with ``matches`` waiting matches, its RSS before them), in bytes.
+
+    ``arbiter serve`` as an operator starts it (secure by default): its own credentials
+    file, a token per mute bot, the admin token for the Matches calls."""
+    import grpc
+
+    from arbiter.server import auth
+
+    tmp = tempfile.mkdtemp(prefix="arena-bench-")
+    count_file = os.path.join(tmp, "turns")
+    creds_path = os.path.join(tmp, "credentials.json")
+    names = [f"mute{i}" for i in range(4)]
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "arbiter", "serve", "--port", "0", "--credentials", creds_path,
+         *(a for n in names for a in ("--bot", n))], cwd=tmp, stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    mute = None
+    try:
+        line = serve.stdout.readline()
+        m = re.search(r"listening on ([\d.]+:\d+)", line)
+        if not m:
+            raise RuntimeError(f"arbiter serve did not start: {line!r}")
+        address = m.group(1)
+        creds = auth.read(creds_path)
+        mute = subprocess.Popen([sys.executable, "-c", _MUTE_CLIENT, address, count_file,
+                                 *(x for n in names for x in (n, creds.bots[n]))], cwd=ROOT,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with grpc.insecure_channel(address) as channel:
+            stub = pb_grpc.MatchesStub(channel)
+            deadline = time.monotonic() + timeout
+            while len(stub.ListSessions(pb.ListSessionsRequest(admin_token=creds.admin)).sessions) < len(names):
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the mute bots did not connect")
+                time.sleep(0.05)
+            time.sleep(0.5)
+            before = _rss(serve.pid)
+            futures = [
+                stub.RunMatch.future(pb.RunMatchRequest(
+                    game="spades", seed=i, seats=names, clock=pb.Clock(decision_ms=0, bank_ms=0), policy="forfeit",
+                    admin_token=creds.admin,
+                ))
+                for i in range(matches)
+            ]
+            while _read_int(count_file) < matches:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"only {_read_int(count_file)} of {matches} matches reached a Turn")
+                if serve.poll() is not None:
+                    raise RuntimeError(f"arbiter serve exited with {serve.returncode}")
+                time.sleep(0.1)
+            time.sleep(0.5)
+            after = _rss(serve.pid)
+            for fut in futures:
+                fut.cancel()
+        return after, before
+    finally:
+        for p in (mute, serve):
+            if p is not None and p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _read_int(path: str) -> int:
+    try:
+        with open(path) as f:
+            return int(f.read() or 0)
+    except (OSError, ValueError):
+        return 0
+
+
+# --------------------------------------------------------------------------------------
+# The whole run.
+
+
+def run_bench(
+    runs: int = 5,
+    seconds: float = 1.0,
+    sections: Sequence[str] = SECTIONS,
+    openspiel_python: str | None = None,
+    progress: Callable[[str], None] = lambda msg: None,
+) -> BenchResult:
+    """Measure every section named in ``sections``; ``runs`` rounds each, ``seconds`` per engine run.
+
+    ``openspiel_python`` is the interpreter of an environment with ``open-spiel``
+    (default: :func:`default_openspiel_python`); without one the OpenSpiel figures are
+    marked unavailable and everything else still runs.
+    """
+    unknown = sorted(set(sections) - set(SECTIONS))
+    if unknown:
+        raise ValueError(f"unknown bench section {', '.join(unknown)} (known: {', '.join(SECTIONS)})")
+    if runs < 1:
+        raise ValueError(f"runs must be at least 1, got {runs}")
+    t_start = time.perf_counter()
+    result = BenchResult(machine={
+        "cores": os.cpu_count(), "python": sys.version.split()[0], "platform": sys.platform, "runs": runs,
+        "engine_seconds": seconds,
+    })
+
+    # -- engines, and OpenSpiel pair by pair with our Spades -----------------------------
+    if "engines" in sections or "openspiel" in sections:
+        worker = None
+        os_note = ""
+        if "openspiel" in sections:
+            python = openspiel_python or default_openspiel_python()
+            if python is None:
+                os_note = "unavailable: no bench environment with open-spiel (run `make bench`, or set ARENA_BENCH_PYTHON)"
+            else:
+                try:
+                    worker = OpenSpielWorker(python)
+                    result.machine["open_spiel"] = worker.version
+                except Exception as exc:  # noqa: BLE001 - any failure only makes the row unavailable
+                    os_note = f"unavailable: {exc}"
+        figs = {}
+        for name, options, unit in ENGINE_GAMES:
+            figs[name] = (
+                result.add(f"engine.{name}.decisions", f"{name} engine, view per decision", "decisions/s"),
+                result.add(f"engine.{name}.games", f"{name} engine ({unit})", f"{unit}/s"),
+            )
+        os_hands = result.add("openspiel.spades.hands", "OpenSpiel spades, observation per decision", "hands/s", os_note)
+        os_dec = result.add("openspiel.spades.decisions", "OpenSpiel spades, observation per decision", "decisions/s", os_note)
+        ratio = result.add("ratio.spades_over_openspiel", "Spades engine / OpenSpiel spades (hands/s)", "x", os_note)
+        shares = {name: result.add(f"ratio.engine.{name}_over_spades", f"{name} / Spades engine (decisions/s, same run)", "x")
+                  for name in ("spite-and-malice", "spot")}
+        for r in range(runs):
+            progress(f"engines: run {r + 1} of {runs}")
+            for name, options, _ in ENGINE_GAMES:
+                dec, games = engine_rate(name, options, seconds, seed=1000 * r)
+                figs[name][0].values.append(dec)
+                figs[name][1].values.append(games)
+                if name in shares:
+                    shares[name].values.append(dec / figs["spades"][0].values[-1])
+                if name == "spades" and worker is not None:
+                    h, d = worker.run(seconds, 1000 * r)
+                    os_hands.values.append(h)
+                    os_dec.values.append(d)
+                    ratio.values.append(games / h)
+        if worker is not None:
+            worker.close()
+        ratio.check(lambda v: v >= SPADES_VS_OPENSPIEL, f">= {SPADES_VS_OPENSPIEL}")
+        for share in shares.values():
+            share.check(lambda v: v >= VIEW_ENGINE_SHARE_OF_SPADES, f">= {VIEW_ENGINE_SHARE_OF_SPADES}")
+
+    # -- gRPC: the floor, hosted matches, scale -------------------------------------------
+    grpc_sections = [s for s in ("floor", "hosted", "scale") if s in sections]
+    if grpc_sections:
+        asyncio.run(_grpc_sections(result, grpc_sections, runs, progress))
+
+    if "memory" in sections:
+        rss = result.add("memory.rss", f"arbiter RSS with {MEMORY_MATCHES:,} matches waiting on a Turn", "MiB")
+        per = result.add("memory.per_match", "arbiter memory per waiting match", "KiB")
+        mem_runs = max(1, min(runs, 3))
+        for r in range(mem_runs):
+            progress(f"memory: run {r + 1} of {mem_runs} ({MEMORY_MATCHES:,} matches)")
+            after, before = memory_run()
+            rss.values.append(after / 2**20)
+            per.values.append((after - before) / MEMORY_MATCHES / 1024)
+        rss.check(lambda v: v * 2**20 < MEMORY_LIMIT_BYTES, "< 1024")
+
+    if "isolation" in sections:
+        isolation_section(result, runs, progress)
+
+    if "cluster" in sections:
+        cluster_section(result, runs, progress)
+
+    if "statistics" in sections:
+        statistics_section(result, runs, progress)
+
+    if "arena" in sections:
+        arena_section(result, runs, progress)
+
+    result.seconds = time.perf_counter() - t_start
+    return result
+
+
+def statistics_section(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:
+    """The SPRT's error rates and length, the margin interval's coverage and the ratings' LOS,
+    simulated from recorded deals (``arbiter.tools.statreport.bench_round``); one round
+    per run, each on its own seeds. Not timings: rates, whose spread is their own noise."""
+    from arbiter.tools.statreport import BENCH_LABELS, bench_round
+
+    figs = {key: result.add(f"statistics.{key}", label, unit) for key, (label, unit, _, _) in BENCH_LABELS.items()}
+    for r in range(runs):
+        progress(f"statistics: run {r + 1} of {runs}")
+        for key, value in bench_round(seed=r).items():
+            figs[key].values.append(value)
+    for key, (_, _, ok, text) in BENCH_LABELS.items():
+        if ok is None:
+            figs[key].target = text
+        else:
+            figs[key].check(ok, text)
+
+
+def arena_section(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:
+    """Ladder efficiency: matches the arena's matchmaking needs to order eight bots of known
+    strength with every adjacent pair separated, over the matches a round robin needs (one
+    seed per run, at most 3: each is ~20 s of CPU per schedule)."""
+    from arbiter.tools.arena_bench import TARGET_RATIO, ladder_efficiency
+
+    n = min(runs, 3)
+    ratio = result.add("ratio.arena", "arena ladder / round robin matches to the right order, adjacent LOS >= 95%", "x")
+    progress(f"arena: {n} ladder and round-robin run(s) of 8 bots")
+    eff = ladder_efficiency(n)
+    ratio.values.extend(a.matches / b.matches for a, b in eff.runs)
+    reached = all(a.reached and b.reached for a, b in eff.runs)
+    if not reached:
+        ratio.note = "a run did not reach the order within its match budget"
+    ratio.check(lambda v: reached and v <= TARGET_RATIO, f"<= {TARGET_RATIO}")
+
+
+#: The tournament of the cluster section: 3 bots, 3 tables x 2 seatings x CLUSTER_DEALS.
+CLUSTER_BOTS = ("random", "greedy", "heuristic")
+CLUSTER_DEALS = 16
+
+
+#: The tournament of the isolation section: 3 bots, 3 tables x 2 seatings x ISOLATION_DEALS.
+ISOLATION_DEALS = 4
+
+
+#: Targets of the isolation section: matches/s of ``deal`` and ``match`` isolation as a
+#: share of ``shared``, pair by pair (issue 18: fresh processes from a fork server).
+DEAL_OVER_SHARED = 0.7
+MATCH_OVER_SHARED = 0.4
+
+
+def isolation_section(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:
+    """What isolating bot processes costs: the same local duplicate tournament (1-deal
+    Spades matches, the shortest there are, so the worst case) with ``isolation="deal"``
+    (the default with duplicate deals), ``"match"`` (a fresh process per seat per match)
+    and ``"shared"``. The fresh processes come from a fork server per bot where the
+    sandbox has them (``sandbox.fork_support``; ``ARENA_FORKSERVER=0`` measures the old
+    path, a new sandboxed interpreter each): the figures' note says which."""
+
+    cores = os.cpu_count() or 1
+    forks, why = sb.fork_support(sb.Sandbox())
+    how = "fork server" if forks else f"a fresh interpreter each ({why})"
+    fig = {iso: result.add(f"isolation.{iso}", f"tournament matches/s, isolation {iso} (Spades, 1 deal, {cores} at once)",
+                           "matches/s", note=how if iso != "shared" else "") for iso in ("deal", "match", "shared")}
+    ratio = result.add("ratio.isolation", "shared / deal isolation matches/s (the price of the default)", "x")
+    ratio_match = result.add("ratio.isolation.match", "shared / match isolation matches/s (fresh processes)", "x")
+    deal_share = result.add("ratio.isolation.deal_over_shared", "deal / shared isolation matches/s", "x", note=how)
+    match_share = result.add("ratio.isolation.match_over_shared", "match / shared isolation matches/s", "x", note=how)
+
+    def rate(db: str, iso: str, seed: int) -> float:
+        s = TournamentSpec(game="spades", bots=CLUSTER_BOTS, options={"deals": 1}, deals=ISOLATION_DEALS, seed=seed,
+                           name=iso, isolation=iso)
+        with Store(db) as store:
+            t0 = time.perf_counter()
+            rows = asyncio.run(run_tournament(s, store, concurrency=cores))
+            return len(rows) / (time.perf_counter() - t0)
+
+    with tempfile.TemporaryDirectory(prefix="arena-bench-isolation-") as tmp:
+        for r in range(min(runs, 3)):
+            progress(f"isolation: run {r + 1} of {min(runs, 3)}")
+            got = {iso: rate(os.path.join(tmp, f"{iso}{r}.sqlite"), iso, 200 + r) for iso in ("deal", "match", "shared")}
+            for iso, v in got.items():
+                fig[iso].values.append(v)
+            ratio.values.append(got["shared"] / got["deal"])
+            ratio_match.values.append(got["shared"] / got["match"])
+            deal_share.values.append(got["deal"] / got["shared"])
+            match_share.values.append(got["match"] / got["shared"])
+    deal_share.check(lambda v: v >= DEAL_OVER_SHARED, f">= {DEAL_OVER_SHARED}")
+    match_share.check(lambda v: v >= MATCH_OVER_SHARED, f">= {MATCH_OVER_SHARED}")
+
+
+def cluster_section(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:
+    """Matches/s of a tournament run locally and on a loopback Dask cluster, pair by pair."""
+
+    cores = os.cpu_count() or 1
+    local = result.add("cluster.local", f"local tournament, matches/s ({cores} at once, bot processes)", "matches/s")
+    remote = result.add("cluster.dask", f"Dask cluster on loopback, matches/s ({cores} workers x 1 thread)", "matches/s")
+    ratio = result.add("ratio.cluster_overhead", "cluster overhead: local / cluster matches/s", "x")
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        for f in (local, remote, ratio):
+            f.note = "unavailable: pip install 'card-arena[cluster]'"
+        return
+
+    def spec(name: str, seed: int, deals: int = CLUSTER_DEALS, cluster: str | None = None) -> TournamentSpec:
+        # shared bot processes: the overhead of the cluster itself, not of starting bots
+        return TournamentSpec(game="spades", bots=CLUSTER_BOTS, options={"deals": 1}, deals=deals, seed=seed, name=name,
+                              cluster=cluster, isolation="shared")
+
+    def rate(db: str, s: TournamentSpec) -> float:
+        with Store(db) as store:
+            t0 = time.perf_counter()
+            rows = asyncio.run(run_tournament(s, store, concurrency=cores))
+            return len(rows) / (time.perf_counter() - t0)
+
+    with tempfile.TemporaryDirectory(prefix="arena-bench-cluster-") as tmp, LoopbackCluster(workers=cores) as cluster:
+        progress(f"cluster: warming up {cores} workers")
+        rate(os.path.join(tmp, "warm.sqlite"), spec("warm", 0, 1, cluster.address))  # each worker starts its bots
+        for r in range(runs):
+            progress(f"cluster: run {r + 1} of {runs}")
+            here = rate(os.path.join(tmp, f"local{r}.sqlite"), spec("local", 100 + r))
+            there = rate(os.path.join(tmp, f"cluster{r}.sqlite"), spec("cluster", 100 + r, cluster=cluster.address))
+            local.values.append(here)
+            remote.values.append(there)
+            ratio.values.append(here / there)
+
+
+def best_speedup(result: BenchResult, speed: dict[int, Figure], cores: int) -> Figure | None:
+    """Add the row "best concurrency speed-up" and check the target on it.
+
+    Issue 8 set ">= 1.8x on 2 cores" for M = cores; issue 18 (item 3) moved the target to
+    what a tournament runs when not told, the default M (checked on its own row by the
+    caller), because the default had been M = cores and two matches at once cannot keep
+    two cores busy (each match's decisions are a chain through five processes). The M =
+    cores row therefore carries no target; this row says how far concurrency goes at all:
+    the M whose median speed-up is the highest of those measured (its label names the M;
+    its values are that M's rounds), checked against the same bound. None if nothing was
+    measured.
+    """
+    measured = {m: f for m, f in speed.items() if f.values}
+    target = f">= {CONCURRENCY_SPEEDUP}"
+    if not measured:
+        return None
+    m = max(measured, key=lambda k: (measured[k].median, -k))
+    best = Figure("ratio.scale.best", f"concurrency speed-up, best M measured (M = {m}) / 1", "x", note=f"M = {m}")
+    best.values = list(measured[m].values)
+    # Printed right after the speed-up rows it summarizes.
+    last = max(i for i, f in enumerate(result.figures) if any(f is g for g in speed.values()))
+    result.figures.insert(last + 1, best)
+    best.check(lambda v: v >= CONCURRENCY_SPEEDUP, f"{target} (best M)")
+    return best
+
+
+async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, progress: Callable[[str], None]) -> None:
+    cores = os.cpu_count() or 1
+    if "floor" in sections or "hosted" in sections:
+        turn_bytes, act_bytes = typical_turn_sizes()
+        result.machine["spades_turn_bytes"] = turn_bytes
+        result.machine["spades_act_bytes"] = act_bytes
+    # The floor runs over the transport the hosted bots use (their sandbox decides: the
+    # arbiter's Unix socket without a network, else TCP loopback); with a Unix socket the
+    # TCP loopback floor is shown too, for reference (no ratio is taken against it).
+    transport = hosted_transport()
+    result.machine["hosted_transport"] = transport
+    where = "Unix socket" if transport == "unix" else "TCP loopback"
+    floor = result.add("floor.rtt", f"bare gRPC stream round trip (Turn-sized, {where})", "us") if "floor" in sections else None
+    floor_tcp = (result.add("floor.rtt.tcp", "bare gRPC stream round trip (Turn-sized, TCP loopback)", "us")
+                 if floor is not None and transport != "tcp" else None)
+    floor4 = (result.add("floor.rtt.4seats", f"{FLOOR_SEATS}-seat floor: {FLOOR_SEATS} client processes in turn (Turn-sized, {where})",
+                         "us") if floor is not None else None)
+    hosted = (result.add("hosted.decision", f"hosted Spades, wall time per decision (4 bot processes, {where})", "us")
+              if "hosted" in sections else None)
+    ratio = result.add("ratio.hosted_over_floor", "hosted decision / bare round trip (same transport)", "x") if floor and hosted else None
+    ratio4 = (result.add("ratio.hosted_over_floor4", "hosted decision / 4-seat floor (same transport)", "x")
+              if floor4 is not None and hosted is not None else None)
+    hosted_options = {"deals": 2}
+    scale_options = {"deals": 1}
+    default_m = default_concurrency("shared", 4)  # what a tournament runs when not told (these bots are shared)
+    ms = sorted({cores, 2 * cores, 4 * cores, default_m})
+    scale1 = scaleM = inproc = None
+    if "scale" in sections:
+        scale1 = result.add("scale.matches.1", "gRPC matches/s, 1 at a time (Spades, 1 deal)", "matches/s")
+        scaleM = {m: result.add(f"scale.matches.{m}", f"gRPC matches/s, {m} at once", "matches/s") for m in ms}
+        speed = {m: result.add(f"ratio.scale.{m}", f"concurrency speed-up, {m} at once / 1", "x") for m in ms}
+        busy = result.add("scale.cores_busy.1", "cores kept busy by 1 match at a time (arbiter + bots CPU / wall)", "cores")
+        inproc = result.add("scale.inproc.1", "inproc matches/s, 1 at a time (same matches)", "matches/s")
+        inproc_ratio = result.add("ratio.inproc_over_grpc", "inproc / gRPC matches/s, 1 at a time", "x")
+    need_arena = hosted is not None or scale1 is not None
+    arena = _Arena() if need_arena else None
+    if arena is not None:
+        await arena.__aenter__()
+    try:
+        if arena is not None:
+            await arena.match(0, {"deals": 1})  # warm up every bot process
+        for r in range(runs):
+            progress(f"gRPC: run {r + 1} of {runs}")
+            if floor is not None:
+                rtt = await _floor_round(turn_bytes, act_bytes, 2000, transport=transport)
+                floor.values.append(rtt * 1e6)
+            if floor4 is not None:
+                rtt4 = await _floor_seats_round(turn_bytes, act_bytes, 2000, transport=transport)
+                floor4.values.append(rtt4 * 1e6)
+            if hosted is not None:
+                # Whole matches, one after another: MatchStart to MatchEnd of each, so the
+                # per-match messages are in the figure (a few of the ~120 per match).
+                records = [await arena.match(10_000 + 100 * r + i, hosted_options) for i in range(HOSTED_MATCHES)]
+                per = sum(rec.seconds for rec in records) / sum(len(rec.actions) for rec in records)
+                hosted.values.append(per * 1e6)
+                if ratio is not None:
+                    ratio.values.append(per / rtt)
+                if ratio4 is not None:
+                    ratio4.values.append(per / rtt4)
+            if floor_tcp is not None:
+                floor_tcp.values.append(await _floor_round(turn_bytes, act_bytes, 2000, transport="tcp") * 1e6)
+            if scale1 is not None:
+                n1 = 16
+                cpu0, t0 = arena.cpu_seconds(), time.perf_counter()
+                one = await arena.matches_per_second(n1, 1, 20_000 + 1000 * r, scale_options)
+                cores_busy = (arena.cpu_seconds() - cpu0) / (time.perf_counter() - t0)
+                scale1.values.append(one)
+                busy.values.append(cores_busy)
+                for m in ms:
+                    many = await arena.matches_per_second(max(n1, 4 * m), m, 30_000 + 1000 * r, scale_options)
+                    scaleM[m].values.append(many)
+                    speed[m].values.append(many / one)
+                ip = await _inproc_matches_per_second(n1, 1, 20_000 + 1000 * r, scale_options)
+                inproc.values.append(ip)
+                inproc_ratio.values.append(ip / one)
+    finally:
+        if arena is not None:
+            await arena.__aexit__(None, None, None)
+    if ratio is not None:
+        ratio.check(lambda v: v <= HOSTED_OVER_FLOOR, f"<= {HOSTED_OVER_FLOOR}")
+    if scale1 is not None:
+        best_speedup(result, speed, cores)
+        default = Figure("ratio.scale.default", f"concurrency speed-up, the tournaments' default (M = {default_m}) / 1", "x",
+                         note=f"M = {default_m}")
+        default.values = list(speed[default_m].values)
+        result.figures.insert(result.figures.index(next(f for f in result.figures if f.key == "ratio.scale.best")) + 1
+                              if result.get("ratio.scale.best") else len(result.figures), default)
+        default.check(lambda v: v >= CONCURRENCY_SPEEDUP, f">= {CONCURRENCY_SPEEDUP} (default M)")
+
+
+# The command line. A tool beside the product, not an ``arbiter`` command: nothing in the
+# product imports arbiter.tools (pyproject.toml [tool.importlinter]).
+
+def _fmt(value: float | None, unit: str) -> str:
+    if value is None:
+        return "-"
+    if unit == "x":
+        return f"{value:.2f}"
+    if value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:,.2f}"
+
+
+cli = typer.Typer(add_completion=False, help="The Card Arena benchmark.")
+
+
+@cli.command()
+def main(
+    runs: Annotated[int, typer.Option("--runs", help="Rounds per figure; each figure is the median of the rounds.")] = 5,
+    seconds: Annotated[float, typer.Option("--seconds", help="Seconds of play per engine run.")] = 1.0,
+    section: Annotated[
+        Optional[list[str]],
+        typer.Option("--section", "-s", help="Only these sections (repeatable): engines, openspiel, floor, hosted, scale, memory, isolation, cluster, statistics, arena."),
+    ] = None,
+    openspiel_python: Annotated[
+        Optional[str],
+        typer.Option("--openspiel-python", envvar="ARENA_BENCH_PYTHON",
+                     help="Python of an environment with open-spiel (default: .venv-bench/bin/python if present)."),
+    ] = None,
+    json_path: Annotated[Path, typer.Option("--json", help="Where to write the results as JSON.")] = Path("bench-results.json"),
+) -> None:
+    """Measure the platform's speed and print one table with the targets (pass/short).
+
+    Examples:
+
+        python -m arbiter.tools.bench                          # everything, about 4 minutes on 2 cores
+        python -m arbiter.tools.bench -s engines --runs 3      # engines only
+    """
+    sections = tuple(section) if section else SECTIONS
+
+    def check() -> None:
+        unknown = sorted(set(sections) - set(SECTIONS))
+        if unknown:
+            raise UsageError(f"--section: unknown {', '.join(unknown)} (known: {', '.join(SECTIONS)})")
+        if runs < 1 or seconds <= 0:
+            raise UsageError("--runs must be at least 1 and --seconds positive")
+        check_writable(json_path, "--json")  # before minutes of measuring, not after
+
+    _run(check)
+    result = _run(run_bench, runs, seconds, sections, openspiel_python, lambda msg: err.print(f"[dim]{msg}[/]"))
+    table = Table(title=f"Card Arena bench: median of {plural(runs, 'run')} (spread min..max), {result.machine.get('cores')} cores")
+    table.add_column("figure")
+    table.add_column("median", justify="right")
+    table.add_column("spread", justify="right")
+    table.add_column("unit")
+    table.add_column("target")
+    for f in result.figures:
+        spread = f.spread
+        if f.passed is None:
+            verdict = f"[dim]{f.target}[/]" if f.target else ""
+        else:
+            verdict = f"{f.target} [green]pass[/]" if f.passed else f"{f.target} [red]short[/]"
+        median = _fmt(f.median, f.unit) if f.values else f"[yellow]{f.note or 'not measured'}[/]"
+        table.add_row(f.label, median, f"{_fmt(spread[0], f.unit)}..{_fmt(spread[1], f.unit)}" if spread else "",
+                      f.unit, verdict)
+    Console(width=max(out.size.width, 120)).print(table)  # one row per figure, even when piped
+    _run(write_text, json_path, result.to_json(), "--json")
+    out.print(f"{result.seconds:.0f} s; results written to {json_path}")
+
+
+if __name__ == "__main__":
+    # Run the importable module's copy, so that everything lives in arbiter.tools.bench and
+    # nothing in a second copy named __main__.
+    from arbiter.tools.bench import cli as _cli
+
+    _cli(prog_name="python -m arbiter.tools.bench")

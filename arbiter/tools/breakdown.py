@@ -1,0 +1,649 @@
+"""Where a hosted decision's time goes: ``python -m arbiter.tools.breakdown``.
+
+The bench's ``hosted`` figure is one number: the wall time of a Spades decision with the
+arbiter in this process and four random-bot processes (``bench._Arena``: sandboxed, over
+the same transport as the bench) talking real gRPC. This module takes it apart, on both
+sides of the wire, and sets it beside the floors (``bench._floor_seats_round``: one
+server and 1 or 4 client processes, no game logic) measured the same way.
+
+Three measurements, in rounds that alternate the floors and the hosted matches:
+
+1. **CPU per thread, exact.** Before and after the matches, every thread's time on a
+   CPU and its time runnable without one (the machine's load) are read from
+   ``/proc/PID/task/TID/schedstat`` (nanoseconds) for the arbiter and each bot process;
+   no profiler is attached. Per decision: the arbiter's event-loop thread, its gRPC core
+   threads (poller, event engine), the same for the bots (the four summed), and the wall
+   time less all of that CPU (negative when the two cores overlap).
+2. **The work of a decision, step by step, exact** (``step_costs``): every call a hosted
+   decision makes on either side (engine, Turn encoding, protobuf, the SDK's decoding, the
+   bot's choice, the Act, its decoding, apply), made here one after another without a
+   transport, each timed on the thread's CPU clock. Warm caches: a lower bound of what the
+   same code costs in the processes, whose caches the others cool between decisions.
+3. **Shares of the event-loop threads, sampled.** py-spy (a sampling profiler; ``pip
+   install py-spy``, found on PATH, or ``--py-spy``) is attached to the arbiter and to
+   each bot process while more matches are played, and each sample of a main thread is
+   put in one phase by the innermost frame that belongs to a known part (the engine's
+   view / legal actions / apply, the wire codec, the runner, the seat and session, the
+   stream servicer, grpc.aio, asyncio; on the bot side the SDK's decoding, the bot's
+   ``choose``, the Act's encoding, the SDK runner). A phase's µs per decision is its
+   share of the samples times the thread's CPU per decision from (1). py-spy does not
+   weigh Python calls more than C ones, as cProfile does (cProfile's per-call cost
+   inflates small pure-Python functions: the codec, the runner, asyncio's handles,
+   several times over), but it counts a thread's time while it is runnable, not only
+   running: on a contended CPU, long Python stretches weigh more than their CPU.
+
+The floor's rows are the same CPU measurement of ``_floor_seats_round`` with 1 client
+(the 2-process floor's shape) and with 4 clients taking turns. ``--json FILE`` keeps
+everything; docs/performance.md "Where a hosted decision's time goes" reads the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arbiter.tools import bench
+
+#: Spades matches of one CPU round (2 deals, ~120 decisions each).
+MATCHES = 8
+#: Spades matches played with the sampler attached.
+PROFILED_MATCHES = 16
+#: Exchanges of one floor round.
+FLOOR_EXCHANGES = 2000
+#: py-spy's samples per second per process.
+SAMPLE_RATE = 250
+
+
+# --------------------------------------------------------------------------------------
+# CPU per thread, from the kernel's scheduler statistics.
+
+
+def thread_times(pid: int) -> dict[int, tuple[int, int]]:
+    """tid -> (ns on a CPU, ns runnable waiting for one) of every thread of ``pid``."""
+    out = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                run, wait, _ = f.read().split()
+        except (OSError, ValueError):
+            continue
+        out[int(tid)] = (int(run), int(wait))
+    return out
+
+
+def _children() -> dict[int, list[int]]:
+    kids: dict[int, list[int]] = collections.defaultdict(list)
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    kids[int(f.read().rsplit(")", 1)[1].split()[1])].append(int(entry))
+            except (OSError, IndexError):
+                continue
+    return kids
+
+
+def bot_pids(pool: Any) -> list[int]:
+    """The pid (in this namespace) of the Python process of each bot of ``pool``: the
+    ``-m sdk`` process under its sandbox (bwrap's own processes are not counted)."""
+    kids = _children()
+    pids = []
+    for bp in pool.procs.values():
+        todo, found = [bp.proc.pid], None
+        while todo:
+            p = todo.pop()
+            try:
+                with open(f"/proc/{p}/cmdline", "rb") as f:
+                    argv = f.read().split(b"\0")
+            except OSError:
+                argv = []
+            if b"-m" in argv and b"sdk" in argv and b"python" in Path(argv[0].decode(errors="replace")).name.encode():
+                found = p
+            todo.extend(kids.get(p, ()))
+        if found is None:
+            raise RuntimeError(f"no bot process under pid {bp.proc.pid}")
+        pids.append(found)
+    return pids
+
+
+@dataclass
+class Cpu:
+    """CPU of a set of processes over a window, in ns: the main (event-loop) threads and
+    the others (gRPC core's poller and event-engine threads), and their runqueue waits."""
+
+    main: int = 0
+    other: int = 0
+    main_wait: int = 0
+    other_wait: int = 0
+
+    def add(self, pid: int, before: dict[int, tuple[int, int]], after: dict[int, tuple[int, int]]) -> None:
+        for tid, (run, wait) in after.items():
+            run0, wait0 = before.get(tid, (0, 0))
+            if tid == pid:
+                self.main += run - run0
+                self.main_wait += wait - wait0
+            else:
+                self.other += run - run0
+                self.other_wait += wait - wait0
+
+
+class Window:
+    """Snapshots of the threads of some processes, taken at ``start`` and ``end``."""
+
+    def __init__(self) -> None:
+        self.before: dict[int, dict[int, tuple[int, int]]] = {}
+        self.after: dict[int, dict[int, tuple[int, int]]] = {}
+
+    def start(self, pids: list[int]) -> None:
+        self.before = {p: thread_times(p) for p in pids}
+
+    def end(self, pids: list[int]) -> None:
+        self.after = {p: thread_times(p) for p in pids}
+
+    def cpu(self, pids: list[int]) -> Cpu:
+        c = Cpu()
+        for p in pids:
+            c.add(p, self.before.get(p, {}), self.after.get(p, {}))
+        return c
+
+
+@dataclass
+class Round:
+    """One measured window: wall seconds, decisions, and the CPU of each side."""
+
+    wall: float
+    decisions: int
+    server: Cpu
+    clients: Cpu
+
+    def per(self, ns: int) -> float:
+        """µs per decision of ``ns`` over the window."""
+        return ns / 1000 / self.decisions
+
+    def row(self) -> dict[str, float]:
+        s, c = self.server, self.clients
+        cpu = s.main + s.other + c.main + c.other
+        return {
+            "wall": self.wall * 1e6 / self.decisions,
+            "server.loop": self.per(s.main), "server.grpc": self.per(s.other),
+            "clients.loop": self.per(c.main), "clients.grpc": self.per(c.other),
+            "cpu": self.per(cpu),
+            "rest": self.wall * 1e6 / self.decisions - self.per(cpu),
+            "runqueue": self.per(s.main_wait + s.other_wait + c.main_wait + c.other_wait),
+            "server.runqueue": self.per(s.main_wait + s.other_wait), "clients.runqueue": self.per(c.main_wait + c.other_wait),
+        }
+
+
+async def hosted_round(arena: Any, pids: list[int], matches: int, seed: int) -> Round:
+    """CPU and wall of ``matches`` hosted Spades matches (2 deals), one after another."""
+    me = os.getpid()
+    w = Window()
+    w.start([me, *pids])
+    t0 = time.perf_counter()
+    decisions = 0
+    for i in range(matches):
+        record = await arena.match(seed + i, {"deals": 2})
+        if record.incidents:
+            raise RuntimeError(f"breakdown match had incidents: {record.incidents}")
+        decisions += len(record.actions)
+    wall = time.perf_counter() - t0
+    w.end([me, *pids])
+    return Round(wall, decisions, w.cpu([me]), w.cpu(pids))
+
+
+async def floor_round(turn_bytes: int, act_bytes: int, seats: int, transport: str, exchanges: int = FLOOR_EXCHANGES) -> Round:
+    """CPU and wall of the ``seats``-seat floor (bench._floor_seats_round)."""
+    me = os.getpid()
+    w = Window()
+    clients: list[int] = []
+
+    def window(phase: str, pids: list[int]) -> None:
+        clients[:] = pids
+        (w.start if phase == "start" else w.end)([me, *pids])
+
+    per = await bench._floor_seats_round(turn_bytes, act_bytes, exchanges, seats=seats, transport=transport, window=window)
+    return Round(per * exchanges, exchanges, w.cpu([me]), w.cpu(clients))
+
+
+# --------------------------------------------------------------------------------------
+# The work of a decision in this process, step by step (a per-phase timer).
+
+#: The steps of ``step_costs``: (key, side, label), in the order a decision does them.
+STEPS: tuple[tuple[str, str, str], ...] = (
+    ("legal", "arbiter", "engine: legal actions"),
+    ("view", "arbiter", "engine: the seat's view"),
+    ("turn", "arbiter", "wire: build the Turn (view, legal actions, events)"),
+    ("turn.bytes", "arbiter", "protobuf: serialize the Turn (grpc's serializer)"),
+    ("turn.parse", "bot", "protobuf: parse the Turn (grpc's deserializer)"),
+    ("sdk.view", "bot", "SDK: decode the view"),
+    ("sdk.legal", "bot", "SDK: decode the legal actions"),
+    ("sdk.events", "bot", "SDK: decode the events"),
+    ("choose", "bot", "random bot: choose"),
+    ("act", "bot", "SDK: build and serialize the Act"),
+    ("act.parse", "arbiter", "protobuf: parse the Act"),
+    ("act.decode", "arbiter", "wire: decode the Act's action"),
+    ("apply", "arbiter", "engine: apply"),
+    ("events", "arbiter", "runner: each seat's events (events_for)"),
+)
+
+
+def step_costs(decisions: int = 3000, seed: int = 0) -> dict[str, float]:
+    """µs of CPU per decision of each step a hosted Spades decision takes on either side,
+    run here one after another without any transport: the arbiter's calls (engine, wire
+    codec) and the SDK's (the same codec functions ``sdk.convert`` calls), each timed with
+    the thread's CPU clock (``time.thread_time_ns``; the clock's own cost is taken off)."""
+    import random
+
+    from cardarena.games import events_for, get_game
+    from cardarena.v1 import arena_pb2 as pb
+    from cardarena.wire import codec
+
+    clock = time.thread_time_ns
+    t0 = clock()
+    for _ in range(1000):
+        clock()
+    tick = (clock() - t0) / 1000  # one reading of the clock
+    total: collections.Counter = collections.Counter()
+    game = get_game("spades", {"deals": 2})
+    done = games = 0
+    while done < decisions:
+        state = game.new_initial_state(seed + games)
+        rng = random.Random(seed + games)
+        unsent: list[list[Any]] = [list(events_for(state.log, s)) for s in range(game.num_seats)]
+        rid = 0
+        while not state.is_terminal and done < decisions:
+            seat = state.current_seat
+            rid += 1
+            marks = [clock()]
+            legal = state.legal_actions()
+            marks.append(clock())
+            view = state.view(seat)
+            marks.append(clock())
+            msg = codec.turn_to_proto("spades", "0123456789ab", rid, seat, view, legal, 10_000, 60_000, unsent[seat])
+            marks.append(clock())
+            wire = msg.SerializeToString()
+            marks.append(clock())
+            got = pb.ArbiterMessage.FromString(wire).turn
+            marks.append(clock())
+            codec.view_from_proto("spades", got.view)
+            marks.append(clock())
+            their_legal = codec.legal_actions_from_proto("spades", got.legal_actions)
+            marks.append(clock())
+            [codec.event_from_proto(e) for e in got.events]
+            marks.append(clock())
+            choice = rng.choice(their_legal)
+            marks.append(clock())
+            act = pb.BotMessage(act={"match_id": got.match_id, "request_id": got.request_id, "seat_token": "t" * 22,
+                                     "action": codec.action_fields("spades", choice)}).SerializeToString()
+            marks.append(clock())
+            raw = pb.BotMessage.FromString(act).act
+            marks.append(clock())
+            action = codec.action_from_proto("spades", raw.action)
+            marks.append(clock())
+            new_events = state.apply(action)
+            marks.append(clock())
+            unsent[seat] = []
+            for s in range(game.num_seats):
+                unsent[s].extend(events_for(new_events, s))
+            marks.append(clock())
+            for (key, _, _), a, b in zip(STEPS, marks, marks[1:]):
+                total[key] += b - a - tick
+            done += 1
+        games += 1
+    return {key: total[key] / 1000 / done for key, _, _ in STEPS}
+
+
+# --------------------------------------------------------------------------------------
+# Phases of the event-loop threads, from py-spy's samples.
+
+#: Phases in print order: (key, side, label).
+PHASES: tuple[tuple[str, str, str], ...] = (
+    ("engine.view", "arbiter", "engine: the seat's view (State.view)"),
+    ("engine.legal", "arbiter", "engine: legal actions"),
+    ("engine.apply", "arbiter", "engine: apply (and its events)"),
+    ("engine.other", "arbiter", "engine: other (new state, outcome, spectator view)"),
+    ("wire.turn", "arbiter", "wire: encode the Turn (view, legal actions, events)"),
+    ("wire.act", "arbiter", "wire: decode the Act"),
+    ("wire.other", "arbiter", "wire: MatchStart, MatchEnd"),
+    ("runner", "arbiter", "match runner: ask, validate, record, clocks, notify"),
+    ("seat", "arbiter", "RemoteSeat and Session: pending future, timer, outbox"),
+    ("servicer", "arbiter", "stream servicer: Play (outbox -> stream), _read (stream -> future)"),
+    ("grpc", "both", "grpc.aio (Python and Cython: read, write, (de)serialize)"),
+    ("asyncio", "both", "asyncio in Python: the loop's iterations, futures, queues, timers"),
+    ("callback.c", "both", "loop callbacks in C: grpc's Cython completions, C task steps (hand-offs)"),
+    ("sdk.turn", "bot", "SDK: decode the Turn (view, legal actions, events)"),
+    ("sdk.choose", "bot", "the bot's choose (random)"),
+    ("sdk.act", "bot", "SDK: encode the Act"),
+    ("sdk.match", "bot", "SDK: MatchStart, MatchEnd (a fresh bot, options, result)"),
+    ("sdk.runner", "bot", "SDK runner: handle, answer, write loop"),
+    ("floor", "both", "the floor's own code (its write/read loop)"),
+    ("other", "both", "other (unclassified frames)"),
+)
+
+_ENGINE_PHASE = {"view": "engine.view", "_view": "engine.view", "legal_actions": "engine.legal", "apply": "engine.apply"}
+
+
+def _frame(text: str) -> tuple[str, str]:
+    """(function, file) of a py-spy frame ``func (file:line)``."""
+    func, _, rest = text.rpartition(" (")
+    return func, rest.rsplit(":", 1)[0].rstrip(")")
+
+
+def _func_name(func: str) -> str:
+    return func.rsplit(".", 1)[-1]
+
+
+def classify(frames: list[str]) -> str:
+    """The phase of one sample, ``frames`` root first: the innermost frame in a known part
+    decides; for the engine and the codec, the outermost frame of that part names the step."""
+    parsed = [_frame(f) for f in frames]
+    for i in range(len(parsed) - 1, -1, -1):
+        func, path = parsed[i]
+        if "cardarena/games/" in path:
+            j = i
+            while j > 0 and "cardarena/games/" in parsed[j - 1][1]:
+                j -= 1
+            return _ENGINE_PHASE.get(_func_name(parsed[j][0]), "engine.other")
+        if "cardarena/wire/" in path or "sdk/convert.py" in path or path.startswith(("<encoder", "<decoder")):
+            # the outermost frame of the conversion code names the step
+            names = [_func_name(f) for f, p in parsed[:i + 1]
+                     if "cardarena/wire/" in p or "sdk/convert.py" in p or p.startswith(("<encoder", "<decoder"))]
+            outer = names[0] if names else ""
+            if outer in ("turn_to_proto", "legal_actions_wire", "event_fields"):
+                return "wire.turn"
+            if outer == "action_from_proto":
+                return "wire.act"
+            if outer in ("turn_from_proto", "events_from_proto", "view_from_proto", "legal_actions_from_proto",
+                         "event_from_proto"):
+                return "sdk.turn"
+            if outer in ("act_to_proto", "action_fields"):
+                return "sdk.act"
+            if outer in ("match_info_from_proto", "result_from_proto", "options_from_wire", "_parsed_options", "outcome_from_proto"):
+                return "sdk.match"
+            return "wire.other" if any("arbiter/" in p for _, p in parsed) else "sdk.match"
+        if "arbiter/tools/bench.py" in path or (path == "<string>" and func == "main"):  # the floor's client is a -c script
+            return "floor"
+        if path.startswith("bots/") or "/bots/" in path:
+            return "sdk.choose"
+        if "sdk/bot.py" in path:
+            return "sdk.match" if _func_name(func) in ("fresh_copy", "_start", "on_match_start", "on_match_end") else "sdk.choose"
+        if "sdk/runner.py" in path or "sdk/driver.py" in path:  # the connection and the one bot driver
+            return "sdk.runner"
+        if "arbiter/match/" in path:
+            return "runner"
+        if "arbiter/server/botstream.py" in path:
+            return "servicer" if func.startswith("ArenaServicer.") else "seat"
+        if "grpc/" in path or "grpc_" in path or "_cython" in path:
+            return "grpc"
+        if "asyncio/" in path or path.endswith("selectors.py"):
+            if i == len(parsed) - 1 and func == "Handle._run":
+                return "callback.c"  # a callback in C: grpc's Cython completion handling, C tasks
+            return "asyncio"
+    return "other"
+
+
+#: Leaf frames of an event-loop thread waiting for something to do.
+IDLE_LEAVES = ("EpollSelector.select (selectors.py", "epoll_wait (")
+
+
+def read_samples(path: Path) -> collections.Counter:
+    """phase -> samples of the main thread in a py-spy ``--format raw --threads`` file."""
+    counts: collections.Counter = collections.Counter()
+    if not path.exists():
+        return counts
+    for line in path.read_text(errors="replace").splitlines():
+        stack, _, n = line.rpartition(" ")
+        if not stack or not n.isdigit():
+            continue
+        frames = stack.split(";")
+        if not frames[0].startswith("thread") or not frames[0].endswith("MainThread"):
+            continue  # the gRPC poller thread: native code, measured as CPU in part 1
+        if frames[-1].startswith(IDLE_LEAVES):
+            # waiting in epoll: py-spy cannot tell idle threads of a sandbox's processes
+            # (and misses some in this one), so the wait is recognised by its frame
+            continue
+        counts[classify(frames[1:])] += int(n)
+    return counts
+
+
+class Sampler:
+    """py-spy recording some processes until ``stop``."""
+
+    def __init__(self, py_spy: str, pids: list[int], rate: int, out_dir: Path, native: bool = False):
+        self.files = [out_dir / f"spy-{i}-{pid}.txt" for i, pid in enumerate(pids)]
+        self.procs = [
+            subprocess.Popen([py_spy, "record", "--pid", str(pid), "--rate", str(rate), "--threads", "--format", "raw",
+                              *(["--native"] if native else []), "-o", str(f)],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=open(f.with_suffix(".err"), "w"))
+            for pid, f in zip(pids, self.files)
+        ]
+
+    def stop(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGINT)
+        for p in self.procs:
+            try:
+                p.wait(30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
+async def profile_hosted(arena: Any, pids: list[int], py_spy: str, matches: int, seed: int, rate: int,
+                         out_dir: Path) -> tuple[collections.Counter, collections.Counter]:
+    """(arbiter, bots) phase -> samples of the main threads over ``matches`` matches."""
+    sampler = Sampler(py_spy, [os.getpid(), *pids], rate, out_dir)
+    await asyncio.sleep(1.0)  # attached
+    try:
+        for i in range(matches):
+            await arena.match(seed + i, {"deals": 2})
+    finally:
+        await asyncio.to_thread(sampler.stop)
+    arbiter = read_samples(sampler.files[0])
+    bots: collections.Counter = collections.Counter()
+    for f in sampler.files[1:]:
+        bots.update(read_samples(f))
+    return arbiter, bots
+
+
+async def profile_floor(turn_bytes: int, act_bytes: int, seats: int, transport: str, py_spy: str, rate: int,
+                        out_dir: Path, exchanges: int = 4 * FLOOR_EXCHANGES) -> tuple[collections.Counter, collections.Counter]:
+    """(server, clients) phase -> samples of the main threads over one floor round."""
+    me = os.getpid()
+    held: dict[str, Sampler] = {}
+
+    def window(phase: str, pids: list[int]) -> None:
+        if phase == "start":
+            held["s"] = Sampler(py_spy, [me, *pids], rate, out_dir)
+        else:
+            held["s"].stop()
+
+    await bench._floor_seats_round(turn_bytes, act_bytes, exchanges, seats=seats, transport=transport, window=window)
+    files = held["s"].files
+    clients: collections.Counter = collections.Counter()
+    for f in files[1:]:
+        clients.update(read_samples(f))
+    return read_samples(files[0]), clients
+
+
+# --------------------------------------------------------------------------------------
+# The run and its table.
+
+
+@dataclass
+class Breakdown:
+    hosted: list[dict[str, float]] = field(default_factory=list)
+    floor1: list[dict[str, float]] = field(default_factory=list)
+    floor4: list[dict[str, float]] = field(default_factory=list)
+    arbiter_samples: dict[str, int] = field(default_factory=dict)
+    bot_samples: dict[str, int] = field(default_factory=dict)
+    steps: list[dict[str, float]] = field(default_factory=list)  # step_costs, one per round
+    server_samples: dict[str, int] = field(default_factory=dict)  # the 4-seat floor's
+    client_samples: dict[str, int] = field(default_factory=dict)
+    machine: dict[str, Any] = field(default_factory=dict)
+
+    @staticmethod
+    def median(rows: list[dict[str, float]]) -> dict[str, float]:
+        return {k: statistics.median(r[k] for r in rows) for k in rows[0]} if rows else {}
+
+    def ratio(self, key: str = "wall") -> float | None:
+        """hosted / 4-seat floor of ``key``, round by round, median."""
+        pairs = [h[key] / f[key] for h, f in zip(self.hosted, self.floor4) if f[key]]
+        return statistics.median(pairs) if pairs else None
+
+    def phase_table(self) -> list[tuple[str, float, float, float, float]]:
+        """(phase, arbiter µs, 4-seat floor server µs, bots µs, floor clients µs) per decision:
+        each main thread's CPU per decision split by its samples, and the gRPC threads' CPU."""
+        h, f = self.median(self.hosted), self.median(self.floor4)
+
+        def split(samples: dict[str, int], loop_us: float) -> dict[str, float]:
+            total = sum(samples.values())
+            return {k: loop_us * n / total for k, n in samples.items()} if total else {}
+
+        cols = (split(self.arbiter_samples, h["server.loop"]), split(self.server_samples, f.get("server.loop", 0)),
+                split(self.bot_samples, h["clients.loop"]), split(self.client_samples, f.get("clients.loop", 0)))
+        rows = []
+        for key, _, label in PHASES:
+            vals = [c.get(key, 0.0) for c in cols]
+            if any(v >= 0.05 for v in vals):
+                rows.append((label, *vals))
+        rows.append(("gRPC core threads (poller, event engine; C)", h["server.grpc"], f.get("server.grpc", 0),
+                     h["clients.grpc"], f.get("clients.grpc", 0)))
+        return rows
+
+    def phases(self) -> list[tuple[str, str, float, float]]:
+        """(side, label, µs per decision, % of the hosted decision's wall) of every phase."""
+        h = self.median(self.hosted)
+        wall = h["wall"]
+        rows = []
+        for side, samples, loop_us in (("arbiter", self.arbiter_samples, h["server.loop"]),
+                                       ("bots", self.bot_samples, h["clients.loop"])):
+            total = sum(samples.values())
+            for key, _, label in PHASES:
+                n = samples.get(key, 0)
+                if n and total:
+                    us = loop_us * n / total
+                    rows.append((side, label, us, 100 * us / wall))
+            grpc = h["server.grpc" if side == "arbiter" else "clients.grpc"]
+            rows.append((side, "gRPC core threads (poller, event engine; C)", grpc, 100 * grpc / wall))
+        rows.append(("-", "no CPU of ours: wire in the kernel, wake-ups, other tenants", h["rest"], 100 * h["rest"] / wall))
+        return rows
+
+    def to_json(self) -> str:
+        return json.dumps({
+            "machine": self.machine, "hosted": self.hosted, "floor1": self.floor1, "floor4": self.floor4,
+            "steps": self.steps, "arbiter_samples": self.arbiter_samples, "bot_samples": self.bot_samples,
+            "floor4_server_samples": self.server_samples, "floor4_client_samples": self.client_samples,
+            "phases": [{"side": s, "phase": p, "us": round(u, 1), "share": round(x, 1)} for s, p, u, x in self.phases()],
+        }, indent=2)
+
+
+async def run_breakdown(rounds: int = 3, matches: int = MATCHES, profiled: int = PROFILED_MATCHES, rate: int = SAMPLE_RATE,
+                        py_spy: str | None = None, progress=lambda msg: None) -> Breakdown:
+    turn_bytes, act_bytes = bench.typical_turn_sizes()
+    transport = bench.hosted_transport()
+    out = Breakdown(machine={"cores": os.cpu_count(), "python": sys.version.split()[0], "transport": transport,
+                             "turn_bytes": turn_bytes, "act_bytes": act_bytes, "matches": matches, "rounds": rounds,
+                             "load": os.getloadavg()[0]})
+    async with bench._Arena() as arena:
+        await arena.match(0, {"deals": 1})  # warm up every bot process
+        pids = bot_pids(arena.pool)
+        for r in range(rounds):
+            progress(f"round {r + 1} of {rounds}: 1-seat floor, 4-seat floor, {matches} hosted matches")
+            out.floor1.append((await floor_round(turn_bytes, act_bytes, 1, transport)).row())
+            out.floor4.append((await floor_round(turn_bytes, act_bytes, bench.FLOOR_SEATS, transport)).row())
+            out.hosted.append((await hosted_round(arena, pids, matches, 50_000 + 1000 * r)).row())
+            out.steps.append(step_costs(seed=r))
+        if py_spy:
+            progress(f"sampling: {profiled} hosted matches with py-spy at {rate}/s on 5 processes")
+            with tempfile.TemporaryDirectory(prefix="arena-breakdown-") as tmp:
+                a, b = await profile_hosted(arena, pids, py_spy, profiled, 90_000, rate, Path(tmp))
+                out.arbiter_samples, out.bot_samples = dict(a), dict(b)
+                progress(f"sampling: the {bench.FLOOR_SEATS}-seat floor with py-spy")
+                a, b = await profile_floor(turn_bytes, act_bytes, bench.FLOOR_SEATS, transport, py_spy, rate, Path(tmp))
+                out.server_samples, out.client_samples = dict(a), dict(b)
+    return out
+
+
+def render(b: Breakdown) -> str:
+    h, f1, f4 = (Breakdown.median(x) for x in (b.hosted, b.floor1, b.floor4))
+    lines = []
+    lines.append(f"machine: {b.machine}")
+    lines.append("")
+    lines.append("CPU per decision (µs; medians of rounds; loop = the event-loop thread, grpc = gRPC core's threads)")
+    lines.append(f"{'':34} {'1-seat floor':>13} {'4-seat floor':>13} {'hosted':>9}")
+    for key, label in (("wall", "wall time"), ("server.loop", "arbiter/server: loop thread"),
+                       ("server.grpc", "arbiter/server: grpc threads"), ("clients.loop", "bots/clients: loop threads"),
+                       ("clients.grpc", "bots/clients: grpc threads"), ("cpu", "CPU, all of it"),
+                       ("rest", "wall - CPU"), ("server.runqueue", "arbiter/server: runnable, no CPU"),
+                       ("clients.runqueue", "bots/clients: runnable, no CPU")):
+        lines.append(f"{label:34} {f1.get(key, 0):13.0f} {f4.get(key, 0):13.0f} {h.get(key, 0):9.0f}")
+    r = b.ratio()
+    if r is not None:
+        lines.append(f"hosted / 4-seat floor, wall: {r:.2f}x; CPU: {b.ratio('cpu'):.2f}x (round by round, median)")
+    if b.steps:
+        st = Breakdown.median(b.steps)
+        lines.append("")
+        lines.append("The work of a decision, step by step, in this process (µs of CPU per decision; medians of rounds)")
+        for key, side, label in STEPS:
+            lines.append(f"  {side:8} {label:60} {st[key]:7.1f}")
+        for side in ("arbiter", "bot"):
+            lines.append(f"  {side:8} {'all of the above':60} {sum(st[k] for k, sd, _ in STEPS if sd == side):7.1f}")
+    if b.arbiter_samples or b.bot_samples:
+        lines.append("")
+        lines.append(f"Phases of a hosted decision (µs per decision; % of its wall time {h['wall']:.0f} µs); "
+                     f"samples: arbiter {sum(b.arbiter_samples.values())}, bots {sum(b.bot_samples.values())}")
+        for side, label, us, share in b.phases():
+            lines.append(f"  {side:8} {label:72} {us:7.1f} {share:5.1f}%")
+    if b.server_samples:
+        lines.append("")
+        lines.append(f"Side by side with the {bench.FLOOR_SEATS}-seat floor (µs per decision)")
+        lines.append(f"  {'':72} {'arbiter':>8} {'server':>8} {'bots':>8} {'clients':>8}")
+        for label, *vals in b.phase_table():
+            lines.append(f"  {label:72} " + " ".join(f"{v:8.1f}" for v in vals))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m arbiter.tools.breakdown", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3, help="CPU rounds (each: both floors, then the hosted matches)")
+    parser.add_argument("--matches", type=int, default=MATCHES, help="hosted Spades matches (2 deals) per round")
+    parser.add_argument("--profiled", type=int, default=PROFILED_MATCHES, help="matches played with py-spy attached")
+    parser.add_argument("--rate", type=int, default=SAMPLE_RATE, help="py-spy samples per second per process")
+    parser.add_argument("--py-spy", default=os.environ.get("ARENA_PY_SPY") or shutil.which("py-spy"),
+                        help="the py-spy binary (default: $ARENA_PY_SPY, else on PATH); without it, CPU only")
+    parser.add_argument("--no-sampling", action="store_true", help="CPU per thread only")
+    parser.add_argument("--json", type=Path, help="write everything measured here")
+    args = parser.parse_args(argv)
+    spy = None if args.no_sampling else args.py_spy
+    if spy is None and not args.no_sampling:
+        print("py-spy not found (pip install py-spy, or --py-spy PATH): CPU per thread only", file=sys.stderr)
+    b = asyncio.run(run_breakdown(args.rounds, args.matches, args.profiled, args.rate, spy,
+                                  progress=lambda msg: print(msg, file=sys.stderr, flush=True)))
+    print(render(b))
+    if args.json:
+        args.json.write_text(b.to_json())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,304 @@
+"""The statistics behind docs/strength.md ("Sequential tests", "Calibration", "Variance"),
+from the recorded deals in arbiter/tools/data (recorded by ``arbiter evaluate ... --json``;
+each file names its command); the sources, bids and seatings parts replay the Spades deals in
+process instead (``REPLAYED``: 3,000 deals, of which the recorded 400 are the first).
+
+    python -m arbiter.tools.statreport            # every table, as Markdown (several minutes)
+    python -m arbiter.tools.statreport sprt       # one part: sprt, live, coverage, ratings, strengths, variance,
+                                                       # sources, bids, seatings
+
+``bench_round`` is the short version ``python -m arbiter.tools.bench -s statistics`` repeats: the SPRT's
+error rates and length at its defaults, the margin interval's coverage and the ratings'
+intervals and LOS (equal bots head to head; round robins of known strengths, free for all
+and partnerships).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+from importlib import resources
+from statistics import NormalDist, pstdev
+from typing import Callable, Iterator
+
+from arbiter.tools.calibration import margin_coverage, rating_calibration, strength_calibration
+from arbiter.tournament.evaluate import EvalResult, evaluate
+from arbiter.rating.sprt import Sprt, relabelled, shifted, simulate
+from arbiter.rating.stats import mean_se
+from arbiter.tools.variance import (
+    HANDS_FROM, SEATINGS, adjusted_result, bid_control, bid_probes, duplicate_gain, more_seatings, one_seating,
+    replay_evaluation, variance_sources,
+)
+
+#: The recorded deals, shipped as package data (pyproject.toml: [tool.setuptools.package-data]).
+DATA = resources.files("arbiter.tools") / "data"
+
+#: recorded file -> the SPRT hypotheses (M0, M1) simulated on it, in the game's units.
+SPRT_CASES = {"spades_heuristic_greedy": (0.0, 10.0), "spot_search_heuristic": (0.0, 5.0)}
+#: the skewed one (heuristic wins ~99% of Spot deals): only the shifted stress test.
+SKEWED = ("spot_heuristic_random", (0.0, 5.0))
+
+
+def recorded(name: str) -> EvalResult:
+    return EvalResult.from_json(json.loads((DATA / f"{name}.json").read_text()))
+
+
+def _sd_at(xs: list[float], sampler, mu: float, rng: random.Random, n: int = 20_000) -> float:
+    draw = sampler(xs, mu)
+    return mean_se([draw(rng) for _ in range(n)]).sd or 0.0
+
+
+def sprt_rows(runs: int = 2000, seed: int = 0, models=("glr", "normal"), mins=(5, 10, 20)) -> Iterator[dict]:
+    """Error rates and mean lengths of the SPRT on recorded deals, per model and min_deals."""
+    cases = [(n, m, relabelled) for n, m in SPRT_CASES.items()] + [(n, m, shifted) for n, m in SPRT_CASES.items()]
+    cases.append((SKEWED[0], SKEWED[1], shifted))
+    for name, (m0, m1), sampler in cases:
+        xs = recorded(name).deal_margins()
+        fixed_sd = _sd_at(xs, sampler, m0, random.Random(f"{seed}:sd"))
+        for model in models:
+            for md in mins:
+                t = Sprt(m0, m1, min_deals=md, model=model)
+                tag = f"{seed}:{name}:{sampler.__name__}:{model}:{md}"
+                at0 = simulate(t, sampler(xs, m0), m0, runs, 20_000, random.Random(tag + ":0"))
+                at1 = simulate(t, sampler(xs, m1), m1, runs, 20_000, random.Random(tag + ":1"))
+                mid = simulate(t, sampler(xs, (m0 + m1) / 2), (m0 + m1) / 2, runs // 2, 20_000, random.Random(tag + ":m"))
+                yield {"data": name, "sampler": sampler.__name__, "m0": m0, "m1": m1, "model": model, "min_deals": md,
+                       "alpha": at0.p_h1, "beta": at1.p_h0, "deals_m0": at0.mean_deals, "deals_m1": at1.mean_deals,
+                       "deals_mid": mid.mean_deals, "fixed": t.fixed_deals(fixed_sd), "runs": runs}
+
+
+def live_rows(seeds=range(10)) -> Iterator[dict]:
+    """``arbiter evaluate spades heuristic random --sprt 0,50 -o deals=1 --seed S``, both models."""
+    for model in ("glr", "normal"):
+        for s in seeds:
+            r = evaluate("spades", "heuristic", "random", deals=1000, seed=s, options={"deals": 1},
+                         sprt=Sprt(0, 50, model=model))
+            yield {"model": model, "seed": s, "verdict": r.sprt_state.verdict, "deals": r.deals, "fixed": r.fixed_deals(),
+                   "margin": str(r.margin)}
+
+
+def coverage_rows(runs: int = 4000, seed: int = 0) -> Iterator[dict]:
+    for name in SPRT_CASES:
+        xs = recorded(name).deal_margins()
+        for deals in (10, 30, 100):
+            c = margin_coverage(xs, deals, runs, random.Random(f"{seed}:{name}:{deals}"))
+            yield {"data": name, "deals": deals, "coverage": c.rate, "runs": runs}
+
+
+def _probit_spread(los) -> float:
+    return pstdev(NormalDist().inv_cdf(min(max(v, 1e-12), 1 - 1e-12)) for v in los)
+
+
+def rating_rows(runs: int = 1000, seed: int = 0) -> Iterator[dict]:
+    for name in ("spades_heuristic_greedy", "spot_search_heuristic", "spot_heuristic_random"):
+        r = recorded(name)
+        for deals in (20, 60):
+            for relabel in (0.5, 0.0):
+                c = rating_calibration(r, deals, runs, random.Random(f"{seed}:{name}:{deals}:{relabel}"), relabel)
+                d = c.to_json()
+                d.update(data=name, probit_spread=_probit_spread(c.los))
+                yield d
+
+
+#: The simulated round robins (``calibration.strength_calibration``): name -> (game, options,
+#: true strengths in nats, teams). Partners are equal: only a side's mean is seen.
+STRENGTH_CASES = {
+    "spot 4 seats, 4 bots": ("spot", {"players": 4, "hands": 1}, {"a": 0.25, "b": 0.1, "c": 0.0, "d": -0.3}, ()),
+    "spades, 3 partnerships": ("spades", {"deals": 1}, {"a": 0.3, "b": 0.3, "c": 0.0, "d": 0.0, "e": -0.2, "f": -0.2},
+                               (("a", "b"), ("c", "d"), ("e", "f"))),
+}
+LOS_EDGES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0)
+
+
+def strength_rows(runs: int = 1500, seed: int = 0) -> Iterator[dict]:
+    """Coverage and z of the standings of simulated round robins, per case, deals and shared luck."""
+    for name, (game, options, strength, teams) in STRENGTH_CASES.items():
+        for deals, shared in ((12, 0.7), (20, 0.7), (40, 0.7), (20, 0.0), (20, 0.9)):
+            c = strength_calibration(game, options, strength, deals, runs, random.Random(f"{seed}:{name}:{deals}:{shared}"),
+                                     teams, shared=shared)
+            yield {"case": name, "deals": deals, "shared": shared, "coverage": c.coverage, "z_mean": c.z_mean,
+                   "z_spread": c.z_spread, "z_beyond_1.96": c.z_beyond(), "runs": runs}
+
+
+def los_bin_rows(runs: int = 1500, seed: int = 0) -> Iterator[dict]:
+    """The LOS of each row over the next against the share truly stronger, strengths spread (±1 nat)."""
+    for name, (game, options, strength, teams) in STRENGTH_CASES.items():
+        c = strength_calibration(game, options, strength, 20, runs, random.Random(f"{seed}:{name}:bins"), teams, jitter=1.0)
+        for mean_los, share, n in c.los_bins(LOS_EDGES):
+            yield {"case": name, "mean_los": mean_los, "truly_stronger": share, "pairs": n}
+
+
+def variance_rows(mean_deals: int = 20_000) -> Iterator[dict]:
+    for name in ("spades_heuristic_greedy", "spot_search_heuristic", "spot_heuristic_random"):
+        r = recorded(name)
+        g = duplicate_gain(r)
+        a = adjusted_result(r, mean_deals=mean_deals)
+        o = one_seating(r)
+        yield {"data": name, "deals": r.deals, "match_sd": g.match_sd, "deal_sd": g.deal_sd, "duplicate_gain": g.ratio,
+               "plain": str(a.plain), "adjusted": str(a.adjusted), "cv_ratio": a.variance_ratio, "cv_r2": a.r2_in_sample,
+               "one_plain": str(o.plain), "one_adjusted": str(o.adjusted), "one_r2": o.r2_in_sample,
+               "one_adj_over_plain": o.adjusted_over_plain, "one_plain_over_dup": o.plain_over_duplicate,
+               "one_adj_over_dup": o.adjusted_over_duplicate}
+
+
+#: The evaluation the sources, bids and seatings parts replay in process: ``arbiter evaluate
+#: spades heuristic greedy --deals 3000 --seed 17 -o deals=1`` (its first 400 deals are the
+#: recorded ones).
+REPLAYED = ("spades", "heuristic", "greedy", 3000, 17, {"deals": 1})
+JOBS = min(2, os.cpu_count() or 1)
+
+
+def replayed(seatings=SEATINGS, deals: int | None = None):
+    game, a, b, n, seed, options = REPLAYED
+    return replay_evaluation(game, a, b, deals or n, seed, options, seatings=seatings, jobs=JOBS)
+
+
+def sources_rows(deals) -> tuple[dict, list[dict]]:
+    """The summary of where the deal margins' variance is, and its rows (partition, then overlapping)."""
+    v = variance_sources(deals)
+    summary = {"deals": v.deals, "margin": str(v.margin), "duplicate_ratio": v.duplicate_ratio,
+               "corr_seatings": v.seating_correlation, "zero_deal_margins": v.zero_share}
+    rows = [{"kind": r.label, "deals": r.deals, "share_of_deals": r.deal_share, "share_of_variance": r.variance_share,
+             "mean_deal_margin": f"{r.mean:+.1f}" if r.deals else "-"} for r in v.rows + v.overlapping]
+    return summary, rows
+
+
+def bid_rows(deals, probes) -> Iterator[dict]:
+    """The bid control variate on the first 400 deals (the recorded ones) and on all of them."""
+    for n in (400, len(deals)):
+        for cards in (False, True):
+            c = bid_control(deals[:n], probes, cards=cards)
+            yield {"deals": n, "features": ("bids, bids x cards" if cards else "bids") + f" ({len(c.adjusted.features)})",
+                   "probes": c.probes, "plain": str(c.adjusted.plain), "adjusted": f"{c.adjusted.adjusted.mean:+.2f} ± {c.se:.2f}",
+                   "r2_cross_fitted": c.r2, "shift": f"{c.shift:+.2f} ± {c.shift_se:.2f}", "over_duplicate": c.over_duplicate,
+                   "per_match_plain": c.plain_per_match, "per_match_adjusted": c.adjusted_per_match,
+                   "per_match_with_probes": c.adjusted_per_match_with_probes,
+                   "decisions_probe_match": f"{c.probe_decisions:.1f} / {c.match_decisions:.1f}"}
+
+
+def seating_rows(deals) -> Iterator[dict]:
+    """``deals``: the evaluation's two seatings of each deal (``replayed()``); the moved ones are played here."""
+    for label, hands_from in HANDS_FROM.items():
+        moved = replayed(((0, hands_from), (1, hands_from)), len(deals))
+        m = more_seatings([d[:2] + e for d, e in zip(deals, moved)], label)
+        yield {"moved": f"{label} {m.hands_from}", "deals": m.deals, "margin_4": str(m.margin), "corr": m.correlation,
+               "per_match_2": m.duplicate_ratio, "per_match_4": m.ratio}
+
+
+def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
+    """One round of ``python -m arbiter.tools.bench -s statistics``: key -> measured value."""
+    out: dict[str, float] = {}
+    for name, (m0, m1) in SPRT_CASES.items():
+        xs = recorded(name).deal_margins()
+        t = Sprt(m0, m1)
+        at0 = simulate(t, relabelled(xs, m0), m0, runs, 20_000, random.Random(f"bench:{seed}:{name}:0"))
+        at1 = simulate(t, relabelled(xs, m1), m1, runs, 20_000, random.Random(f"bench:{seed}:{name}:1"))
+        fixed = t.fixed_deals(_sd_at(xs, relabelled, m0, random.Random(f"bench:{seed}:sd"), 5000))
+        out[f"sprt.{name}.alpha"] = at0.p_h1
+        out[f"sprt.{name}.beta"] = at1.p_h0
+        out[f"sprt.{name}.length"] = (at0.mean_deals + at1.mean_deals) / 2 / fixed
+        out[f"coverage.{name}.30"] = margin_coverage(xs, 30, runs, random.Random(f"bench:{seed}:{name}:cov")).rate
+    c = rating_calibration(recorded("spades_heuristic_greedy"), 40, runs // 2, random.Random(f"bench:{seed}:bt"), 0.5)
+    out["los.bt.null_above_95"] = c.los_above(0.95)
+    out["coverage.bt.null"] = c.coverage or 0.0
+    c = rating_calibration(recorded("spot_search_heuristic"), 40, runs // 2, random.Random(f"bench:{seed}:spot"), 0.5)
+    out["los.spot.null_above_95"] = c.los_above(0.95)
+    out["coverage.spot.null"] = c.coverage or 0.0
+    for (key, deals), (game, options, strength, teams) in zip((("ffa", 20), ("teams", 40)), STRENGTH_CASES.values()):
+        s = strength_calibration(game, options, strength, deals, runs // 4, random.Random(f"bench:{seed}:{key}"), teams)
+        out[f"coverage.{key}"] = s.coverage
+        out[f"z.{key}"] = s.z_spread
+    return out
+
+
+#: (label, unit, target check, target text) of each ``bench_round`` key.
+BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = {
+    **{f"sprt.{n}.alpha": (f"SPRT P(H1 | margin = M0), {n}, M = {m[0]:g},{m[1]:g}", "rate", lambda v: v <= 0.065, "<= 0.065 (α = 0.05)")
+       for n, m in SPRT_CASES.items()},
+    **{f"sprt.{n}.beta": (f"SPRT P(H0 | margin = M1), {n}", "rate", lambda v: v <= 0.065, "<= 0.065 (β = 0.05)")
+       for n in SPRT_CASES},
+    **{f"sprt.{n}.length": (f"SPRT mean deals at M0 and M1 / fixed-length test, {n}", "x", lambda v: v <= 0.7, "<= 0.7")
+       for n in SPRT_CASES},
+    **{f"coverage.{n}.30": (f"margin ± 1.96 s.e. coverage, 30 deals, {n}", "rate", lambda v: 0.93 <= v <= 0.97, "0.93..0.97")
+       for n in SPRT_CASES},
+    "los.bt.null_above_95": ("ratings LOS > 0.95 for equal bots (head to head, Spades, 40 deals)", "rate",
+                             lambda v: 0.02 <= v <= 0.08, "0.02..0.08 (0.05)"),
+    "coverage.bt.null": ("ratings 95% interval coverage, equal bots (head to head, Spades, 40 deals)", "rate",
+                         lambda v: 0.93 <= v <= 0.97, "0.93..0.97"),
+    "los.spot.null_above_95": ("ratings LOS > 0.95 for equal bots (free for all, Spot 4 seats, 40 deals)", "rate",
+                               lambda v: 0.02 <= v <= 0.08, "0.02..0.08 (0.05)"),
+    "coverage.spot.null": ("ratings 95% interval coverage, equal bots (free for all, Spot 4 seats, 40 deals)", "rate",
+                           lambda v: 0.93 <= v <= 0.97, "0.93..0.97"),
+    "coverage.ffa": ("ratings 95% interval coverage, known strengths (Spot 4 seats, 4 bots, 20 deals)", "rate",
+                     lambda v: 0.93 <= v <= 0.97, "0.93..0.97"),
+    "z.ffa": ("spread of rating differences' errors / s.e. (Spot 4 seats, 4 bots, 20 deals)", "x",
+              lambda v: 0.9 <= v <= 1.1, "0.9..1.1 (LOS calibrated)"),
+    "coverage.teams": ("ratings 95% interval coverage, known strengths (Spades, 3 partnerships, 40 deals)", "rate",
+                       lambda v: 0.93 <= v <= 0.97, "0.93..0.97"),
+    "z.teams": ("spread of rating differences' errors / s.e. (Spades, 3 partnerships, 40 deals)", "x",
+                lambda v: 0.9 <= v <= 1.1, "0.9..1.1 (LOS calibrated)"),
+}
+
+
+def _md(rows: list[dict], cols: list[str]) -> str:
+    def fmt(v) -> str:
+        if isinstance(v, float):
+            return f"{v:.3f}" if abs(v) < 10 else f"{v:.0f}"
+        return str(v)
+
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(fmt(r.get(c)) for c in cols) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def main(parts: list[str]) -> None:
+    parts = parts or ["sprt", "live", "coverage", "ratings", "strengths", "variance", "sources", "bids", "seatings"]
+    if "sprt" in parts:
+        print("## SPRT error rates and lengths\n")
+        print(_md(list(sprt_rows()), ["data", "sampler", "m0", "m1", "model", "min_deals", "alpha", "beta", "deals_m0",
+                                      "deals_m1", "deals_mid", "fixed", "runs"]), "\n", flush=True)
+    if "live" in parts:
+        print("## Spades heuristic vs random, --sprt 0,50\n")
+        print(_md(list(live_rows()), ["model", "seed", "verdict", "deals", "fixed", "margin"]), "\n", flush=True)
+    if "coverage" in parts:
+        print("## Margin interval coverage\n")
+        print(_md(list(coverage_rows()), ["data", "deals", "coverage", "runs"]), "\n", flush=True)
+    if "ratings" in parts:
+        print("## Ratings calibration\n")
+        print(_md(list(rating_rows()), ["data", "model", "deals", "relabel", "coverage",
+                                        "los_above_0.95", "los_below_0.05", "probit_spread", "runs"]), "\n", flush=True)
+    if "strengths" in parts:
+        print("## Round robins from known strengths\n")
+        print(_md(list(strength_rows()), ["case", "deals", "shared", "coverage", "z_mean", "z_spread", "z_beyond_1.96",
+                                          "runs"]), "\n", flush=True)
+        print("## LOS against the share truly stronger (strengths spread ±1 nat)\n")
+        print(_md(list(los_bin_rows()), ["case", "mean_los", "truly_stronger", "pairs"]), "\n", flush=True)
+    if "variance" in parts:
+        print("## Variance\n")
+        print(_md(list(variance_rows()), ["data", "deals", "match_sd", "deal_sd", "duplicate_gain", "plain", "adjusted",
+                                          "cv_ratio", "cv_r2", "one_plain", "one_adjusted", "one_r2", "one_adj_over_plain",
+                                          "one_plain_over_dup", "one_adj_over_dup"]), "\n", flush=True)
+    if "sources" in parts or "bids" in parts or "seatings" in parts:
+        game, a, b, n, seed, options = REPLAYED
+        deals = replayed()
+        if "sources" in parts:
+            print(f"## Where the variance of a deal margin comes from ({game} {a} vs {b}, {n} deals, seed {seed})\n")
+            summary, rows = sources_rows(deals)
+            print(_md([summary], list(summary)), "\n")
+            print(_md(rows, ["kind", "deals", "share_of_deals", "share_of_variance", "mean_deal_margin"]), "\n", flush=True)
+        if "bids" in parts:
+            probes = bid_probes(game, a, b, options, jobs=JOBS)
+            print(f"## Control variates on the bids ({game} {a} vs {b}, seed {seed}; means from {len(probes)} probe deals)\n")
+            print(_md(list(bid_rows(deals, probes)), ["deals", "features", "probes", "plain", "adjusted", "r2_cross_fitted",
+                                                      "shift", "over_duplicate", "per_match_plain", "per_match_adjusted",
+                                                      "per_match_with_probes", "decisions_probe_match"]), "\n", flush=True)
+    if "seatings" in parts:
+        print("## Four seatings a deal: the hands moved round the table\n")
+        print(_md(list(seating_rows(deals)), ["moved", "deals", "margin_4", "corr", "per_match_2", "per_match_4"]), "\n",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,757 @@
+"""Variance reduction for duplicate evaluations: what duplicate deals buy, and control variates.
+
+Two measurements on an ``EvalResult`` (docs/strength.md, "Variance"):
+
+* ``duplicate_gain``: how many times fewer *matches* a duplicate evaluation needs than one
+  playing every deal once, in one seating: var(one match's margin) / (2 · var(deal margin)).
+  A one-seating evaluation's matches are the recorded matches pooled over both seatings
+  (a deal in a random seating), so the ratio is read off the same run.
+* ``regression_adjusted``: the mean deal margin corrected by features of the deal's cards,
+  which the bots cannot change (control variates): every deal's margin d_i minus
+  b · (f_i - E f), with E f known in advance (``feature_means``: the mean over deals that are
+  not in the evaluation) and the slope b fitted by least squares on the *other* folds of
+  deals (cross-fitting). Each corrected value then has expectation E d exactly (b is
+  independent of f_i, and E[f_i - E f] = 0), so the adjusted mean is unbiased for any
+  number of deals; its standard error is ``mean_se`` of the corrected values. An in-sample
+  slope (the textbook control-variate estimate) would be biased by O(1/n).
+
+The features (``deal_features``) describe a deal's cards as dealt, before any decision,
+from the point of view of the sides: in seating 0 bot A holds the even sides' cards, in
+seating 1 the odd sides'. A feature that flips sign when the seatings swap (A's cards
+minus B's) cancels from a deal margin, which averages both seatings, so only symmetric
+ones can help: how lopsided the deal is (|difference| between the sides), how long the
+longest trump suit is, how many short suits there are. Whether they do is measured, not
+assumed: the numbers are in docs/strength.md.
+
+What duplicate deals leave, taken apart (Spades, deals replayed in process, ``replay``):
+
+* ``variance_sources``: which deals carry the deal margins' variance (bids the same in both
+  seatings, a nil bid, a side set) and how the two seatings' margins go together.
+* ``bid_control``: the bids as control variates. With deterministic bots they are a
+  function of the deal, so their mean can be known in advance from bidding-only probes of
+  the same two bots on deals of their own (``bid_probes``); the correction is cross-fitted
+  as above, and the probes' error is in the standard error.
+* ``more_seatings``: each deal played four times, the hands moved round the table for the
+  second pair of seatings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from cardarena.games import Suit, events_for, get_game
+from cardarena.games.base import options_to_dict
+from cardarena.records import MatchInfo, bot_seed_for
+from arbiter.hosting.loading import load_bot
+from arbiter.hosting.local import LocalSeat
+from arbiter.match import TurnRequest
+from arbiter.tournament.evaluate import EvalResult, _seating, deal_seed, margin_of
+from arbiter.tournament.spec import bot_names
+from arbiter.rating.stats import MeanSE, mean_se
+
+# --------------------------------------------------------------------------------------
+# Features of a deal.
+
+_HCP = {1: 4, 13: 3, 12: 2, 11: 1}  # ace, king, queen, jack (Card.rank: 1 = ace .. 13 = king)
+
+
+def _spades_hand_stats(hand: Sequence[Any]) -> dict[str, float]:
+    suits = [sum(1 for c in hand if c.suit == s) for s in Suit]
+    return {
+        "hcp": sum(_HCP.get(c.rank, 0) for c in hand),
+        "spades": suits[Suit.S],
+        "spade_honours": sum(1 for c in hand if c.suit == Suit.S and c.rank in (1, 13, 12)),
+        "short_suits": sum(1 for n in suits if n <= 1),
+    }
+
+
+def _seat_stats(game_name: str, options: Mapping[str, Any], preset: str | None, seed: int) -> tuple[list[dict[str, float]], int]:
+    """Per seat, numbers about its cards as dealt; and the seat that acts first."""
+    game = get_game(game_name, options, preset)
+    state = game.new_initial_state(seed)
+    if game.num_seats != 4:
+        raise ValueError(f"deal features are defined for 4 seats, {game_name} has {game.num_seats} with these options")
+    out = []
+    if game_name == "spades":
+        return [_spades_hand_stats(h) for h in state.hands], (state.dealer + 1) % 4
+    if game_name == "spot":
+        for seat in range(4):
+            h = state.view(seat).hand
+            ranks: dict[int, int] = {}
+            for c in h:
+                ranks[c.rank] = ranks.get(c.rank, 0) + 1
+            cards = {(c.suit, c.rank) for c in h}
+            out.append({
+                "spots": sum(min(c.rank, 10) for c in h),
+                "pairs": sum(k * (k - 1) // 2 for k in ranks.values()),
+                "runs": sum(1 for (s, r) in cards if (s, r + 1) in cards),
+            })
+        return out, state.spectator_view().first_player
+    raise ValueError(f"deal features: none defined for {game_name}")
+
+
+def _side_diffs(stats: list[dict[str, float]]) -> dict[str, float]:
+    """Each number summed over the even seats minus the odd seats (bot A's side in seating 0)."""
+    return {k: stats[0][k] + stats[2][k] - stats[1][k] - stats[3][k] for k in stats[0]}
+
+
+def deal_features(game_name: str, options: Mapping[str, Any], preset: str | None, seed: int) -> dict[str, float]:
+    """Symmetric features of the cards of deal ``seed``, unchanged when the seatings swap: how
+    lopsided the deal is between the sides (|even - odd|), and table-wide counts."""
+    stats, first = _seat_stats(game_name, options, preset, seed)
+    out = {f"abs_{k}_diff": abs(v) for k, v in _side_diffs(stats).items()}
+    for k in stats[0]:
+        out[f"max_{k}"] = max(s[k] for s in stats)
+        out[f"min_{k}"] = min(s[k] for s in stats)
+    return out
+
+
+def side_features(game_name: str, options: Mapping[str, Any], preset: str | None, seed: int, rotation: int) -> dict[str, float]:
+    """Antisymmetric features of one seating: bot A's side minus bot B's (A holds the even
+    seats in seating 0), and +1/-1 as A's side or B's acts first. Over deals each has mean 0
+    exactly: the shuffle and the first dealer are uniform, so the deal looks the same from
+    every seat, and the seating does not depend on the cards."""
+    stats, first = _seat_stats(game_name, options, preset, seed)
+    sign = 1 if rotation == 0 else -1
+    out = {f"{k}_diff": sign * v for k, v in _side_diffs(stats).items()}
+    out["a_first"] = sign * (1 if first % 2 == 0 else -1)
+    return out
+
+
+def probe_seeds(seed: str, deals: int) -> list[int]:
+    """``deals`` deal seeds drawn from the string ``seed``: 48-bit numbers like ``deal_seed``'s,
+    so the deals are dealt alike, but never an evaluation's (those come from an integer)."""
+    return [int.from_bytes(random.Random(f"{seed}:{i}").randbytes(6), "big") for i in range(deals)]
+
+
+def feature_means(game_name: str, options: Mapping[str, Any], preset: str | None, deals: int = 20_000,
+                  seed: str = "control-variates") -> dict[str, float]:
+    """The mean of every feature over ``deals`` deals of their own seeds (never an evaluation's:
+    the seeds come from ``seed``, a string, not an evaluation seed)."""
+    acc: dict[str, float] = {}
+    for s in probe_seeds(seed, deals):
+        for k, v in deal_features(game_name, options, preset, s).items():
+            acc[k] = acc.get(k, 0.0) + v
+    return {k: v / deals for k, v in acc.items()}
+
+
+def features_of(result: EvalResult) -> list[dict[str, float]]:
+    """The features of every deal of an evaluation, in deal order."""
+    seeds = sorted({(m.deal, m.seed) for m in result.matches})
+    assert all(s == deal_seed(result.seed, d) for d, s in seeds), "deal seeds do not follow deal_seed"
+    return [deal_features(result.game, result.options, result.preset, s) for _, s in seeds]
+
+
+# --------------------------------------------------------------------------------------
+# What duplicate deals buy.
+
+
+@dataclass(frozen=True)
+class DuplicateGain:
+    match_sd: float  # s.d. of one match's margin (a deal in one seating)
+    deal_sd: float  # s.d. of a deal margin (both seatings)
+    deals: int
+
+    @property
+    def ratio(self) -> float:
+        """Matches a one-seating evaluation needs per match of a duplicate one, for the same s.e."""
+        return self.match_sd**2 / (2 * self.deal_sd**2)
+
+
+def duplicate_gain(result: EvalResult) -> DuplicateGain:
+    deal = mean_se(result.deal_margins())
+    match = mean_se([m.margin for m in result.matches])
+    return DuplicateGain(match.sd or 0.0, deal.sd or 0.0, deal.n)
+
+
+# --------------------------------------------------------------------------------------
+# Regression adjustment (control variates), cross-fitted.
+
+
+def _least_squares(rows: Sequence[Sequence[float]], ys: Sequence[float], ridge: float = 1e-9) -> list[float]:
+    """Coefficients (intercept first) of the least-squares fit of ys on rows (normal equations)."""
+    k = len(rows[0]) + 1
+    xtx = [[0.0] * k for _ in range(k)]
+    xty = [0.0] * k
+    for r, y in zip(rows, ys):
+        x = (1.0, *r)
+        for i in range(k):
+            xty[i] += x[i] * y
+            for j in range(k):
+                xtx[i][j] += x[i] * x[j]
+    for i in range(1, k):
+        xtx[i][i] += ridge * (xtx[i][i] or 1.0)
+    # Gaussian elimination with partial pivoting (k is a handful).
+    m = [row[:] + [xty[i]] for i, row in enumerate(xtx)]
+    for c in range(k):
+        p = max(range(c, k), key=lambda r: abs(m[r][c]))
+        m[c], m[p] = m[p], m[c]
+        if abs(m[c][c]) < 1e-300:
+            continue
+        for r in range(c + 1, k):
+            f = m[r][c] / m[c][c]
+            for cc in range(c, k + 1):
+                m[r][cc] -= f * m[c][cc]
+    beta = [0.0] * k
+    for r in range(k - 1, -1, -1):
+        if abs(m[r][r]) < 1e-300:
+            continue
+        beta[r] = (m[r][k] - sum(m[r][cc] * beta[cc] for cc in range(r + 1, k))) / m[r][r]
+    return beta
+
+
+@dataclass(frozen=True)
+class Adjusted:
+    """The plain and the regression-adjusted mean deal margin, with what the features explain."""
+
+    plain: MeanSE
+    adjusted: MeanSE
+    features: tuple[str, ...]
+    r2_in_sample: float  # share of the deal margins' variance the features explain, fitted on all deals
+    folds: int
+    #: per deal, its margin corrected with the slope fitted on the other folds (in deal order)
+    corrected: tuple[float, ...] = field(default=(), repr=False)
+    #: per feature, the mean over deals of the cross-fitted slope: how far the adjusted mean
+    #: moves per unit of error in that feature's mean (d adjusted / d E f)
+    slope: tuple[float, ...] = field(default=(), repr=False)
+
+    @property
+    def variance_ratio(self) -> float:
+        """Adjusted over plain variance of the mean (below 1: the adjustment helps)."""
+        if not self.plain.se or self.adjusted.se is None:
+            return 1.0
+        return (self.adjusted.se / self.plain.se) ** 2
+
+
+def regression_adjusted(
+    margins: Sequence[float], features: Sequence[Mapping[str, float]], means: Mapping[str, float],
+    names: Sequence[str] | None = None, folds: int = 10,
+) -> Adjusted:
+    """The cross-fitted control-variate estimate of the mean deal margin (module doc).
+
+    ``features[i]`` belongs to ``margins[i]``; ``means`` gives each feature's expectation,
+    known in advance. Deal i is in fold i mod ``folds``; its slope is fitted on the others.
+    """
+    n = len(margins)
+    names = tuple(names if names is not None else sorted(means))
+    if n < 2 * folds or folds < 2:
+        raise ValueError(f"regression_adjusted: need at least {2 * folds} deals for {folds} folds, got {n}")
+    centred = [[f[k] - means[k] for k in names] for f in features]
+    corrected = [0.0] * n
+    slope = [0.0] * len(names)
+    for fold in range(folds):
+        train = [i for i in range(n) if i % folds != fold]
+        beta = _least_squares([centred[i] for i in train], [margins[i] for i in train])
+        held = range(fold, n, folds)
+        for i in held:
+            corrected[i] = margins[i] - sum(b * x for b, x in zip(beta[1:], centred[i]))
+        for j, b in enumerate(beta[1:]):
+            slope[j] += b * len(held) / n
+    beta = _least_squares(centred, margins)
+    fitted = [beta[0] + sum(b * x for b, x in zip(beta[1:], row)) for row in centred]
+    mean = sum(margins) / n
+    ss_tot = sum((y - mean) ** 2 for y in margins)
+    ss_res = sum((y - f) ** 2 for y, f in zip(margins, fitted))
+    r2 = 1 - ss_res / ss_tot if ss_tot > 0 else 0.0
+    return Adjusted(mean_se(margins), mean_se(corrected), names, r2, folds, tuple(corrected), tuple(slope))
+
+
+def adjusted_result(result: EvalResult, means: Mapping[str, float] | None = None,
+                    names: Sequence[str] | None = None, folds: int = 10, mean_deals: int = 20_000) -> Adjusted:
+    """``regression_adjusted`` for a duplicate evaluation: deal margins on ``deal_features``
+    (their means over ``mean_deals`` independent deals unless given)."""
+    if means is None:
+        means = feature_means(result.game, result.options, result.preset, mean_deals)
+    return regression_adjusted(result.deal_margins(), features_of(result), means, names, folds)
+
+
+@dataclass(frozen=True)
+class OneSeating:
+    """The same deals played once each (deal d in seating d mod 2): plain, regression-adjusted
+    on ``side_features``, and the duplicate evaluation of the same deals for comparison."""
+
+    plain: MeanSE  # one match per deal
+    adjusted: MeanSE
+    duplicate: MeanSE  # deal margins, two matches per deal
+    r2_in_sample: float
+
+    def per_match_variance(self, m: MeanSE, matches_per_value: int) -> float:
+        return (m.se or 0.0) ** 2 * m.n * matches_per_value
+
+    @property
+    def plain_over_duplicate(self) -> float:
+        """Variance per match played, one seating over duplicate (the matches duplicate saves)."""
+        return self.per_match_variance(self.plain, 1) / self.per_match_variance(self.duplicate, 2)
+
+    @property
+    def adjusted_over_duplicate(self) -> float:
+        return self.per_match_variance(self.adjusted, 1) / self.per_match_variance(self.duplicate, 2)
+
+    @property
+    def adjusted_over_plain(self) -> float:
+        return self.per_match_variance(self.adjusted, 1) / self.per_match_variance(self.plain, 1)
+
+
+def one_seating(result: EvalResult, folds: int = 10) -> OneSeating:
+    """What a one-seating evaluation of the same deals gives, with and without control variates
+    (features with mean 0 by symmetry, so nothing is estimated in advance)."""
+    picked = sorted((m for m in result.matches if m.rotation == m.deal % 2), key=lambda m: m.deal)
+    feats = [side_features(result.game, result.options, result.preset, m.seed, m.rotation) for m in picked]
+    names = tuple(sorted(feats[0]))
+    adj = regression_adjusted([m.margin for m in picked], feats, {k: 0.0 for k in names}, names, folds)
+    return OneSeating(adj.plain, adj.adjusted, mean_se(result.deal_margins()), adj.r2_in_sample)
+
+
+# --------------------------------------------------------------------------------------
+# Replaying deals in process.
+#
+# With deterministic bots (the bundled heuristic and greedy are) a deal margin is a fixed
+# function of the deal, so what duplicate deals leave of its variance can be taken apart
+# deal by deal: which deals carry it and what the bots did in them (bids, sets, nils). The
+# recorded margins do not say that, so the deals are played again here the way ``evaluate``
+# plays them: the same seeds and seatings, and every seat gets what ``run_match`` gives it
+# through ``LocalSeat`` (a fresh copy of its bot, its ``MatchInfo`` with bot seed
+# ``bot_seed_for(seed, seat)``, the events it may see, its view and the legal actions, the
+# end of the match). What is left out is the runner's clock, record and failure policy: a
+# bot that fails or answers an illegal action stops the replay. The tests check that the
+# replayed margins are the evaluation's.
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """One seating of one deal, played in process (``replay``).
+
+    ``hands_from``: seat s played the hand seat ``hands_from[s]`` was dealt (the dealer
+    unchanged); None for the deal as dealt, the evaluation's. ``margin`` and ``summary`` are
+    None for a bidding-only probe, which stops when the bidding does."""
+
+    seed: int
+    rotation: int
+    hands_from: tuple[int, ...] | None
+    who: tuple[int, ...]  # per seat: 0 for bot A, 1 for bot B
+    bids: tuple[int | None, ...]  # Spades, per seat, as the public view shows them (0: nil or blind nil)
+    margin: float | None  # bot A's mean score minus bot B's
+    summary: Any = None  # Spades: the deal's SpadesDealResult (contracts, tricks, points per side)
+    hands: tuple[tuple[Any, ...], ...] = field(default=(), repr=False)  # Spades: per seat, the cards it played with
+    decisions: int = 0  # decisions the bots made (what a replay costs, in the bots' time)
+
+    def side_of(self, bot: int) -> list[int]:
+        """The seats of ``bot`` (0 for A, 1 for B)."""
+        return [s for s, w in enumerate(self.who) if w == bot]
+
+    def set_bots(self) -> list[int]:
+        """The bots whose side was set: a contract above 0 and fewer tricks towards it."""
+        bot_of_side = {s % 2: w for s, w in enumerate(self.who)}
+        return [bot_of_side[r.side] for r in self.summary.sides if r.contract > 0 and r.contract_tricks < r.contract]
+
+
+def _now(coro):
+    """The value of a coroutine that never suspends (an in-process seat's calls)."""
+    try:
+        coro.send(None)
+    except StopIteration as stop:
+        return stop.value
+    coro.close()
+    raise RuntimeError("replay: an in-process seat suspended; only bots that answer at once replay")
+
+
+class _Replayer:
+    """What every replay of one pair of bots shares: the game, the bots as loaded, names."""
+
+    def __init__(self, game_name: str, bot_a: str, bot_b: str, options: Mapping[str, Any] | None, preset: str | None):
+        self.game_name = game_name
+        self.game = get_game(game_name, dict(options or {}), preset)
+        self.bots = (load_bot(bot_a), load_bot(bot_b))
+        self.names = bot_names((bot_a, bot_b))
+        self.options = options_to_dict(self.game.options)
+
+    def __call__(self, seed: int, rotation: int, hands_from: Sequence[int] | None = None,
+                 bidding_only: bool = False) -> Replayed:
+        game, spades = self.game, self.game_name == "spades"
+        if (hands_from is not None or bidding_only) and not spades:
+            raise ValueError(f"replay: hands_from and bidding_only are defined for spades, not {self.game_name}")
+        state = game.new_initial_state(seed)
+        moved = None
+        if hands_from is not None:
+            moved = tuple(hands_from)
+            if sorted(moved) != list(range(game.num_seats)):
+                raise ValueError(f"replay: hands_from must order the seats 0..{game.num_seats - 1}, got {moved}")
+            state = game.state_from_deal([state.hands[k] for k in moved], dealer=state.dealer, seed=seed)
+        hands = tuple(tuple(h) for h in state.hands) if spades else ()
+        who = tuple(_seating(game.num_seats, game.teams, rotation))
+        seats = [LocalSeat(self.bots[w], self.names[w]) for w in who]
+        seat_names = tuple(self.names[w] for w in who)
+        # shaped like the runner's match ids (12 hex digits), so a probe does not announce itself
+        match_id = hashlib.sha256(f"replay:{seed}:{rotation}:{moved}".encode()).hexdigest()[:12]
+        for s, client in enumerate(seats):
+            _now(client.start(MatchInfo(match_id, game.name, dict(self.options), s, game.num_seats, game.teams,
+                                        seat_names, 0, 0, bot_seed_for(seed, s))))
+
+        def notify(events) -> None:
+            for s, client in enumerate(seats):
+                mine = events_for(events, s)  # the runner's rule (what a seat may see)
+                if mine:
+                    _now(client.notify(match_id, s, mine))
+
+        notify(state.log)
+        decisions = 0
+        while not state.is_terminal:
+            if bidding_only and state.spectator_view().phase.name != "BIDDING":
+                break
+            s = state.current_seat
+            legal = state.legal_actions()
+            decisions += 1
+            action = _now(seats[s].decide(TurnRequest(match_id, decisions, s, state.view(s), legal, 0, 0)))
+            if action not in legal:
+                raise RuntimeError(f"replay: seat {s} ({seat_names[s]}) answered {action}, not a legal action")
+            notify(state.apply(action))
+        view = state.spectator_view()
+        bids = tuple(x.bid for x in view.seats) if spades else ()
+        if not state.is_terminal:
+            return Replayed(seed, rotation, moved, who, bids, None, None, hands, decisions)
+        out = state.outcome()
+        for s, client in enumerate(seats):
+            _now(client.finish(match_id, s, out, view))
+        summary = view.history[-1] if spades else None
+        if summary is not None:
+            bids = summary.bids
+        return Replayed(seed, rotation, moved, who, bids, margin_of(out, who), summary, hands, decisions)
+
+
+def replay(game_name: str, bot_a: str, bot_b: str, seed: int, rotation: int, options: Mapping[str, Any] | None = None,
+           preset: str | None = None, hands_from: Sequence[int] | None = None, bidding_only: bool = False) -> Replayed:
+    """Play deal ``seed`` in seating ``rotation`` between two bot specs (see ``Replayed``)."""
+    return _Replayer(game_name, bot_a, bot_b, options, preset)(seed, rotation, hands_from, bidding_only)
+
+
+#: The evaluation's two seatings of a deal, as (rotation, hands_from).
+SEATINGS: tuple[tuple[int, tuple[int, ...] | None], ...] = ((0, None), (1, None))
+
+
+def _replay_chunk(args: tuple) -> list[list[Replayed]]:
+    game_name, bot_a, bot_b, seeds, seatings, options, preset, bidding_only = args
+    play = _Replayer(game_name, bot_a, bot_b, options, preset)
+    return [[play(s, r, moved, bidding_only) for r, moved in seatings] for s in seeds]
+
+
+def replay_deals(game_name: str, bot_a: str, bot_b: str, seeds: Sequence[int], options: Mapping[str, Any] | None = None,
+                 preset: str | None = None, seatings: Sequence[tuple[int, Sequence[int] | None]] = SEATINGS,
+                 bidding_only: bool = False, jobs: int = 1) -> list[list[Replayed]]:
+    """``replay`` of every deal in ``seeds`` in each of ``seatings`` ((rotation, hands_from)
+    pairs), in ``jobs`` processes (the same result for any ``jobs``): per deal, its seatings
+    in order."""
+    seeds = list(seeds)
+    opts = dict(options or {})
+    moved = tuple((r, None if h is None else tuple(h)) for r, h in seatings)
+    chunk = max(1, min(200, -(-len(seeds) // (4 * jobs))))
+    tasks = [(game_name, bot_a, bot_b, seeds[i:i + chunk], moved, opts, preset, bidding_only)
+             for i in range(0, len(seeds), chunk)]
+    if jobs == 1:
+        return [d for t in tasks for d in _replay_chunk(t)]
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        return [d for part in pool.map(_replay_chunk, tasks) for d in part]
+
+
+def replay_evaluation(game_name: str, bot_a: str, bot_b: str, deals: int, seed: int,
+                      options: Mapping[str, Any] | None = None, preset: str | None = None,
+                      seatings: Sequence[tuple[int, Sequence[int] | None]] = SEATINGS, jobs: int = 1) -> list[list[Replayed]]:
+    """The deals of ``evaluate(game_name, bot_a, bot_b, deals, seed, options, preset)``, replayed."""
+    return replay_deals(game_name, bot_a, bot_b, [deal_seed(seed, d) for d in range(deals)], options, preset, seatings,
+                        jobs=jobs)
+
+
+def _deal_margin(pair: Sequence[Replayed]) -> float:
+    """The mean of a deal's two seatings (rotation 0, then 1, the same hands)."""
+    r0, r1 = pair[0], pair[1]
+    if (r0.rotation, r1.rotation) != (0, 1) or (r0.seed, r0.hands_from) != (r1.seed, r1.hands_from):
+        raise ValueError("the two seatings of one deal, rotation 0 first")
+    return (r0.margin + r1.margin) / 2
+
+
+def _var(xs: Sequence[float]) -> float:
+    return (mean_se(xs).sd or 0.0) ** 2
+
+
+def _corr(xs: Sequence[float], ys: Sequence[float]) -> float:
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    return sxy / (sxx * syy) ** 0.5 if sxx and syy else 0.0
+
+
+# --------------------------------------------------------------------------------------
+# Where the rest of a deal margin's variance comes from (Spades).
+
+
+@dataclass(frozen=True)
+class SourceRow:
+    """One kind of deal: how many there are and how much of the deal margins' variance they carry."""
+
+    label: str
+    deals: int
+    deal_share: float
+    variance_share: float  # its deals' share of the sum of squared deviations of the deal margins from their mean
+    mean: float  # their mean deal margin
+
+
+@dataclass(frozen=True)
+class VarianceSources:
+    """A Spades evaluation's deal margins taken apart (``variance_sources``)."""
+
+    deals: int
+    margin: MeanSE  # the deal margins
+    match_sd: float  # s.d. of one match's margin (both seatings pooled)
+    seating_correlation: float  # of the two seatings' match margins, over deals
+    zero_share: float  # deals with a deal margin of exactly 0
+    rows: tuple[SourceRow, ...]  # a partition of the deals, the first kind that applies: shares sum to 1
+    overlapping: tuple[SourceRow, ...]  # kinds that overlap, each on its own
+
+    @property
+    def duplicate_ratio(self) -> float:
+        """Variance per match played, duplicate over independent deals: 2 var(deal) / var(match)
+        (1 / ``DuplicateGain.ratio``)."""
+        return 2 * (self.margin.sd or 0.0) ** 2 / self.match_sd**2 if self.match_sd else 1.0
+
+
+def variance_sources(deals: Sequence[Sequence[Replayed]]) -> VarianceSources:
+    """Which deals carry a Spades deal margin's variance: per deal (its two seatings, as
+    ``replay_evaluation`` gives them) whether the bids were the same in both seatings, a
+    seat bid nil, a side was set; and how the two seatings' margins go together."""
+    us = [_deal_margin(d) for d in deals]
+    n = len(us)
+    mean = sum(us) / n
+    dev = [(u - mean) ** 2 for u in us]
+    total = sum(dev) or 1.0
+    same = [d[0].bids == d[1].bids for d in deals]
+    nil = [any(b == 0 for r in d[:2] for b in r.bids) for d in deals]
+    sets = [[r.set_bots() for r in d[:2]] for d in deals]
+    is_set = [bool(s0 or s1) for s0, s1 in sets]
+
+    def row(label: str, mask: Sequence[bool]) -> SourceRow:
+        k = sum(mask)
+        return SourceRow(label, k, k / n, sum(v for v, m in zip(dev, mask) if m) / total,
+                         sum(u for u, m in zip(us, mask) if m) / k if k else float("nan"))
+
+    kind = ["same" if a else "nil" if b else "set" if c else "rest" for a, b, c in zip(same, nil, is_set)]
+    rows = (
+        row("bids the same in both seatings", [k == "same" for k in kind]),
+        row("else: a nil bid in either seating", [k == "nil" for k in kind]),
+        row("else: a side set in either seating", [k == "set" for k in kind]),
+        row("else (no nil, every contract made)", [k == "rest" for k in kind]),
+    )
+    failed_nil = [any(x.nil_tricks > 0 for r in d[:2] for x in r.summary.sides) for d in deals]
+    overlapping = (
+        row("a nil bid in either seating", nil),
+        row("a nil bid failed in either seating", failed_nil),
+        row("a side set in either seating", is_set),
+        row("a side set in one seating only", [bool(s0) != bool(s1) for s0, s1 in sets]),
+        row("a side set in both seatings", [bool(s0) and bool(s1) for s0, s1 in sets]),
+        row("bot A's side set (either seating)", [0 in s0 + s1 for s0, s1 in sets]),
+        row("bot B's side set (either seating)", [1 in s0 + s1 for s0, s1 in sets]),
+        row("a bag penalty in either seating", [any(x.penalties for r in d[:2] for x in r.summary.sides) for d in deals]),
+    )
+    m0 = [d[0].margin for d in deals]
+    m1 = [d[1].margin for d in deals]
+    return VarianceSources(n, mean_se(us), mean_se(m0 + m1).sd or 0.0, _corr(m0, m1), sum(u == 0 for u in us) / n,
+                           rows, overlapping)
+
+
+# --------------------------------------------------------------------------------------
+# Control variates on the bids.
+#
+# With deterministic bots the bids of both seatings are a function of the deal alone: the
+# bidding comes before any card is played. A function g of the bids is then a legitimate
+# control variate if E g is known in advance, and it can be: the same two bots, queried
+# as black boxes on deals of their own (``probe_seeds``, never the evaluation's), each
+# seating played only until the bidding ends. The correction is the cross-fitted one of
+# ``regression_adjusted``; the probes' mean has its own error, independent of the
+# evaluation's deals, which the standard error adds (``BidControl.probe_se``).
+#
+# Valid for bots whose bids depend on nothing but what they are shown: a randomised bot is
+# fine if its randomness is independent of the deal (the probes give it the same bot seeds
+# as a match would); a bot that could tell a probe from a match could bias the estimate.
+
+
+def bid_features(pair: Sequence[Replayed], cards: bool = False) -> dict[str, float]:
+    """Functions of a deal's bids in its two seatings (``pair``: rotation 0, then 1, from a
+    match or a bidding-only probe), each summed over the two seatings: the deal margin
+    averages them, and a deal looks the same from every seat, so a seating's feature has
+    the same slope in either and one slope does for both.
+
+    Per bot's side: its bids, their square, its nil bids and nil bids times the side's bid;
+    per seating: the product of the sides' bids and the table's bids above 13; per seat, the
+    two bots' bids on the same cards (A's minus B's): the sum of their absolute values and
+    of their squares. With ``cards``: each side's bid times its high-card points and times
+    its spades."""
+    r0, r1 = pair[0], pair[1]
+    if (r0.rotation, r1.rotation) != (0, 1) or r0.seed != r1.seed:
+        raise ValueError("bid_features: the two seatings of one deal, rotation 0 first")
+    f: dict[str, float] = {}
+
+    def add(k: str, v: float) -> None:
+        f[k] = f.get(k, 0.0) + v
+
+    for r in (r0, r1):
+        sides = []
+        for bot, tag in ((0, "a"), (1, "b")):
+            seats = r.side_of(bot)
+            bids = [r.bids[s] or 0 for s in seats]
+            c, nils = sum(bids), sum(1 for b in bids if b == 0)
+            sides.append(c)
+            add(f"{tag}_bids", c)
+            add(f"{tag}_bids_sq", c * c)
+            add(f"{tag}_nils", nils)
+            add(f"{tag}_nils_x_bids", nils * c)
+            if cards:
+                stats = [_spades_hand_stats(r.hands[s]) for s in seats]
+                add(f"{tag}_bids_x_hcp", c * sum(x["hcp"] for x in stats))
+                add(f"{tag}_bids_x_spades", c * sum(x["spades"] for x in stats))
+        add("a_bids_x_b_bids", sides[0] * sides[1])
+        add("table_bids_over_13", max(0, sides[0] + sides[1] - 13))
+    gaps = [((r0.bids[s] or 0) - (r1.bids[s] or 0)) * (1 if r0.who[s] == 0 else -1) for s in range(len(r0.bids))]
+    f["bid_gap_abs"] = float(sum(abs(g) for g in gaps))
+    f["bid_gap_sq"] = float(sum(g * g for g in gaps))
+    return f
+
+
+@dataclass(frozen=True)
+class BidControl:
+    """The mean deal margin corrected by bid features (``bid_control``), and what it costs."""
+
+    adjusted: Adjusted  # plain and corrected deal margins, the features, their cross-fitted slopes
+    probes: int  # deals probed for the features' means
+    probe_se: float  # the standard error the probes' means add to the adjusted mean
+    match_var: float  # variance of one match's margin (both seatings pooled): independent deals' unit
+    match_decisions: float  # decisions a match takes, on average
+    probe_decisions: float  # decisions a probe (one seating, bidding only) takes, on average
+    margins: tuple[float, ...] = field(default=(), repr=False)  # the plain deal margins, in deal order
+
+    @property
+    def deals(self) -> int:
+        return self.adjusted.plain.n
+
+    @property
+    def se(self) -> float:
+        """The adjusted mean's standard error, the probes' error included."""
+        return ((self.adjusted.adjusted.se or 0.0) ** 2 + self.probe_se**2) ** 0.5
+
+    @property
+    def r2(self) -> float:
+        """The share of the deal margins' variance the correction removes (cross-fitted)."""
+        return 1 - (self.adjusted.adjusted.sd or 0.0) ** 2 / (self.adjusted.plain.sd or 1.0) ** 2
+
+    @property
+    def shift(self) -> float:
+        """Adjusted minus plain mean."""
+        return self.adjusted.adjusted.mean - self.adjusted.plain.mean
+
+    @property
+    def shift_se(self) -> float:
+        """The standard error of ``shift``: of the mean correction, the probes' error included."""
+        corrections = [m - c for m, c in zip(self.margins, self.adjusted.corrected)]
+        return ((mean_se(corrections).se or 0.0) ** 2 + self.probe_se**2) ** 0.5
+
+    @property
+    def over_duplicate(self) -> float:
+        """Variance of the adjusted mean over that of the plain duplicate mean."""
+        return self.se**2 / (self.adjusted.plain.se or 1.0) ** 2
+
+    def per_match(self, se: float, matches: float) -> float:
+        """Variance per match played for standard error ``se`` from ``matches`` matches, over
+        the variance of one match's margin: what independent deals (one match each) give."""
+        return se**2 * matches / self.match_var if self.match_var else 1.0
+
+    @property
+    def plain_per_match(self) -> float:
+        """Plain duplicate deals (= 1 / ``DuplicateGain.ratio``)."""
+        return self.per_match(self.adjusted.plain.se or 0.0, 2 * self.deals)
+
+    @property
+    def adjusted_per_match(self) -> float:
+        """The probes not counted (means computed once, reused by every evaluation of the pair)."""
+        return self.per_match(self.se, 2 * self.deals)
+
+    @property
+    def adjusted_per_match_with_probes(self) -> float:
+        """The probes counted, at their cost in decisions (a match's decisions = one match)."""
+        probe_matches = 2 * self.probes * self.probe_decisions / self.match_decisions if self.match_decisions else 0.0
+        return self.per_match(self.se, 2 * self.deals + probe_matches)
+
+
+def bid_probes(game_name: str, bot_a: str, bot_b: str, options: Mapping[str, Any] | None = None,
+               preset: str | None = None, deals: int = 20_000, seed: str = "bid-probes",
+               jobs: int = 1) -> list[list[Replayed]]:
+    """Both seatings of ``deals`` deals of their own seeds (``probe_seeds``), each played only
+    until the bidding ends."""
+    return replay_deals(game_name, bot_a, bot_b, probe_seeds(seed, deals), options, preset, bidding_only=True, jobs=jobs)
+
+
+def bid_control(deals: Sequence[Sequence[Replayed]], probes: Sequence[Sequence[Replayed]], cards: bool = False,
+                folds: int = 10) -> BidControl:
+    """The cross-fitted control-variate estimate of the mean deal margin on ``bid_features``,
+    their means taken over ``probes`` (``bid_probes`` of the same two bots).
+
+    The probes' mean m of the features errs by (m - E f), which moves the adjusted mean by
+    slope · (m - E f): its variance, var(slope · f) / probes, is added to the standard error
+    (``probe_se``); the evaluation's deals and the probes are independent."""
+    margins = [_deal_margin(d) for d in deals]
+    feats = [bid_features(d, cards) for d in deals]
+    rows = [bid_features(p, cards) for p in probes]
+    names = tuple(sorted(rows[0]))
+    means = {k: sum(r[k] for r in rows) / len(rows) for k in names}
+    adj = regression_adjusted(margins, feats, means, names, folds)
+    g = [sum(b * r[k] for b, k in zip(adj.slope, names)) for r in rows]
+    matches = [r for d in deals for r in d[:2]]
+    probe_seatings = [r for p in probes for r in p[:2]]
+    return BidControl(adj, len(probes), mean_se(g).se or 0.0, _var([r.margin for r in matches]),
+                      sum(r.decisions for r in matches) / len(matches),
+                      sum(r.decisions for r in probe_seatings) / len(probe_seatings), tuple(margins))
+
+
+# --------------------------------------------------------------------------------------
+# More seatings: the same deal with the hands moved round the table.
+
+#: seat s plays the hand seat HANDS_FROM[name][s] was dealt.
+HANDS_FROM = {
+    "hands one seat round": (3, 0, 1, 2),
+    "partners split": (0, 2, 1, 3),
+}
+
+
+@dataclass(frozen=True)
+class MoreSeatings:
+    """Each deal played in four matches: its two seatings, and both again with the hands moved."""
+
+    label: str
+    hands_from: tuple[int, ...]
+    deals: int
+    margin: MeanSE  # per deal, the mean of its four match margins
+    correlation: float  # of the deal margin and that of the moved hands
+    match_var: float  # variance of one match's margin (the evaluation's matches)
+    deal_var: float  # variance of the evaluation's deal margin (two matches)
+
+    @property
+    def duplicate_ratio(self) -> float:
+        """Variance per match played, the evaluation's two seatings over independent deals."""
+        return 2 * self.deal_var / self.match_var
+
+    @property
+    def ratio(self) -> float:
+        """Variance per match played, four seatings over independent deals."""
+        return 4 * (self.margin.sd or 0.0) ** 2 / self.match_var
+
+
+def more_seatings(deals: Sequence[Sequence[Replayed]], label: str = "") -> MoreSeatings:
+    """``deals``: per deal, four seatings as ``replay_evaluation`` plays them with
+    ``seatings = SEATINGS + ((0, h), (1, h))``."""
+    first = [_deal_margin(d[:2]) for d in deals]
+    moved = [_deal_margin(d[2:4]) for d in deals]
+    hands_from = deals[0][2].hands_from
+    assert hands_from is not None and all(d[2].hands_from == hands_from for d in deals)
+    return MoreSeatings(label, hands_from, len(deals), mean_se([(a + b) / 2 for a, b in zip(first, moved)]),
+                        _corr(first, moved), _var([r.margin for d in deals for r in d[:2]]), _var(first))

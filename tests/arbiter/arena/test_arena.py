@@ -1,0 +1,346 @@
+"""The arena's ladder in process (``transport = "inproc"``, trusted bots): ratings that
+recompute identically, crash safety of the encounter writes, matchmaking, suspension,
+new versions, concurrency, and the settings file."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import textwrap
+
+import pytest
+
+from arbiter.hosting.botcheck import Check, Report
+from arbiter.store.arenas import Arenas, PlayedMatch
+from arbiter.store.db import Store, StoreError
+from arbiter.store.registry import Registry, Submission
+from arbiter.arena import matchmaking
+from arbiter.arena.ladder import Arena, ArenaSpec, arena_from_dict, recompute, verify
+from arbiter.tournament.spec import SpecError
+
+SPADES = {"deals": 1}
+
+CRASHER = """
+    from sdk import Bot
+
+    class Crasher(Bot):
+        name = "crasher"
+        games = ("*",)
+
+        def choose(self, view, legal_actions):
+            raise RuntimeError("out of ideas")
+"""
+
+
+def _spec(**kw) -> ArenaSpec:
+    base = dict(game="spades", name="t", options=SPADES, house=("random", "greedy", "heuristic"), transport="inproc", seed=11)
+    base.update(kw)
+    return ArenaSpec(**base)
+
+
+def _run(arena: Arena, n: int) -> None:
+    asyncio.run(arena.run(max_encounters=n))
+
+
+def test_ratings_recomputed_from_the_store_are_the_stored_ones_and_a_restart_goes_on(tmp_path):
+    db = tmp_path / "a.sqlite"
+    a = Arena(_spec(), db, poll=0)
+    _run(a, 12)
+    assert a.finished == 12 and verify(a.tables, a.row) == []
+    first = {e.player: (e.mu, e.sigma) for e in a.entrants.values()}
+    assert recompute(a.tables, a.row) == first
+    a.close()
+    b = Arena(_spec(), db, poll=0)  # the same command again
+    _run(b, 6)
+    encs = b.tables.encounters(b.row.id)
+    assert [e.seq for e in encs] == list(range(18)) and len(b.tables.matches(b.row.id)) == 36
+    assert verify(b.tables, b.row) == [] and recompute(b.tables, b.row) == {p: (e.mu, e.sigma) for p, e in b.entrants.items()}
+    table = matchmaking.table(b.entrants.values())
+    assert [r.player for r in table][-1] == "random"  # the weakest by far
+    assert all(r.low < r.mu < r.high for r in table) and table[0].los_next is not None
+    b.close()
+
+
+def test_a_cut_off_encounter_is_abandoned_and_never_counted_and_a_commit_is_all_or_nothing(tmp_path):
+    db = tmp_path / "a.sqlite"
+    a = Arena(_spec(), db, poll=0)
+    _run(a, 2)
+    cut = a.tables.begin_encounter(a.row.id, ("random", "greedy"), 123)  # as if killed while it played
+    a.close()
+    b = Arena(_spec(), db, poll=0)
+    b.open()
+    assert b.abandoned == 1 and b.tables.encounter(b.row.id, cut).status == "abandoned"
+    with pytest.raises(StoreError, match="abandoned, not playing"):
+        b.tables.finish_encounter(b.row.id, cut, [], {}, {})
+    # a commit that fails half way leaves nothing behind
+    idx = b.tables.begin_encounter(b.row.id, ("random", "greedy"), 7)
+    good = b.tables.matches(b.row.id, 0)[0].record()
+    unfinished = dataclasses.replace(good, match_id="x-1", outcome=None)
+    with pytest.raises(ValueError, match="did not finish"):
+        b.tables.finish_encounter(b.row.id, idx, [PlayedMatch(0, 0, 0, ("random", "greedy"), dataclasses.replace(good, match_id="x-0")),
+                                                  PlayedMatch(1, 0, 1, ("greedy", "random"), unfinished)], {}, {})
+    assert b.tables.matches(b.row.id, idx) == [] and b.tables.encounter(b.row.id, idx).status == "playing"
+    assert verify(b.tables, b.row) == []
+    b.close()
+
+
+def test_a_ladder_keeps_its_rules(tmp_path):
+    db = tmp_path / "a.sqlite"
+    a = Arena(_spec(), db, poll=0)
+    a.open()
+    a.close()
+    with pytest.raises(StoreError, match="other settings.*deals"):
+        Arena(_spec(deals=2), db).open()
+    Arena(_spec(house=("random", "greedy")), db).open()  # house bots, concurrency... may change
+
+
+def test_matchmaking_puts_newcomers_first_prefers_close_uncertain_pairs_and_starves_no_one():
+    C = matchmaking.Candidate
+    settled = [C("a", 30, 1, 50, 0), C("b", 29.5, 1, 50, 0), C("c", 20, 1, 50, 0), C("d", 19, 3, 50, 0)]
+    assert set(matchmaking.pick(settled, 2)) == {"c", "d"}  # close, and d is still uncertain
+    assert set(matchmaking.pick(settled, 2, busy={"d"})) == {"a", "b"}
+    newcomer = C("new", matchmaking.MU, matchmaking.SIGMA, 0, 0, joined=5.0)
+    assert "new" in matchmaking.pick([*settled, newcomer], 2)
+    starving = [*settled[:2], C("c", 20, 1, 50, 0), C("z", 5, 1, 50, 100)]
+    assert "z" in matchmaking.pick(starving, 2)
+    assert matchmaking.pick(settled[:1], 2) is None
+    # close ratings teach more than far ones, wide intervals more than narrow ones
+    assert matchmaking.expected_gain([(25, 2), (25, 2)]) > matchmaking.expected_gain([(25, 2), (35, 2)])
+    assert matchmaking.expected_gain([(25, 4), (25, 4)]) > matchmaking.expected_gain([(25, 1), (25, 1)])
+    assert len(matchmaking.pick([*settled, C("e", 25, 2, 9, 0)], 4)) == 4  # free for all: a table of four
+
+
+def test_every_bot_keeps_playing(tmp_path):
+    a = Arena(_spec(house=("random", "greedy", "heuristic", "g2=greedy")), tmp_path / "a.sqlite", poll=0)
+    _run(a, 30)
+    assert all(e.encounters >= 3 for e in a.entrants.values()), {p: e.encounters for p, e in a.entrants.items()}
+    a.close()
+
+
+def test_a_bot_that_keeps_forfeiting_is_suspended_with_the_reason(tmp_path):
+    crasher = tmp_path / "crasher.py"
+    crasher.write_text(textwrap.dedent(CRASHER))
+    a = Arena(_spec(house=("random", f"crasher={crasher}")), tmp_path / "a.sqlite", poll=0)
+    _run(a, 3)
+    e = a.entrants["crasher"]
+    assert e.status == "suspended" and e.streak == 3 and e.failures == 6
+    assert "3 encounters in a row" in e.reason and "out of ideas" in e.reason
+    enc = a.tables.encounters(a.row.id)[-1]
+    assert "out of ideas" in enc.failures["crasher"]
+    assert matchmaking.pick(a.candidates(), 2) is None  # nobody left to play random
+    a.close()
+
+
+def _register(reg: Registry, version: str, body: str = "legal_actions[0]") -> None:
+    code = f"from sdk import Bot\n\nclass M(Bot):\n    name = 'mine'\n    games = ('spades',)\n\n" \
+           f"    def choose(self, view, legal_actions):\n        return {body}\n"
+    report = Report("mine", {"name": "mine", "version": version, "games": ["spades"]}, [Check("verify:spades", True)])
+    reg.add("mine", version, Submission({"bot.py": code.encode()}, "bot.py"), report, "alice")
+
+
+def test_a_new_version_replaces_its_predecessor_and_keeps_its_history(tmp_path):
+    db = tmp_path / "a.sqlite"
+    Store(db).close()
+    with Registry(db) as reg:
+        _register(reg, "1")
+        a = Arena(_spec(house=("random",)), db, poll=0)
+        _run(a, 2)
+        assert a.entrants["mine@1"].status == "active" and a.entrants["mine@1"].encounters == 2
+        _register(reg, "2", "legal_actions[-1]")
+        a.sync_entrants()
+        assert a.entrants["mine@1"].status == "replaced" and "version 2" in a.entrants["mine@1"].reason
+        assert a.entrants["mine@2"].status == "active"
+        _run(a, 4)
+        assert a.entrants["mine@1"].encounters == 2 and a.entrants["mine@2"].encounters >= 2
+        assert len(a.tables.encounters(a.row.id, player="mine@1")) == 2  # history kept
+        reg.remove("mine", "2", "alice")
+        a.sync_entrants()
+        assert a.entrants["mine@2"].status == "withdrawn"
+        a.close()
+
+
+def test_encounters_run_concurrently_and_a_bot_plays_one_at_a_time(tmp_path):
+    a = Arena(_spec(house=("random", "greedy", "heuristic", "g2=greedy", "r2=random"), concurrency=2),
+              tmp_path / "a.sqlite", poll=0)
+    _run(a, 12)
+    encs = a.tables.encounters(a.row.id)
+    assert len(encs) == 12 and verify(a.tables, a.row) == []
+    overlapping = 0
+    for i, x in enumerate(encs):
+        for y in encs[i + 1:]:
+            apart = x.finished <= y.started or y.finished <= x.started
+            overlapping += not apart
+            if set(x.players) & set(y.players):
+                assert apart
+    assert overlapping > 0  # two at once, of disjoint tables
+    a.close()
+
+
+def test_the_settings_file_and_flags():
+    spec, service = arena_from_dict({"game": "spite-and-malice", "options": {"payoff_size": 5}, "clock": {"decision_ms": 500},
+                                     "failure": {"suspend_after": 2}, "server": {"port": 0, "authors": ["alice"]}},
+                                    {"concurrency": 2, "web_port": 0})
+    assert (spec.game, spec.options, spec.decision_ms, spec.suspend_after, spec.concurrency) == \
+        ("spite-and-malice", {"payoff_size": 5}, 500, 2, 2)
+    assert (service.port, service.web_port, service.authors) == (0, 0, ("alice",))
+    assert spec.validate().num_seats == 2 and spec.display_name == "spite-and-malice"
+    with pytest.raises(SpecError, match="unknown field 'dealz'"):
+        arena_from_dict({"game": "spades", "dealz": 2})
+    with pytest.raises(SpecError, match="isolation"):
+        ArenaSpec(game="spades", isolation="shared").validate()
+    assert ArenaSpec(game="spades").host_isolation == "match" and ArenaSpec(game="spades", deals=2).host_isolation == "deal"
+
+
+def test_the_store_tables_alone(tmp_path):
+    with Store(tmp_path / "s.sqlite") as store:
+        t = Arenas(store)
+        a = t.open_arena("x", "spades", {"deals": 1})
+        assert t.open_arena("x", "spades", {"deals": 1}).id == a.id and [r.name for r in t.arenas()] == ["x"]
+        t.add_entrant(a.id, "p@1", "p", "1", "alice", "", 25.0, 8.0)
+        t.add_entrant(a.id, "p@2", "p", "2", "alice", "", 25.0, 8.0, replaces=["p@1"])
+        assert [(e.player, e.status) for e in t.entrants(a.id)] == [("p@1", "replaced"), ("p@2", "active")]
+        with pytest.raises(StoreError):
+            t.arena("nope")
+
+
+def test_its_author_sees_a_suspension_and_why_in_bots_show_locally_and_over_the_bots_service(tmp_path):
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+    from arbiter.server import client
+    from arbiter.server.app import start_server
+    from arbiter.tournament.submissions import RegistryCatalog
+
+    db = tmp_path / "a.sqlite"
+    Store(db).close()
+    with Registry(db) as reg:
+        _register(reg, "1", "(_ for _ in ()).throw(RuntimeError('out of ideas'))")
+    a = Arena(_spec(house=("random",), suspend_after=2), db, poll=0)
+    _run(a, 2)
+    assert a.entrants["mine@1"].status == "suspended"
+    a.close()
+
+    said = " ".join(CliRunner().invoke(app, ["bots", "show", "mine", "--db", str(db)]).output.split())
+    assert "in the arenas" in said and "mine@1 in t: suspended: suspended after 2 encounters" in said, said
+    assert "out of ideas" in said, said
+
+    async def remote():
+        running = await start_server(0, bots_catalog=RegistryCatalog(db), admin_token="a" * 20,
+                                     author_tokens={"t" * 20: "alice", "u" * 20: "bob"})
+        try:
+            mine = await asyncio.to_thread(client.show_bot, running.address, "t" * 20, "mine")
+            with pytest.raises(client.ClientError, match="no bot 'mine' of yours"):  # not bob's: not shown to him
+                await asyncio.to_thread(client.show_bot, running.address, "u" * 20, "mine")
+            return mine
+        finally:
+            await running.stop(0.5)
+
+    versions, ladders = asyncio.run(remote())
+    assert [v["version"] for v in versions] == ["1"]
+    (standing,) = ladders
+    assert standing["arena"] == "t" and standing["player"] == "mine@1" and standing["status"] == "suspended"
+    assert "out of ideas" in standing["reason"] and standing["failures"] >= 2
+    assert str(tmp_path) not in standing["reason"]  # no path of the server's machine
+
+
+HEURISTIC_MINE = "from bots.heuristic import HeuristicBot\n\nclass M(HeuristicBot):\n    name = 'mine'\n    games = ('spades',)\n"
+
+
+def _register_code(reg: Registry, version: str, code: str) -> None:
+    report = Report("mine", {"name": "mine", "version": version, "games": ["spades"]}, [Check("verify:spades", True)])
+    reg.add("mine", version, Submission({"bot.py": code.encode()}, "bot.py"), report, "alice")
+
+
+def _gated(db, **kw) -> Arena:
+    return Arena(_spec(house=("random",), gate="0,40", gate_min_deals=6, gate_max_deals=60, **kw), db, poll=0)
+
+
+def _trial(a: Arena, limit: int = 80) -> None:
+    asyncio.run(a.run(until=lambda arena: arena.entrants["mine@2"].status != "candidate", max_encounters=limit))
+
+
+def test_with_a_gate_a_better_version_replaces_its_predecessor_once_the_test_says_so(tmp_path):
+    db = tmp_path / "a.sqlite"
+    Store(db).close()
+    with Registry(db) as reg:
+        _register(reg, "1")  # always the first legal action
+        a = _gated(db)
+        _run(a, 2)
+        _register_code(reg, "2", HEURISTIC_MINE)
+        a.sync_entrants()
+        assert a.entrants["mine@2"].status == "candidate" and a.entrants["mine@1"].status == "active"
+        assert "on trial against mine@1" in a.entrants["mine@2"].reason
+        _trial(a)
+    new, old = a.entrants["mine@2"], a.entrants["mine@1"]
+    assert new.status == "active" and old.status == "replaced", (new, old)
+    assert "passed the gate against mine@1" in old.reason and "H1 accepted" in old.reason
+    trial = [e for e in a.tables.encounters(a.row.id) if "mine@2" in e.players]
+    assert trial and all(set(e.players) == {"mine@1", "mine@2"} for e in trial)  # it played nobody else on trial
+    st = a.gate_state("mine@2", "mine@1")
+    assert st.decision == "H1" and st.deals == len(trial) >= 6 and st.margin.mean > 0
+    assert verify(a.tables, a.row) == []  # trial encounters are rated like any other
+    a.close()
+
+
+def test_with_a_gate_a_worse_version_is_rejected_and_the_old_one_plays_on(tmp_path):
+    db = tmp_path / "a.sqlite"
+    Store(db).close()
+    with Registry(db) as reg:
+        _register_code(reg, "1", HEURISTIC_MINE)
+        a = _gated(db)
+        _run(a, 2)
+        _register(reg, "2")  # the first legal action: much weaker
+        a.sync_entrants()
+        _trial(a)
+    assert a.entrants["mine@2"].status == "rejected" and a.entrants["mine@1"].status == "active"
+    assert "did not pass the gate against mine@1" in a.entrants["mine@2"].reason
+    assert "H0 accepted" in a.entrants["mine@2"].reason
+    before = a.finished
+    _run(a, 3)  # the ladder goes on with version 1; the rejected one is not matched
+    assert all("mine@2" not in e.players for e in a.tables.encounters(a.row.id)[before:])
+    a.close()
+
+
+def test_a_trial_cut_off_by_restarts_resumes_and_ends_as_one_run_straight_through(tmp_path):
+    """The gate's test is recomputed from the stored encounters: stopping the arena twice
+    during a trial changes nothing of its course or its verdict."""
+
+    def run(name: str, stops: list[int]):
+        db = tmp_path / f"{name}.sqlite"
+        Store(db).close()
+        with Registry(db) as reg:
+            _register(reg, "1")
+            a = _gated(db)
+            _run(a, 2)  # version 1 plays alone first
+            a.close()
+            _register_code(reg, "2", HEURISTIC_MINE)  # then version 2 arrives, on trial
+        for n in stops:
+            a = _gated(db)
+            asyncio.run(a.run(max_encounters=n, until=lambda arena: "mine@2" in arena.entrants
+                              and arena.entrants["mine@2"].status != "candidate"))
+            shape = ({p: e.status for p, e in a.entrants.items()},
+                     [(e.players, e.ratings) for e in a.tables.encounters(a.row.id)],
+                     a.gate_state("mine@2", "mine@1").margin)
+            a.close()
+        return shape
+
+    once = run("once", [80])
+    cut = run("cut", [3, 4, 80])
+    assert once == cut
+    assert once[0]["mine@2"] == "active" and once[0]["mine@1"] == "replaced"
+
+
+def test_a_stored_arena_match_keeps_the_failing_bots_stderr_on_its_incidents(tmp_path):
+    """As tournament rows do (arbiter.store.db.incidents_json): the bot pages read the rows."""
+    from cardarena.records import Incident
+
+    a = Arena(_spec(), tmp_path / "a.sqlite", poll=0)
+    _run(a, 1)
+    good = a.tables.matches(a.row.id, 0)[0].record()
+    failed = dataclasses.replace(good, match_id="x-0", incidents=[
+        Incident(1, "crash", "choose raised RuntimeError: out of ideas", "Traceback ...\nRuntimeError: out of ideas")])
+    idx = a.tables.begin_encounter(a.row.id, ("random", "greedy"), 7)
+    a.tables.finish_encounter(a.row.id, idx, [PlayedMatch(0, 0, 0, ("random", "greedy"), failed)], {}, {})
+    (row,) = a.tables.matches(a.row.id, idx, records=False)
+    assert row.incidents == tuple(failed.incidents) and row.incidents[0].stderr.endswith("out of ideas")
+    a.close()

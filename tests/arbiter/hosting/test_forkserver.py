@@ -1,0 +1,322 @@
+"""Fresh bot processes from a fork server (arbiter.hosting.forkserver, zygote.py): each
+is confined as a fresh sandboxed process is, and none can leave a note for the next.
+
+``hostile/notes.py`` looks for notes of earlier processes of its bot (files, memory, the
+environment, sockets, a process left running, SysV IPC, the PID counter), then leaves
+them all. Played with ``shared`` processes, the second match finds them (so the check can
+fail); with ``match`` and ``deal`` isolation, whose processes come from the fork server
+where it exists, no process of a later match, nor the partner of the same match, finds
+any. Without bwrap the sandbox shares /tmp and the network, and these tests skip."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from arbiter.hosting import forkserver
+from arbiter.hosting import sandbox as sb
+from arbiter.hosting.botproc import BotHost
+from arbiter.match import run_match
+from arbiter.server.app import start_private_server
+from arbiter.server.botstream import RemoteSeat
+from cardarena.records import MatchConfig
+
+NOTES = Path(__file__).resolve().parents[2] / "e2e" / "hostile" / "notes.py"
+SEATS = ["notes", "random", "notes", "random"]
+DEAL = 7
+
+needs_bwrap = pytest.mark.skipif("bwrap" not in sb.available_modes(),
+                                 reason="without bwrap the sandbox shares /tmp and the network between processes")
+needs_forks = pytest.mark.skipif(not sb.fork_support(sb.Sandbox())[0] if "bwrap" in sb.available_modes() else True,
+                                 reason="no fork server on this machine (bwrap as root)")
+
+
+def reports(log_dir: Path) -> list[dict]:
+    """The notes bot's reports, one per process that decided, from every stderr log."""
+    out = []
+    for path in sorted(log_dir.glob("notes*.stderr.log")):
+        for line in path.read_text(errors="replace").splitlines():
+            if line.startswith("HOSTILE "):
+                out.append({"log": path.name, **json.loads(line[len("HOSTILE "):])})
+    return out
+
+
+def play(tmp_path: Path, isolation: str, matches: int = 2) -> tuple[list[dict], str]:
+    """``matches`` matches of one deal, one after another, the notes bot at seats 0 and 2."""
+    log_dir = tmp_path / f"logs-{isolation}"
+    log_dir.mkdir()
+
+    async def main() -> str:
+        server = await start_private_server()
+        host = BotHost(server.hub, server.address, {"notes": str(NOTES), "random": "random"}, isolation=isolation,
+                       copies=2, log_dir=log_dir)
+        try:
+            await host.start()
+            for i in range(matches):
+                lease, sessions = await host.lease(SEATS, deal=DEAL)
+                record = await asyncio.wait_for(run_match(
+                    MatchConfig("spades", DEAL, {"deals": 1}, match_id=f"notes-{isolation}-{i}"),
+                    [RemoteSeat(s, "spades") for s in sessions]), 60)
+                assert record.outcome.reason.value == "completed", record.incidents
+                host.release(lease)
+            return host.process_start
+        finally:
+            await host.stop()
+            await server.stop(0.2)
+
+    how = asyncio.run(main())
+    return reports(log_dir), how
+
+
+def found(report: dict) -> dict:
+    return {k: v for k, v in report["found"].items() if k != "listing_cwd" and not v.startswith("no")}
+
+
+@needs_bwrap
+def test_shared_processes_find_their_notes_so_the_check_can_fail(tmp_path):
+    got, _ = play(tmp_path, "shared")
+    # two long-lived processes (one per seat) each report twice: at their first decision
+    # of each match
+    assert len(got) == 4 and len({r["log"] for r in got}) == 2, [r["log"] for r in got]
+    first, second = got[0::2], got[1::2]  # (sorted by log, in the order each process wrote)
+    for r in first:
+        left = r["left"]
+        assert left["file_cwd"] == "WROTE" and left["listeners"] >= 3 and left["daemon"] == "STARTED", left
+        assert left["sysv_shm"] == "CREATED", left
+        # the partner of the same match left its notes first or not, in a sandbox of its own
+        assert found(r) == {}, found(r)
+    for r in second:  # the same process, the same deal again: every note is there
+        notes = found(r)
+        for kind in ("file_cwd", "file_home", "module_global", "sdk_module", "environ", "tcp", "abstract_socket",
+                     "unix_socket_cwd", "sysv_shm", "keyring"):
+            assert kind in notes, (kind, notes)
+
+
+@needs_bwrap
+@pytest.mark.parametrize("isolation", ["match", "deal"])
+def test_no_fresh_process_of_a_deal_finds_a_note(tmp_path, isolation):
+    got, how = play(tmp_path, isolation)
+    if sb.fork_support(sb.Sandbox())[0]:
+        assert how.startswith("forked by a fork server"), how
+    # two matches of one deal: four fresh processes of the notes bot (deal isolation never
+    # gives a process a deal it has played), each reporting at its first decision
+    assert len(got) == 4 and len({r["log"] for r in got}) == 4, [r["log"] for r in got]
+    for r in got:
+        assert r["left"]["file_cwd"] == "WROTE" and r["left"]["listeners"] >= 3, r["left"]  # it did try
+        assert found(r) == {}, (r["log"], found(r))
+        assert r["found"]["listing_cwd"] == [], r["found"]["listing_cwd"]  # a fresh, empty working directory
+        assert r["me"]["pid"] in (1, 2)  # its own PID namespace: no trace of earlier processes' pids
+        assert r["me"]["cwd"] == sb.WORK_DIR and r["me"]["home"] == sb.WORK_DIR
+    assert len({r["me"]["uid"] for r in got}) == 4 or os.geteuid() != 0  # as root: a uid for each process
+
+
+def test_the_old_path_is_used_and_said_when_fork_servers_are_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENA_FORKSERVER", "0")
+    assert sb.fork_support(sb.Sandbox()) == (False, "ARENA_FORKSERVER=0")
+    assert any("no fork server: ARENA_FORKSERVER=0" in line for line in sb.Sandbox().describe()["enforced"])
+    if "bwrap" not in sb.available_modes():
+        return
+    got, how = play(tmp_path, "match", matches=1)
+    assert how.startswith("a fresh sandboxed process each (no fork server: ARENA_FORKSERVER=0)"), how
+    assert len(got) == 2 and all(found(r) == {} for r in got)
+
+
+@needs_forks
+def test_a_forked_process_is_confined_as_a_fresh_one(tmp_path):
+    """The same uid-per-process, limits, priority, environment and no capabilities as a
+    fresh sandboxed process (tests/arbiter/hosting/test_sandbox.py checks those on the old path)."""
+    got, _ = play(tmp_path, "match", matches=1)
+    limits = sb.Limits()
+    for r in got:
+        me = r["me"]
+        assert me["uid"] >= 200_000
+        assert me["caps"]["CapPrm"] == me["caps"]["CapEff"] == "0000000000000000"
+        assert me["caps"]["NoNewPrivs"] == "1"
+        assert me["limits"]["RLIMIT_NPROC"] == limits.processes and me["limits"]["RLIMIT_NOFILE"] == limits.open_files
+        assert me["limits"]["RLIMIT_CPU"] == limits.cpu_seconds and me["limits"]["RLIMIT_CORE"] == 0
+        assert me["limits"]["RLIMIT_DATA"] == limits.memory_mb << 20
+        assert me["nice"] >= limits.nice
+        assert set(me["env"]) <= {"PATH", "HOME", "TMPDIR", "LANG", "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE",
+                                  "ARENA_ADDRESS", "ARENA_TOKEN", "PYTHONPATH", "PWD"}
+        assert set(me["procs"]) <= {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}  # its own PID namespace, nothing else
+        assert r["left"]["file_tmp"].startswith("blocked")  # /tmp is root's, as in a fresh sandbox
+
+
+@needs_forks
+def test_a_fork_server_that_dies_falls_back_to_fresh_processes(tmp_path):
+    log_dir = tmp_path / "logs"
+    log_dir.mkdir()
+
+    async def main() -> tuple[str, bool, bool, bool]:
+        server = await start_private_server()
+        host = BotHost(server.hub, server.address, {"random": "random"}, isolation="match", copies=1, log_dir=log_dir)
+        try:
+            await host.start()
+            first = next(iter(host.pool.procs.values()))
+            fs = host.pool.forkservers["random"]
+            await asyncio.to_thread(fs.wait_ready)
+            await asyncio.to_thread(sb.kill_tree, fs.proc, 1)  # the parent and its whole sandbox die
+            for _ in range(100):
+                if not fs.alive:
+                    break
+                await asyncio.sleep(0.05)
+            bp = await host._fresh("random")
+            for _ in range(100):  # its session ends: the process died with the parent's sandbox
+                if server.hub.session_for(first.token) is None:
+                    break
+                await asyncio.sleep(0.05)
+            died = first.proc.poll() is not None and server.hub.session_for(first.token) is None
+            return host.process_start, first.forked, died, not bp.forked and not bp.session.closed
+        finally:
+            await host.stop()
+            await server.stop(0.2)
+
+    how, first_forked, first_died, fresh_after = asyncio.run(main())
+    assert first_forked and first_died  # its process died with the parent's sandbox
+    assert fresh_after  # the next one is a fresh sandboxed process, and plays
+    assert "fresh processes for bots whose fork server failed" in how, how
+
+
+def test_the_parent_imports_no_bot_and_stays_one_thread():
+    """The zygote's preload list names the SDK and what it stands on, and no bot; the
+    parent refuses to fork when anything started a thread (checked in the zygote)."""
+    zygote = (Path(forkserver.__file__).with_name("zygote.py")).read_text()
+    assert "threads after the imports" in zygote
+    from arbiter.hosting import zygote as z
+
+    assert not any(m.startswith("bots") for m in z.PRELOAD)
+    assert {"grpc", "sdk.runner", "sdk.__main__"} <= set(z.PRELOAD)
+
+
+def _host_start(tmp_path: Path, sources: dict[str, str]) -> tuple[str, dict, Path]:
+    log_dir = tmp_path / "logs"
+    log_dir.mkdir()
+
+    async def main():
+        server = await start_private_server()
+        host = BotHost(server.hub, server.address, sources, isolation="match", copies=1, log_dir=log_dir)
+        try:
+            sessions = await host.start()
+            return host.process_start, {n: s.bot_name for n, s in sessions.items()}
+        finally:
+            await host.stop()
+            await server.stop(0.2)
+
+    how, names = asyncio.run(main())
+    return how, names, log_dir
+
+
+@needs_forks
+def test_a_folder_bot_imports_its_own_modules_in_a_forked_process(tmp_path):
+    folder = tmp_path / "folderbot"
+    folder.mkdir()
+    (folder / "helper.py").write_text("NAME = 'folder'\n")
+    (folder / "bot.py").write_text("from helper import NAME\nfrom sdk import Bot\n\n"
+                                   "class FolderBot(Bot):\n    name = NAME\n    games = ('spades',)\n\n"
+                                   "    def choose(self, view, legal_actions):\n        return legal_actions[0]\n")
+    for p in (tmp_path, folder, *folder.iterdir()):
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    how, names, _ = _host_start(tmp_path, {"folder": str(folder)})
+    assert how.startswith("forked by a fork server"), how
+    assert names == {"folder": "folder"}
+
+
+@needs_forks
+def test_a_bot_that_fails_to_import_says_why_from_a_forked_process(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("raise RuntimeError('no luck at import')\n")
+    bad.chmod(0o644)
+    tmp_path.chmod(0o755)
+    from arbiter.hosting.botproc import BotStartError
+
+    with pytest.raises(BotStartError, match="no luck at import"):
+        _host_start(tmp_path, {"bad": str(bad)})
+
+
+@needs_forks
+def test_a_forked_process_cannot_pass_its_process_limit_and_leaves_none_behind(tmp_path):
+    """hostile/fork.py tries 500 children: its own uid's RLIMIT_NPROC stops it, and its
+    PID namespace takes every child down with it."""
+    from tests.e2e.hostile_arena import HOSTILE, processes_of_uid, wait_until
+
+    log_dir = tmp_path / "logs"
+    log_dir.mkdir()
+
+    async def main() -> None:
+        server = await start_private_server()
+        host = BotHost(server.hub, server.address, {"fork": str(HOSTILE / "fork.py"), "random": "random"},
+                       isolation="match", copies=2, log_dir=log_dir, sandbox=sb.Sandbox(sb.Limits(processes=64)))
+        try:
+            await host.start()
+            lease, sessions = await host.lease(["fork", "random", "fork", "random"])
+            await asyncio.wait_for(run_match(MatchConfig("spades", 3, {"deals": 1}, match_id="fork"),
+                                             [RemoteSeat(s, "spades") for s in sessions]), 120)
+            host.release(lease)
+        finally:
+            await host.stop()
+            await server.stop(0.2)
+
+    asyncio.run(main())
+    lines = [json.loads(line[len("HOSTILE "):]) for p in log_dir.glob("fork.*.stderr.log")
+             for line in p.read_text(errors="replace").splitlines() if line.startswith("HOSTILE ")]
+    starts = [r for r in lines if r["kind"] == "fork-start"]
+    progress = [r["children"] for r in lines if r["kind"] == "fork-progress"]
+    assert starts and progress, lines
+    # processes AND threads of its uid: never past the limit (near it, gRPC's fork handlers
+    # may hang the bot, which then times out: its problem, as in test_hostile_resources)
+    assert max(progress) < 64, max(progress)
+    assert len({r["uid"] for r in starts}) == len(starts)  # each process its own uid
+    for r in starts:
+        assert wait_until(lambda: processes_of_uid(r["uid"]) == [], 10), processes_of_uid(r["uid"])
+
+
+FRESH_TMP = r"""
+import os, sys, ctypes
+sys.path.insert(0, sys.argv[1])
+import zygote
+root = sys.argv[2]
+zygote._mount(None, "/", None, zygote._MS_REC | zygote._MS_PRIVATE)
+os.makedirs(f"{root}/project", exist_ok=True)
+os.makedirs(f"{root}/stage", exist_ok=True)
+open(f"{root}/project/code.py", "w").write("kept")
+open(f"{root}/left-behind", "w").write("note")
+os.makedirs("/tmp/bound-project", exist_ok=True)
+zygote._mount(f"{root}/project", "/tmp/bound-project", None, zygote._MS_BIND)
+zygote._mount(None, "/tmp/bound-project", None, zygote._MS_BIND | zygote._MS_REMOUNT | 1)  # MS_RDONLY
+zygote._mount("tmpfs", f"{root}/stage", "tmpfs", 0, "size=4k")
+zygote._fresh_tmp(f"{root}/stage")
+print(open("/tmp/bound-project/code.py").read())
+print(os.path.exists(f"{root}/left-behind"), sorted(os.listdir("/tmp")))
+try:
+    open("/tmp/bound-project/x", "w")
+    print("writable")
+except OSError:
+    print("read-only")
+"""
+
+
+@needs_forks
+def test_a_childs_fresh_tmp_keeps_the_sandboxs_binds_below_tmp(tmp_path):
+    """A project (or its venv) under /tmp, as a CI clone may be, is bound into the sandbox
+    below /tmp: the child's fresh /tmp must keep those binds, read-only as they were, and
+    nothing else of the old /tmp."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "fresh_tmp.py"
+    script.write_text(FRESH_TMP)
+    root = Path("/var/tmp") / f"arena-fresh-tmp-{os.getpid()}"  # outside /tmp: its staging survives the new tmpfs
+    try:
+        out = subprocess.run(["unshare", "-m", sys.executable, str(script), str(Path(forkserver.__file__).parent),
+                              str(root)], capture_output=True, text=True, timeout=30)
+        assert out.returncode == 0, out.stderr
+        lines = out.stdout.split("\n")
+        assert lines[0] == "kept"  # the bind below /tmp came across
+        assert lines[1] == "True ['bound-project']"  # and nothing else of the old /tmp
+        assert lines[2] == "read-only"  # with its flags
+    finally:
+        subprocess.run(["rm", "-rf", str(root)], check=False)

@@ -1,0 +1,109 @@
+"""arbiter.present: boards label Spite and Malice piles as the notation does, the exports
+and displays say what was played (preset and options as applied, clock, teams), partners
+are one row, and W-D-L is explained in a free for all."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from arbiter.present.boards import board
+from arbiter.present.export import render
+from arbiter.present.played import FFA_WDL_NOTE, describe, team_rows, with_clock
+from arbiter.rating.ratings import Rating, Standings, StandingRow
+from cardarena.games import get_game
+
+
+def _played_state(game: str, steps: int, seed: int = 3, **kw):
+    g = get_game(game, **kw)
+    st = g.new_initial_state(seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if st.is_terminal:
+            break
+        st.apply(rng.choice(st.legal_actions()))
+    return st
+
+
+def test_spite_and_malice_board_labels_piles_as_the_notation_does():
+    st = _played_state("spite-and-malice", 60)
+    v = st.spectator_view()
+    rows = board("spite-and-malice", v, ["a", "b"])
+    labels = [r.label for r in rows]
+    assert [lab for lab in labels if lab.startswith("center")] == [f"center:{i}" for i in range(len(v.center))] or (
+        not v.center and "center" in labels)
+    for seat, name in enumerate("ab"):
+        assert [lab for lab in labels if " side" in lab and f"({name})" in lab] == [
+            f"seat {seat} ({name}) side:{j}" for j in range(4)]
+    assert not any(re.search(r"\b(centre|side) \d", lab) for lab in labels)  # no 1-based "side 4", "centre 2"
+    # every pile an action names is a label of the board
+    legal = [str(a) for a in st.legal_actions()]
+    named = {m for a in legal for m in re.findall(r"(?:center|side):\d+", a)}
+    own = st.current_seat
+    for target in named:
+        kind, _, j = target.partition(":")
+        want = f"center:{j}" if kind == "center" else f"seat {own} ({'ab'[own]}) side:{j}"
+        assert want in labels, (target, labels)
+
+
+def test_the_board_says_game_and_turn_as_the_events_do():
+    st = _played_state("spite-and-malice", 10)
+    v = st.spectator_view()
+    note = board("spite-and-malice", v, ["a", "b"])[0].note
+    turn_event = [e.text for e in st.log if e.kind == "turn"][-1]  # "seat N to play (turn T)"
+    number = re.search(r"turn (\d+)", turn_event).group(1)
+    assert f"turn {number}," in note and note.startswith("game 1,")
+
+
+def test_a_preset_is_described_as_applied():
+    p = describe({"game": "spite-and-malice", "preset": "book", "options": {"max_turns": 40}, "decision_ms": 2000,
+                  "bank_ms": 0, "policy": "forfeit"})
+    assert p.options["deck_split"] is True and p.changed["payoff_size"] == 26 and "players" not in p.changed
+    assert p.options_text.startswith("preset book, max_turns=40; as applied: ")
+    assert "deck_split=true" in p.options_text and "max_turns=40" in p.applied_text
+    assert p.clock_text == "2000 ms a decision"
+    assert describe({"game": "spades", "options": {}}).options_text == "defaults"
+    assert describe({"game": "spades", "options": {"target": "300"}}).options_text == "target=300"
+    assert describe({"game": "spades", "options": {"nope": 1}}).error  # an unusable spec is said, not raised
+
+
+def test_teams_wdl_and_the_summary_of_the_exports():
+    spades = describe({"game": "spades", "teams": [["a", "b"], ["c", "d"]]})
+    assert spades.teams_text == "a + b, c + d" and not spades.free_for_all and spades.wdl_note == ""
+    assert describe({"game": "spades"}).teams_text == "each bot with its copy"
+    spot = describe({"game": "spot", "options": {"players": 3}})
+    assert spot.free_for_all and spot.wdl_note == FFA_WDL_NOTE and spot.seats_per_side == 1
+
+    def row(rank, name, **kw):
+        r = StandingRow(rank, name, matches=4, wins=2, draws=0, losses=2, points=2.0, margin_sum=4.0, **kw)
+        r.rating = Rating(25.0 if name in "ab" else 20.0, 10.0, 40.0)
+        return r
+
+    st = Standings([row(1, "a"), row(2, "b"), row(3, "c"), row(4, "d")], "plackett-luce", {}, 8, True)
+    shown = team_rows(st.rows, [["a", "b"], ["c", "d"]])
+    assert [(d.rank, d.label) for d in shown] == [(1, "a + b"), (2, "c + d")]
+    assert [d.label for d in team_rows(st.rows, [])] == ["a", "b", "c", "d"]
+    st.rows[1].wins = 3  # partners whose numbers differ stay apart, marked
+    assert [d.label for d in team_rows(st.rows, [["a", "b"], ["c", "d"]])][:2] == ["a (team a + b)", "b (team a + b)"]
+    st.rows[1].wins = 2
+    info = with_clock({"name": "t", "game": "spades", "options": {"deals": 1}, "preset": None, "format": "round-robin",
+                       "teams": [["a", "b"], ["c", "d"]], "planned": 8, "seed": 1},
+                      {"decision_ms": 500, "bank_ms": 1000, "policy": "forfeit", "bots": ["secret"]})
+    assert "bots" not in info and info["decision_ms"] == 500
+    md = render("md", st, info)
+    assert "teams a + b, c + d" in md and "clock 500 ms a decision + 1000 ms bank" in md
+    table = md.split("## Cross-table")[0]
+    assert "| 1 | a + b |" in table and "| 2 | c + d |" in table and "| b |" not in table
+    html = render("html", st, info)
+    assert "a + b" in html and "W-D-L counts" not in html
+    csv_text = render("csv", st, info)
+    assert csv_text.splitlines()[0].endswith(",team") and csv_text.splitlines()[1].endswith(",a + b")
+
+
+def test_standings_and_the_web_page_say_which_variance_reduction_was_used():
+    from arbiter.present.played import describe
+
+    dup = describe({"game": "spades", "duplicate": True, "seatings": "permutations"})
+    assert ("variance reduction", dup.variance_text) in dup.lines() and "every permutation" in dup.variance_text
+    plain = describe({"game": "spades", "duplicate": False})
+    assert plain.variance_text.startswith("none")

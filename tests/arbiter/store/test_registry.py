@@ -1,0 +1,264 @@
+"""The bot registry: layout checks, content hashes, immutable copies, the tables in the
+store file, the sandboxed self-test and smoke match, and the Bots gRPC service."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import textwrap
+from pathlib import Path
+
+import grpc
+import pytest
+
+from arbiter.store import registry as reg
+from arbiter.tournament.submissions import RegistryCatalog, check_bot, submit
+from arbiter.server.client import submission_chunks
+from arbiter.server.app import start_server
+from arbiter.store.db import Store
+from cardarena.v1 import bots_pb2 as bpb
+from cardarena.v1 import bots_pb2_grpc as bpb_grpc
+
+TEMPLATE = Path(__file__).resolve().parents[3] / "bots" / "template"
+
+
+def write_bot(folder: Path, body: str, extra: dict[str, str] | None = None) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "bot.py").write_text(textwrap.dedent(body))
+    for name, text in (extra or {}).items():
+        (folder / name).write_text(textwrap.dedent(text))
+    return folder
+
+
+GOOD = """
+    from sdk import Bot
+    from helper import pick
+
+    class GoodBot(Bot):
+        name = "good"
+        version = "2.1"
+        games = ("spades",)
+        deterministic = True
+
+        def choose(self, view, legal_actions):
+            return pick(self.rng, legal_actions)
+"""
+HELPER = {"helper.py": "def pick(rng, xs):\n    return xs[rng.randrange(len(xs))]\n"}
+
+
+def test_collect_hashes_content_and_refuses_bad_layouts(tmp_path):
+    a = write_bot(tmp_path / "a", GOOD, HELPER)
+    (a / "__pycache__").mkdir()
+    (a / "__pycache__" / "x.pyc").write_bytes(b"junk")
+    sub = reg.collect(a)
+    assert set(sub.files) == {"bot.py", "helper.py"} and sub.entry == "bot.py"
+    b = write_bot(tmp_path / "b", GOOD, HELPER)
+    assert reg.collect(b).content_hash == sub.content_hash  # same content, same hash
+    (b / "helper.py").write_text("def pick(rng, xs):\n    return xs[0]\n")
+    assert reg.collect(b).content_hash != sub.content_hash
+    with pytest.raises(reg.RegistryError, match="entry file 'bot.py' is missing"):
+        reg.collect(_no_entry(tmp_path))
+    (a / "link.py").symlink_to("/etc/passwd")
+    with pytest.raises(reg.RegistryError, match="symlink"):
+        reg.collect(a)
+    with pytest.raises(reg.RegistryError, match="relative, no '..'"):
+        reg.validate(reg.Submission({"../evil.py": b"", "bot.py": b""}, "bot.py"))
+    with pytest.raises(reg.RegistryError, match="too big"):
+        reg.validate(reg.Submission({"bot.py": b"x" * (reg.MAX_BYTES + 1)}, "bot.py"))
+
+
+def _no_entry(tmp_path: Path) -> Path:
+    d = tmp_path / "noentry"
+    d.mkdir()
+    (d / "main.py").write_text("x = 1\n")
+    return d
+
+
+def test_check_passes_a_good_folder_bot_and_names_each_failure_of_bad_ones(tmp_path):
+    report = check_bot(write_bot(tmp_path / "good", GOOD, HELPER), positions=40)
+    assert report.ok, report.to_dict()
+    names = [c.name for c in report.checks]
+    # the self-test's own checks, then the arbiter's: a refereed match per claimed game and
+    # a fresh process repeating itself (it says it is deterministic)
+    assert names == ["import", "contract", "legal:spades", "time:spades", "deterministic:spades", "verify:spades",
+                     "deterministic"]
+    assert report.bot == {"name": "good", "version": "2.1", "games": ["spades"], "deterministic": True}
+
+    illegal = write_bot(tmp_path / "illegal", """
+        from sdk import Bot
+        class Bad(Bot):
+            name = "bad"; games = ("spades",)
+            def choose(self, view, legal_actions):
+                return "play ZZ"
+    """)
+    r = check_bot(illegal, positions=20)
+    assert not r.ok and [c.name for c in r.checks if not c.ok] == ["legal:spades"] and "does not parse" in r.checks[-1].detail
+
+    liar = write_bot(tmp_path / "liar", """
+        import random
+        from sdk import Bot
+        class Liar(Bot):
+            name = "liar"; games = ("spot",); deterministic = True
+            def choose(self, view, legal_actions):
+                return random.choice(legal_actions)   # the global RNG: not reproducible
+    """)
+    r = check_bot(liar, positions=60, smoke=False)
+    assert [c.name for c in r.checks if not c.ok] == ["deterministic:spot"] and "differ at decision" in r.checks[-1].detail
+
+    broken = write_bot(tmp_path / "broken", "import no_such_module\n")
+    r = check_bot(broken)
+    assert [c.name for c in r.checks] == ["import"] and "no_such_module" in r.checks[0].detail
+
+    slow = write_bot(tmp_path / "slow", """
+        import time
+        from sdk import Bot
+        class Slow(Bot):
+            name = "slow"; games = ("spades",)
+            def choose(self, view, legal_actions):
+                time.sleep(0.06)
+                return legal_actions[0]
+    """)
+    r = check_bot(slow, positions=3, decision_ms=20, smoke=False)
+    assert [c.name for c in r.checks if not c.ok] == ["time:spades"]
+
+
+def test_submit_stores_an_immutable_copy_and_records_it_in_the_store_file(tmp_path):
+    db = tmp_path / "arena.sqlite"
+    Store(db).close()  # the store exists first; the registry adds its tables to the same file
+    folder = write_bot(tmp_path / "good", GOOD, HELPER)
+    with reg.Registry(db) as r:
+        v, report = submit(r, folder, "good")
+        assert v.version == "2.1" and report.ok  # the bot's own version by default
+        assert v.path == tmp_path / "arena.bots" / v.content_hash
+        assert (v.path / "bot.py").read_text() == (folder / "bot.py").read_text()
+        assert not (v.path / "bot.py").stat().st_mode & 0o222  # read-only
+        assert r.verify(v)
+        # the same content again: idempotent; other content under the same version: refused
+        again, _ = submit(r, folder, "good", check=lambda p: report)
+        assert again == v
+        (folder / "helper.py").write_text("def pick(rng, xs):\n    return xs[-1]\n")
+        with pytest.raises(reg.RegistryError, match="immutable"):
+            submit(r, folder, "good", check=lambda p: report)
+        v2, _ = submit(r, folder, "good", version="2.2", check=lambda p: report)
+        assert v2.content_hash != v.content_hash and [x.version for x in r.versions("good")] == ["2.1", "2.2"]
+        # another author may not touch it
+        with pytest.raises(reg.RegistryError, match="another author"):
+            submit(r, folder, "good", version="9", author="mallory", check=lambda p: report)
+        with pytest.raises(reg.RegistryError, match="another author"):
+            r.remove("good", author="mallory")
+    tables = {row[0] for row in sqlite3.connect(db).execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"bots", "bot_versions", "tournaments", "matches"} <= tables
+    with reg.Registry(db) as r:
+        assert r.remove("good", "2.1") == 1 and not v.path.exists() and v2.path.exists()
+        assert r.remove("good") == 1 and r.versions() == [] and not v2.path.exists()
+
+
+def test_a_failing_bot_is_not_registered(tmp_path):
+    bad = write_bot(tmp_path / "bad", """
+        from sdk import Bot
+        class Crashy(Bot):
+            name = "crashy"; games = ("spades",)
+            def choose(self, view, legal_actions):
+                raise ValueError("boom")
+    """)
+    with reg.Registry(tmp_path / "a.sqlite") as r:
+        with pytest.raises(reg.SubmissionRejected, match="legal:spades") as exc:
+            submit(r, bad, "crashy")
+        assert "ValueError('boom')" in exc.value.report.checks[-1].detail
+        assert r.versions() == [] and not any((tmp_path / "a.bots").glob("*/bot.py"))
+
+
+def test_a_tampered_copy_is_detected(tmp_path):
+    with reg.Registry(tmp_path / "a.sqlite") as r:
+        report = check_bot(TEMPLATE, positions=5, smoke=False)
+        v, _ = submit(r, TEMPLATE, "tmpl", check=lambda p: report)
+        target = v.path / "bot.py"
+        target.chmod(0o644)
+        target.write_text(target.read_text() + "\n# changed\n")
+        assert not r.verify(v)
+
+
+def test_the_bots_service_submits_lists_shows_and_removes_behind_tokens(tmp_path):
+    db = tmp_path / "arena.sqlite"
+    sub = reg.collect(write_bot(tmp_path / "good", GOOD, HELPER))
+
+    async def main():
+        server = await start_server(0, admin_token="adm-token-0123456789", bots_catalog=RegistryCatalog(db),
+                                    author_tokens={"alice-t": "alice", "bob-t": "bob"})
+        try:
+            async with grpc.aio.insecure_channel(server.address) as ch:
+                stub = bpb_grpc.BotsStub(ch)
+                with pytest.raises(grpc.aio.AioRpcError) as e:
+                    await stub.Submit(submission_chunks(sub, "forged", "good"))
+                assert e.value.code() == grpc.StatusCode.UNAUTHENTICATED
+                info = await stub.Submit(submission_chunks(sub, "alice-t", "good", piece=7))  # many small chunks
+                assert (info.name, info.version, info.author) == ("good", "2.1", "alice")
+                assert json.loads(info.report_json)["ok"] is True
+                assert [v.name for v in (await stub.List(bpb.ListBotsRequest(token="alice-t"))).versions] == ["good"]
+                assert list((await stub.List(bpb.ListBotsRequest(token="bob-t"))).versions) == []
+                with pytest.raises(grpc.aio.AioRpcError) as e:
+                    await stub.Show(bpb.ShowBotRequest(token="bob-t", name="good"))
+                assert e.value.code() == grpc.StatusCode.NOT_FOUND  # someone else's bot: as if absent
+                answers = []
+                for name in ("good", "no-such-bot"):  # someone else's bot and no bot read the same
+                    with pytest.raises(grpc.aio.AioRpcError) as e:
+                        await stub.Remove(bpb.RemoveBotRequest(token="bob-t", name=name))
+                    answers.append((e.value.code(), e.value.details().replace(name, "NAME")))
+                assert answers[0] == answers[1] and answers[0][0] == grpc.StatusCode.NOT_FOUND
+                with pytest.raises(grpc.aio.AioRpcError) as e:
+                    await stub.Show(bpb.ShowBotRequest(token="alice-t", name="good-2"))
+                assert str(tmp_path) not in e.value.details()  # no message carries a path of the server
+                bad = reg.Submission({"bot.py": b"import nope\n"}, "bot.py")
+                with pytest.raises(grpc.aio.AioRpcError) as e:
+                    await stub.Submit(submission_chunks(bad, "bob-t", "nope"))
+                assert e.value.code() == grpc.StatusCode.FAILED_PRECONDITION and "import: FAILED" in e.value.details()
+                assert str(tmp_path) not in e.value.details() and "/tmp/" not in e.value.details()
+                evil = reg.Submission({"bot.py": b"", "../../etc/x": b""}, "bot.py")
+                with pytest.raises(grpc.aio.AioRpcError) as e:
+                    await stub.Submit(submission_chunks(evil, "bob-t", "evil"))
+                assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "no '..'" in e.value.details()
+                shown = await stub.Show(bpb.ShowBotRequest(token="adm-token-0123456789", name="good"))
+                assert [v.version for v in shown.versions] == ["2.1"]
+                assert (await stub.Remove(bpb.RemoveBotRequest(token="alice-t", name="good"))).removed == 1
+        finally:
+            await server.stop(0.2)
+
+    asyncio.run(main())
+    assert reg.Registry(db).versions() == []
+
+
+FORGER = """
+    import atexit, json
+    from sdk import Bot
+    from sdk.spades import Bid, Give, Look, Play
+
+    def forge():  # the last '{' line of the self-test's stdout: a report that passes everything
+        print(json.dumps({"spec": "x", "ok": True, "checks": [{"name": "import", "ok": True, "detail": ""}],
+                          "bot": {"name": "forger", "version": "1", "games": ["*"], "deterministic": False}}))
+
+    atexit.register(forge)
+
+    class Forger(Bot):
+        name = "forger"
+        games = ("*",)   # claims every game, plays only Spades
+
+        def choose(self, view, legal_actions):
+            if not isinstance(legal_actions[0], (Bid, Give, Look, Play)):
+                raise RuntimeError("I only know Spades")
+            return legal_actions[0]
+"""
+
+
+def test_a_bot_cannot_forge_its_way_into_the_registry(tmp_path):
+    """It forges the self-test's report (an atexit hook prints a passing one); the
+    arbiter's own matches in every game it claims still refuse it, and nothing is stored."""
+    folder = write_bot(tmp_path / "forger", FORGER)
+    report = check_bot(folder, positions=10)
+    failed = [c for c in report.checks if not c.ok]
+    assert not report.ok and failed and failed[0].name.startswith("verify:") and failed[0].name != "verify:spades"
+    assert "I only know Spades" in failed[0].detail
+    with reg.Registry(tmp_path / "arena.sqlite") as r:
+        with pytest.raises(reg.SubmissionRejected, match="verify:"):
+            submit(r, folder, "forger")
+        assert r.versions() == []

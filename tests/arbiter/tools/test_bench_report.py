@@ -1,0 +1,100 @@
+"""The bench's reporting rules (no timing here: only how measured values are reported)."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+
+import pytest
+
+from arbiter.tools import bench
+from arbiter.hosting import sandbox as sb
+
+
+def _speeds(values: dict[int, list[float]]) -> tuple[bench.BenchResult, dict[int, bench.Figure]]:
+    result = bench.BenchResult()
+    speed = {}
+    for m, vals in values.items():
+        speed[m] = result.add(f"ratio.scale.{m}", f"concurrency speed-up, {m} at once / 1", "x")
+        speed[m].values = list(vals)
+    return result, speed
+
+
+def test_the_target_is_checked_at_the_best_m_named_in_the_row_not_at_m_equal_cores():
+    result, speed = _speeds({2: [1.5, 1.6, 1.55], 4: [1.7, 1.9, 1.85], 8: [2.1, 1.7, 2.0]})
+    result.add("scale.inproc.1", "inproc matches/s", "matches/s")  # a row measured after the speed-ups
+    best = bench.best_speedup(result, speed, cores=2)
+    assert best is result.get("ratio.scale.best")
+    assert "M = 8" in best.label and best.values == [2.1, 1.7, 2.0]
+    assert best.passed is True and "best M" in best.target
+    # Issue 18 moved the target from M = cores to the default M (its own row, added by the
+    # caller): the per-M rows only report.
+    assert speed[2].passed is None and speed[4].passed is None and speed[8].passed is None
+    # The M = cores row is kept, in its place; the best row follows the speed-up rows.
+    keys = [f.key for f in result.figures]
+    assert keys == ["ratio.scale.2", "ratio.scale.4", "ratio.scale.8", "ratio.scale.best", "scale.inproc.1"]
+
+
+def test_when_m_equal_cores_is_the_best_the_best_row_names_it():
+    result, speed = _speeds({2: [1.9, 1.8, 1.85], 8: [1.7, 1.6, 1.75]})
+    best = bench.best_speedup(result, speed, cores=2)
+    assert "M = 2" in best.label and best.passed is True and speed[2].passed is None
+
+
+def test_nothing_measured_adds_no_best_row():
+    result, speed = _speeds({2: [], 8: []})
+    assert bench.best_speedup(result, speed, cores=2) is None
+    assert result.get("ratio.scale.best") is None
+
+
+def test_the_floor_uses_the_transport_of_the_hosted_bots(tmp_path):
+    """The floor is measured over the transport a sandboxed bot is actually given: the
+    address the sandbox hands a bot process (what it dials) against the bench's choice."""
+    sock = tmp_path / "arena.sock"
+    sock.touch()
+    launch = sb.Sandbox().prepare([sys.executable, "-c", "pass"], tcp_address="127.0.0.1:1", unix_socket=str(sock))
+    try:
+        given = launch.env["ARENA_ADDRESS"]
+    finally:
+        sb.cleanup(launch.workdir)
+    assert given.startswith("unix:") == (bench.hosted_transport() == "unix"), (given, bench.hosted_transport())
+
+
+def test_an_unknown_floor_transport_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown floor transport 'udp'"):
+        asyncio.run(bench._floor_round(600, 60, 10, transport="udp"))
+
+
+def test_the_memory_section_runs_against_a_secure_arbiter_serve_and_leaves_nothing_behind():
+    """`arbiter serve` refuses Matches calls without the admin token and bots without
+    theirs; the bench's memory run must bring both (it broke when serve became secure by
+    default), and it writes no credentials file into the checkout. (Counts, not timings.)"""
+    from arbiter.tools.bench import memory_run
+    from tests.conftest import ROOT
+
+    before_files = set(ROOT.iterdir())
+    after, before = memory_run(matches=20, timeout=60)
+    assert after > 0 and before > 0
+    assert set(ROOT.iterdir()) - before_files == set()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-s", "nope"], "error: --section: unknown nope (known: engines,"),
+    (["--runs", "0"], "error: --runs must be at least 1 and --seconds positive"),
+    (["--json", "/nonexistent-folder/b.json"], "error: --json /nonexistent-folder/b.json: no folder /nonexistent-folder"),
+])
+def test_the_bench_command_turns_bad_input_into_one_error_line_before_measuring(args, message):
+    """``python -m arbiter.tools.bench`` (``make bench``) as a real process: a bad option is
+    one ``error:`` line and exit 2, before any section runs."""
+    done = subprocess.run([sys.executable, "-m", "arbiter.tools.bench", *args], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done
+    assert done.stdout == "" and done.stderr.startswith(message) and done.stderr.count("\n") == 1, done.stderr
+    assert "Traceback" not in done.stderr and "run 1 of" not in done.stderr
+
+
+def test_the_bench_is_a_tool_not_an_arbiter_command():
+    from arbiter.cli import app
+    from typer.main import get_command
+
+    assert "bench" not in get_command(app).commands

@@ -1,0 +1,75 @@
+"""arbiter.tools.breakdown's attribution rules (no timing here: only how samples and counters
+are turned into the table)."""
+
+from __future__ import annotations
+
+from arbiter.tools import breakdown as bd
+
+
+def _stack(*frames: str) -> list[str]:
+    return list(frames)
+
+
+LOOP = ("BaseEventLoop.run_forever (asyncio/base_events.py:607)", "BaseEventLoop._run_once (asyncio/base_events.py:1922)",
+        "Handle._run (asyncio/events.py:80)")
+
+
+def test_the_innermost_known_part_decides_and_the_outermost_frame_of_the_engine_names_the_step():
+    ask = (*LOOP, "run_match (arbiter/match/runner.py:211)", "_Runner._ask (arbiter/match/runner.py:348)")
+    assert bd.classify(_stack(*ask, "SpadesState.view (cardarena/games/spades.py:1243)",
+                              "SpadesState._play_actions (cardarena/games/spades.py:1022)")) == "engine.view"
+    # a frame of no known part (a dataclass __init__) is skipped
+    assert bd.classify(_stack(*ask, "SpadesState.apply (cardarena/games/spades.py:802)",
+                              "__create_fn__.<locals>.__init__ (<string>:3)")) == "engine.apply"
+    assert bd.classify(_stack(*ask, "RemoteSeat.decide_within (arbiter/server/botstream.py:268)",
+                              "turn_to_proto (cardarena/wire/codec.py:495)", "view_fields (cardarena/wire/codec.py:398)",
+                              "encode (<encoder SpadesView>:2)")) == "wire.turn"
+    # the view is built lazily inside the encoding: the engine's time is the engine's
+    assert bd.classify(_stack(*ask, "RemoteSeat.decide_within (arbiter/server/botstream.py:268)",
+                              "turn_to_proto (cardarena/wire/codec.py:499)",
+                              "SpadesState._view (cardarena/games/spades.py:1237)")) == "engine.view"
+    assert bd.classify(_stack(*ask, "RemoteSeat.decide_within (arbiter/server/botstream.py:278)")) == "seat"
+    assert bd.classify(_stack(*LOOP, "ArenaServicer._read (arbiter/server/botstream.py:389)")) == "servicer"
+    assert bd.classify(_stack(*ask, "BaseEventLoop.call_later (asyncio/base_events.py:727)")) == "asyncio"
+    assert bd.classify(_stack(*LOOP)) == "callback.c"
+
+
+def test_the_bot_side_phases():
+    answer = ("_play (sdk/runner.py:244)", "Connection.handle (sdk/runner.py:72)", "Connection._answer (sdk/runner.py:120)")
+    assert bd.classify(_stack(*answer, "turn_from_proto (sdk/convert.py:61)", "view_from_proto (cardarena/wire/codec.py:405)",
+                              "decode (<decoder SpadesView>:2)")) == "sdk.turn"
+    assert bd.classify(_stack(*answer, "RandomBot.choose (bots/random_bot.py:14)", "Random.choice (random.py:378)")) == "sdk.choose"
+    assert bd.classify(_stack(*answer, "act_to_proto (sdk/convert.py:68)")) == "sdk.act"
+    assert bd.classify(_stack(*answer)) == "sdk.runner"
+    assert bd.classify(_stack(*answer, "SeatDriver.decide (sdk/driver.py:150)")) == "sdk.runner"
+    assert bd.classify(_stack("_play (sdk/runner.py:244)", "_StreamRequestMixin._write (grpc/aio/_call.py:500)")) == "grpc"
+
+
+def test_samples_of_other_threads_and_of_a_waiting_loop_are_not_counted(tmp_path):
+    raw = tmp_path / "spy.txt"
+    raw.write_text("\n".join([
+        "thread (1): MainThread;" + ";".join(LOOP[:2]) + ";EpollSelector.select (selectors.py:468) 50",
+        "thread (7): Thread-1 (_poll_wrapper);Thread.run (threading.py:982) 70",
+        "thread (1): MainThread;" + ";".join(LOOP) + ";ArenaServicer._read (arbiter/server/botstream.py:389) 3",
+        "thread (1): MainThread;" + ";".join(LOOP) + " 2",
+    ]) + "\n")
+    assert bd.read_samples(raw) == {"servicer": 3, "callback.c": 2}
+
+
+def test_a_round_is_reported_per_decision_and_what_no_cpu_accounts_for_is_the_rest():
+    r = bd.Round(wall=0.010, decisions=10, server=bd.Cpu(main=2_000_000, other=1_000_000, main_wait=500_000),
+                 clients=bd.Cpu(main=3_000_000, other=1_000_000))
+    row = r.row()
+    assert row["wall"] == 1000 and row["server.loop"] == 200 and row["clients.loop"] == 300
+    assert row["cpu"] == 700 and row["rest"] == 300 and row["runqueue"] == row["server.runqueue"] == 50
+
+
+def test_the_phase_table_splits_each_loop_thread_by_its_samples():
+    b = bd.Breakdown(hosted=[{"wall": 1000, "server.loop": 300, "server.grpc": 100, "clients.loop": 200, "clients.grpc": 50,
+                              "cpu": 650, "rest": 350, "runqueue": 0}],
+                     arbiter_samples={"wire.turn": 1, "runner": 2}, bot_samples={"sdk.turn": 4})
+    rows = {(side, label): us for side, label, us, _ in b.phases()}
+    assert rows[("arbiter", "wire: encode the Turn (view, legal actions, events)")] == 100
+    assert rows[("arbiter", "match runner: ask, validate, record, clocks, notify")] == 200
+    assert rows[("bots", "SDK: decode the Turn (view, legal actions, events)")] == 200
+    assert sum(rows.values()) == 1000  # the loop threads, the gRPC threads and the rest: the wall time

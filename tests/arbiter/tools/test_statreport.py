@@ -1,0 +1,21 @@
+"""The statistics tools' recorded deals ship inside the package, so an installed wheel
+reads them as a checkout does."""
+
+from __future__ import annotations
+
+import fnmatch
+import tomllib
+from pathlib import Path
+
+from arbiter.tools import statreport
+from tests.conftest import ROOT
+
+
+def test_the_recorded_deals_are_package_data_read_from_the_package():
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["arbiter.tools"]
+    tools = Path(statreport.__file__).parent
+    files = sorted(p.relative_to(tools).as_posix() for p in (tools / "data").iterdir())
+    assert files and all(any(fnmatch.fnmatch(f, pat) for pat in patterns) for f in files), (files, patterns)
+    assert Path(str(statreport.DATA)) == tools / "data"
+    for name in statreport.SPRT_CASES:
+        assert statreport.recorded(name).matches

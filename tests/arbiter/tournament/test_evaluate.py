@@ -1,0 +1,154 @@
+"""Duplicate evaluation: seating, margins, standard error, the CLI command."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from arbiter.cli import app
+from cardarena.games import ConfigError
+from arbiter.tournament.evaluate import EvalResult, MatchMargin, _seating, evaluate
+
+
+def test_seatings_swap_sides() -> None:
+    assert _seating(4, ((0, 2), (1, 3)), 0) == [0, 1, 0, 1]
+    assert _seating(4, ((0, 2), (1, 3)), 1) == [1, 0, 1, 0]
+    assert _seating(2, ((0,), (1,)), 1) == [1, 0]
+
+
+def test_margin_and_standard_error_over_deals() -> None:
+    r = EvalResult("spades", "a", "b", 3, 0, {})
+    for d, (x, y) in enumerate([(10, 30), (-20, 0), (40, 20)]):
+        r.matches += [MatchMargin(d, 0, 0, x, "completed"), MatchMargin(d, 1, 0, y, "completed")]
+    assert r.deal_margins() == [20, -10, 30]
+    assert r.mean_margin == pytest.approx(40 / 3)
+    # sample s.d. of (20, -10, 30) is 20.8167; / sqrt(3)
+    assert r.stderr == pytest.approx(12.0185, rel=1e-4)
+    assert (r.wins, r.draws, r.losses) == (4, 1, 1)
+    assert r.win_rate == pytest.approx(4.5 / 6)
+
+
+def test_same_seed_same_result_and_a_bot_against_itself_is_even() -> None:
+    a = evaluate("spades", "heuristic", "random", deals=1, seed=4, options={"deals": 1})
+    b = evaluate("spades", "heuristic", "random", deals=1, seed=4, options={"deals": 1})
+    assert a.matches == b.matches and len(a.matches) == 2
+    same = evaluate("spades", "heuristic", "heuristic", deals=2, seed=4, options={"deals": 1})
+    assert same.mean_margin == 0  # duplicate deals: identical bots cancel exactly
+
+
+def test_bad_input_is_named() -> None:
+    with pytest.raises(ConfigError, match="deals"):
+        evaluate("spades", "heuristic", "random", deals=0)
+    with pytest.raises(ConfigError, match="greedy.*spot"):
+        evaluate("spot", "greedy", "random", deals=1)
+
+
+def test_cli_prints_margin_and_standard_error() -> None:
+    result = CliRunner().invoke(app, ["evaluate", "spot", "heuristic", "random", "--deals", "2", "--seed", "1", "-o", "hands=1"])
+    assert result.exit_code == 0, result.output
+    assert "heuristic vs random" in result.output and "s.e." in result.output and "win rate" in result.output
+    bad = CliRunner().invoke(app, ["evaluate", "spades", "heuristic", "nobot"])
+    assert bad.exit_code == 2 and "nobot" in bad.output
+
+
+# --------------------------------------------------------------------------------------
+# The sequential test, the store (resume) and the JSON export.
+
+import json  # noqa: E402
+
+from arbiter.store.db import Store, StoreError  # noqa: E402
+from arbiter.rating.sprt import Sprt  # noqa: E402
+
+
+def test_sprt_stops_at_a_decision_and_jobs_change_nothing() -> None:
+    test = Sprt(0, 50)
+    one = evaluate("spades", "heuristic", "random", deals=200, seed=1, options={"deals": 1}, sprt=test)
+    assert one.sprt_state is not None and one.sprt_state.verdict == "H1 accepted"
+    assert test.min_deals <= one.deals < one.fixed_deals() and len(one.matches) == 2 * one.deals
+    assert one.sprt_state == test.run(one.deal_margins())  # the same test as on the finished list
+    two = evaluate("spades", "heuristic", "random", deals=200, seed=1, options={"deals": 1}, sprt=test, jobs=2)
+    assert two.matches == one.matches and two.sprt_state == one.sprt_state
+    assert "H1 accepted after" in one.sprt_summary()
+
+
+def test_sprt_that_cannot_decide_stops_at_the_cap() -> None:
+    r = evaluate("spades", "heuristic", "heuristic", deals=4, seed=2, options={"deals": 1}, sprt=Sprt(-5, 5))
+    assert r.deals == 4 and r.sprt_state.decision is None and "no decision" in r.sprt_summary()
+
+
+class Interrupted(Exception):
+    pass
+
+
+def test_an_interrupted_evaluation_resumes_from_the_store_to_the_same_result(tmp_path) -> None:
+    kw = dict(deals=60, seed=5, options={"deals": 1}, sprt=Sprt(0, 20))
+    straight = evaluate("spades", "heuristic", "greedy", **kw)
+    assert straight.sprt_state.decision is not None and straight.deals > 6
+
+    def stop_after_six(r) -> None:
+        if r.deals == 6:
+            raise Interrupted
+
+    db = tmp_path / "eval.sqlite"
+    with Store(db) as store, pytest.raises(Interrupted):
+        evaluate("spades", "heuristic", "greedy", store=store, on_deal=stop_after_six, **kw)
+    played = []
+    with Store(db) as store:
+        resumed = evaluate("spades", "heuristic", "greedy", store=store, progress=played.append, **kw)
+        assert resumed.resumed == 12 and len(played) == 2 * straight.deals - 12
+        assert resumed.matches == straight.matches and resumed.sprt_state == straight.sprt_state
+        tour = store.tournament(resumed.stored_as)
+        assert tour.finished is not None and tour.done == tour.planned == 2 * straight.deals
+        # a finished evaluation run again plays nothing
+        again = evaluate("spades", "heuristic", "greedy", store=store, progress=played.append, **kw)
+        assert again.resumed == 2 * straight.deals and len(played) == 2 * straight.deals - 12
+        assert again.sprt_state == straight.sprt_state
+        # the same name with another test is refused, not mixed
+        with pytest.raises(StoreError, match="different spec"):
+            evaluate("spades", "heuristic", "greedy", store=store, name=resumed.stored_as,
+                     **{**kw, "sprt": Sprt(0, 30)})
+
+
+def test_stored_evaluation_reads_as_standings(tmp_path) -> None:
+    from arbiter.tournament.run import load_standings
+
+    with Store(tmp_path / "e.sqlite") as store:
+        r = evaluate("spot", "heuristic", "random", deals=3, seed=1, options={"hands": 1}, store=store, name="ev")
+        standings, info = load_standings(store, "ev")
+    assert info["played"] == 6 and info["bots"] == ["heuristic", "random"]
+    top = standings.rows[0]
+    assert top.name == "heuristic" and top.dup_advantage is not None and len(top.dup_values) == r.deals
+
+
+def test_json_round_trip() -> None:
+    r = evaluate("spot", "heuristic", "random", deals=2, seed=3, options={"hands": 1})
+    back = EvalResult.from_json(json.loads(json.dumps(r.to_json("arbiter evaluate ..."))))
+    assert back.matches == r.matches and back.deal_margins() == r.deal_margins()
+    assert all(len(m.scores) == len(m.ranks) == 4 for m in back.matches)
+
+
+def test_cli_sprt_accepts_h1_in_far_fewer_deals_than_a_fixed_test() -> None:
+    result = CliRunner().invoke(app, ["evaluate", "spades", "heuristic", "random", "--sprt", "0,50", "-o", "deals=1"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    import re
+
+    used = int(re.search(r"H1 accepted after (\d+) deals", text).group(1))
+    fixed = int(re.search(r"would need about (\d+) deals", text).group(1))
+    assert used <= fixed / 2, result.output
+
+
+def test_cli_sprt_resume_json_and_bad_flags(tmp_path) -> None:
+    db, out = tmp_path / "e.sqlite", tmp_path / "e.json"
+    args = ["evaluate", "spot", "heuristic", "random", "--sprt", "0,20", "-o", "hands=1", "--db", str(db), "--json", str(out)]
+    first = CliRunner().invoke(app, args)
+    assert first.exit_code == 0, first.output
+    assert "H1 accepted" in first.output and "stored in" in " ".join(first.output.split())
+    data = json.loads(out.read_text())
+    assert data["sprt_state"]["verdict"] == "H1 accepted" and len(data["matches"]) == 2 * data["deals"]
+    second = CliRunner().invoke(app, args)
+    assert second.exit_code == 0 and f"{2 * data['deals']} matches were already in" in " ".join(second.output.split())
+    for bad, message in ((["--sprt", "50"], "M0,M1"), (["--sprt", "5,1"], "less than"), (["--sprt", "0,5", "--alpha", "2"], "alpha"),
+                         (["--fresh"], "need --db")):
+        r = CliRunner().invoke(app, ["evaluate", "spot", "heuristic", "random", *bad])
+        assert r.exit_code == 2 and message in r.output, r.output

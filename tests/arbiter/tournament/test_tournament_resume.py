@@ -1,0 +1,146 @@
+"""Kill and resume, for real: `arbiter tournament run` as a subprocess with its bots as
+processes over gRPC, SIGKILLed half way, run again, compared with an uninterrupted run."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from arbiter.hosting import scratch
+from tests.conftest import ROOT
+
+ARGS = ["--game", "spades", "--bots", "random,greedy,heuristic", "-o", "deals=1", "--deals", "4", "--seed", "5",
+        "--concurrency", "2", "--name", "kr", "--quiet"]
+TOTAL = 3 * 4 * 2
+
+
+def arbiter(*args: str, **kw) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "arbiter", *args], cwd=ROOT, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def run_to_end(*args: str, **kw) -> str:
+    p = arbiter(*args, **kw)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err
+    return out
+
+
+def stored(db: Path) -> list[tuple]:
+    with sqlite3.connect(db) as c:
+        return c.execute(
+            "SELECT idx, match_id, seats, scores, ranks, reason, json_extract(record, '$.actions'), finished "
+            "FROM matches ORDER BY idx"
+        ).fetchall()
+
+
+def count(db: Path) -> int:
+    try:
+        with sqlite3.connect(db, timeout=5) as c:
+            return c.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+    except sqlite3.OperationalError:  # not created yet
+        return 0
+
+
+def children(pid: int) -> list[int]:
+    """Every descendant of ``pid``: its bot sandboxes and the processes in them (with a
+    fork server per bot the arbiter's own children are one sandbox per bot)."""
+    try:
+        direct = [int(x) for x in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+    return [d for c in direct for d in (c, *children(c))]
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat").read_text() if Path(f"/proc/{pid}/stat").exists() else ""
+    return " Z " not in stat  # a zombie has exited
+
+
+def played(r: tuple) -> tuple:
+    """A stored match without its wall-clock timings."""
+    actions = [(a["seat"], a["action"], a["forced"]) for a in json.loads(r[6])]
+    return (*r[:6], actions)
+
+
+def standings_json(db: Path) -> dict:
+    return json.loads(run_to_end("standings", "kr", "--db", str(db), "--format", "json"))
+
+
+def scratch_of(folder: Path, pid: int | None = None) -> list[Path]:
+    """The arbiter's scratch folders in ``folder`` (of process ``pid``, or of anyone)."""
+    return sorted(d for d in folder.iterdir() if (o := scratch.owner(d)) is not None and pid in (None, o[1]))
+
+
+@pytest.fixture
+def tmp() -> Iterator[Path]:
+    """The runs' temporary folder, to see what they leave there (short: the server's Unix
+    socket goes in it, and a long one would move it to /tmp)."""
+    folder = Path(tempfile.mkdtemp(prefix="resume-", dir="/tmp"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path, tmp):
+    ref_db, db = tmp_path / "ref.sqlite", tmp_path / "run.sqlite"
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    run_to_end("tournament", "run", *ARGS, "--db", str(ref_db), env=env)
+    reference = stored(ref_db)
+    assert len(reference) == TOTAL
+    assert scratch_of(tmp) == [], "a run that ended left scratch folders behind"
+
+    # start, let some matches finish, then SIGKILL the runner (not its bots: they must notice)
+    p = arbiter("tournament", "run", *ARGS, "--db", str(db), env=env)
+    bots: list[int] = []
+    deadline = time.monotonic() + 60
+    while count(db) < 6 and time.monotonic() < deadline and p.poll() is None:
+        bots = children(p.pid) or bots
+        time.sleep(0.01)
+    bots = children(p.pid) or bots
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    left = scratch_of(tmp, p.pid)  # its bots' log folder, its socket's, its sandboxes' working folders
+    assert any(d.name.startswith("arena-bots-") for d in left) and any(d.name.startswith("arena-sock-") for d in left), left
+    before = stored(db)
+    assert 6 <= len(before) < TOTAL, f"the kill must land mid-run (stored {len(before)} of {TOTAL})"
+    try:
+        # the orphaned bot processes lose their arbiter and exit by themselves
+        # each bot holds two seats (partners), each seat of each match a fresh process
+        # (duplicate deals: isolation "match"), some of them started ahead for the next match
+        assert len(bots) >= 3 * 2
+        end = time.monotonic() + 20
+        while any(alive(b) for b in bots) and time.monotonic() < end:
+            time.sleep(0.05)
+        assert not any(alive(b) for b in bots), "bot processes outlived their arbiter"
+    finally:
+        for b in bots:
+            if alive(b):
+                os.kill(b, signal.SIGKILL)
+
+    out = run_to_end("tournament", "run", *ARGS, "--db", str(db), env=env)
+    # the run after the crash swept what the killed one left, and left nothing itself
+    assert not any(d.exists() for d in left)
+    assert scratch_of(tmp) == []
+    after = stored(db)
+    # no finished match lost, none played twice: the rows stored before the kill are untouched
+    assert [r[0] for r in after] == list(range(TOTAL))
+    assert {r[0]: r for r in before}.items() <= {r[0]: r for r in after}.items()
+    # the same match set (seats, results, every action) as the uninterrupted run
+    assert [played(r) for r in after] == [played(r) for r in reference]
+    assert standings_json(db) == standings_json(ref_db)
+    assert "kr" in out
