@@ -45,7 +45,7 @@ Sections (see README "Benchmark"):
   of tests/arbiter/data (``arbiter.tournament.statreport``; docs/strength.md has the full tables).
 * ``cluster``: the same small Spades tournament (1-deal matches) run locally
   (``run_tournament``: one arbiter, bot processes, as many matches at once as cores) and
-  on a Dask cluster on loopback (``arbiter.tournament.cluster``: a scheduler and one single-thread
+  on a Dask cluster on loopback (``arbiter.batch.cluster``: a scheduler and one single-thread
   worker process per core, workers already warm); matches/s of each and the overhead
   ratio local / cluster. Needs ``distributed`` (the ``cluster`` extra).
 * ``arena``: not a speed: the ladder's efficiency. Eight copies of the heuristic bot with
@@ -86,7 +86,7 @@ from arbiter.match import run_match
 from arbiter.hosting.loading import load_bot
 from arbiter.store.db import Store
 from arbiter.tournament.run import TournamentSpec, default_concurrency, run_tournament
-from arbiter.tournament.cluster import LoopbackCluster
+from arbiter.batch.cluster import LoopbackCluster
 from arbiter.hosting.botproc import BotPool
 from arbiter.server.app import start_server
 
