@@ -116,3 +116,37 @@ def test_the_arenas_encounters_play_through_the_one_engine(tmp_path, monkeypatch
     finally:
         arena.close()
     assert sorted((m.seed, m.seats) for m in stored) == taken.seeds_and_seats() != []
+
+
+def test_a_plan_is_read_lazily_and_a_stop_saves_nothing_past_it():
+    """The sequential test's way: a plan consumed in order and stopped after the third match.
+    One at a time, nothing past the third is even read ahead more than one, nor saved."""
+    from contextlib import aclosing
+
+    from arbiter.batch.engine import InProcess, play_batch
+    from arbiter.batch.plan import PlannedMatch
+    from cardarena.records import MatchConfig
+
+    read, saved = [], []
+
+    def plan():
+        for i in range(50):
+            read.append(i)
+            yield PlannedMatch(i, MatchConfig(game="spades", seed=100 + i, options={"deals": 1}), ("a", "b", "a", "b"))
+
+    async def run(concurrency):
+        read.clear(), saved.clear()
+        got = []
+        venue = InProcess({"a": "random", "b": "greedy"})
+        async with aclosing(play_batch(plan(), venue, concurrency=concurrency, skip={1}, ordered=True,
+                                       save=lambda m, r: saved.append(m.key))) as played:
+            async for p in played:
+                got.append((p.match.key, p.record.seed))
+                if len(got) == 3:
+                    break
+        return got
+
+    assert asyncio.run(run(1)) == [(0, 100), (2, 102), (3, 103)]  # in order, the stored one skipped
+    assert saved == [0, 2, 3] and read == [0, 1, 2, 3]
+    got = asyncio.run(run(3))  # three at once: more read and played ahead, still only three saved
+    assert got == [(0, 100), (2, 102), (3, 103)] and saved == [0, 2, 3] and len(read) <= 3 + 2 * 3 + 1
