@@ -40,6 +40,7 @@ def evaluate(
     option: OptionOpt = None,
     preset: PresetOpt = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes (1: play in this process). With "
+                                                           "--transport grpc: matches at once. With "
                                                            "--cluster: matches sent at a time (1: 16).")] = 1,
     decision_ms: Annotated[int, typer.Option("--decision-ms", help="Per-decision limit given to the bots in ms (0: none).")] = 0,
     sprt: Annotated[
