@@ -22,7 +22,6 @@ already stored are kept, the others are played from scratch (same seeds, same re
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import itertools

@@ -40,7 +40,6 @@ import enum
 import hashlib
 import json
 import os
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,7 +49,7 @@ from arbiter.batch.cluster import bad_scheduler_address
 from arbiter.batch.plan import Seatings
 from arbiter.hosting.botproc import ISOLATIONS
 from arbiter.store.registry import is_registered_ref
-from cardarena.names import NAME_RULE, is_ref, is_seat_name
+from cardarena.names import NAME_RULE, is_seat_name
 from cardarena.games import ConfigError, Game, get_game
 from cardarena.records import Clock, FailurePolicy, MatchConfig, Policy
 from arbiter.hosting.loading import BUNDLED, did_you_mean, load_bot
