@@ -51,7 +51,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from arbiter import scratch
 from arbiter.batch.engine import Hosted, InProcess, play_batch
-from arbiter.batch.plan import Entry, PlannedMatch, derive_seed, seatings_of
+from arbiter.batch.plan import Entry, PlannedMatch, deal_seed, derive_seed, seatings_of
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.botproc import BotHost, BotStartError
 from arbiter.hosting.loading import load_bot
@@ -583,7 +583,7 @@ class Arena:
         per_side = len(self.game.teams[0])
         entries = [Entry(p, (p,) * per_side) for p in players]
         seatings = seatings_of(entries, self.game, Seatings(self.spec.seatings))
-        return [(d, r, seats, sides, derive_seed(seed, "deal", d))
+        return [(d, r, seats, sides, deal_seed(seed, d))
                 for d in range(self.spec.deals) for r, (seats, sides) in enumerate(seatings)]
 
     async def _play(self, idx: int, players: Sequence[str], seed: int, sources: Mapping[str, str]) -> list[PlayedMatch]:
@@ -591,8 +591,8 @@ class Arena:
         in process, as bot processes of a host of the encounter's own, or on the cluster."""
         assert self.row is not None
         match_id = lambda k: f"a{self.row.id}-e{idx}-{k}"  # noqa: E731 - carries no seed
-        plan = [PlannedMatch(k, self.spec.match_config(deal_seed, match_id(k)), seats, (d, r, sides))
-                for k, (d, r, seats, sides, deal_seed) in enumerate(self._plan(players, seed))]
+        plan = [PlannedMatch(k, self.spec.match_config(seed_of_deal, match_id(k)), seats, (d, r, sides))
+                for k, (d, r, seats, sides, seed_of_deal) in enumerate(self._plan(players, seed))]
 
         async def play(venue: Any, at_once: int | None) -> list[PlayedMatch]:
             async with contextlib.aclosing(play_batch(plan, venue, concurrency=at_once, ordered=True)) as played:

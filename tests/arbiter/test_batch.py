@@ -113,9 +113,11 @@ def test_the_arenas_encounters_play_through_the_one_engine(tmp_path, monkeypatch
     try:
         asyncio.run(arena.run(max_encounters=2))
         stored = arena.tables.matches(arena.row.id)
+        encounter_seed = {e.idx: e.seed for e in arena.tables.encounters(arena.row.id)}
     finally:
         arena.close()
     assert sorted((m.seed, m.seats) for m in stored) == taken.seeds_and_seats() != []
+    assert all(m.seed == deal_seed(encounter_seed[m.encounter], m.deal) for m in stored)
 
 
 def test_a_plan_is_read_lazily_and_a_stop_saves_nothing_past_it():
