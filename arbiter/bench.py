@@ -999,7 +999,8 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
             if hosted is not None:
                 # Whole matches, one after another: MatchStart to MatchEnd of each, so the
                 # per-match messages are in the figure (a few of the ~120 per match).
-                records = [await arena.match(10_000 + 100 * r + i, hosted_options) for i in range(HOSTED_MATCHES)]
+                plan = _bench_plan(arena.names, HOSTED_MATCHES, 10_000 + 100 * r, hosted_options)
+                records = [p.record async for p in play_batch(plan, arena, concurrency=1)]
                 per = sum(rec.seconds for rec in records) / sum(len(rec.actions) for rec in records)
                 hosted.values.append(per * 1e6)
                 if ratio is not None:
