@@ -574,7 +574,7 @@ class Campaign:
     def cluster_leg(self, rng: random.Random) -> None:
         from distributed import Client
 
-        from arbiter.tournament.cluster import LoopbackCluster
+        from arbiter.batch.cluster import LoopbackCluster
 
         env = {"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "20", "ARENA_CLUSTER_CACHE": str(self.tmp / "cache")}
         with LoopbackCluster(workers=2, env=env) as cluster:

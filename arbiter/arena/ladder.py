@@ -40,6 +40,7 @@ where that disagrees with what is stored (nothing, unless the store was tampered
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import secrets
@@ -49,20 +50,19 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from arbiter.hosting import scratch
+from arbiter.batch.engine import Hosted, InProcess, play_batch
+from arbiter.batch.plan import Entry, PlannedMatch, deal_seed, derive_seed, seatings_of
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.botproc import BotHost, BotStartError
 from arbiter.hosting.loading import load_bot
-from arbiter.hosting.local import LocalSeat
-from arbiter.match import run_match
 from arbiter.server import auth
 from arbiter.server.app import RunningServer, is_loopback, start_private_server, start_server
-from arbiter.server.botstream import Hub, RemoteSeat
+from arbiter.server.botstream import Hub
 from arbiter.store.arenas import ArenaMatch, ArenaRow, Arenas, EncounterRow, EntrantRow, PlayedMatch, PlayerUpdate
 from arbiter.store.db import Store
 from arbiter.store.registry import Registry, RegistryError, lookup
 from arbiter.arena import matchmaking
 from arbiter.rating.ratings import Z95
-from arbiter.tournament.run import Entry, derive_seed, seatings_of
 from arbiter.tournament.spec import Seatings, SpecError, bad_scheduler_address, bot_names, bot_sources, check_table, read_toml
 from arbiter.rating.sprt import H0, H1, MIN_DEALS, Sprt
 from arbiter.tournament.submissions import RegistryCatalog
@@ -583,25 +583,28 @@ class Arena:
         per_side = len(self.game.teams[0])
         entries = [Entry(p, (p,) * per_side) for p in players]
         seatings = seatings_of(entries, self.game, Seatings(self.spec.seatings))
-        return [(d, r, seats, sides, derive_seed(seed, "deal", d))
+        return [(d, r, seats, sides, deal_seed(seed, d))
                 for d in range(self.spec.deals) for r, (seats, sides) in enumerate(seatings)]
 
     async def _play(self, idx: int, players: Sequence[str], seed: int, sources: Mapping[str, str]) -> list[PlayedMatch]:
+        """The encounter's matches, by the batch engine (``arbiter.batch``), in plan order:
+        in process, as bot processes of a host of the encounter's own, or on the cluster."""
         assert self.row is not None
-        plan = self._plan(players, seed)
-        out: list[PlayedMatch] = []
         match_id = lambda k: f"a{self.row.id}-e{idx}-{k}"  # noqa: E731 - carries no seed
+        plan = [PlannedMatch(k, self.spec.match_config(seed_of_deal, match_id(k)), seats, (d, r, sides))
+                for k, (d, r, seats, sides, seed_of_deal) in enumerate(self._plan(players, seed))]
+
+        async def play(venue: Any, at_once: int | None) -> list[PlayedMatch]:
+            async with contextlib.aclosing(play_batch(plan, venue, concurrency=at_once, ordered=True)) as played:
+                return [PlayedMatch(p.match.key, *p.match.item, p.record) async for p in played]
+
         if self.spec.transport == "inproc":
-            for k, (d, r, seats, sides, deal_seed) in enumerate(plan):
-                clients = [LocalSeat(self._local_bot(p, sources[p]), p) for p in seats]
-                record = await run_match(self.spec.match_config(deal_seed, match_id(k)), clients)
-                out.append(PlayedMatch(k, d, r, sides, record))
-            return out
+            return await play(InProcess({p: self._local_bot(p, sources[p]) for p in players}), 1)
         if self.spec.cluster is not None:
-            return await self._play_on_cluster(idx, players, plan, match_id)
+            return await self._play_on_cluster(idx, players, play)
         if self._server is None:
             self._server = await start_private_server()
-        copies = max(seats.count(p) for _, _, seats, _, _ in plan for p in set(seats))
+        copies = max(m.seats.count(p) for m in plan for p in set(m.seats))
         log_dir = scratch.make("arena-encounter-")
         host = BotHost(self._server.hub, self._server.address, dict(sources), isolation=self.spec.host_isolation,
                        copies=copies, warm=1, max_restarts=2, sandbox=self.sandbox, log_dir=log_dir)
@@ -610,39 +613,25 @@ class Arena:
                 await host.start()
             except BotStartError as exc:  # its seats record the disconnect (with its stderr): a forfeit
                 log.warning("arena %s, encounter %d: %s", self.row.name, idx, exc)
-            for k, (d, r, seats, sides, deal_seed) in enumerate(plan):
-                lease, sessions = await host.lease(seats, deal_seed)
-                try:
-                    record = await run_match(self.spec.match_config(deal_seed, match_id(k)),
-                                             [RemoteSeat(s, self.spec.game) for s in sessions])
-                finally:
-                    host.release(lease)
-                out.append(PlayedMatch(k, d, r, sides, record))
+            return await play(Hosted(host, self.spec.game), 1)
         finally:
             await host.stop()
             shutil.rmtree(log_dir, ignore_errors=True)
-        return out
 
-    async def _play_on_cluster(self, idx: int, players: Sequence[str], plan: list, match_id: Callable[[int], str]
-                               ) -> list[PlayedMatch]:
-        """The encounter's matches as tasks of the Dask cluster (``arbiter.tournament.cluster``,
+    async def _play_on_cluster(self, idx: int, players: Sequence[str], play: Callable) -> list[PlayedMatch]:
+        """The encounter's matches as tasks of the Dask cluster (``arbiter.batch.cluster``,
         the tournaments' path): registered bots are shipped as their stored files, checked by
         hash on the worker; house bots by name or files. A worker plays ``deal`` isolation as
         ``match`` (a fresh process per seat per match). A worker lost mid-match costs that
         match only: the scheduler runs it again elsewhere."""
-        from arbiter.tournament.cluster import MatchJob, bot_refs, code_fingerprint, play_on_cluster
+        from arbiter.batch.cluster import OnCluster, bot_refs
 
         assert self.row is not None and self.spec.cluster is not None
         sources = [self.entrants[p].source if self.entrants[p].author == HOUSE else p for p in players]
         refs = await asyncio.to_thread(bot_refs, sources, list(players), self.db_path)
-        fingerprint = await asyncio.to_thread(code_fingerprint)
-        jobs = [MatchJob(f"a{self.row.id}-e{idx}", k, self.spec.match_config(deal_seed, match_id(k)), tuple(seats),
-                         tuple(refs[p] for p in dict.fromkeys(seats)), fingerprint, max_restarts=0,
-                         isolation=self.spec.host_isolation)
-                for k, (d, r, seats, sides, deal_seed) in enumerate(plan)]
-        records: dict[int, MatchRecord] = {}
-        await play_on_cluster(self.spec.cluster, jobs, lambda k, record: records.__setitem__(k, record))
-        return [PlayedMatch(k, d, r, sides, records[k]) for k, (d, r, seats, sides, _) in enumerate(plan)]
+        venue = OnCluster(self.spec.cluster, refs, f"a{self.row.id}-e{idx}", max_restarts=0,
+                          isolation=self.spec.host_isolation)
+        return await play(venue, None)
 
     def _local_bot(self, player: str, source: str) -> Any:
         if player not in self._local:

@@ -40,6 +40,7 @@ def evaluate(
     option: OptionOpt = None,
     preset: PresetOpt = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes (1: play in this process). With "
+                                                           "--transport grpc: matches at once. With "
                                                            "--cluster: matches sent at a time (1: 16).")] = 1,
     decision_ms: Annotated[int, typer.Option("--decision-ms", help="Per-decision limit given to the bots in ms (0: none).")] = 0,
     sprt: Annotated[
@@ -64,6 +65,11 @@ def evaluate(
         typer.Option("--cluster", help="Play the matches on the Dask scheduler at this address (tcp://HOST:PORT), as "
                                        "tournaments do there: the bots as sandboxed processes on the workers, their "
                                        "files shipped; the same result as here (docs/cluster.md).")] = None,
+    transport: Annotated[
+        str,
+        typer.Option("--transport", help="inproc: the bots in this process (trusted bots, the quickest); grpc: each bot "
+                                         "as sandboxed processes over a private arbiter, as tournaments play them. "
+                                         "The same deals, seatings and seeds either way.")] = "inproc",
 ) -> None:
     """Play BOT_A against BOT_B on duplicate deals and print A's mean margin ± standard error.
 
@@ -107,7 +113,7 @@ def evaluate(
             return run_evaluation(
                 game, bot_a, bot_b, deals=cap, seed=seed, options=options, preset=preset, jobs=jobs,
                 decision_ms=decision_ms, sprt=test, store=store, name=name, fresh=fresh, on_deal=on_deal,
-                cluster=cluster,
+                cluster=cluster, transport=transport,
             )
 
         if db is None:

@@ -73,6 +73,11 @@ class SubmissionRejected(RegistryError):
         self.report = report
 
 
+
+def is_registered_ref(spec: str) -> bool:
+    """True for ``name@version`` (a bot from the registry), not a path or module."""
+    return names.is_ref(spec) and not Path(spec).exists()
+
 @dataclass(frozen=True)
 class Submission:
     """The files of a submission, by relative posix path, and its entry file."""

@@ -45,7 +45,7 @@ Sections (see README "Benchmark"):
   of arbiter/tools/data (``arbiter.tools.statreport``; docs/strength.md has the full tables).
 * ``cluster``: the same small Spades tournament (1-deal matches) run locally
   (``run_tournament``: one arbiter, bot processes, as many matches at once as cores) and
-  on a Dask cluster on loopback (``arbiter.tournament.cluster``: a scheduler and one single-thread
+  on a Dask cluster on loopback (``arbiter.batch.cluster``: a scheduler and one single-thread
   worker process per core, workers already warm); matches/s of each and the overhead
   ratio local / cluster. Needs ``distributed`` (the ``cluster`` extra).
 * ``arena``: not a speed: the ladder's efficiency. Eight copies of the heuristic bot with
@@ -86,13 +86,14 @@ from cardarena.wire import codec as convert
 from cardarena.v1 import arena_pb2 as pb, arena_pb2_grpc as pb_grpc
 from arbiter.hosting import sandbox as sb
 from arbiter.server.botstream import RemoteSeat, SERVER_OPTIONS
-from cardarena.records import Clock, MatchConfig
-from arbiter.hosting.local import LocalSeat
+from cardarena.records import Clock, MatchConfig, MatchRecord
+from arbiter.batch.engine import InProcess, play_batch
+from arbiter.batch.plan import PlannedMatch
 from arbiter.match import run_match
 from arbiter.hosting.loading import load_bot
 from arbiter.store.db import Store
 from arbiter.tournament.run import TournamentSpec, default_concurrency, run_tournament
-from arbiter.tournament.cluster import LoopbackCluster
+from arbiter.batch.cluster import LoopbackCluster
 from arbiter.hosting.botproc import BotPool
 from arbiter.server.app import start_server
 
@@ -491,6 +492,8 @@ async def _floor_seats_round(turn_bytes: int, act_bytes: int, exchanges: int, se
 class _Arena:
     """An arbiter on a free loopback port with four random-bot processes connected."""
 
+    concurrency = 1
+
     def __init__(self, bots: int = 4):
         self.nbots = bots
 
@@ -538,33 +541,40 @@ class _Arena:
                 total += ticks[pid] / hz
         return total
 
+    async def open(self) -> None:  # a venue of the batch engine: the pool's four sessions at every match
+        pass
+
+    async def play(self, m: PlannedMatch) -> MatchRecord:
+        return await run_match(m.config, [RemoteSeat(self.pool.procs[n].session, "spades") for n in m.seats])
+
+    async def close(self) -> None:
+        pass
+
     async def matches_per_second(self, count: int, concurrent: int, seed: int, options: dict[str, Any]) -> float:
         """Play ``count`` matches, at most ``concurrent`` at once; matches per second."""
-        sem = asyncio.Semaphore(concurrent)
+        return await _matches_per_second(self, self.names, count, concurrent, seed, options)
 
-        async def one(i: int) -> None:
-            async with sem:
-                record = await self.match(seed + i, options)
-                if record.incidents:
-                    raise RuntimeError(f"bench match had incidents: {record.incidents}")
 
-        t0 = time.perf_counter()
-        await asyncio.gather(*(one(i) for i in range(count)))
-        return count / (time.perf_counter() - t0)
+def _bench_plan(names: Sequence[str], count: int, seed: int, options: dict[str, Any]) -> list[PlannedMatch]:
+    """``count`` Spades matches of their own deals (seeds ``seed`` + i), ``names`` seated."""
+    return [PlannedMatch(i, MatchConfig(game="spades", seed=seed + i, options=options, clock=Clock(60_000, 600_000)),
+                         tuple(names)) for i in range(count)]
+
+
+async def _matches_per_second(venue: Any, names: Sequence[str], count: int, concurrent: int, seed: int,
+                              options: dict[str, Any]) -> float:
+    """``count`` matches by the batch engine at ``venue``, ``concurrent`` at once; matches per second."""
+    t0 = time.perf_counter()
+    async for p in play_batch(_bench_plan(names, count, seed, options), venue, concurrency=concurrent):
+        if p.record.incidents:
+            raise RuntimeError(f"bench match had incidents: {p.record.incidents}")
+    return count / (time.perf_counter() - t0)
 
 
 async def _inproc_matches_per_second(count: int, concurrent: int, seed: int, options: dict[str, Any]) -> float:
+    names = [f"bench{s}" for s in range(4)]
     bot = load_bot("random")
-    sem = asyncio.Semaphore(concurrent)
-
-    async def one(i: int) -> None:
-        async with sem:
-            config = MatchConfig(game="spades", seed=seed + i, options=options, clock=Clock(60_000, 600_000))
-            await run_match(config, [LocalSeat(bot, f"bench{s}") for s in range(4)])
-
-    t0 = time.perf_counter()
-    await asyncio.gather(*(one(i) for i in range(count)))
-    return count / (time.perf_counter() - t0)
+    return await _matches_per_second(InProcess({n: bot for n in names}), names, count, concurrent, seed, options)
 
 
 # --------------------------------------------------------------------------------------
@@ -995,7 +1005,8 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
             if hosted is not None:
                 # Whole matches, one after another: MatchStart to MatchEnd of each, so the
                 # per-match messages are in the figure (a few of the ~120 per match).
-                records = [await arena.match(10_000 + 100 * r + i, hosted_options) for i in range(HOSTED_MATCHES)]
+                plan = _bench_plan(arena.names, HOSTED_MATCHES, 10_000 + 100 * r, hosted_options)
+                records = [p.record async for p in play_batch(plan, arena, concurrency=1)]
                 per = sum(rec.seconds for rec in records) / sum(len(rec.actions) for rec in records)
                 hosted.values.append(per * 1e6)
                 if ratio is not None:

@@ -34,7 +34,7 @@ from typing import Sequence
 
 from cardarena.games import EndReason, Outcome, get_game
 from arbiter.store.db import MatchRow
-from arbiter.tournament.evaluate import EvalResult, MatchMargin, _seating
+from arbiter.tournament.evaluate import EvalResult, MatchMargin, seating_who
 from arbiter.rating.ratings import ELO_PER_NAT, Z95, compute_standings, side_results
 from arbiter.tournament.run import schedule
 from arbiter.tournament.spec import TournamentSpec
@@ -86,7 +86,7 @@ def match_score(result: EvalResult) -> float:
     game = get_game(result.game, result.options, result.preset)
     total = 0.0
     for m in result.matches:
-        who = _seating(game.num_seats, game.teams, m.rotation)
+        who = seating_who(game, m.rotation)
         res = side_results(game.teams, m.scores, m.ranks)
         a = [res[t][0] for t, team in enumerate(game.teams) if who[team[0]] == 0]
         total += sum(a) / len(a)
@@ -100,7 +100,7 @@ def pair_score(result: EvalResult) -> float:
     total = 0.0
     pairs = 0
     for m in result.matches:
-        who = _seating(game.num_seats, game.teams, m.rotation)
+        who = seating_who(game, m.rotation)
         ranks = [min(m.ranks[s] for s in team) for team in game.teams]
         mine = [t for t, team in enumerate(game.teams) if who[team[0]] == 0]
         theirs = [t for t, team in enumerate(game.teams) if who[team[0]] == 1]
@@ -160,7 +160,7 @@ def rating_calibration(result: EvalResult, deals: int, runs: int, rng: random.Ra
     if not pairs or not all(m.scores for p in pairs for m in p):
         raise ValueError("rating_calibration: the recorded matches carry no scores and ranks")
     names = ("A", "B")
-    seatings = [tuple(names[w] for w in _seating(game.num_seats, game.teams, r)) for r in (0, 1)]
+    seatings = [tuple(names[w] for w in seating_who(game, r)) for r in (0, 1)]
     swapped = [tuple(names[1 - names.index(n)] for n in s) for s in seatings]
     p = pair_score(result)
     p = (1 - relabel) * p + relabel * (1 - p)

@@ -49,7 +49,8 @@ from cardarena.records import MatchInfo, bot_seed_for
 from arbiter.hosting.loading import load_bot
 from arbiter.hosting.local import LocalSeat
 from arbiter.match import TurnRequest
-from arbiter.tournament.evaluate import EvalResult, _seating, deal_seed, margin_of
+from arbiter.batch.plan import deal_seed
+from arbiter.tournament.evaluate import EvalResult, margin_of, seating_who
 from arbiter.tournament.spec import bot_names
 from arbiter.rating.stats import MeanSE, mean_se
 
@@ -140,9 +141,9 @@ def feature_means(game_name: str, options: Mapping[str, Any], preset: str | None
 
 
 def features_of(result: EvalResult) -> list[dict[str, float]]:
-    """The features of every deal of an evaluation, in deal order."""
+    """The features of every deal of an evaluation, in deal order (dealt from the seeds its
+    matches carry: a recorded evaluation may predate today's ``deal_seed``)."""
     seeds = sorted({(m.deal, m.seed) for m in result.matches})
-    assert all(s == deal_seed(result.seed, d) for d, s in seeds), "deal seeds do not follow deal_seed"
     return [deal_features(result.game, result.options, result.preset, s) for _, s in seeds]
 
 
@@ -382,7 +383,7 @@ class _Replayer:
                 raise ValueError(f"replay: hands_from must order the seats 0..{game.num_seats - 1}, got {moved}")
             state = game.state_from_deal([state.hands[k] for k in moved], dealer=state.dealer, seed=seed)
         hands = tuple(tuple(h) for h in state.hands) if spades else ()
-        who = tuple(_seating(game.num_seats, game.teams, rotation))
+        who = tuple(seating_who(game, rotation))
         seats = [LocalSeat(self.bots[w], self.names[w]) for w in who]
         seat_names = tuple(self.names[w] for w in who)
         # shaped like the runner's match ids (12 hex digits), so a probe does not announce itself

@@ -5,8 +5,11 @@
     print(result.summary())
 
 Every deal is played twice with the same cards, the bots swapping seats (bot A takes the
-even-numbered sides, bot B the odd ones, then the reverse, as in tournaments), so the
-luck of the cards cancels. A match's margin is bot A's mean score minus bot B's mean
+even-numbered sides, bot B the odd ones, then the reverse: ``arbiter.batch.plan.pair_seatings``),
+so the luck of the cards cancels. The deals, their seeds and seatings are a two-bot
+duplicate tournament's on the same seed (``arbiter.batch.plan.deal_seed``), match for match:
+``arbiter evaluate A B --seed S`` and ``arbiter tournament run --bots A,B --seed S`` play the
+same matches. A match's margin is bot A's mean score minus bot B's mean
 score (the games' own numbers: Spades points, Spot units, Spite and Malice 1/0.5/0 or
 series points); a deal's margin is the mean over its two seatings. The reported
 margin is the mean over deals with its standard error (sample standard deviation of the
@@ -24,34 +27,34 @@ The sequential test looks at the deals in deal order whatever was stored when, s
 interrupted and resumed evaluation stops at the same deal, with the same result, as one
 run straight through.
 
-Matches run in this process with the arbiter's own match runner (bots as ``LocalSeat``), in
-``jobs`` worker processes, or on a Dask cluster (``cluster``: a scheduler's address), where
-each match is a task played as tournaments play theirs there (``arbiter.tournament.cluster``:
-the bots as sandboxed processes on the worker, their files shipped and checked by hash, a
-fresh process per seat per match); the result is the same for the same seed every way. On
-the cluster the matches go in batches of ``jobs`` (16 if ``jobs`` is 1), played whole: with
-a sequential test up to a batch less one match is played past the deal that decides, and
-neither counted nor stored.
+The matches are played by the one batch engine (``arbiter.batch.engine.play_batch``, in plan
+order): in this process with the arbiter's own match runner (bots as ``LocalSeat``), in
+``jobs`` worker processes, as bot processes over gRPC (``transport="grpc"``, as tournaments
+play), or on a Dask cluster (``cluster``: a scheduler's address), where each match is a
+task played as tournaments play theirs there (``arbiter.batch.cluster``: the bots as
+sandboxed processes on the worker, their files shipped and checked by hash, a fresh
+process per seat per match); the result is the same for the same seed every way. With
+``jobs`` > 1 (on the cluster: ``jobs`` matches at once, 16 if ``jobs`` is 1) matches run
+ahead of the deal being counted: with a sequential test those past the deal that decides
+are stopped, and neither counted nor stored.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
+import contextlib
 import hashlib
 import json
 import logging
-import secrets
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from cardarena.games import ConfigError, Outcome, get_game
+from cardarena.games import ConfigError, Game, Outcome, get_game
+from arbiter.batch.cluster import OnCluster, bot_refs, check_address
+from arbiter.batch.engine import InProcess, batch_key, hosted, play_batch
+from arbiter.batch.plan import PlannedMatch, deal_seed, pair_seatings
 from arbiter.hosting.loading import load_bot
-from arbiter.hosting.local import LocalSeat
-from arbiter.match import run_match
 from arbiter.store.db import Store, StoreError
-from arbiter.tournament.cluster import MatchJob, bot_refs, check_address, code_fingerprint, play_on_cluster
 from arbiter.tournament.spec import bot_names
 from arbiter.rating.sprt import Sprt, SprtState
 from arbiter.rating.stats import MeanSE, Moments, mean_se
@@ -61,12 +64,9 @@ log = logging.getLogger(__name__)
 
 #: Format of ``EvalResult.to_json`` (the recorded margins under arbiter/tools/data/).
 JSON_FORMAT = 1
-
-
-def deal_seed(seed: int, deal: int) -> int:
-    """The seed of deal ``deal`` of an evaluation (stable across Python versions)."""
-    digest = hashlib.sha256(f"{seed}:evaluate:deal:{deal}".encode()).digest()
-    return int.from_bytes(digest[:6], "big")
+#: Format of a stored evaluation's spec (its resume key). 2: the deals are a tournament's
+#: (``arbiter.batch.plan.deal_seed``); an evaluation stored by format 1 is not resumed.
+SPEC_FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -184,15 +184,6 @@ class EvalResult:
                    preset=d.get("preset"), max_deals=int(d["deals"]))
 
 
-def _seating(num_seats: int, teams: tuple[tuple[int, ...], ...], rotation: int) -> list[int]:
-    """Per seat: 0 for bot A, 1 for bot B (A on the even sides in rotation 0)."""
-    who = [0] * num_seats
-    for t, team in enumerate(teams):
-        for s in team:
-            who[s] = (t % 2) ^ rotation
-    return who
-
-
 def margin_of(outcome: Outcome, who: Sequence[int]) -> float:
     """Bot A's mean score minus bot B's (``who``: 0 for A, 1 for B per seat).
 
@@ -208,11 +199,15 @@ def margin_of(outcome: Outcome, who: Sequence[int]) -> float:
     return sum(a) / len(a) - sum(b) / len(b)
 
 
-def _who_and_names(game_name: str, bot_a: str, bot_b: str, rotation: int, options: Mapping[str, Any],
-                   preset: str | None) -> tuple[list[int], tuple[str, ...]]:
-    """Per seat 0 (bot A) or 1 (bot B) in seating ``rotation``, and the two bots' seat names."""
-    game = get_game(game_name, options, preset)
-    return _seating(game.num_seats, game.teams, rotation), bot_names((bot_a, bot_b))
+def who_of(seats: Sequence[str], bot_a: str) -> list[int]:
+    """Per seat 0 (bot A, named ``bot_a``) or 1 (bot B), from a seating's bot names."""
+    return [0 if n == bot_a else 1 for n in seats]
+
+
+def seating_who(game: Game, rotation: int) -> list[int]:
+    """Per seat 0 (bot A) or 1 (bot B) in seating ``rotation`` of an evaluation's deal
+    (``arbiter.batch.plan.pair_seatings``: A on the even-numbered sides in seating 0)."""
+    return who_of(pair_seatings(game, "A", "B")[rotation], "A")
 
 
 def _config(game_name: str, seed: int, options: Mapping[str, Any], preset: str | None, clock_ms: tuple[int, int]) -> MatchConfig:
@@ -226,76 +221,16 @@ def _margin(deal: int, rotation: int, seed: int, who: Sequence[int], record: Mat
     return MatchMargin(deal, rotation, seed, margin_of(out, who), out.reason.value, tuple(out.scores), tuple(out.ranks))
 
 
-def _play(
-    game_name: str, bot_a: str, bot_b: str, deal: int, rotation: int, seed: int,
-    options: Mapping[str, Any], preset: str | None, clock_ms: tuple[int, int],
-) -> tuple[MatchMargin, MatchRecord]:
-    who, names = _who_and_names(game_name, bot_a, bot_b, rotation, options, preset)
-    specs = (bot_a, bot_b)
-    seats = [LocalSeat(load_bot(specs[w]), names[w]) for w in who]
-    record = asyncio.run(run_match(_config(game_name, seed, options, preset, clock_ms), seats))
-    return _margin(deal, rotation, seed, who, record), record
-
-
-def play_one(
-    game_name: str, bot_a: str, bot_b: str, deal: int, rotation: int, seed: int,
-    options: Mapping[str, Any], preset: str | None, clock_ms: tuple[int, int],
-) -> MatchMargin:
-    """Play one seating of one deal; bots are named by spec (picklable for workers)."""
-    return _play(game_name, bot_a, bot_b, deal, rotation, seed, options, preset, clock_ms)[0]
-
-
-def _play_packed(args: tuple) -> tuple[MatchMargin, MatchRecord]:
-    return _play(*args)
-
-
-def _in_order(tasks: Iterator[tuple], jobs: int) -> Iterator[tuple[MatchMargin, MatchRecord]]:
-    """Results of ``tasks`` in task order, at most ``2 * jobs`` in flight; closing the
-    generator cancels what has not started (matches being played are finished)."""
-    if jobs == 1:
-        for t in tasks:
-            yield _play(*t)
-        return
-    pool = ProcessPoolExecutor(max_workers=jobs)
-    pending: collections.deque[Future] = collections.deque()
-    try:
-        for t in tasks:
-            pending.append(pool.submit(_play_packed, t))
-            if len(pending) >= 2 * jobs:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-#: Matches sent to a cluster at a time when ``jobs`` does not say (``jobs`` = 1).
-CLUSTER_BATCH = 16
-
-
-def _in_order_on_cluster(tasks: Iterator[tuple], address: str, batch: int, key: str) -> Iterator[tuple[MatchMargin, MatchRecord]]:
-    """Results of ``tasks`` in task order, played ``batch`` at a time on the Dask cluster at
-    ``address`` (``arbiter.tournament.cluster.play_on_cluster``, the tournaments' path)."""
-    refs: dict[str, Any] | None = None
-    fingerprint = code_fingerprint()
-    pending = iter(tasks)
-    n = 0
-    while chunk := [t for _, t in zip(range(batch), pending)]:
-        plan = []
-        for t in chunk:
-            game_name, bot_a, bot_b, deal, rotation, seed, options, preset, clock_ms = t
-            who, names = _who_and_names(game_name, bot_a, bot_b, rotation, options, preset)
-            if refs is None:  # the bots' files read and hashed once, shipped with every task
-                refs = bot_refs((bot_a, bot_b), names, None)
-            seats = tuple(names[w] for w in who)
-            job = MatchJob(key, n, _config(game_name, seed, options, preset, clock_ms), seats,
-                           tuple(refs[s] for s in dict.fromkeys(seats)), fingerprint)
-            plan.append((job, deal, rotation, seed, who))
-            n += 1
-        records: dict[int, MatchRecord] = {}
-        asyncio.run(play_on_cluster(address, [job for job, *_ in plan], lambda idx, rec: records.__setitem__(idx, rec)))
-        for job, deal, rotation, seed, who in plan:
-            yield _margin(deal, rotation, seed, who, records[job.idx]), records[job.idx]
+def evaluation_plan(game_name: str, bot_a: str, bot_b: str, deals: int, seed: int, options: Mapping[str, Any],
+                    preset: str | None, clock_ms: tuple[int, int] = (0, 0)) -> Iterator[PlannedMatch]:
+    """The matches of an evaluation, in order: deal ``d`` in seating ``r`` is match ``2d + r``
+    (its ``item`` is ``(d, r)``), seats named by ``bot_names((bot_a, bot_b))``."""
+    game = get_game(game_name, options, preset)
+    a, b = bot_names((bot_a, bot_b))
+    seatings = pair_seatings(game, a, b)
+    for d in range(deals):
+        for r, seats in enumerate(seatings):
+            yield PlannedMatch(2 * d + r, _config(game_name, deal_seed(seed, d), options, preset, clock_ms), seats, (d, r))
 
 
 def evaluation_spec(
@@ -306,7 +241,7 @@ def evaluation_spec(
     (game, bots, deals, seed, options, preset, clock) mean the same, so the standings and
     the web page read it as a two-bot duplicate tournament."""
     return {
-        "evaluate": JSON_FORMAT, "game": game, "bots": [bot_a, bot_b], "deals": deals, "seed": seed,
+        "evaluate": SPEC_FORMAT, "game": game, "bots": [bot_a, bot_b], "deals": deals, "seed": seed,
         "options": dict(options), "preset": preset, "duplicate": True, "decision_ms": decision_ms, "bank_ms": bank_ms,
         "policy": "forfeit", "max_strikes": FailurePolicy().max_strikes, "sprt": None if sprt is None else sprt.to_json(),
     }
@@ -337,13 +272,17 @@ def evaluate(
     fresh: bool = False,
     on_deal: Callable[[EvalResult], None] | None = None,
     cluster: str | None = None,
+    transport: str = "inproc",
 ) -> EvalResult:
     """Play up to ``deals`` duplicate deals of ``game`` between two bot specs; see the module docstring.
 
     ``progress`` is called after every match played, ``on_deal`` after every deal counted
     (stored ones included), with the result so far (``sprt_state`` up to date).
+    ``transport`` is ``"inproc"`` (trusted bots in this process, or ``jobs`` processes) or
+    ``"grpc"`` (each bot as sandboxed processes over a private arbiter, as tournaments play
+    them, ``jobs`` matches at once).
 
-    Raises ConfigError for a bad game, option or count, BotLoadError for an unknown bot,
+    Raises ConfigError for a bad game, option, count or transport, BotLoadError for an unknown bot,
     StoreError when the store is locked by another run or holds another evaluation of that name,
     ClusterError (a ConfigError) when the cluster cannot play the matches.
     """
@@ -351,6 +290,10 @@ def evaluate(
         raise ConfigError(f"deals: must be at least 1, got {deals}")
     if jobs < 1:
         raise ConfigError(f"jobs: must be at least 1, got {jobs}")
+    if transport not in ("inproc", "grpc"):
+        raise ConfigError(f"transport: expected inproc or grpc, got {transport!r}")
+    if cluster is not None and transport != "inproc":
+        raise ConfigError("transport: a cluster runs every bot as a sandboxed process; --transport does not apply to --cluster")
     opts = dict(options or {})
     get_game(game, opts, preset)  # validate before starting anything
     if cluster is not None:
@@ -361,6 +304,7 @@ def evaluate(
         if not bot.plays(game):
             raise ConfigError(f"bot {spec!r} does not play {game} (it plays: {', '.join(bot.games)})")
     result = EvalResult(game, bot_a, bot_b, 0, seed, opts, sprt=sprt, max_deals=deals, preset=preset)
+    names = bot_names((bot_a, bot_b))
 
     stored: dict[tuple[int, int], MatchMargin] = {}
     tid = None
@@ -370,52 +314,72 @@ def evaluate(
         store.lock()
         tour = store.open_tournament(result.stored_as, game, spec, fresh=fresh, planned=2 * deals)
         tid = tour.id
-        stored = _stored_margins(store, tid, game, opts, preset)
+        stored = _stored_margins(store, tid, game, opts, preset, names[0])
         result.resumed = sum(1 for (d, _) in stored if d < deals)
 
-    def tasks() -> Iterator[tuple]:
-        for d in range(deals):
-            for r in (0, 1):
-                if (d, r) not in stored:
-                    yield (game, bot_a, bot_b, d, r, deal_seed(seed, d), opts, preset, (decision_ms, bank_ms))
+    def save(m: PlannedMatch, record: MatchRecord) -> None:
+        # called in plan order, for a match the test still counts: one past its decision is never saved
+        if store is not None:
+            d, r = m.item
+            store.save_match(tid, m.key, d, r, record, sides=_sides(game, opts, preset, record))
 
-    if cluster:
-        key = f"evaluate-{secrets.token_hex(4)}"
-        played = _in_order_on_cluster(tasks(), cluster, jobs if jobs > 1 else CLUSTER_BATCH, key)
-    else:
-        played = _in_order(tasks(), jobs)
-    acc = Moments()
+    plan = evaluation_plan(game, bot_a, bot_b, deals, seed, opts, preset, (decision_ms, bank_ms))
+    skip = {2 * d + r for d, r in stored}
+
+    async def count(venue: Any, at_once: int | None) -> None:
+        acc = Moments()
+        async with contextlib.aclosing(play_batch(plan, venue, concurrency=at_once, skip=skip, save=save,
+                                                  ordered=True)) as played:
+            for d in range(deals):
+                pair = []
+                for r in (0, 1):
+                    m = stored.get((d, r))
+                    if m is None:
+                        p = await anext(played)
+                        assert p.match.item == (d, r)
+                        m = _margin(d, r, p.match.config.seed, who_of(p.match.seats, names[0]), p.record)
+                        if progress:
+                            progress(m)
+                    pair.append(m)
+                result.matches += pair
+                result.deals += 1
+                acc.add(sum(m.margin for m in pair) / 2)
+                if sprt is not None:
+                    result.sprt_state = sprt.state(acc.result())
+                if on_deal:
+                    on_deal(result)
+                if result.sprt_state is not None and result.sprt_state.decision:
+                    break
+
+    async def run() -> None:
+        if cluster:
+            venue = OnCluster(cluster, bot_refs((bot_a, bot_b), names, None), f"evaluate-{batch_key()}")
+            await count(venue, jobs if jobs > 1 else CLUSTER_BATCH)
+        elif transport == "grpc":
+            # the seats one bot holds in a match (a bot and its copy per team)
+            seatings = pair_seatings(get_game(game, opts, preset), *names)
+            copies = max(s.count(n) for s in seatings for n in set(s))
+            # isolation "match": a fresh process per seat per match, as a cluster worker plays
+            async with hosted(dict(zip(names, (bot_a, bot_b))), game, isolation="match", copies=copies,
+                              warm=jobs, concurrency=jobs) as (venue, _):
+                await count(venue, jobs)
+        else:
+            await count(InProcess(dict(zip(names, (bot_a, bot_b))), processes=jobs), jobs)
+
     try:
-        for d in range(deals):
-            pair = []
-            for r in (0, 1):
-                m = stored.get((d, r))
-                if m is None:
-                    m, record = next(played)
-                    assert (m.deal, m.rotation) == (d, r)
-                    if store is not None:
-                        store.save_match(tid, 2 * d + r, d, r, record, sides=_sides(game, opts, preset, record))
-                    if progress:
-                        progress(m)
-                pair.append(m)
-            result.matches += pair
-            result.deals += 1
-            acc.add(sum(m.margin for m in pair) / 2)
-            if sprt is not None:
-                result.sprt_state = sprt.state(acc.result())
-            if on_deal:
-                on_deal(result)
-            if result.sprt_state is not None and result.sprt_state.decision:
-                break
+        asyncio.run(run())
         if store is not None:
             store.set_planned(tid, 2 * result.deals)  # a stop rule cuts the schedule at its decision
             store.mark_finished(tid)
     finally:
-        played.close()
         if store is not None:
             store.unlock()
     log.info("%s", result.summary())
     return result
+
+
+#: Matches sent to a cluster at a time when ``jobs`` does not say (``jobs`` = 1).
+CLUSTER_BATCH = 16
 
 
 def _sides(game_name: str, options: Mapping[str, Any], preset: str | None, record: MatchRecord) -> list[str]:
@@ -424,14 +388,14 @@ def _sides(game_name: str, options: Mapping[str, Any], preset: str | None, recor
     return [record.seat_names[team[0]] for team in game.teams]
 
 
-def _stored_margins(store: Store, tid: int, game_name: str, options: Mapping[str, Any], preset: str | None) -> dict[tuple[int, int], MatchMargin]:
+def _stored_margins(store: Store, tid: int, game_name: str, options: Mapping[str, Any], preset: str | None,
+                    bot_a: str) -> dict[tuple[int, int], MatchMargin]:
     """The matches of a stored evaluation, by (deal, rotation), margins recomputed from the outcomes."""
-    game = get_game(game_name, options, preset)
     out = {}
     for row in store.matches(tid):
         if row.idx != 2 * row.deal + row.rotation or row.rotation not in (0, 1):
             raise StoreError(f"tournament {tid} in {store.path} is not an evaluation (match {row.idx} is deal {row.deal}, seating {row.rotation})")
-        who = _seating(game.num_seats, game.teams, row.rotation)
+        who = who_of(row.seats, bot_a)
         o = row.outcome
         out[(row.deal, row.rotation)] = MatchMargin(row.deal, row.rotation, row.seed, margin_of(o, who), o.reason.value,
                                                     tuple(o.scores), tuple(o.ranks))

@@ -22,29 +22,24 @@ already stored are kept, the others are played from scratch (same seeds, same re
 
 from __future__ import annotations
 
-import asyncio
-import collections
+import contextlib
 import dataclasses
-import hashlib
 import itertools
 import logging
 import os
 import secrets
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 from cardarena.games import ConfigError, Game
-from arbiter.hosting.local import LocalSeat
 from cardarena.records import MatchRecord
-from arbiter.match import SeatClient, run_match
-from arbiter.tournament.spec import Format, Seatings, SpecError, TournamentSpec, bot_names, is_registered_ref
+from arbiter.batch import cluster as dask_cluster
+from arbiter.batch.engine import BotsDoNotPlay, InProcess, hosted, play_batch
+from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_seed, seatings_of
+from arbiter.tournament.spec import Format, SpecError, TournamentSpec, bot_names, is_registered_ref
 from arbiter.store.db import MatchRow, Store, StoreError
 from arbiter.store.registry import RegistryError, lookup
-from arbiter.tournament import cluster as dask_cluster
 from arbiter.hosting.loading import load_bot
-from arbiter.hosting.botproc import BotHost
-from arbiter.server.botstream import RemoteSeat
-from arbiter.server.app import start_private_server
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.tournament.disclosure import Disclosure, of_tournament, shown_seed
 from arbiter.rating.ratings import compute_standings, side_points
@@ -54,20 +49,6 @@ log = logging.getLogger(__name__)
 __all__ = [
     "ScheduledMatch", "TournamentSpec", "Progress", "bot_names", "derive_seed", "schedule", "run_tournament", "Entry",
 ]
-
-
-def derive_seed(seed: int, *parts: Any) -> int:
-    """A 48-bit seed from the tournament seed and a path; stable across Python versions."""
-    text = ":".join(str(p) for p in (seed, *parts))
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:6], "big")
-
-
-@dataclass(frozen=True)
-class Entry:
-    """What occupies one side: ``members[i]`` is the bot at the side's i-th seat."""
-
-    label: str
-    members: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -114,35 +95,6 @@ def tables_of(entries: Sequence[Entry], k: int, fmt: Format, challenger: str | N
     return _covering(entries, k)
 
 
-def _dedupe(seq: Iterator[tuple]) -> list[tuple]:
-    return list(dict.fromkeys(seq))
-
-
-def seatings_of(table: Sequence[Entry], game: Game, mode: Seatings = Seatings.ROTATIONS) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    """Every seating of a table: (bot per seat, entry label per side), each distinct once.
-
-    Side orders are the rotations (or permutations) of the table; when a team has distinct
-    members, their order over the side's seats rotates too (all teams at once), so each
-    bot holds each seat's cards equally often.
-    """
-    teams = game.teams
-    k, m = len(teams), len(teams[0])
-    if mode is Seatings.PERMUTATIONS:
-        orders = _dedupe(itertools.permutations(table))
-    else:
-        orders = _dedupe(tuple(table[(j - r) % k] for j in range(k)) for r in range(k))
-    shifts = range(m) if any(len(set(e.members)) > 1 for e in table) else range(1)
-    out = []
-    for q in shifts:
-        for order in orders:
-            seats = [""] * game.num_seats
-            for side, entry in zip(teams, order):
-                for i, s in enumerate(side):
-                    seats[s] = entry.members[(i + q) % m]
-            out.append((tuple(seats), tuple(e.label for e in order)))
-    return _dedupe(iter(out))
-
-
 def schedule(
     game: Game,
     names: Sequence[str] | TournamentSpec,
@@ -176,14 +128,14 @@ def schedule(
         for d in range(deals):
             for t, table_seatings in enumerate(seatings):
                 if duplicate:
-                    deal_seed = derive_seed(seed, "deal", rnd, d)
+                    seed_of_deal = deal_seed(seed, d, rnd)
                     chosen = list(enumerate(table_seatings))
                 else:
-                    deal_seed = derive_seed(seed, "deal", rnd, d, "table", t)
+                    seed_of_deal = deal_seed(seed, d, rnd, table=t)
                     r = (d + rnd) % len(table_seatings)
                     chosen = [(r, table_seatings[r])]
                 for r, (seats, sides) in chosen:
-                    out.append(ScheduledMatch(len(out), rnd, d, t, r, deal_seed, seats, sides))
+                    out.append(ScheduledMatch(len(out), rnd, d, t, r, seed_of_deal, seats, sides))
     return out
 
 
@@ -296,7 +248,7 @@ async def run_tournament(
     before anything runs for a bad spec or a busy store.
 
     ``cluster`` (or ``spec.cluster``), a Dask scheduler address such as
-    ``tcp://host:8786``, runs the matches on that cluster instead (``arbiter.tournament.cluster``):
+    ``tcp://host:8786``, runs the matches on that cluster instead (``arbiter.batch.cluster``):
     same seeds, same records, written here as they arrive. ``ship_bots=False`` sends
     registered bots by the path of their stored copy (a file system every worker mounts)
     instead of their files.
@@ -328,39 +280,16 @@ async def run_tournament(
     finished = len(done)
     log.info("tournament %s: %d matches, %d stored, %d to play, %d at once", tour.name, len(plan), len(done), len(todo), concurrency)
 
-    async def play_all(seats_for: Callable[[Sequence[str], int], Any], observers_for: Callable[[Any], Any] = lambda config: ()) -> None:
-        """Play every match still to do; ``await seats_for(bot names in seat order, deal
-        seed)`` gives the match's seat clients and a callable to run once it has ended.
-
-        No bot plays two matches of one deal at the same time (``_DealTurns``): two of its
-        processes playing different seatings of a duplicate deal at once could signal each
-        other through the CPU they share and so hold all four hands between them."""
-        turns = _DealTurns(todo)
-
-        async def worker() -> None:
-            while (m := await turns.take()) is not None:
-                try:
-                    seats, release = await seats_for(m.seats, m.seed)
-                    config = match_config(m)
-                    try:
-                        record = await run_match(config, seats, observers=observers_for(config))
-                    finally:
-                        release()
-                    save(m, record)
-                finally:
-                    await turns.done(m)
-
-        await asyncio.gather(*(worker() for _ in range(min(concurrency, len(todo)))))
-
     def match_config(m: ScheduledMatch):
         # The id goes to every bot: it must not carry the deal seed (nor the tournament's).
         return spec.match_config(m.seed, f"{tour.id}-{m.idx}")
 
     stored = set(done)
 
-    def save(m: ScheduledMatch, record: MatchRecord) -> None:
+    def save(pm: PlannedMatch, record: MatchRecord) -> None:
         """Store one finished match, once per index (a re-run's second record is dropped)."""
         nonlocal finished
+        m = pm.item
         if m.idx in stored:
             log.warning("match %d of %s is already stored; the second record is ignored", m.idx, tour.name)
             return
@@ -371,121 +300,47 @@ async def run_tournament(
         if on_progress:
             on_progress(Progress(finished, len(plan), record, len(done), leader.text(), tour.name))
 
+    batch = [PlannedMatch(m.idx, match_config(m), m.seats, m) for m in plan]
+
+    async def play(venue, at_once: int | None) -> None:
+        async with contextlib.aclosing(play_batch(batch, venue, concurrency=at_once, skip=done, save=save)) as played:
+            async for _ in played:
+                pass
+
     if todo and cluster:
         refs = dask_cluster.bot_refs(spec.bot_sources, names, store.path, ship=ship_bots)
-        fingerprint = dask_cluster.code_fingerprint()
-        by_idx = {m.idx: m for m in todo}
-        jobs = [
-            dask_cluster.MatchJob(f"{tour.id}", m.idx, match_config(m), m.seats,
-                                  tuple(refs[n] for n in dict.fromkeys(m.seats)), fingerprint, max_restarts,
-                                  spec.effective_isolation)
-            for m in todo
-        ]
-        await dask_cluster.play_on_cluster(
-            cluster, jobs, lambda idx, record: save(by_idx[idx], record),
-            lambda versions: store.set_entrant_versions(tour.id, sorted(versions.items())),
-        )
+        await play(dask_cluster.OnCluster(
+            cluster, refs, f"{tour.id}", max_restarts=max_restarts, isolation=spec.effective_isolation,
+            on_versions=lambda versions: store.set_entrant_versions(tour.id, sorted(versions.items()))), None)
+    elif todo and transport == "inproc":
+        # trusted bots: a fresh copy of the Bot per (match, seat) is enough
+        await play(InProcess({n: load_bot(s) for n, s in zip(names, sources)}), concurrency)
     elif todo:
-        if transport == "inproc":
-            bots = {n: load_bot(s) for n, s in zip(names, sources)}
-            seats_cache = {n: LocalSeat(bots[n], n) for n in names}
+        def announce(address: str, token: str) -> None:
+            if on_progress:
+                on_progress(Progress(finished, len(plan), None, len(done), leader.text(), tour.name, address, token))
 
-            async def local(seat_names: Sequence[str], deal: int) -> tuple[list[SeatClient], Callable[[], None]]:
-                # trusted bots: a fresh copy of the Bot per (match, seat) is enough
-                return [seats_cache[n] for n in seat_names], lambda: None
-
-            await play_all(local)
-        else:
-            def announce(address: str, token: str) -> None:
-                if on_progress:
-                    on_progress(Progress(finished, len(plan), None, len(done), leader.text(), tour.name, address, token))
-
-            copies = max((m.seats.count(n) for m in todo for n in set(m.seats)), default=1)
-            await _play_grpc(spec, names, sources, store, tour.id, play_all, max_restarts, announce, copies,
-                             warm=min(concurrency, len(todo)))
+        copies = max((m.seats.count(n) for m in todo for n in set(m.seats)), default=1)
+        # With duplicate deals a finished match's cards come back in the next seating. The
+        # bots reach this server too: spectating needs a token they never see (only the
+        # organiser). While the run lasts, a finished match's deal may be shown only if the
+        # policy says so: no delay is configured, so no hidden card; with duplicate deals
+        # not even the full deal at the end.
+        running = Disclosure(spec.display_name, running=True, duplicate=spec.duplicate)
+        spectators = SpectatorHub(reveal_at_end=running.matches, token=secrets.token_urlsafe(18))
+        # Bot processes with the spec's isolation (by default with duplicate deals
+        # ``deal``: no process plays two matches of one deal).
+        try:
+            async with hosted(dict(zip(names, sources)), spec.game, isolation=spec.effective_isolation, copies=copies,
+                              processes=spec.bot_processes, max_restarts=max_restarts, warm=min(concurrency, len(todo)),
+                              spectators=spectators, on_start=lambda address: announce(address, spectators.token)
+                              ) as (venue, sessions):
+                store.set_entrant_versions(tour.id, [(n, s.bot_version) for n, s in sessions.items()])
+                await play(venue, concurrency)
+        except BotsDoNotPlay as exc:
+            raise SpecError(str(exc)) from None
     store.mark_finished(tour.id)
     return store.matches(tour.id)
-
-
-class _DealTurns:
-    """The matches still to play, handed out in schedule order, except that a match waits
-    while any of its bots is playing another match of the same deal (seed).
-
-    Why: with duplicate deals one deal is played in several seatings, each by other
-    processes of the same bots (``deal`` isolation). Processes running at the same time
-    share the machine's CPUs, and a bot could use that as a channel (one process busy or
-    idle, the other timing its own work) between its copy that holds one side's hands and
-    its copy that holds the other's. Run one after the other, no copy of a bot is alive
-    while another plays the same cards. The matches of other deals fill the concurrency;
-    without duplicate deals every match has a seed of its own and nothing waits."""
-
-    def __init__(self, matches: Sequence[ScheduledMatch]):
-        self._pending = list(matches)
-        self._busy: collections.Counter[tuple[int, str]] = collections.Counter()
-        self._changed = asyncio.Condition()
-
-    def _free(self, m: ScheduledMatch) -> bool:
-        return not any(self._busy[(m.seed, n)] for n in set(m.seats))
-
-    async def take(self) -> ScheduledMatch | None:
-        """The first pending match none of whose bots is on its deal now; None when none is left."""
-        async with self._changed:
-            while self._pending:
-                i = next((i for i, m in enumerate(self._pending) if self._free(m)), None)
-                if i is not None:
-                    m = self._pending.pop(i)
-                    for n in set(m.seats):
-                        self._busy[(m.seed, n)] += 1
-                    return m
-                await self._changed.wait()
-            return None
-
-    async def done(self, m: ScheduledMatch) -> None:
-        """``m`` has ended (stored or not): the matches waiting for its deal may start."""
-        async with self._changed:
-            for n in set(m.seats):
-                self._busy[(m.seed, n)] -= 1
-            self._changed.notify_all()
-
-
-async def _play_grpc(spec, names, sources, store, tournament_id, play_all, max_restarts, announce, copies=1,
-                     warm=1) -> None:
-    """Start the arbiter and the bot processes, play, and stop them whatever happens.
-
-    Bot processes come from a ``BotHost`` with the spec's isolation (by default with
-    duplicate deals ``deal``: no process plays two matches of one deal). The run's arbiter
-    also serves the Spectate service to whoever holds its token (public frames only: no
-    delay is configured, so no hidden card; with duplicate deals not even the full deal at
-    the end), announced through ``announce(address, token)``."""
-
-    # With duplicate deals a finished match's cards come back in the next seating. The bots
-    # reach this server too: spectating needs a token they never see (only the organiser).
-    # While the run lasts, a finished match's deal may be shown only if the policy says so.
-    running = Disclosure(spec.display_name, running=True, duplicate=spec.duplicate)
-    spectators = SpectatorHub(reveal_at_end=running.matches, token=secrets.token_urlsafe(18))
-    server = await start_private_server(spectators)
-    announce(server.address, spectators.token)
-    host = BotHost(
-        server.hub, server.address, dict(zip(names, sources)), isolation=spec.effective_isolation, copies=copies,
-        processes=spec.bot_processes, max_restarts=max_restarts, warm=warm,
-    )
-    try:
-        sessions = await host.start()
-        for n, session in sessions.items():
-            if not session.plays(spec.game):
-                raise SpecError(f"bots: {n!r} does not play {spec.game} (it plays {', '.join(session.games)})")
-        store.set_entrant_versions(tournament_id, [(n, s.bot_version) for n, s in sessions.items()])
-
-        async def remote(seat_names: Sequence[str], deal: int) -> tuple[list[SeatClient], Callable[[], None]]:
-            # (a process that died before its match began is replaced by the host itself)
-            lease, seat_sessions = await host.lease(seat_names, deal)
-            # each session is named after its bot (a process's launch token carries the name)
-            return [RemoteSeat(session, spec.game) for session in seat_sessions], lambda: host.release(lease)
-
-        await play_all(remote, spectators.observers)
-    finally:
-        await server.stop(0.5)
-        await host.stop()
 
 
 # --------------------------------------------------------------------------------------

@@ -40,14 +40,16 @@ import enum
 import hashlib
 import json
 import os
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from arbiter.batch.cluster import bad_scheduler_address
+from arbiter.batch.plan import Seatings
 from arbiter.hosting.botproc import ISOLATIONS
-from cardarena.names import NAME_RULE, is_ref, is_seat_name
+from arbiter.store.registry import is_registered_ref
+from cardarena.names import NAME_RULE, is_seat_name
 from cardarena.games import ConfigError, Game, get_game
 from cardarena.records import Clock, FailurePolicy, MatchConfig, Policy
 from arbiter.hosting.loading import BUNDLED, did_you_mean, load_bot
@@ -63,20 +65,6 @@ class Format(enum.Enum):
     ROUND_ROBIN = "round-robin"  # every combination of entries, once
     DOUBLE_ROUND_ROBIN = "double-round-robin"  # every combination, in two rounds of fresh deals
     GAUNTLET = "gauntlet"  # only the tables that include the challenger
-
-
-class Seatings(enum.Enum):
-    """Which seatings of a table a duplicate deal is played in."""
-
-    ROTATIONS = "rotations"  # each entry at each side once (k seatings for k sides)
-    PERMUTATIONS = "permutations"  # every order of the entries over the sides (k! seatings)
-
-
-
-
-def is_registered_ref(spec: str) -> bool:
-    """True for ``name@version`` (a bot from the registry), not a path or module."""
-    return is_ref(spec) and not Path(spec).exists()
 
 
 def bot_names(specs: Sequence[str]) -> tuple[str, ...]:
@@ -108,18 +96,6 @@ def bot_sources(specs: Sequence[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-
-
-#: A Dask scheduler's address: [scheme://]HOST:PORT (tcp://10.0.0.5:8786, [::1]:8786).
-_SCHEDULER_ADDRESS = re.compile(r"^([a-z][a-z0-9+]*://)?(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):\d+$")
-
-
-def bad_scheduler_address(address: Any) -> str:
-    """Why ``address`` is not a Dask scheduler's address ('' if it is one): the one rule for
-    ``cluster`` in tournament and arena specs and for ``--cluster`` everywhere."""
-    if isinstance(address, str) and _SCHEDULER_ADDRESS.match(address):
-        return ""
-    return f"expected a Dask scheduler address such as tcp://10.0.0.5:8786 (what `dask scheduler` prints), got {address!r}"
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ import pytest
 
 from arbiter.store import registry as reg
 from arbiter.tournament.submissions import check_bot, submit
-from arbiter.tournament.cluster import BotRef, ClusterError, LoopbackCluster, bot_refs, local_spec
+from arbiter.batch.cluster import BotRef, ClusterError, LoopbackCluster, bot_refs, local_spec
 from cardarena.replay import verify_record
 from arbiter.store.db import Store
 from arbiter.tournament.run import TournamentSpec, load_standings, run_tournament
@@ -242,7 +242,7 @@ def test_a_bad_scheduler_address_is_refused_before_anything_is_played(tmp_path, 
     message names what was given, nothing is played or stored, and no coroutine of a
     half-made Dask client is left behind to be warned about."""
     from arbiter.arena.ladder import ArenaSpec
-    from arbiter.tournament.cluster import check_address
+    from arbiter.batch.cluster import check_address
     from arbiter.tournament.evaluate import evaluate
     from arbiter.tournament.spec import SpecError
 
@@ -262,8 +262,12 @@ def test_a_bad_scheduler_address_is_refused_before_anything_is_played(tmp_path, 
 
 def test_an_unreachable_scheduler_is_one_clear_error_and_no_warning():
     script = ("import asyncio, warnings; warnings.simplefilter('error')\n"
-              "from arbiter.tournament.cluster import play_on_cluster, ClusterError\n"
-              "try:\n    asyncio.run(play_on_cluster('tcp://127.0.0.1:1', [], lambda i, r: None, connect_timeout=1))\n"
+              "from arbiter.batch.cluster import OnCluster, ClusterError\n"
+              "from arbiter.batch.engine import play_batch\n"
+              "async def main():\n"
+              "    async for _ in play_batch([], OnCluster('tcp://127.0.0.1:1', {}, 'k', connect_timeout=1)):\n"
+              "        pass\n"
+              "try:\n    asyncio.run(main())\n"
               "except ClusterError as e:\n    print(e)\n")
     run = subprocess.run([sys.executable, "-W", "error", "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr

@@ -56,7 +56,7 @@ def test_no_bot_process_of_a_duplicate_tournament_meets_a_deal_twice(tmp_path):
 
 
 def test_cluster_workers_give_every_match_fresh_bot_processes(tmp_path, monkeypatch):
-    from arbiter.tournament import cluster
+    from arbiter.batch import cluster
 
     monkeypatch.setenv("ARENA_CLUSTER_CACHE", str(tmp_path / "cache"))
     s = spec(None)

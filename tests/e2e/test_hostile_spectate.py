@@ -53,7 +53,7 @@ def test_a_tournament_arbiter_keeps_its_bots_from_spectating(tmp_path):
 
 
 def test_a_cluster_workers_arbiter_keeps_its_bots_from_spectating(tmp_path, monkeypatch):
-    from arbiter.tournament import cluster
+    from arbiter.batch import cluster
     from arbiter.tournament.run import schedule
 
     monkeypatch.setenv("ARENA_CLUSTER_CACHE", str(tmp_path / "cache"))

@@ -32,7 +32,7 @@ import pytest
 from arbiter.tools.calibration import (
     _pairs, margin_coverage, match_score, pair_score, rating_calibration, strength_calibration, true_rating,
 )
-from arbiter.tournament.evaluate import EvalResult, _seating
+from arbiter.tournament.evaluate import EvalResult, seating_who
 from arbiter.rating.ratings import side_results
 from arbiter.rating.stats import Moments, mean_se
 from cardarena.games import get_game
@@ -81,7 +81,7 @@ def seating_correlation(r: EvalResult) -> float:
     game = get_game(r.game, r.options, r.preset)
 
     def score(m) -> float:
-        who = _seating(game.num_seats, game.teams, m.rotation)
+        who = seating_who(game, m.rotation)
         res = side_results(game.teams, m.scores, m.ranks)
         a = [res[t][0] for t, team in enumerate(game.teams) if who[team[0]] == 0]
         return sum(a) / len(a)

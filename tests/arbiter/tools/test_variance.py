@@ -6,6 +6,8 @@ Numbers: docs/strength.md."""
 
 from __future__ import annotations
 
+import asyncio
+
 import dataclasses
 import json
 import random
@@ -13,7 +15,8 @@ from importlib import resources
 
 import pytest
 
-from arbiter.tournament.evaluate import EvalResult, deal_seed, evaluate
+from arbiter.batch.plan import deal_seed
+from arbiter.tournament.evaluate import EvalResult, evaluate
 from arbiter.rating.stats import mean_se
 from arbiter.tools.variance import (
     HANDS_FROM, SEATINGS, _least_squares, bid_control, bid_features, bid_probes, deal_features, duplicate_gain,
@@ -89,8 +92,9 @@ def test_duplicate_deals_pay_off_at_spot_and_card_features_help_one_seating_spad
     assert duplicate_gain(spot).ratio > 1.5  # fewer than half the matches for the same s.e.
     spades = recorded("spades_heuristic_greedy")
     # the features are computed from the deals' seeds: the engine must still deal those cards
-    again = evaluate("spades", spades.bot_a, spades.bot_b, deals=3, seed=spades.seed, options=spades.options)
-    assert again.matches == spades.matches[:6], "the engine or the bots changed: re-record (command in the file)"
+    # (the recordings carry their seeds, drawn before an evaluation's deals became a tournament's)
+    again = replay_recorded(spades, 3)
+    assert again == spades.matches[:6], "the engine or the bots changed: re-record (command in the file)"
     one = one_seating(spades)
     assert one.duplicate.n == spades.deals and one.plain.n == spades.deals
     assert one.adjusted_over_plain < 0.95  # the cards explain some of one seating's margin
@@ -108,16 +112,44 @@ def spades() -> EvalResult:
     return recorded("spades_heuristic_greedy")
 
 
+def recorded_seeds(result: EvalResult, deals: int | None = None) -> list[int]:
+    """The deal seeds of a recorded evaluation, in deal order (from the file, not derived)."""
+    seeds = [s for _, s in sorted({(m.deal, m.seed) for m in result.matches})]
+    return seeds[:deals]
+
+
+def replay_recorded(result: EvalResult, deals: int) -> list:
+    """The first ``deals`` recorded deals played again by the batch engine, as ``evaluate``
+    plays (the real match runner, bots in process): their margins."""
+    from arbiter.batch.engine import InProcess, play_batch
+    from arbiter.batch.plan import PlannedMatch, pair_seatings
+    from arbiter.tournament.evaluate import _config, _margin, who_of
+    from arbiter.tournament.spec import bot_names
+    from cardarena.games import get_game
+
+    names = bot_names((result.bot_a, result.bot_b))
+    seatings = pair_seatings(get_game(result.game, result.options, result.preset), *names)
+    plan = [PlannedMatch(2 * d + r, _config(result.game, s, result.options, result.preset, (0, 0)), seats, (d, r))
+            for d, s in enumerate(recorded_seeds(result, deals)) for r, seats in enumerate(seatings)]
+
+    async def play():
+        venue = InProcess(dict(zip(names, (result.bot_a, result.bot_b))))
+        return [_margin(*p.match.item, p.match.config.seed, who_of(p.match.seats, names[0]), p.record)
+                async for p in play_batch(plan, venue, ordered=True)]
+
+    return asyncio.run(play())
+
+
 @pytest.fixture(scope="module")
 def replayed(spades: EvalResult):
-    return replay_evaluation("spades", spades.bot_a, spades.bot_b, REPLAYED_DEALS, spades.seed, spades.options)
+    return replay_deals("spades", spades.bot_a, spades.bot_b, recorded_seeds(spades, REPLAYED_DEALS), spades.options)
 
 
 def test_the_replay_plays_the_evaluations_matches(spades: EvalResult, replayed) -> None:
     """Deterministic bots: the recorded margins, deal by deal; a randomised bot and another game:
     what ``evaluate`` (the real match runner) gives now, so bot seeds and lifecycle agree too."""
     assert [r.margin for d in replayed for r in d] == [m.margin for m in spades.matches[: 2 * REPLAYED_DEALS]]
-    assert all(r.seed == deal_seed(spades.seed, i) for i, d in enumerate(replayed) for r in d)
+    assert all(r.seed == s for s, d in zip(recorded_seeds(spades), replayed) for r in d)
     for game, a, b, options in (("spades", "random", "greedy", {"deals": 1}), ("spot", "heuristic", "random", {"hands": 1})):
         played = evaluate(game, a, b, deals=2, seed=5, options=options)
         again = replay_evaluation(game, a, b, 2, 5, options)
@@ -157,7 +189,7 @@ def test_the_bid_control_variate_is_unbiased_and_a_wrong_mean_shows(spades: Eval
     probes of its 400 deals): samples of 40 deals drawn from it, the cross-fitted estimate
     averages to the population's mean margin; centred on the means of probes that played the
     bots the wrong way round, it is many standard errors off, so the test can see a bias."""
-    seeds = [deal_seed(spades.seed, d) for d in range(spades.deals)]
+    seeds = recorded_seeds(spades)
     margins = spades.deal_margins()
     feats = [bid_features(p) for p in replay_deals("spades", "heuristic", "greedy", seeds, spades.options, bidding_only=True)]
     swapped = [bid_features(p) for p in replay_deals("spades", "greedy", "heuristic", seeds, spades.options, bidding_only=True)]

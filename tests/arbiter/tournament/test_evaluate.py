@@ -7,13 +7,17 @@ from typer.testing import CliRunner
 
 from arbiter.cli import app
 from cardarena.games import ConfigError
-from arbiter.tournament.evaluate import EvalResult, MatchMargin, _seating, evaluate
+from arbiter.batch.plan import pair_seatings
+from arbiter.tournament.evaluate import EvalResult, MatchMargin, evaluate
+from cardarena.games import get_game
 
 
 def test_seatings_swap_sides() -> None:
-    assert _seating(4, ((0, 2), (1, 3)), 0) == [0, 1, 0, 1]
-    assert _seating(4, ((0, 2), (1, 3)), 1) == [1, 0, 1, 0]
-    assert _seating(2, ((0,), (1,)), 1) == [1, 0]
+    assert pair_seatings(get_game("spades", {}), "a", "b") == [("a", "b", "a", "b"), ("b", "a", "b", "a")]
+    assert pair_seatings(get_game("spite-and-malice", {}), "a", "b") == [("a", "b"), ("b", "a")]
+    assert pair_seatings(get_game("spot", {"players": 4}), "a", "b") == [("a", "b", "a", "b"), ("b", "a", "b", "a")]
+    # an odd number of sides: the bots exchanged, not a rotation that keeps one a side ahead
+    assert pair_seatings(get_game("spot", {"players": 3}), "a", "b") == [("a", "b", "a"), ("b", "a", "b")]
 
 
 def test_margin_and_standard_error_over_deals() -> None:

@@ -1,7 +1,8 @@
-"""Tournaments on a Dask distributed cluster: each match is one task.
+"""The batch engine's Dask venue: each match is one task of a Dask distributed cluster.
 
-``arbiter tournament run SPEC --cluster tcp://HOST:8786`` hands the matches still to play
-to a Dask scheduler instead of the local arbiter. Dask (``distributed``) is a maintained
+``arbiter tournament run SPEC --cluster tcp://HOST:8786`` (and ``arbiter evaluate
+--cluster``, an arena with ``cluster``) hands the matches still to play to a Dask
+scheduler instead of the local arbiter: ``play_batch(plan, OnCluster(...))``. Dask (``distributed``) is a maintained
 engine that already does what a home-made one would have to: queue tasks, balance them
 over workers, notice a worker that dies and run its unfinished tasks again elsewhere.
 
@@ -17,10 +18,10 @@ The worker side (``run_match_task``, run by a Dask worker):
   processes serve many matches, as in a local run, and are stopped when idle.
 * The task returns the match record as JSON (and the versions the bots reported).
 
-The driver side (``play_on_cluster``, called by ``run_tournament``): submit the tasks,
-take records with ``as_completed`` as they arrive and write each to the store at once,
-exactly once per (tournament, schedule index): a record whose index is already stored
-(a task that ran twice because its worker died after finishing) is ignored.
+The driver side (``OnCluster``, a venue of ``arbiter.batch.engine.play_batch``): a task per
+match, as many in flight as the engine's concurrency (by default 4 per worker thread, at
+least 64); the engine saves each record as it arrives, exactly once per key (a task that
+ran twice because its worker died after finishing has one future, so one record).
 
 Workers and driver must run the same Card Arena code: each job carries a fingerprint of
 the platform's source (``code_fingerprint``) and a worker with other code refuses it,
@@ -35,18 +36,20 @@ import functools
 import hashlib
 import logging
 import os
+import re
 import secrets
 import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from cardarena.games import ConfigError
 from cardarena.records import MatchConfig, MatchRecord
-from arbiter.store.registry import ENTRY, RegistryError, Submission, collect, lookup, materialize, read_stored, validate
-from arbiter.tournament.spec import SpecError, bad_scheduler_address, is_registered_ref
+from arbiter.batch.plan import PlannedMatch
+from arbiter.store.registry import (ENTRY, RegistryError, Submission, collect, is_registered_ref, lookup, materialize,
+                                    read_stored, validate)
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.botproc import BotHost, BotStartError
 from arbiter.server.app import start_private_server
@@ -62,8 +65,20 @@ BOT_IDLE_SECONDS = float(os.environ.get("ARENA_CLUSTER_BOT_IDLE", "300"))
 
 
 class ClusterError(ConfigError):
-    """The cluster cannot run the tournament (unreachable scheduler, a bot whose files do
+    """The cluster cannot run the batch (unreachable scheduler, a bot whose files do
     not match their hash, a worker with other code, a match that kept killing workers)."""
+
+
+#: A Dask scheduler's address: [scheme://]HOST:PORT (tcp://10.0.0.5:8786, [::1]:8786).
+_SCHEDULER_ADDRESS = re.compile(r"^([a-z][a-z0-9+]*://)?(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):\d+$")
+
+
+def bad_scheduler_address(address: Any) -> str:
+    """Why ``address`` is not a Dask scheduler's address ('' if it is one): the one rule for
+    ``cluster`` in tournament and arena specs and for ``--cluster`` everywhere."""
+    if isinstance(address, str) and _SCHEDULER_ADDRESS.match(address):
+        return ""
+    return f"expected a Dask scheduler address such as tcp://10.0.0.5:8786 (what `dask scheduler` prints), got {address!r}"
 
 
 # --------------------------------------------------------------------------------------
@@ -113,7 +128,7 @@ class MatchJob:
 
 #: The code that decides what happens in a match: the engines, the match runner, the
 #: wire between arbiter and bots, the SDK, the bundled bots, this task protocol.
-FINGERPRINTED = ("cardarena", "arbiter/match", "arbiter/server", "arbiter/hosting", "arbiter/tournament/cluster.py",
+FINGERPRINTED = ("cardarena", "arbiter/match", "arbiter/server", "arbiter/hosting", "arbiter/batch/cluster.py",
                  "sdk", "bots")
 
 
@@ -152,11 +167,11 @@ def bot_refs(sources: Sequence[str], names: Sequence[str], db_path: str | os.Pat
     for name, source in zip(names, sources):
         if is_registered_ref(source):
             if db_path is None:
-                raise SpecError(f"bots: {source!r} names a registered bot, but there is no store to look it up in")
+                raise ClusterError(f"bots: {source!r} names a registered bot, but there is no store to look it up in")
             try:
                 v, files = lookup(db_path, source)
             except RegistryError as exc:
-                raise SpecError(f"bots: {source!r}: {exc}") from None
+                raise ClusterError(f"bots: {source!r}: {exc}") from None
             if ship:
                 refs[name] = BotRef(name, source, "files", v.content_hash, v.entry, tuple(sorted(files.items())))
             else:
@@ -168,7 +183,7 @@ def bot_refs(sources: Sequence[str], names: Sequence[str], db_path: str | os.Pat
             try:
                 sub = collect(target)
             except RegistryError as exc:
-                raise SpecError(f"bots: {source!r}: {exc}") from None
+                raise ClusterError(f"bots: {source!r}: {exc}") from None
             cls = cls if sep and not Path(source).exists() else ""
             refs[name] = BotRef(name, source, "files", sub.content_hash, sub.entry, tuple(sorted(sub.files.items())), cls=cls)
             continue
@@ -386,78 +401,89 @@ def check_address(address: str) -> None:
         raise ClusterError(f"cluster: {why}")
 
 
-async def play_on_cluster(
-    address: str,
-    jobs: Sequence[MatchJob],
-    on_record: Callable[[int, MatchRecord], None],
-    on_versions: Callable[[dict[str, str]], None] | None = None,
-    connect_timeout: float = 15.0,
-) -> None:
-    """Run ``jobs`` on the Dask scheduler at ``address``; ``on_record(idx, record)`` for each
-    record as it arrives (once per index, even if a task ran twice).
+class OnCluster:
+    """The Dask scheduler at ``address`` as a venue of ``arbiter.batch.engine.play_batch``:
+    each match a task (``MatchJob``) carrying ``refs[name]`` for each distinct bot seated.
 
-    A worker lost mid-match costs only its unfinished tasks: the scheduler runs them again
-    on another worker. A task that fails (a bot that cannot start, code that does not match)
-    stops the run with ClusterError; records already handed to ``on_record`` stay.
+    ``key`` names the batch on the workers (restart counting, one host per batch), with a
+    fresh token per run: a scheduler that still remembers an earlier run's task must not
+    hand back its result for this one. ``on_versions(versions)`` is called when the bots
+    report versions not seen before. A worker lost mid-match costs only its unfinished
+    tasks: the scheduler runs them again on another worker. A task that fails (a bot that
+    cannot start, code that does not match) stops the batch with ClusterError; records
+    already saved stay.
     """
-    try:
-        from distributed import Client, as_completed
-    except ImportError:
-        raise ClusterError("--cluster needs Dask distributed: pip install 'card-arena[cluster]'") from None
 
-    check_address(address)
-    client = Client(address, asynchronous=True, timeout=connect_timeout, set_as_default=False)
-    try:
-        await client
-    except (OSError, TimeoutError, ValueError) as exc:
-        await client.close()  # else its coroutines are left unawaited, and Python says so at exit
-        raise ClusterError(f"cluster: cannot reach the Dask scheduler at {address}: {exc}") from None
-    run = secrets.token_hex(4)
-    seen: set[int] = set()
-    try:
+    def __init__(self, address: str, refs: Mapping[str, BotRef], key: str, *, max_restarts: int = 3,
+                 isolation: str = "match", on_versions: Callable[[dict[str, str]], None] | None = None,
+                 connect_timeout: float = 15.0):
+        check_address(address)
+        self.address = address
+        self.refs = dict(refs)
+        self.key = key
+        self.max_restarts = max_restarts
+        self.isolation = isolation
+        self.on_versions = on_versions
+        self.connect_timeout = connect_timeout
+        self.concurrency = 64
+        self.versions: dict[str, str] = {}
+        self._client: Any = None
+        self._run = secrets.token_hex(4)
+        self._fingerprint = ""
+
+    async def open(self) -> None:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise ClusterError("--cluster needs Dask distributed: pip install 'card-arena[cluster]'") from None
+        client = Client(self.address, asynchronous=True, timeout=self.connect_timeout, set_as_default=False)
+        try:
+            await client
+        except (OSError, TimeoutError, ValueError) as exc:
+            await client.close()  # else its coroutines are left unawaited, and Python says so at exit
+            raise ClusterError(f"cluster: cannot reach the Dask scheduler at {self.address}: {exc}") from None
+        self._client = client
+        self._fingerprint = await asyncio.to_thread(code_fingerprint)
         threads = sum((await client.nthreads()).values())
         if threads == 0:
-            log.warning("the scheduler at %s has no workers yet; matches wait until one joins", address)
-        log.info("cluster %s: %d matches on %d worker threads", address, len(jobs), threads)
-        window = max(64, 4 * threads)
-        pending = list(reversed(jobs))
+            log.warning("the scheduler at %s has no workers yet; matches wait until one joins", self.address)
+        log.info("cluster %s: %d worker threads", self.address, threads)
+        # Tasks in flight: each carries its bots' files, so a long batch is not all held
+        # by the scheduler at once.
+        self.concurrency = max(64, 4 * threads)
 
-        index_of: dict[str, int] = {}
+    def job(self, match: PlannedMatch) -> MatchJob:
+        """The task of one match."""
+        missing = [n for n in dict.fromkeys(match.seats) if n not in self.refs]
+        if missing:
+            raise ClusterError(f"match {match.key}: no bot reference for seats {missing}")
+        return MatchJob(self.key, match.key, match.config, match.seats, tuple(self.refs[n] for n in dict.fromkeys(match.seats)),
+                        self._fingerprint, self.max_restarts, self.isolation)
 
-        def submit(job: MatchJob) -> Any:
-            # A fresh key per run: a scheduler that still remembers an earlier run's task
-            # must not hand back its result for this one.
-            future = client.submit(run_match_task, job, key=f"arena-match-{job.tournament}-{job.idx}-{run}", pure=False)
-            index_of[future.key] = job.idx
-            return future
+    async def play(self, match: PlannedMatch) -> MatchRecord:
+        job = self.job(match)
+        future = self._client.submit(run_match_task, job, key=f"arena-match-{job.tournament}-{job.idx}-{self._run}",
+                                     pure=False)
+        try:
+            record_json, reported = await future
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - name the match and the cause
+            hint = ""
+            if type(exc).__name__ == "KilledWorker":
+                hint = " (every worker that ran it died: a bot exhausting the machine's memory?)"
+            raise ClusterError(f"cluster: match {match.key} failed{hint}: {type(exc).__name__}: {exc}") from None
+        finally:
+            future.release()
+        if self.on_versions is not None and not reported.items() <= self.versions.items():
+            self.versions.update(reported)
+            self.on_versions(dict(self.versions))
+        return MatchRecord.from_json(record_json)
 
-        # A window of tasks in flight, refilled as records arrive: each task carries its
-        # bots' files, so a long tournament is not all held by the scheduler at once.
-        ac = as_completed([submit(pending.pop()) for _ in range(min(window, len(pending)))], loop=client.loop)
-        versions: dict[str, str] = {}
-        async for future in ac:
-            idx = index_of.pop(future.key)
-            try:
-                record_json, reported = await future
-            except Exception as exc:  # noqa: BLE001 - name the match and the cause
-                hint = ""
-                if type(exc).__name__ == "KilledWorker":
-                    hint = " (every worker that ran it died: a bot exhausting the machine's memory?)"
-                raise ClusterError(f"cluster: match {idx} failed{hint}: {type(exc).__name__}: {exc}") from None
-            finally:
-                future.release()
-            if pending:
-                ac.add(submit(pending.pop()))
-            if idx in seen:  # cannot happen with one future per index; the store is the last guard
-                log.warning("match %d arrived twice; ignored", idx)
-                continue
-            seen.add(idx)
-            if on_versions is not None and not reported.items() <= versions.items():
-                versions.update(reported)
-                on_versions(dict(versions))
-            on_record(idx, MatchRecord.from_json(record_json))
-    finally:
-        await client.close()
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
 
 
 # --------------------------------------------------------------------------------------

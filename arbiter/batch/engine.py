@@ -1,0 +1,348 @@
+"""The one batch engine: ``play_batch`` turns a plan of matches into played, saved matches.
+
+    async with contextlib.aclosing(play_batch(plan, InProcess(bots), save=save)) as played:
+        async for p in played:
+            ...  # p.match (the PlannedMatch), p.record (its MatchRecord)
+
+What it does for every caller (tournaments, ``evaluate``, the arena, the tools):
+
+* Concurrency: ``concurrency`` matches at once (the venue's default when None).
+* No bot plays two matches of one deal (seed) at once (``_DealTurns``): with duplicate
+  deals one deal is played in several seatings, each by other processes of the same bots;
+  run together, two copies of a bot could signal each other through the CPU they share and
+  so hold more hands between them than the rules give one seat. Matches of other deals fill
+  the concurrency.
+* Resume: matches whose key is in ``skip`` (already stored) are not played.
+* Saving: ``save(match, record)`` is called for each match as it is handed over, before
+  it is yielded; ``save`` is where a caller stores it and reports progress.
+* A plan consumed incrementally and stopped early: the plan is read lazily (an iterator
+  may decide what comes next), and with ``ordered=True`` the matches are handed over in
+  plan order, at most ``2 x concurrency`` ahead of the last one taken (none ahead with a
+  concurrency of 1). A caller that stops (closes the generator, e.g. the sequential test
+  having decided) starts nothing more; the matches under way end, and are neither saved
+  nor yielded. A caller cancelled (an arena stopping) cancels them.
+* Where matches are played, the *venue*: ``InProcess`` (trusted bots as ``LocalSeat``, in
+  this event loop or in worker processes), ``Hosted`` (bot processes of a
+  ``hosting.botproc.BotHost`` over gRPC: a lease per match, released when it ends; see
+  ``hosted`` to start one) or ``arbiter.batch.cluster.OnCluster`` (a Dask cluster).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import functools
+import secrets
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any, AsyncIterator, Callable, Container, Iterable, Iterator, Mapping, Protocol, Sequence
+
+from arbiter.batch.plan import PlannedMatch
+from arbiter.hosting.botproc import BotHost
+from arbiter.hosting.loading import load_bot
+from arbiter.hosting.local import LocalSeat
+from arbiter.match import run_match
+from arbiter.server.app import start_private_server
+from arbiter.server.botstream import RemoteSeat
+from cardarena.games import ConfigError
+from cardarena.records import MatchConfig, MatchRecord
+
+
+@dataclass(frozen=True)
+class Played:
+    """A match of the plan and its record."""
+
+    match: PlannedMatch
+    record: MatchRecord
+
+
+class Venue(Protocol):
+    """Where the matches are played."""
+
+    #: matches at once when the caller does not say (read after ``open``)
+    concurrency: int
+
+    async def open(self) -> None: ...
+
+    async def play(self, match: PlannedMatch) -> MatchRecord: ...
+
+    async def close(self) -> None: ...
+
+
+class BatchError(Exception):
+    """A plan the engine cannot play (two matches with one key)."""
+
+
+async def play_batch(
+    plan: Iterable[PlannedMatch],
+    venue: Venue,
+    *,
+    concurrency: int | None = None,
+    skip: Container[int] = (),
+    save: Callable[[PlannedMatch, MatchRecord], None] | None = None,
+    ordered: bool = False,
+) -> AsyncIterator[Played]:
+    """Play ``plan`` at ``venue`` (see the module docstring); yields each match played,
+    in the order they end (``ordered``: in plan order). The venue is opened first and
+    closed at the end, whatever happens; an error playing a match (a venue's, never a
+    bot's: a bot's failure is in its record) stops the batch and is raised here."""
+    await venue.open()
+    workers: list[asyncio.Task] = []
+    try:
+        n = max(1, concurrency or venue.concurrency)
+        # ordered: one at a time plays nothing past the match the caller is looking at
+        turns = _DealTurns((m for m in plan if m.key not in skip), (1 if n == 1 else 2 * n) if ordered else None)
+        finished: asyncio.Queue = asyncio.Queue()
+
+        async def worker() -> None:
+            try:
+                while (taken := await turns.take()) is not None:
+                    pos, m = taken
+                    try:
+                        record = await venue.play(m)
+                    finally:
+                        await turns.done(m)
+                    finished.put_nowait((pos, m, record))
+            except asyncio.CancelledError:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller below
+                finished.put_nowait(exc)
+            finally:
+                finished.put_nowait(None)
+
+        workers = [asyncio.create_task(worker()) for _ in range(n)]
+        running, buffer, handed = n, {}, 0
+        while running or buffer:
+            if handed not in buffer:
+                if not running:
+                    break
+                got = await finished.get()
+                if got is None:
+                    running -= 1
+                    continue
+                if isinstance(got, BaseException):
+                    raise got
+                pos, m, record = got
+                buffer[pos if ordered else handed + len(buffer)] = (m, record)
+                continue
+            m, record = buffer.pop(handed)
+            if save is not None:
+                save(m, record)
+            try:
+                yield Played(m, record)
+            except GeneratorExit:  # the caller stops: the matches under way end, unsaved
+                await turns.close()
+                await asyncio.gather(*workers, return_exceptions=True)
+                raise
+            handed += 1
+            await turns.advance(handed)
+    finally:
+        for w in workers:
+            w.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+        await venue.close()
+
+
+class _DealTurns:
+    """The matches still to play, handed out in plan order, except that a match waits
+    while any of its bots is playing another match of the same deal (seed).
+
+    Why: with duplicate deals one deal is played in several seatings, each by other
+    processes of the same bots (``deal`` isolation). Processes running at the same time
+    share the machine's CPUs, and a bot could use that as a channel (one process busy or
+    idle, the other timing its own work) between its copy that holds one side's hands and
+    its copy that holds the other's. Run one after the other, no copy of a bot is alive
+    while another plays the same cards. The matches of other deals fill the concurrency;
+    without duplicate deals every match has a seed of its own and nothing waits.
+
+    The plan is read as far as needed only. With a ``window``, no match more than
+    ``window`` places past the last one handed to the caller (``advance``) starts."""
+
+    def __init__(self, matches: Iterator[PlannedMatch], window: int | None = None):
+        self._source = matches
+        self._exhausted = False
+        self._read = 0
+        self._keys: set[int] = set()
+        self._pending: list[tuple[int, PlannedMatch]] = []
+        self._busy: collections.Counter[tuple[int, str]] = collections.Counter()
+        self._window = window
+        self._handed = 0
+        self._changed = asyncio.Condition()
+
+    def _free(self, m: PlannedMatch) -> bool:
+        return not any(self._busy[(m.deal, n)] for n in set(m.seats))
+
+    def _allowed(self, pos: int) -> bool:
+        return self._window is None or pos < self._handed + self._window
+
+    def _read_one(self) -> bool:
+        try:
+            m = next(self._source)
+        except StopIteration:
+            self._exhausted = True
+            return False
+        if m.key in self._keys:
+            raise BatchError(f"the plan holds two matches with key {m.key}")
+        self._keys.add(m.key)
+        self._pending.append((self._read, m))
+        self._read += 1
+        return True
+
+    async def take(self) -> tuple[int, PlannedMatch] | None:
+        """The first pending match none of whose bots is on its deal now, with its place in
+        the plan; None when none is left."""
+        async with self._changed:
+            while True:
+                for i, (pos, m) in enumerate(self._pending):
+                    if not self._allowed(pos):
+                        break
+                    if self._free(m):
+                        del self._pending[i]
+                        for n in set(m.seats):
+                            self._busy[(m.deal, n)] += 1
+                        return pos, m
+                if not self._exhausted and self._allowed(self._read) and self._read_one():
+                    continue
+                if self._exhausted and not self._pending:
+                    return None
+                await self._changed.wait()
+
+    async def done(self, m: PlannedMatch) -> None:
+        """``m`` has ended (saved or not): the matches waiting for its deal may start."""
+        async with self._changed:
+            for n in set(m.seats):
+                self._busy[(m.deal, n)] -= 1
+            self._changed.notify_all()
+
+    async def close(self) -> None:
+        """Nothing more starts."""
+        async with self._changed:
+            self._exhausted = True
+            self._pending.clear()
+            self._changed.notify_all()
+
+    async def advance(self, handed: int) -> None:
+        """The caller has taken ``handed`` matches: the window moves on."""
+        async with self._changed:
+            self._handed = handed
+            self._changed.notify_all()
+
+
+# --------------------------------------------------------------------------------------
+# Venues.
+
+
+class InProcess:
+    """Trusted bots played in this process as ``LocalSeat``s (``bots``: by seat name, a bot
+    spec or a loaded Bot). ``processes`` > 1 plays each match in one of that many worker
+    processes instead (bots given as specs), for the cores: the same records either way."""
+
+    def __init__(self, bots: Mapping[str, Any], processes: int = 1, concurrency: int | None = None):
+        if processes > 1 and not all(isinstance(b, str) for b in bots.values()):
+            raise TypeError("InProcess: worker processes load their bots by spec")
+        self.bots = dict(bots)
+        self.processes = processes
+        self.concurrency = concurrency or processes
+        self._loaded: dict[str, Any] = {}
+        self._pool: ProcessPoolExecutor | None = None
+
+    async def open(self) -> None:
+        if self.processes > 1:
+            self._pool = ProcessPoolExecutor(max_workers=self.processes)
+
+    def _bot(self, name: str) -> Any:
+        if name not in self._loaded:
+            b = self.bots[name]
+            self._loaded[name] = load_bot(b) if isinstance(b, str) else b
+        return self._loaded[name]
+
+    async def play(self, match: PlannedMatch) -> MatchRecord:
+        if self._pool is None:
+            # a fresh LocalSeat per match: each plays a fresh copy of its bot
+            return await run_match(match.config, [LocalSeat(self._bot(n), n) for n in match.seats])
+        specs = tuple(self.bots[n] for n in match.seats)
+        future = self._pool.submit(_play_in_worker, match.config, specs, match.seats)
+        return await asyncio.wrap_future(future)
+
+    async def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+@functools.cache
+def _worker_bot(spec: str) -> Any:
+    return load_bot(spec)
+
+
+def _play_in_worker(config: MatchConfig, specs: Sequence[str], names: Sequence[str]) -> MatchRecord:
+    """One match in a worker process of ``InProcess``."""
+    return asyncio.run(run_match(config, [LocalSeat(_worker_bot(s), n) for s, n in zip(specs, names)]))
+
+
+class Hosted:
+    """Bot processes of a started ``BotHost`` over gRPC: per match a lease of one session
+    per seat (for the match's deal), released when the match ends. ``observers(config)``
+    gives a match's observers (a spectating hub's)."""
+
+    def __init__(self, host: BotHost, game: str, observers: Callable[[MatchConfig], Sequence[Any]] = lambda c: (),
+                 concurrency: int = 1):
+        self.host = host
+        self.game = game
+        self.observers = observers
+        self.concurrency = concurrency
+
+    async def open(self) -> None:
+        pass
+
+    async def play(self, match: PlannedMatch) -> MatchRecord:
+        # (a process that died before its match began is replaced by the host itself)
+        lease, sessions = await self.host.lease(match.seats, match.deal)
+        try:
+            # each session is named after its bot (a process's launch token carries the name)
+            seats = [RemoteSeat(s, self.game) for s in sessions]
+            return await run_match(match.config, seats, observers=self.observers(match.config))
+        finally:
+            self.host.release(lease)
+
+    async def close(self) -> None:
+        pass
+
+
+class BotsDoNotPlay(ConfigError):
+    """A hosted bot that does not play the batch's game (``hosted``)."""
+
+
+@contextlib.asynccontextmanager
+async def hosted(sources: Mapping[str, str], game: str, *, isolation: str = "deal", copies: int = 1,
+                 processes: int = 1, max_restarts: int = 3, warm: int = 1, spectators: Any = None,
+                 concurrency: int = 1, on_start: Callable[[str], None] | None = None,
+                 **host_options: Any) -> AsyncIterator[tuple[Hosted, dict[str, Any]]]:
+    """A private arbiter on a free loopback port and a ``BotHost`` for ``sources`` (bot spec
+    by seat name): yields the ``Hosted`` venue and the bots' first sessions by name, and
+    stops both whatever happens. ``spectators`` (a ``SpectatorHub``) is served by the
+    arbiter and observes every match; ``on_start(address)`` is called once the arbiter is
+    up. BotsDoNotPlay if a bot does not play ``game``."""
+    server = await start_private_server(spectators) if spectators is not None else await start_private_server()
+    host = None
+    try:
+        if on_start is not None:
+            on_start(server.address)
+        host = BotHost(server.hub, server.address, dict(sources), isolation=isolation, copies=copies,
+                       processes=processes, max_restarts=max_restarts, warm=warm, **host_options)
+        sessions = await host.start()
+        for n, session in sessions.items():
+            if not session.plays(game):
+                raise BotsDoNotPlay(f"bots: {n!r} does not play {game} (it plays {', '.join(session.games)})")
+        observers = spectators.observers if spectators is not None else (lambda config: ())
+        yield Hosted(host, game, observers, concurrency), sessions
+    finally:
+        await server.stop(0.5)
+        if host is not None:
+            await host.stop()
+
+
+def batch_key() -> str:
+    """A fresh key for a batch that has no stored id (a venue's task names)."""
+    return secrets.token_hex(4)
