@@ -46,6 +46,7 @@ from arbiter.store.registry import Registry, RegistryError
 from arbiter.tournament.play import store_play
 from arbiter.tournament.run import resolve_bot
 from arbiter.tournament.spec import SpecError
+from cardarena.disclosure import OPEN
 from cardarena.games import Action, ConfigError, Event, Game, GameError, Outcome, game_class, get_game
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchInfo, MatchRecord, Policy, clip
 
@@ -456,7 +457,8 @@ class Tables:
         loop = self._ensure_loop()
         clock = Clock(decision_ms=int(self.decision_seconds * 1000), bank_ms=0)
         config = MatchConfig(game=g.name, seed=secrets.randbits(62), options=dict(options), preset=preset, clock=clock,
-                             policy=FailurePolicy.uniform(Policy.FORFEIT, 0), match_id=f"web-{secrets.token_hex(6)}")
+                             policy=FailurePolicy.uniform(Policy.FORFEIT, 0), match_id=f"web-{secrets.token_hex(6)}",
+                             disclosure=OPEN)  # a person's match: of no batch, open once stored
         browser = BrowserSeat(loop, g, gone_seconds=self.gone_seconds)
         ready: concurrent.futures.Future[tuple[str, ...]] = concurrent.futures.Future()
         table = Table(config.match_id, secrets.token_urlsafe(24), me, (), browser, config)
