@@ -13,8 +13,9 @@ replays and verifies like any other (``arbiter replay``, ``cardarena.replay``).
 
 What the person sees is what the runner hands the seat, nothing else: the seat's view
 (``State.view(seat)`` in each ``TurnRequest``), its legal actions, the events the seat may
-see (``events_for``), the rejections, the result and the final public view (what every
-bot receives at the end). The page (``arbiter.present.table``) renders only a
+see (``events_for``), the rejections, the result and the final view the match's
+disclosure allows every seat at the end (a person's match is of no batch, ``OPEN``: the
+whole deal, as its replay shows once stored). The page (``arbiter.present.table``) renders only a
 ``Snapshot`` of these.
 
 Who may see or act for the seat is decided by a secret: the per-match seat token given
@@ -107,7 +108,7 @@ class Snapshot:
     events: tuple[str, ...]  # every event the seat may see, in order
     notices: tuple[str, ...]  # what the arbiter said about its answers (timeouts)
     outcome: Outcome | None
-    final_view: Any  # the final public view (None until the end, and after a forfeit)
+    final_view: Any  # what the disclosure lets the seat see of the ended game (None until the end, and after a forfeit)
     stored: str  # "" not yet; "stored"; or why the record could not be stored
     failed: str  # why the match could not be played ('' if it was)
 
