@@ -113,3 +113,15 @@ def test_the_web_page_withholds_the_same(stores):
         page = web.tournament_page(store, "dup")
         assert f'href="/m/{rows[0].match_id}"' in page
         assert "Step 1:" in web.replay_page(store, rows[0].match_id, {"step": ["1"]})
+
+
+def test_an_arena_encounter_is_closed_until_stored_whole():
+    """The same rule as a tournament's: an encounter plays each deal in every seating."""
+    for status in ("playing", "abandoned"):
+        p = disclosure.of_encounter("ladder", 3, status)
+        assert p.closed and not p.matches
+        with pytest.raises(disclosure.Withheld, match="encounter 3 of arena 'ladder'.*stored whole"):
+            p.require_match("a1-e3-0")
+    assert disclosure.of_encounter("ladder", 3, "done").matches
+    # a match config that says nothing is closed: nothing beyond each seat's own view
+    assert disclosure.UNSAID.closed and disclosure.OPEN.matches
