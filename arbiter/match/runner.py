@@ -245,7 +245,7 @@ class _Runner:
             await self._notify(state.log)
             for obs in self.observers:
                 await self._safe(obs.started(record.match_id, game.name, record.seat_names, state.spectator_view(),
-                                             **self._hands(obs, state)))
+                                             **self._seat_views(obs, state)))
             while not state.is_terminal:
                 seat = state.current_seat
                 assert seat is not None
@@ -258,7 +258,7 @@ class _Runner:
                     public = events_for(new_events, None)
                     view = state.spectator_view()
                     for obs in self.observers:
-                        await self._safe(obs.step(record.match_id, seat, action, public, view, **self._hands(obs, state)))
+                        await self._safe(obs.step(record.match_id, seat, action, public, view, **self._seat_views(obs, state)))
             record.outcome = state.outcome()
         except _Forfeit as f:
             record.incidents.append(Incident(f.seat, f.kind, f.detail))
@@ -275,7 +275,7 @@ class _Runner:
         for obs in self.observers:
             await self._safe(obs.ended(record, final_view))
 
-    def _hands(self, obs: MatchObserver, state) -> dict[str, Any]:
+    def _seat_views(self, obs: MatchObserver, state) -> dict[str, Any]:
         """``seat_views`` for an observer that asked for them (``sees_hands``), else nothing."""
         if not obs.sees_hands:
             return {}
