@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from cardarena.disclosure import UNSAID, Disclosure
 from cardarena.games import EndReason, Game, Outcome, get_game
 
 # --------------------------------------------------------------------------------------
@@ -60,6 +61,10 @@ class MatchConfig:
     clock: Clock = Clock()
     policy: FailurePolicy = FailurePolicy()
     match_id: str = ""
+    #: What of the match may be shown, and when (``cardarena.disclosure``): it decides the
+    #: final view each seat (and each observer) receives when the match ends. Not part of
+    #: the replay. The default (``UNSAID``) is closed: each seat gets only its own view.
+    disclosure: Disclosure = UNSAID
 
     def make_game(self) -> Game:
         return get_game(self.game, self.options, self.preset)

@@ -29,9 +29,11 @@ going:
   resumes a trial where it was; the trial's encounters are rated like any other.
 * **Failures**: a bot that forfeits a match in ``suspend_after`` encounters in a row is
   suspended, with the reason, until a new version of it is registered.
-* **Disclosure**: an encounter's deals come from its own seed, so once all of its
-  seatings are played nothing of it can come back: a stored encounter (always complete)
-  is open (``encounter_open``): its replays, results and seed may be shown.
+* **Disclosure** (``cardarena.disclosure.of_encounter``, ``EncounterRow.disclosure``): an
+  encounter's deals come from its own seed, so once all of its seatings are played
+  nothing of it can come back: a stored encounter (always complete) is open: its replays,
+  results and seed may be shown. While it is played it is closed, and each seat's final
+  view at the end of a match is its own.
 
 ``recompute`` replays the stored encounters through the rating model; ``verify`` says
 where that disagrees with what is stored (nothing, unless the store was tampered with).
@@ -68,6 +70,7 @@ from arbiter.rating.sprt import H0, H1, MIN_DEALS, Sprt
 from arbiter.tournament.submissions import RegistryCatalog
 from cardarena.games import ConfigError, Game, get_game
 from cardarena.names import NAME_RULE, is_name
+from cardarena.disclosure import of_encounter
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
 
 log = logging.getLogger(__name__)
@@ -129,9 +132,12 @@ class ArenaSpec:
             raise SpecError(f"gate: {str(exc).removeprefix('sprt: ')}") from None
 
     def match_config(self, seed: int, match_id: str) -> MatchConfig:
+        """One match of an encounter being played: closed (its deal comes back in the
+        encounter's other seatings), so each seat's final view is its own."""
         return MatchConfig(game=self.game, seed=seed, options=dict(self.options), preset=self.preset,
                            clock=Clock(self.decision_ms, self.bank_ms),
-                           policy=FailurePolicy.uniform(self.policy, self.max_strikes), match_id=match_id)
+                           policy=FailurePolicy.uniform(self.policy, self.max_strikes), match_id=match_id,
+                           disclosure=of_encounter(self.name, None, "playing"))
 
     def validate(self) -> Game:
         """The configured game; SpecError naming the field otherwise."""
@@ -248,13 +254,6 @@ def arena_from_toml(path: str | os.PathLike, overrides: Mapping[str, Any] | None
 
 # --------------------------------------------------------------------------------------
 # What may be shown, and what can be recomputed.
-
-
-def encounter_open(enc: EncounterRow) -> bool:
-    """May this encounter's replays, per-seating results and seed be shown? Its deals come
-    from its own seed and nowhere else, so once every seating is played (it is stored
-    ``done``, whole) none of them can come back. A ``playing`` or ``abandoned`` one: no."""
-    return enc.status == "done"
 
 
 def open_arena_tables(store: Store) -> Arenas:

@@ -20,7 +20,7 @@ from arbiter.server.auth import CredentialsError
 from arbiter.server.client import ClientError
 from arbiter.store.db import StoreError
 from arbiter.store.registry import RegistryError
-from arbiter.tournament.disclosure import Withheld
+from cardarena.disclosure import Withheld
 
 app = typer.Typer(help="Card Arena arbiter: host card games between bots, run tournaments, show standings.", no_args_is_help=True)
 tournament_app = typer.Typer(help="Run round-robin tournaments.", no_args_is_help=True)

@@ -20,7 +20,6 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from arbiter.tournament import disclosure
 from arbiter.cli._common import DbOpt, UsageError, _outcome_table, _run, app, err, error, out, plural
 from cardarena.games import Card
 from cardarena.records import MatchRecord
@@ -95,7 +94,7 @@ def load_record(match_id: str, db: Path) -> MatchRecord:
         raise UsageError(f"no store at {db} and no file {match_id!r} (pass --db or a record file)")
     with Store(db, read_only=True) as store:  # reading never writes
         row = store.match(match_id)
-        disclosure.of_match(store, row).require_match(match_id)
+        store.disclosure_of(row).require_match(match_id)
         try:
             return row.record()
         except ValueError as exc:

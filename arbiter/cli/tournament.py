@@ -24,7 +24,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from arbiter.tournament import disclosure
+from cardarena import disclosure
 from arbiter.cli._common import DbOpt, UsageError, _parse_options, _run, app, err, out, plural, tournament_app, write_text
 from cardarena.games import GAMES
 from arbiter.store.db import DEFAULT_DB, Store
@@ -48,7 +48,7 @@ def tournament_run(
     seatings: Annotated[Optional[str], typer.Option(help="Seatings per duplicate deal: rotations (default) or permutations.")] = None,
     concurrency: Annotated[Optional[int], typer.Option(help="Matches at once (default: 3 x the cores, fewer if memory is short for fresh bot processes).")] = None,
     bot_processes: Annotated[Optional[int], typer.Option(help="With --isolation shared: processes per bot (each serves many matches at once). Default 1.")] = None,
-    isolation: Annotated[Optional[str], typer.Option(help="Bot processes: deal (one match at a time, never two matches of one deal; the default with duplicate deals), match (a fresh process per seat per match) or shared (long-lived, serving many matches at once: fastest, for trusted bots).")] = None,
+    isolation: Annotated[Optional[str], typer.Option(help="Bot processes: deal (one match at a time, never two matches of one deal; the default with duplicate deals), match (a fresh process per seat per match) or shared (long-lived, serving many matches at once: fastest, for trusted bots; only with --no-duplicate, since a process would carry a deal to its twin seating).")] = None,
     name: Annotated[Optional[str], typer.Option(help="Tournament name in the store (default GAME-SEED); the same name and spec resumes.")] = None,
     db: DbOpt = Path(DEFAULT_DB),
     fresh: Annotated[bool, typer.Option("--fresh", help="Replace a stored tournament of the same name instead of resuming.")] = False,
@@ -250,7 +250,7 @@ def tournament_show(
     """A tournament's spec, entrants and matches; or one match in detail."""
     with _run(_open_existing, db) as store:
         tour = _run(store.tournament, tournament)
-        policy = disclosure.of_tournament(tour)
+        policy = tour.disclosure
         if match is not None:
             row = _run(store.match, match, tour.id)
             _run(policy.require_match, row.match_id)
@@ -258,7 +258,7 @@ def tournament_show(
             return
         entrants = store.entrants(tour.id)
         rows = _run(store.matches, tour.id)
-        seed_text = policy.seed_text(tour.spec.get("seed"), disclosure.shown_seed(store, tour))
+        seed_text = policy.seed_text(tour.spec.get("seed"), store.shown_seed(tour))
     from arbiter.cli.layout import Column, console_width, fitted_table
     from arbiter.present.played import describe
 

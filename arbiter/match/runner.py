@@ -152,7 +152,15 @@ class SeatClient(abc.ABC):
 
 class MatchObserver(abc.ABC):
     """Watches a match from outside (spectators, live displays). Sees only public things:
-    the events visible to nobody in particular, and the spectator view."""
+    the events visible to nobody in particular, and the spectator view.
+
+    An observer that shows hidden cards later (a spectator hub with a delay) sets
+    ``sees_hands``: then ``started`` and ``step`` also get ``seat_views``, every seat's
+    view from the engine's ``State.view(seat)`` (the runner's own state: no copy of the
+    game is kept anywhere else). What it shows of them, and when, is its own duty."""
+
+    #: Pass ``seat_views=`` (a tuple of ``State.view(seat)``) to ``started`` and ``step``.
+    sees_hands: bool = False
 
     async def started(self, match_id: str, game: str, seat_names: tuple[str, ...], spectator_view: Any) -> None:
         """The deal is done; no decision made yet."""
@@ -163,7 +171,9 @@ class MatchObserver(abc.ABC):
         (``Game.action_text(action, seat, viewer)``)."""
 
     async def ended(self, record: "MatchRecord", final_view: Any) -> None:
-        """The match is over; ``final_view`` shows everything (None after a forfeit)."""
+        """The match is over; ``final_view`` is what its disclosure lets a spectator see of
+        the ended game (``Disclosure.final_view(state, None)``: the whole deal of an open
+        match; None for a closed one, and after a forfeit)."""
 
 
 # --------------------------------------------------------------------------------------
@@ -234,7 +244,8 @@ class _Runner:
             await self._start_all()
             await self._notify(state.log)
             for obs in self.observers:
-                await self._safe(obs.started(record.match_id, game.name, record.seat_names, state.spectator_view()))
+                await self._safe(obs.started(record.match_id, game.name, record.seat_names, state.spectator_view(),
+                                             **self._seat_views(obs, state)))
             while not state.is_terminal:
                 seat = state.current_seat
                 assert seat is not None
@@ -247,18 +258,28 @@ class _Runner:
                     public = events_for(new_events, None)
                     view = state.spectator_view()
                     for obs in self.observers:
-                        await self._safe(obs.step(record.match_id, seat, action, public, view))
+                        await self._safe(obs.step(record.match_id, seat, action, public, view, **self._seat_views(obs, state)))
             record.outcome = state.outcome()
         except _Forfeit as f:
             record.incidents.append(Incident(f.seat, f.kind, f.detail))
             record.outcome = forfeit_outcome(game, f.seat, _REASON[f.kind], f"seat {f.seat} ({record.seat_names[f.seat]}): {clip(f.detail)}")
         await self._attach_stderr()
-        final_view = state.spectator_view() if state.is_terminal else None
+        # What each seat (and a spectator) may learn of the ended game is the disclosure's:
+        # the whole deal only where no deal of it comes back (cardarena.disclosure).
+        told = self.config.disclosure
         await asyncio.gather(
-            *(self._safe(s.finish(record.match_id, i, record.outcome, final_view)) for i, s in enumerate(self.seats))
+            *(self._safe(s.finish(record.match_id, i, record.outcome, told.final_view(state, i)))
+              for i, s in enumerate(self.seats))
         )
+        final_view = told.final_view(state, None)
         for obs in self.observers:
             await self._safe(obs.ended(record, final_view))
+
+    def _seat_views(self, obs: MatchObserver, state) -> dict[str, Any]:
+        """``seat_views`` for an observer that asked for them (``sees_hands``), else nothing."""
+        if not obs.sees_hands:
+            return {}
+        return {"seat_views": tuple(state.view(s) for s in range(self.game.num_seats))}
 
     async def _attach_stderr(self) -> None:
         """Put each failing seat's stderr tail (its traceback, usually) on its incidents."""

@@ -13,8 +13,9 @@ replays and verifies like any other (``arbiter replay``, ``cardarena.replay``).
 
 What the person sees is what the runner hands the seat, nothing else: the seat's view
 (``State.view(seat)`` in each ``TurnRequest``), its legal actions, the events the seat may
-see (``events_for``), the rejections, the result and the final public view (what every
-bot receives at the end). The page (``arbiter.present.play_page``) renders only a
+see (``events_for``), the rejections, the result and the final view the match's
+disclosure allows every seat at the end (a person's match is of no batch, ``OPEN``: the
+whole deal, as its replay shows once stored). The page (``arbiter.present.play_page``) renders only a
 ``Snapshot`` of these.
 
 Who may see or act for the seat is decided by a secret: the per-match seat token given
@@ -45,6 +46,7 @@ from arbiter.store.registry import Registry, RegistryError
 from arbiter.tournament.play import store_play
 from arbiter.tournament.run import resolve_bot
 from arbiter.tournament.spec import SpecError
+from cardarena.disclosure import OPEN
 from cardarena.games import Action, ConfigError, Event, Game, GameError, Outcome, game_class, get_game
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchInfo, MatchRecord, Policy, clip
 
@@ -105,7 +107,7 @@ class Snapshot:
     events: tuple[str, ...]  # every event the seat may see, in order
     notices: tuple[str, ...]  # what the arbiter said about its answers (timeouts)
     outcome: Outcome | None
-    final_view: Any  # the final public view (None until the end, and after a forfeit)
+    final_view: Any  # what the disclosure lets the seat see of the ended game (None until the end, and after a forfeit)
     stored: str  # "" not yet; "stored"; or why the record could not be stored
     failed: str  # why the match could not be played ('' if it was)
 
@@ -455,7 +457,8 @@ class Tables:
         loop = self._ensure_loop()
         clock = Clock(decision_ms=int(self.decision_seconds * 1000), bank_ms=0)
         config = MatchConfig(game=g.name, seed=secrets.randbits(62), options=dict(options), preset=preset, clock=clock,
-                             policy=FailurePolicy.uniform(Policy.FORFEIT, 0), match_id=f"web-{secrets.token_hex(6)}")
+                             policy=FailurePolicy.uniform(Policy.FORFEIT, 0), match_id=f"web-{secrets.token_hex(6)}",
+                             disclosure=OPEN)  # a person's match: of no batch, open once stored
         browser = BrowserSeat(loop, g, gone_seconds=self.gone_seconds)
         ready: concurrent.futures.Future[tuple[str, ...]] = concurrent.futures.Future()
         table = Table(config.match_id, secrets.token_urlsafe(24), me, (), browser, config)

@@ -155,7 +155,7 @@ def _summary(st: Standings, info: dict[str, Any]) -> str:
 def _seed_text(info: dict[str, Any]) -> str:
     """The seed, once the tournament is over: while it runs, a known seed gives away every
     deal still to be played (and a secret one is never shown)."""
-    if info.get("seed_withheld"):  # arbiter.tournament.disclosure: a running tournament's seed
+    if info.get("seed_withheld"):  # cardarena.disclosure: a running tournament's seed
         return "seed withheld until the tournament ends"
     if info.get("seed") is None:
         return "seed secret (drawn by the arbiter)"

@@ -46,8 +46,7 @@ from arbiter.present.played import describe, team_rows
 from arbiter.present import play_page as play
 from arbiter.store.arenas import ArenaMatch, ArenaRow, Arenas, EncounterRow
 from arbiter.store.db import READ_ERRORS, MatchRow, Store, StoreError, TournamentRow
-from arbiter.arena import ladder as arena_rules
-from arbiter.tournament import disclosure
+from cardarena import disclosure
 from arbiter.arena import matchmaking
 from arbiter.rating.ratings import RATING_METHOD, compute_standings
 from arbiter.tournament.spec import TournamentSpec
@@ -489,7 +488,7 @@ def tournament_page(store: Store, key: str) -> str:
     st, rows = tournament_standings(store, tour)
     extra_cols = list(dict.fromkeys(k for r in st.rows for k in r.extra))
     played = describe(tour.spec)
-    policy = disclosure.of_tournament(tour)
+    policy = tour.disclosure
     return _env.get_template("tournament").render(
         t=tour, st=st, rows=rows, extra_cols=extra_cols, closed=not policy.matches,
         closed_reason=disclosure.CLOSED_REASON, played=played, entrants=store.entrants(tour.id),
@@ -517,7 +516,7 @@ def replay_page(store: Store, match_id: str, query: dict[str, list[str]]) -> str
     except StoreError:
         tour = None
     try:
-        (disclosure.of_tournament(tour) if tour is not None else disclosure.OPEN).require_match(match_id)
+        store.disclosure_of(row).require_match(match_id)
     except disclosure.Withheld as exc:
         raise PageError(403, str(exc)) from None
     try:
@@ -567,8 +566,8 @@ def error_page(status: int, message: str) -> str:
 
 # --------------------------------------------------------------------------------------
 # Arenas (`arbiter arena`): the live ladder, a page per bot, replays of finished encounters.
-# What may be shown is arbiter.arena.ladder.encounter_open's: an encounter deals from
-# its own seed, so once it is stored (whole) nothing of it can come back.
+# What may be shown is the encounter's disclosure's (EncounterRow.disclosure, cardarena.disclosure):
+# an encounter deals from its own seed, so once it is stored (whole) nothing of it can come back.
 
 
 def arena_route(store: Store, parts: list[str], query: dict[str, list[str]]) -> str:
@@ -614,7 +613,7 @@ def arena_page(store: Store, name: str, recent: int = 30) -> str:
     done = tables.encounters(a.id)
     shown = []
     for e in reversed(done[-recent:]):
-        ms = tables.matches(a.id, e.idx) if arena_rules.encounter_open(e) else []
+        ms = tables.matches(a.id, e.idx) if e.disclosure(a.name).matches else []
         shown.append((e, _deal_means(a, e, ms), ms))
     matches = store.db.execute("SELECT COUNT(*) FROM arena_matches WHERE arena_id = ?", (a.id,)).fetchone()[0]
     return _env.get_template("arena").render(
@@ -700,7 +699,7 @@ def arena_bot_page(store: Store, arena_name: str, bot: str, recent: int = 20) ->
     for e in reversed(encs):
         me = next(p for p in players if p in e.players)
         if len(shown) < recent:
-            ms = tables.matches(a.id, e.idx) if arena_rules.encounter_open(e) else []
+            ms = tables.matches(a.id, e.idx) if e.disclosure(a.name).matches else []
             shown.append((e, me, _deal_means(a, e, ms), ms))
         if me in e.failures and len(failures) < recent:
             stderr = ""
@@ -732,8 +731,10 @@ def arena_replay_page(store: Store, arena_name: str, match_id: str, query: dict[
         raise PageError(404, str(exc)) from None
     if m.arena_id != a.id:
         raise PageError(404, f"no match {match_id[:64]!r} in arena {a.name!r}")
-    if not arena_rules.encounter_open(tables.encounter(a.id, m.encounter)):
-        raise PageError(403, f"match {match_id[:40]!r}: its encounter is still being played")
+    try:
+        tables.encounter(a.id, m.encounter).disclosure(a.name).require_match(match_id)
+    except disclosure.Withheld as exc:
+        raise PageError(403, str(exc)) from None
     record = m.record()
     num_seats = get_game(record.game, record.options).num_seats
     return _replay_html(lambda seat, full: _arena_replay(str(store.path), match_id, seat, full), match_id, num_seats,

@@ -21,6 +21,7 @@ from google.protobuf.message import DecodeError
 from cardarena import names
 from cardarena.wire import codec as convert
 from cardarena.games import GAMES, ConfigError, Event, Outcome
+from cardarena.disclosure import OPEN
 from cardarena.records import Clock, FailurePolicy, MatchConfig, clip
 from arbiter.match import BotFailed, MalformedAction, SeatClient, SeatDisconnected, TurnRequest, run_match
 from cardarena.v1 import arena_pb2 as pb
@@ -478,7 +479,7 @@ class MatchesServicer(pb_grpc.MatchesServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"unknown policy {clip(request.policy, 40)!r} (forfeit or default)")
         config = MatchConfig(
             game=request.game, seed=request.seed, options=dict(request.options), preset=request.preset or None,
-            clock=clock, policy=policy,
+            clock=clock, policy=policy, disclosure=OPEN,  # a match of no batch: its deal never comes back
         )
         try:
             game = config.make_game()

@@ -9,8 +9,17 @@ An arbiter may also be given a spectator delay (``SpectatorHub(delay=30)``, ``ar
 serve --spectator-delay 30``). Then a watcher may ask for hidden cards: it receives every
 frame ``delay`` seconds after the move, with every seat's hand, so that what it sees is
 stale by the time anyone could relay it to a bot. Without a delay, hidden cards are
-refused (FAILED_PRECONDITION). The hands come from a shadow copy of the game, rebuilt from
-the match config and the public actions, through the engine's ``view(seat)`` seam.
+refused (FAILED_PRECONDITION). The hands are the engine's: the runner hands a delayed
+hub's feed every seat's ``State.view(seat)`` (``MatchObserver.sees_hands``); the hub keeps
+no game of its own. Everything else of a frame is the engine's too: the spectator view,
+each action as a spectator reads it (``Game.action_text(action, seat, None)``) and the
+events visible to nobody in particular (``events_for(events, None)``).
+
+What a watcher may see at the end, and whether a delayed watcher may see hands at all,
+is the match's disclosure (``MatchConfig.disclosure``, ``cardarena.disclosure``): a match
+whose deal comes back in a seating still to be played (a running duplicate tournament, an
+arena encounter) ends with its outcome only (no deal, seed or action list), and its feed
+is never handed a hand, delay or not.
 
 Frames of a running match are kept from its start, so a late watcher catches up first;
 the last ``keep_finished`` finished matches are kept too.
@@ -27,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
 from cardarena.wire import codec as convert
-from cardarena.games import Action, Event, Game, GameError, State
+from cardarena.games import Action, Event, Game, GameError
 from cardarena.frames import Frame, Hands, HeaderFrame, OverFrame, StepFrame
 from cardarena.records import MatchConfig, MatchRecord
 from arbiter.match import MatchObserver
@@ -67,21 +76,18 @@ class HiddenCardsRefused(PermissionError):
 class SpectatorHub:
     """The watchable matches of one arbiter; ``observers(config)`` feeds it a match."""
 
-    def __init__(self, delay: float | None = None, keep_finished: int = 20, reveal_at_end: bool = True,
-                 token: str | None = None):
-        """``reveal_at_end=False``: the last frame carries the outcome only, not the full
-        deal, the seed or the action list. A duplicate tournament needs it: the same deal
-        is played again with the seats swapped, so a deal shown when one seating ends
-        could be relayed to a bot in the next.
-
-        ``token``: spectators must present it (else PERMISSION_DENIED). The bots reach the
+    def __init__(self, delay: float | None = None, keep_finished: int = 20, token: str | None = None):
+        """``token``: spectators must present it (else PERMISSION_DENIED). The bots reach the
         same server; without a token a bot could watch another seating of its own deal,
-        whose public plays show the hands it is playing against."""
+        whose public plays show the hands it is playing against.
+
+        What the last frame of a match reveals is its disclosure's (``MatchConfig.disclosure``):
+        a duplicate tournament's seating ends with its outcome only, since the same deal is
+        played again with the seats swapped."""
         if delay is not None and delay < 0:
             raise ValueError(f"spectator delay must not be negative, got {delay}")
         self.token = token
         self.delay = delay
-        self.reveal_at_end = reveal_at_end
         self.keep_finished = keep_finished
         self.matches: collections.OrderedDict[str, LiveMatch] = collections.OrderedDict()
         self._new_match = asyncio.Event()
@@ -184,48 +190,45 @@ class _Feed(MatchObserver):
         self.config = config
         self.live: LiveMatch | None = None
         self.game: Game | None = None
-        self.shadow: State | None = None
         self.t0 = time.monotonic()
+        # Only a delayed hub ever shows hands, and only of a match whose disclosure lets its
+        # deal be shown at all: only then does the runner hand this feed every seat's view.
+        self.sees_hands = hub.delay is not None and config.disclosure.matches
 
-    def _hands(self) -> Hands | None:
-        if self.shadow is None:
+    def _hands(self, seat_views: tuple[Any, ...] | None) -> Hands | None:
+        if not self.sees_hands or seat_views is None:
             return None
-        return tuple(tuple(self.shadow.view(s).hand) for s in range(self.shadow.game.num_seats))
+        return tuple(tuple(v.hand) for v in seat_views)
 
-    async def started(self, match_id: str, game: str, seat_names: tuple[str, ...], spectator_view: Any) -> None:
+    async def started(self, match_id: str, game: str, seat_names: tuple[str, ...], spectator_view: Any,
+                      seat_views: tuple[Any, ...] | None = None) -> None:
         try:
-            self.game = self.config.make_game()
-            if self.hub.delay is not None:
-                # Only a delayed hub ever shows hands; only then keep a shadow game to know them.
-                self.shadow = self.game.new_initial_state(self.config.seed)
+            self.game = self.config.make_game()  # the engine's rules, to read actions as a spectator does
         except GameError:
             log.exception("spectator feed of match %s could not be built", match_id)
         self.t0 = time.monotonic()
         self.live = LiveMatch(match_id, game, tuple(seat_names), time.time())
-        self.live.push(HeaderFrame(match_id, game, tuple(seat_names), self.live.started, spectator_view, self._hands()))
+        self.live.push(HeaderFrame(match_id, game, tuple(seat_names), self.live.started, spectator_view,
+                                   self._hands(seat_views)))
         self.hub._open(self.live)
 
-    async def step(self, match_id: str, seat: int, action: Action, public_events: list[Event], spectator_view: Any) -> None:
+    async def step(self, match_id: str, seat: int, action: Action, public_events: list[Event], spectator_view: Any,
+                   seat_views: tuple[Any, ...] | None = None) -> None:
         if self.live is None or self.game is None:
             return
-        if self.shadow is not None:
-            try:
-                self.shadow.apply(action)
-            except GameError:
-                log.exception("spectator shadow of match %s diverged at %r", match_id, action)
-                self.shadow = None
         index = self.live.steps + 1
+        hands = self._hands(seat_views)
         # A watcher reads the action as a spectator does (a blind-nil give names no card);
         # only a delayed hidden-cards watcher, who sees every hand anyway, gets the notation.
         self.live.push(StepFrame(index, seat, self.game.action_text(action, seat, None), tuple(public_events), spectator_view,
-                                 self._hands(), round(time.monotonic() - self.t0, 4),
-                                 private_action=str(action) if self.shadow is not None else ""))
+                                 hands, round(time.monotonic() - self.t0, 4),
+                                 private_action=str(action) if hands is not None else ""))
 
     async def ended(self, record: MatchRecord, final_view: Any) -> None:
         if self.live is None:
             return
         assert record.outcome is not None
-        reveal = self.hub.reveal_at_end
+        reveal = self.config.disclosure.matches  # final_view is already the disclosure's
         self.live.push(OverFrame(
             outcome=record.outcome, final_view=final_view if reveal else None, seed=record.seed if reveal else 0,
             actions=tuple(a.action for a in record.actions) if reveal else (),

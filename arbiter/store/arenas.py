@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from arbiter.store.db import Store, StoreError, incidents_from_json, incidents_json, transaction
+from cardarena import disclosure
+from cardarena.disclosure import Disclosure
 from cardarena.games import EndReason, Outcome
 from cardarena.records import Incident, MatchRecord
 
@@ -73,6 +75,12 @@ class EncounterRow:
     finished: float | None
     ratings: dict[str, tuple[float, float]] = field(default_factory=dict)  # after it
     failures: dict[str, str] = field(default_factory=dict)
+
+    def disclosure(self, arena: str) -> Disclosure:
+        """What of it may be shown (``cardarena.disclosure.of_encounter``): its replays,
+        results and seed once it is stored whole (``done``), never while ``playing`` nor
+        once ``abandoned``."""
+        return disclosure.of_encounter(arena, self.idx, self.status)
 
 
 @dataclass(frozen=True)

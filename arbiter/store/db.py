@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from cardarena import disclosure
+from cardarena.disclosure import Disclosure
 from cardarena.games import EndReason, Outcome
 from cardarena.records import Incident, MatchRecord
 
@@ -285,6 +287,13 @@ class TournamentRow:
     planned: int = 0  # matches in the schedule
     done: int = 0  # matches stored
 
+    @property
+    def disclosure(self) -> Disclosure:
+        """What of it may be shown now (``cardarena.disclosure``): closed while it runs with
+        duplicate deals (the default of a spec that does not say)."""
+        return disclosure.of_tournament(self.name, finished=self.finished is not None,
+                                        duplicate=bool(self.spec.get("duplicate", True)))
+
 
 @dataclass(frozen=True)
 class Entrant:
@@ -476,6 +485,21 @@ class Store:
         """The secret seed drawn for the tournament, or None (none drawn; read-only safe)."""
         row = self.db.execute("SELECT secret_seed FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
         return None if row is None or row[0] is None else int(row[0])
+
+    def shown_seed(self, tour: TournamentRow) -> int | None:
+        """The seed that reproduces ``tour`` (given, else drawn) if its disclosure lets it be
+        shown now; else None."""
+        if not tour.disclosure.seed:
+            return None
+        given: Any = tour.spec.get("seed")
+        return int(given) if given is not None else self.drawn_seed(tour.id)
+
+    def disclosure_of(self, row: "MatchRow") -> Disclosure:
+        """The disclosure of a stored match: its tournament's (a match of none is open)."""
+        try:
+            return self.tournament(row.tournament_id).disclosure
+        except StoreError:
+            return disclosure.OPEN
 
     def secret_seed(self, tournament_id: int) -> int:
         """The tournament's secret seed: drawn (62 random bits, ``secrets``) the first time

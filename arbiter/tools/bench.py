@@ -854,7 +854,8 @@ def isolation_section(result: BenchResult, runs: int, progress: Callable[[str], 
     """What isolating bot processes costs: the same local duplicate tournament (1-deal
     Spades matches, the shortest there are, so the worst case) with ``isolation="deal"``
     (the default with duplicate deals), ``"match"`` (a fresh process per seat per match)
-    and ``"shared"``. The fresh processes come from a fork server per bot where the
+    and ``"shared"`` (the same schedule without duplicate deals: a duplicate tournament
+    refuses shared processes, which would carry a deal to its twin). The fresh processes come from a fork server per bot where the
     sandbox has them (``sandbox.fork_support``; ``ARENA_FORKSERVER=0`` measures the old
     path, a new sandboxed interpreter each): the figures' note says which."""
 
@@ -870,7 +871,7 @@ def isolation_section(result: BenchResult, runs: int, progress: Callable[[str], 
 
     def rate(db: str, iso: str, seed: int) -> float:
         s = TournamentSpec(game="spades", bots=CLUSTER_BOTS, options={"deals": 1}, deals=ISOLATION_DEALS, seed=seed,
-                           name=iso, isolation=iso)
+                           name=iso, isolation=iso, duplicate=iso != "shared")
         with Store(db) as store:
             t0 = time.perf_counter()
             rows = asyncio.run(run_tournament(s, store, concurrency=cores))

@@ -13,6 +13,7 @@ from typing import Any, Callable, Mapping, Sequence
 from arbiter.hosting.botproc import BotPool
 from cardarena.games import ConfigError, game_class, get_game
 from cardarena.games.base import options_to_dict
+from cardarena.disclosure import OPEN
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
 from arbiter.hosting.local import LocalSeat
 from arbiter.match import MatchObserver, run_match
@@ -31,7 +32,8 @@ def _config(game, seed, options, preset, decision_ms, bank_ms, policy, max_strik
         if value < 0:
             raise ConfigError(f"--{what} must be 0 or more, got {value}")
     config = MatchConfig(game=game, seed=seed, options=dict(options), preset=preset,
-                         clock=Clock(decision_ms, bank_ms), policy=FailurePolicy.uniform(policy, max_strikes))
+                         clock=Clock(decision_ms, bank_ms), policy=FailurePolicy.uniform(policy, max_strikes),
+                         disclosure=OPEN)  # a match of no batch (stored as play:GAME, open)
     n = config.make_game().num_seats
     return config, n
 

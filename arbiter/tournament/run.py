@@ -41,7 +41,6 @@ from arbiter.store.db import MatchRow, Store, StoreError
 from arbiter.store.registry import RegistryError, lookup
 from arbiter.hosting.loading import load_bot
 from arbiter.spectating.hub import SpectatorHub
-from arbiter.tournament.disclosure import Disclosure, of_tournament, shown_seed
 from arbiter.rating.ratings import compute_standings, side_points
 
 log = logging.getLogger(__name__)
@@ -323,11 +322,8 @@ async def run_tournament(
         copies = max((m.seats.count(n) for m in todo for n in set(m.seats)), default=1)
         # With duplicate deals a finished match's cards come back in the next seating. The
         # bots reach this server too: spectating needs a token they never see (only the
-        # organiser). While the run lasts, a finished match's deal may be shown only if the
-        # policy says so: no delay is configured, so no hidden card; with duplicate deals
-        # not even the full deal at the end.
-        running = Disclosure(spec.display_name, running=True, duplicate=spec.duplicate)
-        spectators = SpectatorHub(reveal_at_end=running.matches, token=secrets.token_urlsafe(18))
+        # organiser). What a finished match shows is its disclosure's (spec.match_config sets it).
+        spectators = SpectatorHub(token=secrets.token_urlsafe(18))
         # Bot processes with the spec's isolation (by default with duplicate deals
         # ``deal``: no process plays two matches of one deal).
         try:
@@ -355,7 +351,7 @@ def standings(rows: Sequence[MatchRow], game: Game, duplicate: bool = True, bots
 
 def tournament_info(tour, spec: TournamentSpec) -> dict[str, Any]:
     """What the exports say about a stored tournament."""
-    shown = of_tournament(tour).seed
+    shown = tour.disclosure.seed
     return {
         "name": tour.name, "id": tour.id, "game": spec.game, "options": dict(spec.options), "preset": spec.preset,
         "format": spec.format, "deals": spec.deals, "duplicate": spec.duplicate, "seatings": spec.seatings,
@@ -375,6 +371,6 @@ def load_standings(store: Store, name_or_id: str | int | None = None):
         raise StoreError(f"tournament {tour.name!r}: stored spec is unusable: {exc}") from None
     rows = store.matches(tour.id)
     info = tournament_info(tour, spec)
-    if spec.seed is None and of_tournament(tour).seed:  # over: the drawn seed reproduces it
-        info["seed"], info["seed_drawn"] = shown_seed(store, tour), True
+    if spec.seed is None and tour.disclosure.seed:  # over: the drawn seed reproduces it
+        info["seed"], info["seed_drawn"] = store.shown_seed(tour), True
     return standings(rows, game, spec.duplicate, spec.bot_names), info

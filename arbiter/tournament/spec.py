@@ -12,8 +12,9 @@ reason. Example (``arbiter tournament run club.toml``)::
     duplicate = true
     # seed = 7                    # absent: a secret random seed, drawn once and kept in the store
     concurrency = 4               # matches at once (default: 3 x the cores, bounded by memory)
-    # isolation = "shared"        # bot processes serve many matches at once (trusted bots
-                                  # only; default "deal": never two matches of one deal)
+    # isolation = "match"         # a fresh process per seat per match (default "deal":
+                                  # never two matches of one deal; "shared", processes
+                                  # serving many matches at once, only without duplicate deals)
     # cluster = "tcp://10.0.0.5:8786"  # run the matches on a Dask cluster (docs/cluster.md)
 
     [options]                     # the game's options (`arbiter rules GAME`, docs/rules/)
@@ -49,6 +50,7 @@ from arbiter.batch.cluster import bad_scheduler_address
 from arbiter.batch.plan import Seatings
 from arbiter.hosting.botproc import ISOLATIONS
 from arbiter.store.registry import is_registered_ref
+from cardarena.disclosure import Disclosure, of_tournament
 from cardarena.names import NAME_RULE, is_seat_name
 from cardarena.games import ConfigError, Game, get_game
 from cardarena.records import Clock, FailurePolicy, MatchConfig, Policy
@@ -96,6 +98,15 @@ def bot_sources(specs: Sequence[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
+
+
+#: Why ``isolation = "shared"`` is refused with duplicate deals (``TournamentSpec.validate``).
+SHARED_WITH_DUPLICATE = (
+    'isolation: "shared" (--isolation shared) cannot be used with duplicate deals: one bot process serving '
+    "many matches would carry a deal from one seating to its twin and know every hand of it there; use "
+    '"deal" (the default: a process never plays two matches of one deal) or "match" (a fresh process per '
+    "seat per match), or turn duplicate deals off (duplicate = false, --no-duplicate)"
+)
 
 
 @dataclass(frozen=True)
@@ -148,7 +159,8 @@ class TournamentSpec:
         same deal. ``match``: a fresh process for every seat of every match (nothing at all
         carries over; slower). ``shared``: long-lived processes, each serving many matches
         at once (fastest; for trusted bots). Without duplicate deals no deal is played
-        twice, and ``shared`` is the default.
+        twice, and ``shared`` is the default; with them ``shared`` is refused
+        (``SHARED_WITH_DUPLICATE``): a process would carry a deal to its twin seating.
         """
         if self.isolation is not None:
             return self.isolation
@@ -196,11 +208,20 @@ class TournamentSpec:
         return cls(**kw)
 
     def match_config(self, seed: int, match_id: str = "") -> MatchConfig:
+        """The config of one of its matches; played while the tournament runs, so with the
+        disclosure of a running tournament (closed with duplicate deals: each seat's final
+        view is its own, and spectators see the outcome only)."""
         return MatchConfig(
             game=self.game, seed=seed, options=dict(self.options), preset=self.preset,
             clock=Clock(self.decision_ms, self.bank_ms),
             policy=FailurePolicy.uniform(self.policy, self.max_strikes), match_id=match_id,
+            disclosure=self.disclosure,
         )
+
+    @property
+    def disclosure(self) -> Disclosure:
+        """What may be shown of it while it runs (``cardarena.disclosure``)."""
+        return of_tournament(self.display_name, finished=False, duplicate=self.duplicate)
 
     # -- validation ------------------------------------------------------------------
 
@@ -238,6 +259,8 @@ class TournamentSpec:
                 raise SpecError(f"{key}: must be a whole number of at least 1, got {getattr(self, key)!r}")
         if self.isolation is not None and self.isolation not in ISOLATIONS:
             raise SpecError(f"isolation: expected {', '.join(ISOLATIONS)}, got {self.isolation!r}")
+        if self.isolation == "shared" and self.duplicate:
+            raise SpecError(SHARED_WITH_DUPLICATE)
         if self.concurrency is not None and (not isinstance(self.concurrency, int) or self.concurrency < 1):
             raise SpecError(f"concurrency: must be at least 1, got {self.concurrency!r}")
         if self.cluster is not None and (why := bad_scheduler_address(self.cluster)):

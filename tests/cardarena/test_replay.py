@@ -169,7 +169,7 @@ def test_changed_seat_result_and_length_are_caught(record):
 def test_cli_steps_a_stored_match_and_rejects_a_tampered_file(record, tmp_path):
     db = tmp_path / "arena.sqlite"
     with Store(db) as store:
-        # no duplicate deals: its matches may be replayed while it runs (arbiter.tournament.disclosure)
+        # no duplicate deals: its matches may be replayed while it runs (cardarena.disclosure)
         t = store.open_tournament("t", record.game, {"bots": list(record.seat_names), "duplicate": False})
         store.save_match(t.id, 0, 0, 0, record)
     runner = CliRunner()

@@ -127,6 +127,22 @@ def test_bad_command_lines_are_refused_before_anything_runs(tmp_path, args, mess
     assert not path.exists(), "nothing is written for a bad spec"
 
 
+def test_shared_processes_with_duplicate_deals_are_refused_saying_what_to_use(tmp_path):
+    """A process serving many matches would carry a deal from one seating to its twin."""
+    from arbiter.tournament.spec import SHARED_WITH_DUPLICATE
+
+    path = tmp_path / "x.sqlite"
+    r = invoke("tournament", "run", "--db", str(path), "--game", "spades", "--bots", "random,heuristic",
+               "--isolation", "shared")
+    assert r.exit_code == 2 and SHARED_WITH_DUPLICATE in " ".join(r.stderr.split()), r.stderr
+    assert "--isolation shared" in SHARED_WITH_DUPLICATE and '"deal"' in SHARED_WITH_DUPLICATE
+    spec = tmp_path / "shared.toml"
+    spec.write_text('game = "spades"\nbots = ["random", "heuristic"]\nisolation = "shared"\n')
+    r = invoke("tournament", "run", str(spec), "--db", str(path))
+    assert r.exit_code == 2 and SHARED_WITH_DUPLICATE in " ".join(r.stderr.split()), r.stderr
+    assert not path.exists(), "nothing is written for a refused spec"
+
+
 def test_bad_spec_file_names_the_field(tmp_path):
     spec = tmp_path / "bad.toml"
     spec.write_text('game = "spades"\nbots = ["random", "heuristic"]\nformat = "swiss"\n')

@@ -4,7 +4,9 @@ With duplicate deals every deal comes back in later matches with the seats rotat
 every pairing). ``hostile/memory_deals.py`` remembers every hand it sees played, for as
 long as its process lives, and bids 13 when it is dealt a hand it has seen: then it would
 know every hand of the deal. Each test first shows the attack working where processes are
-shared between matches (so the check can fail), then shows it blocked by the default
+shared between matches (so the check can fail: a tournament refuses ``isolation =
+"shared"`` with duplicate deals, so the first test plays the schedule through a shared
+``BotHost`` itself), then shows it blocked by the default
 isolation (``deal``: a process plays one match at a time and never two of the same deal)
 and with ``match`` isolation (a fresh process per seat per match): locally (``BotHost``)
 and on a cluster worker (``cluster._WorkerArena``, which plays ``deal`` as ``match``).
@@ -16,8 +18,15 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
+from arbiter.hosting.botproc import BotHost
+from arbiter.match import run_match
+from arbiter.server.app import start_private_server
+from arbiter.server.botstream import RemoteSeat
 from arbiter.store.db import Store
 from arbiter.tournament.run import TournamentSpec, run_tournament, schedule
+from arbiter.tournament.spec import SHARED_WITH_DUPLICATE, SpecError
 
 HOSTILE = Path(__file__).parent / "hostile" / "memory_deals.py"
 
@@ -41,12 +50,44 @@ def run(tmp_path: Path, isolation: str | None, concurrency: int) -> list[tuple[i
     return [recognitions(r.record_json, r.seats) for r in rows]
 
 
+def shared_processes() -> list[tuple[int, int]]:
+    """The tournament's schedule played one match at a time by one ``BotHost`` whose
+    processes serve every match (``shared``): what a duplicate tournament refuses."""
+    s = spec(None)
+    plan = schedule(s.validate(), s)
+
+    async def main() -> list[tuple[int, int]]:
+        server = await start_private_server()
+        host = BotHost(server.hub, server.address, {"memory": str(HOSTILE), "random": "random"}, isolation="shared",
+                       copies=2)
+        got = []
+        try:
+            await host.start()
+            for m in plan:
+                lease, sessions = await host.lease(m.seats, m.seed)
+                record = await run_match(s.match_config(m.seed, f"shared-{m.idx}"), [RemoteSeat(x, "spades") for x in sessions])
+                host.release(lease)
+                assert record.outcome.reason.value == "completed", record.incidents
+                got.append(recognitions(record.to_json(), m.seats))
+        finally:
+            await host.stop()
+            await server.stop(0.2)
+        return got
+
+    return asyncio.run(main())
+
+
 def test_no_bot_process_of_a_duplicate_tournament_meets_a_deal_twice(tmp_path):
     assert spec(None).effective_isolation == "deal"
     assert TournamentSpec(game="spades", bots=("a", "b"), duplicate=False).effective_isolation == "shared"
-    # shared processes, one match at a time: the second seating of each deal is recognised
-    shared = run(tmp_path, "shared", concurrency=1)
+    # shared processes, one match at a time: the second seating of each deal is recognised ...
+    shared = shared_processes()
     assert [r[0] for r in shared] == [0, 2, 0, 2], shared
+    # ... which is why a duplicate tournament refuses them, saying what to use instead
+    with pytest.raises(SpecError) as refused:
+        spec("shared").validate()
+    assert str(refused.value) == SHARED_WITH_DUPLICATE
+    assert '"deal"' in SHARED_WITH_DUPLICATE and "--no-duplicate" in SHARED_WITH_DUPLICATE
     # the default for duplicate deals (processes reused, but never for a deal they have
     # seen), one match at a time so that reuse happens, and fresh processes per match
     for isolation, concurrency in ((None, 1), ("match", 2)):

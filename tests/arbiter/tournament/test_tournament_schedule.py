@@ -188,11 +188,17 @@ def test_schedule_accepts_plain_names_for_the_first_cut_callers():
         (dict(game="spot", bots=("random", "heuristic"), decision_ms=-1), "clock:"),
         (dict(game="spot", bots=("random", "heuristic"), isolation="none"), "isolation: expected match, deal, shared, got 'none'"),
         (dict(game="spot", bots=("random", "heuristic"), seed=-3), "seed: must be a non-negative whole number"),
+        (dict(game="spot", bots=("random", "heuristic"), isolation="shared"),
+         'isolation: "shared" .*cannot be used with duplicate deals.* use "deal"'),
     ],
 )
 def test_bad_specs_are_rejected_with_the_field_and_reason(kw, message):
     with pytest.raises(SpecError, match=message):
         TournamentSpec(**kw).validate()
+
+
+def test_shared_processes_are_allowed_without_duplicate_deals():
+    TournamentSpec(game="spot", bots=("random", "heuristic"), isolation="shared", duplicate=False).validate()
 
 
 def test_toml_spec_round_trip_and_errors(tmp_path):

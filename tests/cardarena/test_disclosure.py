@@ -1,4 +1,4 @@
-"""One disclosure policy (arbiter.tournament.disclosure), asked by every reader: while a
+"""One disclosure policy (cardarena.disclosure), asked by every reader: while a
 duplicate tournament runs, no reader shows its seed, a match's deal seed, its replay or a
 seating's result; once it is over, all of them do."""
 
@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from arbiter.cli import app
 from arbiter.present import web
 from arbiter.store.db import Store
-from arbiter.tournament import disclosure
+from cardarena import disclosure
 from arbiter.tournament.run import TournamentSpec, run_tournament
 
 SEED = 424242
@@ -45,15 +45,15 @@ def stores(tmp_path_factory):
 def test_the_policy(stores):
     running, finished, _ = stores
     with Store(running, read_only=True) as store:
-        p = disclosure.of_tournament(store.tournament("dup"))
+        p = store.tournament("dup").disclosure
         assert p.closed and not p.seed and not p.matches
-        assert disclosure.shown_seed(store, store.tournament("dup")) is None
+        assert store.shown_seed(store.tournament("dup")) is None
         with pytest.raises(disclosure.Withheld, match="still running with duplicate deals"):
             p.require_match("m1")
     with Store(finished, read_only=True) as store:
-        p = disclosure.of_tournament(store.tournament("dup"))
+        p = store.tournament("dup").disclosure
         assert not p.closed and p.seed and p.matches
-        assert disclosure.shown_seed(store, store.tournament("dup")) == SEED
+        assert store.shown_seed(store.tournament("dup")) == SEED
     # without duplicate deals a running tournament's matches are open, its seed is not
     p = disclosure.Disclosure("x", running=True, duplicate=False)
     assert p.matches and not p.seed
@@ -113,3 +113,15 @@ def test_the_web_page_withholds_the_same(stores):
         page = web.tournament_page(store, "dup")
         assert f'href="/m/{rows[0].match_id}"' in page
         assert "Step 1:" in web.replay_page(store, rows[0].match_id, {"step": ["1"]})
+
+
+def test_an_arena_encounter_is_closed_until_stored_whole():
+    """The same rule as a tournament's: an encounter plays each deal in every seating."""
+    for status in ("playing", "abandoned"):
+        p = disclosure.of_encounter("ladder", 3, status)
+        assert p.closed and not p.matches
+        with pytest.raises(disclosure.Withheld, match="encounter 3 of arena 'ladder'.*stored whole"):
+            p.require_match("a1-e3-0")
+    assert disclosure.of_encounter("ladder", 3, "done").matches
+    # a match config that says nothing is closed: nothing beyond each seat's own view
+    assert disclosure.UNSAID.closed and disclosure.OPEN.matches

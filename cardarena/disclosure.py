@@ -1,0 +1,124 @@
+"""What of a match may be shown, to whom, and when: the one rule that every reader asks
+(the web pages, the arena's pages, every export format, ``tournament show``, ``replay``,
+the spectators of a run) and that decides what a seat receives when its match ends.
+
+Two facts decide it:
+
+- **A known seed gives away every deal still to be played**, duplicate or not (deals are
+  computed from it with a public scheme). So a tournament's seed, given or drawn, is shown
+  only once the tournament is over.
+- **A deal can come back.** A duplicate tournament plays every deal again in other
+  seatings and pairings; an arena encounter plays each of its deals in every seating.
+  While such a batch is being played it is *closed*: no match's deal seed, replay,
+  actions or per-seating result may be shown to anyone who could tell a bot (its
+  standings, which add up every seating, may). A tournament opens once it is over; an
+  encounter once it is stored whole (``done``); one ``abandoned`` never opens (its deals
+  were partly seen and the ladder never counts it).
+
+A match of no batch (``arbiter play``, a person's match at ``/play``, a match started on
+``arbiter serve``) or of a tournament without duplicate deals is open as soon as it is
+stored.
+
+**The end of a match** (``final_view``): the engine's spectator view of an ended game is
+the whole deal (Spite and Malice: every hand, pay-off pile and the stock; Spot: the unused
+stock; Spades has played every card by then). A seat receives it only if the match is
+open. In a closed one each seat receives its own view of the ended game
+(``State.view(seat)``), which shows nothing it could not see anyway, and a spectator none:
+the same cards come back in a twin seating still to be played. A match cut short (a
+forfeit) has no final view. The match runner asks ``final_view`` of the disclosure its
+``MatchConfig`` carries; the batch that builds the config chooses the disclosure.
+
+This module is pure (no store, no I/O): the store turns its rows into a ``Disclosure``
+(``TournamentRow.disclosure``, ``Store.disclosure_of``, ``EncounterRow.disclosure``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+CLOSED_REASON = "its deals come back in matches still to be played"
+
+
+class Withheld(PermissionError):
+    """Something the rule does not let be shown yet; the message says what and until when."""
+
+
+@dataclass(frozen=True)
+class Disclosure:
+    """What may be shown of one batch of matches (a tournament, an arena encounter) now.
+
+    Attributes:
+        name: what the batch is called in messages ("tournament 'club'", "encounter 3 of
+            arena 'ladder'"); "" for a match of no batch.
+        running: the batch is still being played (its matches may be shown only if no
+            deal of it comes back).
+        duplicate: its deals come back in other matches of it (duplicate deals).
+        until: when a closed batch opens, for messages.
+    """
+
+    name: str
+    running: bool
+    duplicate: bool
+    until: str = "when the tournament ends"
+
+    @property
+    def closed(self) -> bool:
+        """Being played, with deals that come back: nothing deal-specific may be shown."""
+        return self.running and self.duplicate
+
+    @property
+    def seed(self) -> bool:
+        """The batch's seed (given or drawn) may be shown."""
+        return not self.running
+
+    @property
+    def matches(self) -> bool:
+        """Each match's deal seed, replay, actions and per-seating result may be shown."""
+        return not self.closed
+
+    def require_match(self, match_id: str) -> None:
+        """Withheld unless a match of this batch may be shown."""
+        if not self.matches:
+            raise Withheld(f"match {match_id[:40]!r} is part of {self.name}, which is still running with "
+                           f"duplicate deals ({CLOSED_REASON}): its replay, seed and result open {self.until}")
+
+    def seed_text(self, seed: int | None, drawn: int | None) -> str:
+        """How to show the seed: the given one, the drawn one (once over), or why not."""
+        if not self.seed:
+            return "withheld until the tournament ends"
+        if seed is not None:
+            return str(seed)
+        return f"{drawn} (drawn)" if drawn is not None else "secret (drawn by the arbiter)"
+
+    def final_view(self, state: Any, viewer: int | None) -> Any:
+        """What ``viewer`` (a seat, or None for a spectator) receives of ``state`` when the
+        match ends: the whole deal if the match is open, else the seat's own view (and a
+        spectator nothing); None if the game did not end (a forfeit)."""
+        if not state.is_terminal:
+            return None
+        if self.matches:
+            return state.spectator_view()
+        return None if viewer is None else state.view(viewer)
+
+
+#: A match of no batch: open as soon as it is stored.
+OPEN = Disclosure("", running=False, duplicate=False)
+
+#: What a match config says when its maker said nothing: closed (each seat gets its own
+#: view at the end). Batches say what they are; open matches say ``OPEN``.
+UNSAID = Disclosure("an unnamed batch", running=True, duplicate=True, until="when its batch ends")
+
+
+def of_tournament(name: str, finished: bool, duplicate: bool) -> Disclosure:
+    """A tournament's disclosure: closed while it runs with duplicate deals."""
+    return Disclosure(f"tournament {name!r}", running=not finished, duplicate=duplicate)
+
+
+def of_encounter(arena: str, idx: int | None, status: str) -> Disclosure:
+    """An arena encounter's (``idx`` None: one being played, not yet numbered for messages):
+    it plays each deal in every seating, so it is closed until it is stored whole
+    (``done``); an ``abandoned`` one stays closed."""
+    what = f"encounter {idx} of arena {arena!r}" if idx is not None else f"an encounter of arena {arena!r}"
+    return Disclosure(what, running=status != "done", duplicate=True,
+                      until="when the encounter is stored whole (an abandoned one never)")

@@ -1,0 +1,96 @@
+"""The spectator hub asks the engine and the match's disclosure, and keeps no game of its own.
+
+Matches are played by the real runner with bundled bots in process and fed to a hub with
+a delay of 0 (so hidden-cards watchers are allowed and get frames at once). In a match
+whose deal comes back (a running duplicate tournament's, an arena encounter's) the hub
+must never hold a hand, nor end with the deal, the seed or the actions, whatever a
+watcher asks. In an open match it holds exactly the hands the engine's own state has at
+every step (read from the runner's state, not a shadow), shows them only to a
+hidden-cards watcher, and never to a public one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from arbiter.hosting.local import LocalSeat
+from arbiter.hosting.loading import load_bot
+from arbiter.match import run_match
+from arbiter.spectating.hub import SpectatorHub
+from cardarena import disclosure
+from cardarena.frames import HeaderFrame, OverFrame, StepFrame
+from cardarena.games import State
+from cardarena.records import MatchConfig
+
+GAMES = {
+    "spite-and-malice": ({"payoff_size": 5, "max_turns": 40}, 2),
+    "spot": ({"players": 3, "hands": 1}, 3),
+    "spades": ({"deals": 1}, 4),
+}
+
+
+def play(hub: SpectatorHub, config: MatchConfig, n: int):
+    """Play ``config`` with the hub watching; (record, its live match, the feed)."""
+    [feed] = hub.observers(config)
+
+    async def main():
+        seats = [LocalSeat(load_bot("random"), f"r{i}") for i in range(n)]
+        return await run_match(config, seats, observers=[feed])
+
+    record = asyncio.run(main())
+    return record, hub.matches[record.match_id], feed
+
+
+def watch(hub: SpectatorHub, live, hidden_cards: bool) -> list:
+    async def main():
+        return [f async for f in hub.follow(live, hidden_cards)]
+
+    return asyncio.run(main())
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+@pytest.mark.parametrize("rule", [disclosure.of_tournament("dup", finished=False, duplicate=True),
+                                  disclosure.of_encounter("ladder", None, "playing")], ids=["tournament", "encounter"])
+def test_a_closed_match_never_puts_a_hand_in_the_hub(game, rule):
+    options, n = GAMES[game]
+    hub = SpectatorHub(delay=0)
+    record, live, feed = play(hub, MatchConfig(game, seed=8, options=options, match_id="m", disclosure=rule), n)
+    assert not feed.sees_hands  # so the runner never handed it a seat's view
+    for _, frame in live.frames:  # what the hub holds, not only what it sends
+        if isinstance(frame, (HeaderFrame, StepFrame)):
+            assert frame.hands is None and frame.view.seat is None and not getattr(frame, "private_action", "")
+    over = live.frames[-1][1]
+    assert isinstance(over, OverFrame) and over.final_view is None and over.seed == 0 and not over.actions
+    assert over.outcome == record.outcome  # the result is shown: standings add it up anyway
+    for hidden_cards in (False, True):  # a delayed hidden-cards watcher gets no more
+        got = watch(hub, live, hidden_cards)
+        assert len(got) == len(live.frames) and all(getattr(f, "hands", None) is None for f in got)
+    assert not any(isinstance(v, State) for v in vars(feed).values())  # no shadow game
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_an_open_match_shows_the_engines_hands_only_to_a_delayed_watcher(game):
+    options, n = GAMES[game]
+    hub = SpectatorHub(delay=0)
+    config = MatchConfig(game, seed=8, options=options, match_id="m", disclosure=disclosure.OPEN)
+    record, live, feed = play(hub, config, n)
+    assert feed.sees_hands and not any(isinstance(v, State) for v in vars(feed).values())
+    g = config.make_game()
+    state = g.new_initial_state(config.seed)
+    frames = [f for _, f in live.frames]
+    assert frames[0].hands == tuple(tuple(state.view(s).hand) for s in range(n))
+    for frame, action in zip(frames[1:-1], record.actions):
+        state.apply(g.parse_action(action.action))
+        assert frame.hands == tuple(tuple(state.view(s).hand) for s in range(n))  # the engine's, step by step
+        assert frame.action == g.action_text(g.parse_action(action.action), action.seat, None)
+    assert frames[-1].final_view == state.spectator_view() and frames[-1].seed == config.seed
+    public = watch(hub, live, hidden_cards=False)
+    assert all(getattr(f, "hands", None) is None and not getattr(f, "private_action", "") for f in public)
+    delayed = watch(hub, live, hidden_cards=True)
+    assert [getattr(f, "hands", None) for f in delayed[:-1]] == [f.hands for f in frames[:-1]]
+    # without a delay the hub keeps no hand even of an open match
+    hub = SpectatorHub()
+    _, live, feed = play(hub, config, n)
+    assert not feed.sees_hands and all(getattr(f, "hands", None) is None for _, f in live.frames)

@@ -1,0 +1,123 @@
+"""Every reader gives the disclosure's answer, and none derives its own.
+
+Three stores of one tournament: a duplicate one stopped with a deal unfinished (its twin
+seating still to be played), the same one over, and one without duplicate deals still
+running. For every stored match each reader is asked over its real interface: the web
+site over real HTTP (``arbiter web`` in a subprocess: the replay page and the tournament
+page), the CLI (``arbiter replay``, ``arbiter tournament show --match``) and the JSON
+export (``arbiter standings --format json``); each must show the match exactly when
+``cardarena.disclosure`` says ``matches`` (else refuse with its words), and the seed
+exactly when it says ``seed``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import os
+import shutil
+import sqlite3
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arbiter.cli import app
+from arbiter.store.db import Store
+from arbiter.tournament.run import TournamentSpec, run_tournament
+from cardarena.disclosure import Withheld
+from tests.e2e.browser import serve_web
+
+SEED = 515151
+
+
+def _text(result) -> str:
+    return " ".join(result.output.split())
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("readers")
+    out = {}
+    for duplicate in (True, False):
+        spec = TournamentSpec(game="spades", bots=("random", "greedy"), options={"deals": 1}, deals=2, seed=SEED,
+                              name="t", duplicate=duplicate)
+        db = tmp / f"dup{int(duplicate)}.sqlite"
+        with Store(db) as store:
+            asyncio.run(run_tournament(spec, store, transport="inproc"))
+        out[duplicate] = db
+    unfinished = tmp / "unfinished.sqlite"
+    shutil.copy(out[True], unfinished)
+    with sqlite3.connect(unfinished) as db:  # stopped before the last seating of its last deal
+        last = db.execute("SELECT MAX(idx) FROM matches").fetchone()[0]
+        db.execute("DELETE FROM matches WHERE idx = ?", (last,))
+        db.execute("UPDATE tournaments SET finished = NULL")
+    running_plain = out[False]
+    with sqlite3.connect(running_plain) as db:
+        db.execute("UPDATE tournaments SET finished = NULL")
+    return {"unfinished duplicate": unfinished, "finished duplicate": out[True], "running, no duplicate": running_plain}
+
+
+@pytest.mark.parametrize("which", ["unfinished duplicate", "finished duplicate", "running, no duplicate"])
+def test_every_reader_shows_what_the_disclosure_allows_and_nothing_else(stores, which):
+    db = stores[which]
+    with Store(db, read_only=True) as store:
+        tour = store.tournament("t")
+        rule = tour.disclosure
+        rows = store.matches(tour.id)
+        per_match = {r.match_id: store.disclosure_of(r) for r in rows}
+    assert {d.matches for d in per_match.values()} == {rule.matches}  # a tournament's matches share its rule
+    assert rule.closed == (which == "unfinished duplicate") and rule.seed == (which == "finished duplicate")
+    if which == "unfinished duplicate":
+        deals = {}
+        for r in rows:
+            deals.setdefault(r.seed, []).append(r)
+        assert any(len(v) == 1 for v in deals.values())  # a deal whose twin seating is still to come
+    runner = CliRunner()
+    with serve_web(db, env={**os.environ, "COLUMNS": "500"}) as url:  # its address on one line
+        status, page = _get(url + "t/t")
+        assert status == 200
+        if not rule.seed:  # (the page never prints the tournament's seed; a replay prints its deal's)
+            assert str(SEED) not in page
+        for r in rows:
+            allowed = per_match[r.match_id]
+            try:
+                allowed.require_match(r.match_id)
+                words = ""
+            except Withheld as exc:
+                words = str(exc)
+            assert bool(words) == (not allowed.matches)
+            # the tournament page links the replay exactly when it may be shown
+            assert (f'href="/m/{r.match_id}"' in page) == allowed.matches
+            if not allowed.matches:
+                assert str(r.seed) not in page
+            # the replay page, over HTTP
+            status, body = _get(url + f"m/{r.match_id}?view=full&step=1")
+            if allowed.matches:
+                assert status == 200 and "Step 1:" in body
+            else:
+                assert status == 403 and words in html.unescape(body) and f"seed {r.seed}" not in body
+            # the CLI: replay and the drill-down
+            for args in (["replay", r.match_id], ["tournament", "show", "t", "--match", r.match_id]):
+                got = runner.invoke(app, [*args, "--db", str(db)])
+                if allowed.matches:
+                    assert got.exit_code == 0, got.output
+                else:
+                    assert got.exit_code == 2 and " ".join(words.split()) in _text(got) and str(r.seed) not in got.output
+    # the JSON export: the seed exactly when the rule lets it be shown
+    got = runner.invoke(app, ["standings", "t", "--db", str(db), "--format", "json"])
+    assert got.exit_code == 0, got.output
+    info = json.loads(got.output)["tournament"]
+    assert info["seed_withheld"] == (not rule.seed) and info["seed"] == (SEED if rule.seed else None)
+    assert (str(SEED) in got.output) == rule.seed
