@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from google.protobuf import text_format
 
-import arbiter.tournament.run as tournament_run
+import arbiter.batch.engine as batch_engine
 from arbiter.hosting.botproc import BotHost
 from arbiter.store.db import Store
 from arbiter.tournament.run import TournamentSpec, run_tournament
@@ -78,7 +78,7 @@ def test_no_seat_of_a_duplicate_tournament_is_told_a_hidden_card_at_the_end(tmp_
     log_dir = tmp_path / "bot-logs"
     log_dir.mkdir()
     # the tournament's own bot host, told to keep its processes' stderr where we read it
-    monkeypatch.setattr(tournament_run, "BotHost", functools.partial(BotHost, log_dir=log_dir))
+    monkeypatch.setattr(batch_engine, "BotHost", functools.partial(BotHost, log_dir=log_dir))
     spec = TournamentSpec(game=game_name, bots=(f"a={SPY}", f"b={SPY}"), options=CASES[game_name], deals=1, seed=29,
                           name=f"end-{game_name}", decision_ms=0, bank_ms=0)  # no clock: a loaded machine is no failure
     assert spec.duplicate and spec.disclosure.closed
