@@ -75,6 +75,6 @@ def bench(
                       f.unit, verdict)
     from rich.console import Console
 
-    Console(width=max(out.size.width, 120)).print(table)  # one row per figure, even when piped
+    Console(width=max(out.size.width, 120), emoji=False).print(table)  # one row per figure, even when piped
     _run(write_text, json_path, result.to_json(), "--json")
     out.print(f"{result.seconds:.0f} s; results written to {json_path}")
