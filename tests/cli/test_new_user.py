@@ -49,3 +49,58 @@ def test_1_play_and_bots_check_print_colons_as_colons(tmp_path):
     assert r.exit_code == 1 and "legal:spades" in r.output and "♠" not in r.output, r.output
     r = runner.invoke(app, ["bots", "submit", str(bot), "--name", "crasher", "--db", str(tmp_path / "r.sqlite")])
     assert r.exit_code == 2 and "failed legal:spades: crashed" in r.output and "♠" not in r.output, r.output
+
+
+# -- 2. a bot that does not import: FILE:LINE: message, the line, the author's path ----
+
+SYNTAX_ERROR = """
+    from sdk import Bot
+    class Broken(Bot)
+        name = "broken"
+"""
+
+
+def test_2_a_syntax_error_reads_as_file_line_message_and_the_line(tmp_path):
+    import json
+
+    bot = _bot(tmp_path, "broken", SYNTAX_ERROR)
+    r = runner.invoke(app, ["bots", "check", str(bot), "--no-smoke", "--json"])
+    assert r.exit_code == 1, r.output
+    detail = next(c["detail"] for c in json.loads(r.output)["checks"] if c["name"] == "import")
+    assert detail == f"{bot}:3: SyntaxError: expected ':'\n    class Broken(Bot)", detail
+    # as a bot process of `arbiter play` (its own sandbox): the same words, the same path
+    proc = subprocess.run([sys.executable, "-m", "arbiter", "play", "spite-and-malice", str(bot), "random",
+                           "-o", "payoff_size=5", "--db", str(tmp_path / "a.sqlite")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    text = proc.stdout + proc.stderr
+    assert proc.returncode == 2 and "Traceback" not in text, text
+    assert f"{bot}:3: SyntaxError: expected ':'" in text and "    class Broken(Bot)" in text, text
+    assert "BotLoadError(" not in text and "/bot/code" not in text, text
+
+
+def test_2_an_exception_at_import_names_the_bots_own_line(tmp_path):
+    from sdk.loading import BotLoadError, load_bot
+
+    bot = _bot(tmp_path, "raises", """
+        import json
+        from sdk import Bot
+        SETTINGS = json.loads("{")
+    """)
+    with pytest.raises(BotLoadError) as info:
+        load_bot(str(bot))
+    assert str(info.value).startswith(f"{bot}:4: JSONDecodeError: Expecting property name"), info.value
+    assert str(info.value).endswith('\n    SETTINGS = json.loads("{")'), info.value
+
+
+def test_2_sandbox_paths_read_back_as_the_authors_paths(tmp_path):
+    """Under bubblewrap a bot sees its code at /bot/code/NAME: what it prints (a traceback,
+    the self-test's report) names the author's path instead."""
+    from arbiter.hosting.sandbox import CODE_DIR, host_paths
+
+    folder = tmp_path / "mybot"
+    folder.mkdir()
+    single = tmp_path / "one.py"
+    text = (f'File "{CODE_DIR}/mybot/bot.py", line 3\n{CODE_DIR}/one.py:2: SyntaxError\n'
+            f'{CODE_DIR}/mybotx/bot.py')
+    assert host_paths(text, [folder, single]) == (f'File "{folder}/bot.py", line 3\n{single}:2: SyntaxError\n'
+                                                  f'{CODE_DIR}/mybotx/bot.py')
