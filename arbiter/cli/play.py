@@ -11,7 +11,7 @@ from rich.progress import Progress, TextColumn, TimeElapsedColumn
 from cardarena.games import GAMES
 from arbiter.server.client import run_match
 from arbiter.store.db import DEFAULT_DB
-from arbiter.tournament.play import play_local, store_play
+from arbiter.tournament.play import check_store, play_local, store_play
 from arbiter.cli._common import (
     BankOpt, DbOpt, DecisionOpt, OptionOpt, PolicyOpt, PresetOpt, TransportOpt, _outcome_table, _parse_options, _run, app,
     err, out, plural,
@@ -48,6 +48,7 @@ def play(
         for inc in summary.incidents:
             out.print(f"[yellow]incident:[/] {inc}")
         return
+    _run(check_store, db)  # a store that cannot keep the match: said now, not after it is played
     with Progress(TextColumn("{task.description}", markup=False), TimeElapsedColumn(), console=err, transient=True) as bar:
         task = bar.add_task(f"{game}: starting the bots", total=None)
 

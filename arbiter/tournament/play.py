@@ -73,6 +73,17 @@ def store_play(db_path: str | os.PathLike, record: MatchRecord, preset: str | No
     return name
 
 
+def _plays_not(spec: str, game: str, games: Sequence[str]) -> str:
+    return f"bot {spec!r} does not play {game} (it plays {', '.join(games) or 'no game'})"
+
+
+def check_store(db_path: str | os.PathLike) -> None:
+    """StoreError now, before a match is played, if the store at ``db_path`` could not
+    keep it (corrupt, not a store, read-only, no folder): as ``tournament run`` checks first."""
+    with Store(db_path):
+        pass
+
+
 def play_local(
     game: str,
     bots: Sequence[str],
@@ -106,6 +117,9 @@ def play_local(
     observers = [_Progress(progress)] if progress is not None else []
     if transport == "inproc":
         loaded = {spec: load_bot(sources[spec]) for spec in distinct}
+        for spec, bot in loaded.items():
+            if not bot.plays(game):
+                raise ConfigError(_plays_not(spec, game, bot.games))
         return asyncio.run(run_match(config, [LocalSeat(loaded[b], names[b]) for b in bots], observers=observers))
     if transport != "grpc":
         raise ConfigError(f"transport: expected grpc or inproc, got {transport!r}")
@@ -119,6 +133,10 @@ def play_local(
                 pools[k].launch(names[b], sources[b])
             for pool in pools:
                 await pool.wait_connected()
+            for b, k in zip(bots, occurrence):  # what each bot's Hello said it plays, as a tournament checks
+                session = pools[k].procs[names[b]].session
+                if not session.plays(game):
+                    raise ConfigError(_plays_not(b, game, session.games))
             seats = [RemoteSeat(pools[k].procs[names[b]].session, game) for b, k in zip(bots, occurrence)]
             return await run_match(config, seats, observers=observers)
         finally:

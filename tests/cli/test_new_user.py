@@ -104,3 +104,90 @@ def test_2_sandbox_paths_read_back_as_the_authors_paths(tmp_path):
             f'{CODE_DIR}/mybotx/bot.py')
     assert host_paths(text, [folder, single]) == (f'File "{folder}/bot.py", line 3\n{single}:2: SyntaxError\n'
                                                   f'{CODE_DIR}/mybotx/bot.py')
+
+
+# -- 10. a store on a read-only mount says read-only ------------------------------------
+
+
+def _read_only_mount_works() -> bool:
+    import os
+    import shutil
+
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        return False
+    probe = subprocess.run(["unshare", "-m", "sh", "-c", "d=$(mktemp -d) && mount -t tmpfs none $d && "
+                            "mount -o remount,ro $d && ! touch $d/x 2>/dev/null"], capture_output=True)
+    return probe.returncode == 0
+
+
+def _on_a_read_only_mount(store: Path, args: list[str]) -> subprocess.CompletedProcess:
+    """``python -m arbiter ARGS`` with ``{db}`` a copy of ``store`` on a read-only tmpfs
+    mounted in a mount namespace of its own (gone with the process)."""
+    import shlex
+
+    mnt = store.parent / "mnt"
+    mnt.mkdir()
+    cmd = " ".join(shlex.quote(a.replace("{db}", str(mnt / "store.sqlite"))) for a in args)
+    script = (f"mount -t tmpfs none {mnt} && cp {store} {mnt}/store.sqlite && mount -o remount,ro {mnt} && "
+              f"exec {shlex.quote(sys.executable)} -m arbiter {cmd}")
+    return subprocess.run(["unshare", "-m", "sh", "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.skipif(not _read_only_mount_works(), reason="needs root and a mount namespace for a read-only mount")
+def test_10_a_store_on_a_read_only_mount_says_read_only(tmp_path):
+    store = tmp_path / "store.sqlite"
+    r = runner.invoke(app, ["tournament", "run", "--db", str(store), "--transport", "inproc", "--bots", "random,greedy",
+                            "--deals", "1", "-o", "deals=1", "--name", "t", "-q"])
+    assert r.exit_code == 0, r.output
+    for args in (["tournament", "run", "--db", "{db}", "--transport", "inproc", "--bots", "random,greedy",
+                  "--deals", "1", "-o", "deals=1", "--name", "u", "-q"],
+                 ["play", "spades", "random", "random", "random", "random", "-o", "deals=1", "--transport", "inproc",
+                  "--db", "{db}"]):
+        proc = _on_a_read_only_mount(store, args)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        lines = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+        assert len(lines) == 1 and "store.sqlite is read-only" in lines[0], proc.stderr
+        assert "unable to open database file" not in proc.stderr
+        (tmp_path / "mnt").rmdir()
+
+
+# -- 12. `arbiter play` checks its store before it plays ---------------------------------
+
+
+def test_12_play_refuses_a_corrupt_store_before_playing(tmp_path):
+    corrupt = tmp_path / "corrupt.sqlite"
+    corrupt.write_bytes(b"\x00garbage, not an sqlite file\n" * 40)
+    r = runner.invoke(app, ["play", "spades", "random", "random", "random", "random", "--seed", "1",
+                            "--transport", "inproc", "--db", str(corrupt)])
+    assert not problems(_outcome(r), ("play",), expect_error=True), r.output
+    assert "not a usable store" in r.output
+    assert "decisions in" not in r.output and "seat" not in r.output, r.output  # nothing was played
+
+
+def _outcome(r):
+    from tests.cli.badinput import Outcome
+
+    return Outcome([], r.exit_code, r.output, "" if r.exception is None or isinstance(r.exception, SystemExit)
+                   else repr(r.exception))
+
+
+# -- 13. `arbiter play` refuses a bot that does not play the game ------------------------
+
+SPADES_ONLY = """
+    from sdk import Bot
+    class SpadesOnly(Bot):
+        name = "spadesonly"
+        games = ("spades",)
+        def choose(self, view, legal_actions):
+            return legal_actions[0]
+"""
+
+
+@pytest.mark.parametrize("transport", ["grpc", "inproc"])
+def test_13_play_refuses_a_bot_that_does_not_play_the_game(tmp_path, transport):
+    bot = _bot(tmp_path, "spadesonly", SPADES_ONLY)
+    r = runner.invoke(app, ["play", "spot", str(bot), "random", "random", "random", "-o", "hands=1",
+                            "--transport", transport, "--db", str(tmp_path / "a.sqlite")])
+    assert not problems(_outcome(r), ("play",), expect_error=True), r.output
+    assert f"bot '{bot}' does not play spot (it plays spades)" in " ".join(r.output.split()), r.output
+    assert "decisions in" not in r.output
