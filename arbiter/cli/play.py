@@ -6,12 +6,12 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
+from rich.markup import escape
 from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
 from cardarena.games import GAMES
-from arbiter.server.client import run_match
 from arbiter.store.db import DEFAULT_DB
-from arbiter.tournament.play import check_store, play_local, store_play
+from arbiter.tournament.play import check_store, play_local, play_remote, store_play
 from arbiter.cli._common import (
     BankOpt, DbOpt, DecisionOpt, OptionOpt, PolicyOpt, PresetOpt, TransportOpt, _outcome_table, _parse_options, _run, app,
     err, out, plural,
@@ -25,7 +25,7 @@ def play(
     seed: Annotated[Optional[int], typer.Option("--seed", help="Deal seed (default: a fresh random one, printed). A bot that could guess it could recompute every hand: keep it unguessable in real play.")] = None,
     option: OptionOpt = None,
     preset: PresetOpt = None,
-    server: Annotated[Optional[str], typer.Option(help="Play on a running arbiter HOST:PORT whose connected bots have these names.")] = None,
+    server: Annotated[Optional[str], typer.Option(help="Play on a running arbiter HOST:PORT whose connected bots have these names (the match is kept in --db too).")] = None,
     admin_token: Annotated[Optional[str], typer.Option(envvar="ARENA_ADMIN_TOKEN", help="Admin token of --server (arbiter credentials token admin).")] = None,
     transport: TransportOpt = "grpc",
     decision_ms: DecisionOpt = 10_000,
@@ -41,14 +41,13 @@ def play(
         import secrets
 
         seed = secrets.randbits(62)
-    if server:
-        summary = _run(run_match, server, game, bots, admin_token=admin_token or "", seed=seed, options=options,
-                       preset=preset, decision_ms=decision_ms, bank_ms=bank_ms, policy=policy)
-        out.print(_outcome_table(bots, summary.outcome, f"{game} (seed {seed}) on {server}: {summary.outcome.reason.value}"))
-        for inc in summary.incidents:
-            out.print(f"[yellow]incident:[/] {inc}")
-        return
     _run(check_store, db)  # a store that cannot keep the match: said now, not after it is played
+    if server:
+        record = _run(play_remote, server, game, bots, admin_token=admin_token or "", seed=seed, options=options,
+                      preset=preset, decision_ms=decision_ms, bank_ms=bank_ms, policy=policy)
+        _print_record(record, f"{game} (seed {seed}) on {server}: {record.outcome.reason.value}")
+        _keep(db, record, preset, plural(len(record.actions), 'decision'))
+        return
     with Progress(TextColumn("{task.description}", markup=False), TimeElapsedColumn(), console=err, transient=True) as bar:
         task = bar.add_task(f"{game}: starting the bots", total=None)
 
@@ -58,17 +57,25 @@ def play(
 
         record = _run(play_local, game, bots, seed, options, preset, transport, decision_ms, bank_ms, policy, max_strikes,
                       db, report)
-    out.print(_outcome_table(record.seat_names, record.outcome, f"{game} (seed {seed}): {record.outcome.reason.value}"))
+    _print_record(record, f"{game} (seed {seed}): {record.outcome.reason.value}")
+    _keep(db, record, preset, f"{plural(len(record.actions), 'decision')} in {record.seconds:.2f} s")
+
+
+def _keep(db: Path, record: Any, preset: str | None, played: str) -> None:
+    where = _run(store_play, db, record, preset)
+    out.print(f"{played}; match {record.match_id} (kept in {db} as {where}: arbiter replay {record.match_id})",
+              highlight=False, markup=False)
+
+
+def _print_record(record: Any, title: str) -> None:
+    out.print(_outcome_table(record.seat_names, record.outcome, title))
     if record.outcome.detail:
-        out.print(record.outcome.detail, highlight=False)
-    for inc in record.incidents:
-        out.print(f"[yellow]incident:[/] seat {inc.seat}: {inc.kind}: {inc.detail}", highlight=False)
+        out.print(record.outcome.detail, highlight=False, markup=False)
+    for inc in record.incidents:  # a bot's own words: not markup
+        out.print(f"[yellow]incident:[/] seat {inc.seat}: {escape(inc.kind)}: {escape(inc.detail)}", highlight=False)
         if inc.stderr:
             tail = "\n".join(inc.stderr.strip().splitlines()[-8:])
             out.print(f"  the bot's stderr ends:\n{tail}", highlight=False, markup=False)
-    where = _run(store_play, db, record, preset)
-    out.print(f"{plural(len(record.actions), 'decision')} in {record.seconds:.2f} s; match {record.match_id} "
-              f"(kept in {db} as {where}: arbiter replay {record.match_id})", highlight=False)
 
 
 #: Where a match is, by its spectator view's fields: Spades deals, Spot hands, Spite and Malice games.

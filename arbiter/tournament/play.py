@@ -11,9 +11,10 @@ import os
 from typing import Any, Callable, Mapping, Sequence
 
 from arbiter.hosting.botproc import BotPool
+from arbiter.server import client
 from cardarena.games import ConfigError, game_class, get_game
 from cardarena.games.base import options_to_dict
-from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
+from cardarena.records import Clock, FailurePolicy, Incident, MatchConfig, MatchRecord, Policy, RecordedAction
 from arbiter.hosting.local import LocalSeat
 from arbiter.match import MatchObserver, run_match
 from arbiter.server.arena import RemoteSeat
@@ -145,3 +146,41 @@ def play_local(
                 pool.stop()
 
     return asyncio.run(main())
+
+
+def play_remote(
+    address: str,
+    game: str,
+    bots: Sequence[str],
+    *,
+    admin_token: str,
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    preset: str | None = None,
+    decision_ms: int = 10_000,
+    bank_ms: int = 60_000,
+    policy: str = "forfeit",
+) -> MatchRecord:
+    """One match on the running arbiter at ``address`` between its connected bots named
+    ``bots`` (admin), as a record that replays: the arbiter answers with the match id, the
+    outcome, the actions and the incidents; the seats of the actions come from the engine
+    (whose turn each was), the options as the engine applied them. No timings: the
+    arbiter keeps those."""
+    options = seat_options(game, options or {}, preset, len(bots))
+    config, n = _config(game, seed, options, preset, decision_ms, bank_ms, policy)
+    if len(bots) != n:
+        raise ConfigError(f"{game} needs {n} bots (one per seat), got {len(bots)}")
+    summary = client.run_match(address, game, bots, admin_token=admin_token, seed=seed, options=options, preset=preset,
+                               decision_ms=decision_ms, bank_ms=bank_ms, policy=policy)
+    engine = config.make_game()
+    state = engine.new_initial_state(seed)
+    actions = []
+    for text in summary.actions:
+        actions.append(RecordedAction(state.current_seat, text, 0))
+        state.apply(engine.parse_action(text))
+    incidents = []
+    for text in summary.incidents:  # "seat N: kind: detail", as the arbiter words them
+        seat, kind, detail = (text.split(": ", 2) + ["", ""])[:3]
+        incidents.append(Incident(int(seat[5:]) if seat[5:].isdigit() else -1, kind, detail))
+    return MatchRecord(summary.match_id, game, options_to_dict(engine.options), seed, tuple(bots), actions, incidents,
+                       summary.outcome)

@@ -191,3 +191,63 @@ def test_13_play_refuses_a_bot_that_does_not_play_the_game(tmp_path, transport):
     assert not problems(_outcome(r), ("play",), expect_error=True), r.output
     assert f"bot '{bot}' does not play spot (it plays spades)" in " ".join(r.output.split()), r.output
     assert "decisions in" not in r.output
+
+
+# -- 5. `arbiter play --server` keeps its match; `arbiter watch` says what it withholds --
+# -- 6. a missing admin token says where to get one ---------------------------------------
+
+
+def test_5_6_play_on_a_server_keeps_the_match_and_a_wrong_admin_token_says_how_to_get_one(tmp_path):
+    from tests.conftest import start_serve, stop_serve
+
+    s = start_serve()
+    try:
+        for name in ("p0", "p1"):
+            s.start_bot("random", name)
+        s.wait_sessions(["p0", "p1"])
+        db = str(tmp_path / "a.sqlite")
+        base = ["play", "spite-and-malice", "p0", "p1", "--server", s.address, "-o", "payoff_size=5", "--db", db]
+        r = runner.invoke(app, [*base, "--admin-token", "wrong"])
+        assert not problems(_outcome(r), ("play",), expect_error=True), r.output
+        assert "admin token required" in r.output and "arbiter credentials token admin" in r.output, r.output
+        r = runner.invoke(app, [*base, "--admin-token", s.admin_token, "--seed", "9"])
+        assert r.exit_code == 0, r.output
+        text = " ".join(r.output.split())
+        match_id = text.split("; match ")[1].split()[0]
+        assert f"(kept in {db} as play:spite-and-malice(payoff_size=5): arbiter replay {match_id})" in text, text
+        r = runner.invoke(app, ["replay", match_id, "--db", db])
+        assert r.exit_code == 0 and "verified" in r.output.lower(), r.output
+    finally:
+        stop_serve(s)
+
+
+def test_5_watch_of_a_withheld_match_says_so_instead_of_seed_0(tmp_path):
+    """A running duplicate tournament's spectators get the outcome, not the seed and the
+    actions: `arbiter watch` says that, with the steps it saw, not "seed 0, 0 actions"."""
+    import asyncio
+
+    from arbiter.hosting.loading import load_bot
+    from arbiter.hosting.local import LocalSeat
+    from arbiter.match import run_match
+    from arbiter.server.app import start_private_server
+    from arbiter.spectating.hub import SpectatorHub
+    from cardarena.records import Clock, FailurePolicy, MatchConfig
+
+    async def main():
+        hub = SpectatorHub(reveal_at_end=False, token="organiser-only-token")
+        server = await start_private_server(hub)
+        try:
+            config = MatchConfig(game="spite-and-malice", seed=3, options={"payoff_size": 5}, clock=Clock(0, 0),
+                                 policy=FailurePolicy.uniform("forfeit", 3))
+            record = await run_match(config, [LocalSeat(load_bot("random"), f"r{i}") for i in range(2)],
+                                     observers=hub.observers(config))
+            r = await asyncio.to_thread(runner.invoke, app, ["watch", record.match_id, "--server", server.address,
+                                                             "--token", hub.token])
+            return record, r
+        finally:
+            await server.stop(0.5)
+
+    record, r = asyncio.run(main())
+    assert r.exit_code == 0, r.output
+    assert "seed 0" not in r.output and "0 actions" not in r.output, r.output
+    assert f"{len(record.actions)} steps watched; the seed and the actions are withheld" in " ".join(r.output.split())
