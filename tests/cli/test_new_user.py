@@ -251,3 +251,24 @@ def test_5_watch_of_a_withheld_match_says_so_instead_of_seed_0(tmp_path):
     assert r.exit_code == 0, r.output
     assert "seed 0" not in r.output and "0 actions" not in r.output, r.output
     assert f"{len(record.actions)} steps watched; the seed and the actions are withheld" in " ".join(r.output.split())
+
+
+# -- 4. a malformed card is named as typed; a game without jokers offers none ------------
+
+
+def test_4_a_malformed_card_is_named_as_typed_and_only_games_with_jokers_offer_one():
+    from cardarena.games import InvalidActionError, get_game
+
+    cases = [("spades", "play 2X", False), ("spades", "give 2X QS", False), ("spot", "discard 2X", False),
+             ("spot", "layoff 2X -> m1", False), ("spite-and-malice", "play hand:2X -> center:0", True)]
+    for game, text, jokers in cases:
+        with pytest.raises(InvalidActionError) as info:
+            get_game(game).parse_action(text)
+        message = str(info.value)
+        assert "unknown card '2X'" in message and "'2x'" not in message, message
+        assert ("or JK" in message) == jokers, message
+    # any case still reads
+    assert str(get_game("spades").parse_action("PLAY qs")) == str(get_game("spades").parse_action("play QS"))
+    assert get_game("spot").parse_action("DRAW Stock") == get_game("spot").parse_action("draw stock")
+    assert (get_game("spite-and-malice").parse_action("Play Hand:5c -> Center:New")
+            == get_game("spite-and-malice").parse_action("play hand:5C -> center:new"))
