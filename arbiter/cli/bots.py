@@ -58,9 +58,14 @@ def _existing_store(db: Path) -> Path:
     return db
 
 
-def _print_report(report: dict[str, Any]) -> None:
+def _print_report(report: dict[str, Any], title: str | None = None) -> None:
+    """The self-test's checks, titled by what was checked (``title``: what it is registered as)."""
     bot = report.get("bot") or {}
-    title = f"{report.get('spec', '')}: {bot.get('name', '?')} {bot.get('version', '')}, games {', '.join(bot.get('games', [])) or '?'}"
+    games = ', '.join(bot.get('games', [])) or '?'
+    if title is None:
+        title = f"{report.get('spec', '')}: {bot.get('name', '?')} {bot.get('version', '')}, games {games}"
+    else:
+        title = f"{title}, games {games}"
     table = Table(title=escape(title))  # what a bot said of itself, and its errors: not markup
     table.add_column("check")
     table.add_column("result")
@@ -185,7 +190,9 @@ def submit(
         with _call(reg.Registry, db) as registry:
             v, _ = _call(submit_bot, registry, sub, name, version)
             row = _row(v)
-    _print_report(row["report"])
+    # titled by the author's path and what is registered, not the stored copy's path and
+    # the version the bot says of itself
+    _print_report(row["report"], f"{path}: {row['name']} {row['version']}")
     out.print(f"registered [bold]{escape(row['name'])} {escape(row['version'])}[/] ({row['content_hash'][:12]})"
               + escape(f" at {row['path']}" if "path" in row else f" on {server}"), highlight=False)
 

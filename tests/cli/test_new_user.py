@@ -272,3 +272,24 @@ def test_4_a_malformed_card_is_named_as_typed_and_only_games_with_jokers_offer_o
     assert get_game("spot").parse_action("DRAW Stock") == get_game("spot").parse_action("draw stock")
     assert (get_game("spite-and-malice").parse_action("Play Hand:5c -> Center:New")
             == get_game("spite-and-malice").parse_action("play hand:5C -> center:new"))
+
+
+# -- 7. `bots submit` titles its report by what is registered; `python -m sdk --help` -----
+
+
+def test_7_submit_titles_the_report_with_the_authors_path_and_the_registered_version(tmp_path):
+    bot = _bot(tmp_path, "spadesonly", SPADES_ONLY)  # says version "0.1" of itself (sdk.Bot's default)
+    r = runner.invoke(app, ["bots", "submit", str(bot), "--name", "sonly", "--version", "2.5",
+                            "--db", str(tmp_path / "r.sqlite")])
+    assert r.exit_code == 0, r.output
+    title = " ".join(r.output.split("┏")[0].split())  # the title, however rich wrapped it
+    assert title == f"{bot}: sonly 2.5, games spades", title
+
+
+def test_7_python_m_sdk_help_lists_every_bundled_bot():
+    from sdk.loading import BUNDLED
+
+    proc = subprocess.run([sys.executable, "-m", "sdk", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    text = " ".join(proc.stdout.split())
+    assert proc.returncode == 0 and "search" in BUNDLED
+    assert f"bundled name ({', '.join(sorted(BUNDLED))})" in text, text
