@@ -84,11 +84,6 @@ def tournament_run(
         spec = _run(spec_from_dict, {}, {**_QUICK_DEFAULTS, **given}, source="command line")
     _run(spec.validate)
 
-    def print_watch(p) -> None:
-        """-q: no progress, but still how to watch the run live."""
-        if p.watch_address:
-            err.print(f"watch live: arbiter watch --server {p.watch_address} --token {p.watch_token}", highlight=False)
-
     def run(on_progress) -> None:
         try:
             asyncio.run(run_tournament(spec, store, None, on_progress, fresh, transport, ship_bots=not shared_bots))
@@ -98,8 +93,8 @@ def tournament_run(
             raise typer.Exit(130) from None
 
     with _run(Store, db) as store:
-        if quiet:
-            _run(run, print_watch)
+        if quiet:  # only the standings (no progress, no watch line)
+            _run(run, lambda p: None)
         else:
             with Progress(
                 TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),

@@ -464,7 +464,6 @@ async def _play_grpc(spec, names, sources, store, tournament_id, play_all, max_r
     running = Disclosure(spec.display_name, running=True, duplicate=spec.duplicate)
     spectators = SpectatorHub(reveal_at_end=running.matches, token=secrets.token_urlsafe(18))
     server = await start_private_server(spectators)
-    announce(server.address, spectators.token)
     host = BotHost(
         server.hub, server.address, dict(zip(names, sources)), isolation=spec.effective_isolation, copies=copies,
         processes=spec.bot_processes, max_restarts=max_restarts, warm=warm,
@@ -474,6 +473,7 @@ async def _play_grpc(spec, names, sources, store, tournament_id, play_all, max_r
         for n, session in sessions.items():
             if not session.plays(spec.game):
                 raise SpecError(f"bots: {n!r} does not play {spec.game} (it plays {', '.join(session.games)})")
+        announce(server.address, spectators.token)  # once the bots are up and play the game: then there is a run to watch
         store.set_entrant_versions(tournament_id, [(n, s.bot_version) for n, s in sessions.items()])
 
         async def remote(seat_names: Sequence[str], deal: int) -> tuple[list[SeatClient], Callable[[], None]]:

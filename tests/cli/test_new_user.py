@@ -293,3 +293,14 @@ def test_7_python_m_sdk_help_lists_every_bundled_bot():
     text = " ".join(proc.stdout.split())
     assert proc.returncode == 0 and "search" in BUNDLED
     assert f"bundled name ({', '.join(sorted(BUNDLED))})" in text, text
+
+
+# -- 8. `tournament run`: no watch line before a bot is found not to play the game -------
+
+
+def test_8_a_run_with_a_bot_of_another_game_fails_before_any_watch_line(tmp_path):
+    bot = _bot(tmp_path, "spadesonly", SPADES_ONLY)
+    r = runner.invoke(app, ["tournament", "run", "--db", str(tmp_path / "t.sqlite"), "--game", "spot",
+                            "--bots", f"{bot},random", "--deals", "1", "-o", "hands=1", "--name", "s"])
+    assert not problems(_outcome(r), ("tournament", "run"), expect_error=True), r.output
+    assert "does not play spot (it plays spades)" in r.output and "watch live" not in r.output, r.output
