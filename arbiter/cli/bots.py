@@ -78,7 +78,10 @@ def _print_report(report: dict[str, Any], title: str | None = None) -> None:
 def _versions_table(rows: list[dict[str, Any]], title: str) -> Table:
     table = Table(title=escape(title))
     for col in ("name", "version", "hash", "games", "det.", "author", "checks"):
-        table.add_column(col)
+        # a name and a version are what `name@version` takes: whole, never `timebom…`
+        whole = {"name": max([4] + [len(r["name"]) for r in rows]),
+                 "version": max([7] + [len(r["version"]) for r in rows])}.get(col)
+        table.add_column(col, no_wrap=whole is not None, min_width=whole, overflow="fold")
     for r in rows:
         report = r["report"]
         passed = sum(1 for c in report.get("checks", []) if c["ok"])

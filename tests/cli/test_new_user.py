@@ -304,3 +304,53 @@ def test_8_a_run_with_a_bot_of_another_game_fails_before_any_watch_line(tmp_path
                             "--bots", f"{bot},random", "--deals", "1", "-o", "hands=1", "--name", "s"])
     assert not problems(_outcome(r), ("tournament", "run"), expect_error=True), r.output
     assert "does not play spot (it plays spades)" in r.output and "watch live" not in r.output, r.output
+
+
+# -- 9. at 80 columns: the match id stays, failures say why, bot names stay whole --------
+
+
+def _arbiter(args: list[str], columns: int = 80) -> subprocess.CompletedProcess:
+    import os
+
+    return subprocess.run([sys.executable, "-m", "arbiter", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "COLUMNS": str(columns)})
+
+
+def test_9_tournament_show_failures_at_80_columns_has_the_match_id_and_the_reason(tmp_path):
+    bot = _bot(tmp_path, "crasher", CRASHER)
+    db = str(tmp_path / "t.sqlite")
+    r = runner.invoke(app, ["tournament", "run", "--db", db, "--bots", f"{bot},random", "--deals", "1", "-o", "deals=1",
+                            "--transport", "inproc", "--name", "nine", "-q"])
+    assert r.exit_code == 0, r.output
+    from arbiter.store.db import Store
+
+    with Store(db, read_only=True) as s:
+        ids = [m.match_id for m in s.matches(s.tournament("nine").id)]
+    proc = _arbiter(["tournament", "show", "nine", "--db", db, "--failures"])
+    assert proc.returncode == 0, proc.stderr
+    import re
+
+    table = proc.stdout.split("Matches (")[1]
+    for match_id in ids:
+        assert re.search(rf" {re.escape(match_id)} *\n", table), proc.stdout  # the last column, whole
+    text = " ".join(proc.stdout.split())
+    assert "crash: the bot failed: choose raised ValueError: boom" in text, proc.stdout
+
+
+def test_9_bots_show_and_list_at_80_columns_keep_names_whole(tmp_path):
+    from arbiter.store.registry import Registry, Submission
+
+    class Report:
+        bot = {"games": ["spades", "spite-and-malice", "spot"], "deterministic": False}
+
+        def to_dict(self) -> dict:
+            return {"ok": True, "checks": [{"name": "import", "ok": True, "detail": "bot:Timebomb"}]}
+
+    db = tmp_path / "b.sqlite"
+    with Registry(db) as reg:
+        reg.add("timebomb-deluxe", "1.0.0-beta.2", Submission({"bot.py": b"x = 1\n"}, "bot.py"), Report(),
+                author="somebody-long")
+    for args in (["bots", "show", "timebomb-deluxe", "--db", str(db)], ["bots", "list", "--db", str(db)]):
+        proc = _arbiter(args)
+        assert proc.returncode == 0, proc.stderr
+        assert "│ timebomb-deluxe │ 1.0.0-beta.2 │" in proc.stdout, proc.stdout
