@@ -354,3 +354,18 @@ def test_9_bots_show_and_list_at_80_columns_keep_names_whole(tmp_path):
         proc = _arbiter(args)
         assert proc.returncode == 0, proc.stderr
         assert "│ timebomb-deluxe │ 1.0.0-beta.2 │" in proc.stdout, proc.stdout
+
+
+# -- 11. the arena says each encounter's forfeits before it suspends a bot ----------------
+
+
+def test_11_the_arena_prints_the_forfeit_count_of_an_encounter_before_a_suspension(tmp_path):
+    bot = _bot(tmp_path, "smcrash", CRASHER.replace('("spades",)', '("spite-and-malice",)').replace("crasher", "smcrash"))
+    proc = _arbiter(["arena", "--game", "spite-and-malice", "--house", f"{bot},random", "--max-encounters", "1",
+                     "--suspend-after", "2", "--port", "0", "--web-port", "-1", "--db", str(tmp_path / "a.sqlite"),
+                     "--credentials", str(tmp_path / "creds.json"), "-o", "payoff_size=5", "--deals", "1"], columns=400)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    line = next(line for line in proc.stdout.splitlines() if line.startswith("encounter 0 "))
+    assert ("smcrash forfeited 2 matches (1 encounter in a row of 2 before a suspension: crash: the bot failed: "
+            "choose raised ValueError: boom") in line, line
+    assert "suspended" not in line, line
