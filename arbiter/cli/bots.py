@@ -133,7 +133,7 @@ def new(
     if dest.exists() and not dest.is_dir():
         error(f"--dir {dest}: not a folder")
         raise typer.Exit(2)
-    text = TEMPLATE.read_text()
+    text = _run(TEMPLATE.read_text)  # a checkout this user may not read (root's home, mode 700): one line
     cls = "".join(p.capitalize() for p in name.replace(".", "_").replace("-", "_").split("_") if p) + "Bot"
     if not cls[0].isalpha():
         cls = "My" + cls
