@@ -369,3 +369,31 @@ def test_11_the_arena_prints_the_forfeit_count_of_an_encounter_before_a_suspensi
     assert ("smcrash forfeited 2 matches (1 encounter in a row of 2 before a suspension: crash: the bot failed: "
             "choose raised ValueError: boom") in line, line
     assert "suspended" not in line, line
+
+
+# -- 17. one match record as JSON: `arbiter replay MATCH --json` -------------------------
+
+
+def test_17_replay_json_exports_the_record_that_replay_reads_back(tmp_path):
+    import json
+
+    from arbiter.store.db import Store
+    from cardarena.records import MatchRecord
+
+    db = str(tmp_path / "a.sqlite")
+    r = runner.invoke(app, ["play", "spite-and-malice", "heuristic", "random", "--seed", "5", "-o", "payoff_size=5",
+                            "--transport", "inproc", "--db", db])
+    assert r.exit_code == 0, r.output
+    match_id = " ".join(r.output.split()).split("; match ")[1].split()[0]
+    with Store(db, read_only=True) as s:
+        stored = s.match(match_id).record()
+    r = runner.invoke(app, ["replay", match_id, "--db", db, "--json"])
+    assert r.exit_code == 0, r.output
+    assert MatchRecord.from_json(r.output) == stored and json.loads(r.output)["match_id"] == match_id
+    out = tmp_path / "match.json"
+    r = runner.invoke(app, ["replay", match_id, "--db", db, "--json", "-o", str(out)])
+    assert r.exit_code == 0 and MatchRecord.from_json(out.read_text()) == stored, r.output
+    r = runner.invoke(app, ["replay", str(out)])  # read back: it verifies
+    assert r.exit_code == 0 and "replay verified" in r.output, r.output
+    r = runner.invoke(app, ["replay", match_id, "--db", db, "-o", str(out)])
+    assert not problems(_outcome(r), ("replay",), expect_error=True) and "--output goes with --json" in r.output
