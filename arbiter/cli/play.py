@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import threading
+import time
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, Callable, Iterator, Optional
 
 import typer
 from rich.markup import escape
@@ -48,15 +51,25 @@ def play(
         _print_record(record, f"{game} (seed {seed}) on {server}: {record.outcome.reason.value}")
         _keep(db, record, preset, plural(len(record.actions), 'decision'))
         return
-    with Progress(TextColumn("{task.description}", markup=False), TimeElapsedColumn(), console=err, transient=True) as bar:
-        task = bar.add_task(f"{game}: starting the bots", total=None)
+    turns = _TurnWatch(bots, decision_ms, bank_ms)
+    with Progress(TextColumn("{task.description}", markup=False), TimeElapsedColumn(),
+                  TextColumn("{task.fields[waiting]}", markup=False), console=err, transient=True) as bar:
+        task = bar.add_task(f"{game}: starting the bots", total=None, waiting="")
 
         def report(decisions: int, view: Any) -> None:
             where = next((f"{label} {getattr(view, f)}" for f, label in _WHERE if getattr(view, f, None) is not None), "")
             bar.update(task, description=f"{game}: {where + ', ' if where else ''}{plural(decisions, 'decision')}")
+            turns.turn(next((getattr(view, f) for f in ("to_act", "current_seat") if getattr(view, f, None) is not None),
+                            None))
 
-        record = _run(play_local, game, bots, seed, options, preset, transport, decision_ms, bank_ms, policy, max_strikes,
-                      db, report)
+        def show(text: str, late: str) -> None:
+            bar.update(task, waiting=text)
+            if late:  # a line of its own (kept on a terminal, and the only sign of it in a log)
+                bar.console.print(late, markup=False, highlight=False, soft_wrap=True)
+
+        with turns.watching(show):
+            record = _run(play_local, game, bots, seed, options, preset, transport, decision_ms, bank_ms, policy,
+                          max_strikes, db, report)
     _print_record(record, f"{game} (seed {seed}): {record.outcome.reason.value}")
     _keep(db, record, preset, f"{plural(len(record.actions), 'decision')} in {record.seconds:.2f} s")
 
@@ -76,6 +89,80 @@ def _print_record(record: Any, title: str) -> None:
         if inc.stderr:
             tail = "\n".join(inc.stderr.strip().splitlines()[-8:])
             out.print(f"  the bot's stderr ends:\n{tail}", highlight=False, markup=False)
+
+
+class _TurnWatch:
+    """Whose turn a match waits on, for how long, against its clock: what `arbiter play`
+    shows while a bot thinks, so that a hung bot is not a silent minute and a half. Only
+    a display: the runner keeps the match's clock; the bank left is the CLI's estimate
+    (each turn's time past the decision limit, as this process saw it)."""
+
+    #: a wait this long with no decision limit (``--decision-ms 0``) is worth a line too
+    NO_LIMIT_NOTE = 10.0
+
+    def __init__(self, names: list[str], decision_ms: int, bank_ms: int):
+        self.names, self.decision, self.bank = names, decision_ms / 1000, bank_ms / 1000
+        self.used = [0.0] * len(names)
+        self.seat: int | None = None
+        self.since = 0.0
+        self.said = False
+        self.lock = threading.Lock()
+
+    def turn(self, seat: int | None) -> None:
+        """The next decision is ``seat``'s (None: the match is over)."""
+        now = time.monotonic()
+        with self.lock:
+            if self.seat is not None and self.decision and 0 <= self.seat < len(self.used):
+                self.used[self.seat] += max(0.0, now - self.since - self.decision)
+            self.seat, self.since, self.said = seat, now, False
+
+    def _clock(self, seat: int) -> str:
+        if not self.decision and not self.bank:
+            return "no clock: it may take as long as it likes"
+        limit = f"{_s(self.decision)} a decision" if self.decision else "no limit a decision"
+        return f"{limit}, then its bank: about {_s(self.bank - self.used[seat])} of {_s(self.bank)} left"
+
+    def status(self) -> tuple[str, str]:
+        """(what the progress line shows, a line to print once a turn: past the decision limit)."""
+        with self.lock:
+            seat, waited = self.seat, time.monotonic() - self.since
+            if seat is None or not 0 <= seat < len(self.names) or waited < 1.0:
+                return "", ""
+            who = f"seat {seat} ({self.names[seat]})"
+            shown = f"waiting {_s(waited)} for {who}; {self._clock(seat)}"
+            threshold = self.decision or self.NO_LIMIT_NOTE
+            if self.said or waited < threshold:
+                return shown, ""
+            self.said = True
+            if self.decision:
+                late = (f"waiting for {who}: past its decision limit ({_s(self.decision)}), now on its bank "
+                        f"(about {_s(self.bank - self.used[seat])} of {_s(self.bank)} left); "
+                        f"the match forfeits it when that is used up")
+            else:
+                late = f"waiting for {who} for {_s(waited)}; {self._clock(seat)}"
+            return shown, late
+
+    @contextlib.contextmanager
+    def watching(self, show: Callable[[str, str], None], every: float = 0.25) -> Iterator[None]:
+        """Call ``show(status...)`` every ``every`` seconds while the block runs."""
+        stop = threading.Event()
+
+        def loop() -> None:
+            while not stop.wait(every):
+                show(*self.status())
+
+        t = threading.Thread(target=loop, daemon=True, name="play-turns")
+        t.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            t.join(2)
+
+
+def _s(seconds: float) -> str:
+    """``1.5 s``, ``2 s``, ``0 s``: seconds to a tenth, as a person reads a clock."""
+    return f"{max(0.0, seconds):.1f}".rstrip("0").rstrip(".") + " s"
 
 
 #: Where a match is, by its spectator view's fields: Spades deals, Spot hands, Spite and Malice games.

@@ -49,11 +49,15 @@ def seat_options(game: str, options: Mapping[str, Any], preset: str | None, bots
 
 
 class _Progress(MatchObserver):
-    """Calls ``report(decisions, spectator_view)`` after every decision of the match."""
+    """Calls ``report(decisions, spectator_view)`` once the deal is done (0 decisions) and
+    after every decision of the match: the view says whose turn comes next."""
 
     def __init__(self, report: Callable[[int, Any], None]):
         self.report = report
         self.decisions = 0
+
+    async def started(self, match_id: str, game: str, seat_names: tuple[str, ...], spectator_view: Any) -> None:
+        self.report(0, spectator_view)
 
     async def step(self, match_id: str, seat: int, action: Any, public_events: list, spectator_view: Any) -> None:
         self.decisions += 1
@@ -106,7 +110,7 @@ def play_local(
     ``bots`` are bundled names, files, folders or ``name@version`` (from the registry of
     the store at ``db_path``). Where the game takes a number of players and ``options``
     give none, it is the number of bots. ``progress(decisions, spectator_view)`` is called
-    after every decision."""
+    when the match starts (0) and after every decision."""
     options = seat_options(game, options or {}, preset, len(bots))
     config, n = _config(game, seed, options, preset, decision_ms, bank_ms, policy, max_strikes)
     if len(bots) != n:

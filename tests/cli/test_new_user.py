@@ -397,3 +397,30 @@ def test_17_replay_json_exports_the_record_that_replay_reads_back(tmp_path):
     assert r.exit_code == 0 and "replay verified" in r.output, r.output
     r = runner.invoke(app, ["replay", match_id, "--db", db, "-o", str(out)])
     assert not problems(_outcome(r), ("replay",), expect_error=True) and "--output goes with --json" in r.output
+
+
+# -- 3 (second half). a hung bot in `arbiter play`: whose turn is waited on, and the clock --
+
+HANG = """
+    import time
+    from sdk import Bot
+    class Hang(Bot):
+        name = "hang"
+        def choose(self, view, legal_actions):
+            time.sleep(3600)
+"""
+
+
+def test_3_play_says_whose_turn_it_waits_on_and_the_clock(tmp_path):
+    """A bot that never answers: `arbiter play` says, once its decision limit is past,
+    that it waits on that seat and on its bank (a log sees that line too; a terminal
+    also sees the wait count up on the progress line)."""
+    bot = _bot(tmp_path, "hang", HANG)
+    proc = subprocess.run([sys.executable, "-m", "arbiter", "play", "spite-and-malice", str(bot), "random", "--seed", "2",
+                           "-o", "payoff_size=5", "--decision-ms", "1000", "--bank-ms", "1500",
+                           "--db", str(tmp_path / "a.sqlite")], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    waits = [line for line in proc.stderr.splitlines() if line.startswith("waiting for seat 0")]
+    assert waits == [f"waiting for seat 0 ({bot}): past its decision limit (1 s), now on its bank (about 1.5 s of "
+                     f"1.5 s left); the match forfeits it when that is used up"], proc.stderr
+    assert "forfeit_timeout" in proc.stdout, proc.stdout
