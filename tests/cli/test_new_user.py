@@ -424,3 +424,18 @@ def test_3_play_says_whose_turn_it_waits_on_and_the_clock(tmp_path):
     assert waits == [f"waiting for seat 0 ({bot}): past its decision limit (1 s), now on its bank (about 1.5 s of "
                      f"1.5 s left); the match forfeits it when that is used up"], proc.stderr
     assert "forfeit_timeout" in proc.stdout, proc.stdout
+
+
+def test_1_a_bots_own_words_print_as_written_not_as_markup(tmp_path):
+    bot = _bot(tmp_path, "marked", """
+        from sdk import Bot
+        class Marked(Bot):
+            name = "marked"
+            def choose(self, view, legal_actions):
+                raise ValueError("[red]boom[/red] :smile:")
+    """)
+    r = runner.invoke(app, ["play", "spite-and-malice", str(bot), "random", "--seed", "1", "-o", "payoff_size=5",
+                            "--transport", "inproc", "--db", str(tmp_path / "a.sqlite")])
+    assert r.exit_code == 0, r.output
+    text = " ".join(r.output.split())
+    assert "incident: seat 0: crash:" in text and "ValueError: [red]boom[/red] :smile:" in text, r.output
