@@ -437,5 +437,9 @@ def test_1_a_bots_own_words_print_as_written_not_as_markup(tmp_path):
     r = runner.invoke(app, ["play", "spite-and-malice", str(bot), "random", "--seed", "1", "-o", "payoff_size=5",
                             "--transport", "inproc", "--db", str(tmp_path / "a.sqlite")])
     assert r.exit_code == 0, r.output
-    text = " ".join(r.output.split())
-    assert "incident: seat 0: crash:" in text and "ValueError: [red]boom[/red] :smile:" in text, r.output
+    lines = r.output.splitlines()
+    incident = [line for line in lines if line.startswith("incident: seat 0: crash:")]
+    detail = [line for line in lines if line.startswith("seat 0 (marked): the bot failed")]
+    assert incident and detail, r.output
+    for line in incident + detail:  # the outcome's detail, and the incident: each as the bot wrote it
+        assert "ValueError: [red]boom[/red] :smile:" in line, r.output
