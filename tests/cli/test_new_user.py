@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arbiter.cli import app
+from tests.arbiter.test_arena import CRASHER  # a bot whose choose raises, in every game
 from tests.cli.badinput import problems
 from tests.conftest import ROOT
 
@@ -25,16 +26,6 @@ def _bot(folder: Path, name: str, body: str) -> Path:
     return path
 
 
-CRASHER = """
-    from sdk import Bot
-    class Crasher(Bot):
-        name = "crasher"
-        games = ("spades",)
-        def choose(self, view, legal_actions):
-            raise ValueError("boom")
-"""
-
-
 # -- 1. user text through rich: no emoji codes, no markup ------------------------------
 
 
@@ -44,7 +35,7 @@ def test_1_play_and_bots_check_print_colons_as_colons(tmp_path):
                             "--transport", "inproc", "--db", str(tmp_path / "a.sqlite")])
     assert r.exit_code == 0, r.output
     assert "as play:spades: arbiter replay" in r.output and "♠" not in r.output, r.output
-    bot = _bot(tmp_path, "crasher", CRASHER)
+    bot = _bot(tmp_path, "crasher", CRASHER.replace('games = ("*",)', 'games = ("spades",)'))  # legal:spades: then
     r = runner.invoke(app, ["bots", "check", str(bot), "--no-smoke", "--positions", "5"], env={"COLUMNS": "80"})
     assert r.exit_code == 1 and "legal:spades" in r.output and "♠" not in r.output, r.output
     r = runner.invoke(app, ["bots", "submit", str(bot), "--name", "crasher", "--db", str(tmp_path / "r.sqlite")])
@@ -334,7 +325,7 @@ def test_9_tournament_show_failures_at_80_columns_has_the_match_id_and_the_reaso
     for match_id in ids:
         assert re.search(rf" {re.escape(match_id)} *\n", table), proc.stdout  # the last column, whole
     text = " ".join(proc.stdout.split())
-    assert "crash: the bot failed: choose raised ValueError: boom" in text, proc.stdout
+    assert "crash: the bot failed: choose raised RuntimeError: out of ideas" in text, proc.stdout
 
 
 def test_9_bots_show_and_list_at_80_columns_keep_names_whole(tmp_path):
@@ -360,14 +351,14 @@ def test_9_bots_show_and_list_at_80_columns_keep_names_whole(tmp_path):
 
 
 def test_11_the_arena_prints_the_forfeit_count_of_an_encounter_before_a_suspension(tmp_path):
-    bot = _bot(tmp_path, "smcrash", CRASHER.replace('("spades",)', '("spite-and-malice",)').replace("crasher", "smcrash"))
+    bot = _bot(tmp_path, "crasher", CRASHER)
     proc = _arbiter(["arena", "--game", "spite-and-malice", "--house", f"{bot},random", "--max-encounters", "1",
                      "--suspend-after", "2", "--port", "0", "--web-port", "-1", "--db", str(tmp_path / "a.sqlite"),
                      "--credentials", str(tmp_path / "creds.json"), "-o", "payoff_size=5", "--deals", "1"], columns=400)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     line = next(line for line in proc.stdout.splitlines() if line.startswith("encounter 0 "))
-    assert ("smcrash forfeited 2 matches (1 encounter in a row of 2 before a suspension: crash: the bot failed: "
-            "choose raised ValueError: boom") in line, line
+    assert ("crasher forfeited 2 matches (1 encounter in a row of 2 before a suspension: crash: the bot failed: "
+            "choose raised RuntimeError: out of ideas") in line, line
     assert "suspended" not in line, line
 
 
