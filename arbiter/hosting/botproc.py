@@ -72,6 +72,12 @@ def read_tail(path: Path, max_bytes: int = STDERR_TAIL_BYTES) -> str:
     return text.strip()
 
 
+def _indented(stderr: str) -> str:
+    """A bot's stderr under the arbiter's own message, indented: its ``error: ...`` line is
+    the bot's, not a second error of the command."""
+    return "\n".join("  " + line for line in stderr.splitlines())
+
+
 @dataclass
 class BotProcess:
     name: str
@@ -123,9 +129,11 @@ class BotProcess:
                 session.stderr_source = self.record_tail
                 return session
             if self.proc.poll() is not None:
-                raise BotStartError(f"bot {self.name!r} ({self.spec}) exited with code {self.proc.returncode}:\n{self.stderr_tail()}")
+                raise BotStartError(f"bot {self.name!r} ({self.spec}) exited with code {self.proc.returncode}:\n"
+                                    + _indented(self.stderr_tail()))
             if loop.time() > deadline:
-                raise BotStartError(f"bot {self.name!r} ({self.spec}) did not connect within {timeout:.0f} s:\n{self.stderr_tail()}")
+                raise BotStartError(f"bot {self.name!r} ({self.spec}) did not connect within {timeout:.0f} s:\n"
+                                    + _indented(self.stderr_tail()))
             await asyncio.sleep(0.02)
 
 

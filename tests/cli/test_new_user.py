@@ -65,6 +65,7 @@ def test_2_a_syntax_error_reads_as_file_line_message_and_the_line(tmp_path):
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     text = proc.stdout + proc.stderr
     assert proc.returncode == 2 and "Traceback" not in text, text
+    assert len([line for line in text.splitlines() if line.startswith("error:")]) == 1, text  # the bot's is indented
     assert f"{bot}:3: SyntaxError: expected ':'" in text and "    class Broken(Bot)" in text, text
     assert "BotLoadError(" not in text and "/bot/code" not in text, text
 
