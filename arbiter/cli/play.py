@@ -51,7 +51,7 @@ def play(
         _print_record(record, f"{game} (seed {seed}) on {server}: {record.outcome.reason.value}")
         _keep(db, record, preset, plural(len(record.actions), 'decision'))
         return
-    turns = _TurnWatch(bots, decision_ms, bank_ms)
+    turns = _TurnWatch(bots, decision_ms, bank_ms, policy)
     with Progress(TextColumn("{task.description}", markup=False), TimeElapsedColumn(),
                   TextColumn("{task.fields[waiting]}", markup=False), console=err, transient=True) as bar:
         task = bar.add_task(f"{game}: starting the bots", total=None, waiting="")
@@ -100,8 +100,10 @@ class _TurnWatch:
     #: a wait this long with no decision limit (``--decision-ms 0``) is worth a line too
     NO_LIMIT_NOTE = 10.0
 
-    def __init__(self, names: list[str], decision_ms: int, bank_ms: int):
+    def __init__(self, names: list[str], decision_ms: int, bank_ms: int, policy: str = "forfeit"):
         self.names, self.decision, self.bank = names, decision_ms / 1000, bank_ms / 1000
+        self.then = ("the arbiter plays its first legal action for it (a strike)" if policy == "default"
+                     else "its side forfeits the match")
         self.used = [0.0] * len(names)
         self.seat: int | None = None
         self.since = 0.0
@@ -137,7 +139,7 @@ class _TurnWatch:
             if self.decision:
                 late = (f"waiting for {who}: past its decision limit ({_s(self.decision)}), now on its bank "
                         f"(about {_s(self.bank - self.used[seat])} of {_s(self.bank)} left); "
-                        f"the match forfeits it when that is used up")
+                        f"when that is used up, {self.then}")
             else:
                 late = f"waiting for {who} for {_s(waited)}; {self._clock(seat)}"
             return shown, late

@@ -414,7 +414,7 @@ def test_3_play_says_whose_turn_it_waits_on_and_the_clock(tmp_path):
     assert proc.returncode == 0, proc.stderr
     waits = [line for line in proc.stderr.splitlines() if line.startswith("waiting for seat 0")]
     assert waits == [f"waiting for seat 0 ({bot}): past its decision limit (1 s), now on its bank (about 1.5 s of "
-                     f"1.5 s left); the match forfeits it when that is used up"], proc.stderr
+                     f"1.5 s left); when that is used up, its side forfeits the match"], proc.stderr
     assert "forfeit_timeout" in proc.stdout, proc.stdout
 
 
