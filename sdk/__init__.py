@@ -15,6 +15,14 @@ Typed views and actions per game: ``sdk.spades``, ``sdk.spite_and_malice``, ``sd
 and ``self.rng``: ``pydoc sdk.Bot``. Play locally without a server: ``sdk.harness``
 (``pydoc sdk.harness`` has a complete example). The rules, every option and the presets:
 ``arbiter rules GAME`` and docs/rules/.
+
+What it exports (``__all__``): ``Bot`` (the class to subclass) and ``run`` (connect it to
+an arbiter); the values a bot meets in every game, from the core: ``Action`` (the base of
+every game's actions), ``Card`` and ``parse_cards``, ``Event`` (what a seat is shown
+happening, ``on_events``), ``MatchInfo`` (``on_match_start``), ``MatchResult``
+(``on_match_end``), ``Outcome`` (scores, ranks, how it ended), ``IllegalActionError``.
+The bundled bots are not here: ``from bots.random_bot import RandomBot``, or any bot by
+name with ``sdk.loading.load_bot("random")``.
 """
 
 from sdk.bot import Bot

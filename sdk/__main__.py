@@ -11,8 +11,12 @@ import threading
 
 
 def main(argv: list[str] | None = None) -> int:
+    from sdk.loading import BUNDLED  # the installed entry points: the list is never out of date
+
     parser = argparse.ArgumentParser(prog="python -m sdk", description="Connect a bot to a Card Arena arbiter.")
-    parser.add_argument("--bot", required=True, help="bundled name (random, greedy, heuristic), FILE.py[:Class] or module:Class")
+    parser.add_argument("--bot", required=True,
+                        help=f"bundled name ({', '.join(sorted(BUNDLED))}), FILE.py[:Class], a folder with bot.py, "
+                             "or module:Class")
     parser.add_argument("--address", default=os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051"), help="arbiter address (env ARENA_ADDRESS)")
     parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN", ""), help="session token (env ARENA_TOKEN)")
     parser.add_argument("--name", default=None, help="name to connect as (default: the bot's own); a bot token is the identity of one name")

@@ -50,6 +50,29 @@ def unknown_bot_message(spec: str) -> str:
     return f"unknown bot {spec!r}: not a bundled bot ({', '.join(sorted(BUNDLED))}) nor a .py file or folder"
 
 
+def import_failure(path: Path, exc: BaseException) -> str:
+    """Why importing the bot file ``path`` failed, as a compiler says it:
+    ``FILE:LINE: SyntaxError: expected ':'`` and the offending line below it; for an
+    exception raised while the file ran, the deepest line of the bot's own code (its
+    file, or its folder's modules) that raised."""
+    if isinstance(exc, SyntaxError):
+        where = f"{exc.filename or path}:{exc.lineno}" if exc.lineno else str(exc.filename or path)
+        text = (exc.text or "").rstrip("\n")
+        line = f"\n    {text.strip()}" if text.strip() else ""
+        return f"{where}: {type(exc).__name__}: {exc.msg}{line}"
+    import traceback
+
+    folder = str(path.resolve().parent)
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if f.filename == str(path) or str(Path(f.filename).resolve()).startswith(folder)]
+    message = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    if not frames:
+        return f"{path}: {message}"
+    last = frames[-1]
+    line = f"\n    {last.line.strip()}" if last.line and last.line.strip() else ""
+    return f"{last.filename}:{last.lineno}: {message}{line}"
+
+
 def load_bot(spec: str) -> Bot:
     """An instance of the bot named by ``spec`` (see the module docstring)."""
     if spec in BUNDLED:
@@ -70,7 +93,7 @@ def load_bot(spec: str) -> Bot:
         try:
             loader_spec.loader.exec_module(module)
         except Exception as exc:  # noqa: BLE001 - report any import failure of user code
-            raise BotLoadError(f"importing {path} failed: {exc!r}") from exc
+            raise BotLoadError(import_failure(path, exc)) from exc
     elif ":" in spec:
         try:
             module = importlib.import_module(path_part)

@@ -6,7 +6,24 @@ The same types the arbiter's engine uses, plus the small helpers a bot needs to 
 about tricks. Every field of the view is described in its class (``pydoc
 sdk.spades.SpadesView``, ``pydoc sdk.spades.SpadesSeat``, ...). Rules: docs/rules/spades.md,
 or ``arbiter rules spades`` (the options too).
+
+What it exports (``__all__``; the engine's own, from ``cardarena.games.spades`` and
+``cardarena.games.cards``):
+
+- actions: ``Look`` (pick up your cards; offered only while blind nil is possible),
+  ``Bid`` (``Bid(3)``, ``Bid(0)`` for nil, ``Bid(0, blind=True)`` for blind nil), ``Give``
+  (the two cards of a blind-nil exchange), ``Play``;
+- the view: ``SpadesView`` and its parts ``SpadesSeat``, ``SpadesSide``, ``SpadesHand``,
+  ``SpadesTrick``, ``SpadesPlayedCard``, ``SpadesExchange``, ``SpadesDealRecord``,
+  ``SpadesDealResult``, ``SpadesSideResult``; ``Phase`` (the deal's phase);
+- cards: ``Card``, ``Suit``;
+- helpers: ``trick_winner``, ``power`` (a card's strength, 2 low .. A high),
+  ``sort_cards``, ``partner``, ``side_of``.
 """
 
 from cardarena.games.spades import Bid, Give, Look, Phase, Play, SpadesDealRecord, SpadesDealResult, SpadesExchange, SpadesHand, SpadesPlayedCard, SpadesSeat, SpadesSide, SpadesSideResult, SpadesTrick, SpadesView, partner, power, side_of, sort_cards, trick_winner  # noqa: F401  (re-exported)
 from cardarena.games.cards import Card, Suit  # noqa: F401  (re-exported)
+
+__all__ = ["Bid", "Card", "Give", "Look", "Phase", "Play", "SpadesDealRecord", "SpadesDealResult", "SpadesExchange",
+           "SpadesHand", "SpadesPlayedCard", "SpadesSeat", "SpadesSide", "SpadesSideResult", "SpadesTrick", "SpadesView",
+           "Suit", "partner", "power", "side_of", "sort_cards", "trick_winner"]

@@ -5,7 +5,23 @@
 The same types the arbiter's engine uses, plus helpers for reasoning about melds. Every
 field of the view is described in its class (``pydoc sdk.spot.SpotView``, ``pydoc
 sdk.spot.SpotTableMeld``, ...). Rules: docs/rules/spot.md, or ``arbiter rules spot``.
+
+What it exports (``__all__``; the engine's own, from ``cardarena.games.spot`` and
+``cardarena.games.cards``):
+
+- actions: ``Draw`` (``Draw(DrawSource.STOCK)``; ``DrawSource``), ``Meld``, ``LayOff``,
+  ``Discard``;
+- the view: ``SpotView`` and its parts ``SpotTableMeld``, ``SpotPickup``,
+  ``SpotRevealedHand``, ``SpotHandSummary``; ``Phase`` (where the seat is in its turn),
+  ``HandEnd`` (how a hand ended), ``MeldKind``;
+- cards: ``Card``, ``Suit``;
+- helpers: ``candidate_melds`` (every meld a hand can make), ``meld_kind``, ``fits`` (may
+  a card be laid off on a meld), ``card_value``, ``spots`` (a hand's count).
 """
 
 from cardarena.games.cards import Card, Suit  # noqa: F401  (re-exported)
 from cardarena.games.spot import Discard, Draw, DrawSource, HandEnd, LayOff, Meld, MeldKind, Phase, SpotHandSummary, SpotPickup, SpotRevealedHand, SpotTableMeld, SpotView, candidate_melds, card_value, fits, meld_kind, spots  # noqa: F401  (re-exported)
+
+__all__ = ["Card", "Discard", "Draw", "DrawSource", "HandEnd", "LayOff", "Meld", "MeldKind", "Phase", "SpotHandSummary",
+           "SpotPickup", "SpotRevealedHand", "SpotTableMeld", "SpotView", "Suit", "candidate_melds", "card_value", "fits",
+           "meld_kind", "spots"]

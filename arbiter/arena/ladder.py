@@ -320,6 +320,9 @@ class EncounterDone:
     failures: dict[str, str]
     suspended: tuple[str, ...]
     matches: int
+    #: per player who forfeited in it: (forfeits in this encounter, encounters in a row with one)
+    forfeits: dict[str, tuple[int, int]] = field(default_factory=dict)
+    suspend_after: int = 0  # the spec's: encounters in a row with a forfeit before a suspension (0: never)
 
 
 class Arena:
@@ -666,7 +669,9 @@ class Arena:
                 self.judge(p)
         points = {p: sum(d[p][0] for d in deals if p in d) / max(1, len(deals)) for p in players}
         done = EncounterDone(self.row.name, idx, seq, players, points, {p: new[p] for p in players}, detail,
-                             tuple(suspended), len(played))
+                             tuple(suspended), len(played),
+                             {p: (updates[p].failures, updates[p].streak) for p in players if updates[p].failures},
+                             self.spec.suspend_after)
         if self.on_encounter:
             self.on_encounter(done)
         return done

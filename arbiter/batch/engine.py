@@ -323,18 +323,19 @@ async def hosted(sources: Mapping[str, str], game: str, *, isolation: str = "dea
     by seat name): yields the ``Hosted`` venue and the bots' first sessions by name, and
     stops both whatever happens. ``spectators`` (a ``SpectatorHub``) is served by the
     arbiter and observes every match; ``on_start(address)`` is called once the arbiter is
-    up. BotsDoNotPlay if a bot does not play ``game``."""
+    up and the bots are connected and play the game (then there is a run to watch).
+    BotsDoNotPlay if a bot does not play ``game``."""
     server = await start_private_server(spectators) if spectators is not None else await start_private_server()
     host = None
     try:
-        if on_start is not None:
-            on_start(server.address)
         host = BotHost(server.hub, server.address, dict(sources), isolation=isolation, copies=copies,
                        processes=processes, max_restarts=max_restarts, warm=warm, **host_options)
         sessions = await host.start()
         for n, session in sessions.items():
             if not session.plays(game):
                 raise BotsDoNotPlay(f"bots: {n!r} does not play {game} (it plays {', '.join(session.games)})")
+        if on_start is not None:
+            on_start(server.address)
         observers = spectators.observers if spectators is not None else (lambda config: ())
         yield Hosted(host, game, observers, concurrency), sessions
     finally:

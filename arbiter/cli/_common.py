@@ -27,14 +27,16 @@ tournament_app = typer.Typer(help="Run round-robin tournaments.", no_args_is_hel
 app.add_typer(tournament_app, name="tournament")
 
 # Piped or captured output (a log, CI, `make demo | tee`) gets room for the standings
-# table instead of rich's 80-column default; a terminal keeps its own width.
+# table instead of rich's 80-column default; a terminal keeps its own width. No emoji
+# codes: user text such as ``play:spades: arbiter replay`` or ``legal:spades:`` must not
+# turn into a spade sign (markup is escaped where user text is printed, ``escape``).
 _WIDE = 120
-out = Console()
+out = Console(emoji=False)
 if not out.is_terminal and "COLUMNS" not in os.environ:
-    out = Console(width=_WIDE)
-err = Console(stderr=True)
+    out = Console(width=_WIDE, emoji=False)
+err = Console(stderr=True, emoji=False)
 if not err.is_terminal and "COLUMNS" not in os.environ:
-    err = Console(stderr=True, width=_WIDE)
+    err = Console(stderr=True, width=_WIDE, emoji=False)
 
 
 class _QuietCancel(logging.Filter):

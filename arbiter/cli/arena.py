@@ -51,7 +51,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from arbiter.cli._common import UsageError, _parse_options, _run, app, err, out, read_tls
+from arbiter.cli._common import UsageError, _parse_options, _run, app, err, out, plural, read_tls
 
 
 @app.command()
@@ -122,6 +122,10 @@ async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) 
         result = ", ".join(f"{p} {e.points[p]:.2f}" for p in e.players)
         rated = ", ".join(f"{p} {mu:.2f}±{1.96 * s:.2f}" for p, (mu, s) in e.ratings.items())
         line = f"encounter {e.seq} ({e.matches} matches): {result}; ratings {rated}"
+        for p, (n, streak) in e.forfeits.items():  # the count a suspension is decided on, before it comes
+            limit = f" of {e.suspend_after} before a suspension" if e.suspend_after else ""
+            line += (f"; {p} forfeited {plural(n, 'match', 'matches')} ({plural(streak, 'encounter')} in a row"
+                     f"{limit}: {e.failures.get(p, '')})")
         if e.suspended:
             line += f"; suspended {', '.join(e.suspended)}"
         out.print(line, highlight=False, markup=False)

@@ -58,9 +58,14 @@ def _existing_store(db: Path) -> Path:
     return db
 
 
-def _print_report(report: dict[str, Any]) -> None:
+def _print_report(report: dict[str, Any], title: str | None = None) -> None:
+    """The self-test's checks, titled by what was checked (``title``: what it is registered as)."""
     bot = report.get("bot") or {}
-    title = f"{report.get('spec', '')}: {bot.get('name', '?')} {bot.get('version', '')}, games {', '.join(bot.get('games', [])) or '?'}"
+    games = ', '.join(bot.get('games', [])) or '?'
+    if title is None:
+        title = f"{report.get('spec', '')}: {bot.get('name', '?')} {bot.get('version', '')}, games {games}"
+    else:
+        title = f"{title}, games {games}"
     table = Table(title=escape(title))  # what a bot said of itself, and its errors: not markup
     table.add_column("check")
     table.add_column("result")
@@ -73,7 +78,10 @@ def _print_report(report: dict[str, Any]) -> None:
 def _versions_table(rows: list[dict[str, Any]], title: str) -> Table:
     table = Table(title=escape(title))
     for col in ("name", "version", "hash", "games", "det.", "author", "checks"):
-        table.add_column(col)
+        # a name and a version are what `name@version` takes: whole, never `timebom…`
+        whole = {"name": max([4] + [len(r["name"]) for r in rows]),
+                 "version": max([7] + [len(r["version"]) for r in rows])}.get(col)
+        table.add_column(col, no_wrap=whole is not None, min_width=whole, overflow="fold")
     for r in rows:
         report = r["report"]
         passed = sum(1 for c in report.get("checks", []) if c["ok"])
@@ -125,7 +133,7 @@ def new(
     if dest.exists() and not dest.is_dir():
         error(f"--dir {dest}: not a folder")
         raise typer.Exit(2)
-    text = TEMPLATE.read_text()
+    text = _run(TEMPLATE.read_text)  # a checkout this user may not read (root's home, mode 700): one line
     cls = "".join(p.capitalize() for p in name.replace(".", "_").replace("-", "_").split("_") if p) + "Bot"
     if not cls[0].isalpha():
         cls = "My" + cls
@@ -185,7 +193,9 @@ def submit(
         with _call(reg.Registry, db) as registry:
             v, _ = _call(submit_bot, registry, sub, name, version)
             row = _row(v)
-    _print_report(row["report"])
+    # titled by the author's path and what is registered, not the stored copy's path and
+    # the version the bot says of itself
+    _print_report(row["report"], f"{path}: {row['name']} {row['version']}")
     out.print(f"registered [bold]{escape(row['name'])} {escape(row['version'])}[/] ({row['content_hash'][:12]})"
               + escape(f" at {row['path']}" if "path" in row else f" on {server}"), highlight=False)
 

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import threading
+import time
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, Callable, Iterator, Optional
 
 import typer
+from rich.markup import escape
 from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
 from cardarena.games import GAMES
-from arbiter.server.client import run_match
 from arbiter.store.db import DEFAULT_DB
-from arbiter.tournament.play import play_local, store_play
+from arbiter.tournament.play import check_store, play_local, play_remote, store_play
 from arbiter.cli._common import (
     BankOpt, DbOpt, DecisionOpt, OptionOpt, PolicyOpt, PresetOpt, TransportOpt, _outcome_table, _parse_options, _run, app,
     err, out, plural,
@@ -25,7 +28,7 @@ def play(
     seed: Annotated[Optional[int], typer.Option("--seed", help="Deal seed (default: a fresh random one, printed). A bot that could guess it could recompute every hand: keep it unguessable in real play.")] = None,
     option: OptionOpt = None,
     preset: PresetOpt = None,
-    server: Annotated[Optional[str], typer.Option(help="Play on a running arbiter HOST:PORT whose connected bots have these names.")] = None,
+    server: Annotated[Optional[str], typer.Option(help="Play on a running arbiter HOST:PORT whose connected bots have these names (the match is kept in --db too).")] = None,
     admin_token: Annotated[Optional[str], typer.Option(envvar="ARENA_ADMIN_TOKEN", help="Admin token of --server (arbiter credentials token admin).")] = None,
     transport: TransportOpt = "grpc",
     decision_ms: DecisionOpt = 10_000,
@@ -41,33 +44,127 @@ def play(
         import secrets
 
         seed = secrets.randbits(62)
+    _run(check_store, db)  # a store that cannot keep the match: said now, not after it is played
     if server:
-        summary = _run(run_match, server, game, bots, admin_token=admin_token or "", seed=seed, options=options,
-                       preset=preset, decision_ms=decision_ms, bank_ms=bank_ms, policy=policy)
-        out.print(_outcome_table(bots, summary.outcome, f"{game} (seed {seed}) on {server}: {summary.outcome.reason.value}"))
-        for inc in summary.incidents:
-            out.print(f"[yellow]incident:[/] {inc}")
+        record = _run(play_remote, server, game, bots, admin_token=admin_token or "", seed=seed, options=options,
+                      preset=preset, decision_ms=decision_ms, bank_ms=bank_ms, policy=policy)
+        _print_record(record, f"{game} (seed {seed}) on {server}: {record.outcome.reason.value}")
+        _keep(db, record, preset, plural(len(record.actions), 'decision'))
         return
-    with Progress(TextColumn("{task.description}", markup=False), TimeElapsedColumn(), console=err, transient=True) as bar:
-        task = bar.add_task(f"{game}: starting the bots", total=None)
+    turns = _TurnWatch(bots, decision_ms, bank_ms, policy)
+    with Progress(TextColumn("{task.description}", markup=False), TimeElapsedColumn(),
+                  TextColumn("{task.fields[waiting]}", markup=False), console=err, transient=True) as bar:
+        task = bar.add_task(f"{game}: starting the bots", total=None, waiting="")
 
         def report(decisions: int, view: Any) -> None:
             where = next((f"{label} {getattr(view, f)}" for f, label in _WHERE if getattr(view, f, None) is not None), "")
             bar.update(task, description=f"{game}: {where + ', ' if where else ''}{plural(decisions, 'decision')}")
+            turns.turn(next((getattr(view, f) for f in ("to_act", "current_seat") if getattr(view, f, None) is not None),
+                            None))
 
-        record = _run(play_local, game, bots, seed, options, preset, transport, decision_ms, bank_ms, policy, max_strikes,
-                      db, report)
-    out.print(_outcome_table(record.seat_names, record.outcome, f"{game} (seed {seed}): {record.outcome.reason.value}"))
+        def show(text: str, late: str) -> None:
+            bar.update(task, waiting=text)
+            if late:  # a line of its own (kept on a terminal, and the only sign of it in a log)
+                bar.console.print(late, markup=False, highlight=False, soft_wrap=True)
+
+        with turns.watching(show):
+            record = _run(play_local, game, bots, seed, options, preset, transport, decision_ms, bank_ms, policy,
+                          max_strikes, db, report)
+    _print_record(record, f"{game} (seed {seed}): {record.outcome.reason.value}")
+    _keep(db, record, preset, f"{plural(len(record.actions), 'decision')} in {record.seconds:.2f} s")
+
+
+def _keep(db: Path, record: Any, preset: str | None, played: str) -> None:
+    where = _run(store_play, db, record, preset)
+    out.print(f"{played}; match {record.match_id} (kept in {db} as {where}: arbiter replay {record.match_id})",
+              highlight=False, markup=False)
+
+
+def _print_record(record: Any, title: str) -> None:
+    out.print(_outcome_table(record.seat_names, record.outcome, title))
     if record.outcome.detail:
-        out.print(record.outcome.detail, highlight=False)
-    for inc in record.incidents:
-        out.print(f"[yellow]incident:[/] seat {inc.seat}: {inc.kind}: {inc.detail}", highlight=False)
+        out.print(record.outcome.detail, highlight=False, markup=False)
+    for inc in record.incidents:  # a bot's own words: not markup
+        out.print(f"[yellow]incident:[/] seat {inc.seat}: {escape(inc.kind)}: {escape(inc.detail)}", highlight=False)
         if inc.stderr:
             tail = "\n".join(inc.stderr.strip().splitlines()[-8:])
             out.print(f"  the bot's stderr ends:\n{tail}", highlight=False, markup=False)
-    where = _run(store_play, db, record, preset)
-    out.print(f"{plural(len(record.actions), 'decision')} in {record.seconds:.2f} s; match {record.match_id} "
-              f"(kept in {db} as {where}: arbiter replay {record.match_id})", highlight=False)
+
+
+class _TurnWatch:
+    """Whose turn a match waits on, for how long, against its clock: what `arbiter play`
+    shows while a bot thinks, so that a hung bot is not a silent minute and a half. Only
+    a display: the runner keeps the match's clock; the bank left is the CLI's estimate
+    (each turn's time past the decision limit, as this process saw it)."""
+
+    #: a wait this long with no decision limit (``--decision-ms 0``) is worth a line too
+    NO_LIMIT_NOTE = 10.0
+
+    def __init__(self, names: list[str], decision_ms: int, bank_ms: int, policy: str = "forfeit"):
+        self.names, self.decision, self.bank = names, decision_ms / 1000, bank_ms / 1000
+        self.then = ("the arbiter plays its first legal action for it (a strike)" if policy == "default"
+                     else "its side forfeits the match")
+        self.used = [0.0] * len(names)
+        self.seat: int | None = None
+        self.since = 0.0
+        self.said = False
+        self.lock = threading.Lock()
+
+    def turn(self, seat: int | None) -> None:
+        """The next decision is ``seat``'s (None: the match is over)."""
+        now = time.monotonic()
+        with self.lock:
+            if self.seat is not None and self.decision and 0 <= self.seat < len(self.used):
+                self.used[self.seat] += max(0.0, now - self.since - self.decision)
+            self.seat, self.since, self.said = seat, now, False
+
+    def _clock(self, seat: int) -> str:
+        if not self.decision and not self.bank:
+            return "no clock: it may take as long as it likes"
+        limit = f"{_s(self.decision)} a decision" if self.decision else "no limit a decision"
+        return f"{limit}, then its bank: about {_s(self.bank - self.used[seat])} of {_s(self.bank)} left"
+
+    def status(self) -> tuple[str, str]:
+        """(what the progress line shows, a line to print once a turn: past the decision limit)."""
+        with self.lock:
+            seat, waited = self.seat, time.monotonic() - self.since
+            if seat is None or not 0 <= seat < len(self.names) or waited < 1.0:
+                return "", ""
+            who = f"seat {seat} ({self.names[seat]})"
+            shown = f"waiting {_s(waited)} for {who}; {self._clock(seat)}"
+            threshold = self.decision or self.NO_LIMIT_NOTE
+            if self.said or waited < threshold:
+                return shown, ""
+            self.said = True
+            if self.decision:
+                late = (f"waiting for {who}: past its decision limit ({_s(self.decision)}), now on its bank "
+                        f"(about {_s(self.bank - self.used[seat])} of {_s(self.bank)} left); "
+                        f"when that is used up, {self.then}")
+            else:
+                late = f"waiting for {who} for {_s(waited)}; {self._clock(seat)}"
+            return shown, late
+
+    @contextlib.contextmanager
+    def watching(self, show: Callable[[str, str], None], every: float = 0.25) -> Iterator[None]:
+        """Call ``show(status...)`` every ``every`` seconds while the block runs."""
+        stop = threading.Event()
+
+        def loop() -> None:
+            while not stop.wait(every):
+                show(*self.status())
+
+        t = threading.Thread(target=loop, daemon=True, name="play-turns")
+        t.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            t.join(2)
+
+
+def _s(seconds: float) -> str:
+    """``1.5 s``, ``2 s``, ``0 s``: seconds to a tenth, as a person reads a clock."""
+    return f"{max(0.0, seconds):.1f}".rstrip("0").rstrip(".") + " s"
 
 
 #: Where a match is, by its spectator view's fields: Spades deals, Spot hands, Spite and Malice games.

@@ -4,6 +4,7 @@
     arbiter replay 1-4-9f3a --all           # every step, spectator's view (public cards)
     arbiter replay 1-4-9f3a --step --seat 2 # one step per Enter, as seat 2 saw it
     arbiter replay match.json --all --full  # every hand visible
+    arbiter replay 1-4-9f3a --json -o match.json   # the record itself, which `arbiter replay match.json` reads
 
 Stepping verifies as it goes: a step that does not replay stops with the reason.
 """
@@ -20,7 +21,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from arbiter.cli._common import DbOpt, UsageError, _outcome_table, _run, app, err, error, out, plural
+from arbiter.cli._common import DbOpt, UsageError, _outcome_table, _run, app, err, error, out, plural, write_text
 from cardarena.games import Card
 from cardarena.records import MatchRecord
 from cardarena.replay import ReplayError
@@ -109,12 +110,29 @@ def replay(
     full: Annotated[bool, typer.Option("--full", help="Step through it with every seat's hand visible.")] = False,
     step: Annotated[bool, typer.Option("--step", help="Show one step at a time: Enter for the next, a number to jump, q to quit (all at once when stdin is not a terminal).")] = False,
     all_steps: Annotated[bool, typer.Option("--all", help="Show every step, one after another.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the match record as JSON instead (what `arbiter replay FILE` reads back); nothing is verified.")] = False,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="With --json: write the record to this file instead of stdout.")] = None,
 ) -> None:
-    """Verify a recorded match (replay its actions from its seed and compare the result), or step through it."""
+    """Verify a recorded match (replay its actions from its seed and compare the result), step through it,
+    or export its record (--json)."""
+    if output is not None and not as_json:
+        error("--output goes with --json (the record as JSON)")
+        raise typer.Exit(2)
+    if as_json and (seat is not None or full or step or all_steps):
+        error("--json exports the record; --seat, --full, --step and --all step through it: pick one")
+        raise typer.Exit(2)
     if seat is not None and full:
         error("--seat and --full are two different viewpoints; pick one")
         raise typer.Exit(2)
-    record = _run(load_record, match_id, db)
+    record = _run(load_record, match_id, db)  # the disclosure rule as for a replay: a withheld match is not exported
+    if as_json:
+        text = record.to_json() + "\n"
+        if output is None:
+            sys.stdout.write(text)
+        else:
+            _run(write_text, output, text, "--output")
+            err.print(f"wrote {output}: arbiter replay {output} verifies it", markup=False, highlight=False)
+        return
     if seat is not None and not 0 <= seat < len(record.seat_names):
         error(f"--seat {seat}: {record.game} match {record.match_id} has seats 0 to {len(record.seat_names) - 1}")
         raise typer.Exit(2)

@@ -84,11 +84,6 @@ def tournament_run(
         spec = _run(spec_from_dict, {}, {**_QUICK_DEFAULTS, **given}, source="command line")
     _run(spec.validate)
 
-    def print_watch(p) -> None:
-        """-q: no progress, but still how to watch the run live."""
-        if p.watch_address:
-            err.print(f"watch live: arbiter watch --server {p.watch_address} --token {p.watch_token}", highlight=False)
-
     def run(on_progress) -> None:
         try:
             asyncio.run(run_tournament(spec, store, None, on_progress, fresh, transport, ship_bots=not shared_bots))
@@ -98,8 +93,8 @@ def tournament_run(
             raise typer.Exit(130) from None
 
     with _run(Store, db) as store:
-        if quiet:
-            _run(run, print_watch)
+        if quiet:  # only the standings (no progress, no watch line)
+            _run(run, lambda p: None)
         else:
             with Progress(
                 TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
@@ -284,10 +279,11 @@ def tournament_show(
                        *([escape(team_of.get(e.name, ""))] if team_of else []))
         out.print(et, width=width)
     shown = [r for r in rows if r.incidents or r.outcome.reason.is_forfeit] if failures else rows
+    # The match id stays whatever the width: it is what `arbiter replay` and --match take.
     cols = [Column("#"), Column("round", drop=9), Column("deal", drop=6), Column("table", drop=8),
-            Column("seating", drop=7), Column("seats", "left", wrap=True), Column("scores", "left"),
+            Column("seating", drop=7), Column("seats", "left", wrap=True), Column("scores", "left", drop=2),
             Column("ranks", "left"), Column("ended", "left", drop=3), Column("incidents", "left", drop=4, wrap=True),
-            Column("match id", "left", drop=5)]
+            Column("match id", "left")]
     cells = []
     for r in shown:
         inc = "; ".join(f"seat {i.seat} {i.kind}" for i in r.incidents)
@@ -298,6 +294,19 @@ def tournament_show(
         cells.append([str(r.idx), str(r.round), str(r.deal), str(r.table), str(r.seating), " ".join(r.seats), *result,
                       inc, r.match_id])
     out.print(fitted_table(cols, cells, title=f"Matches ({len(shown)} shown)"), width=console_width())
+    if failures and shown:  # what went wrong, in words: the reason, not only its kind
+        if policy.matches:
+            for r in shown:
+                for i in r.incidents:
+                    bot = r.seats[i.seat] if 0 <= i.seat < len(r.seats) else "?"
+                    out.print(f"match {r.match_id} seat {i.seat} ({escape(bot)}) {escape(i.kind)}: {escape(i.detail)}",
+                              highlight=False, width=width)
+                if r.outcome.reason.is_forfeit and r.outcome.detail and not r.incidents:
+                    out.print(f"match {r.match_id}: {r.outcome.reason.value}: {escape(r.outcome.detail)}",
+                              highlight=False, width=width)
+            out.print("each bot's stderr: arbiter tournament show --match MATCH_ID", highlight=False, width=width)
+        else:
+            out.print("the reasons open with the matches, when the tournament ends", highlight=False, width=width)
     if not policy.matches:
         out.print(f"each seating's result, seed and replay open when the tournament ends: {disclosure.CLOSED_REASON}",
                   highlight=False, width=width)

@@ -64,6 +64,7 @@ def watch(
     live_display = sys.stdout.isatty()
     header: HeaderFrame | None = None
     lines: list[Text] = []
+    steps = 0
     try:
         with Live(console=out, auto_refresh=False, transient=False) if live_display else _Nothing() as live:
             for frame in follow(server, match_id or "", hidden_cards, token):
@@ -74,6 +75,7 @@ def watch(
                     view, hands, title = frame.view, frame.hands, "the deal"
                 elif isinstance(frame, StepFrame):
                     assert header is not None
+                    steps += 1
                     who = header.seat_names[frame.seat] if frame.seat < len(header.seat_names) else "?"
                     title = f"step {frame.index}: seat {frame.seat} ({who}) {frame.action}"
                     lines.append(Text(title, style="bold"))
@@ -92,7 +94,14 @@ def watch(
                         out.print(board_table(board(header.game, frame.final_view, header.seat_names), "the full deal"))
                     out.print(_outcome_table(header.seat_names, frame.outcome,
                                              f"result ({frame.outcome.reason.value}): {frame.outcome.detail}"))
-                    out.print(f"seed {frame.seed}, {plural(len(frame.actions), 'action')}: `arbiter replay` can verify it from the store")
+                    if frame.actions:
+                        out.print(f"seed {frame.seed}, {plural(len(frame.actions), 'action')}: `arbiter replay "
+                                  f"{header.match_id}` can verify it from the store", highlight=False, markup=False)
+                    else:  # a running duplicate tournament's: its deal comes back in other seatings
+                        out.print(f"{plural(steps, 'step')} watched; the seed and the actions are withheld while "
+                                  f"the tournament runs (its deals come back in other seatings): `arbiter replay "
+                                  f"{header.match_id}` verifies it from the store once it is over",
+                                  highlight=False, markup=False)
                     break
                 if live is not None:
                     lines[:] = lines[-12:]

@@ -31,7 +31,7 @@ from cardarena.games import GAMES, events_for, get_game
 from cardarena.games.base import options_to_dict
 from cardarena.records import MatchInfo
 from sdk.bot import Bot
-from arbiter.hosting.loading import load_bot
+from arbiter.hosting.loading import BotLoadError, load_bot
 
 SMOKE_OPTIONS: dict[str, dict[str, str]] = {
     "spades": {"deals": "1"},
@@ -135,6 +135,9 @@ def run_checks(spec: str, positions: int = 200, decision_ms: int = 2000, games: 
     report = Report(spec)
     try:
         bot = load_bot(spec)
+    except BotLoadError as exc:  # in words already: FILE:LINE: what, and the line
+        report.add("import", False, str(exc))
+        return report
     except BaseException as exc:  # noqa: BLE001 - SystemExit too: user code at import
         report.add("import", False, _short_exc(exc))
         return report

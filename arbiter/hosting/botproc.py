@@ -72,6 +72,12 @@ def read_tail(path: Path, max_bytes: int = STDERR_TAIL_BYTES) -> str:
     return text.strip()
 
 
+def _indented(stderr: str) -> str:
+    """A bot's stderr under the arbiter's own message, indented: its ``error: ...`` line is
+    the bot's, not a second error of the command."""
+    return "\n".join("  " + line for line in stderr.splitlines())
+
+
 @dataclass
 class BotProcess:
     name: str
@@ -84,9 +90,13 @@ class BotProcess:
     key: str = ""  # its name in its pool's ``procs``
     deals: set[int] = field(default_factory=set)  # deal seeds of the matches it has played (BotHost)
     forked: bool = False  # started by its bot's fork server (else a fresh sandboxed process)
+    code: tuple[Path, ...] = ()  # the host paths of its code, named as the author knows them in its stderr
+
+    def _read_tail(self) -> str:
+        return sb.host_paths(read_tail(self.log_path), self.code) if self.code else read_tail(self.log_path)
 
     def stderr_tail(self, lines: int = 15) -> str:
-        text = read_tail(self.log_path).splitlines()
+        text = self._read_tail().splitlines()
         return "\n".join(text[-lines:])
 
     def record_tail(self) -> str:
@@ -97,7 +107,7 @@ class BotProcess:
         deadline = time.monotonic() + 5.0
         while self.proc.poll() is None and self.session is not None and self.session.closed and time.monotonic() < deadline:
             time.sleep(0.02)
-        tail = read_tail(self.log_path)
+        tail = self._read_tail()
         rc = self.proc.poll()
         if rc is not None:
             how = f"killed by signal {-rc}" if rc < 0 else f"exit code {rc}"
@@ -119,9 +129,11 @@ class BotProcess:
                 session.stderr_source = self.record_tail
                 return session
             if self.proc.poll() is not None:
-                raise BotStartError(f"bot {self.name!r} ({self.spec}) exited with code {self.proc.returncode}:\n{self.stderr_tail()}")
+                raise BotStartError(f"bot {self.name!r} ({self.spec}) exited with code {self.proc.returncode}:\n"
+                                    + _indented(self.stderr_tail()))
             if loop.time() > deadline:
-                raise BotStartError(f"bot {self.name!r} ({self.spec}) did not connect within {timeout:.0f} s:\n{self.stderr_tail()}")
+                raise BotStartError(f"bot {self.name!r} ({self.spec}) did not connect within {timeout:.0f} s:\n"
+                                    + _indented(self.stderr_tail()))
             await asyncio.sleep(0.02)
 
 
@@ -194,7 +206,8 @@ class BotPool:
             except ForkServerError as exc:
                 log.debug("bot %s: no fork server (%s): a fresh process", key, exc)
             else:
-                bp = BotProcess(name, spec, child, log_path, child.workdir, token=token, key=key, forked=True)
+                bp = BotProcess(name, spec, child, log_path, child.workdir, token=token, key=key, forked=True,
+                                code=tuple(code) if box.mode == "bwrap" else ())
                 self.procs[key] = bp
                 log.info("forked bot %s (%s) in sandbox %s", key, spec, box.mode)
                 return bp
@@ -203,7 +216,8 @@ class BotPool:
         argv_with_address = launch.argv + ["--address", launch.address]
         launch.argv = argv_with_address
         proc = sb.start(launch, log_path)
-        bp = BotProcess(name, spec, proc, log_path, launch.workdir, token=token, key=key)
+        bp = BotProcess(name, spec, proc, log_path, launch.workdir, token=token, key=key,
+                        code=tuple(code) if box.mode == "bwrap" else ())
         self.procs[key] = bp
         log.info("started bot %s (%s) in sandbox %s, pid %d", key, spec, box.mode, proc.pid)
         return bp

@@ -48,6 +48,7 @@ import json
 import logging
 import os
 import random
+import re
 import resource
 import shutil
 import subprocess
@@ -359,6 +360,14 @@ class Sandbox:
             return str(Path(host_path).resolve())
         return f"{CODE_DIR}/{Path(host_path).name}"
 
+    def to_host(self, text: str, code: Sequence[str | os.PathLike]) -> str:
+        """``text`` (a bot's stderr, its self-test's report) with the paths the bot saw of
+        ``code`` inside the sandbox (``/bot/code/NAME``) as the author knows them: the host
+        paths, so a traceback or an error names the author's own file."""
+        if self.mode != "bwrap":
+            return text
+        return host_paths(text, code)
+
     def _bwrap(self, argv: list[str], code, workdir: Path, unix_socket: str | None, uid: int | None,
                spawn_root: Path | None = None) -> list[str]:
         cmd = [shutil.which("bwrap") or "bwrap", "--die-with-parent", "--new-session",
@@ -426,6 +435,15 @@ class Sandbox:
         cmd.append("--")
         cmd.extend(argv)
         return cmd
+
+
+def host_paths(text: str, code: Sequence[str | os.PathLike]) -> str:
+    """``text`` with each ``/bot/code/NAME`` (how bwrap shows ``code`` to the bot) replaced
+    by the host path of that ``code`` item (``Sandbox.to_host``)."""
+    for host in sorted((Path(c).resolve() for c in code), key=lambda p: -len(p.name)):
+        inner = f"{CODE_DIR}/{host.name}"
+        text = re.sub(re.escape(inner) + r"(?![\w.-])", lambda _m: str(host), text)
+    return text
 
 
 def clean_env(inner_workdir: str, address: str, env: dict[str, str] | None = None) -> dict[str, str]:

@@ -38,11 +38,13 @@ def self_test(
                               capture_output=True, timeout=timeout, start_new_session=True)
         lines = [ln for ln in proc.stdout.decode("utf-8", "replace").splitlines() if ln.startswith("{")]
         if not lines:
-            tail = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-8:]
+            tail = box.to_host(proc.stderr.decode("utf-8", "replace"), [path]).strip().splitlines()[-8:]
             report.add("self-test", False, f"the check process ended (code {proc.returncode}) without a report: " + " | ".join(tail))
             return report
         report = Report.from_dict(json.loads(lines[-1]))
         report.spec = str(path)
+        for c in report.checks:  # the author's own path, not the one the sandbox showed the bot
+            c.detail = box.to_host(c.detail, [path])
     except subprocess.TimeoutExpired:
         report.add("self-test", False, f"did not finish within {timeout:.0f} s (a decision that never returns?)")
         return report

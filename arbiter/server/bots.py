@@ -87,7 +87,9 @@ class BotsServicer(bpb_grpc.BotsServicer):
         for known, author in self.author_tokens.items():
             if hmac.compare_digest(known.encode(), token.encode()):
                 return author
-        await context.abort(grpc.StatusCode.UNAUTHENTICATED, "an author or admin token is required")
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED,
+                            "an author or admin token is required: pass --token (or set ARENA_AUTHOR_TOKEN); "
+                            "the arbiter's operator issues one: `arbiter credentials add-author NAME`")
         raise AssertionError("unreachable")
 
     async def _fail(self, exc: CatalogError, context: grpc.aio.ServicerContext) -> None:

@@ -459,7 +459,9 @@ class MatchesServicer(pb_grpc.MatchesServicer):
         self.observers_for: Any = lambda config: ()
 
     async def _check_admin(self, token: str, context) -> None:
-        await require_token(self.admin_token, token, context, "admin token required")
+        await require_token(self.admin_token, token, context,
+                            "admin token required: pass --admin-token (or set ARENA_ADMIN_TOKEN); on the "
+                            "arbiter's machine `arbiter credentials token admin` prints it")
 
     async def ListSessions(self, request, context):
         await self._check_admin(request.admin_token, context)

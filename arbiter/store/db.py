@@ -233,6 +233,10 @@ def _open_error(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
     if "readonly" in text or "read-only" in text:
         return StoreError(f"{path} is read-only (the file, its folder or its filesystem): it can be read "
                           "(standings, tournament show, replay, web), not written; pass another --db")
+    if "unable to open" in text and path.is_file() and not (
+            os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)):
+        # a read-only mount (or folder): SQLite cannot make the -wal beside the file
+        return _open_error(path, sqlite3.OperationalError("attempt to write a readonly database"))
     if "unable to open" in text and not path.parent.is_dir():
         return StoreError(f"{path}: no folder {path.parent} for the store (create it first)")
     if "unable to open" in text and path.is_dir():

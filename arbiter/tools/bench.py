@@ -1110,7 +1110,7 @@ def main(
         median = _fmt(f.median, f.unit) if f.values else f"[yellow]{f.note or 'not measured'}[/]"
         table.add_row(f.label, median, f"{_fmt(spread[0], f.unit)}..{_fmt(spread[1], f.unit)}" if spread else "",
                       f.unit, verdict)
-    Console(width=max(out.size.width, 120)).print(table)  # one row per figure, even when piped
+    Console(width=max(out.size.width, 120), emoji=False).print(table)  # one row per figure, even when piped
     _run(write_text, json_path, result.to_json(), "--json")
     out.print(f"{result.seconds:.0f} s; results written to {json_path}")
 

@@ -11,10 +11,11 @@ import os
 from typing import Any, Callable, Mapping, Sequence
 
 from arbiter.hosting.botproc import BotPool
+from arbiter.server import client
 from cardarena.games import ConfigError, game_class, get_game
 from cardarena.games.base import options_to_dict
 from cardarena.disclosure import OPEN
-from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
+from cardarena.records import Clock, FailurePolicy, Incident, MatchConfig, MatchRecord, Policy, RecordedAction
 from arbiter.hosting.local import LocalSeat
 from arbiter.match import MatchObserver, run_match
 from arbiter.server.botstream import RemoteSeat
@@ -50,11 +51,15 @@ def seat_options(game: str, options: Mapping[str, Any], preset: str | None, bots
 
 
 class _Progress(MatchObserver):
-    """Calls ``report(decisions, spectator_view)`` after every decision of the match."""
+    """Calls ``report(decisions, spectator_view)`` once the deal is done (0 decisions) and
+    after every decision of the match: the view says whose turn comes next."""
 
     def __init__(self, report: Callable[[int, Any], None]):
         self.report = report
         self.decisions = 0
+
+    async def started(self, match_id: str, game: str, seat_names: tuple[str, ...], spectator_view: Any) -> None:
+        self.report(0, spectator_view)
 
     async def step(self, match_id: str, seat: int, action: Any, public_events: list, spectator_view: Any) -> None:
         self.decisions += 1
@@ -73,6 +78,17 @@ def store_play(db_path: str | os.PathLike, record: MatchRecord, preset: str | No
         store.save_match(tour.id, len(store.matches(tour.id)), 0, 0, record)
         store.mark_finished(tour.id)
     return name
+
+
+def _plays_not(spec: str, game: str, games: Sequence[str]) -> str:
+    return f"bot {spec!r} does not play {game} (it plays {', '.join(games) or 'no game'})"
+
+
+def check_store(db_path: str | os.PathLike) -> None:
+    """StoreError now, before a match is played, if the store at ``db_path`` could not
+    keep it (corrupt, not a store, read-only, no folder): as ``tournament run`` checks first."""
+    with Store(db_path):
+        pass
 
 
 def play_local(
@@ -96,7 +112,7 @@ def play_local(
     ``bots`` are bundled names, files, folders or ``name@version`` (from the registry of
     the store at ``db_path``). Where the game takes a number of players and ``options``
     give none, it is the number of bots. ``progress(decisions, spectator_view)`` is called
-    after every decision."""
+    when the match starts (0) and after every decision."""
     options = seat_options(game, options or {}, preset, len(bots))
     config, n = _config(game, seed, options, preset, decision_ms, bank_ms, policy, max_strikes)
     if len(bots) != n:
@@ -108,6 +124,9 @@ def play_local(
     observers = [_Progress(progress)] if progress is not None else []
     if transport == "inproc":
         loaded = {spec: load_bot(sources[spec]) for spec in distinct}
+        for spec, bot in loaded.items():
+            if not bot.plays(game):
+                raise ConfigError(_plays_not(spec, game, bot.games))
         return asyncio.run(run_match(config, [LocalSeat(loaded[b], names[b]) for b in bots], observers=observers))
     if transport != "grpc":
         raise ConfigError(f"transport: expected grpc or inproc, got {transport!r}")
@@ -121,6 +140,10 @@ def play_local(
                 pools[k].launch(names[b], sources[b])
             for pool in pools:
                 await pool.wait_connected()
+            for b, k in zip(bots, occurrence):  # what each bot's Hello said it plays, as a tournament checks
+                session = pools[k].procs[names[b]].session
+                if not session.plays(game):
+                    raise ConfigError(_plays_not(b, game, session.games))
             seats = [RemoteSeat(pools[k].procs[names[b]].session, game) for b, k in zip(bots, occurrence)]
             return await run_match(config, seats, observers=observers)
         finally:
@@ -129,3 +152,41 @@ def play_local(
                 pool.stop()
 
     return asyncio.run(main())
+
+
+def play_remote(
+    address: str,
+    game: str,
+    bots: Sequence[str],
+    *,
+    admin_token: str,
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    preset: str | None = None,
+    decision_ms: int = 10_000,
+    bank_ms: int = 60_000,
+    policy: str = "forfeit",
+) -> MatchRecord:
+    """One match on the running arbiter at ``address`` between its connected bots named
+    ``bots`` (admin), as a record that replays: the arbiter answers with the match id, the
+    outcome, the actions and the incidents; the seats of the actions come from the engine
+    (whose turn each was), the options as the engine applied them. No timings: the
+    arbiter keeps those."""
+    options = seat_options(game, options or {}, preset, len(bots))
+    config, n = _config(game, seed, options, preset, decision_ms, bank_ms, policy)
+    if len(bots) != n:
+        raise ConfigError(f"{game} needs {n} bots (one per seat), got {len(bots)}")
+    summary = client.run_match(address, game, bots, admin_token=admin_token, seed=seed, options=options, preset=preset,
+                               decision_ms=decision_ms, bank_ms=bank_ms, policy=policy)
+    engine = config.make_game()
+    state = engine.new_initial_state(seed)
+    actions = []
+    for text in summary.actions:
+        actions.append(RecordedAction(state.current_seat, text, 0))
+        state.apply(engine.parse_action(text))
+    incidents = []
+    for text in summary.incidents:  # "seat N: kind: detail", as the arbiter words them
+        seat, kind, detail = (text.split(": ", 2) + ["", ""])[:3]
+        incidents.append(Incident(int(seat[5:]) if seat[5:].isdigit() else -1, kind, detail))
+    return MatchRecord(summary.match_id, game, options_to_dict(engine.options), seed, tuple(bots), actions, incidents,
+                       summary.outcome)

@@ -61,12 +61,15 @@ class Card(int):
         return cls._all[(rank - 1) * 4 + int(suit)]
 
     @classmethod
-    def parse(cls, token: str) -> "Card":
-        """Parse one card token; raises InvalidCardError naming the token."""
+    def parse(cls, token: str, jokers: bool = True) -> "Card":
+        """Parse one card token; raises InvalidCardError naming the token as it was given.
+        ``jokers=False``: for a game without jokers, whose error offers none (the joker
+        still parses: the game says why it is not one of its cards)."""
         card = cls._by_token.get(token.strip().upper())
         if card is None:
             raise InvalidCardError(
-                f"unknown card {token!r}: expected rank A,2-10,J,Q,K then suit S,H,D,C (e.g. QS, 10H) or JK"
+                f"unknown card {token!r}: expected rank A,2-10,J,Q,K then suit S,H,D,C (e.g. QS, 10H)"
+                + (" or JK" if jokers else "")
             )
         return card
 
@@ -111,11 +114,11 @@ STANDARD_DECK: tuple[Card, ...] = tuple(Card._all[:52])
 JOKER: Card = Card._all[JOKER_INDEX]
 
 
-def parse_cards(text: str | Iterable[str]) -> tuple[Card, ...]:
-    """Parse ``"[7S 7H 7D]"``, ``"7S 7H 7D"`` or a list of tokens."""
+def parse_cards(text: str | Iterable[str], jokers: bool = True) -> tuple[Card, ...]:
+    """Parse ``"[7S 7H 7D]"``, ``"7S 7H 7D"`` or a list of tokens (``jokers``: as ``Card.parse``)."""
     if isinstance(text, str):
         text = text.replace("[", " ").replace("]", " ").replace(",", " ").split()
-    return tuple(Card.parse(t) for t in text)
+    return tuple(Card.parse(t, jokers) for t in text)
 
 
 def format_cards(cards: Iterable[Card]) -> str:

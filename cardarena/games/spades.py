@@ -623,10 +623,10 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
         return SpadesState(self, seed, first_hands=parsed, dealer=dealer, scores=scores, bags=bags)
 
     def parse_action(self, text: str) -> Action:
-        words = text.strip().lower().split()
+        words = text.strip().split()  # cards keep the case they were typed in, for the error
         if not words:
             raise InvalidActionError("empty action: expected look, bid <n|nil|blind_nil>, give <c1> <c2> or play <card>")
-        verb, args = words[0], words[1:]
+        verb, args = words[0].lower(), words[1:]
         try:
             if verb == "look":
                 if args:
@@ -635,7 +635,7 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
             if verb == "bid":
                 if len(args) != 1:
                     raise InvalidActionError(f"{text!r}: expected bid <n>, bid nil or bid blind_nil")
-                arg = args[0]
+                arg = args[0].lower()
                 if arg in ("nil", "0"):
                     return _BIDS[0]
                 if arg in ("blind_nil", "blind-nil", "blindnil"):
@@ -644,7 +644,7 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
                     raise InvalidActionError(f"{text!r}: the bid must be a number, nil or blind_nil")
                 return Bid(int(arg))
             if verb == "give":
-                cards = parse_cards(args)
+                cards = parse_cards(args, jokers=False)
                 if len(cards) != EXCHANGE_SIZE or cards[0] == cards[1]:
                     raise InvalidActionError(f"{text!r}: give needs exactly two different cards")
                 if any(c.is_joker for c in cards):
@@ -653,7 +653,7 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
             if verb == "play":
                 if len(args) != 1:
                     raise InvalidActionError(f"{text!r}: expected play <card>, e.g. play QS")
-                card = Card.parse(args[0])
+                card = Card.parse(args[0], jokers=False)
                 if card.is_joker:
                     raise InvalidActionError(f"{text!r}: Spades is played without jokers")
                 return _PLAYS[card]

@@ -858,17 +858,17 @@ centre piles are numbered from 0 (side:0 .. side:3, center:0 ...), seats from 0.
 
     def parse_action(self, text: str) -> Action:
         raw = text
-        t = re.sub(r"\s*:\s*", ":", text.strip().lower())
+        t = re.sub(r"\s*:\s*", ":", text.strip())  # a card keeps the case it was typed in, for the error
         t = re.sub(r"\s+", " ", t)
-        if t == "end":
+        if t.lower() == "end":
             return End()
-        m = re.fullmatch(r"(play|load) (\S+) ?-> ?(\S+)", t)
+        m = re.fullmatch(r"(play|load) (\S+) ?-> ?(\S+)", t, re.IGNORECASE)
         if not m:
             raise InvalidActionError(
                 f"cannot parse {raw!r}: expected 'play <src> -> center:<i>|center:new|side:<j>', "
                 "'load <src> -> payoff:<seat>' or 'end'"
             )
-        verb, src_text, dst = m.groups()
+        verb, src_text, dst = m.group(1).lower(), m.group(2), m.group(3).lower()
         source = _parse_source(src_text, raw)
         if verb == "load":
             dm = re.fullmatch(r"payoff:(\d+)", dst)
@@ -943,10 +943,11 @@ centre piles are numbered from 0 (side:0 .. side:3, center:0 ...), seats from 0.
         return st
 
 
-def _parse_source(text: str, raw: str) -> Source:
+def _parse_source(given: str, raw: str) -> Source:
+    text = given.lower()
     if text.startswith("hand:"):
         try:
-            return Source(SourceKind.HAND, 0, Card.parse(text[5:]))
+            return Source(SourceKind.HAND, 0, Card.parse(given[5:]))
         except InvalidCardError as exc:
             raise InvalidActionError(f"cannot parse {raw!r}: {exc}") from None
     if text in ("payoff", "partner_payoff"):
@@ -955,7 +956,7 @@ def _parse_source(text: str, raw: str) -> Source:
     if m:
         return Source(SourceKind(m.group(1)), int(m.group(2)))
     raise InvalidActionError(
-        f"cannot parse {raw!r}: unknown source {text!r} (hand:<card>, payoff, side:<j>, "
+        f"cannot parse {raw!r}: unknown source {given!r} (hand:<card>, payoff, side:<j>, "
         "partner_payoff, partner_side:<j>)"
     )
 

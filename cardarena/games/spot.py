@@ -497,10 +497,10 @@ def _fitting(meld: SpotTableMeld) -> frozenset[Card]:
 
 
 _ACTION_RE = {
-    "draw": re.compile(r"^draw\s+(\S+)$"),
-    "meld": re.compile(r"^meld\s*\[?([^\]]*)\]?$"),
-    "layoff": re.compile(r"^layoff\s+(\S+)\s*->\s*m(\d+)$"),
-    "discard": re.compile(r"^discard\s+(\S+)$"),
+    "draw": re.compile(r"^draw\s+(\S+)$", re.IGNORECASE),
+    "meld": re.compile(r"^meld\s*\[?([^\]]*)\]?$", re.IGNORECASE),
+    "layoff": re.compile(r"^layoff\s+(\S+)\s*->\s*m(\d+)$", re.IGNORECASE),
+    "discard": re.compile(r"^discard\s+(\S+)$", re.IGNORECASE),
 }
 
 
@@ -638,8 +638,8 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
         return state
 
     def parse_action(self, text: str) -> Action:
-        t = " ".join(text.strip().lower().split())
-        verb = t.split(" ", 1)[0] if t else ""
+        t = " ".join(text.strip().split())  # cards keep the case they were typed in, for the error
+        verb = t.split(" ", 1)[0].lower() if t else ""
         pattern = _ACTION_RE.get(verb)
         if pattern is None:
             raise InvalidActionError(
@@ -651,17 +651,17 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
         try:
             if verb == "draw":
                 try:
-                    return Draw(DrawSource(m.group(1)))
+                    return Draw(DrawSource(m.group(1).lower()))
                 except ValueError:
                     raise InvalidActionError(f"{text!r}: draw from 'stock' or 'discard'") from None
             if verb == "meld":
-                cards = parse_cards(m.group(1))
+                cards = parse_cards(m.group(1), jokers=False)
                 if not cards:
                     raise InvalidActionError(f"{text!r}: a meld names its cards, e.g. meld [7S 7H 7D]")
                 return Meld(cards)
             if verb == "layoff":
-                return LayOff(Card.parse(m.group(1)), int(m.group(2)))
-            return Discard(Card.parse(m.group(1)))
+                return LayOff(Card.parse(m.group(1), jokers=False), int(m.group(2)))
+            return Discard(Card.parse(m.group(1), jokers=False))
         except InvalidCardError as exc:
             raise InvalidActionError(f"{text!r}: {exc}") from None
 

@@ -15,6 +15,7 @@ real Ctrl-C below. `arbiter play` and `arbiter evaluate` have tests of their own
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -22,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any, Iterator
+from unittest import mock
 
 import pytest
 
@@ -299,15 +301,42 @@ def test_write_commands_in_read_only_places_are_one_line(world):
         (["bots", "new", "x", "--dir", str(w.rodir)], "Permission denied"),
         (["bots", "remove", "mine", "--db", str(w.rofile)], ""),
     ]
+    # What the ordinary user reads of the checkout, from a world-readable copy: the
+    # checkout itself may be where that user cannot read (a clone in root's home, mode 700).
+    import arbiter.cli.bots as bots_cli
+
+    template = w.rw / "template-bot.py"
+    shutil.copy(bots_cli.TEMPLATE, template)
+    template.chmod(0o644)
     for args, word in cases:
         path = tuple(args[:2]) if args[0] in ("tournament", "bots", "credentials") else (args[0],)
         invoke(args)  # as root first: the modules it imports are loaded
         w.reset()
-        with unprivileged():
+        with unprivileged(), mock.patch.object(bots_cli, "TEMPLATE", template):
             o = invoke(args, timeout=60)
         why = problems(o, path, expect_error=True)
         assert not why, f"{why}:\n{o.describe()}"
         assert word in o.output, o.describe()
+
+
+def test_bots_new_with_a_template_it_cannot_read_is_one_line(world):
+    """Issue #30 item 20: a checkout the user cannot read (a clone in root's home, mode
+    700, run as another user) gave a PermissionError traceback."""
+    if not read_only_works(world.rodir):
+        pytest.skip("this user reads through chmod")
+    import arbiter.cli.bots as bots_cli
+
+    hidden = world.rw / "hidden-template.py"
+    shutil.copy(bots_cli.TEMPLATE, hidden)
+    hidden.chmod(0o600)  # root's, unreadable to the ordinary user
+    invoke(["bots", "new", "x", "--dir", str(world.rw / "new")])  # as root first: the modules it imports are loaded
+    world.reset()
+    with unprivileged(), mock.patch.object(bots_cli, "TEMPLATE", hidden):
+        o = invoke(["bots", "new", "y", "--dir", str(world.rw)], timeout=60)
+    why = problems(o, ("bots", "new"), expect_error=True)
+    assert not why, f"{why}:\n{o.describe()}"
+    assert f"{hidden}: Permission denied" in o.output, o.describe()
+    assert not (world.rw / "y").exists()
 
 
 # --------------------------------------------------------------------------------------

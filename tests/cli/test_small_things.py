@@ -1,4 +1,4 @@
-"""Small things authors notice (issue #15, item 8): `-q` still says how to watch a run, an
+"""Small things authors notice (issue #15, item 8): a run says how to watch it, an
 unknown bot name suggests the closest one wherever names are resolved, a folder bot typed
 with a trailing slash is named by its folder, and counts read as English."""
 
@@ -13,12 +13,17 @@ from arbiter.cli._common import plural
 runner = CliRunner()
 
 
-def test_quiet_tournament_run_still_prints_the_watch_command(tmp_path):
+def test_a_tournament_run_prints_the_watch_command_and_quiet_prints_only_the_standings(tmp_path):
+    """Issue #15 wanted the watch line under -q too; issue #30 (item 8) found -q must mean
+    what its help says, only the standings: the watch line is the progress display's."""
+    r = runner.invoke(app, ["tournament", "run", "--db", str(tmp_path / "q.sqlite"), "--bots", "random,greedy",
+                            "--deals", "1", "-o", "deals=1", "--name", "w"])
+    assert r.exit_code == 0, r.output
+    assert "watch live: arbiter watch --server 127.0.0.1:" in r.output and "--token " in r.output
     r = runner.invoke(app, ["tournament", "run", "--db", str(tmp_path / "q.sqlite"), "--bots", "random,greedy",
                             "--deals", "1", "-o", "deals=1", "--name", "q", "-q"])
     assert r.exit_code == 0, r.output
-    assert "watch live: arbiter watch --server 127.0.0.1:" in r.output and "--token " in r.output
-    assert "Standings: q" in r.output
+    assert "watch live" not in r.output and "Standings: q" in r.output
 
 
 def test_an_unknown_bundled_bot_suggests_the_closest_name():

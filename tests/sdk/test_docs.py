@@ -50,3 +50,108 @@ def test_sdk_modules_point_to_the_rules_in_the_project():
     for mod, game in ((sdk.spades, "spades"), (sdk.spot, "spot"), (sdk.spite_and_malice, "spite-and-malice")):
         assert f"docs/rules/{game}.md" in mod.__doc__ and f"arbiter rules {game}" in mod.__doc__
         assert (ROOT / "docs" / "rules" / f"{game}.md").is_file()
+
+
+# -- issue #30: what a new user tripped on in the README and pydoc ----------------------
+
+README = (ROOT / "README.md").read_text()
+
+
+def _section(title: str) -> str:
+    start = README.index(f"\n## {title}\n")
+    end = README.find("\n## ", start + 1)
+    return README[start:end if end > 0 else None]
+
+
+def _blocks(text: str, lang: str) -> list[str]:
+    """The fenced ``lang`` code blocks of ``text``, dedented (a block may sit in a list item)."""
+    import re
+
+    return [textwrap.dedent(m.group(1)) for m in re.finditer(rf"```{lang}\n(.*?)\n *```", text, re.S)]
+
+
+def test_14_the_readme_harness_example_says_where_random_bot_comes_from_and_runs(tmp_path):
+    """`from sdk import RandomBot` fails: the README's own lines must run as written."""
+    blocks = _blocks(_section("Writing a bot"), "python")
+    bot = next(b for b in blocks if b.startswith("# mybot.py"))
+    harness = next(b for b in blocks if "play_match(" in b)
+    assert "RandomBot" in harness and "import RandomBot" in harness
+    (tmp_path / "mybot.py").write_text(bot)
+    (tmp_path / "try_it.py").write_text(harness)
+    r = subprocess.run([sys.executable, "try_it.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "Outcome(" in r.stdout
+
+
+def test_15_the_readme_says_a_spades_bot_starts_blind_and_it_is_true():
+    from sdk import Bot
+    from sdk.harness import play_match
+    from sdk.spades import Bid, Look
+
+    text = " ".join(_section("Writing a bot").split())
+    for words in ("before it has seen its cards", "`view.hand` is empty", "`look` and `bid blind_nil`",
+                  "`Look()`", "`Bid(0, blind=True)`", "-o blind_nil=false"):
+        assert words in text, words
+    first: list = []
+
+    class Recorder(Bot):
+        name = "recorder"
+        games = ("spades",)
+
+        def choose(self, view, legal_actions):
+            if not first:
+                first.append((tuple(view.hand), tuple(legal_actions)))
+            return next((a for a in legal_actions if isinstance(a, Look)), legal_actions[0])
+
+    play_match("spades", [Recorder(), Recorder(), Recorder(), Recorder()], seed=1, options={"deals": 1})
+    hand, legal = first[0]
+    assert hand == () and set(legal) == {Look(), Bid(0, blind=True)}, first
+
+
+def test_16_the_readme_shows_bot_tokens_in_the_environment_not_on_the_command_line():
+    import re
+
+    for line in README.splitlines():
+        if re.search(r"(python -m sdk|python mybot\.py|arbiter bots submit)[^(]*--token \S", line):  # outside an aside in parentheses
+            raise AssertionError(f"a token on a command line, where ps shows it: {line.strip()}")
+    section = _section("Writing a bot")
+    assert "ARENA_TOKEN" in section and section.index("ARENA_TOKEN") < section.index("--token")
+    assert "`ps`" in section
+
+
+def test_18_each_sdk_module_exports_and_lists_what_it_re_exports():
+    """`pydoc sdk.spades` showed only the module docstring: with ``__all__`` pydoc shows
+    each re-export, and the docstring names each of them."""
+    import pydoc
+    import types
+
+    import sdk
+    import sdk.spades
+    import sdk.spite_and_malice
+    import sdk.spot
+
+    for mod in (sdk, sdk.spades, sdk.spot, sdk.spite_and_malice):
+        public = {n for n, v in vars(mod).items() if not n.startswith("_") and not isinstance(v, types.ModuleType)
+                  and n not in ("annotations",)}
+        assert set(mod.__all__) == public, (mod.__name__, public ^ set(mod.__all__))
+        page = pydoc.render_doc(mod, renderer=pydoc.plaintext)
+        for name in mod.__all__:
+            assert f"``{name}``" in mod.__doc__, (mod.__name__, name)
+            assert f"class {name}" in page or f"{name}(" in page or f"{name} = " in page, (mod.__name__, name)
+    assert "trick_winner(" in pydoc.render_doc(sdk.spades, renderer=pydoc.plaintext)
+
+
+def test_19_the_readme_names_what_make_test_installs_and_what_happens_without_it():
+    import re
+
+    makefile = (ROOT / "Makefile").read_text()
+    test_deps = re.search(r"^test: (.*)$", makefile, re.M).group(1).split()
+    assert "browser" in test_deps and "sandbox-tools" in test_deps
+    packages = set()
+    for line in re.findall(r"apt-get install [^;}|]*", makefile):
+        packages |= {w for w in line.split()[2:] if re.fullmatch(r"[a-z][a-z0-9.+-]*", w)}
+    assert packages >= {"chromium", "chromium-driver", "bubblewrap"}, packages
+    text = " ".join(_section("The two commands").split())
+    assert "need only Python" not in text
+    for word in sorted(packages) + ["apt-get", "sudo", "make browser", "make sandbox-tools", "skipped"]:
+        assert word in text, word
