@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arbiter.cli import app
-from tests.arbiter.test_arena import CRASHER  # a bot whose choose raises, in every game
+from tests.arbiter.arena.test_arena import CRASHER  # a bot whose choose raises, in every game
 from tests.cli.badinput import problems
 from tests.conftest import ROOT
 
