@@ -16,6 +16,7 @@ import collections
 import logging
 import os
 import threading
+import types
 from pathlib import Path
 from typing import Any, Callable
 
@@ -25,6 +26,7 @@ from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from sdk import convert
 from sdk.bot import Bot
+from cardarena.wire import framing
 from sdk.driver import FAILURE_LIMIT, SeatDriver
 
 log = logging.getLogger("sdk")
@@ -170,7 +172,11 @@ def run(
         session.report = report
     # One thread, one event loop: reading a Turn, deciding and writing the Act never cross
     # threads (the blocking API's request iterator did, costing hand-offs every decision).
-    play = _play(session, address, convert.hello(name, bot.version, token, bot.games), stop, tls_ca)
+    hello = convert.hello(name, bot.version, token, bot.games)
+    if address.startswith(framing.SCHEME):  # the arbiter's own bot processes: the local channel
+        play = _play_local(session, address.removeprefix(framing.SCHEME), hello, stop)
+    else:
+        play = _play(session, address, hello, stop, tls_ca)
     try:
         asyncio.get_running_loop()
     except RuntimeError:  # the usual case: no event loop in this thread
@@ -221,11 +227,7 @@ async def _play(session: Connection, address: str, hello: pb.BotMessage, stop: t
             async for msg in call:
                 if first:
                     first = False
-                    if msg.WhichOneof("msg") != "welcome":
-                        session.handle(msg)  # an auth/protocol error raises here
-                        raise ArbiterError(f"expected Welcome, got {msg.WhichOneof('msg')}")
-                    log.info("%s connected to %s as %s", name, address, msg.welcome.session_id)
-                    session.report(f"connected to {address} as {name} (session {msg.welcome.session_id})")
+                    _welcomed(session, msg, address)
                     continue
                 session.handle(msg)
                 while (out := session._take()) is not None:
@@ -251,6 +253,73 @@ async def _play(session: Connection, address: str, hello: pb.BotMessage, stop: t
         if exc.code() == grpc.StatusCode.UNAVAILABLE:
             raise ArbiterError(f"cannot reach the arbiter at {address}: {exc.details()}") from None
         raise ArbiterError(f"stream failed: {exc.code().name}: {exc.details()}") from None
+    session.report(_closed(session))
+    return session.matches_played
+
+
+def _welcomed(session: Connection, msg: pb.ArbiterMessage, address: str) -> None:
+    """The arbiter's first answer must be its Welcome; its Error (auth, protocol) raises."""
+    if msg.WhichOneof("msg") != "welcome":
+        session.handle(msg)  # an auth/protocol error raises here
+        raise ArbiterError(f"expected Welcome, got {msg.WhichOneof('msg')}")
+    log.info("%s connected to %s as %s", session.name, address, msg.welcome.session_id)
+    session.report(f"connected to {address} as {session.name} (session {msg.welcome.session_id})")
+
+
+#: The largest frame the SDK reads from the local channel (a Turn is a few KiB).
+MAX_ARBITER_FRAME = 16 << 20
+
+
+async def _play_local(session: Connection, path: str, hello: pb.BotMessage, stop: threading.Event | None) -> int:
+    """``_play`` over the local channel (``cardarena.wire.framing``): the same messages in
+    length-prefixed frames on a Unix socket, for the bot processes an arbiter hosts."""
+    address = framing.SCHEME + path
+    try:
+        reader, writer = await asyncio.open_unix_connection(path)
+    except OSError as exc:
+        raise ArbiterError(f"cannot reach the arbiter at {address}: {exc.strerror or exc}") from None
+    if stop is not None:
+        loop = asyncio.get_running_loop()
+        closer = types.SimpleNamespace(cancel=writer.transport.abort)
+        threading.Thread(target=_cancel_on, args=(stop, loop, closer, asyncio.current_task()), daemon=True).start()
+    # Writes go through a task of their own, so that reading never waits on a write: when
+    # the arbiter closes the stream (a flood, a protocol error), its last messages are still
+    # read, as grpc's stream delivers them.
+    outgoing: asyncio.Queue[bytes | None] = asyncio.Queue()
+
+    async def pump() -> None:
+        while (data := await outgoing.get()) is not None:
+            try:
+                writer.write(data)
+                await writer.drain()
+            except (ConnectionError, OSError):
+                return  # the arbiter closed the stream: what it said last is read below
+
+    pumping = asyncio.create_task(pump())
+    outgoing.put_nowait(framing.frame(hello.SerializeToString()))
+    try:
+        first = True
+        while (data := await framing.read_frame(reader, MAX_ARBITER_FRAME)) is not None:
+            msg = pb.ArbiterMessage.FromString(data)
+            if first:
+                first = False
+                _welcomed(session, msg, address)
+                continue
+            session.handle(msg)
+            out = []
+            while (m := session._take()) is not None:
+                out.append(framing.frame(m.SerializeToString()))
+            if out:
+                outgoing.put_nowait(b"".join(out))
+    except asyncio.CancelledError:
+        if stop is not None and stop.is_set():
+            return session.matches_played
+        raise
+    except (ConnectionError, framing.FrameError) as exc:  # the arbiter went away mid-frame
+        log.info("%s: the local channel ended: %s", session.name, exc)
+    finally:
+        pumping.cancel()
+        writer.close()
     session.report(_closed(session))
     return session.matches_played
 

@@ -61,7 +61,7 @@ DecisionOpt = Annotated[int, typer.Option("--decision-ms", help="Per-decision ti
 BankOpt = Annotated[int, typer.Option("--bank-ms", help="Per-match time bank in ms, used past the decision limit.")]
 PolicyOpt = Annotated[str, typer.Option("--policy", help="On timeout/illegal action/disconnect: forfeit, or default (play the first legal action, up to --max-strikes).")]
 CredentialsOpt = Annotated[Path, typer.Option("--credentials", help="The standing arbiter's credentials file (tokens; mode 0600).", envvar="ARENA_CREDENTIALS")]
-TransportOpt = Annotated[str, typer.Option("--transport", help="grpc (bots as processes over gRPC) or inproc (trusted bots in this process).")]
+TransportOpt = Annotated[str, typer.Option("--transport", help="grpc (bots as processes over gRPC), local (the same processes on the arbiter's local channel: the bot stream in plain frames on a Unix socket, no HTTP/2) or inproc (trusted bots in this process).")]
 
 
 class UsageError(Exception):

@@ -68,8 +68,9 @@ def evaluate(
     transport: Annotated[
         str,
         typer.Option("--transport", help="inproc: the bots in this process (trusted bots, the quickest); grpc: each bot "
-                                         "as sandboxed processes over a private arbiter, as tournaments play them. "
-                                         "The same deals, seatings and seeds either way.")] = "inproc",
+                                         "as sandboxed processes over a private arbiter, as tournaments play them; "
+                                         "local: those processes on the arbiter's local channel (plain frames, no "
+                                         "HTTP/2). The same deals, seatings and seeds every way.")] = "inproc",
 ) -> None:
     """Play BOT_A against BOT_B on duplicate deals and print A's mean margin ± standard error.
 

@@ -25,7 +25,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from cardarena import disclosure
-from arbiter.cli._common import DbOpt, UsageError, _parse_options, _run, app, err, out, plural, tournament_app, write_text
+from arbiter.cli._common import DbOpt, TransportOpt, UsageError, _parse_options, _run, app, err, out, plural, tournament_app, write_text
 from cardarena.games import GAMES
 from arbiter.store.db import DEFAULT_DB, Store
 
@@ -52,7 +52,7 @@ def tournament_run(
     name: Annotated[Optional[str], typer.Option(help="Tournament name in the store (default GAME-SEED); the same name and spec resumes.")] = None,
     db: DbOpt = Path(DEFAULT_DB),
     fresh: Annotated[bool, typer.Option("--fresh", help="Replace a stored tournament of the same name instead of resuming.")] = False,
-    transport: Annotated[str, typer.Option(help="grpc (bots as processes over gRPC) or inproc (trusted bots in this process).")] = "grpc",
+    transport: TransportOpt = "grpc",
     decision_ms: Annotated[Optional[int], typer.Option(help="Per-decision time limit in ms (0: none). Default 10000.")] = None,
     bank_ms: Annotated[Optional[int], typer.Option(help="Per-match time bank in ms. Default 60000.")] = None,
     policy: Annotated[Optional[str], typer.Option(help="On timeout/illegal action/disconnect: forfeit (default) or default.")] = None,

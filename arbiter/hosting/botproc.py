@@ -39,6 +39,7 @@ from arbiter.hosting import scratch
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.forkserver import ForkedProcess, ForkServer, ForkServerError
 from arbiter.hosting.loading import BUNDLED
+from cardarena.wire import framing
 
 if TYPE_CHECKING:  # the server's types, for hints only: hosting and server are siblings
     from arbiter.server.botstream import Hub, Session
@@ -47,6 +48,10 @@ log = logging.getLogger(__name__)
 
 #: How bot processes may be shared between matches (``BotHost``; a tournament's ``isolation``).
 ISOLATIONS = ("match", "deal", "shared")
+
+#: How hosted bot processes reach the arbiter (``BotPool.transport``): the bot stream over
+#: gRPC, or the same messages in plain frames over the local channel (``cardarena.wire.framing``).
+TRANSPORTS = ("grpc", "local")
 
 #: How much of a bot's stderr goes into a match record.
 STDERR_TAIL_BYTES = 4096
@@ -149,8 +154,13 @@ class BotPool:
     sandbox: sb.Sandbox | None = None  # None: sandbox.Sandbox() (the strongest available)
     #: per bot spec, the fork server its ``launch(fork=True)`` processes come from
     forkservers: dict[str, ForkServer] = field(default_factory=dict)
+    #: how the processes reach the arbiter: ``grpc`` (the bot stream over gRPC) or
+    #: ``local`` (the same stream in plain frames on the local channel: ``TRANSPORTS``)
+    transport: str = "grpc"
 
     def __post_init__(self) -> None:
+        if self.transport not in TRANSPORTS:
+            raise ValueError(f"transport: expected one of {', '.join(TRANSPORTS)}, got {self.transport!r}")
         self._own_log_dir = self.log_dir is None
         if self.log_dir is None:
             self.log_dir = scratch.make("arena-bots-")
@@ -160,6 +170,19 @@ class BotPool:
             log.warning("the arbiter has no Unix socket: bots run without a network namespace")
             self.sandbox = sb.Sandbox(self.sandbox.limits, "rlimit")
         self.forks, self.why_no_forks = sb.fork_support(self.sandbox)
+
+    def _dial(self, address: str) -> str:
+        """What a process dials: the address its sandbox gives it (``unix:PATH`` or TCP), or
+        with the local transport the local channel beside that Unix socket (bound in beside
+        it by the sandbox), or on the host's own path where the bot is not confined."""
+        if self.transport != "local":
+            return address
+        if address.startswith("unix:"):
+            return framing.SCHEME + str(Path(address.removeprefix("unix:")).with_name(framing.SOCKET_NAME))
+        local = getattr(self.hub, "local_path", None)
+        if not local:
+            raise BotStartError("the arbiter has no local channel: use the grpc transport")
+        return framing.SCHEME + local
 
     def _command(self, name: str, spec: str, own_name: bool) -> tuple[list[str], list[Path], dict[str, str]]:
         """(``python -m sdk`` arguments, code to bind, environment) of a process of ``spec``."""
@@ -202,7 +225,7 @@ class BotPool:
                     unix_socket=self.hub.unix_path, log_path=self.log_dir / f"{name}.forkserver.stderr.log",
                     name=name, bundled_module=BUNDLED[spec].module if spec in BUNDLED else None)
             try:
-                child = server.spawn([*args, "--address", server.address], env, log_path)
+                child = server.spawn([*args, "--address", self._dial(server.address)], env, log_path)
             except ForkServerError as exc:
                 log.debug("bot %s: no fork server (%s): a fresh process", key, exc)
             else:
@@ -213,7 +236,7 @@ class BotPool:
                 return bp
         argv = [sys.executable, "-m", "sdk", *args]
         launch = box.prepare(argv, code=code, env=env, tcp_address=self.address, unix_socket=getattr(self.hub, "unix_path", None))
-        argv_with_address = launch.argv + ["--address", launch.address]
+        argv_with_address = launch.argv + ["--address", self._dial(launch.address)]
         launch.argv = argv_with_address
         proc = sb.start(launch, log_path)
         bp = BotProcess(name, spec, proc, log_path, launch.workdir, token=token, key=key,
@@ -291,6 +314,7 @@ class BotHost:
         connect_timeout: float = 60.0,
         sandbox: sb.Sandbox | None = None,
         log_dir: Path | None = None,
+        transport: str = "grpc",
     ) -> None:
         if isolation not in ISOLATIONS:
             raise ValueError(f"isolation: expected one of {', '.join(ISOLATIONS)}, got {isolation!r}")
@@ -302,7 +326,7 @@ class BotHost:
         self.max_restarts = max_restarts
         self.connect_timeout = connect_timeout
         kwargs = {"log_dir": log_dir} if log_dir is not None else {}
-        self.pool = BotPool(hub, address, sandbox=sandbox, **kwargs)
+        self.pool = BotPool(hub, address, sandbox=sandbox, transport=transport, **kwargs)
         # shared: processes per bot, keyed "NAME#SLOT" in the pool; match: per bot, the
         # started processes not yet leased
         self._slots = max(processes, self.copies) if isolation == "shared" else 0

@@ -57,6 +57,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, Sequence
 
+from cardarena.wire import framing
 from arbiter.hosting import scratch
 
 log = logging.getLogger(__name__)
@@ -418,6 +419,9 @@ class Sandbox:
         if unix_socket and Path(unix_socket).exists():
             parents(f"{SOCKET_DIR}/{SOCKET_NAME}")
             cmd.extend(["--bind", unix_socket, f"{SOCKET_DIR}/{SOCKET_NAME}"])
+            local = Path(unix_socket).with_name(framing.SOCKET_NAME)  # the same stream in plain frames
+            if local.exists():
+                cmd.extend(["--bind", str(local), f"{SOCKET_DIR}/{framing.SOCKET_NAME}"])
         if spawn_root is not None:
             parents(SPAWN_DIR)
             cmd.extend(["--bind", str(spawn_root), SPAWN_DIR])

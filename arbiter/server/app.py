@@ -18,10 +18,12 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from arbiter.hosting import scratch
+from arbiter.server import localchannel
 from arbiter.server.botstream import HELLO_TIMEOUT_S, SERVER_OPTIONS, ArenaServicer, Hub, MatchesServicer
 from arbiter.server.bots import add_bots_service
 from arbiter.server.spectate import add_spectate_service
 from cardarena.records import Clock
+from cardarena.wire import framing
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 
@@ -58,6 +60,8 @@ class RunningServer:
     server: grpc.aio.Server
     port: int
     hub: Hub
+    #: the local channel beside the Unix socket (``localchannel``), for the bots the arbiter hosts
+    local: asyncio.AbstractServer | None = None
 
     @property
     def address(self) -> str:
@@ -66,6 +70,8 @@ class RunningServer:
     async def stop(self, grace: float = 1.0) -> None:
         for session in list(self.hub.sessions.values()):
             session.close()
+        if self.local is not None:
+            self.local.close()
         await self.server.stop(grace)
         await rpcs_ended(grace + 1.0)
         if self.hub.unix_path:
@@ -147,7 +153,8 @@ async def start_server(
     hub = hub or Hub()
     admin_token = admin_token or secrets.token_urlsafe(24)
     server = grpc.aio.server(options=SERVER_OPTIONS)
-    pb_grpc.add_ArenaServicer_to_server(ArenaServicer(hub, hello_timeout), server)
+    arena = ArenaServicer(hub, hello_timeout)
+    pb_grpc.add_ArenaServicer_to_server(arena, server)
     matches_servicer = MatchesServicer(hub, admin_token, default_clock)
     names = [
         pb.DESCRIPTOR.services_by_name["Arena"].full_name,
@@ -178,10 +185,16 @@ async def start_server(
     await server.start()
     if hub.unix_path:
         Path(hub.unix_path).chmod(0o666)  # bots run under their own uids; the token authenticates
+    # The same bot stream in plain frames, for the bot processes this arbiter starts itself
+    # (--transport local): the same servicer, so the same Hello, tokens and limits.
+    local_path = sock_dir / framing.SOCKET_NAME
+    local = await localchannel.serve(arena, str(local_path))
+    local_path.chmod(0o666)
+    hub.local_path = str(local_path)
     for name in served + [""]:
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     log.info("arbiter listening on %s:%d%s", host, bound, " (TLS)" if tls else "")
-    return RunningServer(server, bound, hub)
+    return RunningServer(server, bound, hub, local)
 
 
 async def start_private_server(spectators: Any = None) -> RunningServer:

@@ -123,6 +123,8 @@ class Hub:
         self._ids = itertools.count(1)
         #: The Unix socket the server also listens on (sandboxed bots without a network dial it).
         self.unix_path: str | None = None
+        #: The local channel's socket beside it (``localchannel``: the same stream in plain frames).
+        self.local_path: str | None = None
 
     def expect(self, name: str) -> str:
         """A fresh token for a bot process the arbiter is about to start."""

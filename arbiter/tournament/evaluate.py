@@ -290,8 +290,8 @@ def evaluate(
         raise ConfigError(f"deals: must be at least 1, got {deals}")
     if jobs < 1:
         raise ConfigError(f"jobs: must be at least 1, got {jobs}")
-    if transport not in ("inproc", "grpc"):
-        raise ConfigError(f"transport: expected inproc or grpc, got {transport!r}")
+    if transport not in ("inproc", "grpc", "local"):
+        raise ConfigError(f"transport: expected inproc, grpc or local, got {transport!r}")
     if cluster is not None and transport != "inproc":
         raise ConfigError("transport: a cluster runs every bot as a sandboxed process; --transport does not apply to --cluster")
     opts = dict(options or {})
@@ -355,13 +355,13 @@ def evaluate(
         if cluster:
             venue = OnCluster(cluster, bot_refs((bot_a, bot_b), names, None), f"evaluate-{batch_key()}")
             await count(venue, jobs if jobs > 1 else CLUSTER_BATCH)
-        elif transport == "grpc":
+        elif transport in ("grpc", "local"):
             # the seats one bot holds in a match (a bot and its copy per team)
             seatings = pair_seatings(get_game(game, opts, preset), *names)
             copies = max(s.count(n) for s in seatings for n in set(s))
             # isolation "match": a fresh process per seat per match, as a cluster worker plays
             async with hosted(dict(zip(names, (bot_a, bot_b))), game, isolation="match", copies=copies,
-                              warm=jobs, concurrency=jobs) as (venue, _):
+                              warm=jobs, concurrency=jobs, transport=transport) as (venue, _):
                 await count(venue, jobs)
         else:
             await count(InProcess(dict(zip(names, (bot_a, bot_b))), processes=jobs), jobs)

@@ -10,7 +10,7 @@ import dataclasses
 import os
 from typing import Any, Callable, Mapping, Sequence
 
-from arbiter.hosting.botproc import BotPool
+from arbiter.hosting.botproc import TRANSPORTS, BotPool
 from arbiter.server import client
 from cardarena.games import ConfigError, game_class, get_game
 from cardarena.games.base import options_to_dict
@@ -107,7 +107,9 @@ def play_local(
 ) -> MatchRecord:
     """One match, bot i at seat i. With ``grpc``: an arbiter on a free loopback port and one
     process per seat (a bot at two seats, e.g. partners, runs as two processes that cannot
-    share what each seat sees); with ``inproc``: trusted bots in this process.
+    share what each seat sees); ``local``: the same processes on the arbiter's local
+    channel (the bot stream in plain frames, no HTTP/2); ``inproc``: trusted bots in this
+    process.
 
     ``bots`` are bundled names, files, folders or ``name@version`` (from the registry of
     the store at ``db_path``). Where the game takes a number of players and ``options``
@@ -128,13 +130,13 @@ def play_local(
             if not bot.plays(game):
                 raise ConfigError(_plays_not(spec, game, bot.games))
         return asyncio.run(run_match(config, [LocalSeat(loaded[b], names[b]) for b in bots], observers=observers))
-    if transport != "grpc":
-        raise ConfigError(f"transport: expected grpc or inproc, got {transport!r}")
+    if transport not in TRANSPORTS:
+        raise ConfigError(f"transport: expected grpc, local or inproc, got {transport!r}")
 
     async def main() -> MatchRecord:
         server = await start_private_server()
         occurrence = [bots[:i].count(b) for i, b in enumerate(bots)]  # k-th seat of its bot
-        pools = [BotPool(server.hub, server.address) for _ in range(max(occurrence) + 1)]
+        pools = [BotPool(server.hub, server.address, transport=transport) for _ in range(max(occurrence) + 1)]
         try:
             for b, k in zip(bots, occurrence):
                 pools[k].launch(names[b], sources[b])

@@ -252,8 +252,8 @@ async def run_tournament(
     registered bots by the path of their stored copy (a file system every worker mounts)
     instead of their files.
     """
-    if transport not in ("grpc", "inproc"):
-        raise SpecError(f"transport: expected grpc or inproc, got {transport!r}")
+    if transport not in ("grpc", "local", "inproc"):
+        raise SpecError(f"transport: expected grpc, local or inproc, got {transport!r}")
     cluster = cluster or spec.cluster
     if cluster and transport == "inproc":
         raise SpecError("transport: a cluster runs every bot as a sandboxed process; inproc does not apply to --cluster")
@@ -275,7 +275,7 @@ async def run_tournament(
     if on_progress:
         on_progress(Progress(len(done), len(plan), None, len(done), leader.text(), tour.name))
     concurrency = concurrency or spec.concurrency or default_concurrency(
-        spec.effective_isolation if transport == "grpc" else "shared", game.num_seats)
+        spec.effective_isolation if transport != "inproc" else "shared", game.num_seats)
     finished = len(done)
     log.info("tournament %s: %d matches, %d stored, %d to play, %d at once", tour.name, len(plan), len(done), len(todo), concurrency)
 
@@ -329,8 +329,8 @@ async def run_tournament(
         try:
             async with hosted(dict(zip(names, sources)), spec.game, isolation=spec.effective_isolation, copies=copies,
                               processes=spec.bot_processes, max_restarts=max_restarts, warm=min(concurrency, len(todo)),
-                              spectators=spectators, on_start=lambda address: announce(address, spectators.token)
-                              ) as (venue, sessions):
+                              spectators=spectators, on_start=lambda address: announce(address, spectators.token),
+                              transport=transport) as (venue, sessions):
                 store.set_entrant_versions(tour.id, [(n, s.bot_version) for n, s in sessions.items()])
                 await play(venue, concurrency)
         except BotsDoNotPlay as exc:

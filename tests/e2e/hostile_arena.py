@@ -98,19 +98,23 @@ def run_hostile(
     admin_token: str = "admin-secret",
     settle: float = 0.0,
     wait_stderr: str = "",
+    transport: str = "grpc",
 ) -> Result:
     """Play the hostile match and the honest match at once; check server and store after.
 
     ``wait_stderr``: wait up to 30 s for the hostile bot's stderr to contain this text.
 
     ``settle``: after the matches, wait up to this long for the hostile process to exit
-    by itself (a bot its resource limits are killing) before reading its exit status."""
+    by itself (a bot its resource limits are killing) before reading its exit status.
+
+    ``transport``: how the bot processes reach the arbiter (``grpc``, or ``local``: the
+    local channel, the same stream in plain frames)."""
     store_path = tmp / "arena.sqlite"
     box = Sandbox(limits or Limits(memory_mb=512, cpu_seconds=30))
 
     async def main() -> Result:
         server = await start_server(0, admin_token=admin_token, spectators=SpectatorHub())  # as `arbiter serve` with no token
-        pool = BotPool(server.hub, server.address, log_dir=tmp, sandbox=box)
+        pool = BotPool(server.hub, server.address, log_dir=tmp, sandbox=box, transport=transport)
         store = Store(store_path)
         try:
             pool.launch("hostile", str(spec))

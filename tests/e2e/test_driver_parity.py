@@ -1,11 +1,11 @@
-"""The same misbehaving bot, seed and options give the same match in process and over gRPC.
+"""The same misbehaving bot, seed and options give the same match on every transport.
 
 A bot's life in a match is the SDK's one driver (``sdk.driver.SeatDriver``) on every
 path; this plays each bot of the zoo (tests/e2e/zoo.py: a hook that raises, None,
 garbage, malformed or illegal answers, an action of another game, a sleep past the
-clock, an exit mid-match or at the start) under each failure policy twice from one seed:
-once with one bot process per seat over real gRPC, once in this process
-(``--transport inproc``). Every action and who took it, what the arbiter played for a
+clock, an exit mid-match or at the start) under each failure policy three times from one
+seed: with one bot process per seat over real gRPC, with the same processes on the
+arbiter's local channel (``--transport local``), and in this process (``--transport inproc``). Every action and who took it, what the arbiter played for a
 seat and why, every incident with its words, and the outcome must be identical.
 """
 
@@ -40,12 +40,14 @@ def _match(record):
 @pytest.mark.e2e
 @pytest.mark.parametrize("policy", ["forfeit", "default"])
 @pytest.mark.parametrize("bot", BOTS)
-def test_a_misbehaving_bot_gets_the_same_match_in_process_and_over_grpc(bot, policy):
+def test_a_misbehaving_bot_gets_the_same_match_on_every_transport(bot, policy):
     seats = [f"{ZOO}:{bot}", "random", "random", "random"]
     kwargs = dict(seed=5, policy=policy, max_strikes=3, decision_ms=1000, bank_ms=500)
     over_grpc = _match(play_local("spot", seats, transport="grpc", **kwargs))
+    local_channel = _match(play_local("spot", seats, transport="local", **kwargs))
     in_process = _match(play_local("spot", seats, transport="inproc", **kwargs))
     assert over_grpc == in_process
+    assert local_channel == in_process
     # and the misbehaviour happened, was seen for what it is and handled by the policy
     kinds = {kind for _, kind, _ in in_process["incidents"]}
     outcome = in_process["outcome"]

@@ -2,16 +2,22 @@
 arbiter with a real store (tests/e2e/hostile_arena.py). Each test checks, through
 run_hostile, that the arbiter still serves, that the honest match played at the same
 time is exactly what it is without the hostile bot, and that the store is intact; then
-what happened to the hostile bot, and that the record says so."""
+what happened to the hostile bot, and that the record says so. Each runs over both ways
+a hosted bot reaches the arbiter: gRPC, and the local channel (the same stream in plain
+frames): the same attacks get the same answers."""
 
 from __future__ import annotations
+
+import pytest
 
 from cardarena.games import EndReason
 from tests.e2e.hostile_arena import HOSTILE, run_hostile
 
+pytestmark = pytest.mark.parametrize("transport", ["grpc", "local"])
 
-def test_acting_for_another_seat_is_refused_and_the_match_plays_on(tmp_path):
-    r = run_hostile(HOSTILE / "other_seat.py", tmp_path)
+
+def test_acting_for_another_seat_is_refused_and_the_match_plays_on(tmp_path, transport):
+    r = run_hostile(HOSTILE / "other_seat.py", tmp_path, transport=transport)
     assert r.hostile.outcome.reason is EndReason.COMPLETED and r.hostile.incidents == []
     errors = r.report("errors")
     # its partner's token on its own request, and requests of other seats / matches
@@ -20,15 +26,15 @@ def test_acting_for_another_seat_is_refused_and_the_match_plays_on(tmp_path):
     assert all(a.forced == "" for a in r.hostile.actions)
 
 
-def test_replayed_request_ids_are_refused(tmp_path):
-    r = run_hostile(HOSTILE / "replay.py", tmp_path)
+def test_replayed_request_ids_are_refused(tmp_path, transport):
+    r = run_hostile(HOSTILE / "replay.py", tmp_path, transport=transport)
     assert r.hostile.outcome.reason is EndReason.COMPLETED and r.hostile.incidents == []
     errors = r.report("errors")
     assert errors["codes"] == ["unknown_request"] and errors["count"] >= 10
 
 
-def test_forged_tokens_are_refused(tmp_path):
-    r = run_hostile(HOSTILE / "forged_token.py", tmp_path)
+def test_forged_tokens_are_refused(tmp_path, transport):
+    r = run_hostile(HOSTILE / "forged_token.py", tmp_path, transport=transport)
     assert r.hostile.outcome.reason is EndReason.COMPLETED and r.hostile.incidents == []
     assert "wrong_seat" in r.report("errors")["codes"]
     hello = r.report("hello")
@@ -36,8 +42,8 @@ def test_forged_tokens_are_refused(tmp_path):
     assert hello["reused"].startswith("error:auth:") and "already in use" in hello["reused"]
 
 
-def test_asking_for_other_seats_views_gets_nothing(tmp_path):
-    r = run_hostile(HOSTILE / "peek.py", tmp_path)
+def test_asking_for_other_seats_views_gets_nothing(tmp_path, transport):
+    r = run_hostile(HOSTILE / "peek.py", tmp_path, transport=transport)
     # its second Hello is a protocol error: the stream is closed and its seats forfeit
     assert r.hostile.outcome.reason is EndReason.FORFEIT_DISCONNECT
     management = r.report("management")
@@ -48,8 +54,8 @@ def test_asking_for_other_seats_views_gets_nothing(tmp_path):
     assert any(e.startswith("protocol: a second Hello on one stream; the stream is closed") for e in r.report("errors")["errors"])
 
 
-def test_a_flooded_stream_is_cut_and_the_seat_forfeits(tmp_path):
-    r = run_hostile(HOSTILE / "flood.py", tmp_path)
+def test_a_flooded_stream_is_cut_and_the_seat_forfeits(tmp_path, transport):
+    r = run_hostile(HOSTILE / "flood.py", tmp_path, transport=transport)
     assert r.hostile.outcome.reason is EndReason.FORFEIT_DISCONNECT
     assert r.hostile.outcome.ranks == (2, 1, 2, 1)
     [inc] = r.incidents("disconnect")
@@ -59,13 +65,14 @@ def test_a_flooded_stream_is_cut_and_the_seat_forfeits(tmp_path):
     assert inc.stderr.count("unknown_request") <= 200  # answered until the limit, then cut
 
 
-def test_oversized_and_malformed_messages(tmp_path):
-    r = run_hostile(HOSTILE / "oversized.py", tmp_path)
+def test_oversized_and_malformed_messages(tmp_path, transport):
+    r = run_hostile(HOSTILE / "oversized.py", tmp_path, transport=transport)
     # garbage on side connections: each refused, none took the arbiter down
     results = r.report("malformed")["results"]
     # (an RPC error, or one protocol Error reply for bytes that happen to parse; never a hang)
     assert len(results) == 5 and all(x in ("INTERNAL", "UNKNOWN", "INVALID_ARGUMENT") or x.startswith("[")
                                          for x in results), results
-    # the 1 MiB Act broke its own stream only: a disconnect, recorded against its side
+    # the 1 MiB Act broke its own stream only (over gRPC past the message limit, on the
+    # local channel past the frame limit): a disconnect, recorded against its side
     assert r.hostile.outcome.reason is EndReason.FORFEIT_DISCONNECT
     assert {i.seat for i in r.hostile.incidents} <= {0, 2}

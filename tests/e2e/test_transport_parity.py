@@ -1,8 +1,10 @@
-"""The trusted in-process transport plays exactly what gRPC plays, for every game.
+"""Every transport plays exactly what gRPC plays, for every game.
 
-Each match runs twice from the same seed: once with one bot process per seat name over
-real gRPC, once with the same bots in this process (``--transport inproc``). The records
-(every action, the seat that took it, the outcome) must be identical.
+Each match runs three times from the same seed: with one bot process per seat name over
+real gRPC, with the same processes on the arbiter's local channel (``--transport local``),
+and with the same bots in this process (``--transport inproc``). The records (every
+action, the seat that took it, the outcome) must be identical. (Misbehaving bots:
+tests/e2e/test_driver_parity.py.)
 """
 
 from __future__ import annotations
@@ -19,10 +21,15 @@ CASES = [
 
 
 @pytest.mark.parametrize("game,bots,options,seed", CASES, ids=[c[0] for c in CASES])
-def test_grpc_and_inproc_give_identical_records(game, bots, options, seed):
+def test_every_transport_gives_identical_records(game, bots, options, seed):
     over_grpc = play_local(game, bots, seed=seed, options=options, transport="grpc")
+    local_channel = play_local(game, bots, seed=seed, options=options, transport="local")
     in_process = play_local(game, bots, seed=seed, options=options, transport="inproc")
-    assert not over_grpc.incidents and not in_process.incidents
+    assert not over_grpc.incidents and not in_process.incidents and not local_channel.incidents
+    for record in (local_channel, in_process):
+        assert [(a.seat, a.action, a.forced) for a in record.actions] == [
+            (a.seat, a.action, a.forced) for a in over_grpc.actions]
+        assert record.outcome == over_grpc.outcome
     assert len(over_grpc.actions) > 0
     assert [(a.seat, a.action, a.forced) for a in over_grpc.actions] == [
         (a.seat, a.action, a.forced) for a in in_process.actions
