@@ -119,6 +119,11 @@ SPADES_VS_OPENSPIEL = 0.5
 VIEW_ENGINE_SHARE_OF_SPADES = 0.6
 HOSTED_OVER_FLOOR = 1.5
 CONCURRENCY_SPEEDUP = 1.8
+#: Issue 26's targets for the local channel: a hosted decision over it at most half the
+#: bare gRPC round trip; matches one at a time at least 3x gRPC's; in process at most 3x it.
+LOCAL_OVER_FLOOR = 0.5
+LOCAL_OVER_GRPC = 3.0
+INPROC_OVER_LOCAL = 3.0
 #: Spades matches (2 deals, ~120 decisions each) per round of the hosted figure.
 HOSTED_MATCHES = 4
 MEMORY_LIMIT_BYTES = 1 << 30
@@ -490,16 +495,18 @@ async def _floor_seats_round(turn_bytes: int, act_bytes: int, exchanges: int, se
 
 
 class _Arena:
-    """An arbiter on a free loopback port with four random-bot processes connected."""
+    """An arbiter on a free loopback port with four random-bot processes connected, over
+    ``transport`` (``grpc``, or ``local``: the local channel, the same stream in plain frames)."""
 
     concurrency = 1
 
-    def __init__(self, bots: int = 4):
+    def __init__(self, bots: int = 4, transport: str = "grpc"):
         self.nbots = bots
+        self.transport = transport
 
     async def __aenter__(self) -> "_Arena":
         self.server = await start_server(0)
-        self.pool = BotPool(self.server.hub, self.server.address)
+        self.pool = BotPool(self.server.hub, self.server.address, transport=self.transport)
         self.names = [f"bench{i}" for i in range(self.nbots)]
         for name in self.names:
             self.pool.launch(name, "random")
@@ -988,13 +995,26 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
         busy = result.add("scale.cores_busy.1", "cores kept busy by 1 match at a time (arbiter + bots CPU / wall)", "cores")
         inproc = result.add("scale.inproc.1", "inproc matches/s, 1 at a time (same matches)", "matches/s")
         inproc_ratio = result.add("ratio.inproc_over_grpc", "inproc / gRPC matches/s, 1 at a time", "x")
+    # The same bots, matches and runner on the local channel (--transport local), side by side.
+    hosted_local = (result.add("hosted.decision.local", "hosted Spades, wall time per decision over the local channel "
+                               "(4 bot processes, plain frames on a Unix socket)", "us") if hosted is not None else None)
+    local_ratio = (result.add("ratio.local_over_floor", "hosted decision over the local channel / bare gRPC round trip", "x")
+                   if hosted_local is not None and floor is not None else None)
+    local1 = local_speed = inproc_local = None
+    if scale1 is not None:
+        local1 = result.add("scale.local.1", "local-channel matches/s, 1 at a time (same matches)", "matches/s")
+        local_speed = result.add("ratio.local_over_grpc", "local-channel / gRPC matches/s, 1 at a time", "x")
+        inproc_local = result.add("ratio.inproc_over_local", "inproc / local-channel matches/s, 1 at a time", "x")
     need_arena = hosted is not None or scale1 is not None
     arena = _Arena() if need_arena else None
+    arena_local = _Arena(transport="local") if need_arena else None
     if arena is not None:
         await arena.__aenter__()
+        await arena_local.__aenter__()
     try:
         if arena is not None:
             await arena.match(0, {"deals": 1})  # warm up every bot process
+            await arena_local.match(0, {"deals": 1})
         for r in range(runs):
             progress(f"gRPC: run {r + 1} of {runs}")
             if floor is not None:
@@ -1014,6 +1034,11 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
                     ratio.values.append(per / rtt)
                 if ratio4 is not None:
                     ratio4.values.append(per / rtt4)
+                records = [p.record async for p in play_batch(plan, arena_local, concurrency=1)]
+                per_local = sum(rec.seconds for rec in records) / sum(len(rec.actions) for rec in records)
+                hosted_local.values.append(per_local * 1e6)
+                if local_ratio is not None:
+                    local_ratio.values.append(per_local / rtt)
             if floor_tcp is not None:
                 floor_tcp.values.append(await _floor_round(turn_bytes, act_bytes, 2000, transport="tcp") * 1e6)
             if scale1 is not None:
@@ -1030,11 +1055,21 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
                 ip = await _inproc_matches_per_second(n1, 1, 20_000 + 1000 * r, scale_options)
                 inproc.values.append(ip)
                 inproc_ratio.values.append(ip / one)
+                lo = await arena_local.matches_per_second(n1, 1, 20_000 + 1000 * r, scale_options)
+                local1.values.append(lo)
+                local_speed.values.append(lo / one)
+                inproc_local.values.append(ip / lo)
     finally:
         if arena is not None:
             await arena.__aexit__(None, None, None)
+            await arena_local.__aexit__(None, None, None)
     if ratio is not None:
         ratio.check(lambda v: v <= HOSTED_OVER_FLOOR, f"<= {HOSTED_OVER_FLOOR}")
+    if local_ratio is not None:
+        local_ratio.check(lambda v: v <= LOCAL_OVER_FLOOR, f"<= {LOCAL_OVER_FLOOR}")
+    if local_speed is not None:
+        local_speed.check(lambda v: v >= LOCAL_OVER_GRPC, f">= {LOCAL_OVER_GRPC}")
+        inproc_local.check(lambda v: v <= INPROC_OVER_LOCAL, f"<= {INPROC_OVER_LOCAL}")
     if scale1 is not None:
         best_speedup(result, speed, cores)
         default = Figure("ratio.scale.default", f"concurrency speed-up, the tournaments' default (M = {default_m}) / 1", "x",
