@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import arbiter.tournament.play
-import arbiter.tournament.run
+import arbiter.batch.engine
 from arbiter.store.db import Store
 from arbiter.tournament.run import TournamentSpec, run_tournament
 
@@ -33,7 +33,7 @@ def test_partners_in_a_played_match_are_separate_processes(monkeypatch):
 
 
 def test_partners_and_copies_in_a_tournament_never_share_a_process(monkeypatch, tmp_path):
-    seen = spy_on_run_match(monkeypatch, arbiter.tournament.run)
+    seen = spy_on_run_match(monkeypatch, arbiter.batch.engine)  # the batch engine plays a tournament's matches
     spec = TournamentSpec(game="spades", bots=("random", "greedy"), options={"deals": 1}, deals=2, name="iso")
     with Store(tmp_path / "iso.sqlite") as store:
         rows = asyncio.run(run_tournament(spec, store, concurrency=2))
@@ -48,13 +48,13 @@ def test_every_isolation_plays_the_same_matches_with_the_processes_it_promises(m
     ``deal``: processes are reused, but never for a second match of the same deal. None
     ever plays two seats of one match, and all three play exactly the same matches."""
     seen = []
-    real = arbiter.tournament.run.run_match
+    real = arbiter.batch.engine.run_match
 
     async def spy(config, seats, *args, **kw):
         seen.append((config.seed, [s.session for s in seats]))
         return await real(config, seats, *args, **kw)
 
-    monkeypatch.setattr(arbiter.tournament.run, "run_match", spy)
+    monkeypatch.setattr(arbiter.batch.engine, "run_match", spy)
     results = {}
     for isolation in ("shared", "match", "deal"):
         seen.clear()
