@@ -16,8 +16,11 @@ seat). What occupies a side is an *entry*: a bot, or a team.
   every seating: the luck of the cards cancels out. Without duplicate, each (table, deal)
   gets its own seed and one seating, the seatings rotating over the deals.
 
-Results go to the store as each match ends. Running the same spec again resumes: matches
-already stored are kept, the others are played from scratch (same seeds, same results).
+The schedule is a plan for the one batch engine (``arbiter.batch.engine.play_batch``), which
+plays it in process, over gRPC or on a Dask cluster, with the seeds and seatings of
+``arbiter.batch.plan``. Results go to the store as each match ends. Running the same spec
+again resumes: matches already stored are kept, the others are played from scratch (same
+seeds, same results).
 """
 
 from __future__ import annotations
