@@ -52,6 +52,7 @@ def run_probe(mode: str, tmp_path: Path, limits: sb.Limits = sb.Limits(memory_mb
         listener.close()
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("mode", sb.MODES)
 def test_each_mode_confines_a_real_process(mode, tmp_path):
     if mode not in sb.available_modes():
@@ -105,6 +106,7 @@ def test_a_mode_without_network_needs_the_arbiters_unix_socket():
         sb.Sandbox(mode=mode).prepare(["true"])
 
 
+@pytest.mark.e2e
 def test_kill_tree_takes_the_children_down(tmp_path):
     # the process says it is ready (its children started) and who they are over a socket:
     # its stdout is the sandbox's (nobody's)

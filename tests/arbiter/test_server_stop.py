@@ -9,7 +9,11 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from tests.conftest import ROOT
+
+pytestmark = pytest.mark.e2e  # a server in a process of its own
 
 #: A server with bot streams that have not said Hello (some opened just before the stop,
 #: so that they are still being accepted) and a spectator waiting for a match, stopped,

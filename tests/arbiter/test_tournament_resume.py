@@ -20,6 +20,8 @@ from arbiter import scratch
 from tests.campaigns import procs
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.e2e  # `arbiter tournament run` as a process, SIGKILLed
+
 ARGS = ["--game", "spades", "--bots", "random,greedy,heuristic", "-o", "deals=1", "--deals", "4", "--seed", "5",
         "--concurrency", "2", "--name", "kr", "--quiet"]
 TOTAL = 3 * 4 * 2

@@ -13,6 +13,7 @@ from arbiter.cli._common import plural
 runner = CliRunner()
 
 
+@pytest.mark.e2e
 def test_quiet_tournament_run_still_prints_the_watch_command(tmp_path):
     r = runner.invoke(app, ["tournament", "run", "--db", str(tmp_path / "q.sqlite"), "--bots", "random,greedy",
                             "--deals", "1", "-o", "deals=1", "--name", "q", "-q"])
