@@ -1,4 +1,10 @@
-"""Shared fixtures: a real `arbiter serve` subprocess and real bot processes."""
+"""Shared fixtures: a real `arbiter serve` subprocess and real bot processes; the markers.
+
+Markers (pyproject.toml): every test under tests/e2e/ is ``e2e`` (by its path, below);
+a test elsewhere that starts a process or a server marks itself ``e2e``, and one that
+does not is told so (``_Spawns``). ``make test`` runs everything; ``pytest -m "not e2e"``
+is the quick loop.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +22,73 @@ import pytest
 from arbiter.server import auth
 
 ROOT = Path(__file__).resolve().parent.parent
+E2E = ROOT / "tests" / "e2e"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if Path(str(item.fspath)).resolve().is_relative_to(E2E):
+            item.add_marker(pytest.mark.e2e)
+
+
+class _Spawns:
+    """What the running test started: processes (``fork_exec`` is what subprocess,
+    asyncio's subprocesses and multiprocessing's spawn and forkserver all call; ``os.fork``
+    the rest) and servers (gRPC, sync or asyncio; socketserver's, which http.server's are).
+    A test not marked ``e2e`` that starts one fails, naming it: the marker is what
+    ``-m "not e2e"`` leaves out, so it must be true."""
+
+    def __init__(self) -> None:
+        self.started: list[str] = []
+        self.counting = False
+
+    def install(self) -> None:
+        import _posixsubprocess
+        import socketserver
+
+        def wrap(owner: object, attr: str, what: str) -> None:
+            real = getattr(owner, attr)
+
+            def counted(*args: object, **kwargs: object) -> object:
+                if self.counting:
+                    self.started.append(what)
+                return real(*args, **kwargs)
+
+            setattr(owner, attr, counted)
+
+        wrap(_posixsubprocess, "fork_exec", "a process")
+        wrap(subprocess, "_fork_exec", "a process")  # subprocess's own name for it
+        wrap(os, "posix_spawn", "a process (posix_spawn)")
+        wrap(os, "fork", "a process (os.fork)")
+        wrap(grpc, "server", "a gRPC server")
+        wrap(grpc.aio, "server", "a gRPC server")
+        wrap(socketserver.BaseServer, "__init__", "a socket server")
+
+
+_SPAWNS = _Spawns()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _SPAWNS.install()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item):
+    _SPAWNS.started.clear()
+    _SPAWNS.counting = True  # fixtures too: a module's fixture counts for its first test
+    return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    try:
+        result = yield
+    finally:
+        _SPAWNS.counting = False
+    if _SPAWNS.started and item.get_closest_marker("e2e") is None:
+        pytest.fail(f"this test starts {_SPAWNS.started[0]} ({len(_SPAWNS.started)} in all) but is not marked e2e: "
+                    "add @pytest.mark.e2e (or pytestmark for the module)", pytrace=False)
+    return result
 
 
 class ServeProcess:
@@ -51,6 +124,9 @@ class ServeProcess:
         return p
 
     def wait_sessions(self, names: list[str], timeout: float = 30) -> None:
+        """Until bots ``names`` (a name twice: two sessions) are connected. The server
+        announces no session (no RPC streams them), and a bot may be a process or a thread
+        of this test: ListSessions, the server's own state, is asked a short while apart."""
         from cardarena.v1 import arena_pb2 as pb, arena_pb2_grpc as pb_grpc
 
         deadline = time.monotonic() + timeout

@@ -5,9 +5,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.e2e
 def test_generated_stubs_match_the_protos(tmp_path):
     protos = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "protos/cardarena/v1").glob("*.proto"))
     subprocess.run(

@@ -124,6 +124,7 @@ def test_the_clock_caps_the_search() -> None:
     assert bot.last.rollouts < 10**6
 
 
+@pytest.mark.slow
 def test_heuristic_beats_random_in_every_game() -> None:
     """Seeded, small: the baseline ladder's bottom rung (margins in each game's units)."""
     for game, options in CASES:
@@ -131,6 +132,7 @@ def test_heuristic_beats_random_in_every_game() -> None:
         assert result.mean_margin > 0, result.summary()
 
 
+@pytest.mark.slow
 def test_search_is_not_clearly_worse_than_its_rollout_policy_at_spades() -> None:
     """Seeded and small (2 deals x 2 seatings, 60 rollouts a decision): a guard against a
     broken search (one that picks bad actions loses by hundreds of points a deal), not a

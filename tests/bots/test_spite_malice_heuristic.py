@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from cardarena.games.spite_malice import SpiteAndMalice
 from bots.spite_malice_heuristic import SpiteAndMaliceHeuristicBot, choose
 from cardarena.records import MatchInfo
@@ -77,6 +79,7 @@ def _duel(game: SpiteAndMalice, seed: int, heuristic_seat: int) -> tuple[float, 
     return s[heuristic_seat], s[1 - heuristic_seat]
 
 
+@pytest.mark.slow
 def test_duplicate_match_beats_random():
     game = SpiteAndMalice({"stalemate_rule": "fewer_payoff_wins"})
     wins = losses = 0

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -78,13 +80,47 @@ def cmdline(pid: int) -> str:
 
 
 def wait_gone(pids, timeout: float) -> set[int]:
-    """Wait until none of ``pids`` (pid -> start time) runs; the ones still running."""
+    """Wait until none of ``pids`` (pid -> start time) runs; the ones still running.
+
+    The wait is the kernel's event, not a poll: a pidfd becomes readable when its process
+    exits (as a zombie too: it has exited, as ``alive`` says), whoever its parent is."""
     deadline = time.monotonic() + timeout
-    while True:
-        left = {p for p, t in dict(pids).items() if alive(p) and start_time(p) == t}
-        if not left or time.monotonic() > deadline:
-            return left
-        time.sleep(0.05)
+    fds: dict[int, int] = {}
+    try:
+        for p, t in dict(pids).items():
+            try:
+                fd = os.pidfd_open(p)
+            except ProcessLookupError:
+                continue  # gone (and reaped) already
+            if start_time(p) != t:  # the pid now names another process: ours is gone
+                os.close(fd)
+                continue
+            fds[fd] = p
+        while fds and (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select(list(fds), [], [], left)
+            for fd in ready:
+                del fds[fd]
+                os.close(fd)
+        return set(fds.values())
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def wait_stopped(proc: subprocess.Popen, timeout: float) -> bool:
+    """Wait for ``proc`` (started with ``CHAOS_FAILPOINT``, tests/campaigns/failpoints.py) to
+    stop itself at its failpoint: True once it has (the kernel tells its parent: waitpid
+    with WUNTRACED); False if it exited first or ``timeout`` passed."""
+    box: list[int] = []
+    t = threading.Thread(target=lambda: box.append(os.waitpid(proc.pid, os.WUNTRACED)[1]), daemon=True)
+    t.start()
+    t.join(timeout)
+    if not box:
+        return False
+    if os.WIFSTOPPED(box[0]):
+        return True
+    proc.returncode = os.waitstatus_to_exitcode(box[0])  # reaped here: Popen must not wait again
+    return False
 
 
 def kill(pid: int, sig: int = signal.SIGKILL) -> None:

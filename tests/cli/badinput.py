@@ -18,7 +18,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 import traceback
 from dataclasses import dataclass
 from unittest import mock
@@ -148,21 +147,15 @@ def run_process(args: Sequence[str], cwd: Path, ready: str = "", timeout: float 
     ``timeout`` seconds gets SIGINT too and counts as hung."""
     proc = start_process([sys.executable, "-m", module, *args], cwd, env)
     lines = proc.lines  # type: ignore[attr-defined]
-    seen = threading.Event()
     t = proc.reader  # type: ignore[attr-defined]
-    deadline = time.monotonic() + timeout
-    hung = False
-    while proc.poll() is None:
-        if ready and any(ready in line for line in lines):
-            seen.set()
-        if seen.is_set():
-            proc.send_signal(signal.SIGINT)
-            break
-        if time.monotonic() > deadline:
-            hung = True
-            proc.send_signal(signal.SIGINT)
-            break
-        time.sleep(0.05)
+    seen = hung = False
+    if ready:
+        seen = wait_for_line(proc, ready, timeout)
+    else:
+        t.join(timeout)  # its output ends when it exits
+    if seen or t.is_alive():  # serving, or still going after ``timeout``: hung
+        hung = not seen
+        proc.send_signal(signal.SIGINT)
     try:
         proc.wait(timeout=15)
     except subprocess.TimeoutExpired:
@@ -171,9 +164,18 @@ def run_process(args: Sequence[str], cwd: Path, ready: str = "", timeout: float 
         proc.wait()
     t.join(5)
     code = proc.returncode
-    if seen.is_set() and code == 130:
+    if seen and code == 130:
         code = 0  # stopped by our Ctrl-C: as clean as a stop gets
     return Outcome(list(args), code, "".join(lines), hung=hung)
+
+
+def wait_for_line(proc: subprocess.Popen, word: str, timeout: float) -> bool:
+    """Wait until ``proc`` (from ``start_process``) prints a line containing ``word``: True;
+    False if its output ends first (it exited) or ``timeout`` passes."""
+    lines, changed, reader = proc.lines, proc.changed, proc.reader  # type: ignore[attr-defined]
+    with changed:
+        return changed.wait_for(lambda: any(word in line for line in lines) or not reader.is_alive(), timeout) \
+            and any(word in line for line in lines)
 
 
 #: ``python -m MODULE ARGS`` with SIGINT as a terminal gives it. A shell starts background
@@ -190,7 +192,8 @@ _AS_FROM_A_TERMINAL = ("import runpy, signal, sys; signal.signal(signal.SIGINT, 
 
 def start_process(argv: Sequence[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
     """``argv`` (``python -m MODULE ...``) as a process whose SIGINT works as from a terminal,
-    with stdout and stderr read into ``proc.lines`` as they come."""
+    with stdout and stderr read into ``proc.lines`` as they come (``proc.changed``, a
+    Condition, is notified on each line and when the output ends: ``wait_for_line``)."""
     argv = list(argv)
     if argv[1:2] != ["-m"]:
         raise ValueError(f"start_process runs python -m MODULE ..., not {argv[:3]}")
@@ -198,16 +201,24 @@ def start_process(argv: Sequence[str], cwd: Path, env: dict[str, str] | None = N
     proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, text=True, env={**os.environ, **(env or {})})
     lines: list[str] = []
+    changed = threading.Condition()  # notified on each line, and when the output ends
 
     def reader() -> None:
         assert proc.stdout is not None
-        for line in proc.stdout:
-            lines.append(line)
+        try:
+            for line in proc.stdout:
+                with changed:
+                    lines.append(line)
+                    changed.notify_all()
+        finally:
+            with changed:
+                changed.notify_all()
 
     t = threading.Thread(target=reader, daemon=True)
-    t.start()
     proc.lines = lines  # type: ignore[attr-defined]
+    proc.changed = changed  # type: ignore[attr-defined]
     proc.reader = t  # type: ignore[attr-defined]
+    t.start()
     return proc
 
 

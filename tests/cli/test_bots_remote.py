@@ -6,9 +6,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from arbiter.server import auth
 from tests.arbiter.store.test_registry import GOOD, HELPER, write_bot
 from tests.conftest import ROOT, start_serve, stop_serve
+
+pytestmark = pytest.mark.e2e  # a real `arbiter serve` and the Bots service
 
 
 def _arbiter(*args: str) -> subprocess.CompletedProcess:

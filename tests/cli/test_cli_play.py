@@ -27,6 +27,7 @@ def test_play_in_process_prints_the_result():
     assert "decisions in" in result.output
 
 
+@pytest.mark.e2e
 def test_play_over_grpc_matches_in_process_for_the_same_seed():
     grpc_rec = play_local("spades", ["greedy", "random", "greedy", "random"], seed=4, options={"deals": 1})
     inproc_rec = play_local("spades", ["greedy", "random", "greedy", "random"], seed=4, options={"deals": 1}, transport="inproc")
@@ -51,6 +52,7 @@ def test_play_errors_are_clear_and_exit_2():
         assert message in " ".join(result.output.split()), (args, result.output)
 
 
+@pytest.mark.e2e
 def test_a_bot_that_cannot_start_is_reported_with_its_error(tmp_path):
     broken = tmp_path / "broken.py"
     broken.write_text("import does_not_exist\n")

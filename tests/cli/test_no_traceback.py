@@ -20,15 +20,15 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any, Iterator
 from unittest import mock
 
 import pytest
 
+from tests.campaigns.procs import wait_stopped
 from tests.cli.badinput import ROOT, World, command_tree, invoke, problems, read_only_works, run_process, \
-    start_process, unprivileged
+    start_process, unprivileged, wait_for_line
 
 #: Commands that serve until interrupted (run with ``serving=True``).
 SERVING = {("serve",), ("web",), ("arena",)}
@@ -155,30 +155,42 @@ def _bad_values(w: World, path: tuple[str, ...], param: Any) -> list[Any]:
     return ["nope", "[/x]"]
 
 
-def _cases(w: World, path: tuple[str, ...], cmd: Any) -> Iterator[list[str]]:
+def _cases(w: World, path: tuple[str, ...], cmd: Any, param: str) -> Iterator[list[str]]:
+    """The bad inputs for parameter ``param`` of the command, each in an otherwise good invocation."""
     base = dict(_base(w, path))
     for p in cmd.params:
         if getattr(p, "required", False) and p.name not in base:
             base[p.name] = _filler(w, p)
     for p in cmd.params:
-        for bad in _bad_values(w, path, p):
-            yield _argv(cmd, {**base, p.name: bad})
+        if p.name == param:
+            for bad in _bad_values(w, path, p):
+                yield _argv(cmd, {**base, p.name: bad})
 
 
-def _walk(w: World, paths: list[tuple[str, ...]]) -> list[str]:
-    tree = command_tree()
+def _walk(w: World, path: tuple[str, ...], param: str) -> list[str]:
     failures = []
-    for path in paths:
-        cmd = tree[path]
-        for args in _cases(w, path, cmd):
-            w.reset()
-            o = invoke([*path, *args], timeout=60, serving=path in SERVING)
-            why = problems(o, path)
-            if why:
-                failures.append(f"{why}:\n{o.describe()}")
-            if o.hung:
-                break  # a hung in-process command holds the runner: report it, stop this command
+    for args in _cases(w, path, command_tree()[path], param):
+        w.reset()
+        o = invoke([*path, *args], timeout=60, serving=path in SERVING)
+        why = problems(o, path)
+        if why:
+            failures.append(f"{why}:\n{o.describe()}")
+        if o.hung:
+            break  # a hung in-process command holds the runner: report it, stop here
     return failures
+
+
+#: Commands whose walk starts processes or servers (the serving ones, the self-test's
+#: sandboxed bot processes, `arbiter play`'s seats over gRPC).
+RUNS_PROCESSES = SERVING | {("bots", "check"), ("bots", "submit"), ("play",)}
+
+
+def _walked(paths: list[tuple[str, ...]]) -> list[Any]:
+    """One case per command and parameter (those that take a value), so that xdist spreads them."""
+    tree = command_tree()
+    return [pytest.param(path, p.name, id=f"{' '.join(path)} {p.name}",
+                         marks=[pytest.mark.e2e] if path in RUNS_PROCESSES else [])
+            for path in paths for p in tree[path].params if not _is_flag(p)]
 
 
 def test_the_walk_finds_every_command():
@@ -188,19 +200,28 @@ def test_the_walk_finds_every_command():
                  ("bots", "check"), ("bots", "submit"), ("bots", "list"), ("bots", "show"), ("bots", "remove"),
                  ("bots", "sandbox"), ("credentials", "add-bot"), ("credentials", "token"), ("credentials", "show")]:
         assert path in tree, path
+    walked = {path for path, _ in (case.values for case in _walked(list(tree)))}
+    assert walked >= {p for p in tree if p != ("bots", "sandbox")}, "a command with options the walk does not try"
 
 
-def test_every_command_turns_bad_inputs_into_one_error_line(world):
-    """The whole matrix over every command but `arbiter play` (test_play_bad_inputs)."""
-    paths = [p for p in command_tree() if p not in OWN_TEST]
-    failures = _walk(world, paths)
+@pytest.mark.parametrize("path,param", _walked([p for p in command_tree() if p not in OWN_TEST]))
+def test_every_command_turns_bad_inputs_into_one_error_line(world, path, param):
+    """The whole matrix over every command but `arbiter play` and `arbiter evaluate` (their own tests below)."""
+    failures = _walk(world, path, param)
     assert not failures, f"{len(failures)} bad inputs were not answered cleanly:\n\n" + "\n\n".join(failures)
 
 
-def test_play_bad_inputs(world):
-    """`arbiter play` with the same matrix, and the cases of issue #15 (the trailing slash
-    the template tells authors to type; a negative clock) as one process per seat."""
-    failures = _walk(world, [("play",)])
+@pytest.mark.parametrize("path,param", _walked([("play",)]))
+def test_play_bad_inputs(world, path, param):
+    """`arbiter play` with the same matrix."""
+    failures = _walk(world, path, param)
+    assert not failures, f"{len(failures)} bad inputs to play were not answered cleanly:\n\n" + "\n\n".join(failures)
+
+
+@pytest.mark.e2e
+def test_play_named_bad_inputs(world):
+    """The cases of issue #15 (the trailing slash the template tells authors to type; a
+    negative clock), as one process per seat."""
     slash = f"{world.mybot}/"
     named = [
         (["play", "spades", slash, "random", slash, "random", "--seed", "1", "-o", "deals=1",
@@ -210,6 +231,7 @@ def test_play_bad_inputs(world):
         (["play", "spades", "random", "random", "random", "random", "--bank-ms", "-1", "--transport", "inproc",
           "--db", str(world.rw / "play.sqlite")], True),
     ]
+    failures = []
     for args, must_fail in named:
         o = invoke(args, timeout=120)
         why = problems(o, ("play",), expect_error=must_fail)
@@ -218,9 +240,10 @@ def test_play_bad_inputs(world):
     assert not failures, f"{len(failures)} bad inputs to play were not answered cleanly:\n\n" + "\n\n".join(failures)
 
 
-def test_evaluate_bad_inputs(world):
+@pytest.mark.parametrize("path,param", _walked([("evaluate",)]))
+def test_evaluate_bad_inputs(world, path, param):
     """`arbiter evaluate` with the same matrix."""
-    failures = _walk(world, [("evaluate",)])
+    failures = _walk(world, path, param)
     assert not failures, f"{len(failures)} bad inputs to evaluate were not answered cleanly:\n\n" + "\n\n".join(failures)
 
 
@@ -269,6 +292,7 @@ def test_a_tournament_on_a_folder_bot_with_a_trailing_slash_names_it_by_the_fold
     assert "mybot" in o.output and "mybot/" not in o.output.replace(str(world.mybot) + "/", "")
 
 
+@pytest.mark.e2e
 def test_bots_submit_to_a_read_only_store_is_one_line(world):
     """As an ordinary user (root ignores chmod): a store in a read-only folder, a 0444 store."""
     if not read_only_works(world.rodir):
@@ -343,12 +367,9 @@ def test_bots_new_with_a_template_it_cannot_read_is_one_line(world):
 # Interrupts, and the SDK's own command line: real processes.
 
 
-def _wait_for(proc: subprocess.Popen, lines: list[str], word: str, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not any(word in line for line in lines):
-        assert proc.poll() is None, "".join(lines)
-        assert time.monotonic() < deadline, f"no {word!r} in:\n{''.join(lines)}"
-        time.sleep(0.05)
+def _wait_for(proc: subprocess.Popen, word: str, timeout: float = 30) -> None:
+    """Until ``proc`` prints a line with ``word`` (failing if it exits first or ``timeout`` passes)."""
+    assert wait_for_line(proc, word, timeout), f"no {word!r} in:\n{''.join(proc.lines)}"  # type: ignore[attr-defined]
 
 
 def _start(argv: list[str], cwd: Path) -> tuple[subprocess.Popen, list[str]]:
@@ -366,12 +387,13 @@ def _interrupt(proc: subprocess.Popen, timeout: float = 15) -> int:
         pytest.fail("did not stop within 15 s of Ctrl-C")
 
 
+@pytest.mark.e2e
 def test_ctrl_c_stops_serve_and_a_connected_sdk_bot_cleanly(tmp_path):
     creds = tmp_path / "creds.json"
     serve, serve_out = _start([sys.executable, "-m", "arbiter", "serve", "--port", "0", "--credentials", str(creds),
                                "--bot", "north"], ROOT)
     try:
-        _wait_for(serve, serve_out, "listening on")
+        _wait_for(serve, "listening on")
         address = next(line for line in serve_out if "listening on" in line).split("listening on ")[1].split()[0]
         from arbiter.server import auth
 
@@ -379,7 +401,7 @@ def test_ctrl_c_stops_serve_and_a_connected_sdk_bot_cleanly(tmp_path):
         bot, bot_out = _start([sys.executable, "-m", "sdk", "--bot", "random", "--name", "north", "--address", address,
                                "--token", token], ROOT)
         try:
-            _wait_for(bot, bot_out, "connected")
+            _wait_for(bot, "connected")
         finally:
             code = _interrupt(bot)
         text = "".join(bot_out)
@@ -392,11 +414,13 @@ def test_ctrl_c_stops_serve_and_a_connected_sdk_bot_cleanly(tmp_path):
     assert "arbiter stopped" in text
 
 
+@pytest.mark.e2e
 def test_ctrl_c_stops_web_cleanly(world):
     o = run_process(["web", "--db", str(world.store), "--port", "0"], cwd=world.root, ready="serving", timeout=30)
     assert not o.hung and "Traceback" not in o.output and o.exit_code == 0, o.describe()
 
 
+@pytest.mark.e2e
 def test_ctrl_c_stops_python_m_sdk_while_it_connects():
     """Ctrl-C while the connection is still being made (the peer takes the TCP connection
     and never answers: a wrong port, a stuck arbiter) stops the bot at once, without a traceback."""
@@ -408,7 +432,8 @@ def test_ctrl_c_stops_python_m_sdk_while_it_connects():
         bot, out = _start([sys.executable, "-m", "sdk", "--bot", "random", "--address",
                            f"127.0.0.1:{listener.getsockname()[1]}"], ROOT)
         conn, _ = listener.accept()  # the bot is up (imports done) and connecting
-        time.sleep(0.3)
+        conn.settimeout(30)
+        assert conn.recv(1)  # its gRPC channel is talking (the HTTP/2 preface): it waits for an answer
         code = _interrupt(bot)
         conn.close()
     finally:
@@ -417,6 +442,7 @@ def test_ctrl_c_stops_python_m_sdk_while_it_connects():
     assert "Traceback" not in text and code in (0, 1, 130), text
 
 
+@pytest.mark.e2e
 def test_python_m_sdk_that_cannot_connect_says_so_in_one_line():
     for args in (["--bot", "random", "--address", "127.0.0.1:1"], ["--bot", "heuristc", "--address", "127.0.0.1:1"]):
         o = run_process(args, cwd=ROOT, module="sdk", timeout=30)
@@ -427,14 +453,20 @@ def test_python_m_sdk_that_cannot_connect_says_so_in_one_line():
     assert "did you mean 'heuristic'?" in o.output
 
 
+@pytest.mark.e2e
 def test_ctrl_c_stops_a_tournament_run_with_one_line(tmp_path):
-    proc, out = _start([sys.executable, "-m", "arbiter", "tournament", "run", "--db", str(tmp_path / "t.sqlite"),
-                        "--transport", "inproc", "--bots", "random,heuristic", "--deals", "200", "--name", "long"],
-                       tmp_path)
-    deadline = time.monotonic() + 30
-    while not (tmp_path / "t.sqlite").exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(1.0)
+    # the command with a stop point (tests/campaigns/failpoints.py): it stops itself once its
+    # first match is stored, then runs on (199 deals to go) and gets its Ctrl-C
+    proc = start_process([sys.executable, "-m", "tests.campaigns.failpoints", "tournament", "run",
+                          "--db", str(tmp_path / "t.sqlite"), "--transport", "inproc", "--bots", "random,heuristic",
+                          "--deals", "200", "--name", "long"], tmp_path,
+                         env={"CHAOS_FAILPOINT": "committed:1", "PYTHONPATH": str(ROOT)})
+    out = proc.lines  # type: ignore[attr-defined]
+    try:
+        assert wait_stopped(proc, 60), "".join(out)
+    finally:
+        if proc.returncode is None:  # (not reaped by wait_stopped: it did not exit first)
+            os.kill(proc.pid, signal.SIGCONT)
     code = _interrupt(proc)
     text = "".join(out)
     assert "Traceback" not in text, text

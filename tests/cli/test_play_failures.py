@@ -13,6 +13,8 @@ import pytest
 
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.e2e  # `arbiter play` with bot processes
+
 BOTS = {
     "raiser": """
         from sdk import Bot

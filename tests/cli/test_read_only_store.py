@@ -125,11 +125,13 @@ def _run_reads(db: Path, match_id: str, as_user: bool) -> list[str]:
     return failures
 
 
+@pytest.mark.e2e
 def test_read_commands_write_nothing_to_a_writable_store(stores):
     failures = _run_reads(stores.writable, stores.match_id, as_user=False)
     assert not failures, "\n\n".join(failures)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("where", ["read_only_file", "read_only_dir"])
 def test_read_commands_work_on_a_read_only_store(stores, where):
     if not read_only_works(stores.root / "rodir"):
@@ -139,6 +141,7 @@ def test_read_commands_work_on_a_read_only_store(stores, where):
     assert not failures, "\n\n".join(failures)
 
 
+@pytest.mark.e2e
 def test_the_web_pages_of_a_store_in_a_read_only_folder(stores):
     """The web server reads each page through its own read-only connection."""
     from arbiter.present.web import serve_in_thread

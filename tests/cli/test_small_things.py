@@ -13,6 +13,7 @@ from arbiter.cli._common import plural
 runner = CliRunner()
 
 
+@pytest.mark.e2e
 def test_a_tournament_run_prints_the_watch_command_and_quiet_prints_only_the_standings(tmp_path):
     """Issue #15 wanted the watch line under -q too; issue #30 (item 8) found -q must mean
     what its help says, only the standings: the watch line is the progress display's."""

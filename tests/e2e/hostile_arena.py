@@ -13,10 +13,12 @@ changed a single action of it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
 import sqlite3
+import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +38,7 @@ from arbiter.server.botstream import RemoteSeat
 from arbiter.server.app import start_server
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.store.db import Store
+from tests.campaigns import procs
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 OPTIONS = {"deals": "1"}
@@ -131,9 +134,9 @@ def run_hostile(
             honest_seats = [s("honest-a"), s("honest-b"), s("honest-a"), s("honest-b")]
             hostile, honest = await asyncio.wait_for(
                 asyncio.gather(run_match(hostile_cfg, hostile_seats), run_match(honest_cfg, honest_seats)), 120)
-            deadline = time.monotonic() + settle  # give a doomed hostile process time to die by itself
-            while settle and pool.procs["hostile"].proc.poll() is None and time.monotonic() < deadline:
-                await asyncio.sleep(0.05)
+            if settle:  # give a doomed hostile process time to die by itself
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    await asyncio.to_thread(pool.procs["hostile"].proc.wait, settle)
             # Still serving: a health check over TCP and a new match with the honest bots.
             async with grpc.aio.insecure_channel(server.address) as ch:
                 health = await health_pb2_grpc.HealthStub(ch).Check(health_pb2.HealthCheckRequest(), timeout=10)
@@ -144,7 +147,9 @@ def run_hostile(
             for idx, rec in enumerate((hostile, honest, after)):
                 store.save_match(tid, idx, 0, 0, rec)
             bp = pool.procs["hostile"]
-            deadline = time.monotonic() + 30  # a slow bot reads the arbiter's last Error late
+            # a slow bot reads the arbiter's last Error late; what it says goes to a file, which
+            # nothing announces: the file is read a short while apart, for 30 s at most
+            deadline = time.monotonic() + 30
             while wait_stderr and wait_stderr not in bp.log_path.read_text(errors="replace") and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
             rc = bp.proc.poll()
@@ -202,10 +207,12 @@ def processes_of_uid(uid: int) -> list[int]:
     return pids
 
 
-def wait_until(pred, timeout: float = 10.0) -> bool:
+def no_processes_of_uid(uid: int, timeout: float = 10.0) -> bool:
+    """Wait until no process of ``uid`` runs (True), or ``timeout`` passes (False): for each
+    one seen, the kernel says when it exits (``procs.wait_gone``); then look again."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return pred()
+    while (pids := processes_of_uid(uid)) and time.monotonic() < deadline:
+        if not procs.wait_gone({p: procs.start_time(p) for p in pids}, deadline - time.monotonic()) \
+                and set(pids) <= set(processes_of_uid(uid)):
+            break  # they have exited but nobody reaped them (zombies): nothing more will change
+    return processes_of_uid(uid) == []

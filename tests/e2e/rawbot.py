@@ -46,6 +46,7 @@ class RawBot:
         self.rng = random.Random(seed)
         self.respond = respond or (lambda turn: [act(turn, self.rng.choice(turn.legal_actions))])
         self.received: list[pb.ArbiterMessage] = []
+        self.arrived = threading.Condition()  # notified on each message received, and when the stream ends
         self.outbox: queue.Queue = queue.Queue()
         self.hello = hello or pb.BotMessage(hello=pb.Hello(bot_name=name, bot_version="raw", token=token, protocol_version=1))
         self.seat_tokens: dict[tuple[str, int], str] = {}  # (match, seat) -> MatchStart.seat_token
@@ -69,7 +70,9 @@ class RawBot:
     def _run(self) -> None:
         try:
             for msg in pb_grpc.ArenaStub(self.channel).Play(self._requests()):
-                self.received.append(msg)
+                with self.arrived:
+                    self.received.append(msg)
+                    self.arrived.notify_all()
                 if msg.WhichOneof("msg") == "match_start":
                     self.seat_tokens[(msg.match_start.match_id, msg.match_start.seat)] = msg.match_start.seat_token
                 if msg.WhichOneof("msg") == "turn":
@@ -81,7 +84,9 @@ class RawBot:
             if exc.code() != grpc.StatusCode.CANCELLED:
                 self.error = exc
         finally:
-            self.done.set()
+            with self.arrived:
+                self.done.set()
+                self.arrived.notify_all()
 
     def send(self, msg: pb.BotMessage) -> None:
         self.outbox.put(msg)
@@ -96,10 +101,8 @@ class RawBot:
         return [getattr(m, kind) for m in self.received if m.WhichOneof("msg") == kind]
 
     def wait_for(self, kind: str, count: int = 1, timeout: float = 10.0) -> list:
-        """The messages of ``kind`` once at least ``count`` have arrived (or at the timeout)."""
-        import time
-
-        deadline = time.monotonic() + timeout
-        while len(self.of_kind(kind)) < count and time.monotonic() < deadline:
-            time.sleep(0.01)
+        """The messages of ``kind`` once at least ``count`` have arrived (or the stream ended,
+        or at the timeout)."""
+        with self.arrived:
+            self.arrived.wait_for(lambda: len(self.of_kind(kind)) >= count or self.done.is_set(), timeout)
         return self.of_kind(kind)

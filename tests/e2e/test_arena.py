@@ -73,8 +73,21 @@ def _start(config: Path, log: Path) -> tuple[subprocess.Popen, str, str]:
     if not (m and w):
         proc.kill()
         raise RuntimeError(f"arbiter arena did not start: {first!r} {second!r}\n{log.read_text()[-3000:]}")
-    # keep reading its stdout (one line per encounter) so that it never blocks on a full pipe
-    threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()
+    # keep reading its stdout (one line per encounter, once it is stored and rated), so that it
+    # never blocks on a full pipe and ``_wait`` hears of each encounter
+    proc.encounters = 0  # type: ignore[attr-defined]
+    proc.reported = threading.Condition()  # type: ignore[attr-defined]
+
+    def read() -> None:
+        for _ in proc.stdout:
+            with proc.reported:
+                proc.encounters += 1
+                proc.reported.notify_all()
+        with proc.reported:
+            proc.encounters = -1  # its output ended: it stopped
+            proc.reported.notify_all()
+
+    threading.Thread(target=read, daemon=True).start()
     return proc, m.group(1), w.group(1)
 
 
@@ -90,9 +103,14 @@ def _state(db: Path) -> tuple[list, dict, list]:
 
 
 def _wait(db: Path, what, timeout: float, proc: subprocess.Popen, log: Path):
+    """The store's state once ``what(*state)`` holds: looked at now, then each time the arena
+    reports an encounter (what changes the state)."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, f"the arena died:\n{log.read_text()[-3000:]}"
+    seen = None
+    while True:
+        with proc.reported:
+            seen = proc.encounters
+        assert seen != -1, f"the arena died:\n{log.read_text()[-3000:]}"
         if db.exists():
             try:
                 state = _state(db)
@@ -100,7 +118,9 @@ def _wait(db: Path, what, timeout: float, proc: subprocess.Popen, log: Path):
                 state = None
             if state is not None and what(*state):
                 return state
-        time.sleep(0.2)
+        with proc.reported:
+            if not proc.reported.wait_for(lambda: proc.encounters != seen, deadline - time.monotonic()):
+                break
     raise AssertionError(f"timed out; store: {_state(db) if db.exists() else None}\n{log.read_text()[-3000:]}")
 
 

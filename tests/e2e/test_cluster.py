@@ -110,6 +110,9 @@ def test_a_worker_killed_mid_run_loses_only_its_unfinished_matches(tmp_path):
         driver.start()
         victim, playing = cluster.workers[0], []
         with Client(cluster.address) as client:
+            # the moment: two matches stored and the victim holding one. Nothing announces
+            # it (the store is a file, the scheduler's view a query): both are looked at, a
+            # short while apart, for 60 s at most
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline and driver.is_alive():
                 stored = _stored(db, "cluster")

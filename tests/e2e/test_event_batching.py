@@ -9,7 +9,6 @@ everything that happened before each ``choose``.
 from __future__ import annotations
 
 import threading
-import time
 
 import grpc
 import pytest
@@ -83,6 +82,7 @@ def test_each_seat_gets_exactly_its_events_in_its_turns_and_match_end(serve, gam
 # The SDK side: a bot that, at every decision, notes how many events on_events gave it.
 _SEEN: dict[tuple[str, int], dict] = {}
 _LOCK = threading.Lock()
+_ENDED = threading.Condition(_LOCK)  # notified as each seat's on_match_end has run
 
 
 class RecordingBot(sdk.Bot):
@@ -103,8 +103,10 @@ class RecordingBot(sdk.Bot):
         return legal_actions[self.rng.randrange(len(legal_actions))]
 
     def on_match_end(self, result) -> None:
-        rec = _SEEN[(self.info.match_id, self.info.seat)]
-        rec["at_end"] = list(rec["events"])
+        with _ENDED:
+            rec = _SEEN[(self.info.match_id, self.info.seat)]
+            rec["at_end"] = list(rec["events"])
+            _ENDED.notify_all()
 
 
 def test_sdk_calls_on_events_with_everything_before_choose(serve):
@@ -123,9 +125,8 @@ def test_sdk_calls_on_events_with_everything_before_choose(serve):
         assert not summary.incidents
         so_far, movers = _replay_events("spades", options, 5, summary.actions)
         # RunMatch returns once the MatchEnds are sent; the bots may still be reading them
-        deadline = time.monotonic() + 10
-        while any(_SEEN[(summary.match_id, s)]["at_end"] is None for s in range(4)) and time.monotonic() < deadline:
-            time.sleep(0.01)
+        with _ENDED:
+            _ENDED.wait_for(lambda: all(_SEEN[(summary.match_id, s)]["at_end"] is not None for s in range(4)), 10)
         for seat in range(4):
             rec = _SEEN[(summary.match_id, seat)]
             decisions = [i for i, mover in enumerate(movers) if mover == seat]

@@ -257,6 +257,7 @@ def test_tls_carries_a_real_match_and_plain_clients_are_refused(tmp_path):
         creds = grpc.ssl_channel_credentials(root_certificates=cert.read_bytes())
         with grpc.secure_channel(s.address, creds) as ch:
             stub = pb_grpc.MatchesStub(ch)
+            # as ServeProcess.wait_sessions, over TLS: the server announces no session
             deadline = time.monotonic() + 30
             while time.monotonic() < deadline:
                 live = [x.bot_name for x in stub.ListSessions(pb.ListSessionsRequest(admin_token=s.admin_token), timeout=5).sessions]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from cardarena.games import EndReason
 from arbiter.hosting.sandbox import Limits, Sandbox, _package_dirs
-from tests.e2e.hostile_arena import HOSTILE, hostile_folder, processes_of_uid, run_hostile, wait_until
+from tests.e2e.hostile_arena import HOSTILE, hostile_folder, no_processes_of_uid, processes_of_uid, run_hostile
 
 ROOT = HOSTILE.parent.parent.parent
 
@@ -59,7 +59,7 @@ def test_forking_is_limited_and_no_child_outlives_the_bot(tmp_path):
         assert children > 64, children
     # the PID namespace (bwrap) or the process group (elsewhere) took every child down
     if box.drops_privileges:
-        assert wait_until(lambda: processes_of_uid(uid) == [], 10), processes_of_uid(uid)
+        assert no_processes_of_uid(uid, 10), processes_of_uid(uid)
 
 
 def test_the_network_outside_is_unreachable(tmp_path):

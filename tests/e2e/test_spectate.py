@@ -92,6 +92,8 @@ class Watcher(threading.Thread):
 
     def run(self) -> None:
         try:
+            # as a spectator finds a match to join mid-way: ListMatches, asked again and
+            # again (what is under test; Watch without a match id is another path)
             deadline = time.monotonic() + 30
             while time.monotonic() < deadline:
                 running = [m for m in list_matches(self.address, include_finished=False, token=self.token) if m.running]

@@ -7,6 +7,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 import sdk.bot
 import sdk.harness
 from tests.conftest import ROOT
@@ -23,6 +25,7 @@ def harness_example() -> str:
     return textwrap.dedent("\n".join(lines)).strip() + "\n"
 
 
+@pytest.mark.e2e
 def test_the_harness_example_is_complete_and_runs(tmp_path):
     code = harness_example()
     assert "import" in code and "play_match(" in code and "class MyBot(Bot)" in code

@@ -7,12 +7,15 @@ import sys
 import textwrap
 
 import grpc
+import pytest
 
 from cardarena.wire import codec as convert
 from cardarena.games import EndReason
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from tests.conftest import ROOT
+
+pytestmark = pytest.mark.e2e  # a real `arbiter serve` and bot script processes
 
 
 def test_a_bot_script_run_with_flags_joins_and_plays(serve, tmp_path):

@@ -7,7 +7,11 @@ import signal
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT, start_serve, stop_serve
+
+pytestmark = pytest.mark.e2e  # `python -m sdk` against a real `arbiter serve`
 
 
 def _bot(serve, name: str) -> subprocess.Popen:

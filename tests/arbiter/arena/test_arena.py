@@ -203,6 +203,7 @@ def test_the_store_tables_alone(tmp_path):
             t.arena("nope")
 
 
+@pytest.mark.e2e
 def test_its_author_sees_a_suspension_and_why_in_bots_show_locally_and_over_the_bots_service(tmp_path):
     from typer.testing import CliRunner
 

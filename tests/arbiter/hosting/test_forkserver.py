@@ -11,8 +11,10 @@ any. Without bwrap the sandbox shares /tmp and the network, and these tests skip
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -146,6 +148,12 @@ def test_a_forked_process_is_confined_as_a_fresh_one(tmp_path):
         assert r["left"]["file_tmp"].startswith("blocked")  # /tmp is root's, as in a fresh sandbox
 
 
+async def _session_gone(hub, token: str) -> None:
+    while hub.session_for(token) is not None:
+        hub._changed.clear()
+        await hub._changed.wait()
+
+
 @needs_forks
 def test_a_fork_server_that_dies_falls_back_to_fresh_processes(tmp_path):
     log_dir = tmp_path / "logs"
@@ -160,15 +168,13 @@ def test_a_fork_server_that_dies_falls_back_to_fresh_processes(tmp_path):
             fs = host.pool.forkservers["random"]
             await asyncio.to_thread(fs.wait_ready)
             await asyncio.to_thread(sb.kill_tree, fs.proc, 1)  # the parent and its whole sandbox die
-            for _ in range(100):
-                if not fs.alive:
-                    break
-                await asyncio.sleep(0.05)
+            # the fork server's reader sees its parent go: it marks the fork server dead, then
+            # its processes exited (what ``first.proc.wait`` waits for)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                await asyncio.to_thread(first.proc.wait, 10)
             bp = await host._fresh("random")
-            for _ in range(100):  # its session ends: the process died with the parent's sandbox
-                if server.hub.session_for(first.token) is None:
-                    break
-                await asyncio.sleep(0.05)
+            with contextlib.suppress(TimeoutError):  # its session ends: the hub says when sessions change
+                await asyncio.wait_for(_session_gone(server.hub, first.token), 10)
             died = first.proc.poll() is not None and server.hub.session_for(first.token) is None
             return host.process_start, first.forked, died, not bp.forked and not bp.session.closed
         finally:
@@ -241,7 +247,7 @@ def test_a_bot_that_fails_to_import_says_why_from_a_forked_process(tmp_path):
 def test_a_forked_process_cannot_pass_its_process_limit_and_leaves_none_behind(tmp_path):
     """hostile/fork.py tries 500 children: its own uid's RLIMIT_NPROC stops it, and its
     PID namespace takes every child down with it."""
-    from tests.e2e.hostile_arena import HOSTILE, processes_of_uid, wait_until
+    from tests.e2e.hostile_arena import HOSTILE, no_processes_of_uid, processes_of_uid
 
     log_dir = tmp_path / "logs"
     log_dir.mkdir()
@@ -271,7 +277,7 @@ def test_a_forked_process_cannot_pass_its_process_limit_and_leaves_none_behind(t
     assert max(progress) < 64, max(progress)
     assert len({r["uid"] for r in starts}) == len(starts)  # each process its own uid
     for r in starts:
-        assert wait_until(lambda: processes_of_uid(r["uid"]) == [], 10), processes_of_uid(r["uid"])
+        assert no_processes_of_uid(r["uid"], 10), processes_of_uid(r["uid"])
 
 
 FRESH_TMP = r"""

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from arbiter.hosting import sandbox as sb
+from tests.campaigns import procs
 
 PROBE = r"""
 import json, os, resource, socket, sys
@@ -51,6 +52,7 @@ def run_probe(mode: str, tmp_path: Path, limits: sb.Limits = sb.Limits(memory_mb
         listener.close()
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("mode", sb.MODES)
 def test_each_mode_confines_a_real_process(mode, tmp_path):
     if mode not in sb.available_modes():
@@ -104,18 +106,30 @@ def test_a_mode_without_network_needs_the_arbiters_unix_socket():
         sb.Sandbox(mode=mode).prepare(["true"])
 
 
+@pytest.mark.e2e
 def test_kill_tree_takes_the_children_down(tmp_path):
+    # the process says it is ready (its children started) and who they are over a socket:
+    # its stdout is the sandbox's (nobody's)
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(30)
     box = sb.Sandbox(mode="rlimit")
-    launch = box.prepare([sys.executable, "-c", "import subprocess,sys,time\n"
-                          "[subprocess.Popen([sys.executable,'-c','import time;time.sleep(60)']) for _ in range(3)]\n"
-                          "print('ready', flush=True); time.sleep(60)"], needs_arbiter=False)
+    launch = box.prepare([sys.executable, "-c", "import socket,subprocess,sys,time\n"
+                          "kids = [subprocess.Popen([sys.executable,'-c','import time;time.sleep(60)']) for _ in range(3)]\n"
+                          f"socket.create_connection(('127.0.0.1', {listener.getsockname()[1]}))"
+                          ".sendall(' '.join(str(k.pid) for k in kids).encode() + b'\\n'); time.sleep(60)"],
+                         needs_arbiter=False)
     proc = sb.start(launch, tmp_path / "err.log")
-    import time
-
-    time.sleep(1.0)
+    try:
+        conn, _ = listener.accept()
+        with conn, conn.makefile() as ready:
+            kids = [int(pid) for pid in ready.readline().split()]
+    finally:
+        listener.close()
+    assert len(kids) == 3 and all(_pgid(k) == proc.pid for k in kids)
+    started = {k: procs.start_time(k) for k in kids}
     pgid = proc.pid
     sb.kill_tree(proc, 2)
-    time.sleep(0.3)
+    assert procs.wait_gone(started, 10) == set()  # the leader is reaped; its children exit a moment later
     alive = [p for p in os.listdir("/proc") if p.isdigit() and _pgid(int(p)) == pgid and _state(int(p)) not in ("Z", "X")]
     assert alive == []  # (zombies wait for their reaper; they run nothing)
     sb.cleanup(launch.workdir)

@@ -41,6 +41,7 @@ def test_a_folder_names_its_owner_and_the_owner_keeps_it(tmp_path, monkeypatch):
         scratch.make("mine-")
 
 
+@pytest.mark.e2e
 def test_the_sweep_removes_dead_owners_folders_only(tmp_path):
     ns, dead = scratch._pid_namespace(), _dead_pid()
     gone = [_named(tmp_path, prefix, ns, dead) for prefix in scratch.PREFIXES]
@@ -60,6 +61,7 @@ def test_the_sweep_removes_dead_owners_folders_only(tmp_path):
     assert (tmp_path / f"arena-bot-{scratch._b36(ns)}.{scratch._b36(dead)}-file").exists()
 
 
+@pytest.mark.e2e
 def test_a_sigkilled_process_s_folders_go_with_the_next_process_s_first_folder(tmp_path):
     """Real processes: one makes folders and is SIGKILLed; the next one's first folder sweeps them."""
     env = {**os.environ, "TMPDIR": str(tmp_path)}

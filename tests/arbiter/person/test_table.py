@@ -126,7 +126,7 @@ def _abandoned(gone_seconds: float, present_for: float | None) -> tuple:
     if present_for is not None:
         browser.wait_for_turn_or_end(30)
         end = time.monotonic() + present_for
-        while time.monotonic() < end:
+        while time.monotonic() < end:  # the page's polls (what is under test, not a wait)
             browser.seen()
             time.sleep(0.05)
         for _ in range(100):

@@ -165,6 +165,7 @@ def bot_names_of(bots):
     return bot_names(bots)
 
 
+@pytest.mark.slow
 def test_duplicate_deals_reduce_the_variance_of_the_score_difference(tmp_path, record_property, capsys):
     """Spades, one deal per match, greedy against heuristic, 300 deals each played in both
     seatings. From the SAME matches: a duplicate unit averages the two seatings of one deal;
@@ -192,6 +193,7 @@ def test_duplicate_deals_reduce_the_variance_of_the_score_difference(tmp_path, r
     assert ratio < 0.9
 
 
+@pytest.mark.slow
 def test_duplicate_deals_cancel_the_card_luck_between_equal_bots(tmp_path, capsys):
     """Two copies of the same deterministic bot: on duplicate deals every difference is the
     cards', so it cancels exactly; independent deals keep it."""

@@ -116,6 +116,7 @@ def test_samplers_have_the_mean_they_promise() -> None:
         relabelled(xs, 100.0)  # beyond the recorded mean: no mixture reaches it
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,m0,m1", [("spades_heuristic_greedy", 0.0, 10.0), ("spot_search_heuristic", 0.0, 5.0)])
 def test_error_rates_and_length_on_recorded_deals(name: str, m0: float, m1: float) -> None:
     """At M0 the test accepts H1 about α of the time, at M1 H0 about β; on average it needs
@@ -140,6 +141,7 @@ def test_far_from_both_hypotheses_it_is_quick_and_right() -> None:
     assert r.p_h1 == 1.0 and r.mean_deals <= 2 * t.min_deals
 
 
+@pytest.mark.slow
 def test_the_normal_form_errs_more_often_than_the_default_on_few_deals() -> None:
     """Why the default is the glr form: the normal form's error rate at M1 on recorded Spades
     deals is above β (the variance of the first deals, when it happens to be small, is taken

@@ -9,7 +9,11 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from tests.conftest import ROOT
+
+pytestmark = pytest.mark.e2e  # a server in a process of its own
 
 #: A server with bot streams that have not said Hello (some opened just before the stop,
 #: so that they are still being accepted) and a spectator waiting for a match, stopped,
@@ -31,12 +35,16 @@ SCRIPT = textwrap.dedent("""
         silent = [pb_grpc.ArenaStub(channel).Play()]  # never says Hello
         watcher = spb_grpc.SpectateStub(channel).Watch(spb.WatchRequest(token="t"))  # waits for a match
         reading = asyncio.ensure_future(watcher.read())
-        await asyncio.sleep(0.3)
+        # until both calls are served: no event says so (a handler's start is only its
+        # task), so the loop looks at its tasks, a short while apart, for 10 s at most
+        deadline = asyncio.get_running_loop().time() + 10
+        while len(rpc_tasks()) < 2 and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.01)
         serving = len(rpc_tasks())
         silent += [pb_grpc.ArenaStub(channel).Play() for _ in range(8)]
-        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # one turn of the loop: these calls are opened, not yet served
         await server.stop(0.1)
-        print("serving", serving > 0, "left", len(rpc_tasks()), flush=True)
+        print("serving", serving >= 2, "left", len(rpc_tasks()), flush=True)
         await asyncio.gather(reading, return_exceptions=True)  # the client's side: its call ended
         for call in silent:
             call.cancel()

@@ -75,6 +75,7 @@ def _no_entry(tmp_path: Path) -> Path:
     return d
 
 
+@pytest.mark.e2e
 def test_check_passes_a_good_folder_bot_and_names_each_failure_of_bad_ones(tmp_path):
     report = check_bot(write_bot(tmp_path / "good", GOOD, HELPER), positions=40)
     assert report.ok, report.to_dict()
@@ -123,6 +124,7 @@ def test_check_passes_a_good_folder_bot_and_names_each_failure_of_bad_ones(tmp_p
     assert [c.name for c in r.checks if not c.ok] == ["time:spades"]
 
 
+@pytest.mark.e2e
 def test_submit_stores_an_immutable_copy_and_records_it_in_the_store_file(tmp_path):
     db = tmp_path / "arena.sqlite"
     Store(db).close()  # the store exists first; the registry adds its tables to the same file
@@ -154,6 +156,7 @@ def test_submit_stores_an_immutable_copy_and_records_it_in_the_store_file(tmp_pa
         assert r.remove("good") == 1 and r.versions() == [] and not v2.path.exists()
 
 
+@pytest.mark.e2e
 def test_a_failing_bot_is_not_registered(tmp_path):
     bad = write_bot(tmp_path / "bad", """
         from sdk import Bot
@@ -169,6 +172,7 @@ def test_a_failing_bot_is_not_registered(tmp_path):
         assert r.versions() == [] and not any((tmp_path / "a.bots").glob("*/bot.py"))
 
 
+@pytest.mark.e2e
 def test_a_tampered_copy_is_detected(tmp_path):
     with reg.Registry(tmp_path / "a.sqlite") as r:
         report = check_bot(TEMPLATE, positions=5, smoke=False)
@@ -179,6 +183,7 @@ def test_a_tampered_copy_is_detected(tmp_path):
         assert not r.verify(v)
 
 
+@pytest.mark.e2e
 def test_the_bots_service_submits_lists_shows_and_removes_behind_tokens(tmp_path):
     db = tmp_path / "arena.sqlite"
     sub = reg.collect(write_bot(tmp_path / "good", GOOD, HELPER))
@@ -250,6 +255,7 @@ FORGER = """
 """
 
 
+@pytest.mark.e2e
 def test_a_bot_cannot_forge_its_way_into_the_registry(tmp_path):
     """It forges the self-test's report (an atexit hook prints a passing one); the
     arbiter's own matches in every game it claims still refuse it, and nothing is stored."""

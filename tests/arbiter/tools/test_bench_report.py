@@ -61,11 +61,13 @@ def test_the_floor_uses_the_transport_of_the_hosted_bots(tmp_path):
     assert given.startswith("unix:") == (bench.hosted_transport() == "unix"), (given, bench.hosted_transport())
 
 
+@pytest.mark.e2e
 def test_an_unknown_floor_transport_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown floor transport 'udp'"):
         asyncio.run(bench._floor_round(600, 60, 10, transport="udp"))
 
 
+@pytest.mark.e2e
 def test_the_memory_section_runs_against_a_secure_arbiter_serve_and_leaves_nothing_behind():
     """`arbiter serve` refuses Matches calls without the admin token and bots without
     theirs; the bench's memory run must bring both (it broke when serve became secure by

@@ -92,6 +92,7 @@ def seating_correlation(r: EvalResult) -> float:
     return sum((x - mx) * (y - my) for x, y in ps) / len(ps) / (pstdev(xs) * pstdev(ys))
 
 
+@pytest.mark.slow
 def test_bradley_terry_on_duplicate_deals_is_calibrated_by_the_deal_clustered_variance() -> None:
     """The two seatings of a duplicate deal pull opposite ways (their results correlate);
     the model's variance, which counts them as independent, would make the table's LOS
@@ -119,6 +120,7 @@ def probit_spread(los) -> float:
     return pstdev(NormalDist().inv_cdf(min(max(v, 1e-12), 1 - 1e-12)) for v in los)
 
 
+@pytest.mark.slow
 def test_free_for_all_on_recorded_spot_deals_is_calibrated() -> None:
     """Spot, four seats each its own side, A on two of them and B on two: every pair of an A
     side and a B side is a comparison, the deal's comparisons one cluster. Openskill's σ
@@ -154,6 +156,7 @@ def assert_calibrated(c) -> None:
     assert 0.03 <= c.z_beyond() <= 0.07, c.to_json()  # the differences' 95% intervals
 
 
+@pytest.mark.slow
 def test_free_for_all_round_robin_from_known_strengths_is_calibrated() -> None:
     """Four bots, Spot with four seats (one table, four seatings a deal), 20 duplicate deals,
     outcomes Plackett-Luce with the deal's luck shared by its seatings (400 tournaments;
@@ -163,6 +166,7 @@ def test_free_for_all_round_robin_from_known_strengths_is_calibrated() -> None:
     assert_calibrated(c)
 
 
+@pytest.mark.slow
 def test_partnership_round_robin_from_known_strengths_is_calibrated() -> None:
     """Three named partnerships of Spades (three tables, four seatings a deal with the partners
     rotating over their side's seats), 40 duplicate deals, 300 tournaments (measured over 1,500:
@@ -173,6 +177,7 @@ def test_partnership_round_robin_from_known_strengths_is_calibrated() -> None:
     assert_calibrated(c)
 
 
+@pytest.mark.slow
 def test_los_is_the_share_of_pairs_the_right_way_round() -> None:
     """With the true strengths spread evenly over the runs (each bot moved by up to ±1 nat),
     of the rows with an LOS of about x over the next, a share x is truly the stronger."""

@@ -45,6 +45,7 @@ def test_adjustment_removes_what_a_feature_explains() -> None:
     assert abs(a.adjusted.mean - 3.0) < 4 * a.adjusted.se
 
 
+@pytest.mark.slow
 def test_adjustment_is_unbiased_even_on_few_deals() -> None:
     """Margins that depend on the feature non-linearly, with noise growing with it, 24 deals a
     sample: the cross-fitted estimate averages to the truth; the textbook one (slope fitted on
@@ -87,6 +88,7 @@ def test_side_features_flip_with_the_seating_and_average_zero(game: str, options
     assert set(means) == set(sym)
 
 
+@pytest.mark.slow
 def test_duplicate_deals_pay_off_at_spot_and_card_features_help_one_seating_spades() -> None:
     spot = recorded("spot_search_heuristic")
     assert duplicate_gain(spot).ratio > 1.5  # fewer than half the matches for the same s.e.
@@ -184,6 +186,7 @@ def test_bidding_only_probes_bid_as_the_matches_do(replayed) -> None:
     assert not set(probe_seeds("bid-probes", 200)) & {deal_seed(s, d) for s in range(20) for d in range(200)}
 
 
+@pytest.mark.slow
 def test_the_bid_control_variate_is_unbiased_and_a_wrong_mean_shows(spades: EvalResult) -> None:
     """The recorded deals as a population whose feature means are known exactly (bidding-only
     probes of its 400 deals): samples of 40 deals drawn from it, the cross-fitted estimate

@@ -64,6 +64,7 @@ from arbiter.store.db import Store, StoreError  # noqa: E402
 from arbiter.rating.sprt import Sprt  # noqa: E402
 
 
+@pytest.mark.e2e
 def test_sprt_stops_at_a_decision_and_jobs_change_nothing() -> None:
     test = Sprt(0, 50)
     one = evaluate("spades", "heuristic", "random", deals=200, seed=1, options={"deals": 1}, sprt=test)

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 import arbiter.batch.engine
 import arbiter.tournament.play
 from arbiter.store.db import Store
 from arbiter.tournament.run import TournamentSpec, run_tournament
+
+pytestmark = pytest.mark.e2e  # bot processes over gRPC, every test
 
 
 def spy_on_run_match(monkeypatch, module):

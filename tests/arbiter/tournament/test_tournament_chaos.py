@@ -10,8 +10,12 @@ from __future__ import annotations
 import asyncio
 import textwrap
 
+import pytest
+
 from arbiter.store.db import Store
 from arbiter.tournament.run import TournamentSpec, run_tournament
+
+pytestmark = pytest.mark.e2e  # a tournament of bot processes
 
 # Dies unless a match starts within 2 s of its start: the spare started during the first
 # match (which this bot makes last ~4 s) is gone when the second match needs it.

@@ -11,22 +11,24 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
 from arbiter.hosting import scratch
+from tests.campaigns import procs
 from tests.conftest import ROOT
+
+pytestmark = pytest.mark.e2e  # `arbiter tournament run` as a process, SIGKILLed
 
 ARGS = ["--game", "spades", "--bots", "random,greedy,heuristic", "-o", "deals=1", "--deals", "4", "--seed", "5",
         "--concurrency", "2", "--name", "kr", "--quiet"]
 TOTAL = 3 * 4 * 2
 
 
-def arbiter(*args: str, **kw) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "arbiter", *args], cwd=ROOT, stdin=subprocess.DEVNULL,
+def arbiter(*args: str, module: str = "arbiter", **kw) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", module, *args], cwd=ROOT, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
 
 
@@ -43,14 +45,6 @@ def stored(db: Path) -> list[tuple]:
             "SELECT idx, match_id, seats, scores, ranks, reason, json_extract(record, '$.actions'), finished "
             "FROM matches ORDER BY idx"
         ).fetchall()
-
-
-def count(db: Path) -> int:
-    try:
-        with sqlite3.connect(db, timeout=5) as c:
-            return c.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
-    except sqlite3.OperationalError:  # not created yet
-        return 0
 
 
 def children(pid: int) -> list[int]:
@@ -104,14 +98,13 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path, tmp):
     assert len(reference) == TOTAL
     assert scratch_of(tmp) == [], "a run that ended left scratch folders behind"
 
-    # start, let some matches finish, then SIGKILL the runner (not its bots: they must notice)
-    p = arbiter("tournament", "run", *ARGS, "--db", str(db), env=env)
-    bots: list[int] = []
-    deadline = time.monotonic() + 60
-    while count(db) < 6 and time.monotonic() < deadline and p.poll() is None:
-        bots = children(p.pid) or bots
-        time.sleep(0.01)
-    bots = children(p.pid) or bots
+    # start, let six matches be stored, then SIGKILL the runner (not its bots: they must
+    # notice) there: it stops itself just after the sixth commit (tests/campaigns/failpoints.py)
+    p = arbiter("tournament", "run", *ARGS, "--db", str(db), module="tests.campaigns.failpoints",
+                env={**env, "CHAOS_FAILPOINT": "committed:6"})
+    assert procs.wait_stopped(p, 120), f"the run did not reach its sixth commit: {p.returncode}"
+    bots = children(p.pid)
+    started = {b: procs.start_time(b) for b in bots}
     os.kill(p.pid, signal.SIGKILL)
     p.wait()
     left = scratch_of(tmp, p.pid)  # its bots' log folder, its socket's, its sandboxes' working folders
@@ -123,9 +116,7 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path, tmp):
         # each bot holds two seats (partners), each seat of each match a fresh process
         # (duplicate deals: isolation "match"), some of them started ahead for the next match
         assert len(bots) >= 3 * 2
-        end = time.monotonic() + 20
-        while any(alive(b) for b in bots) and time.monotonic() < end:
-            time.sleep(0.05)
+        procs.wait_gone(started, 20)
         assert not any(alive(b) for b in bots), "bot processes outlived their arbiter"
     finally:
         for b in bots:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from arbiter.store.db import Store
 from arbiter.tournament.run import Progress, TournamentSpec, load_standings, run_tournament, schedule
 
@@ -62,6 +64,7 @@ def test_the_same_seed_gives_the_same_results(tmp_path):
     assert len(a) == len(schedule(spec.validate(), spec))
 
 
+@pytest.mark.e2e
 def test_no_bot_plays_two_seatings_of_one_deal_at_the_same_time(tmp_path):
     """Duplicate deals, six matches at once, bot processes over gRPC: two matches of one deal
     that share a bot never overlap in time (a bot's copies could otherwise signal each
