@@ -766,6 +766,7 @@ async def serve_submissions(db_path: str | os.PathLike, service: ServiceConfig,
         raise SpecError(f"host {service.host} reaches other machines: give a TLS certificate and key (or --insecure)")
     creds = auth.ensure(service.credentials, (), tuple(service.authors))
     live = auth.LiveCredentials(service.credentials, creds)
-    running = await start_server(service.port, service.host, hub=Hub(credentials=live), admin_token=creds.admin,
-                                 bots_catalog=RegistryCatalog(db_path, check), author_tokens=creds.author_tokens(), tls=tls)
+    running = await start_server(service.port, service.host, hub=Hub(credentials=live), admin_token=lambda: live.get().admin,
+                                 bots_catalog=RegistryCatalog(db_path, check),
+                                 author_tokens=lambda: live.get().author_tokens(), tls=tls)
     return running, creds

@@ -4,6 +4,8 @@
     arbiter credentials token north          # print it, for: python -m sdk --bot ... --name north --token ...
     arbiter credentials token admin          # the admin token (arbiter play --server ... --admin-token ...)
     arbiter credentials show                 # who has a token (names only, never tokens)
+    arbiter credentials revoke north         # take north's token away (its open streams are closed at once)
+    arbiter credentials revoke author:carol  # an author's; `revoke spectator` / `revoke admin` issue new ones
 """
 
 from __future__ import annotations
@@ -51,6 +53,24 @@ def token(who: Annotated[str, typer.Argument(help="admin, spectator, a bot name,
         out.print(creds.bots[who], highlight=False)
     else:
         _run(_fail, f"no token for {who[:80]!r} in {credentials} (arbiter credentials add-bot NAME)")
+
+
+@credentials_app.command("revoke")
+def revoke(who: Annotated[str, typer.Argument(help="a bot name, author:NAME, or admin / spectator (replaced by a new token).")],
+           credentials: CredentialsOpt = Path(auth.DEFAULT_FILE)) -> None:
+    """Revoke a token. A running server sees it at once: a bot's open streams are closed
+    and its seats follow the disconnect policy; an author's token is refused from the next
+    call; the admin and spectator tokens are replaced (the new one is printed)."""
+    _run(_existing, credentials)
+    if who in ("admin", "spectator"):
+        creds = _run(auth.revoke, credentials, rotate=(who,))
+        out.print(getattr(creds, who), highlight=False)
+        return
+    if who.startswith("author:"):
+        _run(auth.revoke, credentials, authors=(who[7:],))
+    else:
+        _run(auth.revoke, credentials, bots=(who,))
+    out.print(f"revoked {who[:80]}", highlight=False)
 
 
 @credentials_app.command("show")

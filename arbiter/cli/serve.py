@@ -76,10 +76,12 @@ def serve(
 
     async def main() -> None:
         hub = Hub(credentials=live, open_join=open_join)
-        spectators = SpectatorHub(delay=spectator_delay, token=creds.spectator)
+        # Every token as the credentials file has it now: one added, rotated or revoked
+        # (arbiter credentials ...) counts at once, without a restart.
+        spectators = SpectatorHub(delay=spectator_delay, token=lambda: live.get().spectator)
         try:
-            running = await start_server(port, host, hub=hub, admin_token=creds.admin, spectators=spectators,
-                                         bots_catalog=catalog, author_tokens=creds.author_tokens(), tls=tls,
+            running = await start_server(port, host, hub=hub, admin_token=lambda: live.get().admin, spectators=spectators,
+                                         bots_catalog=catalog, author_tokens=lambda: live.get().author_tokens(), tls=tls,
                                          hello_timeout=hello_timeout)
         except RuntimeError as exc:  # grpc: "Failed to bind to address ..."
             if "bind" not in str(exc):

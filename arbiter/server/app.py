@@ -62,6 +62,8 @@ class RunningServer:
     hub: Hub
     #: the local channel beside the Unix socket (``localchannel``), for the bots the arbiter hosts
     local: asyncio.AbstractServer | None = None
+    #: closes the streams of bots whose token is revoked (``Hub.drop_revoked``)
+    watcher: asyncio.Task | None = None
 
     @property
     def address(self) -> str:
@@ -72,6 +74,8 @@ class RunningServer:
             session.close()
         if self.local is not None:
             self.local.close()
+        if self.watcher is not None:
+            self.watcher.cancel()
         await self.server.stop(grace)
         await rpcs_ended(grace + 1.0)
         if self.hub.unix_path:
@@ -131,11 +135,11 @@ async def start_server(
     port: int = 0,
     host: str = "127.0.0.1",
     hub: Hub | None = None,
-    admin_token: str | None = None,
+    admin_token: Any = None,
     default_clock: Clock = Clock(),
     spectators: Any = None,
     bots_catalog: Any = None,
-    author_tokens: dict[str, str] | None = None,
+    author_tokens: Any = None,
     tls: tuple[bytes, bytes] | None = None,
     hello_timeout: float = HELLO_TIMEOUT_S,
 ) -> RunningServer:
@@ -194,7 +198,22 @@ async def start_server(
     for name in served + [""]:
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     log.info("arbiter listening on %s:%d%s", host, bound, " (TLS)" if tls else "")
-    return RunningServer(server, bound, hub, local)
+    watcher = asyncio.create_task(_drop_revoked(hub)) if hub.credentials is not None else None
+    return RunningServer(server, bound, hub, local, watcher)
+
+
+#: How often a running server looks for revoked bot tokens.
+REVOKE_CHECK_S = 0.5
+
+
+async def _drop_revoked(hub: Hub) -> None:
+    """A revoked bot token takes effect at once: its open streams are closed."""
+    while True:
+        await asyncio.sleep(REVOKE_CHECK_S)
+        try:
+            hub.drop_revoked()
+        except Exception:  # noqa: BLE001 - a broken file keeps the last good credentials; never stop
+            log.exception("checking for revoked tokens failed")
 
 
 async def start_private_server(spectators: Any = None) -> RunningServer:

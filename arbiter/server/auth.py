@@ -26,7 +26,7 @@ import secrets
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 import grpc
 
@@ -133,6 +133,32 @@ def read(path: str | os.PathLike) -> Credentials:
         raise CredentialsError(f"{p}: cannot be read: {exc.strerror or exc}") from None
 
 
+def revoke(path: str | os.PathLike, bots: tuple[str, ...] = (), authors: tuple[str, ...] = (),
+           rotate: tuple[str, ...] = ()) -> Credentials:
+    """Take the tokens of ``bots`` and ``authors`` out of ``path``, and give ``rotate``
+    (``admin``, ``spectator``) new ones; a running server sees it at once (the bot's open
+    streams are closed). CredentialsError naming what is not there."""
+    p = Path(path)
+    try:
+        with _locked(p):
+            creds = read(p)
+            for name in bots:
+                if creds.bots.pop(name, None) is None:
+                    raise CredentialsError(f"{p}: no bot {name[:80]!r} has a token (arbiter credentials show)")
+            for name in authors:
+                if creds.authors.pop(name, None) is None:
+                    raise CredentialsError(f"{p}: no author {name[:80]!r} has a token (arbiter credentials show)")
+            for role in rotate:
+                if role not in ("admin", "spectator"):
+                    raise CredentialsError(f"only the admin and spectator tokens are rotated, not {role[:80]!r}")
+                setattr(creds, role, new_token())
+            checked = Credentials.from_json(creds.to_json(), str(p))
+            _write(p, checked)
+            return checked
+    except OSError as exc:
+        raise CredentialsError(f"{p}: cannot be written: {exc.strerror or exc}") from None
+
+
 def ensure(path: str | os.PathLike, bots: tuple[str, ...] = (), authors: tuple[str, ...] = (),
            admin: str | None = None, spectator: str | None = None) -> Credentials:
     """The credentials in ``path``, made (mode 0600) if missing, with a token for every
@@ -169,23 +195,34 @@ def ensure(path: str | os.PathLike, bots: tuple[str, ...] = (), authors: tuple[s
 
 
 class LiveCredentials:
-    """The credentials file, read again whenever it changes (mtime, size)."""
+    """The credentials file, read again whenever it changes (its inode, mtime or size: every
+    write replaces the file)."""
 
     def __init__(self, path: str | os.PathLike, fixed: Credentials | None = None):
         self.path = Path(path)
-        self._stamp: tuple[float, int] | None = None
+        self._stamp: tuple[int, int, int] | None = None
         self._creds = fixed or read(self.path)
 
     def get(self) -> Credentials:
         try:
             st = self.path.stat()
-            stamp = (st.st_mtime, st.st_size)
+            stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
             if stamp != self._stamp:
                 self._creds = read(self.path)
                 self._stamp = stamp
         except (OSError, CredentialsError):
             pass  # a file being rewritten, or broken: keep the last good credentials
         return self._creds
+
+
+#: A credential a service checks: a fixed value, or a function that reads the current one
+#: (``LiveCredentials``: a running server sees a token added, rotated or revoked at once).
+Live = Callable[[], Any]
+
+
+def current(value: Any) -> Any:
+    """``value`` now: called if it is a ``Live`` reader, else as it is."""
+    return value() if callable(value) else value
 
 
 class Throttle:
@@ -220,8 +257,10 @@ class Throttle:
         self._fails.pop(self._key(peer), None)
 
 
-async def require_token(expected: str | None, given: str, context, message: str) -> None:
+async def require_token(expected: str | None | Live, given: str, context, message: str) -> None:
     """Abort the call with PERMISSION_DENIED and ``message`` unless no token is configured
-    (``expected`` None: the service is open) or ``given`` is it (compared in constant time)."""
+    (``expected`` None: the service is open) or ``given`` is it (compared in constant time).
+    ``expected`` may be a ``Live`` reader: the token as it is now."""
+    expected = current(expected)
     if expected is not None and not same(expected, given):
         await context.abort(grpc.StatusCode.PERMISSION_DENIED, message)

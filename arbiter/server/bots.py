@@ -17,6 +17,7 @@ from typing import Any, AsyncIterator, Protocol
 
 import grpc
 
+from arbiter.server.auth import current
 from cardarena.v1 import bots_pb2 as bpb
 from cardarena.v1 import bots_pb2_grpc as bpb_grpc
 
@@ -71,20 +72,23 @@ def standing_to_proto(s: Any) -> bpb.LadderStanding:
 class BotsServicer(bpb_grpc.BotsServicer):
     """Submit / List / Show / Remove over one ``BotCatalog``."""
 
-    def __init__(self, catalog: BotCatalog, admin_token: str | None = None, author_tokens: dict[str, str] | None = None):
+    def __init__(self, catalog: BotCatalog, admin_token: str | None = None, author_tokens: Any = None):
         self.catalog = catalog
-        self.admin_token = admin_token
-        self.author_tokens = dict(author_tokens or {})  # token -> author name
+        self.admin_token = admin_token  # a token, or an auth.Live reader of the current one
+        #: token -> author name, or an auth.Live reader of the current map (a running
+        #: server sees an author added or revoked at once)
+        self.author_tokens = author_tokens if callable(author_tokens) else dict(author_tokens or {})
         self._db = asyncio.Lock()  # one registry connection: one user at a time
         self._checks = asyncio.Semaphore(1)  # a check starts processes: one at a time
 
     async def _author(self, token: str, context: grpc.aio.ServicerContext) -> str:
         """The caller's identity; aborts UNAUTHENTICATED on a bad token."""
-        if self.admin_token is None and not self.author_tokens:
+        admin, authors = current(self.admin_token), current(self.author_tokens)
+        if admin is None and not authors:
             return "admin"
-        if self.admin_token is not None and hmac.compare_digest(self.admin_token.encode(), token.encode()):
+        if admin is not None and hmac.compare_digest(admin.encode(), token.encode()):
             return "admin"
-        for known, author in self.author_tokens.items():
+        for known, author in authors.items():
             if hmac.compare_digest(known.encode(), token.encode()):
                 return author
         await context.abort(grpc.StatusCode.UNAUTHENTICATED,
@@ -160,8 +164,8 @@ class BotsServicer(bpb_grpc.BotsServicer):
         return bpb.RemoveBotResponse(removed=n)
 
 
-def add_bots_service(server: grpc.aio.Server, catalog: BotCatalog, admin_token: str | None,
-                     author_tokens: dict[str, str]) -> str:
+def add_bots_service(server: grpc.aio.Server, catalog: BotCatalog, admin_token: Any,
+                     author_tokens: Any) -> str:
     """Register the Bots service on ``server``; returns its full name (for reflection)."""
     bpb_grpc.add_BotsServicer_to_server(BotsServicer(catalog, admin_token, author_tokens), server)
     return bpb.DESCRIPTOR.services_by_name["Bots"].full_name

@@ -71,6 +71,7 @@ class Session:
     seat_tokens: dict[tuple[str, int], str] = field(default_factory=dict)  # (match, seat) -> secret
     stderr_source: Callable[[], str] | None = None  # the bot process's stderr tail, if the arbiter started it
     claimed_name: str = ""  # the name the Hello gave (a launched bot's own name; equal to bot_name otherwise)
+    credential: str = ""  # the credentials-file token it opened with ('' for a launch token or --open)
     _request_ids: Any = field(default_factory=lambda: itertools.count(1))  # unique per session (arena.proto)
     _allowance: float = FLOOD_BURST
     _last_refill: float = field(default_factory=time.monotonic)
@@ -176,8 +177,24 @@ class Hub:
         self.sessions[session.session_id] = session
         if hello.token in self._launch_tokens:
             self._by_token[hello.token] = session
+        elif hello.token:
+            session.credential = hello.token
         self._changed.set()
         return session
+
+    def drop_revoked(self) -> list[Session]:
+        """Close every session whose bot token is no longer in the credentials (revoked, or
+        given to another name): its seats then follow the disconnect policy. The closed ones."""
+        creds = self.credentials.get() if self.credentials is not None else None
+        if creds is None:
+            return []
+        dropped = [s for s in self.sessions.values()
+                   if s.credential and not s.closed and creds.bot_for(s.credential) != s.bot_name]
+        for session in dropped:
+            log.warning("bot %s (%s): its token was revoked; closing its stream", session.bot_name, session.session_id)
+            session.send(_err("auth", "this bot's token was revoked (arbiter credentials revoke); the stream is closed"))
+            session.close()
+        return dropped
 
     def remove(self, session: Session) -> None:
         session.close()

@@ -1,0 +1,132 @@
+"""A running `arbiter serve` sees every change to its credentials file at once (#32 item 1):
+an author added with `arbiter credentials add-author` is admitted, a revoked author is
+refused, a revoked bot's open stream is closed (its next message is Error(auth)), and a
+rotated spectator or admin token replaces the old one. Everything from outside the
+process: the CLI, and clients written from the .proto alone."""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import sys
+import threading
+
+import grpc
+import pytest
+
+from arbiter.server import auth
+from cardarena.v1 import arena_pb2 as pb
+from cardarena.v1 import arena_pb2_grpc as pb_grpc
+from cardarena.v1 import bots_pb2 as bpb
+from cardarena.v1 import bots_pb2_grpc as bpb_grpc
+from cardarena.v1 import spectate_pb2 as spb
+from cardarena.v1 import spectate_pb2_grpc as spb_grpc
+from tests.conftest import ROOT, start_serve, stop_serve
+
+pytestmark = pytest.mark.e2e
+
+
+def _credentials(s, *args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "arbiter", "credentials", *args, "--credentials", str(s.credentials)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def _list_bots(address: str, token: str) -> grpc.StatusCode:
+    with grpc.insecure_channel(address) as channel:
+        try:
+            bpb_grpc.BotsStub(channel).List(bpb.ListBotsRequest(token=token), timeout=30)
+        except grpc.RpcError as exc:
+            return exc.code()
+    return grpc.StatusCode.OK
+
+
+def test_authors_added_and_revoked_on_a_running_server_count_at_once(tmp_path):
+    s = start_serve("--bots-db", str(tmp_path / "arena.sqlite"))
+    try:
+        carol = _credentials(s, "add-author", "carol")
+        assert _list_bots(s.address, carol) == grpc.StatusCode.OK  # no restart
+        assert _credentials(s, "revoke", "author:carol") == "revoked author:carol"
+        assert _list_bots(s.address, carol) == grpc.StatusCode.UNAUTHENTICATED
+    finally:
+        stop_serve(s)
+
+
+def test_a_revoked_bot_is_cut_off_and_cannot_come_back(tmp_path):
+    s = start_serve("--bot", "north")
+    try:
+        token = auth.read(s.credentials).bots["north"]
+        inbox: queue.Queue = queue.Queue()
+        outbox: queue.Queue = queue.Queue()
+        outbox.put(pb.BotMessage(hello=pb.Hello(bot_name="north", token=token, protocol_version=1)))
+
+        def requests():
+            while (msg := outbox.get()) is not None:
+                yield msg
+
+        def read(channel):
+            try:
+                for msg in pb_grpc.ArenaStub(channel).Play(requests(), timeout=60):
+                    inbox.put(msg)
+            except grpc.RpcError as exc:
+                inbox.put(exc.code())
+            inbox.put(None)
+
+        with grpc.insecure_channel(s.address) as channel:
+            reader = threading.Thread(target=read, args=(channel,), daemon=True)
+            reader.start()
+            assert inbox.get(timeout=30).WhichOneof("msg") == "welcome"
+            _credentials(s, "revoke", "north")
+            last = inbox.get(timeout=30)  # the server closes the stream by itself
+            assert last.WhichOneof("msg") == "error" and last.error.code == "auth" and "revoked" in last.error.message
+            assert inbox.get(timeout=30) in (None, grpc.StatusCode.OK)
+            outbox.put(None)
+            reader.join(30)
+        with grpc.insecure_channel(s.address) as channel:  # and the old token no longer opens a session
+            again = next(iter(pb_grpc.ArenaStub(channel).Play(
+                iter([pb.BotMessage(hello=pb.Hello(bot_name="north", token=token, protocol_version=1))]), timeout=30)))
+        assert again.WhichOneof("msg") == "error" and again.error.code == "auth"
+    finally:
+        stop_serve(s)
+
+
+def test_rotated_spectator_and_admin_tokens_replace_the_old_ones():
+    s = start_serve()
+    try:
+        creds = auth.read(s.credentials)
+        old_spectator, old_admin = creds.spectator, creds.admin
+        new_spectator = _credentials(s, "revoke", "spectator")
+        new_admin = _credentials(s, "revoke", "admin")
+        assert new_spectator != old_spectator and new_admin != old_admin
+        with grpc.insecure_channel(s.address) as channel:
+            spectate = spb_grpc.SpectateStub(channel)
+            matches = pb_grpc.MatchesStub(channel)
+
+            def code(call) -> grpc.StatusCode:
+                try:
+                    call()
+                except grpc.RpcError as exc:
+                    return exc.code()
+                return grpc.StatusCode.OK
+
+            assert code(lambda: spectate.ListMatches(spb.ListMatchesRequest(token=old_spectator), timeout=30)) \
+                == grpc.StatusCode.PERMISSION_DENIED
+            assert code(lambda: spectate.ListMatches(spb.ListMatchesRequest(token=new_spectator), timeout=30)) \
+                == grpc.StatusCode.OK
+            assert code(lambda: matches.ListSessions(pb.ListSessionsRequest(admin_token=old_admin), timeout=30)) \
+                == grpc.StatusCode.PERMISSION_DENIED
+            assert code(lambda: matches.ListSessions(pb.ListSessionsRequest(admin_token=new_admin), timeout=30)) \
+                == grpc.StatusCode.OK
+    finally:
+        stop_serve(s)
+
+
+def test_revoking_what_is_not_there_says_so(tmp_path):
+    s = start_serve()
+    try:
+        done = subprocess.run([sys.executable, "-m", "arbiter", "credentials", "revoke", "nobody",
+                               "--credentials", str(s.credentials)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert done.returncode != 0 and "no bot 'nobody' has a token" in done.stderr and "Traceback" not in done.stderr
+    finally:
+        stop_serve(s)
