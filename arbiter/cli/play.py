@@ -77,15 +77,16 @@ def play(
 def _keep(db: Path, record: Any, preset: str | None, played: str) -> None:
     where = _run(store_play, db, record, preset)
     out.print(f"{played}; match {record.match_id} (kept in {db} as {where}: arbiter replay {record.match_id})",
-              highlight=False, markup=False)
+              highlight=False, markup=False, soft_wrap=True)  # one line: a path is never cut in two
 
 
 def _print_record(record: Any, title: str) -> None:
     out.print(_outcome_table(record.seat_names, record.outcome, title))
     if record.outcome.detail:
-        out.print(record.outcome.detail, highlight=False, markup=False)
-    for inc in record.incidents:  # a bot's own words: not markup
-        out.print(f"[yellow]incident:[/] seat {inc.seat}: {escape(inc.kind)}: {escape(inc.detail)}", highlight=False)
+        out.print(record.outcome.detail, highlight=False, markup=False, soft_wrap=True)
+    for inc in record.incidents:  # a bot's own words: not markup; one line each
+        out.print(f"[yellow]incident:[/] seat {inc.seat}: {escape(inc.kind)}: {escape(inc.detail)}", highlight=False,
+                  soft_wrap=True)
         if inc.stderr:
             tail = "\n".join(inc.stderr.strip().splitlines()[-8:])
             out.print(f"  the bot's stderr ends:\n{tail}", highlight=False, markup=False)

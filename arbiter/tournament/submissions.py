@@ -151,7 +151,13 @@ def check_submission(sub: Submission, check: Callable[[Path], Report] | None = N
         # the sandboxed bot (its own uid) must read its code
         for p in [Path(tmp), *Path(tmp).rglob("*")]:
             p.chmod(0o755 if p.is_dir() else 0o644)
-        return (check or check_bot)(staged)
+        report = (check or check_bot)(staged)
+        # the staged copy's folder is this machine's, not the author's: name the files as
+        # the submission does (``bot.py:3: SyntaxError ...``)
+        for c in report.checks:
+            for folder in {str(staged.resolve()), str(staged)}:
+                c.detail = c.detail.replace(folder + os.sep, "")
+        return report
 
 
 def submit(
