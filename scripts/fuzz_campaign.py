@@ -252,7 +252,7 @@ class Campaign:
     async def preauth(self, channel, name: str, token: str, other_token: str, throttle: asyncio.Semaphore) -> None:
         rng, stats = self.rng, self.stats
         # A well-formed Hello that does not authenticate is answered ever more slowly
-        # (auth.Throttle, up to 5 s): at most a few of those at once, so that the rest of the
+        # (auth.GUESSES: in turn, 20 a second): at most a few of those at once, so that the rest of the
         # fuzz keeps its pace; when they are all taken, something else is sent.
         allow_slow = not throttle.locked()
         while True:

@@ -17,6 +17,7 @@ works on a running server.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import hmac
@@ -35,11 +36,6 @@ from cardarena import names
 TOKEN_BYTES = 24
 #: Where `arbiter serve` keeps them unless told (--credentials, ARENA_CREDENTIALS).
 DEFAULT_FILE = "arbiter-credentials.json"
-#: Failed authentications from one peer: each one doubles the wait before the answer,
-#: from FAIL_DELAY_S up to FAIL_DELAY_MAX_S; a success or FAIL_FORGET_S of quiet resets it.
-FAIL_DELAY_S = 0.05
-FAIL_DELAY_MAX_S = 5.0
-FAIL_FORGET_S = 300.0
 
 
 class CredentialsError(Exception):
@@ -225,42 +221,45 @@ def current(value: Any) -> Any:
     return value() if callable(value) else value
 
 
-class Throttle:
-    """A growing delay after failed authentications, per peer (gRPC's ``context.peer()``
-    without the port): a guesser gets an answer ever more slowly."""
-
-    def __init__(self) -> None:
-        self._fails: dict[str, tuple[int, float]] = {}
-
-    @staticmethod
-    def _key(peer: str) -> str:
-        host, _, _port = peer.rpartition(":")
-        return host or peer
-
-    def delay(self, peer: str) -> float:
-        n, last = self._fails.get(self._key(peer), (0, 0.0))
-        if n == 0 or time.monotonic() - last > FAIL_FORGET_S:
-            return 0.0
-        return min(FAIL_DELAY_MAX_S, FAIL_DELAY_S * 2 ** (n - 1))
-
-    def failed(self, peer: str) -> None:
-        key = self._key(peer)
-        n, last = self._fails.get(key, (0, 0.0))
-        if time.monotonic() - last > FAIL_FORGET_S:
-            n = 0
-        self._fails[key] = (n + 1, time.monotonic())
-        if len(self._fails) > 10_000:  # bounded: forget the oldest
-            for k, _ in sorted(self._fails.items(), key=lambda kv: kv[1][1])[:1000]:
-                del self._fails[k]
-
-    def succeeded(self, peer: str) -> None:
-        self._fails.pop(self._key(peer), None)
+#: Wrong credentials answered per second, per kind of credential (a bot's Hello token,
+#: the admin, spectator and author tokens), however many streams or peers ask, after a
+#: first burst: a guesser's answers queue behind one another. Right tokens never wait.
+GUESS_RATE = 20.0
+GUESS_BURST = 20
 
 
-async def require_token(expected: str | None | Live, given: str, context, message: str) -> None:
+class GuessLimiter:
+    """One limit on wrong credentials for the whole arbiter (``GUESSES``), per kind: at
+    most ``burst`` answered at once, then ``rate`` a second. Nothing resets it (a right
+    token does not), and it is not split by peer or stream, so parallel guessing gains
+    nothing. A wrong answer waits for its turn (``wrong``) before it is given."""
+
+    def __init__(self, rate: float = GUESS_RATE, burst: int = GUESS_BURST):
+        self.rate, self.burst = rate, burst
+        self._next: dict[str, float] = {}
+
+    def delay(self, kind: str) -> float:
+        """Take the next turn for a wrong ``kind`` credential: seconds until it may be answered."""
+        now = time.monotonic()
+        slot = max(self._next.get(kind, 0.0), now - self.burst / self.rate) + 1 / self.rate
+        self._next[kind] = slot
+        return max(0.0, slot - now)
+
+    async def wrong(self, kind: str) -> None:
+        """Wait for the turn of a wrong ``kind`` credential."""
+        await asyncio.sleep(self.delay(kind))
+
+
+#: The arbiter's one limiter of wrong credentials (every service of this process asks it).
+GUESSES = GuessLimiter()
+
+
+async def require_token(expected: str | None | Live, given: str, context, message: str, kind: str) -> None:
     """Abort the call with PERMISSION_DENIED and ``message`` unless no token is configured
-    (``expected`` None: the service is open) or ``given`` is it (compared in constant time).
+    (``expected`` None: the service is open) or ``given`` is it (compared in constant time),
+    a wrong one only once the limiter of ``kind`` (``GUESSES``) gives it its turn.
     ``expected`` may be a ``Live`` reader: the token as it is now."""
     expected = current(expected)
     if expected is not None and not same(expected, given):
+        await GUESSES.wrong(kind)
         await context.abort(grpc.StatusCode.PERMISSION_DENIED, message)

@@ -17,7 +17,7 @@ from typing import Any, AsyncIterator, Protocol
 
 import grpc
 
-from arbiter.server.auth import current
+from arbiter.server.auth import GUESSES, current
 from cardarena.v1 import bots_pb2 as bpb
 from cardarena.v1 import bots_pb2_grpc as bpb_grpc
 
@@ -91,6 +91,7 @@ class BotsServicer(bpb_grpc.BotsServicer):
         for known, author in authors.items():
             if hmac.compare_digest(known.encode(), token.encode()):
                 return author
+        await GUESSES.wrong("author")  # answered in its turn of the one limit on wrong credentials
         await context.abort(grpc.StatusCode.UNAUTHENTICATED,
                             "an author or admin token is required: pass --token (or set ARENA_AUTHOR_TOKEN); "
                             "the arbiter's operator issues one: `arbiter credentials add-author NAME`")

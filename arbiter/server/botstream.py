@@ -8,6 +8,7 @@ gRPC status codes here and nowhere else.
 from __future__ import annotations
 
 import asyncio
+import collections
 import itertools
 import logging
 import secrets
@@ -27,7 +28,7 @@ from arbiter.match import BotFailed, MalformedAction, SeatClient, SeatDisconnect
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from cardarena.records import MatchInfo
-from arbiter.server.auth import Throttle, require_token, same
+from arbiter.server.auth import GUESSES, require_token, same
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +43,8 @@ FLOOD_RATE = 50.0
 MAX_OUTBOX = 10_000
 #: A stream must say Hello within this many seconds, else it is closed.
 HELLO_TIMEOUT_S = 10.0
-#: Streams that have not said Hello yet, at most; more are refused at once ("busy").
+#: Streams that have not said Hello yet, at most; a new one past that closes the one that
+#: has waited longest (a real bot says Hello as soon as its stream opens).
 MAX_UNAUTHENTICATED = 64
 #: At most this many game names in a Hello.
 MAX_HELLO_GAMES = 16
@@ -345,34 +347,55 @@ class ArenaServicer(pb_grpc.ArenaServicer):
     """Arena.Play: authenticates the Hello, then routes Acts to the pending requests.
 
     A stream must say Hello within ``HELLO_TIMEOUT_S``; at most ``MAX_UNAUTHENTICATED``
-    streams may be waiting to; every refused Hello from a peer makes its next answer
-    slower (``auth.Throttle``)."""
+    streams may be waiting to, and a new one past that closes the one that has waited
+    longest (so streams held open without a word cannot keep a real bot out: its Hello
+    comes at once); a wrong token is answered only in its turn of the arbiter's one limit
+    on wrong credentials (``auth.GUESSES``)."""
 
     def __init__(self, hub: Hub, hello_timeout: float = HELLO_TIMEOUT_S, max_unauthenticated: int = MAX_UNAUTHENTICATED):
         self.hub = hub
         self.hello_timeout = hello_timeout
         self.max_unauthenticated = max_unauthenticated
-        self.throttle = Throttle()
-        self._unauthenticated = 0
+        #: the streams waiting to say Hello, longest first: each one's "you are closed" event
+        self._waiting: collections.OrderedDict[object, asyncio.Event] = collections.OrderedDict()
+
+    async def _hello(self, request_iterator: AsyncIterator[pb.BotMessage]) -> pb.BotMessage | str:
+        """The stream's first message, or why there is none (an Error's message: the wait
+        is over, or a newer stream took this one's place); StopAsyncIteration, RpcError or
+        DecodeError as the stream gives them."""
+        me, evicted = object(), asyncio.Event()
+        self._waiting[me] = evicted
+        if len(self._waiting) > self.max_unauthenticated:
+            _, oldest = self._waiting.popitem(last=False)
+            oldest.set()
+        first = asyncio.ensure_future(request_iterator.__anext__())
+        bumped = asyncio.ensure_future(evicted.wait())
+        try:
+            done, _ = await asyncio.wait({first, bumped}, timeout=self.hello_timeout, return_when=asyncio.FIRST_COMPLETED)
+            if first in done:
+                return first.result()
+            if bumped in done:
+                return ("too many connections are waiting to say Hello; this one waited longest and is closed "
+                        "(say Hello as soon as the stream opens)")
+            return f"no Hello within {self.hello_timeout:g} s; the stream is closed"
+        finally:
+            self._waiting.pop(me, None)
+            for task in (first, bumped):
+                if not task.done():
+                    task.cancel()
 
     async def Play(self, request_iterator: AsyncIterator[pb.BotMessage], context: grpc.aio.ServicerContext):
-        if self._unauthenticated >= self.max_unauthenticated:
-            yield _err("busy", "too many connections are waiting to say Hello; try again later")
-            return
-        self._unauthenticated += 1
         try:
-            first = await asyncio.wait_for(request_iterator.__anext__(), self.hello_timeout)
-        except (StopAsyncIteration, grpc.RpcError):
-            return
-        except asyncio.TimeoutError:
-            yield _err("protocol", f"no Hello within {self.hello_timeout:g} s; the stream is closed")
+            first = await self._hello(request_iterator)
+        except (StopAsyncIteration, grpc.RpcError, asyncio.CancelledError):
             return
         except DecodeError:  # bytes that are not a BotMessage: no session, and no traceback in the log
             log.info("refused a stream whose first message is not a BotMessage")
             yield _err("protocol", "the first message is not a valid BotMessage")
             return
-        finally:
-            self._unauthenticated -= 1
+        if isinstance(first, str):
+            yield _err("protocol", first)
+            return
         if first.WhichOneof("msg") != "hello":
             yield _err("protocol", "the first message must be Hello")
             return
@@ -381,14 +404,12 @@ class ArenaServicer(pb_grpc.ArenaServicer):
         identity, reason = (None, "") if bad else self.hub.authenticate(hello)
         if bad or identity is None:
             peer = context.peer() or "?"
-            if not bad:  # a wrong token: the next try from this peer waits longer
-                await asyncio.sleep(self.throttle.delay(peer))
-                self.throttle.failed(peer)
+            if not bad:  # a refused token: answered in its turn of the one limit on wrong credentials
+                await GUESSES.wrong("bot")
             code, reason = bad or ("auth", reason)
             log.warning("refused a bot connection from %s: %s", peer, reason)
             yield _err(code, reason)
             return
-        self.throttle.succeeded(context.peer() or "?")
         session = self.hub.add(hello, identity)
         log.info("bot %s %s connected (%s)", session.bot_name, clip(session.bot_version, 40), session.session_id)
         yield pb.ArbiterMessage(welcome=pb.Welcome(session_id=session.session_id, protocol_version=convert.PROTOCOL_VERSION))
@@ -478,7 +499,7 @@ class MatchesServicer(pb_grpc.MatchesServicer):
         self.observers_for: Any = lambda config: ()
 
     async def _check_admin(self, token: str, context) -> None:
-        await require_token(self.admin_token, token, context,
+        await require_token(self.admin_token, token, context, kind="admin", message=
                             "admin token required: pass --admin-token (or set ARENA_ADMIN_TOKEN); on the "
                             "arbiter's machine `arbiter credentials token admin` prints it")
 

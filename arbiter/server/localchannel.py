@@ -4,7 +4,7 @@ For the bot processes the arbiter starts itself (``--transport local``), a secon
 socket beside the gRPC one carries the same messages in length-prefixed frames
 (``cardarena.wire.framing``). Each connection is handed to the one bot-stream servicer
 (``botstream.ArenaServicer.Play``) as if it were a gRPC stream: the same Hello, tokens,
-throttle, limits, session, routing of Acts, flood and outbox rules, and the same match
+limits on wrong tokens and silent streams, session, routing of Acts, flood and outbox rules, and the same match
 runner behind it. Only the bytes on the socket differ.
 """
 
@@ -26,8 +26,8 @@ log = logging.getLogger(__name__)
 
 
 class _Peer:
-    """What the servicer asks of a gRPC context: who is at the other end (for the
-    throttle of wrong tokens). Over a Unix socket that is a local uid."""
+    """What the servicer asks of a gRPC context: who is at the other end (for its log).
+    Over a Unix socket that is a local uid."""
 
     def __init__(self, writer: asyncio.StreamWriter):
         sock = writer.get_extra_info("socket")

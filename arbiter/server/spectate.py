@@ -26,7 +26,8 @@ class SpectateServicer(spb_grpc.SpectateServicer):
         self.hub = hub
 
     async def _check_token(self, token: str, context) -> None:
-        await require_token(self.hub.token, token, context, "this arbiter requires a spectator token (arbiter watch --token)")
+        await require_token(self.hub.token, token, context, "this arbiter requires a spectator token (arbiter watch --token)",
+                            kind="spectator")
 
     async def ListMatches(self, request: spb.ListMatchesRequest, context) -> spb.ListMatchesResponse:
         await self._check_token(request.token, context)

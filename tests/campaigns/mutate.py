@@ -251,7 +251,7 @@ def hello(name: str, token: str, games=("spades", "spot", "spite-and-malice"), v
 
 def hello_variant(rng: random.Random, name: str, token: str, other_token: str) -> tuple[str, pb.BotMessage, bool]:
     """A Hello that must be refused: (what it tries, the message, whether it is well formed
-    but does not authenticate: the arbiter answers those ever more slowly, auth.Throttle)."""
+    but does not authenticate: the arbiter answers those in turn, auth.GUESSES)."""
     m = hello(name, token)
     h = m.hello
     r = rng.randrange(11)
