@@ -20,6 +20,8 @@ import pytest
 
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.e2e  # real processes: every test here starts one
+
 LINT = Path(sys.executable).with_name("lint-imports")
 PACKAGES = ("arbiter", "sdk", "bots", "cardarena")
 CONTRACTS = {c["id"]: c["name"] for c in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]}

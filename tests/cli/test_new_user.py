@@ -17,6 +17,8 @@ from tests.arbiter.arena.test_arena import CRASHER  # a bot whose choose raises,
 from tests.cli.badinput import problems
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.e2e  # real processes: every test here starts one
+
 runner = CliRunner()
 
 

@@ -73,6 +73,7 @@ def _blocks(text: str, lang: str) -> list[str]:
     return [textwrap.dedent(m.group(1)) for m in re.finditer(rf"```{lang}\n(.*?)\n *```", text, re.S)]
 
 
+@pytest.mark.e2e  # runs the example in a fresh interpreter
 def test_14_the_readme_harness_example_says_where_random_bot_comes_from_and_runs(tmp_path):
     """`from sdk import RandomBot` fails: the README's own lines must run as written."""
     blocks = _blocks(_section("Writing a bot"), "python")

@@ -27,6 +27,8 @@ from arbiter.server.app import start_private_server
 from arbiter.server.botstream import RemoteSeat
 from cardarena.records import MatchConfig
 
+pytestmark = pytest.mark.e2e  # real processes: every test here starts one
+
 NOTES = Path(__file__).resolve().parents[2] / "e2e" / "hostile" / "notes.py"
 SEATS = ["notes", "random", "notes", "random"]
 DEAL = 7

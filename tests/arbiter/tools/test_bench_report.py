@@ -81,6 +81,7 @@ def test_the_memory_section_runs_against_a_secure_arbiter_serve_and_leaves_nothi
     assert set(ROOT.iterdir()) - before_files == set()
 
 
+@pytest.mark.e2e  # the real `python -m arbiter.tools.bench` in a process
 @pytest.mark.parametrize("args, message", [
     (["-s", "nope"], "error: --section: unknown nope (known: engines,"),
     (["--runs", "0"], "error: --runs must be at least 1 and --seconds positive"),
