@@ -26,10 +26,22 @@ game's own units (Spades: the side's total score, Spot: net units won, Spite and
 seeded episode is the same match ``arbiter play GAME ... --seed S`` plays. The engines end
 every game (their turn-limit guards), so episodes terminate and are never truncated.
 
+A learned bot end to end: ``python -m cardarena_envs.train`` (``--help``) trains a linear
+policy by imitation of a bundled bot and writes a bot folder (``bot.py``, a copy of
+``cardarena_envs.policy_bot``, and its ``policy.json``) that ``arbiter play`` and the
+tournaments take like any folder bot; the bot needs the SDK only, not numpy.
+
 This package stands on the core and the SDK only, and nothing in the product imports
-it (pyproject's import contracts).
+it (pyproject's import contracts). ``env``/``raw_env``/``CardArenaEnv`` are imported on
+first use, so ``cardarena_envs.policy_bot`` loads without numpy or PettingZoo.
 """
 
-from cardarena_envs.aec import CardArenaEnv, env, raw_env
-
 __all__ = ["CardArenaEnv", "env", "raw_env"]
+
+
+def __getattr__(name: str):
+    if name in __all__:
+        from cardarena_envs import aec
+
+        return getattr(aec, name)
+    raise AttributeError(f"module 'cardarena_envs' has no attribute {name!r}")

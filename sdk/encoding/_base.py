@@ -75,6 +75,11 @@ class Encoder:
         self._build()
         self._build_actions()
 
+    def __deepcopy__(self, memo: dict) -> "Encoder":
+        # Immutable once built: the copies the harness and the arbiter make of a bot per
+        # match (sdk.bot.fresh_copy) share it instead of copying its action tables.
+        return self
+
     # -- to implement per game --
     def _build(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
