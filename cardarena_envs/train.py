@@ -1,7 +1,7 @@
 """Train a linear policy by imitation of a bot, and write it as a bot folder.
 
-    python -m cardarena_envs.train spades --teacher heuristic --episodes 200 --seed 1 \\
-        --option deals=1 --out mybot
+    python -m cardarena_envs.train spades --teacher heuristic --episodes 300 --seed 1 \\
+        -o deals=1 --out mybot
     arbiter play spades mybot random mybot random --option deals=2
 
 The teacher (any bot name ``sdk.loading`` knows) plays ``episodes`` seeded matches
@@ -178,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--teacher", default="heuristic", help="the bot to imitate (a bundled name, FILE.py, a folder)")
     parser.add_argument("--episodes", type=int, default=200, help="self-play matches of the teacher to learn from")
     parser.add_argument("--seed", type=int, default=0, help="seeds the deals and the fit")
-    parser.add_argument("--option", type=_option, action="append", default=[], help="KEY=VALUE, as in arbiter rules GAME")
+    parser.add_argument("-o", "--option", type=_option, action="append", default=[], help="KEY=VALUE, as in arbiter rules GAME")
     parser.add_argument("--out", default="learned-bot", help="the bot folder to write (bot.py, policy.json)")
     args = parser.parse_args(argv)
     if args.episodes < 1:
