@@ -162,14 +162,12 @@ def write_bot(policy: dict, out: str | Path) -> Path:
     return folder
 
 
-def _option(text: str) -> tuple[str, Any]:
+def _option(text: str) -> tuple[str, str]:
+    """``KEY=VALUE`` as ``arbiter play -o`` takes it (the engine reads the value's text)."""
     key, sep, value = text.partition("=")
-    if not sep or not key:
+    if not sep or not key.strip():
         raise argparse.ArgumentTypeError(f"--option {text!r}: expected KEY=VALUE, e.g. deals=1")
-    try:
-        return key, json.loads(value)
-    except ValueError:
-        return key, value
+    return key.strip(), value.strip()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -43,6 +43,8 @@ from cardarena.games.cards import STANDARD_DECK
 from cardarena.games.spades import MAX_BID, NUM_SEATS, Bid, Give, Look, Phase, Play, SpadesView
 from sdk.encoding._base import Encoder, cards_hot, one_hot
 
+__all__ = ["SpadesEncoder"]
+
 _PHASES = (Phase.BIDDING, Phase.EXCHANGE, Phase.PLAY, Phase.GAME_OVER)
 
 

@@ -75,6 +75,8 @@ from cardarena.games.spite_malice import (
 )
 from sdk.encoding._base import Encoder, cards_hot, one_hot
 
+__all__ = ["SpiteAndMaliceEncoder"]
+
 _PHASES = (Phase.MAIN, Phase.FILLING, Phase.GAME_OVER)
 _DEPTH = 20  # side-stack depth scale
 

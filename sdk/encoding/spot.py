@@ -77,6 +77,8 @@ from cardarena.games.cards import STANDARD_DECK, Card
 from cardarena.games.spot import DRAW_DISCARD, DRAW_STOCK, Discard, LayOff, Meld, MeldKind, Phase, SpotView
 from sdk.encoding._base import Encoder, cards_hot, one_hot
 
+__all__ = ["MAX_MELDS", "SpotEncoder", "all_melds"]
+
 _PHASES = (Phase.DRAW, Phase.DROP, Phase.GAME_OVER)
 #: The most melds a hand can have on the table: every one holds three cards or more.
 MAX_MELDS = 52 // 3
