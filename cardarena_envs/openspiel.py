@@ -19,12 +19,17 @@ consistent with the player's information, meant for OpenSpiel's IS-MCTS
 (``ISMCTSBot.set_resampler``); ``state_from_view`` gives a bot an OpenSpiel state to
 search from at play time.
 
-Status (issue 27 item 3, not finished): loading, the chance deal, tensors, strings, play
-to the engine's outcome and resampling work (tests/envs/test_openspiel.py, in
-.venv-bench). OpenSpiel's Python ``ISMCTSBot`` with this resampler does not run yet: after
-some simulations of a search the root state stops resampling (the forward model finds
-its view inconsistent), which the engine alone, cloned and played the same way, does
-not reproduce; the IS-MCTS reference bot, its tournament and docs/strength.md wait on it.
+``ismcts_bot(game)`` is OpenSpiel's Python ``ISMCTSBot`` wired to that resampler, and
+``ISMCTSReferenceBot`` the same search as an ``sdk.Bot`` (it needs pyspiel, so it plays in
+the bench environment: ``sdk.harness.play_match`` there; tests/envs/test_openspiel.py).
+Not yet done (issue 27 item 3): hosting it as a bot process in tournaments (the arbiter
+starts bots with its own Python, which has no open-spiel) and its strength in
+docs/strength.md.
+
+OpenSpiel clones a Python state by ``copy.deepcopy`` of each attribute; an engine state
+is held so that its copy is ``State.clone()`` (a generic deep copy of an engine state
+copies its interned values, which the engines compare by identity: the copies then
+corrupted the search's root).
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import numpy as np
 import pyspiel
 
 from cardarena.games import get_game
+from sdk import Bot
 from sdk.encoding import encoder_for_game
 from sdk.forward import sample_states
 
@@ -104,13 +110,43 @@ class CardArenaGame(pyspiel.Game):
         return _Observer(self.encoder)
 
 
+class _Shared:
+    """A value every clone shares (the game object)."""
+
+    def __init__(self, value) -> None:
+        self.value = value
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class _Held:
+    """The engine state. OpenSpiel clones a Python state by ``copy.deepcopy`` of each
+    attribute; a generic deep copy of an engine state copies its interned values too,
+    which the engines key by identity, so the copy goes through ``State.clone()``."""
+
+    def __init__(self, state) -> None:
+        self.state = state
+
+    def __deepcopy__(self, memo):
+        return _Held(None if self.state is None else self.state.clone())
+
+
 class CardArenaState(pyspiel.State):
     """A wrapper of one engine state (None at the chance node)."""
 
     def __init__(self, game, engine_state=None):
         super().__init__(game)
-        self._g = game
-        self.engine_state = engine_state
+        self._game_ref = _Shared(game)
+        self._held = _Held(engine_state)
+
+    @property
+    def _g(self):
+        return self._game_ref.value
+
+    @property
+    def engine_state(self):
+        return self._held.state
 
     def current_player(self):
         if self.engine_state is None:
@@ -128,7 +164,7 @@ class CardArenaState(pyspiel.State):
 
     def _apply_action(self, action):
         if self.engine_state is None:
-            self.engine_state = self._g.engine.new_initial_state(int(action))
+            self._held.state = self._g.engine.new_initial_state(int(action))
         else:
             self.engine_state.apply(self._g.encoder.action_of(int(action)))
 
@@ -148,8 +184,6 @@ class CardArenaState(pyspiel.State):
     def __str__(self):
         return "chance" if self.engine_state is None else repr(self.engine_state.spectator_view())
 
-    def __deepcopy__(self, memo):  # OpenSpiel's clone of a Python state
-        return CardArenaState(self._g, None if self.engine_state is None else self.engine_state.clone())
 
 
 class _Observer:
@@ -178,6 +212,39 @@ def resample(state: CardArenaState, player: int, rng: random.Random | None = Non
     """A state with the same information for ``player`` (IS-MCTS's resampler)."""
     rng = rng or random.Random()
     return state_from_view(state._g, state.engine_state.view(player), rng)
+
+
+def ismcts_bot(game: CardArenaGame, simulations: int = 100, uct_c: float = 100.0, seed: int = 0, rollouts: int = 1):
+    """OpenSpiel's (Python) IS-MCTS over ``game``, resampling with the forward model.
+    ``uct_c`` is in the game's units (Spades scores run to hundreds)."""
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    rs = np.random.RandomState(seed)
+    rng = random.Random(seed)
+    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(rollouts, rs), uct_c, simulations,
+                           random_state=rs, final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT)
+    bot.set_resampler(lambda state, player: resample(state, player, rng))
+    return bot
+
+
+class ISMCTSReferenceBot(Bot):
+    """OpenSpiel's IS-MCTS as an SDK bot: at each decision an OpenSpiel state is drawn from
+    the view (the forward model) and searched; the chosen index is ``sdk.encoding``'s."""
+
+    name = "openspiel-ismcts"
+    version = "1"
+    games = tuple(GAMES)
+    simulations = 50
+
+    def on_match_start(self, info) -> None:
+        self.game = pyspiel.load_game(GAMES[info.game], {"options": json.dumps(info.options, sort_keys=True, default=str)})
+        self.search = ismcts_bot(self.game, simulations=self.simulations, seed=self.rng.randrange(2**31))
+
+    def choose(self, view, legal_actions):
+        if len(legal_actions) == 1:
+            return legal_actions[0]
+        state = state_from_view(self.game, view, self.rng)
+        return self.game.encoder.action_of(int(self.search.step(state)))
 
 
 def _register() -> None:

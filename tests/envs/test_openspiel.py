@@ -42,6 +42,14 @@ for name, options in (("spades", {"deals": 1}), ("spot", {"players": 3, "hands":
         real.apply(engine.parse_action(text))
     assert state.returns() == [float(x) for x in real.outcome().scores]
     print(name, len(actions), resampled)
+
+# IS-MCTS (OpenSpiel's own search, our forward model resampling) as an SDK bot, in the harness
+from sdk.harness import play_match
+from sdk.loading import load_bot
+bot, rnd = cs.ISMCTSReferenceBot(), load_bot("random")
+bot.simulations = 25
+record = play_match("spades", [bot, rnd, bot, rnd], seed=3, options={"deals": 1})
+print("ismcts", record.outcome.scores)
 """
 
 
@@ -52,4 +60,7 @@ def test_the_games_play_through_openspiel_with_the_engines_outcome_and_resamplin
     if "No module named 'pyspiel'" in done.stderr:
         pytest.skip("the bench environment has no open-spiel")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.count("\n") == 3, done.stdout
+    lines = done.stdout.splitlines()
+    assert len(lines) == 4, done.stdout
+    scores = [float(x) for x in lines[3].split("(")[1].rstrip(")").split(",")]
+    assert scores[0] > scores[1], lines[3]  # the search's side beats random
