@@ -27,9 +27,9 @@ starts bots with its own Python, which has no open-spiel) and its strength in
 docs/strength.md.
 
 OpenSpiel clones a Python state by ``copy.deepcopy`` of each attribute; an engine state
-is held so that its copy is ``State.clone()`` (a generic deep copy of an engine state
-copies its interned values, which the engines compare by identity: the copies then
-corrupted the search's root).
+is held so that its copy is ``State.clone()``, the engines' own copy. (With the generic
+deep copy, IS-MCTS searches left the root state's views inconsistent, so that the forward
+model refused them; the engine-level cause was not isolated.)
 """
 
 from __future__ import annotations
@@ -122,8 +122,8 @@ class _Shared:
 
 class _Held:
     """The engine state. OpenSpiel clones a Python state by ``copy.deepcopy`` of each
-    attribute; a generic deep copy of an engine state copies its interned values too,
-    which the engines key by identity, so the copy goes through ``State.clone()``."""
+    attribute; the copy of this holder is the engine's own ``State.clone()`` (see the
+    module docstring)."""
 
     def __init__(self, state) -> None:
         self.state = state
