@@ -14,7 +14,8 @@ Typed views and actions per game: ``sdk.spades``, ``sdk.spite_and_malice``, ``sd
 (every view field is described in its class: ``pydoc sdk.spades.SpadesView``). The hooks
 and ``self.rng``: ``pydoc sdk.Bot``. Play locally without a server: ``sdk.harness``
 (``pydoc sdk.harness`` has a complete example). The rules, every option and the presets:
-``arbiter rules GAME`` and docs/rules/.
+``arbiter rules GAME`` and docs/rules/. A view as a fixed-shape tensor and actions as
+indices with a legal mask, the same for training and play: ``sdk.encoding``.
 
 What it exports (``__all__``): ``Bot`` (the class to subclass) and ``run`` (connect it to
 an arbiter); the values a bot meets in every game, from the core: ``Action`` (the base of

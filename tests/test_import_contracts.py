@@ -2,7 +2,7 @@
 of the tree, makes the real ``lint-imports`` fail and name the contract it breaks.
 
 A contract that no forbidden import can break protects nothing, and the contracts of
-pyproject.toml once looked complete while every import below passed them (issue 25). Each case copies arbiter/, sdk/, bots/, cardarena/ and pyproject.toml to a
+pyproject.toml once looked complete while every import below passed them (issue 25). Each case copies arbiter/, sdk/, bots/, cardarena/, cardarena_envs/ and pyproject.toml to a
 scratch folder, makes one change there, and runs lint-imports on the copy (PYTHONPATH and
 the working folder point at it, no cache), so the case sees exactly the tree it changed.
 """
@@ -23,7 +23,7 @@ from tests.conftest import ROOT
 pytestmark = pytest.mark.e2e  # real processes: every test here starts one
 
 LINT = Path(sys.executable).with_name("lint-imports")
-PACKAGES = ("arbiter", "sdk", "bots", "cardarena")
+PACKAGES = ("arbiter", "sdk", "bots", "cardarena", "cardarena_envs")
 CONTRACTS = {c["id"]: c["name"] for c in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]}
 
 PB = "from cardarena.v1 import arena_pb2  # noqa: F401\n"
@@ -51,6 +51,16 @@ MUTATIONS = {
     "a cycle through a function's import": ("arbiter/tournament/spec.py",
                                             "def _run():\n    from arbiter.tournament import run  # noqa: F401\n",
                                             ["no-cycles"]),
+    "the arbiter in a training environment": ("cardarena_envs/aec.py", "import arbiter.match  # noqa: F401\n",
+                                              ["envs-on-core-and-sdk"]),
+    "a bot in a training environment": ("cardarena_envs/aec.py", "import bots.heuristic  # noqa: F401\n",
+                                        ["envs-on-core-and-sdk"]),
+    "the SDK importing the environments": ("sdk/encoding/spades.py", "import cardarena_envs  # noqa: F401\n",
+                                           ["envs-beside-the-product"]),
+    "the arbiter importing the environments": ("arbiter/match/runner.py", "import cardarena_envs.aec  # noqa: F401\n",
+                                               ["envs-beside-the-product"]),
+    "numpy in the SDK": ("sdk/encoding/_base.py", "import numpy  # noqa: F401\n", ["training-deps-in-envs"]),
+    "pettingzoo in a bot": ("bots/heuristic.py", "import pettingzoo  # noqa: F401\n", ["training-deps-in-envs"]),
 }
 
 

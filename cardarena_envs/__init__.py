@@ -1,0 +1,47 @@
+"""The three games as PettingZoo AEC environments, for training bots (optional extra).
+
+    pip install -e '.[envs]'          # pettingzoo, gymnasium, numpy
+
+    from cardarena_envs import env
+    e = env("spades", options={"deals": 1}, seed=7)
+    e.reset(seed=7)
+    for agent in e.agent_iter():
+        obs, reward, terminated, truncated, info = e.last()
+        if terminated or truncated:
+            action = None
+        else:
+            mask = obs["action_mask"]                 # numpy int8, 1 = legal
+            action = int(mask.nonzero()[0][0])        # your policy here
+        e.step(action)
+
+Agents are ``seat_0`` .. ``seat_{N-1}``. Each agent's observation is a dict:
+``"observation"``, the ``sdk.encoding`` tensor of its own view (float32, the layout in
+``pydoc sdk.encoding.spades`` / ``spite_malice`` / ``spot``) and ``"action_mask"``
+(int8, over ``Discrete(encoder.num_actions)``; all zeros when it is not the agent's turn).
+A bot plays with the same encoder: ``sdk.encoding.encoder(info.game, info.options)``.
+
+Rewards are 0 until the game ends, then each seat's ``Outcome.scores`` entry, in the
+game's own units (Spades: the side's total score, Spot: net units won, Spite and Malice:
+1 / 0.5 / 0 or series points). ``reset(seed=S)`` deals the engine's deal ``S``, so a
+seeded episode is the same match ``arbiter play GAME ... --seed S`` plays. The engines end
+every game (their turn-limit guards), so episodes terminate and are never truncated.
+
+A learned bot end to end: ``python -m cardarena_envs.train`` (``--help``) trains a linear
+policy by imitation of a bundled bot and writes a bot folder (``bot.py``, a copy of
+``cardarena_envs.policy_bot``, and its ``policy.json``) that ``arbiter play`` and the
+tournaments take like any folder bot; the bot needs the SDK only, not numpy.
+
+This package stands on the core and the SDK only, and nothing in the product imports
+it (pyproject's import contracts). ``env``/``raw_env``/``CardArenaEnv`` are imported on
+first use, so ``cardarena_envs.policy_bot`` loads without numpy or PettingZoo.
+"""
+
+__all__ = ["CardArenaEnv", "env", "raw_env"]
+
+
+def __getattr__(name: str):
+    if name in __all__:
+        from cardarena_envs import aec
+
+        return getattr(aec, name)
+    raise AttributeError(f"module 'cardarena_envs' has no attribute {name!r}")

@@ -1,0 +1,138 @@
+"""The Spades encoding (``sdk.encoding.encoder("spades", options)``).
+
+Every option set has the same shape (Spades always seats four with one deck); the options
+only scale the scores (``target``, ``bag_limit``) and set three flags. Seats are relative:
+offset 0 is the view's own seat, 1 its left-hand opponent, 2 its partner, 3 its right.
+
+Observation (``Encoder.layout.table()``; a test checks this table against it)::
+
+            slice  name                   meaning
+            [0:4]  phase                  one-hot BIDDING, EXCHANGE, PLAY, GAME_OVER
+           [4:56]  hand                   1 per card in the own hand (card index: Card int)
+          [56:57]  hand_visible           1 once the own hand may be seen
+          [57:61]  to_act                 one-hot relative seat to act
+          [61:65]  dealer                 one-hot relative dealer
+          [65:69]  leader                 one-hot relative leader of the current trick
+          [69:73]  has_bid                per relative seat: 1 once it has bid
+          [73:77]  bid                    per relative seat: its bid / 13
+          [77:81]  nil                    per relative seat: 1 for a nil bid (blind or not)
+          [81:85]  blind_nil              per relative seat: 1 for a blind nil
+          [85:89]  looked                 per relative seat: 1 once it has seen its cards
+          [89:93]  tricks_won             per relative seat: tricks won this deal / 13
+          [93:97]  hand_count             per relative seat: cards held / 13
+         [97:305]  trick                  4 x 52: the current trick's card of each relative seat
+        [305:357]  played                 1 per card played in this deal (tricks and the trick)
+        [357:358]  spades_broken          1 once a spade has been played in this deal
+        [358:359]  my_side_score          own side's score / target
+        [359:360]  their_side_score       the other side's score / target
+        [360:361]  my_side_bags           own side's bags / bag_limit
+        [361:362]  their_side_bags        the other side's bags / bag_limit
+        [362:363]  deal                   the deal's number / the match's deal limit
+        [363:366]  options                1 if nil is allowed, 1 if blind nil is allowed, 1 if blind nil exchanges cards
+        [366:418]  gave                   the two cards this seat gave in an exchange
+        [418:470]  received               the two cards this seat received in an exchange
+
+Actions (1394 indices): 0 ``look``; 1 ``bid nil``; 2-14 ``bid 1`` .. ``bid 13``;
+15 ``bid blind_nil``; 16-67 ``play <card>`` in card order (index 16 + card);
+68-1393 ``give <a> <b>`` for every pair of cards a < b, in lexicographic card order.
+"""
+
+from __future__ import annotations
+
+from cardarena.games.cards import STANDARD_DECK
+from cardarena.games.spades import MAX_BID, NUM_SEATS, Bid, Give, Look, Phase, Play, SpadesView
+from sdk.encoding._base import Encoder, cards_hot, one_hot
+
+__all__ = ["SpadesEncoder"]
+
+_PHASES = (Phase.BIDDING, Phase.EXCHANGE, Phase.PLAY, Phase.GAME_OVER)
+
+
+class SpadesEncoder(Encoder):
+    """The Spades encoding for one option set (see the module docstring for the layout)."""
+
+    game_name = "spades"
+
+    def _build(self) -> None:
+        L = self.layout
+        L.add("phase", 4, "one-hot BIDDING, EXCHANGE, PLAY, GAME_OVER")
+        L.add("hand", 52, "1 per card in the own hand (card index: Card int)")
+        L.add("hand_visible", 1, "1 once the own hand may be seen")
+        L.add("to_act", 4, "one-hot relative seat to act")
+        L.add("dealer", 4, "one-hot relative dealer")
+        L.add("leader", 4, "one-hot relative leader of the current trick")
+        L.add("has_bid", 4, "per relative seat: 1 once it has bid")
+        L.add("bid", 4, "per relative seat: its bid / 13")
+        L.add("nil", 4, "per relative seat: 1 for a nil bid (blind or not)")
+        L.add("blind_nil", 4, "per relative seat: 1 for a blind nil")
+        L.add("looked", 4, "per relative seat: 1 once it has seen its cards")
+        L.add("tricks_won", 4, "per relative seat: tricks won this deal / 13")
+        L.add("hand_count", 4, "per relative seat: cards held / 13")
+        L.add("trick", 4 * 52, "4 x 52: the current trick's card of each relative seat")
+        L.add("played", 52, "1 per card played in this deal (tricks and the trick)")
+        L.add("spades_broken", 1, "1 once a spade has been played in this deal")
+        L.add("my_side_score", 1, "own side's score / target")
+        L.add("their_side_score", 1, "the other side's score / target")
+        L.add("my_side_bags", 1, "own side's bags / bag_limit")
+        L.add("their_side_bags", 1, "the other side's bags / bag_limit")
+        L.add("deal", 1, "the deal's number / the match's deal limit")
+        L.add("options", 3, "1 if nil is allowed, 1 if blind nil is allowed, 1 if blind nil exchanges cards")
+        L.add("gave", 52, "the two cards this seat gave in an exchange")
+        L.add("received", 52, "the two cards this seat received in an exchange")
+        o = self.options
+        self._deal_limit = o.deals if o.deals is not None else o.max_deals
+        self._flags = (float(o.nil), float(o.blind_nil), float(o.blind_nil and o.blind_nil_exchange))
+
+    def _build_actions(self) -> None:
+        self._add_actions([Look(), Bid(0)])
+        self._add_actions(Bid(n) for n in range(1, MAX_BID + 1))
+        self._add_actions([Bid(0, blind=True)])
+        self._add_actions(Play(c) for c in STANDARD_DECK)
+        self._add_actions(Give((a, b)) for i, a in enumerate(STANDARD_DECK) for b in STANDARD_DECK[i + 1:])
+
+    def _fill(self, view: SpadesView, out: list[float]) -> None:
+        L, me = self.layout, view.seat
+
+        def rel(seat: int | None) -> int | None:
+            return None if seat is None else (seat - me) % NUM_SEATS
+
+        one_hot(out, L["phase"].start, _PHASES.index(view.phase), 4)
+        if view.hand_visible:
+            cards_hot(out, L["hand"].start, view.hand)
+            out[L["hand_visible"].start] = 1.0
+        one_hot(out, L["to_act"].start, rel(view.to_act), 4)
+        one_hot(out, L["dealer"].start, rel(view.dealer), 4)
+        one_hot(out, L["leader"].start, rel(view.leader), 4)
+        for info in view.seats:
+            r = rel(info.seat)
+            if info.bid is not None:
+                out[L["has_bid"].start + r] = 1.0
+                out[L["bid"].start + r] = info.bid / MAX_BID
+                out[L["nil"].start + r] = float(info.bid == 0)
+            out[L["blind_nil"].start + r] = float(info.blind_nil)
+            out[L["looked"].start + r] = float(info.looked)
+            out[L["tricks_won"].start + r] = info.tricks_won / 13
+            out[L["hand_count"].start + r] = info.hand_count / 13
+        trick = L["trick"].start
+        played = L["played"].start
+        for pc in view.trick:
+            out[trick + 52 * rel(pc.seat) + pc.card] = 1.0
+            out[played + pc.card] = 1.0
+        for t in view.tricks:
+            for pc in t.cards:
+                out[played + pc.card] = 1.0
+        out[L["spades_broken"].start] = float(view.spades_broken)
+        mine = 0 if me in (0, 2) else 1
+        target, bag_limit = view.target, self.options.bag_limit
+        out[L["my_side_score"].start] = view.sides[mine].score / target
+        out[L["their_side_score"].start] = view.sides[1 - mine].score / target
+        out[L["my_side_bags"].start] = view.sides[mine].bags / bag_limit
+        out[L["their_side_bags"].start] = view.sides[1 - mine].bags / bag_limit
+        out[L["deal"].start] = min(view.deal, self._deal_limit) / self._deal_limit
+        out[L["options"].start:L["options"].stop] = self._flags
+        for x in view.exchanges:
+            if x.done and x.cards:
+                if x.giver == me:
+                    cards_hot(out, L["gave"].start, x.cards)
+                elif x.receiver == me:
+                    cards_hot(out, L["received"].start, x.cards)
