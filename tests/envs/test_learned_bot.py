@@ -20,6 +20,8 @@ from sdk.harness import play_match  # noqa: E402
 from sdk.loading import load_bot  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 
+pytestmark = pytest.mark.e2e  # trains and plays through real processes (the CLI, bots over gRPC)
+
 OPTIONS = {"deals": 1}
 INFO = MatchInfo(match_id="t", game="spades", options=OPTIONS, seat=0, num_seats=4, teams=((0, 2), (1, 3)))
 
