@@ -2,6 +2,7 @@
 
     python -m arbiter.tools.sequential                 # every distribution, both tests, 2,000 runs a side
     python -m arbiter.tools.sequential --runs 500 --seed 3
+    python -m arbiter.tools.sequential --recorded      # on recorded real deals (arbiter/tools/data)
 
 A distribution here is a pool of deal margins with mean exactly 0 inside -180..180 (so that
 moved by M0 = 0 or M1 = 10 it stays inside the bounds -200..200 the betting test is given:
@@ -113,6 +114,36 @@ def rows(runs: int = 2000, seed: int = 0, far: float = 150.0) -> Iterator[dict[s
             yield {"distribution": name, "test": kind, **measure(test, pool, runs, f"seq:{seed}:{name}:{kind}", far=far)}
 
 
+def recorded_rows(runs: int = 2000, seed: int = 0) -> Iterator[dict[str, Any]]:
+    """The tests on recorded real deals (arbiter/tools/data, ``relabelled`` to the true margin):
+    the margin with the bounds the rules give, the normal SPRT, and the pair score."""
+    import json
+    from importlib import resources
+
+    from arbiter.rating.betting import known_bounds
+    from arbiter.rating.sprt import relabelled
+    from arbiter.tournament.evaluate import EvalResult
+
+    data = resources.files("arbiter.tools") / "data"
+    for name, game, options, (m0, m1) in (("spades_heuristic_greedy", "spades", {"deals": 1}, (0.0, 10.0)),
+                                          ("spot_search_heuristic", "spot", {"hands": 1}, (0.0, 5.0))):
+        rec = EvalResult.from_json(json.loads((data / f"{name}.json").read_text()))
+        xs = rec.deal_margins()
+        score = BettingTest.pair_score(0.5, 0.55)
+        pairs = [score.deal_value([a.margin, b.margin]) - 0.5 for a, b in zip(rec.matches[::2], rec.matches[1::2])]
+        cases: list[tuple[str, Any, list[float], float, float]] = [("normal", Sprt(m0, m1), xs, m0, m1)]
+        bounds = known_bounds(game, options)
+        if bounds is not None:
+            cases.append((f"betting, bounds {bounds[0]:g}..{bounds[1]:g}", BettingTest(m0, m1, *bounds), xs, m0, m1))
+        cases.append(("score 0.5,0.55", BettingTest(0.0, 0.05, -0.5, 0.5), pairs, 0.0, 0.05))
+        for label, test, pool, a, b in cases:
+            at0 = simulate(test, relabelled(pool, a), a, runs, 20_000, random.Random(f"rec:{seed}:{name}:{label}:0"))
+            at1 = simulate(test, relabelled(pool, b), b, runs, 20_000, random.Random(f"rec:{seed}:{name}:{label}:1"))
+            fixed = test.fixed_deals(mean_se(pool).sd)
+            yield {"deals": name, "test": label, "alpha": at0.p_h1, "beta": at1.p_h0, "deals_m0": at0.mean_deals,
+                   "deals_m1": at1.mean_deals, "fixed": fixed, "length": (at0.mean_deals + at1.mean_deals) / 2 / fixed}
+
+
 def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
     """The betting test's figures for ``python -m arbiter.tools.bench -s statistics``."""
     out = {}
@@ -140,7 +171,12 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     p = argparse.ArgumentParser(prog="python -m arbiter.tools.sequential", description=__doc__.split("\n")[0])
     p.add_argument("--runs", type=int, default=2000, help="simulated tests per side (default 2000)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--recorded", action="store_true", help="the recorded real deals instead of the hard pools")
     a = p.parse_args(argv)
+    if a.recorded:
+        out(_md(list(recorded_rows(a.runs, a.seed)), ["deals", "test", "alpha", "beta", "deals_m0", "deals_m1", "fixed",
+                                                      "length"]))
+        return
     out(_md(list(rows(a.runs, a.seed)), ["distribution", "test", "alpha", "beta", "deals_m0", "deals_m1", "fixed",
                                          "length", "far_deals", "undecided"]))
 

@@ -94,6 +94,7 @@ def test_a_test_stopped_after_one_deal_says_why_there_is_no_fixed_length() -> No
     r = evaluate("spades", "heuristic", "random", deals=1, seed=1, options={"deals": 1}, sprt=Sprt(0, 50))
     line = r.sprt_summary()
     assert r.fixed_deals() is None and "None" not in line and "too few deals to size a fixed-length test" in line
+    assert "one deal: too few for a standard error" in r.summary() and "± 0.00" not in r.summary()
 
 
 def test_sprt_that_cannot_decide_stops_at_the_cap() -> None:
