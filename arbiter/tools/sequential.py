@@ -159,7 +159,7 @@ def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
 
 def _md(rows_: list[dict[str, Any]], cols: Sequence[str]) -> str:
     def f(v: Any) -> str:
-        return f"{v:.3f}" if isinstance(v, float) and v < 1 else f"{v:.0f}" if isinstance(v, float) else str(v)
+        return f"{v:.3f}" if isinstance(v, float) and abs(v) < 10 else f"{v:.0f}" if isinstance(v, float) else str(v)
 
     return "\n".join(["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
                      + ["| " + " | ".join(f(r[c]) for c in cols) + " |" for r in rows_])
