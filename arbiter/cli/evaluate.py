@@ -56,13 +56,14 @@ def evaluate(
                                                "its error rates hold on any distribution of deals within --bounds), "
                                                "score (the same on the pair's win/draw/loss score, 0..1, no bounds "
                                                "needed; M0,M1 in expected score), normal (the normal-approximation "
-                                               "SPRT: fewer deals on near-normal margins, errs up to 5x too often on "
+                                               "SPRT: fewer deals on near-normal margins, errs up to 8x too often on "
                                                "skewed ones).")] = "betting",
     bounds: Annotated[
         Optional[str],
         typer.Option("--bounds", metavar="LO,HI", help="With --sequential betting: the least and most a deal's margin can "
                                                        "be (game units, under the options played); a deal outside is "
-                                                       "clipped. Known without it: spite-and-malice single games, -1,1.")] = None,
+                                                       "clipped. Derived without it for Spades with -o deals=N (one "
+                                                       "hand: -900,900) and single games of Spite and Malice (-1,1).")] = None,
     alpha: Annotated[float, typer.Option("--alpha", help="With --sprt: chance of accepting H1 when the margin is M0.")] = 0.05,
     beta: Annotated[float, typer.Option("--beta", help="With --sprt: chance of accepting H0 when the margin is M1.")] = 0.05,
     min_deals: Annotated[
@@ -92,7 +93,7 @@ def evaluate(
 ) -> None:
     """Play BOT_A against BOT_B on duplicate deals and print A's mean margin ± standard error.
 
-    With --sprt M0,M1 the deals are played in order and the run stops at the first deal where the sequential test accepts H0 (margin <= M0) or H1 (margin >= M1), or at --deals with "no decision". The default test (--sequential betting) holds its error rates on any deal distribution but needs the margin's bounds (--bounds); --sequential score tests the pair's win/draw/loss score instead (use it to ask "does A win more often", or when the margin's range is unknown); --sequential normal is the older SPRT, quicker on near-normal margins only (docs/strength.md). With --db it can be stopped and resumed: the same command continues where it was.
+    With --sprt M0,M1 the deals are played in order and the run stops at the first deal where the sequential test accepts H0 (margin <= M0) or H1 (margin >= M1), or at --deals with "no decision". The default test (--sequential betting) holds its error rates on any deal distribution but needs the margin's bounds (--bounds; derived for Spades with -o deals=N and single games of Spite and Malice), and is slow when they are much wider than the deals; --sequential score tests the pair's win/draw/loss score instead (use it to ask "does A win more often", or when the margin's range is unknown); --sequential normal is the older SPRT, quicker on near-normal margins only (docs/strength.md). With --db it can be stopped and resumed: the same command continues where it was.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
