@@ -149,7 +149,8 @@ def evaluate(
     line = result.sprt_summary()
     if line:
         out.print(line, highlight=False, soft_wrap=True)
-    out.print(f"margin {result.mean_margin:+.3f}  s.e. {result.stderr:.3f}  win rate {result.win_rate:.3f}  matches {len(result.matches)}")
+    se = "-" if result.margin.se is None else f"{result.stderr:.3f}"  # one deal: no standard error
+    out.print(f"margin {result.mean_margin:+.3f}  s.e. {se}  win rate {result.win_rate:.3f}  matches {len(result.matches)}")
     if db is not None:
         out.print(f"stored in {db} as {result.stored_as}; [bold]arbiter standings {result.stored_as} --db {db}[/] reads it",
                   highlight=False)

@@ -184,3 +184,12 @@ def test_cli_sprt_resume_json_and_bad_flags(tmp_path) -> None:
                          (["--bounds", "-9,9"], "need --sprt")):
         r = CliRunner().invoke(app, ["evaluate", "spot", "heuristic", "random", *bad])
         assert r.exit_code == 2 and message in r.output, r.output
+
+
+def test_cli_one_deal_says_there_is_no_standard_error_and_the_test_says_why_no_fixed_length() -> None:
+    r = CliRunner().invoke(app, ["evaluate", "spades", "heuristic", "random", "--deals", "1", "--sprt", "0,50",
+                                 "-o", "deals=1"])
+    assert r.exit_code == 0, r.output
+    text = " ".join(r.output.split())
+    assert "too few for a standard error" in text and "s.e. -" in text and "None" not in text
+    assert "betting test" in text and "too few deals to size a fixed-length test" in text
