@@ -32,7 +32,8 @@ error rates hold at every stopping time, with no minimum number of deals:
   Wald's ratio does, and more when the running mean says the bots are further apart. Near
   the hypotheses, where a test is slowest, that needed about 15% fewer deals than the
   plug-in mean in a one-off comparison (normal deals, s.d. 40, M 0,10, bounds ±200, 400
-  runs: 116-120 deals against 138-141; c = 3/4 rather than 1/2: 138 against 164), at the
+  runs: 116-120 deals against 138-141; with the plug-in mean, c = 3/4 rather than 1/2: 138-141
+  against 164-171), at the
   same validity (the bets are predictable either way).
 
 The bets adapt to the deals' variance, but no bet may exceed c / p0 (a deal at the bound
