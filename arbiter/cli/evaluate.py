@@ -1,9 +1,10 @@
 """`arbiter evaluate`: a duplicate match between two bots, in process, with its margin ± s.e.
 
     arbiter evaluate spades search heuristic --deals 20 --seed 1 -o deals=1 --jobs 2
-    arbiter evaluate spades heuristic random --sprt 0,50 -o deals=1          # stop when decided
-    arbiter evaluate spot search heuristic --sprt 0,5 -o hands=1 --db eval.sqlite   # resumable
-    arbiter evaluate spades search heuristic --sprt 0,10 --cluster tcp://10.0.0.5:8786 -j 32   # on a Dask cluster
+    arbiter evaluate spades heuristic random --sprt 0,50 --bounds -700,700 -o deals=1   # stop when decided
+    arbiter evaluate spades heuristic random --sprt 0.5,0.6 --sequential score -o deals=1  # on the pair score
+    arbiter evaluate spot search heuristic --sprt 0,5 --sequential normal -o hands=1 --db eval.sqlite   # resumable
+    arbiter evaluate spades search heuristic --sprt 0.5,0.55 --sequential score --cluster tcp://10.0.0.5:8786 -j 32
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Annotated, Optional
 import typer
 
 from cardarena.games import GAMES
+from arbiter.rating.betting import SEQUENTIAL
 from arbiter.rating.sprt import MIN_DEALS
 from arbiter.cli._common import (
     OptionOpt, PresetOpt, SeedOpt, UsageError, _parse_options, _run, app, check_writable, err, out, write_text,
@@ -46,14 +48,32 @@ def evaluate(
     sprt: Annotated[
         Optional[str],
         typer.Option("--sprt", metavar="M0,M1",
-                     help="Sequential test, H0: A's margin per deal <= M0 against H1: >= M1 (game units); stops "
-                          "as soon as one is accepted.")] = None,
+                     help="Sequential test, H0: A's margin per deal <= M0 against H1: >= M1 (game units; with "
+                          "--sequential score: A's expected pair score, 0.5 = equal); stops as soon as one is "
+                          "accepted.")] = None,
+    sequential: Annotated[
+        str, typer.Option("--sequential", help="With --sprt: betting (default: an anytime-valid test on the margin, "
+                                               "its error rates hold on any distribution of deals within --bounds), "
+                                               "score (the same on the pair's win/draw/loss score, 0..1, no bounds "
+                                               "needed; M0,M1 in expected score), normal (the normal-approximation "
+                                               "SPRT: fewer deals on near-normal margins, errs up to 8x too often on "
+                                               "skewed ones).")] = "betting",
+    bounds: Annotated[
+        Optional[str],
+        typer.Option("--bounds", metavar="LO,HI", help="With --sequential betting: the least and most a deal's margin can "
+                                                       "be (game units, under the options played); a deal outside is "
+                                                       "clipped. Derived without it for Spades with -o deals=N (one "
+                                                       "hand: -900,900) and single games of Spite and Malice (-1,1).")] = None,
     alpha: Annotated[float, typer.Option("--alpha", help="With --sprt: chance of accepting H1 when the margin is M0.")] = 0.05,
     beta: Annotated[float, typer.Option("--beta", help="With --sprt: chance of accepting H0 when the margin is M1.")] = 0.05,
-    min_deals: Annotated[int, typer.Option("--min-deals", help="With --sprt: no decision before this many deals.")] = MIN_DEALS,
+    min_deals: Annotated[
+        Optional[int], typer.Option("--min-deals", help=f"With --sprt: no decision before this many deals (default: "
+                                                        f"none for betting and score, which need none to be valid; "
+                                                        f"{MIN_DEALS} for normal).")] = None,
     sprt_model: Annotated[
-        str, typer.Option("--sprt-model", help="With --sprt: glr (the Gaussian likelihood ratio, variance estimated) or "
-                                               "normal (its linear approximation: quicker far from both, less exact).")] = "glr",
+        str, typer.Option("--sprt-model", help="With --sequential normal: glr (the Gaussian likelihood ratio, variance "
+                                               "estimated) or normal (its linear approximation: quicker far from both, "
+                                               "less exact).")] = "glr",
     db: Annotated[
         Optional[Path],
         typer.Option("--db", help="Store every match in this SQLite file; the same command run again resumes.")] = None,
@@ -74,20 +94,23 @@ def evaluate(
 ) -> None:
     """Play BOT_A against BOT_B on duplicate deals and print A's mean margin ± standard error.
 
-    With --sprt M0,M1 the deals are played in order and the run stops at the first deal where the sequential probability ratio test accepts H0 (margin <= M0) or H1 (margin >= M1), or at --deals with "no decision". With --db it can be stopped and resumed: the same command continues where it was.
+    With --sprt M0,M1 the deals are played in order and the run stops at the first deal where the sequential test accepts H0 (margin <= M0) or H1 (margin >= M1), or at --deals with "no decision". The default test (--sequential betting) holds its error rates on any deal distribution but needs the margin's bounds (--bounds; derived for Spades with -o deals=N and single games of Spite and Malice), and is slow when they are much wider than the deals; --sequential score tests the pair's win/draw/loss score instead (use it to ask "does A win more often", or when the margin's range is unknown); --sequential normal is the older SPRT, quicker on near-normal margins only (docs/strength.md). With --db it can be stopped and resumed: the same command continues where it was.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from arbiter.store.db import Store
     from arbiter.tournament.evaluate import EvalResult, evaluate as run_evaluation
-    from arbiter.rating.sprt import Sprt
+    from arbiter.rating.betting import known_bounds
 
     options = _run(_parse_options, option)
     if deals is not None and deals < 1:
         _run(_raise, UsageError(f"--deals must be at least 1, got {deals}"))
     test = None
     if sprt is not None:
-        test = _run(_sprt, Sprt, sprt, alpha, beta, min_deals, sprt_model)
+        test = _run(_sprt, sequential, sprt, alpha, beta, bounds, min_deals, sprt_model,
+                    lambda: _run(known_bounds, game, options, preset))
+    elif bounds is not None or sequential != "betting":
+        _run(_raise, UsageError("--sequential and --bounds need --sprt"))
     cap = deals if deals is not None else (SPRT_MAX_DEALS if test else FIXED_DEALS)
     if (name or fresh) and db is None:
         _run(_raise, UsageError("--name and --fresh need --db"))
@@ -101,14 +124,13 @@ def evaluate(
         deal_task = progress.add_task(f"{bot_a} vs {bot_b}: deals", total=cap, stat="")
         llr_task = None
         if test is not None:
-            llr_task = progress.add_task(f"LLR {test.lower:+.2f} .. {test.upper:+.2f}", total=1000, stat="")
+            llr_task = progress.add_task("evidence", total=1000, stat="")
 
         def on_deal(r: EvalResult) -> None:
             progress.update(deal_task, completed=r.deals, stat=f"margin {r.margin}")
             s = r.sprt_state
             if llr_task is not None and s is not None:
-                frac = min(max((s.llr - s.lower) / (s.upper - s.lower), 0.0), 1.0)
-                progress.update(llr_task, completed=round(1000 * frac), stat=f"LLR {s.llr:+.2f}")
+                progress.update(llr_task, completed=round(1000 * s.progress), stat=s.evidence())
 
         def run(store: Store | None) -> EvalResult:
             return run_evaluation(
@@ -128,7 +150,8 @@ def evaluate(
     line = result.sprt_summary()
     if line:
         out.print(line, highlight=False, soft_wrap=True)
-    out.print(f"margin {result.mean_margin:+.3f}  s.e. {result.stderr:.3f}  win rate {result.win_rate:.3f}  matches {len(result.matches)}")
+    se = "-" if result.margin.se is None else f"{result.stderr:.3f}"  # one deal: no standard error
+    out.print(f"margin {result.mean_margin:+.3f}  s.e. {se}  win rate {result.win_rate:.3f}  matches {len(result.matches)}")
     if db is not None:
         out.print(f"stored in {db} as {result.stored_as}; [bold]arbiter standings {result.stored_as} --db {db}[/] reads it",
                   highlight=False)
@@ -138,9 +161,17 @@ def evaluate(
         out.print(f"matches written to {json_path}", highlight=False)
 
 
-def _sprt(cls, text: str, alpha: float, beta: float, min_deals: int, model: str):
+def _sprt(kind: str, text: str, alpha: float, beta: float, bounds: str | None, min_deals: int | None, model: str,
+          game_bounds):
+    from arbiter.rating.betting import parse_bounds, sequential_test
+
+    if kind not in SEQUENTIAL:
+        raise UsageError(f"--sequential: expected one of {', '.join(SEQUENTIAL)}, got {kind!r}")
+    if bounds is not None and kind != "betting":
+        raise UsageError(f"--bounds: only the betting test uses bounds (--sequential {kind} does not)")
     try:
-        return cls.parse(text, alpha, beta, min_deals=min_deals, model=model)
+        lo_hi = parse_bounds(bounds) if bounds is not None else (game_bounds() if kind == "betting" else None)
+        return sequential_test(kind, text, alpha, beta, bounds=lo_hi, min_deals=min_deals, model=model)
     except ValueError as exc:
         raise UsageError(f"--{exc}") from None
 

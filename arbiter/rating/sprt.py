@@ -52,9 +52,9 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from statistics import NormalDist
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from arbiter.rating.stats import MeanSE, Moments, mean_se
 
@@ -85,6 +85,14 @@ class SprtState:
     @property
     def verdict(self) -> str:
         return {H0: "H0 accepted", H1: "H1 accepted"}.get(self.decision or "", "no decision")
+
+    @property
+    def progress(self) -> float:
+        """Where the LLR is between its two bounds, 0..1 (for a progress bar)."""
+        return min(max((self.llr - self.lower) / (self.upper - self.lower), 0.0), 1.0)
+
+    def evidence(self) -> str:
+        return f"LLR {self.llr:+.2f} in [{self.lower:.2f}, {self.upper:.2f}]"
 
     def to_json(self) -> dict:
         return {"llr": _finite(self.llr), "lower": self.lower, "upper": self.upper, "decision": self.decision,
@@ -170,6 +178,19 @@ class Sprt:
                 decision = H0
         return SprtState(llr, self.lower, self.upper, decision, margin)
 
+    name = "normal"
+
+    def deal_value(self, seating_margins: Sequence[float]) -> float:
+        """A deal's observation: the mean of its seatings' margins."""
+        return sum(seating_margins) / len(seating_margins)
+
+    def start(self) -> "SprtRun":
+        return SprtRun(self)
+
+    def describe(self) -> str:
+        return (f"SPRT (normal approximation, {self.model}; at least {self.min_deals} deals) H0: margin <= {self.m0:g}, "
+                f"H1: margin >= {self.m1:g} (alpha {self.alpha:g}, beta {self.beta:g})")
+
     def run(self, deal_margins: Iterable[float], max_deals: int | None = None) -> SprtState:
         """Scan the deals in order; the state at the first decision (or after the last deal)."""
         acc = Moments()
@@ -190,7 +211,29 @@ class Sprt:
         return max(1, math.ceil((z * sd / (self.m1 - self.m0)) ** 2))
 
     def to_json(self) -> dict:
-        return asdict(self)
+        return asdict(self)  # no "test" key: the key of evaluations stored before the betting test
+
+
+@dataclass
+class SprtRun:
+    """The SPRT fed one deal at a time (``Sprt.start``), as ``BettingRun`` feeds its test."""
+
+    test: Sprt
+    acc: Moments = field(default_factory=Moments)
+
+    @property
+    def n(self) -> int:
+        return self.acc.n
+
+    def add(self, x: float) -> None:
+        self.acc.add(x)
+
+    @property
+    def decision(self) -> str | None:
+        return self.state().decision
+
+    def state(self) -> SprtState:
+        return self.test.state(self.acc.result())
 
 
 def _z(p: float) -> float:
@@ -251,19 +294,20 @@ class SimResult:
         return d
 
 
-def simulate(test: Sprt, draw: Sampler, true_margin: float, runs: int, max_deals: int, rng: random.Random) -> SimResult:
-    """Run the test ``runs`` times on deals from ``draw`` (whose mean is ``true_margin``);
-    each run stops at a decision or after ``max_deals`` deals."""
+def simulate(test: Any, draw: Sampler, true_margin: float, runs: int, max_deals: int, rng: random.Random) -> SimResult:
+    """Run the test (a ``Sprt`` or an ``arbiter.rating.betting.BettingTest``) ``runs`` times
+    on deals from ``draw`` (whose mean is ``true_margin``); each run stops at a decision or
+    after ``max_deals`` deals."""
     h1 = h0 = total = 0
     for _ in range(runs):
-        acc = Moments()
+        run = test.start()
         decision = None
-        while acc.n < max_deals:
-            acc.add(draw(rng))
-            decision = test.state(acc.result()).decision
+        while run.n < max_deals:
+            run.add(draw(rng))
+            decision = run.decision
             if decision:
                 break
-        total += acc.n
+        total += run.n
         h1 += decision == H1
         h0 += decision == H0
     return SimResult(true_margin, runs, h1, h0, runs - h1 - h0, total / runs, max_deals)

@@ -210,8 +210,14 @@ def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
         s = strength_calibration(game, options, strength, deals, runs // 4, random.Random(f"bench:{seed}:{key}"), teams)
         out[f"coverage.{key}"] = s.coverage
         out[f"z.{key}"] = s.z_spread
+    from arbiter.tools.sequential import bench_round as betting_round
+
+    out.update(betting_round(seed, runs))
     return out
 
+
+#: The pools of ``arbiter.tools.sequential`` (hard deal distributions for the betting test).
+BETTING_POOLS = ("normal", "lognormal-right", "lognormal-left", "swings", "spades-like", "t3", "t2")
 
 #: (label, unit, target check, target text) of each ``bench_round`` key.
 BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = {
@@ -239,6 +245,18 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
                        lambda v: 0.93 <= v <= 0.97, "0.93..0.97"),
     "z.teams": ("spread of rating differences' errors / s.e. (Spades, 3 partnerships, 40 deals)", "x",
                 lambda v: 0.9 <= v <= 1.1, "0.9..1.1 (LOS calibrated)"),
+    **{f"betting.{n}.alpha": (f"betting test P(H1 | margin = 0), {n} (arbiter.tools.sequential), M = 0,10, "
+                              f"bounds -200..200", "rate", lambda v: v <= 0.065, "<= 0.065 (α = 0.05)")
+       for n in BETTING_POOLS},
+    **{f"betting.{n}.beta": (f"betting test P(H0 | margin = 10), {n}", "rate", lambda v: v <= 0.065, "<= 0.065 (β = 0.05)")
+       for n in BETTING_POOLS},
+    **{f"betting.{n}.length": (f"betting test mean deals at M0 and M1 / fixed-length test, {n}", "x",
+                               (lambda v: v <= 0.85) if n in ("normal", "swings", "spades-like") else None,
+                               "<= 0.85" if n in ("normal", "swings", "spades-like") else
+                               "none: s.d. small beside the bounds (docs/strength.md)")
+       for n in BETTING_POOLS},
+    **{f"betting.{n}.far": (f"betting test mean deals at margin 150 / fixed-length test, {n}", "x",
+                            lambda v: v <= 1.0, "<= 1.0") for n in BETTING_POOLS},
 }
 
 

@@ -16,9 +16,12 @@ margin is the mean over deals with its standard error (sample standard deviation
 deal margins / √deals), and the win rate counts a match won when its margin is
 positive (draws half).
 
-With ``sprt=Sprt(m0, m1)`` (``arbiter.rating.sprt``) ``deals`` is a cap: the deals are
-taken in order and the evaluation stops after the first deal at which the sequential test
-decides ("H1 accepted": the margin is at least m1; "H0 accepted": at most m0).
+With a sequential test, ``sprt=BettingTest(m0, m1, lo, hi)`` (``arbiter.rating.betting``:
+valid on any deal distribution within the bounds; ``BettingTest.pair_score`` on the
+pair's win/draw/loss score) or ``sprt=Sprt(m0, m1)`` (``arbiter.rating.sprt``: the
+normal approximation), ``deals`` is a cap: the deals are taken in order and the evaluation
+stops after the first deal at which the test decides ("H1 accepted": the margin, or
+score, is at least m1; "H0 accepted": at most m0).
 
 With ``store`` every finished match is committed to the store (as a two-bot duplicate
 tournament named ``name``, readable by ``arbiter standings`` and the web page), and running
@@ -56,8 +59,9 @@ from arbiter.batch.plan import PlannedMatch, deal_seed, pair_seatings
 from arbiter.hosting.loading import load_bot
 from arbiter.store.db import Store, StoreError
 from arbiter.tournament.spec import bot_names
+from arbiter.rating.betting import BettingState, BettingTest
 from arbiter.rating.sprt import Sprt, SprtState
-from arbiter.rating.stats import MeanSE, Moments, mean_se
+from arbiter.rating.stats import MeanSE, mean_se
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
 
 log = logging.getLogger(__name__)
@@ -100,8 +104,8 @@ class EvalResult:
     seed: int
     options: dict[str, Any]
     matches: list[MatchMargin] = field(default_factory=list)
-    sprt: Sprt | None = None
-    sprt_state: SprtState | None = None  # where the test stopped (None without a test)
+    sprt: Sprt | BettingTest | None = None
+    sprt_state: SprtState | BettingState | None = None  # where the test stopped (None without a test)
     max_deals: int = 0  # the cap (``deals`` asked for)
     resumed: int = 0  # matches found in the store instead of played
     stored_as: str | None = None  # the store's tournament name
@@ -147,24 +151,34 @@ class EvalResult:
     def summary(self) -> str:
         return (
             f"{self.game}: {self.bot_a} vs {self.bot_b}, {self.deals} deals x 2 seatings (seed {self.seed}): "
-            f"margin {self.mean_margin:+.2f} ± {self.stderr:.2f} (s.e.), "
+            + (f"margin {self.mean_margin:+.2f} ± {self.stderr:.2f} (s.e.), " if self.margin.se is not None else
+               f"margin {self.mean_margin:+.2f} (one deal: too few for a standard error), ") +
             f"win rate {100 * self.win_rate:.1f}% ({self.wins}-{self.draws}-{self.losses})"
         )
 
     def sprt_summary(self) -> str | None:
-        """The sequential test's line: verdict, deals, LLR against its bounds (None without one)."""
+        """The sequential test's line: which test, verdict, deals, evidence against its bounds,
+        and the length of a fixed test for comparison (None without a test)."""
         t, s = self.sprt, self.sprt_state
         if t is None or s is None:
             return None
         how = f"after {s.deals} deals" if s.decision else f"after {s.deals} deals (the cap, --deals {self.max_deals})"
-        return (f"SPRT H0: margin <= {t.m0:g}, H1: margin >= {t.m1:g} (alpha {t.alpha:g}, beta {t.beta:g}): "
-                f"{s.verdict} {how}; LLR {s.llr:+.2f} in [{s.lower:.2f}, {s.upper:.2f}]; "
-                f"a fixed-length test would need about {self.fixed_deals()} deals")
+        fixed = self.fixed_deals()
+        if fixed is not None:
+            compare = f"a fixed-length test would need about {fixed} deals"
+        elif s.deals < 2:
+            compare = "too few deals to size a fixed-length test"
+        else:
+            compare = "every deal alike: no spread to size a fixed-length test"
+        return f"{t.describe()}: {s.verdict} {how}; {s.evidence()}; {compare}"
 
     def fixed_deals(self) -> int | None:
-        """Deals a fixed-length test with the SPRT's α and β would need, at the observed s.d."""
-        sd = self.margin.sd
-        return None if self.sprt is None or not sd else self.sprt.fixed_deals(sd)
+        """Deals a fixed-length test with the test's α and β would need, at the observed s.d.
+        of the test's deal values (None without a test, with fewer than two deals or no spread)."""
+        if self.sprt is None or self.sprt_state is None:
+            return None
+        sd = self.sprt_state.margin.sd
+        return self.sprt.fixed_deals(sd) if sd else None
 
     def to_json(self, command: str = "") -> dict[str, Any]:
         """Everything measured, every match (the format of arbiter/tools/data/*.json)."""
@@ -235,7 +249,7 @@ def evaluation_plan(game_name: str, bot_a: str, bot_b: str, deals: int, seed: in
 
 def evaluation_spec(
     game: str, bot_a: str, bot_b: str, deals: int, seed: int, options: Mapping[str, Any], preset: str | None,
-    decision_ms: int, bank_ms: int, sprt: Sprt | None,
+    decision_ms: int, bank_ms: int, sprt: Sprt | BettingTest | None,
 ) -> dict[str, Any]:
     """What defines a stored evaluation (its resume key). The keys a tournament spec shares
     (game, bots, deals, seed, options, preset, clock) mean the same, so the standings and
@@ -266,7 +280,7 @@ def evaluate(
     decision_ms: int = 0,
     bank_ms: int = 0,
     progress: Callable[[MatchMargin], None] | None = None,
-    sprt: Sprt | None = None,
+    sprt: Sprt | BettingTest | None = None,
     store: Store | None = None,
     name: str | None = None,
     fresh: bool = False,
@@ -327,7 +341,7 @@ def evaluate(
     skip = {2 * d + r for d, r in stored}
 
     async def count(venue: Any, at_once: int | None) -> None:
-        acc = Moments()
+        test = sprt.start() if sprt is not None else None
         async with contextlib.aclosing(play_batch(plan, venue, concurrency=at_once, skip=skip, save=save,
                                                   ordered=True)) as played:
             for d in range(deals):
@@ -343,9 +357,9 @@ def evaluate(
                     pair.append(m)
                 result.matches += pair
                 result.deals += 1
-                acc.add(sum(m.margin for m in pair) / 2)
-                if sprt is not None:
-                    result.sprt_state = sprt.state(acc.result())
+                if sprt is not None and test is not None:
+                    test.add(sprt.deal_value([m.margin for m in pair]))
+                    result.sprt_state = test.state()
                 if on_deal:
                     on_deal(result)
                 if result.sprt_state is not None and result.sprt_state.decision:

@@ -76,6 +76,28 @@ def test_sprt_stops_at_a_decision_and_jobs_change_nothing() -> None:
     assert "H1 accepted after" in one.sprt_summary()
 
 
+def test_betting_tests_stop_at_their_decision_as_on_the_finished_list() -> None:
+    from arbiter.rating.betting import BettingTest, known_bounds
+
+    margin = BettingTest(0, 50, *known_bounds("spades", {"deals": 1}))
+    r = evaluate("spades", "heuristic", "random", deals=200, seed=1, options={"deals": 1}, sprt=margin)
+    assert r.sprt_state.verdict == "H1 accepted" and r.deals < r.fixed_deals()
+    assert r.sprt_state == margin.run(r.deal_margins())
+    assert "betting test" in r.sprt_summary() and "margin, bounds -900..900" in r.sprt_summary()
+    score = BettingTest.pair_score(0.5, 0.6)
+    s = evaluate("spades", "heuristic", "random", deals=200, seed=1, options={"deals": 1}, sprt=score)
+    pairs = [score.deal_value([a.margin, b.margin]) for a, b in zip(s.matches[::2], s.matches[1::2])]
+    assert s.sprt_state.verdict == "H1 accepted" and s.sprt_state == score.run(pairs)
+    assert "expected pair score" in s.sprt_summary()
+
+
+def test_a_test_stopped_after_one_deal_says_why_there_is_no_fixed_length() -> None:
+    r = evaluate("spades", "heuristic", "random", deals=1, seed=1, options={"deals": 1}, sprt=Sprt(0, 50))
+    line = r.sprt_summary()
+    assert r.fixed_deals() is None and "None" not in line and "too few deals to size a fixed-length test" in line
+    assert "one deal: too few for a standard error" in r.summary() and "± 0.00" not in r.summary()
+
+
 def test_sprt_that_cannot_decide_stops_at_the_cap() -> None:
     r = evaluate("spades", "heuristic", "heuristic", deals=4, seed=2, options={"deals": 1}, sprt=Sprt(-5, 5))
     assert r.deals == 4 and r.sprt_state.decision is None and "no decision" in r.sprt_summary()
@@ -145,7 +167,8 @@ def test_cli_sprt_accepts_h1_in_far_fewer_deals_than_a_fixed_test() -> None:
 
 def test_cli_sprt_resume_json_and_bad_flags(tmp_path) -> None:
     db, out = tmp_path / "e.sqlite", tmp_path / "e.json"
-    args = ["evaluate", "spot", "heuristic", "random", "--sprt", "0,20", "-o", "hands=1", "--db", str(db), "--json", str(out)]
+    args = ["evaluate", "spot", "heuristic", "random", "--sprt", "0,20", "--sequential", "normal", "-o", "hands=1",
+            "--db", str(db), "--json", str(out)]
     first = CliRunner().invoke(app, args)
     assert first.exit_code == 0, first.output
     assert "H1 accepted" in first.output and "stored in" in " ".join(first.output.split())
@@ -154,6 +177,20 @@ def test_cli_sprt_resume_json_and_bad_flags(tmp_path) -> None:
     second = CliRunner().invoke(app, args)
     assert second.exit_code == 0 and f"{2 * data['deals']} matches were already in" in " ".join(second.output.split())
     for bad, message in ((["--sprt", "50"], "M0,M1"), (["--sprt", "5,1"], "less than"), (["--sprt", "0,5", "--alpha", "2"], "alpha"),
-                         (["--fresh"], "need --db")):
+                         (["--fresh"], "need --db"), (["--sprt", "0,5"], "--bounds LO,HI"),
+                         (["--sprt", "0,5", "--bounds", "9,1"], "LO must be less than HI"),
+                         (["--sprt", "0,5", "--bounds", "-1,1"], "strictly inside"),
+                         (["--sprt", "0,5", "--sequential", "score", "--bounds", "-9,9"], "only the betting test"),
+                         (["--sprt", "0,5", "--sequential", "exact"], "betting, score, normal"),
+                         (["--bounds", "-9,9"], "need --sprt")):
         r = CliRunner().invoke(app, ["evaluate", "spot", "heuristic", "random", *bad])
         assert r.exit_code == 2 and message in r.output, r.output
+
+
+def test_cli_one_deal_says_there_is_no_standard_error_and_the_test_says_why_no_fixed_length() -> None:
+    r = CliRunner().invoke(app, ["evaluate", "spades", "heuristic", "random", "--deals", "1", "--sprt", "0,50",
+                                 "-o", "deals=1"])
+    assert r.exit_code == 0, r.output
+    text = " ".join(r.output.split())
+    assert "too few for a standard error" in text and "s.e. -" in text and "None" not in text
+    assert "betting test" in text and "too few deals to size a fixed-length test" in text

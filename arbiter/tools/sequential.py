@@ -1,0 +1,185 @@
+"""Error rates and lengths of the sequential tests on deal margins chosen to be hard.
+
+    python -m arbiter.tools.sequential                 # every distribution, both tests, 2,000 runs a side
+    python -m arbiter.tools.sequential --runs 500 --seed 3
+    python -m arbiter.tools.sequential --recorded      # on recorded real deals (arbiter/tools/data)
+
+A distribution here is a pool of deal margins with mean exactly 0 inside -180..180 (so that
+moved by M0 = 0 or M1 = 10 it stays inside the bounds -200..200 the betting test is given:
+no deal is clipped, and the true mean is exactly the hypothesis). ``draw(pool, mu)`` is a
+deal from the pool moved to mean ``mu`` (``arbiter.rating.sprt.shifted``). α is P(H1
+accepted) at M0, β is P(H0 accepted) at M1; "fixed" is the fixed-length normal test's
+deals for the same α and β at the pool's s.d. Far apart: the pool moved to +150 with M0,M1
+= 0,10 (a bot far better), where the test should stop long before the fixed test.
+
+The seeded, smaller versions are tests/arbiter/rating/test_betting.py (marker ``slow``);
+``python -m arbiter.tools.bench -s statistics`` runs ``bench_round`` with fresh seeds.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any, Callable, Iterator, Sequence
+
+from arbiter.rating.betting import BettingTest
+from arbiter.rating.sprt import Sprt, shifted, simulate
+from arbiter.rating.stats import mean_se
+
+M0, M1, LO, HI = 0.0, 10.0, -200.0, 200.0
+POOL = 20_000
+SPREAD = 180.0  # a pool lies in -SPREAD..SPREAD with mean 0
+
+
+def _centred(values: Sequence[float]) -> list[float]:
+    """``values`` scaled into -SPREAD..SPREAD with mean exactly 0 (clip and re-centre until it holds)."""
+    xs = list(values)
+    for _ in range(50):
+        m = sum(xs) / len(xs)
+        xs = [x - m for x in xs]
+        if all(-SPREAD <= x <= SPREAD for x in xs):
+            return xs
+        xs = [min(max(x, -SPREAD), SPREAD) for x in xs]
+    raise AssertionError("could not centre the pool")
+
+
+def _scaled(values: Sequence[float], sd: float) -> list[float]:
+    s = mean_se(values).sd or 1.0
+    return [x * sd / s for x in values]
+
+
+def pools(seed: int = 0) -> dict[str, list[float]]:
+    """The hard distributions, by name, each a pool of ``POOL`` margins (seeded)."""
+    rng = random.Random(f"pools:{seed}")
+    lognormal = [math.exp(1.5 * rng.gauss(0, 1)) for _ in range(POOL)]  # skew about 30 before clipping
+    t3 = []
+    for _ in range(POOL):
+        z, chi = rng.gauss(0, 1), sum(rng.gauss(0, 1) ** 2 for _ in range(3))
+        t3.append(z / math.sqrt(chi / 3))  # Student t, 3 degrees of freedom
+    t2 = []
+    for _ in range(POOL):
+        z, chi = rng.gauss(0, 1), sum(rng.gauss(0, 1) ** 2 for _ in range(2))
+        t2.append(z / math.sqrt(chi / 2))
+    # Spades-like: a made contract +40..+90, a set -60..-110, a made nil +100, a failed nil -100
+    spades = []
+    for _ in range(POOL):
+        u = rng.random()
+        base = 10 * rng.randint(4, 9)
+        spades.append(base if u < 0.72 else -base - 20 if u < 0.84 else 100.0 + base / 2 if u < 0.93 else -100.0 - base / 2)
+    return {
+        "normal": _centred(_scaled([rng.gauss(0, 1) for _ in range(POOL)], 40)),
+        "lognormal-right": _centred(_scaled(lognormal, 40)),
+        "lognormal-left": _centred([-x for x in _scaled(lognormal, 40)]),
+        "swings": [10.0 if i % 20 else -190.0 for i in range(POOL)],
+        "spades-like": _centred([float(x) for x in spades]),
+        "t3": _centred(_scaled(t3, 25)),
+        "t2": _centred(_scaled(t2, 15)),
+    }
+
+
+#: What each pool is (``pools``' keys).
+LABELS = {
+    "normal": "normal, s.d. 40",
+    "lognormal-right": "lognormal (σ 1.5) skewed right, s.d. 40 before clipping",
+    "lognormal-left": "the same skewed left",
+    "swings": "one-sided swings: 95% +10, 5% -190",
+    "spades-like": "Spades-like mix: contracts +40..90, sets, made and failed nils",
+    "t3": "Student t, 3 d.f., x25, clipped",
+    "t2": "Student t, 2 d.f., x15, clipped",
+}
+
+
+def tests(alpha: float = 0.05, beta: float = 0.05) -> dict[str, Any]:
+    return {"betting": BettingTest(M0, M1, LO, HI, alpha, beta), "normal": Sprt(M0, M1, alpha, beta)}
+
+
+def measure(test: Any, pool: Sequence[float], runs: int, seed: str, max_deals: int = 20_000,
+            far: float | None = None) -> dict[str, float]:
+    """α, β and mean deals at M0 and M1 (and at ``far``, if given) on ``pool``."""
+    at0 = simulate(test, shifted(pool, M0), M0, runs, max_deals, random.Random(f"{seed}:0"))
+    at1 = simulate(test, shifted(pool, M1), M1, runs, max_deals, random.Random(f"{seed}:1"))
+    fixed = test.fixed_deals(mean_se(pool).sd)
+    out = {"alpha": at0.p_h1, "beta": at1.p_h0, "deals_m0": at0.mean_deals, "deals_m1": at1.mean_deals,
+           "undecided": (at0.undecided + at1.undecided) / (2 * runs), "fixed": fixed,
+           "length": (at0.mean_deals + at1.mean_deals) / 2 / fixed}
+    if far is not None:
+        f = simulate(test, shifted(pool, far), far, runs, max_deals, random.Random(f"{seed}:far"))
+        out.update(far_h1=f.p_h1, far_deals=f.mean_deals)
+    return out
+
+
+def rows(runs: int = 2000, seed: int = 0, far: float = 150.0) -> Iterator[dict[str, Any]]:
+    for name, pool in pools(seed).items():
+        for kind, test in tests().items():
+            yield {"distribution": name, "test": kind, **measure(test, pool, runs, f"seq:{seed}:{name}:{kind}", far=far)}
+
+
+def recorded_rows(runs: int = 2000, seed: int = 0) -> Iterator[dict[str, Any]]:
+    """The tests on recorded real deals (arbiter/tools/data, ``relabelled`` to the true margin):
+    the margin with the bounds the rules give, the normal SPRT, and the pair score."""
+    import json
+    from importlib import resources
+
+    from arbiter.rating.betting import known_bounds
+    from arbiter.rating.sprt import relabelled
+    from arbiter.tournament.evaluate import EvalResult
+
+    data = resources.files("arbiter.tools") / "data"
+    for name, game, options, (m0, m1) in (("spades_heuristic_greedy", "spades", {"deals": 1}, (0.0, 10.0)),
+                                          ("spot_search_heuristic", "spot", {"hands": 1}, (0.0, 5.0))):
+        rec = EvalResult.from_json(json.loads((data / f"{name}.json").read_text()))
+        xs = rec.deal_margins()
+        score = BettingTest.pair_score(0.5, 0.55)
+        pairs = [score.deal_value([a.margin, b.margin]) - 0.5 for a, b in zip(rec.matches[::2], rec.matches[1::2])]
+        cases: list[tuple[str, Any, list[float], float, float]] = [("normal", Sprt(m0, m1), xs, m0, m1)]
+        bounds = known_bounds(game, options)
+        if bounds is not None:
+            cases.append((f"betting, bounds {bounds[0]:g}..{bounds[1]:g}", BettingTest(m0, m1, *bounds), xs, m0, m1))
+        cases.append(("score 0.5,0.55", BettingTest(0.0, 0.05, -0.5, 0.5), pairs, 0.0, 0.05))
+        for label, test, pool, a, b in cases:
+            at0 = simulate(test, relabelled(pool, a), a, runs, 20_000, random.Random(f"rec:{seed}:{name}:{label}:0"))
+            at1 = simulate(test, relabelled(pool, b), b, runs, 20_000, random.Random(f"rec:{seed}:{name}:{label}:1"))
+            fixed = test.fixed_deals(mean_se(pool).sd)
+            yield {"deals": name, "test": label, "alpha": at0.p_h1, "beta": at1.p_h0, "deals_m0": at0.mean_deals,
+                   "deals_m1": at1.mean_deals, "fixed": fixed, "length": (at0.mean_deals + at1.mean_deals) / 2 / fixed}
+
+
+def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
+    """The betting test's figures for ``python -m arbiter.tools.bench -s statistics``."""
+    out = {}
+    for name, pool in pools(seed).items():
+        m = measure(tests()["betting"], pool, runs, f"bench:{seed}:{name}", far=150.0)
+        key = name
+        out[f"betting.{key}.alpha"] = m["alpha"]
+        out[f"betting.{key}.beta"] = m["beta"]
+        out[f"betting.{key}.length"] = m["length"]
+        out[f"betting.{key}.far"] = m["far_deals"] / m["fixed"]
+    return out
+
+
+def _md(rows_: list[dict[str, Any]], cols: Sequence[str]) -> str:
+    def f(v: Any) -> str:
+        return f"{v:.3f}" if isinstance(v, float) and abs(v) < 10 else f"{v:.0f}" if isinstance(v, float) else str(v)
+
+    return "\n".join(["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+                     + ["| " + " | ".join(f(r[c]) for c in cols) + " |" for r in rows_])
+
+
+def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) -> None:
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m arbiter.tools.sequential", description=__doc__.split("\n")[0])
+    p.add_argument("--runs", type=int, default=2000, help="simulated tests per side (default 2000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--recorded", action="store_true", help="the recorded real deals instead of the hard pools")
+    a = p.parse_args(argv)
+    if a.recorded:
+        out(_md(list(recorded_rows(a.runs, a.seed)), ["deals", "test", "alpha", "beta", "deals_m0", "deals_m1", "fixed",
+                                                      "length"]))
+        return
+    out(_md(list(rows(a.runs, a.seed)), ["distribution", "test", "alpha", "beta", "deals_m0", "deals_m1", "fixed",
+                                         "length", "far_deals", "undecided"]))
+
+
+if __name__ == "__main__":
+    main()
