@@ -228,7 +228,7 @@ def test_5_watch_of_a_withheld_match_says_so_instead_of_seed_0(tmp_path):
     from cardarena.records import Clock, FailurePolicy, MatchConfig
 
     async def main():
-        hub = SpectatorHub(reveal_at_end=False, token="organiser-only-token")
+        hub = SpectatorHub(token="organiser-only-token")  # the config says nothing: closed (cardarena.disclosure.UNSAID)
         server = await start_private_server(hub)
         try:
             config = MatchConfig(game="spite-and-malice", seed=3, options={"payoff_size": 5}, clock=Clock(0, 0),
