@@ -42,6 +42,7 @@ from arbiter.analysis.reask import DecisionPoint, decisions, match_info
 from arbiter.hosting.forward import sample_states
 from arbiter.hosting.loading import load_bot
 from arbiter.hosting.local import SeatDriver
+from arbiter.rating.stats import mean_se
 from cardarena.games import Action, GameError, get_game
 from cardarena.records import MatchRecord
 
@@ -72,13 +73,10 @@ def t95(df: int) -> float:
     return 2.0
 
 
-def mean_se(xs: Sequence[float]) -> tuple[float, float]:
-    n = len(xs)
-    m = sum(xs) / n
-    if n < 2:
-        return m, math.inf
-    var = sum((x - m) ** 2 for x in xs) / (n - 1)
-    return m, math.sqrt(var / n)
+def _mean_se(xs: Sequence[float]) -> tuple[float, float]:
+    """The one mean ± standard error (``arbiter.rating.stats``); inf for one value."""
+    r = mean_se(xs)
+    return r.mean, math.inf if r.se is None else r.se
 
 
 @dataclass(frozen=True)
@@ -157,7 +155,7 @@ class Valuer:
         worlds = sample_states(self.game, view, self.samples, rng)
         seeds = [rng.getrandbits(32) for _ in worlds]
         per = {a: [self.reference.rollout(w, self.seat, (a,), s) for w, s in zip(worlds, seeds)] for a in cands}
-        vals = [ActionValue(str(a), *mean_se(xs), len(xs)) for a, xs in per.items()]
+        vals = [ActionValue(str(a), *_mean_se(xs), len(xs)) for a, xs in per.items()]
         return tuple(sorted(vals, key=lambda v: -v.mean)), {str(a): xs for a, xs in per.items()}
 
     def decision(self, point: DecisionPoint, chosen_text: str | None) -> DecisionValue:
@@ -177,7 +175,7 @@ class Valuer:
                                  "nothing was played: the match ended here" if chosen_text is None else "")
         best = values[0]
         diffs = [b - c for b, c in zip(by_text[best.action], by_text[str(chosen)])]
-        loss, loss_se = mean_se(diffs)
+        loss, loss_se = _mean_se(diffs)
         if len(diffs) < 2:
             loss_se = math.inf
         elif all(d == diffs[0] for d in diffs):
