@@ -48,6 +48,12 @@ def analyse(
     if first < 1 or (last is not None and last < first):
         error(f"--from {first} --to {last}: decisions are counted from 1, and --to is not before --from")
         raise typer.Exit(2)
+    if samples < 1:
+        error(f"--samples {samples}: at least 1 state sampled per decision")
+        raise typer.Exit(2)
+    if max_actions < 2:
+        error(f"--max-actions {max_actions}: at least 2 actions per decision, to compare")
+        raise typer.Exit(2)
     if top < 0:
         error(f"--top {top}: a number of decisions, 0 or more")
         raise typer.Exit(2)

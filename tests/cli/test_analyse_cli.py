@@ -29,7 +29,8 @@ def test_analyse_on_the_command_line(tmp_path):
     assert invoke(*args).output == r.output  # seeded: the same command, the same analysis
 
     for extra, message in [(("--seat", "3"), "has seats 0 to 2"), (("--seat", "0", "--from", "0"), "counted from 1"),
-                           (("--seat", "0", "--samples", "0"), "samples 0")]:
+                           (("--seat", "0", "--samples", "0"), "--samples 0"),
+                           (("--seat", "0", "--max-actions", "1"), "--max-actions 1"), (("--seat", "0", "--top", "-1"), "--top -1")]:
         r = invoke("analyse", record.match_id, "--db", str(db), *extra)
         assert r.exit_code == 2 and message in r.output, (extra, r.output)
         assert "Traceback" not in r.output

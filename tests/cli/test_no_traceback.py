@@ -59,6 +59,7 @@ def _base(w: World, path: tuple[str, ...]) -> dict[str, Any]:
         ("play",): {"game": "spades", "bots": ["random"] * 4, "transport": "inproc", "option": ["deals=1"], "seed": "1",
                     "db": str(w.rw / "play.sqlite")},
         ("replay",): {"match_id": w.match_id, "db": str(w.store)},
+        ("analyse",): {"match_id": w.match_id, "db": str(w.store), "seat": "0", "last": "2", "samples": "1"},
         ("standings",): {"tournament": "t", "db": str(w.store)},
         ("tournament", "list"): {"db": str(w.store)},
         ("tournament", "show"): {"tournament": "t", "db": str(w.store)},
@@ -183,7 +184,7 @@ def _walk(w: World, paths: list[tuple[str, ...]]) -> list[str]:
 
 def test_the_walk_finds_every_command():
     tree = command_tree()
-    for path in [("play",), ("standings",), ("replay",), ("serve",), ("web",), ("watch",), ("rules",),
+    for path in [("play",), ("standings",), ("replay",), ("analyse",), ("serve",), ("web",), ("watch",), ("rules",),
                  ("tournament", "run"), ("tournament", "show"), ("tournament", "list"), ("bots", "new"),
                  ("bots", "check"), ("bots", "submit"), ("bots", "list"), ("bots", "show"), ("bots", "remove"),
                  ("bots", "sandbox"), ("credentials", "add-bot"), ("credentials", "token"), ("credentials", "show")]:
