@@ -21,10 +21,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, UNITS, DecisionValue, analyse as analyse_seat
-from arbiter.cli._common import DbOpt, _run, app, err, error, out, plural
-from arbiter.cli.replay import load_record
+from arbiter.cli._common import DbOpt, _run, app, error, out, plural
+from arbiter.cli.replay import load_record, replay_errors
 from arbiter.store.db import DEFAULT_DB
-from cardarena.replay import ReplayError
 
 
 @app.command()
@@ -60,14 +59,8 @@ def analyse(
     out.print(f"[bold]{record.game} match {escape(record.match_id)}[/]: values in {UNITS[record.game]}; "
               f"{plural(samples, 'sampled state')} per decision, seed {seed}")
     for s in ([seat] if seat is not None else range(n)):
-        try:
+        with replay_errors():
             rows = list(analyse_seat(record, s, samples=samples, seed=seed, max_actions=max_actions, first=first, last=last))
-        except ValueError as exc:
-            error(exc)
-            raise typer.Exit(2) from None
-        except ReplayError as exc:
-            err.print(f"[bold red]replay failed:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
-            raise typer.Exit(1) from None
         choices = [r for r in rows if r.values]  # a single legal action is no choice: not shown
         out.print(decision_table(choices, f"seat {s} ({record.seat_names[s]})"))
         mistakes = [r for r in rows if r.mistake]

@@ -11,9 +11,10 @@ Stepping verifies as it goes: a step that does not replay stops with the reason.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional, Sequence
+from typing import Annotated, Any, Iterator, Optional, Sequence
 
 import typer
 from rich.console import Group
@@ -168,22 +169,31 @@ def replay(
     viewpoint = "every hand" if full else (f"seat {seat}" if seat is not None else "spectator (public cards)")
     out.print(f"[bold]{record.game} match {record.match_id}[/], seed {record.seed}, seen as: {viewpoint}")
     try:
-        steps = step_record(record, seat, full)
-        if interactive:
-            _interactive(list_until_error(steps, record), record)
-        else:
-            for s in steps:
-                out.print(render_step(s, record))
+        with replay_errors():
+            steps = step_record(record, seat, full)
+            if interactive:
+                _interactive(list_until_error(steps, record), record)
+            else:
+                for s in steps:
+                    out.print(render_step(s, record))
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    out.print(f"[green]replay verified:[/] {plural(len(record.actions), 'action')} reproduce"
+              f"{'s' if len(record.actions) == 1 else ''} the recorded result")
+
+
+@contextlib.contextmanager
+def replay_errors() -> Iterator[None]:
+    """Stepping a record: a seat or decision it does not have is a usage error (exit 2), a
+    step that does not replay says why (exit 1)."""
+    try:
+        yield
     except ValueError as exc:
         error(exc)
         raise typer.Exit(2) from None
     except ReplayError as exc:
         err.print(f"[bold red]replay failed:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
         raise typer.Exit(1) from None
-    except KeyboardInterrupt:
-        raise typer.Exit(130) from None
-    out.print(f"[green]replay verified:[/] {plural(len(record.actions), 'action')} reproduce"
-              f"{'s' if len(record.actions) == 1 else ''} the recorded result")
 
 
 def list_until_error(steps, record: MatchRecord) -> list[ReplayStep]:
@@ -225,19 +235,13 @@ def _decision(record: MatchRecord, seat: int, at: int, bot: str | None, decision
     if not 0 <= seat < len(record.seat_names):
         error(f"--seat {seat}: {record.game} match {record.match_id} has seats 0 to {len(record.seat_names) - 1}")
         raise typer.Exit(2)
-    try:
+    with replay_errors():
         if bot is None:
             point, _ = decision_at(record, seat, at)
             answer = None
         else:
             answer = _run(reask, record, seat, at, bot, decision_ms=decision_ms, bank_ms=bank_ms)
             point = answer.point
-    except ValueError as exc:
-        error(exc)
-        raise typer.Exit(2) from None
-    except ReplayError as exc:
-        err.print(f"[bold red]replay failed:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
-        raise typer.Exit(1) from None
     out.print(render_decision(point, record))
     if answer is not None:
         out.print(render_answer(answer))
