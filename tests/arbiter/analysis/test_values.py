@@ -104,3 +104,18 @@ def test_a_bad_budget_is_named():
         Valuer("spot", {"players": 3}, 0, samples=0)
     with pytest.raises(ValueError, match="max_actions 1"):
         Valuer("spot", {"players": 3}, 0, max_actions=1)
+
+
+BLUNDER = f"{__import__('pathlib').Path(__file__).with_name('blunder.py')}:BidThirteenOnce"
+
+
+def test_a_planted_blunder_is_found():
+    """The heuristic, but for a first bid of 13: in a real match that decision is marked a
+    mistake, costing more than any of the seat's next decisions (the heuristic's own)."""
+    record = play_local("spades", [BLUNDER, "heuristic", "heuristic", "heuristic"], seed=2,
+                        options={"deals": 1, "blind_nil": False}, transport="inproc")
+    rows = [r for r in analyse(record, 0, samples=4, seed=1, last=8) if r.values]
+    bid = next(r for r in rows if r.chosen == "bid 13")
+    assert bid.point.number == 1 and bid.mistake, bid
+    assert max(rows, key=lambda r: r.loss) is bid
+    assert bid.loss > 100
