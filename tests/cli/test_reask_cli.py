@@ -51,3 +51,24 @@ def test_reask_on_the_command_line(tmp_path):
         assert r.exit_code == 2, (args, r.output)
         assert message in r.output, (args, r.output)
         assert "Traceback" not in r.output
+
+
+def test_a_withheld_match_is_neither_reasked_nor_analysed(tmp_path):
+    """A match of a duplicate tournament still being played: its deal comes back, so the
+    disclosure rule withholds it from re-asking and analysis as from `replay`."""
+    from arbiter.store.db import Store
+    from arbiter.tournament.spec import TournamentSpec
+
+    record = play_local("spot", ["random"] * 3, seed=5, options={"players": 3, "hands": 1}, transport="inproc")
+    db = tmp_path / "arena.sqlite"
+    spec = TournamentSpec(game="spot", bots=(), options={"players": 3, "hands": 1}, duplicate=True, name="dup", deals=2)
+    with Store(db) as store:
+        tour = store.open_tournament("dup", "spot", spec.to_json())
+        store.save_match(tour.id, 0, 0, 0, record)  # not finished: its twin seatings are still to come
+    for args in (("replay", record.match_id, "--seat", "0", "--at", "1", "--bot", "random"),
+                 ("replay", record.match_id, "--seat", "0", "--at", "1"),
+                 ("analyse", record.match_id, "--seat", "0")):
+        r = invoke(*args, "--db", str(db))
+        assert r.exit_code == 2, (args, r.output)
+        assert "still running with duplicate deals" in " ".join(r.output.split()), r.output
+        assert "legal actions" not in r.output and "Traceback" not in r.output
