@@ -22,7 +22,7 @@ from typing import Any, Iterator
 from cardarena.records import MatchRecord
 from cardarena.replay import step_record
 
-__all__ = ["CardCount", "HindsightUnavailable", "double_dummy"]
+__all__ = ["APPROXIMATE", "CardCount", "HindsightUnavailable", "double_dummy", "require_solver"]
 
 APPROXIMATE = ("approximate: bridge's double-dummy count (spades trump, all cards seen), without Spades' rule that "
                "spades may not be led until broken; tricks, not points")
@@ -52,6 +52,11 @@ class CardCount:
     def lost(self) -> int:
         """Tricks the played card gave away against the best card (0 if none was played)."""
         return self.best - self.tricks[self.played] if self.played in self.tricks else 0
+
+
+def require_solver() -> None:
+    """HindsightUnavailable (saying how to install it) unless the solver can be imported."""
+    _solver()
 
 
 def _solver() -> Any:

@@ -3,6 +3,7 @@
     arbiter analyse 1-4-9f3a --seat 2               # every decision of seat 2 with a choice
     arbiter analyse 1-4-9f3a --seat 2 --samples 16  # more sampled states: smaller errors
     arbiter analyse match.json --seat 0 --from 10 --to 20 --top 5
+    arbiter analyse 1-4-9f3a --seat 1 --hindsight   # Spades: each card play's double-dummy count, every card known
 
 Each action is valued on states sampled from what the seat could see (the forward model),
 played on by the game's heuristic (the search bot's rollout); the loss of the chosen action
@@ -20,6 +21,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from arbiter.analysis.hindsight import APPROXIMATE, CardCount, HindsightUnavailable, double_dummy, require_solver
 from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, UNITS, DecisionValue, analyse as analyse_seat
 from arbiter.cli._common import DbOpt, _run, app, error, out, plural
 from arbiter.cli.replay import load_record, replay_errors
@@ -37,6 +39,7 @@ def analyse(
     first: Annotated[int, typer.Option("--from", help="The seat's first decision to analyse (from 1).")] = 1,
     last: Annotated[Optional[int], typer.Option("--to", help="The seat's last decision to analyse (default: its last).")] = None,
     top: Annotated[int, typer.Option("--top", help="Then list the decisions that cost most, this many (0: none).")] = 5,
+    hindsight: Annotated[bool, typer.Option("--hindsight", help="Spades: also each card play's double-dummy count with every card known (hindsight, not what the seat knew; needs endplay: pip install 'card-arena[hindsight]'). Approximate: bridge's count, without 'spades not led until broken'.")] = False,
 ) -> None:
     """Why did my bot lose? Value each decision of a seat from what it could know, and mark its mistakes."""
     record = _run(load_record, match_id, db)
@@ -56,6 +59,15 @@ def analyse(
     if top < 0:
         error(f"--top {top}: a number of decisions, 0 or more")
         raise typer.Exit(2)
+    if hindsight and record.game != "spades":
+        error(f"--hindsight counts tricks with every card known: Spades only, not {record.game}")
+        raise typer.Exit(2)
+    if hindsight:
+        try:
+            require_solver()
+        except HindsightUnavailable as exc:
+            error(exc)
+            raise typer.Exit(2) from None
     out.print(f"[bold]{record.game} match {escape(record.match_id)}[/]: values in {UNITS[record.game]}; "
               f"{plural(samples, 'sampled state')} per decision, seed {seed}")
     for s in ([seat] if seat is not None else range(n)):
@@ -70,6 +82,28 @@ def analyse(
         costly = sorted((r for r in rows if r.loss > 0), key=lambda r: -r.loss)[:top]
         if costly:
             out.print(decision_table(costly, f"seat {s}: the {plural(len(costly), 'decision')} that cost most"))
+        if hindsight:
+            with replay_errors():
+                counts = [c for c in double_dummy(record, s) if first <= c.number <= (last or c.number)]
+            out.print(hindsight_table(counts, f"seat {s} in hindsight: tricks its side wins from each card play, every card known"))
+            out.print(f"({APPROXIMATE})", style="dim")
+            out.print(f"seat {s}: {sum(c.lost for c in counts)} tricks given away in hindsight "
+                      f"over {plural(sum(len(c.tricks) > 1 for c in counts), 'card play')} with a choice")
+
+
+def hindsight_table(counts: list[CardCount], title: str) -> Table:
+    """One row per card play with a choice: the played card's double-dummy tricks, the best."""
+    table = Table(title=escape(title), title_justify="left")
+    for name, justify in (("#", "right"), ("step", "right"), ("played", "left"), ("tricks", "right"),
+                          ("best cards", "left"), ("tricks", "right"), ("lost", "right")):
+        table.add_column(name, justify=justify)
+    for c in counts:
+        if len(c.tricks) < 2:
+            continue
+        best = [card for card, t in c.tricks.items() if t == c.best]
+        table.add_row(str(c.number), str(c.step), c.played or "-", str(c.tricks.get(c.played, "")), " ".join(best),
+                      str(c.best), f"[bold red]{c.lost}[/]" if c.lost else "0")
+    return table
 
 
 def decision_table(rows: list[DecisionValue], title: str) -> Table:

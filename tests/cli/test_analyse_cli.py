@@ -36,3 +36,24 @@ def test_analyse_on_the_command_line(tmp_path):
         assert "Traceback" not in r.output
     r = invoke("analyse", "no-such-match", "--db", str(db))
     assert r.exit_code == 2 and "Traceback" not in r.output
+
+
+def test_hindsight_on_the_command_line(tmp_path):
+    import pytest
+
+    pytest.importorskip("endplay")
+    record = play_local("spades", ["random", "heuristic", "random", "heuristic"], seed=6, options={"deals": 1},
+                        transport="inproc")
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    r = invoke("analyse", record.match_id, "--db", str(db), "--seat", "1", "--samples", "1", "--hindsight")
+    assert r.exit_code == 0, r.output
+    flat = " ".join(r.output.split())
+    assert "seat 1 in hindsight: tricks its side wins from each card play" in flat
+    assert "without Spades' rule that spades may not be led until broken" in flat
+    assert "tricks given away in hindsight" in flat
+
+    spot = play_local("spot", ["random"] * 3, seed=2, options={"players": 3, "hands": 1}, transport="inproc")
+    store_play(db, spot)
+    r = invoke("analyse", spot.match_id, "--db", str(db), "--hindsight")
+    assert r.exit_code == 2 and "Spades only" in r.output
