@@ -116,7 +116,7 @@ def replay(
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="With --json: write the record to this file instead of stdout.")] = None,
     at: Annotated[Optional[int], typer.Option("--at", help="With --seat: rebuild that seat's K-th decision (from 1): its view, legal actions and the events it was shown since its previous one.")] = None,
     bot: Annotated[Optional[str], typer.Option("--bot", help="With --at: ask this bot (bundled name, file, module:Class; run in this process) that decision, after replaying its earlier ones, and show its choice beside what was played.")] = None,
-    decision_ms: Annotated[int, typer.Option("--decision-ms", help="With --bot: the per-decision limit the bot is told (the record does not keep the clock).")] = DEFAULT_DECISION_MS,
+    decision_ms: Annotated[int, typer.Option("--decision-ms", help="With --bot: the per-decision limit the bot is told (the record does not keep the clock); each of its decisions is waited for this plus --bank-ms (0: without limit), then reported as timed out.")] = DEFAULT_DECISION_MS,
     bank_ms: Annotated[int, typer.Option("--bank-ms", help="With --bot: the time bank the bot is told.")] = DEFAULT_BANK_MS,
 ) -> None:
     """Verify a recorded match (replay its actions from its seed and compare the result), step through it,
