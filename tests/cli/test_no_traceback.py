@@ -33,7 +33,7 @@ from tests.cli.badinput import ROOT, World, command_tree, invoke, problems, read
 #: Commands that serve until interrupted (run with ``serving=True``).
 SERVING = {("serve",), ("web",), ("arena",)}
 #: Commands walked by a test of their own.
-OWN_TEST = {("play",), ("evaluate",)}
+OWN_TEST = {("play",), ("evaluate",), ("analyse",)}
 
 
 @pytest.fixture(scope="module")
@@ -195,6 +195,12 @@ def test_every_command_turns_bad_inputs_into_one_error_line(world):
     """The whole matrix over every command but `arbiter play` (test_play_bad_inputs)."""
     paths = [p for p in command_tree() if p not in OWN_TEST]
     failures = _walk(world, paths)
+    assert not failures, f"{len(failures)} bad inputs were not answered cleanly:\n\n" + "\n\n".join(failures)
+
+
+def test_analyse_bad_inputs(world):
+    """`arbiter analyse` walked on its own (it runs an analysis for every accepted input)."""
+    failures = _walk(world, [("analyse",)])
     assert not failures, f"{len(failures)} bad inputs were not answered cleanly:\n\n" + "\n\n".join(failures)
 
 

@@ -15,8 +15,17 @@ runner = CliRunner()
 ZOO = Path(__file__).resolve().parents[1] / "e2e" / "zoo.py"
 
 
+class _Out:
+    """A run's exit code and its output with line breaks folded to spaces (the console may
+    wrap at its own width, whatever COLUMNS says, when other tests created it first)."""
+
+    def __init__(self, result):
+        self.exit_code = result.exit_code
+        self.output = " ".join(result.output.split())
+
+
 def invoke(*args: str):
-    return runner.invoke(app, list(args), catch_exceptions=False, env={"COLUMNS": "120"})
+    return _Out(runner.invoke(app, list(args), catch_exceptions=False, env={"COLUMNS": "120"}))
 
 
 def test_reask_on_the_command_line(tmp_path):
@@ -70,5 +79,5 @@ def test_a_withheld_match_is_neither_reasked_nor_analysed(tmp_path):
                  ("analyse", record.match_id, "--seat", "0")):
         r = invoke(*args, "--db", str(db))
         assert r.exit_code == 2, (args, r.output)
-        assert "still running with duplicate deals" in " ".join(r.output.split()), r.output
+        assert "still running with duplicate deals" in r.output, r.output
         assert "legal actions" not in r.output and "Traceback" not in r.output
