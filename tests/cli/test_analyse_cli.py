@@ -3,25 +3,8 @@ same numbers for the same seed, and clear errors for a seat or range that does n
 
 from __future__ import annotations
 
-from typer.testing import CliRunner
-
-from arbiter.cli import app
 from arbiter.tournament.play import play_local, store_play
-
-runner = CliRunner()
-
-
-class _Out:
-    """A run's exit code and its output with line breaks folded to spaces (the console may
-    wrap at its own width, whatever COLUMNS says, when other tests created it first)."""
-
-    def __init__(self, result):
-        self.exit_code = result.exit_code
-        self.output = " ".join(result.output.split())
-
-
-def invoke(*args: str):
-    return _Out(runner.invoke(app, list(args), catch_exceptions=False, env={"COLUMNS": "160"}))
+from tests.cli.test_reask_cli import invoke  # output with line breaks folded
 
 
 def test_analyse_on_the_command_line(tmp_path):
