@@ -27,7 +27,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from cardarena.games import Event, Game, GameError, Outcome, State, events_for, get_game
+from cardarena.games import Action, Event, Game, GameError, Outcome, State, events_for, get_game
 from cardarena.records import MatchRecord
 
 __all__ = ["ReplayError", "ReplayStep", "step_record", "verify_record", "replay_steps"]
@@ -57,6 +57,9 @@ class ReplayStep:
     view: Any
     seat_views: tuple[Any, ...] = ()
     outcome: Outcome | None = None
+    #: the legal actions of ``to_act``, when the viewpoint may know them: the viewpoint is
+    #: that seat (its decision, as it was asked), or full mode; else empty
+    legal: tuple[Action, ...] = ()
 
     @property
     def is_last(self) -> bool:
@@ -158,11 +161,13 @@ def step_record(record: MatchRecord, seat: int | None = None, full: bool = False
         view = state.spectator_view() if seat is None else state.view(seat)
         seat_views = tuple(state.view(s) for s in range(state.game.num_seats)) if full else ()
         shown = tuple(events) if full else tuple(events_for(events, seat))
+        to_act = state.current_seat
+        legal = tuple(state.legal_actions()) if to_act is not None and (full or to_act == seat) else ()
         step = ReplayStep(
             index=i, total=total, seat=ra.seat if ra else None,
             action=(ra.action if full else game.action_text(game.parse_action(ra.action), ra.seat, seat)) if ra else None,
             forced=ra.forced if ra else "", ms=ra.ms if ra else 0,
-            to_act=state.current_seat, events=shown, view=view, seat_views=seat_views,
+            to_act=to_act, events=shown, view=view, seat_views=seat_views, legal=legal,
         )
         if i < total:
             yield step

@@ -5,6 +5,7 @@
     arbiter tournament run --game spades --bots random,greedy,heuristic --deals 4
     arbiter standings
     arbiter replay MATCH_ID
+    arbiter analyse MATCH_ID --seat 2
 
 This package only wires commands together; each command module parses its arguments,
 calls one library function and renders the result. Only the CLI knows about rich.
@@ -18,6 +19,7 @@ from arbiter.cli import watch, web  # noqa: F401  (spectating: live and on a web
 from arbiter.cli import rules  # noqa: F401  (`arbiter rules GAME`: rules, notation, options, presets)
 from arbiter.cli import credentials  # noqa: F401  (a standing arbiter's tokens)
 from arbiter.cli import arena  # noqa: F401  (`arbiter arena`: a continuous rated ladder)
+from arbiter.cli import analyse  # noqa: F401  (`arbiter analyse`: a seat's decisions valued, its mistakes)
 
 
 def main() -> None:

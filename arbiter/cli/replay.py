@@ -11,9 +11,10 @@ Stepping verifies as it goes: a step that does not replay stops with the reason.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional, Sequence
+from typing import Annotated, Any, Iterator, Optional, Sequence
 
 import typer
 from rich.console import Group
@@ -28,6 +29,7 @@ from cardarena.replay import ReplayError
 from arbiter.present.boards import BoardRow, board
 from cardarena.replay import ReplayStep, step_record, verify_record
 from arbiter.store.db import DEFAULT_DB, Store
+from arbiter.analysis.reask import DEFAULT_BANK_MS, DEFAULT_DECISION_MS, DecisionPoint, Reask, decision_at, reask
 
 _SUIT = {"S": ("♠", "bold"), "H": ("♥", "bold red"), "D": ("♦", "bold red"), "C": ("♣", "bold")}
 
@@ -112,9 +114,26 @@ def replay(
     all_steps: Annotated[bool, typer.Option("--all", help="Show every step, one after another.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the match record as JSON instead (what `arbiter replay FILE` reads back); nothing is verified.")] = False,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="With --json: write the record to this file instead of stdout.")] = None,
+    at: Annotated[Optional[int], typer.Option("--at", help="With --seat: rebuild that seat's K-th decision (from 1): its view, legal actions and the events it was shown since its previous one.")] = None,
+    bot: Annotated[Optional[str], typer.Option("--bot", help="With --at: ask this bot (bundled name, file, module:Class; run in this process) that decision, after replaying its earlier ones, and show its choice beside what was played.")] = None,
+    decision_ms: Annotated[int, typer.Option("--decision-ms", help="With --bot: the per-decision limit the bot is told (the record does not keep the clock); each of its decisions is waited for this plus --bank-ms (0: without limit), then reported as timed out.")] = DEFAULT_DECISION_MS,
+    bank_ms: Annotated[int, typer.Option("--bank-ms", help="With --bot: the time bank the bot is told.")] = DEFAULT_BANK_MS,
 ) -> None:
     """Verify a recorded match (replay its actions from its seed and compare the result), step through it,
-    or export its record (--json)."""
+    export its record (--json), or re-ask a seat's decision (--seat N --at K [--bot mybot.py])."""
+    if bot is not None and at is None:
+        error("--bot re-asks one decision: give it with --seat N --at K")
+        raise typer.Exit(2)
+    if at is not None:
+        if seat is None:
+            error("--at K is a decision of one seat: give --seat N too")
+            raise typer.Exit(2)
+        if full or step or all_steps or as_json:
+            error("--at shows one decision: --full, --step, --all and --json step through or export the match; pick one")
+            raise typer.Exit(2)
+        record = _run(load_record, match_id, db)
+        _decision(record, seat, at, bot, decision_ms, bank_ms)
+        return
     if output is not None and not as_json:
         error("--output goes with --json (the record as JSON)")
         raise typer.Exit(2)
@@ -150,22 +169,31 @@ def replay(
     viewpoint = "every hand" if full else (f"seat {seat}" if seat is not None else "spectator (public cards)")
     out.print(f"[bold]{record.game} match {record.match_id}[/], seed {record.seed}, seen as: {viewpoint}")
     try:
-        steps = step_record(record, seat, full)
-        if interactive:
-            _interactive(list_until_error(steps, record), record)
-        else:
-            for s in steps:
-                out.print(render_step(s, record))
+        with replay_errors():
+            steps = step_record(record, seat, full)
+            if interactive:
+                _interactive(list_until_error(steps, record), record)
+            else:
+                for s in steps:
+                    out.print(render_step(s, record))
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    out.print(f"[green]replay verified:[/] {plural(len(record.actions), 'action')} reproduce"
+              f"{'s' if len(record.actions) == 1 else ''} the recorded result")
+
+
+@contextlib.contextmanager
+def replay_errors() -> Iterator[None]:
+    """Stepping a record: a seat or decision it does not have is a usage error (exit 2), a
+    step that does not replay says why (exit 1)."""
+    try:
+        yield
     except ValueError as exc:
         error(exc)
         raise typer.Exit(2) from None
     except ReplayError as exc:
         err.print(f"[bold red]replay failed:[/] {escape(str(exc))}", soft_wrap=True, highlight=False)
         raise typer.Exit(1) from None
-    except KeyboardInterrupt:
-        raise typer.Exit(130) from None
-    out.print(f"[green]replay verified:[/] {plural(len(record.actions), 'action')} reproduce"
-              f"{'s' if len(record.actions) == 1 else ''} the recorded result")
 
 
 def list_until_error(steps, record: MatchRecord) -> list[ReplayStep]:
@@ -200,3 +228,67 @@ def _interactive(steps: list[ReplayStep], record: MatchRecord) -> None:
             return
         else:
             i += 1
+
+
+def _decision(record: MatchRecord, seat: int, at: int, bot: str | None, decision_ms: int, bank_ms: int) -> None:
+    """``--seat N --at K [--bot B]``: the decision as the seat had it, and B's answer to it."""
+    if not 0 <= seat < len(record.seat_names):
+        error(f"--seat {seat}: {record.game} match {record.match_id} has seats 0 to {len(record.seat_names) - 1}")
+        raise typer.Exit(2)
+    with replay_errors():
+        if bot is None:
+            point, _ = decision_at(record, seat, at)
+            answer = None
+        else:
+            answer = _run(reask, record, seat, at, bot, decision_ms=decision_ms, bank_ms=bank_ms)
+            point = answer.point
+    out.print(render_decision(point, record))
+    if answer is not None:
+        out.print(render_answer(answer))
+
+
+def _played_text(point: DecisionPoint, record: MatchRecord) -> str:
+    if point.played is None:
+        why = "; ".join(i.detail for i in record.incidents if i.seat == point.seat) or (record.outcome.detail if record.outcome else "")
+        return "nothing: the match ended here" + (f" ({why})" if why else "")
+    return point.played + (f"  [arbiter's choice: {point.forced}]" if point.forced else "")
+
+
+def render_decision(point: DecisionPoint, record: MatchRecord) -> Group:
+    """One decision as its seat had it: the events since its previous one, its board, its legal actions."""
+    name = record.seat_names[point.seat] if point.seat < len(record.seat_names) else "?"
+    parts: list[Any] = [Text(f"{record.game} match {record.match_id}: seat {point.seat} ({name}), decision {point.number} "
+                             f"(after step {point.step} of {len(record.actions)})", style="bold")]
+    parts.append(Text(f"events shown since its previous decision: {len(point.events)}", style="dim"))
+    for e in point.events:
+        parts.append(Text("  · " + e.text, style="green"))
+    parts.append(board_table(board(record.game, point.view, record.seat_names)))
+    parts.append(Text(f"legal actions ({len(point.legal)}): " + ", ".join(map(str, point.legal))))
+    parts.append(Text("played: " + _played_text(point, record), style="bold"))
+    return Group(*parts)
+
+
+def render_answer(answer: Reask) -> Group:
+    """What the bot chose, now, beside what was played; its traceback or stack in full."""
+    parts: list[Any] = []
+    if answer.note:
+        parts.append(Text("note: " + answer.note, style="yellow"))
+    d = answer.decision
+    if answer.timed_out:
+        parts.append(Text(f"{answer.bot}: no answer in time (timed out)", style="bold red"))
+        if answer.stack:
+            parts.append(Text("where it was:\n" + answer.stack.rstrip()))
+    elif d is None or not answer.chosen:
+        why = (d.failure or d.malformed) if d is not None else "no answer"
+        parts.append(Text(f"{answer.bot} chooses: nothing: {why}", style="bold red"))
+    else:
+        verdict = "the same as played" if answer.same else ("differs from what was played" if answer.legal
+                                                            else "NOT a legal action here: the arbiter would refuse it")
+        parts.append(Text(f"{answer.bot} chooses: {answer.chosen}  ({verdict}; {answer.ms:.0f} ms)",
+                          style="bold green" if answer.legal else "bold red"))
+        if d is not None and d.notation:
+            parts.append(Text(f"  it answered the text {d.notation!r}", style="dim"))
+    if answer.stderr:
+        parts.append(Text("its stderr at this decision:", style="bold"))
+        parts.append(Text(answer.stderr.rstrip()))
+    return Group(*parts)

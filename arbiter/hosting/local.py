@@ -3,7 +3,9 @@
 Only trusted bots run this way (bundled bots, `--transport inproc`, the self-test inside
 its sandbox): the bot shares the arbiter's memory. Its life in the match is the SDK's one
 driver (``sdk.driver.SeatDriver``), as over gRPC; this class only hands the driver's
-``Decision`` to the match runner in the runner's terms.
+``Decision`` to the match runner in the runner's terms. The driver itself is exported
+here too: re-asking a recorded decision (``arbiter.analysis.reask``) drives a bot
+through it in this process, decision by decision, without a match runner.
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ from typing import Any
 from arbiter.match import BotFailed, MalformedAction, SeatClient, SeatDisconnected, TurnRequest
 from cardarena.games import Action, Event, Outcome
 from cardarena.records import MatchInfo, MatchResult
-from sdk.driver import SeatDriver
+from sdk.driver import Decision, SeatDriver
+
+__all__ = ["Decision", "LocalSeat", "SeatDriver"]
 
 log = logging.getLogger(__name__)
 

@@ -33,7 +33,7 @@ from tests.cli.badinput import ROOT, World, command_tree, invoke, problems, read
 #: Commands that serve until interrupted (run with ``serving=True``).
 SERVING = {("serve",), ("web",), ("arena",)}
 #: Commands walked by a test of their own.
-OWN_TEST = {("play",), ("evaluate",)}
+OWN_TEST = {("play",), ("evaluate",), ("analyse",)}
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +59,7 @@ def _base(w: World, path: tuple[str, ...]) -> dict[str, Any]:
         ("play",): {"game": "spades", "bots": ["random"] * 4, "transport": "inproc", "option": ["deals=1"], "seed": "1",
                     "db": str(w.rw / "play.sqlite")},
         ("replay",): {"match_id": w.match_id, "db": str(w.store)},
+        ("analyse",): {"match_id": w.match_id, "db": str(w.store), "seat": "0", "last": "2", "samples": "1"},
         ("standings",): {"tournament": "t", "db": str(w.store)},
         ("tournament", "list"): {"db": str(w.store)},
         ("tournament", "show"): {"tournament": "t", "db": str(w.store)},
@@ -195,7 +196,7 @@ def _walked(paths: list[tuple[str, ...]]) -> list[Any]:
 
 def test_the_walk_finds_every_command():
     tree = command_tree()
-    for path in [("play",), ("standings",), ("replay",), ("serve",), ("web",), ("watch",), ("rules",),
+    for path in [("play",), ("standings",), ("replay",), ("analyse",), ("serve",), ("web",), ("watch",), ("rules",),
                  ("tournament", "run"), ("tournament", "show"), ("tournament", "list"), ("bots", "new"),
                  ("bots", "check"), ("bots", "submit"), ("bots", "list"), ("bots", "show"), ("bots", "remove"),
                  ("bots", "sandbox"), ("credentials", "add-bot"), ("credentials", "token"), ("credentials", "show")]:
@@ -209,6 +210,13 @@ def test_every_command_turns_bad_inputs_into_one_error_line(world, path, param):
     """The whole matrix over every command but `arbiter play` and `arbiter evaluate` (their own tests below)."""
     failures = _walk(world, path, param)
     assert not failures, f"{len(failures)} bad inputs were not answered cleanly:\n\n" + "\n\n".join(failures)
+
+
+@pytest.mark.parametrize("path,param", _walked([("analyse",)]))
+def test_analyse_bad_inputs(world, path, param):
+    """`arbiter analyse` walked on its own (it runs an analysis for every accepted input)."""
+    failures = _walk(world, path, param)
+    assert not failures, f"{len(failures)} bad inputs to analyse were not answered cleanly:\n\n" + "\n\n".join(failures)
 
 
 @pytest.mark.parametrize("path,param", _walked([("play",)]))

@@ -1,0 +1,132 @@
+"""`arbiter analyse`: which of a seat's decisions cost it, valued from that seat's view only.
+
+    arbiter analyse 1-4-9f3a --seat 2               # every decision of seat 2 with a choice
+    arbiter analyse 1-4-9f3a --seat 2 --samples 16  # more sampled states: smaller errors
+    arbiter analyse match.json --seat 0 --from 10 --to 20 --top 5
+    arbiter analyse 1-4-9f3a --seat 1 --hindsight   # Spades: each card play's double-dummy count, every card known
+
+Each action is valued on states sampled from what the seat could see (the forward model),
+played on by the game's heuristic (the search bot's rollout); the loss of the chosen action
+against the best is shown with its standard error, and a significant loss is a mistake.
+The same command gives the same numbers (--seed). The match is read as `arbiter replay`
+reads it: a match the disclosure rule withholds is refused.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from arbiter.analysis.hindsight import APPROXIMATE, CardCount, HindsightUnavailable, double_dummy, require_solver
+from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, UNITS, DecisionValue, analyse as analyse_seat
+from arbiter.cli._common import DbOpt, _run, app, error, out, plural
+from arbiter.cli.replay import load_record, replay_errors
+from arbiter.store.db import DEFAULT_DB
+
+
+@app.command()
+def analyse(
+    match_id: Annotated[str, typer.Argument(help="A match id from the store, or a path to a match record JSON file.")],
+    seat: Annotated[Optional[int], typer.Option("--seat", help="The seat whose decisions to analyse (default: every seat).")] = None,
+    db: DbOpt = Path(DEFAULT_DB),
+    samples: Annotated[int, typer.Option("--samples", help="States sampled from the seat's view per decision (more: smaller errors, slower).")] = DEFAULT_SAMPLES,
+    seed: Annotated[int, typer.Option("--seed", help="Seeds the sampling: the same seed gives the same analysis.")] = 0,
+    max_actions: Annotated[int, typer.Option("--max-actions", help="At most this many actions valued per decision (the chosen one and the heuristic's first).")] = DEFAULT_MAX_ACTIONS,
+    first: Annotated[int, typer.Option("--from", help="The seat's first decision to analyse (from 1).")] = 1,
+    last: Annotated[Optional[int], typer.Option("--to", help="The seat's last decision to analyse (default: its last).")] = None,
+    top: Annotated[int, typer.Option("--top", help="Then list the decisions that cost most, this many (0: none).")] = 5,
+    hindsight: Annotated[bool, typer.Option("--hindsight", help="Spades: also each card play's double-dummy count with every card known (hindsight, not what the seat knew; needs endplay: pip install 'card-arena[hindsight]'). Approximate: bridge's count, without 'spades not led until broken'.")] = False,
+) -> None:
+    """Why did my bot lose? Value each decision of a seat from what it could know, and mark its mistakes."""
+    record = _run(load_record, match_id, db)
+    n = len(record.seat_names)
+    if seat is not None and not 0 <= seat < n:
+        error(f"--seat {seat}: {record.game} match {record.match_id} has seats 0 to {n - 1}")
+        raise typer.Exit(2)
+    if first < 1 or (last is not None and last < first):
+        error(f"--from {first} --to {last}: decisions are counted from 1, and --to is not before --from")
+        raise typer.Exit(2)
+    if samples < 1:
+        error(f"--samples {samples}: at least 1 state sampled per decision")
+        raise typer.Exit(2)
+    if max_actions < 2:
+        error(f"--max-actions {max_actions}: at least 2 actions per decision, to compare")
+        raise typer.Exit(2)
+    if top < 0:
+        error(f"--top {top}: a number of decisions, 0 or more")
+        raise typer.Exit(2)
+    if hindsight and record.game != "spades":
+        error(f"--hindsight counts tricks with every card known: Spades only, not {record.game}")
+        raise typer.Exit(2)
+    if hindsight:
+        try:
+            require_solver()
+        except HindsightUnavailable as exc:
+            error(exc)
+            raise typer.Exit(2) from None
+    out.print(f"[bold]{record.game} match {escape(record.match_id)}[/]: values in {UNITS[record.game]}; "
+              f"{plural(samples, 'sampled state')} per decision, seed {seed}")
+    for s in ([seat] if seat is not None else range(n)):
+        with replay_errors():
+            rows = list(analyse_seat(record, s, samples=samples, seed=seed, max_actions=max_actions, first=first, last=last))
+        choices = [r for r in rows if r.values]  # a single legal action is no choice: not shown
+        out.print(decision_table(choices, f"seat {s} ({record.seat_names[s]})"))
+        mistakes = [r for r in rows if r.mistake]
+        lost = sum(r.loss for r in rows if r.chosen is not None)
+        out.print(f"seat {s}: {plural(len(rows), 'decision')} ({len(choices)} with a choice), "
+                  f"{plural(len(mistakes), 'mistake')}, {lost:.1f} lost in all against the best valued action")
+        costly = sorted((r for r in rows if r.loss > 0), key=lambda r: -r.loss)[:top]
+        if costly:
+            out.print(decision_table(costly, f"seat {s}: the {plural(len(costly), 'decision')} that cost most"))
+        if hindsight:
+            with replay_errors():
+                counts = [c for c in double_dummy(record, s) if first <= c.number <= (last or c.number)]
+            out.print(hindsight_table(counts, f"seat {s} in hindsight: tricks its side wins from each card play, every card known"))
+            out.print(f"({APPROXIMATE})", style="dim")
+            out.print(f"seat {s}: {sum(c.lost for c in counts)} tricks given away in hindsight "
+                      f"over {plural(sum(len(c.tricks) > 1 for c in counts), 'card play')} with a choice")
+
+
+def hindsight_table(counts: list[CardCount], title: str) -> Table:
+    """One row per card play with a choice: the played card's double-dummy tricks, the best."""
+    table = Table(title=escape(title), title_justify="left")
+    for name, justify in (("#", "right"), ("step", "right"), ("played", "left"), ("tricks", "right"),
+                          ("best cards", "left"), ("tricks", "right"), ("lost", "right")):
+        table.add_column(name, justify=justify)
+    for c in counts:
+        if len(c.tricks) < 2:
+            continue
+        best = [card for card, t in c.tricks.items() if t == c.best]
+        table.add_row(str(c.number), str(c.step), c.played or "-", str(c.tricks.get(c.played, "")), " ".join(best),
+                      str(c.best), f"[bold red]{c.lost}[/]" if c.lost else "0")
+    return table
+
+
+def decision_table(rows: list[DecisionValue], title: str) -> Table:
+    """One row per decision: what was played, its value, the best, the loss ± its error."""
+    table = Table(title=escape(title), title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("step", justify="right")
+    table.add_column("played")
+    table.add_column("value", justify="right")
+    table.add_column("best")
+    table.add_column("value", justify="right")
+    table.add_column("loss ± s.e.", justify="right")
+    table.add_column("")
+    for r in rows:
+        if not r.values:
+            table.add_row(str(r.point.number), str(r.point.step), escape(r.chosen or "-"), "", "", "", "", r.note, style="dim")
+            continue
+        mine, best = r.chosen_value, r.values[0]
+        table.add_row(
+            str(r.point.number), str(r.point.step), escape(r.chosen or "(nothing: the match ended)"),
+            f"{mine.mean:.1f} ± {mine.se:.1f}" if mine else "",
+            escape(best.action), f"{best.mean:.1f} ± {best.se:.1f}",
+            f"{r.loss:.1f} ± {r.loss_se:.1f}" if mine else "",
+            "[bold red]mistake[/]" if r.mistake else escape(r.note),
+        )
+    return table

@@ -1,0 +1,121 @@
+"""Valuing a seat's decisions: an obviously bad choice on a constructed position is a
+mistake and a good one is not; the analysis is seeded; and it reads only the seat's view:
+resampling the other seats' hidden cards consistently with that view changes nothing."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arbiter.analysis.reask import DecisionPoint, decisions
+from arbiter.analysis.values import Valuer, analyse, t95
+from arbiter.hosting.forward import sample_states
+from arbiter.tournament.play import play_local
+from cardarena.games import get_game
+
+ALL_SPADES = "AS KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S 2S"
+OTHERS = ["AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H 2H", "AD KD QD JD 10D 9D 8D 7D 6D 5D 4D 3D 2D",
+          "AC KC QC JC 10C 9C 8C 7C 6C 5C 4C 3C 2C"]
+
+
+def spades_bid_point():
+    """Seat 0 holds all thirteen spades and bids first: it takes every trick whatever it does."""
+    options = {"blind_nil": False, "deals": 1}
+    game = get_game("spades", options)
+    state = game.state_from_deal([ALL_SPADES] + OTHERS, dealer=3, seed=1)
+    assert state.current_seat == 0
+    point = DecisionPoint(0, 1, 0, state.view(0), tuple(state.legal_actions()), (), None)
+    return options, point
+
+
+def test_bidding_nil_with_every_spade_is_a_mistake():
+    options, point = spades_bid_point()
+    valuer = Valuer("spades", options, 0, samples=4, seed=3)
+    nil = valuer.decision(point, "bid nil")
+    assert nil.mistake, nil
+    assert nil.loss > 150 and nil.loss > t95(3) * nil.loss_se  # a failed nil (-100) and 13 bags against a made 13
+    assert nil.chosen_value is not None and nil.values[0].mean > nil.chosen_value.mean
+    best = valuer.decision(point, nil.best)
+    assert not best.mistake and best.loss == 0.0
+    assert best.best == nil.best
+
+
+def test_the_analysis_is_seeded():
+    options, point = spades_bid_point()
+    a = Valuer("spades", options, 0, samples=3, seed=11).decision(point, "bid 5")
+    b = Valuer("spades", options, 0, samples=3, seed=11).decision(point, "bid 5")
+    assert a == b
+
+
+@pytest.fixture(scope="module")
+def match():
+    """A real Spades deal: random at seat 0 against the heuristic."""
+    return play_local("spades", ["random", "heuristic", "heuristic", "heuristic"], seed=9,
+                      options={"deals": 1}, transport="inproc")
+
+
+def test_a_seats_analysis_never_reads_a_hidden_card(match):
+    """For decisions of seat 0, the true state is replaced by another drawn from seat 0's
+    view (other hands, same view): the analysis gives the same numbers, so nothing of it
+    came from the cards seat 0 could not see."""
+    record = match
+    game = get_game(record.game, record.options)
+    analysed = {r.point.number: r for r in analyse(record, 0, samples=3, seed=5, first=2, last=8)}
+    valuer = Valuer(record.game, record.options, 0, record.match_id, record.seat_names, samples=3, seed=5)
+    checked = 0
+    for point in decisions(record, 0):
+        if point.number in analysed and len(point.legal) > 1:
+            truth = _state_at(record, point.step)
+            other = sample_states(game, point.view, 1, random.Random(point.number))[0]
+            assert other.view(0) == point.view == truth.view(0)
+            assert tuple(other.legal_actions()) == point.legal
+            assert [other.hands[s] for s in (1, 2, 3)] != [truth.hands[s] for s in (1, 2, 3)]  # other hidden cards
+            moved = DecisionPoint(0, point.number, point.step, other.view(0), tuple(other.legal_actions()), (), point.played)
+            again = valuer.decision(moved, point.played)
+            assert (again.values, again.loss, again.loss_se, again.mistake) == (
+                analysed[point.number].values, analysed[point.number].loss,
+                analysed[point.number].loss_se, analysed[point.number].mistake)
+            checked += 1
+    assert checked >= 3
+
+
+def _state_at(record, step):
+    game = get_game(record.game, record.options)
+    state = game.new_initial_state(record.seed)
+    for ra in record.actions[:step]:
+        state.apply(game.parse_action(ra.action))
+    return state
+
+
+@pytest.mark.parametrize("game,options,n", [("spite-and-malice", {"max_turns": 20}, 2), ("spot", {"players": 3, "hands": 1}, 3)])
+def test_every_game_is_valued(game, options, n):
+    record = play_local(game, ["random"] * n, seed=4, options=options, transport="inproc")
+    rows = list(analyse(record, 0, samples=2, max_actions=4, last=4))
+    assert [r.point.number for r in rows] == [1, 2, 3, 4]
+    for r in rows:
+        if r.values:
+            assert 2 <= len(r.values) <= 4 and r.chosen in [v.action for v in r.values]
+            assert r.loss >= 0 and r.loss == pytest.approx(r.values[0].mean - r.chosen_value.mean)
+
+
+def test_a_bad_budget_is_named():
+    with pytest.raises(ValueError, match="samples 0"):
+        Valuer("spot", {"players": 3}, 0, samples=0)
+    with pytest.raises(ValueError, match="max_actions 1"):
+        Valuer("spot", {"players": 3}, 0, max_actions=1)
+
+
+BLUNDER = f"{__import__('pathlib').Path(__file__).with_name('blunder.py')}:BidThirteenOnce"
+
+
+def test_a_planted_blunder_is_found():
+    """The heuristic, but for a first bid of 13: in a real match that decision is marked a
+    mistake, costing more than any of the seat's next decisions (the heuristic's own)."""
+    record = play_local("spades", [BLUNDER, "heuristic", "heuristic", "heuristic"], seed=2,
+                        options={"deals": 1, "blind_nil": False}, transport="inproc")
+    rows = [r for r in analyse(record, 0, samples=4, seed=1, last=8) if r.values]
+    bid = next(r for r in rows if r.chosen == "bid 13")
+    assert bid.point.number == 1 and bid.mistake, bid
+    assert max(rows, key=lambda r: r.loss) is bid
+    assert bid.loss > 100

@@ -1,0 +1,51 @@
+"""`arbiter analyse MATCH --seat N` on a stored match: a table of the seat's decisions, the
+same numbers for the same seed, and clear errors for a seat or range that does not fit."""
+
+from __future__ import annotations
+
+from arbiter.tournament.play import play_local, store_play
+from tests.cli.test_reask_cli import invoke  # output with line breaks folded
+
+
+def test_analyse_on_the_command_line(tmp_path):
+    record = play_local("spot", ["random", "heuristic", "heuristic"], seed=2, options={"players": 3, "hands": 1},
+                        transport="inproc")
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    args = ("analyse", record.match_id, "--db", str(db), "--seat", "0", "--samples", "2", "--to", "6")
+    r = invoke(*args)
+    assert r.exit_code == 0, r.output
+    assert "values in the seat's money at the end of the hand" in r.output
+    assert "seat 0 (random)" in r.output and "lost in all against the best valued action" in r.output
+    assert "seat 0: 6 decisions" in r.output
+    assert invoke(*args).output == r.output  # seeded: the same command, the same analysis
+
+    for extra, message in [(("--seat", "3"), "has seats 0 to 2"), (("--seat", "0", "--from", "0"), "counted from 1"),
+                           (("--seat", "0", "--samples", "0"), "--samples 0"),
+                           (("--seat", "0", "--max-actions", "1"), "--max-actions 1"), (("--seat", "0", "--top", "-1"), "--top -1")]:
+        r = invoke("analyse", record.match_id, "--db", str(db), *extra)
+        assert r.exit_code == 2 and message in r.output, (extra, r.output)
+        assert "Traceback" not in r.output
+    r = invoke("analyse", "no-such-match", "--db", str(db))
+    assert r.exit_code == 2 and "Traceback" not in r.output
+
+
+def test_hindsight_on_the_command_line(tmp_path):
+    import pytest
+
+    pytest.importorskip("endplay")
+    record = play_local("spades", ["random", "heuristic", "random", "heuristic"], seed=6, options={"deals": 1},
+                        transport="inproc")
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    r = invoke("analyse", record.match_id, "--db", str(db), "--seat", "1", "--samples", "1", "--hindsight")
+    assert r.exit_code == 0, r.output
+    flat = r.output
+    assert "seat 1 in hindsight: tricks its side wins from each card play" in flat
+    assert "without Spades' rule that spades may not be led until broken" in flat
+    assert "tricks given away in hindsight" in flat
+
+    spot = play_local("spot", ["random"] * 3, seed=2, options={"players": 3, "hands": 1}, transport="inproc")
+    store_play(db, spot)
+    r = invoke("analyse", spot.match_id, "--db", str(db), "--hindsight")
+    assert r.exit_code == 2 and "Spades only" in r.output

@@ -1,0 +1,83 @@
+"""`arbiter replay MATCH --seat N --at K [--bot B]` on a stored match: the decision as the
+seat had it, the bot's answer beside what was played, the traceback of a bot that crashed
+there, and a clear error for a decision or a flag that does not fit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from arbiter.cli import app
+from arbiter.tournament.play import play_local, store_play
+
+runner = CliRunner()
+ZOO = Path(__file__).resolve().parents[1] / "e2e" / "zoo.py"
+
+
+class _Out:
+    """A run's exit code and its output with line breaks folded to spaces (the console may
+    wrap at its own width, whatever COLUMNS says, when other tests created it first)."""
+
+    def __init__(self, result):
+        self.exit_code = result.exit_code
+        self.output = " ".join(result.output.split())
+
+
+def invoke(*args: str):
+    return _Out(runner.invoke(app, list(args), catch_exceptions=False, env={"COLUMNS": "120"}))
+
+
+def test_reask_on_the_command_line(tmp_path):
+    bot = f"{ZOO}:RaiseInChoose"
+    record = play_local("spite-and-malice", [bot, "random"], seed=3, options={"max_turns": 30}, transport="inproc")
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    mid = record.match_id
+
+    r = invoke("replay", mid, "--db", str(db), "--seat", "0", "--at", "3", "--bot", bot)
+    assert r.exit_code == 0, r.output
+    assert "seat 0 (zoo), decision 3" in r.output
+    assert "played: nothing: the match ended here" in r.output
+    assert "chooses: nothing: choose raised RuntimeError: boom in choose" in r.output
+    assert "Traceback (most recent call last):" in r.output and 'raise RuntimeError("boom in choose")' in r.output
+
+    r = invoke("replay", mid, "--db", str(db), "--seat", "1", "--at", "1", "--bot", "random")
+    assert r.exit_code == 0, r.output
+    assert "random chooses:" in r.output and "(the same as played" in r.output
+
+    r = invoke("replay", mid, "--db", str(db), "--seat", "1", "--at", "1")  # the inputs only
+    assert r.exit_code == 0 and "legal actions (" in r.output and "chooses" not in r.output
+
+    for args, message in [
+        (("--seat", "0", "--at", "99"), "seat 0 had 3 decisions"),
+        (("--at", "1"), "give --seat N too"),
+        (("--seat", "0", "--bot", "random"), "--bot re-asks one decision"),
+        (("--seat", "0", "--at", "1", "--bot", "nosuch"), "unknown bot 'nosuch'"),
+        (("--seat", "5", "--at", "1"), "has seats 0 to 1"),
+    ]:
+        r = invoke("replay", mid, "--db", str(db), *args)
+        assert r.exit_code == 2, (args, r.output)
+        assert message in r.output, (args, r.output)
+        assert "Traceback" not in r.output
+
+
+def test_a_withheld_match_is_neither_reasked_nor_analysed(tmp_path):
+    """A match of a duplicate tournament still being played: its deal comes back, so the
+    disclosure rule withholds it from re-asking and analysis as from `replay`."""
+    from arbiter.store.db import Store
+    from arbiter.tournament.spec import TournamentSpec
+
+    record = play_local("spot", ["random"] * 3, seed=5, options={"players": 3, "hands": 1}, transport="inproc")
+    db = tmp_path / "arena.sqlite"
+    spec = TournamentSpec(game="spot", bots=(), options={"players": 3, "hands": 1}, duplicate=True, name="dup", deals=2)
+    with Store(db) as store:
+        tour = store.open_tournament("dup", "spot", spec.to_json())
+        store.save_match(tour.id, 0, 0, 0, record)  # not finished: its twin seatings are still to come
+    for args in (("replay", record.match_id, "--seat", "0", "--at", "1", "--bot", "random"),
+                 ("replay", record.match_id, "--seat", "0", "--at", "1"),
+                 ("analyse", record.match_id, "--seat", "0")):
+        r = invoke(*args, "--db", str(db))
+        assert r.exit_code == 2, (args, r.output)
+        assert "still running with duplicate deals" in r.output, r.output
+        assert "legal actions" not in r.output and "Traceback" not in r.output
