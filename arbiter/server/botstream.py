@@ -238,6 +238,13 @@ class Hub:
         return await asyncio.wait_for(_wait(), timeout)
 
 
+def _retrieved(task: asyncio.Task) -> None:
+    """Read what ``task`` ended with, so that a stream that ended (StopAsyncIteration) as
+    the server stopped is not reported as "Task exception was never retrieved"."""
+    if not task.cancelled():
+        task.exception()
+
+
 def _expire(fut: asyncio.Future) -> None:
     """A decision's deadline passed: its waiter gets TimeoutError (unless it was answered)."""
     if not fut.done():
@@ -370,6 +377,8 @@ class ArenaServicer(pb_grpc.ArenaServicer):
             oldest.set()
         first = asyncio.ensure_future(request_iterator.__anext__())
         bumped = asyncio.ensure_future(evicted.wait())
+        for task in (first, bumped):  # what a task ends with is read even when this wait is cancelled
+            task.add_done_callback(_retrieved)
         try:
             done, _ = await asyncio.wait({first, bumped}, timeout=self.hello_timeout, return_when=asyncio.FIRST_COMPLETED)
             if first in done:

@@ -28,6 +28,10 @@ CARD_TOKEN = re.compile(r"(?<![A-Za-z0-9])(10|[2-9AJQK])([SHDC])(?![A-Za-z0-9])"
 
 
 def cards_in(msg) -> set[Card]:
+    if msg.WhichOneof("msg") == "match_start" and msg.match_start.seat_token:
+        # a random secret of urlsafe base64: "..._QC_..." would read as a card
+        msg = type(msg).FromString(msg.SerializeToString())
+        msg.match_start.ClearField("seat_token")
     if msg.WhichOneof("msg") == "turn" and msg.turn.view.HasField("spot"):
         # Spot's `last_hand` shows the hands revealed when the PREVIOUS hand ended; those
         # cards are dealt again in this hand, so a token there names another secret.
