@@ -69,6 +69,12 @@ _SPAWNS = _Spawns()
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # What this machine's sandbox can do is probed once (it runs bwrap and unshare) and
+    # cached: probed here, before counting, so that which test happens to ask first in a
+    # worker does not decide which one "starts a process".
+    from arbiter.hosting import sandbox
+
+    sandbox.available_modes()
     _SPAWNS.install()
 
 

@@ -16,6 +16,8 @@ from arbiter.tournament.run import TournamentSpec, run_tournament
 from arbiter.tournament.spec import bot_names
 from cardarena.games import get_game
 
+pytestmark = pytest.mark.e2e  # tournaments and evaluations over gRPC, with bot processes
+
 
 @pytest.mark.parametrize("game, options, bots", [
     ("spite-and-malice", {}, ("heuristic", "random")),
