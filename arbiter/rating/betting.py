@@ -60,7 +60,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from arbiter.rating.sprt import H0, H1, MIN_DEALS, Sprt, _z
+from arbiter.rating.sprt import H0, H1, MIN_DEALS, Decided, Sprt, _z
 from arbiter.rating.stats import MeanSE, Moments
 
 #: The fraction of the largest safe bet the gambler may stake (Waudby-Smith & Ramdas: 1/2 or 3/4).
@@ -69,7 +69,7 @@ KINDS = ("margin", "score")
 
 
 @dataclass(frozen=True)
-class BettingState:
+class BettingState(Decided):
     """Where the betting test stands after ``margin.n`` deals."""
 
     log_h1: float  # log K0: the evidence for H1 (against H0)
@@ -79,14 +79,6 @@ class BettingState:
     decision: str | None
     margin: MeanSE  # the deal values so far (margins, or pair scores), unclipped
     clipped: int = 0  # deals outside [lo, hi], clipped into it
-
-    @property
-    def deals(self) -> int:
-        return self.margin.n
-
-    @property
-    def verdict(self) -> str:
-        return {H0: "H0 accepted", H1: "H1 accepted"}.get(self.decision or "", "no decision")
 
     @property
     def progress(self) -> float:

@@ -68,15 +68,12 @@ H0 = "H0"
 H1 = "H1"
 
 
-@dataclass(frozen=True)
-class SprtState:
-    """Where the test stands after ``margin.n`` deals."""
+class Decided:
+    """What the state of every sequential test (``SprtState``, ``betting.BettingState``)
+    says the same way: the deals so far and the verdict."""
 
-    llr: float
-    lower: float
-    upper: float
-    decision: str | None  # "H0", "H1" or None (go on)
-    margin: MeanSE  # the deal margins so far
+    margin: MeanSE
+    decision: str | None
 
     @property
     def deals(self) -> int:
@@ -85,6 +82,17 @@ class SprtState:
     @property
     def verdict(self) -> str:
         return {H0: "H0 accepted", H1: "H1 accepted"}.get(self.decision or "", "no decision")
+
+
+@dataclass(frozen=True)
+class SprtState(Decided):
+    """Where the test stands after ``margin.n`` deals."""
+
+    llr: float
+    lower: float
+    upper: float
+    decision: str | None  # "H0", "H1" or None (go on)
+    margin: MeanSE  # the deal margins so far
 
     @property
     def progress(self) -> float:
