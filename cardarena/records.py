@@ -114,8 +114,13 @@ def clip(text: str, limit: int = ECHO_LIMIT) -> str:
 class RecordedAction:
     seat: int
     action: str  # notation
-    ms: int  # wall time the seat took
+    ms: int  # wall time the seat took, as the arbiter saw it (its clock is charged this)
     forced: str = ""  # non-empty when the arbiter chose it (policy "default"): why
+    #: The arbiter's own time for this decision, in microseconds, charged to no clock: from
+    #: the previous answer (or the deal) until this seat was asked (applying the previous
+    #: action, telling the seats and spectators, this seat's view and legal actions). 0 in
+    #: records stored before it was measured (docs/latency.md).
+    overhead_us: int = 0
 
 
 @dataclass(frozen=True)

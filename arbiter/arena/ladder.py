@@ -51,6 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from arbiter import metrics
 from arbiter.hosting import scratch
 from arbiter.batch.engine import Hosted, InProcess, play_batch
 from arbiter.batch.plan import Entry, PlannedMatch, deal_seed, derive_seed, seatings_of
@@ -60,7 +61,7 @@ from arbiter.hosting.loading import load_bot
 from arbiter.server import auth
 from arbiter.server.app import RunningServer, is_loopback, start_private_server, start_server
 from arbiter.server.botstream import Hub
-from arbiter.store.arenas import ArenaMatch, ArenaRow, Arenas, EncounterRow, EntrantRow, PlayedMatch, PlayerUpdate
+from arbiter.store.arenas import STATUSES, ArenaMatch, ArenaRow, Arenas, EncounterRow, EntrantRow, PlayedMatch, PlayerUpdate
 from arbiter.store.db import Store
 from arbiter.store.registry import Registry, RegistryError, lookup
 from arbiter.arena import matchmaking
@@ -664,6 +665,8 @@ class Arena:
         self._refresh()
         if suspended:
             log.warning("arena %s: suspended %s", self.row.name, ", ".join(suspended))
+            if (m := metrics.active()) is not None:
+                m.arena_suspensions.labels(self.row.name).inc(len(suspended))
         for p in players:  # a trial's encounter: the gate may have its verdict now
             if self.entrants[p].status == "candidate":
                 self.judge(p)
@@ -677,6 +680,22 @@ class Arena:
         return done
 
     # -- the loop ----------------------------------------------------------------------
+
+    def _report(self, playing: int) -> None:
+        """The ladder's queue as metrics (``arbiter.metrics``), when they are on."""
+        m = metrics.active()
+        if m is None or self.row is None:
+            return
+        name = self.row.name
+        statuses: dict[str, int] = dict.fromkeys(STATUSES, 0)
+        waiting = 0
+        for e in self.entrants.values():
+            statuses[e.status] = statuses.get(e.status, 0) + 1
+            waiting += e.status in ("active", "candidate") and not self.busy.get(e.player)
+        for status, n in statuses.items():
+            m.arena_entrants.labels(name, status).set(n)
+        m.arena_waiting.labels(name).set(waiting)
+        m.arena_playing.labels(name).set(playing)
 
     async def run(self, stop: asyncio.Event | None = None, max_encounters: int | None = None,
                   until: Callable[["Arena"], bool] | None = None) -> None:
@@ -707,6 +726,7 @@ class Arena:
                     self._reserve(players)
                     tasks.add(asyncio.ensure_future(self._reserved_encounter(players)))
                     room -= 1
+                self._report(len(tasks))
                 if not tasks:
                     await asyncio.wait({stopper}, timeout=self.poll)
                     continue

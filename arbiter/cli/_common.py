@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -61,6 +62,10 @@ DecisionOpt = Annotated[int, typer.Option("--decision-ms", help="Per-decision ti
 BankOpt = Annotated[int, typer.Option("--bank-ms", help="Per-match time bank in ms, used past the decision limit.")]
 PolicyOpt = Annotated[str, typer.Option("--policy", help="On timeout/illegal action/disconnect: forfeit, or default (play the first legal action, up to --max-strikes).")]
 CredentialsOpt = Annotated[Path, typer.Option("--credentials", help="The standing arbiter's credentials file (tokens; mode 0600).", envvar="ARENA_CREDENTIALS")]
+MetricsOpt = Annotated[Optional[str], typer.Option(
+    "--metrics", metavar="HOST:PORT", help="Serve Prometheus metrics at http://HOST:PORT/metrics (off by default; a bare "
+    "PORT means 127.0.0.1; 0 takes a free port). The page asks no token: name an interface other machines reach only "
+    "on a network you trust.")]
 TransportOpt = Annotated[str, typer.Option("--transport", help="grpc (bots as processes over gRPC), local (the same processes on the arbiter's local channel: the bot stream in plain frames on a Unix socket, no HTTP/2) or inproc (trusted bots in this process).")]
 
 
@@ -109,6 +114,30 @@ def _run(fn, *args: Any, **kwargs: Any) -> Any:
     except KeyboardInterrupt:
         err.print("interrupted", highlight=False)
         raise typer.Exit(130) from None
+
+
+def start_metrics(address: str | None) -> None:
+    """``--metrics HOST:PORT``: the process's metrics on (``arbiter.metrics``), served by
+    prometheus_client's own HTTP server on that port, and where, on stdout. Nothing if None."""
+    if address is None:
+        return
+    from arbiter import metrics
+    from arbiter.server.app import is_loopback
+
+    try:
+        host, port = metrics.parse_address(address)
+    except ValueError as exc:
+        raise UsageError(f"--metrics {exc}") from None
+    try:
+        _, bound = metrics.enable().serve(host, port)
+    except OSError as exc:
+        metrics.disable()
+        raise UsageError(f"--metrics: cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    if not is_loopback(host):
+        err.print(f"[yellow]warning:[/] --metrics {escape(host)}: other machines may read the metrics (no token)", highlight=False)
+    shown = f"[{host}]" if ":" in host else host
+    out.print(f"metrics on http://{shown}:{bound}/metrics", highlight=False, markup=False)
+    sys.stdout.flush()
 
 
 def check_writable(path: Path, flag: str) -> None:

@@ -51,7 +51,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from arbiter.cli._common import UsageError, _parse_options, _run, app, err, out, plural, read_tls
+from arbiter.cli._common import MetricsOpt, UsageError, _parse_options, _run, app, err, out, plural, read_tls, start_metrics
 
 
 @app.command()
@@ -83,6 +83,7 @@ def arena(
     gate: Annotated[Optional[str], typer.Option("--gate", metavar="M0,M1", help="A new version replaces its predecessor only once a sequential test on their duplicate deals accepts H1: its margin per deal >= M1 (H0: <= M0; game units). Default: at once.")] = None,
     cluster: Annotated[Optional[str], typer.Option("--cluster", help="A Dask scheduler's address (tcp://HOST:8786): the encounters' matches run on its workers (docs/cluster.md).")] = None,
     max_encounters: Annotated[Optional[int], typer.Option("--max-encounters", help="Stop after this many encounters (default: run until stopped).")] = None,
+    metrics: MetricsOpt = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
 ) -> None:
     """Run a continuous rated ladder: submissions over the Bots service, encounters on duplicate deals, a live leaderboard."""
@@ -111,6 +112,7 @@ def arena(
         service = ServiceConfig(**{**service.__dict__, "authors": tuple(dict.fromkeys((*service.authors, *author)))})
     tls = _run(read_tls, tls_cert, tls_key)
     _run(spec.validate)
+    _run(start_metrics, metrics)
     _run(asyncio.run, _main(spec, service, tls, insecure, max_encounters))
 
 

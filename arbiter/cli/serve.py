@@ -26,7 +26,7 @@ from arbiter.server.app import is_loopback, start_server
 from arbiter.server.botstream import Hub
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.tournament.submissions import RegistryCatalog
-from arbiter.cli._common import CredentialsOpt, UsageError, _run, app, err, out, read_tls
+from arbiter.cli._common import CredentialsOpt, MetricsOpt, UsageError, _run, app, err, out, read_tls, start_metrics
 
 
 def _check_tls(cert: Path, key: Path) -> None:
@@ -56,6 +56,7 @@ def serve(
     tls_key: Annotated[Optional[Path], typer.Option("--tls-key", help="PEM private key of --tls-cert.")] = None,
     insecure: Annotated[bool, typer.Option("--insecure", help="Allow a non-loopback interface without TLS: tokens then travel in clear.")] = False,
     hello_timeout: Annotated[float, typer.Option("--hello-timeout", min=0.1, help="Seconds a new connection has to say Hello before it is closed.")] = 10.0,
+    metrics: MetricsOpt = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
 ) -> None:
     """Run a standing arbiter: bots connect to it with their tokens; `arbiter play --server` runs matches on it."""
@@ -73,6 +74,7 @@ def serve(
                  spectator_token)
     live = auth.LiveCredentials(credentials, creds)
     catalog = _run(RegistryCatalog, bots_db) if bots_db else None
+    _run(start_metrics, metrics)
 
     async def main() -> None:
         hub = Hub(credentials=live, open_join=open_join)

@@ -18,7 +18,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from arbiter.cli._common import DbOpt, UsageError, _run, app, err, out
+from arbiter.cli._common import DbOpt, MetricsOpt, UsageError, _run, app, err, out, start_metrics
 from arbiter.store.db import DEFAULT_DB
 
 
@@ -35,6 +35,7 @@ def web(
     play_clock: Annotated[float, typer.Option(min=1, help="Seconds a person has for each decision at /play; past "
                                               "them the person's side forfeits (the match is recorded). A person whose page "
                                               "has been closed for a minute at their turn forfeits at once.")] = 300,
+    metrics: MetricsOpt = None,
 ) -> None:
     """Serve the standings, cross-tables, matches and replays of the store as a web page."""
     from arbiter.present.web import make_server
@@ -55,6 +56,7 @@ def web(
             raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
     server = _run(listen)
+    _run(start_metrics, metrics)
     out.print(f"serving {db} on {server.url}", highlight=False, markup=False)
     sys.stdout.flush()
     try:

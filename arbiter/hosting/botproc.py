@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Sequence
 
+from arbiter import metrics
 from arbiter.hosting import scratch
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.forkserver import ForkedProcess, ForkServer, ForkServerError
@@ -134,12 +135,20 @@ class BotProcess:
                 session.stderr_source = self.record_tail
                 return session
             if self.proc.poll() is not None:
+                _start_failed(self.name, "exited")
                 raise BotStartError(f"bot {self.name!r} ({self.spec}) exited with code {self.proc.returncode}:\n"
                                     + _indented(self.stderr_tail()))
             if loop.time() > deadline:
+                _start_failed(self.name, "timeout")
                 raise BotStartError(f"bot {self.name!r} ({self.spec}) did not connect within {timeout:.0f} s:\n"
                                     + _indented(self.stderr_tail()))
             await asyncio.sleep(0.02)
+
+
+def _start_failed(name: str, reason: str) -> None:
+    """Count a bot process that never connected (``arbiter.metrics``): it exited, or was late."""
+    if (m := metrics.active()) is not None:
+        m.bot_start_failures.labels(m.bot(name), reason).inc()
 
 
 @dataclass

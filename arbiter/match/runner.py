@@ -17,6 +17,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from arbiter.metrics import Metrics, active as active_metrics
 from cardarena.games import Action, EndReason, Event, Game, Outcome, events_for
 from cardarena.games.base import options_to_dict
 from cardarena.records import (
@@ -170,10 +171,62 @@ class MatchObserver(abc.ABC):
         value with every card in it: what an observer shows of it, it asks the engine
         (``Game.action_text(action, seat, viewer)``)."""
 
+    def decided(self, match_id: str, seat: int, recorded: RecordedAction) -> None:
+        """``seat``'s decision is recorded (its time, the arbiter's own time, whether the
+        arbiter chose it); called before ``step``. Synchronous: it must not wait."""
+
     async def ended(self, record: "MatchRecord", final_view: Any) -> None:
         """The match is over; ``final_view`` is what its disclosure lets a spectator see of
         the ended game (``Disclosure.final_view(state, None)``: the whole deal of an open
         match; None for a closed one, and after a forfeit)."""
+
+
+# --------------------------------------------------------------------------------------
+# The runner's events as metrics.
+
+
+class Metered(MatchObserver):
+    """One match's events as metrics (``arbiter.metrics``): ``run_match`` adds one to every
+    match while the process's metrics are on. It sees what any observer sees (public
+    events; not ``sees_hands``) and reports counts and times by game and bot name: never
+    an action, a card or a seed."""
+
+    def __init__(self, metrics: Metrics, game: str, seat_names: tuple[str, ...]):
+        self.m, self.game = metrics, game
+        self.bots = tuple(metrics.bot(n) for n in seat_names)
+        self.live = False
+
+    def _start(self) -> None:
+        if not self.live:
+            self.live = True
+            self.m.matches_started.labels(self.game).inc()
+            self.m.live_matches.labels(self.game).inc()
+
+    async def started(self, match_id: str, game: str, seat_names: tuple[str, ...], spectator_view: Any) -> None:
+        self._start()
+
+    def decided(self, match_id: str, seat: int, recorded: RecordedAction) -> None:
+        m, bot = self.m, self.bots[seat]
+        m.decisions.labels(self.game, bot).inc()
+        if recorded.forced != "disconnected":  # a seat asked, not one the arbiter plays for
+            m.think.labels(self.game, bot).observe(recorded.ms / 1000)
+        m.overhead.labels(self.game).observe(recorded.overhead_us / 1e6)
+
+    async def ended(self, record: MatchRecord, final_view: Any) -> None:
+        self._start()  # a seat that failed to start ends the match before ``started``
+        m = self.m
+        self.live = False
+        m.live_matches.labels(self.game).dec()
+        outcome = record.outcome
+        m.matches_finished.labels(self.game, outcome.reason.value if outcome else "none").inc()
+        for inc in record.incidents:
+            m.failures.labels(self.game, self._bot(inc.seat), inc.kind).inc()
+        if outcome is not None and outcome.reason.is_forfeit and record.incidents:
+            last = record.incidents[-1]  # the one that ended the match (runner: _Forfeit)
+            m.forfeits.labels(self.game, self._bot(last.seat), last.kind).inc()
+
+    def _bot(self, seat: int) -> str:
+        return self.bots[seat] if 0 <= seat < len(self.bots) else "_unknown"
 
 
 # --------------------------------------------------------------------------------------
@@ -215,6 +268,9 @@ async def run_match(
         seat_names=tuple(s.name for s in seats),
         started=clock.wall(),
     )
+    metrics = active_metrics()
+    if metrics is not None:  # the process's metrics are on (arbiter.metrics): one more observer
+        observers = (*observers, Metered(metrics, config.game, record.seat_names))
     runner = _Runner(game, config, seats, record, bot_seed if bot_seed is not None else config.seed, observers, clock)
     t0 = clock.now()
     try:
@@ -236,6 +292,7 @@ class _Runner:
         self.strikes = [0] * n
         self.gone = [False] * n  # disconnected seats auto-played under the default policy
         self.request_id = 0
+        self.asked_at = 0.0  # when the current decision was asked of its seat (MatchClock.now)
 
     async def run(self) -> None:
         game, record = self.game, self.record
@@ -246,12 +303,20 @@ class _Runner:
             for obs in self.observers:
                 await self._safe(obs.started(record.match_id, game.name, record.seat_names, state.spectator_view(),
                                              **self._seat_views(obs, state)))
+            mark = self.clock.now()  # when the arbiter's own time for the next decision began
             while not state.is_terminal:
                 seat = state.current_seat
                 assert seat is not None
                 legal = state.legal_actions()
                 action, ms, forced = await self._ask(state, seat, legal)
-                record.actions.append(RecordedAction(seat, str(action), ms, forced))
+                recorded = RecordedAction(seat, str(action), ms, forced, max(0, round((self.asked_at - mark) * 1e6)))
+                mark = self.clock.now()
+                record.actions.append(recorded)
+                for obs in self.observers:
+                    try:
+                        obs.decided(record.match_id, seat, recorded)
+                    except Exception:  # noqa: BLE001 - an observer must not stop the match
+                        log.debug("observer failed", exc_info=True)
                 new_events = state.apply(action)
                 await self._notify(new_events)
                 if self.observers:
@@ -357,6 +422,7 @@ class _Runner:
         """The seat's action, or the default one the policy allows; raises _Forfeit."""
         policy = self.config.policy
         if self.gone[seat]:
+            self.asked_at = self.clock.now()
             return legal[0], 0, "disconnected"
         client = self.seats[seat]
         clock = self.config.clock
@@ -364,7 +430,7 @@ class _Runner:
         rid = self.request_id
         turn = TurnRequest(self.record.match_id, rid, seat, state.view(seat), legal, clock.decision_ms, self.bank_ms[seat])
         limit = (clock.decision_ms + self.bank_ms[seat]) / 1000 if clock.decision_ms else None
-        t0 = self.clock.now()
+        t0 = self.asked_at = self.clock.now()
         try:
             action = await client.decide_within(turn, limit)  # no extra task per decision (the hot path)
         except TimeoutError:

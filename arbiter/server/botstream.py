@@ -24,6 +24,7 @@ from cardarena.wire import codec as convert
 from cardarena.games import GAMES, ConfigError, Event, Outcome
 from cardarena.disclosure import OPEN
 from cardarena.records import Clock, FailurePolicy, MatchConfig, clip
+from arbiter import metrics
 from arbiter.match import BotFailed, MalformedAction, SeatClient, SeatDisconnected, TurnRequest, run_match
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
@@ -177,6 +178,8 @@ class Hub:
             claimed_name=hello.bot_name,
         )
         self.sessions[session.session_id] = session
+        if (m := metrics.active()) is not None:
+            m.connected.labels(m.bot(session.bot_name)).inc()
         if hello.token in self._launch_tokens:
             self._by_token[hello.token] = session
         elif hello.token:
@@ -200,7 +203,8 @@ class Hub:
 
     def remove(self, session: Session) -> None:
         session.close()
-        self.sessions.pop(session.session_id, None)
+        if self.sessions.pop(session.session_id, None) is not None and (m := metrics.active()) is not None:
+            m.connected.labels(m.bot(session.bot_name)).dec()
         for token, s in list(self._by_token.items()):
             if s is session:
                 del self._by_token[token]

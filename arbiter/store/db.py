@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from arbiter import metrics
 from cardarena import disclosure
 from cardarena.disclosure import Disclosure
 from cardarena.games import EndReason, Outcome
@@ -149,7 +150,9 @@ CREATE TABLE IF NOT EXISTS arena_matches (
 
 @contextlib.contextmanager
 def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """One write transaction on an autocommit connection: all of it commits, or none."""
+    """One write transaction on an autocommit connection: all of it commits, or none.
+    Its time, BEGIN to COMMIT, is the store's write latency (``arbiter.metrics``)."""
+    t0 = time.perf_counter()
     db.execute("BEGIN IMMEDIATE")
     try:
         yield db
@@ -157,6 +160,8 @@ def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
+    if (m := metrics.active()) is not None:
+        m.store_write.observe(time.perf_counter() - t0)
 
 
 class StoreError(Exception):
