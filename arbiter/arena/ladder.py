@@ -747,6 +747,7 @@ class Arena:
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            self._report(0)
             if self._server is not None:
                 await self._server.stop(0.5)
                 self._server = None

@@ -116,11 +116,12 @@ def _run(fn, *args: Any, **kwargs: Any) -> Any:
         raise typer.Exit(130) from None
 
 
-def start_metrics(address: str | None) -> None:
+def start_metrics(address: str | None, say: bool = True) -> str:
     """``--metrics HOST:PORT``: the process's metrics on (``arbiter.metrics``), served by
-    prometheus_client's own HTTP server on that port, and where, on stdout. Nothing if None."""
+    prometheus_client's own HTTP server on that port; the line that says where (printed on
+    stdout unless ``say`` is False). Nothing, and "", if ``address`` is None."""
     if address is None:
-        return
+        return ""
     from arbiter import metrics
     from arbiter.server.app import is_loopback
 
@@ -136,8 +137,11 @@ def start_metrics(address: str | None) -> None:
     if not is_loopback(host):
         err.print(f"[yellow]warning:[/] --metrics {escape(host)}: other machines may read the metrics (no token)", highlight=False)
     shown = f"[{host}]" if ":" in host else host
-    out.print(f"metrics on http://{shown}:{bound}/metrics", highlight=False, markup=False)
-    sys.stdout.flush()
+    line = f"metrics on http://{shown}:{bound}/metrics"
+    if say:
+        out.print(line, highlight=False, markup=False)
+        sys.stdout.flush()
+    return line
 
 
 def check_writable(path: Path, flag: str) -> None:

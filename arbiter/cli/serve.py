@@ -74,7 +74,7 @@ def serve(
                  spectator_token)
     live = auth.LiveCredentials(credentials, creds)
     catalog = _run(RegistryCatalog, bots_db) if bots_db else None
-    _run(start_metrics, metrics)
+    metrics_line = _run(start_metrics, metrics, say=False)  # said after the address, which comes first
 
     async def main() -> None:
         hub = Hub(credentials=live, open_join=open_join)
@@ -99,6 +99,8 @@ def serve(
         if tls is None and not is_loopback(host):
             err.print("[yellow]warning:[/] --insecure: no TLS on a reachable interface; tokens travel in clear")
         out.print(f"arbiter listening on {host}:{running.port}" + (" (TLS)" if tls else ""), highlight=False)
+        if metrics_line:
+            out.print(metrics_line, highlight=False, markup=False)
         sys.stdout.flush()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()

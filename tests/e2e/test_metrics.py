@@ -1,0 +1,120 @@
+"""`arbiter serve --metrics` (issue #31 item 3): a real server, real bot processes, a real
+HTTP scrape of the exposition, parsed by prometheus_client's own parser; the counts are
+those of the matches played, and no label (nor any byte of the page) carries a token, a
+seed or a card."""
+
+from __future__ import annotations
+
+import re
+import urllib.request
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from arbiter.server import auth, client
+from tests.conftest import start_serve, stop_serve
+
+pytestmark = pytest.mark.e2e
+
+ZOO = Path(__file__).with_name("zoo.py")
+SEED = 48213  # no label may be it
+CARD = re.compile(r"^(10|[2-9TJQKA])[SHDC]$|^[2-9TJQKA]?(10)?[♠♥♦♣]$")
+
+
+def _scrape(url: str) -> tuple[str, dict[str, dict[tuple, float]]]:
+    """The page, and every sample: name -> {sorted labels: value}."""
+    with urllib.request.urlopen(url, timeout=10) as resp:
+        assert resp.status == 200
+        text = resp.read().decode()
+    samples: dict[str, dict[tuple, float]] = defaultdict(dict)
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            samples[s.name][tuple(sorted(s.labels.items()))] = s.value
+    return text, samples
+
+
+def _value(samples, name: str, **labels: str) -> float:
+    """The sample ``name`` with exactly ``labels`` (0 if it is not there)."""
+    return samples.get(name, {}).get(tuple(sorted(labels.items())), 0.0)
+
+
+def _total(samples, name: str, **labels: str) -> float:
+    """The sum of the samples ``name`` whose labels include ``labels``."""
+    return sum(v for k, v in samples.get(name, {}).items() if set(labels.items()) <= set(k))
+
+
+def test_a_scrape_counts_what_was_played_and_names_no_secret():
+    s = start_serve("--metrics", "127.0.0.1:0")
+    try:
+        line = s.proc.stdout.readline()  # said right after the address (`arbiter serve` prints both)
+        m = re.search(r"metrics on (http://127\.0\.0\.1:\d+/metrics)", line)
+        assert m, line
+        url = m.group(1)
+        _, before = _scrape(url)
+        assert _total(before, "arbiter_matches_started_total") == 0
+
+        for name, spec in (("alpha", "random"), ("alpha", "random"), ("beta", "greedy"), ("beta", "greedy"),
+                           ("boom", f"{ZOO}:RaiseInChoose")):
+            s.start_bot(spec, name)
+        s.wait_sessions(["alpha", "alpha", "beta", "beta", "boom"])
+        _, connected = _scrape(url)
+        assert _value(connected, "arbiter_connected_bots", bot="alpha") == 2
+        assert _value(connected, "arbiter_connected_bots", bot="beta") == 2
+        assert _value(connected, "arbiter_connected_bots", bot="boom") == 1
+
+        honest = client.run_match(s.address, "spades", ["alpha", "beta", "alpha", "beta"], admin_token=s.admin_token,
+                                  seed=SEED, options={"deals": 1}, timeout=60)
+        # RaiseInChoose raises at its third decision: under the forfeit policy its side forfeits
+        bad = client.run_match(s.address, "spite-and-malice", ["boom", "alpha"], admin_token=s.admin_token,
+                               seed=SEED + 1, timeout=60)
+        assert not honest.incidents and honest.outcome.reason.value == "completed", honest
+        assert bad.outcome.reason.value == "forfeit_crash" and len(bad.incidents) == 1, bad
+
+        text, after = _scrape(url)
+        for game in ("spades", "spite-and-malice"):
+            assert _value(after, "arbiter_matches_started_total", game=game) == 1
+            assert _total(after, "arbiter_matches_finished_total", game=game) == 1
+            assert _value(after, "arbiter_live_matches", game=game) == 0
+        assert _value(after, "arbiter_matches_finished_total", game="spades", reason="completed") == 1
+        assert _value(after, "arbiter_matches_finished_total", game="spite-and-malice", reason="forfeit_crash") == 1
+
+        # every decision of the record is counted once, by its bot; each asked one is timed
+        assert _total(after, "arbiter_decisions_total", game="spades") == len(honest.actions)
+        assert _total(after, "arbiter_decisions_total", game="spite-and-malice") == len(bad.actions)
+        for game, played in (("spades", honest), ("spite-and-malice", bad)):
+            for bot in ("alpha", "beta", "boom"):
+                n = _value(after, "arbiter_decisions_total", game=game, bot=bot)
+                assert _value(after, "arbiter_decision_seconds_count", game=game, bot=bot) == n
+                if n:
+                    assert _value(after, "arbiter_decision_seconds_bucket", game=game, bot=bot, le="+Inf") == n
+                    assert _value(after, "arbiter_decision_seconds_sum", game=game, bot=bot) > 0
+            assert _value(after, "arbiter_overhead_seconds_count", game=game) == len(played.actions)
+        assert _value(after, "arbiter_decisions_total", game="spades", bot="boom") == 0
+        assert _value(after, "arbiter_decisions_total", game="spite-and-malice", bot="boom") == 2  # the third raised: the match ended there
+
+        assert _value(after, "arbiter_forfeits_total", game="spite-and-malice", bot="boom", kind="crash") == 1
+        assert _value(after, "arbiter_seat_failures_total", game="spite-and-malice", bot="boom", kind="crash") == 1
+        assert _total(after, "arbiter_forfeits_total") == 1 and _total(after, "arbiter_seat_failures_total") == 1
+
+        # No secret, no hidden card, no seed: not in a label, not anywhere on the page.
+        creds = auth.read(s.credentials)
+        for token in (creds.admin, creds.spectator, *creds.bots.values()):
+            assert token not in text
+        values = {v for name, rows in after.items() if name.startswith("arbiter_") for k in rows for _, v in k}
+        keys = {k for name, rows in after.items() if name.startswith("arbiter_") for row in rows for k, _ in row}
+        assert keys <= {"game", "bot", "reason", "kind", "arena", "status", "le"}, keys
+        assert not {str(SEED), str(SEED + 1)} & values
+        assert not [v for v in values if CARD.match(v)], values
+        assert not set(honest.actions + bad.actions) & values
+        assert {"alpha", "beta", "boom", "spades", "spite-and-malice"} <= values
+    finally:
+        stop_serve(s)
+
+
+def test_metrics_are_off_unless_asked():
+    s = start_serve()
+    stop_serve(s)
+    rest = s.proc.stdout.read()  # all it printed after its address (with --metrics: where they are)
+    assert "metrics" not in rest
