@@ -127,17 +127,19 @@ def tournament_run(
                     progress.console.print(f"running the matches on the Dask cluster at {spec.cluster}", highlight=False)
                 _run(run, on_progress)
         standings, info = _run(load_standings, store, spec.display_name)
+        times = _run(store.think_times, info["id"])
     from arbiter.present.played import with_clock
 
-    _print_standings(standings, with_clock(info, spec.to_json()), crosstable=True)
+    _print_standings(standings, with_clock(info, spec.to_json()), crosstable=True, times=times)
     out.print(f"stored in {escape(str(db))}; [bold]arbiter standings {escape(spec.display_name)} --db {escape(str(db))}[/] "
               "shows it again", highlight=False)
 
 
-def _print_standings(st, info: dict[str, Any], crosstable: bool = False) -> None:
+def _print_standings(st, info: dict[str, Any], crosstable: bool = False, times: dict[str, Any] | None = None) -> None:
+    """``times``: bot -> ThinkTimes (``Store.think_times``), for the latency columns."""
     from arbiter.cli.layout import Column, console_width, fitted_table
     from arbiter.present.export import _cross_cells, _rating_text, _summary
-    from arbiter.present.played import describe, team_rows
+    from arbiter.present.played import THINK_COLUMNS, THINK_NOTE, describe, team_rows, think_cells
 
     played = describe(info)
     # What is dropped first when the terminal is narrow: the higher ``drop``, the earlier.
@@ -147,6 +149,7 @@ def _print_standings(st, info: dict[str, Any], crosstable: bool = False) -> None
     cols += [Column("rating", drop=3), Column("95% CI", drop=8), Column("LOS↓", drop=9)]
     forfeits = any(r.forfeits for r in st.rows)
     cols += [Column("forf", drop=4)] if forfeits else []
+    cols += [Column(c, drop=12 - i) for i, c in enumerate(THINK_COLUMNS)] if times else []
     rows = []
     for d in team_rows(st.rows, played.teams):
         r = d.row
@@ -157,11 +160,14 @@ def _print_standings(st, info: dict[str, Any], crosstable: bool = False) -> None
             cells.append("" if r.dup_advantage is None else f"{r.dup_advantage:+.1f}" + ("" if r.dup_se is None else f" ± {r.dup_se:.1f}"))
         cells += [value, interval.replace(" – ", "–"), "" if r.los_next is None else f"{100 * r.los_next:.0f}%"]
         cells += [str(r.forfeits)] if forfeits else []
+        cells += think_cells(times, d.members) if times else []
         rows.append(cells)
     out.print(fitted_table(cols, rows, title=f"Standings: {escape(str(info['name']))}"), width=console_width())
     out.print(_summary(st, info), highlight=False, width=console_width())
     if played.wdl_note:
         out.print(f"{played.wdl_note}.", highlight=False, width=console_width())
+    if times:
+        out.print(f"{THINK_NOTE}.", highlight=False, width=console_width())
     if crosstable and len(st.rows) > 1:
         head, rows = _cross_cells(st)
         ct = Table(title="Cross-table: score % of the row bot against the column bot")
@@ -199,10 +205,11 @@ def standings_cmd(
     with _run(_open_existing, db) as store:
         st, info = _run(load_standings, store, tournament)
         info = with_clock(info, _run(store.tournament, info["id"]).spec)
+        times = _run(store.think_times, info["id"])
     if format is None:
         if output is not None:
             _run(_fail, "--output needs --format")
-        _print_standings(st, info, crosstable)
+        _print_standings(st, info, crosstable, times)
         return
     text = render(format, st, info)
     if output is None:
@@ -253,6 +260,7 @@ def tournament_show(
             return
         entrants = store.entrants(tour.id)
         rows = _run(store.matches, tour.id)
+        times = _run(store.think_times, tour.id)
         seed_text = policy.seed_text(tour.spec.get("seed"), store.shown_seed(tour))
     from arbiter.cli.layout import Column, console_width, fitted_table
     from arbiter.present.played import describe
@@ -268,16 +276,23 @@ def tournament_show(
     if played.wdl_note:
         out.print(f"  W-D-L: {played.wdl_note}", highlight=False, width=width)
     if entrants:
+        from arbiter.present.played import THINK_COLUMNS, THINK_NOTE, think_cells
+
         et = Table(title="Entrants")
         for col in ("bot", "version", "spec", "launched"):
             et.add_column(col, no_wrap=col in ("bot", "version"), overflow="fold")
         team_of = {m: " + ".join(t) for t in played.teams for m in t}
         if team_of:
             et.add_column("team", no_wrap=True)
+        for col in THINK_COLUMNS if times else ():
+            et.add_column(col, justify="right", no_wrap=True)
         for e in entrants:
             et.add_row(escape(e.name), escape(e.version or "-"), escape(e.spec), escape(e.launched),
-                       *([escape(team_of.get(e.name, ""))] if team_of else []))
+                       *([escape(team_of.get(e.name, ""))] if team_of else []),
+                       *(think_cells(times, (e.name,)) if times else ()))
         out.print(et, width=width)
+        if times:
+            out.print(f"{THINK_NOTE}.", highlight=False, width=width)
     shown = [r for r in rows if r.incidents or r.outcome.reason.is_forfeit] if failures else rows
     # The match id stays whatever the width: it is what `arbiter replay` and --match take.
     cols = [Column("#"), Column("round", drop=9), Column("deal", drop=6), Column("table", drop=8),
@@ -319,10 +334,14 @@ def _show_match(tour, row) -> None:
               + f"; {plural(row.decisions, 'decision')} in {row.seconds:.2f} s", highlight=False)
     record = row.record()
     ms: dict[int, list[int]] = {}
+    own: dict[int, list[int]] = {}  # the arbiter's own time per decision (µs; 0 in records from before it was kept)
     for a in record.actions:
         ms.setdefault(a.seat, []).append(a.ms)
+        own.setdefault(a.seat, []).append(a.overhead_us)
+    measured = any(us for v in own.values() for us in v)
     table = Table(title="Seats")
-    for col in ("seat", "side", "bot", "score", "rank", "acts", "mean ms", "max ms", "incidents"):
+    for col in ("seat", "side", "bot", "score", "rank", "acts", "mean ms", "max ms", *(("arbiter ms",) if measured else ()),
+                "incidents"):
         table.add_column(col, justify="left" if col in ("bot", "incidents", "side") else "right", no_wrap=col == "bot")
     from cardarena.games import get_game
 
@@ -337,6 +356,7 @@ def _show_match(tour, row) -> None:
         side = side_of.get(seat, 0)
         table.add_row(str(seat), str(side), bot, f"{row.outcome.scores[seat]:g}", str(row.outcome.ranks[seat]),
                       str(len(times)), f"{sum(times) / len(times):.1f}" if times else "", str(max(times)) if times else "",
+                      *((f"{sum(own[seat]) / len(own[seat]) / 1000:.3f}" if own.get(seat) else "",) if measured else ()),
                       incs or "-")
     out.print(table)
     for inc in row.incidents:  # what went wrong, in the bot's own words (its stderr tail)

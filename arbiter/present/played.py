@@ -201,3 +201,28 @@ def team_rows(rows: Sequence[Any], teams: Sequence[Sequence[str]]) -> list[Displ
             out.append(DisplayRow(len(out) + 1, f"{r.name} (team {' + '.join(team)})", r, (r.name,)))
             done.add(r.name)
     return out
+
+
+# --------------------------------------------------------------------------------------
+# Latency: how much of the clock was the bot's (docs/latency.md).
+
+#: The latency columns every display shows (CLI standings and `tournament show`, the web
+#: standings, an arena bot's page), and what they mean.
+THINK_COLUMNS = ("think ms", "worst ms", "arbiter ms")
+THINK_NOTE = ("think ms: the bot's mean time per decision as the arbiter saw it, from the question sent to the answer "
+              "received (what its clock is charged; the transport is in it); worst ms: its longest; arbiter ms: the "
+              "arbiter's own mean time per decision, charged to no clock (docs/latency.md)")
+
+
+def think_cells(times: Mapping[str, Any], members: Sequence[str]) -> tuple[str, str, str]:
+    """The latency columns of a row standing for ``members`` (a bot, or a partnership's
+    bots), from ``times`` (bot -> ``arbiter.store.db.ThinkTimes``); '' where unknown."""
+    found = [times[m] for m in members if m in times]
+    if not found:
+        return "", "", ""
+    t = found[0]
+    for more in found[1:]:
+        t = t + more
+    mean, own = t.mean_ms, t.overhead_ms
+    return ("" if mean is None else f"{mean:.1f}", str(t.worst_ms) if t.decisions else "",
+            "" if own is None else f"{own:.3f}")

@@ -42,7 +42,7 @@ from cardarena.records import MatchRecord
 from cardarena.replay import ReplayError
 from cardarena.replay import ReplayStep, step_record
 from arbiter.present.boards import board
-from arbiter.present.played import describe, team_rows
+from arbiter.present.played import THINK_COLUMNS, THINK_NOTE, describe, team_rows, think_cells
 from arbiter.present import play_page as play
 from arbiter.store.arenas import ArenaMatch, ArenaRow, Arenas, EncounterRow
 from arbiter.store.db import READ_ERRORS, MatchRow, Store, StoreError, TournamentRow
@@ -110,6 +110,7 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[Standings, 
     st = compute_standings(rows, spec.validate_game().teams, spec.duplicate, spec.bot_names)
     out = []
     shown = team_rows(st.rows, spec.teams)  # one row per named partnership
+    times = store.think_times(tour.id)
     for d in shown:
         r = d.row
         extra = {"margin": f"{r.mean_margin:+.1f}"}
@@ -117,6 +118,8 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[Standings, 
             extra["dup. advantage"] = f"{r.dup_advantage:+.1f}" + ("" if r.dup_se is None else f" ± {r.dup_se:.1f}")
         if r.los_next is not None:
             extra["LOS over next"] = f"{100 * r.los_next:.1f}%"
+        if times:  # how much of the clock was the bot's (played.THINK_NOTE)
+            extra.update(zip(THINK_COLUMNS, think_cells(times, d.members)))
         out.append(StandingRow(
             d.label, r.matches, r.wins, r.draws, r.losses, r.score_rate,
             r.rating.value if r.rating else None, r.rating.low if r.rating else None, r.rating.high if r.rating else None,
@@ -279,6 +282,7 @@ _TOURNAMENT = """{% extends "base" %}
 {% for k in extra_cols %}<td class="num">{{ s.extra.get(k, '') }}</td>{% endfor %}<td class="num">{{ s.forfeits }}</td></tr>
 {% endfor %}</table>
 <p class="muted small">Rating: {{ st.method }}.{% if played.wdl_note %} <span id="wdl-note">{{ played.wdl_note }}.</span>{% endif %}</p>
+{% if "think ms" in extra_cols %}<p class="muted small" id="think-note">{{ think_note }}.</p>{% endif %}
 {% if st.rows|length > 1 %}
 <h2>Cross-table</h2>
 <table id="crosstable"><tr><th>score % of the row bot against</th>{% for c in st.rows %}<th class="num">{{ c.name }}</th>{% endfor %}</tr>
@@ -425,6 +429,10 @@ It plays again once a new version is registered (<code>arbiter bots submit ... -
 {% for v in versions %}<tr><td>{{ v.version }}</td><td>{{ v.status }}</td><td class="num">{{ '%.2f'|format(v.mu) }}</td>
 <td class="num">{{ '%.2f'|format(v.mu - 1.96 * v.sigma) }} – {{ '%.2f'|format(v.mu + 1.96 * v.sigma) }}</td><td class="num">{{ v.encounters }}</td>
 <td class="num">{{ v.matches }}</td><td class="num">{{ v.failures }}</td><td class="small">{{ v.reason }}</td></tr>{% endfor %}</table>
+{% if think %}<h2>Think time</h2>
+<table id="think-times"><tr><th>version</th><th class="num">think ms</th><th class="num">worst ms</th><th class="num">arbiter ms</th></tr>
+{% for version, cells in think %}<tr class="think"><td>{{ version }}</td>{% for c in cells %}<td class="num">{{ c }}</td>{% endfor %}</tr>{% endfor %}</table>
+<p class="muted small" id="think-note">{{ think_note }}.</p>{% endif %}
 <h2>Recent encounters</h2>
 {% if not recent %}<p class="muted">None yet.</p>{% else %}
 <table id="bot-encounters"><tr><th class="num">#</th><th>version</th><th>against</th><th class="num">points per deal</th><th class="num">rating after</th><th>replays</th></tr>
@@ -493,6 +501,7 @@ def tournament_page(store: Store, key: str) -> str:
         t=tour, st=st, rows=rows, extra_cols=extra_cols, closed=not policy.matches,
         closed_reason=disclosure.CLOSED_REASON, played=played, entrants=store.entrants(tour.id),
         team_of={m: " + ".join(t) for t in played.teams for m in t}, running=policy.running, refresh=REFRESH_SECONDS,
+        think_note=THINK_NOTE,
     )
 
 
@@ -707,9 +716,11 @@ def arena_bot_page(store: Store, arena_name: str, bot: str, recent: int = 20) ->
                 if m.outcome.reason.is_forfeit and m.incidents and m.seats[m.incidents[-1].seat] == me:
                     stderr = m.record().incidents[-1].stderr or ""
             failures.append((e, me, e.failures[me], _scrub(stderr[-600:], store)))
+    times = tables.think_times(a.id)
     return _env.get_template("arena_bot").render(
         a=a, name=name, current=current, versions=versions, chart=rating_svg(series), recent=shown,
         failures=failures, refresh=REFRESH_SECONDS,
+        think=[(v.version, think_cells(times, (v.player,))) for v in versions if v.player in times], think_note=THINK_NOTE,
     )
 
 

@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from arbiter.store.db import Store, StoreError, incidents_from_json, incidents_json, transaction
+from arbiter.store.db import Store, StoreError, ThinkTimes, incidents_from_json, incidents_json, think_times, transaction
 from cardarena import disclosure
 from cardarena.disclosure import Disclosure
 from cardarena.games import EndReason, Outcome
@@ -309,6 +309,11 @@ class Arenas:
             sql += " AND encounter = ?"
             args.append(encounter)
         return [self._match(r) for r in self.db.execute(sql + " ORDER BY encounter, k", args)]
+
+    def think_times(self, arena_id: int) -> dict[str, ThinkTimes]:
+        """Each player's think time and the arbiter's own time per decision over the
+        arena's stored matches (``ThinkTimes``; a player by name@version, as in the seats)."""
+        return think_times(self.db, "arena_matches", "m.arena_id = ?", (arena_id,))
 
     def match(self, match_id: str) -> ArenaMatch:
         r = self.db.execute(f"SELECT {_MATCH_COLUMNS} FROM arena_matches WHERE match_id = ?", (match_id,)).fetchone()

@@ -313,6 +313,60 @@ class Entrant:
 
 
 @dataclass(frozen=True)
+class ThinkTimes:
+    """A bot's decisions' times over some matches, from their records (docs/latency.md):
+    ``RecordedAction.ms`` (its think time as the arbiter saw it: what its clock is charged)
+    and ``overhead_us`` (the arbiter's own time per decision, charged to no clock). The
+    decisions of a seat the arbiter no longer asked (disconnected) are not counted."""
+
+    decisions: int = 0
+    total_ms: int = 0
+    worst_ms: int = 0
+    measured: int = 0  # decisions whose record has the arbiter's own time (records since it is kept)
+    overhead_us: float = 0.0  # summed over those
+
+    def __add__(self, other: "ThinkTimes") -> "ThinkTimes":
+        return ThinkTimes(self.decisions + other.decisions, self.total_ms + other.total_ms,
+                          max(self.worst_ms, other.worst_ms), self.measured + other.measured,
+                          self.overhead_us + other.overhead_us)
+
+    @property
+    def mean_ms(self) -> float | None:
+        return self.total_ms / self.decisions if self.decisions else None
+
+    @property
+    def overhead_ms(self) -> float | None:
+        """The arbiter's mean own time per decision, in ms (None: no record measured it)."""
+        return self.overhead_us / self.measured / 1000 if self.measured else None
+
+
+#: Each (match, seat)'s decision times, summed in SQLite (json_each) without parsing a record in Python.
+_TIMES_SQL = """SELECT m.seats, json_extract(a.value, '$.seat') AS seat, count(*), total(json_extract(a.value, '$.ms')),
+    max(json_extract(a.value, '$.ms')), count(json_extract(a.value, '$.overhead_us')),
+    total(json_extract(a.value, '$.overhead_us'))
+    FROM {table} AS m, json_each(m.record, '$.actions') AS a
+    WHERE {where} AND json_extract(a.value, '$.forced') IS NOT 'disconnected'
+    GROUP BY m.rowid, seat"""
+
+
+def think_times(db: sqlite3.Connection, table: str, where: str, params: Sequence[Any]) -> dict[str, ThinkTimes]:
+    """Bot name (as in the matches' seats) -> its ``ThinkTimes`` over the rows of ``table``
+    (``matches`` or ``arena_matches``) that ``where`` selects (alias ``m``)."""
+    out: dict[str, ThinkTimes] = {}
+    try:
+        rows = db.execute(_TIMES_SQL.format(table=table, where=where), tuple(params)).fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"the matches' records cannot be read for their times: {exc}") from None
+    for seats, seat, n, total, worst, measured, overhead in rows:
+        names = json.loads(seats)
+        if not isinstance(seat, int) or not 0 <= seat < len(names):
+            continue
+        name = names[seat]
+        out[name] = out.get(name, ThinkTimes()) + ThinkTimes(n, int(total), int(worst or 0), measured, overhead)
+    return out
+
+
+@dataclass(frozen=True)
 class MatchRow:
     """One stored match: who sat where, the result, and what went wrong."""
 
@@ -610,6 +664,11 @@ class Store:
                 )
         except sqlite3.IntegrityError as exc:
             raise StoreError(f"match {idx} of tournament {tournament_id} is already stored ({exc})") from None
+
+    def think_times(self, tournament_id: int) -> dict[str, ThinkTimes]:
+        """Each bot's think time and the arbiter's own time per decision over the
+        tournament's stored matches (``ThinkTimes``; a bot by its name in the seats)."""
+        return think_times(self.db, "matches", "m.tournament_id = ?", (tournament_id,))
 
     def done_indices(self, tournament_id: int) -> set[int]:
         return {r[0] for r in self.db.execute("SELECT idx FROM matches WHERE tournament_id = ?", (tournament_id,))}
