@@ -70,11 +70,11 @@ def serve(
         _run(_fail, f"--host {host} reaches other machines: give --tls-cert and --tls-key (or --insecure, and tokens travel in clear)")
     if open_join and not is_loopback(host):
         _run(_fail, "--open lets any bot in under any name: only on a loopback interface")
+    metrics_line = _run(start_metrics, metrics, say=False)  # said after the address, which comes first
     creds = _run(auth.ensure, credentials, tuple(bot or ()), tuple(author or ()), admin_token,
                  spectator_token)
     live = auth.LiveCredentials(credentials, creds)
     catalog = _run(RegistryCatalog, bots_db) if bots_db else None
-    metrics_line = _run(start_metrics, metrics, say=False)  # said after the address, which comes first
 
     async def main() -> None:
         hub = Hub(credentials=live, open_join=open_join)

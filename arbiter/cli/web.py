@@ -56,9 +56,9 @@ def web(
             raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
     server = _run(listen)
-    _run(start_metrics, metrics)
     out.print(f"serving {db} on {server.url}", highlight=False, markup=False)
     sys.stdout.flush()
+    _run(start_metrics, metrics)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
