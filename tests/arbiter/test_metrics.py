@@ -6,23 +6,15 @@ is tests/e2e/test_metrics.py."""
 from __future__ import annotations
 
 import asyncio
-import textwrap
+from pathlib import Path
 
 import pytest
 
 from arbiter import metrics
 from arbiter.arena.ladder import Arena, ArenaSpec
 
-CRASHER = """
-    from sdk import Bot
-
-    class Crasher(Bot):
-        name = "crasher"
-        games = ("*",)
-
-        def choose(self, view, legal_actions):
-            raise RuntimeError("out of ideas")
-"""
+#: Raises in its third decision: under the forfeit policy its side forfeits every match.
+CRASHER = f"crasher={Path(__file__).parents[1] / 'e2e' / 'zoo.py'}:RaiseInChoose"
 
 
 @pytest.fixture
@@ -33,9 +25,7 @@ def registry():
 
 
 def test_an_arena_reports_its_matches_forfeits_suspensions_and_queue(tmp_path, registry):
-    crasher = tmp_path / "crasher.py"
-    crasher.write_text(textwrap.dedent(CRASHER))
-    spec = ArenaSpec(game="spades", name="lab", options={"deals": 1}, house=("random", f"crasher={crasher}"),
+    spec = ArenaSpec(game="spades", name="lab", options={"deals": 1}, house=("random", CRASHER),
                      transport="inproc", seed=11)
     a = Arena(spec, tmp_path / "a.sqlite", poll=0)
     asyncio.run(a.run(max_encounters=3))
@@ -44,7 +34,7 @@ def test_an_arena_reports_its_matches_forfeits_suspensions_and_queue(tmp_path, r
     played = a.matches_played
     assert played > 0
     assert get("arbiter_matches_started_total", {"game": "spades"}) == played
-    # the crasher forfeits every match it plays (its side loses at its first decision)
+    # the crasher forfeits every match it plays
     assert get("arbiter_matches_finished_total", {"game": "spades", "reason": "forfeit_crash"}) == played
     assert get("arbiter_forfeits_total", {"game": "spades", "bot": "crasher", "kind": "crash"}) == played
     assert get("arbiter_live_matches", {"game": "spades"}) == 0

@@ -10,23 +10,16 @@ import json
 import shutil
 
 import pytest
-from typer.testing import CliRunner
-
 from arbiter.arena.ladder import Arena, ArenaSpec
-from arbiter.cli import app
 from arbiter.cli._common import out
 from arbiter.present.played import THINK_COLUMNS, think_cells
 from arbiter.present.web import arena_bot_page, tournament_page
 from arbiter.store.arenas import Arenas
 from arbiter.store.db import Store, ThinkTimes
 from cardarena.records import MatchRecord
+from tests.cli.test_tournament_cli import invoke
 
-runner = CliRunner()
 BOTS = ("random", "greedy", "heuristic")
-
-
-def invoke(*args: str):
-    return runner.invoke(app, list(args), catch_exceptions=False)
 
 
 @pytest.fixture(scope="module")
