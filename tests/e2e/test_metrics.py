@@ -118,3 +118,22 @@ def test_metrics_are_off_unless_asked():
     stop_serve(s)
     rest = s.proc.stdout.read()  # all it printed after its address (with --metrics: where they are)
     assert "metrics" not in rest
+
+
+def test_a_hosted_bot_that_never_connects_is_counted(tmp_path):
+    from arbiter import metrics
+    from arbiter.hosting.botproc import BotStartError
+    from arbiter.tournament.play import play_local
+
+    broken = tmp_path / "broken.py"
+    broken.write_text("import does_not_exist\n")
+    m = metrics.enable(metrics.Metrics(process=False))
+    try:
+        with pytest.raises(BotStartError, match="exited with code"):
+            play_local("spite-and-malice", [str(broken), "random"])
+    finally:
+        metrics.disable()
+    get = m.registry.get_sample_value
+    assert get("arbiter_bot_start_failures_total", {"bot": "broken", "reason": "exited"}) == 1
+    assert get("arbiter_connected_bots", {"bot": "random"}) == 0  # they came, and went with the arbiter
+    assert get("arbiter_matches_started_total", {"game": "spite-and-malice"}) is None  # none was dealt
