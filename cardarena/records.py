@@ -121,6 +121,11 @@ class RecordedAction:
     #: action, telling the seats and spectators, this seat's view and legal actions). 0 in
     #: records stored before it was measured (docs/latency.md).
     overhead_us: int = 0
+    #: The bot's own time for this decision, in microseconds, as its SDK reported it
+    #: (``Act.think_us``); None when not said (a seat in the arbiter's process, an SDK that
+    #: does not say, an older record). The bot's word: shown to its author beside ``ms``
+    #: (the difference is the transport), never used for the clock.
+    bot_us: int | None = None
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ import collections
 import logging
 import os
 import threading
+import time
 import types
 from pathlib import Path
 from typing import Any, Callable
@@ -108,7 +109,14 @@ class Connection:
         it and answers "malformed"); a failure of the bot's code as ``Act.failure`` (the
         arbiter applies the match's policy; the traceback went to stderr, which the
         arbiter keeps for a hosted bot). A bot that called ``sys.exit`` ends the process,
-        whichever hook it called it from, at its next answer."""
+        whichever hook it called it from, at its next answer. ``Act.think_us`` says how
+        long this took, from the Turn in hand to the Act made (docs/latency.md)."""
+        t0 = time.perf_counter()
+        msg = self._act(turn)
+        msg.act.think_us = max(1, round((time.perf_counter() - t0) * 1e6))
+        return msg
+
+    def _act(self, turn: pb.Turn) -> pb.BotMessage:
         key = (turn.match_id, turn.seat)
         driver = self.drivers[key]
         token = self.seat_tokens.get(key, "")

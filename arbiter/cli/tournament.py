@@ -149,7 +149,7 @@ def _print_standings(st, info: dict[str, Any], crosstable: bool = False, times: 
     cols += [Column("rating", drop=3), Column("95% CI", drop=8), Column("LOS↓", drop=9)]
     forfeits = any(r.forfeits for r in st.rows)
     cols += [Column("forf", drop=4)] if forfeits else []
-    cols += [Column(c, drop=12 - i) for i, c in enumerate(THINK_COLUMNS)] if times else []
+    cols += [Column(c, drop=10 + i) for i, c in enumerate(THINK_COLUMNS)] if times else []
     rows = []
     for d in team_rows(st.rows, played.teams):
         r = d.row
@@ -335,13 +335,16 @@ def _show_match(tour, row) -> None:
     record = row.record()
     ms: dict[int, list[int]] = {}
     own: dict[int, list[int]] = {}  # the arbiter's own time per decision (µs; 0 in records from before it was kept)
+    transport: dict[int, list[float]] = {}  # ms less the bot's own time, where its SDK said it (docs/latency.md)
     for a in record.actions:
         ms.setdefault(a.seat, []).append(a.ms)
         own.setdefault(a.seat, []).append(a.overhead_us)
+        if a.bot_us is not None:
+            transport.setdefault(a.seat, []).append(max(0.0, a.ms - a.bot_us / 1000))
     measured = any(us for v in own.values() for us in v)
     table = Table(title="Seats")
-    for col in ("seat", "side", "bot", "score", "rank", "acts", "mean ms", "max ms", *(("arbiter ms",) if measured else ()),
-                "incidents"):
+    for col in ("seat", "side", "bot", "score", "rank", "acts", "mean ms", "max ms", *(("transport ms",) if transport else ()),
+                *(("arbiter ms",) if measured else ()), "incidents"):
         table.add_column(col, justify="left" if col in ("bot", "incidents", "side") else "right", no_wrap=col == "bot")
     from cardarena.games import get_game
 
@@ -356,6 +359,8 @@ def _show_match(tour, row) -> None:
         side = side_of.get(seat, 0)
         table.add_row(str(seat), str(side), bot, f"{row.outcome.scores[seat]:g}", str(row.outcome.ranks[seat]),
                       str(len(times)), f"{sum(times) / len(times):.1f}" if times else "", str(max(times)) if times else "",
+                      *((f"{sum(transport[seat]) / len(transport[seat]):.2f}" if transport.get(seat) else "",)
+                        if transport else ()),
                       *((f"{sum(own[seat]) / len(own[seat]) / 1000:.3f}" if own.get(seat) else "",) if measured else ()),
                       incs or "-")
     out.print(table)

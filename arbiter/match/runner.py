@@ -146,6 +146,11 @@ class SeatClient(abc.ABC):
     def cancel(self, match_id: str, request_id: int) -> None:
         """The runner stopped waiting for this request (timeout); forget it."""
 
+    def reported_us(self) -> int | None:
+        """The bot's own time for the decision it just answered, in microseconds, as it
+        said (``RecordedAction.bot_us``); None if it did not say."""
+        return None
+
     async def stderr_tail(self) -> str:
         """The tail of the bot process's stderr ('' if the arbiter did not start it)."""
         return ""
@@ -309,7 +314,9 @@ class _Runner:
                 assert seat is not None
                 legal = state.legal_actions()
                 action, ms, forced = await self._ask(state, seat, legal)
-                recorded = RecordedAction(seat, str(action), ms, forced, max(0, round((self.asked_at - mark) * 1e6)))
+                said = None if forced else self.seats[seat].reported_us()
+                recorded = RecordedAction(seat, str(action), ms, forced, max(0, round((self.asked_at - mark) * 1e6)),
+                                          None if said is None else min(said, ms * 1000))  # never more than it took
                 mark = self.clock.now()
                 record.actions.append(recorded)
                 for obs in self.observers:

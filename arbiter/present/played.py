@@ -208,21 +208,23 @@ def team_rows(rows: Sequence[Any], teams: Sequence[Sequence[str]]) -> list[Displ
 
 #: The latency columns every display shows (CLI standings and `tournament show`, the web
 #: standings, an arena bot's page), and what they mean.
-THINK_COLUMNS = ("think ms", "worst ms", "arbiter ms")
+THINK_COLUMNS = ("think ms", "worst ms", "transport ms", "arbiter ms")
 THINK_NOTE = ("think ms: the bot's mean time per decision as the arbiter saw it, from the question sent to the answer "
-              "received (what its clock is charged; the transport is in it); worst ms: its longest; arbiter ms: the "
-              "arbiter's own mean time per decision, charged to no clock (docs/latency.md)")
+              "received (what its clock is charged); worst ms: its longest; transport ms: how much of the think time was "
+              "not the bot's own (the arbiter's time less the time the bot's SDK says it took: encoding, the network, "
+              "decoding; empty where the bot does not say, or plays in the arbiter's process); arbiter ms: the arbiter's "
+              "own mean time per decision, charged to no clock (docs/latency.md)")
 
 
-def think_cells(times: Mapping[str, Any], members: Sequence[str]) -> tuple[str, str, str]:
+def think_cells(times: Mapping[str, Any], members: Sequence[str]) -> tuple[str, str, str, str]:
     """The latency columns of a row standing for ``members`` (a bot, or a partnership's
     bots), from ``times`` (bot -> ``arbiter.store.db.ThinkTimes``); '' where unknown."""
     found = [times[m] for m in members if m in times]
     if not found:
-        return "", "", ""
+        return "", "", "", ""
     t = found[0]
     for more in found[1:]:
         t = t + more
-    mean, own = t.mean_ms, t.overhead_ms
+    mean, transport, own = t.mean_ms, t.transport_ms, t.overhead_ms
     return ("" if mean is None else f"{mean:.1f}", str(t.worst_ms) if t.decisions else "",
-            "" if own is None else f"{own:.3f}")
+            "" if transport is None else f"{transport:.2f}", "" if own is None else f"{own:.3f}")

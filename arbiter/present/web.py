@@ -430,7 +430,7 @@ It plays again once a new version is registered (<code>arbiter bots submit ... -
 <td class="num">{{ '%.2f'|format(v.mu - 1.96 * v.sigma) }} – {{ '%.2f'|format(v.mu + 1.96 * v.sigma) }}</td><td class="num">{{ v.encounters }}</td>
 <td class="num">{{ v.matches }}</td><td class="num">{{ v.failures }}</td><td class="small">{{ v.reason }}</td></tr>{% endfor %}</table>
 {% if think %}<h2>Think time</h2>
-<table id="think-times"><tr><th>version</th><th class="num">think ms</th><th class="num">worst ms</th><th class="num">arbiter ms</th></tr>
+<table id="think-times"><tr><th>version</th>{% for c in think_columns %}<th class="num">{{ c }}</th>{% endfor %}</tr>
 {% for version, cells in think %}<tr class="think"><td>{{ version }}</td>{% for c in cells %}<td class="num">{{ c }}</td>{% endfor %}</tr>{% endfor %}</table>
 <p class="muted small" id="think-note">{{ think_note }}.</p>{% endif %}
 <h2>Recent encounters</h2>
@@ -720,7 +720,8 @@ def arena_bot_page(store: Store, arena_name: str, bot: str, recent: int = 20) ->
     return _env.get_template("arena_bot").render(
         a=a, name=name, current=current, versions=versions, chart=rating_svg(series), recent=shown,
         failures=failures, refresh=REFRESH_SECONDS,
-        think=[(v.version, think_cells(times, (v.player,))) for v in versions if v.player in times], think_note=THINK_NOTE,
+        think=[(v.version, think_cells(times, (v.player,))) for v in versions if v.player in times],
+        think_columns=THINK_COLUMNS, think_note=THINK_NOTE,
     )
 
 

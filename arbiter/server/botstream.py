@@ -268,6 +268,8 @@ class RemoteSeat(SeatClient):
         self._unsent: dict[tuple[str, int], list[Event]] = {}
         #: (match, the runner's request id) -> the id on the wire, unique in the session.
         self._wire_ids: dict[tuple[str, int], int] = {}
+        #: Act.think_us of the last answer (0: not said).
+        self._reported = 0
 
     async def start(self, info: MatchInfo) -> None:
         if self.session.closed:
@@ -316,12 +318,16 @@ class RemoteSeat(SeatClient):
             session.pending.pop(key, None)
             if timer is not None:
                 timer.cancel()
+        self._reported = raw.think_us
         if raw.failure:  # the bot's code failed to choose, and says how
             raise BotFailed(clip(raw.failure))
         try:
             return convert.action_from_proto(self.game, raw.action)
         except convert.WireError as exc:
             raise MalformedAction(clip(str(exc))) from None
+
+    def reported_us(self) -> int | None:
+        return self._reported or None
 
     def cancel(self, match_id: str, request_id: int) -> None:
         rid = self._wire_ids.get((match_id, request_id))

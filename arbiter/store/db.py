@@ -315,20 +315,25 @@ class Entrant:
 @dataclass(frozen=True)
 class ThinkTimes:
     """A bot's decisions' times over some matches, from their records (docs/latency.md):
-    ``RecordedAction.ms`` (its think time as the arbiter saw it: what its clock is charged)
-    and ``overhead_us`` (the arbiter's own time per decision, charged to no clock). The
-    decisions of a seat the arbiter no longer asked (disconnected) are not counted."""
+    ``RecordedAction.ms`` (its think time as the arbiter saw it: what its clock is charged),
+    ``bot_us`` (its own time, as its SDK said) and ``overhead_us`` (the arbiter's own time
+    per decision, charged to no clock). The decisions of a seat the arbiter no longer
+    asked (disconnected) are not counted."""
 
     decisions: int = 0
     total_ms: int = 0
     worst_ms: int = 0
     measured: int = 0  # decisions whose record has the arbiter's own time (records since it is kept)
     overhead_us: float = 0.0  # summed over those
+    reported: int = 0  # decisions whose bot said its own time (Act.think_us)
+    reported_ms: int = 0  # the arbiter's ``ms`` summed over those
+    bot_us: float = 0.0  # the bot's own time summed over those
 
     def __add__(self, other: "ThinkTimes") -> "ThinkTimes":
         return ThinkTimes(self.decisions + other.decisions, self.total_ms + other.total_ms,
                           max(self.worst_ms, other.worst_ms), self.measured + other.measured,
-                          self.overhead_us + other.overhead_us)
+                          self.overhead_us + other.overhead_us, self.reported + other.reported,
+                          self.reported_ms + other.reported_ms, self.bot_us + other.bot_us)
 
     @property
     def mean_ms(self) -> float | None:
@@ -339,11 +344,19 @@ class ThinkTimes:
         """The arbiter's mean own time per decision, in ms (None: no record measured it)."""
         return self.overhead_us / self.measured / 1000 if self.measured else None
 
+    @property
+    def transport_ms(self) -> float | None:
+        """The mean of the arbiter's time less the bot's own per decision, in ms, over the
+        decisions whose bot said its time (None: it never did, e.g. in the arbiter's process)."""
+        return max(0.0, (self.reported_ms - self.bot_us / 1000) / self.reported) if self.reported else None
+
 
 #: Each (match, seat)'s decision times, summed in SQLite (json_each) without parsing a record in Python.
 _TIMES_SQL = """SELECT m.seats, json_extract(a.value, '$.seat') AS seat, count(*), total(json_extract(a.value, '$.ms')),
     max(json_extract(a.value, '$.ms')), count(json_extract(a.value, '$.overhead_us')),
-    total(json_extract(a.value, '$.overhead_us'))
+    total(json_extract(a.value, '$.overhead_us')), count(json_extract(a.value, '$.bot_us')),
+    total(CASE WHEN json_extract(a.value, '$.bot_us') IS NOT NULL THEN json_extract(a.value, '$.ms') END),
+    total(json_extract(a.value, '$.bot_us'))
     FROM {table} AS m, json_each(m.record, '$.actions') AS a
     WHERE {where} AND json_extract(a.value, '$.forced') IS NOT 'disconnected'
     GROUP BY m.rowid, seat"""
@@ -357,12 +370,13 @@ def think_times(db: sqlite3.Connection, table: str, where: str, params: Sequence
         rows = db.execute(_TIMES_SQL.format(table=table, where=where), tuple(params)).fetchall()
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"the matches' records cannot be read for their times: {exc}") from None
-    for seats, seat, n, total, worst, measured, overhead in rows:
+    for seats, seat, n, total, worst, measured, overhead, reported, reported_ms, bot_us in rows:
         names = json.loads(seats)
         if not isinstance(seat, int) or not 0 <= seat < len(names):
             continue
         name = names[seat]
-        out[name] = out.get(name, ThinkTimes()) + ThinkTimes(n, int(total), int(worst or 0), measured, overhead)
+        out[name] = out.get(name, ThinkTimes()) + ThinkTimes(n, int(total), int(worst or 0), measured, overhead,
+                                                             reported, int(reported_ms), bot_us)
     return out
 
 

@@ -38,7 +38,9 @@ def _from_records(store: Store, tournament_id: int) -> dict[str, ThinkTimes]:
         for a in row.record().actions:
             if a.forced != "disconnected":
                 name = row.seats[a.seat]
-                out[name] = out.get(name, ThinkTimes()) + ThinkTimes(1, a.ms, a.ms, 1, a.overhead_us)
+                said = a.bot_us is not None
+                out[name] = out.get(name, ThinkTimes()) + ThinkTimes(1, a.ms, a.ms, 1, a.overhead_us, int(said),
+                                                                     a.ms if said else 0, a.bot_us or 0)
     return out
 
 
@@ -53,6 +55,29 @@ def test_the_stores_sums_are_the_records(db):
     for t in times.values():
         assert t.measured == t.decisions and t.overhead_us > 0  # the runner measured its own time
         assert 0 <= t.mean_ms <= t.worst_ms and t.overhead_ms > 0
+        assert t.reported == 0 and t.transport_ms is None  # in the arbiter's process: no transport, nothing said
+
+
+@pytest.mark.e2e
+def test_over_grpc_the_bots_say_their_own_time_and_the_transport_shows(tmp_path, monkeypatch):
+    path = tmp_path / "grpc.sqlite"
+    r = invoke("tournament", "run", "--db", str(path), "--game", "spades", "--bots", "random,greedy", "-o", "deals=1",
+               "--deals", "1", "--name", "wire", "--quiet")
+    assert r.exit_code == 0, r.output
+    with Store(path, read_only=True) as store:
+        tour = store.tournament("wire")
+        times = store.think_times(tour.id)
+        assert times == _from_records(store, tour.id)
+        actions = [a for row in store.matches(tour.id) for a in row.record().actions if not a.forced]
+    # every answer said its bot's own time (the SDK's Act.think_us), never more than the arbiter saw
+    assert actions and all(a.bot_us is not None and 1 <= a.bot_us <= a.ms * 1000 for a in actions)
+    monkeypatch.setattr(out, "width", 220)
+    text = invoke("standings", "wire", "--db", str(path)).stdout
+    for bot in ("random", "greedy"):
+        t = times[bot]
+        assert t.reported == t.decisions and t.transport_ms is not None and 0 <= t.transport_ms <= t.mean_ms
+        line = next(ln for ln in text.splitlines() if f" {bot} " in ln)
+        assert all(cell in line for cell in think_cells(times, (bot,)))
 
 
 def test_standings_and_show_print_each_bots_times(db, monkeypatch):
@@ -65,7 +90,9 @@ def test_standings_and_show_print_each_bots_times(db, monkeypatch):
         assert all(c in text for c in THINK_COLUMNS) and "docs/latency.md" in text
         for bot in BOTS:
             line = next(ln for ln in text.splitlines() if f" {bot} " in ln)
-            for cell in think_cells(times, (bot,)):
+            mean, worst, transport, own = think_cells(times, (bot,))
+            assert transport == ""  # in process: nothing said, no transport
+            for cell in (mean, worst, own):
                 assert cell and cell in line, (bot, cell, line)
 
 
@@ -91,13 +118,13 @@ def test_records_from_before_show_the_arbiters_time_as_unknown(db, tmp_path):
         for rowid, text in rows:
             d = json.loads(text)
             for a in d["actions"]:
-                del a["overhead_us"]
+                del a["overhead_us"], a["bot_us"]
             store.db.execute("UPDATE matches SET record = ? WHERE rowid = ?", (json.dumps(d), rowid))
-        assert all(a.overhead_us == 0 for a in MatchRecord.from_json(json.dumps(d)).actions)
+        assert all(a.overhead_us == 0 and a.bot_us is None for a in MatchRecord.from_json(json.dumps(d)).actions)
         times = store.think_times(store.tournament("lat").id)
     for bot in BOTS:
-        mean, worst, own = think_cells(times, (bot,))
-        assert mean and worst and own == ""
+        mean, worst, transport, own = think_cells(times, (bot,))
+        assert mean and worst and transport == own == ""
         assert times[bot].measured == 0 and times[bot].overhead_ms is None
 
 
