@@ -200,6 +200,10 @@ class Metered(MatchObserver):
         self.m, self.game = metrics, game
         self.bots = tuple(metrics.bot(n) for n in seat_names)
         self.live = False
+        # each seat's series, looked up once: ``decided`` runs at every decision
+        self._decisions = [metrics.decisions.labels(game, b) for b in self.bots]
+        self._think = [metrics.think.labels(game, b) for b in self.bots]
+        self._overhead = metrics.overhead.labels(game)
 
     def _start(self) -> None:
         if not self.live:
@@ -211,11 +215,10 @@ class Metered(MatchObserver):
         self._start()
 
     def decided(self, match_id: str, seat: int, recorded: RecordedAction) -> None:
-        m, bot = self.m, self.bots[seat]
-        m.decisions.labels(self.game, bot).inc()
+        self._decisions[seat].inc()
         if recorded.forced != "disconnected":  # a seat asked, not one the arbiter plays for
-            m.think.labels(self.game, bot).observe(recorded.ms / 1000)
-        m.overhead.labels(self.game).observe(recorded.overhead_us / 1e6)
+            self._think[seat].observe(recorded.ms / 1000)
+        self._overhead.observe(recorded.overhead_us / 1e6)
 
     async def ended(self, record: MatchRecord, final_view: Any) -> None:
         self._start()  # a seat that failed to start ends the match before ``started``
