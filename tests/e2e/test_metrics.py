@@ -5,7 +5,13 @@ seed or a card."""
 
 from __future__ import annotations
 
+import os
+import queue
 import re
+import subprocess
+import sys
+import threading
+import time
 import urllib.request
 from collections import defaultdict
 from pathlib import Path
@@ -14,7 +20,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from arbiter.server import auth, client
-from tests.conftest import start_serve, stop_serve
+from tests.conftest import ROOT, start_serve, stop_serve
 
 pytestmark = pytest.mark.e2e
 
@@ -137,3 +143,68 @@ def test_a_hosted_bot_that_never_connects_is_counted(tmp_path):
     assert get("arbiter_bot_start_failures_total", {"bot": "broken", "reason": "exited"}) == 1
     assert get("arbiter_connected_bots", {"bot": "random"}) == 0  # they came, and went with the arbiter
     assert get("arbiter_matches_started_total", {"game": "spite-and-malice"}) is None  # none was dealt
+
+
+def _lines(proc: subprocess.Popen) -> "queue.Queue[str]":
+    """``proc``'s stdout, line by line, read by a thread (a wait on it has a timeout)."""
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        for line in proc.stdout:
+            lines.put(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
+def _until(lines: "queue.Queue[str]", pattern: str, timeout: float = 60) -> re.Match:
+    deadline = time.monotonic() + timeout
+    while True:
+        line = lines.get(timeout=max(0.01, deadline - time.monotonic()))  # queue.Empty past the deadline
+        m = re.search(pattern, line)
+        if m:
+            return m
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def test_an_arena_and_the_web_page_serve_their_metrics_when_asked(tmp_path):
+    db, creds = tmp_path / "arena.sqlite", tmp_path / "creds.json"
+    arena = subprocess.Popen(
+        [sys.executable, "-m", "arbiter", "arena", "--game", "spades", "-o", "deals=1", "--house", "random,greedy",
+         "--db", str(db), "--credentials", str(creds), "--port", "0", "--web-port", "-1", "--metrics", "127.0.0.1:0"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=open(tmp_path / "arena.log", "w"), text=True, stdin=subprocess.DEVNULL)
+    try:
+        lines = _lines(arena)
+        url = _until(lines, r"metrics on (http://127\.0\.0\.1:\d+/metrics)").group(1)
+        _until(lines, r"encounter 0 \((\d+) matches\)")  # stored: its matches are over
+        text, got = _scrape(url)
+        assert _total(got, "arbiter_matches_finished_total", game="spades") >= 2  # one deal, both seatings
+        assert _total(got, "arbiter_decisions_total", game="spades", bot="random") > 0
+        assert _value(got, "arbiter_arena_entrants", arena="spades", status="active") == 2
+        assert _total(got, "arbiter_store_write_seconds_count") >= 1
+        assert "arbiter_arena_waiting" in text and "process_resident_memory_bytes" in text
+        stored = auth.read(creds)
+        assert stored.admin and stored.admin not in text
+    finally:
+        _stop(arena)
+    web = subprocess.Popen([sys.executable, "-m", "arbiter", "web", "--db", str(db), "--port", "0",
+                            "--metrics", "127.0.0.1:0"], cwd=ROOT, stdout=subprocess.PIPE,
+                           env={**os.environ, "COLUMNS": "1000"},  # the store's long path on one line
+                           stderr=open(tmp_path / "web.log", "w"), text=True, stdin=subprocess.DEVNULL)
+    try:
+        lines = _lines(web)
+        page = _until(lines, r"serving .* on (http://\S+)").group(1)
+        url = _until(lines, r"metrics on (http://127\.0\.0\.1:\d+/metrics)").group(1)
+        with urllib.request.urlopen(page + "a/spades", timeout=10) as resp:  # the leaderboard, read from the store
+            assert resp.status == 200
+        text, got = _scrape(url)
+        assert "arbiter_matches_started_total" in text and _total(got, "arbiter_matches_started_total") == 0
+    finally:
+        _stop(web)
