@@ -167,6 +167,9 @@ class MatchObserver(abc.ABC):
 
     #: Pass ``seat_views=`` (a tuple of ``State.view(seat)``) to ``started`` and ``step``.
     sees_hands: bool = False
+    #: Call ``step`` after each action (False: the observer has none; the runner then builds
+    #: no spectator view per action for it).
+    wants_steps: bool = True
 
     async def started(self, match_id: str, game: str, seat_names: tuple[str, ...], spectator_view: Any) -> None:
         """The deal is done; no decision made yet."""
@@ -195,6 +198,8 @@ class Metered(MatchObserver):
     match while the process's metrics are on. It sees what any observer sees (public
     events; not ``sees_hands``) and reports counts and times by game and bot name: never
     an action, a card or a seed."""
+
+    wants_steps = False  # ``decided`` says all it counts
 
     def __init__(self, metrics: Metrics, game: str, seat_names: tuple[str, ...]):
         self.m, self.game = metrics, game
@@ -294,6 +299,7 @@ class _Runner:
         self.game, self.config, self.seats, self.record = game, config, seats, record
         self.clock = clock
         self.observers = tuple(observers)
+        self.steppers = tuple(o for o in self.observers if o.wants_steps)  # told each step (views built for them)
         self.bot_seed = bot_seed
         n = game.num_seats
         self.bank_ms = [config.clock.bank_ms] * n
@@ -329,10 +335,10 @@ class _Runner:
                         log.debug("observer failed", exc_info=True)
                 new_events = state.apply(action)
                 await self._notify(new_events)
-                if self.observers:
+                if self.steppers:
                     public = events_for(new_events, None)
                     view = state.spectator_view()
-                    for obs in self.observers:
+                    for obs in self.steppers:
                         await self._safe(obs.step(record.match_id, seat, action, public, view, **self._seat_views(obs, state)))
             record.outcome = state.outcome()
         except _Forfeit as f:
