@@ -141,7 +141,8 @@ def test_a_hosted_bot_that_never_connects_is_counted(tmp_path):
         metrics.disable()
     get = m.registry.get_sample_value
     assert get("arbiter_bot_start_failures_total", {"bot": "broken", "reason": "exited"}) == 1
-    assert get("arbiter_connected_bots", {"bot": "random"}) == 0  # they came, and went with the arbiter
+    # none is left counted as connected (the random bot may or may not have connected before the broken one exited)
+    assert not get("arbiter_connected_bots", {"bot": "random"})
     assert get("arbiter_matches_started_total", {"game": "spite-and-malice"}) is None  # none was dealt
 
 
