@@ -1,6 +1,6 @@
 """The three games as PettingZoo AEC environments, for training bots (optional extra).
 
-    pip install -e '.[envs]'          # pettingzoo, gymnasium, numpy
+    pip install 'card-arena-sdk[envs]'   # pettingzoo, gymnasium, numpy (a checkout: pip install -e '.[envs]')
 
     from cardarena_envs import env
     e = env("spades", options={"deals": 1}, seed=7)
