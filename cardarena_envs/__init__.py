@@ -41,7 +41,12 @@ __all__ = ["CardArenaEnv", "env", "raw_env"]
 
 def __getattr__(name: str):
     if name in __all__:
-        from cardarena_envs import aec
-
+        try:
+            from cardarena_envs import aec
+        except ModuleNotFoundError as exc:
+            if exc.name and exc.name.split(".")[0] in ("numpy", "gymnasium", "pettingzoo"):
+                raise ModuleNotFoundError(f"cardarena_envs.{name} needs {exc.name}, of the envs extra: "
+                                          "pip install 'card-arena-sdk[envs]'", name=exc.name) from None
+            raise
         return getattr(aec, name)
     raise AttributeError(f"module 'cardarena_envs' has no attribute {name!r}")

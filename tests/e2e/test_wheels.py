@@ -193,6 +193,13 @@ def test_the_author_venv_has_the_sdk_and_nothing_of_the_platform(wheels, author_
         tried = _run([python, "-c", f"import {platform_package}"], env=_clean_env(), cwd=work)
         assert tried.returncode != 0 and f"No module named '{platform_package}'" in tried.stderr, tried.stderr
 
+    # the bundled bots are the platform's, and the training environments their extra's: each says so
+    bundled = _run([python, "-m", "sdk", "--bot", "random"], env=_clean_env(), cwd=work, timeout=60)
+    assert bundled.returncode == 2 and "Traceback" not in bundled.stderr, bundled.stderr
+    assert "unknown bot 'random'" in bundled.stderr and "the bundled bots come with card-arena" in bundled.stderr
+    envs = _run([python, "-c", "import cardarena_envs; cardarena_envs.env"], env=_clean_env(), cwd=work, timeout=60)
+    assert envs.returncode != 0 and "pip install 'card-arena-sdk[envs]'" in envs.stderr, envs.stderr
+
     # the core and the SDK come from the venv, and play a match in process (sdk.harness)
     script = (
         "import cardarena, sdk\n"
