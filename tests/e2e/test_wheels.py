@@ -166,10 +166,13 @@ def _requires(metadata: str) -> tuple[set[str], set[str]]:
 def test_each_wheel_holds_its_packages_and_their_data_and_nothing_else(checkout, wheels):
     _, files = checkout
     author, author_info = _wheel_files(wheels["author"])
-    assert author == {f for f in files if f.split("/")[0] in AUTHOR_PACKAGES and f.endswith((".py", ".pyi"))}
+    wanted = {f for f in files if f.split("/")[0] in AUTHOR_PACKAGES and f.endswith((".py", ".pyi"))}
+    assert author == wanted, f"lacks {sorted(wanted - author)}, has besides {sorted(author - wanted)}"
     platform, platform_info = _wheel_files(wheels["platform"])
     # every file of the platform's packages, data too (the tools' recorded deals, the bot template)
-    assert platform == {f for f in files if f.split("/")[0] in PLATFORM_PACKAGES}
+    wanted = {f for f in files if f.split("/")[0] in PLATFORM_PACKAGES}
+    assert platform == wanted, (f"the platform's wheel lacks {sorted(wanted - platform)} (pyproject.toml "
+                                f"[tool.setuptools.package-data] takes a file type), has besides {sorted(platform - wanted)}")
     assert "bots/template/bot.py" in platform and any(f.startswith("arbiter/tools/data/") for f in platform)
 
     assert _requires(author_info["METADATA"])[0] == {"grpcio", "protobuf"}
