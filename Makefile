@@ -57,6 +57,7 @@ bench: $(BIN)/activate
 ## The two wheels (and sdists) in dist/: card-arena-sdk for bot authors, card-arena the platform.
 .PHONY: wheels
 wheels: $(BIN)/activate
+	rm -rf build *.egg-info  # an old egg-info's file list would carry the core into the platform's sdist
 	$(BIN)/python -m build $(SDK_PKG) -o dist
 	$(BIN)/python -m build . -o dist
 
