@@ -6,10 +6,12 @@ PROTOS := $(wildcard protos/cardarena/v1/*.proto)
 
 .PHONY: venv install proto demo test bench clean browser sandbox-tools
 
-$(BIN)/activate: pyproject.toml
+# Both packages, editable: the author's (card-arena-sdk: the core and the SDK) and the platform's.
+SDK_PKG := packages/card-arena-sdk
+$(BIN)/activate: pyproject.toml $(SDK_PKG)/pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e $(SDK_PKG) -e '.[dev]'
 	touch $(BIN)/activate
 
 venv install: $(BIN)/activate
@@ -52,8 +54,15 @@ bench: $(BIN)/activate
 		|| echo "open-spiel could not be installed: the OpenSpiel row will be marked unavailable"
 	ARENA_BENCH_PYTHON=$$(test -f $(BENCH_VENV)/.ok && echo $(BENCH_VENV)/bin/python || echo /nonexistent) $(BIN)/python -m arbiter.tools.bench
 
+## The two wheels (and sdists) in dist/: card-arena-sdk for bot authors, card-arena the platform.
+.PHONY: wheels
+wheels: $(BIN)/activate
+	rm -rf build *.egg-info  # an old egg-info's file list would carry the core into the platform's sdist
+	$(BIN)/python -m build $(SDK_PKG) -o dist
+	$(BIN)/python -m build . -o dist
+
 clean:
-	rm -rf $(VENV) $(BENCH_VENV) .demo.sqlite *.egg-info
+	rm -rf $(VENV) $(BENCH_VENV) .demo.sqlite *.egg-info dist
 
 ## Reliability campaigns (issue #20; not part of `make test`). The fuzz campaign: 100,000+
 ## hostile bot messages against a real `arbiter serve` and a running tournament's arbiter,

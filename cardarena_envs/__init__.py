@@ -1,6 +1,6 @@
 """The three games as PettingZoo AEC environments, for training bots (optional extra).
 
-    pip install -e '.[envs]'          # pettingzoo, gymnasium, numpy
+    pip install 'card-arena-sdk[envs]'   # pettingzoo, gymnasium, numpy (a checkout: pip install -e '.[envs]')
 
     from cardarena_envs import env
     e = env("spades", options={"deals": 1}, seed=7)
@@ -41,7 +41,12 @@ __all__ = ["CardArenaEnv", "env", "raw_env"]
 
 def __getattr__(name: str):
     if name in __all__:
-        from cardarena_envs import aec
-
+        try:
+            from cardarena_envs import aec
+        except ModuleNotFoundError as exc:
+            if exc.name and exc.name.split(".")[0] in ("numpy", "gymnasium", "pettingzoo"):
+                raise ModuleNotFoundError(f"cardarena_envs.{name} needs {exc.name}, of the envs extra: "
+                                          "pip install 'card-arena-sdk[envs]'", name=exc.name) from None
+            raise
         return getattr(aec, name)
     raise AttributeError(f"module 'cardarena_envs' has no attribute {name!r}")

@@ -11,11 +11,11 @@ import threading
 
 
 def main(argv: list[str] | None = None) -> int:
-    from sdk.loading import BUNDLED  # the installed entry points: the list is never out of date
+    from sdk.loading import BUNDLED_NAMES  # the installed entry points: the list is never out of date
 
     parser = argparse.ArgumentParser(prog="python -m sdk", description="Connect a bot to a Card Arena arbiter.")
     parser.add_argument("--bot", required=True,
-                        help=f"bundled name ({', '.join(sorted(BUNDLED))}), FILE.py[:Class], a folder with bot.py, "
+                        help=f"bundled name ({BUNDLED_NAMES}), FILE.py[:Class], a folder with bot.py, "
                              "or module:Class")
     parser.add_argument("--address", default=os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051"), help="arbiter address (env ARENA_ADDRESS)")
     parser.add_argument("--token", default=os.environ.get("ARENA_TOKEN", ""), help="session token (env ARENA_TOKEN)")

@@ -28,6 +28,10 @@ def _bundled() -> dict[str, importlib.metadata.EntryPoint]:
 #: bundled name -> its entry point ("module:Class"), as installed (pyproject.toml)
 BUNDLED: dict[str, importlib.metadata.EntryPoint] = _bundled()
 
+#: What the bundled names are, in words: none where only the author's package (card-arena-sdk)
+#: is installed, since the bundled bots are the platform's (card-arena).
+BUNDLED_NAMES = ", ".join(sorted(BUNDLED)) or "none installed: the bundled bots come with card-arena"
+
 
 class BotLoadError(Exception):
     """A bot spec that names no loadable Bot; the message says why."""
@@ -47,7 +51,7 @@ def unknown_bot_message(spec: str) -> str:
     hint = did_you_mean(spec, sorted(BUNDLED))
     if hint:
         return f"unknown bot {spec!r}{hint}"
-    return f"unknown bot {spec!r}: not a bundled bot ({', '.join(sorted(BUNDLED))}) nor a .py file or folder"
+    return f"unknown bot {spec!r}: not a bundled bot ({BUNDLED_NAMES}) nor a .py file or folder"
 
 
 def import_failure(path: Path, exc: BaseException) -> str:

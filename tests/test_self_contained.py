@@ -6,7 +6,7 @@ from tests.conftest import ROOT
 
 #: What a fresh clone does not have (spelled in pieces so that this file does not match).
 OUTSIDE = ("shared" + "/rules", "../" + "shared", "/work/" + "shared", "STYLE" + ".md")
-TREES = ("cardarena", "cardarena_envs", "sdk", "bots", "arbiter", "protos", "docs", "tests")
+TREES = ("cardarena", "cardarena_envs", "sdk", "bots", "arbiter", "protos", "docs", "tests", "packages")
 SUFFIXES = (".py", ".md", ".proto", ".toml", ".txt", ".cfg")
 
 
