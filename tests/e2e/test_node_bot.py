@@ -1,0 +1,76 @@
+"""The JavaScript bot (examples/node-bot, written from the .proto alone) plays the bundled
+Python bots: connected to a standing `arbiter serve` with its token (remote), and
+submitted and hosted by the arbiter in its sandbox (hosted). Skipped only without Node.js
+(tests/e2e/nodejs.py installs its packages once, from the lock file)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from arbiter.tournament.play import play_remote
+from arbiter.tournament.run import schedule, standings
+from arbiter.store.db import Store
+from cardarena.games import EndReason, get_game
+from cardarena.replay import verify_record
+from tests.conftest import start_serve, stop_serve
+from tests.e2e.nodejs import EXAMPLE, need_node, node_env
+
+#: (game, its bots, options that keep a match short, deals): greedy plays Spades only
+TOURNAMENTS = [
+    ("spades", ["node", "random", "greedy"], {"deals": "1"}, 1),  # 6 matches (3 tables, 2 seatings)
+    ("spite-and-malice", ["node", "random"], {"payoff_size": "5"}, 3),  # 6
+    ("spot", ["node", "random"], {"hands": "1"}, 1),  # 12
+]
+FAILED = {EndReason.FORFEIT_TIMEOUT, EndReason.FORFEIT_ILLEGAL, EndReason.FORFEIT_DISCONNECT,
+          EndReason.FORFEIT_CRASH, EndReason.ABORTED}
+
+
+def _start_node(serve, name: str, log: Path) -> subprocess.Popen:
+    """The example bot as its author runs it: `node bot.js`, the token in ARENA_TOKEN."""
+    with open(log, "wb") as err:
+        p = subprocess.Popen([need_node(), str(EXAMPLE / "bot.js"), "--address", serve.address, "--name", name],
+                             env=node_env(ARENA_TOKEN=serve.bot_token(name)), stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=err)
+    serve.bots.append(p)  # stopped with the server
+    return p
+
+
+def test_the_node_bot_plays_a_tournament_on_a_standing_arbiter(tmp_path):
+    need_node()
+    serve = start_serve()
+    try:
+        plans = {}
+        for game, bots, options, deals in TOURNAMENTS:
+            plans[game] = schedule(get_game(game, options), bots, deals=deals, seed=11)
+        # a stream holds one seat of a match: as many connections of a bot as its most seats at one table
+        copies = {b: max(m.seats.count(b) for p in plans.values() for m in p) for b in ("node", "random", "greedy")}
+        for k in range(copies["node"]):
+            _start_node(serve, "node", tmp_path / f"node{k}.log")
+        for b in ("random", "greedy"):
+            for _ in range(copies[b]):
+                serve.start_bot(b, b)
+        serve.wait_sessions([b for b, n in copies.items() for _ in range(n)])
+        store = Store(tmp_path / "arena.sqlite")
+        for game, bots, options, _ in TOURNAMENTS:
+            tour = store.open_tournament(f"node-{game}", game, {"bots": bots, "options": options})
+            for m in plans[game]:
+                record = play_remote(serve.address, game, m.seats, admin_token=serve.admin_token, seed=m.seed,
+                                     options=options, decision_ms=5000, bank_ms=20_000)
+                mine = [i for i in record.incidents if m.seats[i.seat] == "node"]
+                assert mine == [] and record.outcome.reason not in FAILED, (game, m.seats, record.incidents,
+                                                                            record.outcome)
+                verify_record(record)  # the arbiter's actions replay to its outcome
+                store.save_match(tour.id, m.idx, m.deal, m.seating, record, round=m.round, table=m.table, sides=m.sides)
+            table = standings(store.matches(tour.id), get_game(game, options), True, bots)
+            row = next(r for r in table.rows if r.name == "node")
+            assert row.matches == sum(1 for m in plans[game] if "node" in m.seats) > 0, (game, row)
+            assert row.forfeits == 0 and row.incidents == {}, (game, row)
+            assert {r.name for r in table.rows} == set(bots)
+        store.close()
+        assert all(p.poll() is None for p in serve.bots), "a bot process died during the tournament"
+    finally:
+        stop_serve(serve)
+    # the Node bot's own account of its session: it opened, and ended when the server stopped
+    logs = "".join((tmp_path / f"node{k}.log").read_text() for k in range(copies["node"]))
+    assert "session" in logs and "error" not in logs.lower(), logs
