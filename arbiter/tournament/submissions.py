@@ -35,8 +35,10 @@ from arbiter.store.registry import (
     materialize,
     validate,
 )
+from cardarena import names
 from cardarena.games import GAMES, get_game
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
+from cardarena.runtimes import PYTHON, Manifest, ManifestError, manifest_of
 
 
 def check_bot(
@@ -65,10 +67,101 @@ def check_bot(
     """
     box = sandbox or sb.Sandbox()
     path = Path(path).resolve()
-    report = self_test(path, positions=positions, decision_ms=decision_ms, sandbox=box, timeout=timeout)
+    try:
+        manifest = manifest_of(path)
+    except ManifestError as exc:
+        report = Report(str(path))
+        report.add("contract", False, str(exc))
+        return report
+    if manifest is not None and manifest.runtime is not PYTHON:
+        try:
+            report = asyncio.run(asyncio.wait_for(
+                _self_test_over_the_wire(path, manifest, positions, decision_ms, bank_ms, box), timeout))
+        except TimeoutError:
+            report = Report(str(path))
+            report.add("self-test", False, f"did not finish within {timeout:.0f} s (a decision that never returns?)")
+    else:
+        report = self_test(path, positions=positions, decision_ms=decision_ms, sandbox=box, timeout=timeout)
     if report.ok and smoke:
         asyncio.run(_verify(path, report, decision_ms, bank_ms, seed, box))
     return report
+
+
+async def _self_test_over_the_wire(path: Path, manifest: Manifest, positions: int, decision_ms: int, bank_ms: int,
+                                   box: sb.Sandbox) -> Report:
+    """The self-test of a bot of another runtime (``bot.toml``: a Node.js bot), whose code
+    this process cannot load: the same checks (``import``, ``contract``, ``legal:GAME``,
+    ``time:GAME`` over ``positions`` decisions of random games in which the bot holds
+    every seat), played by this arbiter against the bot's processes in their sandbox,
+    through the one launcher (``BotPool``). ``import``: the process started and said
+    Hello; ``contract``: what its Hello claims; the rest: what the referee saw."""
+    report = Report(str(path))
+    server = await start_private_server()
+    pool = BotPool(server.hub, server.address, sandbox=box)
+    try:
+        sessions = []
+
+        async def seat_sessions(n: int) -> list:
+            while len(sessions) < n:
+                bp = pool.launch("candidate", str(path), key=f"self-test.{len(sessions)}", own_name=True)
+                sessions.append(await bp.connect(server.hub, 30))
+            return sessions[:n]
+
+        try:
+            first = (await seat_sessions(1))[0]
+        except BotStartError as exc:
+            report.add("import", False, f"the {manifest.runtime.name} bot ({manifest.entry}) did not connect: {exc}")
+            return report
+        report.add("import", True, f"{manifest.runtime.name} {manifest.entry}: connected and said Hello")
+        claimed = list(first.games)
+        plays = [g for g in claimed if g in GAMES] if claimed else list(GAMES)
+        report.bot = {"name": first.claimed_name, "version": first.bot_version, "games": claimed or ["*"],
+                      "deterministic": manifest.deterministic}
+        problems = []
+        if not names.is_name(first.claimed_name):
+            problems.append(f"name {first.claimed_name[:80]!r} is not {names.NAME_RULE}")
+        if not names.VERSION_RE.match(first.bot_version):
+            problems.append(f"version {first.bot_version[:40]!r} is not {names.VERSION_RULE}")
+        unknown = [g for g in claimed if g not in GAMES]
+        if unknown:
+            problems.append(f"unknown games {unknown} (known: {', '.join(GAMES)})")
+        if not plays:
+            problems.append("claims no game this arbiter hosts")
+        report.add("contract", not problems, "; ".join(problems) or f"plays {', '.join(plays)}")
+        if problems:
+            return report
+        for game_name in plays:
+            options = SMOKE_OPTIONS.get(game_name, {})
+            game = get_game(game_name, options)
+            try:
+                seats = await seat_sessions(game.num_seats)
+            except BotStartError as exc:
+                report.add(f"legal:{game_name}", False, f"a process for another seat did not connect: {exc}")
+                continue
+            times: list[int] = []
+            seed, failed = 0, None
+            while len(times) < positions and failed is None:
+                config = MatchConfig(game=game_name, seed=seed, options=options, clock=Clock(decision_ms, bank_ms),
+                                     policy=FailurePolicy.uniform("forfeit"))
+                record = await run_match(config, [RemoteSeat(s, game_name) for s in seats])
+                times += [a.ms for a in record.actions]
+                if record.incidents or record.outcome is None:
+                    inc = record.incidents[0] if record.incidents else None
+                    failed = (f"{inc.kind} at decision {len(times) + 1} (seat {inc.seat}, seed {seed}): {inc.detail}"
+                              + (f"; stderr: {inc.stderr[-600:]}" if inc.stderr else "")) if inc else "no outcome"
+                seed += 1
+            if failed is not None:
+                report.add(f"legal:{game_name}", False, failed)
+                continue
+            report.add(f"legal:{game_name}", True, f"{len(times)} legal answers over {seed} random games")
+            worst = max(times, default=0)
+            report.add(f"time:{game_name}", worst <= decision_ms,
+                       f"slowest decision {worst} ms, mean {sum(times) / max(1, len(times)):.2f} ms, as the arbiter "
+                       f"measured them (limit {decision_ms} ms)")
+        return report
+    finally:
+        await server.stop(0.2)
+        await asyncio.to_thread(pool.stop)
 
 
 async def _verify(path: Path, report: Report, decision_ms: int, bank_ms: int, seed: int, box: sb.Sandbox) -> None:

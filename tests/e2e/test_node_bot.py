@@ -5,16 +5,19 @@ submitted and hosted by the arbiter in its sandbox (hosted). Skipped only withou
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 from arbiter.tournament.play import play_remote
-from arbiter.tournament.run import schedule, standings
+from arbiter.tournament.run import load_standings, schedule, standings
 from arbiter.store.db import Store
+from arbiter.store.registry import Registry
 from cardarena.games import EndReason, get_game
 from cardarena.replay import verify_record
 from tests.conftest import start_serve, stop_serve
-from tests.e2e.nodejs import EXAMPLE, need_node, node_env
+from tests.e2e.nodejs import EXAMPLE, ROOT, need_node, node_env, node_folder
 
 #: (game, its bots, options that keep a match short, deals): greedy plays Spades only
 TOURNAMENTS = [
@@ -74,3 +77,45 @@ def test_the_node_bot_plays_a_tournament_on_a_standing_arbiter(tmp_path):
     # the Node bot's own account of its session: it opened, and ended when the server stopped
     logs = "".join((tmp_path / f"node{k}.log").read_text() for k in range(copies["node"]))
     assert "session" in logs and "error" not in logs.lower(), logs
+
+
+def _arbiter(*args: str, timeout: float = 180) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arbiter", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL, env=dict(os.environ, COLUMNS="200"))
+
+
+def test_the_node_bot_is_submitted_and_passes_the_self_test(tmp_path):
+    need_node()
+    folder = node_folder(tmp_path, "nodebot", EXAMPLE / "bot.js")
+    db = tmp_path / "arena.sqlite"
+    # the self-test (the bot at every seat of random games, refereed here), then a match per game vs random
+    sub = _arbiter("bots", "submit", str(folder), "--name", "nodebot", "--version", "1.0", "--db", str(db))
+    assert sub.returncode == 0, sub.stdout + sub.stderr
+    with Registry(db) as registry:
+        (version,) = registry.versions("nodebot")
+        checks = {c["name"]: c["ok"] for c in version.report["checks"]}
+    expected = {"import", "contract", *(f"{k}:{g}" for g in ("spades", "spite-and-malice", "spot")
+                                       for k in ("legal", "time", "verify"))}
+    assert expected <= set(checks) and all(checks.values()), version.report
+    assert version.report["bot"]["name"] == "node-example"  # as its Hello said
+    assert (version.path / "bot.toml").is_file() and (version.path / "node_modules" / "@grpc" / "grpc-js").is_dir()
+
+
+def test_the_node_bot_is_hosted_in_tournaments_against_python_bots(tmp_path):
+    need_node()
+    folder = node_folder(tmp_path, "nodebot", EXAMPLE / "bot.js")
+    db = tmp_path / "arena.sqlite"
+    # the arbiter starts it in its sandbox, as any hosted bot; long-lived processes (shared
+    # isolation, so no duplicate deals) keep the test short: a fresh process per seat of every
+    # match is the same launch, many more times (the self-test above starts several)
+    for game, bots, option in (("spades", f"{folder},random,greedy", "deals=1"),
+                               ("spite-and-malice", f"{folder},random", "payoff_size=5"),
+                               ("spot", f"{folder},random", "hands=1")):
+        run = _arbiter("tournament", "run", "--game", game, "--bots", bots, "--deals", "1", "-o", option,
+                       "--db", str(db), "--name", f"hosted-{game}", "--seed", "3", "-q",
+                       "--isolation", "shared", "--no-duplicate")
+        assert run.returncode == 0, run.stdout + run.stderr
+        with Store(db) as store:
+            table, _ = load_standings(store, f"hosted-{game}")
+        row = next(r for r in table.rows if r.name == "nodebot")  # a folder bot is named by its folder
+        assert row.matches > 0 and row.forfeits == 0 and row.incidents == {}, (game, row)
