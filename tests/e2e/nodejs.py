@@ -71,14 +71,15 @@ def node_env(**extra: str) -> dict[str, str]:
 
 
 def node_folder(tmp: Path, name: str, entry: Path, extra: dict[str, str] | None = None) -> Path:
-    """A Node bot folder to submit or host: ``entry`` as bot.js, a bot.toml naming the
-    runtime, node_modules and the .proto files inside it, readable by a bot's own uid.
+    """A Node bot folder to submit or host: ``entry`` as bot.js beside the example's
+    arena.js (the protocol), a bot.toml naming the runtime, node_modules and the .proto
+    files inside it, readable by a bot's own uid.
     ``extra``: more files (relative path -> text), such as a hostile bot's params.json."""
     modules = node_modules()
     folder = tmp / name
     folder.mkdir()
     shutil.copy(entry, folder / "bot.js")
-    for f in ("package.json", "package-lock.json", "bot.toml"):  # bot.toml: runtime node, entry bot.js
+    for f in ("arena.js", "package.json", "package-lock.json", "bot.toml"):  # bot.toml: runtime node, entry bot.js
         shutil.copy(EXAMPLE / f, folder / f)
     shutil.copytree(modules, folder / "node_modules", ignore=shutil.ignore_patterns(".cardarena-installed"))
     shutil.copytree(ROOT / "protos", folder / "protos")
