@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable
 
 from arbiter.hosting import sandbox as sb
-from arbiter.hosting.botcheck import SMOKE_OPTIONS, Check, Report
+from arbiter.hosting.botcheck import SMOKE_OPTIONS, Check, Report, contract_problems
 from arbiter.hosting.botproc import BotPool, BotStartError
 from arbiter.hosting.vetting import self_test
 from arbiter.match import run_match
@@ -35,7 +35,6 @@ from arbiter.store.registry import (
     materialize,
     validate,
 )
-from cardarena import names
 from cardarena.games import GAMES, get_game
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
 from cardarena.runtimes import PYTHON, Manifest, ManifestError, manifest_of
@@ -117,16 +116,7 @@ async def _self_test_over_the_wire(path: Path, manifest: Manifest, positions: in
         plays = [g for g in claimed if g in GAMES] if claimed else list(GAMES)
         report.bot = {"name": first.claimed_name, "version": first.bot_version, "games": claimed or ["*"],
                       "deterministic": manifest.deterministic}
-        problems = []
-        if not names.is_name(first.claimed_name):
-            problems.append(f"name {first.claimed_name[:80]!r} is not {names.NAME_RULE}")
-        if not names.VERSION_RE.match(first.bot_version):
-            problems.append(f"version {first.bot_version[:40]!r} is not {names.VERSION_RULE}")
-        unknown = [g for g in claimed if g not in GAMES]
-        if unknown:
-            problems.append(f"unknown games {unknown} (known: {', '.join(GAMES)})")
-        if not plays:
-            problems.append("claims no game this arbiter hosts")
+        problems = contract_problems(first.claimed_name, first.bot_version, claimed, plays)
         report.add("contract", not problems, "; ".join(problems) or f"plays {', '.join(plays)}")
         if problems:
             return report
