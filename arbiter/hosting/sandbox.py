@@ -57,6 +57,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, Sequence
 
+from cardarena.runtimes import MANIFEST, PYTHON, RUNTIMES
 from cardarena.wire import framing
 from arbiter.hosting import scratch
 
@@ -263,6 +264,16 @@ class Sandbox:
                 off.append("user: the bot runs as the arbiter's user; where the kernel's ptrace rules allow it "
                            "(kernel.yama.ptrace_scope 0) it could read the arbiter's memory: host untrusted bots with bwrap")
             off.append("processes: no PID namespace; children are killed through the process group only")
+        for runtime in RUNTIMES.values():
+            if runtime is PYTHON:
+                continue
+            program = shutil.which(runtime.executable)
+            if program:
+                on.append(f"runtime {runtime.name}: {Path(program).resolve()} for bots whose {MANIFEST} says runtime = "
+                          f"\"{runtime.name}\", in this same sandbox with these limits (its installation read-only)")
+            else:
+                off.append(f"runtime {runtime.name}: no `{runtime.executable}` on PATH: bots whose {MANIFEST} says "
+                           f"runtime = \"{runtime.name}\" cannot be hosted here")
         forks, why = fork_support(self)
         if forks:
             on.append("fresh processes (deal, match isolation): forked from a pre-started parent per bot in its "
