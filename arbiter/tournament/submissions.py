@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Callable
@@ -109,7 +110,9 @@ async def _self_test_over_the_wire(path: Path, manifest: Manifest, positions: in
         try:
             first = (await seat_sessions(1))[0]
         except BotStartError as exc:
-            report.add("import", False, f"the {manifest.runtime.name} bot ({manifest.entry}) did not connect: {exc}")
+            bp = pool.procs.get("self-test.0")
+            report.add("import", False, f"the {manifest.runtime.name} bot ({manifest.entry}) did not connect: "
+                       + (_start_failure(bp.record_tail()) if bp is not None else str(exc)))
             return report
         report.add("import", True, f"{manifest.runtime.name} {manifest.entry}: connected and said Hello")
         claimed = list(first.games)
@@ -152,6 +155,16 @@ async def _self_test_over_the_wire(path: Path, manifest: Manifest, positions: in
     finally:
         await server.stop(0.2)
         await asyncio.to_thread(pool.stop)
+
+
+def _start_failure(stderr: str) -> str:
+    """Why a bot process ended before its Hello, in one line first (its stderr's first
+    ``...Error: ...`` line), then the tail of what it wrote."""
+    lines = stderr.splitlines()
+    cause = next((ln.strip() for ln in lines if re.match(r"\s*(\w+\.)*\w*Error\b", ln)), "")
+    if "Cannot find module" in stderr or "MODULE_NOT_FOUND" in stderr:
+        cause += " (everything it needs must be inside the submitted folder, node_modules too: a hosted bot has no network)"
+    return "; ".join(x for x in (cause, " | ".join(ln.strip() for ln in lines[-6:] if ln.strip())) if x)
 
 
 async def _verify(path: Path, report: Report, decision_ms: int, bank_ms: int, seed: int, box: sb.Sandbox) -> None:

@@ -6,6 +6,7 @@ submitted and hosted by the arbiter in its sandbox (hosted). Skipped only withou
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -119,3 +120,16 @@ def test_the_node_bot_is_hosted_in_tournaments_against_python_bots(tmp_path):
             table, _ = load_standings(store, f"hosted-{game}")
         row = next(r for r in table.rows if r.name == "nodebot")  # a folder bot is named by its folder
         assert row.matches > 0 and row.forfeits == 0 and row.incidents == {}, (game, row)
+
+
+def test_a_node_bot_without_its_packages_is_refused_and_says_why(tmp_path):
+    need_node()
+    folder = node_folder(tmp_path, "bare", EXAMPLE / "bot.js")
+    shutil.rmtree(folder / "node_modules")  # installed on the author's machine only: the sandbox has no network
+    db = tmp_path / "arena.sqlite"
+    sub = _arbiter("bots", "submit", str(folder), "--name", "bare", "--db", str(db))
+    assert sub.returncode == 2, sub.stdout + sub.stderr  # a rejected submission, as for a Python bot
+    assert "failed import" in sub.stderr and "Cannot find module '@grpc/grpc-js'" in sub.stderr, sub.stderr
+    assert "node_modules too" in sub.stderr and "Traceback" not in sub.stderr + sub.stdout
+    with Registry(db) as registry:
+        assert registry.versions("bare") == []
