@@ -38,7 +38,7 @@ from arbiter.store.registry import (
 )
 from cardarena.games import GAMES, get_game
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
-from cardarena.runtimes import PYTHON, Manifest, ManifestError, manifest_of
+from cardarena.runtimes import PYTHON, RUNTIMES, Manifest, ManifestError, manifest_of
 
 
 def check_bot(
@@ -285,8 +285,10 @@ class RegistryCatalog:
     """The store's registry as the Bots service's ``BotCatalog``: submissions are checked
     (``check`` or ``check_bot``) before they are registered."""
 
-    max_files = MAX_FILES
-    max_bytes = MAX_BYTES
+    # what the Bots service accepts on the wire: the largest of any runtime's limits
+    # (a Node bot carries node_modules); ``validate`` then holds each to its runtime's own
+    max_files = max(MAX_FILES, *(r.max_files for r in RUNTIMES.values()))
+    max_bytes = max(MAX_BYTES, *(r.max_bytes for r in RUNTIMES.values()))
 
     def __init__(self, registry: Registry | str | os.PathLike, check: Callable[[Path], Report] | None = None):
         self.registry = registry if isinstance(registry, Registry) else Registry(registry)

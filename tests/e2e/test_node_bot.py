@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from arbiter.server import auth
 from arbiter.tournament.play import play_remote
 from arbiter.tournament.run import load_standings, schedule, standings
 from arbiter.store.db import Store
@@ -133,3 +134,24 @@ def test_a_node_bot_without_its_packages_is_refused_and_says_why(tmp_path):
     assert "node_modules too" in sub.stderr and "Traceback" not in sub.stderr + sub.stdout
     with Registry(db) as registry:
         assert registry.versions("bare") == []
+
+
+def test_a_remote_author_submits_a_node_bot_over_the_bots_service(tmp_path):
+    need_node()
+    folder = node_folder(tmp_path, "nodebot", EXAMPLE / "bot.js")
+    db = tmp_path / "arena.sqlite"
+    serve = start_serve("--bots-db", str(db), "--author", "alice")
+    try:
+        token = auth.read(serve.credentials).authors["alice"]
+        # ~1200 files of node_modules: past a Python bot's 200, within a Node bot's limits
+        sub = subprocess.run([sys.executable, "-m", "arbiter", "bots", "submit", str(folder), "--name", "nodebot",
+                              "--version", "2.0", "--server", serve.address], cwd=ROOT, capture_output=True, text=True,
+                             timeout=180, stdin=subprocess.DEVNULL, env=dict(os.environ, ARENA_AUTHOR_TOKEN=token))
+        assert sub.returncode == 0, sub.stdout + sub.stderr
+        assert "registered nodebot 2.0" in sub.stdout, sub.stdout
+    finally:
+        stop_serve(serve)
+    with Registry(db) as registry:
+        (version,) = registry.versions("nodebot")
+    assert version.author == "alice" and version.entry == "bot.toml"
+    assert all(c["ok"] for c in version.report["checks"]) and len(version.report["checks"]) >= 11
