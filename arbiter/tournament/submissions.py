@@ -102,9 +102,10 @@ async def _self_test_over_the_wire(path: Path, manifest: Manifest, positions: in
         sessions = []
 
         async def seat_sessions(n: int) -> list:
-            while len(sessions) < n:
-                bp = pool.launch("candidate", str(path), key=f"self-test.{len(sessions)}", own_name=True)
-                sessions.append(await bp.connect(server.hub, 30))
+            # the processes start side by side, each in its own sandbox
+            started = [pool.launch("candidate", str(path), key=f"self-test.{k}", own_name=True)
+                       for k in range(len(sessions), n)]
+            sessions.extend(await asyncio.gather(*(bp.connect(server.hub, 30) for bp in started)))
             return sessions[:n]
 
         try:

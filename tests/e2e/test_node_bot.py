@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from arbiter.server import auth
@@ -59,9 +60,12 @@ def test_the_node_bot_plays_a_tournament_on_a_standing_arbiter(tmp_path):
         store = Store(tmp_path / "arena.sqlite")
         for game, bots, options, _ in TOURNAMENTS:
             tour = store.open_tournament(f"node-{game}", game, {"bots": bots, "options": options})
-            for m in plans[game]:
-                record = play_remote(serve.address, game, m.seats, admin_token=serve.admin_token, seed=m.seed,
-                                     options=options, decision_ms=5000, bank_ms=20_000)
+            # four matches at once: one connection plays many matches, each keyed by its match_id
+            with ThreadPoolExecutor(4) as pool:
+                records = list(pool.map(lambda m: play_remote(serve.address, game, m.seats, admin_token=serve.admin_token,
+                                                              seed=m.seed, options=options, decision_ms=5000,
+                                                              bank_ms=20_000), plans[game]))
+            for m, record in zip(plans[game], records):
                 mine = [i for i in record.incidents if m.seats[i.seat] == "node"]
                 assert mine == [] and record.outcome.reason not in FAILED, (game, m.seats, record.incidents,
                                                                             record.outcome)
@@ -96,8 +100,8 @@ def test_the_node_bot_is_submitted_and_passes_the_self_test(tmp_path):
     with Registry(db) as registry:
         (version,) = registry.versions("nodebot")
         checks = {c["name"]: c["ok"] for c in version.report["checks"]}
-    expected = {"import", "contract", *(f"{k}:{g}" for g in ("spades", "spite-and-malice", "spot")
-                                       for k in ("legal", "time", "verify"))}
+    expected = {"import", "contract", "deterministic", *(f"{k}:{g}" for g in ("spades", "spite-and-malice", "spot")
+                                                        for k in ("legal", "time", "verify"))}
     assert expected <= set(checks) and all(checks.values()), version.report
     assert version.report["bot"]["name"] == "node-example"  # as its Hello said
     assert (version.path / "bot.toml").is_file() and (version.path / "node_modules" / "@grpc" / "grpc-js").is_dir()
