@@ -94,6 +94,16 @@ def runtime_program(runtime: Runtime) -> str:
     return str(Path(found).resolve())
 
 
+def runtime_of(spec: str) -> Runtime:
+    """The runtime of a bot spec: a folder's bot.toml says it, anything else is Python (a
+    bad manifest too, here: launching it says what is wrong)."""
+    try:
+        manifest = manifest_of(spec) if Path(spec).is_dir() else None
+    except (ManifestError, OSError):
+        return PYTHON
+    return manifest.runtime if manifest is not None else PYTHON
+
+
 def runtime_dirs(program: str) -> tuple[Path, ...]:
     """What a sandbox must show of a runtime's installation: the prefix of its program
     (``/usr`` for ``/usr/bin/node``, ``/opt/node`` for ``/opt/node/bin/node``)."""
@@ -388,6 +398,9 @@ class BotHost:
         broken = {s.why_not for s in self.pool.forkservers.values() if not s.alive}
         text = ("forked by a fork server per bot (own uid, network, PID, IPC and mount namespaces, fresh /tmp and "
                 "working directory per process)")
+        others = sorted(n for n, spec in self.sources.items() if runtime_of(spec) is not PYTHON)
+        if others:  # a fork server's parent is a Python interpreter
+            text += f"; a fresh sandboxed process each for {', '.join(others)} (another runtime: no fork server)"
         return text + (f"; fresh processes for bots whose fork server failed: {'; '.join(sorted(broken))}" if broken else "")
 
     async def _fresh(self, name: str) -> BotProcess:

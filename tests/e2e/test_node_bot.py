@@ -5,6 +5,7 @@ submitted and hosted by the arbiter in its sandbox (hosted). Skipped only withou
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
@@ -12,12 +13,17 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from arbiter.hosting.botproc import BotHost
+from arbiter.match import run_match
 from arbiter.server import auth
+from arbiter.server.app import start_private_server
+from arbiter.server.botstream import RemoteSeat
 from arbiter.tournament.play import play_remote
 from arbiter.tournament.run import load_standings, schedule, standings
 from arbiter.store.db import Store
 from arbiter.store.registry import Registry
 from cardarena.games import EndReason, get_game
+from cardarena.records import MatchConfig
 from cardarena.replay import verify_record
 from tests.conftest import start_serve, stop_serve
 from tests.e2e.nodejs import EXAMPLE, ROOT, need_node, node_env, node_folder
@@ -80,9 +86,9 @@ def test_the_node_bot_plays_a_tournament_on_a_standing_arbiter(tmp_path):
         assert all(p.poll() is None for p in serve.bots), "a bot process died during the tournament"
     finally:
         stop_serve(serve)
-    # the Node bot's own account of its session: it opened, and ended when the server stopped
-    logs = "".join((tmp_path / f"node{k}.log").read_text() for k in range(copies["node"]))
-    assert "session" in logs and "error" not in logs.lower(), logs
+    # the Node bots' own account: each session opened, and the arbiter refused nothing they sent
+    logs = [(tmp_path / f"node{k}.log").read_text() for k in range(copies["node"])]
+    assert all("session" in log and "arbiter says" not in log and "choose failed" not in log for log in logs), logs
 
 
 def _arbiter(*args: str, timeout: float = 180) -> subprocess.CompletedProcess:
@@ -159,3 +165,39 @@ def test_a_remote_author_submits_a_node_bot_over_the_bots_service(tmp_path):
         (version,) = registry.versions("nodebot")
     assert version.author == "alice" and version.entry == "bot.toml"
     assert all(c["ok"] for c in version.report["checks"]) and len(version.report["checks"]) >= 11
+
+
+def test_fresh_node_processes_per_match_beside_forked_python_ones(tmp_path):
+    """Match isolation (a fresh process per seat of every match): where Python bots come
+    from a fork server (bwrap as root), a Node bot still gets a fresh sandboxed process
+    each, from the same launcher, and the host says so."""
+    need_node()
+    folder = node_folder(tmp_path, "nodebot", EXAMPLE / "bot.js")
+
+    async def main():
+        server = await start_private_server()
+        host = BotHost(server.hub, server.address, {"nodebot": str(folder), "random": "random"}, isolation="match",
+                       copies=2, log_dir=tmp_path)
+        try:
+            await host.start()
+            seen = []
+            for i in range(2):
+                lease, sessions = await host.lease(["nodebot", "random", "nodebot", "random"])
+                procs = list(host._leased[lease])
+                record = await asyncio.wait_for(run_match(
+                    MatchConfig("spot", 20 + i, {"hands": "1"}, match_id=f"fresh-{i}"),
+                    [RemoteSeat(s, "spot") for s in sessions]), 60)
+                assert record.outcome.reason is EndReason.COMPLETED and record.incidents == [], record.incidents
+                seen.append(procs)
+                host.release(lease)
+            return host.process_start, host.pool.forks, seen
+        finally:
+            await host.stop()
+            await server.stop(0.2)
+
+    how, forks, seen = asyncio.run(main())
+    node = [bp for procs in seen for bp in procs if bp.name == "nodebot"]
+    assert len({id(bp) for bp in node}) == 4 and not any(bp.forked for bp in node)  # 2 seats x 2 matches, all fresh
+    if forks:
+        assert all(bp.forked for procs in seen for bp in procs if bp.name == "random")
+        assert "a fresh sandboxed process each for nodebot (another runtime: no fork server)" in how, how
