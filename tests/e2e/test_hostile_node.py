@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from arbiter.tournament.submissions import check_bot
 from cardarena.games import EndReason
 from tests.e2e.hostile_arena import (HOSTILE, canary_listener, check_files_report, check_network_report, file_targets,
                                      run_hostile)
@@ -62,3 +63,12 @@ def test_the_network_outside_is_unreachable(tmp_path):
     with canary_listener() as (port, visitors):
         r = run_hostile(hostile_node(tmp_path, "network", canary_port=port), tmp_path)
     check_network_report(r, visitors)
+
+
+def test_the_self_test_refuses_it_naming_the_illegal_answer(tmp_path):
+    report = check_bot(hostile_node(tmp_path, "illegal"), positions=40)
+    checks = {c.name: c for c in report.checks}
+    assert not report.ok and checks["import"].ok and checks["contract"].ok, report.to_dict()
+    legal = checks["legal:spades"]
+    assert not legal.ok and legal.detail.startswith("illegal at decision 1") and "bid 14" in legal.detail, legal
+    assert not any(name.startswith("verify:") for name in checks)  # no refereed match after a failed self-test
