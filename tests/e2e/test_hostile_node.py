@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from arbiter.hosting.sandbox import Limits
 from arbiter.tournament.submissions import check_bot
 from cardarena.games import EndReason
 from tests.e2e.hostile_arena import (HOSTILE, canary_listener, check_files_report, check_network_report, file_targets,
@@ -72,3 +73,16 @@ def test_the_self_test_refuses_it_naming_the_illegal_answer(tmp_path):
     legal = checks["legal:spades"]
     assert not legal.ok and legal.detail.startswith("illegal at decision 1") and "bid 14" in legal.detail, legal
     assert not any(name.startswith("verify:") for name in checks)  # no refereed match after a failed self-test
+
+
+def test_unbounded_memory_is_stopped_at_the_limit(tmp_path):
+    # RLIMIT_DATA binds node's heap and its buffers alike, in every sandbox mode
+    r = run_hostile(hostile_node(tmp_path, "memory"), tmp_path, limits=Limits(memory_mb=256, cpu_seconds=30))
+    got = r.report("memory")["mb"]
+    assert 0 < got <= 256, got  # it could not allocate past its limit
+    # the allocation fails and the bot says so (a crash), or V8 gives up and the process dies
+    assert r.hostile.outcome.reason in (EndReason.FORFEIT_CRASH, EndReason.FORFEIT_DISCONNECT)
+    [inc] = r.incidents()
+    assert inc.seat in (0, 2) and inc.kind in ("crash", "disconnect"), inc
+    if inc.kind == "crash":  # its own words, through Act.failure
+        assert "RangeError: Array buffer allocation failed" in inc.detail, inc.detail

@@ -11,6 +11,7 @@
 //             into the store, its own code and its working directory
 //   network   connects to a listener of the test and the arbiter's TCP port
 //   stall     never answers
+//   memory    allocates 16 MiB buffers, touching every page, until the allocation fails
 "use strict";
 
 const fs = require("fs");
@@ -59,6 +60,18 @@ async function choose(turn, seat) {
       break;
     case "stall":
       return new Promise(() => {}); // never settles
+    case "memory": {
+      const held = [];
+      try {
+        for (;;) {
+          held.push(Buffer.alloc(16 * 1024 * 1024, 1)); // filled: every page is really used
+          report("memory", { mb: held.length * 16 });
+        }
+      } catch (err) {
+        report("memory", { mb: held.length * 16, error: String(err) });
+        throw err; // answered as Act.failure: the arbiter applies the policy
+      }
+    }
     case "files":
       if (first) {
         report("files", {
