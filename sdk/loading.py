@@ -16,6 +16,7 @@ import inspect
 import sys
 from pathlib import Path
 
+from cardarena.runtimes import MANIFEST
 from sdk.bot import Bot
 
 ENTRY_POINT_GROUP = "cardarena.bots"
@@ -84,6 +85,9 @@ def load_bot(spec: str) -> Bot:
     path_part, _, cls_name = spec.partition(":") if not Path(spec).exists() else (spec, "", "")
     path = Path(path_part)
     if path.suffix == ".py" or path.exists():
+        if path.is_dir() and (path / MANIFEST).is_file() and not (path / "bot.py").is_file():
+            raise BotLoadError(f"{path}: its {MANIFEST} names another runtime: it plays as a process of its own, "
+                               "not inside this Python process (not with --transport inproc)")
         if path.is_dir():
             path = path / "bot.py"
         if not path.is_file():

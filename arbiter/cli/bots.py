@@ -149,7 +149,7 @@ def new(
 
 @bots_app.command("check")
 def check(
-    path: Annotated[Path, typer.Argument(help="A bot file (.py) or folder (with bot.py).")],
+    path: Annotated[Path, typer.Argument(help="A bot file (.py) or folder (with bot.py, or a bot.toml naming its runtime: node).")],
     positions: Annotated[int, typer.Option(min=1, help="Random positions to answer per game.")] = 200,
     decision_ms: Annotated[int, typer.Option("--decision-ms", min=1, help="Per-decision limit the bot must keep.")] = 2000,
     smoke: Annotated[bool, typer.Option(help="Also play a smoke match against the random bot.")] = True,
@@ -172,7 +172,7 @@ def check(
 
 @bots_app.command("submit")
 def submit(
-    path: Annotated[Path, typer.Argument(help="A bot file (.py) or folder (with bot.py).")],
+    path: Annotated[Path, typer.Argument(help="A bot file (.py) or folder (with bot.py, or a bot.toml naming its runtime: node).")],
     name: Annotated[str, typer.Option("--name", help="Registry name.")],
     version: Annotated[Optional[str], typer.Option("--version", help="Version label (default: the bot's own).")] = None,
     db: DbOpt = Path(DEFAULT_DB),

@@ -24,7 +24,7 @@ import sys
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from cardarena import names
 from cardarena.games import GAMES, events_for, get_game
@@ -130,6 +130,23 @@ def _playout(template: Any, game_name: str, seed: int, decisions: int, decision_
     return answers, times
 
 
+def contract_problems(name: str, version: str, claimed: Sequence[str], plays: Sequence[str]) -> list[str]:
+    """What is wrong with what a bot says of itself (its name, version and the games it
+    claims; ``plays``: those this arbiter hosts), in words; [] if nothing. The ``contract``
+    check of every runtime (a bot of another one says it in its Hello)."""
+    problems = []
+    if not names.is_name(name):
+        problems.append(f"name {name[:80]!r} is not {names.NAME_RULE}")
+    if not names.VERSION_RE.match(version):
+        problems.append(f"version {version[:40]!r} is not {names.VERSION_RULE}")
+    unknown = [g for g in claimed if g != "*" and g not in GAMES]
+    if unknown:
+        problems.append(f"unknown games {unknown} (known: {', '.join(GAMES)})")
+    if not plays:
+        problems.append("claims no game this arbiter hosts")
+    return problems
+
+
 def run_checks(spec: str, positions: int = 200, decision_ms: int = 2000, games: list[str] | None = None) -> Report:
     """Every check of the module docstring; never raises for the bot's faults."""
     report = Report(spec)
@@ -151,15 +168,7 @@ def run_checks(spec: str, positions: int = 200, decision_ms: int = 2000, games: 
         problems.append("not an sdk.Bot")
     if type(bot).choose is Bot.choose:
         problems.append("choose(view, legal_actions) is not implemented")
-    if not names.is_name(report.bot["name"]):
-        problems.append(f"name {report.bot['name'][:80]!r} is not {names.NAME_RULE}")
-    if not names.VERSION_RE.match(report.bot["version"]):
-        problems.append(f"version {report.bot['version'][:40]!r} is not {names.VERSION_RULE}")
-    unknown = [g for g in claimed if g != "*" and g not in GAMES]
-    if unknown:
-        problems.append(f"unknown games {unknown} (known: {', '.join(GAMES)})")
-    if not plays:
-        problems.append("claims no game this arbiter hosts")
+    problems += contract_problems(report.bot["name"], report.bot["version"], claimed, plays)
     report.add("contract", not problems, "; ".join(problems) or f"plays {', '.join(plays)}")
     if problems:
         return report

@@ -1,6 +1,8 @@
 """Bot processes the arbiter starts itself: one sandboxed subprocess per bot, over gRPC.
 
-Each process runs ``python -m sdk --bot SPEC`` inside a ``sandbox.Sandbox`` (resource
+Each process runs ``python -m sdk --bot SPEC`` (or, for a folder whose ``bot.toml`` names
+another runtime, that runtime's program on its entry file: ``node bot.js``;
+``cardarena.runtimes``) inside a ``sandbox.Sandbox`` (resource
 limits everywhere; network and file system cut off where bubblewrap or unshare exist),
 with a fresh launch token that only it may use. Where the sandbox cuts the network the
 bot dials the arbiter's Unix socket (``Hub.unix_path``), else its TCP address. Its stderr
@@ -40,6 +42,7 @@ from arbiter.hosting import scratch
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.forkserver import ForkedProcess, ForkServer, ForkServerError
 from arbiter.hosting.loading import BUNDLED
+from cardarena.runtimes import PYTHON, ManifestError, Runtime, manifest_of
 from cardarena.wire import framing
 
 if TYPE_CHECKING:  # the server's types, for hints only: hosting and server are siblings
@@ -82,6 +85,30 @@ def _indented(stderr: str) -> str:
     """A bot's stderr under the arbiter's own message, indented: its ``error: ...`` line is
     the bot's, not a second error of the command."""
     return "\n".join("  " + line for line in stderr.splitlines())
+
+
+def runtime_program(runtime: Runtime) -> str:
+    """The host's program of ``runtime`` (``node``), resolved; BotStartError if it has none."""
+    found = shutil.which(runtime.executable)
+    if found is None:
+        raise BotStartError(f"this arbiter cannot host {runtime.name} bots: no `{runtime.executable}` on its PATH")
+    return str(Path(found).resolve())
+
+
+def runtime_of(spec: str) -> Runtime:
+    """The runtime of a bot spec: a folder's bot.toml says it, anything else is Python (a
+    bad manifest too, here: launching it says what is wrong)."""
+    try:
+        manifest = manifest_of(spec) if Path(spec).is_dir() else None
+    except (ManifestError, OSError):
+        return PYTHON
+    return manifest.runtime if manifest is not None else PYTHON
+
+
+def runtime_dirs(program: str) -> tuple[Path, ...]:
+    """What a sandbox must show of a runtime's installation: the prefix of its program
+    (``/usr`` for ``/usr/bin/node``, ``/opt/node`` for ``/opt/node/bin/node``)."""
+    return (Path(program).parent.parent,)
 
 
 @dataclass
@@ -180,11 +207,12 @@ class BotPool:
             self.sandbox = sb.Sandbox(self.sandbox.limits, "rlimit")
         self.forks, self.why_no_forks = sb.fork_support(self.sandbox)
 
-    def _dial(self, address: str) -> str:
+    def _dial(self, address: str, runtime: Runtime = PYTHON) -> str:
         """What a process dials: the address its sandbox gives it (``unix:PATH`` or TCP), or
         with the local transport the local channel beside that Unix socket (bound in beside
-        it by the sandbox), or on the host's own path where the bot is not confined."""
-        if self.transport != "local":
+        it by the sandbox), or on the host's own path where the bot is not confined. A bot
+        of another runtime speaks gRPC only (the local channel's frames are the SDK's)."""
+        if self.transport != "local" or runtime is not PYTHON:
             return address
         if address.startswith("unix:"):
             return framing.SCHEME + str(Path(address.removeprefix("unix:")).with_name(framing.SOCKET_NAME))
@@ -193,21 +221,31 @@ class BotPool:
             raise BotStartError("the arbiter has no local channel: use the grpc transport")
         return framing.SCHEME + local
 
-    def _command(self, name: str, spec: str, own_name: bool) -> tuple[list[str], list[Path], dict[str, str]]:
-        """(``python -m sdk`` arguments, code to bind, environment) of a process of ``spec``."""
+    def _command(self, name: str, spec: str, own_name: bool) -> tuple[list[str], list[Path], dict[str, str], Runtime]:
+        """(arguments, code to bind, environment, runtime) of a process of ``spec``: for a
+        Python bot the arguments of ``python -m sdk``; for a folder whose bot.toml names
+        another runtime, its whole command (that runtime's program on the entry file)."""
         box = self.sandbox
         assert box is not None
         path_part, sep, cls = spec.partition(":")
         code: list[Path] = []
         env: dict[str, str] = {}
         bot_arg = spec
+        name_args = [] if own_name else ["--name", name]
         if Path(spec).exists() or (sep and Path(path_part).exists()):
             host = Path(spec if Path(spec).exists() else path_part).resolve()
             code.append(host)
+            try:
+                manifest = manifest_of(host)
+            except ManifestError as exc:
+                raise BotStartError(f"bot {name!r} ({spec}): {exc}") from None
+            if manifest is not None and manifest.runtime is not PYTHON:
+                program = runtime_program(manifest.runtime)
+                return [program, f"{box.code_path(host)}/{manifest.entry}", *name_args], code, env, manifest.runtime
             bot_arg = box.code_path(host) + (f":{cls}" if sep and not Path(spec).exists() else "")
             if host.is_dir():
                 env["PYTHONPATH"] = box.code_path(host)  # a folder bot imports its own modules
-        return ["--bot", bot_arg] + ([] if own_name else ["--name", name]), code, env
+        return ["--bot", bot_arg, *name_args], code, env, PYTHON
 
     def launch(self, name: str, spec: str, key: str | None = None, own_name: bool = False,
                fork: bool = False) -> BotProcess:
@@ -224,9 +262,9 @@ class BotPool:
         key = key or name
         token = self.hub.expect(name)
         log_path = self.log_dir / f"{key}.stderr.log"
-        args, code, env = self._command(name, spec, own_name)
+        args, code, env, runtime = self._command(name, spec, own_name)
         env["ARENA_TOKEN"] = token
-        if fork and self.forks:
+        if fork and self.forks and runtime is PYTHON:  # a fork server's parent is a Python interpreter
             server = self.forkservers.get(spec)
             if server is None:
                 server = self.forkservers[spec] = ForkServer(
@@ -243,9 +281,10 @@ class BotPool:
                 self.procs[key] = bp
                 log.info("forked bot %s (%s) in sandbox %s", key, spec, box.mode)
                 return bp
-        argv = [sys.executable, "-m", "sdk", *args]
-        launch = box.prepare(argv, code=code, env=env, tcp_address=self.address, unix_socket=getattr(self.hub, "unix_path", None))
-        argv_with_address = launch.argv + ["--address", self._dial(launch.address)]
+        argv = [sys.executable, "-m", "sdk", *args] if runtime is PYTHON else args
+        launch = box.prepare(argv, code=code, env=env, tcp_address=self.address, unix_socket=getattr(self.hub, "unix_path", None),
+                             system=runtime_dirs(args[0]) if runtime is not PYTHON else ())
+        argv_with_address = launch.argv + ["--address", self._dial(launch.address, runtime)]
         launch.argv = argv_with_address
         proc = sb.start(launch, log_path)
         bp = BotProcess(name, spec, proc, log_path, launch.workdir, token=token, key=key,
@@ -368,6 +407,9 @@ class BotHost:
         broken = {s.why_not for s in self.pool.forkservers.values() if not s.alive}
         text = ("forked by a fork server per bot (own uid, network, PID, IPC and mount namespaces, fresh /tmp and "
                 "working directory per process)")
+        others = sorted(n for n, spec in self.sources.items() if runtime_of(spec) is not PYTHON)
+        if others:  # a fork server's parent is a Python interpreter
+            text += f"; a fresh sandboxed process each for {', '.join(others)} (another runtime: no fork server)"
         return text + (f"; fresh processes for bots whose fork server failed: {'; '.join(sorted(broken))}" if broken else "")
 
     async def _fresh(self, name: str) -> BotProcess:

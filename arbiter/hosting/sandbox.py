@@ -57,6 +57,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, Sequence
 
+from cardarena.runtimes import MANIFEST, PYTHON, RUNTIMES
 from cardarena.wire import framing
 from arbiter.hosting import scratch
 
@@ -263,6 +264,16 @@ class Sandbox:
                 off.append("user: the bot runs as the arbiter's user; where the kernel's ptrace rules allow it "
                            "(kernel.yama.ptrace_scope 0) it could read the arbiter's memory: host untrusted bots with bwrap")
             off.append("processes: no PID namespace; children are killed through the process group only")
+        for runtime in RUNTIMES.values():
+            if runtime is PYTHON:
+                continue
+            program = shutil.which(runtime.executable)
+            if program:
+                on.append(f"runtime {runtime.name}: {Path(program).resolve()} for bots whose {MANIFEST} says runtime = "
+                          f"\"{runtime.name}\", in this same sandbox with these limits (its installation read-only)")
+            else:
+                off.append(f"runtime {runtime.name}: no `{runtime.executable}` on PATH: bots whose {MANIFEST} says "
+                           f"runtime = \"{runtime.name}\" cannot be hosted here")
         forks, why = fork_support(self)
         if forks:
             on.append("fresh processes (deal, match isolation): forked from a pre-started parent per bot in its "
@@ -284,11 +295,14 @@ class Sandbox:
         tcp_address: str = "",
         unix_socket: str | None = None,
         needs_arbiter: bool = True,
+        system: Sequence[str | os.PathLike] = (),
     ) -> Launch:
         """The command that runs ``argv`` confined.
 
         ``code`` are host paths (files or directories) the bot may read; under bwrap each
         appears at ``/bot/code/<name>``, and ``argv`` must name them by ``code_path()``.
+        ``system``: the installation of a runtime other than Python (``node``'s prefix),
+        shown read-only at its own path under bwrap, beside ``/usr`` and Python's.
         ``unix_socket`` is the arbiter's socket; without a network namespace the bot gets
         ``tcp_address`` instead. The returned ``address`` is what the bot must dial.
         ``needs_arbiter=False``: a process that talks to no one (the bot's self-test).
@@ -313,7 +327,7 @@ class Sandbox:
         argv = [sys.executable, "-I", "-S", "-c", _WRAPPER, json.dumps(
             {"limits": self.limits.rlimits(), "nice": self.limits.nice, "uid": uid}), *argv]
         if self.mode == "bwrap":
-            cmd = self._bwrap(argv, code, workdir, unix_socket, uid)
+            cmd = self._bwrap(argv, code, workdir, unix_socket, uid, system=system)
             cwd = "/"
         elif self.mode == "unshare":
             unshare = shutil.which("unshare") or "unshare"
@@ -370,7 +384,7 @@ class Sandbox:
         return host_paths(text, code)
 
     def _bwrap(self, argv: list[str], code, workdir: Path, unix_socket: str | None, uid: int | None,
-               spawn_root: Path | None = None) -> list[str]:
+               spawn_root: Path | None = None, system: Sequence[str | os.PathLike] = ()) -> list[str]:
         cmd = [shutil.which("bwrap") or "bwrap", "--die-with-parent", "--new-session",
                "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
                "--hostname", "arena-bot"]
@@ -395,12 +409,17 @@ class Sandbox:
         # its venv lives under /tmp (as a CI clone may).
         cmd.extend(["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"])
         made.add("/tmp")
-        for top in ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin"):
+        tops = ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin")
+        for top in tops:
             p = Path(top)
             if p.is_symlink():
                 cmd.extend(["--symlink", os.readlink(p), top])
             elif p.is_dir():
                 ro(top)
+        for extra in system:  # another runtime's installation, unless under /usr and the like already
+            p = Path(extra).resolve()
+            if p.is_dir() and not any(p == Path(t) or Path(t) in p.parents for t in tops):
+                ro(p)
         for f in ("/etc/ld.so.cache", "/etc/localtime", "/etc/nsswitch.conf"):
             if Path(f).exists():
                 ro(f)

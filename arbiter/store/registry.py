@@ -1,7 +1,9 @@
 """The bot registry: checked, immutable, content-hashed copies of submitted bots.
 
 A submission is one Python file, or a folder whose entry point is ``bot.py`` (other
-modules of the folder may be imported by it; ``arbiter bots new NAME`` writes a template).
+modules of the folder may be imported by it; ``arbiter bots new NAME`` writes a template),
+or a folder whose ``bot.toml`` names another runtime and its entry file
+(``cardarena.runtimes``: a Node.js bot, ``node_modules`` inside; larger size limits).
 ``collect`` gathers its files (regular files only: no symlinks, no ``..``, at most
 ``MAX_FILES`` files and ``MAX_BYTES`` bytes; ``__pycache__`` and ``*.pyc`` are skipped),
 is checked (``arbiter.tournament.submissions.check_bot``: the sandboxed self-test plus a
@@ -33,11 +35,12 @@ from typing import Any, Callable
 
 from arbiter.store.db import StoreError, connect_read_only, transaction
 from cardarena import names
+from cardarena.runtimes import MANIFEST, PYTHON, ManifestError, Runtime, parse_manifest
 
 log = logging.getLogger(__name__)
 
-MAX_FILES = 200
-MAX_BYTES = 5 * 1024 * 1024
+MAX_FILES = PYTHON.max_files  # a Python bot's; another runtime's are its own (cardarena.runtimes)
+MAX_BYTES = PYTHON.max_bytes
 ENTRY = "bot.py"
 
 _SCHEMA = """
@@ -133,6 +136,7 @@ def collect(path: str | os.PathLike) -> Submission:
             raise RegistryError(f"{root}: a single-file bot must be a .py file")
         files = {root.name: root.read_bytes()}
         return validate(Submission(files, root.name))
+    runtime = _runtime_of((root / MANIFEST).read_bytes()) if (root / MANIFEST).is_file() else PYTHON
     files: dict[str, bytes] = {}
     total = 0
     for p in sorted(root.rglob("*")):
@@ -146,21 +150,43 @@ def collect(path: str | os.PathLike) -> Submission:
         if not p.is_file():
             raise RegistryError(f"{root}: {rel} is not a regular file")
         total += p.stat().st_size
-        if total > MAX_BYTES or len(files) >= MAX_FILES:
-            raise RegistryError(f"{root}: too big (at most {MAX_FILES} files and {MAX_BYTES // 1024} KiB)")
+        if total > runtime.max_bytes or len(files) >= runtime.max_files:
+            raise RegistryError(f"{root}: too big (at most {runtime.max_files} files and {runtime.max_bytes // 1024} KiB"
+                                f"{'' if runtime is PYTHON else ' for a ' + runtime.name + ' bot'})")
         files[rel.as_posix()] = p.read_bytes()
-    return validate(Submission(files, ENTRY))
+    return validate(Submission(files, MANIFEST if runtime is not PYTHON else ENTRY))
+
+
+def _runtime_of(manifest: bytes) -> Runtime:
+    try:
+        return parse_manifest(manifest).runtime
+    except ManifestError as exc:
+        raise RegistryError(str(exc)) from None
 
 
 def validate(sub: Submission) -> Submission:
     """Check the layout of a submission (from disk or from the wire); RegistryError if bad."""
     if not sub.files:
         raise RegistryError("empty submission")
-    if len(sub.files) > MAX_FILES or sub.size > MAX_BYTES:
+    manifest = None
+    if sub.entry == MANIFEST:  # a bot of another runtime: its manifest says which, and its entry file
+        if MANIFEST not in sub.files:
+            raise RegistryError(f"the manifest {MANIFEST} is missing")
+        try:
+            manifest = parse_manifest(sub.files[MANIFEST])
+        except ManifestError as exc:
+            raise RegistryError(str(exc)) from None
+    runtime = manifest.runtime if manifest else PYTHON
+    if len(sub.files) > runtime.max_files or sub.size > runtime.max_bytes:
         raise RegistryError(f"submission too big: {len(sub.files)} files, {sub.size} bytes "
-                            f"(at most {MAX_FILES} files and {MAX_BYTES // 1024} KiB)")
+                            f"(at most {runtime.max_files} files and {runtime.max_bytes // 1024} KiB"
+                            f"{'' if runtime is PYTHON else ' for a ' + runtime.name + ' bot'})")
     for p in sub.files:
         _clean_relpath(p)
+    if manifest is not None:
+        if manifest.entry not in sub.files:
+            raise RegistryError(f"the entry file {manifest.entry!r} that {MANIFEST} names is missing")
+        return sub
     entry = _clean_relpath(sub.entry)
     if entry not in sub.files:
         raise RegistryError(f"the entry file {entry!r} is missing; a folder bot needs {ENTRY} at its top "
@@ -176,7 +202,7 @@ def materialize(sub: Submission, dest: Path) -> Path:
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
-    return dest if sub.entry == ENTRY else dest / sub.entry
+    return dest if sub.entry in (ENTRY, MANIFEST) else dest / sub.entry
 
 
 @dataclass(frozen=True)
@@ -200,7 +226,7 @@ class BotVersion:
     @property
     def spec(self) -> str:
         """What ``bots.load_bot`` / ``BotPool.launch`` take to run this version."""
-        return str(self.path if self.entry == ENTRY else self.path / self.entry)
+        return str(self.path if self.entry in (ENTRY, MANIFEST) else self.path / self.entry)
 
 
 def read_stored(path: Path) -> dict[str, bytes]:

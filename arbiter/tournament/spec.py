@@ -54,6 +54,7 @@ from cardarena.disclosure import Disclosure, of_tournament
 from cardarena.names import NAME_RULE, is_seat_name
 from cardarena.games import ConfigError, Game, get_game
 from cardarena.records import Clock, FailurePolicy, MatchConfig, Policy
+from cardarena.runtimes import MANIFEST
 from arbiter.hosting.loading import BUNDLED, did_you_mean, load_bot
 
 
@@ -323,7 +324,7 @@ def _check_bot(spec: str, source: str, game: str) -> None:
         return  # resolved against the bot registry when the run starts
     path = Path(source.split(":")[0]) if not Path(source).exists() else Path(source)
     if path.suffix == ".py" or path.exists():
-        if not (path.is_file() or (path.is_dir() and (path / "bot.py").is_file())):
+        if not (path.is_file() or (path.is_dir() and ((path / "bot.py").is_file() or (path / MANIFEST).is_file()))):
             raise SpecError(f"bots: {spec!r}: file not found: {path}")
         return
     if ":" in source:

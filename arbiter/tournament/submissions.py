@@ -8,12 +8,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Callable
 
 from arbiter.hosting import sandbox as sb
-from arbiter.hosting.botcheck import SMOKE_OPTIONS, Check, Report
+from arbiter.hosting.botcheck import SMOKE_OPTIONS, Check, Report, contract_problems
 from arbiter.hosting.botproc import BotPool, BotStartError
 from arbiter.hosting.vetting import self_test
 from arbiter.match import run_match
@@ -37,6 +38,7 @@ from arbiter.store.registry import (
 )
 from cardarena.games import GAMES, get_game
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
+from cardarena.runtimes import PYTHON, RUNTIMES, Manifest, ManifestError, manifest_of
 
 
 def check_bot(
@@ -65,10 +67,105 @@ def check_bot(
     """
     box = sandbox or sb.Sandbox()
     path = Path(path).resolve()
-    report = self_test(path, positions=positions, decision_ms=decision_ms, sandbox=box, timeout=timeout)
+    try:
+        manifest = manifest_of(path)
+    except ManifestError as exc:
+        report = Report(str(path))
+        report.add("contract", False, str(exc))
+        return report
+    if manifest is not None and manifest.runtime is not PYTHON:
+        try:
+            report = asyncio.run(asyncio.wait_for(
+                _self_test_over_the_wire(path, manifest, positions, decision_ms, bank_ms, box), timeout))
+        except TimeoutError:
+            report = Report(str(path))
+            report.add("self-test", False, f"did not finish within {timeout:.0f} s (a decision that never returns?)")
+    else:
+        report = self_test(path, positions=positions, decision_ms=decision_ms, sandbox=box, timeout=timeout)
     if report.ok and smoke:
         asyncio.run(_verify(path, report, decision_ms, bank_ms, seed, box))
     return report
+
+
+async def _self_test_over_the_wire(path: Path, manifest: Manifest, positions: int, decision_ms: int, bank_ms: int,
+                                   box: sb.Sandbox) -> Report:
+    """The self-test of a bot of another runtime (``bot.toml``: a Node.js bot), whose code
+    this process cannot load: the same checks (``import``, ``contract``, ``legal:GAME``,
+    ``time:GAME`` over ``positions`` decisions of random games in which the bot holds
+    every seat), played by this arbiter against the bot's processes in their sandbox,
+    through the one launcher (``BotPool``). ``import``: the process started and said
+    Hello; ``contract``: what its Hello claims; the rest: what the referee saw."""
+    report = Report(str(path))
+    server = await start_private_server()
+    pool = BotPool(server.hub, server.address, sandbox=box)
+    try:
+        sessions = []
+
+        async def seat_sessions(n: int) -> list:
+            # the processes start side by side, each in its own sandbox
+            started = [pool.launch("candidate", str(path), key=f"self-test.{k}", own_name=True)
+                       for k in range(len(sessions), n)]
+            sessions.extend(await asyncio.gather(*(bp.connect(server.hub, 30) for bp in started)))
+            return sessions[:n]
+
+        try:
+            first = (await seat_sessions(1))[0]
+        except BotStartError as exc:
+            bp = pool.procs.get("self-test.0")
+            report.add("import", False, f"the {manifest.runtime.name} bot ({manifest.entry}) did not connect: "
+                       + (_start_failure(bp.record_tail()) if bp is not None else str(exc)))
+            return report
+        report.add("import", True, f"{manifest.runtime.name} {manifest.entry}: connected and said Hello")
+        claimed = list(first.games)
+        plays = [g for g in claimed if g in GAMES] if claimed else list(GAMES)
+        report.bot = {"name": first.claimed_name, "version": first.bot_version, "games": claimed or ["*"],
+                      "deterministic": manifest.deterministic}
+        problems = contract_problems(first.claimed_name, first.bot_version, claimed, plays)
+        report.add("contract", not problems, "; ".join(problems) or f"plays {', '.join(plays)}")
+        if problems:
+            return report
+        for game_name in plays:
+            options = SMOKE_OPTIONS.get(game_name, {})
+            game = get_game(game_name, options)
+            try:
+                seats = await seat_sessions(game.num_seats)
+            except BotStartError as exc:
+                report.add(f"legal:{game_name}", False, f"a process for another seat did not connect: {exc}")
+                continue
+            times: list[int] = []
+            seed, failed = 0, None
+            while len(times) < positions and failed is None:
+                config = MatchConfig(game=game_name, seed=seed, options=options, clock=Clock(decision_ms, bank_ms),
+                                     policy=FailurePolicy.uniform("forfeit"))
+                record = await run_match(config, [RemoteSeat(s, game_name) for s in seats])
+                times += [a.ms for a in record.actions]
+                if record.incidents or record.outcome is None:
+                    inc = record.incidents[0] if record.incidents else None
+                    failed = (f"{inc.kind} at decision {len(times) + 1} (seat {inc.seat}, seed {seed}): {inc.detail}"
+                              + (f"; stderr: {inc.stderr[-600:]}" if inc.stderr else "")) if inc else "no outcome"
+                seed += 1
+            if failed is not None:
+                report.add(f"legal:{game_name}", False, failed)
+                continue
+            report.add(f"legal:{game_name}", True, f"{len(times)} legal answers over {seed} random games")
+            worst = max(times, default=0)
+            report.add(f"time:{game_name}", worst <= decision_ms,
+                       f"slowest decision {worst} ms, mean {sum(times) / max(1, len(times)):.2f} ms, as the arbiter "
+                       f"measured them (limit {decision_ms} ms)")
+        return report
+    finally:
+        await server.stop(0.2)
+        await asyncio.to_thread(pool.stop)
+
+
+def _start_failure(stderr: str) -> str:
+    """Why a bot process ended before its Hello, in one line first (its stderr's first
+    ``...Error: ...`` line), then the tail of what it wrote."""
+    lines = stderr.splitlines()
+    cause = next((ln.strip() for ln in lines if re.match(r"\s*(\w+\.)*\w*Error\b", ln)), "")
+    if "Cannot find module" in stderr or "MODULE_NOT_FOUND" in stderr:
+        cause += " (everything it needs must be inside the submitted folder, node_modules too: a hosted bot has no network)"
+    return "; ".join(x for x in (cause, " | ".join(ln.strip() for ln in lines[-6:] if ln.strip())) if x)
 
 
 async def _verify(path: Path, report: Report, decision_ms: int, bank_ms: int, seed: int, box: sb.Sandbox) -> None:
@@ -189,8 +286,10 @@ class RegistryCatalog:
     """The store's registry as the Bots service's ``BotCatalog``: submissions are checked
     (``check`` or ``check_bot``) before they are registered."""
 
-    max_files = MAX_FILES
-    max_bytes = MAX_BYTES
+    # what the Bots service accepts on the wire: the largest of any runtime's limits
+    # (a Node bot carries node_modules); ``validate`` then holds each to its runtime's own
+    max_files = max(MAX_FILES, *(r.max_files for r in RUNTIMES.values()))
+    max_bytes = max(MAX_BYTES, *(r.max_bytes for r in RUNTIMES.values()))
 
     def __init__(self, registry: Registry | str | os.PathLike, check: Callable[[Path], Report] | None = None):
         self.registry = registry if isinstance(registry, Registry) else Registry(registry)

@@ -17,8 +17,11 @@ import contextlib
 import json
 import os
 import shutil
+import socket
 import sqlite3
 import subprocess
+import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +36,7 @@ from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
 from arbiter.hosting.local import LocalSeat
 from cardarena.replay import verify_record
 from arbiter.match import run_match
-from arbiter.hosting.sandbox import Limits, Sandbox
+from arbiter.hosting.sandbox import Limits, Sandbox, _package_dirs
 from arbiter.server.botstream import RemoteSeat
 from arbiter.server.app import start_server
 from arbiter.spectating.hub import SpectatorHub
@@ -216,3 +219,71 @@ def no_processes_of_uid(uid: int, timeout: float = 10.0) -> bool:
                 and set(pids) <= set(processes_of_uid(uid)):
             break  # they have exited but nobody reaped them (zombies): nothing more will change
     return processes_of_uid(uid) == []
+
+
+@contextlib.contextmanager
+def canary_listener():
+    """A TCP listener on the host's loopback that a sandboxed bot must not reach: yields
+    (its port, what visitors sent it)."""
+    canary = socket.create_server(("127.0.0.1", 0))
+    canary.settimeout(0.2)
+    visitors: list[bytes] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = canary.accept()
+                visitors.append(conn.recv(100))
+                conn.close()
+            except OSError:
+                continue
+
+    t = threading.Thread(target=accept, daemon=True)
+    t.start()
+    try:
+        yield canary.getsockname()[1], visitors
+    finally:
+        stop.set()
+        t.join(2)
+        canary.close()
+
+
+def check_network_report(r: Result, visitors: list[bytes]) -> None:
+    """What a bot that tried the network (its ``network`` report) must have met."""
+    net = r.report("network")
+    assert r.hostile.outcome.reason is EndReason.COMPLETED
+    if r.sandbox.blocks_network:  # bwrap or unshare: its own network namespace
+        assert net["canary"].startswith("blocked") and net["canary_v6"].startswith("blocked"), net
+        assert visitors == []
+    else:  # rlimit only: nothing stops it, and the test says so
+        assert net["canary"] == "CONNECTED" and visitors
+
+
+def file_targets(tmp: Path, source: Path) -> tuple[Path, dict[str, str]]:
+    """A secret readable by anyone (only the sandbox's mount namespace hides it), and the
+    targets of a bot that tries files: the secret, the store, the arbiter's ``source``."""
+    secret = tmp / "secret.txt"
+    secret.write_text("the organisers' secret")
+    secret.chmod(0o644)
+    return secret, {"secret": str(secret), "store": str(tmp / "arena.sqlite"), "source": str(source)}
+
+
+def check_files_report(r: Result, secret: Path) -> None:
+    """What a bot that tried files (its ``files`` report) must have met."""
+    files = r.report("files")
+    assert r.hostile.outcome.reason is EndReason.COMPLETED
+    assert files["write_workdir"] == "WROTE"  # its private working directory
+    if r.sandbox.hides_files:  # bwrap: none of these exist in its world
+        for key in ("secret", "store", "source", "passwd", "write_store", "write_own_code"):
+            assert files[key].startswith("blocked"), (key, files[key])
+        # its whole world: the system's binaries and libraries, a few /etc files, its own dirs,
+        # and the top directories of the Python installation and the SDK packages (read-only;
+        # where the project lives depends on the machine, e.g. /work or /check)
+        installed = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve(), *_package_dirs()]
+        tops = {p.resolve().parts[1] for p in installed}
+        assert set(files["listdir_root"]) <= {"bin", "bot", "dev", "etc", "lib", "lib32", "lib64", "proc", "run",
+                                              "sbin", "tmp", "usr", *tops}, (files["listdir_root"], tops)
+    else:  # without bwrap only file permissions protect files, and the test says so
+        assert files["secret"].startswith("READ")
+    assert secret.read_text() == "the organisers' secret"

@@ -12,14 +12,11 @@ uid (bwrap runs each bot under its own uid when the arbiter is root).
 from __future__ import annotations
 
 import signal
-import socket
-import sys
-import threading
-from pathlib import Path
 
 from cardarena.games import EndReason
-from arbiter.hosting.sandbox import Limits, Sandbox, _package_dirs
-from tests.e2e.hostile_arena import HOSTILE, hostile_folder, no_processes_of_uid, processes_of_uid, run_hostile
+from arbiter.hosting.sandbox import Limits, Sandbox
+from tests.e2e.hostile_arena import (HOSTILE, canary_listener, check_files_report, check_network_report, file_targets,
+                                     hostile_folder, no_processes_of_uid, processes_of_uid, run_hostile)
 
 ROOT = HOSTILE.parent.parent.parent
 
@@ -63,57 +60,12 @@ def test_forking_is_limited_and_no_child_outlives_the_bot(tmp_path):
 
 
 def test_the_network_outside_is_unreachable(tmp_path):
-    canary = socket.create_server(("127.0.0.1", 0))
-    canary.settimeout(0.2)
-    port = canary.getsockname()[1]
-    visitors: list = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                conn, _ = canary.accept()
-                visitors.append(conn.recv(100))
-                conn.close()
-            except OSError:
-                continue
-
-    t = threading.Thread(target=accept, daemon=True)
-    t.start()
-    try:
+    with canary_listener() as (port, visitors):
         r = run_hostile(hostile_folder(tmp_path, "network.py", {"canary_port": port}), tmp_path)
-    finally:
-        stop.set()
-        t.join(2)
-        canary.close()
-    net = r.report("network")
-    assert r.hostile.outcome.reason is EndReason.COMPLETED
-    if r.sandbox.blocks_network:  # bwrap or unshare: its own network namespace
-        assert net["canary"].startswith("blocked") and net["canary_v6"].startswith("blocked"), net
-        assert visitors == []
-    else:  # rlimit only: nothing stops it, and the test says so
-        assert net["canary"] == "CONNECTED" and visitors
+    check_network_report(r, visitors)
 
 
 def test_files_outside_its_directory_are_out_of_reach(tmp_path):
-    secret = tmp_path / "secret.txt"
-    secret.write_text("the organisers' secret")
-    secret.chmod(0o644)  # readable by anyone: only the sandbox's mount namespace hides it
-    params = {"secret": str(secret), "store": str(tmp_path / "arena.sqlite"), "source": str(ROOT / "pyproject.toml")}
+    secret, params = file_targets(tmp_path, ROOT / "pyproject.toml")
     r = run_hostile(hostile_folder(tmp_path, "files.py", params), tmp_path)
-    files = r.report("files")
-    assert r.hostile.outcome.reason is EndReason.COMPLETED
-    assert files["write_workdir"] == "WROTE"  # its private working directory
-    if r.sandbox.hides_files:  # bwrap: none of these exist in its world
-        for key in ("secret", "store", "source", "passwd", "write_store", "write_own_code"):
-            assert files[key].startswith("blocked"), (key, files[key])
-        # its whole world: the system's binaries and libraries, a few /etc files, its own dirs,
-        # and the top directories of the Python installation and the SDK packages (read-only;
-        # where the project lives depends on the machine, e.g. /work or /check)
-        installed = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve(), *_package_dirs()]
-        tops = {p.resolve().parts[1] for p in installed}
-        assert set(files["listdir_root"]) <= {"bin", "bot", "dev", "etc", "lib", "lib32", "lib64", "proc", "run",
-                                              "sbin", "tmp", "usr", *tops}, (files["listdir_root"], tops)
-    else:  # without bwrap only file permissions protect files, and the test says so
-        assert files["secret"].startswith("READ")
-    assert secret.read_text() == "the organisers' secret"
+    check_files_report(r, secret)

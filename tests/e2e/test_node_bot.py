@@ -1,0 +1,203 @@
+"""The JavaScript bot (examples/node-bot, written from the .proto alone) plays the bundled
+Python bots: connected to a standing `arbiter serve` with its token (remote), and
+submitted and hosted by the arbiter in its sandbox (hosted). Skipped only without Node.js
+(tests/e2e/nodejs.py installs its packages once, from the lock file)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from arbiter.hosting.botproc import BotHost
+from arbiter.match import run_match
+from arbiter.server import auth
+from arbiter.server.app import start_private_server
+from arbiter.server.botstream import RemoteSeat
+from arbiter.tournament.play import play_remote
+from arbiter.tournament.run import load_standings, schedule, standings
+from arbiter.store.db import Store
+from arbiter.store.registry import Registry
+from cardarena.games import EndReason, get_game
+from cardarena.records import MatchConfig
+from cardarena.replay import verify_record
+from tests.conftest import start_serve, stop_serve
+from tests.e2e.nodejs import EXAMPLE, ROOT, need_node, node_env, node_folder
+
+#: (game, its bots, options that keep a match short, deals): greedy plays Spades only
+TOURNAMENTS = [
+    ("spades", ["node", "random", "greedy"], {"deals": "1"}, 1),  # 6 matches (3 tables, 2 seatings)
+    ("spite-and-malice", ["node", "random"], {"payoff_size": "5"}, 3),  # 6
+    ("spot", ["node", "random"], {"hands": "1"}, 1),  # 12
+]
+FAILED = {EndReason.FORFEIT_TIMEOUT, EndReason.FORFEIT_ILLEGAL, EndReason.FORFEIT_DISCONNECT,
+          EndReason.FORFEIT_CRASH, EndReason.ABORTED}
+
+
+def _start_node(serve, name: str, log: Path) -> subprocess.Popen:
+    """The example bot as its author runs it: `node bot.js`, the token in ARENA_TOKEN."""
+    with open(log, "wb") as err:
+        p = subprocess.Popen([need_node(), str(EXAMPLE / "bot.js"), "--address", serve.address, "--name", name],
+                             env=node_env(ARENA_TOKEN=serve.bot_token(name)), stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=err)
+    serve.bots.append(p)  # stopped with the server
+    return p
+
+
+def test_the_node_bot_plays_a_tournament_on_a_standing_arbiter(tmp_path):
+    need_node()
+    serve = start_serve()
+    try:
+        plans = {}
+        for game, bots, options, deals in TOURNAMENTS:
+            plans[game] = schedule(get_game(game, options), bots, deals=deals, seed=11)
+        # a stream holds one seat of a match: as many connections of a bot as its most seats at one table
+        copies = {b: max(m.seats.count(b) for p in plans.values() for m in p) for b in ("node", "random", "greedy")}
+        for k in range(copies["node"]):
+            _start_node(serve, "node", tmp_path / f"node{k}.log")
+        for b in ("random", "greedy"):
+            for _ in range(copies[b]):
+                serve.start_bot(b, b)
+        serve.wait_sessions([b for b, n in copies.items() for _ in range(n)])
+        store = Store(tmp_path / "arena.sqlite")
+        for game, bots, options, _ in TOURNAMENTS:
+            tour = store.open_tournament(f"node-{game}", game, {"bots": bots, "options": options})
+            # four matches at once: one connection plays many matches, each keyed by its match_id
+            with ThreadPoolExecutor(4) as pool:
+                records = list(pool.map(lambda m: play_remote(serve.address, game, m.seats, admin_token=serve.admin_token,
+                                                              seed=m.seed, options=options, decision_ms=5000,
+                                                              bank_ms=20_000), plans[game]))
+            for m, record in zip(plans[game], records):
+                mine = [i for i in record.incidents if m.seats[i.seat] == "node"]
+                assert mine == [] and record.outcome.reason not in FAILED, (game, m.seats, record.incidents,
+                                                                            record.outcome)
+                verify_record(record)  # the arbiter's actions replay to its outcome
+                store.save_match(tour.id, m.idx, m.deal, m.seating, record, round=m.round, table=m.table, sides=m.sides)
+            table = standings(store.matches(tour.id), get_game(game, options), True, bots)
+            row = next(r for r in table.rows if r.name == "node")
+            assert row.matches == sum(1 for m in plans[game] if "node" in m.seats) > 0, (game, row)
+            assert row.forfeits == 0 and row.incidents == {}, (game, row)
+            assert {r.name for r in table.rows} == set(bots)
+        store.close()
+        assert all(p.poll() is None for p in serve.bots), "a bot process died during the tournament"
+    finally:
+        stop_serve(serve)
+    # the Node bots' own account: each session opened, and the arbiter refused nothing they sent
+    logs = [(tmp_path / f"node{k}.log").read_text() for k in range(copies["node"])]
+    assert all("session" in log and "arbiter says" not in log and "choose failed" not in log for log in logs), logs
+
+
+def _arbiter(*args: str, timeout: float = 180) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arbiter", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL, env=dict(os.environ, COLUMNS="200"))
+
+
+def test_the_node_bot_is_submitted_and_passes_the_self_test(tmp_path):
+    need_node()
+    folder = node_folder(tmp_path, "nodebot", EXAMPLE / "bot.js")
+    db = tmp_path / "arena.sqlite"
+    # the self-test (the bot at every seat of random games, refereed here), then a match per game vs random
+    sub = _arbiter("bots", "submit", str(folder), "--name", "nodebot", "--version", "1.0", "--db", str(db))
+    assert sub.returncode == 0, sub.stdout + sub.stderr
+    with Registry(db) as registry:
+        (version,) = registry.versions("nodebot")
+        checks = {c["name"]: c["ok"] for c in version.report["checks"]}
+    expected = {"import", "contract", "deterministic", *(f"{k}:{g}" for g in ("spades", "spite-and-malice", "spot")
+                                                        for k in ("legal", "time", "verify"))}
+    assert expected <= set(checks) and all(checks.values()), version.report
+    assert version.report["bot"]["name"] == "node-example"  # as its Hello said
+    assert (version.path / "bot.toml").is_file() and (version.path / "node_modules" / "@grpc" / "grpc-js").is_dir()
+
+
+def test_the_node_bot_is_hosted_in_tournaments_against_python_bots(tmp_path):
+    need_node()
+    folder = node_folder(tmp_path, "nodebot", EXAMPLE / "bot.js")
+    db = tmp_path / "arena.sqlite"
+    # the arbiter starts it in its sandbox, as any hosted bot; long-lived processes (shared
+    # isolation, so no duplicate deals) keep the test short: a fresh process per seat of every
+    # match is the same launch, many more times (the self-test above starts several)
+    for game, bots, option in (("spades", f"{folder},random,greedy", "deals=1"),
+                               ("spite-and-malice", f"{folder},random", "payoff_size=5"),
+                               ("spot", f"{folder},random", "hands=1")):
+        run = _arbiter("tournament", "run", "--game", game, "--bots", bots, "--deals", "1", "-o", option,
+                       "--db", str(db), "--name", f"hosted-{game}", "--seed", "3", "-q",
+                       "--isolation", "shared", "--no-duplicate")
+        assert run.returncode == 0, run.stdout + run.stderr
+        with Store(db) as store:
+            table, _ = load_standings(store, f"hosted-{game}")
+        row = next(r for r in table.rows if r.name == "nodebot")  # a folder bot is named by its folder
+        assert row.matches > 0 and row.forfeits == 0 and row.incidents == {}, (game, row)
+
+
+def test_a_node_bot_without_its_packages_is_refused_and_says_why(tmp_path):
+    need_node()
+    folder = node_folder(tmp_path, "bare", EXAMPLE / "bot.js")
+    shutil.rmtree(folder / "node_modules")  # installed on the author's machine only: the sandbox has no network
+    db = tmp_path / "arena.sqlite"
+    sub = _arbiter("bots", "submit", str(folder), "--name", "bare", "--db", str(db))
+    assert sub.returncode == 2, sub.stdout + sub.stderr  # a rejected submission, as for a Python bot
+    assert "failed import" in sub.stderr and "Cannot find module '@grpc/grpc-js'" in sub.stderr, sub.stderr
+    assert "node_modules too" in sub.stderr and "Traceback" not in sub.stderr + sub.stdout
+    with Registry(db) as registry:
+        assert registry.versions("bare") == []
+
+
+def test_a_remote_author_submits_a_node_bot_over_the_bots_service(tmp_path):
+    need_node()
+    folder = node_folder(tmp_path, "nodebot", EXAMPLE / "bot.js")
+    db = tmp_path / "arena.sqlite"
+    serve = start_serve("--bots-db", str(db), "--author", "alice")
+    try:
+        token = auth.read(serve.credentials).authors["alice"]
+        # ~1200 files of node_modules: past a Python bot's 200, within a Node bot's limits
+        sub = subprocess.run([sys.executable, "-m", "arbiter", "bots", "submit", str(folder), "--name", "nodebot",
+                              "--version", "2.0", "--server", serve.address], cwd=ROOT, capture_output=True, text=True,
+                             timeout=180, stdin=subprocess.DEVNULL, env=dict(os.environ, ARENA_AUTHOR_TOKEN=token))
+        assert sub.returncode == 0, sub.stdout + sub.stderr
+        assert "registered nodebot 2.0" in sub.stdout, sub.stdout
+    finally:
+        stop_serve(serve)
+    with Registry(db) as registry:
+        (version,) = registry.versions("nodebot")
+    assert version.author == "alice" and version.entry == "bot.toml"
+    assert all(c["ok"] for c in version.report["checks"]) and len(version.report["checks"]) >= 11
+
+
+def test_fresh_node_processes_per_match_beside_forked_python_ones(tmp_path):
+    """Match isolation (a fresh process per seat of every match): where Python bots come
+    from a fork server (bwrap as root), a Node bot still gets a fresh sandboxed process
+    each, from the same launcher, and the host says so."""
+    need_node()
+    folder = node_folder(tmp_path, "nodebot", EXAMPLE / "bot.js")
+
+    async def main():
+        server = await start_private_server()
+        host = BotHost(server.hub, server.address, {"nodebot": str(folder), "random": "random"}, isolation="match",
+                       copies=2, log_dir=tmp_path)
+        try:
+            await host.start()
+            seen = []
+            for i in range(2):
+                lease, sessions = await host.lease(["nodebot", "random", "nodebot", "random"])
+                procs = list(host._leased[lease])
+                record = await asyncio.wait_for(run_match(
+                    MatchConfig("spot", 20 + i, {"hands": "1"}, match_id=f"fresh-{i}"),
+                    [RemoteSeat(s, "spot") for s in sessions]), 60)
+                assert record.outcome.reason is EndReason.COMPLETED and record.incidents == [], record.incidents
+                seen.append(procs)
+                host.release(lease)
+            return host.process_start, host.pool.forks, seen
+        finally:
+            await host.stop()
+            await server.stop(0.2)
+
+    how, forks, seen = asyncio.run(main())
+    node = [bp for procs in seen for bp in procs if bp.name == "nodebot"]
+    assert len({id(bp) for bp in node}) == 4 and not any(bp.forked for bp in node)  # 2 seats x 2 matches, all fresh
+    if forks:
+        assert all(bp.forked for procs in seen for bp in procs if bp.name == "random")
+        assert "a fresh sandboxed process each for nodebot (another runtime: no fork server)" in how, how
