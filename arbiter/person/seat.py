@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import hmac
 import logging
 import secrets
@@ -38,12 +39,14 @@ from typing import Any, Sequence
 
 from arbiter.hosting.botproc import BotHost, BotStartError
 from arbiter.hosting.loading import BUNDLED, load_bot
+from arbiter.hosting.relay import RelayedSeat, RelayError
 from arbiter.match import MatchObserver, SeatClient, SeatDisconnected, TurnRequest, run_match
+from arbiter.server import auth, client
 from arbiter.server.app import RunningServer, start_private_server
 from arbiter.server.botstream import RemoteSeat
 from arbiter.store.db import READ_ERRORS, store_unwritable
 from arbiter.store.registry import Registry, RegistryError
-from arbiter.tournament.play import store_play
+from arbiter.tournament.play import record_of, store_play
 from arbiter.tournament.run import resolve_bot
 from arbiter.tournament.spec import SpecError
 from cardarena.disclosure import OPEN
@@ -73,6 +76,13 @@ KEEP_FINISHED = 32
 
 #: How long starting a match may take (bot processes starting and connecting).
 START_TIMEOUT = 120.0
+
+#: How an opponent connected to the standing arbiter (``arbiter web --arbiter``) is named
+#: on the form: ``remote:NAME``, NAME being its identity there (its token's bot name).
+REMOTE = "remote:"
+
+#: Seconds to wait for the standing arbiter to list its connected bots.
+LIST_TIMEOUT = 5.0
 
 
 class TableError(Exception):
@@ -312,6 +322,30 @@ class BotChoice:
         return not self.games or "*" in self.games or game in self.games
 
 
+@dataclass(frozen=True)
+class StandingArbiter:
+    """A standing arbiter (``arbiter serve``) whose connected bots a person may play
+    (``arbiter web --arbiter ADDR``). Those bots run on their authors' machines, not
+    hosted here: the match is refereed on that arbiter (Matches.RunMatch, with its admin
+    token), the person's seat joining it as bot ``HUMAN`` with that bot's token."""
+
+    address: str
+    admin_token: str = field(repr=False)
+    seat_token: str = field(repr=False)  # the bot token of HUMAN on that arbiter: the person's seat's identity
+    tls_ca: bytes | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_credentials(cls, address: str, path: str | Path, tls_ca: bytes | None = None) -> "StandingArbiter":
+        """The arbiter at ``address`` with the tokens of its credentials file ``path`` (the
+        admin token and the bot token of ``HUMAN``); CredentialsError naming what is missing."""
+        creds = auth.read(path)
+        seat = creds.bots.get(HUMAN)
+        if not seat:
+            raise auth.CredentialsError(f"{path}: no bot token for {HUMAN!r}, the person's seat on the arbiter: "
+                                        f"arbiter credentials add-bot {HUMAN} --credentials {path}")
+        return cls(address, creds.admin, seat, tls_ca)
+
+
 @dataclass
 class Table:
     """One match with a person at ``seat``."""
@@ -349,6 +383,7 @@ class Tables:
     decision_seconds: float = DEFAULT_DECISION_SECONDS
     gone_seconds: float = GONE_SECONDS
     sandbox: Any = None  # hosting.sandbox.Sandbox for the bot processes (None: the strongest there is)
+    arbiter: StandingArbiter | None = None  # whose connected bots are offered too (``REMOTE``)
     _tables: dict[str, Table] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _loop: asyncio.AbstractEventLoop | None = None
@@ -382,7 +417,29 @@ class Tables:
             choice = BotChoice(f"{v.name}@{v.version}", v.games, f"registered, by {v.author}")
             if game is None or choice.plays(game):
                 out.append(choice)
+        for choice in self._remote_bots():
+            if game is None or choice.plays(game):
+                out.append(choice)
         return out
+
+    def _remote_bots(self) -> list[BotChoice]:
+        """The bots connected to the standing arbiter now, one choice per bot (its
+        identity there), but the person's own seat; none if it cannot be asked."""
+        arb = self.arbiter
+        if arb is None:
+            return []
+        try:
+            sessions = client.list_sessions(arb.address, admin_token=arb.admin_token, tls_ca=arb.tls_ca,
+                                            timeout=LIST_TIMEOUT)
+        except client.ClientError as exc:
+            log.warning("no remote bots offered: %s", exc)
+            return []
+        out: dict[str, BotChoice] = {}
+        for s in sorted(sessions, key=lambda s: s.bot_name):
+            if s.bot_name != HUMAN and s.bot_name not in out:
+                out[s.bot_name] = BotChoice(f"{REMOTE}{s.bot_name}", s.games,
+                                            f"remote: connected to {arb.address}, not hosted here")
+        return list(out.values())
 
     def _bundled(self, name: str) -> tuple[str, ...]:
         # Bundled bots are the project's own (trusted): loading one to read its games is
@@ -429,6 +486,11 @@ class Tables:
                 raise TableError(400, f"unknown bot {clip(ref, 64)!r}: choose one of {', '.join(offered)}")
             if not choice.plays(game):
                 raise TableError(400, f"bot {ref!r} does not play {game} (it plays {', '.join(choice.games)})")
+        remote = [ref for ref in opponents if ref.startswith(REMOTE)]
+        if remote and len(remote) != len(opponents):
+            raise TableError(400, f"a match with a remote bot is played on the arbiter {self.arbiter.address if self.arbiter else ''}"
+                                  f", which hosts no bot of this server: choose remote bots for every other seat, "
+                                  f"or none")
         why = self.unwritable()
         if why:
             raise TableError(503, f"the store {self.db} cannot be written ({why}): a match played here could not be "
@@ -462,7 +524,9 @@ class Tables:
         browser = BrowserSeat(loop, g, gone_seconds=self.gone_seconds)
         ready: concurrent.futures.Future[tuple[str, ...]] = concurrent.futures.Future()
         table = Table(config.match_id, secrets.token_urlsafe(24), me, (), browser, config)
-        table.done = asyncio.run_coroutine_threadsafe(self._play(table, opponents, preset, ready), loop)
+        remote = bool(opponents) and opponents[0].startswith(REMOTE)  # all or none (``start``)
+        play = self._play_remote if remote else self._play
+        table.done = asyncio.run_coroutine_threadsafe(play(table, opponents, preset, ready), loop)
         try:
             table.seat_names = ready.result(START_TIMEOUT)
         except concurrent.futures.TimeoutError:
@@ -539,6 +603,77 @@ class Tables:
                 await host.stop()
             self._tasks.discard(task)
 
+    async def _play_remote(self, table: Table, opponents: list[str], preset: str | None,
+                           ready: concurrent.futures.Future) -> None:
+        """The match on the standing arbiter: the person's seat joins it (``RelayedSeat``,
+        its own stream), RunMatch seats that stream and the remote bots; then the record
+        (what RunMatch answered, replayed through the engine) goes to the store."""
+        config, me, arb = table.config, table.seat, self.arbiter
+        assert arb is not None
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        browser = table.browser
+        relay = RelayedSeat(browser, asyncio.get_running_loop(), HUMAN, told=browser.dealt)
+        bots = iter(ref.removeprefix(REMOTE) for ref in opponents)
+        names = [HUMAN if i == me else next(bots) for i in range(len(opponents) + 1)]
+        played: asyncio.Future | None = None
+        try:
+            try:
+                session_id = await relay.connect(arb.address, arb.seat_token, arb.tls_ca, START_TIMEOUT)
+            except RelayError as exc:
+                ready.set_exception(TableError(503, f"the person's seat could not join the arbiter at {arb.address}: "
+                                                    f"{clip(str(exc), 400)}"))
+                return
+            played = asyncio.ensure_future(asyncio.to_thread(
+                client.run_match, arb.address, config.game, names, admin_token=arb.admin_token, seed=config.seed,
+                options=config.options, preset=preset, decision_ms=config.clock.decision_ms, bank_ms=config.clock.bank_ms,
+                policy=config.policy.on_timeout.value,
+                tls_ca=arb.tls_ca, seat_sessions=[session_id if i == me else "" for i in range(len(names))]))
+            started = asyncio.ensure_future(relay.started.wait())
+            done, _ = await asyncio.wait({played, started}, timeout=START_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
+            if started not in done:
+                started.cancel()
+                if played in done and isinstance(played.exception(), client.ClientError):
+                    ready.set_exception(TableError(409, f"the arbiter would not play this match: "
+                                                        f"{clip(str(played.exception()), 400)}"))
+                else:
+                    ready.set_exception(TableError(503, f"the match did not start on {arb.address} within "
+                                                        f"{START_TIMEOUT:.0f} s"))
+                return
+            assert relay.info is not None
+            ready.set_result(tuple(relay.info.seat_names))
+            try:
+                summary = await played
+            except client.ClientError as exc:
+                browser.failed(f"the arbiter stopped the match: {clip(str(exc), 400)}")
+                return
+            relay.interrupt()  # a decision the arbiter no longer waits for (its clock ran out) ends
+            try:
+                await asyncio.wait_for(relay.ended.wait(), 10)
+            except TimeoutError:  # the seat's MatchEnd did not come: the result is RunMatch's
+                await browser.finish(config.match_id, me, summary.outcome, None)
+            # Kept under the table's id: the page links its replay by it.
+            record = dataclasses.replace(record_of(config, names, summary), match_id=config.match_id)
+            table.record = record
+            try:
+                await asyncio.to_thread(store_play, self.db, record, preset)
+                browser.stored("stored")
+            except Exception as exc:  # noqa: BLE001 - the store went away, or turned read-only mid-match
+                log.warning("browser match %s could not be stored: %s", config.match_id, exc)
+                browser.stored(f"the record could not be stored: {exc}")
+        except Exception as exc:  # noqa: BLE001 - the starter or the page hears of it; the server goes on
+            log.exception("browser match %s on %s failed", config.match_id, arb.address)
+            if not ready.done():
+                ready.set_exception(TableError(500, f"the match could not start: {clip(str(exc), 300)}"))
+            else:
+                browser.failed(f"the match failed: {clip(str(exc), 300)}")
+        finally:
+            if not ready.done():  # cancelled while starting
+                ready.set_exception(TableError(503, "the server is stopping"))
+            await relay.close()  # an unfinished match ends at the arbiter: this seat disconnected
+            self._tasks.discard(task)
+
     def _forget_old(self) -> None:  # with self._lock held
         finished = [k for k, t in self._tables.items() if not t.live]
         for k in finished[: max(0, len(finished) - KEEP_FINISHED)]:
@@ -580,5 +715,5 @@ class Tables:
         self._loop = None
 
 
-__all__ = ["BotChoice", "BrowserSeat", "Snapshot", "Table", "TableError", "Tables", "HUMAN", "DEFAULT_LIMIT",
+__all__ = ["BotChoice", "BrowserSeat", "REMOTE", "StandingArbiter", "Snapshot", "Table", "TableError", "Tables", "HUMAN", "DEFAULT_LIMIT",
            "DEFAULT_DECISION_SECONDS", "store_unwritable"]

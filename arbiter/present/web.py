@@ -806,10 +806,11 @@ class WebServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, db: Path, host: str = "127.0.0.1", port: int = 8080, play_limit: int = play.DEFAULT_LIMIT,
-                 play_clock: float = play.DEFAULT_DECISION_SECONDS):
+                 play_clock: float = play.DEFAULT_DECISION_SECONDS, play_arbiter: Any = None):
         self.db = db
-        # matches with a person at a seat (/play): they write their records to the store
-        self.tables = play.Tables(db, limit=play_limit, decision_seconds=play_clock)
+        # matches with a person at a seat (/play): they write their records to the store;
+        # play_arbiter (a seat.StandingArbiter) offers the bots connected to it too
+        self.tables = play.Tables(db, limit=play_limit, decision_seconds=play_clock, arbiter=play_arbiter)
         super().__init__((host, port), _Handler)
 
     def server_close(self) -> None:
@@ -824,7 +825,8 @@ class WebServer(http.server.ThreadingHTTPServer):
 
 def make_server(db: str | os.PathLike, host: str = "127.0.0.1", port: int = 8080, **play_options: Any) -> WebServer:
     """A web server over the store ``db`` (checked first); call ``serve_forever()``.
-    ``play_options``: ``play_limit``, ``play_clock`` (seconds a decision) of /play."""
+    ``play_options``: ``play_limit``, ``play_clock`` (seconds a decision), ``play_arbiter``
+    (a standing arbiter whose connected bots are offered: ``seat.StandingArbiter``) of /play."""
     return WebServer(check_store(db), host, port, **play_options)
 
 
