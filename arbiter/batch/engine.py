@@ -24,7 +24,8 @@ What it does for every caller (tournaments, ``evaluate``, the arena, the tools):
 * Where matches are played, the *venue*: ``InProcess`` (trusted bots as ``LocalSeat``, in
   this event loop or in worker processes), ``Hosted`` (bot processes of a
   ``hosting.botproc.BotHost`` over gRPC: a lease per match, released when it ends; see
-  ``hosted`` to start one) or ``arbiter.batch.cluster.OnCluster`` (a Dask cluster).
+  ``hosted`` to start one), ``Connected`` (bots that connected to an arbiter on their
+  own: remote bots) or ``arbiter.batch.cluster.OnCluster`` (a Dask cluster).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from arbiter.hosting.loading import load_bot
 from arbiter.hosting.local import LocalSeat
 from arbiter.match import run_match
 from arbiter.server.app import start_private_server
-from arbiter.server.botstream import RemoteSeat
+from arbiter.server.botstream import Hub, RemoteSeat
 from cardarena.games import ConfigError
 from cardarena.records import MatchConfig, MatchRecord
 
@@ -305,6 +306,39 @@ class Hosted:
             return await run_match(match.config, seats, observers=self.observers(match.config))
         finally:
             self.host.release(lease)
+
+    async def close(self) -> None:
+        pass
+
+
+class Connected:
+    """Bots that connected to ``hub`` on their own (remote bots: their authors' machines,
+    processes and memory; ``arbiter arena`` with ``division = "remote"``): per match the
+    least busy live session of each seat's bot, another one for each further seat of the
+    same bot (one stream never holds two seats of a match). A bot not connected (often
+    enough) when its match begins has its seats disconnect: a forfeit, in the record."""
+
+    def __init__(self, hub: Hub, game: str, observers: Callable[[MatchConfig], Sequence[Any]] = lambda c: (),
+                 concurrency: int = 1):
+        self.hub = hub
+        self.game = game
+        self.observers = observers
+        self.concurrency = concurrency
+
+    async def open(self) -> None:
+        pass
+
+    async def play(self, match: PlannedMatch) -> MatchRecord:
+        taken: list[Any] = []
+        seats = []
+        for name in match.seats:
+            session = self.hub.find(name, besides=taken)
+            if session is None:
+                session = Hub.gone(name, f"{name} was not connected (once per seat) when the match began")
+            else:
+                taken.append(session)
+            seats.append(RemoteSeat(session, self.game))
+        return await run_match(match.config, seats, observers=self.observers(match.config))
 
     async def close(self) -> None:
         pass

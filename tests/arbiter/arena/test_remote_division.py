@@ -1,0 +1,39 @@
+"""The remote division's settings (`division = "remote"`): what it cannot have is refused by
+name, the ladder's identity says its division (and only then: older ladders keep theirs),
+and every seating of an encounter is planned on a deal of its own."""
+
+from __future__ import annotations
+
+import pytest
+
+from arbiter.arena.ladder import Arena, ArenaSpec, arena_from_dict
+from arbiter.tournament.spec import SpecError
+
+
+@pytest.mark.parametrize("settings, said", [
+    ({"division": "elsewhere"}, "division: expected hosted or remote, got 'elsewhere'"),
+    ({"division": "remote", "house": ("random",)}, "house: not in the remote division (house bots are hosted)"),
+    ({"division": "remote", "gate": "0,0.1"}, "gate: not in the remote division (a connected bot has no versions to gate)"),
+    ({"division": "remote", "cluster": "tcp://127.0.0.1:8786"}, "cluster: not in the remote division"),
+    ({"division": "remote", "transport": "inproc"}, "transport: the remote division's bots connect over gRPC"),
+])
+def test_what_the_remote_division_cannot_have_is_refused_by_name(settings, said):
+    with pytest.raises(SpecError, match="^" + said.replace("(", r"\(").replace(")", r"\)")):
+        ArenaSpec(game="spite-and-malice", **settings).validate()
+
+
+def test_the_identity_names_the_division_only_when_remote():
+    hosted, _ = arena_from_dict({"game": "spades"})
+    remote, _ = arena_from_dict({"game": "spades", "division": "remote"})
+    assert "division" not in hosted.identity()  # a ladder made before divisions still opens as it was
+    assert remote.identity() == hosted.identity() | {"division": "remote"}
+
+
+def test_every_seating_of_a_remote_encounter_is_a_deal_of_its_own(tmp_path):
+    spec = ArenaSpec(game="spades", deals=2, division="remote")
+    plan = Arena(spec, tmp_path / "a.sqlite")._plan(["a", "b"], 7)
+    hosted = Arena(ArenaSpec(game="spades", deals=2), tmp_path / "b.sqlite")._plan(["a", "b"], 7)
+    assert len(plan) == len(hosted) == 4  # two deals, each in the two seatings of two sides
+    assert len({seed for *_, seed in plan}) == len({deal for deal, *_ in plan}) == 4
+    assert len({seed for *_, seed in hosted}) == 2  # hosted: the duplicate deals themselves
+    assert [seats for _, _, seats, _, _ in plan] == [seats for _, _, seats, _, _ in hosted]
