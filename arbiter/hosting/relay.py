@@ -24,7 +24,7 @@ import logging
 import threading
 from typing import Any, Callable, Sequence
 
-from arbiter.match import SeatClient, TurnRequest
+from arbiter.match import SeatClient, SeatDisconnected, TurnRequest
 from cardarena.games import Action, Event
 from cardarena.records import MatchInfo, MatchResult
 from cardarena.wire import codec
@@ -36,10 +36,6 @@ log = logging.getLogger(__name__)
 
 class RelayError(Exception):
     """The seat could not join the arbiter (unreachable, token refused); the message says why."""
-
-
-class MatchOver(Exception):
-    """The arbiter ended the match while the seat was deciding (its clock ran out)."""
 
 
 class _Relay(Bot):
@@ -67,7 +63,7 @@ class _Relay(Bot):
         if self.owner.told is not None:
             self.owner.loop.call_soon_threadsafe(self.owner.told)
 
-    def choose(self, view: Any, legal_actions: Sequence[Action]) -> Action:
+    def choose(self, view: Any, legal_actions: Sequence[Action]) -> Action | None:
         assert self.info is not None
         self._asked += 1
         turn = TurnRequest(self.info.match_id, self._asked, self.info.seat, view, tuple(legal_actions),
@@ -136,6 +132,8 @@ class RelayedSeat:
                 why = "the arbiter closed the stream before it said Welcome"
             except ArbiterError as exc:
                 why = str(exc)
+            except SystemExit as exc:  # the seat left (``_decide``): the stream is closed
+                why = f"the seat left: {exc.code}"
             except Exception as exc:  # noqa: BLE001 - said to the caller; this thread ends
                 log.exception("the relayed seat %s failed", self.name)
                 why = f"{type(exc).__name__}: {exc}"
@@ -149,8 +147,9 @@ class RelayedSeat:
             raise RelayError(f"{address} did not welcome the seat within {timeout:g} s") from None
 
     def interrupt(self) -> None:
-        """The match is over at the arbiter: a decision the seat is still making is called
-        off (the arbiter's MatchEnd, queued behind it, is then read)."""
+        """The match is over at the arbiter (RunMatch has answered): a decision the seat is
+        still making (its clock ran out there) is called off, answered with nothing (the
+        arbiter no longer asks it), and the MatchEnd queued behind it is read."""
         with self._lock:
             self._over = True
             pending = self._pending
@@ -158,9 +157,13 @@ class RelayedSeat:
             pending.cancel()
 
     async def close(self, timeout: float = 10.0) -> None:
-        """End the stream (and so the seat's part in an unfinished match) and its thread."""
-        self.interrupt()
+        """End the stream (and so the seat's part in an unfinished match: the arbiter records
+        a disconnection) and its thread."""
         self._stop.set()
+        with self._lock:
+            pending = self._pending
+        if pending is not None:
+            pending.cancel()
         if self._thread is not None:
             await asyncio.to_thread(self._thread.join, timeout)
 
@@ -172,15 +175,26 @@ class RelayedSeat:
     def _set(self, event: asyncio.Event) -> None:
         self.loop.call_soon_threadsafe(event.set)
 
-    def _decide(self, turn: TurnRequest) -> Action:
+    def _decide(self, turn: TurnRequest) -> Action | None:
+        """The seat's answer. The seat gone (``SeatDisconnected``: a person who left the
+        table) or the stream closing: the SDK's way for a bot to leave, ``SystemExit``, ends
+        the connection, and the arbiter applies its disconnect policy. The match over at
+        the arbiter: None, an answer to nobody (never a move made for the seat)."""
         with self._lock:
             if self._over:
-                raise MatchOver("the arbiter ended the match")
-            self._pending = asyncio.run_coroutine_threadsafe(self.seat.decide(turn), self.loop)
+                return None
+            if self._stop.is_set():
+                raise SystemExit("the seat's stream is closing")
+            pending = self._pending = asyncio.run_coroutine_threadsafe(self.seat.decide(turn), self.loop)
         try:
-            return self._pending.result()
+            return pending.result()
         except concurrent.futures.CancelledError:
-            raise MatchOver("the arbiter ended the match while the seat was deciding") from None
+            if self._over and not self._stop.is_set():
+                return None
+            raise SystemExit("the seat's stream is closing") from None
+        except SeatDisconnected as exc:
+            log.info("%s: %s; closing its stream", self.name, exc)
+            raise SystemExit(str(exc)) from None
         finally:
             with self._lock:
                 self._pending = None
@@ -196,4 +210,4 @@ class RelayedSeat:
             self._welcome.set_exception(RelayError(why))
 
 
-__all__ = ["MatchOver", "RelayError", "RelayedSeat"]
+__all__ = ["RelayError", "RelayedSeat"]

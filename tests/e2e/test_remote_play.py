@@ -25,6 +25,8 @@ from pathlib import Path
 import pytest
 
 from arbiter.server import auth
+from cardarena.games import EndReason
+from cardarena.replay import verify_record
 from tests.conftest import ROOT, start_serve, stop_serve
 from tests.e2e.browser import serve_web
 from tests.e2e.test_human_seat import (
@@ -181,3 +183,33 @@ def test_run_match_seats_the_session_it_names_and_no_other(standing):
             "session 's999-nope' is not connected (or holds another seat of this match)"
         assert refused([REMOTE_BOT, REMOTE_BOT], ["", "", ""]) == (
             grpc.StatusCode.INVALID_ARGUMENT, "seat_sessions: 3 entries for 2 seats")
+
+
+def test_a_person_past_the_arbiters_clock_forfeits_and_the_match_is_recorded(standing):
+    """The clock is the standing arbiter's: past it the person's side forfeits there; the
+    decision the page still offered is called off, and the record is stored."""
+    _, _, serve = standing
+    tmp = Path(tempfile.mkdtemp(prefix="arena-remote-clock-"))
+    try:
+        db = _new_store(tmp)
+        with serve_web(db, "--arbiter", serve.address, "--arbiter-credentials", str(serve.credentials),
+                       "--play-clock", "1") as url:
+            client = Client(url)
+            match_id = _start(client, "spite-and-malice", 0, [f"remote:{REMOTE_BOT}"], SPITE)
+            for _ in range(60):  # the page's own long poll, until the match is over and stored
+                page = client.get(f"/play/{match_id}")
+                if 'data-over="1"' in page.body and 'id="replay-link"' in page.body:
+                    break
+                version = re.search(r'data-version="(\d+)"', page.body).group(1)
+                client.get(f"/play/{match_id}/state?since={version}")
+            else:
+                raise AssertionError(f"the match did not end: {page.body[:500]}")
+            assert 'name="request"' not in page.body  # no decision is offered any more
+            record = _stored(db, match_id)
+            assert record.outcome.reason is EndReason.FORFEIT_TIMEOUT
+            assert [i.seat for i in record.incidents] == [0] and record.incidents[0].kind == "timeout"
+            assert not any(a.seat == 0 for a in record.actions)  # nothing was played for the person
+            assert record.seat_names == ("browser", REMOTE_BOT) and verify_record(record) == record.outcome
+        serve.wait_sessions([REMOTE_BOT])  # the remote bot played on, connected
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
