@@ -282,14 +282,11 @@ def _play_in_worker(config: MatchConfig, specs: Sequence[str], names: Sequence[s
     return asyncio.run(run_match(config, [LocalSeat(_worker_bot(s), n) for s, n in zip(specs, names)]))
 
 
-class Hosted:
-    """Bot processes of a started ``BotHost`` over gRPC: per match a lease of one session
-    per seat (for the match's deal), released when the match ends. ``observers(config)``
-    gives a match's observers (a spectating hub's)."""
+class _Streams:
+    """A venue whose seats are bot streams (``RemoteSeat``s of sessions of a hub), each
+    match with its observers (``observers(config)``: a spectating hub's)."""
 
-    def __init__(self, host: BotHost, game: str, observers: Callable[[MatchConfig], Sequence[Any]] = lambda c: (),
-                 concurrency: int = 1):
-        self.host = host
+    def __init__(self, game: str, observers: Callable[[MatchConfig], Sequence[Any]] = lambda c: (), concurrency: int = 1):
         self.game = game
         self.observers = observers
         self.concurrency = concurrency
@@ -297,21 +294,35 @@ class Hosted:
     async def open(self) -> None:
         pass
 
+    async def close(self) -> None:
+        pass
+
+    async def _run(self, match: PlannedMatch, sessions: Sequence[Any]) -> MatchRecord:
+        # each session is named after its bot: a process's launch token, a bot token, carries the name
+        seats = [RemoteSeat(s, self.game) for s in sessions]
+        return await run_match(match.config, seats, observers=self.observers(match.config))
+
+
+class Hosted(_Streams):
+    """Bot processes of a started ``BotHost`` over gRPC: per match a lease of one session
+    per seat (for the match's deal), released when the match ends. ``observers(config)``
+    gives a match's observers (a spectating hub's)."""
+
+    def __init__(self, host: BotHost, game: str, observers: Callable[[MatchConfig], Sequence[Any]] = lambda c: (),
+                 concurrency: int = 1):
+        super().__init__(game, observers, concurrency)
+        self.host = host
+
     async def play(self, match: PlannedMatch) -> MatchRecord:
         # (a process that died before its match began is replaced by the host itself)
         lease, sessions = await self.host.lease(match.seats, match.deal)
         try:
-            # each session is named after its bot (a process's launch token carries the name)
-            seats = [RemoteSeat(s, self.game) for s in sessions]
-            return await run_match(match.config, seats, observers=self.observers(match.config))
+            return await self._run(match, sessions)
         finally:
             self.host.release(lease)
 
-    async def close(self) -> None:
-        pass
 
-
-class Connected:
+class Connected(_Streams):
     """Bots that connected to ``hub`` on their own (remote bots: their authors' machines,
     processes and memory; ``arbiter arena`` with ``division = "remote"``): per match the
     least busy live session of each seat's bot, another one for each further seat of the
@@ -320,28 +331,16 @@ class Connected:
 
     def __init__(self, hub: Hub, game: str, observers: Callable[[MatchConfig], Sequence[Any]] = lambda c: (),
                  concurrency: int = 1):
+        super().__init__(game, observers, concurrency)
         self.hub = hub
-        self.game = game
-        self.observers = observers
-        self.concurrency = concurrency
-
-    async def open(self) -> None:
-        pass
 
     async def play(self, match: PlannedMatch) -> MatchRecord:
         taken: list[Any] = []
-        seats = []
         for name in match.seats:
             session = self.hub.find(name, besides=taken)
-            if session is None:
-                session = Hub.gone(name, f"{name} was not connected (once per seat) when the match began")
-            else:
-                taken.append(session)
-            seats.append(RemoteSeat(session, self.game))
-        return await run_match(match.config, seats, observers=self.observers(match.config))
-
-    async def close(self) -> None:
-        pass
+            taken.append(session if session is not None else
+                         Hub.gone(name, f"{name} was not connected (once per seat) when the match began"))
+        return await self._run(match, taken)
 
 
 class BotsDoNotPlay(ConfigError):

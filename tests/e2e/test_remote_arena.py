@@ -24,24 +24,11 @@ from arbiter.store.arenas import Arenas
 from arbiter.store.db import Store
 from cardarena.replay import verify_record
 from tests.conftest import ROOT
-from tests.e2e.test_arena import _start, _wait
+from tests.e2e.test_arena import CONFIG as ARENA_CONFIG, _start, _wait
 
-CONFIG = """
-name = "e2e"
-game = "spite-and-malice"
-division = "remote"
-[options]
-payoff_size = 2
-max_turns = 20
-[clock]
-decision_ms = 3000
-bank_ms = 15000
-[server]
-port = 0
-web_port = 0
-credentials = "{creds}"
-db = "{db}"
-"""
+# the hosted ladder's file of tests/e2e/test_arena.py, in the remote division
+CONFIG = ARENA_CONFIG.replace('game = "spite-and-malice"\n', 'game = "spite-and-malice"\ndivision = "remote"\n', 1)
+assert 'division = "remote"' in CONFIG
 
 WANTED = 3  # encounters to wait for
 
