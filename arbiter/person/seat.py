@@ -327,23 +327,34 @@ class StandingArbiter:
     """A standing arbiter (``arbiter serve``) whose connected bots a person may play
     (``arbiter web --arbiter ADDR``). Those bots run on their authors' machines, not
     hosted here: the match is refereed on that arbiter (Matches.RunMatch, with its admin
-    token), the person's seat joining it as bot ``HUMAN`` with that bot's token."""
+    token), the person's seat joining it as bot ``HUMAN`` with that bot's token. The
+    tokens are read from that arbiter's credentials file as it is now (``LiveCredentials``):
+    one rotated or revoked there counts here at once."""
 
     address: str
-    admin_token: str = field(repr=False)
-    seat_token: str = field(repr=False)  # the bot token of HUMAN on that arbiter: the person's seat's identity
+    credentials: Any = field(repr=False)  # an auth.LiveCredentials of that arbiter's file
     tls_ca: bytes | None = field(default=None, repr=False)
 
     @classmethod
     def from_credentials(cls, address: str, path: str | Path, tls_ca: bytes | None = None) -> "StandingArbiter":
         """The arbiter at ``address`` with the tokens of its credentials file ``path`` (the
         admin token and the bot token of ``HUMAN``); CredentialsError naming what is missing."""
-        creds = auth.read(path)
-        seat = creds.bots.get(HUMAN)
+        arbiter = cls(address, auth.LiveCredentials(path), tls_ca)
+        arbiter.seat_token  # noqa: B018 - said now, at the start, if it is missing
+        return arbiter
+
+    @property
+    def admin_token(self) -> str:
+        return self.credentials.get().admin
+
+    @property
+    def seat_token(self) -> str:
+        """The bot token of ``HUMAN`` there: the person's seat's identity."""
+        seat = self.credentials.get().bots.get(HUMAN)
         if not seat:
-            raise auth.CredentialsError(f"{path}: no bot token for {HUMAN!r}, the person's seat on the arbiter: "
-                                        f"arbiter credentials add-bot {HUMAN} --credentials {path}")
-        return cls(address, creds.admin, seat, tls_ca)
+            raise auth.CredentialsError(f"{self.credentials.path}: no bot token for {HUMAN!r}, the person's seat on the "
+                                        f"arbiter: arbiter credentials add-bot {HUMAN} --credentials {self.credentials.path}")
+        return seat
 
 
 @dataclass
@@ -621,7 +632,7 @@ class Tables:
         try:
             try:
                 session_id = await relay.connect(arb.address, arb.seat_token, arb.tls_ca, START_TIMEOUT)
-            except RelayError as exc:
+            except (RelayError, auth.CredentialsError) as exc:
                 ready.set_exception(TableError(503, f"the person's seat could not join the arbiter at {arb.address}: "
                                                     f"{clip(str(exc), 400)}"))
                 return

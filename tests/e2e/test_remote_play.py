@@ -213,3 +213,20 @@ def test_a_person_past_the_arbiters_clock_forfeits_and_the_match_is_recorded(sta
         serve.wait_sessions([REMOTE_BOT])  # the remote bot played on, connected
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_tokens_rotated_or_revoked_on_the_arbiter_count_at_once(standing):
+    """The web reads the arbiter's credentials file as it is now: a rotated admin token is
+    the one it uses; with the seat's token revoked, no person's seat joins that arbiter."""
+    url, _, serve = standing
+    client = Client(url)
+    auth.revoke(serve.credentials, rotate=("admin",))  # `arbiter credentials revoke admin`
+    assert f'value="remote:{REMOTE_BOT}"' in client.get("/play?game=spite-and-malice").body
+    auth.revoke(serve.credentials, bots=("browser",))  # `arbiter credentials revoke browser`
+    try:
+        r = client.post("/play/new", _start_form("spite-and-malice", 0, [f"remote:{REMOTE_BOT}"], SPITE))
+        assert r.status == 503 and "no bot token for 'browser'" in _error(r), (r.status, _error(r))
+    finally:
+        serve.bot_token("browser")  # a new one: the next table joins with it
+    match_id = _start(client, "spite-and-malice", 1, [f"remote:{REMOTE_BOT}"], SPITE)
+    _play_out(client, match_id)
