@@ -230,3 +230,36 @@ def test_tokens_rotated_or_revoked_on_the_arbiter_count_at_once(standing):
         serve.bot_token("browser")  # a new one: the next table joins with it
     match_id = _start(client, "spite-and-malice", 1, [f"remote:{REMOTE_BOT}"], SPITE)
     _play_out(client, match_id)
+
+
+def test_a_remote_table_over_tls(tmp_path):
+    """An arbiter that serves TLS (as one other machines reach must): the web checks its
+    certificate against --arbiter-tls-ca, for the listing, RunMatch and the seat's stream."""
+    assert shutil.which("openssl"), "the openssl command makes the test certificate (Debian: apt-get install openssl)"
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+                    "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                   check=True, capture_output=True, timeout=60)
+    folder = Path(tempfile.mkdtemp(prefix="arena-remote-tls-"))  # a short path: `arbiter web` says it on one line
+    serve = start_serve("--tls-cert", str(cert), "--tls-key", str(key))
+    try:
+        serve.bot_token("browser")
+        serve.start_bot("random", REMOTE_BOT, extra_env={"ARENA_TLS_CA": str(cert)})
+        db = _new_store(folder)
+        flags = ("--arbiter", serve.address, "--arbiter-credentials", str(serve.credentials))
+        with serve_web(db, *flags, "--arbiter-tls-ca", str(cert)) as url:
+            client = Client(url)
+            for _ in range(300):  # until the bot has connected (each look is one ListSessions, over TLS)
+                if f'value="remote:{REMOTE_BOT}"' in client.get("/play?game=spite-and-malice").body:
+                    break
+            else:
+                raise AssertionError("the remote bot was never offered")
+            match_id = _start(client, "spite-and-malice", 0, [f"remote:{REMOTE_BOT}"], SPITE)
+            assert _play_out(client, match_id) > 0
+            record = _stored(db, match_id)
+            assert record.seat_names == ("browser", REMOTE_BOT) and verify_record(record) == record.outcome
+        with serve_web(db, *flags) as url:  # without the CA: a plain channel, which a TLS arbiter does not answer
+            assert 'value="remote:' not in Client(url).get("/play?game=spite-and-malice").body
+    finally:
+        stop_serve(serve)
+        shutil.rmtree(folder, ignore_errors=True)
