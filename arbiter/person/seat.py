@@ -110,7 +110,7 @@ class Snapshot:
     options: dict[str, Any]
     decision_ms: int
     version: int  # grows with every change; the page's script waits on it
-    step: int  # actions applied so far
+    step: int  # actions applied so far (a seat on a standing arbiter is told no count: 0 there until the record gives it)
     request_id: int | None  # the decision being asked of the seat (None: not its turn)
     view: Any  # the seat's view of its last decision (None before its first)
     legal: tuple[Action, ...]
@@ -218,9 +218,13 @@ class BrowserSeat(SeatClient):
             self._outcome, self._final_view = outcome, final_view
             self._publish()
 
-    def stored(self, text: str) -> None:
+    def stored(self, text: str, steps: int | None = None) -> None:
+        """The record was stored (``text``: "stored", or why not); ``steps``: its actions,
+        where the seat was not told of each as it was applied (a standing arbiter's match)."""
         with self._cond:
             self._stored = text
+            if steps is not None:
+                self._step = steps
             self._bump()
 
     def failed(self, why: str) -> None:
@@ -498,10 +502,9 @@ class Tables:
             if not choice.plays(game):
                 raise TableError(400, f"bot {ref!r} does not play {game} (it plays {', '.join(choice.games)})")
         remote = [ref for ref in opponents if ref.startswith(REMOTE)]
-        if remote and len(remote) != len(opponents):
-            raise TableError(400, f"a match with a remote bot is played on the arbiter {self.arbiter.address if self.arbiter else ''}"
-                                  f", which hosts no bot of this server: choose remote bots for every other seat, "
-                                  f"or none")
+        if remote and len(remote) != len(opponents) and self.arbiter is not None:
+            raise TableError(400, f"a match with a remote bot is played on the arbiter {self.arbiter.address}, which "
+                                  "reaches no bot of this server: choose remote bots for every other seat, or none")
         why = self.unwritable()
         if why:
             raise TableError(503, f"the store {self.db} cannot be written ({why}): a match played here could not be "
@@ -669,10 +672,10 @@ class Tables:
             table.record = record
             try:
                 await asyncio.to_thread(store_play, self.db, record, preset)
-                browser.stored("stored")
+                browser.stored("stored", len(record.actions))
             except Exception as exc:  # noqa: BLE001 - the store went away, or turned read-only mid-match
                 log.warning("browser match %s could not be stored: %s", config.match_id, exc)
-                browser.stored(f"the record could not be stored: {exc}")
+                browser.stored(f"the record could not be stored: {exc}", len(record.actions))
         except Exception as exc:  # noqa: BLE001 - the starter or the page hears of it; the server goes on
             log.exception("browser match %s on %s failed", config.match_id, arb.address)
             if not ready.done():

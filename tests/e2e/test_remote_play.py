@@ -108,6 +108,8 @@ def test_a_remote_bot_is_listed_chosen_and_played_to_the_end(standing):
     assert sum(1 for a in record.actions if a.seat == 0) == decisions
     assert any(a.seat == 1 for a in record.actions)  # the remote bot played its seat
     _verifies(db, match_id, 0)  # replays and verifies, as `arbiter replay` shows
+    state = json.loads(client.get(f"/play/{match_id}/state?since=-1").body)
+    assert state["over"] and state["step"] == len(record.actions)  # once the record gives the count
     assert _scan_by_decisions(client, record, 0, match_id) > 5
     assert serve.alive()
 
