@@ -109,6 +109,7 @@ class RelayedSeat:
         self.told = told
         self.started = asyncio.Event()  # the MatchStart was handed to the seat
         self.ended = asyncio.Event()  # the MatchEnd was
+        self.gone = asyncio.Event()  # the stream has ended (after the MatchEnd, or without one)
         self.session_id = ""
         self._relay = _Relay(self)
         self._stop = threading.Event()
@@ -121,6 +122,17 @@ class RelayedSeat:
     @property
     def info(self) -> MatchInfo | None:
         return self._relay.info
+
+    async def finished(self, timeout: float) -> bool:
+        """Wait (at most ``timeout`` s) until the seat's MatchEnd was handed to it, or its
+        stream ended without one; True in the first case."""
+        waits = [asyncio.ensure_future(e.wait()) for e in (self.ended, self.gone)]
+        try:
+            await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in waits:
+                w.cancel()
+        return self.ended.is_set()
 
     async def connect(self, address: str, token: str, tls_ca: bytes | None = None, timeout: float = 30.0) -> str:
         """Open the seat's stream; its session id. RelayError if the arbiter cannot be
@@ -137,7 +149,11 @@ class RelayedSeat:
             except Exception as exc:  # noqa: BLE001 - said to the caller; this thread ends
                 log.exception("the relayed seat %s failed", self.name)
                 why = f"{type(exc).__name__}: {exc}"
-            self.loop.call_soon_threadsafe(self._refused, why)
+            try:
+                self.loop.call_soon_threadsafe(self._refused, why)
+                self.loop.call_soon_threadsafe(self.gone.set)
+            except RuntimeError:  # the caller's loop is closed: nobody waits for the Welcome any more
+                pass
 
         self._thread = threading.Thread(target=play, name=f"relay-{self.name}", daemon=True)
         self._thread.start()

@@ -663,9 +663,7 @@ class Tables:
                 browser.failed(f"the arbiter stopped the match: {clip(str(exc), 400)}")
                 return
             relay.interrupt()  # a decision the arbiter no longer waits for (its clock ran out) ends
-            try:
-                await asyncio.wait_for(relay.ended.wait(), 10)
-            except TimeoutError:  # the seat's MatchEnd did not come: the result is RunMatch's
+            if not await relay.finished(10):  # the seat's MatchEnd did not come (it left): the result is RunMatch's
                 await browser.finish(config.match_id, me, summary.outcome, None)
             # Kept under the table's id: the page links its replay by it.
             record = dataclasses.replace(record_of(config, names, summary), match_id=config.match_id)

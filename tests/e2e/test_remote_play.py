@@ -260,8 +260,26 @@ def test_a_remote_table_over_tls(tmp_path):
             assert _play_out(client, match_id) > 0
             record = _stored(db, match_id)
             assert record.seat_names == ("browser", REMOTE_BOT) and verify_record(record) == record.outcome
-        with serve_web(db, *flags) as url:  # without the CA: a plain channel, which a TLS arbiter does not answer
-            assert 'value="remote:' not in Client(url).get("/play?game=spite-and-malice").body
     finally:
         stop_serve(serve)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_person_who_leaves_a_remote_table_disconnects_there(standing, tmp_path):
+    """A closed tab at the person's turn (``Tables.gone_seconds``, a minute on a real server)
+    closes the seat's stream: the arbiter records a disconnection, as at a hosted table."""
+    from arbiter.person.seat import StandingArbiter, Tables
+
+    _, _, serve = standing
+    tables = Tables(_new_store(tmp_path), gone_seconds=0.5,
+                    arbiter=StandingArbiter.from_credentials(serve.address, serve.credentials))
+    try:
+        table = tables.start("spite-and-malice", "0", [f"remote:{REMOTE_BOT}"], SPITE)
+        table.done.result(60)  # no page asks anything: the person has left
+        record = _stored(tables.db, table.match_id)
+        assert record.outcome.reason is EndReason.FORFEIT_DISCONNECT, record.outcome
+        assert [(i.seat, i.kind) for i in record.incidents] == [(0, "disconnect")]
+        assert table.snapshot().stored == "stored" and table.snapshot().outcome == record.outcome
+    finally:
+        tables.close()
+    serve.wait_sessions([REMOTE_BOT])
