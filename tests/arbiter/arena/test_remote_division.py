@@ -37,3 +37,22 @@ def test_every_seating_of_a_remote_encounter_is_a_deal_of_its_own(tmp_path):
     assert len({seed for *_, seed in plan}) == len({deal for deal, *_ in plan}) == 4
     assert len({seed for *_, seed in hosted}) == 2  # hosted: the duplicate deals themselves
     assert [seats for _, _, seats, _, _ in plan] == [seats for _, _, seats, _, _ in hosted]
+
+
+def test_the_leaderboard_says_not_hosted_for_the_remote_division_only(tmp_path):
+    from arbiter.arena import matchmaking
+    from arbiter.present.web import arena_page
+    from arbiter.store.arenas import Arenas
+    from arbiter.store.db import Store
+
+    with Store(tmp_path / "a.sqlite") as store:
+        tables = Arenas(store)
+        for spec in (ArenaSpec(game="spades", name="home"), ArenaSpec(game="spades", name="away", division="remote")):
+            row = tables.open_arena(spec.display_name, spec.game, spec.identity())
+            version, author = ("remote", "remote") if spec.remote else ("1", "alice")
+            tables.add_entrant(row.id, "north" if spec.remote else "north@1", "north", version, author, "",
+                               matchmaking.MU, matchmaking.SIGMA)
+        home, away = arena_page(store, "home"), arena_page(store, "away")
+    assert 'id="not-hosted"' in away and "do not compete on equal hardware" in away
+    assert '<span class="pill not-hosted">not hosted</span>' in away and "fresh deal" in away
+    assert "not-hosted" not in home and "not hosted" not in home and "each in every seating" in home
