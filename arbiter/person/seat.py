@@ -18,6 +18,16 @@ disclosure allows every seat at the end (a person's match is of no batch, ``OPEN
 whole deal, as its replay shows once stored). The page (``arbiter.present.play_page``) renders only a
 ``Snapshot`` of these.
 
+Bots that run on their authors' machines reach only the standing arbiter they connect to
+(``arbiter serve``). With one given (``StandingArbiter``: ``arbiter web --arbiter``), its
+connected bots are offered too, as ``remote:NAME`` (NAME: the bot their token was issued
+for), and a match against them is refereed there: the person's seat joins that arbiter
+as bot ``HUMAN``, with that bot's token, on a stream of its own (``hosting.relay``: the
+SDK's connection and driver, each hook handed to the ``BrowserSeat``), which
+Matches.RunMatch seats by its session id; the record is what RunMatch answers, replayed
+through the engine (``tournament.play.record_of``), stored here as any other. The seat is
+shown what that arbiter sends it, nothing else.
+
 Who may see or act for the seat is decided by a secret: the per-match seat token given
 to whoever started the match (``secrets.token_urlsafe``, compared in constant time). The
 number of matches being played at once is bounded (``limit``).
