@@ -40,7 +40,8 @@ going:
   its credentials file, each by its token's name (never the name its Hello claims): bots
   on their authors' machines, in any language. A bot enters when it first connects and is
   matched only while it is connected (once per seat of a side); they play only each other
-  (no house bots, no registry versions, no gate). They do not compete on equal hardware,
+  (no house bots, no registry versions, no gate). A suspended one comes back with a new
+  connection (it has no new version to come back with). They do not compete on equal hardware,
   and they keep their memory: so every seating of an encounter is played on a deal of its
   own, never on a deal the bot saw before (the seatings still even out the seats, not the
   cards). The leaderboard says they are not hosted, and why.
@@ -390,6 +391,8 @@ class Arena:
         #: the sessions of the arena's own server (``serve_submissions``): where the remote
         #: division's bots connect with their tokens (set before ``run``)
         self.hub: Hub | None = None
+        #: remote bot -> its sessions live when it was suspended: a new one brings it back
+        self._suspended_on: dict[str, set[str]] = {}
 
     # -- set up ------------------------------------------------------------------------
 
@@ -494,6 +497,10 @@ class Arena:
             if e.status == "candidate":
                 self.judge(e.player)
 
+    def _live_sessions(self, player: str) -> set[str]:
+        return {s.session_id for s in list(self.hub.sessions.values()) if s.bot_name == player and not s.closed} \
+            if self.hub is not None else set()
+
     def _connections(self) -> dict[str, int]:
         """Bot -> its live sessions that play the game, on the arena's server. A session's
         name is its token's bot: who it is, never what its Hello claims."""
@@ -511,7 +518,15 @@ class Arena:
         for name in new:
             self.tables.add_entrant(self.row.id, name, name, REMOTE, REMOTE, "", matchmaking.MU, matchmaking.SIGMA)
             log.info("arena %s: remote bot %s entered", self.row.name, name)
-        if new:
+        # A suspended remote bot has no new version to come back with: a new connection
+        # (its author restarted it, or this arena restarted) is its way back.
+        back = [e.player for e in self.entrants.values() if e.author == REMOTE and e.status == "suspended"
+                and self._live_sessions(e.player) - self._suspended_on.get(e.player, set())]
+        for player in back:
+            self.tables.set_status(self.row.id, player, "active")
+            self._suspended_on.pop(player, None)
+            log.info("arena %s: remote bot %s reconnected after its suspension: it plays again", self.row.name, player)
+        if new or back:
             self._refresh()
 
     # -- the gate ------------------------------------------------------------------------
@@ -739,6 +754,9 @@ class Arena:
         self._refresh()
         if suspended:
             log.warning("arena %s: suspended %s", self.row.name, ", ".join(suspended))
+        for p in suspended:
+            if self.entrants[p].author == REMOTE:
+                self._suspended_on[p] = self._live_sessions(p)
         for p in players:  # a trial's encounter: the gate may have its verdict now
             if self.entrants[p].status == "candidate":
                 self.judge(p)

@@ -90,3 +90,38 @@ def test_connected_bots_play_a_remote_division_shown_as_not_hosted(tmp_path: Pat
             b.terminate()
         for b in bots:
             b.wait(10)
+
+
+def test_a_suspended_remote_bot_plays_again_once_it_connects_anew(tmp_path: Path):
+    """Its author fixes it and connects it again: that new connection is its way back (it
+    has no new version to come back with, as a hosted bot has)."""
+    db, creds, log = tmp_path / "remote.sqlite", tmp_path / "creds.json", tmp_path / "arena.log"
+    tokens = auth.ensure(creds, ("alpha", "beta")).bots
+    config = tmp_path / "arena.toml"
+    config.write_text(textwrap.dedent(CONFIG.format(creds=creds, db=db)).replace("[server]", "[failure]\nsuspend_after = 1\n[server]"))
+    proc, address, _ = _start(config, log)
+    bots: list[subprocess.Popen] = []
+    try:
+        broken = _bot(address, tokens["alpha"], "alpha", str(ROOT / "tests" / "e2e" / "zoo.py") + ":RaiseInChoose")
+        bots = [broken, _bot(address, tokens["beta"], "beta")]
+
+        def status(entrants, player: str) -> str:
+            return next((e.status for e in entrants if e.player == player), "")
+
+        done, _, entrants = _wait(db, lambda done, m, entrants: status(entrants, "alpha") == "suspended", 120, proc, log)
+        before = len(done)
+        assert "suspended after 1 encounters in a row with a forfeit" in next(e.reason for e in entrants if e.player == "alpha")
+        broken.terminate()
+        broken.wait(10)
+        bots.append(_bot(address, tokens["alpha"], "alpha"))  # fixed: the bundled random bot
+        done, _, entrants = _wait(db, lambda done, m, entrants: status(entrants, "alpha") == "active" and any(
+            "alpha" in players for _, _, players in done[before:]), 120, proc, log)
+        assert status(entrants, "alpha") == "active"
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        for b in bots:
+            if b.poll() is None:
+                b.terminate()
+        for b in bots:
+            b.wait(10)

@@ -56,3 +56,40 @@ def test_the_leaderboard_says_not_hosted_for_the_remote_division_only(tmp_path):
     assert 'id="not-hosted"' in away and "do not compete on equal hardware" in away
     assert '<span class="pill not-hosted">not hosted</span>' in away and "fresh deal" in away
     assert "not-hosted" not in home and "not hosted" not in home and "each in every seating" in home
+
+
+def test_connected_bots_enter_by_their_identity_and_a_suspended_one_returns_with_a_new_connection(tmp_path):
+    """The remote division's entrants are the hub's sessions (by the identity the token gave
+    them), matched while connected; a suspended one comes back with a new connection only."""
+    from arbiter.server.botstream import Hub
+    from cardarena.v1 import arena_pb2 as pb
+
+    arena = Arena(ArenaSpec(game="spite-and-malice", division="remote"), tmp_path / "a.sqlite")
+    arena.open()
+    try:
+        arena.hub = hub = Hub()
+
+        def connect(identity: str, claimed: str, games: tuple[str, ...] = ()):
+            return hub.add(pb.Hello(bot_name=claimed, games=list(games)), identity)
+
+        first = connect("alpha", "alpha")
+        connect("beta", "someone-else")  # the name its Hello claims counts for nothing
+        connect("gamma", "gamma", ("spades",))  # it does not play the ladder's game
+        arena.sync_entrants()
+        assert set(arena.entrants) == {"alpha", "beta"}
+        assert arena.next_table() is not None
+        hub.remove(first)  # alpha goes away: it stays on the ladder, but is not matched
+        arena.sync_entrants()
+        assert set(arena.entrants) == {"alpha", "beta"} and arena.next_table() is None
+
+        again = connect("alpha", "alpha")
+        arena.tables.set_status(arena.row.id, "alpha", "suspended", "forfeited")
+        arena._suspended_on["alpha"] = {again.session_id}  # as _commit notes it when it suspends
+        arena._refresh()
+        arena.sync_entrants()
+        assert arena.entrants["alpha"].status == "suspended"  # the same connection brings nothing back
+        connect("alpha", "alpha")
+        arena.sync_entrants()
+        assert arena.entrants["alpha"].status == "active" and arena.next_table() is not None
+    finally:
+        arena.close()
