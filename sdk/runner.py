@@ -63,6 +63,8 @@ class Connection:
         self.seat_tokens: dict[tuple[str, int], str] = {}
         self.matches_played = 0
         self.errors: list[str] = []
+        #: the arbiter's id of this connection (Welcome.session_id), once welcomed
+        self.session_id = ""
 
     def send(self, msg: pb.BotMessage) -> None:
         """Queue ``msg``; the run loop writes what is queued after each ``handle``."""
@@ -270,6 +272,7 @@ def _welcomed(session: Connection, msg: pb.ArbiterMessage, address: str) -> None
     if msg.WhichOneof("msg") != "welcome":
         session.handle(msg)  # an auth/protocol error raises here
         raise ArbiterError(f"expected Welcome, got {msg.WhichOneof('msg')}")
+    session.session_id = msg.welcome.session_id
     log.info("%s connected to %s as %s", session.name, address, msg.welcome.session_id)
     session.report(f"connected to {address} as {session.name} (session {msg.welcome.session_id})")
 

@@ -35,6 +35,17 @@ going:
   results and seed may be shown. While it is played it is closed, and each seat's final
   view at the end of a match is its own.
 
+* **The remote division** (``division = "remote"``): the entrants are the bots connected
+  to the arena's own server (``serve_submissions``; ``Arena.hub``) with a bot token of
+  its credentials file, each by its token's name (never the name its Hello claims): bots
+  on their authors' machines, in any language. A bot enters when it first connects and is
+  matched only while it is connected (once per seat of a side); they play only each other
+  (no house bots, no registry versions, no gate). A suspended one comes back with a new
+  connection (it has no new version to come back with). They do not compete on equal hardware,
+  and they keep their memory: so every seating of an encounter is played on a deal of its
+  own, never on a deal the bot saw before (the seatings still even out the seats, not the
+  cards). The leaderboard says they are not hosted, and why.
+
 ``recompute`` replays the stored encounters through the rating model; ``verify`` says
 where that disagrees with what is stored (nothing, unless the store was tampered with).
 """
@@ -53,7 +64,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from arbiter import metrics
 from arbiter.hosting import scratch
-from arbiter.batch.engine import Hosted, InProcess, play_batch
+from arbiter.batch.engine import Connected, Hosted, InProcess, play_batch
 from arbiter.batch.plan import Entry, PlannedMatch, deal_seed, derive_seed, seatings_of
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.botproc import BotHost, BotStartError
@@ -77,6 +88,11 @@ from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord, Po
 log = logging.getLogger(__name__)
 
 HOUSE = "house"  # the author (and version) of a house bot
+REMOTE = "remote"  # the author (and version) of a bot of the remote division: it runs on its author's machine
+
+#: The divisions: ``hosted`` (bots the arena runs, in its sandbox, on equal hardware) and
+#: ``remote`` (bots that connect to the arena with their tokens, from their own machines).
+DIVISIONS = ("hosted", REMOTE)
 
 
 # --------------------------------------------------------------------------------------
@@ -114,16 +130,24 @@ class ArenaSpec:
     gate_beta: float = 0.05
     gate_min_deals: int = MIN_DEALS
     gate_max_deals: int = 400  # no decision by then: the candidate is rejected
+    # "remote": the entrants are the bots connected to the arena's server with their bot
+    # tokens (their own machines), matched only among themselves; see ``Arena``.
+    division: str = "hosted"
 
     @property
     def display_name(self) -> str:
         return self.name or self.game
 
+    @property
+    def remote(self) -> bool:
+        return self.division == REMOTE
+
     def identity(self) -> dict[str, Any]:
         return {"game": self.game, "options": dict(self.options), "preset": self.preset, "deals": self.deals,
                 "seatings": self.seatings, "decision_ms": self.decision_ms, "bank_ms": self.bank_ms,
                 "policy": self.policy, "max_strikes": self.max_strikes, "suspend_after": self.suspend_after,
-                "seed": self.seed, "gate": self.gate_test().to_json() | {"max_deals": self.gate_max_deals} if self.gate else None}
+                "seed": self.seed, "gate": self.gate_test().to_json() | {"max_deals": self.gate_max_deals} if self.gate else None} \
+            | ({"division": REMOTE} if self.remote else {})  # (absent: hosted, as every ladder made before divisions)
 
     def gate_test(self) -> Sprt:
         """The gate's sequential test; SpecError if its settings are wrong."""
@@ -180,6 +204,15 @@ class ArenaSpec:
             if not isinstance(self.gate_max_deals, int) or self.gate_max_deals < self.gate_min_deals:
                 raise SpecError(f"gate.max_deals: must be at least gate.min_deals ({self.gate_min_deals}), "
                                 f"got {self.gate_max_deals!r}")
+        if self.division not in DIVISIONS:
+            raise SpecError(f"division: expected {' or '.join(DIVISIONS)}, got {self.division!r}")
+        if self.remote:
+            for key, why in (("house", "house bots are hosted"), ("gate", "a connected bot has no versions to gate"),
+                             ("cluster", "connected bots play on the arena's own server")):
+                if getattr(self, key):
+                    raise SpecError(f"{key}: not in the remote division ({why}): its bots only play each other")
+            if self.transport != "grpc":
+                raise SpecError("transport: the remote division's bots connect over gRPC")
         if self.name and not is_name(self.name):
             raise SpecError(f"name: bad arena name {self.name[:80]!r}: {NAME_RULE}")
         names = bot_names(self.house)
@@ -208,7 +241,8 @@ class ServiceConfig:
 
 
 _TOP = {"name": str, "game": str, "preset": str, "deals": int, "seatings": str, "suspend_after": int, "house": list,
-        "isolation": str, "concurrency": int, "seed": int, "cluster": str, "options": dict, "clock": dict, "failure": dict, "server": dict, "gate": dict}
+        "isolation": str, "concurrency": int, "seed": int, "cluster": str, "options": dict, "clock": dict, "failure": dict, "server": dict, "gate": dict,
+        "division": str}
 _CLOCK = {"decision_ms": int, "bank_ms": int}
 _FAILURE = {"policy": str, "max_strikes": int, "suspend_after": int}
 _GATE = {"sprt": str, "alpha": float, "beta": float, "min_deals": int, "max_deals": int}
@@ -355,6 +389,11 @@ class Arena:
         self._registry: Registry | None = None
         self._house = dict(zip(bot_names(spec.house), bot_sources(spec.house)))
         self._local: dict[str, Any] = {}
+        #: the sessions of the arena's own server (``serve_submissions``): where the remote
+        #: division's bots connect with their tokens (set before ``run``)
+        self.hub: Hub | None = None
+        #: remote bot -> its sessions live when it was suspended: a new one brings it back
+        self._suspended_on: dict[str, set[str]] = {}
 
     # -- set up ------------------------------------------------------------------------
 
@@ -405,9 +444,13 @@ class Arena:
     # -- entrants ----------------------------------------------------------------------
 
     def sync_entrants(self) -> None:
-        """Bring the entrants in line with the registry and the house bots."""
+        """Bring the entrants in line with the registry and the house bots (the remote
+        division: with the bots connected now)."""
         assert self.tables is not None and self.row is not None and self._registry is not None
         arena_id = self.row.id
+        if self.spec.remote:
+            self._sync_connected()
+            return
         changed = False
         latest: dict[str, Any] = {}
         registered: set[str] = set()
@@ -454,6 +497,38 @@ class Arena:
         for e in list(self.entrants.values()):  # a verdict a crash may have left unwritten
             if e.status == "candidate":
                 self.judge(e.player)
+
+    def _live_sessions(self, player: str) -> set[str]:
+        return {s.session_id for s in list(self.hub.sessions.values()) if s.bot_name == player and not s.closed} \
+            if self.hub is not None else set()
+
+    def _connections(self) -> dict[str, int]:
+        """Bot -> its live sessions that play the game, on the arena's server. A session's
+        name is its token's bot: who it is, never what its Hello claims."""
+        out: dict[str, int] = {}
+        for session in list(self.hub.sessions.values()) if self.hub is not None else ():
+            if not session.closed and session.plays(self.spec.game):
+                out[session.bot_name] = out.get(session.bot_name, 0) + 1
+        return out
+
+    def _sync_connected(self) -> None:
+        """The remote division: a bot enters when it first connects (by its token's name);
+        one that is not connected stays on the ladder, but is not matched until it is back."""
+        assert self.tables is not None and self.row is not None
+        new = [name for name in sorted(self._connections()) if name not in self.entrants]
+        for name in new:
+            self.tables.add_entrant(self.row.id, name, name, REMOTE, REMOTE, "", matchmaking.MU, matchmaking.SIGMA)
+            log.info("arena %s: remote bot %s entered", self.row.name, name)
+        # A suspended remote bot has no new version to come back with: a new connection
+        # (its author restarted it, or this arena restarted) is its way back.
+        back = [e.player for e in self.entrants.values() if e.author == REMOTE and e.status == "suspended"
+                and self._live_sessions(e.player) - self._suspended_on.get(e.player, set())]
+        for player in back:
+            self.tables.set_status(self.row.id, player, "active")
+            self._suspended_on.pop(player, None)
+            log.info("arena %s: remote bot %s reconnected after its suspension: it plays again", self.row.name, player)
+        if new or back:
+            self._refresh()
 
     # -- the gate ------------------------------------------------------------------------
 
@@ -522,8 +597,12 @@ class Arena:
 
     def candidates(self) -> list[matchmaking.Candidate]:
         out = []
+        # the remote division: only bots connected now, once for each seat of a side
+        connected = self._connections() if self.spec.remote else None
         for e in self.entrants.values():
             if e.status != "active":
+                continue
+            if connected is not None and connected.get(e.player, 0) < len(self.game.teams[0]):
                 continue
             mu, sigma = self.ratings.get(e.player, (e.mu, e.sigma))
             if e.player not in self._last_start:  # it has waited since it was first seen
@@ -543,8 +622,8 @@ class Arena:
 
     def _source(self, player: str) -> str:
         e = self.entrants[player]
-        if e.author == HOUSE:
-            return e.source
+        if e.author in (HOUSE, REMOTE):
+            return e.source  # a remote bot's is "": it is not started here
         return lookup(self.db_path, player)[0].spec  # the stored copy, its hash checked
 
     def _reserve(self, players: Sequence[str]) -> None:
@@ -586,6 +665,13 @@ class Arena:
         per_side = len(self.game.teams[0])
         entries = [Entry(p, (p,) * per_side) for p in players]
         seatings = seatings_of(entries, self.game, Seatings(self.spec.seatings))
+        if self.spec.remote:
+            # A remote bot keeps its memory (its own process, on its own machine): a deal it
+            # played in one seating it would know in the next. So every seating gets a deal
+            # of its own, never played again; the seatings still even out the seats.
+            n = len(seatings)
+            return [(d * n + r, r, seats, sides, deal_seed(seed, d * n + r))
+                    for d in range(self.spec.deals) for r, (seats, sides) in enumerate(seatings)]
         return [(d, r, seats, sides, deal_seed(seed, d))
                 for d in range(self.spec.deals) for r, (seats, sides) in enumerate(seatings)]
 
@@ -603,6 +689,10 @@ class Arena:
 
         if self.spec.transport == "inproc":
             return await play(InProcess({p: self._local_bot(p, sources[p]) for p in players}), 1)
+        if self.spec.remote:
+            if self.hub is None:
+                raise RuntimeError("the remote division needs the arena's server (Arena.hub) for its bots to connect to")
+            return await play(Connected(self.hub, self.spec.game), 1)
         if self.spec.cluster is not None:
             return await self._play_on_cluster(idx, players, play)
         if self._server is None:
@@ -667,6 +757,9 @@ class Arena:
             log.warning("arena %s: suspended %s", self.row.name, ", ".join(suspended))
             if (m := metrics.active()) is not None:
                 m.arena_suspensions.labels(self.row.name).inc(len(suspended))
+        for p in suspended:
+            if self.entrants[p].author == REMOTE:
+                self._suspended_on[p] = self._live_sessions(p)
         for p in players:  # a trial's encounter: the gate may have its verdict now
             if self.entrants[p].status == "candidate":
                 self.judge(p)

@@ -24,7 +24,8 @@ What it does for every caller (tournaments, ``evaluate``, the arena, the tools):
 * Where matches are played, the *venue*: ``InProcess`` (trusted bots as ``LocalSeat``, in
   this event loop or in worker processes), ``Hosted`` (bot processes of a
   ``hosting.botproc.BotHost`` over gRPC: a lease per match, released when it ends; see
-  ``hosted`` to start one) or ``arbiter.batch.cluster.OnCluster`` (a Dask cluster).
+  ``hosted`` to start one), ``Connected`` (bots that connected to an arbiter on their
+  own: remote bots) or ``arbiter.batch.cluster.OnCluster`` (a Dask cluster).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from arbiter.hosting.loading import load_bot
 from arbiter.hosting.local import LocalSeat
 from arbiter.match import run_match
 from arbiter.server.app import start_private_server
-from arbiter.server.botstream import RemoteSeat
+from arbiter.server.botstream import Hub, RemoteSeat
 from cardarena.games import ConfigError
 from cardarena.records import MatchConfig, MatchRecord
 
@@ -281,14 +282,11 @@ def _play_in_worker(config: MatchConfig, specs: Sequence[str], names: Sequence[s
     return asyncio.run(run_match(config, [LocalSeat(_worker_bot(s), n) for s, n in zip(specs, names)]))
 
 
-class Hosted:
-    """Bot processes of a started ``BotHost`` over gRPC: per match a lease of one session
-    per seat (for the match's deal), released when the match ends. ``observers(config)``
-    gives a match's observers (a spectating hub's)."""
+class _Streams:
+    """A venue whose seats are bot streams (``RemoteSeat``s of sessions of a hub), each
+    match with its observers (``observers(config)``: a spectating hub's)."""
 
-    def __init__(self, host: BotHost, game: str, observers: Callable[[MatchConfig], Sequence[Any]] = lambda c: (),
-                 concurrency: int = 1):
-        self.host = host
+    def __init__(self, game: str, observers: Callable[[MatchConfig], Sequence[Any]] = lambda c: (), concurrency: int = 1):
         self.game = game
         self.observers = observers
         self.concurrency = concurrency
@@ -296,18 +294,53 @@ class Hosted:
     async def open(self) -> None:
         pass
 
+    async def close(self) -> None:
+        pass
+
+    async def _run(self, match: PlannedMatch, sessions: Sequence[Any]) -> MatchRecord:
+        # each session is named after its bot: a process's launch token, a bot token, carries the name
+        seats = [RemoteSeat(s, self.game) for s in sessions]
+        return await run_match(match.config, seats, observers=self.observers(match.config))
+
+
+class Hosted(_Streams):
+    """Bot processes of a started ``BotHost`` over gRPC: per match a lease of one session
+    per seat (for the match's deal), released when the match ends. ``observers(config)``
+    gives a match's observers (a spectating hub's)."""
+
+    def __init__(self, host: BotHost, game: str, observers: Callable[[MatchConfig], Sequence[Any]] = lambda c: (),
+                 concurrency: int = 1):
+        super().__init__(game, observers, concurrency)
+        self.host = host
+
     async def play(self, match: PlannedMatch) -> MatchRecord:
         # (a process that died before its match began is replaced by the host itself)
         lease, sessions = await self.host.lease(match.seats, match.deal)
         try:
-            # each session is named after its bot (a process's launch token carries the name)
-            seats = [RemoteSeat(s, self.game) for s in sessions]
-            return await run_match(match.config, seats, observers=self.observers(match.config))
+            return await self._run(match, sessions)
         finally:
             self.host.release(lease)
 
-    async def close(self) -> None:
-        pass
+
+class Connected(_Streams):
+    """Bots that connected to ``hub`` on their own (remote bots: their authors' machines,
+    processes and memory; ``arbiter arena`` with ``division = "remote"``): per match the
+    least busy live session of each seat's bot, another one for each further seat of the
+    same bot (one stream never holds two seats of a match). A bot not connected (often
+    enough) when its match begins has its seats disconnect: a forfeit, in the record."""
+
+    def __init__(self, hub: Hub, game: str, observers: Callable[[MatchConfig], Sequence[Any]] = lambda c: (),
+                 concurrency: int = 1):
+        super().__init__(game, observers, concurrency)
+        self.hub = hub
+
+    async def play(self, match: PlannedMatch) -> MatchRecord:
+        taken: list[Any] = []
+        for name in match.seats:
+            session = self.hub.find(name, besides=taken)
+            taken.append(session if session is not None else
+                         Hub.gone(name, f"{name} was not connected (once per seat) when the match began"))
+        return await self._run(match, taken)
 
 
 class BotsDoNotPlay(ConfigError):

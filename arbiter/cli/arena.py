@@ -36,6 +36,16 @@ A ladder file (every key optional except ``game``; flags override it)::
 
 Run the same command again after a crash (even SIGKILL): it resumes; finished encounters
 are kept once each, the ones cut off are abandoned and never counted.
+
+The remote division (``division = "remote"``, ``--division remote``): the entrants are the
+bots that connect to the arena's server (``[server] port``) with a bot token of its
+credentials file, from their authors' own machines, in any language; they play only each
+other, every seating on a deal of its own (a bot that keeps its memory never meets a deal
+twice), and the leaderboard marks them not hosted (no equal hardware)::
+
+    arbiter arena --game spite-and-malice --division remote --name remote-spite --db remote.sqlite
+    arbiter credentials add-bot mybot --credentials arbiter-credentials.json
+    python -m sdk --bot mybot.py --address 127.0.0.1:50051 --token "$TOKEN"
 """
 
 from __future__ import annotations
@@ -81,6 +91,7 @@ def arena(
     tls_key: Annotated[Optional[Path], typer.Option("--tls-key", help="PEM private key of --tls-cert.")] = None,
     insecure: Annotated[bool, typer.Option("--insecure", help="Allow a non-loopback interface without TLS: tokens then travel in clear.")] = False,
     gate: Annotated[Optional[str], typer.Option("--gate", metavar="M0,M1", help="A new version replaces its predecessor only once a sequential test on their duplicate deals accepts H1: its margin per deal >= M1 (H0: <= M0; game units). Default: at once.")] = None,
+    division: Annotated[Optional[str], typer.Option("--division", help="hosted (default: submitted bots, run here in the sandbox) or remote: the bots connected to this arena's server with their bot tokens, from their own machines, matched only among themselves and shown as not hosted.")] = None,
     cluster: Annotated[Optional[str], typer.Option("--cluster", help="A Dask scheduler's address (tcp://HOST:8786): the encounters' matches run on its workers (docs/cluster.md).")] = None,
     max_encounters: Annotated[Optional[int], typer.Option("--max-encounters", help="Stop after this many encounters (default: run until stopped).")] = None,
     metrics: MetricsOpt = None,
@@ -94,7 +105,7 @@ def arena(
         "game": game, "name": name, "preset": preset, "deals": deals, "concurrency": concurrency, "isolation": isolation,
         "suspend_after": suspend_after, "decision_ms": decision_ms, "bank_ms": bank_ms, "policy": policy,
         "max_strikes": max_strikes, "seed": seed, "db": db, "host": host, "port": port, "web_port": web_port,
-        "credentials": credentials, "cluster": cluster, "gate": gate,
+        "credentials": credentials, "cluster": cluster, "gate": gate, "division": division,
     }
     if option:
         overrides["options"] = _run(_parse_options, option)
@@ -139,12 +150,16 @@ async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) 
     bots = None
     try:
         bots, creds = await serve_submissions(service.db, service, tls=tls, insecure=insecure)
+        ladder.hub = bots.hub  # where the remote division's bots connect
         if service.web_port >= 0:
             web = make_server(service.db, service.host, service.web_port)
             web_thread = threading.Thread(target=_serve_web, args=(web,), daemon=True, name="arena-web")
             web_thread.start()
         err.print(f"credentials: {service.credentials} ({len(creds.authors)} author tokens: "
                   f"arbiter credentials token author:NAME --credentials {service.credentials})", highlight=False, markup=False)
+        if spec.remote:
+            err.print(f"remote division: bots connect to {service.host}:{bots.port} with a bot token "
+                      f"(arbiter credentials add-bot NAME --credentials {service.credentials})", highlight=False, markup=False)
         if ladder.abandoned:
             err.print(f"{ladder.abandoned} encounter(s) cut off by the last stop were abandoned (never counted)")
         out.print(f"arena {ladder.row.name} ({spec.game}): Bots service listening on {service.host}:{bots.port}"

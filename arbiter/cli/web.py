@@ -7,6 +7,13 @@ Read-only: tournaments, standings with ratings and intervals, the cross-table, e
 match with its outcome, and a replay viewer that steps through a match card by card.
 At /play a person plays a seat against bots (the one page that writes: each finished
 match goes to the store; --play-limit, --play-clock).
+
+    arbiter web --arbiter 127.0.0.1:50051 --arbiter-credentials arbiter-credentials.json
+
+also offers, at /play, the bots connected to that standing arbiter (`arbiter serve`) as
+`remote:NAME`: they run on their authors' machines, so such a match is refereed there,
+the person's seat joining it as bot `browser` (its token, and the admin token, from that
+arbiter's credentials file: `arbiter credentials add-bot browser` issues the seat's).
 """
 
 from __future__ import annotations
@@ -36,6 +43,13 @@ def web(
                                               "them the person's side forfeits (the match is recorded). A person whose page "
                                               "has been closed for a minute at their turn forfeits at once.")] = 300,
     metrics: MetricsOpt = None,
+    arbiter: Annotated[Optional[str], typer.Option("--arbiter", help="A standing arbiter HOST:PORT (arbiter serve) whose connected "
+                                                   "bots /play offers as opponents (remote:NAME), the match played on it.")] = None,
+    arbiter_credentials: Annotated[Optional[Path], typer.Option("--arbiter-credentials", envvar="ARENA_ARBITER_CREDENTIALS",
+                                                                help="That arbiter's credentials file: its admin token and the "
+                                                                "bot token of `browser`, the person's seat (tokens never on the "
+                                                                "command line).")] = None,
+    arbiter_tls_ca: Annotated[Optional[Path], typer.Option("--arbiter-tls-ca", help="PEM CA certificate: reach --arbiter over TLS.")] = None,
 ) -> None:
     """Serve the standings, cross-tables, matches and replays of the store as a web page."""
     from arbiter.present.web import make_server
@@ -49,9 +63,11 @@ def web(
             err.print(f"{host} reaches other machines: /play is off (give --play-limit N to allow N matches with a "
                       "person at once)", highlight=False, markup=False)
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    standing = _run(_standing, arbiter, arbiter_credentials, arbiter_tls_ca) if arbiter or arbiter_credentials else None
+
     def listen():
         try:
-            return make_server(db, host, port, play_limit=play_limit, play_clock=play_clock)
+            return make_server(db, host, port, play_limit=play_limit, play_clock=play_clock, play_arbiter=standing)
         except OSError as exc:  # port taken, or host not an interface of this machine
             raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
@@ -65,3 +81,27 @@ def web(
         pass
     finally:
         server.server_close()
+
+
+def _standing(address: str | None, credentials: Path | None, tls_ca: Path | None):
+    """--arbiter with its credentials, as /play's ``StandingArbiter``; UsageError naming what is wrong."""
+    from arbiter.cli._common import check_address
+    from arbiter.person.seat import StandingArbiter
+    from arbiter.server import auth
+
+    if not address:
+        raise UsageError("--arbiter-credentials needs --arbiter HOST:PORT (the standing arbiter they are for)")
+    if credentials is None:
+        raise UsageError("--arbiter needs --arbiter-credentials FILE (or ARENA_ARBITER_CREDENTIALS): that arbiter's "
+                         "credentials file, with its admin token and a bot token for `browser`")
+    check_address(address, "--arbiter")
+    ca = None
+    if tls_ca is not None:
+        try:
+            ca = tls_ca.read_bytes()
+        except OSError as exc:
+            raise UsageError(f"--arbiter-tls-ca {tls_ca}: {exc.strerror or exc}") from None
+    try:
+        return StandingArbiter.from_credentials(address, credentials, ca)
+    except auth.CredentialsError as exc:
+        raise UsageError(f"--arbiter-credentials: {exc}") from None

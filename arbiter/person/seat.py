@@ -18,6 +18,16 @@ disclosure allows every seat at the end (a person's match is of no batch, ``OPEN
 whole deal, as its replay shows once stored). The page (``arbiter.present.play_page``) renders only a
 ``Snapshot`` of these.
 
+Bots that run on their authors' machines reach only the standing arbiter they connect to
+(``arbiter serve``). With one given (``StandingArbiter``: ``arbiter web --arbiter``), its
+connected bots are offered too, as ``remote:NAME`` (NAME: the bot their token was issued
+for), and a match against them is refereed there: the person's seat joins that arbiter
+as bot ``HUMAN``, with that bot's token, on a stream of its own (``hosting.relay``: the
+SDK's connection and driver, each hook handed to the ``BrowserSeat``), which
+Matches.RunMatch seats by its session id; the record is what RunMatch answers, replayed
+through the engine (``tournament.play.record_of``), stored here as any other. The seat is
+shown what that arbiter sends it, nothing else.
+
 Who may see or act for the seat is decided by a secret: the per-match seat token given
 to whoever started the match (``secrets.token_urlsafe``, compared in constant time). The
 number of matches being played at once is bounded (``limit``).
@@ -27,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import hmac
 import logging
 import secrets
@@ -38,12 +49,14 @@ from typing import Any, Sequence
 
 from arbiter.hosting.botproc import BotHost, BotStartError
 from arbiter.hosting.loading import BUNDLED, load_bot
+from arbiter.hosting.relay import RelayedSeat, RelayError
 from arbiter.match import MatchObserver, SeatClient, SeatDisconnected, TurnRequest, run_match
+from arbiter.server import auth, client
 from arbiter.server.app import RunningServer, start_private_server
 from arbiter.server.botstream import RemoteSeat
 from arbiter.store.db import READ_ERRORS, store_unwritable
 from arbiter.store.registry import Registry, RegistryError
-from arbiter.tournament.play import store_play
+from arbiter.tournament.play import record_of, store_play
 from arbiter.tournament.run import resolve_bot
 from arbiter.tournament.spec import SpecError
 from cardarena.disclosure import OPEN
@@ -74,6 +87,13 @@ KEEP_FINISHED = 32
 #: How long starting a match may take (bot processes starting and connecting).
 START_TIMEOUT = 120.0
 
+#: How an opponent connected to the standing arbiter (``arbiter web --arbiter``) is named
+#: on the form: ``remote:NAME``, NAME being its identity there (its token's bot name).
+REMOTE = "remote:"
+
+#: Seconds to wait for the standing arbiter to list its connected bots.
+LIST_TIMEOUT = 5.0
+
 
 class TableError(Exception):
     """A request the tables refuse; ``status`` is its HTTP status, the message says why."""
@@ -100,7 +120,7 @@ class Snapshot:
     options: dict[str, Any]
     decision_ms: int
     version: int  # grows with every change; the page's script waits on it
-    step: int  # actions applied so far
+    step: int  # actions applied so far (a seat on a standing arbiter is told no count: 0 there until the record gives it)
     request_id: int | None  # the decision being asked of the seat (None: not its turn)
     view: Any  # the seat's view of its last decision (None before its first)
     legal: tuple[Action, ...]
@@ -208,9 +228,13 @@ class BrowserSeat(SeatClient):
             self._outcome, self._final_view = outcome, final_view
             self._publish()
 
-    def stored(self, text: str) -> None:
+    def stored(self, text: str, steps: int | None = None) -> None:
+        """The record was stored (``text``: "stored", or why not); ``steps``: its actions,
+        where the seat was not told of each as it was applied (a standing arbiter's match)."""
         with self._cond:
             self._stored = text
+            if steps is not None:
+                self._step = steps
             self._bump()
 
     def failed(self, why: str) -> None:
@@ -312,6 +336,41 @@ class BotChoice:
         return not self.games or "*" in self.games or game in self.games
 
 
+@dataclass(frozen=True)
+class StandingArbiter:
+    """A standing arbiter (``arbiter serve``) whose connected bots a person may play
+    (``arbiter web --arbiter ADDR``). Those bots run on their authors' machines, not
+    hosted here: the match is refereed on that arbiter (Matches.RunMatch, with its admin
+    token), the person's seat joining it as bot ``HUMAN`` with that bot's token. The
+    tokens are read from that arbiter's credentials file as it is now (``LiveCredentials``):
+    one rotated or revoked there counts here at once."""
+
+    address: str
+    credentials: Any = field(repr=False)  # an auth.LiveCredentials of that arbiter's file
+    tls_ca: bytes | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_credentials(cls, address: str, path: str | Path, tls_ca: bytes | None = None) -> "StandingArbiter":
+        """The arbiter at ``address`` with the tokens of its credentials file ``path`` (the
+        admin token and the bot token of ``HUMAN``); CredentialsError naming what is missing."""
+        arbiter = cls(address, auth.LiveCredentials(path), tls_ca)
+        arbiter.seat_token  # noqa: B018 - said now, at the start, if it is missing
+        return arbiter
+
+    @property
+    def admin_token(self) -> str:
+        return self.credentials.get().admin
+
+    @property
+    def seat_token(self) -> str:
+        """The bot token of ``HUMAN`` there: the person's seat's identity."""
+        seat = self.credentials.get().bots.get(HUMAN)
+        if not seat:
+            raise auth.CredentialsError(f"{self.credentials.path}: no bot token for {HUMAN!r}, the person's seat on the "
+                                        f"arbiter: arbiter credentials add-bot {HUMAN} --credentials {self.credentials.path}")
+        return seat
+
+
 @dataclass
 class Table:
     """One match with a person at ``seat``."""
@@ -349,6 +408,7 @@ class Tables:
     decision_seconds: float = DEFAULT_DECISION_SECONDS
     gone_seconds: float = GONE_SECONDS
     sandbox: Any = None  # hosting.sandbox.Sandbox for the bot processes (None: the strongest there is)
+    arbiter: StandingArbiter | None = None  # whose connected bots are offered too (``REMOTE``)
     _tables: dict[str, Table] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _loop: asyncio.AbstractEventLoop | None = None
@@ -382,7 +442,29 @@ class Tables:
             choice = BotChoice(f"{v.name}@{v.version}", v.games, f"registered, by {v.author}")
             if game is None or choice.plays(game):
                 out.append(choice)
+        for choice in self._remote_bots():
+            if game is None or choice.plays(game):
+                out.append(choice)
         return out
+
+    def _remote_bots(self) -> list[BotChoice]:
+        """The bots connected to the standing arbiter now, one choice per bot (its
+        identity there), but the person's own seat; none if it cannot be asked."""
+        arb = self.arbiter
+        if arb is None:
+            return []
+        try:
+            sessions = client.list_sessions(arb.address, admin_token=arb.admin_token, tls_ca=arb.tls_ca,
+                                            timeout=LIST_TIMEOUT)
+        except client.ClientError as exc:
+            log.warning("no remote bots offered: %s", exc)
+            return []
+        out: dict[str, BotChoice] = {}
+        for s in sorted(sessions, key=lambda s: s.bot_name):
+            if s.bot_name != HUMAN and s.bot_name not in out:
+                out[s.bot_name] = BotChoice(f"{REMOTE}{s.bot_name}", s.games,
+                                            f"remote: connected to {arb.address}, not hosted here")
+        return list(out.values())
 
     def _bundled(self, name: str) -> tuple[str, ...]:
         # Bundled bots are the project's own (trusted): loading one to read its games is
@@ -429,6 +511,10 @@ class Tables:
                 raise TableError(400, f"unknown bot {clip(ref, 64)!r}: choose one of {', '.join(offered)}")
             if not choice.plays(game):
                 raise TableError(400, f"bot {ref!r} does not play {game} (it plays {', '.join(choice.games)})")
+        remote = [ref for ref in opponents if ref.startswith(REMOTE)]
+        if remote and len(remote) != len(opponents) and self.arbiter is not None:
+            raise TableError(400, f"a match with a remote bot is played on the arbiter {self.arbiter.address}, which "
+                                  "reaches no bot of this server: choose remote bots for every other seat, or none")
         why = self.unwritable()
         if why:
             raise TableError(503, f"the store {self.db} cannot be written ({why}): a match played here could not be "
@@ -462,7 +548,9 @@ class Tables:
         browser = BrowserSeat(loop, g, gone_seconds=self.gone_seconds)
         ready: concurrent.futures.Future[tuple[str, ...]] = concurrent.futures.Future()
         table = Table(config.match_id, secrets.token_urlsafe(24), me, (), browser, config)
-        table.done = asyncio.run_coroutine_threadsafe(self._play(table, opponents, preset, ready), loop)
+        remote = bool(opponents) and opponents[0].startswith(REMOTE)  # all or none (``start``)
+        play = self._play_remote if remote else self._play
+        table.done = asyncio.run_coroutine_threadsafe(play(table, opponents, preset, ready), loop)
         try:
             table.seat_names = ready.result(START_TIMEOUT)
         except concurrent.futures.TimeoutError:
@@ -539,6 +627,75 @@ class Tables:
                 await host.stop()
             self._tasks.discard(task)
 
+    async def _play_remote(self, table: Table, opponents: list[str], preset: str | None,
+                           ready: concurrent.futures.Future) -> None:
+        """The match on the standing arbiter: the person's seat joins it (``RelayedSeat``,
+        its own stream), RunMatch seats that stream and the remote bots; then the record
+        (what RunMatch answered, replayed through the engine) goes to the store."""
+        config, me, arb = table.config, table.seat, self.arbiter
+        assert arb is not None
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        browser = table.browser
+        relay = RelayedSeat(browser, asyncio.get_running_loop(), HUMAN, told=browser.dealt)
+        bots = iter(ref.removeprefix(REMOTE) for ref in opponents)
+        names = [HUMAN if i == me else next(bots) for i in range(len(opponents) + 1)]
+        played: asyncio.Future | None = None
+        try:
+            try:
+                session_id = await relay.connect(arb.address, arb.seat_token, arb.tls_ca, START_TIMEOUT)
+            except (RelayError, auth.CredentialsError) as exc:
+                ready.set_exception(TableError(503, f"the person's seat could not join the arbiter at {arb.address}: "
+                                                    f"{clip(str(exc), 400)}"))
+                return
+            played = asyncio.ensure_future(asyncio.to_thread(
+                client.run_match, arb.address, config.game, names, admin_token=arb.admin_token, seed=config.seed,
+                options=config.options, preset=preset, decision_ms=config.clock.decision_ms, bank_ms=config.clock.bank_ms,
+                policy=config.policy.on_timeout.value,
+                tls_ca=arb.tls_ca, seat_sessions=[session_id if i == me else "" for i in range(len(names))]))
+            started = asyncio.ensure_future(relay.started.wait())
+            done, _ = await asyncio.wait({played, started}, timeout=START_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
+            if started not in done:
+                started.cancel()
+                if played in done and isinstance(played.exception(), client.ClientError):
+                    ready.set_exception(TableError(409, f"the arbiter would not play this match: "
+                                                        f"{clip(str(played.exception()), 400)}"))
+                else:
+                    ready.set_exception(TableError(503, f"the match did not start on {arb.address} within "
+                                                        f"{START_TIMEOUT:.0f} s"))
+                return
+            assert relay.info is not None
+            ready.set_result(tuple(relay.info.seat_names))
+            try:
+                summary = await played
+            except client.ClientError as exc:
+                browser.failed(f"the arbiter stopped the match: {clip(str(exc), 400)}")
+                return
+            relay.interrupt()  # a decision the arbiter no longer waits for (its clock ran out) ends
+            if not await relay.finished(10):  # the seat's MatchEnd did not come (it left): the result is RunMatch's
+                await browser.finish(config.match_id, me, summary.outcome, None)
+            # Kept under the table's id: the page links its replay by it.
+            record = dataclasses.replace(record_of(config, names, summary), match_id=config.match_id)
+            table.record = record
+            try:
+                await asyncio.to_thread(store_play, self.db, record, preset)
+                browser.stored("stored", len(record.actions))
+            except Exception as exc:  # noqa: BLE001 - the store went away, or turned read-only mid-match
+                log.warning("browser match %s could not be stored: %s", config.match_id, exc)
+                browser.stored(f"the record could not be stored: {exc}", len(record.actions))
+        except Exception as exc:  # noqa: BLE001 - the starter or the page hears of it; the server goes on
+            log.exception("browser match %s on %s failed", config.match_id, arb.address)
+            if not ready.done():
+                ready.set_exception(TableError(500, f"the match could not start: {clip(str(exc), 300)}"))
+            else:
+                browser.failed(f"the match failed: {clip(str(exc), 300)}")
+        finally:
+            if not ready.done():  # cancelled while starting
+                ready.set_exception(TableError(503, "the server is stopping"))
+            await relay.close()  # an unfinished match ends at the arbiter: this seat disconnected
+            self._tasks.discard(task)
+
     def _forget_old(self) -> None:  # with self._lock held
         finished = [k for k, t in self._tables.items() if not t.live]
         for k in finished[: max(0, len(finished) - KEEP_FINISHED)]:
@@ -580,5 +737,5 @@ class Tables:
         self._loop = None
 
 
-__all__ = ["BotChoice", "BrowserSeat", "Snapshot", "Table", "TableError", "Tables", "HUMAN", "DEFAULT_LIMIT",
+__all__ = ["BotChoice", "BrowserSeat", "REMOTE", "StandingArbiter", "Snapshot", "Table", "TableError", "Tables", "HUMAN", "DEFAULT_LIMIT",
            "DEFAULT_DECISION_SECONDS", "store_unwritable"]

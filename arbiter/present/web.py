@@ -379,16 +379,21 @@ _ARENA = """{% extends "base" %}
 {% block crumbs %}/ <a href="/a">arenas</a> / {{ a.name }}{% endblock %}
 {% block body %}
 <h1>{{ a.name }}</h1>
-<p class="muted">{{ a.game }} ladder · {{ a.spec.deals }} deal{{ '' if a.spec.deals == 1 else 's' }} per encounter, each in every seating ·
+{% set remote = a.spec.get('division') == 'remote' %}
+<p class="muted">{{ a.game }} ladder · {% if remote %}every seating of an encounter on a fresh deal{% else %}{{ a.spec.deals }} deal{{ '' if a.spec.deals == 1 else 's' }} per encounter, each in every seating{% endif %} ·
 {{ done }} encounters, {{ matches }} matches · <span class="small" id="refreshing">this page reloads every {{ refresh }} s</span></p>
+{% if remote %}<p id="not-hosted"><span class="pill">remote division: not hosted</span> These bots run on their authors' own
+machines and connect to this arena over the network, so they do not compete on equal hardware (hosted bots all run here,
+in one sandbox with the same limits): a faster machine thinks more within the same clock. A bot that runs elsewhere also
+keeps its memory, so no deal is played twice here, and the luck of the cards is not evened out by duplicate seatings.</p>{% endif %}
 {% if playing %}<p id="playing">Now playing: {% for e in playing %}<span class="pill">{{ e.players|join(' vs ') }}</span> {% endfor %}</p>{% endif %}
 <h2>Leaderboard</h2>
-{% if not ranked %}<p id="empty">No bot in the ladder yet: submit one (<code>arbiter bots submit DIR --server ADDRESS --token AUTHOR_TOKEN</code>).</p>{% else %}
+{% if not ranked %}<p id="empty">No bot in the ladder yet: {% if remote %}connect one (<code>python -m sdk --bot BOT --address ADDRESS --token BOT_TOKEN</code>){% else %}submit one (<code>arbiter bots submit DIR --server ADDRESS --token AUTHOR_TOKEN</code>){% endif %}.</p>{% else %}
 <table id="leaderboard"><tr><th class="num">#</th><th>bot</th><th>version</th><th class="num">rating</th><th class="num">95% interval</th>
 <th class="num">LOS over next</th><th class="num">encounters</th><th class="num">matches</th><th class="num">forfeits</th></tr>
 {% for r in ranked %}<tr class="ladder-row" data-bot="{{ r.name }}" data-player="{{ r.player }}">
 <td class="num">{{ r.rank }}</td><td class="bot"><a href="/a/{{ a.name|urlencode }}/bot/{{ r.name|urlencode }}"><strong>{{ r.name }}</strong></a></td>
-<td class="version">{{ r.version }}</td><td class="num rating">{{ '%.2f'|format(r.mu) }}</td>
+<td class="version">{% if remote %}<span class="pill not-hosted">not hosted</span>{% else %}{{ r.version }}{% endif %}</td><td class="num rating">{{ '%.2f'|format(r.mu) }}</td>
 <td class="num interval">{{ '%.2f'|format(r.low) }} – {{ '%.2f'|format(r.high) }}</td>
 <td class="num los">{{ '%.1f%%'|format(100 * r.los_next) if r.los_next is not none else '' }}</td>
 <td class="num encounters">{{ r.encounters }}</td><td class="num">{{ r.matches }}</td><td class="num failures">{{ r.failures }}</td></tr>{% endfor %}
@@ -818,10 +823,11 @@ class WebServer(http.server.ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, db: Path, host: str = "127.0.0.1", port: int = 8080, play_limit: int = play.DEFAULT_LIMIT,
-                 play_clock: float = play.DEFAULT_DECISION_SECONDS):
+                 play_clock: float = play.DEFAULT_DECISION_SECONDS, play_arbiter: Any = None):
         self.db = db
-        # matches with a person at a seat (/play): they write their records to the store
-        self.tables = play.Tables(db, limit=play_limit, decision_seconds=play_clock)
+        # matches with a person at a seat (/play): they write their records to the store;
+        # play_arbiter (a seat.StandingArbiter) offers the bots connected to it too
+        self.tables = play.Tables(db, limit=play_limit, decision_seconds=play_clock, arbiter=play_arbiter)
         super().__init__((host, port), _Handler)
 
     def server_close(self) -> None:
@@ -836,7 +842,8 @@ class WebServer(http.server.ThreadingHTTPServer):
 
 def make_server(db: str | os.PathLike, host: str = "127.0.0.1", port: int = 8080, **play_options: Any) -> WebServer:
     """A web server over the store ``db`` (checked first); call ``serve_forever()``.
-    ``play_options``: ``play_limit``, ``play_clock`` (seconds a decision) of /play."""
+    ``play_options``: ``play_limit``, ``play_clock`` (seconds a decision), ``play_arbiter``
+    (a standing arbiter whose connected bots are offered: ``seat.StandingArbiter``) of /play."""
     return WebServer(check_store(db), host, port, **play_options)
 
 

@@ -548,12 +548,25 @@ class MatchesServicer(pb_grpc.MatchesServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, clip(str(exc), 400))
         if len(request.seats) != game.num_seats:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"{request.game} needs {game.num_seats} seats, got {len(request.seats)}")
+        if len(request.seat_sessions) > len(request.seats):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"seat_sessions: {len(request.seat_sessions)} entries "
+                                f"for {len(request.seats)} seats")
+        wanted = list(request.seat_sessions) + [""] * (len(request.seats) - len(request.seat_sessions))
         seats = []
         taken: list[Session] = []
-        for name in request.seats:
-            # one stream never holds two seats of one match: a bot at two seats (partners,
-            # copies) needs as many connections
-            session = self.hub.find(name, besides=taken)
+        for name, sid in zip(request.seats, wanted):
+            if sid:  # this very session: who it is was settled by its token when it said Hello
+                session = self.hub.sessions.get(sid)
+                if session is None or session.closed or session in taken:
+                    await context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"session {clip(sid, 40)!r} is not "
+                                        "connected (or holds another seat of this match)")
+                if session.bot_name != name:
+                    await context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"session {clip(sid, 40)!r} is bot "
+                                        f"{session.bot_name!r}, not {name[:64]!r}")
+            else:
+                # one stream never holds two seats of one match: a bot at two seats
+                # (partners, copies) needs as many connections
+                session = self.hub.find(name, besides=taken)
             if session is None:
                 have = sum(1 for s in taken if s.bot_name == name)
                 why = f"{have + 1} connections of bot {name[:64]!r} for its seats, {have} connected" if have else \

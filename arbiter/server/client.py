@@ -59,11 +59,13 @@ class RemoteMatch:
 def run_match(address: str, game: str, seats: Sequence[str], *, admin_token: str, seed: int = 0,
               options: Mapping[str, Any] | None = None, preset: str | None = None, decision_ms: int = 10_000,
               bank_ms: int = 60_000, policy: str = "forfeit", tls_ca: bytes | None = None,
-              timeout: float | None = None) -> RemoteMatch:
-    """Ask the arbiter at ``address`` to play a match between its connected bots (admin)."""
+              timeout: float | None = None, seat_sessions: Sequence[str] = ()) -> RemoteMatch:
+    """Ask the arbiter at ``address`` to play a match between its connected bots (admin);
+    ``seat_sessions``: the session to play each seat ("" for any of its bot's)."""
     request = pb.RunMatchRequest(
         game=game, options=codec.options_to_wire(options or {}), preset=preset or "", seed=seed, seats=list(seats),
         clock=pb.Clock(decision_ms=decision_ms, bank_ms=bank_ms), policy=policy, admin_token=admin_token,
+        seat_sessions=list(seat_sessions),
     )
     with _channel(address, tls_ca) as ch:
         try:
@@ -71,6 +73,26 @@ def run_match(address: str, game: str, seats: Sequence[str], *, admin_token: str
         except grpc.RpcError as exc:
             raise _failed(address, exc) from None
     return RemoteMatch(msg.match_id, codec.outcome_from_proto(msg.outcome), tuple(msg.actions), tuple(msg.incidents))
+
+
+@dataclass(frozen=True)
+class Connected:
+    """A bot session connected to an arbiter, as Matches.ListSessions reports it."""
+
+    session_id: str
+    bot_name: str  # its identity: the name its token was issued for
+    bot_version: str
+    games: tuple[str, ...]  # the games its Hello named (empty: any)
+
+
+def list_sessions(address: str, *, admin_token: str, tls_ca: bytes | None = None, timeout: float = 10.0) -> list[Connected]:
+    """The bot sessions connected to the arbiter at ``address`` (admin)."""
+    with _channel(address, tls_ca) as ch:
+        try:
+            msg = pb_grpc.MatchesStub(ch).ListSessions(pb.ListSessionsRequest(admin_token=admin_token), timeout=timeout)
+        except grpc.RpcError as exc:
+            raise _failed(address, exc) from None
+    return [Connected(s.session_id, s.bot_name, s.bot_version, tuple(s.games)) for s in msg.sessions]
 
 
 def list_matches(address: str, include_finished: bool = True, timeout: float = 10.0, token: str = "") -> list[spb.MatchListing]:

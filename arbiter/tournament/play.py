@@ -170,18 +170,23 @@ def play_remote(
     policy: str = "forfeit",
 ) -> MatchRecord:
     """One match on the running arbiter at ``address`` between its connected bots named
-    ``bots`` (admin), as a record that replays: the arbiter answers with the match id, the
-    outcome, the actions and the incidents; the seats of the actions come from the engine
-    (whose turn each was), the options as the engine applied them. No timings: the
-    arbiter keeps those."""
+    ``bots`` (admin), as a record that replays (``record_of``)."""
     options = seat_options(game, options or {}, preset, len(bots))
     config, n = _config(game, seed, options, preset, decision_ms, bank_ms, policy)
     if len(bots) != n:
         raise ConfigError(f"{game} needs {n} bots (one per seat), got {len(bots)}")
     summary = client.run_match(address, game, bots, admin_token=admin_token, seed=seed, options=options, preset=preset,
                                decision_ms=decision_ms, bank_ms=bank_ms, policy=policy)
+    return record_of(config, bots, summary)
+
+
+def record_of(config: MatchConfig, seat_names: Sequence[str], summary: client.RemoteMatch) -> MatchRecord:
+    """The record of a match a running arbiter played (``config``: what it was asked to
+    play; ``summary``: what Matches.RunMatch answered), one that replays: the seats of the
+    actions come from the engine (whose turn each was), the options as the engine applied
+    them. No timings: the arbiter keeps those."""
     engine = config.make_game()
-    state = engine.new_initial_state(seed)
+    state = engine.new_initial_state(config.seed)
     actions = []
     for text in summary.actions:
         actions.append(RecordedAction(state.current_seat, text, 0))
@@ -190,5 +195,5 @@ def play_remote(
     for text in summary.incidents:  # "seat N: kind: detail", as the arbiter words them
         seat, kind, detail = (text.split(": ", 2) + ["", ""])[:3]
         incidents.append(Incident(int(seat[5:]) if seat[5:].isdigit() else -1, kind, detail))
-    return MatchRecord(summary.match_id, game, options_to_dict(engine.options), seed, tuple(bots), actions, incidents,
-                       summary.outcome)
+    return MatchRecord(summary.match_id, config.game, options_to_dict(engine.options), config.seed, tuple(seat_names),
+                       actions, incidents, summary.outcome)

@@ -239,7 +239,7 @@ class Action(_message.Message):
     def __init__(self, spades: _Optional[_Union[_spades_pb2.SpadesAction, _Mapping]] = ..., spite_and_malice: _Optional[_Union[_spite_and_malice_pb2.SpiteAndMaliceAction, _Mapping]] = ..., spot: _Optional[_Union[_spot_pb2.SpotAction, _Mapping]] = ..., notation: _Optional[str] = ...) -> None: ...
 
 class RunMatchRequest(_message.Message):
-    __slots__ = ("game", "options", "preset", "seed", "seats", "clock", "policy", "max_strikes", "admin_token")
+    __slots__ = ("game", "options", "preset", "seed", "seats", "clock", "policy", "max_strikes", "admin_token", "seat_sessions")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -256,6 +256,7 @@ class RunMatchRequest(_message.Message):
     POLICY_FIELD_NUMBER: _ClassVar[int]
     MAX_STRIKES_FIELD_NUMBER: _ClassVar[int]
     ADMIN_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    SEAT_SESSIONS_FIELD_NUMBER: _ClassVar[int]
     game: str
     options: _containers.ScalarMap[str, str]
     preset: str
@@ -265,7 +266,8 @@ class RunMatchRequest(_message.Message):
     policy: str
     max_strikes: int
     admin_token: str
-    def __init__(self, game: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., preset: _Optional[str] = ..., seed: _Optional[int] = ..., seats: _Optional[_Iterable[str]] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ..., policy: _Optional[str] = ..., max_strikes: _Optional[int] = ..., admin_token: _Optional[str] = ...) -> None: ...
+    seat_sessions: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, game: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., preset: _Optional[str] = ..., seed: _Optional[int] = ..., seats: _Optional[_Iterable[str]] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ..., policy: _Optional[str] = ..., max_strikes: _Optional[int] = ..., admin_token: _Optional[str] = ..., seat_sessions: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MatchSummary(_message.Message):
     __slots__ = ("match_id", "outcome", "decisions", "actions", "incidents")

@@ -1,0 +1,95 @@
+"""The remote division's settings (`division = "remote"`): what it cannot have is refused by
+name, the ladder's identity says its division (and only then: older ladders keep theirs),
+and every seating of an encounter is planned on a deal of its own."""
+
+from __future__ import annotations
+
+import pytest
+
+from arbiter.arena.ladder import Arena, ArenaSpec, arena_from_dict
+from arbiter.tournament.spec import SpecError
+
+
+@pytest.mark.parametrize("settings, said", [
+    ({"division": "elsewhere"}, "division: expected hosted or remote, got 'elsewhere'"),
+    ({"division": "remote", "house": ("random",)}, "house: not in the remote division (house bots are hosted)"),
+    ({"division": "remote", "gate": "0,0.1"}, "gate: not in the remote division (a connected bot has no versions to gate)"),
+    ({"division": "remote", "cluster": "tcp://127.0.0.1:8786"}, "cluster: not in the remote division"),
+    ({"division": "remote", "transport": "inproc"}, "transport: the remote division's bots connect over gRPC"),
+])
+def test_what_the_remote_division_cannot_have_is_refused_by_name(settings, said):
+    with pytest.raises(SpecError, match="^" + said.replace("(", r"\(").replace(")", r"\)")):
+        ArenaSpec(game="spite-and-malice", **settings).validate()
+
+
+def test_the_identity_names_the_division_only_when_remote():
+    hosted, _ = arena_from_dict({"game": "spades"})
+    remote, _ = arena_from_dict({"game": "spades", "division": "remote"})
+    assert "division" not in hosted.identity()  # a ladder made before divisions still opens as it was
+    assert remote.identity() == hosted.identity() | {"division": "remote"}
+
+
+def test_every_seating_of_a_remote_encounter_is_a_deal_of_its_own(tmp_path):
+    spec = ArenaSpec(game="spades", deals=2, division="remote")
+    plan = Arena(spec, tmp_path / "a.sqlite")._plan(["a", "b"], 7)
+    hosted = Arena(ArenaSpec(game="spades", deals=2), tmp_path / "b.sqlite")._plan(["a", "b"], 7)
+    assert len(plan) == len(hosted) == 4  # two deals, each in the two seatings of two sides
+    assert len({seed for *_, seed in plan}) == len({deal for deal, *_ in plan}) == 4
+    assert len({seed for *_, seed in hosted}) == 2  # hosted: the duplicate deals themselves
+    assert [seats for _, _, seats, _, _ in plan] == [seats for _, _, seats, _, _ in hosted]
+
+
+def test_the_leaderboard_says_not_hosted_for_the_remote_division_only(tmp_path):
+    from arbiter.arena import matchmaking
+    from arbiter.present.web import arena_page
+    from arbiter.store.arenas import Arenas
+    from arbiter.store.db import Store
+
+    with Store(tmp_path / "a.sqlite") as store:
+        tables = Arenas(store)
+        for spec in (ArenaSpec(game="spades", name="home"), ArenaSpec(game="spades", name="away", division="remote")):
+            row = tables.open_arena(spec.display_name, spec.game, spec.identity())
+            version, author = ("remote", "remote") if spec.remote else ("1", "alice")
+            tables.add_entrant(row.id, "north" if spec.remote else "north@1", "north", version, author, "",
+                               matchmaking.MU, matchmaking.SIGMA)
+        home, away = arena_page(store, "home"), arena_page(store, "away")
+    assert 'id="not-hosted"' in away and "do not compete on equal hardware" in away
+    assert '<span class="pill not-hosted">not hosted</span>' in away and "fresh deal" in away
+    assert "not-hosted" not in home and "not hosted" not in home and "each in every seating" in home
+
+
+def test_connected_bots_enter_by_their_identity_and_a_suspended_one_returns_with_a_new_connection(tmp_path):
+    """The remote division's entrants are the hub's sessions (by the identity the token gave
+    them), matched while connected; a suspended one comes back with a new connection only."""
+    from arbiter.server.botstream import Hub
+    from cardarena.v1 import arena_pb2 as pb
+
+    arena = Arena(ArenaSpec(game="spite-and-malice", division="remote"), tmp_path / "a.sqlite")
+    arena.open()
+    try:
+        arena.hub = hub = Hub()
+
+        def connect(identity: str, claimed: str, games: tuple[str, ...] = ()):
+            return hub.add(pb.Hello(bot_name=claimed, games=list(games)), identity)
+
+        first = connect("alpha", "alpha")
+        connect("beta", "someone-else")  # the name its Hello claims counts for nothing
+        connect("gamma", "gamma", ("spades",))  # it does not play the ladder's game
+        arena.sync_entrants()
+        assert set(arena.entrants) == {"alpha", "beta"}
+        assert arena.next_table() is not None
+        hub.remove(first)  # alpha goes away: it stays on the ladder, but is not matched
+        arena.sync_entrants()
+        assert set(arena.entrants) == {"alpha", "beta"} and arena.next_table() is None
+
+        again = connect("alpha", "alpha")
+        arena.tables.set_status(arena.row.id, "alpha", "suspended", "forfeited")
+        arena._suspended_on["alpha"] = {again.session_id}  # as _commit notes it when it suspends
+        arena._refresh()
+        arena.sync_entrants()
+        assert arena.entrants["alpha"].status == "suspended"  # the same connection brings nothing back
+        connect("alpha", "alpha")
+        arena.sync_entrants()
+        assert arena.entrants["alpha"].status == "active" and arena.next_table() is not None
+    finally:
+        arena.close()
