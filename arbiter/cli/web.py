@@ -27,7 +27,8 @@ def web(
     db: DbOpt = Path(DEFAULT_DB),
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on (0: any free port).")] = 8080,
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log every request.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log every request (one line each) and the "
+                                          "traceback of an error (without it: one line per error).")] = False,
     play_limit: Annotated[Optional[int], typer.Option(min=0, help="Most matches with a person at the table (/play) at "
                                                       "once; 0: none can be started. Default: 4 on a loopback "
                                                       "interface, 0 on any other (anyone reaching the page could "
@@ -48,9 +49,10 @@ def web(
             err.print(f"{host} reaches other machines: /play is off (give --play-limit N to allow N matches with a "
                       "person at once)", highlight=False, markup=False)
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
     def listen():
         try:
-            return make_server(db, host, port, play_limit=play_limit, play_clock=play_clock)
+            return make_server(db, host, port, play_limit=play_limit, play_clock=play_clock, verbose=verbose)
         except OSError as exc:  # port taken, or host not an interface of this machine
             raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
@@ -58,8 +60,9 @@ def web(
     out.print(f"serving {db} on {server.url}", highlight=False, markup=False)
     sys.stdout.flush()
     try:
-        server.serve_forever()
-    except KeyboardInterrupt:
+        server.serve_forever()  # until Ctrl-C or SIGTERM: open pages' streams end, requests in flight finish
+    except KeyboardInterrupt:  # a second Ctrl-C during the stop
         pass
     finally:
         server.server_close()
+        err.print("stopped", highlight=False, markup=False)

@@ -2,40 +2,70 @@
 
 Served by ``arbiter web`` from the SQLite store, read-only: pages are rendered on the
 server from the store and the engine (replays step the record through it, verifying),
-so the page works without JavaScript and without a network connection; the only script
-is a few inline lines binding the arrow keys to the replay's previous/next links, and
-every style is inline in the page (no asset comes from anywhere else). A running
-tournament's page reloads itself (a meta refresh, only while it runs).
+so the page works without JavaScript and without a network connection; every style is
+inline in the page and no asset comes from anywhere else. The page functions
+(``index_page``, ``tournament_page``, ``replay_page``, the arena pages) are pure: a store
+(and the request's query) in, HTML out.
 
-Stack: the standard library's ``http.server`` (a ThreadingHTTPServer; nothing to install,
-enough for a results page read by a few people) and Jinja2 templates (autoescaping, so a
-bot name can never inject markup; small, pure Python, and the most used template engine
-in Python). Templates live in this module so the package needs no data files.
+Stack: a Starlette (ASGI) app on uvicorn (``WebServer``; ``make_app`` for any other ASGI
+server): page functions run in worker threads (they read SQLite; /play waits on its
+match), a client that goes away mid-response or mid-stream is a normal end of its
+request, every request is one line of uvicorn's access log (``verbose``) and an error
+one line of this module's log (its traceback only with ``verbose``). Jinja2 templates
+(autoescaping, so a bot name can never inject markup) live in this module, so the
+package needs no data files. Every response carries ``security_headers``: a CSP whose
+only scripts are the page's own (a nonce per response), no framing, no sniffing, no
+Referer, nothing cached.
+
+Live pages. A page that changes (a running tournament's standings, an arena's
+leaderboard and bot pages, a /play seat) holds the part that changes in one
+``<div id="live">…</div>``; that is all a page does to be live. ``LIVE_SCRIPT`` (the one
+script, in the base template) then opens the page's event stream, the same URL with
+``?events=1`` (server-sent events: an event each time the live part's HTML changes, its
+hash as the event's id), and on each event fetches the same URL with ``?fragment=1``
+(``page_fragment``: the inner HTML of #live) and swaps it in. A fragment holding
+``data-live-end`` (``LIVE_END``: the tournament finished, the seat's match over and
+stored) is final: the stream ends. A page of the store is looked at again when the store
+file is written (``_store_stamp``); a seat's page when its match moves
+(``play_page.seat_version``, the seat's cookie checked as for the page).
 
 Routes: ``/`` tournaments, ``/t/<id>`` standings + cross-table + matches,
 ``/m/<match_id>?step=N&view=spectator|full|seatK`` the replay viewer; arenas
-(``arbiter arena``): ``/a`` the arenas, ``/a/<name>`` a live leaderboard (reloading
-itself), ``/a/<name>/bot/<bot>`` a bot's rating history (an SVG chart drawn here),
-encounters and failures, ``/a/<name>/m/<match_id>`` a replay of a finished encounter;
-``/play`` a person plays a seat against bots (``arbiter.present.play_page``: the only pages
-that write, each finished match's record, to the store).
+(``arbiter arena``): ``/a`` the arenas, ``/a/<name>`` a live leaderboard,
+``/a/<name>/bot/<bot>`` a bot's rating history (an SVG chart drawn here), encounters and
+failures, ``/a/<name>/m/<match_id>`` a replay of a finished encounter; ``/play`` a person
+plays a seat against bots (``arbiter.present.play_page``: the only pages that write, each
+finished match's record, to the store); ``/healthz``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import contextvars
 import functools
+import hashlib
 import html
-import http.server
 import logging
 import os
+import re
+import secrets
+import signal
+import socket
 import threading
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, AsyncIterator, Callable, Iterator
 
 import jinja2
+import uvicorn
 from markupsafe import Markup
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
 
 from cardarena.games import Card, get_game
 from cardarena.records import MatchRecord
@@ -230,7 +260,8 @@ pre.stderr { background:#f8f9fb; border:1px solid var(--line); padding:6px 8px; 
 .board td.section { background:#f8f9fb; font-weight:600; color:#344054; }
 </style></head>
 <body><header><a href="/">Card Arena</a><span class="crumbs">{% block crumbs %}{% endblock %}</span></header>
-<main>{% block body %}{% endblock %}</main></body></html>
+<main>{% block body %}{% endblock %}</main>
+<script nonce="{{ csp_nonce() }}">{{ live_script }}</script></body></html>
 """
 
 _INDEX = """{% extends "base" %}
@@ -250,13 +281,13 @@ _INDEX = """{% extends "base" %}
 
 _TOURNAMENT = """{% extends "base" %}
 {% block title %}{{ t.name }} · Card Arena{% endblock %}
-{% block head %}{% if running %}<meta http-equiv="refresh" content="{{ refresh }}">{% endif %}{% endblock %}
 {% block crumbs %}/ {{ t.name }}{% endblock %}
 {% block body %}
 <h1>{{ t.name }}</h1>
+<div id="live">{% if not running %}<span data-live-end></span>{% endif %}
 <p class="muted">{{ t.game }} · {{ rows|length }} matches{% if t.planned %} of {{ t.planned }}{% endif %}
 {% if t.finished %} · <span class="pill done">finished</span>{% else %} · <span class="pill">in progress</span>{% endif %}
-{% if running %} · <span class="small" id="refreshing">this page reloads every {{ refresh }} s while the tournament runs</span>{% endif %}</p>
+{% if running %} · <span class="small" id="refreshing">this page updates by itself while the tournament runs</span>{% endif %}</p>
 <dl class="played" id="played">
 {% for label, text in played.lines() %}<dt>{{ label }}</dt><dd id="played-{{ label }}">{{ text }}</dd>
 {% endfor %}</dl>
@@ -295,6 +326,7 @@ _TOURNAMENT = """{% extends "base" %}
 <td>{% if m.outcome.reason.is_forfeit %}<span class="pill bad">{{ m.outcome.reason.value }}</span>{% else %}{{ m.outcome.reason.value }}{% endif %}
 {% if not closed %}<span class="muted small">{{ m.outcome.detail }}</span>{% endif %}</td></tr>
 {% endfor %}</table>
+</div>
 {% endblock %}
 """
 
@@ -340,7 +372,7 @@ _REPLAY = """{% extends "base" %}
 <div><h2>Steps</h2><div class="steps" id="steplist">
 {% for s in steps %}<a href="{{ url(step=s.index) }}" class="{{ 'cur' if s.index == step.index else '' }}">{{ s.index }}. {% if s.index == 0 %}the deal{% else %}seat {{ s.seat }}: {{ s.action }}{% endif %}</a>{% endfor %}
 </div></div></div>
-<script>
+<script nonce="{{ csp_nonce() }}">
 document.addEventListener("keydown", function (e) {
   var id = {ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last"}[e.key];
   var a = id && document.getElementById(id);
@@ -371,12 +403,12 @@ _ARENAS = """{% extends "base" %}
 
 _ARENA = """{% extends "base" %}
 {% block title %}{{ a.name }} ladder · Card Arena{% endblock %}
-{% block head %}<meta http-equiv="refresh" content="{{ refresh }}">{% endblock %}
 {% block crumbs %}/ <a href="/a">arenas</a> / {{ a.name }}{% endblock %}
 {% block body %}
 <h1>{{ a.name }}</h1>
+<div id="live">
 <p class="muted">{{ a.game }} ladder · {{ a.spec.deals }} deal{{ '' if a.spec.deals == 1 else 's' }} per encounter, each in every seating ·
-{{ done }} encounters, {{ matches }} matches · <span class="small" id="refreshing">this page reloads every {{ refresh }} s</span></p>
+{{ done }} encounters, {{ matches }} matches · <span class="small" id="refreshing">this page updates by itself</span></p>
 {% if playing %}<p id="playing">Now playing: {% for e in playing %}<span class="pill">{{ e.players|join(' vs ') }}</span> {% endfor %}</p>{% endif %}
 <h2>Leaderboard</h2>
 {% if not ranked %}<p id="empty">No bot in the ladder yet: submit one (<code>arbiter bots submit DIR --server ADDRESS --token AUTHOR_TOKEN</code>).</p>{% else %}
@@ -403,15 +435,16 @@ _ARENA = """{% extends "base" %}
 <td>{% for p in e.players %}{{ p }} {{ '%.2f'|format(pts.get(p, 0)) }}{{ ', ' if not loop.last else '' }}{% endfor %}</td>
 <td>{% for m in ms %}<a class="replay" href="/a/{{ a.name|urlencode }}/m/{{ m.match_id|urlencode }}">{{ m.k + 1 }}</a> {% endfor %}</td></tr>{% endfor %}
 </table>{% endif %}
+</div>
 {% endblock %}
 """
 
 _ARENA_BOT = """{% extends "base" %}
 {% block title %}{{ name }} · {{ a.name }} · Card Arena{% endblock %}
-{% block head %}<meta http-equiv="refresh" content="{{ refresh }}">{% endblock %}
 {% block crumbs %}/ <a href="/a">arenas</a> / <a href="/a/{{ a.name|urlencode }}">{{ a.name }}</a> / {{ name }}{% endblock %}
 {% block body %}
 <h1>{{ name }}</h1>
+<div id="live">
 <p class="muted">by {{ current.author }} · version {{ current.version }} ·
 <span class="pill {{ 'done' if current.status == 'active' else ('bad' if current.status == 'suspended' else '') }}" id="status">{{ current.status }}</span>
 {% if current.status == 'active' %} · rating {{ '%.2f'|format(current.mu) }} ± {{ '%.2f'|format(1.96 * current.sigma) }}{% endif %}</p>
@@ -438,6 +471,7 @@ It plays again once a new version is registered (<code>arbiter bots submit ... -
 <table id="failures"><tr><th class="num">#</th><th>version</th><th>what happened</th></tr>
 {% for e, me, why, stderr in failures %}<tr class="failure"><td class="num">{{ e.seq }}</td><td>{{ me }}</td><td>{{ why }}
 {% if stderr %}<pre class="stderr">{{ stderr }}</pre>{% endif %}</td></tr>{% endfor %}</table>{% endif %}
+</div>
 {% endblock %}
 """
 
@@ -466,10 +500,6 @@ class PageError(Exception):
         self.status = status
 
 
-#: How often a running tournament's page reloads itself.
-REFRESH_SECONDS = 10
-
-
 def index_page(store: Store) -> str:
     tournaments = store.tournaments()
     bots, done = {}, {}
@@ -492,7 +522,7 @@ def tournament_page(store: Store, key: str) -> str:
     return _env.get_template("tournament").render(
         t=tour, st=st, rows=rows, extra_cols=extra_cols, closed=not policy.matches,
         closed_reason=disclosure.CLOSED_REASON, played=played, entrants=store.entrants(tour.id),
-        team_of={m: " + ".join(t) for t in played.teams for m in t}, running=policy.running, refresh=REFRESH_SECONDS,
+        team_of={m: " + ".join(t) for t in played.teams for m in t}, running=policy.running,
     )
 
 
@@ -619,7 +649,6 @@ def arena_page(store: Store, name: str, recent: int = 30) -> str:
     return _env.get_template("arena").render(
         a=a, ranked=[r for r in rows if r.status == "active"], others=[r for r in rows if r.status != "active"],
         playing=tables.encounters(a.id, "playing"), recent=shown, done=len(done), matches=matches,
-        refresh=REFRESH_SECONDS,
     )
 
 
@@ -709,7 +738,7 @@ def arena_bot_page(store: Store, arena_name: str, bot: str, recent: int = 20) ->
             failures.append((e, me, e.failures[me], _scrub(stderr[-600:], store)))
     return _env.get_template("arena_bot").render(
         a=a, name=name, current=current, versions=versions, chart=rating_svg(series), recent=shown,
-        failures=failures, refresh=REFRESH_SECONDS,
+        failures=failures,
     )
 
 
@@ -742,95 +771,355 @@ def arena_replay_page(store: Store, arena_name: str, match_id: str, query: dict[
 
 
 # --------------------------------------------------------------------------------------
-# The HTTP server.
+# Live pages: one script, an event stream per page, the part that changes swapped in.
+
+#: The one script of every page (in the base template, CSP-nonced): on a page with a
+#: ``<div id="live">`` it opens the page's event stream (the same URL with ``events=1``) and,
+#: on each event, fetches the same URL with ``fragment=1`` (the inner HTML of #live) and
+#: swaps it in, keeping the scroll of the page and of the scrolled boxes inside it. The
+#: browser's EventSource reconnects by itself (sending the last event's id, the hash of
+#: the fragment it had); an ``end`` event (the page is final) closes it. Handlers of a
+#: page bind by delegation on #live (its children are replaced); ``live:update`` is
+#: dispatched on #live after each swap.
+LIVE_SCRIPT = """(function () {
+  var live = document.getElementById("live");
+  if (!live || !window.EventSource || !live.hasAttribute("data-hash") || live.querySelector("[data-live-end]")) { return; }
+  var current = live.getAttribute("data-hash"), busy = false, again = false;
+  function url(key) { var u = new URL(window.location.href); u.hash = ""; u.searchParams.set(key, "1");
+    if (key === "events") { u.searchParams.set("since", current); } return u.toString(); }
+  function swap(hash, text) {
+    if (hash === current) { return; }
+    var x = window.scrollX, y = window.scrollY, kept = {};
+    live.querySelectorAll("[id]").forEach(function (el) { if (el.scrollTop) { kept[el.id] = el.scrollTop; } });
+    live.innerHTML = text; current = hash; live.setAttribute("data-hash", hash);
+    Object.keys(kept).forEach(function (id) { var el = document.getElementById(id); if (el) { el.scrollTop = kept[id]; } });
+    window.scrollTo(x, y);
+    live.dispatchEvent(new CustomEvent("live:update", {bubbles: true}));
+  }
+  function refresh() {
+    if (busy) { again = true; return; }
+    busy = true;
+    fetch(url("fragment"), {credentials: "same-origin", cache: "no-store"})
+      .then(function (r) { if (!r.ok) { throw new Error(String(r.status)); }
+        return r.text().then(function (t) { swap(r.headers.get("X-Live-Hash"), t); }); })
+      .catch(function () {})
+      .then(function () { busy = false; if (again) { again = false; refresh(); } });
+  }
+  var source = new EventSource(url("events"));
+  source.onmessage = function (e) { if (e.data !== current) { refresh(); } };
+  source.addEventListener("end", function () { source.close(); refresh(); });
+})();"""
+
+#: Marks a page's live part final: a fragment holding it ends the page's event stream.
+LIVE_END = "data-live-end"
+
+#: How often an event stream looks for a change of the store (a file stat, no query).
+STORE_POLL_SECONDS = 0.5
+
+#: A comment line on an idle event stream this often (finds a client gone quietly).
+KEEPALIVE_SECONDS = 15.0
+
+_LIVE_OPEN = re.compile(r'<div id="live"([^>]*)>')
+_DIV = re.compile(r"<div\b|</div\s*>", re.I)
 
 
-class _Handler(http.server.BaseHTTPRequestHandler):
-    server: "WebServer"
-    server_version = "CardArena"
+def page_fragment(page: str) -> str | None:
+    """The inner HTML of the page's ``<div id="live">`` (None: the page has none, it does
+    not change). Text on a page is escaped, so the only ``<div`` in it are tags."""
+    m = _LIVE_OPEN.search(page)
+    if not m:
+        return None
+    depth = 1
+    for tag in _DIV.finditer(page, m.end()):
+        depth += -1 if tag.group(0).startswith("</") else 1
+        if depth == 0:
+            return page[m.end():tag.start()]
+    return page[m.end():]
 
-    def do_GET(self) -> None:  # noqa: N802 - the http.server name
-        if play.is_play_path(self.path):  # a person's seat: arbiter.present.play_page
-            return play.handle(self, "GET", _env, self.server.tables)
-        url = urllib.parse.urlsplit(self.path)
-        query = urllib.parse.parse_qs(url.query)
-        parts = [urllib.parse.unquote(p) for p in url.path.split("/") if p]
-        status, body = 200, ""
+
+def fragment_hash(fragment: str) -> str:
+    return hashlib.blake2b(fragment.encode(), digest_size=8).hexdigest()
+
+
+def _mark_live(page: str) -> str:
+    """The page with its live part's hash on ``#live`` (the script's first ``since``)."""
+    fragment = page_fragment(page)
+    if fragment is None:
+        return page
+    return _LIVE_OPEN.sub(lambda m: f'<div id="live" data-hash="{fragment_hash(fragment)}"{m.group(1)}>', page, count=1)
+
+
+def _store_stamp(db: Path) -> tuple[int, ...]:
+    """Changes whenever the store is written (its file or its write-ahead log)."""
+    stamp: list[int] = []
+    for p in (db, db.with_name(db.name + "-wal")):
         try:
-            store = open_read_only(self.server.db)
-            try:
-                if not parts:
-                    body = index_page(store)
-                elif parts[0] == "t" and len(parts) == 2:
-                    body = tournament_page(store, parts[1])
-                elif parts[0] == "m" and len(parts) == 2:
-                    body = replay_page(store, parts[1], query)
-                elif parts and parts[0] == "a":
-                    body = arena_route(store, parts[1:], query)
-                elif parts == ["healthz"]:
-                    body = "ok"
-                else:
-                    raise PageError(404, f"no page {url.path[:80]!r}")
-            finally:
-                store.close()
+            st = p.stat()
+            stamp += [st.st_mtime_ns, st.st_size]
+        except OSError:
+            stamp += [0, 0]
+    return tuple(stamp)
+
+
+# --------------------------------------------------------------------------------------
+# The web app: Starlette (ASGI) on uvicorn.
+
+_NONCE: contextvars.ContextVar[str] = contextvars.ContextVar("csp_nonce", default="")
+_env.globals["csp_nonce"] = _NONCE.get
+_env.globals["live_script"] = Markup(LIVE_SCRIPT)
+
+
+def security_headers(nonce: str) -> dict[str, str]:
+    """Every response's: nothing cached, no sniffing, no Referer, no framing, and no script
+    but the page's own (its nonce), talking to this server only."""
+    return {
+        "Cache-Control": "no-store",
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+        "X-Frame-Options": "DENY",
+        "Content-Security-Policy": f"default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-{nonce}'; "
+                                   "connect-src 'self'; form-action 'self'; frame-ancestors 'none'",
+    }
+
+
+def _store_page(db: Path, path: str) -> tuple[int, str, str]:
+    """(status, content type, body) of a page of the store (a GET of ``path``)."""
+    url = urllib.parse.urlsplit(path)
+    query = urllib.parse.parse_qs(url.query)
+    parts = [urllib.parse.unquote(p) for p in url.path.split("/") if p]
+    html_type = "text/html; charset=utf-8"
+    store = open_read_only(db)
+    try:
+        if not parts:
+            return 200, html_type, index_page(store)
+        if parts[0] == "t" and len(parts) == 2:
+            return 200, html_type, tournament_page(store, parts[1])
+        if parts[0] == "m" and len(parts) == 2:
+            return 200, html_type, replay_page(store, parts[1], query)
+        if parts[0] == "a":
+            return 200, html_type, arena_route(store, parts[1:], query)
+        if parts == ["healthz"]:
+            return 200, "text/plain; charset=utf-8", "ok"
+        raise PageError(404, f"no page {url.path[:80]!r}")
+    finally:
+        store.close()
+
+
+class _Site:
+    """What the app's requests share: the store, the /play tables, the stop flag."""
+
+    def __init__(self, db: Path, tables: play.Tables, stopping: threading.Event, verbose: bool):
+        self.db, self.tables, self.stopping, self.verbose = db, tables, stopping, verbose
+
+    def render(self, req: play.Request, nonce: str) -> tuple[int, str, str, list[tuple[str, str]]]:
+        """One request answered (in a worker thread: pages read the store, /play waits on
+        its match); an error is one line in the log (its traceback with ``verbose``)."""
+        _NONCE.set(nonce)
+        if play.is_play_path(req.path):
+            return play.handle(req, _env, self.tables, nonce, self.verbose)
+        if req.method not in ("GET", "HEAD"):
+            return 405, "text/html; charset=utf-8", error_page(405, f"no page takes a {req.method} at {req.path[:80]!r}"), []
+        try:
+            status, ctype, body = _store_page(self.db, req.path)
         except PageError as exc:
-            status, body = exc.status, error_page(exc.status, str(exc))
+            status, ctype, body = exc.status, "text/html; charset=utf-8", error_page(exc.status, str(exc))
         except READ_ERRORS as exc:
-            status, body = 503, error_page(503, f"the store cannot be read: {exc}")
-        except Exception:  # noqa: BLE001 - one bad page must not stop the server
-            log.exception("error serving %s", self.path)
-            status, body = 500, error_page(500, "internal error (see the server log)")
-        data = body.encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "text/html; charset=utf-8" if body != "ok" else "text/plain")
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Cache-Control", "no-store")
-        self.end_headers()
-        self.wfile.write(data)
+            status, ctype, body = 503, "text/html; charset=utf-8", error_page(503, f"the store cannot be read: {exc}")
+        except Exception as exc:  # noqa: BLE001 - one bad page must not stop the server
+            log.error("error serving GET %s: %s: %s", urllib.parse.urlsplit(req.path).path[:80], type(exc).__name__,
+                      str(exc)[:200], exc_info=self.verbose)
+            status, ctype, body = 500, "text/html; charset=utf-8", error_page(500, "internal error (see the server log)")
+        return status, ctype, body, []
 
-    def do_POST(self) -> None:  # noqa: N802 - the http.server name
-        if play.is_play_path(self.path):
-            return play.handle(self, "POST", _env, self.server.tables)
-        data = error_page(405, f"no page takes a POST at {self.path[:80]!r}").encode()
-        self.send_response(405)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+    async def endpoint(self, request: Request) -> Response:
+        nonce = secrets.token_hex(16)  # lowercase hex: never reads as a card (QS, 10H) in a scan of the page
+        raw = request.scope.get("raw_path") or request.url.path.encode()
+        path = raw.decode("latin-1") + (f"?{request.url.query}" if request.url.query else "")
+        body = b""
+        if request.method == "POST":
+            length = request.headers.get("content-length") or ""
+            if not (length.isdigit() and int(length) > play.MAX_BODY):  # too long: refused unread
+                async for chunk in request.stream():
+                    body += chunk
+                    if len(body) > play.MAX_BODY:
+                        break
+        req = play.Request(request.method, path, request.headers, body)
+        query = request.query_params
+        if request.method in ("GET", "HEAD") and query.get("events") == "1":
+            return await self._events(req, query.get("since", ""), request.headers.get("last-event-id"), nonce)
+        status, ctype, text, extra = await run_in_threadpool(self.render, req, nonce)
+        headers = security_headers(nonce)
+        if status == 200 and ctype.startswith("text/html"):
+            if query.get("fragment") == "1":
+                fragment = page_fragment(text)
+                if fragment is None:
+                    status, text = 404, error_page(404, f"the page {request.url.path[:80]!r} has no live part")
+                else:
+                    text = fragment
+                    headers["X-Live-Hash"] = fragment_hash(fragment)
+            else:
+                text = _mark_live(text)
+        response = Response(text, status, headers=headers, media_type=ctype)
+        for k, v in extra:
+            response.headers.append(k, v)
+        return response
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the http.server signature
-        log.info("%s %s", self.address_string(), format % args)
+    def _fragment(self, req: play.Request, nonce: str) -> str | None:
+        """The page's live part now (None: it has none, or it is not a page any more)."""
+        status, ctype, text, _ = self.render(req, nonce)
+        return page_fragment(text) if status == 200 and ctype.startswith("text/html") else None
+
+    async def _events(self, req: play.Request, since: str, last_id: str | None, nonce: str) -> Response:
+        """The page's event stream: an event (id and data: the new fragment's hash) each
+        time its live part changes, ``end`` once it is final. A seat's page (/play/ID)
+        wakes on its match's moves; a page of the store on a write to the store."""
+        seat = play.is_play_path(req.path)
+        version = 0
+        if seat:
+            try:
+                version = await run_in_threadpool(play.seat_version, req, self.tables, -1, 0)
+            except play.TableError as exc:
+                return Response(f"{exc}\n", exc.status, headers=security_headers(nonce), media_type="text/plain")
+        first = await run_in_threadpool(self._fragment, req, nonce)
+        if first is None:
+            return Response("this page has no live part\n", 404, headers=security_headers(nonce), media_type="text/plain")
+        known = last_id or since or ""  # the hash of the live part the page has
+
+        async def stream() -> AsyncIterator[str]:
+            nonlocal version, known
+            fragment, stamp, idle = first, _store_stamp(self.db), 0.0
+            yield "retry: 2000\n\n"
+            while True:
+                h = fragment_hash(fragment)
+                if h != known:
+                    known = h
+                    yield f"id: {h}\ndata: {h}\n\n"
+                    idle = 0.0
+                if LIVE_END in fragment:
+                    yield f"event: end\ndata: {h}\n\n"
+                    return
+                changed = False
+                while not changed:
+                    if self.stopping.is_set():
+                        return
+                    if seat:
+                        try:
+                            now = await run_in_threadpool(play.seat_version, req, self.tables, version, 1.0)
+                        except play.TableError:
+                            yield "event: end\ndata: gone\n\n"
+                            return
+                        changed, version = now != version, now
+                        idle += 1.0
+                    else:
+                        await asyncio.sleep(STORE_POLL_SECONDS)
+                        now_stamp = _store_stamp(self.db)
+                        changed, stamp = now_stamp != stamp, now_stamp
+                        idle += STORE_POLL_SECONDS
+                    if idle >= KEEPALIVE_SECONDS:
+                        idle = 0.0
+                        yield ": still here\n\n"
+                nxt = await run_in_threadpool(self._fragment, req, nonce)
+                if nxt is None:
+                    yield "event: end\ndata: gone\n\n"
+                    return
+                fragment = nxt
+
+        headers = security_headers(nonce)
+        headers["X-Accel-Buffering"] = "no"
+        return StreamingResponse(stream(), headers=headers, media_type="text/event-stream")
 
 
-class WebServer(http.server.ThreadingHTTPServer):
-    daemon_threads = True
+def make_app(db: Path, tables: play.Tables, stopping: threading.Event | None = None, verbose: bool = False) -> Starlette:
+    """The site as an ASGI app (any ASGI server runs it; ``WebServer`` runs it on uvicorn)."""
+    site = _Site(db, tables, stopping or threading.Event(), verbose)
+    return Starlette(routes=[Route("/{path:path}", site.endpoint, methods=["GET", "HEAD", "POST"])])
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn's server, stopped by SIGINT/SIGTERM (in the main thread) or ``should_exit``,
+    telling the app's event streams first so that they end at once, and never re-raising
+    the signal after its graceful stop (the caller closes what it opened)."""
+
+    def __init__(self, config: uvicorn.Config, stopping: threading.Event):
+        super().__init__(config)
+        self.stopping = stopping
+
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        self.stopping.set()
+        super().handle_exit(sig, frame)
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        old = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield
+        finally:
+            for sig, handler in old.items():
+                signal.signal(sig, handler)
+
+
+class WebServer:
+    """``arbiter web``: the app on uvicorn, on a socket bound at once (so ``url`` is known,
+    even for port 0, and a port taken is an OSError here). ``serve_forever()`` serves until
+    ``shutdown()`` (from another thread) or Ctrl-C; then ``server_close()``."""
 
     def __init__(self, db: Path, host: str = "127.0.0.1", port: int = 8080, play_limit: int = play.DEFAULT_LIMIT,
-                 play_clock: float = play.DEFAULT_DECISION_SECONDS):
+                 play_clock: float = play.DEFAULT_DECISION_SECONDS, verbose: bool = False):
         self.db = db
         # matches with a person at a seat (/play): they write their records to the store
         self.tables = play.Tables(db, limit=play_limit, decision_seconds=play_clock)
-        super().__init__((host, port), _Handler)
+        self.stopping = threading.Event()
+        self.app = make_app(db, self.tables, self.stopping, verbose)
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        self.socket = socket.create_server((host, port), family=family, backlog=128)
+        self.server_address = self.socket.getsockname()[:2]
+        config = uvicorn.Config(self.app, log_config=None, access_log=verbose, lifespan="off", server_header=False,
+                                date_header=False, proxy_headers=False, timeout_graceful_shutdown=3,
+                                timeout_keep_alive=5)
+        self._server = _Uvicorn(config, self.stopping)
+        self._serving = threading.Event()
+        self._done = threading.Event()
+
+    def serve_forever(self) -> None:
+        self._serving.set()
+        try:
+            self._server.run(sockets=[self.socket])
+        finally:
+            self._done.set()
+
+    def shutdown(self) -> None:
+        """Stop serving (open event streams end, requests in flight get a few seconds) and
+        wait for ``serve_forever`` to return."""
+        self.stopping.set()
+        self._server.should_exit = True
+        if self._serving.is_set():
+            self._done.wait(30)
 
     def server_close(self) -> None:
         self.tables.close()
-        super().server_close()
+        self.socket.close()
 
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
-        return f"http://{host}:{port}/"
+        return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
 
-def make_server(db: str | os.PathLike, host: str = "127.0.0.1", port: int = 8080, **play_options: Any) -> WebServer:
+def make_server(db: str | os.PathLike, host: str = "127.0.0.1", port: int = 8080, **options: Any) -> WebServer:
     """A web server over the store ``db`` (checked first); call ``serve_forever()``.
-    ``play_options``: ``play_limit``, ``play_clock`` (seconds a decision) of /play."""
-    return WebServer(check_store(db), host, port, **play_options)
+    ``options``: ``play_limit``, ``play_clock`` (seconds a decision) of /play; ``verbose``
+    (a line per request, tracebacks of errors)."""
+    return WebServer(check_store(db), host, port, **options)
 
 
-def serve_in_thread(db: str | os.PathLike, host: str = "127.0.0.1", port: int = 0) -> tuple[WebServer, threading.Thread]:
-    """Start serving in a daemon thread (for embedding and tests); ``shutdown()`` to stop."""
-    server = make_server(db, host, port)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+def serve_in_thread(db: str | os.PathLike, host: str = "127.0.0.1", port: int = 0,
+                    **options: Any) -> tuple[WebServer, threading.Thread]:
+    """Start serving in a daemon thread (for embedding and tests); ``shutdown()`` then
+    ``server_close()`` to stop."""
+    server = make_server(db, host, port, **options)
+    thread = threading.Thread(target=server.serve_forever, daemon=True, name="arbiter-web")
     thread.start()
     return server, thread
