@@ -63,7 +63,7 @@ import uvicorn
 from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
@@ -932,6 +932,16 @@ class _Site:
         return status, ctype, body, []
 
     async def endpoint(self, request: Request) -> Response:
+        try:
+            return await self._answer(request)
+        except ClientDisconnect:  # gone while it sent its request: nobody to answer
+            return Response(status_code=400)
+        except Exception as exc:  # noqa: BLE001 - one line, not a traceback per bad request
+            log.error("error serving %s %s: %s: %s", request.method, request.url.path[:80], type(exc).__name__,
+                      str(exc)[:200], exc_info=self.verbose)
+            return Response("internal error (see the server log)\n", 500, media_type="text/plain")
+
+    async def _answer(self, request: Request) -> Response:
         nonce = secrets.token_hex(16)  # lowercase hex: never reads as a card (QS, 10H) in a scan of the page
         raw = request.scope.get("raw_path") or request.url.path.encode()
         path = raw.decode("latin-1") + (f"?{request.url.query}" if request.url.query else "")
