@@ -1,6 +1,7 @@
 """`arbiter web`: the standings web page over the store.
 
     arbiter web                       # http://127.0.0.1:8080/ over ./arena.sqlite
+    make demo && arbiter web          # no arena.sqlite yet: the demo's .demo.sqlite (said so)
     arbiter web --db club.sqlite --port 8000
 
 Read-only: tournaments, standings with ratings and intervals, the cross-table, every
@@ -18,13 +19,30 @@ from typing import Annotated, Optional
 
 import typer
 
-from arbiter.cli._common import DbOpt, UsageError, _run, app, err, out
+from arbiter.cli._common import UsageError, _run, app, err, out
 from arbiter.store.db import DEFAULT_DB
+
+#: The store `make demo` writes (the Makefile's demo target); `arbiter web` without --db
+#: serves it when there is no arena.sqlite, so the demo's standings and /play are one
+#: command away.
+DEMO_DB = ".demo.sqlite"
+
+
+def default_store(db: Path | None) -> tuple[Path, str]:
+    """The store to serve and a note saying why it is that one ("" when it was given)."""
+    if db is not None:
+        return db, ""
+    if not Path(DEFAULT_DB).exists() and Path(DEMO_DB).is_file():
+        return Path(DEMO_DB), (f"no {DEFAULT_DB} here: serving the demo's store {DEMO_DB} (written by `make demo`; "
+                               "--db for another)")
+    return Path(DEFAULT_DB), ""
 
 
 @app.command()
 def web(
-    db: DbOpt = Path(DEFAULT_DB),
+    db: Annotated[Optional[Path], typer.Option(
+        "--db", envvar="ARENA_DB", show_default=False,
+        help=f"SQLite store file. Default: {DEFAULT_DB}, or the demo's {DEMO_DB} (`make demo`) where only it exists.")] = None,
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on (0: any free port).")] = 8080,
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log every request (one line each) and the "
@@ -37,12 +55,18 @@ def web(
                                               "them the person's side forfeits (the match is recorded). A person whose page "
                                               "has been closed for a minute at their turn forfeits at once.")] = 300,
 ) -> None:
-    """Serve the standings, cross-tables, matches and replays of the store as a web page."""
+    """Serve the standings, cross-tables, matches and replays of the store as a web page, and /play (a seat against bots).
+
+    Right after `make demo` (which writes .demo.sqlite), `arbiter web` serves the demo's standings.
+    Pages that change (a running tournament, an arena, a seat at /play) update themselves."""
     from arbiter.present.web import make_server
 
     from arbiter.present.play_page import DEFAULT_LIMIT
     from arbiter.server.app import is_loopback
 
+    db, note = default_store(db)
+    if note:
+        err.print(note, highlight=False, markup=False)
     if play_limit is None:
         play_limit = DEFAULT_LIMIT if is_loopback(host) else 0
         if not play_limit:

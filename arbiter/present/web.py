@@ -94,7 +94,7 @@ def check_store(path: str | os.PathLike) -> Path:
     is missing or unusable."""
     p = Path(path)
     if not p.is_file():
-        raise StoreError(f"no store at {p} (run a tournament first, or pass --db)")
+        raise StoreError(f"no store at {p} (run a tournament first, or `make demo`, or pass --db)")
     open_read_only(p).close()
     return p
 

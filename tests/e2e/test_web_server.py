@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import http.client
+import os
 import re
 import shutil
 import signal
@@ -63,11 +64,13 @@ def world() -> Iterator[tuple[Path, Path]]:
 
 
 @contextlib.contextmanager
-def _server(db: Path, log: Path) -> Iterator[tuple[subprocess.Popen, str]]:
-    """`arbiter web --verbose --port 0`, its stderr (the log) in ``log``; its host:port."""
+def _server(db: Path | None, log: Path, cwd: Path = ROOT) -> Iterator[tuple[subprocess.Popen, str]]:
+    """`arbiter web --verbose --port 0 [--db DB]`, its stderr (the log) in ``log``; its host:port."""
     with open(log, "w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "arbiter", "web", "--db", str(db), "--port", "0", "--verbose"],
-                                cwd=ROOT, stdout=subprocess.PIPE, stderr=err, text=True, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen([sys.executable, "-m", "arbiter", "web", "--port", "0", "--verbose",
+                                 *(["--db", str(db)] if db else [])],
+                                cwd=cwd, stdout=subprocess.PIPE, stderr=err, text=True, stdin=subprocess.DEVNULL,
+                                env={k: v for k, v in os.environ.items() if k != "ARENA_DB"})
         try:
             line = proc.stdout.readline()
             m = re.search(r"on http://([\d.]+:\d+)/", line)
@@ -240,3 +243,23 @@ def test_port_zero_prints_the_real_url(world):
         assert _get(address, "/healthz")[:2] == (200, "ok")
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(20) == 0
+
+
+def test_right_after_make_demo_web_serves_the_demos_store_and_says_so(world):
+    """`make demo` writes .demo.sqlite; `arbiter web` with no --db and no arena.sqlite serves it."""
+    tmp, db = world
+    here = tmp / "first-run"
+    here.mkdir()
+    shutil.copy(db, here / ".demo.sqlite")
+    with _server(None, tmp / "demo.log", cwd=here) as (proc, address):
+        status, index, _ = _get(address, "/")
+        assert status == 200 and '>running</a>' in index and 'id="play-link"' in index
+        assert _get(address, "/play")[0] == 200
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(20) == 0
+    assert "serving the demo's store .demo.sqlite" in (tmp / "demo.log").read_text()
+    assert sorted(p.name for p in here.iterdir()) == [".demo.sqlite"]  # no arena.sqlite made beside it
+    (here / ".demo.sqlite").unlink()
+    out = subprocess.run([sys.executable, "-m", "arbiter", "web", "--port", "0"], cwd=here, capture_output=True, text=True,
+                         timeout=60, env={k: v for k, v in os.environ.items() if k != "ARENA_DB"})
+    assert out.returncode != 0 and "no store at arena.sqlite" in out.stderr and "make demo" in out.stderr, out.stderr
