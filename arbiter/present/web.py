@@ -33,7 +33,8 @@ Routes: ``/`` tournaments, ``/t/<id>`` standings + cross-table + matches,
 ``/m/<match_id>?step=N&view=spectator|full|seatK`` the replay viewer; arenas
 (``arbiter arena``): ``/a`` the arenas, ``/a/<name>`` a live leaderboard,
 ``/a/<name>/bot/<bot>`` a bot's rating history (an SVG chart drawn here), encounters and
-failures, ``/a/<name>/m/<match_id>`` a replay of a finished encounter; ``/play`` a person
+failures, ``/a/<name>/m/<match_id>`` a replay of a finished encounter; ``/play/history`` the
+matches played one at a time (kept out of the tournaments' list); ``/play`` a person
 plays a seat against bots (``arbiter.present.play_page``: the only pages that write, each
 finished match's record, to the store); ``/healthz``.
 """
@@ -72,13 +73,16 @@ from cardarena.records import MatchRecord
 from cardarena.replay import ReplayError
 from cardarena.replay import ReplayStep, step_record
 from arbiter.present.boards import board
+from arbiter.present.export import ARENA_SCALE, margin_header, margin_text, standings_notes
 from arbiter.present.played import describe, team_rows
 from arbiter.present import play_page as play
+from arbiter.person.seat import HUMAN
 from arbiter.store.arenas import ArenaMatch, ArenaRow, Arenas, EncounterRow
 from arbiter.store.db import READ_ERRORS, MatchRow, Store, StoreError, TournamentRow
 from cardarena import disclosure
 from arbiter.arena import matchmaking
 from arbiter.rating.ratings import RATING_METHOD, compute_standings
+from arbiter.tournament.play import is_play_name
 from arbiter.tournament.spec import TournamentSpec
 
 log = logging.getLogger(__name__)
@@ -130,6 +134,7 @@ class Standings:
     rows: list[StandingRow]
     cross: dict[tuple[str, str], float]  # (row bot, column bot) -> row bot's score share
     method: str  # how the ratings were computed, shown under the table
+    notes: list[tuple[str, str]] = field(default_factory=list)  # (id, sentence): the order, columns, scale
 
 
 def tournament_standings(store: Store, tour: TournamentRow) -> tuple[Standings, list[MatchRow]]:
@@ -142,9 +147,7 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[Standings, 
     shown = team_rows(st.rows, spec.teams)  # one row per named partnership
     for d in shown:
         r = d.row
-        extra = {"margin": f"{r.mean_margin:+.1f}"}
-        if r.dup_advantage is not None:
-            extra["dup. advantage"] = f"{r.dup_advantage:+.1f}" + ("" if r.dup_se is None else f" ± {r.dup_se:.1f}")
+        extra = {margin_header(st): margin_text(st, r)}  # one margin column (with duplicate deals: ± s.e.)
         if r.los_next is not None:
             extra["LOS over next"] = f"{100 * r.los_next:.1f}%"
         out.append(StandingRow(
@@ -162,7 +165,7 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[Standings, 
             if v is not None:
                 cross[(la, lb)] = v
     method = RATING_METHOD
-    return Standings(out, cross, method), rows
+    return Standings(out, cross, method, standings_notes(st, tour.spec)), rows
 
 
 # --------------------------------------------------------------------------------------
@@ -268,14 +271,30 @@ _INDEX = """{% extends "base" %}
 {% block title %}Tournaments · Card Arena{% endblock %}
 {% block body %}
 <h1>Tournaments</h1>
-<p class="muted small">From {{ db }}. <a href="/play" id="play-link">Play a seat against bots</a>.</p>
-{% if not tournaments %}<p>No tournaments yet: run <code>arbiter tournament run</code>.</p>{% else %}
+<p class="muted small">From {{ db }}. <a href="/play" id="play-link">Play a seat against bots</a>{% if played %}
+· <a href="/play/history" id="played-link">{{ played }} match{{ '' if played == 1 else 'es' }} played at /play and with <code>arbiter play</code></a>{% endif %}.</p>
+{% if not tournaments %}<p>No tournaments yet: run <code>arbiter tournament run</code> (or <code>make demo</code>).</p>{% else %}
 <table id="tournaments"><tr><th>name</th><th>game</th><th>bots</th><th class="num">matches</th><th>state</th></tr>
 {% for t in tournaments %}
 <tr><td><a href="/t/{{ t.id }}">{{ t.name }}</a></td><td>{{ t.game }}</td><td>{{ bots[t.id] }}</td>
 <td class="num">{{ done[t.id] }}{% if t.planned %} / {{ t.planned }}{% endif %}</td>
 <td>{% if t.finished %}<span class="pill done">finished</span>{% else %}<span class="pill">in progress</span>{% endif %}</td></tr>
 {% endfor %}</table>{% endif %}
+{% endblock %}
+"""
+
+_PLAYED = """{% extends "base" %}
+{% block title %}Matches played · Card Arena{% endblock %}
+{% block crumbs %}/ <a href="/play">play</a> / history{% endblock %}
+{% block body %}
+<h1>Matches played one at a time</h1>
+<p class="muted">At <a href="/play">/play</a> (a person at a seat, shown as <em>you</em>) and with <code>arbiter play</code>:
+single matches, not a tournament, so they are in no standings. Each replays like any other.</p>
+{% if not matches %}<p id="none">None yet: <a href="/play">play a seat against bots</a>.</p>{% else %}
+<table id="played-matches"><tr><th>game</th><th>match</th><th>seats</th><th>scores</th><th>ended</th></tr>
+{% for t, m in matches %}<tr class="played-match"><td>{{ t.name[5:] }}</td><td><a href="/m/{{ m.match_id|urlencode }}">{{ m.match_id }}</a></td>
+<td>{% for s in m.seats %}{{ 'you' if s == person else s }}{{ ', ' if not loop.last else '' }}{% endfor %}</td>
+<td>{{ m.outcome.scores|map('num')|join(' / ') }}</td><td>{{ m.outcome.reason.value }}</td></tr>{% endfor %}</table>{% endif %}
 {% endblock %}
 """
 
@@ -309,7 +328,8 @@ _TOURNAMENT = """{% extends "base" %}
 <td class="num">{% if s.rating_lo is not none %}{{ '%.0f'|format(s.rating_lo) }} – {{ '%.0f'|format(s.rating_hi) }}{% else %}–{% endif %}</td>
 {% for k in extra_cols %}<td class="num">{{ s.extra.get(k, '') }}</td>{% endfor %}<td class="num">{{ s.forfeits }}</td></tr>
 {% endfor %}</table>
-<p class="muted small">Rating: {{ st.method }}.{% if played.wdl_note %} <span id="wdl-note">{{ played.wdl_note }}.</span>{% endif %}</p>
+<div class="muted small" id="standings-notes">{% for key, note in st.notes %}<p id="{{ key }}" class="note">{{ note }}</p>{% endfor %}
+<p class="note" id="rating-method">Rating method: {{ st.method }}.</p></div>
 {% if st.rows|length > 1 %}
 <h2>Cross-table</h2>
 <table id="crosstable"><tr><th>score % of the row bot against</th>{% for c in st.rows %}<th class="num">{{ c.name }}</th>{% endfor %}</tr>
@@ -421,7 +441,8 @@ _ARENA = """{% extends "base" %}
 <td class="num los">{{ '%.1f%%'|format(100 * r.los_next) if r.los_next is not none else '' }}</td>
 <td class="num encounters">{{ r.encounters }}</td><td class="num">{{ r.matches }}</td><td class="num failures">{{ r.failures }}</td></tr>{% endfor %}
 </table>{% endif %}
-<p class="muted small">Rating: Weng-Lin Plackett-Luce (openskill) updated after every encounter, one result per deal
+<p class="muted small" id="rating-scale">{{ scale }}.</p>
+<p class="muted small">Ranked by rating: Weng-Lin Plackett-Luce (openskill) updated after every encounter, one result per deal
 (points over its seatings, ties broken by the score margin); interval μ ± 1.96σ; LOS: the likelihood of superiority over the next row.</p>
 {% if others %}<h2>Suspended, replaced and withdrawn</h2>
 <table id="others"><tr><th>bot</th><th>version</th><th>status</th><th>why</th><th class="num">rating</th><th class="num">encounters</th></tr>
@@ -453,6 +474,7 @@ It plays again once a new version is registered (<code>arbiter bots submit ... -
 {% elif current.reason %}<p class="muted" id="reason">{{ current.reason }}</p>{% endif %}
 <h2>Rating history</h2>
 {{ chart }}
+<p class="muted small" id="rating-scale">{{ scale }}.</p>
 <h2>Versions</h2>
 <table id="versions"><tr><th>version</th><th>status</th><th class="num">rating</th><th class="num">95% interval</th><th class="num">encounters</th><th class="num">matches</th><th class="num">forfeits</th><th>why</th></tr>
 {% for v in versions %}<tr><td>{{ v.version }}</td><td>{{ v.status }}</td><td class="num">{{ '%.2f'|format(v.mu) }}</td>
@@ -482,7 +504,7 @@ def _num(x: float) -> str:
 
 _env = jinja2.Environment(
     loader=jinja2.DictLoader({"base": _BASE, "index": _INDEX, "tournament": _TOURNAMENT, "replay": _REPLAY, "error": _ERROR,
-                              "arenas": _ARENAS, "arena": _ARENA, "arena_bot": _ARENA_BOT}),
+                              "arenas": _ARENAS, "played": _PLAYED, "arena": _ARENA, "arena_bot": _ARENA_BOT}),
     autoescape=True,
     undefined=jinja2.StrictUndefined,
 )
@@ -501,13 +523,26 @@ class PageError(Exception):
 
 
 def index_page(store: Store) -> str:
-    tournaments = store.tournaments()
+    every = store.tournaments()
+    tournaments = [t for t in every if not is_play_name(t.name)]  # single played matches: their own page
+    played = sum(getattr(t, "done", 0) or len(store.matches(t.id)) for t in every if is_play_name(t.name))
     bots, done = {}, {}
     for t in tournaments:
         spec_bots = t.spec.get("bots") or []
         bots[t.id] = ", ".join(str(b) for b in spec_bots)
         done[t.id] = getattr(t, "done", 0) or len(store.matches(t.id))
-    return _env.get_template("index").render(tournaments=tournaments, bots=bots, done=done, db=store.path)
+    return _env.get_template("index").render(tournaments=tournaments, bots=bots, done=done, db=store.path, played=played)
+
+
+def played_page(store: Store) -> str:
+    """``/play/history``: the matches played one at a time (a person at /play, or
+    ``arbiter play``), kept in the store's ``play:GAME`` tournaments, newest first."""
+    matches = []
+    for t in store.tournaments():
+        if is_play_name(t.name):
+            matches += [(t, m) for m in store.matches(t.id)]
+    matches.sort(key=lambda tm: (tm[0].id, tm[1].idx), reverse=True)
+    return _env.get_template("played").render(matches=matches, person=HUMAN)
 
 
 def tournament_page(store: Store, key: str) -> str:
@@ -648,7 +683,7 @@ def arena_page(store: Store, name: str, recent: int = 30) -> str:
     matches = store.db.execute("SELECT COUNT(*) FROM arena_matches WHERE arena_id = ?", (a.id,)).fetchone()[0]
     return _env.get_template("arena").render(
         a=a, ranked=[r for r in rows if r.status == "active"], others=[r for r in rows if r.status != "active"],
-        playing=tables.encounters(a.id, "playing"), recent=shown, done=len(done), matches=matches,
+        playing=tables.encounters(a.id, "playing"), recent=shown, done=len(done), matches=matches, scale=ARENA_SCALE,
     )
 
 
@@ -738,7 +773,7 @@ def arena_bot_page(store: Store, arena_name: str, bot: str, recent: int = 20) ->
             failures.append((e, me, e.failures[me], _scrub(stderr[-600:], store)))
     return _env.get_template("arena_bot").render(
         a=a, name=name, current=current, versions=versions, chart=rating_svg(series), recent=shown,
-        failures=failures,
+        failures=failures, scale=ARENA_SCALE,
     )
 
 
@@ -892,6 +927,8 @@ def _store_page(db: Path, path: str) -> tuple[int, str, str]:
     try:
         if not parts:
             return 200, html_type, index_page(store)
+        if parts == ["play", "history"]:
+            return 200, html_type, played_page(store)
         if parts[0] == "t" and len(parts) == 2:
             return 200, html_type, tournament_page(store, parts[1])
         if parts[0] == "m" and len(parts) == 2:
@@ -905,6 +942,11 @@ def _store_page(db: Path, path: str) -> tuple[int, str, str]:
         store.close()
 
 
+def _is_seat_path(path: str) -> bool:
+    """A request for ``arbiter.present.play_page`` (the form, a seat), not a page of the store."""
+    return play.is_play_path(path) and urllib.parse.urlsplit(path).path.rstrip("/") != "/play/history"
+
+
 class _Site:
     """What the app's requests share: the store, the /play tables, the stop flag."""
 
@@ -915,7 +957,7 @@ class _Site:
         """One request answered (in a worker thread: pages read the store, /play waits on
         its match); an error is one line in the log (its traceback with ``verbose``)."""
         _NONCE.set(nonce)
-        if play.is_play_path(req.path):
+        if _is_seat_path(req.path):
             return play.handle(req, _env, self.tables, nonce, self.verbose)
         if req.method not in ("GET", "HEAD"):
             return 405, "text/html; charset=utf-8", error_page(405, f"no page takes a {req.method} at {req.path[:80]!r}"), []
@@ -983,7 +1025,7 @@ class _Site:
         """The page's event stream: an event (id and data: the new fragment's hash) each
         time its live part changes, ``end`` once it is final. A seat's page (/play/ID)
         wakes on its match's moves; a page of the store on a write to the store."""
-        seat = play.is_play_path(req.path)
+        seat = _is_seat_path(req.path)
         version = 0
         if seat:
             try:
