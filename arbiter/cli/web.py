@@ -81,6 +81,7 @@ def web(
             raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
     server = _run(listen)
+    server.stop_on_signals()  # a Ctrl-C as soon as the URL is out is a clean stop too
     out.print(f"serving {db} on {server.url}", highlight=False, markup=False)
     sys.stdout.flush()
     try:

@@ -80,7 +80,7 @@ _NEW = """{% extends "base" %}
 {% block crumbs %}/ play{% endblock %}
 {% block body %}
 <h1>Play a seat against bots</h1>
-<p class="muted" id="live">{{ live }} of {{ limit }} matches with a person at the table are being played ·
+<p class="muted" id="live-count">{{ live }} of {{ limit }} matches with a person at the table are being played ·
 {{ clock }} a decision (past it your side forfeits; so does closing the match's page for a minute at your turn) · the match is recorded in {{ db }} and replays like any other.</p>
 {% if unwritable %}<p class="error" id="store-unwritable">Playing is off: the store {{ db }} cannot be written ({{ unwritable }}),
 so a match played here could not be recorded. The rest of the site works.</p>{% endif %}

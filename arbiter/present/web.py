@@ -997,7 +997,7 @@ class _Site:
                         break
         req = play.Request(request.method, path, request.headers, body)
         query = request.query_params
-        if request.method in ("GET", "HEAD") and query.get("events") == "1":
+        if request.method == "GET" and query.get("events") == "1":
             return await self._events(req, query.get("since", ""), request.headers.get("last-event-id"), nonce)
         status, ctype, text, extra = await run_in_threadpool(self.render, req, nonce)
         headers = security_headers(nonce)
@@ -1134,6 +1134,12 @@ class WebServer:
         self._server = _Uvicorn(config, self.stopping)
         self._serving = threading.Event()
         self._done = threading.Event()
+
+    def stop_on_signals(self) -> None:
+        """From now on (main thread) SIGINT and SIGTERM stop the server gracefully, even one
+        arriving before ``serve_forever`` has started (right after the URL is printed)."""
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, self._server.handle_exit)
 
     def serve_forever(self) -> None:
         self._serving.set()

@@ -263,3 +263,14 @@ def test_right_after_make_demo_web_serves_the_demos_store_and_says_so(world):
     out = subprocess.run([sys.executable, "-m", "arbiter", "web", "--port", "0"], cwd=here, capture_output=True, text=True,
                          timeout=60, env={k: v for k, v in os.environ.items() if k != "ARENA_DB"})
     assert out.returncode != 0 and "no store at arena.sqlite" in out.stderr and "make demo" in out.stderr, out.stderr
+
+
+def test_ctrl_c_right_after_the_url_is_printed_is_a_clean_stop(world):
+    """The signal handlers are in before the URL is out: a script that stops the server as
+    soon as it read the URL gets a clean stop, not a KeyboardInterrupt traceback or a hang."""
+    tmp, db = world
+    with _server(db, tmp / "early.log") as (proc, _address):
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(20) == 0
+    text = (tmp / "early.log").read_text()
+    assert "Traceback" not in text and text.rstrip().endswith("stopped"), text[-2000:]
