@@ -1134,12 +1134,14 @@ class WebServer:
         self._server = _Uvicorn(config, self.stopping)
         self._serving = threading.Event()
         self._done = threading.Event()
+        self._old_handlers: dict[int, Any] = {}
 
     def stop_on_signals(self) -> None:
         """From now on (main thread) SIGINT and SIGTERM stop the server gracefully, even one
         arriving before ``serve_forever`` has started (right after the URL is printed)."""
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, self._server.handle_exit)
+        if threading.current_thread() is threading.main_thread():  # (signals are the main thread's)
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old_handlers.setdefault(sig, signal.signal(sig, self._server.handle_exit))
 
     def serve_forever(self) -> None:
         self._serving.set()
@@ -1159,6 +1161,9 @@ class WebServer:
     def server_close(self) -> None:
         self.tables.close()
         self.socket.close()
+        while self._old_handlers:  # as they were before stop_on_signals
+            sig, handler = self._old_handlers.popitem()
+            signal.signal(sig, handler)
 
     @property
     def url(self) -> str:
