@@ -56,6 +56,7 @@ def world() -> Iterator[tuple[Path, Path]]:
                                                         "options": {"deals": 1}}, planned=4)
         for idx in range(2):
             _save(store, t.id, idx)
+        store.open_tournament("broken", "spades", {"game": "no-such-game", "bots": ["a", "b"]})  # its page fails
     arena = Arena(ARENA, db, poll=0)
     asyncio.run(arena.run(max_encounters=2))
     arena.close()
@@ -64,10 +65,10 @@ def world() -> Iterator[tuple[Path, Path]]:
 
 
 @contextlib.contextmanager
-def _server(db: Path | None, log: Path, cwd: Path = ROOT) -> Iterator[tuple[subprocess.Popen, str]]:
-    """`arbiter web --verbose --port 0 [--db DB]`, its stderr (the log) in ``log``; its host:port."""
+def _server(db: Path | None, log: Path, cwd: Path = ROOT, verbose: bool = True) -> Iterator[tuple[subprocess.Popen, str]]:
+    """`arbiter web [--verbose] --port 0 [--db DB]`, its stderr (the log) in ``log``; its host:port."""
     with open(log, "w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "arbiter", "web", "--port", "0", "--verbose",
+        proc = subprocess.Popen([sys.executable, "-m", "arbiter", "web", "--port", "0", *(["--verbose"] if verbose else []),
                                  *(["--db", str(db)] if db else [])],
                                 cwd=cwd, stdout=subprocess.PIPE, stderr=err, text=True, stdin=subprocess.DEVNULL,
                                 env={k: v for k, v in os.environ.items() if k != "ARENA_DB"})
@@ -274,3 +275,19 @@ def test_ctrl_c_right_after_the_url_is_printed_is_a_clean_stop(world):
         assert proc.wait(20) == 0
     text = (tmp / "early.log").read_text()
     assert "Traceback" not in text and text.rstrip().endswith("stopped"), text[-2000:]
+
+
+def test_an_error_in_a_route_is_one_log_line_and_its_traceback_only_with_verbose(world):
+    tmp, db = world
+    for verbose in (False, True):
+        log = tmp / f"error-{verbose}.log"
+        with _server(db, log, verbose=verbose) as (proc, address):
+            status, body, _ = _get(address, "/t/broken")
+            assert status == 500 and "internal error" in body and "no-such-game" not in body  # the reason is the log's
+            assert _get(address, "/")[0] == 200  # and the server goes on
+            proc.send_signal(signal.SIGINT)
+            assert proc.wait(20) == 0
+        text = log.read_text()
+        errors = [ln for ln in text.splitlines() if "error serving" in ln]
+        assert len(errors) == 1 and "GET /t/broken: SpecError:" in errors[0] and "no-such-game" in errors[0], text
+        assert ("Traceback" in text) is verbose, text
