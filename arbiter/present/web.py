@@ -872,16 +872,19 @@ def page_fragment(page: str) -> str | None:
     return page[m.end():]
 
 
-def fragment_hash(fragment: str) -> str:
-    return hashlib.blake2b(fragment.encode(), digest_size=8).hexdigest()
+def fragment_hash(fragment: str, nonce: str = "") -> str:
+    """What the live part's HTML says, as a short hash: the same content, the same hash
+    (the response's CSP nonce, new each time, taken out first)."""
+    text = fragment.replace(nonce, "") if nonce else fragment
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
 
-def _mark_live(page: str) -> str:
+def _mark_live(page: str, nonce: str = "") -> str:
     """The page with its live part's hash on ``#live`` (the script's first ``since``)."""
     fragment = page_fragment(page)
     if fragment is None:
         return page
-    return _LIVE_OPEN.sub(lambda m: f'<div id="live" data-hash="{fragment_hash(fragment)}"{m.group(1)}>', page, count=1)
+    return _LIVE_OPEN.sub(lambda m: f'<div id="live" data-hash="{fragment_hash(fragment, nonce)}"{m.group(1)}>', page, count=1)
 
 
 def _store_stamp(db: Path) -> tuple[int, ...]:
@@ -1008,9 +1011,9 @@ class _Site:
                     status, text = 404, error_page(404, f"the page {request.url.path[:80]!r} has no live part")
                 else:
                     text = fragment
-                    headers["X-Live-Hash"] = fragment_hash(fragment)
+                    headers["X-Live-Hash"] = fragment_hash(fragment, nonce)
             else:
-                text = _mark_live(text)
+                text = _mark_live(text, nonce)
         response = Response(text, status, headers=headers, media_type=ctype)
         for k, v in extra:
             response.headers.append(k, v)
@@ -1042,7 +1045,7 @@ class _Site:
             fragment, stamp, idle = first, _store_stamp(self.db), 0.0
             yield "retry: 2000\n\n"
             while True:
-                h = fragment_hash(fragment)
+                h = fragment_hash(fragment, nonce)
                 if h != known:
                     known = h
                     yield f"id: {h}\ndata: {h}\n\n"

@@ -292,7 +292,7 @@ def _click_through(browser, cards: bool = False) -> int:
         if browser.find_elements(By.ID, "failed"):
             raise AssertionError(browser.find_element(By.ID, "failed").text)
         if browser.find_elements(By.ID, "over"):
-            _wait(browser, "#replay-link")  # the page reloads itself once the record is stored
+            _wait(browser, "#replay-link")  # the page's live part shows it once the record is stored
             return decisions
         buttons = browser.find_elements(By.CSS_SELECTOR, "#actions button.legal")
         assert buttons, "a decision with no clickable action"
