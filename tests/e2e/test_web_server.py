@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import http.client
 import os
 import re
@@ -19,6 +20,7 @@ import socket
 import struct
 import subprocess
 import sys
+import urllib.parse
 import tempfile
 from pathlib import Path
 from typing import Iterator
@@ -291,3 +293,75 @@ def test_an_error_in_a_route_is_one_log_line_and_its_traceback_only_with_verbose
         errors = [ln for ln in text.splitlines() if "error serving" in ln]
         assert len(errors) == 1 and "GET /t/broken: SpecError:" in errors[0] and "no-such-game" in errors[0], text
         assert ("Traceback" in text) is verbose, text
+
+
+def test_a_seat_whose_clicks_are_cut_off_leaves_no_traceback(world):
+    """The issue's case: a person clicks, and the browser drops the request it was still
+    being answered (the POST's redirect, the page's event stream) as the next page loads."""
+    tmp, db = world
+    log = tmp / "seat.log"
+    with _server(db, log) as (proc, address):
+        host, port = address.split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=120)
+        form = {"game": "spades", "seat": "0", "preset": "", "o.deals": "1", "bot.0": "random", "bot.1": "random",
+                "bot.2": "random", "bot.3": "random"}
+        conn.request("POST", "/play/new", body=urllib.parse.urlencode(form),
+                     headers={"Content-Type": "application/x-www-form-urlencoded"})
+        r = conn.getresponse()
+        r.read()
+        assert r.status == 303, r.status
+        path, cookie = r.getheader("location"), r.getheader("set-cookie").split(";")[0]
+        conn.close()
+        acted = 0
+        for _ in range(40):
+            status, page, _ = _get_with(address, path, cookie)
+            assert status == 200, status
+            if 'name="request"' not in page:
+                assert 'data-over="1"' in page, page[:500]
+                break  # the match is over
+            rid = re.search(r'name="request" value="(\d+)"', page).group(1)
+            action = html.unescape(re.search(r'data-action="([^"]*)"', page).group(1))
+            stream = socket.create_connection((host, int(port)), timeout=10)  # the page's live stream, open
+            stream.sendall(f"GET {path}?events=1&since={_live_hash(page)} HTTP/1.1\r\nHost: {address}\r\n"
+                           f"Cookie: {cookie}\r\n\r\n".encode())
+            body = urllib.parse.urlencode({"request": rid, "action": action}).encode()
+            s = socket.create_connection((host, int(port)), timeout=10)  # the click, dropped before its answer
+            s.sendall(f"POST {path}/act HTTP/1.1\r\nHost: {address}\r\nCookie: {cookie}\r\n"
+                      f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+            _abort(s)
+            _abort(stream)
+            acted += 1
+            _wait_for_decision_past(address, path, cookie, rid)
+        assert acted >= 5
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(30) == 0
+    text = log.read_text()
+    assert "Traceback" not in text and "BrokenPipe" not in text and "Error" not in text, text[-3000:]
+
+
+def _get_with(address: str, path: str, cookie: str) -> tuple[int, str, dict[str, str]]:
+    host, port = address.split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=60)
+    conn.request("GET", path, headers={"Cookie": cookie})
+    r = conn.getresponse()
+    body = r.read().decode()
+    conn.close()
+    return r.status, body, {k.lower(): v for k, v in r.getheaders()}
+
+
+def _wait_for_decision_past(address: str, path: str, cookie: str, rid: str) -> None:
+    """Until the seat's page asks a decision other than ``rid`` or the match is over (its
+    live stream's events, each bounded by the client's timeout)."""
+    host, port = address.split(":")
+    for _ in range(200):
+        _, page, _ = _get_with(address, path, cookie)
+        m = re.search(r'name="request" value="(\d+)"', page)
+        if (m is not None and m.group(1) != rid) or 'data-over="1"' in page:
+            return
+        conn = http.client.HTTPConnection(host, int(port), timeout=60)
+        conn.request("GET", f"{path}?events=1&since={_live_hash(page)}", headers={"Cookie": cookie})
+        r = conn.getresponse()
+        while not r.readline().startswith(b"data:"):
+            pass
+        conn.close()
+    raise AssertionError(f"decision {rid} was never answered")
