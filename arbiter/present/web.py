@@ -17,8 +17,8 @@ package needs no data files. Every response carries ``security_headers``: a CSP 
 only scripts are the page's own (a nonce per response), no framing, no sniffing, no
 Referer, nothing cached.
 
-Live pages. A page that changes (a running tournament's standings, an arena's
-leaderboard and bot pages, a /play seat) holds the part that changes in one
+Live pages. A page that changes (the lists of tournaments and arenas, a running
+tournament's standings, an arena's leaderboard and bot pages, a /play seat) holds the part that changes in one
 ``<div id="live">…</div>``; that is all a page does to be live. ``LIVE_SCRIPT`` (the one
 script, in the base template) then opens the page's event stream, the same URL with
 ``?events=1`` (server-sent events: an event each time the live part's HTML changes, its
@@ -273,13 +273,13 @@ _INDEX = """{% extends "base" %}
 <h1>Tournaments</h1>
 <p class="muted small">From {{ db }}. <a href="/play" id="play-link">Play a seat against bots</a>{% if played %}
 · <a href="/play/history" id="played-link">{{ played }} match{{ '' if played == 1 else 'es' }} played at /play and with <code>arbiter play</code></a>{% endif %}.</p>
-{% if not tournaments %}<p>No tournaments yet: run <code>arbiter tournament run</code> (or <code>make demo</code>).</p>{% else %}
+<div id="live">{% if not tournaments %}<p>No tournaments yet: run <code>arbiter tournament run</code> (or <code>make demo</code>).</p>{% else %}
 <table id="tournaments"><tr><th>name</th><th>game</th><th>bots</th><th class="num">matches</th><th>state</th></tr>
 {% for t in tournaments %}
 <tr><td><a href="/t/{{ t.id }}">{{ t.name }}</a></td><td>{{ t.game }}</td><td>{{ bots[t.id] }}</td>
 <td class="num">{{ done[t.id] }}{% if t.planned %} / {{ t.planned }}{% endif %}</td>
 <td>{% if t.finished %}<span class="pill done">finished</span>{% else %}<span class="pill">in progress</span>{% endif %}</td></tr>
-{% endfor %}</table>{% endif %}
+{% endfor %}</table>{% endif %}</div>
 {% endblock %}
 """
 
@@ -414,10 +414,10 @@ _ARENAS = """{% extends "base" %}
 {% block crumbs %}/ arenas{% endblock %}
 {% block body %}
 <h1>Arenas</h1>
-{% if not arenas %}<p>No arena yet: start one with <code>arbiter arena</code>.</p>{% else %}
+<div id="live">{% if not arenas %}<p>No arena yet: start one with <code>arbiter arena</code>.</p>{% else %}
 <table id="arenas"><tr><th>arena</th><th>game</th><th class="num">active bots</th><th class="num">encounters</th></tr>
 {% for a, active, n in arenas %}<tr><td><a href="/a/{{ a.name|urlencode }}">{{ a.name }}</a></td><td>{{ a.game }}</td>
-<td class="num">{{ active }}</td><td class="num">{{ n }}</td></tr>{% endfor %}</table>{% endif %}
+<td class="num">{{ active }}</td><td class="num">{{ n }}</td></tr>{% endfor %}</table>{% endif %}</div>
 {% endblock %}
 """
 

@@ -140,8 +140,14 @@ def test_a_tournament_page_and_an_arena_leaderboard_push_an_event_when_they_chan
         tour = Stream(address, "/t/running", _live_hash(page))
         _, page, _ = _get(address, "/a/club")
         arena_stream = Stream(address, "/a/club", _live_hash(page))
+        _, page, _ = _get(address, "/")
+        index = Stream(address, "/", _live_hash(page))
         with Store(db) as store:  # the tournament's third match
             _save(store, store.tournament("running").id, 2)
+        event = index.next_event()  # the list of tournaments: its count of matches
+        status, fragment, headers = _get(address, "/?fragment=1")
+        assert status == 200 and headers["x-live-hash"] == event["id"] and "3 / 4" in fragment, fragment[:500]
+        index.close()
         event = tour.next_event()
         status, fragment, headers = _get(address, "/t/running?fragment=1")
         assert status == 200 and headers["x-live-hash"] == event["id"] == event["data"]
