@@ -17,7 +17,6 @@ from arbiter.match import run_match
 from arbiter.person.seat import HUMAN
 from arbiter.present.export import ELO_SCALE, RANKED_BY
 from arbiter.present.web import index_page, open_read_only, played_page, tournament_page
-from arbiter.store.db import Store
 from arbiter.tournament.play import store_play
 from cardarena.records import MatchConfig
 from sdk.loading import load_bot
