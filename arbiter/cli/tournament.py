@@ -138,14 +138,14 @@ def tournament_run(
 def _print_standings(st, info: dict[str, Any], crosstable: bool = False, times: dict[str, Any] | None = None) -> None:
     """``times``: bot -> ThinkTimes (``Store.think_times``), for the latency columns."""
     from arbiter.cli.layout import Column, console_width, fitted_table
-    from arbiter.present.export import _cross_cells, _rating_text, _summary
+    from arbiter.present.export import _cross_cells, _rating_text, _summary, margin_header, margin_text, standings_notes
     from arbiter.present.played import THINK_COLUMNS, THINK_NOTE, describe, team_rows, think_cells
 
     played = describe(info)
     # What is dropped first when the terminal is narrow: the higher ``drop``, the earlier.
     cols = [Column("#"), Column("bot", "left", style="bold", shrink=True), Column("n", drop=5),
             Column("W-D-L", drop=2), Column("score%")]
-    cols += [Column("margin", drop=7)] + ([Column("dup±se", drop=6)] if st.duplicate else [])
+    cols += [Column(margin_header(st), drop=7)]
     cols += [Column("rating", drop=3), Column("95% CI", drop=8), Column("LOS↓", drop=9)]
     forfeits = any(r.forfeits for r in st.rows)
     cols += [Column("forf", drop=4)] if forfeits else []
@@ -155,17 +155,15 @@ def _print_standings(st, info: dict[str, Any], crosstable: bool = False, times: 
         r = d.row
         value, interval = _rating_text(st, r)
         cells = [str(d.rank), d.label, str(r.matches), f"{r.wins}-{r.draws}-{r.losses}",
-                 f"{100 * r.score_rate:.1f}", f"{r.mean_margin:+.1f}"]
-        if st.duplicate:
-            cells.append("" if r.dup_advantage is None else f"{r.dup_advantage:+.1f}" + ("" if r.dup_se is None else f" ± {r.dup_se:.1f}"))
+                 f"{100 * r.score_rate:.1f}", margin_text(st, r)]
         cells += [value, interval.replace(" – ", "–"), "" if r.los_next is None else f"{100 * r.los_next:.0f}%"]
         cells += [str(r.forfeits)] if forfeits else []
         cells += think_cells(times, d.members) if times else []
         rows.append(cells)
     out.print(fitted_table(cols, rows, title=f"Standings: {escape(str(info['name']))}"), width=console_width())
     out.print(_summary(st, info), highlight=False, width=console_width())
-    if played.wdl_note:
-        out.print(f"{played.wdl_note}.", highlight=False, width=console_width())
+    for _, note in standings_notes(st, info):  # the order, the margin, the scale, W-D-L in a free for all
+        out.print(note, highlight=False, width=console_width())
     if times:
         out.print(f"{THINK_NOTE}.", highlight=False, width=console_width())
     if crosstable and len(st.rows) > 1:
@@ -226,8 +224,17 @@ def _fail(message: str) -> None:
 @tournament_app.command("list")
 def tournament_list(db: DbOpt = Path(DEFAULT_DB)) -> None:
     """List the tournaments in the store."""
+    from arbiter.tournament.play import is_play_name
+
     with _run(_open_existing, db) as store:
-        tours = _run(store.tournaments)
+        every = _run(store.tournaments)
+    played = [t for t in every if is_play_name(t.name)]  # single matches (arbiter play, /play): not tournaments
+    tours = [t for t in every if not is_play_name(t.name)]
+    if played:
+        n = sum(t.done for t in played)
+        out.print(f"{plural(n, 'match', 'matches')} played one at a time (arbiter play, arbiter web's /play) are kept "
+                  f"apart, in {', '.join(escape(t.name) for t in played)}: arbiter tournament show NAME lists them",
+                  highlight=False)
     if not tours:
         out.print(f"no tournaments in {db}", markup=False, highlight=False)
         return

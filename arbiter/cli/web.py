@@ -1,6 +1,7 @@
 """`arbiter web`: the standings web page over the store.
 
     arbiter web                       # http://127.0.0.1:8080/ over ./arena.sqlite
+    make demo && arbiter web          # no arena.sqlite yet: the demo's .demo.sqlite (said so)
     arbiter web --db club.sqlite --port 8000
 
 Read-only: tournaments, standings with ratings and intervals, the cross-table, every
@@ -28,13 +29,31 @@ import typer
 from arbiter.cli._common import DbOpt, MetricsOpt, UsageError, _run, app, err, out, start_metrics
 from arbiter.store.db import DEFAULT_DB
 
+#: The store `make demo` writes (the Makefile's demo target); `arbiter web` without --db
+#: serves it when there is no arena.sqlite, so the demo's standings and /play are one
+#: command away.
+DEMO_DB = ".demo.sqlite"
+
+
+def default_store(db: Path | None) -> tuple[Path, str]:
+    """The store to serve and a note saying why it is that one ("" when it was given)."""
+    if db is not None:
+        return db, ""
+    if not Path(DEFAULT_DB).exists() and Path(DEMO_DB).is_file():
+        return Path(DEMO_DB), (f"no {DEFAULT_DB} here: serving the demo's store {DEMO_DB} (written by `make demo`; "
+                               "--db for another)")
+    return Path(DEFAULT_DB), ""
+
 
 @app.command()
 def web(
-    db: DbOpt = Path(DEFAULT_DB),
+    db: Annotated[Optional[Path], typer.Option(
+        "--db", envvar="ARENA_DB", show_default=False,
+        help=f"SQLite store file. Default: {DEFAULT_DB}, or the demo's {DEMO_DB} (`make demo`) where only it exists.")] = None,
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on (0: any free port).")] = 8080,
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log every request.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log every request (one line each) and the "
+                                          "traceback of an error (without it: one line per error).")] = False,
     play_limit: Annotated[Optional[int], typer.Option(min=0, help="Most matches with a person at the table (/play) at "
                                                       "once; 0: none can be started. Default: 4 on a loopback "
                                                       "interface, 0 on any other (anyone reaching the page could "
@@ -51,12 +70,18 @@ def web(
                                                                 "command line).")] = None,
     arbiter_tls_ca: Annotated[Optional[Path], typer.Option("--arbiter-tls-ca", help="PEM CA certificate: reach --arbiter over TLS.")] = None,
 ) -> None:
-    """Serve the standings, cross-tables, matches and replays of the store as a web page."""
+    """Serve the standings, cross-tables, matches and replays of the store as a web page, and /play (a seat against bots).
+
+    Right after `make demo` (which writes .demo.sqlite), `arbiter web` serves the demo's standings.
+    Pages that change (a running tournament, an arena, a seat at /play) update themselves."""
     from arbiter.present.web import make_server
 
     from arbiter.present.play_page import DEFAULT_LIMIT
     from arbiter.server.app import is_loopback
 
+    db, note = default_store(db)
+    if note:
+        err.print(note, highlight=False, markup=False)
     if play_limit is None:
         play_limit = DEFAULT_LIMIT if is_loopback(host) else 0
         if not play_limit:
@@ -67,20 +92,23 @@ def web(
 
     def listen():
         try:
-            return make_server(db, host, port, play_limit=play_limit, play_clock=play_clock, play_arbiter=standing)
+            return make_server(db, host, port, play_limit=play_limit, play_clock=play_clock, play_arbiter=standing,
+                               verbose=verbose)
         except OSError as exc:  # port taken, or host not an interface of this machine
             raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
     server = _run(listen)
+    server.stop_on_signals()  # a Ctrl-C as soon as the URL is out is a clean stop too
     out.print(f"serving {db} on {server.url}", highlight=False, markup=False)
     sys.stdout.flush()
     _run(start_metrics, metrics)
     try:
-        server.serve_forever()
-    except KeyboardInterrupt:
+        server.serve_forever()  # until Ctrl-C or SIGTERM: open pages' streams end, requests in flight finish
+    except KeyboardInterrupt:  # a second Ctrl-C during the stop
         pass
     finally:
         server.server_close()
+        err.print("stopped", highlight=False, markup=False)
 
 
 def _standing(address: str | None, credentials: Path | None, tls_ca: Path | None):

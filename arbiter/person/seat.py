@@ -77,8 +77,8 @@ DEFAULT_DECISION_SECONDS = 300
 
 #: Seconds without a request from any of the match's pages after which the person has left
 #: the table (the tab was closed): at their turn the seat disconnects, and the policy ends
-#: the match (their side forfeits), freeing its place under ``limit``. An open page asks
-#: for the state at least every ``present.play_page.WAIT_SECONDS`` (20 s).
+#: the match (their side forfeits), freeing its place under ``limit``. An open page's live
+#: stream (``present.play_page.seat_version``) counts as a request every second.
 GONE_SECONDS = 60.0
 
 #: Finished matches kept in memory for their pages (their records are in the store).

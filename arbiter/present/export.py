@@ -71,6 +71,49 @@ def to_csv(st: Standings, info: dict[str, Any] | None = None) -> str:
     return buf.getvalue()
 
 
+#: The standings' order, said under every standings table (web page, CLI, exports).
+RANKED_BY = ("ranked by rating, a Bradley-Terry fit to every pair of sides' result in every match (1 for "
+             "finishing ahead, ½ a tie): it follows score %, the share of those pairwise points, not the margin; "
+             "ties by score %, then margin")
+
+#: What the tournaments' rating number means (the arena's is another scale: ARENA_SCALE).
+ELO_SCALE = ("rating: Elo scale, the field's mean at 1500; 200 points ahead of another bot means about 76% of "
+             "the pairwise points expected against it")
+
+#: What the arena's rating number means, beside ELO_SCALE.
+ARENA_SCALE = ("rating: openskill's μ (Weng-Lin Plackett-Luce; a new bot starts at 25 ± 8.3), not the Elo scale "
+               "of tournament pages: once ratings are settled, 1 point here is roughly 30 Elo points")
+
+
+def margin_header(st: Standings) -> str:
+    return "margin ± s.e." if st.duplicate else "margin"
+
+
+def margin_text(st: Standings, r) -> str:
+    """The one margin column: with duplicate deals, the duplicate advantage (each deal's
+    margin averaged over its seatings, then over deals) ± its standard error over deals;
+    without, the mean margin per match."""
+    if st.duplicate and r.dup_advantage is not None:
+        return f"{r.dup_advantage:+.1f}" + ("" if r.dup_se is None else f" ± {r.dup_se:.1f}")
+    return f"{r.mean_margin:+.1f}"
+
+
+def margin_note(st: Standings) -> str:
+    note = "margin: the side's score minus the mean of the other sides' scores, in game points, per match"
+    if st.duplicate:
+        note += (" (duplicate deals: each deal's margins averaged over the seatings it was played in, so the "
+                 "luck of the cards cancels; ± its standard error over the deals)")
+    return note
+
+
+def standings_notes(st: Standings, info: dict[str, Any]) -> list[tuple[str, str]]:
+    """The sentences a standings table needs, keyed: its order (``ranked-by``), its margin
+    column (``margin``), its rating scale (``scale``), W-D-L in a free for all (``wdl-note``)."""
+    wdl = describe(info).wdl_note
+    notes = [("ranked-by", RANKED_BY), ("margin", margin_note(st)), ("scale", ELO_SCALE)] + ([("wdl-note", wdl)] if wdl else [])
+    return [(k, n[0].upper() + n[1:] + ".") for k, n in notes]
+
+
 def _rating_text(st: Standings, r) -> tuple[str, str]:
     if r.rating is None:
         return "", ""
@@ -83,31 +126,20 @@ def _points(x: float) -> str:
 
 
 def _headers(st: Standings) -> list[str]:
-    h = ["#", "bot", "matches", "W", "D", "L", "points", "score %", "mean margin"]
-    if st.duplicate:
-        h += ["dup. advantage ± s.e."]
+    h = ["#", "bot", "matches", "W", "D", "L", "points", "score %", margin_header(st)]
     return h + ["rating", "95% interval", "LOS over next", "forfeits"]
 
 
 def _cells(st: Standings, r, rank: int | None = None, label: str | None = None) -> list[str]:
     value, interval = _rating_text(st, r)
     cells = [str(r.rank if rank is None else rank), r.name if label is None else label, str(r.matches), str(r.wins),
-             str(r.draws), str(r.losses), _points(r.points), f"{100 * r.score_rate:.1f}", f"{r.mean_margin:+.1f}"]
-    if st.duplicate:
-        adv = "" if r.dup_advantage is None else f"{r.dup_advantage:+.1f}" + ("" if r.dup_se is None else f" ± {r.dup_se:.1f}")
-        cells.append(adv)
+             str(r.draws), str(r.losses), _points(r.points), f"{100 * r.score_rate:.1f}", margin_text(st, r)]
     return cells + [value, interval, "" if r.los_next is None else f"{100 * r.los_next:.1f}%", str(r.forfeits)]
 
 
 def _table_cells(st: Standings, info: dict[str, Any]) -> list[list[str]]:
     """The standings rows as shown in a table: one per bot, or per named partnership."""
     return [_cells(st, d.row, d.rank, d.label) for d in team_rows(st.rows, info.get("teams") or ())]
-
-
-def _notes(info: dict[str, Any]) -> list[str]:
-    """What the table's reader needs to know (W-D-L in a free for all)."""
-    note = describe(info).wdl_note
-    return [note + "."] if note else []
 
 
 def _cross_cells(st: Standings) -> tuple[list[str], list[list[str]]]:
@@ -130,7 +162,7 @@ def to_markdown(st: Standings, info: dict[str, Any]) -> str:
     h = _headers(st)
     out += [line(h), "|" + "|".join("---" if i == 1 else "---:" for i in range(len(h))) + "|"]
     out += [line(c) for c in _table_cells(st, info)]
-    out += ([""] + _notes(info)) if _notes(info) else []
+    out += [""] + [n for _, n in standings_notes(st, info)]
     head, rows = _cross_cells(st)
     out += ["", "## Cross-table", "", "Score % of the row bot against the column bot.", "", line(head),
             "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|"]
@@ -192,7 +224,7 @@ def to_html(st: Standings, info: dict[str, Any]) -> str:
             "<thead>" + row(_headers(st), "th") + "</thead>", "<tbody>"]
     body += [row(c) for c in _table_cells(st, info)]
     body += ["</tbody>", "</table>"]
-    body += [f'<p class="meta">{e(n)}</p>' for n in _notes(info)]
+    body += [f'<p class="meta">{e(n)}</p>' for _, n in standings_notes(st, info)]
     head, rows = _cross_cells(st)
     body += ["<h2>Cross-table</h2>", '<p class="meta">Score % of the row bot against the column bot.</p>', "<table>",
              "<thead>" + row(head, "th", 0) + "</thead>", "<tbody>"]

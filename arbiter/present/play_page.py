@@ -5,14 +5,15 @@ The match itself is hosted by ``arbiter.person.seat`` (the runner, bot processes
 the clock, the store). This module only turns requests into calls on it and its
 ``Snapshot`` into HTML: every page of a seat is rendered from that seat's snapshot, so
 it carries the seat's view, its legal actions, its events and public information, and
-nothing else. The only script is a few inline lines (``_SCRIPT``) that wait on
-``/play/ID/state`` and reload the page when something happened.
+nothing else. The seat's page is live (``arbiter.present.web``'s one script): the part
+that changes is ``<div id="live">``, swapped in from ``/play/ID?fragment=1`` each time the
+page's event stream (``/play/ID?events=1``, its cookie checked like the page's) says the
+match moved; ``data-live-end`` in it (the match over and its record stored) ends the stream.
 
 Routes (GET unless said): ``/play`` the form (game, preset, options, seats and bots;
 ``?game=...&o.NAME=...`` fills it in), POST ``/play/new`` starts a match and sets the
 seat's cookie, ``/play/ID`` the seat's page, POST ``/play/ID/act`` (``request``,
-``action``) answers a decision, ``/play/ID/state?since=V`` (JSON: version, step,
-your_turn, over) returns once the version passes V (or after a while).
+``action``) answers a decision.
 
 Security: the seat token is a cookie (``HttpOnly``, ``SameSite=Strict``, scoped to the
 match's path), never in a URL, so it is in no log, history or Referer; every request for
@@ -23,12 +24,11 @@ from __future__ import annotations
 
 import html
 import http.cookies
-import json
 import logging
 import re
-import secrets
 import urllib.parse
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Mapping
 
 import jinja2
 from markupsafe import Markup
@@ -41,13 +41,13 @@ from cardarena.records import clip
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_DECISION_SECONDS", "DEFAULT_LIMIT", "Tables", "handle", "is_play_path"]
+__all__ = ["DEFAULT_DECISION_SECONDS", "DEFAULT_LIMIT", "Request", "Tables", "handle", "is_play_path", "seat_version"]
 
 #: Largest request body taken (a form of a few fields).
 MAX_BODY = 16 * 1024
 
-#: How long a request waits for the match to move (a POST for the seat's next decision,
-#: a state poll for any change) before it answers anyway.
+#: How long a POST waits for the match to move (for the seat's next decision) before it
+#: answers anyway.
 WAIT_SECONDS = 20.0
 
 COOKIE = "seat"
@@ -80,7 +80,7 @@ _NEW = """{% extends "base" %}
 {% block crumbs %}/ play{% endblock %}
 {% block body %}
 <h1>Play a seat against bots</h1>
-<p class="muted" id="live">{{ live }} of {{ limit }} matches with a person at the table are being played ·
+<p class="muted" id="live-count">{{ live }} of {{ limit }} matches with a person at the table are being played ·
 {{ clock }} a decision (past it your side forfeits; so does closing the match's page for a minute at your turn) · the match is recorded in {{ db }} and replays like any other.</p>
 {% if unwritable %}<p class="error" id="store-unwritable">Playing is off: the store {{ db }} cannot be written ({{ unwritable }}),
 so a match played here could not be recorded. The rest of the site works.</p>{% endif %}
@@ -120,6 +120,7 @@ _TABLE = """{% extends "base" %}
 <p class="muted" id="seating">you are seat {{ s.seat }}{% if partners %} (partner: seat {{ partners|join(', ') }}){% endif %} ·
 {% for n in s.seat_names %}seat {{ loop.index0 }}: {{ 'you' if loop.index0 == s.seat else n }}{{ ', ' if not loop.last else '' }}{% endfor %}
 · {{ clock }} a decision{% if options %} · {{ options }}{% endif %}</p>
+<div id="live">
 <div id="status" data-version="{{ s.version }}" data-step="{{ s.step }}" data-over="{{ 1 if s.over else 0 }}"
  data-turn="{{ 1 if s.request_id is not none else 0 }}" data-done="{{ 1 if s.failed or s.stored else 0 }}">
 {% if s.failed %}<p class="error" id="failed">{{ s.failed }}</p>
@@ -152,23 +153,8 @@ _TABLE = """{% extends "base" %}
 <td class="muted small">{{ row.note }}</td></tr>
 {% endfor %}</table>{% if clickable %}<p class="muted small" id="click-hint">Click a card of your hand to play it, or a button above.</p>{% endif %}{% endif %}
 </div>
-<div><h2>Events</h2><div class="steps"><ol id="events">{% for e in s.events %}<li>{{ e }}</li>{% endfor %}</ol></div></div></div>
-<script nonce="{{ nonce }}">
-(function () {
-  var st = document.getElementById("status");
-  if (st.getAttribute("data-done") === "1") { return; }  // over, and its record stored (or not)
-  var v = st.getAttribute("data-version");
-  var list = document.getElementById("events").parentNode;
-  list.scrollTop = list.scrollHeight;
-  function poll() {
-    fetch(window.location.pathname + "/state?since=" + v, {credentials: "same-origin", cache: "no-store"})
-      .then(function (r) { if (!r.ok) { throw new Error(String(r.status)); } return r.json(); })
-      .then(function (s) { if (String(s.version) !== v) { window.location.reload(); } else { poll(); } })
-      .catch(function () { window.setTimeout(poll, 3000); });
-  }
-  poll();
-})();
-</script>
+<div><h2>Events</h2><div class="steps" id="event-list"><ol id="events">{% for e in s.events %}<li>{{ e }}</li>{% endfor %}</ol></div></div></div>
+{% if s.failed or s.stored %}<span data-live-end></span>{% endif %}</div>
 {% endblock %}
 """
 
@@ -276,7 +262,18 @@ def _shown_options(s: Snapshot) -> set[str]:
 
 
 # --------------------------------------------------------------------------------------
-# Requests.
+# Requests (served by ``arbiter.present.web``'s app: it reads the request, runs ``handle`` in
+# a worker thread, since a request may wait on the match, and adds the site's headers).
+
+
+@dataclass(frozen=True)
+class Request:
+    """One HTTP request to ``/play...``, as the web app read it."""
+
+    method: str
+    path: str  # the raw path and query, as sent
+    headers: Mapping[str, str]  # case-insensitive names (Starlette's Headers)
+    body: bytes = b""
 
 
 class _Reply(Exception):
@@ -286,8 +283,8 @@ class _Reply(Exception):
         self.status, self.headers = status, headers
 
 
-def _token(handler: Any) -> str | None:
-    raw = handler.headers.get("Cookie")
+def _token(req: Request) -> str | None:
+    raw = req.headers.get("cookie")
     if not raw:
         return None
     jar = http.cookies.SimpleCookie()
@@ -299,27 +296,26 @@ def _token(handler: Any) -> str | None:
     return morsel.value if morsel is not None else None
 
 
-def _form(handler: Any) -> dict[str, list[str]]:
-    length = handler.headers.get("Content-Length") or "0"
+def _form(req: Request) -> dict[str, list[str]]:
+    length = req.headers.get("content-length") or str(len(req.body))
     if not length.isdigit():
         raise TableError(400, "Content-Length must be a number")
-    if int(length) > MAX_BODY:
-        raise TableError(413, f"the request body is {length} bytes, more than the {MAX_BODY} a form needs")
-    ctype = (handler.headers.get("Content-Type") or "").split(";")[0].strip().lower()
-    body = handler.rfile.read(int(length)) if int(length) else b""
+    if int(length) > MAX_BODY or len(req.body) > MAX_BODY:
+        raise TableError(413, f"the request body is {max(int(length), len(req.body))} bytes, more than the {MAX_BODY} a form needs")
+    ctype = (req.headers.get("content-type") or "").split(";")[0].strip().lower()
     if ctype not in ("application/x-www-form-urlencoded", ""):
         raise TableError(415, f"send the form as application/x-www-form-urlencoded, not {clip(ctype, 60)!r}")
     try:
-        return urllib.parse.parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=200)
+        return urllib.parse.parse_qs(req.body.decode("utf-8"), keep_blank_values=True, max_num_fields=200)
     except (UnicodeDecodeError, ValueError) as exc:
         raise TableError(400, f"the form cannot be read: {clip(str(exc), 100)}") from None
 
 
-def _same_origin(handler: Any) -> None:
+def _same_origin(req: Request) -> None:
     """Refuse a POST another site's page makes this browser send (its Origin says so)."""
-    origin = handler.headers.get("Origin")
+    origin = req.headers.get("origin")
     if origin and origin != "null":
-        host = handler.headers.get("Host") or ""
+        host = req.headers.get("host") or ""
         if urllib.parse.urlsplit(origin).netloc != host:
             raise TableError(403, f"a form from {clip(origin, 80)!r} may not act on this server")
 
@@ -352,9 +348,10 @@ def _start(tables: Tables, form: dict[str, list[str]]) -> tuple[str, str]:
     return table.match_id, table.token
 
 
-def _dispatch(handler: Any, method: str, env: jinja2.Environment, tables: Tables, nonce: str) -> tuple[int, str, str]:
+def _dispatch(req: Request, env: jinja2.Environment, tables: Tables, nonce: str) -> tuple[int, str, str]:
     """(status, content type, body) for one request; raises TableError or _Reply."""
-    url = urllib.parse.urlsplit(handler.path)
+    method = "GET" if req.method == "HEAD" else req.method
+    url = urllib.parse.urlsplit(req.path)
     query = urllib.parse.parse_qs(url.query, keep_blank_values=True)
     parts = [urllib.parse.unquote(p) for p in url.path.split("/") if p]
     html_type = "text/html; charset=utf-8"
@@ -365,69 +362,61 @@ def _dispatch(handler: Any, method: str, env: jinja2.Environment, tables: Tables
     if parts == ["play", "new"]:
         if method != "POST":
             raise _Reply(303, [("Location", "/play")])
-        _same_origin(handler)
-        match_id, token = _start(tables, _form(handler))
+        _same_origin(req)
+        match_id, token = _start(tables, _form(req))
         path = f"/play/{urllib.parse.quote(match_id)}"
         cookie = f"{COOKIE}={token}; Path={path}; HttpOnly; SameSite=Strict"
         raise _Reply(303, [("Location", path), ("Set-Cookie", cookie)])
     if len(parts) in (2, 3) and parts[0] == "play":
         match_id = parts[1]
         action = parts[2] if len(parts) == 3 else ""
-        if action not in ("", "act", "state"):
+        if action not in ("", "act"):
             raise TableError(404, f"no page {clip(url.path, 80)!r}")
-        table = tables.get(match_id, _token(handler))
+        table = tables.get(match_id, _token(req))
         table.browser.seen()  # the seat's own page (its token): the person is at the table
         if action == "":
             if method != "GET":
                 raise TableError(405, f"POST to /play/{match_id}/act to act")
             return 200, html_type, table_page(env, table.snapshot(), nonce)
-        if action == "state":
-            if method != "GET":
-                raise TableError(405, "the state is read with GET")
-            raw = (query.get("since") or ["-1"])[0]
-            if not raw.lstrip("-").isdigit():
-                raise TableError(400, f"since must be a number (a version the page had), got {clip(raw, 20)!r}")
-            table.browser.wait(int(raw), WAIT_SECONDS)
-            table.browser.seen()  # the page waited here all along
-            s = table.snapshot()
-            body = json.dumps({"version": s.version, "step": s.step, "your_turn": s.request_id is not None, "over": s.over})
-            return 200, "application/json", body
         if method != "POST":
             raise TableError(405, "act with a POST of the form on the seat's page")
-        _same_origin(handler)
-        form = _form(handler)
+        _same_origin(req)
+        form = _form(req)
         table.browser.act(_one(form, "request", "the decision (request)"), _one(form, "action", "the action"))
         table.browser.wait_for_turn_or_end(WAIT_SECONDS)
         raise _Reply(303, [("Location", f"/play/{urllib.parse.quote(match_id)}")])
     raise TableError(404, f"no page {clip(url.path, 80)!r}")
 
 
-def handle(handler: Any, method: str, env: jinja2.Environment, tables: Tables) -> None:
-    """Answer one ``/play`` request on ``handler`` (an ``http.server`` request handler)."""
-    nonce = secrets.token_hex(16)  # lowercase hex: never reads as a card (QS, 10H) in a scan of the page
-    headers: list[tuple[str, str]] = []
+def handle(req: Request, env: jinja2.Environment, tables: Tables, nonce: str,
+           verbose: bool = False) -> tuple[int, str, str, list[tuple[str, str]]]:
+    """Answer one ``/play`` request: (status, content type, body, headers of its own: a
+    redirect's Location, the seat's cookie). Blocks while the match is waited on (a worker
+    thread's call); an error in it is one line in the log (its traceback with ``verbose``)."""
     try:
-        status, ctype, body = _dispatch(handler, method, env, tables, nonce)
+        status, ctype, body = _dispatch(req, env, tables, nonce)
+        return status, ctype, body, []
     except _Reply as r:
-        status, ctype, body, headers = r.status, "text/plain; charset=utf-8", "", r.headers
+        return r.status, "text/plain; charset=utf-8", "", r.headers
     except TableError as exc:
-        status, ctype = exc.status, "text/html; charset=utf-8"
-        body = _template(env, "fail").render(status=exc.status, message=str(exc))
-    except Exception:  # noqa: BLE001 - one bad request must not stop the server
-        log.exception("error serving %s %s", method, urllib.parse.urlsplit(handler.path).path)
-        status, ctype = 500, "text/html; charset=utf-8"
+        return exc.status, "text/html; charset=utf-8", _template(env, "fail").render(status=exc.status, message=str(exc)), []
+    except Exception as exc:  # noqa: BLE001 - one bad request must not stop the server
+        path = urllib.parse.urlsplit(req.path).path
+        log.error("error serving %s %s: %s: %s", req.method, clip(path, 80), type(exc).__name__, clip(str(exc), 200),
+                  exc_info=verbose)
         body = _template(env, "fail").render(status=500, message="internal error (see the server log)")
-    data = body.encode()
-    handler.send_response(status)
-    handler.send_header("Content-Type", ctype)
-    handler.send_header("Content-Length", str(len(data)))
-    handler.send_header("Cache-Control", "no-store")
-    handler.send_header("X-Content-Type-Options", "nosniff")
-    handler.send_header("Referrer-Policy", "no-referrer")
-    handler.send_header("X-Frame-Options", "DENY")
-    handler.send_header("Content-Security-Policy", f"default-src 'none'; style-src 'unsafe-inline'; "
-                        f"script-src 'nonce-{nonce}'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'")
-    for k, v in headers:
-        handler.send_header(k, v)
-    handler.end_headers()
-    handler.wfile.write(data)
+        return 500, "text/html; charset=utf-8", body, []
+
+
+def seat_version(req: Request, tables: Tables, since: int, timeout: float) -> int:
+    """For the live stream of a seat's page (``/play/ID``, its cookie checked as for the page):
+    the match's version once it passes ``since`` (or after ``timeout`` seconds); the open
+    stream counts as the person at the table. TableError for another path or a wrong seat."""
+    parts = [urllib.parse.unquote(p) for p in urllib.parse.urlsplit(req.path).path.split("/") if p]
+    if len(parts) != 2 or parts[0] != "play" or parts[1] == "new":
+        raise TableError(404, "only a seat's page (/play/ID) changes by itself")
+    table = tables.get(parts[1], _token(req))
+    table.browser.seen()
+    version = table.browser.wait(since, timeout)
+    table.browser.seen()
+    return version

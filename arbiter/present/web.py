@@ -2,53 +2,87 @@
 
 Served by ``arbiter web`` from the SQLite store, read-only: pages are rendered on the
 server from the store and the engine (replays step the record through it, verifying),
-so the page works without JavaScript and without a network connection; the only script
-is a few inline lines binding the arrow keys to the replay's previous/next links, and
-every style is inline in the page (no asset comes from anywhere else). A running
-tournament's page reloads itself (a meta refresh, only while it runs).
+so the page works without JavaScript and without a network connection; every style is
+inline in the page and no asset comes from anywhere else. The page functions
+(``index_page``, ``tournament_page``, ``replay_page``, the arena pages) are pure: a store
+(and the request's query) in, HTML out.
 
-Stack: the standard library's ``http.server`` (a ThreadingHTTPServer; nothing to install,
-enough for a results page read by a few people) and Jinja2 templates (autoescaping, so a
-bot name can never inject markup; small, pure Python, and the most used template engine
-in Python). Templates live in this module so the package needs no data files.
+Stack: a Starlette (ASGI) app on uvicorn (``WebServer``; ``make_app`` for any other ASGI
+server): page functions run in worker threads (they read SQLite; /play waits on its
+match), a client that goes away mid-response or mid-stream is a normal end of its
+request, every request is one line of uvicorn's access log (``verbose``) and an error
+one line of this module's log (its traceback only with ``verbose``). Jinja2 templates
+(autoescaping, so a bot name can never inject markup) live in this module, so the
+package needs no data files. Every response carries ``security_headers``: a CSP whose
+only scripts are the page's own (a nonce per response), no framing, no sniffing, no
+Referer, nothing cached.
+
+Live pages. A page that changes (the lists of tournaments and arenas, a running
+tournament's standings, an arena's leaderboard and bot pages, a /play seat) holds the part that changes in one
+``<div id="live">…</div>``; that is all a page does to be live. ``LIVE_SCRIPT`` (the one
+script, in the base template) then opens the page's event stream, the same URL with
+``?events=1`` (server-sent events: an event each time the live part's HTML changes, its
+hash as the event's id), and on each event fetches the same URL with ``?fragment=1``
+(``page_fragment``: the inner HTML of #live) and swaps it in. A fragment holding
+``data-live-end`` (``LIVE_END``: the tournament finished, the seat's match over and
+stored) is final: the stream ends. A page of the store is looked at again when the store
+file is written (``_store_stamp``); a seat's page when its match moves
+(``play_page.seat_version``, the seat's cookie checked as for the page).
 
 Routes: ``/`` tournaments, ``/t/<id>`` standings + cross-table + matches,
 ``/m/<match_id>?step=N&view=spectator|full|seatK`` the replay viewer; arenas
-(``arbiter arena``): ``/a`` the arenas, ``/a/<name>`` a live leaderboard (reloading
-itself), ``/a/<name>/bot/<bot>`` a bot's rating history (an SVG chart drawn here),
-encounters and failures, ``/a/<name>/m/<match_id>`` a replay of a finished encounter;
-``/play`` a person plays a seat against bots (``arbiter.present.play_page``: the only pages
-that write, each finished match's record, to the store).
+(``arbiter arena``): ``/a`` the arenas, ``/a/<name>`` a live leaderboard,
+``/a/<name>/bot/<bot>`` a bot's rating history (an SVG chart drawn here), encounters and
+failures, ``/a/<name>/m/<match_id>`` a replay of a finished encounter; ``/play/history`` the
+matches played one at a time (kept out of the tournaments' list); ``/play`` a person
+plays a seat against bots (``arbiter.present.play_page``: the only pages that write, each
+finished match's record, to the store); ``/healthz``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import contextvars
 import functools
+import hashlib
 import html
-import http.server
 import logging
 import os
+import re
+import secrets
+import signal
+import socket
 import threading
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, AsyncIterator, Callable, Iterator
 
 import jinja2
+import uvicorn
 from markupsafe import Markup
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
 
 from cardarena.games import Card, get_game
 from cardarena.records import MatchRecord
 from cardarena.replay import ReplayError
 from cardarena.replay import ReplayStep, step_record
 from arbiter.present.boards import board
+from arbiter.present.export import ARENA_SCALE, margin_header, margin_text, standings_notes
 from arbiter.present.played import THINK_COLUMNS, THINK_NOTE, describe, team_rows, think_cells
 from arbiter.present import play_page as play
+from arbiter.person.seat import HUMAN
 from arbiter.store.arenas import ArenaMatch, ArenaRow, Arenas, EncounterRow
 from arbiter.store.db import READ_ERRORS, MatchRow, Store, StoreError, TournamentRow
 from cardarena import disclosure
 from arbiter.arena import matchmaking
 from arbiter.rating.ratings import RATING_METHOD, compute_standings
+from arbiter.tournament.play import is_play_name
 from arbiter.tournament.spec import TournamentSpec
 
 log = logging.getLogger(__name__)
@@ -64,7 +98,7 @@ def check_store(path: str | os.PathLike) -> Path:
     is missing or unusable."""
     p = Path(path)
     if not p.is_file():
-        raise StoreError(f"no store at {p} (run a tournament first, or pass --db)")
+        raise StoreError(f"no store at {p} (run a tournament first, or `make demo`, or pass --db)")
     open_read_only(p).close()
     return p
 
@@ -100,6 +134,7 @@ class Standings:
     rows: list[StandingRow]
     cross: dict[tuple[str, str], float]  # (row bot, column bot) -> row bot's score share
     method: str  # how the ratings were computed, shown under the table
+    notes: list[tuple[str, str]] = field(default_factory=list)  # (id, sentence): the order, columns, scale
 
 
 def tournament_standings(store: Store, tour: TournamentRow) -> tuple[Standings, list[MatchRow]]:
@@ -113,9 +148,7 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[Standings, 
     times = store.think_times(tour.id)
     for d in shown:
         r = d.row
-        extra = {"margin": f"{r.mean_margin:+.1f}"}
-        if r.dup_advantage is not None:
-            extra["dup. advantage"] = f"{r.dup_advantage:+.1f}" + ("" if r.dup_se is None else f" ± {r.dup_se:.1f}")
+        extra = {margin_header(st): margin_text(st, r)}  # one margin column (with duplicate deals: ± s.e.)
         if r.los_next is not None:
             extra["LOS over next"] = f"{100 * r.los_next:.1f}%"
         if times:  # how much of the clock was the bot's (played.THINK_NOTE)
@@ -135,7 +168,7 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[Standings, 
             if v is not None:
                 cross[(la, lb)] = v
     method = RATING_METHOD
-    return Standings(out, cross, method), rows
+    return Standings(out, cross, method, standings_notes(st, tour.spec)), rows
 
 
 # --------------------------------------------------------------------------------------
@@ -233,33 +266,50 @@ pre.stderr { background:#f8f9fb; border:1px solid var(--line); padding:6px 8px; 
 .board td.section { background:#f8f9fb; font-weight:600; color:#344054; }
 </style></head>
 <body><header><a href="/">Card Arena</a><span class="crumbs">{% block crumbs %}{% endblock %}</span></header>
-<main>{% block body %}{% endblock %}</main></body></html>
+<main>{% block body %}{% endblock %}</main>
+<script nonce="{{ csp_nonce() }}">{{ live_script }}</script></body></html>
 """
 
 _INDEX = """{% extends "base" %}
 {% block title %}Tournaments · Card Arena{% endblock %}
 {% block body %}
 <h1>Tournaments</h1>
-<p class="muted small">From {{ db }}. <a href="/play" id="play-link">Play a seat against bots</a>.</p>
-{% if not tournaments %}<p>No tournaments yet: run <code>arbiter tournament run</code>.</p>{% else %}
+<p class="muted small">From {{ db }}. <a href="/play" id="play-link">Play a seat against bots</a>{% if played %}
+· <a href="/play/history" id="played-link">{{ played }} match{{ '' if played == 1 else 'es' }} played at /play and with <code>arbiter play</code></a>{% endif %}.</p>
+<div id="live">{% if not tournaments %}<p>No tournaments yet: run <code>arbiter tournament run</code> (or <code>make demo</code>).</p>{% else %}
 <table id="tournaments"><tr><th>name</th><th>game</th><th>bots</th><th class="num">matches</th><th>state</th></tr>
 {% for t in tournaments %}
 <tr><td><a href="/t/{{ t.id }}">{{ t.name }}</a></td><td>{{ t.game }}</td><td>{{ bots[t.id] }}</td>
 <td class="num">{{ done[t.id] }}{% if t.planned %} / {{ t.planned }}{% endif %}</td>
 <td>{% if t.finished %}<span class="pill done">finished</span>{% else %}<span class="pill">in progress</span>{% endif %}</td></tr>
-{% endfor %}</table>{% endif %}
+{% endfor %}</table>{% endif %}</div>
+{% endblock %}
+"""
+
+_PLAYED = """{% extends "base" %}
+{% block title %}Matches played · Card Arena{% endblock %}
+{% block crumbs %}/ <a href="/play">play</a> / history{% endblock %}
+{% block body %}
+<h1>Matches played one at a time</h1>
+<p class="muted">At <a href="/play">/play</a> (a person at a seat, shown as <em>you</em>) and with <code>arbiter play</code>:
+single matches, not a tournament, so they are in no standings. Each replays like any other.</p>
+{% if not matches %}<p id="none">None yet: <a href="/play">play a seat against bots</a>.</p>{% else %}
+<table id="played-matches"><tr><th>game</th><th>match</th><th>seats</th><th>scores</th><th>ended</th></tr>
+{% for t, m in matches %}<tr class="played-match"><td>{{ t.name[5:] }}</td><td><a href="/m/{{ m.match_id|urlencode }}">{{ m.match_id }}</a></td>
+<td>{% for s in m.seats %}{{ 'you' if s == person else s }}{{ ', ' if not loop.last else '' }}{% endfor %}</td>
+<td>{{ m.outcome.scores|map('num')|join(' / ') }}</td><td>{{ m.outcome.reason.value }}</td></tr>{% endfor %}</table>{% endif %}
 {% endblock %}
 """
 
 _TOURNAMENT = """{% extends "base" %}
 {% block title %}{{ t.name }} · Card Arena{% endblock %}
-{% block head %}{% if running %}<meta http-equiv="refresh" content="{{ refresh }}">{% endif %}{% endblock %}
 {% block crumbs %}/ {{ t.name }}{% endblock %}
 {% block body %}
 <h1>{{ t.name }}</h1>
+<div id="live">{% if not running %}<span data-live-end></span>{% endif %}
 <p class="muted">{{ t.game }} · {{ rows|length }} matches{% if t.planned %} of {{ t.planned }}{% endif %}
 {% if t.finished %} · <span class="pill done">finished</span>{% else %} · <span class="pill">in progress</span>{% endif %}
-{% if running %} · <span class="small" id="refreshing">this page reloads every {{ refresh }} s while the tournament runs</span>{% endif %}</p>
+{% if running %} · <span class="small" id="refreshing">this page updates by itself while the tournament runs</span>{% endif %}</p>
 <dl class="played" id="played">
 {% for label, text in played.lines() %}<dt>{{ label }}</dt><dd id="played-{{ label }}">{{ text }}</dd>
 {% endfor %}</dl>
@@ -281,7 +331,8 @@ _TOURNAMENT = """{% extends "base" %}
 <td class="num">{% if s.rating_lo is not none %}{{ '%.0f'|format(s.rating_lo) }} – {{ '%.0f'|format(s.rating_hi) }}{% else %}–{% endif %}</td>
 {% for k in extra_cols %}<td class="num">{{ s.extra.get(k, '') }}</td>{% endfor %}<td class="num">{{ s.forfeits }}</td></tr>
 {% endfor %}</table>
-<p class="muted small">Rating: {{ st.method }}.{% if played.wdl_note %} <span id="wdl-note">{{ played.wdl_note }}.</span>{% endif %}</p>
+<div class="muted small" id="standings-notes">{% for key, note in st.notes %}<p id="{{ key }}" class="note">{{ note }}</p>{% endfor %}
+<p class="note" id="rating-method">Rating method: {{ st.method }}.</p></div>
 {% if "think ms" in extra_cols %}<p class="muted small" id="think-note">{{ think_note }}.</p>{% endif %}
 {% if st.rows|length > 1 %}
 <h2>Cross-table</h2>
@@ -299,6 +350,7 @@ _TOURNAMENT = """{% extends "base" %}
 <td>{% if m.outcome.reason.is_forfeit %}<span class="pill bad">{{ m.outcome.reason.value }}</span>{% else %}{{ m.outcome.reason.value }}{% endif %}
 {% if not closed %}<span class="muted small">{{ m.outcome.detail }}</span>{% endif %}</td></tr>
 {% endfor %}</table>
+</div>
 {% endblock %}
 """
 
@@ -344,7 +396,7 @@ _REPLAY = """{% extends "base" %}
 <div><h2>Steps</h2><div class="steps" id="steplist">
 {% for s in steps %}<a href="{{ url(step=s.index) }}" class="{{ 'cur' if s.index == step.index else '' }}">{{ s.index }}. {% if s.index == 0 %}the deal{% else %}seat {{ s.seat }}: {{ s.action }}{% endif %}</a>{% endfor %}
 </div></div></div>
-<script>
+<script nonce="{{ csp_nonce() }}">
 document.addEventListener("keydown", function (e) {
   var id = {ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last"}[e.key];
   var a = id && document.getElementById(id);
@@ -366,22 +418,22 @@ _ARENAS = """{% extends "base" %}
 {% block crumbs %}/ arenas{% endblock %}
 {% block body %}
 <h1>Arenas</h1>
-{% if not arenas %}<p>No arena yet: start one with <code>arbiter arena</code>.</p>{% else %}
+<div id="live">{% if not arenas %}<p>No arena yet: start one with <code>arbiter arena</code>.</p>{% else %}
 <table id="arenas"><tr><th>arena</th><th>game</th><th class="num">active bots</th><th class="num">encounters</th></tr>
 {% for a, active, n in arenas %}<tr><td><a href="/a/{{ a.name|urlencode }}">{{ a.name }}</a></td><td>{{ a.game }}</td>
-<td class="num">{{ active }}</td><td class="num">{{ n }}</td></tr>{% endfor %}</table>{% endif %}
+<td class="num">{{ active }}</td><td class="num">{{ n }}</td></tr>{% endfor %}</table>{% endif %}</div>
 {% endblock %}
 """
 
 _ARENA = """{% extends "base" %}
 {% block title %}{{ a.name }} ladder · Card Arena{% endblock %}
-{% block head %}<meta http-equiv="refresh" content="{{ refresh }}">{% endblock %}
 {% block crumbs %}/ <a href="/a">arenas</a> / {{ a.name }}{% endblock %}
 {% block body %}
 <h1>{{ a.name }}</h1>
+<div id="live">
 {% set remote = a.spec.get('division') == 'remote' %}
 <p class="muted">{{ a.game }} ladder · {% if remote %}every seating of an encounter on a fresh deal{% else %}{{ a.spec.deals }} deal{{ '' if a.spec.deals == 1 else 's' }} per encounter, each in every seating{% endif %} ·
-{{ done }} encounters, {{ matches }} matches · <span class="small" id="refreshing">this page reloads every {{ refresh }} s</span></p>
+{{ done }} encounters, {{ matches }} matches · <span class="small" id="refreshing">this page updates by itself</span></p>
 {% if remote %}<p id="not-hosted"><span class="pill">remote division: not hosted</span> These bots run on their authors' own
 machines and connect to this arena over the network, so they do not compete on equal hardware (hosted bots all run here,
 in one sandbox with the same limits): a faster machine thinks more within the same clock. A bot that runs elsewhere also
@@ -398,7 +450,8 @@ keeps its memory, so no deal is played twice here, and the luck of the cards is 
 <td class="num los">{{ '%.1f%%'|format(100 * r.los_next) if r.los_next is not none else '' }}</td>
 <td class="num encounters">{{ r.encounters }}</td><td class="num">{{ r.matches }}</td><td class="num failures">{{ r.failures }}</td></tr>{% endfor %}
 </table>{% endif %}
-<p class="muted small">Rating: Weng-Lin Plackett-Luce (openskill) updated after every encounter, one result per deal
+<p class="muted small" id="rating-scale">{{ scale }}.</p>
+<p class="muted small">Ranked by rating: Weng-Lin Plackett-Luce (openskill) updated after every encounter, one result per deal
 (points over its seatings, ties broken by the score margin); interval μ ± 1.96σ; LOS: the likelihood of superiority over the next row.</p>
 {% if others %}<h2>Suspended, replaced and withdrawn</h2>
 <table id="others"><tr><th>bot</th><th>version</th><th>status</th><th>why</th><th class="num">rating</th><th class="num">encounters</th></tr>
@@ -412,15 +465,16 @@ keeps its memory, so no deal is played twice here, and the luck of the cards is 
 <td>{% for p in e.players %}{{ p }} {{ '%.2f'|format(pts.get(p, 0)) }}{{ ', ' if not loop.last else '' }}{% endfor %}</td>
 <td>{% for m in ms %}<a class="replay" href="/a/{{ a.name|urlencode }}/m/{{ m.match_id|urlencode }}">{{ m.k + 1 }}</a> {% endfor %}</td></tr>{% endfor %}
 </table>{% endif %}
+</div>
 {% endblock %}
 """
 
 _ARENA_BOT = """{% extends "base" %}
 {% block title %}{{ name }} · {{ a.name }} · Card Arena{% endblock %}
-{% block head %}<meta http-equiv="refresh" content="{{ refresh }}">{% endblock %}
 {% block crumbs %}/ <a href="/a">arenas</a> / <a href="/a/{{ a.name|urlencode }}">{{ a.name }}</a> / {{ name }}{% endblock %}
 {% block body %}
 <h1>{{ name }}</h1>
+<div id="live">
 <p class="muted">by {{ current.author }} · version {{ current.version }} ·
 <span class="pill {{ 'done' if current.status == 'active' else ('bad' if current.status == 'suspended' else '') }}" id="status">{{ current.status }}</span>
 {% if current.status == 'active' %} · rating {{ '%.2f'|format(current.mu) }} ± {{ '%.2f'|format(1.96 * current.sigma) }}{% endif %}</p>
@@ -429,6 +483,7 @@ It plays again once a new version is registered (<code>arbiter bots submit ... -
 {% elif current.reason %}<p class="muted" id="reason">{{ current.reason }}</p>{% endif %}
 <h2>Rating history</h2>
 {{ chart }}
+<p class="muted small" id="rating-scale">{{ scale }}.</p>
 <h2>Versions</h2>
 <table id="versions"><tr><th>version</th><th>status</th><th class="num">rating</th><th class="num">95% interval</th><th class="num">encounters</th><th class="num">matches</th><th class="num">forfeits</th><th>why</th></tr>
 {% for v in versions %}<tr><td>{{ v.version }}</td><td>{{ v.status }}</td><td class="num">{{ '%.2f'|format(v.mu) }}</td>
@@ -451,6 +506,7 @@ It plays again once a new version is registered (<code>arbiter bots submit ... -
 <table id="failures"><tr><th class="num">#</th><th>version</th><th>what happened</th></tr>
 {% for e, me, why, stderr in failures %}<tr class="failure"><td class="num">{{ e.seq }}</td><td>{{ me }}</td><td>{{ why }}
 {% if stderr %}<pre class="stderr">{{ stderr }}</pre>{% endif %}</td></tr>{% endfor %}</table>{% endif %}
+</div>
 {% endblock %}
 """
 
@@ -461,7 +517,7 @@ def _num(x: float) -> str:
 
 _env = jinja2.Environment(
     loader=jinja2.DictLoader({"base": _BASE, "index": _INDEX, "tournament": _TOURNAMENT, "replay": _REPLAY, "error": _ERROR,
-                              "arenas": _ARENAS, "arena": _ARENA, "arena_bot": _ARENA_BOT}),
+                              "arenas": _ARENAS, "played": _PLAYED, "arena": _ARENA, "arena_bot": _ARENA_BOT}),
     autoescape=True,
     undefined=jinja2.StrictUndefined,
 )
@@ -479,18 +535,27 @@ class PageError(Exception):
         self.status = status
 
 
-#: How often a running tournament's page reloads itself.
-REFRESH_SECONDS = 10
-
-
 def index_page(store: Store) -> str:
-    tournaments = store.tournaments()
+    every = store.tournaments()
+    tournaments = [t for t in every if not is_play_name(t.name)]  # single played matches: their own page
+    played = sum(getattr(t, "done", 0) or len(store.matches(t.id)) for t in every if is_play_name(t.name))
     bots, done = {}, {}
     for t in tournaments:
         spec_bots = t.spec.get("bots") or []
         bots[t.id] = ", ".join(str(b) for b in spec_bots)
         done[t.id] = getattr(t, "done", 0) or len(store.matches(t.id))
-    return _env.get_template("index").render(tournaments=tournaments, bots=bots, done=done, db=store.path)
+    return _env.get_template("index").render(tournaments=tournaments, bots=bots, done=done, db=store.path, played=played)
+
+
+def played_page(store: Store) -> str:
+    """``/play/history``: the matches played one at a time (a person at /play, or
+    ``arbiter play``), kept in the store's ``play:GAME`` tournaments, newest first."""
+    matches = []
+    for t in store.tournaments():
+        if is_play_name(t.name):
+            matches += [(t, m) for m in store.matches(t.id)]
+    matches.sort(key=lambda tm: (tm[0].id, tm[1].idx), reverse=True)
+    return _env.get_template("played").render(matches=matches, person=HUMAN)
 
 
 def tournament_page(store: Store, key: str) -> str:
@@ -505,7 +570,7 @@ def tournament_page(store: Store, key: str) -> str:
     return _env.get_template("tournament").render(
         t=tour, st=st, rows=rows, extra_cols=extra_cols, closed=not policy.matches,
         closed_reason=disclosure.CLOSED_REASON, played=played, entrants=store.entrants(tour.id),
-        team_of={m: " + ".join(t) for t in played.teams for m in t}, running=policy.running, refresh=REFRESH_SECONDS,
+        team_of={m: " + ".join(t) for t in played.teams for m in t}, running=policy.running,
         think_note=THINK_NOTE,
     )
 
@@ -632,8 +697,7 @@ def arena_page(store: Store, name: str, recent: int = 30) -> str:
     matches = store.db.execute("SELECT COUNT(*) FROM arena_matches WHERE arena_id = ?", (a.id,)).fetchone()[0]
     return _env.get_template("arena").render(
         a=a, ranked=[r for r in rows if r.status == "active"], others=[r for r in rows if r.status != "active"],
-        playing=tables.encounters(a.id, "playing"), recent=shown, done=len(done), matches=matches,
-        refresh=REFRESH_SECONDS,
+        playing=tables.encounters(a.id, "playing"), recent=shown, done=len(done), matches=matches, scale=ARENA_SCALE,
     )
 
 
@@ -724,7 +788,7 @@ def arena_bot_page(store: Store, arena_name: str, bot: str, recent: int = 20) ->
     times = tables.think_times(a.id)
     return _env.get_template("arena_bot").render(
         a=a, name=name, current=current, versions=versions, chart=rating_svg(series), recent=shown,
-        failures=failures, refresh=REFRESH_SECONDS,
+        failures=failures, scale=ARENA_SCALE,
         think=[(v.version, think_cells(times, (v.player,))) for v in versions if v.player in times],
         think_columns=THINK_COLUMNS, think_note=THINK_NOTE,
     )
@@ -759,97 +823,389 @@ def arena_replay_page(store: Store, arena_name: str, match_id: str, query: dict[
 
 
 # --------------------------------------------------------------------------------------
-# The HTTP server.
+# Live pages: one script, an event stream per page, the part that changes swapped in.
+
+#: The one script of every page (in the base template, CSP-nonced): on a page with a
+#: ``<div id="live">`` it opens the page's event stream (the same URL with ``events=1``) and,
+#: on each event, fetches the same URL with ``fragment=1`` (the inner HTML of #live) and
+#: swaps it in, keeping the scroll of the page and of the scrolled boxes inside it. The
+#: browser's EventSource reconnects by itself (sending the last event's id, the hash of
+#: the fragment it had); an ``end`` event (the page is final) closes it. Handlers of a
+#: page bind by delegation on #live (its children are replaced); ``live:update`` is
+#: dispatched on #live after each swap.
+LIVE_SCRIPT = """(function () {
+  var live = document.getElementById("live");
+  if (!live || !window.EventSource || !live.hasAttribute("data-hash") || live.querySelector("[data-live-end]")) { return; }
+  var current = live.getAttribute("data-hash"), busy = false, again = false;
+  function url(key) { var u = new URL(window.location.href); u.hash = ""; u.searchParams.set(key, "1");
+    if (key === "events") { u.searchParams.set("since", current); } return u.toString(); }
+  function swap(hash, text) {
+    if (hash === current) { return; }
+    var x = window.scrollX, y = window.scrollY, kept = {};
+    live.querySelectorAll("[id]").forEach(function (el) { if (el.scrollTop) { kept[el.id] = el.scrollTop; } });
+    live.innerHTML = text; current = hash; live.setAttribute("data-hash", hash);
+    Object.keys(kept).forEach(function (id) { var el = document.getElementById(id); if (el) { el.scrollTop = kept[id]; } });
+    window.scrollTo(x, y);
+    live.dispatchEvent(new CustomEvent("live:update", {bubbles: true}));
+  }
+  function refresh() {
+    if (busy) { again = true; return; }
+    busy = true;
+    fetch(url("fragment"), {credentials: "same-origin", cache: "no-store"})
+      .then(function (r) { if (!r.ok) { throw new Error(String(r.status)); }
+        return r.text().then(function (t) { swap(r.headers.get("X-Live-Hash"), t); }); })
+      .catch(function () {})
+      .then(function () { busy = false; if (again) { again = false; refresh(); } });
+  }
+  var source = new EventSource(url("events"));
+  source.onmessage = function (e) { if (e.data !== current) { refresh(); } };
+  source.addEventListener("end", function () { source.close(); refresh(); });
+})();"""
+
+#: Marks a page's live part final: a fragment holding it ends the page's event stream.
+LIVE_END = "data-live-end"
+
+#: How often an event stream looks for a change of the store (a file stat, no query).
+STORE_POLL_SECONDS = 0.5
+
+#: A comment line on an idle event stream this often (finds a client gone quietly).
+KEEPALIVE_SECONDS = 15.0
+
+_LIVE_OPEN = re.compile(r'<div id="live"([^>]*)>')
+_DIV = re.compile(r"<div\b|</div\s*>", re.I)
 
 
-class _Handler(http.server.BaseHTTPRequestHandler):
-    server: "WebServer"
-    server_version = "CardArena"
+def page_fragment(page: str) -> str | None:
+    """The inner HTML of the page's ``<div id="live">`` (None: the page has none, it does
+    not change). Text on a page is escaped, so the only ``<div`` in it are tags."""
+    m = _LIVE_OPEN.search(page)
+    if not m:
+        return None
+    depth = 1
+    for tag in _DIV.finditer(page, m.end()):
+        depth += -1 if tag.group(0).startswith("</") else 1
+        if depth == 0:
+            return page[m.end():tag.start()]
+    return page[m.end():]
 
-    def do_GET(self) -> None:  # noqa: N802 - the http.server name
-        if play.is_play_path(self.path):  # a person's seat: arbiter.present.play_page
-            return play.handle(self, "GET", _env, self.server.tables)
-        url = urllib.parse.urlsplit(self.path)
-        query = urllib.parse.parse_qs(url.query)
-        parts = [urllib.parse.unquote(p) for p in url.path.split("/") if p]
-        status, body = 200, ""
+
+def fragment_hash(fragment: str, nonce: str = "") -> str:
+    """What the live part's HTML says, as a short hash: the same content, the same hash
+    (the response's CSP nonce, new each time, taken out first)."""
+    text = fragment.replace(nonce, "") if nonce else fragment
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+
+
+def _mark_live(page: str, nonce: str = "") -> str:
+    """The page with its live part's hash on ``#live`` (the script's first ``since``)."""
+    fragment = page_fragment(page)
+    if fragment is None:
+        return page
+    return _LIVE_OPEN.sub(lambda m: f'<div id="live" data-hash="{fragment_hash(fragment, nonce)}"{m.group(1)}>', page, count=1)
+
+
+def _store_stamp(db: Path) -> tuple[int, ...]:
+    """Changes whenever the store is written (its file or its write-ahead log)."""
+    stamp: list[int] = []
+    for p in (db, db.with_name(db.name + "-wal")):
         try:
-            store = open_read_only(self.server.db)
-            try:
-                if not parts:
-                    body = index_page(store)
-                elif parts[0] == "t" and len(parts) == 2:
-                    body = tournament_page(store, parts[1])
-                elif parts[0] == "m" and len(parts) == 2:
-                    body = replay_page(store, parts[1], query)
-                elif parts and parts[0] == "a":
-                    body = arena_route(store, parts[1:], query)
-                elif parts == ["healthz"]:
-                    body = "ok"
-                else:
-                    raise PageError(404, f"no page {url.path[:80]!r}")
-            finally:
-                store.close()
+            st = p.stat()
+            stamp += [st.st_mtime_ns, st.st_size]
+        except OSError:
+            stamp += [0, 0]
+    return tuple(stamp)
+
+
+# --------------------------------------------------------------------------------------
+# The web app: Starlette (ASGI) on uvicorn.
+
+_NONCE: contextvars.ContextVar[str] = contextvars.ContextVar("csp_nonce", default="")
+_env.globals["csp_nonce"] = _NONCE.get
+_env.globals["live_script"] = Markup(LIVE_SCRIPT)
+
+
+def security_headers(nonce: str) -> dict[str, str]:
+    """Every response's: nothing cached, no sniffing, no Referer, no framing, and no script
+    but the page's own (its nonce), talking to this server only."""
+    return {
+        "Cache-Control": "no-store",
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+        "X-Frame-Options": "DENY",
+        "Content-Security-Policy": f"default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-{nonce}'; "
+                                   "connect-src 'self'; form-action 'self'; frame-ancestors 'none'",
+    }
+
+
+def _store_page(db: Path, path: str) -> tuple[int, str, str]:
+    """(status, content type, body) of a page of the store (a GET of ``path``)."""
+    url = urllib.parse.urlsplit(path)
+    query = urllib.parse.parse_qs(url.query)
+    parts = [urllib.parse.unquote(p) for p in url.path.split("/") if p]
+    html_type = "text/html; charset=utf-8"
+    store = open_read_only(db)
+    try:
+        if not parts:
+            return 200, html_type, index_page(store)
+        if parts == ["play", "history"]:
+            return 200, html_type, played_page(store)
+        if parts[0] == "t" and len(parts) == 2:
+            return 200, html_type, tournament_page(store, parts[1])
+        if parts[0] == "m" and len(parts) == 2:
+            return 200, html_type, replay_page(store, parts[1], query)
+        if parts[0] == "a":
+            return 200, html_type, arena_route(store, parts[1:], query)
+        if parts == ["healthz"]:
+            return 200, "text/plain; charset=utf-8", "ok"
+        raise PageError(404, f"no page {url.path[:80]!r}")
+    finally:
+        store.close()
+
+
+def _is_seat_path(path: str) -> bool:
+    """A request for ``arbiter.present.play_page`` (the form, a seat), not a page of the store."""
+    return play.is_play_path(path) and urllib.parse.urlsplit(path).path.rstrip("/") != "/play/history"
+
+
+class _Site:
+    """What the app's requests share: the store, the /play tables, the stop flag."""
+
+    def __init__(self, db: Path, tables: play.Tables, stopping: threading.Event, verbose: bool):
+        self.db, self.tables, self.stopping, self.verbose = db, tables, stopping, verbose
+
+    def render(self, req: play.Request, nonce: str) -> tuple[int, str, str, list[tuple[str, str]]]:
+        """One request answered (in a worker thread: pages read the store, /play waits on
+        its match); an error is one line in the log (its traceback with ``verbose``)."""
+        _NONCE.set(nonce)
+        if _is_seat_path(req.path):
+            return play.handle(req, _env, self.tables, nonce, self.verbose)
+        if req.method not in ("GET", "HEAD"):
+            return 405, "text/html; charset=utf-8", error_page(405, f"no page takes a {req.method} at {req.path[:80]!r}"), []
+        try:
+            status, ctype, body = _store_page(self.db, req.path)
         except PageError as exc:
-            status, body = exc.status, error_page(exc.status, str(exc))
+            status, ctype, body = exc.status, "text/html; charset=utf-8", error_page(exc.status, str(exc))
         except READ_ERRORS as exc:
-            status, body = 503, error_page(503, f"the store cannot be read: {exc}")
-        except Exception:  # noqa: BLE001 - one bad page must not stop the server
-            log.exception("error serving %s", self.path)
-            status, body = 500, error_page(500, "internal error (see the server log)")
-        data = body.encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "text/html; charset=utf-8" if body != "ok" else "text/plain")
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Cache-Control", "no-store")
-        self.end_headers()
-        self.wfile.write(data)
+            status, ctype, body = 503, "text/html; charset=utf-8", error_page(503, f"the store cannot be read: {exc}")
+        except Exception as exc:  # noqa: BLE001 - one bad page must not stop the server
+            log.error("error serving GET %s: %s: %s", urllib.parse.urlsplit(req.path).path[:80], type(exc).__name__,
+                      str(exc)[:200], exc_info=self.verbose)
+            status, ctype, body = 500, "text/html; charset=utf-8", error_page(500, "internal error (see the server log)")
+        return status, ctype, body, []
 
-    def do_POST(self) -> None:  # noqa: N802 - the http.server name
-        if play.is_play_path(self.path):
-            return play.handle(self, "POST", _env, self.server.tables)
-        data = error_page(405, f"no page takes a POST at {self.path[:80]!r}").encode()
-        self.send_response(405)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+    async def endpoint(self, request: Request) -> Response:
+        try:
+            return await self._answer(request)
+        except ClientDisconnect:  # gone while it sent its request: nobody to answer
+            return Response(status_code=400)
+        except Exception as exc:  # noqa: BLE001 - one line, not a traceback per bad request
+            log.error("error serving %s %s: %s: %s", request.method, request.url.path[:80], type(exc).__name__,
+                      str(exc)[:200], exc_info=self.verbose)
+            return Response("internal error (see the server log)\n", 500, media_type="text/plain")
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the http.server signature
-        log.info("%s %s", self.address_string(), format % args)
+    async def _answer(self, request: Request) -> Response:
+        nonce = secrets.token_hex(16)  # lowercase hex: never reads as a card (QS, 10H) in a scan of the page
+        raw = request.scope.get("raw_path") or request.url.path.encode()
+        path = raw.decode("latin-1") + (f"?{request.url.query}" if request.url.query else "")
+        body = b""
+        if request.method == "POST":
+            length = request.headers.get("content-length") or ""
+            if not (length.isdigit() and int(length) > play.MAX_BODY):  # too long: refused unread
+                async for chunk in request.stream():
+                    body += chunk
+                    if len(body) > play.MAX_BODY:
+                        break
+        req = play.Request(request.method, path, request.headers, body)
+        query = request.query_params
+        if request.method == "GET" and query.get("events") == "1":
+            return await self._events(req, query.get("since", ""), request.headers.get("last-event-id"), nonce)
+        status, ctype, text, extra = await run_in_threadpool(self.render, req, nonce)
+        headers = security_headers(nonce)
+        if status == 200 and ctype.startswith("text/html"):
+            if query.get("fragment") == "1":
+                fragment = page_fragment(text)
+                if fragment is None:
+                    status, text = 404, error_page(404, f"the page {request.url.path[:80]!r} has no live part")
+                else:
+                    text = fragment
+                    headers["X-Live-Hash"] = fragment_hash(fragment, nonce)
+            else:
+                text = _mark_live(text, nonce)
+        response = Response(text, status, headers=headers, media_type=ctype)
+        for k, v in extra:
+            response.headers.append(k, v)
+        return response
+
+    def _fragment(self, req: play.Request, nonce: str) -> str | None:
+        """The page's live part now (None: it has none, or it is not a page any more)."""
+        status, ctype, text, _ = self.render(req, nonce)
+        return page_fragment(text) if status == 200 and ctype.startswith("text/html") else None
+
+    async def _events(self, req: play.Request, since: str, last_id: str | None, nonce: str) -> Response:
+        """The page's event stream: an event (id and data: the new fragment's hash) each
+        time its live part changes, ``end`` once it is final. A seat's page (/play/ID)
+        wakes on its match's moves; a page of the store on a write to the store."""
+        seat = _is_seat_path(req.path)
+        version = 0
+        if seat:
+            try:
+                version = await run_in_threadpool(play.seat_version, req, self.tables, -1, 0)
+            except play.TableError as exc:
+                return Response(f"{exc}\n", exc.status, headers=security_headers(nonce), media_type="text/plain")
+        first = await run_in_threadpool(self._fragment, req, nonce)
+        if first is None:
+            return Response("this page has no live part\n", 404, headers=security_headers(nonce), media_type="text/plain")
+        known = last_id or since or ""  # the hash of the live part the page has
+
+        async def stream() -> AsyncIterator[str]:
+            nonlocal version, known
+            fragment, stamp, idle = first, _store_stamp(self.db), 0.0
+            yield "retry: 2000\n\n"
+            while True:
+                h = fragment_hash(fragment, nonce)
+                if h != known:
+                    known = h
+                    yield f"id: {h}\ndata: {h}\n\n"
+                    idle = 0.0
+                if LIVE_END in fragment:
+                    yield f"event: end\ndata: {h}\n\n"
+                    return
+                changed = False
+                while not changed:
+                    if self.stopping.is_set():
+                        return
+                    if seat:
+                        try:
+                            now = await run_in_threadpool(play.seat_version, req, self.tables, version, 1.0)
+                        except play.TableError:
+                            yield "event: end\ndata: gone\n\n"
+                            return
+                        changed, version = now != version, now
+                        idle += 1.0
+                    else:
+                        await asyncio.sleep(STORE_POLL_SECONDS)
+                        now_stamp = _store_stamp(self.db)
+                        changed, stamp = now_stamp != stamp, now_stamp
+                        idle += STORE_POLL_SECONDS
+                    if idle >= KEEPALIVE_SECONDS:
+                        idle = 0.0
+                        yield ": still here\n\n"
+                nxt = await run_in_threadpool(self._fragment, req, nonce)
+                if nxt is None:
+                    yield "event: end\ndata: gone\n\n"
+                    return
+                fragment = nxt
+
+        headers = security_headers(nonce)
+        headers["X-Accel-Buffering"] = "no"
+        return StreamingResponse(stream(), headers=headers, media_type="text/event-stream")
 
 
-class WebServer(http.server.ThreadingHTTPServer):
-    daemon_threads = True
+def make_app(db: Path, tables: play.Tables, stopping: threading.Event | None = None, verbose: bool = False) -> Starlette:
+    """The site as an ASGI app (any ASGI server runs it; ``WebServer`` runs it on uvicorn)."""
+    site = _Site(db, tables, stopping or threading.Event(), verbose)
+    return Starlette(routes=[Route("/{path:path}", site.endpoint, methods=["GET", "HEAD", "POST"])])
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn's server, stopped by SIGINT/SIGTERM (in the main thread) or ``should_exit``,
+    telling the app's event streams first so that they end at once, and never re-raising
+    the signal after its graceful stop (the caller closes what it opened)."""
+
+    def __init__(self, config: uvicorn.Config, stopping: threading.Event):
+        super().__init__(config)
+        self.stopping = stopping
+
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        self.stopping.set()
+        super().handle_exit(sig, frame)
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        old = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield
+        finally:
+            for sig, handler in old.items():
+                signal.signal(sig, handler)
+
+
+class WebServer:
+    """``arbiter web``: the app on uvicorn, on a socket bound at once (so ``url`` is known,
+    even for port 0, and a port taken is an OSError here). ``serve_forever()`` serves until
+    ``shutdown()`` (from another thread) or Ctrl-C; then ``server_close()``."""
 
     def __init__(self, db: Path, host: str = "127.0.0.1", port: int = 8080, play_limit: int = play.DEFAULT_LIMIT,
-                 play_clock: float = play.DEFAULT_DECISION_SECONDS, play_arbiter: Any = None):
+                 play_clock: float = play.DEFAULT_DECISION_SECONDS, verbose: bool = False,
+                 play_arbiter: Any = None):
         self.db = db
         # matches with a person at a seat (/play): they write their records to the store;
         # play_arbiter (a seat.StandingArbiter) offers the bots connected to it too
         self.tables = play.Tables(db, limit=play_limit, decision_seconds=play_clock, arbiter=play_arbiter)
-        super().__init__((host, port), _Handler)
+        self.stopping = threading.Event()
+        self.app = make_app(db, self.tables, self.stopping, verbose)
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        self.socket = socket.create_server((host, port), family=family, backlog=128)
+        self.server_address = self.socket.getsockname()[:2]
+        config = uvicorn.Config(self.app, log_config=None, access_log=verbose, lifespan="off", server_header=False,
+                                date_header=False, proxy_headers=False, timeout_graceful_shutdown=3,
+                                timeout_keep_alive=5)
+        self._server = _Uvicorn(config, self.stopping)
+        self._serving = threading.Event()
+        self._done = threading.Event()
+        self._old_handlers: dict[int, Any] = {}
+
+    def stop_on_signals(self) -> None:
+        """From now on (main thread) SIGINT and SIGTERM stop the server gracefully, even one
+        arriving before ``serve_forever`` has started (right after the URL is printed)."""
+        if threading.current_thread() is threading.main_thread():  # (signals are the main thread's)
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old_handlers.setdefault(sig, signal.signal(sig, self._server.handle_exit))
+
+    def serve_forever(self) -> None:
+        self._serving.set()
+        try:
+            self._server.run(sockets=[self.socket])
+        finally:
+            self._done.set()
+
+    def shutdown(self) -> None:
+        """Stop serving (open event streams end, requests in flight get a few seconds) and
+        wait for ``serve_forever`` to return."""
+        self.stopping.set()
+        self._server.should_exit = True
+        if self._serving.is_set():
+            self._done.wait(30)
 
     def server_close(self) -> None:
         self.tables.close()
-        super().server_close()
+        self.socket.close()
+        while self._old_handlers:  # as they were before stop_on_signals
+            sig, handler = self._old_handlers.popitem()
+            signal.signal(sig, handler)
 
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
-        return f"http://{host}:{port}/"
+        return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
 
-def make_server(db: str | os.PathLike, host: str = "127.0.0.1", port: int = 8080, **play_options: Any) -> WebServer:
+def make_server(db: str | os.PathLike, host: str = "127.0.0.1", port: int = 8080, **options: Any) -> WebServer:
     """A web server over the store ``db`` (checked first); call ``serve_forever()``.
-    ``play_options``: ``play_limit``, ``play_clock`` (seconds a decision), ``play_arbiter``
-    (a standing arbiter whose connected bots are offered: ``seat.StandingArbiter``) of /play."""
-    return WebServer(check_store(db), host, port, **play_options)
+    ``options``: ``play_limit``, ``play_clock`` (seconds a decision), ``play_arbiter``
+    (a standing arbiter whose connected bots are offered: ``seat.StandingArbiter``) of /play;
+    ``verbose`` (a line per request, tracebacks of errors)."""
+    return WebServer(check_store(db), host, port, **options)
 
 
-def serve_in_thread(db: str | os.PathLike, host: str = "127.0.0.1", port: int = 0) -> tuple[WebServer, threading.Thread]:
-    """Start serving in a daemon thread (for embedding and tests); ``shutdown()`` to stop."""
-    server = make_server(db, host, port)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+def serve_in_thread(db: str | os.PathLike, host: str = "127.0.0.1", port: int = 0,
+                    **options: Any) -> tuple[WebServer, threading.Thread]:
+    """Start serving in a daemon thread (for embedding and tests); ``shutdown()`` then
+    ``server_close()`` to stop."""
+    server = make_server(db, host, port, **options)
+    thread = threading.Thread(target=server.serve_forever, daemon=True, name="arbiter-web")
     thread.start()
     return server, thread

@@ -66,12 +66,22 @@ class _Progress(MatchObserver):
         self.report(self.decisions, spectator_view)
 
 
+#: The name of the store's tournament of single matches (``arbiter play``, the web's /play):
+#: ``play:GAME`` (with its changed options in brackets). Lists of tournaments keep them apart.
+PLAY_PREFIX = "play:"
+
+
+def is_play_name(name: str) -> bool:
+    """A tournament that only keeps single played matches (``store_play``), not a tournament."""
+    return name.startswith(PLAY_PREFIX)
+
+
 def store_play(db_path: str | os.PathLike, record: MatchRecord, preset: str | None = None) -> str:
     """Keep a played match in the store (for ``arbiter replay ID`` and the web page), in a
     tournament of its own kind per game and options, ``play:GAME``; its name."""
     defaults = options_to_dict(game_class(record.game)().options)
     changed = {k: v for k, v in record.options.items() if defaults.get(k) != v}
-    name = f"play:{record.game}" + ("(" + ",".join(f"{k}={v}" for k, v in sorted(changed.items())) + ")" if changed else "")
+    name = f"{PLAY_PREFIX}{record.game}" + ("(" + ",".join(f"{k}={v}" for k, v in sorted(changed.items())) + ")" if changed else "")
     spec = TournamentSpec(game=record.game, bots=(), options=changed, duplicate=False, name=name, deals=1)
     with Store(db_path) as store:
         tour = store.open_tournament(name, record.game, spec.to_json())

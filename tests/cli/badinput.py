@@ -77,24 +77,25 @@ class Served(Exception):
 @contextlib.contextmanager
 def serving_stops_at_once() -> Iterator[None]:
     """For commands that serve until interrupted (serve, web, arena), run in this process:
-    the point where they would wait (an asyncio signal handler for Ctrl-C; http.server's
-    serve_forever) raises ``Served`` instead, so each returns once it is up."""
+    the point where they would wait (an asyncio signal handler for Ctrl-C; the web page's
+    ``WebServer.serve_forever``) raises ``Served`` instead, so each returns once it is up."""
     import asyncio.unix_events
-    import socketserver
+
+    from arbiter.present.web import WebServer
 
     me = threading.current_thread()
-    serve_forever = socketserver.BaseServer.serve_forever
+    serve_forever = WebServer.serve_forever
 
     def served(*_: object, **__: object) -> None:
         raise Served()
 
-    def served_here(self: socketserver.BaseServer, *args: object, **kwargs: object) -> None:
+    def served_here(self: WebServer) -> None:
         if threading.current_thread() is not me:  # a page served beside (arena's): as it is
-            return serve_forever(self, *args, **kwargs)
+            return serve_forever(self)
         raise Served()
 
     with mock.patch.object(asyncio.unix_events._UnixSelectorEventLoop, "add_signal_handler", served), \
-            mock.patch.object(socketserver.BaseServer, "serve_forever", served_here):
+            mock.patch.object(WebServer, "serve_forever", served_here):
         yield
 
 

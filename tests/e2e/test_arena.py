@@ -184,7 +184,7 @@ def test_arena_checks_places_and_rates_submissions_and_survives_sigkill():
         done, matches, entrants = _wait(db, lambda d, m, e: len(d) >= len(before_done) + 2, 90, proc, log)
         with urllib.request.urlopen(url, timeout=10) as page:  # the arena serves its own leaderboard
             text = page.read().decode()
-        assert all(f'data-player="{p}"' in text for p in players) and 'http-equiv="refresh"' in text
+        assert all(f'data-player="{p}"' in text for p in players) and '<div id="live" data-hash=' in text
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0, log.read_text()[-3000:]
         done, matches, entrants = _state(db)

@@ -53,7 +53,9 @@ def test_leaderboard_lists_the_ladder_in_rating_order_and_the_suspended_bot_with
     browser.get(url + "a")
     browser.find_element(By.LINK_TEXT, "club").click()
     assert browser.find_element(By.TAG_NAME, "h1").text == "club"
-    assert browser.find_elements(By.CSS_SELECTOR, 'meta[http-equiv="refresh"]')  # live: it reloads itself
+    assert browser.find_element(By.ID, "live").get_attribute("data-hash")  # live: its event stream updates it
+    scale = browser.find_element(By.ID, "rating-scale").text  # its scale said, apart from the tournaments' Elo
+    assert "starts at 25" in scale and "not the Elo scale" in scale
     rows = browser.find_elements(By.CSS_SELECTOR, "#leaderboard tr.ladder-row")
     assert [r.get_attribute("data-player") for r in rows] == [r.player for r in expected]
     assert [r.find_element(By.CSS_SELECTOR, "td.rating").text for r in rows] == [f"{r.mu:.2f}" for r in expected]

@@ -23,7 +23,6 @@ import contextlib
 import dataclasses
 import html
 import http.client
-import json
 import os
 import random
 import re
@@ -124,7 +123,7 @@ class Client:
             body = urllib.parse.urlencode(form, doseq=True).encode()
             hdrs.setdefault("Content-Type", "application/x-www-form-urlencoded")
         if cookie is None:
-            cookie = next((t for p, t in self.cookies.items() if path == p or path.startswith(p + "/")), None)
+            cookie = self._cookie(path)
         if cookie:
             hdrs["Cookie"] = f"seat={cookie}"
         conn.request(method, path, body=body, headers=hdrs)
@@ -138,6 +137,44 @@ class Client:
             self.cookies[m.group(2)] = m.group(1)
         self.log.append(resp)
         return resp
+
+    def _cookie(self, path: str) -> str | None:
+        return next((t for p, t in self.cookies.items() if path == p or path.startswith(p + "/")), None)
+
+    def events(self, path: str, since: str = "", *, until_end: bool = False, cookie: str | None = None) -> Response:
+        """The page's event stream (``path?events=1``) read to its first event past ``since``
+        (the hash of the live part the caller has), or with ``until_end`` to its end event."""
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=120)
+        hdrs = {"Accept": "text/event-stream"}
+        cookie = self._cookie(path) if cookie is None else cookie
+        if cookie:
+            hdrs["Cookie"] = f"seat={cookie}"
+        conn.request("GET", f"{path}?events=1&since={since}", headers=hdrs)
+        r = conn.getresponse()
+        lines: list[str] = []
+        if r.status != 200:
+            lines.append(r.read().decode())
+        else:
+            ended = False
+            while True:
+                line = r.readline().decode()
+                if not line:
+                    break
+                lines.append(line)
+                ended = ended or line.startswith("event: end")
+                if line.startswith("data:") and (ended or not until_end):
+                    break
+        conn.close()
+        resp = Response("GET", f"{path}?events=1", r.status, {k.lower(): v for k, v in r.getheaders()}, "".join(lines))
+        self.log.append(resp)
+        return resp
+
+    def changed(self, path: str, page: Response) -> None:
+        """Until the seat's page has changed since ``page`` (its live stream's next event)."""
+        m = re.search(r'<div id="live" data-hash="([0-9a-f]+)"', page.body)
+        assert m, page.body[:300]
+        r = self.events(path, m.group(1))
+        assert r.status == 200 and "data:" in r.body, (r.status, r.body[:300])
 
     def get(self, path: str, **kw: Any) -> Response:
         return self.request("GET", path, **kw)
@@ -193,8 +230,7 @@ def _next_decision(client: Client, match_id: str) -> tuple[str, list[str]]:
         if d is not None:
             return d
         assert 'data-over="1"' not in page.body, "the match ended without asking the seat"
-        version = re.search(r'data-version="(\d+)"', page.body).group(1)
-        client.get(f"{path}/state?since={version}")
+        client.changed(path, page)  # the page's own live stream
     raise AssertionError("the seat was never asked")
 
 
@@ -208,9 +244,8 @@ def _play_out(client: Client, match_id: str, rng: random.Random | None = None) -
         if 'data-over="1"' in page.body and 'id="stored"' in page.body and "Recording" not in page.body:
             return decisions
         d = _decision(page.body)
-        if d is None:  # waiting for the bots (or for the record): the page's own long poll
-            version = re.search(r'data-version="(\d+)"', page.body).group(1)
-            client.get(f"{path}/state?since={version}")
+        if d is None:  # waiting for the bots (or for the record): the page's own live stream
+            client.changed(path, page)
             page = client.get(path)
             continue
         rid, legal = d
@@ -257,7 +292,7 @@ def _click_through(browser, cards: bool = False) -> int:
         if browser.find_elements(By.ID, "failed"):
             raise AssertionError(browser.find_element(By.ID, "failed").text)
         if browser.find_elements(By.ID, "over"):
-            _wait(browser, "#replay-link")  # the page reloads itself once the record is stored
+            _wait(browser, "#replay-link")  # the page's live part shows it once the record is stored
             return decisions
         buttons = browser.find_elements(By.CSS_SELECTOR, "#actions button.legal")
         assert buttons, "a decision with no clickable action"
@@ -423,14 +458,13 @@ def _scan(client: Client, db: Path, match_id: str, seat: int) -> int:
     checked = 0
     prefix = f"/play/{match_id}"
     for r in client.log:
-        if not (r.path == prefix or r.path.startswith(prefix + "/")):
+        if not (r.path == prefix or r.path.startswith((prefix + "/", prefix + "?"))):
             continue
         checked += 1
         assert str(record.seed) not in r.body, f"{r.method} {r.path}: the seed is in the response"
-        if r.headers.get("content-type", "").startswith("application/json"):
-            step = json.loads(r.body)["step"]
-            assert set(json.loads(r.body)) == {"version", "step", "your_turn", "over"}
-            assert not card_tokens(r.body)
+        if r.headers.get("content-type", "").startswith("text/event-stream"):
+            assert not card_tokens(r.body), r.body[:300]  # the live stream says only that the page changed
+            continue
         elif r.body:
             m = re.search(r'data-step="(\d+)"', r.body)
             if m is None:  # an error page: it names no card at all
@@ -460,7 +494,7 @@ def test_nothing_reaches_the_browser_that_the_seat_may_not_see(site):
     ]:
         client = Client(url)
         match_id = _start(client, game, seat, bots, options)
-        client.get(f"/play/{match_id}/state?since=0")
+        client.events(f"/play/{match_id}")
         _play_out(client, match_id, rng)
         client.get(f"/play/{match_id}")
         checked = _scan(client, db, match_id, seat)
@@ -491,7 +525,8 @@ def test_a_wrong_or_missing_seat_token_reads_and_does_nothing(site):
     path = f"/play/{match_id}"
     rid, legal = _next_decision(client, match_id)
     stranger = Client(url)
-    for r in (stranger.get(path), stranger.get(path, cookie="x" * 32), stranger.get(f"{path}/state?since=0", cookie="nope"),
+    for r in (stranger.get(path), stranger.get(path, cookie="x" * 32), stranger.events(path, cookie="nope"),
+              stranger.get(f"{path}?fragment=1", cookie="nope"),
               stranger.post(f"{path}/act", {"request": rid, "action": legal[0]}, cookie=_other(client.cookies[path]))):
         assert r.status == 403, r.status
         assert "seat's token is missing or wrong" in _error(r)
@@ -533,7 +568,7 @@ def test_malformed_and_illegal_actions_are_refused_and_the_match_goes_on(site):
     assert r.status == 415
     r = client.post(f"{path}/act", {"request": rid, "action": legal[0]}, headers={"Origin": "http://evil.example"})
     assert r.status == 403 and "may not act" in _error(r)
-    assert client.get(f"{path}/state?since=abc").status == 400
+    assert client.get(f"{path}/state").status == 404  # the old long poll: the page's live stream replaced it
     assert client.get(f"{path}/nothing").status == 404
     assert _decision(client.get(path).body) == (rid, legal)  # none of it counted
     _play_out(client, match_id)
@@ -624,12 +659,8 @@ def test_a_person_gone_past_the_clock_forfeits_and_the_match_is_recorded():
             client = Client(url)
             for _ in range(3):
                 match_id = _start(client, "spades", 0, ["random"] * 3, SPADES)
-                version = "0"
-                for _ in range(MAX_DECISIONS):  # wait on the page's own long poll
-                    state = json.loads(client.get(f"/play/{match_id}/state?since={version}").body)
-                    if state["over"] and "Recording" not in client.get(f"/play/{match_id}").body:
-                        break
-                    version = str(state["version"])
+                ended = client.events(f"/play/{match_id}", until_end=True)  # the page's live stream, to its end
+                assert ended.status == 200 and "event: end" in ended.body, ended.body[-300:]
                 record = _stored(db, match_id)
                 if record.incidents and record.incidents[0].seat == 0:
                     break

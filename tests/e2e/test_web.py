@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
 
 from arbiter.hosting.local import LocalSeat
 from cardarena.records import MatchConfig
@@ -208,9 +209,9 @@ def _play(config: MatchConfig, seats: list[tuple[str, object]]):
     return asyncio.run(run_match(config, [LocalSeat(bot, name) for name, bot in seats]))
 
 
-def test_the_tournament_page_shows_what_was_played_and_refreshes_while_running(site, browser):
+def test_the_tournament_page_shows_what_was_played_and_updates_itself_while_running(site, browser):
     """Format, options as applied, clock, failure policy, partnerships (one row per team)
-    and entrant versions; a meta refresh only while the tournament runs."""
+    and entrant versions; live (its standings pushed, never reloaded) only while the tournament runs."""
     url, db = site
     bots = ["heuristic", "greedy", "random", "r2=random"]
     spec = {"game": "spades", "bots": bots, "teams": [["heuristic", "greedy"], ["random", "r2"]], "format": "round-robin",
@@ -235,14 +236,25 @@ def test_the_tournament_page_shows_what_was_played_and_refreshes_while_running(s
     assert versions == {"heuristic": "1.4", "greedy": "2.0", "random": "1.0", "r2": "1.0"}
     names = sorted(r.find_element(By.CSS_SELECTOR, "td.bot").text for r in browser.find_elements(By.CSS_SELECTOR, "#standings tr.standing"))
     assert names == ["heuristic + greedy", "random + r2"]  # one row per partnership, not two identical ones
-    refresh = browser.find_elements(By.CSS_SELECTOR, "meta[http-equiv='refresh']")
-    assert len(refresh) == 1 and int(refresh[0].get_attribute("content")) > 0
-    assert "reloads every" in browser.find_element(By.ID, "refreshing").text
+    live = browser.find_element(By.ID, "live")
+    assert live.get_attribute("data-hash") and not live.find_elements(By.CSS_SELECTOR, "[data-live-end]")
+    assert "updates by itself" in browser.find_element(By.ID, "refreshing").text
+    assert browser.find_elements(By.CSS_SELECTOR, "meta[http-equiv='refresh']") == []  # pushed, never reloaded
+    browser.execute_script("window.stillThisPage = true;")
+    with Store(db) as store:  # the tournament goes on: its page shows the new match by itself
+        seats = ("greedy", "r2", "heuristic", "random")
+        config = MatchConfig(game="spades", seed=702, options={"deals": 1, "target": 300}, match_id="pn-2")
+        store.save_match(t.id, 2, 2, 0, _play(config, [(n, load_bot("random" if n == "r2" else n)) for n in seats]))
+    WebDriverWait(browser, 20).until(lambda d: "3 matches of 3" in d.find_element(By.ID, "live").text)
+    assert "pn-2" in browser.find_element(By.ID, "matches").text
     with Store(db) as store:
         store.mark_finished(t.id)
-    browser.get(url + "t/pairs-night")
-    assert browser.find_elements(By.CSS_SELECTOR, "meta[http-equiv='refresh']") == []  # over: it stays put
+    WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#live [data-live-end]"))
+    assert browser.execute_script("return window.stillThisPage === true")  # the same page: swapped in, not reloaded
     assert browser.find_elements(By.ID, "refreshing") == []
+    assert "finished" in browser.find_element(By.ID, "live").text
+    browser.get(url + "t/pairs-night")
+    assert browser.find_elements(By.CSS_SELECTOR, "#live [data-live-end]")  # over: it stays put, no stream
 
 
 def test_a_preset_is_shown_as_applied_and_free_for_all_explains_wdl(site, browser):
