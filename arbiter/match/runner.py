@@ -325,7 +325,7 @@ class _Runner:
                 action, ms, forced = await self._ask(state, seat, legal)
                 said = None if forced else self.seats[seat].reported_us()
                 recorded = RecordedAction(seat, str(action), ms, forced, max(0, round((self.asked_at - mark) * 1e6)),
-                                          None if said is None else min(said, ms * 1000))  # never more than it took
+                                          None if said is None else min(said, max(ms, 1) * 1000))  # never more than it took (ms: whole ms)
                 mark = self.clock.now()
                 record.actions.append(recorded)
                 for obs in self.observers:

@@ -108,8 +108,9 @@ def test_a_remote_bot_is_listed_chosen_and_played_to_the_end(standing):
     assert sum(1 for a in record.actions if a.seat == 0) == decisions
     assert any(a.seat == 1 for a in record.actions)  # the remote bot played its seat
     _verifies(db, match_id, 0)  # replays and verifies, as `arbiter replay` shows
-    state = json.loads(client.get(f"/play/{match_id}/state?since=-1").body)
-    assert state["over"] and state["step"] == len(record.actions)  # once the record gives the count
+    page = client.get(f"/play/{match_id}")
+    assert 'data-over="1"' in page.body  # once the record gives the count:
+    assert f'data-step="{len(record.actions)}"' in page.body
     assert _scan_by_decisions(client, record, 0, match_id) > 5
     assert serve.alive()
 
@@ -198,12 +199,11 @@ def test_a_person_past_the_arbiters_clock_forfeits_and_the_match_is_recorded(sta
                        "--play-clock", "1") as url:
             client = Client(url)
             match_id = _start(client, "spite-and-malice", 0, [f"remote:{REMOTE_BOT}"], SPITE)
-            for _ in range(60):  # the page's own long poll, until the match is over and stored
+            for _ in range(60):  # the page's own live stream, until the match is over and stored
                 page = client.get(f"/play/{match_id}")
                 if 'data-over="1"' in page.body and 'id="replay-link"' in page.body:
                     break
-                version = re.search(r'data-version="(\d+)"', page.body).group(1)
-                client.get(f"/play/{match_id}/state?since={version}")
+                client.changed(f"/play/{match_id}", page)
             else:
                 raise AssertionError(f"the match did not end: {page.body[:500]}")
             assert 'name="request"' not in page.body  # no decision is offered any more
