@@ -14,7 +14,6 @@ name.
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
@@ -67,7 +66,7 @@ def _scan_by_decisions(client: Client, record, seat: int, match_id: str) -> int:
     answered = checked = 0
     prefix = f"/play/{match_id}"
     for r in client.log:
-        if not (r.path == prefix or r.path.startswith(prefix + "/")):
+        if not (r.path == prefix or r.path.startswith((prefix + "/", prefix + "?"))):  # pages, fragments, acts
             continue
         if r.method == "POST" and r.path.endswith("/act") and r.status == 303:
             answered += 1
@@ -76,9 +75,6 @@ def _scan_by_decisions(client: Client, record, seat: int, match_id: str) -> int:
             continue
         checked += 1
         assert str(record.seed) not in r.body, f"{r.method} {r.path}: the seed is in the response"
-        if r.headers.get("content-type", "").startswith("application/json"):
-            assert not card_tokens(r.body) and set(json.loads(r.body)) == {"version", "step", "your_turn", "over"}
-            continue
         if 'data-over="1"' in r.body:
             allowed = seen[-1]
         else:
