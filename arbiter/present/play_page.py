@@ -5,14 +5,20 @@ The match itself is hosted by ``arbiter.person.seat`` (the runner, bot processes
 the clock, the store). This module only turns requests into calls on it and its
 ``Snapshot`` into HTML: every page of a seat is rendered from that seat's snapshot, so
 it carries the seat's view, its legal actions, its events and public information, and
-nothing else. The only script is a few inline lines (``_SCRIPT``) that wait on
-``/play/ID/state`` and reload the page when something happened.
+nothing else. The seat's page is a card table (``arbiter.present.table``, which replays
+draw too); everything on it that changes is one ``<div id="live">`` whose inner HTML
+``live_fragment()`` renders alone (``/play/ID?fragment=1``). The page's script acts with
+``fetch`` (the plain form is the fallback), waits on ``/play/ID/state`` and swaps the
+fragment in when something happened, never reloading the page.
+
+The form that starts a match is drawn from the game's option schema (``option_fields``:
+check boxes, selects, number boxes with the range the game accepts, the help text).
 
 Routes (GET unless said): ``/play`` the form (game, preset, options, seats and bots;
 ``?game=...&o.NAME=...`` fills it in), POST ``/play/new`` starts a match and sets the
-seat's cookie, ``/play/ID`` the seat's page, POST ``/play/ID/act`` (``request``,
-``action``) answers a decision, ``/play/ID/state?since=V`` (JSON: version, step,
-your_turn, over) returns once the version passes V (or after a while).
+seat's cookie, ``/play/ID`` the seat's page (``?fragment=1``: its live part alone), POST
+``/play/ID/act`` (``request``, ``action``) answers a decision, ``/play/ID/state?since=V``
+(JSON: version, step, your_turn, over) returns once the version passes V (or after a while).
 
 Security: the seat token is a cookie (``HttpOnly``, ``SameSite=Strict``, scoped to the
 match's path), never in a URL, so it is in no log, history or Referer; every request for
@@ -38,7 +44,7 @@ from markupsafe import Markup
 from arbiter.present.boards import board
 from arbiter.present.table import TABLE_SCRIPT, TABLE_STYLE, render_table, table_model
 from arbiter.person.seat import DEFAULT_DECISION_SECONDS, DEFAULT_LIMIT, Snapshot, TableError, Tables
-from cardarena.games import GAMES, Card, ConfigError, GameError, game_class, get_game
+from cardarena.games import GAMES, ConfigError, GameError, game_class, get_game
 from cardarena.games.base import option_specs, value_text
 from cardarena.records import clip
 
@@ -55,7 +61,6 @@ WAIT_SECONDS = 20.0
 
 COOKIE = "seat"
 
-_CARD_TOKEN = re.compile(r"\b(?:10|[2-9AJQK])[SHDC]\b|\bJK\b")
 
 
 def is_play_path(path: str) -> bool:
@@ -228,20 +233,6 @@ def _template(env: jinja2.Environment, name: str) -> jinja2.Template:
     if name not in per_env:
         per_env[name] = env.from_string({"new": _NEW, "table": _TABLE, "live": _LIVE, "fail": _FAIL}[name])
     return per_env[name]
-
-
-def action_label(text: str, card: Any) -> Markup:
-    """An action's notation with each card in it drawn as a card (``card``: the site's filter)."""
-    out, last = [], 0
-    for m in _CARD_TOKEN.finditer(text):
-        out.append(html.escape(text[last:m.start()]))
-        try:
-            out.append(str(card(Card.parse(m.group(0)))))
-        except GameError:
-            out.append(html.escape(m.group(0)))
-        last = m.end()
-    out.append(html.escape(text[last:]))
-    return Markup("".join(out))
 
 
 def _clock_text(ms: int) -> str:

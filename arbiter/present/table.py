@@ -252,7 +252,7 @@ def _spades(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], se
     hand = [HandCard(c, str(c), False) for c in (v.hand if v.hand_visible and me is not None else ())]
     if me is None and v.seat is not None:
         own = _hand_of(v, seat_views, v.seat)
-        hand = [HandCard(c, "", False) for c in (own or ())]
+        hand = [HandCard(c, str(c), False) for c in (own or ())]
     mine = next((s for s in seats if s.seat == viewer), None)
     if mine is not None and not hand and me is not None:
         mine.backs = v.seats[viewer].hand_count
@@ -334,7 +334,7 @@ def _spite(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], sea
     if me is not None:
         hand = [HandCard(c, f"hand:{c}", False) for c in v.hand]
     elif v.seat is not None:
-        hand = [HandCard(c, "", False) for c in (_hand_of(v, seat_views, v.seat) or ())]
+        hand = [HandCard(c, f"hand:{c}", False) for c in (_hand_of(v, seat_views, v.seat) or ())]
     status = (f"game {v.game_number + 1} · turn {v.turn_number + 1} · {_who(names, v.current_seat, me)} to act"
               if v.current_seat is not None else f"over after {v.turn_number} turns")
     if v.turn_moves:
@@ -386,7 +386,7 @@ def _spot(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], seat
     if me is not None:
         hand = [HandCard(c, str(c), False) for c in v.hand]
     elif v.seat is not None:
-        hand = [HandCard(c, "", False) for c in (_hand_of(v, seat_views, v.seat) or ())]
+        hand = [HandCard(c, str(c), False) for c in (_hand_of(v, seat_views, v.seat) or ())]
     status = (f"hand {v.hand_number} of {v.hands_in_match} · pot {v.pot:g}"
               + (f" · {_who(names, v.current_seat, me)} to act ({v.phase.value})" if v.current_seat is not None else ""))
     explain = ""
@@ -443,11 +443,11 @@ TABLE_STYLE = """<style>
 #board .trick .pile { min-width:0; }
 #board .trick .pile.winner .card, #board .trick .pile.winning .card { box-shadow:0 0 0 3px #ffd54f; }
 #board .hand { display:flex; flex-wrap:wrap; gap:2px; padding-top:12px; }
-#board button.pick { border:none; background:none; padding:0; margin:0; font:inherit; cursor:pointer; border-radius:7px; }
-#board button.pick .card { transition:transform .08s; }
-#board button.pick.legal .card { transform:translateY(-10px); box-shadow:0 8px 12px rgba(0,0,0,.35); }
-#board button.pick.legal:hover .card, #board button.pick.legal:focus .card { outline:3px solid #ffd54f; }
-#board button.pick.dim { cursor:default; } #board button.pick.dim .card { opacity:.5; filter:grayscale(.4); }
+#board .pick { border:none; background:none; padding:0; margin:0; font:inherit; cursor:pointer; border-radius:7px; }
+#board .pick .card { transition:transform .08s; }
+#board .pick.legal .card { transform:translateY(-10px); box-shadow:0 8px 12px rgba(0,0,0,.35); }
+#board .pick.legal:hover .card, #board .pick.legal:focus .card { outline:3px solid #ffd54f; }
+#board .pick.dim { cursor:default; } #board .pick.dim .card { opacity:.5; filter:grayscale(.4); }
 #explain { margin:6px 0; }
 #choices { display:flex; flex-wrap:wrap; gap:6px; align-items:center; margin:6px 0; }
 #choices button, #selection button { padding:6px 12px; border:1px solid var(--accent); border-radius:6px; background:#fff; cursor:pointer; font:inherit; }
@@ -523,6 +523,8 @@ def render_table(m: TableModel, interactive: bool = True) -> Markup:
                         dis = "" if h.legal else " disabled"
                         cards.append(f'<button type="button" class="{cls}" data-src="{html.escape(h.src)}" data-key="{k + 1}"'
                                      f'{dis}>{face(h.card)}</button>')
+                    elif h.src and m.catalogue:  # a replay of the seat's decision: what it could play
+                        cards.append(f'<span class="pick {"legal" if h.legal else "dim"}">{face(h.card)}</span>')
                     else:
                         cards.append(str(face(h.card)))
                 inner += f'<div class="hand-box"><div class="ttl">{html.escape(m.hand_title)}</div><div class="hand" id="hand">{"".join(cards)}</div></div>'
@@ -575,8 +577,10 @@ TABLE_SCRIPT = r"""
     var doc = new DOMParser().parseFromString(htmlText, "text/html");
     var fresh = doc.getElementById("live") || doc.body;
     var live = $("live");
+    var was = $("status"), now = fresh && fresh.querySelector("#status");
+    if (was && now && was.getAttribute("data-version") === now.getAttribute("data-version")) { return; }  // nothing new
     if (live && fresh) { live.innerHTML = fresh.innerHTML; }
-    sel = []; show(); arenaTable.changed();
+    sel = []; show(); window.arenaTable.changed();
   }
   function refresh() {
     return fetch(window.location.pathname + "?fragment=1", {credentials: "same-origin", cache: "no-store"})
@@ -656,5 +660,12 @@ TABLE_SCRIPT = r"""
     c.textContent = Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
   }, 500);
   window.arenaTable = {swap: swap, refresh: refresh, changed: function () {}};
+  // whoever swaps the table in anew (this script, or the page's live updates): a fresh
+  // selection, and the targets an action of no card reaches (the stock) lit at once
+  var live = $("live");
+  if (live && window.MutationObserver) {
+    new MutationObserver(function () { sel = []; show(); }).observe(live, {childList: true});
+  }
+  show();
 })();
 """

@@ -100,7 +100,7 @@ def _settled(browser, before: str | None = None) -> tuple[str, str, str]:
         if browser.find_elements(By.ID, "failed"):
             raise AssertionError(browser.find_element(By.ID, "failed").text)
         return s if (s[1] == "1" or s[2] == "1") and not browser.find_elements(By.CSS_SELECTOR, "#live.busy") else False
-    return WebDriverWait(browser, WAIT).until(ready)
+    return WebDriverWait(browser, WAIT, poll_frequency=0.05).until(ready)
 
 
 def _catalogue(browser) -> list[tuple[str, tuple[str, ...], str]]:
@@ -120,7 +120,7 @@ def _lit(browser) -> set[str]:
 def _start(browser, url: str, game: str, seat: int, options: dict[str, str], shot: str) -> str:
     browser.get(url + "play")
     browser.find_element(By.LINK_TEXT, game).click()
-    WebDriverWait(browser, WAIT).until(lambda d: f"game={game}" in d.current_url)
+    WebDriverWait(browser, WAIT, poll_frequency=0.05).until(lambda d: f"game={game}" in d.current_url)
     for name, value in options.items():
         box = browser.find_element(By.ID, f"o-{name}")
         if box.get_attribute("type") == "checkbox":
@@ -132,7 +132,7 @@ def _start(browser, url: str, game: str, seat: int, options: dict[str, str], sho
             box.clear()
             box.send_keys(value)
     browser.find_element(By.ID, "update").click()  # the seats for these options
-    WebDriverWait(browser, WAIT).until(lambda d: "o." in d.current_url or "preset=" in d.current_url)
+    WebDriverWait(browser, WAIT, poll_frequency=0.05).until(lambda d: "o." in d.current_url or "preset=" in d.current_url)
     browser.find_element(By.ID, f"seat-{seat}").click()
     # your own seat has no bot menu; every other seat has one
     assert not browser.find_element(By.ID, f"bot-{seat}").is_displayed()
@@ -141,7 +141,7 @@ def _start(browser, url: str, game: str, seat: int, options: dict[str, str], sho
     assert start.location["y"] + start.size["height"] <= SIZES["wide"][1], "Start is below the fold at 1280×800"
     _shoot(browser, f"{shot}-form")
     start.click()
-    WebDriverWait(browser, WAIT).until(lambda d: re.search(r"/play/web-[0-9a-f]{12}$", d.current_url))
+    WebDriverWait(browser, WAIT, poll_frequency=0.05).until(lambda d: re.search(r"/play/web-[0-9a-f]{12}$", d.current_url))
     return browser.current_url.rsplit("/", 1)[1]
 
 
@@ -235,7 +235,7 @@ def _legal_cards_not_smaller(browser) -> None:
 
 def _finish(browser, db: Path, match_id: str, seat: int, taken: list[str], shot: str) -> None:
     assert browser.find_element(By.ID, "result").is_displayed()
-    WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.ID, "replay-link"))
+    WebDriverWait(browser, WAIT, poll_frequency=0.05).until(lambda d: d.find_elements(By.ID, "replay-link"))
     _shoot(browser, f"{shot}-end")
     with Store(db, read_only=True) as store:
         record = store.match(match_id).record()
@@ -244,12 +244,12 @@ def _finish(browser, db: Path, match_id: str, seat: int, taken: list[str], shot:
     assert [a.action for a in record.actions if a.seat == seat] == taken  # every click became its action
     assert verify_record(record) == record.outcome
     browser.find_element(By.ID, "replay-link").click()
-    WebDriverWait(browser, WAIT).until(lambda d: d.find_elements(By.ID, "step-index"))
+    WebDriverWait(browser, WAIT, poll_frequency=0.05).until(lambda d: d.find_elements(By.ID, "step-index"))
     assert browser.find_element(By.ID, "verified").text.startswith("replay verified")
-    first = next(i for i, a in enumerate(record.actions, 1) if a.seat == seat)
-    assert int(browser.find_element(By.ID, "step-index").text) == first - 1  # the seat's first decision
+    first = next(i for i, a in enumerate(record.actions) if a.seat == seat and a.action != "look")
+    assert int(browser.find_element(By.ID, "step-index").text) == first  # the seat's first decision
     assert browser.find_element(By.CSS_SELECTOR, "#views a.on").text == f"seat {seat}"
-    assert browser.find_elements(By.CSS_SELECTOR, "#board .seat.you")  # the same table
+    assert browser.find_elements(By.CSS_SELECTOR, f'#board .seat.pos-bottom[data-seat="{seat}"] #hand .card')  # the same table, from the seat
     _shoot(browser, f"{shot}-replay")
 
 
