@@ -247,7 +247,8 @@ def _spades(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], se
         tag = "winner" if p.seat == winner and tag_win == "winner" else ("winning" if p.seat == winner else "")
         trick.append(Pile(_who(names, p.seat, me), (p.card,), tag=tag or ("leader" if k == 0 else ""), pos=place[p.seat],
                           note="led" if k == 0 else ""))
-    sides = " · ".join(f"side {'AB'[s.side]} ({' & '.join(_who(names, x, me) for x in s.seats)}): {s.score} points, {s.bags} bags"
+    sides = " · ".join(f"side {'AB'[s.side]} ({' & '.join('you' if x == me else f'seat {x}' for x in s.seats)}): "
+                       f"{s.score} points, {s.bags} bags"
                        for s in v.sides)
     hand = [HandCard(c, str(c), False) for c in (v.hand if v.hand_visible and me is not None else ())]
     if me is None and v.seat is not None:
@@ -447,13 +448,16 @@ TABLE_STYLE = """<style>
 #board .pick .card { transition:transform .08s; }
 #board .pick.legal .card { transform:translateY(-10px); box-shadow:0 8px 12px rgba(0,0,0,.35); }
 #board .pick.legal:hover .card, #board .pick.legal:focus .card { outline:3px solid #ffd54f; }
-#board .pick.dim { cursor:default; } #board .pick.dim .card { opacity:.5; filter:grayscale(.4); }
+#board .pick.dim { cursor:default; } #board .pick.dim .card { opacity:.55; }
 #explain { margin:6px 0; }
 #choices { display:flex; flex-wrap:wrap; gap:6px; align-items:center; margin:6px 0; }
 #choices button, #selection button { padding:6px 12px; border:1px solid var(--accent); border-radius:6px; background:#fff; cursor:pointer; font:inherit; }
 #choices button:hover, #selection button:hover { background:#eef2ff; }
 #choices kbd, .keys kbd { font:12px ui-monospace,monospace; border:1px solid #c5cad3; border-radius:3px; padding:0 4px; background:#f8f9fb; color:#344054; }
 #selection { min-height:0; margin:4px 0; }
+#live [data-n] { position:relative; }
+#live [data-n]::after { content:attr(data-n); position:absolute; top:-7px; right:-7px; min-width:17px; height:17px; border-radius:9px;
+  background:#ffd54f; color:#1d2330; font:700 11px/17px system-ui,sans-serif; text-align:center; z-index:2; }
 .keys { font-size:12px; color:var(--muted); }
 #clock { font-variant-numeric:tabular-nums; font-weight:600; }
 @media (max-width:700px) {
@@ -492,7 +496,7 @@ def _seat_html(s: SeatBox) -> str:
     backs = f'<span class="backs">{back(True)} ×{s.backs}</span>' if s.backs and not s.piles else ""
     out = [f'<div class="{cls} pos-{s.pos}" data-seat="{s.seat}"><div class="name">{html.escape(s.name)}'
            + (' <span class="turn-tag">· to act</span>' if s.to_act else "")
-           + f' <span class="facts">· {html.escape(" · ".join(s.facts))}</span>{backs}</div>']
+           + f' <span class="facts">· {"" if s.you else f"seat {s.seat} · "}{html.escape(" · ".join(s.facts))}</span>{backs}</div>']
     if s.piles:
         out.append('<div class="piles">' + "".join(_pile_html(p, small=not s.you) for p in s.piles) + "</div>")
     if s.cards:
@@ -556,9 +560,16 @@ TABLE_SCRIPT = r"""
       var d = el.getAttribute("data-dst");
       el.classList.toggle("target", cat.some(function (e) { return e.dst === d && same(e.srcs, sel) && (sel.length || e.srcs.length === 0); }));
     });
-    var bar = $("selection"); if (!bar) { return; }
-    bar.innerHTML = "";
-    if (!sel.length) { return; }
+    var bar = $("selection");
+    if (bar) { bar.innerHTML = ""; }
+    if (bar && sel.length) { fill(bar, cat); }
+    document.querySelectorAll("#live [data-n]").forEach(function (el) { el.removeAttribute("data-n"); });
+    keyed().forEach(function (el, i) { if (i < 9) { el.setAttribute("data-n", String(i + 1)); } });
+  }
+  function keyed() {  // what the digit keys reach, in order: the lit places, then the buttons
+    return Array.prototype.slice.call(document.querySelectorAll("#board .target, #choices [data-act], #selection [data-act]"));
+  }
+  function fill(bar, cat) {
     var txt = document.createElement("span"); txt.textContent = "selected: " + sel.join(" ") + " · ";
     bar.appendChild(txt);
     var any = false;
@@ -637,7 +648,7 @@ TABLE_SCRIPT = r"""
   document.addEventListener("keydown", function (e) {
     if (!$("actions") || e.altKey || e.ctrlKey || e.metaKey || /^(INPUT|SELECT|TEXTAREA)$/.test(e.target.tagName)) { return; }
     var cards = Array.prototype.slice.call(document.querySelectorAll("#hand button.pick.legal"));
-    var lit = Array.prototype.slice.call(document.querySelectorAll("#board .target, #choices [data-act], #selection [data-act]"));
+    var lit = keyed();
     var at = cards.indexOf(document.activeElement);
     if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
       if (!cards.length) { return; }

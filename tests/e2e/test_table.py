@@ -24,7 +24,9 @@ from pathlib import Path
 
 import pytest
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from arbiter.store.db import Store
@@ -66,7 +68,7 @@ def _size(browser, which: str) -> None:
 
 
 def _shoot(browser, name: str) -> None:
-    """The page at both sizes, as small PNGs (a palette of 96 colours when Pillow is there)."""
+    """The page at both sizes, as small PNGs (a palette of 128 colours when Pillow is there)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     for which in SIZES:
         _size(browser, which)
@@ -77,7 +79,7 @@ def _shoot(browser, name: str) -> None:
         except ImportError:  # pragma: no cover - the screenshot stays as the browser wrote it
             continue
         with Image.open(path) as im:
-            im.convert("RGB").quantize(96).save(path, optimize=True)
+            im.convert("RGB").quantize(128).save(path, optimize=True)
     _size(browser, "wide")
 
 
@@ -145,6 +147,9 @@ def _start(browser, url: str, game: str, seat: int, options: dict[str, str], sho
     return browser.current_url.rsplit("/", 1)[1]
 
 
+_KEYS: list[str] = []  # the card played by the keyboard
+
+
 def _act(browser, rng: random.Random, game: str) -> str:
     """One decision, made by clicking the table; the action taken."""
     cat = _catalogue(browser)
@@ -153,6 +158,12 @@ def _act(browser, rng: random.Random, game: str) -> str:
     if game == "spades":
         picks = browser.find_elements(By.CSS_SELECTOR, "#hand button.pick.legal")
         if any(t.startswith("play ") for t in texts):
+            if not _KEYS:  # once, by the keyboard: → focuses the first raised card, Enter plays it
+                _KEYS.append(picks[0].get_attribute("data-src"))
+                ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+                assert browser.switch_to.active_element == picks[0]
+                ActionChains(browser).send_keys(Keys.ENTER).perform()
+                return "play " + _KEYS[0]
             card = rng.choice(picks)
             played = "play " + card.get_attribute("data-src")
             card.click()
@@ -257,7 +268,7 @@ def test_a_whole_spades_deal_played_on_the_table(site, browser):
     url, db = site
     match_id = _start(browser, url, "spades", 1, {"deals": "1"}, "spades")
     taken = _play(browser, random.Random(1), "spades", "spades", 1)
-    assert sum(t.startswith("play ") for t in taken) == 13
+    assert sum(t.startswith("play ") for t in taken) == 13 and "play " + _KEYS[0] in taken
     _finish(browser, db, match_id, 1, taken, "spades")
 
 
