@@ -29,6 +29,7 @@ from typing import Any, Iterable, Sequence
 
 from markupsafe import Markup
 
+from arbiter.present.boards import hand_for
 from cardarena.games import Card
 
 __all__ = ["TABLE_SCRIPT", "TABLE_STYLE", "TableModel", "face", "render_table", "table_model"]
@@ -184,15 +185,6 @@ def table_model(game: str, view: Any, names: Sequence[str], *, me: int | None = 
     return model
 
 
-def _hand_of(view: Any, seat_views: Sequence[Any], s: int) -> tuple[Card, ...] | None:
-    if seat_views:
-        v = seat_views[s]
-        return tuple(v.hand) if getattr(v, "hand_visible", True) else None
-    if view.seat == s and getattr(view, "hand_visible", True):
-        return tuple(view.hand)
-    return None
-
-
 # -- Spades ----------------------------------------------------------------------------
 
 
@@ -226,7 +218,7 @@ def _spades(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], se
             facts.append("leads")
         box = SeatBox(st.seat, _who(names, st.seat, viewer if me is not None else None), me is not None and st.seat == me,
                       place[st.seat], v.to_act == st.seat, facts, partner=(st.seat - viewer) % 4 == 2)
-        hand = _hand_of(v, seat_views, st.seat)
+        hand = hand_for(v, seat_views, st.seat)
         if st.seat != viewer or me is None:
             if hand is not None:
                 box.cards = hand
@@ -252,7 +244,7 @@ def _spades(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], se
                        for s in v.sides)
     hand = [HandCard(c, str(c), False) for c in (v.hand if v.hand_visible and me is not None else ())]
     if me is None and v.seat is not None:
-        own = _hand_of(v, seat_views, v.seat)
+        own = hand_for(v, seat_views, v.seat)
         hand = [HandCard(c, str(c), False) for c in (own or ())]
     mine = next((s for s in seats if s.seat == viewer), None)
     if mine is not None and not hand and me is not None:
@@ -315,7 +307,7 @@ def _spite(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], sea
             src = f"side:{j}" if own else (f"partner_side:{j}" if partner else "")
             box.piles.append(Pile(f"side {j + 1}", tuple(stack.cards), src=src if src in srcs else "",
                                   dst=f"side:{j}" if own and f"side:{j}" in dsts else "", spread=True))
-        hand = _hand_of(v, seat_views, p.seat)
+        hand = hand_for(v, seat_views, p.seat)
         if not own:
             if hand is not None:
                 box.cards = hand
@@ -335,7 +327,7 @@ def _spite(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], sea
     if me is not None:
         hand = [HandCard(c, f"hand:{c}", False) for c in v.hand]
     elif v.seat is not None:
-        hand = [HandCard(c, f"hand:{c}", False) for c in (_hand_of(v, seat_views, v.seat) or ())]
+        hand = [HandCard(c, f"hand:{c}", False) for c in (hand_for(v, seat_views, v.seat) or ())]
     status = (f"game {v.game_number + 1} · turn {v.turn_number + 1} · {_who(names, v.current_seat, me)} to act"
               if v.current_seat is not None else f"over after {v.turn_number} turns")
     if v.turn_moves:
@@ -368,7 +360,7 @@ def _spot(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], seat
         own = me is not None and s == me
         facts = [f"{v.hand_counts[s]} cards", f"balance {v.balances[s]:+g}"] + (["dealer"] if s == v.dealer else [])
         box = SeatBox(s, _who(names, s, me), own, place[s], v.current_seat == s, facts)
-        hand = _hand_of(v, seat_views, s)
+        hand = hand_for(v, seat_views, s)
         if not own:
             if hand is not None:
                 box.cards = hand
@@ -387,7 +379,7 @@ def _spot(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], seat
     if me is not None:
         hand = [HandCard(c, str(c), False) for c in v.hand]
     elif v.seat is not None:
-        hand = [HandCard(c, str(c), False) for c in (_hand_of(v, seat_views, v.seat) or ())]
+        hand = [HandCard(c, str(c), False) for c in (hand_for(v, seat_views, v.seat) or ())]
     status = (f"hand {v.hand_number} of {v.hands_in_match} · pot {v.pot:g}"
               + (f" · {_who(names, v.current_seat, me)} to act ({v.phase.value})" if v.current_seat is not None else ""))
     explain = ""
