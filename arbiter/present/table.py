@@ -140,6 +140,11 @@ def _who(names: Sequence[str], s: int, me: int | None) -> str:
     return names[s] if s < len(names) else f"seat {s}"
 
 
+def _whose(names: Sequence[str], s: int, me: int | None) -> str:
+    """A seat in a sentence: "you", or its name and number (bots often share a name)."""
+    return "you" if me is not None and s == me else f"{_who(names, s, None)} (seat {s})"
+
+
 def _entry(game: str, text: str) -> Entry:
     """An action's sources and target, read from its notation (rules/README.md)."""
     if game == "spades":
@@ -219,7 +224,7 @@ def _spades(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], se
         box = SeatBox(st.seat, _who(names, st.seat, viewer if me is not None else None), me is not None and st.seat == me,
                       place[st.seat], v.to_act == st.seat, facts, partner=(st.seat - viewer) % 4 == 2)
         hand = hand_for(v, seat_views, st.seat)
-        if st.seat != viewer or me is None:
+        if not (st.seat == viewer and (me is not None or v.seat is not None)):  # the viewpoint's own hand: below
             if hand is not None:
                 box.cards = hand
             else:
@@ -232,9 +237,9 @@ def _spades(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], se
     if not v.trick and v.tricks:
         last = v.tricks[-1]
         shown, winner, tag_win = last.cards, last.winner, "winner"
-        title = f"trick {len(v.tricks)}, won by {_who(names, last.winner, me)}" if last.winner is not None else f"trick {len(v.tricks)}"
+        title = f"trick {len(v.tricks)}, won by {_whose(names, last.winner, me)}" if last.winner is not None else f"trick {len(v.tricks)}"
     elif v.trick:
-        title = f"trick {len(v.tricks) + 1}, led by {_who(names, v.trick[0].seat, me)}"
+        title = f"trick {len(v.tricks) + 1}, led by {_whose(names, v.trick[0].seat, me)}"
     for k, p in enumerate(shown):
         tag = "winner" if p.seat == winner and tag_win == "winner" else ("winning" if p.seat == winner else "")
         trick.append(Pile(_who(names, p.seat, me), (p.card,), tag=tag or ("leader" if k == 0 else ""), pos=place[p.seat],
@@ -247,10 +252,10 @@ def _spades(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], se
         own = hand_for(v, seat_views, v.seat)
         hand = [HandCard(c, str(c), False) for c in (own or ())]
     mine = next((s for s in seats if s.seat == viewer), None)
-    if mine is not None and not hand and me is not None:
+    if mine is not None and not hand and (me is not None or v.seat is not None):
         mine.backs = v.seats[viewer].hand_count
     phase = v.phase.name.lower()
-    status = f"deal {v.deal} · {phase}" + (f" · {_who(names, v.to_act, me)} to act" if v.to_act is not None else "") + f" · {sides}"
+    status = f"deal {v.deal} · {phase}" + (f" · {_whose(names, v.to_act, me)} to act" if v.to_act is not None else "") + f" · {sides}"
     return TableModel("spades", seats, [], title, trick, hand, "your hand" if me is not None else "hand",
                       _spades_explain(v, cat, options), status, cat, [], True)
 
@@ -308,7 +313,7 @@ def _spite(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], sea
             box.piles.append(Pile(f"side {j + 1}", tuple(stack.cards), src=src if src in srcs else "",
                                   dst=f"side:{j}" if own and f"side:{j}" in dsts else "", spread=True))
         hand = hand_for(v, seat_views, p.seat)
-        if not own:
+        if not own and p.seat != v.seat:
             if hand is not None:
                 box.cards = hand
             else:
@@ -328,7 +333,7 @@ def _spite(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], sea
         hand = [HandCard(c, f"hand:{c}", False) for c in v.hand]
     elif v.seat is not None:
         hand = [HandCard(c, f"hand:{c}", False) for c in (hand_for(v, seat_views, v.seat) or ())]
-    status = (f"game {v.game_number + 1} · turn {v.turn_number + 1} · {_who(names, v.current_seat, me)} to act"
+    status = (f"game {v.game_number + 1} · turn {v.turn_number + 1} · {_whose(names, v.current_seat, me)} to act"
               if v.current_seat is not None else f"over after {v.turn_number} turns")
     if v.turn_moves:
         status += " · this turn: " + ", ".join(m.action for m in v.turn_moves[-4:])
@@ -361,7 +366,7 @@ def _spot(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], seat
         facts = [f"{v.hand_counts[s]} cards", f"balance {v.balances[s]:+g}"] + (["dealer"] if s == v.dealer else [])
         box = SeatBox(s, _who(names, s, me), own, place[s], v.current_seat == s, facts)
         hand = hand_for(v, seat_views, s)
-        if not own:
+        if not own and s != v.seat:
             if hand is not None:
                 box.cards = hand
             else:
@@ -381,7 +386,7 @@ def _spot(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], seat
     elif v.seat is not None:
         hand = [HandCard(c, str(c), False) for c in (hand_for(v, seat_views, v.seat) or ())]
     status = (f"hand {v.hand_number} of {v.hands_in_match} · pot {v.pot:g}"
-              + (f" · {_who(names, v.current_seat, me)} to act ({v.phase.value})" if v.current_seat is not None else ""))
+              + (f" · {_whose(names, v.current_seat, me)} to act ({v.phase.value})" if v.current_seat is not None else ""))
     explain = ""
     if cat:
         if v.phase.name == "DRAW":

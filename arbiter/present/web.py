@@ -326,9 +326,9 @@ _REPLAY = """{% extends "base" %}
 </div>
 <div class="layout"><div>
 <h2 id="step-title">{{ title }}</h2>
-{% if step.events %}<ul class="events">{% for e in step.events %}<li>{{ e.text }}</li>{% endfor %}</ul>{% endif %}
 <p class="muted small" id="table-status">{{ table.status }}</p>
 {{ felt }}
+{% if step.events %}<ul class="events">{% for e in step.events %}<li>{{ e.text }}</li>{% endfor %}</ul>{% endif %}
 {% if step.outcome %}<h2>Result</h2><table id="result"><tr><th>seat</th><th>bot</th><th class="num">score</th><th class="num">rank</th></tr>
 {% for s in range(r.seat_names|length) %}<tr><td>{{ s }}</td><td>{{ r.seat_names[s] }}</td><td class="num">{{ step.outcome.scores[s]|num }}</td><td class="num">{{ step.outcome.ranks[s] }}</td></tr>{% endfor %}
 </table><p class="muted small">{{ step.outcome.reason.value }}: {{ step.outcome.detail }}</p>{% endif %}

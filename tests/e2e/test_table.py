@@ -224,6 +224,10 @@ def _play(browser, rng: random.Random, game: str, shot: str, seat: int) -> list[
             return taken
         if len(taken) + 1 in shot_at:
             _shoot(browser, f"{shot}-turn{len(taken) + 1}")
+        if not taken:  # your seat, its hand (and pay-off pile and side stacks) above the fold
+            for css in ("#board .seat.you",) + (("#board .seat.you .piles",) if game == "spite-and-malice" else ()):
+                r = browser.find_element(By.CSS_SELECTOR, css).rect
+                assert r["y"] + r["height"] <= SIZES["wide"][1], f"{css} is below the fold at 1280×800: {r}"
         if not checked_sizes and len(browser.find_elements(By.CSS_SELECTOR, "#hand button.pick.dim")) and \
                 browser.find_elements(By.CSS_SELECTOR, "#hand button.pick.legal"):
             _legal_cards_not_smaller(browser)
@@ -274,7 +278,7 @@ def test_a_whole_spades_deal_played_on_the_table(site, browser):
 
 def test_a_whole_spite_and_malice_game_played_on_the_table(site, browser):
     url, db = site
-    match_id = _start(browser, url, "spite-and-malice", 0, {"payoff_size": "3", "max_turns": "30"}, "spite")
+    match_id = _start(browser, url, "spite-and-malice", 0, {"payoff_size": "2", "max_turns": "24"}, "spite")
     taken = _play(browser, random.Random(2), "spite-and-malice", "spite", 0)
     assert any(" -> center:" in t for t in taken) and any(" -> side:" in t for t in taken)
     _finish(browser, db, match_id, 0, taken, "spite")
