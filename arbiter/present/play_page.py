@@ -151,7 +151,7 @@ _LIVE = """<div id="status" data-version="{{ s.version }}" data-step="{{ s.step 
  data-turn="{{ 1 if s.request_id is not none else 0 }}" data-done="{{ 1 if s.failed or s.stored else 0 }}">
 {% if s.failed %}<p class="error" id="failed">{{ s.failed }}</p>
 {% elif s.outcome %}<p class="turn" id="over"><strong>The match is over</strong>: {{ s.outcome.reason.value }}{% if s.outcome.detail %} ({{ s.outcome.detail }}){% endif %}.</p>
-{% elif s.request_id is not none %}<p class="turn" id="your-turn"><strong>Your turn</strong>{% if s.clock_left_ms %} · clock <span id="clock" data-request="{{ s.request_id }}" data-left-ms="{{ s.clock_left_ms }}">{{ (s.clock_left_ms // 60000) }}:{{ '%02d'|format((s.clock_left_ms // 1000) % 60) }}</span>{% endif %}
+{% elif s.request_id is not none %}<p class="turn" id="your-turn"><strong>Your turn</strong>{% if s.deadline_ms %} · clock <span id="clock" data-deadline="{{ s.deadline_ms }}" data-decision-ms="{{ s.decision_ms }}">{{ clock }}</span>{% endif %}
 {% if t %} · {{ t.status }}{% endif %}</p>
 {% else %}<p class="wait" id="waiting">Waiting for {{ waiting_for }}…{% if t %} · {{ t.status }}{% endif %} (this page updates by itself)</p>{% endif %}
 </div>
@@ -184,7 +184,8 @@ _LIVE = """<div id="status" data-version="{{ s.version }}" data-step="{{ s.step 
 <select name="action" id="all-actions">{% for e in catalogue %}<option value="{{ e.text }}" data-action="{{ e.text }}" data-from="{{ e.srcs|join(' ') }}" data-to="{{ e.dst }}">{{ e.text }}</option>{% endfor %}</select>
 <button type="submit" id="do-action">Do it</button></form></details>
 {% endif %}
-<h2 class="events-title">Events</h2><div class="steps"><ol id="events">{% for e in s.events[-40:] %}<li>{{ e }}</li>{% endfor %}</ol></div>
+<h2 class="events-title">Events</h2><div class="steps" id="event-list"><ol id="events">{% for e in s.events[-40:] %}<li>{{ e }}</li>{% endfor %}</ol></div>
+{% if s.failed or s.stored %}<span data-live-end></span>{% endif %}
 """
 
 _TABLE = """{% extends "base" %}
@@ -200,6 +201,8 @@ against {{ opponents }}
 <script nonce="{{ nonce }}">{% raw %}""" + TABLE_SCRIPT + """{% endraw %}
 (function () {
   function status() { return document.getElementById("status"); }
+  var live = document.getElementById("live");
+  if (live && live.hasAttribute("data-hash")) { return; }  // the site's event stream keeps the page live
   function poll() {
     var st = status();
     if (!st || st.getAttribute("data-done") === "1") { return; }  // over, and its record stored (or not)
@@ -370,6 +373,7 @@ def live_fragment(env: jinja2.Environment, s: Snapshot) -> str:
         s=s, t=t, felt=render_table(t, interactive=s.request_id is not None) if t is not None else "",
         choices=t.choices if t is not None and s.request_id is not None else [],
         catalogue=t.catalogue if t is not None else [], final_rows=final_rows, waiting_for=waiting_for,
+        clock=_clock_text(s.decision_ms),
     )
 
 

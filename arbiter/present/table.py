@@ -603,7 +603,8 @@ TABLE_SCRIPT = r"""
       .then(function (r) { return r.text().then(function (t) { return {ok: r.ok, text: t}; }); })
       .then(function (res) {
         busy(false);
-        if (res.ok) { return refresh(); }
+        var l = $("live");
+        if (res.ok) { return l && l.hasAttribute("data-hash") ? null : refresh(); }  // (the site's event stream brings it)
         var doc = new DOMParser().parseFromString(res.text, "text/html"), err = doc.getElementById("play-error");
         var n = $("act-error"); if (n) { n.textContent = err ? err.textContent : "the action was refused"; n.hidden = false; }
         form.removeAttribute("data-sent");
@@ -659,21 +660,20 @@ TABLE_SCRIPT = r"""
       var t = lit[Number(e.key) - 1]; if (t) { click(t); e.preventDefault(); }
     } else if (e.key === "Escape") { sel = []; show(); }
   });
-  var clockFor = null, clockStart = 0;
-  window.setInterval(function () {
+  function tick() {  // what is left of the decision's clock, counted down to its deadline
     var c = $("clock"); if (!c) { return; }
-    var rid = c.getAttribute("data-request"), left = Number(c.getAttribute("data-left-ms"));
-    if (rid !== clockFor) { clockFor = rid; clockStart = Date.now(); }
-    var s = Math.max(0, Math.round((left - (Date.now() - clockStart)) / 1000));
+    var left = Number(c.getAttribute("data-deadline")) - Date.now(), most = Number(c.getAttribute("data-decision-ms"));
+    var s = Math.round(Math.max(0, Math.min(left, most)) / 1000);
     c.textContent = Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
-  }, 500);
+  }
+  window.setInterval(tick, 500);
   window.arenaTable = {swap: swap, refresh: refresh, changed: function () {}};
   // whoever swaps the table in anew (this script, or the page's live updates): a fresh
   // selection, and the targets an action of no card reaches (the stock) lit at once
   var live = $("live");
   if (live && window.MutationObserver) {
-    new MutationObserver(function () { sel = []; show(); }).observe(live, {childList: true});
+    new MutationObserver(function () { sel = []; show(); tick(); }).observe(live, {childList: true});
   }
-  show();
+  show(); tick();
 })();
 """

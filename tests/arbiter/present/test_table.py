@@ -117,3 +117,24 @@ def test_a_replay_opens_on_the_first_decision_that_is_not_a_look():
         actions = [A(1, "look"), A(1, "bid 3"), A(2, "look"), A(2, "bid nil")]
 
     assert first_decision(R(), None) == 1 and first_decision(R(), 2) == 3 and first_decision(R(), 0) == 0
+
+
+def test_the_live_fragment_is_one_balanced_part_the_same_for_the_same_moment():
+    """What a live page swaps in: its <div>s balanced (the site cuts #live out by them), and
+    two renders of one snapshot alike (the clock is a deadline, not a count that moves)."""
+    import re as _re
+
+    from arbiter.person.seat import Snapshot
+    from arbiter.present import web
+    from arbiter.present.play_page import live_fragment, table_page
+
+    st = _state("spite-and-malice", {}, lambda s: s.current_seat == 0 and s.legal_actions())
+    g = get_game("spite-and-malice")
+    s = Snapshot("web-0", "spite-and-malice", 0, ("browser", "random"), g.teams, {}, 300000, 3, 4, 5, st.view(0),
+                 tuple(st.legal_actions()), ("seat 1 plays",), (), None, None, "", "", 1_800_000_000_000)
+    one, two = live_fragment(web._env, s), live_fragment(web._env, s)
+    assert one == two
+    assert len(_re.findall(r"<div\b", one)) == len(_re.findall(r"</div\s*>", one))
+    page = table_page(web._env, s, "n0nce")
+    assert one in page and page.count('id="live"') == 1
+    assert 'data-deadline="1800000000000"' in one and "data-live-end" not in one
