@@ -97,7 +97,7 @@ _NEW = """{% extends "base" %}
 {% block crumbs %}/ play{% endblock %}
 {% block body %}
 <h1 class="play">Play a seat against bots</h1>
-<p class="muted small" id="playing-now">{{ live }} of {{ limit }} matches with a person at the table are being played ·
+<p class="muted small" id="live-count">{{ live }} of {{ limit }} matches with a person at the table are being played ·
 {{ clock }} a decision (past it your side forfeits; so does closing the match's page for a minute at your turn) · the match is recorded in {{ db }} and replays like any other.</p>
 {% if unwritable %}<p class="error" id="store-unwritable">Playing is off: the store {{ db }} cannot be written ({{ unwritable }}),
 so a match played here could not be recorded. The rest of the site works.</p>{% endif %}
@@ -512,8 +512,8 @@ def _dispatch(handler: Any, method: str, env: jinja2.Environment, tables: Tables
         if action == "":
             if method != "GET":
                 raise TableError(405, f"POST to /play/{match_id}/act to act")
-            if (query.get("fragment") or [""])[0] == "1":  # what changes, alone (the page's script swaps it in)
-                return 200, html_type, live_fragment(env, table.snapshot())
+            if (query.get("fragment") or [""])[0] == "1":  # what changes, alone, in its #live (the page swaps it in)
+                return 200, html_type, f'<div id="live">{live_fragment(env, table.snapshot())}</div>'
             return 200, html_type, table_page(env, table.snapshot(), nonce)
         if action == "state":
             if method != "GET":
