@@ -88,7 +88,8 @@ form.new .opt input[type=number], form.new .opt input[type=text], form.new .opt 
 form.new .you-here { font-weight:600; }
 #start { font-size:16px; padding:8px 18px; background:var(--accent); color:#fff; border:none; border-radius:6px; cursor:pointer; }
 #start[disabled] { background:#98a2b3; }
-@media (max-width:700px) { form.new .cols { grid-template-columns:1fr; } body main { padding:10px 8px 32px; } }
+@media (max-width:700px) { form.new .cols { grid-template-columns:1fr; } body main { padding:8px 6px 32px; }
+  h1.play { font-size:16px; } #seating { font-size:12px; } #status p { font-size:13px; padding:4px 8px; } }
 </style>"""
 
 _NEW = """{% extends "base" %}

@@ -463,7 +463,12 @@ TABLE_STYLE = """<style>
   #board .card { width:36px; height:52px; } #board .card b { font-size:14px; } #board .card i { font-size:19px; }
   #board .pile .slot { width:36px; height:52px; } #board .pile .stack { min-height:52px; }
   #board .pile.spread .stack .card + .card { margin-left:-22px; }
-  #board .trick { grid-template-columns:repeat(3,48px); }
+  #board .trick { grid-template-columns:repeat(3,40px); gap:0 4px; }
+  #board .trick .pile .card { width:30px; height:42px; } #board .trick .pile .card b { font-size:12px; } #board .trick .pile .card i { font-size:16px; }
+  #board .trick .pile .stack { min-height:42px; } #board .trick .pile .note { display:none; }
+  #board .seat:not(.you) .backs .card { display:none; } #board .seat { padding:4px 6px; }
+  #board .seat.you .ttl { display:none; } #board .hand { padding-top:8px; }
+  #board .mid { padding:4px; } #explain { font-size:13px; } .keys { display:none; }
 }
 </style>"""
 
