@@ -13,7 +13,9 @@ bot name can never inject markup; small, pure Python, and the most used template
 in Python). Templates live in this module so the package needs no data files.
 
 Routes: ``/`` tournaments, ``/t/<id>`` standings + cross-table + matches,
-``/m/<match_id>?step=N&view=spectator|full|seatK`` the replay viewer; arenas
+``/m/<match_id>?step=N&view=full|spectator|seatK`` the replay viewer (the card table of
+``arbiter.present.table``, as /play draws it; it opens on the first decision, every hand
+shown, unless the query says otherwise); arenas
 (``arbiter arena``): ``/a`` the arenas, ``/a/<name>`` a live leaderboard (reloading
 itself), ``/a/<name>/bot/<bot>`` a bot's rating history (an SVG chart drawn here),
 encounters and failures, ``/a/<name>/m/<match_id>`` a replay of a finished encounter;
