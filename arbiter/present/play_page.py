@@ -178,7 +178,7 @@ _LIVE = """<div id="status" data-version="{{ s.version }}" data-step="{{ s.step 
 <td class="muted small">{{ row.note }}</td></tr>{% endfor %}</table></details>{% endif %}{% endif %}
 {% if s.request_id is not none %}
 <p class="keys" id="keys">Keys: <kbd>←</kbd> <kbd>→</kbd> move among the raised cards, <kbd>Enter</kbd> picks one,
-<kbd>1</kbd>…<kbd>9</kbd> the numbered lit places and buttons, <kbd>Esc</kbd> clears the selection.</p>
+<kbd>1</kbd>…<kbd>9</kbd> the numbered places and buttons (a bid: its number), <kbd>Esc</kbd> clears the selection.</p>
 <details id="fallback"><summary>Every legal action as a list</summary>
 <form method="post" action="/play/{{ s.match_id|urlencode }}/act" id="actions">
 <input type="hidden" name="request" value="{{ s.request_id }}">

@@ -566,7 +566,14 @@ TABLE_SCRIPT = r"""
     if (bar) { bar.innerHTML = ""; }
     if (bar && sel.length) { fill(bar, cat); }
     document.querySelectorAll("#live [data-n]").forEach(function (el) { el.removeAttribute("data-n"); });
-    keyed().forEach(function (el, i) { if (i < 9) { el.setAttribute("data-n", String(i + 1)); } });
+    // a button that reads as a digit (a bid of 3) is that digit; the rest take the free ones in order
+    var all = keyed(), taken = {}, n = 1;
+    all.forEach(function (el) { var t = el.textContent.trim(); if (/^[1-9]$/.test(t) && el.hasAttribute("data-act")) { el.setAttribute("data-n", t); taken[t] = 1; } });
+    all.forEach(function (el) {
+      if (el.hasAttribute("data-n")) { return; }
+      while (taken[String(n)]) { n++; }
+      if (n <= 9) { el.setAttribute("data-n", String(n)); taken[String(n)] = 1; }
+    });
   }
   function keyed() {  // what the digit keys reach, in order: the lit places, then the buttons
     return Array.prototype.slice.call(document.querySelectorAll("#board .target, #choices [data-act], #selection [data-act]"));
@@ -651,7 +658,6 @@ TABLE_SCRIPT = r"""
   document.addEventListener("keydown", function (e) {
     if (!$("actions") || e.altKey || e.ctrlKey || e.metaKey || /^(INPUT|SELECT|TEXTAREA)$/.test(e.target.tagName)) { return; }
     var cards = Array.prototype.slice.call(document.querySelectorAll("#hand button.pick.legal"));
-    var lit = keyed();
     var at = cards.indexOf(document.activeElement);
     if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
       if (!cards.length) { return; }
@@ -662,7 +668,7 @@ TABLE_SCRIPT = r"""
       else if (document.activeElement && document.activeElement.closest && document.activeElement.closest("#live [data-act], #live [data-dst]")) {
         click(document.activeElement.closest("#live [data-act], #live [data-dst]")); e.preventDefault(); }
     } else if (/^[1-9]$/.test(e.key)) {
-      var t = lit[Number(e.key) - 1]; if (t) { click(t); e.preventDefault(); }
+      var t = document.querySelector('#live [data-n="' + e.key + '"]'); if (t) { click(t); e.preventDefault(); }
     } else if (e.key === "Escape") { sel = []; show(); }
   });
   function tick() {  // what is left of the decision's clock, counted down to its deadline

@@ -148,6 +148,7 @@ def _start(browser, url: str, game: str, seat: int, options: dict[str, str], sho
 
 
 _KEYS: list[str] = []  # the card played by the keyboard
+_BID_KEYS: list[str] = []  # the bid made by the keyboard
 
 
 def _act(browser, rng: random.Random, game: str) -> str:
@@ -181,6 +182,13 @@ def _act(browser, rng: random.Random, game: str) -> str:
             _click(browser, '#choices [data-act="look"]')
             return "look"
         bids = [b for b in choices if b.get_attribute("data-act") not in ("bid blind_nil",)]
+        digits = [b for b in bids if b.text.strip() in "123456789" and b.text.strip()]
+        if digits and not _BID_KEYS:  # the first bid by its digit key: "3" bids 3
+            b = rng.choice(digits)
+            assert b.get_attribute("data-n") == b.text.strip()
+            _BID_KEYS.append(b.get_attribute("data-act"))
+            ActionChains(browser).send_keys(b.text.strip()).perform()
+            return _BID_KEYS[0]
         b = rng.choice(bids)
         text = b.get_attribute("data-act")
         b.click()
@@ -272,7 +280,7 @@ def test_a_whole_spades_deal_played_on_the_table(site, browser):
     url, db = site
     match_id = _start(browser, url, "spades", 1, {"deals": "1"}, "spades")
     taken = _play(browser, random.Random(1), "spades", "spades", 1)
-    assert sum(t.startswith("play ") for t in taken) == 13 and "play " + _KEYS[0] in taken
+    assert sum(t.startswith("play ") for t in taken) == 13 and "play " + _KEYS[0] in taken and _BID_KEYS[0] in taken
     _finish(browser, db, match_id, 1, taken, "spades")
 
 
