@@ -25,7 +25,7 @@ demo: $(BIN)/activate
 	$(BIN)/arbiter tournament run --game spades --bots random,greedy,heuristic --deals 2 --db .demo.sqlite --fresh
 	@echo "In a browser, with a seat to play at /play: $(BIN)/arbiter web (it serves .demo.sqlite while there is no arena.sqlite)"
 
-## Debian's chromium and chromedriver, for the browser test (tests/e2e/test_web.py). Idempotent;
+## Debian's chromium and chromedriver, for the browser tests (tests/e2e/test_web.py, test_table.py). Idempotent;
 ## CI runs as root, elsewhere it asks sudo.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 browser:

@@ -130,6 +130,7 @@ class Snapshot:
     final_view: Any  # what the disclosure lets the seat see of the ended game (None until the end, and after a forfeit)
     stored: str  # "" not yet; "stored"; or why the record could not be stored
     failed: str  # why the match could not be played ('' if it was)
+    deadline_ms: int = 0  # when the decision's clock runs out, in ms since the epoch (0: no decision, or no limit)
 
     @property
     def over(self) -> bool:
@@ -161,6 +162,7 @@ class BrowserSeat(SeatClient):
         self._failed = ""
         self._step = 0
         self._version = 0
+        self._asked_at = time.time()
 
     def _bump(self) -> None:  # with self._cond held
         self._version += 1
@@ -177,6 +179,7 @@ class BrowserSeat(SeatClient):
         future: asyncio.Future[Action] = self._loop.create_future()
         with self._cond:
             self._turn, self._future, self._view = turn, future, turn.view
+            self._asked_at = time.time()  # wall clock: the page counts down to a deadline that stays put
             self._bump()
         try:
             while True:  # the answer, unless the person has left the table (GONE_SECONDS)
@@ -259,8 +262,15 @@ class BrowserSeat(SeatClient):
                 request_id=turn.request_id if turn is not None else None, view=self._view,
                 legal=tuple(turn.legal_actions) if turn is not None else (), events=tuple(self._events),
                 notices=tuple(self._notices), outcome=self._outcome, final_view=self._final_view,
-                stored=self._stored, failed=self._failed,
+                stored=self._stored, failed=self._failed, deadline_ms=self._deadline(info, turn),
             )
+
+    def _deadline(self, info: MatchInfo | None, turn: TurnRequest | None) -> int:  # with self._cond held
+        """The same for every page of one decision (a page's live part changes only when
+        the match does); the page shows what is left of it."""
+        if turn is None or info is None or not info.decision_ms:
+            return 0
+        return int(1000 * self._asked_at) + info.decision_ms
 
     def wait(self, since: int, timeout: float) -> int:
         """Block until the version passes ``since`` (or ``timeout`` seconds); the version."""

@@ -42,8 +42,9 @@ def board(game: str, view: Any, seat_names: Sequence[str] = (), seat_views: Sequ
     return fn(view, tuple(seat_names), tuple(seat_views))
 
 
-def _hand_for(view: Any, seat_views: Sequence[Any], s: int) -> tuple[Card, ...] | None:
-    """Seat ``s``'s cards if the viewpoint may see them, else None."""
+def hand_for(view: Any, seat_views: Sequence[Any], s: int) -> tuple[Card, ...] | None:
+    """Seat ``s``'s cards if the viewpoint may see them, else None (the board and the
+    card table, ``arbiter.present.table``, ask the same)."""
     if seat_views:
         v = seat_views[s]
         return tuple(v.hand) if getattr(v, "hand_visible", True) else None
@@ -62,7 +63,7 @@ def _spades_board(v: Any, names: tuple[str, ...], seat_views: tuple[Any, ...]) -
         rows.append(BoardRow(f"side {'AB'[side.side]} (seats {seats})", note=f"score {side.score}, bags {side.bags}", section="table"))
     for st in v.seats:
         bid = "-" if st.bid is None else ("blind nil" if st.blind_nil else ("nil" if st.bid == 0 else str(st.bid)))
-        hand = _hand_for(v, seat_views, st.seat)
+        hand = hand_for(v, seat_views, st.seat)
         rows.append(BoardRow(_name(names, st.seat), hand or (), 0 if hand is not None else st.hand_count,
                              f"bid {bid}, tricks {st.tricks_won}", section="hands"))
     if v.trick:
@@ -106,7 +107,7 @@ def _spite_board(v: Any, names: tuple[str, ...], seat_views: tuple[Any, ...]) ->
                              note=f"{p.payoff_count} left" + (f", {p.points} points" if series else ""), section=who))
         for j, stack in enumerate(p.side_stacks):
             rows.append(BoardRow(f"{who} side:{j}", stack.cards, section=who))
-        hand = _hand_for(v, seat_views, p.seat)
+        hand = hand_for(v, seat_views, p.seat)
         rows.append(BoardRow(f"{who} hand", hand or (), 0 if hand is not None else p.hand_count, section=who))
     if v.turn_moves:
         rows.append(BoardRow("this turn", tuple(m.card for m in v.turn_moves),
@@ -130,7 +131,7 @@ def _spot_board(v: Any, names: tuple[str, ...], seat_views: tuple[Any, ...]) -> 
     for m in v.melds:
         rows.append(BoardRow(f"m{m.id} {m.kind.value}", m.cards, note=f"by {_name(names, m.owner)}", section="melds"))
     for s in range(v.num_players):
-        hand = _hand_for(v, seat_views, s)
+        hand = hand_for(v, seat_views, s)
         rows.append(BoardRow(_name(names, s), hand or (), 0 if hand is not None else v.hand_counts[s],
                              note=f"balance {v.balances[s]:+g}", section="seats"))
     if v.last_hand is not None:

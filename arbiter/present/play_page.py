@@ -5,10 +5,17 @@ The match itself is hosted by ``arbiter.person.seat`` (the runner, bot processes
 the clock, the store). This module only turns requests into calls on it and its
 ``Snapshot`` into HTML: every page of a seat is rendered from that seat's snapshot, so
 it carries the seat's view, its legal actions, its events and public information, and
-nothing else. The seat's page is live (``arbiter.present.web``'s one script): the part
-that changes is ``<div id="live">``, swapped in from ``/play/ID?fragment=1`` each time the
-page's event stream (``/play/ID?events=1``, its cookie checked like the page's) says the
-match moved; ``data-live-end`` in it (the match over and its record stored) ends the stream.
+nothing else. The seat's page is a card table (``arbiter.present.table``, which replays
+draw too); everything on it that changes is one ``<div id="live">`` whose inner HTML
+``live_fragment()`` renders. The page is live (``arbiter.present.web``'s one script): the
+live part is swapped in from ``/play/ID?fragment=1`` each time the page's event stream
+(``/play/ID?events=1``, its cookie checked like the page's) says the match moved;
+``data-live-end`` in it (the match over and its record stored) ends the stream. The
+table's own script (``TABLE_SCRIPT``) acts with ``fetch`` (the plain form is the
+fallback) and binds its handlers on the document, so they outlive each swap.
+
+The form that starts a match is drawn from the game's option schema (``option_fields``:
+check boxes, selects, number boxes with the range the game accepts, the help text).
 
 Routes (GET unless said): ``/play`` the form (game, preset, options, seats and bots;
 ``?game=...&o.NAME=...`` fills it in), POST ``/play/new`` starts a match and sets the
@@ -22,6 +29,7 @@ a seat checks it (``Tables.get``). A POST that says it comes from another site i
 
 from __future__ import annotations
 
+import functools
 import html
 import http.cookies
 import logging
@@ -34,8 +42,9 @@ import jinja2
 from markupsafe import Markup
 
 from arbiter.present.boards import board
+from arbiter.present.table import TABLE_SCRIPT, TABLE_STYLE, render_table, table_model
 from arbiter.person.seat import DEFAULT_DECISION_SECONDS, DEFAULT_LIMIT, Snapshot, TableError, Tables
-from cardarena.games import GAMES, Card, ConfigError, GameError, game_class, get_game
+from cardarena.games import GAMES, ConfigError, GameError, game_class, get_game
 from cardarena.games.base import option_specs, value_text
 from cardarena.records import clip
 
@@ -52,7 +61,6 @@ WAIT_SECONDS = 20.0
 
 COOKIE = "seat"
 
-_CARD_TOKEN = re.compile(r"\b(?:10|[2-9AJQK])[SHDC]\b|\bJK\b")
 
 
 def is_play_path(path: str) -> bool:
@@ -64,14 +72,24 @@ def is_play_path(path: str) -> bool:
 # Templates (they extend the site's base template, handed in with its environment).
 
 _STYLE = """<style>
-button.legal { margin:3px; padding:5px 9px; border:1px solid var(--accent); border-radius:6px; background:#fff; cursor:pointer; font:inherit; }
-button.legal:hover { background:#eef2ff; }
-button.card-act { border:none; background:none; padding:0; cursor:pointer; } button.card-act .card { border-color:var(--accent); box-shadow:0 0 0 1px var(--accent); }
-button.card-act:hover .card { background:#eef2ff; }
-#events { padding:4px 0; } #events li { padding:1px 8px; }
-.turn { background:#ecfdf3; border:1px solid #abefc6; padding:8px 12px; border-radius:6px; }
-.wait { background:#eef2ff; border:1px solid #c7d7fe; padding:8px 12px; border-radius:6px; }
-form.new td input[type=text] { width:12em; }
+#events { padding:4px 0; margin:0; } #events li { padding:1px 8px; }
+#status p { margin:4px 0; }
+.turn { background:#ecfdf3; border:1px solid #abefc6; padding:6px 12px; border-radius:6px; }
+.wait { background:#eef2ff; border:1px solid #c7d7fe; padding:6px 12px; border-radius:6px; }
+#live.busy #board { opacity:.75; }
+h1.play { margin:0 0 2px; font-size:20px; } #seating { margin:0 0 6px; font-size:13px; }
+details#fallback { margin:8px 0; font-size:13px; } details#fallback select { max-width:100%; }
+form.new .cols { display:grid; grid-template-columns:minmax(0,1fr) minmax(0,1.3fr); gap:18px; align-items:start; }
+form.new h2 { margin:10px 0 6px; }
+form.new #options { display:grid; grid-template-columns:repeat(auto-fill,minmax(250px,1fr)); gap:6px 14px; background:#fff;
+  border:1px solid var(--line); border-radius:6px; padding:8px 10px; }
+form.new .opt label { font-weight:600; font-size:13px; } form.new .opt .help { font-size:12px; color:var(--muted); }
+form.new .opt input[type=number], form.new .opt input[type=text], form.new .opt select { width:11em; font:inherit; }
+form.new .you-here { font-weight:600; }
+#start { font-size:16px; padding:8px 18px; background:var(--accent); color:#fff; border:none; border-radius:6px; cursor:pointer; }
+#start[disabled] { background:#98a2b3; }
+@media (max-width:700px) { form.new .cols { grid-template-columns:1fr; } body main { padding:8px 6px 32px; }
+  h1.play { font-size:16px; } #seating { font-size:12px; } #status p { font-size:13px; padding:4px 8px; } }
 </style>"""
 
 _NEW = """{% extends "base" %}
@@ -79,8 +97,8 @@ _NEW = """{% extends "base" %}
 {% block head %}""" + _STYLE + """{% endblock %}
 {% block crumbs %}/ play{% endblock %}
 {% block body %}
-<h1>Play a seat against bots</h1>
-<p class="muted" id="live-count">{{ live }} of {{ limit }} matches with a person at the table are being played ·
+<h1 class="play">Play a seat against bots</h1>
+<p class="muted small" id="live-count">{{ live }} of {{ limit }} matches with a person at the table are being played ·
 {{ clock }} a decision (past it your side forfeits; so does closing the match's page for a minute at your turn) · the match is recorded in {{ db }} and replays like any other.</p>
 {% if unwritable %}<p class="error" id="store-unwritable">Playing is off: the store {{ db }} cannot be written ({{ unwritable }}),
 so a match played here could not be recorded. The rest of the site works.</p>{% endif %}
@@ -89,72 +107,100 @@ so a match played here could not be recorded. The rest of the site works.</p>{% 
 {% for g in games %}<a href="/play?game={{ g|urlencode }}" class="{{ 'on' if g == game else '' }}">{{ g }}</a>{% endfor %}</div>
 <form method="post" action="/play/new" class="new" id="new-match">
 <input type="hidden" name="game" value="{{ game }}">
-<h2>Variant</h2>
-<p><label>preset <select name="preset" id="preset"><option value="">none: the options below (blank: the default)</option>
-{% for name, doc in presets %}<option value="{{ name }}" {{ 'selected' if name == preset else '' }}>{{ name }}{% if doc %}: {{ doc }}{% endif %}</option>{% endfor %}
-</select></label></p>
-<table id="options"><tr><th>option</th><th>value</th><th>type and default</th><th>meaning</th></tr>
-{% for o in options %}<tr><td><label for="o-{{ o.name }}">{{ o.name }}</label></td>
-<td><input type="text" id="o-{{ o.name }}" name="o.{{ o.name }}" value="{{ given.get(o.name, '') }}" placeholder="{{ o.default }}"></td>
-<td class="small muted">{{ o.type }}; default {{ o.default }}</td><td class="small">{{ o.meaning }}</td></tr>{% endfor %}</table>
-<p><button type="submit" formmethod="get" formaction="/play" id="update">Update the seats for these options</button></p>
+<div class="cols"><div>
 <h2>Seats</h2>
 {% if seats_error %}<p class="error">{{ seats_error }}</p>{% else %}
-<table id="seats"><tr><th>seat</th><th>you</th><th>bot</th></tr>
+<table id="seats"><tr><th>seat</th><th>you</th><th>player</th></tr>
 {% for s in range(seats) %}<tr><td>{{ s }}{% if teams[s] %} <span class="muted small">(side with {{ teams[s] }})</span>{% endif %}</td>
 <td><input type="radio" name="seat" value="{{ s }}" id="seat-{{ s }}" {{ 'checked' if s == seat else '' }}></td>
-<td><select name="bot.{{ s }}" id="bot-{{ s }}">{% for b in bots %}<option value="{{ b.ref }}" {{ 'selected' if b.ref == chosen.get(s, default_bot) else '' }}>{{ b.ref }} ({{ b.note }})</option>{% endfor %}</select></td></tr>
+<td><span class="you-here" id="you-{{ s }}" {{ '' if s == seat else 'hidden' }}>you</span>
+<select name="bot.{{ s }}" id="bot-{{ s }}" {{ 'hidden disabled' if s == seat else '' }}>{% for b in bots %}<option value="{{ b.ref }}" {{ 'selected' if b.ref == chosen.get(s, default_bot) else '' }}>{{ b.ref }} ({{ b.note }})</option>{% endfor %}</select></td></tr>
 {% endfor %}</table>
-<p class="muted small">The bot chosen for your own seat is not used. Each bot runs as a sandboxed process of its own, as in a tournament.</p>
-<p><button type="submit" id="start" {{ 'disabled' if unwritable else '' }}>Start the match</button></p>{% endif %}
+<p><button type="submit" id="start" {{ 'disabled' if unwritable else '' }}>Start the match</button></p>
+<p class="muted small">Each bot runs as a sandboxed process of its own, as in a tournament.</p>{% endif %}
+</div><div>
+<h2>Variant</h2>
+<p><label>preset <select name="preset" id="preset"><option value="">none: the options below</option>
+{% for name, doc in presets %}<option value="{{ name }}" {{ 'selected' if name == preset else '' }}>{{ name }}{% if doc %}: {{ doc }}{% endif %}</option>{% endfor %}
+</select></label> <button type="submit" formmethod="get" formaction="/play" id="update">Update the seats for these options</button></p>
+</div></div>
+<h2>Options</h2>
+<div id="options">
+{% for o in options %}<div class="opt" data-option="{{ o.name }}"><label for="o-{{ o.name }}">{{ o.name }}</label><br>
+{% if o.kind == 'bool' %}<input type="hidden" name="o.{{ o.name }}" value="false"><input type="checkbox" id="o-{{ o.name }}" name="o.{{ o.name }}" value="true" {{ 'checked' if o.value == 'true' else '' }}>
+{% elif o.kind == 'choice' %}<select id="o-{{ o.name }}" name="o.{{ o.name }}">{% for c in o.choices %}<option value="{{ c }}" {{ 'selected' if c == o.value else '' }}>{{ c }}{{ ' (default)' if c == o.default else '' }}</option>{% endfor %}</select>
+{% elif o.kind == 'number' %}<input type="number" id="o-{{ o.name }}" name="o.{{ o.name }}" value="{{ o.value }}" placeholder="{{ o.default }}"{% if o.min is not none %} min="{{ o.min }}"{% endif %}{% if o.max is not none %} max="{{ o.max }}"{% endif %} step="{{ o.step }}">
+{% else %}<input type="text" id="o-{{ o.name }}" name="o.{{ o.name }}" value="{{ o.value }}" placeholder="{{ o.default }}">{% endif %}
+<span class="muted small">{{ o.range }}</span>
+<div class="help">{{ o.help }}</div></div>{% endfor %}
+</div>
 </form>
+<script nonce="{{ nonce }}">
+document.addEventListener("change", function (e) {
+  if (e.target.name !== "seat") { return; }
+  document.querySelectorAll("#seats select").forEach(function (s) {
+    var mine = s.id === "bot-" + e.target.value;
+    s.hidden = mine; s.disabled = mine;
+    var you = document.getElementById("you-" + s.id.slice(4)); if (you) { you.hidden = !mine; }
+  });
+});
+</script>
 {% endblock %}
+"""
+
+_LIVE = """<div id="status" data-version="{{ s.version }}" data-step="{{ s.step }}" data-over="{{ 1 if s.over else 0 }}"
+ data-turn="{{ 1 if s.request_id is not none else 0 }}" data-done="{{ 1 if s.failed or s.stored else 0 }}">
+{% if s.failed %}<p class="error" id="failed">{{ s.failed }}</p>
+{% elif s.outcome %}<p class="turn" id="over"><strong>The match is over</strong>: {{ s.outcome.reason.value }}{% if s.outcome.detail %} ({{ s.outcome.detail }}){% endif %}.</p>
+{% elif s.request_id is not none %}<p class="turn" id="your-turn"><strong>Your turn</strong>{% if s.deadline_ms %} · clock <span id="clock" data-deadline="{{ s.deadline_ms }}" data-decision-ms="{{ s.decision_ms }}">{{ clock }}</span>{% endif %}
+{% if t %} · {{ t.status }}{% endif %}</p>
+{% else %}<p class="wait" id="waiting">Waiting for {{ waiting_for }}…{% if t %} · {{ t.status }}{% endif %} (this page updates by itself)</p>{% endif %}
+</div>
+{% for n in s.notices %}<p class="error notice">{{ n }}</p>{% endfor %}
+{% if s.request_id is not none %}
+<p id="explain">{{ t.explain if t else 'Choose one of the actions.' }}</p>
+<form method="post" action="/play/{{ s.match_id|urlencode }}/act" id="choices">
+<input type="hidden" name="request" value="{{ s.request_id }}">
+{% for e in choices %}<button type="submit" name="action" value="{{ e.text }}" data-act="{{ e.text }}">{{ e.label or e.text }}</button>{% endfor %}
+</form>
+<div id="selection"></div><p class="error" id="act-error" hidden></p>
+{% endif %}
+{% if felt %}{{ felt }}{% elif not s.outcome %}<p class="muted">Nothing dealt to you yet.</p>{% endif %}
+{% if s.outcome %}<h2>Result</h2><table id="result"><tr><th>seat</th><th>who</th><th class="num">score</th><th class="num">rank</th></tr>
+{% for i in range(s.seat_names|length) %}<tr{% if i == s.seat %} id="result-you"{% endif %}><td>{{ i }}</td><td>{{ 'you' if i == s.seat else s.seat_names[i] }}</td>
+<td class="num">{{ s.outcome.scores[i]|num }}</td><td class="num">{{ s.outcome.ranks[i] }}</td></tr>{% endfor %}</table>
+<p id="stored">{% if s.stored == 'stored' %}<span class="ok">Recorded:</span> <a href="/m/{{ s.match_id|urlencode }}?view=seat{{ s.seat }}" id="replay-link">its replay</a>, or <code>arbiter replay {{ s.match_id }}</code>.
+{% elif s.stored %}<span class="error">{{ s.stored }}</span>{% else %}<span class="muted">Recording…</span>{% endif %}</p>
+{% if final_rows %}<details id="revealed"><summary>Everything shown at the end</summary><table class="board" id="final-board">
+{% for row in final_rows %}
+{% if loop.first or row.section != final_rows[loop.index0 - 1].section %}<tr><td class="section" colspan="3">{{ row.section }}</td></tr>{% endif %}
+<tr><td class="muted label">{{ row.label }}</td><td>{% for c in row.cards %}{{ c|card }}{% endfor %}{% if row.face_down %} <span class="muted">{{ row.face_down }} face down</span>{% endif %}</td>
+<td class="muted small">{{ row.note }}</td></tr>{% endfor %}</table></details>{% endif %}{% endif %}
+{% if s.request_id is not none %}
+<p class="keys" id="keys">Keys: <kbd>←</kbd> <kbd>→</kbd> move among the raised cards, <kbd>Enter</kbd> picks one,
+<kbd>1</kbd>…<kbd>9</kbd> the numbered places and buttons (a bid: its number), <kbd>Esc</kbd> clears the selection.</p>
+<details id="fallback"><summary>Every legal action as a list</summary>
+<form method="post" action="/play/{{ s.match_id|urlencode }}/act" id="actions">
+<input type="hidden" name="request" value="{{ s.request_id }}">
+<select name="action" id="all-actions">{% for e in catalogue %}<option value="{{ e.text }}" data-action="{{ e.text }}" data-from="{{ e.srcs|join(' ') }}" data-to="{{ e.dst }}">{{ e.text }}</option>{% endfor %}</select>
+<button type="submit" id="do-action">Do it</button></form></details>
+{% endif %}
+<h2 class="events-title">Events</h2><div class="steps" id="event-list"><ol id="events">{% for e in s.events[-40:] %}<li>{{ e }}</li>{% endfor %}</ol></div>
+{% if s.failed or s.stored %}<span data-live-end></span>{% endif %}
 """
 
 _TABLE = """{% extends "base" %}
 {% block title %}{{ s.game }} {{ s.match_id }} · Card Arena{% endblock %}
-{% block head %}""" + _STYLE + """{% endblock %}
+{% block head %}""" + _STYLE + "{% raw %}" + TABLE_STYLE + "{% endraw %}" + """{% endblock %}
 {% block crumbs %}/ <a href="/play">play</a> / {{ s.match_id }}{% endblock %}
 {% block body %}
-<h1>{{ s.game }} · match {{ s.match_id }}</h1>
-<p class="muted" id="seating">you are seat {{ s.seat }}{% if partners %} (partner: seat {{ partners|join(', ') }}){% endif %} ·
-{% for n in s.seat_names %}seat {{ loop.index0 }}: {{ 'you' if loop.index0 == s.seat else n }}{{ ', ' if not loop.last else '' }}{% endfor %}
+<h1 class="play">{{ s.game }} · match {{ s.match_id }}</h1>
+<p class="muted" id="seating">you are seat {{ s.seat }}{% if partners %} (partner: {{ partners|join(', ') }}){% endif %} ·
+against {{ opponents }}
 · {{ clock }} a decision{% if options %} · {{ options }}{% endif %}</p>
-<div id="live">
-<div id="status" data-version="{{ s.version }}" data-step="{{ s.step }}" data-over="{{ 1 if s.over else 0 }}"
- data-turn="{{ 1 if s.request_id is not none else 0 }}" data-done="{{ 1 if s.failed or s.stored else 0 }}">
-{% if s.failed %}<p class="error" id="failed">{{ s.failed }}</p>
-{% elif s.outcome %}<p class="turn" id="over"><strong>The match is over</strong>: {{ s.outcome.reason.value }}{% if s.outcome.detail %} ({{ s.outcome.detail }}){% endif %}.</p>
-{% elif s.request_id is not none %}<p class="turn" id="your-turn"><strong>Your turn</strong> (decision {{ s.request_id }}): choose one of the actions below.</p>
-{% else %}<p class="wait" id="waiting">Waiting for the other seats… (this page updates by itself)</p>{% endif %}
-</div>
-{% for n in s.notices %}<p class="error notice">{{ n }}</p>{% endfor %}
-<div class="layout"><div>
-{% if s.request_id is not none %}<h2>Your actions</h2>
-<form method="post" action="/play/{{ s.match_id|urlencode }}/act" id="actions">
-<input type="hidden" name="request" value="{{ s.request_id }}">
-{% for a in legal %}<button type="submit" class="legal" name="action" value="{{ a.text }}" data-action="{{ a.text }}">{{ a.label }}</button>{% endfor %}
-</form>{% endif %}
-{% if s.outcome %}<h2>Result</h2><table id="result"><tr><th>seat</th><th>who</th><th class="num">score</th><th class="num">rank</th></tr>
-{% for i in range(s.seat_names|length) %}<tr{% if i == s.seat %} id="result-you"{% endif %}><td>{{ i }}</td><td>{{ 'you' if i == s.seat else s.seat_names[i] }}</td>
-<td class="num">{{ s.outcome.scores[i]|num }}</td><td class="num">{{ s.outcome.ranks[i] }}</td></tr>{% endfor %}</table>
-<p id="stored">{% if s.stored == 'stored' %}<span class="ok">Recorded:</span> <a href="/m/{{ s.match_id|urlencode }}" id="replay-link">its replay</a>, or <code>arbiter replay {{ s.match_id }}</code>.
-{% elif s.stored %}<span class="error">{{ s.stored }}</span>{% else %}<span class="muted">Recording…</span>{% endif %}</p>{% endif %}
-<h2>{{ 'The table at the end' if final_rows else 'Your view' }}</h2>
-{% set rows = final_rows or view_rows %}
-{% if not rows %}<p class="muted">Nothing dealt to you yet.</p>{% else %}
-<table class="board" id="board">
-{% for row in rows %}
-{% if loop.first or row.section != rows[loop.index0 - 1].section %}<tr><td class="section" colspan="3">{{ row.section }}</td></tr>{% endif %}
-<tr><td class="muted label">{{ row.label }}</td><td>{% set mine = hand and row.cards == hand %}{% for c in row.cards %}
-{%- if mine and c|string in clickable %}<button type="submit" form="actions" class="card-act" name="action" value="{{ clickable[c|string] }}" title="{{ clickable[c|string] }}">{{ c|card }}</button>
-{%- else %}{{ c|card }}{% endif %}{% endfor %}
-{% for _ in range([row.face_down, 13]|min) %}<span class="card back" title="face down">?</span>{% endfor %}{% if row.face_down > 13 %} <span class="muted">+{{ row.face_down - 13 }}</span>{% endif %}</td>
-<td class="muted small">{{ row.note }}</td></tr>
-{% endfor %}</table>{% if clickable %}<p class="muted small" id="click-hint">Click a card of your hand to play it, or a button above.</p>{% endif %}{% endif %}
-</div>
-<div><h2>Events</h2><div class="steps" id="event-list"><ol id="events">{% for e in s.events %}<li>{{ e }}</li>{% endfor %}</ol></div></div></div>
-{% if s.failed or s.stored %}<span data-live-end></span>{% endif %}</div>
+<div id="live">{{ live }}</div>
+<script nonce="{{ nonce }}">{% raw %}""" + TABLE_SCRIPT + """{% endraw %}
+</script>
 {% endblock %}
 """
 
@@ -170,22 +216,8 @@ _compiled: dict[int, dict[str, jinja2.Template]] = {}
 def _template(env: jinja2.Environment, name: str) -> jinja2.Template:
     per_env = _compiled.setdefault(id(env), {})
     if name not in per_env:
-        per_env[name] = env.from_string({"new": _NEW, "table": _TABLE, "fail": _FAIL}[name])
+        per_env[name] = env.from_string({"new": _NEW, "table": _TABLE, "live": _LIVE, "fail": _FAIL}[name])
     return per_env[name]
-
-
-def action_label(text: str, card: Any) -> Markup:
-    """An action's notation with each card in it drawn as a card (``card``: the site's filter)."""
-    out, last = [], 0
-    for m in _CARD_TOKEN.finditer(text):
-        out.append(html.escape(text[last:m.start()]))
-        try:
-            out.append(str(card(Card.parse(m.group(0)))))
-        except GameError:
-            out.append(html.escape(m.group(0)))
-        last = m.end()
-    out.append(html.escape(text[last:]))
-    return Markup("".join(out))
 
 
 def _clock_text(ms: int) -> str:
@@ -199,7 +231,87 @@ def _clock_text(ms: int) -> str:
 # Pages.
 
 
-def new_page(env: jinja2.Environment, tables: Tables, query: dict[str, list[str]], error: str = "") -> str:
+@dataclass(frozen=True)
+class OptionField:
+    """One option of the form, drawn from the game's option schema (``option_specs``)."""
+
+    name: str
+    kind: str  # "bool" (a check box), "choice" (a select), "number", "text"
+    value: str  # as the form shows it: the given value, else the default (blank for "none")
+    default: str
+    choices: tuple[str, ...] = ()
+    min: int | None = None
+    max: int | None = None
+    step: str = "1"
+    range: str = ""  # the range in words, or what a blank box means
+    help: Markup = Markup("")
+
+
+_CODE = re.compile(r"``(.+?)``")
+
+
+def _help(meaning: str) -> Markup:
+    """The option's docstring line as HTML: RST ``literals`` as <code>, nothing else marked up."""
+    return Markup(_CODE.sub(lambda m: f"<code>{m.group(1)}</code>", str(html.escape(meaning))))
+
+
+@functools.lru_cache(maxsize=64)
+def _int_range(game: str, name: str) -> tuple[int | None, int | None]:
+    """The smallest and largest whole values the game accepts for option ``name`` (the
+    others at their defaults), found by asking the game's own validation; None: unbounded
+    (within the few values tried)."""
+    def ok(v: int) -> bool:
+        try:
+            get_game(game, {name: v})
+            return True
+        except (ConfigError, GameError, ValueError, TypeError):
+            return False
+    lo = next((v for v in range(-1, 6) if ok(v)), None)
+    if lo is None:
+        return None, None
+    hi = next((v - 1 for v in range(lo + 1, lo + 16) if not ok(v)), None)
+    return (None if lo == -1 else lo), hi
+
+
+def option_fields(game: str, given: dict[str, str]) -> list[OptionField]:
+    """The form's fields for ``game``'s options: check boxes for booleans, selects for a
+    choice of names, number boxes with the accepted range for whole numbers, text for the rest."""
+    out = []
+    for o in option_specs(game_class(game).Options):
+        value = given.get(o.name, "")
+        arms = [a.strip() for a in o.type.split(" or ")]
+        help_ = _help(o.meaning)
+        if o.type == "bool":
+            out.append(OptionField(o.name, "bool", (value or o.default).lower(), o.default, help=help_))
+        elif " | " in o.type:
+            choices = tuple(c.strip() for c in o.type.split(" | "))
+            out.append(OptionField(o.name, "choice", value or o.default, o.default, choices, help=help_))
+        elif arms[0] in ("int", "number") and all(a in ("int", "number", "none") for a in arms):
+            lo, hi = _int_range(game, o.name) if arms[0] == "int" else (None, None)
+            words = ("from " + str(lo) if lo is not None else "") + (f" to {hi}" if hi is not None else "")
+            if "none" in arms:
+                words += ("; " if words else "") + "blank: none"
+            out.append(OptionField(o.name, "number", value if value else ("" if o.default == "none" else o.default),
+                                   o.default, (), lo, hi, "1" if arms[0] == "int" else "any", words.strip(), help_))
+        else:
+            out.append(OptionField(o.name, "text", value, o.default, range=o.type, help=help_))
+    return out
+
+
+def _given_options(game: str, form: dict[str, list[str]]) -> dict[str, str]:
+    """The options a form gives (``o.NAME``; a check box's hidden "false" is followed by its
+    "true"), less those left at their defaults."""
+    defaults = {o.name: o.default for o in option_specs(game_class(game).Options)} if game in GAMES else {}
+    out = {}
+    for k, v in form.items():
+        if k.startswith("o.") and v and v[-1].strip():
+            value = v[-1].strip()
+            if defaults.get(k[2:]) != value:
+                out[k[2:]] = value
+    return out
+
+
+def new_page(env: jinja2.Environment, tables: Tables, query: dict[str, list[str]], error: str = "", nonce: str = "") -> str:
     """The form that starts a match, filled in from ``query`` (its own fields)."""
     first = lambda k, d="": (query.get(k) or [d])[0]  # noqa: E731
     game = first("game", "spades")
@@ -207,7 +319,7 @@ def new_page(env: jinja2.Environment, tables: Tables, query: dict[str, list[str]
         raise TableError(400, f"game: unknown game {clip(game, 40)!r} (known: {', '.join(GAMES)})")
     cls = game_class(game)
     preset = first("preset")
-    given = {k[2:]: v[0] for k, v in query.items() if k.startswith("o.") and v and v[0].strip()}
+    given = _given_options(game, query)
     seats, teams, seats_error = 0, [], ""
     try:
         g = get_game(game, given, preset or None)
@@ -220,34 +332,50 @@ def new_page(env: jinja2.Environment, tables: Tables, query: dict[str, list[str]
     bots = tables.bots(game)
     return _template(env, "new").render(
         games=list(GAMES), game=game, presets=[(n, cls.preset_docs.get(n, "")) for n in cls.presets], preset=preset,
-        options=option_specs(cls.Options), given=given, seats=seats, teams=teams, seats_error=seats_error,
+        options=option_fields(game, given), seats=seats, teams=teams, seats_error=seats_error,
         seat=min(seat, max(0, seats - 1)), bots=bots, chosen=chosen, default_bot="random",
         live=tables.live(), limit=tables.limit, clock=_clock_text(int(tables.decision_seconds * 1000)),
-        unwritable=tables.unwritable(), db=tables.db, error=error,
+        unwritable=tables.unwritable(), db=tables.db, error=error, nonce=nonce,
     )
 
 
+def live_fragment(env: jinja2.Environment, s: Snapshot) -> str:
+    """What changes on the seat's page, alone: the inner HTML of its ``<div id="live">``
+    (the status, the table, the choice asked, the result, the events), from the snapshot."""
+    view = s.view if s.final_view is None else s.final_view
+    t = None
+    if view is not None:
+        t = table_model(s.game, view, s.seat_names, me=s.seat, legal=s.legal if s.request_id is not None else (),
+                        options=s.options)
+    final_rows = board(s.game, s.final_view, s.seat_names) if s.final_view is not None else []
+    to_act = _to_act(s)
+    waiting_for = (f"{s.seat_names[to_act]} (seat {to_act})" if to_act is not None and to_act != s.seat
+                   and to_act < len(s.seat_names) else "the other seats")
+    return _template(env, "live").render(
+        s=s, t=t, felt=render_table(t, interactive=s.request_id is not None) if t is not None else "",
+        choices=t.choices if t is not None and s.request_id is not None else [],
+        catalogue=t.catalogue if t is not None else [], final_rows=final_rows, waiting_for=waiting_for,
+        clock=_clock_text(s.decision_ms),
+    )
+
+
+def _to_act(s: Snapshot) -> int | None:
+    v = s.view
+    for attr in ("to_act", "current_seat"):
+        if v is not None and hasattr(v, attr):
+            return getattr(v, attr)
+    return None
+
+
 def table_page(env: jinja2.Environment, s: Snapshot, nonce: str) -> str:
-    """The seat's page: its view, its legal actions as buttons, its events, the result."""
-    card = env.filters["card"]
-    names = s.seat_names
-    view_rows = board(s.game, s.view, names) if s.view is not None else []
-    final_rows = board(s.game, s.final_view, names) if s.final_view is not None else []
-    legal = [{"text": str(a), "label": action_label(str(a), card)} for a in s.legal]
-    # A hand card is clickable where the one legal action naming it plays or discards just
-    # it (Spades' "play QS", Spot's "discard 7H"); every action is also a button.
-    naming: dict[str, list[str]] = {}
-    for a in legal:
-        for t in _CARD_TOKEN.findall(a["text"]):
-            naming.setdefault(t, []).append(a["text"])
-    clickable = {t: texts[0] for t, texts in naming.items()
-                 if len(texts) == 1 and texts[0] in (f"play {t}", f"discard {t}")}
-    hand = tuple(s.view.hand) if s.request_id is not None and getattr(s.view, "hand_visible", True) and hasattr(s.view, "hand") else ()
-    partners = [o for t in s.teams if s.seat in t for o in t if o != s.seat]
+    """The seat's page: the card table of its view, its choice, its events, the result;
+    everything that changes is inside ``<div id="live">`` (``live_fragment``)."""
+    partners = [f"{s.seat_names[o]} (seat {o})" for t in s.teams if s.seat in t for o in t if o != s.seat]
+    opponents = ", ".join(f"{n} (seat {i})" for i, n in enumerate(s.seat_names) if i != s.seat and not any(
+        s.seat in t and i in t for t in s.teams))
     options = ", ".join(f"{k}={value_text(v)}" for k, v in s.options.items() if k in _shown_options(s))
     return _template(env, "table").render(
-        s=s, view_rows=view_rows, final_rows=final_rows, legal=legal, partners=partners, nonce=nonce,
-        clickable=clickable if hand else {}, hand=hand,
+        s=s, live=Markup(live_fragment(env, s)), partners=partners, opponents=opponents or "nobody", nonce=nonce,
         clock=_clock_text(s.decision_ms), options=options,
     )
 
@@ -333,7 +461,7 @@ def _start(tables: Tables, form: dict[str, list[str]]) -> tuple[str, str]:
     game = _one(form, "game", "the game").strip()
     seat = _one(form, "seat", "your seat").strip()
     preset = (form.get("preset") or [""])[0].strip()
-    options = {k[2:]: v[0].strip() for k, v in form.items() if k.startswith("o.") and v and v[0].strip()}
+    options = _given_options(game, form)
     try:
         n = get_game(game, options, preset or None).num_seats
     except (ConfigError, GameError):
@@ -358,7 +486,7 @@ def _dispatch(req: Request, env: jinja2.Environment, tables: Tables, nonce: str)
     if parts == ["play"]:
         if method != "GET":
             raise TableError(405, "POST to /play/new to start a match")
-        return 200, html_type, new_page(env, tables, query)
+        return 200, html_type, new_page(env, tables, query, nonce=nonce)
     if parts == ["play", "new"]:
         if method != "POST":
             raise _Reply(303, [("Location", "/play")])

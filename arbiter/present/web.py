@@ -30,7 +30,9 @@ file is written (``_store_stamp``); a seat's page when its match moves
 (``play_page.seat_version``, the seat's cookie checked as for the page).
 
 Routes: ``/`` tournaments, ``/t/<id>`` standings + cross-table + matches,
-``/m/<match_id>?step=N&view=spectator|full|seatK`` the replay viewer; arenas
+``/m/<match_id>?step=N&view=full|spectator|seatK`` the replay viewer (the card table of
+``arbiter.present.table``, as /play draws it; it opens on the first decision, every hand
+shown, unless the query says otherwise); arenas
 (``arbiter arena``): ``/a`` the arenas, ``/a/<name>`` a live leaderboard,
 ``/a/<name>/bot/<bot>`` a bot's rating history (an SVG chart drawn here), encounters and
 failures, ``/a/<name>/m/<match_id>`` a replay of a finished encounter; ``/play/history`` the
@@ -72,8 +74,8 @@ from cardarena.games import Card, get_game
 from cardarena.records import MatchRecord
 from cardarena.replay import ReplayError
 from cardarena.replay import ReplayStep, step_record
-from arbiter.present.boards import board
 from arbiter.present.export import ARENA_SCALE, margin_header, margin_text, standings_notes
+from arbiter.present.table import TABLE_STYLE, render_table, table_model
 from arbiter.present.played import THINK_COLUMNS, THINK_NOTE, describe, team_rows, think_cells
 from arbiter.present import play_page as play
 from arbiter.person.seat import HUMAN
@@ -356,6 +358,7 @@ _TOURNAMENT = """{% extends "base" %}
 
 _REPLAY = """{% extends "base" %}
 {% block title %}Replay {{ r.match_id }} · Card Arena{% endblock %}
+{% block head %}{{ table_style }}{% endblock %}
 {% block crumbs %}{% if tour %}/ <a href="/t/{{ tour.id }}">{{ tour.name }}</a> {% endif %}/ {{ r.match_id }}{% endblock %}
 {% block body %}
 <h1>{{ r.game }} · match {{ r.match_id }}</h1>
@@ -381,14 +384,9 @@ _REPLAY = """{% extends "base" %}
 </div>
 <div class="layout"><div>
 <h2 id="step-title">{{ title }}</h2>
+<p class="muted small" id="table-status">{{ table.status }}</p>
+{{ felt }}
 {% if step.events %}<ul class="events">{% for e in step.events %}<li>{{ e.text }}</li>{% endfor %}</ul>{% endif %}
-<table class="board" id="board">
-{% for row in rows %}
-{% if loop.first or row.section != rows[loop.index0 - 1].section %}<tr><td class="section" colspan="3">{{ row.section }}</td></tr>{% endif %}
-<tr><td class="muted label">{{ row.label }}</td><td>{% for c in row.cards %}{{ c|card }}{% endfor %}
-{% for _ in range([row.face_down, 13]|min) %}<span class="card back" title="face down">?</span>{% endfor %}{% if row.face_down > 13 %} <span class="muted">+{{ row.face_down - 13 }}</span>{% endif %}</td>
-<td class="muted small">{{ row.note }}</td></tr>
-{% endfor %}</table>
 {% if step.outcome %}<h2>Result</h2><table id="result"><tr><th>seat</th><th>bot</th><th class="num">score</th><th class="num">rank</th></tr>
 {% for s in range(r.seat_names|length) %}<tr><td>{{ s }}</td><td>{{ r.seat_names[s] }}</td><td class="num">{{ step.outcome.scores[s]|num }}</td><td class="num">{{ step.outcome.ranks[s] }}</td></tr>{% endfor %}
 </table><p class="muted small">{{ step.outcome.reason.value }}: {{ step.outcome.detail }}</p>{% endif %}
@@ -610,13 +608,13 @@ def _replay_html(steps_for: Callable[[int | None, bool], ReplayPage], match_id: 
                  query: dict[str, list[str]], base: str, tour: Any) -> str:
     """The replay viewer's page at the query's ``view`` and ``step``; ``steps_for(seat,
     full)`` gives the steps (cached), ``base`` is the page's own URL up to its query."""
-    view = (query.get("view") or ["spectator"])[0]
+    view = (query.get("view") or ["full"])[0]
     seat, full = _parse_view(view, num_seats)
     page = steps_for(seat, full)
     if not page.steps:
         raise PageError(500, f"match {match_id!r} does not replay: {page.error}")
     last = page.steps[-1].index
-    raw_step = (query.get("step") or ["0"])[0]
+    raw_step = (query.get("step") or [str(first_decision(page.record, seat))])[0]
     if not raw_step.lstrip("-").isdigit():
         raise PageError(400, f"step must be a number from 0 to {last}, got {raw_step[:20]!r}")
     step = page.steps[min(max(0, int(raw_step)), last)]
@@ -627,16 +625,28 @@ def _replay_html(steps_for: Callable[[int | None, bool], ReplayPage], match_id: 
         who = r.seat_names[step.seat] if step.seat is not None and step.seat < len(r.seat_names) else "?"
         forced = f" (played by the arbiter: {step.forced})" if step.forced else ""
         title = f"Step {step.index}: seat {step.seat} ({who}) {step.action}{forced}"
-    views = [("spectator", "spectator"), ("full", "every hand")] + [(f"seat{s}", f"seat {s}") for s in range(num_seats)]
+    views = [("full", "every hand"), ("spectator", "spectator")] + [(f"seat{s}", f"seat {s}") for s in range(num_seats)]
+
+    model = table_model(r.game, step.view, r.seat_names, legal=step.legal if seat is not None else (),
+                        seat_views=step.seat_views, options=dict(r.options))
 
     def url(step: int, view: str = view) -> str:
         return base + urllib.parse.urlencode({"step": step, "view": view})
 
     return _env.get_template("replay").render(
         r=r, step=step, steps=page.steps, last=last, title=title, error=page.error, view=view, views=views, url=url,
-        rows=board(r.game, step.view, r.seat_names, step.seat_views), tour=tour,
+        table=model, felt=render_table(model, interactive=False), table_style=Markup(TABLE_STYLE), tour=tour,
         forfeit=r.outcome is not None and not r.outcome.reason.finishes_the_game,  # a forfeit or an abort: a ruling
     )
+
+
+def first_decision(record: Any, seat: int | None) -> int:
+    """The step a replay opens on: just before the first decision of ``seat`` (any seat's
+    when None) that is a choice of play, not a look at the hand; 0 if there is none."""
+    for i, a in enumerate(record.actions):
+        if (seat is None or a.seat == seat) and a.action != "look":
+            return i
+    return 0
 
 
 def error_page(status: int, message: str) -> str:

@@ -20,15 +20,16 @@ from tests.conftest import ROOT
 
 @contextlib.contextmanager
 def serve_web(db: Path, *flags: str, **popen: Any) -> Iterator[str]:
-    """`arbiter web --db DB --port 0 FLAGS` running; its base URL."""
+    """`arbiter web --db DB --port 0 FLAGS` running; its base URL (``stderr=FILE``: what
+    it logs goes there, for a test to read afterwards)."""
+    popen.setdefault("stderr", subprocess.PIPE)
     proc = subprocess.Popen([sys.executable, "-m", "arbiter", "web", "--db", str(db), "--port", "0", *flags],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
-                            **popen)
+                            cwd=ROOT, stdout=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL, **popen)
     line = proc.stdout.readline()
     m = re.search(r"on (http://[\d.]+:\d+/)", line)
     if not m:
         proc.kill()
-        raise RuntimeError(f"arbiter web did not start: {line!r} {proc.stderr.read()}")
+        raise RuntimeError(f"arbiter web did not start: {line!r} {proc.stderr.read() if proc.stderr else ''}")
     try:
         yield m.group(1)
     finally:

@@ -18,6 +18,7 @@ from arbiter.store.arenas import Arenas
 from arbiter.store.db import Store
 from arbiter.arena import matchmaking
 from arbiter.arena.ladder import Arena, ArenaSpec
+from arbiter.present.web import first_decision
 from tests.arbiter.arena.test_arena import CRASHER
 from tests.e2e.browser import serve_web
 from tests.e2e.test_web import ARTIFACTS, browser  # noqa: F401  (the Chromium fixture)
@@ -86,11 +87,16 @@ def test_a_bots_page_has_its_rating_chart_encounters_and_replays(ladder_site, br
     assert chart.find_elements(By.CSS_SELECTOR, "polygon.band")
     assert len(browser.find_elements(By.CSS_SELECTOR, "#bot-encounters tr.encounter")) == heuristic.encounters
     browser.save_screenshot(str(ARTIFACTS / "arena-bot.png"))
-    browser.find_elements(By.CSS_SELECTOR, "#bot-encounters a.replay")[0].click()
+    replay = browser.find_elements(By.CSS_SELECTOR, "#bot-encounters a.replay")[0]
+    match_id = replay.get_attribute("href").rstrip("/").rsplit("/", 1)[1]
+    replay.click()
     assert "replay verified" in browser.page_source
-    assert int(browser.find_element(By.ID, "step-index").text) == 0
+    with Store(db, read_only=True) as store:
+        record = Arenas(store).match(match_id).record()
+    first = first_decision(record, None)  # it opens on the first decision (not a look at the hand)
+    assert int(browser.find_element(By.ID, "step-index").text) == first and record.actions[first].action != "look"
     browser.find_element(By.ID, "next").click()
-    assert int(browser.find_element(By.ID, "step-index").text) == 1
+    assert int(browser.find_element(By.ID, "step-index").text) == first + 1
 
 
 def test_a_suspended_bots_page_says_why(ladder_site, browser):  # noqa: F811

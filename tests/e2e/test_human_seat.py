@@ -1,10 +1,9 @@
-"""A person at the table (issue 19): a seat played from a real browser against bot processes.
+"""A person at the table (issue 19): a seat played over HTTP against bot processes.
 
-`arbiter web` runs as a subprocess over a fresh store. Headless Chromium (through
-chromedriver, as tests/e2e/test_web.py) starts a one-deal Spades match and a short Spite
-and Malice game from the /play form and plays every decision by clicking the first legal
-action; the stored matches then replay and verify (``cardarena.replay`` and `arbiter
-replay`). A plain HTTP client plays more matches through the same endpoints and keeps
+`arbiter web` runs as a subprocess over a fresh store (a real browser plays the card
+table by clicking in tests/e2e/test_table.py). The stored matches replay and verify
+(``cardarena.replay`` and `arbiter replay`). A plain HTTP client plays matches through
+the page's own endpoints (the page, its ``?fragment=1``, its long poll, its form) and keeps
 every response body, which is scanned for any card the seat had not seen by then (from
 the true deal: the record replayed through the engine). Bad input (wrong or missing seat
 token, malformed and illegal actions, bad options, bots and seats, an oversized body, one
@@ -12,8 +11,8 @@ match over the live-match cap) gets a 4xx naming what was wrong and leaves the m
 it was; a store that cannot be written turns playing off, with a message, and the rest of
 the site keeps working.
 
-Nothing here measures time: waits are bounded (the server's own long polls, selenium's
-WebDriverWait), never asserted on.
+Nothing here measures time: waits are bounded (the server's own long polls), never
+asserted on.
 """
 
 from __future__ import annotations
@@ -35,9 +34,6 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
-from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from arbiter.hosting.local import LocalSeat
 from arbiter.match import run_match
@@ -49,9 +45,8 @@ from cardarena.records import MatchConfig
 from cardarena.replay import step_record, verify_record
 from sdk.loading import load_bot
 from tests.conftest import ROOT
-from tests.e2e.browser import chromium, serve_web
+from tests.e2e.browser import serve_web
 
-ARTIFACTS = ROOT / "tests" / "artifacts"
 SPADES = {"deals": "1"}
 SPITE = {"payoff_size": "2", "max_turns": "20"}  # a short game: few cards to pay off, a turn limit
 MAX_DECISIONS = 400  # a bound on every loop below, far above what these matches take
@@ -89,11 +84,6 @@ def site():
         yield url, db
     shutil.rmtree(tmp, ignore_errors=True)
 
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium(60) as driver:
-        yield driver
 
 
 @dataclasses.dataclass
@@ -139,7 +129,8 @@ class Client:
         return resp
 
     def _cookie(self, path: str) -> str | None:
-        return next((t for p, t in self.cookies.items() if path == p or path.startswith(p + "/")), None)
+        bare = path.split("?")[0]  # a cookie's Path matches the path, whatever the query
+        return next((t for p, t in self.cookies.items() if bare == p or bare.startswith(p + "/")), None)
 
     def events(self, path: str, since: str = "", *, until_end: bool = False, cookie: str | None = None) -> Response:
         """The page's event stream (``path?events=1``) read to its first event past ``since``
@@ -249,6 +240,7 @@ def _play_out(client: Client, match_id: str, rng: random.Random | None = None) -
             page = client.get(path)
             continue
         rid, legal = d
+        assert _decision(client.get(f"{path}?fragment=1").body) == d  # the page's table alone says the same
         r = client.post(f"{path}/act", {"request": rid, "action": (rng.choice(legal) if rng else legal[0])})
         assert r.status == 303, (r.status, _error(r))
         decisions += 1
@@ -271,113 +263,7 @@ def _verifies(db: Path, match_id: str, seat: int) -> None:
     assert "reproduce the recorded result" in out.stdout
 
 
-# --------------------------------------------------------------------------------------
-# Playing in the browser.
-
-
-def _wait(browser, css: str) -> None:
-    """Until the page shows ``css`` (bounded: the server answers within its long poll)."""
-    WebDriverWait(browser, 120).until(lambda d: d.find_elements(By.CSS_SELECTOR, css))
-
-
-_CLICKED_CARDS: list[str] = []
-
-
-def _click_through(browser, cards: bool = False) -> int:
-    """Click the first legal action at every decision until the match is over and stored
-    (``cards``: click the first clickable card of the hand instead, where there is one)."""
-    decisions = 0
-    for _ in range(MAX_DECISIONS):
-        _wait(browser, "#your-turn, #over, #failed")
-        if browser.find_elements(By.ID, "failed"):
-            raise AssertionError(browser.find_element(By.ID, "failed").text)
-        if browser.find_elements(By.ID, "over"):
-            _wait(browser, "#replay-link")  # the page's live part shows it once the record is stored
-            return decisions
-        buttons = browser.find_elements(By.CSS_SELECTOR, "#actions button.legal")
-        assert buttons, "a decision with no clickable action"
-        hand = browser.find_elements(By.CSS_SELECTOR, "#board button.card-act")
-        if cards and hand:
-            played = hand[0].get_attribute("value")
-            assert played == "play " + hand[0].find_element(By.CSS_SELECTOR, ".card").get_attribute("data-card")
-            assert played in [b.get_attribute("value") for b in buttons]  # the same action as its button
-            buttons = hand
-            _CLICKED_CARDS.append(played)
-        _go(browser, buttons[0])  # the answer, then the page of the seat's next decision (or the end)
-        decisions += 1
-    raise AssertionError(f"no end within {MAX_DECISIONS} decisions")
-
-
-def _go(browser, element) -> None:
-    """Click ``element`` and wait until the page it leads to has replaced this one."""
-    page = browser.find_element(By.TAG_NAME, "html")
-    element.click()
-
-    def replaced(_driver) -> bool:
-        try:
-            page.is_enabled()
-            return False
-        except StaleElementReferenceException:
-            return True
-        except WebDriverException:  # asked mid-navigation
-            return False
-
-    WebDriverWait(browser, 120).until(replaced)
-
-
-def _start_in_browser(browser, url: str, game: str, seat: int, options: dict[str, str], bots: dict[int, str]) -> str:
-    browser.get(url)
-    _go(browser, browser.find_element(By.ID, "play-link"))
-    _go(browser, browser.find_element(By.LINK_TEXT, game))
-    for name, value in options.items():
-        box = browser.find_element(By.ID, f"o-{name}")
-        box.clear()
-        box.send_keys(value)
-    _go(browser, browser.find_element(By.ID, "update"))  # the seats for these options
-    browser.find_element(By.ID, f"seat-{seat}").click()
-    for k, ref in bots.items():
-        Select(browser.find_element(By.ID, f"bot-{k}")).select_by_value(ref)
-    _go(browser, browser.find_element(By.ID, "start"))
-    _wait(browser, "#status")
-    return browser.current_url.rstrip("/").rsplit("/", 1)[1]
-
-
-def test_a_whole_spades_deal_played_by_clicking(site, browser):
-    url, db = site
-    match_id = _start_in_browser(browser, url, "spades", 1, SPADES, {0: "random", 2: "heuristic", 3: "greedy"})
-    assert "you are seat 1" in browser.find_element(By.ID, "seating").text
-    # the seat's own hand face up, the three others face down, at its first decision
-    _wait(browser, "#your-turn")
-    faces = browser.find_elements(By.CSS_SELECTOR, "#board .card:not(.back)")
-    backs = browser.find_elements(By.CSS_SELECTOR, "#board .card.back")
-    assert (len(faces), len(backs)) in ((13, 39), (0, 52))  # bidding: its hand (unless it may bid blind first)
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    browser.save_screenshot(str(ARTIFACTS / "human_seat_spades.png"))
-    decisions = _click_through(browser, cards=True)
-    assert 13 <= decisions <= 30  # a bid (and whatever nil needs) and 13 cards
-    assert len(_CLICKED_CARDS) == 13  # every card played by clicking it in the hand
-    assert browser.find_element(By.ID, "result").is_displayed()
-    record = _stored(db, match_id)
-    assert record.outcome.reason is EndReason.COMPLETED and not record.incidents
-    assert record.seat_names == ("random", "browser", "heuristic", "greedy")
-    assert sum(1 for a in record.actions if a.seat == 1) == decisions
-    assert [a.action for a in record.actions if a.seat == 1][-13:] == _CLICKED_CARDS
-    _verifies(db, match_id, 1)
-    _go(browser, browser.find_element(By.ID, "replay-link"))  # the site's own replay of it
-    assert browser.find_element(By.ID, "verified").text.startswith("replay verified")
-
-
-def test_a_whole_spite_and_malice_game_played_by_clicking(site, browser):
-    url, db = site
-    match_id = _start_in_browser(browser, url, "spite-and-malice", 0, SPITE, {1: "random"})
-    decisions = _click_through(browser)
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    browser.save_screenshot(str(ARTIFACTS / "human_seat_spite.png"))
-    record = _stored(db, match_id)
-    assert record.outcome.reason.finishes_the_game and not record.incidents
-    assert decisions == sum(1 for a in record.actions if a.seat == 0) >= 1
-    assert record.options["payoff_size"] == 2 and record.options["max_turns"] == 20
-    _verifies(db, match_id, 0)
+# Playing in the browser, by clicking the card table: tests/e2e/test_table.py.
 
 
 def test_a_registered_bot_is_offered_and_plays_from_its_stored_copy(site):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -118,39 +119,54 @@ def test_replay_page_steps_through_a_match(site, browser):
     browser.get(url + "t/1")
     browser.find_element(By.LINK_TEXT, "cn-5").click()
     step = lambda: int(browser.find_element(By.ID, "step-index").text)  # noqa: E731
-    assert step() == 0 and "replay verified" in browser.page_source
+    # it opens on the first decision (not the deal), every hand shown: the match is over
+    first = next(i for i, a in enumerate(record.actions) if a.action != "look")
+    assert step() == first and "replay verified" in browser.page_source
+    assert browser.find_element(By.CSS_SELECTOR, "#views a.on").text == "every hand"
     assert int(browser.find_element(By.ID, "step-total").text) == len(record.actions)
-    # spectator view at the deal: every hand face down, no card face up
-    assert not browser.find_elements(By.CSS_SELECTOR, "#board .card:not(.back)")
-    assert len(browser.find_elements(By.CSS_SELECTOR, "#board .card.back")) == 52
-    for i in range(1, 4):
+    # the card table: the four seats by their bots' names, the seat to act marked
+    seats = {int(e.get_attribute("data-seat")): e for e in browser.find_elements(By.CSS_SELECTOR, "#board .seat")}
+    assert sorted(seats) == [0, 1, 2, 3]
+    assert [seats[i].find_element(By.CSS_SELECTOR, ".name").text.split(" ")[0] for i in range(4)] == list(record.seat_names)
+    assert seats[record.actions[first].seat].get_attribute("class").split().count("to-act") == 1
+    for i in range(first + 1, first + 4):
         browser.find_element(By.ID, "next").click()
         assert step() == i
         assert record.actions[i - 1].action in browser.find_element(By.ID, "step-title").text
     # the arrow key steps too
     browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
-    assert step() == 4
-    # seen as seat 0 once it has looked at its hand: its cards face up, the others' face down
+    at = first + 4
+    assert step() == at
+    # the spectator sees no hand: every seat's cards face down, counted
+    browser.find_element(By.LINK_TEXT, "spectator").click()
+    assert step() == at
+    assert not browser.find_elements(By.CSS_SELECTOR, "#board .seat .card:not(.back)")
     from cardarena.replay import replay_steps
 
+    spectator = next(s for s in replay_steps(record) if s.index == at)
+    counts = [int(e.text.strip().lstrip("×")) for e in browser.find_elements(By.CSS_SELECTOR, "#board .seat .backs")]
+    assert sorted(counts) == sorted(st.hand_count for st in spectator.view.seats)
+    # seen as seat 0 once it has looked at its hand: its cards face up, the others' face down
     mine = next(s for s in replay_steps(record, seat=0) if s.view.hand_visible and s.index >= 4)
     browser.find_element(By.LINK_TEXT, "seat 0").click()
-    assert step() == 4
-    browser.get(browser.current_url.replace("step=4", f"step={mine.index}"))
+    assert step() == at
+    browser.get(re.sub(r"step=\d+", f"step={mine.index}", browser.current_url))
     assert step() == mine.index
-    faces = [e.get_attribute("data-card") for e in browser.find_elements(By.CSS_SELECTOR, "#board .card:not(.back)")]
-    on_table = [str(p.card) for p in mine.view.trick] + [str(p.card) for t in mine.view.tricks[-1:] for p in t.cards]
-    assert sorted(faces) == sorted([str(c) for c in mine.view.hand] + on_table)
-    backs = browser.find_elements(By.CSS_SELECTOR, "#board .card.back")
-    assert len(backs) == sum(st.hand_count for st in mine.view.seats if st.seat != 0)
-    browser.get(browser.current_url.replace(f"step={mine.index}", "step=4"))
-    # every hand: walk to the middle of the play and see cards of all four seats
+    hand = [e.get_attribute("data-card") for e in browser.find_elements(By.CSS_SELECTOR, "#hand .card")]
+    assert sorted(hand) == sorted(str(c) for c in mine.view.hand)
+    assert not browser.find_elements(By.CSS_SELECTOR, "#board .seat:not(.pos-bottom) .card:not(.back)")
+    trick = [e.get_attribute("data-card") for e in browser.find_elements(By.CSS_SELECTOR, "#trick .card")]
+    shown = mine.view.trick or (mine.view.tricks[-1].cards if mine.view.tricks else ())
+    assert sorted(trick) == sorted(str(p.card) for p in shown)
+    # every hand: in the middle of the play, cards of all four seats
     browser.find_element(By.LINK_TEXT, "every hand").click()
     target = len(record.actions) // 2
-    browser.get(browser.current_url.replace("step=4", f"step={target}"))
+    browser.get(re.sub(r"step=\d+", f"step={target}", browser.current_url))
     assert step() == target
-    cards = [e.get_attribute("data-card") for e in browser.find_elements(By.CSS_SELECTOR, "#board .card:not(.back)")]
+    cards = [e.get_attribute("data-card") for e in browser.find_elements(By.CSS_SELECTOR, "#board .seat .card:not(.back)")]
     assert len(cards) >= 20 and len(set(cards)) == len(cards)
+    assert {e.get_attribute("data-seat") for e in browser.find_elements(By.CSS_SELECTOR, "#board .seat")
+            if e.find_elements(By.CSS_SELECTOR, ".card:not(.back)")} == {"0", "1", "2", "3"}
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     browser.save_screenshot(str(ARTIFACTS / "replay.png"))
     assert (ARTIFACTS / "replay.png").stat().st_size > 10_000

@@ -1,0 +1,690 @@
+"""The card table of the web pages: a seat's view drawn as a table, for ``/play`` and the
+replay viewer alike.
+
+``table_model()`` turns one view (what ``State.view(seat)`` handed a seat, or a replay
+step's view; in a replay's "every hand" mode also every seat's view) and the seat's legal
+actions into a ``TableModel``: the seats around the table (names, "you", who is to act,
+their public facts, their piles), the middle (the trick laid out by seat, the centre
+piles, the stock and discard pile, the melds), the hand, and a sentence that explains the
+choice being asked. ``render_table()`` draws it as HTML; nothing else reaches the page,
+so the page shows only what the view carries.
+
+How a person acts (the script in ``TABLE_SCRIPT``, bound by event delegation on the
+document, so it survives the table being swapped in anew): every legal action is an
+entry of a catalogue (the page's fallback ``<select>``, one ``<option>`` per action with
+``data-from``, the card sources it moves, and ``data-to``, where to). Clicking a source
+(a hand card, the pay-off pile, a side stack) selects it; the targets of the actions
+that move exactly the selection light up, and clicking one acts. An action of one card
+and no target (Spades' ``play QS``) acts at the first click; one of several cards and no
+target (a blind-nil ``give``) gets a button once its cards are selected. Actions of no
+card (bids, ``look``, ``end``) are buttons. Without the script the fallback form still
+submits any legal action.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from markupsafe import Markup
+
+from arbiter.present.boards import hand_for
+from cardarena.games import Card
+
+__all__ = ["TABLE_SCRIPT", "TABLE_STYLE", "TableModel", "face", "render_table", "table_model"]
+
+_SUITS = {"S": ("♠", "black"), "H": ("♥", "red"), "D": ("♦", "red"), "C": ("♣", "black")}
+
+
+def face(card: Card, small: bool = False) -> Markup:
+    """A card face drawn in HTML (rank over suit symbol, red or black); no image."""
+    token = str(card)
+    size = " sm" if small else ""
+    if token == "JK":
+        return Markup(f'<span class="card joker{size}" title="joker" data-card="JK"><b>JK</b><i>★</i></span>')
+    sym, colour = _SUITS[token[-1]]
+    return Markup(f'<span class="card {colour}{size}" title="{token}" data-card="{token}">'
+                  f"<b>{html.escape(token[:-1])}</b><i>{sym}</i></span>")
+
+
+def back(small: bool = False) -> Markup:
+    return Markup(f'<span class="card back{" sm" if small else ""}" title="face down"></span>')
+
+
+# --------------------------------------------------------------------------------------
+# The model.
+
+
+@dataclass
+class Pile:
+    """A place on the table: a pile, a side stack, a meld, a trick card or an empty slot."""
+
+    label: str
+    cards: tuple[Card, ...] = ()  # face up, bottom first (the top, the playable one, last)
+    backs: int = 0  # face-down cards under them (drawn as one back with a count)
+    note: str = ""
+    src: str = ""  # the source token its top card is picked as (only the seat's own piles)
+    dst: str = ""  # the target token it is as a destination
+    spread: bool = False  # every card shown (side stacks, melds); else the top card only
+    tag: str = ""  # "leader", "winner", "winning": marks on a trick card
+    pos: str = ""  # where a trick card lies: the seat's place at the table
+
+
+@dataclass
+class SeatBox:
+    seat: int
+    name: str
+    you: bool
+    pos: str  # "bottom", "left", "top", "right", "tl", "tr"
+    to_act: bool = False
+    facts: list[str] = field(default_factory=list)
+    piles: list[Pile] = field(default_factory=list)
+    cards: tuple[Card, ...] = ()  # its hand face up (a replay's "every hand", or the end)
+    backs: int = 0  # its hand face down
+    partner: bool = False
+
+
+@dataclass
+class HandCard:
+    card: Card
+    src: str
+    legal: bool
+
+
+@dataclass
+class Entry:
+    """One legal action in the catalogue: its text, the sources it moves, its target."""
+
+    text: str
+    srcs: tuple[str, ...] = ()
+    dst: str = ""
+    label: str = ""
+
+
+@dataclass
+class TableModel:
+    game: str
+    seats: list[SeatBox]
+    middle: list[Pile]  # the centre of the table
+    middle_title: str
+    trick: list[Pile]  # Spades: the trick laid out by seat (pos); empty otherwise
+    hand: list[HandCard]
+    hand_title: str
+    explain: str  # the choice being asked, in a sentence ("" when none)
+    status: str  # the table's state in a line (deal, phase, who is to act)
+    catalogue: list[Entry]
+    choices: list[Entry]  # actions of no card and no target on the table: buttons
+    instant: bool  # an action of one card and no target acts at the first click
+
+    @property
+    def mine(self) -> SeatBox | None:
+        return next((s for s in self.seats if s.you), None)
+
+
+def _positions(n: int) -> list[str]:
+    return {2: ["bottom", "top"], 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"],
+            5: ["bottom", "left", "tl", "tr", "right"], 6: ["bottom", "left", "tl", "top", "tr", "right"]}.get(
+        n, ["bottom"] + ["top"] * (n - 1))
+
+
+def _place(n: int, me: int) -> dict[int, str]:
+    """Each seat's place, the viewpoint seat at the bottom, the next ones clockwise."""
+    pos = _positions(n)
+    return {(me + k) % n: pos[k] for k in range(n)}
+
+
+def _who(names: Sequence[str], s: int, me: int | None) -> str:
+    if me is not None and s == me:
+        return "you"
+    return names[s] if s < len(names) else f"seat {s}"
+
+
+def _whose(names: Sequence[str], s: int, me: int | None) -> str:
+    """A seat in a sentence: "you", or its name and number (bots often share a name)."""
+    return "you" if me is not None and s == me else f"{_who(names, s, None)} (seat {s})"
+
+
+def _entry(game: str, text: str) -> Entry:
+    """An action's sources and target, read from its notation (rules/README.md)."""
+    if game == "spades":
+        if text.startswith("play "):
+            return Entry(text, (text[5:],))
+        if text.startswith("give "):
+            return Entry(text, tuple(text[5:].split()), "", "give these to your partner")
+        label = {"look": "look at my cards", "bid nil": "nil", "bid blind_nil": "blind nil"}.get(text, text[4:] if text.startswith("bid ") else text)
+        return Entry(text, label=label)
+    if game == "spite-and-malice":
+        if " -> " in text and text.split(" ", 1)[0] in ("play", "load"):
+            src, dst = text.split(" ", 1)[1].split(" -> ")
+            return Entry(text, (src,), dst)
+        return Entry(text, label={"end": "end my turn"}.get(text, text))
+    if game == "spot":
+        if text.startswith("draw "):
+            return Entry(text, (), text[5:], {"draw stock": "draw from the stock", "draw discard": "take the discard"}.get(text, text))
+        if text.startswith("discard "):
+            return Entry(text, (text[8:],), "discard")
+        if text.startswith("meld "):
+            return Entry(text, tuple(text[5:].strip("[]").split()), "newmeld")
+        if text.startswith("layoff "):
+            card, meld = text[7:].split(" -> ")
+            return Entry(text, (card,), meld)
+    return Entry(text, label=text)
+
+
+def table_model(game: str, view: Any, names: Sequence[str], *, me: int | None = None,
+                legal: Iterable[Any] = (), seat_views: Sequence[Any] = (), options: dict[str, Any] | None = None) -> TableModel:
+    """The table of ``view`` as seen by seat ``me`` (None: a spectator; the view's own
+    seat is the viewpoint when it has one); ``legal``: the actions ``me`` may take now;
+    ``seat_views``: every seat's view (a replay's "every hand"), else only ``view``'s."""
+    catalogue = [_entry(game, str(a)) for a in legal]
+    fn = {"spades": _spades, "spite-and-malice": _spite, "spot": _spot}.get(game)
+    if fn is None:
+        raise ValueError(f"no table for game {game!r}")
+    model = fn(view, tuple(names), me, catalogue, tuple(seat_views), options or {})
+    used = {s for e in catalogue for s in e.srcs}
+    for h in model.hand:
+        h.legal = h.src in used
+    targets = {p.dst for p in model.middle + [p for s in model.seats for p in s.piles]}
+    model.choices = [e for e in catalogue if not e.srcs and (not e.dst or e.dst not in targets or game == "spot")]
+    return model
+
+
+# -- Spades ----------------------------------------------------------------------------
+
+
+def _high(card: Card) -> int:
+    return 14 if card.rank == 1 else card.rank
+
+
+def _winning(trick: Sequence[Any]) -> int | None:
+    """The seat winning the trick so far: the highest spade, else the highest of the suit led."""
+    if not trick:
+        return None
+    led = trick[0].card.suit
+    spades = [p for p in trick if p.card.suit == 0]
+    pool = spades or [p for p in trick if p.card.suit == led]
+    return max(pool, key=lambda p: _high(p.card)).seat
+
+
+def _spades(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], seat_views: tuple[Any, ...],
+            options: dict[str, Any]) -> TableModel:
+    viewer = me if me is not None else (v.seat if v.seat is not None else 0)
+    place = _place(4, viewer)
+    seats = []
+    for st in v.seats:
+        bid = "no bid yet" if st.bid is None else ("bid blind nil" if st.blind_nil else ("bid nil" if st.bid == 0 else f"bid {st.bid}"))
+        facts = [bid, f"{st.tricks_won} trick{'' if st.tricks_won == 1 else 's'}"]
+        if (st.seat - viewer) % 4 == 2:
+            facts.insert(0, "partner")
+        if st.seat == v.dealer:
+            facts.append("dealer")
+        if v.leader == st.seat and v.phase.name == "PLAY":
+            facts.append("leads")
+        box = SeatBox(st.seat, _who(names, st.seat, viewer if me is not None else None), me is not None and st.seat == me,
+                      place[st.seat], v.to_act == st.seat, facts, partner=(st.seat - viewer) % 4 == 2)
+        hand = hand_for(v, seat_views, st.seat)
+        if not (st.seat == viewer and (me is not None or v.seat is not None)):  # the viewpoint's own hand: below
+            if hand is not None:
+                box.cards = hand
+            else:
+                box.backs = st.hand_count
+        seats.append(box)
+    trick: list[Pile] = []
+    title = "the trick"
+    shown, winner = v.trick, _winning(v.trick) if v.trick else None
+    tag_win = "winning"
+    if not v.trick and v.tricks:
+        last = v.tricks[-1]
+        shown, winner, tag_win = last.cards, last.winner, "winner"
+        title = f"trick {len(v.tricks)}, won by {_whose(names, last.winner, me)}" if last.winner is not None else f"trick {len(v.tricks)}"
+    elif v.trick:
+        title = f"trick {len(v.tricks) + 1}, led by {_whose(names, v.trick[0].seat, me)}"
+    for k, p in enumerate(shown):
+        tag = "winner" if p.seat == winner and tag_win == "winner" else ("winning" if p.seat == winner else "")
+        trick.append(Pile(_who(names, p.seat, me), (p.card,), tag=tag or ("leader" if k == 0 else ""), pos=place[p.seat],
+                          note="led" if k == 0 else ""))
+    sides = " · ".join(f"side {'AB'[s.side]} ({' & '.join('you' if x == me else f'seat {x}' for x in s.seats)}): "
+                       f"{s.score} points, {s.bags} bags"
+                       for s in v.sides)
+    hand = [HandCard(c, str(c), False) for c in (v.hand if v.hand_visible and me is not None else ())]
+    if me is None and v.seat is not None:
+        own = hand_for(v, seat_views, v.seat)
+        hand = [HandCard(c, str(c), False) for c in (own or ())]
+    mine = next((s for s in seats if s.seat == viewer), None)
+    if mine is not None and not hand and (me is not None or v.seat is not None):
+        mine.backs = v.seats[viewer].hand_count
+    phase = v.phase.name.lower()
+    status = f"deal {v.deal} · {phase}" + (f" · {_whose(names, v.to_act, me)} to act" if v.to_act is not None else "") + f" · {sides}"
+    return TableModel("spades", seats, [], title, trick, hand, "your hand" if me is not None else "hand",
+                      _spades_explain(v, cat, options), status, cat, [], True)
+
+
+def _spades_explain(v: Any, cat: list[Entry], options: dict[str, Any]) -> str:
+    texts = {e.text for e in cat}
+    if not texts:
+        return ""
+    if "look" in texts:
+        value = options.get("blind_nil_value", 200)
+        return (f"Before you look at your cards you may bid blind nil: you promise to take no trick at all, for "
+                f"+{value} points to your side (−{value} if you take one), and you and your partner swap two cards. "
+                "Or look at your cards first, then bid as usual.")
+    if any(t.startswith("bid ") for t in texts):
+        nil = options.get("nil_value", 100)
+        return ("Bid the number of tricks you expect to take (of 13); your side's bids add up to its contract, "
+                f"made or set as a side" + (f". Nil: you promise to take none (±{nil})." if "bid nil" in texts else "."))
+    if any(t.startswith("give ") for t in texts):
+        return "Blind nil exchange: choose two cards of your hand to give your partner, then press the button."
+    if v.trick:
+        return "Play a card to the trick: follow the suit led if you can (raised cards are the ones you may play); spades are trump."
+    return "You lead the trick: play any raised card (spades may be led once a spade has been played, or if you hold only spades)."
+
+
+# -- Spite and Malice ------------------------------------------------------------------
+
+
+def _rank_name(value: int) -> str:
+    return {1: "A", 11: "J", 12: "Q", 13: "K"}.get(value, str(value))
+
+
+def _spite(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], seat_views: tuple[Any, ...],
+           options: dict[str, Any]) -> TableModel:
+    n = len(v.players)
+    viewer = me if me is not None else (v.seat if v.seat is not None else 0)
+    place = _place(n, viewer)
+    srcs = {s for e in cat for s in e.srcs}
+    dsts = {e.dst for e in cat}
+    me_player = v.players[me] if me is not None and me < n else None
+    seats = []
+    series = any(p.points for p in v.players)
+    for p in v.players:
+        own = me is not None and p.seat == me
+        partner = me_player is not None and not own and p.team == me_player.team
+        facts = (["partner"] if partner else []) + [f"{p.payoff_count} to pay off", f"{p.hand_count} in hand"] + (
+            [f"{p.points} points"] if series else [])
+        box = SeatBox(p.seat, _who(names, p.seat, me), own, place[p.seat], v.current_seat == p.seat, facts, partner=partner)
+        payoff_src = "payoff" if own else ("partner_payoff" if partner else "")
+        under = max(0, p.payoff_count - len(p.payoff_face_up))
+        box.piles.append(Pile("pay-off", tuple(p.payoff_face_up[-1:]), under + max(0, len(p.payoff_face_up) - 1),
+                              f"{p.payoff_count} left", src=payoff_src if payoff_src in srcs else "",
+                              dst=f"payoff:{p.seat}" if f"payoff:{p.seat}" in dsts else ""))
+        for j, stack in enumerate(p.side_stacks):
+            src = f"side:{j}" if own else (f"partner_side:{j}" if partner else "")
+            box.piles.append(Pile(f"side {j + 1}", tuple(stack.cards), src=src if src in srcs else "",
+                                  dst=f"side:{j}" if own and f"side:{j}" in dsts else "", spread=True))
+        hand = hand_for(v, seat_views, p.seat)
+        if not own and p.seat != v.seat:
+            if hand is not None:
+                box.cards = hand
+            else:
+                box.backs = p.hand_count
+        seats.append(box)
+    middle = []
+    for i, pile in enumerate(v.center):
+        middle.append(Pile(f"centre {i + 1}", pile.cards[-1:], max(0, len(pile.cards) - 1),
+                           f"at {_rank_name(pile.value)}, next {_rank_name(pile.value + 1)}", dst=f"center:{i}"))
+    if "center:new" in dsts or (not v.center and me is None):
+        middle.append(Pile("new pile", note="starts with an ace", dst="center:new"))
+    for i, pile in enumerate(v.completed):
+        middle.append(Pile(f"completed {i + 1}", pile.cards[-1:], max(0, len(pile.cards) - 1), "set aside"))
+    middle.append(Pile("stock", (), v.stock_count, f"{v.stock_count} cards"))
+    hand = []
+    if me is not None:
+        hand = [HandCard(c, f"hand:{c}", False) for c in v.hand]
+    elif v.seat is not None:
+        hand = [HandCard(c, f"hand:{c}", False) for c in (hand_for(v, seat_views, v.seat) or ())]
+    status = (f"game {v.game_number + 1} · turn {v.turn_number + 1} · {_whose(names, v.current_seat, me)} to act"
+              if v.current_seat is not None else f"over after {v.turn_number} turns")
+    if v.turn_moves:
+        status += " · this turn: " + ", ".join(m.action for m in v.turn_moves[-4:])
+    explain = ""
+    if cat:
+        if v.phase.name == "FILLING":
+            explain = "Fill your empty side stacks: pick a hand card, then an empty side stack."
+        else:
+            top = _rank_name(v.top_rank)
+            explain = ("Pick a card (your pay-off top, a side-stack top or a hand card), then a pile that lights up: "
+                       f"centre piles are built up from an ace to {top}" + (", kings are wild" if v.kings_wild else "")
+                       + ". Play your whole pay-off pile out to win. End your turn by putting a hand card on a side stack"
+                       + (" (or press end)" if any(e.text == "end" for e in cat) else "") + ".")
+    return TableModel("spite-and-malice", seats, middle, "the centre", [], hand, "your hand" if me is not None else "hand",
+                      explain, status, cat, [], False)
+
+
+# -- Spot ------------------------------------------------------------------------------
+
+
+def _spot(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], seat_views: tuple[Any, ...],
+          options: dict[str, Any]) -> TableModel:
+    n = v.num_players
+    viewer = me if me is not None else (v.seat if v.seat is not None else 0)
+    place = _place(n, viewer)
+    dsts = {e.dst for e in cat}
+    seats = []
+    for s in range(n):
+        own = me is not None and s == me
+        facts = [f"{v.hand_counts[s]} cards", f"balance {v.balances[s]:+g}"] + (["dealer"] if s == v.dealer else [])
+        box = SeatBox(s, _who(names, s, me), own, place[s], v.current_seat == s, facts)
+        hand = hand_for(v, seat_views, s)
+        if not own and s != v.seat:
+            if hand is not None:
+                box.cards = hand
+            else:
+                box.backs = v.hand_counts[s]
+        seats.append(box)
+    middle = [Pile("stock", (), v.stock_count, f"{v.stock_count} cards", dst="stock" if "stock" in dsts else ""),
+              Pile("discard pile", tuple(v.discard_pile[-1:]), max(0, len(v.discard_pile) - 1),
+                   f"{len(v.discard_pile)} cards", dst="discard" if "discard" in dsts else "")]
+    for m in v.melds:
+        middle.append(Pile(f"m{m.id} {m.kind.value}", tuple(m.cards), note=f"by {_who(names, m.owner, me)}",
+                           dst=f"m{m.id}" if f"m{m.id}" in dsts else "", spread=True))
+    if "newmeld" in dsts:
+        middle.append(Pile("new meld", note="3-4 of a rank or 3+ in a suit", dst="newmeld"))
+    hand = []
+    if me is not None:
+        hand = [HandCard(c, str(c), False) for c in v.hand]
+    elif v.seat is not None:
+        hand = [HandCard(c, str(c), False) for c in (hand_for(v, seat_views, v.seat) or ())]
+    status = (f"hand {v.hand_number} of {v.hands_in_match} · pot {v.pot:g}"
+              + (f" · {_whose(names, v.current_seat, me)} to act ({v.phase.value})" if v.current_seat is not None else ""))
+    explain = ""
+    if cat:
+        if v.phase.name == "DRAW":
+            explain = "Draw a card: click the stock, or the discard pile to take its top card."
+        else:
+            explain = ("Select cards, then where they go: a new meld (3 or 4 of a rank, or 3 or more in a row of one suit), "
+                       "a meld on the table to lay one off, or the discard pile, which ends your turn. "
+                       f"You have laid down {v.dropped} of at most 4 cards this turn.")
+    return TableModel("spot", seats, middle, "the table", [], hand, "your hand" if me is not None else "hand",
+                      explain, status, cat, [], False)
+
+
+# --------------------------------------------------------------------------------------
+# HTML.
+
+TABLE_STYLE = """<style>
+#board { background:#1f6f4a; background:radial-gradient(ellipse at center,#2b8a5c 0%,#1c6443 75%); border-radius:14px; padding:8px;
+  color:#f3f7f4; display:grid; gap:6px; grid-template-columns:minmax(0,1fr) minmax(0,2.2fr) minmax(0,1fr);
+  grid-template-areas:"tl top tr" "left mid right" "bottom bottom bottom"; }
+#board.seats-2 { grid-template-columns:minmax(0,1fr) minmax(0,1.3fr); grid-template-areas:"top mid" "bottom bottom"; }
+#board.seats-3 { grid-template-areas:"left mid right" "bottom bottom bottom"; }
+#board.seats-4 { grid-template-areas:". top ." "left mid right" "bottom bottom bottom"; }
+#board .seat { background:rgba(0,0,0,.18); border:2px solid transparent; border-radius:10px; padding:6px 8px; min-width:0; }
+#board .seat.to-act { border-color:#ffd54f; box-shadow:0 0 0 2px rgba(255,213,79,.35); }
+#board .seat .name { font-weight:700; } #board .seat .facts { font-size:12px; font-weight:400; opacity:.9; }
+#board .seat .name .backs { margin-left:6px; font-weight:400; }
+#board .seat.you { display:flex; flex-wrap:wrap; gap:4px 16px; align-items:flex-end; } #board .seat.you > .name { flex-basis:100%; }
+#board .pos-bottom { grid-area:bottom; } #board .pos-top { grid-area:top; } #board .pos-left { grid-area:left; }
+#board .pos-right { grid-area:right; } #board .pos-tl { grid-area:tl; } #board .pos-tr { grid-area:tr; } #board .mid { grid-area:mid; }
+#board .mid { background:rgba(0,0,0,.12); border-radius:10px; padding:6px 8px; }
+#board .ttl { font-size:12px; text-transform:uppercase; letter-spacing:.04em; opacity:.85; margin-bottom:2px; }
+#board .piles { display:flex; flex-wrap:wrap; gap:8px; align-items:flex-start; }
+#board .pile { display:flex; flex-direction:column; align-items:center; gap:2px; font-size:11px; min-width:52px;
+  border:2px solid transparent; border-radius:8px; padding:2px; background:none; color:inherit; font-family:inherit; }
+#board .pile .stack { display:flex; align-items:flex-end; min-height:62px; }
+#board .pile.spread .stack .card + .card { margin-left:-26px; }
+#board .pile .slot { display:inline-block; width:44px; height:62px; border:2px dashed rgba(255,255,255,.35); border-radius:6px; }
+#board .pile.target { border-color:#ffd54f; background:rgba(255,213,79,.18); cursor:pointer; }
+#board .pile.selected, #board .pick.selected .card { outline:3px solid #4fc3f7; outline-offset:1px; }
+#board .pile[data-src] { cursor:pointer; }
+#board .pile[data-src] .stack .card:last-child { transform:translateY(-6px); box-shadow:0 6px 10px rgba(0,0,0,.35); }
+#board .card { display:inline-flex; flex-direction:column; justify-content:space-between; align-items:center; width:44px; height:62px; padding:3px 2px;
+  margin:1px; border:1px solid #b8bec9; border-radius:6px; background:#fff; font-weight:700; line-height:1; vertical-align:bottom; }
+#board .card b { font-size:17px; align-self:flex-start; padding-left:3px; } #board .card i { font-style:normal; font-size:24px; }
+#board .card.sm { width:30px; height:42px; } #board .card.sm b { font-size:12px; padding-left:1px; } #board .card.sm i { font-size:16px; }
+#board .card.red { color:#c62828; } #board .card.black { color:#111; } #board .card.joker { color:#7b1fa2; }
+#board .card.back { background:repeating-linear-gradient(45deg,#3b5bb5,#3b5bb5 4px,#5a78cc 4px,#5a78cc 8px); border-color:#2d4690; }
+.backs { display:inline-flex; align-items:center; gap:4px; font-size:12px; }
+#board .trick { display:grid; grid-template-columns:repeat(3,58px); grid-template-rows:repeat(3,auto); gap:0 8px; justify-content:center;
+  grid-template-areas:". top ." "left . right" ". bottom ."; }
+#board .trick .pile:nth-child(n) { margin:-10px 0; }
+#board .trick .pile { min-width:0; }
+#board .trick .pile.winner .card, #board .trick .pile.winning .card { box-shadow:0 0 0 3px #ffd54f; }
+#board .hand { display:flex; flex-wrap:wrap; gap:2px; padding-top:12px; }
+#board .pick { border:none; background:none; padding:0; margin:0; font:inherit; cursor:pointer; border-radius:7px; }
+#board .pick .card { transition:transform .08s; }
+#board .pick.legal .card { transform:translateY(-10px); box-shadow:0 8px 12px rgba(0,0,0,.35); }
+#board .pick.legal:hover .card, #board .pick.legal:focus .card { outline:3px solid #ffd54f; }
+#board .pick.dim { cursor:default; } #board .pick.dim .card { opacity:.55; }
+#explain { margin:6px 0; }
+#choices { display:flex; flex-wrap:wrap; gap:6px; align-items:center; margin:6px 0; }
+#choices button, #selection button { padding:6px 12px; border:1px solid var(--accent); border-radius:6px; background:#fff; cursor:pointer; font:inherit; }
+#choices button:hover, #selection button:hover { background:#eef2ff; }
+#choices kbd, .keys kbd { font:12px ui-monospace,monospace; border:1px solid #c5cad3; border-radius:3px; padding:0 4px; background:#f8f9fb; color:#344054; }
+#selection { min-height:0; margin:4px 0; }
+#live [data-n] { position:relative; }
+#live [data-n]::after { content:attr(data-n); position:absolute; top:-7px; right:-7px; min-width:17px; height:17px; border-radius:9px;
+  background:#ffd54f; color:#1d2330; font:700 11px/17px system-ui,sans-serif; text-align:center; z-index:2; }
+.keys { font-size:12px; color:var(--muted); }
+#clock { font-variant-numeric:tabular-nums; font-weight:600; }
+@media (max-width:700px) {
+  #board, #board.seats-2, #board.seats-3, #board.seats-4 { grid-template-columns:1fr 1fr; grid-template-areas:"tl tr" "top top" "left right" "mid mid" "bottom bottom"; padding:6px; }
+  #board.seats-2 { grid-template-areas:"top top" "mid mid" "bottom bottom"; }
+  #board .card { width:36px; height:52px; } #board .card b { font-size:14px; } #board .card i { font-size:19px; }
+  #board .pile .slot { width:36px; height:52px; } #board .pile .stack { min-height:52px; }
+  #board .pile.spread .stack .card + .card { margin-left:-22px; }
+  #board .trick { grid-template-columns:repeat(3,40px); gap:0 4px; }
+  #board .trick .pile .card { width:30px; height:42px; } #board .trick .pile .card b { font-size:12px; } #board .trick .pile .card i { font-size:16px; }
+  #board .trick .pile .stack { min-height:42px; } #board .trick .pile .note { display:none; }
+  #board .seat:not(.you) .backs .card { display:none; } #board .seat { padding:4px 6px; }
+  #board .seat.you .ttl { display:none; } #board .hand { padding-top:8px; }
+  #board .mid { padding:4px; } #explain { font-size:13px; } .keys { display:none; }
+}
+</style>"""
+
+
+def _pile_html(p: Pile, small: bool = False) -> str:
+    attrs = ""
+    if p.src:
+        attrs += f' data-src="{html.escape(p.src)}"'
+    if p.dst:
+        attrs += f' data-dst="{html.escape(p.dst)}"'
+    cls = "pile" + (" spread" if p.spread else "") + (f" {p.tag}" if p.tag else "")
+    tag = "button type=\"button\"" if (p.src or p.dst) else "div"
+    end = "button" if (p.src or p.dst) else "div"
+    inner = ""
+    if p.backs:
+        inner += str(back(small)) + (f'<span class="muted-on">×{p.backs}</span>' if p.backs > 1 and not p.cards else "")
+    inner += "".join(str(face(c, small)) for c in (p.cards if p.spread else p.cards[-1:]))
+    if not inner:
+        inner = '<span class="slot"></span>'
+    note = f"<span>{html.escape(p.label)}</span>" + (f'<span class="note">{html.escape(p.note)}</span>' if p.note else "")
+    pos = f' style="grid-area:{p.pos}"' if p.pos else ""
+    return f'<{tag} class="{cls}"{attrs}{pos}><span class="stack">{inner}</span>{note}</{end}>'
+
+
+def _seat_html(s: SeatBox) -> str:
+    cls = "seat" + (" you" if s.you else "") + (" to-act" if s.to_act else "") + (" partner" if s.partner else "")
+    backs = f'<span class="backs">{back(True)} ×{s.backs}</span>' if s.backs and not s.piles else ""
+    out = [f'<div class="{cls} pos-{s.pos}" data-seat="{s.seat}"><div class="name">{html.escape(s.name)}'
+           + (' <span class="turn-tag">· to act</span>' if s.to_act else "")
+           + f' <span class="facts">· {"" if s.you else f"seat {s.seat} · "}{html.escape(" · ".join(s.facts))}</span>{backs}</div>']
+    if s.piles:
+        out.append('<div class="piles">' + "".join(_pile_html(p, small=not s.you) for p in s.piles) + "</div>")
+    if s.cards:
+        out.append('<div class="cards">' + "".join(str(face(c, True)) for c in s.cards) + "</div>")
+    out.append("</div>")
+    return "".join(out)
+
+
+def render_table(m: TableModel, interactive: bool = True) -> Markup:
+    """The table as HTML (``#board``, the hand inside it); ``interactive``: the hand's
+    cards and the piles are buttons the script binds (a seat's page), else plain."""
+    out = [f'<div id="board" class="table-{m.game} seats-{len(m.seats)}" data-instant="{1 if m.instant and interactive else 0}">']
+    mid = [f'<div class="mid"><div class="ttl" id="middle-title">{html.escape(m.middle_title)}</div>']
+    if m.trick or m.game == "spades":
+        mid.append('<div class="trick" id="trick">' + "".join(_pile_html(p) for p in m.trick) + "</div>")
+    if m.middle:
+        mid.append('<div class="piles" id="middle">' + "".join(_pile_html(p) for p in m.middle) + "</div>")
+    mid.append("</div>")
+    out.append("".join(mid))
+    for s in m.seats:
+        if s.you or (s.pos == "bottom"):
+            inner = _seat_html(s)[:-6]  # without its closing </div>: the hand goes inside
+            if m.hand:
+                cards = []
+                for k, h in enumerate(m.hand):
+                    if interactive and h.src:
+                        cls = "pick " + ("legal" if h.legal else "dim")
+                        dis = "" if h.legal else " disabled"
+                        cards.append(f'<button type="button" class="{cls}" data-src="{html.escape(h.src)}" data-key="{k + 1}"'
+                                     f'{dis}>{face(h.card)}</button>')
+                    elif h.src and m.catalogue:  # a replay of the seat's decision: what it could play
+                        cards.append(f'<span class="pick {"legal" if h.legal else "dim"}">{face(h.card)}</span>')
+                    else:
+                        cards.append(str(face(h.card)))
+                inner += f'<div class="hand-box"><div class="ttl">{html.escape(m.hand_title)}</div><div class="hand" id="hand">{"".join(cards)}</div></div>'
+            out.append(inner + "</div>")
+        else:
+            out.append(_seat_html(s))
+    out.append("</div>")
+    return Markup("".join(out))
+
+
+TABLE_SCRIPT = r"""
+(function () {
+  if (window.arenaTable) { return; }
+  var sel = [];
+  function $(id) { return document.getElementById(id); }
+  function catalogue() {
+    var box = $("all-actions"); if (!box) { return []; }
+    return Array.prototype.map.call(box.options, function (o) {
+      var f = o.getAttribute("data-from") || "";
+      return {text: o.value, srcs: f ? f.split(" ").sort() : [], dst: o.getAttribute("data-to") || ""};
+    });
+  }
+  function same(a, b) { a = a.slice().sort(); b = b.slice().sort(); return a.length === b.length && a.every(function (x, i) { return x === b[i]; }); }
+  function show() {
+    var cat = catalogue();
+    document.querySelectorAll("#board [data-src]").forEach(function (el) {
+      el.classList.toggle("selected", sel.indexOf(el.getAttribute("data-src")) >= 0); });
+    document.querySelectorAll("#board [data-dst]").forEach(function (el) {
+      var d = el.getAttribute("data-dst");
+      el.classList.toggle("target", cat.some(function (e) { return e.dst === d && same(e.srcs, sel) && (sel.length || e.srcs.length === 0); }));
+    });
+    var bar = $("selection");
+    if (bar) { bar.innerHTML = ""; }
+    if (bar && sel.length) { fill(bar, cat); }
+    document.querySelectorAll("#live [data-n]").forEach(function (el) { el.removeAttribute("data-n"); });
+    // a button that reads as a digit (a bid of 3) is that digit; the rest take the free ones in order
+    var all = keyed(), taken = {}, n = 1;
+    all.forEach(function (el) { var t = el.textContent.trim(); if (/^[1-9]$/.test(t) && el.hasAttribute("data-act")) { el.setAttribute("data-n", t); taken[t] = 1; } });
+    all.forEach(function (el) {
+      if (el.hasAttribute("data-n")) { return; }
+      while (taken[String(n)]) { n++; }
+      if (n <= 9) { el.setAttribute("data-n", String(n)); taken[String(n)] = 1; }
+    });
+  }
+  function keyed() {  // what the digit keys reach, in order: the lit places, then the buttons
+    return Array.prototype.slice.call(document.querySelectorAll("#board .target, #choices [data-act], #selection [data-act]"));
+  }
+  function fill(bar, cat) {
+    var txt = document.createElement("span"); txt.textContent = "selected: " + sel.join(" ") + " · ";
+    bar.appendChild(txt);
+    var any = false;
+    cat.forEach(function (e) {
+      if (!e.dst && e.srcs.length > 1 && same(e.srcs, sel)) {
+        var b = document.createElement("button"); b.type = "button"; b.setAttribute("data-act", e.text); b.textContent = e.text; bar.appendChild(b); any = true;
+      }
+    });
+    var lit = document.querySelectorAll("#board .target").length;
+    var hint = document.createElement("span"); hint.className = "muted small";
+    hint.textContent = lit ? " now click a lit place (" + lit + ")" : (any ? "" : " select more cards, or Esc to start again");
+    bar.appendChild(hint);
+  }
+  function busy(on) { var l = $("live"); if (l) { l.classList.toggle("busy", on); } }
+  function swap(htmlText) {
+    var doc = new DOMParser().parseFromString(htmlText, "text/html");
+    var fresh = doc.getElementById("live") || doc.body;
+    var live = $("live");
+    var was = $("status"), now = fresh && fresh.querySelector("#status");
+    if (was && now && was.getAttribute("data-version") === now.getAttribute("data-version")) { return; }  // nothing new
+    if (live && fresh) { live.innerHTML = fresh.innerHTML; }
+    sel = []; show(); window.arenaTable.changed();
+  }
+  function refresh() {
+    return fetch(window.location.pathname + "?fragment=1", {credentials: "same-origin", cache: "no-store"})
+      .then(function (r) { return r.text(); }).then(swap);
+  }
+  function act(text) {
+    var form = $("actions"); if (!form || form.getAttribute("data-sent")) { return; }
+    form.setAttribute("data-sent", "1"); busy(true);
+    var body = new URLSearchParams();
+    body.append("request", form.elements.request.value); body.append("action", text);
+    fetch(form.getAttribute("action"), {method: "POST", body: body, credentials: "same-origin", cache: "no-store"})
+      .then(function (r) { return r.text().then(function (t) { return {ok: r.ok, text: t}; }); })
+      .then(function (res) {
+        busy(false);
+        var l = $("live");
+        if (res.ok) { return l && l.hasAttribute("data-hash") ? null : refresh(); }  // (the site's event stream brings it)
+        var doc = new DOMParser().parseFromString(res.text, "text/html"), err = doc.getElementById("play-error");
+        var n = $("act-error"); if (n) { n.textContent = err ? err.textContent : "the action was refused"; n.hidden = false; }
+        form.removeAttribute("data-sent");
+      })
+      .catch(function () { form.elements.action.value = text; form.submit(); });
+  }
+  function click(el) {
+    var cat = catalogue();
+    if (el.hasAttribute("data-act")) { act(el.getAttribute("data-act")); return; }
+    var dst = el.getAttribute("data-dst"), src = el.getAttribute("data-src");
+    if (dst && el.classList.contains("target")) {
+      var hit = cat.filter(function (e) { return e.dst === dst && same(e.srcs, sel); });
+      if (hit.length) { act(hit[0].text); return; }
+    }
+    if (!src) { return; }
+    var uses = cat.filter(function (e) { return e.srcs.indexOf(src) >= 0; });
+    if (!uses.length) { return; }
+    var board = $("board");
+    if (board && board.getAttribute("data-instant") === "1" && uses.length === 1 && uses[0].srcs.length === 1 && !uses[0].dst) {
+      act(uses[0].text); return;
+    }
+    var i = sel.indexOf(src);
+    if (i >= 0) { sel.splice(i, 1); }
+    else {
+      var next = sel.concat([src]);
+      var fits = cat.some(function (e) { return next.every(function (s) { return e.srcs.indexOf(s) >= 0; }); });
+      sel = fits ? next : [src];
+    }
+    show();
+  }
+  document.addEventListener("click", function (e) {
+    var el = e.target.closest && e.target.closest("#live [data-src], #live [data-dst], #live [data-act]");
+    if (!el) { return; }
+    e.preventDefault(); click(el);
+  });
+  document.addEventListener("submit", function (e) {
+    if (e.target.id === "actions" && e.target.elements.action) { e.preventDefault(); act(e.target.elements.action.value); }
+  });
+  document.addEventListener("keydown", function (e) {
+    if (!$("actions") || e.altKey || e.ctrlKey || e.metaKey || /^(INPUT|SELECT|TEXTAREA)$/.test(e.target.tagName)) { return; }
+    var cards = Array.prototype.slice.call(document.querySelectorAll("#hand button.pick.legal"));
+    var at = cards.indexOf(document.activeElement);
+    if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
+      if (!cards.length) { return; }
+      var k = at < 0 ? 0 : (at + (e.key === "ArrowRight" ? 1 : cards.length - 1)) % cards.length;
+      cards[k].focus(); e.preventDefault();
+    } else if (e.key === "Enter" || e.key === " ") {
+      if (at >= 0) { click(cards[at]); e.preventDefault(); }
+      else if (document.activeElement && document.activeElement.closest && document.activeElement.closest("#live [data-act], #live [data-dst]")) {
+        click(document.activeElement.closest("#live [data-act], #live [data-dst]")); e.preventDefault(); }
+    } else if (/^[1-9]$/.test(e.key)) {
+      var t = document.querySelector('#live [data-n="' + e.key + '"]'); if (t) { click(t); e.preventDefault(); }
+    } else if (e.key === "Escape") { sel = []; show(); }
+  });
+  function tick() {  // what is left of the decision's clock, counted down to its deadline
+    var c = $("clock"); if (!c) { return; }
+    var left = Number(c.getAttribute("data-deadline")) - Date.now(), most = Number(c.getAttribute("data-decision-ms"));
+    var s = Math.round(Math.max(0, Math.min(left, most)) / 1000);
+    c.textContent = Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+  }
+  window.setInterval(tick, 500);
+  window.arenaTable = {swap: swap, refresh: refresh, changed: function () {}};
+  // whoever swaps the table in anew (this script, or the page's live updates): a fresh
+  // selection, and the targets an action of no card reaches (the stock) lit at once
+  var live = $("live");
+  if (live && window.MutationObserver) {
+    new MutationObserver(function () { sel = []; show(); tick(); }).observe(live, {childList: true});
+  }
+  show(); tick();
+})();
+"""

@@ -1,0 +1,140 @@
+"""The card table's model and HTML (arbiter.present.table) and the /play form's fields,
+from real engine states: what a seat may do lights up, nothing it may not see is drawn."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from arbiter.present.play_page import _given_options, option_fields
+from arbiter.present.table import render_table, table_model
+from arbiter.present.web import first_decision
+from cardarena.games import get_game
+
+
+def _state(game: str, options: dict, until, seed: int = 7, limit: int = 2000):
+    """A real state of ``game``, random play from ``seed`` until ``until(state)`` holds."""
+    st = get_game(game, options).new_initial_state(seed)
+    rng = random.Random(seed)
+    for _ in range(limit):
+        if until(st):
+            return st
+        st.apply(rng.choice(st.legal_actions()))
+    raise AssertionError("no such state within the limit")
+
+
+def _tokens(html: str) -> set[str]:
+    return set(re.findall(r'data-card="([^"]+)"', html))
+
+
+def test_spades_the_trick_is_laid_out_by_seat_and_only_the_own_hand_is_face_up():
+    st = _state("spades", {}, lambda s: s.spectator_view().phase.name == "PLAY" and len(s.spectator_view().trick) == 2)
+    me = st.current_seat
+    view = st.view(me)
+    m = table_model("spades", view, ["a", "b", "c", "d"], me=me, legal=st.legal_actions())
+    assert [s.name for s in m.seats if s.you] == ["you"] and sum(s.to_act for s in m.seats) == 1
+    assert [p.pos for p in m.trick] == [{1: "left", 2: "top", 3: "right"}[(p.seat - me) % 4] for p in view.trick]
+    assert m.trick[0].tag in ("leader", "winning") and sum(p.tag == "winning" for p in m.trick) == 1
+    legal_cards = {str(a)[5:] for a in st.legal_actions()}
+    assert {h.src for h in m.hand if h.legal} == legal_cards
+    html = str(render_table(m))
+    # the face-up cards are the own hand and the trick; the others' hands are counted backs
+    assert _tokens(html) == {str(c) for c in view.hand} | {str(p.card) for p in view.trick}
+    assert html.count('class="pick legal"') == len(legal_cards)
+    assert all(f"play {c}" in {e.text for e in m.catalogue} for c in legal_cards)
+    assert m.instant and "follow the suit" in m.explain
+
+
+def test_spades_look_and_blind_nil_are_explained_and_are_buttons():
+    st = _state("spades", {}, lambda s: "look" in {str(a) for a in s.legal_actions()})
+    m = table_model("spades", st.view(st.current_seat), "abcd", me=st.current_seat, legal=st.legal_actions(),
+                    options={"blind_nil_value": 200})
+    assert "blind nil" in m.explain and "+200" in m.explain and "look at your cards" in m.explain
+    assert {e.label for e in m.choices} == {"look at my cards", "blind nil"}
+    assert not m.hand  # not looked at yet: nothing to show
+
+
+def test_spite_only_the_legal_targets_of_a_source_are_targets_and_empty_stacks_are_slots():
+    st = _state("spite-and-malice", {"payoff_size": 5},
+                lambda s: not s.is_terminal and any(str(a).startswith("play hand:") and "center" in str(a) for a in s.legal_actions()))
+    me = st.current_seat
+    m = table_model("spite-and-malice", st.view(me), ["x", "y"], me=me, legal=st.legal_actions())
+    mine = m.mine
+    assert mine is not None and [p.label for p in mine.piles] == ["pay-off", "side 1", "side 2", "side 3", "side 4"]
+    places = {p.dst for p in m.middle + [p for s in m.seats for p in s.piles] if p.dst}
+    for e in m.catalogue:
+        if e.srcs:
+            assert e.dst in places, e  # every move's target is a place on the table
+    html = str(render_table(m))
+    assert "side:3</button>" not in html and "-&gt; side" not in html  # no wall of buttons: the table is the choice
+    assert not m.choices or {e.text for e in m.choices} <= {"end"}
+    opponent = next(s for s in m.seats if not s.you)
+    assert not opponent.cards and opponent.backs == st.view(me).players[opponent.seat].hand_count
+    assert "Pick a card" in m.explain
+
+
+def test_spot_draw_targets_the_stock_and_melds_are_selected_cards():
+    st = _state("spot", {"players": 2}, lambda s: not s.is_terminal and any(str(a).startswith("meld ") for a in s.legal_actions()))
+    me = st.current_seat
+    m = table_model("spot", st.view(me), ["x", "y"], me=me, legal=st.legal_actions())
+    meld = next(e for e in m.catalogue if e.text.startswith("meld "))
+    assert meld.dst == "newmeld" and len(meld.srcs) >= 3 and any(p.dst == "newmeld" for p in m.middle)
+    assert all(any(h.src == c and h.legal for h in m.hand) for c in meld.srcs)
+    st2 = _state("spot", {"players": 2}, lambda s: not s.is_terminal and "draw stock" in {str(a) for a in s.legal_actions()})
+    m2 = table_model("spot", st2.view(st2.current_seat), "xy", me=st2.current_seat, legal=st2.legal_actions())
+    assert any(p.dst == "stock" for p in m2.middle) and "Draw a card" in m2.explain
+
+
+def test_a_replay_table_from_the_spectator_shows_no_hand():
+    st = _state("spades", {}, lambda s: s.spectator_view().phase.name == "PLAY")
+    html = str(render_table(table_model("spades", st.spectator_view(), "abcd"), interactive=False))
+    assert not _tokens(html) - {str(p.card) for p in st.spectator_view().trick}
+    assert "<button" not in html
+
+
+def test_the_form_is_drawn_from_the_option_schema():
+    fields = {f.name: f for f in option_fields("spite-and-malice", {})}
+    assert fields["kings_wild"].kind == "bool" and fields["kings_wild"].value == "true"
+    assert fields["recycle"].kind == "choice" and fields["recycle"].choices == ("immediate", "deferred")
+    assert fields["players"].kind == "number" and (fields["players"].min, fields["players"].max) == (2, 6)
+    assert fields["payoff_size"].min == 1
+    assert fields["decks"].kind == "number" and "blank: none" in fields["decks"].range
+    assert all("``" not in str(f.help) for f in fields.values())
+    assert "<code>unlimited</code>" in str(fields["center_limit"].help)
+    spades = {f.name: f for f in option_fields("spades", {"nil": "false"})}
+    assert spades["nil"].value == "false" and spades["lose_at"].min is None  # a score may be negative
+    # a check box sends "false" then "true" when ticked: the last one counts; defaults are not options given
+    assert _given_options("spades", {"o.nil": ["false", "true"], "o.bag_penalty": ["false"], "o.target": ["500"]}) == {
+        "bag_penalty": "false"}
+
+
+def test_a_replay_opens_on_the_first_decision_that_is_not_a_look():
+    class A:
+        def __init__(self, seat, action):
+            self.seat, self.action = seat, action
+
+    class R:
+        actions = [A(1, "look"), A(1, "bid 3"), A(2, "look"), A(2, "bid nil")]
+
+    assert first_decision(R(), None) == 1 and first_decision(R(), 2) == 3 and first_decision(R(), 0) == 0
+
+
+def test_the_live_fragment_is_one_balanced_part_the_same_for_the_same_moment():
+    """What a live page swaps in: its <div>s balanced (the site cuts #live out by them), and
+    two renders of one snapshot alike (the clock is a deadline, not a count that moves)."""
+    import re as _re
+
+    from arbiter.person.seat import Snapshot
+    from arbiter.present import web
+    from arbiter.present.play_page import live_fragment, table_page
+
+    st = _state("spite-and-malice", {}, lambda s: s.current_seat == 0 and s.legal_actions())
+    g = get_game("spite-and-malice")
+    s = Snapshot("web-0", "spite-and-malice", 0, ("browser", "random"), g.teams, {}, 300000, 3, 4, 5, st.view(0),
+                 tuple(st.legal_actions()), ("seat 1 plays",), (), None, None, "", "", 1_800_000_000_000)
+    one, two = live_fragment(web._env, s), live_fragment(web._env, s)
+    assert one == two
+    assert len(_re.findall(r"<div\b", one)) == len(_re.findall(r"</div\s*>", one))
+    page = table_page(web._env, s, "n0nce")
+    assert one in page and page.count('id="live"') == 1
+    assert 'data-deadline="1800000000000"' in one and "data-live-end" not in one

@@ -1,0 +1,302 @@
+"""The card table in a real browser (issue 29): headless Chromium plays a whole Spades
+deal, a whole (short) Spite and Malice game and a Spot hand at ``/play`` by clicking the
+table as a person would: the form's fields, the cards of the hand, a pay-off pile or a
+side stack and then a pile that lights up, the stock, a meld. Nothing is posted by hand.
+
+Each test also: checks that exactly the legal targets of a picked card light up, that the
+legal cards of the hand are raised and never drawn smaller than the others, that the
+stored match replays and verifies, that the replay opens on the seat's first decision;
+takes a screenshot of every page it sees at 1280×800 and at 390×844 (a phone) into
+docs/screenshots/ (the README and docs/web.md show them); and finds no traceback in
+what `arbiter web` printed.
+
+Waits are bounded and wait for the page itself (selenium's WebDriverWait on the page's
+own ``data-version``), never a sleep; nothing here measures time.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from arbiter.store.db import Store
+from cardarena.games import EndReason
+from cardarena.replay import verify_record
+from tests.conftest import ROOT
+from tests.e2e.browser import chromium, serve_web
+
+SHOTS = ROOT / "docs" / "screenshots"
+SIZES = {"wide": (1280, 800), "phone": (390, 844)}
+MAX_DECISIONS = 300  # a bound on every loop below, far above what these matches take
+WAIT = 90  # seconds any one wait may take (the server answers within its long poll)
+
+
+@pytest.fixture(scope="module")
+def site():
+    tmp = Path(tempfile.mkdtemp(prefix="arena-table-"))
+    db = tmp / "arena.sqlite"
+    Store(db).close()
+    log = tmp / "web.log"
+    with open(log, "w") as err:
+        with serve_web(db, "--play-limit", "4", "--play-clock", "900", stderr=err) as url:
+            yield url, db
+    text = log.read_text()
+    assert "Traceback" not in text, text[-3000:]
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium(60) as driver:
+        yield driver
+
+
+def _size(browser, which: str) -> None:
+    w, h = SIZES[which]
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": which == "phone"})
+
+
+def _shoot(browser, name: str) -> None:
+    """The page at both sizes, as small PNGs (a palette of 128 colours when Pillow is there)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for which in SIZES:
+        _size(browser, which)
+        path = SHOTS / f"{name}-{which}.png"
+        browser.save_screenshot(str(path))
+        try:
+            from PIL import Image
+        except ImportError:  # pragma: no cover - the screenshot stays as the browser wrote it
+            continue
+        with Image.open(path) as im:
+            im.convert("RGB").quantize(128).save(path, optimize=True)
+    _size(browser, "wide")
+
+
+def _state(browser) -> tuple[str, str, str] | None:
+    """(version, turn, over) of the seat's page, or None while it is being swapped."""
+    try:
+        st = browser.find_element(By.ID, "status")
+        return st.get_attribute("data-version"), st.get_attribute("data-turn"), st.get_attribute("data-done")
+    except (StaleElementReferenceException, WebDriverException):
+        return None
+
+
+def _settled(browser, before: str | None = None) -> tuple[str, str, str]:
+    """Until the page asks the seat to decide or the match is over and stored (and its
+    version is past ``before``)."""
+    def ready(_d):
+        s = _state(browser)
+        if s is None or (before is not None and s[0] == before):
+            return False
+        if browser.find_elements(By.ID, "failed"):
+            raise AssertionError(browser.find_element(By.ID, "failed").text)
+        return s if (s[1] == "1" or s[2] == "1") and not browser.find_elements(By.CSS_SELECTOR, "#live.busy") else False
+    return WebDriverWait(browser, WAIT, poll_frequency=0.05).until(ready)
+
+
+def _catalogue(browser) -> list[tuple[str, tuple[str, ...], str]]:
+    """The legal actions as the page lists them: (text, sources, target)."""
+    return [(o.get_attribute("value"), tuple(sorted((o.get_attribute("data-from") or "").split())), o.get_attribute("data-to") or "")
+            for o in browser.find_elements(By.CSS_SELECTOR, "#all-actions option")]
+
+
+def _click(browser, css: str) -> None:
+    browser.find_element(By.CSS_SELECTOR, css).click()
+
+
+def _lit(browser) -> set[str]:
+    return {e.get_attribute("data-dst") for e in browser.find_elements(By.CSS_SELECTOR, "#board .target")}
+
+
+def _start(browser, url: str, game: str, seat: int, options: dict[str, str], shot: str) -> str:
+    browser.get(url + "play")
+    browser.find_element(By.LINK_TEXT, game).click()
+    WebDriverWait(browser, WAIT, poll_frequency=0.05).until(lambda d: f"game={game}" in d.current_url)
+    for name, value in options.items():
+        box = browser.find_element(By.ID, f"o-{name}")
+        if box.get_attribute("type") == "checkbox":
+            if box.is_selected() != (value == "true"):
+                box.click()
+        elif box.tag_name == "select":
+            Select(box).select_by_value(value)
+        else:
+            box.clear()
+            box.send_keys(value)
+    browser.find_element(By.ID, "update").click()  # the seats for these options
+    WebDriverWait(browser, WAIT, poll_frequency=0.05).until(lambda d: "o." in d.current_url or "preset=" in d.current_url)
+    browser.find_element(By.ID, f"seat-{seat}").click()
+    # your own seat has no bot menu; every other seat has one
+    assert not browser.find_element(By.ID, f"bot-{seat}").is_displayed()
+    assert browser.find_element(By.ID, f"you-{seat}").is_displayed()
+    start = browser.find_element(By.ID, "start")
+    assert start.location["y"] + start.size["height"] <= SIZES["wide"][1], "Start is below the fold at 1280×800"
+    _shoot(browser, f"{shot}-form")
+    start.click()
+    WebDriverWait(browser, WAIT, poll_frequency=0.05).until(lambda d: re.search(r"/play/web-[0-9a-f]{12}$", d.current_url))
+    return browser.current_url.rsplit("/", 1)[1]
+
+
+_KEYS: list[str] = []  # the card played by the keyboard
+_BID_KEYS: list[str] = []  # the bid made by the keyboard
+
+
+def _act(browser, rng: random.Random, game: str) -> str:
+    """One decision, made by clicking the table; the action taken."""
+    cat = _catalogue(browser)
+    assert cat, "a decision with no legal action"
+    texts = [t for t, _, _ in cat]
+    if game == "spades":
+        picks = browser.find_elements(By.CSS_SELECTOR, "#hand button.pick.legal")
+        if any(t.startswith("play ") for t in texts):
+            if not _KEYS:  # once, by the keyboard: → focuses the first raised card, Enter plays it
+                _KEYS.append(picks[0].get_attribute("data-src"))
+                ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+                assert browser.switch_to.active_element == picks[0]
+                ActionChains(browser).send_keys(Keys.ENTER).perform()
+                return "play " + _KEYS[0]
+            card = rng.choice(picks)
+            played = "play " + card.get_attribute("data-src")
+            card.click()
+            return played
+        if any(t.startswith("give ") for t in texts):
+            give = next(t for t in texts if t.startswith("give "))
+            for c in give[5:].split():
+                _click(browser, f'#hand [data-src="{c}"]')
+            _click(browser, f'#selection [data-act="{give}"]')
+            return give
+        choices = browser.find_elements(By.CSS_SELECTOR, "#choices [data-act]")
+        assert {b.get_attribute("data-act") for b in choices} == set(texts)
+        if "look" in texts:
+            assert "blind nil" in browser.find_element(By.ID, "explain").text
+            _click(browser, '#choices [data-act="look"]')
+            return "look"
+        bids = [b for b in choices if b.get_attribute("data-act") not in ("bid blind_nil",)]
+        digits = [b for b in bids if b.text.strip() in "123456789" and b.text.strip()]
+        if digits and not _BID_KEYS:  # the first bid by its digit key: "3" bids 3
+            b = rng.choice(digits)
+            assert b.get_attribute("data-n") == b.text.strip()
+            _BID_KEYS.append(b.get_attribute("data-act"))
+            ActionChains(browser).send_keys(b.text.strip()).perform()
+            return _BID_KEYS[0]
+        b = rng.choice(bids)
+        text = b.get_attribute("data-act")
+        b.click()
+        return text
+    if game == "spite-and-malice":
+        moves = [(t, s, d) for t, s, d in cat if s]
+        if not moves:
+            t = texts[0]
+            _click(browser, f'#choices [data-act="{t}"]')
+            return t
+        # a person's preference: pay off, then the centre, then a discard to a side stack
+        key = lambda m: (m[1][0] != "payoff", not m[2].startswith("center"), rng.random())  # noqa: E731
+        text, (src,), dst = min(moves, key=key)
+        _click(browser, f'#board [data-src="{src}"]')
+        assert _lit(browser) == {d for _, s, d in cat if s == (src,)}, "only the legal targets of the picked card light up"
+        _click(browser, f'#board [data-dst="{dst}"].target')
+        return text
+    # spot
+    if "draw stock" in texts or "draw discard" in texts:
+        target = "stock" if "draw stock" in texts else "discard"
+        _click(browser, f'#board [data-dst="{target}"]')
+        return f"draw {target}"
+    melds = [(t, s, d) for t, s, d in cat if d == "newmeld"]
+    layoffs = [(t, s, d) for t, s, d in cat if d.startswith("m") and d != "newmeld"]
+    text, srcs, dst = (melds or layoffs or [m for m in cat if m[2] == "discard"])[0]
+    for c in srcs:
+        _click(browser, f'#hand [data-src="{c}"]')
+    assert dst in _lit(browser), (text, _lit(browser))
+    _click(browser, f'#board [data-dst="{dst}"].target')
+    return text
+
+
+def _play(browser, rng: random.Random, game: str, shot: str, seat: int) -> list[str]:
+    """Every decision of the seat by clicking, to the end; the actions taken."""
+    taken: list[str] = []
+    shot_at = {1, 6}
+    checked_sizes = False
+    for _ in range(MAX_DECISIONS):
+        version, turn, done = _settled(browser)
+        if done == "1":
+            return taken
+        if len(taken) + 1 in shot_at:
+            _shoot(browser, f"{shot}-turn{len(taken) + 1}")
+        if not taken:  # your seat, its hand (and pay-off pile and side stacks) above the fold
+            for css in ("#board .seat.you",) + (("#board .seat.you .piles",) if game == "spite-and-malice" else ()):
+                r = browser.find_element(By.CSS_SELECTOR, css).rect
+                assert r["y"] + r["height"] <= SIZES["wide"][1], f"{css} is below the fold at 1280×800: {r}"
+        if not checked_sizes and len(browser.find_elements(By.CSS_SELECTOR, "#hand button.pick.dim")) and \
+                browser.find_elements(By.CSS_SELECTOR, "#hand button.pick.legal"):
+            _legal_cards_not_smaller(browser)
+            checked_sizes = True
+        assert browser.find_element(By.ID, "explain").text.strip()
+        assert browser.find_element(By.CSS_SELECTOR, f'#board .seat.you[data-seat="{seat}"]').text.startswith("you")
+        assert browser.find_elements(By.CSS_SELECTOR, "#board .seat.to-act.you"), "whose turn it is is marked"
+        taken.append(_act(browser, rng, game))
+        _settled(browser, before=version)
+    raise AssertionError(f"no end within {MAX_DECISIONS} decisions")
+
+
+def _legal_cards_not_smaller(browser) -> None:
+    legal = browser.find_elements(By.CSS_SELECTOR, "#hand button.pick.legal .card")
+    dim = browser.find_elements(By.CSS_SELECTOR, "#hand button.pick.dim .card")
+    sizes = {(e.size["width"], e.size["height"]) for e in legal + dim}
+    assert len(sizes) == 1, f"cards of the hand drawn at different sizes: {sizes}"
+    assert max(e.rect["y"] for e in legal) < min(e.rect["y"] for e in dim), "the legal cards are raised"
+
+
+def _finish(browser, db: Path, match_id: str, seat: int, taken: list[str], shot: str) -> None:
+    assert browser.find_element(By.ID, "result").is_displayed()
+    WebDriverWait(browser, WAIT, poll_frequency=0.05).until(lambda d: d.find_elements(By.ID, "replay-link"))
+    _shoot(browser, f"{shot}-end")
+    with Store(db, read_only=True) as store:
+        record = store.match(match_id).record()
+    assert record.seat_names[seat] == "browser" and not record.incidents
+    assert record.outcome.reason.finishes_the_game
+    assert [a.action for a in record.actions if a.seat == seat] == taken  # every click became its action
+    assert verify_record(record) == record.outcome
+    browser.find_element(By.ID, "replay-link").click()
+    WebDriverWait(browser, WAIT, poll_frequency=0.05).until(lambda d: d.find_elements(By.ID, "step-index"))
+    assert browser.find_element(By.ID, "verified").text.startswith("replay verified")
+    first = next(i for i, a in enumerate(record.actions) if a.seat == seat and a.action != "look")
+    assert int(browser.find_element(By.ID, "step-index").text) == first  # the seat's first decision
+    assert browser.find_element(By.CSS_SELECTOR, "#views a.on").text == f"seat {seat}"
+    assert browser.find_elements(By.CSS_SELECTOR, f'#board .seat.pos-bottom[data-seat="{seat}"] #hand .card')  # the same table, from the seat
+    _shoot(browser, f"{shot}-replay")
+
+
+def test_a_whole_spades_deal_played_on_the_table(site, browser):
+    url, db = site
+    match_id = _start(browser, url, "spades", 1, {"deals": "1"}, "spades")
+    taken = _play(browser, random.Random(1), "spades", "spades", 1)
+    assert sum(t.startswith("play ") for t in taken) == 13 and "play " + _KEYS[0] in taken and _BID_KEYS[0] in taken
+    _finish(browser, db, match_id, 1, taken, "spades")
+
+
+def test_a_whole_spite_and_malice_game_played_on_the_table(site, browser):
+    url, db = site
+    match_id = _start(browser, url, "spite-and-malice", 0, {"payoff_size": "2", "max_turns": "24"}, "spite")
+    taken = _play(browser, random.Random(2), "spite-and-malice", "spite", 0)
+    assert any(" -> center:" in t for t in taken) and any(" -> side:" in t for t in taken)
+    _finish(browser, db, match_id, 0, taken, "spite")
+
+
+def test_a_spot_hand_played_on_the_table(site, browser):
+    url, db = site
+    match_id = _start(browser, url, "spot", 0, {"players": "2", "hands": "1"}, "spot")
+    taken = _play(browser, random.Random(3), "spot", "spot", 0)
+    assert any(t.startswith("draw ") for t in taken) and any(t.startswith("discard ") for t in taken)
+    _finish(browser, db, match_id, 0, taken, "spot")
+    with Store(db, read_only=True) as store:
+        assert store.match(match_id).record().outcome.reason is not EndReason.FORFEIT_TIMEOUT
