@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PROTOS := $(wildcard protos/cardarena/v1/*.proto)
 
-.PHONY: venv install proto demo test bench clean browser sandbox-tools
+.PHONY: venv install proto demo test bench clean browser sandbox-tools screenshots
 
 # Both packages, editable: the author's (card-arena-sdk: the core and the SDK) and the platform's.
 SDK_PKG := packages/card-arena-sdk
@@ -61,6 +61,11 @@ wheels: $(BIN)/activate
 	rm -rf build *.egg-info  # an old egg-info's file list would carry the core into the platform's sdist
 	$(BIN)/python -m build $(SDK_PKG) -o dist
 	$(BIN)/python -m build . -o dist
+
+## The browser test of the card table, its screenshots (every page, 1280x800 and 390x844)
+## into docs/screenshots/ (the README shows two); `make test` writes them to tests/artifacts/.
+screenshots: $(BIN)/activate browser
+	ARENA_SCREENSHOTS=docs/screenshots $(BIN)/python -m pytest -q -n 0 tests/e2e/test_table.py
 
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) .demo.sqlite *.egg-info dist

@@ -7,7 +7,8 @@ Each test also: checks that exactly the legal targets of a picked card light up,
 legal cards of the hand are raised and never drawn smaller than the others, that the
 stored match replays and verifies, that the replay opens on the seat's first decision;
 takes a screenshot of every page it sees at 1280×800 and at 390×844 (a phone) into
-docs/screenshots/ (the README and docs/web.md show them); and finds no traceback in
+tests/artifacts/screenshots/ (``make screenshots`` into docs/screenshots/, which the README
+shows); and finds no traceback in
 what `arbiter web` printed.
 
 Waits are bounded and wait for the page itself (selenium's WebDriverWait on the page's
@@ -16,6 +17,7 @@ own ``data-version``), never a sleep; nothing here measures time.
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import shutil
@@ -35,7 +37,10 @@ from cardarena.replay import verify_record
 from tests.conftest import ROOT
 from tests.e2e.browser import chromium, serve_web
 
-SHOTS = ROOT / "docs" / "screenshots"
+#: Where the screenshots go: tests/artifacts/screenshots (not tracked) in every run, so a
+#: test run never rewrites the tree; ``make screenshots`` (ARENA_SCREENSHOTS=docs/screenshots)
+#: refreshes the copies the README shows.
+SHOTS = ROOT / os.environ.get("ARENA_SCREENSHOTS", "tests/artifacts/screenshots")
 SIZES = {"wide": (1280, 800), "phone": (390, 844)}
 MAX_DECISIONS = 300  # a bound on every loop below, far above what these matches take
 WAIT = 90  # seconds any one wait may take (the server answers within its long poll)
@@ -151,6 +156,9 @@ _KEYS: list[str] = []  # the card played by the keyboard
 _BID_KEYS: list[str] = []  # the bid made by the keyboard
 
 
+_SIDE: list[str] = []  # the Spite and Malice test's first discard to a side stack
+
+
 def _act(browser, rng: random.Random, game: str) -> str:
     """One decision, made by clicking the table; the action taken."""
     cat = _catalogue(browser)
@@ -199,9 +207,13 @@ def _act(browser, rng: random.Random, game: str) -> str:
             t = texts[0]
             _click(browser, f'#choices [data-act="{t}"]')
             return t
-        # a person's preference: pay off, then the centre, then a discard to a side stack
+        # a person's preference: pay off, then the centre, then a discard to a side stack; but
+        # the first turn ends on a side stack, so that both kinds of target are clicked
+        # whatever the deal (a pay-off of 2 can otherwise be played out before any discard)
         key = lambda m: (m[1][0] != "payoff", not m[2].startswith("center"), rng.random())  # noqa: E731
-        text, (src,), dst = min(moves, key=key)
+        sides = [m for m in moves if m[2].startswith("side")]
+        text, (src,), dst = sides[0] if sides and not _SIDE else min(moves, key=key)
+        _SIDE.extend([text] if dst.startswith("side") else [])
         _click(browser, f'#board [data-src="{src}"]')
         assert _lit(browser) == {d for _, s, d in cat if s == (src,)}, "only the legal targets of the picked card light up"
         _click(browser, f'#board [data-dst="{dst}"].target')
