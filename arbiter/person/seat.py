@@ -200,14 +200,19 @@ class BrowserSeat(SeatClient):
         with self._cond:
             self._pending.extend(e.text for e in events)
 
-    def stepped(self) -> None:
-        """An action was applied and every seat told: its events and the step show at once."""
+    def stepped(self, view: Any = None) -> None:
+        """An action was applied and every seat told: its events, the step and the seat's
+        view now (``view``, when the runner gave it) show at once."""
         with self._cond:
             self._step += 1
+            if view is not None and self._turn is None:  # (a decision's own view stays as it was asked)
+                self._view = view
             self._publish()
 
-    def dealt(self) -> None:
+    def dealt(self, view: Any = None) -> None:
         with self._cond:
+            if view is not None:
+                self._view = view
             self._publish()
 
     def _publish(self) -> None:  # with self._cond held
@@ -318,16 +323,25 @@ def _resolve(future: asyncio.Future, action: Action) -> None:
 
 
 class _Steps(MatchObserver):
-    """Tells the browser's seat when an action has been applied and every seat told of it."""
+    """Tells the browser's seat when an action has been applied and every seat told of it,
+    with that seat's own view as it is now (``State.view(me)``, the one seam for what a
+    seat sees: what the seat's next Turn would carry), so the table follows the game between
+    the person's decisions (the trick as the bots play to it), not only at them. The other
+    seats' views, which the runner passes to every ``sees_hands`` observer, are dropped here."""
 
-    def __init__(self, seat: BrowserSeat):
+    sees_hands = True
+
+    def __init__(self, seat: BrowserSeat, me: int):
         self.seat = seat
+        self.me = me
 
-    async def started(self, match_id: str, game: str, seat_names: tuple[str, ...], spectator_view: Any) -> None:
-        self.seat.dealt()
+    async def started(self, match_id: str, game: str, seat_names: tuple[str, ...], spectator_view: Any,
+                      seat_views: tuple[Any, ...] = ()) -> None:
+        self.seat.dealt(seat_views[self.me] if seat_views else None)
 
-    async def step(self, match_id: str, seat: int, action: Action, public_events: list[Event], spectator_view: Any) -> None:
-        self.seat.stepped()
+    async def step(self, match_id: str, seat: int, action: Action, public_events: list[Event], spectator_view: Any,
+                   seat_views: tuple[Any, ...] = ()) -> None:
+        self.seat.stepped(seat_views[self.me] if seat_views else None)
 
 
 # --------------------------------------------------------------------------------------
@@ -612,7 +626,7 @@ class Tables:
                 return
             ready.set_result(tuple(s.name for s in seats))
             try:
-                record = await run_match(config, seats, observers=[_Steps(table.browser)])
+                record = await run_match(config, seats, observers=[_Steps(table.browser, me)])
             except Exception as exc:  # noqa: BLE001 - the page says so; the server goes on
                 log.exception("browser match %s failed", config.match_id)
                 table.browser.failed(f"the match failed: {exc}")

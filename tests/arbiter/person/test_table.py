@@ -13,6 +13,7 @@ import pytest
 
 from arbiter.hosting.local import LocalSeat
 from arbiter.match import run_match
+from arbiter.match.runner import MatchObserver
 from arbiter.person.seat import BrowserSeat, TableError, _Steps, store_unwritable
 from cardarena.games import events_for, get_game
 from cardarena.records import Clock, FailurePolicy, MatchConfig, Policy
@@ -20,18 +21,21 @@ from cardarena.replay import verify_record
 from sdk.loading import load_bot
 
 
-def _play(game: str, options: dict, seat: int, answer) -> tuple:
+def _play(game: str, options: dict, seat: int, answer, also=()) -> tuple:
     """Run a match with the browser's seat at ``seat``; ``answer(browser, snapshot)`` acts
-    for it from this thread. The record and the last snapshot."""
+    for it from this thread (``also``: more observers, after the seat's own). The record
+    and the last snapshot."""
     g = get_game(game, options)
     loop = asyncio.new_event_loop()
     browser = BrowserSeat(loop, g)
+    for obs in also:
+        obs.browser = browser
     seats = [browser if i == seat else LocalSeat(load_bot("random"), "random") for i in range(g.num_seats)]
     config = MatchConfig(game=game, seed=11, options=options, clock=Clock(600_000, 0), match_id="t-1")
     out: dict = {}
 
     def run() -> None:
-        out["record"] = loop.run_until_complete(run_match(config, seats, observers=[_Steps(browser)]))
+        out["record"] = loop.run_until_complete(run_match(config, seats, observers=[_Steps(browser, seat), *also]))
 
     thread = threading.Thread(target=run)
     thread.start()
@@ -66,6 +70,41 @@ def test_the_seat_is_asked_with_its_own_view_and_sees_only_its_events():
         expected += [e.text for e in events_for(state.apply(g.parse_action(ra.action)), 2)]
     assert list(last.events) == expected
     assert last.step == len(record.actions) and last.over and last.final_view is not None
+
+
+class _Follows(MatchObserver):
+    """After the seat's own observer, at the deal and at every action: the seat's page shows
+    the engine's view of that seat as it is now (not the one of its last decision)."""
+
+    sees_hands = True
+
+    def __init__(self, seat: int):
+        self.seat, self.checked, self.moved = seat, 0, 0
+        self.browser: BrowserSeat | None = None  # the match's own seat (_play sets it)
+
+    def _check(self, seat_views) -> None:
+        shown = self.browser.snapshot("t-1", self.seat, ("",) * len(seat_views)).view
+        assert shown == seat_views[self.seat]
+        self.checked += 1
+
+    async def started(self, match_id, game, seat_names, spectator_view, seat_views=()) -> None:
+        self._check(seat_views)
+
+    async def step(self, match_id, seat, action, public_events, spectator_view, seat_views=()) -> None:
+        self.moved += seat != self.seat  # another seat's card: the table follows it too
+        self._check(seat_views)
+
+
+def test_the_table_follows_the_game_between_the_seats_decisions():
+    follows = _Follows(2)
+
+    def first(browser, snap):
+        browser.act(str(snap.request_id), str(snap.legal[0]))
+
+    record, _, _ = _play("spades", {"deals": 1}, 2, first, also=(follows,))
+    # every action and the deal were checked, most of them other seats' (before any decision
+    # of seat 2, the old page showed "nothing dealt to you yet")
+    assert follows.checked == len(record.actions) + 1 and follows.moved > 30
 
 
 def test_bad_answers_are_refused_before_the_runner_sees_them():
