@@ -72,6 +72,7 @@ def test_over_grpc_the_bots_say_their_own_time_and_the_transport_shows(tmp_path,
     # every answer said its bot's own time (the SDK's Act.think_us), never more than the arbiter saw
     assert actions and all(a.bot_us is not None and 1 <= a.bot_us <= max(a.ms, 1) * 1000 for a in actions)
     monkeypatch.setattr(out, "width", 220)
+    monkeypatch.delenv("COLUMNS", raising=False)  # (console_width takes the narrower of the two)
     text = invoke("standings", "wire", "--db", str(path)).stdout
     for bot in ("random", "greedy"):
         t = times[bot]
@@ -82,6 +83,7 @@ def test_over_grpc_the_bots_say_their_own_time_and_the_transport_shows(tmp_path,
 
 def test_standings_and_show_print_each_bots_times(db, monkeypatch):
     monkeypatch.setattr(out, "width", 220)  # room for every column
+    monkeypatch.delenv("COLUMNS", raising=False)  # (console_width takes the narrower of the two)
     with Store(db, read_only=True) as store:
         times = store.think_times(store.tournament("lat").id)
     standings = invoke("standings", "lat", "--db", str(db)).stdout
