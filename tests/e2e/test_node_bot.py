@@ -129,8 +129,11 @@ def test_the_node_bot_is_hosted_in_tournaments_against_python_bots(tmp_path):
         assert run.returncode == 0, run.stdout + run.stderr
         with Store(db) as store:
             table, _ = load_standings(store, f"hosted-{game}")
+            times = store.think_times(store.tournament(f"hosted-{game}").id)
         row = next(r for r in table.rows if r.name == "nodebot")  # a folder bot is named by its folder
         assert row.matches > 0 and row.forfeits == 0 and row.incidents == {}, (game, row)
+        # it says its own time (Act.think_us) as the Python SDK does: its author sees the transport's share
+        assert times["nodebot"].reported == times["nodebot"].decisions > 0, times["nodebot"]
 
 
 def test_a_node_bot_without_its_packages_is_refused_and_says_why(tmp_path):
