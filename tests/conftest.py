@@ -75,6 +75,12 @@ def pytest_configure(config: pytest.Config) -> None:
     from arbiter.hosting import sandbox
 
     sandbox.available_modes()
+    # endplay (the hindsight's solver) runs ldconfig when it is first imported (ctypes'
+    # find_library): imported here too, for the same reason.
+    try:
+        import endplay  # noqa: F401
+    except ImportError:
+        pass
     _SPAWNS.install()
 
 
