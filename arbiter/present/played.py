@@ -226,5 +226,5 @@ def think_cells(times: Mapping[str, Any], members: Sequence[str]) -> tuple[str, 
     for more in found[1:]:
         t = t + more
     mean, transport, own = t.mean_ms, t.transport_ms, t.overhead_ms
-    return ("" if mean is None else f"{mean:.1f}", str(t.worst_ms) if t.decisions else "",
+    return ("" if mean is None else f"{mean:.2f}", str(t.worst_ms) if t.decisions else "",
             "" if transport is None else f"{transport:.2f}", "" if own is None else f"{own:.3f}")

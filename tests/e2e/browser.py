@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import shutil
 import subprocess
@@ -16,6 +17,13 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 from tests.conftest import ROOT
+
+#: Where the browser tests' screenshots of every page go: tests/artifacts/screenshots (not
+#: tracked) in every run, so a test run never rewrites the tree; ``make screenshots``
+#: (ARENA_SCREENSHOTS=docs/screenshots) refreshes the copies the README shows.
+SHOTS = ROOT / os.environ.get("ARENA_SCREENSHOTS", "tests/artifacts/screenshots")
+#: A laptop's window and a phone's.
+SIZES = {"wide": (1280, 800), "phone": (390, 844)}
 
 
 @contextlib.contextmanager
@@ -57,3 +65,26 @@ def chromium(page_load_timeout: float = 60) -> Iterator[webdriver.Chrome]:
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def set_size(browser, which: str) -> None:
+    w, h = SIZES[which]
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": which == "phone"})
+
+
+def shoot(browser, name: str) -> None:
+    """The page at both sizes (SIZES) into SHOTS as NAME-wide.png and NAME-phone.png, small
+    PNGs (a palette of 128 colours when Pillow is there)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for which in SIZES:
+        set_size(browser, which)
+        path = SHOTS / f"{name}-{which}.png"
+        browser.save_screenshot(str(path))
+        try:
+            from PIL import Image
+        except ImportError:  # pragma: no cover - the screenshot stays as the browser wrote it
+            continue
+        with Image.open(path) as im:
+            im.convert("RGB").quantize(128).save(path, optimize=True)
+    set_size(browser, "wide")

@@ -20,8 +20,8 @@ from arbiter.arena import matchmaking
 from arbiter.arena.ladder import Arena, ArenaSpec
 from arbiter.present.web import first_decision
 from tests.arbiter.arena.test_arena import CRASHER
-from tests.e2e.browser import serve_web
-from tests.e2e.test_web import ARTIFACTS, browser  # noqa: F401  (the Chromium fixture)
+from tests.e2e.browser import serve_web, shoot
+from tests.e2e.test_web import browser  # noqa: F401  (the Chromium fixture)
 
 
 
@@ -69,8 +69,7 @@ def test_leaderboard_lists_the_ladder_in_rating_order_and_the_suspended_bot_with
     # every finished encounter is listed, with a link to each of its two seatings
     assert len(browser.find_elements(By.CSS_SELECTOR, "#encounters tr.encounter")) == len(encounters)
     assert len(browser.find_elements(By.CSS_SELECTOR, "#encounters a.replay")) == 2 * len(encounters)
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    browser.save_screenshot(str(ARTIFACTS / "arena-leaderboard.png"))
+    shoot(browser, "arena-leaderboard")
 
 
 def test_a_bots_page_has_its_rating_chart_encounters_and_replays(ladder_site, browser):  # noqa: F811
@@ -86,7 +85,7 @@ def test_a_bots_page_has_its_rating_chart_encounters_and_replays(ladder_site, br
     assert len(line.get_attribute("points").split()) == heuristic.encounters
     assert chart.find_elements(By.CSS_SELECTOR, "polygon.band")
     assert len(browser.find_elements(By.CSS_SELECTOR, "#bot-encounters tr.encounter")) == heuristic.encounters
-    browser.save_screenshot(str(ARTIFACTS / "arena-bot.png"))
+    shoot(browser, "arena-bot")
     replay = browser.find_elements(By.CSS_SELECTOR, "#bot-encounters a.replay")[0]
     match_id = replay.get_attribute("href").rstrip("/").rsplit("/", 1)[1]
     replay.click()

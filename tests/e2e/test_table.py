@@ -17,7 +17,6 @@ own ``data-version``), never a sleep; nothing here measures time.
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import shutil
@@ -35,13 +34,8 @@ from arbiter.store.db import Store
 from cardarena.games import EndReason
 from cardarena.replay import verify_record
 from tests.conftest import ROOT
-from tests.e2e.browser import chromium, serve_web
+from tests.e2e.browser import SIZES, chromium, serve_web, set_size, shoot
 
-#: Where the screenshots go: tests/artifacts/screenshots (not tracked) in every run, so a
-#: test run never rewrites the tree; ``make screenshots`` (ARENA_SCREENSHOTS=docs/screenshots)
-#: refreshes the copies the README shows.
-SHOTS = ROOT / os.environ.get("ARENA_SCREENSHOTS", "tests/artifacts/screenshots")
-SIZES = {"wide": (1280, 800), "phone": (390, 844)}
 MAX_DECISIONS = 300  # a bound on every loop below, far above what these matches take
 WAIT = 90  # seconds any one wait may take (the server answers within its long poll)
 
@@ -64,28 +58,6 @@ def site():
 def browser():
     with chromium(60) as driver:
         yield driver
-
-
-def _size(browser, which: str) -> None:
-    w, h = SIZES[which]
-    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                            {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": which == "phone"})
-
-
-def _shoot(browser, name: str) -> None:
-    """The page at both sizes, as small PNGs (a palette of 128 colours when Pillow is there)."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    for which in SIZES:
-        _size(browser, which)
-        path = SHOTS / f"{name}-{which}.png"
-        browser.save_screenshot(str(path))
-        try:
-            from PIL import Image
-        except ImportError:  # pragma: no cover - the screenshot stays as the browser wrote it
-            continue
-        with Image.open(path) as im:
-            im.convert("RGB").quantize(128).save(path, optimize=True)
-    _size(browser, "wide")
 
 
 def _state(browser) -> tuple[str, str, str] | None:
@@ -146,7 +118,7 @@ def _start(browser, url: str, game: str, seat: int, options: dict[str, str], sho
     assert browser.find_element(By.ID, f"you-{seat}").is_displayed()
     start = browser.find_element(By.ID, "start")
     assert start.location["y"] + start.size["height"] <= SIZES["wide"][1], "Start is below the fold at 1280×800"
-    _shoot(browser, f"{shot}-form")
+    shoot(browser, f"{shot}-form")
     start.click()
     WebDriverWait(browser, WAIT, poll_frequency=0.05).until(lambda d: re.search(r"/play/web-[0-9a-f]{12}$", d.current_url))
     return browser.current_url.rsplit("/", 1)[1]
@@ -247,7 +219,7 @@ def _play(browser, rng: random.Random, game: str, shot: str, seat: int) -> list[
         if done == "1":
             return taken
         if len(taken) + 1 in shot_at:
-            _shoot(browser, f"{shot}-turn{len(taken) + 1}")
+            shoot(browser, f"{shot}-turn{len(taken) + 1}")
         if not taken:  # your seat, its hand (and pay-off pile and side stacks) above the fold
             for css in ("#board .seat.you",) + (("#board .seat.you .piles",) if game == "spite-and-malice" else ()):
                 r = browser.find_element(By.CSS_SELECTOR, css).rect
@@ -275,7 +247,7 @@ def _legal_cards_not_smaller(browser) -> None:
 def _finish(browser, db: Path, match_id: str, seat: int, taken: list[str], shot: str) -> None:
     assert browser.find_element(By.ID, "result").is_displayed()
     WebDriverWait(browser, WAIT, poll_frequency=0.05).until(lambda d: d.find_elements(By.ID, "replay-link"))
-    _shoot(browser, f"{shot}-end")
+    shoot(browser, f"{shot}-end")
     with Store(db, read_only=True) as store:
         record = store.match(match_id).record()
     assert record.seat_names[seat] == "browser" and not record.incidents
@@ -289,7 +261,7 @@ def _finish(browser, db: Path, match_id: str, seat: int, taken: list[str], shot:
     assert int(browser.find_element(By.ID, "step-index").text) == first  # the seat's first decision
     assert browser.find_element(By.CSS_SELECTOR, "#views a.on").text == f"seat {seat}"
     assert browser.find_elements(By.CSS_SELECTOR, f'#board .seat.pos-bottom[data-seat="{seat}"] #hand .card')  # the same table, from the seat
-    _shoot(browser, f"{shot}-replay")
+    shoot(browser, f"{shot}-replay")
 
 
 def test_a_whole_spades_deal_played_on_the_table(site, browser):

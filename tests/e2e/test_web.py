@@ -25,10 +25,8 @@ from arbiter.match import run_match
 from arbiter.store.db import Store
 from sdk import Bot
 from sdk.loading import load_bot
-from tests.conftest import ROOT
-from tests.e2e.browser import chromium, serve_web
+from tests.e2e.browser import SHOTS, chromium, serve_web, shoot
 
-ARTIFACTS = ROOT / "tests" / "artifacts"
 BOTS = ["heuristic", "greedy", "random"]
 
 
@@ -83,6 +81,7 @@ def test_standings_page_shows_the_bots_in_order_with_ratings(site, browser):
     expected = _expected_order(db)
     assert len({share for _, share in expected}) == len(expected), f"the fixture must rank the bots strictly: {expected}"
     browser.get(url)
+    shoot(browser, "index")  # the front page: the tournaments
     link = browser.find_element(By.LINK_TEXT, "club-night")
     link.click()
     assert browser.find_element(By.TAG_NAME, "h1").text == "club-night"
@@ -107,9 +106,8 @@ def test_standings_page_shows_the_bots_in_order_with_ratings(site, browser):
     # the cross-table and every match with its outcome are on the page
     assert browser.find_element(By.ID, "crosstable").is_displayed()
     assert len(browser.find_elements(By.CSS_SELECTOR, "#matches a")) == 24
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    browser.save_screenshot(str(ARTIFACTS / "standings.png"))
-    assert (ARTIFACTS / "standings.png").stat().st_size > 10_000
+    shoot(browser, "standings")  # at both sizes, with every page of the site (tests/e2e/browser.py)
+    assert (SHOTS / "standings-wide.png").stat().st_size > 10_000
 
 
 def test_replay_page_steps_through_a_match(site, browser):
@@ -167,9 +165,8 @@ def test_replay_page_steps_through_a_match(site, browser):
     assert len(cards) >= 20 and len(set(cards)) == len(cards)
     assert {e.get_attribute("data-seat") for e in browser.find_elements(By.CSS_SELECTOR, "#board .seat")
             if e.find_elements(By.CSS_SELECTOR, ".card:not(.back)")} == {"0", "1", "2", "3"}
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    browser.save_screenshot(str(ARTIFACTS / "replay.png"))
-    assert (ARTIFACTS / "replay.png").stat().st_size > 10_000
+    shoot(browser, "replay")
+    assert (SHOTS / "replay-wide.png").stat().st_size > 10_000
     # the last step shows the result
     browser.find_element(By.ID, "last").click()
     assert step() == len(record.actions)
