@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PROTOS := $(wildcard protos/cardarena/v1/*.proto)
 
-.PHONY: venv install proto demo test bench clean browser sandbox-tools screenshots
+.PHONY: venv install proto demo test bench bench-env clean browser sandbox-tools screenshots
 
 # Both packages, editable: the author's (card-arena-sdk: the core and the SDK) and the platform's.
 SDK_PKG := packages/card-arena-sdk
@@ -42,7 +42,7 @@ sandbox-tools:
 
 ## The layer contracts (pyproject.toml [tool.importlinter]), then the whole test suite
 ## (installs what the browser and sandbox tests need first).
-test: $(BIN)/activate browser sandbox-tools
+test: $(BIN)/activate browser sandbox-tools bench-env
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -n 2
 
@@ -50,9 +50,12 @@ test: $(BIN)/activate browser sandbox-tools
 ## OpenSpiel (the reference engine) lives in its own environment, .venv-bench, never in .venv;
 ## if open-spiel cannot be installed the bench still runs and marks its row unavailable.
 BENCH_VENV := .venv-bench
-bench: $(BIN)/activate
+## The bench's own environment with open-spiel (about 15 s to install); `make test` needs it
+## too, for the OpenSpiel wrappers' test (tests/envs/test_openspiel.py).
+bench-env:
 	@test -f $(BENCH_VENV)/.ok || { $(PY) -m venv $(BENCH_VENV) && $(BENCH_VENV)/bin/pip install -q open-spiel && touch $(BENCH_VENV)/.ok; } \
-		|| echo "open-spiel could not be installed: the OpenSpiel row will be marked unavailable"
+		|| echo "open-spiel could not be installed: the OpenSpiel bench row is unavailable and its test skips"
+bench: $(BIN)/activate bench-env
 	ARENA_BENCH_PYTHON=$$(test -f $(BENCH_VENV)/.ok && echo $(BENCH_VENV)/bin/python || echo /nonexistent) $(BIN)/python -m arbiter.tools.bench
 
 ## The two wheels (and sdists) in dist/: card-arena-sdk for bot authors, card-arena the platform.

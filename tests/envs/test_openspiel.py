@@ -1,5 +1,6 @@
 """The OpenSpiel wrappers (cardarena_envs.openspiel), in the bench environment that has
-open-spiel (.venv-bench, `make bench`; never a dependency of .venv): skipped without it."""
+open-spiel (.venv-bench: `make test` and `make bench` make it; open-spiel is never a
+dependency of .venv): skipped only where open-spiel cannot be installed."""
 
 from __future__ import annotations
 
@@ -53,6 +54,7 @@ print("ismcts", record.outcome.scores)
 """
 
 
+@pytest.mark.e2e  # a process: the bench environment's Python
 @pytest.mark.skipif(not BENCH_PYTHON.exists(), reason="no bench environment with open-spiel (make bench)")
 def test_the_games_play_through_openspiel_with_the_engines_outcome_and_resampling() -> None:
     done = subprocess.run([str(BENCH_PYTHON), "-c", SCRIPT], cwd=ROOT, env={"PYTHONPATH": str(ROOT)},
