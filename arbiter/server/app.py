@@ -7,7 +7,6 @@ import asyncio
 import ipaddress
 import logging
 import os
-import secrets
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from arbiter.hosting import scratch
-from arbiter.server import localchannel
+from arbiter.server import auth, localchannel
 from arbiter.server.botstream import HELLO_TIMEOUT_S, SERVER_OPTIONS, ArenaServicer, Hub, MatchesServicer
 from arbiter.server.bots import add_bots_service
 from arbiter.server.spectate import add_spectate_service
@@ -155,7 +154,7 @@ async def start_server(
     new stream has to say Hello.
     """
     hub = hub or Hub()
-    admin_token = admin_token or secrets.token_urlsafe(24)
+    admin_token = admin_token or auth.new_token()
     server = grpc.aio.server(options=SERVER_OPTIONS)
     arena = ArenaServicer(hub, hello_timeout)
     pb_grpc.add_ArenaServicer_to_server(arena, server)
@@ -227,4 +226,4 @@ async def start_private_server(spectators: Any = None) -> RunningServer:
     for the organiser; without one, the server has no Spectate service at all."""
     if spectators is not None and spectators.token is None:
         raise ValueError("a private arbiter's spectators need a token: its bots reach the same server")
-    return await start_server(0, spectators=spectators, admin_token=secrets.token_urlsafe(18))
+    return await start_server(0, spectators=spectators, admin_token=auth.new_token(18))

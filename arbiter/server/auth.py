@@ -42,8 +42,15 @@ class CredentialsError(Exception):
     """A credentials file that cannot be used; the message names the file and the fault."""
 
 
-def new_token() -> str:
-    return secrets.token_urlsafe(TOKEN_BYTES)
+def new_token(nbytes: int = TOKEN_BYTES) -> str:
+    """A fresh secret token (URL-safe base64 of ``nbytes`` random bytes), never one that
+    starts with "-": a token is passed as a command-line value (``--token TOKEN``), and a
+    value that looks like an option is refused by argparse and most other parsers (one
+    token in 64 did, at random). Every token the arbiter issues comes from here."""
+    while True:
+        token = secrets.token_urlsafe(nbytes)
+        if not token.startswith("-"):
+            return token
 
 
 def same(a: str, b: str) -> bool:

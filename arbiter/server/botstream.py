@@ -29,7 +29,7 @@ from arbiter.match import BotFailed, MalformedAction, SeatClient, SeatDisconnect
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from cardarena.records import MatchInfo
-from arbiter.server.auth import GUESSES, require_token, same
+from arbiter.server.auth import GUESSES, new_token, require_token, same
 
 log = logging.getLogger(__name__)
 
@@ -132,7 +132,7 @@ class Hub:
 
     def expect(self, name: str) -> str:
         """A fresh token for a bot process the arbiter is about to start."""
-        token = secrets.token_urlsafe(24)
+        token = new_token()
         self._launch_tokens[token] = name
         return token
 
@@ -274,7 +274,7 @@ class RemoteSeat(SeatClient):
     async def start(self, info: MatchInfo) -> None:
         if self.session.closed:
             raise SeatDisconnected(f"{self.name} is not connected")
-        seat_token = secrets.token_urlsafe(16)
+        seat_token = new_token(16)
         self.session.seat_tokens[(info.match_id, info.seat)] = seat_token
         msg = pb.MatchStart(
             seat_token=seat_token,

@@ -30,7 +30,6 @@ import dataclasses
 import itertools
 import logging
 import os
-import secrets
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -44,6 +43,7 @@ from arbiter.store.db import MatchRow, Store, StoreError
 from arbiter.store.registry import RegistryError, lookup
 from arbiter.hosting.loading import load_bot
 from arbiter.spectating.hub import SpectatorHub
+from arbiter.server import auth
 from arbiter.rating.ratings import compute_standings, side_points
 
 log = logging.getLogger(__name__)
@@ -326,7 +326,7 @@ async def run_tournament(
         # With duplicate deals a finished match's cards come back in the next seating. The
         # bots reach this server too: spectating needs a token they never see (only the
         # organiser). What a finished match shows is its disclosure's (spec.match_config sets it).
-        spectators = SpectatorHub(token=secrets.token_urlsafe(18))
+        spectators = SpectatorHub(token=auth.new_token(18))
         # Bot processes with the spec's isolation (by default with duplicate deals
         # ``deal``: no process plays two matches of one deal).
         try:

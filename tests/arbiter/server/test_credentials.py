@@ -47,3 +47,16 @@ def test_a_bad_name_is_refused_before_anything_is_written(tmp_path, kind, args):
     with pytest.raises(CredentialsError, match=f"bad {kind} name"):
         auth.ensure(path, *args)
     assert not path.exists()
+
+
+def test_no_token_reads_as_a_command_line_option():
+    # a token is given to bots as `--token TOKEN`: one starting with "-" is refused by
+    # argparse (one in 64 did, and a bot launched with it never connected)
+    import argparse
+
+    tokens = [auth.new_token() for _ in range(3000)] + [auth.new_token(16) for _ in range(3000)]
+    assert not [t for t in tokens if t.startswith("-")]
+    assert len(set(tokens)) == len(tokens) and {len(t) for t in tokens} == {32, 22}
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--token")
+    assert all(parser.parse_args(["--token", t]).token == t for t in tokens[:500])
