@@ -314,9 +314,10 @@ class _Runner:
         try:
             await self._start_all()
             await self._notify(state.log)
+            view, hands = state.spectator_view(), self._hands(state, self.observers)
             for obs in self.observers:
-                await self._safe(obs.started(record.match_id, game.name, record.seat_names, state.spectator_view(),
-                                             **self._seat_views(obs, state)))
+                await self._safe(obs.started(record.match_id, game.name, record.seat_names, view,
+                                             **self._seat_views(obs, hands)))
             mark = self.clock.now()  # when the arbiter's own time for the next decision began
             while not state.is_terminal:
                 seat = state.current_seat
@@ -337,9 +338,9 @@ class _Runner:
                 await self._notify(new_events)
                 if self.steppers:
                     public = events_for(new_events, None)
-                    view = state.spectator_view()
+                    view, hands = state.spectator_view(), self._hands(state, self.steppers)
                     for obs in self.steppers:
-                        await self._safe(obs.step(record.match_id, seat, action, public, view, **self._seat_views(obs, state)))
+                        await self._safe(obs.step(record.match_id, seat, action, public, view, **self._seat_views(obs, hands)))
             record.outcome = state.outcome()
         except _Forfeit as f:
             record.incidents.append(Incident(f.seat, f.kind, f.detail))
@@ -356,11 +357,17 @@ class _Runner:
         for obs in self.observers:
             await self._safe(obs.ended(record, final_view))
 
-    def _seat_views(self, obs: MatchObserver, state) -> dict[str, Any]:
+    def _hands(self, state, observers: Sequence[MatchObserver]) -> tuple[Any, ...] | None:
+        """Every seat's view (``State.view``), built once for all the ``observers`` that see
+        hands; None when none does."""
+        if not any(o.sees_hands for o in observers):
+            return None
+        return tuple(state.view(s) for s in range(self.game.num_seats))
+
+    @staticmethod
+    def _seat_views(obs: MatchObserver, hands: tuple[Any, ...] | None) -> dict[str, Any]:
         """``seat_views`` for an observer that asked for them (``sees_hands``), else nothing."""
-        if not obs.sees_hands:
-            return {}
-        return {"seat_views": tuple(state.view(s) for s in range(self.game.num_seats))}
+        return {"seat_views": hands} if obs.sees_hands else {}
 
     async def _attach_stderr(self) -> None:
         """Put each failing seat's stderr tail (its traceback, usually) on its incidents."""
