@@ -130,6 +130,33 @@ MEMORY_LIMIT_BYTES = 1 << 30
 MEMORY_MATCHES = 1000
 
 
+@dataclass(frozen=True)
+class Sizes:
+    """How much each section measures. ``FULL`` is ``make bench``; ``SMOKE`` is ``make
+    bench-smoke`` (run by ``make test``): every section runs end to end at its smallest
+    size, once, and no target is judged, so that a section that can no longer run fails
+    the suite instead of rotting until someone next measures."""
+
+    engine_seconds: float | None = None  # None: the --seconds given
+    floor_exchanges: int = 2000
+    floor_warmup: int = 200
+    hosted_matches: int = HOSTED_MATCHES
+    scale_one: int = 16  # matches one at a time
+    scale_many: int = 4  # matches per M at M at once (at least scale_one)
+    memory_matches: int = MEMORY_MATCHES
+    isolation_deals: int = 4
+    cluster_deals: int = 16
+    statistics_runs: int = 1000  # simulated evaluations or tournaments per figure
+    arena_levels: tuple[int, ...] | None = None  # None: arena_bench.LEVELS
+    arena_max_matches: int = 20_000
+
+
+FULL = Sizes()
+SMOKE = Sizes(engine_seconds=0.05, floor_exchanges=50, floor_warmup=10, hosted_matches=1, scale_one=2, scale_many=1,
+              memory_matches=20, isolation_deals=1, cluster_deals=1, statistics_runs=8, arena_levels=(0, 70),
+              arena_max_matches=200)
+
+
 @dataclass
 class Figure:
     """One measured quantity: every run's value, their median and spread."""
@@ -139,8 +166,9 @@ class Figure:
     unit: str
     values: list[float] = field(default_factory=list)
     target: str = ""  # e.g. ">= 0.5"; empty: no target
-    passed: bool | None = None  # None: no target, or not measured
+    passed: bool | None = None  # None: no target, not measured, or not judged (a smoke run)
     note: str = ""
+    judge: bool = True  # False in a smoke run: the target is shown, never judged
 
     @property
     def median(self) -> float | None:
@@ -152,10 +180,11 @@ class Figure:
 
     def check(self, ok: Callable[[float], bool], target: str) -> None:
         self.target = target
-        self.passed = None if self.median is None else bool(ok(self.median))
+        self.passed = None if self.median is None or not self.judge else bool(ok(self.median))
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
+        del d["judge"]
         d["median"] = self.median
         d["spread"] = self.spread
         return d
@@ -168,9 +197,14 @@ class BenchResult:
     figures: list[Figure] = field(default_factory=list)
     machine: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    sizes: Sizes = FULL
+
+    @property
+    def smoke(self) -> bool:
+        return self.sizes is SMOKE
 
     def add(self, key: str, label: str, unit: str, note: str = "") -> Figure:
-        f = Figure(key, label, unit, note=note)
+        f = Figure(key, label, unit, note=note, judge=not self.smoke)
         self.figures.append(f)
         return f
 
@@ -713,8 +747,12 @@ def run_bench(
     sections: Sequence[str] = SECTIONS,
     openspiel_python: str | None = None,
     progress: Callable[[str], None] = lambda msg: None,
+    smoke: bool = False,
 ) -> BenchResult:
     """Measure every section named in ``sections``; ``runs`` rounds each, ``seconds`` per engine run.
+
+    ``smoke``: every section once at its smallest size (``SMOKE``), no target judged: a
+    check that the bench still runs, not a measurement.
 
     ``openspiel_python`` is the interpreter of an environment with ``open-spiel``
     (default: :func:`default_openspiel_python`); without one the OpenSpiel figures are
@@ -726,10 +764,14 @@ def run_bench(
     if runs < 1:
         raise ValueError(f"runs must be at least 1, got {runs}")
     t_start = time.perf_counter()
+    sizes = SMOKE if smoke else FULL
+    if smoke:
+        runs = 1
+    seconds = sizes.engine_seconds or seconds
     result = BenchResult(machine={
         "cores": os.cpu_count(), "python": sys.version.split()[0], "platform": sys.platform, "runs": runs,
-        "engine_seconds": seconds,
-    })
+        "engine_seconds": seconds, "smoke": smoke,
+    }, sizes=sizes)
 
     # -- engines, and OpenSpiel pair by pair with our Spades -----------------------------
     if "engines" in sections or "openspiel" in sections:
@@ -781,14 +823,15 @@ def run_bench(
         asyncio.run(_grpc_sections(result, grpc_sections, runs, progress))
 
     if "memory" in sections:
-        rss = result.add("memory.rss", f"arbiter RSS with {MEMORY_MATCHES:,} matches waiting on a Turn", "MiB")
+        n = sizes.memory_matches
+        rss = result.add("memory.rss", f"arbiter RSS with {n:,} matches waiting on a Turn", "MiB")
         per = result.add("memory.per_match", "arbiter memory per waiting match", "KiB")
         mem_runs = max(1, min(runs, 3))
         for r in range(mem_runs):
-            progress(f"memory: run {r + 1} of {mem_runs} ({MEMORY_MATCHES:,} matches)")
-            after, before = memory_run()
+            progress(f"memory: run {r + 1} of {mem_runs} ({n:,} matches)")
+            after, before = memory_run(n)
             rss.values.append(after / 2**20)
-            per.values.append((after - before) / MEMORY_MATCHES / 1024)
+            per.values.append((after - before) / n / 1024)
         rss.check(lambda v: v * 2**20 < MEMORY_LIMIT_BYTES, "< 1024")
 
     if "isolation" in sections:
@@ -816,7 +859,7 @@ def statistics_section(result: BenchResult, runs: int, progress: Callable[[str],
     figs = {key: result.add(f"statistics.{key}", label, unit) for key, (label, unit, _, _) in BENCH_LABELS.items()}
     for r in range(runs):
         progress(f"statistics: run {r + 1} of {runs}")
-        for key, value in bench_round(seed=r).items():
+        for key, value in bench_round(seed=r, runs=result.sizes.statistics_runs).items():
             figs[key].values.append(value)
     for key, (_, _, ok, text) in BENCH_LABELS.items():
         if ok is None:
@@ -829,12 +872,13 @@ def arena_section(result: BenchResult, runs: int, progress: Callable[[str], None
     """Ladder efficiency: matches the arena's matchmaking needs to order eight bots of known
     strength with every adjacent pair separated, over the matches a round robin needs (one
     seed per run, at most 3: each is ~20 s of CPU per schedule)."""
-    from arbiter.tools.arena_bench import TARGET_RATIO, ladder_efficiency
+    from arbiter.tools.arena_bench import LEVELS, TARGET_RATIO, ladder_efficiency
 
     n = min(runs, 3)
+    levels = result.sizes.arena_levels or LEVELS
     ratio = result.add("ratio.arena", "arena ladder / round robin matches to the right order, adjacent LOS >= 95%", "x")
-    progress(f"arena: {n} ladder and round-robin run(s) of 8 bots")
-    eff = ladder_efficiency(n)
+    progress(f"arena: {n} ladder and round-robin run(s) of {len(levels)} bots")
+    eff = ladder_efficiency(n, levels, max_matches=result.sizes.arena_max_matches)
     ratio.values.extend(a.matches / b.matches for a, b in eff.runs)
     reached = all(a.reached and b.reached for a, b in eff.runs)
     if not reached:
@@ -842,13 +886,9 @@ def arena_section(result: BenchResult, runs: int, progress: Callable[[str], None
     ratio.check(lambda v: reached and v <= TARGET_RATIO, f"<= {TARGET_RATIO}")
 
 
-#: The tournament of the cluster section: 3 bots, 3 tables x 2 seatings x CLUSTER_DEALS.
+#: The bots of the cluster and isolation sections' tournaments: 3 tables x 2 seatings x
+#: ``Sizes.cluster_deals`` (``isolation_deals``).
 CLUSTER_BOTS = ("random", "greedy", "heuristic")
-CLUSTER_DEALS = 16
-
-
-#: The tournament of the isolation section: 3 bots, 3 tables x 2 seatings x ISOLATION_DEALS.
-ISOLATION_DEALS = 4
 
 
 #: Targets of the isolation section: matches/s of ``deal`` and ``match`` isolation as a
@@ -877,7 +917,7 @@ def isolation_section(result: BenchResult, runs: int, progress: Callable[[str], 
     match_share = result.add("ratio.isolation.match_over_shared", "match / shared isolation matches/s", "x", note=how)
 
     def rate(db: str, iso: str, seed: int) -> float:
-        s = TournamentSpec(game="spades", bots=CLUSTER_BOTS, options={"deals": 1}, deals=ISOLATION_DEALS, seed=seed,
+        s = TournamentSpec(game="spades", bots=CLUSTER_BOTS, options={"deals": 1}, deals=result.sizes.isolation_deals, seed=seed,
                            name=iso, isolation=iso, duplicate=iso != "shared")
         with Store(db) as store:
             t0 = time.perf_counter()
@@ -912,10 +952,12 @@ def cluster_section(result: BenchResult, runs: int, progress: Callable[[str], No
             f.note = "unavailable: pip install 'card-arena[cluster]'"
         return
 
-    def spec(name: str, seed: int, deals: int = CLUSTER_DEALS, cluster: str | None = None) -> TournamentSpec:
-        # shared bot processes: the overhead of the cluster itself, not of starting bots
-        return TournamentSpec(game="spades", bots=CLUSTER_BOTS, options={"deals": 1}, deals=deals, seed=seed, name=name,
-                              cluster=cluster, isolation="shared")
+    def spec(name: str, seed: int, deals: int | None = None, cluster: str | None = None) -> TournamentSpec:
+        # shared bot processes: the overhead of the cluster itself, not of starting bots (a
+        # duplicate tournament refuses shared processes, which would carry a deal to its twin)
+        return TournamentSpec(game="spades", bots=CLUSTER_BOTS, options={"deals": 1},
+                              deals=deals or result.sizes.cluster_deals, seed=seed, name=name,
+                              cluster=cluster, isolation="shared", duplicate=False)
 
     def rate(db: str, s: TournamentSpec) -> float:
         with Store(db) as store:
@@ -952,7 +994,8 @@ def best_speedup(result: BenchResult, speed: dict[int, Figure], cores: int) -> F
     if not measured:
         return None
     m = max(measured, key=lambda k: (measured[k].median, -k))
-    best = Figure("ratio.scale.best", f"concurrency speed-up, best M measured (M = {m}) / 1", "x", note=f"M = {m}")
+    best = Figure("ratio.scale.best", f"concurrency speed-up, best M measured (M = {m}) / 1", "x", note=f"M = {m}",
+                  judge=not result.smoke)
     best.values = list(measured[m].values)
     # Printed right after the speed-up rows it summarizes.
     last = max(i for i, f in enumerate(result.figures) if any(f is g for g in speed.values()))
@@ -963,6 +1006,8 @@ def best_speedup(result: BenchResult, speed: dict[int, Figure], cores: int) -> F
 
 async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, progress: Callable[[str], None]) -> None:
     cores = os.cpu_count() or 1
+    z = result.sizes
+    exchanges, warmup = z.floor_exchanges, z.floor_warmup
     if "floor" in sections or "hosted" in sections:
         turn_bytes, act_bytes = typical_turn_sizes()
         result.machine["spades_turn_bytes"] = turn_bytes
@@ -1018,15 +1063,15 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
         for r in range(runs):
             progress(f"gRPC: run {r + 1} of {runs}")
             if floor is not None:
-                rtt = await _floor_round(turn_bytes, act_bytes, 2000, transport=transport)
+                rtt = await _floor_round(turn_bytes, act_bytes, exchanges, warmup, transport=transport)
                 floor.values.append(rtt * 1e6)
             if floor4 is not None:
-                rtt4 = await _floor_seats_round(turn_bytes, act_bytes, 2000, transport=transport)
+                rtt4 = await _floor_seats_round(turn_bytes, act_bytes, exchanges, warmup=warmup, transport=transport)
                 floor4.values.append(rtt4 * 1e6)
             if hosted is not None:
                 # Whole matches, one after another: MatchStart to MatchEnd of each, so the
                 # per-match messages are in the figure (a few of the ~120 per match).
-                plan = _bench_plan(arena.names, HOSTED_MATCHES, 10_000 + 100 * r, hosted_options)
+                plan = _bench_plan(arena.names, z.hosted_matches, 10_000 + 100 * r, hosted_options)
                 records = [p.record async for p in play_batch(plan, arena, concurrency=1)]
                 per = sum(rec.seconds for rec in records) / sum(len(rec.actions) for rec in records)
                 hosted.values.append(per * 1e6)
@@ -1040,16 +1085,16 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
                 if local_ratio is not None:
                     local_ratio.values.append(per_local / rtt)
             if floor_tcp is not None:
-                floor_tcp.values.append(await _floor_round(turn_bytes, act_bytes, 2000, transport="tcp") * 1e6)
+                floor_tcp.values.append(await _floor_round(turn_bytes, act_bytes, exchanges, warmup, transport="tcp") * 1e6)
             if scale1 is not None:
-                n1 = 16
+                n1 = z.scale_one
                 cpu0, t0 = arena.cpu_seconds(), time.perf_counter()
                 one = await arena.matches_per_second(n1, 1, 20_000 + 1000 * r, scale_options)
                 cores_busy = (arena.cpu_seconds() - cpu0) / (time.perf_counter() - t0)
                 scale1.values.append(one)
                 busy.values.append(cores_busy)
                 for m in ms:
-                    many = await arena.matches_per_second(max(n1, 4 * m), m, 30_000 + 1000 * r, scale_options)
+                    many = await arena.matches_per_second(max(n1, z.scale_many * m), m, 30_000 + 1000 * r, scale_options)
                     scaleM[m].values.append(many)
                     speed[m].values.append(many / one)
                 ip = await _inproc_matches_per_second(n1, 1, 20_000 + 1000 * r, scale_options)
@@ -1073,7 +1118,7 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
     if scale1 is not None:
         best_speedup(result, speed, cores)
         default = Figure("ratio.scale.default", f"concurrency speed-up, the tournaments' default (M = {default_m}) / 1", "x",
-                         note=f"M = {default_m}")
+                         note=f"M = {default_m}", judge=not result.smoke)
         default.values = list(speed[default_m].values)
         result.figures.insert(result.figures.index(next(f for f in result.figures if f.key == "ratio.scale.best")) + 1
                               if result.get("ratio.scale.best") else len(result.figures), default)
@@ -1110,6 +1155,8 @@ def main(
                      help="Python of an environment with open-spiel (default: .venv-bench/bin/python if present)."),
     ] = None,
     json_path: Annotated[Path, typer.Option("--json", help="Where to write the results as JSON.")] = Path("bench-results.json"),
+    smoke: Annotated[bool, typer.Option("--smoke", help="Every section once at its smallest size, no target judged: "
+                                        "checks that the bench runs (make bench-smoke; make test runs it).")] = False,
 ) -> None:
     """Measure the platform's speed and print one table with the targets (pass/short).
 
@@ -1117,6 +1164,7 @@ def main(
 
         python -m arbiter.tools.bench                          # everything, about 4 minutes on 2 cores
         python -m arbiter.tools.bench -s engines --runs 3      # engines only
+        python -m arbiter.tools.bench --smoke                  # does every section still run? (about a minute)
     """
     sections = tuple(section) if section else SECTIONS
 
@@ -1129,8 +1177,10 @@ def main(
         check_writable(json_path, "--json")  # before minutes of measuring, not after
 
     _run(check)
-    result = _run(run_bench, runs, seconds, sections, openspiel_python, lambda msg: err.print(f"[dim]{msg}[/]"))
-    table = Table(title=f"Card Arena bench: median of {plural(runs, 'run')} (spread min..max), {result.machine.get('cores')} cores")
+    result = _run(run_bench, runs, seconds, sections, openspiel_python, lambda msg: err.print(f"[dim]{msg}[/]"), smoke)
+    title = (f"Card Arena bench, SMOKE RUN (smallest sizes, targets not judged), {result.machine.get('cores')} cores" if smoke else
+             f"Card Arena bench: median of {plural(runs, 'run')} (spread min..max), {result.machine.get('cores')} cores")
+    table = Table(title=title)
     table.add_column("figure")
     table.add_column("median", justify="right")
     table.add_column("spread", justify="right")
