@@ -122,6 +122,17 @@ def strength_rows(runs: int = 1500, seed: int = 0) -> Iterator[dict]:
                    "z_spread": c.z_spread, "z_beyond_1.96": c.z_beyond(), "runs": runs}
 
 
+def los_bin_error(bins: list[tuple[float, float, int]], min_pairs: int = 50) -> float:
+    """The worst LOS bin (of ``min_pairs`` pairs or more): its |share truly stronger − mean
+    LOS| over what chance allows it (3.5 binomial s.e. + 0.01). At most 1 when the LOS is a
+    probability; 0 when no bin has enough pairs."""
+    worst = 0.0
+    for mean_los, share, n in bins:
+        if n >= min_pairs:
+            worst = max(worst, abs(share - mean_los) / (3.5 * (mean_los * (1 - mean_los) / n) ** 0.5 + 0.01))
+    return worst
+
+
 def los_bin_rows(runs: int = 1500, seed: int = 0) -> Iterator[dict]:
     """The LOS of each row over the next against the share truly stronger, strengths spread (±1 nat)."""
     for name, (game, options, strength, teams) in STRENGTH_CASES.items():
@@ -200,16 +211,23 @@ def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
         out[f"sprt.{name}.beta"] = at1.p_h0
         out[f"sprt.{name}.length"] = (at0.mean_deals + at1.mean_deals) / 2 / fixed
         out[f"coverage.{name}.30"] = margin_coverage(xs, 30, runs, random.Random(f"bench:{seed}:{name}:cov")).rate
-    c = rating_calibration(recorded("spades_heuristic_greedy"), 40, runs // 2, random.Random(f"bench:{seed}:bt"), 0.5)
-    out["los.bt.null_above_95"] = c.los_above(0.95)
-    out["coverage.bt.null"] = c.coverage or 0.0
-    c = rating_calibration(recorded("spot_search_heuristic"), 40, runs // 2, random.Random(f"bench:{seed}:spot"), 0.5)
-    out["los.spot.null_above_95"] = c.los_above(0.95)
-    out["coverage.spot.null"] = c.coverage or 0.0
+    for key, name in (("bt", "spades_heuristic_greedy"), ("spot", "spot_search_heuristic")):
+        c = rating_calibration(recorded(name), 40, runs // 2, random.Random(f"bench:{seed}:{key}"), 0.5)
+        out[f"los.{key}.null_above_95"] = c.los_above(0.95)
+        out[f"coverage.{key}.null"] = c.coverage or 0.0
+        out[f"los.{key}.null_spread"] = _probit_spread(c.los)
+        real = rating_calibration(recorded(name), 40, max(2, runs // 4), random.Random(f"bench:{seed}:{key}:real"))
+        out[f"coverage.{key}.real"] = real.coverage or 0.0
     for (key, deals), (game, options, strength, teams) in zip((("ffa", 20), ("teams", 40)), STRENGTH_CASES.values()):
-        s = strength_calibration(game, options, strength, deals, runs // 4, random.Random(f"bench:{seed}:{key}"), teams)
+        s = strength_calibration(game, options, strength, deals, max(2, runs // 4), random.Random(f"bench:{seed}:{key}"), teams)
         out[f"coverage.{key}"] = s.coverage
         out[f"z.{key}"] = s.z_spread
+        out[f"z_beyond.{key}"] = s.z_beyond()
+        out[f"z_mean.{key}"] = s.z_mean
+    game, options, strength, teams = STRENGTH_CASES["spot 4 seats, 4 bots"]
+    s = strength_calibration(game, options, strength, 20, max(2, runs // 4), random.Random(f"bench:{seed}:bins"), teams,
+                             jitter=1.0)
+    out["los.bins.ffa"] = los_bin_error(s.los_bins(LOS_EDGES))
     from arbiter.tools.sequential import bench_round as betting_round
 
     out.update(betting_round(seed, runs))
@@ -237,6 +255,13 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
                                lambda v: 0.02 <= v <= 0.08, "0.02..0.08 (0.05)"),
     "coverage.spot.null": ("ratings 95% interval coverage, equal bots (free for all, Spot 4 seats, 40 deals)", "rate",
                            lambda v: 0.93 <= v <= 0.97, "0.93..0.97"),
+    **{f"los.{k}.null_spread": (f"ratings LOS of equal bots, spread of its probits ({what}, 40 deals; the deal-clustered "
+                                "variance: the model's own would give sqrt(1 + rho))", "x",
+                                lambda v: 0.9 <= v <= 1.1, "0.9..1.1")
+       for k, what in (("bt", "head to head, Spades"), ("spot", "free for all, Spot 4 seats"))},
+    **{f"coverage.{k}.real": (f"ratings 95% interval coverage, the recorded bots ({what}, 40 deals)", "rate",
+                              lambda v: 0.93 <= v <= 0.97, "0.93..0.97")
+       for k, what in (("bt", "head to head, Spades heuristic-greedy"), ("spot", "free for all, Spot search-heuristic"))},
     "coverage.ffa": ("ratings 95% interval coverage, known strengths (Spot 4 seats, 4 bots, 20 deals)", "rate",
                      lambda v: 0.93 <= v <= 0.97, "0.93..0.97"),
     "z.ffa": ("spread of rating differences' errors / s.e. (Spot 4 seats, 4 bots, 20 deals)", "x",
@@ -245,6 +270,14 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
                        lambda v: 0.93 <= v <= 0.97, "0.93..0.97"),
     "z.teams": ("spread of rating differences' errors / s.e. (Spades, 3 partnerships, 40 deals)", "x",
                 lambda v: 0.9 <= v <= 1.1, "0.9..1.1 (LOS calibrated)"),
+    **{f"z_beyond.{k}": (f"rating differences outside their 95% interval ({what})", "rate",
+                         lambda v: 0.03 <= v <= 0.07, "0.03..0.07")
+       for k, what in (("ffa", "Spot 4 seats, 4 bots, 20 deals"), ("teams", "Spades, 3 partnerships, 40 deals"))},
+    **{f"z_mean.{k}": (f"mean of rating differences' errors / s.e. ({what})", "x",
+                       lambda v: abs(v) < 0.1, "-0.1..0.1")
+       for k, what in (("ffa", "Spot 4 seats, 4 bots, 20 deals"), ("teams", "Spades, 3 partnerships, 40 deals"))},
+    "los.bins.ffa": ("LOS bins, strengths spread ±1 nat: worst |share truly stronger − LOS| / its allowance "
+                     "(Spot 4 seats, 20 deals)", "x", lambda v: v <= 1.0, "<= 1.0"),
     **{f"betting.{n}.alpha": (f"betting test P(H1 | margin = 0), {n} (arbiter.tools.sequential), M = 0,10, "
                               f"bounds -200..200", "rate", lambda v: v <= 0.065, "<= 0.065 (α = 0.05)")
        for n in BETTING_POOLS},
