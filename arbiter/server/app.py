@@ -63,6 +63,9 @@ class RunningServer:
     local: asyncio.AbstractServer | None = None
     #: closes the streams of bots whose token is revoked (``Hub.drop_revoked``)
     watcher: asyncio.Task | None = None
+    #: the spectating hub its Spectate service serves (None: no Spectate service); its
+    #: ``observers(config)`` are what a match played elsewhere passes to be watchable here
+    spectators: Any = None
 
     @property
     def address(self) -> str:
@@ -201,7 +204,7 @@ async def start_server(
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     log.info("arbiter listening on %s:%d%s", host, bound, " (TLS)" if tls else "")
     watcher = asyncio.create_task(_drop_revoked(hub)) if hub.credentials is not None else None
-    return RunningServer(server, bound, hub, local, watcher)
+    return RunningServer(server, bound, hub, local, watcher, spectators)
 
 
 #: How often a running server looks for revoked bot tokens.
