@@ -285,16 +285,10 @@ class BrowserSeat(SeatClient):
             return 0
         return int(1000 * self._asked_at) + info.decision_ms
 
-    def wait(self, since: int, timeout: float) -> int:
-        """Block until the version passes ``since`` (or ``timeout`` seconds); the version."""
-        with self._cond:
-            self._cond.wait_for(lambda: self._version > since, timeout)
-            return self._version
-
     async def wait_async(self, since: int, timeout: float) -> int:
-        """``wait`` for a coroutine: the version once it passes ``since`` (or after ``timeout``
-        seconds), waiting on the caller's event loop, so that a page's live stream holds no
-        thread (the web server's worker threads are for its pages)."""
+        """The version once it passes ``since`` (or after ``timeout`` seconds), waited for on
+        the caller's event loop, so that a page's live stream holds no thread (the web
+        server's worker threads are for its pages)."""
         event = asyncio.Event()
         waiter = (asyncio.get_running_loop(), event)
         with self._cond:

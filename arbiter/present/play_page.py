@@ -24,7 +24,9 @@ seat's cookie, ``/play/ID`` the seat's page, POST ``/play/ID/act`` (``request``,
 
 Security: the seat token is a cookie (``HttpOnly``, ``SameSite=Strict``, scoped to the
 match's path), never in a URL, so it is in no log, history or Referer; every request for
-a seat checks it (``Tables.get``). A POST that says it comes from another site is refused.
+a seat checks it (``Tables.get``: "not yours" and "not there" are the same 404). A POST
+that says it comes from another site, or from an opaque origin (``Origin: null``), is
+refused; one client starts one match at a time and plays at most ``Tables.per_client``.
 """
 
 from __future__ import annotations

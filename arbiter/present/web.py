@@ -17,6 +17,13 @@ package needs no data files. Every response carries ``security_headers``: a CSP 
 only scripts are the page's own (a nonce per response), no framing, no sniffing, no
 Referer, nothing cached.
 
+One visitor cannot stall the site (``StreamLimits``): live streams wait on the event loop
+(a /play seat's on ``BrowserSeat.wait_async``), never in a worker thread; a client (its
+address) holds at most ``MAX_STREAMS_PER_CLIENT`` of them, a /play match's page
+``MAX_STREAMS_PER_MATCH``, the server ``MAX_STREAMS``; a client's requests take at most
+``MAX_BUSY_PER_CLIENT`` worker threads at once; a connection sends its request head within
+``HEADER_SECONDS`` (``_GuardedH11``) and its body within ``BODY_SECONDS``.
+
 Live pages. A page that changes (the lists of tournaments and arenas, a running
 tournament's standings, an arena's leaderboard and bot pages, a /play seat) holds the part that changes in one
 ``<div id="live">…</div>``; that is all a page does to be live. ``LIVE_SCRIPT`` (the one
