@@ -57,7 +57,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.campaigns.procs import alive, children, cmdline, descendants, kill, start_time  # noqa: E402
+from tests.campaigns.procs import alive, bot_name, children, cmdline, descendants, is_bot, kill, start_time  # noqa: E402
 
 LOCAL_KINDS = ("timer", "matches", "commit", "committed", "bot-start", "bot-start-fresh", "tree")
 FAILPOINTS = ("commit", "committed", "bot-start", "bot-start-fresh")
@@ -223,8 +223,8 @@ class Run:
                 self.tracked[p] = start_time(p)
 
     def bots(self) -> list[int]:
-        """The bot processes now running (python -m sdk), inside their sandboxes."""
-        return [p for p in descendants(self.proc.pid) if " -m sdk " in cmdline(p) + " "]
+        """The bot processes now running inside their sandboxes, fresh or forked (``is_bot``)."""
+        return [p for p in descendants(self.proc.pid) if is_bot(p)]
 
     def elapsed(self) -> float:
         return time.monotonic() - self.t0
@@ -395,11 +395,11 @@ class Campaign:
                     busy = self._playing(run.bots())
                     if busy:
                         v = rng.choice(busy)
-                        name = re.search(r"--name (\S+)", cmdline(v))
+                        name = bot_name(v)
                         kill(v)
                         bot_victim_kills += 1
                         st.kills["bot"] += 1
-                        self.bot_victims.append(name.group(1) if name else "?")
+                        self.bot_victims.append(name)
                         delay = run.elapsed() + rng.uniform(0.5, 2.0)
                         print(f"  kill {sum(st.kills.values()):>2}: bot process {v} ({self.bot_victims[-1]}) while it "
                               f"played; the run goes on", flush=True)
@@ -438,7 +438,7 @@ class Campaign:
             if keys and any(str(k).startswith("arena-match-") for k in keys):
                 proc = next((w for w in self.cluster.workers if pids.get(addr) == w.pid and w.poll() is None), None)
                 # playing: its arbiter has bot processes up (not just the task queued)
-                if proc is not None and any(" -m sdk " in cmdline(p) + " " for p in descendants(proc.pid)):
+                if proc is not None and any(is_bot(p) for p in descendants(proc.pid)):
                     return addr, proc
         return None
 
