@@ -83,7 +83,7 @@ clean:
 fuzz: $(BIN)/activate
 	$(BIN)/python scripts/fuzz_campaign.py $(FUZZ_ARGS)
 
-## The chaos campaign: `arbiter tournament run` SIGKILLed at 24 seeded moments (mid-commit,
+## The chaos campaign: `arbiter tournament run` SIGKILLed at 28 seeded moments (mid-commit,
 ## mid bot start-up, with its bots...), on a loopback Dask cluster too, resumed each time and
 ## checked against an uninterrupted run; a few minutes. `make chaos CHAOS_ARGS=--big`: 4x.
 chaos: $(BIN)/activate

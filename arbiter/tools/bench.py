@@ -53,6 +53,16 @@ Sections (see README "Benchmark"):
   encounters until the order is right and every adjacent pair is separated (LOS >= 95%);
   the ratio of the matches each needed (``arbiter.tools.arena_bench``).
 
+* ``timing``: not a speed: whether the arbiter's time depends on a hidden card. Spades
+  with random legal play; at every decision where the ace of spades is in another seat's
+  hand (hidden from the seat to act), the arbiter's work for the Turn it sends (the seat's
+  view, the legal actions, the message encoded) and for the Act it is answered with (the
+  message decoded, the action read and checked, applied) is timed, and the decisions are
+  split by where the ace lies: in the hand of the seat to the actor's left, or in another
+  (``hidden_card_timing``). The ratio of the two groups' median times, beside the same
+  ratio for a split by a coin toss (the noise: no card decides it). Target: the hidden
+  split's ratio differs from 1 by no more than the noise does (with a floor of 5%).
+
 Targets are printed with pass/short. Tests never time: tests/arbiter/tools/test_bench_report.py
 checks only how measured values are reported.
 """
@@ -101,7 +111,8 @@ log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[2]
 
-SECTIONS = ("engines", "openspiel", "floor", "hosted", "scale", "memory", "isolation", "cluster", "statistics", "arena")
+SECTIONS = ("engines", "openspiel", "floor", "hosted", "scale", "memory", "isolation", "cluster", "statistics", "arena",
+            "timing")
 
 #: (game name, options, label of one game) measured in the engines section.
 ENGINE_GAMES: tuple[tuple[str, dict[str, Any], str], ...] = (
@@ -846,8 +857,93 @@ def run_bench(
     if "arena" in sections:
         arena_section(result, runs, progress)
 
+    if "timing" in sections:
+        timing_section(result, runs, progress)
+
     result.seconds = time.perf_counter() - t_start
     return result
+
+
+#: Decisions timed per round of the timing section (about 4 s of play on 2 cores).
+TIMING_DECISIONS = 20_000
+#: The timing target's floor: a ratio within this of 1 passes even when the noise is smaller.
+TIMING_FLOOR = 0.05
+
+
+def hidden_card_timing(seed: int, decisions: int = TIMING_DECISIONS) -> dict[str, dict[bool, list[float]]]:
+    """The arbiter's seconds per Turn sent and per Act answered, for Spades decisions at which
+    the ace of spades lies in another seat's hand, split by where it lies: ``{"turn": {True:
+    [...], False: [...]}, "act": ...}`` (True: in the hand of the seat to the actor's left),
+    and the same times split by a seeded coin (``"turn.coin"``, ``"act.coin"``) for the noise.
+    What is timed is the arbiter's own path: ``view``, ``legal_actions`` and
+    ``codec.turn_to_proto`` serialised (a Turn); ``BotMessage`` parsed,
+    ``codec.action_from_proto``, the legality check and ``apply`` (an Act)."""
+    from cardarena.games import Card
+    from cardarena.v1 import arena_pb2 as apb
+    from cardarena.wire import codec
+
+    game = get_game("spades", {"deals": 1})
+    rng, coin = random.Random(seed), random.Random(seed + 1)
+    ace = Card.parse("AS")
+    out: dict[str, dict[bool, list[float]]] = {k: {True: [], False: []} for k in ("turn", "act", "turn.coin", "act.coin")}
+    n = games = 0
+    clock = time.perf_counter
+    while n < decisions:
+        state = game.new_initial_state(seed * 100_000 + games)
+        games += 1
+        rid = 0
+        while not state.is_terminal and n < decisions:
+            seat = state.current_seat
+            holder = next((i for i, h in enumerate(state.hands) if ace in h), None)
+            t0 = clock()
+            view = state.view(seat)
+            legal = state.legal_actions()
+            wire = codec.turn_to_proto("spades", "m", rid, seat, view, legal, 1000, 0).SerializeToString()
+            t1 = clock()
+            chosen = legal[rng.randrange(len(legal))]
+            answer = apb.BotMessage(act=apb.Act(match_id="m", request_id=rid, action=codec.action_to_proto("spades", chosen),
+                                                seat_token="t" * 22)).SerializeToString()
+            t2 = clock()
+            action = codec.action_from_proto("spades", apb.BotMessage.FromString(answer).act.action)
+            if action not in legal:
+                raise AssertionError(f"the bench's own answer {action} is not legal")
+            state.apply(action)
+            t3 = clock()
+            rid += 1
+            if holder is None or holder == seat or not wire:
+                continue  # the ace is played, or the seat's own: nothing hidden to split by
+            left = holder == (seat + 1) % len(state.hands)
+            flip = coin.random() < 0.5
+            out["turn"][left].append(t1 - t0)
+            out["act"][left].append(t3 - t2)
+            out["turn.coin"][flip].append(t1 - t0)
+            out["act.coin"][flip].append(t3 - t2)
+            n += 1
+    return out
+
+
+def timing_section(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:
+    """Turn and Act times split by where a hidden card lies (``hidden_card_timing``), beside
+    a coin's split: no difference beyond the noise."""
+    figs = {}
+    for kind, what in (("turn", "Turn sent"), ("act", "Act answered")):
+        figs[kind] = (
+            result.add(f"timing.{kind}.ace_left", f"{what}: arbiter time, ace of spades to the left / elsewhere hidden",
+                       "x"),
+            result.add(f"timing.{kind}.coin", f"{what}: the same split by a coin toss (the noise)", "x"),
+        )
+    for r in range(runs):
+        progress(f"timing: run {r + 1} of {runs} ({TIMING_DECISIONS:,} decisions)")
+        times = hidden_card_timing(seed=r)
+        for kind in ("turn", "act"):
+            for fig, key in zip(figs[kind], (kind, f"{kind}.coin")):
+                groups = times[key]
+                fig.values.append(statistics.median(groups[True]) / statistics.median(groups[False]))
+    for kind in ("turn", "act"):
+        hidden, noise = figs[kind]
+        spread = max(TIMING_FLOOR, *(abs(v - 1) for v in noise.values)) if noise.values else TIMING_FLOOR
+        hidden.check(lambda v: abs(v - 1) <= spread, f"1 ± {spread:.3f} (the coin's)")
+        noise.target = "(no target)"
 
 
 def statistics_section(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:
@@ -1147,7 +1243,7 @@ def main(
     seconds: Annotated[float, typer.Option("--seconds", help="Seconds of play per engine run.")] = 1.0,
     section: Annotated[
         Optional[list[str]],
-        typer.Option("--section", "-s", help="Only these sections (repeatable): engines, openspiel, floor, hosted, scale, memory, isolation, cluster, statistics, arena."),
+        typer.Option("--section", "-s", help="Only these sections (repeatable): engines, openspiel, floor, hosted, scale, memory, isolation, cluster, statistics, arena, timing."),
     ] = None,
     openspiel_python: Annotated[
         Optional[str],
