@@ -160,12 +160,13 @@ class Sizes:
     statistics_runs: int = 1000  # simulated evaluations or tournaments per figure
     arena_levels: tuple[int, ...] | None = None  # None: arena_bench.LEVELS
     arena_max_matches: int = 20_000
+    timing_decisions: int | None = None  # None: TIMING_DECISIONS
 
 
 FULL = Sizes()
 SMOKE = Sizes(engine_seconds=0.05, floor_exchanges=50, floor_warmup=10, hosted_matches=1, scale_one=2, scale_many=1,
               memory_matches=20, isolation_deals=1, cluster_deals=1, statistics_runs=8, arena_levels=(0, 70),
-              arena_max_matches=200)
+              arena_max_matches=200, timing_decisions=200)
 
 
 @dataclass
@@ -933,8 +934,9 @@ def timing_section(result: BenchResult, runs: int, progress: Callable[[str], Non
             result.add(f"timing.{kind}.coin", f"{what}: the same split by a coin toss (the noise)", "x"),
         )
     for r in range(runs):
-        progress(f"timing: run {r + 1} of {runs} ({TIMING_DECISIONS:,} decisions)")
-        times = hidden_card_timing(seed=r)
+        n = result.sizes.timing_decisions or TIMING_DECISIONS
+        progress(f"timing: run {r + 1} of {runs} ({n:,} decisions)")
+        times = hidden_card_timing(seed=r, decisions=n)
         for kind in ("turn", "act"):
             for fig, key in zip(figs[kind], (kind, f"{kind}.coin")):
                 groups = times[key]
