@@ -558,13 +558,13 @@ class Breakdown:
 
 
 async def run_breakdown(rounds: int = 3, matches: int = MATCHES, profiled: int = PROFILED_MATCHES, rate: int = SAMPLE_RATE,
-                        py_spy: str | None = None, progress=lambda msg: None) -> Breakdown:
+                        py_spy: str | None = None, progress=lambda msg: None, hosted_over: str = "grpc") -> Breakdown:
     turn_bytes, act_bytes = bench.typical_turn_sizes()
     transport = bench.hosted_transport()
     out = Breakdown(machine={"cores": os.cpu_count(), "python": sys.version.split()[0], "transport": transport,
                              "turn_bytes": turn_bytes, "act_bytes": act_bytes, "matches": matches, "rounds": rounds,
-                             "load": os.getloadavg()[0]})
-    async with bench._Arena() as arena:
+                             "load": os.getloadavg()[0], "hosted_over": hosted_over})
+    async with bench._Arena(transport=hosted_over) as arena:
         await arena.match(0, {"deals": 1})  # warm up every bot process
         pids = bot_pids(arena.pool)
         for r in range(rounds):
@@ -633,12 +633,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="the py-spy binary (default: $ARENA_PY_SPY, else on PATH); without it, CPU only")
     parser.add_argument("--no-sampling", action="store_true", help="CPU per thread only")
     parser.add_argument("--json", type=Path, help="write everything measured here")
+    parser.add_argument("--transport", choices=("grpc", "local"), default="grpc",
+                        help="how the hosted bots reach the arbiter: gRPC (default) or the local channel")
     args = parser.parse_args(argv)
     spy = None if args.no_sampling else args.py_spy
     if spy is None and not args.no_sampling:
         print("py-spy not found (pip install py-spy, or --py-spy PATH): CPU per thread only", file=sys.stderr)
     b = asyncio.run(run_breakdown(args.rounds, args.matches, args.profiled, args.rate, spy,
-                                  progress=lambda msg: print(msg, file=sys.stderr, flush=True)))
+                                  progress=lambda msg: print(msg, file=sys.stderr, flush=True),
+                                  hosted_over=args.transport))
     print(render(b))
     if args.json:
         args.json.write_text(b.to_json())
