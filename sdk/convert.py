@@ -51,8 +51,10 @@ def match_info_from_proto(msg: pb.MatchStart) -> MatchInfo:
 
 
 def turn_from_proto(game: str, msg: pb.Turn) -> tuple[Any, list[Any]]:
-    """(view, legal_actions) of a Turn."""
-    view = convert.view_from_proto(game, msg.view)
+    """(view, legal_actions) of a Turn. The view is lazy (``codec.lazy_view_from_proto``):
+    each of its fields is decoded when the bot first reads it, so a bot pays only for what
+    it reads; the legal actions are decoded (every bot reads them)."""
+    view = convert.lazy_view_from_proto(game, msg.view)
     legal = convert.legal_actions_from_proto(game, msg.legal_actions)
     return view, legal
 
@@ -62,6 +64,11 @@ def act_to_proto(game: str, match_id: str, request_id: int, action: Any, seat_to
     return pb.BotMessage(act={
         "match_id": match_id, "request_id": request_id, "action": convert.action_fields(game, action), "seat_token": seat_token,
     })
+
+
+def act_wire(game: str, match_id: str, request_id: int, action: Any, seat_token: str = "", think_us: int = 0) -> bytes:
+    """``act_to_proto``'s message with ``think_us``, serialized, made as bytes (``codec.act_wire``)."""
+    return convert.act_wire(game, match_id, request_id, action, seat_token, think_us)
 
 
 def events_from_proto(msg: pb.Turn | pb.MatchEnd | pb.Update) -> list[Any]:

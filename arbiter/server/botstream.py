@@ -91,7 +91,9 @@ class Session:
     #: ``wire.close``, ``wire.stalled``), in place of the outbox and the Play generator.
     wire: Any = None
 
-    def send(self, msg: pb.ArbiterMessage | None) -> None:
+    def send(self, msg: pb.ArbiterMessage | bytes | None) -> None:
+        """Send ``msg`` (a message, or one already serialized) to the bot; None ends the
+        stream (``close``)."""
         if self.wire is not None:
             if not self.closed and msg is not None:
                 self.wire.send(msg)
@@ -314,7 +316,7 @@ class RemoteSeat(SeatClient):
         # The seat's events since its last message travel in this Turn (arena.proto).
         rid = session.next_request_id()
         self._wire_ids[(turn.match_id, turn.request_id)] = rid
-        msg = convert.turn_to_proto(
+        msg = convert.turn_wire(  # the serialized ArbiterMessage: no message is built (docs/performance.md)
             self.game, turn.match_id, rid, turn.seat, turn.view, turn.legal_actions,
             turn.decision_ms, turn.bank_ms, self._unsent.pop((turn.match_id, turn.seat), ()),
         )
@@ -460,7 +462,7 @@ class ArenaServicer(pb_grpc.ArenaServicer):
                 msg = await session.outbox.get()
                 if msg is None:
                     break
-                yield msg
+                yield pb.ArbiterMessage.FromString(msg) if isinstance(msg, bytes) else msg
         finally:
             reader.cancel()
             self.hub.remove(session)

@@ -86,9 +86,9 @@ class _Connection(asyncio.Protocol):
 
     # --- Session.wire ----------------------------------------------------------------
 
-    def send(self, msg: pb.ArbiterMessage) -> None:
+    def send(self, msg: pb.ArbiterMessage | bytes) -> None:
         if self.transport is not None and not self.transport.is_closing():
-            self.transport.write(frame(msg.SerializeToString()))
+            self.transport.write(frame(msg if isinstance(msg, bytes) else msg.SerializeToString()))
 
     def stalled(self) -> bool:
         return self.transport is not None and self.transport.get_write_buffer_size() > MAX_UNREAD_BYTES

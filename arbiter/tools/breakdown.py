@@ -229,10 +229,10 @@ async def floor_round(turn_bytes: int, act_bytes: int, seats: int, transport: st
 STEPS: tuple[tuple[str, str, str], ...] = (
     ("legal", "arbiter", "engine: legal actions"),
     ("view", "arbiter", "engine: the seat's view"),
-    ("turn", "arbiter", "wire: build the Turn (view, legal actions, events)"),
-    ("turn.bytes", "arbiter", "protobuf: serialize the Turn (grpc's serializer)"),
+    ("turn", "arbiter", "wire: the Turn's bytes (view, legal actions, events: turn_wire)"),
+    ("turn.bytes", "arbiter", "protobuf: the Turn as a message, serialized (gRPC only; local writes the bytes)"),
     ("turn.parse", "bot", "protobuf: parse the Turn (grpc's deserializer)"),
-    ("sdk.view", "bot", "SDK: decode the view"),
+    ("sdk.view", "bot", "SDK: the view (lazy: what the random bot reads of it, nothing)"),
     ("sdk.legal", "bot", "SDK: decode the legal actions"),
     ("sdk.events", "bot", "SDK: decode the events"),
     ("choose", "bot", "random bot: choose"),
@@ -276,13 +276,13 @@ def step_costs(decisions: int = 3000, seed: int = 0) -> dict[str, float]:
             marks.append(clock())
             view = state.view(seat)
             marks.append(clock())
-            msg = codec.turn_to_proto("spades", "0123456789ab", rid, seat, view, legal, 10_000, 60_000, unsent[seat])
+            wire = codec.turn_wire("spades", "0123456789ab", rid, seat, view, legal, 10_000, 60_000, unsent[seat])
             marks.append(clock())
-            wire = msg.SerializeToString()
+            pb.ArbiterMessage.FromString(wire).SerializeToString()
             marks.append(clock())
             got = pb.ArbiterMessage.FromString(wire).turn
             marks.append(clock())
-            codec.view_from_proto("spades", got.view)
+            codec.lazy_view_from_proto("spades", got.view)
             marks.append(clock())
             their_legal = codec.legal_actions_from_proto("spades", got.legal_actions)
             marks.append(clock())
@@ -361,17 +361,17 @@ def classify(frames: list[str]) -> str:
             while j > 0 and "cardarena/games/" in parsed[j - 1][1]:
                 j -= 1
             return _ENGINE_PHASE.get(_func_name(parsed[j][0]), "engine.other")
-        if "cardarena/wire/" in path or "sdk/convert.py" in path or path.startswith(("<encoder", "<decoder")):
+        if "cardarena/wire/" in path or "sdk/convert.py" in path or path.startswith(("<encoder", "<decoder", "<wire encoder")):
             # the outermost frame of the conversion code names the step
             names = [_func_name(f) for f, p in parsed[:i + 1]
-                     if "cardarena/wire/" in p or "sdk/convert.py" in p or p.startswith(("<encoder", "<decoder"))]
+                     if "cardarena/wire/" in p or "sdk/convert.py" in p or p.startswith(("<encoder", "<decoder", "<wire encoder"))]
             outer = names[0] if names else ""
-            if outer in ("turn_to_proto", "legal_actions_wire", "event_fields"):
+            if outer in ("turn_to_proto", "turn_wire", "legal_actions_wire", "event_fields"):
                 return "wire.turn"
             if outer == "action_from_proto":
                 return "wire.act"
             if outer in ("turn_from_proto", "events_from_proto", "view_from_proto", "legal_actions_from_proto",
-                         "event_from_proto"):
+                         "event_from_proto", "lazy_view_from_proto", "__getattr__"):
                 return "sdk.turn"
             if outer in ("act_to_proto", "action_fields"):
                 return "sdk.act"
