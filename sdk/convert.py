@@ -66,11 +66,6 @@ def act_to_proto(game: str, match_id: str, request_id: int, action: Any, seat_to
     })
 
 
-def act_wire(game: str, match_id: str, request_id: int, action: Any, seat_token: str = "", think_us: int = 0) -> bytes:
-    """``act_to_proto``'s message with ``think_us``, serialized, made as bytes (``codec.act_wire``)."""
-    return convert.act_wire(game, match_id, request_id, action, seat_token, think_us)
-
-
 def events_from_proto(msg: pb.Turn | pb.MatchEnd | pb.Update) -> list[Any]:
     """The events a Turn, MatchEnd (or Update) carries, in order."""
     return [convert.event_from_proto(e) for e in msg.events]

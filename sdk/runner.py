@@ -67,12 +67,11 @@ class Connection:
         #: the arbiter's id of this connection (Welcome.session_id), once welcomed
         self.session_id = ""
 
-    def send(self, msg: pb.BotMessage | bytes) -> None:
-        """Queue ``msg`` (or its serialized bytes); the run loop writes what is queued after
-        each ``handle``."""
+    def send(self, msg: pb.BotMessage) -> None:
+        """Queue ``msg``; the run loop writes what is queued after each ``handle``."""
         self._outbox.append(msg)
 
-    def _take(self) -> pb.BotMessage | bytes | None:
+    def _take(self) -> pb.BotMessage | None:
         return self._outbox.popleft() if self._outbox else None
 
     def handle(self, msg: pb.ArbiterMessage) -> None:
@@ -116,12 +115,11 @@ class Connection:
         whichever hook it called it from, at its next answer. ``Act.think_us`` says how
         long this took, from the Turn in hand to the Act made (docs/latency.md)."""
         t0 = time.perf_counter()
-        msg = self._act(turn, t0)
-        if not isinstance(msg, bytes):
-            msg.act.think_us = _think_us(t0)
+        msg = self._act(turn)
+        msg.act.think_us = max(1, round((time.perf_counter() - t0) * 1e6))
         return msg
 
-    def _act(self, turn: pb.Turn, t0: float) -> pb.BotMessage | bytes:
+    def _act(self, turn: pb.Turn) -> pb.BotMessage:
         key = (turn.match_id, turn.seat)
         driver = self.drivers[key]
         token = self.seat_tokens.get(key, "")
@@ -134,8 +132,8 @@ class Connection:
             return pb.BotMessage(act=pb.Act(match_id=turn.match_id, request_id=turn.request_id, seat_token=token,
                                             failure=f"the SDK could not read the Turn: {exc}"[:FAILURE_LIMIT]))
         decision = driver.decide(view, legal)
-        if decision.action is not None:  # the usual answer, made as bytes (no message built)
-            return convert.act_wire(driver.game, turn.match_id, turn.request_id, decision.action, token, _think_us(t0))
+        if decision.action is not None:
+            return convert.act_to_proto(driver.game, turn.match_id, turn.request_id, decision.action, token)
         if decision.exited:
             raise SystemExit(decision.exit_code)
         act = pb.Act(match_id=turn.match_id, request_id=turn.request_id, seat_token=token)
@@ -246,7 +244,7 @@ async def _play(session: Connection, address: str, hello: pb.BotMessage, stop: t
                 session.handle(msg)
                 while (out := session._take()) is not None:
                     if writable:
-                        writable = await _write(call, pb.BotMessage.FromString(out) if isinstance(out, bytes) else out)
+                        writable = await _write(call, out)
                         write_failed = write_failed or not writable
                 if not writable:
                     session._outbox.clear()
@@ -320,7 +318,7 @@ def _play_local(session: Connection, path: str, hello: pb.BotMessage, stop: thre
             if session._outbox:
                 out = []
                 while (m := session._take()) is not None:
-                    out.append(framing.frame(m if isinstance(m, bytes) else m.SerializeToString()))
+                    out.append(framing.frame(m.SerializeToString()))
                 channel.write(b"".join(out))
     except (ConnectionError, framing.FrameError) as exc:  # the arbiter went away mid-frame
         if stop is not None and stop.is_set():
@@ -411,11 +409,6 @@ class _FrameSocket:
                         self.writable = False
                         return
                     self.buf += chunk
-
-
-def _think_us(t0: float) -> int:
-    """Act.think_us: the µs since ``t0`` (the Turn in hand), at least 1."""
-    return max(1, round((time.perf_counter() - t0) * 1e6))
 
 
 def _closed(session: Connection) -> str:

@@ -785,35 +785,6 @@ def turn_to_proto(game: str, match_id: str, request_id: int, seat: int, view: An
                                                   decision_ms, bank_ms, events))
 
 
-_ACT = pb.Act.DESCRIPTOR.fields_by_name
-_ACT_TAGS = {name: _tag(_ACT[name], 0 if name in ("request_id", "think_us") else 2)
-             for name in ("match_id", "request_id", "action", "seat_token", "think_us")}
-_BOT_ACT_TAG = _tag(pb.BotMessage.DESCRIPTOR.fields_by_name["act"], 2)
-_ACT_ACTION: dict[str, dict[Any, bytes]] = {}
-
-
-def act_wire(game: str, match_id: str, request_id: int, action: Any, seat_token: str = "", think_us: int = 0) -> bytes:
-    """The serialized BotMessage carrying an Act of ``action`` (what the SDK's
-    ``act_to_proto`` builds, with ``think_us``), made as bytes: each action's own bytes
-    are made once and kept (bounded cache), as for a Turn's legal actions."""
-    cache = _ACT_ACTION.setdefault(game, {})
-    body = cache.get(action)
-    if body is None:
-        body = _length_delimited(_ACT_TAGS["action"], action_to_proto(game, action).SerializeToString())
-        if len(cache) >= ACTION_CACHE_SIZE:
-            cache.clear()
-        cache[action] = body
-    t = _ACT_TAGS
-    parts = (
-        _length_delimited(t["match_id"], match_id.encode()) if match_id else b"",
-        (t["request_id"] + _varint(request_id)) if request_id else b"",
-        body,
-        _length_delimited(t["seat_token"], seat_token.encode()) if seat_token else b"",
-        (t["think_us"] + _varint(think_us)) if think_us else b"",
-    )
-    return _length_delimited(_BOT_ACT_TAG, b"".join(parts))
-
-
 _LAZY_BY_GAME: dict[str, tuple[str, Any]] = {}
 
 

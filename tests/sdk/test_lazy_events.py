@@ -39,17 +39,11 @@ def _session_with_turn(bot: Bot, bad_event: bool) -> tuple[Connection, pb.Arbite
     return session, turn
 
 
-def _answer(session: Connection) -> pb.BotMessage:
-    """The session's queued answer (an Act is queued as its bytes: sdk.runner)."""
-    out = session._take()
-    return pb.BotMessage.FromString(out) if isinstance(out, bytes) else out
-
-
 def test_a_bot_that_keeps_the_base_on_events_gets_no_events_decoded():
     assert not wants_events(Quiet()) and wants_events(Listener())
     session, turn = _session_with_turn(Quiet(), bad_event=True)
     session.handle(turn)
-    answer = _answer(session)
+    answer = session._take()
     assert not answer.act.failure and answer.act.action.notation  # the events were never decoded
 
 
@@ -57,8 +51,8 @@ def test_a_bot_with_on_events_gets_them_before_choose_and_a_bad_one_is_reported(
     Listener.seen = []
     session, turn = _session_with_turn(Listener(), bad_event=False)
     session.handle(turn)
-    assert not _answer(session).act.failure
+    assert not session._take().act.failure
     assert Listener.seen and Listener.seen == [codec.event_from_proto(e) for e in turn.turn.events]
     session, turn = _session_with_turn(Listener(), bad_event=True)
     session.handle(turn)
-    assert "11X" in _answer(session).act.failure
+    assert "11X" in session._take().act.failure

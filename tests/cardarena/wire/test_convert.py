@@ -180,22 +180,6 @@ def test_the_turn_written_as_bytes_is_the_message_built_field_by_field(name):
 
 
 @pytest.mark.parametrize("name", GAMES)
-def test_the_act_written_as_bytes_is_the_message_the_sdk_builds(name):
-    from sdk import convert as sdk_convert
-
-    game = get_game(name)
-    state, rng = game.new_initial_state(5), random.Random(5)
-    for step in range(120):
-        if state.is_terminal:
-            break
-        for action in state.legal_actions():
-            built = sdk_convert.act_to_proto(name, "m5", step, action, "t" * (step % 2) * 22)
-            built.act.think_us = 7 * step
-            assert pb.BotMessage.FromString(convert.act_wire(name, "m5", step, action, "t" * (step % 2) * 22, 7 * step)) == built
-        state.apply(rng.choice(state.legal_actions()))
-
-
-@pytest.mark.parametrize("name", GAMES)
 def test_the_spectator_view_has_no_seat_in_every_game(name):
     """One convention: the spectator is None wherever a seat is expected (Spot's view
     used -1); on the wire the optional seat is absent."""
