@@ -348,36 +348,27 @@ def _shutdown_on(stop: threading.Event, done: threading.Event, sock: socket.sock
 class _FrameSocket:
     """Frames on a blocking Unix socket: ``read`` the next one, ``write`` some."""
 
-    __slots__ = ("sock", "limit", "buf", "writable")
+    __slots__ = ("sock", "frames", "writable")
 
     def __init__(self, sock: socket.socket, limit: int):
         self.sock = sock
-        self.limit = limit
-        self.buf = bytearray()  # bytes read and not yet handed out
+        self.frames = framing.FrameReader(limit)  # what was read and not yet handed out
         self.writable = True
 
     def read(self) -> bytes | None:
         """The next frame's payload; None at a clean end (between frames); FrameError if it
-        announces more than ``limit`` bytes or the stream ends inside it."""
-        buf, header = self.buf, framing.HEADER
-        while True:
-            if len(buf) >= header:
-                size = int.from_bytes(buf[:header], "big")
-                if size > self.limit:
-                    raise framing.FrameError(f"a frame of {size} bytes; at most {self.limit} are accepted")
-                if len(buf) >= header + size:
-                    data = bytes(buf[header:header + size])
-                    del buf[:header + size]
-                    return data
+        announces more than the limit or the stream ends inside it."""
+        frames = self.frames
+        while (payload := frames.next()) is None:
             try:
                 chunk = self.sock.recv(65536)
             except ConnectionResetError:
                 chunk = b""
             if not chunk:
-                if buf:
-                    raise framing.FrameError(f"the stream ended inside a frame ({len(buf)} bytes)")
+                frames.end()
                 return None
-            buf += chunk
+            frames.feed(chunk)
+        return payload
 
     def write(self, data: bytes) -> None:
         """Write ``data``, reading (and keeping) what arrives while the socket's buffer is
@@ -408,7 +399,7 @@ class _FrameSocket:
                     if not chunk:  # the arbiter closed: nothing more is read or written
                         self.writable = False
                         return
-                    self.buf += chunk
+                    self.frames.feed(chunk)
 
 
 def _closed(session: Connection) -> str:

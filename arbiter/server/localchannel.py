@@ -24,7 +24,7 @@ from google.protobuf.message import DecodeError
 
 from arbiter.server.botstream import MAX_BOT_MESSAGE_BYTES, ArenaServicer, Session, _err
 from cardarena.v1 import arena_pb2 as pb
-from cardarena.wire.framing import HEADER, frame
+from cardarena.wire.framing import FrameError, FrameReader, frame
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ class _Connection(asyncio.Protocol):
     def __init__(self, servicer: ArenaServicer):
         self.servicer = servicer
         self.transport: asyncio.Transport | None = None
-        self.buf = bytearray()
+        self.frames = FrameReader(MAX_BOT_MESSAGE_BYTES)
         self.incoming: asyncio.Queue[bytes | None] = asyncio.Queue()
         self.session: Session | None = None
         self.broken = ""  # why the stream ended on a bad frame
@@ -112,18 +112,16 @@ class _Connection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.ended:
             return
-        buf = self.buf
-        buf += data
-        while len(buf) >= HEADER:
-            size = int.from_bytes(buf[:HEADER], "big")
-            if size > MAX_BOT_MESSAGE_BYTES:  # as gRPC refuses an oversized message: the stream ends
-                self.broken = f"a frame of {size} bytes; at most {MAX_BOT_MESSAGE_BYTES} are accepted"
+        self.frames.feed(data)
+        while True:
+            try:
+                payload = self.frames.next()
+            except FrameError as exc:  # as gRPC refuses an oversized message: the stream ends
+                self.broken = str(exc)
                 self._stop_reading()
                 return
-            if len(buf) < HEADER + size:
+            if payload is None:
                 return
-            payload = bytes(buf[HEADER:HEADER + size])
-            del buf[:HEADER + size]
             if self.session is None:
                 self.incoming.put_nowait(payload)
             else:
@@ -132,8 +130,10 @@ class _Connection(asyncio.Protocol):
                     return
 
     def eof_received(self) -> bool:
-        if self.buf and not self.broken:
-            self.broken = f"the stream ended inside a frame ({len(self.buf)} bytes)"
+        try:
+            self.frames.end()
+        except FrameError as exc:
+            self.broken = self.broken or str(exc)
         self._stop_reading()
         return True  # keep the socket open for writing: the last words go out
 
