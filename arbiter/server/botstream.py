@@ -96,9 +96,22 @@ class Session:
         self._allowance -= 1
         return self._allowance >= 0
 
-    def send(self, msg: pb.ArbiterMessage | None) -> None:
-        if not self.closed or msg is None:
+    #: A transport that writes a message where it is sent (the local channel: ``wire.send``,
+    #: ``wire.close``, ``wire.stalled``), in place of the outbox and the Play generator.
+    wire: Any = None
+
+    def send(self, msg: pb.ArbiterMessage | bytes | None) -> None:
+        """Send ``msg`` (a message, or one already serialized) to the bot; None ends the
+        stream (``close``)."""
+        if self.wire is not None:
+            if not self.closed and msg is not None:
+                self.wire.send(msg)
+        elif not self.closed or msg is None:
             self.outbox.put_nowait(msg)
+
+    def stalled(self) -> bool:
+        """True if the bot has stopped reading what it is sent (MAX_OUTBOX)."""
+        return self.wire.stalled() if self.wire is not None else self.outbox.qsize() >= MAX_OUTBOX
 
     def close(self) -> None:
         if self.closed:
@@ -108,7 +121,10 @@ class Session:
             if not fut.done():
                 fut.set_exception(SeatDisconnected(f"{self.bot_name}: connection closed"))
         self.pending.clear()
-        self.outbox.put_nowait(None)
+        if self.wire is not None:
+            self.wire.close()
+        else:
+            self.outbox.put_nowait(None)
 
     def plays(self, game: str) -> bool:
         return not self.games or game in self.games
@@ -318,7 +334,7 @@ class RemoteSeat(SeatClient):
         # The seat's events since its last message travel in this Turn (arena.proto).
         rid = session.next_request_id()
         self._wire_ids[(turn.match_id, turn.request_id)] = rid
-        msg = convert.turn_to_proto(
+        msg = convert.turn_wire(  # the serialized ArbiterMessage: no message is built (docs/performance.md)
             self.game, turn.match_id, rid, turn.seat, turn.view, turn.legal_actions,
             turn.decision_ms, turn.bank_ms, self._unsent.pop((turn.match_id, turn.seat), ()),
         )
@@ -459,13 +475,21 @@ class ArenaServicer(pb_grpc.ArenaServicer):
         session = self.hub.add(hello, identity)
         log.info("bot %s %s connected (%s)", session.bot_name, clip(session.bot_version, 40), session.session_id)
         yield pb.ArbiterMessage(welcome=pb.Welcome(session_id=session.session_id, protocol_version=convert.PROTOCOL_VERSION))
+        attach = getattr(context, "attach", None)
+        if attach is not None:  # the local channel: it writes what is sent and hands over what it reads itself
+            try:
+                await attach(session, self)
+            finally:
+                self.hub.remove(session)
+                log.info("bot %s disconnected (%s)", session.bot_name, session.session_id)
+            return
         reader = asyncio.create_task(self._read(session, request_iterator))
         try:
             while True:
                 msg = await session.outbox.get()
                 if msg is None:
                     break
-                yield msg
+                yield pb.ArbiterMessage.FromString(msg) if isinstance(msg, bytes) else msg
         finally:
             reader.cancel()
             self.hub.remove(session)
@@ -489,58 +513,68 @@ class ArenaServicer(pb_grpc.ArenaServicer):
     async def _read(self, session: Session, request_iterator: AsyncIterator[pb.BotMessage]) -> None:
         try:
             async for msg in request_iterator:
-                if session.closed:
+                if session.closed or not self.receive(session, msg):
                     break
-                which = msg.WhichOneof("msg")
-                act = msg.act
-                key = (act.match_id, act.request_id)
-                entry = session.pending.get(key) if which == "act" else None
-                if entry is not None:
-                    expected = session.seat_tokens.get((act.match_id, entry[2]), "")
-                    if not same(expected, act.seat_token):
-                        entry = None  # the request stays open for the real answer
-                        if not self._junk(session):
-                            break
-                        session.send(_err("wrong_seat", f"request {act.request_id}: seat_token is not the token of the seat "
-                                          "this request is for", act.match_id[:40], act.request_id))
-                        continue
-                    session.pending.pop(key, None)
-                elif not self._junk(session):
-                    break
-                if which == "hello":  # arena.proto: a protocol error closes the stream
-                    session.send(_err("protocol", "a second Hello on one stream; the stream is closed"))
-                    break
-                if which != "act":
-                    session.send(_err("protocol", f"unexpected {which or 'empty'} message after Hello"))
-                    continue
-                if entry is None:
-                    session.send(
-                        _err(
-                            "unknown_request",
-                            f"no pending request {act.request_id} for you in match {act.match_id[:40]!r} "
-                            "(answered already, timed out, or never asked)",
-                            act.match_id[:40],
-                            act.request_id,
-                        )
-                    )
-                    continue
-                fut, *_ = entry
-                if not fut.done():
-                    fut.set_result(act)
         except (grpc.RpcError, asyncio.CancelledError):
             pass
         except DecodeError:
-            log.warning("bot %s (%s) sent bytes that are not a BotMessage; closing its stream", session.bot_name, session.session_id)
-            session.send(_err("protocol", "a message is not a valid BotMessage; the stream is closed"))
+            self.undecodable(session)
         except Exception:  # noqa: BLE001 - never let one stream take the server down
             log.exception("error reading bot stream %s", session.session_id)
         finally:
             session.close()
 
+    def receive(self, session: Session, msg: pb.BotMessage) -> bool:
+        """One message of an open session, where it is read: an Act resolves its request;
+        anything else is answered. False once the stream must be closed (the caller closes
+        the session)."""
+        which = msg.WhichOneof("msg")
+        act = msg.act
+        key = (act.match_id, act.request_id)
+        entry = session.pending.get(key) if which == "act" else None
+        if entry is not None:
+            expected = session.seat_tokens.get((act.match_id, entry[2]), "")
+            if not same(expected, act.seat_token):
+                if not self._junk(session):  # the request stays open for the real answer
+                    return False
+                session.send(_err("wrong_seat", f"request {act.request_id}: seat_token is not the token of the seat "
+                                  "this request is for", act.match_id[:40], act.request_id))
+                return True
+            session.pending.pop(key, None)
+        elif not self._junk(session):
+            return False
+        if which == "hello":  # arena.proto: a protocol error closes the stream
+            session.send(_err("protocol", "a second Hello on one stream; the stream is closed"))
+            return False
+        if which != "act":
+            session.send(_err("protocol", f"unexpected {which or 'empty'} message after Hello"))
+            return True
+        if entry is None:
+            session.send(
+                _err(
+                    "unknown_request",
+                    f"no pending request {act.request_id} for you in match {act.match_id[:40]!r} "
+                    "(answered already, timed out, or never asked)",
+                    act.match_id[:40],
+                    act.request_id,
+                )
+            )
+            return True
+        fut, *_ = entry
+        if not fut.done():
+            fut.set_result(act)
+        return True
+
+    @staticmethod
+    def undecodable(session: Session) -> None:
+        """The session sent bytes that are not a BotMessage: told, then its stream closes."""
+        log.warning("bot %s (%s) sent bytes that are not a BotMessage; closing its stream", session.bot_name, session.session_id)
+        session.send(_err("protocol", "a message is not a valid BotMessage; the stream is closed"))
+
     @staticmethod
     def _junk(session: Session) -> bool:
         """Charge a message that answered nothing; False (and the session told) on a flood."""
-        if session.spend_junk() and session.outbox.qsize() < MAX_OUTBOX:
+        if session.spend_junk() and not session.stalled():
             return True
         log.warning("bot %s (%s) flooded the stream; closing it", session.bot_name, session.session_id)
         session.send(_err("flood", f"more than {FLOOD_BURST} messages that answer no request "
