@@ -54,8 +54,9 @@ def evaluate(
     sequential: Annotated[
         str, typer.Option("--sequential", help="With --sprt: betting (default: an anytime-valid test on the margin, "
                                                "its error rates hold on any distribution of deals within --bounds), "
-                                               "score (the same on the pair's win/draw/loss score, 0..1, no bounds "
-                                               "needed; M0,M1 in expected score), normal (the normal-approximation "
+                                               "score (another question: does A win more often, on the pair's "
+                                               "win/draw/loss score 0..1, M0,M1 in expected score; not a stand-in "
+                                               "for the margin), normal (the normal-approximation "
                                                "SPRT: fewer deals on near-normal margins, errs up to 8x too often on "
                                                "skewed ones).")] = "betting",
     bounds: Annotated[
@@ -94,7 +95,7 @@ def evaluate(
 ) -> None:
     """Play BOT_A against BOT_B on duplicate deals and print A's mean margin ± standard error.
 
-    With --sprt M0,M1 the deals are played in order and the run stops at the first deal where the sequential test accepts H0 (margin <= M0) or H1 (margin >= M1), or at --deals with "no decision". The default test (--sequential betting) holds its error rates on any deal distribution but needs the margin's bounds (--bounds; derived for Spades with -o deals=N and single games of Spite and Malice), and is slow when they are much wider than the deals; --sequential score tests the pair's win/draw/loss score instead (use it to ask "does A win more often", or when the margin's range is unknown); --sequential normal is the older SPRT, quicker on near-normal margins only (docs/strength.md). With --db it can be stopped and resumed: the same command continues where it was.
+    With --sprt M0,M1 the deals are played in order and the run stops at the first deal where the sequential test accepts H0 (margin <= M0) or H1 (margin >= M1), or at --deals with "no decision". The default test (--sequential betting) holds its error rates on any deal distribution but needs the margin's bounds (--bounds; derived for Spades with -o deals=N and single games of Spite and Malice), and is slow when they are much wider than the deals (the output says how many deals any test valid within those bounds needs; a narrower --bounds tests the margin clipped to it); --sequential score asks another question, "does A win more often" (the pair's win/draw/loss score), and is no stand-in for the margin; --sequential normal is the older SPRT, quicker on near-normal margins only (docs/strength.md). With --db it can be stopped and resumed: the same command continues where it was.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

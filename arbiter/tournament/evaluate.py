@@ -49,6 +49,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
@@ -170,7 +171,19 @@ class EvalResult:
             compare = "too few deals to size a fixed-length test"
         else:
             compare = "every deal alike: no spread to size a fixed-length test"
-        return f"{t.describe()}: {s.verdict} {how}; {s.evidence()}; {compare}"
+        return f"{t.describe()}: {s.verdict} {how}; {s.evidence()}; {compare}{self._bounds_price()}"
+
+    def _bounds_price(self) -> str:
+        """Why a betting test on the margin took longer than a fixed test: the least any test
+        valid on every distribution within its bounds can expect to need (``least_deals``)."""
+        t = self.sprt
+        least = getattr(t, "least_deals", None)
+        if least is None or getattr(t, "kind", "margin") != "margin":
+            return ""
+        at_m0, at_m1 = least()
+        return (f"; any test whose error rates hold on every distribution within {t.lo:g}..{t.hi:g} needs at least "
+                f"about {math.ceil(at_m0)} deals at M0 and {math.ceil(at_m1)} at M1: those bounds, not the deals, set "
+                f"the length (a narrower --bounds LO,HI tests the margin clipped to it)")
 
     def fixed_deals(self) -> int | None:
         """Deals a fixed-length test with the test's α and β would need, at the observed s.d.
