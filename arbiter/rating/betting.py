@@ -303,16 +303,28 @@ def parse_bounds(text: str) -> tuple[float, float]:
     return lo, hi
 
 
-SEQUENTIAL = ("betting", "score", "normal")
+SEQUENTIAL = ("betting", "variance", "score", "normal")
 
 
 def sequential_test(kind: str, text: str, alpha: float = 0.05, beta: float = 0.05, *, bounds: tuple[float, float] | None = None,
-                    min_deals: int | None = None, model: str = "glr") -> BettingTest | Sprt:
+                    min_deals: int | None = None, model: str = "glr", sd_bound: float | None = None) -> Any:
     """The test ``--sequential KIND --sprt M0,M1`` names: ``betting`` (on margins in
-    ``bounds``, default), ``score`` (betting on the pair score) or ``normal`` (the SPRT of
-    ``arbiter.rating.sprt``). ValueError naming what is wrong."""
+    ``bounds``, default), ``variance`` (on margins whose s.d. is at most ``sd_bound``:
+    ``arbiter.rating.catoni``), ``score`` (betting on the pair score, another question) or
+    ``normal`` (the SPRT of ``arbiter.rating.sprt``). ValueError naming what is wrong."""
     if kind not in SEQUENTIAL:
         raise ValueError(f"sequential: expected one of {', '.join(SEQUENTIAL)}, got {kind!r}")
+    if sd_bound is not None and kind != "variance":
+        raise ValueError(f"sd-bound: only the variance-bounded test uses an s.d. bound (--sequential {kind} does not)")
+    if kind == "variance":
+        from arbiter.rating.catoni import VarianceTest
+
+        if sd_bound is None:
+            raise ValueError("sprt: the variance-bounded test needs --sd-bound S (at most what a deal's margin's s.d. "
+                             "can be, e.g. from an earlier evaluation of the same kind of deals, with room)")
+        probe = Sprt.parse(text, alpha, beta)
+        return VarianceTest(probe.m0, probe.m1, sd_bound, alpha, beta,
+                            **({} if min_deals is None else {"min_deals": min_deals}))
     if kind == "normal":
         return Sprt.parse(text, alpha, beta, min_deals=MIN_DEALS if min_deals is None else min_deals, model=model)
     probe = Sprt.parse(text, alpha, beta)  # the M0,M1 syntax and the error rates, named as before
