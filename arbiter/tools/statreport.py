@@ -210,14 +210,23 @@ def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
         s = strength_calibration(game, options, strength, deals, runs // 4, random.Random(f"bench:{seed}:{key}"), teams)
         out[f"coverage.{key}"] = s.coverage
         out[f"z.{key}"] = s.z_spread
-    from arbiter.tools.sequential import bench_round as betting_round
+    from arbiter.tools.sequential import bench_round as betting_round, variance_round
 
     out.update(betting_round(seed, runs))
+    out.update(variance_round(seed, runs // 2))
     return out
 
 
 #: The pools of ``arbiter.tools.sequential`` (hard deal distributions for the betting test).
 BETTING_POOLS = ("normal", "lognormal-right", "lognormal-left", "swings", "spades-like", "t3", "t2")
+
+#: ``arbiter.tools.sequential.variance_round``'s cases: the pools at M 0,10, recorded deals at M0,M1 (key: M1).
+VARIANCE_CASES = BETTING_POOLS + ("spades_heuristic_greedy.10", "spades_heuristic_greedy.20", "spades_heuristic_greedy.50",
+                                  "spot_search_heuristic.5", "spot_heuristic_random.5")
+#: Issue 39's length targets: at most the fixed test on the close Spades pair, 0.6 of it on normal-like deals.
+VARIANCE_LENGTH = {"normal": (lambda v: v <= 0.6, "<= 0.6"),
+                   "spades_heuristic_greedy.20": (lambda v: v <= 1.0, "<= 1.0 (fixed at s.d. 38)"),
+                   "spades_heuristic_greedy.50": (lambda v: v <= 1.0, "<= 1.0 (fixed at s.d. 38)")}
 
 #: (label, unit, target check, target text) of each ``bench_round`` key.
 BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = {
@@ -257,6 +266,13 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
        for n in BETTING_POOLS},
     **{f"betting.{n}.far": (f"betting test mean deals at margin 150 / fixed-length test, {n}", "x",
                             lambda v: v <= 1.0, "<= 1.0") for n in BETTING_POOLS},
+    # the variance-bounded test (--sd-bound), the bound at each distribution's true s.d. (its hardest case)
+    **{f"variance.{n}.alpha": (f"variance-bounded test P(H1 | margin = M0), {n}, s.d. bound = its s.d.", "rate",
+                               lambda v: v <= 0.065, "<= 0.065 (α = 0.05)") for n in VARIANCE_CASES},
+    **{f"variance.{n}.beta": (f"variance-bounded test P(H0 | margin = M1), {n}", "rate",
+                              lambda v: v <= 0.065, "<= 0.065 (β = 0.05)") for n in VARIANCE_CASES},
+    **{f"variance.{n}.length": (f"variance-bounded test mean deals at M0 and M1 / fixed-length test, {n}", "x",
+                                *VARIANCE_LENGTH.get(n, (None, "none (issue 39 sets none)"))) for n in VARIANCE_CASES},
 }
 
 
