@@ -4,6 +4,7 @@
     python -m arbiter.tools.sequential --runs 500 --seed 3
     python -m arbiter.tools.sequential --recorded      # on recorded real deals (arbiter/tools/data)
     python -m arbiter.tools.sequential --variance --room 1.2   # the variance-bounded test, s.d. bound 1.2x the true
+    python -m arbiter.tools.sequential --oracle        # the fewest deals a test within given bounds can need
 
 A distribution here is a pool of deal margins with mean exactly 0 inside -180..180 (so that
 moved by M0 = 0 or M1 = 10 it stays inside the bounds -200..200 the betting test is given:
@@ -186,6 +187,27 @@ def variance_rows(runs: int = 2000, seed: int = 0, room: float = 1.0) -> Iterato
                "undecided": (at0.undecided + at1.undecided) / (2 * runs), "far_deals": float("nan")}
 
 
+def oracle_rows(name: str = "spades_heuristic_greedy", gaps: Sequence[float] = (20.0, 50.0),
+                halves: Sequence[float] = (130, 150, 200, 260, 400, 900)) -> Iterator[dict[str, Any]]:
+    """The fewest deals a betting test within bounds ±B could need on the recorded deals, even
+    knowing their distribution exactly: log(1/α) over the best growth per deal of a gambler
+    whose bet cannot be ruined by a deal at the bound (the Kelly bet, found on a grid of 200),
+    at M1 (against H0) and at M0 (against H1); next to it ``BettingTest.least_deals``, the
+    bound for any test valid on every distribution within ±B."""
+    xs = _recorded_margins(name)
+    mean = mean_se(xs).mean
+    for half in halves:
+        row: dict[str, Any] = {"bounds": f"±{half:g}"}
+        for gap in gaps:
+            for side, gains, worst in (("m1", [x - mean + gap for x in xs], half),
+                                       ("m0", [gap - (x - mean) for x in xs], half - gap)):
+                best = max(sum(math.log1p(lam * g) for g in gains) / len(gains)
+                           for lam in (i / 200 / worst for i in range(1, 200)))
+                row[f"kelly {gap:g} at {side}"] = math.log(20) / best
+            row[f"any test {gap:g}"] = sum(BettingTest(0.0, gap, -half, half).least_deals()) / 2
+        yield row
+
+
 def variance_round(seed: int, runs: int = 1000) -> dict[str, float]:
     """The variance-bounded test's figures for the bench (S = the true s.d.: its hardest case)."""
     out = {}
@@ -228,7 +250,13 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     p.add_argument("--variance", action="store_true", help="the variance-bounded test (--sd-bound) on the pools and "
                                                            "the recorded deals")
     p.add_argument("--room", type=float, default=1.0, help="with --variance: the s.d. bound over the true s.d.")
+    p.add_argument("--oracle", action="store_true", help="the fewest deals any bounded test could need on the "
+                                                         "recorded Spades deals, bounds ±130..±900")
     a = p.parse_args(argv)
+    if a.oracle:
+        rows_ = list(oracle_rows())
+        out(_md(rows_, list(rows_[0])))
+        return
     if a.variance:
         out(_md(list(variance_rows(a.runs, a.seed, a.room)), ["deals", "M", "S", "alpha", "beta", "deals_m0", "deals_m1",
                                                               "fixed", "length", "far_deals", "undecided"]))
