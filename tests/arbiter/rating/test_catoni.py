@@ -1,6 +1,6 @@
 """The variance-bounded test (``arbiter.rating.catoni``): its wealth by hand, its check of the
 s.d. bound, and one small seeded check of its error rates on the hardest pools (a second or
-two each; the 2,000-run tables are ``python -m arbiter.tools.sequential --variance``, the
+two each; the 1,000-run tables are ``python -m arbiter.tools.sequential --variance``, the
 bench's ``statistics`` section repeats them on fresh seeds).
 """
 
@@ -98,3 +98,21 @@ def test_short_on_the_close_spades_pair() -> None:
     at1 = simulate(t, shifted(xs, 20), 20, 100, 2000, random.Random(2))
     assert at0.p_h1 <= 0.08 and at1.p_h0 <= 0.08
     assert (at0.mean_deals + at1.mean_deals) / 2 <= t.fixed_deals(38)
+
+
+def test_cli_sd_bound_selects_the_test_and_says_why_it_stopped() -> None:
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+
+    r = CliRunner().invoke(app, ["evaluate", "spades", "heuristic", "random", "--sprt", "0,50", "--sd-bound", "150",
+                                 "-o", "deals=1", "--deals", "40"])
+    text = " ".join(r.output.split())
+    assert r.exit_code == 0, r.output
+    assert "variance-bounded test" in text and "H1 accepted after" in text
+    assert "do not contradict the s.d. bound 150" in text and "a fixed-length test would need about" in text
+    for args, message in ((["--sd-bound", "150"], "need --sprt"),
+                          (["--sprt", "0,50", "--sd-bound", "150", "--sequential", "normal"], "only the variance-bounded"),
+                          (["--sprt", "0,50", "--sd-bound", "0"], "above 0")):
+        bad = CliRunner().invoke(app, ["evaluate", "spades", "heuristic", "random", "-o", "deals=1", *args])
+        assert bad.exit_code == 2 and message in bad.output, bad.output
