@@ -4,7 +4,7 @@ each file names its command); the sources, bids and seatings parts replay the Sp
 process instead (``REPLAYED``: 3,000 deals, of which the recorded 400 are the first).
 
     python -m arbiter.tools.statreport            # every table, as Markdown (several minutes)
-    python -m arbiter.tools.statreport sprt       # one part: sprt, live, coverage, ratings, strengths, variance,
+    python -m arbiter.tools.statreport sprt       # one part: sprt, live, coverage, ratings, strengths, perbot, variance,
                                                        # sources, bids, seatings
 
 ``bench_round`` is the short version ``python -m arbiter.tools.bench -s statistics`` repeats: the SPRT's
@@ -118,7 +118,8 @@ def strength_rows(runs: int = 1500, seed: int = 0) -> Iterator[dict]:
         for deals, shared in ((12, 0.7), (20, 0.7), (40, 0.7), (20, 0.0), (20, 0.9)):
             c = strength_calibration(game, options, strength, deals, runs, random.Random(f"{seed}:{name}:{deals}:{shared}"),
                                      teams, shared=shared)
-            yield {"case": name, "deals": deals, "shared": shared, "coverage": c.coverage, "z_mean": c.z_mean,
+            yield {"case": name, "deals": deals, "shared": shared, "coverage": c.coverage,
+                   "worst bot": c.min_coverage, "z_mean": c.z_mean,
                    "z_spread": c.z_spread, "z_beyond_1.96": c.z_beyond(), "runs": runs}
 
 
@@ -131,6 +132,29 @@ def los_bin_error(bins: list[tuple[float, float, int]], min_pairs: int = 50) -> 
         if n >= min_pairs:
             worst = max(worst, abs(share - mean_los) / (3.5 * (mean_los * (1 - mean_los) / n) ** 0.5 + 0.01))
     return worst
+
+
+#: Issue 39's per-bot cases: the schedule's extremes, few deals, strong shared luck.
+PER_BOT_CASES = (
+    ("spades, 4 partnerships", "spades", {"deals": 1},
+     {"a": 0.4, "b": 0.4, "c": 0.1, "d": 0.1, "e": -0.1, "f": -0.1, "g": -0.4, "h": -0.4},
+     (("a", "b"), ("c", "d"), ("e", "f"), ("g", "h")), ((8, 0.7), (4, 0.7))),
+    ("spades, 3 partnerships", *STRENGTH_CASES["spades, 3 partnerships"], ((20, 0.9), (8, 0.7))),
+    ("spot 4 seats, 4 bots", *STRENGTH_CASES["spot 4 seats, 4 bots"], ((8, 0.7), (20, 0.7))),
+)
+
+
+def per_bot_rows(runs: int = 400, seed: int = 0) -> Iterator[dict]:
+    """Each bot's (team's) own interval coverage in round robins from known strengths, and the
+    worst of them: the mean over bots hides strong and weak teams covered 0.91 while the
+    middle ones are covered 1.00."""
+    for name, game, options, strength, teams, cells in PER_BOT_CASES:
+        for deals, shared in cells:
+            c = strength_calibration(game, options, strength, deals, runs,
+                                     random.Random(f"perbot:{seed}:{name}:{deals}:{shared}"), teams, shared=shared)
+            yield {"case": name, "deals": deals, "shared": shared, "coverage": c.coverage,
+                   "each bot": ", ".join(f"{b} {v:.3f}" for b, v in c.bot_coverage.items()),
+                   "worst bot": c.min_coverage, "runs": runs}
 
 
 def los_bin_rows(runs: int = 1500, seed: int = 0) -> Iterator[dict]:
@@ -221,6 +245,7 @@ def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
     for (key, deals), (game, options, strength, teams) in zip((("ffa", 20), ("teams", 40)), STRENGTH_CASES.values()):
         s = strength_calibration(game, options, strength, deals, max(2, runs // 4), random.Random(f"bench:{seed}:{key}"), teams)
         out[f"coverage.{key}"] = s.coverage
+        out[f"coverage.{key}.worst"] = s.min_coverage
         out[f"z.{key}"] = s.z_spread
         out[f"z_beyond.{key}"] = s.z_beyond()
         out[f"z_mean.{key}"] = s.z_mean
@@ -228,14 +253,23 @@ def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
     s = strength_calibration(game, options, strength, 20, max(2, runs // 4), random.Random(f"bench:{seed}:bins"), teams,
                              jitter=1.0)
     out["los.bins.ffa"] = los_bin_error(s.los_bins(LOS_EDGES))
-    from arbiter.tools.sequential import bench_round as betting_round
+    from arbiter.tools.sequential import bench_round as betting_round, variance_round
 
     out.update(betting_round(seed, runs))
+    out.update(variance_round(seed, runs // 2))
     return out
 
 
 #: The pools of ``arbiter.tools.sequential`` (hard deal distributions for the betting test).
 BETTING_POOLS = ("normal", "lognormal-right", "lognormal-left", "swings", "spades-like", "t3", "t2")
+
+#: ``arbiter.tools.sequential.variance_round``'s cases: the pools at M 0,10, recorded deals at M0,M1 (key: M1).
+VARIANCE_CASES = BETTING_POOLS + ("spades_heuristic_greedy.10", "spades_heuristic_greedy.20", "spades_heuristic_greedy.50",
+                                  "spot_search_heuristic.5", "spot_heuristic_random.5")
+#: Issue 39's length targets: at most the fixed test on the close Spades pair, 0.6 of it on normal-like deals.
+VARIANCE_LENGTH = {"normal": (lambda v: v <= 0.6, "<= 0.6"),
+                   "spades_heuristic_greedy.20": (lambda v: v <= 1.0, "<= 1.0 (fixed at s.d. 38)"),
+                   "spades_heuristic_greedy.50": (lambda v: v <= 1.0, "<= 1.0 (fixed at s.d. 38)")}
 
 #: (label, unit, target check, target text) of each ``bench_round`` key.
 BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = {
@@ -264,6 +298,10 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
        for k, what in (("bt", "head to head, Spades heuristic-greedy"), ("spot", "free for all, Spot search-heuristic"))},
     "coverage.ffa": ("ratings 95% interval coverage, known strengths (Spot 4 seats, 4 bots, 20 deals)", "rate",
                      lambda v: 0.93 <= v <= 0.97, "0.93..0.97"),
+    "coverage.ffa.worst": ("ratings 95% interval coverage of the worst-covered bot (Spot 4 seats, 4 bots, 20 deals)",
+                           "rate", lambda v: 0.93 <= v <= 0.97, "0.93..0.97 (every bot; issue 39)"),
+    "coverage.teams.worst": ("ratings 95% interval coverage of the worst-covered team (Spades, 3 partnerships, 40 deals)",
+                             "rate", lambda v: 0.93 <= v <= 0.97, "0.93..0.97 (every team; issue 39)"),
     "z.ffa": ("spread of rating differences' errors / s.e. (Spot 4 seats, 4 bots, 20 deals)", "x",
               lambda v: 0.9 <= v <= 1.1, "0.9..1.1 (LOS calibrated)"),
     "coverage.teams": ("ratings 95% interval coverage, known strengths (Spades, 3 partnerships, 40 deals)", "rate",
@@ -290,6 +328,13 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
        for n in BETTING_POOLS},
     **{f"betting.{n}.far": (f"betting test mean deals at margin 150 / fixed-length test, {n}", "x",
                             lambda v: v <= 1.0, "<= 1.0") for n in BETTING_POOLS},
+    # the variance-bounded test (--sd-bound), the bound at each distribution's true s.d. (its hardest case)
+    **{f"variance.{n}.alpha": (f"variance-bounded test P(H1 | margin = M0), {n}, s.d. bound = its s.d.", "rate",
+                               lambda v: v <= 0.065, "<= 0.065 (α = 0.05)") for n in VARIANCE_CASES},
+    **{f"variance.{n}.beta": (f"variance-bounded test P(H0 | margin = M1), {n}", "rate",
+                              lambda v: v <= 0.065, "<= 0.065 (β = 0.05)") for n in VARIANCE_CASES},
+    **{f"variance.{n}.length": (f"variance-bounded test mean deals at M0 and M1 / fixed-length test, {n}", "x",
+                                *VARIANCE_LENGTH.get(n, (None, "none (issue 39 sets none)"))) for n in VARIANCE_CASES},
 }
 
 
@@ -305,7 +350,7 @@ def _md(rows: list[dict], cols: list[str]) -> str:
 
 
 def main(parts: list[str]) -> None:
-    parts = parts or ["sprt", "live", "coverage", "ratings", "strengths", "variance", "sources", "bids", "seatings"]
+    parts = parts or ["sprt", "live", "coverage", "ratings", "strengths", "perbot", "variance", "sources", "bids", "seatings"]
     if "sprt" in parts:
         print("## SPRT error rates and lengths\n")
         print(_md(list(sprt_rows()), ["data", "sampler", "m0", "m1", "model", "min_deals", "alpha", "beta", "deals_m0",
@@ -322,10 +367,14 @@ def main(parts: list[str]) -> None:
                                         "los_above_0.95", "los_below_0.05", "probit_spread", "runs"]), "\n", flush=True)
     if "strengths" in parts:
         print("## Round robins from known strengths\n")
-        print(_md(list(strength_rows()), ["case", "deals", "shared", "coverage", "z_mean", "z_spread", "z_beyond_1.96",
+        print(_md(list(strength_rows()), ["case", "deals", "shared", "coverage", "worst bot", "z_mean", "z_spread", "z_beyond_1.96",
                                           "runs"]), "\n", flush=True)
         print("## LOS against the share truly stronger (strengths spread ±1 nat)\n")
         print(_md(list(los_bin_rows()), ["case", "mean_los", "truly_stronger", "pairs"]), "\n", flush=True)
+    if "perbot" in parts:
+        print("## Interval coverage per bot\n")
+        print(_md(list(per_bot_rows()), ["case", "deals", "shared", "coverage", "each bot", "worst bot", "runs"]), "\n",
+              flush=True)
     if "variance" in parts:
         print("## Variance\n")
         print(_md(list(variance_rows()), ["data", "deals", "match_sd", "deal_sd", "duplicate_gain", "plain", "adjusted",
