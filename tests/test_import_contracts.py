@@ -75,6 +75,28 @@ MUTATIONS = {
                                                ["envs-beside-the-product"]),
     "numpy in the SDK": ("sdk/encoding/_base.py", "import numpy  # noqa: F401\n", ["training-deps-in-envs"]),
     "pettingzoo in a bot": ("bots/heuristic.py", "import pettingzoo  # noqa: F401\n", ["training-deps-in-envs"]),
+    # Issue 45's probes: imports no deny-list had named, and a case for every contract.
+    "jinja2 in an engine": ("cardarena/games/spades.py", "import jinja2  # noqa: F401\n", ["engines-allow-list"]),
+    "the disclosure module in an engine": ("cardarena/games/spot.py", "from cardarena import disclosure  # noqa: F401\n",
+                                           ["engines-allow-list"]),
+    "a file read in a record": ("cardarena/records.py", "import pathlib  # noqa: F401\n",
+                                ["core-values-allow-list", "pure-core"]),
+    "the wire codec in the match runner": ("arbiter/match/runner.py", "from cardarena.wire import codec  # noqa: F401\n",
+                                           ["no-protobuf-below-the-server"]),
+    "the wire codec in the store, by way of a helper": (
+        "arbiter/store/db.py", "from arbiter.spectating import hub  # noqa: F401\n", ["no-protobuf-below-the-server"]),
+    "subprocess in the match runner": ("arbiter/match/runner.py", "import subprocess  # noqa: F401\n", ["subprocess-owners"]),
+    "bot hosting in the ratings": ("arbiter/rating/ratings.py", "from arbiter.hosting import botproc  # noqa: F401\n",
+                                   ["hosting-owners"]),
+    "bot hosting in the web page": ("arbiter/present/web.py", "from arbiter.hosting import botproc  # noqa: F401\n",
+                                    ["hosting-owners"]),
+    "Dask in the store": ("arbiter/store/db.py", "import distributed  # noqa: F401\n", ["dask-owner"]),
+    "the core importing the arbiter": ("cardarena/replay.py", "from arbiter import match  # noqa: F401\n",
+                                       ["core-below", "core-values-allow-list"]),
+    "the core in a bot": ("bots/heuristic.py", "from cardarena import records  # noqa: F401\n", ["bots-sdk-only"]),
+    "the arbiter in the SDK": ("sdk/harness.py", "from arbiter import match  # noqa: F401\n", ["sdk-alone", "core-below"]),
+    "prometheus in the ratings": ("arbiter/rating/stats.py", "import prometheus_client  # noqa: F401\n",
+                                  ["prometheus-in-metrics"]),
 }
 
 
@@ -162,8 +184,10 @@ def linter() -> Linter:
     return Linter()
 
 
-def test_every_mutation_names_a_contract_of_pyproject():
-    assert {cid for _, _, ids in MUTATIONS.values() for cid in ids} <= set(CONTRACTS)
+def test_every_mutation_names_a_contract_of_pyproject_and_every_contract_has_one():
+    named = {cid for _, _, ids in MUTATIONS.values() for cid in ids}
+    assert named <= set(CONTRACTS)
+    assert set(CONTRACTS) - named == set(), "a contract no mutation breaks protects nothing"
 
 
 @pytest.mark.e2e
@@ -177,15 +201,18 @@ def test_the_unchanged_tree_keeps_every_contract(linter):
 
 
 @pytest.mark.e2e
-def test_the_in_process_check_breaks_what_lint_imports_breaks(tmp_path, linter):
-    """One mutation (an import inside a function, which grimp counts) written into a copied
-    tree and linted by the real command: the same contracts break as in process."""
-    path, text, expected = MUTATIONS["a cycle through a function's import"]
+@pytest.mark.parametrize("case", ["a cycle through a function's import", "jinja2 in an engine"])
+def test_the_in_process_check_breaks_what_lint_imports_breaks(tmp_path, linter, case):
+    """A mutation written into a copied tree and linted by the real command (an import
+    inside a function, which grimp counts; an import only an allow-list refuses, rendered
+    by our own contract class): the same contracts break as in process."""
+    path, text, expected = MUTATIONS[case]
     tree = _copy(tmp_path)
     (tree / path).write_text((tree / path).read_text() + text)
     done = _lint(tree)
     assert done.returncode != 0, done.stdout + done.stderr
     assert _broken(done.stdout) == linter.broken(linter.mutated(path, text)) >= set(expected)
+    assert "Traceback" not in done.stdout + done.stderr
 
 
 @pytest.mark.parametrize("case", list(MUTATIONS))
