@@ -553,6 +553,21 @@ class Store:
                 db.execute("UPDATE tournaments SET planned = ? WHERE id = ?", (planned, row[0]))
         return self.tournament(name)
 
+    def single_batch(self, name: str, game: str, spec: dict[str, Any]) -> TournamentRow:
+        """The batch of single matches ``name`` (``play:GAME``): created with ``spec`` the
+        first time, else the one stored under that name, whatever spec it was created with
+        (a batch of single matches has no schedule to keep apart)."""
+        with self._tx() as db:
+            if db.execute("SELECT id FROM tournaments WHERE name = ?", (name,)).fetchone() is None:
+                db.execute("INSERT INTO tournaments (name, game, spec, created, planned) VALUES (?, ?, ?, ?, 0)",
+                           (name, game, json.dumps(spec, sort_keys=True), time.time()))
+        return self.tournament(name)
+
+    def next_index(self, tournament_id: int) -> int:
+        """The index after the batch's last stored match (0 for none)."""
+        row = self.db.execute("SELECT MAX(idx) FROM matches WHERE tournament_id = ?", (tournament_id,)).fetchone()
+        return 0 if row[0] is None else int(row[0]) + 1
+
     def set_planned(self, tournament_id: int, planned: int) -> None:
         """Record how many matches the tournament's schedule has."""
         with self._tx() as db:
