@@ -589,7 +589,7 @@ def replay_page(store: Store, match_id: str, query: dict[str, list[str]]) -> str
     except StoreError as exc:
         raise PageError(404, str(exc)) from None
     try:
-        tour = store.tournament(row.tournament_id)
+        tour = store.tournament(row.tournament_id) if row.tournament_id is not None else None
     except StoreError:
         tour = None
     try:
@@ -704,7 +704,7 @@ def arena_page(store: Store, name: str, recent: int = 30) -> str:
     for e in reversed(done[-recent:]):
         ms = tables.matches(a.id, e.idx) if e.disclosure(a.name).matches else []
         shown.append((e, _deal_means(a, e, ms), ms))
-    matches = store.db.execute("SELECT COUNT(*) FROM arena_matches WHERE arena_id = ?", (a.id,)).fetchone()[0]
+    matches = store.db.execute("SELECT COUNT(*) FROM matches WHERE arena_id = ?", (a.id,)).fetchone()[0]
     return _env.get_template("arena").render(
         a=a, ranked=[r for r in rows if r.status == "active"], others=[r for r in rows if r.status != "active"],
         playing=tables.encounters(a.id, "playing"), recent=shown, done=len(done), matches=matches, scale=ARENA_SCALE,

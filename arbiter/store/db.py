@@ -35,7 +35,7 @@ from cardarena.games import EndReason, Outcome
 from cardarena.records import Incident, MatchRecord
 
 DEFAULT_DB = "arena.sqlite"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -57,11 +57,18 @@ CREATE TABLE IF NOT EXISTS entrants (
     version TEXT NOT NULL DEFAULT '',  -- the version the bot reported when it connected
     PRIMARY KEY (tournament_id, name)
 );
+-- Schema 5: ONE table for every match, whatever played it, with the batch it belongs to:
+-- a tournament's (an evaluation's, a batch of single matches ``play:GAME``) by
+-- (tournament_id, idx), an arena encounter's by (arena_id, encounter, idx).
 CREATE TABLE IF NOT EXISTS matches (
-    tournament_id INTEGER NOT NULL REFERENCES tournaments(id) ON DELETE CASCADE,
-    idx INTEGER NOT NULL,        -- position in the schedule
+    id INTEGER PRIMARY KEY,
+    batch TEXT NOT NULL DEFAULT 'tournament',  -- tournament | arena: what tournament_id or arena_id names
+    tournament_id INTEGER REFERENCES tournaments(id) ON DELETE CASCADE,  -- NULL for an arena's match
+    arena_id INTEGER,            -- with encounter: the arena encounter it is part of (NULL for a tournament's)
+    encounter INTEGER,
+    idx INTEGER NOT NULL,        -- position in its batch (a tournament's schedule, an encounter)
     match_id TEXT NOT NULL,
-    deal INTEGER NOT NULL,       -- which deal seed of the tournament
+    deal INTEGER NOT NULL,       -- which deal seed of the batch
     rotation INTEGER NOT NULL,   -- which seating of that deal
     seed INTEGER NOT NULL,
     seats TEXT NOT NULL,         -- JSON list: bot name per seat
@@ -77,8 +84,10 @@ CREATE TABLE IF NOT EXISTS matches (
     incidents TEXT NOT NULL DEFAULT '[]', -- JSON list of {seat, kind, detail[, stderr]}
     decisions INTEGER NOT NULL DEFAULT 0,
     seconds REAL NOT NULL DEFAULT 0,
-    PRIMARY KEY (tournament_id, idx)
+    FOREIGN KEY (arena_id, encounter) REFERENCES arena_encounters(arena_id, idx) ON DELETE CASCADE
 );
+CREATE UNIQUE INDEX IF NOT EXISTS matches_in_tournament ON matches(tournament_id, idx) WHERE tournament_id IS NOT NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS matches_in_encounter ON matches(arena_id, encounter, idx) WHERE arena_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS matches_by_id ON matches(match_id);
 -- Schema 4: arenas (continuous rated ladders, `arbiter arena`, read and written by
 -- arbiter.store.arenas). An encounter is a pairing (or table) playing a set of fresh deals in
@@ -123,28 +132,6 @@ CREATE TABLE IF NOT EXISTS arena_encounters (
     PRIMARY KEY (arena_id, idx)
 );
 CREATE UNIQUE INDEX IF NOT EXISTS arena_encounters_by_seq ON arena_encounters(arena_id, seq);
-CREATE TABLE IF NOT EXISTS arena_matches (
-    arena_id INTEGER NOT NULL,
-    encounter INTEGER NOT NULL,
-    k INTEGER NOT NULL,          -- position in the encounter
-    match_id TEXT NOT NULL UNIQUE,
-    deal INTEGER NOT NULL,
-    seating INTEGER NOT NULL,
-    seed INTEGER NOT NULL,
-    seats TEXT NOT NULL,         -- JSON list: player per seat
-    sides TEXT NOT NULL,         -- JSON list: player per side
-    scores TEXT NOT NULL,
-    ranks TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    detail TEXT NOT NULL,
-    incidents TEXT NOT NULL,     -- JSON list of {seat, kind, detail}
-    record TEXT NOT NULL,        -- JSON MatchRecord
-    decisions INTEGER NOT NULL,
-    seconds REAL NOT NULL,
-    finished REAL NOT NULL,
-    PRIMARY KEY (arena_id, encounter, k),
-    FOREIGN KEY (arena_id, encounter) REFERENCES arena_encounters(arena_id, idx) ON DELETE CASCADE
-);
 """
 
 
@@ -176,7 +163,7 @@ READ_ERRORS: tuple[type[Exception], ...] = (StoreError, sqlite3.Error)
 
 #: The oldest schema a read-only connection can read (its tables have every column the
 #: readers select); an older file is migrated by the first writer that opens it.
-OLDEST_READABLE_SCHEMA = 3
+OLDEST_READABLE_SCHEMA = 5
 
 
 def connect_read_only(path: str | os.PathLike) -> sqlite3.Connection:
@@ -269,6 +256,32 @@ _MIGRATE_2_TO_3 = [
 
 # Schema 4 only adds tables (the arenas'): _SCHEMA creates them in files of any version.
 _MIGRATE_3_TO_4: list[str] = []
+
+# Schema 5: one table for every match. The tournaments' matches (schema 1-4: keyed by
+# tournament and index) and the arenas' (schema 4's arena_matches) are copied, row for
+# row and column for column, into the new table; the old ones are dropped.
+_MATCHES_4 = ("tournament_id, idx, match_id, deal, rotation, seed, seats, scores, ranks, reason, detail, record, finished, "
+              "round, table_no, sides, incidents, decisions, seconds")
+_ARENA_MATCHES_4 = ("arena_id, encounter, k, match_id, deal, seating, seed, seats, scores, ranks, reason, detail, record, "
+                    "finished, sides, incidents, decisions, seconds")
+
+
+def _migrate_4_to_5(db: sqlite3.Connection) -> None:
+    for stmt in _SCHEMA.split(";"):  # every other table first (an older file has no arenas'): the keys point at them
+        if stmt.strip() and "EXISTS matches (" not in stmt and " ON matches(" not in stmt:
+            db.execute(stmt)
+    create = _SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS matches ("):]
+    create = create[:create.index(";")].replace("CREATE TABLE IF NOT EXISTS matches (", "CREATE TABLE matches_5 (")
+    db.execute(create)
+    db.execute(f"INSERT INTO matches_5 (batch, {_MATCHES_4}) SELECT 'tournament', {_MATCHES_4} FROM matches "
+               "ORDER BY tournament_id, idx")
+    if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'arena_matches'").fetchone():
+        into = _ARENA_MATCHES_4.replace("k,", "idx,").replace("seating,", "rotation,")
+        db.execute(f"INSERT INTO matches_5 (batch, {into}) SELECT 'arena', {_ARENA_MATCHES_4} FROM arena_matches "
+                   "ORDER BY arena_id, encounter, k")
+        db.execute("DROP TABLE arena_matches")
+    db.execute("DROP TABLE matches")
+    db.execute("ALTER TABLE matches_5 RENAME TO matches")
 
 
 def incidents_json(incidents: Sequence[Incident]) -> str:
@@ -382,9 +395,11 @@ def think_times(db: sqlite3.Connection, table: str, where: str, params: Sequence
 
 @dataclass(frozen=True)
 class MatchRow:
-    """One stored match: who sat where, the result, and what went wrong."""
+    """One stored match, of whatever batch: who sat where, the result, and what went wrong.
+    ``tournament_id`` and ``idx`` place a tournament's; an arena encounter's has
+    ``arena_id`` and ``encounter`` instead (``tournament_id`` None, ``idx`` its position)."""
 
-    tournament_id: int
+    tournament_id: int | None
     idx: int
     match_id: str
     deal: int
@@ -399,6 +414,13 @@ class MatchRow:
     incidents: tuple[Incident, ...] = ()
     decisions: int = 0
     seconds: float = 0.0
+    arena_id: int | None = None
+    encounter: int | None = None
+
+    @property
+    def batch(self) -> str:
+        """What it belongs to: ``tournament`` or ``arena``."""
+        return "arena" if self.arena_id is not None else "tournament"
 
     @property
     def seating(self) -> int:
@@ -412,6 +434,8 @@ _MATCH_COLUMNS = (
     "tournament_id, idx, match_id, deal, rotation, seed, seats, scores, ranks, reason, detail, record, "
     "round, table_no, sides, incidents, decisions, seconds"
 )
+#: What a reader selects of a row (``Store._match_row``): the columns and the arena's place.
+_ROW_COLUMNS = _MATCH_COLUMNS + ", arena_id, encounter"
 
 
 class Store:
@@ -468,6 +492,8 @@ class Store:
                 if row is not None and int(row[0]) in (1, 2, 3):
                     for stmt in _MIGRATE_3_TO_4:
                         db.execute(stmt)
+                if row is not None and int(row[0]) in (1, 2, 3, 4):
+                    _migrate_4_to_5(db)
                 for stmt in _SCHEMA.split(";"):
                     if stmt.strip():
                         db.execute(stmt)
@@ -587,11 +613,31 @@ class Store:
         return int(given) if given is not None else self.drawn_seed(tour.id)
 
     def disclosure_of(self, row: "MatchRow") -> Disclosure:
-        """The disclosure of a stored match: its tournament's (a match of none is open)."""
+        """The disclosure of a stored match: its batch's (``cardarena.disclosure`` decides):
+        its tournament's, or its arena encounter's (closed unless stored whole)."""
+        if row.arena_id is not None:
+            found = self.db.execute(
+                "SELECT a.name, e.status FROM arena_encounters e JOIN arenas a ON a.id = e.arena_id "
+                "WHERE e.arena_id = ? AND e.idx = ?", (row.arena_id, row.encounter)).fetchone()
+            return disclosure.of_encounter(found[0], row.encounter, found[1]) if found else disclosure.UNSAID
+        if row.tournament_id is None:
+            return disclosure.UNSAID
         try:
             return self.tournament(row.tournament_id).disclosure
         except StoreError:
             return disclosure.OPEN
+
+    def read_match(self, match_id: str) -> tuple[MatchRecord, Disclosure]:
+        """The one reader of a stored match, whatever played it (a tournament, an
+        evaluation, ``arbiter play``, /play, an arena): its record and what of it may be
+        shown (its batch's disclosure: ask ``require_match`` before showing it whole).
+        StoreError if there is no such match or its record cannot be read."""
+        row = self.match(match_id)
+        try:
+            record = row.record()
+        except ValueError as exc:
+            raise StoreError(f"match {match_id!r} in {self.path}: {exc}") from None
+        return record, self.disclosure_of(row)
 
     def secret_seed(self, tournament_id: int) -> int:
         """The tournament's secret seed: drawn (62 random bits, ``secrets``) the first time
@@ -705,16 +751,18 @@ class Store:
     def matches(self, tournament_id: int) -> list[MatchRow]:
         """Every stored match of the tournament, in schedule order."""
         rows = self.db.execute(
-            f"SELECT {_MATCH_COLUMNS} FROM matches WHERE tournament_id = ? ORDER BY idx", (tournament_id,)
+            f"SELECT {_ROW_COLUMNS} FROM matches WHERE tournament_id = ? ORDER BY idx", (tournament_id,)
         ).fetchall()
         return [self._match_row(r) for r in rows]
 
     def match(self, match_id: str, tournament_id: int | None = None) -> MatchRow:
-        """By match id, or (with ``tournament_id``) by schedule index too."""
-        r = self.db.execute(f"SELECT {_MATCH_COLUMNS} FROM matches WHERE match_id = ?", (match_id,)).fetchone()
+        """Any batch's match by its id, or (with ``tournament_id``) a tournament's by its
+        schedule index too. What of it may be shown is ``disclosure_of``'s (or use
+        ``read_match``)."""
+        r = self.db.execute(f"SELECT {_ROW_COLUMNS} FROM matches WHERE match_id = ?", (match_id,)).fetchone()
         if r is None and tournament_id is not None and str(match_id).isdigit():
             r = self.db.execute(
-                f"SELECT {_MATCH_COLUMNS} FROM matches WHERE tournament_id = ? AND idx = ?", (tournament_id, int(match_id))
+                f"SELECT {_ROW_COLUMNS} FROM matches WHERE tournament_id = ? AND idx = ?", (tournament_id, int(match_id))
             ).fetchone()
         if r is None:
             raise StoreError(f"no match {match_id!r} in {self.path}")
@@ -726,7 +774,7 @@ class Store:
             incidents = incidents_from_json(r[15])
             return MatchRow(
                 r[0], r[1], r[2], r[3], r[4], r[5], tuple(json.loads(r[6])), outcome, r[11],
-                r[12], r[13], tuple(json.loads(r[14])), incidents, r[16], r[17],
+                r[12], r[13], tuple(json.loads(r[14])), incidents, r[16], r[17], r[18], r[19],
             )
         except (ValueError, TypeError, KeyError) as exc:
             raise StoreError(f"match {r[2]!r} in {self.path} is corrupt: {exc}") from None
