@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from arbiter.store.db import Store, StoreError, ThinkTimes, incidents_from_json, incidents_json, think_times, transaction
+from arbiter.store.db import index_bots, Store, StoreError, ThinkTimes, incidents_from_json, incidents_json, think_times, transaction
 from cardarena import disclosure
 from cardarena.disclosure import Disclosure
 from cardarena.games import EndReason, Outcome
@@ -265,6 +265,7 @@ class Arenas:
                      json.dumps(list(m.sides)), json.dumps(list(o.scores)), json.dumps(list(o.ranks)), o.reason.value,
                      o.detail, incidents_json(r.incidents), r.to_json(), len(r.actions), r.seconds, now),
                 )
+                index_bots(db, "m.id = last_insert_rowid()")
             for player, u in updates.items():
                 db.execute(
                     "UPDATE arena_entrants SET mu = ?, sigma = ?, encounters = encounters + 1, matches = matches + ?, "

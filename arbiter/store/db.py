@@ -76,7 +76,6 @@ CREATE TABLE IF NOT EXISTS matches (
     ranks TEXT NOT NULL,         -- JSON list per seat
     reason TEXT NOT NULL,
     detail TEXT NOT NULL,        -- why it ended, in words
-    record TEXT NOT NULL,        -- JSON MatchRecord: replays the match
     finished REAL NOT NULL,
     round INTEGER NOT NULL DEFAULT 0,
     table_no INTEGER NOT NULL DEFAULT 0,  -- which combination of entries
@@ -84,10 +83,21 @@ CREATE TABLE IF NOT EXISTS matches (
     incidents TEXT NOT NULL DEFAULT '[]', -- JSON list of {seat, kind, detail[, stderr]}
     decisions INTEGER NOT NULL DEFAULT 0,
     seconds REAL NOT NULL DEFAULT 0,
+    -- last: the long one (kilobytes, on overflow pages), so that reading any other column of a
+    -- row never walks through it
+    record TEXT NOT NULL,        -- JSON MatchRecord: replays the match
     FOREIGN KEY (arena_id, encounter) REFERENCES arena_encounters(arena_id, idx) ON DELETE CASCADE
 );
 CREATE UNIQUE INDEX IF NOT EXISTS matches_in_tournament ON matches(tournament_id, idx) WHERE tournament_id IS NOT NULL;
 CREATE UNIQUE INDEX IF NOT EXISTS matches_in_encounter ON matches(arena_id, encounter, idx) WHERE arena_id IS NOT NULL;
+-- Who played which match, for a bot's matches newest first (``Store.bot_matches``) without
+-- reading every row's seats: one row per (bot, match), the newest last in its bot's range.
+CREATE TABLE IF NOT EXISTS match_bots (
+    bot TEXT NOT NULL,
+    match INTEGER NOT NULL REFERENCES matches(id) ON DELETE CASCADE,
+    PRIMARY KEY (bot, match)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS match_bots_by_match ON match_bots(match);
 CREATE INDEX IF NOT EXISTS matches_by_id ON matches(match_id);
 -- Schema 4: arenas (continuous rated ladders, `arbiter arena`, read and written by
 -- arbiter.store.arenas). An encounter is a pairing (or table) playing a set of fresh deals in
@@ -262,8 +272,6 @@ _MIGRATE_3_TO_4: list[str] = []
 # row and column for column, into the new table; the old ones are dropped.
 _MATCHES_4 = ("tournament_id, idx, match_id, deal, rotation, seed, seats, scores, ranks, reason, detail, record, finished, "
               "round, table_no, sides, incidents, decisions, seconds")
-_ARENA_MATCHES_4 = ("arena_id, encounter, k, match_id, deal, seating, seed, seats, scores, ranks, reason, detail, record, "
-                    "finished, sides, incidents, decisions, seconds")
 
 
 def _migrate_4_to_5(db: sqlite3.Connection) -> None:
@@ -273,15 +281,25 @@ def _migrate_4_to_5(db: sqlite3.Connection) -> None:
     create = _SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS matches ("):]
     create = create[:create.index(";")].replace("CREATE TABLE IF NOT EXISTS matches (", "CREATE TABLE matches_5 (")
     db.execute(create)
-    db.execute(f"INSERT INTO matches_5 (batch, {_MATCHES_4}) SELECT 'tournament', {_MATCHES_4} FROM matches "
-               "ORDER BY tournament_id, idx")
+    # one table, in the order the matches finished (a bot's newest matches are the last rows)
+    rows = (f"SELECT 'tournament' AS batch, tournament_id, NULL AS arena_id, NULL AS encounter, {_MATCHES_4.replace('tournament_id, ', '')} "
+            "FROM matches")
     if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'arena_matches'").fetchone():
-        into = _ARENA_MATCHES_4.replace("k,", "idx,").replace("seating,", "rotation,")
-        db.execute(f"INSERT INTO matches_5 (batch, {into}) SELECT 'arena', {_ARENA_MATCHES_4} FROM arena_matches "
-                   "ORDER BY arena_id, encounter, k")
-        db.execute("DROP TABLE arena_matches")
+        rows += (" UNION ALL SELECT 'arena', NULL, arena_id, encounter, k, match_id, deal, seating, seed, seats, scores, "
+                 "ranks, reason, detail, record, finished, 0, 0, sides, incidents, decisions, seconds FROM arena_matches")
+    db.execute(f"INSERT INTO matches_5 (batch, tournament_id, arena_id, encounter, {_MATCHES_4.replace('tournament_id, ', '')}) "
+               f"SELECT * FROM ({rows}) ORDER BY finished, tournament_id, arena_id, encounter, idx")
+    db.execute("DROP TABLE IF EXISTS arena_matches")
     db.execute("DROP TABLE matches")
     db.execute("ALTER TABLE matches_5 RENAME TO matches")
+    db.execute(_SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS match_bots"):].split(";")[0])
+    index_bots(db)
+
+
+def index_bots(db: sqlite3.Connection, where: str = "1", params: Sequence[Any] = ()) -> None:
+    """Enter the bots of the matches ``where`` selects in ``match_bots`` (each bot once per match)."""
+    db.execute("INSERT OR IGNORE INTO match_bots (bot, match) SELECT DISTINCT j.value, m.id "
+               f"FROM matches m, json_each(m.seats) j WHERE {where}", tuple(params))
 
 
 def incidents_json(incidents: Sequence[Incident]) -> str:
@@ -723,22 +741,30 @@ class Store:
         sides: tuple[str, ...] | list[str] = (),
     ) -> None:
         """Commit one finished match atomically; StoreError if that index is already stored."""
-        if record.outcome is None:
-            raise ValueError("save_match: the record has no outcome (the match did not finish)")
-        o = record.outcome
+        self.save_matches(tournament_id, [(idx, deal, rotation, record, round, table, tuple(sides))])
+
+    def save_matches(self, tournament_id: int,
+                     matches: Sequence[tuple[int, int, int, MatchRecord, int, int, Sequence[str]]]) -> None:
+        """Commit finished matches of a tournament, each ``(idx, deal, rotation, record, round,
+        table, sides)``, in one transaction: all or none (``save_match`` is one of them).
+        StoreError if an index is already stored."""
+        rows = []
+        for idx, deal, rotation, record, round_, table, sides in matches:
+            if record.outcome is None:
+                raise ValueError(f"save_match: the record of match {idx} has no outcome (the match did not finish)")
+            o = record.outcome
+            rows.append((tournament_id, idx, record.match_id, deal, rotation, record.seed,
+                         json.dumps(list(record.seat_names)), json.dumps(list(o.scores)), json.dumps(list(o.ranks)),
+                         o.reason.value, o.detail, record.to_json(), round_, table, json.dumps(list(sides)),
+                         incidents_json(record.incidents), len(record.actions), record.seconds, time.time()))
         try:
             with self._tx() as db:
-                db.execute(
-                    f"INSERT INTO matches ({_MATCH_COLUMNS}, finished) VALUES ({', '.join('?' * 19)})",
-                    (
-                        tournament_id, idx, record.match_id, deal, rotation, record.seed,
-                        json.dumps(list(record.seat_names)), json.dumps(list(o.scores)), json.dumps(list(o.ranks)),
-                        o.reason.value, o.detail, record.to_json(), round, table, json.dumps(list(sides)),
-                        incidents_json(record.incidents), len(record.actions), record.seconds, time.time(),
-                    ),
-                )
+                (last,) = db.execute("SELECT COALESCE(MAX(id), 0) FROM matches").fetchone()
+                db.executemany(f"INSERT INTO matches ({_MATCH_COLUMNS}, finished) VALUES ({', '.join('?' * 19)})", rows)
+                index_bots(db, "m.id > ?", (last,))
         except sqlite3.IntegrityError as exc:
-            raise StoreError(f"match {idx} of tournament {tournament_id} is already stored ({exc})") from None
+            what = f"match {matches[0][0]}" if len(matches) == 1 else "a match"
+            raise StoreError(f"{what} of tournament {tournament_id} is already stored ({exc})") from None
 
     def think_times(self, tournament_id: int) -> dict[str, ThinkTimes]:
         """Each bot's think time and the arbiter's own time per decision over the
@@ -748,10 +774,12 @@ class Store:
     def done_indices(self, tournament_id: int) -> set[int]:
         return {r[0] for r in self.db.execute("SELECT idx FROM matches WHERE tournament_id = ?", (tournament_id,))}
 
-    def matches(self, tournament_id: int) -> list[MatchRow]:
-        """Every stored match of the tournament, in schedule order."""
+    def matches(self, tournament_id: int, records: bool = True) -> list[MatchRow]:
+        """Every stored match of the tournament, in schedule order; without ``records``
+        their records are left out (``record_json`` empty): the results alone."""
+        columns = _ROW_COLUMNS if records else _ROW_COLUMNS.replace(" record,", " '',")
         rows = self.db.execute(
-            f"SELECT {_ROW_COLUMNS} FROM matches WHERE tournament_id = ? ORDER BY idx", (tournament_id,)
+            f"SELECT {columns} FROM matches WHERE tournament_id = ? ORDER BY idx", (tournament_id,)
         ).fetchall()
         return [self._match_row(r) for r in rows]
 
@@ -767,6 +795,18 @@ class Store:
         if r is None:
             raise StoreError(f"no match {match_id!r} in {self.path}")
         return self._match_row(r)
+
+    def bot_matches(self, bot: str, limit: int = 1000, records: bool = False) -> list[MatchRow]:
+        """The last ``limit`` matches ``bot`` (a name as in the seats: ``name@version`` for a
+        registered one) played, in any batch, newest first; without ``records`` their
+        records are left out (``record_json`` empty). What of each may be shown is its
+        batch's (``disclosure_of``). Indexed (``match_bots``): ``python -m
+        arbiter.tools.store_bench`` measures it on a million matches."""
+        columns = ", ".join(f"m.{c.strip()}" if records or c.strip() != "record" else "''" for c in _ROW_COLUMNS.split(","))
+        rows = self.db.execute(
+            f"SELECT {columns} FROM match_bots b JOIN matches m ON m.id = b.match WHERE b.bot = ? "
+            "ORDER BY b.match DESC LIMIT ?", (bot, limit)).fetchall()
+        return [self._match_row(r) for r in rows]
 
     def _match_row(self, r: tuple) -> MatchRow:
         try:

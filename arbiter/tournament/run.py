@@ -348,7 +348,7 @@ def load_standings(store: Store, name_or_id: str | int | None = None):
         game = spec.validate_game()
     except (TypeError, ConfigError) as exc:
         raise StoreError(f"tournament {tour.name!r}: stored spec is unusable: {exc}") from None
-    rows = store.matches(tour.id)
+    rows = store.matches(tour.id, records=False)  # the results alone: a table needs no record
     info = tournament_info(tour, spec)
     if spec.seed is None and tour.disclosure.seed:  # over: the drawn seed reproduces it
         info["seed"], info["seed_drawn"] = store.shown_seed(tour), True

@@ -139,3 +139,17 @@ def test_the_content_hash_is_what_was_played_not_how():
     other_seed = play_local("spot", ["random", "heuristic", "random", "heuristic"], transport="inproc",
                             **{**SPOT, "seed": 6})
     assert other_seed.content_hash() != a.content_hash()
+
+
+def test_arbiter_play_says_when_a_files_bot_played_in_its_process(tmp_path):
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+
+    r = CliRunner().invoke(app, ["play", "spot", f"{ZOO}:RewriteOutcome", "random", "random", "random", "--seed", "5",
+                                 "--transport", "inproc", "--db", str(tmp_path / "a.sqlite")])
+    assert r.exit_code == 0, r.output
+    assert "played inproc (asked for; not installed code: zoo): without the sandbox's limits" in " ".join(r.output.split())
+    with Store(tmp_path / "a.sqlite", read_only=True) as store:
+        [row] = store.matches(store.tournaments()[0].id)
+        assert row.record().venue.startswith("inproc (asked for")

@@ -59,11 +59,11 @@ def _schema_4_store(path: Path) -> dict[str, MatchRecord]:
                    (tid, name, "spite-and-malice", json.dumps(spec), now, finished))
     db.execute("INSERT INTO tournaments (id, name, game, spec, created, finished, planned) VALUES "
                "(9, 'play:spite-and-malice', 'spite-and-malice', '{}', 0, 0, 0)")
-    for tid, idx, mid in ((7, 0, "7-0"), (7, 1, "7-1"), (8, 0, "8-0"), (9, 0, "play-0")):
+    for n, (tid, idx, mid) in enumerate(((7, 0, "7-0"), (7, 1, "7-1"), (8, 0, "8-0"), (9, 0, "play-0"))):
         r = records[mid]
         db.execute(f"INSERT INTO matches ({TOURNAMENT_COLUMNS}) VALUES ({', '.join('?' * 19)})",
                    (tid, idx, mid, idx // 2, idx % 2, *_values(r), r.to_json(), 0, idx, '["random", "heuristic"]',
-                    incidents_json(r.incidents), len(r.actions), r.seconds, now))
+                    incidents_json(r.incidents), len(r.actions), r.seconds, now + n))  # finished in this order
     db.execute("INSERT INTO arenas VALUES (1, 'ladder', 'spite-and-malice', '{}', ?)", (now,))
     db.execute("INSERT INTO arena_encounters (arena_id, idx, seq, players, seed, status, started, finished) "
                "VALUES (1, 0, 0, '[\"random\", \"heuristic\"]', 99, 'done', ?, ?)", (now, now))
@@ -72,7 +72,7 @@ def _schema_4_store(path: Path) -> dict[str, MatchRecord]:
         seed, seats, scores, ranks, reason, detail = _values(r)
         db.execute(f"INSERT INTO arena_matches ({ARENA_COLUMNS}) VALUES ({', '.join('?' * 18)})",
                    (1, 0, k, mid, 0, k, seed, seats, '["random", "heuristic"]', scores, ranks, reason, detail,
-                    incidents_json(r.incidents), r.to_json(), len(r.actions), r.seconds, now))
+                    incidents_json(r.incidents), r.to_json(), len(r.actions), r.seconds, now + 10))  # the last to finish
     db.commit()
     db.close()
     return records
@@ -147,3 +147,21 @@ def test_a_played_match_and_a_tournament_match_are_rows_of_one_table(tmp_path):
         assert row.batch == "tournament" and store.tournament(row.tournament_id).name == name
         got, shown = store.read_match(record.match_id)
         assert got.content_hash() == record.content_hash() and shown.matches
+
+
+def test_a_bots_last_matches_come_from_every_batch_newest_first_through_the_index(tmp_path):
+    path = tmp_path / "old.sqlite"
+    records = _schema_4_store(path)  # the migration enters the bots of every old match
+    with Store(path) as store:
+        fresh = _played(9, "7-2", bots=("heuristic", "random"))
+        store.save_match(7, 2, 1, 0, fresh)
+        got = store.bot_matches("heuristic", limit=4)
+        assert [r.match_id for r in got] == ["7-2", "a1-e0-1", "a1-e0-0", "play-0"]
+        assert got[0].record_json == "" and store.bot_matches("heuristic", 1, records=True)[0].record().to_json() == fresh.to_json()
+        assert len(store.bot_matches("random")) == len(records) + 1 and store.bot_matches("nobody") == []
+        plan = " ".join(r[-1] for r in store.db.execute(
+            "EXPLAIN QUERY PLAN SELECT m.id FROM match_bots b JOIN matches m ON m.id = b.match WHERE b.bot = ? "
+            "ORDER BY b.match DESC LIMIT 1000", ("random",)))
+        assert "USING PRIMARY KEY (bot=?)" in plan and "TEMP B-TREE" not in plan, plan  # no scan, no sort
+        store.db.execute("DELETE FROM tournaments WHERE id = 7")  # a tournament's matches go, and their index rows
+        assert [r.match_id for r in store.bot_matches("heuristic")] == ["a1-e0-1", "a1-e0-0", "play-0", "8-0"]
