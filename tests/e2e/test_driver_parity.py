@@ -86,3 +86,14 @@ def test_a_files_bot_plays_hosted_unless_in_process_is_asked_for():
     asked = play_local("spot", seats, transport="inproc", seed=5)
     assert auto.venue == "" and asked.venue.startswith("inproc (asked for")
     assert auto.content_hash() == asked.content_hash()
+
+
+@pytest.mark.e2e
+def test_evaluate_plays_a_files_bot_hosted_by_default_and_says_where():
+    from arbiter.tournament.evaluate import evaluate
+
+    hosted = evaluate("spot", f"{ZOO}:RewriteOutcome", "random", deals=1, seed=2)
+    asked = evaluate("spot", f"{ZOO}:RewriteOutcome", "random", deals=1, seed=2, transport="inproc")
+    assert hosted.venue.startswith("hosted (bot processes over gRPC) (the default")
+    assert asked.venue.startswith("in process as asked") and "without the sandbox's limits" in asked.venue
+    assert [m.margin for m in hosted.matches] == [m.margin for m in asked.matches]  # the same matches either way
