@@ -97,7 +97,9 @@ def bot_copy(value: Any, memo: dict[int, tuple[Any, Any]] | None = None) -> Any:
     is new in it: an engine shares the unchanged parts of a view from one step to the next,
     and so does this copy, with that seat only; a bot that scribbles on its copy changes
     nothing but what it is shown itself."""
-    how = _kind_of(type(value))
+    how = _KINDS.get(type(value))
+    if how is None:
+        how = _kind_of(type(value))
     if how == _ATOM:
         return value
     if memo is None:
@@ -179,7 +181,7 @@ class LocalSeat(SeatClient):
 
     async def notify(self, match_id: str, seat: int, events: list[Event]) -> None:
         driver = self._drivers.get((match_id, seat))
-        if driver is not None:
+        if driver is not None and driver.wants_events:  # a bot that keeps Bot.on_events is given none
             driver.push([bot_copy(e, self._copies[(match_id, seat)]) for e in events])
 
     async def reject(self, match_id: str, request_id: int, code: str, message: str) -> None:
