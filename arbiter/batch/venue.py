@@ -24,7 +24,7 @@ import enum
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable, Collection, Mapping, Sequence
 
-from arbiter.batch.cluster import OnCluster, bad_scheduler_address, bot_refs
+from arbiter.batch.cluster import ClusterError, OnCluster, bad_scheduler_address, bot_refs
 from arbiter.batch.engine import Connected, InProcess, hosted
 from arbiter.batch.settings import SpecError, check_named, is_trusted, resolve_bot
 from arbiter.hosting.botproc import BotStartError
@@ -49,6 +49,11 @@ AUTO = "auto"
 
 class VenueError(SpecError):
     """A venue that cannot be used as asked; the message says why and what to write instead."""
+
+
+class BadSchedulerAddress(VenueError, ClusterError):
+    """A cluster's address that does not read as a Dask scheduler's (``bad_scheduler_address``):
+    a settings error and a cluster error alike."""
 
 
 @dataclass(frozen=True)
@@ -103,12 +108,12 @@ def parse_where(text: str | Where | None = AUTO, *, cluster: str | None = None, 
     else:
         text = AUTO if text is None else str(text).strip().lower()
         known = [k.value for k in Kind if k is not Kind.CLUSTER and k in allowed]
-        if cluster:
+        if cluster is not None:
             if text not in (AUTO, Kind.GRPC.value, Kind.CLUSTER.value):
                 raise VenueError(f"{field}: a cluster's workers host every bot as a sandboxed process over gRPC; "
                                  f"{text} cannot be used with a cluster")
             if why := bad_scheduler_address(cluster):
-                raise VenueError(f"cluster: {why}")
+                raise BadSchedulerAddress(f"cluster: {why}")
             where = Where(Kind.CLUSTER, cluster, asked=True)
         elif text == AUTO:
             where = Where(Kind.INPROC if bots and all(is_trusted(b) for b in bots) else Kind.GRPC, asked=False)
