@@ -193,7 +193,8 @@ async def open_venue(
         async with hosted(sources, game, isolation=isolation, copies=copies, processes=processes,
                           max_restarts=max_restarts, warm=warm, spectators=spectators, concurrency=concurrency or 1,
                           on_start=on_start, on_start_error=on_start_error, transport=where.transport,
-                          sandbox=sandbox, log_dir=log_dir) as (venue, sessions):
+                          **{k: v for k, v in (("sandbox", sandbox), ("log_dir", log_dir)) if v is not None},
+                          ) as (venue, sessions):
             if on_versions is not None:
                 on_versions({n: s.bot_version for n, s in sessions.items()})
             yield venue
