@@ -150,12 +150,37 @@ class MatchRecord:
     outcome: Outcome | None = None
     started: float = 0.0
     seconds: float = 0.0
+    #: where it was played, when that is worth saying: "" for the usual (bots installed
+    #: with the arbiter in process, anything else hosted), else what ``arbiter.batch.venue``
+    #: says (a file's bot played in process because it was asked for)
+    venue: str = ""
 
     def to_json(self) -> str:
         d = dataclasses.asdict(self)
         if self.outcome is not None:
             d["outcome"]["reason"] = self.outcome.reason.value
+        if not self.venue:
+            del d["venue"]
         return json.dumps(d, sort_keys=True)
+
+    def content(self) -> dict[str, Any]:
+        """What the match was, and nothing of how it was run: game, options, seed, seats,
+        each action (seat, notation, forced), each incident (seat, kind, detail) and the
+        result. Not the match id, timings, stderr tails or the venue: the same match played
+        in process, over gRPC or on a cluster has the same content."""
+        o = self.outcome
+        return {
+            "game": self.game, "options": self.options, "seed": self.seed, "seats": list(self.seat_names),
+            "actions": [[a.seat, a.action, a.forced] for a in self.actions],
+            "incidents": [[i.seat, i.kind, i.detail] for i in self.incidents],
+            "outcome": None if o is None else [list(o.scores), list(o.ranks), o.reason.value, o.detail],
+        }
+
+    def content_hash(self) -> str:
+        """The sha256 (hex) of ``content``: two records say they are the same match when
+        their hashes agree (the parity tests compare them across venues)."""
+        text = json.dumps(self.content(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
 
     @classmethod
     def from_json(cls, text: str) -> "MatchRecord":
@@ -178,6 +203,7 @@ class MatchRecord:
                 outcome=outcome,
                 started=d.get("started", 0.0),
                 seconds=d.get("seconds", 0.0),
+                venue=d.get("venue", ""),
             )
         except (KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
             raise ValueError(f"corrupt match record: {exc!r}") from None

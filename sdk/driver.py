@@ -12,7 +12,8 @@ results, so the same bot, seed and options give the same match on every path:
 - ``choose`` for each decision, and its answer read as an action of the match's game
   (a returned string is parsed as notation);
 - every failure of the bot's code turned into one value, a ``Decision``, with its
-  reason in words: a hook that raised (``on_match_start`` and ``on_events`` are reported
+  reason in words: a hook that raised (any ``BaseException``: a ``CancelledError`` or a
+  class of the bot's own too; only a real Ctrl-C stops the program) (``on_match_start`` and ``on_events`` are reported
   with the seat's next answer), ``choose`` returning None or something that is not an
   action, a text that is not an action of the game, and a bot that exits its process
   (``sys.exit``);
@@ -99,6 +100,13 @@ def wants_events(bot: Bot) -> bool:
     return getattr(bot.on_events, "__func__", None) is not Bot.on_events
 
 
+def _interrupted(exc: BaseException) -> bool:
+    """A real Ctrl-C (``KeyboardInterrupt`` itself), which stops the program, not a failure
+    of the bot: every other exception its code raises, ``BaseException``s included
+    (``asyncio.CancelledError``, ``GeneratorExit``, a class of its own), is its failure."""
+    return type(exc) is KeyboardInterrupt
+
+
 def _exited(exc: SystemExit) -> Decision:
     return Decision(exited=True, exit_code=exc.code, failure=f"the bot exited (sys.exit({exc.code!r}))")
 
@@ -131,7 +139,9 @@ class SeatDriver:
             self.bot._start(info)
         except SystemExit as exc:
             self._broken = _exited(exc)
-        except Exception as exc:  # noqa: BLE001 - the bot's bug: reported with its next answer
+        except BaseException as exc:  # noqa: BLE001 - the bot's bug: reported with its next answer
+            if _interrupted(exc):
+                raise
             self._broken = Decision(failure=_clip(describe_failure(exc, "on_match_start")))
 
     def push(self, events: Sequence[Event]) -> None:
@@ -157,14 +167,18 @@ class SeatDriver:
         except SystemExit as exc:
             self._broken = _exited(exc)
             return self._broken
-        except Exception as exc:  # noqa: BLE001 - the bot's bug, this decision's answer
+        except BaseException as exc:  # noqa: BLE001 - the bot's bug, this decision's answer
+            if _interrupted(exc):
+                raise
             return Decision(failure=_clip(describe_failure(exc, "on_events")))
         try:
             answer = self.bot.choose(view, list(legal_actions))
         except SystemExit as exc:
             self._broken = _exited(exc)
             return self._broken
-        except Exception as exc:  # noqa: BLE001
+        except BaseException as exc:  # noqa: BLE001
+            if _interrupted(exc):
+                raise
             return Decision(failure=_clip(describe_failure(exc, "choose")))
         return self._read(answer, legal_actions)
 
@@ -201,7 +215,9 @@ class SeatDriver:
         except SystemExit as exc:
             self._broken = _exited(exc)
             return self._broken.failure
-        except Exception as exc:  # noqa: BLE001 - the match is over: nothing to report to
+        except BaseException as exc:  # noqa: BLE001 - the match is over: nothing to report to
+            if _interrupted(exc):
+                raise
             return describe_failure(exc, "on_match_end")
         return ""
 

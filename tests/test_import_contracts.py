@@ -58,6 +58,8 @@ MUTATIONS = {
                                      ["arbiter-layers"]),
     "two plans meeting": ("arbiter/tournament/run.py", "from arbiter.arena import matchmaking  # noqa: F401\n",
                           ["arbiter-layers"]),
+    "the arena borrowing from the tournaments": ("arbiter/arena/ladder.py",
+                                                 "from arbiter.tournament import spec  # noqa: F401\n", ["arbiter-layers"]),
     "the SDK in the analysis, not through hosting": ("arbiter/analysis/values.py",
                                                      "import sdk.forward  # noqa: F401\n", ["sdk-code-in-hosting"]),
     "the ratings leaning on the analysis": ("arbiter/rating/stats.py", "from arbiter import analysis  # noqa: F401\n",

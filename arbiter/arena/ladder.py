@@ -64,13 +64,16 @@ from typing import Any, Callable, Mapping, Sequence
 
 from arbiter import metrics
 from arbiter.hosting import scratch
-from arbiter.batch.engine import Connected, Hosted, InProcess, play_batch
-from arbiter.batch.plan import Entry, PlannedMatch, deal_seed, derive_seed, seatings_of
+from arbiter.batch.engine import play_batch
+from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_seed, seatings_of
+from arbiter.batch.settings import SpecError, bot_names, bot_sources, check_table, read_toml
+from arbiter.batch.submissions import RegistryCatalog
+from arbiter.batch.venue import Kind, Where, open_venue, parse_where
 from arbiter.hosting import sandbox as sb
-from arbiter.hosting.botproc import BotHost, BotStartError
+from arbiter.hosting.botproc import BotStartError
 from arbiter.hosting.loading import load_bot
 from arbiter.server import auth
-from arbiter.server.app import RunningServer, is_loopback, start_private_server, start_server
+from arbiter.server.app import RunningServer, is_loopback, start_server
 from arbiter.server.botstream import Hub
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.store.arenas import STATUSES, ArenaMatch, ArenaRow, Arenas, EncounterRow, EntrantRow, PlayedMatch, PlayerUpdate
@@ -78,9 +81,7 @@ from arbiter.store.db import Store
 from arbiter.store.registry import Registry, RegistryError, lookup
 from arbiter.arena import matchmaking
 from arbiter.rating.ratings import Z95
-from arbiter.tournament.spec import Seatings, SpecError, bad_scheduler_address, bot_names, bot_sources, check_table, read_toml
 from arbiter.rating.sprt import H0, H1, MIN_DEALS, Sprt
-from arbiter.tournament.submissions import RegistryCatalog
 from cardarena.games import ConfigError, Game, get_game
 from cardarena.names import NAME_RULE, is_name
 from cardarena.disclosure import of_encounter
@@ -143,6 +144,16 @@ class ArenaSpec:
     def remote(self) -> bool:
         return self.division == REMOTE
 
+    @property
+    def where(self) -> Where:
+        """Where its encounters are played (``arbiter.batch.venue``): the remote division's
+        bots connect on their own; else ``transport`` and ``cluster``. VenueError (a
+        SpecError) naming the field if they cannot be read."""
+        if self.remote:
+            return Where(Kind.REMOTE)
+        return parse_where(self.transport, cluster=self.cluster,
+                           allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER))
+
     def identity(self) -> dict[str, Any]:
         return {"game": self.game, "options": dict(self.options), "preset": self.preset, "deals": self.deals,
                 "seatings": self.seatings, "decision_ms": self.decision_ms, "bank_ms": self.bank_ms,
@@ -189,12 +200,7 @@ class ArenaSpec:
             raise SpecError(f"failure.policy: expected forfeit or default, got {self.policy!r}")
         if self.decision_ms < 0 or self.bank_ms < 0 or self.max_strikes < 0:
             raise SpecError("clock/failure: decision_ms, bank_ms and max_strikes must not be negative")
-        if self.transport not in ("grpc", "inproc"):
-            raise SpecError(f"transport: expected grpc or inproc, got {self.transport!r}")
-        if self.cluster is not None and (why := bad_scheduler_address(self.cluster)):
-            raise SpecError(f"cluster: {why}")
-        if self.cluster is not None and self.transport != "grpc":
-            raise SpecError("cluster: the cluster's workers host the bots over gRPC; transport inproc cannot be used with it")
+        self.where  # the transport and the cluster, read once (arbiter.batch.venue)
         if self.seed is not None and (not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < 0):
             raise SpecError(f"seed: must be a non-negative whole number (or absent), got {self.seed!r}")
         if self.gate is not None:
@@ -386,7 +392,6 @@ class Arena:
         self.abandoned = 0  # found unfinished on start
         self._tick = 0  # encounters started (all runs)
         self._last_start: dict[str, int] = {}
-        self._server: RunningServer | None = None
         self._registry: Registry | None = None
         self._house = dict(zip(bot_names(spec.house), bot_sources(spec.house)))
         self._local: dict[str, Any] = {}
@@ -692,47 +697,36 @@ class Arena:
             async with contextlib.aclosing(play_batch(plan, venue, concurrency=at_once, ordered=True)) as played:
                 return [PlayedMatch(p.match.key, *p.match.item, p.record) async for p in played]
 
-        if self.spec.transport == "inproc":
-            return await play(InProcess({p: self._local_bot(p, sources[p]) for p in players}), 1)
-        if self.spec.remote:
-            if self.hub is None:
-                raise RuntimeError("the remote division needs the arena's server (Arena.hub) for its bots to connect to")
-            return await play(Connected(self.hub, self.spec.game, self._observers), 1)
-        if self.spec.cluster is not None:
-            return await self._play_on_cluster(idx, players, play)
-        if self._server is None:
-            self._server = await start_private_server()
-        copies = max(m.seats.count(p) for m in plan for p in set(m.seats))
-        log_dir = scratch.make("arena-encounter-")
-        host = BotHost(self._server.hub, self._server.address, dict(sources), isolation=self.spec.host_isolation,
-                       copies=copies, warm=1, max_restarts=2, sandbox=self.sandbox, log_dir=log_dir)
+        where = self.spec.where
+        if where.kind is Kind.REMOTE and self.hub is None:
+            raise RuntimeError("the remote division needs the arena's server (Arena.hub) for its bots to connect to")
+        if where.kind is Kind.CLUSTER:
+            # registered bots go as their stored files, checked by hash on the worker; house
+            # bots by name or files. A worker plays ``deal`` isolation as ``match`` (a fresh
+            # process per seat per match). A worker lost mid-match costs that match only.
+            bots = {p: self.entrants[p].source if self.entrants[p].author == HOUSE else p for p in players}
+        else:
+            bots = {p: sources[p] for p in players}
+
+        def start_failed(exc: BotStartError) -> None:  # its seats record the disconnect (with its stderr): a forfeit
+            log.warning("arena %s, encounter %d: %s", self.row.name, idx, exc)
+
+        log_dir = scratch.make("arena-encounter-") if where.hosted else None
         try:
-            try:
-                await host.start()
-            except BotStartError as exc:  # its seats record the disconnect (with its stderr): a forfeit
-                log.warning("arena %s, encounter %d: %s", self.row.name, idx, exc)
-            return await play(Hosted(host, self.spec.game, self._observers), 1)
+            async with open_venue(
+                    where, bots, self.spec.game, db_path=self.db_path, hub=self.hub, isolation=self.spec.host_isolation,
+                    copies=max(m.seats.count(p) for m in plan for p in set(m.seats)), warm=1,
+                    max_restarts=0 if where.kind is Kind.CLUSTER else 2, sandbox=self.sandbox, log_dir=log_dir,
+                    on_start_error=start_failed, batch=f"a{self.row.id}-e{idx}", observers=self._observers,
+                    loaded={p: self._local_bot(p, sources[p]) for p in players} if where.kind is Kind.INPROC else None,
+            ) as venue:
+                return await play(venue, None if where.kind is Kind.CLUSTER else 1)
         finally:
-            await host.stop()
-            shutil.rmtree(log_dir, ignore_errors=True)
+            if log_dir is not None:
+                shutil.rmtree(log_dir, ignore_errors=True)
 
     def _observers(self, config: MatchConfig) -> Sequence[Any]:
         return self.spectators.observers(config) if self.spectators is not None else ()
-
-    async def _play_on_cluster(self, idx: int, players: Sequence[str], play: Callable) -> list[PlayedMatch]:
-        """The encounter's matches as tasks of the Dask cluster (``arbiter.batch.cluster``,
-        the tournaments' path): registered bots are shipped as their stored files, checked by
-        hash on the worker; house bots by name or files. A worker plays ``deal`` isolation as
-        ``match`` (a fresh process per seat per match). A worker lost mid-match costs that
-        match only: the scheduler runs it again elsewhere."""
-        from arbiter.batch.cluster import OnCluster, bot_refs
-
-        assert self.row is not None and self.spec.cluster is not None
-        sources = [self.entrants[p].source if self.entrants[p].author == HOUSE else p for p in players]
-        refs = await asyncio.to_thread(bot_refs, sources, list(players), self.db_path)
-        venue = OnCluster(self.spec.cluster, refs, f"a{self.row.id}-e{idx}", max_restarts=0,
-                          isolation=self.spec.host_isolation)
-        return await play(venue, None)
 
     def _local_bot(self, player: str, source: str) -> Any:
         if player not in self._local:
@@ -849,9 +843,6 @@ class Arena:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             self._report(0)
-            if self._server is not None:
-                await self._server.stop(0.5)
-                self._server = None
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,11 @@ What it does for every caller (tournaments, ``evaluate``, the arena, the tools):
   nor yielded. A caller cancelled (an arena stopping) cancels them.
 * Where matches are played, the *venue*: ``InProcess`` (trusted bots as ``LocalSeat``, in
   this event loop or in worker processes), ``Hosted`` (bot processes of a
-  ``hosting.botproc.BotHost`` over gRPC: a lease per match, released when it ends; see
-  ``hosted`` to start one), ``Connected`` (bots that connected to an arbiter on their
-  own: remote bots) or ``arbiter.batch.cluster.OnCluster`` (a Dask cluster).
+  ``hosting.botproc.BotHost`` over gRPC: a lease per match, released when it ends),
+  ``Connected`` (bots that connected to an arbiter on their own: remote bots) or
+  ``arbiter.batch.cluster.OnCluster`` (a Dask cluster). A caller never builds one: it
+  says where (``arbiter.batch.venue.parse_where``) and ``arbiter.batch.venue.open_venue``
+  opens it.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import dataclasses
 import functools
 import secrets
 from concurrent.futures import ProcessPoolExecutor
@@ -40,7 +43,7 @@ from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable, Container, Iterable, Iterator, Mapping, Protocol, Sequence
 
 from arbiter.batch.plan import PlannedMatch
-from arbiter.hosting.botproc import BotHost
+from arbiter.hosting.botproc import BotHost, BotStartError
 from arbiter.hosting.loading import load_bot
 from arbiter.hosting.local import LocalSeat
 from arbiter.match import run_match
@@ -239,10 +242,13 @@ class InProcess:
     spec or a loaded Bot). ``processes`` > 1 plays each match in one of that many worker
     processes instead (bots given as specs), for the cores: the same records either way."""
 
-    def __init__(self, bots: Mapping[str, Any], processes: int = 1, concurrency: int | None = None):
+    def __init__(self, bots: Mapping[str, Any], processes: int = 1, concurrency: int | None = None, label: str = ""):
         if processes > 1 and not all(isinstance(b, str) for b in bots.values()):
             raise TypeError("InProcess: worker processes load their bots by spec")
         self.bots = dict(bots)
+        #: what every record played here says of its venue (``MatchRecord.venue``): set
+        #: when code that is not installed with the arbiter was asked to play in process
+        self.label = label
         self.processes = processes
         self.concurrency = concurrency or processes
         self._loaded: dict[str, Any] = {}
@@ -259,12 +265,15 @@ class InProcess:
         return self._loaded[name]
 
     async def play(self, match: PlannedMatch) -> MatchRecord:
-        if self._pool is None:
+        if self._pool is None or match.guests or match.observers:
             # a fresh LocalSeat per match: each plays a fresh copy of its bot
-            return await run_match(match.config, [LocalSeat(self._bot(n), n) for n in match.seats])
-        specs = tuple(self.bots[n] for n in match.seats)
-        future = self._pool.submit(_play_in_worker, match.config, specs, match.seats)
-        return await asyncio.wrap_future(future)
+            seats = [match.guests.get(i) or LocalSeat(self._bot(n), n) for i, n in enumerate(match.seats)]
+            record = await run_match(match.config, seats, observers=match.observers)
+        else:
+            specs = tuple(self.bots[n] for n in match.seats)
+            future = self._pool.submit(_play_in_worker, match.config, specs, match.seats)
+            record = await asyncio.wrap_future(future)
+        return dataclasses.replace(record, venue=self.label) if self.label else record
 
     async def close(self) -> None:
         if self._pool is not None:
@@ -299,8 +308,14 @@ class _Streams:
 
     async def _run(self, match: PlannedMatch, sessions: Sequence[Any]) -> MatchRecord:
         # each session is named after its bot: a process's launch token, a bot token, carries the name
-        seats = [RemoteSeat(s, self.game) for s in sessions]
-        return await run_match(match.config, seats, observers=self.observers(match.config))
+        bots = iter(RemoteSeat(s, self.game) for s in sessions)
+        seats = [match.guests.get(i) or next(bots) for i in range(len(match.seats))]
+        return await run_match(match.config, seats, observers=[*self.observers(match.config), *match.observers])
+
+    @staticmethod
+    def _filled(match: PlannedMatch) -> list[str]:
+        """The names of the seats this venue fills (not the caller's guests)."""
+        return [n for i, n in enumerate(match.seats) if i not in match.guests]
 
 
 class Hosted(_Streams):
@@ -315,7 +330,7 @@ class Hosted(_Streams):
 
     async def play(self, match: PlannedMatch) -> MatchRecord:
         # (a process that died before its match began is replaced by the host itself)
-        lease, sessions = await self.host.lease(match.seats, match.deal)
+        lease, sessions = await self.host.lease(self._filled(match), match.deal)
         try:
             return await self._run(match, sessions)
         finally:
@@ -336,7 +351,7 @@ class Connected(_Streams):
 
     async def play(self, match: PlannedMatch) -> MatchRecord:
         taken: list[Any] = []
-        for name in match.seats:
+        for name in self._filled(match):
             session = self.hub.find(name, besides=taken)
             taken.append(session if session is not None else
                          Hub.gone(name, f"{name} was not connected (once per seat) when the match began"))
@@ -351,22 +366,31 @@ class BotsDoNotPlay(ConfigError):
 async def hosted(sources: Mapping[str, str], game: str, *, isolation: str = "deal", copies: int = 1,
                  processes: int = 1, max_restarts: int = 3, warm: int = 1, spectators: Any = None,
                  concurrency: int = 1, on_start: Callable[[str], None] | None = None,
+                 on_start_error: Callable[[BotStartError], None] | None = None,
                  **host_options: Any) -> AsyncIterator[tuple[Hosted, dict[str, Any]]]:
     """A private arbiter on a free loopback port and a ``BotHost`` for ``sources`` (bot spec
     by seat name): yields the ``Hosted`` venue and the bots' first sessions by name, and
     stops both whatever happens. ``spectators`` (a ``SpectatorHub``) is served by the
     arbiter and observes every match; ``on_start(address)`` is called once the arbiter is
     up and the bots are connected and play the game (then there is a run to watch).
-    BotsDoNotPlay if a bot does not play ``game``."""
+    BotsDoNotPlay if a bot does not play ``game``; BotStartError if one does not connect,
+    unless ``on_start_error`` takes it (its seats then disconnect in their matches).
+    Callers open it through ``arbiter.batch.venue.open_venue``."""
     server = await start_private_server(spectators) if spectators is not None else await start_private_server()
     host = None
     try:
         host = BotHost(server.hub, server.address, dict(sources), isolation=isolation, copies=copies,
                        processes=processes, max_restarts=max_restarts, warm=warm, **host_options)
-        sessions = await host.start()
+        try:
+            sessions = await host.start()
+        except BotStartError as exc:
+            if on_start_error is None:
+                raise
+            on_start_error(exc)
+            sessions = {}
         for n, session in sessions.items():
             if not session.plays(game):
-                raise BotsDoNotPlay(f"bots: {n!r} does not play {game} (it plays {', '.join(session.games)})")
+                raise BotsDoNotPlay(f"bot {sources[n]!r} does not play {game} (it plays {', '.join(session.games)})")
         if on_start is not None:
             on_start(server.address)
         observers = spectators.observers if spectators is not None else (lambda config: ())

@@ -14,7 +14,7 @@ import enum
 import hashlib
 import itertools
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from cardarena.games import Game
 from cardarena.records import MatchConfig
@@ -102,13 +102,17 @@ class PlannedMatch:
 
     ``key`` is unique in the batch and is what resume skips by (a tournament's schedule
     index); ``seats`` names the bot of each seat (the venue's names); ``item`` is the plan
-    builder's own description of the match, handed back with its record.
+    builder's own description of the match, handed back with its record. ``guests`` are
+    seats the caller plays itself (a person's: seat -> a ``SeatClient``), which the venue
+    does not fill; ``observers`` watch this match (``MatchObserver``s: a page's progress).
     """
 
     key: int
     config: MatchConfig
     seats: tuple[str, ...]
     item: Any = field(default=None, compare=False)
+    guests: Mapping[int, Any] = field(default_factory=dict, compare=False)
+    observers: tuple[Any, ...] = field(default=(), compare=False)
 
     @property
     def deal(self) -> int:

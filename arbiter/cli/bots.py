@@ -156,7 +156,7 @@ def check(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Check a bot without submitting it; exit 1 if any check fails."""
-    from arbiter.tournament.submissions import check_bot
+    from arbiter.batch.submissions import check_bot
     from arbiter.store.registry import collect
 
     _call(collect, path)  # the layout a submission needs
@@ -181,7 +181,7 @@ def submit(
 ) -> None:
     """Check a bot and register an immutable, content-hashed copy of it."""
     from arbiter.store import registry as reg
-    from arbiter.tournament.submissions import submit as submit_bot
+    from arbiter.batch.submissions import submit as submit_bot
 
     sub = _call(reg.collect, path)
     if server:

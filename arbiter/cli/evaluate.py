@@ -98,10 +98,11 @@ def evaluate(
                                        "files shipped; the same result as here (docs/cluster.md).")] = None,
     transport: Annotated[
         str,
-        typer.Option("--transport", help="inproc: the bots in this process (trusted bots, the quickest); grpc: each bot "
-                                         "as sandboxed processes over a private arbiter, as tournaments play them; "
-                                         "local: those processes on the arbiter's local channel (plain frames, no "
-                                         "HTTP/2). The same deals, seatings and seeds every way.")] = "inproc",
+        typer.Option("--transport", help="auto (the default): bundled bots in this process, a file's or a registered "
+                                         "bot hosted over gRPC; inproc: the bots in this process (trusted code, the "
+                                         "quickest); grpc: each bot as sandboxed processes over a private arbiter, as "
+                                         "tournaments play them; local: those processes on the arbiter's local "
+                                         "channel (plain frames, no HTTP/2). The same deals, seatings and seeds every way.")] = "auto",
 ) -> None:
     """Play BOT_A against BOT_B on duplicate deals and print A's mean margin ± standard error.
 
@@ -160,6 +161,7 @@ def evaluate(
     if result.resumed:
         out.print(f"resumed {result.stored_as}: {result.resumed} matches were already in {db}", highlight=False)
     out.print(result.summary())
+    out.print(f"played: {result.venue}", highlight=False)
     line = result.sprt_summary()
     if line:
         out.print(line, highlight=False, soft_wrap=True)

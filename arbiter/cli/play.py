@@ -84,6 +84,8 @@ def _print_record(record: Any, title: str) -> None:
     out.print(_outcome_table(record.seat_names, record.outcome, title))
     if record.outcome.detail:
         out.print(record.outcome.detail, highlight=False, markup=False, soft_wrap=True)
+    if getattr(record, "venue", ""):  # a file's bot in the arbiter's process, as asked: said here and in the record
+        out.print(f"[yellow]played {escape(record.venue)}[/]: without the sandbox's limits", highlight=False, soft_wrap=True)
     for inc in record.incidents:  # a bot's own words: not markup; one line each
         out.print(f"[yellow]incident:[/] seat {inc.seat}: {escape(inc.kind)}: {escape(inc.detail)}", highlight=False,
                   soft_wrap=True)

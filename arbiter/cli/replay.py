@@ -96,12 +96,9 @@ def load_record(match_id: str, db: Path) -> MatchRecord:
     if not db.exists():
         raise UsageError(f"no store at {db} and no file {match_id!r} (pass --db or a record file)")
     with Store(db, read_only=True) as store:  # reading never writes
-        row = store.match(match_id)
-        store.disclosure_of(row).require_match(match_id)
-        try:
-            return row.record()
-        except ValueError as exc:
-            raise UsageError(f"match {match_id!r}: {exc}") from None
+        record, shown = store.read_match(match_id)  # a tournament's, an arena's, a played one: one reader
+    shown.require_match(match_id)
+    return record
 
 
 @app.command()

@@ -25,7 +25,7 @@ from arbiter.server import auth
 from arbiter.server.app import is_loopback, start_server
 from arbiter.server.botstream import Hub
 from arbiter.spectating.hub import SpectatorHub
-from arbiter.tournament.submissions import RegistryCatalog
+from arbiter.batch.submissions import RegistryCatalog
 from arbiter.cli._common import CredentialsOpt, MetricsOpt, UsageError, _run, app, err, out, read_tls, start_metrics
 
 

@@ -8,6 +8,6 @@ self-test inside its sandbox).
 
 from __future__ import annotations
 
-from sdk.loading import BUNDLED, BotLoadError, did_you_mean, load_bot
+from sdk.loading import BUNDLED, BotLoadError, did_you_mean, load_bot, unknown_bot_message
 
-__all__ = ["BUNDLED", "BotLoadError", "did_you_mean", "load_bot"]
+__all__ = ["BUNDLED", "BotLoadError", "did_you_mean", "load_bot", "unknown_bot_message"]

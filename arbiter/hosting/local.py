@@ -1,26 +1,151 @@
 """A seat played by an SDK bot in this process: the in-process transport.
 
-Only trusted bots run this way (bundled bots, `--transport inproc`, the self-test inside
-its sandbox): the bot shares the arbiter's memory. Its life in the match is the SDK's one
-driver (``sdk.driver.SeatDriver``), as over gRPC; this class only hands the driver's
-``Decision`` to the match runner in the runner's terms. The driver itself is exported
-here too: re-asking a recorded decision (``arbiter.analysis.reask``) drives a bot
-through it in this process, decision by decision, without a match runner.
+Only trusted bots run this way (bundled bots by default; a file's bot when
+``--transport inproc`` is asked for; the self-test inside its sandbox): the bot shares the
+arbiter's memory. Its life in the match is the SDK's one driver (``sdk.driver.SeatDriver``),
+as over gRPC; this class only hands the driver's ``Decision`` to the match runner in the
+runner's terms. The driver itself is exported here too: re-asking a recorded decision
+(``arbiter.analysis.reask``) drives a bot through it in this process, decision by
+decision, without a match runner.
+
+What keeps a bot in process from touching the referee:
+
+* it is handed copies, never the runner's objects: its ``MatchInfo``, every view, legal
+  action list, event and its result are copies sharing nothing mutable (``bot_copy``), so a bot that rewrites what it is
+  given (even a frozen value, through ``object.__setattr__``) changes nothing but its copy;
+* every exception its code raises, ``BaseException``s included, is the driver's failure
+  value (a recorded incident), never the arbiter's exception;
+* ``os._exit`` called from its code while it is asked is ``sys.exit``: the seat
+  disconnects, as a bot process that ends does, instead of the arbiter ending with nothing
+  stored or said;
+* a bot that cannot be copied for a match (``cannot_play_in_process``) is refused before
+  any match (``arbiter.batch.venue``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import copy
+import dataclasses
+import enum
+import functools
 import logging
-from typing import Any
+import os
+from typing import Any, Iterator
 
 from arbiter.match import BotFailed, MalformedAction, SeatClient, SeatDisconnected, TurnRequest
 from cardarena.games import Action, Event, Outcome
 from cardarena.records import MatchInfo, MatchResult
+from sdk.bot import fresh_copy
 from sdk.driver import Decision, SeatDriver
 
-__all__ = ["Decision", "LocalSeat", "SeatDriver"]
+__all__ = ["Decision", "LocalSeat", "SeatDriver", "cannot_play_in_process"]
 
 log = logging.getLogger(__name__)
+
+
+def cannot_play_in_process(bot: Any) -> str:
+    """Why ``bot`` cannot play a match in this process, in words ("" if it can): each
+    match plays a fresh copy of it, and one that cannot be copied (it holds a lock, a
+    socket, an open file...) would fail at its first match, inside the referee."""
+    try:
+        fresh_copy(bot)
+    except Exception as exc:  # noqa: BLE001 - any failure to copy is the reason
+        return f"it cannot be copied for a match ({type(exc).__name__}: {exc}); each match plays a fresh copy"
+    return ""
+
+
+#: How ``bot_copy`` copies a value of each type (found once per type).
+_ATOM, _TUPLE, _LIST, _DICT, _DATACLASS, _OTHER = range(6)
+_KINDS: dict[type, int] = {}
+
+
+def _kind_of(kind: type) -> int:
+    how = _KINDS.get(kind)
+    if how is None:
+        if issubclass(kind, (str, bytes, float, complex, bool, type(None), enum.Enum)) or (
+                issubclass(kind, int) and "__dict__" not in dir(kind)):  # a card is an int without attributes
+            how = _ATOM
+        elif kind is tuple:
+            how = _TUPLE
+        elif kind is list:
+            how = _LIST
+        elif kind is dict:
+            how = _DICT
+        elif dataclasses.is_dataclass(kind):
+            how = _DATACLASS
+        else:
+            how = _OTHER
+        _KINDS[kind] = how
+    return how
+
+
+@functools.cache
+def _field_names(kind: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(kind))
+
+
+def bot_copy(value: Any, memo: dict[int, tuple[Any, Any]] | None = None) -> Any:
+    """A copy of ``value`` that shares nothing mutable with it, for a bot.
+
+    What the games hand out (views, actions, events, outcomes) are trees of frozen
+    dataclasses, tuples, enums, numbers and strings (a card is an ``int``): the dataclasses
+    are copied field by field (a frozen one can still be written through
+    ``object.__setattr__``), a tuple only when something in it is copied (a tuple itself
+    cannot be written), anything else is deep-copied. ``memo`` (one per seat of a match:
+    the originals it has copied, kept alive, and their copies) makes each step cost what
+    is new in it: an engine shares the unchanged parts of a view from one step to the next,
+    and so does this copy, with that seat only; a bot that scribbles on its copy changes
+    nothing but what it is shown itself."""
+    how = _KINDS.get(type(value))
+    if how is None:
+        how = _kind_of(type(value))
+    if how == _ATOM:
+        return value
+    if memo is None:
+        memo = {}
+    seen = memo.get(id(value))
+    if seen is not None and seen[0] is value:
+        return seen[1]
+    if how == _TUPLE:
+        items = [bot_copy(v, memo) for v in value]
+        new: Any = value if all(a is b for a, b in zip(items, value)) else tuple(items)
+    elif how == _LIST:
+        new = [bot_copy(v, memo) for v in value]
+    elif how == _DICT:
+        new = {bot_copy(k, memo): bot_copy(v, memo) for k, v in value.items()}
+    elif how == _DATACLASS:
+        new = object.__new__(type(value))
+        names = _field_names(type(value))
+        for name in names:
+            object.__setattr__(new, name, bot_copy(getattr(value, name), memo))
+        for name, v in getattr(value, "__dict__", {}).items():  # set beside the fields (a cached property)
+            if name not in names:
+                object.__setattr__(new, name, bot_copy(v, memo))
+    else:
+        new = copy.deepcopy(value)
+    memo[id(value)] = (value, new)
+    return new
+
+
+class _Exited(SystemExit):
+    """``os._exit`` called by a bot's code in this process."""
+
+
+def _exit_instead(code: int = 0) -> None:
+    raise _Exited(code)
+
+
+@contextlib.contextmanager
+def _bot_code() -> Iterator[None]:
+    """While a bot's code runs here, ``os._exit`` is ``sys.exit``: the driver's exit (the
+    seat disconnects), not the end of the arbiter with its match unstored."""
+    real = os._exit
+    os._exit = _exit_instead  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        os._exit = real
 
 
 class LocalSeat(SeatClient):
@@ -29,17 +154,25 @@ class LocalSeat(SeatClient):
     def __init__(self, bot: Any, name: str | None = None):
         self._template = bot
         self._drivers: dict[tuple[str, int], SeatDriver] = {}
+        #: per (match, seat): what that seat's bot was given, copied (``bot_copy``)
+        self._copies: dict[tuple[str, int], dict[int, tuple[Any, Any]]] = {}
         self.name = name or getattr(bot, "name", "bot")
 
     async def start(self, info: MatchInfo) -> None:
-        self._drivers[(info.match_id, info.seat)] = SeatDriver(self._template, info)
+        with _bot_code():
+            self._copies[(info.match_id, info.seat)] = {}
+            self._drivers[(info.match_id, info.seat)] = SeatDriver(self._template, bot_copy(info))
 
     async def decide(self, turn: TurnRequest) -> Action:
         """The driver's decision in the runner's terms: an action, or the failure the
         runner applies the match's policy to (the same the gRPC seat raises for it)."""
-        decision = self._drivers[(turn.match_id, turn.seat)].decide(turn.view, turn.legal_actions)
+        memo = self._copies[(turn.match_id, turn.seat)]
+        offered = bot_copy(turn.view, memo), [bot_copy(a, memo) for a in turn.legal_actions]
+        with _bot_code():
+            decision = self._drivers[(turn.match_id, turn.seat)].decide(offered[0], offered[1])
         if decision.action is not None:
-            return decision.action
+            # the runner judges the action by value; it never holds the bot's object
+            return bot_copy(decision.action)
         if decision.exited:  # over gRPC the process ends and its stream with it
             raise SeatDisconnected(f"{self.name}: connection closed")
         if decision.malformed:
@@ -48,15 +181,20 @@ class LocalSeat(SeatClient):
 
     async def notify(self, match_id: str, seat: int, events: list[Event]) -> None:
         driver = self._drivers.get((match_id, seat))
-        if driver is not None:
-            driver.push(events)
+        if driver is not None and driver.wants_events:  # a bot that keeps Bot.on_events is given none
+            driver.push([bot_copy(e, self._copies[(match_id, seat)]) for e in events])
 
     async def reject(self, match_id: str, request_id: int, code: str, message: str) -> None:
         log.info("bot %s: %s: %s", self.name, code, message)
 
     async def finish(self, match_id: str, seat: int, outcome: Outcome, final_view: Any) -> None:
         driver = self._drivers.pop((match_id, seat), None)
+        self._copies.pop((match_id, seat), None)
         if driver is not None:
-            failure = driver.end(MatchResult(match_id, outcome, seat))
+            with _bot_code():
+                try:
+                    failure = driver.end(MatchResult(match_id, bot_copy(outcome), seat))
+                except SystemExit:  # its exit after the match: nothing is left to end
+                    failure = "the bot exited in on_match_end"
             if failure:
                 log.error("bot %s: %s", self.name, failure)

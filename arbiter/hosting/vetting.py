@@ -1,7 +1,7 @@
 """Vetting a bot before it is hosted: the self-test, run in the bot's own sandbox.
 
 The untrusted code runs confined (``sandbox``), in a process of its own; the smoke match
-that follows it is refereed by the arbiter (``arbiter.tournament.submissions``).
+that follows it is refereed by the arbiter (``arbiter.batch.submissions``).
 """
 
 from __future__ import annotations

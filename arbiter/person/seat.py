@@ -1,9 +1,9 @@
 """A person at the table: matches in which one seat is played from a browser (``arbiter web``).
 
-The arbiter hosts such a match as it hosts any other: ``arbiter.match.run_match`` with a
-``BrowserSeat`` for the person and the bots as sandboxed processes over gRPC, leased from
-a ``BotHost`` (one per match, ``deal`` isolation: a process per seat, started for this
-match, stopped after it), on a private arbiter of this process. So the runner validates
+The arbiter hosts such a match as it hosts any other: a batch of one (``arbiter.batch``)
+whose person's seat is a guest of the caller's, a ``BrowserSeat``, and whose bots are
+sandboxed processes over gRPC from the one venue factory (``open_venue``: a venue per
+match, ``deal`` isolation: a process per seat, started for this match, stopped after it). So the runner validates
 every action, applies the clock (a generous one by default: minutes per decision) and the
 failure policy (forfeit: a person gone past the clock loses by timeout, and one whose
 pages have asked nothing for ``GONE_SECONDS`` at their turn, a closed tab, by
@@ -25,7 +25,7 @@ for), and a match against them is refereed there: the person's seat joins that a
 as bot ``HUMAN``, with that bot's token, on a stream of its own (``hosting.relay``: the
 SDK's connection and driver, each hook handed to the ``BrowserSeat``), which
 Matches.RunMatch seats by its session id; the record is what RunMatch answers, replayed
-through the engine (``tournament.play.record_of``), stored here as any other. The seat is
+through the engine (``batch.single.record_of``), stored here as any other. The seat is
 shown what that arbiter sends it, nothing else.
 
 Who may see or act for the seat is decided by a secret: the per-match seat token given
@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import dataclasses
 import hmac
 import logging
@@ -47,18 +48,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from arbiter.hosting.botproc import BotHost, BotStartError
+from arbiter.batch.engine import BotsDoNotPlay, play_batch
+from arbiter.batch.plan import PlannedMatch
+from arbiter.batch.settings import SpecError
+from arbiter.batch.single import record_of, store_play
+from arbiter.batch.venue import GRPC, VenueError, open_venue
+from arbiter.hosting.botproc import BotStartError
 from arbiter.hosting.loading import BUNDLED, load_bot
 from arbiter.hosting.relay import RelayedSeat, RelayError
-from arbiter.match import MatchObserver, SeatClient, SeatDisconnected, TurnRequest, run_match
+from arbiter.match import MatchObserver, SeatClient, SeatDisconnected, TurnRequest
 from arbiter.server import auth, client
-from arbiter.server.app import RunningServer, start_private_server
-from arbiter.server.botstream import RemoteSeat
 from arbiter.store.db import READ_ERRORS, store_unwritable
 from arbiter.store.registry import Registry, RegistryError
-from arbiter.tournament.play import record_of, store_play
-from arbiter.tournament.run import resolve_bot
-from arbiter.tournament.spec import SpecError
 from cardarena.disclosure import OPEN
 from cardarena.games import Action, ConfigError, Event, Game, GameError, Outcome, game_class, get_game
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchInfo, MatchRecord, Policy, clip
@@ -460,7 +461,6 @@ class Tables:
     _tables: dict[str, Table] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _loop: asyncio.AbstractEventLoop | None = None
-    _server: RunningServer | None = None
     _starting: int = 0
     _starting_by: dict[str, int] = field(default_factory=dict)  # client -> matches it is starting now
     _bundled_games: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -624,57 +624,46 @@ class Tables:
             self._forget_old()
         return table
 
-    async def _server_up(self) -> RunningServer:
-        if self._server is None:
-            self._server = await start_private_server()
-        return self._server
-
     async def _play(self, table: Table, opponents: list[str], preset: str | None,
                     ready: concurrent.futures.Future) -> None:
         """Start the bots, tell the starter (``ready``: the seat names, or a TableError),
-        play the match, store its record."""
+        play the match (a batch of one, the person's seat the caller's own), store its record."""
         config, me = table.config, table.seat
         task = asyncio.current_task()
         assert task is not None
         self._tasks.add(task)
-        host: BotHost | None = None
-        lease: int | None = None
+        record: MatchRecord | None = None
         try:
-            try:
-                server = await self._server_up()
-                distinct = list(dict.fromkeys(opponents))
-                sources = {ref: resolve_bot(ref, self.db) for ref in distinct}
-                host = BotHost(server.hub, server.address, sources, isolation="deal",
-                               copies=max(opponents.count(r) for r in distinct), sandbox=self.sandbox)
-                sessions = await host.start()
-                for ref, session in sessions.items():
-                    if not session.plays(config.game):
-                        raise TableError(400, f"bot {ref!r} does not play {config.game} (it plays {', '.join(session.games)})")
-                lease, bot_sessions = await host.lease(opponents, config.seed)
-                bots = iter(RemoteSeat(s, config.game) for s in bot_sessions)
-                seats: list[SeatClient] = [table.browser if i == me else next(bots) for i in range(len(opponents) + 1)]
-            except TableError as exc:
-                ready.set_exception(exc)
-                return
-            except (BotStartError, SpecError) as exc:
-                ready.set_exception(TableError(503, f"the bots could not be started: {clip(str(exc), 600)}"))
-                return
-            except Exception as exc:  # noqa: BLE001 - the starter hears of it; the server goes on
-                log.exception("browser match %s could not start", config.match_id)
-                ready.set_exception(TableError(500, f"the match could not start: {clip(str(exc), 300)}"))
-                return
-            ready.set_result(tuple(s.name for s in seats))
-            try:
-                record = await run_match(config, seats, observers=[_Steps(table.browser, me)])
-            except Exception as exc:  # noqa: BLE001 - the page says so; the server goes on
-                log.exception("browser match %s failed", config.match_id)
-                table.browser.failed(f"the match failed: {exc}")
-                return
+            distinct = list(dict.fromkeys(opponents))
+            names = iter(opponents)
+            seats = tuple(HUMAN if i == me else next(names) for i in range(len(opponents) + 1))
+            match = PlannedMatch(0, config, seats, guests={me: table.browser}, observers=(_Steps(table.browser, me),))
+            async with contextlib.AsyncExitStack() as stack:  # its bots are done with before its seat counts as free
+                try:
+                    # bot processes in their sandbox over gRPC, a fresh one per seat (``deal``)
+                    venue = await stack.enter_async_context(open_venue(
+                        GRPC, {ref: ref for ref in distinct}, config.game, db_path=self.db, isolation="deal",
+                        copies=max(opponents.count(r) for r in distinct), sandbox=self.sandbox))
+                except (VenueError, BotsDoNotPlay) as exc:
+                    ready.set_exception(TableError(400, clip(str(exc), 600)))
+                    return
+                except (BotStartError, SpecError) as exc:
+                    ready.set_exception(TableError(503, f"the bots could not be started: {clip(str(exc), 600)}"))
+                    return
+                except Exception as exc:  # noqa: BLE001 - the starter hears of it; the server goes on
+                    log.exception("browser match %s could not start", config.match_id)
+                    ready.set_exception(TableError(500, f"the match could not start: {clip(str(exc), 300)}"))
+                    return
+                ready.set_result(seats)
+                try:
+                    async with contextlib.aclosing(play_batch([match], venue)) as played:
+                        async for p in played:
+                            record = p.record
+                except Exception as exc:  # noqa: BLE001 - the page says so; the server goes on
+                    log.exception("browser match %s failed", config.match_id)
+                    table.browser.failed(f"the match failed: {exc}")
+                    return
             table.record = record
-            host.release(lease)
-            lease = None
-            await host.stop()  # its bots are done with before its seat counts as free
-            host = None
             try:
                 await asyncio.to_thread(store_play, self.db, record, preset)
                 table.browser.stored("stored")
@@ -684,10 +673,6 @@ class Tables:
         finally:
             if not ready.done():  # cancelled while starting
                 ready.set_exception(TableError(503, "the server is stopping"))
-            if host is not None:
-                if lease is not None:
-                    host.release(lease)
-                await host.stop()
             self._tasks.discard(task)
 
     async def _play_remote(self, table: Table, opponents: list[str], preset: str | None,
@@ -790,8 +775,6 @@ class Tables:
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            if self._server is not None:
-                await self._server.stop(0.5)
 
         try:
             asyncio.run_coroutine_threadsafe(stop(), loop).result(15)

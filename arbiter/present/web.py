@@ -597,7 +597,7 @@ def replay_page(store: Store, match_id: str, query: dict[str, list[str]]) -> str
     except StoreError as exc:
         raise PageError(404, str(exc)) from None
     try:
-        tour = store.tournament(row.tournament_id)
+        tour = store.tournament(row.tournament_id) if row.tournament_id is not None else None
     except StoreError:
         tour = None
     try:
@@ -712,7 +712,7 @@ def arena_page(store: Store, name: str, recent: int = 30) -> str:
     for e in reversed(done[-recent:]):
         ms = tables.matches(a.id, e.idx) if e.disclosure(a.name).matches else []
         shown.append((e, _deal_means(a, e, ms), ms))
-    matches = store.db.execute("SELECT COUNT(*) FROM arena_matches WHERE arena_id = ?", (a.id,)).fetchone()[0]
+    matches = store.db.execute("SELECT COUNT(*) FROM matches WHERE arena_id = ?", (a.id,)).fetchone()[0]
     return _env.get_template("arena").render(
         a=a, ranked=[r for r in rows if r.status == "active"], others=[r for r in rows if r.status != "active"],
         playing=tables.encounters(a.id, "playing"), recent=shown, done=len(done), matches=matches, scale=ARENA_SCALE,
@@ -812,31 +812,23 @@ def arena_bot_page(store: Store, arena_name: str, bot: str, recent: int = 20) ->
     )
 
 
-@functools.lru_cache(maxsize=16)
-def _arena_replay(path: str, match_id: str, seat: int | None, full: bool) -> ReplayPage:
-    store = open_read_only(Path(path))
-    try:
-        record = Arenas(store).match(match_id).record()
-    finally:
-        store.close()
-    return _stepped(record, seat, full)
-
-
 def arena_replay_page(store: Store, arena_name: str, match_id: str, query: dict[str, list[str]]) -> str:
-    tables, a = _arena(store, arena_name)
+    """An arena's match: the same reader and viewer as any stored match (one matches table,
+    ``replay_page``), under the arena's URL."""
+    _, a = _arena(store, arena_name)
     try:
-        m = tables.match(match_id)
+        row = store.match(match_id)
     except StoreError as exc:
         raise PageError(404, str(exc)) from None
-    if m.arena_id != a.id:
+    if row.arena_id != a.id:
         raise PageError(404, f"no match {match_id[:64]!r} in arena {a.name!r}")
     try:
-        tables.encounter(a.id, m.encounter).disclosure(a.name).require_match(match_id)
+        store.disclosure_of(row).require_match(match_id)  # its encounter's
     except disclosure.Withheld as exc:
         raise PageError(403, str(exc)) from None
-    record = m.record()
+    record = row.record()
     num_seats = get_game(record.game, record.options).num_seats
-    return _replay_html(lambda seat, full: _arena_replay(str(store.path), match_id, seat, full), match_id, num_seats,
+    return _replay_html(lambda seat, full: _replay(str(store.path), match_id, seat, full), match_id, num_seats,
                         query, f"/a/{urllib.parse.quote(a.name)}/m/{urllib.parse.quote(match_id)}?", None)
 
 

@@ -1,7 +1,7 @@
 """The Bots gRPC service: remote bot submission, listing and removal, behind tokens.
 
 The servicer only translates: it authenticates the token, reassembles the uploaded files
-and hands them to a ``BotCatalog`` (``arbiter.tournament.submissions.RegistryCatalog``:
+and hands them to a ``BotCatalog`` (``arbiter.batch.submissions.RegistryCatalog``:
 the registry of the store, whose checks run the bot in its sandbox). An author token acts as its author (their own bots only); the admin token
 acts as ``admin`` (everything). With no token configured at all the service is open, as
 the Matches service is (a local arbiter); ``arbiter serve`` warns about it.

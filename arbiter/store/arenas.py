@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from arbiter.store.db import Store, StoreError, ThinkTimes, incidents_from_json, incidents_json, think_times, transaction
+from arbiter.store.db import index_bots, Store, StoreError, ThinkTimes, incidents_from_json, incidents_json, think_times, transaction
 from cardarena import disclosure
 from cardarena.disclosure import Disclosure
 from cardarena.games import EndReason, Outcome
@@ -132,7 +132,9 @@ class PlayerUpdate:
 _ENTRANT_COLUMNS = ("player, name, version, author, source, joined, status, reason, changed, mu, sigma, "
                     "encounters, matches, failures, streak")
 _ENC_COLUMNS = "idx, seq, players, seed, status, started, finished, ratings, failures"
-_MATCH_COLUMNS = ("arena_id, encounter, k, match_id, deal, seating, seed, seats, sides, scores, ranks, reason, detail, "
+#: An encounter's match as a row of the one matches table (``arbiter.store.db``): its
+#: position in the encounter is ``idx``, its seating ``rotation``.
+_MATCH_COLUMNS = ("arena_id, encounter, idx, match_id, deal, rotation, seed, seats, sides, scores, ranks, reason, detail, "
                   "incidents, record, decisions, seconds")
 
 
@@ -258,11 +260,12 @@ class Arenas:
                 if o is None:
                     raise ValueError(f"match {r.match_id}: no outcome (it did not finish)")
                 db.execute(
-                    f"INSERT INTO arena_matches ({_MATCH_COLUMNS}, finished) VALUES ({', '.join('?' * 18)})",
+                    f"INSERT INTO matches (batch, {_MATCH_COLUMNS}, finished) VALUES ('arena', {', '.join('?' * 18)})",
                     (arena_id, idx, m.k, r.match_id, m.deal, m.seating, r.seed, json.dumps(list(r.seat_names)),
                      json.dumps(list(m.sides)), json.dumps(list(o.scores)), json.dumps(list(o.ranks)), o.reason.value,
                      o.detail, incidents_json(r.incidents), r.to_json(), len(r.actions), r.seconds, now),
                 )
+                index_bots(db, "m.id = last_insert_rowid()")
             for player, u in updates.items():
                 db.execute(
                     "UPDATE arena_entrants SET mu = ?, sigma = ?, encounters = encounters + 1, matches = matches + ?, "
@@ -304,19 +307,20 @@ class Arenas:
         """Stored matches (of one encounter), by encounter index then position; without
         ``records`` their records are left out (``record_json`` empty): the results alone."""
         columns = _MATCH_COLUMNS if records else _MATCH_COLUMNS.replace("incidents, record,", "incidents, '',")
-        sql, args = f"SELECT {columns} FROM arena_matches WHERE arena_id = ?", [arena_id]
+        sql, args = f"SELECT {columns} FROM matches WHERE arena_id = ?", [arena_id]
         if encounter is not None:
             sql += " AND encounter = ?"
             args.append(encounter)
-        return [self._match(r) for r in self.db.execute(sql + " ORDER BY encounter, k", args)]
+        return [self._match(r) for r in self.db.execute(sql + " ORDER BY encounter, idx", args)]
 
     def think_times(self, arena_id: int) -> dict[str, ThinkTimes]:
         """Each player's think time and the arbiter's own time per decision over the
         arena's stored matches (``ThinkTimes``; a player by name@version, as in the seats)."""
-        return think_times(self.db, "arena_matches", "m.arena_id = ?", (arena_id,))
+        return think_times(self.db, "matches", "m.arena_id = ?", (arena_id,))
 
     def match(self, match_id: str) -> ArenaMatch:
-        r = self.db.execute(f"SELECT {_MATCH_COLUMNS} FROM arena_matches WHERE match_id = ?", (match_id,)).fetchone()
+        r = self.db.execute(f"SELECT {_MATCH_COLUMNS} FROM matches WHERE match_id = ? AND arena_id IS NOT NULL",
+                            (match_id,)).fetchone()
         if r is None:
             raise StoreError(f"no arena match {match_id[:80]!r} in {self.store.path}")
         return self._match(r)

@@ -35,7 +35,7 @@ from cardarena.games import EndReason, Outcome
 from cardarena.records import Incident, MatchRecord
 
 DEFAULT_DB = "arena.sqlite"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -57,11 +57,18 @@ CREATE TABLE IF NOT EXISTS entrants (
     version TEXT NOT NULL DEFAULT '',  -- the version the bot reported when it connected
     PRIMARY KEY (tournament_id, name)
 );
+-- Schema 5: ONE table for every match, whatever played it, with the batch it belongs to:
+-- a tournament's (an evaluation's, a batch of single matches ``play:GAME``) by
+-- (tournament_id, idx), an arena encounter's by (arena_id, encounter, idx).
 CREATE TABLE IF NOT EXISTS matches (
-    tournament_id INTEGER NOT NULL REFERENCES tournaments(id) ON DELETE CASCADE,
-    idx INTEGER NOT NULL,        -- position in the schedule
+    id INTEGER PRIMARY KEY,
+    batch TEXT NOT NULL DEFAULT 'tournament',  -- tournament | arena: what tournament_id or arena_id names
+    tournament_id INTEGER REFERENCES tournaments(id) ON DELETE CASCADE,  -- NULL for an arena's match
+    arena_id INTEGER,            -- with encounter: the arena encounter it is part of (NULL for a tournament's)
+    encounter INTEGER,
+    idx INTEGER NOT NULL,        -- position in its batch (a tournament's schedule, an encounter)
     match_id TEXT NOT NULL,
-    deal INTEGER NOT NULL,       -- which deal seed of the tournament
+    deal INTEGER NOT NULL,       -- which deal seed of the batch
     rotation INTEGER NOT NULL,   -- which seating of that deal
     seed INTEGER NOT NULL,
     seats TEXT NOT NULL,         -- JSON list: bot name per seat
@@ -69,7 +76,6 @@ CREATE TABLE IF NOT EXISTS matches (
     ranks TEXT NOT NULL,         -- JSON list per seat
     reason TEXT NOT NULL,
     detail TEXT NOT NULL,        -- why it ended, in words
-    record TEXT NOT NULL,        -- JSON MatchRecord: replays the match
     finished REAL NOT NULL,
     round INTEGER NOT NULL DEFAULT 0,
     table_no INTEGER NOT NULL DEFAULT 0,  -- which combination of entries
@@ -77,8 +83,21 @@ CREATE TABLE IF NOT EXISTS matches (
     incidents TEXT NOT NULL DEFAULT '[]', -- JSON list of {seat, kind, detail[, stderr]}
     decisions INTEGER NOT NULL DEFAULT 0,
     seconds REAL NOT NULL DEFAULT 0,
-    PRIMARY KEY (tournament_id, idx)
+    -- last: the long one (kilobytes, on overflow pages), so that reading any other column of a
+    -- row never walks through it
+    record TEXT NOT NULL,        -- JSON MatchRecord: replays the match
+    FOREIGN KEY (arena_id, encounter) REFERENCES arena_encounters(arena_id, idx) ON DELETE CASCADE
 );
+CREATE UNIQUE INDEX IF NOT EXISTS matches_in_tournament ON matches(tournament_id, idx) WHERE tournament_id IS NOT NULL;
+CREATE UNIQUE INDEX IF NOT EXISTS matches_in_encounter ON matches(arena_id, encounter, idx) WHERE arena_id IS NOT NULL;
+-- Who played which match, for a bot's matches newest first (``Store.bot_matches``) without
+-- reading every row's seats: one row per (bot, match), the newest last in its bot's range.
+CREATE TABLE IF NOT EXISTS match_bots (
+    bot TEXT NOT NULL,
+    match INTEGER NOT NULL REFERENCES matches(id) ON DELETE CASCADE,
+    PRIMARY KEY (bot, match)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS match_bots_by_match ON match_bots(match);
 CREATE INDEX IF NOT EXISTS matches_by_id ON matches(match_id);
 -- Schema 4: arenas (continuous rated ladders, `arbiter arena`, read and written by
 -- arbiter.store.arenas). An encounter is a pairing (or table) playing a set of fresh deals in
@@ -123,28 +142,6 @@ CREATE TABLE IF NOT EXISTS arena_encounters (
     PRIMARY KEY (arena_id, idx)
 );
 CREATE UNIQUE INDEX IF NOT EXISTS arena_encounters_by_seq ON arena_encounters(arena_id, seq);
-CREATE TABLE IF NOT EXISTS arena_matches (
-    arena_id INTEGER NOT NULL,
-    encounter INTEGER NOT NULL,
-    k INTEGER NOT NULL,          -- position in the encounter
-    match_id TEXT NOT NULL UNIQUE,
-    deal INTEGER NOT NULL,
-    seating INTEGER NOT NULL,
-    seed INTEGER NOT NULL,
-    seats TEXT NOT NULL,         -- JSON list: player per seat
-    sides TEXT NOT NULL,         -- JSON list: player per side
-    scores TEXT NOT NULL,
-    ranks TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    detail TEXT NOT NULL,
-    incidents TEXT NOT NULL,     -- JSON list of {seat, kind, detail}
-    record TEXT NOT NULL,        -- JSON MatchRecord
-    decisions INTEGER NOT NULL,
-    seconds REAL NOT NULL,
-    finished REAL NOT NULL,
-    PRIMARY KEY (arena_id, encounter, k),
-    FOREIGN KEY (arena_id, encounter) REFERENCES arena_encounters(arena_id, idx) ON DELETE CASCADE
-);
 """
 
 
@@ -176,7 +173,7 @@ READ_ERRORS: tuple[type[Exception], ...] = (StoreError, sqlite3.Error)
 
 #: The oldest schema a read-only connection can read (its tables have every column the
 #: readers select); an older file is migrated by the first writer that opens it.
-OLDEST_READABLE_SCHEMA = 3
+OLDEST_READABLE_SCHEMA = 5
 
 
 def connect_read_only(path: str | os.PathLike) -> sqlite3.Connection:
@@ -269,6 +266,40 @@ _MIGRATE_2_TO_3 = [
 
 # Schema 4 only adds tables (the arenas'): _SCHEMA creates them in files of any version.
 _MIGRATE_3_TO_4: list[str] = []
+
+# Schema 5: one table for every match. The tournaments' matches (schema 1-4: keyed by
+# tournament and index) and the arenas' (schema 4's arena_matches) are copied, row for
+# row and column for column, into the new table; the old ones are dropped.
+_MATCHES_4 = ("tournament_id, idx, match_id, deal, rotation, seed, seats, scores, ranks, reason, detail, record, finished, "
+              "round, table_no, sides, incidents, decisions, seconds")
+
+
+def _migrate_4_to_5(db: sqlite3.Connection) -> None:
+    for stmt in _SCHEMA.split(";"):  # every other table first (an older file has no arenas'): the keys point at them
+        if stmt.strip() and "EXISTS matches (" not in stmt and " ON matches(" not in stmt:
+            db.execute(stmt)
+    create = _SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS matches ("):]
+    create = create[:create.index(";")].replace("CREATE TABLE IF NOT EXISTS matches (", "CREATE TABLE matches_5 (")
+    db.execute(create)
+    # one table, in the order the matches finished (a bot's newest matches are the last rows)
+    rows = (f"SELECT 'tournament' AS batch, tournament_id, NULL AS arena_id, NULL AS encounter, {_MATCHES_4.replace('tournament_id, ', '')} "
+            "FROM matches")
+    if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'arena_matches'").fetchone():
+        rows += (" UNION ALL SELECT 'arena', NULL, arena_id, encounter, k, match_id, deal, seating, seed, seats, scores, "
+                 "ranks, reason, detail, record, finished, 0, 0, sides, incidents, decisions, seconds FROM arena_matches")
+    db.execute(f"INSERT INTO matches_5 (batch, tournament_id, arena_id, encounter, {_MATCHES_4.replace('tournament_id, ', '')}) "
+               f"SELECT * FROM ({rows}) ORDER BY finished, tournament_id, arena_id, encounter, idx")
+    db.execute("DROP TABLE IF EXISTS arena_matches")
+    db.execute("DROP TABLE matches")
+    db.execute("ALTER TABLE matches_5 RENAME TO matches")
+    db.execute(_SCHEMA[_SCHEMA.index("CREATE TABLE IF NOT EXISTS match_bots"):].split(";")[0])
+    index_bots(db)
+
+
+def index_bots(db: sqlite3.Connection, where: str = "1", params: Sequence[Any] = ()) -> None:
+    """Enter the bots of the matches ``where`` selects in ``match_bots`` (each bot once per match)."""
+    db.execute("INSERT OR IGNORE INTO match_bots (bot, match) SELECT DISTINCT j.value, m.id "
+               f"FROM matches m, json_each(m.seats) j WHERE {where}", tuple(params))
 
 
 def incidents_json(incidents: Sequence[Incident]) -> str:
@@ -382,9 +413,11 @@ def think_times(db: sqlite3.Connection, table: str, where: str, params: Sequence
 
 @dataclass(frozen=True)
 class MatchRow:
-    """One stored match: who sat where, the result, and what went wrong."""
+    """One stored match, of whatever batch: who sat where, the result, and what went wrong.
+    ``tournament_id`` and ``idx`` place a tournament's; an arena encounter's has
+    ``arena_id`` and ``encounter`` instead (``tournament_id`` None, ``idx`` its position)."""
 
-    tournament_id: int
+    tournament_id: int | None
     idx: int
     match_id: str
     deal: int
@@ -399,6 +432,13 @@ class MatchRow:
     incidents: tuple[Incident, ...] = ()
     decisions: int = 0
     seconds: float = 0.0
+    arena_id: int | None = None
+    encounter: int | None = None
+
+    @property
+    def batch(self) -> str:
+        """What it belongs to: ``tournament`` or ``arena``."""
+        return "arena" if self.arena_id is not None else "tournament"
 
     @property
     def seating(self) -> int:
@@ -412,6 +452,8 @@ _MATCH_COLUMNS = (
     "tournament_id, idx, match_id, deal, rotation, seed, seats, scores, ranks, reason, detail, record, "
     "round, table_no, sides, incidents, decisions, seconds"
 )
+#: What a reader selects of a row (``Store._match_row``): the columns and the arena's place.
+_ROW_COLUMNS = _MATCH_COLUMNS + ", arena_id, encounter"
 
 
 class Store:
@@ -468,6 +510,8 @@ class Store:
                 if row is not None and int(row[0]) in (1, 2, 3):
                     for stmt in _MIGRATE_3_TO_4:
                         db.execute(stmt)
+                if row is not None and int(row[0]) in (1, 2, 3, 4):
+                    _migrate_4_to_5(db)
                 for stmt in _SCHEMA.split(";"):
                     if stmt.strip():
                         db.execute(stmt)
@@ -553,6 +597,21 @@ class Store:
                 db.execute("UPDATE tournaments SET planned = ? WHERE id = ?", (planned, row[0]))
         return self.tournament(name)
 
+    def single_batch(self, name: str, game: str, spec: dict[str, Any]) -> TournamentRow:
+        """The batch of single matches ``name`` (``play:GAME``): created with ``spec`` the
+        first time, else the one stored under that name, whatever spec it was created with
+        (a batch of single matches has no schedule to keep apart)."""
+        with self._tx() as db:
+            if db.execute("SELECT id FROM tournaments WHERE name = ?", (name,)).fetchone() is None:
+                db.execute("INSERT INTO tournaments (name, game, spec, created, planned) VALUES (?, ?, ?, ?, 0)",
+                           (name, game, json.dumps(spec, sort_keys=True), time.time()))
+        return self.tournament(name)
+
+    def next_index(self, tournament_id: int) -> int:
+        """The index after the batch's last stored match (0 for none)."""
+        row = self.db.execute("SELECT MAX(idx) FROM matches WHERE tournament_id = ?", (tournament_id,)).fetchone()
+        return 0 if row[0] is None else int(row[0]) + 1
+
     def set_planned(self, tournament_id: int, planned: int) -> None:
         """Record how many matches the tournament's schedule has."""
         with self._tx() as db:
@@ -572,11 +631,31 @@ class Store:
         return int(given) if given is not None else self.drawn_seed(tour.id)
 
     def disclosure_of(self, row: "MatchRow") -> Disclosure:
-        """The disclosure of a stored match: its tournament's (a match of none is open)."""
+        """The disclosure of a stored match: its batch's (``cardarena.disclosure`` decides):
+        its tournament's, or its arena encounter's (closed unless stored whole)."""
+        if row.arena_id is not None:
+            found = self.db.execute(
+                "SELECT a.name, e.status FROM arena_encounters e JOIN arenas a ON a.id = e.arena_id "
+                "WHERE e.arena_id = ? AND e.idx = ?", (row.arena_id, row.encounter)).fetchone()
+            return disclosure.of_encounter(found[0], row.encounter, found[1]) if found else disclosure.UNSAID
+        if row.tournament_id is None:
+            return disclosure.UNSAID
         try:
             return self.tournament(row.tournament_id).disclosure
         except StoreError:
             return disclosure.OPEN
+
+    def read_match(self, match_id: str) -> tuple[MatchRecord, Disclosure]:
+        """The one reader of a stored match, whatever played it (a tournament, an
+        evaluation, ``arbiter play``, /play, an arena): its record and what of it may be
+        shown (its batch's disclosure: ask ``require_match`` before showing it whole).
+        StoreError if there is no such match or its record cannot be read."""
+        row = self.match(match_id)
+        try:
+            record = row.record()
+        except ValueError as exc:
+            raise StoreError(f"match {match_id!r} in {self.path}: {exc}") from None
+        return record, self.disclosure_of(row)
 
     def secret_seed(self, tournament_id: int) -> int:
         """The tournament's secret seed: drawn (62 random bits, ``secrets``) the first time
@@ -662,22 +741,30 @@ class Store:
         sides: tuple[str, ...] | list[str] = (),
     ) -> None:
         """Commit one finished match atomically; StoreError if that index is already stored."""
-        if record.outcome is None:
-            raise ValueError("save_match: the record has no outcome (the match did not finish)")
-        o = record.outcome
+        self.save_matches(tournament_id, [(idx, deal, rotation, record, round, table, tuple(sides))])
+
+    def save_matches(self, tournament_id: int,
+                     matches: Sequence[tuple[int, int, int, MatchRecord, int, int, Sequence[str]]]) -> None:
+        """Commit finished matches of a tournament, each ``(idx, deal, rotation, record, round,
+        table, sides)``, in one transaction: all or none (``save_match`` is one of them).
+        StoreError if an index is already stored."""
+        rows = []
+        for idx, deal, rotation, record, round_, table, sides in matches:
+            if record.outcome is None:
+                raise ValueError(f"save_match: the record of match {idx} has no outcome (the match did not finish)")
+            o = record.outcome
+            rows.append((tournament_id, idx, record.match_id, deal, rotation, record.seed,
+                         json.dumps(list(record.seat_names)), json.dumps(list(o.scores)), json.dumps(list(o.ranks)),
+                         o.reason.value, o.detail, record.to_json(), round_, table, json.dumps(list(sides)),
+                         incidents_json(record.incidents), len(record.actions), record.seconds, time.time()))
         try:
             with self._tx() as db:
-                db.execute(
-                    f"INSERT INTO matches ({_MATCH_COLUMNS}, finished) VALUES ({', '.join('?' * 19)})",
-                    (
-                        tournament_id, idx, record.match_id, deal, rotation, record.seed,
-                        json.dumps(list(record.seat_names)), json.dumps(list(o.scores)), json.dumps(list(o.ranks)),
-                        o.reason.value, o.detail, record.to_json(), round, table, json.dumps(list(sides)),
-                        incidents_json(record.incidents), len(record.actions), record.seconds, time.time(),
-                    ),
-                )
+                (last,) = db.execute("SELECT COALESCE(MAX(id), 0) FROM matches").fetchone()
+                db.executemany(f"INSERT INTO matches ({_MATCH_COLUMNS}, finished) VALUES ({', '.join('?' * 19)})", rows)
+                index_bots(db, "m.id > ?", (last,))
         except sqlite3.IntegrityError as exc:
-            raise StoreError(f"match {idx} of tournament {tournament_id} is already stored ({exc})") from None
+            what = f"match {matches[0][0]}" if len(matches) == 1 else "a match"
+            raise StoreError(f"{what} of tournament {tournament_id} is already stored ({exc})") from None
 
     def think_times(self, tournament_id: int) -> dict[str, ThinkTimes]:
         """Each bot's think time and the arbiter's own time per decision over the
@@ -687,23 +774,39 @@ class Store:
     def done_indices(self, tournament_id: int) -> set[int]:
         return {r[0] for r in self.db.execute("SELECT idx FROM matches WHERE tournament_id = ?", (tournament_id,))}
 
-    def matches(self, tournament_id: int) -> list[MatchRow]:
-        """Every stored match of the tournament, in schedule order."""
+    def matches(self, tournament_id: int, records: bool = True) -> list[MatchRow]:
+        """Every stored match of the tournament, in schedule order; without ``records``
+        their records are left out (``record_json`` empty): the results alone."""
+        columns = _ROW_COLUMNS if records else _ROW_COLUMNS.replace(" record,", " '',")
         rows = self.db.execute(
-            f"SELECT {_MATCH_COLUMNS} FROM matches WHERE tournament_id = ? ORDER BY idx", (tournament_id,)
+            f"SELECT {columns} FROM matches WHERE tournament_id = ? ORDER BY idx", (tournament_id,)
         ).fetchall()
         return [self._match_row(r) for r in rows]
 
     def match(self, match_id: str, tournament_id: int | None = None) -> MatchRow:
-        """By match id, or (with ``tournament_id``) by schedule index too."""
-        r = self.db.execute(f"SELECT {_MATCH_COLUMNS} FROM matches WHERE match_id = ?", (match_id,)).fetchone()
+        """Any batch's match by its id, or (with ``tournament_id``) a tournament's by its
+        schedule index too. What of it may be shown is ``disclosure_of``'s (or use
+        ``read_match``)."""
+        r = self.db.execute(f"SELECT {_ROW_COLUMNS} FROM matches WHERE match_id = ?", (match_id,)).fetchone()
         if r is None and tournament_id is not None and str(match_id).isdigit():
             r = self.db.execute(
-                f"SELECT {_MATCH_COLUMNS} FROM matches WHERE tournament_id = ? AND idx = ?", (tournament_id, int(match_id))
+                f"SELECT {_ROW_COLUMNS} FROM matches WHERE tournament_id = ? AND idx = ?", (tournament_id, int(match_id))
             ).fetchone()
         if r is None:
             raise StoreError(f"no match {match_id!r} in {self.path}")
         return self._match_row(r)
+
+    def bot_matches(self, bot: str, limit: int = 1000, records: bool = False) -> list[MatchRow]:
+        """The last ``limit`` matches ``bot`` (a name as in the seats: ``name@version`` for a
+        registered one) played, in any batch, newest first; without ``records`` their
+        records are left out (``record_json`` empty). What of each may be shown is its
+        batch's (``disclosure_of``). Indexed (``match_bots``): ``python -m
+        arbiter.tools.store_bench`` measures it on a million matches."""
+        columns = ", ".join(f"m.{c.strip()}" if records or c.strip() != "record" else "''" for c in _ROW_COLUMNS.split(","))
+        rows = self.db.execute(
+            f"SELECT {columns} FROM match_bots b JOIN matches m ON m.id = b.match WHERE b.bot = ? "
+            "ORDER BY b.match DESC LIMIT ?", (bot, limit)).fetchall()
+        return [self._match_row(r) for r in rows]
 
     def _match_row(self, r: tuple) -> MatchRow:
         try:
@@ -711,7 +814,7 @@ class Store:
             incidents = incidents_from_json(r[15])
             return MatchRow(
                 r[0], r[1], r[2], r[3], r[4], r[5], tuple(json.loads(r[6])), outcome, r[11],
-                r[12], r[13], tuple(json.loads(r[14])), incidents, r[16], r[17],
+                r[12], r[13], tuple(json.loads(r[14])), incidents, r[16], r[17], r[18], r[19],
             )
         except (ValueError, TypeError, KeyError) as exc:
             raise StoreError(f"match {r[2]!r} in {self.path} is corrupt: {exc}") from None

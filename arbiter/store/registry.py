@@ -6,7 +6,7 @@ or a folder whose ``bot.toml`` names another runtime and its entry file
 (``cardarena.runtimes``: a Node.js bot, ``node_modules`` inside; larger size limits).
 ``collect`` gathers its files (regular files only: no symlinks, no ``..``, at most
 ``MAX_FILES`` files and ``MAX_BYTES`` bytes; ``__pycache__`` and ``*.pyc`` are skipped),
-is checked (``arbiter.tournament.submissions.check_bot``: the sandboxed self-test plus a
+is checked (``arbiter.batch.submissions.check_bot``: the sandboxed self-test plus a
 smoke match against the random bot over gRPC, the bot in its sandbox, within its
 clocks), then ``Registry.add`` stores a read-only copy under ``<store>.bots/<sha256>/`` next to the store
 file and records it in the ``bots`` and ``bot_versions`` tables of the SAME SQLite file.

@@ -95,17 +95,15 @@ from cardarena.games import events_for, get_game
 from cardarena.wire import codec as convert
 from cardarena.v1 import arena_pb2 as pb, arena_pb2_grpc as pb_grpc
 from arbiter.hosting import sandbox as sb
-from arbiter.server.botstream import RemoteSeat, SERVER_OPTIONS
+from arbiter.server.botstream import SERVER_OPTIONS
 from cardarena.records import Clock, MatchConfig, MatchRecord
 from arbiter.batch.engine import InProcess, play_batch
+from arbiter.batch.venue import open_venue, parse_where
 from arbiter.batch.plan import PlannedMatch
-from arbiter.match import run_match
 from arbiter.hosting.loading import load_bot
 from arbiter.store.db import Store
 from arbiter.tournament.run import TournamentSpec, default_concurrency, run_tournament
 from arbiter.batch.cluster import LoopbackCluster
-from arbiter.hosting.botproc import BotPool
-from arbiter.server.app import start_server
 
 log = logging.getLogger(__name__)
 
@@ -604,22 +602,21 @@ class _Arena:
         self.transport = transport
 
     async def __aenter__(self) -> "_Arena":
-        self.server = await start_server(0)
-        self.pool = BotPool(self.server.hub, self.server.address, transport=self.transport)
+        # the one venue factory: a private arbiter and one long-lived process per name
+        # (``shared``: each serves every match), as the figures have always measured
         self.names = [f"bench{i}" for i in range(self.nbots)]
-        for name in self.names:
-            self.pool.launch(name, "random")
-        await self.pool.wait_connected()
+        self._venue = open_venue(parse_where(self.transport), {n: "random" for n in self.names}, "spades",
+                                 isolation="shared", warm=1)
+        self.venue = await self._venue.__aenter__()
+        self.pool = self.venue.host.pool
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
-        await self.server.stop(0.5)
-        self.pool.stop()
+        await self._venue.__aexit__(None, None, None)
 
     async def match(self, seed: int, options: dict[str, Any]):
         config = MatchConfig(game="spades", seed=seed, options=options, clock=Clock(60_000, 600_000))
-        seats = [RemoteSeat(self.pool.procs[n].session, "spades") for n in self.names]
-        return await run_match(config, seats)
+        return await self.venue.play(PlannedMatch(seed, config, tuple(self.names)))
 
     def cpu_seconds(self) -> float:
         """CPU time (user + system) used so far by this process (the arbiter) and every
@@ -656,7 +653,7 @@ class _Arena:
         pass
 
     async def play(self, m: PlannedMatch) -> MatchRecord:
-        return await run_match(m.config, [RemoteSeat(self.pool.procs[n].session, "spades") for n in m.seats])
+        return await self.venue.play(m)
 
     async def close(self) -> None:
         pass

@@ -54,12 +54,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from cardarena.games import ConfigError, Game, Outcome, get_game
-from arbiter.batch.cluster import OnCluster, bot_refs, check_address
-from arbiter.batch.engine import InProcess, batch_key, hosted, play_batch
+from arbiter.batch.engine import batch_key, play_batch
 from arbiter.batch.plan import PlannedMatch, deal_seed, pair_seatings
-from arbiter.hosting.loading import load_bot
+from arbiter.batch.settings import bot_names
+from arbiter.batch.venue import AUTO, Kind, Where, describe, open_venue, parse_where
 from arbiter.store.db import Store, StoreError
-from arbiter.tournament.spec import bot_names
 from arbiter.rating.betting import BettingState, BettingTest
 from arbiter.rating.sprt import Sprt, SprtState
 from arbiter.rating.stats import MeanSE, mean_se
@@ -111,6 +110,7 @@ class EvalResult:
     resumed: int = 0  # matches found in the store instead of played
     stored_as: str | None = None  # the store's tournament name
     preset: str | None = None
+    venue: str = ""  # where the matches were played (``arbiter.batch.venue.Where``), in words
 
     def deal_margins(self) -> list[float]:
         by_deal: dict[int, list[float]] = {}
@@ -309,15 +309,17 @@ def evaluate(
     fresh: bool = False,
     on_deal: Callable[[EvalResult], None] | None = None,
     cluster: str | None = None,
-    transport: str = "inproc",
+    transport: str | Where = AUTO,
 ) -> EvalResult:
     """Play up to ``deals`` duplicate deals of ``game`` between two bot specs; see the module docstring.
 
     ``progress`` is called after every match played, ``on_deal`` after every deal counted
     (stored ones included), with the result so far (``sprt_state`` up to date).
-    ``transport`` is ``"inproc"`` (trusted bots in this process, or ``jobs`` processes) or
-    ``"grpc"`` (each bot as sandboxed processes over a private arbiter, as tournaments play
-    them, ``jobs`` matches at once).
+    ``transport`` is ``"inproc"`` (the bots in this process, or ``jobs`` processes),
+    ``"grpc"`` or ``"local"`` (each bot as sandboxed processes over a private arbiter, as
+    tournaments play them, ``jobs`` matches at once) or ``"auto"`` (the default: in process
+    for bundled bots, hosted over gRPC when either is a file or a registered bot, so a new
+    version is measured under the limits of the tournament that follows).
 
     Raises ConfigError for a bad game, option, count or transport, BotLoadError for an unknown bot,
     StoreError when the store is locked by another run or holds another evaluation of that name,
@@ -327,20 +329,12 @@ def evaluate(
         raise ConfigError(f"deals: must be at least 1, got {deals}")
     if jobs < 1:
         raise ConfigError(f"jobs: must be at least 1, got {jobs}")
-    if transport not in ("inproc", "grpc", "local"):
-        raise ConfigError(f"transport: expected inproc, grpc or local, got {transport!r}")
-    if cluster is not None and transport != "inproc":
-        raise ConfigError("transport: a cluster runs every bot as a sandboxed process; --transport does not apply to --cluster")
+    where = parse_where(transport, cluster=cluster, bots=(bot_a, bot_b),
+                        allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER))
     opts = dict(options or {})
     get_game(game, opts, preset)  # validate before starting anything
-    if cluster is not None:
-        check_address(cluster)
-
-    for spec in (bot_a, bot_b):
-        bot = load_bot(spec)
-        if not bot.plays(game):
-            raise ConfigError(f"bot {spec!r} does not play {game} (it plays: {', '.join(bot.games)})")
-    result = EvalResult(game, bot_a, bot_b, 0, seed, opts, sprt=sprt, max_deals=deals, preset=preset)
+    result = EvalResult(game, bot_a, bot_b, 0, seed, opts, sprt=sprt, max_deals=deals, preset=preset,
+                        venue=describe(where, (bot_a, bot_b)))
     names = bot_names((bot_a, bot_b))
 
     stored: dict[tuple[int, int], MatchMargin] = {}
@@ -389,19 +383,14 @@ def evaluate(
                     break
 
     async def run() -> None:
-        if cluster:
-            venue = OnCluster(cluster, bot_refs((bot_a, bot_b), names, None), f"evaluate-{batch_key()}")
-            await count(venue, jobs if jobs > 1 else CLUSTER_BATCH)
-        elif transport in ("grpc", "local"):
-            # the seats one bot holds in a match (a bot and its copy per team)
-            seatings = pair_seatings(get_game(game, opts, preset), *names)
-            copies = max(s.count(n) for s in seatings for n in set(s))
-            # isolation "match": a fresh process per seat per match, as a cluster worker plays
-            async with hosted(dict(zip(names, (bot_a, bot_b))), game, isolation="match", copies=copies,
-                              warm=jobs, concurrency=jobs, transport=transport) as (venue, _):
-                await count(venue, jobs)
-        else:
-            await count(InProcess(dict(zip(names, (bot_a, bot_b))), processes=jobs), jobs)
+        # the seats one bot holds in a match (a bot and its copy per team)
+        seatings = pair_seatings(get_game(game, opts, preset), *names)
+        copies = max(s.count(n) for s in seatings for n in set(s))
+        # hosted with isolation "match": a fresh process per seat per match, as a cluster worker plays
+        async with open_venue(where, dict(zip(names, (bot_a, bot_b))), game, isolation="match", copies=copies,
+                              warm=jobs, concurrency=jobs, workers=jobs,
+                              batch=f"evaluate-{batch_key()}") as venue:
+            await count(venue, (jobs if jobs > 1 else CLUSTER_BATCH) if where.kind is Kind.CLUSTER else jobs)
 
     try:
         asyncio.run(run())

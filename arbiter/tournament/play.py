@@ -1,4 +1,5 @@
-"""Play one match locally: an own arbiter and bot processes, or trusted bots in process.
+"""Play one match locally, a batch of one (``arbiter.batch``): bot processes on an own
+private arbiter, or bots in process (bundled ones, or a file's when asked for).
 
 (On a running arbiter: ``arbiter.server.client.run_match``.)
 """
@@ -6,24 +7,22 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 from typing import Any, Callable, Mapping, Sequence
 
-from arbiter.hosting.botproc import TRANSPORTS, BotPool
+from arbiter.batch.engine import BotsDoNotPlay, play_batch
+from arbiter.batch.plan import PlannedMatch
+from arbiter.batch.settings import bot_names
+from arbiter.batch.single import PLAY_PREFIX, is_play_name, record_of, store_play  # noqa: F401 (the play API)
+from arbiter.batch.venue import Kind, Where, open_venue, parse_where
+from arbiter.match import MatchObserver
 from arbiter.server import client
-from cardarena.games import ConfigError, game_class, get_game
-from cardarena.games.base import options_to_dict
-from cardarena.disclosure import OPEN
-from cardarena.records import Clock, FailurePolicy, Incident, MatchConfig, MatchRecord, Policy, RecordedAction
-from arbiter.hosting.local import LocalSeat
-from arbiter.match import MatchObserver, run_match
-from arbiter.server.botstream import RemoteSeat
-from arbiter.server.app import start_private_server
-from arbiter.tournament.run import bot_names, resolve_bot
-from arbiter.tournament.spec import TournamentSpec
 from arbiter.store.db import Store
-from arbiter.hosting.loading import load_bot
+from cardarena.disclosure import OPEN
+from cardarena.games import ConfigError, game_class, get_game
+from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
 
 
 def _config(game, seed, options, preset, decision_ms, bank_ms, policy, max_strikes=3) -> tuple[MatchConfig, int]:
@@ -66,34 +65,6 @@ class _Progress(MatchObserver):
         self.report(self.decisions, spectator_view)
 
 
-#: The name of the store's tournament of single matches (``arbiter play``, the web's /play):
-#: ``play:GAME`` (with its changed options in brackets). Lists of tournaments keep them apart.
-PLAY_PREFIX = "play:"
-
-
-def is_play_name(name: str) -> bool:
-    """A tournament that only keeps single played matches (``store_play``), not a tournament."""
-    return name.startswith(PLAY_PREFIX)
-
-
-def store_play(db_path: str | os.PathLike, record: MatchRecord, preset: str | None = None) -> str:
-    """Keep a played match in the store (for ``arbiter replay ID`` and the web page), in a
-    tournament of its own kind per game and options, ``play:GAME``; its name."""
-    defaults = options_to_dict(game_class(record.game)().options)
-    changed = {k: v for k, v in record.options.items() if defaults.get(k) != v}
-    name = f"{PLAY_PREFIX}{record.game}" + ("(" + ",".join(f"{k}={v}" for k, v in sorted(changed.items())) + ")" if changed else "")
-    spec = TournamentSpec(game=record.game, bots=(), options=changed, duplicate=False, name=name, deals=1)
-    with Store(db_path) as store:
-        tour = store.open_tournament(name, record.game, spec.to_json())
-        store.save_match(tour.id, len(store.matches(tour.id)), 0, 0, record)
-        store.mark_finished(tour.id)
-    return name
-
-
-def _plays_not(spec: str, game: str, games: Sequence[str]) -> str:
-    return f"bot {spec!r} does not play {game} (it plays {', '.join(games) or 'no game'})"
-
-
 def check_store(db_path: str | os.PathLike) -> None:
     """StoreError now, before a match is played, if the store at ``db_path`` could not
     keep it (corrupt, not a store, read-only, no folder): as ``tournament run`` checks first."""
@@ -107,7 +78,7 @@ def play_local(
     seed: int = 0,
     options: Mapping[str, Any] | None = None,
     preset: str | None = None,
-    transport: str = "grpc",
+    transport: str | Where = "grpc",
     decision_ms: int = 10_000,
     bank_ms: int = 60_000,
     policy: str = "forfeit",
@@ -115,11 +86,12 @@ def play_local(
     db_path: str | os.PathLike | None = None,
     progress: Callable[[int, Any], None] | None = None,
 ) -> MatchRecord:
-    """One match, bot i at seat i. With ``grpc``: an arbiter on a free loopback port and one
-    process per seat (a bot at two seats, e.g. partners, runs as two processes that cannot
-    share what each seat sees); ``local``: the same processes on the arbiter's local
-    channel (the bot stream in plain frames, no HTTP/2); ``inproc``: trusted bots in this
-    process.
+    """One match, bot i at seat i, a batch of one (``arbiter.batch``). With ``grpc``: an
+    arbiter on a free loopback port and one process per seat (a bot at two seats, e.g.
+    partners, runs as two processes that cannot share what each seat sees); ``local``: the
+    same processes on the arbiter's local channel (the bot stream in plain frames, no
+    HTTP/2); ``inproc``: the bots in this process (a file's bot only when asked for: its
+    record says so, ``MatchRecord.venue``); ``auto``: bundled bots in process, else grpc.
 
     ``bots`` are bundled names, files, folders or ``name@version`` (from the registry of
     the store at ``db_path``). Where the game takes a number of players and ``options``
@@ -130,40 +102,26 @@ def play_local(
     if len(bots) != n:
         raise ConfigError(f"{game} needs {n} bots (one per seat), got {len(bots)}")
     bots = [b.rstrip("/") or b for b in bots]  # `mybot/`, as a shell completes a folder
+    where = parse_where(transport, bots=bots, allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL))
     distinct = list(dict.fromkeys(bots))
     names = dict(zip(distinct, bot_names(distinct)))
-    sources = {b: resolve_bot(b, db_path) for b in distinct}
-    observers = [_Progress(progress)] if progress is not None else []
-    if transport == "inproc":
-        loaded = {spec: load_bot(sources[spec]) for spec in distinct}
-        for spec, bot in loaded.items():
-            if not bot.plays(game):
-                raise ConfigError(_plays_not(spec, game, bot.games))
-        return asyncio.run(run_match(config, [LocalSeat(loaded[b], names[b]) for b in bots], observers=observers))
-    if transport not in TRANSPORTS:
-        raise ConfigError(f"transport: expected grpc, local or inproc, got {transport!r}")
+    observers = (_Progress(progress),) if progress is not None else ()
+    match = PlannedMatch(0, config, tuple(names[b] for b in bots), observers=observers)
 
     async def main() -> MatchRecord:
-        server = await start_private_server()
-        occurrence = [bots[:i].count(b) for i, b in enumerate(bots)]  # k-th seat of its bot
-        pools = [BotPool(server.hub, server.address, transport=transport) for _ in range(max(occurrence) + 1)]
-        try:
-            for b, k in zip(bots, occurrence):
-                pools[k].launch(names[b], sources[b])
-            for pool in pools:
-                await pool.wait_connected()
-            for b, k in zip(bots, occurrence):  # what each bot's Hello said it plays, as a tournament checks
-                session = pools[k].procs[names[b]].session
-                if not session.plays(game):
-                    raise ConfigError(_plays_not(b, game, session.games))
-            seats = [RemoteSeat(pools[k].procs[names[b]].session, game) for b, k in zip(bots, occurrence)]
-            return await run_match(config, seats, observers=observers)
-        finally:
-            await server.stop(0.5)
-            for pool in pools:
-                pool.stop()
+        # hosted: a fresh process per seat (a bot at two seats, e.g. partners, runs as two
+        # processes that cannot share what each seat sees)
+        async with open_venue(where, {names[b]: b for b in distinct}, game, db_path=db_path, isolation="match",
+                              copies=max(bots.count(b) for b in distinct)) as venue:
+            async with contextlib.aclosing(play_batch([match], venue)) as played:
+                async for p in played:
+                    return p.record
+        raise AssertionError("a batch of one played no match")
 
-    return asyncio.run(main())
+    try:
+        return asyncio.run(main())
+    except BotsDoNotPlay as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def play_remote(
@@ -188,22 +146,3 @@ def play_remote(
     summary = client.run_match(address, game, bots, admin_token=admin_token, seed=seed, options=options, preset=preset,
                                decision_ms=decision_ms, bank_ms=bank_ms, policy=policy)
     return record_of(config, bots, summary)
-
-
-def record_of(config: MatchConfig, seat_names: Sequence[str], summary: client.RemoteMatch) -> MatchRecord:
-    """The record of a match a running arbiter played (``config``: what it was asked to
-    play; ``summary``: what Matches.RunMatch answered), one that replays: the seats of the
-    actions come from the engine (whose turn each was), the options as the engine applied
-    them. No timings: the arbiter keeps those."""
-    engine = config.make_game()
-    state = engine.new_initial_state(config.seed)
-    actions = []
-    for text in summary.actions:
-        actions.append(RecordedAction(state.current_seat, text, 0))
-        state.apply(engine.parse_action(text))
-    incidents = []
-    for text in summary.incidents:  # "seat N: kind: detail", as the arbiter words them
-        seat, kind, detail = (text.split(": ", 2) + ["", ""])[:3]
-        incidents.append(Incident(int(seat[5:]) if seat[5:].isdigit() else -1, kind, detail))
-    return MatchRecord(summary.match_id, config.game, options_to_dict(engine.options), config.seed, tuple(seat_names),
-                       actions, incidents, summary.outcome)

@@ -35,13 +35,12 @@ from typing import Any, Callable, Sequence
 
 from cardarena.games import ConfigError, Game
 from cardarena.records import MatchRecord
-from arbiter.batch import cluster as dask_cluster
-from arbiter.batch.engine import BotsDoNotPlay, InProcess, hosted, play_batch
+from arbiter.batch.engine import BotsDoNotPlay, play_batch
 from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_seed, seatings_of
-from arbiter.tournament.spec import Format, SpecError, TournamentSpec, bot_names, is_registered_ref
+from arbiter.batch.settings import resolve_bot
+from arbiter.batch.venue import Kind, Where, open_venue, parse_where
+from arbiter.tournament.spec import Format, SpecError, TournamentSpec, bot_names
 from arbiter.store.db import MatchRow, Store, StoreError
-from arbiter.store.registry import RegistryError, lookup
-from arbiter.hosting.loading import load_bot
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.server import auth
 from arbiter.rating.ratings import compute_standings, side_points
@@ -179,19 +178,6 @@ class _Leader:
         return f"{best} {100 * self.points[best] / self.count[best]:.0f}%"
 
 
-def resolve_bot(source: str, db_path: str | os.PathLike | None) -> str:
-    """A launchable bot spec for ``source``: ``name@version`` is looked up in the registry."""
-    if not is_registered_ref(source):
-        return source
-
-    if db_path is None:
-        raise SpecError(f"bots: {source!r} names a registered bot, but there is no store to look it up in")
-    try:
-        return lookup(db_path, source)[0].spec
-    except RegistryError as exc:
-        raise SpecError(f"bots: {source!r}: {exc}") from None
-
-
 #: Matches at once per core by default. A hosted match spends most of its wall time with
 #: every seat waiting on one bot process (three of four seats idle in Spades), so more
 #: matches than cores keep the cores busy: `make bench` (scale, 2 cores, 2026-11/12)
@@ -235,7 +221,7 @@ async def run_tournament(
     concurrency: int | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     fresh: bool = False,
-    transport: str = "grpc",
+    transport: str | Where = "grpc",
     max_restarts: int = 3,
     cluster: str | None = None,
     ship_bots: bool = True,
@@ -255,11 +241,8 @@ async def run_tournament(
     registered bots by the path of their stored copy (a file system every worker mounts)
     instead of their files.
     """
-    if transport not in ("grpc", "local", "inproc"):
-        raise SpecError(f"transport: expected grpc, local or inproc, got {transport!r}")
-    cluster = cluster or spec.cluster
-    if cluster and transport == "inproc":
-        raise SpecError("transport: a cluster runs every bot as a sandboxed process; inproc does not apply to --cluster")
+    where = parse_where(transport, cluster=cluster or spec.cluster, bots=spec.bot_sources,
+                        allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER))
     game = spec.validate()
     names = spec.bot_names
     sources = tuple(resolve_bot(s, store.path) for s in spec.bot_sources)
@@ -278,7 +261,7 @@ async def run_tournament(
     if on_progress:
         on_progress(Progress(len(done), len(plan), None, len(done), leader.text(), tour.name))
     concurrency = concurrency or spec.concurrency or default_concurrency(
-        spec.effective_isolation if transport != "inproc" else "shared", game.num_seats)
+        spec.effective_isolation if where.kind is not Kind.INPROC else "shared", game.num_seats)
     finished = len(done)
     log.info("tournament %s: %d matches, %d stored, %d to play, %d at once", tour.name, len(plan), len(done), len(todo), concurrency)
 
@@ -304,38 +287,31 @@ async def run_tournament(
 
     batch = [PlannedMatch(m.idx, match_config(m), m.seats, m) for m in plan]
 
-    async def play(venue, at_once: int | None) -> None:
-        async with contextlib.aclosing(play_batch(batch, venue, concurrency=at_once, skip=done, save=save)) as played:
-            async for _ in played:
-                pass
+    def announce(address: str) -> None:
+        if on_progress:
+            on_progress(Progress(finished, len(plan), None, len(done), leader.text(), tour.name, address,
+                                 spectators.token))
 
-    if todo and cluster:
-        refs = dask_cluster.bot_refs(spec.bot_sources, names, store.path, ship=ship_bots)
-        await play(dask_cluster.OnCluster(
-            cluster, refs, f"{tour.id}", max_restarts=max_restarts, isolation=spec.effective_isolation,
-            on_versions=lambda versions: store.set_entrant_versions(tour.id, sorted(versions.items()))), None)
-    elif todo and transport == "inproc":
-        # trusted bots: a fresh copy of the Bot per (match, seat) is enough
-        await play(InProcess({n: load_bot(s) for n, s in zip(names, sources)}), concurrency)
-    elif todo:
-        def announce(address: str, token: str) -> None:
-            if on_progress:
-                on_progress(Progress(finished, len(plan), None, len(done), leader.text(), tour.name, address, token))
-
-        copies = max((m.seats.count(n) for m in todo for n in set(m.seats)), default=1)
-        # With duplicate deals a finished match's cards come back in the next seating. The
-        # bots reach this server too: spectating needs a token they never see (only the
-        # organiser). What a finished match shows is its disclosure's (spec.match_config sets it).
-        spectators = SpectatorHub(token=auth.new_token(18))
+    copies = max((m.seats.count(n) for m in todo for n in set(m.seats)), default=1)
+    # With duplicate deals a finished match's cards come back in the next seating. The
+    # bots reach this server too: spectating needs a token they never see (only the
+    # organiser). What a finished match shows is its disclosure's (spec.match_config sets it).
+    spectators = SpectatorHub(token=auth.new_token(18))
+    if todo:
         # Bot processes with the spec's isolation (by default with duplicate deals
-        # ``deal``: no process plays two matches of one deal).
+        # ``deal``: no process plays two matches of one deal); in process, a fresh copy of
+        # each bot per (match, seat); on a cluster, the workers host them.
         try:
-            async with hosted(dict(zip(names, sources)), spec.game, isolation=spec.effective_isolation, copies=copies,
-                              processes=spec.bot_processes, max_restarts=max_restarts, warm=min(concurrency, len(todo)),
-                              spectators=spectators, on_start=lambda address: announce(address, spectators.token),
-                              transport=transport) as (venue, sessions):
-                store.set_entrant_versions(tour.id, [(n, s.bot_version) for n, s in sessions.items()])
-                await play(venue, concurrency)
+            async with open_venue(
+                    where, dict(zip(names, spec.bot_sources)), spec.game, db_path=store.path,
+                    isolation=spec.effective_isolation, copies=copies, processes=spec.bot_processes,
+                    max_restarts=max_restarts, warm=min(concurrency, len(todo)), spectators=spectators,
+                    on_start=announce, batch=f"{tour.id}", ship_bots=ship_bots,
+                    on_versions=lambda versions: store.set_entrant_versions(tour.id, sorted(versions.items()))) as venue:
+                at_once = None if where.kind is Kind.CLUSTER else concurrency
+                async with contextlib.aclosing(play_batch(batch, venue, concurrency=at_once, skip=done, save=save)) as played:
+                    async for _ in played:
+                        pass
         except BotsDoNotPlay as exc:
             raise SpecError(str(exc)) from None
     store.mark_finished(tour.id)
@@ -372,7 +348,7 @@ def load_standings(store: Store, name_or_id: str | int | None = None):
         game = spec.validate_game()
     except (TypeError, ConfigError) as exc:
         raise StoreError(f"tournament {tour.name!r}: stored spec is unusable: {exc}") from None
-    rows = store.matches(tour.id)
+    rows = store.matches(tour.id, records=False)  # the results alone: a table needs no record
     info = tournament_info(tour, spec)
     if spec.seed is None and tour.disclosure.seed:  # over: the drawn seed reproduces it
         info["seed"], info["seed_drawn"] = store.shown_seed(tour), True

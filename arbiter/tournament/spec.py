@@ -41,13 +41,13 @@ import enum
 import hashlib
 import json
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 from arbiter.batch.cluster import bad_scheduler_address
 from arbiter.batch.plan import Seatings
+from arbiter.batch.settings import SpecError, bot_names, bot_sources, check_table, read_toml  # noqa: F401 (the spec's API)
 from arbiter.hosting.botproc import ISOLATIONS
 from arbiter.store.registry import is_registered_ref
 from cardarena.disclosure import Disclosure, of_tournament
@@ -58,47 +58,12 @@ from cardarena.runtimes import MANIFEST
 from arbiter.hosting.loading import BUNDLED, did_you_mean, load_bot
 
 
-class SpecError(ConfigError):
-    """A tournament spec that cannot run; the message names the field and the reason."""
-
-
 class Format(enum.Enum):
     """Which tables are played."""
 
     ROUND_ROBIN = "round-robin"  # every combination of entries, once
     DOUBLE_ROUND_ROBIN = "double-round-robin"  # every combination, in two rounds of fresh deals
     GAUNTLET = "gauntlet"  # only the tables that include the challenger
-
-
-def bot_names(specs: Sequence[str]) -> tuple[str, ...]:
-    """Display names: ``NAME=`` if given, ``name@version`` as is, else the spec's stem,
-    made unique with -2, -3... in order."""
-    names: list[str] = []
-    seen: dict[str, int] = {}
-    for spec in specs:
-        alias, sep, rest = spec.partition("=")
-        if sep and alias.strip():
-            base = alias.strip()
-        elif is_registered_ref(spec):
-            base = spec
-        else:
-            # a folder bot named with the trailing slash a shell completes (``mybot/``) is ``mybot``
-            path = spec.split(":")[0].rstrip("/" + os.sep) or spec
-            base = os.path.splitext(os.path.basename(path))[0] or spec
-        seen[base] = seen.get(base, 0) + 1
-        names.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
-    return tuple(names)
-
-
-def bot_sources(specs: Sequence[str]) -> tuple[str, ...]:
-    """The launchable part of each bot spec (``NAME=SPEC`` -> ``SPEC``)."""
-    out = []
-    for spec in specs:
-        alias, sep, rest = spec.partition("=")
-        out.append(rest.strip() if sep and alias.strip() else spec)
-    return tuple(out)
-
-
 
 
 #: Why ``isolation = "shared"`` is refused with duplicate deals (``TournamentSpec.validate``).
@@ -353,29 +318,6 @@ def spec_from_toml(path: str | os.PathLike, overrides: Mapping[str, Any] | None 
     SpecError naming the file, the field and the reason for anything malformed.
     """
     return spec_from_dict(read_toml(path), overrides, source=str(path))
-
-
-def read_toml(path: str | os.PathLike) -> dict[str, Any]:
-    """A settings file (a tournament spec, a ladder), parsed; SpecError naming the file
-    and the reason if it cannot be read or is not TOML."""
-    p = Path(path)
-    try:
-        return tomllib.loads(p.read_text())
-    except OSError as exc:
-        raise SpecError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise SpecError(f"{p}: not valid TOML: {exc}") from None
-
-
-def check_table(table: Mapping[str, Any], schema: Mapping[str, type], prefix: str, source: str) -> None:
-    """SpecError naming ``source`` and the field for an unknown key of a settings table or a
-    value of the wrong type (a bool is not an int)."""
-    for key, value in table.items():
-        if key not in schema:
-            raise SpecError(f"{source}: unknown field {prefix}{key!r} (known: {', '.join(schema)})")
-        want = schema[key]
-        if not isinstance(value, want) or (want is int and isinstance(value, bool)):
-            raise SpecError(f"{source}: field {prefix}{key}: expected {want.__name__}, got {type(value).__name__} {value!r}")
 
 
 def spec_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None = None, source: str = "spec") -> TournamentSpec:

@@ -186,11 +186,16 @@ def _walk(w: World, path: tuple[str, ...], param: str) -> list[str]:
 RUNS_PROCESSES = SERVING | {("bots", "check"), ("bots", "submit"), ("play",)}
 
 
+#: Parameters whose cases include a bot folder (``mybot/``), which plays hosted (bot
+#: processes, a private arbiter) unless in process is asked for.
+HOSTS_A_FILE = {(("evaluate",), "bot_a"), (("evaluate",), "bot_b")}
+
+
 def _walked(paths: list[tuple[str, ...]]) -> list[Any]:
     """One case per command and parameter (those that take a value), so that xdist spreads them."""
     tree = command_tree()
     return [pytest.param(path, p.name, id=f"{' '.join(path)} {p.name}",
-                         marks=[pytest.mark.e2e] if path in RUNS_PROCESSES else [])
+                         marks=[pytest.mark.e2e] if path in RUNS_PROCESSES or (path, p.name) in HOSTS_A_FILE else [])
             for path in paths for p in tree[path].params if not _is_flag(p)]
 
 

@@ -90,7 +90,7 @@ def test_play_infers_the_players_keeps_the_match_and_takes_registered_bots(tmp_p
                          capture_output=True, text=True, timeout=60)
     assert new.returncode == 0, new.stderr
     from arbiter.store import registry as reg
-    from arbiter.tournament.submissions import submit
+    from arbiter.batch.submissions import submit
 
     with reg.Registry(db) as r:
         submit(r, folder, "mybot", "1.0", check=lambda p: _passing(p))

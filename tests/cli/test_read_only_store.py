@@ -229,7 +229,7 @@ def test_a_read_only_registry_of_a_store_without_bots_is_empty(stores, tmp_path)
 def test_submitting_to_a_read_only_store_says_so(stores, tmp_path):
     """A write to an archived store is refused in one line (the self-test is stubbed: seconds)."""
     from arbiter.store.registry import Registry, RegistryError, collect
-    from arbiter.tournament.submissions import submit
+    from arbiter.batch.submissions import submit
 
     if not read_only_works(stores.root / "rodir"):
         pytest.skip("this user writes through chmod")

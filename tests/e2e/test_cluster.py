@@ -22,7 +22,7 @@ import distributed  # noqa: F401  (in the dev extra: a missing install must fail
 import pytest
 
 from arbiter.store import registry as reg
-from arbiter.tournament.submissions import check_bot, submit
+from arbiter.batch.submissions import check_bot, submit
 from arbiter.batch.cluster import BotRef, ClusterError, LoopbackCluster, bot_refs, local_spec
 from cardarena.replay import verify_record
 from arbiter.store.db import Store

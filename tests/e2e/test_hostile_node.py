@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from arbiter.hosting.sandbox import Limits
-from arbiter.tournament.submissions import check_bot
+from arbiter.batch.submissions import check_bot
 from cardarena.games import EndReason
 from tests.e2e.hostile_arena import (HOSTILE, canary_listener, check_files_report, check_network_report, file_targets,
                                      run_hostile)

@@ -143,3 +143,78 @@ class ExitAtStart(_Zoo):
 
     def on_match_start(self, info):
         sys.exit(4)
+
+
+# -- Reaching past the driver: what a bot in the arbiter's process could do to the referee.
+
+
+class _OwnBaseException(BaseException):
+    """Not an Exception: a bot's own subclass of BaseException."""
+
+
+class RaiseBaseException(_Zoo):
+    name = "raise-base"
+
+    def misbehave(self, legal_actions):
+        raise _OwnBaseException("past every `except Exception`")
+
+
+class RaiseCancelled(_Zoo):
+    name = "raise-cancelled"
+
+    def misbehave(self, legal_actions):
+        import asyncio
+
+        raise asyncio.CancelledError()
+
+
+class HardExit(_Zoo):
+    """``os._exit(0)``: no cleanup, no exception; over gRPC the process is simply gone."""
+
+    name = "hard-exit"
+
+    def misbehave(self, legal_actions):
+        import os
+
+        os._exit(0)
+
+
+class RewriteOutcome(_Zoo):
+    """Rewrites the result it is told (a frozen value: through ``object.__setattr__``),
+    hoping the referee stored the same object."""
+
+    name = "rewrite-outcome"
+
+    def on_match_end(self, result):
+        outcome = result.outcome
+        object.__setattr__(outcome, "scores", tuple(999.0 if s == result.seat else -999.0 for s in range(len(outcome.scores))))
+        object.__setattr__(outcome, "ranks", tuple(1 if s == result.seat else 4 for s in range(len(outcome.ranks))))
+
+
+class RewriteView(_Zoo):
+    """Rewrites what it is shown and the legal actions it is offered, hoping the referee
+    (or the next seat, or a spectator) reads the same objects."""
+
+    name = "rewrite-view"
+
+    def choose(self, view, legal_actions):
+        chosen = super().choose(view, legal_actions)
+        for field in getattr(view, "__dataclass_fields__", {}):
+            value = getattr(view, field)
+            if isinstance(value, list):
+                value.clear()
+        legal_actions.clear()
+        return chosen
+
+
+class Uncopyable(_Zoo):
+    """Holds a lock: it cannot be deep-copied, so it cannot start a match in process
+    (each match plays a fresh copy). Hosted, its process copies it the same way."""
+
+    name = "uncopyable"
+
+    def __init__(self) -> None:
+        super().__init__()
+        import threading
+
+        self.lock = threading.Lock()

@@ -210,7 +210,7 @@ def test_its_author_sees_a_suspension_and_why_in_bots_show_locally_and_over_the_
     from arbiter.cli import app
     from arbiter.server import client
     from arbiter.server.app import start_server
-    from arbiter.tournament.submissions import RegistryCatalog
+    from arbiter.batch.submissions import RegistryCatalog
 
     db = tmp_path / "a.sqlite"
     Store(db).close()

@@ -13,7 +13,7 @@ import grpc
 import pytest
 
 from arbiter.store import registry as reg
-from arbiter.tournament.submissions import RegistryCatalog, check_bot, submit
+from arbiter.batch.submissions import RegistryCatalog, check_bot, submit
 from arbiter.server.client import submission_chunks
 from arbiter.server.app import start_server
 from arbiter.store.db import Store

@@ -51,6 +51,7 @@ def test_cli_prints_margin_and_standard_error() -> None:
     result = CliRunner().invoke(app, ["evaluate", "spot", "heuristic", "random", "--deals", "2", "--seed", "1", "-o", "hands=1"])
     assert result.exit_code == 0, result.output
     assert "heuristic vs random" in result.output and "s.e." in result.output and "win rate" in result.output
+    assert "played: in process (the default for these bots" in result.output  # bundled bots: no process started
     bad = CliRunner().invoke(app, ["evaluate", "spades", "heuristic", "nobot"])
     assert bad.exit_code == 2 and "nobot" in bad.output
 

@@ -28,7 +28,7 @@ def spy_on_run_match(monkeypatch, module):
 
 
 def test_partners_in_a_played_match_are_separate_processes(monkeypatch):
-    seen = spy_on_run_match(monkeypatch, arbiter.tournament.play)
+    seen = spy_on_run_match(monkeypatch, arbiter.batch.engine)  # a played match is a batch of one
     record = arbiter.tournament.play.play_local("spades", ["random", "greedy", "random", "greedy"], seed=3, options={"deals": 1})
     assert record.outcome.reason.value == "completed"
     [sessions] = seen

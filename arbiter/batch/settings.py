@@ -1,0 +1,116 @@
+"""What every plan's settings share: how a bot is written in them and found, and how a
+settings file is read.
+
+A bot is ``"SPEC"`` (a bundled name, ``FILE.py[:Class]``, a folder, ``module:Class`` or a
+registered ``name@version``) or ``"NAME=SPEC"`` to choose its display name. Tournaments,
+``arbiter evaluate``, ``arbiter play``, the arena's house bots and a person's table all
+name, resolve and trust bots by these rules (``bot_names``, ``bot_sources``,
+``resolve_bot``, ``is_trusted``), and read their TOML settings with ``read_toml`` and
+``check_table``; each plan's own errors are ``SpecError``s naming the field.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from arbiter.hosting.loading import BUNDLED, BotLoadError, unknown_bot_message
+from arbiter.store.registry import RegistryError, is_registered_ref, lookup
+from cardarena.games import ConfigError
+
+
+class SpecError(ConfigError):
+    """Settings (a tournament spec, a ladder, a match) that cannot run; the message names
+    the field and the reason."""
+
+
+def bot_names(specs: Sequence[str]) -> tuple[str, ...]:
+    """Display names: ``NAME=`` if given, ``name@version`` as is, else the spec's stem,
+    made unique with -2, -3... in order."""
+    names: list[str] = []
+    seen: dict[str, int] = {}
+    for spec in specs:
+        alias, sep, rest = spec.partition("=")
+        if sep and alias.strip():
+            base = alias.strip()
+        elif is_registered_ref(spec):
+            base = spec
+        else:
+            # a folder bot named with the trailing slash a shell completes (``mybot/``) is ``mybot``
+            path = spec.split(":")[0].rstrip("/" + os.sep) or spec
+            base = os.path.splitext(os.path.basename(path))[0] or spec
+        seen[base] = seen.get(base, 0) + 1
+        names.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
+    return tuple(names)
+
+
+def bot_sources(specs: Sequence[str]) -> tuple[str, ...]:
+    """The launchable part of each bot spec (``NAME=SPEC`` -> ``SPEC``)."""
+    out = []
+    for spec in specs:
+        alias, sep, rest = spec.partition("=")
+        out.append(rest.strip() if sep and alias.strip() else spec)
+    return tuple(out)
+
+
+def resolve_bot(source: str, db_path: str | os.PathLike | None) -> str:
+    """A launchable bot spec for ``source``: ``name@version`` is looked up in the registry."""
+    if not is_registered_ref(source):
+        return source
+    if db_path is None:
+        raise SpecError(f"bots: {source!r} names a registered bot, but there is no store to look it up in")
+    try:
+        return lookup(db_path, source)[0].spec
+    except RegistryError as exc:
+        raise SpecError(f"bots: {source!r}: {exc}") from None
+
+
+_MODULE_CLASS = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
+
+
+def is_trusted(source: str) -> bool:
+    """Whether ``source`` names code installed with the arbiter (a bundled bot, or an
+    installed ``module:Class``), which may play in this process by default. A file, a
+    folder or a registered bot is somebody's code: it plays in a hosted process unless
+    in process is asked for explicitly (``arbiter.batch.venue.parse_where``)."""
+    if source in BUNDLED:
+        return True
+    if is_registered_ref(source) or not _MODULE_CLASS.fullmatch(source):
+        return False
+    return not Path(source.split(":")[0]).exists() and not source.split(":")[0].endswith(".py")
+
+
+def check_named(source: str) -> None:
+    """BotLoadError (saying why) unless ``source`` (resolved) names a bot that a process
+    can be started for: a bundled name, an existing file or folder, or ``module:Class``;
+    checked before a venue starts anything."""
+    path = source.split(":")[0] if not Path(source).exists() else source
+    if source in BUNDLED or Path(path).exists() or (_MODULE_CLASS.fullmatch(source) and not path.endswith(".py")):
+        return
+    raise BotLoadError(unknown_bot_message(source))
+
+
+def read_toml(path: str | os.PathLike) -> dict[str, Any]:
+    """A settings file (a tournament spec, a ladder), parsed; SpecError naming the file
+    and the reason if it cannot be read or is not TOML."""
+    p = Path(path)
+    try:
+        return tomllib.loads(p.read_text())
+    except OSError as exc:
+        raise SpecError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SpecError(f"{p}: not valid TOML: {exc}") from None
+
+
+def check_table(table: Mapping[str, Any], schema: Mapping[str, type], prefix: str, source: str) -> None:
+    """SpecError naming ``source`` and the field for an unknown key of a settings table or a
+    value of the wrong type (a bool is not an int)."""
+    for key, value in table.items():
+        if key not in schema:
+            raise SpecError(f"{source}: unknown field {prefix}{key!r} (known: {', '.join(schema)})")
+        want = schema[key]
+        if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+            raise SpecError(f"{source}: field {prefix}{key}: expected {want.__name__}, got {type(value).__name__} {value!r}")

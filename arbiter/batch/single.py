@@ -1,0 +1,69 @@
+"""One match, a batch of one: what ``arbiter play``, the web's /play and a person's table
+share besides the engine and the venue.
+
+A single match is played like any other (``play_batch`` over ``open_venue``); it is kept
+in the store under a batch of single matches per game and changed options, ``play:GAME``
+(``store_play``), and a match a running arbiter played is turned into a record that
+replays (``record_of``).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping, Sequence
+
+from arbiter.server import client
+from arbiter.store.db import Store
+from cardarena.games import game_class
+from cardarena.games.base import options_to_dict
+from cardarena.records import Incident, MatchConfig, MatchRecord, RecordedAction
+
+#: The name of the store's batch of single matches (``arbiter play``, the web's /play):
+#: ``play:GAME`` (with its changed options in brackets). Lists of tournaments keep them apart.
+PLAY_PREFIX = "play:"
+
+
+def is_play_name(name: str) -> bool:
+    """A batch that only keeps single played matches (``store_play``), not a tournament."""
+    return name.startswith(PLAY_PREFIX)
+
+
+def play_batch_name(game: str, options: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The batch a single match of ``game`` with ``options`` is kept in, and the options
+    it changes from the game's defaults."""
+    defaults = options_to_dict(game_class(game)().options)
+    changed = {k: v for k, v in options.items() if defaults.get(k) != v}
+    name = f"{PLAY_PREFIX}{game}" + ("(" + ",".join(f"{k}={v}" for k, v in sorted(changed.items())) + ")" if changed else "")
+    return name, changed
+
+
+def store_play(db_path: str | os.PathLike, record: MatchRecord, preset: str | None = None) -> str:
+    """Keep a played match in the store (for ``arbiter replay ID`` and the web page), in the
+    batch of single matches of its game and options, ``play:GAME``; its name."""
+    name, changed = play_batch_name(record.game, record.options)
+    # what a tournament spec of it reads as (TournamentSpec.from_json fills the rest)
+    spec = {"game": record.game, "bots": [], "options": changed, "duplicate": False, "name": name, "deals": 1}
+    with Store(db_path) as store:
+        tour = store.single_batch(name, record.game, spec)
+        store.save_match(tour.id, store.next_index(tour.id), 0, 0, record)
+        store.mark_finished(tour.id)
+    return name
+
+
+def record_of(config: MatchConfig, seat_names: Sequence[str], summary: client.RemoteMatch) -> MatchRecord:
+    """The record of a match a running arbiter played (``config``: what it was asked to
+    play; ``summary``: what Matches.RunMatch answered), one that replays: the seats of the
+    actions come from the engine (whose turn each was), the options as the engine applied
+    them. No timings: the arbiter keeps those."""
+    engine = config.make_game()
+    state = engine.new_initial_state(config.seed)
+    actions = []
+    for text in summary.actions:
+        actions.append(RecordedAction(state.current_seat, text, 0))
+        state.apply(engine.parse_action(text))
+    incidents = []
+    for text in summary.incidents:  # "seat N: kind: detail", as the arbiter words them
+        seat, kind, detail = (text.split(": ", 2) + ["", ""])[:3]
+        incidents.append(Incident(int(seat[5:]) if seat[5:].isdigit() else -1, kind, detail))
+    return MatchRecord(summary.match_id, config.game, options_to_dict(engine.options), config.seed, tuple(seat_names),
+                       actions, incidents, summary.outcome)

@@ -1,0 +1,214 @@
+"""Where matches are played: parsed once at the edge, opened by one function.
+
+Every caller that plays matches (tournaments, ``arbiter evaluate``, ``arbiter play``, the
+arena, a person's table, the bench) says where with a ``Where``, parsed from the text a
+user wrote by ``parse_where``, the one parser of ``--transport``/``transport =``, and gets
+its venue for ``arbiter.batch.engine.play_batch`` from ``open_venue``, the one factory:
+
+* ``inproc``: the bots in this process (``InProcess``; trusted code: by default only bots
+  installed with the arbiter, ``settings.is_trusted``; a file or a registered bot plays
+  here only when asked for explicitly, and every record of it says so, ``record.venue``);
+* ``grpc``: sandboxed bot processes of a ``BotHost`` on a private arbiter over gRPC
+  (``Hosted``); ``local``: the same processes on the arbiter's local channel;
+* ``remote``: bots that connected on their own to a running arbiter (``Connected``);
+* ``cluster``: a Dask cluster's workers, each hosting its bots (``OnCluster``).
+
+A bot that cannot play where it is sent is refused before any match, with the reason
+(``VenueError``: it does not play the game, it cannot be copied for a match in process).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+from dataclasses import dataclass
+from typing import Any, AsyncIterator, Callable, Collection, Mapping, Sequence
+
+from arbiter.batch.cluster import ClusterError, OnCluster, bad_scheduler_address, bot_refs
+from arbiter.batch.engine import Connected, InProcess, hosted
+from arbiter.batch.settings import SpecError, check_named, is_trusted, resolve_bot
+from arbiter.hosting.botproc import BotStartError
+from arbiter.hosting.loading import load_bot
+from arbiter.hosting.local import cannot_play_in_process
+
+
+class Kind(enum.Enum):
+    """The kinds of venue."""
+
+    INPROC = "inproc"
+    GRPC = "grpc"
+    LOCAL = "local"
+    REMOTE = "remote"
+    CLUSTER = "cluster"
+
+
+#: What a user may write (``--transport``): a kind, or ``auto`` (the default: in process
+#: for bots installed with the arbiter, hosted over gRPC for anything else).
+AUTO = "auto"
+
+
+class VenueError(SpecError):
+    """A venue that cannot be used as asked; the message says why and what to write instead."""
+
+
+class BadSchedulerAddress(VenueError, ClusterError):
+    """A cluster's address that does not read as a Dask scheduler's (``bad_scheduler_address``):
+    a settings error and a cluster error alike."""
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a batch is played: a kind, the cluster's scheduler address, and whether the
+    user asked for it (False: ``auto`` chose it)."""
+
+    kind: Kind
+    address: str | None = None
+    asked: bool = True
+
+    @property
+    def hosted(self) -> bool:
+        """Bot processes on a private arbiter (gRPC or the local channel)."""
+        return self.kind in (Kind.GRPC, Kind.LOCAL)
+
+    @property
+    def transport(self) -> str:
+        """The wire of a hosted venue (``BotHost``'s ``transport``)."""
+        return "local" if self.kind is Kind.LOCAL else "grpc"
+
+    def __str__(self) -> str:
+        return f"cluster {self.address}" if self.kind is Kind.CLUSTER else self.kind.value
+
+
+INPROC, GRPC, LOCAL = Where(Kind.INPROC), Where(Kind.GRPC), Where(Kind.LOCAL)
+
+
+def describe(where: Where, bots: Sequence[str] = ()) -> str:
+    """Where a batch of ``bots`` (their sources) is played, in words for its output: and
+    when code that is not installed with the arbiter runs in its process, that it does."""
+    text = {Kind.INPROC: "in process", Kind.GRPC: "hosted (bot processes over gRPC)",
+            Kind.LOCAL: "hosted (bot processes on the local channel)", Kind.REMOTE: "remote (connected bots)",
+            Kind.CLUSTER: f"on the cluster {where.address}"}[where.kind]
+    untrusted = [b for b in bots if not is_trusted(b)]
+    if where.kind is Kind.INPROC and untrusted:
+        text += f" as asked: {', '.join(untrusted)} ran in the arbiter's process, without the sandbox's limits"
+    elif not where.asked:
+        text += " (the default for these bots; --transport to choose)"
+    return text
+
+
+def parse_where(text: str | Where | None = AUTO, *, cluster: str | None = None, bots: Sequence[str] = (),
+                allowed: Collection[Kind] = tuple(Kind), field: str = "transport") -> Where:
+    """The one reading of a transport (``inproc``, ``grpc``, ``local``, ``remote``,
+    ``auto``) and a cluster's address. ``auto`` (or None) plays ``bots`` (their sources) in
+    process if every one of them is installed with the arbiter, else hosted over gRPC; a
+    ``cluster`` address goes with ``auto`` or ``grpc`` only (its workers host the bots).
+    VenueError naming ``field`` for anything else, or a kind not in ``allowed``."""
+    if isinstance(text, Where):
+        where = text
+    else:
+        text = AUTO if text is None else str(text).strip().lower()
+        known = [k.value for k in Kind if k is not Kind.CLUSTER and k in allowed]
+        if cluster is not None:
+            if text not in (AUTO, Kind.GRPC.value, Kind.CLUSTER.value):
+                raise VenueError(f"{field}: a cluster's workers host every bot as a sandboxed process over gRPC; "
+                                 f"{text} cannot be used with a cluster")
+            if why := bad_scheduler_address(cluster):
+                raise BadSchedulerAddress(f"cluster: {why}")
+            where = Where(Kind.CLUSTER, cluster, asked=True)
+        elif text == AUTO:
+            where = Where(Kind.INPROC if bots and all(is_trusted(b) for b in bots) else Kind.GRPC, asked=False)
+        elif text == Kind.CLUSTER.value:
+            raise VenueError(f"{field}: cluster needs the scheduler's address (--cluster tcp://HOST:PORT)")
+        else:
+            try:
+                where = Where(Kind(text))
+            except ValueError:
+                raise VenueError(f"{field}: expected {', '.join([*known, AUTO])}, got {text!r}") from None
+    if where.kind not in allowed:
+        names = [k.value for k in Kind if k in allowed]
+        raise VenueError(f"{field}: {where.kind.value} cannot be used here (expected {' or '.join(names)})")
+    return where
+
+
+@contextlib.asynccontextmanager
+async def open_venue(
+    where: Where,
+    bots: Mapping[str, str],
+    game: str,
+    *,
+    db_path: Any = None,
+    hub: Any = None,
+    isolation: str = "deal",
+    copies: int = 1,
+    processes: int = 1,
+    max_restarts: int = 3,
+    warm: int = 1,
+    concurrency: int | None = None,
+    spectators: Any = None,
+    observers: Callable[[Any], Sequence[Any]] | None = None,
+    on_start: Callable[[str], None] | None = None,
+    on_versions: Callable[[dict[str, str]], None] | None = None,
+    on_start_error: Callable[[BotStartError], None] | None = None,
+    batch: str = "",
+    ship_bots: bool = True,
+    sandbox: Any = None,
+    log_dir: Any = None,
+    loaded: Mapping[str, Any] | None = None,
+    workers: int = 1,
+) -> AsyncIterator[Any]:
+    """The venue of ``where`` for ``bots`` (seat name -> bot as written: a bundled name, a
+    file or folder, ``module:Class``, a registered ``name@version`` looked up in the store
+    at ``db_path``), for matches of ``game``; closed (its processes and arbiter stopped)
+    when the block ends, whatever happens.
+
+    In process: each bot is loaded once (``loaded`` gives bots already loaded, by name),
+    and one that does not play ``game`` or cannot be copied for a match is refused here
+    (VenueError); ``workers`` > 1 plays each match in one of that many worker processes. Hosted: ``hosting.botproc.BotHost`` options (``isolation``, ``copies``,
+    ``processes``, ``max_restarts``, ``warm``, ``sandbox``, ``log_dir``), ``spectators``
+    (a hub the private arbiter serves, observing every match) and ``on_start(address)``
+    once the bots are up; a bot that does not connect raises BotStartError, unless
+    ``on_start_error`` takes it (then its seats disconnect in their matches: a forfeit, in
+    the record); one whose Hello does not claim ``game`` is refused (VenueError).
+    ``observers(config)``: each match's observers when the hub that serves them is not
+    the venue's own (an arena's server: hosted and remote matches). Remote:
+    the bots connected to ``hub``. Cluster: ``batch`` names the batch on the workers.
+    ``on_versions(name -> version)`` hears what the bots said they are."""
+    if where.kind is Kind.INPROC:
+        objects = {}
+        for name, spec in bots.items():
+            bot = loaded[name] if loaded is not None and name in loaded else load_bot(resolve_bot(spec, db_path))
+            if not bot.plays(game):
+                raise VenueError(f"bot {spec!r} does not play {game} (it plays {', '.join(bot.games) or 'no game'})")
+            if why := cannot_play_in_process(bot):
+                raise VenueError(f"bot {spec!r} cannot play in process: {why}; play it hosted (--transport grpc)")
+            objects[name] = bot
+        untrusted = sorted(n for n, spec in bots.items() if not is_trusted(spec))
+        label = f"inproc (asked for; not installed code: {', '.join(untrusted)})" if untrusted else ""
+        if workers > 1:  # the workers load each bot by its spec
+            yield InProcess({n: resolve_bot(spec, db_path) for n, spec in bots.items()}, processes=workers,
+                            concurrency=concurrency, label=label)
+        else:
+            yield InProcess(objects, concurrency=concurrency, label=label)
+    elif where.hosted:
+        sources = {name: resolve_bot(spec, db_path) for name, spec in bots.items()}
+        for source in sources.values():
+            check_named(source)
+        async with hosted(sources, game, isolation=isolation, copies=copies, processes=processes,
+                          max_restarts=max_restarts, warm=warm, spectators=spectators, concurrency=concurrency or 1,
+                          on_start=on_start, on_start_error=on_start_error, transport=where.transport,
+                          **{k: v for k, v in (("sandbox", sandbox), ("log_dir", log_dir)) if v is not None},
+                          ) as (venue, sessions):
+            if on_versions is not None:
+                on_versions({n: s.bot_version for n, s in sessions.items()})
+            if observers is not None:
+                venue.observers = observers
+            yield venue
+    elif where.kind is Kind.REMOTE:
+        if hub is None:
+            raise VenueError("transport: remote bots connect to a running arbiter; there is none here")
+        yield Connected(hub, game, observers or (lambda config: ()), concurrency=concurrency or 1)
+    else:
+        assert where.address is not None
+        refs = bot_refs(list(bots.values()), list(bots), db_path, ship=ship_bots)
+        yield OnCluster(where.address, refs, batch, max_restarts=max_restarts,
+                        isolation=isolation, on_versions=on_versions)

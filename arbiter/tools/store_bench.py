@@ -1,0 +1,106 @@
+"""The store at scale: a million stored matches, and the two reads that must stay quick.
+
+    python -m arbiter.tools.store_bench [--matches 1000000] [--db PATH] [--runs 5]
+
+Generates a store (``--db``, default a temporary file, removed after) of ``--matches``
+matches through the store's own writer (``Store.save_matches``): tournaments of 1,000
+Spades matches each, four of 40 bots at every table, each row carrying the record of a
+real one-deal match (played once, in process, its seats renamed per row). Then it times,
+each the median of ``--runs`` runs on a fresh read-only connection:
+
+* ``bot.last_1000``: a bot's last 1,000 matches, of every batch (``Store.bot_matches``,
+  through the ``match_bots`` index): target < 200 ms;
+* ``standings``: a tournament's standings, its matches read and the table computed
+  (``tournament.run.load_standings``, what ``arbiter standings`` and the web page do):
+  target < 1 s.
+
+Issue 40 set the targets; docs/performance.md has the figures measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from arbiter.store.db import Store
+from arbiter.tournament.play import play_local
+from arbiter.tournament.run import load_standings
+
+PER_TOURNAMENT = 1000
+BOTS = [f"bot{i:02d}" for i in range(40)]
+TARGETS = {"bot.last_1000": 0.2, "standings": 1.0}
+
+
+def generate(path: Path, matches: int, progress=print) -> None:
+    """A store of ``matches`` matches (see the module docstring); progress every 50,000."""
+    template = play_local("spades", ["random"] * 4, seed=1, options={"deals": 1}, transport="inproc")
+    written = 0
+    with Store(path) as store:
+        for t in range((matches + PER_TOURNAMENT - 1) // PER_TOURNAMENT):
+            bots = [BOTS[(t + k) % len(BOTS)] for k in range(0, len(BOTS), 10)]  # four bots a tournament
+            spec = {"game": "spades", "bots": bots, "options": {"deals": 1}, "duplicate": True, "seed": t, "deals": 250}
+            tour = store.open_tournament(f"t{t:04d}", "spades", spec, planned=PER_TOURNAMENT)
+            rows = []
+            for idx in range(min(PER_TOURNAMENT, matches - written)):
+                seats = tuple(bots[(idx + s) % 4] for s in range(4))
+                record = dataclasses.replace(template, match_id=f"{tour.id}-{idx}", seat_names=seats)
+                rows.append((idx, idx // 4, idx % 4, record, 0, 0, (seats[0], seats[1])))
+            store.save_matches(tour.id, rows)
+            store.mark_finished(tour.id)
+            written += len(rows)
+            if written % 50_000 == 0 or written == matches:
+                progress(f"{written:,} matches stored")
+
+
+def measure(path: Path, runs: int) -> dict[str, list[float]]:
+    times: dict[str, list[float]] = {k: [] for k in TARGETS}
+    for r in range(runs):
+        with Store(path, read_only=True) as store:
+            t0 = time.perf_counter()
+            got = store.bot_matches(BOTS[r % 4], limit=1000)
+            times["bot.last_1000"].append(time.perf_counter() - t0)
+            assert len(got) == 1000, len(got)
+        with Store(path, read_only=True) as store:
+            last = store.tournaments()[-1 - r].name
+            t0 = time.perf_counter()
+            table, _ = load_standings(store, last)
+            times["standings"].append(time.perf_counter() - t0)
+            assert table.rows, last
+    return times
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m arbiter.tools.store_bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--matches", type=int, default=1_000_000)
+    parser.add_argument("--db", type=Path, help="the store to generate (or reuse, if it has the matches); default: a temporary one")
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="store-bench-") as tmp:
+        path = args.db or Path(tmp) / "million.sqlite"
+        t0 = time.perf_counter()
+        if not path.exists():
+            generate(path, args.matches, lambda text: print(text, file=sys.stderr, flush=True))
+        made = time.perf_counter() - t0
+        times = measure(path, args.runs)
+    out = {"matches": args.matches, "generate_s": round(made, 1), "figures": {}}
+    ok = True
+    for key, values in times.items():
+        median = statistics.median(values)
+        passed = median < TARGETS[key]
+        ok &= passed
+        out["figures"][key] = {"median_ms": round(median * 1000, 1), "max_ms": round(max(values) * 1000, 1),
+                               "target_ms": TARGETS[key] * 1000, "passed": passed}
+        print(f"{key:15} median {median * 1000:8.1f} ms  (max {max(values) * 1000:.1f})  target < {TARGETS[key] * 1000:.0f} ms  "
+              f"{'pass' if passed else 'SHORT'}")
+    print(json.dumps(out))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,155 @@
+"""Where a match is played is read once (``arbiter.batch.venue.parse_where``) and opened by
+one function (``open_venue``); and no bot in the arbiter's process touches the referee.
+
+The misbehaving bots are the e2e zoo's (tests/e2e/zoo.py): here they play in this
+process only (no server, no bot process); tests/e2e/test_driver_parity.py plays the
+same bots over every venue and compares the records' hashes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arbiter.batch.settings import is_trusted
+from arbiter.batch.venue import Kind, VenueError, Where, describe, parse_where
+from arbiter.store.db import Store
+from arbiter.tournament.play import play_local, store_play
+from cardarena.games import ConfigError, EndReason
+from cardarena.records import MatchRecord
+from cardarena.replay import verify_record
+
+ZOO = Path(__file__).parents[2] / "e2e" / "zoo.py"
+SPOT = dict(seed=5, decision_ms=0, bank_ms=0)  # no clock: nothing here is about time
+
+
+# -- one reading of where ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, kind", [("inproc", Kind.INPROC), ("grpc", Kind.GRPC), ("LOCAL", Kind.LOCAL),
+                                        ("remote", Kind.REMOTE)])
+def test_each_kind_reads_as_itself_and_was_asked_for(text, kind):
+    where = parse_where(text)
+    assert where.kind is kind and where.asked
+
+
+def test_auto_plays_installed_bots_in_process_and_anything_else_hosted(tmp_path):
+    bot = tmp_path / "mine.py"
+    bot.write_text("")
+    assert parse_where("auto", bots=["random", "heuristic", "bots.noisy:Noisy30"]) == Where(Kind.INPROC, asked=False)
+    for other in (str(bot), "mine@1", f"{bot}:Mine"):
+        assert not is_trusted(other)
+        assert parse_where(None, bots=["random", other]) == Where(Kind.GRPC, asked=False)
+
+
+@pytest.mark.parametrize("text, cluster, allowed, words", [
+    ("pigeon", None, tuple(Kind), "transport: expected inproc, grpc, local, remote, auto, got 'pigeon'"),
+    ("inproc", "tcp://10.0.0.5:8786", tuple(Kind), "inproc cannot be used with a cluster"),
+    ("cluster", None, tuple(Kind), "cluster needs the scheduler's address"),
+    ("grpc", "http://nowhere", tuple(Kind), "cluster: "),
+    ("remote", None, (Kind.INPROC, Kind.GRPC), "remote cannot be used here (expected inproc or grpc)"),
+])
+def test_a_venue_that_cannot_be_read_is_refused_with_what_was_wrong(text, cluster, allowed, words):
+    with pytest.raises(VenueError) as err:
+        parse_where(text, cluster=cluster, allowed=allowed)
+    assert words in str(err.value)
+    assert isinstance(err.value, ConfigError)  # the CLI's usage errors: no traceback
+
+
+def test_a_cluster_address_goes_with_auto_or_grpc():
+    assert parse_where("auto", cluster="tcp://10.0.0.5:8786") == Where(Kind.CLUSTER, "tcp://10.0.0.5:8786")
+    assert parse_where("grpc", cluster="tcp://10.0.0.5:8786").kind is Kind.CLUSTER
+
+
+def test_the_words_say_when_a_files_bot_ran_in_the_arbiters_process(tmp_path):
+    assert "without the sandbox's limits" in describe(parse_where("inproc"), ["random", str(ZOO)])
+    assert describe(parse_where("inproc"), ["random"]) == "in process"
+    assert "the default for these bots" in describe(parse_where("auto", bots=["random"]), ["random"])
+
+
+# -- no bot touches the referee (in process) --------------------------------------------
+
+
+def _zoo(bot: str, **kwargs) -> MatchRecord:
+    return play_local("spot", [f"{ZOO}:{bot}", "random", "random", "random"], transport="inproc", **{**SPOT, **kwargs})
+
+
+def test_a_bot_rewriting_its_result_changes_nothing_stored(tmp_path):
+    record = _zoo("RewriteOutcome")
+    assert record.outcome is not None and 999.0 not in record.outcome.scores
+    assert verify_record(record) == record.outcome  # the rules' result, not the bot's
+    db = tmp_path / "a.sqlite"
+    store_play(db, record)
+    with Store(db, read_only=True) as store:
+        stored = store.match(record.match_id)
+    assert stored.outcome == record.outcome and 999.0 not in stored.outcome.scores
+
+
+def test_a_bot_rewriting_its_view_and_legal_actions_plays_the_match_it_would_have_played():
+    # RewriteView and RewriteOutcome choose alike (their own seeded rng); only what they
+    # scribble on differs, and none of it is the referee's
+    scribbler, honest = _zoo("RewriteView"), _zoo("RewriteOutcome")
+    assert not scribbler.incidents
+    assert [(a.seat, a.action) for a in scribbler.actions] == [(a.seat, a.action) for a in honest.actions]
+    assert scribbler.outcome == honest.outcome
+
+
+@pytest.mark.parametrize("bot, words", [("RaiseBaseException", "raised _OwnBaseException: past every"),
+                                        ("RaiseCancelled", "raised CancelledError")])
+def test_any_exception_a_bot_raises_is_its_recorded_failure(bot, words):
+    record = _zoo(bot)
+    assert record.outcome is not None and record.outcome.reason is EndReason.FORFEIT_CRASH
+    [incident] = record.incidents
+    assert incident.seat == 0 and incident.kind == "crash" and words in incident.detail
+
+
+def test_os_exit_in_choose_disconnects_the_seat_and_the_arbiter_goes_on():
+    record = _zoo("HardExit")  # were os._exit called for real, this test process would be gone
+    [incident] = record.incidents
+    assert incident.kind == "disconnect" and incident.seat == 0
+    assert record.outcome is not None and record.outcome.reason.is_forfeit and record.outcome.ranks[0] == 4
+
+
+def test_a_bot_that_cannot_be_copied_is_refused_before_the_match_with_the_reason():
+    with pytest.raises(ConfigError) as err:
+        _zoo("Uncopyable")
+    text = str(err.value)
+    assert "cannot play in process" in text and "cannot be copied" in text and "--transport grpc" in text
+
+
+def test_a_files_bot_asked_in_process_says_so_in_its_record_and_the_store(tmp_path):
+    record = _zoo("RewriteOutcome")
+    assert record.venue.startswith("inproc (asked for") and record.venue.endswith("not installed code: zoo)")
+    assert MatchRecord.from_json(record.to_json()).venue == record.venue
+    installed = play_local("spot", ["random"] * 4, transport="inproc", **SPOT)
+    assert installed.venue == "" and '"venue"' not in installed.to_json()  # the usual: nothing to say
+
+
+# -- the record's content hash -----------------------------------------------------------
+
+
+def test_the_content_hash_is_what_was_played_not_how():
+    a = play_local("spot", ["random", "heuristic", "random", "heuristic"], transport="auto", **SPOT)
+    b = play_local("spot", ["random", "heuristic", "random", "heuristic"], transport="inproc", **SPOT)
+    assert a.match_id == b.match_id or True  # ids and timings may differ; the content may not
+    assert a.content_hash() == b.content_hash() and len(a.content_hash()) == 64
+    b.actions[-1] = type(b.actions[-1])(b.actions[-1].seat, b.actions[-1].action + " ", 0)
+    assert a.content_hash() != b.content_hash()
+    other_seed = play_local("spot", ["random", "heuristic", "random", "heuristic"], transport="inproc",
+                            **{**SPOT, "seed": 6})
+    assert other_seed.content_hash() != a.content_hash()
+
+
+def test_arbiter_play_says_when_a_files_bot_played_in_its_process(tmp_path):
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+
+    r = CliRunner().invoke(app, ["play", "spot", f"{ZOO}:RewriteOutcome", "random", "random", "random", "--seed", "5",
+                                 "--transport", "inproc", "--db", str(tmp_path / "a.sqlite")])
+    assert r.exit_code == 0, r.output
+    assert "played inproc (asked for; not installed code: zoo): without the sandbox's limits" in " ".join(r.output.split())
+    with Store(tmp_path / "a.sqlite", read_only=True) as store:
+        [row] = store.matches(store.tournaments()[0].id)
+        assert row.record().venue.startswith("inproc (asked for")
