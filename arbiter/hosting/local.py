@@ -38,6 +38,7 @@ class LocalSeat(SeatClient):
         """The driver's decision in the runner's terms: an action, or the failure the
         runner applies the match's policy to (the same the gRPC seat raises for it)."""
         decision = self._drivers[(turn.match_id, turn.seat)].decide(turn.view, turn.legal_actions)
+        self._note = decision.note
         if decision.action is not None:
             return decision.action
         if decision.exited:  # over gRPC the process ends and its stream with it
@@ -45,6 +46,9 @@ class LocalSeat(SeatClient):
         if decision.malformed:
             raise MalformedAction(decision.malformed)
         raise BotFailed(decision.failure)
+
+    def reported_note(self) -> str:
+        return getattr(self, "_note", "")
 
     async def notify(self, match_id: str, seat: int, events: list[Event]) -> None:
         driver = self._drivers.get((match_id, seat))
