@@ -101,7 +101,8 @@ log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[2]
 
-SECTIONS = ("engines", "openspiel", "floor", "hosted", "scale", "memory", "isolation", "cluster", "statistics", "arena")
+SECTIONS = ("engines", "openspiel", "floor", "hosted", "scale", "memory", "isolation", "cluster", "statistics", "arena",
+            "analysis")
 
 #: (game name, options, label of one game) measured in the engines section.
 ENGINE_GAMES: tuple[tuple[str, dict[str, Any], str], ...] = (
@@ -803,6 +804,9 @@ def run_bench(
     if "arena" in sections:
         arena_section(result, runs, progress)
 
+    if "analysis" in sections:
+        analysis_section(result, progress)
+
     result.seconds = time.perf_counter() - t_start
     return result
 
@@ -823,6 +827,25 @@ def statistics_section(result: BenchResult, runs: int, progress: Callable[[str],
             figs[key].target = text
         else:
             figs[key].check(ok, text)
+
+
+def analysis_section(result: BenchResult, progress: Callable[[str], None]) -> None:
+    """Does the analysis tell good play from bad (``arbiter.tools.analysis_bench``): per game,
+    the random seat's mistake rate over the heuristic's, a planted blunder marked, the same
+    verdict under two sampling seeds. One run: the figures are counts over seeded matches."""
+    from arbiter.tools import analysis_bench as ab
+
+    for game in ab.GAMES:
+        fig = ab.measure(game, progress=progress)
+        sep = result.add(f"analysis.{game}.separation", f"{game}: random's mistake rate / heuristic's", "x", fig.line())
+        sep.values.append(fig.separation)
+        sep.check(lambda v: v >= ab.SEPARATION, f">= {ab.SEPARATION}")
+        bl = result.add(f"analysis.{game}.blunder", f"{game}: planted blunder marked a mistake", "share")
+        bl.values.append(fig.blunder_share)
+        bl.check(lambda v: v >= ab.BLUNDER, f">= {ab.BLUNDER}")
+        st = result.add(f"analysis.{game}.stability", f"{game}: same verdict under two sampling seeds", "share")
+        st.values.append(fig.stability)
+        st.check(lambda v: v >= ab.STABILITY, f">= {ab.STABILITY}")
 
 
 def arena_section(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:
