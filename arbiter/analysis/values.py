@@ -34,7 +34,7 @@ number of candidates compared (Bonferroni) and for few samples (Student's t), th
 
 The **loss** shown is the largest mean gain of another candidate (0 if none gains), with
 its standard error. Seeded and bounded: the states and seeds of a decision are drawn from
-``(seed, match id, seat, decision number)`` and the batches do not depend on time, so the
+``(seed, the match's seed, seat, decision number)`` and the batches do not depend on time, so the
 same command gives the same analysis; at most ``max_actions`` actions of a decision are
 valued (the chosen one and the reference policy's first), and a decision with a single
 legal action is not valued.
@@ -308,8 +308,10 @@ def analyse(record: MatchRecord, seat: int, *, samples: int = DEFAULT_SAMPLES, s
     The record must be one its reader may see (callers load it through the disclosure
     rule). ValueError for a seat the game does not have or a bad budget; ReplayError for a
     record that does not replay."""
-    valuer = Valuer(record.game, record.options, seat, record.match_id, record.seat_names, samples, max_actions, seed,
-                    margin)
+    # Keyed by the match's seed, not its id: the same deal and actions replayed under another
+    # id (a fresh `arbiter play` with the same seed) get the same analysis.
+    valuer = Valuer(record.game, record.options, seat, f"seed-{record.seed}", record.seat_names, samples, max_actions,
+                    seed, margin)
     for point in decisions(record, seat):
         if point.number < first:
             continue

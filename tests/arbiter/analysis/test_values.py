@@ -65,7 +65,7 @@ def test_a_seats_analysis_never_reads_a_hidden_card(match):
     record = match
     game = get_game(record.game, record.options)
     analysed = {r.point.number: r for r in analyse(record, 0, samples=3, seed=5, first=2, last=8)}
-    valuer = Valuer(record.game, record.options, 0, record.match_id, record.seat_names, samples=3, seed=5)
+    valuer = Valuer(record.game, record.options, 0, f"seed-{record.seed}", record.seat_names, samples=3, seed=5)
     checked = 0
     for point in decisions(record, 0):
         if point.number in analysed and len(point.legal) > 1:
