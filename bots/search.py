@@ -230,6 +230,15 @@ class SearchBot(Bot):
 
     # -- rollouts ----------------------------------------------------------------------
 
+    def action_values(self, world: State, seat: int, cands: Sequence[Action], seed: int) -> list[float]:
+        """Each candidate's rollout value on ``world`` (the same seed for each: common random
+        numbers); the evaluator the arbiter's analysis uses (``arbiter.analysis.values``)."""
+        return [self.rollout(world, seat, (a,), seed) for a in cands]
+
+    def state_value(self, world: State, seat: int, seed: int) -> float:
+        """``world`` as it stands, played on by the heuristic to the horizon, for ``seat``."""
+        return self.rollout(world, seat, (), seed)
+
     def rollout(self, world: State, seat: int, plan: Plan, seed: int) -> float:
         """Value for ``seat`` of playing ``plan`` in ``world`` then the heuristic to the horizon."""
         rng = random.Random(seed)

@@ -102,6 +102,14 @@ class Disclosure:
         return None if viewer is None else state.view(viewer)
 
 
+def notes_visible(note_seat: int, viewer: int | None, full: bool) -> bool:
+    """Whether a bot's note on a decision of ``note_seat`` may be shown to a reader who sees
+    the match as seat ``viewer`` (None: a spectator), or every hand (``full``). A note is
+    disclosed like that seat's view (it may name the seat's cards): to the reader of every
+    hand, and to one stepping as that seat; never to a spectator or another seat."""
+    return full or (viewer is not None and viewer == note_seat)
+
+
 #: A match of no batch: open as soon as it is stored.
 OPEN = Disclosure("", running=False, duplicate=False)
 

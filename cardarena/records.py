@@ -126,6 +126,30 @@ class RecordedAction:
     #: does not say, an older record). The bot's word: shown to its author beside ``ms``
     #: (the difference is the transport), never used for the clock.
     bot_us: int | None = None
+    #: The bot's notes on this decision (``Bot.note``), bounded by ``bound_note``; "" for
+    #: none. Disclosed like the seat's view (``cardarena.disclosure.notes_visible``);
+    #: never read by the match.
+    note: str = ""
+
+
+#: A bot's notes: at most this many bytes (UTF-8) a decision, and this many a match.
+NOTE_LIMIT = 1024
+MATCH_NOTE_LIMIT = 64 * 1024
+
+
+def bound_note(text: str, used: int = 0) -> str:
+    """``text`` cut to ``NOTE_LIMIT`` bytes, and to what is left of ``MATCH_NOTE_LIMIT``
+    after ``used`` bytes of notes earlier in the match; a cut note ends saying so. The one
+    bound: the SDK applies it before sending, the arbiter again on what it receives."""
+    if not text:
+        return ""
+    room = max(0, min(NOTE_LIMIT, MATCH_NOTE_LIMIT - used))
+    data = text.encode("utf-8", "replace")
+    if len(data) <= room:
+        return text
+    why = " [cut: the match's notes are over 64 KB]" if room < NOTE_LIMIT else " [cut: notes over 1 KB]"
+    keep = max(0, room - len(why.encode()))
+    return (data[:keep].decode("utf-8", "ignore") + why) if room > len(why.encode()) else ""
 
 
 @dataclass(frozen=True)
@@ -157,6 +181,9 @@ class MatchRecord:
 
     def to_json(self) -> str:
         d = dataclasses.asdict(self)
+        for a in d["actions"]:  # most decisions have no note: kept out of the stored text
+            if not a["note"]:
+                del a["note"]
         if self.outcome is not None:
             d["outcome"]["reason"] = self.outcome.reason.value
         if not self.venue:

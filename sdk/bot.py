@@ -88,6 +88,14 @@ class Bot:
     def on_match_end(self, result: MatchResult) -> None:
         """Called once when the match is over, with its outcome and this seat."""
 
+    def note(self, text: str) -> None:
+        """Attach a note to the decision being made (call it from ``choose``): why you chose
+        what you did, what you believed. It is stored with the decision and shown in the
+        replay to those who may see this seat's view; it never changes the match. At most
+        1 KB a decision and 64 KB a match: more is cut, and the note says so."""
+        notes = self.__dict__.setdefault("_notes", [])
+        notes.append(str(text))
+
     # The runner calls this; bots normally don't.
     def _start(self, info: MatchInfo) -> None:
         self.info = info

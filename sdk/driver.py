@@ -28,6 +28,7 @@ Whether an action is legal is the arbiter's to judge, never the driver's.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import sys
 import traceback
@@ -36,7 +37,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from cardarena.games import Action, Event, GameError, game_class
-from cardarena.records import MatchInfo, MatchResult
+from cardarena.records import MatchInfo, MatchResult, bound_note
 from sdk.bot import Bot, fresh_copy
 
 #: What of a failure or a notation a bot's answer carries at most (the arbiter echoes 200
@@ -64,6 +65,8 @@ class Decision:
     failure: str = ""
     exited: bool = False
     exit_code: Any = None
+    #: What the bot noted during this decision (``Bot.note``), bounded (``bound_note``).
+    note: str = ""
 
 
 def describe_failure(exc: BaseException, hook: str) -> str:
@@ -120,7 +123,7 @@ class SeatDriver:
     Nothing the bot's code does raises out of these, but ``sys.exit`` in ``end``.
     """
 
-    __slots__ = ("bot", "info", "game", "wants_events", "_held", "_broken")
+    __slots__ = ("bot", "info", "game", "wants_events", "_held", "_broken", "_noted")
 
     @property
     def exited(self) -> bool:
@@ -131,6 +134,7 @@ class SeatDriver:
         self.info = info
         self.game = info.game
         self._held: list[Event] = []
+        self._noted = 0  # bytes of notes so far in the match
         #: what went wrong before the next decision (on_match_start, on_events, an exit)
         self._broken: Decision | None = None
         self.bot = fresh_copy(bot)
@@ -171,6 +175,7 @@ class SeatDriver:
             if _interrupted(exc):
                 raise
             return Decision(failure=_clip(describe_failure(exc, "on_events")))
+        self.bot.__dict__["_notes"] = []
         try:
             answer = self.bot.choose(view, list(legal_actions))
         except SystemExit as exc:
@@ -179,8 +184,17 @@ class SeatDriver:
         except BaseException as exc:  # noqa: BLE001
             if _interrupted(exc):
                 raise
-            return Decision(failure=_clip(describe_failure(exc, "choose")))
-        return self._read(answer, legal_actions)
+            return self._noting(Decision(failure=_clip(describe_failure(exc, "choose"))))
+        return self._noting(self._read(answer, legal_actions))
+
+    def _noting(self, decision: Decision) -> Decision:
+        """``decision`` with the notes the bot made while choosing, bounded."""
+        notes = self.bot.__dict__.get("_notes")
+        if not notes:
+            return decision
+        note = bound_note("\n".join(notes), self._noted)
+        self._noted += len(note.encode())
+        return dataclasses.replace(decision, note=note) if note else decision
 
     def _read(self, answer: Any, legal_actions: Sequence[Action]) -> Decision:
         """``answer`` as an action of this game: one of ``legal_actions`` as it is (the

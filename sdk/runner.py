@@ -133,10 +133,13 @@ class Connection:
                                             failure=f"the SDK could not read the Turn: {exc}"[:FAILURE_LIMIT]))
         decision = driver.decide(view, legal)
         if decision.action is not None:
-            return convert.act_to_proto(driver.game, turn.match_id, turn.request_id, decision.action, token)
+            msg = convert.act_to_proto(driver.game, turn.match_id, turn.request_id, decision.action, token)
+            if decision.note:
+                msg.act.note = decision.note
+            return msg
         if decision.exited:
             raise SystemExit(decision.exit_code)
-        act = pb.Act(match_id=turn.match_id, request_id=turn.request_id, seat_token=token)
+        act = pb.Act(match_id=turn.match_id, request_id=turn.request_id, seat_token=token, note=decision.note)
         if decision.failure:
             log.error("%s: %s", self.name, decision.failure)
             act.failure = decision.failure

@@ -18,12 +18,14 @@ What it exports (``__all__``; the engine's own, from ``cardarena.games.spades`` 
   ``SpadesDealResult``, ``SpadesSideResult``; ``Phase`` (the deal's phase);
 - cards: ``Card``, ``Suit``;
 - helpers: ``trick_winner``, ``power`` (a card's strength, 2 low .. A high),
-  ``sort_cards``, ``partner``, ``side_of``.
+  ``sort_cards``, ``partner``, ``side_of``; ``score_side`` (one side's deal scored, the
+  engine's own rule: ``game.scoring`` of a configured game gives the options' values).
 """
 
 from cardarena.games.spades import Bid, Give, Look, Phase, Play, SpadesDealRecord, SpadesDealResult, SpadesExchange, SpadesHand, SpadesPlayedCard, SpadesSeat, SpadesSide, SpadesSideResult, SpadesTrick, SpadesView, partner, power, side_of, sort_cards, trick_winner  # noqa: F401  (re-exported)
 from cardarena.games.cards import Card, Suit  # noqa: F401  (re-exported)
+from cardarena.games.spades_scoring import score_side  # noqa: F401  (re-exported)
 
 __all__ = ["Bid", "Card", "Give", "Look", "Phase", "Play", "SpadesDealRecord", "SpadesDealResult", "SpadesExchange",
            "SpadesHand", "SpadesPlayedCard", "SpadesSeat", "SpadesSide", "SpadesSideResult", "SpadesTrick", "SpadesView",
-           "Suit", "partner", "power", "side_of", "sort_cards", "trick_winner"]
+           "Suit", "partner", "power", "score_side", "side_of", "sort_cards", "trick_winner"]

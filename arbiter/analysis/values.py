@@ -3,32 +3,44 @@
 For one decision (a seat's view and its legal actions) every candidate action is valued
 the way a determinizing search values it:
 
-1. ``samples`` full states are drawn consistent with the seat's view alone (the SDK's
-   forward model, ``sdk.forward.sample_states``: hidden cards uniform among those the
-   rules allow, later shuffles fresh); the true deal is never read;
-2. on each sampled state, each action is played and then the reference policy plays every
-   seat to a horizon: the bundled ``search`` bot's own rollout (``SearchBot.rollout``), so
-   the analysis values actions as that bot does: the game's heuristic
-   (``bots/<game>_heuristic.py``) plays on. Horizon and units, from the seat's side:
-   Spades: the end of the deal, points of its side minus the other's; Spot: the end of
-   the hand, its money; Spite and Malice: its next turn, pay-off cards ahead (with a
-   bonus for a reachable pay-off card and a large value for a won game);
-3. every action is valued on the same sampled states with the same rollout seeds (common
-   random numbers), so the *difference* between two actions has a much smaller error
-   than either value.
+1. full states are drawn consistent with the seat's view alone (the SDK's forward model,
+   ``sdk.forward.sample_states``: hidden cards uniform among those the rules allow, later
+   shuffles fresh); the true deal is never read;
+2. on each sampled state every candidate is valued by the game's **reference evaluator**,
+   the strongest we have, loaded by name like any bundled bot (``REFERENCE``):
 
-An action's value is its mean over the samples, with its standard error. The **loss** of
-the chosen action is the best action's mean minus the chosen one's, with the standard
-error of their paired differences; the decision is a **mistake** when the loss is
-significant: larger than ``t * se`` (``t`` the two-sided 95% Student quantile for the
-samples taken; with a zero error, any positive loss). Choosing the best of several noisy
-means favours the lucky one: with few samples, a small loss is not evidence of a mistake,
-which is why the error is shown beside it.
+   * Spades: the ``dds`` bot's determinized double-dummy values (``bots/spades_dds.py``):
+     DDS trick counts scored by Spades' rules (contracts, bags, failed nils), the bidding
+     finished by the heuristic, a deal with a live nil played out by the heuristic;
+     units: points of the seat's side minus the other side's (totals) at the end of the deal;
+   * Spot: the ``search`` bot's rollout: the action, then the heuristic for every seat to
+     the end of the hand; units: the seat's money then;
+   * Spite and Malice: the ``search`` bot's rollout to the seat's next turn; units: pay-off
+     cards ahead (a bonus for a reachable pay-off card, ±30 for a finished game);
+3. every candidate is valued on the same sampled states with the same seeds (common random
+   numbers), so the *difference* between two actions carries no luck of the deal.
 
-Seeded and bounded: the samples and rollout seeds of a decision are drawn from
-``(seed, match id, seat, decision number)``, so the same command gives the same analysis;
-at most ``max_actions`` actions of a decision are valued (the chosen one and the
-reference policy's first), and a decision with a single legal action is not valued.
+**Adaptive, with a verdict.** States are drawn in batches of ``BATCH``. After each batch,
+for every other candidate ``a`` the paired differences ``value(a) - value(chosen)`` give a
+mean gain and its standard error; with ``q`` the two-sided 95% quantile corrected for the
+number of candidates compared (Bonferroni) and for few samples (Student's t), the decision is
+
+* a **mistake** when some candidate's gain has its lower bound above the game's materiality
+  ``MARGIN`` (Spades 5 points, Spot 2 units, Spite and Malice 0.5 pay-off cards): the chosen
+  action costs at least that much, with 95% confidence;
+* **fine** ("not a mistake") when every candidate's gain has its upper bound below
+  ``MARGIN``: nothing available was materially better;
+* **unsure** when the budget (``samples`` states) ends before either is clear.
+
+The **loss** shown is the largest mean gain of another candidate (0 if none gains), with
+its standard error. Seeded and bounded: the states and seeds of a decision are drawn from
+``(seed, the match's seed, seat, decision number)`` and the batches do not depend on time, so the
+same command gives the same analysis; at most ``max_actions`` actions of a decision are
+valued (the chosen one and the reference policy's first), and a decision with a single
+legal action is not valued.
+
+``value_of`` is a seat's expected outcome from a view (sampled) or from a full state (as
+it stands), in the same units: the reference evaluator playing on.
 """
 
 from __future__ import annotations
@@ -36,27 +48,39 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from statistics import NormalDist
+from typing import Any, Callable, Iterator, Sequence
 
 from arbiter.analysis.reask import DecisionPoint, decisions, match_info
 from arbiter.hosting.forward import sample_states
 from arbiter.hosting.loading import load_bot
 from arbiter.hosting.local import SeatDriver
 from arbiter.rating.stats import mean_se
-from cardarena.games import Action, GameError, get_game
+from cardarena.games import Action, GameError, State, get_game
 from cardarena.records import MatchRecord
 
-__all__ = ["ActionValue", "DecisionValue", "Valuer", "analyse", "UNITS"]
+__all__ = ["ActionValue", "DecisionValue", "Valuer", "analyse", "value_of", "UNITS", "MARGIN", "VERDICTS"]
 
-DEFAULT_SAMPLES = 4
+DEFAULT_SAMPLES = 64
 DEFAULT_MAX_ACTIONS = 12
+#: States drawn per batch; a verdict needs at least one batch.
+BATCH = 8
 
-#: What a value counts, per game (the reference rollout's horizon and value).
+#: What a value counts, per game (the reference evaluator's horizon and value).
 UNITS = {
     "spades": "points of the seat's side minus the other side's, at the end of the deal",
     "spot": "the seat's money at the end of the hand",
     "spite-and-malice": "pay-off cards ahead of the others at the seat's next turn",
 }
+
+#: The smallest loss that counts as a mistake, per game, in its units.
+MARGIN = {"spades": 5.0, "spot": 2.0, "spite-and-malice": 0.5}
+
+#: The reference evaluator per game: a bundled bot with ``action_values``/``state_value``.
+REFERENCE = {"spades": "dds", "spot": "search", "spite-and-malice": "search"}
+
+#: The verdicts of a valued decision.
+VERDICTS = ("mistake", "fine", "unsure")
 
 #: Two-sided 95% quantiles of Student's t, by degrees of freedom (beyond: 1.96 up to 2.0).
 _T95 = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26, 10: 2.23,
@@ -73,21 +97,37 @@ def t95(df: int) -> float:
     return 2.0
 
 
+def quantile(n: int, compared: int) -> float:
+    """The multiplier of the standard error for a 95% interval on each of ``compared`` gains
+    at once (Bonferroni), over ``n`` paired samples (Student's t correction)."""
+    if n < 2:
+        return math.inf
+    z = NormalDist().inv_cdf(1 - 0.025 / max(1, compared))
+    return z * t95(n - 1) / 1.96
+
+
 def _mean_se(xs: Sequence[float]) -> tuple[float, float]:
-    """The one mean ± standard error (``arbiter.rating.stats``); inf for one value."""
+    """The one mean ± standard error (``arbiter.rating.stats``); inf for one value, 0 when
+    every value is the same."""
     r = mean_se(xs)
-    return r.mean, math.inf if r.se is None else r.se
+    if r.se is None:
+        return r.mean, math.inf
+    if all(x == xs[0] for x in xs):
+        return r.mean, 0.0
+    return r.mean, r.se
 
 
 @dataclass(frozen=True)
 class ActionValue:
     """One action's estimated value (``UNITS`` of the game), its standard error and the
-    number of samples."""
+    number of samples; ``gain``/``gain_se``: its paired mean gain over the chosen action."""
 
     action: str
     mean: float
     se: float
     n: int
+    gain: float = 0.0
+    gain_se: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -95,8 +135,10 @@ class DecisionValue:
     """One decision valued: its actions best first, the chosen one's loss against the best.
 
     ``chosen`` is None when the match ended at this decision (nothing was played: then
-    nothing is lost or a mistake). ``valued``/``legal_count``: how many of the legal
-    actions were valued. ``note`` says why a decision was not valued.
+    nothing is lost or a mistake). ``verdict``: "mistake", "fine", "unsure", or "" when the
+    decision was not valued or nothing was played. ``valued``/``legal_count``: how many of
+    the legal actions were valued. ``note`` says why a decision was not valued.
+    ``samples``: the states it took. ``margin``: the game's materiality.
     """
 
     point: DecisionPoint
@@ -107,6 +149,9 @@ class DecisionValue:
     mistake: bool
     legal_count: int
     note: str = ""
+    verdict: str = ""
+    samples: int = 0
+    margin: float = 0.0
 
     @property
     def best(self) -> str:
@@ -117,13 +162,19 @@ class DecisionValue:
         return next((v for v in self.values if v.action == self.chosen), None)
 
 
+Progress = Callable[[int, int], None]
+
+
 class Valuer:
-    """Values decisions of one seat of one game (its rules and options): the reference
-    rollout is the bundled search bot's, started for that seat with no clock."""
+    """Values decisions of one seat of one game (its rules and options) with the game's
+    reference evaluator (``REFERENCE``), started for that seat with no clock.
+
+    ``samples``: the most states a decision may take (its budget), in batches of
+    ``BATCH``; ``margin``: the materiality of a mistake (default ``MARGIN`` of the game)."""
 
     def __init__(self, game: str, options: dict[str, Any], seat: int, match_id: str = "analysis",
                  seat_names: tuple[str, ...] = (), samples: int = DEFAULT_SAMPLES, max_actions: int = DEFAULT_MAX_ACTIONS,
-                 seed: int = 0):
+                 seed: int = 0, margin: float | None = None):
         if samples < 1:
             raise ValueError(f"samples {samples}: at least 1 sampled state per decision")
         if max_actions < 2:
@@ -131,10 +182,10 @@ class Valuer:
         self.game = get_game(game, options)
         self.seat = seat
         self.samples, self.max_actions, self.seed = samples, max_actions, seed
+        self.margin = MARGIN.get(self.game.name, 1.0) if margin is None else margin
         self.match_id = match_id
         record = MatchRecord(match_id, game, dict(options), 0, seat_names or tuple(f"seat {s}" for s in range(self.game.num_seats)))
-        driver = SeatDriver(load_bot("search"), match_info(record, seat, 0, 0))
-        self.reference = driver.bot  # started: its game, its heuristic policy
+        self.reference = _reference(self.game.name, record, seat)
 
     def candidates(self, view: Any, legal: Sequence[Action], chosen: Action | None, rng: random.Random) -> list[Action]:
         """The actions valued: the chosen one, the reference policy's, then the others in
@@ -149,14 +200,44 @@ class Valuer:
         return self._value(view, legal, chosen, key)[0]
 
     def _value(self, view: Any, legal: Sequence[Action], chosen: Action | None,
-               key: str) -> tuple[tuple[ActionValue, ...], dict[str, list[float]]]:
+               key: str) -> tuple[tuple[ActionValue, ...], str, int]:
         rng = random.Random(f"{self.seed}:{key}")
         cands = self.candidates(view, legal, chosen, rng)
-        worlds = sample_states(self.game, view, self.samples, rng)
-        seeds = [rng.getrandbits(32) for _ in worlds]
-        per = {a: [self.reference.rollout(w, self.seat, (a,), s) for w, s in zip(worlds, seeds)] for a in cands}
-        vals = [ActionValue(str(a), *_mean_se(xs), len(xs)) for a, xs in per.items()]
-        return tuple(sorted(vals, key=lambda v: -v.mean)), {str(a): xs for a, xs in per.items()}
+        anchor = chosen if chosen in cands else cands[0]
+        per: list[list[float]] = [[] for _ in cands]
+        verdict = "unsure"
+        n = 0
+        while n < self.samples:
+            k = min(BATCH, self.samples - n)
+            for world in sample_states(self.game, view, k, rng):
+                seed = rng.getrandbits(32)
+                for i, x in enumerate(self.reference.action_values(world, self.seat, cands, seed)):
+                    per[i].append(float(x))
+            n += k
+            verdict = self._verdict(per, cands.index(anchor))
+            if verdict != "unsure":
+                break
+        a = cands.index(anchor)
+        vals = []
+        for c, xs in zip(cands, per):
+            g, gse = _mean_se([x - y for x, y in zip(xs, per[a])])
+            vals.append(ActionValue(str(c), *_mean_se(xs), len(xs), g, gse))
+        return tuple(sorted(vals, key=lambda v: -v.mean)), verdict, n
+
+    def _verdict(self, per: list[list[float]], a: int) -> str:
+        """"mistake", "fine" or "unsure" from the samples so far (module docstring)."""
+        n = len(per[a])
+        others = [i for i in range(len(per)) if i != a]
+        q = quantile(n, len(others))
+        fine = True
+        for i in others:
+            g, se = _mean_se([x - y for x, y in zip(per[i], per[a])])
+            half = 0.0 if se == 0.0 else q * se
+            if g - half > self.margin:
+                return "mistake"
+            if not g + half < self.margin:
+                fine = False
+        return "fine" if fine else "unsure"
 
     def decision(self, point: DecisionPoint, chosen_text: str | None) -> DecisionValue:
         """One decision of the seat valued (``chosen_text``: the action played, or None)."""
@@ -168,31 +249,69 @@ class Valuer:
             except GameError:
                 chosen = None
         if len(legal) < 2:
-            return DecisionValue(point, (), chosen_text, 0.0, 0.0, False, len(legal), "a single legal action")
-        values, by_text = self._value(point.view, legal, chosen, f"{self.match_id}:{self.seat}:{point.number}")
-        if chosen is None or chosen not in legal:
+            return DecisionValue(point, (), chosen_text, 0.0, 0.0, False, len(legal), "a single legal action",
+                                 margin=self.margin)
+        played = chosen is not None and chosen in legal
+        values, verdict, n = self._value(point.view, legal, chosen if played else None,
+                                         f"{self.match_id}:{self.seat}:{point.number}")
+        if not played:
             return DecisionValue(point, values, chosen_text, 0.0, 0.0, False, len(legal),
-                                 "nothing was played: the match ended here" if chosen_text is None else "")
-        best = values[0]
-        diffs = [b - c for b, c in zip(by_text[best.action], by_text[str(chosen)])]
-        loss, loss_se = _mean_se(diffs)
-        if len(diffs) < 2:
-            loss_se = math.inf
-        elif all(d == diffs[0] for d in diffs):
-            loss_se = 0.0
-        mistake = loss > 0 and loss > t95(len(diffs) - 1) * loss_se
-        return DecisionValue(point, values, str(chosen), loss, loss_se, mistake, len(legal))
+                                 "nothing was played: the match ended here" if chosen_text is None else "",
+                                 samples=n, margin=self.margin)
+        top = max(values, key=lambda v: v.gain)
+        loss, loss_se = (top.gain, top.gain_se) if top.gain > 0 else (0.0, 0.0)
+        return DecisionValue(point, values, str(chosen), loss, loss_se, verdict == "mistake", len(legal),
+                             verdict=verdict, samples=n, margin=self.margin)
+
+    def state_value(self, world: State, seed: int) -> float:
+        """One full state's value for the seat, as it stands (the reference playing on)."""
+        return float(self.reference.state_value(world, self.seat, seed))
+
+
+def _reference(game: str, record: MatchRecord, seat: int) -> Any:
+    """The game's reference evaluator, started for ``seat`` with no clock (a bundled bot)."""
+    name = REFERENCE.get(game, "search")
+    ref = SeatDriver(load_bot(name), match_info(record, seat, 0, 0)).bot
+    if name == "dds" and not ref.solver:  # no DDS solver installed: the heuristic's rollouts
+        ref = SeatDriver(load_bot("search"), match_info(record, seat, 0, 0)).bot
+    return ref
+
+
+def value_of(game: str, options: dict[str, Any], at: Any, *, seat: int | None = None, samples: int = 16,
+             seed: int = 0) -> tuple[float, float]:
+    """The expected outcome (``UNITS`` of the game) for a seat at a decision, with its
+    standard error: ``at`` is the seat's view (full states are sampled from it, ``samples``
+    of them, seeded by ``seed``) or a full state (valued as it stands, for ``seat``, the
+    seat to act by default; the error is then 0). The reference evaluator plays on.
+    A control variate for the statistics tools, and the expected-outcome chart."""
+    g = get_game(game, options)
+    record = MatchRecord("value-of", game, dict(options), 0, tuple(f"seat {s}" for s in range(g.num_seats)))
+    if isinstance(at, State):
+        s = at.current_seat if seat is None else seat
+        if s is None:
+            raise ValueError("value_of: the state is over and no seat was named")
+        ref = _reference(g.name, record, s)
+        return float(ref.state_value(at, s, seed)), 0.0
+    s = at.seat if seat is None else seat
+    ref = _reference(g.name, record, s)
+    rng = random.Random(f"{seed}:value_of")
+    xs = [float(ref.state_value(w, s, rng.getrandbits(32))) for w in sample_states(g, at, samples, rng)]
+    return _mean_se(xs)
 
 
 def analyse(record: MatchRecord, seat: int, *, samples: int = DEFAULT_SAMPLES, seed: int = 0,
-            max_actions: int = DEFAULT_MAX_ACTIONS, first: int = 1, last: int | None = None) -> Iterator[DecisionValue]:
+            max_actions: int = DEFAULT_MAX_ACTIONS, first: int = 1, last: int | None = None,
+            margin: float | None = None) -> Iterator[DecisionValue]:
     """``seat``'s decisions ``first``..``last`` (from 1; all by default) in ``record``, valued
     from that seat's view only (see the module docstring), in order.
 
     The record must be one its reader may see (callers load it through the disclosure
     rule). ValueError for a seat the game does not have or a bad budget; ReplayError for a
     record that does not replay."""
-    valuer = Valuer(record.game, record.options, seat, record.match_id, record.seat_names, samples, max_actions, seed)
+    # Keyed by the match's seed, not its id: the same deal and actions replayed under another
+    # id (a fresh `arbiter play` with the same seed) get the same analysis.
+    valuer = Valuer(record.game, record.options, seat, f"seed-{record.seed}", record.seat_names, samples, max_actions,
+                    seed, margin)
     for point in decisions(record, seat):
         if point.number < first:
             continue

@@ -6,8 +6,10 @@
     arbiter analyse 1-4-9f3a --seat 1 --hindsight   # Spades: each card play's double-dummy count, every card known
 
 Each action is valued on states sampled from what the seat could see (the forward model),
-played on by the game's heuristic (the search bot's rollout); the loss of the chosen action
-against the best is shown with its standard error, and a significant loss is a mistake.
+by the game's reference evaluator (Spades: determinized double-dummy values scored by the
+rules; Spot and Spite and Malice: the search bot's heuristic rollouts), sampling until the
+verdict is clear: a mistake (it cost at least the game's margin, with 95% confidence), not
+one, or unsure when the budget ends. docs/analysis.md says how.
 The same command gives the same numbers (--seed). The match is read as `arbiter replay`
 reads it: a match the disclosure rule withholds is refused.
 """
@@ -19,11 +21,13 @@ from typing import Annotated, Optional
 
 import typer
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from arbiter.analysis.hindsight import APPROXIMATE, CardCount, HindsightUnavailable, double_dummy, require_solver
-from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, UNITS, DecisionValue, analyse as analyse_seat
-from arbiter.cli._common import DbOpt, _run, app, error, out, plural
+from arbiter.analysis.reask import decisions
+from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, MARGIN, UNITS, DecisionValue, analyse as analyse_seat
+from arbiter.cli._common import DbOpt, _run, app, err, error, out, plural
 from arbiter.cli.replay import load_record, replay_errors
 from arbiter.store.db import DEFAULT_DB
 
@@ -33,7 +37,7 @@ def analyse(
     match_id: Annotated[str, typer.Argument(help="A match id from the store, or a path to a match record JSON file.")],
     seat: Annotated[Optional[int], typer.Option("--seat", help="The seat whose decisions to analyse (default: every seat).")] = None,
     db: DbOpt = Path(DEFAULT_DB),
-    samples: Annotated[int, typer.Option("--samples", help="States sampled from the seat's view per decision (more: smaller errors, slower).")] = DEFAULT_SAMPLES,
+    samples: Annotated[int, typer.Option("--samples", help="At most this many states sampled from the seat's view per decision, in batches of 8 until the verdict is clear (more: fewer 'unsure', slower).")] = DEFAULT_SAMPLES,
     seed: Annotated[int, typer.Option("--seed", help="Seeds the sampling: the same seed gives the same analysis.")] = 0,
     max_actions: Annotated[int, typer.Option("--max-actions", help="At most this many actions valued per decision (the chosen one and the heuristic's first).")] = DEFAULT_MAX_ACTIONS,
     first: Annotated[int, typer.Option("--from", help="The seat's first decision to analyse (from 1).")] = 1,
@@ -69,16 +73,25 @@ def analyse(
             error(exc)
             raise typer.Exit(2) from None
     out.print(f"[bold]{record.game} match {escape(record.match_id)}[/]: values in {UNITS[record.game]}; "
-              f"{plural(samples, 'sampled state')} per decision, seed {seed}")
+              f"up to {plural(samples, 'sampled state')} per decision, seed {seed}; a mistake costs at least "
+              f"{MARGIN.get(record.game, 1.0):g} with 95% confidence")
     for s in ([seat] if seat is not None else range(n)):
         with replay_errors():
-            rows = list(analyse_seat(record, s, samples=samples, seed=seed, max_actions=max_actions, first=first, last=last))
+            total = sum(1 for p in decisions(record, s) if p.number >= first and (last is None or p.number <= last))
+            rows = []
+            columns = [TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+            with Progress(*columns, transient=True, console=err) as progress:
+                task = progress.add_task(f"seat {s}: decisions valued", total=total)
+                for r in analyse_seat(record, s, samples=samples, seed=seed, max_actions=max_actions, first=first, last=last):
+                    rows.append(r)
+                    progress.advance(task)
         choices = [r for r in rows if r.values]  # a single legal action is no choice: not shown
         out.print(decision_table(choices, f"seat {s} ({record.seat_names[s]})"))
         mistakes = [r for r in rows if r.mistake]
+        unsure = [r for r in rows if r.verdict == "unsure"]
         lost = sum(r.loss for r in rows if r.chosen is not None)
         out.print(f"seat {s}: {plural(len(rows), 'decision')} ({len(choices)} with a choice), "
-                  f"{plural(len(mistakes), 'mistake')}, {lost:.1f} lost in all against the best valued action")
+                  f"{plural(len(mistakes), 'mistake')}, {len(unsure)} unsure, {lost:.1f} lost in all against the best valued action")
         costly = sorted((r for r in rows if r.loss > 0), key=lambda r: -r.loss)[:top]
         if costly:
             out.print(decision_table(costly, f"seat {s}: the {plural(len(costly), 'decision')} that cost most"))
@@ -127,6 +140,6 @@ def decision_table(rows: list[DecisionValue], title: str) -> Table:
             f"{mine.mean:.1f} ± {mine.se:.1f}" if mine else "",
             escape(best.action), f"{best.mean:.1f} ± {best.se:.1f}",
             f"{r.loss:.1f} ± {r.loss_se:.1f}" if mine else "",
-            "[bold red]mistake[/]" if r.mistake else escape(r.note),
+            "[bold red]mistake[/]" if r.mistake else ("[yellow]unsure[/]" if r.verdict == "unsure" else escape(r.note)),
         )
     return table

@@ -24,6 +24,7 @@ from rich.text import Text
 
 from arbiter.cli._common import DbOpt, UsageError, _outcome_table, _run, app, err, error, out, plural, write_text
 from cardarena.games import Card
+from cardarena.disclosure import notes_visible
 from cardarena.records import MatchRecord
 from cardarena.replay import ReplayError
 from arbiter.present.boards import BoardRow, board
@@ -71,9 +72,13 @@ def _step_title(step: ReplayStep, names: Sequence[str]) -> str:
     return f"step {step.index} of {step.total}: {who} {step.action}{forced}"
 
 
-def render_step(step: ReplayStep, record: MatchRecord) -> Group:
-    """One step: what happened, the events the viewpoint may see, and the board."""
+def render_step(step: ReplayStep, record: MatchRecord, viewer: int | None = None, full: bool = False) -> Group:
+    """One step: what happened, the bot's note if the viewpoint may read it (the seat's
+    own, or every hand), the events the viewpoint may see, and the board."""
     parts: list[Any] = [Text(_step_title(step, record.seat_names), style="bold")]
+    ra = record.actions[step.index - 1] if 0 < step.index <= len(record.actions) else None
+    if ra is not None and ra.note and notes_visible(ra.seat, viewer, full):
+        parts.append(Text(f"  note: {ra.note}", style="italic cyan"))
     for e in step.events:
         line = Text("  · " + e.text, style="green")
         parts.append(line)
@@ -169,10 +174,10 @@ def replay(
         with replay_errors():
             steps = step_record(record, seat, full)
             if interactive:
-                _interactive(list_until_error(steps, record), record)
+                _interactive(list_until_error(steps, record), record, seat, full)
             else:
                 for s in steps:
-                    out.print(render_step(s, record))
+                    out.print(render_step(s, record, seat, full))
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     out.print(f"[green]replay verified:[/] {plural(len(record.actions), 'action')} reproduce"
@@ -206,11 +211,11 @@ def list_until_error(steps, record: MatchRecord) -> list[ReplayStep]:
     return done
 
 
-def _interactive(steps: list[ReplayStep], record: MatchRecord) -> None:
+def _interactive(steps: list[ReplayStep], record: MatchRecord, viewer: int | None = None, full: bool = False) -> None:
     i = 0
     while True:
         out.clear()
-        out.print(render_step(steps[i], record))
+        out.print(render_step(steps[i], record, viewer, full))
         try:
             answer = input(f"[{i}/{len(steps) - 1}] Enter: next, b: back, NUMBER: jump, q: quit > ").strip().lower()
         except EOFError:
@@ -262,6 +267,9 @@ def render_decision(point: DecisionPoint, record: MatchRecord) -> Group:
     parts.append(board_table(board(record.game, point.view, record.seat_names)))
     parts.append(Text(f"legal actions ({len(point.legal)}): " + ", ".join(map(str, point.legal))))
     parts.append(Text("played: " + _played_text(point, record), style="bold"))
+    ra = record.actions[point.step] if point.step < len(record.actions) else None
+    if ra is not None and ra.note and notes_visible(ra.seat, point.seat, False):
+        parts.append(Text(f"its note: {ra.note}", style="italic cyan"))
     return Group(*parts)
 
 

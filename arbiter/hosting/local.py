@@ -170,6 +170,7 @@ class LocalSeat(SeatClient):
         offered = bot_copy(turn.view, memo), [bot_copy(a, memo) for a in turn.legal_actions]
         with _bot_code():
             decision = self._drivers[(turn.match_id, turn.seat)].decide(offered[0], offered[1])
+        self._note = decision.note
         if decision.action is not None:
             # the runner judges the action by value; it never holds the bot's object
             return bot_copy(decision.action)
@@ -178,6 +179,9 @@ class LocalSeat(SeatClient):
         if decision.malformed:
             raise MalformedAction(decision.malformed)
         raise BotFailed(decision.failure)
+
+    def reported_note(self) -> str:
+        return getattr(self, "_note", "")
 
     async def notify(self, match_id: str, seat: int, events: list[Event]) -> None:
         driver = self._drivers.get((match_id, seat))

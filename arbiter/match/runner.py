@@ -28,6 +28,7 @@ from cardarena.records import (
     Policy,
     RecordedAction,
     bot_seed_for,
+    bound_note,
     clip,
     forfeit_outcome,
 )
@@ -150,6 +151,11 @@ class SeatClient(abc.ABC):
         """The bot's own time for the decision it just answered, in microseconds, as it
         said (``RecordedAction.bot_us``); None if it did not say."""
         return None
+
+    def reported_note(self) -> str:
+        """The bot's note on the decision it just answered ("" for none): stored with the
+        decision (``RecordedAction.note``), never read by the match."""
+        return ""
 
     async def stderr_tail(self) -> str:
         """The tail of the bot process's stderr ('' if the arbiter did not start it)."""
@@ -304,6 +310,7 @@ class _Runner:
         n = game.num_seats
         self.bank_ms = [config.clock.bank_ms] * n
         self.strikes = [0] * n
+        self.noted = [0] * n  # bytes of notes each seat has had stored
         self.gone = [False] * n  # disconnected seats auto-played under the default policy
         self.request_id = 0
         self.asked_at = 0.0  # when the current decision was asked of its seat (MatchClock.now)
@@ -325,8 +332,11 @@ class _Runner:
                 legal = state.legal_actions()
                 action, ms, forced = await self._ask(state, seat, legal)
                 said = None if forced else self.seats[seat].reported_us()
+                note = "" if forced else bound_note(self.seats[seat].reported_note(), self.noted[seat])
+                self.noted[seat] += len(note.encode())
                 recorded = RecordedAction(seat, str(action), ms, forced, max(0, round((self.asked_at - mark) * 1e6)),
-                                          None if said is None else min(said, max(ms, 1) * 1000))  # never more than it took (ms: whole ms)
+                                          None if said is None else min(said, max(ms, 1) * 1000),  # never more than it took (ms: whole ms)
+                                          note)
                 mark = self.clock.now()
                 record.actions.append(recorded)
                 for obs in self.observers:

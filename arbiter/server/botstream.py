@@ -353,6 +353,7 @@ class RemoteSeat(SeatClient):
             if timer is not None:
                 timer.cancel()
         self._reported = raw.think_us
+        self._note = raw.note
         if raw.failure:  # the bot's code failed to choose, and says how
             raise BotFailed(clip(raw.failure))
         try:
@@ -362,6 +363,9 @@ class RemoteSeat(SeatClient):
 
     def reported_us(self) -> int | None:
         return self._reported or None
+
+    def reported_note(self) -> str:
+        return getattr(self, "_note", "")
 
     def cancel(self, match_id: str, request_id: int) -> None:
         rid = self._wire_ids.get((match_id, request_id))

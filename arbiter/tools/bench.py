@@ -110,7 +110,7 @@ log = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parents[2]
 
 SECTIONS = ("engines", "openspiel", "floor", "hosted", "scale", "memory", "isolation", "cluster", "statistics", "arena",
-            "timing")
+            "timing", "analysis")
 
 #: (game name, options, label of one game) measured in the engines section.
 ENGINE_GAMES: tuple[tuple[str, dict[str, Any], str], ...] = (
@@ -161,12 +161,15 @@ class Sizes:
     arena_levels: tuple[int, ...] | None = None  # None: arena_bench.LEVELS
     arena_max_matches: int = 20_000
     timing_decisions: int | None = None  # None: TIMING_DECISIONS
+    analysis_matches: int = 10  # per game, and as many planted blunders
+    analysis_samples: int | None = None  # None: analysis_bench's default
 
 
 FULL = Sizes()
 SMOKE = Sizes(engine_seconds=0.05, floor_exchanges=50, floor_warmup=10, hosted_matches=1, scale_one=2, scale_many=1,
               memory_matches=20, isolation_deals=1, cluster_deals=1, statistics_runs=8, arena_levels=(0, 70),
-              arena_max_matches=200, timing_decisions=200)
+              arena_max_matches=200, timing_decisions=200,
+              analysis_matches=1, analysis_samples=8)
 
 
 @dataclass
@@ -916,6 +919,9 @@ def run_bench(
     if "timing" in sections:
         timing_section(result, runs, progress)
 
+    if "analysis" in sections:
+        analysis_section(result, progress)
+
     result.seconds = time.perf_counter() - t_start
     return result
 
@@ -1019,6 +1025,27 @@ def statistics_section(result: BenchResult, runs: int, progress: Callable[[str],
             figs[key].target = text
         else:
             figs[key].check(ok, text)
+
+
+def analysis_section(result: BenchResult, progress: Callable[[str], None]) -> None:
+    """Does the analysis tell good play from bad (``arbiter.tools.analysis_bench``): per game,
+    the random seat's mistake rate over the heuristic's, a planted blunder marked, the same
+    verdict under two sampling seeds. One run: the figures are counts over seeded matches."""
+    from arbiter.tools import analysis_bench as ab
+
+    z = result.sizes
+    for game in ab.GAMES:
+        fig = ab.measure(game, z.analysis_matches, progress=progress,
+                         **({"samples": z.analysis_samples} if z.analysis_samples else {}))
+        sep = result.add(f"analysis.{game}.separation", f"{game}: random's mistake rate / heuristic's", "x", fig.line())
+        sep.values.append(fig.separation)
+        sep.check(lambda v: v >= ab.SEPARATION, f">= {ab.SEPARATION}")
+        bl = result.add(f"analysis.{game}.blunder", f"{game}: planted blunder marked a mistake", "share")
+        bl.values.append(fig.blunder_share)
+        bl.check(lambda v: v >= ab.BLUNDER, f">= {ab.BLUNDER}")
+        st = result.add(f"analysis.{game}.stability", f"{game}: same verdict under two sampling seeds", "share")
+        st.values.append(fig.stability)
+        st.check(lambda v: v >= ab.STABILITY, f">= {ab.STABILITY}")
 
 
 def arena_section(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:

@@ -70,20 +70,22 @@ class Hello(_message.Message):
     def __init__(self, bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., token: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., protocol_version: _Optional[int] = ...) -> None: ...
 
 class Act(_message.Message):
-    __slots__ = ("match_id", "request_id", "action", "seat_token", "failure", "think_us")
+    __slots__ = ("match_id", "request_id", "action", "seat_token", "failure", "think_us", "note")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     FAILURE_FIELD_NUMBER: _ClassVar[int]
     THINK_US_FIELD_NUMBER: _ClassVar[int]
+    NOTE_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     request_id: int
     action: Action
     seat_token: str
     failure: str
     think_us: int
-    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., seat_token: _Optional[str] = ..., failure: _Optional[str] = ..., think_us: _Optional[int] = ...) -> None: ...
+    note: str
+    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., seat_token: _Optional[str] = ..., failure: _Optional[str] = ..., think_us: _Optional[int] = ..., note: _Optional[str] = ...) -> None: ...
 
 class Welcome(_message.Message):
     __slots__ = ("session_id", "protocol_version")

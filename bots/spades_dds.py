@@ -1,0 +1,224 @@
+"""Spades values by determinized double-dummy analysis: DDS over deals sampled from a view.
+
+For a seat's decision, full deals consistent with its view are drawn with the SDK's forward
+model (``sdk.forward.sample_states``); on each deal every candidate action gets a value in
+points of the seat's side minus the other side's, totals at the end of the current deal
+(``action_values``). All candidates of a deal are valued on that same deal (common random
+numbers: their differences carry no luck of the deal). How a deal values the actions:
+
+* **Card play** (phase PLAY): one call of bridge's double-dummy solver (DDS, through
+  endplay's bindings) on the position as it stands, the trick in progress included, spades
+  trump, gives for every card the tricks the seat's side takes from here if everyone then
+  plays perfectly with all cards seen. The side's final tricks (taken + to come; the other
+  side the rest) are then **scored by Spades' rules** (``sdk.spades.score_side`` with the
+  match's options): contracts made or set, bags and their penalty, failed nils.
+* **Bids** (phase BIDDING, and the look / blind-nil choice): the candidate is played, the
+  heuristic (``bots/spades_heuristic.py``) bids for the seats after it (and makes any
+  exchange), then one DDS solve of the opening lead gives each side's tricks, scored as
+  above. The trick count does not depend on the bids, so one solve per deal serves every
+  candidate bid.
+* **Nil** (Spades' rule bridge lacks): while a nil or blind nil of either side is still
+  alive (its bidder has taken no trick yet), the trick count says nothing about whether
+  the nil bidder can duck every trick; the deal is then played to its end by the heuristic
+  from each candidate (which ducks as a nil bidder and covers a nil partner), and that
+  deal's score is the value.
+* **Spades broken** (the other rule bridge lacks): the candidates at the seat's decision
+  are only its legal actions, so the seat itself never leads an unbroken spade; deeper in
+  the solver's play a spade may be led before spades are broken, as in bridge. This is the
+  one approximation left, and it errs rarely (an early spade lead is seldom the best play).
+
+Used by the bundled ``dds`` bot (``bots/dds.py``) and by the arbiter's analysis of Spades
+decisions (``arbiter.analysis.values``). Needs endplay (``pip install endplay``; the
+arbiter installs it); ``available()`` says whether it is there.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Sequence
+
+from bots import spades_heuristic
+from sdk.forward import Action, Game, State
+from sdk.spades import Bid, Give, Look, Phase, Play, score_side
+
+__all__ = ["DdsUnavailable", "action_values", "available", "candidates", "deal_value"]
+
+_SUITS = "SHDC"
+
+
+class DdsUnavailable(RuntimeError):
+    """endplay (the DDS solver's bindings) is not installed."""
+
+
+_DDS: Any = None
+
+
+def _solver() -> Any:
+    global _DDS
+    if _DDS is None:
+        try:
+            import endplay.dds as dds
+            from endplay.types import Card as ECard, Deal, Denom, Player
+        except ImportError:
+            raise DdsUnavailable("the double-dummy solver needs endplay: pip install endplay") from None
+        _DDS = (dds, ECard, Deal, Denom, Player)
+    return _DDS
+
+
+def available() -> bool:
+    """Whether the solver can be imported."""
+    try:
+        _solver()
+    except DdsUnavailable:
+        return False
+    return True
+
+
+def _rank(card: Any) -> str:
+    t = str(card)[:-1]
+    return "T" if t == "10" else t
+
+
+def _pbn(hands: Sequence[Sequence[Any]]) -> str:
+    """``N:`` PBN of four hands, seat 0 as North (seat k is endplay's Player(k))."""
+    parts = []
+    for hand in hands:
+        by = {s: [] for s in _SUITS}
+        for c in hand:
+            by[str(c)[-1]].append(_rank(c))
+        parts.append(".".join("".join(by[s]) for s in _SUITS))
+    return "N:" + " ".join(parts)
+
+
+def _ours(text: str) -> str:
+    """endplay's ``♠T`` as our notation ``10S``."""
+    suit = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}[text[0]]
+    rank = text[1:]
+    return ("10" if rank == "T" else rank) + suit
+
+
+def _solve(world: State) -> dict[str, int]:
+    """DDS on ``world`` (phase PLAY): tricks still to come for the side to play, by card."""
+    dds, ECard, Deal, Denom, Player = _solver()
+    views = [world.view(s) for s in range(4)]
+    v = views[world.current_seat]
+    hands = [list(views[s].hand) for s in range(4)]
+    for p in v.trick:  # the deal as it stood when the trick began, then its cards played
+        hands[p.seat].append(p.card)
+    leader = v.trick[0].seat if v.trick else world.current_seat
+    deal = Deal(_pbn(hands), first=Player(leader), trump=Denom.spades)
+    for p in v.trick:
+        deal.play(ECard(str(p.card)[-1] + _rank(p.card)))
+    return {_ours(str(c)): int(t) for c, t in dds.solve_board(deal)}
+
+
+def _live_nil(view: Any) -> bool:
+    return any(s.bid == 0 and s.tricks_won == 0 for s in view.seats)
+
+
+def _scored(game: Game, view: Any, seat: int, side_tricks: int) -> float:
+    """The deal scored with the seat's side taking ``side_tricks`` of 13 (the other side the
+    rest), from the tricks taken so far: totals of the seat's side minus the other's."""
+    scoring = game.scoring
+    mine = seat % 2
+    totals = []
+    for side, total in ((mine, side_tricks), (1 - mine, 13 - side_tricks)):
+        seats = (side, side + 2)
+        bids = [view.seats[s].bid or 0 for s in seats]
+        blind = [view.seats[s].blind_nil for s in seats]
+        tricks = [view.seats[s].tricks_won for s in seats]
+        extra = total - sum(tricks)
+        # The tricks still to come go to a partner who bid tricks (a nil bidder left
+        # alive here is never the one asked about: live nils are played out instead).
+        k = 0 if bids[0] >= 1 or bids[1] == 0 else 1
+        tricks[k] += extra
+        r = score_side(bids, blind, tricks, view.sides[side].score, view.sides[side].bags, scoring)
+        totals.append(r.score)
+    return float(totals[0] - totals[1])
+
+
+def _final(view: Any, seat: int) -> float:
+    side = seat % 2
+    return float(view.sides[side].score - view.sides[1 - side].score)
+
+
+def _play_out(game: Game, st: State, seat: int, deal: int, rng: random.Random) -> float:
+    """The heuristic plays every seat to the end of ``deal``: the seat's side's total minus
+    the other's then."""
+    while not st.is_terminal:
+        v = st.view(st.current_seat)
+        if v.deal != deal:
+            return _final(v, seat)
+        st.apply(spades_heuristic.choose(v, st.legal_actions(), rng))
+    out = st.outcome()
+    return float(out.scores[seat] - out.scores[(seat + 1) % 4])
+
+
+def deal_value(game: Game, world: State, seat: int, seed: int, cache: dict | None = None) -> float:
+    """What the deal in progress in ``world`` is worth to ``seat`` from here (module
+    docstring): before play, the heuristic finishes bidding and exchange; then DDS tricks
+    scored by the rules, or, while a nil is alive, the heuristic plays the deal out.
+    ``cache`` (per world) keeps DDS counts of the opening position across candidates."""
+    rng = random.Random(seed)
+    st = world.clone()
+    deal = st.view(seat).deal
+    while not st.is_terminal:
+        v = st.view(st.current_seat)
+        if v.deal != deal:
+            return _final(v, seat)
+        if v.phase is Phase.PLAY:
+            break
+        st.apply(spades_heuristic.choose(v, st.legal_actions(), rng))
+    if st.is_terminal:
+        out = st.outcome()
+        return float(out.scores[seat] - out.scores[(seat + 1) % 4])
+    actor = st.current_seat
+    v = st.view(actor)
+    if _live_nil(v):
+        return _play_out(game, st, seat, deal, rng)
+    key = None
+    if cache is not None:
+        key = tuple(tuple(str(c) for c in st.view(s).hand) for s in range(4)) + (actor, len(v.tricks), len(v.trick))
+    counts = cache.get(key) if cache is not None else None
+    if counts is None:
+        counts = _solve(st)
+        if cache is not None:
+            cache[key] = counts
+    best = max(counts.values())
+    side_tricks = sum(v.seats[s].tricks_won for s in (actor % 2, actor % 2 + 2)) + best
+    if actor % 2 != seat % 2:
+        side_tricks = 13 - side_tricks
+    return _scored(game, v, seat, side_tricks)
+
+
+def action_values(game: Game, world: State, seat: int, cands: Sequence[Action], seed: int) -> list[float]:
+    """Each candidate's value on one sampled ``world`` where ``seat`` is to act (module
+    docstring), in ``cands``' order: points of the seat's side minus the other's at the end
+    of the deal. ``seed`` seeds the heuristic's choices where it plays (the same for every
+    candidate: common random numbers)."""
+    v = world.view(seat)
+    if v.phase is Phase.PLAY and not _live_nil(v) and all(isinstance(a, Play) for a in cands):
+        counts = _solve(world)
+        side = sum(v.seats[s].tricks_won for s in (seat % 2, seat % 2 + 2))
+        return [_scored(game, v, seat, side + counts[str(a.card)]) for a in cands]
+    out = []
+    cache: dict = {}
+    for a in cands:
+        st = world.clone()
+        st.apply(a)
+        if v.phase is Phase.PLAY:  # a live nil: the heuristic plays the deal out
+            out.append(_play_out(game, st, seat, v.deal, random.Random(seed)))
+        else:
+            out.append(deal_value(game, st, seat, seed, cache))
+    return out
+
+
+def candidates(view: Any, legal: Sequence[Action], rng: random.Random) -> list[Action]:
+    """The actions worth valuing for the ``dds`` bot: every card, every bid; the look /
+    blind-nil choice; an exchange is the heuristic's (its pairs are too many)."""
+    legal = list(legal)
+    if any(isinstance(a, Give) for a in legal):
+        return [spades_heuristic.choose(view, legal, rng)]
+    if any(isinstance(a, (Look, Bid, Play)) for a in legal):
+        return legal
+    return legal

@@ -1,0 +1,45 @@
+"""The determinized double-dummy Spades evaluator (``bots/spades_dds.py``) and the ``dds``
+bot that plays by it."""
+
+from __future__ import annotations
+
+import pytest
+
+from arbiter.tournament.play import play_local
+from cardarena.games import get_game
+
+pytest.importorskip("endplay")
+
+ALL_SPADES = "AS KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S 2S"
+OTHERS = ["AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H 2H", "AD KD QD JD 10D 9D 8D 7D 6D 5D 4D 3D 2D",
+          "AC KC QC JC 10C 9C 8C 7C 6C 5C 4C 3C 2C"]
+
+
+def test_dds_scores_tricks_by_the_rules():
+    """Seat 0 holds every spade: it takes all 13 tricks whatever it plays, so every card is
+    worth the same. The heuristic bids 1 for each other seat, so (side A minus side B, whose
+    contract of 2 is set: -20): bid 12 makes 13 exactly, +130; bid 13 is set, -140; bid 1
+    makes 2 with 11 bags, 31 - 100 for ten bags; nil fails."""
+    from bots import spades_dds
+
+    game = get_game("spades", {"blind_nil": False, "deals": 1})
+    state = game.state_from_deal([ALL_SPADES] + OTHERS, dealer=3, seed=1)
+    bids = [a for a in state.legal_actions() if str(a) in ("bid 12", "bid 13", "bid nil", "bid 1")]
+    by = dict(zip(map(str, bids), spades_dds.action_values(game, state, 0, bids, seed=1)))
+    assert (by["bid 12"], by["bid 13"], by["bid 1"]) == (130 + 20, -140 + 20, 31 - 100 + 20)
+    assert by["bid nil"] < by["bid 13"]
+    while state.view(0).phase.name != "PLAY":
+        state.apply(next(a for a in state.legal_actions() if str(a) in ("bid 13", "look") or state.current_seat != 0))
+    while state.current_seat != 0:
+        state.apply(state.legal_actions()[0])
+    cards = state.legal_actions()
+    values = spades_dds.action_values(game, state, 0, cards, seed=1)
+    assert len(set(values)) == 1
+
+
+@pytest.mark.parametrize("seed", [1])
+def test_the_dds_bot_plays_a_deal(seed):
+    record = play_local("spades", ["dds", "heuristic", "dds", "heuristic"], seed=seed, options={"deals": 1},
+                        transport="inproc")
+    assert record.outcome is not None and not record.incidents
+    assert sum(a.action.startswith("play") for a in record.actions) == 52
