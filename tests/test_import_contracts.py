@@ -68,6 +68,11 @@ MUTATIONS = {
                                                ["envs-beside-the-product"]),
     "numpy in the SDK": ("sdk/encoding/_base.py", "import numpy  # noqa: F401\n", ["training-deps-in-envs"]),
     "pettingzoo in a bot": ("bots/heuristic.py", "import pettingzoo  # noqa: F401\n", ["training-deps-in-envs"]),
+    "pyarrow in the standings export": ("arbiter/present/export.py", "import pyarrow  # noqa: F401\n",
+                                        ["pyarrow-in-decisions"]),
+    "the encoding in the dataset export, not through hosting": ("arbiter/present/decisions.py",
+                                                                "import sdk.encoding  # noqa: F401\n",
+                                                                ["sdk-code-in-hosting"]),
 }
 
 
