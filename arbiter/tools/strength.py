@@ -1,0 +1,117 @@
+"""The strength table: every bundled bot against the heuristic, each game, with intervals.
+
+    python -m arbiter.tools.strength                       # print the table (Markdown)
+    python -m arbiter.tools.strength --deals 8 --write docs/strength.md
+
+For each game (its option set below: one Spades deal, one Spot hand, one Spite and Malice
+game) every bundled bot that plays it meets the anchor, ``heuristic``, in duplicate deals
+(``arbiter.tournament.evaluate``: each deal twice, the seats swapped, in this process; the
+same seed gives the same matches). A row is the bot's margin per deal over the anchor,
+the mean over deals with its 95% interval (± 1.96 standard errors over deals), and its
+win-draw-loss count over the matches. ``--write FILE`` replaces the table between the
+markers ``<!-- strength:begin -->`` and ``<!-- strength:end -->`` of FILE.
+
+A bot named with ``--bot`` (a bundled name, a file, a folder) is measured too, in every
+game it plays: the reference bots that are not bundled are added that way.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from arbiter.hosting.loading import BUNDLED, load_bot
+from arbiter.tournament.evaluate import EvalResult, evaluate
+
+ANCHOR = "heuristic"
+#: (game, options, what a deal is, unit of the margin)
+GAMES = (
+    ("spades", {"deals": 1}, "one deal", "points"),
+    ("spot", {"hands": 1}, "one hand", "units"),
+    ("spite-and-malice", {"stalemate_rule": "fewer_payoff_wins"}, "one game", "games (1 win, ½ draw)"),
+)
+BEGIN, END = "<!-- strength:begin -->", "<!-- strength:end -->"
+Z95 = 1.96
+
+
+def plays(bot: str, game: str) -> bool:
+    """Whether ``bot`` says it plays ``game`` (its ``games``: ``*`` for any)."""
+    games = getattr(load_bot(bot), "games", ("*",))
+    return "*" in games or game in games
+
+
+def measure(bots: list[str], deals: int, seed: int, jobs: int, say=lambda s: None,
+            games: tuple[str, ...] = ()) -> list[tuple[str, str, EvalResult, float]]:
+    """(game, bot, result, seconds) for every bot but the anchor in every game it plays
+    (of ``games``; none: all three)."""
+    rows = []
+    for game, options, _, _ in GAMES:
+        if games and game not in games:
+            continue
+        for bot in bots:
+            if bot == ANCHOR or not plays(bot, game):
+                continue
+            say(f"{game}: {bot} vs {ANCHOR}, {deals} deals")
+            t0 = time.monotonic()
+            result = evaluate(game, bot, ANCHOR, deals=deals, seed=seed, options=options, jobs=jobs)
+            rows.append((game, bot, result, time.monotonic() - t0))
+    return rows
+
+
+def table(rows, deals: int, seed: int, jobs: int) -> str:
+    units = {g: (what, unit) for g, _, what, unit in GAMES}
+    out = [f"Every bot against `{ANCHOR}` in {deals} duplicate deals a row (× 2 seatings), seed {seed}: "
+           "the margin per deal, the mean over deals with its 95% interval (± 1.96 s.e.).", "",
+           "| game (a deal is) | bot | margin per deal [95% interval] | W-D-L (matches) | seconds |",
+           "|---|---|---:|---:|---:|"]
+    for game, bot, r, seconds in rows:
+        m = r.margin
+        interval = "" if m.se is None else f" [{m.mean - Z95 * m.se:+.2f}, {m.mean + Z95 * m.se:+.2f}]"
+        what, unit = units[game]
+        out.append(f"| {game} ({what}) | {bot} | **{m.mean:+.2f}**{interval} {unit} | {r.wins}-{r.draws}-{r.losses} | "
+                   f"{seconds:.0f} |")
+    out += ["", f"Regenerate: `python -m arbiter.tools.strength --deals {deals} --seed {seed} -j {jobs} "
+            "--write docs/strength.md`."]
+    return "\n".join(out) + "\n"
+
+
+def write(path: Path, text: str) -> None:
+    doc = path.read_text()
+    if BEGIN not in doc or END not in doc:
+        raise ValueError(f"{path}: no {BEGIN} ... {END} markers to replace")
+    head, rest = doc.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    path.write_text(f"{head}{BEGIN}\n{text}{END}{tail}")
+
+
+def main(
+    deals: Annotated[int, typer.Option("--deals", help="Duplicate deals per row (each played twice).")] = 8,
+    seed: Annotated[int, typer.Option("--seed", help="Deal seed of every row.")] = 1,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Matches at once (the result does not depend on it).")] = 1,
+    bot: Annotated[Optional[list[str]], typer.Option("--bot", help="Measure this bot too (repeatable): a bundled name, a file, a folder.")] = None,
+    only: Annotated[Optional[list[str]], typer.Option("--only", help="Only these bots (repeatable; default: every bundled bot).")] = None,
+    write_to: Annotated[Optional[Path], typer.Option("--write", help="Replace the table between the strength markers of this file.")] = None,
+) -> None:
+    """Measure every bundled bot (and --bot) against the heuristic in each game; print the table."""
+    if deals < 2:
+        print("error: --deals must be at least 2 (an interval needs two deals)", file=sys.stderr)
+        raise typer.Exit(2)
+    bots = list(only or sorted(n for n in BUNDLED if n != ANCHOR)) + list(bot or [])
+    rows = measure(bots, deals, seed, jobs, say=lambda s: print(s, file=sys.stderr, flush=True))
+    text = table(rows, deals, seed, jobs)
+    sys.stdout.write(text)
+    if write_to is not None:
+        try:
+            write(write_to, text)
+        except (OSError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            raise typer.Exit(2) from None
+        print(f"wrote the table into {write_to}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    typer.run(main)
