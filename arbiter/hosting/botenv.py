@@ -74,6 +74,16 @@ def python_of(env: Path) -> Path:
     return env / "bin" / "python"
 
 
+def visible_dirs(env: Path) -> tuple[Path, ...]:
+    """What the sandbox must show, read-only, of a bot in ``env``: the environment, and the
+    training environments of the author's package (``cardarena_envs``: a reference bot
+    such as OpenSpiel's IS-MCTS plays through its wrappers), which the sandbox does not
+    show a plain Python bot."""
+    envs = importlib.util.find_spec("cardarena_envs")  # located, not imported
+    extra = (Path(next(iter(envs.submodule_search_locations))).resolve(),) if envs and envs.submodule_search_locations else ()
+    return (env, *extra)
+
+
 def ensure(folder: str | os.PathLike, requirements: str, allow: bool | None = None) -> Path:
     """The environment (its folder) for ``folder``'s lock file ``requirements``: from the
     cache, or made now if the operator allows installs; BotEnvError otherwise."""

@@ -292,7 +292,7 @@ class BotPool:
                 return bp
         python = str(botenv.python_of(bot_env)) if bot_env is not None else sys.executable
         argv = [python, "-m", "sdk", *args] if runtime is PYTHON else args
-        system = runtime_dirs(args[0]) if runtime is not PYTHON else ((bot_env,) if bot_env is not None else ())
+        system = runtime_dirs(args[0]) if runtime is not PYTHON else (botenv.visible_dirs(bot_env) if bot_env is not None else ())
         launch = box.prepare(argv, code=code, env=env, tcp_address=self.address, unix_socket=getattr(self.hub, "unix_path", None),
                              system=system)
         argv_with_address = launch.argv + ["--address", self._dial(launch.address, runtime)]
