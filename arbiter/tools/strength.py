@@ -11,8 +11,9 @@ the mean over deals with its 95% interval (± 1.96 standard errors over deals), 
 win-draw-loss count over the matches. ``--write FILE`` replaces the table between the
 markers ``<!-- strength:begin -->`` and ``<!-- strength:end -->`` of FILE.
 
-A bot named with ``--bot`` (a bundled name, a file, a folder) is measured too, in every
-game it plays: the reference bots that are not bundled are added that way.
+A bot folder named with ``--bot`` is measured too, hosted as sandboxed processes over
+gRPC: the reference bots that are not bundled, such as OpenSpiel's IS-MCTS in its own
+environment (``examples/openspiel-ismcts``), are added that way.
 """
 
 from __future__ import annotations
@@ -45,20 +46,23 @@ def plays(bot: str, game: str) -> bool:
 
 
 def measure(bots: list[str], deals: int, seed: int, jobs: int, say=lambda s: None,
-            games: tuple[str, ...] = ()) -> list[tuple[str, str, EvalResult, float]]:
+            games: tuple[str, ...] = (), hosted: frozenset[str] = frozenset()) -> list[tuple[str, str, EvalResult, float]]:
     """(game, bot, result, seconds) for every bot but the anchor in every game it plays
-    (of ``games``; none: all three)."""
+    (of ``games``; none: all three). A bot in ``hosted`` plays as sandboxed processes over
+    gRPC (a folder with packages of its own: ``arbiter.hosting.botenv``), the rest in this
+    process."""
     rows = []
     for game, options, _, _ in GAMES:
         if games and game not in games:
             continue
         for bot in bots:
-            if bot == ANCHOR or not plays(bot, game):
+            if bot == ANCHOR or (bot not in hosted and not plays(bot, game)):
                 continue
             say(f"{game}: {bot} vs {ANCHOR}, {deals} deals")
             t0 = time.monotonic()
-            result = evaluate(game, bot, ANCHOR, deals=deals, seed=seed, options=options, jobs=jobs)
-            rows.append((game, bot, result, time.monotonic() - t0))
+            result = evaluate(game, bot, ANCHOR, deals=deals, seed=seed, options=options, jobs=jobs,
+                              transport="grpc" if bot in hosted else "inproc")
+            rows.append((game, Path(bot).name if bot in hosted else bot, result, time.monotonic() - t0))
     return rows
 
 
@@ -92,16 +96,19 @@ def main(
     deals: Annotated[int, typer.Option("--deals", help="Duplicate deals per row (each played twice).")] = 8,
     seed: Annotated[int, typer.Option("--seed", help="Deal seed of every row.")] = 1,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Matches at once (the result does not depend on it).")] = 1,
-    bot: Annotated[Optional[list[str]], typer.Option("--bot", help="Measure this bot too (repeatable): a bundled name, a file, a folder.")] = None,
-    only: Annotated[Optional[list[str]], typer.Option("--only", help="Only these bots (repeatable; default: every bundled bot).")] = None,
+    bot: Annotated[Optional[list[str]], typer.Option("--bot", help="Measure this bot folder too, hosted as sandboxed processes (repeatable): e.g. examples/openspiel-ismcts (its packages: ARENA_INSTALL_BOT_ENVS=1 the first time).")] = None,
+    game: Annotated[Optional[list[str]], typer.Option("--game", help="Only these games (repeatable; default: all three).")] = None,
+    only: Annotated[Optional[list[str]], typer.Option("--only", help="Only these bundled bots (repeatable; default: all of them; none: only the --bot ones).")] = None,
     write_to: Annotated[Optional[Path], typer.Option("--write", help="Replace the table between the strength markers of this file.")] = None,
 ) -> None:
     """Measure every bundled bot (and --bot) against the heuristic in each game; print the table."""
     if deals < 2:
         print("error: --deals must be at least 2 (an interval needs two deals)", file=sys.stderr)
         raise typer.Exit(2)
-    bots = list(only or sorted(n for n in BUNDLED if n != ANCHOR)) + list(bot or [])
-    rows = measure(bots, deals, seed, jobs, say=lambda s: print(s, file=sys.stderr, flush=True))
+    bundled = [b for b in only if b != "none"] if only is not None else sorted(n for n in BUNDLED if n != ANCHOR)
+    bots = bundled + list(bot or [])
+    rows = measure(bots, deals, seed, jobs, say=lambda s: print(s, file=sys.stderr, flush=True),
+                   games=tuple(game or ()), hosted=frozenset(bot or ()))
     text = table(rows, deals, seed, jobs)
     sys.stdout.write(text)
     if write_to is not None:
