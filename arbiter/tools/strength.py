@@ -26,7 +26,9 @@ from typing import Annotated, Optional
 import typer
 
 from arbiter.hosting.loading import BUNDLED, load_bot
-from arbiter.tournament.evaluate import EvalResult, evaluate
+from arbiter.tournament.evaluate import EvalResult, MatchMargin, evaluate, evaluation_plan, margin_of, seating_who
+from arbiter.tournament.play import play_local
+from cardarena.games import get_game
 
 ANCHOR = "heuristic"
 #: (game, options, what a deal is, unit of the margin)
@@ -60,10 +62,29 @@ def measure(bots: list[str], deals: int, seed: int, jobs: int, say=lambda s: Non
                 continue
             say(f"{game}: {bot} vs {ANCHOR}, {deals} deals")
             t0 = time.monotonic()
-            result = evaluate(game, bot, ANCHOR, deals=deals, seed=seed, options=options, jobs=jobs,
-                              transport="grpc" if bot in hosted else "inproc")
+            if bot in hosted:
+                result = hosted_evaluate(game, bot, options, deals, seed)
+            else:
+                result = evaluate(game, bot, ANCHOR, deals=deals, seed=seed, options=options, jobs=jobs)
             rows.append((game, Path(bot).name if bot in hosted else bot, result, time.monotonic() - t0))
     return rows
+
+
+def hosted_evaluate(game: str, bot: str, options: dict, deals: int, seed: int) -> EvalResult:
+    """``evaluate``'s matches (the same plan: deals, seeds, seatings) with both bots hosted
+    as sandboxed processes, one match at a time (``play_local``): a bot folder with
+    packages of its own never loads in this process, which lacks them."""
+    g = get_game(game, options)
+    result = EvalResult(game, bot, ANCHOR, deals, seed, dict(options), max_deals=deals)
+    for pm in evaluation_plan(game, bot, ANCHOR, deals, seed, options, None):
+        d, r = pm.item
+        who = seating_who(g, r)
+        seats = [bot if w == 0 else ANCHOR for w in who]
+        record = play_local(game, seats, seed=pm.config.seed, options=options, decision_ms=0, bank_ms=0)
+        out = record.outcome
+        result.matches.append(MatchMargin(d, r, pm.config.seed, margin_of(out, who), out.reason.value,
+                                          tuple(out.scores), tuple(out.ranks)))
+    return result
 
 
 def table(rows, deals: int, seed: int, jobs: int) -> str:
