@@ -7,6 +7,15 @@ A bot folder is a Python bot (its entry point ``bot.py``) unless it holds a mani
     entry = "bot.js"     # relative to the folder
     deterministic = false  # optional: say true and the check replays a match to prove it
 
+A Python bot may declare the packages it needs beyond the SDK::
+
+    requirements = "requirements.txt"   # pinned packages (a lock file), inside the folder
+
+The arbiter installs them once into a cached environment of its own interpreter (with
+the SDK on its path), which the sandbox shows read-only, and runs the bot with that
+environment's Python (``arbiter.hosting.botenv``). Installing what a bot declares is the
+operator's choice, off by default (``ARENA_INSTALL_BOT_ENVS=1`` allows it).
+
 A bot in another runtime speaks the wire contract itself (protos/cardarena/v1; see
 docs/other-languages.md and examples/node-bot). Everything it needs must be inside its
 folder (``node_modules`` too): a hosted bot has no network and sees nothing else of the
@@ -48,6 +57,7 @@ class Manifest:
     runtime: Runtime
     entry: str
     deterministic: bool = False
+    requirements: str | None = None  # a Python bot's lock file of packages, inside its folder
 
 
 def parse_manifest(data: bytes) -> Manifest:
@@ -56,9 +66,9 @@ def parse_manifest(data: bytes) -> Manifest:
         doc = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ManifestError(f"{MANIFEST}: not TOML: {exc}") from None
-    unknown = sorted(set(doc) - {"runtime", "entry", "deterministic"})
+    unknown = sorted(set(doc) - {"runtime", "entry", "deterministic", "requirements"})
     if unknown:
-        raise ManifestError(f"{MANIFEST}: unknown keys {unknown} (known: runtime, entry, deterministic)")
+        raise ManifestError(f"{MANIFEST}: unknown keys {unknown} (known: runtime, entry, deterministic, requirements)")
     name = doc.get("runtime", "python")
     if not isinstance(name, str) or name not in RUNTIMES:
         raise ManifestError(f"{MANIFEST}: runtime {str(name)[:40]!r} is not one of {', '.join(RUNTIMES)}")
@@ -72,7 +82,15 @@ def parse_manifest(data: bytes) -> Manifest:
     deterministic = doc.get("deterministic", False)
     if not isinstance(deterministic, bool):
         raise ManifestError(f"{MANIFEST}: deterministic must be true or false")
-    return Manifest(runtime, p.as_posix(), deterministic)
+    requirements = doc.get("requirements")
+    if requirements is not None:
+        r = PurePosixPath(requirements) if isinstance(requirements, str) else None
+        if r is None or r.is_absolute() or not r.parts or ".." in r.parts or "\\" in requirements:
+            raise ManifestError(f"{MANIFEST}: requirements {str(requirements)[:80]!r} must be a relative path inside the folder")
+        if runtime is not PYTHON:
+            raise ManifestError(f"{MANIFEST}: requirements are for Python bots; a {name} bot brings its own files")
+        requirements = r.as_posix()
+    return Manifest(runtime, p.as_posix(), deterministic, requirements)
 
 
 def manifest_of(folder: str | Path) -> Manifest | None:

@@ -42,6 +42,7 @@ class CardArenaEnv(AECEnv):
         self._seeds = random.Random(seed)
         self._first_seed = seed
         self.state = None
+        self._legal_now: dict[int, Any] | None = None
         self.deal_seed: int | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -56,6 +57,7 @@ class CardArenaEnv(AECEnv):
             self._first_seed = None
         self.deal_seed = seed
         self.state = self.game.new_initial_state(seed)
+        self._legal_now = None
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -65,12 +67,22 @@ class CardArenaEnv(AECEnv):
         self.last_action = None
         self.agent_selection = self.possible_agents[self.state.current_seat]
 
+    def _legal(self) -> dict[int, Any]:
+        """The legal actions now by index, computed once per state (observe and step share it)."""
+        if self._legal_now is None:
+            index = self.encoder.action_index
+            self._legal_now = {index(a): a for a in self.state.legal_actions()}
+        return self._legal_now
+
     def observe(self, agent: str) -> dict:
         seat = self._seat[agent]
-        x = np.asarray(self.encoder.encode(self.state.view(seat)), dtype=np.float32)
+        # The encoding written straight into the array: converting a list of ``size``
+        # Python floats cost more than the encoding itself (docs/performance.md).
+        x = np.zeros(self.encoder.size, dtype=np.float32)
+        self.encoder.encode_into(self.state.view(seat), memoryview(x))
         mask = np.zeros(self.encoder.num_actions, dtype=np.int8)
         if not self.state.is_terminal and self.state.current_seat == seat:
-            mask[self.encoder.legal_indices(self.state.legal_actions())] = 1
+            mask[list(self._legal())] = 1
         return {"observation": x, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
@@ -83,11 +95,13 @@ class CardArenaEnv(AECEnv):
         index = int(action)
         if not 0 <= index < self.encoder.num_actions:
             raise ValueError(f"action {action!r} is out of range 0..{self.encoder.num_actions - 1}")
-        act = self.encoder.action_of(index)
-        if act not in self.state.legal_actions():
-            raise ValueError(f"action {index} ({act}) is not legal for {agent} now (see observation['action_mask'])")
+        act = self._legal().get(index)
+        if act is None:
+            raise ValueError(f"action {index} ({self.encoder.action_of(index)}) is not legal for {agent} now "
+                             "(see observation['action_mask'])")
         self._cumulative_rewards[agent] = 0.0
         self.state.apply(act)
+        self._legal_now = None
         self.last_action = (agent, act)
         if self.state.is_terminal:
             scores = self.state.outcome().scores

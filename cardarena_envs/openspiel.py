@@ -22,9 +22,10 @@ search from at play time.
 ``ismcts_bot(game)`` is OpenSpiel's Python ``ISMCTSBot`` wired to that resampler, and
 ``ISMCTSReferenceBot`` the same search as an ``sdk.Bot`` (it needs pyspiel, so it plays in
 the bench environment: ``sdk.harness.play_match`` there; tests/envs/test_openspiel.py).
-Not yet done (issue 27 item 3): hosting it as a bot process in tournaments (the arbiter
-starts bots with its own Python, which has no open-spiel) and its strength in
-docs/strength.md.
+Hosted, it is the folder bot ``examples/openspiel-ismcts``, whose ``bot.toml`` declares
+open-spiel: the arbiter runs it in a cached environment of its own
+(``arbiter.hosting.botenv``), and ``python -m arbiter.tools.strength --bot
+examples/openspiel-ismcts`` measures it (docs/strength.md).
 
 OpenSpiel clones a Python state by ``copy.deepcopy`` of each attribute; an engine state
 is held so that its copy is ``State.clone()``, the engines' own copy. (With the generic

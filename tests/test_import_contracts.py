@@ -99,6 +99,11 @@ MUTATIONS = {
     "the arbiter in the SDK": ("sdk/harness.py", "from arbiter import match  # noqa: F401\n", ["sdk-alone", "core-below"]),
     "prometheus in the ratings": ("arbiter/rating/stats.py", "import prometheus_client  # noqa: F401\n",
                                   ["prometheus-in-metrics"]),
+    "pyarrow in the standings export": ("arbiter/present/export.py", "import pyarrow  # noqa: F401\n",
+                                        ["pyarrow-in-decisions"]),
+    "the encoding in the dataset export, not through hosting": ("arbiter/present/decisions.py",
+                                                                "import sdk.encoding  # noqa: F401\n",
+                                                                ["sdk-code-in-hosting"]),
 }
 
 

@@ -20,6 +20,7 @@ from arbiter.cli import rules  # noqa: F401  (`arbiter rules GAME`: rules, notat
 from arbiter.cli import credentials  # noqa: F401  (a standing arbiter's tokens)
 from arbiter.cli import arena  # noqa: F401  (`arbiter arena`: a continuous rated ladder)
 from arbiter.cli import analyse  # noqa: F401  (`arbiter analyse`: a seat's decisions valued, its mistakes)
+from arbiter.cli import export  # noqa: F401  (`arbiter export --decisions`: a training dataset)
 
 
 def main() -> None:

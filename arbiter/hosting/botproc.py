@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from arbiter import metrics
-from arbiter.hosting import scratch
+from arbiter.hosting import botenv, scratch
+from arbiter.hosting.botenv import BotEnvError
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.forkserver import ForkedProcess, ForkServer, ForkServerError
 from arbiter.hosting.loading import BUNDLED
@@ -193,6 +194,8 @@ class BotPool:
     #: how the processes reach the arbiter: ``grpc`` (the bot stream over gRPC) or
     #: ``local`` (the same stream in plain frames on the local channel: ``TRANSPORTS``)
     transport: str = "grpc"
+    #: per bot spec, the environment of the packages its bot.toml declares (``botenv``)
+    bot_envs: dict[str, Path] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.transport not in TRANSPORTS:
@@ -242,6 +245,11 @@ class BotPool:
             if manifest is not None and manifest.runtime is not PYTHON:
                 program = runtime_program(manifest.runtime)
                 return [program, f"{box.code_path(host)}/{manifest.entry}", *name_args], code, env, manifest.runtime
+            if manifest is not None and manifest.requirements:  # its own packages: botenv
+                try:
+                    self.bot_envs[spec] = botenv.ensure(host, manifest.requirements)
+                except BotEnvError as exc:
+                    raise BotStartError(str(exc)) from None
             bot_arg = box.code_path(host) + (f":{cls}" if sep and not Path(spec).exists() else "")
             if host.is_dir():
                 env["PYTHONPATH"] = box.code_path(host)  # a folder bot imports its own modules
@@ -264,7 +272,8 @@ class BotPool:
         log_path = self.log_dir / f"{key}.stderr.log"
         args, code, env, runtime = self._command(name, spec, own_name)
         env["ARENA_TOKEN"] = token
-        if fork and self.forks and runtime is PYTHON:  # a fork server's parent is a Python interpreter
+        bot_env = self.bot_envs.get(spec)
+        if fork and self.forks and runtime is PYTHON and bot_env is None:  # a fork server's parent is the arbiter's Python  # a fork server's parent is a Python interpreter
             server = self.forkservers.get(spec)
             if server is None:
                 server = self.forkservers[spec] = ForkServer(
@@ -281,9 +290,11 @@ class BotPool:
                 self.procs[key] = bp
                 log.info("forked bot %s (%s) in sandbox %s", key, spec, box.mode)
                 return bp
-        argv = [sys.executable, "-m", "sdk", *args] if runtime is PYTHON else args
+        python = str(botenv.python_of(bot_env)) if bot_env is not None else sys.executable
+        argv = [python, "-m", "sdk", *args] if runtime is PYTHON else args
+        system = runtime_dirs(args[0]) if runtime is not PYTHON else (botenv.visible_dirs(bot_env) if bot_env is not None else ())
         launch = box.prepare(argv, code=code, env=env, tcp_address=self.address, unix_socket=getattr(self.hub, "unix_path", None),
-                             system=runtime_dirs(args[0]) if runtime is not PYTHON else ())
+                             system=system)
         argv_with_address = launch.argv + ["--address", self._dial(launch.address, runtime)]
         launch.argv = argv_with_address
         proc = sb.start(launch, log_path)

@@ -109,8 +109,8 @@ log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[2]
 
-SECTIONS = ("engines", "openspiel", "floor", "hosted", "scale", "memory", "isolation", "cluster", "statistics", "arena",
-            "timing", "analysis")
+SECTIONS = ("engines", "openspiel", "environments", "floor", "hosted", "scale", "memory", "isolation", "cluster", "statistics",
+            "arena", "timing", "analysis")
 
 #: (game name, options, label of one game) measured in the engines section.
 ENGINE_GAMES: tuple[tuple[str, dict[str, Any], str], ...] = (
@@ -904,6 +904,9 @@ def run_bench(
             per.values.append((after - before) / n / 1024)
         rss.check(lambda v: v * 2**20 < MEMORY_LIMIT_BYTES, "< 1024")
 
+    if "environments" in sections:
+        environments_section(result, runs, seconds, progress)
+
     if "isolation" in sections:
         isolation_section(result, runs, progress)
 
@@ -1007,6 +1010,75 @@ def timing_section(result: BenchResult, runs: int, progress: Callable[[str], Non
         spread = max(TIMING_FLOOR, *(abs(v - 1) for v in noise.values)) if noise.values else TIMING_FLOOR
         hidden.check(lambda v: abs(v - 1) <= spread, f"1 ± {spread:.3f} (the coin's)")
         noise.target = "(no target)"
+#: Issue 43: random-action Spades steps of the PettingZoo environment per second of one core.
+ENV_SPADES_STEPS = 20_000
+
+#: The environments' worker: a process of this Python (the product may not import
+#: cardarena_envs, nor its numpy and PettingZoo); "seconds seed" in, one JSON line out per
+#: game: decisions per CPU second (process time: per core, whatever else the machine runs).
+_ENV_WORKER = textwrap.dedent(
+    """
+    import json, random, sys, time
+    from cardarena_envs import raw_env
+    GAMES = (("spades", {"deals": 1}), ("spite-and-malice", {}), ("spot", {}))
+    envs = {name: raw_env(name, options=options) for name, options in GAMES}
+    print(json.dumps({"ready": True}), flush=True)
+    for line in sys.stdin:
+        seconds, seed = float(line.split()[0]), int(line.split()[1])
+        out = {}
+        for name, e in envs.items():
+            rng = random.Random(seed)
+            steps, episode = 0, seed
+            t0 = time.process_time()
+            while time.process_time() - t0 < seconds:
+                e.reset(seed=episode)
+                episode += 1
+                for agent in e.agent_iter():
+                    obs, _, terminated, truncated, _ = e.last()
+                    if terminated or truncated:
+                        e.step(None)
+                        continue
+                    e.step(rng.choice(obs["action_mask"].nonzero()[0].tolist()))
+                    steps += 1
+            out[name] = steps / (time.process_time() - t0)
+        print(json.dumps(out), flush=True)
+    """
+)
+
+
+def environments_section(result: BenchResult, runs: int, seconds: float, progress: Callable[[str], None]) -> None:
+    """The PettingZoo environments (cardarena_envs): random-action steps per CPU second of
+    one core, per game, in a worker process (``last()`` builds the observation and the
+    mask, ``step`` applies); unavailable without the envs extra."""
+    figs = {name: result.add(f"environments.{name}.steps", f"{name} PettingZoo env, random actions", "steps/s/core")
+            for name, _, _ in ENGINE_GAMES}
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", _ENV_WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    except OSError as exc:
+        for f in figs.values():
+            f.note = f"unavailable: {exc}"
+        return
+    try:
+        if not proc.stdout.readline():
+            why = (proc.stderr.read().strip().splitlines() or ["the worker exited"])[-1]
+            for f in figs.values():
+                f.note = f"unavailable: {why} (the envs extra: pip install -e '.[envs]')"
+            return
+        for r in range(runs):
+            progress(f"environments: run {r + 1} of {runs}")
+            proc.stdin.write(f"{seconds} {1000 * r}\n")
+            proc.stdin.flush()
+            for name, rate in json.loads(proc.stdout.readline()).items():
+                figs[name].values.append(rate)
+    finally:
+        if proc.stdin:
+            proc.stdin.close()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    figs["spades"].check(lambda v: v >= ENV_SPADES_STEPS, f">= {ENV_SPADES_STEPS:,}")
 
 
 def statistics_section(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:
@@ -1354,7 +1426,7 @@ def main(
     seconds: Annotated[float, typer.Option("--seconds", help="Seconds of play per engine run.")] = 1.0,
     section: Annotated[
         Optional[list[str]],
-        typer.Option("--section", "-s", help="Only these sections (repeatable): engines, openspiel, floor, hosted, scale, memory, isolation, cluster, statistics, arena, timing."),
+        typer.Option("--section", "-s", help="Only these sections (repeatable): engines, openspiel, environments, floor, hosted, scale, memory, isolation, cluster, statistics, arena, timing, analysis."),
     ] = None,
     openspiel_python: Annotated[
         Optional[str],

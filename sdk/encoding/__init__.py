@@ -24,6 +24,8 @@ option set (names and options as in ``arbiter rules GAME``). Its parts:
 * ``encode(view)``: the tensor, a plain list of floats (no numpy needed; ``numpy.asarray``
   takes it). It reads the view and the options only: anything the rules hide from the
   seat cannot move a value. Seats are relative to the view's seat.
+* ``encode_into(view, out)``: the same tensor written into ``size`` zeros (a list, or a
+  ``memoryview`` of a numpy float32 array: no list of Python floats to convert).
 * ``layout``: the slices, ``layout.segments`` (name, start, stop, meaning) and
   ``layout.table()``, the text table in each game's module docstring
   (``pydoc sdk.encoding.spades`` / ``.spite_malice`` / ``.spot``).

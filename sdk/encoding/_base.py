@@ -30,6 +30,8 @@ class Layout:
         self.segments: list[Segment] = []
         self.size = 0
         self._by_name: dict[str, Segment] = {}
+        #: name -> the slice's start, as a plain dict (what the games' fills index: fast)
+        self.starts: dict[str, int] = {}
 
     def add(self, name: str, size: int, meaning: str) -> int:
         """Append a slice of ``size`` values; returns its start."""
@@ -38,6 +40,7 @@ class Layout:
         seg = Segment(name, self.size, self.size + size, meaning)
         self.segments.append(seg)
         self._by_name[name] = seg
+        self.starts[name] = seg.start
         self.size += size
         return seg.start
 
@@ -87,7 +90,9 @@ class Encoder:
     def _build_actions(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _fill(self, view: Any, out: list[float]) -> None:  # pragma: no cover - abstract
+    def _fill(self, view: Any, out: Any) -> None:  # pragma: no cover - abstract
+        """Set (or add to, ``+=``) the tensor's entries of ``out``, zeros on entry: item
+        assignment only (no slices), so a list and a float32 memoryview both take it."""
         raise NotImplementedError
 
     # -- the public API --
@@ -106,13 +111,21 @@ class Encoder:
 
     def encode(self, view: Any) -> list[float]:
         """The observation tensor of a seat's view (a list of ``size`` floats)."""
+        out = [0.0] * self.layout.size
+        self.encode_into(view, out)
+        return out
+
+    def encode_into(self, view: Any, out: Any) -> None:
+        """The same tensor written into ``out``: ``size`` zeros that take item assignment
+        (a list, or ``memoryview(numpy.zeros(size, numpy.float32))``: how a numpy caller
+        skips converting a list of ``size`` Python floats; cardarena_envs does)."""
         if not isinstance(view, self.game.view_type):
             raise TypeError(f"{self.game_name} encodes a {self.game.view_type.__name__}, got {type(view).__name__}")
         if view.seat is None:
             raise ValueError("encode needs a seat's view, not the spectator view")
-        out = [0.0] * self.layout.size
+        if len(out) != self.layout.size:
+            raise ValueError(f"encode_into: out holds {len(out)} values, the encoding {self.layout.size}")
         self._fill(view, out)
-        return out
 
     def action_index(self, action: Action) -> int:
         """The index of ``action``; ValueError for an action outside this option set's space."""
@@ -147,7 +160,7 @@ class Encoder:
             self._actions.append(a)
 
 
-def one_hot(out: list[float], start: int, index: int | None, size: int) -> None:
+def one_hot(out: Any, start: int, index: int | None, size: int) -> None:
     """Set ``out[start + index]`` (nothing for None; index must be below ``size``)."""
     if index is not None:
         if not 0 <= index < size:
@@ -155,7 +168,7 @@ def one_hot(out: list[float], start: int, index: int | None, size: int) -> None:
         out[start + index] = 1.0
 
 
-def cards_hot(out: list[float], start: int, cards: Sequence[int], weight: float = 1.0) -> None:
+def cards_hot(out: Any, start: int, cards: Sequence[int], weight: float = 1.0) -> None:
     """Add ``weight`` at ``start + card`` for each card (multi-deck piles count copies)."""
     for c in cards:
         out[start + c] += weight

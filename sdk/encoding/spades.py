@@ -41,11 +41,12 @@ from __future__ import annotations
 
 from cardarena.games.cards import STANDARD_DECK
 from cardarena.games.spades import MAX_BID, NUM_SEATS, Bid, Give, Look, Phase, Play, SpadesView
-from sdk.encoding._base import Encoder, cards_hot, one_hot
+from sdk.encoding._base import Encoder, cards_hot
 
 __all__ = ["SpadesEncoder"]
 
 _PHASES = (Phase.BIDDING, Phase.EXCHANGE, Phase.PLAY, Phase.GAME_OVER)
+_PHASE_INDEX = {p: i for i, p in enumerate(_PHASES)}
 
 
 class SpadesEncoder(Encoder):
@@ -91,48 +92,59 @@ class SpadesEncoder(Encoder):
         self._add_actions(Give((a, b)) for i, a in enumerate(STANDARD_DECK) for b in STANDARD_DECK[i + 1:])
 
     def _fill(self, view: SpadesView, out: list[float]) -> None:
-        L, me = self.layout, view.seat
-
-        def rel(seat: int | None) -> int | None:
-            return None if seat is None else (seat - me) % NUM_SEATS
-
-        one_hot(out, L["phase"].start, _PHASES.index(view.phase), 4)
+        # Written for speed (an environment step encodes a view every time: the bench's
+        # "environment" row): the slices' starts as locals, the one-hots inline.
+        at = self.layout.starts
+        me = view.seat
+        out[_PHASE_INDEX[view.phase]] = 1.0  # the phase slice starts at 0
         if view.hand_visible:
-            cards_hot(out, L["hand"].start, view.hand)
-            out[L["hand_visible"].start] = 1.0
-        one_hot(out, L["to_act"].start, rel(view.to_act), 4)
-        one_hot(out, L["dealer"].start, rel(view.dealer), 4)
-        one_hot(out, L["leader"].start, rel(view.leader), 4)
+            hand = at["hand"]
+            for c in view.hand:
+                out[hand + c] += 1.0
+            out[at["hand_visible"]] = 1.0
+        if view.to_act is not None:
+            out[at["to_act"] + (view.to_act - me) % NUM_SEATS] = 1.0
+        out[at["dealer"] + (view.dealer - me) % NUM_SEATS] = 1.0
+        if view.leader is not None:
+            out[at["leader"] + (view.leader - me) % NUM_SEATS] = 1.0
+        has_bid, bid, nil, blind_nil = at["has_bid"], at["bid"], at["nil"], at["blind_nil"]
+        looked, tricks_won, hand_count = at["looked"], at["tricks_won"], at["hand_count"]
         for info in view.seats:
-            r = rel(info.seat)
+            r = (info.seat - me) % NUM_SEATS
             if info.bid is not None:
-                out[L["has_bid"].start + r] = 1.0
-                out[L["bid"].start + r] = info.bid / MAX_BID
-                out[L["nil"].start + r] = float(info.bid == 0)
-            out[L["blind_nil"].start + r] = float(info.blind_nil)
-            out[L["looked"].start + r] = float(info.looked)
-            out[L["tricks_won"].start + r] = info.tricks_won / 13
-            out[L["hand_count"].start + r] = info.hand_count / 13
-        trick = L["trick"].start
-        played = L["played"].start
+                out[has_bid + r] = 1.0
+                out[bid + r] = info.bid / MAX_BID
+                if info.bid == 0:
+                    out[nil + r] = 1.0
+            if info.blind_nil:
+                out[blind_nil + r] = 1.0
+            if info.looked:
+                out[looked + r] = 1.0
+            out[tricks_won + r] = info.tricks_won / 13
+            out[hand_count + r] = info.hand_count / 13
+        trick = at["trick"]
+        played = at["played"]
         for pc in view.trick:
-            out[trick + 52 * rel(pc.seat) + pc.card] = 1.0
+            out[trick + 52 * ((pc.seat - me) % NUM_SEATS) + pc.card] = 1.0
             out[played + pc.card] = 1.0
         for t in view.tricks:
             for pc in t.cards:
                 out[played + pc.card] = 1.0
-        out[L["spades_broken"].start] = float(view.spades_broken)
+        if view.spades_broken:
+            out[at["spades_broken"]] = 1.0
         mine = 0 if me in (0, 2) else 1
         target, bag_limit = view.target, self.options.bag_limit
-        out[L["my_side_score"].start] = view.sides[mine].score / target
-        out[L["their_side_score"].start] = view.sides[1 - mine].score / target
-        out[L["my_side_bags"].start] = view.sides[mine].bags / bag_limit
-        out[L["their_side_bags"].start] = view.sides[1 - mine].bags / bag_limit
-        out[L["deal"].start] = min(view.deal, self._deal_limit) / self._deal_limit
-        out[L["options"].start:L["options"].stop] = self._flags
+        ours, theirs = view.sides[mine], view.sides[1 - mine]
+        out[at["my_side_score"]] = ours.score / target
+        out[at["their_side_score"]] = theirs.score / target
+        out[at["my_side_bags"]] = ours.bags / bag_limit
+        out[at["their_side_bags"]] = theirs.bags / bag_limit
+        out[at["deal"]] = min(view.deal, self._deal_limit) / self._deal_limit
+        for k, flag in enumerate(self._flags, at["options"]):
+            out[k] = flag
         for x in view.exchanges:
             if x.done and x.cards:
                 if x.giver == me:
-                    cards_hot(out, L["gave"].start, x.cards)
+                    cards_hot(out, at["gave"], x.cards)
                 elif x.receiver == me:
-                    cards_hot(out, L["received"].start, x.cards)
+                    cards_hot(out, at["received"], x.cards)

@@ -137,42 +137,44 @@ class SpiteAndMaliceEncoder(Encoder):
         self._add_actions([End()])
 
     def _fill(self, view: SpiteAndMaliceView, out: list[float]) -> None:
-        L, me, n, o = self.layout, view.seat, self.n, self.options
+        at = self.layout.starts
+        me, n, o = view.seat, self.n, self.options
 
         def rel(seat: int | None) -> int | None:
             return None if seat is None else (seat - me) % n
 
-        one_hot(out, L["phase"].start, _PHASES.index(view.phase), 3)
-        one_hot(out, L["current_seat"].start, rel(view.current_seat), n)
-        cards_hot(out, L["hand"].start, view.hand)
+        one_hot(out, at["phase"], _PHASES.index(view.phase), 3)
+        one_hot(out, at["current_seat"], rel(view.current_seat), n)
+        cards_hot(out, at["hand"], view.hand)
         my_team = view.players[me].team
         for pl in view.players:
             p = f"p{rel(pl.seat)}."
-            out[L[p + "payoff_count"].start] = pl.payoff_count / o.payoff_size
+            out[at[p + "payoff_count"]] = pl.payoff_count / o.payoff_size
             if pl.payoff_top is not None:
-                out[L[p + "payoff_top"].start + pl.payoff_top] = 1.0
-            cards_hot(out, L[p + "payoff_known"].start, pl.payoff_face_up)
-            out[L[p + "hand_count"].start] = pl.hand_count / HAND_SIZE
+                out[at[p + "payoff_top"] + pl.payoff_top] = 1.0
+            cards_hot(out, at[p + "payoff_known"], pl.payoff_face_up)
+            out[at[p + "hand_count"]] = pl.hand_count / HAND_SIZE
             for j, stack in enumerate(pl.side_stacks):
                 if stack.cards:
-                    out[L[p + f"side{j}_top"].start + stack.cards[-1]] = 1.0
-                out[L[p + f"side{j}_depth"].start] = len(stack.cards) / _DEPTH
-                cards_hot(out, L[p + "side_cards"].start, stack.cards)
-            out[L[p + "points"].start] = pl.points / o.match_target
-            out[L[p + "partner"].start] = float(pl.team == my_team)
-        center = L["center"].start
+                    out[at[p + f"side{j}_top"] + stack.cards[-1]] = 1.0
+                out[at[p + f"side{j}_depth"]] = len(stack.cards) / _DEPTH
+                cards_hot(out, at[p + "side_cards"], stack.cards)
+            out[at[p + "points"]] = pl.points / o.match_target
+            out[at[p + "partner"]] = float(pl.team == my_team)
+        center = at["center"]
         for i, pile in enumerate(view.center[: self.c]):
             one_hot(out, center + i * self.top, pile.value - 1, self.top)
-            cards_hot(out, L["center_cards"].start, pile.cards)
-        out[L["completed"].start] = len(view.completed) / 10
-        out[L["stock_count"].start] = view.stock_count / self.total_cards
-        cards_hot(out, L["recycled"].start, view.recycled, 1.0 / self.decks)
-        out[L["turn"].start] = min(view.turn_number, o.max_turns) / o.max_turns
-        out[L["turn_moves"].start] = len(view.turn_moves) / 10
-        out[L["passes"].start] = view.consecutive_passes / n
-        out[L["reshuffles"].start] = view.deadlock_reshuffles / max(1, o.max_deadlock_reshuffles)
-        out[L["game_number"].start] = view.game_number / MAX_SERIES_GAMES
-        out[L["options"].start:L["options"].stop] = [
+            cards_hot(out, at["center_cards"], pile.cards)
+        out[at["completed"]] = len(view.completed) / 10
+        out[at["stock_count"]] = view.stock_count / self.total_cards
+        cards_hot(out, at["recycled"], view.recycled, 1.0 / self.decks)
+        out[at["turn"]] = min(view.turn_number, o.max_turns) / o.max_turns
+        out[at["turn_moves"]] = len(view.turn_moves) / 10
+        out[at["passes"]] = view.consecutive_passes / n
+        out[at["reshuffles"]] = view.deadlock_reshuffles / max(1, o.max_deadlock_reshuffles)
+        out[at["game_number"]] = view.game_number / MAX_SERIES_GAMES
+        for k, flag in enumerate([
             float(o.kings_wild), float(o.forced_aces), float(o.loading),
             float(o.side_stack_order.value == "descending"), float(o.may_end_without_discard),
-        ]
+        ], at["options"]):
+            out[k] = flag

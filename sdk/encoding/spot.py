@@ -138,38 +138,39 @@ class SpotEncoder(Encoder):
         self._add_actions(LayOff(c, k) for k in range(MAX_MELDS) for c in STANDARD_DECK)
 
     def _fill(self, view: SpotView, out: list[float]) -> None:
-        L, me, n = self.layout, view.seat, self.n
+        at = self.layout.starts
+        me, n = view.seat, self.n
 
         def rel(seat: int | None) -> int | None:
             return None if seat is None else (seat - me) % n
 
-        one_hot(out, L["phase"].start, _PHASES.index(view.phase), 3)
-        one_hot(out, L["current_seat"].start, rel(view.current_seat), n)
-        one_hot(out, L["dealer"].start, rel(view.dealer), n)
-        one_hot(out, L["first_player"].start, rel(view.first_player), n)
-        cards_hot(out, L["hand"].start, view.hand)
+        one_hot(out, at["phase"], _PHASES.index(view.phase), 3)
+        one_hot(out, at["current_seat"], rel(view.current_seat), n)
+        one_hot(out, at["dealer"], rel(view.dealer), n)
+        one_hot(out, at["first_player"], rel(view.first_player), n)
+        cards_hot(out, at["hand"], view.hand)
         for s, count in enumerate(view.hand_counts):
-            out[L["hand_counts"].start + rel(s)] = count / 10
-        out[L["stock_count"].start] = view.stock_count / 52
+            out[at["hand_counts"] + rel(s)] = count / 10
+        out[at["stock_count"]] = view.stock_count / 52
         if view.discard_pile:
-            out[L["discard_top"].start + view.discard_pile[-1]] = 1.0
-        cards_hot(out, L["discard_pile"].start, view.discard_pile)
-        pickups = L["pickups"].start
+            out[at["discard_top"] + view.discard_pile[-1]] = 1.0
+        cards_hot(out, at["discard_pile"], view.discard_pile)
+        pickups = at["pickups"]
         for p in view.pickups:
             out[pickups + 52 * rel(p.seat) + p.card] = 1.0
         for m in view.melds:
             if m.id >= MAX_MELDS:
                 raise ValueError(f"meld m{m.id}: more than {MAX_MELDS} melds cannot be on the table")
-            out[L[f"m{m.id}.kind"].start + (0 if m.kind is MeldKind.GROUP else 1)] = 1.0
-            cards_hot(out, L[f"m{m.id}.cards"].start, m.cards)
-        out[L["pot"].start] = view.pot / self._money
+            out[at[f"m{m.id}.kind"] + (0 if m.kind is MeldKind.GROUP else 1)] = 1.0
+            cards_hot(out, at[f"m{m.id}.cards"], m.cards)
+        out[at["pot"]] = view.pot / self._money
         for s, b in enumerate(view.balances):
-            out[L["balances"].start + rel(s)] = b / self._money
+            out[at["balances"] + rel(s)] = b / self._money
         limit = self.options.max_turns_per_hand
-        out[L["turn"].start] = min(view.turn_number, limit) / limit
-        out[L["first_turn"].start] = float(view.first_turn)
-        out[L["dropped"].start] = view.dropped / 4
-        out[L["new_meld_made"].start] = float(view.new_meld_made)
+        out[at["turn"]] = min(view.turn_number, limit) / limit
+        out[at["first_turn"]] = float(view.first_turn)
+        out[at["dropped"]] = view.dropped / 4
+        out[at["new_meld_made"]] = float(view.new_meld_made)
         if view.taken_discard is not None:
-            out[L["taken_discard"].start + view.taken_discard] = 1.0
-        out[L["hand_number"].start] = min(view.hand_number, view.hands_in_match) / max(1, view.hands_in_match)
+            out[at["taken_discard"] + view.taken_discard] = 1.0
+        out[at["hand_number"]] = min(view.hand_number, view.hands_in_match) / max(1, view.hands_in_match)

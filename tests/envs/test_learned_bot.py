@@ -120,3 +120,31 @@ def test_training_is_seeded() -> None:
     again, _ = train("spades", OPTIONS, episodes=6, seed=3, holdout=0)
     other, _ = train("spades", OPTIONS, episodes=6, seed=4, holdout=0)
     assert first == again and first["rows"] != other["rows"]
+
+
+def test_the_same_policy_plays_the_same_in_the_environment_and_in_a_hosted_match(learned) -> None:
+    """The trained policy at every seat of seed 21's deal: its actions in the PettingZoo
+    environment (chosen from the environment's observation and mask by the saved weights,
+    as a trainer evaluates it) are the actions its bot folder plays as four sandboxed
+    processes over gRPC in an arbiter match of the same seed."""
+    policy = load_policy(learned / "policy.json")
+    rows = {int(i): np.asarray(r, dtype=np.float32) for i, r in policy["rows"].items()}
+    bias = {int(i): b for i, b in policy["bias"].items()}
+    env = raw_env("spades", options=OPTIONS)
+    env.reset(seed=21)
+    in_env, final = [], {}
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            final[agent] = reward
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        scores = [bias[i] + float(rows[i] @ obs["observation"]) if i in rows else -1e9 for i in legal]
+        index = int(legal[int(np.argmax(scores))])
+        in_env.append((agent, str(env.unwrapped.encoder.action_of(index))))
+        env.step(index)
+    hosted = play_local("spades", [str(learned)] * 4, seed=21, options=OPTIONS, decision_ms=0, bank_ms=0)
+    assert [(f"seat_{a.seat}", a.action) for a in hosted.actions] == in_env
+    assert not any(a.forced for a in hosted.actions) and len(in_env) > 50
+    assert [float(s) for s in hosted.outcome.scores] == [final[f"seat_{s}"] for s in range(4)]

@@ -1,0 +1,148 @@
+"""Hosted Python bots with their own packages: a cached environment per lock file.
+
+A bot folder's ``bot.toml`` may say ``requirements = "requirements.txt"`` (pinned
+packages, inside the folder: ``cardarena.runtimes``). The arbiter then makes, once per
+distinct lock file and interpreter, a virtual environment of its own interpreter under
+the cache (``~/.cache/cardarena/botenvs``; ``ARENA_BOTENV_CACHE`` moves it), installs
+the packages with pip, and puts the SDK on its path (a ``.pth`` file naming the folders
+the arbiter imports ``sdk`` and grpc from, after the environment's own packages). The bot
+runs with that environment's Python inside the usual sandbox, which shows the
+environment read-only; the limits, the self-test and the rest are those of any bot. The
+platform's own dependencies do not grow: a package one bot needs lives in its
+environment only.
+
+Installing what a bot declares runs code of the packages' authors on the host, so it is
+the operator's choice, off by default: ``ARENA_INSTALL_BOT_ENVS=1`` in the arbiter's
+environment allows it (a public arena leaves it off, and such a bot is refused with the
+reason). An environment already in the cache is used without installing anything. The
+install runs with a minimal environment (the path, the locale and pip's index settings,
+a scratch home): none of the arbiter's variables, tokens or credentials reach it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import sdk
+
+ALLOW_VAR = "ARENA_INSTALL_BOT_ENVS"
+CACHE_VAR = "ARENA_BOTENV_CACHE"
+#: pip's own settings passed through to an install (where packages come from); nothing else
+PIP_VARS = ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_CERT", "PIP_DEFAULT_TIMEOUT",
+            "PIP_CONSTRAINT", "PIP_NO_INDEX", "PIP_TRUSTED_HOST")
+INSTALL_TIMEOUT = 900
+
+
+class BotEnvError(Exception):
+    """A bot environment that may not or could not be made; the message says why."""
+
+
+def allowed() -> bool:
+    """Whether the operator lets the arbiter install what bots declare."""
+    return os.environ.get(ALLOW_VAR, "") not in ("", "0", "false", "no")
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get(CACHE_VAR) or Path.home() / ".cache" / "cardarena" / "botenvs")
+
+
+def sdk_paths() -> list[str]:
+    """The folders the bot's environment must see to import the SDK and its grpc/protobuf."""
+    grpc = importlib.util.find_spec("grpc")  # located, not imported: protobuf stays at the edge
+    paths = [str(Path(sdk.__file__).resolve().parent.parent)]
+    if grpc is not None and grpc.origin:
+        paths.append(str(Path(grpc.origin).resolve().parent.parent))
+    return list(dict.fromkeys(paths))
+
+
+def key_of(requirements: bytes) -> str:
+    """The cache key: the lock file's bytes, the interpreter, the SDK's folders."""
+    h = hashlib.sha256()
+    for part in (sys.version, sys.platform, *sdk_paths()):
+        h.update(part.encode() + b"\0")
+    h.update(requirements)
+    return h.hexdigest()[:24]
+
+
+def python_of(env: Path) -> Path:
+    return env / "bin" / "python"
+
+
+def visible_dirs(env: Path) -> tuple[Path, ...]:
+    """What the sandbox must show, read-only, of a bot in ``env``: the environment, and the
+    training environments of the author's package (``cardarena_envs``: a reference bot
+    such as OpenSpiel's IS-MCTS plays through its wrappers), which the sandbox does not
+    show a plain Python bot."""
+    envs = importlib.util.find_spec("cardarena_envs")  # located, not imported
+    extra = (Path(next(iter(envs.submodule_search_locations))).resolve(),) if envs and envs.submodule_search_locations else ()
+    return (env, *extra)
+
+
+def ensure(folder: str | os.PathLike, requirements: str, allow: bool | None = None) -> Path:
+    """The environment (its folder) for ``folder``'s lock file ``requirements``: from the
+    cache, or made now if the operator allows installs; BotEnvError otherwise."""
+    lock = Path(folder) / requirements
+    try:
+        data = lock.read_bytes()
+    except OSError as exc:
+        raise BotEnvError(f"bot {folder}: bot.toml names requirements {requirements!r}, which cannot be read: "
+                          f"{exc.strerror or exc}") from None
+    env = cache_dir() / key_of(data)
+    if (env / ".ok").is_file():
+        return env
+    if not (allowed() if allow is None else allow):
+        raise BotEnvError(
+            f"bot {folder} declares Python packages to install ({requirements}): installing what a bot declares is "
+            f"the operator's choice and is off on this arbiter (set {ALLOW_VAR}=1 to allow it)")
+    return _make(env, data)
+
+
+def _clean_env(home: Path) -> dict[str, str]:
+    keep = {k: os.environ[k] for k in PIP_VARS if k in os.environ}
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": str(home),
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1", **keep}
+
+
+def _make(env: Path, requirements: bytes) -> Path:
+    env.parent.mkdir(parents=True, exist_ok=True)
+    tmp = env.with_name(f"{env.name}.partial-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    base = getattr(sys, "_base_executable", sys.executable)
+    home = env.with_name(f"{env.name}.home-{os.getpid()}")  # a scratch home for the install, removed after
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir()
+    try:
+        bare = [] if requirements.strip() else ["--without-pip"]  # nothing to install: no pip either
+        _run([base, "-m", "venv", *bare, str(tmp)], home, _clean_env(home), "making the environment")
+        (tmp / "requirements.txt").write_bytes(requirements)
+        if requirements.strip():
+            _run([str(python_of(tmp)), "-m", "pip", "install", "-q", "-r", str(tmp / "requirements.txt")],
+                 home, _clean_env(home), "installing its packages")
+        purelib = subprocess.run([str(python_of(tmp)), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                 capture_output=True, text=True, env=_clean_env(home), check=True).stdout.strip()
+        # After the environment's own packages: the SDK and its grpc, from the arbiter.
+        (Path(purelib) / "zz_cardarena_sdk.pth").write_text("\n".join(sdk_paths()) + "\n")
+        (tmp / ".ok").write_text("")
+        try:
+            os.replace(tmp, env)
+        except OSError:  # another arbiter made it meanwhile
+            if not (env / ".ok").is_file():
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(home, ignore_errors=True)
+    return env
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str], what: str) -> None:
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=INSTALL_TIMEOUT)
+    if done.returncode != 0:
+        tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-8:])
+        raise BotEnvError(f"a bot environment failed while {what}:\n{tail}")

@@ -1,0 +1,258 @@
+"""Stored matches as per-seat decisions, for training: ``arbiter export --decisions``.
+
+One row per decision a seat took: the ``sdk.encoding`` tensor of the view it was asked
+with, the mask of its legal actions, the index of the action it played, and the match's
+final outcome for it. The schema is in docs/datasets.md (and ``SCHEMA`` below); the file
+is Parquet, written with pyarrow (the ``data`` extra: ``pip install 'card-arena[data]'``).
+
+What a row holds is what that seat saw, and nothing else: each seat's decisions come from
+the one replay verifier stepping the record from that seat's viewpoint
+(``cardarena.replay.step_record(record, seat)``), so the tensor is the encoding of
+``State.view(seat)`` and the mask that seat's legal actions. The deal seed is not written
+(it would give every hidden hand away): ``match_id`` and ``deal`` say which deal a row is
+of. A match is exported only where the disclosure rule lets its actions be shown
+(``cardarena.disclosure``: never a match of a tournament still running with duplicate
+deals); a tournament named on purpose that is closed is refused with the rule's own words.
+
+``decisions(record)`` is the library function (pure: a record in, rows out);
+``export(store, path)`` writes a file; ``read(path)`` reads one back as the same rows.
+"""
+
+from __future__ import annotations
+
+import array
+import json
+import os
+from dataclasses import dataclass, fields
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from arbiter.hosting.encoding import Encoder, encoder
+from arbiter.store.db import MatchRow, Store, TournamentRow
+from cardarena.disclosure import Withheld
+from cardarena.games import get_game
+from cardarena.records import MatchRecord
+from cardarena.replay import step_record
+
+FORMAT = "cardarena-decisions/1"
+EXTRA_HINT = ("arbiter export --decisions writes Parquet with pyarrow, which is not installed: "
+              "pip install 'card-arena[data]' (or pip install pyarrow)")
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision of one seat (a row of the export; docs/datasets.md)."""
+
+    tournament: str  # the tournament's name
+    match_id: str
+    deal: int  # the tournament's deal number: matches of one deal (duplicate seatings) share it
+    seating: int  # which seating of that deal
+    seat: int
+    bot: str  # the bot at this seat
+    step: int  # the index of this action among the match's actions (0-based)
+    decision: int  # the seat's own count of decisions so far (0-based)
+    observation: tuple[float, ...]  # the sdk.encoding tensor of the seat's view when asked (float32 values)
+    action_mask: tuple[bool, ...]  # its legal actions, by sdk.encoding index
+    action: int  # the index of the action it played
+    action_text: str  # that action in the game's notation
+    forced: str  # non-empty: the arbiter chose the action (timeout, ...) and why
+    ms: int  # the seat's think time as the arbiter saw it
+    score: float  # the seat's final score (Outcome.scores, the game's units)
+    rank: int  # its final rank (1 = first)
+    reason: str  # how the match ended (Outcome.reason: completed, forfeit, ...)
+
+
+COLUMNS = tuple(f.name for f in fields(Decision))
+
+
+class ExportError(ValueError):
+    """A selection that cannot be exported as one file; the message says what to do."""
+
+
+def decisions(record: MatchRecord, tournament: str = "", deal: int = 0, seating: int = 0,
+              enc: Encoder | None = None) -> list[Decision]:
+    """Every seat's decisions in ``record``, in the order they were taken.
+
+    Each seat's rows come from stepping the record from that seat's viewpoint, so nothing
+    another seat holds can reach them. ReplayError if the record does not replay.
+    """
+    if record.outcome is None:
+        raise ExportError(f"match {record.match_id!r} has no result")
+    game = get_game(record.game, record.options)
+    enc = enc or encoder(record.game, record.options)
+    out: list[Decision] = []
+    for seat in range(game.num_seats):
+        count = 0
+        for step in step_record(record, seat):
+            if step.to_act != seat or step.is_last:
+                continue
+            ra = record.actions[step.index]
+            assert ra.seat == seat  # the verifier checked it
+            action = game.parse_action(ra.action)
+            mask = [False] * enc.num_actions
+            for i in enc.legal_indices(step.legal):
+                mask[i] = True
+            out.append(Decision(
+                tournament=tournament, match_id=record.match_id, deal=deal, seating=seating, seat=seat,
+                bot=record.seat_names[seat], step=step.index, decision=count,
+                observation=tuple(array.array("f", enc.encode(step.view))), action_mask=tuple(mask),
+                action=enc.action_index(action), action_text=ra.action, forced=ra.forced, ms=ra.ms,
+                score=float(record.outcome.scores[seat]), rank=int(record.outcome.ranks[seat]),
+                reason=record.outcome.reason.value))
+            count += 1
+    out.sort(key=lambda d: d.step)
+    return out
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The matches an export takes, and what it left out and why."""
+
+    matches: list[tuple[TournamentRow, MatchRow]]
+    withheld: list[str]  # one sentence per tournament left out by the disclosure rule
+
+
+def select(store: Store, tournaments: Sequence[str] = ()) -> Selection:
+    """The stored matches of ``tournaments`` (names or ids; none: every tournament) that
+    the disclosure rule lets be shown. A tournament named on purpose that is closed raises
+    ``Withheld``; among all of them, a closed one is left out and said in ``withheld``."""
+    chosen = [store.tournament(t) for t in tournaments] if tournaments else store.tournaments()
+    picked: list[tuple[TournamentRow, MatchRow]] = []
+    withheld: list[str] = []
+    for tour in chosen:
+        rule = tour.disclosure
+        if not rule.matches:
+            if tournaments:
+                rule.require_match(f"every match of tournament {tour.name}")
+            withheld.append(f"{rule.name}: still running with duplicate deals, its matches open {rule.until}")
+            continue
+        picked += [(tour, row) for row in store.matches(tour.id)]
+    return Selection(picked, withheld)
+
+
+def _encoding_key(record: MatchRecord) -> tuple[str, str]:
+    game = get_game(record.game, record.options)
+    return game.name, json.dumps(record.options, sort_keys=True, default=str)
+
+
+def rows_of(selection: Selection, on_match: Callable[[int, int], None] | None = None) -> Iterator[tuple[Encoder, list[Decision]]]:
+    """Each selected match's decisions with its encoder; ExportError if two matches have
+    different encodings (another game or option set: one file holds one tensor shape)."""
+    key = enc = None
+    total = len(selection.matches)
+    for n, (tour, row) in enumerate(selection.matches, 1):
+        record = row.record()
+        k = _encoding_key(record)
+        if key is None:
+            key, enc = k, encoder(record.game, record.options)
+        elif k != key:
+            raise ExportError(
+                f"match {row.match_id} of tournament {tour.name!r} is {k[0]} with options {k[1]}, but the export "
+                f"began with {key[0]} with options {key[1]}: one file holds one encoding; export one tournament "
+                "at a time (--tournament NAME)")
+        yield enc, decisions(record, tour.name, row.deal, row.seating, enc)
+        if on_match:
+            on_match(n, total)
+
+
+def _pyarrow():
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.split(".")[0] == "pyarrow":
+            raise ExportError(EXTRA_HINT) from None
+        raise
+    return pa, pq
+
+
+def schema(enc: Encoder, game: str, options: dict[str, Any]):
+    """The Arrow schema of an export of one encoding, with the file's metadata."""
+    pa, _ = _pyarrow()
+    types = {
+        "tournament": pa.string(), "match_id": pa.string(), "deal": pa.int32(), "seating": pa.int32(),
+        "seat": pa.int8(), "bot": pa.string(), "step": pa.int32(), "decision": pa.int32(),
+        "observation": pa.list_(pa.float32(), enc.size), "action_mask": pa.list_(pa.bool_(), enc.num_actions),
+        "action": pa.int32(), "action_text": pa.string(), "forced": pa.string(), "ms": pa.int32(),
+        "score": pa.float64(), "rank": pa.int16(), "reason": pa.string(),
+    }
+    meta = {
+        "format": FORMAT, "game": game, "options": json.dumps(options, sort_keys=True, default=str),
+        "observation_size": str(enc.size), "num_actions": str(enc.num_actions),
+        "layout": json.dumps([[s.name, s.start, s.stop, s.meaning] for s in enc.layout.segments]),
+    }
+    return pa.schema([(c, types[c]) for c in COLUMNS], metadata=meta)
+
+
+@dataclass(frozen=True)
+class Written:
+    path: str
+    decisions: int
+    matches: int
+    tournaments: int
+    withheld: list[str]
+
+
+def export(store: Store, path: str | os.PathLike, tournaments: Sequence[str] = (),
+           on_match: Callable[[int, int], None] | None = None, batch: int = 4096) -> Written:
+    """Write the decisions of the selected matches (``select``) to a Parquet file at
+    ``path``; ExportError if there is nothing to write or pyarrow is missing."""
+    pa, pq = _pyarrow()
+    selection = select(store, tournaments)
+    if not selection.matches:
+        said = "; ".join(selection.withheld)
+        raise ExportError("no match to export" + (f" ({said})" if said else " (the store has no stored match)"))
+    writer = None
+    pending: list[Decision] = []
+    count = 0
+
+    def flush() -> None:
+        nonlocal pending, count
+        if pending:
+            cols = {c: [getattr(d, c) for d in pending] for c in COLUMNS}
+            writer.write_table(pa.table(cols, schema=writer.schema))
+            count += len(pending)
+            pending = []
+
+    tmp = f"{os.fspath(path)}.partial"
+    try:
+        for enc, rows in rows_of(selection, on_match):
+            if writer is None:
+                first = selection.matches[0][1].record()
+                writer = pq.ParquetWriter(tmp, schema(enc, first.game, first.options), compression="zstd")
+            pending += rows
+            if len(pending) >= batch:
+                flush()
+        flush()
+        writer.close()
+        os.replace(tmp, path)
+    except BaseException:
+        if writer is not None:
+            writer.close()
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return Written(os.fspath(path), count, len(selection.matches), len({t.id for t, _ in selection.matches}),
+                   selection.withheld)
+
+
+def read(path: str | os.PathLike) -> tuple[list[Decision], dict[str, str]]:
+    """An export read back: its rows as ``Decision`` and its metadata (game, options,
+    layout...); ExportError if the file is not one."""
+    _, pq = _pyarrow()
+    try:
+        table = pq.read_table(path)
+    except (OSError, ValueError) as exc:
+        raise ExportError(f"{path}: not a Parquet file: {exc}") from None
+    meta = {k.decode(): v.decode() for k, v in (table.schema.metadata or {}).items()}
+    if meta.get("format") != FORMAT:
+        raise ExportError(f"{path}: not a {FORMAT} export")
+    data = table.to_pydict()
+    rows = [Decision(**{c: (tuple(data[c][i]) if c in ("observation", "action_mask") else data[c][i]) for c in COLUMNS})
+            for i in range(table.num_rows)]
+    return rows, meta
+
+
+def iter_all(selection: Selection) -> Iterable[Decision]:
+    """Every decision of a selection, in order (what ``export`` writes)."""
+    for _, rows in rows_of(selection):
+        yield from rows

@@ -1,0 +1,145 @@
+"""The strength table: every bundled bot against the heuristic, each game, with intervals.
+
+    python -m arbiter.tools.strength                       # print the table (Markdown)
+    python -m arbiter.tools.strength --deals 8 --write docs/strength.md
+
+For each game (its option set below: one Spades deal, one Spot hand, one Spite and Malice
+game) every bundled bot that plays it meets the anchor, ``heuristic``, in duplicate deals
+(``arbiter.tournament.evaluate``: each deal twice, the seats swapped, in this process; the
+same seed gives the same matches). A row is the bot's margin per deal over the anchor,
+the mean over deals with its 95% interval (± 1.96 standard errors over deals), and its
+win-draw-loss count over the matches. ``--write FILE`` replaces the table between the
+markers ``<!-- strength:begin -->`` and ``<!-- strength:end -->`` of FILE.
+
+A bot folder named with ``--bot`` is measured too, hosted as sandboxed processes over
+gRPC: the reference bots that are not bundled, such as OpenSpiel's IS-MCTS in its own
+environment (``examples/openspiel-ismcts``), are added that way.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from arbiter.hosting.loading import BUNDLED, load_bot
+from arbiter.tournament.evaluate import EvalResult, MatchMargin, evaluate, evaluation_plan, margin_of, seating_who
+from arbiter.tournament.play import play_local
+from cardarena.games import get_game
+
+ANCHOR = "heuristic"
+#: (game, options, what a deal is, unit of the margin)
+GAMES = (
+    ("spades", {"deals": 1}, "one deal", "points"),
+    ("spot", {"hands": 1}, "one hand", "units"),
+    ("spite-and-malice", {"stalemate_rule": "fewer_payoff_wins"}, "one game", "games (1 win, ½ draw)"),
+)
+BEGIN, END = "<!-- strength:begin -->", "<!-- strength:end -->"
+Z95 = 1.96
+
+
+def plays(bot: str, game: str) -> bool:
+    """Whether ``bot`` says it plays ``game`` (its ``games``: ``*`` for any)."""
+    games = getattr(load_bot(bot), "games", ("*",))
+    return "*" in games or game in games
+
+
+def measure(bots: list[str], deals: int, seed: int, jobs: int, say=lambda s: None,
+            games: tuple[str, ...] = (), hosted: frozenset[str] = frozenset()) -> list[tuple[str, str, EvalResult, float]]:
+    """(game, bot, result, seconds) for every bot but the anchor in every game it plays
+    (of ``games``; none: all three). A bot in ``hosted`` plays as sandboxed processes over
+    gRPC (a folder with packages of its own: ``arbiter.hosting.botenv``), the rest in this
+    process."""
+    rows = []
+    for game, options, _, _ in GAMES:
+        if games and game not in games:
+            continue
+        for bot in bots:
+            if bot == ANCHOR or (bot not in hosted and not plays(bot, game)):
+                continue
+            say(f"{game}: {bot} vs {ANCHOR}, {deals} deals")
+            t0 = time.monotonic()
+            if bot in hosted:
+                result = hosted_evaluate(game, bot, options, deals, seed)
+            else:
+                result = evaluate(game, bot, ANCHOR, deals=deals, seed=seed, options=options, jobs=jobs)
+            rows.append((game, Path(bot).name if bot in hosted else bot, result, time.monotonic() - t0))
+    return rows
+
+
+def hosted_evaluate(game: str, bot: str, options: dict, deals: int, seed: int) -> EvalResult:
+    """``evaluate``'s matches (the same plan: deals, seeds, seatings) with both bots hosted
+    as sandboxed processes, one match at a time (``play_local``): a bot folder with
+    packages of its own never loads in this process, which lacks them."""
+    g = get_game(game, options)
+    result = EvalResult(game, bot, ANCHOR, deals, seed, dict(options), max_deals=deals)
+    for pm in evaluation_plan(game, bot, ANCHOR, deals, seed, options, None):
+        d, r = pm.item
+        who = seating_who(g, r)
+        seats = [bot if w == 0 else ANCHOR for w in who]
+        record = play_local(game, seats, seed=pm.config.seed, options=options, decision_ms=0, bank_ms=0)
+        out = record.outcome
+        result.matches.append(MatchMargin(d, r, pm.config.seed, margin_of(out, who), out.reason.value,
+                                          tuple(out.scores), tuple(out.ranks)))
+    return result
+
+
+def table(rows, deals: int, seed: int, jobs: int) -> str:
+    units = {g: (what, unit) for g, _, what, unit in GAMES}
+    out = [f"Every bot against `{ANCHOR}` in {deals} duplicate deals a row (× 2 seatings), seed {seed}: "
+           "the margin per deal, the mean over deals with its 95% interval (± 1.96 s.e.).", "",
+           "| game (a deal is) | bot | margin per deal [95% interval] | W-D-L (matches) | seconds |",
+           "|---|---|---:|---:|---:|"]
+    for game, bot, r, seconds in rows:
+        m = r.margin
+        interval = "" if m.se is None else f" [{m.mean - Z95 * m.se:+.2f}, {m.mean + Z95 * m.se:+.2f}]"
+        what, unit = units[game]
+        out.append(f"| {game} ({what}) | {bot} | **{m.mean:+.2f}**{interval} {unit} | {r.wins}-{r.draws}-{r.losses} | "
+                   f"{seconds:.0f} |")
+    out += ["", f"Regenerate: `python -m arbiter.tools.strength --deals {deals} --seed {seed} -j {jobs} "
+            "--write docs/strength.md`."]
+    return "\n".join(out) + "\n"
+
+
+def write(path: Path, text: str) -> None:
+    doc = path.read_text()
+    if BEGIN not in doc or END not in doc:
+        raise ValueError(f"{path}: no {BEGIN} ... {END} markers to replace")
+    head, rest = doc.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    path.write_text(f"{head}{BEGIN}\n{text}{END}{tail}")
+
+
+def main(
+    deals: Annotated[int, typer.Option("--deals", help="Duplicate deals per row (each played twice).")] = 8,
+    seed: Annotated[int, typer.Option("--seed", help="Deal seed of every row.")] = 1,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Matches at once (the result does not depend on it).")] = 1,
+    bot: Annotated[Optional[list[str]], typer.Option("--bot", help="Measure this bot folder too, hosted as sandboxed processes (repeatable): e.g. examples/openspiel-ismcts (its packages: ARENA_INSTALL_BOT_ENVS=1 the first time).")] = None,
+    game: Annotated[Optional[list[str]], typer.Option("--game", help="Only these games (repeatable; default: all three).")] = None,
+    only: Annotated[Optional[list[str]], typer.Option("--only", help="Only these bundled bots (repeatable; default: all of them; none: only the --bot ones).")] = None,
+    write_to: Annotated[Optional[Path], typer.Option("--write", help="Replace the table between the strength markers of this file.")] = None,
+) -> None:
+    """Measure every bundled bot (and --bot) against the heuristic in each game; print the table."""
+    if deals < 2:
+        print("error: --deals must be at least 2 (an interval needs two deals)", file=sys.stderr)
+        raise typer.Exit(2)
+    bundled = [b for b in only if b != "none"] if only is not None else sorted(n for n in BUNDLED if n != ANCHOR)
+    bots = bundled + list(bot or [])
+    rows = measure(bots, deals, seed, jobs, say=lambda s: print(s, file=sys.stderr, flush=True),
+                   games=tuple(game or ()), hosted=frozenset(bot or ()))
+    text = table(rows, deals, seed, jobs)
+    sys.stdout.write(text)
+    if write_to is not None:
+        try:
+            write(write_to, text)
+        except (OSError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            raise typer.Exit(2) from None
+        print(f"wrote the table into {write_to}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    typer.run(main)

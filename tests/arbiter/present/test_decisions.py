@@ -1,0 +1,170 @@
+"""`arbiter export --decisions` (arbiter.present.decisions): stored matches as per-seat
+decisions in Parquet. The round trip (store -> file -> rows) gives back the decisions as
+each seat took them: the tensor and mask its bot was given live, the action it played,
+the match's outcome; only matches the disclosure rule lets be shown."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+pytest.importorskip("pyarrow", reason="the data extra (pip install -e '.[data]'); make venv installs it with dev")
+
+from arbiter.cli import app  # noqa: E402
+from arbiter.present import decisions as dx  # noqa: E402
+from arbiter.store.db import Store  # noqa: E402
+from cardarena.disclosure import Withheld  # noqa: E402
+from cardarena.replay import replay_steps  # noqa: E402
+from sdk import Bot  # noqa: E402
+from sdk.encoding import encoder  # noqa: E402
+from sdk.harness import play_match  # noqa: E402
+from sdk.loading import load_bot  # noqa: E402
+
+OPTIONS = {"deals": 1}
+
+
+class Witness(Bot):
+    """Plays as the heuristic and writes down, at each of its decisions, the encoding of
+    the view and the legal actions the match gave it (what the export must give back)."""
+
+    name = "witness"
+
+    def __init__(self, seen: list) -> None:
+        super().__init__()
+        self.seen, self.inner = seen, load_bot("heuristic")
+
+    def __deepcopy__(self, memo):  # the harness's copy per match writes to the same list
+        return Witness(self.seen)
+
+    def _start(self, info) -> None:
+        super()._start(info)
+        self.inner._start(info)
+        self.enc = encoder(info.game, info.options)
+
+    def choose(self, view, legal_actions):
+        action = self.inner.choose(view, legal_actions)
+        self.seen.append((view.seat, self.enc.encode(view), self.enc.mask(legal_actions), str(action)))
+        return action
+
+
+@pytest.fixture(scope="module")
+def store_path(tmp_path_factory):
+    """A finished duplicate tournament of two Spades seatings (a witness at seats 0 and 2),
+    a running duplicate one, and a finished Spot one (another encoding)."""
+    db = tmp_path_factory.mktemp("decisions") / "arena.sqlite"
+    seen: list = []
+    with Store(db) as store:
+        club = store.open_tournament("club", "spades", {"bots": ["witness", "random"], "duplicate": True})
+        for idx, seed in enumerate((11, 12)):
+            w, r = Witness(seen), load_bot("random")
+            record = play_match("spades", [w, r, w, r] if idx == 0 else [r, w, r, w], seed=seed, options=OPTIONS)
+            store.save_match(club.id, idx, 0, idx, record)
+        store.mark_finished(club.id)
+        live = store.open_tournament("live", "spades", {"bots": ["random"], "duplicate": True})
+        store.save_match(live.id, 0, 0, 0, play_match("spades", [load_bot("random")] * 4, seed=13, options=OPTIONS))
+        spot = store.open_tournament("spot", "spot", {"bots": ["random"], "duplicate": False})
+        store.save_match(spot.id, 0, 0, 0, play_match("spot", [load_bot("random")] * 3, seed=14,
+                                                       options={"players": 3, "hands": 1}))
+        store.mark_finished(spot.id)
+    return db, seen
+
+
+def test_the_export_reads_back_as_the_stores_decisions_as_each_seat_took_them(store_path, tmp_path) -> None:
+    db, seen = store_path
+    out = tmp_path / "club.parquet"
+    with Store(db, read_only=True) as store:
+        written = dx.export(store, out, ["club"])
+        matches = store.matches(store.tournament("club").id)
+    rows, meta = dx.read(out)
+    assert (written.decisions, written.matches) == (len(rows), 2)
+    enc = encoder("spades", json.loads(meta["options"]))
+    assert meta["game"] == "spades" and int(meta["observation_size"]) == enc.size == len(rows[0].observation)
+    assert [s[0] for s in json.loads(meta["layout"])] == [s.name for s in enc.layout.segments]
+
+    # the store's records, action by action: every recorded action is one row, in order
+    by_match = {m.match_id: [r for r in rows if r.match_id == m.match_id] for m in matches}
+    for m in matches:
+        record, mine = m.record(), by_match[m.match_id]
+        assert [(r.step, r.seat, r.action_text, r.forced, r.ms) for r in mine] == \
+            [(i, a.seat, a.action, a.forced, a.ms) for i, a in enumerate(record.actions)]
+        assert all(r.score == m.outcome.scores[r.seat] and r.rank == m.outcome.ranks[r.seat] for r in mine)
+        assert {(r.deal, r.seating, r.tournament) for r in mine} == {(0, m.seating, "club")}
+        assert all(r.bot == m.seats[r.seat] for r in mine)
+        for seat in range(4):
+            assert [r.decision for r in mine if r.seat == seat] == list(range(sum(r.seat == seat for r in mine)))
+    for r in rows:
+        assert r.action_mask[r.action] and str(enc.action_of(r.action)) == r.action_text
+
+    # what the witness was given live, decision by decision, is what its rows hold
+    witness_rows = [r for r in sorted(rows, key=lambda r: (r.match_id, r.step)) if r.bot == "witness"]
+    assert len(witness_rows) == len(seen) > 40
+    for r, (seat, x, mask, action) in zip(witness_rows, seen):
+        assert (r.seat, r.action_text) == (seat, action)
+        assert list(r.observation) == pytest.approx(x, abs=1e-6)
+        assert [int(b) for b in r.action_mask] == mask
+
+    # and the library's own rows from the store are the file's
+    again = [d for m in matches for d in dx.decisions(m.record(), "club", m.deal, m.seating)]
+    assert sorted(again, key=lambda d: (d.match_id, d.step)) == sorted(rows, key=lambda d: (d.match_id, d.step))
+
+
+def test_no_row_carries_the_deal_seed_or_another_seats_cards(store_path, tmp_path) -> None:
+    db, _ = store_path
+    with Store(db, read_only=True) as store:
+        dx.export(store, tmp_path / "club.parquet", ["club"])
+        record = store.matches(store.tournament("club").id)[0].record()
+    rows, meta = dx.read(tmp_path / "club.parquet")
+    assert "seed" not in dx.COLUMNS and str(record.seed) not in json.dumps(meta)
+    hand = encoder("spades", OPTIONS).layout["hand"]
+    steps = replay_steps(record, full=True)  # every seat's own view at every step
+    checked = 0
+    for r in rows:
+        if r.match_id != record.match_id:
+            continue
+        views = steps[r.step].seat_views
+        held = {c for c in range(52) if r.observation[hand.start + c]}
+        assert held == (set(views[r.seat].hand) if views[r.seat].hand_visible else set())
+        assert not held & set().union(*(set(views[s].hand) for s in range(4) if s != r.seat))
+        checked += bool(held)
+    assert checked > 20
+
+
+def test_the_disclosure_rule_decides_what_is_exported(store_path, tmp_path) -> None:
+    db, _ = store_path
+    with Store(db, read_only=True) as store:
+        with pytest.raises(Withheld, match="still running with duplicate deals"):
+            dx.export(store, tmp_path / "live.parquet", ["live"])
+        with pytest.raises(dx.ExportError, match="one file holds one encoding.*--tournament"):
+            dx.export(store, tmp_path / "all.parquet")  # club (spades) and spot; live left out
+        sel = dx.select(store)
+        assert {t.name for t, _ in sel.matches} == {"club", "spot"}
+        assert len(sel.withheld) == 1 and "tournament 'live'" in sel.withheld[0]
+        written = dx.export(store, tmp_path / "spot.parquet", ["spot"])
+    assert written.matches == 1 and not (tmp_path / "all.parquet").exists()
+    assert not (tmp_path / "all.parquet.partial").exists()  # a failed export leaves no file behind
+
+
+def test_the_command_writes_the_file_and_says_what_is_missing(store_path, tmp_path, monkeypatch) -> None:
+    db, _ = store_path
+    runner = CliRunner()
+    out = tmp_path / "club.parquet"
+    res = runner.invoke(app, ["export", "--decisions", "-t", "club", "-o", str(out), "--db", str(db)])
+    assert res.exit_code == 0, res.output
+    assert "decisions of 2 matches" in res.output and len(dx.read(out)[0]) > 100
+    res = runner.invoke(app, ["export", "-o", str(out), "--db", str(db)])
+    assert res.exit_code == 2 and "--decisions" in res.output
+    res = runner.invoke(app, ["export", "--decisions", "-t", "live", "-o", str(out), "--db", str(db)])
+    assert res.exit_code == 2 and "duplicate deals" in res.output and "Traceback" not in res.output
+    res = runner.invoke(app, ["export", "--decisions", "-t", "nope", "-o", str(out), "--db", str(db)])
+    assert res.exit_code == 2 and "no tournament 'nope'" in res.output
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # as if the data extra were not installed
+    res = runner.invoke(app, ["export", "--decisions", "-t", "club", "-o", str(tmp_path / "x.parquet"), "--db", str(db)])
+    assert res.exit_code == 2 and "pip install 'card-arena[data]'" in res.output
+
+
+def test_a_decision_is_a_plain_row() -> None:
+    assert tuple(f.name for f in dataclasses.fields(dx.Decision)) == dx.COLUMNS

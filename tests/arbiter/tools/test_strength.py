@@ -1,0 +1,28 @@
+"""The strength table's command (arbiter.tools.strength): one small seeded row, and the
+table written between its markers. The table itself is a measurement: docs/strength.md."""
+
+from __future__ import annotations
+
+import pytest
+
+from arbiter.tools import strength
+
+
+def test_a_seeded_row_replays_and_the_table_lands_between_the_markers(tmp_path) -> None:
+    rows = strength.measure(["random"], deals=3, seed=4, jobs=1, games=("spades",))
+    again = strength.measure(["random"], deals=3, seed=4, jobs=1, games=("spades",))
+    assert [(g, b, r.deal_margins()) for g, b, r, _ in rows] == [(g, b, r.deal_margins()) for g, b, r, _ in again]
+    (game, bot, result, _), = rows
+    assert (game, bot, result.deals) == ("spades", "random", 3)
+    assert result.margin.mean < 0  # the heuristic, the anchor, beats random
+    text = strength.table(rows, 3, 4, 1)
+    assert "| spades (one deal) | random |" in text and "--deals 3 --seed 4" in text
+    doc = tmp_path / "strength.md"
+    doc.write_text(f"# Strength\n\nbefore\n{strength.BEGIN}\nold table\n{strength.END}\nafter\n")
+    strength.write(doc, text)
+    written = doc.read_text()
+    assert "old table" not in written and text in written and written.startswith("# Strength\n\nbefore\n")
+    assert written.endswith(f"{strength.END}\nafter\n")
+    (tmp_path / "plain.md").write_text("no markers")
+    with pytest.raises(ValueError, match="markers"):
+        strength.write(tmp_path / "plain.md", text)
