@@ -1,14 +1,10 @@
-"""Plays a uniformly random legal action, in any game. Seeded per match by the arbiter."""
+"""Plays a uniformly random legal action, in any game. Seeded per match by the arbiter.
+
+The class is the SDK's own (``sdk.random_bot``), so the author's package and the platform
+name the same bot ``random``."""
 
 from __future__ import annotations
 
-from sdk import Bot
+from sdk.random_bot import RandomBot
 
-
-class RandomBot(Bot):
-    name = "random"
-    version = "1.0"
-    games = ("*",)
-
-    def choose(self, view, legal_actions):
-        return self.rng.choice(legal_actions)
+__all__ = ["RandomBot"]

@@ -125,7 +125,11 @@ def tournament_run(
 
                 if spec.cluster:
                     progress.console.print(f"running the matches on the Dask cluster at {spec.cluster}", highlight=False)
-                _run(run, on_progress)
+                try:
+                    _run(run, on_progress)
+                except typer.Exit:  # the run stopped (a bot that cannot start...): its error alone, no bar left behind
+                    progress.update(task, visible=False)
+                    raise
         standings, info = _run(load_standings, store, spec.display_name)
         times = _run(store.think_times, info["id"])
     from arbiter.present.played import with_clock
