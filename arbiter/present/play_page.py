@@ -115,10 +115,10 @@ so a match played here could not be recorded. The rest of the site works.</p>{% 
 <h2>Seats</h2>
 {% if seats_error %}<p class="error">{{ seats_error }}</p>{% else %}
 <table id="seats"><tr><th>seat</th><th>you</th><th>player</th></tr>
-{% for s in range(seats) %}<tr><td>{{ s }}{% if teams[s] %} <span class="muted small">(side with {{ teams[s] }})</span>{% endif %}</td>
-<td><input type="radio" name="seat" value="{{ s }}" id="seat-{{ s }}" {{ 'checked' if s == seat else '' }}></td>
+{% for s in range(seats) %}<tr><td>{{ places[s] }}{% if teams[s] %} <span class="muted small">(side with {{ teams[s] }})</span>{% endif %}</td>
+<td><input type="radio" name="seat" value="{{ s }}" id="seat-{{ s }}" aria-label="you sit at {{ places[s] }}" {{ 'checked' if s == seat else '' }}></td>
 <td><span class="you-here" id="you-{{ s }}" {{ '' if s == seat else 'hidden' }}>you</span>
-<select name="bot.{{ s }}" id="bot-{{ s }}" {{ 'hidden disabled' if s == seat else '' }}>{% for b in bots %}<option value="{{ b.ref }}" {{ 'selected' if b.ref == chosen.get(s, default_bot) else '' }}>{{ b.ref }} ({{ b.note }})</option>{% endfor %}</select></td></tr>
+<select name="bot.{{ s }}" id="bot-{{ s }}" aria-label="the bot at {{ places[s] }}" {{ 'hidden disabled' if s == seat else '' }}>{% for b in bots %}<option value="{{ b.ref }}" {{ 'selected' if b.ref == chosen.get(s, default_bot) else '' }}>{{ b.ref }} ({{ b.note }})</option>{% endfor %}</select></td></tr>
 {% endfor %}</table>
 <p><button type="submit" id="start" {{ 'disabled' if unwritable else '' }}>Start the match</button></p>
 <p class="muted small">Each bot runs as a sandboxed process of its own, as in a tournament.</p>{% endif %}
@@ -329,7 +329,7 @@ def new_page(env: jinja2.Environment, tables: Tables, query: dict[str, list[str]
     try:
         g = get_game(game, given, preset or None)
         seats = g.num_seats
-        teams = [", ".join(str(o) for t in g.teams if s in t for o in t if o != s) for s in range(seats)]
+        teams = [", ".join(seat_place(game, o) for t in g.teams if s in t for o in t if o != s) for s in range(seats)]
     except (ConfigError, GameError) as exc:
         seats_error = f"these options are not valid: {exc}"
     seat = int(first("seat", "0")) if first("seat", "0").isdigit() else 0
@@ -338,6 +338,7 @@ def new_page(env: jinja2.Environment, tables: Tables, query: dict[str, list[str]
     return _template(env, "new").render(
         games=list(GAMES), game=game, presets=[(n, cls.preset_docs.get(n, "")) for n in cls.presets], preset=preset,
         options=option_fields(game, given), seats=seats, teams=teams, seats_error=seats_error,
+        places=[seat_place(game, k) + (f" (seat {k})" if game == "spades" else "") for k in range(seats)],
         seat=min(seat, max(0, seats - 1)), bots=bots, chosen=chosen, default_bot="random",
         live=tables.live(), limit=tables.limit, clock=_clock_text(int(tables.decision_seconds * 1000)),
         unwritable=tables.unwritable(), db=tables.db, error=error, nonce=nonce,

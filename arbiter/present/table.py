@@ -361,13 +361,13 @@ def _score_sheet(v: Any, me: int | None) -> tuple[tuple[str, ...], list[tuple[st
     """The score sheet: a row per finished deal (each side's bids, tricks, points, bags and
     total), then the deal being played (bids so far, tricks so far)."""
     def side_name(side: Any) -> str:
-        return " & ".join("you" if x == me else COMPASS[x][0] for x in side.seats)
+        return " & ".join("you" if x == me else COMPASS[x] for x in side.seats)
 
     def bids(seats: Sequence[int], bid_of: Any, blind: Any) -> str:
         return "+".join("–" if bid_of(x) is None else ("BN" if blind(x) else ("nil" if bid_of(x) == 0 else str(bid_of(x))))
                         for x in seats)
 
-    head = ("deal",) + tuple(f"{side_name(sd)}: {w}" for sd in v.sides for w in ("bid", "took", "points", "bags"))
+    head = tuple(side_name(sd) for sd in v.sides)  # each side's columns: bid, took, score, bags
     rows = []
     for d in v.history:
         row = [str(d.deal)]
@@ -604,9 +604,10 @@ TABLE_STYLE = """<style>
 #board.seats-3 { grid-template-areas:"left mid right" "bottom bottom bottom"; }
 #board.seats-4 { grid-template-areas:"lc top rc" "left mid right" "bottom bottom bottom"; }
 #board .left-corner { grid-area:lc; } #board .right-corner { grid-area:rc; } #board .corner { min-width:0; font-size:12px; }
-#board details.sheet, #board details.peek { background:rgba(0,0,0,.18); border-radius:8px; padding:3px 8px; }
+#board details.sheet, #board details.peek { background:#17583d; border-radius:8px; padding:3px 8px; }
 #board details summary { cursor:pointer; font-size:12px; text-transform:uppercase; letter-spacing:.04em; }
 #board details summary:focus-visible { outline:3px solid #ffd54f; }
+#board .sheet .scroll { overflow-x:auto; }
 #board .sheet table { border-collapse:collapse; font-size:11px; margin-top:4px; background:none; color:inherit; width:100%; }
 #board .sheet th, #board .sheet td { border:1px solid rgba(255,255,255,.25); padding:1px 4px; text-align:center; font-weight:400; color:inherit; background:none; }
 #board .sheet thead th { font-weight:700; }
@@ -740,11 +741,13 @@ def _seat_html(s: SeatBox) -> str:
 def _sheet_html(m: TableModel) -> str:
     if not m.sheet_head:
         return ""
-    head = "".join(f"<th scope=\"col\">{html.escape(h)}</th>" for h in m.sheet_head)
+    head = ('<tr><td></td>' + "".join(f'<th scope="colgroup" colspan="4">{html.escape(h)}</th>' for h in m.sheet_head) + "</tr>"
+            + '<tr><th scope="col">deal</th>' + '<th scope="col">bid</th><th scope="col">took</th><th scope="col">score</th>'
+            '<th scope="col">bags</th>' * len(m.sheet_head) + "</tr>")
     rows = "".join("<tr>" + "".join((f"<th scope=\"row\">{html.escape(c)}</th>" if k == 0 else f"<td>{html.escape(c)}</td>")
                                     for k, c in enumerate(r)) + "</tr>" for r in m.sheet)
     return (f'<details class="sheet" id="score-sheet"{" open" if m.over else ""}><summary>score sheet ({plural(len(m.sheet), "deal")})</summary>'
-            f'<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></details>')
+            f'<div class="scroll" tabindex="0" role="region" aria-label="score sheet"><table><thead>{head}</thead><tbody>{rows}</tbody></table></div></details>')
 
 
 def _peek_html(m: TableModel) -> str:
@@ -761,7 +764,7 @@ def render_table(m: TableModel, interactive: bool = True) -> Markup:
     out = [f'<div id="board" class="table-{m.game} seats-{len(m.seats)}" data-instant="{1 if m.instant and interactive else 0}">']
     mid = [f'<div class="mid"><h2 class="ttl" id="middle-title">{html.escape(m.middle_title)}</h2>']
     if m.trick or m.game == "spades":
-        mid.append(f'<div class="trick" id="trick" data-trick="{m.trick_no}" data-done="{1 if m.trick_done else 0}" '
+        mid.append(f'<div class="trick" id="trick" data-trick="{m.trick_no}" data-done="{1 if m.trick_done else 0}" role="group" '
                    f'aria-label="{html.escape(m.middle_title)}">' + "".join(_pile_html(p) for p in m.trick) + "</div>")
     if m.middle:
         mid.append('<div class="piles" id="middle">' + "".join(_pile_html(p) for p in m.middle) + "</div>")

@@ -234,7 +234,7 @@ _BASE = """<!doctype html>
 body { margin:0; font:15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; color:var(--fg); background:var(--bg); }
 header { background:#1d2330; color:#fff; padding:10px 24px; display:flex; gap:18px; align-items:baseline; }
 header a { color:#fff; text-decoration:none; font-weight:600; }
-header .crumbs a { font-weight:400; color:#c9d3ff; }
+header .crumbs a { font-weight:400; color:#c9d3ff; text-decoration:underline; }
 main { max-width:1180px; margin:0 auto; padding:18px 24px 48px; }
 h1 { font-size:22px; margin:8px 0 4px; } h2 { font-size:17px; margin:26px 0 8px; }
 .muted { color:var(--muted); } .small { font-size:13px; }
