@@ -266,6 +266,7 @@ dl.played dt { color:var(--muted); } dl.played dd { margin:0; }
 pre.stderr { background:#f8f9fb; border:1px solid var(--line); padding:6px 8px; font-size:12px; max-height:220px; overflow:auto; white-space:pre-wrap; }
 .board td.label { white-space:nowrap; }
 .board td.section { background:#f8f9fb; font-weight:600; color:#344054; }
+@media (max-width:700px) { main { padding:10px 8px 32px; } .phone-hide { display:none; } th, td { padding:5px 6px; } }
 </style></head>
 <body><header><a href="/">Card Arena</a><span class="crumbs">{% block crumbs %}{% endblock %}</span></header>
 <main>{% block body %}{% endblock %}</main>
@@ -439,23 +440,23 @@ keeps its memory, so no deal is played twice here, and the luck of the cards is 
 {% if playing %}<p id="playing">Now playing: {% for e in playing %}<span class="pill">{{ e.players|join(' vs ') }}</span> {% endfor %}</p>{% endif %}
 <h2>Leaderboard</h2>
 {% if not ranked %}<p id="empty">No bot in the ladder yet: {% if remote %}connect one (<code>python -m sdk --bot BOT --address ADDRESS --token BOT_TOKEN</code>){% else %}submit one (<code>arbiter bots submit DIR --server ADDRESS --token AUTHOR_TOKEN</code>){% endif %}.</p>{% else %}
-<table id="leaderboard"><tr><th class="num">#</th><th>bot</th><th>version</th><th class="num">rating</th><th class="num">95% interval</th>
-<th class="num">LOS over next</th><th class="num">encounters</th><th class="num">matches</th><th class="num">forfeits</th></tr>
+<table id="leaderboard"><tr><th class="num">#</th><th>bot</th><th class="phone-hide">version</th><th class="num">rating</th><th class="num phone-hide">95% interval</th>
+<th class="num phone-hide">LOS over next</th><th class="num">encounters</th><th class="num phone-hide">matches</th><th class="num phone-hide">forfeits</th></tr>
 {% for r in ranked %}<tr class="ladder-row" data-bot="{{ r.name }}" data-player="{{ r.player }}">
 <td class="num">{{ r.rank }}</td><td class="bot"><a href="/a/{{ a.name|urlencode }}/bot/{{ r.name|urlencode }}"><strong>{{ r.name }}</strong></a></td>
-<td class="version">{% if remote %}<span class="pill not-hosted">not hosted</span>{% else %}{{ r.version }}{% endif %}</td><td class="num rating">{{ '%.2f'|format(r.mu) }}</td>
-<td class="num interval">{{ '%.2f'|format(r.low) }} – {{ '%.2f'|format(r.high) }}</td>
-<td class="num los">{{ '%.1f%%'|format(100 * r.los_next) if r.los_next is not none else '' }}</td>
-<td class="num encounters">{{ r.encounters }}</td><td class="num">{{ r.matches }}</td><td class="num failures">{{ r.failures }}</td></tr>{% endfor %}
+<td class="version phone-hide">{% if remote %}<span class="pill not-hosted">not hosted</span>{% else %}{{ r.version }}{% endif %}</td><td class="num rating">{{ '%.2f'|format(r.mu) }}</td>
+<td class="num interval phone-hide">{{ '%.2f'|format(r.low) }} – {{ '%.2f'|format(r.high) }}</td>
+<td class="num los phone-hide">{{ '%.1f%%'|format(100 * r.los_next) if r.los_next is not none else '' }}</td>
+<td class="num encounters">{{ r.encounters }}</td><td class="num phone-hide">{{ r.matches }}</td><td class="num failures phone-hide">{{ r.failures }}</td></tr>{% endfor %}
 </table>{% endif %}
 <p class="muted small" id="rating-scale">{{ scale }}.</p>
 <p class="muted small">Ranked by rating: Weng-Lin Plackett-Luce (openskill) updated after every encounter, one result per deal
 (points over its seatings, ties broken by the score margin); interval μ ± 1.96σ; LOS: the likelihood of superiority over the next row.</p>
 {% if others %}<h2>Suspended, replaced and withdrawn</h2>
-<table id="others"><tr><th>bot</th><th>version</th><th>status</th><th>why</th><th class="num">rating</th><th class="num">encounters</th></tr>
+<table id="others"><tr><th>bot</th><th class="phone-hide">version</th><th>status</th><th>why</th><th class="num phone-hide">rating</th><th class="num phone-hide">encounters</th></tr>
 {% for r in others %}<tr class="other-row" data-player="{{ r.player }}"><td><a href="/a/{{ a.name|urlencode }}/bot/{{ r.name|urlencode }}">{{ r.name }}</a></td>
-<td>{{ r.version }}</td><td><span class="pill {{ 'bad' if r.status == 'suspended' else '' }} status">{{ r.status }}</span></td>
-<td class="small reason">{{ r.reason }}</td><td class="num">{{ '%.2f'|format(r.mu) }}</td><td class="num">{{ r.encounters }}</td></tr>{% endfor %}</table>{% endif %}
+<td class="phone-hide">{{ r.version }}</td><td><span class="pill {{ 'bad' if r.status == 'suspended' else '' }} status">{{ r.status }}</span></td>
+<td class="small reason">{{ r.reason }}</td><td class="num phone-hide">{{ '%.2f'|format(r.mu) }}</td><td class="num phone-hide">{{ r.encounters }}</td></tr>{% endfor %}</table>{% endif %}
 <h2>Recent encounters</h2>
 {% if not recent %}<p class="muted">None yet.</p>{% else %}
 <table id="encounters"><tr><th class="num">#</th><th>table</th><th>points per deal</th><th>replays</th></tr>
