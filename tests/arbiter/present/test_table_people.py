@@ -104,3 +104,19 @@ def test_every_game_ends_with_who_won_by_how_much_and_why():
     text = verdict("spite-and-malice", o, names[:2], 1, st.spectator_view())
     assert "pay-off cards left:" in text and ("emptied the pay-off pile first" in text or "A draw" in text or " won: " in text), text
     assert "completed" not in text
+
+
+def test_a_replay_with_every_hand_shows_every_hand_from_the_deal():
+    """Item 15: the replay's "every hand" view at step 0 showed 4 × 13 card backs (no seat
+    had looked at its cards yet); a seat's own view still hides them until it looks."""
+    from cardarena.replay import step_record
+    from sdk.harness import play_match
+    from sdk.random_bot import RandomBot
+
+    record = play_match("spades", [RandomBot() for _ in range(4)], seed=9, options={"deals": 1})
+    first = next(step_record(record, full=True))
+    assert first.index == 0 and all(len(v.hand) == 13 and v.hand_visible for v in first.seat_views)
+    html = str(render_table(table_model("spades", first.view, "abcd", seat_views=first.seat_views), interactive=False))
+    assert html.count("data-card=") == 52 and "face-down" not in html
+    own = next(step_record(record, seat=0))
+    assert not own.view.hand_visible and not own.view.hand  # the seat itself: not before it looks
