@@ -5,13 +5,17 @@
     arbiter watch 9f3a1c2b --server host:50051
     arbiter watch 9f3a1c2b --hidden-cards     # every hand, late (needs --spectator-delay)
     arbiter watch --server 127.0.0.1:41234 --token T   # a tournament run prints its address and token
+    arbiter watch --db arena.sqlite           # the tournament running from that store on this machine
 
 Live, only public cards are shown; the full deal appears when the match is over.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import sys
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Annotated, Any, Optional
 
@@ -21,11 +25,60 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from arbiter.cli._common import _outcome_table, _run, app, check_address, error, out, plural
+from arbiter.cli._common import UsageError, _outcome_table, _run, app, check_address, error, out, plural
 from arbiter.cli.replay import board_table
 from arbiter.present.boards import board
 
-ServerOpt = Annotated[str, typer.Option("--server", help="Address of the running arbiter (host:port).", envvar="ARENA_SERVER")]
+ServerOpt = Annotated[Optional[str], typer.Option("--server", show_default=False, envvar="ARENA_SERVER",
+                                                  help="Address of the running arbiter (host:port). Default: 127.0.0.1:50051, "
+                                                  "or with --db the tournament running from that store.")]
+DEFAULT_SERVER = "127.0.0.1:50051"
+
+
+def watch_file(db: Path) -> Path:
+    """Where a tournament running from the store ``db`` says how to watch it (beside the
+    store, readable by its user only): ``arbiter watch --db`` reads it."""
+    return db.with_name(db.name + ".watch")
+
+
+def announce_run(db: Path, address: str, token: str, tournament: str) -> Path:
+    """Say where the run from ``db`` can be watched (its arbiter's address and spectator
+    token, this process's id); the file it wrote."""
+    path = watch_file(db)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        json.dump({"address": address, "token": token, "tournament": tournament, "pid": os.getpid()}, f)
+    return path
+
+
+def forget_run(path: Path | None) -> None:
+    if path is not None:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def running_from(db: Path) -> tuple[str, str, str]:
+    """(address, spectator token, tournament) of the tournament running from ``db`` on this
+    machine; UsageError saying why there is none."""
+    path = watch_file(db)
+    try:
+        info = json.loads(path.read_text())
+        address, token, tournament, pid = info["address"], info["token"], info["tournament"], int(info["pid"])
+    except FileNotFoundError:
+        raise UsageError(f"no tournament is running from {db} (`arbiter tournament run --db {db}` says where to watch "
+                         "it as it starts)") from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UsageError(f"{path}: not a tournament's watch file ({exc})") from None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        raise UsageError(f"no tournament is running from {db}: the last one ({tournament}) stopped "
+                         f"(arbiter standings {tournament} --db {db})") from None
+    except PermissionError:  # another user's process: alive
+        pass
+    return address, token, tournament
 
 
 def _seat_views(hands: Any) -> tuple:
@@ -35,16 +88,21 @@ def _seat_views(hands: Any) -> tuple:
 @app.command()
 def watch(
     match_id: Annotated[Optional[str], typer.Argument(help="The match to watch (default: the newest running one, or the next to start).")] = None,
-    server: ServerOpt = "127.0.0.1:50051",
+    server: ServerOpt = None,
     hidden_cards: Annotated[bool, typer.Option("--hidden-cards", help="Show every hand, delayed (only if the arbiter runs with --spectator-delay).")] = False,
     list_only: Annotated[bool, typer.Option("--list", help="List the watchable matches and exit.")] = False,
     token: Annotated[str, typer.Option("--token", help="The arbiter's spectator token, if it requires one (a tournament run prints it).", envvar="ARENA_SPECTATOR_TOKEN")] = "",
+    db: Annotated[Optional[Path], typer.Option("--db", show_default=False, help="Watch the tournament running from this store on this machine (its arbiter and token are found beside it).")] = None,
 ) -> None:
     """Watch a match live: the public table as it changes, then the result and the full deal."""
     from cardarena.frames import HeaderFrame, OverFrame, StepFrame
     from arbiter.server.client import SpectateError, list_matches, watch as follow
 
-    server = _run(check_address, server, "--server")
+    if db is not None and server is None:
+        server, found, tournament = _run(running_from, db)
+        token = token or found
+        out.print(f"tournament {tournament}, running from {db}: its arbiter at {server}", highlight=False, markup=False)
+    server = _run(check_address, server or DEFAULT_SERVER, "--server")
     if list_only:
         try:
             matches = list_matches(server, token=token)

@@ -89,3 +89,35 @@ def test_play_with_the_wrong_number_of_bots_counts_bots(tmp_path, game, bots, sa
     """Item 8: `arbiter play spot random` said "option 'players': must be 2-6, got 1"."""
     r = runner.invoke(app, ["play", game, *bots, "--db", str(tmp_path / "a.sqlite")], terminal_width=200)
     assert r.exit_code == 2 and said in r.output and "option 'players'" not in r.output, r.output
+
+
+@pytest.mark.e2e
+def test_watch_follows_the_tournament_running_from_a_store(tmp_path):
+    """Issue 44: there was no way to watch a tournament of a store live; `arbiter watch --db`
+    finds the run's arbiter beside the store, as soon as that arbiter is up."""
+    import time
+
+    db = tmp_path / "arena.sqlite"
+    r = runner.invoke(app, ["watch", "--db", str(db)])
+    assert r.exit_code == 2 and f"no tournament is running from {db}" in r.output, r.output
+    run = subprocess.Popen([sys.executable, "-m", "arbiter", "tournament", "run", "--db", str(db), "--bots",
+                            "heuristic,greedy", "--deals", "8", "-o", "deals=2", "--name", "watched", "-q"],
+                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    try:
+        watch_file = tmp_path / "arena.sqlite.watch"
+        for _ in range(600):  # a bounded wait for the run's arbiter (no time is measured)
+            if watch_file.exists() or run.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert watch_file.exists(), run.communicate(timeout=60)
+        assert oct(watch_file.stat().st_mode & 0o777) == "0o600"  # its spectator token: the organiser's eyes only
+        w = subprocess.run([sys.executable, "-m", "arbiter", "watch", "--db", str(db)], cwd=ROOT, capture_output=True,
+                           text=True, timeout=300, stdin=subprocess.DEVNULL)
+        assert w.returncode == 0, w.stderr
+        assert "tournament watched, running from" in w.stdout and "spades match " in w.stdout and "result (" in w.stdout, w.stdout
+    finally:
+        out, err = run.communicate(timeout=300)
+    assert run.returncode == 0, err
+    assert not watch_file.exists()  # the run is over
+    r = runner.invoke(app, ["watch", "--db", str(db)])
+    assert r.exit_code == 2 and "no tournament is running from" in r.output
