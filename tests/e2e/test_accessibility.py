@@ -155,3 +155,60 @@ def test_a_whole_spades_deal_by_keyboard_with_no_accessibility_violation(site, b
     _keys(browser, Keys.ENTER)
     WebDriverWait(browser, WAIT, poll_frequency=0.05).until(lambda d: d.find_elements(By.ID, "step-index"))
     _clean(browser, "the replay")
+
+
+def _decide_by_tab(browser, rng: random.Random, game: str) -> str:
+    """One decision of Spite and Malice or Spot by keyboard alone: Tab to each card or
+    pile the action moves and Enter, then Tab to the place that lights up and Enter (or
+    to the button of an action of no card); the action taken."""
+    cat = _catalogue(browser)
+    moves = [(t, s, d) for t, s, d in cat if s or d]
+    if game == "spot":
+        draws = [m for m in moves if m[0].startswith("draw ")]
+        pick = draws[0] if draws else min(moves, key=lambda m: (m[2] != "newmeld", not m[2].startswith("m"), rng.random()))
+    else:
+        pick = min(moves, key=lambda m: (m[1][:1] != ("payoff",), not m[2].startswith("center"), rng.random())) if moves else None
+    if pick is None:
+        text = next(t for t, _, _ in cat)
+        _tab_to(browser, f'#choices [data-act="{text}"]')
+        _keys(browser, Keys.ENTER)
+        return text
+    text, srcs, dst = pick
+    for src in srcs:
+        _tab_to(browser, f'#board [data-src="{src}"]')
+        _keys(browser, Keys.ENTER)
+    if dst:
+        WebDriverWait(browser, WAIT, poll_frequency=0.05).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, f'#board [data-dst="{dst}"].target'))
+        _tab_to(browser, f'#board [data-dst="{dst}"].target')
+        _keys(browser, Keys.ENTER)
+    return text
+
+
+@pytest.mark.parametrize("game,options,seat", [
+    ("spite-and-malice", "o.payoff_size=2&o.max_turns=16", 0),
+    ("spot", "o.players=2&o.hands=1", 1),
+])
+def test_spite_and_malice_and_a_spot_hand_by_keyboard_with_no_accessibility_violation(site, browser, game, options, seat):
+    url, db = site
+    browser.get(url + f"play?game={game}&{options}&seat={seat}")
+    _tab_to(browser, "#start")
+    _keys(browser, Keys.ENTER)
+    WebDriverWait(browser, WAIT, poll_frequency=0.05).until(lambda d: "/play/web-" in d.current_url)
+    match_id = browser.current_url.rsplit("/", 1)[1]
+    rng, taken = random.Random(5), []
+    for _ in range(300):
+        version, turn, done = _settled(browser)
+        if done == "1":
+            break
+        if not taken:
+            _clean(browser, f"{game}: the first decision")
+        taken.append(_decide_by_tab(browser, rng, game))
+        _settled(browser, before=version)
+    else:
+        raise AssertionError("the match did not end")
+    WebDriverWait(browser, WAIT, poll_frequency=0.05).until(lambda d: d.find_elements(By.ID, "replay-link"))
+    _clean(browser, f"{game}: the end")
+    with Store(db, read_only=True) as store:
+        record = store.match(match_id).record()
+    assert [a.action for a in record.actions if a.seat == seat] == taken and verify_record(record) == record.outcome
