@@ -157,6 +157,29 @@ def test_a_whole_spades_deal_by_keyboard_with_no_accessibility_violation(site, b
     _clean(browser, "the replay")
 
 
+def _covered_ranks(browser) -> list[str]:
+    """The cards of a fanned pile (a side stack, a meld) whose rank the next card covers
+    (issue 44 item 12: "10" was cut to "1"), at both sizes."""
+    from tests.e2e.browser import set_size
+
+    found = []
+    for size in ("phone", "wide"):
+        set_size(browser, size)
+        found += browser.execute_script("""
+          var out = [];
+          document.querySelectorAll('#board .pile.spread .stack').forEach(function (st) {
+            var cards = st.querySelectorAll('.card');
+            for (var i = 0; i + 1 < cards.length; i++) {
+              var rank = cards[i].querySelector('b');
+              if (rank && rank.getBoundingClientRect().right > cards[i + 1].getBoundingClientRect().left + 0.5) {
+                out.push(cards[i].getAttribute('data-card'));
+              }
+            }
+          });
+          return out;""")
+    return found
+
+
 def _decide_by_tab(browser, rng: random.Random, game: str) -> str:
     """One decision of Spite and Malice or Spot by keyboard alone: Tab to each card or
     pile the action moves and Enter, then Tab to the place that lights up and Enter (or
@@ -203,12 +226,14 @@ def test_spite_and_malice_and_a_spot_hand_by_keyboard_with_no_accessibility_viol
             break
         if not taken:
             _clean(browser, f"{game}: the first decision")
+        assert not _covered_ranks(browser)
         taken.append(_decide_by_tab(browser, rng, game))
         _settled(browser, before=version)
     else:
         raise AssertionError("the match did not end")
     WebDriverWait(browser, WAIT, poll_frequency=0.05).until(lambda d: d.find_elements(By.ID, "replay-link"))
     _clean(browser, f"{game}: the end")
+    assert not _covered_ranks(browser), "a rank is hidden under the next card of a fan"
     with Store(db, read_only=True) as store:
         record = store.match(match_id).record()
     assert [a.action for a in record.actions if a.seat == seat] == taken and verify_record(record) == record.outcome
