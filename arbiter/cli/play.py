@@ -111,9 +111,15 @@ def _keep(db: Path, record: Any, preset: str | None, played: str) -> None:
 
 
 def _print_record(record: Any, title: str) -> None:
+    from arbiter.present.table import verdict
+
     out.print(_outcome_table(record.seat_names, record.outcome, title))
-    if record.outcome.detail:
-        out.print(record.outcome.detail, highlight=False, markup=False, soft_wrap=True)
+    # who won, by how much and why, in the words of the web page's banner (issue 44); a
+    # forfeit's detail is the runner's own sentence (the failure, as the bot wrote it)
+    o = record.outcome
+    said = o.detail if o.reason.is_forfeit else verdict(record.game, o, record.seat_names, options=record.options)
+    if said:
+        out.print(said, highlight=False, markup=False, soft_wrap=True)
     for inc in record.incidents:  # a bot's own words: not markup; one line each
         out.print(f"[yellow]incident:[/] seat {inc.seat}: {escape(inc.kind)}: {escape(inc.detail)}", highlight=False,
                   soft_wrap=True)

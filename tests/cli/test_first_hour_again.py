@@ -121,3 +121,16 @@ def test_watch_follows_the_tournament_running_from_a_store(tmp_path):
     assert not watch_file.exists()  # the run is over
     r = runner.invoke(app, ["watch", "--db", str(db)])
     assert r.exit_code == 2 and "no tournament is running from" in r.output
+
+
+@pytest.mark.e2e
+def test_play_says_who_won_by_how_much_and_why_in_english(tmp_path):
+    """Items 9 and 10: the result line read "side A wins 120 to 50 after 1 deals"."""
+    r = runner.invoke(app, ["play", "spades", "random", "random", "random", "random", "--seed", "3", "-o", "deals=1",
+                            "--db", str(tmp_path / "a.sqlite")], terminal_width=200)
+    assert r.exit_code == 0, r.output
+    assert "the match was 1 deal long" in r.output and "1 deals" not in r.output, r.output
+    import re
+
+    assert re.search(r"random \((North|East)\) and random \((South|West)\) won -?\d+ to -?\d+, by \d+ points?: ", r.output) \
+        or "A draw" in r.output, r.output
