@@ -26,7 +26,7 @@ from rich.table import Table
 
 from cardarena import disclosure
 from arbiter.cli._common import DbOpt, TransportOpt, UsageError, _parse_options, _run, app, err, out, plural, tournament_app, write_text
-from arbiter.cli.watch import announce_run, forget_run
+from arbiter.spectating.runs import announce_run, forget_run
 from cardarena.games import GAMES
 from arbiter.store.db import DEFAULT_DB, Store
 

@@ -12,8 +12,6 @@ Live, only public cards are shown; the full deal appears when the match is over.
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -28,6 +26,7 @@ from rich.text import Text
 from arbiter.cli._common import UsageError, _outcome_table, _run, app, check_address, error, out, plural
 from arbiter.cli.replay import board_table
 from arbiter.present.boards import board
+from arbiter.spectating import runs
 
 ServerOpt = Annotated[Optional[str], typer.Option("--server", show_default=False, envvar="ARENA_SERVER",
                                                   help="Address of the running arbiter (host:port). Default: 127.0.0.1:50051, "
@@ -35,54 +34,12 @@ ServerOpt = Annotated[Optional[str], typer.Option("--server", show_default=False
 DEFAULT_SERVER = "127.0.0.1:50051"
 
 
-def watch_file(db: Path) -> Path:
-    """Where a tournament running from the store ``db`` says how to watch it (beside the
-    store, readable by its user only): ``arbiter watch --db`` reads it."""
-    return db.with_name(db.name + ".watch")
-
-
-def announce_run(db: Path, address: str, token: str, tournament: str) -> Path:
-    """Say where the run from ``db`` can be watched (its arbiter's address and spectator
-    token, this process's id); the file it wrote."""
-    path = watch_file(db)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        json.dump({"address": address, "token": token, "tournament": tournament, "pid": os.getpid()}, f)
-    return path
-
-
-def forget_run(path: Path | None) -> None:
-    if path is not None:
-        try:
-            path.unlink()
-        except FileNotFoundError:
-            pass
-
-
 def running_from(db: Path) -> tuple[str, str, str]:
-    """(address, spectator token, tournament) of the tournament running from ``db`` on this
-    machine; UsageError saying why there is none."""
-    path = watch_file(db)
+    """(address, spectator token, tournament) of the tournament running from ``db``; UsageError if none."""
     try:
-        info = json.loads(path.read_text())
-        address, token, tournament, pid = info["address"], info["token"], info["tournament"], int(info["pid"])
-    except FileNotFoundError:
-        raise UsageError(f"no tournament is running from {db} (`arbiter tournament run --db {db}` says where to watch "
-                         "it as it starts)") from None
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise UsageError(f"{path}: not a tournament's watch file ({exc})") from None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        raise UsageError(f"no tournament is running from {db}: the last one ({tournament}) stopped "
-                         f"(arbiter standings {tournament} --db {db})") from None
-    except PermissionError:  # another user's process: alive
-        pass
-    return address, token, tournament
-
-
-def _seat_views(hands: Any) -> tuple:
-    return tuple(SimpleNamespace(hand=h, hand_visible=True) for h in hands) if hands else ()
+        return runs.running_from(db)
+    except runs.NotRunning as exc:
+        raise UsageError(str(exc)) from None
 
 
 @app.command()

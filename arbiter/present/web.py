@@ -76,6 +76,7 @@ from cardarena.replay import ReplayError
 from cardarena.replay import ReplayStep, step_record
 from arbiter.present.export import ARENA_SCALE, margin_header, margin_text, standings_notes
 from arbiter.present.table import TABLE_STYLE, render_table, table_model
+from arbiter.present.watching import now_playing
 from arbiter.present.played import THINK_COLUMNS, THINK_NOTE, describe, team_rows, think_cells
 from arbiter.present import play_page as play
 from arbiter.person.seat import HUMAN
@@ -313,6 +314,9 @@ _TOURNAMENT = """{% extends "base" %}
 <p class="muted">{{ t.game }} · {{ rows|length }} matches{% if t.planned %} of {{ t.planned }}{% endif %}
 {% if t.finished %} · <span class="pill done">finished</span>{% else %} · <span class="pill">in progress</span>{% endif %}
 {% if running %} · <span class="small" id="refreshing">this page updates by itself while the tournament runs</span>{% endif %}</p>
+{% if playing is not none %}<p id="now-playing">Now playing{% if not playing %}: between matches{% endif %}
+{% for m in playing %}<span class="pill live-match" data-match="{{ m.match_id }}">{{ m.seats|join(' · ') }}: {{ m.steps }} decisions</span> {% endfor %}
+<span class="muted small">(watch it move: <code>arbiter watch --db {{ db }}</code>)</span></p>{% endif %}
 <dl class="played" id="played">
 {% for label, text in played.lines() %}<dt>{{ label }}</dt><dd id="played-{{ label }}">{{ text }}</dd>
 {% endfor %}</dl>
@@ -570,7 +574,8 @@ def tournament_page(store: Store, key: str) -> str:
         t=tour, st=st, rows=rows, extra_cols=extra_cols, closed=not policy.matches,
         closed_reason=disclosure.CLOSED_REASON, played=played, entrants=store.entrants(tour.id),
         team_of={m: " + ".join(t) for t in played.teams for m in t}, running=policy.running,
-        think_note=THINK_NOTE,
+        think_note=THINK_NOTE, db=store.path,
+        playing=now_playing(store.path, tour.name) if tour.finished is None else None,
     )
 
 

@@ -111,6 +111,20 @@ def test_watch_follows_the_tournament_running_from_a_store(tmp_path):
             time.sleep(0.05)
         assert watch_file.exists(), run.communicate(timeout=60)
         assert oct(watch_file.stat().st_mode & 0o777) == "0o600"  # its spectator token: the organiser's eyes only
+        # the running tournament's web page lists what is being played now
+        import urllib.request
+
+        from tests.e2e.browser import serve_web
+
+        with serve_web(db) as url:
+            page = ""
+            for _ in range(100):  # bounded: until a match is on the table (no time is measured)
+                page = urllib.request.urlopen(url + "t/watched", timeout=60).read().decode()
+                if 'class="pill live-match"' in page or run.poll() is not None:
+                    break
+                time.sleep(0.05)
+        assert 'id="now-playing"' in page and "arbiter watch --db" in page, page[-2000:]
+        assert 'class="pill live-match"' in page and "heuristic" in page.split('id="now-playing"')[1][:400]
         w = subprocess.run([sys.executable, "-m", "arbiter", "watch", "--db", str(db)], cwd=ROOT, capture_output=True,
                            text=True, timeout=300, stdin=subprocess.DEVNULL)
         assert w.returncode == 0, w.stderr
