@@ -10,8 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from arbiter.server.client import SpectateError, list_matches
+from typing import Any
+
+from markupsafe import Markup
+
+from arbiter.present.table import render_table, table_model
+from arbiter.server.client import SpectateError, list_matches, watch
 from arbiter.spectating import runs
+from cardarena.frames import HeaderFrame, OverFrame, StepFrame
 
 
 @dataclass(frozen=True)
@@ -20,6 +26,35 @@ class Playing:
     game: str
     seats: tuple[str, ...]
     steps: int
+    table: Markup = Markup("")  # its public table as of ``steps`` (the card table, not interactive)
+
+
+#: The frames read to catch up with one match (far above any match's decisions).
+MAX_FRAMES = 5000
+
+
+def _table(address: str, token: str, match_id: str, steps: int) -> Markup:
+    """The match's public table after ``steps`` decisions: the spectator hub replays a
+    running match's frames to a late watcher first, so this reads only frames already there."""
+    game, names, view = "", (), None
+    try:
+        for k, frame in enumerate(watch(address, match_id, False, token)):
+            if isinstance(frame, HeaderFrame):
+                game, names, view = frame.game, frame.seat_names, frame.view
+            elif isinstance(frame, StepFrame):
+                view = frame.view
+            if isinstance(frame, OverFrame) or (isinstance(frame, (HeaderFrame, StepFrame)) and _index(frame) >= steps) \
+                    or k >= MAX_FRAMES:
+                break
+    except SpectateError:
+        return Markup("")
+    if view is None:
+        return Markup("")
+    return render_table(table_model(game, view, names), interactive=False)
+
+
+def _index(frame: Any) -> int:
+    return getattr(frame, "index", 0)
 
 
 def now_playing(db: Path, tournament: str, timeout: float = 2.0) -> list[Playing] | None:
@@ -35,4 +70,5 @@ def now_playing(db: Path, tournament: str, timeout: float = 2.0) -> list[Playing
         listed = list_matches(address, include_finished=False, timeout=timeout, token=token)
     except SpectateError:
         return None
-    return [Playing(m.match_id, m.game, tuple(m.seat_names), m.steps) for m in listed if m.running]
+    return [Playing(m.match_id, m.game, tuple(m.seat_names), m.steps, _table(address, token, m.match_id, m.steps))
+            for m in listed if m.running]

@@ -307,6 +307,7 @@ single matches, not a tournament, so they are in no standings. Each replays like
 
 _TOURNAMENT = """{% extends "base" %}
 {% block title %}{{ t.name }} · Card Arena{% endblock %}
+{% block head %}{{ table_style }}{% endblock %}
 {% block crumbs %}/ {{ t.name }}{% endblock %}
 {% block body %}
 <h1>{{ t.name }}</h1>
@@ -316,7 +317,8 @@ _TOURNAMENT = """{% extends "base" %}
 {% if running %} · <span class="small" id="refreshing">this page updates by itself while the tournament runs</span>{% endif %}</p>
 {% if playing is not none %}<p id="now-playing">Now playing{% if not playing %}: between matches{% endif %}
 {% for m in playing %}<span class="pill live-match" data-match="{{ m.match_id }}">{{ m.seats|join(' · ') }}: {{ m.steps }} decisions</span> {% endfor %}
-<span class="muted small">(watch it move: <code>arbiter watch --db {{ db }}</code>)</span></p>{% endif %}
+<span class="muted small">(watch it move: <code>arbiter watch --db {{ db }}</code>)</span></p>
+{% for m in playing %}{% if m.table %}<div class="live-table" data-match="{{ m.match_id }}">{{ m.table }}</div>{% endif %}{% endfor %}{% endif %}
 <dl class="played" id="played">
 {% for label, text in played.lines() %}<dt>{{ label }}</dt><dd id="played-{{ label }}">{{ text }}</dd>
 {% endfor %}</dl>
@@ -574,7 +576,7 @@ def tournament_page(store: Store, key: str) -> str:
         t=tour, st=st, rows=rows, extra_cols=extra_cols, closed=not policy.matches,
         closed_reason=disclosure.CLOSED_REASON, played=played, entrants=store.entrants(tour.id),
         team_of={m: " + ".join(t) for t in played.teams for m in t}, running=policy.running,
-        think_note=THINK_NOTE, db=store.path,
+        think_note=THINK_NOTE, db=store.path, table_style=Markup(TABLE_STYLE),
         playing=now_playing(store.path, tour.name) if tour.finished is None else None,
     )
 

@@ -3,6 +3,7 @@ line, each as the user typed it."""
 
 from __future__ import annotations
 
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -101,7 +102,7 @@ def test_watch_follows_the_tournament_running_from_a_store(tmp_path):
     r = runner.invoke(app, ["watch", "--db", str(db)])
     assert r.exit_code == 2 and f"no tournament is running from {db}" in r.output, r.output
     run = subprocess.Popen([sys.executable, "-m", "arbiter", "tournament", "run", "--db", str(db), "--bots",
-                            "heuristic,greedy", "--deals", "8", "-o", "deals=2", "--name", "watched", "-q"],
+                            "heuristic,greedy", "--deals", "200", "-o", "deals=2", "--name", "watched", "-q"],
                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
     try:
         watch_file = tmp_path / "arena.sqlite.watch"
@@ -125,13 +126,16 @@ def test_watch_follows_the_tournament_running_from_a_store(tmp_path):
                 time.sleep(0.05)
         assert 'id="now-playing"' in page and "arbiter watch --db" in page, page[-2000:]
         assert 'class="pill live-match"' in page and "heuristic" in page.split('id="now-playing"')[1][:400]
+        live = page.split('class="live-table"')[1]  # the match's public table as it stands
+        assert 'id="board" class="table-spades' in live and 'class="card back' in live
         w = subprocess.run([sys.executable, "-m", "arbiter", "watch", "--db", str(db)], cwd=ROOT, capture_output=True,
                            text=True, timeout=300, stdin=subprocess.DEVNULL)
         assert w.returncode == 0, w.stderr
         assert "tournament watched, running from" in w.stdout and "spades match " in w.stdout and "result (" in w.stdout, w.stdout
     finally:
+        run.send_signal(signal.SIGINT)  # a long run, stopped as a person stops it
         out, err = run.communicate(timeout=300)
-    assert run.returncode == 0, err
+    assert run.returncode == 130 and "interrupted" in err, err
     assert not watch_file.exists()  # the run is over
     r = runner.invoke(app, ["watch", "--db", str(db)])
     assert r.exit_code == 2 and "no tournament is running from" in r.output
