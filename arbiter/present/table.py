@@ -537,6 +537,12 @@ def verdict(game: str, outcome: Any, names: Sequence[str], me: int | None = None
             options: dict[str, Any] | None = None) -> str:
     """The end of a match in a sentence for every game: who won, by how much, and why
     ("North and South won 312 to 250, by 62 points: they reached the target of 300")."""
+    text = _verdict(game, outcome, names, me, final_view, options)
+    return "Y" + text[1:] if text.startswith("you") else text  # (a bot's name keeps its case)
+
+
+def _verdict(game: str, outcome: Any, names: Sequence[str], me: int | None, final_view: Any,
+             options: dict[str, Any] | None) -> str:
     o = outcome
     n = len(o.scores)
     winners = tuple(s for s in range(n) if o.ranks[s] == 1)
@@ -545,9 +551,12 @@ def verdict(game: str, outcome: Any, names: Sequence[str], me: int | None = None
         failed = others or tuple(range(n))
         how = {"forfeit_timeout": "ran out of time", "forfeit_illegal": "made an illegal move",
                "forfeit_disconnect": "left the table", "forfeit_crash": "crashed"}.get(o.reason.value, o.reason.value)
-        side = _people(failed, names, me, game)
-        text = (f"{_people(winners, names, me, game)} won by forfeit: {side} {how}" if winners and others
-                else f"The match ended by forfeit: {side} {how}")
+        if len(failed) == 1:
+            lost = f"{_people(failed, names, me, game)} {how}"
+        else:  # a side: one of its seats failed (the detail says which)
+            lost = f"{'your side' if me in failed else _people(failed, names, me, game)} lost: a seat {how}"
+        text = (f"{_people(winners, names, me, game)} won by forfeit: {lost}" if winners and others
+                else f"The match ended by forfeit: {lost}")
         return text + (f" ({o.detail})." if o.detail else ".")
     if o.reason.value == "aborted":
         return "The match was stopped by the arbiter: no result counts."

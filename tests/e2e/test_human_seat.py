@@ -554,7 +554,8 @@ def test_a_person_gone_past_the_clock_forfeits_and_the_match_is_recorded():
                     break
             page = client.get(f"/play/{match_id}").body
             # the banner says who won and why, in words (issue 44), not the reason's code
-            assert "won by forfeit: you ran out of time" in page and "You lost." in page and 'id="replay-link"' in page
+            assert "won by forfeit: your side lost: a seat ran out of time" in page and "You lost." in page
+            assert 'id="replay-link"' in page
             assert record.outcome.reason is EndReason.FORFEIT_TIMEOUT and record.incidents[0].seat == 0
             assert record.incidents[0].kind == "timeout"
             assert verify_record(record) == record.outcome

@@ -120,3 +120,15 @@ def test_a_replay_with_every_hand_shows_every_hand_from_the_deal():
     assert html.count("data-card=") == 52 and "face-down" not in html
     own = next(step_record(record, seat=0))
     assert not own.view.hand_visible and not own.view.hand  # the seat itself: not before it looks
+
+
+def test_a_forfeit_says_who_failed_and_how():
+    from cardarena.games import EndReason, Outcome
+
+    names = ["browser", "random 1.0", "random 1.0", "random 1.0"]
+    o = Outcome((0.0, 1.0, 0.0, 1.0), (2, 1, 2, 1), EndReason.FORFEIT_TIMEOUT, "seat 0 (browser) timed out")
+    text = verdict("spades", o, names, 0)
+    assert text == ("random 1.0 (East) and random 1.0 (West) won by forfeit: your side lost: a seat ran out of time "
+                    "(seat 0 (browser) timed out)."), text
+    o = Outcome((0.0, 1.0), (2, 1), EndReason.FORFEIT_CRASH, "")
+    assert verdict("spot", o, ["mine", "random 1.0"], 1) == "You won by forfeit: mine (seat 0) crashed."
