@@ -41,10 +41,15 @@ sandbox-tools:
 	  echo "note: bubblewrap is not installed: hosted bots run under resource limits only"
 
 ## The layer contracts (pyproject.toml [tool.importlinter]), then the whole test suite
-## (installs what the browser and sandbox tests need first).
+## (installs what the browser and sandbox tests need first), its wall time and its ten
+## slowest tests. The budget (README "Tests"): 300 s of pytest on 2 idle cores. Most tests
+## wait on the processes they start (arbiters, bots, browsers), so twice as many workers as
+## cores keeps the cores busy; TEST_WORKERS=2 for a machine shared with other work.
+TEST_WORKERS ?= 4
 test: $(BIN)/activate browser sandbox-tools bench-env
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest -q -n 2
+	@start=$$(date +%s); $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --durations=10; rc=$$?; \
+		echo "make test: pytest took $$(( $$(date +%s) - start )) s of wall time (budget: 300 s on 2 idle cores)"; exit $$rc
 
 ## The benchmark (a few minutes on 2 cores): one table with targets, JSON in bench-results.json.
 ## OpenSpiel (the reference engine) lives in its own environment, .venv-bench, never in .venv;
@@ -81,8 +86,14 @@ clean:
 fuzz: $(BIN)/activate
 	$(BIN)/python scripts/fuzz_campaign.py $(FUZZ_ARGS)
 
-## The chaos campaign: `arbiter tournament run` SIGKILLed at 24 seeded moments (mid-commit,
+## The chaos campaign: `arbiter tournament run` SIGKILLed at 28 seeded moments (mid-commit,
 ## mid bot start-up, with its bots...), on a loopback Dask cluster too, resumed each time and
 ## checked against an uninterrupted run; a few minutes. `make chaos CHAOS_ARGS=--big`: 4x.
 chaos: $(BIN)/activate
 	$(BIN)/python scripts/chaos_campaign.py $(CHAOS_ARGS)
+
+## Every section of the bench once at its smallest size, no target judged (about a minute):
+## a check that the bench still runs. `make test` runs it (tests/arbiter/tools/test_bench_smoke.py).
+.PHONY: bench-smoke
+bench-smoke: $(BIN)/activate bench-env
+	ARENA_BENCH_PYTHON=$$(test -f $(BENCH_VENV)/.ok && echo $(BENCH_VENV)/bin/python || echo /nonexistent) $(BIN)/python -m arbiter.tools.bench --smoke --json bench-smoke.json

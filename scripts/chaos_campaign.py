@@ -7,7 +7,9 @@ Kills of the runner (each one followed by a restart of the same command):
   matches    once a random number of further matches are stored
   commit     inside the transaction storing a finished match: the row inserted, not committed
   committed  just after that commit, before the run has counted the match
-  bot-start  just after a bot process was spawned, before it connected
+  bot-start  just after a bot process was started, before it connected: by the bot's fork
+             server where this machine has them (bwrap as root), else a fresh process
+  bot-start-fresh  the same with fork servers off (ARENA_FORKSERVER=0): a fresh sandboxed process
   tree       the runner and every one of its bot processes at once (a machine going down)
   driver     (--cluster) the runner, while a Dask worker holds one of its matches
 and, without killing the runner:
@@ -15,7 +17,7 @@ and, without killing the runner:
              elsewhere; a new worker joins)
   bot        one bot process while it plays (using CPU; a local run goes on)
 
-The three stop points (commit, committed, bot-start) are reached exactly: the runner is
+The stop points (commit, committed, bot-start) are reached exactly: the runner is
 started through tests/campaigns/failpoints.py, which is the `arbiter` command with a SIGSTOP
 at the N-th time it gets there, so that the SIGKILL lands at that very moment; every other
 kill is of the plain `python -m arbiter tournament run`.
@@ -55,10 +57,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.campaigns.procs import alive, children, cmdline, descendants, kill, start_time  # noqa: E402
+from tests.campaigns.procs import alive, bot_name, children, cmdline, descendants, is_bot, kill, start_time  # noqa: E402
 
-LOCAL_KINDS = ("timer", "matches", "commit", "committed", "bot-start", "tree")
-FAILPOINTS = ("commit", "committed", "bot-start")
+LOCAL_KINDS = ("timer", "matches", "commit", "committed", "bot-start", "bot-start-fresh", "tree")
+FAILPOINTS = ("commit", "committed", "bot-start", "bot-start-fresh")
 PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -198,9 +200,10 @@ class Run:
     """One `arbiter tournament run` (maybe through the failpoints shim), its process tree
     tracked as it grows."""
 
-    def __init__(self, leg: Leg, reaper: Reaper, failpoint: str | None, tmp: Path, extra: list[str]):
+    def __init__(self, leg: Leg, reaper: Reaper, failpoint: str | None, tmp: Path, extra: list[str],
+                 env_extra: dict[str, str] | None = None):
         self.marker = tmp / f"marker-{time.monotonic_ns()}"
-        env = dict(os.environ)
+        env = {**os.environ, **(env_extra or {})}
         if failpoint:
             env.update(CHAOS_FAILPOINT=failpoint, CHAOS_MARKER=str(self.marker))
             argv = [sys.executable, "-m", "tests.campaigns.failpoints", *leg.args(leg.db), *extra]
@@ -220,8 +223,8 @@ class Run:
                 self.tracked[p] = start_time(p)
 
     def bots(self) -> list[int]:
-        """The bot processes now running (python -m sdk), inside their sandboxes."""
-        return [p for p in descendants(self.proc.pid) if " -m sdk " in cmdline(p) + " "]
+        """The bot processes now running inside their sandboxes, fresh or forked (``is_bot``)."""
+        return [p for p in descendants(self.proc.pid) if is_bot(p)]
 
     def elapsed(self) -> float:
         return time.monotonic() - self.t0
@@ -323,12 +326,13 @@ class Campaign:
         expect_idx = None
         if kind in FAILPOINTS:
             remaining = leg.total - done_before
-            if kind == "bot-start":
+            if kind.startswith("bot-start"):
                 failpoint = f"bot-start:{rng.randint(1, 8)}"
             else:
                 failpoint = f"{kind}:{rng.randint(1, max(1, min(3, remaining)))}"
         extra = ["--cluster", self.cluster.address] if leg.cluster else []
-        run = Run(leg, self.reaper, failpoint, self.tmp, extra)
+        env_extra = {"ARENA_FORKSERVER": "0"} if kind == "bot-start-fresh" else {}
+        run = Run(leg, self.reaper, failpoint, self.tmp, extra, env_extra)
         st.runs += 1
         delay = rng.uniform(0.05, self.args.max_delay)
         want = rng.randint(1, 3)
@@ -347,9 +351,13 @@ class Campaign:
                     break
                 if kind in FAILPOINTS and run.marker.exists():
                     text = run.marker.read_text().split()
-                    detail = f"{text[0]} #{text[1]}"
+                    detail = f"{text[0]} #{text[1]}" + (f" ({text[4]})" if text[4:] and text[4] != "-" else "")
                     if kind in ("commit", "committed"):
                         expect_idx = int(text[3])
+                    if kind.startswith("bot-start"):  # which path started the bot
+                        self.bot_start_paths[text[4] if text[4:] else "?"] += 1
+                        if kind == "bot-start-fresh" and text[4:] and text[4] != "fresh":
+                            st.fail(f"{leg.name}: a bot-start-fresh kill found a bot from its {text[4]} path")
                     run.kill()
                     killed = True
                 elif kind == "timer" and run.elapsed() >= delay:
@@ -387,11 +395,11 @@ class Campaign:
                     busy = self._playing(run.bots())
                     if busy:
                         v = rng.choice(busy)
-                        name = re.search(r"--name (\S+)", cmdline(v))
+                        name = bot_name(v)
                         kill(v)
                         bot_victim_kills += 1
                         st.kills["bot"] += 1
-                        self.bot_victims.append(name.group(1) if name else "?")
+                        self.bot_victims.append(name)
                         delay = run.elapsed() + rng.uniform(0.5, 2.0)
                         print(f"  kill {sum(st.kills.values()):>2}: bot process {v} ({self.bot_victims[-1]}) while it "
                               f"played; the run goes on", flush=True)
@@ -430,7 +438,7 @@ class Campaign:
             if keys and any(str(k).startswith("arena-match-") for k in keys):
                 proc = next((w for w in self.cluster.workers if pids.get(addr) == w.pid and w.poll() is None), None)
                 # playing: its arbiter has bot processes up (not just the task queued)
-                if proc is not None and any(" -m sdk " in cmdline(p) + " " for p in descendants(proc.pid)):
+                if proc is not None and any(is_bot(p) for p in descendants(proc.pid)):
                     return addr, proc
         return None
 
@@ -550,6 +558,7 @@ class Campaign:
         become_subreaper()
         self.t0 = time.monotonic()
         self.bot_victims: list[str] = []
+        self.bot_start_paths: Counter = Counter()
         self.missed = 0
         plan = [LOCAL_KINDS[i % len(LOCAL_KINDS)] for i in range(args.kills)]
         rng.shuffle(plan)
@@ -616,10 +625,23 @@ class Campaign:
         report = {"seed": self.args.seed, "kills": dict(st.kills), "runner_kills": runner_kills, "runs": st.runs,
                   "checks": dict(st.checks), "processes_tracked": st.processes_seen, "orphans": st.orphans,
                   "failures": st.failures, "seconds": round(time.monotonic() - self.t0, 1)}
-        if self.args.json:
-            self.args.json.write_text(json.dumps(report, indent=2) + "\n")
         if runner_kills < self.args.kills:
             st.failures.append(f"only {runner_kills} runner kills of the {self.args.kills} planned (time limit?)")
+        if st.kills["bot"] < self.args.bot_kills:
+            st.failures.append(f"only {st.kills['bot']} bot kills of the {self.args.bot_kills} planned")
+        if st.kills["worker"] + st.kills["driver"] < self.args.cluster_kills:
+            st.failures.append(f"only {st.kills['worker'] + st.kills['driver']} cluster kills of the "
+                               f"{self.args.cluster_kills} planned (no cluster here? --no-cluster)")
+        from arbiter.hosting import sandbox
+
+        forks, why_not = sandbox.fork_support(sandbox.Sandbox())
+        print("bot-start kills by path: " + (", ".join(f"{k} {v}" for k, v in sorted(self.bot_start_paths.items()))
+                                             or "none") + ("" if forks else f" (no fork server here: {why_not})"))
+        if forks and not self.bot_start_paths["fork"] and st.kills["bot-start"]:
+            st.failures.append("no bot-start kill came from the fork server, though this machine has them")
+        report["bot_start_paths"] = dict(self.bot_start_paths)
+        if self.args.json:
+            self.args.json.write_text(json.dumps(report, indent=2) + "\n")
         if st.failures:
             print(f"FAIL: {len(st.failures)} failures (stores and logs kept in {self.tmp}):")
             for f in st.failures[:30]:
@@ -636,7 +658,7 @@ class Campaign:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--kills", type=int, default=24, help="local runner kills (default 24, each kind 4 times)")
+    p.add_argument("--kills", type=int, default=28, help="local runner kills (default 28, each kind 4 times)")
     p.add_argument("--cluster-kills", type=int, default=6, help="worker and driver kills on a loopback Dask cluster (default 6)")
     p.add_argument("--bot-kills", type=int, default=4, help="bot processes killed mid-match (default 4)")
     p.add_argument("--bot-kills-per-run", type=int, default=1)

@@ -16,8 +16,11 @@ Phase 1, `arbiter serve` (a subprocess on 127.0.0.1 with a credentials file of i
     wrong, stolen and near-miss tokens (each refused, never welcomed);
   * raw unary calls to the Matches service with mutated or random requests.
 Phase 2, `arbiter tournament run` (a subprocess with its bots as sandboxed processes):
-  the same pre-Hello and unary fuzz on its private arbiter's TCP port while it plays; it
-  must finish, every stored match replay, and none be a forfeit.
+  the same pre-Hello and unary fuzz on its private arbiter's TCP port while it plays (no
+  new stream once every match is stored: the arbiter then closes); it must finish, every
+  stored match replay, and none be a forfeit. A stream that ends UNAVAILABLE is told apart:
+  the arbiter closed (the tournament over, its health check unreachable) is counted as
+  such; a refusal by an arbiter still serving (its health check answers) is a failure.
 
 Pass: 0 server crashes (the process alive, nothing logged as an unexpected error), 0 hangs
 (every stream answered or closed within its deadline, every match within its deadline), 0
@@ -46,6 +49,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -94,6 +98,9 @@ class Stats:
     reasons: collections.Counter = field(default_factory=collections.Counter)
     verified: int = 0
     failures: list[str] = field(default_factory=list)
+    #: phase 2: whether the arbiter has closed (the tournament is over), asked when a call
+    #: ends UNAVAILABLE; None: it never closes while fuzzed (phase 1), so UNAVAILABLE fails
+    closed_server: Any = None
     max_streams: int = 0
     open_streams: int = 0
 
@@ -116,6 +123,28 @@ class Stats:
 
 
 BAD_STATUS = {grpc.StatusCode.DEADLINE_EXCEEDED: "hang", grpc.StatusCode.UNAVAILABLE: "server unavailable"}
+
+
+async def _arbiter_closed(stats: "Stats", code: grpc.StatusCode) -> bool:
+    """Whether a call that ended ``code`` met an arbiter that had closed (counted under
+    "UNAVAILABLE (arbiter closed)", no failure) rather than one that refused it."""
+    if code != grpc.StatusCode.UNAVAILABLE or stats.closed_server is None or not await stats.closed_server():
+        return False
+    stats.statuses["UNAVAILABLE (arbiter closed)"] += 1
+    return True
+
+
+async def health_unreachable(address: str) -> bool:
+    """True if nothing answers the gRPC health check at ``address`` (the server is gone);
+    False if it answers (whatever it says: it is serving, so a refusal was its own)."""
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    async with grpc.aio.insecure_channel(address) as channel:
+        try:
+            await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=3)
+        except grpc.aio.AioRpcError as exc:
+            return exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+        return False
 
 
 class Stream:
@@ -192,6 +221,9 @@ class Stream:
         except asyncio.TimeoutError:
             self.code = grpc.StatusCode.DEADLINE_EXCEEDED
             self.call.cancel()
+        if await _arbiter_closed(self.stats, self.code):
+            self.stats.closed()
+            return self.code
         self.stats.statuses[self.code.name] += 1
         if self.code in BAD_STATUS:
             self.stats.fail(f"{self.kind} stream: {BAD_STATUS[self.code]} ({self.code.name}) "
@@ -539,6 +571,9 @@ class Campaign:
         except grpc.RpcError as exc:
             code = exc.code()
         self.stats.fuzzed["unary-" + method.rsplit("/", 1)[1]] += 1
+        if await _arbiter_closed(self.stats, code):
+            self.stats.closed()
+            return
         self.stats.statuses[code.name] += 1
         self.stats.closed()
         if code in BAD_STATUS:
@@ -866,10 +901,33 @@ async def phase_tournament(args, rng: random.Random, report: dict) -> Campaign:
                 return c.preauth(chn, nm, mz.Mutator(rng).string()[:5] + "x" * 27, "y" * 32, throttle)
             return c.unary(chn, rng.choice(("", "z" * 24)))
 
+        planned = 3 * deals * 2
+
+        def all_stored() -> bool:  # then the run closes its arbiter: aim at it no more
+            try:
+                with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as con:
+                    return con.execute("SELECT count(*) FROM matches").fetchone()[0] >= planned
+            except sqlite3.Error:
+                return False
+
+        async def closed() -> bool:
+            # closed, not refusing: unreachable now, and only because the run is over
+            return await health_unreachable(address) and (proc.poll() is not None or all_stored())
+
+        stats.closed_server = closed
         t0 = time.monotonic()
         progress = asyncio.ensure_future(_progress(stats, args.tournament_messages, t0, stop))
+        checked = {"at": 0.0, "over": False}
+
+        def over() -> bool:
+            if proc.poll() is not None:
+                return True
+            if time.monotonic() - checked["at"] > 0.5:  # (a look at the store twice a second)
+                checked["at"], checked["over"] = time.monotonic(), all_stored()
+            return checked["over"]
+
         await gather_bounded(one, 10**9, args.streams_at_once, until,
-                             lambda: stats.fuzzed_total >= args.tournament_messages or proc.poll() is not None)
+                             lambda: stats.fuzzed_total >= args.tournament_messages or over())
         elapsed = time.monotonic() - t0
         still_running = proc.poll() is None
         for kid in descendants(proc.pid):
@@ -929,6 +987,7 @@ async def phase_tournament(args, rng: random.Random, report: dict) -> Campaign:
         "rss_mib": {"baseline": round(baseline / MIB, 1), "peak": round(rss_box.get("peak", 0) / MIB, 1)},
         "statuses": dict(stats.statuses), "error_codes": dict(stats.error_codes), "reasons": dict(stats.reasons),
         "by_kind": dict(sorted(stats.fuzzed.items())), "exit_code": rc,
+        "closed_server_calls": stats.statuses["UNAVAILABLE (arbiter closed)"],
     }
     return c
 

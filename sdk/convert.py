@@ -51,8 +51,10 @@ def match_info_from_proto(msg: pb.MatchStart) -> MatchInfo:
 
 
 def turn_from_proto(game: str, msg: pb.Turn) -> tuple[Any, list[Any]]:
-    """(view, legal_actions) of a Turn."""
-    view = convert.view_from_proto(game, msg.view)
+    """(view, legal_actions) of a Turn. The view is lazy (``codec.lazy_view_from_proto``):
+    each of its fields is decoded when the bot first reads it, so a bot pays only for what
+    it reads; the legal actions are decoded (every bot reads them)."""
+    view = convert.lazy_view_from_proto(game, msg.view)
     legal = convert.legal_actions_from_proto(game, msg.legal_actions)
     return view, legal
 

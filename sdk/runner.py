@@ -15,9 +15,10 @@ import asyncio
 import collections
 import logging
 import os
+import select
+import socket
 import threading
 import time
-import types
 from pathlib import Path
 from typing import Any, Callable
 
@@ -183,10 +184,11 @@ def run(
     # One thread, one event loop: reading a Turn, deciding and writing the Act never cross
     # threads (the blocking API's request iterator did, costing hand-offs every decision).
     hello = convert.hello(name, bot.version, token, bot.games)
-    if address.startswith(framing.SCHEME):  # the arbiter's own bot processes: the local channel
-        play = _play_local(session, address.removeprefix(framing.SCHEME), hello, stop)
+    if address.startswith(framing.SCHEME):  # the arbiter's own bot processes: the local channel, no event loop
+        path = address.removeprefix(framing.SCHEME)
+        play: Callable[[], int] = lambda: _play_local(session, path, hello, stop)  # noqa: E731
     else:
-        play = _play(session, address, hello, stop, tls_ca)
+        play = lambda: asyncio.run(_play(session, address, hello, stop, tls_ca))  # noqa: E731
     try:
         asyncio.get_running_loop()
     except RuntimeError:  # the usual case: no event loop in this thread
@@ -194,14 +196,14 @@ def run(
     else:
         in_async_code = True
     if not in_async_code:  # (outside the except: a bot's traceback then is its own alone)
-        return asyncio.run(play)
+        return play()
     # called from async code (a notebook, an async app): play on a thread of its own
     result: list[int] = []
     errors: list[BaseException] = []
 
     def worker() -> None:
         try:
-            result.append(asyncio.run(play))
+            result.append(play())
         except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
             errors.append(exc)
 
@@ -281,58 +283,123 @@ def _welcomed(session: Connection, msg: pb.ArbiterMessage, address: str) -> None
 MAX_ARBITER_FRAME = 16 << 20
 
 
-async def _play_local(session: Connection, path: str, hello: pb.BotMessage, stop: threading.Event | None) -> int:
+def _play_local(session: Connection, path: str, hello: pb.BotMessage, stop: threading.Event | None) -> int:
     """``_play`` over the local channel (``cardarena.wire.framing``): the same messages in
-    length-prefixed frames on a Unix socket, for the bot processes an arbiter hosts."""
+    length-prefixed frames on a Unix socket, for the bot processes an arbiter hosts.
+
+    No event loop: one thread blocks on the socket, reads a frame, lets the connection
+    handle it and writes its answers (docs/performance.md, "A lean hosted decision").
+    ``stop`` (a TERM, Ctrl-C, another thread) shuts the socket down, which ends the read.
+    Writing never waits on the arbiter without reading: an answer that does not fit the
+    socket's buffer at once is written while what arrives is read and kept, so that when
+    the arbiter closes the stream (a flood, a protocol error) its last messages are still
+    read, as grpc's stream delivers them."""
     address = framing.SCHEME + path
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        reader, writer = await asyncio.open_unix_connection(path)
+        sock.connect(path)
     except OSError as exc:
+        sock.close()
         raise ArbiterError(f"cannot reach the arbiter at {address}: {exc.strerror or exc}") from None
+    done = threading.Event()
     if stop is not None:
-        loop = asyncio.get_running_loop()
-        closer = types.SimpleNamespace(cancel=writer.transport.abort)
-        threading.Thread(target=_cancel_on, args=(stop, loop, closer, asyncio.current_task()), daemon=True).start()
-    # Writes go through a task of their own, so that reading never waits on a write: when
-    # the arbiter closes the stream (a flood, a protocol error), its last messages are still
-    # read, as grpc's stream delivers them.
-    outgoing: asyncio.Queue[bytes | None] = asyncio.Queue()
-
-    async def pump() -> None:
-        while (data := await outgoing.get()) is not None:
-            try:
-                writer.write(data)
-                await writer.drain()
-            except (ConnectionError, OSError):
-                return  # the arbiter closed the stream: what it said last is read below
-
-    pumping = asyncio.create_task(pump())
-    outgoing.put_nowait(framing.frame(hello.SerializeToString()))
+        threading.Thread(target=_shutdown_on, args=(stop, done, sock), daemon=True).start()
+    channel = _FrameSocket(sock, MAX_ARBITER_FRAME)
     try:
+        channel.write(framing.frame(hello.SerializeToString()))
         first = True
-        while (data := await framing.read_frame(reader, MAX_ARBITER_FRAME)) is not None:
+        while (data := channel.read()) is not None:
             msg = pb.ArbiterMessage.FromString(data)
             if first:
                 first = False
                 _welcomed(session, msg, address)
                 continue
             session.handle(msg)
-            out = []
-            while (m := session._take()) is not None:
-                out.append(framing.frame(m.SerializeToString()))
-            if out:
-                outgoing.put_nowait(b"".join(out))
-    except asyncio.CancelledError:
+            if session._outbox:
+                out = []
+                while (m := session._take()) is not None:
+                    out.append(framing.frame(m.SerializeToString()))
+                channel.write(b"".join(out))
+    except (ConnectionError, framing.FrameError) as exc:  # the arbiter went away mid-frame
         if stop is not None and stop.is_set():
             return session.matches_played
-        raise
-    except (ConnectionError, framing.FrameError) as exc:  # the arbiter went away mid-frame
         log.info("%s: the local channel ended: %s", session.name, exc)
     finally:
-        pumping.cancel()
-        writer.close()
+        done.set()
+        sock.close()
+    if stop is not None and stop.is_set():
+        return session.matches_played
     session.report(_closed(session))
     return session.matches_played
+
+
+def _shutdown_on(stop: threading.Event, done: threading.Event, sock: socket.socket) -> None:
+    """Shut ``sock`` down once ``stop`` is set (a blocked read then ends), unless the
+    connection is over (``done``) first."""
+    while not done.is_set():
+        if stop.wait(0.5):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+
+
+class _FrameSocket:
+    """Frames on a blocking Unix socket: ``read`` the next one, ``write`` some."""
+
+    __slots__ = ("sock", "frames", "writable")
+
+    def __init__(self, sock: socket.socket, limit: int):
+        self.sock = sock
+        self.frames = framing.FrameReader(limit)  # what was read and not yet handed out
+        self.writable = True
+
+    def read(self) -> bytes | None:
+        """The next frame's payload; None at a clean end (between frames); FrameError if it
+        announces more than the limit or the stream ends inside it."""
+        frames = self.frames
+        while (payload := frames.next()) is None:
+            try:
+                chunk = self.sock.recv(65536)
+            except ConnectionResetError:
+                chunk = b""
+            if not chunk:
+                frames.end()
+                return None
+            frames.feed(chunk)
+        return payload
+
+    def write(self, data: bytes) -> None:
+        """Write ``data``, reading (and keeping) what arrives while the socket's buffer is
+        full. Once the arbiter no longer takes any (it closed the stream), writes are
+        dropped: the reads that follow deliver its last messages."""
+        if not self.writable:
+            return
+        view = memoryview(data)
+        while view:
+            try:
+                sent = self.sock.send(view, socket.MSG_DONTWAIT)
+            except BlockingIOError:
+                sent = 0
+            except OSError:  # EPIPE, ECONNRESET: the arbiter closed the stream
+                self.writable = False
+                return
+            view = view[sent:]
+            if view:
+                readable, _, _ = select.select([self.sock], [self.sock], [])
+                if readable:
+                    try:
+                        chunk = self.sock.recv(65536, socket.MSG_DONTWAIT)
+                    except BlockingIOError:
+                        continue
+                    except OSError:
+                        self.writable = False
+                        return
+                    if not chunk:  # the arbiter closed: nothing more is read or written
+                        self.writable = False
+                        return
+                    self.frames.feed(chunk)
 
 
 def _closed(session: Connection) -> str:

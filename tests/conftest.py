@@ -29,6 +29,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if Path(str(item.fspath)).resolve().is_relative_to(E2E):
             item.add_marker(pytest.mark.e2e)
+    # The longest first (tests/slow_files.txt): xdist hands tests out in this order, so a
+    # long file started last cannot keep one worker busy after the other has finished.
+    # Whole files move, each in its own order, so module fixtures are still made once.
+    slow = [line.strip() for line in (ROOT / "tests" / "slow_files.txt").read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
+    rank = {path: i for i, path in enumerate(slow)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))  # stable: the rest keep their order
 
 
 class _Spawns:

@@ -72,6 +72,7 @@ from arbiter.hosting.loading import load_bot
 from arbiter.server import auth
 from arbiter.server.app import RunningServer, is_loopback, start_private_server, start_server
 from arbiter.server.botstream import Hub
+from arbiter.spectating.hub import SpectatorHub
 from arbiter.store.arenas import STATUSES, ArenaMatch, ArenaRow, Arenas, EncounterRow, EntrantRow, PlayedMatch, PlayerUpdate
 from arbiter.store.db import Store
 from arbiter.store.registry import Registry, RegistryError, lookup
@@ -392,6 +393,10 @@ class Arena:
         #: the sessions of the arena's own server (``serve_submissions``): where the remote
         #: division's bots connect with their tokens (set before ``run``)
         self.hub: Hub | None = None
+        #: where the encounters' matches are watched live (a SpectatorHub: the arena's own
+        #: server's, ``serve_submissions``), as a tournament's are: the same frames, and each
+        #: match's disclosure (of_encounter) decides its end; None: not watchable
+        self.spectators: Any = None
         #: remote bot -> its sessions live when it was suspended: a new one brings it back
         self._suspended_on: dict[str, set[str]] = {}
 
@@ -692,7 +697,7 @@ class Arena:
         if self.spec.remote:
             if self.hub is None:
                 raise RuntimeError("the remote division needs the arena's server (Arena.hub) for its bots to connect to")
-            return await play(Connected(self.hub, self.spec.game), 1)
+            return await play(Connected(self.hub, self.spec.game, self._observers), 1)
         if self.spec.cluster is not None:
             return await self._play_on_cluster(idx, players, play)
         if self._server is None:
@@ -706,10 +711,13 @@ class Arena:
                 await host.start()
             except BotStartError as exc:  # its seats record the disconnect (with its stderr): a forfeit
                 log.warning("arena %s, encounter %d: %s", self.row.name, idx, exc)
-            return await play(Hosted(host, self.spec.game), 1)
+            return await play(Hosted(host, self.spec.game, self._observers), 1)
         finally:
             await host.stop()
             shutil.rmtree(log_dir, ignore_errors=True)
+
+    def _observers(self, config: MatchConfig) -> Sequence[Any]:
+        return self.spectators.observers(config) if self.spectators is not None else ()
 
     async def _play_on_cluster(self, idx: int, players: Sequence[str], play: Callable) -> list[PlayedMatch]:
         """The encounter's matches as tasks of the Dask cluster (``arbiter.batch.cluster``,
@@ -875,12 +883,14 @@ async def serve_submissions(db_path: str | os.PathLike, service: ServiceConfig,
                             check: Callable[[Path], Any] | None = None) -> tuple[RunningServer, auth.Credentials]:
     """The Bots service over the store's registry, behind the author tokens of the
     credentials file (issued for ``service.authors`` if missing), as ``arbiter serve``
-    serves it. Loopback only, unless TLS (or ``insecure``)."""
+    serves it, and Spectate behind its spectator token (``RunningServer.spectators``: hand
+    them to ``Arena.spectators``). Loopback only, unless TLS (or ``insecure``)."""
     if not is_loopback(service.host) and tls is None and not insecure:
         raise SpecError(f"host {service.host} reaches other machines: give a TLS certificate and key (or --insecure)")
     creds = auth.ensure(service.credentials, (), tuple(service.authors))
     live = auth.LiveCredentials(service.credentials, creds)
     running = await start_server(service.port, service.host, hub=Hub(credentials=live), admin_token=lambda: live.get().admin,
                                  bots_catalog=RegistryCatalog(db_path, check),
-                                 author_tokens=lambda: live.get().author_tokens(), tls=tls)
+                                 author_tokens=lambda: live.get().author_tokens(), tls=tls,
+                                 spectators=SpectatorHub(token=lambda: live.get().spectator))
     return running, creds

@@ -151,12 +151,15 @@ async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) 
     try:
         bots, creds = await serve_submissions(service.db, service, tls=tls, insecure=insecure)
         ladder.hub = bots.hub  # where the remote division's bots connect
+        ladder.spectators = bots.spectators  # and where its matches are watched (the spectator token)
         if service.web_port >= 0:
             web = make_server(service.db, service.host, service.web_port)
             web_thread = threading.Thread(target=_serve_web, args=(web,), daemon=True, name="arena-web")
             web_thread.start()
         err.print(f"credentials: {service.credentials} ({len(creds.authors)} author tokens: "
                   f"arbiter credentials token author:NAME --credentials {service.credentials})", highlight=False, markup=False)
+        err.print(f"watch its matches live: arbiter watch --server {service.host}:{bots.port} with the spectator token "
+                  f"(arbiter credentials token spectator --credentials {service.credentials})", highlight=False, markup=False)
         if spec.remote:
             err.print(f"remote division: bots connect to {service.host}:{bots.port} with a bot token "
                       f"(arbiter credentials add-bot NAME --credentials {service.credentials})", highlight=False, markup=False)

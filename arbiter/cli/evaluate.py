@@ -2,6 +2,7 @@
 
     arbiter evaluate spades search heuristic --deals 20 --seed 1 -o deals=1 --jobs 2
     arbiter evaluate spades heuristic random --sprt 0,50 --bounds -700,700 -o deals=1   # stop when decided
+    arbiter evaluate spades heuristic greedy --sprt 0,20 --sd-bound 45 -o deals=1      # deals' s.d. at most 45
     arbiter evaluate spades heuristic random --sprt 0.5,0.6 --sequential score -o deals=1  # on the pair score
     arbiter evaluate spot search heuristic --sprt 0,5 --sequential normal -o hands=1 --db eval.sqlite   # resumable
     arbiter evaluate spades search heuristic --sprt 0.5,0.55 --sequential score --cluster tcp://10.0.0.5:8786 -j 32
@@ -52,12 +53,22 @@ def evaluate(
                           "--sequential score: A's expected pair score, 0.5 = equal); stops as soon as one is "
                           "accepted.")] = None,
     sequential: Annotated[
-        str, typer.Option("--sequential", help="With --sprt: betting (default: an anytime-valid test on the margin, "
+        Optional[str], typer.Option("--sequential", help="With --sprt: betting (default: an anytime-valid test on the margin, "
                                                "its error rates hold on any distribution of deals within --bounds), "
-                                               "score (the same on the pair's win/draw/loss score, 0..1, no bounds "
-                                               "needed; M0,M1 in expected score), normal (the normal-approximation "
+                                               "variance (default with --sd-bound: anytime-valid on any distribution "
+                                               "whose s.d. is at most --sd-bound, checked as it goes; as short as "
+                                               "the normal SPRT), "
+                                               "score (another question: does A win more often, on the pair's "
+                                               "win/draw/loss score 0..1, M0,M1 in expected score; not a stand-in "
+                                               "for the margin), normal (the normal-approximation "
                                                "SPRT: fewer deals on near-normal margins, errs up to 8x too often on "
-                                               "skewed ones).")] = "betting",
+                                               "skewed ones).")] = None,
+    sd_bound: Annotated[
+        Optional[float],
+        typer.Option("--sd-bound", metavar="S", help="With --sprt: the most a deal margin's s.d. can be (game units; "
+                                                     "e.g. from an earlier evaluation, with room); selects --sequential "
+                                                     "variance. The deals are checked against it as they come: if they "
+                                                     "contradict it, the run stops and says so.")] = None,
     bounds: Annotated[
         Optional[str],
         typer.Option("--bounds", metavar="LO,HI", help="With --sequential betting: the least and most a deal's margin can "
@@ -94,7 +105,7 @@ def evaluate(
 ) -> None:
     """Play BOT_A against BOT_B on duplicate deals and print A's mean margin ± standard error.
 
-    With --sprt M0,M1 the deals are played in order and the run stops at the first deal where the sequential test accepts H0 (margin <= M0) or H1 (margin >= M1), or at --deals with "no decision". The default test (--sequential betting) holds its error rates on any deal distribution but needs the margin's bounds (--bounds; derived for Spades with -o deals=N and single games of Spite and Malice), and is slow when they are much wider than the deals; --sequential score tests the pair's win/draw/loss score instead (use it to ask "does A win more often", or when the margin's range is unknown); --sequential normal is the older SPRT, quicker on near-normal margins only (docs/strength.md). With --db it can be stopped and resumed: the same command continues where it was.
+    With --sprt M0,M1 the deals are played in order and the run stops at the first deal where the sequential test accepts H0 (margin <= M0) or H1 (margin >= M1), or at --deals with "no decision". With --sd-bound S the test is the variance-bounded one (--sequential variance): its error rates hold on any distribution of deals whose s.d. is at most S (skewed, heavy-tailed), it needs about as few deals as the normal SPRT, and the deals are checked against S as they come. Without it the default test (--sequential betting) holds its error rates on any deal distribution but needs the margin's bounds (--bounds; derived for Spades with -o deals=N and single games of Spite and Malice), and is slow when they are much wider than the deals (the output says how many deals any test valid within those bounds needs; a narrower --bounds tests the margin clipped to it); --sequential score asks another question, "does A win more often" (the pair's win/draw/loss score), and is no stand-in for the margin; --sequential normal is the older SPRT, quicker on near-normal margins only (docs/strength.md). With --db it can be stopped and resumed: the same command continues where it was.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -106,11 +117,13 @@ def evaluate(
     if deals is not None and deals < 1:
         _run(_raise, UsageError(f"--deals must be at least 1, got {deals}"))
     test = None
+    if sequential is None:
+        sequential = "variance" if sd_bound is not None else "betting"
     if sprt is not None:
         test = _run(_sprt, sequential, sprt, alpha, beta, bounds, min_deals, sprt_model,
-                    lambda: _run(known_bounds, game, options, preset))
-    elif bounds is not None or sequential != "betting":
-        _run(_raise, UsageError("--sequential and --bounds need --sprt"))
+                    lambda: _run(known_bounds, game, options, preset), sd_bound)
+    elif bounds is not None or sd_bound is not None or sequential != "betting":
+        _run(_raise, UsageError("--sequential, --bounds and --sd-bound need --sprt"))
     cap = deals if deals is not None else (SPRT_MAX_DEALS if test else FIXED_DEALS)
     if (name or fresh) and db is None:
         _run(_raise, UsageError("--name and --fresh need --db"))
@@ -162,7 +175,7 @@ def evaluate(
 
 
 def _sprt(kind: str, text: str, alpha: float, beta: float, bounds: str | None, min_deals: int | None, model: str,
-          game_bounds):
+          game_bounds, sd_bound: float | None = None):
     from arbiter.rating.betting import parse_bounds, sequential_test
 
     if kind not in SEQUENTIAL:
@@ -171,7 +184,7 @@ def _sprt(kind: str, text: str, alpha: float, beta: float, bounds: str | None, m
         raise UsageError(f"--bounds: only the betting test uses bounds (--sequential {kind} does not)")
     try:
         lo_hi = parse_bounds(bounds) if bounds is not None else (game_bounds() if kind == "betting" else None)
-        return sequential_test(kind, text, alpha, beta, bounds=lo_hi, min_deals=min_deals, model=model)
+        return sequential_test(kind, text, alpha, beta, bounds=lo_hi, min_deals=min_deals, model=model, sd_bound=sd_bound)
     except ValueError as exc:
         raise UsageError(f"--{exc}") from None
 

@@ -58,6 +58,8 @@ def web(
                                                       "once; 0: none can be started. Default: 4 on a loopback "
                                                       "interface, 0 on any other (anyone reaching the page could "
                                                       "start bot processes: say how many you allow).")] = None,
+    play_per_client: Annotated[int, typer.Option(min=1, help="Most /play matches one client (its address) plays at "
+                                                 "once; it starts one at a time.")] = 2,
     play_clock: Annotated[float, typer.Option(min=1, help="Seconds a person has for each decision at /play; past "
                                               "them the person's side forfeits (the match is recorded). A person whose page "
                                               "has been closed for a minute at their turn forfeits at once.")] = 300,
@@ -92,7 +94,8 @@ def web(
 
     def listen():
         try:
-            return make_server(db, host, port, play_limit=play_limit, play_clock=play_clock, play_arbiter=standing,
+            return make_server(db, host, port, play_limit=play_limit, play_per_client=play_per_client, play_clock=play_clock,
+                               play_arbiter=standing,
                                verbose=verbose)
         except OSError as exc:  # port taken, or host not an interface of this machine
             raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None

@@ -177,7 +177,7 @@ class ForkServer:
             child = ForkedProcess(self, self._ids, workdir, log_path)
             self._children[child.rid] = child
             try:
-                req = {"op": "spawn", "id": child.rid, "uid": uid, "work": work, "argv": list(argv),
+                req = {"op": "spawn", "id": child.rid, "uid": uid, "groups": [sb.BOT_GROUP], "work": work, "argv": list(argv),
                        "env": sb.clean_env(sb.WORK_DIR, self.address, env),
                        "limits": self.box.limits.rlimits(), "nice": os.nice(0) + self.box.limits.nice}
                 socket.send_fds(self._sock, [json.dumps(req).encode()], [err])

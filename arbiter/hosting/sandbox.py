@@ -80,7 +80,7 @@ _WRAPPER = """
 import json, os, resource, sys
 cfg = json.loads(sys.argv[1])
 if cfg["uid"] is not None:
-    os.setgroups([]); os.setgid(cfg["uid"]); os.setuid(cfg["uid"])
+    os.setgroups(cfg["groups"]); os.setgid(cfg["uid"]); os.setuid(cfg["uid"])
 for which, value in cfg["limits"]:
     soft, hard = resource.getrlimit(which)
     value = value if hard == resource.RLIM_INFINITY else min(value, hard)
@@ -91,6 +91,25 @@ os.execv(sys.argv[2], sys.argv[2:])
 """
 
 _UID_BASE = 200_000 + random.Random(os.getpid()).randrange(0, 40_000) * 16
+#: The one group every bot uid of this arbiter has (as its only supplementary group): the
+#: group of the arbiter's sockets (``grant_sockets``), so that its bots may connect to them
+#: and no other user of the machine may (the sockets are 0660, owner root, this group).
+BOT_GROUP = _UID_BASE - 1
+
+
+def grant_sockets(unix_socket: str) -> None:
+    """Let this arbiter's bot uids reach its sockets (the gRPC one and the local channel's
+    beside it): group ``BOT_GROUP``, mode 0660. Only when the arbiter runs as root and gives
+    its bots uids of their own; otherwise the sockets stay as the server made them (0600:
+    the arbiter's user only, which its bots run as)."""
+    if os.geteuid() != 0:
+        return
+    for path in (Path(unix_socket), Path(unix_socket).with_name(framing.SOCKET_NAME)):
+        try:
+            os.chown(path, -1, BOT_GROUP)
+            os.chmod(path, 0o660)
+        except FileNotFoundError:
+            pass
 _uids = itertools.count()
 
 
@@ -325,7 +344,7 @@ class Sandbox:
         # that then execs the bot, not in a preexec_fn (unsafe in the arbiter's threaded
         # process) and after bwrap, so the limits bind the bot and nothing else.
         argv = [sys.executable, "-I", "-S", "-c", _WRAPPER, json.dumps(
-            {"limits": self.limits.rlimits(), "nice": self.limits.nice, "uid": uid}), *argv]
+            {"limits": self.limits.rlimits(), "nice": self.limits.nice, "uid": uid, "groups": [BOT_GROUP]}), *argv]
         if self.mode == "bwrap":
             cmd = self._bwrap(argv, code, workdir, unix_socket, uid, system=system)
             cwd = "/"
@@ -436,6 +455,7 @@ class Sandbox:
         parents(WORK_DIR)
         cmd.extend(["--bind", str(workdir), WORK_DIR])
         if unix_socket and Path(unix_socket).exists():
+            grant_sockets(unix_socket)  # the bot's uid (or a fork server's children's) may connect
             parents(f"{SOCKET_DIR}/{SOCKET_NAME}")
             cmd.extend(["--bind", unix_socket, f"{SOCKET_DIR}/{SOCKET_NAME}"])
             local = Path(unix_socket).with_name(framing.SOCKET_NAME)  # the same stream in plain frames

@@ -177,7 +177,7 @@ def _confine_and_run(req: dict, err_fd: int) -> None:
         _loopback_up()
         os.setsid()
         uid = req["uid"]
-        os.setgroups([])
+        os.setgroups(req.get("groups", []))  # only the group of the arbiter's sockets (sandbox.BOT_GROUP)
         os.setgid(uid)
         os.setuid(uid)  # from root to a uid of its own: every capability is dropped here
         if _capabilities() != (0, 0):

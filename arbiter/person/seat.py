@@ -71,6 +71,10 @@ HUMAN = "browser"
 #: Matches with a person at the table at once (``arbiter web --play-limit``).
 DEFAULT_LIMIT = 4
 
+#: Matches started from one client (its address) with a person at the table at once
+#: (``arbiter web --play-per-client``); a client starts one at a time.
+DEFAULT_PER_CLIENT = 2
+
 #: Seconds a person has for each decision (``arbiter web --play-clock``); past it the
 #: runner's policy applies: the person's side forfeits (the match is abandoned, recorded).
 DEFAULT_DECISION_SECONDS = 300
@@ -149,6 +153,8 @@ class BrowserSeat(SeatClient):
         self.gone_seconds = gone_seconds
         self._last_seen = time.monotonic()
         self._cond = threading.Condition()
+        #: the async waiters of the pages' live streams (``wait_async``): each one's loop and event
+        self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
         self._info: MatchInfo | None = None
         self._turn: TurnRequest | None = None
         self._future: asyncio.Future[Action] | None = None
@@ -167,6 +173,8 @@ class BrowserSeat(SeatClient):
     def _bump(self) -> None:  # with self._cond held
         self._version += 1
         self._cond.notify_all()
+        for loop, event in self._waiters:
+            loop.call_soon_threadsafe(event.set)
 
     # -- the runner's side (the event loop's thread) --------------------------------------
 
@@ -277,10 +285,24 @@ class BrowserSeat(SeatClient):
             return 0
         return int(1000 * self._asked_at) + info.decision_ms
 
-    def wait(self, since: int, timeout: float) -> int:
-        """Block until the version passes ``since`` (or ``timeout`` seconds); the version."""
+    async def wait_async(self, since: int, timeout: float) -> int:
+        """The version once it passes ``since`` (or after ``timeout`` seconds), waited for on
+        the caller's event loop, so that a page's live stream holds no thread (the web
+        server's worker threads are for its pages)."""
+        event = asyncio.Event()
+        waiter = (asyncio.get_running_loop(), event)
         with self._cond:
-            self._cond.wait_for(lambda: self._version > since, timeout)
+            if self._version > since:
+                return self._version
+            self._waiters.add(waiter)
+        try:
+            await asyncio.wait_for(event.wait(), timeout)
+        except asyncio.TimeoutError:
+            pass
+        finally:
+            with self._cond:
+                self._waiters.discard(waiter)
+        with self._cond:
             return self._version
 
     def wait_for_turn_or_end(self, timeout: float) -> None:
@@ -407,6 +429,7 @@ class Table:
     config: MatchConfig
     done: concurrent.futures.Future | None = None
     record: MatchRecord | None = None
+    client: str = ""  # who started it (the web client's address): ``Tables.per_client`` counts by it
 
     def snapshot(self) -> Snapshot:
         return self.browser.snapshot(self.match_id, self.seat, self.seat_names)
@@ -429,6 +452,7 @@ class Tables:
 
     db: Path
     limit: int = DEFAULT_LIMIT
+    per_client: int = DEFAULT_PER_CLIENT
     decision_seconds: float = DEFAULT_DECISION_SECONDS
     gone_seconds: float = GONE_SECONDS
     sandbox: Any = None  # hosting.sandbox.Sandbox for the bot processes (None: the strongest there is)
@@ -438,6 +462,7 @@ class Tables:
     _loop: asyncio.AbstractEventLoop | None = None
     _server: RunningServer | None = None
     _starting: int = 0
+    _starting_by: dict[str, int] = field(default_factory=dict)  # client -> matches it is starting now
     _bundled_games: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _tasks: set[asyncio.Task] = field(default_factory=set)
 
@@ -506,9 +531,12 @@ class Tables:
 
     # -- starting ------------------------------------------------------------------------
 
-    def start(self, game: str, seat: str, opponents: Sequence[str], options: dict[str, str], preset: str = "") -> Table:
+    def start(self, game: str, seat: str, opponents: Sequence[str], options: dict[str, str], preset: str = "",
+              client: str = "") -> Table:
         """Start a match of ``game`` with the person at ``seat`` and ``opponents`` at the
-        other seats, in seat order; TableError (4xx/5xx) naming what is wrong."""
+        other seats, in seat order; TableError (4xx/5xx) naming what is wrong. ``client``
+        (the web client's address) starts one match at a time and plays at most
+        ``per_client`` at once, so that one client cannot take every place."""
         try:
             cls = game_class(game)
         except ConfigError as exc:
@@ -548,12 +576,22 @@ class Tables:
             if live >= self.limit:
                 raise TableError(429, f"{live} matches with a person at the table are being played, the most this "
                                       f"server allows (--play-limit {self.limit}): finish one, or wait until one ends")
+            if client and self._starting_by.get(client):
+                raise TableError(429, "a match you started is still starting: wait for its page before starting another")
+            mine = sum(1 for t in self._tables.values() if t.client == client and t.live) if client else 0
+            if client and mine >= self.per_client:
+                raise TableError(429, f"you are playing {mine} matches here, the most one client may play at once "
+                                      f"(--play-per-client {self.per_client}): finish one, or wait until one ends")
             self._starting += 1
+            self._starting_by[client] = self._starting_by.get(client, 0) + 1
         try:
-            return self._start(g, me, list(opponents), options, preset or None)
+            return self._start(g, me, list(opponents), options, preset or None, client)
         finally:
             with self._lock:
                 self._starting -= 1
+                self._starting_by[client] -= 1
+                if not self._starting_by[client]:
+                    del self._starting_by[client]
 
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
         with self._lock:
@@ -563,7 +601,8 @@ class Tables:
                 self._loop = loop
             return self._loop
 
-    def _start(self, g: Game, me: int, opponents: list[str], options: dict[str, str], preset: str | None) -> Table:
+    def _start(self, g: Game, me: int, opponents: list[str], options: dict[str, str], preset: str | None,
+               client: str = "") -> Table:
         loop = self._ensure_loop()
         clock = Clock(decision_ms=int(self.decision_seconds * 1000), bank_ms=0)
         config = MatchConfig(game=g.name, seed=secrets.randbits(62), options=dict(options), preset=preset, clock=clock,
@@ -571,7 +610,7 @@ class Tables:
                              disclosure=OPEN)  # a person's match: of no batch, open once stored
         browser = BrowserSeat(loop, g, gone_seconds=self.gone_seconds)
         ready: concurrent.futures.Future[tuple[str, ...]] = concurrent.futures.Future()
-        table = Table(config.match_id, secrets.token_urlsafe(24), me, (), browser, config)
+        table = Table(config.match_id, secrets.token_urlsafe(24), me, (), browser, config, client=client)
         remote = bool(opponents) and opponents[0].startswith(REMOTE)  # all or none (``start``)
         play = self._play_remote if remote else self._play
         table.done = asyncio.run_coroutine_threadsafe(play(table, opponents, preset, ready), loop)
@@ -728,15 +767,16 @@ class Tables:
     # -- the seat's requests -------------------------------------------------------------
 
     def get(self, match_id: str, token: str | None) -> Table:
-        """The table of ``match_id`` if ``token`` is its seat token; TableError 404 / 403."""
+        """The table of ``match_id`` if ``token`` is its seat token; else TableError 404,
+        the same answer whether there is no such match or it is not this browser's (so that
+        the answer tells nothing of which matches exist)."""
         with self._lock:
             table = self._tables.get(match_id)
-        if table is None:
-            raise TableError(404, f"no match {clip(match_id, 40)!r} is played from this browser server "
-                                  "(it may have ended long ago: its replay is on the site)")
-        if not token or not hmac.compare_digest(token.encode(), table.token.encode()):
-            raise TableError(403, f"match {match_id!r}: this seat's token is missing or wrong: only the browser that "
-                                  "started the match may see its seat or act for it")
+        expected = table.token if table is not None else secrets.token_urlsafe(24)  # the same comparison either way
+        if table is None or not token or not hmac.compare_digest(token.encode(), expected.encode()):
+            raise TableError(404, "no match of yours is played here under this id: only the browser that "
+                                  "started a match may see its seat or act for it (a match that ended long ago: its "
+                                  "replay is on the site)")
         return table
 
     def close(self) -> None:
@@ -762,4 +802,4 @@ class Tables:
 
 
 __all__ = ["BotChoice", "BrowserSeat", "REMOTE", "StandingArbiter", "Snapshot", "Table", "TableError", "Tables", "HUMAN", "DEFAULT_LIMIT",
-           "DEFAULT_DECISION_SECONDS", "store_unwritable"]
+           "DEFAULT_DECISION_SECONDS", "DEFAULT_PER_CLIENT", "store_unwritable"]

@@ -24,7 +24,9 @@ seat's cookie, ``/play/ID`` the seat's page, POST ``/play/ID/act`` (``request``,
 
 Security: the seat token is a cookie (``HttpOnly``, ``SameSite=Strict``, scoped to the
 match's path), never in a URL, so it is in no log, history or Referer; every request for
-a seat checks it (``Tables.get``). A POST that says it comes from another site is refused.
+a seat checks it (``Tables.get``: "not yours" and "not there" are the same 404). A POST
+that says it comes from another site, or from an opaque origin (``Origin: null``), is
+refused; one client starts one match at a time and plays at most ``Tables.per_client``.
 """
 
 from __future__ import annotations
@@ -44,14 +46,14 @@ from markupsafe import Markup
 from arbiter.present.boards import board
 from arbiter.hosting.loading import bundled_version
 from arbiter.present.table import TABLE_SCRIPT, TABLE_STYLE, render_table, say, seat_place, table_model, told_once, verdict
-from arbiter.person.seat import DEFAULT_DECISION_SECONDS, DEFAULT_LIMIT, Snapshot, TableError, Tables
+from arbiter.person.seat import DEFAULT_DECISION_SECONDS, DEFAULT_LIMIT, DEFAULT_PER_CLIENT, Snapshot, TableError, Tables
 from cardarena.games import GAMES, ConfigError, GameError, game_class, get_game
 from cardarena.games.base import option_specs, value_text
 from cardarena.records import clip
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_DECISION_SECONDS", "DEFAULT_LIMIT", "Request", "Tables", "handle", "is_play_path", "seat_version"]
+__all__ = ["DEFAULT_DECISION_SECONDS", "DEFAULT_LIMIT", "DEFAULT_PER_CLIENT", "Request", "Tables", "handle", "is_play_path", "seat_match", "seat_version"]
 
 #: Largest request body taken (a form of a few fields).
 MAX_BODY = 16 * 1024
@@ -428,6 +430,7 @@ class Request:
     path: str  # the raw path and query, as sent
     headers: Mapping[str, str]  # case-insensitive names (Starlette's Headers)
     body: bytes = b""
+    client: str = ""  # who asks (the peer's address): what ``Tables.start`` bounds per client
 
 
 class _Reply(Exception):
@@ -466,12 +469,16 @@ def _form(req: Request) -> dict[str, list[str]]:
 
 
 def _same_origin(req: Request) -> None:
-    """Refuse a POST another site's page makes this browser send (its Origin says so)."""
+    """Refuse a POST another site's page makes this browser send (its Origin says so), and
+    one whose Origin is ``null`` (an opaque origin: a sandboxed frame, a data: page, a
+    file, a redirect across sites), whose page nobody can vouch for. A POST without an
+    Origin (not from a browser's page, or a very old browser) passes."""
     origin = req.headers.get("origin")
-    if origin and origin != "null":
-        host = req.headers.get("host") or ""
-        if urllib.parse.urlsplit(origin).netloc != host:
-            raise TableError(403, f"a form from {clip(origin, 80)!r} may not act on this server")
+    if origin is None:
+        return
+    host = req.headers.get("host") or ""
+    if origin.strip().lower() == "null" or urllib.parse.urlsplit(origin).netloc != host:
+        raise TableError(403, f"a form from {clip(origin, 80)!r} may not act on this server")
 
 
 def _one(form: dict[str, list[str]], key: str, what: str) -> str:
@@ -483,7 +490,7 @@ def _one(form: dict[str, list[str]], key: str, what: str) -> str:
     return values[0]
 
 
-def _start(tables: Tables, form: dict[str, list[str]]) -> tuple[str, str]:
+def _start(tables: Tables, form: dict[str, list[str]], client: str = "") -> tuple[str, str]:
     game = _one(form, "game", "the game").strip()
     seat = _one(form, "seat", "your seat").strip()
     preset = (form.get("preset") or [""])[0].strip()
@@ -497,7 +504,7 @@ def _start(tables: Tables, form: dict[str, list[str]]) -> tuple[str, str]:
         for k in range(n):
             if k != int(seat):
                 opponents.append(_one(form, f"bot.{k}", f"the bot for seat {k}").strip())
-    table = tables.start(game, seat, opponents, options, preset)
+    table = tables.start(game, seat, opponents, options, preset, client)
     table.browser.wait_for_turn_or_end(WAIT_SECONDS)  # so the first page shows the first decision
     return table.match_id, table.token
 
@@ -517,7 +524,7 @@ def _dispatch(req: Request, env: jinja2.Environment, tables: Tables, nonce: str)
         if method != "POST":
             raise _Reply(303, [("Location", "/play")])
         _same_origin(req)
-        match_id, token = _start(tables, _form(req))
+        match_id, token = _start(tables, _form(req), req.client)
         path = f"/play/{urllib.parse.quote(match_id)}"
         cookie = f"{COOKIE}={token}; Path={path}; HttpOnly; SameSite=Strict"
         raise _Reply(303, [("Location", path), ("Set-Cookie", cookie)])
@@ -562,15 +569,21 @@ def handle(req: Request, env: jinja2.Environment, tables: Tables, nonce: str,
         return 500, "text/html; charset=utf-8", body, []
 
 
-def seat_version(req: Request, tables: Tables, since: int, timeout: float) -> int:
-    """For the live stream of a seat's page (``/play/ID``, its cookie checked as for the page):
-    the match's version once it passes ``since`` (or after ``timeout`` seconds); the open
-    stream counts as the person at the table. TableError for another path or a wrong seat."""
+def seat_match(req: Request) -> str:
+    """The match id of a seat's page (``/play/ID``); TableError 404 for any other path."""
     parts = [urllib.parse.unquote(p) for p in urllib.parse.urlsplit(req.path).path.split("/") if p]
     if len(parts) != 2 or parts[0] != "play" or parts[1] == "new":
         raise TableError(404, "only a seat's page (/play/ID) changes by itself")
-    table = tables.get(parts[1], _token(req))
+    return parts[1]
+
+
+async def seat_version(req: Request, tables: Tables, since: int, timeout: float) -> int:
+    """For the live stream of a seat's page (``/play/ID``, its cookie checked as for the page):
+    the match's version once it passes ``since`` (or after ``timeout`` seconds), waited for
+    on the caller's event loop (no thread is held); the open stream counts as the person at
+    the table. TableError for another path or a wrong seat (the same 404 as a page's)."""
+    table = tables.get(seat_match(req), _token(req))
     table.browser.seen()
-    version = table.browser.wait(since, timeout)
+    version = await table.browser.wait_async(since, timeout)
     table.browser.seen()
     return version

@@ -17,6 +17,13 @@ package needs no data files. Every response carries ``security_headers``: a CSP 
 only scripts are the page's own (a nonce per response), no framing, no sniffing, no
 Referer, nothing cached.
 
+One visitor cannot stall the site (``StreamLimits``): live streams wait on the event loop
+(a /play seat's on ``BrowserSeat.wait_async``), never in a worker thread; a client (its
+address) holds at most ``MAX_STREAMS_PER_CLIENT`` of them, a /play match's page
+``MAX_STREAMS_PER_MATCH``, the server ``MAX_STREAMS``; a client's requests take at most
+``MAX_BUSY_PER_CLIENT`` worker threads at once; a connection sends its request head within
+``HEADER_SECONDS`` (``_GuardedH11``) and its body within ``BODY_SECONDS``.
+
 Live pages. A page that changes (the lists of tournaments and arenas, a running
 tournament's standings, an arena's leaderboard and bot pages, a /play seat) holds the part that changes in one
 ``<div id="live">…</div>``; that is all a page does to be live. ``LIVE_SCRIPT`` (the one
@@ -69,6 +76,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from cardarena.games import Card, get_game
 from cardarena.records import MatchRecord
@@ -980,6 +988,96 @@ def _store_page(db: Path, path: str) -> tuple[int, str, str]:
         store.close()
 
 
+# --------------------------------------------------------------------------------------
+# What one client may hold: the site answers everyone while one visitor holds the most it
+# may. A client is the peer's address (the server sees no other: no proxy headers).
+
+#: Live streams (``?events=1``) one client may hold open at once; past it 429.
+MAX_STREAMS_PER_CLIENT = 16
+#: Live streams of one /play match at once (its seat's page in a few tabs); past it 429.
+MAX_STREAMS_PER_MATCH = 4
+#: Live streams open on the whole server; past it 503.
+MAX_STREAMS = 512
+#: A client's requests being answered in worker threads at once (a page reads the store; a
+#: /play POST waits on its match); more wait their turn without a thread. The worker
+#: threads (anyio's 40) are shared by every client: one takes at most this many.
+MAX_BUSY_PER_CLIENT = 4
+#: Seconds a connection has to send a whole request head (line and headers) after it
+#: opens or after its previous response; then it is closed (a slow-loris).
+HEADER_SECONDS = 10.0
+#: Seconds a request has to send its whole body; then 408 and the connection is closed.
+BODY_SECONDS = 10.0
+
+
+class StreamLimits:
+    """The live streams open now, by client and by /play match, and each client's requests
+    in worker threads (all counted on the server's event loop: no lock)."""
+
+    def __init__(self, per_client: int = MAX_STREAMS_PER_CLIENT, per_match: int = MAX_STREAMS_PER_MATCH,
+                 total: int = MAX_STREAMS, busy_per_client: int = MAX_BUSY_PER_CLIENT):
+        self.per_client, self.per_match, self.total, self.busy_per_client = per_client, per_match, total, busy_per_client
+        self.by_client: dict[str, int] = {}
+        self.by_match: dict[str, int] = {}
+        self.open = 0
+        self._busy: dict[str, tuple[asyncio.Semaphore, list[int]]] = {}  # client -> (its slots, [users])
+
+    def take(self, client: str, match: str | None) -> tuple[int, str] | None:
+        """Count one more stream of ``client`` (and of /play ``match``); None if it may open,
+        else (status, why not)."""
+        if self.open >= self.total:
+            return 503, f"{self.open} live streams are open, the most this server serves: try again later"
+        if self.by_client.get(client, 0) >= self.per_client:
+            return 429, (f"you hold {self.per_client} live streams, the most one client may: close a page "
+                         "(its updates stop; reloading it shows the latest)")
+        if match is not None and self.by_match.get(match, 0) >= self.per_match:
+            return 429, f"this match's page is open {self.per_match} times, the most it may be: close one"
+        self.open += 1
+        self.by_client[client] = self.by_client.get(client, 0) + 1
+        if match is not None:
+            self.by_match[match] = self.by_match.get(match, 0) + 1
+        return None
+
+    def give_back(self, client: str, match: str | None) -> None:
+        self.open -= 1
+        for counts, key in ((self.by_client, client), (self.by_match, match)):
+            if key is not None:
+                counts[key] -= 1
+                if counts[key] <= 0:
+                    del counts[key]
+
+    @contextlib.asynccontextmanager
+    async def busy(self, client: str) -> AsyncIterator[None]:
+        """One of ``client``'s ``busy_per_client`` turns in the worker threads (waited for on the loop)."""
+        sem, users = self._busy.setdefault(client, (asyncio.Semaphore(self.busy_per_client), [0]))
+        users[0] += 1
+        try:
+            async with sem:
+                yield
+        finally:
+            users[0] -= 1
+            if not users[0]:
+                self._busy.pop(client, None)
+
+
+class _CountedStream(StreamingResponse):
+    """A live stream that gives its place back (``StreamLimits``) however it ends: its
+    events all sent, the client gone, or the server stopping before it even began."""
+
+    def __init__(self, *args: Any, release: Callable[[], None], **kw: Any):
+        super().__init__(*args, **kw)
+        self._release = release
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._release()
+
+
+def _client(request: Request) -> str:
+    return request.client.host if request.client else ""
+
+
 def _is_seat_path(path: str) -> bool:
     """A request for ``arbiter.present.play_page`` (the form, a seat), not a page of the store."""
     return play.is_play_path(path) and urllib.parse.urlsplit(path).path.rstrip("/") != "/play/history"
@@ -988,8 +1086,10 @@ def _is_seat_path(path: str) -> bool:
 class _Site:
     """What the app's requests share: the store, the /play tables, the stop flag."""
 
-    def __init__(self, db: Path, tables: play.Tables, stopping: threading.Event, verbose: bool):
+    def __init__(self, db: Path, tables: play.Tables, stopping: threading.Event, verbose: bool,
+                 limits: StreamLimits | None = None):
         self.db, self.tables, self.stopping, self.verbose = db, tables, stopping, verbose
+        self.limits = limits or StreamLimits()
 
     def render(self, req: play.Request, nonce: str) -> tuple[int, str, str, list[tuple[str, str]]]:
         """One request answered (in a worker thread: pages read the store, /play waits on
@@ -1025,19 +1125,26 @@ class _Site:
         nonce = secrets.token_hex(16)  # lowercase hex: never reads as a card (QS, 10H) in a scan of the page
         raw = request.scope.get("raw_path") or request.url.path.encode()
         path = raw.decode("latin-1") + (f"?{request.url.query}" if request.url.query else "")
+        client = _client(request)
+        if request.method in ("GET", "HEAD") and request.url.path == "/healthz":  # on the loop: no thread, no store
+            return Response("ok", 200, headers=security_headers(nonce), media_type="text/plain")
         body = b""
         if request.method == "POST":
             length = request.headers.get("content-length") or ""
             if not (length.isdigit() and int(length) > play.MAX_BODY):  # too long: refused unread
-                async for chunk in request.stream():
-                    body += chunk
-                    if len(body) > play.MAX_BODY:
-                        break
-        req = play.Request(request.method, path, request.headers, body)
+                try:
+                    body = await asyncio.wait_for(self._body(request), BODY_SECONDS)
+                except asyncio.TimeoutError:
+                    headers = security_headers(nonce)
+                    headers["Connection"] = "close"
+                    return Response(f"the request body did not arrive within {BODY_SECONDS:g} s\n", 408,
+                                    headers=headers, media_type="text/plain")
+        req = play.Request(request.method, path, request.headers, body, client)
         query = request.query_params
         if request.method == "GET" and query.get("events") == "1":
             return await self._events(req, query.get("since", ""), request.headers.get("last-event-id"), nonce)
-        status, ctype, text, extra = await run_in_threadpool(self.render, req, nonce)
+        async with self.limits.busy(client):
+            status, ctype, text, extra = await run_in_threadpool(self.render, req, nonce)
         headers = security_headers(nonce)
         if status == 200 and ctype.startswith("text/html"):
             if query.get("fragment") == "1":
@@ -1054,6 +1161,15 @@ class _Site:
             response.headers.append(k, v)
         return response
 
+    @staticmethod
+    async def _body(request: Request) -> bytes:
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > play.MAX_BODY:
+                break
+        return body
+
     def _fragment(self, req: play.Request, nonce: str) -> str | None:
         """The page's live part now (None: it has none, or it is not a page any more)."""
         status, ctype, text, _ = self.render(req, nonce)
@@ -1062,17 +1178,40 @@ class _Site:
     async def _events(self, req: play.Request, since: str, last_id: str | None, nonce: str) -> Response:
         """The page's event stream: an event (id and data: the new fragment's hash) each
         time its live part changes, ``end`` once it is final. A seat's page (/play/ID)
-        wakes on its match's moves; a page of the store on a write to the store."""
+        wakes on its match's moves (waited for on the event loop: a stream holds no worker
+        thread); a page of the store on a write to the store. Each client, each /play
+        match and the server hold at most so many (``StreamLimits``)."""
         seat = _is_seat_path(req.path)
-        version = 0
+        version, match = 0, None
+        plain = security_headers(nonce)
         if seat:
             try:
-                version = await run_in_threadpool(play.seat_version, req, self.tables, -1, 0)
-            except play.TableError as exc:
-                return Response(f"{exc}\n", exc.status, headers=security_headers(nonce), media_type="text/plain")
-        first = await run_in_threadpool(self._fragment, req, nonce)
+                match = play.seat_match(req)
+                version = await play.seat_version(req, self.tables, -1, 0)
+            except play.TableError as exc:  # the same answer as the seat's page gives
+                return Response(f"{exc}\n", exc.status, headers=plain, media_type="text/plain")
+        refused = self.limits.take(req.client, match)
+        if refused is not None:
+            status, why = refused
+            plain["Retry-After"] = "10"
+            return Response(f"{why}\n", status, headers=plain, media_type="text/plain")
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                self.limits.give_back(req.client, match)
+
+        try:
+            async with self.limits.busy(req.client):
+                first = await run_in_threadpool(self._fragment, req, nonce)
+        except BaseException:
+            release()
+            raise
         if first is None:
-            return Response("this page has no live part\n", 404, headers=security_headers(nonce), media_type="text/plain")
+            release()
+            return Response("this page has no live part\n", 404, headers=plain, media_type="text/plain")
         known = last_id or since or ""  # the hash of the live part the page has
 
         async def stream() -> AsyncIterator[str]:
@@ -1094,7 +1233,7 @@ class _Site:
                         return
                     if seat:
                         try:
-                            now = await run_in_threadpool(play.seat_version, req, self.tables, version, 1.0)
+                            now = await play.seat_version(req, self.tables, version, 1.0)
                         except play.TableError:
                             yield "event: end\ndata: gone\n\n"
                             return
@@ -1108,7 +1247,8 @@ class _Site:
                     if idle >= KEEPALIVE_SECONDS:
                         idle = 0.0
                         yield ": still here\n\n"
-                nxt = await run_in_threadpool(self._fragment, req, nonce)
+                async with self.limits.busy(req.client):
+                    nxt = await run_in_threadpool(self._fragment, req, nonce)
                 if nxt is None:
                     yield "event: end\ndata: gone\n\n"
                     return
@@ -1116,13 +1256,51 @@ class _Site:
 
         headers = security_headers(nonce)
         headers["X-Accel-Buffering"] = "no"
-        return StreamingResponse(stream(), headers=headers, media_type="text/event-stream")
+        return _CountedStream(stream(), headers=headers, media_type="text/event-stream", release=release)
 
 
-def make_app(db: Path, tables: play.Tables, stopping: threading.Event | None = None, verbose: bool = False) -> Starlette:
-    """The site as an ASGI app (any ASGI server runs it; ``WebServer`` runs it on uvicorn)."""
-    site = _Site(db, tables, stopping or threading.Event(), verbose)
+def make_app(db: Path, tables: play.Tables, stopping: threading.Event | None = None, verbose: bool = False,
+             limits: StreamLimits | None = None) -> Starlette:
+    """The site as an ASGI app (any ASGI server runs it; ``WebServer`` runs it on uvicorn,
+    which also bounds how long a request's head may take: ``_GuardedH11``)."""
+    site = _Site(db, tables, stopping or threading.Event(), verbose, limits)
     return Starlette(routes=[Route("/{path:path}", site.endpoint, methods=["GET", "HEAD", "POST"])])
+
+
+class _GuardedH11(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol, and a connection that has not sent a whole request head
+    within ``HEADER_SECONDS`` of opening (or of its previous response) is closed: many
+    connections that never finish their request (a slow-loris) cannot pile up. A request
+    being answered (a live stream) is never cut; a slow body is the app's (``BODY_SECONDS``)."""
+
+    header_seconds = HEADER_SECONDS
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._head_timer: asyncio.TimerHandle | None = None
+        self._arm_head_timer()
+
+    def _arm_head_timer(self) -> None:
+        if getattr(self, "_head_timer", None) is not None:
+            self._head_timer.cancel()
+        self._head_timer = self.loop.call_later(self.header_seconds, self._head_timeout)
+
+    def _head_timeout(self) -> None:
+        self._head_timer = None
+        answering = self.cycle is not None and not self.cycle.response_complete
+        if not answering and not self.transport.is_closing():
+            self.transport.close()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing():
+            self._arm_head_timer()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if getattr(self, "_head_timer", None) is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+        super().connection_lost(exc)
 
 
 class _Uvicorn(uvicorn.Server):
@@ -1158,11 +1336,12 @@ class WebServer:
 
     def __init__(self, db: Path, host: str = "127.0.0.1", port: int = 8080, play_limit: int = play.DEFAULT_LIMIT,
                  play_clock: float = play.DEFAULT_DECISION_SECONDS, verbose: bool = False,
-                 play_arbiter: Any = None):
+                 play_arbiter: Any = None, play_per_client: int = play.DEFAULT_PER_CLIENT):
         self.db = db
         # matches with a person at a seat (/play): they write their records to the store;
         # play_arbiter (a seat.StandingArbiter) offers the bots connected to it too
-        self.tables = play.Tables(db, limit=play_limit, decision_seconds=play_clock, arbiter=play_arbiter)
+        self.tables = play.Tables(db, limit=play_limit, per_client=play_per_client, decision_seconds=play_clock,
+                                  arbiter=play_arbiter)
         self.stopping = threading.Event()
         self.app = make_app(db, self.tables, self.stopping, verbose)
         family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
@@ -1170,7 +1349,7 @@ class WebServer:
         self.server_address = self.socket.getsockname()[:2]
         config = uvicorn.Config(self.app, log_config=None, access_log=verbose, lifespan="off", server_header=False,
                                 date_header=False, proxy_headers=False, timeout_graceful_shutdown=3,
-                                timeout_keep_alive=5)
+                                timeout_keep_alive=5, http=_GuardedH11)
         self._server = _Uvicorn(config, self.stopping)
         self._serving = threading.Event()
         self._done = threading.Event()
@@ -1213,7 +1392,7 @@ class WebServer:
 
 def make_server(db: str | os.PathLike, host: str = "127.0.0.1", port: int = 8080, **options: Any) -> WebServer:
     """A web server over the store ``db`` (checked first); call ``serve_forever()``.
-    ``options``: ``play_limit``, ``play_clock`` (seconds a decision), ``play_arbiter``
+    ``options``: ``play_limit``, ``play_per_client``, ``play_clock`` (seconds a decision), ``play_arbiter``
     (a standing arbiter whose connected bots are offered: ``seat.StandingArbiter``) of /play;
     ``verbose`` (a line per request, tracebacks of errors)."""
     return WebServer(check_store(db), host, port, **options)

@@ -178,6 +178,24 @@ class BettingTest:
         z = _z(1 - self.alpha) + _z(1 - self.beta)
         return max(1, math.ceil((z * sd / (self.m1 - self.m0)) ** 2))
 
+    def least_deals(self) -> tuple[float, float]:
+        """The fewest deals ANY test (this one or another) can expect to need, at M0 and at M1,
+        if its error rates are to hold on every distribution of deal values within [lo, hi].
+
+        Why: mix the deals at M1 with a deal at ``lo`` of chance ε1 = (m1 - m0) / (m1 - lo).
+        The mixture's mean is m0, so H0 holds, yet until the first deal at ``lo`` its deals
+        look exactly like those at M1. A test that accepts H1 at M1 (chance 1 - β) after N
+        deals then accepts it on the mixture with chance at least (1 - β) E[(1 - ε1)^N] >=
+        (1 - β) (1 - ε1)^E[N] (Jensen), which must stay <= α: E[N] >= log((1 - β) / α) /
+        -log(1 - ε1). At M0 likewise with a deal at ``hi`` of chance (m1 - m0) / (hi - m0).
+        Spades, one hand, M 0,20 within the derived ±900: 131 and 134 deals, where a
+        fixed-length normal test at the recorded s.d. of 38 needs 39 (docs/strength.md)."""
+        gap = self.m1 - self.m0
+        e1, e0 = gap / (self.m1 - self.lo), gap / (self.hi - self.m0)
+        at_m1 = math.log((1 - self.beta) / self.alpha) / -math.log1p(-e1)
+        at_m0 = math.log((1 - self.alpha) / self.beta) / -math.log1p(-e0)
+        return at_m0, at_m1
+
     def describe(self) -> str:
         unit = "expected pair score" if self.kind == "score" else f"margin, bounds {self.lo:g}..{self.hi:g}"
         return (f"betting test (anytime-valid, any distribution; {unit}) H0: {self.m0:g} or less, H1: {self.m1:g} "
@@ -285,16 +303,28 @@ def parse_bounds(text: str) -> tuple[float, float]:
     return lo, hi
 
 
-SEQUENTIAL = ("betting", "score", "normal")
+SEQUENTIAL = ("betting", "variance", "score", "normal")
 
 
 def sequential_test(kind: str, text: str, alpha: float = 0.05, beta: float = 0.05, *, bounds: tuple[float, float] | None = None,
-                    min_deals: int | None = None, model: str = "glr") -> BettingTest | Sprt:
+                    min_deals: int | None = None, model: str = "glr", sd_bound: float | None = None) -> Any:
     """The test ``--sequential KIND --sprt M0,M1`` names: ``betting`` (on margins in
-    ``bounds``, default), ``score`` (betting on the pair score) or ``normal`` (the SPRT of
-    ``arbiter.rating.sprt``). ValueError naming what is wrong."""
+    ``bounds``, default), ``variance`` (on margins whose s.d. is at most ``sd_bound``:
+    ``arbiter.rating.catoni``), ``score`` (betting on the pair score, another question) or
+    ``normal`` (the SPRT of ``arbiter.rating.sprt``). ValueError naming what is wrong."""
     if kind not in SEQUENTIAL:
         raise ValueError(f"sequential: expected one of {', '.join(SEQUENTIAL)}, got {kind!r}")
+    if sd_bound is not None and kind != "variance":
+        raise ValueError(f"sd-bound: only the variance-bounded test uses an s.d. bound (--sequential {kind} does not)")
+    if kind == "variance":
+        from arbiter.rating.catoni import VarianceTest
+
+        if sd_bound is None:
+            raise ValueError("sprt: the variance-bounded test needs --sd-bound S (at most what a deal's margin's s.d. "
+                             "can be, e.g. from an earlier evaluation of the same kind of deals, with room)")
+        probe = Sprt.parse(text, alpha, beta)
+        return VarianceTest(probe.m0, probe.m1, sd_bound, alpha, beta,
+                            **({} if min_deals is None else {"min_deals": min_deals}))
     if kind == "normal":
         return Sprt.parse(text, alpha, beta, min_deals=MIN_DEALS if min_deals is None else min_deals, model=model)
     probe = Sprt.parse(text, alpha, beta)  # the M0,M1 syntax and the error rates, named as before
@@ -303,6 +333,8 @@ def sequential_test(kind: str, text: str, alpha: float = 0.05, beta: float = 0.0
         return BettingTest.pair_score(probe.m0, probe.m1, alpha, beta, **kw)
     if bounds is None:
         raise ValueError("sprt: the betting test needs the margin's bounds for this game: give --bounds LO,HI (the "
-                         "least and most a deal's margin can be under these options), or use --sequential score "
-                         "(the pair's win/draw/loss score, bounded by construction) or --sequential normal")
+                         "least and most a deal's margin can be under these options; a deal outside is clipped, "
+                         "counted in the output), or use --sequential normal (no bounds; its error rates hold on "
+                         "near-normal margins only). --sequential score asks another question (does A win more "
+                         "often), not the margin's")
     return BettingTest(probe.m0, probe.m1, bounds[0], bounds[1], alpha, beta, **kw)

@@ -279,8 +279,9 @@ def _seatings_per_table(rows: Sequence[MatchRow]) -> dict[tuple[int, int], int]:
 # Bradley-Terry on every pair of sides, with a deal-clustered variance.
 
 
-#: Fewer deals than this (or than bots + 2) and the variance is not clustered by deal (by
-#: match instead, if there are enough matches; else the model's own).
+#: Fewer deals than this (or than the strength differences the results determine, + 2) and
+#: the variance is not clustered by deal (by match instead, if there are enough matches;
+#: else the model's own).
 MIN_CLUSTERS = 8
 
 
@@ -292,17 +293,16 @@ def _comparisons(
     A design is a side's mean strength minus the other's, as ((bot index, coefficient), ...),
     oriented so that the first coefficient is positive (the score is then the first side's:
     1 ahead, ½ level, 0 behind). ``clustered``: clusters are deals (matches sharing a deal
-    seed) when there are at least ``MIN_CLUSTERS`` (and bots + 2), else matches. ``parsed``:
+    seed) when there are at least ``MIN_CLUSTERS`` (and the rank of the designs + 2: partners who
+    always play together count once), else matches. ``parsed``:
     (row, ``side_results``, ``sides_of``) per match.
     """
     n = len(names)
     index = {b: i for i, b in enumerate(names)}
     deals = {row.seed for row, _, _ in parsed}
-    by_deal = clustered and len(deals) >= max(MIN_CLUSTERS, n + 2)
-    out: dict[tuple[tuple[int, float], ...], dict[Any, list[float]]] = {}
+    seen: list[tuple[tuple[tuple[int, float], ...], float, Any, Any]] = []
     for row, res, sides in parsed:
         ranks = [r[2] for r in res]
-        cluster = row.seed if by_deal else row.idx
         for x in range(len(sides)):
             for y in range(x + 1, len(sides)):
                 coef: dict[int, float] = {}
@@ -316,9 +316,18 @@ def _comparisons(
                 score = 1.0 if ranks[x] < ranks[y] else 0.5 if ranks[x] == ranks[y] else 0.0
                 if design[0][1] < 0:
                     design, score = tuple((i, -c) for i, c in design), 1 - score
-                acc = out.setdefault(design, {}).setdefault(cluster, [0.0, 0])
-                acc[0] += score
-                acc[1] += 1
+                seen.append((design, score, row.seed, row.idx))
+    # enough deals for the strength differences the results determine (partners who always
+    # play together share one): with 4 partnerships of 8 bots on 8 deals, counting bots
+    # (8 + 2) left the variance unclustered, and the strongest and weakest teams were
+    # covered 0.92 and 0.94, the middle ones 0.99 and 0.97; by rank (3 + 2), 0.94-0.96
+    need = _rank(list({d for d, _, _, _ in seen})) + 2
+    by_deal = clustered and len(deals) >= max(MIN_CLUSTERS, need)
+    out: dict[tuple[tuple[int, float], ...], dict[Any, list[float]]] = {}
+    for design, score, seed, idx in seen:
+        acc = out.setdefault(design, {}).setdefault(seed if by_deal else idx, [0.0, 0])
+        acc[0] += score
+        acc[1] += 1
     return out
 
 
@@ -381,7 +390,7 @@ def _bradley_terry(
     # one comparison per cluster (head to head without duplicate deals): the clustered M is
     # the model's again, only noisier
     several = any(c > 1 for c in per_cluster.values())
-    if several and len(per_cluster) >= max(MIN_CLUSTERS, n + 2):
+    if several and len(per_cluster) >= max(MIN_CLUSTERS, _rank([d for d in data]) + 2):
         residual: dict[Any, list[float]] = {}
         for design, per in data.items():
             p = 1 / (1 + math.exp(-sum(c * theta[i] for i, c in design)))

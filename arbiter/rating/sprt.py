@@ -83,6 +83,12 @@ class Decided:
     def verdict(self) -> str:
         return {H0: "H0 accepted", H1: "H1 accepted"}.get(self.decision or "", "no decision")
 
+    @property
+    def stopped(self) -> bool:
+        """Whether more deals can change nothing: a decision (or, for a test with an
+        assumption, the deals contradicting it)."""
+        return self.decision is not None
+
 
 @dataclass(frozen=True)
 class SprtState(Decided):
@@ -313,7 +319,7 @@ def simulate(test: Any, draw: Sampler, true_margin: float, runs: int, max_deals:
         while run.n < max_deals:
             run.add(draw(rng))
             decision = run.decision
-            if decision:
+            if decision or getattr(run, "contradicted", False):
                 break
         total += run.n
         h1 += decision == H1

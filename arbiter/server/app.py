@@ -63,6 +63,9 @@ class RunningServer:
     local: asyncio.AbstractServer | None = None
     #: closes the streams of bots whose token is revoked (``Hub.drop_revoked``)
     watcher: asyncio.Task | None = None
+    #: the spectating hub its Spectate service serves (None: no Spectate service); its
+    #: ``observers(config)`` are what a match played elsewhere passes to be watchable here
+    spectators: Any = None
 
     @property
     def address(self) -> str:
@@ -180,25 +183,28 @@ async def start_server(
         server.add_insecure_port(address)
     if bound == 0:
         raise OSError(f"cannot listen on {address}")
-    # Sandboxed bots have no network: they reach the arbiter through this socket only.
+    # Sandboxed bots have no network: they reach the arbiter through this socket only. The
+    # folder and both sockets are the arbiter's user's alone (0700, 0600): its bots run as
+    # that user, or (as root, under bwrap) get a uid of their own and the sockets' group
+    # (hosting.sandbox.grant_sockets: 0660); no other local user may connect.
     sock_dir = socket_dir()
-    sock_dir.chmod(0o755)
+    sock_dir.chmod(0o700)
     if server.add_insecure_port(f"unix:{sock_dir / 'arena.sock'}"):
         hub.unix_path = str(sock_dir / "arena.sock")
     await server.start()
     if hub.unix_path:
-        Path(hub.unix_path).chmod(0o666)  # bots run under their own uids; the token authenticates
+        Path(hub.unix_path).chmod(0o600)
     # The same bot stream in plain frames, for the bot processes this arbiter starts itself
     # (--transport local): the same servicer, so the same Hello, tokens and limits.
     local_path = sock_dir / framing.SOCKET_NAME
     local = await localchannel.serve(arena, str(local_path))
-    local_path.chmod(0o666)
+    local_path.chmod(0o600)
     hub.local_path = str(local_path)
     for name in served + [""]:
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     log.info("arbiter listening on %s:%d%s", host, bound, " (TLS)" if tls else "")
     watcher = asyncio.create_task(_drop_revoked(hub)) if hub.credentials is not None else None
-    return RunningServer(server, bound, hub, local, watcher)
+    return RunningServer(server, bound, hub, local, watcher, spectators)
 
 
 #: How often a running server looks for revoked bot tokens.

@@ -81,16 +81,24 @@ class BotsServicer(bpb_grpc.BotsServicer):
         self._db = asyncio.Lock()  # one registry connection: one user at a time
         self._checks = asyncio.Semaphore(1)  # a check starts processes: one at a time
 
-    async def _author(self, token: str, context: grpc.aio.ServicerContext) -> str:
-        """The caller's identity; aborts UNAUTHENTICATED on a bad token."""
+    def _identity(self, token: str) -> str | None:
+        """Whom ``token`` stands for now ("admin", an author), or None."""
         admin, authors = current(self.admin_token), current(self.author_tokens)
         if admin is None and not authors:
             return "admin"
         if admin is not None and hmac.compare_digest(admin.encode(), token.encode()):
             return "admin"
+        found = None
         for known, author in authors.items():
             if hmac.compare_digest(known.encode(), token.encode()):
-                return author
+                found = author
+        return found
+
+    async def _author(self, token: str, context: grpc.aio.ServicerContext) -> str:
+        """The caller's identity; aborts UNAUTHENTICATED on a bad token."""
+        who = self._identity(token)
+        if who is not None:
+            return who
         await GUESSES.wrong("author")  # answered in its turn of the one limit on wrong credentials
         await context.abort(grpc.StatusCode.UNAUTHENTICATED,
                             "an author or admin token is required: pass --token (or set ARENA_AUTHOR_TOKEN); "
@@ -125,8 +133,14 @@ class BotsServicer(bpb_grpc.BotsServicer):
                 await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
                                     f"submission too big (at most {cat.max_files} files and {cat.max_bytes // 1024} KiB)")
             files.setdefault(chunk.data.path, bytearray()).extend(chunk.data.content)
+        if self._identity(header.token) != author:  # revoked while it uploaded: the stream ends here
+            await context.abort(grpc.StatusCode.UNAUTHENTICATED, "this token was revoked during the upload "
+                                "(arbiter credentials revoke); nothing was registered")
         try:
             async with self._checks:
+                if self._identity(header.token) != author:  # revoked while it waited for its turn
+                    await context.abort(grpc.StatusCode.UNAUTHENTICATED, "this token was revoked before the check "
+                                        "(arbiter credentials revoke); nothing was registered")
                 log.info("checking submission %s from %s (%d files, %d bytes)", header.name[:80], author, len(files), total)
                 v = await asyncio.to_thread(cat.submit, {p: bytes(d) for p, d in files.items()}, header.entry or ENTRY,
                                             header.name, header.version, author)
@@ -149,7 +163,8 @@ class BotsServicer(bpb_grpc.BotsServicer):
             versions = self.catalog.versions(request.name)
             ladders = self.catalog.standings(request.name) if owner is not None else []
         if owner is None or (author != "admin" and owner != author):
-            # Someone else's bot looks like no bot at all: names are not an oracle.
+            # A bot's name is public (it is on every leaderboard; Submit says a name is
+            # taken), its versions, files and ladders are its author's: Show lists only yours.
             await context.abort(grpc.StatusCode.NOT_FOUND, f"no bot {request.name[:80]!r} of yours")
         return bpb.ShowBotResponse(versions=[version_to_proto(v) for v in versions],
                                    ladders=[standing_to_proto(s) for s in ladders])

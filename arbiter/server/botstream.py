@@ -47,6 +47,15 @@ HELLO_TIMEOUT_S = 10.0
 #: Streams that have not said Hello yet, at most; a new one past that closes the one that
 #: has waited longest (a real bot says Hello as soon as its stream opens).
 MAX_UNAUTHENTICATED = 64
+#: Streams whose Hello was refused and that wait for their answer (its turn of the one limit
+#: on wrong credentials, ``auth.GUESSES``), at most, from one peer (its address without the
+#: port; the local channel's peer is its uid) and in all. A peer with the most waiting gets
+#: Error "busy" for any further Hello, its token unchecked (so the answer says nothing of
+#: it); past the bound in all, a wrong token is answered at once. Either way the stream is
+#: closed at once: refused streams cannot pile up and exhaust the descriptors, while a
+#: real bot's Hello (a right token never waits) from any other peer still gets in.
+MAX_REFUSING_PER_PEER = 32
+MAX_REFUSING = 256
 #: At most this many game names in a Hello.
 MAX_HELLO_GAMES = 16
 #: The arbiter's gRPC server options (the bench's protocol floor uses the same).
@@ -87,9 +96,22 @@ class Session:
         self._allowance -= 1
         return self._allowance >= 0
 
-    def send(self, msg: pb.ArbiterMessage | None) -> None:
-        if not self.closed or msg is None:
+    #: A transport that writes a message where it is sent (the local channel: ``wire.send``,
+    #: ``wire.close``, ``wire.stalled``), in place of the outbox and the Play generator.
+    wire: Any = None
+
+    def send(self, msg: pb.ArbiterMessage | bytes | None) -> None:
+        """Send ``msg`` (a message, or one already serialized) to the bot; None ends the
+        stream (``close``)."""
+        if self.wire is not None:
+            if not self.closed and msg is not None:
+                self.wire.send(msg)
+        elif not self.closed or msg is None:
             self.outbox.put_nowait(msg)
+
+    def stalled(self) -> bool:
+        """True if the bot has stopped reading what it is sent (MAX_OUTBOX)."""
+        return self.wire.stalled() if self.wire is not None else self.outbox.qsize() >= MAX_OUTBOX
 
     def close(self) -> None:
         if self.closed:
@@ -99,7 +121,10 @@ class Session:
             if not fut.done():
                 fut.set_exception(SeatDisconnected(f"{self.bot_name}: connection closed"))
         self.pending.clear()
-        self.outbox.put_nowait(None)
+        if self.wire is not None:
+            self.wire.close()
+        else:
+            self.outbox.put_nowait(None)
 
     def plays(self, game: str) -> bool:
         return not self.games or game in self.games
@@ -242,6 +267,15 @@ class Hub:
         return await asyncio.wait_for(_wait(), timeout)
 
 
+def peer_host(peer: str) -> str:
+    """Who a gRPC peer string is, without its port ("ipv4:127.0.0.1:5000" -> "ipv4:127.0.0.1",
+    "ipv6:[::1]:5000" -> "ipv6:[::1]"); a Unix socket's peer as it is."""
+    kind, _, rest = peer.partition(":")
+    if kind in ("ipv4", "ipv6") and ":" in rest:
+        return f"{kind}:{rest.rsplit(':', 1)[0]}"
+    return peer
+
+
 def _retrieved(task: asyncio.Task) -> None:
     """Read what ``task`` ended with, so that a stream that ended (StopAsyncIteration) as
     the server stopped is not reported as "Task exception was never retrieved"."""
@@ -300,7 +334,7 @@ class RemoteSeat(SeatClient):
         # The seat's events since its last message travel in this Turn (arena.proto).
         rid = session.next_request_id()
         self._wire_ids[(turn.match_id, turn.request_id)] = rid
-        msg = convert.turn_to_proto(
+        msg = convert.turn_wire(  # the serialized ArbiterMessage: no message is built (docs/performance.md)
             self.game, turn.match_id, rid, turn.seat, turn.view, turn.legal_actions,
             turn.decision_ms, turn.bank_ms, self._unsent.pop((turn.match_id, turn.seat), ()),
         )
@@ -367,12 +401,17 @@ class ArenaServicer(pb_grpc.ArenaServicer):
     streams may be waiting to, and a new one past that closes the one that has waited
     longest (so streams held open without a word cannot keep a real bot out: its Hello
     comes at once); a wrong token is answered only in its turn of the arbiter's one limit
-    on wrong credentials (``auth.GUESSES``)."""
+    on wrong credentials (``auth.GUESSES``), and at most ``MAX_REFUSING_PER_PEER`` refused
+    streams of a peer and ``MAX_REFUSING`` in all wait for it."""
 
-    def __init__(self, hub: Hub, hello_timeout: float = HELLO_TIMEOUT_S, max_unauthenticated: int = MAX_UNAUTHENTICATED):
+    def __init__(self, hub: Hub, hello_timeout: float = HELLO_TIMEOUT_S, max_unauthenticated: int = MAX_UNAUTHENTICATED,
+                 max_refusing: int = MAX_REFUSING, max_refusing_per_peer: int = MAX_REFUSING_PER_PEER):
         self.hub = hub
         self.hello_timeout = hello_timeout
         self.max_unauthenticated = max_unauthenticated
+        self.max_refusing, self.max_refusing_per_peer = max_refusing, max_refusing_per_peer
+        #: the refused streams waiting for their answer, by peer
+        self._refusing: dict[str, int] = {}
         #: the streams waiting to say Hello, longest first: each one's "you are closed" event
         self._waiting: collections.OrderedDict[object, asyncio.Event] = collections.OrderedDict()
 
@@ -419,12 +458,16 @@ class ArenaServicer(pb_grpc.ArenaServicer):
             yield _err("protocol", "the first message must be Hello")
             return
         hello = first.hello
+        peer = context.peer() or "?"
+        if self._refusing.get(peer_host(peer), 0) >= self.max_refusing_per_peer:
+            yield _err("busy", f"{self.max_refusing_per_peer} connections from your address are waiting for the "
+                               "answer to a wrong token; this one's token was not checked: try again later")
+            return
         bad = self.hub.check_hello(hello)
         identity, reason = (None, "") if bad else self.hub.authenticate(hello)
         if bad or identity is None:
-            peer = context.peer() or "?"
             if not bad:  # a refused token: answered in its turn of the one limit on wrong credentials
-                await GUESSES.wrong("bot")
+                await self._refusal_turn(peer)
             code, reason = bad or ("auth", reason)
             log.warning("refused a bot connection from %s: %s", peer, reason)
             yield _err(code, reason)
@@ -432,73 +475,106 @@ class ArenaServicer(pb_grpc.ArenaServicer):
         session = self.hub.add(hello, identity)
         log.info("bot %s %s connected (%s)", session.bot_name, clip(session.bot_version, 40), session.session_id)
         yield pb.ArbiterMessage(welcome=pb.Welcome(session_id=session.session_id, protocol_version=convert.PROTOCOL_VERSION))
+        attach = getattr(context, "attach", None)
+        if attach is not None:  # the local channel: it writes what is sent and hands over what it reads itself
+            try:
+                await attach(session, self)
+            finally:
+                self.hub.remove(session)
+                log.info("bot %s disconnected (%s)", session.bot_name, session.session_id)
+            return
         reader = asyncio.create_task(self._read(session, request_iterator))
         try:
             while True:
                 msg = await session.outbox.get()
                 if msg is None:
                     break
-                yield msg
+                yield pb.ArbiterMessage.FromString(msg) if isinstance(msg, bytes) else msg
         finally:
             reader.cancel()
             self.hub.remove(session)
             log.info("bot %s disconnected (%s)", session.bot_name, session.session_id)
 
+    async def _refusal_turn(self, peer: str) -> None:
+        """Wait for a wrong token's turn (``auth.GUESSES``), unless the most refused streams
+        are waiting already (``MAX_REFUSING``): then the refusal is answered at once, and the
+        stream's descriptor freed (a peer's own bound is checked before its token)."""
+        key = peer_host(peer)
+        if sum(self._refusing.values()) >= self.max_refusing:
+            return
+        self._refusing[key] = self._refusing.get(key, 0) + 1
+        try:
+            await GUESSES.wrong("bot")
+        finally:
+            self._refusing[key] -= 1
+            if not self._refusing[key]:
+                del self._refusing[key]
+
     async def _read(self, session: Session, request_iterator: AsyncIterator[pb.BotMessage]) -> None:
         try:
             async for msg in request_iterator:
-                if session.closed:
+                if session.closed or not self.receive(session, msg):
                     break
-                which = msg.WhichOneof("msg")
-                act = msg.act
-                key = (act.match_id, act.request_id)
-                entry = session.pending.get(key) if which == "act" else None
-                if entry is not None:
-                    expected = session.seat_tokens.get((act.match_id, entry[2]), "")
-                    if not same(expected, act.seat_token):
-                        entry = None  # the request stays open for the real answer
-                        if not self._junk(session):
-                            break
-                        session.send(_err("wrong_seat", f"request {act.request_id}: seat_token is not the token of the seat "
-                                          "this request is for", act.match_id[:40], act.request_id))
-                        continue
-                    session.pending.pop(key, None)
-                elif not self._junk(session):
-                    break
-                if which == "hello":  # arena.proto: a protocol error closes the stream
-                    session.send(_err("protocol", "a second Hello on one stream; the stream is closed"))
-                    break
-                if which != "act":
-                    session.send(_err("protocol", f"unexpected {which or 'empty'} message after Hello"))
-                    continue
-                if entry is None:
-                    session.send(
-                        _err(
-                            "unknown_request",
-                            f"no pending request {act.request_id} for you in match {act.match_id[:40]!r} "
-                            "(answered already, timed out, or never asked)",
-                            act.match_id[:40],
-                            act.request_id,
-                        )
-                    )
-                    continue
-                fut, *_ = entry
-                if not fut.done():
-                    fut.set_result(act)
         except (grpc.RpcError, asyncio.CancelledError):
             pass
         except DecodeError:
-            log.warning("bot %s (%s) sent bytes that are not a BotMessage; closing its stream", session.bot_name, session.session_id)
-            session.send(_err("protocol", "a message is not a valid BotMessage; the stream is closed"))
+            self.undecodable(session)
         except Exception:  # noqa: BLE001 - never let one stream take the server down
             log.exception("error reading bot stream %s", session.session_id)
         finally:
             session.close()
 
+    def receive(self, session: Session, msg: pb.BotMessage) -> bool:
+        """One message of an open session, where it is read: an Act resolves its request;
+        anything else is answered. False once the stream must be closed (the caller closes
+        the session)."""
+        which = msg.WhichOneof("msg")
+        act = msg.act
+        key = (act.match_id, act.request_id)
+        entry = session.pending.get(key) if which == "act" else None
+        if entry is not None:
+            expected = session.seat_tokens.get((act.match_id, entry[2]), "")
+            if not same(expected, act.seat_token):
+                if not self._junk(session):  # the request stays open for the real answer
+                    return False
+                session.send(_err("wrong_seat", f"request {act.request_id}: seat_token is not the token of the seat "
+                                  "this request is for", act.match_id[:40], act.request_id))
+                return True
+            session.pending.pop(key, None)
+        elif not self._junk(session):
+            return False
+        if which == "hello":  # arena.proto: a protocol error closes the stream
+            session.send(_err("protocol", "a second Hello on one stream; the stream is closed"))
+            return False
+        if which != "act":
+            session.send(_err("protocol", f"unexpected {which or 'empty'} message after Hello"))
+            return True
+        if entry is None:
+            session.send(
+                _err(
+                    "unknown_request",
+                    f"no pending request {act.request_id} for you in match {act.match_id[:40]!r} "
+                    "(answered already, timed out, or never asked)",
+                    act.match_id[:40],
+                    act.request_id,
+                )
+            )
+            return True
+        fut, *_ = entry
+        if not fut.done():
+            fut.set_result(act)
+        return True
+
+    @staticmethod
+    def undecodable(session: Session) -> None:
+        """The session sent bytes that are not a BotMessage: told, then its stream closes."""
+        log.warning("bot %s (%s) sent bytes that are not a BotMessage; closing its stream", session.bot_name, session.session_id)
+        session.send(_err("protocol", "a message is not a valid BotMessage; the stream is closed"))
+
     @staticmethod
     def _junk(session: Session) -> bool:
         """Charge a message that answered nothing; False (and the session told) on a flood."""
-        if session.spend_junk() and session.outbox.qsize() < MAX_OUTBOX:
+        if session.spend_junk() and not session.stalled():
             return True
         log.warning("bot %s (%s) flooded the stream; closing it", session.bot_name, session.session_id)
         session.send(_err("flood", f"more than {FLOOD_BURST} messages that answer no request "

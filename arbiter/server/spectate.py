@@ -1,19 +1,29 @@
 """The Spectate gRPC service: lists watchable matches and streams their frames.
 
 It serves whatever spectating hub it is given (``arbiter.spectating.SpectatorHub``): the
-hub decides what a frame holds, this servicer checks the spectator token and encodes.
+hub decides what a frame holds, this servicer checks the spectator token and encodes. A
+Watch holds its token for as long as it streams: once the token is revoked (rotated:
+``arbiter credentials revoke spectator``), the stream ends with PERMISSION_DENIED, as a
+revoked bot's stream ends (``REVOKE_CHECK_S``).
 """
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator
+import asyncio
+from typing import Any, AsyncIterator, Awaitable, TypeVar
 
 import grpc
 
-from arbiter.server.auth import require_token
+from arbiter.server.auth import current, require_token, same
 from cardarena.v1 import spectate_pb2 as spb
 from cardarena.v1 import spectate_pb2_grpc as spb_grpc
 from cardarena.wire.frames import frame_to_proto
+
+T = TypeVar("T")
+
+#: How often an open Watch checks that its token still holds.
+REVOKE_CHECK_S = 0.5
+REVOKED = "the spectator token was revoked (arbiter credentials revoke spectator); the stream is closed"
 
 
 class SpectateServicer(spb_grpc.SpectateServicer):
@@ -42,12 +52,48 @@ class SpectateServicer(spb_grpc.SpectateServicer):
         if request.hidden_cards and self.hub.delay is None:
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
                                 "this arbiter shows hidden cards only after a match ends (no --spectator-delay)")
+        await context.send_initial_metadata(())  # the Watch is accepted (a client may wait for this)
+        revoked = asyncio.ensure_future(self._revoked(request.token))
+        frames = None
         try:
-            live = await self.hub.find(request.match_id, self.WAIT_FOR_NEXT_S)
-        except LookupError as exc:  # the hub's NotFound
-            await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
-        async for frame in self.hub.follow(live, request.hidden_cards):
-            yield frame_to_proto(live.game, frame)
+            try:
+                live = await self._unless(revoked, self.hub.find(request.match_id, self.WAIT_FOR_NEXT_S), context)
+            except LookupError as exc:  # the hub's NotFound
+                await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
+            frames = self.hub.follow(live, request.hidden_cards)
+            while True:
+                try:
+                    frame = await self._unless(revoked, frames.__anext__(), context)
+                except StopAsyncIteration:
+                    return
+                yield frame_to_proto(live.game, frame)
+        finally:
+            revoked.cancel()
+            if frames is not None:
+                await frames.aclose()
+
+    async def _revoked(self, token: str) -> None:
+        """Returns once ``token`` is no longer the spectator token (never, on an open hub)."""
+        while True:
+            expected = current(self.hub.token)
+            if expected is not None and not same(expected, token):
+                return
+            await asyncio.sleep(REVOKE_CHECK_S)
+
+    @staticmethod
+    async def _unless(revoked: asyncio.Future, step: Awaitable[T], context) -> T:
+        """``step``'s result, unless the token is revoked first: then the call ends."""
+        task = asyncio.ensure_future(step)
+        try:
+            await asyncio.wait({task, revoked}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if not task.done():
+                task.cancel()
+                await asyncio.wait({task})  # (a generator's step is over before it is closed)
+        if not task.cancelled() and not task.cancelled():
+            return task.result()
+        await context.abort(grpc.StatusCode.PERMISSION_DENIED, REVOKED)
+        raise AssertionError("unreachable")
 
 
 def add_spectate_service(hub: Any, server: grpc.aio.Server) -> str:

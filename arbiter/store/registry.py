@@ -351,8 +351,9 @@ class Registry:
     def _add(self, name: str, version: str, sub: Submission, digest: str, report: Any, author: str) -> BotVersion:
         with self._tx() as db:
             owner = db.execute("SELECT author FROM bots WHERE name = ?", (name,)).fetchone()
-            if owner is not None and owner[0] != author and author != "admin":
-                raise RegistryError(f"bot {name!r} belongs to another author")
+            if owner is not None and owner[0] != author and author != "admin":  # (bot names are public: README)
+                raise RegistryError(f"the bot name {name!r} is taken by another author (bot names are public, as on "
+                                    "every leaderboard): submit under another name")
             row = db.execute("SELECT content_hash FROM bot_versions WHERE name = ? AND version = ?", (name, version)).fetchone()
             if row is not None and row[0] != digest:
                 raise RegistryError(f"{name} {version} is already registered with other content; versions are immutable: "

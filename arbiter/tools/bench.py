@@ -53,6 +53,16 @@ Sections (see README "Benchmark"):
   encounters until the order is right and every adjacent pair is separated (LOS >= 95%);
   the ratio of the matches each needed (``arbiter.tools.arena_bench``).
 
+* ``timing``: not a speed: whether the arbiter's time depends on a hidden card. Spades
+  with random legal play; at every decision where the ace of spades is in another seat's
+  hand (hidden from the seat to act), the arbiter's work for the Turn it sends (the seat's
+  view, the legal actions, the message encoded) and for the Act it is answered with (the
+  message decoded, the action read and checked, applied) is timed, and the decisions are
+  split by where the ace lies: in the hand of the seat to the actor's left, or in another
+  (``hidden_card_timing``). The ratio of the two groups' median times, beside the same
+  ratio for a split by a coin toss (the noise: no card decides it). Target: the hidden
+  split's ratio differs from 1 by no more than the noise does (with a floor of 5%).
+
 Targets are printed with pass/short. Tests never time: tests/arbiter/tools/test_bench_report.py
 checks only how measured values are reported.
 """
@@ -101,7 +111,8 @@ log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[2]
 
-SECTIONS = ("engines", "openspiel", "floor", "hosted", "scale", "memory", "isolation", "cluster", "statistics", "arena")
+SECTIONS = ("engines", "openspiel", "floor", "hosted", "scale", "memory", "isolation", "cluster", "statistics", "arena",
+            "timing")
 
 #: (game name, options, label of one game) measured in the engines section.
 ENGINE_GAMES: tuple[tuple[str, dict[str, Any], str], ...] = (
@@ -119,15 +130,45 @@ SPADES_VS_OPENSPIEL = 0.5
 VIEW_ENGINE_SHARE_OF_SPADES = 0.6
 HOSTED_OVER_FLOOR = 1.5
 CONCURRENCY_SPEEDUP = 1.8
-#: Issue 26's targets for the local channel: a hosted decision over it at most half the
-#: bare gRPC round trip; matches one at a time at least 3x gRPC's; in process at most 3x it.
-LOCAL_OVER_FLOOR = 0.5
+#: Issue 42's targets for the local channel (issue 26 had 0.5 and 3): a hosted decision over
+#: it at most 0.8x the bare gRPC round trip, and at most 200 µs of CPU (the arbiter and the
+#: bots together); matches one at a time at least 3x gRPC's; in process at most 6x it.
+LOCAL_OVER_FLOOR = 0.8
+LOCAL_CPU_US = 200.0
 LOCAL_OVER_GRPC = 3.0
-INPROC_OVER_LOCAL = 3.0
+INPROC_OVER_LOCAL = 6.0
 #: Spades matches (2 deals, ~120 decisions each) per round of the hosted figure.
 HOSTED_MATCHES = 4
 MEMORY_LIMIT_BYTES = 1 << 30
 MEMORY_MATCHES = 1000
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How much each section measures. ``FULL`` is ``make bench``; ``SMOKE`` is ``make
+    bench-smoke`` (run by ``make test``): every section runs end to end at its smallest
+    size, once, and no target is judged, so that a section that can no longer run fails
+    the suite instead of rotting until someone next measures."""
+
+    engine_seconds: float | None = None  # None: the --seconds given
+    floor_exchanges: int = 2000
+    floor_warmup: int = 200
+    hosted_matches: int = HOSTED_MATCHES
+    scale_one: int = 16  # matches one at a time
+    scale_many: int = 4  # matches per M at M at once (at least scale_one)
+    memory_matches: int = MEMORY_MATCHES
+    isolation_deals: int = 4
+    cluster_deals: int = 16
+    statistics_runs: int = 1000  # simulated evaluations or tournaments per figure
+    arena_levels: tuple[int, ...] | None = None  # None: arena_bench.LEVELS
+    arena_max_matches: int = 20_000
+    timing_decisions: int | None = None  # None: TIMING_DECISIONS
+
+
+FULL = Sizes()
+SMOKE = Sizes(engine_seconds=0.05, floor_exchanges=50, floor_warmup=10, hosted_matches=1, scale_one=2, scale_many=1,
+              memory_matches=20, isolation_deals=1, cluster_deals=1, statistics_runs=8, arena_levels=(0, 70),
+              arena_max_matches=200, timing_decisions=200)
 
 
 @dataclass
@@ -139,8 +180,9 @@ class Figure:
     unit: str
     values: list[float] = field(default_factory=list)
     target: str = ""  # e.g. ">= 0.5"; empty: no target
-    passed: bool | None = None  # None: no target, or not measured
+    passed: bool | None = None  # None: no target, not measured, or not judged (a smoke run)
     note: str = ""
+    judge: bool = True  # False in a smoke run: the target is shown, never judged
 
     @property
     def median(self) -> float | None:
@@ -152,10 +194,11 @@ class Figure:
 
     def check(self, ok: Callable[[float], bool], target: str) -> None:
         self.target = target
-        self.passed = None if self.median is None else bool(ok(self.median))
+        self.passed = None if self.median is None or not self.judge else bool(ok(self.median))
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
+        del d["judge"]
         d["median"] = self.median
         d["spread"] = self.spread
         return d
@@ -168,9 +211,14 @@ class BenchResult:
     figures: list[Figure] = field(default_factory=list)
     machine: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    sizes: Sizes = FULL
+
+    @property
+    def smoke(self) -> bool:
+        return self.sizes is SMOKE
 
     def add(self, key: str, label: str, unit: str, note: str = "") -> Figure:
-        f = Figure(key, label, unit, note=note)
+        f = Figure(key, label, unit, note=note, judge=not self.smoke)
         self.figures.append(f)
         return f
 
@@ -429,6 +477,57 @@ async def _floor_round(turn_bytes: int, act_bytes: int, exchanges: int, warmup: 
         await _stop_floor(server, clients, sock_dir)
 
 
+# The pipe floor: the cheapest round trip two processes have (a blocking pipe each way, no
+# framing, no event loop): what a transport between the arbiter and a bot cannot beat.
+_PIPE_CLIENT = textwrap.dedent(
+    """
+    import os, sys
+    rfd, wfd, turn, answer = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), b"a" * int(sys.argv[4])
+    while True:
+        got = 0
+        while got < turn:
+            data = os.read(rfd, turn - got)
+            if not data:
+                sys.exit(0)
+            got += len(data)
+        os.write(wfd, answer)
+    """
+)
+
+
+def _pipe_floor_round(turn_bytes: int, act_bytes: int, exchanges: int, warmup: int = 200) -> float:
+    """Seconds per round trip over two pipes to a child process: a Turn-sized write, an
+    Act-sized answer read back, blocking on both sides (the mean over ``exchanges``)."""
+    down_r, down_w = os.pipe()
+    up_r, up_w = os.pipe()
+    child = subprocess.Popen([sys.executable, "-c", _PIPE_CLIENT, str(down_r), str(up_w), str(turn_bytes), str(act_bytes)],
+                             pass_fds=(down_r, up_w), stdin=subprocess.DEVNULL)
+    os.close(down_r)
+    os.close(up_w)
+    payload = b"t" * turn_bytes
+
+    def exchange() -> None:
+        os.write(down_w, payload)
+        got = 0
+        while got < act_bytes:
+            data = os.read(up_r, act_bytes - got)
+            if not data:
+                raise RuntimeError("the pipe floor's child ended")
+            got += len(data)
+
+    try:
+        for _ in range(warmup):
+            exchange()
+        t0 = time.perf_counter()
+        for _ in range(exchanges):
+            exchange()
+        return (time.perf_counter() - t0) / exchanges
+    finally:
+        os.close(down_w)
+        os.close(up_r)
+        child.wait(10)
+
+
 #: Client processes of the 4-seat floor: one per seat, as a hosted Spades match has.
 FLOOR_SEATS = 4
 
@@ -525,7 +624,12 @@ class _Arena:
     def cpu_seconds(self) -> float:
         """CPU time (user + system) used so far by this process (the arbiter) and every
         process of the bot pool (each sandbox's whole process tree)."""
-        total = sum(os.times()[:2])
+        return sum(os.times()[:2]) + self.bot_cpu_seconds()
+
+    def bot_cpu_seconds(self) -> float:
+        """CPU time (user + system) used so far by every process of the bot pool (each
+        sandbox's whole process tree)."""
+        total = 0.0
         roots = {bp.proc.pid for bp in self.pool.procs.values()}
         parent: dict[int, int] = {}
         ticks: dict[int, int] = {}
@@ -713,8 +817,12 @@ def run_bench(
     sections: Sequence[str] = SECTIONS,
     openspiel_python: str | None = None,
     progress: Callable[[str], None] = lambda msg: None,
+    smoke: bool = False,
 ) -> BenchResult:
     """Measure every section named in ``sections``; ``runs`` rounds each, ``seconds`` per engine run.
+
+    ``smoke``: every section once at its smallest size (``SMOKE``), no target judged: a
+    check that the bench still runs, not a measurement.
 
     ``openspiel_python`` is the interpreter of an environment with ``open-spiel``
     (default: :func:`default_openspiel_python`); without one the OpenSpiel figures are
@@ -726,10 +834,14 @@ def run_bench(
     if runs < 1:
         raise ValueError(f"runs must be at least 1, got {runs}")
     t_start = time.perf_counter()
+    sizes = SMOKE if smoke else FULL
+    if smoke:
+        runs = 1
+    seconds = sizes.engine_seconds or seconds
     result = BenchResult(machine={
         "cores": os.cpu_count(), "python": sys.version.split()[0], "platform": sys.platform, "runs": runs,
-        "engine_seconds": seconds,
-    })
+        "engine_seconds": seconds, "smoke": smoke,
+    }, sizes=sizes)
 
     # -- engines, and OpenSpiel pair by pair with our Spades -----------------------------
     if "engines" in sections or "openspiel" in sections:
@@ -781,14 +893,15 @@ def run_bench(
         asyncio.run(_grpc_sections(result, grpc_sections, runs, progress))
 
     if "memory" in sections:
-        rss = result.add("memory.rss", f"arbiter RSS with {MEMORY_MATCHES:,} matches waiting on a Turn", "MiB")
+        n = sizes.memory_matches
+        rss = result.add("memory.rss", f"arbiter RSS with {n:,} matches waiting on a Turn", "MiB")
         per = result.add("memory.per_match", "arbiter memory per waiting match", "KiB")
         mem_runs = max(1, min(runs, 3))
         for r in range(mem_runs):
-            progress(f"memory: run {r + 1} of {mem_runs} ({MEMORY_MATCHES:,} matches)")
-            after, before = memory_run()
+            progress(f"memory: run {r + 1} of {mem_runs} ({n:,} matches)")
+            after, before = memory_run(n)
             rss.values.append(after / 2**20)
-            per.values.append((after - before) / MEMORY_MATCHES / 1024)
+            per.values.append((after - before) / n / 1024)
         rss.check(lambda v: v * 2**20 < MEMORY_LIMIT_BYTES, "< 1024")
 
     if "isolation" in sections:
@@ -803,8 +916,94 @@ def run_bench(
     if "arena" in sections:
         arena_section(result, runs, progress)
 
+    if "timing" in sections:
+        timing_section(result, runs, progress)
+
     result.seconds = time.perf_counter() - t_start
     return result
+
+
+#: Decisions timed per round of the timing section (about 4 s of play on 2 cores).
+TIMING_DECISIONS = 20_000
+#: The timing target's floor: a ratio within this of 1 passes even when the noise is smaller.
+TIMING_FLOOR = 0.05
+
+
+def hidden_card_timing(seed: int, decisions: int = TIMING_DECISIONS) -> dict[str, dict[bool, list[float]]]:
+    """The arbiter's seconds per Turn sent and per Act answered, for Spades decisions at which
+    the ace of spades lies in another seat's hand, split by where it lies: ``{"turn": {True:
+    [...], False: [...]}, "act": ...}`` (True: in the hand of the seat to the actor's left),
+    and the same times split by a seeded coin (``"turn.coin"``, ``"act.coin"``) for the noise.
+    What is timed is the arbiter's own path: ``view``, ``legal_actions`` and
+    ``codec.turn_to_proto`` serialised (a Turn); ``BotMessage`` parsed,
+    ``codec.action_from_proto``, the legality check and ``apply`` (an Act)."""
+    from cardarena.games import Card
+    from cardarena.v1 import arena_pb2 as apb
+    from cardarena.wire import codec
+
+    game = get_game("spades", {"deals": 1})
+    rng, coin = random.Random(seed), random.Random(seed + 1)
+    ace = Card.parse("AS")
+    out: dict[str, dict[bool, list[float]]] = {k: {True: [], False: []} for k in ("turn", "act", "turn.coin", "act.coin")}
+    n = games = 0
+    clock = time.perf_counter
+    while n < decisions:
+        state = game.new_initial_state(seed * 100_000 + games)
+        games += 1
+        rid = 0
+        while not state.is_terminal and n < decisions:
+            seat = state.current_seat
+            holder = next((i for i, h in enumerate(state.hands) if ace in h), None)
+            t0 = clock()
+            view = state.view(seat)
+            legal = state.legal_actions()
+            wire = codec.turn_to_proto("spades", "m", rid, seat, view, legal, 1000, 0).SerializeToString()
+            t1 = clock()
+            chosen = legal[rng.randrange(len(legal))]
+            answer = apb.BotMessage(act=apb.Act(match_id="m", request_id=rid, action=codec.action_to_proto("spades", chosen),
+                                                seat_token="t" * 22)).SerializeToString()
+            t2 = clock()
+            action = codec.action_from_proto("spades", apb.BotMessage.FromString(answer).act.action)
+            if action not in legal:
+                raise AssertionError(f"the bench's own answer {action} is not legal")
+            state.apply(action)
+            t3 = clock()
+            rid += 1
+            if holder is None or holder == seat or not wire:
+                continue  # the ace is played, or the seat's own: nothing hidden to split by
+            left = holder == (seat + 1) % len(state.hands)
+            flip = coin.random() < 0.5
+            out["turn"][left].append(t1 - t0)
+            out["act"][left].append(t3 - t2)
+            out["turn.coin"][flip].append(t1 - t0)
+            out["act.coin"][flip].append(t3 - t2)
+            n += 1
+    return out
+
+
+def timing_section(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:
+    """Turn and Act times split by where a hidden card lies (``hidden_card_timing``), beside
+    a coin's split: no difference beyond the noise."""
+    figs = {}
+    for kind, what in (("turn", "Turn sent"), ("act", "Act answered")):
+        figs[kind] = (
+            result.add(f"timing.{kind}.ace_left", f"{what}: arbiter time, ace of spades to the left / elsewhere hidden",
+                       "x"),
+            result.add(f"timing.{kind}.coin", f"{what}: the same split by a coin toss (the noise)", "x"),
+        )
+    for r in range(runs):
+        n = result.sizes.timing_decisions or TIMING_DECISIONS
+        progress(f"timing: run {r + 1} of {runs} ({n:,} decisions)")
+        times = hidden_card_timing(seed=r, decisions=n)
+        for kind in ("turn", "act"):
+            for fig, key in zip(figs[kind], (kind, f"{kind}.coin")):
+                groups = times[key]
+                fig.values.append(statistics.median(groups[True]) / statistics.median(groups[False]))
+    for kind in ("turn", "act"):
+        hidden, noise = figs[kind]
+        spread = max(TIMING_FLOOR, *(abs(v - 1) for v in noise.values)) if noise.values else TIMING_FLOOR
+        hidden.check(lambda v: abs(v - 1) <= spread, f"1 ± {spread:.3f} (the coin's)")
+        noise.target = "(no target)"
 
 
 def statistics_section(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:
@@ -816,7 +1015,7 @@ def statistics_section(result: BenchResult, runs: int, progress: Callable[[str],
     figs = {key: result.add(f"statistics.{key}", label, unit) for key, (label, unit, _, _) in BENCH_LABELS.items()}
     for r in range(runs):
         progress(f"statistics: run {r + 1} of {runs}")
-        for key, value in bench_round(seed=r).items():
+        for key, value in bench_round(seed=r, runs=result.sizes.statistics_runs).items():
             figs[key].values.append(value)
     for key, (_, _, ok, text) in BENCH_LABELS.items():
         if ok is None:
@@ -829,12 +1028,13 @@ def arena_section(result: BenchResult, runs: int, progress: Callable[[str], None
     """Ladder efficiency: matches the arena's matchmaking needs to order eight bots of known
     strength with every adjacent pair separated, over the matches a round robin needs (one
     seed per run, at most 3: each is ~20 s of CPU per schedule)."""
-    from arbiter.tools.arena_bench import TARGET_RATIO, ladder_efficiency
+    from arbiter.tools.arena_bench import LEVELS, TARGET_RATIO, ladder_efficiency
 
     n = min(runs, 3)
+    levels = result.sizes.arena_levels or LEVELS
     ratio = result.add("ratio.arena", "arena ladder / round robin matches to the right order, adjacent LOS >= 95%", "x")
-    progress(f"arena: {n} ladder and round-robin run(s) of 8 bots")
-    eff = ladder_efficiency(n)
+    progress(f"arena: {n} ladder and round-robin run(s) of {len(levels)} bots")
+    eff = ladder_efficiency(n, levels, max_matches=result.sizes.arena_max_matches)
     ratio.values.extend(a.matches / b.matches for a, b in eff.runs)
     reached = all(a.reached and b.reached for a, b in eff.runs)
     if not reached:
@@ -842,13 +1042,9 @@ def arena_section(result: BenchResult, runs: int, progress: Callable[[str], None
     ratio.check(lambda v: reached and v <= TARGET_RATIO, f"<= {TARGET_RATIO}")
 
 
-#: The tournament of the cluster section: 3 bots, 3 tables x 2 seatings x CLUSTER_DEALS.
+#: The bots of the cluster and isolation sections' tournaments: 3 tables x 2 seatings x
+#: ``Sizes.cluster_deals`` (``isolation_deals``).
 CLUSTER_BOTS = ("random", "greedy", "heuristic")
-CLUSTER_DEALS = 16
-
-
-#: The tournament of the isolation section: 3 bots, 3 tables x 2 seatings x ISOLATION_DEALS.
-ISOLATION_DEALS = 4
 
 
 #: Targets of the isolation section: matches/s of ``deal`` and ``match`` isolation as a
@@ -877,7 +1073,7 @@ def isolation_section(result: BenchResult, runs: int, progress: Callable[[str], 
     match_share = result.add("ratio.isolation.match_over_shared", "match / shared isolation matches/s", "x", note=how)
 
     def rate(db: str, iso: str, seed: int) -> float:
-        s = TournamentSpec(game="spades", bots=CLUSTER_BOTS, options={"deals": 1}, deals=ISOLATION_DEALS, seed=seed,
+        s = TournamentSpec(game="spades", bots=CLUSTER_BOTS, options={"deals": 1}, deals=result.sizes.isolation_deals, seed=seed,
                            name=iso, isolation=iso, duplicate=iso != "shared")
         with Store(db) as store:
             t0 = time.perf_counter()
@@ -912,10 +1108,12 @@ def cluster_section(result: BenchResult, runs: int, progress: Callable[[str], No
             f.note = "unavailable: pip install 'card-arena[cluster]'"
         return
 
-    def spec(name: str, seed: int, deals: int = CLUSTER_DEALS, cluster: str | None = None) -> TournamentSpec:
-        # shared bot processes: the overhead of the cluster itself, not of starting bots
-        return TournamentSpec(game="spades", bots=CLUSTER_BOTS, options={"deals": 1}, deals=deals, seed=seed, name=name,
-                              cluster=cluster, isolation="shared")
+    def spec(name: str, seed: int, deals: int | None = None, cluster: str | None = None) -> TournamentSpec:
+        # shared bot processes: the overhead of the cluster itself, not of starting bots (a
+        # duplicate tournament refuses shared processes, which would carry a deal to its twin)
+        return TournamentSpec(game="spades", bots=CLUSTER_BOTS, options={"deals": 1},
+                              deals=deals or result.sizes.cluster_deals, seed=seed, name=name,
+                              cluster=cluster, isolation="shared", duplicate=False)
 
     def rate(db: str, s: TournamentSpec) -> float:
         with Store(db) as store:
@@ -952,7 +1150,8 @@ def best_speedup(result: BenchResult, speed: dict[int, Figure], cores: int) -> F
     if not measured:
         return None
     m = max(measured, key=lambda k: (measured[k].median, -k))
-    best = Figure("ratio.scale.best", f"concurrency speed-up, best M measured (M = {m}) / 1", "x", note=f"M = {m}")
+    best = Figure("ratio.scale.best", f"concurrency speed-up, best M measured (M = {m}) / 1", "x", note=f"M = {m}",
+                  judge=not result.smoke)
     best.values = list(measured[m].values)
     # Printed right after the speed-up rows it summarizes.
     last = max(i for i, f in enumerate(result.figures) if any(f is g for g in speed.values()))
@@ -963,6 +1162,8 @@ def best_speedup(result: BenchResult, speed: dict[int, Figure], cores: int) -> F
 
 async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, progress: Callable[[str], None]) -> None:
     cores = os.cpu_count() or 1
+    z = result.sizes
+    exchanges, warmup = z.floor_exchanges, z.floor_warmup
     if "floor" in sections or "hosted" in sections:
         turn_bytes, act_bytes = typical_turn_sizes()
         result.machine["spades_turn_bytes"] = turn_bytes
@@ -976,6 +1177,8 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
     floor = result.add("floor.rtt", f"bare gRPC stream round trip (Turn-sized, {where})", "us") if "floor" in sections else None
     floor_tcp = (result.add("floor.rtt.tcp", "bare gRPC stream round trip (Turn-sized, TCP loopback)", "us")
                  if floor is not None and transport != "tcp" else None)
+    pipe = (result.add("floor.pipe", "pipe round trip between two processes (Turn-sized, blocking: no transport's cost)", "us")
+            if floor is not None else None)
     floor4 = (result.add("floor.rtt.4seats", f"{FLOOR_SEATS}-seat floor: {FLOOR_SEATS} client processes in turn (Turn-sized, {where})",
                          "us") if floor is not None else None)
     hosted = (result.add("hosted.decision", f"hosted Spades, wall time per decision (4 bot processes, {where})", "us")
@@ -1000,9 +1203,18 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
                                "(4 bot processes, plain frames on a Unix socket)", "us") if hosted is not None else None)
     local_ratio = (result.add("ratio.local_over_floor", "hosted decision over the local channel / bare gRPC round trip", "x")
                    if hosted_local is not None and floor is not None else None)
-    local1 = local_speed = inproc_local = None
+    # CPU per decision of the same matches, split: this process (the arbiter) and the bot
+    # processes (their sandboxes' whole trees); load does not inflate it as it does wall time.
+    cpu_rows = {}
+    if hosted is not None:
+        for over, label in (("grpc", "gRPC"), ("local", "local channel")):
+            cpu_rows[over] = (result.add(f"cpu.decision.{over}.arbiter", f"CPU per hosted decision over {label}: the arbiter", "us"),
+                              result.add(f"cpu.decision.{over}.bots", f"CPU per hosted decision over {label}: the bots", "us"),
+                              result.add(f"cpu.decision.{over}", f"CPU per hosted decision over {label}: arbiter + bots", "us"))
+    local1 = local_speed = inproc_local = localM = None
     if scale1 is not None:
         local1 = result.add("scale.local.1", "local-channel matches/s, 1 at a time (same matches)", "matches/s")
+        localM = result.add(f"scale.local.{default_m}", f"local-channel matches/s, {default_m} at once (the default)", "matches/s")
         local_speed = result.add("ratio.local_over_grpc", "local-channel / gRPC matches/s, 1 at a time", "x")
         inproc_local = result.add("ratio.inproc_over_local", "inproc / local-channel matches/s, 1 at a time", "x")
     need_arena = hosted is not None or scale1 is not None
@@ -1018,38 +1230,50 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
         for r in range(runs):
             progress(f"gRPC: run {r + 1} of {runs}")
             if floor is not None:
-                rtt = await _floor_round(turn_bytes, act_bytes, 2000, transport=transport)
+                rtt = await _floor_round(turn_bytes, act_bytes, exchanges, warmup, transport=transport)
                 floor.values.append(rtt * 1e6)
+                pipe.values.append(_pipe_floor_round(turn_bytes, act_bytes, exchanges, warmup) * 1e6)
             if floor4 is not None:
-                rtt4 = await _floor_seats_round(turn_bytes, act_bytes, 2000, transport=transport)
+                rtt4 = await _floor_seats_round(turn_bytes, act_bytes, exchanges, warmup=warmup, transport=transport)
                 floor4.values.append(rtt4 * 1e6)
             if hosted is not None:
                 # Whole matches, one after another: MatchStart to MatchEnd of each, so the
                 # per-match messages are in the figure (a few of the ~120 per match).
-                plan = _bench_plan(arena.names, HOSTED_MATCHES, 10_000 + 100 * r, hosted_options)
-                records = [p.record async for p in play_batch(plan, arena, concurrency=1)]
+                plan = _bench_plan(arena.names, z.hosted_matches, 10_000 + 100 * r, hosted_options)
+
+                async def played(venue: _Arena, over: str) -> list[MatchRecord]:
+                    arbiter0, bots0 = sum(os.times()[:2]), venue.bot_cpu_seconds()
+                    records = [p.record async for p in play_batch(plan, venue, concurrency=1)]
+                    decisions = sum(len(rec.actions) for rec in records)
+                    a_us = (sum(os.times()[:2]) - arbiter0) * 1e6 / decisions
+                    b_us = (venue.bot_cpu_seconds() - bots0) * 1e6 / decisions
+                    for row, value in zip(cpu_rows[over], (a_us, b_us, a_us + b_us)):
+                        row.values.append(value)
+                    return records
+
+                records = await played(arena, "grpc")
                 per = sum(rec.seconds for rec in records) / sum(len(rec.actions) for rec in records)
                 hosted.values.append(per * 1e6)
                 if ratio is not None:
                     ratio.values.append(per / rtt)
                 if ratio4 is not None:
                     ratio4.values.append(per / rtt4)
-                records = [p.record async for p in play_batch(plan, arena_local, concurrency=1)]
+                records = await played(arena_local, "local")
                 per_local = sum(rec.seconds for rec in records) / sum(len(rec.actions) for rec in records)
                 hosted_local.values.append(per_local * 1e6)
                 if local_ratio is not None:
                     local_ratio.values.append(per_local / rtt)
             if floor_tcp is not None:
-                floor_tcp.values.append(await _floor_round(turn_bytes, act_bytes, 2000, transport="tcp") * 1e6)
+                floor_tcp.values.append(await _floor_round(turn_bytes, act_bytes, exchanges, warmup, transport="tcp") * 1e6)
             if scale1 is not None:
-                n1 = 16
+                n1 = z.scale_one
                 cpu0, t0 = arena.cpu_seconds(), time.perf_counter()
                 one = await arena.matches_per_second(n1, 1, 20_000 + 1000 * r, scale_options)
                 cores_busy = (arena.cpu_seconds() - cpu0) / (time.perf_counter() - t0)
                 scale1.values.append(one)
                 busy.values.append(cores_busy)
                 for m in ms:
-                    many = await arena.matches_per_second(max(n1, 4 * m), m, 30_000 + 1000 * r, scale_options)
+                    many = await arena.matches_per_second(max(n1, z.scale_many * m), m, 30_000 + 1000 * r, scale_options)
                     scaleM[m].values.append(many)
                     speed[m].values.append(many / one)
                 ip = await _inproc_matches_per_second(n1, 1, 20_000 + 1000 * r, scale_options)
@@ -1059,6 +1283,8 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
                 local1.values.append(lo)
                 local_speed.values.append(lo / one)
                 inproc_local.values.append(ip / lo)
+                localM.values.append(await arena_local.matches_per_second(max(n1, z.scale_many * default_m), default_m,
+                                                                          30_000 + 1000 * r, scale_options))
     finally:
         if arena is not None:
             await arena.__aexit__(None, None, None)
@@ -1067,13 +1293,15 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
         ratio.check(lambda v: v <= HOSTED_OVER_FLOOR, f"<= {HOSTED_OVER_FLOOR}")
     if local_ratio is not None:
         local_ratio.check(lambda v: v <= LOCAL_OVER_FLOOR, f"<= {LOCAL_OVER_FLOOR}")
+    if "local" in cpu_rows:
+        cpu_rows["local"][2].check(lambda v: v <= LOCAL_CPU_US, f"<= {LOCAL_CPU_US:g}")
     if local_speed is not None:
         local_speed.check(lambda v: v >= LOCAL_OVER_GRPC, f">= {LOCAL_OVER_GRPC}")
         inproc_local.check(lambda v: v <= INPROC_OVER_LOCAL, f"<= {INPROC_OVER_LOCAL}")
     if scale1 is not None:
         best_speedup(result, speed, cores)
         default = Figure("ratio.scale.default", f"concurrency speed-up, the tournaments' default (M = {default_m}) / 1", "x",
-                         note=f"M = {default_m}")
+                         note=f"M = {default_m}", judge=not result.smoke)
         default.values = list(speed[default_m].values)
         result.figures.insert(result.figures.index(next(f for f in result.figures if f.key == "ratio.scale.best")) + 1
                               if result.get("ratio.scale.best") else len(result.figures), default)
@@ -1102,7 +1330,7 @@ def main(
     seconds: Annotated[float, typer.Option("--seconds", help="Seconds of play per engine run.")] = 1.0,
     section: Annotated[
         Optional[list[str]],
-        typer.Option("--section", "-s", help="Only these sections (repeatable): engines, openspiel, floor, hosted, scale, memory, isolation, cluster, statistics, arena."),
+        typer.Option("--section", "-s", help="Only these sections (repeatable): engines, openspiel, floor, hosted, scale, memory, isolation, cluster, statistics, arena, timing."),
     ] = None,
     openspiel_python: Annotated[
         Optional[str],
@@ -1110,6 +1338,8 @@ def main(
                      help="Python of an environment with open-spiel (default: .venv-bench/bin/python if present)."),
     ] = None,
     json_path: Annotated[Path, typer.Option("--json", help="Where to write the results as JSON.")] = Path("bench-results.json"),
+    smoke: Annotated[bool, typer.Option("--smoke", help="Every section once at its smallest size, no target judged: "
+                                        "checks that the bench runs (make bench-smoke; make test runs it).")] = False,
 ) -> None:
     """Measure the platform's speed and print one table with the targets (pass/short).
 
@@ -1117,6 +1347,7 @@ def main(
 
         python -m arbiter.tools.bench                          # everything, about 4 minutes on 2 cores
         python -m arbiter.tools.bench -s engines --runs 3      # engines only
+        python -m arbiter.tools.bench --smoke                  # does every section still run? (about a minute)
     """
     sections = tuple(section) if section else SECTIONS
 
@@ -1129,8 +1360,10 @@ def main(
         check_writable(json_path, "--json")  # before minutes of measuring, not after
 
     _run(check)
-    result = _run(run_bench, runs, seconds, sections, openspiel_python, lambda msg: err.print(f"[dim]{msg}[/]"))
-    table = Table(title=f"Card Arena bench: median of {plural(runs, 'run')} (spread min..max), {result.machine.get('cores')} cores")
+    result = _run(run_bench, runs, seconds, sections, openspiel_python, lambda msg: err.print(f"[dim]{msg}[/]"), smoke)
+    title = (f"Card Arena bench, SMOKE RUN (smallest sizes, targets not judged), {result.machine.get('cores')} cores" if smoke else
+             f"Card Arena bench: median of {plural(runs, 'run')} (spread min..max), {result.machine.get('cores')} cores")
+    table = Table(title=title)
     table.add_column("figure")
     table.add_column("median", justify="right")
     table.add_column("spread", justify="right")

@@ -229,10 +229,10 @@ async def floor_round(turn_bytes: int, act_bytes: int, seats: int, transport: st
 STEPS: tuple[tuple[str, str, str], ...] = (
     ("legal", "arbiter", "engine: legal actions"),
     ("view", "arbiter", "engine: the seat's view"),
-    ("turn", "arbiter", "wire: build the Turn (view, legal actions, events)"),
-    ("turn.bytes", "arbiter", "protobuf: serialize the Turn (grpc's serializer)"),
+    ("turn", "arbiter", "wire: the Turn's bytes (view, legal actions, events: turn_wire)"),
+    ("turn.bytes", "arbiter", "protobuf: the Turn as a message, serialized (gRPC only; local writes the bytes)"),
     ("turn.parse", "bot", "protobuf: parse the Turn (grpc's deserializer)"),
-    ("sdk.view", "bot", "SDK: decode the view"),
+    ("sdk.view", "bot", "SDK: the view (lazy: what the random bot reads of it, nothing)"),
     ("sdk.legal", "bot", "SDK: decode the legal actions"),
     ("sdk.events", "bot", "SDK: decode the events"),
     ("choose", "bot", "random bot: choose"),
@@ -276,13 +276,13 @@ def step_costs(decisions: int = 3000, seed: int = 0) -> dict[str, float]:
             marks.append(clock())
             view = state.view(seat)
             marks.append(clock())
-            msg = codec.turn_to_proto("spades", "0123456789ab", rid, seat, view, legal, 10_000, 60_000, unsent[seat])
+            wire = codec.turn_wire("spades", "0123456789ab", rid, seat, view, legal, 10_000, 60_000, unsent[seat])
             marks.append(clock())
-            wire = msg.SerializeToString()
+            pb.ArbiterMessage.FromString(wire).SerializeToString()
             marks.append(clock())
             got = pb.ArbiterMessage.FromString(wire).turn
             marks.append(clock())
-            codec.view_from_proto("spades", got.view)
+            codec.lazy_view_from_proto("spades", got.view)
             marks.append(clock())
             their_legal = codec.legal_actions_from_proto("spades", got.legal_actions)
             marks.append(clock())
@@ -308,6 +308,67 @@ def step_costs(decisions: int = 3000, seed: int = 0) -> dict[str, float]:
             done += 1
         games += 1
     return {key: total[key] / 1000 / done for key, _, _ in STEPS}
+
+
+#: The codec's alternatives measured side by side (``codec_costs``): (key, label).
+CODEC_PAIRS: tuple[tuple[str, str], ...] = (
+    ("turn.message", "arbiter: the Turn built as a message from the view's dicts, serialized (before issue 42)"),
+    ("turn.wire", "arbiter: the Turn written as bytes (codec.turn_wire)"),
+    ("view.eager", "bot: the whole view decoded (codec.view_from_proto, before issue 42)"),
+    ("view.lazy", "bot: the lazy view, nothing read (codec.lazy_view_from_proto)"),
+    ("view.lazy.read", "bot: the lazy view, hand, trick and seats read (a bot that reads them)"),
+)
+
+
+def codec_costs(seed: int = 0, passes: int = 3) -> dict[str, float]:
+    """µs of CPU per decision of each of ``CODEC_PAIRS`` on the same Spades decisions (random
+    play, 2 deals per game), alternated pass by pass in this process; the best pass of each."""
+    import random
+
+    from cardarena.games import events_for, get_game
+    from cardarena.v1 import arena_pb2 as pb
+    from cardarena.wire import codec
+
+    game = get_game("spades", {"deals": 2})
+    cases = []
+    for g in range(4):
+        state, rng = game.new_initial_state(seed + g), random.Random(seed + g)
+        unsent: list[list[Any]] = [list(events_for(state.log, s)) for s in range(game.num_seats)]
+        while not state.is_terminal:
+            seat, legal = state.current_seat, state.legal_actions()
+            cases.append((seat, state.view(seat), legal, unsent[seat]))
+            unsent[seat] = []
+            new = state.apply(rng.choice(legal))
+            for s in range(game.num_seats):
+                unsent[s].extend(events_for(new, s))
+    views = [pb.ArbiterMessage.FromString(codec.turn_wire("spades", "m", 1, s, v, l, 1, 1, e)).turn.view
+             for s, v, l, e in cases]
+
+    def message(s: int, v: Any, l: Any, e: Any) -> bytes:
+        msg = pb.ArbiterMessage(turn={"match_id": "0123456789ab", "request_id": 7, "seat": s,
+                                      "view": codec.view_fields("spades", v), "clock": {"decision_ms": 1000, "bank_ms": 60000}})
+        msg.turn.MergeFromString(codec.events_wire(e) + codec.legal_actions_wire("spades", l))
+        return msg.SerializeToString()
+
+    def read(m: Any) -> None:
+        view = codec.lazy_view_from_proto("spades", m)
+        view.hand, view.trick, view.seats  # noqa: B018
+
+    runs: dict[str, Any] = {
+        "turn.message": lambda: [message(*c) for c in cases],
+        "turn.wire": lambda: [codec.turn_wire("spades", "0123456789ab", 7, s, v, l, 1000, 60000, e) for s, v, l, e in cases],
+        "view.eager": lambda: [codec.view_from_proto("spades", m) for m in views],
+        "view.lazy": lambda: [codec.lazy_view_from_proto("spades", m) for m in views],
+        "view.lazy.read": lambda: [read(m) for m in views],
+    }
+    best: dict[str, float] = {}
+    for _ in range(passes):
+        for key, run in runs.items():
+            t0 = time.thread_time_ns()
+            run()
+            us = (time.thread_time_ns() - t0) / 1000 / len(cases)
+            best[key] = min(us, best.get(key, us))
+    return best
 
 
 # --------------------------------------------------------------------------------------
@@ -361,17 +422,17 @@ def classify(frames: list[str]) -> str:
             while j > 0 and "cardarena/games/" in parsed[j - 1][1]:
                 j -= 1
             return _ENGINE_PHASE.get(_func_name(parsed[j][0]), "engine.other")
-        if "cardarena/wire/" in path or "sdk/convert.py" in path or path.startswith(("<encoder", "<decoder")):
+        if "cardarena/wire/" in path or "sdk/convert.py" in path or path.startswith(("<encoder", "<decoder", "<wire encoder")):
             # the outermost frame of the conversion code names the step
             names = [_func_name(f) for f, p in parsed[:i + 1]
-                     if "cardarena/wire/" in p or "sdk/convert.py" in p or p.startswith(("<encoder", "<decoder"))]
+                     if "cardarena/wire/" in p or "sdk/convert.py" in p or p.startswith(("<encoder", "<decoder", "<wire encoder"))]
             outer = names[0] if names else ""
-            if outer in ("turn_to_proto", "legal_actions_wire", "event_fields"):
+            if outer in ("turn_to_proto", "turn_wire", "legal_actions_wire", "event_fields"):
                 return "wire.turn"
             if outer == "action_from_proto":
                 return "wire.act"
             if outer in ("turn_from_proto", "events_from_proto", "view_from_proto", "legal_actions_from_proto",
-                         "event_from_proto"):
+                         "event_from_proto", "lazy_view_from_proto", "__getattr__"):
                 return "sdk.turn"
             if outer in ("act_to_proto", "action_fields"):
                 return "sdk.act"
@@ -400,7 +461,7 @@ def classify(frames: list[str]) -> str:
 
 
 #: Leaf frames of an event-loop thread waiting for something to do.
-IDLE_LEAVES = ("EpollSelector.select (selectors.py", "epoll_wait (")
+IDLE_LEAVES = ("EpollSelector.select (selectors.py", "epoll_wait (", "_FrameSocket.read (sdk/runner.py")  # waiting for the next message
 
 
 def read_samples(path: Path) -> collections.Counter:
@@ -497,6 +558,7 @@ class Breakdown:
     arbiter_samples: dict[str, int] = field(default_factory=dict)
     bot_samples: dict[str, int] = field(default_factory=dict)
     steps: list[dict[str, float]] = field(default_factory=list)  # step_costs, one per round
+    codec: list[dict[str, float]] = field(default_factory=list)  # codec_costs, one per round
     server_samples: dict[str, int] = field(default_factory=dict)  # the 4-seat floor's
     client_samples: dict[str, int] = field(default_factory=dict)
     machine: dict[str, Any] = field(default_factory=dict)
@@ -551,20 +613,20 @@ class Breakdown:
     def to_json(self) -> str:
         return json.dumps({
             "machine": self.machine, "hosted": self.hosted, "floor1": self.floor1, "floor4": self.floor4,
-            "steps": self.steps, "arbiter_samples": self.arbiter_samples, "bot_samples": self.bot_samples,
+            "steps": self.steps, "codec": self.codec, "arbiter_samples": self.arbiter_samples, "bot_samples": self.bot_samples,
             "floor4_server_samples": self.server_samples, "floor4_client_samples": self.client_samples,
             "phases": [{"side": s, "phase": p, "us": round(u, 1), "share": round(x, 1)} for s, p, u, x in self.phases()],
         }, indent=2)
 
 
 async def run_breakdown(rounds: int = 3, matches: int = MATCHES, profiled: int = PROFILED_MATCHES, rate: int = SAMPLE_RATE,
-                        py_spy: str | None = None, progress=lambda msg: None) -> Breakdown:
+                        py_spy: str | None = None, progress=lambda msg: None, hosted_over: str = "grpc") -> Breakdown:
     turn_bytes, act_bytes = bench.typical_turn_sizes()
     transport = bench.hosted_transport()
     out = Breakdown(machine={"cores": os.cpu_count(), "python": sys.version.split()[0], "transport": transport,
                              "turn_bytes": turn_bytes, "act_bytes": act_bytes, "matches": matches, "rounds": rounds,
-                             "load": os.getloadavg()[0]})
-    async with bench._Arena() as arena:
+                             "load": os.getloadavg()[0], "hosted_over": hosted_over})
+    async with bench._Arena(transport=hosted_over) as arena:
         await arena.match(0, {"deals": 1})  # warm up every bot process
         pids = bot_pids(arena.pool)
         for r in range(rounds):
@@ -573,6 +635,7 @@ async def run_breakdown(rounds: int = 3, matches: int = MATCHES, profiled: int =
             out.floor4.append((await floor_round(turn_bytes, act_bytes, bench.FLOOR_SEATS, transport)).row())
             out.hosted.append((await hosted_round(arena, pids, matches, 50_000 + 1000 * r)).row())
             out.steps.append(step_costs(seed=r))
+            out.codec.append(codec_costs(seed=r))
         if py_spy:
             progress(f"sampling: {profiled} hosted matches with py-spy at {rate}/s on 5 processes")
             with tempfile.TemporaryDirectory(prefix="arena-breakdown-") as tmp:
@@ -608,6 +671,12 @@ def render(b: Breakdown) -> str:
             lines.append(f"  {side:8} {label:60} {st[key]:7.1f}")
         for side in ("arbiter", "bot"):
             lines.append(f"  {side:8} {'all of the above':60} {sum(st[k] for k, sd, _ in STEPS if sd == side):7.1f}")
+    if b.codec:
+        cc = Breakdown.median(b.codec)
+        lines.append("")
+        lines.append("The codec, before and after issue 42, on the same decisions (µs of CPU per decision; medians of rounds)")
+        for key, label in CODEC_PAIRS:
+            lines.append(f"  {label:90} {cc[key]:7.1f}")
     if b.arbiter_samples or b.bot_samples:
         lines.append("")
         lines.append(f"Phases of a hosted decision (µs per decision; % of its wall time {h['wall']:.0f} µs); "
@@ -633,12 +702,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="the py-spy binary (default: $ARENA_PY_SPY, else on PATH); without it, CPU only")
     parser.add_argument("--no-sampling", action="store_true", help="CPU per thread only")
     parser.add_argument("--json", type=Path, help="write everything measured here")
+    parser.add_argument("--transport", choices=("grpc", "local"), default="grpc",
+                        help="how the hosted bots reach the arbiter: gRPC (default) or the local channel")
     args = parser.parse_args(argv)
     spy = None if args.no_sampling else args.py_spy
     if spy is None and not args.no_sampling:
         print("py-spy not found (pip install py-spy, or --py-spy PATH): CPU per thread only", file=sys.stderr)
     b = asyncio.run(run_breakdown(args.rounds, args.matches, args.profiled, args.rate, spy,
-                                  progress=lambda msg: print(msg, file=sys.stderr, flush=True)))
+                                  progress=lambda msg: print(msg, file=sys.stderr, flush=True),
+                                  hosted_over=args.transport))
     print(render(b))
     if args.json:
         args.json.write_text(b.to_json())

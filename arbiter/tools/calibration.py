@@ -209,10 +209,21 @@ class StrengthCalibration:
     intervals: int
     z: tuple[float, ...]
     los: tuple[tuple[float, bool], ...]
+    per_bot: tuple[tuple[str, int], ...] = ()  # each bot's covered runs (of ``runs``)
 
     @property
     def coverage(self) -> float:
         return self.covered / self.intervals
+
+    @property
+    def bot_coverage(self) -> dict[str, float]:
+        """Each bot's own coverage: the strongest and the weakest are where a shared
+        interval method goes wrong first (issue 39), which the mean over bots hides."""
+        return {b: c / self.runs for b, c in self.per_bot}
+
+    @property
+    def min_coverage(self) -> float:
+        return min(self.bot_coverage.values(), default=self.coverage)
 
     @property
     def z_spread(self) -> float:
@@ -297,6 +308,7 @@ def strength_calibration(game_name: str, options: dict, strength: dict[str, floa
     matches = schedule(game, spec)
     entry_of = {b: next((i for i, t in enumerate(teams) if b in t), b) for b in bots}
     covered = intervals = 0
+    per_bot = dict.fromkeys(bots, 0)
     zs: list[float] = []
     los: list[tuple[float, bool]] = []
     for _ in range(runs):
@@ -310,7 +322,9 @@ def strength_calibration(game_name: str, options: dict, strength: dict[str, floa
         for b in bots:
             r = by[b].rating
             intervals += 1
-            covered += r.low <= truth[b] <= r.high
+            hit = r.low <= truth[b] <= r.high
+            covered += hit
+            per_bot[b] += hit
         for i, a in enumerate(bots):
             for b in bots[i + 1:]:
                 se = st.diff_se(a, b)
@@ -319,4 +333,4 @@ def strength_calibration(game_name: str, options: dict, strength: dict[str, floa
         for top, nxt in zip(st.rows, st.rows[1:]):
             if truth[top.name] != truth[nxt.name]:
                 los.append((top.los_next, truth[top.name] > truth[nxt.name]))
-    return StrengthCalibration(game_name, runs, deals, covered, intervals, tuple(zs), tuple(los))
+    return StrengthCalibration(game_name, runs, deals, covered, intervals, tuple(zs), tuple(los), tuple(per_bot.items()))

@@ -3,6 +3,8 @@
     python -m arbiter.tools.sequential                 # every distribution, both tests, 2,000 runs a side
     python -m arbiter.tools.sequential --runs 500 --seed 3
     python -m arbiter.tools.sequential --recorded      # on recorded real deals (arbiter/tools/data)
+    python -m arbiter.tools.sequential --variance --room 1.2   # the variance-bounded test, s.d. bound 1.2x the true
+    python -m arbiter.tools.sequential --oracle        # the fewest deals a test within given bounds can need
 
 A distribution here is a pool of deal margins with mean exactly 0 inside -180..180 (so that
 moved by M0 = 0 or M1 = 10 it stays inside the bounds -200..200 the betting test is given:
@@ -144,6 +146,79 @@ def recorded_rows(runs: int = 2000, seed: int = 0) -> Iterator[dict[str, Any]]:
                    "deals_m1": at1.mean_deals, "fixed": fixed, "length": (at0.mean_deals + at1.mean_deals) / 2 / fixed}
 
 
+#: The recorded deals the variance-bounded test is measured on, with their M0,M1 (game units).
+VARIANCE_RECORDED = (("spades_heuristic_greedy", (0.0, 10.0)), ("spades_heuristic_greedy", (0.0, 20.0)),
+                     ("spades_heuristic_greedy", (0.0, 50.0)), ("spot_search_heuristic", (0.0, 5.0)),
+                     ("spot_heuristic_random", (0.0, 5.0)))
+
+
+def _recorded_margins(name: str) -> list[float]:
+    import json
+    from importlib import resources
+
+    from arbiter.tournament.evaluate import EvalResult
+
+    data = resources.files("arbiter.tools") / "data"
+    return EvalResult.from_json(json.loads((data / f"{name}.json").read_text())).deal_margins()
+
+
+def variance_rows(runs: int = 2000, seed: int = 0, room: float = 1.0) -> Iterator[dict[str, Any]]:
+    """The variance-bounded test (``arbiter.rating.catoni``) with the s.d. bound ``room`` x each
+    distribution's true s.d.: every hard pool at M 0,10 (and far, at 150), then the recorded
+    deals ``shifted`` to M0 and M1 (real shapes; Spades at 0,20 and 0,50 too). "fixed": the
+    fixed-length normal test at the true s.d.; for the Spades rows at the s.d. of 38 the issue
+    sized them with."""
+    from arbiter.rating.catoni import VarianceTest
+
+    for name, pool in pools(seed).items():
+        sd = mean_se(pool).sd
+        m = measure(VarianceTest(M0, M1, room * sd), pool, runs, f"var:{seed}:{name}:{room}", far=150.0)
+        yield {"deals": name, "M": f"{M0:g},{M1:g}", "S": room * sd, **m}
+    for name, (m0, m1) in VARIANCE_RECORDED:
+        xs = _recorded_margins(name)
+        sd = mean_se(xs).sd
+        t = VarianceTest(m0, m1, room * sd)
+        at0 = simulate(t, shifted(xs, m0), m0, runs, 20_000, random.Random(f"var:{seed}:{name}:{m1}:0"))
+        at1 = simulate(t, shifted(xs, m1), m1, runs, 20_000, random.Random(f"var:{seed}:{name}:{m1}:1"))
+        fixed = t.fixed_deals(38.0 if name.startswith("spades") else sd)
+        yield {"deals": f"recorded {name}", "M": f"{m0:g},{m1:g}", "S": room * sd, "alpha": at0.p_h1, "beta": at1.p_h0,
+               "deals_m0": at0.mean_deals, "deals_m1": at1.mean_deals, "fixed": fixed,
+               "length": (at0.mean_deals + at1.mean_deals) / 2 / fixed,
+               "undecided": (at0.undecided + at1.undecided) / (2 * runs), "far_deals": float("nan")}
+
+
+def oracle_rows(name: str = "spades_heuristic_greedy", gaps: Sequence[float] = (20.0, 50.0),
+                halves: Sequence[float] = (130, 150, 200, 260, 400, 900)) -> Iterator[dict[str, Any]]:
+    """The fewest deals a betting test within bounds ±B could need on the recorded deals, even
+    knowing their distribution exactly: log(1/α) over the best growth per deal of a gambler
+    whose bet cannot be ruined by a deal at the bound (the Kelly bet, found on a grid of 200),
+    at M1 (against H0) and at M0 (against H1); next to it ``BettingTest.least_deals``, the
+    bound for any test valid on every distribution within ±B."""
+    xs = _recorded_margins(name)
+    mean = mean_se(xs).mean
+    for half in halves:
+        row: dict[str, Any] = {"bounds": f"±{half:g}"}
+        for gap in gaps:
+            for side, gains, worst in (("m1", [x - mean + gap for x in xs], half),
+                                       ("m0", [gap - (x - mean) for x in xs], half - gap)):
+                best = max(sum(math.log1p(lam * g) for g in gains) / len(gains)
+                           for lam in (i / 200 / worst for i in range(1, 200)))
+                row[f"kelly {gap:g} at {side}"] = math.log(20) / best
+            row[f"any test {gap:g}"] = sum(BettingTest(0.0, gap, -half, half).least_deals()) / 2
+        yield row
+
+
+def variance_round(seed: int, runs: int = 1000) -> dict[str, float]:
+    """The variance-bounded test's figures for the bench (S = the true s.d.: its hardest case)."""
+    out = {}
+    for r in variance_rows(runs, seed):
+        key = r["deals"].replace("recorded ", "") + ("" if r["deals"] in LABELS else f".{r['M'].split(',')[1]}")
+        out[f"variance.{key}.alpha"] = r["alpha"]
+        out[f"variance.{key}.beta"] = r["beta"]
+        out[f"variance.{key}.length"] = r["length"]
+    return out
+
+
 def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
     """The betting test's figures for ``python -m arbiter.tools.bench -s statistics``."""
     out = {}
@@ -172,7 +247,20 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     p.add_argument("--runs", type=int, default=2000, help="simulated tests per side (default 2000)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--recorded", action="store_true", help="the recorded real deals instead of the hard pools")
+    p.add_argument("--variance", action="store_true", help="the variance-bounded test (--sd-bound) on the pools and "
+                                                           "the recorded deals")
+    p.add_argument("--room", type=float, default=1.0, help="with --variance: the s.d. bound over the true s.d.")
+    p.add_argument("--oracle", action="store_true", help="the fewest deals any bounded test could need on the "
+                                                         "recorded Spades deals, bounds ±130..±900")
     a = p.parse_args(argv)
+    if a.oracle:
+        rows_ = list(oracle_rows())
+        out(_md(rows_, list(rows_[0])))
+        return
+    if a.variance:
+        out(_md(list(variance_rows(a.runs, a.seed, a.room)), ["deals", "M", "S", "alpha", "beta", "deals_m0", "deals_m1",
+                                                              "fixed", "length", "far_deals", "undecided"]))
+        return
     if a.recorded:
         out(_md(list(recorded_rows(a.runs, a.seed)), ["deals", "test", "alpha", "beta", "deals_m0", "deals_m1", "fixed",
                                                       "length"]))

@@ -4,7 +4,7 @@ each file names its command); the sources, bids and seatings parts replay the Sp
 process instead (``REPLAYED``: 3,000 deals, of which the recorded 400 are the first).
 
     python -m arbiter.tools.statreport            # every table, as Markdown (several minutes)
-    python -m arbiter.tools.statreport sprt       # one part: sprt, live, coverage, ratings, strengths, variance,
+    python -m arbiter.tools.statreport sprt       # one part: sprt, live, coverage, ratings, strengths, perbot, variance,
                                                        # sources, bids, seatings
 
 ``bench_round`` is the short version ``python -m arbiter.tools.bench -s statistics`` repeats: the SPRT's
@@ -118,8 +118,43 @@ def strength_rows(runs: int = 1500, seed: int = 0) -> Iterator[dict]:
         for deals, shared in ((12, 0.7), (20, 0.7), (40, 0.7), (20, 0.0), (20, 0.9)):
             c = strength_calibration(game, options, strength, deals, runs, random.Random(f"{seed}:{name}:{deals}:{shared}"),
                                      teams, shared=shared)
-            yield {"case": name, "deals": deals, "shared": shared, "coverage": c.coverage, "z_mean": c.z_mean,
+            yield {"case": name, "deals": deals, "shared": shared, "coverage": c.coverage,
+                   "worst bot": c.min_coverage, "z_mean": c.z_mean,
                    "z_spread": c.z_spread, "z_beyond_1.96": c.z_beyond(), "runs": runs}
+
+
+def los_bin_error(bins: list[tuple[float, float, int]], min_pairs: int = 50) -> float:
+    """The worst LOS bin (of ``min_pairs`` pairs or more): its |share truly stronger − mean
+    LOS| over what chance allows it (3.5 binomial s.e. + 0.01). At most 1 when the LOS is a
+    probability; 0 when no bin has enough pairs."""
+    worst = 0.0
+    for mean_los, share, n in bins:
+        if n >= min_pairs:
+            worst = max(worst, abs(share - mean_los) / (3.5 * (mean_los * (1 - mean_los) / n) ** 0.5 + 0.01))
+    return worst
+
+
+#: Issue 39's per-bot cases: the schedule's extremes, few deals, strong shared luck.
+PER_BOT_CASES = (
+    ("spades, 4 partnerships", "spades", {"deals": 1},
+     {"a": 0.4, "b": 0.4, "c": 0.1, "d": 0.1, "e": -0.1, "f": -0.1, "g": -0.4, "h": -0.4},
+     (("a", "b"), ("c", "d"), ("e", "f"), ("g", "h")), ((8, 0.7), (4, 0.7))),
+    ("spades, 3 partnerships", *STRENGTH_CASES["spades, 3 partnerships"], ((20, 0.9), (8, 0.7))),
+    ("spot 4 seats, 4 bots", *STRENGTH_CASES["spot 4 seats, 4 bots"], ((8, 0.7), (20, 0.7))),
+)
+
+
+def per_bot_rows(runs: int = 400, seed: int = 0) -> Iterator[dict]:
+    """Each bot's (team's) own interval coverage in round robins from known strengths, and the
+    worst of them: the mean over bots hides strong and weak teams covered 0.91 while the
+    middle ones are covered 1.00."""
+    for name, game, options, strength, teams, cells in PER_BOT_CASES:
+        for deals, shared in cells:
+            c = strength_calibration(game, options, strength, deals, runs,
+                                     random.Random(f"perbot:{seed}:{name}:{deals}:{shared}"), teams, shared=shared)
+            yield {"case": name, "deals": deals, "shared": shared, "coverage": c.coverage,
+                   "each bot": ", ".join(f"{b} {v:.3f}" for b, v in c.bot_coverage.items()),
+                   "worst bot": c.min_coverage, "runs": runs}
 
 
 def los_bin_rows(runs: int = 1500, seed: int = 0) -> Iterator[dict]:
@@ -200,24 +235,41 @@ def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
         out[f"sprt.{name}.beta"] = at1.p_h0
         out[f"sprt.{name}.length"] = (at0.mean_deals + at1.mean_deals) / 2 / fixed
         out[f"coverage.{name}.30"] = margin_coverage(xs, 30, runs, random.Random(f"bench:{seed}:{name}:cov")).rate
-    c = rating_calibration(recorded("spades_heuristic_greedy"), 40, runs // 2, random.Random(f"bench:{seed}:bt"), 0.5)
-    out["los.bt.null_above_95"] = c.los_above(0.95)
-    out["coverage.bt.null"] = c.coverage or 0.0
-    c = rating_calibration(recorded("spot_search_heuristic"), 40, runs // 2, random.Random(f"bench:{seed}:spot"), 0.5)
-    out["los.spot.null_above_95"] = c.los_above(0.95)
-    out["coverage.spot.null"] = c.coverage or 0.0
+    for key, name in (("bt", "spades_heuristic_greedy"), ("spot", "spot_search_heuristic")):
+        c = rating_calibration(recorded(name), 40, runs // 2, random.Random(f"bench:{seed}:{key}"), 0.5)
+        out[f"los.{key}.null_above_95"] = c.los_above(0.95)
+        out[f"coverage.{key}.null"] = c.coverage or 0.0
+        out[f"los.{key}.null_spread"] = _probit_spread(c.los)
+        real = rating_calibration(recorded(name), 40, max(2, runs // 4), random.Random(f"bench:{seed}:{key}:real"))
+        out[f"coverage.{key}.real"] = real.coverage or 0.0
     for (key, deals), (game, options, strength, teams) in zip((("ffa", 20), ("teams", 40)), STRENGTH_CASES.values()):
-        s = strength_calibration(game, options, strength, deals, runs // 4, random.Random(f"bench:{seed}:{key}"), teams)
+        s = strength_calibration(game, options, strength, deals, max(2, runs // 4), random.Random(f"bench:{seed}:{key}"), teams)
         out[f"coverage.{key}"] = s.coverage
+        out[f"coverage.{key}.worst"] = s.min_coverage
         out[f"z.{key}"] = s.z_spread
-    from arbiter.tools.sequential import bench_round as betting_round
+        out[f"z_beyond.{key}"] = s.z_beyond()
+        out[f"z_mean.{key}"] = s.z_mean
+    game, options, strength, teams = STRENGTH_CASES["spot 4 seats, 4 bots"]
+    s = strength_calibration(game, options, strength, 20, max(2, runs // 4), random.Random(f"bench:{seed}:bins"), teams,
+                             jitter=1.0)
+    out["los.bins.ffa"] = los_bin_error(s.los_bins(LOS_EDGES))
+    from arbiter.tools.sequential import bench_round as betting_round, variance_round
 
     out.update(betting_round(seed, runs))
+    out.update(variance_round(seed, runs // 2))
     return out
 
 
 #: The pools of ``arbiter.tools.sequential`` (hard deal distributions for the betting test).
 BETTING_POOLS = ("normal", "lognormal-right", "lognormal-left", "swings", "spades-like", "t3", "t2")
+
+#: ``arbiter.tools.sequential.variance_round``'s cases: the pools at M 0,10, recorded deals at M0,M1 (key: M1).
+VARIANCE_CASES = BETTING_POOLS + ("spades_heuristic_greedy.10", "spades_heuristic_greedy.20", "spades_heuristic_greedy.50",
+                                  "spot_search_heuristic.5", "spot_heuristic_random.5")
+#: Issue 39's length targets: at most the fixed test on the close Spades pair, 0.6 of it on normal-like deals.
+VARIANCE_LENGTH = {"normal": (lambda v: v <= 0.6, "<= 0.6"),
+                   "spades_heuristic_greedy.20": (lambda v: v <= 1.0, "<= 1.0 (fixed at s.d. 38)"),
+                   "spades_heuristic_greedy.50": (lambda v: v <= 1.0, "<= 1.0 (fixed at s.d. 38)")}
 
 #: (label, unit, target check, target text) of each ``bench_round`` key.
 BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = {
@@ -237,14 +289,33 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
                                lambda v: 0.02 <= v <= 0.08, "0.02..0.08 (0.05)"),
     "coverage.spot.null": ("ratings 95% interval coverage, equal bots (free for all, Spot 4 seats, 40 deals)", "rate",
                            lambda v: 0.93 <= v <= 0.97, "0.93..0.97"),
+    **{f"los.{k}.null_spread": (f"ratings LOS of equal bots, spread of its probits ({what}, 40 deals; the deal-clustered "
+                                "variance: the model's own would give sqrt(1 + rho))", "x",
+                                lambda v: 0.9 <= v <= 1.1, "0.9..1.1")
+       for k, what in (("bt", "head to head, Spades"), ("spot", "free for all, Spot 4 seats"))},
+    **{f"coverage.{k}.real": (f"ratings 95% interval coverage, the recorded bots ({what}, 40 deals)", "rate",
+                              lambda v: 0.93 <= v <= 0.97, "0.93..0.97")
+       for k, what in (("bt", "head to head, Spades heuristic-greedy"), ("spot", "free for all, Spot search-heuristic"))},
     "coverage.ffa": ("ratings 95% interval coverage, known strengths (Spot 4 seats, 4 bots, 20 deals)", "rate",
                      lambda v: 0.93 <= v <= 0.97, "0.93..0.97"),
+    "coverage.ffa.worst": ("ratings 95% interval coverage of the worst-covered bot (Spot 4 seats, 4 bots, 20 deals)",
+                           "rate", lambda v: 0.93 <= v <= 0.97, "0.93..0.97 (every bot; issue 39)"),
+    "coverage.teams.worst": ("ratings 95% interval coverage of the worst-covered team (Spades, 3 partnerships, 40 deals)",
+                             "rate", lambda v: 0.93 <= v <= 0.97, "0.93..0.97 (every team; issue 39)"),
     "z.ffa": ("spread of rating differences' errors / s.e. (Spot 4 seats, 4 bots, 20 deals)", "x",
               lambda v: 0.9 <= v <= 1.1, "0.9..1.1 (LOS calibrated)"),
     "coverage.teams": ("ratings 95% interval coverage, known strengths (Spades, 3 partnerships, 40 deals)", "rate",
                        lambda v: 0.93 <= v <= 0.97, "0.93..0.97"),
     "z.teams": ("spread of rating differences' errors / s.e. (Spades, 3 partnerships, 40 deals)", "x",
                 lambda v: 0.9 <= v <= 1.1, "0.9..1.1 (LOS calibrated)"),
+    **{f"z_beyond.{k}": (f"rating differences outside their 95% interval ({what})", "rate",
+                         lambda v: 0.03 <= v <= 0.07, "0.03..0.07")
+       for k, what in (("ffa", "Spot 4 seats, 4 bots, 20 deals"), ("teams", "Spades, 3 partnerships, 40 deals"))},
+    **{f"z_mean.{k}": (f"mean of rating differences' errors / s.e. ({what})", "x",
+                       lambda v: abs(v) < 0.1, "-0.1..0.1")
+       for k, what in (("ffa", "Spot 4 seats, 4 bots, 20 deals"), ("teams", "Spades, 3 partnerships, 40 deals"))},
+    "los.bins.ffa": ("LOS bins, strengths spread ±1 nat: worst |share truly stronger − LOS| / its allowance "
+                     "(Spot 4 seats, 20 deals)", "x", lambda v: v <= 1.0, "<= 1.0"),
     **{f"betting.{n}.alpha": (f"betting test P(H1 | margin = 0), {n} (arbiter.tools.sequential), M = 0,10, "
                               f"bounds -200..200", "rate", lambda v: v <= 0.065, "<= 0.065 (α = 0.05)")
        for n in BETTING_POOLS},
@@ -257,6 +328,13 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
        for n in BETTING_POOLS},
     **{f"betting.{n}.far": (f"betting test mean deals at margin 150 / fixed-length test, {n}", "x",
                             lambda v: v <= 1.0, "<= 1.0") for n in BETTING_POOLS},
+    # the variance-bounded test (--sd-bound), the bound at each distribution's true s.d. (its hardest case)
+    **{f"variance.{n}.alpha": (f"variance-bounded test P(H1 | margin = M0), {n}, s.d. bound = its s.d.", "rate",
+                               lambda v: v <= 0.065, "<= 0.065 (α = 0.05)") for n in VARIANCE_CASES},
+    **{f"variance.{n}.beta": (f"variance-bounded test P(H0 | margin = M1), {n}", "rate",
+                              lambda v: v <= 0.065, "<= 0.065 (β = 0.05)") for n in VARIANCE_CASES},
+    **{f"variance.{n}.length": (f"variance-bounded test mean deals at M0 and M1 / fixed-length test, {n}", "x",
+                                *VARIANCE_LENGTH.get(n, (None, "none (issue 39 sets none)"))) for n in VARIANCE_CASES},
 }
 
 
@@ -272,7 +350,7 @@ def _md(rows: list[dict], cols: list[str]) -> str:
 
 
 def main(parts: list[str]) -> None:
-    parts = parts or ["sprt", "live", "coverage", "ratings", "strengths", "variance", "sources", "bids", "seatings"]
+    parts = parts or ["sprt", "live", "coverage", "ratings", "strengths", "perbot", "variance", "sources", "bids", "seatings"]
     if "sprt" in parts:
         print("## SPRT error rates and lengths\n")
         print(_md(list(sprt_rows()), ["data", "sampler", "m0", "m1", "model", "min_deals", "alpha", "beta", "deals_m0",
@@ -289,10 +367,14 @@ def main(parts: list[str]) -> None:
                                         "los_above_0.95", "los_below_0.05", "probit_spread", "runs"]), "\n", flush=True)
     if "strengths" in parts:
         print("## Round robins from known strengths\n")
-        print(_md(list(strength_rows()), ["case", "deals", "shared", "coverage", "z_mean", "z_spread", "z_beyond_1.96",
+        print(_md(list(strength_rows()), ["case", "deals", "shared", "coverage", "worst bot", "z_mean", "z_spread", "z_beyond_1.96",
                                           "runs"]), "\n", flush=True)
         print("## LOS against the share truly stronger (strengths spread ±1 nat)\n")
         print(_md(list(los_bin_rows()), ["case", "mean_los", "truly_stronger", "pairs"]), "\n", flush=True)
+    if "perbot" in parts:
+        print("## Interval coverage per bot\n")
+        print(_md(list(per_bot_rows()), ["case", "deals", "shared", "coverage", "each bot", "worst bot", "runs"]), "\n",
+              flush=True)
     if "variance" in parts:
         print("## Variance\n")
         print(_md(list(variance_rows()), ["data", "deals", "match_sd", "deal_sd", "duplicate_gain", "plain", "adjusted",

@@ -49,6 +49,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
@@ -162,7 +163,7 @@ class EvalResult:
         t, s = self.sprt, self.sprt_state
         if t is None or s is None:
             return None
-        how = f"after {s.deals} deals" if s.decision else f"after {s.deals} deals (the cap, --deals {self.max_deals})"
+        how = f"after {s.deals} deals" if s.stopped else f"after {s.deals} deals (the cap, --deals {self.max_deals})"
         fixed = self.fixed_deals()
         if fixed is not None:
             compare = f"a fixed-length test would need about {fixed} deals"
@@ -170,7 +171,29 @@ class EvalResult:
             compare = "too few deals to size a fixed-length test"
         else:
             compare = "every deal alike: no spread to size a fixed-length test"
-        return f"{t.describe()}: {s.verdict} {how}; {s.evidence()}; {compare}"
+        return f"{t.describe()}: {s.verdict} {how}; {s.evidence()}; {compare}{self._bounds_price()}"
+
+    def _bounds_price(self) -> str:
+        """Why a betting test on the margin took longer than a fixed test: the least any test
+        valid on every distribution within its bounds can expect to need (``least_deals``)."""
+        t = self.sprt
+        least = getattr(t, "least_deals", None)
+        if least is None or getattr(t, "kind", "margin") != "margin":
+            return ""
+        at_m0, at_m1 = least()
+        line = (f"; any test whose error rates hold on every distribution within {t.lo:g}..{t.hi:g} needs at least "
+                f"about {math.ceil(at_m0)} deals at M0 and {math.ceil(at_m1)} at M1: those bounds, not the deals, set "
+                f"the length (a narrower --bounds LO,HI tests the margin clipped to it")
+        sd = self.sprt_state.margin.sd if self.sprt_state is not None else None
+        if sd:
+            from arbiter.rating.catoni import VarianceTest
+
+            s = float(f"{1.2 * sd:.3g}")
+            n = VarianceTest(t.m0, t.m1, s, t.alpha, t.beta).expected_deals(sd)
+            if math.isfinite(n):
+                line += (f"; if a deal margin's s.d. is at most S, --sd-bound S tests it on any shape: at S = {s:g}, "
+                         f"1.2x the s.d. seen here, about {math.ceil(n)} deals at M1, on fresh deals")
+        return line + ")"
 
     def fixed_deals(self) -> int | None:
         """Deals a fixed-length test with the test's α and β would need, at the observed s.d.
@@ -362,7 +385,7 @@ def evaluate(
                     result.sprt_state = test.state()
                 if on_deal:
                     on_deal(result)
-                if result.sprt_state is not None and result.sprt_state.decision:
+                if result.sprt_state is not None and result.sprt_state.stopped:
                     break
 
     async def run() -> None:

@@ -327,12 +327,14 @@ class RegistryCatalog:
             raise CatalogError(self._scrub(str(exc)), "rejected", lines) from None
         except RegistryError as exc:
             text = self._scrub(str(exc))
-            if "another author" in text:  # the name is taken: registration cannot pretend otherwise
-                raise CatalogError(f"the name {name[:64]!r} is taken by another author", "denied") from None
+            if "another author" in text:  # the name is taken (bot names are public: README, Security)
+                raise CatalogError(f"the bot name {name[:64]!r} is taken by another author (bot names are public, "
+                                   "as on every leaderboard): submit under another name", "denied") from None
             raise CatalogError(text, "invalid") from None
 
     def remove(self, name: str, version: str | None, author: str) -> int:
-        # Someone else's bot reads exactly as no bot at all: names are not an oracle.
+        # Only your own bots are yours to remove: another's reads as none of yours (its
+        # name is public all the same: leaderboards show it, Submit says it is taken).
         owner = self.registry.owner(name)
         if owner is None or (author != "admin" and owner != author):
             raise CatalogError(f"no bot {name[:64]!r} of yours", "missing")

@@ -308,6 +308,137 @@ def _encoder(cls: type, descriptor: Any) -> Callable[[Any], Any]:
     return env["encode"]
 
 
+# --------------------------------------------------------------------------------------
+# Compiled wire encoders: a value straight to its message's serialized bytes, with no
+# protobuf message built on the way (the dicts of ``_encoder`` cost little; the protobuf
+# constructor taking them cost about three times as much: docs/performance.md). The same
+# mapping again; test_convert checks that the bytes parse to the message ``_encoder``'s
+# dict makes, for every view of random games of every game.
+
+_VARINT_TABLE: tuple[bytes, ...] = tuple(bytes([n]) if n < 0x80 else bytes([(n & 0x7F) | 0x80, n >> 7]) for n in range(1 << 14))
+
+
+def _varint_any(n: int) -> bytes:
+    """``n`` as a protobuf varint; a negative int32/int64 as its 64-bit two's complement."""
+    if n < 0:
+        n += 1 << 64
+    return _varint(n)
+
+
+def _tag(field: Any, wire_type: int) -> bytes:
+    return _varint((field.number << 3) | wire_type)
+
+
+def _wire_kinds() -> tuple[set[int], int, int, int, int]:
+    from google.protobuf.descriptor import FieldDescriptor as FD
+
+    varints = {FD.TYPE_INT32, FD.TYPE_INT64, FD.TYPE_UINT32, FD.TYPE_UINT64, FD.TYPE_BOOL, FD.TYPE_ENUM}
+    return varints, FD.TYPE_STRING, FD.TYPE_DOUBLE, FD.TYPE_MESSAGE, FD.TYPE_BYTES
+
+
+def _memo_bytes_by_identity(encode_item: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
+    """encode_item, remembered per item object (as ``_memo_by_identity``, for bytes)."""
+    cache: dict[int, tuple[Any, bytes]] = {}
+
+    def encode(item: Any) -> bytes:
+        hit = cache.get(id(item))
+        if hit is not None and hit[0] is item:
+            return hit[1]
+        wire = encode_item(item)
+        if len(cache) >= MEMO_SIZE:
+            cache.clear()
+        cache[id(item)] = (item, wire)
+        return wire
+
+    return encode
+
+
+@functools.lru_cache(maxsize=None)
+def _wire_encoder(cls: type, descriptor: Any) -> Callable[[Any], bytes]:
+    """value -> the serialized bytes of its ``descriptor`` message (the body, no tag)."""
+    varints, t_string, t_double, t_message, _ = _wire_kinds()
+    message_class = message_factory.GetMessageClass(descriptor)
+
+    def fallback() -> Callable[[Any], bytes]:
+        enc = _encoder(cls, descriptor)
+        return lambda value: (lambda f: (message_class(**f) if isinstance(f, dict) else f).SerializeToString())(enc(value))
+
+    try:
+        plan = _field_plan(cls, descriptor)
+    except _Unsupported:
+        return fallback()
+    env: dict[str, Any] = {"VT": _VARINT_TABLE, "VA": _varint_any, "pack": __import__("struct").pack, "CS": _CARD_STR}
+    lines = ["def encode(v):", "    o = []", "    a = o.append"]
+    for i, (name, field, item, optional, repeated, kind) in enumerate(plan):
+        ftype = field.type
+        if kind == "other" or (ftype not in varints and ftype not in (t_string, t_double, t_message)):
+            return fallback()
+        if kind == "enum":
+            env[f"E{i}"] = _enum_tables(item, field)[0]
+            num = f"E{i}[{{}}]"
+        elif kind in ("scalar",) and ftype in varints:
+            num = "{}"
+        else:
+            num = None
+        if kind == "card" and ftype != t_string:
+            return fallback()
+        presence = field.has_presence and not repeated
+        lines.append(f"    x = v.{name}")
+        if repeated:
+            lines.append("    if x:")
+            if ftype in varints or ftype == t_double:  # packed
+                env[f"T{i}"] = _tag(field, 2)
+                if ftype == t_double:
+                    lines.append(f"        b = pack('<%dd' % len(x), *x)")
+                else:
+                    n = num.format("y")
+                    lines.append(f"        b = b''.join([VT[{n}] if 0 <= {n} < 16384 else VA({n}) for y in x])")
+                lines.append(f"        a(T{i}); a(VT[len(b)] if len(b) < 16384 else VA(len(b))); a(b)")
+            elif kind == "card":
+                env[f"C{i}"] = tuple(_tag(field, 2) + _varint(len(t)) + t.encode() for t in _CARD_STR)
+                lines.append(f"        for y in x: a(C{i}[y])")
+            elif ftype == t_string:
+                env[f"T{i}"] = _tag(field, 2)
+                lines.append(f"        for y in x:")
+                lines.append(f"            b = y.encode(); a(T{i}); a(VT[len(b)] if len(b) < 16384 else VA(len(b))); a(b)")
+            else:  # messages: each item's tag, length and body, made once per item object
+                inner = _wire_encoder(item, field.message_type)
+                tag = _tag(field, 2)
+                env[f"M{i}"] = _memo_bytes_by_identity(
+                    lambda y, inner=inner, tag=tag: (lambda b: tag + _varint(len(b)) + b)(inner(y)))
+                lines.append(f"        for y in x: a(M{i}(y))")
+            continue
+        test = "x is not None" if (presence or ftype == t_message or kind == "card") else "x"  # Card(0) is a card
+        if optional and not presence and ftype != t_message:
+            test = "x is not None and x"  # None: unset; the default value is not written either
+        lines.append(f"    if {test}:")
+        if kind == "card":
+            env[f"C{i}"] = tuple(_tag(field, 2) + _varint(len(t)) + t.encode() for t in _CARD_STR)
+            lines.append(f"        a(C{i}[x])")
+        elif ftype in varints:
+            env[f"T{i}"] = _tag(field, 0)
+            n = num.format("x")
+            if kind == "enum" and not presence:
+                lines.append(f"        n = {n}")
+                lines.append(f"        if n: a(T{i}); a(VT[n] if n < 16384 else VA(n))")
+            else:
+                lines.append(f"        n = {n}")
+                lines.append(f"        a(T{i}); a(VT[n] if 0 <= n < 16384 else VA(n))")
+        elif ftype == t_double:
+            env[f"T{i}"] = _tag(field, 1)
+            lines.append(f"        a(T{i}); a(pack('<d', x))")
+        elif ftype == t_string:
+            env[f"T{i}"] = _tag(field, 2)
+            lines.append(f"        b = x.encode(); a(T{i}); a(VT[len(b)] if len(b) < 16384 else VA(len(b))); a(b)")
+        else:
+            env[f"M{i}"] = _wire_encoder(item, field.message_type)
+            env[f"T{i}"] = _tag(field, 2)
+            lines.append(f"        b = M{i}(x); a(T{i}); a(VT[len(b)] if len(b) < 16384 else VA(len(b))); a(b)")
+    lines.append("    return b''.join(o)")
+    exec(compile("\n".join(lines) + "\n", f"<wire encoder {cls.__name__}>", "exec"), env)
+    return env["encode"]
+
+
 def _plain_init(cls: type) -> bool:
     """True if ``cls(...)`` only stores its fields: a dataclass's generated ``__init__``
     (every field an ordinary parameter, no ``__post_init__``, no slots). Its instances can
@@ -318,19 +449,11 @@ def _plain_init(cls: type) -> bool:
             and all(f.init and not f.kw_only for f in dataclasses.fields(cls)))
 
 
-@functools.lru_cache(maxsize=None)
-def _decoder(cls: type, descriptor: Any) -> Callable[[Any], Any]:
-    """message -> ``cls``; raises anything (KeyError, ValueError, ...) on data it does not
-    expect; callers then run the reference decoder for the answer or the WireError."""
-    try:
-        plan = _field_plan(cls, descriptor)
-    except _Unsupported:
-        return lambda msg: from_message(msg, cls)
-    env: dict[str, Any] = {"CP": _CARD_OF, "CLS": cls}
-    # Positional arguments are quicker than keywords; they match when every field is an
-    # ordinary __init__ parameter (in field order).
-    positional = all(f.init and not f.kw_only for f in dataclasses.fields(cls))
-    items = []
+def _decode_exprs(cls: type, descriptor: Any, plan: list, env: dict[str, Any]) -> list[str]:
+    """The Python expression decoding each field of ``cls`` from a message ``m`` (names it
+    needs go into ``env``), in field order."""
+    env.update({"CP": _CARD_OF, "CLS": cls})
+    exprs = []
     for i, (name, field, item, optional, repeated, kind) in enumerate(plan):
         if kind == "card":
             conv = "CP[{}]"
@@ -354,15 +477,101 @@ def _decoder(cls: type, descriptor: Any) -> Callable[[Any], Any]:
             expr = conv.format(f"m.{name}")
             if optional and field.has_presence:
                 expr = f"({expr} if m.HasField({name!r}) else None)"
-        items.append(expr if positional else f"{name}={expr}")
+        exprs.append(expr)
+    return exprs
+
+
+@functools.lru_cache(maxsize=None)
+def _decoder(cls: type, descriptor: Any) -> Callable[[Any], Any]:
+    """message -> ``cls``; raises anything (KeyError, ValueError, ...) on data it does not
+    expect; callers then run the reference decoder for the answer or the WireError."""
+    try:
+        plan = _field_plan(cls, descriptor)
+    except _Unsupported:
+        return lambda msg: from_message(msg, cls)
+    env: dict[str, Any] = {}
+    exprs = _decode_exprs(cls, descriptor, plan, env)
+    # Positional arguments are quicker than keywords; they match when every field is an
+    # ordinary __init__ parameter (in field order).
+    positional = all(f.init and not f.kw_only for f in dataclasses.fields(cls))
+    items = [expr if positional else f"{name}={expr}" for (name, *_), expr in zip(plan, exprs)]
     if positional and _plain_init(cls):
         env["NEW"] = object.__new__
-        fields = ", ".join(f"{name!r}: {expr}" for (name, *_), expr in zip(plan, items))
+        fields = ", ".join(f"{name!r}: {expr}" for (name, *_), expr in zip(plan, exprs))
         src = "def decode(m):\n    o = NEW(CLS)\n    o.__dict__.update({" + fields + "})\n    return o\n"
     else:
         src = "def decode(m):\n    return CLS(" + ", ".join(items) + ")\n"
     exec(compile(src, f"<decoder {cls.__name__}>", "exec"), env)
     return env["decode"]
+
+
+_LAZY_MESSAGE = "_lazy_view_message"
+
+
+@functools.lru_cache(maxsize=None)
+def _lazy_class(cls: type, descriptor: Any) -> tuple[type, dict[str, Callable[[Any], Any]]] | None:
+    """A subclass of the view class ``cls`` whose fields are decoded from the message the
+    first time they are read (then kept), and the decoder of each field; None if ``cls``
+    is not one the compiled decoder handles."""
+    try:
+        plan = _field_plan(cls, descriptor)
+    except _Unsupported:
+        return None
+    env: dict[str, Any] = {}
+    exprs = _decode_exprs(cls, descriptor, plan, env)
+    src = "".join(f"def f{i}(m):\n    return {expr}\n" for i, expr in enumerate(exprs))
+    exec(compile(src, f"<decoder {cls.__name__}>", "exec"), env)
+    fields = {name: env[f"f{i}"] for i, (name, *_) in enumerate(plan)}
+    names = tuple(fields)
+    setter = object.__setattr__
+
+    def __getattr__(self: Any, name: str) -> Any:  # only for a field not read yet
+        dec = fields.get(name)
+        if dec is None:
+            raise AttributeError(f"{cls.__name__!r} object has no attribute {name!r}")
+        msg = self.__dict__[_LAZY_MESSAGE]
+        try:
+            value = dec(msg)
+        except Exception:  # noqa: BLE001 - the reference decoder gives the answer or the WireError
+            value = getattr(from_message(msg, cls, "view"), name)
+        setter(self, name, value)
+        return value
+
+    def __eq__(self: Any, other: Any) -> Any:
+        if isinstance(other, cls):
+            return all(getattr(self, n) == getattr(other, n) for n in names)
+        return NotImplemented
+
+    def __reduce__(self: Any) -> Any:  # a copy or a pickle is the engine's own class, whole
+        return (cls, tuple(getattr(self, n) for n in names))
+
+    lazy = type(cls.__name__, (cls,), {
+        "__getattr__": __getattr__, "__eq__": __eq__, "__hash__": cls.__hash__, "__reduce__": __reduce__,
+        "__qualname__": cls.__qualname__, "__module__": cls.__module__, "__doc__": cls.__doc__,
+    })
+    return lazy, fields
+
+
+def lazy_view_from_proto(game: str, msg: pb.View) -> Any:
+    """``view_from_proto``, lazily: an instance of the game's view class (a subclass of it:
+    ``isinstance`` holds, its repr, equality, hash and copies are the view's) whose fields
+    are decoded the first time a bot reads them. A bot that reads three fields of its view
+    pays for three (docs/performance.md). A field that does not decode raises WireError
+    where it is read."""
+    known = _LAZY_BY_GAME.get(game)
+    if known is None:
+        gf, _, _, cls = _view_codec(game)
+        made = _lazy_class(cls, pb.View.DESCRIPTOR.fields_by_name[gf].message_type)
+        known = _LAZY_BY_GAME[game] = (gf, made[0] if made is not None else None)
+    gf, lazy = known
+    which = msg.WhichOneof("game")
+    if which != gf:
+        raise WireError(f"view is for {which!r}, expected {gf!r}")
+    if lazy is None:
+        return view_from_proto(game, msg)
+    view = object.__new__(lazy)
+    view.__dict__[_LAZY_MESSAGE] = getattr(msg, which)
+    return view
 
 
 def decode(msg: Any, cls: type, path: str = "") -> Any:
@@ -521,19 +730,62 @@ def events_wire(events: Sequence[Event]) -> bytes:
     return _spliced(events, _EVENT_WIRE, _EVENTS_TAG, event_to_proto)
 
 
+def _length_delimited(tag: bytes, body: bytes) -> bytes:
+    n = len(body)
+    return tag + (_VARINT_TABLE[n] if n < 16384 else _varint(n)) + body
+
+
+@functools.lru_cache(maxsize=None)
+def _view_wire_codec(game: str) -> Callable[[Any], bytes]:
+    """view -> the serialized bytes of its View message (the game's field of the oneof)."""
+    gf = game_field(game)
+    field = pb.View.DESCRIPTOR.fields_by_name[gf]
+    body = _wire_encoder(game_class(game).view_type, field.message_type)
+    tag = _tag(field, 2)
+    return lambda view: _length_delimited(tag, body(view))
+
+
+def view_wire(game: str, view: Any) -> bytes:
+    """``view`` as the serialized View message: ``view_to_proto(game, view)``'s bytes, made
+    without building the message."""
+    return _view_wire_codec(game)(view)
+
+
+_TURN = pb.Turn.DESCRIPTOR.fields_by_name
+_TURN_TAGS = {name: _tag(_TURN[name], 0 if name in ("request_id", "seat") else 2) for name in ("match_id", "request_id", "seat", "view", "clock")}
+_CLOCK_TAGS = (_tag(pb.Clock.DESCRIPTOR.fields_by_name["decision_ms"], 0), _tag(pb.Clock.DESCRIPTOR.fields_by_name["bank_ms"], 0))
+_ARBITER_TURN_TAG = _tag(pb.ArbiterMessage.DESCRIPTOR.fields_by_name["turn"], 2)
+
+
+def turn_wire(game: str, match_id: str, request_id: int, seat: int, view: Any, legal_actions: Sequence[Any],
+              decision_ms: int, bank_ms: int, events: Sequence[Event] = ()) -> bytes:
+    """The serialized ArbiterMessage carrying a Turn (what ``turn_to_proto`` builds), made
+    as bytes: the view by its compiled wire encoder, the legal actions and events from
+    their caches. ``events`` must already be filtered for ``seat`` (``events_for``)."""
+    t = _TURN_TAGS
+    clock = ((_CLOCK_TAGS[0] + _varint(decision_ms)) if decision_ms else b"") + (
+        (_CLOCK_TAGS[1] + _varint(bank_ms)) if bank_ms else b"")
+    parts = [
+        _length_delimited(t["match_id"], match_id.encode()) if match_id else b"",
+        (t["request_id"] + _varint(request_id)) if request_id else b"",
+        (t["seat"] + _varint(seat)) if seat else b"",
+        _length_delimited(t["view"], view_wire(game, view)),
+        legal_actions_wire(game, legal_actions),
+        _length_delimited(t["clock"], clock),
+        events_wire(events) if events else b"",
+    ]
+    return _length_delimited(_ARBITER_TURN_TAG, b"".join(parts))
+
+
 def turn_to_proto(game: str, match_id: str, request_id: int, seat: int, view: Any, legal_actions: Sequence[Any],
                   decision_ms: int, bank_ms: int, events: Sequence[Event] = ()) -> pb.ArbiterMessage:
-    """The ArbiterMessage carrying a Turn. ``events`` must already be filtered for ``seat``
-    (``events_for``): they are sent as given."""
-    msg = pb.ArbiterMessage(turn={
-        "match_id": match_id,
-        "request_id": request_id,
-        "seat": seat,
-        "view": view_fields(game, view),
-        "clock": {"decision_ms": decision_ms, "bank_ms": bank_ms},
-    })
-    msg.turn.MergeFromString(events_wire(events) + legal_actions_wire(game, legal_actions))
-    return msg
+    """The ArbiterMessage carrying a Turn (``turn_wire``, parsed). ``events`` must already
+    be filtered for ``seat`` (``events_for``): they are sent as given."""
+    return pb.ArbiterMessage.FromString(turn_wire(game, match_id, request_id, seat, view, legal_actions,
+                                                  decision_ms, bank_ms, events))
+
+
+_LAZY_BY_GAME: dict[str, tuple[str, Any]] = {}
 
 
 @functools.lru_cache(maxsize=None)

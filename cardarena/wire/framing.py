@@ -12,8 +12,6 @@ The address of a local channel is ``local:PATH`` (``sdk.run`` dials it).
 
 from __future__ import annotations
 
-import asyncio
-
 #: The bytes of a frame's length.
 HEADER = 4
 #: The scheme of a local channel's address.
@@ -31,21 +29,36 @@ def frame(payload: bytes) -> bytes:
     return len(payload).to_bytes(HEADER, "big") + payload
 
 
-async def read_frame(reader: asyncio.StreamReader, limit: int) -> bytes | None:
-    """The next frame's payload; None at a clean end of the stream (between frames).
+class FrameReader:
+    """Frames out of a byte stream, whatever chunks it arrives in (no I/O of its own: the
+    SDK's blocking socket and the arbiter's ``asyncio.Protocol`` both feed it)."""
 
-    FrameError if the frame announces more than ``limit`` bytes (nothing of it is read)
-    or the stream ends inside a frame."""
-    try:
-        header = await reader.readexactly(HEADER)
-    except asyncio.IncompleteReadError as exc:
-        if not exc.partial:
+    __slots__ = ("limit", "buf")
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.buf = bytearray()
+
+    def feed(self, data: bytes) -> None:
+        """Bytes as they were read."""
+        self.buf += data
+
+    def next(self) -> bytes | None:
+        """The next whole frame's payload, or None until more bytes are fed; FrameError if
+        the frame announces more than ``limit`` bytes (nothing of it is kept)."""
+        buf = self.buf
+        if len(buf) < HEADER:
             return None
-        raise FrameError("the stream ended inside a frame's header") from None
-    size = int.from_bytes(header, "big")
-    if size > limit:
-        raise FrameError(f"a frame of {size} bytes; at most {limit} are accepted")
-    try:
-        return await reader.readexactly(size)
-    except asyncio.IncompleteReadError as exc:
-        raise FrameError(f"the stream ended inside a frame ({len(exc.partial)} of {size} bytes)") from None
+        size = int.from_bytes(buf[:HEADER], "big")
+        if size > self.limit:
+            raise FrameError(f"a frame of {size} bytes; at most {self.limit} are accepted")
+        if len(buf) < HEADER + size:
+            return None
+        payload = bytes(buf[HEADER:HEADER + size])
+        del buf[:HEADER + size]
+        return payload
+
+    def end(self) -> None:
+        """The stream has ended: FrameError if it ended inside a frame."""
+        if self.buf:
+            raise FrameError(f"the stream ended inside a frame ({len(self.buf)} bytes)")

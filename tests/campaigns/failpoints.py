@@ -8,8 +8,10 @@ reaches KIND, so that the campaign can SIGKILL it at that very moment:
 * ``commit``: inside the transaction that stores a finished match, its row inserted but
   not committed (``arbiter.store.db.Store.save_match``);
 * ``committed``: just after that transaction committed, before the run has counted it;
-* ``bot-start``: just after a bot process was spawned, before it has connected
-  (``arbiter.hosting.sandbox.start``, which ``BotPool.launch`` calls).
+* ``bot-start``: just after a bot process was started, before it has connected: at the
+  return of ``arbiter.hosting.botproc.BotPool.launch``, the one call every path that
+  starts a bot goes through (a child of the bot's fork server, or a fresh sandboxed
+  process); the marker names the path ("fork" or "fresh").
 
 Nothing else changes: the same CLI, store, runner and bot processes as `arbiter`.
 """
@@ -30,7 +32,7 @@ _COUNT = {"n": 0}
 _SAVING = {"on": False, "idx": -1}
 
 
-def _hit(kind: str) -> None:
+def _hit(kind: str, where: str = "-") -> None:
     if kind != _KIND:
         return
     _COUNT["n"] += 1
@@ -39,13 +41,13 @@ def _hit(kind: str) -> None:
     marker = os.environ.get("CHAOS_MARKER")
     if marker:
         tmp = Path(marker + ".tmp")
-        tmp.write_text(f"{kind} {_COUNT['n']} {os.getpid()} {_SAVING['idx']}\n")
+        tmp.write_text(f"{kind} {_COUNT['n']} {os.getpid()} {_SAVING['idx']} {where}\n")
         os.replace(tmp, marker)
     os.kill(os.getpid(), signal.SIGSTOP)  # every thread stops here; the campaign SIGKILLs us
 
 
 def install() -> None:
-    from arbiter.hosting import sandbox
+    from arbiter.hosting import botproc
     from arbiter.store import db
 
     @contextlib.contextmanager
@@ -73,14 +75,14 @@ def install() -> None:
             _SAVING["on"] = False
 
     db.Store.save_match = save_match
-    start = sandbox.start
+    launch = botproc.BotPool.launch
 
-    def start_bot(*args, **kwargs):
-        proc = start(*args, **kwargs)
-        _hit("bot-start")
-        return proc
+    def launch_bot(self, *args, **kwargs):
+        bp = launch(self, *args, **kwargs)
+        _hit("bot-start", "fork" if bp.forked else "fresh")
+        return bp
 
-    sandbox.start = start_bot
+    botproc.BotPool.launch = launch_bot
 
 
 if __name__ == "__main__":

@@ -79,6 +79,41 @@ def cmdline(pid: int) -> str:
         return ""
 
 
+def uid(pid: int) -> int | None:
+    """The real uid of ``pid`` (None: gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("Uid:"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def is_bot(pid: int) -> bool:
+    """Whether ``pid`` is a bot process, on every path a bot starts: a fresh one runs
+    ``python -m sdk``; a fork server's child keeps its parent's command line (zygote.py)
+    and is told from that parent by its uid, the bot's own (the parent runs as root)."""
+    line = cmdline(pid) + " "
+    if " -m sdk " in line:
+        return True
+    return "zygote.py" in line and uid(pid) not in (None, 0, os.getuid())
+
+
+def bot_name(pid: int) -> str:
+    """The name a bot process plays under: its ``--name`` (a fresh one), else what its
+    stderr log is named after (``NAME.N.stderr.log`` or ``NAME#SLOT...``: a forked one,
+    whose command line is its fork server's); "?" if neither says."""
+    m = re.search(r"--name (\S+)", cmdline(pid))
+    if m:
+        return m.group(1)
+    try:
+        log = Path(os.readlink(f"/proc/{pid}/fd/2")).name
+    except OSError:
+        return "?"
+    return re.split(r"[.#]", log)[0] if log.endswith(".stderr.log") else "?"
+
+
 def wait_gone(pids, timeout: float) -> set[int]:
     """Wait until none of ``pids`` (pid -> start time) runs; the ones still running.
 

@@ -31,6 +31,13 @@ def test_authors_submit_list_and_remove_their_own_bots_remotely(tmp_path):
         listed = _arbiter("bots", "list", "--server", s.address, "--token", alice)
         assert listed.returncode == 0 and "good" in listed.stdout
         assert "good" not in _arbiter("bots", "list", "--server", s.address, "--token", bob).stdout
+        # A bot's name is public (it is on every leaderboard): Submit says it is taken,
+        # and nothing more of the bot (README, Security)
+        taken = _arbiter("bots", "submit", str(folder), "--name", "good", "--version", "9", "--server", s.address,
+                         "--token", bob)
+        said = " ".join(taken.stderr.split())
+        assert taken.returncode == 2 and "'good' is taken by another author" in said and "names are public" in said, said
+        assert "alice" not in said and "2.1" not in said
         theirs = _arbiter("bots", "remove", "good", "--server", s.address, "--token", bob)
         nobody = _arbiter("bots", "remove", "nobody", "--server", s.address, "--token", bob)
         assert theirs.returncode == nobody.returncode == 2 and "Traceback" not in theirs.stderr

@@ -57,25 +57,36 @@ def table(st):
     return [(r.name, r.matches, r.wins, r.draws, r.losses, r.score_rate, r.mean_margin, r.rating) for r in st.rows]
 
 
-def test_a_cluster_tournament_equals_the_local_run_with_the_same_seed(tmp_path):
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """One loopback cluster for the tests that only play on it (starting a scheduler and
+    two workers, each importing the project and starting its bots, is most of a test's
+    time); the test that kills a worker makes its own. Its workers cache shipped bot files
+    in ``cluster.cache``."""
+    cache = tmp_path_factory.mktemp("worker-cache")
+    with LoopbackCluster(workers=2, env={"ARENA_CLUSTER_CACHE": str(cache)}) as c:
+        c.cache = cache
+        yield c
+
+
+def test_a_cluster_tournament_equals_the_local_run_with_the_same_seed(tmp_path, cluster):
     db = tmp_path / "arena.sqlite"
     Store(db).close()
     good = register_good(tmp_path, db)
     base = dict(game="spades", bots=("random", "heuristic", good), options={"deals": 1}, deals=1, seed=11)
     local_rows, local_st, _ = run(db, TournamentSpec(name="local", **base))
-    cache = tmp_path / "worker-cache"
-    with LoopbackCluster(workers=2, env={"ARENA_CLUSTER_CACHE": str(cache)}) as cluster:
-        rows, st, entrants = run(db, TournamentSpec(name="cluster", cluster=cluster.address, **base))
-        # through the command line, the registered bot read from its registry folder (a path
-        # every worker sees) instead of shipped
-        cli = subprocess.run(
-            [sys.executable, "-m", "arbiter", "tournament", "run", "--game", "spades", "--bots", f"random,heuristic,{good}",
-             "-o", "deals=1", "--deals", "1", "--seed", "11", "--name", "shared", "--db", str(db),
-             "--cluster", cluster.address, "--shared-bots", "--quiet"],
-            cwd=ROOT, capture_output=True, text=True, timeout=120,
-        )
-        assert cli.returncode == 0, cli.stderr
-        assert all(w.poll() is None for w in cluster.workers)
+    cache = cluster.cache
+    rows, st, entrants = run(db, TournamentSpec(name="cluster", cluster=cluster.address, **base))
+    # through the command line, the registered bot read from its registry folder (a path
+    # every worker sees) instead of shipped
+    cli = subprocess.run(
+        [sys.executable, "-m", "arbiter", "tournament", "run", "--game", "spades", "--bots", f"random,heuristic,{good}",
+         "-o", "deals=1", "--deals", "1", "--seed", "11", "--name", "shared", "--db", str(db),
+         "--cluster", cluster.address, "--shared-bots", "--quiet"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert cli.returncode == 0, cli.stderr
+    assert all(w.poll() is None for w in cluster.workers)
     with Store(db) as store:
         shared_rows = store.matches(store.tournament("shared").id)
         shared_st, _ = load_standings(store, "shared")
@@ -179,7 +190,7 @@ def test_a_worker_refuses_bot_files_that_do_not_match_their_hash(tmp_path, monke
         local_spec(shared)
 
 
-def test_an_arena_on_the_cluster_plays_the_same_encounters_as_locally(tmp_path):
+def test_an_arena_on_the_cluster_plays_the_same_encounters_as_locally(tmp_path, cluster):
     """`arbiter arena --cluster`: the encounters' matches run as Dask tasks (a registered bot
     shipped as its stored files, house bots by name) and come out as the local arena's with
     the same seed, match for match; the stored ratings recompute from the stored results."""
@@ -206,13 +217,12 @@ def test_an_arena_on_the_cluster_plays_the_same_encounters_as_locally(tmp_path):
             arena.close()
 
     local = play("local")
-    with LoopbackCluster(workers=2, env={"ARENA_CLUSTER_CACHE": str(tmp_path / "worker-cache")}) as cluster:
-        remote = play("on-cluster", cluster=cluster.address)
+    remote = play("on-cluster", cluster=cluster.address)
     assert remote == local
     assert any(good in players for players, _ in local[0])  # the registered bot played, from its shipped files
 
 
-def test_an_evaluation_on_the_cluster_equals_the_local_one_and_stops_at_the_same_deal(tmp_path):
+def test_an_evaluation_on_the_cluster_equals_the_local_one_and_stops_at_the_same_deal(tmp_path, cluster):
     """`arbiter evaluate --cluster`: the same margins match for match as in process, and a
     sequential test stops at the same deal with the same verdict; the matches a batch played
     past the decision are neither counted nor stored."""
@@ -227,10 +237,9 @@ def test_an_evaluation_on_the_cluster_equals_the_local_one_and_stops_at_the_same
     local_sprt = evaluate(deals=40, sprt=test, **base)
     assert local_sprt.sprt_state.decision and local_sprt.deals < 40
     db = tmp_path / "eval.sqlite"
-    with LoopbackCluster(workers=2) as cluster:
-        remote = evaluate(deals=4, cluster=cluster.address, jobs=3, **base)  # batches of 3: a deal split across two
-        with Store(db) as store:
-            remote_sprt = evaluate(deals=40, sprt=test, cluster=cluster.address, store=store, name="e", **base)
+    remote = evaluate(deals=4, cluster=cluster.address, jobs=3, **base)  # batches of 3: a deal split across two
+    with Store(db) as store:
+        remote_sprt = evaluate(deals=40, sprt=test, cluster=cluster.address, store=store, name="e", **base)
     assert [m.to_json() for m in remote.matches] == [m.to_json() for m in local.matches]
     assert remote_sprt.deals == local_sprt.deals and remote_sprt.sprt_state == local_sprt.sprt_state
     assert [m.to_json() for m in remote_sprt.matches] == [m.to_json() for m in local_sprt.matches]

@@ -122,6 +122,46 @@ def test_rotated_spectator_and_admin_tokens_replace_the_old_ones():
         stop_serve(s)
 
 
+def test_revoking_the_spectator_token_ends_the_watches_opened_with_it():
+    """A Watch opened before `arbiter credentials revoke spectator` (here: waiting for the
+    next match to start, which would otherwise end it with NOT_FOUND after a minute) ends
+    with PERMISSION_DENIED and no frame; the new token opens a Watch."""
+    s = start_serve()
+    try:
+        old = auth.read(s.credentials).spectator
+        got: queue.Queue = queue.Queue()
+        accepted: queue.Queue = queue.Queue()
+
+        def watch(token: str) -> None:
+            with grpc.insecure_channel(s.address) as channel:
+                frames = 0
+                try:
+                    call = spb_grpc.SpectateStub(channel).Watch(spb.WatchRequest(token=token), timeout=40)
+                    call.initial_metadata()  # the server accepted the Watch
+                    accepted.put(token)
+                    for _ in call:
+                        frames += 1
+                except grpc.RpcError as exc:
+                    got.put((exc.code(), exc.details(), frames))
+                    return
+                got.put((grpc.StatusCode.OK, "", frames))
+
+        watchers = [threading.Thread(target=watch, args=(old,), daemon=True) for _ in range(3)]
+        for w in watchers:
+            w.start()
+        for _ in watchers:
+            assert accepted.get(timeout=30) == old
+        new = _credentials(s, "revoke", "spectator")
+        for _ in watchers:
+            code, details, frames = got.get(timeout=30)
+            assert code == grpc.StatusCode.PERMISSION_DENIED and "revoked" in details and frames == 0, (code, details)
+        threading.Thread(target=watch, args=(new,), daemon=True).start()  # the new token's Watch waits on
+        with pytest.raises(queue.Empty):
+            got.get(timeout=2)
+    finally:
+        stop_serve(s)
+
+
 def test_revoking_what_is_not_there_says_so(tmp_path):
     s = start_serve()
     try:

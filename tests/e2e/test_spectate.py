@@ -386,3 +386,59 @@ def test_a_tournament_run_can_be_watched_live(tmp_path):
     # seating shows the outcome but neither the deal nor the seed
     over = watcher.frames[-1][1].over
     assert over.outcome.ranks and not over.HasField("final_view") and over.seed == 0 and not over.actions
+
+
+def test_an_arena_encounter_is_watched_live_as_a_tournament_is(tmp_path):
+    """An arena's matches go to the same spectating hub, on the arena's own server behind
+    the spectator token of its credentials file: public frames while a match runs, and at
+    its end what an encounter's disclosure allows (the outcome; neither deal nor seed, as a
+    duplicate tournament's seating), no hidden cards without a delay."""
+    import asyncio
+    import queue
+
+    from arbiter.arena.ladder import Arena, ArenaSpec, ServiceConfig, serve_submissions
+
+    slow = str(ROOT / "tests/e2e/slowbot.py")
+    spec = ArenaSpec(game="spades", name="watched", options={"deals": 1}, house=(slow, "random"), seed=3)
+    service = ServiceConfig(port=0, credentials=str(tmp_path / "credentials.json"), db=str(tmp_path / "arena.sqlite"))
+    addresses: queue.Queue[tuple[str, str]] = queue.Queue()
+    result: dict = {}
+
+    def run() -> None:
+        async def main() -> None:
+            running, creds = await serve_submissions(service.db, service)
+            ladder = Arena(spec, service.db, poll=0)
+            ladder.open()
+            ladder.spectators = running.spectators
+            addresses.put((running.address, creds.spectator))
+            try:
+                await ladder.run(max_encounters=1)
+                result["matches"] = ladder.matches_played
+            finally:
+                ladder.close()
+                await running.stop(0.5)
+
+        asyncio.run(main())
+
+    runner = threading.Thread(target=run, daemon=True)
+    runner.start()
+    address, token = addresses.get(timeout=60)
+    with pytest.raises(SpectateError, match="PERMISSION_DENIED"):
+        list_matches(address, token="not-the-spectator-token")
+    watcher = Watcher(address, token)
+    watcher.start()
+    watcher.join(120)
+    with pytest.raises(grpc.RpcError) as refused:  # no delay: no hidden cards, as a tournament
+        next(iter(raw_watch(address, watcher.frames[0][1].header.match_id, hidden_cards=True, token=token)))
+    assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    runner.join(180)
+    assert result.get("matches"), result
+    assert watcher.error is None and watcher.running_when_joined
+    kinds = [f.WhichOneof("frame") for _, f in watcher.frames]
+    assert kinds[0] == "header" and kinds[-1] == "over" and kinds.count("step") > 10
+    assert watcher.frames[0][1].header.match_id.startswith("a")  # an encounter's match (a{arena}-e{n}-{k})
+    for _, frame in watcher.frames[:-1]:
+        body = getattr(frame, frame.WhichOneof("frame"))
+        assert not body.hands and not body.view.spades.hand
+    over = watcher.frames[-1][1].over
+    assert over.outcome.ranks and not over.HasField("final_view") and over.seed == 0 and not over.actions

@@ -101,3 +101,19 @@ def test_the_bench_is_a_tool_not_an_arbiter_command():
     from typer.main import get_command
 
     assert "bench" not in get_command(app).commands
+
+
+def test_the_timing_split_is_by_where_the_hidden_ace_lies_and_the_coin_splits_the_same_decisions():
+    """One small seeded run of the timing section's measurement (the bench reports the
+    ratios; nothing here is timed): every decision counted once in each split, both groups
+    filled, and the split by the ace's place the same for the same seed."""
+    from arbiter.tools.bench import hidden_card_timing
+
+    a, b = hidden_card_timing(seed=3, decisions=300), hidden_card_timing(seed=3, decisions=300)
+    for kind in ("turn", "act", "turn.coin", "act.coin"):
+        assert len(a[kind][True]) + len(a[kind][False]) == 300
+        assert a[kind][True] and a[kind][False], kind
+        assert all(t > 0 for group in a[kind].values() for t in group)
+    assert [len(a["turn"][k]) for k in (True, False)] == [len(b["turn"][k]) for k in (True, False)]
+    # left of the actor is one of the three other seats: about a third of the decisions
+    assert 0.15 < len(a["turn"][True]) / 300 < 0.55

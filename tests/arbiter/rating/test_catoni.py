@@ -1,0 +1,118 @@
+"""The variance-bounded test (``arbiter.rating.catoni``): its wealth by hand, its check of the
+s.d. bound, and one small seeded check of its error rates on the hardest pools (a second or
+two each; the 1,000-run tables are ``python -m arbiter.tools.sequential --variance``, the
+bench's ``statistics`` section repeats them on fresh seeds).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from importlib import resources
+
+import pytest
+
+from arbiter.rating.betting import sequential_test
+from arbiter.rating.catoni import VarianceTest, bet, phi
+from arbiter.rating.sprt import H0, H1, shifted, simulate
+from arbiter.rating.stats import mean_se
+from arbiter.tools.sequential import _centred, _scaled, measure
+from arbiter.tournament.evaluate import EvalResult
+
+DATA = resources.files("arbiter.tools") / "data"
+
+
+def test_phi_is_catonis_and_the_bet_maximizes_the_growth() -> None:
+    assert phi(0.0) == 0 and phi(1.0) == pytest.approx(math.log(2.5)) and phi(-1.0) == pytest.approx(-math.log(2.5))
+    for y in (-5.0, -1.0, -0.1, 0.3, 4.0):  # the inequality validity rests on
+        assert math.exp(phi(y)) <= 1 + y + y * y / 2 + 1e-12
+    d, s2 = 20.0, 40.0 ** 2
+    lam = bet(d, s2)
+    growth = lambda l: phi(l * d) - l * l * s2 / 2  # noqa: E731
+    assert growth(lam) >= max(growth(lam * 0.9), growth(lam * 1.1))
+    assert lam == pytest.approx(d / s2, rel=0.05)  # small λ d: about d / S²
+
+
+def test_wealth_by_hand_over_two_deals() -> None:
+    t = VarianceTest(0, 10, 40)
+    lam = t.bet
+    r = t.start()
+    r.add(25.0)
+    r.add(-5.0)
+    s = r.state()
+    pen = lam * lam * 1600 / 2
+    assert s.log_h1 == pytest.approx(phi(lam * 25) + phi(lam * -5) - 2 * pen)
+    assert s.log_h0 == pytest.approx(phi(lam * (10 - 25)) + phi(lam * 15) - 2 * pen)
+    assert s.log_check == pytest.approx(math.log1p(0.5 * ((30.0 ** 2 / 2) / 1600 - 1)))  # one pair so far
+
+
+def test_it_decides_both_ways_and_a_wrong_bound_is_caught() -> None:
+    t = VarianceTest(0, 10, 40)
+    rng = random.Random(0)
+    assert t.run([rng.gauss(30, 40) for _ in range(500)]).decision == H1
+    assert t.run([rng.gauss(-20, 40) for _ in range(500)]).decision == H0
+    # deals of s.d. 400 against a bound of 40: the check stops the run, with no decision
+    s = t.run([rng.gauss(0, 400) for _ in range(500)])
+    assert s.contradicted and s.decision is None and s.stopped and s.deals < 20
+    assert "contradict the s.d. bound 40" in s.evidence() and "s.d. bound is contradicted" in s.verdict
+
+
+@pytest.mark.parametrize("make,message", [
+    (lambda: VarianceTest(0, 10, 0), "above 0"),
+    (lambda: VarianceTest(10, 0, 5), "less than"),
+    (lambda: sequential_test("variance", "0,10"), "--sd-bound S"),
+    (lambda: sequential_test("betting", "0,10", bounds=(-50, 50), sd_bound=5), "only the variance-bounded"),
+])
+def test_bad_parameters_are_named(make, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+def _pool(name: str) -> list[float]:
+    """``arbiter.tools.sequential.pools``' skewed ones, built alone and smaller (5,000 deals)."""
+    if name == "swings":
+        return [10.0 if i % 20 else -190.0 for i in range(5000)]
+    rng = random.Random(f"catoni:{name}")
+    lognormal = _scaled([math.exp(1.5 * rng.gauss(0, 1)) for _ in range(5000)], 40)
+    return _centred(lognormal if name == "lognormal-right" else [-x for x in lognormal])
+
+
+@pytest.mark.parametrize("name", ["swings", "lognormal-left", "lognormal-right"])
+def test_error_rates_hold_on_skewed_pools_given_their_sd(name: str) -> None:
+    """Where the normal SPRT errs 0.14-0.40 of the time: within nominal + 0.04 (150 runs a
+    side, s.e. 0.018), given the pool's s.d. as the bound."""
+    pool = _pool(name)
+    m = measure(VarianceTest(0, 10, mean_se(pool).sd), pool, 150, f"catoni-test:{name}")
+    assert m["alpha"] <= 0.09 and m["beta"] <= 0.09, m
+    assert m["length"] < 1.0, m  # shorter than the fixed test, where betting within ±200 is 1.5x on the lognormals
+
+
+def test_short_on_the_close_spades_pair() -> None:
+    """The recorded heuristic-greedy margins at 0,20: about 0.6 of the fixed test's deals
+    with the true s.d. as the bound, where any test valid on every distribution within the
+    derived ±900 needs 134."""
+    xs = EvalResult.from_json(json.loads((DATA / "spades_heuristic_greedy.json").read_text())).deal_margins()
+    t = VarianceTest(0, 20, mean_se(xs).sd)
+    at0 = simulate(t, shifted(xs, 0), 0, 100, 2000, random.Random(1))
+    at1 = simulate(t, shifted(xs, 20), 20, 100, 2000, random.Random(2))
+    assert at0.p_h1 <= 0.08 and at1.p_h0 <= 0.08
+    assert (at0.mean_deals + at1.mean_deals) / 2 <= t.fixed_deals(38)
+
+
+def test_cli_sd_bound_selects_the_test_and_says_why_it_stopped() -> None:
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+
+    r = CliRunner().invoke(app, ["evaluate", "spades", "heuristic", "random", "--sprt", "0,50", "--sd-bound", "150",
+                                 "-o", "deals=1", "--deals", "40"])
+    text = " ".join(r.output.split())
+    assert r.exit_code == 0, r.output
+    assert "variance-bounded test" in text and "H1 accepted after" in text
+    assert "do not contradict the s.d. bound 150" in text and "a fixed-length test would need about" in text
+    for args, message in ((["--sd-bound", "150"], "need --sprt"),
+                          (["--sprt", "0,50", "--sd-bound", "150", "--sequential", "normal"], "only the variance-bounded"),
+                          (["--sprt", "0,50", "--sd-bound", "0"], "above 0")):
+        bad = CliRunner().invoke(app, ["evaluate", "spades", "heuristic", "random", "-o", "deals=1", *args])
+        assert bad.exit_code == 2 and message in bad.output, bad.output
