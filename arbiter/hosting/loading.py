@@ -10,16 +10,4 @@ from __future__ import annotations
 
 from sdk.loading import BUNDLED, BotLoadError, did_you_mean, load_bot
 
-__all__ = ["BUNDLED", "BotLoadError", "bundled_version", "did_you_mean", "load_bot"]
-
-
-def bundled_version(name: str) -> str:
-    """The version a bundled bot says it is ("" for a name that is not bundled, or whose
-    class cannot be loaded): the platform's own trusted code, loaded by its entry point."""
-    ep = BUNDLED.get(name)
-    if ep is None:
-        return ""
-    try:
-        return str(getattr(ep.load(), "version", "") or "")
-    except Exception:  # noqa: BLE001 - a label, never a reason to fail a page
-        return ""
+__all__ = ["BUNDLED", "BotLoadError", "did_you_mean", "load_bot"]

@@ -44,7 +44,6 @@ import jinja2
 from markupsafe import Markup
 
 from arbiter.present.boards import board
-from arbiter.hosting.loading import bundled_version
 from arbiter.present.table import TABLE_SCRIPT, TABLE_STYLE, render_table, say, seat_place, table_model, told_once, verdict
 from arbiter.person.seat import DEFAULT_DECISION_SECONDS, DEFAULT_LIMIT, DEFAULT_PER_CLIENT, Snapshot, TableError, Tables
 from cardarena.games import GAMES, ConfigError, GameError, game_class, get_game
@@ -348,14 +347,9 @@ def new_page(env: jinja2.Environment, tables: Tables, query: dict[str, list[str]
 
 
 def seat_labels(names: tuple[str, ...]) -> tuple[str, ...]:
-    """The seats' names as the table shows them: a bundled bot with its version ("heuristic 1.0")."""
-    return tuple(_labelled(n) for n in names)
-
-
-@functools.lru_cache(maxsize=64)
-def _labelled(name: str) -> str:
-    version = bundled_version(name)
-    return f"{name} {version}" if version else name
+    """The seats' names as the table shows them. (A bot's version is not among what the
+    seat's snapshot carries, and the web may not load a bot to ask it: names alone.)"""
+    return tuple(names)
 
 
 def live_fragment(env: jinja2.Environment, s: Snapshot) -> str:
