@@ -73,7 +73,7 @@ wheels: $(BIN)/activate
 ## The browser tests, their screenshots of every page (1280x800 and 390x844) into
 ## docs/screenshots/ (the README shows two); `make test` writes them to tests/artifacts/screenshots/.
 screenshots: $(BIN)/activate browser
-	ARENA_SCREENSHOTS=docs/screenshots $(BIN)/python -m pytest -q -n 0 tests/e2e/test_table.py tests/e2e/test_web.py tests/e2e/test_arena_web.py
+	ARENA_SCREENSHOTS=docs/screenshots $(BIN)/python -m pytest -q -n 0 tests/e2e/test_table.py tests/e2e/test_web.py tests/e2e/test_arena_web.py tests/e2e/test_accessibility.py
 
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) .demo.sqlite *.egg-info dist

@@ -26,8 +26,10 @@ process gives each its own ``Metrics`` (``enable(Metrics())`` around it, ``disab
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import threading
-from typing import Any
+from typing import Any, Iterator
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, PlatformCollector, ProcessCollector, start_http_server
 
@@ -103,9 +105,25 @@ class Metrics:
 _active: Metrics | None = None
 
 
+#: Set while work that is not the service's own runs (a bot's self-test: its seats, named
+#: ``candidate`` and ``random-1``, are no bots of the service): nothing in it is counted.
+_unmetered: contextvars.ContextVar[bool] = contextvars.ContextVar("arena_unmetered", default=False)
+
+
 def active() -> Metrics | None:
-    """The process's metrics, or None when they are off (the default)."""
-    return _active
+    """The process's metrics, or None when they are off (the default) or inside ``unmetered()``."""
+    return None if _unmetered.get() else _active
+
+
+@contextlib.contextmanager
+def unmetered() -> Iterator[None]:
+    """Count nothing of what runs inside (and in the tasks and event loops started in it:
+    they copy this context)."""
+    token = _unmetered.set(True)
+    try:
+        yield
+    finally:
+        _unmetered.reset(token)
 
 
 def enable(metrics: Metrics | None = None) -> Metrics:

@@ -15,7 +15,8 @@ What a step shows depends on the viewpoint, and comes only from the engine's vie
 - ``seat=None``: the spectator's public view (the full deal once the game is over) and
   the actions as a spectator reads them;
 - ``full=True``: the public view plus every seat's own view, so every hand is visible
-  (cards no seat could see, such as the stock order, stay hidden until the end), and
+  (``State.revealed_view``: a Spades hand not yet looked at too; cards no seat could
+  see, such as the stock order, stay hidden until the end), and
   every action in full notation.
 
 This is the one verifier: the store, the web page, the CLI and the tests all call it.
@@ -159,7 +160,7 @@ def step_record(record: MatchRecord, seat: int | None = None, full: bool = False
     for i, state, events in _walk(record):
         ra = record.actions[i - 1] if i else None
         view = state.spectator_view() if seat is None else state.view(seat)
-        seat_views = tuple(state.view(s) for s in range(state.game.num_seats)) if full else ()
+        seat_views = tuple(state.revealed_view(s) for s in range(state.game.num_seats)) if full else ()
         shown = tuple(events) if full else tuple(events_for(events, seat))
         to_act = state.current_seat
         legal = tuple(state.legal_actions()) if to_act is not None and (full or to_act == seat) else ()

@@ -31,13 +31,15 @@ from cardarena.records import MatchInfo, MatchResult
 from cardarena.games import Action, Card, Event, IllegalActionError, Outcome, parse_cards
 
 
-def run(bot, address=None, token=None, name=None, argv=None, tls_ca=None):
+def run(bot, address=None, token=None, name=None, argv=None, tls_ca=None, report=None):
     """Connect ``bot`` to an arbiter and play until it closes the stream (see sdk.runner).
 
     What is not passed comes from the command line of the bot's script
     (``--address HOST:PORT --token T --name N --tls-ca CA.pem``), then from
     ``ARENA_ADDRESS`` / ``ARENA_TOKEN`` / ``ARENA_TLS_CA``, then the defaults. Returns the
-    number of matches played.
+    number of matches played. Like ``python -m sdk``, it says on stderr when it is
+    connected and when the arbiter closes the session (``report``: a function told those
+    lines instead; ``lambda text: None`` for silence).
     """
     import argparse
     import sys
@@ -51,7 +53,8 @@ def run(bot, address=None, token=None, name=None, argv=None, tls_ca=None):
     parser.add_argument("--tls-ca")
     flags, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
     return _run(bot, address=address or flags.address, token=token if token is not None else flags.token,
-                name=name or flags.name, tls_ca=tls_ca if tls_ca is not None else flags.tls_ca)
+                name=name or flags.name, tls_ca=tls_ca if tls_ca is not None else flags.tls_ca,
+                report=report if report is not None else (lambda text: print(text, file=sys.stderr, flush=True)))
 
 
 __all__ = ["Action", "Bot", "MatchInfo", "MatchResult", "Card", "Event", "IllegalActionError", "Outcome", "parse_cards", "run"]

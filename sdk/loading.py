@@ -2,7 +2,7 @@
 
 A bot is named by a bundled name (``random``, ``greedy``, ``heuristic``, ``search``: the
 ``cardarena.bots`` entry points the project installs, so nothing here imports the bots'
-code until one is asked for), by a path to a Python file holding one ``sdk.Bot`` subclass
+code until one is asked for; ``random`` comes with the SDK itself, ``SDK_BOTS``), by a path to a Python file holding one ``sdk.Bot`` subclass
 (``mybot.py``, ``mybot.py:MyBot`` or a folder with ``bot.py``), or by ``module:Class``.
 """
 
@@ -22,8 +22,18 @@ from sdk.bot import Bot
 ENTRY_POINT_GROUP = "cardarena.bots"
 
 
-def _bundled() -> dict[str, importlib.metadata.EntryPoint]:
-    return {ep.name: ep for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+#: The bots the author's package brings itself (name -> "module:Class"), named like the
+#: platform's: with card-arena-sdk alone a bot still has an opponent (``--bot random``).
+SDK_BOTS = {"random": "sdk.random_bot:RandomBot"}
+
+
+def _bundled(installed: "list[importlib.metadata.EntryPoint] | None" = None) -> dict[str, importlib.metadata.EntryPoint]:
+    """The bundled names: the installed entry points (``installed``: these instead), and the SDK's own bots."""
+    eps = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP) if installed is None else installed
+    found = {ep.name: ep for ep in eps}
+    for name, value in SDK_BOTS.items():
+        found.setdefault(name, importlib.metadata.EntryPoint(name, value, ENTRY_POINT_GROUP))
+    return found
 
 
 #: bundled name -> its entry point ("module:Class"), as installed (pyproject.toml)
@@ -31,7 +41,8 @@ BUNDLED: dict[str, importlib.metadata.EntryPoint] = _bundled()
 
 #: What the bundled names are, in words: none where only the author's package (card-arena-sdk)
 #: is installed, since the bundled bots are the platform's (card-arena).
-BUNDLED_NAMES = ", ".join(sorted(BUNDLED)) or "none installed: the bundled bots come with card-arena"
+BUNDLED_NAMES = ", ".join(sorted(BUNDLED)) + ("" if set(BUNDLED) - set(SDK_BOTS) else
+                                              " (the SDK's own; the other bundled bots come with card-arena)")
 
 
 class BotLoadError(Exception):

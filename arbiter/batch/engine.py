@@ -371,13 +371,15 @@ async def hosted(sources: Mapping[str, str], game: str, *, isolation: str = "dea
     """A private arbiter on a free loopback port and a ``BotHost`` for ``sources`` (bot spec
     by seat name): yields the ``Hosted`` venue and the bots' first sessions by name, and
     stops both whatever happens. ``spectators`` (a ``SpectatorHub``) is served by the
-    arbiter and observes every match; ``on_start(address)`` is called once the arbiter is
-    up and the bots are connected and play the game (then there is a run to watch).
+    arbiter and observes every match; ``on_start(address)`` is called as soon as the arbiter
+    is up (a watcher may connect and wait while the bots start).
     BotsDoNotPlay if a bot does not play ``game``; BotStartError if one does not connect,
     unless ``on_start_error`` takes it (its seats then disconnect in their matches).
     Callers open it through ``arbiter.batch.venue.open_venue``."""
     server = await start_private_server(spectators) if spectators is not None else await start_private_server()
     host = None
+    if on_start is not None:
+        on_start(server.address)
     try:
         host = BotHost(server.hub, server.address, dict(sources), isolation=isolation, copies=copies,
                        processes=processes, max_restarts=max_restarts, warm=warm, **host_options)
@@ -391,8 +393,6 @@ async def hosted(sources: Mapping[str, str], game: str, *, isolation: str = "dea
         for n, session in sessions.items():
             if not session.plays(game):
                 raise BotsDoNotPlay(f"bot {sources[n]!r} does not play {game} (it plays {', '.join(session.games)})")
-        if on_start is not None:
-            on_start(server.address)
         observers = spectators.observers if spectators is not None else (lambda config: ())
         yield Hosted(host, game, observers, concurrency), sessions
     finally:

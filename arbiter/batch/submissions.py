@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
+from arbiter import metrics
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.botcheck import SMOKE_OPTIONS, Check, Report, contract_problems
 from arbiter.hosting.botproc import BotPool, BotStartError
@@ -65,6 +66,12 @@ def check_bot(
     process and must repeat itself (``deterministic``). The bot's name, version and games
     in the report are the ones its Hello gave this arbiter.
     """
+    with metrics.unmetered():  # its seats (candidate, random-1...) are no bots of the service's metrics
+        return _check_bot(path, positions, decision_ms, bank_ms, smoke, seed, sandbox, timeout)
+
+
+def _check_bot(path: str | os.PathLike, positions: int, decision_ms: int, bank_ms: int, smoke: bool, seed: int,
+               sandbox: sb.Sandbox | None, timeout: float) -> Report:
     box = sandbox or sb.Sandbox()
     path = Path(path).resolve()
     try:

@@ -144,6 +144,30 @@ def start_metrics(address: str | None, say: bool = True) -> str:
     return line
 
 
+def port_free(host: str, port: int) -> None:
+    """UsageError unless ``host:port`` can be listened on now (port 0 always can): checked
+    before a server that would log its own failure (gRPC's C core prints a line of its own)."""
+    import errno
+    import socket
+
+    if port == 0:
+        return
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise UsageError(f"cannot listen on {host}:{port}: {host!r} is not a known address ({exc.strerror})") from None
+    for family, kind, proto, _, addr in infos:
+        with socket.socket(family, kind, proto) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as a server does: a port in TIME_WAIT is free
+            try:
+                s.bind(addr)
+            except OSError as exc:
+                why = {errno.EADDRINUSE: "the port is taken (another process listens on it)",
+                       errno.EADDRNOTAVAIL: f"{host} is not an address of this machine",
+                       errno.EACCES: "the port is not allowed (below 1024 needs privileges)"}.get(exc.errno, exc.strerror or str(exc))
+                raise UsageError(f"cannot listen on {host}:{port}: {why}") from None
+
+
 def check_writable(path: Path, flag: str) -> None:
     """UsageError unless a file can be written at ``path`` (its folder exists and may be
     written): checked before long work whose result goes there."""

@@ -61,10 +61,13 @@ def _existing_store(db: Path) -> Path:
 def _print_report(report: dict[str, Any], title: str | None = None) -> None:
     """The self-test's checks, titled by what was checked (``title``: what it is registered as)."""
     bot = report.get("bot") or {}
-    games = ', '.join(bot.get('games', [])) or '?'
+    games = ', '.join(bot.get('games', []))
     if title is None:
-        title = f"{report.get('spec', '')}: {bot.get('name', '?')} {bot.get('version', '')}, games {games}"
-    else:
+        if bot.get("name"):
+            title = f"{report.get('spec', '')}: {bot['name']} {bot.get('version', '')}".rstrip()
+        else:  # it did not load: nothing of it is known but where it is
+            title = f"{report.get('spec', '')}: did not load"
+    if games:
         title = f"{title}, games {games}"
     table = Table(title=escape(title))  # what a bot said of itself, and its errors: not markup
     table.add_column("check")

@@ -17,7 +17,7 @@ from arbiter.store.db import DEFAULT_DB
 from arbiter.tournament.play import check_store, play_local, play_remote, store_play
 from arbiter.cli._common import (
     BankOpt, DbOpt, DecisionOpt, OptionOpt, PolicyOpt, PresetOpt, TransportOpt, _outcome_table, _parse_options, _run, app,
-    err, out, plural,
+    err, out, plural, UsageError,
 )
 
 
@@ -44,6 +44,7 @@ def play(
         import secrets
 
         seed = secrets.randbits(62)
+    _run(_check_bot_count, game, bots, options, preset)
     _run(check_store, db)  # a store that cannot keep the match: said now, not after it is played
     if server:
         record = _run(play_remote, server, game, bots, admin_token=admin_token or "", seed=seed, options=options,
@@ -74,6 +75,35 @@ def play(
     _keep(db, record, preset, f"{plural(len(record.actions), 'decision')} in {record.seconds:.2f} s")
 
 
+def _check_bot_count(game: str, bots: list[str], options: dict[str, Any], preset: str | None) -> None:
+    """A game whose number of players comes from the number of bots, given too few or too
+    many: say how many it takes, in bots (not as the ``players`` option nobody typed)."""
+    import dataclasses
+
+    from cardarena.games import ConfigError, GameError, game_class, get_game
+
+    if game not in GAMES or "players" in options or "players" not in {
+            f.name for f in dataclasses.fields(game_class(game).Options)}:
+        return
+
+    def fits(n: int) -> bool:
+        try:
+            get_game(game, {**options, "players": n}, preset)
+            return True
+        except (ConfigError, GameError, ValueError):
+            return False
+
+    if fits(len(bots)):
+        return
+    counts = [n for n in range(1, 13) if fits(n)]
+    if not counts:
+        return  # the options themselves are wrong: the game's own error says how
+    many = f"{counts[0]} to {counts[-1]}" if len(counts) > 1 else str(counts[0])
+    example = " ".join([bots[0] if bots else "random"] * counts[0])
+    raise UsageError(f"{game} is played by {many} bots, one per seat: {plural(len(bots), 'bot')} given "
+                     f"(e.g. arbiter play {game} {example})")
+
+
 def _keep(db: Path, record: Any, preset: str | None, played: str) -> None:
     where = _run(store_play, db, record, preset)
     out.print(f"{played}; match {record.match_id} (kept in {db} as {where}: arbiter replay {record.match_id})",
@@ -81,9 +111,15 @@ def _keep(db: Path, record: Any, preset: str | None, played: str) -> None:
 
 
 def _print_record(record: Any, title: str) -> None:
+    from arbiter.present.table import verdict
+
     out.print(_outcome_table(record.seat_names, record.outcome, title))
-    if record.outcome.detail:
-        out.print(record.outcome.detail, highlight=False, markup=False, soft_wrap=True)
+    # who won, by how much and why, in the words of the web page's banner (issue 44); a
+    # forfeit's detail is the runner's own sentence (the failure, as the bot wrote it)
+    o = record.outcome
+    said = o.detail if o.reason.is_forfeit else verdict(record.game, o, record.seat_names, options=record.options)
+    if said:
+        out.print(said, highlight=False, markup=False, soft_wrap=True)
     if getattr(record, "venue", ""):  # a file's bot in the arbiter's process, as asked: said here and in the record
         out.print(f"[yellow]played {escape(record.venue)}[/]: without the sandbox's limits", highlight=False, soft_wrap=True)
     for inc in record.incidents:  # a bot's own words: not markup; one line each

@@ -25,7 +25,7 @@ from rich.text import Text
 from arbiter.cli._common import DbOpt, UsageError, _outcome_table, _run, app, err, error, out, plural, write_text
 from cardarena.games import Card
 from cardarena.disclosure import notes_visible
-from cardarena.records import MatchRecord
+from cardarena.records import MatchRecord, clip
 from cardarena.replay import ReplayError
 from arbiter.present.boards import BoardRow, board
 from cardarena.replay import ReplayStep, step_record, verify_record
@@ -92,10 +92,19 @@ def load_record(match_id: str, db: Path) -> MatchRecord:
     """The record of ``match_id`` from the store, or from a JSON file at that path."""
     path = Path(match_id)
     if path.is_file():
+        data = path.read_bytes()
+        if data.startswith(b"SQLite format 3\0"):
+            raise UsageError(f"{path} is a store (SQLite), not a match record: give it with --db and a match id "
+                             f"(arbiter replay MATCH_ID --db {path}; `arbiter standings --db {path}` lists its tournaments)")
         try:
-            return MatchRecord.from_json(path.read_text())
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise UsageError(f"{path}: {exc}") from None
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise UsageError(f"{path} is not a match record (not JSON text: a record is what `arbiter replay ID --json` "
+                             "writes); a store goes with --db") from None
+        try:
+            return MatchRecord.from_json(text)
+        except ValueError as exc:
+            raise UsageError(f"{path} is not a match record ({clip(str(exc), 120)}); a store goes with --db") from None
     if path.is_dir():
         raise UsageError(f"{match_id}: a folder, not a match id or a match record file")
     if not db.exists():

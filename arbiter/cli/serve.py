@@ -26,7 +26,7 @@ from arbiter.server.app import is_loopback, start_server
 from arbiter.server.botstream import Hub
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.batch.submissions import RegistryCatalog
-from arbiter.cli._common import CredentialsOpt, MetricsOpt, UsageError, _run, app, err, out, read_tls, start_metrics
+from arbiter.cli._common import CredentialsOpt, MetricsOpt, UsageError, _run, app, err, out, port_free, read_tls, start_metrics
 
 
 def _check_tls(cert: Path, key: Path) -> None:
@@ -70,6 +70,7 @@ def serve(
         _run(_fail, f"--host {host} reaches other machines: give --tls-cert and --tls-key (or --insecure, and tokens travel in clear)")
     if open_join and not is_loopback(host):
         _run(_fail, "--open lets any bot in under any name: only on a loopback interface")
+    _run(port_free, host, port)  # before gRPC tries it: its own log line would come first
     metrics_line = _run(start_metrics, metrics, say=False)  # said after the address, which comes first
     creds = _run(auth.ensure, credentials, tuple(bot or ()), tuple(author or ()), admin_token,
                  spectator_token)

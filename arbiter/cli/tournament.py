@@ -26,6 +26,7 @@ from rich.table import Table
 
 from cardarena import disclosure
 from arbiter.cli._common import DbOpt, TransportOpt, UsageError, _parse_options, _run, app, err, out, plural, tournament_app, write_text
+from arbiter.spectating.runs import announce_run, forget_run
 from cardarena.games import GAMES
 from arbiter.store.db import DEFAULT_DB, Store
 
@@ -93,8 +94,14 @@ def tournament_run(
             raise typer.Exit(130) from None
 
     with _run(Store, db) as store:
-        if quiet:  # only the standings (no progress, no watch line)
-            _run(run, lambda p: None)
+        if quiet:  # only the standings (no progress, no watch line; `arbiter watch --db` still finds it)
+            quiet_runs: list[Path] = []
+            try:
+                _run(run, lambda p: quiet_runs.append(announce_run(db, p.watch_address, p.watch_token, p.tournament))
+                     if p.watch_address else None)
+            finally:
+                for path in quiet_runs:
+                    forget_run(path)
         else:
             with Progress(
                 TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
@@ -105,8 +112,9 @@ def tournament_run(
 
                 def on_progress(p) -> None:
                     if p.watch_address:
-                        progress.console.print(f"watch live: arbiter watch --server {p.watch_address} --token {p.watch_token}",
-                                               highlight=False)
+                        announced.append(announce_run(db, p.watch_address, p.watch_token, p.tournament))
+                        progress.console.print(f"watch live: arbiter watch --db {db} (or --server {p.watch_address} "
+                                               f"--token {p.watch_token})", highlight=False, markup=False, soft_wrap=True)
                         return
                     if p.record is None:
                         progress.update(task, total=p.total, completed=p.done, leader=p.leader or "-")
@@ -125,7 +133,15 @@ def tournament_run(
 
                 if spec.cluster:
                     progress.console.print(f"running the matches on the Dask cluster at {spec.cluster}", highlight=False)
-                _run(run, on_progress)
+                announced: list[Path] = []
+                try:
+                    _run(run, on_progress)
+                except typer.Exit:  # the run stopped (a bot that cannot start...): its error alone, no bar left behind
+                    progress.update(task, visible=False)
+                    raise
+                finally:
+                    for path in announced:
+                        forget_run(path)
         standings, info = _run(load_standings, store, spec.display_name)
         times = _run(store.think_times, info["id"])
     from arbiter.present.played import with_clock

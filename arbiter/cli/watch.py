@@ -5,6 +5,7 @@
     arbiter watch 9f3a1c2b --server host:50051
     arbiter watch 9f3a1c2b --hidden-cards     # every hand, late (needs --spectator-delay)
     arbiter watch --server 127.0.0.1:41234 --token T   # a tournament run prints its address and token
+    arbiter watch --db arena.sqlite           # the tournament running from that store on this machine
 
 Live, only public cards are shown; the full deal appears when the match is over.
 """
@@ -12,6 +13,7 @@ Live, only public cards are shown; the full deal appears when the match is over.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Annotated, Any, Optional
 
@@ -21,30 +23,43 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from arbiter.cli._common import _outcome_table, _run, app, check_address, error, out, plural
+from arbiter.cli._common import UsageError, _outcome_table, _run, app, check_address, error, out, plural
 from arbiter.cli.replay import board_table
 from arbiter.present.boards import board
+from arbiter.spectating import runs
 
-ServerOpt = Annotated[str, typer.Option("--server", help="Address of the running arbiter (host:port).", envvar="ARENA_SERVER")]
+ServerOpt = Annotated[Optional[str], typer.Option("--server", show_default=False, envvar="ARENA_SERVER",
+                                                  help="Address of the running arbiter (host:port). Default: 127.0.0.1:50051, "
+                                                  "or with --db the tournament running from that store.")]
+DEFAULT_SERVER = "127.0.0.1:50051"
 
 
-def _seat_views(hands: Any) -> tuple:
-    return tuple(SimpleNamespace(hand=h, hand_visible=True) for h in hands) if hands else ()
+def running_from(db: Path) -> tuple[str, str, str]:
+    """(address, spectator token, tournament) of the tournament running from ``db``; UsageError if none."""
+    try:
+        return runs.running_from(db)
+    except runs.NotRunning as exc:
+        raise UsageError(str(exc)) from None
 
 
 @app.command()
 def watch(
     match_id: Annotated[Optional[str], typer.Argument(help="The match to watch (default: the newest running one, or the next to start).")] = None,
-    server: ServerOpt = "127.0.0.1:50051",
+    server: ServerOpt = None,
     hidden_cards: Annotated[bool, typer.Option("--hidden-cards", help="Show every hand, delayed (only if the arbiter runs with --spectator-delay).")] = False,
     list_only: Annotated[bool, typer.Option("--list", help="List the watchable matches and exit.")] = False,
     token: Annotated[str, typer.Option("--token", help="The arbiter's spectator token, if it requires one (a tournament run prints it).", envvar="ARENA_SPECTATOR_TOKEN")] = "",
+    db: Annotated[Optional[Path], typer.Option("--db", show_default=False, help="Watch the tournament running from this store on this machine (its arbiter and token are found beside it).")] = None,
 ) -> None:
     """Watch a match live: the public table as it changes, then the result and the full deal."""
     from cardarena.frames import HeaderFrame, OverFrame, StepFrame
     from arbiter.server.client import SpectateError, list_matches, watch as follow
 
-    server = _run(check_address, server, "--server")
+    if db is not None and server is None:
+        server, found, tournament = _run(running_from, db)
+        token = token or found
+        out.print(f"tournament {tournament}, running from {db}: its arbiter at {server}", highlight=False, markup=False)
+    server = _run(check_address, server or DEFAULT_SERVER, "--server")
     if list_only:
         try:
             matches = list_matches(server, token=token)

@@ -100,11 +100,13 @@ def web(
         except OSError as exc:  # port taken, or host not an interface of this machine
             raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
+    metrics_line = _run(start_metrics, metrics, say=False)  # a taken port fails before anything says "serving"
     server = _run(listen)
     server.stop_on_signals()  # a Ctrl-C as soon as the URL is out is a clean stop too
-    out.print(f"serving {db} on {server.url}", highlight=False, markup=False)
+    out.print(f"serving {db} on {server.url}", highlight=False, markup=False, soft_wrap=True)  # one line: a long path too
+    if metrics_line:
+        out.print(metrics_line, highlight=False, markup=False)
     sys.stdout.flush()
-    _run(start_metrics, metrics)
     try:
         server.serve_forever()  # until Ctrl-C or SIGTERM: open pages' streams end, requests in flight finish
     except KeyboardInterrupt:  # a second Ctrl-C during the stop

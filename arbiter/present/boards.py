@@ -42,6 +42,11 @@ def board(game: str, view: Any, seat_names: Sequence[str] = (), seat_views: Sequ
     return fn(view, tuple(seat_names), tuple(seat_views))
 
 
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """``1 card``, ``2 cards`` (``words``: an irregular plural): the pages' counts."""
+    return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
 def hand_for(view: Any, seat_views: Sequence[Any], s: int) -> tuple[Card, ...] | None:
     """Seat ``s``'s cards if the viewpoint may see them, else None (the board and the
     card table, ``arbiter.present.table``, ask the same)."""
@@ -90,7 +95,7 @@ def _spite_board(v: Any, names: tuple[str, ...], seat_views: tuple[Any, ...]) ->
     rows = [
         BoardRow("game", note=f"game {v.game_number + 1}, "
                  + (f"turn {v.turn_number + 1}, {v.phase.name.lower()}, {_name(names, v.current_seat)} to act"
-                    if v.current_seat is not None else f"over after {v.turn_number} turns")
+                    if v.current_seat is not None else f"over after {plural(v.turn_number, 'turn')}")
                  + f", stock {v.stock_count}"
                  + (f", deadlock reshuffles {v.deadlock_reshuffles}" if v.deadlock_reshuffles else ""), section="table"),
     ]
@@ -104,7 +109,7 @@ def _spite_board(v: Any, names: tuple[str, ...], seat_views: tuple[Any, ...]) ->
     for p in v.players:
         who = _name(names, p.seat)
         rows.append(BoardRow(f"{who} payoff", p.payoff_face_up, max(0, p.payoff_count - len(p.payoff_face_up)),
-                             note=f"{p.payoff_count} left" + (f", {p.points} points" if series else ""), section=who))
+                             note=f"{p.payoff_count} left" + (f", {plural(p.points, 'point')}" if series else ""), section=who))
         for j, stack in enumerate(p.side_stacks):
             rows.append(BoardRow(f"{who} side:{j}", stack.cards, section=who))
         hand = hand_for(v, seat_views, p.seat)
@@ -126,7 +131,7 @@ def _spot_board(v: Any, names: tuple[str, ...], seat_views: tuple[Any, ...]) -> 
     rows = [
         BoardRow("hand", note=f"hand {v.hand_number} of {v.hands_in_match}, dealer {_name(names, v.dealer)}, "
                  f"{v.phase.value}{to_act}, stock {v.stock_count}, pot {v.pot:g}", section="table"),
-        BoardRow("discard pile", v.discard_pile[-6:], note=f"{len(v.discard_pile)} cards, top last", section="table"),
+        BoardRow("discard pile", v.discard_pile[-6:], note=f"{plural(len(v.discard_pile), 'card')}, top last", section="table"),
     ]
     for m in v.melds:
         rows.append(BoardRow(f"m{m.id} {m.kind.value}", m.cards, note=f"by {_name(names, m.owner)}", section="melds"))

@@ -44,7 +44,7 @@ import jinja2
 from markupsafe import Markup
 
 from arbiter.present.boards import board
-from arbiter.present.table import TABLE_SCRIPT, TABLE_STYLE, render_table, table_model
+from arbiter.present.table import TABLE_SCRIPT, TABLE_STYLE, render_table, say, seat_place, table_model, told_once, verdict
 from arbiter.person.seat import DEFAULT_DECISION_SECONDS, DEFAULT_LIMIT, DEFAULT_PER_CLIENT, Snapshot, TableError, Tables
 from cardarena.games import GAMES, ConfigError, GameError, game_class, get_game
 from cardarena.games.base import option_specs, value_text
@@ -77,6 +77,9 @@ _STYLE = """<style>
 #events { padding:4px 0; margin:0; } #events li { padding:1px 8px; }
 #status p { margin:4px 0; }
 .turn { background:#ecfdf3; border:1px solid #abefc6; padding:6px 12px; border-radius:6px; }
+.banner { font-size:17px; padding:10px 14px; } .banner.lost { background:#fef3f2; border-color:#fecdca; }
+.banner strong { display:block; font-size:20px; }
+details#events-box { margin:8px 0; } details#events-box summary { cursor:pointer; font-weight:600; }
 .wait { background:#eef2ff; border:1px solid #c7d7fe; padding:6px 12px; border-radius:6px; }
 #live.busy #board { opacity:.75; }
 h1.play { margin:0 0 2px; font-size:20px; } #seating { margin:0 0 6px; font-size:13px; }
@@ -113,10 +116,10 @@ so a match played here could not be recorded. The rest of the site works.</p>{% 
 <h2>Seats</h2>
 {% if seats_error %}<p class="error">{{ seats_error }}</p>{% else %}
 <table id="seats"><tr><th>seat</th><th>you</th><th>player</th></tr>
-{% for s in range(seats) %}<tr><td>{{ s }}{% if teams[s] %} <span class="muted small">(side with {{ teams[s] }})</span>{% endif %}</td>
-<td><input type="radio" name="seat" value="{{ s }}" id="seat-{{ s }}" {{ 'checked' if s == seat else '' }}></td>
+{% for s in range(seats) %}<tr><td>{{ places[s] }}{% if teams[s] %} <span class="muted small">(side with {{ teams[s] }})</span>{% endif %}</td>
+<td><input type="radio" name="seat" value="{{ s }}" id="seat-{{ s }}" aria-label="you sit at {{ places[s] }}" {{ 'checked' if s == seat else '' }}></td>
 <td><span class="you-here" id="you-{{ s }}" {{ '' if s == seat else 'hidden' }}>you</span>
-<select name="bot.{{ s }}" id="bot-{{ s }}" {{ 'hidden disabled' if s == seat else '' }}>{% for b in bots %}<option value="{{ b.ref }}" {{ 'selected' if b.ref == chosen.get(s, default_bot) else '' }}>{{ b.ref }} ({{ b.note }})</option>{% endfor %}</select></td></tr>
+<select name="bot.{{ s }}" id="bot-{{ s }}" aria-label="the bot at {{ places[s] }}" {{ 'hidden disabled' if s == seat else '' }}>{% for b in bots %}<option value="{{ b.ref }}" {{ 'selected' if b.ref == chosen.get(s, default_bot) else '' }}>{{ b.ref }} ({{ b.note }})</option>{% endfor %}</select></td></tr>
 {% endfor %}</table>
 <p><button type="submit" id="start" {{ 'disabled' if unwritable else '' }}>Start the match</button></p>
 <p class="muted small">Each bot runs as a sandboxed process of its own, as in a tournament.</p>{% endif %}
@@ -153,7 +156,7 @@ document.addEventListener("change", function (e) {
 _LIVE = """<div id="status" data-version="{{ s.version }}" data-step="{{ s.step }}" data-over="{{ 1 if s.over else 0 }}"
  data-turn="{{ 1 if s.request_id is not none else 0 }}" data-done="{{ 1 if s.failed or s.stored else 0 }}">
 {% if s.failed %}<p class="error" id="failed">{{ s.failed }}</p>
-{% elif s.outcome %}<p class="turn" id="over"><strong>The match is over</strong>: {{ s.outcome.reason.value }}{% if s.outcome.detail %} ({{ s.outcome.detail }}){% endif %}.</p>
+{% elif s.outcome %}<p class="turn banner {{ 'won' if s.outcome.ranks[s.seat] == 1 else 'lost' }}" id="over"><strong>{{ headline }}</strong> {{ verdict }}</p>
 {% elif s.request_id is not none %}<p class="turn" id="your-turn"><strong>Your turn</strong>{% if s.deadline_ms %} · clock <span id="clock" data-deadline="{{ s.deadline_ms }}" data-decision-ms="{{ s.decision_ms }}">{{ clock }}</span>{% endif %}
 {% if t %} · {{ t.status }}{% endif %}</p>
 {% else %}<p class="wait" id="waiting">Waiting for {{ waiting_for }}…{% if t %} · {{ t.status }}{% endif %} (this page updates by itself)</p>{% endif %}
@@ -187,7 +190,7 @@ _LIVE = """<div id="status" data-version="{{ s.version }}" data-step="{{ s.step 
 <select name="action" id="all-actions">{% for e in catalogue %}<option value="{{ e.text }}" data-action="{{ e.text }}" data-from="{{ e.srcs|join(' ') }}" data-to="{{ e.dst }}">{{ e.text }}</option>{% endfor %}</select>
 <button type="submit" id="do-action">Do it</button></form></details>
 {% endif %}
-<h2 class="events-title">Events</h2><div class="steps" id="event-list"><ol id="events">{% for e in s.events[-40:] %}<li>{{ e }}</li>{% endfor %}</ol></div>
+<details id="events-box"><summary class="events-title">Events ({{ n_events }})</summary><div class="steps" id="event-list"><ol id="events">{% for e in events %}<li>{{ e }}</li>{% endfor %}</ol></div></details>
 {% if s.failed or s.stored %}<span data-live-end></span>{% endif %}
 """
 
@@ -197,9 +200,10 @@ _TABLE = """{% extends "base" %}
 {% block crumbs %}/ <a href="/play">play</a> / {{ s.match_id }}{% endblock %}
 {% block body %}
 <h1 class="play">{{ s.game }} · match {{ s.match_id }}</h1>
-<p class="muted" id="seating">you are seat {{ s.seat }}{% if partners %} (partner: {{ partners|join(', ') }}){% endif %} ·
+<p class="muted" id="seating">you are {{ where }}{% if partners %} (partner: {{ partners|join(', ') }}){% endif %} ·
 against {{ opponents }}
 · {{ clock }} a decision{% if options %} · {{ options }}{% endif %}</p>
+<p id="announce" class="sr-only" aria-live="polite" aria-atomic="true"></p>
 <div id="live">{{ live }}</div>
 <script nonce="{{ nonce }}">{% raw %}""" + TABLE_SCRIPT + """{% endraw %}
 </script>
@@ -326,7 +330,7 @@ def new_page(env: jinja2.Environment, tables: Tables, query: dict[str, list[str]
     try:
         g = get_game(game, given, preset or None)
         seats = g.num_seats
-        teams = [", ".join(str(o) for t in g.teams if s in t for o in t if o != s) for s in range(seats)]
+        teams = [", ".join(seat_place(game, o) for t in g.teams if s in t for o in t if o != s) for s in range(seats)]
     except (ConfigError, GameError) as exc:
         seats_error = f"these options are not valid: {exc}"
     seat = int(first("seat", "0")) if first("seat", "0").isdigit() else 0
@@ -335,29 +339,43 @@ def new_page(env: jinja2.Environment, tables: Tables, query: dict[str, list[str]
     return _template(env, "new").render(
         games=list(GAMES), game=game, presets=[(n, cls.preset_docs.get(n, "")) for n in cls.presets], preset=preset,
         options=option_fields(game, given), seats=seats, teams=teams, seats_error=seats_error,
+        places=[seat_place(game, k) + (f" (seat {k})" if game == "spades" else "") for k in range(seats)],
         seat=min(seat, max(0, seats - 1)), bots=bots, chosen=chosen, default_bot="random",
         live=tables.live(), limit=tables.limit, clock=_clock_text(int(tables.decision_seconds * 1000)),
         unwritable=tables.unwritable(), db=tables.db, error=error, nonce=nonce,
     )
 
 
+def seat_labels(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The seats' names as the table shows them. (A bot's version is not among what the
+    seat's snapshot carries, and the web may not load a bot to ask it: names alone.)"""
+    return tuple(names)
+
+
 def live_fragment(env: jinja2.Environment, s: Snapshot) -> str:
     """What changes on the seat's page, alone: the inner HTML of its ``<div id="live">``
     (the status, the table, the choice asked, the result, the events), from the snapshot."""
     view = s.view if s.final_view is None else s.final_view
+    names = seat_labels(s.seat_names)
     t = None
     if view is not None:
-        t = table_model(s.game, view, s.seat_names, me=s.seat, legal=s.legal if s.request_id is not None else (),
+        t = table_model(s.game, view, names, me=s.seat, legal=s.legal if s.request_id is not None else (),
                         options=s.options)
     final_rows = board(s.game, s.final_view, s.seat_names) if s.final_view is not None else []
     to_act = _to_act(s)
-    waiting_for = (f"{s.seat_names[to_act]} (seat {to_act})" if to_act is not None and to_act != s.seat
-                   and to_act < len(s.seat_names) else "the other seats")
+    waiting_for = (f"{names[to_act]} ({seat_place(s.game, to_act)})" if to_act is not None and to_act != s.seat
+                   and to_act < len(names) else "the other seats")
+    told = told_once(s.events)
+    headline = ""
+    if s.outcome is not None:
+        mine = s.outcome.ranks[s.seat] == 1
+        headline = ("Nobody won." if all(r == 1 for r in s.outcome.ranks) else ("You won." if mine else "You lost."))
     return _template(env, "live").render(
         s=s, t=t, felt=render_table(t, interactive=s.request_id is not None) if t is not None else "",
         choices=t.choices if t is not None and s.request_id is not None else [],
         catalogue=t.catalogue if t is not None else [], final_rows=final_rows, waiting_for=waiting_for,
-        clock=_clock_text(s.decision_ms),
+        clock=_clock_text(s.decision_ms), events=[say(s.game, e) for e in told[-40:]], headline=headline, n_events=len(told),
+        verdict=verdict(s.game, s.outcome, names, s.seat, s.final_view, s.options) if s.outcome is not None else "",
     )
 
 
@@ -372,13 +390,15 @@ def _to_act(s: Snapshot) -> int | None:
 def table_page(env: jinja2.Environment, s: Snapshot, nonce: str) -> str:
     """The seat's page: the card table of its view, its choice, its events, the result;
     everything that changes is inside ``<div id="live">`` (``live_fragment``)."""
-    partners = [f"{s.seat_names[o]} (seat {o})" for t in s.teams if s.seat in t for o in t if o != s.seat]
-    opponents = ", ".join(f"{n} (seat {i})" for i, n in enumerate(s.seat_names) if i != s.seat and not any(
+    names = seat_labels(s.seat_names)
+    partners = [f"{names[o]} ({seat_place(s.game, o)})" for t in s.teams if s.seat in t for o in t if o != s.seat]
+    opponents = ", ".join(f"{n} ({seat_place(s.game, i)})" for i, n in enumerate(names) if i != s.seat and not any(
         s.seat in t and i in t for t in s.teams))
     options = ", ".join(f"{k}={value_text(v)}" for k, v in s.options.items() if k in _shown_options(s))
+    where = seat_place(s.game, s.seat) + (f" (seat {s.seat})" if s.game == "spades" else "")
     return _template(env, "table").render(
         s=s, live=Markup(live_fragment(env, s)), partners=partners, opponents=opponents or "nobody", nonce=nonce,
-        clock=_clock_text(s.decision_ms), options=options,
+        clock=_clock_text(s.decision_ms), options=options, where=where,
     )
 
 
@@ -474,7 +494,7 @@ def _start(tables: Tables, form: dict[str, list[str]], client: str = "") -> tupl
     except (ConfigError, GameError):
         n = None  # Tables.start says what is wrong
     opponents: list[str] = []
-    if n is not None and seat.isdigit():
+    if n is not None and seat.isdigit() and int(seat) < n:  # (a seat out of range: Tables.start says so)
         for k in range(n):
             if k != int(seat):
                 opponents.append(_one(form, f"bot.{k}", f"the bot for seat {k}").strip())

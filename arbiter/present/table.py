@@ -24,12 +24,13 @@ submits any legal action.
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from markupsafe import Markup
 
-from arbiter.present.boards import hand_for
+from arbiter.present.boards import hand_for, plural
 from cardarena.games import Card
 
 __all__ = ["TABLE_SCRIPT", "TABLE_STYLE", "TableModel", "face", "render_table", "table_model"]
@@ -37,19 +38,97 @@ __all__ = ["TABLE_SCRIPT", "TABLE_STYLE", "TableModel", "face", "render_table", 
 _SUITS = {"S": ("♠", "black"), "H": ("♥", "red"), "D": ("♦", "red"), "C": ("♣", "black")}
 
 
+_SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+_RANK_NAMES = {"A": "ace", "J": "jack", "Q": "queen", "K": "king"}
+
+
+def card_name(card: Card | str) -> str:
+    """A card in words, as a screen reader should say it: ``queen of spades``, ``10 of hearts``, ``joker``."""
+    token = str(card)
+    if token == "JK":
+        return "joker"
+    rank = token[:-1]
+    return f"{_RANK_NAMES.get(rank, rank)} of {_SUIT_NAMES[token[-1]]}"
+
+
+def card_symbol(card: Card | str) -> str:
+    """A card as the table prints it in a sentence: ``Q♠``."""
+    token = str(card)
+    return token if token == "JK" else token[:-1] + _SUITS[token[-1]][0]
+
+
 def face(card: Card, small: bool = False) -> Markup:
-    """A card face drawn in HTML (rank over suit symbol, red or black); no image."""
+    """A card face drawn in HTML (rank over suit symbol, red or black), named in words for
+    a screen reader (``role="img"``, ``aria-label="queen of spades"``); no image."""
     token = str(card)
     size = " sm" if small else ""
+    name = card_name(token)
     if token == "JK":
-        return Markup(f'<span class="card joker{size}" title="joker" data-card="JK"><b>JK</b><i>★</i></span>')
+        return Markup(f'<span class="card joker{size}" role="img" aria-label="joker" title="joker" data-card="JK">'
+                      '<b aria-hidden="true">JK</b><i aria-hidden="true">★</i></span>')
     sym, colour = _SUITS[token[-1]]
-    return Markup(f'<span class="card {colour}{size}" title="{token}" data-card="{token}">'
-                  f"<b>{html.escape(token[:-1])}</b><i>{sym}</i></span>")
+    rank = html.escape(token[:-1])
+    ten = ' class="ten"' if len(token) == 3 else ""
+    return Markup(f'<span class="card {colour}{size}" role="img" aria-label="{name}" title="{name}" data-card="{token}">'
+                  f'<b{ten} aria-hidden="true">{rank}</b><i aria-hidden="true">{sym}</i></span>')
 
 
 def back(small: bool = False) -> Markup:
-    return Markup(f'<span class="card back{" sm" if small else ""}" title="face down"></span>')
+    return Markup(f'<span class="card back{" sm" if small else ""}" role="img" aria-label="a face-down card" title="face down"></span>')
+
+
+#: Spades' seats by compass point, seat 0 first (partners face each other: North and South, East and West).
+COMPASS = ("North", "East", "South", "West")
+
+
+def seat_place(game: str, seat: int) -> str:
+    """Where a seat sits, in words: a compass point in Spades, else its number."""
+    return COMPASS[seat] if game == "spades" and 0 <= seat < 4 else f"seat {seat}"
+
+
+_SPITE_PLACE = re.compile(r"\b(partner_payoff|partner_side:(\d+)|payoff(?::(\d+))?|side:(\d+)|center:(\d+|new)|hand:(10|[2-9AJQK])([SHDC])|hand:JK)")
+
+
+def _spite_place(m: "re.Match[str]") -> str:
+    text = m.group(0)
+    if text.startswith("hand:"):
+        return (card_symbol(text[5:]) + " from the hand") if text != "hand:JK" else "the joker from the hand"
+    if text == "partner_payoff":
+        return "the partner's pay-off pile"
+    if text.startswith("partner_side:"):
+        return f"the partner's side stack {int(m.group(2)) + 1}"
+    if text.startswith("payoff"):
+        return "the pay-off pile" + (f" of seat {m.group(3)}" if m.group(3) else "")
+    if text.startswith("side:"):
+        return f"side stack {int(m.group(4)) + 1}"
+    return "a new centre pile" if m.group(5) == "new" else f"centre pile {int(m.group(5)) + 1}"
+
+
+_GIVES = re.compile(r"^seat (\d+) gives two cards to seat (\d+)$")
+
+
+def told_once(texts: Sequence[str]) -> list[str]:
+    """Events as a person reads them: a blind-nil give that the seat sees with its cards
+    ("seat 2 gives 7H 4H to seat 0") is not told again without them (the public line
+    every seat gets, "seat 2 gives two cards to seat 0")."""
+    out = []
+    for k, t in enumerate(texts):
+        m = _GIVES.match(t)
+        if m and k + 1 < len(texts):
+            nxt = texts[k + 1]
+            if nxt.startswith(f"seat {m.group(1)} gives ") and nxt.endswith(f" to seat {m.group(2)}"):
+                continue
+        out.append(t)
+    return out
+
+
+def say(game: str, text: str) -> str:
+    """A move or an event in words where the game's notation is not for people (Spite
+    and Malice's ``play side:0 -> center:1`` reads "play side stack 1 to centre pile 2";
+    ``hand:2S`` reads "2♠ from the hand"); other games' text is left as it is."""
+    if game != "spite-and-malice":
+        return text
+    return _SPITE_PLACE.sub(_spite_place, text).replace(" -> ", " to ")
 
 
 # --------------------------------------------------------------------------------------
@@ -83,6 +162,7 @@ class SeatBox:
     cards: tuple[Card, ...] = ()  # its hand face up (a replay's "every hand", or the end)
     backs: int = 0  # its hand face down
     partner: bool = False
+    where: str = ""  # its place in words: a compass point (Spades) or "seat N"
 
 
 @dataclass
@@ -116,6 +196,13 @@ class TableModel:
     catalogue: list[Entry]
     choices: list[Entry]  # actions of no card and no target on the table: buttons
     instant: bool  # an action of one card and no target acts at the first click
+    peek: list[Pile] = field(default_factory=list)  # Spades: the last finished trick, while the next one is played
+    peek_title: str = ""
+    sheet_head: tuple[str, ...] = ()  # Spades: the score sheet's columns
+    sheet: list[tuple[str, ...]] = field(default_factory=list)  # one row per deal (the current one last)
+    trick_no: int = 0  # the trick shown (Spades), for the page's motion
+    trick_done: bool = False  # it is finished (its winner marked)
+    over: bool = False  # the game is over (the score sheet opens by itself)
 
     @property
     def mine(self) -> SeatBox | None:
@@ -140,9 +227,9 @@ def _who(names: Sequence[str], s: int, me: int | None) -> str:
     return names[s] if s < len(names) else f"seat {s}"
 
 
-def _whose(names: Sequence[str], s: int, me: int | None) -> str:
-    """A seat in a sentence: "you", or its name and number (bots often share a name)."""
-    return "you" if me is not None and s == me else f"{_who(names, s, None)} (seat {s})"
+def _whose(names: Sequence[str], s: int, me: int | None, game: str = "") -> str:
+    """A seat in a sentence: "you", or its name and place (bots often share a name)."""
+    return "you" if me is not None and s == me else f"{_who(names, s, None)} ({seat_place(game, s)})"
 
 
 def _entry(game: str, text: str) -> Entry:
@@ -214,7 +301,7 @@ def _spades(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], se
     seats = []
     for st in v.seats:
         bid = "no bid yet" if st.bid is None else ("bid blind nil" if st.blind_nil else ("bid nil" if st.bid == 0 else f"bid {st.bid}"))
-        facts = [bid, f"{st.tricks_won} trick{'' if st.tricks_won == 1 else 's'}"]
+        facts = [bid, plural(st.tricks_won, "trick")]
         if (st.seat - viewer) % 4 == 2:
             facts.insert(0, "partner")
         if st.seat == v.dealer:
@@ -222,7 +309,8 @@ def _spades(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], se
         if v.leader == st.seat and v.phase.name == "PLAY":
             facts.append("leads")
         box = SeatBox(st.seat, _who(names, st.seat, viewer if me is not None else None), me is not None and st.seat == me,
-                      place[st.seat], v.to_act == st.seat, facts, partner=(st.seat - viewer) % 4 == 2)
+                      place[st.seat], v.to_act == st.seat, facts, partner=(st.seat - viewer) % 4 == 2,
+                      where=COMPASS[st.seat])
         hand = hand_for(v, seat_views, st.seat)
         if not (st.seat == viewer and (me is not None or v.seat is not None)):  # the viewpoint's own hand: below
             if hand is not None:
@@ -237,15 +325,22 @@ def _spades(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], se
     if not v.trick and v.tricks:
         last = v.tricks[-1]
         shown, winner, tag_win = last.cards, last.winner, "winner"
-        title = f"trick {len(v.tricks)}, won by {_whose(names, last.winner, me)}" if last.winner is not None else f"trick {len(v.tricks)}"
+        title = f"trick {len(v.tricks)}, won by {_whose(names, last.winner, me, 'spades')}" if last.winner is not None else f"trick {len(v.tricks)}"
     elif v.trick:
-        title = f"trick {len(v.tricks) + 1}, led by {_whose(names, v.trick[0].seat, me)}"
+        title = f"trick {len(v.tricks) + 1}, led by {_whose(names, v.trick[0].seat, me, 'spades')}"
     for k, p in enumerate(shown):
         tag = "winner" if p.seat == winner and tag_win == "winner" else ("winning" if p.seat == winner else "")
-        trick.append(Pile(_who(names, p.seat, me), (p.card,), tag=tag or ("leader" if k == 0 else ""), pos=place[p.seat],
-                          note="led" if k == 0 else ""))
-    sides = " · ".join(f"side {'AB'[s.side]} ({' & '.join('you' if x == me else f'seat {x}' for x in s.seats)}): "
-                       f"{s.score} points, {s.bags} bags"
+        trick.append(Pile("you" if p.seat == me else COMPASS[p.seat], (p.card,), tag=tag or ("leader" if k == 0 else ""),
+                          pos=place[p.seat], note="led" if k == 0 else ""))
+    peek, peek_title = [], ""
+    if v.tricks:  # the last finished trick, to look back at (the one shown in the middle goes to its winner)
+        last = v.tricks[-1]
+        peek_title = f"last trick, won by {_whose(names, last.winner, me, 'spades')}" if last.winner is not None else "last trick"
+        for k, p in enumerate(last.cards):
+            peek.append(Pile("you" if p.seat == me else COMPASS[p.seat], (p.card,), tag="winner" if p.seat == last.winner else "",
+                             pos=place[p.seat]))
+    sides = " · ".join(f"{' & '.join('you' if x == me else COMPASS[x] for x in s.seats)}: "
+                       f"{plural(s.score, 'point')}, {plural(s.bags, 'bag')}"
                        for s in v.sides)
     hand = [HandCard(c, str(c), False) for c in (v.hand if v.hand_visible and me is not None else ())]
     if me is None and v.seat is not None:
@@ -255,9 +350,38 @@ def _spades(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], se
     if mine is not None and not hand and (me is not None or v.seat is not None):
         mine.backs = v.seats[viewer].hand_count
     phase = v.phase.name.lower()
-    status = f"deal {v.deal} · {phase}" + (f" · {_whose(names, v.to_act, me)} to act" if v.to_act is not None else "") + f" · {sides}"
+    status = f"deal {v.deal} · {phase}" + (f" · {_whose(names, v.to_act, me, 'spades')} to act" if v.to_act is not None else "") + f" · {sides}"
+    head, sheet = _score_sheet(v, me)
     return TableModel("spades", seats, [], title, trick, hand, "your hand" if me is not None else "hand",
-                      _spades_explain(v, cat, options), status, cat, [], True)
+                      _spades_explain(v, cat, options), status, cat, [], True, peek, peek_title, head, sheet,
+                      len(v.tricks) + (1 if v.trick else 0), bool(not v.trick and v.tricks), v.phase.name == "GAME_OVER")
+
+
+def _score_sheet(v: Any, me: int | None) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """The score sheet: a row per finished deal (each side's bids, tricks, points, bags and
+    total), then the deal being played (bids so far, tricks so far)."""
+    def side_name(side: Any) -> str:
+        return " & ".join("you" if x == me else COMPASS[x] for x in side.seats)
+
+    def bids(seats: Sequence[int], bid_of: Any, blind: Any) -> str:
+        return "+".join("–" if bid_of(x) is None else ("BN" if blind(x) else ("nil" if bid_of(x) == 0 else str(bid_of(x))))
+                        for x in seats)
+
+    head = tuple(side_name(sd) for sd in v.sides)  # each side's columns: bid, took, score, bags
+    rows = []
+    for d in v.history:
+        row = [str(d.deal)]
+        for sd, res in zip(v.sides, d.sides):
+            row += [bids(sd.seats, lambda x: d.bids[x], lambda x: d.blind_nil[x]), str(sum(d.tricks_won[x] for x in sd.seats)),
+                    f"{res.points - res.penalties:+d} → {res.score}", f"{res.bags_added:+d} → {res.bags}"]
+        rows.append(tuple(row))
+    if v.phase.name != "GAME_OVER" and (not v.history or v.history[-1].deal != v.deal):
+        row = [f"{v.deal} (now)"]
+        for sd in v.sides:
+            row += [bids(sd.seats, lambda x: v.seats[x].bid, lambda x: v.seats[x].blind_nil),
+                    str(sum(v.seats[x].tricks_won for x in sd.seats)), str(sd.score), str(sd.bags)]
+        rows.append(tuple(row))
+    return head, rows
 
 
 def _spades_explain(v: Any, cat: list[Entry], options: dict[str, Any]) -> str:
@@ -301,8 +425,9 @@ def _spite(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], sea
         own = me is not None and p.seat == me
         partner = me_player is not None and not own and p.team == me_player.team
         facts = (["partner"] if partner else []) + [f"{p.payoff_count} to pay off", f"{p.hand_count} in hand"] + (
-            [f"{p.points} points"] if series else [])
-        box = SeatBox(p.seat, _who(names, p.seat, me), own, place[p.seat], v.current_seat == p.seat, facts, partner=partner)
+            [plural(p.points, "point")] if series else [])
+        box = SeatBox(p.seat, _who(names, p.seat, me), own, place[p.seat], v.current_seat == p.seat, facts, partner=partner,
+                      where=f"seat {p.seat}")
         payoff_src = "payoff" if own else ("partner_payoff" if partner else "")
         under = max(0, p.payoff_count - len(p.payoff_face_up))
         box.piles.append(Pile("pay-off", tuple(p.payoff_face_up[-1:]), under + max(0, len(p.payoff_face_up) - 1),
@@ -327,16 +452,16 @@ def _spite(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], sea
         middle.append(Pile("new pile", note="starts with an ace", dst="center:new"))
     for i, pile in enumerate(v.completed):
         middle.append(Pile(f"completed {i + 1}", pile.cards[-1:], max(0, len(pile.cards) - 1), "set aside"))
-    middle.append(Pile("stock", (), v.stock_count, f"{v.stock_count} cards"))
+    middle.append(Pile("stock", (), v.stock_count, plural(v.stock_count, "card")))
     hand = []
     if me is not None:
         hand = [HandCard(c, f"hand:{c}", False) for c in v.hand]
     elif v.seat is not None:
         hand = [HandCard(c, f"hand:{c}", False) for c in (hand_for(v, seat_views, v.seat) or ())]
     status = (f"game {v.game_number + 1} · turn {v.turn_number + 1} · {_whose(names, v.current_seat, me)} to act"
-              if v.current_seat is not None else f"over after {v.turn_number} turns")
+              if v.current_seat is not None else f"over after {plural(v.turn_number, 'turn')}")
     if v.turn_moves:
-        status += " · this turn: " + ", ".join(m.action for m in v.turn_moves[-4:])
+        status += " · this turn: " + ", ".join(say("spite-and-malice", m.action) for m in v.turn_moves[-4:])
     explain = ""
     if cat:
         if v.phase.name == "FILLING":
@@ -363,8 +488,8 @@ def _spot(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], seat
     seats = []
     for s in range(n):
         own = me is not None and s == me
-        facts = [f"{v.hand_counts[s]} cards", f"balance {v.balances[s]:+g}"] + (["dealer"] if s == v.dealer else [])
-        box = SeatBox(s, _who(names, s, me), own, place[s], v.current_seat == s, facts)
+        facts = [plural(v.hand_counts[s], "card"), f"balance {v.balances[s]:+g}"] + (["dealer"] if s == v.dealer else [])
+        box = SeatBox(s, _who(names, s, me), own, place[s], v.current_seat == s, facts, where=f"seat {s}")
         hand = hand_for(v, seat_views, s)
         if not own and s != v.seat:
             if hand is not None:
@@ -372,9 +497,9 @@ def _spot(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], seat
             else:
                 box.backs = v.hand_counts[s]
         seats.append(box)
-    middle = [Pile("stock", (), v.stock_count, f"{v.stock_count} cards", dst="stock" if "stock" in dsts else ""),
+    middle = [Pile("stock", (), v.stock_count, plural(v.stock_count, "card"), dst="stock" if "stock" in dsts else ""),
               Pile("discard pile", tuple(v.discard_pile[-1:]), max(0, len(v.discard_pile) - 1),
-                   f"{len(v.discard_pile)} cards", dst="discard" if "discard" in dsts else "")]
+                   plural(len(v.discard_pile), "card"), dst="discard" if "discard" in dsts else "")]
     for m in v.melds:
         middle.append(Pile(f"m{m.id} {m.kind.value}", tuple(m.cards), note=f"by {_who(names, m.owner, me)}",
                            dst=f"m{m.id}" if f"m{m.id}" in dsts else "", spread=True))
@@ -400,6 +525,84 @@ def _spot(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], seat
 
 
 # --------------------------------------------------------------------------------------
+# The end: who won, by how much, and why.
+
+
+def _people(seats: Sequence[int], names: Sequence[str], me: int | None, game: str) -> str:
+    who = ["you" if s == me else f"{_who(names, s, None)} ({seat_place(game, s)})" for s in seats]
+    return who[0] if len(who) == 1 else ", ".join(who[:-1]) + " and " + who[-1]
+
+
+def verdict(game: str, outcome: Any, names: Sequence[str], me: int | None = None, final_view: Any = None,
+            options: dict[str, Any] | None = None) -> str:
+    """The end of a match in a sentence for every game: who won, by how much, and why
+    ("North and South won 312 to 250, by 62 points: they reached the target of 300")."""
+    text = _verdict(game, outcome, names, me, final_view, options)
+    return "Y" + text[1:] if text.startswith("you") else text  # (a bot's name keeps its case)
+
+
+def _verdict(game: str, outcome: Any, names: Sequence[str], me: int | None, final_view: Any,
+             options: dict[str, Any] | None) -> str:
+    o = outcome
+    n = len(o.scores)
+    winners = tuple(s for s in range(n) if o.ranks[s] == 1)
+    others = tuple(s for s in range(n) if o.ranks[s] != 1)
+    if o.reason.is_forfeit:
+        failed = others or tuple(range(n))
+        how = {"forfeit_timeout": "ran out of time", "forfeit_illegal": "made an illegal move",
+               "forfeit_disconnect": "left the table", "forfeit_crash": "crashed"}.get(o.reason.value, o.reason.value)
+        if len(failed) == 1:
+            lost = f"{_people(failed, names, me, game)} {how}"
+        else:  # a side: one of its seats failed (the detail says which)
+            lost = f"{'your side' if me in failed else _people(failed, names, me, game)} lost: a seat {how}"
+        text = (f"{_people(winners, names, me, game)} won by forfeit: {lost}" if winners and others
+                else f"The match ended by forfeit: {lost}")
+        return text + (f" ({o.detail})." if o.detail else ".")
+    if o.reason.value == "aborted":
+        return "The match was stopped by the arbiter: no result counts."
+    draw = not others
+    if game == "spades":
+        top = max(o.scores)
+        low = min(o.scores)
+        deals = getattr(final_view, "deal", None) or len(getattr(final_view, "history", ()) or ())
+        target = getattr(final_view, "target", None) or (options or {}).get("target")
+        fixed = (options or {}).get("deals")
+        if fixed:
+            why = f"the match was {plural(int(fixed), 'deal')} long"
+        elif o.reason.value == "turn_limit":
+            why = f"the deal limit was reached after {plural(deals, 'deal')}"
+        elif target and top >= target:
+            why = f"{'you' if me in winners else 'they'} reached the target of {target}" + (
+                f" after {plural(deals, 'deal')}" if deals else "")
+        else:
+            why = f"the other side fell to {low:g}" + (f" after {plural(deals, 'deal')}" if deals else "")
+        if draw:
+            return f"A draw at {top:g} all: {why}."
+        return (f"{_people(winners, names, me, game)} won {top:g} to {low:g}, by {plural(int(top - low), 'point')}: {why}.")
+    if game == "spot":
+        best = max(o.scores)
+        rest = max((o.scores[s] for s in others), default=best)
+        hands = o.detail.split(" hand")[0] if " hand" in o.detail else ""
+        why = f"after {plural(int(hands), 'hand')}" if hands.isdigit() else o.detail
+        if draw:
+            return f"A draw, every seat at {best:+g}: {why}."
+        return (f"{_people(winners, names, me, game)} won with {best:+g} units, {best - rest:g} ahead of the next seat "
+                f"({rest:+g}), {why}.")
+    # Spite and Malice: who emptied a pay-off pile; how many pay-off cards the others kept
+    players = getattr(final_view, "players", None) or ()
+    left = ", ".join(f"{'you' if p.seat == me else _who(names, p.seat, None)}: {p.payoff_count}" for p in players)
+    why = {"completed": "emptied the pay-off pile" if len(winners) == 1 else "emptied their pay-off piles",
+           "stalemate": "the game was blocked", "turn_limit": "the turn limit was reached"}.get(o.reason.value, o.reason.value)
+    if o.reason.value == "completed" and winners:
+        sentence = f"{_people(winners, names, me, game)} {why}" + (" first" if len(winners) == 1 else "")
+    elif draw:
+        sentence = f"A draw: {why}"
+    else:
+        sentence = f"{_people(winners, names, me, game)} won: {why}, and fewer pay-off cards were left"
+    return sentence + (f" (pay-off cards left: {left})." if left else ".")
+
+
+# --------------------------------------------------------------------------------------
 # HTML.
 
 TABLE_STYLE = """<style>
@@ -408,10 +611,23 @@ TABLE_STYLE = """<style>
   grid-template-areas:"tl top tr" "left mid right" "bottom bottom bottom"; }
 #board.seats-2 { grid-template-columns:minmax(0,1fr) minmax(0,1.3fr); grid-template-areas:"top mid" "bottom bottom"; }
 #board.seats-3 { grid-template-areas:"left mid right" "bottom bottom bottom"; }
-#board.seats-4 { grid-template-areas:". top ." "left mid right" "bottom bottom bottom"; }
+#board.seats-4 { grid-template-areas:"lc top rc" "left mid right" "bottom bottom bottom"; }
+#board .left-corner { grid-area:lc; } #board .right-corner { grid-area:rc; } #board .corner { min-width:0; font-size:12px; }
+#board details.sheet, #board details.peek { background:#17583d; border-radius:8px; padding:3px 8px; }
+#board details summary { cursor:pointer; font-size:12px; text-transform:uppercase; letter-spacing:.04em; }
+#board details summary:focus-visible { outline:3px solid #ffd54f; }
+#board .sheet .scroll { overflow-x:auto; }
+#board .sheet table { border-collapse:collapse; font-size:11px; margin-top:4px; background:none; color:inherit; width:100%; }
+#board .sheet th, #board .sheet td { border:1px solid rgba(255,255,255,.25); padding:1px 4px; text-align:center; font-weight:400; color:inherit; background:none; }
+#board .sheet thead th { font-weight:700; }
+#board .peek .trick.small { grid-template-columns:repeat(3,40px); margin:4px 0; }
+#board .peek .trick.small .pile { margin:0; } #board .peek .trick.small .pile .stack { min-height:46px; }
+#board .peek .trick.small .pile .note, #board .peek .trick.small .pile > span:not(.stack) { display:none; }
+#board h2.ttl { margin:0 0 2px; font-weight:400; color:inherit; border:none; }
 #board .seat { background:rgba(0,0,0,.18); border:2px solid transparent; border-radius:10px; padding:6px 8px; min-width:0; }
 #board .seat.to-act { border-color:#ffd54f; box-shadow:0 0 0 2px rgba(255,213,79,.35); }
 #board .seat .name { font-weight:700; } #board .seat .facts { font-size:12px; font-weight:400; opacity:.9; }
+#board .seat .where { font-weight:400; font-size:12px; background:rgba(255,255,255,.16); border-radius:4px; padding:0 5px; margin-left:3px; }
 #board .seat .name .backs { margin-left:6px; font-weight:400; }
 #board .seat.you { display:flex; flex-wrap:wrap; gap:4px 16px; align-items:flex-end; } #board .seat.you > .name { flex-basis:100%; }
 #board .pos-bottom { grid-area:bottom; } #board .pos-top { grid-area:top; } #board .pos-left { grid-area:left; }
@@ -421,21 +637,25 @@ TABLE_STYLE = """<style>
 #board .piles { display:flex; flex-wrap:wrap; gap:8px; align-items:flex-start; }
 #board .pile { display:flex; flex-direction:column; align-items:center; gap:2px; font-size:11px; min-width:52px;
   border:2px solid transparent; border-radius:8px; padding:2px; background:none; color:inherit; font-family:inherit; }
-#board .pile .stack { display:flex; align-items:flex-end; min-height:62px; }
-#board .pile.spread .stack .card + .card { margin-left:-26px; }
-#board .pile .slot { display:inline-block; width:44px; height:62px; border:2px dashed rgba(255,255,255,.35); border-radius:6px; }
+#board .pile .stack { display:flex; align-items:flex-end; min-height:76px; }
+#board .pile.spread .stack .card + .card { margin-left:-30px; }
+#board .pile.spread .stack .card.sm + .card.sm { margin-left:-18px; }
+#board .pile .slot { display:inline-block; width:54px; height:76px; border:2px dashed rgba(255,255,255,.35); border-radius:6px; }
 #board .pile.target { border-color:#ffd54f; background:rgba(255,213,79,.18); cursor:pointer; }
 #board .pile.selected, #board .pick.selected .card { outline:3px solid #4fc3f7; outline-offset:1px; }
 #board .pile[data-src] { cursor:pointer; }
 #board .pile[data-src] .stack .card:last-child { transform:translateY(-6px); box-shadow:0 6px 10px rgba(0,0,0,.35); }
-#board .card { display:inline-flex; flex-direction:column; justify-content:space-between; align-items:center; width:44px; height:62px; padding:3px 2px;
-  margin:1px; border:1px solid #b8bec9; border-radius:6px; background:#fff; font-weight:700; line-height:1; vertical-align:bottom; }
-#board .card b { font-size:17px; align-self:flex-start; padding-left:3px; } #board .card i { font-style:normal; font-size:24px; }
-#board .card.sm { width:30px; height:42px; } #board .card.sm b { font-size:12px; padding-left:1px; } #board .card.sm i { font-size:16px; }
+#board .card { display:inline-flex; flex-direction:column; justify-content:space-between; align-items:center; width:54px; height:76px; padding:3px 2px;
+  margin:1px; border:1px solid #b8bec9; border-radius:7px; background:#fff; font-weight:700; line-height:1; vertical-align:bottom;
+  box-shadow:0 1px 2px rgba(0,0,0,.25); }
+#board .card b { font-size:20px; align-self:flex-start; padding-left:2px; } #board .card i { font-style:normal; font-size:30px; }
+#board .card b.ten { letter-spacing:-2px; margin-left:-1px; }
+#board .card.sm { width:34px; height:48px; border-radius:5px; } #board .card.sm b { font-size:14px; padding-left:1px; } #board .card.sm i { font-size:18px; }
+#board .card.sm b.ten { letter-spacing:-2.5px; font-size:13px; }
 #board .card.red { color:#c62828; } #board .card.black { color:#111; } #board .card.joker { color:#7b1fa2; }
 #board .card.back { background:repeating-linear-gradient(45deg,#3b5bb5,#3b5bb5 4px,#5a78cc 4px,#5a78cc 8px); border-color:#2d4690; }
 .backs { display:inline-flex; align-items:center; gap:4px; font-size:12px; }
-#board .trick { display:grid; grid-template-columns:repeat(3,58px); grid-template-rows:repeat(3,auto); gap:0 8px; justify-content:center;
+#board .trick { display:grid; grid-template-columns:repeat(3,64px); grid-template-rows:repeat(3,auto); gap:0 8px; justify-content:center;
   grid-template-areas:". top ." "left . right" ". bottom ."; }
 #board .trick .pile:nth-child(n) { margin:-10px 0; }
 #board .trick .pile { min-width:0; }
@@ -445,7 +665,21 @@ TABLE_STYLE = """<style>
 #board .pick .card { transition:transform .08s; }
 #board .pick.legal .card { transform:translateY(-10px); box-shadow:0 8px 12px rgba(0,0,0,.35); }
 #board .pick.legal:hover .card, #board .pick.legal:focus .card { outline:3px solid #ffd54f; }
-#board .pick.dim { cursor:default; } #board .pick.dim .card { opacity:.55; }
+#board .pick.dim { cursor:default; } #board .pick.dim .card { opacity:.55; } #board .pick.idle { cursor:default; }
+#board .hand .pick + .pick, #board .hand > .card + .card { margin-left:-8px; }
+/* motion: a card played slides in from its seat; a finished trick, after a pause, goes to its winner */
+@keyframes from-bottom { from { transform:translateY(90px); opacity:.2; } } @keyframes from-top { from { transform:translateY(-90px); opacity:.2; } }
+@keyframes from-left { from { transform:translateX(-110px); opacity:.2; } } @keyframes from-right { from { transform:translateX(110px); opacity:.2; } }
+#board .trick .pile.enter { animation:.35s ease-out both; position:relative; z-index:3; }
+#board .trick .pile.enter.at-bottom { animation-name:from-bottom; } #board .trick .pile.enter.at-top { animation-name:from-top; }
+#board .trick .pile.enter.at-left { animation-name:from-left; } #board .trick .pile.enter.at-right { animation-name:from-right; }
+@keyframes to-bottom { to { transform:translateY(110px) scale(.5); opacity:0; } } @keyframes to-top { to { transform:translateY(-110px) scale(.5); opacity:0; } }
+@keyframes to-left { to { transform:translateX(-130px) scale(.5); opacity:0; } } @keyframes to-right { to { transform:translateX(130px) scale(.5); opacity:0; } }
+#board .trick.collect-bottom .pile { animation:to-bottom .5s ease-in 1.2s both; } #board .trick.collect-top .pile { animation:to-top .5s ease-in 1.2s both; }
+#board .trick.collect-left .pile { animation:to-left .5s ease-in 1.2s both; } #board .trick.collect-right .pile { animation:to-right .5s ease-in 1.2s both; }
+@media (prefers-reduced-motion: reduce) { #board .trick .pile, #board .trick.collect-bottom .pile, #board .trick.collect-top .pile,
+  #board .trick.collect-left .pile, #board .trick.collect-right .pile, #board .pick .card { animation:none !important; transition:none !important; } }
+.sr-only { position:absolute; width:1px; height:1px; padding:0; margin:-1px; overflow:hidden; clip:rect(0,0,0,0); white-space:nowrap; border:0; }
 #explain { margin:6px 0; }
 #choices { display:flex; flex-wrap:wrap; gap:6px; align-items:center; margin:6px 0; }
 #choices button, #selection button { padding:6px 12px; border:1px solid var(--accent); border-radius:6px; background:#fff; cursor:pointer; font:inherit; }
@@ -458,14 +692,17 @@ TABLE_STYLE = """<style>
 .keys { font-size:12px; color:var(--muted); }
 #clock { font-variant-numeric:tabular-nums; font-weight:600; }
 @media (max-width:700px) {
-  #board, #board.seats-2, #board.seats-3, #board.seats-4 { grid-template-columns:1fr 1fr; grid-template-areas:"tl tr" "top top" "left right" "mid mid" "bottom bottom"; padding:6px; }
+  #board, #board.seats-2, #board.seats-3, #board.seats-4 { grid-template-columns:minmax(0,1fr) minmax(0,1fr); grid-template-areas:"tl tr" "top top" "left right" "mid mid" "bottom bottom"; padding:6px; }
+  #board.seats-4 { grid-template-areas:"top top" "left right" "mid mid" "lc rc" "bottom bottom"; }
+  #board .sheet table { font-size:10px; } #board .sheet th, #board .sheet td { padding:1px 2px; }
   #board.seats-2 { grid-template-areas:"top top" "mid mid" "bottom bottom"; }
-  #board .card { width:36px; height:52px; } #board .card b { font-size:14px; } #board .card i { font-size:19px; }
-  #board .pile .slot { width:36px; height:52px; } #board .pile .stack { min-height:52px; }
+  #board .card { width:40px; height:58px; } #board .card b { font-size:16px; } #board .card i { font-size:22px; }
+  #board .pile .slot { width:40px; height:58px; } #board .pile .stack { min-height:58px; }
   #board .pile.spread .stack .card + .card { margin-left:-22px; }
-  #board .trick { grid-template-columns:repeat(3,40px); gap:0 4px; }
-  #board .trick .pile .card { width:30px; height:42px; } #board .trick .pile .card b { font-size:12px; } #board .trick .pile .card i { font-size:16px; }
-  #board .trick .pile .stack { min-height:42px; } #board .trick .pile .note { display:none; }
+  #board .hand .pick + .pick, #board .hand > .card + .card { margin-left:-14px; }
+  #board .trick { grid-template-columns:repeat(3,46px); gap:0 4px; }
+  #board .trick .pile .card { width:36px; height:50px; } #board .trick .pile .card b { font-size:14px; } #board .trick .pile .card i { font-size:19px; }
+  #board .trick .pile .stack { min-height:50px; } #board .trick .pile .note { display:none; }
   #board .seat:not(.you) .backs .card { display:none; } #board .seat { padding:4px 6px; }
   #board .seat.you .ttl { display:none; } #board .hand { padding-top:8px; }
   #board .mid { padding:4px; } #explain { font-size:13px; } .keys { display:none; }
@@ -489,52 +726,80 @@ def _pile_html(p: Pile, small: bool = False) -> str:
     if not inner:
         inner = '<span class="slot"></span>'
     note = f"<span>{html.escape(p.label)}</span>" + (f'<span class="note">{html.escape(p.note)}</span>' if p.note else "")
-    pos = f' style="grid-area:{p.pos}"' if p.pos else ""
+    pos = f' style="grid-area:{p.pos}" data-pos="{p.pos}"' if p.pos else ""
     return f'<{tag} class="{cls}"{attrs}{pos}><span class="stack">{inner}</span>{note}</{end}>'
 
 
 def _seat_html(s: SeatBox) -> str:
     cls = "seat" + (" you" if s.you else "") + (" to-act" if s.to_act else "") + (" partner" if s.partner else "")
     backs = f'<span class="backs">{back(True)} ×{s.backs}</span>' if s.backs and not s.piles else ""
-    out = [f'<div class="{cls} pos-{s.pos}" data-seat="{s.seat}"><div class="name">{html.escape(s.name)}'
+    where = f' <span class="where">{html.escape(s.where)}</span>' if s.where else ""
+    label = f'{"you" if s.you else s.name} · {s.where or f"seat {s.seat}"}' + (" · to act" if s.to_act else "")
+    out = [f'<section class="{cls} pos-{s.pos}" data-seat="{s.seat}" aria-label="{html.escape(label)}"><div class="name">'
+           f'{html.escape(s.name)}{where}'
            + (' <span class="turn-tag">· to act</span>' if s.to_act else "")
-           + f' <span class="facts">· {"" if s.you else f"seat {s.seat} · "}{html.escape(" · ".join(s.facts))}</span>{backs}</div>']
+           + f' <span class="facts">· {html.escape(" · ".join(s.facts))}</span>{backs}</div>']
     if s.piles:
         out.append('<div class="piles">' + "".join(_pile_html(p, small=not s.you) for p in s.piles) + "</div>")
     if s.cards:
         out.append('<div class="cards">' + "".join(str(face(c, True)) for c in s.cards) + "</div>")
-    out.append("</div>")
+    out.append("</section>")
     return "".join(out)
+
+
+def _sheet_html(m: TableModel) -> str:
+    if not m.sheet_head:
+        return ""
+    head = ('<tr><td></td>' + "".join(f'<th scope="colgroup" colspan="4">{html.escape(h)}</th>' for h in m.sheet_head) + "</tr>"
+            + '<tr><th scope="col">deal</th>' + '<th scope="col">bid</th><th scope="col">took</th><th scope="col">score</th>'
+            '<th scope="col">bags</th>' * len(m.sheet_head) + "</tr>")
+    rows = "".join("<tr>" + "".join((f"<th scope=\"row\">{html.escape(c)}</th>" if k == 0 else f"<td>{html.escape(c)}</td>")
+                                    for k, c in enumerate(r)) + "</tr>" for r in m.sheet)
+    return (f'<details class="sheet" id="score-sheet"{" open" if m.over else ""}><summary>score sheet ({plural(len(m.sheet), "deal")})</summary>'
+            f'<div class="scroll" tabindex="0" role="region" aria-label="score sheet"><table><thead>{head}</thead><tbody>{rows}</tbody></table></div></details>')
+
+
+def _peek_html(m: TableModel) -> str:
+    if not m.peek:
+        return ""
+    cards = "".join(_pile_html(p, small=True) for p in m.peek)
+    return (f'<details class="peek" id="last-trick"><summary>{html.escape(m.peek_title)}</summary>'
+            f'<div class="trick small">{cards}</div></details>')
 
 
 def render_table(m: TableModel, interactive: bool = True) -> Markup:
     """The table as HTML (``#board``, the hand inside it); ``interactive``: the hand's
     cards and the piles are buttons the script binds (a seat's page), else plain."""
     out = [f'<div id="board" class="table-{m.game} seats-{len(m.seats)}" data-instant="{1 if m.instant and interactive else 0}">']
-    mid = [f'<div class="mid"><div class="ttl" id="middle-title">{html.escape(m.middle_title)}</div>']
+    mid = [f'<div class="mid"><h2 class="ttl" id="middle-title">{html.escape(m.middle_title)}</h2>']
     if m.trick or m.game == "spades":
-        mid.append('<div class="trick" id="trick">' + "".join(_pile_html(p) for p in m.trick) + "</div>")
+        mid.append(f'<div class="trick" id="trick" data-trick="{m.trick_no}" data-done="{1 if m.trick_done else 0}" role="group" '
+                   f'aria-label="{html.escape(m.middle_title)}">' + "".join(_pile_html(p) for p in m.trick) + "</div>")
     if m.middle:
         mid.append('<div class="piles" id="middle">' + "".join(_pile_html(p) for p in m.middle) + "</div>")
     mid.append("</div>")
     out.append("".join(mid))
+    if m.peek or m.sheet_head:
+        out.append(f'<div class="corner left-corner">{_peek_html(m)}</div><div class="corner right-corner">{_sheet_html(m)}</div>')
     for s in m.seats:
         if s.you or (s.pos == "bottom"):
-            inner = _seat_html(s)[:-6]  # without its closing </div>: the hand goes inside
+            inner = _seat_html(s)[:-len("</section>")]  # without its closing tag: the hand goes inside
             if m.hand:
                 cards = []
+                playing = any(h.legal for h in m.hand)  # a choice of cards (not a bid): the others are dimmed
                 for k, h in enumerate(m.hand):
                     if interactive and h.src:
-                        cls = "pick " + ("legal" if h.legal else "dim")
+                        cls = "pick " + ("legal" if h.legal else ("dim" if playing else "idle"))
                         dis = "" if h.legal else " disabled"
                         cards.append(f'<button type="button" class="{cls}" data-src="{html.escape(h.src)}" data-key="{k + 1}"'
                                      f'{dis}>{face(h.card)}</button>')
                     elif h.src and m.catalogue:  # a replay of the seat's decision: what it could play
-                        cards.append(f'<span class="pick {"legal" if h.legal else "dim"}">{face(h.card)}</span>')
+                        cards.append(f'<span class="pick {"legal" if h.legal else ("dim" if playing else "idle")}">{face(h.card)}</span>')
                     else:
                         cards.append(str(face(h.card)))
-                inner += f'<div class="hand-box"><div class="ttl">{html.escape(m.hand_title)}</div><div class="hand" id="hand">{"".join(cards)}</div></div>'
-            out.append(inner + "</div>")
+                inner += (f'<div class="hand-box"><h2 class="ttl" id="hand-title">{html.escape(m.hand_title)}</h2>'
+                          f'<div class="hand" id="hand" role="group" aria-labelledby="hand-title">{"".join(cards)}</div></div>')
+            out.append(inner + "</section>")
         else:
             out.append(_seat_html(s))
     out.append("</div>")
@@ -678,13 +943,45 @@ TABLE_SCRIPT = r"""
     c.textContent = Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
   }
   window.setInterval(tick, 500);
-  window.arenaTable = {swap: swap, refresh: refresh, changed: function () {}};
+  // motion: the cards new to the trick slide in from their seats; a finished trick goes to
+  // its winner after a pause (CSS; none under prefers-reduced-motion). The first drawing
+  // of the page moves nothing.
+  var seen = null;
+  function motion() {
+    var t = $("trick");
+    if (!t) { seen = null; return; }
+    var no = t.getAttribute("data-trick"), done = t.getAttribute("data-done") === "1";
+    var cards = Array.prototype.map.call(t.querySelectorAll(".card[data-card]"), function (c) { return c.getAttribute("data-card"); });
+    if (seen !== null) {
+      t.querySelectorAll(".pile[data-pos]").forEach(function (p) {
+        var c = p.querySelector(".card[data-card]");
+        if (c && (seen.no !== no || seen.cards.indexOf(c.getAttribute("data-card")) < 0)) {
+          p.classList.add("enter", "at-" + p.getAttribute("data-pos"));
+        }
+      });
+      var w = t.querySelector(".pile.winner[data-pos]");
+      if (done && w && !(seen.no === no && seen.done)) { t.classList.add("collect-" + w.getAttribute("data-pos")); }
+    }
+    seen = {no: no, cards: cards, done: done};
+  }
+  // what changed, said to a screen reader (#announce is aria-live): whose turn, the trick, the end
+  function announce() {
+    var a = $("announce"); if (!a) { return; }
+    var parts = [], over = $("over"), turn = $("your-turn"), waiting = $("waiting"), title = $("middle-title");
+    if (over) { parts.push(over.textContent); }
+    else if (turn) { parts.push("Your turn."); var ex = $("explain"); if (ex) { parts.push(ex.textContent); } }
+    else if (waiting) { parts.push(waiting.textContent.split("·")[0]); }
+    if (title && $("trick")) { parts.push(title.textContent + "."); }
+    var text = parts.join(" ").replace(/\s+/g, " ").trim();
+    if (text && text !== a.getAttribute("data-said")) { a.textContent = text; a.setAttribute("data-said", text); }
+  }
+  window.arenaTable = {swap: swap, refresh: refresh, changed: function () {}, motion: motion, announce: announce};
   // whoever swaps the table in anew (this script, or the page's live updates): a fresh
   // selection, and the targets an action of no card reaches (the stock) lit at once
   var live = $("live");
   if (live && window.MutationObserver) {
-    new MutationObserver(function () { sel = []; show(); tick(); }).observe(live, {childList: true});
+    new MutationObserver(function () { sel = []; show(); tick(); motion(); announce(); }).observe(live, {childList: true});
   }
-  show(); tick();
+  show(); tick(); motion(); announce();
 })();
 """

@@ -84,6 +84,7 @@ from cardarena.replay import ReplayError
 from cardarena.replay import ReplayStep, step_record
 from arbiter.present.export import ARENA_SCALE, margin_header, margin_text, standings_notes
 from arbiter.present.table import TABLE_STYLE, render_table, table_model
+from arbiter.present.watching import now_playing
 from arbiter.present.played import THINK_COLUMNS, THINK_NOTE, describe, team_rows, think_cells
 from arbiter.present import play_page as play
 from arbiter.person.seat import HUMAN
@@ -242,7 +243,7 @@ _BASE = """<!doctype html>
 body { margin:0; font:15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; color:var(--fg); background:var(--bg); }
 header { background:#1d2330; color:#fff; padding:10px 24px; display:flex; gap:18px; align-items:baseline; }
 header a { color:#fff; text-decoration:none; font-weight:600; }
-header .crumbs a { font-weight:400; color:#c9d3ff; }
+header .crumbs a { font-weight:400; color:#c9d3ff; text-decoration:underline; }
 main { max-width:1180px; margin:0 auto; padding:18px 24px 48px; }
 h1 { font-size:22px; margin:8px 0 4px; } h2 { font-size:17px; margin:26px 0 8px; }
 .muted { color:var(--muted); } .small { font-size:13px; }
@@ -274,6 +275,7 @@ dl.played dt { color:var(--muted); } dl.played dd { margin:0; }
 pre.stderr { background:#f8f9fb; border:1px solid var(--line); padding:6px 8px; font-size:12px; max-height:220px; overflow:auto; white-space:pre-wrap; }
 .board td.label { white-space:nowrap; }
 .board td.section { background:#f8f9fb; font-weight:600; color:#344054; }
+@media (max-width:700px) { main { padding:10px 8px 32px; } .phone-hide { display:none; } th, td { padding:5px 6px; } }
 </style></head>
 <body><header><a href="/">Card Arena</a><span class="crumbs">{% block crumbs %}{% endblock %}</span></header>
 <main>{% block body %}{% endblock %}</main>
@@ -313,6 +315,7 @@ single matches, not a tournament, so they are in no standings. Each replays like
 
 _TOURNAMENT = """{% extends "base" %}
 {% block title %}{{ t.name }} · Card Arena{% endblock %}
+{% block head %}{{ table_style }}{% endblock %}
 {% block crumbs %}/ {{ t.name }}{% endblock %}
 {% block body %}
 <h1>{{ t.name }}</h1>
@@ -320,6 +323,10 @@ _TOURNAMENT = """{% extends "base" %}
 <p class="muted">{{ t.game }} · {{ rows|length }} matches{% if t.planned %} of {{ t.planned }}{% endif %}
 {% if t.finished %} · <span class="pill done">finished</span>{% else %} · <span class="pill">in progress</span>{% endif %}
 {% if running %} · <span class="small" id="refreshing">this page updates by itself while the tournament runs</span>{% endif %}</p>
+{% if playing is not none %}<p id="now-playing">Now playing{% if not playing %}: between matches{% endif %}
+{% for m in playing %}<span class="pill live-match" data-match="{{ m.match_id }}">{{ m.seats|join(' · ') }}: {{ m.steps }} decisions</span> {% endfor %}
+<span class="muted small">(watch it move: <code>arbiter watch --db {{ db }}</code>)</span></p>
+{% for m in playing %}{% if m.table %}<div class="live-table" data-match="{{ m.match_id }}">{{ m.table }}</div>{% endif %}{% endfor %}{% endif %}
 <dl class="played" id="played">
 {% for label, text in played.lines() %}<dt>{{ label }}</dt><dd id="played-{{ label }}">{{ text }}</dd>
 {% endfor %}</dl>
@@ -447,23 +454,23 @@ keeps its memory, so no deal is played twice here, and the luck of the cards is 
 {% if playing %}<p id="playing">Now playing: {% for e in playing %}<span class="pill">{{ e.players|join(' vs ') }}</span> {% endfor %}</p>{% endif %}
 <h2>Leaderboard</h2>
 {% if not ranked %}<p id="empty">No bot in the ladder yet: {% if remote %}connect one (<code>python -m sdk --bot BOT --address ADDRESS --token BOT_TOKEN</code>){% else %}submit one (<code>arbiter bots submit DIR --server ADDRESS --token AUTHOR_TOKEN</code>){% endif %}.</p>{% else %}
-<table id="leaderboard"><tr><th class="num">#</th><th>bot</th><th>version</th><th class="num">rating</th><th class="num">95% interval</th>
-<th class="num">LOS over next</th><th class="num">encounters</th><th class="num">matches</th><th class="num">forfeits</th></tr>
+<table id="leaderboard"><tr><th class="num">#</th><th>bot</th><th class="phone-hide">version</th><th class="num">rating</th><th class="num phone-hide">95% interval</th>
+<th class="num phone-hide">LOS over next</th><th class="num">encounters</th><th class="num phone-hide">matches</th><th class="num phone-hide">forfeits</th></tr>
 {% for r in ranked %}<tr class="ladder-row" data-bot="{{ r.name }}" data-player="{{ r.player }}">
 <td class="num">{{ r.rank }}</td><td class="bot"><a href="/a/{{ a.name|urlencode }}/bot/{{ r.name|urlencode }}"><strong>{{ r.name }}</strong></a></td>
-<td class="version">{% if remote %}<span class="pill not-hosted">not hosted</span>{% else %}{{ r.version }}{% endif %}</td><td class="num rating">{{ '%.2f'|format(r.mu) }}</td>
-<td class="num interval">{{ '%.2f'|format(r.low) }} – {{ '%.2f'|format(r.high) }}</td>
-<td class="num los">{{ '%.1f%%'|format(100 * r.los_next) if r.los_next is not none else '' }}</td>
-<td class="num encounters">{{ r.encounters }}</td><td class="num">{{ r.matches }}</td><td class="num failures">{{ r.failures }}</td></tr>{% endfor %}
+<td class="version phone-hide">{% if remote %}<span class="pill not-hosted">not hosted</span>{% else %}{{ r.version }}{% endif %}</td><td class="num rating">{{ '%.2f'|format(r.mu) }}</td>
+<td class="num interval phone-hide">{{ '%.2f'|format(r.low) }} – {{ '%.2f'|format(r.high) }}</td>
+<td class="num los phone-hide">{{ '%.1f%%'|format(100 * r.los_next) if r.los_next is not none else '' }}</td>
+<td class="num encounters">{{ r.encounters }}</td><td class="num phone-hide">{{ r.matches }}</td><td class="num failures phone-hide">{{ r.failures }}</td></tr>{% endfor %}
 </table>{% endif %}
 <p class="muted small" id="rating-scale">{{ scale }}.</p>
 <p class="muted small">Ranked by rating: Weng-Lin Plackett-Luce (openskill) updated after every encounter, one result per deal
 (points over its seatings, ties broken by the score margin); interval μ ± 1.96σ; LOS: the likelihood of superiority over the next row.</p>
 {% if others %}<h2>Suspended, replaced and withdrawn</h2>
-<table id="others"><tr><th>bot</th><th>version</th><th>status</th><th>why</th><th class="num">rating</th><th class="num">encounters</th></tr>
+<table id="others"><tr><th>bot</th><th class="phone-hide">version</th><th>status</th><th>why</th><th class="num phone-hide">rating</th><th class="num phone-hide">encounters</th></tr>
 {% for r in others %}<tr class="other-row" data-player="{{ r.player }}"><td><a href="/a/{{ a.name|urlencode }}/bot/{{ r.name|urlencode }}">{{ r.name }}</a></td>
-<td>{{ r.version }}</td><td><span class="pill {{ 'bad' if r.status == 'suspended' else '' }} status">{{ r.status }}</span></td>
-<td class="small reason">{{ r.reason }}</td><td class="num">{{ '%.2f'|format(r.mu) }}</td><td class="num">{{ r.encounters }}</td></tr>{% endfor %}</table>{% endif %}
+<td class="phone-hide">{{ r.version }}</td><td><span class="pill {{ 'bad' if r.status == 'suspended' else '' }} status">{{ r.status }}</span></td>
+<td class="small reason">{{ r.reason }}</td><td class="num phone-hide">{{ '%.2f'|format(r.mu) }}</td><td class="num phone-hide">{{ r.encounters }}</td></tr>{% endfor %}</table>{% endif %}
 <h2>Recent encounters</h2>
 {% if not recent %}<p class="muted">None yet.</p>{% else %}
 <table id="encounters"><tr><th class="num">#</th><th>table</th><th>points per deal</th><th>replays</th></tr>
@@ -577,7 +584,8 @@ def tournament_page(store: Store, key: str) -> str:
         t=tour, st=st, rows=rows, extra_cols=extra_cols, closed=not policy.matches,
         closed_reason=disclosure.CLOSED_REASON, played=played, entrants=store.entrants(tour.id),
         team_of={m: " + ".join(t) for t in played.teams for m in t}, running=policy.running,
-        think_note=THINK_NOTE,
+        think_note=THINK_NOTE, db=store.path, table_style=Markup(TABLE_STYLE),
+        playing=now_playing(store.path, tour.name) if tour.finished is None else None,
     )
 
 
@@ -935,12 +943,15 @@ _env.globals["live_script"] = Markup(LIVE_SCRIPT)
 
 
 def security_headers(nonce: str) -> dict[str, str]:
-    """Every response's: nothing cached, no sniffing, no Referer, no framing, and no script
-    but the page's own (its nonce), talking to this server only."""
+    """Every response's: nothing cached, no sniffing, no Referer to another site, no framing,
+    and no script but the page's own (its nonce), talking to this server only. The
+    referrer policy is ``same-origin``, not ``no-referrer``: under ``no-referrer`` a browser
+    sends ``Origin: null`` with the site's own form posts, which the same-origin check must
+    refuse (a sandboxed frame or a file sends it too), so no form could be posted."""
     return {
         "Cache-Control": "no-store",
         "X-Content-Type-Options": "nosniff",
-        "Referrer-Policy": "no-referrer",
+        "Referrer-Policy": "same-origin",
         "X-Frame-Options": "DENY",
         "Content-Security-Policy": f"default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-{nonce}'; "
                                    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'",

@@ -207,6 +207,12 @@ class State(abc.ABC):
     def spectator_view(self) -> Any:
         """The public view (no private cards) while running; the full deal once over."""
 
+    def revealed_view(self, seat: int) -> Any:
+        """``seat``'s view with its own hand shown even where the rules keep it from the
+        seat for now (Spades before ``look``): what a replay with every hand visible
+        draws, never what a seat is sent. By default the seat's view."""
+        return self.view(seat)
+
     @abc.abstractmethod
     def clone(self) -> "State": ...
 

@@ -1245,6 +1245,16 @@ class SpadesState(State):
     def spectator_view(self) -> SpadesView:
         return self._view(None)
 
+    def revealed_view(self, seat: int) -> SpadesView:
+        view = self.view(seat)
+        if view.hand_visible:
+            return view
+        d = view.__dict__.copy()
+        d["hand"], d["hand_visible"] = tuple(self.hands[seat]), True
+        shown = _new(SpadesView)
+        _set(shown, "__dict__", d)
+        return shown
+
 
 def _higher_side(scores: Sequence[int]) -> int | None:
     if scores[0] == scores[1]:

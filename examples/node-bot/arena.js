@@ -27,13 +27,14 @@ function parseArgs(argv, defaults) {
     token: process.env.ARENA_TOKEN || "",
     name: defaults.name,
     tlsCa: process.env.ARENA_TLS_CA || "",
+    protos: process.env.ARENA_PROTOS || "",
   };
-  const known = { "--address": "address", "--token": "token", "--name": "name", "--tls-ca": "tlsCa" };
+  const known = { "--address": "address", "--token": "token", "--name": "name", "--tls-ca": "tlsCa", "--protos": "protos" };
   for (let i = 0; i < argv.length; i += 2) {
     const flag = argv[i];
     if (flag === "--help" || flag === "-h") {
-      process.stdout.write("usage: node bot.js [--address HOST:PORT] [--name NAME] [--token T] [--tls-ca CA.pem]\n" +
-        "  (env ARENA_ADDRESS, ARENA_TOKEN, ARENA_TLS_CA)\n");
+      process.stdout.write("usage: node bot.js [--address HOST:PORT] [--name NAME] [--token T] [--tls-ca CA.pem] [--protos DIR]\n" +
+        "  (env ARENA_ADDRESS, ARENA_TOKEN, ARENA_TLS_CA, ARENA_PROTOS: the folder holding cardarena/v1/*.proto)\n");
       process.exit(0);
     }
     if (!(flag in known) || argv[i + 1] === undefined) {
@@ -45,14 +46,24 @@ function parseArgs(argv, defaults) {
   return args;
 }
 
-// The .proto files: ARENA_PROTOS, else ./protos beside this file (a hosted bot carries its
-// own copy: it sees nothing outside its folder), else the repository's protos/.
-function protoDir() {
-  const candidates = [process.env.ARENA_PROTOS, path.join(__dirname, "protos"), path.join(__dirname, "..", "..", "protos")];
-  for (const dir of candidates) {
-    if (dir && fs.existsSync(path.join(dir, "cardarena", "v1", "arena.proto"))) return dir;
+// The .proto files: --protos DIR or ARENA_PROTOS, else ./protos beside this file (a hosted
+// bot carries its own copy: it sees nothing outside its folder), else a protos/ folder in
+// this file's folder or any folder above it (the repository's, for a copy inside a
+// checkout). None: one line saying how to give them, and exit code 2.
+function protoDir(given) {
+  const has = (dir) => dir && fs.existsSync(path.join(dir, "cardarena", "v1", "arena.proto"));
+  if (given) {
+    if (has(given)) return given;
+    process.stderr.write(`error: --protos/ARENA_PROTOS ${given}: no cardarena/v1/arena.proto in it (give the folder holding cardarena/)\n`);
+    process.exit(2);
   }
-  throw new Error("cannot find cardarena/v1/arena.proto: set ARENA_PROTOS to the folder holding cardarena/");
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    if (has(path.join(dir, "protos"))) return path.join(dir, "protos");
+    if (path.dirname(dir) === dir) break;
+  }
+  process.stderr.write("error: cannot find the .proto files (cardarena/v1/arena.proto): copy the repository's protos/ " +
+    "folder beside bot.js (cp -r CHECKOUT/protos .), or give --protos DIR or ARENA_PROTOS=DIR\n");
+  process.exit(2);
 }
 
 // mulberry32: a small seeded generator, so a bot's choices replay from MatchStart.bot_seed.
@@ -70,7 +81,7 @@ function seeded(seed) {
 function play({ name, version, games, choose, onMessage }) {
   const args = parseArgs(process.argv.slice(2), { name });
   const definition = protoLoader.loadSync("cardarena/v1/arena.proto", {
-    includeDirs: [protoDir()],
+    includeDirs: [protoDir(args.protos)],
     keepCase: true, // field names as in the .proto: match_id, request_id, legal_actions
     longs: String, // uint64 request_id and bot_seed as decimal strings, echoed unchanged
     enums: String,

@@ -71,9 +71,16 @@ def test_each_viewpoint_sees_only_what_it_may(record):
         assert all(e.visible_for(seat) for e in s.events)
     full = replay_steps(record, full=True)
     assert all(len(s.seat_views) == game.num_seats for s in full)
-    # full view: every seat's hand, as that seat saw it
+    # full view: every seat's hand, as that seat saw it, and a hand it had not looked at yet
+    # (Spades before `look`) shown too (issue 44): the view is the seat's but for that hand
     for s, f in zip(mine, full):
-        assert f.seat_views[seat] == s.view
+        shown = f.seat_views[seat]
+        if getattr(s.view, "hand_visible", True):
+            assert shown == s.view
+        else:
+            assert shown.hand_visible and len(shown.hand) == 13 and not s.view.hand
+            assert {k: v for k, v in vars(shown).items() if k not in ("hand", "hand_visible")} == \
+                {k: v for k, v in vars(s.view).items() if k not in ("hand", "hand_visible")}
     # the board shows the viewpoint's own hand and counts the others face down
     first = next(s for s in mine if s.view.hand)
     rows = board(record.game, first.view, record.seat_names)

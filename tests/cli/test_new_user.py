@@ -289,15 +289,18 @@ def test_7_python_m_sdk_help_lists_every_bundled_bot():
     assert f"bundled name ({', '.join(sorted(BUNDLED))})" in text, text
 
 
-# -- 8. `tournament run`: no watch line before a bot is found not to play the game -------
+# -- 8. `tournament run`: a bot found not to play the game ends the run with that error ---
+# (issue 44 moved the watch line to the moment the run's arbiter is up, before the bots
+# start: a run that then fails ends on its error, and leaves nothing saying where to watch)
 
 
-def test_8_a_run_with_a_bot_of_another_game_fails_before_any_watch_line(tmp_path):
+def test_8_a_run_with_a_bot_of_another_game_ends_on_its_error(tmp_path):
     bot = _bot(tmp_path, "spadesonly", SPADES_ONLY)
     r = runner.invoke(app, ["tournament", "run", "--db", str(tmp_path / "t.sqlite"), "--game", "spot",
                             "--bots", f"{bot},random", "--deals", "1", "-o", "hands=1", "--name", "s"])
     assert not problems(_outcome(r), ("tournament", "run"), expect_error=True), r.output
-    assert "does not play spot (it plays spades)" in r.output and "watch live" not in r.output, r.output
+    assert "does not play spot (it plays spades)" in r.output.strip().splitlines()[-1], r.output
+    assert not (tmp_path / "t.sqlite.watch").exists()
 
 
 # -- 9. at 80 columns: the match id stays, failures say why, bot names stay whole --------

@@ -20,7 +20,8 @@ def test_a_tournament_run_prints_the_watch_command_and_quiet_prints_only_the_sta
     r = runner.invoke(app, ["tournament", "run", "--db", str(tmp_path / "q.sqlite"), "--bots", "random,greedy",
                             "--deals", "1", "-o", "deals=1", "--name", "w"])
     assert r.exit_code == 0, r.output
-    assert "watch live: arbiter watch --server 127.0.0.1:" in r.output and "--token " in r.output
+    assert f"watch live: arbiter watch --db {tmp_path / 'q.sqlite'} (or --server 127.0.0.1:" in r.output and "--token " in r.output
+    assert not (tmp_path / "q.sqlite.watch").exists()  # the run is over: nothing left saying where to watch it
     r = runner.invoke(app, ["tournament", "run", "--db", str(tmp_path / "q.sqlite"), "--bots", "random,greedy",
                             "--deals", "1", "-o", "deals=1", "--name", "q", "-q"])
     assert r.exit_code == 0, r.output

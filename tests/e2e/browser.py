@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import shutil
@@ -65,6 +66,35 @@ def chromium(page_load_timeout: float = 60) -> Iterator[webdriver.Chrome]:
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+#: axe-core (tests/e2e/axe: its package.json and lock file), installed from the npm
+#: registry once per lock file into the cache the Node tests use (tests/e2e/nodejs.py).
+AXE = Path(__file__).with_name("axe")
+#: The impacts that fail a page.
+SERIOUS = ("serious", "critical")
+
+
+@functools.lru_cache(maxsize=1)
+def _axe_source() -> str:
+    from tests.e2e.nodejs import need_node, npm_installed
+
+    need_node()
+    return (npm_installed(AXE, "axe") / "axe-core" / "axe.min.js").read_text()
+
+
+def accessibility_problems(browser, impacts: tuple[str, ...] = SERIOUS) -> list[str]:
+    """axe-core's violations of ``impacts`` on the page as it is now: one line each (the rule,
+    what it means, the first elements at fault); [] for none."""
+    browser.set_script_timeout(60)
+    if not browser.execute_script("return !!window.axe"):
+        browser.execute_script(_axe_source())
+    found = browser.execute_async_script(
+        "var done = arguments[arguments.length - 1];"
+        "axe.run(document, {resultTypes: ['violations']}).then(function (r) { done(r.violations.map(function (v) {"
+        "  return {id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map(function (n) { return n.target.join(' '); })};"
+        "})); }, function (e) { done([{id: 'axe-error', impact: 'critical', help: String(e), nodes: []}]); });")
+    return [f"{v['id']} ({v['impact']}): {v['help']} at {', '.join(v['nodes'])}" for v in found if v["impact"] in impacts]
 
 
 def set_size(browser, which: str) -> None:

@@ -43,8 +43,14 @@ def node_modules() -> Path:
     own = EXAMPLE / "node_modules"
     if (own / "@grpc" / "grpc-js").is_dir() and (own / "@grpc" / "proto-loader").is_dir():
         return own
-    lock = (EXAMPLE / "package-lock.json").read_bytes()
-    cache = _cache_root() / f"node-bot-{hashlib.sha256(lock).hexdigest()[:16]}"
+    return npm_installed(EXAMPLE, "node-bot")
+
+
+def npm_installed(folder: Path, name: str) -> Path:
+    """``folder``'s packages (its package.json and package-lock.json), ``npm ci``-installed
+    once per lock file into a cache folder; that ``node_modules``."""
+    lock = (folder / "package-lock.json").read_bytes()
+    cache = _cache_root() / f"{name}-{hashlib.sha256(lock).hexdigest()[:16]}"
     done = cache / "node_modules" / ".cardarena-installed"
     cache.mkdir(parents=True, exist_ok=True)
     # one install for every test worker: the others wait on the lock, then find it done
@@ -53,14 +59,14 @@ def node_modules() -> Path:
         if not done.exists():
             npm = shutil.which("npm")
             if npm is None:
-                pytest.fail("node is installed but npm is not: cannot install examples/node-bot's packages")
+                pytest.fail(f"node is installed but npm is not: cannot install {folder.relative_to(ROOT)}'s packages")
             for f in ("package.json", "package-lock.json"):
-                shutil.copy(EXAMPLE / f, cache / f)
+                shutil.copy(folder / f, cache / f)
             shutil.rmtree(cache / "node_modules", ignore_errors=True)
             proc = subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--cache", str(cache / "npm-cache")],
                                   cwd=cache, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
             if proc.returncode != 0:
-                pytest.fail(f"npm ci of examples/node-bot failed (code {proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
+                pytest.fail(f"npm ci of {folder.relative_to(ROOT)} failed (code {proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}")
             done.write_text("ok\n")
     return cache / "node_modules"
 

@@ -105,3 +105,21 @@ def test_a_suspended_bots_page_says_why(ladder_site, browser):  # noqa: F811
     assert "3 encounters in a row" in browser.find_element(By.ID, "suspended").text
     failures = browser.find_elements(By.CSS_SELECTOR, "#failures tr.failure")
     assert len(failures) == 3 and all("out of ideas" in f.text for f in failures)
+
+
+def test_the_leaderboard_fits_a_phone_and_has_no_accessibility_violation(ladder_site, browser):  # noqa: F811
+    """Issue 44 (item 17): the leaderboard overflowed a 390 px screen."""
+    from tests.e2e.browser import accessibility_problems, set_size
+
+    url, _ = ladder_site
+    browser.get(url + "a/club")
+    set_size(browser, "phone")
+    try:
+        browser.refresh()
+        width = browser.execute_script("return document.documentElement.scrollWidth")
+        assert width <= 390, f"the page is {width} px wide on a 390 px screen"
+        board = browser.find_element(By.ID, "leaderboard").rect
+        assert board["x"] >= 0 and board["x"] + board["width"] <= 390, board
+        assert not accessibility_problems(browser)
+    finally:
+        set_size(browser, "wide")

@@ -478,6 +478,8 @@ def test_bad_options_bots_and_seats_are_refused_by_name(site):
         ({**good, "bot.2": "../../etc/passwd.py"}, "unknown bot '../../etc/passwd.py'"),
         ({**good, "bot.2": "greedy", "game": "spot", "o.deals": "", "bot.3": "random"}, "does not play spot"),
         ({**good, "seat": "7"}, "seat must be a number from 0 to 3"),
+        # as a browser sends it (your own seat has no bot menu): not "the bot for seat 0 is missing" (issue 44)
+        ({**{k: v for k, v in good.items() if k != "bot.0"}, "seat": "7"}, "seat must be a number from 0 to 3"),
         ({k: v for k, v in good.items() if k != "bot.1"}, "the bot for seat 1 is missing"),
         ({k: v for k, v in good.items() if k != "seat"}, "your seat is missing"),
     ]
@@ -551,7 +553,9 @@ def test_a_person_gone_past_the_clock_forfeits_and_the_match_is_recorded():
                 if record.incidents and record.incidents[0].seat == 0:
                     break
             page = client.get(f"/play/{match_id}").body
-            assert "forfeit_timeout" in page and 'id="replay-link"' in page
+            # the banner says who won and why, in words (issue 44), not the reason's code
+            assert "won by forfeit: your side lost: a seat ran out of time" in page and "You lost." in page
+            assert 'id="replay-link"' in page
             assert record.outcome.reason is EndReason.FORFEIT_TIMEOUT and record.incidents[0].seat == 0
             assert record.incidents[0].kind == "timeout"
             assert verify_record(record) == record.outcome

@@ -17,6 +17,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from arbiter.server import auth, client
@@ -209,3 +210,20 @@ def test_an_arena_and_the_web_page_serve_their_metrics_when_asked(tmp_path):
         assert "arbiter_matches_started_total" in text and _total(got, "arbiter_matches_started_total") == 0
     finally:
         _stop(web)
+
+
+def test_a_bot_self_test_counts_nothing(tmp_path):
+    """Issue 44 (item 14): /metrics listed a self-test's seats (``candidate``, ``random-1``)
+    beside the service's bots."""
+    from arbiter import metrics
+    from arbiter.tournament.submissions import check_bot
+
+    m = metrics.enable(metrics.Metrics(process=False))
+    try:
+        report = check_bot(ROOT / "bots" / "random_bot.py", positions=10)
+    finally:
+        metrics.disable()
+    assert report.ok, report.to_dict()
+    text = generate_latest(m.registry).decode()
+    assert 'bot="candidate"' not in text and 'bot="random-1"' not in text, text
+    assert m.registry.get_sample_value("arbiter_matches_started_total", {"game": "spades"}) is None

@@ -204,3 +204,33 @@ def test_fresh_node_processes_per_match_beside_forked_python_ones(tmp_path):
     if forks:
         assert all(bp.forked for procs in seen for bp in procs if bp.name == "random")
         assert "a fresh sandboxed process each for nodebot (another runtime: no fork server)" in how, how
+
+
+def test_a_copy_of_the_example_outside_the_repository_finds_or_is_told_its_protos(tmp_path):
+    """Issue 44: a copy outside the repository failed with a stack trace until ARENA_PROTOS
+    was set. Without the .proto files it says so in one line; with --protos it plays."""
+    copy = tmp_path / "mybot"
+    copy.mkdir()
+    for f in ("arena.js", "bot.js", "package.json"):
+        shutil.copy(EXAMPLE / f, copy / f)
+    env = node_env()
+    env.pop("ARENA_PROTOS", None)
+    lost = subprocess.run([need_node(), "bot.js", "--address", "127.0.0.1:1"], cwd=copy, env=env, capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert lost.returncode == 2 and len(lost.stderr.strip().splitlines()) == 1, lost.stderr
+    assert "cannot find the .proto files" in lost.stderr and "--protos DIR" in lost.stderr and "    at " not in lost.stderr
+    wrong = subprocess.run([need_node(), "bot.js", "--protos", str(tmp_path)], cwd=copy, env=env, capture_output=True,
+                           text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert wrong.returncode == 2 and "no cardarena/v1/arena.proto in it" in wrong.stderr, wrong.stderr
+    serve = start_serve()
+    try:
+        log = tmp_path / "north.log"
+        with open(log, "wb") as err:
+            p = subprocess.Popen([need_node(), "bot.js", "--address", serve.address, "--name", "north",
+                                  "--protos", str(ROOT / "protos")], cwd=copy, env=dict(env, ARENA_TOKEN=serve.bot_token("north")),
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+        serve.bots.append(p)
+        serve.wait_sessions(["north"])  # it connected: the protocol loaded from the given folder
+    finally:
+        stop_serve(serve)
+    assert "Error" not in log.read_text()

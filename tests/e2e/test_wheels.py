@@ -187,10 +187,11 @@ def test_the_author_venv_has_the_sdk_and_nothing_of_the_platform(wheels, author_
         tried = _run([python, "-c", f"import {platform_package}"], env=_clean_env(), cwd=work)
         assert tried.returncode != 0 and f"No module named '{platform_package}'" in tried.stderr, tried.stderr
 
-    # the bundled bots are the platform's, and the training environments their extra's: each says so
-    bundled = _run([python, "-m", "sdk", "--bot", "random"], env=_clean_env(), cwd=work, timeout=60)
+    # the bundled bots are the platform's but for `random` (the SDK's own, an opponent with this
+    # package alone), and the training environments their extra's: each says so
+    bundled = _run([python, "-m", "sdk", "--bot", "heuristic"], env=_clean_env(), cwd=work, timeout=60)
     assert bundled.returncode == 2 and "Traceback" not in bundled.stderr, bundled.stderr
-    assert "unknown bot 'random'" in bundled.stderr and "the bundled bots come with card-arena" in bundled.stderr
+    assert "unknown bot 'heuristic'" in bundled.stderr and "the other bundled bots come with card-arena" in bundled.stderr
     envs = _run([python, "-c", "import cardarena_envs; cardarena_envs.env"], env=_clean_env(), cwd=work, timeout=60)
     assert envs.returncode != 0 and "pip install 'card-arena-sdk[envs]'" in envs.stderr, envs.stderr
 
@@ -216,16 +217,15 @@ def test_a_bot_from_the_author_venv_plays_on_an_arbiter_serve(author_venv, tmp_p
     s = start_serve()
     authors: dict[str, tuple[subprocess.Popen, Path]] = {}
     try:
-        for name in ("north", "south"):
+        for name in ("north", "east", "south", "west"):  # the author's bot, and the SDK's own random bot
             log = tmp_path / f"{name}.log"
+            command = ["lowest_bot.py"] if name in ("north", "south") else ["-m", "sdk", "--bot", "random"]
             with open(log, "w") as err:
                 proc = subprocess.Popen(
-                    [str(python), "lowest_bot.py", "--address", s.address, "--name", name],
+                    [str(python), *command, "--address", s.address, "--name", name],
                     cwd=work, env=dict(_clean_env(), ARENA_TOKEN=s.bot_token(name)),
                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
             authors[name] = (proc, log)
-        for name in ("east", "west"):  # the bundled bots, from the platform
-            s.start_bot("random", name)
         seats = ["north", "east", "south", "west"]
         s.wait_sessions(seats)
         with grpc.insecure_channel(s.address) as ch:
@@ -251,6 +251,9 @@ def test_a_bot_from_the_author_venv_plays_on_an_arbiter_serve(author_venv, tmp_p
     for name, (proc, log) in authors.items():
         text = log.read_text()
         assert "Traceback" not in text, text
+        assert text.startswith(f"connected to {s.address} as {name} "), text  # `python mybot.py` says so too
+        if name in ("east", "west"):
+            continue
         seat = ["north", "east", "south", "west"].index(name)
         decisions = [line for line in text.splitlines() if line.startswith(f"match over: seat {seat}, ")]
         assert decisions and int(decisions[0].split(", ")[1].split()[0]) >= 13, text

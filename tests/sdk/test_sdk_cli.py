@@ -61,3 +61,30 @@ def test_a_refused_or_unreachable_bot_is_one_error_line(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and proc.stderr.startswith("error: cannot reach the arbiter at 127.0.0.1:1")
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_a_bot_script_run_by_python_says_when_it_is_connected(tmp_path):
+    """Issue 44 (item 7): `python mybot.py` (``sdk.run``) says what `python -m sdk` says."""
+    (tmp_path / "mybot.py").write_text("from sdk import run\nfrom sdk.random_bot import RandomBot\n"
+                                       "if __name__ == '__main__':\n    run(RandomBot())\n")
+    s = start_serve()
+    try:
+        proc = subprocess.Popen([sys.executable, "mybot.py", "--address", s.address, "--name", "north",
+                                 "--token", s.bot_token("north")], cwd=tmp_path, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert f"connected to {s.address} as north" in _wait_connected(proc)
+    finally:
+        stop_serve(s)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0 and "the arbiter closed the connection (0 matches played)" in err, err
+
+
+def test_the_sdk_brings_its_own_random_bot():
+    """Issue 44: with card-arena-sdk alone (no entry points of the platform) `--bot random`
+    is the SDK's own random bot; installed, the platform's is the same class."""
+    from sdk.loading import BUNDLED, _bundled
+    from sdk.random_bot import RandomBot
+
+    alone = _bundled([])
+    assert sorted(alone) == ["random"] and alone["random"].load() is RandomBot
+    assert issubclass(BUNDLED["random"].load(), RandomBot)  # bots.random_bot is its subclass

@@ -120,14 +120,16 @@ def test_no_row_carries_the_deal_seed_or_another_seats_cards(store_path, tmp_pat
     rows, meta = dx.read(tmp_path / "club.parquet")
     assert "seed" not in dx.COLUMNS and str(record.seed) not in json.dumps(meta)
     hand = encoder("spades", OPTIONS).layout["hand"]
-    steps = replay_steps(record, full=True)  # every seat's own view at every step
+    steps = replay_steps(record, full=True)  # every seat's cards at every step (a hand not looked at too)
+    own = {s: replay_steps(record, s) for s in range(4)}  # each seat's own view: what it was shown
     checked = 0
     for r in rows:
         if r.match_id != record.match_id:
             continue
-        views = steps[r.step].seat_views
+        view = own[r.seat][r.step].view
         held = {c for c in range(52) if r.observation[hand.start + c]}
-        assert held == (set(views[r.seat].hand) if views[r.seat].hand_visible else set())
+        assert held == (set(view.hand) if view.hand_visible else set())
+        views = steps[r.step].seat_views
         assert not held & set().union(*(set(views[s].hand) for s in range(4) if s != r.seat))
         checked += bool(held)
     assert checked > 20

@@ -1,0 +1,156 @@
+"""A newcomer's first hour, round two (issue 44): what a new user ran into at the command
+line, each as the user typed it."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from arbiter.cli import app
+from tests.conftest import ROOT
+
+runner = CliRunner()
+
+
+def test_replay_of_a_store_or_a_file_that_is_no_record_says_what_it_is(tmp_path):
+    """Item 1: a store given as the match was a UTF-8 decode error."""
+    store = tmp_path / "arena.sqlite"
+    sqlite3.connect(store).execute("create table t(a)").connection.close()
+    junk = tmp_path / "corrupt.sqlite"
+    junk.write_bytes(bytes(range(128, 256)) * 8)
+    r = runner.invoke(app, ["replay", str(store)])
+    assert r.exit_code == 2 and "is a store (SQLite), not a match record: give it with --db" in r.output, r.output
+    r = runner.invoke(app, ["replay", str(junk)])
+    assert r.exit_code == 2 and "is not a match record" in r.output and "a store goes with --db" in r.output, r.output
+    assert "codec" not in r.output and "Traceback" not in r.output
+
+
+@pytest.fixture
+def taken_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        yield s.getsockname()[1]
+
+
+@pytest.mark.e2e
+def test_serve_on_a_taken_port_is_one_clean_line(taken_port, tmp_path):
+    """Item 2: gRPC's own ``add_port.cc`` log line came before the error."""
+    p = subprocess.run([sys.executable, "-m", "arbiter", "serve", "--port", str(taken_port), "--credentials",
+                        str(tmp_path / "c.json")], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and p.stdout == "", p
+    assert p.stderr.strip() == f"error: cannot listen on 127.0.0.1:{taken_port}: the port is taken (another process listens on it)"
+
+
+@pytest.mark.e2e
+def test_web_with_its_metrics_port_taken_never_says_serving(taken_port, tmp_path):
+    """Item 3: "serving ..." came out, then the metrics error and the exit."""
+    from arbiter.store.db import Store
+
+    Store(tmp_path / "a.sqlite").close()
+    p = subprocess.run([sys.executable, "-m", "arbiter", "web", "--db", str(tmp_path / "a.sqlite"), "--port", "0",
+                        "--metrics", str(taken_port)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "serving" not in p.stdout, p
+    assert f"--metrics: cannot listen on 127.0.0.1:{taken_port}" in p.stderr
+
+
+@pytest.mark.e2e  # the self-test imports the bot in a process of its own
+def test_bots_check_of_a_file_that_does_not_load_has_a_plain_title(tmp_path):
+    """Item 4: the table's title read "...: ? , games ?"."""
+    bad = tmp_path / "syntax.py"
+    bad.write_text("def f(:\n")
+    r = runner.invoke(app, ["bots", "check", str(bad)], terminal_width=200)
+    assert r.exit_code == 1, r.output
+    flat = "".join(r.output.split())  # the title wraps where the path is long (an xdist worker's tmp folder)
+    title = flat.split("┏")[0].split("┌")[0]
+    assert f"{bad}:didnotload" in flat and "?" not in title, r.output
+    assert "SyntaxError" in r.output
+
+
+@pytest.mark.e2e
+def test_a_tournament_whose_bot_cannot_start_leaves_no_progress_bar(tmp_path):
+    """Item 5: a bot that fails at import left the progress bar drawn after the error."""
+    (tmp_path / "badimp.py").write_text("import no_such_module_anywhere_zz\n")
+    r = runner.invoke(app, ["tournament", "run", "--db", str(tmp_path / "t.sqlite"), "--bots",
+                            f"random,{tmp_path / 'badimp.py'}", "--deals", "1", "-o", "deals=1"], terminal_width=200)
+    assert r.exit_code == 2, r.output
+    assert "No module named 'no_such_module_anywhere_zz'" in r.output
+    assert "0/2" not in r.output and "leader:" not in r.output, r.output
+
+
+@pytest.mark.parametrize("game,bots,said", [
+    ("spot", ["random"], "spot is played by 2 to 6 bots, one per seat: 1 bot given (e.g. arbiter play spot random random)"),
+    ("spite-and-malice", ["random"] * 7, "spite-and-malice is played by 2 to 6 bots, one per seat: 7 bots given"),
+])
+def test_play_with_the_wrong_number_of_bots_counts_bots(tmp_path, game, bots, said):
+    """Item 8: `arbiter play spot random` said "option 'players': must be 2-6, got 1"."""
+    r = runner.invoke(app, ["play", game, *bots, "--db", str(tmp_path / "a.sqlite")], terminal_width=200)
+    assert r.exit_code == 2 and said in r.output and "option 'players'" not in r.output, r.output
+
+
+@pytest.mark.e2e
+def test_watch_follows_the_tournament_running_from_a_store(tmp_path):
+    """Issue 44: there was no way to watch a tournament of a store live; `arbiter watch --db`
+    finds the run's arbiter beside the store, as soon as that arbiter is up."""
+    import time
+
+    db = tmp_path / "arena.sqlite"
+    r = runner.invoke(app, ["watch", "--db", str(db)])
+    assert r.exit_code == 2 and f"no tournament is running from {db}" in r.output, r.output
+    run = subprocess.Popen([sys.executable, "-m", "arbiter", "tournament", "run", "--db", str(db), "--bots",
+                            "heuristic,greedy", "--deals", "200", "-o", "deals=2", "--name", "watched", "-q"],
+                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    try:
+        watch_file = tmp_path / "arena.sqlite.watch"
+        for _ in range(600):  # a bounded wait for the run's arbiter (no time is measured)
+            if watch_file.exists() or run.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert watch_file.exists(), run.communicate(timeout=60)
+        assert oct(watch_file.stat().st_mode & 0o777) == "0o600"  # its spectator token: the organiser's eyes only
+        # the running tournament's web page lists what is being played now
+        import urllib.request
+
+        from tests.e2e.browser import serve_web
+
+        with serve_web(db) as url:
+            page = ""
+            for _ in range(100):  # bounded: until a match is on the table (no time is measured)
+                page = urllib.request.urlopen(url + "t/watched", timeout=60).read().decode()
+                if 'class="pill live-match"' in page or run.poll() is not None:
+                    break
+                time.sleep(0.05)
+        assert 'id="now-playing"' in page and "arbiter watch --db" in page, page[-2000:]
+        assert 'class="pill live-match"' in page and "heuristic" in page.split('id="now-playing"')[1][:400]
+        live = page.split('class="live-table"')[1]  # the match's public table as it stands
+        assert 'id="board" class="table-spades' in live and 'class="card back' in live
+        w = subprocess.run([sys.executable, "-m", "arbiter", "watch", "--db", str(db)], cwd=ROOT, capture_output=True,
+                           text=True, timeout=300, stdin=subprocess.DEVNULL)
+        assert w.returncode == 0, w.stderr
+        assert "tournament watched, running from" in w.stdout and "spades match " in w.stdout and "result (" in w.stdout, w.stdout
+    finally:
+        run.send_signal(signal.SIGINT)  # a long run, stopped as a person stops it
+        out, err = run.communicate(timeout=300)
+    assert run.returncode == 130 and "interrupted" in err, err
+    assert not watch_file.exists()  # the run is over
+    r = runner.invoke(app, ["watch", "--db", str(db)])
+    assert r.exit_code == 2 and "no tournament is running from" in r.output
+
+
+@pytest.mark.e2e
+def test_play_says_who_won_by_how_much_and_why_in_english(tmp_path):
+    """Items 9 and 10: the result line read "side A wins 120 to 50 after 1 deals"."""
+    r = runner.invoke(app, ["play", "spades", "random", "random", "random", "random", "--seed", "3", "-o", "deals=1",
+                            "--db", str(tmp_path / "a.sqlite")], terminal_width=200)
+    assert r.exit_code == 0, r.output
+    assert "the match was 1 deal long" in r.output and "1 deals" not in r.output, r.output
+    import re
+
+    assert re.search(r"random \((North|East)\) and random \((South|West)\) won -?\d+ to -?\d+, by \d+ points?: ", r.output) \
+        or "A draw" in r.output, r.output
