@@ -279,16 +279,16 @@ def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
 VALUE_PAIRS = (("heuristic", "greedy"), ("greedy", "random"))
 
 
-def value_round(seed: int, n: int) -> dict[str, float]:
+def value_round(seed: int, n: int, jobs: int = JOBS) -> dict[str, float]:
     """The value-of-the-deal correction (``variance.value_control``) per pair: v fitted on 3n
     deals of their own, E v from 8n bidding-only probes, measured on 2n other deals (all of
     Spades, 1 deal a match, seeds drawn from ``seed``)."""
     out: dict[str, float] = {}
     for a, b in VALUE_PAIRS:
         tag = f"{seed}:{a}:{b}"
-        train = replay_deals("spades", a, b, probe_seeds(f"deal-values:{tag}", 3 * n), {"deals": 1}, jobs=JOBS)
-        deals = replay_deals("spades", a, b, probe_seeds(f"deal-values-eval:{tag}", 2 * n), {"deals": 1}, jobs=JOBS)
-        probes = bid_probes("spades", a, b, {"deals": 1}, deals=8 * n, seed=f"bid-probes:{tag}", jobs=JOBS)
+        train = replay_deals("spades", a, b, probe_seeds(f"deal-values:{tag}", 3 * n), {"deals": 1}, jobs=jobs)
+        deals = replay_deals("spades", a, b, probe_seeds(f"deal-values-eval:{tag}", 2 * n), {"deals": 1}, jobs=jobs)
+        probes = bid_probes("spades", a, b, {"deals": 1}, deals=8 * n, seed=f"bid-probes:{tag}", jobs=jobs)
         c = value_control(deals, probes, fit_deal_value(train))
         key = f"value.spades_{a}_{b}"
         out[f"{key}.per_match"] = c.corrected_per_match
