@@ -5,12 +5,13 @@ process instead (``REPLAYED``: 3,000 deals, of which the recorded 400 are the fi
 
     python -m arbiter.tools.statreport            # every table, as Markdown (several minutes)
     python -m arbiter.tools.statreport sprt       # one part: sprt, live, coverage, ratings, strengths, perbot, variance,
-                                                       # sources, bids, seatings
+                                                       # sources, bids, seatings, values
+    python -m arbiter.tools.statreport values     # not in "every table": the value of the deal, ~10 min a pair
 
 ``bench_round`` is the short version ``python -m arbiter.tools.bench -s statistics`` repeats: the SPRT's
 error rates and length at its defaults, the margin interval's coverage and the ratings'
 intervals and LOS (equal bots head to head; round robins of known strengths, free for all
-and partnerships).
+and partnerships), and the value of the deal's variance cut on fresh deals (``value_round``).
 """
 
 from __future__ import annotations
@@ -222,11 +223,11 @@ def seating_rows(deals) -> Iterator[dict]:
                "per_match_2": m.duplicate_ratio, "per_match_4": m.ratio}
 
 
-def value_rows(train: int = 6000, deals: int = 3000, probes: int = 20_000) -> Iterator[dict]:
+def value_rows(train: int = 6000, deals: int = 3000, probes: int = 20_000, pairs=None) -> Iterator[dict]:
     """The value of the deal per pair of ``VALUE_PAIRS``: v fitted on ``train`` deals of their
     own, E v from ``probes`` bidding-only probe deals, measured on the first ``deals`` deals of
     ``arbiter evaluate spades A B --seed 17 -o deals=1``."""
-    for a, b in VALUE_PAIRS:
+    for a, b in pairs or VALUE_PAIRS:
         value = fit_deal_value(replay_deals("spades", a, b, probe_seeds("deal-values", train), {"deals": 1}, jobs=JOBS))
         ev = replay_evaluation("spades", a, b, deals, 17, {"deals": 1}, jobs=JOBS)
         c = value_control(ev, bid_probes("spades", a, b, {"deals": 1}, deals=probes, jobs=JOBS), value)
