@@ -29,8 +29,8 @@ from arbiter.tournament.evaluate import EvalResult, evaluate
 from arbiter.rating.sprt import Sprt, relabelled, shifted, simulate
 from arbiter.rating.stats import mean_se
 from arbiter.tools.variance import (
-    HANDS_FROM, SEATINGS, adjusted_result, bid_control, bid_probes, duplicate_gain, fit_deal_value, more_seatings,
-    one_seating, probe_seeds, replay_deals, replay_evaluation, value_control, variance_sources,
+    HANDS_FROM, SEATINGS, adjusted_result, bid_control, bid_probes, duplicate_gain, fit_deal_value, fit_side_value,
+    more_seatings, one_seating, probe_seeds, replay_deals, replay_evaluation, value_control, variance_sources,
 )
 
 #: The recorded deals, shipped as package data (pyproject.toml: [tool.setuptools.package-data]).
@@ -223,12 +223,14 @@ def seating_rows(deals) -> Iterator[dict]:
                "per_match_2": m.duplicate_ratio, "per_match_4": m.ratio}
 
 
-def value_rows(train: int = 6000, deals: int = 3000, probes: int = 20_000, pairs=None) -> Iterator[dict]:
+def value_rows(train: int = 6000, deals: int = 3000, probes: int = 20_000, pairs=None, per_side: bool = False) -> Iterator[dict]:
     """The value of the deal per pair of ``VALUE_PAIRS``: v fitted on ``train`` deals of their
     own, E v from ``probes`` bidding-only probe deals, measured on the first ``deals`` deals of
-    ``arbiter evaluate spades A B --seed 17 -o deals=1``."""
+    ``arbiter evaluate spades A B --seed 17 -o deals=1``. ``per_side``: the variant fitted per
+    side and seating (``fit_side_value``) instead of ``fit_deal_value``."""
     for a, b in pairs or VALUE_PAIRS:
-        value = fit_deal_value(replay_deals("spades", a, b, probe_seeds("deal-values", train), {"deals": 1}, jobs=JOBS))
+        fit = fit_side_value if per_side else fit_deal_value
+        value = fit(replay_deals("spades", a, b, probe_seeds("deal-values", train), {"deals": 1}, jobs=JOBS))
         ev = replay_evaluation("spades", a, b, deals, 17, {"deals": 1}, jobs=JOBS)
         c = value_control(ev, bid_probes("spades", a, b, {"deals": 1}, deals=probes, jobs=JOBS), value)
         yield {"pair": f"{a} vs {b}", "train": train, "deals": deals, "probes": probes, "features": len(value.names),

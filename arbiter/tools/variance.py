@@ -898,3 +898,69 @@ def value_control(deals: Sequence[Sequence[Replayed]], probes: Sequence[Sequence
     shift_se = ((mean_se(vs).se or 0.0) ** 2 + (ev.se or 0.0) ** 2) ** 0.5
     return ValueControl(mean_se(margins), mean_se(corrected), ev, shift_se,
                         _var([r.margin for d in deals for r in d[:2]]), tuple(margins), tuple(corrections))
+
+
+# A variant tried (docs/strength.md): each side's score in each seating predicted from its own
+# bid against its cards (the overbid in bins, so a set's jump can be fitted), one model per bot,
+# v the mean over the seatings of A's predicted score minus B's.
+
+_OVER_BINS = (-3, -2, -1, 0, 1, 2, 3)
+
+
+def _side_numbers(r: Replayed, nums: Sequence[Mapping[str, float]], bot: int) -> dict[str, float]:
+    seats, opp = r.side_of(bot), r.side_of(1 - bot)
+    bids = [r.bids[s] or 0 for s in seats]
+    c = sum(bids)
+    q = sum(nums[s]["quick"] for s, b in zip(seats, bids) if b > 0)
+    over = round(max(-3, min(3, c - q)))
+    f = {"c": c, "c2": c * c, "q": q, "opp_quick": sum(nums[s]["quick"] for s in opp),
+         "opp_bids": sum(r.bids[s] or 0 for s in opp), "spades": sum(nums[s]["spades"] for s in seats),
+         "hcp": sum(nums[s]["hcp"] for s in seats), "nil": 0.0, "nil_quick": 0.0, "nil_spades": 0.0, "nil_hcp": 0.0}
+    for k in _OVER_BINS:
+        f[f"over_{k}"] = 1.0 if over == k else 0.0
+        f[f"over_{k}_x_bids"] = c if over == k else 0.0
+    for s, b in zip(seats, bids):
+        if b == 0:
+            f["nil"] += 1
+            f["nil_quick"] += nums[s]["quick"]
+            f["nil_spades"] += nums[s]["spades"]
+            f["nil_hcp"] += nums[s]["hcp"]
+    return f
+
+
+def _sides(pair: Sequence[Replayed]):
+    for r in pair[:2]:
+        nums = [hand_numbers(h) for h in r.hands]
+        for bot in (0, 1):
+            side = r.side_of(bot)[0] % 2
+            yield bot, _side_numbers(r, nums, bot), (r.summary.sides[side].score if r.summary is not None else None)
+
+
+@dataclass(frozen=True)
+class SideValue:
+    """v = the mean over the two seatings of A's side's predicted score minus B's (``fit_side_value``)."""
+
+    names: tuple[str, ...]
+    coefficients: tuple[tuple[float, ...], tuple[float, ...]]  # per bot (A, B), intercept first
+    train_deals: int
+
+    def __call__(self, pair: Sequence[Replayed]) -> float:
+        total = 0.0
+        for bot, f, _ in _sides(pair):
+            beta = self.coefficients[bot]
+            g = beta[0] + sum(b * f[k] for b, k in zip(beta[1:], self.names))
+            total += g if bot == 0 else -g
+        return total / 2
+
+
+def fit_side_value(train: Sequence[Sequence[Replayed]]) -> SideValue:
+    """Per bot, its side's score in a seating fitted by least squares on ``train`` (deals of their own)."""
+    rows: dict[int, tuple[list[list[float]], list[float]]] = {0: ([], []), 1: ([], [])}
+    names: tuple[str, ...] = ()
+    for d in train:
+        for bot, f, y in _sides(d):
+            names = names or tuple(sorted(f))
+            rows[bot][0].append([f[k] for k in names])
+            rows[bot][1].append(float(y))
+    return SideValue(names, (tuple(_least_squares(*rows[0], ridge=1e-3)), tuple(_least_squares(*rows[1], ridge=1e-3))),
+                     len(train))

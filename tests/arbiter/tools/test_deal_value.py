@@ -9,7 +9,7 @@ import random
 import pytest
 
 from arbiter.rating.stats import mean_se
-from arbiter.tools.variance import fit_deal_value, probe_seeds, replay_deals, value_control
+from arbiter.tools.variance import fit_deal_value, fit_side_value, probe_seeds, replay_deals, value_control
 
 GAME, A, B, OPTIONS = "spades", "heuristic", "greedy", {"deals": 1}
 
@@ -21,20 +21,23 @@ def population():
     seeds = probe_seeds("test-deal-value-population", 40)
     deals = replay_deals(GAME, A, B, seeds, OPTIONS)
     probes = replay_deals(GAME, A, B, seeds, OPTIONS, bidding_only=True)
-    value = fit_deal_value(replay_deals(GAME, A, B, probe_seeds("test-deal-value-train", 40), OPTIONS))
-    return deals, probes, value
+    train = replay_deals(GAME, A, B, probe_seeds("test-deal-value-train", 40), OPTIONS)
+    return deals, probes, fit_deal_value(train), train
 
 
 def test_probes_value_the_deal_as_the_matches_do(population) -> None:
-    deals, probes, value = population
+    deals, probes, value, train = population
     assert [value(p) for p in probes] == pytest.approx([value(d) for d in deals])
+    per_side = fit_side_value(train)  # the variant: one side's score a seating, per bot
+    assert [per_side(p) for p in probes] == pytest.approx([per_side(d) for d in deals])
+    assert len({round(per_side(d), 6) for d in deals}) > 30  # it does tell deals apart
 
 
 def test_the_correction_is_unbiased_and_a_wrong_expectation_shows(population) -> None:
     """Samples of 15 deals drawn from the population, whose E v the probes give exactly: the
     corrected means average to the population's mean margin; centred 10 points off, they are
     at least 4 standard errors away."""
-    deals, probes, value = population
+    deals, probes, value, _ = population
     truth = value_control(deals, probes, value)
     assert truth.corrected.mean == pytest.approx(truth.plain.mean)  # over the population, m is E v itself
     rng = random.Random(5)
