@@ -5,12 +5,13 @@ process instead (``REPLAYED``: 3,000 deals, of which the recorded 400 are the fi
 
     python -m arbiter.tools.statreport            # every table, as Markdown (several minutes)
     python -m arbiter.tools.statreport sprt       # one part: sprt, live, coverage, ratings, strengths, perbot, variance,
-                                                       # sources, bids, seatings
+                                                       # sources, bids, seatings, values
+    python -m arbiter.tools.statreport values     # not in "every table": the value of the deal, ~10 min a pair
 
 ``bench_round`` is the short version ``python -m arbiter.tools.bench -s statistics`` repeats: the SPRT's
 error rates and length at its defaults, the margin interval's coverage and the ratings'
 intervals and LOS (equal bots head to head; round robins of known strengths, free for all
-and partnerships).
+and partnerships), and the value of the deal's variance cut on fresh deals (``value_round``).
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ from arbiter.tournament.evaluate import EvalResult, evaluate
 from arbiter.rating.sprt import Sprt, relabelled, shifted, simulate
 from arbiter.rating.stats import mean_se
 from arbiter.tools.variance import (
-    HANDS_FROM, SEATINGS, adjusted_result, bid_control, bid_probes, duplicate_gain, more_seatings, one_seating,
-    replay_evaluation, variance_sources,
+    HANDS_FROM, SEATINGS, adjusted_result, bid_control, bid_probes, duplicate_gain, fit_deal_value, fit_side_value,
+    more_seatings, one_seating, probe_seeds, replay_deals, replay_evaluation, value_control, variance_sources,
 )
 
 #: The recorded deals, shipped as package data (pyproject.toml: [tool.setuptools.package-data]).
@@ -222,6 +223,22 @@ def seating_rows(deals) -> Iterator[dict]:
                "per_match_2": m.duplicate_ratio, "per_match_4": m.ratio}
 
 
+def value_rows(train: int = 6000, deals: int = 3000, probes: int = 20_000, pairs=None, per_side: bool = False) -> Iterator[dict]:
+    """The value of the deal per pair of ``VALUE_PAIRS``: v fitted on ``train`` deals of their
+    own, E v from ``probes`` bidding-only probe deals, measured on the first ``deals`` deals of
+    ``arbiter evaluate spades A B --seed 17 -o deals=1``. ``per_side``: the variant fitted per
+    side and seating (``fit_side_value``) instead of ``fit_deal_value``."""
+    for a, b in pairs or VALUE_PAIRS:
+        fit = fit_side_value if per_side else fit_deal_value
+        value = fit(replay_deals("spades", a, b, probe_seeds("deal-values", train), {"deals": 1}, jobs=JOBS))
+        ev = replay_evaluation("spades", a, b, deals, 17, {"deals": 1}, jobs=JOBS)
+        c = value_control(ev, bid_probes("spades", a, b, {"deals": 1}, deals=probes, jobs=JOBS), value)
+        yield {"pair": f"{a} vs {b}", "train": train, "deals": deals, "probes": probes, "features": len(value.names),
+               "expected_v": str(c.expected_value), "plain": str(c.plain), "corrected": f"{c.corrected.mean:+.2f} ± {c.se:.2f}",
+               "shift": f"{c.shift:+.2f} ± {c.shift_se:.2f}", "per_deal_ratio": c.variance_ratio,
+               "per_match_plain": c.plain_per_match, "per_match_corrected": c.corrected_per_match}
+
+
 def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
     """One round of ``python -m arbiter.tools.bench -s statistics``: key -> measured value."""
     out: dict[str, float] = {}
@@ -257,6 +274,29 @@ def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
 
     out.update(betting_round(seed, runs))
     out.update(variance_round(seed, runs // 2))
+    out.update(value_round(seed, runs // 2))
+    return out
+
+
+#: The pairs the value of the deal is measured on (bot A, bot B): the close pair and a far one.
+VALUE_PAIRS = (("heuristic", "greedy"), ("greedy", "random"))
+
+
+def value_round(seed: int, n: int, jobs: int = JOBS) -> dict[str, float]:
+    """The value-of-the-deal correction (``variance.value_control``) per pair: v fitted on 3n
+    deals of their own, E v from 8n bidding-only probes, measured on 2n other deals (all of
+    Spades, 1 deal a match, seeds drawn from ``seed``)."""
+    out: dict[str, float] = {}
+    for a, b in VALUE_PAIRS:
+        tag = f"{seed}:{a}:{b}"
+        train = replay_deals("spades", a, b, probe_seeds(f"deal-values:{tag}", 3 * n), {"deals": 1}, jobs=jobs)
+        deals = replay_deals("spades", a, b, probe_seeds(f"deal-values-eval:{tag}", 2 * n), {"deals": 1}, jobs=jobs)
+        probes = bid_probes("spades", a, b, {"deals": 1}, deals=8 * n, seed=f"bid-probes:{tag}", jobs=jobs)
+        c = value_control(deals, probes, fit_deal_value(train))
+        key = f"value.spades_{a}_{b}"
+        out[f"{key}.per_match"] = c.corrected_per_match
+        out[f"{key}.plain_per_match"] = c.plain_per_match
+        out[f"{key}.shift_z"] = c.shift / c.shift_se if c.shift_se else 0.0
     return out
 
 
@@ -335,6 +375,17 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
                               lambda v: v <= 0.065, "<= 0.065 (β = 0.05)") for n in VARIANCE_CASES},
     **{f"variance.{n}.length": (f"variance-bounded test mean deals at M0 and M1 / fixed-length test, {n}", "x",
                                 *VARIANCE_LENGTH.get(n, (None, "none (issue 39 sets none)"))) for n in VARIANCE_CASES},
+    # the value of the deal (AIVAT-style control variate), variance per match played against independent deals
+    **{f"value.spades_{a}_{b}.per_match": (f"variance per match, deal margins corrected by a value of the deal / "
+                                           f"independent deals (Spades {a}-{b})", "x",
+                                           *((lambda v: v <= 0.5, "<= 0.5 (issue 39)") if (a, b) == VALUE_PAIRS[0]
+                                             else (None, "none")))
+       for a, b in VALUE_PAIRS},
+    **{f"value.spades_{a}_{b}.plain_per_match": (f"variance per match, plain duplicate deal margins / independent deals "
+                                                 f"(Spades {a}-{b})", "x", None, "none (the baseline)")
+       for a, b in VALUE_PAIRS},
+    **{f"value.spades_{a}_{b}.shift_z": (f"(corrected - plain mean) / its s.e., value of the deal (Spades {a}-{b}): "
+                                         "unbiased", "x", lambda v: abs(v) <= 3.0, "-3..3") for a, b in VALUE_PAIRS},
 }
 
 
@@ -380,6 +431,11 @@ def main(parts: list[str]) -> None:
         print(_md(list(variance_rows()), ["data", "deals", "match_sd", "deal_sd", "duplicate_gain", "plain", "adjusted",
                                           "cv_ratio", "cv_r2", "one_plain", "one_adjusted", "one_r2", "one_adj_over_plain",
                                           "one_plain_over_dup", "one_adj_over_dup"]), "\n", flush=True)
+    if "values" in parts:
+        print("## A value of the deal (AIVAT-style control variate)\n")
+        print(_md(list(value_rows()), ["pair", "train", "deals", "probes", "features", "expected_v", "plain", "corrected",
+                                       "shift", "per_deal_ratio", "per_match_plain", "per_match_corrected"]), "\n",
+              flush=True)
     if "sources" in parts or "bids" in parts or "seatings" in parts:
         game, a, b, n, seed, options = REPLAYED
         deals = replayed()

@@ -756,3 +756,211 @@ def more_seatings(deals: Sequence[Sequence[Replayed]], label: str = "") -> MoreS
     assert hands_from is not None and all(d[2].hands_from == hands_from for d in deals)
     return MoreSeatings(label, hands_from, len(deals), mean_se([(a + b) / 2 for a, b in zip(first, moved)]),
                         _corr(first, moved), _var([r.margin for d in deals for r in d[:2]]), _var(first))
+
+
+# --------------------------------------------------------------------------------------
+# A value of the deal with a known expectation (issue 39, AIVAT-style).
+#
+# AIVAT subtracts, at each chance event, the change in a value function that chance alone
+# caused, with values whose expectation over the chance event is known. In Spades the
+# arbiter's only chance event is the deal: every card is dealt before the first decision.
+# The correction for it is v(deal) - E v for any function v of the deal; with deterministic
+# bots the bids are one (``bid_features``). Unlike ``bid_control``, v is fitted once, on
+# deals of its own (``probe_seeds("deal-values")``, fully replayed), never on the deals it
+# corrects, so it may use many features without the O(1/n) cost of fitting them on the
+# evaluation; E v is the mean over bidding-only probes of other seeds (``bid_probes``),
+# whose error the standard error carries. Each corrected deal margin U - (v - m) then has
+# expectation E U whatever v is: v is fixed before the evaluation, and the probes' mean m
+# is an unbiased estimate of E v independent of the evaluation's deals.
+#
+# Corrections at the bots' own decisions (AIVAT's other terms) need the bot's policy: for
+# a deterministic bot the chosen action is the policy's only action and the term is 0; for
+# a black-box randomised bot its expectation is not known. So the deal is the only term.
+
+
+def hand_numbers(hand: Sequence[Any]) -> dict[str, float]:
+    """Numbers about one Spades hand as dealt: high cards, spades, short suits, and a crude
+    count of tricks it should take (aces, guarded kings, long spades)."""
+    suits = {s: [c.rank for c in hand if c.suit == s] for s in Suit}
+    st = _spades_hand_stats(hand)
+    aces = sum(1 for c in hand if c.rank == 1)
+    kings = sum(1 for s, rs in suits.items() if 13 in rs and len(rs) >= 2)
+    queens = sum(1 for s, rs in suits.items() if 12 in rs and len(rs) >= 3)
+    nsp = len(suits[Suit.S])
+    voids = sum(1 for rs in suits.values() if not rs)
+    singles = sum(1 for rs in suits.values() if len(rs) == 1)
+    quick = aces + 0.75 * kings + 0.4 * queens + max(0, nsp - 3) + 0.5 * (voids + singles) * min(nsp, 3) / 3
+    return {"hcp": st["hcp"], "spades": nsp, "spade_honours": st["spade_honours"], "aces": aces, "kings": kings,
+            "voids": voids, "singletons": singles, "quick": quick}
+
+
+def value_features(pair: Sequence[Replayed]) -> dict[str, float]:
+    """Functions of a deal's bids and cards in its two seatings (rotation 0, then 1), summed
+    over the seatings (as ``bid_features``, which they include with ``cards``): per bot's side
+    its bids against the crude trick count of its cards (over, its positive part and square,
+    under), and for its nil bidders the nil hand's tricks, spades and aces."""
+    f = dict(bid_features(pair, cards=True))
+
+    def add(k: str, v: float) -> None:
+        f[k] = f.get(k, 0.0) + v
+
+    for r in pair[:2]:
+        nums = [hand_numbers(h) for h in r.hands]
+        for bot, tag in ((0, "a"), (1, "b")):
+            seats = r.side_of(bot)
+            bids = [r.bids[s] or 0 for s in seats]
+            quick = sum(nums[s]["quick"] for s in seats if bids[seats.index(s)] > 0)
+            over = sum(bids) - quick
+            add(f"{tag}_over", over)
+            add(f"{tag}_over_pos", max(0.0, over))
+            add(f"{tag}_over_pos_sq", max(0.0, over) ** 2)
+            add(f"{tag}_under", max(0.0, -over))
+            for s, b in zip(seats, bids):
+                if b == 0:
+                    add(f"{tag}_nil_quick", nums[s]["quick"])
+                    add(f"{tag}_nil_spades", nums[s]["spades"])
+                    add(f"{tag}_nil_aces", nums[s]["aces"])
+                    add(f"{tag}_nil_hcp", nums[s]["hcp"])
+    return f
+
+
+@dataclass(frozen=True)
+class DealValue:
+    """A value of the deal, v = intercept + coefficients · ``value_features``, fitted by least
+    squares on the deal margins of ``fit_deal_value``'s training deals."""
+
+    names: tuple[str, ...]
+    coefficients: tuple[float, ...]  # intercept first
+    train_deals: int
+
+    def __call__(self, pair: Sequence[Replayed]) -> float:
+        f = value_features(pair)
+        return self.coefficients[0] + sum(b * f.get(k, 0.0) for b, k in zip(self.coefficients[1:], self.names))
+
+
+def fit_deal_value(train: Sequence[Sequence[Replayed]]) -> DealValue:
+    """v fitted on ``train`` (both seatings of deals of their own seeds, fully replayed: never
+    the evaluation's deals)."""
+    feats = [value_features(d) for d in train]
+    names = tuple(sorted(set().union(*feats)))
+    beta = _least_squares([[f.get(k, 0.0) for k in names] for f in feats], [_deal_margin(d) for d in train], ridge=1e-3)
+    return DealValue(names, tuple(beta), len(train))
+
+
+@dataclass(frozen=True)
+class ValueControl:
+    """Deal margins corrected by a value of the deal (``value_control``)."""
+
+    plain: MeanSE  # the deal margins U
+    corrected: MeanSE  # U - (v - m), m the probes' mean of v; its s.e. without the probes' error
+    expected_value: MeanSE  # m: the mean of v over the probes, with its standard error
+    shift_se: float  # the s.e. of corrected minus plain mean (the mean correction's, the probes' included)
+    match_var: float  # variance of one match's margin (independent deals' unit)
+    margins: tuple[float, ...] = field(default=(), repr=False)  # U, in deal order
+    corrections: tuple[float, ...] = field(default=(), repr=False)  # v - m, in deal order
+
+    @property
+    def se(self) -> float:
+        """The corrected mean's standard error, the probes' error included."""
+        return ((self.corrected.se or 0.0) ** 2 + (self.expected_value.se or 0.0) ** 2) ** 0.5
+
+    @property
+    def shift(self) -> float:
+        return self.corrected.mean - self.plain.mean
+
+    @property
+    def variance_ratio(self) -> float:
+        """Per-deal variance, corrected over plain duplicate deals."""
+        return (self.corrected.sd or 0.0) ** 2 / (self.plain.sd or 1.0) ** 2
+
+    @property
+    def plain_per_match(self) -> float:
+        """Variance per match played, plain duplicate deals over independent deals."""
+        return 2 * (self.plain.sd or 0.0) ** 2 / self.match_var if self.match_var else 1.0
+
+    @property
+    def corrected_per_match(self) -> float:
+        """The same for the corrected margins (probes reused, not counted)."""
+        return 2 * (self.corrected.sd or 0.0) ** 2 / self.match_var if self.match_var else 1.0
+
+
+def value_control(deals: Sequence[Sequence[Replayed]], probes: Sequence[Sequence[Replayed]], value: DealValue,
+                  expected: float | None = None) -> ValueControl:
+    """Every deal margin U of ``deals`` corrected by ``value``: U - (v - m), m the mean of v over
+    ``probes`` (``bid_probes`` of the same two bots), or ``expected`` if given (a known E v;
+    the tests give a wrong one to show the bias it causes)."""
+    margins = [_deal_margin(d) for d in deals]
+    vs = [value(d) for d in deals]
+    ev = mean_se([value(p) for p in probes]) if expected is None else MeanSE(expected, 0.0, 0)
+    m = ev.mean
+    corrections = [x - m for x in vs]
+    corrected = [u - c for u, c in zip(margins, corrections)]
+    shift_se = ((mean_se(vs).se or 0.0) ** 2 + (ev.se or 0.0) ** 2) ** 0.5
+    return ValueControl(mean_se(margins), mean_se(corrected), ev, shift_se,
+                        _var([r.margin for d in deals for r in d[:2]]), tuple(margins), tuple(corrections))
+
+
+# A variant tried (docs/strength.md): each side's score in each seating predicted from its own
+# bid against its cards (the overbid in bins, so a set's jump can be fitted), one model per bot,
+# v the mean over the seatings of A's predicted score minus B's.
+
+_OVER_BINS = (-3, -2, -1, 0, 1, 2, 3)
+
+
+def _side_numbers(r: Replayed, nums: Sequence[Mapping[str, float]], bot: int) -> dict[str, float]:
+    seats, opp = r.side_of(bot), r.side_of(1 - bot)
+    bids = [r.bids[s] or 0 for s in seats]
+    c = sum(bids)
+    q = sum(nums[s]["quick"] for s, b in zip(seats, bids) if b > 0)
+    over = round(max(-3, min(3, c - q)))
+    f = {"c": c, "c2": c * c, "q": q, "opp_quick": sum(nums[s]["quick"] for s in opp),
+         "opp_bids": sum(r.bids[s] or 0 for s in opp), "spades": sum(nums[s]["spades"] for s in seats),
+         "hcp": sum(nums[s]["hcp"] for s in seats), "nil": 0.0, "nil_quick": 0.0, "nil_spades": 0.0, "nil_hcp": 0.0}
+    for k in _OVER_BINS:
+        f[f"over_{k}"] = 1.0 if over == k else 0.0
+        f[f"over_{k}_x_bids"] = c if over == k else 0.0
+    for s, b in zip(seats, bids):
+        if b == 0:
+            f["nil"] += 1
+            f["nil_quick"] += nums[s]["quick"]
+            f["nil_spades"] += nums[s]["spades"]
+            f["nil_hcp"] += nums[s]["hcp"]
+    return f
+
+
+def _sides(pair: Sequence[Replayed]):
+    for r in pair[:2]:
+        nums = [hand_numbers(h) for h in r.hands]
+        for bot in (0, 1):
+            side = r.side_of(bot)[0] % 2
+            yield bot, _side_numbers(r, nums, bot), (r.summary.sides[side].score if r.summary is not None else None)
+
+
+@dataclass(frozen=True)
+class SideValue:
+    """v = the mean over the two seatings of A's side's predicted score minus B's (``fit_side_value``)."""
+
+    names: tuple[str, ...]
+    coefficients: tuple[tuple[float, ...], tuple[float, ...]]  # per bot (A, B), intercept first
+    train_deals: int
+
+    def __call__(self, pair: Sequence[Replayed]) -> float:
+        total = 0.0
+        for bot, f, _ in _sides(pair):
+            beta = self.coefficients[bot]
+            g = beta[0] + sum(b * f[k] for b, k in zip(beta[1:], self.names))
+            total += g if bot == 0 else -g
+        return total / 2
+
+
+def fit_side_value(train: Sequence[Sequence[Replayed]]) -> SideValue:
+    """Per bot, its side's score in a seating fitted by least squares on ``train`` (deals of their own)."""
+    rows: dict[int, tuple[list[list[float]], list[float]]] = {0: ([], []), 1: ([], [])}
+    names: tuple[str, ...] = ()
+    for d in train:
+        for bot, f, y in _sides(d):
+            names = names or tuple(sorted(f))
+            rows[bot][0].append([f[k] for k in names])
+            rows[bot][1].append(float(y))
+    return SideValue(names, (tuple(_least_squares(*rows[0], ridge=1e-3)), tuple(_least_squares(*rows[1], ridge=1e-3))),
+                     len(train))

@@ -1,0 +1,61 @@
+"""The value-of-the-deal correction (arbiter/tools/variance.py, issue 39): fitted on deals of
+its own, centred on bidding-only probes, it leaves the mean deal margin where it was; centred
+on a wrong expectation it moves it. Numbers: docs/strength.md ("A value of the deal")."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arbiter.rating.stats import mean_se
+from arbiter.tools.variance import fit_deal_value, fit_side_value, probe_seeds, replay_deals, value_control
+
+GAME, A, B, OPTIONS = "spades", "heuristic", "greedy", {"deals": 1}
+
+
+@pytest.fixture(scope="module")
+def population():
+    """40 deals fully replayed (the population), their probes (the same seeds, bidding only),
+    and a value fitted on 40 other deals."""
+    seeds = probe_seeds("test-deal-value-population", 40)
+    deals = replay_deals(GAME, A, B, seeds, OPTIONS)
+    probes = replay_deals(GAME, A, B, seeds, OPTIONS, bidding_only=True)
+    train = replay_deals(GAME, A, B, probe_seeds("test-deal-value-train", 40), OPTIONS)
+    return deals, probes, fit_deal_value(train), train
+
+
+def test_probes_value_the_deal_as_the_matches_do(population) -> None:
+    deals, probes, value, train = population
+    assert [value(p) for p in probes] == pytest.approx([value(d) for d in deals])
+    per_side = fit_side_value(train)  # the variant: one side's score a seating, per bot
+    assert [per_side(p) for p in probes] == pytest.approx([per_side(d) for d in deals])
+    assert len({round(per_side(d), 6) for d in deals}) > 30  # it does tell deals apart
+
+
+def test_the_correction_is_unbiased_and_a_wrong_expectation_shows(population) -> None:
+    """Samples of 15 deals drawn from the population, whose E v the probes give exactly: the
+    corrected means average to the population's mean margin; centred 10 points off, they are
+    at least 4 standard errors away."""
+    deals, probes, value, _ = population
+    truth = value_control(deals, probes, value)
+    assert truth.corrected.mean == pytest.approx(truth.plain.mean)  # over the population, m is E v itself
+    rng = random.Random(5)
+    right, wrong = [], []
+    for _ in range(150):
+        sample = [rng.choice(deals) for _ in range(15)]
+        right.append(value_control(sample, (), value, expected=truth.expected_value.mean).corrected.mean)
+        wrong.append(value_control(sample, (), value, expected=truth.expected_value.mean - 10.0).corrected.mean)
+    good, bad = mean_se(right), mean_se(wrong)
+    assert abs(good.mean - truth.plain.mean) < 4 * good.se, (good, truth.plain)
+    assert truth.plain.mean - bad.mean > 4 * bad.se, (bad, truth.plain)
+
+
+def test_every_bench_figure_of_the_value_round_has_a_label_and_the_target() -> None:
+    from arbiter.tools.statreport import BENCH_LABELS, value_round
+
+    out = value_round(0, 2, jobs=1)  # the smallest size (the bench's smoke run passes a few), in process
+    assert set(out) == {f"value.spades_{a}_{b}.{k}" for a, b in (("heuristic", "greedy"), ("greedy", "random"))
+                        for k in ("per_match", "plain_per_match", "shift_z")}
+    assert all(k in BENCH_LABELS for k in out)
+    assert BENCH_LABELS["value.spades_heuristic_greedy.per_match"][3] == "<= 0.5 (issue 39)"
