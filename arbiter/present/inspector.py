@@ -26,7 +26,7 @@ import jinja2
 from markupsafe import Markup
 
 from arbiter.analysis.reask import DecisionPoint, decisions
-from arbiter.analysis.stored import Analysed, from_json
+from arbiter.analysis.stored import Analysed, costliest, from_json
 from arbiter.analysis.values import UNITS
 from arbiter.present.table import TABLE_STYLE, render_table, table_model
 from arbiter.store.analyses import load_analysis
@@ -35,7 +35,7 @@ from cardarena import disclosure
 from cardarena.records import MatchRecord
 from cardarena.replay import ReplayError
 
-__all__ = ["InspectError", "inspect_page", "inspect_url"]
+__all__ = ["InspectError", "costliest_html", "inspect_page", "inspect_url"]
 
 
 class InspectError(Exception):
@@ -244,3 +244,25 @@ def _seat(query: dict[str, list[str]]) -> int:
     if not raw.isdigit():
         raise InspectError(400, f"seat must be a seat number, got {raw[:20]!r}")
     return int(raw)
+
+
+_COSTLY = _env.from_string("""<h2>Costliest decisions</h2>
+{% if not found %}<p class="muted small" id="no-costly">No analysed match yet: <code>arbiter analyse MATCH --seat S</code> stores one
+(then this lists the decisions that cost most, each opening the inspector).</p>
+{% else %}<table id="costliest"><tr><th>match</th><th class="num">seat</th><th class="num">#</th><th>played</th><th>best</th><th class="num">loss ± s.e.</th><th></th></tr>
+{% for c in found %}<tr class="costly"><td><a href="{{ url(c.match_id, c.seat, c.row.number) }}">{{ c.match_id }}</a></td><td class="num">{{ c.seat }}</td>
+<td class="num">{{ c.row.number }}</td><td>{{ c.row.chosen }}</td><td>{{ c.row.best }}</td>
+<td class="num">{{ '%.1f'|format(c.row.loss) }} ± {{ '%.1f'|format(c.row.loss_se) }}</td><td>{{ c.row.verdict }}</td></tr>{% endfor %}</table>
+<p class="muted small">From {{ n }} analysed match{{ '' if n == 1 else 'es' }}; mistakes first, then by loss.</p>{% endif %}""")
+
+
+def costliest_html(store: Store, players: list[str], top: int = 5) -> Markup:
+    """A bot's page's list of its costliest analysed decisions (``players``: the names it
+    sat under, one per version), each a link into the inspector."""
+    found, n = [], 0
+    for p in players:
+        f, k = costliest(store, p, top)
+        found += f
+        n += k
+    found.sort(key=lambda c: (not c.row.mistake, -c.row.loss, c.match_id, c.row.number))
+    return Markup(_COSTLY.render(found=found[:top], n=n, url=inspect_url))

@@ -508,6 +508,7 @@ It plays again once a new version is registered (<code>arbiter bots submit ... -
 <td class="num">{{ '%.2f'|format(e.ratings[me][0]) if me in e.ratings else '' }}</td>
 <td>{% for m in ms %}<a class="replay" href="/a/{{ a.name|urlencode }}/m/{{ m.match_id|urlencode }}">{{ m.k + 1 }}</a> {% endfor %}</td></tr>{% endfor %}
 </table>{% endif %}
+{{ costly }}
 <h2>Failures</h2>
 {% if not failures %}<p class="muted" id="no-failures">No forfeit.</p>{% else %}
 <table id="failures"><tr><th class="num">#</th><th>version</th><th>what happened</th></tr>
@@ -809,7 +810,7 @@ def arena_bot_page(store: Store, arena_name: str, bot: str, recent: int = 20) ->
         a=a, name=name, current=current, versions=versions, chart=rating_svg(series), recent=shown,
         failures=failures, scale=ARENA_SCALE,
         think=[(v.version, think_cells(times, (v.player,))) for v in versions if v.player in times],
-        think_columns=THINK_COLUMNS, think_note=THINK_NOTE,
+        think_columns=THINK_COLUMNS, think_note=THINK_NOTE, costly=inspector.costliest_html(store, players),
     )
 
 

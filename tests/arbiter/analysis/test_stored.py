@@ -77,3 +77,39 @@ def test_the_cli_stores_its_analysis_and_reuses_it(stored, tmp_path):
     assert r.exit_code == 0 and "no analysed match of nobody" in r.output
     r = invoke("analyse", record.match_id, "--bot", "heuristic", "--db", str(db))
     assert r.exit_code == 2 and "not both" in r.output
+
+
+def test_a_bots_page_lists_its_costliest_decisions_linked_to_the_inspector(stored):
+    from arbiter.present.inspector import costliest_html, inspect_url
+
+    db, record = stored
+    with Store(db) as store:
+        stored_analysis(store, record.match_id, 0, **SETTINGS)
+        found, _ = costliest(store, "random", top=5)
+        html = str(costliest_html(store, ["random"]))
+        empty = str(costliest_html(store, ["nobody"]))
+    assert found and html.count('class="costly"') == len(found)
+    for c in found:
+        assert inspect_url(c.match_id, c.seat, c.row.number).replace("&", "&amp;") in html
+    assert 'id="no-costly"' in empty and "arbiter analyse MATCH --seat S" in empty
+
+
+def test_an_arena_bots_page_lists_its_analysed_decisions(tmp_path):
+    import asyncio
+
+    from arbiter.arena.ladder import Arena, ArenaSpec
+    from arbiter.present.web import arena_bot_page
+
+    spec = ArenaSpec(game="spades", name="lab", options={"deals": 1}, house=("random", "greedy"), transport="inproc", seed=5)
+    a = Arena(spec, tmp_path / "a.sqlite", poll=0)
+    asyncio.run(a.run(max_encounters=1))
+    a.close()
+    with Store(tmp_path / "a.sqlite") as store:
+        before = arena_bot_page(store, "lab", "random")
+        m = store.bot_matches("random", 1)[0]  # an arena match: the one reader reads it
+        seat = m.seats.index("random")
+        rows, saved = stored_analysis(store, m.match_id, seat, samples=2, max_actions=3)
+        html = arena_bot_page(store, "lab", "random")
+    assert 'id="no-costly"' in before
+    assert saved and html.count('class="costly"') == min(5, sum(r.loss > 0 for r in rows)) > 0
+    assert f"/m/{m.match_id}/inspect?seat={seat}&amp;d=" in html
