@@ -4,6 +4,7 @@ and in a browser, stepping through every decision of a 1-deal Spades match with 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 import tempfile
@@ -24,6 +25,7 @@ from tests.e2e.browser import SHOTS, chromium, serve_web, shoot
 from tests.games.conformance import card_tokens
 
 ANALYSED = 0  # the seat whose analysis is stored; the others have none
+NOTE = "a note of seat zero: counting on my partner"
 
 
 def _get(url: str) -> tuple[int, str]:
@@ -38,6 +40,11 @@ def _get(url: str) -> tuple[int, str]:
 def site():
     record = play_local("spades", ["random", "heuristic", "random", "heuristic"], seed=6, options={"deals": 1},
                         transport="inproc")
+    # the bot's note on its 2nd decision (as ``Bot.note`` leaves it in the record)
+    second = [i for i, a in enumerate(record.actions) if a.seat == ANALYSED][1]
+    actions = list(record.actions)
+    actions[second] = dataclasses.replace(actions[second], note=NOTE)
+    record = dataclasses.replace(record, actions=actions)
     folder = Path(tempfile.mkdtemp(prefix="insp"))  # short: `arbiter web` prints its address on one line
     db = folder / "a.sqlite"
     store_play(db, record)
@@ -68,6 +75,8 @@ def test_the_inspector_never_shows_a_card_hidden_from_its_seat(site):
             assert status == 200, page
             hidden = {str(c) for o, v in enumerate(full[p.step].seat_views) if o != seat for c in v.hand}
             assert not _shown(page) & hidden, (seat, p.number, _shown(page) & hidden)
+            # the bot's note: on its own decision's page, as that seat (notes_visible), and nowhere else
+            assert (NOTE in page) == (seat == ANALYSED and p.number == 2)
             if seat == ANALYSED:
                 assert 'id="values"' in page or "Not valued" in page
                 assert "no-analysis" not in page
