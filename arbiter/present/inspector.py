@@ -183,22 +183,25 @@ def inspect_page(store: Store, match_id: str, query: dict[str, list[str]], nonce
     """The inspector page (``query``: ``seat``, ``d`` the decision from 1). InspectError
     for no such match (404), a bad query (400), a withheld match (403)."""
     try:
-        _, shown = store.read_match(match_id)
-        shown.require_match(match_id)
+        row = store.match(match_id)  # the record is parsed (and replayed) once, cached: _points
+        store.disclosure_of(row).require_match(match_id)
     except StoreError as exc:
         raise InspectError(404, str(exc)) from None
     except disclosure.Withheld as exc:
         raise InspectError(403, str(exc)) from None
-    record, _ = store.read_match(match_id)
     seat = _seat(query)
-    if not 0 <= seat < len(record.seat_names):
-        raise InspectError(400, f"seat {seat}: match {match_id!r} has seats 0 to {len(record.seat_names) - 1}")
-    record, points, error = _points(str(store.path), match_id, seat, _stamp(store.path))
+    if not 0 <= seat < len(row.seats):
+        raise InspectError(400, f"seat {seat}: match {match_id!r} has seats 0 to {len(row.seats) - 1}")
+    try:
+        record, points, error = _points(str(store.path), match_id, seat, _stamp(store.path))
+    except StoreError as exc:
+        raise InspectError(500, str(exc)) from None
     raw = (query.get("d") or ["1"])[0]
-    if not raw.isdigit() or not points or not 1 <= int(raw) <= len(points):
-        if points:
+    p = None
+    if points:
+        if not (raw.isdigit() and 1 <= int(raw) <= len(points)):
             raise InspectError(400, f"d must be a decision of seat {seat} from 1 to {len(points)}, got {raw[:20]!r}")
-    p = points[min(max(int(raw) if raw.isdigit() else 1, 1), len(points)) - 1] if points else None
+        p = points[int(raw) - 1]
     stored = load_analysis(store, match_id, seat)
     rows: list[Analysed] = []
     if stored is not None:
