@@ -67,9 +67,14 @@ class Analysed:
                    d.margin, d.note, p.forced, p.ms)
 
 
+#: Raised when the way values are computed changes: analyses stored before are not reused.
+METHOD = 1
+
+
 def settings_key(samples: int = DEFAULT_SAMPLES, seed: int = 0, max_actions: int = DEFAULT_MAX_ACTIONS) -> str:
-    """The canonical text of an analysis's settings (its key in the store)."""
-    return f"samples={samples};seed={seed};max_actions={max_actions}"
+    """The canonical text of an analysis's settings (its key in the store), with the
+    method's version (``METHOD``)."""
+    return f"method={METHOD};samples={samples};seed={seed};max_actions={max_actions}"
 
 
 def to_json(rows: Iterable[Analysed]) -> str:

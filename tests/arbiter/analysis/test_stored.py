@@ -77,6 +77,10 @@ def test_the_cli_stores_its_analysis_and_reuses_it(stored, tmp_path):
     assert r.exit_code == 0 and "no analysed match of nobody" in r.output
     r = invoke("analyse", record.match_id, "--bot", "heuristic", "--db", str(db))
     assert r.exit_code == 2 and "not both" in r.output
+    r = invoke("analyse", "--db", str(db))
+    assert r.exit_code == 2 and "give a match id" in r.output
+    r = invoke("analyse", "--bot", "heuristic", "--db", str(tmp_path / "none.sqlite"))
+    assert r.exit_code == 2 and "no store at" in r.output and "Traceback" not in r.output
 
 
 def test_a_bots_page_lists_its_costliest_decisions_linked_to_the_inspector(stored):
