@@ -4,6 +4,11 @@
     arbiter analyse 1-4-9f3a --seat 2 --samples 16  # more sampled states: smaller errors
     arbiter analyse match.json --seat 0 --from 10 --to 20 --top 5
     arbiter analyse 1-4-9f3a --seat 1 --hindsight   # Spades: each card play's double-dummy count, every card known
+    arbiter analyse --bot heuristic                 # a bot's costliest decisions in its analysed matches
+
+A match from the store is analysed once per seat and settings and the analysis stored
+(when the store can be written): the next run, and the web's inspector page
+(``/m/MATCH/inspect?seat=S``), read it back instead of sampling again.
 
 Each action is valued on states sampled from what the seat could see (the forward model),
 by the game's reference evaluator (Spades: determinized double-dummy values scored by the
@@ -26,15 +31,16 @@ from rich.table import Table
 
 from arbiter.analysis.hindsight import APPROXIMATE, CardCount, HindsightUnavailable, double_dummy, require_solver
 from arbiter.analysis.reask import decisions
-from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, MARGIN, UNITS, DecisionValue, analyse as analyse_seat
-from arbiter.cli._common import DbOpt, _run, app, err, error, out, plural
+from arbiter.analysis.stored import Analysed, analysed_rows, costliest, stored_analysis
+from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, MARGIN, UNITS
+from arbiter.cli._common import DbOpt, UsageError, _run, app, err, error, out, plural
 from arbiter.cli.replay import load_record, replay_errors
-from arbiter.store.db import DEFAULT_DB
+from arbiter.store.db import DEFAULT_DB, Store, StoreError
 
 
 @app.command()
 def analyse(
-    match_id: Annotated[str, typer.Argument(help="A match id from the store, or a path to a match record JSON file.")],
+    match_id: Annotated[Optional[str], typer.Argument(help="A match id from the store, or a path to a match record JSON file.")] = None,
     seat: Annotated[Optional[int], typer.Option("--seat", help="The seat whose decisions to analyse (default: every seat).")] = None,
     db: DbOpt = Path(DEFAULT_DB),
     samples: Annotated[int, typer.Option("--samples", help="At most this many states sampled from the seat's view per decision, in batches of 8 until the verdict is clear (more: fewer 'unsure', slower).")] = DEFAULT_SAMPLES,
@@ -44,9 +50,20 @@ def analyse(
     last: Annotated[Optional[int], typer.Option("--to", help="The seat's last decision to analyse (default: its last).")] = None,
     top: Annotated[int, typer.Option("--top", help="Then list the decisions that cost most, this many (0: none).")] = 5,
     hindsight: Annotated[bool, typer.Option("--hindsight", help="Spades: also each card play's double-dummy count with every card known (hindsight, not what the seat knew; needs endplay: pip install 'card-arena[hindsight]'). Approximate: bridge's count, without 'spades not led until broken'.")] = False,
+    bot: Annotated[Optional[str], typer.Option("--bot", help="Instead of a match: this bot's costliest decisions across its stored matches already analysed (name as in the seats: name@version for a registered bot), each with its inspector page.")] = None,
 ) -> None:
     """Why did my bot lose? Value each decision of a seat from what it could know, and mark its mistakes."""
+    if bot is not None:
+        if match_id is not None:
+            error("give a match or --bot NAME, not both")
+            raise typer.Exit(2)
+        _run(bot_costliest, bot, db, top or 10)
+        return
+    if match_id is None:
+        error("give a match id (or a record file), or --bot NAME")
+        raise typer.Exit(2)
     record = _run(load_record, match_id, db)
+    from_store = not Path(match_id).is_file()
     n = len(record.seat_names)
     if seat is not None and not 0 <= seat < n:
         error(f"--seat {seat}: {record.game} match {record.match_id} has seats 0 to {n - 1}")
@@ -77,14 +94,26 @@ def analyse(
               f"{MARGIN.get(record.game, 1.0):g} with 95% confidence")
     for s in ([seat] if seat is not None else range(n)):
         with replay_errors():
+            whole = first == 1 and last is None  # only a whole seat's analysis is stored
             total = sum(1 for p in decisions(record, s) if p.number >= first and (last is None or p.number <= last))
-            rows = []
             columns = [TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
             with Progress(*columns, transient=True, console=err) as progress:
                 task = progress.add_task(f"seat {s}: decisions valued", total=total)
-                for r in analyse_seat(record, s, samples=samples, seed=seed, max_actions=max_actions, first=first, last=last):
-                    rows.append(r)
-                    progress.advance(task)
+                settings = dict(samples=samples, seed=seed, max_actions=max_actions)
+                every = _run(_stored, db, record.match_id, s, settings, None)[0] if from_store and not whole else None
+                if every is not None:
+                    pass  # a slice of a stored analysis
+                elif from_store and whole:
+                    valued: list = []
+                    every, saved = _run(_stored, db, record.match_id, s, settings,
+                                        lambda r: (valued.append(r), progress.advance(task)))
+                    said = "stored in" if valued and saved else ("read back from" if saved else "not stored: cannot write")
+                    err.print(f"seat {s}: analysis {said} {db} (the inspector: /m/{record.match_id}/inspect?seat={s})",
+                              style="dim", markup=False)
+                else:
+                    every = analysed_rows(record, s, **settings, first=first, last=last,
+                                          progress=lambda _: progress.advance(task))
+        rows = [r for r in every if r.number >= first and (last is None or r.number <= last)]
         choices = [r for r in rows if r.values]  # a single legal action is no choice: not shown
         out.print(decision_table(choices, f"seat {s} ({record.seat_names[s]})"))
         mistakes = [r for r in rows if r.mistake]
@@ -104,6 +133,44 @@ def analyse(
                       f"over {plural(sum(len(c.tricks) > 1 for c in counts), 'card play')} with a choice")
 
 
+def _stored(db: Path, match_id: str, seat: int, settings: dict, advance) -> tuple[list[Analysed] | None, bool]:
+    """The seat's analysis from the store, or (``advance`` given) computed and stored there
+    (a read-only store: computed, not stored); (None, False) if not stored and not asked to compute."""
+    if advance is None:
+        with Store(db, read_only=True) as store:
+            return stored_analysis(store, match_id, seat, compute=False, **settings)
+    try:
+        store = Store(db)
+    except StoreError:
+        store = Store(db, read_only=True)
+    with store:
+        return stored_analysis(store, match_id, seat, progress=advance, **settings)
+
+
+def bot_costliest(bot: str, db: Path, top: int) -> None:
+    """Print ``bot``'s costliest decisions across its stored, analysed matches."""
+    if not db.exists():
+        raise UsageError(f"no store at {db} (pass --db)")
+    with Store(db, read_only=True) as store:
+        found, analysed_matches = costliest(store, bot, top)
+    if not analysed_matches:
+        out.print(f"no analysed match of {escape(bot)} in {db}: analyse one first, "
+                  f"`arbiter analyse MATCH --seat S` (see `arbiter bots show` or the web for its matches)")
+        return
+    table = Table(title=escape(f"{bot}: the {plural(len(found), 'costliest decision')} in {plural(analysed_matches, 'analysed match', 'analysed matches')}"),
+                  title_justify="left")
+    for name, justify in (("match", "left"), ("seat", "right"), ("#", "right"), ("played", "left"), ("best", "left"),
+                          ("loss ± s.e.", "right"), ("", "left"), ("inspect", "left")):
+        table.add_column(name, justify=justify)
+    for c in found:
+        r = c.row
+        table.add_row(escape(c.match_id), str(c.seat), str(r.number), escape(r.chosen or "-"), escape(r.best),
+                      f"{r.loss:.1f} ± {r.loss_se:.1f}", "[bold red]mistake[/]" if r.mistake else r.verdict,
+                      escape(f"/m/{c.match_id}/inspect?seat={c.seat}&d={r.number}"))
+    out.print(table)
+    out.print(f"(or in the terminal: arbiter analyse MATCH --seat S --from N --to N)", style="dim", markup=False)
+
+
 def hindsight_table(counts: list[CardCount], title: str) -> Table:
     """One row per card play with a choice: the played card's double-dummy tricks, the best."""
     table = Table(title=escape(title), title_justify="left")
@@ -119,7 +186,7 @@ def hindsight_table(counts: list[CardCount], title: str) -> Table:
     return table
 
 
-def decision_table(rows: list[DecisionValue], title: str) -> Table:
+def decision_table(rows: list[Analysed], title: str) -> Table:
     """One row per decision: what was played, its value, the best, the loss ± its error."""
     table = Table(title=escape(title), title_justify="left")
     table.add_column("#", justify="right")
@@ -132,11 +199,11 @@ def decision_table(rows: list[DecisionValue], title: str) -> Table:
     table.add_column("")
     for r in rows:
         if not r.values:
-            table.add_row(str(r.point.number), str(r.point.step), escape(r.chosen or "-"), "", "", "", "", r.note, style="dim")
+            table.add_row(str(r.number), str(r.step), escape(r.chosen or "-"), "", "", "", "", r.note, style="dim")
             continue
         mine, best = r.chosen_value, r.values[0]
         table.add_row(
-            str(r.point.number), str(r.point.step), escape(r.chosen or "(nothing: the match ended)"),
+            str(r.number), str(r.step), escape(r.chosen or "(nothing: the match ended)"),
             f"{mine.mean:.1f} ± {mine.se:.1f}" if mine else "",
             escape(best.action), f"{best.mean:.1f} ± {best.se:.1f}",
             f"{r.loss:.1f} ± {r.loss_se:.1f}" if mine else "",

@@ -86,7 +86,7 @@ from arbiter.present.export import ARENA_SCALE, margin_header, margin_text, stan
 from arbiter.present.table import TABLE_STYLE, render_table, table_model
 from arbiter.present.watching import now_playing
 from arbiter.present.played import THINK_COLUMNS, THINK_NOTE, describe, team_rows, think_cells
-from arbiter.present import play_page as play
+from arbiter.present import inspector, play_page as play
 from arbiter.person.seat import HUMAN
 from arbiter.store.arenas import ArenaMatch, ArenaRow, Arenas, EncounterRow
 from arbiter.store.db import READ_ERRORS, MatchRow, Store, StoreError, TournamentRow
@@ -389,6 +389,7 @@ _REPLAY = """{% extends "base" %}
 {% for i in r.incidents %}<p class="incident small">seat {{ i.seat }}: {{ i.kind }}: {{ i.detail }}</p>{% endfor %}</div>{% endif %}
 <div class="nav" id="views">seen as:
 {% for key, label in views %}<a href="{{ url(step=step.index, view=key) }}" class="{{ 'on' if key == view else '' }}">{{ label }}</a>{% endfor %}
+<span class="muted small">· inspect a seat's decisions:</span>{% for s in range(r.seat_names|length) %}<a class="inspect" href="/m/{{ r.match_id|urlencode }}/inspect?seat={{ s }}">seat {{ s }}</a>{% endfor %}
 </div>
 <div class="nav" id="stepnav">
 {% if step.index > 0 %}<a id="first" href="{{ url(step=0) }}">« first</a><a id="prev" href="{{ url(step=step.index - 1) }}" rel="prev">◀ prev</a>
@@ -514,6 +515,7 @@ It plays again once a new version is registered (<code>arbiter bots submit ... -
 <td class="num">{{ '%.2f'|format(e.ratings[me][0]) if me in e.ratings else '' }}</td>
 <td>{% for m in ms %}<a class="replay" href="/a/{{ a.name|urlencode }}/m/{{ m.match_id|urlencode }}">{{ m.k + 1 }}</a> {% endfor %}</td></tr>{% endfor %}
 </table>{% endif %}
+{{ costly }}
 <h2>Failures</h2>
 {% if not failures %}<p class="muted" id="no-failures">No forfeit.</p>{% else %}
 <table id="failures"><tr><th class="num">#</th><th>version</th><th>what happened</th></tr>
@@ -816,7 +818,7 @@ def arena_bot_page(store: Store, arena_name: str, bot: str, recent: int = 20) ->
         a=a, name=name, current=current, versions=versions, chart=rating_svg(series), recent=shown,
         failures=failures, scale=ARENA_SCALE,
         think=[(v.version, think_cells(times, (v.player,))) for v in versions if v.player in times],
-        think_columns=THINK_COLUMNS, think_note=THINK_NOTE,
+        think_columns=THINK_COLUMNS, think_note=THINK_NOTE, costly=inspector.costliest_html(store, players),
     )
 
 
@@ -974,6 +976,11 @@ def _store_page(db: Path, path: str) -> tuple[int, str, str]:
             return 200, html_type, tournament_page(store, parts[1])
         if parts[0] == "m" and len(parts) == 2:
             return 200, html_type, replay_page(store, parts[1], query)
+        if parts[0] == "m" and len(parts) == 3 and parts[2] == "inspect":
+            try:
+                return 200, html_type, inspector.inspect_page(store, parts[1], query, _NONCE.get())
+            except inspector.InspectError as exc:
+                raise PageError(exc.status, str(exc)) from None
         if parts[0] == "a":
             return 200, html_type, arena_route(store, parts[1:], query)
         if parts == ["healthz"]:

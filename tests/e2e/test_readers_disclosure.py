@@ -108,6 +108,12 @@ def test_every_reader_shows_what_the_disclosure_allows_and_nothing_else(stores, 
                 assert status == 200 and "Step 1:" in body
             else:
                 assert status == 403 and words in html.unescape(body) and f"seed {r.seed}" not in body
+            # the inspector of a seat's decisions, over HTTP
+            status, body = _get(url + f"m/{r.match_id}/inspect?seat=0&d=2")
+            if allowed.matches:
+                assert status == 200 and 'id="decision">2<' in body
+            else:
+                assert status == 403 and words in html.unescape(body) and 'id="board"' not in body
             # the CLI: replay and the drill-down
             for args in (["replay", r.match_id], ["tournament", "show", "t", "--match", r.match_id]):
                 got = runner.invoke(app, [*args, "--db", str(db)])

@@ -1,0 +1,166 @@
+"""A seat's analysis of a stored match, computed once and kept in the store.
+
+``settings_key`` names an analysis by what changes its numbers (samples, seed, max actions);
+``stored_analysis(store, match_id, seat, ...)`` returns the stored one under those settings,
+or computes it (``values.analyse``, the whole match), stores it when the store is writable,
+and returns it. The rows are ``Analysed`` decisions: plain values (the decision's number,
+step, what was played, each valued action with its interval, the verdict), what the
+inspector page and ``arbiter analyse`` show, with no view in them (a page rebuilds the
+seat's view from the record).
+
+The record is read through the one reader (``Store.read_match``) and refused when its
+disclosure withholds it (``Withheld``), as ``arbiter replay`` refuses it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Callable, Iterable
+
+from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, ActionValue, DecisionValue, analyse
+from arbiter.store.analyses import analysed, load_analysis, save_analysis
+from arbiter.store.db import Store, StoreError
+from cardarena.records import MatchRecord
+
+__all__ = ["Analysed", "Costly", "costliest", "settings_key", "stored_analysis", "from_json", "to_json", "analysed_rows"]
+
+
+@dataclass(frozen=True)
+class Analysed:
+    """One decision of a seat, valued: ``values`` best first (empty when it was not valued:
+    ``note`` says why), ``chosen`` the action played (None: the match ended here),
+    ``loss``/``loss_se`` against the best valued action, ``verdict`` ("mistake", "fine",
+    "unsure", or "" when not valued), ``ms`` the seat's time as the arbiter saw it."""
+
+    number: int
+    step: int
+    chosen: str | None
+    values: tuple[ActionValue, ...]
+    loss: float
+    loss_se: float
+    verdict: str
+    legal_count: int
+    samples: int
+    margin: float
+    note: str = ""
+    forced: str = ""
+    ms: int = 0
+
+    @property
+    def mistake(self) -> bool:
+        return self.verdict == "mistake"
+
+    @property
+    def best(self) -> str:
+        return self.values[0].action if self.values else ""
+
+    @property
+    def chosen_value(self) -> ActionValue | None:
+        return next((v for v in self.values if v.action == self.chosen), None)
+
+    @classmethod
+    def of(cls, d: DecisionValue) -> "Analysed":
+        p = d.point
+        verdict = "mistake" if d.mistake else d.verdict
+        return cls(p.number, p.step, d.chosen, d.values, d.loss, d.loss_se, verdict, d.legal_count, d.samples,
+                   d.margin, d.note, p.forced, p.ms)
+
+
+#: Raised when the way values are computed changes: analyses stored before are not reused.
+METHOD = 1
+
+
+def settings_key(samples: int = DEFAULT_SAMPLES, seed: int = 0, max_actions: int = DEFAULT_MAX_ACTIONS) -> str:
+    """The canonical text of an analysis's settings (its key in the store), with the
+    method's version (``METHOD``)."""
+    return f"method={METHOD};samples={samples};seed={seed};max_actions={max_actions}"
+
+
+def to_json(rows: Iterable[Analysed]) -> str:
+    return json.dumps([asdict(r) for r in rows], separators=(",", ":"))
+
+
+def from_json(text: str) -> list[Analysed]:
+    """Stored rows back; ValueError for text that is not a stored analysis."""
+    try:
+        out = []
+        for r in json.loads(text):
+            r["values"] = tuple(ActionValue(**v) for v in r["values"])
+            out.append(Analysed(**r))
+        return out
+    except (TypeError, KeyError, AttributeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"not a stored analysis: {exc}") from None
+
+
+def analysed_rows(record: MatchRecord, seat: int, *, samples: int = DEFAULT_SAMPLES, seed: int = 0,
+                  max_actions: int = DEFAULT_MAX_ACTIONS, first: int = 1, last: int | None = None,
+                  progress: Callable[[Analysed], None] | None = None) -> list[Analysed]:
+    """The decisions ``first``..``last`` of ``seat`` in ``record`` valued (``values.analyse``), as rows."""
+    rows = []
+    for d in analyse(record, seat, samples=samples, seed=seed, max_actions=max_actions, first=first, last=last):
+        rows.append(Analysed.of(d))
+        if progress is not None:
+            progress(rows[-1])
+    return rows
+
+
+def stored_analysis(store: Store, match_id: str, seat: int, *, samples: int = DEFAULT_SAMPLES, seed: int = 0,
+                    max_actions: int = DEFAULT_MAX_ACTIONS, compute: bool = True,
+                    progress: Callable[[Analysed], None] | None = None) -> tuple[list[Analysed] | None, bool]:
+    """(rows, stored) of ``seat`` in ``match_id`` under these settings: the stored rows if
+    any; else (with ``compute``) computed, then stored if the store can be written
+    (``stored`` says whether they are in the store now); else (None, False).
+
+    StoreError for no such match; ``cardarena.disclosure.Withheld`` for a match its
+    disclosure withholds; ValueError for a seat the game does not have."""
+    record, shown = store.read_match(match_id)
+    shown.require_match(match_id)
+    if not 0 <= seat < len(record.seat_names):
+        raise ValueError(f"seat {seat}: {record.game} match {match_id} has seats 0 to {len(record.seat_names) - 1}")
+    key = settings_key(samples, seed, max_actions)
+    found = load_analysis(store, match_id, seat, key)
+    if found is not None:
+        try:
+            return from_json(found.rows_json), True
+        except ValueError:
+            pass  # an unreadable row is computed again (and replaced)
+    if not compute:
+        return None, False
+    rows = analysed_rows(record, seat, samples=samples, seed=seed, max_actions=max_actions, progress=progress)
+    try:
+        save_analysis(store, match_id, seat, key, to_json(rows))
+        saved = True
+    except StoreError:
+        saved = False
+    return rows, saved
+
+
+@dataclass(frozen=True)
+class Costly:
+    """One costly decision of a bot: the match, the seat it sat in, the decision."""
+
+    match_id: str
+    seat: int
+    row: Analysed
+
+
+def costliest(store: Store, bot: str, top: int = 10, recent: int = 1000) -> tuple[list[Costly], int]:
+    """(the ``top`` decisions that cost ``bot`` most, how many analysed matches they come from)
+    across its last ``recent`` stored matches already analysed (the newest analysis of each
+    seat it sat in), leaving out matches their disclosure withholds. A decision counts when
+    it lost something against the best valued action; mistakes first, then by loss."""
+    rows = [m for m in store.bot_matches(bot, recent) if store.disclosure_of(m).matches]
+    seats = {m.match_id: {i for i, name in enumerate(m.seats) if name == bot} for m in rows}
+    seen: set[tuple[str, int]] = set()
+    found: list[Costly] = []
+    for a in analysed(store, list(seats)):
+        if a.seat not in seats.get(a.match_id, ()) or (a.match_id, a.seat) in seen:
+            continue
+        seen.add((a.match_id, a.seat))
+        try:
+            found += [Costly(a.match_id, a.seat, r) for r in from_json(a.rows_json) if r.loss > 0]
+        except ValueError:
+            continue
+    found.sort(key=lambda c: (not c.row.mistake, -c.row.loss, c.match_id, c.row.number))
+    return found[:top], len({m for m, _ in seen})

@@ -1,0 +1,119 @@
+"""A seat's analysis is computed once and stored: read back equal, not computed again,
+not stored in a read-only store, refused for a withheld match; a bot's costliest
+decisions come from its stored analyses; `arbiter analyse` stores and reuses it."""
+
+from __future__ import annotations
+
+import pytest
+
+from arbiter.analysis.stored import costliest, from_json, settings_key, stored_analysis, to_json
+from arbiter.store.analyses import load_analysis
+from arbiter.store.db import Store
+from arbiter.tournament.play import play_local, store_play
+from tests.cli.test_reask_cli import invoke
+
+SETTINGS = dict(samples=2, seed=3, max_actions=3)
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory):
+    record = play_local("spot", ["random", "heuristic", "heuristic"], seed=2, options={"players": 3, "hands": 1},
+                        transport="inproc")
+    db = tmp_path_factory.mktemp("stored") / "arena.sqlite"
+    store_play(db, record)
+    return db, record
+
+
+def test_an_analysis_is_stored_once_and_read_back_equal(stored):
+    db, record = stored
+    with Store(db, read_only=True) as store:  # nothing stored yet; a read-only store is not written
+        assert load_analysis(store, record.match_id, 0) is None
+        assert stored_analysis(store, record.match_id, 0, compute=False, **SETTINGS) == (None, False)
+    computed: list = []
+    with Store(db) as store:
+        rows, saved = stored_analysis(store, record.match_id, 0, progress=computed.append, **SETTINGS)
+    assert saved and rows == computed and rows
+    assert any(r.values for r in rows) and all(r.verdict in ("mistake", "fine", "unsure", "") for r in rows)
+    assert from_json(to_json(rows)) == rows  # every field round-trips (values, intervals, verdicts)
+    again: list = []
+    with Store(db, read_only=True) as store:
+        back, saved = stored_analysis(store, record.match_id, 0, progress=again.append, **SETTINGS)
+        row = load_analysis(store, record.match_id, 0)
+    assert saved and back == rows and not again  # read back, not computed again
+    assert row is not None and row.settings == settings_key(**SETTINGS)
+    with Store(db, read_only=True) as store:  # other settings: not stored, computed but not written
+        other, saved = stored_analysis(store, record.match_id, 0, samples=2, seed=4, max_actions=3)
+    assert other is not None and not saved
+    with Store(db, read_only=True) as store:
+        assert load_analysis(store, record.match_id, 0, settings_key(2, 4, 3)) is None
+
+
+def test_a_bots_costliest_decisions_come_from_its_analysed_matches(stored):
+    db, record = stored
+    with Store(db) as store:
+        rows, _ = stored_analysis(store, record.match_id, 0, **SETTINGS)
+        found, n = costliest(store, "random", top=3)
+        none, zero = costliest(store, "no-such-bot")
+    lossy = sorted((r for r in rows if r.loss > 0), key=lambda r: (not r.mistake, -r.loss))[:3]
+    assert n == 1 and [c.row for c in found] == lossy and all(c.seat == 0 for c in found)
+    assert (none, zero) == ([], 0)
+
+
+def test_the_cli_stores_its_analysis_and_reuses_it(stored, tmp_path):
+    db, record = stored
+    args = ("analyse", record.match_id, "--db", str(db), "--seat", "1", "--samples", "2", "--max-actions", "3")
+    first = invoke(*args)
+    assert first.exit_code == 0, first.output
+    assert "analysis stored" in first.output and f"/m/{record.match_id}/inspect?seat=1" in first.output
+    with Store(db, read_only=True) as store:
+        assert load_analysis(store, record.match_id, 1, settings_key(2, 0, 3)) is not None
+    second = invoke(*args)
+    assert second.exit_code == 0 and "analysis stored" not in second.output and "analysis read back from" in second.output
+    table = lambda out: out[out.index("seat 1 ("):]  # noqa: E731
+    assert table(second.output) == table(first.output)  # the same analysis, read back
+    r = invoke("analyse", "--bot", "heuristic", "--db", str(db))
+    assert r.exit_code == 0 and "costliest decision" in r.output and "inspect" in r.output, r.output
+    r = invoke("analyse", "--bot", "nobody", "--db", str(db))
+    assert r.exit_code == 0 and "no analysed match of nobody" in r.output
+    r = invoke("analyse", record.match_id, "--bot", "heuristic", "--db", str(db))
+    assert r.exit_code == 2 and "not both" in r.output
+    r = invoke("analyse", "--db", str(db))
+    assert r.exit_code == 2 and "give a match id" in r.output
+    r = invoke("analyse", "--bot", "heuristic", "--db", str(tmp_path / "none.sqlite"))
+    assert r.exit_code == 2 and "no store at" in r.output and "Traceback" not in r.output
+
+
+def test_a_bots_page_lists_its_costliest_decisions_linked_to_the_inspector(stored):
+    from arbiter.present.inspector import costliest_html, inspect_url
+
+    db, record = stored
+    with Store(db) as store:
+        stored_analysis(store, record.match_id, 0, **SETTINGS)
+        found, _ = costliest(store, "random", top=5)
+        html = str(costliest_html(store, ["random"]))
+        empty = str(costliest_html(store, ["nobody"]))
+    assert found and html.count('class="costly"') == len(found)
+    for c in found:
+        assert inspect_url(c.match_id, c.seat, c.row.number).replace("&", "&amp;") in html
+    assert 'id="no-costly"' in empty and "arbiter analyse MATCH --seat S" in empty
+
+
+def test_an_arena_bots_page_lists_its_analysed_decisions(tmp_path):
+    import asyncio
+
+    from arbiter.arena.ladder import Arena, ArenaSpec
+    from arbiter.present.web import arena_bot_page
+
+    spec = ArenaSpec(game="spades", name="lab", options={"deals": 1}, house=("random", "greedy"), transport="inproc", seed=5)
+    a = Arena(spec, tmp_path / "a.sqlite", poll=0)
+    asyncio.run(a.run(max_encounters=1))
+    a.close()
+    with Store(tmp_path / "a.sqlite") as store:
+        before = arena_bot_page(store, "lab", "random")
+        m = store.bot_matches("random", 1)[0]  # an arena match: the one reader reads it
+        seat = m.seats.index("random")
+        rows, saved = stored_analysis(store, m.match_id, seat, samples=2, max_actions=3)
+        html = arena_bot_page(store, "lab", "random")
+    assert 'id="no-costly"' in before
+    assert saved and html.count('class="costly"') == min(5, sum(r.loss > 0 for r in rows)) > 0
+    assert f"/m/{m.match_id}/inspect?seat={seat}&amp;d=" in html

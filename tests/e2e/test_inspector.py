@@ -1,0 +1,127 @@
+"""The replay inspector (``/m/MATCH/inspect?seat=S``) over a real ``arbiter web``: each of a
+seat's decisions as that seat saw it, never a card hidden from it, with its stored analysis;
+and in a browser, stepping through every decision of a 1-deal Spades match with the keyboard."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import shutil
+import tempfile
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from arbiter.analysis.reask import decisions
+from arbiter.analysis.stored import stored_analysis
+from arbiter.store.db import Store
+from arbiter.tournament.play import play_local, store_play
+from cardarena.replay import step_record
+from tests.e2e.browser import SHOTS, chromium, serve_web, shoot
+from tests.games.conformance import card_tokens
+
+ANALYSED = 0  # the seat whose analysis is stored; the others have none
+NOTE = "a note of seat zero: counting on my partner"
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+@pytest.fixture(scope="module")
+def site():
+    record = play_local("spades", ["random", "heuristic", "random", "heuristic"], seed=6, options={"deals": 1},
+                        transport="inproc")
+    # the bot's note on its 2nd decision (as ``Bot.note`` leaves it in the record)
+    second = [i for i, a in enumerate(record.actions) if a.seat == ANALYSED][1]
+    actions = list(record.actions)
+    actions[second] = dataclasses.replace(actions[second], note=NOTE)
+    record = dataclasses.replace(record, actions=actions)
+    folder = Path(tempfile.mkdtemp(prefix="insp"))  # short: `arbiter web` prints its address on one line
+    db = folder / "a.sqlite"
+    store_play(db, record)
+    with Store(db) as store:
+        rows, saved = stored_analysis(store, record.match_id, ANALYSED, samples=2, max_actions=3)
+    assert saved and rows
+    try:
+        with serve_web(db) as url:
+            yield url, db, record, rows
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _shown(page: str) -> set[str]:
+    """Every card the page shows: the board's cards and card notation in its text."""
+    body = page[page.index("<body"):]
+    return {str(c) for c in card_tokens(re.sub(r"<[^>]+>", " ", body))} | set(re.findall(r'data-card="([^"]+)"', body))
+
+
+def test_the_inspector_never_shows_a_card_hidden_from_its_seat(site):
+    url, _, record, rows = site
+    full = {s.index: s for s in step_record(record, None, True)}
+    for seat in range(4):
+        points = list(decisions(record, seat))
+        assert points
+        for p in points:
+            status, page = _get(f"{url}m/{record.match_id}/inspect?seat={seat}&d={p.number}")
+            assert status == 200, page
+            hidden = {str(c) for o, v in enumerate(full[p.step].seat_views) if o != seat for c in v.hand}
+            assert not _shown(page) & hidden, (seat, p.number, _shown(page) & hidden)
+            # the bot's note: on its own decision's page, as that seat (notes_visible), and nowhere else
+            assert (NOTE in page) == (seat == ANALYSED and p.number == 2)
+            if seat == ANALYSED:
+                assert 'id="values"' in page or "Not valued" in page
+                assert "no-analysis" not in page
+            else:
+                assert "no-analysis" in page and f"arbiter analyse {record.match_id} --seat {seat}" in page
+    # its own hand is on the board at a card play, face up
+    p = next(p for p in decisions(record, ANALYSED) if p.played and p.played.startswith("play"))
+    _, page = _get(f"{url}m/{record.match_id}/inspect?seat={ANALYSED}&d={p.number}")
+    assert {str(c) for c in p.view.hand} <= _shown(page)
+    assert "<svg" in page and 'id="chart"' in page
+    # the check can fail: the replay's "every hand" view at the same step shows those cards
+    status, every = _get(f"{url}m/{record.match_id}?view=full&step={p.step}")
+    hidden = {str(c) for o, v in enumerate(full[p.step].seat_views) if o != ANALYSED for c in v.hand}
+    assert status == 200 and hidden and hidden <= _shown(every)
+    # the replay page links to it; bad addresses get clear pages
+    _, replay = _get(f"{url}m/{record.match_id}")
+    assert f'/m/{record.match_id}/inspect?seat=3"' in replay
+    for query, status, words in [("seat=7", 400, "has seats 0 to 3"), ("seat=x", 400, "seat must be a seat number"),
+                                 ("seat=0&d=999", 400, "d must be a decision")]:
+        got, page = _get(f"{url}m/{record.match_id}/inspect?{query}")
+        assert got == status and words in page, (query, got)
+    assert _get(f"{url}m/no-such/inspect?seat=0")[0] == 404
+
+
+def test_the_inspector_steps_through_a_spades_match_with_the_keyboard(site):
+    url, _, record, rows = site
+    n = len(list(decisions(record, ANALYSED)))
+    mistakes = sum(r.mistake for r in rows)
+    with chromium() as browser:
+        browser.get(f"{url}m/{record.match_id}?view=seat{ANALYSED}")
+        browser.find_element(By.CSS_SELECTOR, f'#views a.inspect[href$="seat={ANALYSED}"]').click()
+        at = lambda: int(browser.find_element(By.ID, "decision").text)  # noqa: E731
+        assert at() == 1 and int(browser.find_element(By.ID, "decisions").text) == n
+        for i in range(2, n + 1):
+            browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT if i % 2 else "j")
+            assert at() == i
+            assert browser.find_element(By.ID, "played").text
+            if i == 4:
+                shoot(browser, "inspector")
+        browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)  # the last: stays
+        assert at() == n
+        browser.find_element(By.TAG_NAME, "body").send_keys("k")
+        assert at() == n - 1
+        browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_LEFT)
+        assert at() == n - 2
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#chart circle")) == sum(1 for r in rows if r.chosen_value)
+        assert len(browser.find_elements(By.CSS_SELECTOR, '#chart circle[fill="#c62828"]')) == mistakes
+    assert (SHOTS / "inspector-wide.png").stat().st_size > 10_000
