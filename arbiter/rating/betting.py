@@ -60,7 +60,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from arbiter.rating.sprt import H0, H1, MIN_DEALS, Decided, Sprt, _z
+from arbiter.rating.sprt import H0, H1, MIN_DEALS, Decided, Scanned, Sprt, _z
 from arbiter.rating.stats import MeanSE, Moments
 
 #: The fraction of the largest safe bet the gambler may stake (Waudby-Smith & Ramdas: 1/2 or 3/4).
@@ -102,7 +102,7 @@ def _e(log: float) -> str:
 
 
 @dataclass(frozen=True)
-class BettingTest:
+class BettingTest(Scanned):
     """H0: the mean deal value is at most ``m0``; H1: at least ``m1``; values in [lo, hi].
 
     ``kind`` "margin": a deal's value is its margin (mean over the two seatings);
@@ -149,29 +149,8 @@ class BettingTest:
             return sum(1.0 if m > 0 else 0.5 if m == 0 else 0.0 for m in seating_margins) / len(seating_margins)
         return sum(seating_margins) / len(seating_margins)
 
-    @property
-    def upper_h1(self) -> float:
-        return math.log(1 / self.alpha)
-
-    @property
-    def upper_h0(self) -> float:
-        return math.log(1 / self.beta)
-
     def start(self) -> "BettingRun":
         return BettingRun(self)
-
-    def run(self, values: Iterable[float], max_deals: int | None = None) -> BettingState:
-        """Scan the deal values in order; the state at the first decision (or after the last)."""
-        r = self.start()
-        state = r.state()
-        for x in values:
-            if max_deals is not None and r.n >= max_deals:
-                break
-            r.add(x)
-            state = r.state()
-            if state.decision:
-                break
-        return state
 
     def fixed_deals(self, sd: float) -> int:
         """Deals of the fixed-length normal test with the same α and β at s.d. ``sd`` (for comparison)."""

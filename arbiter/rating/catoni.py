@@ -46,7 +46,7 @@ from statistics import NormalDist
 from dataclasses import asdict, dataclass, field
 from typing import Iterable, Sequence
 
-from arbiter.rating.sprt import H0, H1, Decided, _z
+from arbiter.rating.sprt import H0, H1, Decided, Scanned, _z
 from arbiter.rating.stats import MeanSE, Moments
 
 #: The monitor's bet on the squared differences of consecutive deals (any 0 <= γ < 1 is valid).
@@ -125,7 +125,7 @@ class VarianceState(Decided):
 
 
 @dataclass(frozen=True)
-class VarianceTest:
+class VarianceTest(Scanned):
     """H0: the mean deal margin is at most ``m0``; H1: at least ``m1``; its s.d. at most ``sd_bound``."""
 
     m0: float
@@ -171,28 +171,12 @@ class VarianceTest:
         growth = sum(phi(lam * (gap + sd * q)) for q in qs) / 64 - lam * lam * self.sd_bound ** 2 / 2
         return math.log(1 / self.alpha) / growth if growth > 0 else math.inf
 
-    @property
-    def upper_h1(self) -> float:
-        return math.log(1 / self.alpha)
-
-    @property
-    def upper_h0(self) -> float:
-        return math.log(1 / self.beta)
-
     def start(self) -> "VarianceRun":
         return VarianceRun(self)
 
-    def run(self, values: Iterable[float], max_deals: int | None = None) -> VarianceState:
-        r = self.start()
-        state = r.state()
-        for x in values:
-            if max_deals is not None and r.n >= max_deals:
-                break
-            r.add(x)
-            state = r.state()
-            if state.decision or state.contradicted:
-                break
-        return state
+    def stops(self, state: VarianceState) -> bool:
+        """A decision, or deals that contradict the s.d. bound (the test no longer holds)."""
+        return bool(state.decision or state.contradicted)
 
     def fixed_deals(self, sd: float) -> int:
         """Deals of the fixed-length normal test with the same α and β at s.d. ``sd`` (for comparison)."""

@@ -68,6 +68,41 @@ H0 = "H0"
 H1 = "H1"
 
 
+class Scanned:
+    """What the betting tests share (``betting.BettingTest``, ``catoni.VarianceTest``): the
+    thresholds their wealth must reach, 1/alpha and 1/beta, and the scan of deal values to
+    the first state that stops the test. A subclass has ``alpha``, ``beta`` and ``start()``
+    (a run with ``n``, ``add`` and ``state()``)."""
+
+    alpha: float
+    beta: float
+
+    @property
+    def upper_h1(self) -> float:
+        return math.log(1 / self.alpha)
+
+    @property
+    def upper_h0(self) -> float:
+        return math.log(1 / self.beta)
+
+    def stops(self, state: Any) -> bool:
+        """Whether the scan ends at ``state``: a decision."""
+        return bool(state.decision)
+
+    def run(self, values: Iterable[float], max_deals: int | None = None) -> Any:
+        """Scan the deal values in order; the state at the first stop (or after the last)."""
+        r = self.start()  # type: ignore[attr-defined]
+        state = r.state()
+        for x in values:
+            if max_deals is not None and r.n >= max_deals:
+                break
+            r.add(x)
+            state = r.state()
+            if self.stops(state):
+                break
+        return state
+
+
 class Decided:
     """What the state of every sequential test (``SprtState``, ``betting.BettingState``)
     says the same way: the deals so far and the verdict."""
