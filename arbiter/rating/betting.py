@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from arbiter.rating.sprt import H0, H1, MIN_DEALS, Decided, Scanned, Sprt, _z
 from arbiter.rating.stats import MeanSE, Moments

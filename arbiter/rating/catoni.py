@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 from statistics import NormalDist
 from dataclasses import asdict, dataclass, field
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from arbiter.rating.sprt import H0, H1, Decided, Scanned, _z
 from arbiter.rating.stats import MeanSE, Moments
