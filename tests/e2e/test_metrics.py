@@ -216,7 +216,7 @@ def test_a_bot_self_test_counts_nothing(tmp_path):
     """Issue 44 (item 14): /metrics listed a self-test's seats (``candidate``, ``random-1``)
     beside the service's bots."""
     from arbiter import metrics
-    from arbiter.tournament.submissions import check_bot
+    from arbiter.batch.submissions import check_bot
 
     m = metrics.enable(metrics.Metrics(process=False))
     try:
