@@ -102,10 +102,12 @@ def blunder_decision(record: MatchRecord, seat: int, bot: str) -> int:
 
 def measure(game: str, matches: int = 10, seed: int = 0, samples: int = DEFAULT_SAMPLES,
             progress: Callable[[str], None] = lambda msg: None, stability: bool = True,
-            blunders: int | None = None) -> GameFigures:
+            blunders: int | None = None, options: dict[str, Any] | None = None) -> GameFigures:
     """The three measurements of one game (module docstring); ``blunders``: how many
-    blunder matches (default ``matches``)."""
-    options, seats, blunder = GAMES[game]
+    blunder matches (default ``matches``); ``options``: added to the game's own for the
+    separation matches (the bench's smoke run shortens them)."""
+    base, seats, blunder = GAMES[game]
+    options = {**base, **(options or {})}
     fig = GameFigures(game)
     t0 = time.perf_counter()
     for m in range(matches):

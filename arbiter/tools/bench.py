@@ -163,13 +163,16 @@ class Sizes:
     timing_decisions: int | None = None  # None: TIMING_DECISIONS
     analysis_matches: int = 10  # per game, and as many planted blunders
     analysis_samples: int | None = None  # None: analysis_bench's default
+    analysis_stability: bool = True  # the second sampling seed (twice the work)
+    analysis_options: dict[str, dict[str, Any]] | None = None  # game -> options added to the bench's own
 
 
 FULL = Sizes()
 SMOKE = Sizes(engine_seconds=0.05, floor_exchanges=50, floor_warmup=10, hosted_matches=1, scale_one=2, scale_many=1,
               memory_matches=20, isolation_deals=1, cluster_deals=1, statistics_runs=8, arena_levels=(0, 70),
               arena_max_matches=200, timing_decisions=200,
-              analysis_matches=1, analysis_samples=8)
+              analysis_matches=1, analysis_samples=8, analysis_stability=False,
+              analysis_options={"spite-and-malice": {"max_turns": 6}})
 
 
 @dataclass
@@ -1107,7 +1110,8 @@ def analysis_section(result: BenchResult, progress: Callable[[str], None]) -> No
 
     z = result.sizes
     for game in ab.GAMES:
-        fig = ab.measure(game, z.analysis_matches, progress=progress,
+        fig = ab.measure(game, z.analysis_matches, progress=progress, stability=z.analysis_stability,
+                         options=(z.analysis_options or {}).get(game),
                          **({"samples": z.analysis_samples} if z.analysis_samples else {}))
         sep = result.add(f"analysis.{game}.separation", f"{game}: random's mistake rate / heuristic's", "x", fig.line())
         sep.values.append(fig.separation)
