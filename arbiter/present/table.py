@@ -649,9 +649,9 @@ TABLE_STYLE = """<style>
   margin:1px; border:1px solid #b8bec9; border-radius:7px; background:#fff; font-weight:700; line-height:1; vertical-align:bottom;
   box-shadow:0 1px 2px rgba(0,0,0,.25); }
 #board .card b { font-size:20px; align-self:flex-start; padding-left:2px; } #board .card i { font-style:normal; font-size:30px; }
-#board .card b.ten { letter-spacing:-2px; margin-left:-1px; }
+#board .card b.ten { letter-spacing:-1px; margin-left:-1px; transform:scaleX(.7); transform-origin:left center; }
 #board .card.sm { width:34px; height:48px; border-radius:5px; } #board .card.sm b { font-size:14px; padding-left:1px; } #board .card.sm i { font-size:18px; }
-#board .card.sm b.ten { letter-spacing:-2.5px; font-size:13px; }
+#board .card.sm b.ten { letter-spacing:-1px; font-size:13px; }
 #board .card.red { color:#c62828; } #board .card.black { color:#111; } #board .card.joker { color:#7b1fa2; }
 #board .card.back { background:repeating-linear-gradient(45deg,#3b5bb5,#3b5bb5 4px,#5a78cc 4px,#5a78cc 8px); border-color:#2d4690; }
 .backs { display:inline-flex; align-items:center; gap:4px; font-size:12px; }
