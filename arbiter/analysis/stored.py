@@ -18,7 +18,7 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Callable, Iterable
 
-from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, ActionValue, DecisionValue, analyse
+from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, ActionValue, DecisionValue, ValuedActions, analyse
 from arbiter.store.analyses import analysed, load_analysis, save_analysis
 from arbiter.store.db import Store, StoreError
 from cardarena.records import MatchRecord
@@ -27,7 +27,7 @@ __all__ = ["Analysed", "Costly", "costliest", "settings_key", "stored_analysis",
 
 
 @dataclass(frozen=True)
-class Analysed:
+class Analysed(ValuedActions):
     """One decision of a seat, valued: ``values`` best first (empty when it was not valued:
     ``note`` says why), ``chosen`` the action played (None: the match ended here),
     ``loss``/``loss_se`` against the best valued action, ``verdict`` ("mistake", "fine",
@@ -51,13 +51,6 @@ class Analysed:
     def mistake(self) -> bool:
         return self.verdict == "mistake"
 
-    @property
-    def best(self) -> str:
-        return self.values[0].action if self.values else ""
-
-    @property
-    def chosen_value(self) -> ActionValue | None:
-        return next((v for v in self.values if v.action == self.chosen), None)
 
     @classmethod
     def of(cls, d: DecisionValue) -> "Analysed":

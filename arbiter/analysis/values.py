@@ -130,8 +130,24 @@ class ActionValue:
     gain_se: float = 0.0
 
 
+class ValuedActions:
+    """What a valued decision says of its ``values`` (best first) and the ``chosen`` action,
+    however it is held (``DecisionValue`` as computed, ``stored.Analysed`` as stored)."""
+
+    values: tuple[ActionValue, ...]
+    chosen: str | None
+
+    @property
+    def best(self) -> str:
+        return self.values[0].action if self.values else ""
+
+    @property
+    def chosen_value(self) -> ActionValue | None:
+        return next((v for v in self.values if v.action == self.chosen), None)
+
+
 @dataclass(frozen=True)
-class DecisionValue:
+class DecisionValue(ValuedActions):
     """One decision valued: its actions best first, the chosen one's loss against the best.
 
     ``chosen`` is None when the match ended at this decision (nothing was played: then
@@ -153,13 +169,6 @@ class DecisionValue:
     samples: int = 0
     margin: float = 0.0
 
-    @property
-    def best(self) -> str:
-        return self.values[0].action if self.values else ""
-
-    @property
-    def chosen_value(self) -> ActionValue | None:
-        return next((v for v in self.values if v.action == self.chosen), None)
 
 
 Progress = Callable[[int, int], None]
