@@ -103,6 +103,10 @@ class Connection:
             err = msg.error
             if err.code in ("auth", "protocol", "version", "busy"):
                 raise ArbiterError(f"arbiter refused the session: {err.code}: {err.message}")
+            if err.code == "stopped":  # the match ended without a result: its seats' drivers go
+                for key in [k for k in self.drivers if k[0] == err.match_id]:
+                    self.drivers.pop(key, None)
+                    self.seat_tokens.pop(key, None)
             self.errors.append(f"{err.code}: {err.message}")
             log.warning("%s: arbiter says %s: %s", self.name, err.code, err.message)
 

@@ -161,6 +161,10 @@ class SeatClient(abc.ABC):
         """The tail of the bot process's stderr ('' if the arbiter did not start it)."""
         return ""
 
+    def stopped(self, match_id: str, seat: int) -> None:
+        """The match was stopped before its end (its task cancelled: the caller hung up, or
+        the credential it came with was revoked): no ``finish`` follows. Synchronous."""
+
 
 class MatchObserver(abc.ABC):
     """Watches a match from outside (spectators, live displays). Sees only public things:
@@ -193,6 +197,10 @@ class MatchObserver(abc.ABC):
         """The match is over; ``final_view`` is what its disclosure lets a spectator see of
         the ended game (``Disclosure.final_view(state, None)``: the whole deal of an open
         match; None for a closed one, and after a forfeit)."""
+
+    def stopped(self, match_id: str) -> None:
+        """The match was stopped before its end (``SeatClient.stopped``): no ``ended``
+        follows, and nothing of its deal is shown. Synchronous."""
 
 
 # --------------------------------------------------------------------------------------
@@ -352,6 +360,9 @@ class _Runner:
                     for obs in self.steppers:
                         await self._safe(obs.step(record.match_id, seat, action, public, view, **self._seat_views(obs, hands)))
             record.outcome = state.outcome()
+        except asyncio.CancelledError:
+            self._stopped()
+            raise
         except _Forfeit as f:
             record.incidents.append(Incident(f.seat, f.kind, f.detail))
             record.outcome = forfeit_outcome(game, f.seat, _REASON[f.kind], f"seat {f.seat} ({record.seat_names[f.seat]}): {clip(f.detail)}")
@@ -366,6 +377,16 @@ class _Runner:
         final_view = told.final_view(state, None)
         for obs in self.observers:
             await self._safe(obs.ended(record, final_view))
+
+    def _stopped(self) -> None:
+        """Tell every seat and observer that the match stops here (its task was cancelled)."""
+        match_id = self.record.match_id
+        told = [(s.stopped, (match_id, i)) for i, s in enumerate(self.seats)] + [(o.stopped, (match_id,)) for o in self.observers]
+        for tell, args in told:
+            try:
+                tell(*args)
+            except Exception:  # noqa: BLE001 - one failing must not leave the others untold
+                log.debug("telling of a stopped match failed", exc_info=True)
 
     def _hands(self, state, observers: Sequence[MatchObserver]) -> tuple[Any, ...] | None:
         """Every seat's view (``State.view``), built once for all the ``observers`` that see

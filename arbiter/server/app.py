@@ -207,14 +207,10 @@ async def start_server(
     return RunningServer(server, bound, hub, local, watcher, spectators)
 
 
-#: How often a running server looks for revoked bot tokens.
-REVOKE_CHECK_S = 0.5
-
-
 async def _drop_revoked(hub: Hub) -> None:
     """A revoked bot token takes effect at once: its open streams are closed."""
     while True:
-        await asyncio.sleep(REVOKE_CHECK_S)
+        await asyncio.sleep(auth.REVOKE_CHECK_S)
         try:
             hub.drop_revoked()
         except Exception:  # noqa: BLE001 - a broken file keeps the last good credentials; never stop

@@ -228,6 +228,21 @@ def current(value: Any) -> Any:
     return value() if callable(value) else value
 
 
+#: How often a running server checks that the token of an open stream still holds (a
+#: revoked bot's Play, a spectator's Watch, an admin's RunMatch end within this).
+REVOKE_CHECK_S = 0.5
+
+
+async def until_revoked(expected: Any, given: str) -> None:
+    """Return once ``given`` is no longer the token ``expected`` (a ``Live`` reader, or a
+    fixed value) says: revoked or rotated. Never, for a fixed token or an open service."""
+    while True:
+        now = current(expected)
+        if now is not None and not same(now, given):
+            return
+        await asyncio.sleep(REVOKE_CHECK_S)
+
+
 #: Wrong credentials answered per second, per kind of credential (a bot's Hello token,
 #: the admin, spectator and author tokens), however many streams or peers ask, after a
 #: first burst: a guesser's answers queue behind one another. Right tokens never wait.

@@ -29,7 +29,7 @@ from arbiter.match import BotFailed, MalformedAction, SeatClient, SeatDisconnect
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from cardarena.records import MatchInfo
-from arbiter.server.auth import GUESSES, new_token, require_token, same
+from arbiter.server.auth import GUESSES, new_token, require_token, same, until_revoked
 
 log = logging.getLogger(__name__)
 
@@ -387,6 +387,15 @@ class RemoteSeat(SeatClient):
         rid = self._wire_ids.get((match_id, request_id), 0)
         self.session.send(_err(code, message.replace(f"request {request_id}", f"request {rid}"), match_id, rid))
 
+    def stopped(self, match_id: str, seat: int) -> None:
+        """The match stopped before its end: the seat's token is void and the bot is told."""
+        self.session.seat_tokens.pop((match_id, seat), None)
+        self._unsent.pop((match_id, seat), None)
+        for key in [k for k in self._wire_ids if k[0] == match_id]:
+            del self._wire_ids[key]
+        self.session.send(_err("stopped", "the match was stopped before its end (its caller hung up or its admin "
+                               "token was revoked); it has no result", match_id))
+
     async def finish(self, match_id: str, seat: int, outcome: Outcome, final_view: Any) -> None:
         self.session.seat_tokens.pop((match_id, seat), None)
         for key in [k for k in self._wire_ids if k[0] == match_id]:
@@ -602,6 +611,26 @@ class MatchesServicer(pb_grpc.MatchesServicer):
                             "admin token required: pass --admin-token (or set ARENA_ADMIN_TOKEN); on the "
                             "arbiter's machine `arbiter credentials token admin` prints it")
 
+    async def _run_while_admin(self, token: str, config: MatchConfig, seats: list, context) -> Any:
+        """The match's record, unless the admin token the call came with is revoked while it
+        plays (``auth.until_revoked``): then the match stops (its bots told, its watchers'
+        streams ended) and the call ends with PERMISSION_DENIED. A caller that hangs up
+        stops it the same way (the handler is cancelled)."""
+        match = asyncio.ensure_future(run_match(config, seats, observers=self.observers_for(config)))
+        revoked = asyncio.ensure_future(until_revoked(self.admin_token, token))
+        try:
+            await asyncio.wait({match, revoked}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            revoked.cancel()
+            if not match.done():
+                match.cancel()
+                await asyncio.wait({match})
+        if match.cancelled():
+            log.warning("a match of %s stopped: the admin token it was started with was revoked", config.game)
+            await context.abort(grpc.StatusCode.PERMISSION_DENIED, "the admin token was revoked (arbiter credentials "
+                                "revoke admin); the match was stopped")
+        return match.result()
+
     async def ListSessions(self, request, context):
         await self._check_admin(request.admin_token, context)
         return pb.ListSessionsResponse(
@@ -656,7 +685,7 @@ class MatchesServicer(pb_grpc.MatchesServicer):
             if not session.plays(request.game):
                 await context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"bot {name[:64]!r} does not play {request.game}")
             seats.append(RemoteSeat(session, request.game))
-        record = await run_match(config, seats, observers=self.observers_for(config))
+        record = await self._run_while_admin(request.admin_token, config, seats, context)
         return pb.MatchSummary(
             match_id=record.match_id,
             outcome=convert.outcome_to_proto(record.outcome),

@@ -4,7 +4,7 @@ It serves whatever spectating hub it is given (``arbiter.spectating.SpectatorHub
 hub decides what a frame holds, this servicer checks the spectator token and encodes. A
 Watch holds its token for as long as it streams: once the token is revoked (rotated:
 ``arbiter credentials revoke spectator``), the stream ends with PERMISSION_DENIED, as a
-revoked bot's stream ends (``REVOKE_CHECK_S``).
+revoked bot's stream ends (``auth.REVOKE_CHECK_S``).
 """
 
 from __future__ import annotations
@@ -14,15 +14,13 @@ from typing import Any, AsyncIterator, Awaitable, TypeVar
 
 import grpc
 
-from arbiter.server.auth import current, require_token, same
+from arbiter.server.auth import require_token, until_revoked
 from cardarena.v1 import spectate_pb2 as spb
 from cardarena.v1 import spectate_pb2_grpc as spb_grpc
 from cardarena.wire.frames import frame_to_proto
 
 T = TypeVar("T")
 
-#: How often an open Watch checks that its token still holds.
-REVOKE_CHECK_S = 0.5
 REVOKED = "the spectator token was revoked (arbiter credentials revoke spectator); the stream is closed"
 
 
@@ -53,7 +51,7 @@ class SpectateServicer(spb_grpc.SpectateServicer):
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
                                 "this arbiter shows hidden cards only after a match ends (no --spectator-delay)")
         await context.send_initial_metadata(())  # the Watch is accepted (a client may wait for this)
-        revoked = asyncio.ensure_future(self._revoked(request.token))
+        revoked = asyncio.ensure_future(until_revoked(self.hub.token, request.token))
         frames = None
         try:
             try:
@@ -72,14 +70,6 @@ class SpectateServicer(spb_grpc.SpectateServicer):
             if frames is not None:
                 await frames.aclose()
 
-    async def _revoked(self, token: str) -> None:
-        """Returns once ``token`` is no longer the spectator token (never, on an open hub)."""
-        while True:
-            expected = current(self.hub.token)
-            if expected is not None and not same(expected, token):
-                return
-            await asyncio.sleep(REVOKE_CHECK_S)
-
     @staticmethod
     async def _unless(revoked: asyncio.Future, step: Awaitable[T], context) -> T:
         """``step``'s result, unless the token is revoked first: then the call ends."""
@@ -90,7 +80,7 @@ class SpectateServicer(spb_grpc.SpectateServicer):
             if not task.done():
                 task.cancel()
                 await asyncio.wait({task})  # (a generator's step is over before it is closed)
-        if not task.cancelled() and not task.cancelled():
+        if not task.cancelled():
             return task.result()
         await context.abort(grpc.StatusCode.PERMISSION_DENIED, REVOKED)
         raise AssertionError("unreachable")

@@ -236,3 +236,8 @@ class _Feed(MatchObserver):
             options=convert.options_to_wire(record.options),
         ))
         self.hub._close(self.live)
+
+    def stopped(self, match_id: str) -> None:
+        """A match stopped before its end: its watchers' streams end, with no deal shown."""
+        if self.live is not None and self.live.running:
+            self.hub._close(self.live)

@@ -170,3 +170,96 @@ def test_revoking_what_is_not_there_says_so(tmp_path):
         assert done.returncode != 0 and "no bot 'nobody' has a token" in done.stderr and "Traceback" not in done.stderr
     finally:
         stop_serve(s)
+
+
+def test_revoking_the_admin_token_stops_the_matches_started_with_it():
+    """A RunMatch started with the admin token holds it while its match plays: `arbiter
+    credentials revoke admin` stops the match (here: waiting on a bot that never answers,
+    with a ten-minute clock) and the call ends with PERMISSION_DENIED; each seat's bot is
+    told the match stopped (Error "stopped" naming it) and stays connected; a Watch of the
+    match ends without its last frame (no deal shown); the new token starts matches."""
+    s = start_serve("--bot", "north")
+    try:
+        creds = auth.read(s.credentials)
+        token, old_admin = creds.bots["north"], creds.admin
+        bots: list[tuple[queue.Queue, queue.Queue]] = []
+
+        def bot(inbox: queue.Queue, outbox: queue.Queue) -> None:
+            def requests():
+                while (msg := outbox.get()) is not None:
+                    yield msg
+            with grpc.insecure_channel(s.address) as channel:
+                try:
+                    for msg in pb_grpc.ArenaStub(channel).Play(requests(), timeout=90):
+                        inbox.put(msg)
+                except grpc.RpcError as exc:
+                    inbox.put(exc.code())
+
+        for _ in range(2):  # one connection per seat; neither ever answers a Turn
+            inbox, outbox = queue.Queue(), queue.Queue()
+            outbox.put(pb.BotMessage(hello=pb.Hello(bot_name="north", token=token, protocol_version=1,
+                                                    games=["spite-and-malice"])))
+            threading.Thread(target=bot, args=(inbox, outbox), daemon=True).start()
+            assert inbox.get(timeout=30).WhichOneof("msg") == "welcome"
+            bots.append((inbox, outbox))
+
+        result: queue.Queue = queue.Queue()
+
+        def run_match() -> None:
+            with grpc.insecure_channel(s.address) as channel:
+                try:
+                    pb_grpc.MatchesStub(channel).RunMatch(pb.RunMatchRequest(
+                        game="spite-and-malice", seats=["north", "north"], seed=1, admin_token=old_admin,
+                        clock=pb.Clock(decision_ms=600_000, bank_ms=0)), timeout=90)
+                except grpc.RpcError as exc:
+                    result.put((exc.code(), exc.details()))
+                    return
+            result.put((grpc.StatusCode.OK, ""))
+
+        threading.Thread(target=run_match, daemon=True).start()
+        seen: list[list] = [[], []]
+
+        def until(i: int, which: str) -> pb.ArbiterMessage:
+            while True:
+                msg = bots[i][0].get(timeout=30)
+                assert not isinstance(msg, grpc.StatusCode), f"bot {i}'s stream ended: {msg}"
+                seen[i].append(msg)
+                if msg.WhichOneof("msg") == which:
+                    return msg
+
+        match_id = until(0, "match_start").match_start.match_id
+        until(1, "match_start")
+        frames: queue.Queue = queue.Queue()
+
+        def watch() -> None:
+            with grpc.insecure_channel(s.address) as channel:
+                try:
+                    for frame in spb_grpc.SpectateStub(channel).Watch(
+                            spb.WatchRequest(token=creds.spectator, match_id=match_id), timeout=60):
+                        frames.put(frame.WhichOneof("frame"))
+                except grpc.RpcError as exc:
+                    frames.put(exc.code())
+                frames.put(None)
+
+        threading.Thread(target=watch, daemon=True).start()
+        assert frames.get(timeout=30) == "header"  # the match is being watched
+        assert result.empty()  # and plays on: nobody answers its first Turn
+
+        new_admin = _credentials(s, "revoke", "admin")
+        code, details = result.get(timeout=30)
+        assert code == grpc.StatusCode.PERMISSION_DENIED and "revoked" in details and "stopped" in details, (code, details)
+        for i in range(2):
+            stopped = until(i, "error").error
+            assert stopped.code == "stopped" and stopped.match_id == match_id, stopped
+            assert not any(m.WhichOneof("msg") == "match_end" for m in seen[i])  # no result was made up
+        rest = []
+        while (frame := frames.get(timeout=30)) is not None:
+            rest.append(frame)
+        assert "over" not in rest and all(not isinstance(f, grpc.StatusCode) for f in rest), rest
+        with grpc.insecure_channel(s.address) as channel:  # the bots are still there, for the new token
+            sessions = pb_grpc.MatchesStub(channel).ListSessions(pb.ListSessionsRequest(admin_token=new_admin), timeout=30)
+        assert [x.bot_name for x in sessions.sessions] == ["north", "north"]
+        for _, outbox in bots:
+            outbox.put(None)
+    finally:
+        stop_serve(s)
