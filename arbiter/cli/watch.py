@@ -42,6 +42,11 @@ def running_from(db: Path) -> tuple[str, str, str]:
         raise UsageError(str(exc)) from None
 
 
+def _seat_views(hands: Any) -> tuple:
+    """A delayed frame's hands as the seat views a board reads (``hand``, shown)."""
+    return tuple(SimpleNamespace(hand=h, hand_visible=True) for h in hands) if hands else ()
+
+
 @app.command()
 def watch(
     match_id: Annotated[Optional[str], typer.Argument(help="The match to watch (default: the newest running one, or the next to start).")] = None,

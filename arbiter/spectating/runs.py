@@ -58,7 +58,3 @@ def running_from(db: Path) -> tuple[str, str, str]:
     except PermissionError:  # another user's process: alive
         pass
     return address, token, tournament
-
-
-def _seat_views(hands: Any) -> tuple:
-    return tuple(SimpleNamespace(hand=h, hand_visible=True) for h in hands) if hands else ()

@@ -336,8 +336,42 @@ def test_hidden_cards_come_only_with_the_delay_and_the_cli_watches():
                                "--token", s.spectator_token],
                               cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert proc.returncode == 0 and summary.match_id in proc.stdout and "finished" in proc.stdout
+        # in a terminal the table is redrawn in place, every hand on it (the live display's path)
+        code, shown = _in_a_terminal([sys.executable, "-m", "arbiter", "watch", summary.match_id, "--hidden-cards",
+                                      "--server", s.address, "--token", s.spectator_token])
+        assert code == 0 and "Traceback" not in shown and "every hand shown" in shown, shown[-2000:]
+        assert "the full deal" in shown and "result (" in shown, shown[-2000:]
     finally:
         stop_serve(s)
+
+
+def _in_a_terminal(argv: list[str], timeout: float = 90) -> tuple[int, str]:
+    """Run ``argv`` with a pseudo-terminal as its stdout and stderr: (exit code, all it wrote)."""
+    import os
+    import pty
+    import select
+
+    parent, child = pty.openpty()
+    proc = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=child, stderr=child,
+                            env={**os.environ, "COLUMNS": "160", "LINES": "60", "TERM": "xterm"})
+    os.close(child)
+    out = bytearray()
+    try:
+        while True:
+            ready, _, _ = select.select([parent], [], [], timeout)
+            if not ready:
+                proc.kill()
+                break
+            try:
+                chunk = os.read(parent, 65536)
+            except OSError:  # the terminal's other side closed: the process is gone
+                break
+            if not chunk:
+                break
+            out += chunk
+    finally:
+        os.close(parent)
+    return proc.wait(30), out.decode(errors="replace")
 
 
 def test_a_tournament_run_can_be_watched_live(tmp_path):
