@@ -1,6 +1,7 @@
 """What of a match may be shown, to whom, and when: the one rule that every reader asks
 (the web pages, the arena's pages, every export format, ``tournament show``, ``replay``,
-the spectators of a run) and that decides what a seat receives when its match ends.
+the spectators of a run, a running tournament's page: ``live_tables``) and that decides
+what a seat receives when its match ends.
 
 Two facts decide it:
 
@@ -77,6 +78,14 @@ class Disclosure:
         """Each match's deal seed, replay, actions and per-seating result may be shown."""
         return not self.closed
 
+    @property
+    def live_tables(self) -> bool:
+        """A match being played may be shown on a public page as its public table (what a
+        spectator sees, no hidden card), ``LIVE_DELAY_S`` late. Not while the batch is
+        closed: its public plays show the hands of a deal that comes back, and no delay
+        helps when the deal's twin is played later (only who plays and how far is shown)."""
+        return self.matches
+
     def require_match(self, match_id: str) -> None:
         """Withheld unless a match of this batch may be shown."""
         if not self.matches:
@@ -100,6 +109,12 @@ class Disclosure:
         if self.matches:
             return state.spectator_view()
         return None if viewer is None else state.view(viewer)
+
+
+#: How late a public page (a running tournament's web page) shows a match being played:
+#: each table as it stood this many seconds ago, so that what a visitor sees is stale by
+#: the time anyone could relay it to a seat (``Disclosure.live_tables`` says whether at all).
+LIVE_DELAY_S = 30.0
 
 
 def notes_visible(note_seat: int, viewer: int | None, full: bool) -> bool:

@@ -2,21 +2,23 @@
 its private arbiter offers to watch now (``arbiter.spectating.runs`` says where that
 arbiter is, for a run from this store on this machine), each with its seats and the
 decisions played so far, from the arbiter's Spectate service with the run's spectator
-token. Public facts only: what any spectator of the run may see (the spectator hub
-decides, with its delay); nothing when no run of that tournament is going on."""
+token. Public facts only, as the one disclosure rule says (``Disclosure.live_tables``):
+each match's public table as it stood ``LIVE_DELAY_S`` ago (no hidden card; the spectator
+hub decides what a frame holds), and none at all while the tournament is closed (its
+deals come back in seatings still to be played); nothing when no run of it is going on."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
-
-from typing import Any
 
 from markupsafe import Markup
 
 from arbiter.present.table import render_table, table_model
 from arbiter.server.client import SpectateError, list_matches, watch
 from arbiter.spectating import runs
+from cardarena.disclosure import LIVE_DELAY_S, Disclosure
 from cardarena.frames import HeaderFrame, OverFrame, StepFrame
 
 
@@ -26,40 +28,46 @@ class Playing:
     game: str
     seats: tuple[str, ...]
     steps: int
-    table: Markup = Markup("")  # its public table as of ``steps`` (the card table, not interactive)
+    table: Markup = Markup("")  # its public table as of ``shown`` decisions (not interactive); "" if none may be shown
+    shown: int = 0  # the decisions the table shows (the delay keeps it behind ``steps``)
 
 
 #: The frames read to catch up with one match (far above any match's decisions).
 MAX_FRAMES = 5000
 
 
-def _table(address: str, token: str, match_id: str, steps: int) -> Markup:
-    """The match's public table after ``steps`` decisions: the spectator hub replays a
-    running match's frames to a late watcher first, so this reads only frames already there."""
-    game, names, view = "", (), None
+def _table(address: str, token: str, match_id: str, steps: int, delay: float) -> tuple[Markup, int]:
+    """The match's public table as it stood ``delay`` seconds ago, at most ``steps``
+    decisions in, and the decisions it shows; ("", 0) if the match is younger than that.
+    The spectator hub replays a running match's frames to a late watcher first, so this
+    reads only frames already there."""
+    game, names, view, shown, started = "", (), None, 0, 0.0
+    upto = time.time() - delay
     try:
         for k, frame in enumerate(watch(address, match_id, False, token)):
             if isinstance(frame, HeaderFrame):
-                game, names, view = frame.game, frame.seat_names, frame.view
+                if frame.started > upto:
+                    break  # dealt less than ``delay`` ago: nothing to show yet
+                game, names, view, started = frame.game, frame.seat_names, frame.view, frame.started
             elif isinstance(frame, StepFrame):
-                view = frame.view
-            if isinstance(frame, OverFrame) or (isinstance(frame, (HeaderFrame, StepFrame)) and _index(frame) >= steps) \
-                    or k >= MAX_FRAMES:
+                if started + frame.at > upto:
+                    break
+                view, shown = frame.view, frame.index
+            if isinstance(frame, OverFrame) or shown >= steps or k >= MAX_FRAMES:
                 break
     except SpectateError:
-        return Markup("")
+        return Markup(""), 0
     if view is None:
-        return Markup("")
-    return render_table(table_model(game, view, names), interactive=False)
+        return Markup(""), 0
+    return render_table(table_model(game, view, names), interactive=False), shown
 
 
-def _index(frame: Any) -> int:
-    return getattr(frame, "index", 0)
-
-
-def now_playing(db: Path, tournament: str, timeout: float = 2.0) -> list[Playing] | None:
+def now_playing(db: Path, tournament: str, policy: Disclosure, timeout: float = 2.0,
+                delay: float = LIVE_DELAY_S) -> list[Playing] | None:
     """The matches of ``tournament`` being played now from the store ``db`` (None: no run
-    of it is going on here, or its arbiter does not answer within ``timeout``)."""
+    of it is going on here, or its arbiter does not answer within ``timeout``), each with
+    its public table ``delay`` seconds late if ``policy`` (the tournament's disclosure)
+    lets one be shown."""
     try:
         address, token, name = runs.running_from(db)
     except runs.NotRunning:
@@ -70,5 +78,10 @@ def now_playing(db: Path, tournament: str, timeout: float = 2.0) -> list[Playing
         listed = list_matches(address, include_finished=False, timeout=timeout, token=token)
     except SpectateError:
         return None
-    return [Playing(m.match_id, m.game, tuple(m.seat_names), m.steps, _table(address, token, m.match_id, m.steps))
-            for m in listed if m.running]
+    shown: list[Playing] = []
+    for m in listed:
+        if not m.running:
+            continue
+        table, upto = _table(address, token, m.match_id, m.steps, delay) if policy.live_tables else (Markup(""), 0)
+        shown.append(Playing(m.match_id, m.game, tuple(m.seat_names), m.steps, table, upto))
+    return shown

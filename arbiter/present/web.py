@@ -326,7 +326,9 @@ _TOURNAMENT = """{% extends "base" %}
 {% if playing is not none %}<p id="now-playing">Now playing{% if not playing %}: between matches{% endif %}
 {% for m in playing %}<span class="pill live-match" data-match="{{ m.match_id }}">{{ m.seats|join(' · ') }}: {{ m.steps }} decisions</span> {% endfor %}
 <span class="muted small">(watch it move: <code>arbiter watch --db {{ db }}</code>)</span></p>
-{% for m in playing %}{% if m.table %}<div class="live-table" data-match="{{ m.match_id }}">{{ m.table }}</div>{% endif %}{% endfor %}{% endif %}
+{% if playing and closed %}<p class="muted small" id="tables-withheld">The tables are not shown while the tournament runs: {{ closed_reason }}.</p>
+{% elif playing %}<p class="muted small" id="tables-late">Each table as it stood {{ live_delay|round|int }} s ago (public cards only).</p>{% endif %}
+{% for m in playing %}{% if m.table %}<div class="live-table" data-match="{{ m.match_id }}" data-shown="{{ m.shown }}">{{ m.table }}</div>{% endif %}{% endfor %}{% endif %}
 <dl class="played" id="played">
 {% for label, text in played.lines() %}<dt>{{ label }}</dt><dd id="played-{{ label }}">{{ text }}</dd>
 {% endfor %}</dl>
@@ -587,7 +589,8 @@ def tournament_page(store: Store, key: str) -> str:
         closed_reason=disclosure.CLOSED_REASON, played=played, entrants=store.entrants(tour.id),
         team_of={m: " + ".join(t) for t in played.teams for m in t}, running=policy.running,
         think_note=THINK_NOTE, db=store.path, table_style=Markup(TABLE_STYLE),
-        playing=now_playing(store.path, tour.name) if tour.finished is None else None,
+        playing=now_playing(store.path, tour.name, policy) if tour.finished is None else None,
+        live_delay=disclosure.LIVE_DELAY_S,
     )
 
 

@@ -128,8 +128,20 @@ def test_watch_follows_the_tournament_running_from_a_store(tmp_path):
                 time.sleep(0.05)
         assert 'id="now-playing"' in page and "arbiter watch --db" in page, page[-2000:]
         assert 'class="pill live-match"' in page and "heuristic" in page.split('id="now-playing"')[1][:400]
-        live = page.split('class="live-table"')[1]  # the match's public table as it stands
-        assert 'id="board" class="table-spades' in live and 'class="card back' in live
+        # its deals come back in other seatings (duplicate, the default): the disclosure
+        # rule lets the page say who plays and how far, never show a table of the play
+        assert 'id="tables-withheld"' in page and 'class="live-table"' not in page, page[-3000:]
+        # where the rule lets tables be shown, each is the public one as it stood the delay ago
+        from arbiter.present.watching import now_playing
+        from cardarena.disclosure import of_tournament
+
+        open_rule = of_tournament("watched", finished=False, duplicate=False)
+        assert now_playing(db, "watched", of_tournament("watched", False, True), delay=0)[0].table == ""
+        late = now_playing(db, "watched", open_rule, delay=3600)  # younger than the delay: nothing yet
+        assert late and all(m.table == "" and m.shown == 0 for m in late), late
+        now = now_playing(db, "watched", open_rule, delay=0)
+        live = str(now[0].table)  # the match's public table as it stands
+        assert 'id="board" class="table-spades' in live and 'class="card back' in live and now[0].shown <= now[0].steps
         w = subprocess.run([sys.executable, "-m", "arbiter", "watch", "--db", str(db)], cwd=ROOT, capture_output=True,
                            text=True, timeout=300, stdin=subprocess.DEVNULL)
         assert w.returncode == 0, w.stderr
