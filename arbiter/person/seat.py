@@ -136,6 +136,8 @@ class Snapshot:
     stored: str  # "" not yet; "stored"; or why the record could not be stored
     failed: str  # why the match could not be played ('' if it was)
     deadline_ms: int = 0  # when the decision's clock runs out, in ms since the epoch (0: no decision, or no limit)
+    #: the version each seat's bot said it is, by seat ("" for the person, or not said)
+    seat_versions: tuple[str, ...] = ()
 
     @property
     def over(self) -> bool:
@@ -266,7 +268,7 @@ class BrowserSeat(SeatClient):
         """A page of the match asked something: the person is still at the table."""
         self._last_seen = time.monotonic()
 
-    def snapshot(self, match_id: str, seat: int, seat_names: tuple[str, ...]) -> Snapshot:
+    def snapshot(self, match_id: str, seat: int, seat_names: tuple[str, ...], seat_versions: tuple[str, ...] = ()) -> Snapshot:
         with self._cond:
             info, turn = self._info, self._turn
             return Snapshot(
@@ -277,6 +279,7 @@ class BrowserSeat(SeatClient):
                 legal=tuple(turn.legal_actions) if turn is not None else (), events=tuple(self._events),
                 notices=tuple(self._notices), outcome=self._outcome, final_view=self._final_view,
                 stored=self._stored, failed=self._failed, deadline_ms=self._deadline(info, turn),
+                seat_versions=seat_versions,
             )
 
     def _deadline(self, info: MatchInfo | None, turn: TurnRequest | None) -> int:  # with self._cond held
@@ -431,9 +434,10 @@ class Table:
     done: concurrent.futures.Future | None = None
     record: MatchRecord | None = None
     client: str = ""  # who started it (the web client's address): ``Tables.per_client`` counts by it
+    seat_versions: tuple[str, ...] = ()  # what each seat's bot said its version is ("" for the person)
 
     def snapshot(self) -> Snapshot:
-        return self.browser.snapshot(self.match_id, self.seat, self.seat_names)
+        return self.browser.snapshot(self.match_id, self.seat, self.seat_names, self.seat_versions)
 
     @property
     def live(self) -> bool:
@@ -615,7 +619,7 @@ class Tables:
         play = self._play_remote if remote else self._play
         table.done = asyncio.run_coroutine_threadsafe(play(table, opponents, preset, ready), loop)
         try:
-            table.seat_names = ready.result(START_TIMEOUT)
+            table.seat_names, table.seat_versions = ready.result(START_TIMEOUT)
         except concurrent.futures.TimeoutError:
             table.done.cancel()
             raise TableError(503, f"the bots did not start within {START_TIMEOUT:.0f} s") from None
@@ -626,7 +630,8 @@ class Tables:
 
     async def _play(self, table: Table, opponents: list[str], preset: str | None,
                     ready: concurrent.futures.Future) -> None:
-        """Start the bots, tell the starter (``ready``: the seat names, or a TableError),
+        """Start the bots, tell the starter (``ready``: the seat names and their bots'
+        versions, or a TableError),
         play the match (a batch of one, the person's seat the caller's own), store its record."""
         config, me = table.config, table.seat
         task = asyncio.current_task()
@@ -638,12 +643,14 @@ class Tables:
             names = iter(opponents)
             seats = tuple(HUMAN if i == me else next(names) for i in range(len(opponents) + 1))
             match = PlannedMatch(0, config, seats, guests={me: table.browser}, observers=(_Steps(table.browser, me),))
+            versions: dict[str, str] = {}
             async with contextlib.AsyncExitStack() as stack:  # its bots are done with before its seat counts as free
                 try:
                     # bot processes in their sandbox over gRPC, a fresh one per seat (``deal``)
                     venue = await stack.enter_async_context(open_venue(
                         GRPC, {ref: ref for ref in distinct}, config.game, db_path=self.db, isolation="deal",
-                        copies=max(opponents.count(r) for r in distinct), sandbox=self.sandbox))
+                        copies=max(opponents.count(r) for r in distinct), sandbox=self.sandbox,
+                        on_versions=versions.update))
                 except (VenueError, BotsDoNotPlay) as exc:
                     ready.set_exception(TableError(400, clip(str(exc), 600)))
                     return
@@ -654,7 +661,7 @@ class Tables:
                     log.exception("browser match %s could not start", config.match_id)
                     ready.set_exception(TableError(500, f"the match could not start: {clip(str(exc), 300)}"))
                     return
-                ready.set_result(seats)
+                ready.set_result((seats, tuple(versions.get(name, "") if i != me else "" for i, name in enumerate(seats))))
                 try:
                     async with contextlib.aclosing(play_batch([match], venue)) as played:
                         async for p in played:
@@ -714,7 +721,7 @@ class Tables:
                                                         f"{START_TIMEOUT:.0f} s"))
                 return
             assert relay.info is not None
-            ready.set_result(tuple(relay.info.seat_names))
+            ready.set_result((tuple(relay.info.seat_names), await self._remote_versions(relay.info.seat_names, me)))
             try:
                 summary = await played
             except client.ClientError as exc:
@@ -743,6 +750,21 @@ class Tables:
                 ready.set_exception(TableError(503, "the server is stopping"))
             await relay.close()  # an unfinished match ends at the arbiter: this seat disconnected
             self._tasks.discard(task)
+
+    async def _remote_versions(self, names: Sequence[str], me: int) -> tuple[str, ...]:
+        """What the standing arbiter's connected bots of ``names`` say their versions are
+        (one name connected at two versions, or a listing that fails: "", not a guess)."""
+        arb = self.arbiter
+        assert arb is not None
+        try:
+            sessions = await asyncio.to_thread(client.list_sessions, arb.address, admin_token=arb.admin_token,
+                                               tls_ca=arb.tls_ca, timeout=LIST_TIMEOUT)
+        except client.ClientError:
+            return ("",) * len(names)
+        said: dict[str, set[str]] = {}
+        for x in sessions:
+            said.setdefault(x.bot_name, set()).add(x.bot_version)
+        return tuple(next(iter(said[n])) if i != me and len(said.get(n, ())) == 1 else "" for i, n in enumerate(names))
 
     def _forget_old(self) -> None:  # with self._lock held
         finished = [k for k, t in self._tables.items() if not t.live]

@@ -172,7 +172,7 @@ _LIVE = """<div id="status" data-version="{{ s.version }}" data-step="{{ s.step 
 {% endif %}
 {% if felt %}{{ felt }}{% elif not s.outcome %}<p class="muted">Nothing dealt to you yet.</p>{% endif %}
 {% if s.outcome %}<h2>Result</h2><table id="result"><tr><th>seat</th><th>who</th><th class="num">score</th><th class="num">rank</th></tr>
-{% for i in range(s.seat_names|length) %}<tr{% if i == s.seat %} id="result-you"{% endif %}><td>{{ i }}</td><td>{{ 'you' if i == s.seat else s.seat_names[i] }}</td>
+{% for i in range(s.seat_names|length) %}<tr{% if i == s.seat %} id="result-you"{% endif %}><td>{{ i }}</td><td>{{ 'you' if i == s.seat else labels[i] }}</td>
 <td class="num">{{ s.outcome.scores[i]|num }}</td><td class="num">{{ s.outcome.ranks[i] }}</td></tr>{% endfor %}</table>
 <p id="stored">{% if s.stored == 'stored' %}<span class="ok">Recorded:</span> <a href="/m/{{ s.match_id|urlencode }}?view=seat{{ s.seat }}" id="replay-link">its replay</a>, or <code>arbiter replay {{ s.match_id }}</code>.
 {% elif s.stored %}<span class="error">{{ s.stored }}</span>{% else %}<span class="muted">Recording…</span>{% endif %}</p>
@@ -346,17 +346,21 @@ def new_page(env: jinja2.Environment, tables: Tables, query: dict[str, list[str]
     )
 
 
-def seat_labels(names: tuple[str, ...]) -> tuple[str, ...]:
-    """The seats' names as the table shows them. (A bot's version is not among what the
-    seat's snapshot carries, and the web may not load a bot to ask it: names alone.)"""
-    return tuple(names)
+def seat_labels(names: tuple[str, ...], versions: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The seats' names as the table shows them: each bot with the version it said it is
+    (``name@version``, as a registered bot is written; a name that says it already, and a
+    seat whose bot said none, as it is). The table adds the seat's place (its compass point
+    in Spades)."""
+    def label(name: str, version: str) -> str:
+        return f"{name}@{version}" if version and not name.endswith(f"@{version}") else name
+    return tuple(label(n, versions[i] if i < len(versions) else "") for i, n in enumerate(names))
 
 
 def live_fragment(env: jinja2.Environment, s: Snapshot) -> str:
     """What changes on the seat's page, alone: the inner HTML of its ``<div id="live">``
     (the status, the table, the choice asked, the result, the events), from the snapshot."""
     view = s.view if s.final_view is None else s.final_view
-    names = seat_labels(s.seat_names)
+    names = seat_labels(s.seat_names, s.seat_versions)
     t = None
     if view is not None:
         t = table_model(s.game, view, names, me=s.seat, legal=s.legal if s.request_id is not None else (),
@@ -376,6 +380,7 @@ def live_fragment(env: jinja2.Environment, s: Snapshot) -> str:
         catalogue=t.catalogue if t is not None else [], final_rows=final_rows, waiting_for=waiting_for,
         clock=_clock_text(s.decision_ms), events=[say(s.game, e) for e in told[-40:]], headline=headline, n_events=len(told),
         verdict=verdict(s.game, s.outcome, names, s.seat, s.final_view, s.options) if s.outcome is not None else "",
+        labels=names,
     )
 
 
@@ -390,7 +395,7 @@ def _to_act(s: Snapshot) -> int | None:
 def table_page(env: jinja2.Environment, s: Snapshot, nonce: str) -> str:
     """The seat's page: the card table of its view, its choice, its events, the result;
     everything that changes is inside ``<div id="live">`` (``live_fragment``)."""
-    names = seat_labels(s.seat_names)
+    names = seat_labels(s.seat_names, s.seat_versions)
     partners = [f"{names[o]} ({seat_place(s.game, o)})" for t in s.teams if s.seat in t for o in t if o != s.seat]
     opponents = ", ".join(f"{n} ({seat_place(s.game, i)})" for i, n in enumerate(names) if i != s.seat and not any(
         s.seat in t and i in t for t in s.teams))

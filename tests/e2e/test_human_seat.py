@@ -432,6 +432,11 @@ def test_malformed_and_illegal_actions_are_refused_and_the_match_goes_on(site):
     match_id = _start(client, "spades", 3, ["random", "random", "random"], SPADES)
     path = f"/play/{match_id}"
     rid, legal = _next_decision(client, match_id)
+    page = client.get(path).body  # (issue 44) each seat: its bot with the version it said, and its compass point
+    for seat, place in enumerate(("North", "East", "South")):
+        assert f'data-seat="{seat}" aria-label="random@1.0 · {place}' in page, page[:3000]
+        assert f'random@1.0 <span class="where">{place}</span>' in page
+    assert 'aria-label="you · West' in page
     all_bids = {f"bid {n}" for n in range(14)} | {"bid nil"}
     not_legal = sorted(all_bids - set(legal)) or ["play 2C"]
     cases = [

@@ -276,6 +276,7 @@ def test_a_person_who_leaves_a_remote_table_disconnects_there(standing, tmp_path
         assert record.outcome.reason is EndReason.FORFEIT_DISCONNECT, record.outcome
         assert [(i.seat, i.kind) for i in record.incidents] == [(0, "disconnect")]
         assert table.snapshot().stored == "stored" and table.snapshot().outcome == record.outcome
+        assert table.snapshot().seat_versions == ("", "1.0")  # what the remote bot said it is (random 1.0)
     finally:
         tables.close()
     serve.wait_sessions([REMOTE_BOT])

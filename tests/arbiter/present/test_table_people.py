@@ -86,6 +86,14 @@ def test_seats_are_named_by_compass_point_with_the_last_trick_and_a_score_sheet(
     assert f"{first.sides[0].score}" in m.sheet[0][3]
 
 
+def test_a_seat_names_its_bot_with_the_version_it_said():
+    """Issue 44: three seats all read "heuristic"; a version said is shown once, none is not made up."""
+    from arbiter.present.play_page import seat_labels
+
+    assert seat_labels(("person", "heuristic", "mine@2.0", "greedy"), ("", "1.0", "2.0")) == \
+        ("person", "heuristic@1.0", "mine@2.0", "greedy")
+
+
 def test_every_game_ends_with_who_won_by_how_much_and_why():
     """Item 10: Spot and Spite and Malice said only "completed (3 hands)"."""
     names = ["heuristic 1.0", "random 1.0", "greedy 1.0", "search 1.0"]
