@@ -236,6 +236,8 @@ REVOKE_CHECK_S = 0.5
 async def until_revoked(expected: Any, given: str) -> None:
     """Return once ``given`` is no longer the token ``expected`` (a ``Live`` reader, or a
     fixed value) says: revoked or rotated. Never, for a fixed token or an open service."""
+    if not callable(expected):
+        await asyncio.Event().wait()  # nothing can change it: no need to look
     while True:
         now = current(expected)
         if now is not None and not same(now, given):
