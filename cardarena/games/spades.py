@@ -832,12 +832,12 @@ class SpadesState(State):
         scores = tuple(float(self.scores[side_of(s)]) for s in range(NUM_SEATS))
         if self.winner is None:
             ranks = (1, 1, 1, 1)
-            detail = f"draw at {self.scores[0]}-{self.scores[1]} after {self.deal_no} deals"
+            detail = f"draw at {self.scores[0]}-{self.scores[1]} after {self.deal_no} deal{'s' * (self.deal_no != 1)}"
         else:
             ranks = tuple(1 if side_of(s) == self.winner else 2 for s in range(NUM_SEATS))
             detail = (
                 f"side {SIDE_NAMES[self.winner]} wins {self.scores[self.winner]} to "
-                f"{self.scores[1 - self.winner]} after {self.deal_no} deals"
+                f"{self.scores[1 - self.winner]} after {self.deal_no} deal{'s' * (self.deal_no != 1)}"
             )
         assert self.end_reason is not None
         return Outcome(scores, ranks, self.end_reason, detail)

@@ -256,3 +256,18 @@ def test_cli_and_web_replays_from_another_seat_withhold_the_given_cards(blind_ni
         assert full not in page and "give two cards" in page
         page = replay_page(store, rec.match_id, {"step": [str(i)], "view": ["full"]})
         assert full in page
+
+
+def test_a_one_deal_spades_result_reads_in_english_and_older_wordings_still_verify():
+    """Issue 44 item 9: the result said "after 1 deals" (on the tournament page, the replay,
+    `arbiter watch`). A record stored with the old sentence still verifies: the result is
+    its scores, ranks and reason; a changed score is still caught."""
+    rec = play("spades", 4, {"deals": 1}, seed=5)
+    assert rec.outcome.detail.endswith("after 1 deal") and "1 deals" not in rec.outcome.detail, rec.outcome.detail
+    assert play("spades", 4, {"deals": 2}, seed=5).outcome.detail.endswith("after 2 deals")
+    old = dataclasses.replace(rec, outcome=dataclasses.replace(rec.outcome, detail=rec.outcome.detail + "s"))
+    assert verify_record(old) == old.outcome
+    scores = list(rec.outcome.scores)
+    scores[0] += 10
+    with pytest.raises(ReplayError, match="altered"):
+        verify_record(dataclasses.replace(rec, outcome=dataclasses.replace(rec.outcome, scores=tuple(scores))))

@@ -198,7 +198,7 @@ def test_a_running_duplicate_tournament_keeps_its_replays_closed(site, browser):
     browser.get(url + "t/still-running")
     main = browser.find_element(By.TAG_NAME, "main").text
     assert "run-0" in main and "in progress" in main and "99" not in main and "seed" not in main  # listed, no seed
-    assert "withheld" in main and "after 1 deals" not in main  # nor the seating's result
+    assert "withheld" in main and "after 1 deal" not in main  # nor the seating's result
     assert "Replays open when the tournament ends" in main and not browser.find_elements(By.LINK_TEXT, "run-0")
     with Store(db) as store:
         store.mark_finished(t.id)
