@@ -44,7 +44,8 @@ import jinja2
 from markupsafe import Markup
 
 from arbiter.present.boards import board
-from arbiter.present.table import TABLE_SCRIPT, TABLE_STYLE, render_table, say, seat_place, table_model, told_once, verdict
+from arbiter.present.table import (TABLE_SCRIPT, TABLE_STYLE, render_table, say, seat_labels, seat_place, table_model, told_once,
+                                   verdict)
 from arbiter.person.seat import DEFAULT_DECISION_SECONDS, DEFAULT_LIMIT, DEFAULT_PER_CLIENT, Snapshot, TableError, Tables
 from cardarena.games import GAMES, ConfigError, GameError, game_class, get_game
 from cardarena.games.base import option_specs, value_text
@@ -344,16 +345,6 @@ def new_page(env: jinja2.Environment, tables: Tables, query: dict[str, list[str]
         live=tables.live(), limit=tables.limit, clock=_clock_text(int(tables.decision_seconds * 1000)),
         unwritable=tables.unwritable(), db=tables.db, error=error, nonce=nonce,
     )
-
-
-def seat_labels(names: tuple[str, ...], versions: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """The seats' names as the table shows them: each bot with the version it said it is
-    (``name@version``, as a registered bot is written; a name that says it already, and a
-    seat whose bot said none, as it is). The table adds the seat's place (its compass point
-    in Spades)."""
-    def label(name: str, version: str) -> str:
-        return f"{name}@{version}" if version and not name.endswith(f"@{version}") else name
-    return tuple(label(n, versions[i] if i < len(versions) else "") for i, n in enumerate(names))
 
 
 def live_fragment(env: jinja2.Environment, s: Snapshot) -> str:

@@ -86,6 +86,15 @@ def seat_place(game: str, seat: int) -> str:
     return COMPASS[seat] if game == "spades" and 0 <= seat < 4 else f"seat {seat}"
 
 
+def seat_labels(names: Sequence[str], versions: Sequence[str] = ()) -> tuple[str, ...]:
+    """The seats' names as a table shows them: each bot with the version it said it is
+    (``name@version``, as a registered bot is written; a name that says it already, and a
+    seat whose bot said none, as it is). The table adds the seat's place (``seat_place``)."""
+    def label(name: str, version: str) -> str:
+        return f"{name}@{version}" if version and not name.endswith(f"@{version}") else name
+    return tuple(label(n, versions[i] if i < len(versions) else "") for i, n in enumerate(names))
+
+
 _SPITE_PLACE = re.compile(r"\b(partner_payoff|partner_side:(\d+)|payoff(?::(\d+))?|side:(\d+)|center:(\d+|new)|hand:(10|[2-9AJQK])([SHDC])|hand:JK)")
 
 

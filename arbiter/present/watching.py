@@ -15,7 +15,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from arbiter.present.table import render_table, table_model
+from arbiter.present.table import render_table, seat_labels, table_model
 from arbiter.server.client import SpectateError, list_matches, watch
 from arbiter.spectating import runs
 from cardarena.disclosure import LIVE_DELAY_S, Disclosure
@@ -36,7 +36,8 @@ class Playing:
 MAX_FRAMES = 5000
 
 
-def _table(address: str, token: str, match_id: str, steps: int, delay: float) -> tuple[Markup, int]:
+def _table(address: str, token: str, match_id: str, steps: int, delay: float,
+           versions: dict[str, str]) -> tuple[Markup, int]:
     """The match's public table as it stood ``delay`` seconds ago, at most ``steps``
     decisions in, and the decisions it shows; ("", 0) if the match is younger than that.
     The spectator hub replays a running match's frames to a late watcher first, so this
@@ -59,15 +60,16 @@ def _table(address: str, token: str, match_id: str, steps: int, delay: float) ->
         return Markup(""), 0
     if view is None:
         return Markup(""), 0
-    return render_table(table_model(game, view, names), interactive=False), shown
+    labels = seat_labels(names, [versions.get(n, "") for n in names])
+    return render_table(table_model(game, view, labels), interactive=False), shown
 
 
 def now_playing(db: Path, tournament: str, policy: Disclosure, timeout: float = 2.0,
-                delay: float = LIVE_DELAY_S) -> list[Playing] | None:
+                delay: float = LIVE_DELAY_S, versions: dict[str, str] | None = None) -> list[Playing] | None:
     """The matches of ``tournament`` being played now from the store ``db`` (None: no run
     of it is going on here, or its arbiter does not answer within ``timeout``), each with
     its public table ``delay`` seconds late if ``policy`` (the tournament's disclosure)
-    lets one be shown."""
+    lets one be shown, its seats named with their entrants' ``versions`` (name -> version)."""
     try:
         address, token, name = runs.running_from(db)
     except runs.NotRunning:
@@ -82,6 +84,6 @@ def now_playing(db: Path, tournament: str, policy: Disclosure, timeout: float = 
     for m in listed:
         if not m.running:
             continue
-        table, upto = _table(address, token, m.match_id, m.steps, delay) if policy.live_tables else (Markup(""), 0)
+        table, upto = _table(address, token, m.match_id, m.steps, delay, versions or {}) if policy.live_tables else (Markup(""), 0)
         shown.append(Playing(m.match_id, m.game, tuple(m.seat_names), m.steps, table, upto))
     return shown

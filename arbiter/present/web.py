@@ -581,15 +581,17 @@ def tournament_page(store: Store, key: str) -> str:
     except StoreError as exc:
         raise PageError(404, str(exc)) from None
     st, rows = tournament_standings(store, tour)
+    entrants = store.entrants(tour.id)
     extra_cols = list(dict.fromkeys(k for r in st.rows for k in r.extra))
     played = describe(tour.spec)
     policy = tour.disclosure
     return _env.get_template("tournament").render(
         t=tour, st=st, rows=rows, extra_cols=extra_cols, closed=not policy.matches,
-        closed_reason=disclosure.CLOSED_REASON, played=played, entrants=store.entrants(tour.id),
+        closed_reason=disclosure.CLOSED_REASON, played=played, entrants=entrants,
         team_of={m: " + ".join(t) for t in played.teams for m in t}, running=policy.running,
         think_note=THINK_NOTE, db=store.path, table_style=Markup(TABLE_STYLE),
-        playing=now_playing(store.path, tour.name, policy) if tour.finished is None else None,
+        playing=now_playing(store.path, tour.name, policy, versions={e.name: e.version or "" for e in entrants})
+        if tour.finished is None else None,
         live_delay=disclosure.LIVE_DELAY_S,
     )
 

@@ -139,9 +139,10 @@ def test_watch_follows_the_tournament_running_from_a_store(tmp_path):
         assert now_playing(db, "watched", of_tournament("watched", False, True), delay=0)[0].table == ""
         late = now_playing(db, "watched", open_rule, delay=3600)  # younger than the delay: nothing yet
         assert late and all(m.table == "" and m.shown == 0 for m in late), late
-        now = now_playing(db, "watched", open_rule, delay=0)
-        live = str(now[0].table)  # the match's public table as it stands
+        now = now_playing(db, "watched", open_rule, delay=0, versions={"heuristic": "1.0"})
+        live = str(now[0].table)  # the match's public table as it stands, its seats named bot@version
         assert 'id="board" class="table-spades' in live and 'class="card back' in live and now[0].shown <= now[0].steps
+        assert 'heuristic@1.0 <span class="where">' in live and 'greedy <span class="where">' in live, live[:3000]
         w = subprocess.run([sys.executable, "-m", "arbiter", "watch", "--db", str(db)], cwd=ROOT, capture_output=True,
                            text=True, timeout=300, stdin=subprocess.DEVNULL)
         assert w.returncode == 0, w.stderr

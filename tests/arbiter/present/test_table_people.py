@@ -88,7 +88,7 @@ def test_seats_are_named_by_compass_point_with_the_last_trick_and_a_score_sheet(
 
 def test_a_seat_names_its_bot_with_the_version_it_said():
     """Issue 44: three seats all read "heuristic"; a version said is shown once, none is not made up."""
-    from arbiter.present.play_page import seat_labels
+    from arbiter.present.table import seat_labels
 
     assert seat_labels(("person", "heuristic", "mine@2.0", "greedy"), ("", "1.0", "2.0")) == \
         ("person", "heuristic@1.0", "mine@2.0", "greedy")
