@@ -29,7 +29,7 @@ import functools
 import re
 import types
 import typing
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Collection, Mapping, Sequence
 
 from google.protobuf import message_factory
 
@@ -353,87 +353,100 @@ def _memo_bytes_by_identity(encode_item: Callable[[Any], bytes]) -> Callable[[An
     return encode
 
 
+def _wire_field_lines(i: int, name: str, field: Any, item: Any, optional: bool, repeated: bool, kind: str,
+                      env: dict[str, Any]) -> list[str]:
+    """The lines that write field ``name``'s value ``x`` with ``a`` (its tags, lengths and
+    values; nothing at its default), at a function body's indentation; names they need go
+    into ``env``. _Unsupported for a shape the compiler leaves to the fallback."""
+    varints, t_string, t_double, t_message, _ = _wire_kinds()
+    ftype = field.type
+    if kind == "other" or (ftype not in varints and ftype not in (t_string, t_double, t_message)):
+        raise _Unsupported(name)
+    if kind == "enum":
+        env[f"E{i}"] = _enum_tables(item, field)[0]
+        num = f"E{i}[{{}}]"
+    elif kind in ("scalar",) and ftype in varints:
+        num = "{}"
+    else:
+        num = None
+    if kind == "card" and ftype != t_string:
+        raise _Unsupported(name)
+    presence = field.has_presence and not repeated
+    lines = []
+    if repeated:
+        lines.append("    if x:")
+        if ftype in varints or ftype == t_double:  # packed
+            env[f"T{i}"] = _tag(field, 2)
+            if ftype == t_double:
+                lines.append(f"        b = pack('<%dd' % len(x), *x)")
+            else:
+                n = num.format("y")
+                lines.append(f"        b = b''.join([VT[{n}] if 0 <= {n} < 16384 else VA({n}) for y in x])")
+            lines.append(f"        a(T{i}); a(VT[len(b)] if len(b) < 16384 else VA(len(b))); a(b)")
+        elif kind == "card":
+            env[f"C{i}"] = tuple(_tag(field, 2) + _varint(len(t)) + t.encode() for t in _CARD_STR)
+            lines.append(f"        for y in x: a(C{i}[y])")
+        elif ftype == t_string:
+            env[f"T{i}"] = _tag(field, 2)
+            lines.append(f"        for y in x:")
+            lines.append(f"            b = y.encode(); a(T{i}); a(VT[len(b)] if len(b) < 16384 else VA(len(b))); a(b)")
+        else:  # messages: each item's tag, length and body, made once per item object
+            inner = _wire_encoder(item, field.message_type)
+            tag = _tag(field, 2)
+            env[f"M{i}"] = _memo_bytes_by_identity(
+                lambda y, inner=inner, tag=tag: (lambda b: tag + _varint(len(b)) + b)(inner(y)))
+            lines.append(f"        for y in x: a(M{i}(y))")
+        return lines
+    test = "x is not None" if (presence or ftype == t_message or kind == "card") else "x"  # Card(0) is a card
+    if optional and not presence and ftype != t_message:
+        test = "x is not None and x"  # None: unset; the default value is not written either
+    lines.append(f"    if {test}:")
+    if kind == "card":
+        env[f"C{i}"] = tuple(_tag(field, 2) + _varint(len(t)) + t.encode() for t in _CARD_STR)
+        lines.append(f"        a(C{i}[x])")
+    elif ftype in varints:
+        env[f"T{i}"] = _tag(field, 0)
+        n = num.format("x")
+        if kind == "enum" and not presence:
+            lines.append(f"        n = {n}")
+            lines.append(f"        if n: a(T{i}); a(VT[n] if n < 16384 else VA(n))")
+        else:
+            lines.append(f"        n = {n}")
+            lines.append(f"        a(T{i}); a(VT[n] if 0 <= n < 16384 else VA(n))")
+    elif ftype == t_double:
+        env[f"T{i}"] = _tag(field, 1)
+        lines.append(f"        a(T{i}); a(pack('<d', x))")
+    elif ftype == t_string:
+        env[f"T{i}"] = _tag(field, 2)
+        lines.append(f"        b = x.encode(); a(T{i}); a(VT[len(b)] if len(b) < 16384 else VA(len(b))); a(b)")
+    else:
+        env[f"M{i}"] = _wire_encoder(item, field.message_type)
+        env[f"T{i}"] = _tag(field, 2)
+        lines.append(f"        b = M{i}(x); a(T{i}); a(VT[len(b)] if len(b) < 16384 else VA(len(b))); a(b)")
+    return lines
+
+
+def _wire_env() -> dict[str, Any]:
+    return {"VT": _VARINT_TABLE, "VA": _varint_any, "pack": __import__("struct").pack, "CS": _CARD_STR}
+
+
 @functools.lru_cache(maxsize=None)
 def _wire_encoder(cls: type, descriptor: Any) -> Callable[[Any], bytes]:
     """value -> the serialized bytes of its ``descriptor`` message (the body, no tag)."""
-    varints, t_string, t_double, t_message, _ = _wire_kinds()
     message_class = message_factory.GetMessageClass(descriptor)
 
     def fallback() -> Callable[[Any], bytes]:
         enc = _encoder(cls, descriptor)
         return lambda value: (lambda f: (message_class(**f) if isinstance(f, dict) else f).SerializeToString())(enc(value))
 
+    env = _wire_env()
+    lines = ["def encode(v):", "    o = []", "    a = o.append"]
     try:
-        plan = _field_plan(cls, descriptor)
+        for i, entry in enumerate(_field_plan(cls, descriptor)):
+            lines.append(f"    x = v.{entry[0]}")
+            lines.extend(_wire_field_lines(i, *entry, env))
     except _Unsupported:
         return fallback()
-    env: dict[str, Any] = {"VT": _VARINT_TABLE, "VA": _varint_any, "pack": __import__("struct").pack, "CS": _CARD_STR}
-    lines = ["def encode(v):", "    o = []", "    a = o.append"]
-    for i, (name, field, item, optional, repeated, kind) in enumerate(plan):
-        ftype = field.type
-        if kind == "other" or (ftype not in varints and ftype not in (t_string, t_double, t_message)):
-            return fallback()
-        if kind == "enum":
-            env[f"E{i}"] = _enum_tables(item, field)[0]
-            num = f"E{i}[{{}}]"
-        elif kind in ("scalar",) and ftype in varints:
-            num = "{}"
-        else:
-            num = None
-        if kind == "card" and ftype != t_string:
-            return fallback()
-        presence = field.has_presence and not repeated
-        lines.append(f"    x = v.{name}")
-        if repeated:
-            lines.append("    if x:")
-            if ftype in varints or ftype == t_double:  # packed
-                env[f"T{i}"] = _tag(field, 2)
-                if ftype == t_double:
-                    lines.append(f"        b = pack('<%dd' % len(x), *x)")
-                else:
-                    n = num.format("y")
-                    lines.append(f"        b = b''.join([VT[{n}] if 0 <= {n} < 16384 else VA({n}) for y in x])")
-                lines.append(f"        a(T{i}); a(VT[len(b)] if len(b) < 16384 else VA(len(b))); a(b)")
-            elif kind == "card":
-                env[f"C{i}"] = tuple(_tag(field, 2) + _varint(len(t)) + t.encode() for t in _CARD_STR)
-                lines.append(f"        for y in x: a(C{i}[y])")
-            elif ftype == t_string:
-                env[f"T{i}"] = _tag(field, 2)
-                lines.append(f"        for y in x:")
-                lines.append(f"            b = y.encode(); a(T{i}); a(VT[len(b)] if len(b) < 16384 else VA(len(b))); a(b)")
-            else:  # messages: each item's tag, length and body, made once per item object
-                inner = _wire_encoder(item, field.message_type)
-                tag = _tag(field, 2)
-                env[f"M{i}"] = _memo_bytes_by_identity(
-                    lambda y, inner=inner, tag=tag: (lambda b: tag + _varint(len(b)) + b)(inner(y)))
-                lines.append(f"        for y in x: a(M{i}(y))")
-            continue
-        test = "x is not None" if (presence or ftype == t_message or kind == "card") else "x"  # Card(0) is a card
-        if optional and not presence and ftype != t_message:
-            test = "x is not None and x"  # None: unset; the default value is not written either
-        lines.append(f"    if {test}:")
-        if kind == "card":
-            env[f"C{i}"] = tuple(_tag(field, 2) + _varint(len(t)) + t.encode() for t in _CARD_STR)
-            lines.append(f"        a(C{i}[x])")
-        elif ftype in varints:
-            env[f"T{i}"] = _tag(field, 0)
-            n = num.format("x")
-            if kind == "enum" and not presence:
-                lines.append(f"        n = {n}")
-                lines.append(f"        if n: a(T{i}); a(VT[n] if n < 16384 else VA(n))")
-            else:
-                lines.append(f"        n = {n}")
-                lines.append(f"        a(T{i}); a(VT[n] if 0 <= n < 16384 else VA(n))")
-        elif ftype == t_double:
-            env[f"T{i}"] = _tag(field, 1)
-            lines.append(f"        a(T{i}); a(pack('<d', x))")
-        elif ftype == t_string:
-            env[f"T{i}"] = _tag(field, 2)
-            lines.append(f"        b = x.encode(); a(T{i}); a(VT[len(b)] if len(b) < 16384 else VA(len(b))); a(b)")
-        else:
-            env[f"M{i}"] = _wire_encoder(item, field.message_type)
-            env[f"T{i}"] = _tag(field, 2)
-            lines.append(f"        b = M{i}(x); a(T{i}); a(VT[len(b)] if len(b) < 16384 else VA(len(b))); a(b)")
     lines.append("    return b''.join(o)")
     exec(compile("\n".join(lines) + "\n", f"<wire encoder {cls.__name__}>", "exec"), env)
     return env["encode"]
@@ -558,12 +571,7 @@ def lazy_view_from_proto(game: str, msg: pb.View) -> Any:
     are decoded the first time a bot reads them. A bot that reads three fields of its view
     pays for three (docs/performance.md). A field that does not decode raises WireError
     where it is read."""
-    known = _LAZY_BY_GAME.get(game)
-    if known is None:
-        gf, _, _, cls = _view_codec(game)
-        made = _lazy_class(cls, pb.View.DESCRIPTOR.fields_by_name[gf].message_type)
-        known = _LAZY_BY_GAME[game] = (gf, made[0] if made is not None else None)
-    gf, lazy = known
+    gf, lazy = _lazy_for(game)
     which = msg.WhichOneof("game")
     if which != gf:
         raise WireError(f"view is for {which!r}, expected {gf!r}")
@@ -572,6 +580,16 @@ def lazy_view_from_proto(game: str, msg: pb.View) -> Any:
     view = object.__new__(lazy)
     view.__dict__[_LAZY_MESSAGE] = getattr(msg, which)
     return view
+
+
+def _lazy_for(game: str) -> tuple[str, Any]:
+    """(the game's View oneof field, its lazy view class or None)."""
+    known = _LAZY_BY_GAME.get(game)
+    if known is None:
+        gf, _, _, cls = _view_codec(game)
+        made = _lazy_class(cls, pb.View.DESCRIPTOR.fields_by_name[gf].message_type)
+        known = _LAZY_BY_GAME[game] = (gf, made[0] if made is not None else None)
+    return known
 
 
 def decode(msg: Any, cls: type, path: str = "") -> Any:
@@ -758,10 +776,12 @@ _ARBITER_TURN_TAG = _tag(pb.ArbiterMessage.DESCRIPTOR.fields_by_name["turn"], 2)
 
 
 def turn_wire(game: str, match_id: str, request_id: int, seat: int, view: Any, legal_actions: Sequence[Any],
-              decision_ms: int, bank_ms: int, events: Sequence[Event] = ()) -> bytes:
+              decision_ms: int, bank_ms: int, events: Sequence[Event] = (), view_delta: bytes | None = None) -> bytes:
     """The serialized ArbiterMessage carrying a Turn (what ``turn_to_proto`` builds), made
     as bytes: the view by its compiled wire encoder, the legal actions and events from
-    their caches. ``events`` must already be filtered for ``seat`` (``events_for``)."""
+    their caches. ``events`` must already be filtered for ``seat`` (``events_for``).
+    ``view_delta``: the Turn's ``view_delta`` field (``ViewDeltaWriter.delta``), sent in
+    place of the whole view."""
     t = _TURN_TAGS
     clock = ((_CLOCK_TAGS[0] + _varint(decision_ms)) if decision_ms else b"") + (
         (_CLOCK_TAGS[1] + _varint(bank_ms)) if bank_ms else b"")
@@ -769,7 +789,7 @@ def turn_wire(game: str, match_id: str, request_id: int, seat: int, view: Any, l
         _length_delimited(t["match_id"], match_id.encode()) if match_id else b"",
         (t["request_id"] + _varint(request_id)) if request_id else b"",
         (t["seat"] + _varint(seat)) if seat else b"",
-        _length_delimited(t["view"], view_wire(game, view)),
+        _length_delimited(t["view"], view_wire(game, view)) if view_delta is None else view_delta,
         legal_actions_wire(game, legal_actions),
         _length_delimited(t["clock"], clock),
         events_wire(events) if events else b"",
@@ -786,6 +806,180 @@ def turn_to_proto(game: str, match_id: str, request_id: int, seat: int, view: An
 
 
 _LAZY_BY_GAME: dict[str, tuple[str, Any]] = {}
+
+
+# --------------------------------------------------------------------------------------
+# View deltas (arena.proto, ViewDelta): a seat's view kept on both sides as its top-level
+# fields' encoded bytes, and a Turn carrying only the fields that changed. Game-agnostic:
+# the fields are those of the game's view message, their bytes what the compiled wire
+# encoder writes. The writer sees nothing but the seat's own view (the one Turn.view would
+# carry), so a delta holds nothing the whole view would not (tests/cardarena/wire/test_view_delta.py).
+
+#: The revision of view deltas this codec speaks (Hello.view_deltas, Welcome.view_deltas).
+VIEW_DELTAS = 1
+
+_DELTA_TAG = _tag(_TURN["view_delta"], 2)
+
+
+@functools.lru_cache(maxsize=None)
+def _view_field_encoders(game: str) -> tuple[tuple[str, int, bool, Callable[[Any], bytes]], ...] | None:
+    """(name, field number, appendable, encode) of every top-level field of the game's view
+    message, in increasing field number: ``encode(value)`` is the field's bytes as the whole
+    view's encoder writes them. Appendable: a repeated field written item by item (cards,
+    strings, messages: not packed), whose new items can be sent alone. None if the view
+    class is one the compiler leaves to the reference codec (its Turns carry whole views)."""
+    gf = game_field(game)
+    descriptor = pb.View.DESCRIPTOR.fields_by_name[gf].message_type
+    cls = game_class(game).view_type
+    _, t_string, _, t_message, _ = _wire_kinds()
+    out = []
+    try:
+        for i, entry in enumerate(_field_plan(cls, descriptor)):
+            name, field, _, _, repeated, kind = entry
+            env = _wire_env()
+            lines = ["def f(x):", "    o = []", "    a = o.append", *_wire_field_lines(i, *entry, env), "    return b''.join(o)"]
+            exec(compile("\n".join(lines) + "\n", f"<wire field {cls.__name__}.{name}>", "exec"), env)
+            appendable = repeated and (kind == "card" or field.type in (t_string, t_message))
+            out.append((name, field.number, appendable, env["f"]))
+    except _Unsupported:
+        return None
+    return tuple(sorted(out, key=lambda e: e[1]))
+
+
+class ViewDeltaWriter:
+    """The arbiter's side of one seat's view deltas: what it last sent the seat (each
+    field's value and bytes) and the view's number. ``delta(view)`` is the next Turn's
+    ``view_delta`` field; ``reset()`` makes the next one a whole view (base 0)."""
+
+    __slots__ = ("fields", "seq", "values", "parts")
+
+    def __init__(self, game: str):
+        self.fields = _view_field_encoders(game)
+        self.seq = 0
+        self.values: list[Any] | None = None
+        self.parts: list[bytes] = []
+
+    def reset(self) -> None:
+        self.values = None
+
+    def delta(self, view: Any) -> bytes | None:
+        """The serialized ``Turn.view_delta`` (its tag included) taking the seat from the view
+        it was last given to ``view``; None if this game's views go whole (Turn.view)."""
+        fields = self.fields
+        if fields is None:
+            return None
+        old = self.values
+        base = self.seq if old is not None else 0
+        seq = self.seq = self.seq + 1
+        values = [getattr(view, f[0]) for f in fields]
+        out = [b"\x08", _varint(seq)]
+        if base:
+            out += (b"\x10", _varint(base))
+        if old is None:
+            parts = self.parts = [f[3](x) for f, x in zip(fields, values)]
+            for f, b in zip(fields, parts):
+                if b:
+                    out.append(_view_field_wire(f[1], b, False))
+        else:
+            parts = self.parts
+            for i, f in enumerate(fields):
+                x, was = values[i], old[i]
+                if x is was:
+                    continue
+                n = len(was) if f[2] else 0
+                if n and len(x) > n and x[:n] == was:  # new items at the end (a finished trick)
+                    more = f[3](x[n:])
+                    parts[i] += more
+                    out.append(_view_field_wire(f[1], more, True))
+                    continue
+                b = f[3](x)
+                if b != parts[i]:
+                    parts[i] = b
+                    out.append(_view_field_wire(f[1], b, False))
+        self.values = values
+        out += (b"\x25", _CRC(_crc32(b"".join(parts))))
+        body = b"".join(out)
+        return _length_delimited(_DELTA_TAG, body)
+
+
+def _view_field_wire(number: int, data: bytes, append: bool) -> bytes:
+    """A ViewField item of ViewDelta.fields (tag 3), serialized."""
+    body = b"\x08" + _varint(number) + (_length_delimited(b"\x12", data) if data else b"") + (b"\x18\x01" if append else b"")
+    return _length_delimited(b"\x1a", body)
+
+
+_CRC = __import__("struct").Struct("<I").pack
+_crc32 = __import__("zlib").crc32
+
+
+class ViewDeltaReader:
+    """The bot's side of one seat's view deltas: the fields' bytes of the last view it
+    applied and that view (lazy, ``lazy_view_from_proto``). ``apply(delta)`` is the new
+    view, or None when the delta does not apply (its base is not the view held, or the
+    rebuilt view's digest differs): the bot then answers Act.resync."""
+
+    __slots__ = ("game", "seq", "parts", "view")
+
+    def __init__(self, game: str):
+        self.game = game
+        self.seq = 0
+        self.parts: dict[int, bytes] = {}
+        self.view: Any = None
+
+    def apply(self, delta: pb.ViewDelta) -> Any | None:
+        if delta.base:
+            if delta.base != self.seq or self.view is None:
+                return None
+            parts = dict(self.parts)
+        else:
+            parts = {}
+        changed = set()
+        for f in delta.fields:
+            n = f.number
+            changed.add(n)
+            if f.append:
+                parts[n] = parts.get(n, b"") + f.data
+            elif f.data:
+                parts[n] = f.data
+            else:
+                parts.pop(n, None)
+        data = b"".join([parts[n] for n in sorted(parts)])
+        if _crc32(data) != delta.digest:
+            return None
+        view = lazy_view_from_bytes(self.game, data, self.view if delta.base else None, changed)
+        self.seq, self.parts, self.view = delta.seq, parts, view
+        return view
+
+
+def lazy_view_from_bytes(game: str, data: bytes, previous: Any = None, changed: Collection[int] = ()) -> Any:
+    """The lazy view (``lazy_view_from_proto``) of the game's view message serialized as
+    ``data``. ``previous``: the seat's previous lazy view; the fields it had decoded whose
+    numbers are not in ``changed`` are carried over as they are (the same bytes decode to
+    the same immutable values), so a bot reading its hand pays for it only when it changed.
+    WireError if ``data`` does not parse."""
+    gf, lazy = _lazy_for(game)
+    descriptor = pb.View.DESCRIPTOR.fields_by_name[gf].message_type
+    try:
+        inner = message_factory.GetMessageClass(descriptor).FromString(data)
+    except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError
+        raise WireError(f"view: {exc}") from None
+    if lazy is None:
+        return view_from_proto(game, pb.View(**{gf: inner}))
+    view = object.__new__(lazy)
+    view.__dict__[_LAZY_MESSAGE] = inner
+    if previous is not None and type(previous) is lazy:
+        numbers = _field_numbers(descriptor)
+        own = view.__dict__
+        for name, value in previous.__dict__.items():
+            number = numbers.get(name)
+            if number is not None and number not in changed:
+                own[name] = value
+    return view
+
+
+@functools.lru_cache(maxsize=None)
+def _field_numbers(descriptor: Any) -> dict[str, int]:
+    return {f.name: f.number for f in descriptor.fields}
 
 
 @functools.lru_cache(maxsize=None)
