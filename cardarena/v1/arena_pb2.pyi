@@ -167,26 +167,20 @@ class Turn(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., seat: _Optional[int] = ..., view: _Optional[_Union[View, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ..., view_delta: _Optional[_Union[ViewDelta, _Mapping]] = ...) -> None: ...
 
 class ViewDelta(_message.Message):
-    __slots__ = ("seq", "base", "fields", "digest")
+    __slots__ = ("seq", "base", "numbers", "data", "appended", "digest")
     SEQ_FIELD_NUMBER: _ClassVar[int]
     BASE_FIELD_NUMBER: _ClassVar[int]
-    FIELDS_FIELD_NUMBER: _ClassVar[int]
+    NUMBERS_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    APPENDED_FIELD_NUMBER: _ClassVar[int]
     DIGEST_FIELD_NUMBER: _ClassVar[int]
     seq: int
     base: int
-    fields: _containers.RepeatedCompositeFieldContainer[ViewField]
+    numbers: _containers.RepeatedScalarFieldContainer[int]
+    data: _containers.RepeatedScalarFieldContainer[bytes]
+    appended: _containers.RepeatedScalarFieldContainer[int]
     digest: int
-    def __init__(self, seq: _Optional[int] = ..., base: _Optional[int] = ..., fields: _Optional[_Iterable[_Union[ViewField, _Mapping]]] = ..., digest: _Optional[int] = ...) -> None: ...
-
-class ViewField(_message.Message):
-    __slots__ = ("number", "data", "append")
-    NUMBER_FIELD_NUMBER: _ClassVar[int]
-    DATA_FIELD_NUMBER: _ClassVar[int]
-    APPEND_FIELD_NUMBER: _ClassVar[int]
-    number: int
-    data: bytes
-    append: bool
-    def __init__(self, number: _Optional[int] = ..., data: _Optional[bytes] = ..., append: _Optional[bool] = ...) -> None: ...
+    def __init__(self, seq: _Optional[int] = ..., base: _Optional[int] = ..., numbers: _Optional[_Iterable[int]] = ..., data: _Optional[_Iterable[bytes]] = ..., appended: _Optional[_Iterable[int]] = ..., digest: _Optional[int] = ...) -> None: ...
 
 class Update(_message.Message):
     __slots__ = ("match_id", "seat", "events")

@@ -29,7 +29,7 @@ import functools
 import re
 import types
 import typing
-from typing import Any, Callable, Collection, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from google.protobuf import message_factory
 
@@ -519,6 +519,10 @@ def _decoder(cls: type, descriptor: Any) -> Callable[[Any], Any]:
 
 
 _LAZY_MESSAGE = "_lazy_view_message"
+#: A view rebuilt from view deltas keeps its fields' bytes (number -> bytes) and their
+#: concatenation (the whole view message's bytes), parsed only when needed.
+_LAZY_PARTS = "_lazy_view_parts"
+_LAZY_WHOLE = "_lazy_view_bytes"
 
 
 @functools.lru_cache(maxsize=None)
@@ -537,16 +541,31 @@ def _lazy_class(cls: type, descriptor: Any) -> tuple[type, dict[str, Callable[[A
     fields = {name: env[f"f{i}"] for i, (name, *_) in enumerate(plan)}
     names = tuple(fields)
     setter = object.__setattr__
+    parse = message_factory.GetMessageClass(descriptor).FromString
+    numbers = {f.name: f.number for f in descriptor.fields}
+
+    def whole(d: dict) -> Any:
+        """The view's message (for a view rebuilt from deltas: parsed from all its fields)."""
+        msg = d.get(_LAZY_MESSAGE)
+        if msg is None:
+            try:
+                msg = d[_LAZY_MESSAGE] = parse(d[_LAZY_WHOLE])
+            except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError
+                raise WireError(f"view: {exc}") from None
+        return msg
 
     def __getattr__(self: Any, name: str) -> Any:  # only for a field not read yet
         dec = fields.get(name)
         if dec is None:
             raise AttributeError(f"{cls.__name__!r} object has no attribute {name!r}")
-        msg = self.__dict__[_LAZY_MESSAGE]
+        d = self.__dict__
+        msg = d.get(_LAZY_MESSAGE)
         try:
+            if msg is None:  # rebuilt from view deltas: the field's own bytes are enough to decode it
+                msg = parse(d[_LAZY_PARTS].get(numbers[name], b""))
             value = dec(msg)
         except Exception:  # noqa: BLE001 - the reference decoder gives the answer or the WireError
-            value = getattr(from_message(msg, cls, "view"), name)
+            value = getattr(from_message(whole(d), cls, "view"), name)
         setter(self, name, value)
         return value
 
@@ -846,15 +865,57 @@ def _view_field_encoders(game: str) -> tuple[tuple[str, int, bool, Callable[[Any
     return tuple(sorted(out, key=lambda e: e[1]))
 
 
+@functools.lru_cache(maxsize=None)
+def _delta_function(game: str) -> Callable[..., None] | None:
+    """``delta(view, values, parts, numbers, data, appended)``, compiled for the game's view
+    class: a structural diff of the view's encoded fields. A field whose value is the very
+    object the last view had is unchanged; any other is encoded (engines reuse the items
+    of growing lists, whose bytes are kept per item) and its bytes compared with the last
+    ones: equal, unchanged; the old bytes followed by more (a repeated field that grew at
+    its end: a finished trick, a card played to the trick), only the new items are sent;
+    else the field's bytes. Updates ``values`` and ``parts`` and lists what changed in
+    ``numbers``, ``data`` and ``appended``."""
+    fields = _view_field_encoders(game)
+    if fields is None:
+        return None
+    gf = game_field(game)
+    descriptor = pb.View.DESCRIPTOR.fields_by_name[gf].message_type
+    plan = {entry[1].number: (i, entry) for i, entry in enumerate(_field_plan(game_class(game).view_type, descriptor))}
+    env = _wire_env()
+    lines = ["def delta(v, o, p, nums, datas, apps):"]
+    for i, (name, number, appendable, enc) in enumerate(fields):
+        j, entry = plan[number]  # the field's encoding, written inline (no call per field)
+        block = ["    " + line for line in _wire_field_lines(j, *entry, env)]
+        lines += [f"    x = v.{name}", f"    if x is not o[{i}]:", f"        o[{i}] = x", "        c = []; a = c.append",
+                  *block, "        b = b''.join(c)",
+                  f"        y = p[{i}]", "        if b != y:", f"            p[{i}] = b; nums.append({number})"]
+        if appendable:
+            lines += ["            if y and len(b) > len(y) and b.startswith(y):",
+                      f"                datas.append(b[len(y):]); apps.append({number})",
+                      "            else:", "                datas.append(b)"]
+        else:
+            lines.append("            datas.append(b)")
+    lines.append("    return None")
+    exec(compile("\n".join(lines) + "\n", f"<view delta {game}>", "exec"), env)
+    return env["delta"]
+
+
+def _packed(tag: bytes, numbers: list[int]) -> bytes:
+    """A packed repeated varint field of small numbers (field numbers)."""
+    body = bytes(numbers) if max(numbers) < 128 else b"".join([_varint(n) for n in numbers])
+    return tag + _VARINT_TABLE[len(body)] + body
+
+
 class ViewDeltaWriter:
     """The arbiter's side of one seat's view deltas: what it last sent the seat (each
     field's value and bytes) and the view's number. ``delta(view)`` is the next Turn's
     ``view_delta`` field; ``reset()`` makes the next one a whole view (base 0)."""
 
-    __slots__ = ("fields", "seq", "values", "parts")
+    __slots__ = ("fields", "function", "seq", "values", "parts")
 
     def __init__(self, game: str):
         self.fields = _view_field_encoders(game)
+        self.function = _delta_function(game)
         self.seq = 0
         self.values: list[Any] | None = None
         self.parts: list[bytes] = []
@@ -868,44 +929,36 @@ class ViewDeltaWriter:
         fields = self.fields
         if fields is None:
             return None
-        old = self.values
-        base = self.seq if old is not None else 0
+        base = self.seq if self.values is not None else 0
         seq = self.seq = self.seq + 1
-        values = [getattr(view, f[0]) for f in fields]
-        out = [b"\x08", _varint(seq)]
-        if base:
-            out += (b"\x10", _varint(base))
-        if old is None:
-            parts = self.parts = [f[3](x) for f, x in zip(fields, values)]
+        numbers: list[int] = []
+        data: list[bytes] = []
+        appended: list[int] = []
+        if not base:
+            self.values = [getattr(view, f[0]) for f in fields]
+            parts = self.parts = [f[3](x) for f, x in zip(fields, self.values)]
             for f, b in zip(fields, parts):
                 if b:
-                    out.append(_view_field_wire(f[1], b, False))
+                    numbers.append(f[1])
+                    data.append(b)
         else:
             parts = self.parts
-            for i, f in enumerate(fields):
-                x, was = values[i], old[i]
-                if x is was:
-                    continue
-                n = len(was) if f[2] else 0
-                if n and len(x) > n and x[:n] == was:  # new items at the end (a finished trick)
-                    more = f[3](x[n:])
-                    parts[i] += more
-                    out.append(_view_field_wire(f[1], more, True))
-                    continue
-                b = f[3](x)
-                if b != parts[i]:
-                    parts[i] = b
-                    out.append(_view_field_wire(f[1], b, False))
-        self.values = values
-        out += (b"\x25", _CRC(_crc32(b"".join(parts))))
+            self.function(view, self.values, parts, numbers, data, appended)
+        vt = _VARINT_TABLE
+        out = [b"\x08", vt[seq] if seq < 16384 else _varint(seq)]
+        if base:
+            out += (b"\x10", vt[base] if base < 16384 else _varint(base))
+        if numbers:
+            out.append(_packed(b"\x1a", numbers))
+            for b in data:
+                n = len(b)
+                out += (b"\x22", vt[n] if n < 16384 else _varint(n), b)
+            if appended:
+                out.append(_packed(b"\x2a", appended))
+        out += (b"\x35", _CRC(_crc32(b"".join(parts))))
         body = b"".join(out)
-        return _length_delimited(_DELTA_TAG, body)
-
-
-def _view_field_wire(number: int, data: bytes, append: bool) -> bytes:
-    """A ViewField item of ViewDelta.fields (tag 3), serialized."""
-    body = b"\x08" + _varint(number) + (_length_delimited(b"\x12", data) if data else b"") + (b"\x18\x01" if append else b"")
-    return _length_delimited(b"\x1a", body)
+        n = len(body)
+        return _DELTA_TAG + (vt[n] if n < 16384 else _varint(n)) + body
 
 
 _CRC = __import__("struct").Struct("<I").pack
@@ -914,67 +967,72 @@ _crc32 = __import__("zlib").crc32
 
 class ViewDeltaReader:
     """The bot's side of one seat's view deltas: the fields' bytes of the last view it
-    applied and that view (lazy, ``lazy_view_from_proto``). ``apply(delta)`` is the new
-    view, or None when the delta does not apply (its base is not the view held, or the
-    rebuilt view's digest differs): the bot then answers Act.resync."""
+    applied and that view (lazy, as ``lazy_view_from_proto``'s: a field is decoded from
+    its own bytes when first read, and one the previous view had decoded is carried over
+    while its bytes stay the same). ``apply(delta)`` is the new view, or None when the
+    delta does not apply (its base is not the view held, or the rebuilt view's digest
+    differs): the bot then answers Act.resync."""
 
-    __slots__ = ("game", "seq", "parts", "view")
+    __slots__ = ("game", "seq", "parts", "view", "lazy", "numbers")
 
     def __init__(self, game: str):
         self.game = game
         self.seq = 0
         self.parts: dict[int, bytes] = {}
         self.view: Any = None
+        gf, self.lazy = _lazy_for(game)
+        self.numbers = _field_numbers(pb.View.DESCRIPTOR.fields_by_name[gf].message_type)
 
     def apply(self, delta: pb.ViewDelta) -> Any | None:
-        if delta.base:
-            if delta.base != self.seq or self.view is None:
+        base = delta.base
+        if base:
+            if base != self.seq or self.view is None:
                 return None
-            parts = dict(self.parts)
+            parts = self.parts.copy()
         else:
             parts = {}
-        changed = set()
-        for f in delta.fields:
-            n = f.number
-            changed.add(n)
-            if f.append:
-                parts[n] = parts.get(n, b"") + f.data
-            elif f.data:
-                parts[n] = f.data
-            else:
-                parts.pop(n, None)
-        data = b"".join([parts[n] for n in sorted(parts)])
-        if _crc32(data) != delta.digest:
+        numbers, data = delta.numbers, delta.data
+        if len(numbers) != len(data):
             return None
-        view = lazy_view_from_bytes(self.game, data, self.view if delta.base else None, changed)
+        parts.update(zip(numbers, data))
+        appended = delta.appended
+        if appended:  # (a field appended to was in the view the delta applies to)
+            old = self.parts if base else {}
+            for n in appended:
+                parts[n] = old.get(n, b"") + parts.get(n, b"")
+        whole = b"".join([parts[n] for n in sorted(parts)])
+        if _crc32(whole) != delta.digest:
+            return None
+        lazy = self.lazy
+        if lazy is None:  # a view class the compiled decoder does not handle: decoded whole
+            view = lazy_view_from_bytes(self.game, whole)
+        else:
+            view = object.__new__(lazy)
+            own = view.__dict__
+            own[_LAZY_PARTS] = parts
+            own[_LAZY_WHOLE] = whole
+            previous = self.view
+            if base and previous is not None and len(previous.__dict__) > 2:  # it decoded some fields: keep the unchanged
+                changed = set(numbers)
+                index = self.numbers
+                for name, value in previous.__dict__.items():
+                    number = index.get(name)
+                    if number is not None and number not in changed:
+                        own[name] = value
         self.seq, self.parts, self.view = delta.seq, parts, view
         return view
 
 
-def lazy_view_from_bytes(game: str, data: bytes, previous: Any = None, changed: Collection[int] = ()) -> Any:
+def lazy_view_from_bytes(game: str, data: bytes) -> Any:
     """The lazy view (``lazy_view_from_proto``) of the game's view message serialized as
-    ``data``. ``previous``: the seat's previous lazy view; the fields it had decoded whose
-    numbers are not in ``changed`` are carried over as they are (the same bytes decode to
-    the same immutable values), so a bot reading its hand pays for it only when it changed.
-    WireError if ``data`` does not parse."""
-    gf, lazy = _lazy_for(game)
+    ``data``; WireError if it does not parse."""
+    gf, _ = _lazy_for(game)
     descriptor = pb.View.DESCRIPTOR.fields_by_name[gf].message_type
     try:
         inner = message_factory.GetMessageClass(descriptor).FromString(data)
     except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError
         raise WireError(f"view: {exc}") from None
-    if lazy is None:
-        return view_from_proto(game, pb.View(**{gf: inner}))
-    view = object.__new__(lazy)
-    view.__dict__[_LAZY_MESSAGE] = inner
-    if previous is not None and type(previous) is lazy:
-        numbers = _field_numbers(descriptor)
-        own = view.__dict__
-        for name, value in previous.__dict__.items():
-            number = numbers.get(name)
-            if number is not None and number not in changed:
-                own[name] = value
-    return view
+    return lazy_view_from_proto(game, pb.View(**{gf: inner}))
 
 
 @functools.lru_cache(maxsize=None)

@@ -33,7 +33,7 @@ def delta_as_views(game_name: str, delta: pb.ViewDelta) -> list:
     from cardarena.wire import codec
 
     field = pb.View.DESCRIPTOR.fields_by_name[codec.game_field(game_name)]
-    return [pb.View(**{field.name: type(getattr(pb.View(), field.name)).FromString(f.data)}) for f in delta.fields]
+    return [pb.View(**{field.name: type(getattr(pb.View(), field.name)).FromString(data)}) for data in delta.data]
 
 
 def cards_in(msg, game_name: str = "") -> set[Card]:
