@@ -467,17 +467,19 @@ def classify(frames: list[str]) -> str:
             while j > 0 and "cardarena/games/" in parsed[j - 1][1]:
                 j -= 1
             return _ENGINE_PHASE.get(_func_name(parsed[j][0]), "engine.other")
-        if "cardarena/wire/" in path or "sdk/convert.py" in path or path.startswith(("<encoder", "<decoder", "<wire encoder")):
+        if "cardarena/wire/" in path or "sdk/convert.py" in path or path.startswith(
+                ("<encoder", "<decoder", "<wire encoder", "<wire field", "<view delta")):
             # the outermost frame of the conversion code names the step
             names = [_func_name(f) for f, p in parsed[:i + 1]
-                     if "cardarena/wire/" in p or "sdk/convert.py" in p or p.startswith(("<encoder", "<decoder", "<wire encoder"))]
+                     if "cardarena/wire/" in p or "sdk/convert.py" in p
+                     or p.startswith(("<encoder", "<decoder", "<wire encoder", "<wire field", "<view delta"))]
             outer = names[0] if names else ""
-            if outer in ("turn_to_proto", "turn_wire", "legal_actions_wire", "event_fields"):
+            if outer in ("turn_to_proto", "turn_wire", "legal_actions_wire", "event_fields", "delta"):
                 return "wire.turn"
             if outer == "action_from_proto":
                 return "wire.act"
             if outer in ("turn_from_proto", "events_from_proto", "view_from_proto", "legal_actions_from_proto",
-                         "event_from_proto", "lazy_view_from_proto", "__getattr__"):
+                         "event_from_proto", "lazy_view_from_proto", "__getattr__", "turn_delta_from_proto", "apply"):
                 return "sdk.turn"
             if outer in ("act_to_proto", "action_fields"):
                 return "sdk.act"

@@ -519,9 +519,9 @@ def _decoder(cls: type, descriptor: Any) -> Callable[[Any], Any]:
 
 
 _LAZY_MESSAGE = "_lazy_view_message"
-#: A view rebuilt from view deltas keeps its fields' bytes (number -> bytes) and their
-#: concatenation (the whole view message's bytes), parsed only when needed.
-_LAZY_PARTS = "_lazy_view_parts"
+#: A view rebuilt from view deltas keeps the bytes of its whole message, parsed when a bot
+#: first reads a field it did not carry over.
+
 _LAZY_WHOLE = "_lazy_view_bytes"
 
 
@@ -542,7 +542,6 @@ def _lazy_class(cls: type, descriptor: Any) -> tuple[type, dict[str, Callable[[A
     names = tuple(fields)
     setter = object.__setattr__
     parse = message_factory.GetMessageClass(descriptor).FromString
-    numbers = {f.name: f.number for f in descriptor.fields}
 
     def whole(d: dict) -> Any:
         """The view's message (for a view rebuilt from deltas: parsed from all its fields)."""
@@ -559,13 +558,11 @@ def _lazy_class(cls: type, descriptor: Any) -> tuple[type, dict[str, Callable[[A
         if dec is None:
             raise AttributeError(f"{cls.__name__!r} object has no attribute {name!r}")
         d = self.__dict__
-        msg = d.get(_LAZY_MESSAGE)
+        msg = d.get(_LAZY_MESSAGE) or whole(d)  # (rebuilt from view deltas: parsed at the first read)
         try:
-            if msg is None:  # rebuilt from view deltas: the field's own bytes are enough to decode it
-                msg = parse(d[_LAZY_PARTS].get(numbers[name], b""))
             value = dec(msg)
         except Exception:  # noqa: BLE001 - the reference decoder gives the answer or the WireError
-            value = getattr(from_message(whole(d), cls, "view"), name)
+            value = getattr(from_message(msg, cls, "view"), name)
         setter(self, name, value)
         return value
 
@@ -967,40 +964,60 @@ _crc32 = __import__("zlib").crc32
 
 class ViewDeltaReader:
     """The bot's side of one seat's view deltas: the fields' bytes of the last view it
-    applied and that view (lazy, as ``lazy_view_from_proto``'s: a field is decoded from
-    its own bytes when first read, and one the previous view had decoded is carried over
-    while its bytes stay the same). ``apply(delta)`` is the new view, or None when the
-    delta does not apply (its base is not the view held, or the rebuilt view's digest
-    differs): the bot then answers Act.resync."""
+    applied (a slot per field of the game's view message, in increasing field number) and
+    that view (lazy, as ``lazy_view_from_proto``'s: a field is decoded from its own bytes
+    when first read, and one the previous view had decoded is carried over while its
+    bytes stay the same). ``apply(delta)`` is the new view, or None when the delta does
+    not apply (its base is not the view held, or the rebuilt view's digest differs): the
+    bot then answers Act.resync, and holds no view until a whole one comes."""
 
-    __slots__ = ("game", "seq", "parts", "view", "lazy", "numbers")
+    __slots__ = ("game", "seq", "slots", "numbers", "view", "lazy", "slot_of")
 
     def __init__(self, game: str):
         self.game = game
         self.seq = 0
-        self.parts: dict[int, bytes] = {}
-        self.view: Any = None
         gf, self.lazy = _lazy_for(game)
-        self.numbers = _field_numbers(pb.View.DESCRIPTOR.fields_by_name[gf].message_type)
+        descriptor = pb.View.DESCRIPTOR.fields_by_name[gf].message_type
+        self.numbers = _field_numbers(descriptor)  # name -> number
+        ordered = sorted(self.numbers.values())
+        self.slot_of = {n: i for i, n in enumerate(ordered)}
+        self.slots: list[bytes] = [b""] * len(ordered)
+        self.view: Any = None
+
+    @property
+    def parts(self) -> dict[int, bytes]:
+        """The bytes held, by field number (a field at its default holds none)."""
+        ordered = sorted(self.slot_of, key=self.slot_of.get)
+        return {n: b for n, b in zip(ordered, self.slots) if b}
 
     def apply(self, delta: pb.ViewDelta) -> Any | None:
         base = delta.base
+        slots = self.slots
+        previous = self.view
         if base:
-            if base != self.seq or self.view is None:
+            if base != self.seq or previous is None:
+                self.view = None
                 return None
-            parts = self.parts.copy()
         else:
-            parts = {}
+            slots = self.slots = [b""] * len(slots)
+        self.view = None  # until this delta is known to apply (the slots are changed in place)
         numbers, data = delta.numbers, delta.data
         if len(numbers) != len(data):
             return None
-        parts.update(zip(numbers, data))
-        appended = delta.appended
-        if appended:  # (a field appended to was in the view the delta applies to)
-            old = self.parts if base else {}
-            for n in appended:
-                parts[n] = old.get(n, b"") + parts.get(n, b"")
-        whole = b"".join([parts[n] for n in sorted(parts)])
+        slot_of = self.slot_of
+        try:
+            appended = delta.appended
+            if appended:
+                more = set(appended)
+                for n, b in zip(numbers, data):
+                    i = slot_of[n]
+                    slots[i] = slots[i] + b if n in more else b
+            else:
+                for n, b in zip(numbers, data):
+                    slots[slot_of[n]] = b
+        except KeyError:  # a field the game's view message does not have
+            return None
+        whole = b"".join(slots)
         if _crc32(whole) != delta.digest:
             return None
         lazy = self.lazy
@@ -1009,17 +1026,15 @@ class ViewDeltaReader:
         else:
             view = object.__new__(lazy)
             own = view.__dict__
-            own[_LAZY_PARTS] = parts
             own[_LAZY_WHOLE] = whole
-            previous = self.view
-            if base and previous is not None and len(previous.__dict__) > 2:  # it decoded some fields: keep the unchanged
+            if base and len(previous.__dict__) > 1:  # it decoded some fields: keep the unchanged
                 changed = set(numbers)
                 index = self.numbers
                 for name, value in previous.__dict__.items():
                     number = index.get(name)
                     if number is not None and number not in changed:
                         own[name] = value
-        self.seq, self.parts, self.view = delta.seq, parts, view
+        self.seq, self.view = delta.seq, view
         return view
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import pytest
 
 from cardarena.games import EndReason
+from arbiter.server.botstream import Hub
+from cardarena.wire.codec import VIEW_DELTAS
 from tests.e2e.hostile_arena import HOSTILE, run_hostile
 
 pytestmark = pytest.mark.parametrize("transport", ["grpc", "local"])
@@ -78,7 +80,7 @@ def test_oversized_and_malformed_messages(tmp_path, transport):
     assert {i.seat for i in r.hostile.incidents} <= {0, 2}
 
 
-def test_a_seat_that_drops_or_spoils_view_deltas_resyncs_and_plays_the_same_match(tmp_path, transport):
+def test_a_seat_that_drops_or_spoils_view_deltas_resyncs_and_plays_the_same_match(tmp_path, transport, monkeypatch):
     """arena.proto ViewDelta: a seat that lost the view it held (a dropped delta) or holds a
     spoiled one answers Act.resync, gets the whole view within the same decision's clock,
     and plays on. Its choices read its view, and the match is move for move the one the
@@ -91,6 +93,7 @@ def test_a_seat_that_drops_or_spoils_view_deltas_resyncs_and_plays_the_same_matc
     from sdk.loading import load_bot
     from tests.e2e.hostile_arena import OPTIONS
 
+    monkeypatch.setattr(Hub, "local_view_deltas", VIEW_DELTAS)  # (whole views by default there)
     r = run_hostile(HOSTILE / "drop_delta.py", tmp_path, transport=transport)
     assert r.hostile.outcome.reason is EndReason.COMPLETED and r.hostile.incidents == []
     deltas = r.report("deltas")
@@ -106,10 +109,22 @@ def test_a_seat_that_drops_or_spoils_view_deltas_resyncs_and_plays_the_same_matc
     assert r.hostile.outcome == quiet.outcome
 
 
-def test_a_seat_that_keeps_asking_for_its_whole_view_is_cut_off(tmp_path, transport):
+def test_a_seat_that_keeps_asking_for_its_whole_view_is_cut_off(tmp_path, transport, monkeypatch):
     """Act.resync again and again gets the whole view MAX_RESYNCS times; the next one is a
     malformed answer, and the match's policy (forfeit) follows."""
+    monkeypatch.setattr(Hub, "local_view_deltas", VIEW_DELTAS)
     r = run_hostile(HOSTILE / "always_resync.py", tmp_path, transport=transport)
     assert r.hostile.outcome.reason is EndReason.FORFEIT_ILLEGAL
     [inc] = r.hostile.incidents
     assert inc.seat in (0, 2) and "Act.resync more than 3 times" in inc.detail, inc
+
+
+def test_asking_for_the_whole_view_without_view_deltas_is_a_malformed_answer(tmp_path, transport, monkeypatch):
+    """A session that takes whole views (the arbiter granted no deltas) has nothing to
+    resync: Act.resync is a malformed answer at once."""
+    monkeypatch.setattr(Hub, "view_deltas", 0)
+    monkeypatch.setattr(Hub, "local_view_deltas", 0)
+    r = run_hostile(HOSTILE / "always_resync.py", tmp_path, transport=transport)
+    assert r.hostile.outcome.reason is EndReason.FORFEIT_ILLEGAL
+    [inc] = r.hostile.incidents
+    assert "this session takes whole views" in inc.detail, inc

@@ -4,8 +4,9 @@ Each match runs three times from the same seed: with one bot process per seat na
 real gRPC, with the same processes on the arbiter's local channel (``--transport local``),
 and with the same bots in this process (``--transport inproc``). The records (every
 action, the seat that took it, the outcome) must be identical. Over gRPC and the local
-channel the SDK's bots take view deltas (arena.proto ViewDelta); each is played again
-with the arbiter granting none (whole views in every Turn), and records the same.
+channel the SDK's bots take view deltas (arena.proto ViewDelta; granted on the local
+channel for this test); each is played again with the arbiter granting none (whole views
+in every Turn), and records the same.
 (Misbehaving bots: tests/e2e/test_driver_parity.py; a seat that drops a delta:
 test_hostile_protocol.py.)
 """
@@ -27,6 +28,7 @@ CASES = [
 
 @pytest.mark.parametrize("game,bots,options,seed", CASES, ids=[c[0] for c in CASES])
 def test_every_transport_gives_identical_records(game, bots, options, seed, monkeypatch):
+    monkeypatch.setattr(Hub, "local_view_deltas", codec.VIEW_DELTAS)  # (whole views by default there)
     deltas = []
     delta = codec.ViewDeltaWriter.delta
     monkeypatch.setattr(codec.ViewDeltaWriter, "delta", lambda self, view: deltas.append(1) or delta(self, view))
@@ -34,6 +36,7 @@ def test_every_transport_gives_identical_records(game, bots, options, seed, monk
     local_channel = play_local(game, bots, seed=seed, options=options, transport="local")
     assert len(deltas) >= len(over_grpc.actions) + len(local_channel.actions)  # every Turn a delta
     monkeypatch.setattr(Hub, "view_deltas", 0)
+    monkeypatch.setattr(Hub, "local_view_deltas", 0)
     sent = len(deltas)
     grpc_whole = play_local(game, bots, seed=seed, options=options, transport="grpc")
     local_whole = play_local(game, bots, seed=seed, options=options, transport="local")

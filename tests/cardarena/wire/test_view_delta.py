@@ -129,12 +129,16 @@ def test_a_reader_that_missed_or_spoiled_a_delta_refuses_it_and_a_whole_view_put
     assert reader.apply(whole) == state.view(0)
 
     # a spoiled view (a bit flipped in what it holds): the digest tells, resync again
-    number = next(iter(reader.parts))
-    reader.parts[number] = reader.parts[number][:-1] + bytes([reader.parts[number][-1] ^ 1])
+    i = next(i for i, b in enumerate(reader.slots) if b)
+    number = sorted(reader.slot_of, key=reader.slot_of.get)[i]
+    reader.slots[i] = reader.slots[i][:-1] + bytes([reader.slots[i][-1] ^ 1])
     state.apply(rng.choice(state.legal_actions()))
     delta = delta_of(writer.delta(state.view(0)))
-    if number not in {n for n, _, a in entries(delta) if not a}:
-        assert reader.apply(delta) is None
+    assert number not in {n for n, _, a in entries(delta) if not a}  # (the seat field: it never changes)
+    assert reader.apply(delta) is None
+    assert reader.apply(delta) is None  # and it holds no view until a whole one comes
+    writer.reset()
+    assert reader.apply(delta_of(writer.delta(state.view(0)))) == state.view(0)
 
 
 def test_a_field_the_bot_read_is_not_decoded_again_until_it_changes():
@@ -162,3 +166,19 @@ def test_a_delta_that_does_not_parse_is_a_wire_error_where_the_view_is_read():
         view.hand  # noqa: B018 - ... and says what is wrong where the bot reads it
     uneven = pb.ViewDelta(seq=1, base=0, numbers=[7, 8], data=[b""])
     assert codec.ViewDeltaReader("spades").apply(uneven) is None
+
+
+def test_the_arbiter_grants_deltas_to_a_bot_that_asks_over_grpc_and_whole_views_on_the_local_channel():
+    """Hello.view_deltas is a request: an old client (0) gets whole views everywhere; the
+    arbiter grants revision 1 over gRPC, and whole views on the local channel, where CPU,
+    not bytes, is the measure (docs/performance.md)."""
+    from arbiter.server.botstream import Hub
+
+    hub = Hub(open_join=True)
+    asks = pb.Hello(bot_name="b", protocol_version=1, view_deltas=codec.VIEW_DELTAS)
+    old = pb.Hello(bot_name="b", protocol_version=1)
+    future = pb.Hello(bot_name="b", protocol_version=1, view_deltas=codec.VIEW_DELTAS + 5)
+    assert hub.add(asks).view_deltas == codec.VIEW_DELTAS == 1
+    assert hub.add(future).view_deltas == codec.VIEW_DELTAS  # never more than it speaks
+    assert hub.add(old).view_deltas == 0
+    assert hub.add(asks, local=True).view_deltas == 0

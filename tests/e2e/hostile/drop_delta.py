@@ -30,10 +30,10 @@ class DropDelta(Connection):
             elif self.turns % 3 == 0 and key in self.views:
                 del self.views[key]  # as if the previous delta never arrived
                 self.dropped += 1
-            elif self.turns % 5 == 0 and self.views.get(key) is not None and self.views[key].parts:
-                parts = self.views[key].parts
-                number = max(parts)
-                parts[number] = parts[number][:-1] + bytes([parts[number][-1] ^ 0x20])
+            elif self.turns % 5 == 0 and self.views.get(key) is not None:
+                slots = self.views[key].slots  # the fields' bytes it holds: one bit flipped in the last
+                i = max(i for i, b in enumerate(slots) if b)
+                slots[i] = slots[i][:-1] + bytes([slots[i][-1] ^ 0x20])
                 self.spoiled += 1
         out = super().handle(msg)
         if msg.WhichOneof("msg") in ("turn", "match_end"):
