@@ -709,14 +709,15 @@ def render(b: Breakdown) -> str:
     h, f1, f4 = (Breakdown.median(x) for x in (b.hosted, b.floor1, b.floor4))
     lines = []
     lines.append(f"machine: {b.machine}")
-    lines.append("")
-    lines.append("CPU per decision (µs; medians of rounds; loop = the event-loop thread, grpc = gRPC core's threads)")
-    lines.append(f"{'':34} {'1-seat floor':>13} {'4-seat floor':>13} {'hosted':>9}")
+    if b.hosted:
+        lines.append("")
+        lines.append("CPU per decision (µs; medians of rounds; loop = the event-loop thread, grpc = gRPC core's threads)")
+        lines.append(f"{'':34} {'1-seat floor':>13} {'4-seat floor':>13} {'hosted':>9}")
     for key, label in (("wall", "wall time"), ("server.loop", "arbiter/server: loop thread"),
                        ("server.grpc", "arbiter/server: grpc threads"), ("clients.loop", "bots/clients: loop threads"),
                        ("clients.grpc", "bots/clients: grpc threads"), ("cpu", "CPU, all of it"),
                        ("rest", "wall - CPU"), ("server.runqueue", "arbiter/server: runnable, no CPU"),
-                       ("clients.runqueue", "bots/clients: runnable, no CPU")):
+                       ("clients.runqueue", "bots/clients: runnable, no CPU")) if b.hosted else ():
         lines.append(f"{label:34} {f1.get(key, 0):13.0f} {f4.get(key, 0):13.0f} {h.get(key, 0):9.0f}")
     r = b.ratio()
     if r is not None:
@@ -772,9 +773,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write everything measured here")
     parser.add_argument("--transport", choices=("grpc", "local"), default="grpc",
                         help="how the hosted bots reach the arbiter: gRPC (default) or the local channel")
+    parser.add_argument("--codec", action="store_true",
+                        help="only the codec's rows (in this process, no bot process: a few seconds)")
     parser.add_argument("--whole-views", action="store_true",
                         help="each round, play the hosted matches also with whole views in every Turn (no view deltas)")
     args = parser.parse_args(argv)
+    if args.codec:
+        rows = [codec_costs(seed=r) for r in range(args.rounds)]
+        print(render(Breakdown(codec=rows, machine={"load": os.getloadavg()[0], "rounds": args.rounds})))
+        return 0
     spy = None if args.no_sampling else args.py_spy
     if spy is None and not args.no_sampling:
         print("py-spy not found (pip install py-spy, or --py-spy PATH): CPU per thread only", file=sys.stderr)
