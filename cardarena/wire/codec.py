@@ -984,6 +984,16 @@ class ViewDeltaReader:
         self.slots: list[bytes] = [b""] * len(ordered)
         self.view: Any = None
 
+    def _widen(self, numbers: Any) -> list[bytes]:
+        """Slots for field numbers the game's view message does not know too (kept in their
+        place in field-number order: the view's bytes, and so the digest, are the arbiter's;
+        protobuf keeps such a field as unknown when it parses the view)."""
+        held = dict(zip(sorted(self.slot_of, key=self.slot_of.get), self.slots))
+        ordered = sorted(set(held) | set(numbers))
+        self.slot_of = {n: i for i, n in enumerate(ordered)}
+        self.slots = [held.get(n, b"") for n in ordered]
+        return self.slots
+
     @property
     def parts(self) -> dict[int, bytes]:
         """The bytes held, by field number (a field at its default holds none)."""
@@ -1005,18 +1015,18 @@ class ViewDeltaReader:
         if len(numbers) != len(data):
             return None
         slot_of = self.slot_of
-        try:
-            appended = delta.appended
-            if appended:
-                more = set(appended)
-                for n, b in zip(numbers, data):
-                    i = slot_of[n]
-                    slots[i] = slots[i] + b if n in more else b
-            else:
-                for n, b in zip(numbers, data):
-                    slots[slot_of[n]] = b
-        except KeyError:  # a field the game's view message does not have
-            return None
+        if not slot_of.keys() >= set(numbers):  # a field this SDK's view message lacks (a newer arbiter's)
+            slots = self._widen(numbers)
+            slot_of = self.slot_of
+        appended = delta.appended
+        if appended:
+            more = set(appended)
+            for n, b in zip(numbers, data):
+                i = slot_of[n]
+                slots[i] = slots[i] + b if n in more else b
+        else:
+            for n, b in zip(numbers, data):
+                slots[slot_of[n]] = b
         whole = b"".join(slots)
         if _crc32(whole) != delta.digest:
             return None

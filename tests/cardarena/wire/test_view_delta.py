@@ -182,3 +182,19 @@ def test_the_arbiter_grants_deltas_to_a_bot_that_asks_over_grpc_and_whole_views_
     assert hub.add(future).view_deltas == codec.VIEW_DELTAS  # never more than it speaks
     assert hub.add(old).view_deltas == 0
     assert hub.add(asks, local=True).view_deltas == 0
+
+
+def test_a_field_the_sdks_view_message_does_not_know_is_kept_in_its_place():
+    """A newer arbiter's view may have a field this SDK's message lacks: the delta still
+    applies (the digest is over the arbiter's bytes, the unknown field in its place), and
+    the fields the SDK knows decode as before."""
+    state = get_game("spades").new_initial_state(2)
+    writer, reader = codec.ViewDeltaWriter("spades"), codec.ViewDeltaReader("spades")
+    delta = delta_of(writer.delta(state.view(1)))
+    extra = b"\xc2\x3e\x03abc"  # field 1000, a string: unknown to SpadesView
+    numbers, data = list(delta.numbers) + [1000], list(delta.data) + [extra]
+    whole = b"".join(b for _, b in sorted(zip(numbers, data)))
+    newer = pb.ViewDelta(seq=delta.seq, base=0, numbers=numbers, data=data, digest=zlib.crc32(whole))
+    view = reader.apply(newer)
+    assert view == state.view(1) and view.hand == state.view(1).hand
+    assert reader.parts[1000] == extra
