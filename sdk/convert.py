@@ -15,6 +15,9 @@ from cardarena.v1 import arena_pb2 as pb
 from cardarena.records import MatchInfo, MatchResult
 
 WireError = convert.WireError
+#: The revision of view deltas this SDK applies (arena.proto ViewDelta).
+VIEW_DELTAS = convert.VIEW_DELTAS
+ViewDeltaReader = convert.ViewDeltaReader
 
 
 def options_from_wire(game: str, options: dict[str, str]) -> dict[str, Any]:
@@ -59,6 +62,16 @@ def turn_from_proto(game: str, msg: pb.Turn) -> tuple[Any, list[Any]]:
     return view, legal
 
 
+def turn_delta_from_proto(game: str, msg: pb.Turn, views: convert.ViewDeltaReader) -> tuple[Any, list[Any]] | None:
+    """``turn_from_proto`` for a Turn carrying a ``view_delta``: the seat's view rebuilt by
+    ``views`` (the seat's ViewDeltaReader), or None if the delta does not apply to the view
+    it holds (the bot then answers Act.resync and the arbiter sends the whole view)."""
+    view = views.apply(msg.view_delta)
+    if view is None:
+        return None
+    return view, convert.legal_actions_from_proto(game, msg.legal_actions)
+
+
 def act_to_proto(game: str, match_id: str, request_id: int, action: Any, seat_token: str = "") -> pb.BotMessage:
     """An Act; ``seat_token`` is MatchStart.seat_token of the seat that was asked."""
     return pb.BotMessage(act={
@@ -75,7 +88,8 @@ def result_from_proto(msg: pb.MatchEnd) -> MatchResult:
     return MatchResult(msg.match_id, convert.outcome_from_proto(msg.outcome), msg.seat)
 
 
-def hello(name: str, version: str, token: str, games: tuple[str, ...]) -> pb.BotMessage:
+def hello(name: str, version: str, token: str, games: tuple[str, ...], view_deltas: int = 0) -> pb.BotMessage:
+    """The Hello; ``view_deltas``: the revision of view deltas to ask for (0: whole views)."""
     return pb.BotMessage(
         hello=pb.Hello(
             bot_name=name,
@@ -83,5 +97,6 @@ def hello(name: str, version: str, token: str, games: tuple[str, ...]) -> pb.Bot
             token=token,
             games=[g for g in games if g != "*"],
             protocol_version=convert.PROTOCOL_VERSION,
+            view_deltas=view_deltas,
         )
     )

@@ -52,8 +52,14 @@ class Connection:
     - ``handle(msg)``: called with every ``ArbiterMessage`` after the Welcome, in order;
       call ``super().handle(msg)`` to play on as the SDK does;
     - ``send(msg)``: queue a ``BotMessage`` on the stream (every answer goes through it);
-    - ``seat_tokens``: ``(match_id, seat) -> MatchStart.seat_token`` of the open seats.
+    - ``seat_tokens``: ``(match_id, seat) -> MatchStart.seat_token`` of the open seats;
+    - ``views``: ``(match_id, seat) -> codec.ViewDeltaReader``, each seat's view as the
+      view deltas left it (a test of resync forgets or spoils one);
+    - ``view_deltas`` (class attribute): the revision of view deltas the Hello asks for
+      (arena.proto ViewDelta); 0 asks for whole views in every Turn.
     """
+
+    view_deltas: int = convert.VIEW_DELTAS
 
     def __init__(self, bot: Bot, name: str):
         self.template = bot
@@ -62,6 +68,9 @@ class Connection:
         self._outbox: collections.deque[pb.BotMessage] = collections.deque()
         self.drivers: dict[tuple[str, int], SeatDriver] = {}
         self.seat_tokens: dict[tuple[str, int], str] = {}
+        self.views: dict[tuple[str, int], convert.ViewDeltaReader] = {}
+        #: Act.resync sent (a delta that did not apply to the view held)
+        self.resyncs = 0
         self.matches_played = 0
         self.errors: list[str] = []
         #: the arbiter's id of this connection (Welcome.session_id), once welcomed
@@ -92,6 +101,7 @@ class Connection:
             key = (end.match_id, end.seat)
             driver = self.drivers.pop(key, None)
             self.seat_tokens.pop(key, None)
+            self.views.pop(key, None)
             if driver is not None:
                 if end.events and driver.wants_events:  # the last events (final trick, scoring) come first
                     driver.push(convert.events_from_proto(end))
@@ -128,9 +138,21 @@ class Connection:
         driver = self.drivers[key]
         token = self.seat_tokens.get(key, "")
         try:
+            if turn.HasField("view_delta"):  # what changed in the seat's view (arena.proto ViewDelta)
+                views = self.views.get(key)
+                if views is None:
+                    views = self.views[key] = convert.ViewDeltaReader(driver.game)
+                got = convert.turn_delta_from_proto(driver.game, turn, views)
+                if got is None:  # not the view this seat holds: the whole view, please (nothing else of the Turn is used)
+                    self.resyncs += 1
+                    log.info("%s: a view delta did not apply (request %d); asking for the whole view", self.name, turn.request_id)
+                    return pb.BotMessage(act=pb.Act(match_id=turn.match_id, request_id=turn.request_id, seat_token=token,
+                                                    resync=True))
+                view, legal = got
+            else:
+                view, legal = convert.turn_from_proto(driver.game, turn)
             if driver.wants_events and turn.events:  # what happened since this seat's last message
                 driver.push(convert.events_from_proto(turn))
-            view, legal = convert.turn_from_proto(driver.game, turn)
         except convert.WireError as exc:  # a Turn this SDK cannot read: said, not fatal
             log.error("%s: cannot read the arbiter's Turn: %s", self.name, exc)
             return pb.BotMessage(act=pb.Act(match_id=turn.match_id, request_id=turn.request_id, seat_token=token,
@@ -190,7 +212,7 @@ def run(
         session.report = report
     # One thread, one event loop: reading a Turn, deciding and writing the Act never cross
     # threads (the blocking API's request iterator did, costing hand-offs every decision).
-    hello = convert.hello(name, bot.version, token, bot.games)
+    hello = convert.hello(name, bot.version, token, bot.games, session.view_deltas)
     if address.startswith(framing.SCHEME):  # the arbiter's own bot processes: the local channel, no event loop
         path = address.removeprefix(framing.SCHEME)
         play: Callable[[], int] = lambda: _play_local(session, path, hello, stop)  # noqa: E731

@@ -208,6 +208,15 @@ async def hosted_round(arena: Any, pids: list[int], matches: int, seed: int) -> 
     return Round(wall, decisions, w.cpu([me]), w.cpu(pids))
 
 
+def view_deltas(arena: Any, revision: int | None) -> None:
+    """Make the arena's live bot sessions take view deltas of ``revision`` (0: whole views;
+    None: what each asked for in its Hello, as the arbiter grants it)."""
+    from cardarena.wire import codec
+
+    for session in arena.pool.hub.sessions.values():
+        session.view_deltas = codec.VIEW_DELTAS if revision is None else revision
+
+
 async def floor_round(turn_bytes: int, act_bytes: int, seats: int, transport: str, exchanges: int = FLOOR_EXCHANGES) -> Round:
     """CPU and wall of the ``seats``-seat floor (bench._floor_seats_round)."""
     me = os.getpid()
@@ -317,6 +326,11 @@ CODEC_PAIRS: tuple[tuple[str, str], ...] = (
     ("view.eager", "bot: the whole view decoded (codec.view_from_proto, before issue 42)"),
     ("view.lazy", "bot: the lazy view, nothing read (codec.lazy_view_from_proto)"),
     ("view.lazy.read", "bot: the lazy view, hand, trick and seats read (a bot that reads them)"),
+    ("turn.delta", "arbiter: the Turn with a view delta (ViewDeltaWriter.delta, turn_wire)"),
+    ("view.delta", "bot: the delta applied, the lazy view, nothing read (ViewDeltaReader.apply)"),
+    ("view.delta.read", "bot: the delta applied, hand, trick and seats read (unchanged ones carried over)"),
+    ("turn.bytes.whole", "bytes of the Turn with the whole view (mean)"),
+    ("turn.bytes.delta", "bytes of the Turn with a view delta (mean)"),
 )
 
 
@@ -331,11 +345,13 @@ def codec_costs(seed: int = 0, passes: int = 3) -> dict[str, float]:
 
     game = get_game("spades", {"deals": 2})
     cases = []
+    owners = []  # (game, seat) of each case: a seat's deltas follow its own previous Turn
     for g in range(4):
         state, rng = game.new_initial_state(seed + g), random.Random(seed + g)
         unsent: list[list[Any]] = [list(events_for(state.log, s)) for s in range(game.num_seats)]
         while not state.is_terminal:
             seat, legal = state.current_seat, state.legal_actions()
+            owners.append((g, seat))
             cases.append((seat, state.view(seat), legal, unsent[seat]))
             unsent[seat] = []
             new = state.apply(rng.choice(legal))
@@ -354,12 +370,38 @@ def codec_costs(seed: int = 0, passes: int = 3) -> dict[str, float]:
         view = codec.lazy_view_from_proto("spades", m)
         view.hand, view.trick, view.seats  # noqa: B018
 
+    def deltas() -> list[bytes]:
+        writers: dict[tuple[int, int], Any] = {}
+        out = []
+        for (s, v, l, e), owner in zip(cases, owners):
+            w = writers.get(owner)
+            if w is None:
+                w = writers[owner] = codec.ViewDeltaWriter("spades")
+            out.append(codec.turn_wire("spades", "0123456789ab", 7, s, v, l, 1000, 60000, e, w.delta(v)))
+        return out
+
+    delta_turns = deltas()
+    delta_msgs = [pb.ArbiterMessage.FromString(t).turn.view_delta for t in delta_turns]
+
+    def apply(read_fields: bool) -> None:
+        readers: dict[tuple[int, int], Any] = {}
+        for d, owner in zip(delta_msgs, owners):
+            r = readers.get(owner)
+            if r is None:
+                r = readers[owner] = codec.ViewDeltaReader("spades")
+            view = r.apply(d)
+            if read_fields:
+                view.hand, view.trick, view.seats  # noqa: B018
+
     runs: dict[str, Any] = {
         "turn.message": lambda: [message(*c) for c in cases],
         "turn.wire": lambda: [codec.turn_wire("spades", "0123456789ab", 7, s, v, l, 1000, 60000, e) for s, v, l, e in cases],
         "view.eager": lambda: [codec.view_from_proto("spades", m) for m in views],
         "view.lazy": lambda: [codec.lazy_view_from_proto("spades", m) for m in views],
         "view.lazy.read": lambda: [read(m) for m in views],
+        "turn.delta": deltas,
+        "view.delta": lambda: apply(False),
+        "view.delta.read": lambda: apply(True),
     }
     best: dict[str, float] = {}
     for _ in range(passes):
@@ -368,6 +410,9 @@ def codec_costs(seed: int = 0, passes: int = 3) -> dict[str, float]:
             run()
             us = (time.thread_time_ns() - t0) / 1000 / len(cases)
             best[key] = min(us, best.get(key, us))
+    whole_turns = [codec.turn_wire("spades", "0123456789ab", 7, s, v, l, 1000, 60000, e) for s, v, l, e in cases]
+    best["turn.bytes.whole"] = sum(map(len, whole_turns)) / len(cases)
+    best["turn.bytes.delta"] = sum(map(len, delta_turns)) / len(cases)
     return best
 
 
@@ -422,17 +467,19 @@ def classify(frames: list[str]) -> str:
             while j > 0 and "cardarena/games/" in parsed[j - 1][1]:
                 j -= 1
             return _ENGINE_PHASE.get(_func_name(parsed[j][0]), "engine.other")
-        if "cardarena/wire/" in path or "sdk/convert.py" in path or path.startswith(("<encoder", "<decoder", "<wire encoder")):
+        if "cardarena/wire/" in path or "sdk/convert.py" in path or path.startswith(
+                ("<encoder", "<decoder", "<wire encoder", "<wire field", "<view delta")):
             # the outermost frame of the conversion code names the step
             names = [_func_name(f) for f, p in parsed[:i + 1]
-                     if "cardarena/wire/" in p or "sdk/convert.py" in p or p.startswith(("<encoder", "<decoder", "<wire encoder"))]
+                     if "cardarena/wire/" in p or "sdk/convert.py" in p
+                     or p.startswith(("<encoder", "<decoder", "<wire encoder", "<wire field", "<view delta"))]
             outer = names[0] if names else ""
-            if outer in ("turn_to_proto", "turn_wire", "legal_actions_wire", "event_fields"):
+            if outer in ("turn_to_proto", "turn_wire", "legal_actions_wire", "event_fields", "delta"):
                 return "wire.turn"
             if outer == "action_from_proto":
                 return "wire.act"
             if outer in ("turn_from_proto", "events_from_proto", "view_from_proto", "legal_actions_from_proto",
-                         "event_from_proto", "lazy_view_from_proto", "__getattr__"):
+                         "event_from_proto", "lazy_view_from_proto", "__getattr__", "turn_delta_from_proto", "apply"):
                 return "sdk.turn"
             if outer in ("act_to_proto", "action_fields"):
                 return "sdk.act"
@@ -553,6 +600,8 @@ async def profile_floor(turn_bytes: int, act_bytes: int, seats: int, transport: 
 @dataclass
 class Breakdown:
     hosted: list[dict[str, float]] = field(default_factory=list)
+    #: the same hosted matches with whole views in every Turn (``--whole-views``), alternated
+    hosted_whole: list[dict[str, float]] = field(default_factory=list)
     floor1: list[dict[str, float]] = field(default_factory=list)
     floor4: list[dict[str, float]] = field(default_factory=list)
     arbiter_samples: dict[str, int] = field(default_factory=dict)
@@ -620,7 +669,8 @@ class Breakdown:
 
 
 async def run_breakdown(rounds: int = 3, matches: int = MATCHES, profiled: int = PROFILED_MATCHES, rate: int = SAMPLE_RATE,
-                        py_spy: str | None = None, progress=lambda msg: None, hosted_over: str = "grpc") -> Breakdown:
+                        py_spy: str | None = None, progress=lambda msg: None, hosted_over: str = "grpc",
+                        whole_views: bool = False) -> Breakdown:
     turn_bytes, act_bytes = bench.typical_turn_sizes()
     transport = bench.hosted_transport()
     out = Breakdown(machine={"cores": os.cpu_count(), "python": sys.version.split()[0], "transport": transport,
@@ -633,7 +683,15 @@ async def run_breakdown(rounds: int = 3, matches: int = MATCHES, profiled: int =
             progress(f"round {r + 1} of {rounds}: 1-seat floor, 4-seat floor, {matches} hosted matches")
             out.floor1.append((await floor_round(turn_bytes, act_bytes, 1, transport)).row())
             out.floor4.append((await floor_round(turn_bytes, act_bytes, bench.FLOOR_SEATS, transport)).row())
-            out.hosted.append((await hosted_round(arena, pids, matches, 50_000 + 1000 * r)).row())
+            if whole_views:  # the same matches with whole views, alternating which goes first
+                order = (True, False) if r % 2 else (False, True)
+                for whole in order:
+                    view_deltas(arena, 0 if whole else None)
+                    row = (await hosted_round(arena, pids, matches, 50_000 + 1000 * r)).row()
+                    (out.hosted_whole if whole else out.hosted).append(row)
+                view_deltas(arena, None)
+            else:
+                out.hosted.append((await hosted_round(arena, pids, matches, 50_000 + 1000 * r)).row())
             out.steps.append(step_costs(seed=r))
             out.codec.append(codec_costs(seed=r))
         if py_spy:
@@ -651,18 +709,29 @@ def render(b: Breakdown) -> str:
     h, f1, f4 = (Breakdown.median(x) for x in (b.hosted, b.floor1, b.floor4))
     lines = []
     lines.append(f"machine: {b.machine}")
-    lines.append("")
-    lines.append("CPU per decision (µs; medians of rounds; loop = the event-loop thread, grpc = gRPC core's threads)")
-    lines.append(f"{'':34} {'1-seat floor':>13} {'4-seat floor':>13} {'hosted':>9}")
+    if b.hosted:
+        lines.append("")
+        lines.append("CPU per decision (µs; medians of rounds; loop = the event-loop thread, grpc = gRPC core's threads)")
+        lines.append(f"{'':34} {'1-seat floor':>13} {'4-seat floor':>13} {'hosted':>9}")
     for key, label in (("wall", "wall time"), ("server.loop", "arbiter/server: loop thread"),
                        ("server.grpc", "arbiter/server: grpc threads"), ("clients.loop", "bots/clients: loop threads"),
                        ("clients.grpc", "bots/clients: grpc threads"), ("cpu", "CPU, all of it"),
                        ("rest", "wall - CPU"), ("server.runqueue", "arbiter/server: runnable, no CPU"),
-                       ("clients.runqueue", "bots/clients: runnable, no CPU")):
+                       ("clients.runqueue", "bots/clients: runnable, no CPU")) if b.hosted else ():
         lines.append(f"{label:34} {f1.get(key, 0):13.0f} {f4.get(key, 0):13.0f} {h.get(key, 0):9.0f}")
     r = b.ratio()
     if r is not None:
         lines.append(f"hosted / 4-seat floor, wall: {r:.2f}x; CPU: {b.ratio('cpu'):.2f}x (round by round, median)")
+    if b.hosted_whole:
+        w = Breakdown.median(b.hosted_whole)
+        lines.append("")
+        lines.append("The same hosted matches with whole views in every Turn, alternated round by round (µs per decision)")
+        lines.append(f"{'':34} {'view deltas':>13} {'whole views':>13} {'ratio':>9}")
+        for key, label in (("wall", "wall time"), ("server.loop", "arbiter: loop thread"),
+                           ("clients.loop", "bots: loop threads"), ("cpu", "CPU, all of it")):
+            pairs = [d[key] / x[key] for d, x in zip(b.hosted, b.hosted_whole) if x[key]]
+            ratio = statistics.median(pairs) if pairs else 0.0
+            lines.append(f"{label:34} {h.get(key, 0):13.0f} {w.get(key, 0):13.0f} {ratio:8.2f}x")
     if b.steps:
         st = Breakdown.median(b.steps)
         lines.append("")
@@ -704,13 +773,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write everything measured here")
     parser.add_argument("--transport", choices=("grpc", "local"), default="grpc",
                         help="how the hosted bots reach the arbiter: gRPC (default) or the local channel")
+    parser.add_argument("--codec", action="store_true",
+                        help="only the codec's rows (in this process, no bot process: a few seconds)")
+    parser.add_argument("--whole-views", action="store_true",
+                        help="each round, play the hosted matches also with whole views in every Turn (no view deltas)")
     args = parser.parse_args(argv)
+    if args.codec:
+        rows = [codec_costs(seed=r) for r in range(args.rounds)]
+        print(render(Breakdown(codec=rows, machine={"load": os.getloadavg()[0], "rounds": args.rounds})))
+        return 0
     spy = None if args.no_sampling else args.py_spy
     if spy is None and not args.no_sampling:
         print("py-spy not found (pip install py-spy, or --py-spy PATH): CPU per thread only", file=sys.stderr)
     b = asyncio.run(run_breakdown(args.rounds, args.matches, args.profiled, args.rate, spy,
                                   progress=lambda msg: print(msg, file=sys.stderr, flush=True),
-                                  hosted_over=args.transport))
+                                  hosted_over=args.transport, whole_views=args.whole_views))
     print(render(b))
     if args.json:
         args.json.write_text(b.to_json())

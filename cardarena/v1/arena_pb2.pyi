@@ -56,21 +56,23 @@ class ArbiterMessage(_message.Message):
     def __init__(self, welcome: _Optional[_Union[Welcome, _Mapping]] = ..., match_start: _Optional[_Union[MatchStart, _Mapping]] = ..., turn: _Optional[_Union[Turn, _Mapping]] = ..., update: _Optional[_Union[Update, _Mapping]] = ..., match_end: _Optional[_Union[MatchEnd, _Mapping]] = ..., error: _Optional[_Union[Error, _Mapping]] = ...) -> None: ...
 
 class Hello(_message.Message):
-    __slots__ = ("bot_name", "bot_version", "token", "games", "protocol_version")
+    __slots__ = ("bot_name", "bot_version", "token", "games", "protocol_version", "view_deltas")
     BOT_NAME_FIELD_NUMBER: _ClassVar[int]
     BOT_VERSION_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
+    VIEW_DELTAS_FIELD_NUMBER: _ClassVar[int]
     bot_name: str
     bot_version: str
     token: str
     games: _containers.RepeatedScalarFieldContainer[str]
     protocol_version: int
-    def __init__(self, bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., token: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., protocol_version: _Optional[int] = ...) -> None: ...
+    view_deltas: int
+    def __init__(self, bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., token: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., protocol_version: _Optional[int] = ..., view_deltas: _Optional[int] = ...) -> None: ...
 
 class Act(_message.Message):
-    __slots__ = ("match_id", "request_id", "action", "seat_token", "failure", "think_us", "note")
+    __slots__ = ("match_id", "request_id", "action", "seat_token", "failure", "think_us", "note", "resync")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
@@ -78,6 +80,7 @@ class Act(_message.Message):
     FAILURE_FIELD_NUMBER: _ClassVar[int]
     THINK_US_FIELD_NUMBER: _ClassVar[int]
     NOTE_FIELD_NUMBER: _ClassVar[int]
+    RESYNC_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     request_id: int
     action: Action
@@ -85,15 +88,18 @@ class Act(_message.Message):
     failure: str
     think_us: int
     note: str
-    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., seat_token: _Optional[str] = ..., failure: _Optional[str] = ..., think_us: _Optional[int] = ..., note: _Optional[str] = ...) -> None: ...
+    resync: bool
+    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., seat_token: _Optional[str] = ..., failure: _Optional[str] = ..., think_us: _Optional[int] = ..., note: _Optional[str] = ..., resync: _Optional[bool] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("session_id", "protocol_version")
+    __slots__ = ("session_id", "protocol_version", "view_deltas")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
+    VIEW_DELTAS_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     protocol_version: int
-    def __init__(self, session_id: _Optional[str] = ..., protocol_version: _Optional[int] = ...) -> None: ...
+    view_deltas: int
+    def __init__(self, session_id: _Optional[str] = ..., protocol_version: _Optional[int] = ..., view_deltas: _Optional[int] = ...) -> None: ...
 
 class MatchStart(_message.Message):
     __slots__ = ("match_id", "game", "options", "seat", "num_seats", "teams", "seat_names", "clock", "bot_seed", "seat_token")
@@ -141,7 +147,7 @@ class Clock(_message.Message):
     def __init__(self, decision_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ...) -> None: ...
 
 class Turn(_message.Message):
-    __slots__ = ("match_id", "request_id", "seat", "view", "legal_actions", "clock", "events")
+    __slots__ = ("match_id", "request_id", "seat", "view", "legal_actions", "clock", "events", "view_delta")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -149,6 +155,7 @@ class Turn(_message.Message):
     LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     CLOCK_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
+    VIEW_DELTA_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     request_id: int
     seat: int
@@ -156,7 +163,24 @@ class Turn(_message.Message):
     legal_actions: _containers.RepeatedCompositeFieldContainer[Action]
     clock: Clock
     events: _containers.RepeatedCompositeFieldContainer[Event]
-    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., seat: _Optional[int] = ..., view: _Optional[_Union[View, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ...) -> None: ...
+    view_delta: ViewDelta
+    def __init__(self, match_id: _Optional[str] = ..., request_id: _Optional[int] = ..., seat: _Optional[int] = ..., view: _Optional[_Union[View, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ..., events: _Optional[_Iterable[_Union[Event, _Mapping]]] = ..., view_delta: _Optional[_Union[ViewDelta, _Mapping]] = ...) -> None: ...
+
+class ViewDelta(_message.Message):
+    __slots__ = ("seq", "base", "numbers", "data", "appended", "digest")
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    BASE_FIELD_NUMBER: _ClassVar[int]
+    NUMBERS_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    APPENDED_FIELD_NUMBER: _ClassVar[int]
+    DIGEST_FIELD_NUMBER: _ClassVar[int]
+    seq: int
+    base: int
+    numbers: _containers.RepeatedScalarFieldContainer[int]
+    data: _containers.RepeatedScalarFieldContainer[bytes]
+    appended: _containers.RepeatedScalarFieldContainer[int]
+    digest: int
+    def __init__(self, seq: _Optional[int] = ..., base: _Optional[int] = ..., numbers: _Optional[_Iterable[int]] = ..., data: _Optional[_Iterable[bytes]] = ..., appended: _Optional[_Iterable[int]] = ..., digest: _Optional[int] = ...) -> None: ...
 
 class Update(_message.Message):
     __slots__ = ("match_id", "seat", "events")

@@ -353,87 +353,100 @@ def _memo_bytes_by_identity(encode_item: Callable[[Any], bytes]) -> Callable[[An
     return encode
 
 
+def _wire_field_lines(i: int, name: str, field: Any, item: Any, optional: bool, repeated: bool, kind: str,
+                      env: dict[str, Any]) -> list[str]:
+    """The lines that write field ``name``'s value ``x`` with ``a`` (its tags, lengths and
+    values; nothing at its default), at a function body's indentation; names they need go
+    into ``env``. _Unsupported for a shape the compiler leaves to the fallback."""
+    varints, t_string, t_double, t_message, _ = _wire_kinds()
+    ftype = field.type
+    if kind == "other" or (ftype not in varints and ftype not in (t_string, t_double, t_message)):
+        raise _Unsupported(name)
+    if kind == "enum":
+        env[f"E{i}"] = _enum_tables(item, field)[0]
+        num = f"E{i}[{{}}]"
+    elif kind in ("scalar",) and ftype in varints:
+        num = "{}"
+    else:
+        num = None
+    if kind == "card" and ftype != t_string:
+        raise _Unsupported(name)
+    presence = field.has_presence and not repeated
+    lines = []
+    if repeated:
+        lines.append("    if x:")
+        if ftype in varints or ftype == t_double:  # packed
+            env[f"T{i}"] = _tag(field, 2)
+            if ftype == t_double:
+                lines.append(f"        b = pack('<%dd' % len(x), *x)")
+            else:
+                n = num.format("y")
+                lines.append(f"        b = b''.join([VT[{n}] if 0 <= {n} < 16384 else VA({n}) for y in x])")
+            lines.append(f"        a(T{i}); a(VT[len(b)] if len(b) < 16384 else VA(len(b))); a(b)")
+        elif kind == "card":
+            env[f"C{i}"] = tuple(_tag(field, 2) + _varint(len(t)) + t.encode() for t in _CARD_STR)
+            lines.append(f"        for y in x: a(C{i}[y])")
+        elif ftype == t_string:
+            env[f"T{i}"] = _tag(field, 2)
+            lines.append(f"        for y in x:")
+            lines.append(f"            b = y.encode(); a(T{i}); a(VT[len(b)] if len(b) < 16384 else VA(len(b))); a(b)")
+        else:  # messages: each item's tag, length and body, made once per item object
+            inner = _wire_encoder(item, field.message_type)
+            tag = _tag(field, 2)
+            env[f"M{i}"] = _memo_bytes_by_identity(
+                lambda y, inner=inner, tag=tag: (lambda b: tag + _varint(len(b)) + b)(inner(y)))
+            lines.append(f"        for y in x: a(M{i}(y))")
+        return lines
+    test = "x is not None" if (presence or ftype == t_message or kind == "card") else "x"  # Card(0) is a card
+    if optional and not presence and ftype != t_message:
+        test = "x is not None and x"  # None: unset; the default value is not written either
+    lines.append(f"    if {test}:")
+    if kind == "card":
+        env[f"C{i}"] = tuple(_tag(field, 2) + _varint(len(t)) + t.encode() for t in _CARD_STR)
+        lines.append(f"        a(C{i}[x])")
+    elif ftype in varints:
+        env[f"T{i}"] = _tag(field, 0)
+        n = num.format("x")
+        if kind == "enum" and not presence:
+            lines.append(f"        n = {n}")
+            lines.append(f"        if n: a(T{i}); a(VT[n] if n < 16384 else VA(n))")
+        else:
+            lines.append(f"        n = {n}")
+            lines.append(f"        a(T{i}); a(VT[n] if 0 <= n < 16384 else VA(n))")
+    elif ftype == t_double:
+        env[f"T{i}"] = _tag(field, 1)
+        lines.append(f"        a(T{i}); a(pack('<d', x))")
+    elif ftype == t_string:
+        env[f"T{i}"] = _tag(field, 2)
+        lines.append(f"        b = x.encode(); a(T{i}); a(VT[len(b)] if len(b) < 16384 else VA(len(b))); a(b)")
+    else:
+        env[f"M{i}"] = _wire_encoder(item, field.message_type)
+        env[f"T{i}"] = _tag(field, 2)
+        lines.append(f"        b = M{i}(x); a(T{i}); a(VT[len(b)] if len(b) < 16384 else VA(len(b))); a(b)")
+    return lines
+
+
+def _wire_env() -> dict[str, Any]:
+    return {"VT": _VARINT_TABLE, "VA": _varint_any, "pack": __import__("struct").pack, "CS": _CARD_STR}
+
+
 @functools.lru_cache(maxsize=None)
 def _wire_encoder(cls: type, descriptor: Any) -> Callable[[Any], bytes]:
     """value -> the serialized bytes of its ``descriptor`` message (the body, no tag)."""
-    varints, t_string, t_double, t_message, _ = _wire_kinds()
     message_class = message_factory.GetMessageClass(descriptor)
 
     def fallback() -> Callable[[Any], bytes]:
         enc = _encoder(cls, descriptor)
         return lambda value: (lambda f: (message_class(**f) if isinstance(f, dict) else f).SerializeToString())(enc(value))
 
+    env = _wire_env()
+    lines = ["def encode(v):", "    o = []", "    a = o.append"]
     try:
-        plan = _field_plan(cls, descriptor)
+        for i, entry in enumerate(_field_plan(cls, descriptor)):
+            lines.append(f"    x = v.{entry[0]}")
+            lines.extend(_wire_field_lines(i, *entry, env))
     except _Unsupported:
         return fallback()
-    env: dict[str, Any] = {"VT": _VARINT_TABLE, "VA": _varint_any, "pack": __import__("struct").pack, "CS": _CARD_STR}
-    lines = ["def encode(v):", "    o = []", "    a = o.append"]
-    for i, (name, field, item, optional, repeated, kind) in enumerate(plan):
-        ftype = field.type
-        if kind == "other" or (ftype not in varints and ftype not in (t_string, t_double, t_message)):
-            return fallback()
-        if kind == "enum":
-            env[f"E{i}"] = _enum_tables(item, field)[0]
-            num = f"E{i}[{{}}]"
-        elif kind in ("scalar",) and ftype in varints:
-            num = "{}"
-        else:
-            num = None
-        if kind == "card" and ftype != t_string:
-            return fallback()
-        presence = field.has_presence and not repeated
-        lines.append(f"    x = v.{name}")
-        if repeated:
-            lines.append("    if x:")
-            if ftype in varints or ftype == t_double:  # packed
-                env[f"T{i}"] = _tag(field, 2)
-                if ftype == t_double:
-                    lines.append(f"        b = pack('<%dd' % len(x), *x)")
-                else:
-                    n = num.format("y")
-                    lines.append(f"        b = b''.join([VT[{n}] if 0 <= {n} < 16384 else VA({n}) for y in x])")
-                lines.append(f"        a(T{i}); a(VT[len(b)] if len(b) < 16384 else VA(len(b))); a(b)")
-            elif kind == "card":
-                env[f"C{i}"] = tuple(_tag(field, 2) + _varint(len(t)) + t.encode() for t in _CARD_STR)
-                lines.append(f"        for y in x: a(C{i}[y])")
-            elif ftype == t_string:
-                env[f"T{i}"] = _tag(field, 2)
-                lines.append(f"        for y in x:")
-                lines.append(f"            b = y.encode(); a(T{i}); a(VT[len(b)] if len(b) < 16384 else VA(len(b))); a(b)")
-            else:  # messages: each item's tag, length and body, made once per item object
-                inner = _wire_encoder(item, field.message_type)
-                tag = _tag(field, 2)
-                env[f"M{i}"] = _memo_bytes_by_identity(
-                    lambda y, inner=inner, tag=tag: (lambda b: tag + _varint(len(b)) + b)(inner(y)))
-                lines.append(f"        for y in x: a(M{i}(y))")
-            continue
-        test = "x is not None" if (presence or ftype == t_message or kind == "card") else "x"  # Card(0) is a card
-        if optional and not presence and ftype != t_message:
-            test = "x is not None and x"  # None: unset; the default value is not written either
-        lines.append(f"    if {test}:")
-        if kind == "card":
-            env[f"C{i}"] = tuple(_tag(field, 2) + _varint(len(t)) + t.encode() for t in _CARD_STR)
-            lines.append(f"        a(C{i}[x])")
-        elif ftype in varints:
-            env[f"T{i}"] = _tag(field, 0)
-            n = num.format("x")
-            if kind == "enum" and not presence:
-                lines.append(f"        n = {n}")
-                lines.append(f"        if n: a(T{i}); a(VT[n] if n < 16384 else VA(n))")
-            else:
-                lines.append(f"        n = {n}")
-                lines.append(f"        a(T{i}); a(VT[n] if 0 <= n < 16384 else VA(n))")
-        elif ftype == t_double:
-            env[f"T{i}"] = _tag(field, 1)
-            lines.append(f"        a(T{i}); a(pack('<d', x))")
-        elif ftype == t_string:
-            env[f"T{i}"] = _tag(field, 2)
-            lines.append(f"        b = x.encode(); a(T{i}); a(VT[len(b)] if len(b) < 16384 else VA(len(b))); a(b)")
-        else:
-            env[f"M{i}"] = _wire_encoder(item, field.message_type)
-            env[f"T{i}"] = _tag(field, 2)
-            lines.append(f"        b = M{i}(x); a(T{i}); a(VT[len(b)] if len(b) < 16384 else VA(len(b))); a(b)")
     lines.append("    return b''.join(o)")
     exec(compile("\n".join(lines) + "\n", f"<wire encoder {cls.__name__}>", "exec"), env)
     return env["encode"]
@@ -506,6 +519,10 @@ def _decoder(cls: type, descriptor: Any) -> Callable[[Any], Any]:
 
 
 _LAZY_MESSAGE = "_lazy_view_message"
+#: A view rebuilt from view deltas keeps the bytes of its whole message, parsed when a bot
+#: first reads a field it did not carry over.
+
+_LAZY_WHOLE = "_lazy_view_bytes"
 
 
 @functools.lru_cache(maxsize=None)
@@ -524,12 +541,24 @@ def _lazy_class(cls: type, descriptor: Any) -> tuple[type, dict[str, Callable[[A
     fields = {name: env[f"f{i}"] for i, (name, *_) in enumerate(plan)}
     names = tuple(fields)
     setter = object.__setattr__
+    parse = message_factory.GetMessageClass(descriptor).FromString
+
+    def whole(d: dict) -> Any:
+        """The view's message (for a view rebuilt from deltas: parsed from all its fields)."""
+        msg = d.get(_LAZY_MESSAGE)
+        if msg is None:
+            try:
+                msg = d[_LAZY_MESSAGE] = parse(d[_LAZY_WHOLE])
+            except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError
+                raise WireError(f"view: {exc}") from None
+        return msg
 
     def __getattr__(self: Any, name: str) -> Any:  # only for a field not read yet
         dec = fields.get(name)
         if dec is None:
             raise AttributeError(f"{cls.__name__!r} object has no attribute {name!r}")
-        msg = self.__dict__[_LAZY_MESSAGE]
+        d = self.__dict__
+        msg = d.get(_LAZY_MESSAGE) or whole(d)  # (rebuilt from view deltas: parsed at the first read)
         try:
             value = dec(msg)
         except Exception:  # noqa: BLE001 - the reference decoder gives the answer or the WireError
@@ -558,12 +587,7 @@ def lazy_view_from_proto(game: str, msg: pb.View) -> Any:
     are decoded the first time a bot reads them. A bot that reads three fields of its view
     pays for three (docs/performance.md). A field that does not decode raises WireError
     where it is read."""
-    known = _LAZY_BY_GAME.get(game)
-    if known is None:
-        gf, _, _, cls = _view_codec(game)
-        made = _lazy_class(cls, pb.View.DESCRIPTOR.fields_by_name[gf].message_type)
-        known = _LAZY_BY_GAME[game] = (gf, made[0] if made is not None else None)
-    gf, lazy = known
+    gf, lazy = _lazy_for(game)
     which = msg.WhichOneof("game")
     if which != gf:
         raise WireError(f"view is for {which!r}, expected {gf!r}")
@@ -572,6 +596,16 @@ def lazy_view_from_proto(game: str, msg: pb.View) -> Any:
     view = object.__new__(lazy)
     view.__dict__[_LAZY_MESSAGE] = getattr(msg, which)
     return view
+
+
+def _lazy_for(game: str) -> tuple[str, Any]:
+    """(the game's View oneof field, its lazy view class or None)."""
+    known = _LAZY_BY_GAME.get(game)
+    if known is None:
+        gf, _, _, cls = _view_codec(game)
+        made = _lazy_class(cls, pb.View.DESCRIPTOR.fields_by_name[gf].message_type)
+        known = _LAZY_BY_GAME[game] = (gf, made[0] if made is not None else None)
+    return known
 
 
 def decode(msg: Any, cls: type, path: str = "") -> Any:
@@ -758,10 +792,12 @@ _ARBITER_TURN_TAG = _tag(pb.ArbiterMessage.DESCRIPTOR.fields_by_name["turn"], 2)
 
 
 def turn_wire(game: str, match_id: str, request_id: int, seat: int, view: Any, legal_actions: Sequence[Any],
-              decision_ms: int, bank_ms: int, events: Sequence[Event] = ()) -> bytes:
+              decision_ms: int, bank_ms: int, events: Sequence[Event] = (), view_delta: bytes | None = None) -> bytes:
     """The serialized ArbiterMessage carrying a Turn (what ``turn_to_proto`` builds), made
     as bytes: the view by its compiled wire encoder, the legal actions and events from
-    their caches. ``events`` must already be filtered for ``seat`` (``events_for``)."""
+    their caches. ``events`` must already be filtered for ``seat`` (``events_for``).
+    ``view_delta``: the Turn's ``view_delta`` field (``ViewDeltaWriter.delta``), sent in
+    place of the whole view."""
     t = _TURN_TAGS
     clock = ((_CLOCK_TAGS[0] + _varint(decision_ms)) if decision_ms else b"") + (
         (_CLOCK_TAGS[1] + _varint(bank_ms)) if bank_ms else b"")
@@ -769,7 +805,7 @@ def turn_wire(game: str, match_id: str, request_id: int, seat: int, view: Any, l
         _length_delimited(t["match_id"], match_id.encode()) if match_id else b"",
         (t["request_id"] + _varint(request_id)) if request_id else b"",
         (t["seat"] + _varint(seat)) if seat else b"",
-        _length_delimited(t["view"], view_wire(game, view)),
+        _length_delimited(t["view"], view_wire(game, view)) if view_delta is None else view_delta,
         legal_actions_wire(game, legal_actions),
         _length_delimited(t["clock"], clock),
         events_wire(events) if events else b"",
@@ -786,6 +822,247 @@ def turn_to_proto(game: str, match_id: str, request_id: int, seat: int, view: An
 
 
 _LAZY_BY_GAME: dict[str, tuple[str, Any]] = {}
+
+
+# --------------------------------------------------------------------------------------
+# View deltas (arena.proto, ViewDelta): a seat's view kept on both sides as its top-level
+# fields' encoded bytes, and a Turn carrying only the fields that changed. Game-agnostic:
+# the fields are those of the game's view message, their bytes what the compiled wire
+# encoder writes. The writer sees nothing but the seat's own view (the one Turn.view would
+# carry), so a delta holds nothing the whole view would not (tests/cardarena/wire/test_view_delta.py).
+
+#: The revision of view deltas this codec speaks (Hello.view_deltas, Welcome.view_deltas).
+VIEW_DELTAS = 1
+
+_DELTA_TAG = _tag(_TURN["view_delta"], 2)
+
+
+@functools.lru_cache(maxsize=None)
+def _view_field_encoders(game: str) -> tuple[tuple[str, int, bool, Callable[[Any], bytes]], ...] | None:
+    """(name, field number, appendable, encode) of every top-level field of the game's view
+    message, in increasing field number: ``encode(value)`` is the field's bytes as the whole
+    view's encoder writes them. Appendable: a repeated field written item by item (cards,
+    strings, messages: not packed), whose new items can be sent alone. None if the view
+    class is one the compiler leaves to the reference codec (its Turns carry whole views)."""
+    gf = game_field(game)
+    descriptor = pb.View.DESCRIPTOR.fields_by_name[gf].message_type
+    cls = game_class(game).view_type
+    _, t_string, _, t_message, _ = _wire_kinds()
+    out = []
+    try:
+        for i, entry in enumerate(_field_plan(cls, descriptor)):
+            name, field, _, _, repeated, kind = entry
+            env = _wire_env()
+            lines = ["def f(x):", "    o = []", "    a = o.append", *_wire_field_lines(i, *entry, env), "    return b''.join(o)"]
+            exec(compile("\n".join(lines) + "\n", f"<wire field {cls.__name__}.{name}>", "exec"), env)
+            appendable = repeated and (kind == "card" or field.type in (t_string, t_message))
+            out.append((name, field.number, appendable, env["f"]))
+    except _Unsupported:
+        return None
+    return tuple(sorted(out, key=lambda e: e[1]))
+
+
+@functools.lru_cache(maxsize=None)
+def _delta_function(game: str) -> Callable[..., None] | None:
+    """``delta(view, values, parts, numbers, data, appended)``, compiled for the game's view
+    class: a structural diff of the view's encoded fields. A field whose value is the very
+    object the last view had is unchanged; any other is encoded (engines reuse the items
+    of growing lists, whose bytes are kept per item) and its bytes compared with the last
+    ones: equal, unchanged; the old bytes followed by more (a repeated field that grew at
+    its end: a finished trick, a card played to the trick), only the new items are sent;
+    else the field's bytes. Updates ``values`` and ``parts`` and lists what changed in
+    ``numbers``, ``data`` and ``appended``."""
+    fields = _view_field_encoders(game)
+    if fields is None:
+        return None
+    gf = game_field(game)
+    descriptor = pb.View.DESCRIPTOR.fields_by_name[gf].message_type
+    plan = {entry[1].number: (i, entry) for i, entry in enumerate(_field_plan(game_class(game).view_type, descriptor))}
+    env = _wire_env()
+    lines = ["def delta(v, o, p, nums, datas, apps):"]
+    for i, (name, number, appendable, enc) in enumerate(fields):
+        j, entry = plan[number]  # the field's encoding, written inline (no call per field)
+        block = ["    " + line for line in _wire_field_lines(j, *entry, env)]
+        lines += [f"    x = v.{name}", f"    if x is not o[{i}]:", f"        o[{i}] = x", "        c = []; a = c.append",
+                  *block, "        b = b''.join(c)",
+                  f"        y = p[{i}]", "        if b != y:", f"            p[{i}] = b; nums.append({number})"]
+        if appendable:
+            lines += ["            if y and len(b) > len(y) and b.startswith(y):",
+                      f"                datas.append(b[len(y):]); apps.append({number})",
+                      "            else:", "                datas.append(b)"]
+        else:
+            lines.append("            datas.append(b)")
+    lines.append("    return None")
+    exec(compile("\n".join(lines) + "\n", f"<view delta {game}>", "exec"), env)
+    return env["delta"]
+
+
+def _packed(tag: bytes, numbers: list[int]) -> bytes:
+    """A packed repeated varint field of small numbers (field numbers)."""
+    body = bytes(numbers) if max(numbers) < 128 else b"".join([_varint(n) for n in numbers])
+    return tag + _VARINT_TABLE[len(body)] + body
+
+
+class ViewDeltaWriter:
+    """The arbiter's side of one seat's view deltas: what it last sent the seat (each
+    field's value and bytes) and the view's number. ``delta(view)`` is the next Turn's
+    ``view_delta`` field; ``reset()`` makes the next one a whole view (base 0)."""
+
+    __slots__ = ("fields", "function", "seq", "values", "parts")
+
+    def __init__(self, game: str):
+        self.fields = _view_field_encoders(game)
+        self.function = _delta_function(game)
+        self.seq = 0
+        self.values: list[Any] | None = None
+        self.parts: list[bytes] = []
+
+    def reset(self) -> None:
+        self.values = None
+
+    def delta(self, view: Any) -> bytes | None:
+        """The serialized ``Turn.view_delta`` (its tag included) taking the seat from the view
+        it was last given to ``view``; None if this game's views go whole (Turn.view)."""
+        fields = self.fields
+        if fields is None:
+            return None
+        base = self.seq if self.values is not None else 0
+        seq = self.seq = self.seq + 1
+        numbers: list[int] = []
+        data: list[bytes] = []
+        appended: list[int] = []
+        if not base:
+            self.values = [getattr(view, f[0]) for f in fields]
+            parts = self.parts = [f[3](x) for f, x in zip(fields, self.values)]
+            for f, b in zip(fields, parts):
+                if b:
+                    numbers.append(f[1])
+                    data.append(b)
+        else:
+            parts = self.parts
+            self.function(view, self.values, parts, numbers, data, appended)
+        vt = _VARINT_TABLE
+        out = [b"\x08", vt[seq] if seq < 16384 else _varint(seq)]
+        if base:
+            out += (b"\x10", vt[base] if base < 16384 else _varint(base))
+        if numbers:
+            out.append(_packed(b"\x1a", numbers))
+            for b in data:
+                n = len(b)
+                out += (b"\x22", vt[n] if n < 16384 else _varint(n), b)
+            if appended:
+                out.append(_packed(b"\x2a", appended))
+        out += (b"\x35", _CRC(_crc32(b"".join(parts))))
+        body = b"".join(out)
+        n = len(body)
+        return _DELTA_TAG + (vt[n] if n < 16384 else _varint(n)) + body
+
+
+_CRC = __import__("struct").Struct("<I").pack
+_crc32 = __import__("zlib").crc32
+
+
+class ViewDeltaReader:
+    """The bot's side of one seat's view deltas: the fields' bytes of the last view it
+    applied (a slot per field of the game's view message, in increasing field number) and
+    that view (lazy, as ``lazy_view_from_proto``'s: a field is decoded from its own bytes
+    when first read, and one the previous view had decoded is carried over while its
+    bytes stay the same). ``apply(delta)`` is the new view, or None when the delta does
+    not apply (its base is not the view held, or the rebuilt view's digest differs): the
+    bot then answers Act.resync, and holds no view until a whole one comes."""
+
+    __slots__ = ("game", "seq", "slots", "numbers", "view", "lazy", "slot_of")
+
+    def __init__(self, game: str):
+        self.game = game
+        self.seq = 0
+        gf, self.lazy = _lazy_for(game)
+        descriptor = pb.View.DESCRIPTOR.fields_by_name[gf].message_type
+        self.numbers = _field_numbers(descriptor)  # name -> number
+        ordered = sorted(self.numbers.values())
+        self.slot_of = {n: i for i, n in enumerate(ordered)}
+        self.slots: list[bytes] = [b""] * len(ordered)
+        self.view: Any = None
+
+    def _widen(self, numbers: Any) -> list[bytes]:
+        """Slots for field numbers the game's view message does not know too (kept in their
+        place in field-number order: the view's bytes, and so the digest, are the arbiter's;
+        protobuf keeps such a field as unknown when it parses the view)."""
+        held = dict(zip(sorted(self.slot_of, key=self.slot_of.get), self.slots))
+        ordered = sorted(set(held) | set(numbers))
+        self.slot_of = {n: i for i, n in enumerate(ordered)}
+        self.slots = [held.get(n, b"") for n in ordered]
+        return self.slots
+
+    @property
+    def parts(self) -> dict[int, bytes]:
+        """The bytes held, by field number (a field at its default holds none)."""
+        ordered = sorted(self.slot_of, key=self.slot_of.get)
+        return {n: b for n, b in zip(ordered, self.slots) if b}
+
+    def apply(self, delta: pb.ViewDelta) -> Any | None:
+        base = delta.base
+        slots = self.slots
+        previous = self.view
+        if base:
+            if base != self.seq or previous is None:
+                self.view = None
+                return None
+        else:
+            slots = self.slots = [b""] * len(slots)
+        self.view = None  # until this delta is known to apply (the slots are changed in place)
+        numbers, data = delta.numbers, delta.data
+        if len(numbers) != len(data):
+            return None
+        slot_of = self.slot_of
+        if not slot_of.keys() >= set(numbers):  # a field this SDK's view message lacks (a newer arbiter's)
+            slots = self._widen(numbers)
+            slot_of = self.slot_of
+        appended = delta.appended
+        if appended:
+            more = set(appended)
+            for n, b in zip(numbers, data):
+                i = slot_of[n]
+                slots[i] = slots[i] + b if n in more else b
+        else:
+            for n, b in zip(numbers, data):
+                slots[slot_of[n]] = b
+        whole = b"".join(slots)
+        if _crc32(whole) != delta.digest:
+            return None
+        lazy = self.lazy
+        if lazy is None:  # a view class the compiled decoder does not handle: decoded whole
+            view = lazy_view_from_bytes(self.game, whole)
+        else:
+            view = object.__new__(lazy)
+            own = view.__dict__
+            own[_LAZY_WHOLE] = whole
+            if base and len(previous.__dict__) > 1:  # it decoded some fields: keep the unchanged
+                changed = set(numbers)
+                index = self.numbers
+                for name, value in previous.__dict__.items():
+                    number = index.get(name)
+                    if number is not None and number not in changed:
+                        own[name] = value
+        self.seq, self.view = delta.seq, view
+        return view
+
+
+def lazy_view_from_bytes(game: str, data: bytes) -> Any:
+    """The lazy view (``lazy_view_from_proto``) of the game's view message serialized as
+    ``data``; WireError if it does not parse."""
+    gf, _ = _lazy_for(game)
+    descriptor = pb.View.DESCRIPTOR.fields_by_name[gf].message_type
+    try:
+        inner = message_factory.GetMessageClass(descriptor).FromString(data)
+    except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError
+        raise WireError(f"view: {exc}") from None
+    return lazy_view_from_proto(game, pb.View(**{gf: inner}))
+
+
+@functools.lru_cache(maxsize=None)
+def _field_numbers(descriptor: Any) -> dict[str, int]:
+    return {f.name: f.number for f in descriptor.fields}
 
 
 @functools.lru_cache(maxsize=None)

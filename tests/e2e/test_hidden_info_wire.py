@@ -27,7 +27,28 @@ from tests.e2e.rawbot import RawBot, act
 CARD_TOKEN = re.compile(r"(?<![A-Za-z0-9])(10|[2-9AJQK])([SHDC])(?![A-Za-z0-9])")
 
 
-def cards_in(msg) -> set[Card]:
+def delta_as_views(game_name: str, delta: pb.ViewDelta) -> list:
+    """Each field a view delta carries, parsed as the game's view message holding that field
+    alone (its bytes, or the items appended to it), so its cards are scanned like a view's."""
+    from cardarena.wire import codec
+
+    field = pb.View.DESCRIPTOR.fields_by_name[codec.game_field(game_name)]
+    return [pb.View(**{field.name: type(getattr(pb.View(), field.name)).FromString(data)}) for data in delta.data]
+
+
+def cards_in(msg, game_name: str = "") -> set[Card]:
+    if msg.WhichOneof("msg") == "turn" and msg.turn.HasField("view_delta"):
+        # view deltas: every field it carries, as a view (then scanned as one, below)
+        found = set()
+        for view in delta_as_views(game_name, msg.turn.view_delta):
+            whole = pb.ArbiterMessage()
+            whole.CopyFrom(msg)
+            whole.turn.ClearField("view_delta")
+            whole.turn.view.CopyFrom(view)
+            found |= cards_in(whole)
+        bare = type(msg).FromString(msg.SerializeToString())
+        bare.turn.ClearField("view_delta")
+        return found | cards_in(bare)
     if msg.WhichOneof("msg") == "match_start" and msg.match_start.seat_token:
         # a random secret of urlsafe base64: "..._QC_..." would read as a card
         msg = type(msg).FromString(msg.SerializeToString())
@@ -112,10 +133,16 @@ def probe_illegal(turn: pb.Turn, rng) -> pb.BotMessage | None:
     return None
 
 
+@pytest.mark.parametrize("deltas", [False, True], ids=["whole-views", "view-deltas"])
 @pytest.mark.parametrize("game_name", list(CASES))
-def test_no_message_to_a_seat_holds_a_card_hidden_from_it(serve, game_name):
+def test_no_message_to_a_seat_holds_a_card_hidden_from_it(serve, game_name, deltas):
+    """With ``deltas`` the clients ask for view deltas (arena.proto ViewDelta): every field
+    a delta carries is scanned as a view, and each client rebuilds its views from them
+    (every delta applies: the arbiter never leaves a seat without a view it can build)."""
+    from cardarena.wire import codec
+
     hidden_of, options, n = CASES[game_name]
-    names = [f"spy{i}" for i in range(n)]
+    names = [f"spy{i}" + ("d" if deltas else "") for i in range(n)]
     bots = []
     for i, name in enumerate(names):
         def respond(turn, i=i):
@@ -126,13 +153,16 @@ def test_no_message_to_a_seat_holds_a_card_hidden_from_it(serve, game_name):
                     return [probe]  # rejected; the arbiter plays a default action for us
             return [act(turn, bot.rng.choice(turn.legal_actions))]
 
-        bots.append(RawBot(serve, name, respond=respond, seed=100 + i))
+        hello = pb.BotMessage(hello=pb.Hello(bot_name=name, bot_version="raw", token=serve.bot_token(name),
+                                             protocol_version=1, view_deltas=1 if deltas else 0))
+        bots.append(RawBot(serve, name, respond=respond, seed=100 + i, hello=hello))
     for b in bots:
         b.start()
     serve.wait_sessions(names)
+    assert [b.wait_for("welcome")[0].view_deltas for b in bots] == [1 if deltas else 0] * n
     game = get_game(game_name, options)
     checked = 0
-    for seed in range(4):
+    for seed in range(2 if deltas else 4):
         with grpc.insecure_channel(serve.address) as ch:
             summary = pb_grpc.MatchesStub(ch).RunMatch(
                 pb.RunMatchRequest(game=game_name, seats=names, seed=seed, options=options, policy="default",
@@ -156,6 +186,13 @@ def test_no_message_to_a_seat_holds_a_card_hidden_from_it(serve, game_name):
             # request ids are the session's own: the k-th Turn of this seat is its k-th decision
             decision_of = dict(zip(turn_idx, [i for i, mover in enumerate(movers) if mover == seat]))
             lo = 0
+            readers: dict = {}
+            for m in msgs:
+                if m.WhichOneof("msg") == "turn":
+                    assert m.turn.HasField("view_delta") is deltas and m.turn.HasField("view") is not deltas
+                    if deltas:
+                        reader = readers.setdefault(m.turn.seat, codec.ViewDeltaReader(game_name))
+                        assert reader.apply(m.turn.view_delta) is not None
             for k, m in enumerate(msgs):
                 kind = m.WhichOneof("msg")
                 if kind in ("turn", "match_end"):
@@ -189,7 +226,7 @@ def test_no_message_to_a_seat_holds_a_card_hidden_from_it(serve, game_name):
                     echo.CopyFrom(m)
                     echo.error.message = re.sub(r"^play \S+ ", "", m.error.message)
                     m = echo
-                leaked = cards_in(m) & {c for _, c in still_hidden}
+                leaked = cards_in(m, game_name) & {c for _, c in still_hidden}
                 assert not leaked, f"{game_name} seed {seed}: seat {seat} received hidden {sorted(map(str, leaked))} in {kind} (window {list(window)[:3]}..{list(window)[-1:]}): {m}"
                 checked += 1
         if game_name == "spades":

@@ -11,6 +11,8 @@ from __future__ import annotations
 import pytest
 
 from cardarena.games import EndReason
+from arbiter.server.botstream import Hub
+from cardarena.wire.codec import VIEW_DELTAS
 from tests.e2e.hostile_arena import HOSTILE, run_hostile
 
 pytestmark = pytest.mark.parametrize("transport", ["grpc", "local"])
@@ -76,3 +78,53 @@ def test_oversized_and_malformed_messages(tmp_path, transport):
     # local channel past the frame limit): a disconnect, recorded against its side
     assert r.hostile.outcome.reason is EndReason.FORFEIT_DISCONNECT
     assert {i.seat for i in r.hostile.incidents} <= {0, 2}
+
+
+def test_a_seat_that_drops_or_spoils_view_deltas_resyncs_and_plays_the_same_match(tmp_path, transport, monkeypatch):
+    """arena.proto ViewDelta: a seat that lost the view it held (a dropped delta) or holds a
+    spoiled one answers Act.resync, gets the whole view within the same decision's clock,
+    and plays on. Its choices read its view, and the match is move for move the one the
+    same bots play in the arbiter's process (no wire, no deltas)."""
+    import asyncio
+
+    from arbiter.hosting.local import LocalSeat
+    from arbiter.match import run_match
+    from cardarena.records import MatchConfig
+    from sdk.loading import load_bot
+    from tests.e2e.hostile_arena import OPTIONS
+
+    monkeypatch.setattr(Hub, "local_view_deltas", VIEW_DELTAS)  # (whole views by default there)
+    r = run_hostile(HOSTILE / "drop_delta.py", tmp_path, transport=transport)
+    assert r.hostile.outcome.reason is EndReason.COMPLETED and r.hostile.incidents == []
+    deltas = r.report("deltas")
+    assert deltas["dropped"] >= 3 and deltas["spoiled"] >= 1, deltas
+    # every dropped or spoiled view was asked for again, and came whole
+    assert deltas["resyncs"] >= deltas["dropped"] + deltas["spoiled"] - 1, deltas
+    assert deltas["whole"] >= deltas["resyncs"] + 1, deltas  # and the first Turn of each seat
+    quiet = asyncio.run(run_match(
+        MatchConfig("spades", 5, OPTIONS, match_id="hostile-match"),
+        [LocalSeat(load_bot(str(HOSTILE / "drop_delta.py")), "hostile"), LocalSeat(load_bot("random"), "table-random")] * 2,
+    ))
+    assert [(a.seat, a.action, a.forced) for a in r.hostile.actions] == [(a.seat, a.action, a.forced) for a in quiet.actions]
+    assert r.hostile.outcome == quiet.outcome
+
+
+def test_a_seat_that_keeps_asking_for_its_whole_view_is_cut_off(tmp_path, transport, monkeypatch):
+    """Act.resync again and again gets the whole view MAX_RESYNCS times; the next one is a
+    malformed answer, and the match's policy (forfeit) follows."""
+    monkeypatch.setattr(Hub, "local_view_deltas", VIEW_DELTAS)
+    r = run_hostile(HOSTILE / "always_resync.py", tmp_path, transport=transport)
+    assert r.hostile.outcome.reason is EndReason.FORFEIT_ILLEGAL
+    [inc] = r.hostile.incidents
+    assert inc.seat in (0, 2) and "Act.resync more than 3 times" in inc.detail, inc
+
+
+def test_asking_for_the_whole_view_without_view_deltas_is_a_malformed_answer(tmp_path, transport, monkeypatch):
+    """A session that takes whole views (the arbiter granted no deltas) has nothing to
+    resync: Act.resync is a malformed answer at once."""
+    monkeypatch.setattr(Hub, "view_deltas", 0)
+    monkeypatch.setattr(Hub, "local_view_deltas", 0)
+    r = run_hostile(HOSTILE / "always_resync.py", tmp_path, transport=transport)
+    assert r.hostile.outcome.reason is EndReason.FORFEIT_ILLEGAL
+    [inc] = r.hostile.incidents
+    assert "this session takes whole views" in inc.detail, inc

@@ -3,15 +3,21 @@
 Each match runs three times from the same seed: with one bot process per seat name over
 real gRPC, with the same processes on the arbiter's local channel (``--transport local``),
 and with the same bots in this process (``--transport inproc``). The records (every
-action, the seat that took it, the outcome) must be identical. (Misbehaving bots:
-tests/e2e/test_driver_parity.py.)
+action, the seat that took it, the outcome) must be identical. Over gRPC and the local
+channel the SDK's bots take view deltas (arena.proto ViewDelta; granted on the local
+channel for this test); each is played again with the arbiter granting none (whole views
+in every Turn), and records the same.
+(Misbehaving bots: tests/e2e/test_driver_parity.py; a seat that drops a delta:
+test_hostile_protocol.py.)
 """
 
 from __future__ import annotations
 
 import pytest
 
+from arbiter.server.botstream import Hub
 from arbiter.tournament.play import play_local
+from cardarena.wire import codec
 
 CASES = [
     ("spades", ["random", "greedy", "random", "greedy"], {"deals": 1}, 11),
@@ -21,12 +27,23 @@ CASES = [
 
 
 @pytest.mark.parametrize("game,bots,options,seed", CASES, ids=[c[0] for c in CASES])
-def test_every_transport_gives_identical_records(game, bots, options, seed):
+def test_every_transport_gives_identical_records(game, bots, options, seed, monkeypatch):
+    monkeypatch.setattr(Hub, "local_view_deltas", codec.VIEW_DELTAS)  # (whole views by default there)
+    deltas = []
+    delta = codec.ViewDeltaWriter.delta
+    monkeypatch.setattr(codec.ViewDeltaWriter, "delta", lambda self, view: deltas.append(1) or delta(self, view))
     over_grpc = play_local(game, bots, seed=seed, options=options, transport="grpc")
     local_channel = play_local(game, bots, seed=seed, options=options, transport="local")
+    assert len(deltas) >= len(over_grpc.actions) + len(local_channel.actions)  # every Turn a delta
+    monkeypatch.setattr(Hub, "view_deltas", 0)
+    monkeypatch.setattr(Hub, "local_view_deltas", 0)
+    sent = len(deltas)
+    grpc_whole = play_local(game, bots, seed=seed, options=options, transport="grpc")
+    local_whole = play_local(game, bots, seed=seed, options=options, transport="local")
     in_process = play_local(game, bots, seed=seed, options=options, transport="inproc")
+    assert len(deltas) == sent  # whole views only
     assert not over_grpc.incidents and not in_process.incidents and not local_channel.incidents
-    for record in (local_channel, in_process):
+    for record in (local_channel, in_process, grpc_whole, local_whole):
         assert [(a.seat, a.action, a.forced) for a in record.actions] == [
             (a.seat, a.action, a.forced) for a in over_grpc.actions]
         assert record.outcome == over_grpc.outcome

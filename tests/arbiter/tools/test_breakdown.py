@@ -73,3 +73,17 @@ def test_the_phase_table_splits_each_loop_thread_by_its_samples():
     assert rows[("arbiter", "match runner: ask, validate, record, clocks, notify")] == 200
     assert rows[("bots", "SDK: decode the Turn (view, legal actions, events)")] == 200
     assert sum(rows.values()) == 1000  # the loop threads, the gRPC threads and the rest: the wall time
+
+
+def test_the_codec_rows_alone_compare_view_deltas_with_whole_views(capsys):
+    """``--codec``: the codec's rows without any bot process, view deltas beside whole
+    views on the same decisions (a delta Turn carries fewer bytes)."""
+    assert bd.main(["--codec", "--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "1-seat floor" not in out  # no hosted matches were played
+    rows = {label.strip(): float(value) for label, value in
+            (line.rsplit(None, 1) for line in out.splitlines() if line.startswith("  "))}
+    whole = rows["bytes of the Turn with the whole view (mean)"]
+    delta = rows["bytes of the Turn with a view delta (mean)"]
+    assert 0 < delta < whole
+    assert rows["arbiter: the Turn with a view delta (ViewDeltaWriter.delta, turn_wire)"] > 0
