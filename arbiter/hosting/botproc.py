@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from arbiter import metrics
-from arbiter.hosting import botenv, scratch
+from arbiter import scratch
+from arbiter.hosting import botenv
 from arbiter.hosting.botenv import BotEnvError
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.forkserver import ForkedProcess, ForkServer, ForkServerError
