@@ -1,5 +1,6 @@
-"""Submitting a bot: check it (the sandboxed self-test, then a smoke match refereed by a
-private arbiter), then register it in the store. Also the store's registry as the
+"""Submitting a bot: check it (the sandboxed self-test, then smoke matches refereed by this
+process, a batch played by the one engine at the one venue factory's hosted venue), then
+register it in the store. Also the store's registry as the
 catalog the Bots gRPC service serves.
 """
 
