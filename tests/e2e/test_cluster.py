@@ -296,11 +296,13 @@ HELD_OUT = {"rewrite": "RewriteOutcome", "hard-exit": "HardExit", "base-exc": "R
 def test_misbehaving_bots_get_one_record_hash_at_every_venue(cluster):
     """Each held-out misbehaving bot (tests/e2e/zoo.py) plays the same seeded Spot match,
     one batch per venue through the one factory: in process, hosted over gRPC, hosted on
-    the local channel, and on the cluster. Every record has the same content hash (game,
+    the local channel, on the cluster, and remote (bots connected on their own). Every record has the same content hash (game,
     options, seeds, seats, actions, incidents, result) at every venue."""
     from arbiter.batch.engine import play_batch
     from arbiter.batch.plan import PlannedMatch
     from arbiter.batch.venue import GRPC, INPROC, LOCAL, open_venue, parse_where
+    from arbiter.hosting.botproc import BotPool
+    from arbiter.server.app import start_private_server
     from cardarena.records import Clock, FailurePolicy, MatchConfig
 
     zoo = Path(__file__).with_name("zoo.py")
@@ -312,7 +314,24 @@ def test_misbehaving_bots_get_one_record_hash_at_every_venue(cluster):
         async with open_venue(where, bots, "spot", batch="held-out") as venue:
             return {p.match.seats[0]: p.record async for p in play_batch(plan, venue)}
 
+    async def remote() -> dict:
+        """Remote: bot processes that connected to a running arbiter on their own (three
+        of ``random``, one per seat), the venue finding each seat's among them."""
+        server = await start_private_server()
+        pool = BotPool(server.hub, server.address)
+        try:
+            for name, spec in bots.items():
+                for k in range(3 if name == "random" else 1):
+                    pool.launch(name, spec, key=f"{name}.{k}")
+            await pool.wait_connected(60)
+            async with open_venue(parse_where("remote"), bots, "spot", hub=server.hub) as venue:
+                return {p.match.seats[0]: p.record async for p in play_batch(plan, venue)}
+        finally:
+            await server.stop(0.2)
+            await asyncio.to_thread(pool.stop)
+
     records = {str(w): asyncio.run(play(w)) for w in (INPROC, GRPC, LOCAL, parse_where(cluster=cluster.address))}
+    records["remote"] = asyncio.run(remote())
     assert all(len(r) == len(HELD_OUT) for r in records.values())
     for name in HELD_OUT:
         hashes = {w: r[name].content_hash() for w, r in records.items()}
