@@ -51,7 +51,8 @@ test: $(BIN)/activate browser sandbox-tools bench-env
 	@start=$$(date +%s); $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --durations=10; rc=$$?; \
 		echo "make test: pytest took $$(( $$(date +%s) - start )) s of wall time (budget: 300 s on 2 idle cores)"; exit $$rc
 
-## The benchmark (a few minutes on 2 cores): one table with targets, JSON in bench-results.json.
+## The benchmark: one table with targets, JSON in bench-results.json. Its store section
+## generates a million matches in a temporary folder (8.4 GB, removed after; most of its time).
 ## OpenSpiel (the reference engine) lives in its own environment, .venv-bench, never in .venv;
 ## if open-spiel cannot be installed the bench still runs and marks its row unavailable.
 BENCH_VENV := .venv-bench

@@ -50,6 +50,8 @@ MUTATIONS = {
     "prometheus in the store": ("arbiter/store/db.py", "import prometheus_client  # noqa: F401\n", ["prometheus-in-metrics"]),
     "the metrics leaning on the runner": ("arbiter/metrics.py", "from arbiter import match  # noqa: F401\n",
                                           ["arbiter-layers"]),
+    "the server leaning on bot hosting": ("arbiter/server/app.py", "from arbiter.hosting import sandbox  # noqa: F401\n",
+                                          ["arbiter-layers"]),
     "a bot in the SDK's harness": ("sdk/harness.py", "import bots.search  # noqa: F401\n", ["sdk-alone"]),
     "a bot in the bench": ("arbiter/tools/bench.py", "import bots.search  # noqa: F401\n", ["sdk-code-in-hosting"]),
     "a module outside every layer": ("arbiter/stray.py", '"""A stray module."""\nfrom arbiter.match import run_match  # noqa: F401\n',

@@ -63,7 +63,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from arbiter import metrics
-from arbiter.hosting import scratch
+from arbiter import scratch
 from arbiter.batch.engine import play_batch
 from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_seed, seatings_of
 from arbiter.batch.settings import SpecError, bot_names, bot_sources, check_table, read_toml

@@ -295,8 +295,11 @@ class _Streams:
     """A venue whose seats are bot streams (``RemoteSeat``s of sessions of a hub), each
     match with its observers (``observers(config)``: a spectating hub's)."""
 
-    def __init__(self, game: str, observers: Callable[[MatchConfig], Sequence[Any]] = lambda c: (), concurrency: int = 1):
-        self.game = game
+    def __init__(self, game: str | None, observers: Callable[[MatchConfig], Sequence[Any]] = lambda c: (),
+                 concurrency: int = 1):
+        self.game = game  # None: each match's own (a bot's vetting plays every game it claims)
+        #: the first session of each bot (what its Hello said: name, version, games), by name
+        self.hello: dict[str, Any] = {}
         self.observers = observers
         self.concurrency = concurrency
 
@@ -308,7 +311,7 @@ class _Streams:
 
     async def _run(self, match: PlannedMatch, sessions: Sequence[Any]) -> MatchRecord:
         # each session is named after its bot: a process's launch token, a bot token, carries the name
-        bots = iter(RemoteSeat(s, self.game) for s in sessions)
+        bots = iter(RemoteSeat(s, match.config.game) for s in sessions)
         seats = [match.guests.get(i) or next(bots) for i in range(len(match.seats))]
         return await run_match(match.config, seats, observers=[*self.observers(match.config), *match.observers])
 
@@ -323,7 +326,7 @@ class Hosted(_Streams):
     per seat (for the match's deal), released when the match ends. ``observers(config)``
     gives a match's observers (a spectating hub's)."""
 
-    def __init__(self, host: BotHost, game: str, observers: Callable[[MatchConfig], Sequence[Any]] = lambda c: (),
+    def __init__(self, host: BotHost, game: str | None, observers: Callable[[MatchConfig], Sequence[Any]] = lambda c: (),
                  concurrency: int = 1):
         super().__init__(game, observers, concurrency)
         self.host = host
@@ -363,7 +366,7 @@ class BotsDoNotPlay(ConfigError):
 
 
 @contextlib.asynccontextmanager
-async def hosted(sources: Mapping[str, str], game: str, *, isolation: str = "deal", copies: int = 1,
+async def hosted(sources: Mapping[str, str], game: str | None, *, isolation: str = "deal", copies: int = 1,
                  processes: int = 1, max_restarts: int = 3, warm: int = 1, spectators: Any = None,
                  concurrency: int = 1, on_start: Callable[[str], None] | None = None,
                  on_start_error: Callable[[BotStartError], None] | None = None,
@@ -373,7 +376,8 @@ async def hosted(sources: Mapping[str, str], game: str, *, isolation: str = "dea
     stops both whatever happens. ``spectators`` (a ``SpectatorHub``) is served by the
     arbiter and observes every match; ``on_start(address)`` is called as soon as the arbiter
     is up (a watcher may connect and wait while the bots start).
-    BotsDoNotPlay if a bot does not play ``game``; BotStartError if one does not connect,
+    BotsDoNotPlay if a bot does not play ``game`` (None: the matches' own games, not
+    checked: the caller reads ``Hosted.hello``); BotStartError if one does not connect,
     unless ``on_start_error`` takes it (its seats then disconnect in their matches).
     Callers open it through ``arbiter.batch.venue.open_venue``."""
     server = await start_private_server(spectators) if spectators is not None else await start_private_server()
@@ -391,10 +395,12 @@ async def hosted(sources: Mapping[str, str], game: str, *, isolation: str = "dea
             on_start_error(exc)
             sessions = {}
         for n, session in sessions.items():
-            if not session.plays(game):
+            if game is not None and not session.plays(game):
                 raise BotsDoNotPlay(f"bot {sources[n]!r} does not play {game} (it plays {', '.join(session.games)})")
         observers = spectators.observers if spectators is not None else (lambda config: ())
-        yield Hosted(host, game, observers, concurrency), sessions
+        venue = Hosted(host, game, observers, concurrency)
+        venue.hello = dict(sessions)
+        yield venue, sessions
     finally:
         await server.stop(0.5)
         if host is not None:

@@ -1,11 +1,13 @@
-"""Submitting a bot: check it (the sandboxed self-test, then a smoke match refereed by a
-private arbiter), then register it in the store. Also the store's registry as the
+"""Submitting a bot: check it (the sandboxed self-test, then smoke matches refereed by this
+process, a batch played by the one engine at the one venue factory's hosted venue), then
+register it in the store. Also the store's registry as the
 catalog the Bots gRPC service serves.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 import re
@@ -16,11 +18,11 @@ from typing import Callable
 from arbiter import metrics
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.botcheck import SMOKE_OPTIONS, Check, Report, contract_problems
-from arbiter.hosting.botproc import BotPool, BotStartError
+from arbiter.batch.engine import play_batch
+from arbiter.batch.plan import PlannedMatch
+from arbiter.batch.venue import GRPC, open_venue
+from arbiter.hosting.botproc import BotStartError
 from arbiter.hosting.vetting import self_test
-from arbiter.match import run_match
-from arbiter.server.app import start_private_server
-from arbiter.server.botstream import RemoteSeat
 from arbiter.server.bots import CatalogError
 from arbiter.store.arenas import Standing, standings_of
 from arbiter.store.registry import (
@@ -94,75 +96,90 @@ def _check_bot(path: str | os.PathLike, positions: int, decision_ms: int, bank_m
     return report
 
 
+#: The seats of a bot's vetting matches: the candidate, then random bots.
+CANDIDATE = "candidate"
+
+
+def _most_seats() -> int:
+    return max(get_game(g, SMOKE_OPTIONS.get(g, {})).num_seats for g in GAMES)
+
+
+def _config(game_name: str, seed: int, decision_ms: int, bank_ms: int) -> MatchConfig:
+    """A vetting match: the game's smoke options, the bot's clock, forfeit on any failure."""
+    return MatchConfig(game=game_name, seed=seed, options=SMOKE_OPTIONS.get(game_name, {}),
+                       clock=Clock(decision_ms, bank_ms), policy=FailurePolicy.uniform("forfeit"))
+
+
 async def _self_test_over_the_wire(path: Path, manifest: Manifest, positions: int, decision_ms: int, bank_ms: int,
                                    box: sb.Sandbox) -> Report:
     """The self-test of a bot of another runtime (``bot.toml``: a Node.js bot), whose code
     this process cannot load: the same checks (``import``, ``contract``, ``legal:GAME``,
     ``time:GAME`` over ``positions`` decisions of random games in which the bot holds
-    every seat), played by this arbiter against the bot's processes in their sandbox,
-    through the one launcher (``BotPool``). ``import``: the process started and said
-    Hello; ``contract``: what its Hello claims; the rest: what the referee saw."""
+    every seat), played by this arbiter as one batch (``play_batch`` over ``open_venue``:
+    the bot's processes in their sandbox, one long-lived process per seat). ``import``:
+    the processes started and said Hello; ``contract``: what its Hello claims; the rest:
+    what the referee saw."""
     report = Report(str(path))
-    server = await start_private_server()
-    pool = BotPool(server.hub, server.address, sandbox=box)
+    most = _most_seats()
     try:
-        sessions = []
+        async with open_venue(GRPC, {CANDIDATE: str(path)}, None, isolation="shared", copies=most, processes=most,
+                              max_restarts=0, sandbox=box, own_names=(CANDIDATE,)) as venue:
+            first = venue.hello[CANDIDATE]
+            report.add("import", True, f"{manifest.runtime.name} {manifest.entry}: connected and said Hello")
+            claimed = list(first.games)
+            plays = [g for g in claimed if g in GAMES] if claimed else list(GAMES)
+            report.bot = {"name": first.claimed_name, "version": first.bot_version, "games": claimed or ["*"],
+                          "deterministic": manifest.deterministic}
+            problems = contract_problems(first.claimed_name, first.bot_version, claimed, plays)
+            report.add("contract", not problems, "; ".join(problems) or f"plays {', '.join(plays)}")
+            if problems:
+                return report
+            await _legal_answers(venue, plays, report, positions, decision_ms, bank_ms)
+    except BotStartError as exc:
+        report.add("import", False, f"the {manifest.runtime.name} bot ({manifest.entry}) did not connect: "
+                   + _start_failure(exc.stderr or str(exc).split("\n", 1)[-1]))
+    return report
 
-        async def seat_sessions(n: int) -> list:
-            # the processes start side by side, each in its own sandbox
-            started = [pool.launch("candidate", str(path), key=f"self-test.{k}", own_name=True)
-                       for k in range(len(sessions), n)]
-            sessions.extend(await asyncio.gather(*(bp.connect(server.hub, 30) for bp in started)))
-            return sessions[:n]
 
-        try:
-            first = (await seat_sessions(1))[0]
-        except BotStartError as exc:
-            bp = pool.procs.get("self-test.0")
-            report.add("import", False, f"the {manifest.runtime.name} bot ({manifest.entry}) did not connect: "
-                       + (_start_failure(bp.record_tail()) if bp is not None else str(exc)))
-            return report
-        report.add("import", True, f"{manifest.runtime.name} {manifest.entry}: connected and said Hello")
-        claimed = list(first.games)
-        plays = [g for g in claimed if g in GAMES] if claimed else list(GAMES)
-        report.bot = {"name": first.claimed_name, "version": first.bot_version, "games": claimed or ["*"],
-                      "deterministic": manifest.deterministic}
-        problems = contract_problems(first.claimed_name, first.bot_version, claimed, plays)
-        report.add("contract", not problems, "; ".join(problems) or f"plays {', '.join(plays)}")
-        if problems:
-            return report
+async def _legal_answers(venue, plays: list[str], report: Report, positions: int, decision_ms: int,
+                         bank_ms: int) -> None:
+    """``legal:GAME`` and ``time:GAME`` of each game: random games (seeds 0, 1, ...) in which
+    the candidate holds every seat, until ``positions`` decisions or its first failure.
+    One batch, read as it is played: each next match is planned once the last is judged."""
+    state = {"times": [], "seed": 0, "failed": None}
+
+    def plan():
+        key = 0
         for game_name in plays:
-            options = SMOKE_OPTIONS.get(game_name, {})
-            game = get_game(game_name, options)
-            try:
-                seats = await seat_sessions(game.num_seats)
-            except BotStartError as exc:
-                report.add(f"legal:{game_name}", False, f"a process for another seat did not connect: {exc}")
-                continue
-            times: list[int] = []
-            seed, failed = 0, None
-            while len(times) < positions and failed is None:
-                config = MatchConfig(game=game_name, seed=seed, options=options, clock=Clock(decision_ms, bank_ms),
-                                     policy=FailurePolicy.uniform("forfeit"))
-                record = await run_match(config, [RemoteSeat(s, game_name) for s in seats])
-                times += [a.ms for a in record.actions]
-                if record.incidents or record.outcome is None:
-                    inc = record.incidents[0] if record.incidents else None
-                    failed = (f"{inc.kind} at decision {len(times) + 1} (seat {inc.seat}, seed {seed}): {inc.detail}"
-                              + (f"; stderr: {inc.stderr[-600:]}" if inc.stderr else "")) if inc else "no outcome"
-                seed += 1
-            if failed is not None:
-                report.add(f"legal:{game_name}", False, failed)
-                continue
-            report.add(f"legal:{game_name}", True, f"{len(times)} legal answers over {seed} random games")
-            worst = max(times, default=0)
-            report.add(f"time:{game_name}", worst <= decision_ms,
-                       f"slowest decision {worst} ms, mean {sum(times) / max(1, len(times)):.2f} ms, as the arbiter "
-                       f"measured them (limit {decision_ms} ms)")
-        return report
-    finally:
-        await server.stop(0.2)
-        await asyncio.to_thread(pool.stop)
+            state.update(times=[], seed=0, failed=None)
+            n = get_game(game_name, SMOKE_OPTIONS.get(game_name, {})).num_seats
+            while len(state["times"]) < positions and state["failed"] is None:
+                yield PlannedMatch(key, _config(game_name, state["seed"], decision_ms, bank_ms), (CANDIDATE,) * n,
+                                   item=game_name)
+                key += 1
+            _judge(game_name)
+
+    def _judge(game_name: str) -> None:
+        times, seed, failed = state["times"], state["seed"], state["failed"]
+        if failed is not None:
+            report.add(f"legal:{game_name}", False, failed)
+            return
+        report.add(f"legal:{game_name}", True, f"{len(times)} legal answers over {seed} random games")
+        worst = max(times, default=0)
+        report.add(f"time:{game_name}", worst <= decision_ms,
+                   f"slowest decision {worst} ms, mean {sum(times) / max(1, len(times)):.2f} ms, as the arbiter "
+                   f"measured them (limit {decision_ms} ms)")
+
+    async with contextlib.aclosing(play_batch(plan(), venue, ordered=True)) as played:
+        async for p in played:
+            record, seed = p.record, p.match.config.seed
+            state["times"] += [a.ms for a in record.actions]
+            if record.incidents or record.outcome is None:
+                inc = record.incidents[0] if record.incidents else None
+                state["failed"] = (f"{inc.kind} at decision {len(state['times']) + 1} (seat {inc.seat}, seed {seed}): "
+                                   f"{inc.detail}" + (f"; stderr: {inc.stderr[-600:]}" if inc.stderr else "")
+                                   ) if inc else "no outcome"
+            state["seed"] = seed + 1
 
 
 def _start_failure(stderr: str) -> str:
@@ -176,76 +193,74 @@ def _start_failure(stderr: str) -> str:
 
 
 async def _verify(path: Path, report: Report, decision_ms: int, bank_ms: int, seed: int, box: sb.Sandbox) -> None:
-    """Append the arbiter's own checks to ``report`` and put the facts it saw in ``report.bot``."""
-    server = await start_private_server()
-    pool = BotPool(server.hub, server.address, sandbox=box)
+    """Append the arbiter's own checks to ``report`` and put the facts it saw in ``report.bot``.
+
+    One batch (``play_batch`` over ``open_venue``, a fresh sandboxed process per seat and
+    match): a match of each game the bot's Hello claims, the candidate at seat 0 and a
+    random bot at every other seat (``verify:GAME``), and for a bot that says it is
+    deterministic the first of them again (``deterministic``: a fresh process must repeat
+    its decisions)."""
+    bots = {CANDIDATE: str(path), **{f"random-{k}": "random" for k in range(1, _most_seats())}}
     try:
-        first = pool.launch("candidate", str(path), key="candidate.0", own_name=True)
-        try:
-            session = await first.connect(server.hub, 30)
-        except BotStartError as exc:
-            report.add("verify", False, f"did not connect to the arbiter: {exc}")
-            return
-        games = list(session.games) or sorted(GAMES)
-        unknown = [g for g in games if g not in GAMES]
-        if unknown:
-            report.add("verify", False, f"its Hello claims unknown games {unknown} (known: {', '.join(GAMES)})")
-            return
-        claimed = {"name": session.claimed_name, "version": session.bot_version, "games": list(session.games) or ["*"]}
-        deterministic = bool(report.bot.get("deterministic"))
-        report.bot = {**claimed, "deterministic": deterministic}
-        records = {}
-        for game in games:
-            check, record = await _refereed_match(server, pool, session, game, decision_ms, bank_ms, seed)
-            report.checks.append(check)
-            if not check.ok:
+        async with open_venue(GRPC, bots, None, isolation="match", max_restarts=0, sandbox=box,
+                              own_names=(CANDIDATE,)) as venue:
+            session = venue.hello[CANDIDATE]
+            games = list(session.games) or sorted(GAMES)
+            unknown = [g for g in games if g not in GAMES]
+            if unknown:
+                report.add("verify", False, f"its Hello claims unknown games {unknown} (known: {', '.join(GAMES)})")
                 return
-            records[game] = record
-        if deterministic:
-            again = pool.launch("candidate", str(path), key="candidate.again")
-            try:
-                fresh = await again.connect(server.hub, 30)
-            except BotStartError as exc:
-                report.add("deterministic", False, f"a second process did not connect: {exc}")
-                return
-            game = games[0]
-            check, record = await _refereed_match(server, pool, fresh, game, decision_ms, bank_ms, seed)
-            mine = [[a.action for a in r.actions if a.seat == 0] for r in (records[game], record)]
-            differ = next((k for k, (x, y) in enumerate(zip(*mine)) if x != y), None)
-            if not check.ok or differ is not None or len(mine[0]) != len(mine[1]):
-                at = "" if differ is None else f" (first difference at its decision {differ + 1}: {mine[0][differ]} then {mine[1][differ]})"
-                report.add("deterministic", False, f"declared deterministic, but a fresh process played the same "
-                           f"{game} match (seed {seed}) differently{at}")
-            else:
-                report.add("deterministic", True, f"a fresh process replayed its {len(mine[0])} decisions of the {game} match")
-    finally:
-        await server.stop(0.2)
-        pool.stop()
+            claimed = {"name": session.claimed_name, "version": session.bot_version, "games": list(session.games) or ["*"]}
+            deterministic = bool(report.bot.get("deterministic"))
+            report.bot = {**claimed, "deterministic": deterministic}
+            plan = [PlannedMatch(k, _config(g, seed, decision_ms, bank_ms), _seats(g), item=g) for k, g in enumerate(games)]
+            if deterministic:
+                plan.append(PlannedMatch(len(games), _config(games[0], seed, decision_ms, bank_ms), _seats(games[0]),
+                                         item="again"))
+            records: dict[str, MatchRecord] = {}
+            async with contextlib.aclosing(play_batch(plan, venue, ordered=True)) as played:
+                async for p in played:
+                    game = p.match.config.game
+                    check = _judged(game, seed, p.record)
+                    if p.match.item != "again":
+                        report.checks.append(check)
+                        if not check.ok:
+                            return
+                        records[game] = p.record
+                        continue
+                    mine = [[a.action for a in r.actions if a.seat == 0] for r in (records[game], p.record)]
+                    differ = next((k for k, (x, y) in enumerate(zip(*mine)) if x != y), None)
+                    if not check.ok:
+                        report.add("deterministic", False, f"a fresh process could not replay the {game} match: "
+                                   + check.detail.split(": ", 1)[-1])
+                    elif differ is not None or len(mine[0]) != len(mine[1]):
+                        at = "" if differ is None else f" (first difference at its decision {differ + 1}: {mine[0][differ]} then {mine[1][differ]})"
+                        report.add("deterministic", False, f"declared deterministic, but a fresh process played the same "
+                                   f"{game} match (seed {seed}) differently{at}")
+                    else:
+                        report.add("deterministic", True,
+                                   f"a fresh process replayed its {len(mine[0])} decisions of the {game} match")
+    except BotStartError as exc:
+        report.add("verify", False, f"did not connect to the arbiter: {exc}")
 
 
-async def _refereed_match(server, pool: BotPool, candidate, game_name: str, decision_ms: int, bank_ms: int,
-                          seed: int) -> tuple[Check, MatchRecord]:
-    """One match of ``game_name``: the candidate at seat 0, a random bot process at every
-    other seat (one stream per seat), refereed under the forfeit policy."""
-    options = SMOKE_OPTIONS.get(game_name, {})
-    game = get_game(game_name, options)
-    others = []
-    for k in range(1, game.num_seats):
-        bp = pool.procs.get(f"random.{k}") or pool.launch(f"random-{k}", "random", key=f"random.{k}")
-        others.append(await bp.connect(server.hub, 30) if bp.session is None or bp.session.closed else bp.session)
-    seats = [RemoteSeat(s, game_name) for s in [candidate, *others]]
-    config = MatchConfig(game=game_name, seed=seed, options=options, clock=Clock(decision_ms, bank_ms),
-                         policy=FailurePolicy.uniform("forfeit"))
-    record = await run_match(config, seats)
+def _seats(game_name: str) -> tuple[str, ...]:
+    """The candidate at seat 0, a random bot at every other seat."""
+    n = get_game(game_name, SMOKE_OPTIONS.get(game_name, {})).num_seats
+    return (CANDIDATE, *(f"random-{k}" for k in range(1, n)))
+
+
+def _judged(game_name: str, seed: int, record: MatchRecord) -> Check:
+    """``verify:GAME``: the candidate (seat 0) played the match without an incident."""
     mine = [i for i in record.incidents if i.seat == 0]
     name = f"verify:{game_name}"
     if mine or record.outcome is None:
         inc = mine[0] if mine else None
         detail = (f"{inc.kind}: {inc.detail}" + (f"; stderr: {inc.stderr[-600:]}" if inc.stderr else "")) if inc else "no outcome"
-        return Check(name, False, f"a {game_name} match refereed by the arbiter (seed {seed}): {detail}"), record
+        return Check(name, False, f"a {game_name} match refereed by the arbiter (seed {seed}): {detail}")
     times = [a.ms for a in record.actions if a.seat == 0]
     return Check(name, True, f"{game_name} vs random (seed {seed}): {record.outcome.reason.value}, {len(times)} decisions, "
-                 f"at most {max(times, default=0)} ms"), record
+                 f"at most {max(times, default=0)} ms")
 
 
 def check_submission(sub: Submission, check: Callable[[Path], Report] | None = None) -> Report:

@@ -134,7 +134,7 @@ def parse_where(text: str | Where | None = AUTO, *, cluster: str | None = None, 
 async def open_venue(
     where: Where,
     bots: Mapping[str, str],
-    game: str,
+    game: str | None,
     *,
     db_path: Any = None,
     hub: Any = None,
@@ -155,6 +155,7 @@ async def open_venue(
     log_dir: Any = None,
     loaded: Mapping[str, Any] | None = None,
     workers: int = 1,
+    own_names: Collection[str] = (),
 ) -> AsyncIterator[Any]:
     """The venue of ``where`` for ``bots`` (seat name -> bot as written: a bundled name, a
     file or folder, ``module:Class``, a registered ``name@version`` looked up in the store
@@ -172,7 +173,13 @@ async def open_venue(
     ``observers(config)``: each match's observers when the hub that serves them is not
     the venue's own (an arena's server: hosted and remote matches). Remote:
     the bots connected to ``hub``. Cluster: ``batch`` names the batch on the workers.
-    ``on_versions(name -> version)`` hears what the bots said they are."""
+    ``on_versions(name -> version)`` hears what the bots said they are.
+
+    ``game`` None (hosted only): the venue plays each match's own game, and checks none:
+    the caller reads what each bot's Hello claims (``venue.hello``; ``own_names``: the
+    bots whose Hello gives their own name, not their seat name), as a bot's vetting does."""
+    if game is None and not where.hosted:
+        raise VenueError(f"a venue for any game is hosted only, not {where}")
     if where.kind is Kind.INPROC:
         objects = {}
         for name, spec in bots.items():
@@ -196,6 +203,7 @@ async def open_venue(
         async with hosted(sources, game, isolation=isolation, copies=copies, processes=processes,
                           max_restarts=max_restarts, warm=warm, spectators=spectators, concurrency=concurrency or 1,
                           on_start=on_start, on_start_error=on_start_error, transport=where.transport,
+                          own_names=own_names,
                           **{k: v for k, v in (("sandbox", sandbox), ("log_dir", log_dir)) if v is not None},
                           ) as (venue, sessions):
             if on_versions is not None:

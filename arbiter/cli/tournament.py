@@ -277,9 +277,10 @@ def tournament_show(
         tour = _run(store.tournament, tournament)
         policy = tour.disclosure
         if match is not None:
-            row = _run(store.match, match, tour.id)
-            _run(policy.require_match, row.match_id)
-            _show_match(tour, row)
+            row = _run(store.match, match, tour.id)  # an index of the schedule, or a match id
+            record, shown = _run(store.read_match, row.match_id)  # the one reader, and what may be shown
+            _run(shown.require_match, row.match_id)
+            _show_match(tour, row, record)
             return
         entrants = store.entrants(tour.id)
         rows = _run(store.matches, tour.id)
@@ -350,12 +351,11 @@ def tournament_show(
                   highlight=False, width=width)
 
 
-def _show_match(tour, row) -> None:
+def _show_match(tour, row, record) -> None:
     out.print(f"[bold]match {escape(row.match_id)}[/] of {escape(tour.name)}: #{row.idx}, round {row.round}, deal {row.deal}, "
               f"table {row.table}, seating {row.seating}, deal seed {row.seed}", highlight=False)
     out.print(f"ended: {row.outcome.reason.value}" + (f" ({escape(row.outcome.detail)})" if row.outcome.detail else "")
               + f"; {plural(row.decisions, 'decision')} in {row.seconds:.2f} s", highlight=False)
-    record = row.record()
     ms: dict[int, list[int]] = {}
     own: dict[int, list[int]] = {}  # the arbiter's own time per decision (µs; 0 in records from before it was kept)
     transport: dict[int, list[float]] = {}  # ms less the bot's own time, where its SDK said it (docs/latency.md)

@@ -17,7 +17,6 @@ and adds the smoke match it plays against the random bot over gRPC. Checks:
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import random
 import sys
@@ -29,8 +28,9 @@ from typing import Any, Sequence
 from cardarena import names
 from cardarena.games import GAMES, events_for, get_game
 from cardarena.games.base import options_to_dict
-from cardarena.records import MatchInfo
+from cardarena.records import MatchInfo, bot_seed_for
 from sdk.bot import Bot
+from sdk.driver import SeatDriver
 from arbiter.hosting.loading import BotLoadError, load_bot
 
 SMOKE_OPTIONS: dict[str, dict[str, str]] = {
@@ -90,19 +90,19 @@ def _info(game: Any, seat: int, seed: int, decision_ms: int, match_id: str) -> A
 
 def _playout(template: Any, game_name: str, seed: int, decisions: int, decision_ms: int,
              disturb: bool = False) -> tuple[list[str], list[float]]:
-    """The bot plays every seat of one seeded game (a fresh copy per seat) for up to
-    ``decisions`` decisions; returns its answers (notation) and decision times in ms.
-    Raises AssertionError on an illegal answer, anything else on a crash."""
+    """The bot plays every seat of one seeded game for up to ``decisions`` decisions;
+    returns its answers (notation) and decision times in ms. Each seat is driven as in
+    every match, by the one bot driver (``sdk.driver.SeatDriver``: a fresh copy, its
+    ``MatchInfo`` with the seat's bot seed ``bot_seed_for``, the events it may see before
+    each decision), so what it is checked on is what a match does. Raises AssertionError
+    on an illegal answer, ``_Crashed`` when its code fails."""
 
     game = get_game(game_name, SMOKE_OPTIONS.get(game_name, {}))
     state = game.new_initial_state(seed)
-    copies = []
-    for seat in range(game.num_seats):
-        bot = copy.deepcopy(template)
-        bot._start(_info(game, seat, seed * 7919 + seat, decision_ms, f"check-{seed}"))
-        copies.append(bot)
-    for seat, bot in enumerate(copies):
-        bot.on_events(events_for(state.log, seat))
+    seats = [SeatDriver(template, _info(game, seat, bot_seed_for(seed, seat), decision_ms, f"check-{seed}"))
+             for seat in range(game.num_seats)]
+    for seat, driver in enumerate(seats):
+        driver.push(events_for(state.log, seat))
     answers: list[str] = []
     times: list[float] = []
     while not state.is_terminal and len(answers) < decisions:
@@ -112,22 +112,28 @@ def _playout(template: Any, game_name: str, seed: int, decisions: int, decision_
         if disturb:
             random.random()  # a bot that uses the global RNG is not deterministic
         t0 = time.perf_counter()
-        answer = copies[seat].choose(view, list(legal))
+        decision = seats[seat].decide(view, legal)
         times.append((time.perf_counter() - t0) * 1000)
-        try:
-            action = _as_action(game, answer)
-        except Exception as exc:  # noqa: BLE001 - an unparsable notation is an illegal answer
-            raise AssertionError(f"answer {answer!r} does not parse: {exc}") from None
+        if decision.failure:
+            raise _Crashed(decision.failure)
+        if decision.malformed:
+            raise AssertionError(f"answer {decision.notation!r} does not parse: {decision.malformed}")
+        action = decision.action
         if action not in legal:
+            answer = decision.notation or str(action)
             raise AssertionError(f"answer {answer!r} is not legal at decision {len(answers)} "
                                  f"(seat {seat}, {len(legal)} legal actions)")
         answers.append(str(action))
         events = state.apply(action)
-        for s, bot in enumerate(copies):
+        for s, driver in enumerate(seats):
             mine = events_for(events, s)
             if mine:
-                bot.on_events(mine)
+                driver.push(mine)
     return answers, times
+
+
+class _Crashed(Exception):
+    """The bot's code failed (the driver's words: which hook raised what, at which line)."""
 
 
 def contract_problems(name: str, version: str, claimed: Sequence[str], plays: Sequence[str]) -> list[str]:
@@ -188,6 +194,9 @@ def run_checks(spec: str, positions: int = 200, decision_ms: int = 2000, games: 
         except AssertionError as exc:
             report.add(f"legal:{game}", False, str(exc))
             continue
+        except _Crashed as exc:
+            report.add(f"legal:{game}", False, f"crashed: {exc}")
+            continue
         except BaseException as exc:  # noqa: BLE001 - the bot crashed
             report.add(f"legal:{game}", False, f"crashed: {_short_exc(exc)}")
             continue
@@ -203,6 +212,8 @@ def run_checks(spec: str, positions: int = 200, decision_ms: int = 2000, games: 
                 where = next((i for i, (x, y) in enumerate(zip(first, second)) if x != y), None)
                 report.add(f"deterministic:{game}", same, f"{len(first)} answers identical under the same seed" if same
                            else f"answers differ at decision {where}: {first[where]!r} vs {second[where]!r}")
+            except _Crashed as exc:
+                report.add(f"deterministic:{game}", False, f"crashed: {exc}")
             except BaseException as exc:  # noqa: BLE001
                 report.add(f"deterministic:{game}", False, f"crashed: {_short_exc(exc)}")
     return report

@@ -35,10 +35,11 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Collection, Mapping, Sequence
 
 from arbiter import metrics
-from arbiter.hosting import botenv, scratch
+from arbiter import scratch
+from arbiter.hosting import botenv
 from arbiter.hosting.botenv import BotEnvError
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.forkserver import ForkedProcess, ForkServer, ForkServerError
@@ -63,7 +64,12 @@ STDERR_TAIL_BYTES = 4096
 
 
 class BotStartError(Exception):
-    """A bot process did not connect; the message has the tail of its stderr."""
+    """A bot process did not connect; the message has the tail of its stderr, ``stderr``
+    (when a process ended or was late) all of what it kept of it (``record_tail``)."""
+
+    def __init__(self, message: str = "", stderr: str = ""):
+        super().__init__(message)
+        self.stderr = stderr
 
 
 def read_tail(path: Path, max_bytes: int = STDERR_TAIL_BYTES) -> str:
@@ -165,11 +171,11 @@ class BotProcess:
             if self.proc.poll() is not None:
                 _start_failed(self.name, "exited")
                 raise BotStartError(f"bot {self.name!r} ({self.spec}) exited with code {self.proc.returncode}:\n"
-                                    + _indented(self.stderr_tail()))
+                                    + _indented(self.stderr_tail()), self.record_tail())
             if loop.time() > deadline:
                 _start_failed(self.name, "timeout")
                 raise BotStartError(f"bot {self.name!r} ({self.spec}) did not connect within {timeout:.0f} s:\n"
-                                    + _indented(self.stderr_tail()))
+                                    + _indented(self.stderr_tail()), self.record_tail())
             await asyncio.sleep(0.02)
 
 
@@ -374,11 +380,14 @@ class BotHost:
         sandbox: sb.Sandbox | None = None,
         log_dir: Path | None = None,
         transport: str = "grpc",
+        own_names: Collection[str] = (),
     ) -> None:
         if isolation not in ISOLATIONS:
             raise ValueError(f"isolation: expected one of {', '.join(ISOLATIONS)}, got {isolation!r}")
         self.hub = hub
         self.sources = dict(sources)
+        #: the bots whose Hello gives their own name, not the seat name (a check reports it)
+        self.own_names = frozenset(own_names)
         self.isolation = isolation
         self.copies = max(1, copies)
         self.warm = max(1, warm)
@@ -406,7 +415,7 @@ class BotHost:
 
     def _launch(self, name: str, key: str | None = None) -> BotProcess:
         return self.pool.launch(name, self.sources[name], key=key or f"{name}.{next(self._ids)}",
-                                fork=self.isolation != "shared")
+                                own_name=name in self.own_names, fork=self.isolation != "shared")
 
     @property
     def process_start(self) -> str:

@@ -53,7 +53,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from arbiter.hosting import scratch
+from arbiter import scratch
 from arbiter.hosting import sandbox as sb
 
 log = logging.getLogger(__name__)

@@ -19,7 +19,9 @@ What keeps a bot in process from touching the referee:
   disconnects, as a bot process that ends does, instead of the arbiter ending with nothing
   stored or said;
 * a bot that cannot be copied for a match (``cannot_play_in_process``) is refused before
-  any match (``arbiter.batch.venue``).
+  any match (``arbiter.batch.venue``);
+* its ``on_match_start`` runs at its first decision, on that decision's clock, as a bot
+  process's does (it reads its Start just before the Turn it is timed on).
 """
 
 from __future__ import annotations
@@ -154,22 +156,38 @@ class LocalSeat(SeatClient):
     def __init__(self, bot: Any, name: str | None = None):
         self._template = bot
         self._drivers: dict[tuple[str, int], SeatDriver] = {}
+        #: per (match, seat) not started yet: its MatchInfo and the events held for it
+        self._starting: dict[tuple[str, int], tuple[MatchInfo, list[Event]]] = {}
         #: per (match, seat): what that seat's bot was given, copied (``bot_copy``)
         self._copies: dict[tuple[str, int], dict[int, tuple[Any, Any]]] = {}
         self.name = name or getattr(bot, "name", "bot")
 
     async def start(self, info: MatchInfo) -> None:
-        with _bot_code():
-            self._copies[(info.match_id, info.seat)] = {}
-            self._drivers[(info.match_id, info.seat)] = SeatDriver(self._template, bot_copy(info))
+        # The bot starts (its copy made, ``on_match_start`` called) at its first hook, its
+        # first decision's as a rule: so the time it takes is on that decision's clock, as
+        # it is for a bot process, which reads its Start before the Turn it is timed on.
+        self._copies[(info.match_id, info.seat)] = {}
+        self._starting[(info.match_id, info.seat)] = (bot_copy(info), [])
+
+    def _driver(self, key: tuple[str, int]) -> SeatDriver | None:
+        """The seat's driver, started now if it was not (``start``)."""
+        driver = self._drivers.get(key)
+        if driver is None and key in self._starting:
+            info, held = self._starting.pop(key)
+            with _bot_code():
+                driver = self._drivers[key] = SeatDriver(self._template, info)
+            driver.push(held)
+        return driver
 
     async def decide(self, turn: TurnRequest) -> Action:
         """The driver's decision in the runner's terms: an action, or the failure the
         runner applies the match's policy to (the same the gRPC seat raises for it)."""
         memo = self._copies[(turn.match_id, turn.seat)]
         offered = bot_copy(turn.view, memo), [bot_copy(a, memo) for a in turn.legal_actions]
+        driver = self._driver((turn.match_id, turn.seat))
+        assert driver is not None, "decide before start"
         with _bot_code():
-            decision = self._drivers[(turn.match_id, turn.seat)].decide(offered[0], offered[1])
+            decision = driver.decide(offered[0], offered[1])
         self._note = decision.note
         if decision.action is not None:
             # the runner judges the action by value; it never holds the bot's object
@@ -184,6 +202,10 @@ class LocalSeat(SeatClient):
         return getattr(self, "_note", "")
 
     async def notify(self, match_id: str, seat: int, events: list[Event]) -> None:
+        starting = self._starting.get((match_id, seat))
+        if starting is not None:  # held for the bot's start
+            starting[1].extend(bot_copy(e, self._copies[(match_id, seat)]) for e in events)
+            return
         driver = self._drivers.get((match_id, seat))
         if driver is not None and driver.wants_events:  # a bot that keeps Bot.on_events is given none
             driver.push([bot_copy(e, self._copies[(match_id, seat)]) for e in events])
@@ -192,6 +214,7 @@ class LocalSeat(SeatClient):
         log.info("bot %s: %s: %s", self.name, code, message)
 
     async def finish(self, match_id: str, seat: int, outcome: Outcome, final_view: Any) -> None:
+        self._driver((match_id, seat))  # a seat never asked starts now, as its process would have
         driver = self._drivers.pop((match_id, seat), None)
         self._copies.pop((match_id, seat), None)
         if driver is not None:

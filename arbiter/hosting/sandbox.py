@@ -59,7 +59,7 @@ from typing import Protocol, Sequence
 
 from cardarena.runtimes import MANIFEST, PYTHON, RUNTIMES
 from cardarena.wire import framing
-from arbiter.hosting import scratch
+from arbiter import scratch
 
 log = logging.getLogger(__name__)
 

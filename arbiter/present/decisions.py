@@ -107,8 +107,9 @@ def decisions(record: MatchRecord, tournament: str = "", deal: int = 0, seating:
 class Selection:
     """The matches an export takes, and what it left out and why."""
 
-    matches: list[tuple[TournamentRow, MatchRow]]
+    matches: list[tuple[TournamentRow, MatchRow]]  # the rows without their records
     withheld: list[str]  # one sentence per tournament left out by the disclosure rule
+    store: Store  # where each record is read (``Store.read_match``, the one reader)
 
 
 def select(store: Store, tournaments: Sequence[str] = ()) -> Selection:
@@ -125,8 +126,8 @@ def select(store: Store, tournaments: Sequence[str] = ()) -> Selection:
                 rule.require_match(f"every match of tournament {tour.name}")
             withheld.append(f"{rule.name}: still running with duplicate deals, its matches open {rule.until}")
             continue
-        picked += [(tour, row) for row in store.matches(tour.id)]
-    return Selection(picked, withheld)
+        picked += [(tour, row) for row in store.matches(tour.id, records=False)]
+    return Selection(picked, withheld, store)
 
 
 def _encoding_key(record: MatchRecord) -> tuple[str, str]:
@@ -134,13 +135,17 @@ def _encoding_key(record: MatchRecord) -> tuple[str, str]:
     return game.name, json.dumps(record.options, sort_keys=True, default=str)
 
 
-def rows_of(selection: Selection, on_match: Callable[[int, int], None] | None = None) -> Iterator[tuple[Encoder, list[Decision]]]:
-    """Each selected match's decisions with its encoder; ExportError if two matches have
-    different encodings (another game or option set: one file holds one tensor shape)."""
+def rows_of(selection: Selection, on_match: Callable[[int, int], None] | None = None
+            ) -> Iterator[tuple[Encoder, MatchRecord, list[Decision]]]:
+    """Each selected match's decisions with its encoder and record; ExportError if two
+    matches have different encodings (another game or option set: one file holds one
+    tensor shape). Each record is read through the store's one reader (``read_match``),
+    and shown only if what it returns says the match may be (``Withheld`` otherwise)."""
     key = enc = None
     total = len(selection.matches)
     for n, (tour, row) in enumerate(selection.matches, 1):
-        record = row.record()
+        record, shown = selection.store.read_match(row.match_id)
+        shown.require_match(row.match_id)
         k = _encoding_key(record)
         if key is None:
             key, enc = k, encoder(record.game, record.options)
@@ -149,7 +154,7 @@ def rows_of(selection: Selection, on_match: Callable[[int, int], None] | None = 
                 f"match {row.match_id} of tournament {tour.name!r} is {k[0]} with options {k[1]}, but the export "
                 f"began with {key[0]} with options {key[1]}: one file holds one encoding; export one tournament "
                 "at a time (--tournament NAME)")
-        yield enc, decisions(record, tour.name, row.deal, row.seating, enc)
+        yield enc, record, decisions(record, tour.name, row.deal, row.seating, enc)
         if on_match:
             on_match(n, total)
 
@@ -215,10 +220,9 @@ def export(store: Store, path: str | os.PathLike, tournaments: Sequence[str] = (
 
     tmp = f"{os.fspath(path)}.partial"
     try:
-        for enc, rows in rows_of(selection, on_match):
+        for enc, record, rows in rows_of(selection, on_match):
             if writer is None:
-                first = selection.matches[0][1].record()
-                writer = pq.ParquetWriter(tmp, schema(enc, first.game, first.options), compression="zstd")
+                writer = pq.ParquetWriter(tmp, schema(enc, record.game, record.options), compression="zstd")
             pending += rows
             if len(pending) >= batch:
                 flush()
@@ -254,5 +258,5 @@ def read(path: str | os.PathLike) -> tuple[list[Decision], dict[str, str]]:
 
 def iter_all(selection: Selection) -> Iterable[Decision]:
     """Every decision of a selection, in order (what ``export`` writes)."""
-    for _, rows in rows_of(selection):
+    for _, _, rows in rows_of(selection):
         yield from rows

@@ -197,7 +197,7 @@ class ReplayPage:
 def _replay(path: str, match_id: str, seat: int | None, full: bool) -> ReplayPage:
     store = open_read_only(Path(path))
     try:
-        record = store.match(match_id).record()
+        record, _ = store.read_match(match_id)  # shown only after _read_match allowed it
     finally:
         store.close()
     return _stepped(record, seat, full)
@@ -606,25 +606,46 @@ def _parse_view(view: str, num_seats: int) -> tuple[int | None, bool]:
     raise PageError(400, f"unknown view {view[:40]!r}: use spectator, full or seat0..seat{num_seats - 1}")
 
 
-def replay_page(store: Store, match_id: str, query: dict[str, list[str]]) -> str:
+def _read_match(store: Store, match_id: str, arena: ArenaRow | None = None) -> tuple[MatchRecord, TournamentRow | None]:
+    """The one reader of a stored match for every page that shows one (its replay at
+    ``/m/ID``, and under an arena's URL): ``Store.read_match``, the store's one reader,
+    with what it says may be shown. 404 if there is no such match (or it is not one of
+    ``arena``'s), 403 with the disclosure rule's words while it may not be shown, 500 if
+    its record cannot be read. The record and its tournament (None: an arena's, or a
+    single match's that lost it)."""
     try:
-        row = store.match(match_id)
+        row = store.match(match_id)  # where it belongs: its tournament, its arena
     except StoreError as exc:
         raise PageError(404, str(exc)) from None
+    if arena is not None and row.arena_id != arena.id:
+        raise PageError(404, f"no match {match_id[:64]!r} in arena {arena.name!r}")
+    try:
+        record, shown = store.read_match(match_id)
+    except StoreError as exc:  # a corrupt record is shown as an error, not a crash
+        raise PageError(500, f"match {match_id!r}: its record cannot be read: {exc}") from None
+    try:
+        shown.require_match(match_id)
+    except disclosure.Withheld as exc:
+        raise PageError(403, str(exc)) from None
     try:
         tour = store.tournament(row.tournament_id) if row.tournament_id is not None else None
     except StoreError:
         tour = None
+    return record, tour
+
+
+def replay_page(store: Store, match_id: str, query: dict[str, list[str]], arena: ArenaRow | None = None) -> str:
+    """The replay of any stored match, whatever played it (``_read_match``); under an
+    arena's URL (``arena``) the same viewer with the arena's links."""
+    record, tour = _read_match(store, match_id, arena)
     try:
-        store.disclosure_of(row).require_match(match_id)
-    except disclosure.Withheld as exc:
-        raise PageError(403, str(exc)) from None
-    try:
-        num_seats = get_game(row.record().game, row.record().options).num_seats
+        num_seats = get_game(record.game, record.options).num_seats
     except Exception as exc:  # noqa: BLE001 - a corrupt record is shown as an error, not a crash
         raise PageError(500, f"match {match_id!r}: its record cannot be read: {exc}") from None
+    base = (f"/a/{urllib.parse.quote(arena.name)}/m/{urllib.parse.quote(match_id)}?" if arena is not None
+            else f"/m/{urllib.parse.quote(match_id)}?")
     return _replay_html(lambda seat, full: _replay(str(store.path), match_id, seat, full), match_id, num_seats, query,
-                        f"/m/{urllib.parse.quote(match_id)}?", tour)
+                        base, None if arena is not None else tour)
 
 
 def _replay_html(steps_for: Callable[[int | None, bool], ReplayPage], match_id: str, num_seats: int,
@@ -816,7 +837,7 @@ def arena_bot_page(store: Store, arena_name: str, bot: str, recent: int = 20) ->
             stderr = ""
             for m in tables.matches(a.id, e.idx):
                 if m.outcome.reason.is_forfeit and m.incidents and m.seats[m.incidents[-1].seat] == me:
-                    stderr = m.record().incidents[-1].stderr or ""
+                    stderr = m.incidents[-1].stderr or ""  # the row keeps it: no record read
             failures.append((e, me, e.failures[me], _scrub(stderr[-600:], store)))
     times = tables.think_times(a.id)
     return _env.get_template("arena_bot").render(
@@ -828,23 +849,10 @@ def arena_bot_page(store: Store, arena_name: str, bot: str, recent: int = 20) ->
 
 
 def arena_replay_page(store: Store, arena_name: str, match_id: str, query: dict[str, list[str]]) -> str:
-    """An arena's match: the same reader and viewer as any stored match (one matches table,
-    ``replay_page``), under the arena's URL."""
+    """An arena's match: the one reader and viewer of any stored match (``replay_page``),
+    under the arena's URL."""
     _, a = _arena(store, arena_name)
-    try:
-        row = store.match(match_id)
-    except StoreError as exc:
-        raise PageError(404, str(exc)) from None
-    if row.arena_id != a.id:
-        raise PageError(404, f"no match {match_id[:64]!r} in arena {a.name!r}")
-    try:
-        store.disclosure_of(row).require_match(match_id)  # its encounter's
-    except disclosure.Withheld as exc:
-        raise PageError(403, str(exc)) from None
-    record = row.record()
-    num_seats = get_game(record.game, record.options).num_seats
-    return _replay_html(lambda seat, full: _replay(str(store.path), match_id, seat, full), match_id, num_seats,
-                        query, f"/a/{urllib.parse.quote(a.name)}/m/{urllib.parse.quote(match_id)}?", None)
+    return replay_page(store, match_id, query, arena=a)
 
 
 # --------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
-from arbiter.hosting import scratch
+from arbiter import scratch
 from arbiter.server import auth, localchannel
 from arbiter.server.botstream import HELLO_TIMEOUT_S, SERVER_OPTIONS, ArenaServicer, Hub, MatchesServicer
 from arbiter.server.bots import add_bots_service

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import json
 import os
 import secrets
@@ -302,6 +303,14 @@ def index_bots(db: sqlite3.Connection, where: str = "1", params: Sequence[Any] =
                f"FROM matches m, json_each(m.seats) j WHERE {where}", tuple(params))
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _json_tuple(text: str) -> tuple:
+    """A row's JSON list (seats, sides, scores, ranks: strings and numbers) as a tuple. The
+    same texts recur row after row (a tournament's seatings, its usual scores): each is
+    parsed once, so reading a bot's last 1,000 matches is the query, not the parsing."""
+    return tuple(json.loads(text))
+
+
 def incidents_json(incidents: Sequence[Incident]) -> str:
     """A match's incidents as a row stores them (tournament and arena matches alike), with
     the failing process's stderr tail, so every reader of the rows (tournament show
@@ -312,6 +321,8 @@ def incidents_json(incidents: Sequence[Incident]) -> str:
 
 def incidents_from_json(text: str) -> tuple[Incident, ...]:
     """``incidents_json`` read back (rows stored before the stderr was kept have none)."""
+    if text == "[]":  # most matches: no JSON to parse
+        return ()
     return tuple(Incident(int(i["seat"]), str(i["kind"]), str(i["detail"]), str(i.get("stderr", "")))
                  for i in json.loads(text))
 
@@ -810,11 +821,11 @@ class Store:
 
     def _match_row(self, r: tuple) -> MatchRow:
         try:
-            outcome = Outcome(tuple(json.loads(r[7])), tuple(json.loads(r[8])), EndReason(r[9]), r[10])
+            outcome = Outcome(_json_tuple(r[7]), _json_tuple(r[8]), EndReason(r[9]), r[10])
             incidents = incidents_from_json(r[15])
             return MatchRow(
-                r[0], r[1], r[2], r[3], r[4], r[5], tuple(json.loads(r[6])), outcome, r[11],
-                r[12], r[13], tuple(json.loads(r[14])), incidents, r[16], r[17], r[18], r[19],
+                r[0], r[1], r[2], r[3], r[4], r[5], _json_tuple(r[6]), outcome, r[11],
+                r[12], r[13], _json_tuple(r[14]), incidents, r[16], r[17], r[18], r[19],
             )
         except (ValueError, TypeError, KeyError) as exc:
             raise StoreError(f"match {r[2]!r} in {self.path} is corrupt: {exc}") from None

@@ -110,7 +110,7 @@ log = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parents[2]
 
 SECTIONS = ("engines", "openspiel", "environments", "floor", "hosted", "scale", "memory", "isolation", "cluster", "statistics",
-            "arena", "timing", "analysis")
+            "arena", "timing", "analysis", "store")
 
 #: (game name, options, label of one game) measured in the engines section.
 ENGINE_GAMES: tuple[tuple[str, dict[str, Any], str], ...] = (
@@ -165,6 +165,7 @@ class Sizes:
     analysis_samples: int | None = None  # None: analysis_bench's default
     analysis_stability: bool = True  # the second sampling seed (twice the work)
     analysis_options: dict[str, dict[str, Any]] | None = None  # game -> options added to the bench's own
+    store_matches: int = 1_000_000  # matches in the generated store (store_bench)
 
 
 FULL = Sizes()
@@ -172,7 +173,7 @@ SMOKE = Sizes(engine_seconds=0.05, floor_exchanges=50, floor_warmup=10, hosted_m
               memory_matches=20, isolation_deals=1, cluster_deals=1, statistics_runs=8, arena_levels=(0, 70),
               arena_max_matches=200, timing_decisions=200,
               analysis_matches=1, analysis_samples=8, analysis_stability=False,
-              analysis_options={"spite-and-malice": {"max_turns": 6}})
+              analysis_options={"spite-and-malice": {"max_turns": 6}}, store_matches=2000)
 
 
 @dataclass
@@ -928,6 +929,9 @@ def run_bench(
     if "analysis" in sections:
         analysis_section(result, progress)
 
+    if "store" in sections:
+        store_section(result, runs, progress)
+
     result.seconds = time.perf_counter() - t_start
     return result
 
@@ -1100,6 +1104,28 @@ def statistics_section(result: BenchResult, runs: int, progress: Callable[[str],
             figs[key].target = text
         else:
             figs[key].check(ok, text)
+
+
+def store_section(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:
+    """The store at scale (``arbiter.tools.store_bench``, issue 40): a store of
+    ``Sizes.store_matches`` matches (a million in ``make bench``) generated in a temporary
+    folder, then a bot's last 1,000 matches and a tournament's standings, each on a fresh
+    read-only connection, ``runs`` times."""
+    import tempfile
+
+    from arbiter.tools import store_bench as sbench
+
+    n = result.sizes.store_matches
+    figs = {"bot.last_1000": result.add("store.bot_last_1000", f"a bot's last 1,000 matches, {n:,} stored", "ms"),
+            "standings": result.add("store.standings", f"a tournament's standings (1,000 matches), {n:,} stored", "ms")}
+    with tempfile.TemporaryDirectory(prefix="store-bench-") as tmp:
+        progress(f"store: generating {n:,} matches")
+        sbench.generate(Path(tmp) / "store.sqlite", n, lambda text: progress(f"store: {text}"))
+        times = sbench.measure(Path(tmp) / "store.sqlite", runs)
+    for key, fig in figs.items():
+        fig.values.extend(t * 1000 for t in times[key])
+        target = sbench.TARGETS[key] * 1000
+        fig.check(lambda v, target=target: v < target, f"< {target:.0f}")
 
 
 def analysis_section(result: BenchResult, progress: Callable[[str], None]) -> None:

@@ -285,3 +285,60 @@ def test_an_unreachable_scheduler_is_one_clear_error_and_no_warning():
     assert run.returncode == 0, run.stderr
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in run.stdout
     assert "Warning" not in run.stderr and "never awaited" not in run.stderr, run.stderr
+
+
+#: The zoo's bots of issue 40's held-out kinds: a rewritten result, os._exit, a
+#: BaseException of its own, a CancelledError, a slow start, a deep recursion.
+HELD_OUT = {"rewrite": "RewriteOutcome", "hard-exit": "HardExit", "base-exc": "RaiseBaseException",
+            "cancelled": "RaiseCancelled", "slow-start": "SlowStart", "recursion": "DeepRecursion"}
+
+
+def test_misbehaving_bots_get_one_record_hash_at_every_venue(cluster):
+    """Each held-out misbehaving bot (tests/e2e/zoo.py) plays the same seeded Spot match,
+    one batch per venue through the one factory: in process, hosted over gRPC, hosted on
+    the local channel, on the cluster, and remote (bots connected on their own). Every record has the same content hash (game,
+    options, seeds, seats, actions, incidents, result) at every venue."""
+    from arbiter.batch.engine import play_batch
+    from arbiter.batch.plan import PlannedMatch
+    from arbiter.batch.venue import GRPC, INPROC, LOCAL, open_venue, parse_where
+    from arbiter.hosting.botproc import BotPool
+    from arbiter.server.app import start_private_server
+    from cardarena.records import Clock, FailurePolicy, MatchConfig
+
+    zoo = Path(__file__).with_name("zoo.py")
+    bots = {name: f"{zoo}:{cls}" for name, cls in HELD_OUT.items()} | {"random": "random"}
+    config = MatchConfig(game="spot", seed=5, clock=Clock(1000, 500), policy=FailurePolicy.uniform("forfeit", 3))
+    plan = [PlannedMatch(k, config, (name, "random", "random", "random")) for k, name in enumerate(HELD_OUT)]
+
+    async def play(where) -> dict:
+        async with open_venue(where, bots, "spot", batch="held-out") as venue:
+            return {p.match.seats[0]: p.record async for p in play_batch(plan, venue)}
+
+    async def remote() -> dict:
+        """Remote: bot processes that connected to a running arbiter on their own (three
+        of ``random``, one per seat), the venue finding each seat's among them."""
+        server = await start_private_server()
+        pool = BotPool(server.hub, server.address)
+        try:
+            for name, spec in bots.items():
+                for k in range(3 if name == "random" else 1):
+                    pool.launch(name, spec, key=f"{name}.{k}")
+            await pool.wait_connected(60)
+            async with open_venue(parse_where("remote"), bots, "spot", hub=server.hub) as venue:
+                return {p.match.seats[0]: p.record async for p in play_batch(plan, venue)}
+        finally:
+            await server.stop(0.2)
+            await asyncio.to_thread(pool.stop)
+
+    records = {str(w): asyncio.run(play(w)) for w in (INPROC, GRPC, LOCAL, parse_where(cluster=cluster.address))}
+    records["remote"] = asyncio.run(remote())
+    assert all(len(r) == len(HELD_OUT) for r in records.values())
+    for name in HELD_OUT:
+        hashes = {w: r[name].content_hash() for w, r in records.items()}
+        assert len(set(hashes.values())) == 1, (name, {w: h[:12] for w, h in hashes.items()})
+    # and the misbehaviours happened, each seen for what it is (the same at every venue)
+    played = records["inproc"]
+    kinds = {name: [i.kind for i in played[name].incidents] for name in HELD_OUT}
+    assert kinds == {"rewrite": [], "hard-exit": ["disconnect"], "base-exc": ["crash"], "cancelled": ["crash"],
+                     "slow-start": ["timeout"], "recursion": []}, kinds
+    assert 999.0 not in played["rewrite"].outcome.scores  # the stored result is the referee's, not the bot's

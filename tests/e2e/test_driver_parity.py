@@ -3,7 +3,8 @@
 A bot's life in a match is the SDK's one driver (``sdk.driver.SeatDriver``) on every
 path; this plays each bot of the zoo (tests/e2e/zoo.py: a hook that raises, None,
 garbage, malformed or illegal answers, an action of another game, a sleep past the
-clock, an exit mid-match or at the start) under each failure policy three times from one
+clock, an exit mid-match or at the start, a BaseException or CancelledError, os._exit, a
+result or view rewritten, a slow on_match_start, a deep recursion) under each failure policy three times from one
 seed: with one bot process per seat over real gRPC, with the same processes on the
 arbiter's local channel (``--transport local``), and in this process (``--transport inproc``). Every action and who took it, what the arbiter played for a
 seat and why, every incident with its words, and the outcome must be identical.
@@ -22,13 +23,15 @@ ZOO = Path(__file__).with_name("zoo.py")
 BOTS = ["RaiseInChoose", "RaiseInEvents", "RaiseInStart", "RaiseInEnd", "ReturnNone", "ReturnGarbage",
         "ReturnMalformed", "ReturnIllegal", "OtherGameAction", "SleepPastClock", "ExitMidMatch", "ExitAtStart",
         # reaching past the driver, at the referee in the same process
-        "RaiseBaseException", "RaiseCancelled", "HardExit", "RewriteOutcome", "RewriteView"]
+        "RaiseBaseException", "RaiseCancelled", "HardExit", "RewriteOutcome", "RewriteView",
+        # what differed between a bot process and this one: the clock of a slow start, a deep recursion
+        "SlowStart", "DeepRecursion"]
 #: what each misbehaviour is recorded as (None: nothing to record, the match is over)
 KIND = {"RaiseInChoose": "crash", "RaiseInEvents": "crash", "RaiseInStart": "crash", "RaiseInEnd": None,
         "ReturnNone": "crash", "ReturnGarbage": "crash", "ReturnMalformed": "malformed", "ReturnIllegal": "illegal",
         "OtherGameAction": "malformed", "SleepPastClock": "timeout", "ExitMidMatch": "disconnect",
         "ExitAtStart": "disconnect", "RaiseBaseException": "crash", "RaiseCancelled": "crash", "HardExit": "disconnect",
-        "RewriteOutcome": None, "RewriteView": None}
+        "RewriteOutcome": None, "RewriteView": None, "SlowStart": "timeout", "DeepRecursion": None}
 
 
 def _match(record):

@@ -218,3 +218,31 @@ class Uncopyable(_Zoo):
         import threading
 
         self.lock = threading.Lock()
+
+
+class SlowStart(_Zoo):
+    """``on_match_start`` sleeps past the decision limit plus the bank (1000 + 500 ms): the
+    time before its first answer is on its clock wherever it plays. 2 s: half a second past
+    the first decision's deadline, and half a second before the second's (1000 ms more,
+    the bank spent), which a bot process, still asleep when its second Turn comes, then
+    answers in time, as the bot in process does."""
+
+    name = "slow-start"
+
+    def on_match_start(self, info):
+        time.sleep(2.0)
+
+
+class DeepRecursion(_Zoo):
+    """Recurses far past Python's default limit at its bad decisions, having raised the
+    limit itself: the same crash (or the same answer) in process as in its own process."""
+
+    name = "deep-recursion"
+
+    def misbehave(self, legal_actions):
+        sys.setrecursionlimit(1_000_000)
+
+        def down(n):
+            return 0 if n == 0 else 1 + down(n - 1)
+
+        return legal_actions[down(200_000) % len(legal_actions)]

@@ -153,3 +153,19 @@ def test_arbiter_play_says_when_a_files_bot_played_in_its_process(tmp_path):
     with Store(tmp_path / "a.sqlite", read_only=True) as store:
         [row] = store.matches(store.tournaments()[0].id)
         assert row.record().venue.startswith("inproc (asked for")
+
+
+@pytest.mark.parametrize("where", ["inproc", "remote"])
+def test_a_venue_for_any_game_is_hosted_only(where):
+    """``open_venue(..., game=None)`` (a bot's vetting: each match its own game, the Hello
+    read by the caller) is for hosted processes; anywhere else it is refused, naming where."""
+    import asyncio
+
+    from arbiter.batch.venue import open_venue
+
+    async def open_it():
+        async with open_venue(parse_where(where), {"a": "random"}, None):
+            pass
+
+    with pytest.raises(VenueError, match=f"hosted only, not {where}"):
+        asyncio.run(open_it())

@@ -165,3 +165,28 @@ def test_a_bots_last_matches_come_from_every_batch_newest_first_through_the_inde
         assert "USING PRIMARY KEY (bot=?)" in plan and "TEMP B-TREE" not in plan, plan  # no scan, no sort
         store.db.execute("DELETE FROM tournaments WHERE id = 7")  # a tournament's matches go, and their index rows
         assert [r.match_id for r in store.bot_matches("heuristic")] == ["a1-e0-1", "a1-e0-0", "play-0", "8-0"]
+
+
+def test_the_web_has_one_replay_reader_for_every_match(tmp_path):
+    """/m/ID and an arena's /a/NAME/m/ID are one reader (``Store.read_match``): the same
+    replay of an arena match under both URLs, a match of no such arena a 404, a withheld
+    one a 403 with the rule's words, under either."""
+    from arbiter.present import web
+
+    path = tmp_path / "old.sqlite"
+    _schema_4_store(path)
+    with Store(path):
+        pass  # migrated
+    with Store(path, read_only=True) as store:
+        plain = web.replay_page(store, "a1-e0-1", {"view": ["full"], "step": ["3"]})
+        under = web.arena_replay_page(store, "ladder", "a1-e0-1", {"view": ["full"], "step": ["3"]})
+        assert "a1-e0-1" in plain and "/m/a1-e0-1?" in plain and "/a/ladder/m/a1-e0-1?" in under
+        strip = lambda text: text.replace("/a/ladder/m/", "/m/")  # noqa: E731 - the links differ, nothing else
+        assert strip(under).count("data-card") == plain.count("data-card") > 0
+        for page, args in ((web.arena_replay_page, (store, "ladder", "7-0")), (web.replay_page, (store, "nope"))):
+            with pytest.raises(web.PageError) as missing:
+                page(*args, {})
+            assert missing.value.status == 404
+        with pytest.raises(web.PageError) as withheld:
+            web.replay_page(store, "8-0", {})
+        assert withheld.value.status == 403 and "still running" in str(withheld.value)

@@ -168,7 +168,7 @@ def test_a_failing_bot_is_not_registered(tmp_path):
     with reg.Registry(tmp_path / "a.sqlite") as r:
         with pytest.raises(reg.SubmissionRejected, match="legal:spades") as exc:
             submit(r, bad, "crashy")
-        assert "ValueError('boom')" in exc.value.report.checks[-1].detail
+        assert "choose raised ValueError: boom" in exc.value.report.checks[-1].detail
         assert r.versions() == [] and not any((tmp_path / "a.bots").glob("*/bot.py"))
 
 

@@ -35,7 +35,8 @@ def test_every_section_of_the_bench_runs_at_its_smallest_size(tmp_path):
     # Every section added its rows, and every row has a value or says why it has none.
     prefixes = {"engines": "engine.", "openspiel": "openspiel.", "floor": "floor.", "hosted": "hosted.", "scale": "scale.",
                 "memory": "memory.", "isolation": "isolation.", "cluster": "cluster.", "statistics": "statistics.",
-                "arena": "ratio.arena", "timing": "timing.", "analysis": "analysis.", "environments": "environments."}
+                "arena": "ratio.arena", "timing": "timing.", "analysis": "analysis.", "environments": "environments.",
+                "store": "store."}
     assert set(prefixes) == set(bench.SECTIONS), "a new section needs its row prefix here"
     for section, prefix in prefixes.items():
         assert any(f["key"].startswith(prefix) for f in figures), f"section {section} added no row"

@@ -16,7 +16,7 @@ from typing import Iterator
 
 import pytest
 
-from arbiter.hosting import scratch
+from arbiter import scratch
 from tests.campaigns import procs
 from tests.conftest import ROOT
 

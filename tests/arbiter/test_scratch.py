@@ -1,4 +1,4 @@
-"""Scratch folders: named for their owner, swept once the owner is gone (arbiter/hosting/scratch.py)."""
+"""Scratch folders: named for their owner, swept once the owner is gone (arbiter/scratch.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arbiter.hosting import scratch
+from arbiter import scratch
 
 
 def _dead_pid() -> int:
@@ -67,7 +67,7 @@ def test_a_sigkilled_process_s_folders_go_with_the_next_process_s_first_folder(t
     env = {**os.environ, "TMPDIR": str(tmp_path)}
     maker = textwrap.dedent("""
         import sys, time
-        from arbiter.hosting import scratch
+        from arbiter import scratch
         for prefix in scratch.PREFIXES:
             (scratch.make(prefix) / "log").write_text("x")
         print("made", flush=True)
@@ -83,7 +83,7 @@ def test_a_sigkilled_process_s_folders_go_with_the_next_process_s_first_folder(t
         p.send_signal(signal.SIGKILL)
         p.wait()
     assert all(d.exists() for d in left)  # nobody cleaned up: it was killed
-    out = subprocess.run([sys.executable, "-c", "from arbiter.hosting import scratch; print(scratch.make('arena-bots-'))"],
+    out = subprocess.run([sys.executable, "-c", "from arbiter import scratch; print(scratch.make('arena-bots-'))"],
                          env=env, capture_output=True, text=True, check=True)
     assert not any(d.exists() for d in left)
     assert Path(out.stdout.strip()).is_dir()  # its own folder stays (no owner removed it here)
