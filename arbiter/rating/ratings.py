@@ -19,7 +19,11 @@ the same table however the run was interrupted, for every shape of game (``_brad
   the pairs of one match are not independent, and counting them as if they were made the
   intervals too wide head to head and (with openskill's σ, used for more sides until
   December 2026) the LOS too timid or too bold. docs/strength.md, "Calibration", has the
-  measurements.
+  measurements;
+* the 95% interval spans Student's t quantile with as many degrees of freedom as there are
+  clusters beyond the strength differences fitted (``interval_quantile``; 1.96 for the
+  model's own variance), and below ``MIN_INTERVAL_DEALS`` deals there is none: the standings
+  say there are too few deals for an interval (docs/strength.md, "Coverage per bot").
 
 The likelihood of superiority (LOS) of a row over the next one is P(strength of the row >
 strength of the next) under the normal approximation with that covariance
@@ -152,7 +156,8 @@ MIN_INTERVAL_DEALS = 4
 TOO_FEW_DEALS = f"too few deals for an interval (fewer than {MIN_INTERVAL_DEALS})"
 
 #: How the ratings and their intervals are made, in words (the web page, exports).
-RATING_METHOD = "Bradley-Terry (Elo scale) on every pair of sides, 95% interval from a deal-clustered (sandwich) variance"
+RATING_METHOD = ("Bradley-Terry (Elo scale) on every pair of sides, 95% interval from a deal-clustered (sandwich) variance "
+                 "and Student's t")
 
 
 @dataclass
