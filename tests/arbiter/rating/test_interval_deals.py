@@ -79,3 +79,33 @@ def test_the_t_quantile_lifts_the_worst_covered_team_of_three_partnerships() -> 
     assert row["df"] == "6"
     worst = {rule: float(row[rule].split("..")[0]) for rule in ("1.96", "t(df)")}
     assert worst["1.96"] < 0.93 <= worst["t(df)"] and worst["t(df)"] >= worst["1.96"] + 0.03, row
+
+
+def test_the_tournament_page_says_too_few_deals_in_the_interval_column(tmp_path) -> None:
+    """The web page of a real stored round robin (3 one-deal Spades deals, both seatings):
+    each rating shown, and "too few deals" where its interval would be."""
+    import asyncio
+    import itertools
+
+    from arbiter.hosting.local import LocalSeat
+    from arbiter.match import run_match
+    from arbiter.present.web import tournament_page
+    from arbiter.store.db import Store
+    from cardarena.records import MatchConfig
+    from sdk.loading import load_bot
+
+    bots = ["heuristic", "greedy", "random"]
+    loaded = {b: load_bot(b) for b in bots}
+    with Store(tmp_path / "s.sqlite") as store:
+        t = store.open_tournament("few", "spades", {"game": "spades", "bots": bots})
+        idx = 0
+        for a, b in itertools.combinations(bots, 2):
+            for deal in range(MIN_INTERVAL_DEALS - 1):
+                for rot in range(2):
+                    x, y = (a, b) if rot == 0 else (b, a)
+                    config = MatchConfig(game="spades", seed=700 + deal, options={"deals": 1}, match_id=f"f-{idx}")
+                    store.save_match(t.id, idx, deal, rot, asyncio.run(run_match(config, [LocalSeat(loaded[n], n) for n in (x, y, x, y)])))
+                    idx += 1
+        store.mark_finished(t.id)
+        page = tournament_page(store, "few")
+    assert page.count(">too few deals<") == len(bots) and "Too few deals for an interval" in page
