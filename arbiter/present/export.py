@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from arbiter.present.played import describe, team_rows
-from arbiter.rating.ratings import RATING_METHOD, Standings
+from arbiter.rating.ratings import RATING_METHOD, TOO_FEW_DEALS, Standings
 
 FORMATS = ("csv", "json", "md", "html")
 
@@ -108,9 +108,12 @@ def margin_note(st: Standings) -> str:
 
 def standings_notes(st: Standings, info: dict[str, Any]) -> list[tuple[str, str]]:
     """The sentences a standings table needs, keyed: its order (``ranked-by``), its margin
-    column (``margin``), its rating scale (``scale``), W-D-L in a free for all (``wdl-note``)."""
+    column (``margin``), its rating scale (``scale``), W-D-L in a free for all (``wdl-note``),
+    and with too few deals why no rating has an interval (``interval``)."""
     wdl = describe(info).wdl_note
     notes = [("ranked-by", RANKED_BY), ("margin", margin_note(st)), ("scale", ELO_SCALE)] + ([("wdl-note", wdl)] if wdl else [])
+    if any(r.rating is not None and not r.rating.interval for r in st.rows):
+        notes.append(("interval", TOO_FEW_DEALS))
     return [(k, n[0].upper() + n[1:] + ".") for k, n in notes]
 
 
@@ -118,6 +121,8 @@ def _rating_text(st: Standings, r) -> tuple[str, str]:
     if r.rating is None:
         return "", ""
     spec = ".0f"  # Elo points
+    if not r.rating.interval:
+        return format(r.rating.value, spec), "too few deals"
     return format(r.rating.value, spec), f"{format(r.rating.low, spec)} – {format(r.rating.high, spec)}"
 
 

@@ -166,7 +166,8 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[Standings, 
             extra.update(zip(THINK_COLUMNS, think_cells(times, d.members)))
         out.append(StandingRow(
             d.label, r.matches, r.wins, r.draws, r.losses, r.score_rate,
-            r.rating.value if r.rating else None, r.rating.low if r.rating else None, r.rating.high if r.rating else None,
+            r.rating.value if r.rating else None, r.rating.low if r.rating and r.rating.interval else None,
+            r.rating.high if r.rating and r.rating.interval else None,
             r.forfeits, extra,
         ))
     # Keyed by the rows' labels; a partnership's score against another is its first
@@ -347,7 +348,7 @@ _TOURNAMENT = """{% extends "base" %}
 <td class="num">{{ s.wins|num }}</td><td class="num">{{ s.draws|num }}</td><td class="num">{{ s.losses|num }}</td>
 <td class="num">{{ '%.1f'|format(100 * s.score) }}</td>
 <td class="num rating">{{ '%.0f'|format(s.rating) if s.rating is not none else '–' }}</td>
-<td class="num">{% if s.rating_lo is not none %}{{ '%.0f'|format(s.rating_lo) }} – {{ '%.0f'|format(s.rating_hi) }}{% else %}–{% endif %}</td>
+<td class="num">{% if s.rating_lo is not none %}{{ '%.0f'|format(s.rating_lo) }} – {{ '%.0f'|format(s.rating_hi) }}{% elif s.rating is not none %}too few deals{% else %}–{% endif %}</td>
 {% for k in extra_cols %}<td class="num">{{ s.extra.get(k, '') }}</td>{% endfor %}<td class="num">{{ s.forfeits }}</td></tr>
 {% endfor %}</table>
 <div class="muted small" id="standings-notes">{% for key, note in st.notes %}<p id="{{ key }}" class="note">{{ note }}</p>{% endfor %}

@@ -19,7 +19,11 @@ the same table however the run was interrupted, for every shape of game (``_brad
   the pairs of one match are not independent, and counting them as if they were made the
   intervals too wide head to head and (with openskill's σ, used for more sides until
   December 2026) the LOS too timid or too bold. docs/strength.md, "Calibration", has the
-  measurements.
+  measurements;
+* the 95% interval spans Student's t quantile with as many degrees of freedom as there are
+  clusters beyond the strength differences fitted (``interval_quantile``; 1.96 for the
+  model's own variance), and below ``MIN_INTERVAL_DEALS`` deals there is none: the standings
+  say there are too few deals for an interval (docs/strength.md, "Coverage per bot").
 
 The likelihood of superiority (LOS) of a row over the next one is P(strength of the row >
 strength of the next) under the normal approximation with that covariance
@@ -33,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from arbiter.store.db import MatchRow
-from arbiter.rating.stats import mean_se
+from arbiter.rating.stats import mean_se, t_quantile
 
 ELO_PER_NAT = 400 / math.log(10)
 BT_PRIOR_SIGMA = 2.0
@@ -91,6 +95,8 @@ class Rating:
     value: float
     low: float
     high: float
+    se: float = 0.0  # the standard error behind the interval (Elo)
+    interval: bool = True  # False: too few deals for an interval (``MIN_INTERVAL_DEALS``); low and high not shown
 
 
 @dataclass
@@ -135,15 +141,23 @@ class StandingRow:
             "mean_margin": round(self.mean_margin, 6),
             "dup_advantage": None if self.dup_advantage is None else round(self.dup_advantage, 6),
             "dup_se": None if self.dup_se is None else round(self.dup_se, 6), "dup_deals": len(self.dup_values),
-            "rating": None if r is None else round(r.value, 3), "rating_low": None if r is None else round(r.low, 3),
-            "rating_high": None if r is None else round(r.high, 3),
+            "rating": None if r is None else round(r.value, 3),
+            "rating_low": None if r is None or not r.interval else round(r.low, 3),
+            "rating_high": None if r is None or not r.interval else round(r.high, 3),
             "los_next": None if self.los_next is None else round(self.los_next, 6), "forfeits": self.forfeits,
             "incidents": dict(sorted(self.incidents.items())),
         }
 
 
+#: Fewer deals than this and the standings give no rating interval, only "too few deals for an
+#: interval": below it some bot's 95% interval was covered less than 93% of the time in one of
+#: the simulated schedules (docs/strength.md, "Coverage per bot").
+MIN_INTERVAL_DEALS = 4
+TOO_FEW_DEALS = f"too few deals for an interval (fewer than {MIN_INTERVAL_DEALS})"
+
 #: How the ratings and their intervals are made, in words (the web page, exports).
-RATING_METHOD = "Bradley-Terry (Elo scale) on every pair of sides, 95% interval from a deal-clustered (sandwich) variance"
+RATING_METHOD = ("Bradley-Terry (Elo scale) on every pair of sides, 95% interval from a deal-clustered (sandwich) variance "
+                 "and Student's t")
 
 
 @dataclass
@@ -154,6 +168,7 @@ class Standings:
     matches: int
     duplicate: bool
     covariance: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)  # of the ratings, Elo²
+    interval_df: int | None = None  # the intervals' degrees of freedom (None: the model's own variance)
 
     def cross(self, a: str, b: str) -> float | None:
         """Score rate of ``a`` against ``b`` (None if they never met)."""
@@ -250,13 +265,15 @@ def compute_standings(
                 table[b].dup_values.append(sum(v) / len(v))
 
     names = list(table)
-    ratings, cov = _bradley_terry(names, parsed, clustered=duplicate)
+    ratings, cov, df = _bradley_terry(names, parsed, clustered=duplicate)
+    few = len({(row.round, row.deal) for row in rows}) < MIN_INTERVAL_DEALS
     for b, r in ratings.items():
+        r.interval = not few
         table[b].rating = r
     covariance = {a: {b: cov[i][j] for j, b in enumerate(names)} for i, a in enumerate(names)}
     ordered = sorted(table.values(), key=lambda s: (-(s.rating.value if s.rating else 0.0), -s.score_rate, -s.mean_margin, s.name))
     crosstable = {a: {b: (sum(v), len(v)) for b, v in row.items()} for a, row in cross.items()}
-    out = Standings(ordered, "bradley-terry", crosstable, len(rows), duplicate, covariance)
+    out = Standings(ordered, "bradley-terry", crosstable, len(rows), duplicate, covariance, df)
     for i, st in enumerate(ordered):
         st.rank = i + 1
         if i + 1 < len(ordered):
@@ -283,6 +300,14 @@ def _seatings_per_table(rows: Sequence[MatchRow]) -> dict[tuple[int, int], int]:
 #: the variance is not clustered by deal (by match instead, if there are enough matches;
 #: else the model's own).
 MIN_CLUSTERS = 8
+#: ... and fewer than this many clusters beyond the strength differences the results determine.
+MIN_CLUSTER_DF = 2
+
+
+def enough_clusters(clusters: int, rank: int) -> bool:
+    """Whether ``clusters`` clusters are enough for the clustered (sandwich) variance of ``rank``
+    strength differences: at least ``MIN_CLUSTERS``, and ``MIN_CLUSTER_DF`` beyond the rank."""
+    return clusters >= max(MIN_CLUSTERS, rank + MIN_CLUSTER_DF)
 
 
 def _comparisons(
@@ -321,8 +346,7 @@ def _comparisons(
     # play together share one): with 4 partnerships of 8 bots on 8 deals, counting bots
     # (8 + 2) left the variance unclustered, and the strongest and weakest teams were
     # covered 0.92 and 0.94, the middle ones 0.99 and 0.97; by rank (3 + 2), 0.94-0.96
-    need = _rank(list({d for d, _, _, _ in seen})) + 2
-    by_deal = clustered and len(deals) >= max(MIN_CLUSTERS, need)
+    by_deal = clustered and enough_clusters(len(deals), _rank(list({d for d, _, _, _ in seen})))
     out: dict[tuple[tuple[int, float], ...], dict[Any, list[float]]] = {}
     for design, score, seed, idx in seen:
         acc = out.setdefault(design, {}).setdefault(seed if by_deal else idx, [0.0, 0])
@@ -333,7 +357,7 @@ def _comparisons(
 
 def _bradley_terry(
     names: list[str], parsed: Sequence[_Parsed], clustered: bool = False
-) -> tuple[dict[str, Rating], list[list[float]]]:
+) -> tuple[dict[str, Rating], list[list[float]], int | None]:
     """MAP Bradley-Terry strengths of the bots from every pair of sides, by Newton's method;
     Elo-scaled ratings and their covariance (Elo², centred).
 
@@ -390,7 +414,8 @@ def _bradley_terry(
     # one comparison per cluster (head to head without duplicate deals): the clustered M is
     # the model's again, only noisier
     several = any(c > 1 for c in per_cluster.values())
-    if several and len(per_cluster) >= max(MIN_CLUSTERS, _rank([d for d in data]) + 2):
+    df = None  # the interval's degrees of freedom: None for the model's own variance (normal quantile)
+    if several and enough_clusters(len(per_cluster), _rank([d for d in data])):
         residual: dict[Any, list[float]] = {}
         for design, per in data.items():
             p = 1 / (1 + math.exp(-sum(c * theta[i] for i, c in design)))
@@ -402,6 +427,7 @@ def _bradley_terry(
         # results determine (the cluster analogue of n / (n - k) for a regression's residuals):
         # on 12-20 deals without it the intervals covered 91-94% instead of 95%
         f = len(residual) / max(len(residual) - _rank([d for d in data]), 1)
+        df = max(len(residual) - _rank([d for d in data]), 1)
         meat = [[f * sum(g[a] * g[b] for g in residual.values()) for b in range(n)] for a in range(n)]
     left = [[sum(inv[a][k] * meat[k][b] for k in range(n)) for b in range(n)] for a in range(n)]
     raw = [[sum(left[a][k] * inv[k][b] for k in range(n)) for b in range(n)] for a in range(n)]
@@ -412,11 +438,21 @@ def _bradley_terry(
     cov = [[ELO_PER_NAT**2 * (raw[i][j] - row_mean[i] - row_mean[j] + all_mean) for j in range(n)] for i in range(n)]
     mean = sum(theta) / n if n else 0.0
     ratings = {}
+    q = interval_quantile(df)
     for i, b in enumerate(names):
         value = 1500 + ELO_PER_NAT * (theta[i] - mean)
-        half = Z95 * math.sqrt(max(cov[i][i], 0.0))
-        ratings[b] = Rating(value, value - half, value + half)
-    return ratings, cov
+        se = math.sqrt(max(cov[i][i], 0.0))
+        ratings[b] = Rating(value, value - q * se, value + q * se, se)
+    return ratings, cov, df
+
+
+def interval_quantile(df: int | None) -> float:
+    """The multiple of the standard error a 95% interval spans: Student's t with ``df`` degrees
+    of freedom for a clustered variance (the clusters beyond the strength differences fitted),
+    the normal 1.96 for the model's own (``df`` None). With few clusters the sandwich's own
+    error is large, and 1.96 covered the strongest of three partnerships 0.92 of the time on
+    8 deals (docs/strength.md, "Coverage per bot")."""
+    return Z95 if df is None else t_quantile(0.975, df)
 
 
 def _rank(designs: Sequence[tuple[tuple[int, float], ...]]) -> int:

@@ -69,3 +69,45 @@ class Moments:
 def mean_se(values: Sequence[float]) -> MeanSE:
     """The mean of ``values`` with its standard error (see ``MeanSE``)."""
     return Moments().extend(values).result()
+
+
+def t_cdf(x: float, df: int) -> float:
+    """Student's t distribution function for a whole number of degrees of freedom ``df`` >= 1
+    (the finite sums of Abramowitz & Stegun 26.7.3-4: exact, no special functions)."""
+    if df < 1:
+        raise ValueError(f"t_cdf: degrees of freedom must be 1 or more, got {df!r}")
+    theta = math.atan2(x, math.sqrt(df))
+    s, c = math.sin(theta), math.cos(theta)
+    if df % 2:  # odd: A = (2/π)(θ + s (c + c³·2/3 + ...))
+        term, total = c, 0.0
+        for k in range(1, (df - 1) // 2 + 1):
+            total += term
+            term *= c * c * (2 * k) / (2 * k + 1)
+        a = 2 / math.pi * (theta + (s * total if df > 1 else 0.0))
+    else:  # even: A = s (1 + c²/2 + c⁴·3/8 + ...)
+        term, total = 1.0, 0.0
+        for k in range(1, df // 2 + 1):
+            total += term
+            term *= c * c * (2 * k - 1) / (2 * k)
+        a = s * total
+    return (1 + a) / 2
+
+
+def t_quantile(p: float, df: int) -> float:
+    """The ``p`` quantile of Student's t with ``df`` degrees of freedom (bisection on ``t_cdf``)."""
+    if not 0 < p < 1:
+        raise ValueError(f"t_quantile: p must be between 0 and 1, got {p!r}")
+    lo, hi = -1.0, 1.0
+    while t_cdf(lo, df) > p:
+        lo *= 2
+    while t_cdf(hi, df) < p:
+        hi *= 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-12:
+            break
+    return (lo + hi) / 2

@@ -219,9 +219,36 @@ def variance_round(seed: int, runs: int = 1000) -> dict[str, float]:
     return out
 
 
+#: The default test on the close pair (issue 39's length target): M1 per case, M0 = 0.
+DEFAULT_GAPS = (20.0, 50.0)
+
+
+def default_round(seed: int, runs: int = 250) -> dict[str, float]:
+    """The default sequential test of ``arbiter evaluate`` (betting, within the bounds the rules
+    derive: ±900 for one Spades hand) on the recorded close pair, ``shifted`` to M0 and M1:
+    its mean deals over the fixed test's at the s.d. of 38 the issue sized it with, and the
+    floor every test valid within those bounds has (``BettingTest.least_deals``), likewise."""
+    from arbiter.rating.betting import known_bounds
+
+    xs = _recorded_margins("spades_heuristic_greedy")
+    lo, hi = known_bounds("spades", {"deals": 1}) or (-900.0, 900.0)
+    out = {}
+    for m1 in DEFAULT_GAPS:
+        t = BettingTest(0.0, m1, lo, hi)
+        at0 = simulate(t, shifted(xs, 0.0), 0.0, runs, 20_000, random.Random(f"default:{seed}:{m1}:0"))
+        at1 = simulate(t, shifted(xs, m1), m1, runs, 20_000, random.Random(f"default:{seed}:{m1}:1"))
+        fixed = t.fixed_deals(38.0)
+        key = f"default.spades_heuristic_greedy.{m1:g}"
+        out[f"{key}.alpha"] = at0.p_h1
+        out[f"{key}.beta"] = at1.p_h0
+        out[f"{key}.length"] = (at0.mean_deals + at1.mean_deals) / 2 / fixed
+        out[f"{key}.floor"] = sum(t.least_deals()) / 2 / fixed
+    return out
+
+
 def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
     """The betting test's figures for ``python -m arbiter.tools.bench -s statistics``."""
-    out = {}
+    out = default_round(seed, max(2, runs // 4))
     for name, pool in pools(seed).items():
         m = measure(tests()["betting"], pool, runs, f"bench:{seed}:{name}", far=150.0)
         key = name

@@ -37,6 +37,8 @@ What duplicate deals leave, taken apart (Spades, deals replayed in process, ``re
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import hashlib
 import random
 from concurrent.futures import ProcessPoolExecutor
@@ -49,7 +51,10 @@ from cardarena.records import MatchInfo, bot_seed_for
 from arbiter.hosting.loading import load_bot
 from arbiter.hosting.local import LocalSeat
 from arbiter.match import TurnRequest
-from arbiter.batch.plan import deal_seed
+from arbiter.batch.engine import InProcess, play_batch
+from arbiter.batch.plan import PlannedMatch, deal_seed, pair_seatings
+from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
+from cardarena.replay import step_record
 from arbiter.tournament.evaluate import EvalResult, margin_of, seating_who
 from arbiter.tournament.spec import bot_names
 from arbiter.rating.stats import MeanSE, mean_se
@@ -313,13 +318,14 @@ def one_seating(result: EvalResult, folds: int = 10) -> OneSeating:
 # With deterministic bots (the bundled heuristic and greedy are) a deal margin is a fixed
 # function of the deal, so what duplicate deals leave of its variance can be taken apart
 # deal by deal: which deals carry it and what the bots did in them (bids, sets, nils). The
-# recorded margins do not say that, so the deals are played again here the way ``evaluate``
-# plays them: the same seeds and seatings, and every seat gets what ``run_match`` gives it
-# through ``LocalSeat`` (a fresh copy of its bot, its ``MatchInfo`` with bot seed
-# ``bot_seed_for(seed, seat)``, the events it may see, its view and the legal actions, the
-# end of the match). What is left out is the runner's clock, record and failure policy: a
-# bot that fails or answers an illegal action stops the replay. The tests check that the
-# replayed margins are the evaluation's.
+# recorded margins do not say that, so the deals are played again the way ``evaluate``
+# plays them: through the one match runner by the batch engine (``play_batch`` with the
+# ``InProcess`` venue: the same match configuration, seatings, bot seeds, clock and failure
+# policy as an evaluation's), and what the record holds (bids, the deal's summary) is read
+# back by the one replay verifier (``cardarena.replay.step_record``). The tests check that
+# the replayed margins are the evaluation's. Two kinds of play are not matches of the
+# runner and keep their own loop (``_Replayer``): a deal with the hands moved round the
+# table (``hands_from``: not a deal any seed deals) and a bidding-only probe (half a match).
 
 
 @dataclass(frozen=True)
@@ -425,7 +431,10 @@ class _Replayer:
 
 def replay(game_name: str, bot_a: str, bot_b: str, seed: int, rotation: int, options: Mapping[str, Any] | None = None,
            preset: str | None = None, hands_from: Sequence[int] | None = None, bidding_only: bool = False) -> Replayed:
-    """Play deal ``seed`` in seating ``rotation`` between two bot specs (see ``Replayed``)."""
+    """Play deal ``seed`` in seating ``rotation`` between two bot specs (see ``Replayed``): by
+    the match runner, unless the hands are moved or only the bidding is played."""
+    if hands_from is None and not bidding_only:
+        return _through_runner(game_name, bot_a, bot_b, [seed], [rotation], dict(options or {}), preset, 1)[0][0]
     return _Replayer(game_name, bot_a, bot_b, options, preset)(seed, rotation, hands_from, bidding_only)
 
 
@@ -448,6 +457,8 @@ def replay_deals(game_name: str, bot_a: str, bot_b: str, seeds: Sequence[int], o
     seeds = list(seeds)
     opts = dict(options or {})
     moved = tuple((r, None if h is None else tuple(h)) for r, h in seatings)
+    if not bidding_only and all(h is None for _, h in moved):
+        return _through_runner(game_name, bot_a, bot_b, seeds, [r for r, _ in moved], opts, preset, jobs)
     chunk = max(1, min(200, -(-len(seeds) // (4 * jobs))))
     tasks = [(game_name, bot_a, bot_b, seeds[i:i + chunk], moved, opts, preset, bidding_only)
              for i in range(0, len(seeds), chunk)]
@@ -455,6 +466,53 @@ def replay_deals(game_name: str, bot_a: str, bot_b: str, seeds: Sequence[int], o
         return [d for t in tasks for d in _replay_chunk(t)]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         return [d for part in pool.map(_replay_chunk, tasks) for d in part]
+
+
+def _match_config(game_name: str, seed: int, options: Mapping[str, Any], preset: str | None) -> MatchConfig:
+    """An evaluation's match configuration (``arbiter.tournament.evaluate``: no clock, the
+    default failure policy)."""
+    return MatchConfig(game=game_name, seed=seed, options=dict(options), preset=preset, clock=Clock(0, 0),
+                       policy=FailurePolicy())
+
+
+def _replayed_of(game: Any, record: MatchRecord, rotation: int, who: Sequence[int]) -> Replayed:
+    """A runner's record of one seating as ``Replayed``: its margin, and for Spades the bids
+    and the deal's summary from the final spectator view of the verified replay, the hands
+    as dealt."""
+    out = record.outcome
+    if out is None or out.reason.is_forfeit:
+        why = "no result" if out is None else out.reason.value
+        raise RuntimeError(f"replay: deal {record.seed} in seating {rotation} did not finish ({why}); "
+                           "only bots that play every decision replay")
+    summary, bids, hands = None, (), ()
+    if game.name == "spades":
+        (last,) = collections.deque(step_record(record), maxlen=1)
+        summary = last.view.history[-1]
+        bids = summary.bids
+        hands = tuple(tuple(h) for h in game.new_initial_state(record.seed).hands)
+    return Replayed(record.seed, rotation, None, tuple(who), bids, margin_of(out, who), summary, hands, len(record.actions))
+
+
+def _through_runner(game_name: str, bot_a: str, bot_b: str, seeds: Sequence[int], rotations: Sequence[int],
+                    options: Mapping[str, Any], preset: str | None, jobs: int) -> list[list[Replayed]]:
+    """The deals of ``seeds`` in seatings ``rotations``, played by the batch engine in process
+    (``jobs`` worker processes; the same records for any number)."""
+    game = get_game(game_name, dict(options), preset)
+    names = bot_names((bot_a, bot_b))
+    seatings = pair_seatings(game, *names)
+    plan = [PlannedMatch(i * len(rotations) + j, _match_config(game_name, s, options, preset), seatings[r], (i, j))
+            for i, s in enumerate(seeds) for j, r in enumerate(rotations)]
+    venue = InProcess(dict(zip(names, (bot_a, bot_b))), processes=max(1, jobs))
+
+    async def play() -> dict[tuple[int, int], MatchRecord]:
+        got = {}
+        async for p in play_batch(plan, venue):
+            got[p.match.item] = p.record
+        return got
+
+    records = asyncio.run(play())
+    who = {r: seating_who(game, r) for r in rotations}
+    return [[_replayed_of(game, records[(i, j)], r, who[r]) for j, r in enumerate(rotations)] for i in range(len(seeds))]
 
 
 def replay_evaluation(game_name: str, bot_a: str, bot_b: str, deals: int, seed: int,

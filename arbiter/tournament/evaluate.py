@@ -152,10 +152,16 @@ class EvalResult:
     def summary(self) -> str:
         return (
             f"{self.game}: {self.bot_a} vs {self.bot_b}, {self.deals} deals x 2 seatings (seed {self.seed}): "
-            + (f"margin {self.mean_margin:+.2f} ± {self.stderr:.2f} (s.e.), " if self.margin.se is not None else
+            + (f"margin {self.mean_margin:+.2f} ± {self.stderr:.2f} (s.e.{self._few()}), " if self.margin.se is not None else
                f"margin {self.mean_margin:+.2f} (one deal: too few for a standard error), ") +
             f"win rate {100 * self.win_rate:.1f}% ({self.wins}-{self.draws}-{self.losses})"
         )
+
+    def _few(self) -> str:
+        """What the standings say below ``MIN_INTERVAL_DEALS`` deals: no interval (docs/strength.md)."""
+        from arbiter.rating.ratings import MIN_INTERVAL_DEALS, TOO_FEW_DEALS
+
+        return f"; {TOO_FEW_DEALS}" if self.margin.n < MIN_INTERVAL_DEALS else ""
 
     def sprt_summary(self) -> str | None:
         """The sequential test's line: which test, verdict, deals, evidence against its bounds,

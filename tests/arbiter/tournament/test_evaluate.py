@@ -51,6 +51,7 @@ def test_cli_prints_margin_and_standard_error() -> None:
     result = CliRunner().invoke(app, ["evaluate", "spot", "heuristic", "random", "--deals", "2", "--seed", "1", "-o", "hands=1"])
     assert result.exit_code == 0, result.output
     assert "heuristic vs random" in result.output and "s.e." in result.output and "win rate" in result.output
+    assert "too few deals for an interval" in result.output  # 2 deals (ratings.MIN_INTERVAL_DEALS)
     assert "played: in process (the default for these bots" in result.output  # bundled bots: no process started
     bad = CliRunner().invoke(app, ["evaluate", "spades", "heuristic", "nobot"])
     assert bad.exit_code == 2 and "nobot" in bad.output
@@ -164,6 +165,7 @@ def test_cli_sprt_accepts_h1_in_far_fewer_deals_than_a_fixed_test() -> None:
     used = int(re.search(r"H1 accepted after (\d+) deals", text).group(1))
     fixed = int(re.search(r"would need about (\d+) deals", text).group(1))
     assert used <= fixed / 2, result.output
+    assert "too few deals" not in text  # enough deals for an interval
 
 
 def test_cli_sprt_resume_json_and_bad_flags(tmp_path) -> None:
