@@ -174,10 +174,22 @@ class State(abc.ABC):
 
     game: "Game"
 
+    # The generic surface, once for every engine: an engine keeps where the game stands in
+    # ``phase`` (a member of its own Phase enum, ``GAME_OVER`` once over), the seat to act
+    # in ``to_act``, every event in ``_log`` and, unless it overrides ``outcome``, the
+    # result in ``_outcome`` once the game is over.
+
+    #: The engine's phase of a finished game (its ``Phase.GAME_OVER``).
+    GAME_OVER: ClassVar[Any]
+    phase: Any
+    to_act: int | None
+    _log: list[Event]
+    _outcome: Outcome | None = None
+
     @property
-    @abc.abstractmethod
     def current_seat(self) -> int | None:
         """The seat that must act now; None once the game is over."""
+        return None if self.phase is self.GAME_OVER else self.to_act
 
     @abc.abstractmethod
     def legal_actions(self) -> list[Action]:
@@ -192,12 +204,15 @@ class State(abc.ABC):
         """
 
     @property
-    @abc.abstractmethod
-    def is_terminal(self) -> bool: ...
+    def is_terminal(self) -> bool:
+        """True once the game is over."""
+        return self.phase is self.GAME_OVER
 
-    @abc.abstractmethod
     def outcome(self) -> Outcome:
-        """The result; only valid once ``is_terminal``."""
+        """The result; only valid once ``is_terminal`` (IllegalActionError before)."""
+        if self._outcome is None:
+            raise IllegalActionError("the game is not over")
+        return self._outcome
 
     @abc.abstractmethod
     def view(self, seat: int) -> Any:
@@ -217,9 +232,9 @@ class State(abc.ABC):
     def clone(self) -> "State": ...
 
     @property
-    @abc.abstractmethod
     def log(self) -> list[Event]:
         """Every event so far, with visibility, from the initial deal on."""
+        return self._log
 
     def all_cards(self) -> "Counter[Card] | None":
         """Every card of the game wherever it lies (hands, piles, stock, table), as a
