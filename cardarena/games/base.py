@@ -253,6 +253,28 @@ class State(abc.ABC):
         return action
 
 
+@dataclass(frozen=True)
+class Platform:
+    """A game's facts for the platform around its engine, declared beside the engine as
+    ``Game.platform`` (the one registration of a game on the core side; ``facts(field)``
+    in ``cardarena.games`` reads one of them for every registered game).
+
+    Attributes:
+        seats: The fewest and the most seats over every option set (OpenSpiel's GameType).
+        smoke_options: The shortest option set a bot check plays a bot in (``arbiter bots
+            check``, a submission's vetting), as a command line would give it.
+        value_units: What a decision value of the analysis counts, in words.
+        value_margin: The smallest loss, in ``value_units``, that counts as a mistake.
+        value_reference: The bundled bot that values decisions (by its name).
+    """
+
+    seats: tuple[int, int]
+    smoke_options: Mapping[str, str]
+    value_units: str
+    value_margin: float
+    value_reference: str
+
+
 class Game(abc.ABC):
     """Rules plus validated options; creates states. Variants are options, not subclasses."""
 
@@ -271,6 +293,8 @@ class Game(abc.ABC):
     #: Every action type of the game, and its view type (for the wire conversion).
     action_types: ClassVar[tuple[type, ...]] = ()
     view_type: ClassVar[type]
+    #: The game's facts for the platform (smoke options, value description, seats).
+    platform: ClassVar[Platform]
 
     def __init__(self, options: Mapping[str, Any] | None = None, preset: str | None = None):
         self.options = parse_options(self.Options, options or {}, self.presets, preset)
@@ -312,6 +336,12 @@ class Game(abc.ABC):
         action is public once it is taken. Games with a private part override this.
         """
         return str(action)
+
+    def margin_bounds(self) -> tuple[float, float] | None:
+        """The bounds of a match's margin (one side's score minus the other's) that the
+        rules fix under these options, for the betting confidence sequences of
+        ``arbiter.rating.betting``; None where the game derives none."""
+        return None
 
     def describe_options(self) -> dict[str, Any]:
         """The full option set in force, for records and displays."""

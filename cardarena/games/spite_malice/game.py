@@ -6,7 +6,7 @@ import re
 from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
-from ..base import Action, ConfigError, Game, InvalidActionError
+from ..base import Action, ConfigError, Game, InvalidActionError, Platform
 from ..cards import JOKER, RANK_TOKENS, Card, parse_cards
 from .actions import (
     HAND_SIZE,
@@ -95,6 +95,19 @@ centre piles are numbered from 0 (side:0 .. side:3, center:0 ...), seats from 0.
     }
     action_types = (Play, Load, End)
     view_type = SpiteAndMaliceView
+
+    platform = Platform(
+        seats=(MIN_PLAYERS, MAX_PLAYERS),
+        smoke_options={"payoff_size": "5"},
+        value_units="pay-off cards ahead of the others at the seat's next turn",
+        value_margin=0.5,
+        value_reference="search",
+    )
+
+    def margin_bounds(self) -> tuple[float, float] | None:
+        """Single games: a seat scores 1, 1/2 or 0 (a forfeit counts +-1): -1..1. A series
+        (series points): not derived."""
+        return None if self.options.series_scoring else (-1.0, 1.0)
 
     def __init__(self, options: Mapping[str, Any] | None = None, preset: str | None = None):
         explicit = set(options or {})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from ..base import Action, Event, IllegalActionError, Outcome, State
+from ..base import Action, Event, Outcome, State
 from ..cards import Card
 from .actions import _GAME_OVER, _MAIN, NUM_SIDE_STACKS
 from .deal import SpiteAndMaliceDeal

@@ -7,7 +7,7 @@ import re
 from fractions import Fraction
 from typing import Sequence
 
-from ..base import Action, ConfigError, Game, InvalidActionError
+from ..base import Action, ConfigError, Game, InvalidActionError, Platform
 from ..cards import Card, InvalidCardError, parse_cards
 from .actions import MAX_PLAYERS, MIN_PLAYERS, SIXTIETHS, Discard, Draw, DrawSource, LayOff, Meld, Phase
 from .melds import _table_kind
@@ -66,6 +66,14 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
     Options = SpotOptions
     action_types = (Draw, Meld, LayOff, Discard)
     view_type = SpotView
+
+    platform = Platform(
+        seats=(MIN_PLAYERS, MAX_PLAYERS),
+        smoke_options={"hands": "1"},
+        value_units="the seat's money at the end of the hand",
+        value_margin=2.0,
+        value_reference="search",
+    )
 
     def validate(self) -> None:
         o = self.options
