@@ -389,12 +389,46 @@ def field_docs(cls: type) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class OptionSpec:
-    """One option of a game as declared: for ``arbiter rules GAME`` and the docs."""
+    """One option of a game as declared: for ``arbiter rules GAME``, the web form and the docs."""
 
     name: str
     type: str  # e.g. "int", "bool", "draw | fewer_payoff_wins", "int or unlimited"
     default: str  # as it would be written on a command line ("none" for an unset one)
     meaning: str  # from the Options docstring (field_docs)
+    min: float | None = None  # the declared range of a number (``option(min=, max=)``)
+    max: float | None = None
+
+    @property
+    def range_text(self) -> str:
+        """The declared range in words ("2..6", "at least 1", ""), as errors say it."""
+        return range_text(self.min, self.max)
+
+
+def option(default: Any, *, min: float | None = None, max: float | None = None) -> Any:
+    """A field of a game's Options with its range declared beside its type and default:
+    ``players: int = option(4, min=2, max=6)``. ``parse_options`` refuses a number outside
+    it ("option 'players': must be 2..6, got 7"); ``arbiter rules`` and the web form show
+    it. A value that is not a number (None, ``"unlimited"``) is not checked."""
+    return dataclasses.field(default=default, metadata={"min": min, "max": max})
+
+
+def range_text(lo: float | None, hi: float | None) -> str:
+    if lo is not None and hi is not None:
+        return f"{lo:g}..{hi:g}"
+    if lo is not None:
+        return f"at least {lo:g}"
+    return f"at most {hi:g}" if hi is not None else ""
+
+
+def _check_ranges(obj: Any) -> None:
+    for f in dataclasses.fields(obj):
+        lo, hi = f.metadata.get("min"), f.metadata.get("max")
+        if lo is None and hi is None:
+            continue
+        v = getattr(obj, f.name)
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and (
+                (lo is not None and v < lo) or (hi is not None and v > hi)):
+            raise ConfigError(f"option {f.name!r}: must be {range_text(lo, hi)}, got {v:g}")
 
 
 def _type_text(tp: Any) -> str:
@@ -433,7 +467,8 @@ def option_specs(options_cls: type) -> list[OptionSpec]:
     for f in dataclasses.fields(options_cls):
         default = f.default if f.default is not dataclasses.MISSING else (
             f.default_factory() if f.default_factory is not dataclasses.MISSING else None)  # type: ignore[misc]
-        out.append(OptionSpec(f.name, _type_text(hints[f.name]), _value_text(default), docs.get(f.name, "")))
+        out.append(OptionSpec(f.name, _type_text(hints[f.name]), _value_text(default), docs.get(f.name, ""),
+                              f.metadata.get("min"), f.metadata.get("max")))
     return out
 
 
@@ -492,9 +527,11 @@ def parse_options(
         except (ValueError, TypeError) as exc:
             raise ConfigError(f"option {name!r}: {exc}") from None
     try:
-        return cls(**kwargs)
+        obj = cls(**kwargs)
     except (ValueError, TypeError) as exc:
         raise ConfigError(str(exc)) from None
+    _check_ranges(obj)
+    return obj
 
 
 _TRUE = {"true", "yes", "on", "1"}

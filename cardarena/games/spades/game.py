@@ -104,21 +104,10 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
 
     def validate(self) -> None:
         o = self.options
-        if o.target < 1:
-            raise ConfigError(f"option 'target' must be at least 1, got {o.target}")
-        for name in ("nil_value", "blind_nil_value", "bag_penalty_points", "blind_nil_min_deficit"):
-            if getattr(o, name) < 0:
-                raise ConfigError(f"option {name!r} must not be negative, got {getattr(o, name)}")
-        if o.bag_limit < 1:
-            raise ConfigError(f"option 'bag_limit' must be at least 1, got {o.bag_limit}")
         if o.lose_at is not None and o.lose_at >= o.target:
             raise ConfigError(f"option 'lose_at' ({o.lose_at}) must be below 'target' ({o.target})")
         if o.first_dealer != "random" and not 0 <= o.first_dealer < NUM_SEATS:
             raise ConfigError(f"option 'first_dealer' must be 'random' or a seat 0-3, got {o.first_dealer}")
-        if o.max_deals < 1:
-            raise ConfigError(f"option 'max_deals' must be at least 1, got {o.max_deals}")
-        if o.deals is not None and o.deals < 1:
-            raise ConfigError(f"option 'deals' must be at least 1 (or off), got {o.deals}")
         self.scoring = ScoringRules(
             o.nil_value, o.blind_nil_value, o.failed_nil_tricks, o.bag_penalty, o.bag_limit, o.bag_penalty_points
         )

@@ -6,6 +6,7 @@ import enum
 from dataclasses import dataclass
 from typing import Literal
 
+from ..base import option
 from .scoring import FailedNilTricks, SimultaneousTargetRule
 
 
@@ -52,20 +53,20 @@ class SpadesOptions:
             matches).
     """
 
-    target: int = 500
+    target: int = option(500, min=1)
     nil: bool = True
-    nil_value: int = 100
+    nil_value: int = option(100, min=0)
     blind_nil: bool = True
-    blind_nil_value: int = 200
-    blind_nil_min_deficit: int = 0
+    blind_nil_value: int = option(200, min=0)
+    blind_nil_min_deficit: int = option(0, min=0)
     blind_nil_exchange: bool = True
     blind_nil_exchange_order: ExchangeOrder = ExchangeOrder.PARTNER_FIRST
     failed_nil_tricks: FailedNilTricks = FailedNilTricks.BAGS
     bag_penalty: bool = True
-    bag_limit: int = 10
-    bag_penalty_points: int = 100
+    bag_limit: int = option(10, min=1)
+    bag_penalty_points: int = option(100, min=0)
     simultaneous_target_rule: SimultaneousTargetRule = SimultaneousTargetRule.HIGHER_TOTAL
     lose_at: int | None = None
     first_dealer: Literal["random"] | int = "random"
-    max_deals: int = 200
-    deals: int | None = None
+    max_deals: int = option(200, min=1)
+    deals: int | None = option(None, min=1)

@@ -120,26 +120,10 @@ centre piles are numbered from 0 (side:0 .. side:3, center:0 ...), seats from 0.
 
     def validate(self) -> None:
         o = self.options
-        if not MIN_PLAYERS <= o.players <= MAX_PLAYERS:
-            raise ConfigError(f"option 'players': must be 2..6, got {o.players}")
         if o.partnerships and o.players not in (4, 6):
             raise ConfigError(f"option 'partnerships' needs 4 or 6 'players', got {o.players}")
-        if o.decks < 1:
-            raise ConfigError(f"option 'decks': must be at least 1, got {o.decks}")
-        if o.jokers < 0:
-            raise ConfigError(f"option 'jokers': must be >= 0, got {o.jokers}")
-        if o.payoff_size < 1:
-            raise ConfigError(f"option 'payoff_size': must be >= 1, got {o.payoff_size}")
         if o.center_limit != UNLIMITED and o.center_limit < 1:
             raise ConfigError(f"option 'center_limit': must be >= 1 or unlimited, got {o.center_limit}")
-        if o.initial_side_cards not in (0, 1):
-            raise ConfigError(f"option 'initial_side_cards': must be 0 or 1, got {o.initial_side_cards}")
-        if o.match_target < 1:
-            raise ConfigError(f"option 'match_target': must be >= 1, got {o.match_target}")
-        if o.max_turns < 1:
-            raise ConfigError(f"option 'max_turns': must be >= 1, got {o.max_turns}")
-        if o.max_deadlock_reshuffles < 0:
-            raise ConfigError(f"option 'max_deadlock_reshuffles': must be >= 0, got {o.max_deadlock_reshuffles}")
         # §8.4: loading is played with forced aces; §8.3: forced aces with unlimited piles.
         if o.loading and not o.forced_aces:
             if "forced_aces" in self._explicit:

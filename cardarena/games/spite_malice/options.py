@@ -6,6 +6,7 @@ import enum
 from dataclasses import dataclass
 from typing import Literal
 
+from ..base import option
 from ..cards import RANK_TOKENS
 
 
@@ -86,13 +87,13 @@ class SpiteAndMaliceOptions:
             reshuffles in a game; the next deadlock ends it.
     """
 
-    players: int = 2
+    players: int = option(2, min=2, max=6)
     partnerships: bool = False
-    decks: int | None = None  # None: max(2, players), resolved on construction
-    jokers: int = 0
+    decks: int | None = option(None, min=1)  # None: max(2, players), resolved on construction
+    jokers: int = option(0, min=0)
     kings_wild: bool = True
     wild_excluded_ranks: frozenset[str] = frozenset()  # rank tokens, e.g. {"A", "7"}
-    payoff_size: int = 20
+    payoff_size: int = option(20, min=1)
     center_limit: int | Literal["unlimited"] = 3
     recycle: Recycle = Recycle.IMMEDIATE
     forced_aces: bool = False
@@ -100,16 +101,16 @@ class SpiteAndMaliceOptions:
     side_stacks_spread: bool = False
     stalemate_rule: StalemateRule = StalemateRule.DRAW
     series_scoring: bool = False
-    match_target: int = 50
-    initial_side_cards: int = 0
+    match_target: int = option(50, min=1)
+    initial_side_cards: int = option(0, min=0, max=1)
     fill_empty_side_stacks: bool = False
     side_stack_order: SideStackOrder = SideStackOrder.FREE
     may_end_without_discard: bool = False
     ace_two_compulsion: bool = False
     deadlock_rule: DeadlockRule = DeadlockRule.END_GAME
     deck_split: bool = False
-    max_turns: int = 2000
-    max_deadlock_reshuffles: int = 10
+    max_turns: int = option(2000, min=1)
+    max_deadlock_reshuffles: int = option(10, min=0)
 
     def __post_init__(self) -> None:
         if self.decks is None:

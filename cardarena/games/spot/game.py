@@ -77,12 +77,6 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
 
     def validate(self) -> None:
         o = self.options
-        if not MIN_PLAYERS <= o.players <= MAX_PLAYERS:
-            raise ConfigError(f"option 'players': must be 2-6, got {o.players}")
-        if o.ante < 0:
-            raise ConfigError(f"option 'ante': must be ≥ 0, got {o.ante}")
-        if o.unit_per_spot < 0:
-            raise ConfigError(f"option 'unit_per_spot': must be ≥ 0, got {o.unit_per_spot}")
         u60 = Fraction(str(o.unit_per_spot)) * SIXTIETHS
         lcm = math.lcm(*range(1, o.players))
         if u60.denominator != 1 or u60.numerator % lcm:
@@ -92,12 +86,6 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
             )
         if o.first_dealer != "random" and not 0 <= o.first_dealer < o.players:
             raise ConfigError(f"option 'first_dealer': seat {o.first_dealer} not in 0..{o.players - 1}")
-        if o.hands is not None and o.hands < 1:
-            raise ConfigError(f"option 'hands': must be ≥ 1, got {o.hands}")
-        if o.max_turns_per_hand < 1:
-            raise ConfigError(f"option 'max_turns_per_hand': must be ≥ 1, got {o.max_turns_per_hand}")
-        if o.max_extra_hands < 0:
-            raise ConfigError(f"option 'max_extra_hands': must be ≥ 0, got {o.max_extra_hands}")
         self._unit60 = int(u60)
 
     @property

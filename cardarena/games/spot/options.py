@@ -6,6 +6,8 @@ import enum
 from dataclasses import dataclass
 from typing import Literal
 
+from ..base import option
+
 
 # --------------------------------------------------------------------------------------
 # Options
@@ -50,14 +52,14 @@ class SpotOptions:
             the pot equally.
     """
 
-    players: int = 4
-    ante: int = 5
-    unit_per_spot: float = 1.0
+    players: int = option(4, min=2, max=6)
+    ante: int = option(5, min=0)
+    unit_per_spot: float = option(1.0, min=0)
     pot_carry_over: bool = True
     tie_rule: TieRule = TieRule.SPLIT
     allow_discard_of_taken_card: bool = False
     first_dealer: int | Literal["random"] = "random"
-    hands: int | None = None
+    hands: int | None = option(None, min=1)
     end_pot: EndPot = EndPot.SPLIT_EQUALLY
-    max_turns_per_hand: int = 500
-    max_extra_hands: int = 20
+    max_turns_per_hand: int = option(500, min=1)
+    max_extra_hands: int = option(20, min=0)

@@ -16,7 +16,6 @@ from typing import Sequence
 
 from cardarena.games.base import (
     Action,
-    ConfigError,
     EndReason,
     Event,
     Game,
@@ -25,6 +24,7 @@ from cardarena.games.base import (
     Outcome,
     Platform,
     State,
+    option,
     ranks_from_scores,
 )
 from cardarena.games.cards import STANDARD_DECK, Card, InvalidCardError
@@ -39,8 +39,8 @@ class TinyTricksOptions:
         hand_size: Cards dealt to each player (and tricks played), 1 to 8.
     """
 
-    players: int = 3
-    hand_size: int = 4
+    players: int = option(3, min=2, max=4)
+    hand_size: int = option(4, min=1, max=8)
 
 
 class Phase(enum.Enum):
@@ -116,13 +116,6 @@ class TinyTricks(Game):
     notation = "play <card>, e.g. play QS"
     action_types = (Play,)
     view_type = TinyTricksView
-    def validate(self) -> None:
-        o = self.options
-        if not 2 <= o.players <= 4:
-            raise ConfigError(f"option 'players': must be 2..4, got {o.players}")
-        if not 1 <= o.hand_size <= 8:
-            raise ConfigError(f"option 'hand_size': must be 1..8, got {o.hand_size}")
-
     platform = Platform(seats=(2, 4), smoke_options={"hand_size": "2"}, value_units="tricks",
                         value_margin=0.5, value_reference="random")
 
