@@ -261,8 +261,7 @@ class Platform:
 
     Attributes:
         seats: The fewest and the most seats over every option set (OpenSpiel's GameType).
-        smoke_options: The shortest option set a bot check plays a bot in (``arbiter bots
-            check``, a submission's vetting), as a command line would give it.
+        smoke_options: The shortest option set a bot check plays (as on a command line).
         value_units: What a decision value of the analysis counts, in words.
         value_margin: The smallest loss, in ``value_units``, that counts as a mistake.
         value_reference: The bundled bot that values decisions (by its name).
