@@ -41,20 +41,20 @@ import random
 import numpy as np
 import pyspiel
 
-from cardarena.games import get_game
+from cardarena.games import GAMES as REGISTERED
+from cardarena.games import facts, get_game
 from sdk import Bot
 from sdk.encoding import encoder_for_game
 from sdk.forward import sample_states
 
 #: The chance node's outcomes: one of this many deal seeds, uniformly.
 DEALS = 1 << 16
-GAMES = {"spades": "python_cardarena_spades", "spite-and-malice": "python_cardarena_spite_and_malice",
-         "spot": "python_cardarena_spot"}
-_MAX_SEATS = {"spades": (4, 4), "spite-and-malice": (2, 6), "spot": (2, 6)}
+#: Every registered game under its OpenSpiel name (``spite-and-malice``: ``python_cardarena_spite_and_malice``).
+GAMES = {name: "python_cardarena_" + name.replace("-", "_") for name in REGISTERED}
 
 
 def _game_type(name: str) -> pyspiel.GameType:
-    lo, hi = _MAX_SEATS[name]
+    lo, hi = facts("seats")[name]
     return pyspiel.GameType(
         short_name=GAMES[name], long_name=f"Card Arena {name}",
         dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,

@@ -49,14 +49,14 @@ import math
 import random
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from arbiter.analysis.reask import DecisionPoint, decisions, match_info
 from arbiter.hosting.forward import sample_states
 from arbiter.hosting.loading import load_bot
 from arbiter.hosting.local import SeatDriver
 from arbiter.rating.stats import mean_se
-from cardarena.games import Action, GameError, State, get_game
+from cardarena.games import Action, GameError, State, facts, get_game
 from cardarena.records import MatchRecord
 
 __all__ = ["ActionValue", "DecisionValue", "Valuer", "analyse", "value_of", "UNITS", "MARGIN", "VERDICTS"]
@@ -67,17 +67,13 @@ DEFAULT_MAX_ACTIONS = 12
 BATCH = 8
 
 #: What a value counts, per game (the reference evaluator's horizon and value).
-UNITS = {
-    "spades": "points of the seat's side minus the other side's, at the end of the deal",
-    "spot": "the seat's money at the end of the hand",
-    "spite-and-malice": "pay-off cards ahead of the others at the seat's next turn",
-}
+UNITS: Mapping[str, str] = facts("value_units")  # each game's platform.value_units
 
 #: The smallest loss that counts as a mistake, per game, in its units.
-MARGIN = {"spades": 5.0, "spot": 2.0, "spite-and-malice": 0.5}
+MARGIN: Mapping[str, float] = facts("value_margin")
 
 #: The reference evaluator per game: a bundled bot with ``action_values``/``state_value``.
-REFERENCE = {"spades": "dds", "spot": "search", "spite-and-malice": "search"}
+REFERENCE: Mapping[str, str] = facts("value_reference")
 
 #: The verdicts of a valued decision.
 VERDICTS = ("mistake", "fine", "unsure")

@@ -59,7 +59,8 @@ def rules(
     out.print(f"[bold]Options[/] of {cls.name}: -o NAME=VALUE (arbiter play, evaluate, tournament run) or a "
               "tournament's \\[options] table", highlight=False)
     for spec in option_specs(cls.Options):
-        out.print(f"  [bold]{spec.name}[/]  {spec.type}; default {spec.default}", highlight=False)
+        bounds = f", {spec.range_text}" if spec.range_text else ""
+        out.print(f"  [bold]{spec.name}[/]  {spec.type}{bounds}; default {spec.default}", highlight=False)
         grid = Table(box=None, show_header=False, padding=(0, 0, 0, 6), pad_edge=True)
         grid.add_column("meaning")
         grid.add_row(_plain(spec.meaning) or "-")

@@ -23,21 +23,18 @@ import sys
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from cardarena import names
-from cardarena.games import GAMES, events_for, get_game
+from cardarena.games import GAMES, events_for, facts, get_game
 from cardarena.games.base import options_to_dict
 from cardarena.records import MatchInfo, bot_seed_for
 from sdk.bot import Bot
 from sdk.driver import SeatDriver
 from arbiter.hosting.loading import BotLoadError, load_bot
 
-SMOKE_OPTIONS: dict[str, dict[str, str]] = {
-    "spades": {"deals": "1"},
-    "spite-and-malice": {"payoff_size": "5"},
-    "spot": {"hands": "1"},
-}
+#: game -> the shortest option set a check plays (each game's ``platform.smoke_options``).
+SMOKE_OPTIONS: Mapping[str, Mapping[str, str]] = facts("smoke_options")
 
 
 @dataclass

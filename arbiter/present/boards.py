@@ -36,9 +36,9 @@ def _cards(n: int) -> str:
 
 def board(game: str, view: Any, seat_names: Sequence[str] = (), seat_views: Sequence[Any] = ()) -> list[BoardRow]:
     """The view as rows of cards. ``seat_views`` (full mode) supply every seat's hand."""
-    fn = {"spades": _spades_board, "spite-and-malice": _spite_board, "spot": _spot_board}.get(game)
-    if fn is None:
-        raise ValueError(f"no board for game {game!r}")
+    from arbiter.present.games import page_part  # the registry names this module's boards
+
+    fn = page_part(game, "board")
     return fn(view, tuple(seat_names), tuple(seat_views))
 
 

@@ -31,7 +31,6 @@ refused; one client starts one match at a time and plays at most ``Tables.per_cl
 
 from __future__ import annotations
 
-import functools
 import html
 import http.cookies
 import logging
@@ -262,24 +261,6 @@ def _help(meaning: str) -> Markup:
     return Markup(_CODE.sub(lambda m: f"<code>{m.group(1)}</code>", str(html.escape(meaning))))
 
 
-@functools.lru_cache(maxsize=64)
-def _int_range(game: str, name: str) -> tuple[int | None, int | None]:
-    """The smallest and largest whole values the game accepts for option ``name`` (the
-    others at their defaults), found by asking the game's own validation; None: unbounded
-    (within the few values tried)."""
-    def ok(v: int) -> bool:
-        try:
-            get_game(game, {name: v})
-            return True
-        except (ConfigError, GameError, ValueError, TypeError):
-            return False
-    lo = next((v for v in range(-1, 6) if ok(v)), None)
-    if lo is None:
-        return None, None
-    hi = next((v - 1 for v in range(lo + 1, lo + 16) if not ok(v)), None)
-    return (None if lo == -1 else lo), hi
-
-
 def option_fields(game: str, given: dict[str, str]) -> list[OptionField]:
     """The form's fields for ``game``'s options: check boxes for booleans, selects for a
     choice of names, number boxes with the accepted range for whole numbers, text for the rest."""
@@ -294,7 +275,9 @@ def option_fields(game: str, given: dict[str, str]) -> list[OptionField]:
             choices = tuple(c.strip() for c in o.type.split(" | "))
             out.append(OptionField(o.name, "choice", value or o.default, o.default, choices, help=help_))
         elif arms[0] in ("int", "number") and all(a in ("int", "number", "none") for a in arms):
-            lo, hi = _int_range(game, o.name) if arms[0] == "int" else (None, None)
+            whole = arms[0] == "int"  # the range the Options declare (a number box's min and max)
+            lo = int(o.min) if whole and o.min is not None else None
+            hi = int(o.max) if whole and o.max is not None else None
             words = ("from " + str(lo) if lo is not None else "") + (f" to {hi}" if hi is not None else "")
             if "none" in arms:
                 words += ("; " if words else "") + "blank: none"

@@ -31,6 +31,7 @@ from typing import Any, Iterable, Sequence
 from markupsafe import Markup
 
 from arbiter.present.boards import hand_for, plural
+from arbiter.present.games import page_part
 from cardarena.games import Card
 
 __all__ = ["TABLE_SCRIPT", "TABLE_STYLE", "TableModel", "face", "render_table", "table_model"]
@@ -243,29 +244,37 @@ def _whose(names: Sequence[str], s: int, me: int | None, game: str = "") -> str:
 
 def _entry(game: str, text: str) -> Entry:
     """An action's sources and target, read from its notation (rules/README.md)."""
-    if game == "spades":
-        if text.startswith("play "):
-            return Entry(text, (text[5:],))
-        if text.startswith("give "):
-            return Entry(text, tuple(text[5:].split()), "", "give these to your partner")
-        label = {"look": "look at my cards", "bid nil": "nil", "bid blind_nil": "blind nil"}.get(text, text[4:] if text.startswith("bid ") else text)
-        return Entry(text, label=label)
-    if game == "spite-and-malice":
-        if " -> " in text and text.split(" ", 1)[0] in ("play", "load"):
-            src, dst = text.split(" ", 1)[1].split(" -> ")
-            return Entry(text, (src,), dst)
-        return Entry(text, label={"end": "end my turn"}.get(text, text))
-    if game == "spot":
-        if text.startswith("draw "):
-            return Entry(text, (), text[5:], {"draw stock": "draw from the stock", "draw discard": "take the discard"}.get(text, text))
-        if text.startswith("discard "):
-            return Entry(text, (text[8:],), "discard")
-        if text.startswith("meld "):
-            return Entry(text, tuple(text[5:].strip("[]").split()), "newmeld")
-        if text.startswith("layoff "):
-            card, meld = text[7:].split(" -> ")
-            return Entry(text, (card,), meld)
-    return Entry(text, label=text)
+    fn = page_part(game, "entry")
+    return (fn(text) if fn is not None else None) or Entry(text, label=text)
+
+
+def _spades_entry(text: str) -> Entry:
+    if text.startswith("play "):
+        return Entry(text, (text[5:],))
+    if text.startswith("give "):
+        return Entry(text, tuple(text[5:].split()), "", "give these to your partner")
+    label = {"look": "look at my cards", "bid nil": "nil", "bid blind_nil": "blind nil"}.get(text, text[4:] if text.startswith("bid ") else text)
+    return Entry(text, label=label)
+
+
+def _spite_entry(text: str) -> Entry:
+    if " -> " in text and text.split(" ", 1)[0] in ("play", "load"):
+        src, dst = text.split(" ", 1)[1].split(" -> ")
+        return Entry(text, (src,), dst)
+    return Entry(text, label={"end": "end my turn"}.get(text, text))
+
+
+def _spot_entry(text: str) -> Entry | None:
+    if text.startswith("draw "):
+        return Entry(text, (), text[5:], {"draw stock": "draw from the stock", "draw discard": "take the discard"}.get(text, text))
+    if text.startswith("discard "):
+        return Entry(text, (text[8:],), "discard")
+    if text.startswith("meld "):
+        return Entry(text, tuple(text[5:].strip("[]").split()), "newmeld")
+    if text.startswith("layoff "):
+        card, meld = text[7:].split(" -> ")
+        return Entry(text, (card,), meld)
+    return None
 
 
 def table_model(game: str, view: Any, names: Sequence[str], *, me: int | None = None,
@@ -274,9 +283,7 @@ def table_model(game: str, view: Any, names: Sequence[str], *, me: int | None = 
     seat is the viewpoint when it has one); ``legal``: the actions ``me`` may take now;
     ``seat_views``: every seat's view (a replay's "every hand"), else only ``view``'s."""
     catalogue = [_entry(game, str(a)) for a in legal]
-    fn = {"spades": _spades, "spite-and-malice": _spite, "spot": _spot}.get(game)
-    if fn is None:
-        raise ValueError(f"no table for game {game!r}")
+    fn = page_part(game, "table")
     model = fn(view, tuple(names), me, catalogue, tuple(seat_views), options or {})
     used = {s for e in catalogue for s in e.srcs}
     for h in model.hand:
@@ -569,34 +576,55 @@ def _verdict(game: str, outcome: Any, names: Sequence[str], me: int | None, fina
         return text + (f" ({o.detail})." if o.detail else ".")
     if o.reason.value == "aborted":
         return "The match was stopped by the arbiter: no result counts."
+    fn = page_part(game, "result")
+    if fn is not None:
+        return fn(o, winners, others, names, me, final_view, options)
+    if not others:
+        return f"A draw: {o.detail}." if o.detail else "A draw."
+    return f"{_people(winners, names, me, game)} won" + (f": {o.detail}." if o.detail else ".")
+
+
+def _spades_result(o: Any, winners: tuple[int, ...], others: tuple[int, ...], names: Sequence[str], me: int | None, final_view: Any,
+                   options: dict[str, Any] | None) -> str:
+    game = "spades"
     draw = not others
-    if game == "spades":
-        top = max(o.scores)
-        low = min(o.scores)
-        deals = getattr(final_view, "deal", None) or len(getattr(final_view, "history", ()) or ())
-        target = getattr(final_view, "target", None) or (options or {}).get("target")
-        fixed = (options or {}).get("deals")
-        if fixed:
-            why = f"the match was {plural(int(fixed), 'deal')} long"
-        elif o.reason.value == "turn_limit":
-            why = f"the deal limit was reached after {plural(deals, 'deal')}"
-        elif target and top >= target:
-            why = f"{'you' if me in winners else 'they'} reached the target of {target}" + (
-                f" after {plural(deals, 'deal')}" if deals else "")
-        else:
-            why = f"the other side fell to {low:g}" + (f" after {plural(deals, 'deal')}" if deals else "")
-        if draw:
-            return f"A draw at {top:g} all: {why}."
-        return (f"{_people(winners, names, me, game)} won {top:g} to {low:g}, by {plural(int(top - low), 'point')}: {why}.")
-    if game == "spot":
-        best = max(o.scores)
-        rest = max((o.scores[s] for s in others), default=best)
-        hands = o.detail.split(" hand")[0] if " hand" in o.detail else ""
-        why = f"after {plural(int(hands), 'hand')}" if hands.isdigit() else o.detail
-        if draw:
-            return f"A draw, every seat at {best:+g}: {why}."
-        return (f"{_people(winners, names, me, game)} won with {best:+g} units, {best - rest:g} ahead of the next seat "
-                f"({rest:+g}), {why}.")
+    top = max(o.scores)
+    low = min(o.scores)
+    deals = getattr(final_view, "deal", None) or len(getattr(final_view, "history", ()) or ())
+    target = getattr(final_view, "target", None) or (options or {}).get("target")
+    fixed = (options or {}).get("deals")
+    if fixed:
+        why = f"the match was {plural(int(fixed), 'deal')} long"
+    elif o.reason.value == "turn_limit":
+        why = f"the deal limit was reached after {plural(deals, 'deal')}"
+    elif target and top >= target:
+        why = f"{'you' if me in winners else 'they'} reached the target of {target}" + (
+            f" after {plural(deals, 'deal')}" if deals else "")
+    else:
+        why = f"the other side fell to {low:g}" + (f" after {plural(deals, 'deal')}" if deals else "")
+    if draw:
+        return f"A draw at {top:g} all: {why}."
+    return (f"{_people(winners, names, me, game)} won {top:g} to {low:g}, by {plural(int(top - low), 'point')}: {why}.")
+
+
+def _spot_result(o: Any, winners: tuple[int, ...], others: tuple[int, ...], names: Sequence[str], me: int | None, final_view: Any,
+                 options: dict[str, Any] | None) -> str:
+    game = "spot"
+    draw = not others
+    best = max(o.scores)
+    rest = max((o.scores[s] for s in others), default=best)
+    hands = o.detail.split(" hand")[0] if " hand" in o.detail else ""
+    why = f"after {plural(int(hands), 'hand')}" if hands.isdigit() else o.detail
+    if draw:
+        return f"A draw, every seat at {best:+g}: {why}."
+    return (f"{_people(winners, names, me, game)} won with {best:+g} units, {best - rest:g} ahead of the next seat "
+            f"({rest:+g}), {why}.")
+
+
+def _spite_result(o: Any, winners: tuple[int, ...], others: tuple[int, ...], names: Sequence[str], me: int | None, final_view: Any,
+                  options: dict[str, Any] | None) -> str:
+    game = "spite-and-malice"
+    draw = not others
     # Spite and Malice: who emptied a pay-off pile; how many pay-off cards the others kept
     players = getattr(final_view, "players", None) or ()
     left = ", ".join(f"{'you' if p.seat == me else _who(names, p.seat, None)}: {p.payoff_count}" for p in players)

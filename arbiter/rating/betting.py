@@ -242,30 +242,13 @@ def known_bounds(game: str, options: Mapping[str, Any] | None = None, preset: st
     under these options, where they are derived here; None elsewhere (give ``--bounds``, or
     test the pair score).
 
-    * Spite and Malice, single games: a seat scores 1, 1/2 or 0 (a forfeit counts ±1): -1..1.
-    * Spades with a fixed number of hands (option ``deals``; else ``max_deals``, 200, which
-      gives bounds too wide to be of use): per hand a side scores at most M = max(130, v + 130,
-      2v) (a made contract is at most 10 x 13; v the largest nil bonus allowed, blind or not: a
-      made nil beside a made 13, or two made nils) and at least -M, less a bag penalty for
-      every ``bag_limit`` of the at most 13 bags a hand can bring (the tricks of failed nils
-      score +1 each, left out: the bound is conservative). Over h hands a side's total lies in
-      [-hM - ⌊13h / bag_limit⌋ · penalty, hM], and the margin within ± the difference.
-    * Spot, series of Spite and Malice: not derived (the pot carries over; series points).
+    Each game derives its own (``Game.margin_bounds``: Spite and Malice's single games
+    -1..1, Spades with a fixed number of hands); Spot and series of Spite and Malice
+    derive none.
     """
     from cardarena.games import get_game
 
-    g = get_game(game, options or {}, preset)
-    o = g.options
-    if g.name == "spite-and-malice" and not getattr(o, "series_scoring", False):
-        return (-1.0, 1.0)
-    if g.name == "spades":
-        hands = o.deals if o.deals is not None else o.max_deals
-        v = max([0] + ([o.nil_value] if o.nil else []) + ([o.blind_nil_value] if o.blind_nil else []))
-        most = max(130, v + 130, 2 * v)
-        penalties = (13 * hands) // o.bag_limit * o.bag_penalty_points if o.bag_penalty else 0
-        span = float(2 * hands * most + penalties)
-        return (-span, span)
-    return None
+    return get_game(game, options or {}, preset).margin_bounds()
 
 
 def parse_bounds(text: str) -> tuple[float, float]:

@@ -2,12 +2,17 @@
 
 ``get_game("spades", {"target": 300})`` returns a configured ``Game``. Engines import
 nothing from grpc, protobuf, rich, time, asyncio or the global ``random``.
+
+A game is one folder, ``cardarena/games/<game>/``, and one line in ``GAMES``; its facts for
+the platform (smoke options, what an analysis value counts, seats...) are its Game class's
+``platform`` (``base.Platform``), read by ``facts``. The SDK (``sdk.games``) and the pages
+(``arbiter.present.games``) each keep one registry of their own side of a game.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from .base import (  # noqa: F401  (re-exported)
     Action,
@@ -19,6 +24,7 @@ from .base import (  # noqa: F401  (re-exported)
     IllegalActionError,
     InvalidActionError,
     Outcome,
+    Platform,
     State,
     events_for,
 )
@@ -44,3 +50,30 @@ def game_class(name: str) -> type[Game]:
 def get_game(name: str, options: Mapping[str, Any] | None = None, preset: str | None = None) -> Game:
     """A configured game; ConfigError on an unknown game, option or preset."""
     return game_class(name)(options, preset)
+
+
+class _Facts(Mapping[str, Any]):
+    """One field of ``Platform`` for every registered game, read when asked (so a game
+    registered later, a test's, is in it too)."""
+
+    def __init__(self, field: str) -> None:
+        self._field = field
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in GAMES:
+            raise KeyError(name)
+        return getattr(game_class(name).platform, self._field)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(GAMES)
+
+    def __len__(self) -> int:
+        return len(GAMES)
+
+
+def facts(field: str) -> Mapping[str, Any]:
+    """``{game: game_class(game).platform.<field>}`` over the registry, e.g.
+    ``facts("smoke_options")["spot"]``; a live view, not a copy."""
+    if field not in Platform.__dataclass_fields__:
+        raise ValueError(f"no platform fact {field!r} (known: {', '.join(Platform.__dataclass_fields__)})")
+    return _Facts(field)

@@ -174,10 +174,22 @@ class State(abc.ABC):
 
     game: "Game"
 
+    # The generic surface, once for every engine: an engine keeps where the game stands in
+    # ``phase`` (a member of its own Phase enum, ``GAME_OVER`` once over), the seat to act
+    # in ``to_act``, every event in ``_log`` and, unless it overrides ``outcome``, the
+    # result in ``_outcome`` once the game is over.
+
+    #: The engine's phase of a finished game (its ``Phase.GAME_OVER``).
+    GAME_OVER: ClassVar[Any]
+    phase: Any
+    to_act: int | None
+    _log: list[Event]
+    _outcome: Outcome | None = None
+
     @property
-    @abc.abstractmethod
     def current_seat(self) -> int | None:
         """The seat that must act now; None once the game is over."""
+        return None if self.phase is self.GAME_OVER else self.to_act
 
     @abc.abstractmethod
     def legal_actions(self) -> list[Action]:
@@ -192,12 +204,15 @@ class State(abc.ABC):
         """
 
     @property
-    @abc.abstractmethod
-    def is_terminal(self) -> bool: ...
+    def is_terminal(self) -> bool:
+        """True once the game is over."""
+        return self.phase is self.GAME_OVER
 
-    @abc.abstractmethod
     def outcome(self) -> Outcome:
-        """The result; only valid once ``is_terminal``."""
+        """The result; only valid once ``is_terminal`` (IllegalActionError before)."""
+        if self._outcome is None:
+            raise IllegalActionError("the game is not over")
+        return self._outcome
 
     @abc.abstractmethod
     def view(self, seat: int) -> Any:
@@ -217,9 +232,9 @@ class State(abc.ABC):
     def clone(self) -> "State": ...
 
     @property
-    @abc.abstractmethod
     def log(self) -> list[Event]:
         """Every event so far, with visibility, from the initial deal on."""
+        return self._log
 
     def all_cards(self) -> "Counter[Card] | None":
         """Every card of the game wherever it lies (hands, piles, stock, table), as a
@@ -236,6 +251,27 @@ class State(abc.ABC):
         if action not in self.legal_actions():
             raise IllegalActionError(f"{action}: not a legal action now")
         return action
+
+
+@dataclass(frozen=True)
+class Platform:
+    """A game's facts for the platform around its engine, declared beside the engine as
+    ``Game.platform`` (the one registration of a game on the core side; ``facts(field)``
+    in ``cardarena.games`` reads one of them for every registered game).
+
+    Attributes:
+        seats: The fewest and the most seats over every option set (OpenSpiel's GameType).
+        smoke_options: The shortest option set a bot check plays (as on a command line).
+        value_units: What a decision value of the analysis counts, in words.
+        value_margin: The smallest loss, in ``value_units``, that counts as a mistake.
+        value_reference: The bundled bot that values decisions (by its name).
+    """
+
+    seats: tuple[int, int]
+    smoke_options: Mapping[str, str]
+    value_units: str
+    value_margin: float
+    value_reference: str
 
 
 class Game(abc.ABC):
@@ -256,6 +292,8 @@ class Game(abc.ABC):
     #: Every action type of the game, and its view type (for the wire conversion).
     action_types: ClassVar[tuple[type, ...]] = ()
     view_type: ClassVar[type]
+    #: The game's facts for the platform (smoke options, value description, seats).
+    platform: ClassVar[Platform]
 
     def __init__(self, options: Mapping[str, Any] | None = None, preset: str | None = None):
         self.options = parse_options(self.Options, options or {}, self.presets, preset)
@@ -297,6 +335,12 @@ class Game(abc.ABC):
         action is public once it is taken. Games with a private part override this.
         """
         return str(action)
+
+    def margin_bounds(self) -> tuple[float, float] | None:
+        """The bounds of a match's margin (one side's score minus the other's) that the
+        rules fix under these options, for the betting confidence sequences of
+        ``arbiter.rating.betting``; None where the game derives none."""
+        return None
 
     def describe_options(self) -> dict[str, Any]:
         """The full option set in force, for records and displays."""
@@ -344,12 +388,46 @@ def field_docs(cls: type) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class OptionSpec:
-    """One option of a game as declared: for ``arbiter rules GAME`` and the docs."""
+    """One option of a game as declared: for ``arbiter rules GAME``, the web form and the docs."""
 
     name: str
     type: str  # e.g. "int", "bool", "draw | fewer_payoff_wins", "int or unlimited"
     default: str  # as it would be written on a command line ("none" for an unset one)
     meaning: str  # from the Options docstring (field_docs)
+    min: float | None = None  # the declared range of a number (``option(min=, max=)``)
+    max: float | None = None
+
+    @property
+    def range_text(self) -> str:
+        """The declared range in words ("2..6", "at least 1", ""), as errors say it."""
+        return range_text(self.min, self.max)
+
+
+def option(default: Any, *, min: float | None = None, max: float | None = None) -> Any:
+    """A field of a game's Options with its range declared beside its type and default:
+    ``players: int = option(4, min=2, max=6)``. ``parse_options`` refuses a number outside
+    it ("option 'players': must be 2..6, got 7"); ``arbiter rules`` and the web form show
+    it. A value that is not a number (None, ``"unlimited"``) is not checked."""
+    return dataclasses.field(default=default, metadata={"min": min, "max": max})
+
+
+def range_text(lo: float | None, hi: float | None) -> str:
+    if lo is not None and hi is not None:
+        return f"{lo:g}..{hi:g}"
+    if lo is not None:
+        return f"at least {lo:g}"
+    return f"at most {hi:g}" if hi is not None else ""
+
+
+def _check_ranges(obj: Any) -> None:
+    for f in dataclasses.fields(obj):
+        lo, hi = f.metadata.get("min"), f.metadata.get("max")
+        if lo is None and hi is None:
+            continue
+        v = getattr(obj, f.name)
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and (
+                (lo is not None and v < lo) or (hi is not None and v > hi)):
+            raise ConfigError(f"option {f.name!r}: must be {range_text(lo, hi)}, got {v:g}")
 
 
 def _type_text(tp: Any) -> str:
@@ -388,7 +466,8 @@ def option_specs(options_cls: type) -> list[OptionSpec]:
     for f in dataclasses.fields(options_cls):
         default = f.default if f.default is not dataclasses.MISSING else (
             f.default_factory() if f.default_factory is not dataclasses.MISSING else None)  # type: ignore[misc]
-        out.append(OptionSpec(f.name, _type_text(hints[f.name]), _value_text(default), docs.get(f.name, "")))
+        out.append(OptionSpec(f.name, _type_text(hints[f.name]), _value_text(default), docs.get(f.name, ""),
+                              f.metadata.get("min"), f.metadata.get("max")))
     return out
 
 
@@ -447,9 +526,11 @@ def parse_options(
         except (ValueError, TypeError) as exc:
             raise ConfigError(f"option {name!r}: {exc}") from None
     try:
-        return cls(**kwargs)
+        obj = cls(**kwargs)
     except (ValueError, TypeError) as exc:
         raise ConfigError(str(exc)) from None
+    _check_ranges(obj)
+    return obj
 
 
 _TRUE = {"true", "yes", "on", "1"}

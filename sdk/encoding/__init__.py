@@ -40,20 +40,17 @@ from typing import Any, Mapping
 
 from cardarena.games import get_game
 from sdk.encoding._base import Encoder, Layout, Segment
+from sdk.games import SDK_GAMES
 
 __all__ = ["Encoder", "Layout", "Segment", "encoder", "encoder_for_game"]
 
-_CLASSES = {
-    "spades": ("sdk.encoding.spades", "SpadesEncoder"),
-    "spite-and-malice": ("sdk.encoding.spite_malice", "SpiteAndMaliceEncoder"),
-    "spot": ("sdk.encoding.spot", "SpotEncoder"),
-}
+_CLASSES = SDK_GAMES  # the encoder of each game: sdk.games
 
 
 def encoder_for_game(game: Any) -> Encoder:
     """The encoder of a configured engine ``Game`` (``cardarena.games.get_game``)."""
     try:
-        module, cls = _CLASSES[game.name]
+        module, _, cls = _CLASSES[game.name].encoder.partition(":")
     except (KeyError, AttributeError):
         raise ValueError(f"no encoding for {getattr(game, 'name', game)!r} (known: {', '.join(_CLASSES)})") from None
     return getattr(importlib.import_module(module), cls)(game)

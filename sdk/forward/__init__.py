@@ -42,14 +42,11 @@ from typing import Any, Mapping
 
 from cardarena.games import Action, Game, State, get_game
 from sdk.forward._common import ConsistencyError, SamplingOptions, parse_sampling_options
+from sdk.games import SDK_GAMES
 
 __all__ = ["Action", "ConsistencyError", "Game", "SamplingOptions", "State", "get_game", "knowledge", "sample_states"]
 
-_MODULES = {
-    "spades": "sdk.forward.spades",
-    "spot": "sdk.forward.spot",
-    "spite-and-malice": "sdk.forward.spite_malice",
-}
+_MODULES = SDK_GAMES  # the forward model of each game: sdk.games
 
 
 def _module(game: Game):
@@ -58,7 +55,7 @@ def _module(game: Game):
     if not isinstance(game, Game):
         raise TypeError(f"sample_states needs a configured engine Game (sdk.forward.get_game), got {type(game).__name__}")
     try:
-        return importlib.import_module(_MODULES[game.name])
+        return importlib.import_module(_MODULES[game.name].forward)
     except KeyError:
         raise ValueError(f"no forward model for game {game.name!r} (known: {', '.join(_MODULES)})") from None
 

@@ -33,7 +33,8 @@ def test_rules_lists_every_option_with_type_default_and_meaning(game):
     cls = game_class(game)
     fields = [f.name for f in dataclasses.fields(cls.Options)]
     for spec in option_specs(cls.Options):
-        assert f"{spec.name} {spec.type}; default {spec.default}" in text, spec.name
+        bounds = f", {spec.range_text}" if spec.range_text else ""  # the range the Options declare
+        assert f"{spec.name} {spec.type}{bounds}; default {spec.default}" in text, spec.name
         assert words(spec.meaning.replace("``", "")) in text, spec.name
     assert [s.name for s in option_specs(cls.Options)] == fields  # the declaration, all of it
     assert words(cls.rules_summary.splitlines()[0]) in text and "Notation" in text

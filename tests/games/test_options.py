@@ -6,7 +6,8 @@ from dataclasses import dataclass
 import pytest
 
 from cardarena.games import ConfigError, get_game
-from cardarena.games.base import options_to_dict, parse_options
+from arbiter.present.play_page import option_fields
+from cardarena.games.base import option, option_specs, options_to_dict, parse_options
 
 
 class Mode(enum.Enum):
@@ -61,3 +62,37 @@ def test_unknown_preset_and_game():
         parse_options(Opts, {}, {"slow": {}}, "x")
     with pytest.raises(ConfigError, match="unknown game 'poker'.*spades"):
         get_game("poker")
+
+
+@dataclass(frozen=True)
+class Ranged:
+    seats: int = option(4, min=2, max=6)
+    share: float = option(0.5, min=0)
+    cap: int | None = option(None, max=10)
+
+
+@pytest.mark.parametrize(
+    "given, message",
+    [
+        ({"seats": 7}, r"option 'seats': must be 2\.\.6, got 7"),
+        ({"seats": "1"}, r"option 'seats': must be 2\.\.6, got 1"),
+        ({"share": -0.25}, "option 'share': must be at least 0, got -0.25"),
+        ({"cap": 11}, "option 'cap': must be at most 10, got 11"),
+    ],
+)
+def test_a_declared_range_is_checked_with_a_clear_message(given, message):
+    with pytest.raises(ConfigError, match=message):
+        parse_options(Ranged, given)
+
+
+def test_a_declared_range_is_the_one_source_of_rules_form_and_check():
+    """The range declared beside an option's type and default is what ``arbiter rules``
+    prints, what the play form's number box takes, and what every game checks."""
+    assert parse_options(Ranged, {"seats": 6, "cap": None}) == Ranged(seats=6)
+    specs = {s.name: s for s in option_specs(Ranged)}
+    assert (specs["seats"].min, specs["seats"].max, specs["seats"].range_text) == (2, 6, "2..6")
+    assert specs["cap"].range_text == "at most 10" and specs["share"].range_text == "at least 0"
+    players = next(f for f in option_fields("spot", {}) if f.name == "players")
+    assert (players.min, players.max, players.range) == (2, 6, "from 2 to 6")
+    with pytest.raises(ConfigError, match=r"option 'players': must be 2\.\.6, got 9"):
+        get_game("spite-and-malice", {"players": 9})

@@ -1,0 +1,238 @@
+"""The Spades game: validated options, new states, the notation parser, forward-model states."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..base import Action, ConfigError, Game, InvalidActionError, Platform
+from ..cards import STANDARD_DECK, Card, InvalidCardError, parse_cards
+from .actions import (
+    _BIDS,
+    _BLIND_NIL,
+    _EXCHANGE,
+    _GAME_OVER,
+    _LOOK,
+    _PLAY,
+    _PLAYS,
+    EXCHANGE_SIZE,
+    HAND_SIZE,
+    NUM_SEATS,
+    PUBLIC_GIVE_TEXT,
+    SIDES,
+    Bid,
+    Give,
+    Look,
+    Play,
+    partner,
+    sort_cards,
+)
+from .options import SpadesOptions
+from .scoring import ScoringRules
+from .state import SpadesState
+from .views import SpadesView
+
+
+# --------------------------------------------------------------------------------------
+# Game
+
+
+class Spades(Game):
+    """Four-player partnership Spades (§1-§8)."""
+
+    name = "spades"
+    rules_summary = """\
+Four players in two fixed partnerships: side A is seats 0 and 2, side B seats 1 and 3
+(partners sit opposite). One 52-card deck; ace high in every suit; spades are always trumps.
+
+Each deal: 13 cards to each seat, dealt from the dealer's left; the deal passes to the left.
+Bidding: each seat bids once, from the dealer's left, the dealer last: a number of tricks
+(1-13), nil (no tricks at all) or, before looking at its cards, blind nil. After a blind nil
+the partners exchange two cards face down (option blind_nil_exchange).
+
+Play: 13 tricks. The dealer's left leads the first trick, each trick's winner the next. Follow
+suit if you can; otherwise play any card. A spade may not be led until a spade has been played
+in the deal (spades "broken"), unless the leader holds only spades. The highest spade wins a
+trick, else the highest card of the suit led.
+
+Scoring per side: a contract (the sum of its number bids) made scores 10 per trick bid plus 1
+per overtrick (a "bag"); a contract missed loses 10 per trick bid. Nil scores +/-100, blind nil
++/-200. Every 10 bags cost 100 points. The first side to reach the target (500) wins; if both
+reach it in one deal, the higher total wins (equal totals: play on)."""
+    notation = """\
+look                 pick up and look at your hand (offered only while blind nil is possible)
+bid 4 | bid nil      bid a number of tricks 1-13, or nil (bid 0 is the same as bid nil)
+bid blind_nil        bid blind nil, before looking
+give 2C 3D           blind-nil exchange: hand two cards face down to your partner
+play QS              play a card to the current trick
+Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
+    Options = SpadesOptions
+    action_types = (Look, Bid, Give, Play)
+    view_type = SpadesView
+
+    @property
+    def num_seats(self) -> int:
+        return NUM_SEATS
+
+    @property
+    def teams(self) -> tuple[tuple[int, ...], ...]:
+        return SIDES
+
+    platform = Platform(
+        seats=(NUM_SEATS, NUM_SEATS),
+        smoke_options={"deals": "1"},
+        value_units="points of the seat's side minus the other side's, at the end of the deal",
+        value_margin=5.0,
+        value_reference="dds",
+    )
+
+    def margin_bounds(self) -> tuple[float, float] | None:
+        """With a fixed number of hands (option ``deals``; else ``max_deals``, 200, which
+        gives bounds too wide to be of use): per hand a side scores at most M = max(130,
+        v + 130, 2v) (a made contract is at most 10 x 13; v the largest nil bonus allowed,
+        blind or not: a made nil beside a made 13, or two made nils) and at least -M, less a
+        bag penalty for every ``bag_limit`` of the at most 13 bags a hand can bring (the
+        tricks of failed nils score +1 each, left out: the bound is conservative). Over h
+        hands a side's total lies in [-hM - floor(13h / bag_limit) * penalty, hM], and the
+        margin within +- the difference."""
+        o = self.options
+        hands = o.deals if o.deals is not None else o.max_deals
+        v = max([0] + ([o.nil_value] if o.nil else []) + ([o.blind_nil_value] if o.blind_nil else []))
+        most = max(130, v + 130, 2 * v)
+        penalties = (13 * hands) // o.bag_limit * o.bag_penalty_points if o.bag_penalty else 0
+        span = float(2 * hands * most + penalties)
+        return (-span, span)
+
+    def validate(self) -> None:
+        o = self.options
+        if o.lose_at is not None and o.lose_at >= o.target:
+            raise ConfigError(f"option 'lose_at' ({o.lose_at}) must be below 'target' ({o.target})")
+        if o.first_dealer != "random" and not 0 <= o.first_dealer < NUM_SEATS:
+            raise ConfigError(f"option 'first_dealer' must be 'random' or a seat 0-3, got {o.first_dealer}")
+        self.scoring = ScoringRules(
+            o.nil_value, o.blind_nil_value, o.failed_nil_tricks, o.bag_penalty, o.bag_limit, o.bag_penalty_points
+        )
+
+    def new_initial_state(self, seed: int) -> "SpadesState":
+        return SpadesState(self, seed)
+
+    def action_text(self, action: Action, actor: int, viewer: int | None) -> str:
+        """How ``action`` by seat ``actor`` reads to ``viewer`` (None: a spectator).
+
+        The only private part of a Spades action is the pair of cards of a ``give``
+        (§3.3, §6: they pass face down; only the giver and the receiver, the giver's
+        partner, learn them, as the engine's private ``give`` event shows). Every other
+        viewer, spectators included, reads ``give two cards``, what the public event
+        says, whichever cards they were. ``look``, bids and card plays are public:
+        everyone reads the notation.
+        """
+        if action.__class__ is Give and viewer != actor and viewer != partner(actor):
+            return PUBLIC_GIVE_TEXT
+        return str(action)
+
+    def state_from_deal(
+        self,
+        hands: Sequence[Sequence[Card] | str],
+        dealer: int = 3,
+        scores: tuple[int, int] = (0, 0),
+        bags: tuple[int, int] = (0, 0),
+        seed: int = 0,
+    ) -> "SpadesState":
+        """Test helper: a state whose first deal has the given hands (13 cards each).
+
+        Later deals come from ``seed`` as usual.
+        """
+        parsed = [parse_cards(h) if isinstance(h, str) else tuple(h) for h in hands]
+        if len(parsed) != NUM_SEATS or any(len(h) != HAND_SIZE for h in parsed):
+            raise ValueError("state_from_deal needs 4 hands of 13 cards")
+        if sorted(c for h in parsed for c in h) != list(STANDARD_DECK):
+            raise ValueError("the hands must hold each of the 52 cards exactly once")
+        return SpadesState(self, seed, first_hands=parsed, dealer=dealer, scores=scores, bags=bags)
+
+    def parse_action(self, text: str) -> Action:
+        words = text.strip().split()  # cards keep the case they were typed in, for the error
+        if not words:
+            raise InvalidActionError("empty action: expected look, bid <n|nil|blind_nil>, give <c1> <c2> or play <card>")
+        verb, args = words[0].lower(), words[1:]
+        try:
+            if verb == "look":
+                if args:
+                    raise InvalidActionError(f"{text!r}: look takes no argument")
+                return _LOOK
+            if verb == "bid":
+                if len(args) != 1:
+                    raise InvalidActionError(f"{text!r}: expected bid <n>, bid nil or bid blind_nil")
+                arg = args[0].lower()
+                if arg in ("nil", "0"):
+                    return _BIDS[0]
+                if arg in ("blind_nil", "blind-nil", "blindnil"):
+                    return _BLIND_NIL
+                if not arg.isdigit():
+                    raise InvalidActionError(f"{text!r}: the bid must be a number, nil or blind_nil")
+                return Bid(int(arg))
+            if verb == "give":
+                cards = parse_cards(args, jokers=False)
+                if len(cards) != EXCHANGE_SIZE or cards[0] == cards[1]:
+                    raise InvalidActionError(f"{text!r}: give needs exactly two different cards")
+                if any(c.is_joker for c in cards):
+                    raise InvalidActionError(f"{text!r}: Spades is played without jokers")
+                return Give(cards)
+            if verb == "play":
+                if len(args) != 1:
+                    raise InvalidActionError(f"{text!r}: expected play <card>, e.g. play QS")
+                card = Card.parse(args[0], jokers=False)
+                if card.is_joker:
+                    raise InvalidActionError(f"{text!r}: Spades is played without jokers")
+                return _PLAYS[card]
+        except InvalidCardError as exc:
+            raise InvalidActionError(f"{text!r}: {exc}") from None
+        raise InvalidActionError(f"{text!r}: unknown verb {verb!r} (expected look, bid, give or play)")
+
+    # ---- forward model (sdk.forward): a state from a view plus sampled hidden cards ----
+
+    def state_from_view(self, view: "SpadesView", hands: Sequence[Sequence[Card]], seed: int) -> "SpadesState":
+        """A state that shows ``view`` to ``view.seat`` and holds ``hands`` (current, per seat).
+
+        For the SDK's forward model: every public fact (phase, bids, tricks, scores, the
+        exchanges) comes from the view, the hidden ones (every seat's current hand) from
+        ``hands``, and later deals from ``seed``. The caller guarantees consistency
+        (hand sizes, no card both held and played); nothing hidden from the view is read.
+        Cards exchanged between other seats are unknown to the viewer and recorded as ().
+        """
+        if view.phase is _GAME_OVER:
+            raise ValueError("state_from_view: the game is over")
+        st = object.__new__(SpadesState)
+        st.game, st.o, st.seed = self, self.options, seed
+        st.scores = [view.sides[0].score, view.sides[1].score]
+        st.bags = [view.sides[0].bags, view.sides[1].bags]
+        st.deal_scores_before = tuple(st.scores)  # scores change only when a deal is scored
+        st.history, st.records, st._log = list(view.history), list(view.record), []
+        st.winner, st.end_reason = None, None
+        st.dealer, st.deal_no, st.phase = view.dealer, view.deal, view.phase
+        st.hands = [sort_cards(h) for h in hands]
+        played = [[] for _ in range(NUM_SEATS)]
+        for t in view.tricks:
+            for pc in t.cards:
+                played[pc.seat].append(pc.card)
+        for pc in view.trick:
+            played[pc.seat].append(pc.card)
+        st.dealt = tuple(tuple(sort_cards(list(h) + p)) for h, p in zip(hands, played))
+        st.bids = [x.bid for x in view.seats]
+        st.blind = [x.blind_nil for x in view.seats]
+        st.looked = [x.looked for x in view.seats]
+        st.tricks_won = [x.tricks_won for x in view.seats]
+        st.exchanges = [[x.giver, x.receiver, (tuple(x.cards) if x.done else None)] for x in view.exchanges]
+        st.exchange_step = sum(1 for x in view.exchanges if x.done)
+        givers = {x.giver for x in view.exchanges[: st.exchange_step + 1]} if view.phase is _EXCHANGE else set()
+        st.sees = [
+            (s == view.seat and view.hand_visible) or (s != view.seat and (
+                st.looked[s] or view.phase is _PLAY or s in givers))
+            for s in range(NUM_SEATS)
+        ]
+        st.trick = [(pc.seat, pc.card) for pc in view.trick]
+        st.tricks = list(view.tricks)
+        st.spades_broken = view.spades_broken
+        st.leader = view.leader
+        st.to_act = view.to_act
+        st._view_cache = None
+        st._exchange_views = None
+        return st

@@ -1,0 +1,45 @@
+"""What "a registered game is complete" means, for every side: its engine line and
+platform facts (``cardarena.games``), its SDK line (``sdk.games``: an encoder and a
+forward model), its pages line (``arbiter.present.games``: board, table, entry). Used by
+test_registrations.py for every game and by the test-only game's tests."""
+
+from __future__ import annotations
+
+import random
+
+from arbiter.present.boards import board
+from arbiter.present.games import PAGES, page_part
+from arbiter.present.table import render_table, table_model
+from cardarena.games import Platform, facts, game_class, get_game
+from sdk.encoding import encoder_for_game
+from sdk.forward import knowledge, sample_states
+from sdk.games import SDK_GAMES
+
+
+def check_complete(name: str) -> None:
+    """Every registry has ``name``, and each of its parts works on a seeded game."""
+    cls = game_class(name)
+    assert isinstance(cls.platform, Platform), f"{name}: no platform facts"
+    lo, hi = cls.platform.seats
+    game = get_game(name, facts("smoke_options")[name])  # the smoke options are valid options
+    assert lo <= game.num_seats <= hi, f"{name}: {game.num_seats} seats outside its declared {lo}..{hi}"
+    assert facts("value_units")[name] and facts("value_margin")[name] > 0 and facts("value_reference")[name]
+    bounds = game.margin_bounds()
+    assert bounds is None or bounds[0] < bounds[1]
+    assert name in SDK_GAMES, f"{name}: no line in sdk.games"
+    assert name in PAGES, f"{name}: no line in arbiter.present.games"
+    enc = encoder_for_game(game)
+    state = game.new_initial_state(3)
+    rng = random.Random(3)
+    for _ in range(3):  # a few steps in, so the parts see a game under way
+        state.apply(rng.choice(state.legal_actions()))
+    seat = state.current_seat
+    view = state.view(seat)
+    assert len(enc.encode(view)) == enc.size and sum(enc.mask(state.legal_actions())) == len(state.legal_actions())
+    assert knowledge(game, view).unseen
+    assert all(s.view(seat) == view for s in sample_states(game, view, 2, rng))
+    for part in ("board", "table", "entry"):
+        assert page_part(name, part) is not None, f"{name}: no {part} in its pages"
+    assert board(name, view, [f"b{s}" for s in range(game.num_seats)])
+    model = table_model(name, view, [f"b{s}" for s in range(game.num_seats)], me=seat, legal=state.legal_actions())
+    assert model.game == name and str(render_table(model)).startswith("<div id=\"board\"")
