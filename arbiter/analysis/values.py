@@ -11,7 +11,8 @@ the way a determinizing search values it:
 
    * Spades: the ``dds`` bot's determinized double-dummy values (``bots/spades_dds.py``):
      DDS trick counts scored by Spades' rules (contracts, bags, failed nils), the bidding
-     finished by the heuristic, a deal with a live nil played out by the heuristic;
+     finished by the heuristic, a live nil's fate solved double dummy (``bots/spades_nil.py``;
+     played out by the heuristic where that search exceeds its budget);
      units: points of the seat's side minus the other side's (totals) at the end of the deal;
    * Spot: the ``search`` bot's rollout: the action, then the heuristic for every seat to
      the end of the hand; units: the seat's money then;
@@ -20,7 +21,8 @@ the way a determinizing search values it:
 3. every candidate is valued on the same sampled states with the same seeds (common random
    numbers), so the *difference* between two actions carries no luck of the deal.
 
-**Adaptive, with a verdict.** States are drawn in batches of ``BATCH``. After each batch,
+**Adaptive, with a verdict.** States are drawn in batches of ``BATCH``. After each batch
+from ``MIN_SAMPLES`` on,
 for every other candidate ``a`` the paired differences ``value(a) - value(chosen)`` give a
 mean gain and its standard error; with ``q`` the two-sided 95% quantile corrected for the
 number of candidates compared (Bonferroni) and for few samples (Student's t), the decision is
@@ -63,8 +65,12 @@ __all__ = ["ActionValue", "DecisionValue", "Valuer", "analyse", "value_of", "UNI
 
 DEFAULT_SAMPLES = 64
 DEFAULT_MAX_ACTIONS = 12
-#: States drawn per batch; a verdict needs at least one batch.
+#: States drawn per batch.
 BATCH = 8
+#: The fewest states behind any verdict (two batches): a difference seen on 8 deals only
+#: (often the same on all 8 at Spades, where most deals do not tell two cards apart) is too
+#: often luck of the draw; under two seeds such early verdicts were the ones that moved.
+MIN_SAMPLES = 16
 
 #: What a value counts, per game (the reference evaluator's horizon and value).
 UNITS = {
@@ -223,6 +229,8 @@ class Valuer:
                 for i, x in enumerate(self.reference.action_values(world, self.seat, cands, seed)):
                     per[i].append(float(x))
             n += k
+            if n < min(MIN_SAMPLES, self.samples):
+                continue
             verdict = self._verdict(per, cands.index(anchor))
             if verdict != "unsure":
                 break
