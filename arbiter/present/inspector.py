@@ -10,8 +10,11 @@ transport), a chart of the chosen action's value through the match, and the bot'
 when ``cardarena.disclosure.notes_visible`` lets a reader stepping as that seat see it.
 Left/right arrows (or j/k) step; the script carries the response's CSP nonce.
 
-The web server reads the store read-only: an analysis not stored yet is not computed here;
-the page says so and gives the command that stores it (``arbiter analyse MATCH --seat S``).
+The web server reads the store read-only. A seat with no stored analysis gets a button
+(a POST to the same address: ``start_analysis``) that computes one in a writer thread with
+its own writable store (``arbiter.analysis.jobs``); the page then shows its progress
+(reloading itself every ``REFRESH_SECONDS``) and, once stored, the analysis as usual. The
+page also gives the command that stores it (``arbiter analyse MATCH --seat S``).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from arbiter.analysis import jobs
 from arbiter.analysis.reask import DecisionPoint, decisions
 from arbiter.analysis.stored import Analysed, costliest, from_json
 from arbiter.analysis.values import UNITS
@@ -35,7 +39,10 @@ from cardarena import disclosure
 from cardarena.records import MatchRecord
 from cardarena.replay import ReplayError
 
-__all__ = ["InspectError", "costliest_html", "inspect_page", "inspect_url"]
+__all__ = ["InspectError", "costliest_html", "inspect_page", "inspect_url", "is_inspect_path", "start_analysis"]
+
+#: While an analysis job runs, its page reloads itself this often (a meta refresh: no script).
+REFRESH_SECONDS = 2
 
 
 class InspectError(Exception):
@@ -113,6 +120,7 @@ def chart_svg(rows: list[Analysed], current: int, width: int = 560, height: int 
 _env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
 _PAGE = _env.from_string("""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+{% if job and not job.finished %}<meta http-equiv="refresh" content="{{ refresh }}">{% endif %}
 <title>Inspect seat {{ seat }} · {{ r.match_id }} · Card Arena</title>
 <style>
 body { margin:0; font:15px/1.45 system-ui, sans-serif; color:#1d2330; background:#f8f9fb; }
@@ -149,8 +157,14 @@ Values in {{ units }}. <a href="{{ replay_url }}">The replay</a>.</p>
 <span>decision <strong id="decision">{{ p.number }}</strong> of <span id="decisions">{{ points|length }}</span> (step {{ p.step }})</span>
 {% if p.number < points|length %}<a id="next" href="{{ url(seat, p.number + 1) }}" rel="next">next ▶</a>{% else %}<span class="off">next ▶</span>{% endif %}
 <span class="muted small">← → or j k</span></div>
-{% if not rows %}<p id="no-analysis" class="error">No analysis of seat {{ seat }} is stored for this match. Store one with
-<code>arbiter analyse {{ r.match_id }} --seat {{ seat }} --db {{ db }}</code>, then reload.</p>
+{% if not rows %}{% if job and not job.finished %}<p id="analysing" class="small">Analysing seat {{ seat }}: <strong id="progress">{{ job.done }}</strong> of {{ job.total }} decisions valued
+<progress max="{{ job.total or 1 }}" value="{{ job.done }}"></progress> <span class="muted">(this page reloads every {{ refresh }} s)</span></p>
+{% else %}<div id="no-analysis" class="error">{% if job and job.error %}<p id="analysis-error">The analysis stopped: {{ job.error }}</p>{% endif %}
+<p>No analysis of seat {{ seat }} is stored for this match.</p>
+{% if can_start %}<form method="post" action="{{ url(seat, p.number) }}"><button id="analyse" type="submit">Analyse seat {{ seat }} now</button>
+<span class="muted small">(computed here in the background, then stored; or store one with
+<code>arbiter analyse {{ r.match_id }} --seat {{ seat }} --db {{ db }}</code>)</span></form>
+{% else %}<p>Store one with <code>arbiter analyse {{ r.match_id }} --seat {{ seat }} --db {{ db }}</code>, then reload.</p>{% endif %}</div>{% endif %}
 {% else %}<p class="small muted" id="analysis-settings">Analysis: {{ settings }}{% if mistakes %} · <span class="pill mistake">{{ mistakes }} mistake{{ '' if mistakes == 1 else 's' }}</span>{% endif %}</p>
 {{ chart }}{% endif %}
 <div class="layout"><div>
@@ -209,6 +223,10 @@ def inspect_page(store: Store, match_id: str, query: dict[str, list[str]], nonce
             rows = from_json(stored.rows_json)
         except ValueError:
             rows = []
+    job = jobs.JOBS.get(store.path, match_id, seat)
+    if rows and job is not None:
+        jobs.JOBS.forget(store.path, match_id, seat)
+        job = None
     a = next((r for r in rows if p is not None and r.number == p.number), None)
     act = record.actions[p.step] if p is not None and p.step < len(record.actions) else None
     note = act.note if act is not None and disclosure.notes_visible(seat, seat, False) else None
@@ -222,12 +240,48 @@ def inspect_page(store: Store, match_id: str, query: dict[str, list[str]], nonce
 
     return _PAGE.render(
         r=record, seat=seat, p=p, points=points, error=error, rows=rows, a=a, note=note, felt=felt, url=url,
+        job=job, refresh=REFRESH_SECONDS, can_start=jobs.JOBS.samples > 0,
         bot_us=act.bot_us if act is not None else None, units=UNITS.get(record.game, "points"),
         settings=stored.settings.replace(";", ", ") if stored else "", mistakes=sum(r.mistake for r in rows),
         chart=chart_svg(rows, p.number if p else 0), table_style=Markup(TABLE_STYLE), nonce=nonce, db=store.path,
         replay_url=f"/m/{urllib.parse.quote(match_id)}?view=seat{seat}",
         ci=lambda se: f"{1.96 * se:.1f}" if math.isfinite(se) else "∞",
     )
+
+
+def is_inspect_path(path: str) -> bool:
+    """Whether ``path`` is an inspector page's (``/m/MATCH/inspect``)."""
+    parts = [p for p in urllib.parse.urlsplit(path).path.split("/") if p]
+    return len(parts) == 3 and parts[0] == "m" and parts[2] == "inspect"
+
+
+def start_analysis(store: Store, match_id: str, query: dict[str, list[str]]) -> str:
+    """Start computing ``seat``'s analysis of ``match_id`` in the background (the POST of
+    the page's button): the page's address to go back to. InspectError as the page's own,
+    and 429 while another analysis runs."""
+    try:
+        row = store.match(match_id)
+        store.disclosure_of(row).require_match(match_id)
+    except StoreError as exc:
+        raise InspectError(404, str(exc)) from None
+    except disclosure.Withheld as exc:
+        raise InspectError(403, str(exc)) from None
+    seat = _seat(query)
+    if not 0 <= seat < len(row.seats):
+        raise InspectError(400, f"seat {seat}: match {match_id!r} has seats 0 to {len(row.seats) - 1}")
+    try:
+        _, points, _ = _points(str(store.path), match_id, seat, _stamp(store.path))
+    except StoreError as exc:
+        raise InspectError(500, str(exc)) from None
+    if load_analysis(store, match_id, seat) is None:
+        try:
+            jobs.JOBS.start(store.path, match_id, seat, len(points))
+        except jobs.Busy as exc:
+            raise InspectError(429, f"{exc}; try again when it ends") from None
+        except jobs.Off as exc:
+            raise InspectError(403, str(exc)) from None
+    raw = (query.get("d") or [""])[0]
+    return inspect_url(match_id, seat, int(raw) if raw.isdigit() else None)
 
 
 def _stamp(path: Path) -> tuple[int, ...]:

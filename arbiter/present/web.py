@@ -1099,6 +1099,8 @@ class _Site:
         _NONCE.set(nonce)
         if _is_seat_path(req.path):
             return play.handle(req, _env, self.tables, nonce, self.verbose)
+        if req.method == "POST" and inspector.is_inspect_path(req.path):
+            return self._start_analysis(req)
         if req.method not in ("GET", "HEAD"):
             return 405, "text/html; charset=utf-8", error_page(405, f"no page takes a {req.method} at {req.path[:80]!r}"), []
         try:
@@ -1112,6 +1114,27 @@ class _Site:
                       str(exc)[:200], exc_info=self.verbose)
             status, ctype, body = 500, "text/html; charset=utf-8", error_page(500, "internal error (see the server log)")
         return status, ctype, body, []
+
+    def _start_analysis(self, req: play.Request) -> tuple[int, str, str, list[tuple[str, str]]]:
+        """The inspector's "analyse now" (``inspector.start_analysis``): a writer job, then
+        back to the page (303), which shows its progress."""
+        html = "text/html; charset=utf-8"
+        try:
+            play._same_origin(req)
+            url = urllib.parse.urlsplit(req.path)
+            match_id = urllib.parse.unquote(url.path.split("/")[2])
+            store = open_read_only(self.db)
+            try:
+                to = inspector.start_analysis(store, match_id, urllib.parse.parse_qs(url.query))
+            finally:
+                store.close()
+        except play.TableError as exc:
+            return exc.status, html, error_page(exc.status, str(exc)), []
+        except inspector.InspectError as exc:
+            return exc.status, html, error_page(exc.status, str(exc)), []
+        except READ_ERRORS as exc:
+            return 503, html, error_page(503, f"the store cannot be read: {exc}"), []
+        return 303, html, error_page(303, f"analysis started: {to}"), [("Location", to)]
 
     async def endpoint(self, request: Request) -> Response:
         try:
