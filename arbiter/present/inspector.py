@@ -313,12 +313,13 @@ _COSTLY = _env.from_string("""<h2>Costliest decisions</h2>
 <p class="muted small">From {{ n }} analysed match{{ '' if n == 1 else 'es' }}; mistakes first, then by loss.</p>{% endif %}""")
 
 
-def costliest_html(store: Store, players: list[str], top: int = 5) -> Markup:
+def costliest_html(store: Store, players: list[str], top: int = 5, within: set[str] | None = None) -> Markup:
     """A bot's page's list of its costliest analysed decisions (``players``: the names it
-    sat under, one per version), each a link into the inspector."""
+    sat under, one per version; ``within``: only these matches, a tournament's), each a
+    link into the inspector."""
     found, n = [], 0
     for p in players:
-        f, k = costliest(store, p, top)
+        f, k = costliest(store, p, top, within=within)
         found += f
         n += k
     found.sort(key=lambda c: (not c.row.mistake, -c.row.loss, c.match_id, c.row.number))
