@@ -37,7 +37,7 @@ from arbiter.store.analyses import load_analysis
 from arbiter.store.db import Store, StoreError
 from cardarena import disclosure
 from cardarena.records import MatchRecord
-from cardarena.replay import ReplayError
+from cardarena.replay import ReplayError, ReplayStep, step_record
 
 __all__ = ["InspectError", "costliest_html", "inspect_page", "inspect_url", "is_inspect_path", "start_analysis"]
 
@@ -74,6 +74,24 @@ def _points(path: str, match_id: str, seat: int, stamp: tuple[int, ...]) -> tupl
     except ReplayError as exc:
         error = str(exc)
     return record, tuple(points), error
+
+
+@functools.lru_cache(maxsize=16)
+def _spectator_steps(path: str, match_id: str, stamp: tuple[int, ...]) -> tuple[MatchRecord, tuple[ReplayStep, ...], str]:
+    """The record and every step of it as a spectator sees it (``step_record`` with no
+    seat: the one disclosure of the replay), replayed once per store state."""
+    store = Store(Path(path), read_only=True)
+    try:
+        record, _ = store.read_match(match_id)
+    finally:
+        store.close()
+    steps: list[ReplayStep] = []
+    error = ""
+    try:
+        steps.extend(step_record(record, None))
+    except ReplayError as exc:
+        error = str(exc)
+    return record, tuple(steps), error
 
 
 def chart_svg(rows: list[Analysed], current: int, width: int = 560, height: int = 150) -> Markup:
@@ -149,7 +167,7 @@ code { background:#f1f3f7; padding:1px 4px; }
 <h1>{{ r.game }} · match {{ r.match_id }} · seat {{ seat }} ({{ r.seat_names[seat] }})</h1>
 <p class="muted small">Every decision of seat {{ seat }} as it saw it: its own view, never another seat's hidden cards.
 Values in {{ units }}. <a href="{{ replay_url }}">The replay</a>.</p>
-<div class="nav" id="seats">as seat: {% for s in range(r.seat_names|length) %}<a href="{{ url(s, None) }}" class="{{ 'on' if s == seat else '' }}">{{ s }}</a>{% endfor %}</div>
+<div class="nav" id="seats">as: <a href="{{ spectator_url }}">spectator</a>{% for s in range(r.seat_names|length) %}<a href="{{ url(s, None) }}" class="{{ 'on' if s == seat else '' }}">seat {{ s }}</a>{% endfor %}</div>
 {% if error %}<p class="error" id="replay-error">The record stops replaying: {{ error }}</p>{% endif %}
 {% if not points %}<p id="no-decisions">Seat {{ seat }} had no decision in this match.</p>{% else %}
 <div class="nav" id="stepnav">
@@ -193,6 +211,88 @@ document.addEventListener("keydown", function (e) {
 """)
 
 
+_SPECTATOR = _env.from_string("""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Inspect as a spectator · {{ r.match_id }} · Card Arena</title>
+<style>
+body { margin:0; font:15px/1.45 system-ui, sans-serif; color:#1d2330; background:#f8f9fb; }
+header { background:#1d2330; color:#fff; padding:10px 24px; } header a { color:#fff; font-weight:600; text-decoration:none; }
+header .crumbs a { color:#c9d3ff; font-weight:400; }
+main { max-width:1180px; margin:0 auto; padding:18px 24px 48px; }
+h1 { font-size:22px; margin:8px 0 4px; } h2 { font-size:17px; margin:20px 0 8px; } .muted { color:#667085; } .small { font-size:13px; }
+.nav { display:flex; gap:8px; align-items:center; margin:10px 0; flex-wrap:wrap; }
+.nav a, .nav span.off { padding:4px 10px; border:1px solid #e4e7ec; border-radius:5px; background:#fff; text-decoration:none; color:#2f5bd3; }
+.nav span.off { color:#b0b6c0; } .nav a.on { background:#2f5bd3; color:#fff; }
+.layout { display:grid; grid-template-columns:minmax(0,1fr) 320px; gap:18px; }
+.events { color:#175cd3; padding-left:18px; } .error { background:#fef3f2; border:1px solid #fecdca; padding:8px 12px; }
+@media (max-width:760px) { .layout { grid-template-columns:1fr; } }
+</style>{{ table_style }}</head>
+<body><header><a href="/">Card Arena</a> <span class="crumbs">/ <a href="{{ replay_url }}">{{ r.match_id }}</a> / inspect as a spectator</span></header>
+<main>
+<h1>{{ r.game }} · match {{ r.match_id }} · as a spectator</h1>
+<p class="muted small">Every decision of the match as a spectator saw it: no seat's hidden cards, no seat's analysis or
+notes (they come from a seat's own view: step as that seat to see them). <a href="{{ replay_url }}">The replay</a>.</p>
+<div class="nav" id="seats">as: <a class="on" href="{{ url(None, None) }}">spectator</a>{% for s in range(r.seat_names|length) %}<a href="{{ url(s, None) }}">seat {{ s }}</a>{% endfor %}</div>
+{% if error %}<p class="error" id="replay-error">The record stops replaying: {{ error }}</p>{% endif %}
+{% if not n %}<p id="no-decisions">No decision was played in this match.</p>{% else %}
+<div class="nav" id="stepnav">
+{% if d > 1 %}<a id="prev" href="{{ url(None, d - 1) }}" rel="prev">◀ prev</a>{% else %}<span class="off">◀ prev</span>{% endif %}
+<span>decision <strong id="decision">{{ d }}</strong> of <span id="decisions">{{ n }}</span></span>
+{% if d < n %}<a id="next" href="{{ url(None, d + 1) }}" rel="next">next ▶</a>{% else %}<span class="off">next ▶</span>{% endif %}
+<span class="muted small">← → or j k</span></div>
+<div class="layout"><div>
+{% if before.events %}<ul class="events" id="events">{% for e in before.events %}<li>{{ e.text }}</li>{% endfor %}</ul>{% endif %}
+{{ felt }}
+</div><div>
+<h2>Decision {{ d }}: seat {{ after.seat }} ({{ r.seat_names[after.seat] }})</h2>
+<p>played <strong id="played">{{ after.action }}</strong>{% if after.forced %} <span class="muted">(by the arbiter: {{ after.forced }})</span>{% endif %}</p>
+<p class="small" id="think">think time: {{ after.ms }} ms at the arbiter</p>
+<p class="small"><a id="as-seat" href="{{ seat_url }}">this decision as seat {{ after.seat }} saw it</a></p>
+</div></div>{% endif %}
+</main>
+<script nonce="{{ nonce }}">
+document.addEventListener("keydown", function (e) {
+  var id = {ArrowLeft: "prev", ArrowRight: "next", k: "prev", j: "next"}[e.key];
+  var a = id && document.getElementById(id);
+  if (a) { window.location = a.href; }
+});
+</script></body></html>
+""")
+
+
+def _spectator_page(store: Store, match_id: str, query: dict[str, list[str]], nonce: str) -> str:
+    """The spectator's inspector: every decision of the match, the board as a spectator saw
+    it before the decision (``step_record`` with no seat), the action as a spectator was
+    told it; no values, verdicts or notes (those come from the acting seat's own view)."""
+    try:
+        record, steps, error = _spectator_steps(str(store.path), match_id, _stamp(store.path))
+    except StoreError as exc:
+        raise InspectError(500, str(exc)) from None
+    n = max(0, len(steps) - 1)
+    raw = (query.get("d") or ["1"])[0]
+    if n and not (raw.isdigit() and 1 <= int(raw) <= n):
+        raise InspectError(400, f"d must be a decision of the match from 1 to {n}, got {raw[:20]!r}")
+    d = int(raw) if n else 0
+    before, after = (steps[d - 1], steps[d]) if n else (None, None)
+    felt = Markup("")
+    seat_url = ""
+    if before is not None:
+        model = table_model(record.game, before.view, record.seat_names, me=None, options=dict(record.options))
+        felt = render_table(model, interactive=False)
+        mine = [i for i, a in enumerate(record.actions[: d]) if a.seat == after.seat]
+        seat_url = inspect_url(match_id, after.seat, len(mine))
+
+    def url(s: int | None, k: int | None) -> str:
+        if s is None:
+            q = {"seat": "spectator"} | ({"d": k} if k is not None else {})
+            return f"/m/{urllib.parse.quote(match_id)}/inspect?" + urllib.parse.urlencode(q)
+        return inspect_url(match_id, s, k)
+
+    return _SPECTATOR.render(r=record, d=d, n=n, before=before, after=after, felt=felt, url=url, error=error,
+                             seat_url=seat_url, table_style=Markup(TABLE_STYLE), nonce=nonce,
+                             replay_url=f"/m/{urllib.parse.quote(match_id)}?view=spectator")
+
+
 def inspect_page(store: Store, match_id: str, query: dict[str, list[str]], nonce: str) -> str:
     """The inspector page (``query``: ``seat``, ``d`` the decision from 1). InspectError
     for no such match (404), a bad query (400), a withheld match (403)."""
@@ -203,6 +303,8 @@ def inspect_page(store: Store, match_id: str, query: dict[str, list[str]], nonce
         raise InspectError(404, str(exc)) from None
     except disclosure.Withheld as exc:
         raise InspectError(403, str(exc)) from None
+    if (query.get("seat") or [""])[0] == "spectator":
+        return _spectator_page(store, match_id, query, nonce)
     seat = _seat(query)
     if not 0 <= seat < len(row.seats):
         raise InspectError(400, f"seat {seat}: match {match_id!r} has seats 0 to {len(row.seats) - 1}")
@@ -241,6 +343,7 @@ def inspect_page(store: Store, match_id: str, query: dict[str, list[str]], nonce
     return _PAGE.render(
         r=record, seat=seat, p=p, points=points, error=error, rows=rows, a=a, note=note, felt=felt, url=url,
         job=job, refresh=REFRESH_SECONDS, can_start=jobs.JOBS.samples > 0,
+        spectator_url=f"/m/{urllib.parse.quote(match_id)}/inspect?seat=spectator",
         bot_us=act.bot_us if act is not None else None, units=UNITS.get(record.game, "points"),
         settings=stored.settings.replace(";", ", ") if stored else "", mistakes=sum(r.mistake for r in rows),
         chart=chart_svg(rows, p.number if p else 0), table_style=Markup(TABLE_STYLE), nonce=nonce, db=store.path,
@@ -299,7 +402,7 @@ def _stamp(path: Path) -> tuple[int, ...]:
 def _seat(query: dict[str, list[str]]) -> int:
     raw = (query.get("seat") or ["0"])[0]
     if not raw.isdigit():
-        raise InspectError(400, f"seat must be a seat number, got {raw[:20]!r}")
+        raise InspectError(400, f"seat must be a seat number or spectator, got {raw[:20]!r}")
     return int(raw)
 
 

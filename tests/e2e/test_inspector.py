@@ -102,6 +102,29 @@ def test_the_inspector_never_shows_a_card_hidden_from_its_seat(site):
     assert _get(f"{url}m/no-such/inspect?seat=0")[0] == 404
 
 
+def test_the_spectator_mode_shows_what_a_spectator_saw(site):
+    """``seat=spectator``: every decision of the match, no card still in a hand on any page,
+    no value, verdict or note (they come from a seat's own view); each links to the
+    decision as its seat saw it."""
+    url, _, record, _ = site
+    full = {s.index: s for s in step_record(record, None, True)}
+    n = len(record.actions)
+    for d in range(1, n + 1):
+        status, page = _get(f"{url}m/{record.match_id}/inspect?seat=spectator&d={d}")
+        assert status == 200, page
+        held = {str(c) for v in full[d].seat_views for c in v.hand}  # still in a hand after decision d
+        assert not _shown(page) & held, (d, _shown(page) & held)
+        assert 'id="values"' not in page and 'id="verdict"' not in page and NOTE not in page
+        actor = record.actions[d - 1].seat
+        k = sum(1 for a in record.actions[:d] if a.seat == actor)
+        assert f'/m/{record.match_id}/inspect?seat={actor}&amp;d={k}"' in page
+    # the check can fail: the seat's own page at that decision shows its hand
+    _, own = _get(f"{url}m/{record.match_id}/inspect?seat=1&d=3")
+    assert _shown(own) & {str(c) for c in full[[i for i, a in enumerate(record.actions) if a.seat == 1][2]].seat_views[1].hand}
+    got, page = _get(f"{url}m/{record.match_id}/inspect?seat=spectator&d={n + 1}")
+    assert got == 400 and "d must be a decision of the match" in page
+
+
 def test_the_inspector_steps_through_a_spades_match_with_the_keyboard(site):
     url, _, record, rows = site
     n = len(list(decisions(record, ANALYSED)))
