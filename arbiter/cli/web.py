@@ -98,6 +98,12 @@ def web(
     standing = _run(_standing, arbiter, arbiter_credentials, arbiter_tls_ca) if arbiter or arbiter_credentials else None
 
     def listen():
+        # Each game's engine is imported on first use (a quarter of a second for Spades): here,
+        # not in the first request of a page that replays a match (the inspector's, a replay).
+        from cardarena.games import GAMES, game_class
+
+        for name in GAMES:
+            game_class(name)
         try:
             return make_server(db, host, port, play_limit=play_limit, play_per_client=play_per_client, play_clock=play_clock,
                                play_arbiter=standing,
