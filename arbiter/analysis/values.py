@@ -22,17 +22,22 @@ the way a determinizing search values it:
    numbers), so the *difference* between two actions carries no luck of the deal.
 
 **Adaptive, with a verdict.** States are drawn in batches of ``BATCH``. After each batch
-from ``MIN_SAMPLES`` on,
-for every other candidate ``a`` the paired differences ``value(a) - value(chosen)`` give a
-mean gain and its standard error; with ``q`` the two-sided 95% quantile corrected for the
-number of candidates compared (Bonferroni) and for few samples (Student's t), the decision is
+from ``MIN_SAMPLES`` on, for every other candidate ``a`` the paired differences
+``value(a) - value(chosen)`` give a mean gain and its standard error; with ``q`` the
+two-sided 95% quantile for few samples (Student's t) and for the candidates compared (half
+the 5% to the reference policy's action, named before any sample; half shared by the others,
+Bonferroni), a look says
 
 * a **mistake** when some candidate's gain has its lower bound above the game's materiality
   ``MARGIN`` (Spades 5 points, Spot 2 units, Spite and Malice 0.5 pay-off cards): the chosen
   action costs at least that much, with 95% confidence;
 * **fine** ("not a mistake") when every candidate's gain has its upper bound below
   ``MARGIN``: nothing available was materially better;
-* **unsure** when the budget (``samples`` states) ends before either is clear.
+* **unsure** otherwise.
+
+A verdict stands when two looks in a row give it (a single batch that happens to look
+decisive does not decide; a budget of ``MIN_SAMPLES`` or fewer allows one look); the
+decision is **unsure** when the budget (``samples`` states) ends before one stands.
 
 The **loss** shown is the largest mean gain of another candidate (0 if none gains), with
 its standard error. Seeded and bounded: the states and seeds of a decision are drawn from
@@ -205,7 +210,9 @@ class Valuer:
     def candidates(self, view: Any, legal: Sequence[Action], chosen: Action | None, rng: random.Random) -> list[Action]:
         """The actions valued: the chosen one, the reference policy's, then the others in
         their legal order, at most ``max_actions``."""
-        first = [a for a in (chosen, self.reference.policy(view, list(legal), rng)) if a is not None and a in legal]
+        ref = self.reference.policy(view, list(legal), rng)
+        self._reference_action = ref if ref in legal else None
+        first = [a for a in (chosen, ref) if a is not None and a in legal]
         out = list(dict.fromkeys(first + list(legal)))
         return out[: self.max_actions]
 
@@ -220,7 +227,9 @@ class Valuer:
         cands = self.candidates(view, legal, chosen, rng)
         anchor = chosen if chosen in cands else cands[0]
         per: list[list[float]] = [[] for _ in cands]
+        ref = cands.index(self._reference_action) if self._reference_action in cands else None
         verdict = "unsure"
+        before = ""  # the verdict at the previous look
         n = 0
         while n < self.samples:
             k = min(BATCH, self.samples - n)
@@ -231,7 +240,11 @@ class Valuer:
             n += k
             if n < min(MIN_SAMPLES, self.samples):
                 continue
-            verdict = self._verdict(per, cands.index(anchor))
+            now = self._verdict(per, cands.index(anchor), ref)
+            # A verdict stands once two looks in a row give it (or the budget allows one look):
+            # a lucky batch alone does not decide.
+            verdict = now if now == before or self.samples <= min(MIN_SAMPLES, self.samples) else "unsure"
+            before = now
             if verdict != "unsure":
                 break
         a = cands.index(anchor)
@@ -241,15 +254,19 @@ class Valuer:
             vals.append(ActionValue(str(c), *_mean_se(xs), len(xs), g, gse))
         return tuple(sorted(vals, key=lambda v: -v.mean)), verdict, n
 
-    def _verdict(self, per: list[list[float]], a: int) -> str:
-        """"mistake", "fine" or "unsure" from the samples so far (module docstring)."""
+    def _verdict(self, per: list[list[float]], a: int, ref: int | None = None) -> str:
+        """"mistake", "fine" or "unsure" from the samples so far (module docstring). The
+        error rate is split: half to the reference policy's action ``ref`` (the comparison
+        named before any sample), half shared by the others (Bonferroni)."""
         n = len(per[a])
         others = [i for i in range(len(per)) if i != a]
-        q = quantile(n, len(others))
+        split = ref is not None and ref != a and len(others) > 1
+        q = quantile(n, 2 * (len(others) - 1) if split else len(others))
+        q_ref = quantile(n, 2) if split else q
         fine = True
         for i in others:
             g, se = _mean_se([x - y for x, y in zip(per[i], per[a])])
-            half = 0.0 if se == 0.0 else q * se
+            half = 0.0 if se == 0.0 else (q_ref if i == ref else q) * se
             if g - half > self.margin:
                 return "mistake"
             if not g + half < self.margin:
