@@ -17,7 +17,8 @@ the way a determinizing search values it:
    * Spot: the ``search`` bot's rollout: the action, then the heuristic for every seat to
      the end of the hand; units: the seat's money then;
    * Spite and Malice: the ``search`` bot's rollout to the seat's next turn; units: pay-off
-     cards ahead (a bonus for a reachable pay-off card, ±30 for a finished game);
+     cards ahead then (±30 for a finished game; no bonus for a merely reachable pay-off
+     card: ``REFERENCE_SETTINGS``);
 3. every candidate is valued on the same sampled states with the same seeds (common random
    numbers), so the *difference* between two actions carries no luck of the deal.
 
@@ -81,7 +82,7 @@ MIN_SAMPLES = 16
 UNITS = {
     "spades": "points of the seat's side minus the other side's, at the end of the deal",
     "spot": "the seat's money at the end of the hand",
-    "spite-and-malice": "pay-off cards ahead of the others at the seat's next turn",
+    "spite-and-malice": "pay-off cards ahead of the others at the seat's next turn (before it plays)",
 }
 
 #: The smallest loss that counts as a mistake, per game, in its units.
@@ -89,6 +90,12 @@ MARGIN = {"spades": 5.0, "spot": 2.0, "spite-and-malice": 0.5}
 
 #: The reference evaluator per game: a bundled bot with ``action_values``/``state_value``.
 REFERENCE = {"spades": "dds", "spot": "search", "spite-and-malice": "search"}
+
+#: Settings of a reference evaluator for the analysis, per game (attributes of the bot).
+#: Spite and Malice: no bonus for a pay-off card merely reachable at the horizon (the search
+#: bot plays with 1.0): with it, a playable pay-off card held back and still reachable next
+#: turn was worth nearly as much as one played, and the planted blunder went unmarked.
+REFERENCE_SETTINGS: dict[str, dict[str, Any]] = {"spite-and-malice": {"chain_bonus": 0.0}}
 
 #: The verdicts of a valued decision.
 VERDICTS = ("mistake", "fine", "unsure")
@@ -308,6 +315,8 @@ def _reference(game: str, record: MatchRecord, seat: int) -> Any:
     ref = SeatDriver(load_bot(name), match_info(record, seat, 0, 0)).bot
     if name == "dds" and not ref.solver:  # no DDS solver installed: the heuristic's rollouts
         ref = SeatDriver(load_bot("search"), match_info(record, seat, 0, 0)).bot
+    for k, v in REFERENCE_SETTINGS.get(game, {}).items():
+        setattr(ref, k, v)
     return ref
 
 
