@@ -155,8 +155,7 @@ class _Search:
         spades = mine & _SUIT_MASK[_SPADE]
         if spades:
             others = (hands[0] | hands[1] | hands[2] | hands[3]) & ~mine & _SUIT_MASK[_SPADE]
-            if not others or spades.bit_length() > 0 and max(_POWER[c] for c in _cards(spades)) > max(
-                    (_POWER[c] for c in _cards(others)), default=0):
+            if not others or max(_POWER[c] for c in _cards(spades)) > max(_POWER[c] for c in _cards(others)):
                 return True
             return None
         # No spade, never to lead: every card below all the others' cards of its suit ducks.
