@@ -98,6 +98,9 @@ class SearchBot(Bot):
         self.simulations = simulations
         self.worlds = worlds
         self.max_ms = max_ms
+        #: Spite and Malice: the value of a pay-off card reachable at the horizon
+        #: (``spite_malice_search.CHAIN_BONUS``; the arbiter's analysis values it lower).
+        self.chain_bonus = _sm.CHAIN_BONUS
         self.last = SearchStats()
 
     def on_match_start(self, info: MatchInfo) -> None:
@@ -249,7 +252,7 @@ class SearchBot(Bot):
             if st.is_terminal:
                 break
         name = self.game.name
-        horizon = _sm.Horizon(seat, start) if name == "spite-and-malice" else None
+        horizon = _sm.Horizon(seat, start, self.chain_bonus) if name == "spite-and-malice" else None
         while not st.is_terminal:
             actor = st.current_seat
             v = st.view(actor)

@@ -19,9 +19,13 @@ numbers: their differences carry no luck of the deal). How a deal values the act
   candidate bid.
 * **Nil** (Spades' rule bridge lacks): while a nil or blind nil of either side is still
   alive (its bidder has taken no trick yet), the trick count says nothing about whether
-  the nil bidder can duck every trick; the deal is then played to its end by the heuristic
-  from each candidate (which ducks as a nil bidder and covers a nil partner), and that
-  deal's score is the value.
+  the nil bidder can duck every trick. Its fate is then solved double dummy too, by
+  ``bots/spades_nil.py`` (a search of the nil bidder and its partner ducking and covering
+  against the opponents forcing, Spades' rules included): a nil that perfect play forces
+  takes one of its side's tricks, a nil that survives takes none, and the DDS trick count
+  is scored with that. Where that search would exceed its budget (long hands early in the
+  deal, beyond a certain end it sees at once) the deal is played out by the heuristic
+  (which ducks as a nil bidder and covers a nil partner) and that deal's score is the value.
 * **Spades broken** (the other rule bridge lacks): the candidates at the seat's decision
   are only its legal actions, so the seat itself never leads an unbroken spade; deeper in
   the solver's play a spade may be led before spades are broken, as in bridge. This is the
@@ -39,6 +43,7 @@ from typing import Any, Sequence
 
 from bots import spades_heuristic
 from sdk.forward import Action, Game, State
+from bots.spades_nil import NilSolver
 from sdk.spades import Bid, Give, Look, Phase, Play, score_side
 
 __all__ = ["DdsUnavailable", "action_values", "available", "candidates", "deal_value"]
@@ -116,10 +121,13 @@ def _live_nil(view: Any) -> bool:
     return any(s.bid == 0 and s.tricks_won == 0 for s in view.seats)
 
 
-def _scored(game: Game, view: Any, seat: int, side_tricks: int) -> float:
+def _scored(game: Game, view: Any, seat: int, side_tricks: int, nil_fails: dict[int, bool] | None = None) -> float:
     """The deal scored with the seat's side taking ``side_tricks`` of 13 (the other side the
-    rest), from the tricks taken so far: totals of the seat's side minus the other's."""
+    rest), from the tricks taken so far: totals of the seat's side minus the other's.
+    ``nil_fails``: for each nil still alive, whether it is forced to take a trick (it then
+    takes one of its side's tricks to come; a surviving nil none)."""
     scoring = game.scoring
+    nil_fails = nil_fails or {}
     mine = seat % 2
     totals = []
     for side, total in ((mine, side_tricks), (1 - mine, 13 - side_tricks)):
@@ -128,13 +136,45 @@ def _scored(game: Game, view: Any, seat: int, side_tricks: int) -> float:
         blind = [view.seats[s].blind_nil for s in seats]
         tricks = [view.seats[s].tricks_won for s in seats]
         extra = total - sum(tricks)
-        # The tricks still to come go to a partner who bid tricks (a nil bidder left
-        # alive here is never the one asked about: live nils are played out instead).
-        k = 0 if bids[0] >= 1 or bids[1] == 0 else 1
+        for i, s in enumerate(seats):  # a failing live nil takes one of the tricks to come
+            if nil_fails.get(s) and extra > 0:
+                tricks[i] += 1
+                extra -= 1
+        # The rest go to a partner who bid tricks (else to one still failing, or the second).
+        k = 0 if bids[0] >= 1 or (bids[1] == 0 and not nil_fails.get(seats[1], True)) else 1
+        if bids[k] == 0 and nil_fails.get(seats[k]) is False and nil_fails.get(seats[1 - k]) is not False:
+            k = 1 - k
         tricks[k] += extra
         r = score_side(bids, blind, tricks, view.sides[side].score, view.sides[side].bags, scoring)
         totals.append(r.score)
     return float(totals[0] - totals[1])
+
+
+def _live_nils(view: Any) -> list[int]:
+    return [s.seat for s in view.seats if s.bid == 0 and s.tricks_won == 0]
+
+
+class _Nils:
+    """The double-dummy nil solvers of one sampled deal (``bots.spades_nil``), one per nil
+    bidder, shared by every candidate valued on it."""
+
+    def __init__(self) -> None:
+        self.solvers: dict[int, NilSolver] = {}
+
+    def outcomes(self, st: State) -> dict[int, bool] | None:
+        """For each live nil at ``st`` (phase PLAY), whether perfect play forces it to take a
+        trick; None when a search ran out of budget."""
+        v = st.view(st.current_seat)
+        hands = [st.view(s).hand for s in range(4)]
+        trick = [(p.seat, p.card) for p in v.trick]
+        out = {}
+        for n in _live_nils(v):
+            solver = self.solvers.setdefault(n, NilSolver(n))
+            r = solver.taken(hands, st.current_seat, trick, v.spades_broken)
+            if r is None:
+                return None
+            out[n] = r
+        return out
 
 
 def _final(view: Any, seat: int) -> float:
@@ -154,7 +194,8 @@ def _play_out(game: Game, st: State, seat: int, deal: int, rng: random.Random) -
     return float(out.scores[seat] - out.scores[(seat + 1) % 4])
 
 
-def deal_value(game: Game, world: State, seat: int, seed: int, cache: dict | None = None) -> float:
+def deal_value(game: Game, world: State, seat: int, seed: int, cache: dict | None = None,
+               nils: "_Nils | None" = None) -> float:
     """What the deal in progress in ``world`` is worth to ``seat`` from here (module
     docstring): before play, the heuristic finishes bidding and exchange; then DDS tricks
     scored by the rules, or, while a nil is alive, the heuristic plays the deal out.
@@ -174,8 +215,11 @@ def deal_value(game: Game, world: State, seat: int, seed: int, cache: dict | Non
         return float(out.scores[seat] - out.scores[(seat + 1) % 4])
     actor = st.current_seat
     v = st.view(actor)
+    fails = None
     if _live_nil(v):
-        return _play_out(game, st, seat, deal, rng)
+        fails = (nils or _Nils()).outcomes(st)
+        if fails is None:  # the nil search ran out of budget: the heuristic plays it out
+            return _play_out(game, st, seat, deal, rng)
     key = None
     if cache is not None:
         key = tuple(tuple(str(c) for c in st.view(s).hand) for s in range(4)) + (actor, len(v.tricks), len(v.trick))
@@ -188,7 +232,7 @@ def deal_value(game: Game, world: State, seat: int, seed: int, cache: dict | Non
     side_tricks = sum(v.seats[s].tricks_won for s in (actor % 2, actor % 2 + 2)) + best
     if actor % 2 != seat % 2:
         side_tricks = 13 - side_tricks
-    return _scored(game, v, seat, side_tricks)
+    return _scored(game, v, seat, side_tricks, fails)
 
 
 def action_values(game: Game, world: State, seat: int, cands: Sequence[Action], seed: int) -> list[float]:
@@ -197,19 +241,35 @@ def action_values(game: Game, world: State, seat: int, cands: Sequence[Action], 
     of the deal. ``seed`` seeds the heuristic's choices where it plays (the same for every
     candidate: common random numbers)."""
     v = world.view(seat)
-    if v.phase is Phase.PLAY and not _live_nil(v) and all(isinstance(a, Play) for a in cands):
+    if v.phase is Phase.PLAY and all(isinstance(a, Play) for a in cands):
         counts = _solve(world)
         side = sum(v.seats[s].tricks_won for s in (seat % 2, seat % 2 + 2))
-        return [_scored(game, v, seat, side + counts[str(a.card)]) for a in cands]
+        if not _live_nil(v):
+            return [_scored(game, v, seat, side + counts[str(a.card)]) for a in cands]
+        # A live nil: each candidate's position is searched for the nil's fate (double
+        # dummy, ``bots.spades_nil``); the tricks are DDS's as above.
+        nils = _Nils()
+        out = []
+        for a in cands:
+            st = world.clone()
+            st.apply(a)
+            after = st.view(seat)
+            if st.is_terminal or after.deal != v.deal:
+                out.append(_final(after, seat) if not st.is_terminal else _play_out(game, st, seat, v.deal, random.Random(seed)))
+                continue
+            fails = nils.outcomes(st)
+            if fails is None:  # out of budget: the heuristic plays the deal out
+                out.append(_play_out(game, st, seat, v.deal, random.Random(seed)))
+            else:
+                out.append(_scored(game, after, seat, side + counts[str(a.card)], fails))
+        return out
     out = []
     cache: dict = {}
+    nils = _Nils()
     for a in cands:
         st = world.clone()
         st.apply(a)
-        if v.phase is Phase.PLAY:  # a live nil: the heuristic plays the deal out
-            out.append(_play_out(game, st, seat, v.deal, random.Random(seed)))
-        else:
-            out.append(deal_value(game, st, seat, seed, cache))
+        out.append(deal_value(game, st, seat, seed, cache, nils))
     return out
 
 

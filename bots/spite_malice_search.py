@@ -134,8 +134,8 @@ def _value(v: SpiteAndMaliceView, seat: int) -> float:
 class Horizon:
     """Stops a rollout when the seat's turn comes round ``ROUNDS`` times (or the game changes)."""
 
-    def __init__(self, seat: int, start: SpiteAndMaliceView) -> None:
-        self.seat, self.start = seat, start
+    def __init__(self, seat: int, start: SpiteAndMaliceView, bonus: float = CHAIN_BONUS) -> None:
+        self.seat, self.start, self.bonus = seat, start, bonus
         self.away = False
         self.rounds = 0
 
@@ -150,7 +150,7 @@ class Horizon:
             self.rounds += 1
             if self.rounds >= ROUNDS:
                 reach = H._chain_to_payoff(view, H._Rules(view))
-                return _value(view, self.seat) + (CHAIN_BONUS if reach is not None else 0.0)
+                return _value(view, self.seat) + (self.bonus if reach is not None else 0.0)
         return None
 
 

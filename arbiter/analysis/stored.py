@@ -61,7 +61,7 @@ class Analysed(ValuedActions):
 
 
 #: Raised when the way values are computed changes: analyses stored before are not reused.
-METHOD = 1
+METHOD = 3  # 2: live nils solved double dummy, 16 states; 3: two looks agree, S&M without the reach bonus
 
 
 def settings_key(samples: int = DEFAULT_SAMPLES, seed: int = 0, max_actions: int = DEFAULT_MAX_ACTIONS) -> str:
@@ -138,12 +138,16 @@ class Costly:
     row: Analysed
 
 
-def costliest(store: Store, bot: str, top: int = 10, recent: int = 1000) -> tuple[list[Costly], int]:
+def costliest(store: Store, bot: str, top: int = 10, recent: int = 1000,
+              within: set[str] | None = None) -> tuple[list[Costly], int]:
     """(the ``top`` decisions that cost ``bot`` most, how many analysed matches they come from)
     across its last ``recent`` stored matches already analysed (the newest analysis of each
-    seat it sat in), leaving out matches their disclosure withholds. A decision counts when
+    seat it sat in; ``within``: only those of these match ids), leaving out matches their
+    disclosure withholds. A decision counts when
     it lost something against the best valued action; mistakes first, then by loss."""
     rows = [m for m in store.bot_matches(bot, recent) if store.disclosure_of(m).matches]
+    if within is not None:
+        rows = [m for m in rows if m.match_id in within]
     seats = {m.match_id: {i for i, name in enumerate(m.seats) if name == bot} for m in rows}
     seen: set[tuple[str, int]] = set()
     found: list[Costly] = []

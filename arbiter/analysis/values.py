@@ -11,26 +11,34 @@ the way a determinizing search values it:
 
    * Spades: the ``dds`` bot's determinized double-dummy values (``bots/spades_dds.py``):
      DDS trick counts scored by Spades' rules (contracts, bags, failed nils), the bidding
-     finished by the heuristic, a deal with a live nil played out by the heuristic;
+     finished by the heuristic, a live nil's fate solved double dummy (``bots/spades_nil.py``;
+     played out by the heuristic where that search exceeds its budget);
      units: points of the seat's side minus the other side's (totals) at the end of the deal;
    * Spot: the ``search`` bot's rollout: the action, then the heuristic for every seat to
      the end of the hand; units: the seat's money then;
    * Spite and Malice: the ``search`` bot's rollout to the seat's next turn; units: pay-off
-     cards ahead (a bonus for a reachable pay-off card, ±30 for a finished game);
+     cards ahead then (±30 for a finished game; no bonus for a merely reachable pay-off
+     card: ``REFERENCE_SETTINGS``);
 3. every candidate is valued on the same sampled states with the same seeds (common random
    numbers), so the *difference* between two actions carries no luck of the deal.
 
-**Adaptive, with a verdict.** States are drawn in batches of ``BATCH``. After each batch,
-for every other candidate ``a`` the paired differences ``value(a) - value(chosen)`` give a
-mean gain and its standard error; with ``q`` the two-sided 95% quantile corrected for the
-number of candidates compared (Bonferroni) and for few samples (Student's t), the decision is
+**Adaptive, with a verdict.** States are drawn in batches of ``BATCH``. After each batch
+from ``MIN_SAMPLES`` on, for every other candidate ``a`` the paired differences
+``value(a) - value(chosen)`` give a mean gain and its standard error; with ``q`` the
+two-sided 95% quantile for few samples (Student's t) and for the candidates compared (half
+the 5% to the reference policy's action, named before any sample; half shared by the others,
+Bonferroni), a look says
 
 * a **mistake** when some candidate's gain has its lower bound above the game's materiality
   ``MARGIN`` (Spades 5 points, Spot 2 units, Spite and Malice 0.5 pay-off cards): the chosen
   action costs at least that much, with 95% confidence;
 * **fine** ("not a mistake") when every candidate's gain has its upper bound below
   ``MARGIN``: nothing available was materially better;
-* **unsure** when the budget (``samples`` states) ends before either is clear.
+* **unsure** otherwise.
+
+A verdict stands when two looks in a row give it (a single batch that happens to look
+decisive does not decide; a budget of ``MIN_SAMPLES`` or fewer allows one look); the
+decision is **unsure** when the budget (``samples`` states) ends before one stands.
 
 The **loss** shown is the largest mean gain of another candidate (0 if none gains), with
 its standard error. Seeded and bounded: the states and seeds of a decision are drawn from
@@ -63,8 +71,12 @@ __all__ = ["ActionValue", "DecisionValue", "Valuer", "analyse", "value_of", "UNI
 
 DEFAULT_SAMPLES = 64
 DEFAULT_MAX_ACTIONS = 12
-#: States drawn per batch; a verdict needs at least one batch.
+#: States drawn per batch.
 BATCH = 8
+#: The fewest states behind any verdict (two batches): a difference seen on 8 deals only
+#: (often the same on all 8 at Spades, where most deals do not tell two cards apart) is too
+#: often luck of the draw; under two seeds such early verdicts were the ones that moved.
+MIN_SAMPLES = 16
 
 #: What a value counts, per game (the reference evaluator's horizon and value).
 UNITS: Mapping[str, str] = facts("value_units")  # each game's platform.value_units
@@ -74,6 +86,12 @@ MARGIN: Mapping[str, float] = facts("value_margin")
 
 #: The reference evaluator per game: a bundled bot with ``action_values``/``state_value``.
 REFERENCE: Mapping[str, str] = facts("value_reference")
+
+#: Settings of a reference evaluator for the analysis, per game (attributes of the bot).
+#: Spite and Malice: no bonus for a pay-off card merely reachable at the horizon (the search
+#: bot plays with 1.0): with it, a playable pay-off card held back and still reachable next
+#: turn was worth nearly as much as one played, and the planted blunder went unmarked.
+REFERENCE_SETTINGS: dict[str, dict[str, Any]] = {"spite-and-malice": {"chain_bonus": 0.0}}
 
 #: The verdicts of a valued decision.
 VERDICTS = ("mistake", "fine", "unsure")
@@ -195,7 +213,9 @@ class Valuer:
     def candidates(self, view: Any, legal: Sequence[Action], chosen: Action | None, rng: random.Random) -> list[Action]:
         """The actions valued: the chosen one, the reference policy's, then the others in
         their legal order, at most ``max_actions``."""
-        first = [a for a in (chosen, self.reference.policy(view, list(legal), rng)) if a is not None and a in legal]
+        ref = self.reference.policy(view, list(legal), rng)
+        self._reference_action = ref if ref in legal else None
+        first = [a for a in (chosen, ref) if a is not None and a in legal]
         out = list(dict.fromkeys(first + list(legal)))
         return out[: self.max_actions]
 
@@ -210,7 +230,9 @@ class Valuer:
         cands = self.candidates(view, legal, chosen, rng)
         anchor = chosen if chosen in cands else cands[0]
         per: list[list[float]] = [[] for _ in cands]
+        ref = cands.index(self._reference_action) if self._reference_action in cands else None
         verdict = "unsure"
+        before = ""  # the verdict at the previous look
         n = 0
         while n < self.samples:
             k = min(BATCH, self.samples - n)
@@ -219,7 +241,13 @@ class Valuer:
                 for i, x in enumerate(self.reference.action_values(world, self.seat, cands, seed)):
                     per[i].append(float(x))
             n += k
-            verdict = self._verdict(per, cands.index(anchor))
+            if n < min(MIN_SAMPLES, self.samples):
+                continue
+            now = self._verdict(per, cands.index(anchor), ref)
+            # A verdict stands once two looks in a row give it (or the budget allows one look):
+            # a lucky batch alone does not decide.
+            verdict = now if now == before or self.samples <= min(MIN_SAMPLES, self.samples) else "unsure"
+            before = now
             if verdict != "unsure":
                 break
         a = cands.index(anchor)
@@ -229,15 +257,19 @@ class Valuer:
             vals.append(ActionValue(str(c), *_mean_se(xs), len(xs), g, gse))
         return tuple(sorted(vals, key=lambda v: -v.mean)), verdict, n
 
-    def _verdict(self, per: list[list[float]], a: int) -> str:
-        """"mistake", "fine" or "unsure" from the samples so far (module docstring)."""
+    def _verdict(self, per: list[list[float]], a: int, ref: int | None = None) -> str:
+        """"mistake", "fine" or "unsure" from the samples so far (module docstring). The
+        error rate is split: half to the reference policy's action ``ref`` (the comparison
+        named before any sample), half shared by the others (Bonferroni)."""
         n = len(per[a])
         others = [i for i in range(len(per)) if i != a]
-        q = quantile(n, len(others))
+        split = ref is not None and ref != a and len(others) > 1
+        q = quantile(n, 2 * (len(others) - 1) if split else len(others))
+        q_ref = quantile(n, 2) if split else q
         fine = True
         for i in others:
             g, se = _mean_se([x - y for x, y in zip(per[i], per[a])])
-            half = 0.0 if se == 0.0 else q * se
+            half = 0.0 if se == 0.0 else (q_ref if i == ref else q) * se
             if g - half > self.margin:
                 return "mistake"
             if not g + half < self.margin:
@@ -279,6 +311,8 @@ def _reference(game: str, record: MatchRecord, seat: int) -> Any:
     ref = SeatDriver(load_bot(name), match_info(record, seat, 0, 0)).bot
     if name == "dds" and not ref.solver:  # no DDS solver installed: the heuristic's rollouts
         ref = SeatDriver(load_bot("search"), match_info(record, seat, 0, 0)).bot
+    for k, v in REFERENCE_SETTINGS.get(game, {}).items():
+        setattr(ref, k, v)
     return ref
 
 

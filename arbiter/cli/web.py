@@ -71,16 +71,21 @@ def web(
                                                                 "bot token of `browser`, the person's seat (tokens never on the "
                                                                 "command line).")] = None,
     arbiter_tls_ca: Annotated[Optional[Path], typer.Option("--arbiter-tls-ca", help="PEM CA certificate: reach --arbiter over TLS.")] = None,
+    analysis_samples: Annotated[int, typer.Option(min=0, help="Sampled states per decision of an analysis a page asks for "
+                                                  "(the inspector's 'analyse now', computed in the background and stored; "
+                                                  "one at a time); 0: pages compute none.")] = 64,
 ) -> None:
     """Serve the standings, cross-tables, matches and replays of the store as a web page, and /play (a seat against bots).
 
     Right after `make demo` (which writes .demo.sqlite), `arbiter web` serves the demo's standings.
     Pages that change (a running tournament, an arena, a seat at /play) update themselves."""
+    from arbiter.analysis.jobs import JOBS
     from arbiter.present.web import make_server
 
     from arbiter.present.play_page import DEFAULT_LIMIT
     from arbiter.server.app import is_loopback
 
+    JOBS.samples = analysis_samples
     db, note = default_store(db)
     if note:
         err.print(note, highlight=False, markup=False)
@@ -93,6 +98,12 @@ def web(
     standing = _run(_standing, arbiter, arbiter_credentials, arbiter_tls_ca) if arbiter or arbiter_credentials else None
 
     def listen():
+        # Each game's engine is imported on first use (a quarter of a second for Spades): here,
+        # not in the first request of a page that replays a match (the inspector's, a replay).
+        from cardarena.games import GAMES, game_class
+
+        for name in GAMES:
+            game_class(name)
         try:
             return make_server(db, host, port, play_limit=play_limit, play_per_client=play_per_client, play_clock=play_clock,
                                play_arbiter=standing,

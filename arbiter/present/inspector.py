@@ -10,8 +10,11 @@ transport), a chart of the chosen action's value through the match, and the bot'
 when ``cardarena.disclosure.notes_visible`` lets a reader stepping as that seat see it.
 Left/right arrows (or j/k) step; the script carries the response's CSP nonce.
 
-The web server reads the store read-only: an analysis not stored yet is not computed here;
-the page says so and gives the command that stores it (``arbiter analyse MATCH --seat S``).
+The web server reads the store read-only. A seat with no stored analysis gets a button
+(a POST to the same address: ``start_analysis``) that computes one in a writer thread with
+its own writable store (``arbiter.analysis.jobs``); the page then shows its progress
+(reloading itself every ``REFRESH_SECONDS``) and, once stored, the analysis as usual. The
+page also gives the command that stores it (``arbiter analyse MATCH --seat S``).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from arbiter.analysis import jobs
 from arbiter.analysis.reask import DecisionPoint, decisions
 from arbiter.analysis.stored import Analysed, costliest, from_json
 from arbiter.analysis.values import UNITS
@@ -33,9 +37,12 @@ from arbiter.store.analyses import load_analysis
 from arbiter.store.db import Store, StoreError
 from cardarena import disclosure
 from cardarena.records import MatchRecord
-from cardarena.replay import ReplayError
+from cardarena.replay import ReplayError, ReplayStep, step_record
 
-__all__ = ["InspectError", "costliest_html", "inspect_page", "inspect_url"]
+__all__ = ["InspectError", "costliest_html", "inspect_page", "inspect_url", "is_inspect_path", "start_analysis"]
+
+#: While an analysis job runs, its page reloads itself this often (a meta refresh: no script).
+REFRESH_SECONDS = 2
 
 
 class InspectError(Exception):
@@ -67,6 +74,24 @@ def _points(path: str, match_id: str, seat: int, stamp: tuple[int, ...]) -> tupl
     except ReplayError as exc:
         error = str(exc)
     return record, tuple(points), error
+
+
+@functools.lru_cache(maxsize=16)
+def _spectator_steps(path: str, match_id: str, stamp: tuple[int, ...]) -> tuple[MatchRecord, tuple[ReplayStep, ...], str]:
+    """The record and every step of it as a spectator sees it (``step_record`` with no
+    seat: the one disclosure of the replay), replayed once per store state."""
+    store = Store(Path(path), read_only=True)
+    try:
+        record, _ = store.read_match(match_id)
+    finally:
+        store.close()
+    steps: list[ReplayStep] = []
+    error = ""
+    try:
+        steps.extend(step_record(record, None))
+    except ReplayError as exc:
+        error = str(exc)
+    return record, tuple(steps), error
 
 
 def chart_svg(rows: list[Analysed], current: int, width: int = 560, height: int = 150) -> Markup:
@@ -113,6 +138,7 @@ def chart_svg(rows: list[Analysed], current: int, width: int = 560, height: int 
 _env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
 _PAGE = _env.from_string("""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+{% if job and not job.finished %}<meta http-equiv="refresh" content="{{ refresh }}">{% endif %}
 <title>Inspect seat {{ seat }} · {{ r.match_id }} · Card Arena</title>
 <style>
 body { margin:0; font:15px/1.45 system-ui, sans-serif; color:#1d2330; background:#f8f9fb; }
@@ -141,7 +167,7 @@ code { background:#f1f3f7; padding:1px 4px; }
 <h1>{{ r.game }} · match {{ r.match_id }} · seat {{ seat }} ({{ r.seat_names[seat] }})</h1>
 <p class="muted small">Every decision of seat {{ seat }} as it saw it: its own view, never another seat's hidden cards.
 Values in {{ units }}. <a href="{{ replay_url }}">The replay</a>.</p>
-<div class="nav" id="seats">as seat: {% for s in range(r.seat_names|length) %}<a href="{{ url(s, None) }}" class="{{ 'on' if s == seat else '' }}">{{ s }}</a>{% endfor %}</div>
+<div class="nav" id="seats">as: <a href="{{ spectator_url }}">spectator</a>{% for s in range(r.seat_names|length) %}<a href="{{ url(s, None) }}" class="{{ 'on' if s == seat else '' }}">seat {{ s }}</a>{% endfor %}</div>
 {% if error %}<p class="error" id="replay-error">The record stops replaying: {{ error }}</p>{% endif %}
 {% if not points %}<p id="no-decisions">Seat {{ seat }} had no decision in this match.</p>{% else %}
 <div class="nav" id="stepnav">
@@ -149,8 +175,14 @@ Values in {{ units }}. <a href="{{ replay_url }}">The replay</a>.</p>
 <span>decision <strong id="decision">{{ p.number }}</strong> of <span id="decisions">{{ points|length }}</span> (step {{ p.step }})</span>
 {% if p.number < points|length %}<a id="next" href="{{ url(seat, p.number + 1) }}" rel="next">next ▶</a>{% else %}<span class="off">next ▶</span>{% endif %}
 <span class="muted small">← → or j k</span></div>
-{% if not rows %}<p id="no-analysis" class="error">No analysis of seat {{ seat }} is stored for this match. Store one with
-<code>arbiter analyse {{ r.match_id }} --seat {{ seat }} --db {{ db }}</code>, then reload.</p>
+{% if not rows %}{% if job and not job.finished %}<p id="analysing" class="small">Analysing seat {{ seat }}: <strong id="progress">{{ job.done }}</strong> of {{ job.total }} decisions valued
+<progress max="{{ job.total or 1 }}" value="{{ job.done }}"></progress> <span class="muted">(this page reloads every {{ refresh }} s)</span></p>
+{% else %}<div id="no-analysis" class="error">{% if job and job.error %}<p id="analysis-error">The analysis stopped: {{ job.error }}</p>{% endif %}
+<p>No analysis of seat {{ seat }} is stored for this match.</p>
+{% if can_start %}<form method="post" action="{{ url(seat, p.number) }}"><button id="analyse" type="submit">Analyse seat {{ seat }} now</button>
+<span class="muted small">(computed here in the background, then stored; or store one with
+<code>arbiter analyse {{ r.match_id }} --seat {{ seat }} --db {{ db }}</code>)</span></form>
+{% else %}<p>Store one with <code>arbiter analyse {{ r.match_id }} --seat {{ seat }} --db {{ db }}</code>, then reload.</p>{% endif %}</div>{% endif %}
 {% else %}<p class="small muted" id="analysis-settings">Analysis: {{ settings }}{% if mistakes %} · <span class="pill mistake">{{ mistakes }} mistake{{ '' if mistakes == 1 else 's' }}</span>{% endif %}</p>
 {{ chart }}{% endif %}
 <div class="layout"><div>
@@ -179,6 +211,88 @@ document.addEventListener("keydown", function (e) {
 """)
 
 
+_SPECTATOR = _env.from_string("""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Inspect as a spectator · {{ r.match_id }} · Card Arena</title>
+<style>
+body { margin:0; font:15px/1.45 system-ui, sans-serif; color:#1d2330; background:#f8f9fb; }
+header { background:#1d2330; color:#fff; padding:10px 24px; } header a { color:#fff; font-weight:600; text-decoration:none; }
+header .crumbs a { color:#c9d3ff; font-weight:400; }
+main { max-width:1180px; margin:0 auto; padding:18px 24px 48px; }
+h1 { font-size:22px; margin:8px 0 4px; } h2 { font-size:17px; margin:20px 0 8px; } .muted { color:#667085; } .small { font-size:13px; }
+.nav { display:flex; gap:8px; align-items:center; margin:10px 0; flex-wrap:wrap; }
+.nav a, .nav span.off { padding:4px 10px; border:1px solid #e4e7ec; border-radius:5px; background:#fff; text-decoration:none; color:#2f5bd3; }
+.nav span.off { color:#b0b6c0; } .nav a.on { background:#2f5bd3; color:#fff; }
+.layout { display:grid; grid-template-columns:minmax(0,1fr) 320px; gap:18px; }
+.events { color:#175cd3; padding-left:18px; } .error { background:#fef3f2; border:1px solid #fecdca; padding:8px 12px; }
+@media (max-width:760px) { .layout { grid-template-columns:1fr; } }
+</style>{{ table_style }}</head>
+<body><header><a href="/">Card Arena</a> <span class="crumbs">/ <a href="{{ replay_url }}">{{ r.match_id }}</a> / inspect as a spectator</span></header>
+<main>
+<h1>{{ r.game }} · match {{ r.match_id }} · as a spectator</h1>
+<p class="muted small">Every decision of the match as a spectator saw it: no seat's hidden cards, no seat's analysis or
+notes (they come from a seat's own view: step as that seat to see them). <a href="{{ replay_url }}">The replay</a>.</p>
+<div class="nav" id="seats">as: <a class="on" href="{{ url(None, None) }}">spectator</a>{% for s in range(r.seat_names|length) %}<a href="{{ url(s, None) }}">seat {{ s }}</a>{% endfor %}</div>
+{% if error %}<p class="error" id="replay-error">The record stops replaying: {{ error }}</p>{% endif %}
+{% if not n %}<p id="no-decisions">No decision was played in this match.</p>{% else %}
+<div class="nav" id="stepnav">
+{% if d > 1 %}<a id="prev" href="{{ url(None, d - 1) }}" rel="prev">◀ prev</a>{% else %}<span class="off">◀ prev</span>{% endif %}
+<span>decision <strong id="decision">{{ d }}</strong> of <span id="decisions">{{ n }}</span></span>
+{% if d < n %}<a id="next" href="{{ url(None, d + 1) }}" rel="next">next ▶</a>{% else %}<span class="off">next ▶</span>{% endif %}
+<span class="muted small">← → or j k</span></div>
+<div class="layout"><div>
+{% if before.events %}<ul class="events" id="events">{% for e in before.events %}<li>{{ e.text }}</li>{% endfor %}</ul>{% endif %}
+{{ felt }}
+</div><div>
+<h2>Decision {{ d }}: seat {{ after.seat }} ({{ r.seat_names[after.seat] }})</h2>
+<p>played <strong id="played">{{ after.action }}</strong>{% if after.forced %} <span class="muted">(by the arbiter: {{ after.forced }})</span>{% endif %}</p>
+<p class="small" id="think">think time: {{ after.ms }} ms at the arbiter</p>
+<p class="small"><a id="as-seat" href="{{ seat_url }}">this decision as seat {{ after.seat }} saw it</a></p>
+</div></div>{% endif %}
+</main>
+<script nonce="{{ nonce }}">
+document.addEventListener("keydown", function (e) {
+  var id = {ArrowLeft: "prev", ArrowRight: "next", k: "prev", j: "next"}[e.key];
+  var a = id && document.getElementById(id);
+  if (a) { window.location = a.href; }
+});
+</script></body></html>
+""")
+
+
+def _spectator_page(store: Store, match_id: str, query: dict[str, list[str]], nonce: str) -> str:
+    """The spectator's inspector: every decision of the match, the board as a spectator saw
+    it before the decision (``step_record`` with no seat), the action as a spectator was
+    told it; no values, verdicts or notes (those come from the acting seat's own view)."""
+    try:
+        record, steps, error = _spectator_steps(str(store.path), match_id, _stamp(store.path))
+    except StoreError as exc:
+        raise InspectError(500, str(exc)) from None
+    n = max(0, len(steps) - 1)
+    raw = (query.get("d") or ["1"])[0]
+    if n and not (raw.isdigit() and 1 <= int(raw) <= n):
+        raise InspectError(400, f"d must be a decision of the match from 1 to {n}, got {raw[:20]!r}")
+    d = int(raw) if n else 0
+    before, after = (steps[d - 1], steps[d]) if n else (None, None)
+    felt = Markup("")
+    seat_url = ""
+    if before is not None:
+        model = table_model(record.game, before.view, record.seat_names, me=None, options=dict(record.options))
+        felt = render_table(model, interactive=False)
+        mine = [i for i, a in enumerate(record.actions[: d]) if a.seat == after.seat]
+        seat_url = inspect_url(match_id, after.seat, len(mine))
+
+    def url(s: int | None, k: int | None) -> str:
+        if s is None:
+            q = {"seat": "spectator"} | ({"d": k} if k is not None else {})
+            return f"/m/{urllib.parse.quote(match_id)}/inspect?" + urllib.parse.urlencode(q)
+        return inspect_url(match_id, s, k)
+
+    return _SPECTATOR.render(r=record, d=d, n=n, before=before, after=after, felt=felt, url=url, error=error,
+                             seat_url=seat_url, table_style=Markup(TABLE_STYLE), nonce=nonce,
+                             replay_url=f"/m/{urllib.parse.quote(match_id)}?view=spectator")
+
+
 def inspect_page(store: Store, match_id: str, query: dict[str, list[str]], nonce: str) -> str:
     """The inspector page (``query``: ``seat``, ``d`` the decision from 1). InspectError
     for no such match (404), a bad query (400), a withheld match (403)."""
@@ -189,6 +303,8 @@ def inspect_page(store: Store, match_id: str, query: dict[str, list[str]], nonce
         raise InspectError(404, str(exc)) from None
     except disclosure.Withheld as exc:
         raise InspectError(403, str(exc)) from None
+    if (query.get("seat") or [""])[0] == "spectator":
+        return _spectator_page(store, match_id, query, nonce)
     seat = _seat(query)
     if not 0 <= seat < len(row.seats):
         raise InspectError(400, f"seat {seat}: match {match_id!r} has seats 0 to {len(row.seats) - 1}")
@@ -209,6 +325,10 @@ def inspect_page(store: Store, match_id: str, query: dict[str, list[str]], nonce
             rows = from_json(stored.rows_json)
         except ValueError:
             rows = []
+    job = jobs.JOBS.get(store.path, match_id, seat)
+    if rows and job is not None:
+        jobs.JOBS.forget(store.path, match_id, seat)
+        job = None
     a = next((r for r in rows if p is not None and r.number == p.number), None)
     act = record.actions[p.step] if p is not None and p.step < len(record.actions) else None
     note = act.note if act is not None and disclosure.notes_visible(seat, seat, False) else None
@@ -222,12 +342,49 @@ def inspect_page(store: Store, match_id: str, query: dict[str, list[str]], nonce
 
     return _PAGE.render(
         r=record, seat=seat, p=p, points=points, error=error, rows=rows, a=a, note=note, felt=felt, url=url,
+        job=job, refresh=REFRESH_SECONDS, can_start=jobs.JOBS.samples > 0,
+        spectator_url=f"/m/{urllib.parse.quote(match_id)}/inspect?seat=spectator",
         bot_us=act.bot_us if act is not None else None, units=UNITS.get(record.game, "points"),
         settings=stored.settings.replace(";", ", ") if stored else "", mistakes=sum(r.mistake for r in rows),
         chart=chart_svg(rows, p.number if p else 0), table_style=Markup(TABLE_STYLE), nonce=nonce, db=store.path,
         replay_url=f"/m/{urllib.parse.quote(match_id)}?view=seat{seat}",
         ci=lambda se: f"{1.96 * se:.1f}" if math.isfinite(se) else "∞",
     )
+
+
+def is_inspect_path(path: str) -> bool:
+    """Whether ``path`` is an inspector page's (``/m/MATCH/inspect``)."""
+    parts = [p for p in urllib.parse.urlsplit(path).path.split("/") if p]
+    return len(parts) == 3 and parts[0] == "m" and parts[2] == "inspect"
+
+
+def start_analysis(store: Store, match_id: str, query: dict[str, list[str]]) -> str:
+    """Start computing ``seat``'s analysis of ``match_id`` in the background (the POST of
+    the page's button): the page's address to go back to. InspectError as the page's own,
+    and 429 while another analysis runs."""
+    try:
+        row = store.match(match_id)
+        store.disclosure_of(row).require_match(match_id)
+    except StoreError as exc:
+        raise InspectError(404, str(exc)) from None
+    except disclosure.Withheld as exc:
+        raise InspectError(403, str(exc)) from None
+    seat = _seat(query)
+    if not 0 <= seat < len(row.seats):
+        raise InspectError(400, f"seat {seat}: match {match_id!r} has seats 0 to {len(row.seats) - 1}")
+    try:
+        _, points, _ = _points(str(store.path), match_id, seat, _stamp(store.path))
+    except StoreError as exc:
+        raise InspectError(500, str(exc)) from None
+    if load_analysis(store, match_id, seat) is None:
+        try:
+            jobs.JOBS.start(store.path, match_id, seat, len(points))
+        except jobs.Busy as exc:
+            raise InspectError(429, f"{exc}; try again when it ends") from None
+        except jobs.Off as exc:
+            raise InspectError(403, str(exc)) from None
+    raw = (query.get("d") or [""])[0]
+    return inspect_url(match_id, seat, int(raw) if raw.isdigit() else None)
 
 
 def _stamp(path: Path) -> tuple[int, ...]:
@@ -245,7 +402,7 @@ def _stamp(path: Path) -> tuple[int, ...]:
 def _seat(query: dict[str, list[str]]) -> int:
     raw = (query.get("seat") or ["0"])[0]
     if not raw.isdigit():
-        raise InspectError(400, f"seat must be a seat number, got {raw[:20]!r}")
+        raise InspectError(400, f"seat must be a seat number or spectator, got {raw[:20]!r}")
     return int(raw)
 
 
@@ -259,12 +416,13 @@ _COSTLY = _env.from_string("""<h2>Costliest decisions</h2>
 <p class="muted small">From {{ n }} analysed match{{ '' if n == 1 else 'es' }}; mistakes first, then by loss.</p>{% endif %}""")
 
 
-def costliest_html(store: Store, players: list[str], top: int = 5) -> Markup:
+def costliest_html(store: Store, players: list[str], top: int = 5, within: set[str] | None = None) -> Markup:
     """A bot's page's list of its costliest analysed decisions (``players``: the names it
-    sat under, one per version), each a link into the inspector."""
+    sat under, one per version; ``within``: only these matches, a tournament's), each a
+    link into the inspector."""
     found, n = [], 0
     for p in players:
-        f, k = costliest(store, p, top)
+        f, k = costliest(store, p, top, within=within)
         found += f
         n += k
     found.sort(key=lambda c: (not c.row.mistake, -c.row.loss, c.match_id, c.row.number))

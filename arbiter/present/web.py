@@ -36,7 +36,8 @@ stored) is final: the stream ends. A page of the store is looked at again when t
 file is written (``_store_stamp``); a seat's page when its match moves
 (``play_page.seat_version``, the seat's cookie checked as for the page).
 
-Routes: ``/`` tournaments, ``/t/<id>`` standings + cross-table + matches,
+Routes: ``/`` tournaments, ``/t/<id>`` standings + cross-table + matches, ``/t/<id>/bot/<bot>``
+a bot's costliest analysed decisions there,
 ``/m/<match_id>?step=N&view=full|spectator|seatK`` the replay viewer (the card table of
 ``arbiter.present.table``, as /play draws it; it opens on the first decision, every hand
 shown, unless the query says otherwise); arenas
@@ -344,7 +345,7 @@ _TOURNAMENT = """{% extends "base" %}
 {% for k in extra_cols %}<th class="num">{{ k }}</th>{% endfor %}<th class="num">forfeits</th></tr>
 {% for s in st.rows %}
 <tr class="standing" data-bot="{{ s.name }}" data-rating="{{ '%.0f'|format(s.rating) if s.rating is not none else '' }}">
-<td class="num">{{ loop.index }}</td><td class="bot"><strong>{{ s.name }}</strong></td><td class="num">{{ s.matches }}</td>
+<td class="num">{{ loop.index }}</td><td class="bot"><strong><a href="/t/{{ t.id }}/bot/{{ s.name|urlencode }}">{{ s.name }}</a></strong></td><td class="num">{{ s.matches }}</td>
 <td class="num">{{ s.wins|num }}</td><td class="num">{{ s.draws|num }}</td><td class="num">{{ s.losses|num }}</td>
 <td class="num">{{ '%.1f'|format(100 * s.score) }}</td>
 <td class="num rating">{{ '%.0f'|format(s.rating) if s.rating is not none else '–' }}</td>
@@ -529,13 +530,46 @@ It plays again once a new version is registered (<code>arbiter bots submit ... -
 """
 
 
+_TOURNAMENT_BOT = """{% extends "base" %}
+{% block title %}{{ name }} · {{ t.name }} · Card Arena{% endblock %}
+{% block crumbs %}/ <a href="/t/{{ t.id }}">{{ t.name }}</a> / {{ name }}{% endblock %}
+{% block body %}
+<h1>{{ name }}</h1>
+<div id="live">{% if not running %}<span data-live-end></span>{% endif %}
+<p class="muted">{{ t.game }} · tournament <a href="/t/{{ t.id }}">{{ t.name }}</a>{% if s %} · {{ s.matches }} matches ·
+{{ s.wins|num }} won, {{ s.draws|num }} drawn, {{ s.losses|num }} lost{% if s.rating is not none %} · rating {{ '%.0f'|format(s.rating) }}{% endif %}{% endif %}</p>
+{{ costly }}
+</div>
+{% endblock %}
+"""
+
+
+def tournament_bot_page(store: Store, key: str, name: str) -> str:
+    """A bot's page in a tournament: its standing and its costliest analysed decisions
+    there (``inspector.costliest_html`` over the tournament's matches, each a link into the
+    inspector; a tournament whose matches are withheld lists none)."""
+    try:
+        tour = store.tournament(key)
+    except StoreError as exc:
+        raise PageError(404, str(exc)) from None
+    st, rows = tournament_standings(store, tour)
+    s = next((r for r in st.rows if r.name == name), None)
+    if s is None:
+        raise PageError(404, f"no bot {name[:60]!r} in tournament {tour.name!r}")
+    within = {m.match_id for m in rows if name in m.seats}
+    return _env.get_template("tournament_bot").render(
+        t=tour, name=name, s=s, running=tour.disclosure.running,
+        costly=inspector.costliest_html(store, [name], within=within))
+
+
 def _num(x: float) -> str:
     return f"{x:g}"
 
 
 _env = jinja2.Environment(
     loader=jinja2.DictLoader({"base": _BASE, "index": _INDEX, "tournament": _TOURNAMENT, "replay": _REPLAY, "error": _ERROR,
-                              "arenas": _ARENAS, "played": _PLAYED, "arena": _ARENA, "arena_bot": _ARENA_BOT}),
+                              "arenas": _ARENAS, "played": _PLAYED, "arena": _ARENA, "arena_bot": _ARENA_BOT,
+                              "tournament_bot": _TOURNAMENT_BOT}),
     autoescape=True,
     undefined=jinja2.StrictUndefined,
 )
@@ -988,6 +1022,8 @@ def _store_page(db: Path, path: str) -> tuple[int, str, str]:
             return 200, html_type, played_page(store)
         if parts[0] == "t" and len(parts) == 2:
             return 200, html_type, tournament_page(store, parts[1])
+        if parts[0] == "t" and len(parts) == 4 and parts[2] == "bot":
+            return 200, html_type, tournament_bot_page(store, parts[1], parts[3])
         if parts[0] == "m" and len(parts) == 2:
             return 200, html_type, replay_page(store, parts[1], query)
         if parts[0] == "m" and len(parts) == 3 and parts[2] == "inspect":
@@ -1113,6 +1149,8 @@ class _Site:
         _NONCE.set(nonce)
         if _is_seat_path(req.path):
             return play.handle(req, _env, self.tables, nonce, self.verbose)
+        if req.method == "POST" and inspector.is_inspect_path(req.path):
+            return self._start_analysis(req)
         if req.method not in ("GET", "HEAD"):
             return 405, "text/html; charset=utf-8", error_page(405, f"no page takes a {req.method} at {req.path[:80]!r}"), []
         try:
@@ -1126,6 +1164,27 @@ class _Site:
                       str(exc)[:200], exc_info=self.verbose)
             status, ctype, body = 500, "text/html; charset=utf-8", error_page(500, "internal error (see the server log)")
         return status, ctype, body, []
+
+    def _start_analysis(self, req: play.Request) -> tuple[int, str, str, list[tuple[str, str]]]:
+        """The inspector's "analyse now" (``inspector.start_analysis``): a writer job, then
+        back to the page (303), which shows its progress."""
+        html = "text/html; charset=utf-8"
+        try:
+            play._same_origin(req)
+            url = urllib.parse.urlsplit(req.path)
+            match_id = urllib.parse.unquote(url.path.split("/")[2])
+            store = open_read_only(self.db)
+            try:
+                to = inspector.start_analysis(store, match_id, urllib.parse.parse_qs(url.query))
+            finally:
+                store.close()
+        except play.TableError as exc:
+            return exc.status, html, error_page(exc.status, str(exc)), []
+        except inspector.InspectError as exc:
+            return exc.status, html, error_page(exc.status, str(exc)), []
+        except READ_ERRORS as exc:
+            return 503, html, error_page(503, f"the store cannot be read: {exc}"), []
+        return 303, html, error_page(303, f"analysis started: {to}"), [("Location", to)]
 
     async def endpoint(self, request: Request) -> Response:
         try:

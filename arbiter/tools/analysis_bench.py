@@ -138,7 +138,8 @@ def measure(game: str, matches: int = 10, seed: int = 0, samples: int = DEFAULT_
         row = next(analyse(record, 0, samples=samples, seed=1, first=at, last=at))
         fig.blunders += 1
         fig.blunders_marked += row.verdict == "mistake"
-        progress(f"analysis {game}: blunder {fig.blunders} of {blunders}: {row.chosen} {row.verdict}")
+        progress(f"analysis {game}: blunder {fig.blunders} of {blunders} (seed {s - 1}, decision {at}): {row.chosen} "
+                 f"{row.verdict}, loss {row.loss:.2f} ± {row.loss_se:.2f} against {row.best}, {row.samples} states")
     fig.seconds = time.perf_counter() - t0
     return fig
 

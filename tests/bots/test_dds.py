@@ -43,3 +43,23 @@ def test_the_dds_bot_plays_a_deal(seed):
                         transport="inproc")
     assert record.outcome is not None and not record.incidents
     assert sum(a.action.startswith("play") for a in record.actions) == 52
+
+
+def test_a_live_nil_is_valued_by_the_nil_search():
+    """Seat 1 holds the lowest cards of every side suit and no spade, and never leads: a nil
+    that cannot fail (the double-dummy nil search sees it at once), worth its 100 points
+    against a bid of 1 that its partner's tricks make a bag or more of."""
+    from bots import spades_dds
+    from bots.spades_nil import NilSolver
+
+    low = "2H 3H 4H 5H 2D 3D 4D 5D 2C 3C 4C 5C 6C"
+    rest = [c for c in ALL_SPADES.split() + " ".join(OTHERS).split() if c not in low.split()]
+    hands = [" ".join(rest[0:13]), low, " ".join(rest[13:26]), " ".join(rest[26:39])]
+    game = get_game("spades", {"blind_nil": False, "deals": 1})
+    state = game.state_from_deal(hands, dealer=3, seed=1)
+    state.apply(next(a for a in state.legal_actions() if str(a) == "bid 3"))
+    assert state.current_seat == 1
+    bids = [a for a in state.legal_actions() if str(a) in ("bid nil", "bid 1")]
+    by = dict(zip(map(str, bids), spades_dds.action_values(game, state, 1, bids, seed=1)))
+    assert by["bid nil"] - by["bid 1"] >= 90, by
+    assert NilSolver(1).taken([state.view(s).hand for s in range(4)], 0, [], False) is False

@@ -8,6 +8,7 @@ import dataclasses
 import re
 import shutil
 import tempfile
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -52,7 +53,7 @@ def site():
         rows, saved = stored_analysis(store, record.match_id, ANALYSED, samples=2, max_actions=3)
     assert saved and rows
     try:
-        with serve_web(db) as url:
+        with serve_web(db, "--analysis-samples", "2") as url:
             yield url, db, record, rows
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -101,6 +102,29 @@ def test_the_inspector_never_shows_a_card_hidden_from_its_seat(site):
     assert _get(f"{url}m/no-such/inspect?seat=0")[0] == 404
 
 
+def test_the_spectator_mode_shows_what_a_spectator_saw(site):
+    """``seat=spectator``: every decision of the match, no card still in a hand on any page,
+    no value, verdict or note (they come from a seat's own view); each links to the
+    decision as its seat saw it."""
+    url, _, record, _ = site
+    full = {s.index: s for s in step_record(record, None, True)}
+    n = len(record.actions)
+    for d in range(1, n + 1):
+        status, page = _get(f"{url}m/{record.match_id}/inspect?seat=spectator&d={d}")
+        assert status == 200, page
+        held = {str(c) for v in full[d].seat_views for c in v.hand}  # still in a hand after decision d
+        assert not _shown(page) & held, (d, _shown(page) & held)
+        assert 'id="values"' not in page and 'id="verdict"' not in page and NOTE not in page
+        actor = record.actions[d - 1].seat
+        k = sum(1 for a in record.actions[:d] if a.seat == actor)
+        assert f'/m/{record.match_id}/inspect?seat={actor}&amp;d={k}"' in page
+    # the check can fail: the seat's own page at that decision shows its hand
+    _, own = _get(f"{url}m/{record.match_id}/inspect?seat=1&d=3")
+    assert _shown(own) & {str(c) for c in full[[i for i, a in enumerate(record.actions) if a.seat == 1][2]].seat_views[1].hand}
+    got, page = _get(f"{url}m/{record.match_id}/inspect?seat=spectator&d={n + 1}")
+    assert got == 400 and "d must be a decision of the match" in page
+
+
 def test_the_inspector_steps_through_a_spades_match_with_the_keyboard(site):
     url, _, record, rows = site
     n = len(list(decisions(record, ANALYSED)))
@@ -125,3 +149,48 @@ def test_the_inspector_steps_through_a_spades_match_with_the_keyboard(site):
         assert len(browser.find_elements(By.CSS_SELECTOR, "#chart circle")) == sum(1 for r in rows if r.chosen_value)
         assert len(browser.find_elements(By.CSS_SELECTOR, '#chart circle[fill="#c62828"]')) == mistakes
     assert (SHOTS / "inspector-wide.png").stat().st_size > 10_000
+
+
+def _post(url: str, headers: dict[str, str] | None = None) -> tuple[int, str, str]:
+    req = urllib.request.Request(url, data=b"", method="POST", headers=headers or {})
+    opener = urllib.request.build_opener(_NoRedirect)
+    try:
+        with opener.open(req, timeout=30) as r:
+            return r.status, r.headers.get("Location", ""), r.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers.get("Location", ""), exc.read().decode()
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def test_a_page_without_an_analysis_gets_one_computed_in_the_background(site):
+    """Seat 3 has no stored analysis: its page offers one; the POST starts a writer job
+    (303 back to the page), the page shows its progress, then the stored analysis; a form
+    from another site may not start one. Runs last: it stores seat 3's analysis."""
+    url, db, record, _ = site
+    seat = 3
+    page_url = f"{url}m/{record.match_id}/inspect?seat={seat}&d=2"
+    _, page = _get(page_url)
+    assert 'id="analyse"' in page and 'method="post"' in page
+    assert _post(page_url, {"Origin": "http://elsewhere.example"})[0] == 403
+    status, to, _ = _post(page_url)
+    assert status == 303 and to == f"/m/{record.match_id}/inspect?seat={seat}&d=2"
+    deadline = time.monotonic() + 300
+    while True:
+        _, page = _get(page_url)
+        if "no-analysis" not in page and 'id="analysing"' not in page:
+            break
+        assert "analysis-error" not in page, page
+        assert time.monotonic() < deadline, "the analysis job did not finish in 5 minutes"
+        time.sleep(0.5)
+    assert 'id="analysis-settings"' in page and "samples=2" in page.replace(" ", "")
+    with Store(db, read_only=True) as store:
+        rows, saved = stored_analysis(store, record.match_id, seat, samples=2, compute=False)
+    assert saved and rows and len(rows) == len(list(decisions(record, seat)))
+    full = {s.index: s for s in step_record(record, None, True)}
+    p = list(decisions(record, seat))[1]
+    hidden = {str(c) for o, v in enumerate(full[p.step].seat_views) if o != seat for c in v.hand}
+    assert not _shown(page) & hidden

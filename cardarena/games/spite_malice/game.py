@@ -99,7 +99,7 @@ centre piles are numbered from 0 (side:0 .. side:3, center:0 ...), seats from 0.
     platform = Platform(
         seats=(MIN_PLAYERS, MAX_PLAYERS),
         smoke_options={"payoff_size": "5"},
-        value_units="pay-off cards ahead of the others at the seat's next turn",
+        value_units="pay-off cards ahead of the others at the seat's next turn (before it plays)",
         value_margin=0.5,
         value_reference="search",
     )

@@ -117,3 +117,34 @@ def test_an_arena_bots_page_lists_its_analysed_decisions(tmp_path):
     assert 'id="no-costly"' in before
     assert saved and html.count('class="costly"') == min(5, sum(r.loss > 0 for r in rows)) > 0
     assert f"/m/{m.match_id}/inspect?seat={seat}&amp;d=" in html
+
+
+def test_a_tournament_bots_page_lists_its_analysed_decisions_there(tmp_path):
+    """/t/ID/bot/NAME: the bot's costliest analysed decisions in that tournament (links into
+    the inspector); while a duplicate tournament runs its matches are withheld: none listed."""
+    import asyncio
+    import sqlite3
+
+    from arbiter.present.web import PageError, tournament_bot_page, tournament_page
+    from arbiter.tournament.run import TournamentSpec, run_tournament
+
+    spec = TournamentSpec(game="spades", bots=("random", "greedy"), options={"deals": 1}, deals=1, seed=7, name="lab")
+    db = tmp_path / "t.sqlite"
+    with Store(db) as store:
+        asyncio.run(run_tournament(spec, store, transport="inproc"))
+        m = store.matches(store.tournament("lab").id)[0]
+        seat = m.seats.index("random")
+        rows, saved = stored_analysis(store, m.match_id, seat, samples=2, max_actions=3)
+    with Store(db, read_only=True) as store:
+        html = tournament_bot_page(store, "lab", "random")
+        assert f'href="/t/{store.tournament("lab").id}/bot/random"' in tournament_page(store, "lab")
+        with pytest.raises(PageError) as e:
+            tournament_bot_page(store, "lab", "nobody")
+    assert e.value.status == 404
+    assert saved and html.count('class="costly"') == min(5, sum(r.loss > 0 for r in rows)) > 0
+    assert f"/m/{m.match_id}/inspect?seat={seat}&amp;d=" in html
+    with sqlite3.connect(db) as conn:  # running again: a duplicate tournament withholds its matches
+        conn.execute("UPDATE tournaments SET finished = NULL")
+    with Store(db, read_only=True) as store:
+        closed = tournament_bot_page(store, "lab", "random")
+    assert 'class="costly"' not in closed and m.match_id not in closed
