@@ -83,11 +83,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
     sandbox.available_modes()
     # endplay (the hindsight's solver) runs ldconfig when it is first imported (ctypes'
-    # find_library): imported here too, for the same reason.
-    try:
-        import endplay  # noqa: F401
-    except ImportError:
-        pass
+    # find_library("c")): that lookup is made here, once, and remembered, for the same
+    # reason. Importing endplay itself here would cost every worker a second (its package
+    # pulls in matplotlib) for the few tests that use it.
+    import ctypes.util
+    import functools
+
+    ctypes.util.find_library = functools.cache(ctypes.util.find_library)
+    ctypes.util.find_library("c")
     _SPAWNS.install()
 
 
