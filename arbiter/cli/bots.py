@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Annotated, Any, Callable, Optional
@@ -47,6 +48,20 @@ def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 
 def _server(address: str) -> str:
     return _run(check_address, address, "--server")
+
+
+def _no_token_without_server(server: str | None, token: str | None) -> None:
+    """A ``--token`` given on the command line is a server's: without ``--server`` it is a
+    usage error, not a local run that ignores it (a local submit would run the whole
+    self-test first). ARENA_AUTHOR_TOKEN in the environment does not count: it is set once
+    for remote use and must not break local commands."""
+    if token and not server and token != os.environ.get("ARENA_AUTHOR_TOKEN"):
+        _run(_raise, UsageError("--token is the token of a --server: add --server HOST:PORT, "
+                                "or leave --token out to use the local --db"))
+
+
+def _raise(exc: Exception) -> None:
+    raise exc
 
 
 def _existing_store(db: Path) -> Path:
@@ -183,6 +198,7 @@ def submit(
     token: TokenOpt = None,
 ) -> None:
     """Check a bot and register an immutable, content-hashed copy of it."""
+    _no_token_without_server(server, token)
     from arbiter.store import registry as reg
     from arbiter.batch.submissions import submit as submit_bot
 
@@ -206,6 +222,7 @@ def submit(
 @bots_app.command("list")
 def list_(db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOpt = None) -> None:
     """The registered bots and their versions."""
+    _no_token_without_server(server, token)
     if server:
         rows = _call(client.list_bots, _server(server), token or "")
     else:
@@ -223,6 +240,7 @@ def list_(db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOp
 def show(name: str, db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOpt = None) -> None:
     """One bot's versions, the check report of the latest, and where it stands in the arenas
     (rating, games, and why a version was suspended)."""
+    _no_token_without_server(server, token)
     if server:
         rows, ladders = _call(client.show_bot, _server(server), token or "", name)
     else:
@@ -259,6 +277,7 @@ def remove(
     token: TokenOpt = None,
 ) -> None:
     """Remove a bot version, or the bot."""
+    _no_token_without_server(server, token)
     if server:
         n = _call(client.remove_bot, _server(server), token or "", name, version or "")
     else:
