@@ -6,8 +6,9 @@ another store) need not wait for that again. A report is reused only when all of
 the same as when it was made:
 
 - the bot's content (the submission's content hash: every file, by path);
-- the check's parameters (positions, clocks, smoke matches, seed, timeout) and the sandbox
-  mode this machine would confine it in;
+- the check's parameters (positions, clocks, smoke matches, seed, timeout), the sandbox
+  mode this machine would confine it in, and whether bots' declared packages may be
+  installed here (``ARENA_INSTALL_BOT_ENVS``);
 - the code that checks and plays it: a fingerprint of every source file of the arbiter,
   the SDK, the games and the house bots, and the Python version.
 
@@ -71,7 +72,12 @@ def _key(path: Path, params: dict[str, Any]) -> str | None:
         content = collect(path).content_hash
     except Exception:  # not a submission's layout: checked, never reused
         return None
-    blob = json.dumps({"content": content, "params": params, "code": code_fingerprint()}, sort_keys=True, default=str)
+    from arbiter.hosting.botenv import ALLOW_VAR
+
+    # whether a bot's declared packages may be installed decides whether such a bot starts
+    machine = {"install_bot_envs": os.environ.get(ALLOW_VAR, "")}
+    blob = json.dumps({"content": content, "params": params, "machine": machine, "code": code_fingerprint()},
+                      sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
