@@ -83,12 +83,28 @@ def pytest_configure(config: pytest.Config) -> None:
 
     sandbox.available_modes()
     # endplay (the hindsight's solver) runs ldconfig when it is first imported (ctypes'
-    # find_library): imported here too, for the same reason.
-    try:
-        import endplay  # noqa: F401
-    except ImportError:
-        pass
+    # find_library("c")): that lookup is made here, once, and remembered, for the same
+    # reason. Importing endplay itself here would cost every worker a second (its package
+    # pulls in matplotlib) for the few tests that use it.
+    import ctypes.util
+    import functools
+
+    ctypes.util.find_library = functools.cache(ctypes.util.find_library)
+    ctypes.util.find_library("c")
+    # Passing check reports are reused within this run (arbiter.batch.vetcache: the same bot
+    # content, settings and code), never from a developer's own cache or an earlier run:
+    # one folder for the run, made by the xdist controller (or the only process) before
+    # its workers start, which inherit it.
+    if not (os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("ARENA_VETTING_CACHE")):
+        os.environ["ARENA_VETTING_CACHE"] = config._arena_vetting = tempfile.mkdtemp(prefix="arena-vetting-")
     _SPAWNS.install()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    import shutil
+
+    if getattr(config, "_arena_vetting", None):  # the process that made it
+        shutil.rmtree(config._arena_vetting, ignore_errors=True)
 
 
 @pytest.hookimpl(wrapper=True)

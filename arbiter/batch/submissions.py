@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable
 
 from arbiter import metrics
+from arbiter.batch import vetcache
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.botcheck import SMOKE_OPTIONS, Check, Report, contract_problems
 from arbiter.batch.engine import play_batch
@@ -54,6 +55,7 @@ def check_bot(
     seed: int = 1,
     sandbox: sb.Sandbox | None = None,
     timeout: float = 120.0,
+    fresh: bool = False,
 ) -> Report:
     """Check a bot without registering it: the sandboxed self-test, then matches refereed
     by this process.
@@ -67,9 +69,21 @@ def check_bot(
     clock); a bot that says it is deterministic plays the first of them again in a fresh
     process and must repeat itself (``deterministic``). The bot's name, version and games
     in the report are the ones its Hello gave this arbiter.
+
+    A passing report of the same content, parameters and checking code is reused
+    (``arbiter.batch.vetcache``; its ``reused_from`` says when it was made); ``fresh``
+    runs the checks again.
     """
     with metrics.unmetered():  # its seats (candidate, random-1...) are no bots of the service's metrics
-        return _check_bot(path, positions, decision_ms, bank_ms, smoke, seed, sandbox, timeout)
+        def run() -> Report:
+            return _check_bot(path, positions, decision_ms, bank_ms, smoke, seed, sandbox, timeout)
+
+        if sandbox is not None:  # a caller's own confinement: checked as asked, never reused
+            return run()
+        # a passing report of the same content, parameters and code is reused (``fresh``: not)
+        params = dict(positions=positions, decision_ms=decision_ms, bank_ms=bank_ms, smoke=smoke, seed=seed,
+                      timeout=timeout, sandbox=sb.Sandbox().mode)
+        return vetcache.checked(path, params, run, fresh)
 
 
 def _check_bot(path: str | os.PathLike, positions: int, decision_ms: int, bank_ms: int, smoke: bool, seed: int,

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Annotated, Any, Callable, Optional
@@ -28,6 +29,8 @@ bots_app = typer.Typer(help="Bots: a template, a self-test, the registry (submit
 app.add_typer(bots_app, name="bots")
 
 ServerOpt = Annotated[Optional[str], typer.Option("--server", help="A running arbiter HOST:PORT (its Bots service) instead of the local --db.")]
+FreshOpt = Annotated[bool, typer.Option("--fresh", help="Run the self-test again even if this content passed it before "
+                                         "with the same settings and arbiter code (its report is otherwise reused).")]
 TokenOpt = Annotated[Optional[str], typer.Option("--token", envvar="ARENA_AUTHOR_TOKEN", help="Author or admin token of --server (env ARENA_AUTHOR_TOKEN).")]
 TEMPLATE = Path(__file__).resolve().parent.parent.parent / "bots" / "template" / "bot.py"
 
@@ -47,6 +50,20 @@ def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
 
 def _server(address: str) -> str:
     return _run(check_address, address, "--server")
+
+
+def _no_token_without_server(server: str | None, token: str | None) -> None:
+    """A ``--token`` given on the command line is a server's: without ``--server`` it is a
+    usage error, not a local run that ignores it (a local submit would run the whole
+    self-test first). ARENA_AUTHOR_TOKEN in the environment does not count: it is set once
+    for remote use and must not break local commands."""
+    if token and not server and token != os.environ.get("ARENA_AUTHOR_TOKEN"):
+        _run(_raise, UsageError("--token is the token of a --server: add --server HOST:PORT, "
+                                "or leave --token out to use the local --db"))
+
+
+def _raise(exc: Exception) -> None:
+    raise exc
 
 
 def _existing_store(db: Path) -> Path:
@@ -76,6 +93,9 @@ def _print_report(report: dict[str, Any], title: str | None = None) -> None:
     for c in report.get("checks", []):
         table.add_row(escape(str(c["name"])), "[green]pass[/]" if c["ok"] else "[bold red]FAIL[/]", escape(str(c.get("detail", ""))))
     out.print(table)
+    if report.get("reused_from"):
+        out.print(f"the report of an earlier check of the same content, settings and arbiter code "
+                  f"({escape(str(report['reused_from']))}); --fresh runs it again", highlight=False)
 
 
 def _versions_table(rows: list[dict[str, Any]], title: str) -> Table:
@@ -157,13 +177,14 @@ def check(
     decision_ms: Annotated[int, typer.Option("--decision-ms", min=1, help="Per-decision limit the bot must keep.")] = 2000,
     smoke: Annotated[bool, typer.Option(help="Also play a smoke match against the random bot.")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    fresh: FreshOpt = False,
 ) -> None:
     """Check a bot without submitting it; exit 1 if any check fails."""
     from arbiter.batch.submissions import check_bot
     from arbiter.store.registry import collect
 
     _call(collect, path)  # the layout a submission needs
-    report = _call(check_bot, path, positions=positions, decision_ms=decision_ms, smoke=smoke).to_dict()
+    report = _call(check_bot, path, positions=positions, decision_ms=decision_ms, smoke=smoke, fresh=fresh).to_dict()
     if as_json:
         out.print_json(json.dumps(report))
     else:
@@ -181,10 +202,14 @@ def submit(
     db: DbOpt = Path(DEFAULT_DB),
     server: ServerOpt = None,
     token: TokenOpt = None,
+    fresh: FreshOpt = False,
 ) -> None:
     """Check a bot and register an immutable, content-hashed copy of it."""
+    _no_token_without_server(server, token)
     from arbiter.store import registry as reg
-    from arbiter.batch.submissions import submit as submit_bot
+    from functools import partial
+
+    from arbiter.batch.submissions import check_bot, submit as submit_bot
 
     sub = _call(reg.collect, path)
     if server:
@@ -194,7 +219,7 @@ def submit(
         if version:
             _call(reg.check_version, version)
         with _call(reg.Registry, db) as registry:
-            v, _ = _call(submit_bot, registry, sub, name, version)
+            v, _ = _call(submit_bot, registry, sub, name, version, check=partial(check_bot, fresh=True) if fresh else None)
             row = _row(v)
     # titled by the author's path and what is registered, not the stored copy's path and
     # the version the bot says of itself
@@ -206,6 +231,7 @@ def submit(
 @bots_app.command("list")
 def list_(db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOpt = None) -> None:
     """The registered bots and their versions."""
+    _no_token_without_server(server, token)
     if server:
         rows = _call(client.list_bots, _server(server), token or "")
     else:
@@ -223,6 +249,7 @@ def list_(db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOp
 def show(name: str, db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOpt = None) -> None:
     """One bot's versions, the check report of the latest, and where it stands in the arenas
     (rating, games, and why a version was suspended)."""
+    _no_token_without_server(server, token)
     if server:
         rows, ladders = _call(client.show_bot, _server(server), token or "", name)
     else:
@@ -259,6 +286,7 @@ def remove(
     token: TokenOpt = None,
 ) -> None:
     """Remove a bot version, or the bot."""
+    _no_token_without_server(server, token)
     if server:
         n = _call(client.remove_bot, _server(server), token or "", name, version or "")
     else:

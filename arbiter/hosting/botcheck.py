@@ -49,6 +49,7 @@ class Report:
     spec: str
     bot: dict[str, Any] = field(default_factory=dict)  # name, version, games, deterministic
     checks: list[Check] = field(default_factory=list)
+    reused_from: str = ""  # when the passing check this report repeats was made (arbiter.batch.vetcache)
 
     @property
     def ok(self) -> bool:
@@ -59,13 +60,17 @@ class Report:
         return ok
 
     def to_dict(self) -> dict[str, Any]:
-        return {"spec": self.spec, "ok": self.ok, "bot": self.bot,
-                "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in self.checks]}
+        d = {"spec": self.spec, "ok": self.ok, "bot": self.bot,
+             "checks": [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in self.checks]}
+        if self.reused_from:
+            d["reused_from"] = self.reused_from
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Report":
         r = cls(str(d.get("spec", "")), dict(d.get("bot", {})))
         r.checks = [Check(str(c["name"]), bool(c["ok"]), str(c.get("detail", ""))) for c in d.get("checks", [])]
+        r.reused_from = str(d.get("reused_from", ""))
         return r
 
 

@@ -3,12 +3,16 @@ bot that plays by it."""
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
 from arbiter.tournament.play import play_local
 from cardarena.games import get_game
 
-pytest.importorskip("endplay")
+# Skipped without endplay, looked up without importing it: its package pulls in matplotlib,
+# a second of collection in every worker for the few tests that call it.
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("endplay") is None, reason="needs endplay")
 
 ALL_SPADES = "AS KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S 2S"
 OTHERS = ["AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H 2H", "AD KD QD JD 10D 9D 8D 7D 6D 5D 4D 3D 2D",

@@ -296,6 +296,11 @@ def test_named_bad_inputs_give_the_message_that_says_what_is_wrong(world):
     _one_error(["bots", "submit", str(w.mybot), "--name", "x", "--db", str(w.corrupt)], "not a usable store",
                path=("bots", "submit"))
     assert not (w.root / "nope.sqlite").exists()  # reading never creates a store
+    # a --token is a server's: without --server it is refused, before any self-test or store
+    for cmd in (["submit", str(w.mybot), "--name", "x"], ["list"], ["show", "x"], ["remove", "x"]):
+        _one_error(["bots", *cmd, "--token", "t0k", "--db", str(w.rw / "tok.sqlite")], "--token", "--server",
+                   path=("bots", cmd[0]))
+    assert not (w.rw / "tok.sqlite").exists()
 
 
 def test_a_tournament_on_a_folder_bot_with_a_trailing_slash_names_it_by_the_folder(world):

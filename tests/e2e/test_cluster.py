@@ -18,7 +18,6 @@ import threading
 import time
 from pathlib import Path
 
-import distributed  # noqa: F401  (in the dev extra: a missing install must fail, not skip)
 import pytest
 
 from arbiter.store import registry as reg

@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from cardarena.v1 import arena_pb2 as pb
 from tests.conftest import ServeProcess, start_serve, stop_serve
 
@@ -31,29 +28,39 @@ def teardown_module() -> None:
         stop_serve(_SERVE["s"])
 
 
-@st.composite
-def mutated(draw, seed_messages=(HELLO, ACT)):
-    data = bytearray(draw(st.sampled_from(seed_messages)))
-    for _ in range(draw(st.integers(1, 6))):
-        op = draw(st.sampled_from(["flip", "cut", "insert", "repeat"]))
-        i = draw(st.integers(0, max(0, len(data) - 1)))
-        if op == "flip" and data:
-            data[i] ^= draw(st.integers(1, 255))
-        elif op == "cut":
-            del data[i:i + draw(st.integers(1, 8))]
-        elif op == "insert":
-            data[i:i] = draw(st.binary(min_size=1, max_size=8))
-        else:
-            data += data[i:]
-    return bytes(data)
+def test_random_and_mutated_messages_never_crash_or_hang_the_arbiter():
+    # hypothesis is imported here, not at the module's top: every xdist worker collects
+    # this file, and importing hypothesis costs each of them half a CPU-second.
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    @st.composite
+    def mutated(draw, seed_messages=(HELLO, ACT)):
+        data = bytearray(draw(st.sampled_from(seed_messages)))
+        for _ in range(draw(st.integers(1, 6))):
+            op = draw(st.sampled_from(["flip", "cut", "insert", "repeat"]))
+            i = draw(st.integers(0, max(0, len(data) - 1)))
+            if op == "flip" and data:
+                data[i] ^= draw(st.integers(1, 255))
+            elif op == "cut":
+                del data[i:i + draw(st.integers(1, 8))]
+            elif op == "insert":
+                data[i:i] = draw(st.binary(min_size=1, max_size=8))
+            else:
+                data += data[i:]
+        return bytes(data)
+
+    payloads = st.one_of(st.binary(max_size=300), mutated())
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(messages=st.lists(payloads, min_size=1, max_size=4), hello_first=st.booleans())
+    def never_crash_or_hang(messages, hello_first):
+        one_stream(messages, hello_first)
+
+    never_crash_or_hang()
 
 
-payloads = st.one_of(st.binary(max_size=300), mutated())
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(messages=st.lists(payloads, min_size=1, max_size=4), hello_first=st.booleans())
-def test_random_and_mutated_messages_never_crash_or_hang_the_arbiter(messages, hello_first):
+def one_stream(messages: list[bytes], hello_first: bool) -> None:
     serve = serve_process()
     # a Hello with the bot's real token, so what follows it reaches the session's reader
     hello = pb.BotMessage.FromString(HELLO)

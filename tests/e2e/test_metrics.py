@@ -220,7 +220,7 @@ def test_a_bot_self_test_counts_nothing(tmp_path):
 
     m = metrics.enable(metrics.Metrics(process=False))
     try:
-        report = check_bot(ROOT / "bots" / "random_bot.py", positions=10)
+        report = check_bot(ROOT / "bots" / "random_bot.py", positions=10, fresh=True)  # run, not reused
     finally:
         metrics.disable()
     assert report.ok, report.to_dict()

@@ -12,8 +12,6 @@ import pytest
 
 pytest.importorskip("pettingzoo", reason="the envs extra (pip install -e '.[envs]'); make test installs it")
 
-from pettingzoo.test import api_test, seed_test  # noqa: E402
-
 from cardarena.games import get_game  # noqa: E402
 from cardarena_envs import env, raw_env  # noqa: E402
 from sdk.encoding import encoder  # noqa: E402
@@ -35,6 +33,8 @@ IDS = [f"{g}-{i}" for i, (g, _) in enumerate(CASES)]
 @pytest.mark.filterwarnings("ignore:Observation is not a NumPy array")
 @pytest.mark.parametrize(("name", "options"), CASES, ids=IDS)
 def test_pettingzoo_api_and_seed_tests_pass(name, options) -> None:
+    from pettingzoo.test import api_test, seed_test  # here: its test suite is ~0.2 CPU-s of every worker's collection
+
     api_test(env(name, options=options, seed=5), num_cycles=200, verbose_progress=False)
     seed_test(lambda: env(name, options=options), num_cycles=200)
 

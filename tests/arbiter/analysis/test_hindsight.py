@@ -4,6 +4,8 @@ only rule bridge lacks cannot matter)."""
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 
 from arbiter.analysis.hindsight import HindsightUnavailable, double_dummy
@@ -11,7 +13,9 @@ from arbiter.analysis.reask import decisions
 from arbiter.tournament.play import play_local
 from cardarena.games import get_game
 
-pytest.importorskip("endplay")
+# Skipped without endplay, looked up without importing it: its package pulls in matplotlib,
+# a second of collection in every worker for the few tests that call it.
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("endplay") is None, reason="needs endplay")
 
 
 def _won(state, side: int) -> int:

@@ -6,13 +6,17 @@ the match's outcome; only matches the disclosure rule lets be shown."""
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
 import sys
 
 import pytest
 from typer.testing import CliRunner
 
-pytest.importorskip("pyarrow", reason="the data extra (pip install -e '.[data]'); make venv installs it with dev")
+# Looked up, not imported: pyarrow (and numpy) would cost every xdist worker half a second
+# of collection; the tests import it when they run.
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("pyarrow") is None,
+                                reason="the data extra (pip install -e '.[data]'); make venv installs it with dev")
 
 from arbiter.cli import app  # noqa: E402
 from arbiter.present import decisions as dx  # noqa: E402
