@@ -10,7 +10,8 @@ the same as when it was made:
   mode this machine would confine it in, and whether bots' declared packages may be
   installed here (``ARENA_INSTALL_BOT_ENVS``);
 - the code that checks and plays it: a fingerprint of every source file of the arbiter,
-  the SDK, the games and the house bots, and the Python version.
+  the SDK, the games and the house bots, the Python version, and the Node.js binary this
+  machine would run a Node bot with (its path, size and modification time).
 
 Only passing reports are kept (a failure may be the machine's load: it is checked again
 each time). A reused report says so and when it was made (``reused_from``); ``--fresh``
@@ -75,10 +76,27 @@ def _key(path: Path, params: dict[str, Any]) -> str | None:
     from arbiter.hosting.botenv import ALLOW_VAR
 
     # whether a bot's declared packages may be installed decides whether such a bot starts
-    machine = {"install_bot_envs": os.environ.get(ALLOW_VAR, "")}
+    machine = {"install_bot_envs": os.environ.get(ALLOW_VAR, ""), "node": _runtime_stamp("node")}
     blob = json.dumps({"content": content, "params": params, "machine": machine, "code": code_fingerprint()},
                       sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _runtime_stamp(program: str) -> str:
+    """Which ``program`` (a bot runtime other than this Python: Node.js) this machine would
+    start, as its resolved path, size and modification time: a runtime upgraded since a
+    report was made means the bot is checked again."""
+    import shutil
+
+    found = shutil.which(program)
+    if not found:
+        return ""
+    try:
+        real = Path(found).resolve()
+        st = real.stat()
+    except OSError:
+        return found
+    return f"{real}:{st.st_size}:{st.st_mtime_ns}"
 
 
 def _spellings(path: Path) -> list[str]:
