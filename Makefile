@@ -96,8 +96,8 @@ chaos: $(BIN)/activate
 ## The reference tournament (issue 43): OpenSpiel's IS-MCTS (examples/openspiel-ismcts, open-spiel
 ## installed once into its own cached environment), `search`, `dds` and `heuristic`, a Spades
 ## round-robin of duplicate one-deal matches, no clock (each bot's own budget: the result replays
-## exactly), stored in reference.sqlite. REF_DEALS=4 (48 matches) took 14 minutes on the shared
-## 2 cores; more deals narrow the intervals (docs/strength.md).
+## exactly), stored in reference.sqlite. REF_DEALS=4 (48 matches) took 4.5 minutes on the shared
+## 2 cores, REF_DEALS=8 7.6; more deals narrow the intervals (docs/strength.md).
 REF_DEALS ?= 4
 .PHONY: reference-tournament
 reference-tournament: $(BIN)/activate
