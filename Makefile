@@ -93,6 +93,19 @@ fuzz: $(BIN)/activate
 chaos: $(BIN)/activate
 	$(BIN)/python scripts/chaos_campaign.py $(CHAOS_ARGS)
 
+## The reference tournament (issue 43): OpenSpiel's IS-MCTS (examples/openspiel-ismcts, open-spiel
+## installed once into its own cached environment), `search`, `dds` and `heuristic`, a Spades
+## round-robin of duplicate one-deal matches, no clock (each bot's own budget: the result replays
+## exactly), stored in reference.sqlite. REF_DEALS=4 (48 matches) took 4.5 minutes on the shared
+## 2 cores, REF_DEALS=8 7.6; more deals narrow the intervals (docs/strength.md).
+REF_DEALS ?= 4
+.PHONY: reference-tournament
+reference-tournament: $(BIN)/activate
+	ARENA_INSTALL_BOT_ENVS=1 $(BIN)/arbiter tournament run --game spades \
+	    --bots ismcts=examples/openspiel-ismcts,search,dds,heuristic --format round-robin \
+	    --deals $(REF_DEALS) --seed 1 -o deals=1 --decision-ms 0 --bank-ms 0 \
+	    --db reference.sqlite --name reference --fresh
+
 ## Every section of the bench once at its smallest size, no target judged (about a minute):
 ## a check that the bench still runs. `make test` runs it (tests/arbiter/tools/test_bench_smoke.py).
 .PHONY: bench-smoke

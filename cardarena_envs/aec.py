@@ -39,6 +39,10 @@ class CardArenaEnv(AECEnv):
         mask = spaces.Box(low=0, high=1, shape=(self.encoder.num_actions,), dtype=np.int8)
         self._obs_spaces = {a: spaces.Dict({"observation": obs, "action_mask": mask}) for a in self.possible_agents}
         self._act_spaces = {a: spaces.Discrete(self.encoder.num_actions) for a in self.possible_agents}
+        # action -> index, read once: the environment looks every legal action up each step
+        # (the encoder's action_index adds a call and a try per action; same numbers)
+        self._size, self._num_actions = self.encoder.size, self.encoder.num_actions
+        self._index_of = {self.encoder.action_of(i): i for i in range(self.encoder.num_actions)}
         self._seeds = random.Random(seed)
         self._first_seed = seed
         self.state = None
@@ -70,20 +74,23 @@ class CardArenaEnv(AECEnv):
     def _legal(self) -> dict[int, Any]:
         """The legal actions now by index, computed once per state (observe and step share it)."""
         if self._legal_now is None:
-            index = self.encoder.action_index
-            self._legal_now = {index(a): a for a in self.state.legal_actions()}
+            index = self._index_of
+            self._legal_now = {index[a]: a for a in self.state.legal_actions()}
         return self._legal_now
 
     def observe(self, agent: str) -> dict:
         seat = self._seat[agent]
         # The encoding written straight into the array: converting a list of ``size``
         # Python floats cost more than the encoding itself (docs/performance.md).
-        x = np.zeros(self.encoder.size, dtype=np.float32)
+        x = np.zeros(self._size, dtype=np.float32)
         self.encoder.encode_into(self.state.view(seat), memoryview(x))
-        mask = np.zeros(self.encoder.num_actions, dtype=np.int8)
+        # the mask set byte by byte in a bytearray, then viewed as int8 (a fresh, writable
+        # array each time): cheaper than numpy's fancy indexing for a dozen legal actions
+        mask = bytearray(self._num_actions)
         if not self.state.is_terminal and self.state.current_seat == seat:
-            mask[list(self._legal())] = 1
-        return {"observation": x, "action_mask": mask}
+            for i in self._legal():
+                mask[i] = 1
+        return {"observation": x, "action_mask": np.frombuffer(mask, dtype=np.int8)}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -108,11 +115,11 @@ class CardArenaEnv(AECEnv):
             for a in self.agents:
                 self.rewards[a] = float(scores[self._seat[a]])
                 self.terminations[a] = True
+            self._accumulate_rewards()
         else:
-            for a in self.agents:
-                self.rewards[a] = 0.0
+            # no reward before the end: every reward is still the 0 of reset, so neither
+            # zeroing nor accumulating them changes anything
             self.agent_selection = self.possible_agents[self.state.current_seat]
-        self._accumulate_rewards()
         if self.render_mode == "ansi":
             self.render()
 

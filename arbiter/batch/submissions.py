@@ -17,6 +17,7 @@ from typing import Callable
 
 from arbiter import metrics
 from arbiter.batch import vetcache
+from arbiter.hosting import botenv
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.botcheck import SMOKE_OPTIONS, Check, Report, contract_problems
 from arbiter.batch.engine import play_batch
@@ -42,7 +43,7 @@ from arbiter.store.registry import (
 )
 from cardarena.games import GAMES, get_game
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
-from cardarena.runtimes import PYTHON, RUNTIMES, Manifest, ManifestError, manifest_of
+from cardarena.runtimes import MANIFEST, PYTHON, RUNTIMES, Manifest, ManifestError, manifest_of, parse_manifest
 
 
 def check_bot(
@@ -300,10 +301,24 @@ def submit(
     version: str | None = None,
     author: str = "local",
     check: Callable[[Path], Report] | None = None,
+    public: bool = False,
 ) -> tuple[BotVersion, Report]:
-    """Check and register a bot; SubmissionRejected (with the report) if a check fails."""
+    """Check and register a bot; SubmissionRejected (with the report) if a check fails.
+
+    ``public``: submitted by another through the arena's Bots service, where installing
+    the packages a bot declares needs the operator's ``ARENA_INSTALL_BOT_ENVS=all``
+    (``botenv.allowed_for_submissions``); refused before anything of it runs otherwise."""
     sub = source if isinstance(source, Submission) else collect(source)
     sub = validate(sub)
+    if public and MANIFEST in sub.files and not botenv.allowed_for_submissions():
+        try:
+            declared = parse_manifest(sub.files[MANIFEST]).requirements
+        except ManifestError:
+            declared = None  # the check says what is wrong with it
+        if declared:
+            report = Report(name)
+            report.add("environment", False, botenv.submission_refusal(declared))
+            raise SubmissionRejected(f"{name}: failed environment: {report.checks[0].detail}", report)
     check_name(name)
     if version:
         check_version(version)
@@ -349,7 +364,7 @@ class RegistryCatalog:
 
     def submit(self, files: dict[str, bytes], entry: str, name: str, version: str, author: str) -> BotVersion:
         try:
-            v, _ = submit(self.registry, Submission(files, entry), name, version or None, author, self.check)
+            v, _ = submit(self.registry, Submission(files, entry), name, version or None, author, self.check, public=True)
             return v
         except SubmissionRejected as exc:
             lines = tuple(self._scrub(f"{c.name}: {'ok' if c.ok else 'FAILED'}: {c.detail}") for c in exc.report.checks)

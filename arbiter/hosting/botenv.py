@@ -13,8 +13,10 @@ environment only.
 
 Installing what a bot declares runs code of the packages' authors on the host, so it is
 the operator's choice, off by default: ``ARENA_INSTALL_BOT_ENVS=1`` in the arbiter's
-environment allows it (a public arena leaves it off, and such a bot is refused with the
-reason). An environment already in the cache is used without installing anything. The
+environment allows it for the bots the operator names (folders on the command line, in a
+tournament file); ``ARENA_INSTALL_BOT_ENVS=all`` also for bots submitted to the arena's
+Bots service (``arbiter.batch.submissions``: without it such a submission is refused
+before anything of it runs, the refusal saying what to do). An environment already in the cache is used without installing anything. The
 install runs with a minimal environment (the path, the locale and pip's index settings,
 a scratch home): none of the arbiter's variables, tokens or credentials reach it.
 """
@@ -45,7 +47,21 @@ class BotEnvError(Exception):
 
 def allowed() -> bool:
     """Whether the operator lets the arbiter install what bots declare."""
-    return os.environ.get(ALLOW_VAR, "") not in ("", "0", "false", "no")
+    return os.environ.get(ALLOW_VAR, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def allowed_for_submissions() -> bool:
+    """Whether the operator lets the arbiter install what bots submitted by others (the
+    arena's public Submit) declare: only ``ARENA_INSTALL_BOT_ENVS=all``."""
+    return os.environ.get(ALLOW_VAR, "").strip().lower() == "all"
+
+
+def submission_refusal(requirements: str) -> str:
+    """Why a submitted bot that declares packages is refused, and what to do."""
+    return (f"the bot declares Python packages to install (bot.toml: requirements = {requirements!r}), and this "
+            f"arena installs nothing a submission declares (its operator may allow it with {ALLOW_VAR}=all): "
+            "submit the bot without `requirements`, using only the standard library and the SDK, or ask the "
+            "arena's operator to host it")
 
 
 def cache_dir() -> Path:

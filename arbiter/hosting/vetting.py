@@ -12,8 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from arbiter.hosting import botenv
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.botcheck import Report
+from cardarena.runtimes import ManifestError, manifest_of
 
 
 def self_test(
@@ -29,10 +31,19 @@ def self_test(
     box = sandbox or sb.Sandbox()
     path = Path(path).resolve()
     spec = box.code_path(path)
-    argv = [sys.executable, "-m", "arbiter.hosting.botcheck", spec, "--positions", str(positions), "--decision-ms", str(decision_ms)]
-    env = {"PYTHONPATH": box.code_path(path)} if path.is_dir() else {}
-    launch = box.prepare(argv, code=[path], env=env, needs_arbiter=False)
     report = Report(str(path))
+    python, system = sys.executable, ()
+    try:  # a bot that declares packages runs its self-test in their environment, as it plays
+        manifest = manifest_of(path) if path.is_dir() else None
+        if manifest is not None and manifest.requirements:
+            bot_env = botenv.ensure(path, manifest.requirements)
+            python, system = str(botenv.python_of(bot_env)), botenv.visible_dirs(bot_env)
+    except (ManifestError, botenv.BotEnvError) as exc:
+        report.add("environment", False, str(exc))
+        return report
+    argv = [python, "-m", "arbiter.hosting.botcheck", spec, "--positions", str(positions), "--decision-ms", str(decision_ms)]
+    env = {"PYTHONPATH": box.code_path(path)} if path.is_dir() else {}
+    launch = box.prepare(argv, code=[path], env=env, needs_arbiter=False, system=system)
     try:
         proc = subprocess.run(launch.argv, env=launch.env, cwd=launch.cwd, stdin=subprocess.DEVNULL,
                               capture_output=True, timeout=timeout, start_new_session=True)

@@ -73,3 +73,50 @@ def test_the_manifest_key_is_checked() -> None:
         parse_manifest(b'requirements = "../secrets.txt"')
     with pytest.raises(ManifestError, match="for Python bots"):
         parse_manifest(b'runtime = "node"\nrequirements = "r.txt"')
+
+
+def test_a_public_submission_installs_only_where_the_operator_says_all(folder, tmp_path, monkeypatch) -> None:
+    """The arena's Submit, over a real server: a bot that declares packages is refused,
+    naming what to do, while ``ARENA_INSTALL_BOT_ENVS`` is off or only ``1`` (the bots the
+    operator names); with ``all`` it is installed, self-tested in its own environment (the
+    bot refuses to load anywhere else) and registered."""
+    import asyncio
+
+    import grpc
+
+    from arbiter.batch.submissions import RegistryCatalog
+    from arbiter.server.app import start_server
+    from arbiter.server.client import submission_chunks
+    from arbiter.store import registry as reg
+    from cardarena.v1 import bots_pb2_grpc as bpb_grpc
+
+    monkeypatch.setenv(botenv.CACHE_VAR, str(tmp_path / "cache"))
+    db = tmp_path / "arena.sqlite"
+    sub = reg.collect(folder)
+
+    async def main():
+        server = await start_server(0, admin_token="adm-token-0123456789", bots_catalog=RegistryCatalog(db),
+                                    author_tokens={"alice-t": "alice"})
+        try:
+            async with grpc.aio.insecure_channel(server.address) as ch:
+                stub = bpb_grpc.BotsStub(ch)
+                for setting in (None, "1"):
+                    if setting is None:
+                        monkeypatch.delenv(botenv.ALLOW_VAR, raising=False)
+                    else:
+                        monkeypatch.setenv(botenv.ALLOW_VAR, setting)
+                    with pytest.raises(grpc.aio.AioRpcError) as e:
+                        await stub.Submit(submission_chunks(sub, "alice-t", "envbot"))
+                    assert e.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+                    assert "environment: FAILED" in e.value.details() and "ARENA_INSTALL_BOT_ENVS=all" in e.value.details()
+                    assert "without `requirements`" in e.value.details()
+                    assert not (tmp_path / "cache").exists()  # nothing was installed, nothing of it ran
+                monkeypatch.setenv(botenv.ALLOW_VAR, "all")
+                info = await stub.Submit(submission_chunks(sub, "alice-t", "envbot"))
+                assert info.name == "envbot" and info.author == "alice"
+        finally:
+            await server.stop(0.2)
+
+    asyncio.run(main())
+    assert [v.name for v in reg.Registry(db).versions()] == ["envbot"]
+    assert len(list((tmp_path / "cache").iterdir())) == 1
