@@ -23,7 +23,7 @@ import functools
 import math
 import urllib.parse
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterable
 
 import jinja2
 from markupsafe import Markup
@@ -58,40 +58,35 @@ def inspect_url(match_id: str, seat: int, number: int | None = None) -> str:
     return f"/m/{urllib.parse.quote(match_id)}/inspect?" + urllib.parse.urlencode(q)
 
 
-@functools.lru_cache(maxsize=16)
-def _points(path: str, match_id: str, seat: int, stamp: tuple[int, ...]) -> tuple[MatchRecord, tuple[DecisionPoint, ...], str]:
-    """The record and ``seat``'s decisions in it (its view at each), replayed once per store
-    state (``stamp``); the error if the record stops replaying."""
+def _replayed(path: str, match_id: str, steps: Callable[[MatchRecord], Iterable[Any]]) -> tuple[MatchRecord, tuple, str]:
+    """The record of ``match_id`` and what ``steps`` replays of it, with the error if the
+    record stops replaying (what was replayed before it is kept)."""
     store = Store(Path(path), read_only=True)
     try:
         record, _ = store.read_match(match_id)
     finally:
         store.close()
-    points: list[DecisionPoint] = []
+    out: list[Any] = []
     error = ""
     try:
-        points.extend(decisions(record, seat))
+        out.extend(steps(record))
     except ReplayError as exc:
         error = str(exc)
-    return record, tuple(points), error
+    return record, tuple(out), error
+
+
+@functools.lru_cache(maxsize=16)
+def _points(path: str, match_id: str, seat: int, stamp: tuple[int, ...]) -> tuple[MatchRecord, tuple[DecisionPoint, ...], str]:
+    """The record and ``seat``'s decisions in it (its view at each), replayed once per store
+    state (``stamp``); the error if the record stops replaying."""
+    return _replayed(path, match_id, lambda record: decisions(record, seat))
 
 
 @functools.lru_cache(maxsize=16)
 def _spectator_steps(path: str, match_id: str, stamp: tuple[int, ...]) -> tuple[MatchRecord, tuple[ReplayStep, ...], str]:
     """The record and every step of it as a spectator sees it (``step_record`` with no
     seat: the one disclosure of the replay), replayed once per store state."""
-    store = Store(Path(path), read_only=True)
-    try:
-        record, _ = store.read_match(match_id)
-    finally:
-        store.close()
-    steps: list[ReplayStep] = []
-    error = ""
-    try:
-        steps.extend(step_record(record, None))
-    except ReplayError as exc:
-        error = str(exc)
-    return record, tuple(steps), error
+    return _replayed(path, match_id, lambda record: step_record(record, None))
 
 
 def chart_svg(rows: list[Analysed], current: int, width: int = 560, height: int = 150) -> Markup:
