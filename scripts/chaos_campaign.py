@@ -666,7 +666,8 @@ def main(argv=None) -> int:
     p.add_argument("--cluster-deals", type=int, default=3, help="deals of the cluster tournament (default 3)")
     p.add_argument("--max-delay", type=float, default=4.0, help="latest timer kill, seconds after start (default 4)")
     p.add_argument("--seed", type=int, default=20, help="the campaign's seed (default 20)")
-    p.add_argument("--seconds", type=float, default=900.0, help="wall-time limit (default 900)")
+    p.add_argument("--seconds", type=float, default=2400.0,
+                   help="wall-time limit (default 2400: a ceiling, not a length; about 500 s on 2 idle cores; at load 15-20 a run needed more than the old 900)")
     p.add_argument("--run-timeout", type=float, default=240.0, help="a run taking longer is a hang (default 240 s)")
     p.add_argument("--orphan-timeout", type=float, default=20.0,
                    help="seconds a killed run's processes have to be gone (default 20)")
