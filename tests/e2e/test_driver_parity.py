@@ -48,7 +48,7 @@ def _match(record):
 @pytest.mark.parametrize("bot", BOTS)
 def test_a_misbehaving_bot_gets_the_same_match_on_every_transport(bot, policy):
     seats = [f"{ZOO}:{bot}", "random", "random", "random"]
-    kwargs = dict(seed=5, policy=policy, max_strikes=3, decision_ms=1000, bank_ms=500)
+    kwargs = dict(seed=5, policy=policy, max_strikes=3, decision_ms=2000, bank_ms=500)
     records = {t: play_local("spot", seats, transport=t, **kwargs) for t in ("grpc", "local", "inproc")}
     over_grpc, local_channel, in_process = (_match(records[t]) for t in ("grpc", "local", "inproc"))
     assert over_grpc == in_process

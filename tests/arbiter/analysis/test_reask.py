@@ -120,7 +120,7 @@ def test_events_are_delivered_as_the_driver_delivered_them(tmp_path):
 
 
 def test_a_bot_that_hangs_is_reported_with_where_it_was(tmp_path):
-    """SleepPastClock sleeps 1.7 s at its 3rd decision: with a 0.3 s limit the re-ask
+    """SleepPastClock sleeps 2.7 s at its 3rd decision: with a 0.3 s limit the re-ask
     reports a timeout and the stack of the sleep, instead of waiting."""
     bot = f"{ZOO}:SleepPastClock"
     record = stored(tmp_path, "spite-and-malice", {"max_turns": 30}, ["random", "random"])
