@@ -687,7 +687,7 @@ async def phase_serve(args, rng: random.Random, report: dict) -> Campaign:
         await asyncio.sleep(1.0)
         baseline = rss_bytes(serve.proc.pid)
         print(f"  baseline RSS {baseline / MIB:.1f} MiB; fuzzing {args.messages} messages "
-              f"(at most {args.seconds:.0f} s)", flush=True)
+              f"(at most {args.seconds * args.slack:.0f} s)", flush=True)
 
         rss_box: dict = {}
         all_done = asyncio.Event()
