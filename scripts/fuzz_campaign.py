@@ -273,6 +273,11 @@ class Campaign:
         self.corpus = action_corpus(rng)
         self.live_matches: list[str] = ["0-0"]
         self.deadline_hit = False
+        #: A hostile match's decision limit and bank (each): 2 s on an idle machine, times
+        #: --slack, so that an honest seat's answer is not late for a machine's load (at a
+        #: load of 10-20 on 2 cores, one decision of an honest bot serving several matches
+        #: took over 4 s); the fuzz seats' silence and lateness are measured on the same clock.
+        self.hostile_ms = int(2000 * args.slack)
 
     def pick_act(self) -> pb.BotMessage:
         a = self.rng.choice(self.corpus)
@@ -310,7 +315,7 @@ class Campaign:
         if sem is not None:
             await sem.acquire()
         try:
-            s = Stream(channel, stats, "pre-hello", 20.0 if throttled else 12.0)
+            s = Stream(channel, stats, "pre-hello", (20.0 if throttled else 12.0) * self.args.slack)
             ok = await s.send(data, kind)
             if ok and rng.random() < 0.3:  # something more after it: read by nobody, or refused
                 await s.send(self.mut.any_bytes(self.pick_act())[1], "pre-" + "followup")
@@ -327,9 +332,9 @@ class Campaign:
 
     async def junk(self, channel, name: str, token: str) -> None:
         rng, stats = self.rng, self.stats
-        s = Stream(channel, stats, "junk", 60.0)
+        s = Stream(channel, stats, "junk", 60.0 * self.args.slack)
         await s.send(mz.hello(name, token).SerializeToString(), None)
-        first = await s.next(15)
+        first = await s.next(s.deadline)  # the Welcome, or the stream's end (its deadline: a hang)
         if first is None or first.WhichOneof("msg") != "welcome":
             stats.fail(f"junk stream {name}: no Welcome for a real Hello ({first and first.WhichOneof('msg')})")
             s.cancel()
@@ -372,10 +377,10 @@ class Campaign:
                         done_event: asyncio.Event) -> dict:
         """Play the one match this stream is seated in, lying as ``personality`` says."""
         rng, stats, mut = self.rng, self.stats, self.mut
-        s = Stream(channel, stats, "match-seat", 300.0)
+        s = Stream(channel, stats, "match-seat", 300.0 * self.args.slack)
         info = {"name": name, "personality": personality, "turns": 0, "ended": False}
         await s.send(mz.hello(name, token).SerializeToString(), None)
-        first = await s.next(15)
+        first = await s.next(60.0 * self.args.slack)  # the Welcome (a real Hello's answer), or a hang
         if first is None or first.WhichOneof("msg") != "welcome":
             ready.set_result(False) if not ready.done() else None
             stats.fail(f"match seat {name}: no Welcome for a real Hello")
@@ -388,7 +393,7 @@ class Campaign:
         quit_at = rng.randrange(1, 60) if personality in ("quitter", "garbage", "giant") else -1
         open_ = True
         while open_:
-            msg = await s.next(310)
+            msg = await s.next(s.deadline + 10)
             if msg is None:
                 break
             which = msg.WhichOneof("msg")
@@ -482,9 +487,9 @@ class Campaign:
             policy = rng.choice(("forfeit", "default", "default"))
             seed = rng.randrange(2**48)
             req = pb.RunMatchRequest(game=game_name, options=options, seed=seed, seats=seats,
-                                     clock=pb.Clock(decision_ms=2000, bank_ms=2000), policy=policy,
+                                     clock=pb.Clock(decision_ms=self.hostile_ms, bank_ms=self.hostile_ms), policy=policy,
                                      max_strikes=rng.randrange(1, 6), admin_token=admin_token)
-            summary = await self.run_match(channel, req, "hostile", 600.0)
+            summary = await self.run_match(channel, req, "hostile", 600.0 * self.args.slack)
             if summary is not None:
                 self.check_summary(req, summary, "hostile", set(positions), personalities)
         finally:
@@ -544,7 +549,7 @@ class Campaign:
             req = pb.RunMatchRequest(game=game_name, options=options, seed=rng.randrange(2**48),
                                      seats=honest_seats(game_name, n, rng), clock=pb.Clock(decision_ms=10_000, bank_ms=30_000),
                                      policy="forfeit", admin_token=admin_token)
-            summary = await self.run_match(channel, req, "honest", 300.0)
+            summary = await self.run_match(channel, req, "honest", 300.0 * self.args.slack)
             if summary is None:
                 await asyncio.sleep(0.5)
                 continue
@@ -566,7 +571,7 @@ class Campaign:
         call = channel.unary_unary(method, request_serializer=None, response_deserializer=None)
         self.stats.opened("unary")
         try:
-            await call(data, timeout=15)
+            await call(data, timeout=15 * self.args.slack)
             code = grpc.StatusCode.OK
         except grpc.RpcError as exc:
             code = exc.code()
@@ -629,7 +634,10 @@ def sample_rss(pid: int, box: dict, stop: asyncio.Event):
     async def run():
         while not stop.is_set():
             box["peak"] = max(box.get("peak", 0), rss_bytes(pid))
+            t = time.monotonic()
             await asyncio.sleep(0.25)
+            # how late this campaign's own loop woke: on a loaded machine its waits run long
+            box["lag"] = max(box.get("lag", 0.0), time.monotonic() - t - 0.25)
     return asyncio.ensure_future(run())
 
 
@@ -673,18 +681,18 @@ async def phase_serve(args, rng: random.Random, report: dict) -> Campaign:
             req = pb.RunMatchRequest(game=game_name, options=options, seed=rng.randrange(2**48),
                                      seats=honest_seats(game_name, n, rng), clock=pb.Clock(decision_ms=10_000, bank_ms=30_000),
                                      admin_token=serve.admin_token)
-            s = await c.run_match(ch, req, "honest", 120)
+            s = await c.run_match(ch, req, "honest", 120 * args.slack)
             if s is not None:
                 c.check_summary(req, s, "honest", set())
         await asyncio.sleep(1.0)
         baseline = rss_bytes(serve.proc.pid)
         print(f"  baseline RSS {baseline / MIB:.1f} MiB; fuzzing {args.messages} messages "
-              f"(at most {args.seconds:.0f} s)", flush=True)
+              f"(at most {args.seconds * args.slack:.0f} s)", flush=True)
 
         rss_box: dict = {}
         all_done = asyncio.Event()
         sampler = sample_rss(serve.proc.pid, rss_box, all_done)
-        until = time.monotonic() + args.seconds
+        until = time.monotonic() + args.seconds * args.slack
         names_q: asyncio.Queue = asyncio.Queue()
         for nm in match_names:
             names_q.put_nowait(nm)
@@ -706,7 +714,7 @@ async def phase_serve(args, rng: random.Random, report: dict) -> Campaign:
             """Wait until only the honest bots are connected, play one honest match of each
             game, let the arbiter settle; the sessions then."""
             sessions: list[str] = []
-            t_end = time.monotonic() + 30
+            t_end = time.monotonic() + 30 * args.slack
             while time.monotonic() < t_end and serve.alive():
                 sessions = await list_sessions(ch, serve.admin_token)
                 if sorted(sessions) == sorted(HONEST):
@@ -718,7 +726,7 @@ async def phase_serve(args, rng: random.Random, report: dict) -> Campaign:
                 req = pb.RunMatchRequest(game=game_name, options=options, seed=rng.randrange(2**48),
                                          seats=honest_seats(game_name, n, rng), clock=pb.Clock(decision_ms=10_000, bank_ms=30_000),
                                          admin_token=serve.admin_token)
-                s = await c.run_match(ch, req, "honest", 120)
+                s = await c.run_match(ch, req, "honest", 120 * args.slack)
                 if s is not None:
                     c.check_summary(req, s, "honest", set())
             await asyncio.sleep(2.0)
@@ -783,6 +791,7 @@ async def phase_serve(args, rng: random.Random, report: dict) -> Campaign:
             "matches": dict(stats.matches), "verified": stats.verified, "reasons": dict(stats.reasons),
             "rss_mib": {"baseline": round(baseline / MIB, 1), "peak": round(rss_box.get("peak", 0) / MIB, 1),
                         "final": round(final / MIB, 1), "after_each_round": [round(r / MIB, 1) for r in round_rss]},
+            "campaign_loop_lag_s": round(rss_box.get("lag", 0.0), 2), "slack": args.slack,
             "statuses": dict(stats.statuses), "error_codes": dict(stats.error_codes),
             "by_kind": dict(sorted(stats.fuzzed.items())), "crashed": crashed, "deadline_hit": c.deadline_hit,
             "log_warnings": sum(1 for ln in log.splitlines() if "WARNING" in ln),
@@ -890,7 +899,7 @@ async def phase_tournament(args, rng: random.Random, report: dict) -> Campaign:
         rss_box: dict = {}
         sampler = sample_rss(proc.pid, rss_box, stop)
         throttle = asyncio.Semaphore(3)
-        until = time.monotonic() + args.seconds
+        until = time.monotonic() + args.seconds * args.slack
         names = ("random", "greedy", "heuristic")
 
         def one():
@@ -937,7 +946,7 @@ async def phase_tournament(args, rng: random.Random, report: dict) -> Campaign:
         for chn in channels:
             await chn.close()
         try:
-            rc = await asyncio.to_thread(proc.wait, args.seconds)
+            rc = await asyncio.to_thread(proc.wait, args.seconds * args.slack)
         except subprocess.TimeoutExpired:
             proc.kill()
             rc = None
@@ -1001,10 +1010,13 @@ def main(argv=None) -> int:
     p.add_argument("--tournament-messages", type=int, default=10_000,
                    help="hostile messages against the running tournament's arbiter (default 10000)")
     p.add_argument("--tournament-deals", type=int, default=12, help="deals of the fuzzed tournament (3 x deals x 2 matches)")
-    p.add_argument("--seconds", type=float, default=300.0, help="wall-time limit of each phase (default 300)")
+    p.add_argument("--seconds", type=float, default=300.0, help="wall-time limit of each phase, times --slack (default 300)")
     p.add_argument("--matches-at-once", type=int, default=8, help="hostile matches at once (default 8)")
     p.add_argument("--streams-at-once", type=int, default=24, help="junk and pre-Hello streams at once (default 24)")
     p.add_argument("--seed", type=int, default=20, help="the campaign's seed (default 20)")
+    p.add_argument("--slack", type=float, default=3.0,
+                   help="every deadline and the hostile matches' clock, times this (default 3: what an idle machine "
+                        "needs, three times, so that a loaded one is not taken for a hang; a hang never ends)")
     p.add_argument("--rss-slack-mib", type=int, default=48, help="RSS allowed above the baseline afterwards (default 48 MiB)")
     p.add_argument("--rounds", type=int, default=4, help="phase 1 in this many equal rounds, RSS read after each (default 4)")
     p.add_argument("--rss-round-mib", type=int, default=6,
@@ -1037,6 +1049,8 @@ def main(argv=None) -> int:
     print(f"  RSS baseline {s['rss_mib']['baseline']} MiB, peak {s['rss_mib']['peak']} MiB, after {s['rss_mib']['final']} MiB "
           f"(at rest after each round: {s['rss_mib']['after_each_round']})")
     print(f"  stream endings {s['statuses']}")
+    print(f"  deadlines and the hostile clock x{s['slack']:g}; this campaign's loop woke at most "
+          f"{s['campaign_loop_lag_s']} s late")
     print(f"  arbiter errors sent {s['error_codes']}")
     if tour is not None and "tournament" in report:
         t = report["tournament"]

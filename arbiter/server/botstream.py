@@ -528,18 +528,24 @@ class ArenaServicer(pb_grpc.ArenaServicer):
             return
         session = self.hub.add(hello, identity, local=getattr(context, "attach", None) is not None)
         log.info("bot %s %s connected (%s)", session.bot_name, clip(session.bot_version, 40), session.session_id)
-        yield pb.ArbiterMessage(welcome=pb.Welcome(session_id=session.session_id, protocol_version=convert.PROTOCOL_VERSION,
-                                                   view_deltas=session.view_deltas))
+        welcome = pb.ArbiterMessage(welcome=pb.Welcome(session_id=session.session_id, protocol_version=convert.PROTOCOL_VERSION,
+                                                       view_deltas=session.view_deltas))
         attach = getattr(context, "attach", None)
         if attach is not None:  # the local channel: it writes what is sent and hands over what it reads itself
             try:
+                yield welcome
                 await attach(session, self)
             finally:
                 self.hub.remove(session)
                 log.info("bot %s disconnected (%s)", session.bot_name, session.session_id)
             return
+        # The reader removes the session when the bot's side of the stream ends (its cancel,
+        # its deadline), before the Welcome is out too: grpc stops iterating this generator
+        # if the stream ends while it writes what the generator yielded, and leaves it
+        # suspended there, its ``finally`` never run (the session would outlive its stream).
         reader = asyncio.create_task(self._read(session, request_iterator))
         try:
+            yield welcome
             while True:
                 msg = await session.outbox.get()
                 if msg is None:
@@ -577,7 +583,7 @@ class ArenaServicer(pb_grpc.ArenaServicer):
         except Exception:  # noqa: BLE001 - never let one stream take the server down
             log.exception("error reading bot stream %s", session.session_id)
         finally:
-            session.close()
+            self.hub.remove(session)  # closes it (Play's generator may never resume: see there)
 
     def receive(self, session: Session, msg: pb.BotMessage) -> bool:
         """One message of an open session, where it is read: an Act resolves its request;
