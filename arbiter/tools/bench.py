@@ -1456,7 +1456,7 @@ def main(
     seconds: Annotated[float, typer.Option("--seconds", help="Seconds of play per engine run.")] = 1.0,
     section: Annotated[
         Optional[list[str]],
-        typer.Option("--section", "-s", help="Only these sections (repeatable): engines, openspiel, environments, floor, hosted, scale, memory, isolation, cluster, statistics, arena, timing, analysis."),
+        typer.Option("--section", "-s", help="Only these sections (repeatable): " + ", ".join(SECTIONS) + "."),
     ] = None,
     openspiel_python: Annotated[
         Optional[str],
