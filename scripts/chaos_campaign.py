@@ -462,22 +462,30 @@ class Campaign:
 
     @staticmethod
     def _playing(pids: list[int], window: float = 0.15) -> list[int]:
-        """The bot processes past their start-up that used CPU in the last ``window`` seconds:
-        the ones playing (a spare or an idle process between matches sleeps on its stream)."""
-        def cpu(p: int) -> int:
+        """The bot processes past their start-up that woke in the last ``window`` seconds:
+        the ones playing (a spare or an idle process between matches sleeps on its stream).
+        Woke: a context switch of any of its threads, or a clock tick of CPU. A random bot's
+        decision takes microseconds, so the CPU ticks alone (10 ms each) missed the bots that
+        were playing, and at a loaded machine three bot-kill legs in a row found none."""
+        def activity(p: int) -> int:
             try:
                 stat = Path(f"/proc/{p}/stat").read_text()
                 fields = stat[stat.rindex(")") + 2:].split()
-                return int(fields[11]) + int(fields[12])
+                total = int(fields[11]) + int(fields[12])
+                for task in Path(f"/proc/{p}/task").iterdir():
+                    for line in (task / "status").read_text().splitlines():
+                        if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
+                            total += int(line.split()[1])
+                return total
             except (OSError, ValueError, IndexError):
                 return -1
         # past its start-up (importing, connecting: CPU too, but no match yet)
         uptime = float(Path("/proc/uptime").read_text().split()[0])
         ticks = os.sysconf("SC_CLK_TCK")
         pids = [p for p in pids if uptime - start_time(p) / ticks > 2.0]
-        first = {p: cpu(p) for p in pids}
+        first = {p: activity(p) for p in pids}
         time.sleep(window)
-        return [p for p, t in first.items() if t >= 0 and cpu(p) > t and alive(p)]
+        return [p for p, t in first.items() if t >= 0 and activity(p) > t and alive(p)]
 
     def _stderr_tail(self) -> str:
         try:
