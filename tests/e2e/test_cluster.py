@@ -306,7 +306,7 @@ def test_misbehaving_bots_get_one_record_hash_at_every_venue(cluster):
 
     zoo = Path(__file__).with_name("zoo.py")
     bots = {name: f"{zoo}:{cls}" for name, cls in HELD_OUT.items()} | {"random": "random"}
-    config = MatchConfig(game="spot", seed=5, clock=Clock(1000, 500), policy=FailurePolicy.uniform("forfeit", 3))
+    config = MatchConfig(game="spot", seed=5, clock=Clock(2000, 500), policy=FailurePolicy.uniform("forfeit", 3))
     plan = [PlannedMatch(k, config, (name, "random", "random", "random")) for k, name in enumerate(HELD_OUT)]
 
     async def play(where) -> dict:

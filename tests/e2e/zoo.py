@@ -223,16 +223,16 @@ class Uncopyable(_Zoo):
 
 
 class SlowStart(_Zoo):
-    """``on_match_start`` sleeps past the decision limit plus the bank (1000 + 500 ms): the
-    time before its first answer is on its clock wherever it plays. 2 s: half a second past
-    the first decision's deadline, and half a second before the second's (1000 ms more,
-    the bank spent), which a bot process, still asleep when its second Turn comes, then
-    answers in time, as the bot in process does."""
+    """``on_match_start`` sleeps past the decision limit plus the bank (the parity tests'
+    clock: 2000 + 500 ms): the time before its first answer is on its clock wherever it
+    plays. 3.5 s: a second past the first decision's deadline, and a second before the
+    second's (2000 ms more, the bank spent), which a bot process, still asleep when its
+    second Turn comes, then answers in time, as the bot in process does."""
 
     name = "slow-start"
 
     def on_match_start(self, info):
-        time.sleep(2.0)
+        time.sleep(3.5)
 
 
 class DeepRecursion(_Zoo):
