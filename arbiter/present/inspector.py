@@ -131,6 +131,17 @@ def chart_svg(rows: list[Analysed], current: int, width: int = 560, height: int 
 
 
 _env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+#: Both inspector pages step with the keyboard: ← → or j k follow the prev / next links.
+_KEYS = """<script nonce="{{ nonce }}">
+document.addEventListener("keydown", function (e) {
+  var id = {ArrowLeft: "prev", ArrowRight: "next", k: "prev", j: "next"}[e.key];
+  var a = id && document.getElementById(id);
+  if (a) { window.location = a.href; }
+});
+</script></body></html>
+"""
+
+
 _PAGE = _env.from_string("""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 {% if job and not job.finished %}<meta http-equiv="refresh" content="{{ refresh }}">{% endif %}
@@ -196,14 +207,7 @@ Values in {{ units }}. <a href="{{ replay_url }}">The replay</a>.</p>
 {% if note is not none %}<h2>The bot's note</h2><pre class="note" id="note">{{ note or '(none)' }}</pre>{% endif %}
 </div></div>{% endif %}
 </main>
-<script nonce="{{ nonce }}">
-document.addEventListener("keydown", function (e) {
-  var id = {ArrowLeft: "prev", ArrowRight: "next", k: "prev", j: "next"}[e.key];
-  var a = id && document.getElementById(id);
-  if (a) { window.location = a.href; }
-});
-</script></body></html>
-""")
+""" + _KEYS)
 
 
 _SPECTATOR = _env.from_string("""<!doctype html>
@@ -245,14 +249,7 @@ notes (they come from a seat's own view: step as that seat to see them). <a href
 <p class="small"><a id="as-seat" href="{{ seat_url }}">this decision as seat {{ after.seat }} saw it</a></p>
 </div></div>{% endif %}
 </main>
-<script nonce="{{ nonce }}">
-document.addEventListener("keydown", function (e) {
-  var id = {ArrowLeft: "prev", ArrowRight: "next", k: "prev", j: "next"}[e.key];
-  var a = id && document.getElementById(id);
-  if (a) { window.location = a.href; }
-});
-</script></body></html>
-""")
+""" + _KEYS)
 
 
 def _spectator_page(store: Store, match_id: str, query: dict[str, list[str]], nonce: str) -> str:
