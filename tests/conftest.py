@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -130,10 +131,11 @@ class ServeProcess:
     """A running `arbiter serve` with its own credentials file: tests read the admin and
     spectator tokens from it, and every bot started here gets a token of its own name."""
 
-    def __init__(self, proc: subprocess.Popen, address: str, credentials: Path):
+    def __init__(self, proc: subprocess.Popen, address: str, credentials: Path, log: Path | None = None):
         self.proc = proc
         self.address = address
         self.credentials = credentials
+        self.log = log  #: the server's stderr (removed with its credentials folder when it stops)
         self.bots: list[subprocess.Popen] = []
 
     @property
@@ -192,8 +194,18 @@ def start_serve(*args: str) -> ServeProcess:
     m = re.search(r"listening on ([\d.]+:\d+)", line)
     if not m:
         proc.kill()
-        raise RuntimeError(f"arbiter serve did not start: {line!r} {Path(log.name).read_text()}")
-    return ServeProcess(proc, m.group(1), credentials)
+        proc.wait()
+        said = Path(log.name).read_text()
+        _remove_serve_files(Path(log.name), credentials)
+        raise RuntimeError(f"arbiter serve did not start: {line!r} {said}")
+    return ServeProcess(proc, m.group(1), credentials, Path(log.name))
+
+
+def _remove_serve_files(log: Path | None, credentials: Path) -> None:
+    """A stopped server's log and credentials folder (a run left ~800 of each in /tmp)."""
+    if log is not None:
+        log.unlink(missing_ok=True)
+    shutil.rmtree(credentials.parent, ignore_errors=True)
 
 
 def stop_serve(serve: ServeProcess) -> None:
@@ -210,6 +222,8 @@ def stop_serve(serve: ServeProcess) -> None:
         serve.proc.wait(10)
     except subprocess.TimeoutExpired:
         serve.proc.kill()
+        serve.proc.wait()
+    _remove_serve_files(serve.log, serve.credentials)
 
 
 @pytest.fixture
