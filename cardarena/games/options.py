@@ -236,66 +236,90 @@ _FALSE = {"false", "no", "off", "0"}
 
 
 def _coerce(tp: Any, raw: Any) -> Any:
+    """``raw`` (typed, or text from a command line) as a value of the option type ``tp``;
+    ValueError saying what was expected."""
     origin = typing.get_origin(tp)
-    args = typing.get_args(tp)
     if origin in (typing.Union, types.UnionType):
-        if raw is None or (isinstance(raw, str) and raw.strip().lower() in ("off", "none", "")):
-            if type(None) in args:
-                return None
-        errors = []
-        for arg in args:
-            if arg is type(None):
-                continue
+        return _coerce_union(typing.get_args(tp), raw)
+    if origin is typing.Literal:
+        return _coerce_literal(typing.get_args(tp), raw)
+    if origin is frozenset:
+        (inner,) = typing.get_args(tp)
+        if isinstance(raw, str):
+            raw = [p for p in raw.replace("{", "").replace("}", "").split(",") if p.strip()]
+        return frozenset(_coerce(inner, r) for r in raw)
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return _coerce_enum(tp, raw)
+    scalar = _SCALARS.get(tp)
+    if scalar is None:
+        raise TypeError(f"unsupported option type {tp!r}")
+    return scalar(raw)
+
+
+def _coerce_union(args: tuple, raw: Any) -> Any:
+    """The first arm of ``X | Y | None`` that takes ``raw``; None for "off", "none", ""."""
+    if type(None) in args and (raw is None or (isinstance(raw, str) and raw.strip().lower() in ("off", "none", ""))):
+        return None
+    errors = []
+    for arg in args:
+        if arg is not type(None):
             try:
                 return _coerce(arg, raw)
             except (ValueError, TypeError) as exc:
                 errors.append(str(exc))
-        raise ValueError("; ".join(errors) or f"bad value {raw!r}")
-    if origin is typing.Literal:
-        for arg in args:
-            if raw == arg or (isinstance(raw, str) and str(arg) == raw.strip().lower()):
-                return arg
-        raise ValueError(f"expected one of {', '.join(map(str, args))}, got {raw!r}")
-    if origin is frozenset:
-        (inner,) = args
-        if isinstance(raw, str):
-            raw = [p for p in raw.replace("{", "").replace("}", "").split(",") if p.strip()]
-        return frozenset(_coerce(inner, r) for r in raw)
-    if tp is bool:
-        if isinstance(raw, bool):
-            return raw
-        if isinstance(raw, str) and raw.strip().lower() in _TRUE | _FALSE:
-            return raw.strip().lower() in _TRUE
-        raise ValueError(f"expected true or false, got {raw!r}")
-    if tp is int:
-        if isinstance(raw, bool):
-            raise ValueError(f"expected an integer, got {raw!r}")
-        if isinstance(raw, int):
-            return raw
-        if isinstance(raw, str):
-            try:
-                return int(raw.strip())
-            except ValueError:
-                pass
-        raise ValueError(f"expected an integer, got {raw!r}")
-    if tp is float:
-        if isinstance(raw, (int, float)) and not isinstance(raw, bool):
-            return float(raw)
-        if isinstance(raw, str):
-            return float(raw.strip())
-        raise ValueError(f"expected a number, got {raw!r}")
-    if tp is str:
-        if isinstance(raw, str):
-            return raw.strip()
-        raise ValueError(f"expected text, got {raw!r}")
-    if isinstance(tp, type) and issubclass(tp, enum.Enum):
-        if isinstance(raw, tp):
-            return raw
-        for member in tp:
-            if isinstance(raw, str) and raw.strip().lower() in (str(member.value).lower(), member.name.lower()):
-                return member
-        raise ValueError(f"expected one of {', '.join(str(m.value) for m in tp)}, got {raw!r}")
-    raise TypeError(f"unsupported option type {tp!r}")
+    raise ValueError("; ".join(errors) or f"bad value {raw!r}")
+
+
+def _coerce_literal(args: tuple, raw: Any) -> Any:
+    for arg in args:
+        if raw == arg or (isinstance(raw, str) and str(arg) == raw.strip().lower()):
+            return arg
+    raise ValueError(f"expected one of {', '.join(map(str, args))}, got {raw!r}")
+
+
+def _coerce_enum(tp: type[enum.Enum], raw: Any) -> Any:
+    if isinstance(raw, tp):
+        return raw
+    for member in tp:
+        if isinstance(raw, str) and raw.strip().lower() in (str(member.value).lower(), member.name.lower()):
+            return member
+    raise ValueError(f"expected one of {', '.join(str(m.value) for m in tp)}, got {raw!r}")
+
+
+def _coerce_bool(raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and raw.strip().lower() in _TRUE | _FALSE:
+        return raw.strip().lower() in _TRUE
+    raise ValueError(f"expected true or false, got {raw!r}")
+
+
+def _coerce_int(raw: Any) -> int:
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str):
+        try:
+            return int(raw.strip())
+        except ValueError:
+            pass
+    raise ValueError(f"expected an integer, got {raw!r}")
+
+
+def _coerce_float(raw: Any) -> float:
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        return float(raw)
+    if isinstance(raw, str):
+        return float(raw.strip())
+    raise ValueError(f"expected a number, got {raw!r}")
+
+
+def _coerce_str(raw: Any) -> str:
+    if isinstance(raw, str):
+        return raw.strip()
+    raise ValueError(f"expected text, got {raw!r}")
+
+
+_SCALARS = {bool: _coerce_bool, int: _coerce_int, float: _coerce_float, str: _coerce_str}
 
 
 # --------------------------------------------------------------------------------------
@@ -341,21 +365,37 @@ def setting_problem(f: dataclasses.Field, tp: Any, value: Any) -> str | None:
         return None if optional else "must be given"
     absent = " (or absent)" if optional else ""
     choices = f.metadata.get("choices") or ()
-    lo, hi = f.metadata.get("min"), f.metadata.get("max")
     if choices:
         return None if value in choices else f"expected {_choices_text(choices)}{absent}, got {value!r}"
-    if inner is int:
-        ok = isinstance(value, int) and not isinstance(value, bool) and (lo is None or value >= lo) and (hi is None or value <= hi)
-        return None if ok else f"must be {_whole_number_text(lo, hi)}{absent}, got {value!r}"
-    if inner is float:
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and (lo is None or value >= lo) and (hi is None or value <= hi)
+    check = _SETTING_CHECKS.get(inner)
+    if check is None:
+        return None  # lists, tables: their shape is the owner's to check
+    lo, hi = f.metadata.get("min"), f.metadata.get("max")
+    ok, wanted = check(value, lo, hi)
+    return None if ok else f"{wanted}{absent}, got {value!r}"
+
+
+def _in_range(value: Any, lo: float | None, hi: float | None) -> bool:
+    return (lo is None or value >= lo) and (hi is None or value <= hi)
+
+
+def _number(kinds: tuple[type, ...]) -> Any:
+    def check(value: Any, lo: float | None, hi: float | None) -> tuple[bool, str]:
+        ok = isinstance(value, kinds) and not isinstance(value, bool) and _in_range(value, lo, hi)
+        if int in kinds and float not in kinds:
+            return ok, f"must be {_whole_number_text(lo, hi)}"
         bounds = range_text(lo, hi)
-        return None if ok else f"must be a number{' ' + bounds if bounds else ''}{absent}, got {value!r}"
-    if inner is bool:
-        return None if isinstance(value, bool) else f"expected true or false, got {value!r}"
-    if inner is str:
-        return None if isinstance(value, str) else f"expected text, got {value!r}"
-    return None  # lists, tables: their shape is the owner's to check
+        return ok, f"must be a number{' ' + bounds if bounds else ''}"
+    return check
+
+
+#: ``(value, min, max) -> (ok, what it must be)`` by a setting's type.
+_SETTING_CHECKS = {
+    int: _number((int,)),
+    float: _number((int, float)),
+    bool: lambda value, lo, hi: (isinstance(value, bool), "expected true or false"),
+    str: lambda value, lo, hi: (isinstance(value, str), "expected text"),
+}
 
 
 def check_settings(obj: Any) -> None:
