@@ -54,8 +54,9 @@ from cardarena.records import MatchConfig, MatchRecord
 
 
 @dataclass(frozen=True)
-class Played:
-    """A match of the plan and its record."""
+class Finished:
+    """A match of the plan and its record, once played (``present.played.Played`` is what
+    a stored tournament played: its settings)."""
 
     match: PlannedMatch
     record: MatchRecord
@@ -86,7 +87,7 @@ async def play_batch(
     skip: Container[int] = (),
     save: Callable[[PlannedMatch, MatchRecord], None] | None = None,
     ordered: bool = False,
-) -> AsyncIterator[Played]:
+) -> AsyncIterator[Finished]:
     """Play ``plan`` at ``venue`` (see the module docstring); yields each match played,
     in the order they end (``ordered``: in plan order). The venue is opened first and
     closed at the end, whatever happens; an error playing a match (a venue's, never a
@@ -134,7 +135,7 @@ async def play_batch(
             if save is not None:
                 save(m, record)
             try:
-                yield Played(m, record)
+                yield Finished(m, record)
             except GeneratorExit:  # the caller stops: the matches under way end, unsaved
                 await turns.close()
                 await asyncio.gather(*workers, return_exceptions=True)
