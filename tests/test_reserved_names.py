@@ -20,7 +20,13 @@ RESERVED = {
               ("arbiter/arena/", "arbiter/store/arenas.py", "arbiter/cli/arena.py", "arbiter/tools/arena_bench.py")),
     "ladder": ("the rated ladder", ("arbiter/arena/", "arbiter/tools/arena_bench.py")),
     "servicer": ("a gRPC service's implementation", ("arbiter/server/",)),
+    # "local" is the local channel (``--transport local``: ``arbiter/server/localchannel.py``,
+    # one word); a seat in the arbiter's process is "in process" (``hosting/inprocess.py``).
+    "inprocess": ("a seat in the arbiter's own process", ("arbiter/hosting/inprocess.py",)),
 }
+
+#: Words no module or class of the product may be named with at all.
+RETIRED = {"local": "ambiguous: say localchannel (the local channel) or inprocess (a seat in the arbiter's process)"}
 
 
 def _words(name: str) -> list[str]:
@@ -57,6 +63,11 @@ def test_a_reserved_word_names_things_only_in_its_owners(word):
     strays = [f"{path}: {name}" for path, name in _uses(word, names) if not path.startswith(owners)]
     assert not strays, f"{word!r} means {meaning}; only {', '.join(owners)} may name a module or class with it: {strays}"
     assert _uses(word, names), f"no owner uses {word!r} any more: drop it from RESERVED"
+
+
+@pytest.mark.parametrize("word", sorted(RETIRED))
+def test_a_retired_word_names_nothing(word):
+    assert not _uses(word, _names()), f"{word!r} is {RETIRED[word]}"
 
 
 def test_the_guard_catches_a_stray():

@@ -49,7 +49,7 @@ from cardarena.games import Suit, events_for, get_game
 from cardarena.games.base import options_to_dict
 from cardarena.records import MatchInfo, bot_seed_for
 from arbiter.hosting.loading import load_bot
-from arbiter.hosting.local import LocalSeat
+from arbiter.hosting.inprocess import InProcessSeat
 from arbiter.match import TurnRequest
 from arbiter.batch.engine import InProcess, play_batch
 from arbiter.batch.plan import PlannedMatch, deal_seed, pair_seatings
@@ -375,7 +375,7 @@ class _Replayer:
             state = game.state_from_deal([state.hands[k] for k in moved], dealer=state.dealer, seed=seed)
         hands = tuple(tuple(h) for h in state.hands) if spades else ()
         who = tuple(seating_who(game, rotation))
-        seats = [LocalSeat(self.bots[w], self.names[w]) for w in who]
+        seats = [InProcessSeat(self.bots[w], self.names[w]) for w in who]
         seat_names = tuple(self.names[w] for w in who)
         # shaped like the runner's match ids (12 hex digits), so a probe does not announce itself
         match_id = hashlib.sha256(f"replay:{seed}:{rotation}:{moved}".encode()).hexdigest()[:12]
