@@ -4,7 +4,7 @@ policy (the ``heuristic`` module of its line in ``sdk.games``)."""
 from __future__ import annotations
 
 from sdk import Bot
-from sdk.games import part_of, played_by
+from bots.games import part_of, played_by
 
 
 class HeuristicBot(Bot):

@@ -61,7 +61,7 @@ from typing import Any
 
 from sdk.bot import Bot, MatchInfo
 from sdk.forward import Action, Game, State, get_game, sample_states
-from sdk.games import part_of, played_by
+from bots.games import part_of, played_by
 
 
 class _Budgets(dict):

@@ -2,7 +2,9 @@
 (``sdk.encoding``: an ``Encoder`` class), modelled forward from a seat's view
 (``sdk.forward``: a module with ``knowledge(game, view, options)`` and
 ``build(game, view, knowledge, rng)``), and played by the bundled reference bots (the
-``heuristic`` bot's policy and the ``search`` bot's per-game part, ``bots/search.py``).
+``heuristic`` bot's policy and the ``search`` bot's per-game part, ``bots/search.py``):
+those are module names the bundled bots import (``bots.games.part_of``); the SDK never
+imports them.
 
 One line per game, beside the engine's line in ``cardarena.games.GAMES`` and the pages'
 in ``arbiter.present.games``; a test checks every engine has its line here. Targets are
@@ -11,9 +13,7 @@ in ``arbiter.present.games``; a test checks every engine has its line here. Targ
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -46,17 +46,3 @@ SDK_GAMES: dict[str, SdkGame] = {
     "spot": SdkGame("sdk.encoding.spot:SpotEncoder", "sdk.forward.spot", "bots.spot_heuristic", "bots.spot_search"),
 }
 
-
-def played_by(part: str) -> tuple[str, ...]:
-    """The registered games that have ``part`` (``"heuristic"``, ``"search"``): the games
-    a bundled reference bot plays, read when asked (a game registered later is in it)."""
-    return tuple(name for name, g in SDK_GAMES.items() if getattr(g, part))
-
-
-def part_of(game: str, part: str) -> Any:
-    """The module of ``game``'s ``part`` (``"heuristic"``, ``"search"``), imported on
-    first use; KeyError if the game has none."""
-    target = getattr(SDK_GAMES[game], part)
-    if not target:
-        raise KeyError(f"{game} has no {part} in sdk.games")
-    return importlib.import_module(target)

@@ -13,7 +13,8 @@ from arbiter.present.table import render_table, table_model
 from cardarena.games import Platform, facts, game_class, get_game
 from sdk.encoding import encoder_for_game
 from sdk.forward import knowledge, sample_states
-from sdk.games import SDK_GAMES, part_of
+from bots.games import part_of
+from sdk.games import SDK_GAMES
 
 
 def check_complete(name: str) -> None:
