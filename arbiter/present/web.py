@@ -125,8 +125,9 @@ def open_read_only(path: Path) -> Store:
 
 
 @dataclass
-class StandingRow:
-    """One bot's line of the standings table."""
+class PageRow:
+    """One bot's (or partnership's) line of the page's standings table, as shown (the
+    numbers are ``arbiter.rating.ratings.StandingRow``'s, the one computation)."""
 
     name: str
     matches: int = 0
@@ -142,14 +143,17 @@ class StandingRow:
 
 
 @dataclass
-class Standings:
-    rows: list[StandingRow]
+class PageStandings:
+    """The standings as the page shows them (``tournament_standings``), from
+    ``arbiter.rating.ratings.Standings``."""
+
+    rows: list[PageRow]
     cross: dict[tuple[str, str], float]  # (row bot, column bot) -> row bot's score share
     method: str  # how the ratings were computed, shown under the table
     notes: list[tuple[str, str]] = field(default_factory=list)  # (id, sentence): the order, columns, scale
 
 
-def tournament_standings(store: Store, tour: TournamentRow) -> tuple[Standings, list[MatchRow]]:
+def tournament_standings(store: Store, tour: TournamentRow) -> tuple[PageStandings, list[MatchRow]]:
     """The tournament's standings (``arbiter.rating.ratings``, the one computation) as
     the page's table, and its stored matches."""
     rows = store.matches(tour.id)
@@ -165,7 +169,7 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[Standings, 
             extra["LOS over next"] = f"{100 * r.los_next:.1f}%"
         if times:  # how much of the clock was the bot's (played.THINK_NOTE)
             extra.update(zip(THINK_COLUMNS, think_cells(times, d.members)))
-        out.append(StandingRow(
+        out.append(PageRow(
             d.label, r.matches, r.wins, r.draws, r.losses, r.score_rate,
             r.rating.value if r.rating else None, r.rating.low if r.rating and r.rating.interval else None,
             r.rating.high if r.rating and r.rating.interval else None,
@@ -181,7 +185,7 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[Standings, 
             if v is not None:
                 cross[(la, lb)] = v
     method = RATING_METHOD
-    return Standings(out, cross, method, standings_notes(st, tour.spec)), rows
+    return PageStandings(out, cross, method, standings_notes(st, tour.spec)), rows
 
 
 # --------------------------------------------------------------------------------------

@@ -397,7 +397,7 @@ def _bradley_terry(
                 grad[i] += ci * (score - count * p)
                 for j, cj in design:
                     hess[i][j] += w * ci * cj
-        step = _solve(hess, grad)
+        step = solve(hess, grad)
         theta = [t + d for t, d in zip(theta, step)]
         if max((abs(d) for d in step), default=0.0) < 1e-10:
             break
@@ -473,24 +473,31 @@ def _rank(designs: Sequence[tuple[tuple[int, float], ...]]) -> int:
     return len(basis)
 
 
-def _solve(a: list[list[float]], b: list[float]) -> list[float]:
-    """x with a·x = b (Gaussian elimination with partial pivoting; a is small and SPD)."""
+def solve(a: list[list[float]], b: list[float]) -> list[float]:
+    """x with a·x = b (Gaussian elimination with partial pivoting; a is small). A column
+    with no usable pivot (a singular ``a``: a feature that never varies) gets 0: the
+    ratings' Hessians are positive definite and never meet it, the bench's least squares
+    (``arbiter.tools.variance``) can. The one linear solver of the arbiter."""
     n = len(b)
     m = [row[:] + [b[i]] for i, row in enumerate(a)]
     for c in range(n):
         p = max(range(c, n), key=lambda r: abs(m[r][c]))
         m[c], m[p] = m[p], m[c]
+        if abs(m[c][c]) < 1e-300:
+            continue
         for r in range(c + 1, n):
             f = m[r][c] / m[c][c]
             for cc in range(c, n + 1):
                 m[r][cc] -= f * m[c][cc]
     x = [0.0] * n
     for r in range(n - 1, -1, -1):
+        if abs(m[r][r]) < 1e-300:
+            continue
         x[r] = (m[r][n] - sum(m[r][cc] * x[cc] for cc in range(r + 1, n))) / m[r][r]
     return x
 
 
 def _inverse(a: list[list[float]]) -> list[list[float]]:
     n = len(a)
-    cols = [_solve(a, [1.0 if i == j else 0.0 for i in range(n)]) for j in range(n)]
+    cols = [solve(a, [1.0 if i == j else 0.0 for i in range(n)]) for j in range(n)]
     return [[cols[j][i] for j in range(n)] for i in range(n)]

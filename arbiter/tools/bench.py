@@ -598,7 +598,7 @@ async def _floor_seats_round(turn_bytes: int, act_bytes: int, exchanges: int, se
 # Hosted matches and scale: one arbiter in this process, four random-bot processes.
 
 
-class _Arena:
+class _BenchArbiter:
     """An arbiter on a free loopback port with four random-bot processes connected, over
     ``transport`` (``grpc``, or ``local``: the local channel, the same stream in plain frames)."""
 
@@ -608,7 +608,7 @@ class _Arena:
         self.nbots = bots
         self.transport = transport
 
-    async def __aenter__(self) -> "_Arena":
+    async def __aenter__(self) -> "_BenchArbiter":
         # the one venue factory: a private arbiter and one long-lived process per name
         # (``shared``: each serves every match), as the figures have always measured
         self.names = [f"bench{i}" for i in range(self.nbots)]
@@ -1344,8 +1344,8 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
         local_speed = result.add("ratio.local_over_grpc", "local-channel / gRPC matches/s, 1 at a time", "x")
         inproc_local = result.add("ratio.inproc_over_local", "inproc / local-channel matches/s, 1 at a time", "x")
     need_arena = hosted is not None or scale1 is not None
-    arena = _Arena() if need_arena else None
-    arena_local = _Arena(transport="local") if need_arena else None
+    arena = _BenchArbiter() if need_arena else None
+    arena_local = _BenchArbiter(transport="local") if need_arena else None
     if arena is not None:
         await arena.__aenter__()
         await arena_local.__aenter__()
@@ -1367,7 +1367,7 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
                 # per-match messages are in the figure (a few of the ~120 per match).
                 plan = _bench_plan(arena.names, z.hosted_matches, 10_000 + 100 * r, hosted_options)
 
-                async def played(venue: _Arena, over: str) -> list[MatchRecord]:
+                async def played(venue: _BenchArbiter, over: str) -> list[MatchRecord]:
                     arbiter0, bots0 = sum(os.times()[:2]), venue.bot_cpu_seconds()
                     records = [p.record async for p in play_batch(plan, venue, concurrency=1)]
                     decisions = sum(len(rec.actions) for rec in records)

@@ -49,7 +49,7 @@ from cardarena.games import Suit, events_for, get_game
 from cardarena.games.base import options_to_dict
 from cardarena.records import MatchInfo, bot_seed_for
 from arbiter.hosting.loading import load_bot
-from arbiter.hosting.local import LocalSeat
+from arbiter.hosting.inprocess import InProcessSeat
 from arbiter.match import TurnRequest
 from arbiter.batch.engine import InProcess, play_batch
 from arbiter.batch.plan import PlannedMatch, deal_seed, pair_seatings
@@ -57,6 +57,7 @@ from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
 from cardarena.replay import step_record
 from arbiter.tournament.evaluate import EvalResult, margin_of, seating_who
 from arbiter.tournament.spec import bot_names
+from arbiter.rating.ratings import solve
 from arbiter.rating.stats import MeanSE, mean_se
 
 # --------------------------------------------------------------------------------------
@@ -191,23 +192,7 @@ def _least_squares(rows: Sequence[Sequence[float]], ys: Sequence[float], ridge: 
                 xtx[i][j] += x[i] * x[j]
     for i in range(1, k):
         xtx[i][i] += ridge * (xtx[i][i] or 1.0)
-    # Gaussian elimination with partial pivoting (k is a handful).
-    m = [row[:] + [xty[i]] for i, row in enumerate(xtx)]
-    for c in range(k):
-        p = max(range(c, k), key=lambda r: abs(m[r][c]))
-        m[c], m[p] = m[p], m[c]
-        if abs(m[c][c]) < 1e-300:
-            continue
-        for r in range(c + 1, k):
-            f = m[r][c] / m[c][c]
-            for cc in range(c, k + 1):
-                m[r][cc] -= f * m[c][cc]
-    beta = [0.0] * k
-    for r in range(k - 1, -1, -1):
-        if abs(m[r][r]) < 1e-300:
-            continue
-        beta[r] = (m[r][k] - sum(m[r][cc] * beta[cc] for cc in range(r + 1, k))) / m[r][r]
-    return beta
+    return solve(xtx, xty)  # the arbiter's one linear solver (k is a handful)
 
 
 @dataclass(frozen=True)
@@ -390,7 +375,7 @@ class _Replayer:
             state = game.state_from_deal([state.hands[k] for k in moved], dealer=state.dealer, seed=seed)
         hands = tuple(tuple(h) for h in state.hands) if spades else ()
         who = tuple(seating_who(game, rotation))
-        seats = [LocalSeat(self.bots[w], self.names[w]) for w in who]
+        seats = [InProcessSeat(self.bots[w], self.names[w]) for w in who]
         seat_names = tuple(self.names[w] for w in who)
         # shaped like the runner's match ids (12 hex digits), so a probe does not announce itself
         match_id = hashlib.sha256(f"replay:{seed}:{rotation}:{moved}".encode()).hexdigest()[:12]

@@ -35,7 +35,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from arbiter.hosting.local import LocalSeat
+from arbiter.hosting.inprocess import InProcessSeat
 from arbiter.match import run_match
 from arbiter.present.boards import board
 from arbiter.store.db import Store
@@ -391,7 +391,7 @@ def test_nothing_reaches_the_browser_that_the_seat_may_not_see(site):
 def test_the_scan_sees_a_leak():
     """The scanner's own check: a page showing another seat's hand would fail it."""
     config = MatchConfig(game="spades", seed=5, options={"deals": 1})
-    record = asyncio.run(run_match(config, [LocalSeat(load_bot("random"), "random") for _ in range(4)]))
+    record = asyncio.run(run_match(config, [InProcessSeat(load_bot("random"), "random") for _ in range(4)]))
     full = list(step_record(record, None, full=True))[10]  # the bids are in: every hand has been looked at
     page = " ".join(f'<span data-card="{c}">' for row in board("spades", full.view, record.seat_names, full.seat_views)
                     for c in row.cards)

@@ -28,7 +28,7 @@ from typing import Iterator
 import pytest
 
 from arbiter.arena.ladder import Arena, ArenaSpec
-from arbiter.hosting.local import LocalSeat
+from arbiter.hosting.inprocess import InProcessSeat
 from arbiter.match import run_match
 from arbiter.store.db import Store
 from cardarena.records import MatchConfig
@@ -44,7 +44,7 @@ ARENA = ArenaSpec(game="spades", name="club", options={"deals": 1}, transport="i
 def _save(store: Store, tid: int, idx: int) -> None:
     config = MatchConfig(game="spades", seed=900 + idx, options={"deals": 1}, match_id=f"ws-{idx}")
     seats = ["random", "greedy", "random", "greedy"] if idx % 2 == 0 else ["greedy", "random", "greedy", "random"]
-    record = asyncio.run(run_match(config, [LocalSeat(load_bot(n), n) for n in seats]))
+    record = asyncio.run(run_match(config, [InProcessSeat(load_bot(n), n) for n in seats]))
     store.save_match(tid, idx, idx // 2, idx % 2, record)
 
 

@@ -87,7 +87,7 @@ def test_the_tournament_page_says_too_few_deals_in_the_interval_column(tmp_path)
     import asyncio
     import itertools
 
-    from arbiter.hosting.local import LocalSeat
+    from arbiter.hosting.inprocess import InProcessSeat
     from arbiter.match import run_match
     from arbiter.present.web import tournament_page
     from arbiter.store.db import Store
@@ -104,7 +104,7 @@ def test_the_tournament_page_says_too_few_deals_in_the_interval_column(tmp_path)
                 for rot in range(2):
                     x, y = (a, b) if rot == 0 else (b, a)
                     config = MatchConfig(game="spades", seed=700 + deal, options={"deals": 1}, match_id=f"f-{idx}")
-                    store.save_match(t.id, idx, deal, rot, asyncio.run(run_match(config, [LocalSeat(loaded[n], n) for n in (x, y, x, y)])))
+                    store.save_match(t.id, idx, deal, rot, asyncio.run(run_match(config, [InProcessSeat(loaded[n], n) for n in (x, y, x, y)])))
                     idx += 1
         store.mark_finished(t.id)
         page = tournament_page(store, "few")
