@@ -149,16 +149,17 @@ PER_BOT_SCHEDULES = {
 #: (schedule, deals, shared luck) cells of ``per_bot_rows``: few deals, the least with an
 #: interval (``ratings.MIN_INTERVAL_DEALS``) and below it, strong shared luck (0.9).
 PER_BOT_CASES = tuple((name, deals, shared) for name in PER_BOT_SCHEDULES
-                      for deals, shared in ((2, 0.7), (3, 0.7), (4, 0.7), (4, 0.9), (8, 0.7), (8, 0.9), (12, 0.9), (20, 0.9)))
+                      for deals, shared in ((2, 0.7), (3, 0.7), (4, 0.7), (4, 0.9), (6, 0.9), (8, 0.7), (8, 0.9), (12, 0.9), (20, 0.9)))
 #: The cells the bench repeats (``bench_round``), each with its own key: every schedule at the
-#: least deals it gets an interval for (``ratings.min_interval_deals``: 4, with partnerships 12),
+#: least deals it gets an interval for (``ratings.min_interval_deals``: 4, with partnerships 8),
 #: with strong shared luck (0.9), and a few more.
 PER_BOT_BENCH = (("spades, head to head", 4, 0.9, "h2h.4"), ("spot 4 seats, 4 bots", 4, 0.9, "ffa.4"),
-                 ("spot 4 seats, 4 bots", 8, 0.7, "ffa.8"), ("spades, 3 partnerships", 12, 0.9, "teams3.12"),
-                 ("spades, 3 partnerships", 20, 0.9, "shared.20"), ("spades, 4 partnerships", 12, 0.9, "teams4.12"))
+                 ("spot 4 seats, 4 bots", 8, 0.7, "ffa.8"), ("spades, 3 partnerships", 8, 0.7, "teams3.8"),
+                 ("spades, 3 partnerships", 8, 0.9, "shared3.8"), ("spades, 3 partnerships", 20, 0.9, "shared.20"),
+                 ("spades, 4 partnerships", 8, 0.9, "teams4.8"))
 #: Cells whose intervals were covered short of 0.93 (docs/strength.md), where the standings
 #: now show none: the bench checks they stay withheld.
-PER_BOT_WITHHELD = (("spades, 3 partnerships", 8, 0.9, "shared3.8"), ("spades, 4 partnerships", 4, 0.9, "shared4.4"))
+PER_BOT_WITHHELD = (("spades, 4 partnerships", 4, 0.9, "shared4.4"), ("spades, 4 partnerships", 6, 0.9, "shared4.6"))
 
 
 def per_bot(name: str, deals: int, shared: float, runs: int, tag: str):

@@ -21,8 +21,8 @@ def test_each_bot_is_counted_and_the_worst_is_the_minimum() -> None:
 
 
 def test_partnerships_get_no_interval_where_their_coverage_fell_short() -> None:
-    """The bench's withheld cells (three partnerships on 8 deals, four on 4, strong shared luck)
-    show no interval; at the least deals with partnerships (12) every rating has one."""
+    """The bench's withheld cells (four partnerships on 4 and 6 deals, strong shared luck) show
+    no interval; at the least deals with partnerships (8) every rating has one."""
     from arbiter.rating.ratings import MIN_PARTNERSHIP_INTERVAL_DEALS
     from arbiter.tools.statreport import PER_BOT_BENCH, PER_BOT_WITHHELD, per_bot
 
@@ -31,4 +31,4 @@ def test_partnerships_get_no_interval_where_their_coverage_fell_short() -> None:
         assert per_bot(name, deals, shared, 3, "test").shown_share == 0.0, key
     c = per_bot("spades, 3 partnerships", MIN_PARTNERSHIP_INTERVAL_DEALS, 0.9, 3, "test")
     assert c.shown_share == 1.0
-    assert ("spades, 3 partnerships", MIN_PARTNERSHIP_INTERVAL_DEALS, 0.9, "teams3.12") in PER_BOT_BENCH
+    assert ("spades, 3 partnerships", MIN_PARTNERSHIP_INTERVAL_DEALS, 0.9, "shared3.8") in PER_BOT_BENCH
