@@ -886,7 +886,7 @@ def deal_tricks(pair: Sequence[Replayed], options: Mapping[str, Any] | None = No
     """The double-dummy tricks of the even seats' side in the deal of ``pair`` as dealt (spades
     trump, the dealer's left-hand opponent leading): one DDS solve (``bots.spades_dds``), a
     function of the cards alone, the same for both seatings."""
-    from bots.spades_dds import opening_tricks
+    from arbiter.hosting.doubledummy import opening_tricks
 
     r = pair[0]
     state = get_game("spades", dict(options or {}), preset).new_initial_state(r.seed)
@@ -896,7 +896,7 @@ def deal_tricks(pair: Sequence[Replayed], options: Mapping[str, Any] | None = No
 def _tricks_chunk(args: tuple) -> list[int]:
     seeds, options, preset = args
     game = get_game("spades", dict(options), preset)
-    from bots.spades_dds import opening_tricks
+    from arbiter.hosting.doubledummy import opening_tricks
 
     out = []
     for seed in seeds:
