@@ -30,8 +30,9 @@ from arbiter.rating.sprt import Sprt, relabelled, shifted, simulate
 from arbiter.rating.ratings import Z95
 from arbiter.rating.stats import mean_se, t_quantile
 from arbiter.tools.variance import (
-    HANDS_FROM, SEATINGS, adjusted_result, bid_control, bid_probes, duplicate_gain, fit_deal_value, fit_side_value,
-    more_seatings, one_seating, probe_seeds, replay_deals, replay_evaluation, value_control, variance_sources,
+    HANDS_FROM, SEATINGS, adjusted_result, bid_control, bid_probes, deals_tricks, duplicate_gain, fit_deal_value,
+    fit_side_value, more_seatings, one_seating, probe_seeds, replay_deals, replay_evaluation, value_control,
+    variance_sources,
 )
 
 #: The recorded deals, shipped as package data (pyproject.toml: [tool.setuptools.package-data]).
@@ -286,16 +287,25 @@ def seating_rows(deals) -> Iterator[dict]:
                "per_match_2": m.duplicate_ratio, "per_match_4": m.ratio}
 
 
-def value_rows(train: int = 6000, deals: int = 3000, probes: int = 20_000, pairs=None, per_side: bool = False) -> Iterator[dict]:
+def value_rows(train: int = 6000, deals: int = 3000, probes: int = 20_000, pairs=None, per_side: bool = False,
+               tricks: bool = False) -> Iterator[dict]:
     """The value of the deal per pair of ``VALUE_PAIRS``: v fitted on ``train`` deals of their
     own, E v from ``probes`` bidding-only probe deals, measured on the first ``deals`` deals of
     ``arbiter evaluate spades A B --seed 17 -o deals=1``. ``per_side``: the variant fitted per
-    side and seating (``fit_side_value``) instead of ``fit_deal_value``."""
+    side and seating (``fit_side_value``) instead of ``fit_deal_value``; ``tricks``: v on the
+    deals' double-dummy tricks too (``trick_features``, one DDS solve a deal)."""
+    opts = {"deals": 1}
     for a, b in pairs or VALUE_PAIRS:
-        fit = fit_side_value if per_side else fit_deal_value
-        value = fit(replay_deals("spades", a, b, probe_seeds("deal-values", train), {"deals": 1}, jobs=JOBS))
-        ev = replay_evaluation("spades", a, b, deals, 17, {"deals": 1}, jobs=JOBS)
-        c = value_control(ev, bid_probes("spades", a, b, {"deals": 1}, deals=probes, jobs=JOBS), value)
+        fitted = replay_deals("spades", a, b, probe_seeds("deal-values", train), opts, jobs=JOBS)
+        ev = replay_evaluation("spades", a, b, deals, 17, opts, jobs=JOBS)
+        probed = bid_probes("spades", a, b, opts, deals=probes, jobs=JOBS)
+        if tricks:
+            value = fit_deal_value(fitted, deals_tricks(fitted, opts, jobs=JOBS))
+            c = value_control(ev, probed, value, deal_tricks=deals_tricks(ev, opts, jobs=JOBS),
+                              probe_tricks=deals_tricks(probed, opts, jobs=JOBS))
+        else:
+            value = (fit_side_value if per_side else fit_deal_value)(fitted)
+            c = value_control(ev, probed, value)
         yield {"pair": f"{a} vs {b}", "train": train, "deals": deals, "probes": probes, "features": len(value.names),
                "expected_v": str(c.expected_value), "plain": str(c.plain), "corrected": f"{c.corrected.mean:+.2f} ± {c.se:.2f}",
                "shift": f"{c.shift:+.2f} ± {c.shift_se:.2f}", "per_deal_ratio": c.variance_ratio,
