@@ -519,7 +519,7 @@ def main(parts: list[str]) -> None:
         print(_md(list(los_bin_rows()), ["case", "mean_los", "truly_stronger", "pairs"]), "\n", flush=True)
     if "perbot" in parts:
         print("## Interval coverage per bot\n")
-        print(_md(list(per_bot_rows()), ["case", "deals", "shared", "coverage", "each bot", "worst bot", "best bot", "runs"]), "\n",
+        print(_md(list(per_bot_rows()), ["case", "deals", "shared", "coverage", "each bot", "worst bot", "best bot", "shown", "runs"]), "\n",
               flush=True)
     if "quantiles" in parts:
         print("## Interval quantile rules: worst..best bot's coverage\n")
