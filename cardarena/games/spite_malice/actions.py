@@ -161,6 +161,30 @@ _SIDE_KEYS = tuple(64 * (2 + j) for j in range(NUM_SIDE_STACKS))
 #: ``draws N card(s)`` by N, and the one-seat audiences of private events, by seat.
 _DRAWS_TEXT = tuple(f"draws {n} card{'s' * (n != 1)}" for n in range(HAND_SIZE + 1))  # a draw is at most a hand
 _SEAT_SETS = tuple(frozenset({s}) for s in range(MAX_PLAYERS))
+#: Event texts of the hot path (a discard, then the next turn's single draw), looked up
+#: rather than formatted: ``seat S draws C`` by seat and card, and per seat (filled on use)
+#: ``seat S: <action>`` by id of an interned action, ``seat S to play (turn N)`` and
+#: ``seat S draws 1 card; stock N`` by N (at most the cards of a game, and turns under
+#: _TEXT_CACHE_TURNS).
+_DRAWS_CARD_TEXT = tuple(tuple(f"seat {s} draws {t}" for t in _CARD_TEXT) for s in range(MAX_PLAYERS))
+_SEAT_ACTION_TEXT: tuple[dict[int, str], ...] = tuple({} for _ in range(MAX_PLAYERS))
+_TURN_TEXT: tuple[dict[int, str], ...] = tuple({} for _ in range(MAX_PLAYERS))
+_DRAW_ONE_TEXT: tuple[dict[int, str], ...] = tuple({} for _ in range(MAX_PLAYERS))
+_TEXT_CACHE_TURNS = 4096
+
+
+def _turn_text(p: int, turn: int) -> str:
+    """``seat p to play (turn N)``, remembered for the first turns."""
+    text = f"seat {p} to play (turn {turn})"
+    if turn < _TEXT_CACHE_TURNS:
+        _TURN_TEXT[p][turn] = text
+    return text
+
+
+def _draw_one_text(p: int, stock: int) -> str:
+    """``seat p draws 1 card; stock N``, remembered (N is at most the cards of a game)."""
+    text = _DRAW_ONE_TEXT[p][stock] = f"seat {p} draws 1 card; stock {stock}"
+    return text
 
 #: The discards of each hand card to side stacks 0..3.
 _HAND_DISCARDS: tuple[tuple[Play, ...], ...] = tuple(
@@ -183,6 +207,14 @@ def _action_text(action: Action) -> str:
         if (action.__class__ is Play and _PLAYS.get(id(action.source), {}).get(
                 action.index if action.target is TargetKind.CENTER else -2 - action.index) is action):
             _ACTION_TEXT[id(action)] = text  # interned: safe to remember by id
+    return text
+
+
+def _seat_action_text(p: int, action: Action) -> str:
+    """``seat p: <action>``, remembered by id for an interned action (see _action_text)."""
+    text = f"seat {p}: {_action_text(action)}"
+    if id(action) in _ACTION_TEXT:
+        _SEAT_ACTION_TEXT[p][id(action)] = text
     return text
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import bisect
 import random
 
-from ..base import Action, EndReason, Event, IllegalActionError, new_event
+from ..base import Action, EndReason, Event, IllegalActionError, _EventTwin, new_event
 from ..cards import Card
 from .actions import (
     _ACTION_TEXT,
     _CARD_TEXT,
     _CENTER,
+    _DRAW_ONE_TEXT,
+    _DRAWS_CARD_TEXT,
     _DRAWS_TEXT,
     _FILLING,
     _GAME_OVER,
@@ -21,8 +23,10 @@ from .actions import (
     _PARTNER_PAYOFF,
     _PARTNER_SIDE,
     _PAYOFF,
+    _SEAT_ACTION_TEXT,
     _SEAT_SETS,
     _SIDE,
+    _TURN_TEXT,
     HAND_SIZE,
     MAX_TURN_ACTIONS,
     NUM_SIDE_STACKS,
@@ -30,6 +34,9 @@ from .actions import (
     Play,
     Source,
     _action_text,
+    _draw_one_text,
+    _seat_action_text,
+    _turn_text,
 )
 from .options import DeadlockRule, Recycle
 from .views import SpiteAndMaliceMove, _build, _new, _set
@@ -159,12 +166,18 @@ class SpiteAndMaliceTurns:
             # move is recorded only if this turn's moves outlive _end_turn (the game ended
             # before the next turn began): a new turn starts them afresh.
             self.moved = True
-            text = _ACTION_TEXT.get(id(action)) or _action_text(action)
-            self._log.append(new_event("discard", p, f"seat {p}: {text}", _ONE_CARD[card]))
+            ev = _EventTwin()  # new_event("discard", p, "seat p: <action>", (card,)), inline
+            ev.kind = "discard"
+            ev.seat = p
+            ev.text = _SEAT_ACTION_TEXT[p].get(id(action)) or _seat_action_text(p, action)
+            ev.cards = _ONE_CARD[card]
+            ev.visible_to = None
+            ev.__class__ = Event
+            self._log.append(ev)
             moves = self.turn_moves
             self._end_turn(p)
             if self.turn_moves is moves:
-                moves.append(_build(SpiteAndMaliceMove, {"seat": p, "action": text, "card": card}))
+                moves.append(_build(SpiteAndMaliceMove, {"seat": p, "action": _action_text(action), "card": card}))
             return
         self._record(p, action, card, "fill")  # type: ignore[arg-type]
         # §8.11: a fill does not end the turn; with an empty hand draw 5 and return to MAIN.
@@ -273,15 +286,41 @@ class SpiteAndMaliceTurns:
         self.turn_moves = []
         self.hand_compel = False
         log = self._log
-        log.append(new_event("turn", p, f"seat {p} to play (turn {self.turns_played + 1})"))
+        turn = self.turns_played + 1
+        # The events of the usual turn start (a single card drawn), built inline as
+        # new_event builds them: "seat p to play (turn N)", then the public and the private
+        # event of the draw.
+        ev = _EventTwin()
+        ev.kind = "turn"
+        ev.seat = p
+        ev.text = _TURN_TEXT[p].get(turn) or _turn_text(p, turn)
+        ev.cards = ()
+        ev.visible_to = None
+        ev.__class__ = Event
+        log.append(ev)
         hand = self.hands[p]
         need = HAND_SIZE - len(hand)
         stock = self.stock
         if need == 1 and stock:
             # _draw_to(p, HAND_SIZE) for the usual single card (the turn after a discard).
             c = stock.pop()
-            log.append(new_event("draw", p, f"seat {p} draws 1 card; stock {len(stock)}"))
-            log.append(new_event("draw", p, f"seat {p} draws {_CARD_TEXT[c]}", _ONE_CARD[c], _SEAT_SETS[p]))
+            n = len(stock)
+            ev = _EventTwin()
+            ev.kind = "draw"
+            ev.seat = p
+            ev.text = _DRAW_ONE_TEXT[p].get(n) or _draw_one_text(p, n)
+            ev.cards = ()
+            ev.visible_to = None
+            ev.__class__ = Event
+            log.append(ev)
+            ev = _EventTwin()
+            ev.kind = "draw"
+            ev.seat = p
+            ev.text = _DRAWS_CARD_TEXT[p][c]
+            ev.cards = _ONE_CARD[c]
+            ev.visible_to = _SEAT_SETS[p]
+            ev.__class__ = Event
+            log.append(ev)
             hand.append(c)
         elif not self._draw_to(p, HAND_SIZE):
             return
