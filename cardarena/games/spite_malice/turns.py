@@ -5,14 +5,15 @@ from __future__ import annotations
 import bisect
 import random
 
-from ..base import Action, EndReason, Event, IllegalActionError, _EventTwin, new_event
+from ..base import Action, EndReason, Event, IllegalActionError, new_event
 from ..cards import Card
 from .actions import (
     _ACTION_TEXT,
     _CARD_TEXT,
     _CENTER,
-    _DRAW_ONE_TEXT,
-    _DRAWS_CARD_TEXT,
+    _DISCARD_EVENT,
+    _DRAW_CARD_EVENT,
+    _DRAW_ONE_EVENT,
     _DRAWS_TEXT,
     _FILLING,
     _GAME_OVER,
@@ -23,10 +24,9 @@ from .actions import (
     _PARTNER_PAYOFF,
     _PARTNER_SIDE,
     _PAYOFF,
-    _SEAT_ACTION_TEXT,
     _SEAT_SETS,
     _SIDE,
-    _TURN_TEXT,
+    _TURN_EVENT,
     HAND_SIZE,
     MAX_TURN_ACTIONS,
     NUM_SIDE_STACKS,
@@ -34,9 +34,9 @@ from .actions import (
     Play,
     Source,
     _action_text,
-    _draw_one_text,
-    _seat_action_text,
-    _turn_text,
+    _discard_event,
+    _draw_one_event,
+    _turn_event,
 )
 from .options import DeadlockRule, Recycle
 from .views import SpiteAndMaliceMove, _build, _new, _set
@@ -166,14 +166,7 @@ class SpiteAndMaliceTurns:
             # move is recorded only if this turn's moves outlive _end_turn (the game ended
             # before the next turn began): a new turn starts them afresh.
             self.moved = True
-            ev = _EventTwin()  # new_event("discard", p, "seat p: <action>", (card,)), inline
-            ev.kind = "discard"
-            ev.seat = p
-            ev.text = _SEAT_ACTION_TEXT[p].get(id(action)) or _seat_action_text(p, action)
-            ev.cards = _ONE_CARD[card]
-            ev.visible_to = None
-            ev.__class__ = Event
-            self._log.append(ev)
+            self._log.append(_DISCARD_EVENT[p].get(id(action)) or _discard_event(p, action))
             moves = self.turn_moves
             self._end_turn(p)
             if self.turn_moves is moves:
@@ -287,17 +280,7 @@ class SpiteAndMaliceTurns:
         self.hand_compel = False
         log = self._log
         turn = self.turns_played + 1
-        # The events of the usual turn start (a single card drawn), built inline as
-        # new_event builds them: "seat p to play (turn N)", then the public and the private
-        # event of the draw.
-        ev = _EventTwin()
-        ev.kind = "turn"
-        ev.seat = p
-        ev.text = _TURN_TEXT[p].get(turn) or _turn_text(p, turn)
-        ev.cards = ()
-        ev.visible_to = None
-        ev.__class__ = Event
-        log.append(ev)
+        log.append(_TURN_EVENT[p].get(turn) or _turn_event(p, turn))  # interned (see actions)
         hand = self.hands[p]
         need = HAND_SIZE - len(hand)
         stock = self.stock
@@ -305,22 +288,8 @@ class SpiteAndMaliceTurns:
             # _draw_to(p, HAND_SIZE) for the usual single card (the turn after a discard).
             c = stock.pop()
             n = len(stock)
-            ev = _EventTwin()
-            ev.kind = "draw"
-            ev.seat = p
-            ev.text = _DRAW_ONE_TEXT[p].get(n) or _draw_one_text(p, n)
-            ev.cards = ()
-            ev.visible_to = None
-            ev.__class__ = Event
-            log.append(ev)
-            ev = _EventTwin()
-            ev.kind = "draw"
-            ev.seat = p
-            ev.text = _DRAWS_CARD_TEXT[p][c]
-            ev.cards = _ONE_CARD[c]
-            ev.visible_to = _SEAT_SETS[p]
-            ev.__class__ = Event
-            log.append(ev)
+            log.append(_DRAW_ONE_EVENT[p].get(n) or _draw_one_event(p, n))
+            log.append(_DRAW_CARD_EVENT[p][c])
             hand.append(c)
         elif not self._draw_to(p, HAND_SIZE):
             return
