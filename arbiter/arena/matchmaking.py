@@ -34,7 +34,7 @@ from arbiter.rating.ratings import Z95, phi, side_results
 
 __all__ = [
     "MU", "SIGMA", "Rated", "deal_points", "deal_margins", "encounter_failures", "rate_encounter", "replay", "los",
-    "expected_gain", "pick", "StandingsRow", "table",
+    "expected_gain", "pick", "StandingsRow", "standings",
 ]
 
 
@@ -256,7 +256,7 @@ class StandingsRow:
                 "failures": self.failures, "los_next": self.los_next}
 
 
-def table(entrants: Iterable[Any]) -> list[StandingsRow]:
+def standings(entrants: Iterable[Any]) -> list[StandingsRow]:
     """Active players by rating (with their LOS over the next), then the others by name.
 
     ``entrants``: ``arbiter.store.arenas.EntrantRow``s (or anything shaped so)."""

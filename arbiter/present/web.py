@@ -781,7 +781,7 @@ def _deal_means(arena: ArenaRow, enc: EncounterRow, ms: list[ArenaMatch]) -> dic
 
 def arena_page(store: Store, name: str, recent: int = 30) -> str:
     tables, a = _arena(store, name)
-    rows = matchmaking.table(tables.entrants(a.id))
+    rows = matchmaking.standings(tables.entrants(a.id))
     done = tables.encounters(a.id)
     shown = []
     for e in reversed(done[-recent:]):
