@@ -88,7 +88,7 @@ from arbiter.present.table import TABLE_STYLE, render_table, table_model
 from arbiter.present.watching import now_playing
 from arbiter.present.played import THINK_COLUMNS, THINK_NOTE, describe, team_rows, think_cells
 from arbiter.present import inspector, play_page as play
-from arbiter.person.seat import HUMAN
+from arbiter.person.tables import HUMAN
 from arbiter.store.arenas import ArenaMatch, ArenaRow, Arenas, EncounterRow
 from arbiter.store.db import READ_ERRORS, MatchRow, Store, StoreError, TournamentRow
 from cardarena import disclosure
@@ -781,7 +781,7 @@ def _deal_means(arena: ArenaRow, enc: EncounterRow, ms: list[ArenaMatch]) -> dic
 
 def arena_page(store: Store, name: str, recent: int = 30) -> str:
     tables, a = _arena(store, name)
-    rows = matchmaking.table(tables.entrants(a.id))
+    rows = matchmaking.standings(tables.entrants(a.id))
     done = tables.encounters(a.id)
     shown = []
     for e in reversed(done[-recent:]):

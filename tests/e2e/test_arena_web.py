@@ -50,7 +50,7 @@ def _entrants(db: Path):
 def test_leaderboard_lists_the_ladder_in_rating_order_and_the_suspended_bot_with_why(ladder_site, browser):  # noqa: F811
     url, db = ladder_site
     entrants, encounters = _entrants(db)
-    expected = [r for r in matchmaking.table(entrants) if r.status == "active"]
+    expected = [r for r in matchmaking.standings(entrants) if r.status == "active"]
     browser.get(url + "a")
     browser.find_element(By.LINK_TEXT, "club").click()
     assert browser.find_element(By.TAG_NAME, "h1").text == "club"

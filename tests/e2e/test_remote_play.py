@@ -264,7 +264,7 @@ def test_a_remote_table_over_tls(tmp_path):
 def test_a_person_who_leaves_a_remote_table_disconnects_there(standing, tmp_path):
     """A closed tab at the person's turn (``Tables.gone_seconds``, a minute on a real server)
     closes the seat's stream: the arbiter records a disconnection, as at a hosted table."""
-    from arbiter.person.seat import StandingArbiter, Tables
+    from arbiter.person.tables import StandingArbiter, Tables
 
     _, _, serve = standing
     tables = Tables(_new_store(tmp_path), gone_seconds=0.5,

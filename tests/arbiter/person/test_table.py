@@ -1,4 +1,4 @@
-"""The browser's seat (arbiter.person.seat.BrowserSeat) without a web server: a match
+"""The browser's seat (arbiter.person.tables.BrowserSeat) without a web server: a match
 run by the real runner with trusted bots in process, the seat answered from another
 thread as a web request would. (The whole path, bot processes and a browser included:
 tests/e2e/test_human_seat.py.)"""
@@ -14,7 +14,7 @@ import pytest
 from arbiter.hosting.inprocess import InProcessSeat
 from arbiter.match import run_match
 from arbiter.match.runner import MatchObserver
-from arbiter.person.seat import BrowserSeat, TableError, _Steps, store_unwritable
+from arbiter.person.tables import BrowserSeat, TableError, _Steps, store_unwritable
 from cardarena.games import events_for, get_game
 from cardarena.records import Clock, FailurePolicy, MatchConfig, Policy
 from cardarena.replay import verify_record

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from arbiter.cli import app
 from arbiter.hosting.inprocess import InProcessSeat
 from arbiter.match import run_match
-from arbiter.person.seat import HUMAN
+from arbiter.person.tables import HUMAN
 from arbiter.present.export import ELO_SCALE, RANKED_BY
 from arbiter.present.web import index_page, open_read_only, played_page, tournament_page
 from arbiter.tournament.play import store_play
