@@ -37,6 +37,27 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             if line.strip() and not line.startswith("#")]
     rank = {path: i for i, path in enumerate(slow)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))  # stable: the rest keep their order
+    _group_ids(config, items)
+
+
+def _group_ids(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--dist loadgroup`` (pyproject's addopts) sends the tests of one ``xdist_group`` to one
+    worker, so a module's shared server or batch is made once. xdist finds the group in the
+    test's id (``...::test@group``), which its worker sets through ``item._nodeid``; from
+    pytest 9.2 an item's id is ``item._id`` (a ``NodeId``) and that assignment changes
+    nothing, so every test would be scheduled alone. The id is set here the way xdist
+    means it, where xdist's own did not take."""
+    if not getattr(config.option, "loadgroup", False):  # set on xdist's workers with --dist loadgroup
+        return
+    try:
+        from _pytest.nodeid import NodeId
+    except ImportError:  # pytest before 9.2: xdist's own renaming works
+        return
+    for item in items:
+        groups = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                         for m in item.iter_markers("xdist_group")})
+        if groups and not item.nodeid.endswith("@" + "_".join(groups)) and isinstance(getattr(item, "_id", None), NodeId):
+            item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(groups)}")
 
 
 class _Spawns:
