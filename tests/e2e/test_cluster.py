@@ -111,7 +111,9 @@ def test_a_worker_killed_mid_run_loses_only_its_unfinished_matches(tmp_path):
 
     db = tmp_path / "arena.sqlite"
     base = dict(game="spades", bots=("random", "greedy", "heuristic"), options={"deals": 1}, deals=3, seed=5)
-    local_rows, local_st, _ = run(db, TournamentSpec(name="local", **base))
+    # the expected results, from this process (bundled bots: the same records as hosted; the
+    # tournament test above compares the cluster with the hosted run)
+    local_rows, local_st, _ = run(db, TournamentSpec(name="local", **base), transport="inproc")
     with LoopbackCluster(workers=2) as cluster:
         spec = TournamentSpec(name="cluster", cluster=cluster.address, **base)
         outcome: dict[str, object] = {}
