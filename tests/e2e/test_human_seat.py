@@ -74,6 +74,11 @@ class _Report:
         return {"spec": "check", "ok": True, "bot": self.bot, "checks": [{"name": "contract", "ok": True, "detail": "-"}]}
 
 
+#: The tests that share the module's `site` fixture: one xdist group (pyproject's
+#: --dist loadgroup), so it is made once in a run.
+SHARED = pytest.mark.xdist_group("human_seat")
+
+
 @pytest.fixture(scope="module")
 def site():
     tmp = Path(tempfile.mkdtemp(prefix="arena-seat-"))
@@ -266,6 +271,7 @@ def _verifies(db: Path, match_id: str, seat: int) -> None:
 # Playing in the browser, by clicking the card table: tests/e2e/test_table.py.
 
 
+@SHARED
 def test_a_registered_bot_is_offered_and_plays_from_its_stored_copy(site):
     url, db = site
     client = Client(url)
@@ -369,6 +375,7 @@ def _scan(client: Client, db: Path, match_id: str, seat: int) -> int:
     return checked
 
 
+@SHARED
 def test_nothing_reaches_the_browser_that_the_seat_may_not_see(site):
     url, db = site
     rng = random.Random(19)
@@ -404,6 +411,7 @@ def test_the_scan_sees_a_leak():
 # Bad input: 4xx naming what was wrong; the match and the store untouched.
 
 
+@SHARED
 def test_a_wrong_or_missing_seat_token_reads_and_does_nothing(site):
     url, db = site
     client = Client(url)
@@ -426,6 +434,7 @@ def test_a_wrong_or_missing_seat_token_reads_and_does_nothing(site):
     _verifies(db, match_id, 0)
 
 
+@SHARED
 def test_malformed_and_illegal_actions_are_refused_and_the_match_goes_on(site):
     url, db = site
     client = Client(url)
@@ -470,6 +479,7 @@ def test_malformed_and_illegal_actions_are_refused_and_the_match_goes_on(site):
     assert r.status == 409 and "the match is over" in _error(r)
 
 
+@SHARED
 def test_bad_options_bots_and_seats_are_refused_by_name(site):
     url, db = site
     client = Client(url)

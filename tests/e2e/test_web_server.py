@@ -35,7 +35,9 @@ from cardarena.records import MatchConfig
 from sdk.loading import load_bot
 from tests.conftest import ROOT
 
-pytestmark = pytest.mark.e2e
+#: The tests that share the module's world: one xdist group (pyproject's
+#: --dist loadgroup), so it is made once in a run.
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("web_server")]
 
 ARENA = ArenaSpec(game="spades", name="club", options={"deals": 1}, transport="inproc", seed=5,
                   house=("random", "greedy", "heuristic"))
