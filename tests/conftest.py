@@ -98,6 +98,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if not (os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("ARENA_VETTING_CACHE")):
         os.environ["ARENA_VETTING_CACHE"] = config._arena_vetting = tempfile.mkdtemp(prefix="arena-vetting-")
     _SPAWNS.install()
+    # In-process CLI runs (typer's CliRunner) build the click tree once, not per run.
+    from tests import clicache
+
+    clicache.install()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
