@@ -504,11 +504,11 @@ def check_playout(
         assert legal, f"seed {seed}: no legal action for seat {seat} in a running game"
         texts = [str(a) for a in legal]
         assert len(set(texts)) == len(texts), f"seed {seed}: duplicate legal actions {texts}"
-        for a in legal:
-            pool.setdefault(str(a), a)
+        for text, a in zip(texts, legal):
+            pool.setdefault(text, a)
         if step % check_every == 0:
-            for action in legal:
-                assert game.parse_action(str(action)) == action, f"notation does not round-trip: {action}"
+            for text, action in zip(texts, legal):
+                assert game.parse_action(text) == action, f"notation does not round-trip: {action}"
                 assert isinstance(game.action_text(action, seat, None), str)
                 if wire:
                     message = convert.action_to_proto(game.name, action)
