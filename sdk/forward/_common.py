@@ -115,11 +115,41 @@ class _DealCounts:
             if k == 0:
                 yield (0,) * self.hands
             return
+        if len(allowed) <= 3:  # the usual case, unrolled (the same splits in the same order)
+            yield from self._few(k, allowed, caps)
+            return
         for comp in rec(0, k, []):
             split = [0] * self.hands
             for i, t in zip(allowed, comp):
                 split[i] = t
             yield tuple(split)
+
+    def _few(self, k: int, allowed: tuple[int, ...], caps: tuple[int, ...]):
+        """``_compositions`` over one to three allowed hands, as loops: this enumeration is
+        most of the cost of a view's knowledge (re-deals, searches)."""
+        split = [0] * self.hands
+        if len(allowed) == 1:
+            (a,) = allowed
+            if k <= caps[a]:
+                split[a] = k
+                yield tuple(split)
+            return
+        if len(allowed) == 2:
+            a, b = allowed
+            cb = caps[b]
+            for t in range(min(k, caps[a]) + 1):
+                if k - t <= cb:
+                    split[a], split[b] = t, k - t
+                    yield tuple(split)
+            return
+        a, b, c = allowed
+        cb, cc = caps[b], caps[c]
+        for t in range(min(k, caps[a]) + 1):
+            left = k - t
+            for u in range(min(left, cb) + 1):
+                if left - u <= cc:
+                    split[a], split[b], split[c] = t, u, left - u
+                    yield tuple(split)
 
     def _count(self, g: int, caps: tuple[int, ...]) -> int:
         if g == len(self.sizes):
@@ -147,7 +177,8 @@ class _DealCounts:
         return out
 
 
-def _multinomial(parts: Sequence[int]) -> int:
+@lru_cache(maxsize=1 << 16)
+def _multinomial(parts: tuple[int, ...]) -> int:
     out, n = 1, 0
     for p in parts:
         n += p

@@ -24,10 +24,10 @@ from unittest import mock
 from pathlib import Path
 from typing import Iterator, Sequence
 
-import typer.main
 from typer.testing import CliRunner
 
 from arbiter.cli import app
+from tests import clicache
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -52,7 +52,7 @@ def command_tree() -> dict[tuple[str, ...], object]:
         else:
             found[path] = cmd
 
-    walk(typer.main.get_command(app), ())
+    walk(clicache.get_command(app), ())
     return found
 
 

@@ -103,40 +103,79 @@ _FIELDS: dict[type, tuple[str, ...]] = {}
 
 _ATOMS = (int, float, bool, type(None), enum.Enum)
 
+#: How ``shown_cards`` reads a value, by its class (what the isinstance tests below decide
+#: depends on the class alone, so it is decided once per class).
+_TEXT, _ATOM, _SEQ, _DATA, _OTHER = range(5)
+_KIND: dict[type, int] = {Card: -1}
+#: text -> the cards it names (event texts and moves repeat at every step of a playout).
+_TEXT_CARDS: dict[str, tuple[Card, ...]] = {}
+
+
+def _kind(cls: type, value: Any) -> int:
+    if issubclass(cls, str):
+        kind = _TEXT
+    elif issubclass(cls, _ATOMS):
+        kind = _ATOM
+    elif issubclass(cls, (tuple, list, frozenset, set)):
+        kind = _SEQ
+    elif hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
+        kind = _DATA
+    elif isinstance(value, type):
+        return _OTHER  # a class (its class is type, or a metaclass): not remembered
+    else:
+        kind = _OTHER
+    _KIND[cls] = kind
+    return kind
+
+
+def _text_cards(text: str) -> tuple[Card, ...]:
+    hit = _TEXT_CARDS.get(text)
+    if hit is None:
+        if len(_TEXT_CARDS) > 100_000:
+            _TEXT_CARDS.clear()
+        hit = _TEXT_CARDS[text] = tuple(card_tokens(text))
+    return hit
+
 
 def shown_cards(value: Any, out: list[Card] | None = None, memo: dict | None = None) -> list[Card]:
     """Every card a value shows: ``Card`` values and card notation inside its strings
     (an event's text, a move written in notation inside a view), anywhere inside
     dataclasses, tuples, lists and sets. ``memo`` (id -> (value, cards)) shares the work
-    between values holding the same immutable parts (the views of one state)."""
+    between values holding the same immutable parts (the views of one state). Written
+    for speed (the leak playouts read every viewer's view at every step): each class is
+    sorted once (``_KIND``), each text read once (``_TEXT_CARDS``)."""
     if out is None:
         out = []
-    if value.__class__ is Card:
+    cls = value.__class__
+    kind = _KIND.get(cls)
+    if kind is None:
+        kind = _kind(cls, value)
+    if kind == -1:
         out.append(value)
         return out
-    if isinstance(value, str):
-        out.extend(card_tokens(value))
+    if kind == _TEXT:
+        out.extend(_text_cards(value))
         return out
-    if isinstance(value, _ATOMS):
+    if kind == _ATOM or kind == _OTHER:
         return out
     if memo is not None:
         hit = memo.get(id(value))
         if hit is not None and hit[0] is value:
             out.extend(hit[1])
             return out
-    if isinstance(value, (tuple, list, frozenset, set)):
+    if kind == _SEQ:
         parts = value
-    elif hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
-        parts = [getattr(value, name) for name in value.__dataclass_fields__]
     else:
-        return out
+        parts = [getattr(value, name) for name in value.__dataclass_fields__]
     mine: list[Card] = []
+    kinds = _KIND
     for v in parts:
-        if v.__class__ is Card:
+        k = kinds.get(v.__class__)
+        if k == -1:
             mine.append(v)
-        elif not isinstance(v, _ATOMS):
+        elif k != _ATOM:
             shown_cards(v, mine, memo)
-    if memo is not None and not isinstance(value, (list, set)):
+    if memo is not None and cls is not list and cls is not set and not issubclass(cls, (list, set)):
         memo[id(value)] = (value, mine)
     out.extend(mine)
     return out
@@ -465,11 +504,11 @@ def check_playout(
         assert legal, f"seed {seed}: no legal action for seat {seat} in a running game"
         texts = [str(a) for a in legal]
         assert len(set(texts)) == len(texts), f"seed {seed}: duplicate legal actions {texts}"
-        for a in legal:
-            pool.setdefault(str(a), a)
+        for text, a in zip(texts, legal):
+            pool.setdefault(text, a)
         if step % check_every == 0:
-            for action in legal:
-                assert game.parse_action(str(action)) == action, f"notation does not round-trip: {action}"
+            for text, action in zip(texts, legal):
+                assert game.parse_action(text) == action, f"notation does not round-trip: {action}"
                 assert isinstance(game.action_text(action, seat, None), str)
                 if wire:
                     message = convert.action_to_proto(game.name, action)

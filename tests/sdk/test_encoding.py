@@ -71,7 +71,8 @@ def test_every_index_maps_to_one_action_and_back(name, options) -> None:
     actions = [enc.action_of(i) for i in range(enc.num_actions)]
     assert len(set(actions)) == enc.num_actions
     assert all(enc.action_index(a) == i for i, a in enumerate(actions))
-    assert all(enc.action_of(i) == get_game(name, options).parse_action(str(a)) for i, a in enumerate(actions[:400]))
+    game = get_game(name, options)
+    assert all(enc.action_of(i) == game.parse_action(str(a)) for i, a in enumerate(actions[:400]))
 
 
 @pytest.mark.parametrize(("name", "options"), OPTION_SETS, ids=IDS)

@@ -26,16 +26,20 @@ def _wait_connected(proc: subprocess.Popen) -> str:
     return line
 
 
-def test_ctrl_c_stops_the_bot_cleanly():
+@pytest.fixture(scope="module")
+def serve():
+    """One `arbiter serve` for the tests that leave it running (the others stop their own)."""
     s = start_serve()
-    try:
-        proc = _bot(s, "north")
-        assert "as north" in _wait_connected(proc)
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=20)
-        assert proc.returncode == 130 and "Traceback" not in err and "stopped (0 matches played)" in err
-    finally:
-        stop_serve(s)
+    yield s
+    stop_serve(s)
+
+
+def test_ctrl_c_stops_the_bot_cleanly(serve):
+    proc = _bot(serve, "north")
+    assert "as north" in _wait_connected(proc)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130 and "Traceback" not in err and "stopped (0 matches played)" in err
 
 
 def test_the_bot_says_when_the_arbiter_goes_away():
@@ -49,14 +53,10 @@ def test_the_bot_says_when_the_arbiter_goes_away():
     assert proc.returncode == 0 and "the arbiter closed the connection (0 matches played)" in err and "Traceback" not in err
 
 
-def test_a_refused_or_unreachable_bot_is_one_error_line(tmp_path):
-    s = start_serve()
-    try:
-        proc = subprocess.run([sys.executable, "-m", "sdk", "--bot", "random", "--name", "east", "--address", s.address,
-                               "--token", "not-the-right-token-at-all"], cwd=ROOT, capture_output=True, text=True, timeout=60)
-        assert proc.returncode == 1 and proc.stderr.strip() == "error: arbiter refused the session: auth: token not accepted"
-    finally:
-        stop_serve(s)
+def test_a_refused_or_unreachable_bot_is_one_error_line(serve):
+    proc = subprocess.run([sys.executable, "-m", "sdk", "--bot", "random", "--name", "east", "--address", serve.address,
+                           "--token", "not-the-right-token-at-all"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and proc.stderr.strip() == "error: arbiter refused the session: auth: token not accepted"
     proc = subprocess.run([sys.executable, "-m", "sdk", "--bot", "random", "--address", "127.0.0.1:1"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and proc.stderr.startswith("error: cannot reach the arbiter at 127.0.0.1:1")

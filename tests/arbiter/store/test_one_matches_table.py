@@ -10,6 +10,7 @@ from real played records. Nothing of it may be lost.
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 import time
@@ -33,9 +34,16 @@ ARENA_COLUMNS = ("arena_id, encounter, k, match_id, deal, seating, seed, seats, 
 
 
 def _played(seed: int, match_id: str, bots=("random", "heuristic")) -> MatchRecord:
-    record = play_local("spite-and-malice", list(bots), seed=seed, transport="inproc", decision_ms=0, bank_ms=0)
+    """The seeded match, played once per module (four tests build the same schema-4 store
+    of six matches): each call gets its own copy of the record."""
+    record = MatchRecord.from_json(_played_json(seed, tuple(bots)))
     record.match_id = match_id
     return record
+
+
+@functools.cache
+def _played_json(seed: int, bots: tuple[str, ...]) -> str:
+    return play_local("spite-and-malice", list(bots), seed=seed, transport="inproc", decision_ms=0, bank_ms=0).to_json()
 
 
 def _values(record: MatchRecord) -> tuple:
