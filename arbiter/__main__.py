@@ -1,3 +1,23 @@
-from arbiter.cli import main
+"""``python -m arbiter`` and the ``arbiter`` command (pyproject's ``[project.scripts]``).
 
-main()
+The commands take a second or more to load on a busy machine (typer, rich, grpc, the
+engines); a Ctrl-C then ends the command as a Ctrl-C at any other moment does: one line
+and exit 130, not a traceback of whichever import it interrupted.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main() -> None:
+    try:
+        from arbiter.cli import main as run
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        raise SystemExit(130) from None
+    run()
+
+
+if __name__ == "__main__":
+    main()

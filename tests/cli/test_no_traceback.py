@@ -489,3 +489,24 @@ def test_ctrl_c_stops_a_tournament_run_with_one_line(tmp_path):
     text = "".join(out)
     assert "Traceback" not in text, text
     assert code == 130 and "interrupted" in text, text
+
+
+@pytest.mark.e2e
+def test_ctrl_c_while_the_commands_load_is_one_line():
+    """A Ctrl-C in the first second or so, while `arbiter` still imports its commands (more
+    on a busy machine), printed the traceback of whichever import it landed in. The
+    interrupt is raised here at a fixed import (the last command module), as the signal's
+    KeyboardInterrupt would be."""
+    code = (
+        "import sys\n"
+        "class Stop:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'arbiter.cli.export':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, Stop())\n"
+        "sys.argv = ['arbiter', 'tournament', 'run', '--help']\n"
+        "from arbiter.__main__ import main\n"
+        "main()\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 130 and p.stderr.strip() == "interrupted" and not p.stdout, (p.returncode, p.stdout, p.stderr)

@@ -173,7 +173,7 @@ def test_each_wheel_holds_its_packages_and_their_data_and_nothing_else(checkout,
     assert Parser().parsestr(platform_info["METADATA"])["Version"] == version
     assert f"Requires-Dist: card-arena-sdk=={version}" in platform_info["METADATA"].splitlines()
     entry_points = platform_info["entry_points.txt"]
-    assert "arbiter = arbiter.cli:main" in entry_points and "random = bots.random_bot:RandomBot" in entry_points
+    assert "arbiter = arbiter.__main__:main" in entry_points and "random = bots.random_bot:RandomBot" in entry_points
 
 
 def test_the_author_venv_has_the_sdk_and_nothing_of_the_platform(wheels, author_venv):
