@@ -101,6 +101,9 @@ class SearchBot(Bot):
         #: Spite and Malice: the value of a pay-off card reachable at the horizon
         #: (``spite_malice_search.CHAIN_BONUS``; the arbiter's analysis values it lower).
         self.chain_bonus = _sm.CHAIN_BONUS
+        #: Spite and Malice: rounds of play before the evaluation (``spite_malice_search.ROUNDS``;
+        #: the arbiter's analysis looks further).
+        self.rounds = _sm.ROUNDS
         self.last = SearchStats()
 
     def on_match_start(self, info: MatchInfo) -> None:
@@ -252,7 +255,7 @@ class SearchBot(Bot):
             if st.is_terminal:
                 break
         name = self.game.name
-        horizon = _sm.Horizon(seat, start, self.chain_bonus) if name == "spite-and-malice" else None
+        horizon = _sm.Horizon(seat, start, self.chain_bonus, self.rounds) if name == "spite-and-malice" else None
         while not st.is_terminal:
             actor = st.current_seat
             v = st.view(actor)
