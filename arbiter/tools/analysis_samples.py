@@ -132,7 +132,7 @@ def _prefix(per, n):
 
 
 def two_looks(budget: int, first: int = MIN_SAMPLES, step: int = BATCH) -> Callable[..., tuple[str, int]]:
-    """The analysis's rule (``values.look``, at ``values.ALPHA``): a look after each batch
+    """The analysis's rule (``values.look``, at its error rates): a look after each batch
     from ``first`` states; a verdict stands when two looks in a row give it; unsure when
     the budget ends."""
     def rule(per, a, ref, margin):
@@ -214,21 +214,21 @@ def looks_with(one: Callable[..., str], budget: int, agree: int = 2, first: int 
 def stopping_rules() -> dict[str, Callable[..., tuple[str, int]]]:
     """The rules compared (docs/analysis.md, stability)."""
     return {
-        "method 4 (values.look at ALPHA, two looks, 64)": two_looks(64),
+        "method 4 (values.look: fine 1%, mistake 5%, two looks, 64)": two_looks(64),
         "method 3 (5%, two looks, 64)": looks_with(variant_look(), 64),
         "5%, three looks, 64": looks_with(variant_look(), 64, agree=3),
-        "fine at 1%, 64": looks_with(variant_look(alpha_fine=0.01), 64),
+        "fine at 1%, 64 (= method 4)": looks_with(variant_look(alpha_fine=0.01), 64),
         "fine at 20%, 64": looks_with(variant_look(alpha_fine=0.2), 64),
         "zero diffs: rule of three, 64": looks_with(variant_look(zero=True), 64),
         "one look at 64": looks_with(variant_look(), 64, agree=1, first=64),
         "fine at 1%, three looks, 64": looks_with(variant_look(alpha_fine=0.01), 64, agree=3),
         "fine at 1%, 128": looks_with(variant_look(alpha_fine=0.01), 128),
-        "fine and mistake at 1%, 64 (= method 4)": looks_with(variant_look(alpha_fine=0.01, alpha_mistake=0.01), 64),
+        "fine and mistake at 1%, 64": looks_with(variant_look(alpha_fine=0.01, alpha_mistake=0.01), 64),
         "fine and mistake at 1%, 128": looks_with(variant_look(alpha_fine=0.01, alpha_mistake=0.01), 128),
         "5%, two looks, 128": looks_with(variant_look(), 128),
-        "1%, looks at 16/32/64": at_looks((16, 32, 64)),
-        "1%, looks at 16/32/64/128": at_looks((16, 32, 64, 128)),
-        "1%, looks at 32/64/128": at_looks((32, 64, 128)),
+        "method 4, looks at 16/32/64": at_looks((16, 32, 64)),
+        "method 4, looks at 16/32/64/128": at_looks((16, 32, 64, 128)),
+        "method 4, looks at 32/64/128": at_looks((32, 64, 128)),
     }
 
 
