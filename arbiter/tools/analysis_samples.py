@@ -33,6 +33,25 @@ from arbiter.tools.analysis_bench import GAMES
 from arbiter.tournament.play import play_local
 
 
+def draw(valuer: Valuer, view: Any, legal: Any, chosen: Any, key: str, states: int) -> tuple[list, int | None, list[list[float]]]:
+    """The candidates ``valuer`` compares at a decision (``key``: as ``Valuer.decision``
+    names it), the reference policy's index among them, and every candidate's value on
+    each of the first ``states`` states it draws there (``per[i][k]``), drawn as it draws
+    them: the same rng, the same batches."""
+    rng = random.Random(f"{valuer.seed}:{key}")
+    cands = valuer.candidates(view, legal, chosen, rng)
+    ref = valuer._reference_action
+    per: list[list[float]] = [[] for _ in cands]
+    n = 0
+    while n < states:
+        for world in sample_states(valuer.game, view, min(BATCH, states - n), rng):
+            ws = rng.getrandbits(32)
+            for i, x in enumerate(valuer.reference.action_values(world, valuer.seat, cands, ws)):
+                per[i].append(float(x))
+        n += min(BATCH, states - n)
+    return cands, (cands.index(ref) if ref in cands else None), per
+
+
 def collect(game: str, matches: int, states: int, seed: int = 0, seeds: tuple[int, ...] = (1, 2),
             progress: Callable[[str], None] = lambda m: None, skip: frozenset = frozenset(),
             who: str = "") -> Iterable[dict[str, Any]]:
@@ -57,20 +76,11 @@ def collect(game: str, matches: int, states: int, seed: int = 0, seeds: tuple[in
                 row: dict[str, Any] = {"game": game, "match_seed": s, "seat": seat, "number": point.number,
                                        "who": bots[seat], "values": {}}
                 for k, valuer in valuers.items():
-                    rng = random.Random(f"{k}:seed-{record.seed}:{seat}:{point.number}")
-                    cands = valuer.candidates(point.view, point.legal, chosen, rng)
-                    ref = valuer._reference_action
-                    per: list[list[float]] = [[] for _ in cands]
-                    n = 0
-                    while n < states:
-                        for world in sample_states(valuer.game, point.view, min(BATCH, states - n), rng):
-                            ws = rng.getrandbits(32)
-                            for i, x in enumerate(valuer.reference.action_values(world, seat, cands, ws)):
-                                per[i].append(float(x))
-                        n += min(BATCH, states - n)
+                    cands, ref, per = draw(valuer, point.view, point.legal, chosen, f"seed-{record.seed}:{seat}:{point.number}",
+                                           states)
                     row["cands"] = [str(c) for c in cands]
                     row["anchor"] = cands.index(chosen)
-                    row["ref"] = cands.index(ref) if ref in cands else None
+                    row["ref"] = ref
                     row["values"][str(k)] = per
                 progress(f"{game} match {m + 1}/{matches} seat {seat} decision {point.number}")
                 yield row

@@ -200,3 +200,25 @@ def test_verdicts_hold_under_another_sampling_seed(separation):
     again = [r.verdict for r in analyse(record, 0, samples=CHECK_SAMPLES, max_actions=CHECK_ACTIONS, seed=2,
                                         last=STABLE_CHECKED) if r.verdict]
     assert len(first) == STABLE_CHECKED and first == again and {"mistake", "fine"} <= set(again), (first, again)
+
+
+def test_kept_samples_replay_the_analysis():
+    """``arbiter.tools.analysis_samples`` compares verdict rules on kept samples: they are
+    the states the analysis draws, so the analysis's rule replayed on them gives the
+    verdict and the number of states ``Valuer.decision`` gives (the docs' "direct" figures)."""
+    from arbiter.tools.analysis_samples import draw, two_looks
+
+    record = play_local("spot", ["random", "heuristic", "heuristic"], seed=0, options={"hands": 1, "players": 3},
+                        transport="inproc")
+    valuer = Valuer(record.game, record.options, 0, f"seed-{record.seed}", record.seat_names, samples=24, seed=1)
+    checked = 0
+    for point in decisions(record, 0):
+        if len(point.legal) < 2 or checked == 3:
+            continue
+        chosen = valuer.game.parse_action(point.played)
+        cands, ref, per = draw(valuer, point.view, point.legal, chosen, f"{valuer.match_id}:0:{point.number}", 24)
+        got = valuer.decision(point, point.played)
+        assert two_looks(24)(per, cands.index(chosen), ref, valuer.margin) == (got.verdict, got.samples)
+        assert sorted(sum(xs[:got.samples]) / got.samples for xs in per) == pytest.approx(sorted(v.mean for v in got.values))
+        checked += 1
+    assert checked == 3
