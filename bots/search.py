@@ -104,9 +104,6 @@ class SearchBot(Bot):
         #: Spite and Malice: rounds of play before the evaluation (``spite_malice_search.ROUNDS``;
         #: the arbiter's analysis looks further).
         self.rounds = _sm.ROUNDS
-        #: Spite and Malice: the weight of pay-off progress at the horizon (0: none; the
-        #: arbiter's analysis measured it, docs/analysis.md).
-        self.progress = 0.0
         self.last = SearchStats()
 
     def on_match_start(self, info: MatchInfo) -> None:
@@ -258,7 +255,7 @@ class SearchBot(Bot):
             if st.is_terminal:
                 break
         name = self.game.name
-        horizon = _sm.Horizon(seat, start, self.chain_bonus, self.rounds, self.progress) if name == "spite-and-malice" else None
+        horizon = _sm.Horizon(seat, start, self.chain_bonus, self.rounds) if name == "spite-and-malice" else None
         while not st.is_terminal:
             actor = st.current_seat
             v = st.view(actor)

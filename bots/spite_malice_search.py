@@ -131,33 +131,11 @@ def _value(v: SpiteAndMaliceView, seat: int) -> float:
     return sum(opp) / max(1, len(opp)) - sum(mine) / max(1, len(mine))
 
 
-def _gap(view: SpiteAndMaliceView, player: int) -> float:
-    """How far ``player``'s pay-off top is from playable, as a share of a pile (0: playable
-    now; 1: a whole pile to build): the fewest cards still to go on a centre pile (a new
-    pile counts as value 0), over the top rank."""
-    rules = H._Rules(view)
-    top = view.players[player].payoff_top
-    if top is None or rules.wild(top):
-        return 0.0
-    need = top.rank - 1
-    gaps = [need - v for v in [p.value for p in view.center] + [0] if v <= need]
-    return (min(gaps) if gaps else rules.top) / rules.top
-
-
-def _progress(view: SpiteAndMaliceView, seat: int) -> float:
-    """The opponents' mean gap to their pay-off tops minus the seat's side's (``_gap``)."""
-    me = view.players[seat]
-    opp = [_gap(view, i) for i, p in enumerate(view.players) if p.team != me.team]
-    mine = [_gap(view, i) for i, p in enumerate(view.players) if p.team == me.team]
-    return sum(opp) / max(1, len(opp)) - sum(mine) / max(1, len(mine))
-
-
 class Horizon:
     """Stops a rollout when the seat's turn comes round ``rounds`` times (or the game changes)."""
 
-    def __init__(self, seat: int, start: SpiteAndMaliceView, bonus: float = CHAIN_BONUS, rounds: int = ROUNDS,
-                 progress: float = 0.0) -> None:
-        self.seat, self.start, self.bonus, self.limit, self.progress = seat, start, bonus, rounds, progress
+    def __init__(self, seat: int, start: SpiteAndMaliceView, bonus: float = CHAIN_BONUS, rounds: int = ROUNDS) -> None:
+        self.seat, self.start, self.bonus, self.limit = seat, start, bonus, rounds
         self.away = False
         self.rounds = 0
 
@@ -172,8 +150,7 @@ class Horizon:
             self.rounds += 1
             if self.rounds >= self.limit:
                 reach = H._chain_to_payoff(view, H._Rules(view))
-                return (_value(view, self.seat) + (self.bonus if reach is not None else 0.0)
-                        + (self.progress * _progress(view, self.seat) if self.progress else 0.0))
+                return _value(view, self.seat) + (self.bonus if reach is not None else 0.0)
         return None
 
 
