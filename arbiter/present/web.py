@@ -1482,7 +1482,10 @@ def make_server(db: str | os.PathLike, host: str = "127.0.0.1", port: int = 8080
     (``inspector.warm``), their inspector pages' and their analysed seats' replay pages:
     those pages replay nothing."""
     path = check_store(db)
-    anyio.run(anyio.to_thread.run_sync, lambda: None)
+    # (in a thread of its own: `arbiter arena` makes its server inside a running event loop)
+    loader = threading.Thread(target=anyio.run, args=(anyio.to_thread.run_sync, lambda: None), name="anyio-load")
+    loader.start()
+    loader.join()
     for name in _env.list_templates():
         _env.get_template(name)
     for match_id, seat in inspector.warm(path):

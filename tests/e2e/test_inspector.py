@@ -4,6 +4,7 @@ and in a browser, stepping through every decision of a 1-deal Spades match with 
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import re
 import shutil
@@ -20,6 +21,7 @@ from selenium.webdriver.common.keys import Keys
 from arbiter.analysis.reask import decisions
 from arbiter.analysis.stored import stored_analysis
 from arbiter.present import inspector
+from arbiter.present.web import make_server
 from arbiter.store.analyses import save_analysis
 from arbiter.store.db import Store
 from arbiter.tournament.play import play_local, store_play
@@ -174,6 +176,19 @@ def test_an_analysed_match_is_replayed_before_its_first_page(site, tmp_path):
         assert (inspector._points.cache_info().misses, inspector._spectator_steps.cache_info().misses) == before
         inspector.inspect_page(store, record.match_id, {"seat": ["2"], "d": ["1"]}, "n")  # no analysis: not warmed
     assert inspector._points.cache_info().misses == before[0] + 1
+
+
+def test_the_server_is_made_inside_a_running_event_loop_too(site):
+    """``arbiter arena`` makes its web server inside its event loop: what ``make_server``
+    loads before listening (anyio's backend, by running a loop) must not need the thread's."""
+    _, db, _, _ = site
+
+    async def make():
+        server = make_server(db, "127.0.0.1", 0)
+        server.server_close()
+        return server.url
+
+    assert asyncio.run(make()).startswith("http://127.0.0.1:")
 
 
 def _post(url: str, headers: dict[str, str] | None = None) -> tuple[int, str, str]:
