@@ -27,7 +27,7 @@ from statistics import NormalDist
 from typing import Any, Callable, Iterable
 
 from arbiter.analysis.reask import decisions
-from arbiter.analysis.values import BATCH, MARGIN, MIN_SAMPLES, REFERENCE_SETTINGS, Valuer, _mean_se, look, t95
+from arbiter.analysis.values import AGREE, BATCH, MARGIN, MIN_SAMPLES, REFERENCE_SETTINGS, Valuer, _mean_se, look, t95
 from arbiter.hosting.forward import sample_states
 from arbiter.tools.analysis_bench import GAMES
 from arbiter.tournament.play import play_local
@@ -141,18 +141,19 @@ def _prefix(per, n):
     return [xs[:n] for xs in per]
 
 
-def two_looks(budget: int, first: int = MIN_SAMPLES, step: int = BATCH) -> Callable[..., tuple[str, int]]:
-    """The analysis's rule (``values.look``, at its error rates): a look after each batch
-    from ``first`` states; a verdict stands when two looks in a row give it; unsure when
-    the budget ends."""
+def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH) -> Callable[..., tuple[str, int]]:
+    """The analysis's rule (``values.look`` at its error rates): a look after each batch
+    from ``first`` states; a verdict stands when ``values.AGREE`` looks in a row give it (or
+    the budget allows one look); unsure when the budget ends."""
     def rule(per, a, ref, margin):
-        before = ""
+        run, before = 0, ""
         n = first
         while n <= min(budget, len(per[a])):
             now = look(_prefix(per, n), a, ref, margin)
-            if now != "unsure" and (now == before or budget <= first):
-                return now, n
+            run = run + 1 if now == before else 1
             before = now
+            if now != "unsure" and (run >= AGREE or budget <= first):
+                return now, n
             n += step
         return "unsure", min(budget, len(per[a]))
     return rule
@@ -224,21 +225,21 @@ def looks_with(one: Callable[..., str], budget: int, agree: int = 2, first: int 
 def stopping_rules() -> dict[str, Callable[..., tuple[str, int]]]:
     """The rules compared (docs/analysis.md, stability)."""
     return {
-        "method 4 (values.look: fine 1%, mistake 5%, two looks, 64)": two_looks(64),
+        "method 4 (values: fine 1%, mistake 5%, three looks, 64)": analysis_rule(64),
         "method 3 (5%, two looks, 64)": looks_with(variant_look(), 64),
         "5%, three looks, 64": looks_with(variant_look(), 64, agree=3),
-        "fine at 1%, 64 (= method 4)": looks_with(variant_look(alpha_fine=0.01), 64),
+        "fine at 1%, two looks, 64": looks_with(variant_look(alpha_fine=0.01), 64),
         "fine at 20%, 64": looks_with(variant_look(alpha_fine=0.2), 64),
         "zero diffs: rule of three, 64": looks_with(variant_look(zero=True), 64),
         "one look at 64": looks_with(variant_look(), 64, agree=1, first=64),
-        "fine at 1%, three looks, 64": looks_with(variant_look(alpha_fine=0.01), 64, agree=3),
+        "fine at 1%, three looks, 64 (= method 4)": looks_with(variant_look(alpha_fine=0.01), 64, agree=3),
         "fine at 1%, 128": looks_with(variant_look(alpha_fine=0.01), 128),
         "fine and mistake at 1%, 64": looks_with(variant_look(alpha_fine=0.01, alpha_mistake=0.01), 64),
         "fine and mistake at 1%, 128": looks_with(variant_look(alpha_fine=0.01, alpha_mistake=0.01), 128),
         "5%, two looks, 128": looks_with(variant_look(), 128),
-        "method 4, looks at 16/32/64": at_looks((16, 32, 64)),
-        "method 4, looks at 16/32/64/128": at_looks((16, 32, 64, 128)),
-        "method 4, looks at 32/64/128": at_looks((32, 64, 128)),
+        "1% fine, looks at 16/32/64": at_looks((16, 32, 64)),
+        "1% fine, looks at 16/32/64/128": at_looks((16, 32, 64, 128)),
+        "1% fine, looks at 32/64/128": at_looks((32, 64, 128)),
     }
 
 

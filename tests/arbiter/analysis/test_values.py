@@ -10,7 +10,7 @@ import random
 import pytest
 
 from arbiter.analysis.reask import DecisionPoint, decisions
-from arbiter.analysis.values import BATCH, MIN_SAMPLES, Valuer, analyse, t95, value_of
+from arbiter.analysis.values import AGREE, BATCH, MIN_SAMPLES, Valuer, analyse, t95, value_of
 from arbiter.tools.analysis_bench import blunder_decision
 from arbiter.hosting.forward import sample_states
 from arbiter.tournament.play import play_local
@@ -162,12 +162,12 @@ def test_random_play_is_marked_more_than_the_heuristics(separation):
 
 def test_the_verdict_is_decided_and_stable_at_an_exact_difference():
     """A DDS difference that every sampled deal agrees on (a nil with every spade) is
-    decided as soon as a verdict may stand (two looks: ``MIN_SAMPLES``, then a batch more),
-    and says the same under every seed."""
+    decided as soon as a verdict may stand (``AGREE`` looks: ``MIN_SAMPLES``, then a batch
+    more each), and says the same under every seed."""
     options, point = spades_bid_point()
     for seed in (1, 2, 3):
         v = Valuer("spades", options, 0, samples=64, seed=seed).decision(point, "bid nil")
-        assert v.verdict == "mistake" and v.samples == MIN_SAMPLES + BATCH, v
+        assert v.verdict == "mistake" and v.samples == MIN_SAMPLES + (AGREE - 1) * BATCH, v
 
 
 def test_value_of_a_view_reads_only_the_view(match):
@@ -206,7 +206,7 @@ def test_kept_samples_replay_the_analysis():
     """``arbiter.tools.analysis_samples`` compares verdict rules on kept samples: they are
     the states the analysis draws, so the analysis's rule replayed on them gives the
     verdict and the number of states ``Valuer.decision`` gives (the docs' "direct" figures)."""
-    from arbiter.tools.analysis_samples import draw, two_looks
+    from arbiter.tools.analysis_samples import analysis_rule, draw
 
     record = play_local("spot", ["random", "heuristic", "heuristic"], seed=0, options={"hands": 1, "players": 3},
                         transport="inproc")
@@ -218,7 +218,7 @@ def test_kept_samples_replay_the_analysis():
         chosen = valuer.game.parse_action(point.played)
         cands, ref, per = draw(valuer, point.view, point.legal, chosen, f"{valuer.match_id}:0:{point.number}", 24)
         got = valuer.decision(point, point.played)
-        assert two_looks(24)(per, cands.index(chosen), ref, valuer.margin) == (got.verdict, got.samples)
+        assert analysis_rule(24)(per, cands.index(chosen), ref, valuer.margin) == (got.verdict, got.samples)
         assert sorted(sum(xs[:got.samples]) / got.samples for xs in per) == pytest.approx(sorted(v.mean for v in got.values))
         checked += 1
     assert checked == 3
