@@ -1,26 +1,23 @@
-"""The bundled ``heuristic`` bot: one bot for every game, dispatching to each game's heuristic."""
+"""The bundled ``heuristic`` bot: one bot for every game, playing each game's heuristic
+policy (the ``heuristic`` module of its line in ``sdk.games``)."""
 
 from __future__ import annotations
 
-import importlib
-
 from sdk import Bot
-
-#: game name -> module with ``choose(view, legal_actions, rng)``
-_BY_GAME = {
-    "spades": "bots.spades_heuristic",
-    "spite-and-malice": "bots.spite_malice_heuristic",
-    "spot": "bots.spot_heuristic",
-}
+from bots.games import part_of, played_by
 
 
 class HeuristicBot(Bot):
     name = "heuristic"
     version = "1.0"
-    games = tuple(_BY_GAME)
+
+    @property
+    def games(self) -> tuple[str, ...]:  # type: ignore[override]
+        """Every registered game with a heuristic (``sdk.games``)."""
+        return played_by("heuristic")
 
     def on_match_start(self, info):
-        self._choose = importlib.import_module(_BY_GAME[info.game]).choose
+        self._choose = part_of(info.game, "heuristic").choose
 
     def choose(self, view, legal_actions):
         return self._choose(view, legal_actions, self.rng)

@@ -1,6 +1,17 @@
 """The bundled ``search`` bot: determinized Monte Carlo search on the SDK forward model.
 
-One bot for the three games. At each decision with a real choice it:
+One bot for every game whose line in ``sdk.games`` names a heuristic and a search part
+(``bots/<game>_search.py``). A game's search part is a module with:
+
+* ``BUDGET``: (rollouts, worlds sampled) per decision; optionally ``budget(view, sims,
+  worlds)`` to spend it where it matters, and ``CONFIDENCE`` (see below);
+* either ``candidates(view, legal, base)``: single actions searched (the heuristic's
+  ``base`` first), or ``plans(view, legal, world, policy, rng, keep)`` with ``PLANS``
+  (``keep``) and ``turn_key(view)``: whole stretches of a turn searched as plans;
+* ``horizon(seat, start_view, bot)``: a function ``(view, actor) -> value or None`` that
+  ends a rollout with the seat's value, and ``terminal_value(state, seat)``.
+
+At each decision with a real choice it:
 
 1. draws ``worlds`` full states consistent with its view (``sdk.forward.sample_states``:
    only what the seat may know, with the rules' inferences from public history);
@@ -42,34 +53,29 @@ as in ``arbiter evaluate``) it is fully reproducible from its seed, whatever the
 
 from __future__ import annotations
 
-import importlib
 import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bots import spite_malice_search as _sm
-from bots import spot_search as _spot
 from sdk.bot import Bot, MatchInfo
 from sdk.forward import Action, Game, State, get_game, sample_states
-from sdk.spades import Bid, Play
+from bots.games import part_of, played_by
 
-#: Per-game defaults: (rollouts per decision, worlds sampled per decision).
-DEFAULT_BUDGET = {"spades": (240, 24), "spot": (400, 100), "spite-and-malice": (48, 8)}
-#: Plans searched besides the heuristic's own (Spot, Spite and Malice).
-PLANS = {"spot": 3, "spite-and-malice": 5}
-#: Spot, Spite and Malice: the best candidate replaces the heuristic's only when its paired
-#: gain over it is this many standard errors above zero (0: the best mean always wins).
-CONFIDENCE = {"spot": 1.0, "spite-and-malice": 0.0}
+
+class _Budgets(dict):
+    """Per-game budgets, (rollouts per decision, worlds sampled per decision): the game's
+    search module's ``BUDGET`` unless set here (a test's, a study's)."""
+
+    def __missing__(self, game: str) -> tuple[int, int]:
+        return part_of(game, "search").BUDGET
+
+
+#: (rollouts, worlds) per game; an entry set here overrides the game's ``BUDGET``.
+DEFAULT_BUDGET: dict[str, tuple[int, int]] = _Budgets()
 #: Share of the per-decision clock the search may use (the rest is margin for the wire).
 CLOCK_SHARE = 0.5
-
-_HEURISTIC = {
-    "spades": "bots.spades_heuristic",
-    "spite-and-malice": "bots.spite_malice_heuristic",
-    "spot": "bots.spot_heuristic",
-}
 
 Policy = Callable[[Any, Sequence[Action], Any], Action]
 Plan = tuple  # of Actions; () means "as the heuristic would"
@@ -91,24 +97,30 @@ class SearchBot(Bot):
 
     name = "search"
     version = "2.0"
-    games = tuple(_HEURISTIC)
+
+    @property
+    def games(self) -> tuple[str, ...]:  # type: ignore[override]
+        """Every registered game with a heuristic and a search part (``sdk.games``)."""
+        return tuple(g for g in played_by("search") if g in played_by("heuristic"))
 
     def __init__(self, simulations: int | None = None, worlds: int | None = None, max_ms: int | None = None) -> None:
         super().__init__()
         self.simulations = simulations
         self.worlds = worlds
         self.max_ms = max_ms
-        #: Spite and Malice: the value of a pay-off card reachable at the horizon
-        #: (``spite_malice_search.CHAIN_BONUS``; the arbiter's analysis values it lower).
-        self.chain_bonus = _sm.CHAIN_BONUS
-        #: Spite and Malice: rounds of play before the evaluation (``spite_malice_search.ROUNDS``;
-        #: the arbiter's analysis looks further).
-        self.rounds = _sm.ROUNDS
+        #: Spite and Malice: the value of a pay-off card reachable at the horizon (None:
+        #: ``spite_malice_search.CHAIN_BONUS``; the arbiter's analysis values it lower).
+        self.chain_bonus: float | None = None
+        #: Spite and Malice: rounds of play before the evaluation (None:
+        #: ``spite_malice_search.ROUNDS``; the arbiter's analysis measured longer ones).
+        self.rounds: int | None = None
         self.last = SearchStats()
 
     def on_match_start(self, info: MatchInfo) -> None:
         self.game: Game = get_game(info.game, info.options)
-        self.policy: Policy = importlib.import_module(_HEURISTIC[info.game]).choose
+        self.policy: Policy = part_of(info.game, "heuristic").choose
+        #: The game's part of the search (its line's ``search`` in ``sdk.games``).
+        self.kit = part_of(info.game, "search")
         sims, worlds = DEFAULT_BUDGET[info.game]
         self.sims = self.simulations if self.simulations is not None else sims
         self.n_worlds = max(1, self.worlds if self.worlds is not None else worlds)
@@ -124,10 +136,9 @@ class SearchBot(Bot):
 
     def choose(self, view: Any, legal_actions: Sequence[Action]) -> Action:
         legal = list(legal_actions)
-        name = self.game.name
-        if name == "spades":
+        if hasattr(self.kit, "candidates"):
             return self._choose_actions(view, legal)
-        turn = _turn_key(view)
+        turn = self.kit.turn_key(view)
         if self._plan and self._plan_turn == turn and self._plan[0] in legal:
             self.last = SearchStats(candidates=1)
             return self._plan.pop(0)
@@ -156,10 +167,9 @@ class SearchBot(Bot):
         return best[0]
 
     def plans(self, view: Any, legal: list[Action]) -> list[Plan]:
-        """Candidate plans for a Spot or Spite and Malice decision (the heuristic's first)."""
-        mod = _PLAN_MODULE[self.game.name]
+        """Candidate plans for a decision of a game searched by plans (the heuristic's first)."""
         world = sample_states(self.game, view, 1, random.Random(self.rng.getrandbits(32)))[0]
-        return mod.plans(view, legal, world, self.policy, self.rng, PLANS[self.game.name])
+        return self.kit.plans(view, legal, world, self.policy, self.rng, self.kit.PLANS)
 
     def _budget(self, view: Any) -> tuple[int, int]:
         """(rollouts, worlds) for this decision: the bot's budget, or the game's schedule.
@@ -167,7 +177,7 @@ class SearchBot(Bot):
         A game's plan module may define ``budget(view, sims, worlds)`` to spend the default
         budget where it matters (Spot: late in the hand); a budget given to the
         constructor is used as given at every decision."""
-        schedule = getattr(_PLAN_MODULE.get(self.game.name), "budget", None)
+        schedule = getattr(self.kit, "budget", None)
         if schedule is None or self.simulations is not None:
             return self.sims, self.n_worlds
         sims, worlds = schedule(view, self.sims, self.n_worlds)
@@ -198,7 +208,7 @@ class SearchBot(Bot):
         means = [sum(v) / w for v in values]
         top = max(means)
         best = next(c for c, m in zip(cands, means) if m == top)
-        z = CONFIDENCE.get(self.game.name, 0.0)
+        z = getattr(self.kit, "CONFIDENCE", 0.0)
         if z > 0 and best is not cands[0] and w > 1:
             # Leave the heuristic's choice only for a gain clear of the sampling noise: the
             # paired (same world) differences must be ``z`` standard errors above zero.
@@ -212,7 +222,7 @@ class SearchBot(Bot):
                                  {_label(c): m for c, m in zip(cands, means)})
 
     def _choose_actions(self, view: Any, legal: list[Action]) -> Action:
-        """Spades: single actions as candidates."""
+        """A game searched by single actions (Spades): its candidates, searched."""
         base = self.policy(view, legal, self.rng)
         cands = self.candidates(view, legal, base)
         self.last = SearchStats(candidates=len(cands))
@@ -222,17 +232,8 @@ class SearchBot(Bot):
         return best[0]
 
     def candidates(self, view: Any, legal: list[Action], base: Action) -> list[Action]:
-        """Spades: the actions worth searching (the heuristic's choice first)."""
-        if isinstance(base, Play):
-            others = [a for a in legal if a != base]
-        elif isinstance(base, Bid) and not base.blind:
-            near = {Bid(t) for t in (base.tricks - 1, base.tricks + 1) if t >= 1}
-            if base.tricks != 0:
-                near.add(Bid(0))
-            others = [a for a in legal if a in near]
-        else:  # Look, blind nil, Give: the heuristic decides
-            return [base]
-        return [base] + others
+        """The actions worth searching (the heuristic's choice first): the game's ``candidates``."""
+        return self.kit.candidates(view, legal, base)
 
     # -- rollouts ----------------------------------------------------------------------
 
@@ -254,43 +255,16 @@ class SearchBot(Bot):
             st.apply(a)
             if st.is_terminal:
                 break
-        name = self.game.name
-        horizon = _sm.Horizon(seat, start, self.chain_bonus, self.rounds) if name == "spite-and-malice" else None
+        horizon = self.kit.horizon(seat, start, self)
         while not st.is_terminal:
             actor = st.current_seat
             v = st.view(actor)
-            if name == "spades":
-                if v.deal != start.deal:
-                    return _spades_value(v, seat)
-            elif name == "spot":
-                h = _spot.at_horizon(v, seat, start)
-                if h is not None:
-                    return h
-            else:
-                h = horizon.check(v, actor)
-                if h is not None:
-                    return h
+            h = horizon(v, actor)
+            if h is not None:
+                return h
             st.apply(self.policy(v, st.legal_actions(), rng))
-        if name == "spades":
-            out = st.outcome()
-            return out.scores[seat] - out.scores[(seat + 1) % 4]
-        return _PLAN_MODULE[name].terminal_value(st, seat)
-
-
-_PLAN_MODULE = {"spot": _spot, "spite-and-malice": _sm}
-
-
-def _turn_key(view: Any) -> tuple:
-    """Identifies the turn in progress (a plan is only followed within its turn)."""
-    if hasattr(view, "hand_number"):  # Spot
-        return (view.hand_number, view.turn_number, view.current_seat)
-    return (view.game_number, view.turn_number, view.current_seat)
+        return self.kit.terminal_value(st, seat)
 
 
 def _label(plan: Plan) -> str:
     return " ; ".join(map(str, plan)) if plan else "(heuristic)"
-
-
-def _spades_value(view: Any, seat: int) -> float:
-    side = seat % 2
-    return float(view.sides[side].score - view.sides[1 - side].score)

@@ -282,3 +282,14 @@ def candidates(view: Any, legal: Sequence[Action], rng: random.Random) -> list[A
     if any(isinstance(a, (Look, Bid, Play)) for a in legal):
         return legal
     return legal
+
+
+def opening_tricks(hands: Sequence[Sequence[Any]], leader: int) -> int:
+    """Double-dummy tricks of the side of seats 0 and 2 in a whole deal (``hands`` per seat as
+    dealt, spades trump, ``leader`` leading the first trick): one DDS solve."""
+    dds, _, Deal, Denom, Player = _solver()
+    from endplay.dds.solve import SolveMode
+
+    best = max(int(t) for _, t in dds.solve_board(Deal(_pbn(hands), first=Player(leader), trump=Denom.spades),
+                                                   SolveMode.OptimalOne))
+    return best if leader % 2 == 0 else 13 - best

@@ -161,3 +161,27 @@ def terminal_value(state: State, seat: int) -> float:
     best = min(out.ranks)
     bonus = WIN if rank == best and out.ranks.count(best) == 1 else (-WIN if rank != best else 0.0)
     return _value(v, seat) + bonus
+
+
+# --------------------------------------------------------------------------------------
+# The search bot's interface (bots/search.py).
+
+#: (rollouts per decision, worlds sampled per decision).
+BUDGET = (48, 8)
+#: Plans searched besides "as the heuristic would".
+PLANS = 5
+#: The best mean always wins (no confidence margin over the heuristic's plan).
+CONFIDENCE = 0.0
+
+
+def turn_key(view: SpiteAndMaliceView) -> tuple:
+    """The turn in progress (a plan is only followed within its turn)."""
+    return (view.game_number, view.turn_number, view.current_seat)
+
+
+def horizon(seat: int, start: SpiteAndMaliceView, bot):
+    """Stops a rollout after the bot's ``rounds`` (default ``ROUNDS``: the seat's next turn;
+    ``Horizon``, with the bot's ``chain_bonus``)."""
+    rounds = getattr(bot, "rounds", None)
+    return Horizon(seat, start, CHAIN_BONUS if bot.chain_bonus is None else bot.chain_bonus,
+                   ROUNDS if rounds is None else rounds).check

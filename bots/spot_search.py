@@ -129,3 +129,25 @@ def budget(view: SpotView, sims: int, worlds: int) -> tuple[int, int]:
     if view.stock_count > LATE_STOCK:
         return 0, 0
     return sims, worlds
+
+
+# --------------------------------------------------------------------------------------
+# The search bot's interface (bots/search.py).
+
+#: (rollouts per decision, worlds sampled per decision).
+BUDGET = (400, 100)
+#: Plans searched besides the heuristic's own.
+PLANS = 3
+#: The best plan replaces the heuristic's only when its paired gain over it is this many
+#: standard errors above zero.
+CONFIDENCE = 1.0
+
+
+def turn_key(view: SpotView) -> tuple:
+    """The turn in progress (a plan is only followed within its turn)."""
+    return (view.hand_number, view.turn_number, view.current_seat)
+
+
+def horizon(seat: int, start: SpotView, bot: Any):
+    """Stops a rollout once the hand of ``start`` is over (``at_horizon``)."""
+    return lambda view, actor: at_horizon(view, seat, start)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -36,6 +37,68 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             if line.strip() and not line.startswith("#")]
     rank = {path: i for i, path in enumerate(slow)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))  # stable: the rest keep their order
+    _group_ids(config, items)
+
+
+def _group_ids(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--dist loadgroup`` (pyproject's addopts) sends the tests of one ``xdist_group`` to one
+    worker, so a module's shared server or batch is made once. xdist finds the group in the
+    test's id (``...::test@group``), which its worker sets through ``item._nodeid``; from
+    pytest 9.2 an item's id is ``item._id`` (a ``NodeId``) and that assignment changes
+    nothing, so every test would be scheduled alone. The id is set here the way xdist
+    means it, where xdist's own did not take."""
+    if not getattr(config.option, "loadgroup", False):  # set on xdist's workers with --dist loadgroup
+        return
+    try:
+        from _pytest.nodeid import NodeId
+    except ImportError:  # pytest before 9.2: xdist's own renaming works
+        return
+    for item in items:
+        groups = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                         for m in item.iter_markers("xdist_group")})
+        if groups and not item.nodeid.endswith("@" + "_".join(groups)) and isinstance(getattr(item, "_id", None), NodeId):
+            item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(groups)}")
+
+
+#: With ``--dist loadgroup``, the tests in no ``xdist_group`` go to the workers in runs of this
+#: many consecutive tests of one module (``pytest_xdist_make_scheduler``).
+MODULE_RUN = 8
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """``--dist loadgroup`` keeps each group whole on one worker, but hands out every other test
+    as a unit of its own, one at a time: consecutive tests of a module then land on different
+    workers, and each worker makes the module's fixtures again (``--dist load`` sends runs of
+    consecutive tests). Here those tests go out in runs of ``MODULE_RUN`` of one module, in
+    their order, and the units keep the collection's order (tests/slow_files.txt first)
+    instead of xdist's largest-first, so a long group of few tests is not started last."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadGroupScheduling
+
+    if hasattr(config.option, "loadscopereorder"):  # xdist 3.8: --no-loadscope-reorder
+        config.option.loadscopereorder = False
+
+    class ModuleRuns(LoadGroupScheduling):
+        def __init__(self, config: pytest.Config, log=None) -> None:
+            super().__init__(config, log)
+            self.runs: dict[str, str] = {}
+
+        def schedule(self) -> None:
+            if self.collection is None and self.registered_collections:
+                seen: dict[str, int] = {}
+                for nodeid in next(iter(self.registered_collections.values())):
+                    if nodeid.rfind("@") > nodeid.rfind("]"):  # in a group (xdist's own rule)
+                        continue
+                    module = nodeid.split("::")[0]
+                    k = seen[module] = seen.get(module, -1) + 1
+                    self.runs[nodeid] = f"{module}#{k // MODULE_RUN}"
+            super().schedule()
+
+        def _split_scope(self, nodeid: str) -> str:
+            return self.runs.get(nodeid) or super()._split_scope(nodeid)
+
+    return ModuleRuns(config, log)
 
 
 class _Spawns:
@@ -130,10 +193,11 @@ class ServeProcess:
     """A running `arbiter serve` with its own credentials file: tests read the admin and
     spectator tokens from it, and every bot started here gets a token of its own name."""
 
-    def __init__(self, proc: subprocess.Popen, address: str, credentials: Path):
+    def __init__(self, proc: subprocess.Popen, address: str, credentials: Path, log: Path | None = None):
         self.proc = proc
         self.address = address
         self.credentials = credentials
+        self.log = log  #: the server's stderr (removed with its credentials folder when it stops)
         self.bots: list[subprocess.Popen] = []
 
     @property
@@ -192,8 +256,18 @@ def start_serve(*args: str) -> ServeProcess:
     m = re.search(r"listening on ([\d.]+:\d+)", line)
     if not m:
         proc.kill()
-        raise RuntimeError(f"arbiter serve did not start: {line!r} {Path(log.name).read_text()}")
-    return ServeProcess(proc, m.group(1), credentials)
+        proc.wait()
+        said = Path(log.name).read_text()
+        _remove_serve_files(Path(log.name), credentials)
+        raise RuntimeError(f"arbiter serve did not start: {line!r} {said}")
+    return ServeProcess(proc, m.group(1), credentials, Path(log.name))
+
+
+def _remove_serve_files(log: Path | None, credentials: Path) -> None:
+    """A stopped server's log and credentials folder (a run left ~800 of each in /tmp)."""
+    if log is not None:
+        log.unlink(missing_ok=True)
+    shutil.rmtree(credentials.parent, ignore_errors=True)
 
 
 def stop_serve(serve: ServeProcess) -> None:
@@ -210,6 +284,8 @@ def stop_serve(serve: ServeProcess) -> None:
         serve.proc.wait(10)
     except subprocess.TimeoutExpired:
         serve.proc.kill()
+        serve.proc.wait()
+    _remove_serve_files(serve.log, serve.credentials)
 
 
 @pytest.fixture

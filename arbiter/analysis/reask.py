@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from arbiter.hosting.loading import load_bot
-from arbiter.hosting.local import Decision, SeatDriver
+from arbiter.hosting.inprocess import Decision, SeatDriver
 from cardarena.games import Action, Event, get_game
 from cardarena.records import MatchInfo, MatchRecord, bot_seed_for
 from cardarena.replay import step_record

@@ -65,7 +65,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 from arbiter.analysis.reask import DecisionPoint, decisions, match_info
 from arbiter.hosting.forward import sample_states
 from arbiter.hosting.loading import load_bot
-from arbiter.hosting.local import SeatDriver
+from arbiter.hosting.inprocess import SeatDriver
 from arbiter.rating.stats import mean_se
 from cardarena.games import Action, GameError, State, facts, get_game
 from cardarena.records import MatchRecord

@@ -60,7 +60,7 @@ import secrets
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 from arbiter import metrics
 from arbiter import scratch
@@ -83,6 +83,7 @@ from arbiter.arena import matchmaking
 from arbiter.rating.ratings import Z95
 from arbiter.rating.sprt import H0, H1, MIN_DEALS, Sprt
 from cardarena.games import ConfigError, Game, get_game
+from cardarena.games.options import check_settings, from_toml_tables, option, toml_tables
 from cardarena.names import NAME_RULE, is_name
 from cardarena.disclosure import of_encounter
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
@@ -105,36 +106,80 @@ DIVISIONS = ("hosted", REMOTE)
 class ArenaSpec:
     """One ladder. Its ``identity`` (game, options, deals, seatings, clock, failure policy,
     suspension rule, seed) is fixed when it is created: restarting with other rules is
-    refused. ``house``, ``isolation``, ``concurrency`` and ``transport`` may change."""
+    refused. ``house``, ``isolation``, ``concurrency`` and ``transport`` may change.
+
+    Every setting is declared once, here (``cardarena.games.options``): its type, range or
+    choices and default in the field, its meaning below; ``validate``, the ladder file's
+    tables (``arena_from_dict``) and ``arbiter arena --help`` are read from it.
+
+    Attributes:
+        game: The ladder's game (arbiter rules GAME).
+        name: The ladder's name in the store (default: the game).
+        options: The game's options (arbiter rules GAME).
+        preset: A named option preset of the game.
+        deals: Deals per encounter, each played in every seating.
+        seatings: The seatings of an encounter's deal: each side's bot at each side once
+            (rotations) or every order (permutations).
+        decision_ms: The time limit of one decision in ms (0: none).
+        bank_ms: Each seat's time bank of a match in ms, used past the decision limit.
+        policy: What happens to a seat that times out, acts illegally or disconnects: its
+            side loses the match (forfeit), or its first legal action is played for it, up
+            to max_strikes (default).
+        max_strikes: Failures tolerated per seat under the default policy.
+        suspend_after: Suspend a bot after this many encounters in a row with a forfeit of
+            its own (0: never).
+        house: House bots that always play (bundled names, FILE.py, NAME=SPEC).
+        isolation: Bot processes: deal (never two matches of one deal) or match (a fresh
+            process per seat per match); an arena plays duplicate deals, so never shared.
+        concurrency: Encounters at once.
+        seed: Only to reproduce a run: encounter seeds derive from it (default: a secret
+            seed per encounter).
+        transport: How the house bots are reached: grpc, local, or inproc (in this
+            process: trusted code; the bench).
+        cluster: A Dask scheduler's address (tcp://HOST:8786): the encounters' matches run
+            on its workers (docs/cluster.md).
+        gate: M0,M1: a new version replaces its predecessor only once a sequential test
+            on their duplicate deals accepts H1, its margin per deal >= M1 (H0: <= M0;
+            game units). Default: at once.
+        gate_alpha: The gate's test: the chance of accepting H1 when H0 holds.
+        gate_beta: The gate's test: the chance of accepting H0 when H1 holds.
+        gate_min_deals: The gate's test decides nothing before this many deals.
+        gate_max_deals: No decision by this many deals: the candidate is rejected.
+        division: hosted (submitted bots, run here in the sandbox) or remote: the bots
+            connected to this arena's server with their bot tokens, from their own
+            machines, matched only among themselves and shown as not hosted.
+    """
+
+    SettingsError: ClassVar[type] = SpecError
 
     game: str
     name: str = ""  # default: the game's name
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, Any] = option(factory=dict)
     preset: str | None = None
-    deals: int = 1  # deals per encounter, each played in every seating
-    seatings: str = Seatings.ROTATIONS.value
-    decision_ms: int = 10_000
-    bank_ms: int = 60_000
-    policy: str = "forfeit"
-    max_strikes: int = 3
-    suspend_after: int = 3  # encounters in a row with a forfeit of its own (0: never suspend)
+    deals: int = option(1, min=1)  # deals per encounter, each played in every seating
+    seatings: str = option(Seatings.ROTATIONS.value, choices=tuple(s.value for s in Seatings))
+    decision_ms: int = option(10_000, min=0, table="clock")
+    bank_ms: int = option(60_000, min=0, table="clock")
+    policy: str = option("forfeit", choices=tuple(p.value for p in Policy), table="failure")
+    max_strikes: int = option(3, min=0, table="failure")
+    suspend_after: int = option(3, min=0, also=("failure",))  # encounters in a row with a forfeit of its own (0: never suspend)
     house: tuple[str, ...] = ()  # bots that always play: bundled names, FILE.py, NAME=SPEC
-    isolation: str = "deal"
-    concurrency: int = 1  # encounters at once
-    seed: int | None = None  # only to reproduce a run (tests, the bench): encounter seeds derive from it
-    transport: str = "grpc"  # or inproc: house bots in this process (trusted; the bench)
+    isolation: str = option("deal", choices=("deal", "match"))  # duplicate deals: never shared
+    concurrency: int = option(1, min=1)  # encounters at once
+    seed: int | None = option(None, min=0)  # only to reproduce a run (tests, the bench): encounter seeds derive from it
+    transport: str = option("grpc", in_files=False)  # or inproc: house bots in this process (trusted; the bench)
     cluster: str | None = None  # a Dask scheduler's address: encounters' matches run on its workers
     # The gate (``arbiter.rating.sprt``): a new version of a bot replaces the active one
     # only once a sequential test on their duplicate deals says it is better. "M0,M1":
     # H0 its margin per deal <= M0, H1 >= M1 (game units); None: new versions replace at once.
-    gate: str | None = None
-    gate_alpha: float = 0.05
-    gate_beta: float = 0.05
-    gate_min_deals: int = MIN_DEALS
-    gate_max_deals: int = 400  # no decision by then: the candidate is rejected
+    gate: str | None = option(None, table="gate", key="sprt")
+    gate_alpha: float = option(0.05, table="gate", key="alpha")
+    gate_beta: float = option(0.05, table="gate", key="beta")
+    gate_min_deals: int = option(MIN_DEALS, min=1, table="gate", key="min_deals")
+    gate_max_deals: int = option(400, min=1, table="gate", key="max_deals")  # no decision by then: the candidate is rejected
     # "remote": the entrants are the bots connected to the arena's server with their bot
     # tokens (their own machines), matched only among themselves; see ``Arena``.
-    division: str = "hosted"
+    division: str = option("hosted", choices=DIVISIONS)
 
     @property
     def display_name(self) -> str:
@@ -184,35 +229,16 @@ class ArenaSpec:
             raise SpecError(f"game/options: {exc}") from None
         if len({len(t) for t in game.teams}) != 1:
             raise SpecError(f"game: {self.game} with these options has sides of different sizes; not supported")
-        for key in ("deals", "concurrency"):
-            v = getattr(self, key)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise SpecError(f"{key}: must be a whole number of at least 1, got {v!r}")
-        if not isinstance(self.suspend_after, int) or self.suspend_after < 0:
-            raise SpecError(f"suspend_after: must be 0 (never) or more, got {self.suspend_after!r}")
-        try:
-            Seatings(self.seatings)
-        except ValueError:
-            raise SpecError(f"seatings: expected rotations or permutations, got {self.seatings!r}") from None
-        if self.isolation not in ("match", "deal"):
-            raise SpecError(f"isolation: an arena plays duplicate deals: expected match or deal, got {self.isolation!r}")
-        if self.policy not in {p.value for p in Policy}:
-            raise SpecError(f"failure.policy: expected forfeit or default, got {self.policy!r}")
-        if self.decision_ms < 0 or self.bank_ms < 0 or self.max_strikes < 0:
-            raise SpecError("clock/failure: decision_ms, bank_ms and max_strikes must not be negative")
+        check_settings(self)  # every declared type, range and choice (deals, isolation, clock, failure...)
         self.where  # the transport and the cluster, read once (arbiter.batch.venue)
-        if self.seed is not None and (not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < 0):
-            raise SpecError(f"seed: must be a non-negative whole number (or absent), got {self.seed!r}")
         if self.gate is not None:
             self.gate_test()
             if len(game.teams) != 2:
                 raise SpecError(f"gate: a version is tested against its predecessor head to head; {self.game} with "
                                 f"these options has {len(game.teams)} sides, not 2")
-            if not isinstance(self.gate_max_deals, int) or self.gate_max_deals < self.gate_min_deals:
+            if self.gate_max_deals < self.gate_min_deals:
                 raise SpecError(f"gate.max_deals: must be at least gate.min_deals ({self.gate_min_deals}), "
                                 f"got {self.gate_max_deals!r}")
-        if self.division not in DIVISIONS:
-            raise SpecError(f"division: expected {' or '.join(DIVISIONS)}, got {self.division!r}")
         if self.remote:
             for key, why in (("house", "house bots are hosted"), ("gate", "a connected bot has no versions to gate"),
                              ("cluster", "connected bots play on the arena's own server")):
@@ -237,23 +263,28 @@ class ArenaSpec:
 
 @dataclass(frozen=True)
 class ServiceConfig:
-    """Where the arena listens (the ``[server]`` table of its file, or flags)."""
+    """Where the arena listens (the ``[server]`` table of its file, or flags).
 
-    host: str = "127.0.0.1"
-    port: int = 50051  # the Bots service (submissions)
-    web_port: int = 8080  # the leaderboard (arbiter.present.web); -1: no web page
-    credentials: str = auth.DEFAULT_FILE
-    authors: tuple[str, ...] = ()  # author tokens to issue (kept in the credentials file)
-    db: str = "arena.sqlite"
+    Attributes:
+        host: Interface of the Bots service and the web page (anything but loopback
+            needs TLS).
+        port: Port of the Bots service (0: any free port).
+        web_port: Port of the leaderboard page (0: any free port; -1: none).
+        credentials: The credentials file (author and admin tokens; mode 0600).
+        authors: Author tokens to issue (kept in the credentials file).
+        db: SQLite store file.
+    """
+
+    host: str = option("127.0.0.1", table="server")
+    port: int = option(50051, table="server")  # the Bots service (submissions)
+    web_port: int = option(8080, table="server")  # the leaderboard (arbiter.present.web); -1: no web page
+    credentials: str = option(auth.DEFAULT_FILE, table="server")
+    authors: tuple[str, ...] = option((), table="server")  # author tokens to issue (kept in the credentials file)
+    db: str = option("arena.sqlite", table="server")
 
 
-_TOP = {"name": str, "game": str, "preset": str, "deals": int, "seatings": str, "suspend_after": int, "house": list,
-        "isolation": str, "concurrency": int, "seed": int, "cluster": str, "options": dict, "clock": dict, "failure": dict, "server": dict, "gate": dict,
-        "division": str}
-_CLOCK = {"decision_ms": int, "bank_ms": int}
-_FAILURE = {"policy": str, "max_strikes": int, "suspend_after": int}
-_GATE = {"sprt": str, "alpha": float, "beta": float, "min_deals": int, "max_deals": int}
-_SERVER = {"host": str, "port": int, "web_port": int, "credentials": str, "authors": list, "db": str}
+#: The ladder file's tables and their keys, from the declarations (``toml_tables``).
+TABLES = toml_tables(ArenaSpec, ServiceConfig)
 
 
 def arena_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None = None,
@@ -261,20 +292,17 @@ def arena_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None
     """The ladder and service settings from TOML-shaped data; ``overrides`` (flags; None
     values ignored) win. Keys of the service go to ServiceConfig, the rest to ArenaSpec."""
 
-    check_table(data, _TOP, "", source)
-    for key, schema in (("clock", _CLOCK), ("failure", _FAILURE), ("server", _SERVER), ("gate", _GATE)):
-        check_table(data.get(key, {}), schema, f"{key}.", source)
-    kw: dict[str, Any] = {k: v for k, v in data.items() if k not in ("clock", "failure", "server", "gate")}
-    kw.update(data.get("clock", {}))
-    kw.update(data.get("failure", {}))
-    kw.update({("gate" if k == "sprt" else f"gate_{k}"): v for k, v in data.get("gate", {}).items()})
-    server: dict[str, Any] = dict(data.get("server", {}))
+    for table, keys in TABLES.items():
+        check_table(data if not table else data.get(table, {}), keys, f"{table}." if table else "", source)
+    given = from_toml_tables(data, ArenaSpec, ServiceConfig)
+    kw: dict[str, Any] = given["ArenaSpec"]
+    server: dict[str, Any] = given["ServiceConfig"]
     for key, value in (overrides or {}).items():
         if value is None:
             continue
         if key == "options":
             kw["options"] = {**kw.get("options", {}), **value}
-        elif key in _SERVER:
+        elif key in ServiceConfig.__dataclass_fields__:
             server[key] = value
         else:
             kw[key] = value

@@ -34,7 +34,7 @@ from arbiter.rating.ratings import Z95, phi, side_results
 
 __all__ = [
     "MU", "SIGMA", "Rated", "deal_points", "deal_margins", "encounter_failures", "rate_encounter", "replay", "los",
-    "expected_gain", "pick", "TableRow", "table",
+    "expected_gain", "pick", "StandingsRow", "standings",
 ]
 
 
@@ -227,7 +227,7 @@ def pick(candidates: Sequence[Candidate], sides: int, busy: Iterable[str] = (), 
 
 
 @dataclass(frozen=True)
-class TableRow:
+class StandingsRow:
     rank: int  # 0 for a player not in the ranking (not active)
     player: str
     name: str
@@ -256,7 +256,7 @@ class TableRow:
                 "failures": self.failures, "los_next": self.los_next}
 
 
-def table(entrants: Iterable[Any]) -> list[TableRow]:
+def standings(entrants: Iterable[Any]) -> list[StandingsRow]:
     """Active players by rating (with their LOS over the next), then the others by name.
 
     ``entrants``: ``arbiter.store.arenas.EntrantRow``s (or anything shaped so)."""
@@ -266,9 +266,9 @@ def table(entrants: Iterable[Any]) -> list[TableRow]:
     out = []
     for i, e in enumerate(active):
         nxt = active[i + 1] if i + 1 < len(active) else None
-        out.append(TableRow(i + 1, e.player, e.name, e.version, e.status, e.reason, e.mu, e.sigma, e.encounters,
+        out.append(StandingsRow(i + 1, e.player, e.name, e.version, e.status, e.reason, e.mu, e.sigma, e.encounters,
                             e.matches, e.failures, los((e.mu, e.sigma), (nxt.mu, nxt.sigma)) if nxt else None))
     for e in others:
-        out.append(TableRow(0, e.player, e.name, e.version, e.status, e.reason, e.mu, e.sigma, e.encounters,
+        out.append(StandingsRow(0, e.player, e.name, e.version, e.status, e.reason, e.mu, e.sigma, e.encounters,
                             e.matches, e.failures, None))
     return out

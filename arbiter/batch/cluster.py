@@ -270,7 +270,7 @@ class _Hosted:
     last_used: float = field(default_factory=time.monotonic)
 
 
-class _WorkerArena:
+class _WorkerArbiter:
     """This worker process's private arbiter, and a ``hosting.botproc.BotHost`` for the
     bots of each tournament it plays matches of (the same host the local runs use), on a
     background loop. A host nobody has used for BOT_IDLE_SECONDS is stopped."""
@@ -364,15 +364,15 @@ class _WorkerArena:
         self.loop.call_soon_threadsafe(self.loop.stop)
 
 
-_ARENA: _WorkerArena | None = None
+_ARENA: _WorkerArbiter | None = None
 _ARENA_LOCK = threading.Lock()
 
 
-def _arena() -> _WorkerArena:
+def _arena() -> _WorkerArbiter:
     global _ARENA
     with _ARENA_LOCK:
         if _ARENA is None:
-            _ARENA = _WorkerArena()
+            _ARENA = _WorkerArbiter()
             atexit.register(_ARENA.close)
         return _ARENA
 

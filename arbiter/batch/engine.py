@@ -21,7 +21,7 @@ What it does for every caller (tournaments, ``evaluate``, the arena, the tools):
   concurrency of 1). A caller that stops (closes the generator, e.g. the sequential test
   having decided) starts nothing more; the matches under way end, and are neither saved
   nor yielded. A caller cancelled (an arena stopping) cancels them.
-* Where matches are played, the *venue*: ``InProcess`` (trusted bots as ``LocalSeat``, in
+* Where matches are played, the *venue*: ``InProcess`` (trusted bots as ``InProcessSeat``, in
   this event loop or in worker processes), ``Hosted`` (bot processes of a
   ``hosting.botproc.BotHost`` over gRPC: a lease per match, released when it ends),
   ``Connected`` (bots that connected to an arbiter on their own: remote bots) or
@@ -45,7 +45,7 @@ from typing import Any, AsyncIterator, Callable, Container, Iterable, Iterator, 
 from arbiter.batch.plan import PlannedMatch
 from arbiter.hosting.botproc import BotHost, BotStartError
 from arbiter.hosting.loading import load_bot
-from arbiter.hosting.local import LocalSeat
+from arbiter.hosting.inprocess import InProcessSeat
 from arbiter.match import run_match
 from arbiter.server.app import start_private_server
 from arbiter.server.botstream import Hub, RemoteSeat
@@ -54,8 +54,9 @@ from cardarena.records import MatchConfig, MatchRecord
 
 
 @dataclass(frozen=True)
-class Played:
-    """A match of the plan and its record."""
+class Finished:
+    """A match of the plan and its record, once played (``present.played.Played`` is what
+    a stored tournament played: its settings)."""
 
     match: PlannedMatch
     record: MatchRecord
@@ -86,7 +87,7 @@ async def play_batch(
     skip: Container[int] = (),
     save: Callable[[PlannedMatch, MatchRecord], None] | None = None,
     ordered: bool = False,
-) -> AsyncIterator[Played]:
+) -> AsyncIterator[Finished]:
     """Play ``plan`` at ``venue`` (see the module docstring); yields each match played,
     in the order they end (``ordered``: in plan order). The venue is opened first and
     closed at the end, whatever happens; an error playing a match (a venue's, never a
@@ -134,7 +135,7 @@ async def play_batch(
             if save is not None:
                 save(m, record)
             try:
-                yield Played(m, record)
+                yield Finished(m, record)
             except GeneratorExit:  # the caller stops: the matches under way end, unsaved
                 await turns.close()
                 await asyncio.gather(*workers, return_exceptions=True)
@@ -238,7 +239,7 @@ class _DealTurns:
 
 
 class InProcess:
-    """Trusted bots played in this process as ``LocalSeat``s (``bots``: by seat name, a bot
+    """Trusted bots played in this process as ``InProcessSeat``s (``bots``: by seat name, a bot
     spec or a loaded Bot). ``processes`` > 1 plays each match in one of that many worker
     processes instead (bots given as specs), for the cores: the same records either way."""
 
@@ -266,8 +267,8 @@ class InProcess:
 
     async def play(self, match: PlannedMatch) -> MatchRecord:
         if self._pool is None or match.guests or match.observers:
-            # a fresh LocalSeat per match: each plays a fresh copy of its bot
-            seats = [match.guests.get(i) or LocalSeat(self._bot(n), n) for i, n in enumerate(match.seats)]
+            # a fresh InProcessSeat per match: each plays a fresh copy of its bot
+            seats = [match.guests.get(i) or InProcessSeat(self._bot(n), n) for i, n in enumerate(match.seats)]
             record = await run_match(match.config, seats, observers=match.observers)
         else:
             specs = tuple(self.bots[n] for n in match.seats)
@@ -288,7 +289,7 @@ def _worker_bot(spec: str) -> Any:
 
 def _play_in_worker(config: MatchConfig, specs: Sequence[str], names: Sequence[str]) -> MatchRecord:
     """One match in a worker process of ``InProcess``."""
-    return asyncio.run(run_match(config, [LocalSeat(_worker_bot(s), n) for s, n in zip(specs, names)]))
+    return asyncio.run(run_match(config, [InProcessSeat(_worker_bot(s), n) for s, n in zip(specs, names)]))
 
 
 class _Streams:

@@ -29,7 +29,7 @@ from arbiter.batch.engine import Connected, InProcess, hosted
 from arbiter.batch.settings import SpecError, check_named, is_trusted, resolve_bot
 from arbiter.hosting.botproc import BotStartError
 from arbiter.hosting.loading import load_bot
-from arbiter.hosting.local import cannot_play_in_process
+from arbiter.hosting.inprocess import cannot_play_in_process
 
 
 class Kind(enum.Enum):

@@ -53,9 +53,21 @@ logging.getLogger("grpc._cython.cygrpc").addFilter(_QuietCancel())
 
 # Options shared by several commands, defined once.
 SeedOpt = Annotated[int, typer.Option("--seed", help="Deal seed: the same seed replays the same deals.")]
-OptionOpt = Annotated[
-    Optional[list[str]], typer.Option("--option", "-o", help="Game option KEY=VALUE (repeatable), e.g. -o target=300.")
-]
+
+
+def _option_flag() -> str:
+    """What ``--option`` takes, from the games' option schemas: every game's option names
+    (``arbiter rules GAME`` says each one's type, range, default and meaning)."""
+    from cardarena.games import GAMES, game_class
+    from cardarena.games.options import option_specs
+
+    names = "; ".join(f"{g}: {', '.join(o.name for o in option_specs(game_class(g).Options))}" for g in GAMES)
+    return f"Written KEY=VALUE, repeatable, e.g. -o deals=1. The options of each game ({names}) are described by arbiter rules GAME"
+
+
+#: The ``--option`` flag's help, after the setting's meaning (``OptionOpt``, ``arbiter tournament run``, ``arbiter arena``).
+OPTION_FLAG = _option_flag()
+OptionOpt = Annotated[Optional[list[str]], typer.Option("--option", "-o", help=f"A game option. {OPTION_FLAG}.")]
 PresetOpt = Annotated[Optional[str], typer.Option("--preset", help="A named option preset of the game, e.g. book.")]
 DbOpt = Annotated[Path, typer.Option("--db", help="SQLite store file.", envvar="ARENA_DB")]
 DecisionOpt = Annotated[int, typer.Option("--decision-ms", help="Per-decision time limit in ms (0: none).")]

@@ -61,38 +61,40 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from arbiter.cli._common import MetricsOpt, UsageError, _parse_options, _run, app, err, out, plural, read_tls, start_metrics
+from cardarena.games.options import flag_help
+from arbiter.arena.ladder import ArenaSpec, ServiceConfig
+from arbiter.cli._common import OPTION_FLAG, MetricsOpt, UsageError, _parse_options, _run, app, err, out, plural, read_tls, start_metrics
 
 
 @app.command()
 def arena(
     config: Annotated[Optional[Path], typer.Argument(help="The ladder's TOML file. Without it, the flags define the ladder.", metavar="[CONFIG.toml]")] = None,
-    game: Annotated[Optional[str], typer.Option(help="The ladder's game.")] = None,
-    name: Annotated[Optional[str], typer.Option(help="The ladder's name in the store (default: the game).")] = None,
-    option: Annotated[Optional[list[str]], typer.Option("--option", "-o", help="Game option KEY=VALUE (repeatable).")] = None,
-    preset: Annotated[Optional[str], typer.Option(help="A named option preset of the game.")] = None,
-    deals: Annotated[Optional[int], typer.Option(help="Deals per encounter, each played in every seating (default 1).")] = None,
-    house: Annotated[Optional[str], typer.Option(help="Comma-separated house bots that always play (bundled names, FILE.py, NAME=SPEC).")] = None,
-    concurrency: Annotated[Optional[int], typer.Option(help="Encounters at once (default 1).")] = None,
-    isolation: Annotated[Optional[str], typer.Option(help="Bot processes: deal (default: never two matches of one deal) or match (a fresh process per seat per match).")] = None,
-    suspend_after: Annotated[Optional[int], typer.Option("--suspend-after", help="Suspend a bot after this many encounters in a row with a forfeit of its own (0: never; default 3).")] = None,
-    decision_ms: Annotated[Optional[int], typer.Option(help="Per-decision time limit in ms (default 10000).")] = None,
-    bank_ms: Annotated[Optional[int], typer.Option(help="Per-match time bank in ms (default 60000).")] = None,
-    policy: Annotated[Optional[str], typer.Option(help="On timeout/illegal action/disconnect: forfeit (default) or default.")] = None,
-    max_strikes: Annotated[Optional[int], typer.Option(help="Failures tolerated per seat under --policy default.")] = None,
-    seed: Annotated[Optional[int], typer.Option(help="Only to reproduce a run: encounter seeds derive from it (default: a secret seed per encounter).")] = None,
+    game: Annotated[Optional[str], typer.Option(help=flag_help(ArenaSpec, "game"))] = None,
+    name: Annotated[Optional[str], typer.Option(help=flag_help(ArenaSpec, "name"))] = None,
+    option: Annotated[Optional[list[str]], typer.Option("--option", "-o", help=flag_help(ArenaSpec, "options", OPTION_FLAG))] = None,
+    preset: Annotated[Optional[str], typer.Option(help=flag_help(ArenaSpec, "preset"))] = None,
+    deals: Annotated[Optional[int], typer.Option(help=flag_help(ArenaSpec, "deals"))] = None,
+    house: Annotated[Optional[str], typer.Option(help=flag_help(ArenaSpec, "house", "Comma-separated"))] = None,
+    concurrency: Annotated[Optional[int], typer.Option(help=flag_help(ArenaSpec, "concurrency"))] = None,
+    isolation: Annotated[Optional[str], typer.Option(help=flag_help(ArenaSpec, "isolation"))] = None,
+    suspend_after: Annotated[Optional[int], typer.Option("--suspend-after", help=flag_help(ArenaSpec, "suspend_after"))] = None,
+    decision_ms: Annotated[Optional[int], typer.Option(help=flag_help(ArenaSpec, "decision_ms"))] = None,
+    bank_ms: Annotated[Optional[int], typer.Option(help=flag_help(ArenaSpec, "bank_ms"))] = None,
+    policy: Annotated[Optional[str], typer.Option(help=flag_help(ArenaSpec, "policy"))] = None,
+    max_strikes: Annotated[Optional[int], typer.Option(help=flag_help(ArenaSpec, "max_strikes"))] = None,
+    seed: Annotated[Optional[int], typer.Option(help=flag_help(ArenaSpec, "seed"))] = None,
     db: Annotated[Optional[str], typer.Option("--db", help="SQLite store file (default arena.sqlite).", envvar="ARENA_DB")] = None,
-    host: Annotated[Optional[str], typer.Option(help="Interface of the Bots service and the web page (default 127.0.0.1; anything else needs TLS).")] = None,
-    port: Annotated[Optional[int], typer.Option(help="Port of the Bots service (default 50051; 0: any free port).")] = None,
-    web_port: Annotated[Optional[int], typer.Option("--web-port", help="Port of the leaderboard page (default 8080; 0: any free port; -1: none).")] = None,
-    credentials: Annotated[Optional[str], typer.Option("--credentials", help="The credentials file (author and admin tokens; mode 0600).", envvar="ARENA_CREDENTIALS")] = None,
+    host: Annotated[Optional[str], typer.Option(help=flag_help(ServiceConfig, "host"))] = None,
+    port: Annotated[Optional[int], typer.Option(help=flag_help(ServiceConfig, "port"))] = None,
+    web_port: Annotated[Optional[int], typer.Option("--web-port", help=flag_help(ServiceConfig, "web_port"))] = None,
+    credentials: Annotated[Optional[str], typer.Option("--credentials", help=flag_help(ServiceConfig, "credentials"), envvar="ARENA_CREDENTIALS")] = None,
     author: Annotated[Optional[list[str]], typer.Option("--author", help="Issue a Bots-service token for this author (repeatable).")] = None,
     tls_cert: Annotated[Optional[Path], typer.Option("--tls-cert", help="PEM certificate chain: serve the Bots service over TLS.")] = None,
     tls_key: Annotated[Optional[Path], typer.Option("--tls-key", help="PEM private key of --tls-cert.")] = None,
     insecure: Annotated[bool, typer.Option("--insecure", help="Allow a non-loopback interface without TLS: tokens then travel in clear.")] = False,
-    gate: Annotated[Optional[str], typer.Option("--gate", metavar="M0,M1", help="A new version replaces its predecessor only once a sequential test on their duplicate deals accepts H1: its margin per deal >= M1 (H0: <= M0; game units). Default: at once.")] = None,
-    division: Annotated[Optional[str], typer.Option("--division", help="hosted (default: submitted bots, run here in the sandbox) or remote: the bots connected to this arena's server with their bot tokens, from their own machines, matched only among themselves and shown as not hosted.")] = None,
-    cluster: Annotated[Optional[str], typer.Option("--cluster", help="A Dask scheduler's address (tcp://HOST:8786): the encounters' matches run on its workers (docs/cluster.md).")] = None,
+    gate: Annotated[Optional[str], typer.Option("--gate", metavar="M0,M1", help=flag_help(ArenaSpec, "gate"))] = None,
+    division: Annotated[Optional[str], typer.Option("--division", help=flag_help(ArenaSpec, "division"))] = None,
+    cluster: Annotated[Optional[str], typer.Option("--cluster", help=flag_help(ArenaSpec, "cluster"))] = None,
     max_encounters: Annotated[Optional[int], typer.Option("--max-encounters", help="Stop after this many encounters (default: run until stopped).")] = None,
     metrics: MetricsOpt = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,

@@ -25,45 +25,52 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from cardarena import disclosure
-from arbiter.cli._common import DbOpt, TransportOpt, UsageError, _parse_options, _run, app, err, out, plural, tournament_app, write_text
+from arbiter.cli._common import OPTION_FLAG, DbOpt, TransportOpt, UsageError, _parse_options, _run, app, err, out, plural, tournament_app, write_text
 from arbiter.spectating.runs import announce_run, forget_run
 from cardarena.games import GAMES
+from cardarena.games.options import flag_help
+from arbiter.tournament.spec import TournamentSpec
 from arbiter.store.db import DEFAULT_DB, Store
 
 _QUICK_DEFAULTS = {"game": "spades", "bots": ("random", "greedy", "heuristic")}
 
 
+def _help(setting: str, extra: str = "") -> str:
+    """A flag's help, from the spec's declaration of the setting (``flag_help``)."""
+    return flag_help(TournamentSpec, setting, extra)
+
+
 @tournament_app.command("run")
 def tournament_run(
     spec_file: Annotated[Optional[Path], typer.Argument(help="Tournament spec (TOML). Without it, the flags define the tournament.", metavar="[SPEC.toml]")] = None,
-    game: Annotated[Optional[str], typer.Option(help=f"Game: {', '.join(GAMES)} (default spades).")] = None,
-    bots: Annotated[Optional[str], typer.Option(help="Comma-separated bots: bundled names, FILE.py, name@version, NAME=SPEC (default random,greedy,heuristic).")] = None,
-    format: Annotated[Optional[str], typer.Option("--format", help="round-robin, double-round-robin or gauntlet.")] = None,
-    challenger: Annotated[Optional[str], typer.Option(help="Gauntlet: the challenger (default: the first bot).")] = None,
-    teams: Annotated[Optional[str], typer.Option(help="Named partnerships, e.g. 'a+b,c+d' (default: each bot with its copy).")] = None,
-    deals: Annotated[Optional[int], typer.Option(help="Deals per table (each played in every seating when duplicate). Default 2.")] = None,
-    seed: Annotated[Optional[int], typer.Option(help="Tournament seed: the same seed gives the same deals. Default: a secret random seed, drawn once and kept in the store.")] = None,
-    option: Annotated[Optional[list[str]], typer.Option("--option", "-o", help="Game option KEY=VALUE (repeatable), e.g. -o deals=1.")] = None,
-    preset: Annotated[Optional[str], typer.Option(help="A named option preset of the game.")] = None,
-    duplicate: Annotated[Optional[bool], typer.Option("--duplicate/--no-duplicate", help="Play each deal in every seating (default on).")] = None,
-    seatings: Annotated[Optional[str], typer.Option(help="Seatings per duplicate deal: rotations (default) or permutations.")] = None,
-    concurrency: Annotated[Optional[int], typer.Option(help="Matches at once (default: 3 x the cores, fewer if memory is short for fresh bot processes).")] = None,
-    bot_processes: Annotated[Optional[int], typer.Option(help="With --isolation shared: processes per bot (each serves many matches at once). Default 1.")] = None,
-    isolation: Annotated[Optional[str], typer.Option(help="Bot processes: deal (one match at a time, never two matches of one deal; the default with duplicate deals), match (a fresh process per seat per match) or shared (long-lived, serving many matches at once: fastest, for trusted bots; only with --no-duplicate, since a process would carry a deal to its twin seating).")] = None,
-    name: Annotated[Optional[str], typer.Option(help="Tournament name in the store (default GAME-SEED); the same name and spec resumes.")] = None,
+    game: Annotated[Optional[str], typer.Option(help=_help("game", f"One of {', '.join(GAMES)}; without a spec file, spades"))] = None,
+    bots: Annotated[Optional[str], typer.Option(help=_help("bots", "Comma-separated; without a spec file, random,greedy,heuristic"))] = None,
+    format: Annotated[Optional[str], typer.Option("--format", help=_help("format"))] = None,
+    challenger: Annotated[Optional[str], typer.Option(help=_help("challenger"))] = None,
+    teams: Annotated[Optional[str], typer.Option(help=_help("teams", "Written a+b,c+d"))] = None,
+    deals: Annotated[Optional[int], typer.Option(help=_help("deals"))] = None,
+    seed: Annotated[Optional[int], typer.Option(help=_help("seed"))] = None,
+    option: Annotated[Optional[list[str]], typer.Option("--option", "-o", help=_help("options", OPTION_FLAG))] = None,
+    preset: Annotated[Optional[str], typer.Option(help=_help("preset"))] = None,
+    duplicate: Annotated[Optional[bool], typer.Option("--duplicate/--no-duplicate", help=_help("duplicate"))] = None,
+    seatings: Annotated[Optional[str], typer.Option(help=_help("seatings"))] = None,
+    concurrency: Annotated[Optional[int], typer.Option(help=_help("concurrency"))] = None,
+    bot_processes: Annotated[Optional[int], typer.Option(help=_help("bot_processes"))] = None,
+    isolation: Annotated[Optional[str], typer.Option(help=_help("isolation"))] = None,
+    name: Annotated[Optional[str], typer.Option(help=_help("name"))] = None,
     db: DbOpt = Path(DEFAULT_DB),
     fresh: Annotated[bool, typer.Option("--fresh", help="Replace a stored tournament of the same name instead of resuming.")] = False,
     transport: TransportOpt = "grpc",
-    decision_ms: Annotated[Optional[int], typer.Option(help="Per-decision time limit in ms (0: none). Default 10000.")] = None,
-    bank_ms: Annotated[Optional[int], typer.Option(help="Per-match time bank in ms. Default 60000.")] = None,
-    policy: Annotated[Optional[str], typer.Option(help="On timeout/illegal action/disconnect: forfeit (default) or default.")] = None,
-    max_strikes: Annotated[Optional[int], typer.Option(help="Failures tolerated per seat under --policy default.")] = None,
+    decision_ms: Annotated[Optional[int], typer.Option(help=_help("decision_ms"))] = None,
+    bank_ms: Annotated[Optional[int], typer.Option(help=_help("bank_ms"))] = None,
+    policy: Annotated[Optional[str], typer.Option(help=_help("policy"))] = None,
+    max_strikes: Annotated[Optional[int], typer.Option(help=_help("max_strikes"))] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display; print only the standings.")] = False,
-    cluster: Annotated[Optional[str], typer.Option("--cluster", help="Run the matches on the Dask scheduler at this address (tcp://HOST:PORT); see docs/cluster.md.")] = None,
+    cluster: Annotated[Optional[str], typer.Option("--cluster", help=_help("cluster"))] = None,
     shared_bots: Annotated[bool, typer.Option("--shared-bots", help="With --cluster: workers read registered bots from the registry folder (mounted at the same path on every worker) instead of receiving their files.")] = False,
 ) -> None:
     """Run (or resume) a tournament, showing progress, then print the standings."""
-    from arbiter.tournament.spec import TournamentSpec, spec_from_dict, spec_from_toml
+    from arbiter.tournament.spec import spec_from_dict, spec_from_toml
     from arbiter.tournament.run import load_standings, run_tournament
 
     overrides: dict[str, Any] = {

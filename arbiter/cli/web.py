@@ -130,7 +130,7 @@ def web(
 def _standing(address: str | None, credentials: Path | None, tls_ca: Path | None):
     """--arbiter with its credentials, as /play's ``StandingArbiter``; UsageError naming what is wrong."""
     from arbiter.cli._common import check_address
-    from arbiter.person.seat import StandingArbiter
+    from arbiter.person.tables import StandingArbiter
     from arbiter.server import auth
 
     if not address:

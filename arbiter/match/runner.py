@@ -111,7 +111,7 @@ class TurnRequest:
 
 
 class SeatClient(abc.ABC):
-    """One seat's bot, wherever it runs. Implementations: server.RemoteSeat, LocalSeat."""
+    """One seat's bot, wherever it runs. Implementations: server.RemoteSeat, InProcessSeat."""
 
     name: str = "?"
 

@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from arbiter.present.played import describe, team_rows
-from arbiter.rating.ratings import RATING_METHOD, TOO_FEW_DEALS, Standings
+from arbiter.rating.ratings import RATING_METHOD, Standings
 
 FORMATS = ("csv", "json", "md", "html")
 
@@ -113,7 +113,7 @@ def standings_notes(st: Standings, info: dict[str, Any]) -> list[tuple[str, str]
     wdl = describe(info).wdl_note
     notes = [("ranked-by", RANKED_BY), ("margin", margin_note(st)), ("scale", ELO_SCALE)] + ([("wdl-note", wdl)] if wdl else [])
     if any(r.rating is not None and not r.rating.interval for r in st.rows):
-        notes.append(("interval", TOO_FEW_DEALS))
+        notes.append(("interval", st.too_few_deals))
     return [(k, n[0].upper() + n[1:] + ".") for k, n in notes]
 
 

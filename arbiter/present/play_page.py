@@ -1,7 +1,7 @@
 """The pages of a person's seat (``arbiter web``'s ``/play``): start a match against bots,
 play the seat by clicking, see the events and the result.
 
-The match itself is hosted by ``arbiter.person.seat`` (the runner, bot processes,
+The match itself is hosted by ``arbiter.person.tables`` (the runner, bot processes,
 the clock, the store). This module only turns requests into calls on it and its
 ``Snapshot`` into HTML: every page of a seat is rendered from that seat's snapshot, so
 it carries the seat's view, its legal actions, its events and public information, and
@@ -45,7 +45,7 @@ from markupsafe import Markup
 from arbiter.present.boards import board
 from arbiter.present.table import (TABLE_SCRIPT, TABLE_STYLE, render_table, say, seat_labels, seat_place, table_model, told_once,
                                    verdict)
-from arbiter.person.seat import DEFAULT_DECISION_SECONDS, DEFAULT_LIMIT, DEFAULT_PER_CLIENT, Snapshot, TableError, Tables
+from arbiter.person.tables import DEFAULT_DECISION_SECONDS, DEFAULT_LIMIT, DEFAULT_PER_CLIENT, Snapshot, TableError, Tables
 from cardarena.games import GAMES, ConfigError, GameError, game_class, get_game
 from cardarena.games.base import option_specs, value_text
 from cardarena.records import clip

@@ -90,7 +90,7 @@ from arbiter.present.table import TABLE_STYLE, render_table, table_model
 from arbiter.present.watching import now_playing
 from arbiter.present.played import THINK_COLUMNS, THINK_NOTE, describe, team_rows, think_cells
 from arbiter.present import inspector, play_page as play
-from arbiter.person.seat import HUMAN
+from arbiter.person.tables import HUMAN
 from arbiter.store.arenas import ArenaMatch, ArenaRow, Arenas, EncounterRow
 from arbiter.store.db import READ_ERRORS, MatchRow, Store, StoreError, TournamentRow
 from cardarena import disclosure
@@ -127,8 +127,9 @@ def open_read_only(path: Path) -> Store:
 
 
 @dataclass
-class StandingRow:
-    """One bot's line of the standings table."""
+class PageRow:
+    """One bot's (or partnership's) line of the page's standings table, as shown (the
+    numbers are ``arbiter.rating.ratings.StandingRow``'s, the one computation)."""
 
     name: str
     matches: int = 0
@@ -144,14 +145,17 @@ class StandingRow:
 
 
 @dataclass
-class Standings:
-    rows: list[StandingRow]
+class PageStandings:
+    """The standings as the page shows them (``tournament_standings``), from
+    ``arbiter.rating.ratings.Standings``."""
+
+    rows: list[PageRow]
     cross: dict[tuple[str, str], float]  # (row bot, column bot) -> row bot's score share
     method: str  # how the ratings were computed, shown under the table
     notes: list[tuple[str, str]] = field(default_factory=list)  # (id, sentence): the order, columns, scale
 
 
-def tournament_standings(store: Store, tour: TournamentRow) -> tuple[Standings, list[MatchRow]]:
+def tournament_standings(store: Store, tour: TournamentRow) -> tuple[PageStandings, list[MatchRow]]:
     """The tournament's standings (``arbiter.rating.ratings``, the one computation) as
     the page's table, and its stored matches."""
     rows = store.matches(tour.id)
@@ -167,7 +171,7 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[Standings, 
             extra["LOS over next"] = f"{100 * r.los_next:.1f}%"
         if times:  # how much of the clock was the bot's (played.THINK_NOTE)
             extra.update(zip(THINK_COLUMNS, think_cells(times, d.members)))
-        out.append(StandingRow(
+        out.append(PageRow(
             d.label, r.matches, r.wins, r.draws, r.losses, r.score_rate,
             r.rating.value if r.rating else None, r.rating.low if r.rating and r.rating.interval else None,
             r.rating.high if r.rating and r.rating.interval else None,
@@ -183,7 +187,7 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[Standings, 
             if v is not None:
                 cross[(la, lb)] = v
     method = RATING_METHOD
-    return Standings(out, cross, method, standings_notes(st, tour.spec)), rows
+    return PageStandings(out, cross, method, standings_notes(st, tour.spec)), rows
 
 
 # --------------------------------------------------------------------------------------
@@ -779,7 +783,7 @@ def _deal_means(arena: ArenaRow, enc: EncounterRow, ms: list[ArenaMatch]) -> dic
 
 def arena_page(store: Store, name: str, recent: int = 30) -> str:
     tables, a = _arena(store, name)
-    rows = matchmaking.table(tables.entrants(a.id))
+    rows = matchmaking.standings(tables.entrants(a.id))
     done = tables.encounters(a.id)
     shown = []
     for e in reversed(done[-recent:]):

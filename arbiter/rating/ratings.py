@@ -21,9 +21,10 @@ the same table however the run was interrupted, for every shape of game (``_brad
   December 2026) the LOS too timid or too bold. docs/strength.md, "Calibration", has the
   measurements;
 * the 95% interval spans Student's t quantile with as many degrees of freedom as there are
-  clusters beyond the strength differences fitted (``interval_quantile``; 1.96 for the
-  model's own variance), and below ``MIN_INTERVAL_DEALS`` deals there is none: the standings
-  say there are too few deals for an interval (docs/strength.md, "Coverage per bot").
+  clusters beyond the strength differences fitted (half as many with partnerships), (``interval_quantile``; 1.96 for the
+  model's own variance), and below ``MIN_INTERVAL_DEALS`` deals (``MIN_PARTNERSHIP_INTERVAL_DEALS``
+  with partnerships) there is none: the standings say there are too few deals for an
+  interval (docs/strength.md, "Coverage per bot").
 
 The likelihood of superiority (LOS) of a row over the next one is P(strength of the row >
 strength of the next) under the normal approximation with that covariance
@@ -153,7 +154,25 @@ class StandingRow:
 #: interval": below it some bot's 95% interval was covered less than 93% of the time in one of
 #: the simulated schedules (docs/strength.md, "Coverage per bot").
 MIN_INTERVAL_DEALS = 4
-TOO_FEW_DEALS = f"too few deals for an interval (fewer than {MIN_INTERVAL_DEALS})"
+#: ... and with partnerships (a side of two or more distinct bots) fewer than this: below it the
+#: variance is the model's own, which knows nothing of the deal luck partners share, and with
+#: strong shared luck the best and worst of four partnerships were covered 0.89-0.90 on 4 and
+#: 6 deals (docs/strength.md, "Coverage per bot").
+MIN_PARTNERSHIP_INTERVAL_DEALS = 8
+
+
+def min_interval_deals(partnerships: bool) -> int:
+    """The fewest deals whose standings give rating intervals."""
+    return MIN_PARTNERSHIP_INTERVAL_DEALS if partnerships else MIN_INTERVAL_DEALS
+
+
+def too_few_deals(minimum: int = MIN_INTERVAL_DEALS) -> str:
+    """What the standings say instead of an interval below ``minimum`` deals."""
+    why = " with partnerships" if minimum == MIN_PARTNERSHIP_INTERVAL_DEALS != MIN_INTERVAL_DEALS else ""
+    return f"too few deals for an interval (fewer than {minimum}{why})"
+
+
+TOO_FEW_DEALS = too_few_deals(MIN_INTERVAL_DEALS)
 
 #: How the ratings and their intervals are made, in words (the web page, exports).
 RATING_METHOD = ("Bradley-Terry (Elo scale) on every pair of sides, 95% interval from a deal-clustered (sandwich) variance "
@@ -169,6 +188,12 @@ class Standings:
     duplicate: bool
     covariance: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)  # of the ratings, Elo²
     interval_df: int | None = None  # the intervals' degrees of freedom (None: the model's own variance)
+    min_interval_deals: int = MIN_INTERVAL_DEALS  # fewer deals and no rating has an interval (``min_interval_deals``)
+
+    @property
+    def too_few_deals(self) -> str:
+        """Why no rating has an interval, when none has."""
+        return too_few_deals(self.min_interval_deals)
 
     def cross(self, a: str, b: str) -> float | None:
         """Score rate of ``a`` against ``b`` (None if they never met)."""
@@ -266,14 +291,15 @@ def compute_standings(
 
     names = list(table)
     ratings, cov, df = _bradley_terry(names, parsed, clustered=duplicate)
-    few = len({(row.round, row.deal) for row in rows}) < MIN_INTERVAL_DEALS
+    least = min_interval_deals(any(len(bots) > 1 for _, _, sides in parsed for bots in sides))
+    few = len({(row.round, row.deal) for row in rows}) < least
     for b, r in ratings.items():
         r.interval = not few
         table[b].rating = r
     covariance = {a: {b: cov[i][j] for j, b in enumerate(names)} for i, a in enumerate(names)}
     ordered = sorted(table.values(), key=lambda s: (-(s.rating.value if s.rating else 0.0), -s.score_rate, -s.mean_margin, s.name))
     crosstable = {a: {b: (sum(v), len(v)) for b, v in row.items()} for a, row in cross.items()}
-    out = Standings(ordered, "bradley-terry", crosstable, len(rows), duplicate, covariance, df)
+    out = Standings(ordered, "bradley-terry", crosstable, len(rows), duplicate, covariance, df, least)
     for i, st in enumerate(ordered):
         st.rank = i + 1
         if i + 1 < len(ordered):
@@ -397,7 +423,7 @@ def _bradley_terry(
                 grad[i] += ci * (score - count * p)
                 for j, cj in design:
                     hess[i][j] += w * ci * cj
-        step = _solve(hess, grad)
+        step = solve(hess, grad)
         theta = [t + d for t, d in zip(theta, step)]
         if max((abs(d) for d in step), default=0.0) < 1e-10:
             break
@@ -428,6 +454,12 @@ def _bradley_terry(
         # on 12-20 deals without it the intervals covered 91-94% instead of 95%
         f = len(residual) / max(len(residual) - _rank([d for d in data]), 1)
         df = max(len(residual) - _rank([d for d in data]), 1)
+        if any(len(design) > 2 for design in data):
+            # Partnerships (a side of two bots): half the degrees of freedom. With strong shared
+            # deal luck the sandwich of a handful of deals is noisier than t(G - r) allows: the
+            # worst of three partnerships was covered 0.92 on 8 and 12 deals and 0.93 on 20
+            # with t(G - r), 0.94-0.95 with t((G - r) / 2) (docs/strength.md, "Coverage per bot")
+            df = max(df // 2, 1)
         meat = [[f * sum(g[a] * g[b] for g in residual.values()) for b in range(n)] for a in range(n)]
     left = [[sum(inv[a][k] * meat[k][b] for k in range(n)) for b in range(n)] for a in range(n)]
     raw = [[sum(left[a][k] * inv[k][b] for k in range(n)) for b in range(n)] for a in range(n)]
@@ -448,8 +480,8 @@ def _bradley_terry(
 
 def interval_quantile(df: int | None) -> float:
     """The multiple of the standard error a 95% interval spans: Student's t with ``df`` degrees
-    of freedom for a clustered variance (the clusters beyond the strength differences fitted),
-    the normal 1.96 for the model's own (``df`` None). With few clusters the sandwich's own
+    of freedom for a clustered variance (the clusters beyond the strength differences fitted,
+    halved with partnerships), the normal 1.96 for the model's own (``df`` None). With few clusters the sandwich's own
     error is large, and 1.96 covered the strongest of three partnerships 0.92 of the time on
     8 deals (docs/strength.md, "Coverage per bot")."""
     return Z95 if df is None else t_quantile(0.975, df)
@@ -473,24 +505,31 @@ def _rank(designs: Sequence[tuple[tuple[int, float], ...]]) -> int:
     return len(basis)
 
 
-def _solve(a: list[list[float]], b: list[float]) -> list[float]:
-    """x with a·x = b (Gaussian elimination with partial pivoting; a is small and SPD)."""
+def solve(a: list[list[float]], b: list[float]) -> list[float]:
+    """x with a·x = b (Gaussian elimination with partial pivoting; a is small). A column
+    with no usable pivot (a singular ``a``: a feature that never varies) gets 0: the
+    ratings' Hessians are positive definite and never meet it, the bench's least squares
+    (``arbiter.tools.variance``) can. The one linear solver of the arbiter."""
     n = len(b)
     m = [row[:] + [b[i]] for i, row in enumerate(a)]
     for c in range(n):
         p = max(range(c, n), key=lambda r: abs(m[r][c]))
         m[c], m[p] = m[p], m[c]
+        if abs(m[c][c]) < 1e-300:
+            continue
         for r in range(c + 1, n):
             f = m[r][c] / m[c][c]
             for cc in range(c, n + 1):
                 m[r][cc] -= f * m[c][cc]
     x = [0.0] * n
     for r in range(n - 1, -1, -1):
+        if abs(m[r][r]) < 1e-300:
+            continue
         x[r] = (m[r][n] - sum(m[r][cc] * x[cc] for cc in range(r + 1, n))) / m[r][r]
     return x
 
 
 def _inverse(a: list[list[float]]) -> list[list[float]]:
     n = len(a)
-    cols = [_solve(a, [1.0 if i == j else 0.0 for i in range(n)]) for j in range(n)]
+    cols = [solve(a, [1.0 if i == j else 0.0 for i in range(n)]) for j in range(n)]
     return [[cols[j][i] for j in range(n)] for i in range(n)]

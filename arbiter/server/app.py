@@ -18,7 +18,7 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from arbiter import scratch
 from arbiter.server import auth, localchannel
-from arbiter.server.botstream import HELLO_TIMEOUT_S, SERVER_OPTIONS, ArenaServicer, Hub, MatchesServicer
+from arbiter.server.botstream import HELLO_TIMEOUT_S, SERVER_OPTIONS, BotStreamServicer, Hub, MatchesServicer
 from arbiter.server.bots import add_bots_service
 from arbiter.server.spectate import add_spectate_service
 from cardarena.records import Clock
@@ -159,8 +159,8 @@ async def start_server(
     hub = hub or Hub()
     admin_token = admin_token or auth.new_token()
     server = grpc.aio.server(options=SERVER_OPTIONS)
-    arena = ArenaServicer(hub, hello_timeout)
-    pb_grpc.add_ArenaServicer_to_server(arena, server)
+    bot_stream = BotStreamServicer(hub, hello_timeout)
+    pb_grpc.add_ArenaServicer_to_server(bot_stream, server)
     matches_servicer = MatchesServicer(hub, admin_token, default_clock)
     names = [
         pb.DESCRIPTOR.services_by_name["Arena"].full_name,
@@ -197,7 +197,7 @@ async def start_server(
     # The same bot stream in plain frames, for the bot processes this arbiter starts itself
     # (--transport local): the same servicer, so the same Hello, tokens and limits.
     local_path = sock_dir / framing.SOCKET_NAME
-    local = await localchannel.serve(arena, str(local_path))
+    local = await localchannel.serve(bot_stream, str(local_path))
     local_path.chmod(0o600)
     hub.local_path = str(local_path)
     for name in served + [""]:

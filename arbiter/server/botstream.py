@@ -448,8 +448,10 @@ class RemoteSeat(SeatClient):
         self.session.send(pb.ArbiterMessage(match_end=end))
 
 
-class ArenaServicer(pb_grpc.ArenaServicer):
-    """Arena.Play: authenticates the Hello, then routes Acts to the pending requests.
+class BotStreamServicer(pb_grpc.ArenaServicer):
+    """The bot stream, the wire's ``Arena.Play`` (the service keeps its wire name until a
+    ``v2``; here "arena" means the ladder only): authenticates the Hello, then routes Acts
+    to the pending requests.
 
     A stream must say Hello within ``HELLO_TIMEOUT_S``; at most ``MAX_UNAUTHENTICATED``
     streams may be waiting to, and a new one past that closes the one that has waited

@@ -3,12 +3,12 @@
 For the bot processes the arbiter starts itself (``--transport local``), a second Unix
 socket beside the gRPC one carries the same messages in length-prefixed frames
 (``cardarena.wire.framing``). Each connection is handed to the one bot-stream servicer
-(``botstream.ArenaServicer.Play``) as if it were a gRPC stream: the same Hello, tokens,
+(``botstream.BotStreamServicer.Play``) as if it were a gRPC stream: the same Hello, tokens,
 limits on wrong tokens and silent streams, session, routing of Acts, flood rules, and the
 same match runner behind it. Only the bytes on the socket differ, and how few times the
 event loop wakes for them: once the session is open, a message the arbiter sends is
 written to the socket where it is sent (``Session.wire``), and a bot's message is handled
-where its frame is read (``ArenaServicer.receive``, from ``data_received``): an Act
+where its frame is read (``BotStreamServicer.receive``, from ``data_received``): an Act
 resolves its decision's future without any task in between (docs/performance.md).
 """
 
@@ -22,7 +22,7 @@ from typing import Any, AsyncIterator
 
 from google.protobuf.message import DecodeError
 
-from arbiter.server.botstream import MAX_BOT_MESSAGE_BYTES, ArenaServicer, Session, _err
+from arbiter.server.botstream import MAX_BOT_MESSAGE_BYTES, BotStreamServicer, Session, _err
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.wire.framing import FrameError, FrameReader, frame
 
@@ -50,7 +50,7 @@ class _Connection(asyncio.Protocol):
     is read, and every message for the bot is written as it is sent. It is also the
     servicer's context (``peer``, ``attach``)."""
 
-    def __init__(self, servicer: ArenaServicer):
+    def __init__(self, servicer: BotStreamServicer):
         self.servicer = servicer
         self.transport: asyncio.Transport | None = None
         self.frames = FrameReader(MAX_BOT_MESSAGE_BYTES)
@@ -66,7 +66,7 @@ class _Connection(asyncio.Protocol):
     def peer(self) -> str:
         return self._peer
 
-    async def attach(self, session: Session, servicer: ArenaServicer) -> None:
+    async def attach(self, session: Session, servicer: BotStreamServicer) -> None:
         """Play ``session`` on this connection until it closes: writes go straight to the
         socket, frames are handled as they are read."""
         self.finished = asyncio.get_running_loop().create_future()
@@ -208,7 +208,7 @@ class _Connection(asyncio.Protocol):
                 asyncio.get_running_loop().call_later(CLOSE_GRACE_S, transport.abort)
 
 
-async def serve(servicer: ArenaServicer, path: str) -> asyncio.AbstractServer:
+async def serve(servicer: BotStreamServicer, path: str) -> asyncio.AbstractServer:
     """Listen on ``path`` and serve each connection as a bot stream."""
     loop = asyncio.get_running_loop()
     return await loop.create_unix_server(lambda: _Connection(servicer), path=path)

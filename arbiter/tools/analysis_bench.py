@@ -29,7 +29,7 @@ from typing import Any, Callable
 from arbiter.analysis.reask import decisions, match_info
 from arbiter.analysis.values import DEFAULT_SAMPLES, DecisionValue, analyse
 from arbiter.hosting.loading import load_bot
-from arbiter.hosting.local import SeatDriver
+from arbiter.hosting.inprocess import SeatDriver
 from arbiter.tournament.play import play_local
 from cardarena.records import MatchRecord
 

@@ -48,7 +48,7 @@ def noisy_bots(levels: Sequence[int] = LEVELS) -> tuple[str, ...]:
 
 def separated(arena: Arena, order: Sequence[str], los: float = LOS_TARGET) -> bool:
     """The ladder lists ``order`` exactly, each row over the next with LOS ≥ ``los``."""
-    rows = [r for r in matchmaking.table(arena.entrants.values()) if r.status == "active"]
+    rows = [r for r in matchmaking.standings(arena.entrants.values()) if r.status == "active"]
     if [r.player for r in rows] != list(order):
         return False
     return all(r.los_next is not None and r.los_next >= los for r in rows[:-1])

@@ -8,7 +8,7 @@ those ratios is reported, because machines of this kind are noisy from second to
 Sections (see README "Benchmark"):
 * ``engines``: random legal play in this process, the seat's view built at every decision
   (what hosting a bot costs the arbiter, before any wire encoding): decisions/s and
-  games/s (Spades is played with ``deals=1``, so a game is one hand).
+  games/s per second of CPU time (Spades is played with ``deals=1``, so a game is one hand).
 * ``openspiel``: OpenSpiel's ``spades``, random legal play with ``observation_string`` at
   each decision, run by a worker process of a separate Python environment that has the
   ``open-spiel`` package (``.venv-bench``, made by ``make bench``; not a dependency of the
@@ -242,16 +242,18 @@ class BenchResult:
 
 
 def engine_rate(game_name: str, options: dict[str, Any], seconds: float, seed: int = 0) -> tuple[float, float]:
-    """(decisions/s, games/s) of random legal play with ``view(seat)`` at every decision.
+    """(decisions/s, games/s) of random legal play with ``view(seat)`` at every decision,
+    per second of this process's CPU time.
 
-    Plays whole games from seed ``seed`` on until ``seconds`` have passed (the last game
-    is finished, and counted in the elapsed time).
+    Plays whole games from seed ``seed`` on until ``seconds`` of CPU have passed (the last
+    game is finished, and counted). On the CPU clock, the time other processes take from
+    a loaded machine is not counted against the engine (their cache traffic still is).
     """
 
     game = get_game(game_name, options)
     rng = random.Random(seed)
     decisions = games = 0
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     end = t0 + seconds
     while True:
         state = game.new_initial_state(seed + games)
@@ -261,7 +263,7 @@ def engine_rate(game_name: str, options: dict[str, Any], seconds: float, seed: i
             state.apply(legal[rng.randrange(len(legal))])
             decisions += 1
         games += 1
-        now = time.perf_counter()
+        now = time.process_time()
         if now >= end:
             break
     elapsed = now - t0
@@ -280,7 +282,7 @@ _OPENSPIEL_WORKER = textwrap.dedent(
         seconds, seed = float(line.split()[0]), int(line.split()[1])
         rng = random.Random(seed)
         hands = decisions = 0
-        t0 = time.perf_counter()
+        t0 = time.process_time()  # the CPU clock, as engine_rate
         end = t0 + seconds
         while True:
             state = game.new_initial_state()
@@ -294,7 +296,7 @@ _OPENSPIEL_WORKER = textwrap.dedent(
                     state.apply_action(legal[rng.randrange(len(legal))])
                     decisions += 1
             hands += 1
-            now = time.perf_counter()
+            now = time.process_time()
             if now >= end:
                 break
         elapsed = now - t0
@@ -598,7 +600,7 @@ async def _floor_seats_round(turn_bytes: int, act_bytes: int, exchanges: int, se
 # Hosted matches and scale: one arbiter in this process, four random-bot processes.
 
 
-class _Arena:
+class _BenchArbiter:
     """An arbiter on a free loopback port with four random-bot processes connected, over
     ``transport`` (``grpc``, or ``local``: the local channel, the same stream in plain frames)."""
 
@@ -608,7 +610,7 @@ class _Arena:
         self.nbots = bots
         self.transport = transport
 
-    async def __aenter__(self) -> "_Arena":
+    async def __aenter__(self) -> "_BenchArbiter":
         # the one venue factory: a private arbiter and one long-lived process per name
         # (``shared``: each serves every match), as the figures have always measured
         self.names = [f"bench{i}" for i in range(self.nbots)]
@@ -1344,8 +1346,8 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
         local_speed = result.add("ratio.local_over_grpc", "local-channel / gRPC matches/s, 1 at a time", "x")
         inproc_local = result.add("ratio.inproc_over_local", "inproc / local-channel matches/s, 1 at a time", "x")
     need_arena = hosted is not None or scale1 is not None
-    arena = _Arena() if need_arena else None
-    arena_local = _Arena(transport="local") if need_arena else None
+    arena = _BenchArbiter() if need_arena else None
+    arena_local = _BenchArbiter(transport="local") if need_arena else None
     if arena is not None:
         await arena.__aenter__()
         await arena_local.__aenter__()
@@ -1367,7 +1369,7 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
                 # per-match messages are in the figure (a few of the ~120 per match).
                 plan = _bench_plan(arena.names, z.hosted_matches, 10_000 + 100 * r, hosted_options)
 
-                async def played(venue: _Arena, over: str) -> list[MatchRecord]:
+                async def played(venue: _BenchArbiter, over: str) -> list[MatchRecord]:
                     arbiter0, bots0 = sum(os.times()[:2]), venue.bot_cpu_seconds()
                     records = [p.record async for p in play_batch(plan, venue, concurrency=1)]
                     decisions = sum(len(rec.actions) for rec in records)

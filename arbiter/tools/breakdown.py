@@ -1,7 +1,7 @@
 """Where a hosted decision's time goes: ``python -m arbiter.tools.breakdown``.
 
 The bench's ``hosted`` figure is one number: the wall time of a Spades decision with the
-arbiter in this process and four random-bot processes (``bench._Arena``: sandboxed, over
+arbiter in this process and four random-bot processes (``bench._BenchArbiter``: sandboxed, over
 the same transport as the bench) talking real gRPC. This module takes it apart, on both
 sides of the wire, and sets it beside the floors (``bench._floor_seats_round``: one
 server and 1 or 4 client processes, no game logic) measured the same way.
@@ -497,7 +497,7 @@ def classify(frames: list[str]) -> str:
         if "arbiter/match/" in path:
             return "runner"
         if "arbiter/server/botstream.py" in path:
-            return "servicer" if func.startswith("ArenaServicer.") else "seat"
+            return "servicer" if func.startswith("BotStreamServicer.") else "seat"
         if "grpc/" in path or "grpc_" in path or "_cython" in path:
             return "grpc"
         if "asyncio/" in path or path.endswith("selectors.py"):
@@ -676,7 +676,7 @@ async def run_breakdown(rounds: int = 3, matches: int = MATCHES, profiled: int =
     out = Breakdown(machine={"cores": os.cpu_count(), "python": sys.version.split()[0], "transport": transport,
                              "turn_bytes": turn_bytes, "act_bytes": act_bytes, "matches": matches, "rounds": rounds,
                              "load": os.getloadavg()[0], "hosted_over": hosted_over})
-    async with bench._Arena(transport=hosted_over) as arena:
+    async with bench._BenchArbiter(transport=hosted_over) as arena:
         await arena.match(0, {"deals": 1})  # warm up every bot process
         pids = bot_pids(arena.pool)
         for r in range(rounds):

@@ -210,6 +210,12 @@ class StrengthCalibration:
     z: tuple[float, ...]
     los: tuple[tuple[float, bool], ...]
     per_bot: tuple[tuple[str, int], ...] = ()  # each bot's covered runs (of ``runs``)
+    shown: int = 0  # (run, bot) intervals the standings show (the rest: too few deals; coverage counts every one)
+
+    @property
+    def shown_share(self) -> float:
+        """The share of ratings the standings gave an interval (0 below the least deals)."""
+        return self.shown / self.intervals
 
     @property
     def coverage(self) -> float:
@@ -307,7 +313,7 @@ def strength_calibration(game_name: str, options: dict, strength: dict[str, floa
     game = spec.validate_game()
     matches = schedule(game, spec)
     entry_of = {b: next((i for i, t in enumerate(teams) if b in t), b) for b in bots}
-    covered = intervals = 0
+    covered = intervals = shown = 0
     per_bot = dict.fromkeys(bots, 0)
     zs: list[float] = []
     los: list[tuple[float, bool]] = []
@@ -322,6 +328,7 @@ def strength_calibration(game_name: str, options: dict, strength: dict[str, floa
         for b in bots:
             r = by[b].rating
             intervals += 1
+            shown += r.interval
             hit = r.low <= truth[b] <= r.high
             covered += hit
             per_bot[b] += hit
@@ -333,4 +340,4 @@ def strength_calibration(game_name: str, options: dict, strength: dict[str, floa
         for top, nxt in zip(st.rows, st.rows[1:]):
             if truth[top.name] != truth[nxt.name]:
                 los.append((top.los_next, truth[top.name] > truth[nxt.name]))
-    return StrengthCalibration(game_name, runs, deals, covered, intervals, tuple(zs), tuple(los), tuple(per_bot.items()))
+    return StrengthCalibration(game_name, runs, deals, covered, intervals, tuple(zs), tuple(los), tuple(per_bot.items()), shown)

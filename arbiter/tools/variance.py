@@ -49,7 +49,7 @@ from cardarena.games import Suit, events_for, get_game
 from cardarena.games.base import options_to_dict
 from cardarena.records import MatchInfo, bot_seed_for
 from arbiter.hosting.loading import load_bot
-from arbiter.hosting.local import LocalSeat
+from arbiter.hosting.inprocess import InProcessSeat
 from arbiter.match import TurnRequest
 from arbiter.batch.engine import InProcess, play_batch
 from arbiter.batch.plan import PlannedMatch, deal_seed, pair_seatings
@@ -57,6 +57,7 @@ from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
 from cardarena.replay import step_record
 from arbiter.tournament.evaluate import EvalResult, margin_of, seating_who
 from arbiter.tournament.spec import bot_names
+from arbiter.rating.ratings import solve
 from arbiter.rating.stats import MeanSE, mean_se
 
 # --------------------------------------------------------------------------------------
@@ -191,23 +192,7 @@ def _least_squares(rows: Sequence[Sequence[float]], ys: Sequence[float], ridge: 
                 xtx[i][j] += x[i] * x[j]
     for i in range(1, k):
         xtx[i][i] += ridge * (xtx[i][i] or 1.0)
-    # Gaussian elimination with partial pivoting (k is a handful).
-    m = [row[:] + [xty[i]] for i, row in enumerate(xtx)]
-    for c in range(k):
-        p = max(range(c, k), key=lambda r: abs(m[r][c]))
-        m[c], m[p] = m[p], m[c]
-        if abs(m[c][c]) < 1e-300:
-            continue
-        for r in range(c + 1, k):
-            f = m[r][c] / m[c][c]
-            for cc in range(c, k + 1):
-                m[r][cc] -= f * m[c][cc]
-    beta = [0.0] * k
-    for r in range(k - 1, -1, -1):
-        if abs(m[r][r]) < 1e-300:
-            continue
-        beta[r] = (m[r][k] - sum(m[r][cc] * beta[cc] for cc in range(r + 1, k))) / m[r][r]
-    return beta
+    return solve(xtx, xty)  # the arbiter's one linear solver (k is a handful)
 
 
 @dataclass(frozen=True)
@@ -390,7 +375,7 @@ class _Replayer:
             state = game.state_from_deal([state.hands[k] for k in moved], dealer=state.dealer, seed=seed)
         hands = tuple(tuple(h) for h in state.hands) if spades else ()
         who = tuple(seating_who(game, rotation))
-        seats = [LocalSeat(self.bots[w], self.names[w]) for w in who]
+        seats = [InProcessSeat(self.bots[w], self.names[w]) for w in who]
         seat_names = tuple(self.names[w] for w in who)
         # shaped like the runner's match ids (12 hex digits), so a probe does not announce itself
         match_id = hashlib.sha256(f"replay:{seed}:{rotation}:{moved}".encode()).hexdigest()[:12]
@@ -882,27 +867,104 @@ def value_features(pair: Sequence[Replayed]) -> dict[str, float]:
     return f
 
 
+def deal_tricks(pair: Sequence[Replayed], options: Mapping[str, Any] | None = None, preset: str | None = None) -> int:
+    """The double-dummy tricks of the even seats' side in the deal of ``pair`` as dealt (spades
+    trump, the dealer's left-hand opponent leading): one DDS solve (``bots.spades_dds``), a
+    function of the cards alone, the same for both seatings."""
+    from arbiter.hosting.doubledummy import opening_tricks
+
+    r = pair[0]
+    state = get_game("spades", dict(options or {}), preset).new_initial_state(r.seed)
+    return opening_tricks(state.hands, (state.dealer + 1) % 4)
+
+
+def _tricks_chunk(args: tuple) -> list[int]:
+    seeds, options, preset = args
+    game = get_game("spades", dict(options), preset)
+    from arbiter.hosting.doubledummy import opening_tricks
+
+    out = []
+    for seed in seeds:
+        state = game.new_initial_state(seed)
+        out.append(opening_tricks(state.hands, (state.dealer + 1) % 4))
+    return out
+
+
+def deals_tricks(deals: Sequence[Sequence[Replayed]], options: Mapping[str, Any] | None = None, preset: str | None = None,
+                 jobs: int = 1) -> list[int]:
+    """``deal_tricks`` of every deal, in ``jobs`` processes (the same for any ``jobs``)."""
+    seeds = [d[0].seed for d in deals]
+    chunk = max(1, min(100, -(-len(seeds) // (4 * jobs))))
+    tasks = [(seeds[i:i + chunk], dict(options or {}), preset) for i in range(0, len(seeds), chunk)]
+    if jobs == 1:
+        return [t for task in tasks for t in _tricks_chunk(task)]
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        return [t for part in pool.map(_tricks_chunk, tasks) for t in part]
+
+
+def trick_features(pair: Sequence[Replayed], tricks: int) -> dict[str, float]:
+    """Each bot's side's bids against its double-dummy tricks (``deal_tricks``: ``tricks`` for
+    the even seats), summed over the two seatings: the overbid, a set (bid above the tricks)
+    and its size in bids, the bags, and the overbid in bins (-4..4, clipped) alone and times
+    the bid, so that a linear v can follow a set's jump; and the deal's margin if every side
+    took its double-dummy tricks and every nil were made (``dd_margin``)."""
+    f: dict[str, float] = {}
+
+    def add(k: str, v: float) -> None:
+        f[k] = f.get(k, 0.0) + v
+
+    for r in pair[:2]:
+        points = {}
+        for bot, tag in ((0, "a"), (1, "b")):
+            seats = r.side_of(bot)
+            t = tricks if seats[0] % 2 == 0 else 13 - tricks
+            bids = [r.bids[s] or 0 for s in seats]
+            c, nils = sum(bids), sum(1 for b in bids if b == 0)
+            over = c - t
+            add(f"{tag}_dd_over", over)
+            add(f"{tag}_dd_set", float(over > 0))
+            add(f"{tag}_dd_set_x_bids", c * float(over > 0))
+            add(f"{tag}_dd_bags", max(0, -over))
+            o = max(-4, min(4, over))
+            for k in range(-4, 5):
+                add(f"{tag}_dd_over_{k}", float(o == k))
+                add(f"{tag}_dd_over_{k}_x_bids", c * float(o == k))
+            points[bot] = (10 * c - over if over <= 0 else -10 * c) + 100 * nils
+        add("dd_margin", (points[0] - points[1]) / 2)
+    return f
+
+
 @dataclass(frozen=True)
 class DealValue:
-    """A value of the deal, v = intercept + coefficients · ``value_features``, fitted by least
-    squares on the deal margins of ``fit_deal_value``'s training deals."""
+    """A value of the deal, v = intercept + coefficients · ``value_features`` (and with
+    ``tricks``, ``trick_features``), fitted by least squares on the deal margins of
+    ``fit_deal_value``'s training deals."""
 
     names: tuple[str, ...]
     coefficients: tuple[float, ...]  # intercept first
     train_deals: int
+    tricks: bool = False  # whether v uses the double-dummy tricks (``trick_features``)
 
-    def __call__(self, pair: Sequence[Replayed]) -> float:
+    def __call__(self, pair: Sequence[Replayed], tricks: int | None = None) -> float:
         f = value_features(pair)
+        if self.tricks:
+            if tricks is None:
+                raise ValueError("this value of the deal needs the deal's double-dummy tricks (deal_tricks)")
+            f.update(trick_features(pair, tricks))
         return self.coefficients[0] + sum(b * f.get(k, 0.0) for b, k in zip(self.coefficients[1:], self.names))
 
 
-def fit_deal_value(train: Sequence[Sequence[Replayed]]) -> DealValue:
+def fit_deal_value(train: Sequence[Sequence[Replayed]], tricks: Sequence[int] | None = None) -> DealValue:
     """v fitted on ``train`` (both seatings of deals of their own seeds, fully replayed: never
-    the evaluation's deals)."""
+    the evaluation's deals); with ``tricks`` (``deals_tricks`` of ``train``) on the double-dummy
+    features too."""
     feats = [value_features(d) for d in train]
+    if tricks is not None:
+        for f, d, t in zip(feats, train, tricks, strict=True):
+            f.update(trick_features(d, t))
     names = tuple(sorted(set().union(*feats)))
     beta = _least_squares([[f.get(k, 0.0) for k in names] for f in feats], [_deal_margin(d) for d in train], ridge=1e-3)
-    return DealValue(names, tuple(beta), len(train))
+    return DealValue(names, tuple(beta), len(train), tricks is not None)
 
 
 @dataclass(frozen=True)
@@ -943,13 +1005,17 @@ class ValueControl:
 
 
 def value_control(deals: Sequence[Sequence[Replayed]], probes: Sequence[Sequence[Replayed]], value: DealValue,
-                  expected: float | None = None) -> ValueControl:
+                  expected: float | None = None, deal_tricks: Sequence[int] | None = None,
+                  probe_tricks: Sequence[int] | None = None) -> ValueControl:
     """Every deal margin U of ``deals`` corrected by ``value``: U - (v - m), m the mean of v over
     ``probes`` (``bid_probes`` of the same two bots), or ``expected`` if given (a known E v;
-    the tests give a wrong one to show the bias it causes)."""
+    the tests give a wrong one to show the bias it causes). A ``value`` on the double-dummy
+    tricks needs them for the deals and the probes (``deals_tricks``)."""
     margins = [_deal_margin(d) for d in deals]
-    vs = [value(d) for d in deals]
-    ev = mean_se([value(p) for p in probes]) if expected is None else MeanSE(expected, 0.0, 0)
+    dt = list(deal_tricks) if deal_tricks is not None else [None] * len(deals)
+    pt = list(probe_tricks) if probe_tricks is not None else [None] * len(probes)
+    vs = [value(d, t) for d, t in zip(deals, dt, strict=True)]
+    ev = mean_se([value(p, t) for p, t in zip(probes, pt, strict=True)]) if expected is None else MeanSE(expected, 0.0, 0)
     m = ev.mean
     corrections = [x - m for x in vs]
     corrected = [u - c for u, c in zip(margins, corrections)]

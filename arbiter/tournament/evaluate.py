@@ -31,7 +31,7 @@ interrupted and resumed evaluation stops at the same deal, with the same result,
 run straight through.
 
 The matches are played by the one batch engine (``arbiter.batch.engine.play_batch``, in plan
-order): in this process with the arbiter's own match runner (bots as ``LocalSeat``), in
+order): in this process with the arbiter's own match runner (bots as ``InProcessSeat``), in
 ``jobs`` worker processes, as bot processes over gRPC (``transport="grpc"``, as tournaments
 play), or on a Dask cluster (``cluster``: a scheduler's address), where each match is a
 task played as tournaments play theirs there (``arbiter.batch.cluster``: the bots as

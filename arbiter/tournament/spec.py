@@ -41,9 +41,9 @@ import enum
 import hashlib
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 from arbiter.batch.cluster import bad_scheduler_address
 from arbiter.batch.plan import Seatings
@@ -53,6 +53,7 @@ from arbiter.store.registry import is_registered_ref
 from cardarena.disclosure import Disclosure, of_tournament
 from cardarena.names import NAME_RULE, is_seat_name
 from cardarena.games import ConfigError, Game, get_game
+from cardarena.games.options import check_settings, from_toml_tables, option, toml_tables
 from cardarena.records import Clock, FailurePolicy, MatchConfig, Policy
 from cardarena.runtimes import MANIFEST
 from arbiter.hosting.loading import BUNDLED, did_you_mean, load_bot
@@ -75,34 +76,80 @@ SHARED_WITH_DUPLICATE = (
 )
 
 
+def _values(e: type[enum.Enum]) -> tuple[str, ...]:
+    """An enum's values, as a setting's choices."""
+    return tuple(m.value for m in e)
+
+
 @dataclass(frozen=True)
 class TournamentSpec:
     """Everything that defines a tournament. The same spec gives the same schedule and seeds.
 
     ``concurrency``, ``bot_processes`` and ``cluster`` only change how fast (and where) it
     runs, never its results, so they are not part of the identity a stored tournament is
-    resumed by (``identity``).
+    resumed by (``identity``). Every setting is declared once, here: its type, its range
+    or choices and its default in the field, its meaning below; ``validate``, the file's
+    tables (``spec_from_dict``) and the command line's help (``arbiter tournament run
+    --help``) are read from it (``cardarena.games.options``).
+
+    Attributes:
+        game: The game (arbiter rules GAME).
+        bots: The bots: bundled names, FILE.py, name@version, NAME=SPEC.
+        name: The tournament's name in the store (default GAME-SEED); the same name and
+            spec resumes it.
+        options: The game's options (arbiter rules GAME).
+        preset: A named option preset of the game.
+        format: Which tables are played: every combination of entries once
+            (round-robin), twice on fresh deals (double-round-robin), or only those of
+            the challenger (gauntlet).
+        challenger: Gauntlet: the challenger (default: the first bot).
+        teams: Named partnerships (default: each bot with its copy).
+        deals: Deals per table, each played in every seating when duplicate.
+        duplicate: Play each deal in every seating, so the luck of the cards cancels out.
+        seatings: The seatings of a duplicate deal: each entry at each side once
+            (rotations) or every order of the entries (permutations).
+        seed: The tournament's seed: the same seed gives the same deals (default: a secret
+            random seed, drawn once and kept in the store).
+        decision_ms: The time limit of one decision in ms (0: none).
+        bank_ms: Each seat's time bank of a match in ms, used past the decision limit.
+        policy: What happens to a seat that times out, acts illegally or disconnects: its
+            side loses the match (forfeit), or its first legal action is played for it, up
+            to max_strikes (default).
+        max_strikes: Failures tolerated per seat under the default policy.
+        concurrency: Matches at once (default: 3 x the cores, fewer if memory is short for
+            fresh bot processes).
+        bot_processes: With shared isolation: processes per bot, each serving many matches
+            at once.
+        isolation: How bot processes are shared: deal (one match at a time, never two
+            matches of one deal; the default with duplicate deals), match (a fresh process
+            per seat per match) or shared (long-lived, serving many matches at once:
+            fastest, for trusted bots; only without duplicate deals, since a process would
+            carry a deal to its twin seating).
+        cluster: Run the matches on the Dask scheduler at this address (tcp://HOST:PORT;
+            docs/cluster.md).
     """
+
+    SettingsError: ClassVar[type] = SpecError
 
     game: str
     bots: tuple[str, ...]
     name: str = ""
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, Any] = option(factory=dict)
     preset: str | None = None
-    format: str = Format.ROUND_ROBIN.value
+    format: str = option(Format.ROUND_ROBIN.value, choices=_values(Format))
     challenger: str | None = None  # gauntlet: the challenger's name (default: the first bot)
     teams: tuple[tuple[str, ...], ...] = ()  # named partnerships; () = a bot and its copy
-    deals: int = 2
+    deals: int = option(2, min=1)
     duplicate: bool = True
-    seatings: str = Seatings.ROTATIONS.value
-    seed: int | None = None  # None: a secret seed drawn when the tournament is created (kept in the store)
-    decision_ms: int = 10_000
-    bank_ms: int = 60_000
-    policy: str = "forfeit"
-    max_strikes: int = 3
-    concurrency: int | None = None  # matches at once; None: run.default_concurrency
-    bot_processes: int = 1  # with shared isolation: processes per bot, each serving many matches at once
-    isolation: str | None = None  # "match" | "deal" | "shared"; None: deal with duplicate deals, else shared
+    seatings: str = option(Seatings.ROTATIONS.value, choices=_values(Seatings))
+    seed: int | None = option(None, min=0)  # None: a secret seed drawn when the tournament is created (kept in the store)
+    decision_ms: int = option(10_000, min=0, table="clock")
+    bank_ms: int = option(60_000, min=0, table="clock")
+    policy: str = option("forfeit", choices=_values(Policy), table="failure")
+    max_strikes: int = option(3, min=0, table="failure")
+    concurrency: int | None = option(None, min=1)  # matches at once; None: run.default_concurrency
+    bot_processes: int = option(1, min=1)  # with shared isolation: processes per bot, each serving many matches at once
+    isolation: str | None = option(None, choices=ISOLATIONS)  # None: deal with duplicate deals, else shared
     cluster: str | None = None  # a Dask scheduler address (tcp://host:8786): run the matches there
 
     # -- derived ---------------------------------------------------------------------
@@ -212,56 +259,19 @@ class TournamentSpec:
             if not is_seat_name(name):
                 raise SpecError(f"bots: bad bot name {name[:80]!r}: {NAME_RULE}, or name@version")
             _check_bot(spec, bot_sources([spec])[0], self.game)
-        try:
-            fmt = Format(self.format)
-        except ValueError:
-            raise SpecError(f"format: expected one of {', '.join(f.value for f in Format)}, got {self.format!r}") from None
-        try:
-            Seatings(self.seatings)
-        except ValueError:
-            raise SpecError(f"seatings: expected rotations or permutations, got {self.seatings!r}") from None
-        for key in ("deals", "bot_processes"):
-            if not isinstance(getattr(self, key), int) or getattr(self, key) < 1:
-                raise SpecError(f"{key}: must be a whole number of at least 1, got {getattr(self, key)!r}")
-        if self.isolation is not None and self.isolation not in ISOLATIONS:
-            raise SpecError(f"isolation: expected {', '.join(ISOLATIONS)}, got {self.isolation!r}")
+        check_settings(self)  # every declared type, range and choice (format, deals, clock, failure...)
+        fmt = Format(self.format)
         if self.isolation == "shared" and self.duplicate:
             raise SpecError(SHARED_WITH_DUPLICATE)
-        if self.concurrency is not None and (not isinstance(self.concurrency, int) or self.concurrency < 1):
-            raise SpecError(f"concurrency: must be at least 1, got {self.concurrency!r}")
         if self.cluster is not None and (why := bad_scheduler_address(self.cluster)):
             raise SpecError(f"cluster: {why}")
-        if self.policy not in {p.value for p in Policy}:
-            raise SpecError(f"failure.policy: expected forfeit or default, got {self.policy!r}")
-        if self.max_strikes < 0:
-            raise SpecError(f"failure.max_strikes: must not be negative, got {self.max_strikes}")
-        if self.decision_ms < 0 or self.bank_ms < 0:
-            raise SpecError(f"clock: decision_ms and bank_ms must not be negative, got {self.decision_ms}, {self.bank_ms}")
-        if self.seed is not None and (not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < 0):
-            raise SpecError(f"seed: must be a non-negative whole number (or absent: a secret one is drawn), got {self.seed!r}")
         sizes = {len(t) for t in game.teams}
         if len(sizes) != 1:
             raise SpecError(f"game: {self.game} with these options has sides of different sizes {game.teams}; not supported")
         per_side = sizes.pop()
         entries = self.entry_labels(per_side)
         if self.teams:
-            if per_side == 1:
-                raise SpecError(f"teams: {self.game} with these options has no partnerships (every seat plays for itself)")
-            used = set()
-            for team in self.teams:
-                if len(team) != per_side:
-                    raise SpecError(f"teams: {list(team)} has {len(team)} bots; a side of {self.game} has {per_side} seats")
-                for member in team:
-                    if member not in names:
-                        raise SpecError(f"teams: {member!r} is not one of the bots ({', '.join(names)})")
-                    used.add(member)
-            unused = [n for n in names if n not in used]
-            if unused:
-                raise SpecError(f"teams: bots {', '.join(unused)} are in no team")
-            if len(set(entries)) != len(entries):
-                raise SpecError("teams: a team is listed twice")
-            if len(entries) < 2:
-                raise SpecError(f"teams: a tournament needs at least 2 teams, got {len(entries)}")
+            self._check_teams(per_side, names, entries)
         if fmt is Format.GAUNTLET:
             challenger = self.challenger or entries[0]
             if challenger not in entries:
@@ -269,6 +279,26 @@ class TournamentSpec:
         elif self.challenger:
             raise SpecError(f"challenger: only a gauntlet has a challenger (format is {self.format})")
         return game
+
+    def _check_teams(self, per_side: int, names: tuple[str, ...], entries: list[str]) -> None:
+        """Named partnerships: each of a side's size, of the bots given, every bot in one."""
+        if per_side == 1:
+            raise SpecError(f"teams: {self.game} with these options has no partnerships (every seat plays for itself)")
+        used = set()
+        for team in self.teams:
+            if len(team) != per_side:
+                raise SpecError(f"teams: {list(team)} has {len(team)} bots; a side of {self.game} has {per_side} seats")
+            for member in team:
+                if member not in names:
+                    raise SpecError(f"teams: {member!r} is not one of the bots ({', '.join(names)})")
+                used.add(member)
+        unused = [n for n in names if n not in used]
+        if unused:
+            raise SpecError(f"teams: bots {', '.join(unused)} are in no team")
+        if len(set(entries)) != len(entries):
+            raise SpecError("teams: a team is listed twice")
+        if len(entries) < 2:
+            raise SpecError(f"teams: a tournament needs at least 2 teams, got {len(entries)}")
 
     def entry_labels(self, per_side: int) -> list[str]:
         """The names of what occupies one side: a bot (or a bot and its copies), or a team."""
@@ -303,13 +333,8 @@ def _check_bot(spec: str, source: str, game: str) -> None:
 # --------------------------------------------------------------------------------------
 # TOML.
 
-_TOP = {
-    "name": str, "game": str, "preset": str, "format": str, "challenger": str, "deals": int, "duplicate": bool,
-    "seatings": str, "seed": int, "concurrency": int, "bot_processes": int, "isolation": str, "cluster": str, "bots": list, "teams": list,
-    "options": dict, "clock": dict, "failure": dict,
-}
-_CLOCK = {"decision_ms": int, "bank_ms": int}
-_FAILURE = {"policy": str, "max_strikes": int}
+#: The file's tables and their keys, from the declaration (``toml_tables``).
+TABLES = toml_tables(TournamentSpec)
 
 
 def spec_from_toml(path: str | os.PathLike, overrides: Mapping[str, Any] | None = None) -> TournamentSpec:
@@ -323,12 +348,10 @@ def spec_from_toml(path: str | os.PathLike, overrides: Mapping[str, Any] | None 
 def spec_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None = None, source: str = "spec") -> TournamentSpec:
     """Build a spec from parsed TOML-shaped data (see the module docstring)."""
 
-    check_table(data, _TOP, "", source)
-    for key, schema in (("clock", _CLOCK), ("failure", _FAILURE)):
-        check_table(data.get(key, {}), schema, f"{key}.", source)
-    kw: dict[str, Any] = {k: v for k, v in data.items() if k not in ("clock", "failure", "bots", "teams")}
-    kw.update(data.get("clock", {}))
-    kw.update(data.get("failure", {}))
+    for table, keys in TABLES.items():
+        check_table(data if not table else data.get(table, {}), keys, f"{table}." if table else "", source)
+    kw: dict[str, Any] = {k: v for k, v in from_toml_tables(data, TournamentSpec)["TournamentSpec"].items()
+                          if k not in ("bots", "teams")}
     bots: list[str] = []
     for i, b in enumerate(data.get("bots", [])):
         if isinstance(b, str):

@@ -22,37 +22,26 @@ options from there; a test checks every field has its line).
 from __future__ import annotations
 
 import abc
-import dataclasses
 import enum
-import types
-import typing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Sequence
+
+from .errors import ConfigError, GameError, IllegalActionError, InvalidActionError  # noqa: F401  (re-exported)
+from .options import (  # noqa: F401  (re-exported: the option schema's home is .options)
+    OptionSpec,
+    field_docs,
+    option,
+    option_specs,
+    options_to_dict,
+    parse_options,
+    range_text,
+    value_text,
+)
 
 if TYPE_CHECKING:
     from collections import Counter
 
     from .cards import Card
-
-
-class GameError(Exception):
-    """Base of every error an engine raises."""
-
-
-class InvalidActionError(GameError):
-    """The action text is malformed: not in the game's notation at all."""
-
-
-class IllegalActionError(GameError):
-    """A well-formed action that is not legal in this state. The state is unchanged.
-
-    The message names the action and the reason, computed only from what the actor
-    may see (it never mentions another seat's cards).
-    """
-
-
-class ConfigError(GameError):
-    """A bad option: unknown key, wrong type, out of range or contradicting another."""
 
 
 class EndReason(enum.Enum):
@@ -345,256 +334,3 @@ class Game(abc.ABC):
     def describe_options(self) -> dict[str, Any]:
         """The full option set in force, for records and displays."""
         return options_to_dict(self.options)
-
-
-# --------------------------------------------------------------------------------------
-# Field descriptions: the ``Attributes:`` section of a dataclass's docstring.
-
-
-def field_docs(cls: type) -> dict[str, str]:
-    """``{field: meaning}`` from the ``Attributes:`` section of ``cls.__doc__``.
-
-    The section is a line ``Attributes:`` followed by indented entries ``name: meaning``;
-    a meaning may continue on further lines indented deeper than its name. The section
-    ends at the first line indented no deeper than ``Attributes:`` (or the docstring's
-    end). Fields without an entry are simply absent from the result.
-    """
-    lines = (cls.__dict__.get("__doc__") or "").expandtabs().splitlines()
-    out: dict[str, str] = {}
-    base = None
-    entry_indent = None
-    current = None
-    for line in lines:
-        stripped = line.strip()
-        indent = len(line) - len(line.lstrip())
-        if base is None:
-            if stripped == "Attributes:":
-                base = indent
-            continue
-        if not stripped:
-            continue
-        if indent <= base:
-            break
-        if entry_indent is None:
-            entry_indent = indent
-        name, sep, text = stripped.partition(":")
-        if indent == entry_indent and sep and name.isidentifier():
-            current = name
-            out[current] = text.strip()
-        elif current is not None:
-            out[current] = f"{out[current]} {stripped}".strip()
-    return out
-
-
-@dataclass(frozen=True)
-class OptionSpec:
-    """One option of a game as declared: for ``arbiter rules GAME``, the web form and the docs."""
-
-    name: str
-    type: str  # e.g. "int", "bool", "draw | fewer_payoff_wins", "int or unlimited"
-    default: str  # as it would be written on a command line ("none" for an unset one)
-    meaning: str  # from the Options docstring (field_docs)
-    min: float | None = None  # the declared range of a number (``option(min=, max=)``)
-    max: float | None = None
-
-    @property
-    def range_text(self) -> str:
-        """The declared range in words ("2..6", "at least 1", ""), as errors say it."""
-        return range_text(self.min, self.max)
-
-
-def option(default: Any, *, min: float | None = None, max: float | None = None) -> Any:
-    """A field of a game's Options with its range declared beside its type and default:
-    ``players: int = option(4, min=2, max=6)``. ``parse_options`` refuses a number outside
-    it ("option 'players': must be 2..6, got 7"); ``arbiter rules`` and the web form show
-    it. A value that is not a number (None, ``"unlimited"``) is not checked."""
-    return dataclasses.field(default=default, metadata={"min": min, "max": max})
-
-
-def range_text(lo: float | None, hi: float | None) -> str:
-    if lo is not None and hi is not None:
-        return f"{lo:g}..{hi:g}"
-    if lo is not None:
-        return f"at least {lo:g}"
-    return f"at most {hi:g}" if hi is not None else ""
-
-
-def _check_ranges(obj: Any) -> None:
-    for f in dataclasses.fields(obj):
-        lo, hi = f.metadata.get("min"), f.metadata.get("max")
-        if lo is None and hi is None:
-            continue
-        v = getattr(obj, f.name)
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and (
-                (lo is not None and v < lo) or (hi is not None and v > hi)):
-            raise ConfigError(f"option {f.name!r}: must be {range_text(lo, hi)}, got {v:g}")
-
-
-def _type_text(tp: Any) -> str:
-    origin, args = typing.get_origin(tp), typing.get_args(tp)
-    if origin in (typing.Union, types.UnionType):
-        arms = [_type_text(a) for a in args if a is not type(None)]
-        text = " or ".join(arms)
-        return f"{text} or none" if type(None) in args else text
-    if origin is typing.Literal:
-        return " | ".join(str(a) for a in args)
-    if origin is frozenset:
-        return "comma-separated list"
-    if isinstance(tp, type) and issubclass(tp, enum.Enum):
-        return " | ".join(str(m.value) for m in tp)
-    return {bool: "bool", int: "int", float: "number", str: "text"}.get(tp, getattr(tp, "__name__", str(tp)))
-
-
-def _value_text(value: Any) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, enum.Enum):
-        return str(value.value)
-    if isinstance(value, frozenset):
-        return ",".join(sorted(map(str, value))) or "(empty)"
-    return f"{value:g}" if isinstance(value, float) else str(value)
-
-
-def option_specs(options_cls: type) -> list[OptionSpec]:
-    """Every option of an Options dataclass, in declaration order, with its type, default
-    and meaning (the defaults are the declared ones, before any derived value)."""
-    hints = typing.get_type_hints(options_cls)
-    docs = field_docs(options_cls)
-    out = []
-    for f in dataclasses.fields(options_cls):
-        default = f.default if f.default is not dataclasses.MISSING else (
-            f.default_factory() if f.default_factory is not dataclasses.MISSING else None)  # type: ignore[misc]
-        out.append(OptionSpec(f.name, _type_text(hints[f.name]), _value_text(default), docs.get(f.name, ""),
-                              f.metadata.get("min"), f.metadata.get("max")))
-    return out
-
-
-def value_text(value: Any) -> str:
-    """An option value as written on a command line (``true``, ``A,7``, ``unlimited``)."""
-    if isinstance(value, (list, tuple)):
-        return ",".join(map(str, value)) or "(empty)"
-    return _value_text(value)
-
-
-# --------------------------------------------------------------------------------------
-# Options: one generic parser for every game's Options dataclass.
-
-
-def options_to_dict(options: Any) -> dict[str, Any]:
-    out = {}
-    for f in dataclasses.fields(options):
-        v = getattr(options, f.name)
-        if isinstance(v, enum.Enum):
-            v = v.value
-        elif isinstance(v, frozenset):
-            v = sorted(v)
-        out[f.name] = v
-    return out
-
-
-def parse_options(
-    cls: type,
-    given: Mapping[str, Any],
-    presets: Mapping[str, Mapping[str, Any]] | None = None,
-    preset: str | None = None,
-) -> Any:
-    """Build ``cls`` from defaults, then the preset, then ``given`` (later wins).
-
-    Values may be typed or strings from a command line (``"true"``, ``"off"``, ``"A,7"``).
-    Raises ConfigError naming the option and the reason.
-    """
-    values: dict[str, Any] = {}
-    if preset is not None:
-        if not presets or preset not in presets:
-            known = ", ".join(sorted(presets or {})) or "none"
-            raise ConfigError(f"unknown preset {preset!r} (known: {known})")
-        values.update(presets[preset])
-    values.update(given)
-    hints = typing.get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(values) - set(fields))
-    if unknown:
-        raise ConfigError(
-            f"unknown option {', '.join(map(repr, unknown))} (known: {', '.join(sorted(fields))})"
-        )
-    kwargs = {}
-    for name, raw in values.items():
-        try:
-            kwargs[name] = _coerce(hints[name], raw)
-        except (ValueError, TypeError) as exc:
-            raise ConfigError(f"option {name!r}: {exc}") from None
-    try:
-        obj = cls(**kwargs)
-    except (ValueError, TypeError) as exc:
-        raise ConfigError(str(exc)) from None
-    _check_ranges(obj)
-    return obj
-
-
-_TRUE = {"true", "yes", "on", "1"}
-_FALSE = {"false", "no", "off", "0"}
-
-
-def _coerce(tp: Any, raw: Any) -> Any:
-    origin = typing.get_origin(tp)
-    args = typing.get_args(tp)
-    if origin in (typing.Union, types.UnionType):
-        if raw is None or (isinstance(raw, str) and raw.strip().lower() in ("off", "none", "")):
-            if type(None) in args:
-                return None
-        errors = []
-        for arg in args:
-            if arg is type(None):
-                continue
-            try:
-                return _coerce(arg, raw)
-            except (ValueError, TypeError) as exc:
-                errors.append(str(exc))
-        raise ValueError("; ".join(errors) or f"bad value {raw!r}")
-    if origin is typing.Literal:
-        for arg in args:
-            if raw == arg or (isinstance(raw, str) and str(arg) == raw.strip().lower()):
-                return arg
-        raise ValueError(f"expected one of {', '.join(map(str, args))}, got {raw!r}")
-    if origin is frozenset:
-        (inner,) = args
-        if isinstance(raw, str):
-            raw = [p for p in raw.replace("{", "").replace("}", "").split(",") if p.strip()]
-        return frozenset(_coerce(inner, r) for r in raw)
-    if tp is bool:
-        if isinstance(raw, bool):
-            return raw
-        if isinstance(raw, str) and raw.strip().lower() in _TRUE | _FALSE:
-            return raw.strip().lower() in _TRUE
-        raise ValueError(f"expected true or false, got {raw!r}")
-    if tp is int:
-        if isinstance(raw, bool):
-            raise ValueError(f"expected an integer, got {raw!r}")
-        if isinstance(raw, int):
-            return raw
-        if isinstance(raw, str):
-            try:
-                return int(raw.strip())
-            except ValueError:
-                pass
-        raise ValueError(f"expected an integer, got {raw!r}")
-    if tp is float:
-        if isinstance(raw, (int, float)) and not isinstance(raw, bool):
-            return float(raw)
-        if isinstance(raw, str):
-            return float(raw.strip())
-        raise ValueError(f"expected a number, got {raw!r}")
-    if tp is str:
-        if isinstance(raw, str):
-            return raw.strip()
-        raise ValueError(f"expected text, got {raw!r}")
-    if isinstance(tp, type) and issubclass(tp, enum.Enum):
-        if isinstance(raw, tp):
-            return raw
-        for member in tp:
-            if isinstance(raw, str) and raw.strip().lower() in (str(member.value).lower(), member.name.lower()):
-                return member
-        raise ValueError(f"expected one of {', '.join(str(m.value) for m in tp)}, got {raw!r}")
-    raise TypeError(f"unsupported option type {tp!r}")

@@ -58,7 +58,7 @@ class ConstrainedDeal:
         self.groups = groups
         sizes = tuple(len(groups[k]) for k in self.keys)
         allowed = tuple(tuple(i for i in range(len(caps)) if k not in banned[i]) for k in self.keys)
-        self.table = _DealTable(sizes, allowed, len(caps))
+        self.table = _DealCounts(sizes, allowed, len(caps))
         if self.table.count(0, self.caps) == 0:
             raise ConsistencyError("no deal of the unseen cards satisfies the inferred voids")
 
@@ -91,7 +91,7 @@ class ConstrainedDeal:
         return hands
 
 
-class _DealTable:
+class _DealCounts:
     """Counts of complete deals from group ``g`` on, given the remaining capacities."""
 
     def __init__(self, sizes: tuple[int, ...], allowed: tuple[tuple[int, ...], ...], hands: int):

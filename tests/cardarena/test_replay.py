@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from arbiter.cli import app
 from cardarena.games import get_game
-from arbiter.hosting.local import LocalSeat
+from arbiter.hosting.inprocess import InProcessSeat
 from cardarena.records import MatchConfig, MatchRecord, RecordedAction
 from cardarena.replay import ReplayError
 from arbiter.match import run_match
@@ -30,7 +30,7 @@ GAMES = [
 
 
 def play(game: str, n: int, options: dict, seed: int = 11) -> MatchRecord:
-    seats = [LocalSeat(load_bot("heuristic" if i % 2 == 0 else "random"), f"bot{i}") for i in range(n)]
+    seats = [InProcessSeat(load_bot("heuristic" if i % 2 == 0 else "random"), f"bot{i}") for i in range(n)]
     return asyncio.run(run_match(MatchConfig(game=game, seed=seed, options=options), seats))
 
 

@@ -104,7 +104,7 @@ def test_watch_follows_the_tournament_running_from_a_store(tmp_path):
     r = runner.invoke(app, ["watch", "--db", str(db)])
     assert r.exit_code == 2 and f"no tournament is running from {db}" in r.output, r.output
     run = subprocess.Popen([sys.executable, "-m", "arbiter", "tournament", "run", "--db", str(db), "--bots",
-                            "heuristic,greedy", "--deals", "200", "-o", "deals=2", "--name", "watched", "-q"],
+                            "heuristic,greedy", "--deals", "5000", "-o", "deals=2", "--name", "watched", "-q"],
                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
     try:
         watch_file = tmp_path / "arena.sqlite.watch"

@@ -221,7 +221,7 @@ def test_5_watch_of_a_withheld_match_says_so_instead_of_seed_0(tmp_path):
     import asyncio
 
     from arbiter.hosting.loading import load_bot
-    from arbiter.hosting.local import LocalSeat
+    from arbiter.hosting.inprocess import InProcessSeat
     from arbiter.match import run_match
     from arbiter.server.app import start_private_server
     from arbiter.spectating.hub import SpectatorHub
@@ -233,7 +233,7 @@ def test_5_watch_of_a_withheld_match_says_so_instead_of_seed_0(tmp_path):
         try:
             config = MatchConfig(game="spite-and-malice", seed=3, options={"payoff_size": 5}, clock=Clock(0, 0),
                                  policy=FailurePolicy.uniform("forfeit", 3))
-            record = await run_match(config, [LocalSeat(load_bot("random"), f"r{i}") for i in range(2)],
+            record = await run_match(config, [InProcessSeat(load_bot("random"), f"r{i}") for i in range(2)],
                                      observers=hub.observers(config))
             r = await asyncio.to_thread(runner.invoke, app, ["watch", record.match_id, "--server", server.address,
                                                              "--token", hub.token])

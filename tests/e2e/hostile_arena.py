@@ -33,7 +33,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arbiter.hosting.botproc import BotPool
 from cardarena.games import EndReason
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
-from arbiter.hosting.local import LocalSeat
+from arbiter.hosting.inprocess import InProcessSeat
 from cardarena.replay import verify_record
 from arbiter.match import run_match
 from arbiter.hosting.sandbox import Limits, Sandbox, _package_dirs
@@ -186,7 +186,7 @@ def check_store_and_honest(result: Result, seed: int) -> None:
         assert rec.outcome.reason is EndReason.COMPLETED and rec.incidents == [], rec.incidents
         quiet = asyncio.run(run_match(
             MatchConfig("spades", s, OPTIONS, match_id=rec.match_id),
-            [LocalSeat(load_bot(b), n) for b, n in (("random", "honest-a"), ("heuristic", "honest-b")) * 2],
+            [InProcessSeat(load_bot(b), n) for b, n in (("random", "honest-a"), ("heuristic", "honest-b")) * 2],
         ))
         assert [a.action for a in rec.actions] == [a.action for a in quiet.actions]
         assert rec.outcome == quiet.outcome

@@ -23,6 +23,10 @@ from tests.arbiter.arena.test_arena import CRASHER
 from tests.e2e.browser import serve_web, shoot
 from tests.e2e.test_web import browser  # noqa: F401  (the Chromium fixture)
 
+#: The tests that share the module's web server: one xdist group (pyproject's
+#: --dist loadgroup), so it is made once in a run.
+pytestmark = pytest.mark.xdist_group("arena_web")
+
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +54,7 @@ def _entrants(db: Path):
 def test_leaderboard_lists_the_ladder_in_rating_order_and_the_suspended_bot_with_why(ladder_site, browser):  # noqa: F811
     url, db = ladder_site
     entrants, encounters = _entrants(db)
-    expected = [r for r in matchmaking.table(entrants) if r.status == "active"]
+    expected = [r for r in matchmaking.standings(entrants) if r.status == "active"]
     browser.get(url + "a")
     browser.find_element(By.LINK_TEXT, "club").click()
     assert browser.find_element(By.TAG_NAME, "h1").text == "club"

@@ -56,6 +56,11 @@ def table(st):
     return [(r.name, r.matches, r.wins, r.draws, r.losses, r.score_rate, r.mean_margin, r.rating) for r in st.rows]
 
 
+#: The tests that play on the shared cluster: one xdist group (pyproject's --dist loadgroup),
+#: so the cluster starts once in a run, on one worker, not once on every worker.
+ON_THE_CLUSTER = pytest.mark.xdist_group("cluster")
+
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     """One loopback cluster for the tests that only play on it (starting a scheduler and
@@ -68,6 +73,7 @@ def cluster(tmp_path_factory):
         yield c
 
 
+@ON_THE_CLUSTER
 def test_a_cluster_tournament_equals_the_local_run_with_the_same_seed(tmp_path, cluster):
     db = tmp_path / "arena.sqlite"
     Store(db).close()
@@ -105,7 +111,9 @@ def test_a_worker_killed_mid_run_loses_only_its_unfinished_matches(tmp_path):
 
     db = tmp_path / "arena.sqlite"
     base = dict(game="spades", bots=("random", "greedy", "heuristic"), options={"deals": 1}, deals=3, seed=5)
-    local_rows, local_st, _ = run(db, TournamentSpec(name="local", **base))
+    # the expected results, from this process (bundled bots: the same records as hosted; the
+    # tournament test above compares the cluster with the hosted run)
+    local_rows, local_st, _ = run(db, TournamentSpec(name="local", **base), transport="inproc")
     with LoopbackCluster(workers=2) as cluster:
         spec = TournamentSpec(name="cluster", cluster=cluster.address, **base)
         outcome: dict[str, object] = {}
@@ -189,6 +197,7 @@ def test_a_worker_refuses_bot_files_that_do_not_match_their_hash(tmp_path, monke
         local_spec(shared)
 
 
+@ON_THE_CLUSTER
 def test_an_arena_on_the_cluster_plays_the_same_encounters_as_locally(tmp_path, cluster):
     """`arbiter arena --cluster`: the encounters' matches run as Dask tasks (a registered bot
     shipped as its stored files, house bots by name) and come out as the local arena's with
@@ -221,6 +230,7 @@ def test_an_arena_on_the_cluster_plays_the_same_encounters_as_locally(tmp_path, 
     assert any(good in players for players, _ in local[0])  # the registered bot played, from its shipped files
 
 
+@ON_THE_CLUSTER
 def test_an_evaluation_on_the_cluster_equals_the_local_one_and_stops_at_the_same_deal(tmp_path, cluster):
     """`arbiter evaluate --cluster`: the same margins match for match as in process, and a
     sequential test stops at the same deal with the same verdict; the matches a batch played
@@ -231,10 +241,12 @@ def test_an_evaluation_on_the_cluster_equals_the_local_one_and_stops_at_the_same
     bot = tmp_path / "mine.py"  # a bot file: shipped to the workers and checked by hash there
     bot.write_text((ROOT / "bots" / "greedy.py").read_text())
     base = dict(game="spades", bot_a="heuristic", bot_b=str(bot), seed=3, options={"deals": 1})
-    test = Sprt(0, 50, min_deals=5)
-    local = evaluate(deals=4, **base)
-    local_sprt = evaluate(deals=40, sprt=test, **base)
-    assert local_sprt.sprt_state.decision and local_sprt.deals < 40
+    # decides at deal 7 (14 matches): fewer than the cluster's 16 at once, so matches past the
+    # decision are always under way there when it comes
+    test = Sprt(0, 80, min_deals=5)
+    local = evaluate(deals=4, transport="inproc", **base)  # the reference, in this process
+    local_sprt = evaluate(deals=40, sprt=test, transport="inproc", **base)
+    assert local_sprt.sprt_state.decision and 2 * local_sprt.deals < 16
     db = tmp_path / "eval.sqlite"
     remote = evaluate(deals=4, cluster=cluster.address, jobs=3, **base)  # batches of 3: a deal split across two
     with Store(db) as store:
@@ -292,6 +304,7 @@ HELD_OUT = {"rewrite": "RewriteOutcome", "hard-exit": "HardExit", "base-exc": "R
             "cancelled": "RaiseCancelled", "slow-start": "SlowStart", "recursion": "DeepRecursion"}
 
 
+@ON_THE_CLUSTER
 def test_misbehaving_bots_get_one_record_hash_at_every_venue(cluster):
     """Each held-out misbehaving bot (tests/e2e/zoo.py) plays the same seeded Spot match,
     one batch per venue through the one factory: in process, hosted over gRPC, hosted on

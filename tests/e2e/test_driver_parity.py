@@ -7,11 +7,14 @@ clock, an exit mid-match or at the start, a BaseException or CancelledError, os.
 result or view rewritten, a slow on_match_start, a deep recursion) under each failure policy three times from one
 seed: with one bot process per seat over real gRPC, with the same processes on the
 arbiter's local channel (``--transport local``), and in this process (``--transport inproc``). Every action and who took it, what the arbiter played for a
-seat and why, every incident with its words, and the outcome must be identical.
+seat and why, every incident with its words, and the outcome must be identical. Each
+transport plays the whole zoo as one batch (the ``records`` fixture: each bot's fork
+server started once), and one of its matches is played again through ``play_local``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -43,19 +46,84 @@ def _match(record):
     }
 
 
+POLICIES = ("forfeit", "default")
+TRANSPORTS = ("grpc", "local", "inproc")
+#: One match's settings, as ``arbiter play --policy P --max-strikes 3 --decision-ms 2000 --bank-ms 500 --seed 5``:
+#: the clock the two bots about the clock are played on (a sleep of 2.7 s, a start of 3.5 s).
+SETTINGS = dict(seed=5, max_strikes=3, decision_ms=2000, bank_ms=500)
+CLOCKED = {"SleepPastClock", "SlowStart"}
+#: Every other bot's matches: a clock no honest seat comes near even on a machine at load 30
+#: (at 2000 + 500 ms a ``random`` seat once timed out in process there, a difference no
+#: transport made).
+ROOMY = dict(SETTINGS, decision_ms=20_000, bank_ms=5_000)
+
+
+def _settings(bot: str) -> dict:
+    return SETTINGS if bot in CLOCKED else ROOMY
+
+
+@pytest.fixture(scope="module")
+def records():
+    """Every (bot, policy) match of the zoo on each transport: {transport: {(bot, policy): record}}.
+
+    Each transport plays the whole zoo as one batch through the one factory
+    (``arbiter.batch.venue.open_venue`` and ``play_batch``, which ``play_local`` is a batch of
+    one of) with ``play_local``'s settings: a fresh process per seat per match
+    (``isolation="match"``, three copies of ``random``). A batch starts each bot's fork
+    server once instead of once a match; the matches are the same (the last check below
+    plays one through ``play_local`` on each transport and compares). The tests below
+    each look at their own bot's matches."""
+    import asyncio
+
+    from arbiter.batch.engine import play_batch
+    from arbiter.batch.plan import PlannedMatch
+    from arbiter.batch.venue import open_venue, parse_where
+    from arbiter.tournament.play import _config
+
+    bots = {bot: f"{ZOO}:{bot}" for bot in BOTS} | {"random": "random"}
+    plan, keys = [], {}
+    for policy in POLICIES:
+        for bot in BOTS:
+            st = _settings(bot)
+            config, _ = _config("spot", st["seed"], {}, None, st["decision_ms"], st["bank_ms"], policy, st["max_strikes"])
+            keys[len(plan)] = (bot, policy)
+            plan.append(PlannedMatch(len(plan), config, (bot, "random", "random", "random")))
+
+    async def play(transport: str) -> dict:
+        where = parse_where(transport)
+        # two matches at once on the hosted transports: their clocks' waits overlap (each
+        # match has its own processes, so nothing else is shared)
+        extra = {} if transport == "inproc" else dict(isolation="match", copies=3, concurrency=2)
+        async with open_venue(where, bots, "spot", **extra) as venue:
+            return {keys[p.match.key]: p.record async for p in play_batch(plan, venue)}
+
+    played = {t: asyncio.run(play(t)) for t in TRANSPORTS}
+    assert all(len(r) == len(plan) for r in played.values())
+    # the batch's match is play_local's match, on every transport (but for the seat's name:
+    # play_local names a seat after its bot's file, "zoo", which the outcome's words repeat)
+    one = [f"{ZOO}:RaiseInChoose", "random", "random", "random"]
+    for t in TRANSPORTS:
+        alone = _match(play_local("spot", one, transport=t, policy="forfeit", **_settings("RaiseInChoose")))
+        batched = _match(played[t][("RaiseInChoose", "forfeit")])
+        assert alone.pop("seats") == ("zoo", "random", "random", "random") and batched.pop("seats")[0] == "RaiseInChoose"
+        o = alone["outcome"]
+        alone["outcome"] = dataclasses.replace(o, detail=o.detail.replace("seat 0 (zoo)", "seat 0 (RaiseInChoose)"))
+        assert alone == batched, t
+    return played
+
+
 @pytest.mark.e2e
-@pytest.mark.parametrize("policy", ["forfeit", "default"])
+@pytest.mark.xdist_group("driver-parity")  # the module's matches are played once, on one worker
+@pytest.mark.parametrize("policy", POLICIES)
 @pytest.mark.parametrize("bot", BOTS)
-def test_a_misbehaving_bot_gets_the_same_match_on_every_transport(bot, policy):
-    seats = [f"{ZOO}:{bot}", "random", "random", "random"]
-    kwargs = dict(seed=5, policy=policy, max_strikes=3, decision_ms=2000, bank_ms=500)
-    records = {t: play_local("spot", seats, transport=t, **kwargs) for t in ("grpc", "local", "inproc")}
-    over_grpc, local_channel, in_process = (_match(records[t]) for t in ("grpc", "local", "inproc"))
+def test_a_misbehaving_bot_gets_the_same_match_on_every_transport(bot, policy, records):
+    played = {t: records[t][(bot, policy)] for t in TRANSPORTS}
+    over_grpc, local_channel, in_process = (_match(played[t]) for t in TRANSPORTS)
     assert over_grpc == in_process
     assert local_channel == in_process
     # and the records say so themselves: one content hash (game, options, seed, seats,
     # actions, incidents, result) for the three
-    assert len({r.content_hash() for r in records.values()}) == 1, {t: r.content() for t, r in records.items()}
+    assert len({r.content_hash() for r in played.values()}) == 1, {t: r.content() for t, r in played.items()}
     # and the misbehaviour happened, was seen for what it is and handled by the policy
     kinds = {kind for _, kind, _ in in_process["incidents"]}
     outcome = in_process["outcome"]

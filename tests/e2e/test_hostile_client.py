@@ -26,6 +26,11 @@ from tests.conftest import ROOT, start_serve, stop_serve
 from tests.e2e.rawbot import RawBot, act
 
 
+#: The tests that share the module's `arbiter` fixture: one xdist group (pyproject's
+#: --dist loadgroup), so it is made once in a run.
+SHARED = pytest.mark.xdist_group("hostile_client")
+
+
 @pytest.fixture(scope="module")
 def arbiter():
     s = start_serve("--hello-timeout", "1.5")
@@ -54,6 +59,7 @@ def _run_match(arbiter, seats, token=None, seed=1, game="spades", options=None):
             admin_token=arbiter.admin_token if token is None else token), timeout=120)
 
 
+@SHARED
 def test_a_bot_token_can_neither_start_a_match_nor_choose_a_seed(arbiter):
     bot_token = arbiter.bot_token("h1")
     for token in (bot_token, "", "x" * 40):
@@ -65,6 +71,7 @@ def test_a_bot_token_can_neither_start_a_match_nor_choose_a_seed(arbiter):
         assert e.value.code() == grpc.StatusCode.PERMISSION_DENIED
 
 
+@SHARED
 def test_no_one_takes_another_bots_name(arbiter):
     north = arbiter.bot_token("north")
     south = arbiter.bot_token("south")
@@ -75,6 +82,7 @@ def test_no_one_takes_another_bots_name(arbiter):
     assert replies and replies[0].WhichOneof("msg") == "welcome"  # the real north (stream closed after)
 
 
+@SHARED
 def test_one_stream_never_holds_two_seats_of_one_match(arbiter):
     px = RawBot(arbiter, "px").start()
     helpers = [RawBot(arbiter, f"h{i}").start() for i in (1, 2)]
@@ -95,6 +103,7 @@ def test_one_stream_never_holds_two_seats_of_one_match(arbiter):
         b.close()
 
 
+@SHARED
 def test_what_a_bot_sends_is_bounded_wherever_it_is_echoed(arbiter):
     huge = "Z" * 60_000
     replies = _first_reply(arbiter.address, [_hello("fat", arbiter.bot_token("fat"), version=huge)])
@@ -123,6 +132,7 @@ def test_what_a_bot_sends_is_bounded_wherever_it_is_echoed(arbiter):
         b.close()
 
 
+@SHARED
 def test_the_protocol_promises_hold(arbiter):
     token = arbiter.bot_token("proto")
     # the protocol version is checked, with its own code
@@ -145,6 +155,7 @@ def test_the_protocol_promises_hold(arbiter):
         b.close()
 
 
+@SHARED
 def test_a_silent_stream_is_closed_and_silent_streams_are_capped(arbiter):
     # a stream that never says Hello is closed after --hello-timeout (1.5 s here)
     gate = threading.Event()
@@ -230,6 +241,7 @@ def test_wrong_credentials_are_answered_in_turn_whoever_asks():
     assert limiter.delay("bot") >= 5 / 20 - 0.01  # nothing reset the bot tokens' queue
 
 
+@SHARED
 def test_guessing_in_parallel_stays_under_the_documented_rate(arbiter):
     """#32 item 3: 60 wrong Hello tokens and 60 wrong admin tokens, 20 streams at once
     each: the arbiter answers them no faster than its limit (a burst of GUESS_BURST, then
@@ -283,6 +295,7 @@ def test_health_and_reflection_cover_every_service(tmp_path):
         stop_serve(s)
 
 
+@SHARED
 def test_the_credentials_file_is_private(arbiter):
     assert arbiter.credentials.stat().st_mode & 0o777 == 0o600
 

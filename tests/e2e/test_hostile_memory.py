@@ -9,7 +9,7 @@ shared between matches (so the check can fail: a tournament refuses ``isolation 
 ``BotHost`` itself), then shows it blocked by the default
 isolation (``deal``: a process plays one match at a time and never two of the same deal)
 and with ``match`` isolation (a fresh process per seat per match): locally (``BotHost``)
-and on a cluster worker (``cluster._WorkerArena``, which plays ``deal`` as ``match``).
+and on a cluster worker (``cluster._WorkerArbiter``, which plays ``deal`` as ``match``).
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ def test_cluster_workers_give_every_match_fresh_bot_processes(tmp_path, monkeypa
         return await real_run_match(config, seats, *args, **kw)
 
     monkeypatch.setattr(cluster, "run_match", spy)
-    arena = cluster._WorkerArena()
+    arena = cluster._WorkerArbiter()
     try:
         results = {}
         for isolation in ("shared", "deal"):  # a worker plays "deal" with fresh processes

@@ -87,7 +87,7 @@ def test_a_seat_that_drops_or_spoils_view_deltas_resyncs_and_plays_the_same_matc
     same bots play in the arbiter's process (no wire, no deltas)."""
     import asyncio
 
-    from arbiter.hosting.local import LocalSeat
+    from arbiter.hosting.inprocess import InProcessSeat
     from arbiter.match import run_match
     from cardarena.records import MatchConfig
     from sdk.loading import load_bot
@@ -103,7 +103,7 @@ def test_a_seat_that_drops_or_spoils_view_deltas_resyncs_and_plays_the_same_matc
     assert deltas["whole"] >= deltas["resyncs"] + 1, deltas  # and the first Turn of each seat
     quiet = asyncio.run(run_match(
         MatchConfig("spades", 5, OPTIONS, match_id="hostile-match"),
-        [LocalSeat(load_bot(str(HOSTILE / "drop_delta.py")), "hostile"), LocalSeat(load_bot("random"), "table-random")] * 2,
+        [InProcessSeat(load_bot(str(HOSTILE / "drop_delta.py")), "hostile"), InProcessSeat(load_bot("random"), "table-random")] * 2,
     ))
     assert [(a.seat, a.action, a.forced) for a in r.hostile.actions] == [(a.seat, a.action, a.forced) for a in quiet.actions]
     assert r.hostile.outcome == quiet.outcome

@@ -59,7 +59,7 @@ def test_a_cluster_workers_arbiter_keeps_its_bots_from_spectating(tmp_path, monk
     monkeypatch.setenv("ARENA_CLUSTER_CACHE", str(tmp_path / "cache"))
     spec = TournamentSpec(game="spades", bots=(f"spy={SPY}", "random"), options={"deals": 1}, deals=1, seed=5, name="w")
     refs = cluster.bot_refs(spec.bot_sources, spec.bot_names, None)
-    arena = cluster._WorkerArena()
+    arena = cluster._WorkerArbiter()
     try:
         for m in schedule(spec.validate(), spec):
             job = cluster.MatchJob("w", m.idx, spec.match_config(m.seed, f"w-{m.idx}"), m.seats, tuple(refs.values()),

@@ -35,7 +35,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from arbiter.hosting.local import LocalSeat
+from arbiter.hosting.inprocess import InProcessSeat
 from arbiter.match import run_match
 from arbiter.present.boards import board
 from arbiter.store.db import Store
@@ -72,6 +72,11 @@ class _Report:
 
     def to_dict(self) -> dict:
         return {"spec": "check", "ok": True, "bot": self.bot, "checks": [{"name": "contract", "ok": True, "detail": "-"}]}
+
+
+#: The tests that share the module's `site` fixture: one xdist group (pyproject's
+#: --dist loadgroup), so it is made once in a run.
+SHARED = pytest.mark.xdist_group("human_seat")
 
 
 @pytest.fixture(scope="module")
@@ -266,6 +271,7 @@ def _verifies(db: Path, match_id: str, seat: int) -> None:
 # Playing in the browser, by clicking the card table: tests/e2e/test_table.py.
 
 
+@SHARED
 def test_a_registered_bot_is_offered_and_plays_from_its_stored_copy(site):
     url, db = site
     client = Client(url)
@@ -369,6 +375,7 @@ def _scan(client: Client, db: Path, match_id: str, seat: int) -> int:
     return checked
 
 
+@SHARED
 def test_nothing_reaches_the_browser_that_the_seat_may_not_see(site):
     url, db = site
     rng = random.Random(19)
@@ -391,7 +398,7 @@ def test_nothing_reaches_the_browser_that_the_seat_may_not_see(site):
 def test_the_scan_sees_a_leak():
     """The scanner's own check: a page showing another seat's hand would fail it."""
     config = MatchConfig(game="spades", seed=5, options={"deals": 1})
-    record = asyncio.run(run_match(config, [LocalSeat(load_bot("random"), "random") for _ in range(4)]))
+    record = asyncio.run(run_match(config, [InProcessSeat(load_bot("random"), "random") for _ in range(4)]))
     full = list(step_record(record, None, full=True))[10]  # the bids are in: every hand has been looked at
     page = " ".join(f'<span data-card="{c}">' for row in board("spades", full.view, record.seat_names, full.seat_views)
                     for c in row.cards)
@@ -404,6 +411,7 @@ def test_the_scan_sees_a_leak():
 # Bad input: 4xx naming what was wrong; the match and the store untouched.
 
 
+@SHARED
 def test_a_wrong_or_missing_seat_token_reads_and_does_nothing(site):
     url, db = site
     client = Client(url)
@@ -426,6 +434,7 @@ def test_a_wrong_or_missing_seat_token_reads_and_does_nothing(site):
     _verifies(db, match_id, 0)
 
 
+@SHARED
 def test_malformed_and_illegal_actions_are_refused_and_the_match_goes_on(site):
     url, db = site
     client = Client(url)
@@ -470,6 +479,7 @@ def test_malformed_and_illegal_actions_are_refused_and_the_match_goes_on(site):
     assert r.status == 409 and "the match is over" in _error(r)
 
 
+@SHARED
 def test_bad_options_bots_and_seats_are_refused_by_name(site):
     url, db = site
     client = Client(url)

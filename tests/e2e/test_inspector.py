@@ -29,6 +29,10 @@ from cardarena.replay import step_record
 from tests.e2e.browser import SHOTS, chromium, serve_web, shoot
 from tests.games.conformance import card_tokens
 
+#: The tests that share the module's web server: one xdist group (pyproject's
+#: --dist loadgroup), so it is made once in a run.
+pytestmark = pytest.mark.xdist_group("inspector")
+
 ANALYSED = 0  # the seat whose analysis is stored; the others have none
 NOTE = "a note of seat zero: counting on my partner"
 

@@ -35,6 +35,11 @@ from tests.e2e.test_human_seat import (
 REMOTE_BOT = "faraway"
 
 
+#: The tests that share the module's `standing` fixture: one xdist group (pyproject's
+#: --dist loadgroup), so it is made once in a run.
+SHARED = pytest.mark.xdist_group("remote_play")
+
+
 @pytest.fixture(scope="module")
 def standing():
     serve = start_serve()
@@ -85,6 +90,7 @@ def _scan_by_decisions(client: Client, record, seat: int, match_id: str) -> int:
     return checked
 
 
+@SHARED
 def test_a_remote_bot_is_listed_chosen_and_played_to_the_end(standing):
     url, db, serve = standing
     client = Client(url)
@@ -111,6 +117,7 @@ def test_a_remote_bot_is_listed_chosen_and_played_to_the_end(standing):
     assert serve.alive()
 
 
+@SHARED
 def test_two_tables_at_once_each_get_their_own_seat(standing):
     url, db, _ = standing
     a, b = Client(url), Client(url)
@@ -126,6 +133,7 @@ def test_two_tables_at_once_each_get_their_own_seat(standing):
         _scan_by_decisions(client, record, seat, match_id)
 
 
+@SHARED
 def test_what_cannot_be_played_on_the_arbiter_is_refused_by_name(standing):
     url, _, serve = standing
     client = Client(url)
@@ -155,6 +163,7 @@ def test_missing_or_unfit_credentials_are_named(tmp_path):
     assert "no bot token for 'browser'" in said and "arbiter credentials add-bot browser" in said
 
 
+@SHARED
 def test_run_match_seats_the_session_it_names_and_no_other(standing):
     """RunMatch's seat_sessions: a named session must be connected and be that seat's bot."""
     import grpc
@@ -184,6 +193,7 @@ def test_run_match_seats_the_session_it_names_and_no_other(standing):
             grpc.StatusCode.INVALID_ARGUMENT, "seat_sessions: 3 entries for 2 seats")
 
 
+@SHARED
 def test_a_person_past_the_arbiters_clock_forfeits_and_the_match_is_recorded(standing):
     """The clock is the standing arbiter's: past it the person's side forfeits there; the
     decision the page still offered is called off, and the record is stored."""
@@ -213,6 +223,7 @@ def test_a_person_past_the_arbiters_clock_forfeits_and_the_match_is_recorded(sta
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+@SHARED
 def test_tokens_rotated_or_revoked_on_the_arbiter_count_at_once(standing):
     """The web reads the arbiter's credentials file as it is now: a rotated admin token is
     the one it uses; with the seat's token revoked, no person's seat joins that arbiter."""
@@ -261,10 +272,11 @@ def test_a_remote_table_over_tls(tmp_path):
         shutil.rmtree(folder, ignore_errors=True)
 
 
+@SHARED
 def test_a_person_who_leaves_a_remote_table_disconnects_there(standing, tmp_path):
     """A closed tab at the person's turn (``Tables.gone_seconds``, a minute on a real server)
     closes the seat's stream: the arbiter records a disconnection, as at a hosted table."""
-    from arbiter.person.seat import StandingArbiter, Tables
+    from arbiter.person.tables import StandingArbiter, Tables
 
     _, _, serve = standing
     tables = Tables(_new_store(tmp_path), gone_seconds=0.5,

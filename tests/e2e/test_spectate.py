@@ -107,6 +107,11 @@ class Watcher(threading.Thread):
             self.error = exc
 
 
+#: The tests that share the module's `arbiter` fixture: one xdist group (pyproject's
+#: --dist loadgroup), so it is made once in a run.
+SHARED = pytest.mark.xdist_group("spectate")
+
+
 @pytest.fixture(scope="module")
 def arbiter():
     s = start_serve()
@@ -114,6 +119,7 @@ def arbiter():
     stop_serve(s)
 
 
+@SHARED
 @pytest.mark.parametrize("game,n,options", MATCHES, ids=[m[0] for m in MATCHES])
 def test_spectator_never_sees_a_hidden_card_and_sees_the_full_deal_after(arbiter, game, n, options):
     names = [f"{game[:4]}{i}" for i in range(n)]
@@ -286,6 +292,7 @@ def _decoded(game: str, view):
     return convert.view_from_proto(game, pb.View(**{convert.game_field(game): getattr(view, convert.game_field(game))}))
 
 
+@SHARED
 def test_watch_errors_are_clear(arbiter):
     with grpc.insecure_channel(arbiter.address) as ch:
         stub = spb_grpc.SpectateStub(ch)

@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+from selenium.common.exceptions import TimeoutException, WebDriverException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -38,6 +38,11 @@ from tests.e2e.browser import SIZES, chromium, serve_web, set_size, shoot
 
 MAX_DECISIONS = 300  # a bound on every loop below, far above what these matches take
 WAIT = 90  # seconds any one wait may take (the server answers within its long poll)
+
+
+#: The module's tests share one `arbiter web` and one Chromium (module fixtures): one xdist
+#: group, so they are started once in a run.
+pytestmark = pytest.mark.xdist_group("table")
 
 
 @pytest.fixture(scope="module")
@@ -60,26 +65,39 @@ def browser():
         yield driver
 
 
-def _state(browser) -> tuple[str, str, str] | None:
-    """(version, turn, over) of the seat's page, or None while it is being swapped."""
-    try:
-        st = browser.find_element(By.ID, "status")
-        return st.get_attribute("data-version"), st.get_attribute("data-turn"), st.get_attribute("data-done")
-    except (StaleElementReferenceException, WebDriverException):
-        return None
+#: The page's own wait for ``_settled``: it looks at the page every 50 ms inside the browser
+#: and answers once, so a wait is one WebDriver call, not one round trip (and a few
+#: element lookups) every 50 ms. Answers [version, turn, done], or {failed: text}.
+_SETTLED_JS = """
+var before = arguments[0], done = arguments[arguments.length - 1];
+(function check() {
+  var failed = document.getElementById("failed");
+  if (failed) { done({failed: failed.textContent}); return; }
+  var st = document.getElementById("status");
+  if (st && !document.querySelector("#live.busy")) {
+    var s = [st.getAttribute("data-version"), st.getAttribute("data-turn"), st.getAttribute("data-done")];
+    if ((before === null || s[0] !== before) && (s[1] === "1" || s[2] === "1")) { done(s); return; }
+  }
+  setTimeout(check, 50);
+})();
+"""
 
 
 def _settled(browser, before: str | None = None) -> tuple[str, str, str]:
     """Until the page asks the seat to decide or the match is over and stored (and its
-    version is past ``before``)."""
-    def ready(_d):
-        s = _state(browser)
-        if s is None or (before is not None and s[0] == before):
-            return False
-        if browser.find_elements(By.ID, "failed"):
-            raise AssertionError(browser.find_element(By.ID, "failed").text)
-        return s if (s[1] == "1" or s[2] == "1") and not browser.find_elements(By.CSS_SELECTOR, "#live.busy") else False
-    return WebDriverWait(browser, WAIT, poll_frequency=0.05).until(ready)
+    version is past ``before``): (version, turn, done)."""
+    browser.set_script_timeout(WAIT)  # a wait that outlasts it raises selenium's TimeoutException
+    for _ in range(MAX_DECISIONS):
+        try:
+            found = browser.execute_async_script(_SETTLED_JS, before)
+        except TimeoutException:
+            raise
+        except WebDriverException:  # the document was replaced while the script waited: ask the new one
+            continue
+        if isinstance(found, dict):
+            raise AssertionError(found["failed"])
+        return tuple(found)
+    raise AssertionError(f"the page was replaced {MAX_DECISIONS} times while waiting for it to settle")
 
 
 def _catalogue(browser) -> list[tuple[str, tuple[str, ...], str]]:

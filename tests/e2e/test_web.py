@@ -19,13 +19,17 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from arbiter.hosting.local import LocalSeat
+from arbiter.hosting.inprocess import InProcessSeat
 from cardarena.records import MatchConfig
 from arbiter.match import run_match
 from arbiter.store.db import Store
 from sdk import Bot
 from sdk.loading import load_bot
 from tests.e2e.browser import SHOTS, chromium, serve_web, shoot
+
+#: The tests that share the module's web server and browser: one xdist group (pyproject's
+#: --dist loadgroup), so it is made once in a run.
+pytestmark = pytest.mark.xdist_group("web")
 
 BOTS = ["heuristic", "greedy", "random"]
 
@@ -41,7 +45,7 @@ def _fill_store(db: Path) -> None:
                 for rot in range(2):
                     x, y = (a, b) if rot == 0 else (b, a)
                     config = MatchConfig(game="spades", seed=500 + deal, options={"deals": 1}, match_id=f"cn-{idx}")
-                    record = asyncio.run(run_match(config, [LocalSeat(loaded[n], n) for n in (x, y, x, y)]))
+                    record = asyncio.run(run_match(config, [InProcessSeat(loaded[n], n) for n in (x, y, x, y)]))
                     store.save_match(t.id, idx, deal, rot, record)
                     idx += 1
         store.mark_finished(t.id)
@@ -190,7 +194,7 @@ def test_a_running_duplicate_tournament_keeps_its_replays_closed(site, browser):
     with Store(db) as store:
         t = store.open_tournament("still-running", "spades", {"game": "spades", "bots": BOTS, "seed": 99, "duplicate": True})
         config = MatchConfig(game="spades", seed=900, options={"deals": 1}, match_id="run-0")
-        store.save_match(t.id, 0, 0, 0, asyncio.run(run_match(config, [LocalSeat(load_bot(n), n) for n in BOTS[:2] * 2])))
+        store.save_match(t.id, 0, 0, 0, asyncio.run(run_match(config, [InProcessSeat(load_bot(n), n) for n in BOTS[:2] * 2])))
     browser.get(url + "m/run-0?view=full")
     error = browser.find_element(By.CLASS_NAME, "error").text
     assert "still running with duplicate deals" in error and "replay, seed and result open when the tournament ends" in error
@@ -219,7 +223,7 @@ class Crashy(Bot):
 
 
 def _play(config: MatchConfig, seats: list[tuple[str, object]]):
-    return asyncio.run(run_match(config, [LocalSeat(bot, name) for name, bot in seats]))
+    return asyncio.run(run_match(config, [InProcessSeat(bot, name) for name, bot in seats]))
 
 
 def test_the_tournament_page_shows_what_was_played_and_updates_itself_while_running(site, browser):

@@ -28,14 +28,16 @@ from typing import Iterator
 import pytest
 
 from arbiter.arena.ladder import Arena, ArenaSpec
-from arbiter.hosting.local import LocalSeat
+from arbiter.hosting.inprocess import InProcessSeat
 from arbiter.match import run_match
 from arbiter.store.db import Store
 from cardarena.records import MatchConfig
 from sdk.loading import load_bot
 from tests.conftest import ROOT
 
-pytestmark = pytest.mark.e2e
+#: The tests that share the module's world: one xdist group (pyproject's
+#: --dist loadgroup), so it is made once in a run.
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("web_server")]
 
 ARENA = ArenaSpec(game="spades", name="club", options={"deals": 1}, transport="inproc", seed=5,
                   house=("random", "greedy", "heuristic"))
@@ -44,7 +46,7 @@ ARENA = ArenaSpec(game="spades", name="club", options={"deals": 1}, transport="i
 def _save(store: Store, tid: int, idx: int) -> None:
     config = MatchConfig(game="spades", seed=900 + idx, options={"deals": 1}, match_id=f"ws-{idx}")
     seats = ["random", "greedy", "random", "greedy"] if idx % 2 == 0 else ["greedy", "random", "greedy", "random"]
-    record = asyncio.run(run_match(config, [LocalSeat(load_bot(n), n) for n in seats]))
+    record = asyncio.run(run_match(config, [InProcessSeat(load_bot(n), n) for n in seats]))
     store.save_match(tid, idx, idx // 2, idx % 2, record)
 
 

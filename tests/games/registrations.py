@@ -13,6 +13,7 @@ from arbiter.present.table import render_table, table_model
 from cardarena.games import Platform, facts, game_class, get_game
 from sdk.encoding import encoder_for_game
 from sdk.forward import knowledge, sample_states
+from bots.games import part_of
 from sdk.games import SDK_GAMES
 
 
@@ -38,6 +39,8 @@ def check_complete(name: str) -> None:
     assert len(enc.encode(view)) == enc.size and sum(enc.mask(state.legal_actions())) == len(state.legal_actions())
     assert knowledge(game, view).unseen
     assert all(s.view(seat) == view for s in sample_states(game, view, 2, rng))
+    if SDK_GAMES[name].heuristic:  # the reference bots' policy for it (sdk.games)
+        assert part_of(name, "heuristic").choose(view, state.legal_actions(), rng) in state.legal_actions()
     for part in ("board", "table", "entry"):
         assert page_part(name, part) is not None, f"{name}: no {part} in its pages"
     assert board(name, view, [f"b{s}" for s in range(game.num_seats)])

@@ -6,7 +6,7 @@ import enum
 import re
 from dataclasses import dataclass
 
-from ..base import Action, InvalidActionError
+from ..base import Action, Event, InvalidActionError, new_event
 from ..cards import JOKER, Card, InvalidCardError
 
 
@@ -161,6 +161,34 @@ _SIDE_KEYS = tuple(64 * (2 + j) for j in range(NUM_SIDE_STACKS))
 #: ``draws N card(s)`` by N, and the one-seat audiences of private events, by seat.
 _DRAWS_TEXT = tuple(f"draws {n} card{'s' * (n != 1)}" for n in range(HAND_SIZE + 1))  # a draw is at most a hand
 _SEAT_SETS = tuple(frozenset({s}) for s in range(MAX_PLAYERS))
+#: The events of the hot path (a discard, then the next turn's single draw), interned:
+#: events are immutable values (the codec caches their bytes by value), so a decision
+#: looks these up instead of building four. ``seat S draws C`` (private to S) by seat and
+#: card; per seat, filled on use: ``seat S: <action>`` by id of an interned discard,
+#: ``seat S to play (turn N)`` by N (under _EVENT_CACHE_TURNS), and ``seat S draws 1 card;
+#: stock N`` by N (at most the cards of a game).
+_DRAW_CARD_EVENT = tuple(
+    tuple(new_event("draw", s, f"seat {s} draws {t}", _ONE_CARD[c], _SEAT_SETS[s]) for c, t in enumerate(_CARD_TEXT))
+    for s in range(MAX_PLAYERS)
+)
+_DISCARD_EVENT: tuple[dict[int, Event], ...] = tuple({} for _ in range(MAX_PLAYERS))
+_TURN_EVENT: tuple[dict[int, Event], ...] = tuple({} for _ in range(MAX_PLAYERS))
+_DRAW_ONE_EVENT: tuple[dict[int, Event], ...] = tuple({} for _ in range(MAX_PLAYERS))
+_EVENT_CACHE_TURNS = 4096
+
+
+def _turn_event(p: int, turn: int) -> Event:
+    """``seat p to play (turn N)``, remembered for the first turns."""
+    event = new_event("turn", p, f"seat {p} to play (turn {turn})")
+    if turn < _EVENT_CACHE_TURNS:
+        _TURN_EVENT[p][turn] = event
+    return event
+
+
+def _draw_one_event(p: int, stock: int) -> Event:
+    """The public event of drawing a single card, ``stock`` cards left; remembered."""
+    event = _DRAW_ONE_EVENT[p][stock] = new_event("draw", p, f"seat {p} draws 1 card; stock {stock}")
+    return event
 
 #: The discards of each hand card to side stacks 0..3.
 _HAND_DISCARDS: tuple[tuple[Play, ...], ...] = tuple(
@@ -184,6 +212,15 @@ def _action_text(action: Action) -> str:
                 action.index if action.target is TargetKind.CENTER else -2 - action.index) is action):
             _ACTION_TEXT[id(action)] = text  # interned: safe to remember by id
     return text
+
+
+def _discard_event(p: int, action: Action) -> Event:
+    """The event of seat ``p``'s discard ``action`` (a hand card to a side stack);
+    remembered by id if the action is interned (see _action_text)."""
+    event = new_event("discard", p, f"seat {p}: {_action_text(action)}", _ONE_CARD[action.source.card])
+    if id(action) in _ACTION_TEXT:
+        _DISCARD_EVENT[p][id(action)] = event
+    return event
 
 
 def _parse_source(given: str, raw: str) -> Source:

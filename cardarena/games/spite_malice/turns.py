@@ -11,6 +11,9 @@ from .actions import (
     _ACTION_TEXT,
     _CARD_TEXT,
     _CENTER,
+    _DISCARD_EVENT,
+    _DRAW_CARD_EVENT,
+    _DRAW_ONE_EVENT,
     _DRAWS_TEXT,
     _FILLING,
     _GAME_OVER,
@@ -23,6 +26,7 @@ from .actions import (
     _PAYOFF,
     _SEAT_SETS,
     _SIDE,
+    _TURN_EVENT,
     HAND_SIZE,
     MAX_TURN_ACTIONS,
     NUM_SIDE_STACKS,
@@ -30,6 +34,9 @@ from .actions import (
     Play,
     Source,
     _action_text,
+    _discard_event,
+    _draw_one_event,
+    _turn_event,
 )
 from .options import DeadlockRule, Recycle
 from .views import SpiteAndMaliceMove, _build, _new, _set
@@ -159,12 +166,11 @@ class SpiteAndMaliceTurns:
             # move is recorded only if this turn's moves outlive _end_turn (the game ended
             # before the next turn began): a new turn starts them afresh.
             self.moved = True
-            text = _ACTION_TEXT.get(id(action)) or _action_text(action)
-            self._log.append(new_event("discard", p, f"seat {p}: {text}", _ONE_CARD[card]))
+            self._log.append(_DISCARD_EVENT[p].get(id(action)) or _discard_event(p, action))
             moves = self.turn_moves
             self._end_turn(p)
             if self.turn_moves is moves:
-                moves.append(_build(SpiteAndMaliceMove, {"seat": p, "action": text, "card": card}))
+                moves.append(_build(SpiteAndMaliceMove, {"seat": p, "action": _action_text(action), "card": card}))
             return
         self._record(p, action, card, "fill")  # type: ignore[arg-type]
         # §8.11: a fill does not end the turn; with an empty hand draw 5 and return to MAIN.
@@ -273,15 +279,17 @@ class SpiteAndMaliceTurns:
         self.turn_moves = []
         self.hand_compel = False
         log = self._log
-        log.append(new_event("turn", p, f"seat {p} to play (turn {self.turns_played + 1})"))
+        turn = self.turns_played + 1
+        log.append(_TURN_EVENT[p].get(turn) or _turn_event(p, turn))  # interned (see actions)
         hand = self.hands[p]
         need = HAND_SIZE - len(hand)
         stock = self.stock
         if need == 1 and stock:
             # _draw_to(p, HAND_SIZE) for the usual single card (the turn after a discard).
             c = stock.pop()
-            log.append(new_event("draw", p, f"seat {p} draws 1 card; stock {len(stock)}"))
-            log.append(new_event("draw", p, f"seat {p} draws {_CARD_TEXT[c]}", _ONE_CARD[c], _SEAT_SETS[p]))
+            n = len(stock)
+            log.append(_DRAW_ONE_EVENT[p].get(n) or _draw_one_event(p, n))
+            log.append(_DRAW_CARD_EVENT[p][c])
             hand.append(c)
         elif not self._draw_to(p, HAND_SIZE):
             return

@@ -172,6 +172,7 @@ def _build(cls: type, fields: dict) -> Any:
 
 _EMPTY_CARDS = SpiteAndMaliceCards(())
 _CardsTwin = twin_class(SpiteAndMaliceCards)
+_PlayerTwin = twin_class(SpiteAndMalicePlayer)
 _ViewTwin = twin_class(SpiteAndMaliceView)
 
 
@@ -210,17 +211,16 @@ class SpiteAndMaliceViews:
 
     def _player(self, s: int) -> SpiteAndMalicePlayer:
         pile = self.payoff[s]
-        player = _new(SpiteAndMalicePlayer)
-        _set(player, "__dict__", {
-            "seat": s,
-            "team": self.game.team_of[s],
-            "payoff_count": len(pile),
-            "payoff_top": pile[-1] if pile else None,
-            "payoff_face_up": tuple(pile[self.hidden[s]:]),
-            "hand_count": len(self.hands[s]),
-            "side_stacks": self._side_view(s),
-            "points": self.points[s],
-        })
+        player = _PlayerTwin()  # SpiteAndMalicePlayer(...), field by field (see base.twin_class)
+        player.seat = s
+        player.team = self.game.team_of[s]
+        player.payoff_count = len(pile)
+        player.payoff_top = pile[-1] if pile else None
+        player.payoff_face_up = tuple(pile[self.hidden[s]:])
+        player.hand_count = len(self.hands[s])
+        player.side_stacks = self._side_view(s)
+        player.points = self.points[s]
+        player.__class__ = SpiteAndMalicePlayer
         return player
 
     def _view(self, seat: int | None, reveal: SpiteAndMaliceReveal | None) -> SpiteAndMaliceView:
@@ -244,13 +244,19 @@ class SpiteAndMaliceViews:
             if side is None:
                 side = self._side_view(s)
                 sv = self._sv
-            d = x.__dict__
-            if d["hand_count"] != len(hands[s]) or d["side_stacks"] is not side:
-                d = d.copy()
-                d["hand_count"] = len(hands[s])
-                d["side_stacks"] = side
-                x = pv[s] = _new(SpiteAndMalicePlayer)
-                _set(x, "__dict__", d)
+            if x.hand_count != len(hands[s]) or x.side_stacks is not side:
+                # The same picture with this hand count and these side stacks (a twin, as
+                # in _player: no instance dict is made, copied or freed).
+                y = pv[s] = _PlayerTwin()
+                y.seat = x.seat
+                y.team = x.team
+                y.payoff_count = x.payoff_count
+                y.payoff_top = x.payoff_top
+                y.payoff_face_up = x.payoff_face_up
+                y.hand_count = len(hands[s])
+                y.side_stacks = side
+                y.points = x.points
+                y.__class__ = SpiteAndMalicePlayer
         cv = self._cv
         if cv is None:
             cv = self._cv = (tuple([_pile_view(p) for p in self.center]), tuple([_pile_view(p) for p in self.completed]))

@@ -55,7 +55,7 @@ def test_ratings_recomputed_from_the_store_are_the_stored_ones_and_a_restart_goe
     encs = b.tables.encounters(b.row.id)
     assert [e.seq for e in encs] == list(range(18)) and len(b.tables.matches(b.row.id)) == 36
     assert verify(b.tables, b.row) == [] and recompute(b.tables, b.row) == {p: (e.mu, e.sigma) for p, e in b.entrants.items()}
-    table = matchmaking.table(b.entrants.values())
+    table = matchmaking.standings(b.entrants.values())
     assert [r.player for r in table][-1] == "random"  # the weakest by far
     assert all(r.low < r.mu < r.high for r in table) and table[0].los_next is not None
     b.close()

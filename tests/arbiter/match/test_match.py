@@ -9,7 +9,7 @@ import pytest
 
 from cardarena.games import EndReason
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
-from arbiter.hosting.local import LocalSeat
+from arbiter.hosting.inprocess import InProcessSeat
 from cardarena.replay import ReplayError, verify_record
 from arbiter.match import ManualClock, SeatClient, run_match
 from bots.random_bot import RandomBot
@@ -20,7 +20,7 @@ SPADES_ONE_DEAL = {"deals": 1}
 
 def play(bots, seed=1, options=SPADES_ONE_DEAL, **kw) -> MatchRecord:
     config = MatchConfig(game="spades", seed=seed, options=options, **kw)
-    return asyncio.run(run_match(config, [b if isinstance(b, SeatClient) else LocalSeat(b) for b in bots]))
+    return asyncio.run(run_match(config, [b if isinstance(b, SeatClient) else InProcessSeat(b) for b in bots]))
 
 
 class Crasher(Bot):
@@ -46,7 +46,7 @@ class Cheater(Bot):
         return Bid(13) if Bid(13) not in legal_actions else Play(Card.parse("5D"))
 
 
-class SlowSeat(LocalSeat):
+class SlowSeat(InProcessSeat):
     """A seat whose bot takes ``ms`` per decision on the match's ManualClock: the runner's
     accounting of the decision limit and the bank is exact, whatever the machine's load."""
 
@@ -64,7 +64,7 @@ def play_timed(ms: int, **kw) -> MatchRecord:
     """Seat 0 takes ``ms`` per decision on a ManualClock; the others answer at once."""
     clock = ManualClock()
     config = MatchConfig(game="spades", seed=1, options=SPADES_ONE_DEAL, **kw)
-    seats = [SlowSeat(ms, clock)] + [LocalSeat(RandomBot()) for _ in range(3)]
+    seats = [SlowSeat(ms, clock)] + [InProcessSeat(RandomBot()) for _ in range(3)]
     return asyncio.run(run_match(config, seats, clock=clock))
 
 

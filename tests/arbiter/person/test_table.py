@@ -1,4 +1,4 @@
-"""The browser's seat (arbiter.person.seat.BrowserSeat) without a web server: a match
+"""The browser's seat (arbiter.person.tables.BrowserSeat) without a web server: a match
 run by the real runner with trusted bots in process, the seat answered from another
 thread as a web request would. (The whole path, bot processes and a browser included:
 tests/e2e/test_human_seat.py.)"""
@@ -11,10 +11,10 @@ import time
 
 import pytest
 
-from arbiter.hosting.local import LocalSeat
+from arbiter.hosting.inprocess import InProcessSeat
 from arbiter.match import run_match
 from arbiter.match.runner import MatchObserver
-from arbiter.person.seat import BrowserSeat, TableError, _Steps, store_unwritable
+from arbiter.person.tables import BrowserSeat, TableError, _Steps, store_unwritable
 from cardarena.games import events_for, get_game
 from cardarena.records import Clock, FailurePolicy, MatchConfig, Policy
 from cardarena.replay import verify_record
@@ -30,7 +30,7 @@ def _play(game: str, options: dict, seat: int, answer, also=()) -> tuple:
     browser = BrowserSeat(loop, g)
     for obs in also:
         obs.browser = browser
-    seats = [browser if i == seat else LocalSeat(load_bot("random"), "random") for i in range(g.num_seats)]
+    seats = [browser if i == seat else InProcessSeat(load_bot("random"), "random") for i in range(g.num_seats)]
     config = MatchConfig(game=game, seed=11, options=options, clock=Clock(600_000, 0), match_id="t-1")
     out: dict = {}
 
@@ -155,7 +155,7 @@ def _abandoned(gone_seconds: float, present_for: float | None) -> tuple:
     g = get_game("spades", {"deals": 1})
     loop = asyncio.new_event_loop()
     browser = BrowserSeat(loop, g, gone_seconds=gone_seconds)
-    seats = [browser if i == 0 else LocalSeat(load_bot("random"), "random") for i in range(4)]
+    seats = [browser if i == 0 else InProcessSeat(load_bot("random"), "random") for i in range(4)]
     names = tuple(s.name for s in seats)
     config = MatchConfig(game="spades", seed=3, options={"deals": 1}, clock=Clock(600_000, 0), match_id="t-gone",
                          policy=FailurePolicy.uniform(Policy.FORFEIT, 0))

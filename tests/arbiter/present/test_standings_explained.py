@@ -12,9 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from arbiter.cli import app
-from arbiter.hosting.local import LocalSeat
+from arbiter.hosting.inprocess import InProcessSeat
 from arbiter.match import run_match
-from arbiter.person.seat import HUMAN
+from arbiter.person.tables import HUMAN
 from arbiter.present.export import ELO_SCALE, RANKED_BY
 from arbiter.present.web import index_page, open_read_only, played_page, tournament_page
 from arbiter.tournament.play import store_play
@@ -43,7 +43,7 @@ def db(tmp_path_factory):
         assert r.exit_code == 0, r.output
     config = MatchConfig(game="spades", seed=11, options={"deals": 1}, match_id="web-0123456789ab")
     bot = load_bot("random")
-    record = asyncio.run(run_match(config, [LocalSeat(bot, n) for n in (HUMAN, "random", "greedy", "random")]))
+    record = asyncio.run(run_match(config, [InProcessSeat(bot, n) for n in (HUMAN, "random", "greedy", "random")]))
     store_play(path, record)
     return path
 

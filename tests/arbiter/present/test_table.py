@@ -124,7 +124,7 @@ def test_the_live_fragment_is_one_balanced_part_the_same_for_the_same_moment():
     two renders of one snapshot alike (the clock is a deadline, not a count that moves)."""
     import re as _re
 
-    from arbiter.person.seat import Snapshot
+    from arbiter.person.tables import Snapshot
     from arbiter.present import web
     from arbiter.present.play_page import live_fragment, table_page
 

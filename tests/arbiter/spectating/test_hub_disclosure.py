@@ -15,7 +15,7 @@ import asyncio
 
 import pytest
 
-from arbiter.hosting.local import LocalSeat
+from arbiter.hosting.inprocess import InProcessSeat
 from arbiter.hosting.loading import load_bot
 from arbiter.match import run_match
 from arbiter.spectating.hub import SpectatorHub
@@ -36,7 +36,7 @@ def play(hub: SpectatorHub, config: MatchConfig, n: int):
     [feed] = hub.observers(config)
 
     async def main():
-        seats = [LocalSeat(load_bot("random"), f"r{i}") for i in range(n)]
+        seats = [InProcessSeat(load_bot("random"), f"r{i}") for i in range(n)]
         return await run_match(config, seats, observers=[feed])
 
     record = asyncio.run(main())

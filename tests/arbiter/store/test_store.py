@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from arbiter.hosting.local import LocalSeat
+from arbiter.hosting.inprocess import InProcessSeat
 from cardarena.records import MatchConfig
 from arbiter.match import run_match
 from arbiter.store.db import SCHEMA_VERSION, Store, StoreError
@@ -14,7 +14,7 @@ from bots.random_bot import RandomBot
 
 
 def a_record(seed=1):
-    return asyncio.run(run_match(MatchConfig("spades", seed, {"deals": 1}), [LocalSeat(RandomBot())] * 4))
+    return asyncio.run(run_match(MatchConfig("spades", seed, {"deals": 1}), [InProcessSeat(RandomBot())] * 4))
 
 
 def test_matches_are_saved_and_read_back(tmp_path):

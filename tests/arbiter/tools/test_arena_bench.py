@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from arbiter.hosting.loading import load_bot
-from arbiter.hosting.local import LocalSeat
+from arbiter.hosting.inprocess import InProcessSeat
 from arbiter.match import run_match
 from arbiter.tools.arena_bench import ladder_efficiency, noisy_bots, run_once
 from cardarena.records import MatchConfig
@@ -17,7 +17,7 @@ def test_noisy_bots_are_named_by_their_noise_and_replay_exactly():
     bot = load_bot("bots.noisy:Noisy30")
     assert bot.noise == 0.3 and bot.name == "noisy-30"
     config = MatchConfig(game="spades", seed=4, options={"deals": 1})
-    runs = [asyncio.run(run_match(config, [LocalSeat(bot, f"s{i}") for i in range(4)])) for _ in range(2)]
+    runs = [asyncio.run(run_match(config, [InProcessSeat(bot, f"s{i}") for i in range(4)])) for _ in range(2)]
     assert [a.action for a in runs[0].actions] == [a.action for a in runs[1].actions]
 
 

@@ -29,7 +29,7 @@ def test_the_innermost_known_part_decides_and_the_outermost_frame_of_the_engine_
                               "turn_to_proto (cardarena/wire/codec.py:499)",
                               "SpadesState._view (cardarena/games/spades.py:1237)")) == "engine.view"
     assert bd.classify(_stack(*ask, "RemoteSeat.decide_within (arbiter/server/botstream.py:278)")) == "seat"
-    assert bd.classify(_stack(*LOOP, "ArenaServicer._read (arbiter/server/botstream.py:389)")) == "servicer"
+    assert bd.classify(_stack(*LOOP, "BotStreamServicer._read (arbiter/server/botstream.py:389)")) == "servicer"
     assert bd.classify(_stack(*ask, "BaseEventLoop.call_later (asyncio/base_events.py:727)")) == "asyncio"
     assert bd.classify(_stack(*LOOP)) == "callback.c"
 
@@ -50,7 +50,7 @@ def test_samples_of_other_threads_and_of_a_waiting_loop_are_not_counted(tmp_path
     raw.write_text("\n".join([
         "thread (1): MainThread;" + ";".join(LOOP[:2]) + ";EpollSelector.select (selectors.py:468) 50",
         "thread (7): Thread-1 (_poll_wrapper);Thread.run (threading.py:982) 70",
-        "thread (1): MainThread;" + ";".join(LOOP) + ";ArenaServicer._read (arbiter/server/botstream.py:389) 3",
+        "thread (1): MainThread;" + ";".join(LOOP) + ";BotStreamServicer._read (arbiter/server/botstream.py:389) 3",
         "thread (1): MainThread;" + ";".join(LOOP) + " 2",
     ]) + "\n")
     assert bd.read_samples(raw) == {"servicer": 3, "callback.c": 2}

@@ -59,3 +59,24 @@ def test_every_bench_figure_of_the_value_round_has_a_label_and_the_target() -> N
                         for k in ("per_match", "plain_per_match", "shift_z")}
     assert all(k in BENCH_LABELS for k in out)
     assert BENCH_LABELS["value.spades_heuristic_greedy.per_match"][3] == "<= 0.5 (issue 39)"
+
+
+def test_the_double_dummy_value_reads_the_same_off_probes_and_needs_the_tricks(population) -> None:
+    """The value on the double-dummy tricks (one DDS solve a deal, a function of the cards):
+    a probe (bidding only) values its deal as the matches do, and the tricks are needed."""
+    from arbiter.tools.variance import deal_tricks, deals_tricks, trick_features
+
+    deals, probes, _, train = population
+    deals, probes, train = deals[:10], probes[:10], train[:12]
+    tricks = deals_tricks(deals, OPTIONS)
+    assert all(0 <= t <= 13 for t in tricks) and len(set(tricks)) > 1
+    assert deals_tricks(probes, OPTIONS) == tricks == [deal_tricks(d, OPTIONS) for d in deals]
+    value = fit_deal_value(train, deals_tricks(train, OPTIONS))
+    assert value.tricks and any(k.startswith("a_dd_") for k in value.names) and "dd_margin" in value.names
+    assert [value(p, t) for p, t in zip(probes, tricks)] == pytest.approx([value(d, t) for d, t in zip(deals, tricks)])
+    with pytest.raises(ValueError, match="double-dummy tricks"):
+        value(deals[0])
+    # A side that bids more than its double-dummy tricks is "set" on paper, and the margin on paper
+    # is A's points minus B's, averaged over the two seatings (A holds each side's cards once).
+    f = trick_features(deals[0], tricks[0])
+    assert f["a_dd_set"] + f["b_dd_set"] <= 4 and sum(f[f"a_dd_over_{k}"] for k in range(-4, 5)) == 2

@@ -16,7 +16,7 @@ _HERE = __name__
 
 #: The three lines a game adds, one per registry.
 ENGINE = f"{_HERE}.engine:TinyTricks"
-SDK = SdkGame(f"{_HERE}.encoding:TinyTricksEncoder", f"{_HERE}.forward")
+SDK = SdkGame(f"{_HERE}.encoding:TinyTricksEncoder", f"{_HERE}.forward", f"{_HERE}.bots", f"{_HERE}.bots")
 PAGES = GamePages(f"{_HERE}.pages:board", f"{_HERE}.pages:table", f"{_HERE}.pages:entry")
 
 

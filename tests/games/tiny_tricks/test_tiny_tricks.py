@@ -42,3 +42,38 @@ def test_it_plays_a_tournament(monkeypatch, tmp_path):
     assert len(rows) == info["planned"] > 0
     assert all(r.outcome is not None for r in rows)
     assert {r.name for r in standings.rows} == {"random", "r2", "r3"}
+
+
+def test_the_reference_bots_play_it_from_its_sdk_line_alone(monkeypatch, tmp_path):
+    """The heuristic and search bots find its heuristic and its search part in its SDK
+    line (its folder's bots.py): no edit to bots/."""
+    register(monkeypatch)
+    spec = TournamentSpec(game=NAME, bots=("heuristic", "search", "random"), options={"players": 3, "hand_size": 4},
+                          deals=2, seed=5, name="tiny-bots")
+    spec.validate()  # every bot says it plays the game
+    with Store(tmp_path / "t.sqlite") as store:
+        rows = asyncio.run(run_tournament(spec, store, transport="inproc"))
+        standings, _ = load_standings(store, "tiny-bots")
+    assert rows and all(r.outcome is not None and not r.outcome.reason.is_forfeit for r in rows)
+    assert {r.name: r.matches for r in standings.rows} == dict.fromkeys(("heuristic", "search", "random"), len(rows))
+
+
+def test_the_search_bot_searches_it_and_the_heuristic_bot_plays_its_heuristic(monkeypatch):
+    register(monkeypatch)
+    from bots.heuristic import HeuristicBot
+    from bots.search import SearchBot
+    from cardarena.games import get_game
+    from cardarena.records import MatchInfo
+    from tests.games.tiny_tricks import bots
+
+    game = get_game(NAME, {"players": 3, "hand_size": 4})
+    state = game.new_initial_state(7)
+    seat, legal = state.current_seat, state.legal_actions()
+    info = MatchInfo("m", NAME, {"players": 3, "hand_size": 4}, seat, 3, game.teams, seed=1)
+    searcher, heuristic = SearchBot(), HeuristicBot()
+    for bot in (searcher, heuristic):
+        assert NAME in bot.games
+        bot._start(info)
+    assert searcher.choose(state.view(seat), legal) in legal
+    assert searcher.last.candidates == len(legal) > 1 and searcher.last.rollouts == bots.BUDGET[0]
+    assert heuristic.choose(state.view(seat), legal) == bots.choose(state.view(seat), legal, None)

@@ -41,7 +41,7 @@ from cardarena.records import MatchInfo, MatchResult
 from sdk.bot import fresh_copy
 from sdk.driver import Decision, SeatDriver
 
-__all__ = ["Decision", "LocalSeat", "SeatDriver", "cannot_play_in_process"]
+__all__ = ["Decision", "InProcessSeat", "SeatDriver", "cannot_play_in_process"]
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +150,7 @@ def _bot_code() -> Iterator[None]:
         os._exit = real
 
 
-class LocalSeat(SeatClient):
+class InProcessSeat(SeatClient):
     """A trusted SDK bot running in this process (`--transport inproc`, evaluate, the arena)."""
 
     def __init__(self, bot: Any, name: str | None = None):
