@@ -111,6 +111,9 @@ class SearchBot(Bot):
         #: Spite and Malice: the value of a pay-off card reachable at the horizon (None:
         #: ``spite_malice_search.CHAIN_BONUS``; the arbiter's analysis values it lower).
         self.chain_bonus: float | None = None
+        #: Spite and Malice: rounds of play before the evaluation (None:
+        #: ``spite_malice_search.ROUNDS``; the arbiter's analysis measured longer ones).
+        self.rounds: int | None = None
         self.last = SearchStats()
 
     def on_match_start(self, info: MatchInfo) -> None:

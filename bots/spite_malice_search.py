@@ -132,10 +132,10 @@ def _value(v: SpiteAndMaliceView, seat: int) -> float:
 
 
 class Horizon:
-    """Stops a rollout when the seat's turn comes round ``ROUNDS`` times (or the game changes)."""
+    """Stops a rollout when the seat's turn comes round ``rounds`` times (or the game changes)."""
 
-    def __init__(self, seat: int, start: SpiteAndMaliceView, bonus: float = CHAIN_BONUS) -> None:
-        self.seat, self.start, self.bonus = seat, start, bonus
+    def __init__(self, seat: int, start: SpiteAndMaliceView, bonus: float = CHAIN_BONUS, rounds: int = ROUNDS) -> None:
+        self.seat, self.start, self.bonus, self.limit = seat, start, bonus, rounds
         self.away = False
         self.rounds = 0
 
@@ -148,7 +148,7 @@ class Horizon:
         if self.away:
             self.away = False
             self.rounds += 1
-            if self.rounds >= ROUNDS:
+            if self.rounds >= self.limit:
                 reach = H._chain_to_payoff(view, H._Rules(view))
                 return _value(view, self.seat) + (self.bonus if reach is not None else 0.0)
         return None
@@ -180,5 +180,8 @@ def turn_key(view: SpiteAndMaliceView) -> tuple:
 
 
 def horizon(seat: int, start: SpiteAndMaliceView, bot):
-    """Stops a rollout at the seat's next turn (``Horizon``, with the bot's ``chain_bonus``)."""
-    return Horizon(seat, start, CHAIN_BONUS if bot.chain_bonus is None else bot.chain_bonus).check
+    """Stops a rollout after the bot's ``rounds`` (default ``ROUNDS``: the seat's next turn;
+    ``Horizon``, with the bot's ``chain_bonus``)."""
+    rounds = getattr(bot, "rounds", None)
+    return Horizon(seat, start, CHAIN_BONUS if bot.chain_bonus is None else bot.chain_bonus,
+                   ROUNDS if rounds is None else rounds).check

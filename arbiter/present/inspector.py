@@ -20,6 +20,7 @@ page also gives the command that stores it (``arbiter analyse MATCH --seat S``).
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 import urllib.parse
 from pathlib import Path
@@ -33,8 +34,8 @@ from arbiter.analysis.reask import DecisionPoint, decisions
 from arbiter.analysis.stored import Analysed, costliest, from_json
 from arbiter.analysis.values import UNITS
 from arbiter.present.table import TABLE_STYLE, render_table, table_model
-from arbiter.store.analyses import load_analysis
-from arbiter.store.db import Store, StoreError
+from arbiter.store.analyses import load_analysis, recent_analyses
+from arbiter.store.db import MatchRow, Store, StoreError
 from cardarena import disclosure
 from cardarena.records import MatchRecord
 from cardarena.replay import ReplayError, ReplayStep, step_record
@@ -43,6 +44,10 @@ __all__ = ["InspectError", "costliest_html", "inspect_page", "inspect_url", "is_
 
 #: While an analysis job runs, its page reloads itself this often (a meta refresh: no script).
 REFRESH_SECONDS = 2
+
+
+#: Replays kept (per seat's decisions, and spectators' steps): ``warm`` fills them at startup.
+CACHED = 16
 
 
 class InspectError(Exception):
@@ -75,17 +80,17 @@ def _replayed(path: str, match_id: str, steps: Callable[[MatchRecord], Iterable[
     return record, tuple(out), error
 
 
-@functools.lru_cache(maxsize=16)
-def _points(path: str, match_id: str, seat: int, stamp: tuple[int, ...]) -> tuple[MatchRecord, tuple[DecisionPoint, ...], str]:
-    """The record and ``seat``'s decisions in it (its view at each), replayed once per store
-    state (``stamp``); the error if the record stops replaying."""
+@functools.lru_cache(maxsize=CACHED)
+def _points(path: str, match_id: str, seat: int, stamp: str) -> tuple[MatchRecord, tuple[DecisionPoint, ...], str]:
+    """The record and ``seat``'s decisions in it (its view at each), replayed once per
+    record (``stamp``: its fingerprint, ``_stamp``); the error if it stops replaying."""
     return _replayed(path, match_id, lambda record: decisions(record, seat))
 
 
-@functools.lru_cache(maxsize=16)
-def _spectator_steps(path: str, match_id: str, stamp: tuple[int, ...]) -> tuple[MatchRecord, tuple[ReplayStep, ...], str]:
+@functools.lru_cache(maxsize=CACHED)
+def _spectator_steps(path: str, match_id: str, stamp: str) -> tuple[MatchRecord, tuple[ReplayStep, ...], str]:
     """The record and every step of it as a spectator sees it (``step_record`` with no
-    seat: the one disclosure of the replay), replayed once per store state."""
+    seat: the one disclosure of the replay), replayed once per record (``stamp``)."""
     return _replayed(path, match_id, lambda record: step_record(record, None))
 
 
@@ -252,12 +257,13 @@ notes (they come from a seat's own view: step as that seat to see them). <a href
 """ + _KEYS)
 
 
-def _spectator_page(store: Store, match_id: str, query: dict[str, list[str]], nonce: str) -> str:
+def _spectator_page(store: Store, row: MatchRow, query: dict[str, list[str]], nonce: str) -> str:
     """The spectator's inspector: every decision of the match, the board as a spectator saw
     it before the decision (``step_record`` with no seat), the action as a spectator was
     told it; no values, verdicts or notes (those come from the acting seat's own view)."""
+    match_id = row.match_id
     try:
-        record, steps, error = _spectator_steps(str(store.path), match_id, _stamp(store.path))
+        record, steps, error = _spectator_steps(str(store.path), match_id, _stamp(row))
     except StoreError as exc:
         raise InspectError(500, str(exc)) from None
     n = max(0, len(steps) - 1)
@@ -296,12 +302,12 @@ def inspect_page(store: Store, match_id: str, query: dict[str, list[str]], nonce
     except disclosure.Withheld as exc:
         raise InspectError(403, str(exc)) from None
     if (query.get("seat") or [""])[0] == "spectator":
-        return _spectator_page(store, match_id, query, nonce)
+        return _spectator_page(store, row, query, nonce)
     seat = _seat(query)
     if not 0 <= seat < len(row.seats):
         raise InspectError(400, f"seat {seat}: match {match_id!r} has seats 0 to {len(row.seats) - 1}")
     try:
-        record, points, error = _points(str(store.path), match_id, seat, _stamp(store.path))
+        record, points, error = _points(str(store.path), match_id, seat, _stamp(row))
     except StoreError as exc:
         raise InspectError(500, str(exc)) from None
     raw = (query.get("d") or ["1"])[0]
@@ -365,7 +371,7 @@ def start_analysis(store: Store, match_id: str, query: dict[str, list[str]]) -> 
     if not 0 <= seat < len(row.seats):
         raise InspectError(400, f"seat {seat}: match {match_id!r} has seats 0 to {len(row.seats) - 1}")
     try:
-        _, points, _ = _points(str(store.path), match_id, seat, _stamp(store.path))
+        _, points, _ = _points(str(store.path), match_id, seat, _stamp(row))
     except StoreError as exc:
         raise InspectError(500, str(exc)) from None
     if load_analysis(store, match_id, seat) is None:
@@ -379,16 +385,36 @@ def start_analysis(store: Store, match_id: str, query: dict[str, list[str]]) -> 
     return inspect_url(match_id, seat, int(raw) if raw.isdigit() else None)
 
 
-def _stamp(path: Path) -> tuple[int, ...]:
-    """The store file's state (it and its WAL's modification times): a cached replay is
-    used while it holds."""
-    out = []
-    for f in (path, Path(f"{path}-wal")):
-        try:
-            out.append(f.stat().st_mtime_ns)
-        except OSError:
-            out.append(0)
-    return tuple(out)
+def _stamp(row: MatchRow) -> str:
+    """The stored record's fingerprint (a hash of its text, read with the row anyway): a
+    cached replay is used while the record is the same, whatever else the store gains (an
+    analysis stored by a job, an arena's new matches)."""
+    return hashlib.blake2b(row.record_json.encode(), digest_size=16).hexdigest()
+
+
+def warm(path: Path, limit: int = CACHED) -> list[tuple[str, int]]:
+    """Replay, into the caches, the matches of the ``limit`` newest stored analyses (each
+    analysed seat's decisions and the spectator's steps), so that no page of theirs pays
+    for the replay (``arbiter web`` calls it before it listens). The (match id, seat)
+    replayed; a match that cannot be read or is withheld is skipped (its page says why)."""
+    done: list[tuple[str, int]] = []
+    try:
+        store = Store(path, read_only=True)
+    except StoreError:
+        return done
+    try:
+        for match_id, seat in recent_analyses(store, limit):
+            try:
+                row = store.match(match_id)
+                store.disclosure_of(row).require_match(match_id)
+                _points(str(store.path), match_id, seat, _stamp(row))
+                _spectator_steps(str(store.path), match_id, _stamp(row))
+                done.append((match_id, seat))
+            except (StoreError, disclosure.Withheld):
+                continue
+    finally:
+        store.close()
+    return done
 
 
 def _seat(query: dict[str, list[str]]) -> int:

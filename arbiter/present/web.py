@@ -69,6 +69,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Iterator
 
+import anyio
+import anyio.to_thread
 import jinja2
 import uvicorn
 from markupsafe import Markup
@@ -1429,6 +1431,7 @@ class WebServer:
         config = uvicorn.Config(self.app, log_config=None, access_log=verbose, lifespan="off", server_header=False,
                                 date_header=False, proxy_headers=False, timeout_graceful_shutdown=3,
                                 timeout_keep_alive=5, http=_GuardedH11)
+        config.load()  # (its protocol modules) here, not in serve_forever while a first request waits
         self._server = _Uvicorn(config, self.stopping)
         self._serving = threading.Event()
         self._done = threading.Event()
@@ -1473,8 +1476,25 @@ def make_server(db: str | os.PathLike, host: str = "127.0.0.1", port: int = 8080
     """A web server over the store ``db`` (checked first); call ``serve_forever()``.
     ``options``: ``play_limit``, ``play_per_client``, ``play_clock`` (seconds a decision), ``play_arbiter``
     (a standing arbiter whose connected bots are offered: ``seat.StandingArbiter``) of /play;
-    ``verbose`` (a line per request, tracebacks of errors)."""
-    return WebServer(check_store(db), host, port, **options)
+    ``verbose`` (a line per request, tracebacks of errors).
+
+    What a first request would otherwise pay is paid here, before it listens: the worker
+    threads' module (anyio's asyncio backend, imported by the first page that reads the
+    store: 0.14 s of a first inspector request, cProfile), the pages' templates (compiled
+    by each page's first request: 0.29 s of a first replay page; all of them take 0.13
+    CPU-s), and the replays of the matches of the newest stored analyses
+    (``inspector.warm``), their inspector pages' and their analysed seats' replay pages:
+    those pages replay nothing."""
+    path = check_store(db)
+    # (in a thread of its own: `arbiter arena` makes its server inside a running event loop)
+    loader = threading.Thread(target=anyio.run, args=(anyio.to_thread.run_sync, lambda: None), name="anyio-load")
+    loader.start()
+    loader.join()
+    for name in _env.list_templates():
+        _env.get_template(name)
+    for match_id, seat in inspector.warm(path):
+        _replay(str(path), match_id, seat, False)
+    return WebServer(path, host, port, **options)
 
 
 def serve_in_thread(db: str | os.PathLike, host: str = "127.0.0.1", port: int = 0,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from arbiter.store.db import Store, StoreError, transaction
 
-__all__ = ["StoredRow", "save_analysis", "load_analysis", "analysed"]
+__all__ = ["StoredRow", "save_analysis", "load_analysis", "analysed", "recent_analyses"]
 
 _TABLE = """CREATE TABLE IF NOT EXISTS analyses (
     match_id TEXT NOT NULL,
@@ -80,3 +80,11 @@ def analysed(store: Store, match_ids: list[str]) -> list[StoredRow]:
             f"SELECT match_id, seat, settings, created, rows FROM analyses WHERE match_id IN ({','.join('?' * len(chunk))}) "
             "ORDER BY created DESC", chunk)]
     return out
+
+
+def recent_analyses(store: Store, limit: int) -> list[tuple[str, int]]:
+    """The (match id, seat) of the ``limit`` newest stored analyses (any settings), newest first."""
+    if limit < 1 or not _has_table(store):
+        return []
+    return [(m, s) for m, s in store.db.execute(
+        "SELECT match_id, seat FROM analyses GROUP BY match_id, seat ORDER BY MAX(created) DESC LIMIT ?", (limit,))]

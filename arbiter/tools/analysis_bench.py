@@ -57,6 +57,7 @@ class GameFigures:
     blunders_marked: int = 0
     compared: int = 0
     same: int = 0
+    same_flag: int = 0  # the same answer to "a mistake?" (mistake against fine or unsure)
     seconds: float = 0.0
 
     def rate(self, who: str) -> float:
@@ -81,7 +82,8 @@ class GameFigures:
         return (f"{self.game}: random {r['mistake']}/{sum(r.values())} mistakes ({self.rate('random'):.3f}; "
                 f"unsure {r['unsure']}), heuristic {h['mistake']}/{sum(h.values())} ({self.rate('heuristic'):.3f}; "
                 f"unsure {h['unsure']}): separation {self.separation:.1f}x; blunder marked {self.blunders_marked}/"
-                f"{self.blunders}; same verdict under two seeds {self.same}/{self.compared} ({self.stability:.3f}); "
+                f"{self.blunders}; same verdict under two seeds {self.same}/{self.compared} ({self.stability:.3f}; "
+                f"the same mistake flag {self.same_flag}/{self.compared}); "
                 f"{self.seconds:.0f} s")
 
 
@@ -123,6 +125,7 @@ def measure(game: str, matches: int = 10, seed: int = 0, samples: int = DEFAULT_
                 again = {r.point.number: r.verdict for r in _valued(list(analyse(record, seat, samples=samples, seed=2)))}
                 fig.compared += len(rows)
                 fig.same += sum(again.get(r.point.number) == r.verdict for r in rows)
+                fig.same_flag += sum((again.get(r.point.number) == "mistake") == (r.verdict == "mistake") for r in rows)
         progress(f"analysis {game}: match {m + 1} of {matches}: {fig.line()}")
     s = seed
     tried = 0

@@ -4,6 +4,7 @@ and in a browser, stepping through every decision of a 1-deal Spades match with 
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import re
 import shutil
@@ -19,6 +20,9 @@ from selenium.webdriver.common.keys import Keys
 
 from arbiter.analysis.reask import decisions
 from arbiter.analysis.stored import stored_analysis
+from arbiter.present import inspector
+from arbiter.present.web import make_server
+from arbiter.store.analyses import save_analysis
 from arbiter.store.db import Store
 from arbiter.tournament.play import play_local, store_play
 from cardarena.replay import step_record
@@ -153,6 +157,42 @@ def test_the_inspector_steps_through_a_spades_match_with_the_keyboard(site):
         assert len(browser.find_elements(By.CSS_SELECTOR, "#chart circle")) == sum(1 for r in rows if r.chosen_value)
         assert len(browser.find_elements(By.CSS_SELECTOR, '#chart circle[fill="#c62828"]')) == mistakes
     assert (SHOTS / "inspector-wide.png").stat().st_size > 10_000
+
+
+def test_an_analysed_match_is_replayed_before_its_first_page(site, tmp_path):
+    """``arbiter web`` replays the matches of the newest stored analyses before it listens
+    (``inspector.warm``): no inspector page of theirs replays (a cache miss) after that, not
+    even once the store gains a row elsewhere; a match with no analysis is replayed on its
+    first page (the check can fail)."""
+    _, db, record, _ = site
+    copy = tmp_path / "copy.sqlite"
+    with Store(db, read_only=True) as store:
+        store.db.execute("VACUUM INTO ?", (str(copy),))
+    inspector._points.cache_clear()
+    inspector._spectator_steps.cache_clear()
+    assert (record.match_id, ANALYSED) in inspector.warm(copy)
+    before = inspector._points.cache_info().misses, inspector._spectator_steps.cache_info().misses
+    with Store(copy) as store:
+        save_analysis(store, "another-match", 0, "samples=1", "[]")  # the store changes, not the record
+        for p in decisions(record, ANALYSED):
+            inspector.inspect_page(store, record.match_id, {"seat": [str(ANALYSED)], "d": [str(p.number)]}, "n")
+        inspector.inspect_page(store, record.match_id, {"seat": ["spectator"], "d": ["3"]}, "n")
+        assert (inspector._points.cache_info().misses, inspector._spectator_steps.cache_info().misses) == before
+        inspector.inspect_page(store, record.match_id, {"seat": ["2"], "d": ["1"]}, "n")  # no analysis: not warmed
+    assert inspector._points.cache_info().misses == before[0] + 1
+
+
+def test_the_server_is_made_inside_a_running_event_loop_too(site):
+    """``arbiter arena`` makes its web server inside its event loop: what ``make_server``
+    loads before listening (anyio's backend, by running a loop) must not need the thread's."""
+    _, db, _, _ = site
+
+    async def make():
+        server = make_server(db, "127.0.0.1", 0)
+        server.server_close()
+        return server.url
+
+    assert asyncio.run(make()).startswith("http://127.0.0.1:")
 
 
 def _post(url: str, headers: dict[str, str] | None = None) -> tuple[int, str, str]:

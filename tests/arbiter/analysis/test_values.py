@@ -10,13 +10,14 @@ import random
 import pytest
 
 from arbiter.analysis.reask import DecisionPoint, decisions
-from arbiter.analysis.values import BATCH, MIN_SAMPLES, Valuer, analyse, t95, value_of
+from arbiter.analysis.values import AGREE, BATCH, MIN_SAMPLES, Valuer, analyse, t95, value_of
 from arbiter.tools.analysis_bench import blunder_decision
 from arbiter.hosting.forward import sample_states
 from arbiter.tournament.play import play_local
 from cardarena.games import get_game
 
 SEPARATION_SEED = 0
+STABLE_CHECKED = 3  # decisions of the random seat in the stability check: its bid, exchange and first card
 ALL_SPADES = "AS KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S 2S"
 OTHERS = ["AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H 2H", "AD KD QD JD 10D 9D 8D 7D 6D 5D 4D 3D 2D",
           "AC KC QC JC 10C 9C 8C 7C 6C 5C 4C 3C 2C"]
@@ -131,28 +132,42 @@ def test_a_planted_blunder_is_marked_the_same_under_two_seeds(game, options, bot
     assert all(v.loss > v.margin for v in verdicts)
 
 
-def test_random_play_is_marked_more_than_the_heuristics():
+#: The budget of the separation and stability checks (looks at 16, 24 and 32 states), and the
+#: actions compared (a bid has up to 15: the 6 first are the chosen one, the heuristic's and
+#: the lowest bids; a card play rarely more).
+CHECK_SAMPLES, CHECK_ACTIONS = 32, 6
+
+
+@pytest.fixture(scope="module")
+def separation():
+    """A Spades deal with a random seat among heuristics, and the random seat's and the
+    next seat's decisions valued (sampling seed 1): shared by the separation and the
+    stability checks."""
+    record = play_local("spades", ["random", "heuristic", "heuristic", "heuristic"], seed=SEPARATION_SEED,
+                        options={"deals": 1}, transport="inproc")
+    rows = {seat: [r for r in analyse(record, seat, samples=CHECK_SAMPLES, max_actions=CHECK_ACTIONS, seed=1)
+                   if r.verdict] for seat in (0, 1)}
+    return record, rows
+
+
+def test_random_play_is_marked_more_than_the_heuristics(separation):
     """A small seeded separation check (the bench measures many matches per game): in one
     Spades deal with a random seat among heuristics, the random seat's decisions hold at
     least three times the mistakes of the heuristic seat after it."""
-    record = play_local("spades", ["random", "heuristic", "heuristic", "heuristic"], seed=SEPARATION_SEED,
-                        options={"deals": 1}, transport="inproc")
-    counts = {}
-    for seat in (0, 1):
-        rows = [r for r in analyse(record, seat, samples=16, seed=1) if r.verdict]
-        assert len(rows) >= 10
-        counts[seat] = sum(r.verdict == "mistake" for r in rows)
+    _, rows = separation
+    assert all(len(rows[seat]) >= 10 for seat in (0, 1))
+    counts = {seat: sum(r.verdict == "mistake" for r in rows[seat]) for seat in (0, 1)}
     assert counts[0] >= 3 * max(1, counts[1]), counts
 
 
 def test_the_verdict_is_decided_and_stable_at_an_exact_difference():
     """A DDS difference that every sampled deal agrees on (a nil with every spade) is
-    decided as soon as a verdict may stand (two looks: ``MIN_SAMPLES``, then a batch more),
-    and says the same under every seed."""
+    decided as soon as a verdict may stand (``AGREE`` looks: ``MIN_SAMPLES``, then a batch
+    more each), and says the same under every seed."""
     options, point = spades_bid_point()
     for seed in (1, 2, 3):
         v = Valuer("spades", options, 0, samples=64, seed=seed).decision(point, "bid nil")
-        assert v.verdict == "mistake" and v.samples == MIN_SAMPLES + BATCH, v
+        assert v.verdict == "mistake" and v.samples == MIN_SAMPLES + (AGREE - 1) * BATCH, v
 
 
 def test_value_of_a_view_reads_only_the_view(match):
@@ -176,11 +191,34 @@ def test_a_bad_budget_is_named():
         Valuer("spot", {"players": 3}, 0, max_actions=1)
 
 
-def test_verdicts_hold_under_another_sampling_seed():
+def test_verdicts_hold_under_another_sampling_seed(separation):
     """A small seeded stability check (the bench measures the rate over every decision of
-    its matches): the first five decisions of a Spades deal's heuristic seat, one a mistake,
-    the others close calls left unsure, get the same verdicts under two sampling seeds."""
-    record = play_local("spades", ["random", "heuristic", "heuristic", "heuristic"], seed=SEPARATION_SEED,
-                        options={"deals": 1}, transport="inproc")
-    runs = [[r.verdict for r in analyse(record, 1, samples=32, seed=s, last=5) if r.verdict] for s in (1, 2)]
-    assert len(runs[0]) == 5 and runs[0] == runs[1] and "mistake" in runs[0], runs
+    its matches): the random seat's first decisions of the separation deal, a mistake and a
+    fine among them, get the same verdicts under another sampling seed."""
+    record, rows = separation
+    first = [r.verdict for r in rows[0] if r.point.number <= STABLE_CHECKED]
+    again = [r.verdict for r in analyse(record, 0, samples=CHECK_SAMPLES, max_actions=CHECK_ACTIONS, seed=2,
+                                        last=STABLE_CHECKED) if r.verdict]
+    assert len(first) == STABLE_CHECKED and first == again and {"mistake", "fine"} <= set(again), (first, again)
+
+
+def test_kept_samples_replay_the_analysis():
+    """``arbiter.tools.analysis_samples`` compares verdict rules on kept samples: they are
+    the states the analysis draws, so the analysis's rule replayed on them gives the
+    verdict and the number of states ``Valuer.decision`` gives (the docs' "direct" figures)."""
+    from arbiter.tools.analysis_samples import analysis_rule, draw
+
+    record = play_local("spot", ["random", "heuristic", "heuristic"], seed=0, options={"hands": 1, "players": 3},
+                        transport="inproc")
+    valuer = Valuer(record.game, record.options, 0, f"seed-{record.seed}", record.seat_names, samples=24, seed=1)
+    checked = 0
+    for point in decisions(record, 0):
+        if len(point.legal) < 2 or checked == 3:
+            continue
+        chosen = valuer.game.parse_action(point.played)
+        cands, ref, per = draw(valuer, point.view, point.legal, chosen, f"{valuer.match_id}:0:{point.number}", 24)
+        got = valuer.decision(point, point.played)
+        assert analysis_rule(24)(per, cands.index(chosen), ref, valuer.margin) == (got.verdict, got.samples)
+        assert sorted(sum(xs[:got.samples]) / got.samples for xs in per) == pytest.approx(sorted(v.mean for v in got.values))
+        checked += 1
+    assert checked == 3

@@ -1,0 +1,309 @@
+"""Raw samples behind the analysis's verdicts, kept so that verdict rules can be compared
+offline: the stability measurement (docs/analysis.md) without sampling again per rule.
+
+``collect`` plays the bench's separation matches (``analysis_bench.GAMES``: one ``random``
+seat among ``heuristic`` seats), and for the random seat's and the next seat's decisions
+with a choice, under two sampling seeds, draws ``states`` states the way
+``values.Valuer`` does (the same rng, the same batches of ``BATCH``: the first states are
+exactly those the analysis draws) and keeps every candidate's value on each. One JSON
+line per decision: the game, match seed, seat, decision number, who played it, the
+candidates (chosen first), the reference policy's index, and per sampling seed the values
+(``values[seed][i][k]``: candidate ``i`` on state ``k``).
+
+``replay_rule`` then gives each kept decision's verdict under a rule (a function of the
+samples so far), as if the analysis had run with it: ``python -m
+arbiter.tools.analysis_samples collect spot --matches 1 --out spot.jsonl`` and
+``python -m arbiter.tools.analysis_samples rules spot.jsonl``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+from statistics import NormalDist
+from typing import Any, Callable, Iterable
+
+from arbiter.analysis.reask import decisions
+from arbiter.analysis.values import AGREE, BATCH, MARGIN, MIN_SAMPLES, REFERENCE_SETTINGS, Valuer, _mean_se, look, t95
+from arbiter.hosting.forward import sample_states
+from arbiter.tools.analysis_bench import GAMES
+from arbiter.tournament.play import play_local
+
+
+def draw(valuer: Valuer, view: Any, legal: Any, chosen: Any, key: str, states: int) -> tuple[list, int | None, list[list[float]]]:
+    """The candidates ``valuer`` compares at a decision (``key``: as ``Valuer.decision``
+    names it), the reference policy's index among them, and every candidate's value on
+    each of the first ``states`` states it draws there (``per[i][k]``), drawn as it draws
+    them: the same rng, the same batches."""
+    rng = random.Random(f"{valuer.seed}:{key}")
+    cands = valuer.candidates(view, legal, chosen, rng)
+    ref = valuer._reference_action
+    per: list[list[float]] = [[] for _ in cands]
+    n = 0
+    while n < states:
+        for world in sample_states(valuer.game, view, min(BATCH, states - n), rng):
+            ws = rng.getrandbits(32)
+            for i, x in enumerate(valuer.reference.action_values(world, valuer.seat, cands, ws)):
+                per[i].append(float(x))
+        n += min(BATCH, states - n)
+    return cands, (cands.index(ref) if ref in cands else None), per
+
+
+def collect(game: str, matches: int, states: int, seed: int = 0, seeds: tuple[int, ...] = (1, 2),
+            progress: Callable[[str], None] = lambda m: None, skip: frozenset = frozenset(),
+            who: str = "") -> Iterable[dict[str, Any]]:
+    """One row per valued decision of the separation matches (module docstring); ``skip``:
+    the (match seed, seat, decision number) already kept; ``who``: only that bot's seat."""
+    base, seats, _ = GAMES[game]
+    for m in range(matches):
+        s = seed + m
+        rnd = s % seats
+        bots = ["heuristic"] * seats
+        bots[rnd] = "random"
+        record = play_local(game, bots, seed=s, options=base, transport="inproc")
+        for seat in (rnd, (rnd + 1) % seats):
+            if who and bots[seat] != who:
+                continue
+            valuers = {k: Valuer(record.game, record.options, seat, f"seed-{record.seed}", record.seat_names, seed=k)
+                       for k in seeds}
+            for point in decisions(record, seat):
+                if len(point.legal) < 2 or point.played is None or (s, seat, point.number) in skip:
+                    continue
+                chosen = valuers[seeds[0]].game.parse_action(point.played)
+                row: dict[str, Any] = {"game": game, "match_seed": s, "seat": seat, "number": point.number,
+                                       "who": bots[seat], "values": {}}
+                for k, valuer in valuers.items():
+                    cands, ref, per = draw(valuer, point.view, point.legal, chosen, f"seed-{record.seed}:{seat}:{point.number}",
+                                           states)
+                    row["cands"] = [str(c) for c in cands]
+                    row["anchor"] = cands.index(chosen)
+                    row["ref"] = ref
+                    row["values"][str(k)] = per
+                progress(f"{game} match {m + 1}/{matches} seat {seat} decision {point.number}")
+                yield row
+
+
+def replay_rule(rows: list[dict[str, Any]], rule: Callable[..., tuple[str, int]]) -> dict[str, Any]:
+    """The verdicts ``rule(per, anchor, ref, margin)`` gives on the kept samples, per
+    sampling seed, and how many agree; the states the rule took (its cost)."""
+    out = {"compared": 0, "same": 0, "states": 0, "verdicts": {}, "flips": []}
+    for r in rows:
+        got = {}
+        for k, per in r["values"].items():
+            v, n = rule(per, r["anchor"], r["ref"], MARGIN[r["game"]])
+            got[k] = v
+            out["states"] += n
+            out["verdicts"].setdefault(r["who"], {}).setdefault(k, {}).setdefault(v, 0)
+            out["verdicts"][r["who"]][k][v] += 1
+        out["compared"] += 1
+        same = len(set(got.values())) == 1
+        out["same"] += same
+        if not same:
+            out["flips"].append((r["match_seed"], r["seat"], r["number"], got))
+    return out
+
+
+
+def bootstrap(rows: list[dict[str, Any]], rule: Callable[..., tuple[str, int]], states: int = 128, reps: int = 40,
+              seed: int = 0, margin: float | None = None) -> dict[str, Any]:
+    """Each kept decision's verdict distribution under ``rule``, estimated by running it on
+    ``reps`` resamples (with replacement, ``states`` long) of the decision's kept states
+    (every sampling seed's pooled: they are independent draws from the same view): the
+    chance that two seeds agree (the sum of the squared verdict shares), the states the
+    rule takes, and the verdict shares by who played. Rules with a budget beyond the kept
+    states can be compared this way (the resampled runs re-use kept states)."""
+    rng = random.Random(seed)
+    out: dict[str, Any] = {"decisions": 0, "agree": 0.0, "states": 0.0, "by": {}}
+    for r in rows:
+        pooled = [sum((r["values"][k][i] for k in sorted(r["values"])), []) for i in range(len(r["cands"]))]
+        n = len(pooled[0])
+        counts: dict[str, int] = {}
+        for _ in range(reps):
+            idx = [rng.randrange(n) for _ in range(states)]
+            per = [[xs[j] for j in idx] for xs in pooled]
+            v, used = rule(per, r["anchor"], r["ref"], margin if margin is not None else MARGIN[r["game"]])
+            counts[v] = counts.get(v, 0) + 1
+            out["states"] += used / reps
+        out["decisions"] += 1
+        out["agree"] += sum((c / reps) ** 2 for c in counts.values())
+        pm = counts.get("mistake", 0) / reps
+        out["flag_agree"] = out.get("flag_agree", 0.0) + pm * pm + (1 - pm) * (1 - pm)
+        by = out["by"].setdefault(r["who"], {})
+        for v, c in counts.items():
+            by[v] = by.get(v, 0.0) + c / reps
+    return out
+
+
+def _prefix(per, n):
+    return [xs[:n] for xs in per]
+
+
+def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH) -> Callable[..., tuple[str, int]]:
+    """The analysis's rule (``values.look`` at its error rates): a look after each batch
+    from ``first`` states; a verdict stands when ``values.AGREE`` looks in a row give it (or
+    the budget allows one look); unsure when the budget ends."""
+    def rule(per, a, ref, margin):
+        run, before = 0, ""
+        n = first
+        while n <= min(budget, len(per[a])):
+            now = look(_prefix(per, n), a, ref, margin)
+            run = run + 1 if now == before else 1
+            before = now
+            if now != "unsure" and (run >= AGREE or budget <= first):
+                return now, n
+            n += step
+        return "unsure", min(budget, len(per[a]))
+    return rule
+
+
+def at_looks(looks: tuple[int, ...], agree: int = 1) -> Callable[..., tuple[str, int]]:
+    """Looks at the given numbers of states only; a verdict stands after ``agree`` looks in a row."""
+    def rule(per, a, ref, margin):
+        run, before = 0, ""
+        for n in looks:
+            if n > len(per[a]):
+                break
+            now = look(_prefix(per, n), a, ref, margin)
+            run = run + 1 if now == before else 1
+            before = now
+            if now != "unsure" and run >= agree:
+                return now, n
+        return "unsure", min(looks[-1], len(per[a]))
+    return rule
+
+
+def variant_look(alpha_fine: float = 0.05, alpha_mistake: float = 0.05, zero: bool = False) -> Callable[..., str]:
+    """``values.look`` with its own error rates for "fine" and "mistake" (each split as
+    there), and with ``zero``: identical paired differences bound the mean by the rule of
+    three (a difference not yet seen, of up to the decision's spread of values, on fewer
+    than 3 in n states) instead of an interval of width 0."""
+    def one(per, a, ref, margin):
+        n = len(per[a])
+        others = [i for i in range(len(per)) if i != a]
+        split = ref is not None and ref != a and len(others) > 1
+        spread = max(max(xs) for xs in per) - min(min(xs) for xs in per)
+
+        def q(alpha, i):
+            k = 2 * (len(others) - 1) if split and i != ref else (2 if split else len(others))
+            return NormalDist().inv_cdf(1 - alpha / 2 / max(1, k)) * t95(n - 1) / 1.96 if n >= 2 else math.inf
+        fine = True
+        for i in others:
+            g, se = _mean_se([x - y for x, y in zip(per[i], per[a])])
+            lo = g - (0.0 if se == 0.0 else q(alpha_mistake, i) * se)
+            hi = g + (0.0 if se == 0.0 else q(alpha_fine, i) * se)
+            if se == 0.0 and zero:
+                hi = g + 3.0 / n * spread
+            if lo > margin:
+                return "mistake"
+            if not hi < margin:
+                fine = False
+        return "fine" if fine else "unsure"
+    return one
+
+
+def looks_with(one: Callable[..., str], budget: int, agree: int = 2, first: int = MIN_SAMPLES,
+               step: int = BATCH) -> Callable[..., tuple[str, int]]:
+    """A look (``one``) after each batch from ``first`` states; a verdict stands after
+    ``agree`` looks in a row give it; unsure when the budget ends."""
+    def rule(per, a, ref, margin):
+        run, before = 0, ""
+        n = first
+        while n <= min(budget, len(per[a])):
+            now = one(_prefix(per, n), a, ref, margin)
+            run = run + 1 if now == before else 1
+            before = now
+            if now != "unsure" and run >= agree:
+                return now, n
+            n += step
+        return "unsure", min(budget, len(per[a]))
+    return rule
+
+
+def stopping_rules() -> dict[str, Callable[..., tuple[str, int]]]:
+    """The rules compared (docs/analysis.md, stability)."""
+    return {
+        "method 4 (values: fine 1%, mistake 5%, three looks, 64)": analysis_rule(64),
+        "method 3 (5%, two looks, 64)": looks_with(variant_look(), 64),
+        "5%, three looks, 64": looks_with(variant_look(), 64, agree=3),
+        "fine at 1%, two looks, 64": looks_with(variant_look(alpha_fine=0.01), 64),
+        "fine at 20%, 64": looks_with(variant_look(alpha_fine=0.2), 64),
+        "zero diffs: rule of three, 64": looks_with(variant_look(zero=True), 64),
+        "one look at 64": looks_with(variant_look(), 64, agree=1, first=64),
+        "fine at 1%, three looks, 64 (= method 4)": looks_with(variant_look(alpha_fine=0.01), 64, agree=3),
+        "fine at 1%, 128": looks_with(variant_look(alpha_fine=0.01), 128),
+        "fine and mistake at 1%, 64": looks_with(variant_look(alpha_fine=0.01, alpha_mistake=0.01), 64),
+        "fine and mistake at 1%, 128": looks_with(variant_look(alpha_fine=0.01, alpha_mistake=0.01), 128),
+        "5%, two looks, 128": looks_with(variant_look(), 128),
+        "1% fine, looks at 16/32/64": at_looks((16, 32, 64)),
+        "1% fine, looks at 16/32/64/128": at_looks((16, 32, 64, 128)),
+        "1% fine, looks at 32/64/128": at_looks((32, 64, 128)),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("collect", help="play the separation matches and keep every sample")
+    c.add_argument("game", choices=list(GAMES))
+    c.add_argument("--matches", type=int, default=1)
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--states", type=int, default=128)
+    c.add_argument("--out", required=True)
+    c.add_argument("--seeds", type=int, nargs="+", default=[1, 2], help="sampling seeds (default: 1 2)")
+    c.add_argument("--who", choices=["random", "heuristic"], default="", help="only that seat (default: both)")
+    c.add_argument("--set", action="append", default=[], metavar="NAME=NUMBER",
+                   help="a setting of the reference evaluator (values.REFERENCE_SETTINGS), e.g. rounds=3")
+    r = sub.add_parser("rules", help="each stopping rule's verdicts and stability on kept samples")
+    r.add_argument("files", nargs="+")
+    r.add_argument("--flips", action="store_true", help="list the decisions whose verdict moved")
+    r.add_argument("--margin", type=float, default=None, help="another margin than the game's (values.MARGIN)")
+    r.add_argument("--only", default="", help="only the rules whose name contains this")
+    r.add_argument("--bootstrap", type=int, default=0, metavar="REPS",
+                   help="estimate each rule's agreement by REPS resampled runs a decision instead")
+    a = p.parse_args(argv)
+    if a.cmd == "collect":
+        for kv in a.set:
+            name, _, value = kv.partition("=")
+            REFERENCE_SETTINGS[a.game] = {**REFERENCE_SETTINGS.get(a.game, {}), name: float(value) if "." in value else int(value)}
+        try:
+            with open(a.out) as f:
+                kept = frozenset((r["match_seed"], r["seat"], r["number"]) for r in map(json.loads, f) if r)
+        except FileNotFoundError:
+            kept = frozenset()
+        with open(a.out, "a") as f:
+            for row in collect(a.game, a.matches, a.states, a.seed, tuple(a.seeds),
+                               progress=lambda m: print(m, file=sys.stderr, flush=True), skip=kept, who=a.who):
+                f.write(json.dumps(row) + "\n")
+                f.flush()
+        return 0
+    rows = [json.loads(line) for path in a.files for line in open(path) if line.strip()]
+    if a.bootstrap:
+        for name, rule in stopping_rules().items():
+            if a.only and a.only not in name:
+                continue
+            res = bootstrap(rows, rule, reps=a.bootstrap, margin=a.margin)
+            d = max(1, res["decisions"])
+            shares = {who: " ".join(f"{v} {c:.1f}" for v, c in sorted(by.items())) for who, by in res["by"].items()}
+            print(f"{name}: two seeds agree {res['agree'] / d:.3f}, on the mistake flag {res['flag_agree'] / d:.3f} "
+                  f"(bootstrap, {d} decisions); "
+                  f"states {res['states'] / d:.1f} a decision; {shares}", flush=True)
+        return 0
+    for name, rule in stopping_rules().items():
+        res = replay_rule(rows, rule)
+        sep = {}
+        for who, by in res["verdicts"].items():
+            tot = sum(by["1"].values())
+            sep[who] = f"{by['1'].get('mistake', 0)}/{tot} unsure {by['1'].get('unsure', 0)}"
+        print(f"{name}: same {res['same']}/{res['compared']} ({res['same'] / max(1, res['compared']):.3f}); "
+              f"states {res['states'] / max(1, 2 * res['compared']):.1f} a decision; {sep}")
+        if a.flips:
+            for f in res["flips"]:
+                print("   ", f)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
