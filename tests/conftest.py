@@ -192,6 +192,30 @@ def _cache_bytecode() -> None:
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
+#: Stores a command writes by default (``arena.sqlite`` and its companions) where the
+#: checkout is: a test must give its command a store of its own (one did: a run left an
+#: arena.sqlite in the checkout, shared by every worker).
+_CHECKOUT_STORES = ("*.sqlite", "*.sqlite-*", "*.sqlite.watch", "*.sqlite.lock")
+
+
+def _checkout_stores() -> set[Path]:
+    return {p for pattern in _CHECKOUT_STORES for p in ROOT.glob(pattern)}
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    session.config._arena_stores_before = _checkout_stores()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    new = sorted(_checkout_stores() - getattr(session.config, "_arena_stores_before", set()))
+    if new:
+        sys.stderr.write(f"\nerror: the tests left stores in the checkout: {', '.join(p.name for p in new)} "
+                         "(give each command a --db under tmp_path)\n")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     import shutil
 
