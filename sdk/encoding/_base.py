@@ -92,7 +92,8 @@ class Encoder:
 
     def _fill(self, view: Any, out: Any) -> None:  # pragma: no cover - abstract
         """Set (or add to, ``+=``) the tensor's entries of ``out``, zeros on entry: item
-        assignment only (no slices), so a list and a float32 memoryview both take it."""
+        assignment, so a list and a memoryview of any float format both take it (a slice
+        assignment only with a fallback to items: Spades writes a cached float32 block)."""
         raise NotImplementedError
 
     # -- the public API --

@@ -39,6 +39,8 @@ Actions (1394 indices): 0 ``look``; 1 ``bid nil``; 2-14 ``bid 1`` .. ``bid 13``;
 
 from __future__ import annotations
 
+from array import array
+
 from cardarena.games.cards import STANDARD_DECK
 from cardarena.games.spades import MAX_BID, NUM_SEATS, Bid, Give, Look, Phase, Play, SpadesView
 from sdk.encoding._base import Encoder, cards_hot
@@ -47,6 +49,7 @@ __all__ = ["SpadesEncoder"]
 
 _PHASES = (Phase.BIDDING, Phase.EXCHANGE, Phase.PLAY, Phase.GAME_OVER)
 _PHASE_INDEX = {p: i for i, p in enumerate(_PHASES)}
+_NO_PLAYED = array("f", bytes(4 * 52))  # 52 float32 zeros
 
 
 class SpadesEncoder(Encoder):
@@ -83,6 +86,14 @@ class SpadesEncoder(Encoder):
         o = self.options
         self._deal_limit = o.deals if o.deals is not None else o.max_deals
         self._flags = (float(o.nil), float(o.blind_nil), float(o.blind_nil and o.blind_nil_exchange))
+        #: (a view's ``tricks`` tuple, the "played" block of its cards): the last one seen.
+        #: The engine hands every view the same tuple until the next trick completes, so
+        #: the block is built once per trick, not at every step; the tuple is held (its
+        #: identity cannot be reused) and is immutable (frozen tricks), so a hit is exact.
+        #: One attribute, replaced whole: encoders are shared (``__deepcopy__``).
+        self._played_cache: tuple = ((), _NO_PLAYED)
+        #: every slice's start but the phase's (0), in layout order: what _fill unpacks
+        self._starts = tuple(seg.start for seg in L.segments[1:])
 
     def _build_actions(self) -> None:
         self._add_actions([Look(), Bid(0)])
@@ -93,28 +104,29 @@ class SpadesEncoder(Encoder):
 
     def _fill(self, view: SpadesView, out: list[float]) -> None:
         # Written for speed (an environment step encodes a view every time: the bench's
-        # "environment" row): the slices' starts as locals, the one-hots inline.
-        at = self.layout.starts
+        # "environment" row): the slices' starts unpacked from one tuple, the one-hots
+        # inline, the finished tricks' cards as one cached slice.
+        (hand, hand_visible, to_act, dealer, leader, has_bid, bid, nil, blind_nil, looked, tricks_won,
+         hand_count, trick, played, spades_broken, my_score, their_score, my_bags, their_bags, deal,
+         options, gave, received) = self._starts
         me = view.seat
         out[_PHASE_INDEX[view.phase]] = 1.0  # the phase slice starts at 0
         if view.hand_visible:
-            hand = at["hand"]
-            for c in view.hand:
-                out[hand + c] += 1.0
-            out[at["hand_visible"]] = 1.0
+            for c in view.hand:  # one deck: every card once, so = is +=
+                out[hand + c] = 1.0
+            out[hand_visible] = 1.0
         if view.to_act is not None:
-            out[at["to_act"] + (view.to_act - me) % NUM_SEATS] = 1.0
-        out[at["dealer"] + (view.dealer - me) % NUM_SEATS] = 1.0
+            out[to_act + (view.to_act - me) % NUM_SEATS] = 1.0
+        out[dealer + (view.dealer - me) % NUM_SEATS] = 1.0
         if view.leader is not None:
-            out[at["leader"] + (view.leader - me) % NUM_SEATS] = 1.0
-        has_bid, bid, nil, blind_nil = at["has_bid"], at["bid"], at["nil"], at["blind_nil"]
-        looked, tricks_won, hand_count = at["looked"], at["tricks_won"], at["hand_count"]
+            out[leader + (view.leader - me) % NUM_SEATS] = 1.0
         for info in view.seats:
             r = (info.seat - me) % NUM_SEATS
-            if info.bid is not None:
+            b = info.bid
+            if b is not None:
                 out[has_bid + r] = 1.0
-                out[bid + r] = info.bid / MAX_BID
-                if info.bid == 0:
+                out[bid + r] = b / MAX_BID
+                if b == 0:
                     out[nil + r] = 1.0
             if info.blind_nil:
                 out[blind_nil + r] = 1.0
@@ -122,29 +134,41 @@ class SpadesEncoder(Encoder):
                 out[looked + r] = 1.0
             out[tricks_won + r] = info.tricks_won / 13
             out[hand_count + r] = info.hand_count / 13
-        trick = at["trick"]
-        played = at["played"]
+        tricks = view.tricks
+        if tricks:
+            key, block = self._played_cache
+            if key is not tricks:
+                block = array("f", _NO_PLAYED)
+                for t in tricks:
+                    for pc in t.cards:
+                        block[pc.card] = 1.0
+                self._played_cache = (tricks, block)
+            try:  # one slice for the finished tricks' cards (a list, or a float32 memoryview)
+                out[played:played + 52] = block
+            except (TypeError, ValueError):  # a memoryview of another format: item by item
+                for c, v in enumerate(block):
+                    if v:
+                        out[played + c] = 1.0
         for pc in view.trick:
-            out[trick + 52 * ((pc.seat - me) % NUM_SEATS) + pc.card] = 1.0
-            out[played + pc.card] = 1.0
-        for t in view.tricks:
-            for pc in t.cards:
-                out[played + pc.card] = 1.0
+            c = pc.card
+            out[trick + 52 * ((pc.seat - me) % NUM_SEATS) + c] = 1.0
+            out[played + c] = 1.0
         if view.spades_broken:
-            out[at["spades_broken"]] = 1.0
-        mine = 0 if me in (0, 2) else 1
+            out[spades_broken] = 1.0
         target, bag_limit = view.target, self.options.bag_limit
-        ours, theirs = view.sides[mine], view.sides[1 - mine]
-        out[at["my_side_score"]] = ours.score / target
-        out[at["their_side_score"]] = theirs.score / target
-        out[at["my_side_bags"]] = ours.bags / bag_limit
-        out[at["their_side_bags"]] = theirs.bags / bag_limit
-        out[at["deal"]] = min(view.deal, self._deal_limit) / self._deal_limit
-        for k, flag in enumerate(self._flags, at["options"]):
-            out[k] = flag
+        ours, theirs = view.sides if me in (0, 2) else view.sides[::-1]
+        out[my_score] = ours.score / target
+        out[their_score] = theirs.score / target
+        out[my_bags] = ours.bags / bag_limit
+        out[their_bags] = theirs.bags / bag_limit
+        out[deal] = min(view.deal, self._deal_limit) / self._deal_limit
+        f0, f1, f2 = self._flags
+        out[options] = f0
+        out[options + 1] = f1
+        out[options + 2] = f2
         for x in view.exchanges:
             if x.done and x.cards:
                 if x.giver == me:
-                    cards_hot(out, at["gave"], x.cards)
+                    cards_hot(out, gave, x.cards)
                 elif x.receiver == me:
-                    cards_hot(out, at["received"], x.cards)
+                    cards_hot(out, received, x.cards)

@@ -133,3 +133,28 @@ def test_shapes_follow_the_options_not_the_deal() -> None:
     small = encoder("spite-and-malice", {"loading": False})
     loading = encoder("spite-and-malice", {"loading": True})
     assert loading.num_actions > small.num_actions
+
+
+def test_spades_played_block_is_exact_with_its_cache_shared_between_matches() -> None:
+    """The encoder caches the finished tricks' block by the view's ``tricks`` tuple: two
+    matches encoded in turn by one encoder (the cache switching at every view) still give
+    exactly the cards played in each deal, as a list and through a float32 memoryview."""
+    np = pytest.importorskip("numpy")
+    game = get_game("spades", {"deals": 2})
+    enc = encoder_for_game(game)
+    start = enc.layout["played"].start
+    walks = [_walk(game, seed, 400) for seed in (5, 6)]
+    checked = with_tricks = 0
+    for pair in zip(*walks):
+        for state, seat in pair:
+            view = state.view(seat)
+            want = [0.0] * 52
+            for pc in [pc for t in view.tricks for pc in t.cards] + list(view.trick):
+                want[pc.card] = 1.0
+            assert enc.encode(view)[start:start + 52] == want
+            x = np.zeros(enc.size, np.float32)
+            enc.encode_into(view, memoryview(x))
+            assert x[start:start + 52].tolist() == want
+            checked += 1
+            with_tricks += bool(view.tricks)
+    assert checked > 200 and with_tricks > 100
