@@ -45,3 +45,19 @@ def test_every_message_and_field_is_commented():
                 j -= 1
             prev = lines[j].strip() if j >= 0 else ""
             assert prev.startswith("//") or "//" in s, f"{path.name}:{i + 1}: no comment on `{s}`"
+
+
+def test_the_ladder_row_is_declared_once_and_the_wire_carries_its_fields():
+    """A bot's standing in an arena is declared once (``arbiter.store.arenas.Standing``);
+    the server sends it and the client reads it by those fields, so the wire message must
+    carry exactly them (a field added to one and not the other fails here)."""
+    from dataclasses import fields
+
+    from arbiter.server.bots import standing_to_proto
+    from arbiter.store.arenas import Standing
+    from cardarena.v1 import bots_pb2 as bpb
+
+    assert [f.name for f in fields(Standing)] == [f.name for f in bpb.LadderStanding.DESCRIPTOR.fields]
+    s = Standing("ladder", "p1", "active", "", 27.5, 3.25, 4, 8, 1)
+    msg = standing_to_proto(s)
+    assert Standing(*(getattr(msg, f.name) for f in fields(Standing))) == s

@@ -65,8 +65,9 @@ def version_to_proto(v: Any) -> bpb.BotVersionInfo:
 
 
 def standing_to_proto(s: Any) -> bpb.LadderStanding:
-    return bpb.LadderStanding(arena=s.arena, player=s.player, status=s.status, reason=s.reason, mu=s.mu, sigma=s.sigma,
-                              encounters=s.encounters, matches=s.matches, failures=s.failures)
+    """A ladder row (the store's ``Standing``) on the wire: the message's fields are the row's
+    (tests/test_protos.py holds the two to one list)."""
+    return bpb.LadderStanding(**{f.name: getattr(s, f.name) for f in bpb.LadderStanding.DESCRIPTOR.fields})
 
 
 class BotsServicer(bpb_grpc.BotsServicer):

@@ -163,8 +163,8 @@ def list_bots(address: str, token: str, tls_ca: bytes | None = None) -> list[dic
 def show_bot(address: str, token: str, name: str, tls_ca: bytes | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The bot's versions (``version_row``) and where they stand in the server's arenas."""
     msg = _bots_call(address, "Show", bpb.ShowBotRequest(token=token, name=name), tls_ca, 60)
-    ladders = [{f: getattr(s, f) for f in ("arena", "player", "status", "reason", "mu", "sigma", "encounters", "matches",
-                                           "failures")} for s in msg.ladders]
+    # a ladder row by the message's fields, which are the store's Standing's (tests/test_protos.py)
+    ladders = [{f.name: getattr(s, f.name) for f in bpb.LadderStanding.DESCRIPTOR.fields} for s in msg.ladders]
     return [version_row(v) for v in msg.versions], ladders
 
 
