@@ -24,7 +24,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from arbiter.analysis.reask import decisions, match_info
 from arbiter.analysis.values import DEFAULT_SAMPLES, DecisionValue, analyse
@@ -102,6 +102,21 @@ def blunder_decision(record: MatchRecord, seat: int, bot: str) -> int:
     return 0
 
 
+def separation_matches(game: str, matches: int, seed: int = 0,
+                       options: dict[str, Any] | None = None) -> Iterator[tuple[Any, list[str], int]]:
+    """The separation matches, played in process: (record, bots, the random seat) for match
+    seeds ``seed``, ``seed + 1``...: one ``random`` seat (moving with the seed) among
+    ``heuristic`` ones, on the game's bench options plus ``options``."""
+    base, seats, _ = GAMES[game]
+    options = {**base, **(options or {})}
+    for m in range(matches):
+        s = seed + m
+        rnd = s % seats
+        bots = ["heuristic"] * seats
+        bots[rnd] = "random"
+        yield play_local(game, bots, seed=s, options=options, transport="inproc"), bots, rnd
+
+
 def measure(game: str, matches: int = 10, seed: int = 0, samples: int = DEFAULT_SAMPLES,
             progress: Callable[[str], None] = lambda msg: None, stability: bool = True,
             blunders: int | None = None, options: dict[str, Any] | None = None) -> GameFigures:
@@ -112,12 +127,7 @@ def measure(game: str, matches: int = 10, seed: int = 0, samples: int = DEFAULT_
     options = {**base, **(options or {})}
     fig = GameFigures(game)
     t0 = time.perf_counter()
-    for m in range(matches):
-        s = seed + m
-        rnd = s % seats
-        bots = ["heuristic"] * seats
-        bots[rnd] = "random"
-        record = play_local(game, bots, seed=s, options=options, transport="inproc")
+    for m, (record, bots, rnd) in enumerate(separation_matches(game, matches, seed, options)):
         for seat in (rnd, (rnd + 1) % seats):
             rows = _valued(list(analyse(record, seat, samples=samples, seed=1)))
             fig.verdicts[bots[seat]].update(r.verdict for r in rows)

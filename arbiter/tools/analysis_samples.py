@@ -29,8 +29,7 @@ from typing import Any, Callable, Iterable
 from arbiter.analysis.reask import decisions
 from arbiter.analysis.values import AGREE, BATCH, MARGIN, MIN_SAMPLES, REFERENCE_SETTINGS, Valuer, _mean_se, look, t95
 from arbiter.hosting.forward import sample_states
-from arbiter.tools.analysis_bench import GAMES
-from arbiter.tournament.play import play_local
+from arbiter.tools.analysis_bench import GAMES, separation_matches
 
 
 def draw(valuer: Valuer, view: Any, legal: Any, chosen: Any, key: str, states: int) -> tuple[list, int | None, list[list[float]]]:
@@ -57,13 +56,8 @@ def collect(game: str, matches: int, states: int, seed: int = 0, seeds: tuple[in
             who: str = "") -> Iterable[dict[str, Any]]:
     """One row per valued decision of the separation matches (module docstring); ``skip``:
     the (match seed, seat, decision number) already kept; ``who``: only that bot's seat."""
-    base, seats, _ = GAMES[game]
-    for m in range(matches):
-        s = seed + m
-        rnd = s % seats
-        bots = ["heuristic"] * seats
-        bots[rnd] = "random"
-        record = play_local(game, bots, seed=s, options=base, transport="inproc")
+    for m, (record, bots, rnd) in enumerate(separation_matches(game, matches, seed)):
+        s, seats = record.seed, len(bots)
         for seat in (rnd, (rnd + 1) % seats):
             if who and bots[seat] != who:
                 continue
@@ -145,18 +139,7 @@ def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH) -> C
     """The analysis's rule (``values.look`` at its error rates): a look after each batch
     from ``first`` states; a verdict stands when ``values.AGREE`` looks in a row give it (or
     the budget allows one look); unsure when the budget ends."""
-    def rule(per, a, ref, margin):
-        run, before = 0, ""
-        n = first
-        while n <= min(budget, len(per[a])):
-            now = look(_prefix(per, n), a, ref, margin)
-            run = run + 1 if now == before else 1
-            before = now
-            if now != "unsure" and (run >= AGREE or budget <= first):
-                return now, n
-            n += step
-        return "unsure", min(budget, len(per[a]))
-    return rule
+    return looks_with(look, budget, AGREE, first, step)
 
 
 def at_looks(looks: tuple[int, ...], agree: int = 1) -> Callable[..., tuple[str, int]]:
@@ -215,7 +198,7 @@ def looks_with(one: Callable[..., str], budget: int, agree: int = 2, first: int 
             now = one(_prefix(per, n), a, ref, margin)
             run = run + 1 if now == before else 1
             before = now
-            if now != "unsure" and run >= agree:
+            if now != "unsure" and (run >= agree or budget <= first):  # one look is all the budget allows
                 return now, n
             n += step
         return "unsure", min(budget, len(per[a]))
