@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arbiter.cli import app
+from tests.cli.badinput import _AS_FROM_A_TERMINAL
 from tests.conftest import ROOT
 
 runner = CliRunner()
@@ -103,7 +104,10 @@ def test_watch_follows_the_tournament_running_from_a_store(tmp_path):
     db = tmp_path / "arena.sqlite"
     r = runner.invoke(app, ["watch", "--db", str(db)])
     assert r.exit_code == 2 and f"no tournament is running from {db}" in r.output, r.output
-    run = subprocess.Popen([sys.executable, "-m", "arbiter", "tournament", "run", "--db", str(db), "--bots",
+    # started as from a terminal, where Ctrl-C works: a process started from one that ignores
+    # SIGINT (a shell's background job, an xdist worker under one) inherits the ignoring, and
+    # this run then played on past its Ctrl-C (all 200 deals, or to the test's timeout)
+    run = subprocess.Popen([sys.executable, "-c", _AS_FROM_A_TERMINAL, "arbiter", "tournament", "run", "--db", str(db), "--bots",
                             "heuristic,greedy", "--deals", "5000", "-o", "deals=2", "--name", "watched", "-q"],
                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
     try:
@@ -149,7 +153,12 @@ def test_watch_follows_the_tournament_running_from_a_store(tmp_path):
         assert "tournament watched, running from" in w.stdout and "spades match " in w.stdout and "result (" in w.stdout, w.stdout
     finally:
         run.send_signal(signal.SIGINT)  # a long run, stopped as a person stops it
-        out, err = run.communicate(timeout=300)
+        try:
+            out, err = run.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            run.kill()
+            out, err = run.communicate()
+            raise AssertionError(f"the run did not stop on Ctrl-C: {err[-2000:]}") from None
     assert run.returncode == 130 and "interrupted" in err, err
     assert not watch_file.exists()  # the run is over
     r = runner.invoke(app, ["watch", "--db", str(db)])
