@@ -25,7 +25,7 @@ from arbiter.hosting.botproc import BotHost
 from arbiter.match import run_match
 from arbiter.server.app import start_private_server
 from arbiter.server.botstream import RemoteSeat
-from cardarena.records import MatchConfig
+from cardarena.records import Clock, MatchConfig
 
 pytestmark = pytest.mark.e2e  # real processes: every test here starts one
 
@@ -261,7 +261,10 @@ def test_a_forked_process_cannot_pass_its_process_limit_and_leaves_none_behind(t
         try:
             await host.start()
             lease, sessions = await host.lease(["fork", "random", "fork", "random"])
-            await asyncio.wait_for(run_match(MatchConfig("spades", 3, {"deals": 1}, match_id="fork"),
+            # a bot that hangs near its limit (gRPC cannot start a thread until the children's
+            # minute is up) forfeits after 20 s instead of the default clock's 10 + 60 s
+            config = MatchConfig("spades", 3, {"deals": 1}, match_id="fork", clock=Clock(decision_ms=20_000, bank_ms=0))
+            await asyncio.wait_for(run_match(config,
                                              [RemoteSeat(s, "spades") for s in sessions]), 120)
             host.release(lease)
         finally:
