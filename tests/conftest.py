@@ -26,6 +26,21 @@ ROOT = Path(__file__).resolve().parent.parent
 E2E = ROOT / "tests" / "e2e"
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """The suite's xdist defaults, set here rather than in pyproject's addopts, where
+    ``pytest -p no:xdist`` would refuse them: one worker per core (``-n auto``) unless ``-n``
+    is given (``-n 0``: in this process), and ``--dist loadgroup`` unless another ``--dist``
+    is (the tests of one ``xdist_group`` run on one worker, so a module's shared server or
+    batch is made once, not once on every worker)."""
+    if not config.pluginmanager.hasplugin("xdist") or "PYTEST_XDIST_WORKER" in os.environ:
+        return  # a worker (xdist runs this hook there too) must not start workers of its own
+    if config.option.numprocesses is None:
+        config.option.numprocesses = "auto"
+    if config.option.dist == "no":
+        config.option.dist = "loadgroup"
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if Path(str(item.fspath)).resolve().is_relative_to(E2E):
@@ -41,7 +56,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def _group_ids(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """``--dist loadgroup`` (pyproject's addopts) sends the tests of one ``xdist_group`` to one
+    """``--dist loadgroup`` (``pytest_cmdline_main``) sends the tests of one ``xdist_group`` to one
     worker, so a module's shared server or batch is made once. xdist finds the group in the
     test's id (``...::test@group``), which its worker sets through ``item._nodeid``; from
     pytest 9.2 an item's id is ``item._id`` (a ``NodeId``) and that assignment changes
@@ -65,6 +80,7 @@ def _group_ids(config: pytest.Config, items: list[pytest.Item]) -> None:
 MODULE_RUN = 8
 
 
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: `pytest -p no:xdist` has no such hook
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
     """``--dist loadgroup`` keeps each group whole on one worker, but hands out every other test
     as a unit of its own, one at a time: consecutive tests of a module then land on different
