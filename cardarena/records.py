@@ -50,6 +50,19 @@ class FailurePolicy:
         return cls(p, p, p, max_strikes)
 
 
+#: What the clock and failure settings mean wherever matches are set up (a tournament's
+#: spec, a ladder's), written once: ``cardarena.games.options.with_attributes`` adds them
+#: to each such class's ``Attributes:`` section, which pydoc, ``field_docs`` and the
+#: command line's help read.
+MATCH_SETTINGS = {
+    "decision_ms": "The time limit of one decision in ms (0: none).",
+    "bank_ms": "Each seat's time bank of a match in ms, used past the decision limit.",
+    "policy": "What happens to a seat that times out, acts illegally or disconnects: its side loses the match "
+              "(forfeit), or its first legal action is played for it, up to max_strikes (default).",
+    "max_strikes": "Failures tolerated per seat under the default policy.",
+}
+
+
 @dataclass(frozen=True)
 class MatchConfig:
     """Everything that defines a match; with the recorded actions it replays exactly."""

@@ -83,10 +83,10 @@ from arbiter.arena import matchmaking
 from arbiter.rating.ratings import Z95
 from arbiter.rating.sprt import H0, H1, MIN_DEALS, Sprt
 from cardarena.games import ConfigError, Game, get_game
-from cardarena.games.options import check_settings, from_toml_tables, option, toml_tables
+from cardarena.games.options import check_settings, from_toml_tables, option, toml_tables, with_attributes
 from cardarena.names import NAME_RULE, is_name
 from cardarena.disclosure import of_encounter
-from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
+from cardarena.records import MATCH_SETTINGS, Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +102,7 @@ DIVISIONS = ("hosted", REMOTE)
 # The ladder's settings.
 
 
+@with_attributes(MATCH_SETTINGS)  # decision_ms, bank_ms, policy, max_strikes
 @dataclass(frozen=True)
 class ArenaSpec:
     """One ladder. Its ``identity`` (game, options, deals, seatings, clock, failure policy,
@@ -120,12 +121,6 @@ class ArenaSpec:
         deals: Deals per encounter, each played in every seating.
         seatings: The seatings of an encounter's deal: each side's bot at each side once
             (rotations) or every order (permutations).
-        decision_ms: The time limit of one decision in ms (0: none).
-        bank_ms: Each seat's time bank of a match in ms, used past the decision limit.
-        policy: What happens to a seat that times out, acts illegally or disconnects: its
-            side loses the match (forfeit), or its first legal action is played for it, up
-            to max_strikes (default).
-        max_strikes: Failures tolerated per seat under the default policy.
         suspend_after: Suspend a bot after this many encounters in a row with a forfeit of
             its own (0: never).
         house: House bots that always play (bundled names, FILE.py, NAME=SPEC).

@@ -53,8 +53,8 @@ from arbiter.store.registry import is_registered_ref
 from cardarena.disclosure import Disclosure, of_tournament
 from cardarena.names import NAME_RULE, is_seat_name
 from cardarena.games import ConfigError, Game, get_game
-from cardarena.games.options import check_settings, from_toml_tables, option, toml_tables
-from cardarena.records import Clock, FailurePolicy, MatchConfig, Policy
+from cardarena.games.options import check_settings, from_toml_tables, option, toml_tables, with_attributes
+from cardarena.records import MATCH_SETTINGS, Clock, FailurePolicy, MatchConfig, Policy
 from cardarena.runtimes import MANIFEST
 from arbiter.hosting.loading import BUNDLED, did_you_mean, load_bot
 
@@ -81,6 +81,7 @@ def _values(e: type[enum.Enum]) -> tuple[str, ...]:
     return tuple(m.value for m in e)
 
 
+@with_attributes(MATCH_SETTINGS)  # decision_ms, bank_ms, policy, max_strikes
 @dataclass(frozen=True)
 class TournamentSpec:
     """Everything that defines a tournament. The same spec gives the same schedule and seeds.
@@ -110,12 +111,6 @@ class TournamentSpec:
             (rotations) or every order of the entries (permutations).
         seed: The tournament's seed: the same seed gives the same deals (default: a secret
             random seed, drawn once and kept in the store).
-        decision_ms: The time limit of one decision in ms (0: none).
-        bank_ms: Each seat's time bank of a match in ms, used past the decision limit.
-        policy: What happens to a seat that times out, acts illegally or disconnects: its
-            side loses the match (forfeit), or its first legal action is played for it, up
-            to max_strikes (default).
-        max_strikes: Failures tolerated per seat under the default policy.
         concurrency: Matches at once (default: 3 x the cores, fewer if memory is short for
             fresh bot processes).
         bot_processes: With shared isolation: processes per bot, each serving many matches

@@ -66,6 +66,39 @@ def field_docs(cls: type) -> dict[str, str]:
     return out
 
 
+def with_attributes(entries: Mapping[str, str], width: int = 92) -> Any:
+    """A class decorator that adds ``entries`` (``{field: meaning}``) to the end of the class
+    docstring's ``Attributes:`` section, in the section's own layout: for settings several
+    classes share, whose meaning is written once (``cardarena.records.MATCH_SETTINGS``).
+    ``field_docs`` and pydoc then read them as if written in the class."""
+
+    def add(cls: type) -> type:
+        lines = (cls.__dict__.get("__doc__") or "").expandtabs().splitlines()
+        start = next((i for i, line in enumerate(lines) if line.strip() == "Attributes:"), None)
+        if start is None:
+            raise TypeError(f"{cls.__name__}: its docstring has no Attributes: section to add {sorted(entries)} to")
+        base = len(lines[start]) - len(lines[start].lstrip())
+        end = start + 1
+        while end < len(lines) and (not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) > base):
+            end += 1
+        while lines[end - 1].strip() == "":
+            end -= 1
+        pad = " " * (base + 4)
+        new = []
+        for name, meaning in entries.items():
+            line = pad + name + ":"
+            for word in meaning.split():
+                if len(line) + 1 + len(word) > width:
+                    new.append(line)
+                    line = pad + "   "
+                line += " " + word
+            new.append(line)
+        cls.__doc__ = "\n".join(lines[:end] + new + lines[end:])
+        return cls
+
+    return add
+
+
 @dataclass(frozen=True)
 class OptionSpec:
     """One option of a game as declared: for ``arbiter rules GAME``, the web form and the docs."""

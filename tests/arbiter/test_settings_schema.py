@@ -14,7 +14,8 @@ from arbiter.arena.ladder import ArenaSpec, ServiceConfig, arena_from_dict
 from arbiter.cli import app
 from arbiter.tournament.spec import TABLES as TOURNAMENT_TABLES
 from arbiter.tournament.spec import SpecError, TournamentSpec, spec_from_dict
-from cardarena.games.options import field_docs, flag_help, setting_label
+from cardarena.games.options import field_docs, flag_help, setting_label, with_attributes
+from cardarena.records import MATCH_SETTINGS
 
 BASE = {TournamentSpec: dict(game="spot", bots=("random", "heuristic")), ArenaSpec: dict(game="spades")}
 
@@ -54,6 +55,22 @@ def test_every_setting_has_its_meaning_and_so_its_help(cls):
     assert [f.name for f in dataclasses.fields(cls) if f.name not in docs] == []
     for f in dataclasses.fields(cls):
         assert flag_help(cls, f.name).startswith(docs[f.name].replace("``", "").rstrip("."))
+
+
+def test_the_match_settings_meanings_are_written_once_and_read_as_the_classes_own():
+    """The clock and failure settings mean the same in a tournament and a ladder: written
+    once (``MATCH_SETTINGS``), added to each class's ``Attributes:`` (pydoc shows them)."""
+    for cls in (TournamentSpec, ArenaSpec):
+        docs = field_docs(cls)
+        assert {name: docs[name] for name in MATCH_SETTINGS} == MATCH_SETTINGS
+        assert "max_strikes: Failures tolerated per seat" in cls.__doc__
+    assert field_docs(TournamentSpec)["cluster"].startswith("Run the matches on the Dask scheduler")  # the rest kept
+
+    class NoSection:
+        """A class without an Attributes section."""
+
+    with pytest.raises(TypeError, match="NoSection: its docstring has no Attributes: section"):
+        with_attributes({"x": "meaning"})(NoSection)
 
 
 def test_the_files_tables_are_the_declarations():
