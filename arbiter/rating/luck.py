@@ -327,6 +327,7 @@ class LuckAdjusted:
     probes: int
     features: int
     folds: int
+    shift_se: float = 0.0  # the s.e. of adjusted minus raw mean: of the mean correction, the probes' error included
 
     @property
     def mean(self) -> float:
@@ -348,9 +349,14 @@ class LuckAdjusted:
                 f"{self.variance_ratio:.2f}x the deals for the same s.e. (the deal's bids against its cards, "
                 f"{self.features} features, slopes cross-fitted in {self.folds} folds, centred on {self.probes} probe deals)")
 
+    @property
+    def shift_z(self) -> float:
+        """(adjusted - raw mean) / its standard error: within a few units when unbiased."""
+        return (self.adjusted.mean - self.raw.mean) / self.shift_se if self.shift_se else 0.0
+
     def to_json(self) -> dict[str, Any]:
         return {"mean": self.mean, "se": self.se, "raw_mean": self.raw.mean, "raw_se": self.raw.se,
-                "probe_se": self.probe_se, "probes": self.probes, "features": self.features, "folds": self.folds,
+                "probe_se": self.probe_se, "shift_se": self.shift_se, "probes": self.probes, "features": self.features, "folds": self.folds,
                 "variance_ratio": self.variance_ratio}
 
 
@@ -361,8 +367,10 @@ def luck_adjusted(margins: Sequence[float], features: Sequence[Mapping[str, floa
     if len(margins) < max(MIN_DEALS, 2 * folds):
         return None
     adj = regression_adjusted(margins, features, expected.means, expected.names, folds, ridge=RIDGE)
-    return LuckAdjusted(adj.plain, adj.adjusted, expected.error(adj.slope), expected.probes, len(expected.names),
-                        folds)
+    probe_se = expected.error(adj.slope)
+    corrections = mean_se([m - c for m, c in zip(margins, adj.corrected)])
+    return LuckAdjusted(adj.plain, adj.adjusted, probe_se, expected.probes, len(expected.names), folds,
+                        math.hypot(corrections.se or 0.0, probe_se))
 
 
 class OnlineCorrection:
@@ -401,15 +409,15 @@ class OnlineCorrection:
 def simulated_deals(rng: Any, n: int) -> tuple[list[float], list[dict[str, float]], float]:
     """``n`` simulated deals for the checks of this module (tests, the bench's ``luck.*`` rows):
     margins that are a function of three features (a rare jump like a nil, a count like the bids'
-    product, a skewed amount) plus skewed noise (+10, or -90 one time in ten), and the true mean
-    margin, 5. The features' expectations are 0.2, 15 and 1, so probes of them are exact to their
-    sampling error."""
+    product, a skewed amount) plus skewed noise (+10, or -90 one time in ten, plus a normal s.d.
+    15), and the true mean margin, 5. The features' expectations are 0.2, 15 and 1; the features
+    of more simulated deals are probes of them."""
     margins, feats = [], []
     for _ in range(n):
         nil = 1.0 if rng.random() < 0.2 else 0.0
         count = float(sum(rng.randint(0, 3) for _ in range(10)))
         amount = rng.expovariate(1.0)
-        noise = -90.0 if rng.random() < 0.1 else 10.0
+        noise = (-90.0 if rng.random() < 0.1 else 10.0) + rng.gauss(0.0, 15.0)
         margins.append(5.0 + 60.0 * (nil - 0.2) + 3.0 * (count - 15.0) + 8.0 * (amount - 1.0) + noise)
         feats.append({"f0": nil, "f1": count, "f2": amount})
     return margins, feats, 5.0

@@ -352,6 +352,59 @@ def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
     out.update(betting_round(seed, runs))
     out.update(variance_round(seed, runs // 2))
     out.update(value_round(seed, runs // 2))
+    out.update(luck_round(seed, runs // 2))
+    return out
+
+
+def luck_simulation(seed: int | str, runs: int, deals: int = 60, probes: int = 1000) -> dict[str, float]:
+    """``arbiter.rating.luck`` on ``runs`` simulated evaluations of ``deals`` deals
+    (``simulated_deals``, true mean known), each centred on ``probes`` simulated probe deals of its
+    own (the probes' error is part of each evaluation's, as it is in ``arbiter evaluate``): the mean
+    error (adjusted mean - truth) and its s.d., both over the root mean square of the s.e. (0 and 1
+    when unbiased and the s.e. right), the coverage of ± 1.96 s.e., and the adjusted mean's variance
+    over the raw one's. (The mean of (adjusted - truth) / s.e. is not 0 but about +0.1 on these
+    skewed deals, as a t statistic's is: the mean and the s.e. of skewed values go together.)"""
+    from arbiter.rating.luck import ExpectedFeatures, luck_adjusted, simulated_deals
+
+    rng = random.Random(f"luck-simulation:{seed}")
+    errors, inside, raw, adj = [], 0, 0.0, 0.0
+    for _ in range(runs):
+        expected = ExpectedFeatures.of(simulated_deals(rng, probes)[1])  # each evaluation its own probes
+        margins, feats, truth = simulated_deals(rng, deals)
+        a = luck_adjusted(margins, feats, expected)
+        assert a is not None
+        errors.append(a.mean - truth)
+        inside += abs(a.mean - truth) <= 1.96 * a.se
+        raw += (a.raw.se or 0.0) ** 2
+        adj += a.se ** 2
+    e, rms = mean_se(errors), (adj / runs) ** 0.5
+    return {"bias": e.mean / rms, "spread": (e.sd or 0.0) / rms, "coverage": inside / runs, "ratio": adj / raw if raw else 1.0}
+
+
+def luck_real(seed: int, deals: int, probes: int, pair: tuple[str, str] = ("heuristic", "greedy")) -> dict[str, float]:
+    """``arbiter evaluate spades A B --deals DEALS --seed 1000+SEED --luck-adjusted --probes PROBES -o deals=1``
+    (its probes on seeds of their own per ``seed``): the adjusted mean's variance per match played over
+    independent deals' (2 · deals · s.e.² / the variance of one match's margin), the raw one's, and the
+    shift (adjusted - raw) over its s.e."""
+    from arbiter.tournament.evaluate import evaluate
+    from arbiter.tournament.probes import luck_probes
+
+    a, b = pair
+    luck = luck_probes("spades", a, b, {"deals": 1}, deals=probes, seed=f"bid-probes:luck:{seed}")
+    r = evaluate("spades", a, b, deals=deals, seed=1000 + seed, options={"deals": 1}, luck=luck)
+    adj = r.luck
+    assert adj is not None
+    match_var = (mean_se([m.margin for m in r.matches]).sd or 0.0) ** 2
+    per_match = (lambda se: 2 * deals * se**2 / match_var if match_var else 1.0)
+    return {"per_match": per_match(adj.se), "plain_per_match": per_match(adj.raw.se or 0.0), "ratio": adj.variance_ratio,
+            "shift_z": adj.shift_z}
+
+
+def luck_round(seed: int, n: int) -> dict[str, float]:
+    """The ``luck.*`` rows: the simulation with max(n, 20) evaluations, and heuristic vs greedy on
+    max(2n, 100) deals centred on max(8n, 400) probes."""
+    out = {f"luck.simulated.{k}": v for k, v in luck_simulation(seed, max(n, 20)).items()}
+    out.update({f"luck.spades_heuristic_greedy.{k}": v for k, v in luck_real(seed, max(2 * n, 100), max(8 * n, 400)).items()})
     return out
 
 
@@ -481,6 +534,25 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
        for a, b in VALUE_PAIRS},
     **{f"value.spades_{a}_{b}.shift_z": (f"(corrected - plain mean) / its s.e., value of the deal (Spades {a}-{b}): "
                                          "unbiased", "x", lambda v: abs(v) <= 3.0, "-3..3") for a, b in VALUE_PAIRS},
+    # arbiter evaluate --luck-adjusted (arbiter.rating.luck): unbiased on a simulation whose truth is known ...
+    "luck.simulated.bias": ("luck-adjusted margin, simulated evaluations of 60 deals: mean (adjusted - truth) over the "
+                            "r.m.s. s.e.", "x", lambda v: abs(v) <= 0.15, "-0.15..0.15 (unbiased; noise about 0.045)"),
+    "luck.simulated.spread": ("luck-adjusted margin, simulated: s.d. of (adjusted - truth) over the r.m.s. s.e.", "x",
+                              lambda v: 0.9 <= v <= 1.1, "0.9..1.1 (the s.e. right)"),
+    "luck.simulated.coverage": ("luck-adjusted margin ± 1.96 s.e. coverage, simulated", "rate",
+                                lambda v: 0.93 <= v <= 0.97, "0.93..0.97"),
+    "luck.simulated.ratio": ("luck-adjusted over raw variance of the mean, simulated (R² about 0.4)", "x",
+                             lambda v: v <= 0.8, "<= 0.8"),
+    # ... and on real deals, the close Spades pair
+    "luck.spades_heuristic_greedy.per_match": ("variance per match, --luck-adjusted margin / independent deals "
+                                               "(Spades heuristic-greedy, probes counted in the s.e., not in matches)",
+                                               "x", lambda v: v <= 0.5, "<= 0.5 (issue 39)"),
+    "luck.spades_heuristic_greedy.plain_per_match": ("variance per match, raw duplicate margin / independent deals "
+                                                     "(the same deals)", "x", None, "none (the baseline)"),
+    "luck.spades_heuristic_greedy.ratio": ("--luck-adjusted over raw variance of the mean (Spades heuristic-greedy)",
+                                           "x", lambda v: v < 1.0, "< 1 (it cuts)"),
+    "luck.spades_heuristic_greedy.shift_z": ("(--luck-adjusted - raw mean) / its s.e. (Spades heuristic-greedy): "
+                                             "unbiased", "x", lambda v: abs(v) <= 3.0, "-3..3"),
 }
 
 

@@ -29,28 +29,28 @@ from cardarena.games import ConfigError
 
 
 def test_the_adjusted_mean_is_unbiased_and_a_wrong_expectation_shows() -> None:
-    """Over 60 seeded evaluations of 60 deals the adjusted means average to the true mean
-    (within 4 standard errors of that average), with a smaller spread than the raw; centred on
-    an expectation off by one unit of a feature they average many standard errors away."""
+    """Over 80 seeded evaluations of 60 deals, each with probes of its own, the adjusted means'
+    error averages to 0 (within 4 of its standard errors) and spreads as their s.e. says, less than
+    the raw means'; centred on an expectation off by one unit of a feature they are many standard
+    errors away (so the check can fail)."""
     rng = random.Random(0)
-    truth, expected = simulated_deals(rng, 0)[2], ExpectedFeatures.of(simulated_deals(rng, 4000)[1])
-    zs, raw_var, adj_var, wrong = [], [], [], []
-    off = ExpectedFeatures(expected.names, tuple(tuple(x + (1.0 if k == 0 else 0.0) for k, x in enumerate(r))
-                                                 for r in expected.rows))
-    for _ in range(60):
-        margins, feats, _ = simulated_deals(rng, 60)
+    errors, ses, raw_var, wrong = [], [], [], []
+    for _ in range(80):
+        expected = ExpectedFeatures.of(simulated_deals(rng, 500)[1])
+        margins, feats, truth = simulated_deals(rng, 60)
         a = luck_adjusted(margins, feats, expected)
-        assert a is not None and a.probes == 4000 and a.features == len(expected.names)
-        zs.append((a.mean - truth) / a.se)
+        assert a is not None and a.probes == 500 and a.features == len(expected.names) == 3
+        errors.append(a.mean - truth)
+        ses.append(a.se)
         raw_var.append(a.raw.se ** 2)
-        adj_var.append(a.se ** 2)
+        off = ExpectedFeatures(expected.names, tuple((r[0] + 1.0, *r[1:]) for r in expected.rows))
         wrong.append(luck_adjusted(margins, feats, off).mean - truth)
-    z = mean_se(zs)
-    assert abs(z.mean) < 4 * z.se, z
-    assert 0.7 < (z.sd or 0) < 1.3  # the s.e. says how far the adjusted mean strays
-    assert sum(adj_var) < 0.8 * sum(raw_var)
+    e, rms = mean_se(errors), math.sqrt(sum(s * s for s in ses) / len(ses))
+    assert abs(e.mean) < 4 * (e.se or 0), e
+    assert 0.75 < (e.sd or 0) / rms < 1.25  # the s.e. says how far the adjusted mean strays
+    assert rms ** 2 < 0.8 * sum(raw_var) / len(raw_var)
     w = mean_se(wrong)
-    assert abs(w.mean) > 4 * w.se, w  # centred wrongly, it moves: the check can fail
+    assert abs(w.mean) > 4 * (w.se or 0), w
 
 
 def test_too_few_deals_give_no_adjusted_mean() -> None:
@@ -155,3 +155,13 @@ def test_the_library_refuses_what_it_cannot_correct() -> None:
 
     with pytest.raises(ConfigError, match="bounds"):
         evaluate(GAME, A, B, deals=1, options=OPTIONS, luck=probes, sprt=BettingTest(0, 20, -900, 900))
+
+
+def test_every_luck_bench_figure_has_a_label_and_a_target() -> None:
+    from arbiter.tools.statreport import BENCH_LABELS, luck_simulation
+
+    sim = luck_simulation(0, 3, deals=MIN_DEALS, probes=50)
+    assert {f"luck.simulated.{k}" for k in sim} <= set(BENCH_LABELS)
+    real = {f"luck.spades_heuristic_greedy.{k}" for k in ("per_match", "plain_per_match", "ratio", "shift_z")}
+    assert real <= set(BENCH_LABELS)
+    assert BENCH_LABELS["luck.spades_heuristic_greedy.per_match"][3] == "<= 0.5 (issue 39)"
