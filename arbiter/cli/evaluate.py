@@ -111,6 +111,12 @@ def evaluate(
         Optional[int],
         typer.Option("--probes", help="With --luck-adjusted: bidding-only probe deals that give the features' "
                                       "expectation (default 2000; a probe is about an eighth of a match).")] = None,
+    probes_file: Annotated[
+        Optional[Path],
+        typer.Option("--probes-file", help="With --luck-adjusted: keep the probes in this JSON file for the next "
+                                           "evaluation of the same bots, game and options, which reads them instead of "
+                                           "playing them (20 played again each time, to check the bots still bid "
+                                           "so).")] = None,
     transport: Annotated[
         str,
         typer.Option("--transport", help="auto (the default): bundled bots in this process, a file's or a registered "
@@ -142,8 +148,10 @@ def evaluate(
     elif bounds is not None or sd_bound is not None or sequential != "betting":
         _run(_raise, UsageError("--sequential, --bounds and --sd-bound need --sprt"))
     cap = deals if deals is not None else (SPRT_MAX_DEALS if test else FIXED_DEALS)
-    if probes is not None and not luck_adjusted:
-        _run(_raise, UsageError("--probes needs --luck-adjusted"))
+    if (probes is not None or probes_file is not None) and not luck_adjusted:
+        _run(_raise, UsageError("--probes and --probes-file need --luck-adjusted"))
+    if probes_file is not None:
+        _run(check_writable, probes_file, "--probes-file")
     if luck_adjusted:
         _run(_check_luck, game, options, preset, bot_a, bot_b, transport, cluster, test)
     if (name or fresh) and db is None:
@@ -173,7 +181,7 @@ def evaluate(
             n_probes = LUCK_PROBES if probes is None else probes
             probe_task = progress.add_task(f"{bot_a} vs {bot_b}: probe deals (bidding only)", total=n_probes, stat="")
             luck = _run(luck_probes, game, bot_a, bot_b, options, preset, n_probes,
-                        progress=lambda k: progress.update(probe_task, completed=k))
+                        progress=lambda k: progress.update(probe_task, completed=k), file=probes_file)
             progress.remove_task(probe_task)
 
         def run(store: Store | None) -> EvalResult:

@@ -119,6 +119,8 @@ class EvalResult:
     luck_expected: ExpectedFeatures | None = None
     luck_features: list[dict[str, float]] = field(default_factory=list, repr=False)
     luck_test: bool = False  # whether the sequential test read the luck-adjusted margins
+    luck_decisions: tuple[int, int] = (0, 0)  # with ``luck``: the probes' decisions, the counted matches'
+    luck_reused: int = 0  # with ``luck``: probe deals read from a probes file, not played
 
     @property
     def luck(self) -> LuckAdjusted | None:
@@ -136,7 +138,14 @@ class EvalResult:
         if adjusted is None:
             return (f"luck-adjusted margin: none, {self.deals} deals are fewer than the {LUCK_MIN_DEALS} its slopes are "
                     "fitted on (held apart from the deal they correct): the raw margin above stands")
-        return adjusted.describe()
+        probes, matches = self.luck_decisions
+        cost = f"; {self.luck_reused} of the probe deals read from the probes file" if self.luck_reused else ""
+        if probes and matches:
+            per = adjusted.variance_ratio * (1 + probes / matches)
+            cost += (f"; counting the probes' {probes:,} decisions ({probes / matches:.2f}x these matches' {matches:,}), "
+                     f"the variance per decision is {per:.2f}x the raw margin's ({'it pays' if per < 1 else 'it does not pay'}"
+                     f": below 1 it pays; probes kept with --probes-file are not played again)")
+        return adjusted.describe() + cost
 
     def deal_margins(self) -> list[float]:
         by_deal: dict[int, list[float]] = {}
@@ -386,6 +395,7 @@ def evaluate(
     result = EvalResult(game, bot_a, bot_b, 0, seed, opts, sprt=sprt, max_deals=deals, preset=preset,
                         venue=describe(where, (bot_a, bot_b)),
                         luck_expected=None if luck is None else luck.expected,
+                        luck_reused=0 if luck is None else luck.reused,
                         luck_test=luck is not None and sprt is not None)
     names = bot_names((bot_a, bot_b))
 
@@ -436,6 +446,8 @@ def evaluate(
                 value = None
                 if luck is not None and online is not None:
                     features = luck.features(records)
+                    result.luck_decisions = (luck.decisions,
+                                             result.luck_decisions[1] + sum(len(rec.actions) for rec, _, _ in records))
                     result.luck_features.append(features)
                     value = online.add(sum(m.margin for m in pair) / len(pair), features)
                 if sprt is not None and test is not None:

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import json
 import random
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -191,6 +193,8 @@ class LuckProbes:
     options: Mapping[str, Any]
     preset: str | None
     expected: ExpectedFeatures
+    decisions: int = 0  # the bots' decisions the probes took here (a match's are its actions); reused ones cost none
+    reused: int = 0  # probe deals read from a probes file (``luck_probes(..., file=)``)
 
     def features(self, records: Sequence[tuple[MatchRecord, int, Sequence[int]]]) -> dict[str, float]:
         """``luck_features`` of one deal from its two matches ((record, rotation, who), rotation 0 first)."""
@@ -206,21 +210,70 @@ class LuckProbes:
         return luck_features(pair)
 
 
+#: Format of a probes file (``luck_probes(..., file=)``).
+PROBES_FORMAT = 1
+#: Probe deals of a probes file played again, each time it is read, to check the bots still bid so.
+PROBES_RECHECKED = 20
+
+
 def luck_probes(game_name: str, bot_a: str, bot_b: str, options: Mapping[str, Any] | None = None,
                 preset: str | None = None, deals: int = LUCK_PROBES, seed: str = LUCK_PROBE_SEED,
-                progress: Callable[[int], None] | None = None) -> LuckProbes:
+                progress: Callable[[int], None] | None = None, file: str | Path | None = None) -> LuckProbes:
     """Both seatings of ``deals`` probe deals (``probe_seeds(seed, deals)``), each played in this
     process only until the bidding ends, and the mean of their ``luck_features``. ``progress``
-    is called with the probe deals done so far. ConfigError for a game it cannot correct."""
+    is called with the probe deals done so far. ConfigError for a game it cannot correct.
+
+    With ``file`` (JSON), probes are kept for the next evaluation of the same pair, game and
+    options: the probe deals it holds are read instead of played (all of them, if more than
+    ``deals``), missing ones played and added, and the file written back. Each time it is read,
+    ``PROBES_RECHECKED`` of its deals are played again and must bid exactly as stored: a bot that
+    changed since would centre the correction wrongly (bias), so a file that fails the check is
+    an error, never used. A file of another pair, game, options or seed is an error too."""
     why = luck_game_error(game_name, options, preset)
     if why:
         raise ConfigError(why)
     if deals < 2:
         raise ConfigError(f"--probes: at least 2 probe deals, got {deals}")
+    game = get_game(game_name, dict(options or {}), preset)
+    key = {"format": PROBES_FORMAT, "game": game_name, "options": options_to_dict(game.options), "preset": preset,
+           "bots": [bot_a, bot_b], "seed": seed}
+    rows: list[dict[str, float]] = []
+    path = Path(file) if file is not None else None
+    if path is not None and path.exists():
+        rows = _read_probes(path, key)
     play = SeatingPlayer(game_name, bot_a, bot_b, options, preset)
-    rows = []
-    for i, s in enumerate(probe_seeds(seed, deals)):
-        rows.append(luck_features([play(s, 0, None, True), play(s, 1, None, True)]))
+    seeds = probe_seeds(seed, max(deals, len(rows)))
+    decisions, reused = 0, len(rows)
+    if reused:
+        for i in sorted(random.Random(f"recheck:{len(rows)}").sample(range(len(rows)), min(PROBES_RECHECKED, len(rows)))):
+            pair = [play(seeds[i], 0, None, True), play(seeds[i], 1, None, True)]
+            decisions += sum(r.decisions for r in pair)
+            if luck_features(pair) != rows[i]:
+                raise ConfigError(f"--probes-file {path}: probe deal {i} bids differently now than when the file was "
+                                  "written (a bot changed?): its probes would centre the correction wrongly; delete "
+                                  "it or give another file")
+    for i in range(len(rows), len(seeds)):
+        pair = [play(seeds[i], 0, None, True), play(seeds[i], 1, None, True)]
+        rows.append(luck_features(pair))
+        decisions += sum(r.decisions for r in pair)
         if progress is not None:
-            progress(i + 1)
-    return LuckProbes(game_name, dict(options or {}), preset, ExpectedFeatures.of(rows))
+            progress(i + 1 - reused)
+    if path is not None and len(rows) > reused:
+        try:
+            path.write_text(json.dumps({"key": key, "rows": rows}, separators=(",", ":")) + "\n")
+        except OSError as exc:
+            raise ConfigError(f"--probes-file {path}: cannot write it ({exc.strerror or exc})") from None
+    return LuckProbes(game_name, dict(options or {}), preset, ExpectedFeatures.of(rows), decisions, reused)
+
+
+def _read_probes(path: Path, key: Mapping[str, Any]) -> list[dict[str, float]]:
+    try:
+        data = json.loads(path.read_text())
+        stored, rows = data["key"], [{str(k): float(v) for k, v in r.items()} for r in data["rows"]]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ConfigError(f"--probes-file {path}: not a probes file this arbiter wrote ({type(exc).__name__})") from None
+    if stored != dict(key):
+        what = ", ".join(k for k in key if stored.get(k) != key[k]) if isinstance(stored, dict) else "everything"
+        raise ConfigError(f"--probes-file {path}: holds the probes of another evaluation (its {what} differ); give "
+                          "another file")
+    return rows

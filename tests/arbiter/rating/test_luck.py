@@ -134,7 +134,8 @@ def test_a_sequential_test_reads_the_adjusted_margins_and_says_so() -> None:
     ([GAME, A, B, "--luck-adjusted", "-o", "deals=1", "--sprt", "0,20"], "--sd-bound"),
     ([GAME, A, B, "--luck-adjusted", "-o", "deals=1", "--sprt", "0.5,0.6", "--sequential", "score"], "--sd-bound"),
     ([GAME, A, B, "--luck-adjusted", "-o", "deals=1", "--transport", "grpc"], "in this process"),
-    ([GAME, A, B, "--probes", "100", "-o", "deals=1"], "--probes needs --luck-adjusted"),
+    ([GAME, A, B, "--probes", "100", "-o", "deals=1"], "--probes and --probes-file need --luck-adjusted"),
+    ([GAME, A, B, "--probes-file", "p.json", "-o", "deals=1"], "--probes and --probes-file need --luck-adjusted"),
     ([GAME, A, B, "--luck-adjusted", "--probes", "1", "-o", "deals=1"], "at least 2 probe deals"),
 ])
 def test_bad_input_gives_one_clear_error(args, words) -> None:
@@ -165,3 +166,37 @@ def test_every_luck_bench_figure_has_a_label_and_a_target() -> None:
     real = {f"luck.spades_heuristic_greedy.{k}" for k in ("per_match", "plain_per_match", "ratio", "shift_z")}
     assert real <= set(BENCH_LABELS)
     assert BENCH_LABELS["luck.spades_heuristic_greedy.per_match"][3] == "<= 0.5 (issue 39)"
+
+
+def test_a_probes_file_is_reused_checked_and_refused_when_it_does_not_fit(tmp_path) -> None:
+    """Written by one evaluation, read by the next (no probe played but the rechecked ones); a
+    file whose probes no longer bid as the bots do, or of another pair, is an error, not used."""
+    import json
+
+    from arbiter.tournament.probes import PROBES_RECHECKED
+
+    f = tmp_path / "probes.json"
+    first = luck_probes(GAME, A, B, OPTIONS, deals=24, file=f)
+    assert first.reused == 0 and len(json.loads(f.read_text())["rows"]) == 24
+    again = luck_probes(GAME, A, B, OPTIONS, deals=24, file=f)
+    assert again.reused == 24 and again.expected == first.expected
+    assert again.decisions < first.decisions * (PROBES_RECHECKED + 1) / 24  # only the rechecked deals were played
+    more = luck_probes(GAME, A, B, OPTIONS, deals=30, file=f)
+    assert more.reused == 24 and more.expected.probes == 30 and len(json.loads(f.read_text())["rows"]) == 30
+
+    out = CliRunner().invoke(app, ["evaluate", GAME, A, B, "--deals", "2", "-o", "deals=1", "--luck-adjusted",
+                                   "--probes", "30", "--probes-file", str(f)])
+    assert out.exit_code == 0, out.output
+
+    data = json.loads(f.read_text())
+    for row in data["rows"]:
+        row["a_nils"] += 1  # as if the bots had bid otherwise when it was written
+    f.write_text(json.dumps(data))
+    with pytest.raises(ConfigError, match="bids differently now"):
+        luck_probes(GAME, A, B, OPTIONS, deals=30, file=f)
+    with pytest.raises(ConfigError, match="another evaluation .its bots differ"):
+        luck_probes(GAME, A, "random", OPTIONS, deals=30, file=f)
+    f.write_text("{not json")
+    bad = CliRunner().invoke(app, ["evaluate", GAME, A, B, "--deals", "2", "-o", "deals=1", "--luck-adjusted",
+                                   "--probes-file", str(f)])
+    assert bad.exit_code == 2 and "not a probes file" in bad.output and "Traceback" not in bad.output
