@@ -7,6 +7,7 @@ process instead (``REPLAYED``: 3,000 deals, of which the recorded 400 are the fi
     python -m arbiter.tools.statreport sprt       # one part: sprt, live, coverage, ratings, strengths, perbot, quantiles, variance,
                                                        # sources, bids, seatings, values
     python -m arbiter.tools.statreport values     # not in "every table": the value of the deal, ~10 min a pair
+    python -m arbiter.tools.statreport luckfeatures   # not in "every table": feature sets of the deal, ~5 min
 
 ``bench_round`` is the short version ``python -m arbiter.tools.bench -s statistics`` repeats: the SPRT's
 error rates and length at its defaults, the margin interval's coverage and the ratings'
@@ -22,7 +23,7 @@ import random
 import sys
 from importlib import resources
 from statistics import NormalDist, pstdev
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 from arbiter.tools.calibration import margin_coverage, rating_calibration, strength_calibration
 from arbiter.tournament.evaluate import EvalResult, evaluate
@@ -556,6 +557,96 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
 }
 
 
+# --------------------------------------------------------------------------------------
+# Issue 39, item 2: which features of the deal cut the close pair's variance (docs/strength.md,
+# "Attempt (fourth session)").
+
+
+def _expected_scores(pair: Sequence[Any], tricks: int, sds: Sequence[float] = (1.0, 1.5, 2.5)) -> dict[str, float]:
+    """Each side's expected contract points if its tricks were its double-dummy tricks plus normal
+    noise of s.d. SD (made: 10 a bid and the bags; set: -10 a bid), A's and B's and their margin."""
+    f: dict[str, float] = {}
+    for sd in sds:
+        per = {0: 0.0, 1: 0.0}
+        for r in pair[:2]:
+            for bot in (0, 1):
+                seats = r.side_of(bot)
+                t = tricks if seats[0] % 2 == 0 else 13 - tricks
+                c = sum(r.bids[s] or 0 for s in seats)
+                if c:
+                    made = 1 - NormalDist().cdf((c - 0.5 - t) / sd)
+                    per[bot] += 10 * c * (2 * made - 1) + max(0.0, t - c) * made
+        f[f"exp_a_{sd}"], f[f"exp_b_{sd}"], f[f"exp_margin_{sd}"] = per[0], per[1], (per[0] - per[1]) / 2
+    return f
+
+
+def _same_hands(pair: Sequence[Any], tricks: int) -> dict[str, float]:
+    """Per pair of partner hands (seats 0 and 2, 1 and 3): A's bids on them minus B's (in the other
+    seating), each side's bids beyond the hands' double-dummy tricks, sets on paper; summed over
+    the two pairs."""
+    f: dict[str, float] = {}
+    for parity in (0, 1):
+        t = tricks if parity == 0 else 13 - tricks
+        seats = (0, 2) if parity == 0 else (1, 3)
+        ba = sum(r.bids[s] or 0 for r in pair[:2] for s in seats if r.who[s] == 0)
+        bb = sum(r.bids[s] or 0 for r in pair[:2] for s in seats if r.who[s] == 1)
+        g, sa, sb = ba - bb, t - ba, t - bb
+        for k, v in {"gap": g, "gap_abs": abs(g), "set_a": float(sa < 0), "set_b": float(sb < 0), "set_a_bids": ba * (sa < 0),
+                     "set_b_bids": bb * (sb < 0), "gap_x_surplus": g * (t - (ba + bb) / 2), "surplus_a": sa,
+                     "surplus_b": sb, "surplus_a_sq": sa * sa, "surplus_b_sq": sb * sb}.items():
+            f[k] = f.get(k, 0.0) + v
+    return f
+
+
+def luck_feature_rows(deals: int = 1200, seed: int = 17, jobs: int = JOBS) -> Iterator[dict[str, Any]]:
+    """Feature sets of the deal against the close pair's deal margins: ``arbiter evaluate spades
+    heuristic greedy --deals DEALS --seed SEED -o deals=1`` replayed, one DDS solve a deal
+    (``variance.deals_tricks``); the variance of the corrected margin over the raw, cross-fitted
+    (10 folds, ridge 1e-3) in blocks of 400 and over all deals, and fitted on the first half and
+    measured on the second; per match against independent deals (the raw: 2 var(U) / var(match))."""
+    from arbiter.rating.luck import least_squares, luck_features, regression_adjusted, trick_features, value_features
+    from arbiter.tools.variance import deals_tricks
+
+    played = replay_evaluation("spades", "heuristic", "greedy", deals, seed, {"deals": 1}, jobs=jobs)
+    tricks = deals_tricks(played, {"deals": 1}, jobs=jobs)
+    margins = [(d[0].margin + d[1].margin) / 2 for d in played]
+    plain = 2 * (mean_se(margins).sd or 0.0) ** 2 / (mean_se([r.margin for d in played for r in d[:2]]).sd or 1.0) ** 2
+    sets = {
+        "luck (LUCK_FEATURES)": lambda d, t: luck_features(d),
+        "value (value_features)": lambda d, t: value_features(d),
+        "double-dummy (trick_features)": trick_features,
+        "luck + double-dummy": lambda d, t: {**luck_features(d), **trick_features(d, t)},
+        "value + double-dummy": lambda d, t: {**value_features(d), **trick_features(d, t)},
+        "expected scores": _expected_scores,
+        "expected scores + luck": lambda d, t: {**_expected_scores(d, t), **luck_features(d)},
+        "expected scores + value": lambda d, t: {**_expected_scores(d, t), **value_features(d)},
+        "same hands": _same_hands,
+        "same hands + luck": lambda d, t: {**_same_hands(d, t), **luck_features(d)},
+        "same hands + value + expected scores": lambda d, t: {**_same_hands(d, t), **value_features(d),
+                                                             **_expected_scores(d, t)},
+    }
+    half = deals // 2
+    for label, fn in sets.items():
+        feats = [fn(d, t) for d, t in zip(played, tricks)]
+        names = sorted(set().union(*feats))
+        feats = [{k: f.get(k, 0.0) for k in names} for f in feats]
+        means = {k: sum(f[k] for f in feats) / deals for k in names}
+
+        def ratio(block: int) -> float:
+            rs = [regression_adjusted(margins[s:s + block], feats[s:s + block], means, names, 10, 1e-3)
+                  for s in range(0, deals - block + 1, block)]
+            return sum(((a.adjusted.sd or 0.0) / (a.plain.sd or 1.0)) ** 2 for a in rs) / len(rs)
+
+        x = [[f[k] - means[k] for k in names] for f in feats]
+        beta = least_squares(x[:half], margins[:half], 1e-3)
+        held = [u - sum(b * v for b, v in zip(beta[1:], row)) for u, row in zip(margins[half:], x[half:])]
+        held_ratio = ((mean_se(held).sd or 0.0) / (mean_se(margins[half:]).sd or 1.0)) ** 2
+        whole = ratio(deals)
+        yield {"features": label, "numbers": len(names), "cross_fitted_400": ratio(400), "cross_fitted_all": whole,
+               "held_out": held_ratio, "per_match_plain": plain, "per_match_all": plain * whole,
+               "per_match_held_out": plain * held_ratio}
+
+
 def _md(rows: list[dict], cols: list[str]) -> str:
     def fmt(v) -> str:
         if isinstance(v, float):
@@ -620,6 +711,10 @@ def main(parts: list[str]) -> None:
             print(_md(list(bid_rows(deals, probes)), ["deals", "features", "probes", "plain", "adjusted", "r2_cross_fitted",
                                                       "shift", "over_duplicate", "per_match_plain", "per_match_adjusted",
                                                       "per_match_with_probes", "decisions_probe_match"]), "\n", flush=True)
+    if "luckfeatures" in parts:
+        print("## Features of the deal against the close Spades pair's margins (issue 39, item 2)\n")
+        print(_md(list(luck_feature_rows()), ["features", "numbers", "cross_fitted_400", "cross_fitted_all", "held_out",
+                                              "per_match_plain", "per_match_all", "per_match_held_out"]), "\n", flush=True)
     if "seatings" in parts:
         print("## Four seatings a deal: the hands moved round the table\n")
         print(_md(list(seating_rows(deals)), ["moved", "deals", "margin_4", "corr", "per_match_2", "per_match_4"]), "\n",
