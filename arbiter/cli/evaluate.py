@@ -116,7 +116,8 @@ def evaluate(
         typer.Option("--probes-file", help="With --luck-adjusted: keep the probes in this JSON file for the next "
                                            "evaluation of the same bots, game and options, which reads them instead of "
                                            "playing them (20 played again each time, to check the bots still bid "
-                                           "so).")] = None,
+                                           "so), and the deals of each evaluation, from which the next one's sequential "
+                                           "test fits its correction before its first deal.")] = None,
     transport: Annotated[
         str,
         typer.Option("--transport", help="auto (the default): bundled bots in this process, a file's or a registered "
@@ -196,6 +197,11 @@ def evaluate(
         else:
             with _run(Store, db) as store:
                 result = _run(run, store)
+    if probes_file is not None and result.luck_features:
+        from arbiter.tournament.probes import keep_fit
+
+        seeds = sorted({(m.deal, m.seed) for m in result.matches})
+        _run(keep_fit, probes_file, [s for _, s in seeds], result.deal_margins(), result.luck_features)
     if result.resumed:
         out.print(f"resumed {result.stored_as}: {result.resumed} matches were already in {db}", highlight=False)
     out.print(result.summary())

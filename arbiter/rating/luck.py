@@ -376,9 +376,14 @@ def luck_adjusted(margins: Sequence[float], features: Sequence[Mapping[str, floa
 class OnlineCorrection:
     """The correction for a sequential test: deal i's margin minus b · (f_i - m), b fitted
     (least squares, ``RIDGE``) on the deals before i only, 0 for the first ``warm`` deals. Given
-    the deals before it, each corrected value has the deal margin's expectation (m exact)."""
+    the deals before it, each corrected value has the deal margin's expectation (m exact).
 
-    def __init__(self, expected: ExpectedFeatures, warm: int = MIN_DEALS):
+    ``prior``: (margin, features) of deals of earlier evaluations of the same pair (none of this
+    one's: the caller drops any), learnt first, so that with ``warm`` of them the slopes correct
+    from the first deal on; deals independent of this evaluation's keep every value unbiased."""
+
+    def __init__(self, expected: ExpectedFeatures, warm: int = MIN_DEALS,
+                 prior: Sequence[tuple[float, Mapping[str, float]]] = ()):
         self.names = expected.names
         self.means = [expected.means[k] for k in self.names]
         self.warm = warm
@@ -387,22 +392,31 @@ class OnlineCorrection:
         self.xty = [0.0] * k
         self.n = 0
         self.slope: tuple[float, ...] = (0.0,) * len(self.names)
+        for margin, features in prior:
+            self._learn(self._x(features), margin)
+        self.prior = len(prior)
 
-    def add(self, margin: float, features: Mapping[str, float]) -> float:
-        """The corrected value of this deal (from the deals before it), then this deal learnt."""
-        x = (1.0, *(features.get(k, 0.0) - m for k, m in zip(self.names, self.means)))
-        if self.n >= self.warm:
-            a = [row[:] for row in self.xtx]
-            for i in range(1, len(a)):
-                a[i][i] += RIDGE * (a[i][i] or 1.0)
-            self.slope = tuple(solve(a, self.xty)[1:])
-        value = margin - sum(b * v for b, v in zip(self.slope, x[1:]))
+    def _x(self, features: Mapping[str, float]) -> tuple[float, ...]:
+        return (1.0, *(features.get(k, 0.0) - m for k, m in zip(self.names, self.means)))
+
+    def _learn(self, x: Sequence[float], margin: float) -> None:
         for i, xi in enumerate(x):
             self.xty[i] += xi * margin
             row = self.xtx[i]
             for j, xj in enumerate(x):
                 row[j] += xi * xj
         self.n += 1
+
+    def add(self, margin: float, features: Mapping[str, float]) -> float:
+        """The corrected value of this deal (from the deals before it), then this deal learnt."""
+        x = self._x(features)
+        if self.n >= self.warm:
+            a = [row[:] for row in self.xtx]
+            for i in range(1, len(a)):
+                a[i][i] += RIDGE * (a[i][i] or 1.0)
+            self.slope = tuple(solve(a, self.xty)[1:])
+        value = margin - sum(b * v for b, v in zip(self.slope, x[1:]))
+        self._learn(x, margin)
         return value
 
 

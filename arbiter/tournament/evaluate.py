@@ -121,6 +121,7 @@ class EvalResult:
     luck_test: bool = False  # whether the sequential test read the luck-adjusted margins
     luck_decisions: tuple[int, int] = (0, 0)  # with ``luck``: the probes' decisions, the counted matches'
     luck_reused: int = 0  # with ``luck``: probe deals read from a probes file, not played
+    luck_prior: int = 0  # with ``luck`` and a test: deals of earlier evaluations its slopes started from
 
     @property
     def luck(self) -> LuckAdjusted | None:
@@ -214,8 +215,10 @@ class EvalResult:
             compare = "every deal alike: no spread to size a fixed-length test"
         on = ""
         if self.luck_test and self.luck_expected is not None:
-            on = (f"on the luck-adjusted margin (each deal corrected with slopes fitted on the deals before it, none "
-                  f"for the first {LUCK_MIN_DEALS}; centred on {self.luck_expected.probes} probe deals), ")
+            fitted = (f"{self.luck_prior} deals of earlier evaluations (the probes file) and the deals before it"
+                      if self.luck_prior else f"the deals before it, none for the first {LUCK_MIN_DEALS}")
+            on = (f"on the luck-adjusted margin (each deal corrected with slopes fitted on {fitted}; centred on "
+                  f"{self.luck_expected.probes} probe deals), ")
         return f"{on}{t.describe()}: {s.verdict} {how}; {s.evidence()}; {compare}{self._bounds_price()}"
 
     def _bounds_price(self) -> str:
@@ -423,7 +426,11 @@ def evaluate(
 
     async def count(venue: Any, at_once: int | None) -> None:
         test = sprt.start() if sprt is not None else None
-        online = OnlineCorrection(luck.expected) if luck is not None else None
+        online = None
+        if luck is not None:
+            own = {deal_seed(seed, d) for d in range(deals)}
+            online = OnlineCorrection(luck.expected, prior=[(m, f) for s, m, f in luck.fit if s not in own])
+            result.luck_prior = online.prior if sprt is not None else 0
         who = [seating_who(game_rules, r) for r in (0, 1)]
         async with contextlib.aclosing(play_batch(plan, venue, concurrency=at_once, skip=skip, save=save,
                                                   ordered=True)) as played:

@@ -195,6 +195,8 @@ class LuckProbes:
     expected: ExpectedFeatures
     decisions: int = 0  # the bots' decisions the probes took here (a match's are its actions); reused ones cost none
     reused: int = 0  # probe deals read from a probes file (``luck_probes(..., file=)``)
+    #: deals of earlier evaluations kept in the probes file (``keep_fit``): (deal seed, margin, features)
+    fit: tuple[tuple[int, float, dict[str, float]], ...] = ()
 
     def features(self, records: Sequence[tuple[MatchRecord, int, Sequence[int]]]) -> dict[str, float]:
         """``luck_features`` of one deal from its two matches ((record, rotation, who), rotation 0 first)."""
@@ -238,9 +240,10 @@ def luck_probes(game_name: str, bot_a: str, bot_b: str, options: Mapping[str, An
     key = {"format": PROBES_FORMAT, "game": game_name, "options": options_to_dict(game.options), "preset": preset,
            "bots": [bot_a, bot_b], "seed": seed}
     rows: list[dict[str, float]] = []
+    fit: list[Any] = []
     path = Path(file) if file is not None else None
     if path is not None and path.exists():
-        rows = _read_probes(path, key)
+        rows, fit = _read_probes(path, key)
     play = SeatingPlayer(game_name, bot_a, bot_b, options, preset)
     seeds = probe_seeds(seed, max(deals, len(rows)))
     decisions, reused = 0, len(rows)
@@ -260,20 +263,39 @@ def luck_probes(game_name: str, bot_a: str, bot_b: str, options: Mapping[str, An
             progress(i + 1 - reused)
     if path is not None and len(rows) > reused:
         try:
-            path.write_text(json.dumps({"key": key, "rows": rows}, separators=(",", ":")) + "\n")
+            path.write_text(json.dumps({"key": key, "rows": rows, "fit": fit}, separators=(",", ":")) + "\n")
         except OSError as exc:
             raise ConfigError(f"--probes-file {path}: cannot write it ({exc.strerror or exc})") from None
-    return LuckProbes(game_name, dict(options or {}), preset, ExpectedFeatures.of(rows), decisions, reused)
+    return LuckProbes(game_name, dict(options or {}), preset, ExpectedFeatures.of(rows), decisions, reused,
+                      tuple((int(s), float(m), f) for s, m, f in fit))
 
 
-def _read_probes(path: Path, key: Mapping[str, Any]) -> list[dict[str, float]]:
+def keep_fit(file: str | Path, seeds: Sequence[int], margins: Sequence[float],
+             features: Sequence[Mapping[str, float]]) -> int:
+    """Add an evaluation's deals (deal seed, margin, ``luck_features``) to the probes file its
+    probes came from, those it does not hold yet: the next evaluation's sequential test starts
+    from slopes fitted on them (``OnlineCorrection(prior=)``). The deals added."""
+    path = Path(file)
+    try:
+        data = json.loads(path.read_text())
+        have = {int(s) for s, _, _ in data.get("fit", [])}
+        new = [[int(s), float(m), dict(f)] for s, m, f in zip(seeds, margins, features, strict=True) if int(s) not in have]
+        data["fit"] = data.get("fit", []) + new
+        path.write_text(json.dumps(data, separators=(",", ":")) + "\n")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"--probes-file {path}: cannot keep the deals' fit in it ({type(exc).__name__})") from None
+    return len(new)
+
+
+def _read_probes(path: Path, key: Mapping[str, Any]) -> tuple[list[dict[str, float]], list[Any]]:
     try:
         data = json.loads(path.read_text())
         stored, rows = data["key"], [{str(k): float(v) for k, v in r.items()} for r in data["rows"]]
+        fit = [[int(s), float(m), {str(k): float(v) for k, v in f.items()}] for s, m, f in data.get("fit", [])]
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ConfigError(f"--probes-file {path}: not a probes file this arbiter wrote ({type(exc).__name__})") from None
     if stored != dict(key):
         what = ", ".join(k for k in key if stored.get(k) != key[k]) if isinstance(stored, dict) else "everything"
         raise ConfigError(f"--probes-file {path}: holds the probes of another evaluation (its {what} differ); give "
                           "another file")
-    return rows
+    return rows, fit
