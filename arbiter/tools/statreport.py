@@ -402,10 +402,22 @@ def luck_real(seed: int, deals: int, probes: int, pair: tuple[str, str] = ("heur
 
 
 def luck_round(seed: int, n: int) -> dict[str, float]:
-    """The ``luck.*`` rows: the simulation with max(n, 20) evaluations, and heuristic vs greedy on
-    max(2n, 100) deals centred on max(8n, 400) probes."""
+    """The ``luck.*`` rows: the simulation with max(n, 20) evaluations; heuristic vs greedy on
+    max(2n, 40) deals centred on max(8n, 50) probes; the variance-bounded test on max(2n, 60)
+    replayed deals of the pair, the first half kept as an earlier evaluation's fit, max(n/2, 2)
+    runs a side (``arbiter.tools.sequential.luck_rows(stored=True)``)."""
+    from arbiter.tools.sequential import luck_pool, luck_rows
+
     out = {f"luck.simulated.{k}": v for k, v in luck_simulation(seed, max(n, 20)).items()}
-    out.update({f"luck.spades_heuristic_greedy.{k}": v for k, v in luck_real(seed, max(2 * n, 100), max(8 * n, 400)).items()})
+    from arbiter.rating.luck import MIN_DEALS
+
+    out.update({f"luck.spades_heuristic_greedy.{k}": v for k, v in luck_real(seed, max(2 * n, MIN_DEALS), max(8 * n, 50)).items()})
+    # the sequential test on the corrected margins, its fit kept from an earlier evaluation (a probes file)
+    pool = luck_pool(max(2 * n, 60), seed=100 + seed, jobs=JOBS)
+    for r in luck_rows(max(n // 2, 2), seed, pool, gaps=(20.0, 50.0), rooms=(1.0,), stored=True):
+        if r["margin"] == "luck-adjusted":
+            key = f"luck.sequential.spades_heuristic_greedy.{r['M'].split(',')[1]}"
+            out.update({f"{key}.alpha": r["alpha"], f"{key}.beta": r["beta"], f"{key}.length": r["length"]})
     return out
 
 
@@ -552,6 +564,13 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
                                                      "(the same deals)", "x", None, "none (the baseline)"),
     "luck.spades_heuristic_greedy.ratio": ("--luck-adjusted over raw variance of the mean (Spades heuristic-greedy)",
                                            "x", lambda v: v < 1.0, "< 1 (it cuts)"),
+    **{f"luck.sequential.spades_heuristic_greedy.{m1}.{e}": (
+        f"variance-bounded test on luck-adjusted margins, fit kept from an earlier evaluation, P(H{1 if e == 'alpha' else 0} "
+        f"| M{0 if e == 'alpha' else 1}), Spades heuristic-greedy 0,{m1}", "rate", lambda v: v <= 0.065, "<= 0.065")
+       for m1 in (20, 50) for e in ("alpha", "beta")},
+    **{f"luck.sequential.spades_heuristic_greedy.{m1}.length": (
+        f"variance-bounded test on luck-adjusted margins (fit kept), mean deals at M0 and M1 / fixed-length test at "
+        f"s.d. 38, Spades heuristic-greedy 0,{m1}", "x", lambda v: v <= 1.0, "<= 1.0 (issue 39)") for m1 in (20, 50)},
     "luck.spades_heuristic_greedy.shift_z": ("(--luck-adjusted - raw mean) / its s.e. (Spades heuristic-greedy): "
                                              "unbiased", "x", lambda v: abs(v) <= 3.0, "-3..3"),
 }

@@ -184,6 +184,7 @@ def test_every_luck_bench_figure_has_a_label_and_a_target() -> None:
     sim = luck_simulation(0, 3, deals=MIN_DEALS, probes=50)
     assert {f"luck.simulated.{k}" for k in sim} <= set(BENCH_LABELS)
     real = {f"luck.spades_heuristic_greedy.{k}" for k in ("per_match", "plain_per_match", "ratio", "shift_z")}
+    real |= {f"luck.sequential.spades_heuristic_greedy.{m}.{e}" for m in (20, 50) for e in ("alpha", "beta", "length")}
     assert real <= set(BENCH_LABELS)
     assert BENCH_LABELS["luck.spades_heuristic_greedy.per_match"][3] == "<= 0.5 (issue 39)"
 
