@@ -453,6 +453,11 @@ def evaluate(
                 value = None
                 if luck is not None and online is not None:
                     features = luck.features(records)
+                    if d < LUCK_CHECKED and luck.probe(deal_seed(seed, d)) != features:
+                        raise ConfigError(
+                            f"--luck-adjusted: deal {d} bid otherwise in its matches than in a probe of the same deal "
+                            "(a bot whose bids depend on the clock, the load or the match, not only on what it is shown "
+                            "and its seed?): the probes would centre the correction wrongly; run without --luck-adjusted")
                     result.luck_decisions = (luck.decisions,
                                              result.luck_decisions[1] + sum(len(rec.actions) for rec, _, _ in records))
                     result.luck_features.append(features)
@@ -486,6 +491,9 @@ def evaluate(
     log.info("%s", result.summary())
     return result
 
+
+#: With ``luck``: the first deals whose matches' bids are checked against a probe of the same deal.
+LUCK_CHECKED = 5
 
 #: Matches sent to a cluster at a time when ``jobs`` does not say (``jobs`` = 1).
 CLUSTER_BATCH = 16

@@ -197,6 +197,13 @@ class LuckProbes:
     reused: int = 0  # probe deals read from a probes file (``luck_probes(..., file=)``)
     #: deals of earlier evaluations kept in the probes file (``keep_fit``): (deal seed, margin, features)
     fit: tuple[tuple[int, float, dict[str, float]], ...] = ()
+    bots: tuple[str, str] = ("", "")  # the two bot specs the probes played
+
+    def probe(self, seed: int) -> dict[str, float]:
+        """``luck_features`` of deal ``seed`` played as a probe (bidding only), to check that an
+        evaluation's matches bid as the probes do (``evaluate`` does, on its first deals)."""
+        play = SeatingPlayer(self.game_name, *self.bots, self.options, self.preset)
+        return luck_features([play(seed, 0, None, True), play(seed, 1, None, True)])
 
     def features(self, records: Sequence[tuple[MatchRecord, int, Sequence[int]]]) -> dict[str, float]:
         """``luck_features`` of one deal from its two matches ((record, rotation, who), rotation 0 first)."""
@@ -267,7 +274,7 @@ def luck_probes(game_name: str, bot_a: str, bot_b: str, options: Mapping[str, An
         except OSError as exc:
             raise ConfigError(f"--probes-file {path}: cannot write it ({exc.strerror or exc})") from None
     return LuckProbes(game_name, dict(options or {}), preset, ExpectedFeatures.of(rows), decisions, reused,
-                      tuple((int(s), float(m), f) for s, m, f in fit))
+                      tuple((int(s), float(m), f) for s, m, f in fit), (bot_a, bot_b))
 
 
 def keep_fit(file: str | Path, seeds: Sequence[int], margins: Sequence[float],

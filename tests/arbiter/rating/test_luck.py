@@ -231,3 +231,31 @@ def test_a_probes_file_is_reused_checked_and_refused_when_it_does_not_fit(tmp_pa
     bad = CliRunner().invoke(app, ["evaluate", GAME, A, B, "--deals", "2", "-o", "deals=1", "--luck-adjusted",
                                    "--probes-file", str(f)])
     assert bad.exit_code == 2 and "not a probes file" in bad.output and "Traceback" not in bad.output
+
+
+MATCH_ID_BOT = '''
+import hashlib
+
+from sdk import Bot
+
+
+class MatchIdBot(Bot):
+    """Bids by its match id: a probe (another id) sees the same cards and bids otherwise."""
+
+    name = "match-id"
+    games = ("*",)
+    deterministic = False
+
+    def choose(self, view, legal_actions):
+        return legal_actions[int(hashlib.sha256(self.info.match_id.encode()).hexdigest(), 16) % len(legal_actions)]
+'''
+
+
+def test_a_bot_that_bids_otherwise_in_a_probe_is_caught_on_the_first_deals(tmp_path) -> None:
+    """The probes are valid only for bots that bid in a probe as in the match; evaluate checks
+    the first deals' matches against probes of the same deals and refuses to go on if they differ."""
+    bot = tmp_path / "match_id_bot.py"
+    bot.write_text(MATCH_ID_BOT)
+    probes = luck_probes(GAME, str(bot), B, OPTIONS, deals=5)
+    with pytest.raises(ConfigError, match="bid otherwise in its matches than in a probe"):
+        evaluate(GAME, str(bot), B, deals=5, options=OPTIONS, luck=probes, transport="inproc")
