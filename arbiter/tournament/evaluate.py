@@ -66,7 +66,9 @@ from arbiter.batch.settings import bot_names
 from arbiter.batch.venue import AUTO, Kind, Where, describe, open_venue, parse_where
 from arbiter.store.db import Store, StoreError
 from arbiter.rating.betting import BettingState, BettingTest
-from arbiter.rating.luck import MIN_DEALS as LUCK_MIN_DEALS, ExpectedFeatures, LuckAdjusted, OnlineCorrection, luck_adjusted
+from arbiter.rating.luck import (
+    LUCK_FEATURES, MIN_DEALS as LUCK_MIN_DEALS, ExpectedFeatures, LuckAdjusted, OnlineCorrection, luck_adjusted, luck_names,
+)
 from arbiter.rating.sprt import Sprt, SprtState
 from arbiter.rating.stats import MeanSE, mean_se
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
@@ -135,7 +137,8 @@ class EvalResult:
         fewer than ``arbiter.rating.luck.MIN_DEALS`` deals."""
         if self.luck_expected is None:
             return None
-        return luck_adjusted(self.deal_margins(), self.luck_features, self.luck_expected)
+        margins = self.deal_margins()
+        return luck_adjusted(margins, self.luck_features, self.luck_expected, names=luck_names(len(margins)))
 
     def luck_summary(self) -> str | None:
         """The luck-adjusted margin beside the raw one (None without ``luck``)."""
@@ -435,7 +438,8 @@ def evaluate(
         online = None
         if luck is not None:
             own = {deal_seed(seed, d) for d in range(deals)}
-            online = OnlineCorrection(luck.expected, prior=[(m, f) for s, m, f in luck.fit if s not in own])
+            online = OnlineCorrection(luck.expected.subset(sorted(LUCK_FEATURES)),
+                                      prior=[(m, f) for s, m, f in luck.fit if s not in own])
             result.luck_prior = online.prior if sprt is not None else 0
         who = [seating_who(game_rules, r) for r in (0, 1)]
         async with contextlib.aclosing(play_batch(plan, venue, concurrency=at_once, skip=skip, save=save,

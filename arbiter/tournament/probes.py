@@ -29,7 +29,7 @@ from arbiter.batch.settings import bot_names
 from arbiter.hosting.inprocess import InProcessSeat
 from arbiter.hosting.loading import load_bot
 from arbiter.match import TurnRequest
-from arbiter.rating.luck import ExpectedFeatures, luck_features
+from arbiter.rating.luck import ExpectedFeatures, recorded_features
 from arbiter.tournament.evaluate import margin_of, seating_who
 
 
@@ -200,13 +200,13 @@ class LuckProbes:
     bots: tuple[str, str] = ("", "")  # the two bot specs the probes played
 
     def probe(self, seed: int) -> dict[str, float]:
-        """``luck_features`` of deal ``seed`` played as a probe (bidding only), to check that an
+        """``recorded_features`` of deal ``seed`` played as a probe (bidding only), to check that an
         evaluation's matches bid as the probes do (``evaluate`` does, on its first deals)."""
         play = SeatingPlayer(self.game_name, *self.bots, self.options, self.preset)
-        return luck_features([play(seed, 0, None, True), play(seed, 1, None, True)])
+        return recorded_features([play(seed, 0, None, True), play(seed, 1, None, True)])
 
     def features(self, records: Sequence[tuple[MatchRecord, int, Sequence[int]]]) -> dict[str, float]:
-        """``luck_features`` of one deal from its two matches ((record, rotation, who), rotation 0 first)."""
+        """``recorded_features`` of one deal from its two matches ((record, rotation, who), rotation 0 first)."""
         game = get_game(self.game_name, dict(self.options), self.preset)
         pair = []
         for record, rotation, who in records:
@@ -216,11 +216,11 @@ class LuckProbes:
                 raise ConfigError(f"--luck-adjusted: the match of deal seed {record.seed} in seating {rotation} did not "
                                   "finish (a forfeit): its bids are not all known, so the deal cannot be corrected; "
                                   "run without --luck-adjusted") from None
-        return luck_features(pair)
+        return recorded_features(pair)
 
 
 #: Format of a probes file (``luck_probes(..., file=)``).
-PROBES_FORMAT = 1
+PROBES_FORMAT = 2  # 2: every deal's features are all of ``value_features``
 #: Probe deals of a probes file played again, each time it is read, to check the bots still bid so.
 PROBES_RECHECKED = 20
 
@@ -229,7 +229,7 @@ def luck_probes(game_name: str, bot_a: str, bot_b: str, options: Mapping[str, An
                 preset: str | None = None, deals: int = LUCK_PROBES, seed: str = LUCK_PROBE_SEED,
                 progress: Callable[[int], None] | None = None, file: str | Path | None = None) -> LuckProbes:
     """Both seatings of ``deals`` probe deals (``probe_seeds(seed, deals)``), each played in this
-    process only until the bidding ends, and the mean of their ``luck_features``. ``progress``
+    process only until the bidding ends, and the mean of their ``recorded_features``. ``progress``
     is called with the probe deals done so far. ConfigError for a game it cannot correct.
 
     With ``file`` (JSON), probes are kept for the next evaluation of the same pair, game and
@@ -258,13 +258,13 @@ def luck_probes(game_name: str, bot_a: str, bot_b: str, options: Mapping[str, An
         for i in sorted(random.Random(f"recheck:{len(rows)}").sample(range(len(rows)), min(PROBES_RECHECKED, len(rows)))):
             pair = [play(seeds[i], 0, None, True), play(seeds[i], 1, None, True)]
             decisions += sum(r.decisions for r in pair)
-            if luck_features(pair) != rows[i]:
+            if recorded_features(pair) != rows[i]:
                 raise ConfigError(f"--probes-file {path}: probe deal {i} bids differently now than when the file was "
                                   "written (a bot changed?): its probes would centre the correction wrongly; delete "
                                   "it or give another file")
     for i in range(len(rows), len(seeds)):
         pair = [play(seeds[i], 0, None, True), play(seeds[i], 1, None, True)]
-        rows.append(luck_features(pair))
+        rows.append(recorded_features(pair))
         decisions += sum(r.decisions for r in pair)
         if progress is not None:
             progress(i + 1 - reused)
@@ -279,7 +279,7 @@ def luck_probes(game_name: str, bot_a: str, bot_b: str, options: Mapping[str, An
 
 def keep_fit(file: str | Path, seeds: Sequence[int], margins: Sequence[float],
              features: Sequence[Mapping[str, float]]) -> int:
-    """Add an evaluation's deals (deal seed, margin, ``luck_features``) to the probes file its
+    """Add an evaluation's deals (deal seed, margin, ``recorded_features``) to the probes file its
     probes came from, those it does not hold yet: the next evaluation's sequential test starts
     from slopes fitted on them (``OnlineCorrection(prior=)``). The deals added."""
     path = Path(file)

@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from arbiter.cli import app
 from arbiter.batch.plan import deal_seed
 from arbiter.rating.luck import (
-    LUCK_FEATURES, MIN_DEALS, ExpectedFeatures, OnlineCorrection, luck_adjusted, luck_features, simulated_deals,
+    LUCK_FEATURES, MANY_DEALS, MIN_DEALS, ExpectedFeatures, OnlineCorrection, luck_adjusted, luck_names,
+    recorded_features, simulated_deals,
 )
 from arbiter.rating.stats import mean_se
 from arbiter.tournament.evaluate import evaluate
@@ -114,14 +115,14 @@ def test_probes_bid_as_the_evaluations_matches_and_the_flag_end_to_end() -> None
     same deal; the adjusted margin stays within 3 standard errors of the raw one; the CLI prints
     both and says which is which."""
     probes = luck_probes(GAME, A, B, OPTIONS, deals=60)
-    assert probes.expected.probes == 60 and probes.expected.names == tuple(sorted(LUCK_FEATURES))
+    assert probes.expected.probes == 60 and set(LUCK_FEATURES) < set(probes.expected.names)
     r = evaluate(GAME, A, B, deals=MIN_DEALS, seed=5, options=OPTIONS, luck=probes)
     play = SeatingPlayer(GAME, A, B, OPTIONS, None)
     for d in (0, 1, 2, MIN_DEALS - 1):
         s = deal_seed(5, d)
-        assert luck_features([play(s, 0, None, True), play(s, 1, None, True)]) == r.luck_features[d]
+        assert recorded_features([play(s, 0, None, True), play(s, 1, None, True)]) == r.luck_features[d]
     adj = r.luck
-    assert adj is not None and adj.raw.mean == pytest.approx(r.mean_margin)
+    assert adj is not None and adj.raw.mean == pytest.approx(r.mean_margin) and adj.features == len(LUCK_FEATURES)
     assert abs(adj.mean - adj.raw.mean) < 3 * math.hypot(adj.se, adj.raw.se or 0)
     assert r.to_json()["luck"]["mean"] == pytest.approx(adj.mean)
 
@@ -259,3 +260,16 @@ def test_a_bot_that_bids_otherwise_in_a_probe_is_caught_on_the_first_deals(tmp_p
     probes = luck_probes(GAME, str(bot), B, OPTIONS, deals=5)
     with pytest.raises(ConfigError, match="bid otherwise in its matches than in a probe"):
         evaluate(GAME, str(bot), B, deals=5, options=OPTIONS, luck=probes, transport="inproc")
+
+
+def test_the_features_follow_the_deal_count_alone() -> None:
+    """Few deals: the five; from MANY_DEALS on, every recorded feature (fitted on that many deals
+    they cut more); the choice never looks at the margins."""
+    assert luck_names(MANY_DEALS - 1) == tuple(sorted(LUCK_FEATURES))
+    assert luck_names(MANY_DEALS) is None
+    rng = random.Random(4)
+    expected = ExpectedFeatures.of(simulated_deals(rng, 300)[1])
+    margins, feats, _ = simulated_deals(rng, 60)
+    one = luck_adjusted(margins, feats, expected, names=("f0",))
+    assert one is not None and one.features == 1
+    assert luck_adjusted(margins, feats, expected).features == 3
