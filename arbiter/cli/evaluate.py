@@ -6,6 +6,7 @@
     arbiter evaluate spades heuristic random --sprt 0.5,0.6 --sequential score -o deals=1  # on the pair score
     arbiter evaluate spot search heuristic --sprt 0,5 --sequential normal -o hands=1 --db eval.sqlite   # resumable
     arbiter evaluate spades search heuristic --sprt 0.5,0.55 --sequential score --cluster tcp://10.0.0.5:8786 -j 32
+    arbiter evaluate spades heuristic greedy --deals 400 --luck-adjusted -o deals=1    # the deal's luck taken out
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import typer
 
 from cardarena.games import GAMES
 from arbiter.rating.betting import SEQUENTIAL
+from arbiter.rating.luck import MIN_DEALS as LUCK_MIN_DEALS
 from arbiter.rating.sprt import MIN_DEALS
 from arbiter.cli._common import (
     OptionOpt, PresetOpt, SeedOpt, UsageError, _parse_options, _run, app, check_writable, err, out, write_text,
@@ -96,6 +98,26 @@ def evaluate(
         typer.Option("--cluster", help="Play the matches on the Dask scheduler at this address (tcp://HOST:PORT), as "
                                        "tournaments do there: the bots as sandboxed processes on the workers, their "
                                        "files shipped; the same result as here (docs/cluster.md).")] = None,
+    luck_adjusted: Annotated[
+        bool,
+        typer.Option("--luck-adjusted", help=f"Spades, -o deals=1: also give the margin with the luck of the deal "
+                                             f"taken out (each deal's bids against its cards, their expectation from "
+                                             f"--probes bidding-only deals of the same bots, slopes fitted on other "
+                                             f"deals: unbiased), beside the raw one, from {LUCK_MIN_DEALS} deals on; "
+                                             f"with --sprt (and --sd-bound or --sequential normal) the test reads the "
+                                             f"adjusted margins. Bundled bots or --transport inproc (the probes play "
+                                             f"in this process).")] = False,
+    probes: Annotated[
+        Optional[int],
+        typer.Option("--probes", help="With --luck-adjusted: bidding-only probe deals that give the features' "
+                                      "expectation (default 2000; a probe is about an eighth of a match).")] = None,
+    probes_file: Annotated[
+        Optional[Path],
+        typer.Option("--probes-file", help="With --luck-adjusted: keep the probes in this JSON file for the next "
+                                           "evaluation of the same bots, game and options, which reads them instead of "
+                                           "playing them (20 played again each time, to check the bots still bid "
+                                           "so), and the deals of each evaluation, from which the next one's sequential "
+                                           "test fits its correction before its first deal.")] = None,
     transport: Annotated[
         str,
         typer.Option("--transport", help="auto (the default): bundled bots in this process, a file's or a registered "
@@ -113,6 +135,7 @@ def evaluate(
     from arbiter.store.db import Store
     from arbiter.tournament.evaluate import EvalResult, evaluate as run_evaluation
     from arbiter.rating.betting import known_bounds
+    from arbiter.tournament.probes import LUCK_PROBES
 
     options = _run(_parse_options, option)
     if deals is not None and deals < 1:
@@ -126,6 +149,12 @@ def evaluate(
     elif bounds is not None or sd_bound is not None or sequential != "betting":
         _run(_raise, UsageError("--sequential, --bounds and --sd-bound need --sprt"))
     cap = deals if deals is not None else (SPRT_MAX_DEALS if test else FIXED_DEALS)
+    if (probes is not None or probes_file is not None) and not luck_adjusted:
+        _run(_raise, UsageError("--probes and --probes-file need --luck-adjusted"))
+    if probes_file is not None:
+        _run(check_writable, probes_file, "--probes-file")
+    if luck_adjusted:
+        _run(_check_luck, game, options, preset, bot_a, bot_b, transport, cluster, test)
     if (name or fresh) and db is None:
         _run(_raise, UsageError("--name and --fresh need --db"))
     if json_path is not None:  # before the deals are played, not after
@@ -146,11 +175,21 @@ def evaluate(
             if llr_task is not None and s is not None:
                 progress.update(llr_task, completed=round(1000 * s.progress), stat=s.evidence())
 
+        luck = None
+        if luck_adjusted:
+            from arbiter.tournament.probes import luck_probes
+
+            n_probes = LUCK_PROBES if probes is None else probes
+            probe_task = progress.add_task(f"{bot_a} vs {bot_b}: probe deals (bidding only)", total=n_probes, stat="")
+            luck = _run(luck_probes, game, bot_a, bot_b, options, preset, n_probes,
+                        progress=lambda k: progress.update(probe_task, completed=k), file=probes_file)
+            progress.remove_task(probe_task)
+
         def run(store: Store | None) -> EvalResult:
             return run_evaluation(
                 game, bot_a, bot_b, deals=cap, seed=seed, options=options, preset=preset, jobs=jobs,
                 decision_ms=decision_ms, sprt=test, store=store, name=name, fresh=fresh, on_deal=on_deal,
-                cluster=cluster, transport=transport,
+                cluster=cluster, transport=transport, luck=luck,
             )
 
         if db is None:
@@ -158,9 +197,17 @@ def evaluate(
         else:
             with _run(Store, db) as store:
                 result = _run(run, store)
+    if probes_file is not None and result.luck_features:
+        from arbiter.tournament.probes import keep_fit
+
+        seeds = sorted({(m.deal, m.seed) for m in result.matches})
+        _run(keep_fit, probes_file, [s for _, s in seeds], result.deal_margins(), result.luck_features)
     if result.resumed:
         out.print(f"resumed {result.stored_as}: {result.resumed} matches were already in {db}", highlight=False)
     out.print(result.summary())
+    luck_line = result.luck_summary()
+    if luck_line:
+        out.print(luck_line, highlight=False, soft_wrap=True)
     out.print(f"played: {result.venue}", highlight=False)
     line = result.sprt_summary()
     if line:
@@ -189,6 +236,27 @@ def _sprt(kind: str, text: str, alpha: float, beta: float, bounds: str | None, m
         return sequential_test(kind, text, alpha, beta, bounds=lo_hi, min_deals=min_deals, model=model, sd_bound=sd_bound)
     except ValueError as exc:
         raise UsageError(f"--{exc}") from None
+
+
+def _check_luck(game: str, options, preset, bot_a: str, bot_b: str, transport: str, cluster, test) -> None:
+    """--luck-adjusted's conditions, before anything is played: a game it can correct, bots it may
+    play in this process (the probes), a test whose assumptions hold for the corrected margins."""
+    from arbiter.batch.venue import Kind, parse_where
+    from arbiter.rating.betting import BettingTest
+    from arbiter.tournament.probes import luck_game_error
+
+    why = luck_game_error(game, options, preset)
+    if why:
+        raise UsageError(why)
+    where = parse_where(transport, cluster=cluster, bots=(bot_a, bot_b),
+                        allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER))
+    if where.kind is not Kind.INPROC:
+        raise UsageError("--luck-adjusted plays its bidding-only probes in this process: bundled bots, or "
+                         "--transport inproc for a bot you trust (not a cluster or hosted bots)")
+    if isinstance(test, BettingTest):
+        raise UsageError("--luck-adjusted with --sprt: the betting tests' bounds are the raw margin's (or the score's), "
+                         "which a correction does not keep; give --sd-bound S (S bounding the adjusted margin's s.d.) "
+                         "or --sequential normal")
 
 
 def _raise(exc: Exception) -> None:

@@ -298,3 +298,86 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
 
 if __name__ == "__main__":
     main()
+
+
+# --------------------------------------------------------------------------------------
+# The variance-bounded test on luck-adjusted margins (``arbiter evaluate --luck-adjusted
+# --sd-bound S``; issue 39, item 3).
+
+
+def luck_pool(deals: int = 1200, seed: int = 17, jobs: int = 2) -> tuple[list[float], list[dict[str, float]]]:
+    """The deal margins of ``arbiter evaluate spades heuristic greedy --deals DEALS --seed SEED -o
+    deals=1``, replayed in process, with each deal's ``luck_features``."""
+    from arbiter.rating.luck import luck_features
+    from arbiter.tools.variance import replay_evaluation
+
+    played = replay_evaluation("spades", "heuristic", "greedy", deals, seed, {"deals": 1}, jobs=jobs)
+    return [(d[0].margin + d[1].margin) / 2 for d in played], [luck_features(d) for d in played]
+
+
+def luck_simulate(test: Any, margins: Sequence[float], features: Sequence[dict[str, float]], mu: float, runs: int,
+                  rng: random.Random, adjusted: bool, max_deals: int = 20_000,
+                  prior: Sequence[tuple[float, dict[str, float]]] = ()) -> tuple[float, float, float]:
+    """``runs`` runs of ``test`` on deals drawn with replacement from the pool (margin moved so
+    that the pool's mean is ``mu``, features as they were: the pool's feature means are then
+    their exact expectation), each deal's value its margin corrected by ``OnlineCorrection``
+    (``adjusted``; learnt first from ``prior``, deals of an earlier evaluation) or raw: P(H1), P(H0),
+    mean deals."""
+    from arbiter.rating.luck import ExpectedFeatures, OnlineCorrection
+
+    expected = ExpectedFeatures.of(features)
+    move = mu - sum(margins) / len(margins)
+    h1 = h0 = total = 0
+    for _ in range(runs):
+        run, corr = test.start(), OnlineCorrection(expected, prior=prior)
+        decision = None
+        while run.n < max_deals:
+            i = rng.randrange(len(margins))
+            u = margins[i] + move
+            run.add(corr.add(u, features[i]) if adjusted else u)
+            decision = run.decision
+            if decision or getattr(run, "contradicted", False):
+                break
+        total += run.n
+        h1 += decision == "H1"
+        h0 += decision == "H0"
+    return h1 / runs, h0 / runs, total / runs
+
+
+def luck_rows(runs: int = 300, seed: int = 0, pool: tuple[list[float], list[dict[str, float]]] | None = None,
+              gaps: Sequence[float] = (10.0, 20.0, 50.0), rooms: Sequence[float] = (1.0, 1.2),
+              stored: bool = False) -> Iterator[dict[str, Any]]:
+    """The variance-bounded test at M0,M1 = 0,GAP on the close Spades pair's replayed deals, raw
+    and luck-adjusted (``luck_simulate``), S = ROOM x the raw margins' s.d.; "fixed": the fixed-length
+    test at s.d. 38 as the issue sized it. ``stored``: the first half of the pool is an earlier
+    evaluation kept in a probes file (the corrected test learns from it first), the test draws from
+    the second half, and the corrected test's S is ROOM x the s.d. of the second half corrected by
+    slopes fitted on the first (what the earlier evaluation tells)."""
+    from arbiter.rating.catoni import VarianceTest
+    from arbiter.rating.luck import ExpectedFeatures, least_squares
+
+    margins, features = pool if pool is not None else luck_pool()
+    prior: list[tuple[float, dict[str, float]]] = []
+    sd = sd_adjusted = mean_se(margins).sd or 1.0
+    if stored:
+        half = len(margins) // 2
+        prior = list(zip(margins[:half], features[:half]))
+        margins, features = margins[half:], features[half:]
+        expected = ExpectedFeatures.of(features)
+        names, means = expected.names, expected.means
+        beta = least_squares([[f[k] - means[k] for k in names] for _, f in prior], [m for m, _ in prior], 1e-3)
+        sd = mean_se(margins).sd or 1.0
+        sd_adjusted = mean_se([m - sum(b * (f[k] - means[k]) for b, k in zip(beta[1:], names))
+                               for m, f in zip(margins, features)]).sd or 1.0
+    for gap in gaps:
+        for room in rooms:
+            fixed = VarianceTest(0.0, gap, room * sd).fixed_deals(38.0)
+            for adjusted in (False, True):
+                s = room * (sd_adjusted if adjusted else sd)
+                t = VarianceTest(0.0, gap, s)
+                tag = f"luck:{seed}:{gap}:{room}:{adjusted}:{stored}"
+                use = prior if adjusted else ()
+                a1, _, n0 = luck_simulate(t, margins, features, 0.0, runs, random.Random(f"{tag}:0"), adjusted, prior=use)
+                _, b0, n1 = luck_simulate(t, margins, features, gap, runs, random.Random(f"{tag}:1"), adjusted, prior=use)
+                yield {"M": f"0,{gap:g}", "S": s, "margin": "luck-adjusted" if adjusted else "raw", "alpha": a1,
+                       "beta": b0, "deals_m0": n0, "deals_m1": n1, "fixed": fixed, "length": (n0 + n1) / 2 / fixed}

@@ -7,6 +7,7 @@ process instead (``REPLAYED``: 3,000 deals, of which the recorded 400 are the fi
     python -m arbiter.tools.statreport sprt       # one part: sprt, live, coverage, ratings, strengths, perbot, quantiles, variance,
                                                        # sources, bids, seatings, values
     python -m arbiter.tools.statreport values     # not in "every table": the value of the deal, ~10 min a pair
+    python -m arbiter.tools.statreport luckfeatures   # not in "every table": feature sets of the deal, ~5 min
 
 ``bench_round`` is the short version ``python -m arbiter.tools.bench -s statistics`` repeats: the SPRT's
 error rates and length at its defaults, the margin interval's coverage and the ratings'
@@ -22,7 +23,7 @@ import random
 import sys
 from importlib import resources
 from statistics import NormalDist, pstdev
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 from arbiter.tools.calibration import margin_coverage, rating_calibration, strength_calibration
 from arbiter.tournament.evaluate import EvalResult, evaluate
@@ -352,6 +353,71 @@ def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
     out.update(betting_round(seed, runs))
     out.update(variance_round(seed, runs // 2))
     out.update(value_round(seed, runs // 2))
+    out.update(luck_round(seed, runs // 2))
+    return out
+
+
+def luck_simulation(seed: int | str, runs: int, deals: int = 60, probes: int = 1000) -> dict[str, float]:
+    """``arbiter.rating.luck`` on ``runs`` simulated evaluations of ``deals`` deals
+    (``simulated_deals``, true mean known), each centred on ``probes`` simulated probe deals of its
+    own (the probes' error is part of each evaluation's, as it is in ``arbiter evaluate``): the mean
+    error (adjusted mean - truth) and its s.d., both over the root mean square of the s.e. (0 and 1
+    when unbiased and the s.e. right), the coverage of ± 1.96 s.e., and the adjusted mean's variance
+    over the raw one's. (The mean of (adjusted - truth) / s.e. is not 0 but about +0.1 on these
+    skewed deals, as a t statistic's is: the mean and the s.e. of skewed values go together.)"""
+    from arbiter.rating.luck import ExpectedFeatures, luck_adjusted, simulated_deals
+
+    rng = random.Random(f"luck-simulation:{seed}")
+    errors, inside, raw, adj = [], 0, 0.0, 0.0
+    for _ in range(runs):
+        expected = ExpectedFeatures.of(simulated_deals(rng, probes)[1])  # each evaluation its own probes
+        margins, feats, truth = simulated_deals(rng, deals)
+        a = luck_adjusted(margins, feats, expected)
+        assert a is not None
+        errors.append(a.mean - truth)
+        inside += abs(a.mean - truth) <= 1.96 * a.se
+        raw += (a.raw.se or 0.0) ** 2
+        adj += a.se ** 2
+    e, rms = mean_se(errors), (adj / runs) ** 0.5
+    return {"bias": e.mean / rms, "spread": (e.sd or 0.0) / rms, "coverage": inside / runs, "ratio": adj / raw if raw else 1.0}
+
+
+def luck_real(seed: int, deals: int, probes: int, pair: tuple[str, str] = ("heuristic", "greedy")) -> dict[str, float]:
+    """``arbiter evaluate spades A B --deals DEALS --seed 1000+SEED --luck-adjusted --probes PROBES -o deals=1``
+    (its probes on seeds of their own per ``seed``): the adjusted mean's variance per match played over
+    independent deals' (2 · deals · s.e.² / the variance of one match's margin), the raw one's, and the
+    shift (adjusted - raw) over its s.e."""
+    from arbiter.tournament.evaluate import evaluate
+    from arbiter.tournament.probes import luck_probes
+
+    a, b = pair
+    luck = luck_probes("spades", a, b, {"deals": 1}, deals=probes, seed=f"bid-probes:luck:{seed}")
+    r = evaluate("spades", a, b, deals=deals, seed=1000 + seed, options={"deals": 1}, luck=luck)
+    adj = r.luck
+    assert adj is not None
+    match_var = (mean_se([m.margin for m in r.matches]).sd or 0.0) ** 2
+    per_match = (lambda se: 2 * deals * se**2 / match_var if match_var else 1.0)
+    return {"per_match": per_match(adj.se), "plain_per_match": per_match(adj.raw.se or 0.0), "ratio": adj.variance_ratio,
+            "shift_z": adj.shift_z}
+
+
+def luck_round(seed: int, n: int) -> dict[str, float]:
+    """The ``luck.*`` rows: the simulation with max(n, 20) evaluations; heuristic vs greedy on
+    max(2n, 40) deals centred on max(8n, 50) probes; the variance-bounded test on max(2n, 60)
+    replayed deals of the pair, the first half kept as an earlier evaluation's fit, max(n/2, 2)
+    runs a side (``arbiter.tools.sequential.luck_rows(stored=True)``)."""
+    from arbiter.tools.sequential import luck_pool, luck_rows
+
+    out = {f"luck.simulated.{k}": v for k, v in luck_simulation(seed, max(n, 20)).items()}
+    from arbiter.rating.luck import MIN_DEALS
+
+    out.update({f"luck.spades_heuristic_greedy.{k}": v for k, v in luck_real(seed, max(2 * n, MIN_DEALS), max(8 * n, 50)).items()})
+    # the sequential test on the corrected margins, its fit kept from an earlier evaluation (a probes file)
+    pool = luck_pool(max(2 * n, 60), seed=100 + seed, jobs=JOBS)
+    for r in luck_rows(max(n // 2, 2), seed, pool, gaps=(20.0, 50.0), rooms=(1.0,), stored=True):
+        if r["margin"] == "luck-adjusted":
+            key = f"luck.sequential.spades_heuristic_greedy.{r['M'].split(',')[1]}"
+            out.update({f"{key}.alpha": r["alpha"], f"{key}.beta": r["beta"], f"{key}.length": r["length"]})
     return out
 
 
@@ -481,7 +547,123 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
        for a, b in VALUE_PAIRS},
     **{f"value.spades_{a}_{b}.shift_z": (f"(corrected - plain mean) / its s.e., value of the deal (Spades {a}-{b}): "
                                          "unbiased", "x", lambda v: abs(v) <= 3.0, "-3..3") for a, b in VALUE_PAIRS},
+    # arbiter evaluate --luck-adjusted (arbiter.rating.luck): unbiased on a simulation whose truth is known ...
+    "luck.simulated.bias": ("luck-adjusted margin, simulated evaluations of 60 deals: mean (adjusted - truth) over the "
+                            "r.m.s. s.e.", "x", lambda v: abs(v) <= 0.15, "-0.15..0.15 (unbiased; noise about 0.045)"),
+    "luck.simulated.spread": ("luck-adjusted margin, simulated: s.d. of (adjusted - truth) over the r.m.s. s.e.", "x",
+                              lambda v: 0.9 <= v <= 1.1, "0.9..1.1 (the s.e. right)"),
+    "luck.simulated.coverage": ("luck-adjusted margin ± 1.96 s.e. coverage, simulated", "rate",
+                                lambda v: 0.93 <= v <= 0.97, "0.93..0.97"),
+    "luck.simulated.ratio": ("luck-adjusted over raw variance of the mean, simulated (R² about 0.4)", "x",
+                             lambda v: v <= 0.8, "<= 0.8"),
+    # ... and on real deals, the close Spades pair
+    "luck.spades_heuristic_greedy.per_match": ("variance per match, --luck-adjusted margin / independent deals "
+                                               "(Spades heuristic-greedy, probes counted in the s.e., not in matches)",
+                                               "x", lambda v: v <= 0.5, "<= 0.5 (issue 39)"),
+    "luck.spades_heuristic_greedy.plain_per_match": ("variance per match, raw duplicate margin / independent deals "
+                                                     "(the same deals)", "x", None, "none (the baseline)"),
+    "luck.spades_heuristic_greedy.ratio": ("--luck-adjusted over raw variance of the mean (Spades heuristic-greedy)",
+                                           "x", lambda v: v < 1.0, "< 1 (it cuts)"),
+    **{f"luck.sequential.spades_heuristic_greedy.{m1}.{e}": (
+        f"variance-bounded test on luck-adjusted margins, fit kept from an earlier evaluation, P(H{1 if e == 'alpha' else 0} "
+        f"| M{0 if e == 'alpha' else 1}), Spades heuristic-greedy 0,{m1}", "rate", lambda v: v <= 0.065, "<= 0.065")
+       for m1 in (20, 50) for e in ("alpha", "beta")},
+    **{f"luck.sequential.spades_heuristic_greedy.{m1}.length": (
+        f"variance-bounded test on luck-adjusted margins (fit kept), mean deals at M0 and M1 / fixed-length test at "
+        f"s.d. 38, Spades heuristic-greedy 0,{m1}", "x", lambda v: v <= 1.0, "<= 1.0 (issue 39)") for m1 in (20, 50)},
+    "luck.spades_heuristic_greedy.shift_z": ("(--luck-adjusted - raw mean) / its s.e. (Spades heuristic-greedy): "
+                                             "unbiased", "x", lambda v: abs(v) <= 3.0, "-3..3"),
 }
+
+
+# --------------------------------------------------------------------------------------
+# Issue 39, item 2: which features of the deal cut the close pair's variance (docs/strength.md,
+# "Attempt (fourth session)").
+
+
+def _expected_scores(pair: Sequence[Any], tricks: int, sds: Sequence[float] = (1.0, 1.5, 2.5)) -> dict[str, float]:
+    """Each side's expected contract points if its tricks were its double-dummy tricks plus normal
+    noise of s.d. SD (made: 10 a bid and the bags; set: -10 a bid), A's and B's and their margin."""
+    f: dict[str, float] = {}
+    for sd in sds:
+        per = {0: 0.0, 1: 0.0}
+        for r in pair[:2]:
+            for bot in (0, 1):
+                seats = r.side_of(bot)
+                t = tricks if seats[0] % 2 == 0 else 13 - tricks
+                c = sum(r.bids[s] or 0 for s in seats)
+                if c:
+                    made = 1 - NormalDist().cdf((c - 0.5 - t) / sd)
+                    per[bot] += 10 * c * (2 * made - 1) + max(0.0, t - c) * made
+        f[f"exp_a_{sd}"], f[f"exp_b_{sd}"], f[f"exp_margin_{sd}"] = per[0], per[1], (per[0] - per[1]) / 2
+    return f
+
+
+def _same_hands(pair: Sequence[Any], tricks: int) -> dict[str, float]:
+    """Per pair of partner hands (seats 0 and 2, 1 and 3): A's bids on them minus B's (in the other
+    seating), each side's bids beyond the hands' double-dummy tricks, sets on paper; summed over
+    the two pairs."""
+    f: dict[str, float] = {}
+    for parity in (0, 1):
+        t = tricks if parity == 0 else 13 - tricks
+        seats = (0, 2) if parity == 0 else (1, 3)
+        ba = sum(r.bids[s] or 0 for r in pair[:2] for s in seats if r.who[s] == 0)
+        bb = sum(r.bids[s] or 0 for r in pair[:2] for s in seats if r.who[s] == 1)
+        g, sa, sb = ba - bb, t - ba, t - bb
+        for k, v in {"gap": g, "gap_abs": abs(g), "set_a": float(sa < 0), "set_b": float(sb < 0), "set_a_bids": ba * (sa < 0),
+                     "set_b_bids": bb * (sb < 0), "gap_x_surplus": g * (t - (ba + bb) / 2), "surplus_a": sa,
+                     "surplus_b": sb, "surplus_a_sq": sa * sa, "surplus_b_sq": sb * sb}.items():
+            f[k] = f.get(k, 0.0) + v
+    return f
+
+
+def luck_feature_rows(deals: int = 1200, seed: int = 17, jobs: int = JOBS) -> Iterator[dict[str, Any]]:
+    """Feature sets of the deal against the close pair's deal margins: ``arbiter evaluate spades
+    heuristic greedy --deals DEALS --seed SEED -o deals=1`` replayed, one DDS solve a deal
+    (``variance.deals_tricks``); the variance of the corrected margin over the raw, cross-fitted
+    (10 folds, ridge 1e-3) in blocks of 400 and over all deals, and fitted on the first half and
+    measured on the second; per match against independent deals (the raw: 2 var(U) / var(match))."""
+    from arbiter.rating.luck import least_squares, luck_features, regression_adjusted, trick_features, value_features
+    from arbiter.tools.variance import deals_tricks
+
+    played = replay_evaluation("spades", "heuristic", "greedy", deals, seed, {"deals": 1}, jobs=jobs)
+    tricks = deals_tricks(played, {"deals": 1}, jobs=jobs)
+    margins = [(d[0].margin + d[1].margin) / 2 for d in played]
+    plain = 2 * (mean_se(margins).sd or 0.0) ** 2 / (mean_se([r.margin for d in played for r in d[:2]]).sd or 1.0) ** 2
+    sets = {
+        "luck (LUCK_FEATURES)": lambda d, t: luck_features(d),
+        "value (value_features)": lambda d, t: value_features(d),
+        "double-dummy (trick_features)": trick_features,
+        "luck + double-dummy": lambda d, t: {**luck_features(d), **trick_features(d, t)},
+        "value + double-dummy": lambda d, t: {**value_features(d), **trick_features(d, t)},
+        "expected scores": _expected_scores,
+        "expected scores + luck": lambda d, t: {**_expected_scores(d, t), **luck_features(d)},
+        "expected scores + value": lambda d, t: {**_expected_scores(d, t), **value_features(d)},
+        "same hands": _same_hands,
+        "same hands + luck": lambda d, t: {**_same_hands(d, t), **luck_features(d)},
+        "same hands + value + expected scores": lambda d, t: {**_same_hands(d, t), **value_features(d),
+                                                             **_expected_scores(d, t)},
+    }
+    half = deals // 2
+    for label, fn in sets.items():
+        feats = [fn(d, t) for d, t in zip(played, tricks)]
+        names = sorted(set().union(*feats))
+        feats = [{k: f.get(k, 0.0) for k in names} for f in feats]
+        means = {k: sum(f[k] for f in feats) / deals for k in names}
+
+        def ratio(block: int) -> float:
+            rs = [regression_adjusted(margins[s:s + block], feats[s:s + block], means, names, 10, 1e-3)
+                  for s in range(0, deals - block + 1, block)]
+            return sum(((a.adjusted.sd or 0.0) / (a.plain.sd or 1.0)) ** 2 for a in rs) / len(rs)
+
+        x = [[f[k] - means[k] for k in names] for f in feats]
+        beta = least_squares(x[:half], margins[:half], 1e-3)
+        held = [u - sum(b * v for b, v in zip(beta[1:], row)) for u, row in zip(margins[half:], x[half:])]
+        held_ratio = ((mean_se(held).sd or 0.0) / (mean_se(margins[half:]).sd or 1.0)) ** 2
+        whole = ratio(deals)
+        yield {"features": label, "numbers": len(names), "cross_fitted_400": ratio(400), "cross_fitted_all": whole,
+               "held_out": held_ratio, "per_match_plain": plain, "per_match_all": plain * whole,
+               "per_match_held_out": plain * held_ratio}
 
 
 def _md(rows: list[dict], cols: list[str]) -> str:
@@ -548,6 +730,10 @@ def main(parts: list[str]) -> None:
             print(_md(list(bid_rows(deals, probes)), ["deals", "features", "probes", "plain", "adjusted", "r2_cross_fitted",
                                                       "shift", "over_duplicate", "per_match_plain", "per_match_adjusted",
                                                       "per_match_with_probes", "decisions_probe_match"]), "\n", flush=True)
+    if "luckfeatures" in parts:
+        print("## Features of the deal against the close Spades pair's margins (issue 39, item 2)\n")
+        print(_md(list(luck_feature_rows()), ["features", "numbers", "cross_fitted_400", "cross_fitted_all", "held_out",
+                                              "per_match_plain", "per_match_all", "per_match_held_out"]), "\n", flush=True)
     if "seatings" in parts:
         print("## Four seatings a deal: the hands moved round the table\n")
         print(_md(list(seating_rows(deals)), ["moved", "deals", "margin_4", "corr", "per_match_2", "per_match_4"]), "\n",

@@ -38,43 +38,27 @@ What duplicate deals leave, taken apart (Spades, deals replayed in process, ``re
 from __future__ import annotations
 
 import asyncio
-import collections
-import hashlib
-import random
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from cardarena.games import Suit, events_for, get_game
-from cardarena.games.base import options_to_dict
-from cardarena.records import MatchInfo, bot_seed_for
-from arbiter.hosting.loading import load_bot
-from arbiter.hosting.inprocess import InProcessSeat
-from arbiter.match import TurnRequest
+from cardarena.games import get_game
 from arbiter.batch.engine import InProcess, play_batch
 from arbiter.batch.plan import PlannedMatch, deal_seed, pair_seatings
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
-from cardarena.replay import step_record
-from arbiter.tournament.evaluate import EvalResult, margin_of, seating_who
+from arbiter.tournament.evaluate import EvalResult, seating_who
+from arbiter.tournament.probes import Replayed, SeatingPlayer, probe_seeds, seating_of_record
 from arbiter.tournament.spec import bot_names
-from arbiter.rating.ratings import solve
+# the features, the least squares and the cross-fitted adjustment live with the statistics
+# (``arbiter evaluate --luck-adjusted`` uses them); re-exported here for the tools and tests
+from arbiter.rating.luck import (  # noqa: F401
+    Adjusted, _spades_hand_stats, bid_features, hand_numbers, least_squares as _least_squares, regression_adjusted,
+    trick_features, value_features,
+)
 from arbiter.rating.stats import MeanSE, mean_se
 
 # --------------------------------------------------------------------------------------
 # Features of a deal.
-
-_HCP = {1: 4, 13: 3, 12: 2, 11: 1}  # ace, king, queen, jack (Card.rank: 1 = ace .. 13 = king)
-
-
-def _spades_hand_stats(hand: Sequence[Any]) -> dict[str, float]:
-    suits = [sum(1 for c in hand if c.suit == s) for s in Suit]
-    return {
-        "hcp": sum(_HCP.get(c.rank, 0) for c in hand),
-        "spades": suits[Suit.S],
-        "spade_honours": sum(1 for c in hand if c.suit == Suit.S and c.rank in (1, 13, 12)),
-        "short_suits": sum(1 for n in suits if n <= 1),
-    }
-
 
 def _seat_stats(game_name: str, options: Mapping[str, Any], preset: str | None, seed: int) -> tuple[list[dict[str, float]], int]:
     """Per seat, numbers about its cards as dealt; and the seat that acts first."""
@@ -129,12 +113,6 @@ def side_features(game_name: str, options: Mapping[str, Any], preset: str | None
     return out
 
 
-def probe_seeds(seed: str, deals: int) -> list[int]:
-    """``deals`` deal seeds drawn from the string ``seed``: 48-bit numbers like ``deal_seed``'s,
-    so the deals are dealt alike, but never an evaluation's (those come from an integer)."""
-    return [int.from_bytes(random.Random(f"{seed}:{i}").randbytes(6), "big") for i in range(deals)]
-
-
 def feature_means(game_name: str, options: Mapping[str, Any], preset: str | None, deals: int = 20_000,
                   seed: str = "control-variates") -> dict[str, float]:
     """The mean of every feature over ``deals`` deals of their own seeds (never an evaluation's:
@@ -177,78 +155,6 @@ def duplicate_gain(result: EvalResult) -> DuplicateGain:
 
 # --------------------------------------------------------------------------------------
 # Regression adjustment (control variates), cross-fitted.
-
-
-def _least_squares(rows: Sequence[Sequence[float]], ys: Sequence[float], ridge: float = 1e-9) -> list[float]:
-    """Coefficients (intercept first) of the least-squares fit of ys on rows (normal equations)."""
-    k = len(rows[0]) + 1
-    xtx = [[0.0] * k for _ in range(k)]
-    xty = [0.0] * k
-    for r, y in zip(rows, ys):
-        x = (1.0, *r)
-        for i in range(k):
-            xty[i] += x[i] * y
-            for j in range(k):
-                xtx[i][j] += x[i] * x[j]
-    for i in range(1, k):
-        xtx[i][i] += ridge * (xtx[i][i] or 1.0)
-    return solve(xtx, xty)  # the arbiter's one linear solver (k is a handful)
-
-
-@dataclass(frozen=True)
-class Adjusted:
-    """The plain and the regression-adjusted mean deal margin, with what the features explain."""
-
-    plain: MeanSE
-    adjusted: MeanSE
-    features: tuple[str, ...]
-    r2_in_sample: float  # share of the deal margins' variance the features explain, fitted on all deals
-    folds: int
-    #: per deal, its margin corrected with the slope fitted on the other folds (in deal order)
-    corrected: tuple[float, ...] = field(default=(), repr=False)
-    #: per feature, the mean over deals of the cross-fitted slope: how far the adjusted mean
-    #: moves per unit of error in that feature's mean (d adjusted / d E f)
-    slope: tuple[float, ...] = field(default=(), repr=False)
-
-    @property
-    def variance_ratio(self) -> float:
-        """Adjusted over plain variance of the mean (below 1: the adjustment helps)."""
-        if not self.plain.se or self.adjusted.se is None:
-            return 1.0
-        return (self.adjusted.se / self.plain.se) ** 2
-
-
-def regression_adjusted(
-    margins: Sequence[float], features: Sequence[Mapping[str, float]], means: Mapping[str, float],
-    names: Sequence[str] | None = None, folds: int = 10,
-) -> Adjusted:
-    """The cross-fitted control-variate estimate of the mean deal margin (module doc).
-
-    ``features[i]`` belongs to ``margins[i]``; ``means`` gives each feature's expectation,
-    known in advance. Deal i is in fold i mod ``folds``; its slope is fitted on the others.
-    """
-    n = len(margins)
-    names = tuple(names if names is not None else sorted(means))
-    if n < 2 * folds or folds < 2:
-        raise ValueError(f"regression_adjusted: need at least {2 * folds} deals for {folds} folds, got {n}")
-    centred = [[f[k] - means[k] for k in names] for f in features]
-    corrected = [0.0] * n
-    slope = [0.0] * len(names)
-    for fold in range(folds):
-        train = [i for i in range(n) if i % folds != fold]
-        beta = _least_squares([centred[i] for i in train], [margins[i] for i in train])
-        held = range(fold, n, folds)
-        for i in held:
-            corrected[i] = margins[i] - sum(b * x for b, x in zip(beta[1:], centred[i]))
-        for j, b in enumerate(beta[1:]):
-            slope[j] += b * len(held) / n
-    beta = _least_squares(centred, margins)
-    fitted = [beta[0] + sum(b * x for b, x in zip(beta[1:], row)) for row in centred]
-    mean = sum(margins) / n
-    ss_tot = sum((y - mean) ** 2 for y in margins)
-    ss_res = sum((y - f) ** 2 for y, f in zip(margins, fitted))
-    r2 = 1 - ss_res / ss_tot if ss_tot > 0 else 0.0
-    return Adjusted(mean_se(margins), mean_se(corrected), names, r2, folds, tuple(corrected), tuple(slope))
 
 
 def adjusted_result(result: EvalResult, means: Mapping[str, float] | None = None,
@@ -313,114 +219,13 @@ def one_seating(result: EvalResult, folds: int = 10) -> OneSeating:
 # table (``hands_from``: not a deal any seed deals) and a bidding-only probe (half a match).
 
 
-@dataclass(frozen=True)
-class Replayed:
-    """One seating of one deal, played in process (``replay``).
-
-    ``hands_from``: seat s played the hand seat ``hands_from[s]`` was dealt (the dealer
-    unchanged); None for the deal as dealt, the evaluation's. ``margin`` and ``summary`` are
-    None for a bidding-only probe, which stops when the bidding does."""
-
-    seed: int
-    rotation: int
-    hands_from: tuple[int, ...] | None
-    who: tuple[int, ...]  # per seat: 0 for bot A, 1 for bot B
-    bids: tuple[int | None, ...]  # Spades, per seat, as the public view shows them (0: nil or blind nil)
-    margin: float | None  # bot A's mean score minus bot B's
-    summary: Any = None  # Spades: the deal's SpadesDealResult (contracts, tricks, points per side)
-    hands: tuple[tuple[Any, ...], ...] = field(default=(), repr=False)  # Spades: per seat, the cards it played with
-    decisions: int = 0  # decisions the bots made (what a replay costs, in the bots' time)
-
-    def side_of(self, bot: int) -> list[int]:
-        """The seats of ``bot`` (0 for A, 1 for B)."""
-        return [s for s, w in enumerate(self.who) if w == bot]
-
-    def set_bots(self) -> list[int]:
-        """The bots whose side was set: a contract above 0 and fewer tricks towards it."""
-        bot_of_side = {s % 2: w for s, w in enumerate(self.who)}
-        return [bot_of_side[r.side] for r in self.summary.sides if r.contract > 0 and r.contract_tricks < r.contract]
-
-
-def _now(coro):
-    """The value of a coroutine that never suspends (an in-process seat's calls)."""
-    try:
-        coro.send(None)
-    except StopIteration as stop:
-        return stop.value
-    coro.close()
-    raise RuntimeError("replay: an in-process seat suspended; only bots that answer at once replay")
-
-
-class _Replayer:
-    """What every replay of one pair of bots shares: the game, the bots as loaded, names."""
-
-    def __init__(self, game_name: str, bot_a: str, bot_b: str, options: Mapping[str, Any] | None, preset: str | None):
-        self.game_name = game_name
-        self.game = get_game(game_name, dict(options or {}), preset)
-        self.bots = (load_bot(bot_a), load_bot(bot_b))
-        self.names = bot_names((bot_a, bot_b))
-        self.options = options_to_dict(self.game.options)
-
-    def __call__(self, seed: int, rotation: int, hands_from: Sequence[int] | None = None,
-                 bidding_only: bool = False) -> Replayed:
-        game, spades = self.game, self.game_name == "spades"
-        if (hands_from is not None or bidding_only) and not spades:
-            raise ValueError(f"replay: hands_from and bidding_only are defined for spades, not {self.game_name}")
-        state = game.new_initial_state(seed)
-        moved = None
-        if hands_from is not None:
-            moved = tuple(hands_from)
-            if sorted(moved) != list(range(game.num_seats)):
-                raise ValueError(f"replay: hands_from must order the seats 0..{game.num_seats - 1}, got {moved}")
-            state = game.state_from_deal([state.hands[k] for k in moved], dealer=state.dealer, seed=seed)
-        hands = tuple(tuple(h) for h in state.hands) if spades else ()
-        who = tuple(seating_who(game, rotation))
-        seats = [InProcessSeat(self.bots[w], self.names[w]) for w in who]
-        seat_names = tuple(self.names[w] for w in who)
-        # shaped like the runner's match ids (12 hex digits), so a probe does not announce itself
-        match_id = hashlib.sha256(f"replay:{seed}:{rotation}:{moved}".encode()).hexdigest()[:12]
-        for s, client in enumerate(seats):
-            _now(client.start(MatchInfo(match_id, game.name, dict(self.options), s, game.num_seats, game.teams,
-                                        seat_names, 0, 0, bot_seed_for(seed, s))))
-
-        def notify(events) -> None:
-            for s, client in enumerate(seats):
-                mine = events_for(events, s)  # the runner's rule (what a seat may see)
-                if mine:
-                    _now(client.notify(match_id, s, mine))
-
-        notify(state.log)
-        decisions = 0
-        while not state.is_terminal:
-            if bidding_only and state.spectator_view().phase.name != "BIDDING":
-                break
-            s = state.current_seat
-            legal = state.legal_actions()
-            decisions += 1
-            action = _now(seats[s].decide(TurnRequest(match_id, decisions, s, state.view(s), legal, 0, 0)))
-            if action not in legal:
-                raise RuntimeError(f"replay: seat {s} ({seat_names[s]}) answered {action}, not a legal action")
-            notify(state.apply(action))
-        view = state.spectator_view()
-        bids = tuple(x.bid for x in view.seats) if spades else ()
-        if not state.is_terminal:
-            return Replayed(seed, rotation, moved, who, bids, None, None, hands, decisions)
-        out = state.outcome()
-        for s, client in enumerate(seats):
-            _now(client.finish(match_id, s, out, view))
-        summary = view.history[-1] if spades else None
-        if summary is not None:
-            bids = summary.bids
-        return Replayed(seed, rotation, moved, who, bids, margin_of(out, who), summary, hands, decisions)
-
-
 def replay(game_name: str, bot_a: str, bot_b: str, seed: int, rotation: int, options: Mapping[str, Any] | None = None,
            preset: str | None = None, hands_from: Sequence[int] | None = None, bidding_only: bool = False) -> Replayed:
     """Play deal ``seed`` in seating ``rotation`` between two bot specs (see ``Replayed``): by
     the match runner, unless the hands are moved or only the bidding is played."""
     if hands_from is None and not bidding_only:
         return _through_runner(game_name, bot_a, bot_b, [seed], [rotation], dict(options or {}), preset, 1)[0][0]
-    return _Replayer(game_name, bot_a, bot_b, options, preset)(seed, rotation, hands_from, bidding_only)
+    return SeatingPlayer(game_name, bot_a, bot_b, options, preset)(seed, rotation, hands_from, bidding_only)
 
 
 #: The evaluation's two seatings of a deal, as (rotation, hands_from).
@@ -429,7 +234,7 @@ SEATINGS: tuple[tuple[int, tuple[int, ...] | None], ...] = ((0, None), (1, None)
 
 def _replay_chunk(args: tuple) -> list[list[Replayed]]:
     game_name, bot_a, bot_b, seeds, seatings, options, preset, bidding_only = args
-    play = _Replayer(game_name, bot_a, bot_b, options, preset)
+    play = SeatingPlayer(game_name, bot_a, bot_b, options, preset)
     return [[play(s, r, moved, bidding_only) for r, moved in seatings] for s in seeds]
 
 
@@ -460,24 +265,6 @@ def _match_config(game_name: str, seed: int, options: Mapping[str, Any], preset:
                        policy=FailurePolicy())
 
 
-def _replayed_of(game: Any, record: MatchRecord, rotation: int, who: Sequence[int]) -> Replayed:
-    """A runner's record of one seating as ``Replayed``: its margin, and for Spades the bids
-    and the deal's summary from the final spectator view of the verified replay, the hands
-    as dealt."""
-    out = record.outcome
-    if out is None or out.reason.is_forfeit:
-        why = "no result" if out is None else out.reason.value
-        raise RuntimeError(f"replay: deal {record.seed} in seating {rotation} did not finish ({why}); "
-                           "only bots that play every decision replay")
-    summary, bids, hands = None, (), ()
-    if game.name == "spades":
-        (last,) = collections.deque(step_record(record), maxlen=1)
-        summary = last.view.history[-1]
-        bids = summary.bids
-        hands = tuple(tuple(h) for h in game.new_initial_state(record.seed).hands)
-    return Replayed(record.seed, rotation, None, tuple(who), bids, margin_of(out, who), summary, hands, len(record.actions))
-
-
 def _through_runner(game_name: str, bot_a: str, bot_b: str, seeds: Sequence[int], rotations: Sequence[int],
                     options: Mapping[str, Any], preset: str | None, jobs: int) -> list[list[Replayed]]:
     """The deals of ``seeds`` in seatings ``rotations``, played by the batch engine in process
@@ -497,7 +284,7 @@ def _through_runner(game_name: str, bot_a: str, bot_b: str, seeds: Sequence[int]
 
     records = asyncio.run(play())
     who = {r: seating_who(game, r) for r in rotations}
-    return [[_replayed_of(game, records[(i, j)], r, who[r]) for j, r in enumerate(rotations)] for i in range(len(seeds))]
+    return [[seating_of_record(game, records[(i, j)], r, who[r]) for j, r in enumerate(rotations)] for i in range(len(seeds))]
 
 
 def replay_evaluation(game_name: str, bot_a: str, bot_b: str, deals: int, seed: int,
@@ -619,48 +406,6 @@ def variance_sources(deals: Sequence[Sequence[Replayed]]) -> VarianceSources:
 # Valid for bots whose bids depend on nothing but what they are shown: a randomised bot is
 # fine if its randomness is independent of the deal (the probes give it the same bot seeds
 # as a match would); a bot that could tell a probe from a match could bias the estimate.
-
-
-def bid_features(pair: Sequence[Replayed], cards: bool = False) -> dict[str, float]:
-    """Functions of a deal's bids in its two seatings (``pair``: rotation 0, then 1, from a
-    match or a bidding-only probe), each summed over the two seatings: the deal margin
-    averages them, and a deal looks the same from every seat, so a seating's feature has
-    the same slope in either and one slope does for both.
-
-    Per bot's side: its bids, their square, its nil bids and nil bids times the side's bid;
-    per seating: the product of the sides' bids and the table's bids above 13; per seat, the
-    two bots' bids on the same cards (A's minus B's): the sum of their absolute values and
-    of their squares. With ``cards``: each side's bid times its high-card points and times
-    its spades."""
-    r0, r1 = pair[0], pair[1]
-    if (r0.rotation, r1.rotation) != (0, 1) or r0.seed != r1.seed:
-        raise ValueError("bid_features: the two seatings of one deal, rotation 0 first")
-    f: dict[str, float] = {}
-
-    def add(k: str, v: float) -> None:
-        f[k] = f.get(k, 0.0) + v
-
-    for r in (r0, r1):
-        sides = []
-        for bot, tag in ((0, "a"), (1, "b")):
-            seats = r.side_of(bot)
-            bids = [r.bids[s] or 0 for s in seats]
-            c, nils = sum(bids), sum(1 for b in bids if b == 0)
-            sides.append(c)
-            add(f"{tag}_bids", c)
-            add(f"{tag}_bids_sq", c * c)
-            add(f"{tag}_nils", nils)
-            add(f"{tag}_nils_x_bids", nils * c)
-            if cards:
-                stats = [_spades_hand_stats(r.hands[s]) for s in seats]
-                add(f"{tag}_bids_x_hcp", c * sum(x["hcp"] for x in stats))
-                add(f"{tag}_bids_x_spades", c * sum(x["spades"] for x in stats))
-        add("a_bids_x_b_bids", sides[0] * sides[1])
-        add("table_bids_over_13", max(0, sides[0] + sides[1] - 13))
-    gaps = [((r0.bids[s] or 0) - (r1.bids[s] or 0)) * (1 if r0.who[s] == 0 else -1) for s in range(len(r0.bids))]
-    f["bid_gap_abs"] = float(sum(abs(g) for g in gaps))
-    f["bid_gap_sq"] = float(sum(g * g for g in gaps))
-    return f
 
 
 @dataclass(frozen=True)
@@ -821,52 +566,6 @@ def more_seatings(deals: Sequence[Sequence[Replayed]], label: str = "") -> MoreS
 # a black-box randomised bot its expectation is not known. So the deal is the only term.
 
 
-def hand_numbers(hand: Sequence[Any]) -> dict[str, float]:
-    """Numbers about one Spades hand as dealt: high cards, spades, short suits, and a crude
-    count of tricks it should take (aces, guarded kings, long spades)."""
-    suits = {s: [c.rank for c in hand if c.suit == s] for s in Suit}
-    st = _spades_hand_stats(hand)
-    aces = sum(1 for c in hand if c.rank == 1)
-    kings = sum(1 for s, rs in suits.items() if 13 in rs and len(rs) >= 2)
-    queens = sum(1 for s, rs in suits.items() if 12 in rs and len(rs) >= 3)
-    nsp = len(suits[Suit.S])
-    voids = sum(1 for rs in suits.values() if not rs)
-    singles = sum(1 for rs in suits.values() if len(rs) == 1)
-    quick = aces + 0.75 * kings + 0.4 * queens + max(0, nsp - 3) + 0.5 * (voids + singles) * min(nsp, 3) / 3
-    return {"hcp": st["hcp"], "spades": nsp, "spade_honours": st["spade_honours"], "aces": aces, "kings": kings,
-            "voids": voids, "singletons": singles, "quick": quick}
-
-
-def value_features(pair: Sequence[Replayed]) -> dict[str, float]:
-    """Functions of a deal's bids and cards in its two seatings (rotation 0, then 1), summed
-    over the seatings (as ``bid_features``, which they include with ``cards``): per bot's side
-    its bids against the crude trick count of its cards (over, its positive part and square,
-    under), and for its nil bidders the nil hand's tricks, spades and aces."""
-    f = dict(bid_features(pair, cards=True))
-
-    def add(k: str, v: float) -> None:
-        f[k] = f.get(k, 0.0) + v
-
-    for r in pair[:2]:
-        nums = [hand_numbers(h) for h in r.hands]
-        for bot, tag in ((0, "a"), (1, "b")):
-            seats = r.side_of(bot)
-            bids = [r.bids[s] or 0 for s in seats]
-            quick = sum(nums[s]["quick"] for s in seats if bids[seats.index(s)] > 0)
-            over = sum(bids) - quick
-            add(f"{tag}_over", over)
-            add(f"{tag}_over_pos", max(0.0, over))
-            add(f"{tag}_over_pos_sq", max(0.0, over) ** 2)
-            add(f"{tag}_under", max(0.0, -over))
-            for s, b in zip(seats, bids):
-                if b == 0:
-                    add(f"{tag}_nil_quick", nums[s]["quick"])
-                    add(f"{tag}_nil_spades", nums[s]["spades"])
-                    add(f"{tag}_nil_aces", nums[s]["aces"])
-                    add(f"{tag}_nil_hcp", nums[s]["hcp"])
-    return f
-
-
 def deal_tricks(pair: Sequence[Replayed], options: Mapping[str, Any] | None = None, preset: str | None = None) -> int:
     """The double-dummy tricks of the even seats' side in the deal of ``pair`` as dealt (spades
     trump, the dealer's left-hand opponent leading): one DDS solve (``bots.spades_dds``), a
@@ -900,38 +599,6 @@ def deals_tricks(deals: Sequence[Sequence[Replayed]], options: Mapping[str, Any]
         return [t for task in tasks for t in _tricks_chunk(task)]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         return [t for part in pool.map(_tricks_chunk, tasks) for t in part]
-
-
-def trick_features(pair: Sequence[Replayed], tricks: int) -> dict[str, float]:
-    """Each bot's side's bids against its double-dummy tricks (``deal_tricks``: ``tricks`` for
-    the even seats), summed over the two seatings: the overbid, a set (bid above the tricks)
-    and its size in bids, the bags, and the overbid in bins (-4..4, clipped) alone and times
-    the bid, so that a linear v can follow a set's jump; and the deal's margin if every side
-    took its double-dummy tricks and every nil were made (``dd_margin``)."""
-    f: dict[str, float] = {}
-
-    def add(k: str, v: float) -> None:
-        f[k] = f.get(k, 0.0) + v
-
-    for r in pair[:2]:
-        points = {}
-        for bot, tag in ((0, "a"), (1, "b")):
-            seats = r.side_of(bot)
-            t = tricks if seats[0] % 2 == 0 else 13 - tricks
-            bids = [r.bids[s] or 0 for s in seats]
-            c, nils = sum(bids), sum(1 for b in bids if b == 0)
-            over = c - t
-            add(f"{tag}_dd_over", over)
-            add(f"{tag}_dd_set", float(over > 0))
-            add(f"{tag}_dd_set_x_bids", c * float(over > 0))
-            add(f"{tag}_dd_bags", max(0, -over))
-            o = max(-4, min(4, over))
-            for k in range(-4, 5):
-                add(f"{tag}_dd_over_{k}", float(o == k))
-                add(f"{tag}_dd_over_{k}_x_bids", c * float(o == k))
-            points[bot] = (10 * c - over if over <= 0 else -10 * c) + 100 * nils
-        add("dd_margin", (points[0] - points[1]) / 2)
-    return f
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,12 @@ normal approximation), ``deals`` is a cap: the deals are taken in order and the 
 stops after the first deal at which the test decides ("H1 accepted": the margin, or
 score, is at least m1; "H0 accepted": at most m0).
 
+With ``luck`` (``arbiter.tournament.probes.luck_probes``: Spades, one hand a match) the result
+also gives the margin with the luck of the deal taken out (``EvalResult.luck``,
+``arbiter.rating.luck``: each deal corrected by its bids against its cards, centred on
+bidding-only probes, the slopes fitted on other deals), and a sequential test reads the
+corrected margins; the first deals' bids are checked against probes of the same deals.
+
 With ``store`` every finished match is committed to the store (as a two-bot duplicate
 tournament named ``name``, readable by ``arbiter standings`` and the web page), and running
 the same evaluation again resumes it: stored matches are kept, missing ones are played.
@@ -51,7 +57,7 @@ import json
 import logging
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from cardarena.games import ConfigError, Game, Outcome, get_game
 from arbiter.batch.engine import batch_key, play_batch
@@ -60,9 +66,15 @@ from arbiter.batch.settings import bot_names
 from arbiter.batch.venue import AUTO, Kind, Where, describe, open_venue, parse_where
 from arbiter.store.db import Store, StoreError
 from arbiter.rating.betting import BettingState, BettingTest
+from arbiter.rating.luck import (
+    LUCK_FEATURES, MIN_DEALS as LUCK_MIN_DEALS, ExpectedFeatures, LuckAdjusted, OnlineCorrection, luck_adjusted, luck_names,
+)
 from arbiter.rating.sprt import Sprt, SprtState
 from arbiter.rating.stats import MeanSE, mean_se
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
+
+if TYPE_CHECKING:
+    from arbiter.tournament.probes import LuckProbes
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +123,39 @@ class EvalResult:
     stored_as: str | None = None  # the store's tournament name
     preset: str | None = None
     venue: str = ""  # where the matches were played (``arbiter.batch.venue.Where``), in words
+    #: with ``luck``: the features' expectation over the probes, and each deal's features in deal order
+    luck_expected: ExpectedFeatures | None = None
+    luck_features: list[dict[str, float]] = field(default_factory=list, repr=False)
+    luck_test: bool = False  # whether the sequential test read the luck-adjusted margins
+    luck_decisions: tuple[int, int] = (0, 0)  # with ``luck``: the probes' decisions, the counted matches'
+    luck_reused: int = 0  # with ``luck``: probe deals read from a probes file, not played
+    luck_prior: int = 0  # with ``luck`` and a test: deals of earlier evaluations its slopes started from
+
+    @property
+    def luck(self) -> LuckAdjusted | None:
+        """The luck-adjusted mean margin (``arbiter.rating.luck``); None without ``luck`` or with
+        fewer than ``arbiter.rating.luck.MIN_DEALS`` deals."""
+        if self.luck_expected is None:
+            return None
+        margins = self.deal_margins()
+        return luck_adjusted(margins, self.luck_features, self.luck_expected, names=luck_names(len(margins)))
+
+    def luck_summary(self) -> str | None:
+        """The luck-adjusted margin beside the raw one (None without ``luck``)."""
+        if self.luck_expected is None:
+            return None
+        adjusted = self.luck
+        if adjusted is None:
+            return (f"luck-adjusted margin: none, {self.deals} deals are fewer than the {LUCK_MIN_DEALS} its slopes are "
+                    "fitted on (held apart from the deal they correct): the raw margin above stands")
+        probes, matches = self.luck_decisions
+        cost = f"; {self.luck_reused} of the probe deals read from the probes file" if self.luck_reused else ""
+        if probes and matches:
+            per = adjusted.variance_ratio * (1 + probes / matches)
+            cost += (f"; counting the probes' {probes:,} decisions ({probes / matches:.2f}x these matches' {matches:,}), "
+                     f"the variance per decision is {per:.2f}x the raw margin's ({'it pays' if per < 1 else 'it does not pay'}"
+                     f": below 1 it pays; probes kept with --probes-file are not played again)")
+        return adjusted.describe() + cost
 
     def deal_margins(self) -> list[float]:
         by_deal: dict[int, list[float]] = {}
@@ -177,7 +222,13 @@ class EvalResult:
             compare = "too few deals to size a fixed-length test"
         else:
             compare = "every deal alike: no spread to size a fixed-length test"
-        return f"{t.describe()}: {s.verdict} {how}; {s.evidence()}; {compare}{self._bounds_price()}"
+        on = ""
+        if self.luck_test and self.luck_expected is not None:
+            fitted = (f"{self.luck_prior} deals of earlier evaluations (the probes file) and the deals before it"
+                      if self.luck_prior else f"the deals before it, none for the first {LUCK_MIN_DEALS}")
+            on = (f"on the luck-adjusted margin (each deal corrected with slopes fitted on {fitted}; centred on "
+                  f"{self.luck_expected.probes} probe deals), ")
+        return f"{on}{t.describe()}: {s.verdict} {how}; {s.evidence()}; {compare}{self._bounds_price()}"
 
     def _bounds_price(self) -> str:
         """Why a betting test on the margin took longer than a fixed test: the least any test
@@ -217,6 +268,7 @@ class EvalResult:
             "summary": self.summary(), "mean": self.mean_margin, "se": self.stderr,
             "sprt": None if self.sprt is None else self.sprt.to_json(),
             "sprt_state": None if self.sprt_state is None else self.sprt_state.to_json(),
+            "luck": None if self.luck is None else self.luck.to_json(),
             "matches": [m.to_json() for m in self.matches],
         }
 
@@ -316,6 +368,7 @@ def evaluate(
     on_deal: Callable[[EvalResult], None] | None = None,
     cluster: str | None = None,
     transport: str | Where = AUTO,
+    luck: LuckProbes | None = None,
 ) -> EvalResult:
     """Play up to ``deals`` duplicate deals of ``game`` between two bot specs; see the module docstring.
 
@@ -326,6 +379,11 @@ def evaluate(
     tournaments play them, ``jobs`` matches at once) or ``"auto"`` (the default: in process
     for bundled bots, hosted over gRPC when either is a file or a registered bot, so a new
     version is measured under the limits of the tournament that follows).
+    ``luck`` (``arbiter.tournament.probes.luck_probes`` of the same game and bots): every deal's
+    features are read from its matches, and the result gives the luck-adjusted margin beside the
+    raw one (``EvalResult.luck``); a sequential test (``Sprt`` or ``VarianceTest``, whose
+    assumptions hold for the corrected values) then reads the corrected margins
+    (``arbiter.rating.luck.OnlineCorrection``).
 
     Raises ConfigError for a bad game, option, count or transport, BotLoadError for an unknown bot,
     StoreError when the store is locked by another run or holds another evaluation of that name,
@@ -338,12 +396,23 @@ def evaluate(
     where = parse_where(transport, cluster=cluster, bots=(bot_a, bot_b),
                         allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER))
     opts = dict(options or {})
-    get_game(game, opts, preset)  # validate before starting anything
+    game_rules = get_game(game, opts, preset)  # validate before starting anything
+    if luck is not None:
+        if (luck.game_name, dict(luck.options), luck.preset) != (game, opts, preset):
+            raise ConfigError("luck: its probes were played for another game or options than this evaluation's")
+        if isinstance(sprt, BettingTest):
+            raise ConfigError("--luck-adjusted with --sprt: the betting test's bounds are the raw margin's, which a "
+                              "correction widens; give --sd-bound S (the variance-bounded test, S a bound on the "
+                              "adjusted margin's s.d.) or --sequential normal")
     result = EvalResult(game, bot_a, bot_b, 0, seed, opts, sprt=sprt, max_deals=deals, preset=preset,
-                        venue=describe(where, (bot_a, bot_b)))
+                        venue=describe(where, (bot_a, bot_b)),
+                        luck_expected=None if luck is None else luck.expected,
+                        luck_reused=0 if luck is None else luck.reused,
+                        luck_test=luck is not None and sprt is not None)
     names = bot_names((bot_a, bot_b))
 
     stored: dict[tuple[int, int], MatchMargin] = {}
+    stored_records: dict[tuple[int, int], MatchRecord] = {}
     tid = None
     if store is not None:
         spec = evaluation_spec(game, bot_a, bot_b, deals, seed, opts, preset, decision_ms, bank_ms, sprt)
@@ -352,6 +421,7 @@ def evaluate(
         tour = store.open_tournament(result.stored_as, game, spec, fresh=fresh, planned=2 * deals)
         tid = tour.id
         stored = _stored_margins(store, tid, game, opts, preset, names[0])
+        stored_records = {(row.deal, row.rotation): row.record() for row in store.matches(tid)} if luck is not None else {}
         result.resumed = sum(1 for (d, _) in stored if d < deals)
 
     def save(m: PlannedMatch, record: MatchRecord) -> None:
@@ -365,23 +435,45 @@ def evaluate(
 
     async def count(venue: Any, at_once: int | None) -> None:
         test = sprt.start() if sprt is not None else None
+        online = None
+        if luck is not None:
+            own = {deal_seed(seed, d) for d in range(deals)}
+            online = OnlineCorrection(luck.expected.subset(sorted(LUCK_FEATURES)),
+                                      prior=[(m, f) for s, m, f in luck.fit if s not in own])
+            result.luck_prior = online.prior if sprt is not None else 0
+        who = [seating_who(game_rules, r) for r in (0, 1)]
         async with contextlib.aclosing(play_batch(plan, venue, concurrency=at_once, skip=skip, save=save,
                                                   ordered=True)) as played:
             for d in range(deals):
-                pair = []
+                pair, records = [], []
                 for r in (0, 1):
                     m = stored.get((d, r))
                     if m is None:
                         p = await anext(played)
                         assert p.match.item == (d, r)
                         m = _margin(d, r, p.match.config.seed, who_of(p.match.seats, names[0]), p.record)
+                        records.append((p.record, r, who[r]))
                         if progress:
                             progress(m)
+                    elif luck is not None:
+                        records.append((stored_records[(d, r)], r, who[r]))
                     pair.append(m)
                 result.matches += pair
                 result.deals += 1
+                value = None
+                if luck is not None and online is not None:
+                    features = luck.features(records)
+                    if d < LUCK_CHECKED and luck.probe(deal_seed(seed, d)) != features:
+                        raise ConfigError(
+                            f"--luck-adjusted: deal {d} bid otherwise in its matches than in a probe of the same deal "
+                            "(a bot whose bids depend on the clock, the load or the match, not only on what it is shown "
+                            "and its seed?): the probes would centre the correction wrongly; run without --luck-adjusted")
+                    result.luck_decisions = (luck.decisions,
+                                             result.luck_decisions[1] + sum(len(rec.actions) for rec, _, _ in records))
+                    result.luck_features.append(features)
+                    value = online.add(sum(m.margin for m in pair) / len(pair), features)
                 if sprt is not None and test is not None:
-                    test.add(sprt.deal_value([m.margin for m in pair]))
+                    test.add(sprt.deal_value([m.margin for m in pair]) if value is None else value)
                     result.sprt_state = test.state()
                 if on_deal:
                     on_deal(result)
@@ -409,6 +501,9 @@ def evaluate(
     log.info("%s", result.summary())
     return result
 
+
+#: With ``luck``: the first deals whose matches' bids are checked against a probe of the same deal.
+LUCK_CHECKED = 5
 
 #: Matches sent to a cluster at a time when ``jobs`` does not say (``jobs`` = 1).
 CLUSTER_BATCH = 16
