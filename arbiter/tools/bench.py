@@ -174,7 +174,7 @@ FULL = Sizes()
 SMOKE = Sizes(engine_seconds=0.05, floor_exchanges=50, floor_warmup=10, hosted_matches=1, scale_one=2, scale_many=1,
               memory_matches=20, isolation_deals=1, cluster_deals=1, cluster_workers=1, statistics_runs=4, arena_levels=(0, 70),
               arena_max_matches=200, timing_decisions=200,
-              analysis_matches=1, analysis_samples=8, analysis_stability=False, analysis_decisions=1,
+              analysis_matches=1, analysis_samples=4, analysis_stability=False, analysis_decisions=1,
               analysis_options={"spite-and-malice": {"max_turns": 6}}, store_matches=2000)
 
 
