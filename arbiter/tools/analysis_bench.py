@@ -91,6 +91,17 @@ def _valued(rows: list[DecisionValue]) -> list[DecisionValue]:
     return [r for r in rows if r.verdict]
 
 
+def _valued_first(rows: Iterator[DecisionValue], n: int | None) -> list[DecisionValue]:
+    """The first ``n`` valued rows (all with ``None``), analysing no decision past them."""
+    out: list[DecisionValue] = []
+    for r in rows:
+        if n is not None and len(out) >= n:
+            break
+        if r.verdict:
+            out.append(r)
+    return out
+
+
 def blunder_decision(record: MatchRecord, seat: int, bot: str) -> int:
     """The decision (from 1) where the planted-blunder ``bot`` at ``seat`` blundered, 0 if
     it never did: the bot asked again, decision by decision, as it was (it is seeded)."""
@@ -119,20 +130,24 @@ def separation_matches(game: str, matches: int, seed: int = 0,
 
 def measure(game: str, matches: int = 10, seed: int = 0, samples: int = DEFAULT_SAMPLES,
             progress: Callable[[str], None] = lambda msg: None, stability: bool = True,
-            blunders: int | None = None, options: dict[str, Any] | None = None) -> GameFigures:
+            blunders: int | None = None, options: dict[str, Any] | None = None,
+            decisions: int | None = None) -> GameFigures:
     """The three measurements of one game (module docstring); ``blunders``: how many
     blunder matches (default ``matches``); ``options``: added to the game's own for the
-    separation matches (the bench's smoke run shortens them)."""
+    separation matches (the bench's smoke run shortens them); ``decisions``: at most this
+    many valued decisions per analysed seat (default all; the bench's smoke run checks only
+    that the section runs, and each decision is a full sampling of its actions)."""
     base, seats, blunder = GAMES[game]
     options = {**base, **(options or {})}
     fig = GameFigures(game)
     t0 = time.perf_counter()
     for m, (record, bots, rnd) in enumerate(separation_matches(game, matches, seed, options)):
         for seat in (rnd, (rnd + 1) % seats):
-            rows = _valued(list(analyse(record, seat, samples=samples, seed=1)))
+            rows = _valued_first(analyse(record, seat, samples=samples, seed=1), decisions)
             fig.verdicts[bots[seat]].update(r.verdict for r in rows)
             if stability:
-                again = {r.point.number: r.verdict for r in _valued(list(analyse(record, seat, samples=samples, seed=2)))}
+                again = {r.point.number: r.verdict
+                         for r in _valued_first(analyse(record, seat, samples=samples, seed=2), decisions)}
                 fig.compared += len(rows)
                 fig.same += sum(again.get(r.point.number) == r.verdict for r in rows)
                 fig.same_flag += sum((again.get(r.point.number) == "mistake") == (r.verdict == "mistake") for r in rows)

@@ -157,6 +157,7 @@ class Sizes:
     memory_matches: int = MEMORY_MATCHES
     isolation_deals: int = 4
     cluster_deals: int = 16
+    cluster_workers: int | None = None  # None: one per core
     statistics_runs: int = 1000  # simulated evaluations or tournaments per figure
     arena_levels: tuple[int, ...] | None = None  # None: arena_bench.LEVELS
     arena_max_matches: int = 20_000
@@ -164,15 +165,16 @@ class Sizes:
     analysis_matches: int = 10  # per game, and as many planted blunders
     analysis_samples: int | None = None  # None: analysis_bench's default
     analysis_stability: bool = True  # the second sampling seed (twice the work)
+    analysis_decisions: int | None = None  # valued decisions per analysed seat; None: all
     analysis_options: dict[str, dict[str, Any]] | None = None  # game -> options added to the bench's own
     store_matches: int = 1_000_000  # matches in the generated store (store_bench)
 
 
 FULL = Sizes()
 SMOKE = Sizes(engine_seconds=0.05, floor_exchanges=50, floor_warmup=10, hosted_matches=1, scale_one=2, scale_many=1,
-              memory_matches=20, isolation_deals=1, cluster_deals=1, statistics_runs=8, arena_levels=(0, 70),
+              memory_matches=20, isolation_deals=1, cluster_deals=1, cluster_workers=1, statistics_runs=4, arena_levels=(0, 70),
               arena_max_matches=200, timing_decisions=200,
-              analysis_matches=1, analysis_samples=8, analysis_stability=False,
+              analysis_matches=1, analysis_samples=4, analysis_stability=False, analysis_decisions=1,
               analysis_options={"spite-and-malice": {"max_turns": 6}}, store_matches=2000)
 
 
@@ -1139,7 +1141,7 @@ def analysis_section(result: BenchResult, progress: Callable[[str], None]) -> No
     z = result.sizes
     for game in ab.GAMES:
         fig = ab.measure(game, z.analysis_matches, progress=progress, stability=z.analysis_stability,
-                         options=(z.analysis_options or {}).get(game),
+                         options=(z.analysis_options or {}).get(game), decisions=z.analysis_decisions,
                          **({"samples": z.analysis_samples} if z.analysis_samples else {}))
         sep = result.add(f"analysis.{game}.separation", f"{game}: random's mistake rate / heuristic's", "x", fig.line())
         sep.values.append(fig.separation)
@@ -1227,7 +1229,8 @@ def cluster_section(result: BenchResult, runs: int, progress: Callable[[str], No
 
     cores = os.cpu_count() or 1
     local = result.add("cluster.local", f"local tournament, matches/s ({cores} at once, bot processes)", "matches/s")
-    remote = result.add("cluster.dask", f"Dask cluster on loopback, matches/s ({cores} workers x 1 thread)", "matches/s")
+    workers = result.sizes.cluster_workers or cores
+    remote = result.add("cluster.dask", f"Dask cluster on loopback, matches/s ({workers} workers x 1 thread)", "matches/s")
     ratio = result.add("ratio.cluster_overhead", "cluster overhead: local / cluster matches/s", "x")
     try:
         import distributed  # noqa: F401
@@ -1249,9 +1252,10 @@ def cluster_section(result: BenchResult, runs: int, progress: Callable[[str], No
             rows = asyncio.run(run_tournament(s, store, concurrency=cores))
             return len(rows) / (time.perf_counter() - t0)
 
-    with tempfile.TemporaryDirectory(prefix="arena-bench-cluster-") as tmp, LoopbackCluster(workers=cores) as cluster:
-        progress(f"cluster: warming up {cores} workers")
-        rate(os.path.join(tmp, "warm.sqlite"), spec("warm", 0, 1, cluster.address))  # each worker starts its bots
+    with tempfile.TemporaryDirectory(prefix="arena-bench-cluster-") as tmp, LoopbackCluster(workers=workers) as cluster:
+        if not result.smoke:  # a smoke run times nothing: its one run starts the bots
+            progress(f"cluster: warming up {workers} workers")
+            rate(os.path.join(tmp, "warm.sqlite"), spec("warm", 0, 1, cluster.address))  # each worker starts its bots
         for r in range(runs):
             progress(f"cluster: run {r + 1} of {runs}")
             here = rate(os.path.join(tmp, f"local{r}.sqlite"), spec("local", 100 + r))

@@ -116,18 +116,27 @@ def test_the_node_bot_is_submitted_and_passes_the_self_test(tmp_path):
 def test_the_node_bot_is_hosted_in_tournaments_against_python_bots(tmp_path):
     need_node()
     folder = node_folder(tmp_path, "nodebot", EXAMPLE / "bot.js")
-    db = tmp_path / "arena.sqlite"
     # the arbiter starts it in its sandbox, as any hosted bot; long-lived processes (shared
     # isolation, so no duplicate deals) keep the test short: a fresh process per seat of every
-    # match is the same launch, many more times (the self-test above starts several)
-    for game, bots, option in (("spades", f"{folder},random,greedy", "deals=1"),
-                               ("spite-and-malice", f"{folder},random", "payoff_size=5"),
-                               ("spot", f"{folder},random", "hands=1")):
-        run = _arbiter("tournament", "run", "--game", game, "--bots", bots, "--deals", "1", "-o", option,
-                       "--db", str(db), "--name", f"hosted-{game}", "--seed", "3", "-q",
-                       "--isolation", "shared", "--no-duplicate")
-        assert run.returncode == 0, run.stdout + run.stderr
-        with Store(db) as store:
+    # match is the same launch, many more times (the self-test above starts several). The
+    # three games' tournaments run at once, each with its store, bots and arbiter.
+    games = (("spades", f"{folder},random,greedy", "deals=1"), ("spite-and-malice", f"{folder},random", "payoff_size=5"),
+             ("spot", f"{folder},random", "hands=1"))
+    runs = {game: subprocess.Popen(
+        [sys.executable, "-m", "arbiter", "tournament", "run", "--game", game, "--bots", bots, "--deals", "1", "-o",
+         option, "--db", str(tmp_path / f"{game}.sqlite"), "--name", f"hosted-{game}", "--seed", "3", "-q",
+         "--isolation", "shared", "--no-duplicate"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, stdin=subprocess.DEVNULL, env=dict(os.environ, COLUMNS="200")) for game, bots, option in games}
+    try:
+        said = {game: run.communicate(timeout=180) for game, run in runs.items()}
+    finally:
+        for run in runs.values():
+            if run.poll() is None:
+                run.kill()
+                run.wait()
+    for game, _, _ in games:
+        assert runs[game].returncode == 0, "".join(said[game])
+        with Store(tmp_path / f"{game}.sqlite") as store:
             table, _ = load_standings(store, f"hosted-{game}")
             times = store.think_times(store.tournament(f"hosted-{game}").id)
         row = next(r for r in table.rows if r.name == "nodebot")  # a folder bot is named by its folder

@@ -316,15 +316,19 @@ def test_hidden_cards_come_only_with_the_delay_and_the_cli_watches():
         for name in names:
             s.start_bot("heuristic", name)
         s.wait_sessions(names)
+        # a short game (few cards to pay off, a turn limit): every watch below, the terminal's
+        # redrawn table above all, goes through each of its steps
+        options = {"payoff_size": "2", "max_turns": "20"}
         with grpc.insecure_channel(s.address) as ch:
             summary = pb_grpc.MatchesStub(ch).RunMatch(
-                pb.RunMatchRequest(game="spite-and-malice", seats=names, seed=4, admin_token=s.admin_token), timeout=120)
+                pb.RunMatchRequest(game="spite-and-malice", seats=names, seed=4, options=options, admin_token=s.admin_token),
+                timeout=120)
         done = time.monotonic()
         got = list(raw_watch(s.address, summary.match_id, hidden_cards=True, token=s.spectator_token))
         # the match is kept after it ends; each frame is released 1.5 s after its move
         assert time.monotonic() - done >= 1.0
         assert got[0].header.delay_ms == 1500 and len(got[0].header.hands) == 2
-        g = get_game("spite-and-malice")
+        g = get_game("spite-and-malice", options)
         state = g.new_initial_state(4)
         for f, action in zip(got[1:-1], summary.actions):
             state.apply(g.parse_action(action))
@@ -332,20 +336,29 @@ def test_hidden_cards_come_only_with_the_delay_and_the_cli_watches():
         # the public watch of the same match carries no hands
         public = list(raw_watch(s.address, summary.match_id, token=s.spectator_token))
         assert all(not f.step.hands for f in public[1:-1]) and not public[0].header.hands
-        # the CLI renders it (not a terminal: one line per step, then the full deal and result)
-        proc = subprocess.run([sys.executable, "-m", "arbiter", "watch", summary.match_id, "--server", s.address,
-                               "--token", s.spectator_token],
-                              cwd=ROOT, capture_output=True, text=True, timeout=60)
-        assert proc.returncode == 0, proc.stderr
-        assert f"step {len(summary.actions)}: seat" in proc.stdout and "the full deal" in proc.stdout
-        assert "result (completed)" in proc.stdout or "result (" in proc.stdout
-        proc = subprocess.run([sys.executable, "-m", "arbiter", "watch", "--list", "--server", s.address,
-                               "--token", s.spectator_token],
-                              cwd=ROOT, capture_output=True, text=True, timeout=60)
-        assert proc.returncode == 0 and summary.match_id in proc.stdout and "finished" in proc.stdout
-        # in a terminal the table is redrawn in place, every hand on it (the live display's path)
-        code, shown = _in_a_terminal([sys.executable, "-m", "arbiter", "watch", summary.match_id, "--hidden-cards",
-                                      "--server", s.address, "--token", s.spectator_token])
+        # the CLI renders it (not a terminal: one line per step, then the full deal and result),
+        # lists it, and in a terminal redraws the table in place, every hand on it (the live
+        # display's path): the three commands at once, each its own process
+        def watch(*args: str) -> subprocess.Popen:
+            return subprocess.Popen([sys.executable, "-m", "arbiter", "watch", *args, "--server", s.address,
+                                     "--token", s.spectator_token], cwd=ROOT, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+
+        plain, listed = watch(summary.match_id), watch("--list")
+        try:
+            code, shown = _in_a_terminal([sys.executable, "-m", "arbiter", "watch", summary.match_id, "--hidden-cards",
+                                          "--server", s.address, "--token", s.spectator_token])
+            out, err = plain.communicate(timeout=60)
+            listing, _ = listed.communicate(timeout=60)
+        finally:
+            for proc in (plain, listed):
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+        assert plain.returncode == 0, err
+        assert f"step {len(summary.actions)}: seat" in out and "the full deal" in out
+        assert "result (completed)" in out or "result (" in out
+        assert listed.returncode == 0 and summary.match_id in listing and "finished" in listing
         assert code == 0 and "Traceback" not in shown and "every hand shown" in shown, shown[-2000:]
         assert "the full deal" in shown and "result (" in shown, shown[-2000:]
     finally:

@@ -93,16 +93,22 @@ def tmp() -> Iterator[Path]:
 def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path, tmp):
     ref_db, db = tmp_path / "ref.sqlite", tmp_path / "run.sqlite"
     env = {**os.environ, "TMPDIR": str(tmp)}
-    run_to_end("tournament", "run", *ARGS, "--db", str(ref_db), env=env)
-    reference = stored(ref_db)
-    assert len(reference) == TOTAL
-    assert scratch_of(tmp) == [], "a run that ended left scratch folders behind"
+    # the uninterrupted run, beside the one to be killed (they share nothing: each its own
+    # store, bots and temporary folder), so the test waits for one run's matches, not two
+    ref_tmp = tmp / "ref"
+    ref_tmp.mkdir()
+    ref = arbiter("tournament", "run", *ARGS, "--db", str(ref_db), env={**env, "TMPDIR": str(ref_tmp)})
 
     # start, let six matches be stored, then SIGKILL the runner (not its bots: they must
     # notice) there: it stops itself just after the sixth commit (tests/campaigns/failpoints.py)
     p = arbiter("tournament", "run", *ARGS, "--db", str(db), module="tests.campaigns.failpoints",
                 env={**env, "CHAOS_FAILPOINT": "committed:6"})
-    assert procs.wait_stopped(p, 120), f"the run did not reach its sixth commit: {p.returncode}"
+    try:
+        assert procs.wait_stopped(p, 120), f"the run did not reach its sixth commit: {p.returncode}"
+    except BaseException:
+        p.kill()
+        ref.kill()
+        raise
     bots = children(p.pid)
     started = {b: procs.start_time(b) for b in bots}
     os.kill(p.pid, signal.SIGKILL)
@@ -122,6 +128,12 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path, tmp):
         for b in bots:
             if alive(b):
                 os.kill(b, signal.SIGKILL)
+
+    _, err = ref.communicate(timeout=120)
+    assert ref.returncode == 0, err
+    reference = stored(ref_db)
+    assert len(reference) == TOTAL
+    assert scratch_of(ref_tmp) == [], "a run that ended left scratch folders behind"
 
     out = run_to_end("tournament", "run", *ARGS, "--db", str(db), env=env)
     # the run after the crash swept what the killed one left, and left nothing itself
