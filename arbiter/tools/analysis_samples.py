@@ -208,21 +208,22 @@ def looks_with(one: Callable[..., str], budget: int, agree: int = 2, first: int 
 def stopping_rules() -> dict[str, Callable[..., tuple[str, int]]]:
     """The rules compared (docs/analysis.md, stability)."""
     return {
-        "method 4 (values: fine 1%, mistake 5%, three looks, 64)": analysis_rule(64),
+        "method 5 (values: fine 0.1%, mistake 5%, three looks, 64)": analysis_rule(64),
+        "method 4 (fine 1%, three looks, 64)": looks_with(variant_look(alpha_fine=0.01), 64, agree=3),
         "method 3 (5%, two looks, 64)": looks_with(variant_look(), 64),
+        "fine at 0.1%, four looks, 64": looks_with(variant_look(alpha_fine=0.001), 64, agree=4),
         "5%, three looks, 64": looks_with(variant_look(), 64, agree=3),
         "fine at 1%, two looks, 64": looks_with(variant_look(alpha_fine=0.01), 64),
         "fine at 20%, 64": looks_with(variant_look(alpha_fine=0.2), 64),
         "zero diffs: rule of three, 64": looks_with(variant_look(zero=True), 64),
         "one look at 64": looks_with(variant_look(), 64, agree=1, first=64),
-        "fine at 1%, three looks, 64 (= method 4)": looks_with(variant_look(alpha_fine=0.01), 64, agree=3),
         "fine at 1%, 128": looks_with(variant_look(alpha_fine=0.01), 128),
         "fine and mistake at 1%, 64": looks_with(variant_look(alpha_fine=0.01, alpha_mistake=0.01), 64),
         "fine and mistake at 1%, 128": looks_with(variant_look(alpha_fine=0.01, alpha_mistake=0.01), 128),
         "5%, two looks, 128": looks_with(variant_look(), 128),
-        "1% fine, looks at 16/32/64": at_looks((16, 32, 64)),
-        "1% fine, looks at 16/32/64/128": at_looks((16, 32, 64, 128)),
-        "1% fine, looks at 32/64/128": at_looks((32, 64, 128)),
+        "values.look, looks at 16/32/64": at_looks((16, 32, 64)),
+        "values.look, looks at 16/32/64/128": at_looks((16, 32, 64, 128)),
+        "values.look, looks at 32/64/128": at_looks((32, 64, 128)),
     }
 
 
