@@ -136,9 +136,9 @@ def test_a_planted_blunder_is_marked_the_same_under_two_seeds(game, options, bot
 #: to 15: the 6 first are the chosen one, the heuristic's and the lowest bids; a card play
 #: rarely more).
 CHECK_SAMPLES, CHECK_ACTIONS = 32, 6
-#: The first decision analysed per seat: the random seat's from its first card (its bid is
-#: the costliest decision to value, 3 CPU-s), the heuristic seat's from its fourth (its
-#: bid and first two cards, with a live nil at the table, took 9 of its 12 CPU-s).
+#: The first decision analysed per seat: the random seat's from its second (its first, a
+#: blind nil bid, is the costliest to value, 3 CPU-s), the heuristic seat's from its fourth
+#: (its look, its bid and its first card, with the blind nil live, took 9 of its 12 CPU-s).
 SEPARATION_FIRST = {0: 2, 1: 4}
 #: The random seat's decisions in the stability check: two mistakes and a fine.
 STABLE_CHECKED = (2, 3, 6)
