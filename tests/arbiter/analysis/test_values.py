@@ -228,3 +228,33 @@ def test_kept_samples_replay_the_analysis():
         assert sorted(sum(xs[:got.samples]) / got.samples for xs in per) == pytest.approx(sorted(v.mean for v in got.values))
         checked += 1
     assert checked == 3
+
+
+def test_a_stricter_fine_never_unmarks_a_mistake():
+    """Method 5 made "fine" stricter (``ALPHA_FINE`` 1% -> 0.1%) on the claim that no
+    mistake is lost by it (docs/analysis.md, "Stability"): on the same samples, every
+    decision a looser "fine" marks a mistake is still one, and only "fine"s change. Checked
+    on seeded synthetic decisions with heavy-tailed paired differences, as at Spades."""
+    from functools import partial
+
+    from arbiter.analysis.values import ALPHA_FINE, look
+    from arbiter.tools.analysis_samples import looks_with
+
+    rng = random.Random(7)
+    strict = looks_with(look, 64, AGREE)
+    loose = looks_with(partial(look, alpha_fine=0.01), 64, AGREE)
+    assert ALPHA_FINE < 0.01
+    seen = {"mistake": 0, "fine to unsure": 0}
+    for _ in range(300):
+        k = rng.randrange(2, 5)
+        shift = [rng.choice((0.0, rng.uniform(-8, 12))) for _ in range(k)]
+        base = [rng.gauss(0, 3) + (rng.choice((-400, 400)) if rng.random() < 0.03 else 0) for _ in range(64)]
+        per = [[b + s + (rng.gauss(0, 4) if rng.random() < 0.5 else 0) for b in base] for s in shift]
+        before, after = loose(per, 0, 1, 5.0)[0], strict(per, 0, 1, 5.0)[0]
+        if before == "mistake":
+            assert after == "mistake"
+            seen["mistake"] += 1
+        elif before != after:
+            assert (before, after) in (("fine", "unsure"), ("fine", "mistake"), ("unsure", "mistake")), (before, after)
+            seen["fine to unsure"] += (before, after) == ("fine", "unsure")
+    assert seen["mistake"] >= 20 and seen["fine to unsure"] >= 3, seen
