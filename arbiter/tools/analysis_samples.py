@@ -142,14 +142,15 @@ def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH) -> C
     return looks_with(look, budget, AGREE, first, step)
 
 
-def at_looks(looks: tuple[int, ...], agree: int = 1) -> Callable[..., tuple[str, int]]:
-    """Looks at the given numbers of states only; a verdict stands after ``agree`` looks in a row."""
+def at_looks(looks: tuple[int, ...], agree: int = 1, one: Callable[..., str] = look) -> Callable[..., tuple[str, int]]:
+    """Looks (``one``, the analysis's ``look`` by default) at the given numbers of states
+    only; a verdict stands after ``agree`` looks in a row."""
     def rule(per, a, ref, margin):
         run, before = 0, ""
         for n in looks:
             if n > len(per[a]):
                 break
-            now = look(_prefix(per, n), a, ref, margin)
+            now = one(_prefix(per, n), a, ref, margin)
             run = run + 1 if now == before else 1
             before = now
             if now != "unsure" and run >= agree:
@@ -221,9 +222,9 @@ def stopping_rules() -> dict[str, Callable[..., tuple[str, int]]]:
         "fine and mistake at 1%, 64": looks_with(variant_look(alpha_fine=0.01, alpha_mistake=0.01), 64),
         "fine and mistake at 1%, 128": looks_with(variant_look(alpha_fine=0.01, alpha_mistake=0.01), 128),
         "5%, two looks, 128": looks_with(variant_look(), 128),
-        "values.look, looks at 16/32/64": at_looks((16, 32, 64)),
-        "values.look, looks at 16/32/64/128": at_looks((16, 32, 64, 128)),
-        "values.look, looks at 32/64/128": at_looks((32, 64, 128)),
+        "1% fine, looks at 16/32/64": at_looks((16, 32, 64), one=variant_look(alpha_fine=0.01)),
+        "1% fine, looks at 16/32/64/128": at_looks((16, 32, 64, 128), one=variant_look(alpha_fine=0.01)),
+        "1% fine, looks at 32/64/128": at_looks((32, 64, 128), one=variant_look(alpha_fine=0.01)),
     }
 
 
