@@ -169,10 +169,11 @@ def test_random_play_is_marked_more_than_the_heuristics(separation):
 def test_the_verdict_is_decided_and_stable_at_an_exact_difference():
     """A DDS difference that every sampled deal agrees on (a nil with every spade) is
     decided as soon as a verdict may stand (``AGREE`` looks: ``MIN_SAMPLES``, then a batch
-    more each), and says the same under every seed."""
+    more each), and says the same under every seed (4 of the 14 bids compared: 0.5 CPU-s, 2.1
+    with 12)."""
     options, point = spades_bid_point()
     for seed in (1, 2, 3):
-        v = Valuer("spades", options, 0, samples=64, seed=seed).decision(point, "bid nil")
+        v = Valuer("spades", options, 0, samples=64, seed=seed, max_actions=4).decision(point, "bid nil")
         assert v.verdict == "mistake" and v.samples == MIN_SAMPLES + (AGREE - 1) * BATCH, v
 
 
