@@ -142,14 +142,15 @@ def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH) -> C
     return looks_with(look, budget, AGREE, first, step)
 
 
-def at_looks(looks: tuple[int, ...], agree: int = 1) -> Callable[..., tuple[str, int]]:
-    """Looks at the given numbers of states only; a verdict stands after ``agree`` looks in a row."""
+def at_looks(looks: tuple[int, ...], agree: int = 1, one: Callable[..., str] = look) -> Callable[..., tuple[str, int]]:
+    """Looks (``one``, the analysis's ``look`` by default) at the given numbers of states
+    only; a verdict stands after ``agree`` looks in a row."""
     def rule(per, a, ref, margin):
         run, before = 0, ""
         for n in looks:
             if n > len(per[a]):
                 break
-            now = look(_prefix(per, n), a, ref, margin)
+            now = one(_prefix(per, n), a, ref, margin)
             run = run + 1 if now == before else 1
             before = now
             if now != "unsure" and run >= agree:
@@ -208,21 +209,22 @@ def looks_with(one: Callable[..., str], budget: int, agree: int = 2, first: int 
 def stopping_rules() -> dict[str, Callable[..., tuple[str, int]]]:
     """The rules compared (docs/analysis.md, stability)."""
     return {
-        "method 4 (values: fine 1%, mistake 5%, three looks, 64)": analysis_rule(64),
+        "method 5 (values: fine 0.1%, mistake 5%, three looks, 64)": analysis_rule(64),
+        "method 4 (fine 1%, three looks, 64)": looks_with(variant_look(alpha_fine=0.01), 64, agree=3),
         "method 3 (5%, two looks, 64)": looks_with(variant_look(), 64),
+        "fine at 0.1%, four looks, 64": looks_with(variant_look(alpha_fine=0.001), 64, agree=4),
         "5%, three looks, 64": looks_with(variant_look(), 64, agree=3),
         "fine at 1%, two looks, 64": looks_with(variant_look(alpha_fine=0.01), 64),
         "fine at 20%, 64": looks_with(variant_look(alpha_fine=0.2), 64),
         "zero diffs: rule of three, 64": looks_with(variant_look(zero=True), 64),
         "one look at 64": looks_with(variant_look(), 64, agree=1, first=64),
-        "fine at 1%, three looks, 64 (= method 4)": looks_with(variant_look(alpha_fine=0.01), 64, agree=3),
         "fine at 1%, 128": looks_with(variant_look(alpha_fine=0.01), 128),
         "fine and mistake at 1%, 64": looks_with(variant_look(alpha_fine=0.01, alpha_mistake=0.01), 64),
         "fine and mistake at 1%, 128": looks_with(variant_look(alpha_fine=0.01, alpha_mistake=0.01), 128),
         "5%, two looks, 128": looks_with(variant_look(), 128),
-        "1% fine, looks at 16/32/64": at_looks((16, 32, 64)),
-        "1% fine, looks at 16/32/64/128": at_looks((16, 32, 64, 128)),
-        "1% fine, looks at 32/64/128": at_looks((32, 64, 128)),
+        "1% fine, looks at 16/32/64": at_looks((16, 32, 64), one=variant_look(alpha_fine=0.01)),
+        "1% fine, looks at 16/32/64/128": at_looks((16, 32, 64, 128), one=variant_look(alpha_fine=0.01)),
+        "1% fine, looks at 32/64/128": at_looks((32, 64, 128), one=variant_look(alpha_fine=0.01)),
     }
 
 

@@ -17,7 +17,6 @@ from arbiter.tournament.play import play_local
 from cardarena.games import get_game
 
 SEPARATION_SEED = 0
-STABLE_CHECKED = 3  # decisions of the random seat in the stability check: its bid, exchange and first card
 ALL_SPADES = "AS KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S 2S"
 OTHERS = ["AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H 2H", "AD KD QD JD 10D 9D 8D 7D 6D 5D 4D 3D 2D",
           "AC KC QC JC 10C 9C 8C 7C 6C 5C 4C 3C 2C"]
@@ -132,21 +131,28 @@ def test_a_planted_blunder_is_marked_the_same_under_two_seeds(game, options, bot
     assert all(v.loss > v.margin for v in verdicts)
 
 
-#: The budget of the separation and stability checks (looks at 16, 24 and 32 states), and the
-#: actions compared (a bid has up to 15: the 6 first are the chosen one, the heuristic's and
-#: the lowest bids; a card play rarely more).
+#: The budget of the separation and stability checks (looks at 16, 24 and 32 states: the
+#: fewest that let a verdict stand, ``AGREE`` looks), and the actions compared (a bid has up
+#: to 15: the 6 first are the chosen one, the heuristic's and the lowest bids; a card play
+#: rarely more).
 CHECK_SAMPLES, CHECK_ACTIONS = 32, 6
+#: The first decision analysed per seat: the random seat's from its second (its first, a
+#: blind nil bid, is the costliest to value, 3 CPU-s), the heuristic seat's from its fourth
+#: (its look, its bid and its first card, with the blind nil live, took 9 of its 12 CPU-s).
+SEPARATION_FIRST = {0: 2, 1: 4}
+#: The random seat's decisions in the stability check: two mistakes and a fine.
+STABLE_CHECKED = (2, 3, 6)
 
 
 @pytest.fixture(scope="module")
 def separation():
     """A Spades deal with a random seat among heuristics, and the random seat's and the
-    next seat's decisions valued (sampling seed 1): shared by the separation and the
-    stability checks."""
+    next seat's decisions valued (sampling seed 1, from ``SEPARATION_FIRST``): shared by
+    the separation and the stability checks."""
     record = play_local("spades", ["random", "heuristic", "heuristic", "heuristic"], seed=SEPARATION_SEED,
                         options={"deals": 1}, transport="inproc")
-    rows = {seat: [r for r in analyse(record, seat, samples=CHECK_SAMPLES, max_actions=CHECK_ACTIONS, seed=1)
-                   if r.verdict] for seat in (0, 1)}
+    rows = {seat: [r for r in analyse(record, seat, samples=CHECK_SAMPLES, max_actions=CHECK_ACTIONS, seed=1,
+                                      first=first) if r.verdict] for seat, first in SEPARATION_FIRST.items()}
     return record, rows
 
 
@@ -155,7 +161,7 @@ def test_random_play_is_marked_more_than_the_heuristics(separation):
     Spades deal with a random seat among heuristics, the random seat's decisions hold at
     least three times the mistakes of the heuristic seat after it."""
     _, rows = separation
-    assert all(len(rows[seat]) >= 10 for seat in (0, 1))
+    assert all(len(rows[seat]) >= 9 for seat in (0, 1))
     counts = {seat: sum(r.verdict == "mistake" for r in rows[seat]) for seat in (0, 1)}
     assert counts[0] >= 3 * max(1, counts[1]), counts
 
@@ -163,10 +169,11 @@ def test_random_play_is_marked_more_than_the_heuristics(separation):
 def test_the_verdict_is_decided_and_stable_at_an_exact_difference():
     """A DDS difference that every sampled deal agrees on (a nil with every spade) is
     decided as soon as a verdict may stand (``AGREE`` looks: ``MIN_SAMPLES``, then a batch
-    more each), and says the same under every seed."""
+    more each), and says the same under every seed (4 of the 14 bids compared: 0.5 CPU-s, 2.1
+    with 12)."""
     options, point = spades_bid_point()
     for seed in (1, 2, 3):
-        v = Valuer("spades", options, 0, samples=64, seed=seed).decision(point, "bid nil")
+        v = Valuer("spades", options, 0, samples=64, seed=seed, max_actions=4).decision(point, "bid nil")
         assert v.verdict == "mistake" and v.samples == MIN_SAMPLES + (AGREE - 1) * BATCH, v
 
 
@@ -193,32 +200,64 @@ def test_a_bad_budget_is_named():
 
 def test_verdicts_hold_under_another_sampling_seed(separation):
     """A small seeded stability check (the bench measures the rate over every decision of
-    its matches): the random seat's first decisions of the separation deal, a mistake and a
-    fine among them, get the same verdicts under another sampling seed."""
+    its matches): three decisions of the random seat in the separation deal, two mistakes
+    and a fine, get the same verdicts under another sampling seed."""
     record, rows = separation
-    first = [r.verdict for r in rows[0] if r.point.number <= STABLE_CHECKED]
-    again = [r.verdict for r in analyse(record, 0, samples=CHECK_SAMPLES, max_actions=CHECK_ACTIONS, seed=2,
-                                        last=STABLE_CHECKED) if r.verdict]
-    assert len(first) == STABLE_CHECKED and first == again and {"mistake", "fine"} <= set(again), (first, again)
+    first = [r.verdict for r in rows[0] if r.point.number in STABLE_CHECKED]
+    again = [next(analyse(record, 0, samples=CHECK_SAMPLES, max_actions=CHECK_ACTIONS, seed=2, first=n, last=n)).verdict
+             for n in STABLE_CHECKED]
+    assert first == again and sorted(again) == ["fine", "mistake", "mistake"], (first, again)
 
 
 def test_kept_samples_replay_the_analysis():
     """``arbiter.tools.analysis_samples`` compares verdict rules on kept samples: they are
     the states the analysis draws, so the analysis's rule replayed on them gives the
-    verdict and the number of states ``Valuer.decision`` gives (the docs' "direct" figures)."""
+    verdict and the number of states ``Valuer.decision`` gives (the docs' "direct" figures).
+    Three decisions of a Spot hand at a budget of 32 (three looks, the fewest that let a
+    verdict stand): two left unsure, one a mistake that stood at the third look."""
     from arbiter.tools.analysis_samples import analysis_rule, draw
 
     record = play_local("spot", ["random", "heuristic", "heuristic"], seed=0, options={"hands": 1, "players": 3},
                         transport="inproc")
-    valuer = Valuer(record.game, record.options, 0, f"seed-{record.seed}", record.seat_names, samples=24, seed=1)
-    checked = 0
+    valuer = Valuer(record.game, record.options, 0, f"seed-{record.seed}", record.seat_names, samples=32, seed=1)
+    verdicts = []
     for point in decisions(record, 0):
-        if len(point.legal) < 2 or checked == 3:
+        if point.number not in (2, 4, 9):
             continue
         chosen = valuer.game.parse_action(point.played)
-        cands, ref, per = draw(valuer, point.view, point.legal, chosen, f"{valuer.match_id}:0:{point.number}", 24)
+        cands, ref, per = draw(valuer, point.view, point.legal, chosen, f"{valuer.match_id}:0:{point.number}", 32)
         got = valuer.decision(point, point.played)
-        assert analysis_rule(24)(per, cands.index(chosen), ref, valuer.margin) == (got.verdict, got.samples)
+        assert analysis_rule(32)(per, cands.index(chosen), ref, valuer.margin) == (got.verdict, got.samples)
         assert sorted(sum(xs[:got.samples]) / got.samples for xs in per) == pytest.approx(sorted(v.mean for v in got.values))
-        checked += 1
-    assert checked == 3
+        verdicts.append(got.verdict)
+    assert verdicts == ["unsure", "unsure", "mistake"], verdicts
+
+
+def test_a_stricter_fine_never_unmarks_a_mistake():
+    """Method 5 made "fine" stricter (``ALPHA_FINE`` 1% -> 0.1%) on the claim that no
+    mistake is lost by it (docs/analysis.md, "Stability"): on the same samples, every
+    decision a looser "fine" marks a mistake is still one, and only "fine"s change. Checked
+    on seeded synthetic decisions with heavy-tailed paired differences, as at Spades."""
+    from functools import partial
+
+    from arbiter.analysis.values import ALPHA_FINE, look
+    from arbiter.tools.analysis_samples import looks_with
+
+    rng = random.Random(7)
+    strict = looks_with(look, 64, AGREE)
+    loose = looks_with(partial(look, alpha_fine=0.01), 64, AGREE)
+    assert ALPHA_FINE < 0.01
+    seen = {"mistake": 0, "fine to unsure": 0}
+    for _ in range(300):
+        k = rng.randrange(2, 5)
+        shift = [rng.choice((0.0, rng.uniform(-8, 12))) for _ in range(k)]
+        base = [rng.gauss(0, 3) + (rng.choice((-400, 400)) if rng.random() < 0.03 else 0) for _ in range(64)]
+        per = [[b + s + (rng.gauss(0, 4) if rng.random() < 0.5 else 0) for b in base] for s in shift]
+        before, after = loose(per, 0, 1, 5.0)[0], strict(per, 0, 1, 5.0)[0]
+        if before == "mistake":
+            assert after == "mistake"
+            seen["mistake"] += 1
+        elif before != after:
+            assert (before, after) in (("fine", "unsure"), ("fine", "mistake"), ("unsure", "mistake")), (before, after)
+            seen["fine to unsure"] += (before, after) == ("fine", "unsure")
+    assert seen["mistake"] >= 20 and seen["fine to unsure"] >= 3, seen
