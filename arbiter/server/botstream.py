@@ -308,18 +308,23 @@ def _resolve(fut: asyncio.Future, answer: Any) -> None:
             fut.set_result(answer)
 
 
+#: How early the event loop runs a timer (``BaseEventLoop._run_once``: a timer is due within
+#: the clock's resolution).
+_CLOCK_RESOLUTION = time.get_clock_info("monotonic").resolution
+
+
 class _Asking:
     """One decision asked of a remote seat, until it is answered: its Turn on the wire (sent
-    again, whole, on a resync), its deadline's timer, and whom to tell the answer. The
+    again, whole, on a resync), its deadline, and whom to tell the answer. The
     session's ``pending`` holds it under (match, wire request id) while the bot decides."""
 
-    __slots__ = ("seat", "turn", "rid", "events", "views", "answered", "timer", "resyncs")
+    __slots__ = ("seat", "turn", "rid", "events", "views", "answered", "deadline", "resyncs")
 
     def __init__(self, seat: "RemoteSeat", turn: TurnRequest, rid: int, events: Any, views: Any,
                  answered: Callable[[Any], None]):
         self.seat, self.turn, self.rid, self.events, self.views = seat, turn, rid, events, views
         self.answered: Callable[[Any], None] | None = answered
-        self.timer: asyncio.TimerHandle | None = None
+        self.deadline: float | None = None  # the event loop's time past which it is unanswered
         self.resyncs = 0
 
     def send(self) -> None:
@@ -337,8 +342,8 @@ class _Asking:
     def forget(self) -> None:
         """No answer is wanted any more (the runner stopped waiting)."""
         self.answered = None
-        if self.timer is not None:
-            self.timer.cancel()
+        if self.seat._asking is self:
+            self.seat._asking = None
 
     def expire(self) -> None:
         """The decision's deadline passed unanswered."""
@@ -406,6 +411,9 @@ class RemoteSeat(SeatClient):
         #: (match, seat) -> what the seat was last sent of its view, when its session takes
         #: view deltas (arena.proto ViewDelta): each Turn then carries what changed.
         self._views: dict[tuple[str, int], convert.ViewDeltaWriter] = {}
+        #: the decision it waits for, and the one timer that watches its deadline
+        self._asking: _Asking | None = None
+        self._timer: asyncio.TimerHandle | None = None
 
     async def start(self, info: MatchInfo) -> None:
         if self.session.closed:
@@ -458,11 +466,36 @@ class RemoteSeat(SeatClient):
             if views is None:
                 views = self._views[(turn.match_id, turn.seat)] = convert.ViewDeltaWriter(self.game)
         asking = _Asking(self, turn, rid, self._unsent.pop((turn.match_id, turn.seat), ()), views, answered)
+        self._asking = asking
         if seconds is not None:
-            # The deadline is a timer: no Timeout context and no task cancellation per decision.
+            # The deadline: no Timeout context, no task cancellation and no timer of its own
+            # per decision (a timer made and cancelled at every decision cost the loop as
+            # much as the rest of its work on it): one timer per seat, moved on lazily.
             loop = asyncio.get_running_loop()
-            asking.timer = loop.call_at(loop.time() + seconds, asking.expire)
+            asking.deadline = loop.time() + seconds
+            if self._timer is None or self._timer.when() > asking.deadline:
+                if self._timer is not None:
+                    self._timer.cancel()
+                self._timer = loop.call_at(asking.deadline, self._check_deadline)
         asking.send()
+
+    def _check_deadline(self) -> None:
+        """The seat's timer: the decision it waits for, if its deadline has passed, gets
+        TimeoutError; one still in time sets the timer to its deadline."""
+        self._timer = None
+        asking = self._asking
+        if asking is None or asking.deadline is None:
+            return
+        loop = asyncio.get_running_loop()
+        if asking.deadline <= loop.time() + _CLOCK_RESOLUTION:  # as the loop judges a timer due
+            asking.expire()
+        else:
+            self._timer = loop.call_at(asking.deadline, self._check_deadline)
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     def reported_us(self) -> int | None:
         return self._reported or None
@@ -500,6 +533,7 @@ class RemoteSeat(SeatClient):
 
     def stopped(self, match_id: str, seat: int) -> None:
         """The match stopped before its end: the seat's token is void and the bot is told."""
+        self._stop_timer()
         self.session.seat_tokens.pop((match_id, seat), None)
         self._unsent.pop((match_id, seat), None)
         for key in [k for k in self._wire_ids if k[0] == match_id]:
@@ -508,6 +542,7 @@ class RemoteSeat(SeatClient):
                                "token was revoked); it has no result", match_id))
 
     async def finish(self, match_id: str, seat: int, outcome: Outcome, final_view: Any) -> None:
+        self._stop_timer()
         self.session.seat_tokens.pop((match_id, seat), None)
         for key in [k for k in self._wire_ids if k[0] == match_id]:
             del self._wire_ids[key]
