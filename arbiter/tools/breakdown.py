@@ -172,6 +172,7 @@ class Round:
     decisions: int
     server: Cpu
     clients: Cpu
+    iterations: int = 0  # of the arbiter's event loop (hosted rounds only)
 
     def per(self, ns: int) -> float:
         """µs per decision of ``ns`` over the window."""
@@ -188,24 +189,37 @@ class Round:
             "rest": self.wall * 1e6 / self.decisions - self.per(cpu),
             "runqueue": self.per(s.main_wait + s.other_wait + c.main_wait + c.other_wait),
             "server.runqueue": self.per(s.main_wait + s.other_wait), "clients.runqueue": self.per(c.main_wait + c.other_wait),
+            "server.iterations": self.iterations / self.decisions,
         }
 
 
 async def hosted_round(arena: Any, pids: list[int], matches: int, seed: int) -> Round:
     """CPU and wall of ``matches`` hosted Spades matches (2 deals), one after another."""
     me = os.getpid()
+    loop = asyncio.get_running_loop()
+    iterations = [0]
+    run_once = loop._run_once  # type: ignore[attr-defined]
+
+    def counted() -> None:  # the loop's iterations in this window (run_forever calls self._run_once)
+        iterations[0] += 1
+        run_once()
+
     w = Window()
     w.start([me, *pids])
     t0 = time.perf_counter()
     decisions = 0
-    for i in range(matches):
-        record = await arena.match(seed + i, {"deals": 2})
-        if record.incidents:
-            raise RuntimeError(f"breakdown match had incidents: {record.incidents}")
-        decisions += len(record.actions)
+    loop._run_once = counted  # type: ignore[attr-defined]
+    try:
+        for i in range(matches):
+            record = await arena.match(seed + i, {"deals": 2})
+            if record.incidents:
+                raise RuntimeError(f"breakdown match had incidents: {record.incidents}")
+            decisions += len(record.actions)
+    finally:
+        del loop._run_once  # type: ignore[attr-defined]
     wall = time.perf_counter() - t0
     w.end([me, *pids])
-    return Round(wall, decisions, w.cpu([me]), w.cpu(pids))
+    return Round(wall, decisions, w.cpu([me]), w.cpu(pids), iterations[0])
 
 
 def view_deltas(arena: Any, revision: int | None) -> None:
@@ -594,6 +608,91 @@ async def profile_floor(turn_bytes: int, act_bytes: int, seats: int, transport: 
 
 
 # --------------------------------------------------------------------------------------
+# What the arbiter's event loop costs per decision, alone (``--loop``).
+
+#: Round trips of one ``loop_costs`` pass.
+LOOP_TRIPS = 10_000
+
+#: (key, label) of ``loop_costs``' rows, in the order they are measured.
+LOOP_ROWS: tuple[tuple[str, str], ...] = (
+    ("task", "the answer resolves a future a task awaits, which writes the next (and a timer per round trip)"),
+    ("callback.timer", "the answer's callback writes the next, with a timer made and cancelled per round trip"),
+    ("callback", "the answer's callback writes the next (issue 42: runner._relayed, one lazy timer a seat)"),
+)
+
+
+def _echo(sock: Any) -> None:
+    """The peer of ``loop_costs``: answers every message with a short one, blocking."""
+    while True:
+        data = sock.recv(65536)
+        if not data:
+            return
+        sock.sendall(b"a" * 60)
+
+
+async def _loop_trips(mode: str, trips: int) -> float:
+    """µs of this thread's CPU per round trip over a Unix socket to a blocking echo process
+    (a 600-byte message out, 60 bytes back), the next message written as ``mode`` says."""
+    import multiprocessing
+    import socket
+
+    loop = asyncio.get_running_loop()
+    ours, theirs = socket.socketpair()
+    peer = multiprocessing.get_context("fork").Process(target=_echo, args=(theirs,), daemon=True)
+    peer.start()
+    theirs.close()
+    done = loop.create_future()
+    message = b"t" * 600
+
+    class Side(asyncio.Protocol):
+        def __init__(self) -> None:
+            self.n, self.waiter, self.timer = 0, None, None
+
+        def connection_made(self, transport: Any) -> None:
+            self.transport = transport
+
+        def data_received(self, data: bytes) -> None:
+            if mode == "task":
+                waiter, self.waiter = self.waiter, None
+                waiter.set_result(data)
+                return
+            self.n += 1
+            if self.n >= trips:
+                done.set_result(None)
+                return
+            if mode == "callback.timer":
+                self.timer.cancel()
+                self.timer = loop.call_at(loop.time() + 60, lambda: None)
+            self.transport.write(message)
+
+    transport, side = await loop.create_connection(Side, sock=ours)
+    t0 = time.thread_time()
+    if mode == "task":
+        for _ in range(trips):
+            side.waiter = loop.create_future()
+            timer = loop.call_at(loop.time() + 60, lambda: None)
+            transport.write(message)
+            await side.waiter
+            timer.cancel()
+    else:
+        side.timer = loop.call_at(loop.time() + 60, lambda: None)
+        transport.write(message)
+        await done
+        side.timer.cancel()
+    cpu = time.thread_time() - t0
+    transport.close()
+    await asyncio.sleep(0)
+    peer.join(5)
+    return 1e6 * cpu / trips
+
+
+def loop_costs(trips: int = LOOP_TRIPS) -> dict[str, float]:
+    """µs of the loop thread's CPU per round trip for each way of ``LOOP_ROWS`` (one pass
+    each, in this process: the event loop's part of a hosted decision, without the game)."""
+    return {key: asyncio.run(_loop_trips(key, trips)) for key, _ in LOOP_ROWS}
+
+
+# --------------------------------------------------------------------------------------
 # The run and its table.
 
 
@@ -719,6 +818,8 @@ def render(b: Breakdown) -> str:
                        ("rest", "wall - CPU"), ("server.runqueue", "arbiter/server: runnable, no CPU"),
                        ("clients.runqueue", "bots/clients: runnable, no CPU")) if b.hosted else ():
         lines.append(f"{label:34} {f1.get(key, 0):13.0f} {f4.get(key, 0):13.0f} {h.get(key, 0):9.0f}")
+    if b.hosted:
+        lines.append(f"{'arbiter: event-loop iterations':34} {'':13} {'':13} {h.get('server.iterations', 0):9.2f}")
     r = b.ratio()
     if r is not None:
         lines.append(f"hosted / 4-seat floor, wall: {r:.2f}x; CPU: {b.ratio('cpu'):.2f}x (round by round, median)")
@@ -775,9 +876,20 @@ def main(argv: list[str] | None = None) -> int:
                         help="how the hosted bots reach the arbiter: gRPC (default) or the local channel")
     parser.add_argument("--codec", action="store_true",
                         help="only the codec's rows (in this process, no bot process: a few seconds)")
+    parser.add_argument("--loop", action="store_true",
+                        help="only the event loop's cost per round trip, each way the arbiter has written its next "
+                             "message (in this process and an echo process: a few seconds)")
     parser.add_argument("--whole-views", action="store_true",
                         help="each round, play the hosted matches also with whole views in every Turn (no view deltas)")
     args = parser.parse_args(argv)
+    if args.loop:
+        passes = [loop_costs() for _ in range(args.rounds)]
+        print(f"The arbiter's event loop alone: µs of its thread's CPU per round trip over a Unix socket to an echo "
+              f"process ({LOOP_TRIPS} round trips a pass; median of {args.rounds} passes; load {os.getloadavg()[0]:.1f})")
+        for key, label in LOOP_ROWS:
+            vals = [p[key] for p in passes]
+            print(f"  {label:100} {statistics.median(vals):6.1f}  ({', '.join(f'{v:.1f}' for v in vals)})")
+        return 0
     if args.codec:
         rows = [codec_costs(seed=r) for r in range(args.rounds)]
         print(render(Breakdown(codec=rows, machine={"load": os.getloadavg()[0], "rounds": args.rounds})))

@@ -58,9 +58,10 @@ def test_samples_of_other_threads_and_of_a_waiting_loop_are_not_counted(tmp_path
 
 def test_a_round_is_reported_per_decision_and_what_no_cpu_accounts_for_is_the_rest():
     r = bd.Round(wall=0.010, decisions=10, server=bd.Cpu(main=2_000_000, other=1_000_000, main_wait=500_000),
-                 clients=bd.Cpu(main=3_000_000, other=1_000_000))
+                 clients=bd.Cpu(main=3_000_000, other=1_000_000), iterations=13)
     row = r.row()
     assert row["wall"] == 1000 and row["server.loop"] == 200 and row["clients.loop"] == 300
+    assert row["server.iterations"] == 1.3  # the arbiter's event-loop iterations per decision
     assert row["cpu"] == 700 and row["rest"] == 300 and row["runqueue"] == row["server.runqueue"] == 50
 
 
