@@ -313,8 +313,10 @@ def step_costs(decisions: int = 3000, seed: int = 0) -> dict[str, float]:
             marks.append(clock())
             choice = rng.choice(their_legal)
             marks.append(clock())
-            act = pb.BotMessage(act={"match_id": got.match_id, "request_id": got.request_id, "seat_token": "t" * 22,
-                                     "action": codec.action_fields("spades", choice)}).SerializeToString()
+            msg = pb.BotMessage()  # as sdk.convert.act_to_proto makes it (the tools may not import the SDK)
+            msg.act.match_id, msg.act.request_id, msg.act.seat_token = got.match_id, got.request_id, "t" * 22
+            msg.act.action.MergeFromString(codec.action_wire("spades", choice))
+            act = msg.SerializeToString()
             marks.append(clock())
             raw = pb.BotMessage.FromString(act).act
             marks.append(clock())
