@@ -695,6 +695,129 @@ def loop_costs(trips: int = LOOP_TRIPS) -> dict[str, float]:
 
 
 # --------------------------------------------------------------------------------------
+# One bot process alone, fed recorded Turns (``--bot``).
+
+#: How many times ``bot_alone`` plays the recorded frames to a bot (the first 2 warm it up).
+BOT_REPS = 12
+
+#: A bare client on the local channel: parse each frame, answer a Turn with its first legal
+#: action (the SDK's floor: what no SDK can do with less Python).
+_BARE_CLIENT = """
+import socket, sys
+from cardarena.v1 import arena_pb2 as pb
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+hello = pb.BotMessage(hello=pb.Hello(bot_name="bare", token="x")).SerializeToString()
+s.sendall(len(hello).to_bytes(4, "big") + hello)
+buf = b""
+while True:
+    while len(buf) < 4 or len(buf) < 4 + int.from_bytes(buf[:4], "big"):
+        chunk = s.recv(65536)
+        if not chunk:
+            sys.exit(0)
+        buf += chunk
+    n = int.from_bytes(buf[:4], "big")
+    msg, buf = pb.ArbiterMessage.FromString(buf[4:4 + n]), buf[4 + n:]
+    if msg.WhichOneof("msg") == "turn":
+        t = msg.turn
+        out = pb.BotMessage(act=pb.Act(match_id=t.match_id, request_id=t.request_id, action=t.legal_actions[0])).SerializeToString()
+        s.sendall(len(out).to_bytes(4, "big") + out)
+"""
+#: The SDK's own loop on the local channel with the random bot.
+_SDK_CLIENT = """
+import sys
+from cardarena.wire import framing
+from sdk import runner
+from sdk.random_bot import RandomBot
+runner.run(RandomBot(), address=framing.SCHEME + sys.argv[1], token="x")
+"""
+
+
+async def recorded_frames(matches: int = 3, seed: int = 77) -> list[bytes]:
+    """The frames the arbiter wrote to one bot over the local channel in ``matches`` hosted
+    Spades matches (2 deals), in order (MatchStart, Turns, MatchEnd)."""
+    from arbiter.server import localchannel
+
+    sent: dict[int, list[bytes]] = collections.defaultdict(list)
+    write = localchannel._Connection.send
+
+    def recording(conn: Any, msg: Any) -> None:
+        sent[id(conn)].append(msg if isinstance(msg, bytes) else msg.SerializeToString())
+        write(conn, msg)
+
+    async with bench._BenchArbiter(transport="local") as arena:
+        localchannel._Connection.send = recording  # type: ignore[method-assign]
+        try:
+            for i in range(matches):
+                await arena.match(seed + i, {"deals": 2})
+        finally:
+            localchannel._Connection.send = write  # type: ignore[method-assign]
+    return max(sent.values(), key=len)
+
+
+def bot_cpu(client: str, frames: list[bytes], reps: int = BOT_REPS) -> float:
+    """µs of CPU per decision of a bot process (``client``: a ``-c`` script given the socket's
+    path) that this process feeds ``frames`` ``reps`` times over a blocking Unix socket,
+    reading one answer after each Turn; the first 2 passes warm it up and are not counted."""
+    import socket
+
+    from cardarena.v1 import arena_pb2 as pb
+    from cardarena.wire import framing
+
+    turns = [pb.ArbiterMessage.FromString(f).WhichOneof("msg") == "turn" for f in frames]
+    with tempfile.TemporaryDirectory(prefix="arena-bot-") as tmp:
+        path = os.path.join(tmp, "bot.sock")
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(path)
+        server.listen(1)
+        proc = subprocess.Popen([sys.executable, "-c", client, path], stderr=subprocess.DEVNULL)
+        conn, _ = server.accept()
+        reader = framing.FrameReader(1 << 20)
+
+        def read() -> bytes:
+            while (payload := reader.next()) is None:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    raise RuntimeError("the bot closed its connection")
+                reader.feed(chunk)
+            return payload
+
+        read()  # its Hello
+        conn.sendall(framing.frame(pb.ArbiterMessage(welcome=pb.Welcome(session_id="alone", protocol_version=1)).SerializeToString()))
+        start, decisions = 0, 0
+        for rep in range(reps):
+            if rep == 2:
+                start, decisions = sum(t[0] for t in thread_times(proc.pid).values()), 0
+            for data, turn in zip(frames, turns):
+                conn.sendall(framing.frame(data))
+                if turn:
+                    read()
+                    decisions += 1
+        cpu = sum(t[0] for t in thread_times(proc.pid).values()) - start
+        conn.close()
+        server.close()
+        proc.wait(30)
+    return cpu / 1000 / decisions
+
+
+#: (key, label, client) of ``bot_alone``'s rows.
+BOT_ROWS: tuple[tuple[str, str, str], ...] = (
+    ("sdk", "the SDK (sdk.runner._play_local, the random bot)", _SDK_CLIENT),
+    ("bare", "a bare client: parse the Turn, answer its first legal action", _BARE_CLIENT),
+)
+
+
+def bot_alone(rounds: int = 3) -> dict[str, list[float]]:
+    """Each row's bot CPU per decision, ``rounds`` times, the rows alternated."""
+    frames = asyncio.run(recorded_frames())
+    out: dict[str, list[float]] = {key: [] for key, _, _ in BOT_ROWS}
+    for _ in range(rounds):
+        for key, _, client in BOT_ROWS:
+            out[key].append(bot_cpu(client, frames))
+    return out
+
+
+# --------------------------------------------------------------------------------------
 # The run and its table.
 
 
@@ -881,9 +1004,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--loop", action="store_true",
                         help="only the event loop's cost per round trip, each way the arbiter has written its next "
                              "message (in this process and an echo process: a few seconds)")
+    parser.add_argument("--bot", action="store_true",
+                        help="only one bot process's CPU per decision, fed the Turns recorded from hosted matches by "
+                             "a minimal peer: the SDK beside a bare client (a minute)")
     parser.add_argument("--whole-views", action="store_true",
                         help="each round, play the hosted matches also with whole views in every Turn (no view deltas)")
     args = parser.parse_args(argv)
+    if args.bot:
+        rows = bot_alone(args.rounds)
+        print(f"One bot process alone on the local channel, fed the frames one bot was sent in 3 hosted Spades matches: "
+              f"µs of its CPU per decision (median of {args.rounds} rounds; load {os.getloadavg()[0]:.1f})")
+        for key, label, _ in BOT_ROWS:
+            print(f"  {label:70} {statistics.median(rows[key]):6.1f}  ({', '.join(f'{v:.1f}' for v in rows[key])})")
+        return 0
     if args.loop:
         passes = [loop_costs() for _ in range(args.rounds)]
         print(f"The arbiter's event loop alone: µs of its thread's CPU per round trip over a Unix socket to an echo "
