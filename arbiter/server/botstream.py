@@ -382,8 +382,9 @@ class _Asking:
         try:
             action = convert.action_from_proto(seat.game, got.action)
         except convert.WireError as exc:
-            answered(MalformedAction(clip(str(exc))))
-            return
+            action = MalformedAction(clip(str(exc)))
+        except Exception as exc:  # noqa: BLE001 - the runner raises it (its match fails), as a decision it waits for
+            action = exc
         answered(action)
 
     def _fail(self, exc: Exception) -> None:
