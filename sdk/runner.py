@@ -396,6 +396,8 @@ class _FrameSocket:
             if not chunk:
                 frames.end()
                 return None
+            if (payload := frames.whole(chunk)) is not None:  # the usual case: one frame, read whole
+                return payload
             frames.feed(chunk)
         return payload
 
