@@ -73,10 +73,17 @@ def turn_delta_from_proto(game: str, msg: pb.Turn, views: convert.ViewDeltaReade
 
 
 def act_to_proto(game: str, match_id: str, request_id: int, action: Any, seat_token: str = "") -> pb.BotMessage:
-    """An Act; ``seat_token`` is MatchStart.seat_token of the seat that was asked."""
-    return pb.BotMessage(act={
-        "match_id": match_id, "request_id": request_id, "action": convert.action_fields(game, action), "seat_token": seat_token,
-    })
+    """An Act; ``seat_token`` is MatchStart.seat_token of the seat that was asked. The
+    action goes as its kept bytes (``codec.action_wire``: one of the Turn's legal actions
+    as it came), merged into a message set field by field (a constructor taking nested
+    dicts cost twice as much: docs/performance.md, issue 42)."""
+    msg = pb.BotMessage()
+    act = msg.act
+    act.match_id = match_id
+    act.request_id = request_id
+    act.seat_token = seat_token
+    act.action.MergeFromString(convert.action_wire(game, action))
+    return msg
 
 
 def events_from_proto(msg: pb.Turn | pb.MatchEnd | pb.Update) -> list[Any]:

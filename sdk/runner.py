@@ -103,11 +103,17 @@ class Connection:
             self.seat_tokens.pop(key, None)
             self.views.pop(key, None)
             if driver is not None:
-                if end.events and driver.wants_events:  # the last events (final trick, scoring) come first
-                    driver.push(convert.events_from_proto(end))
-                failure = driver.end(convert.result_from_proto(end))
-                if failure:
-                    log.error("%s: %s", self.name, failure)
+                try:
+                    if end.events and driver.wants_events:  # the last events (final trick, scoring) come first
+                        driver.push(convert.events_from_proto(end))
+                    result = convert.result_from_proto(end)
+                except convert.WireError as exc:  # a MatchEnd this SDK cannot read: said, not fatal (as a Turn's)
+                    log.error("%s: cannot read the arbiter's MatchEnd of match %s: %s", self.name, end.match_id[:40], exc)
+                    self.errors.append(f"unreadable MatchEnd: {exc}")
+                else:
+                    failure = driver.end(result)
+                    if failure:
+                        log.error("%s: %s", self.name, failure)
             self.matches_played += 1
         elif which == "error":
             err = msg.error
@@ -396,6 +402,8 @@ class _FrameSocket:
             if not chunk:
                 frames.end()
                 return None
+            if (payload := frames.whole(chunk)) is not None:  # the usual case: one frame, read whole
+                return payload
             frames.feed(chunk)
         return payload
 

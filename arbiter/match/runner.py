@@ -11,11 +11,12 @@ from __future__ import annotations
 import abc
 import asyncio
 import dataclasses
+import functools
 import logging
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from arbiter.metrics import Metrics, active as active_metrics
 from cardarena.games import Action, EndReason, Event, Game, Outcome, events_for
@@ -143,6 +144,25 @@ class SeatClient(abc.ABC):
             return await self.decide(turn)
         async with asyncio.timeout(seconds):
             return await self.decide(turn)
+
+    #: True for a client whose answers arrive in the event loop's callbacks (a bot over a
+    #: stream: the local channel reads an Act in ``data_received``). It implements ``ask``
+    #: and ``hold``, and the runner then plays its decisions from those callbacks (no task
+    #: step between an answer read and the next Turn written; docs/performance.md, issue 42).
+    answers_in_callback: bool = False
+
+    def ask(self, turn: TurnRequest, seconds: float | None, answered: Callable[[Any], None]) -> None:
+        """Send ``turn`` and return at once; ``answered`` is called exactly once, from a
+        callback of the event loop (or from here, if the seat is gone already), with the
+        bot's Action or the SeatError / TimeoutError that ``decide_within`` would raise
+        (TimeoutError once ``seconds`` have passed; None: no limit). ``cancel`` forgets it.
+        Only for a client with ``answers_in_callback``."""
+        raise NotImplementedError
+
+    def hold(self, match_id: str, seat: int, events: list[Event]) -> None:
+        """``notify``, synchronously: only for a client with ``answers_in_callback``, whose
+        ``notify`` never waits."""
+        raise NotImplementedError
 
     def cancel(self, match_id: str, request_id: int) -> None:
         """The runner stopped waiting for this request (timeout); forget it."""
@@ -322,6 +342,12 @@ class _Runner:
         self.gone = [False] * n  # disconnected seats auto-played under the default policy
         self.request_id = 0
         self.asked_at = 0.0  # when the current decision was asked of its seat (MatchClock.now)
+        self.mark = 0.0  # when the arbiter's own time for the next decision began
+        #: Decisions are played from the seats' answer callbacks (``_relayed``): every seat
+        #: answers in a callback and no observer needs each step (``step`` is a coroutine).
+        self.relay = all(s.answers_in_callback for s in seats) and not self.steppers
+        self._wake: asyncio.Future | None = None  # what ``_relayed`` waits for
+        self._current: _Asked | None = None  # the decision asked in a callback, not yet answered
 
     async def run(self) -> None:
         game, record = self.game, self.record
@@ -333,26 +359,26 @@ class _Runner:
             for obs in self.observers:
                 await self._safe(obs.started(record.match_id, game.name, record.seat_names, view,
                                              **self._seat_views(obs, hands)))
-            mark = self.clock.now()  # when the arbiter's own time for the next decision began
+            self.mark = self.clock.now()  # when the arbiter's own time for the next decision began
             while not state.is_terminal:
                 seat = state.current_seat
                 assert seat is not None
                 legal = state.legal_actions()
-                action, ms, forced = await self._ask(state, seat, legal)
-                said = None if forced else self.seats[seat].reported_us()
-                note = "" if forced else bound_note(self.seats[seat].reported_note(), self.noted[seat])
-                self.noted[seat] += len(note.encode())
-                recorded = RecordedAction(seat, str(action), ms, forced, max(0, round((self.asked_at - mark) * 1e6)),
-                                          None if said is None else min(said, max(ms, 1) * 1000),  # never more than it took (ms: whole ms)
-                                          note)
-                mark = self.clock.now()
-                record.actions.append(recorded)
-                for obs in self.observers:
-                    try:
-                        obs.decided(record.match_id, seat, recorded)
-                    except Exception:  # noqa: BLE001 - an observer must not stop the match
-                        log.debug("observer failed", exc_info=True)
-                new_events = state.apply(action)
+                asked = self._asking(state, seat, legal)
+                if asked is None:  # a disconnected seat under the default policy: the arbiter plays for it
+                    action, ms, forced = legal[0], 0, "disconnected"
+                else:
+                    if self.relay:  # this decision and those after it are played from the seats' callbacks
+                        got = await self._relayed(state, asked)
+                        if got is None:  # to the end of the match
+                            break
+                        asked, answer, verdict = got  # a decision whose answer needs this task (a failure)
+                    else:
+                        answer = await _answer_of(asked.client.decide_within(asked.turn, asked.limit))
+                        verdict = None
+                    seat = asked.seat
+                    action, ms, forced = await self._settle(asked, answer, verdict)
+                new_events = self._played(state, seat, action, ms, forced)
                 await self._notify(new_events)
                 if self.steppers:
                     public = events_for(new_events, None)
@@ -472,40 +498,142 @@ class _Runner:
         if kind == "disconnect":
             self.gone[seat] = True
 
-    async def _ask(self, state, seat: int, legal: list[Action]) -> tuple[Action, int, str]:
-        """The seat's action, or the default one the policy allows; raises _Forfeit."""
-        policy = self.config.policy
+    def _asking(self, state, seat: int, legal: list[Action]) -> "_Asked | None":
+        """The decision to ask of ``seat`` (its request id, Turn and limit), or None for a
+        disconnected seat the arbiter plays for."""
         if self.gone[seat]:
             self.asked_at = self.clock.now()
-            return legal[0], 0, "disconnected"
-        client = self.seats[seat]
+            return None
         clock = self.config.clock
         self.request_id += 1
-        rid = self.request_id
-        turn = TurnRequest(self.record.match_id, rid, seat, state.view(seat), legal, clock.decision_ms, self.bank_ms[seat])
+        turn = TurnRequest(self.record.match_id, self.request_id, seat, state.view(seat), legal, clock.decision_ms,
+                           self.bank_ms[seat])
         limit = (clock.decision_ms + self.bank_ms[seat]) / 1000 if clock.decision_ms else None
-        t0 = self.asked_at = self.clock.now()
-        try:
-            action = await client.decide_within(turn, limit)  # no extra task per decision (the hot path)
-        except TimeoutError:
-            return await self._late(client, seat, rid, legal, t0)
-        except SeatDisconnected as exc:
-            self._fail(seat, "disconnect", str(exc) or "connection closed", policy.on_disconnect)
-            return legal[0], self._ms(t0), "disconnected"
-        except MalformedAction as exc:
-            return await self._refused(client, seat, rid, legal, t0, "malformed", str(exc))
-        except BotFailed as exc:
-            return await self._refused(client, seat, rid, legal, t0, "crash", f"the bot failed: {exc}")
-        except SeatError as exc:
-            raise _Forfeit(seat, "crash", clip(str(exc))) from None
-        ms = self._ms(t0)
+        self.asked_at = self.clock.now()
+        return _Asked(self.seats[seat], seat, self.request_id, legal, turn, limit, self.asked_at)
+
+    def _verdict(self, asked: "_Asked", answer: Any) -> tuple[str, int]:
+        """What is wrong with ``answer`` (the seat's Action, or the error it answered with):
+        ("", ms) for an answer to play; else the kind of failure, for ``_settle``. An
+        answer in time is charged to the seat's bank here."""
+        if isinstance(answer, BaseException):
+            return "error", 0
+        ms = self._ms(asked.t0)
+        limit = asked.limit
         if limit is not None and ms > limit * 1000:  # answered, but after its deadline
+            return "late", ms
+        decision_ms = self.config.clock.decision_ms
+        if decision_ms and ms > decision_ms:
+            self.bank_ms[asked.seat] = max(0, self.bank_ms[asked.seat] - (ms - decision_ms))
+        if answer not in asked.legal:
+            return "illegal", ms
+        return "", ms
+
+    async def _settle(self, asked: "_Asked", answer: Any, verdict: tuple[str, int] | None = None) -> tuple[Action, int, str]:
+        """The action played for ``asked``: the seat's answer, or the default one the
+        policy allows after a failure (told to the seat); raises _Forfeit."""
+        kind, ms = verdict or self._verdict(asked, answer)
+        if not kind:
+            return answer, ms, ""
+        client, seat, rid, legal, t0 = asked.client, asked.seat, asked.rid, asked.legal, asked.t0
+        if kind == "late" or isinstance(answer, TimeoutError):
             return await self._late(client, seat, rid, legal, t0)
-        if clock.decision_ms and ms > clock.decision_ms:
-            self.bank_ms[seat] = max(0, self.bank_ms[seat] - (ms - clock.decision_ms))
-        if action not in legal:
-            return await self._refused(client, seat, rid, legal, t0, "illegal", f"{action} is not a legal action now")
-        return action, ms, ""
+        if kind == "illegal":
+            return await self._refused(client, seat, rid, legal, t0, "illegal", f"{answer} is not a legal action now")
+        if isinstance(answer, SeatDisconnected):
+            self._fail(seat, "disconnect", str(answer) or "connection closed", self.config.policy.on_disconnect)
+            return legal[0], self._ms(t0), "disconnected"
+        if isinstance(answer, MalformedAction):
+            return await self._refused(client, seat, rid, legal, t0, "malformed", str(answer))
+        if isinstance(answer, BotFailed):
+            return await self._refused(client, seat, rid, legal, t0, "crash", f"the bot failed: {answer}")
+        if isinstance(answer, SeatError):
+            raise _Forfeit(seat, "crash", clip(str(answer))) from None
+        raise answer
+
+    def _played(self, state, seat: int, action: Action, ms: int, forced: str) -> list[Event]:
+        """Record ``seat``'s decision, tell the observers, apply it; its events."""
+        record = self.record
+        said = None if forced else self.seats[seat].reported_us()
+        note = "" if forced else bound_note(self.seats[seat].reported_note(), self.noted[seat])
+        self.noted[seat] += len(note.encode())
+        recorded = RecordedAction(seat, str(action), ms, forced, max(0, round((self.asked_at - self.mark) * 1e6)),
+                                  None if said is None else min(said, max(ms, 1) * 1000),  # never more than it took (ms: whole ms)
+                                  note)
+        self.mark = self.clock.now()
+        record.actions.append(recorded)
+        for obs in self.observers:
+            try:
+                obs.decided(record.match_id, seat, recorded)
+            except Exception:  # noqa: BLE001 - an observer must not stop the match
+                log.debug("observer failed", exc_info=True)
+        return state.apply(action)
+
+    # --- decisions played from the seats' callbacks -----------------------------------
+
+    async def _relayed(self, state, asked: "_Asked") -> "tuple[_Asked, Any, tuple[str, int]] | None":
+        """Ask ``asked`` and play every decision after it from the seats' answer callbacks
+        (``_on_answer``), each the same steps as the loop in ``run``, until the match ends
+        (None) or an answer needs this task (a failure: its handling waits on the seat):
+        then that decision, its answer and its verdict. The event loop wakes once per decision: the
+        answer's read runs the next Turn's write."""
+        self._wake = wake = asyncio.get_running_loop().create_future()
+        self._current = asked
+        asked.client.ask(asked.turn, asked.limit, functools.partial(self._on_answer, state, asked))
+        try:
+            return await wake
+        except asyncio.CancelledError:
+            current = self._current
+            if current is not None:  # the match stopped while a seat was deciding: the seat forgets it
+                current.client.cancel(self.record.match_id, current.rid)
+            raise
+        finally:
+            self._wake = self._current = None
+
+    def _on_answer(self, state, asked: "_Asked", answer: Any) -> None:
+        """``asked``'s answer, in the seat's callback: play it and ask the next decision, and
+        so on while the answers need no waiting; wake ``_relayed`` otherwise."""
+        wake = self._wake
+        if wake is None or wake.done() or asked is not self._current:
+            return  # the match stopped waiting for it (cancelled)
+        try:
+            verdict = self._verdict(asked, answer)
+            if verdict[0]:  # a failure: handled by the task (``_settle`` tells the seat)
+                self._current = None
+                wake.set_result((asked, answer, verdict))
+                return
+            self._hold(self._played(state, asked.seat, answer, verdict[1], ""))
+            while not state.is_terminal:
+                seat = state.current_seat
+                legal = state.legal_actions()
+                nxt = self._asking(state, seat, legal)
+                if nxt is not None:
+                    self._current = nxt
+                    nxt.client.ask(nxt.turn, nxt.limit, functools.partial(self._on_answer, state, nxt))
+                    return
+                self._hold(self._played(state, seat, legal[0], 0, "disconnected"))  # a seat gone: played for it
+            self._current = None
+            wake.set_result(None)
+        except Exception as exc:  # noqa: BLE001 - raised in the match's task, as from its loop
+            self._current = None
+            if not wake.done():
+                wake.set_exception(exc)
+
+    def _hold(self, events: list[Event]) -> None:
+        """``_notify`` for seats that all answer in callbacks (``SeatClient.hold``)."""
+        if not events:
+            return
+        match_id = self.record.match_id
+        public = all(e.visible_to is None for e in events)
+        for seat, client in enumerate(self.seats):
+            if self.gone[seat]:
+                continue
+            mine = list(events) if public else events_for(events, seat)
+            if mine:
+                try:
+                    client.hold(match_id, seat, mine)
+                except Exception:  # noqa: BLE001 - a dead seat must not stop the others' results
+                    log.debug("seat notification failed", exc_info=True)
 
     def _ms(self, t0: float) -> int:
         return round((self.clock.now() - t0) * 1000)
@@ -534,3 +662,25 @@ class _Runner:
         await self._safe(client.reject(self.record.match_id, rid, kind, f"{detail}; {then}"))
         self._fail(seat, kind, detail, policy)
         return legal[0], self._ms(t0), kind
+
+
+@dataclass(slots=True)
+class _Asked:
+    """One decision asked of a seat: who, its request, its Turn, its limit, when."""
+
+    client: SeatClient
+    seat: int
+    rid: int
+    legal: Sequence[Action]
+    turn: TurnRequest
+    limit: float | None
+    t0: float
+
+
+async def _answer_of(decision) -> Any:
+    """What ``decision`` (a seat's ``decide_within``) answers: its Action, or the error it
+    raised (SeatError, TimeoutError), for ``_Runner._verdict``."""
+    try:
+        return await decision
+    except (SeatError, TimeoutError) as exc:
+        return exc

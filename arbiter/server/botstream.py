@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import functools
 import itertools
 import logging
 import secrets
@@ -81,7 +82,7 @@ class Session:
     bot_version: str
     games: tuple[str, ...]
     outbox: asyncio.Queue = field(default_factory=asyncio.Queue)
-    pending: dict[tuple[str, int], tuple[asyncio.Future, str, int]] = field(default_factory=dict)  # -> (future, game, seat)
+    pending: dict[tuple[str, int], tuple["_Asking", str, int]] = field(default_factory=dict)  # -> (its asking, game, seat)
     closed: bool = False
     seat_tokens: dict[tuple[str, int], str] = field(default_factory=dict)  # (match, seat) -> secret
     stderr_source: Callable[[], str] | None = None  # the bot process's stderr tail, if the arbiter started it
@@ -121,10 +122,10 @@ class Session:
         if self.closed:
             return
         self.closed = True
-        for fut, *_ in self.pending.values():
-            if not fut.done():
-                fut.set_exception(SeatDisconnected(f"{self.bot_name}: connection closed"))
+        asked = [asking for asking, *_ in self.pending.values()]
         self.pending.clear()
+        for asking in asked:  # each one's runner plays on (the disconnect policy)
+            asking.answer(SeatDisconnected(f"{self.bot_name}: connection closed"))
         if self.wire is not None:
             self.wire.close()
         else:
@@ -298,10 +299,99 @@ def _retrieved(task: asyncio.Task) -> None:
         task.exception()
 
 
-def _expire(fut: asyncio.Future) -> None:
-    """A decision's deadline passed: its waiter gets TimeoutError (unless it was answered)."""
+def _resolve(fut: asyncio.Future, answer: Any) -> None:
+    """``RemoteSeat.ask``'s answer as ``fut``'s result (an error as its exception)."""
     if not fut.done():
-        fut.set_exception(TimeoutError())
+        if isinstance(answer, BaseException):
+            fut.set_exception(answer)
+        else:
+            fut.set_result(answer)
+
+
+#: How early the event loop runs a timer (``BaseEventLoop._run_once``: a timer is due within
+#: the clock's resolution).
+_CLOCK_RESOLUTION = time.get_clock_info("monotonic").resolution
+
+
+class _Asking:
+    """One decision asked of a remote seat, until it is answered: its Turn on the wire (sent
+    again, whole, on a resync), its deadline, and whom to tell the answer. The
+    session's ``pending`` holds it under (match, wire request id) while the bot decides."""
+
+    __slots__ = ("seat", "turn", "rid", "events", "views", "answered", "deadline", "resyncs")
+
+    def __init__(self, seat: "RemoteSeat", turn: TurnRequest, rid: int, events: Any, views: Any,
+                 answered: Callable[[Any], None]):
+        self.seat, self.turn, self.rid, self.events, self.views = seat, turn, rid, events, views
+        self.answered: Callable[[Any], None] | None = answered
+        self.deadline: float | None = None  # the event loop's time past which it is unanswered
+        self.resyncs = 0
+
+    def send(self) -> None:
+        """Write the Turn (the serialized ArbiterMessage: no message is built,
+        docs/performance.md) and wait for its Act."""
+        seat, turn = self.seat, self.turn
+        views = self.views
+        msg = convert.turn_wire(
+            seat.game, turn.match_id, self.rid, turn.seat, turn.view, turn.legal_actions,
+            turn.decision_ms, turn.bank_ms, self.events, views.delta(turn.view) if views is not None else None,
+        )
+        seat.session.pending[(turn.match_id, self.rid)] = (self, seat.game, turn.seat)
+        seat.session.send(msg)
+
+    def forget(self) -> None:
+        """No answer is wanted any more (the runner stopped waiting)."""
+        self.answered = None
+        if self.seat._asking is self:
+            self.seat._asking = None
+
+    def expire(self) -> None:
+        """The decision's deadline passed unanswered."""
+        self.answer(TimeoutError())
+
+    def answer(self, got: Any) -> None:
+        """The bot's Act (from ``BotStreamServicer.receive``), or why there is none
+        (TimeoutError from the timer, SeatDisconnected from ``Session.close``): the
+        runner is told the Action, or the error ``decide_within`` raises."""
+        answered = self.answered
+        if answered is None:
+            return
+        seat = self.seat
+        seat.session.pending.pop((self.turn.match_id, self.rid), None)
+        if isinstance(got, BaseException):
+            self.forget()
+            answered(got)
+            return
+        if got.resync:
+            # The seat could not apply the delta: the same Turn again, with the whole view,
+            # on the same decision's clock (arena.proto Act.resync).
+            if self.views is None:
+                return self._fail(MalformedAction("Act.resync, but this session takes whole views (Hello.view_deltas is 0)"))
+            self.resyncs += 1
+            if self.resyncs > MAX_RESYNCS:
+                return self._fail(MalformedAction(f"Act.resync more than {MAX_RESYNCS} times for one decision"))
+            self.views.reset()
+            self.send()
+            return
+        self.forget()
+        seat._reported = got.think_us
+        seat._note = got.note
+        if got.failure:  # the bot's code failed to choose, and says how
+            answered(BotFailed(clip(got.failure)))
+            return
+        try:
+            action = convert.action_from_proto(seat.game, got.action)
+        except convert.WireError as exc:
+            action = MalformedAction(clip(str(exc)))
+        except Exception as exc:  # noqa: BLE001 - the runner raises it (its match fails), as a decision it waits for
+            action = exc
+        answered(action)
+
+    def _fail(self, exc: Exception) -> None:
+        answered = self.answered
+        self.forget()
+        if answered is not None:
+            answered(exc)
 
 
 class RemoteSeat(SeatClient):
@@ -322,6 +412,9 @@ class RemoteSeat(SeatClient):
         #: (match, seat) -> what the seat was last sent of its view, when its session takes
         #: view deltas (arena.proto ViewDelta): each Turn then carries what changed.
         self._views: dict[tuple[str, int], convert.ViewDeltaWriter] = {}
+        #: the decision it waits for, and the one timer that watches its deadline
+        self._asking: _Asking | None = None
+        self._timer: asyncio.TimerHandle | None = None
 
     async def start(self, info: MatchInfo) -> None:
         if self.session.closed:
@@ -342,61 +435,68 @@ class RemoteSeat(SeatClient):
         )
         self.session.send(pb.ArbiterMessage(match_start=msg))
 
+    #: An Act is read in a callback (the local channel's ``data_received``, gRPC's reader):
+    #: the runner plays its decisions from there (``ask``).
+    answers_in_callback = True
+
     async def decide(self, turn: TurnRequest) -> Any:
         return await self.decide_within(turn, None)
 
     async def decide_within(self, turn: TurnRequest, seconds: float | None) -> Any:
+        """``ask``, awaited (for a runner that cannot play from callbacks: a spectator's
+        steps are coroutines)."""
+        fut: asyncio.Future = asyncio.get_running_loop().create_future()
+        self.ask(turn, seconds, functools.partial(_resolve, fut))
+        try:
+            return await fut
+        finally:
+            if not fut.done():  # cancelled: the seat forgets the request
+                self.cancel(turn.match_id, turn.request_id)
+
+    def ask(self, turn: TurnRequest, seconds: float | None, answered: Callable[[Any], None]) -> None:
         session = self.session
         if session.closed:
-            raise SeatDisconnected(f"{self.name}: connection closed")
+            answered(SeatDisconnected(f"{self.name}: connection closed"))
+            return
         # The seat's events since its last message travel in this Turn (arena.proto).
         rid = session.next_request_id()
         self._wire_ids[(turn.match_id, turn.request_id)] = rid
-        events = self._unsent.pop((turn.match_id, turn.seat), ())
         views = None
         if session.view_deltas:  # only what changed in the seat's own view since its last Turn
             views = self._views.get((turn.match_id, turn.seat))
             if views is None:
                 views = self._views[(turn.match_id, turn.seat)] = convert.ViewDeltaWriter(self.game)
+        asking = _Asking(self, turn, rid, self._unsent.pop((turn.match_id, turn.seat), ()), views, answered)
+        self._asking = asking
+        if seconds is not None:
+            # The deadline: no Timeout context, no task cancellation and no timer of its own
+            # per decision (a timer made and cancelled at every decision cost the loop as
+            # much as the rest of its work on it): one timer per seat, moved on lazily.
+            loop = asyncio.get_running_loop()
+            asking.deadline = loop.time() + seconds
+            if self._timer is None or self._timer.when() > asking.deadline:
+                if self._timer is not None:
+                    self._timer.cancel()
+                self._timer = loop.call_at(asking.deadline, self._check_deadline)
+        asking.send()
+
+    def _check_deadline(self) -> None:
+        """The seat's timer: the decision it waits for, if its deadline has passed, gets
+        TimeoutError; one still in time sets the timer to its deadline."""
+        self._timer = None
+        asking = self._asking
+        if asking is None or asking.deadline is None:
+            return
         loop = asyncio.get_running_loop()
-        key = (turn.match_id, rid)
-        deadline = loop.time() + seconds if seconds is not None else None
-        resyncs = 0
-        while True:
-            msg = convert.turn_wire(  # the serialized ArbiterMessage: no message is built (docs/performance.md)
-                self.game, turn.match_id, rid, turn.seat, turn.view, turn.legal_actions,
-                turn.decision_ms, turn.bank_ms, events, views.delta(turn.view) if views is not None else None,
-            )
-            fut: asyncio.Future = loop.create_future()
-            session.pending[key] = (fut, self.game, turn.seat)
-            # The deadline is a timer on the answer's future: no Timeout context and no task
-            # cancellation per decision (this runs once per decision of every hosted match).
-            timer = loop.call_at(deadline, _expire, fut) if deadline is not None else None
-            session.send(msg)
-            try:
-                raw: pb.Act = await fut
-            finally:
-                session.pending.pop(key, None)
-                if timer is not None:
-                    timer.cancel()
-            if not raw.resync:
-                break
-            # The seat could not apply the delta: the same Turn again, with the whole view,
-            # on the same decision's clock (arena.proto Act.resync).
-            if views is None:
-                raise MalformedAction("Act.resync, but this session takes whole views (Hello.view_deltas is 0)")
-            resyncs += 1
-            if resyncs > MAX_RESYNCS:
-                raise MalformedAction(f"Act.resync more than {MAX_RESYNCS} times for one decision")
-            views.reset()
-        self._reported = raw.think_us
-        self._note = raw.note
-        if raw.failure:  # the bot's code failed to choose, and says how
-            raise BotFailed(clip(raw.failure))
-        try:
-            return convert.action_from_proto(self.game, raw.action)
-        except convert.WireError as exc:
-            raise MalformedAction(clip(str(exc))) from None
+        if asking.deadline <= loop.time() + _CLOCK_RESOLUTION:  # as the loop judges a timer due
+            asking.expire()
+        else:
+            self._timer = loop.call_at(asking.deadline, self._check_deadline)
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     def reported_us(self) -> int | None:
         return self._reported or None
@@ -407,13 +507,18 @@ class RemoteSeat(SeatClient):
     def cancel(self, match_id: str, request_id: int) -> None:
         rid = self._wire_ids.get((match_id, request_id))
         if rid is not None:
-            self.session.pending.pop((match_id, rid), None)
+            entry = self.session.pending.pop((match_id, rid), None)
+            if entry is not None:
+                entry[0].forget()
 
     async def stderr_tail(self) -> str:
         source = self.session.stderr_source
         return await asyncio.to_thread(source) if source is not None else ""
 
     async def notify(self, match_id: str, seat: int, events: list[Event]) -> None:
+        self.hold(match_id, seat, events)
+
+    def hold(self, match_id: str, seat: int, events: list[Event]) -> None:
         """Hold ``events`` (already filtered for ``seat`` by the runner) for the seat's next
         Turn or its MatchEnd; nothing is sent now."""
         if self.session.closed:
@@ -429,6 +534,7 @@ class RemoteSeat(SeatClient):
 
     def stopped(self, match_id: str, seat: int) -> None:
         """The match stopped before its end: the seat's token is void and the bot is told."""
+        self._stop_timer()
         self.session.seat_tokens.pop((match_id, seat), None)
         self._unsent.pop((match_id, seat), None)
         for key in [k for k in self._wire_ids if k[0] == match_id]:
@@ -437,6 +543,7 @@ class RemoteSeat(SeatClient):
                                "token was revoked); it has no result", match_id))
 
     async def finish(self, match_id: str, seat: int, outcome: Outcome, final_view: Any) -> None:
+        self._stop_timer()
         self.session.seat_tokens.pop((match_id, seat), None)
         for key in [k for k in self._wire_ids if k[0] == match_id]:
             del self._wire_ids[key]
@@ -623,9 +730,7 @@ class BotStreamServicer(pb_grpc.ArenaServicer):
                 )
             )
             return True
-        fut, *_ = entry
-        if not fut.done():
-            fut.set_result(act)
+        entry[0].answer(act)  # its decision played, and the next Turn written, from here (runner._on_answer)
         return True
 
     @staticmethod

@@ -32,6 +32,12 @@ Three measurements, in rounds that alternate the floors and the hosted matches:
    several times over), but it counts a thread's time while it is runnable, not only
    running: on a contended CPU, long Python stretches weigh more than their CPU.
 
+Two more, each alone and in a few seconds to a minute: ``--loop`` (the event loop's own
+CPU per round trip over a Unix socket to an echo process, for each way the arbiter has
+written its next message: from a task awaiting a future, or from the answer's callback)
+and ``--bot`` (one SDK bot process's CPU per decision, fed the frames a bot was sent in
+hosted matches by a minimal peer, beside a bare client that only parses and answers).
+
 The floor's rows are the same CPU measurement of ``_floor_seats_round`` with 1 client
 (the 2-process floor's shape) and with 4 clients taking turns. ``--json FILE`` keeps
 everything; docs/performance.md "Where a hosted decision's time goes" reads the table.
@@ -172,6 +178,7 @@ class Round:
     decisions: int
     server: Cpu
     clients: Cpu
+    iterations: int = 0  # of the arbiter's event loop (hosted rounds only)
 
     def per(self, ns: int) -> float:
         """µs per decision of ``ns`` over the window."""
@@ -188,24 +195,37 @@ class Round:
             "rest": self.wall * 1e6 / self.decisions - self.per(cpu),
             "runqueue": self.per(s.main_wait + s.other_wait + c.main_wait + c.other_wait),
             "server.runqueue": self.per(s.main_wait + s.other_wait), "clients.runqueue": self.per(c.main_wait + c.other_wait),
+            "server.iterations": self.iterations / self.decisions,
         }
 
 
 async def hosted_round(arena: Any, pids: list[int], matches: int, seed: int) -> Round:
     """CPU and wall of ``matches`` hosted Spades matches (2 deals), one after another."""
     me = os.getpid()
+    loop = asyncio.get_running_loop()
+    iterations = [0]
+    run_once = loop._run_once  # type: ignore[attr-defined]
+
+    def counted() -> None:  # the loop's iterations in this window (run_forever calls self._run_once)
+        iterations[0] += 1
+        run_once()
+
     w = Window()
     w.start([me, *pids])
     t0 = time.perf_counter()
     decisions = 0
-    for i in range(matches):
-        record = await arena.match(seed + i, {"deals": 2})
-        if record.incidents:
-            raise RuntimeError(f"breakdown match had incidents: {record.incidents}")
-        decisions += len(record.actions)
+    loop._run_once = counted  # type: ignore[attr-defined]
+    try:
+        for i in range(matches):
+            record = await arena.match(seed + i, {"deals": 2})
+            if record.incidents:
+                raise RuntimeError(f"breakdown match had incidents: {record.incidents}")
+            decisions += len(record.actions)
+    finally:
+        del loop._run_once  # type: ignore[attr-defined]
     wall = time.perf_counter() - t0
     w.end([me, *pids])
-    return Round(wall, decisions, w.cpu([me]), w.cpu(pids))
+    return Round(wall, decisions, w.cpu([me]), w.cpu(pids), iterations[0])
 
 
 def view_deltas(arena: Any, revision: int | None) -> None:
@@ -299,8 +319,10 @@ def step_costs(decisions: int = 3000, seed: int = 0) -> dict[str, float]:
             marks.append(clock())
             choice = rng.choice(their_legal)
             marks.append(clock())
-            act = pb.BotMessage(act={"match_id": got.match_id, "request_id": got.request_id, "seat_token": "t" * 22,
-                                     "action": codec.action_fields("spades", choice)}).SerializeToString()
+            msg = pb.BotMessage()  # as sdk.convert.act_to_proto makes it (the tools may not import the SDK)
+            msg.act.match_id, msg.act.request_id, msg.act.seat_token = got.match_id, got.request_id, "t" * 22
+            msg.act.action.MergeFromString(codec.action_wire("spades", choice))
+            act = msg.SerializeToString()
             marks.append(clock())
             raw = pb.BotMessage.FromString(act).act
             marks.append(clock())
@@ -594,6 +616,214 @@ async def profile_floor(turn_bytes: int, act_bytes: int, seats: int, transport: 
 
 
 # --------------------------------------------------------------------------------------
+# What the arbiter's event loop costs per decision, alone (``--loop``).
+
+#: Round trips of one ``loop_costs`` pass.
+LOOP_TRIPS = 10_000
+
+#: (key, label) of ``loop_costs``' rows, in the order they are measured.
+LOOP_ROWS: tuple[tuple[str, str], ...] = (
+    ("task", "the answer resolves a future a task awaits, which writes the next (and a timer per round trip)"),
+    ("callback.timer", "the answer's callback writes the next, with a timer made and cancelled per round trip"),
+    ("callback", "the answer's callback writes the next (issue 42: runner._relayed, one lazy timer a seat)"),
+)
+
+
+def _echo(sock: Any) -> None:
+    """The peer of ``loop_costs``: answers every message with a short one, blocking."""
+    while True:
+        data = sock.recv(65536)
+        if not data:
+            return
+        sock.sendall(b"a" * 60)
+
+
+async def _loop_trips(mode: str, trips: int) -> float:
+    """µs of this thread's CPU per round trip over a Unix socket to a blocking echo process
+    (a 600-byte message out, 60 bytes back), the next message written as ``mode`` says."""
+    import multiprocessing
+    import socket
+
+    loop = asyncio.get_running_loop()
+    ours, theirs = socket.socketpair()
+    peer = multiprocessing.get_context("fork").Process(target=_echo, args=(theirs,), daemon=True)
+    peer.start()
+    theirs.close()
+    done = loop.create_future()
+    message = b"t" * 600
+
+    class Side(asyncio.Protocol):
+        def __init__(self) -> None:
+            self.n, self.waiter, self.timer = 0, None, None
+
+        def connection_made(self, transport: Any) -> None:
+            self.transport = transport
+
+        def data_received(self, data: bytes) -> None:
+            if mode == "task":
+                waiter, self.waiter = self.waiter, None
+                waiter.set_result(data)
+                return
+            self.n += 1
+            if self.n >= trips:
+                done.set_result(None)
+                return
+            if mode == "callback.timer":
+                self.timer.cancel()
+                self.timer = loop.call_at(loop.time() + 60, lambda: None)
+            self.transport.write(message)
+
+    transport, side = await loop.create_connection(Side, sock=ours)
+    t0 = time.thread_time()
+    if mode == "task":
+        for _ in range(trips):
+            side.waiter = loop.create_future()
+            timer = loop.call_at(loop.time() + 60, lambda: None)
+            transport.write(message)
+            await side.waiter
+            timer.cancel()
+    else:
+        side.timer = loop.call_at(loop.time() + 60, lambda: None)
+        transport.write(message)
+        await done
+        side.timer.cancel()
+    cpu = time.thread_time() - t0
+    transport.close()
+    await asyncio.sleep(0)
+    peer.join(5)
+    return 1e6 * cpu / trips
+
+
+def loop_costs(trips: int = LOOP_TRIPS) -> dict[str, float]:
+    """µs of the loop thread's CPU per round trip for each way of ``LOOP_ROWS`` (one pass
+    each, in this process: the event loop's part of a hosted decision, without the game)."""
+    return {key: asyncio.run(_loop_trips(key, trips)) for key, _ in LOOP_ROWS}
+
+
+# --------------------------------------------------------------------------------------
+# One bot process alone, fed recorded Turns (``--bot``).
+
+#: How many times ``bot_alone`` plays the recorded frames to a bot (the first 2 warm it up).
+BOT_REPS = 12
+
+#: A bare client on the local channel: parse each frame, answer a Turn with its first legal
+#: action (the SDK's floor: what no SDK can do with less Python).
+_BARE_CLIENT = """
+import socket, sys
+from cardarena.v1 import arena_pb2 as pb
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+hello = pb.BotMessage(hello=pb.Hello(bot_name="bare", token="x")).SerializeToString()
+s.sendall(len(hello).to_bytes(4, "big") + hello)
+buf = b""
+while True:
+    while len(buf) < 4 or len(buf) < 4 + int.from_bytes(buf[:4], "big"):
+        chunk = s.recv(65536)
+        if not chunk:
+            sys.exit(0)
+        buf += chunk
+    n = int.from_bytes(buf[:4], "big")
+    msg, buf = pb.ArbiterMessage.FromString(buf[4:4 + n]), buf[4 + n:]
+    if msg.WhichOneof("msg") == "turn":
+        t = msg.turn
+        out = pb.BotMessage(act=pb.Act(match_id=t.match_id, request_id=t.request_id, action=t.legal_actions[0])).SerializeToString()
+        s.sendall(len(out).to_bytes(4, "big") + out)
+"""
+#: The SDK's own loop on the local channel with the random bot.
+_SDK_CLIENT = """
+import sys
+from cardarena.wire import framing
+from sdk import runner
+from sdk.random_bot import RandomBot
+runner.run(RandomBot(), address=framing.SCHEME + sys.argv[1], token="x")
+"""
+
+
+async def recorded_frames(matches: int = 3, seed: int = 77) -> list[bytes]:
+    """The frames the arbiter wrote to one bot over the local channel in ``matches`` hosted
+    Spades matches (2 deals), in order (MatchStart, Turns, MatchEnd)."""
+    from arbiter.server import localchannel
+
+    sent: dict[int, list[bytes]] = collections.defaultdict(list)
+    write = localchannel._Connection.send
+
+    def recording(conn: Any, msg: Any) -> None:
+        sent[id(conn)].append(msg if isinstance(msg, bytes) else msg.SerializeToString())
+        write(conn, msg)
+
+    async with bench._BenchArbiter(transport="local") as arena:
+        localchannel._Connection.send = recording  # type: ignore[method-assign]
+        try:
+            for i in range(matches):
+                await arena.match(seed + i, {"deals": 2})
+        finally:
+            localchannel._Connection.send = write  # type: ignore[method-assign]
+    return max(sent.values(), key=len)
+
+
+def bot_cpu(client: str, frames: list[bytes], reps: int = BOT_REPS) -> float:
+    """µs of CPU per decision of a bot process (``client``: a ``-c`` script given the socket's
+    path) that this process feeds ``frames`` ``reps`` times over a blocking Unix socket,
+    reading one answer after each Turn; the first 2 passes warm it up and are not counted."""
+    import socket
+
+    from cardarena.v1 import arena_pb2 as pb
+    from cardarena.wire import framing
+
+    turns = [pb.ArbiterMessage.FromString(f).WhichOneof("msg") == "turn" for f in frames]
+    with tempfile.TemporaryDirectory(prefix="arena-bot-") as tmp:
+        path = os.path.join(tmp, "bot.sock")
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(path)
+        server.listen(1)
+        proc = subprocess.Popen([sys.executable, "-c", client, path], stderr=subprocess.DEVNULL)
+        conn, _ = server.accept()
+        reader = framing.FrameReader(1 << 20)
+
+        def read() -> bytes:
+            while (payload := reader.next()) is None:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    raise RuntimeError("the bot closed its connection")
+                reader.feed(chunk)
+            return payload
+
+        read()  # its Hello
+        conn.sendall(framing.frame(pb.ArbiterMessage(welcome=pb.Welcome(session_id="alone", protocol_version=1)).SerializeToString()))
+        start, decisions = 0, 0
+        for rep in range(reps):
+            if rep == 2:
+                start, decisions = sum(t[0] for t in thread_times(proc.pid).values()), 0
+            for data, turn in zip(frames, turns):
+                conn.sendall(framing.frame(data))
+                if turn:
+                    read()
+                    decisions += 1
+        cpu = sum(t[0] for t in thread_times(proc.pid).values()) - start
+        conn.close()
+        server.close()
+        proc.wait(30)
+    return cpu / 1000 / decisions
+
+
+#: (key, label, client) of ``bot_alone``'s rows.
+BOT_ROWS: tuple[tuple[str, str, str], ...] = (
+    ("sdk", "the SDK (sdk.runner._play_local, the random bot)", _SDK_CLIENT),
+    ("bare", "a bare client: parse the Turn, answer its first legal action", _BARE_CLIENT),
+)
+
+
+def bot_alone(rounds: int = 3) -> dict[str, list[float]]:
+    """Each row's bot CPU per decision, ``rounds`` times, the rows alternated."""
+    frames = asyncio.run(recorded_frames())
+    out: dict[str, list[float]] = {key: [] for key, _, _ in BOT_ROWS}
+    for _ in range(rounds):
+        for key, _, client in BOT_ROWS:
+            out[key].append(bot_cpu(client, frames))
+    return out
+
+
+# --------------------------------------------------------------------------------------
 # The run and its table.
 
 
@@ -719,6 +949,8 @@ def render(b: Breakdown) -> str:
                        ("rest", "wall - CPU"), ("server.runqueue", "arbiter/server: runnable, no CPU"),
                        ("clients.runqueue", "bots/clients: runnable, no CPU")) if b.hosted else ():
         lines.append(f"{label:34} {f1.get(key, 0):13.0f} {f4.get(key, 0):13.0f} {h.get(key, 0):9.0f}")
+    if b.hosted:
+        lines.append(f"{'arbiter: event-loop iterations':34} {'':13} {'':13} {h.get('server.iterations', 0):9.2f}")
     r = b.ratio()
     if r is not None:
         lines.append(f"hosted / 4-seat floor, wall: {r:.2f}x; CPU: {b.ratio('cpu'):.2f}x (round by round, median)")
@@ -775,9 +1007,30 @@ def main(argv: list[str] | None = None) -> int:
                         help="how the hosted bots reach the arbiter: gRPC (default) or the local channel")
     parser.add_argument("--codec", action="store_true",
                         help="only the codec's rows (in this process, no bot process: a few seconds)")
+    parser.add_argument("--loop", action="store_true",
+                        help="only the event loop's cost per round trip, each way the arbiter has written its next "
+                             "message (in this process and an echo process: a few seconds)")
+    parser.add_argument("--bot", action="store_true",
+                        help="only one bot process's CPU per decision, fed the Turns recorded from hosted matches by "
+                             "a minimal peer: the SDK beside a bare client (a minute)")
     parser.add_argument("--whole-views", action="store_true",
                         help="each round, play the hosted matches also with whole views in every Turn (no view deltas)")
     args = parser.parse_args(argv)
+    if args.bot:
+        rows = bot_alone(args.rounds)
+        print(f"One bot process alone on the local channel, fed the frames one bot was sent in 3 hosted Spades matches: "
+              f"µs of its CPU per decision (median of {args.rounds} rounds; load {os.getloadavg()[0]:.1f})")
+        for key, label, _ in BOT_ROWS:
+            print(f"  {label:70} {statistics.median(rows[key]):6.1f}  ({', '.join(f'{v:.1f}' for v in rows[key])})")
+        return 0
+    if args.loop:
+        passes = [loop_costs() for _ in range(args.rounds)]
+        print(f"The arbiter's event loop alone: µs of its thread's CPU per round trip over a Unix socket to an echo "
+              f"process ({LOOP_TRIPS} round trips a pass; median of {args.rounds} passes; load {os.getloadavg()[0]:.1f})")
+        for key, label in LOOP_ROWS:
+            vals = [p[key] for p in passes]
+            print(f"  {label:100} {statistics.median(vals):6.1f}  ({', '.join(f'{v:.1f}' for v in vals)})")
+        return 0
     if args.codec:
         rows = [codec_costs(seed=r) for r in range(args.rounds)]
         print(render(Breakdown(codec=rows, machine={"load": os.getloadavg()[0], "rounds": args.rounds})))

@@ -738,7 +738,13 @@ def legal_actions_from_proto(game: str, msgs: Sequence[pb.Action]) -> list[Any]:
     turn to turn, so decoded actions are kept by their serialized form (bounded cache):
     serializing a small message is much quicker than decoding it.
     """
+    cache = _ACTION_OF_WIRE.get(game)
+    if cache is not None:
+        out = list(map(cache.get, map(_SERIALIZE_ACTION, msgs)))
+        if all(out):  # every one seen before (the usual case; an action is a true value)
+            return out
     cache = _ACTION_OF_WIRE.setdefault(game, {})
+    bodies = _ACTION_BODY.setdefault(game, {})
     out = []
     for msg in msgs:
         key = msg.SerializeToString()
@@ -748,8 +754,31 @@ def legal_actions_from_proto(game: str, msgs: Sequence[pb.Action]) -> list[Any]:
             if len(cache) >= ACTION_CACHE_SIZE:
                 cache.clear()
             cache[key] = action
+            if len(bodies) >= ACTION_CACHE_SIZE:
+                bodies.clear()
+            bodies[action] = key  # an answer with this action echoes these bytes (action_wire)
         out.append(action)
     return out
+
+
+_SERIALIZE_ACTION = pb.Action.SerializeToString
+#: game -> action -> its serialized Action message (action_wire).
+_ACTION_BODY: dict[str, dict[Any, bytes]] = {}
+
+
+def action_wire(game: str, action: Any) -> bytes:
+    """``action`` as its serialized Action message, to merge into an Act: the bytes it came
+    in as, for one of a Turn's legal actions (legal_actions_from_proto keeps them), else
+    encoded once and kept (bounded, as the legal actions' caches). TypeError as
+    action_fields for a value that is no action of ``game``."""
+    bodies = _ACTION_BODY.setdefault(game, {})
+    body = bodies.get(action)
+    if body is None:
+        body = action_to_proto(game, action).SerializeToString()
+        if len(bodies) >= ACTION_CACHE_SIZE:
+            bodies.clear()
+        bodies[action] = body
+    return body
 
 
 _EVENTS_TAG = _varint((pb.Turn.DESCRIPTOR.fields_by_name["events"].number << 3) | 2)

@@ -58,6 +58,17 @@ class FrameReader:
         del buf[:HEADER + size]
         return payload
 
+    def whole(self, data: bytes) -> bytes | None:
+        """``data``'s payload if it is exactly one frame within the limit and nothing is held
+        (then nothing is kept: the usual read of a blocking reader); else None, and ``data``
+        is still to be fed."""
+        if self.buf or len(data) < HEADER:
+            return None
+        size = int.from_bytes(data[:HEADER], "big")
+        if size + HEADER != len(data) or size > self.limit:
+            return None
+        return data[HEADER:]
+
     def end(self) -> None:
         """The stream has ended: FrameError if it ended inside a frame."""
         if self.buf:

@@ -1,7 +1,9 @@
-"""arbiter.tools.breakdown's attribution rules (no timing here: only how samples and counters
-are turned into the table)."""
+"""arbiter.tools.breakdown's attribution rules and its harnesses (no timing is judged here:
+only how samples and counters are turned into the table, and that a harness runs)."""
 
 from __future__ import annotations
+
+import pytest
 
 from arbiter.tools import breakdown as bd
 
@@ -58,9 +60,10 @@ def test_samples_of_other_threads_and_of_a_waiting_loop_are_not_counted(tmp_path
 
 def test_a_round_is_reported_per_decision_and_what_no_cpu_accounts_for_is_the_rest():
     r = bd.Round(wall=0.010, decisions=10, server=bd.Cpu(main=2_000_000, other=1_000_000, main_wait=500_000),
-                 clients=bd.Cpu(main=3_000_000, other=1_000_000))
+                 clients=bd.Cpu(main=3_000_000, other=1_000_000), iterations=13)
     row = r.row()
     assert row["wall"] == 1000 and row["server.loop"] == 200 and row["clients.loop"] == 300
+    assert row["server.iterations"] == 1.3  # the arbiter's event-loop iterations per decision
     assert row["cpu"] == 700 and row["rest"] == 300 and row["runqueue"] == row["server.runqueue"] == 50
 
 
@@ -87,3 +90,30 @@ def test_the_codec_rows_alone_compare_view_deltas_with_whole_views(capsys):
     delta = rows["bytes of the Turn with a view delta (mean)"]
     assert 0 < delta < whole
     assert rows["arbiter: the Turn with a view delta (ViewDeltaWriter.delta, turn_wire)"] > 0
+
+
+@pytest.mark.e2e
+def test_a_bot_alone_is_fed_its_frames_and_answers_every_turn():
+    """``--bot``'s harness: a MatchStart, the Turns of a seat, a MatchEnd, played to the SDK
+    and to the bare client; each answers every Turn (``bot_cpu`` raises if one closes its
+    connection instead) and its CPU per decision is read from the kernel."""
+    import random
+
+    from cardarena.games import get_game
+    from cardarena.v1 import arena_pb2 as pb
+    from cardarena.wire import codec
+
+    game = get_game("spades", {"deals": 1})
+    state, rng = game.new_initial_state(5), random.Random(5)
+    start = pb.ArbiterMessage(match_start=pb.MatchStart(match_id="m1", game="spades", seat=0, num_seats=4,
+                                                        options=codec.options_to_wire(game.describe_options())))
+    frames, rid = [start.SerializeToString()], 0
+    while not state.is_terminal:
+        if state.current_seat == 0:
+            rid += 1
+            frames.append(codec.turn_wire("spades", "m1", rid, 0, state.view(0), state.legal_actions(), 0, 0, []))
+        state.apply(rng.choice(state.legal_actions()))
+    end = pb.MatchEnd(match_id="m1", seat=0, outcome=codec.outcome_to_proto(state.outcome()))
+    frames.append(pb.ArbiterMessage(match_end=end).SerializeToString())
+    for _, _, client in bd.BOT_ROWS:
+        assert bd.bot_cpu(client, frames, reps=3) > 0

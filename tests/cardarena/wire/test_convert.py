@@ -96,8 +96,28 @@ def test_compiled_codecs_agree_with_the_reference_codec(name):
             turn.MergeFromString(convert.legal_actions_wire(name, legal))
             assert list(turn.legal_actions) == [convert.action_to_proto(name, a) for a in legal]
             assert convert.legal_actions_from_proto(name, turn.legal_actions) == legal
+            # an answer's action: the bytes it came in (kept by the decoder), or encoded
+            assert [pb.Action.FromString(convert.action_wire(name, a)) for a in legal] == list(turn.legal_actions)
             state.apply(rng.choice(legal))
             steps += 1
+
+
+def test_an_acts_action_is_the_actions_message_whether_or_not_a_turn_brought_it():
+    from sdk.convert import act_to_proto
+
+    game = get_game("spades", {"deals": 1})
+    state = game.new_initial_state(9)
+    legal = state.legal_actions()
+    turn = pb.Turn()
+    turn.MergeFromString(convert.legal_actions_wire("spades", legal))
+    decoded = convert.legal_actions_from_proto("spades", turn.legal_actions)
+    convert._ACTION_BODY.clear()  # as when the kept bytes were dropped (the cache full): encoded again
+    for action in [*decoded[:3], *legal[-3:]]:
+        want = pb.BotMessage(act=pb.Act(match_id="m1", request_id=7, seat_token="t", action=convert.action_to_proto("spades", action)))
+        assert act_to_proto("spades", "m1", 7, action, "t") == want
+        assert convert.action_from_proto("spades", act_to_proto("spades", "m1", 7, action).act.action) == action
+    with pytest.raises(TypeError, match="not an action of spades"):
+        act_to_proto("spades", "m1", 7, "play 2C")
 
 
 def test_compiled_decoders_fall_back_to_the_reference_on_unusual_input():

@@ -31,3 +31,21 @@ def test_an_oversized_or_cut_frame_is_an_error_naming_it():
     assert cut.next() is None
     with pytest.raises(FrameError, match=r"the stream ended inside a frame \(5 bytes\)"):
         cut.end()
+
+
+def test_a_chunk_that_is_exactly_one_frame_is_taken_whole_and_anything_else_is_fed():
+    """``whole``: the blocking reader's usual read (one frame, nothing held) needs no buffer;
+    a chunk with more or less than one frame, an oversized one, or one read while bytes are
+    held is left to ``feed``, and reads as it always did."""
+    reader = FrameReader(limit=10)
+    assert reader.whole(frame(b"hello")) == b"hello"
+    assert reader.whole(frame(b"")) == b""
+    assert reader.whole(frame(b"x" * 11)) is None  # over the limit: feed, then next() says so
+    assert reader.whole(frame(b"ab") + frame(b"cd")) is None  # two frames
+    assert reader.whole(frame(b"abcdef")[:5]) is None  # a part of one
+    assert reader.whole(b"\x00\x00") is None  # not even a header
+    reader.feed(frame(b"ab")[:3])
+    assert reader.whole(frame(b"cd")) is None  # bytes held: they come first
+    reader.feed(frame(b"ab")[3:])
+    assert reader.next() == b"ab" and reader.next() is None
+    reader.end()
