@@ -34,9 +34,22 @@ class _Rules:
         self.kings_wild = view.kings_wild
         self.excluded = set(view.wild_excluded_ranks)
         self.limit = view.center_limit or 10**6
+        self._wild: dict[int, bool] = {}
+        self._fit: dict[int, frozenset[int]] = {}
 
     def wild(self, c: Card) -> bool:
-        return c.is_joker or (self.kings_wild and c.rank == 13)
+        w = self._wild.get(c)
+        if w is None:
+            w = self._wild[c] = c.is_joker or (self.kings_wild and c.rank == 13)
+        return w
+
+    def fit_values(self, c: Card) -> frozenset[int]:
+        """The pile values ``c`` may be played on (``fits``), found once per card: the
+        chain search asks for every card at every node."""
+        fv = self._fit.get(c)
+        if fv is None:
+            fv = self._fit[c] = frozenset(v for v in range(self.top) if self.fits(c, v))
+        return fv
 
     def fits(self, c: Card, value: int) -> bool:
         need = value + 1
@@ -73,11 +86,22 @@ def _chain_to_payoff(view: SpiteAndMaliceView, rules: _Rules) -> list[Play] | No
     psides = [list(s.cards) for s in partner.side_stacks] if partner else [[] for _ in range(4)]
     best: list[Any] = [None, 10**9]
     nodes = [0]
+    # A card fits a pile value (``fits``) iff the value is in its ``fit_values``; a new pile
+    # is value 0, where there is room for one.
+    target_fits = rules.fit_values(target)
+    sources: dict[Any, Source] = {}
+
+    def source(kind: SourceKind, j: int, c: Card | None) -> Source:
+        key = c if kind is SourceKind.HAND else (kind, j)
+        src = sources.get(key)
+        if src is None:
+            src = sources[key] = Source(kind, 0, c) if kind is SourceKind.HAND else Source(kind, j)
+        return src
 
     def payoff_fits(values: list[int]) -> bool:
-        if any(rules.fits(target, v) for v in values):
+        if any(v in target_fits for v in values):
             return True
-        return len(values) < rules.limit and rules.fits(target, 0)
+        return len(values) < rules.limit and 0 in target_fits
 
     def dfs(values: list[int], path: list[Play], cost: int) -> None:
         nodes[0] += 1
@@ -88,22 +112,27 @@ def _chain_to_payoff(view: SpiteAndMaliceView, rules: _Rules) -> list[Play] | No
             return
         if len(path) >= MAX_CHAIN:
             return
-        moves: list[tuple[Source, Card, list]] = []
+        moves: list[tuple[SourceKind, int, Card, list]] = []
         for c in sorted(set(hand)):
-            moves.append((Source(SourceKind.HAND, 0, c), c, hand))
+            moves.append((SourceKind.HAND, 0, c, hand))
         for j, st in enumerate(sides):
             if st:
-                moves.append((Source(SourceKind.SIDE, j), st[-1], st))
+                moves.append((SourceKind.SIDE, j, st[-1], st))
         for j, st in enumerate(psides):
             if st:
-                moves.append((Source(SourceKind.PARTNER_SIDE, j), st[-1], st))
-        for src, c, where in moves:
-            step = 1 + (3 if rules.wild(c) else 0)
-            targets = [i for i, v in enumerate(values) if rules.fits(c, v)]
-            if len(values) < rules.limit and rules.fits(c, 0):
+                moves.append((SourceKind.PARTNER_SIDE, j, st[-1], st))
+        room = len(values) < rules.limit
+        for kind, j, c, where in moves:
+            fv = rules.fit_values(c)
+            targets: list[int | None] = [i for i, v in enumerate(values) if v in fv]
+            if room and 0 in fv:
                 targets.append(None)
+            if not targets:
+                continue
+            step = 1 + (3 if rules.wild(c) else 0)
+            src = source(kind, j, c)
             for i in targets:
-                if src.kind is SourceKind.HAND:
+                if kind is SourceKind.HAND:
                     where.remove(c)
                 else:
                     where.pop()

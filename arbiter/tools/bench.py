@@ -1108,6 +1108,29 @@ def statistics_section(result: BenchResult, runs: int, progress: Callable[[str],
             figs[key].target = text
         else:
             figs[key].check(ok, text)
+    moved_from_the_suite(result, runs, progress)
+
+
+#: Deals of the duplicate-variance row (a smoke run plays 4), and its target.
+DUPLICATE_DEALS = 300
+DUPLICATE_RATIO = 0.9
+
+
+def moved_from_the_suite(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:
+    """Statistical runs that were tests (measurements, too long and too noisy for the suite,
+    which keeps a small seeded check of each): the variance of a duplicate tournament's
+    units over independent ones (``variance.tournament_duplicate_ratio``; the suite:
+    tests/arbiter/rating/test_ratings.py)."""
+    from arbiter.tools.variance import tournament_duplicate_ratio
+
+    deals = 4 if result.smoke else DUPLICATE_DEALS
+    dup = result.add("statistics.duplicate_variance_ratio",
+                     f"duplicate / independent unit variance, greedy vs heuristic, {deals} Spades deals", "x")
+    with tempfile.TemporaryDirectory(prefix="arena-bench-duplicate-") as tmp:
+        for r in range(min(runs, 3)):
+            progress(f"statistics: duplicate deals, run {r + 1} of {min(runs, 3)} ({deals} deals)")
+            dup.values.append(tournament_duplicate_ratio(("greedy", "heuristic"), deals, 1 + r, Path(tmp) / f"dup{r}.sqlite"))
+    dup.check(lambda v: v < DUPLICATE_RATIO, f"< {DUPLICATE_RATIO}")
 
 
 def store_section(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:

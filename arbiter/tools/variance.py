@@ -755,3 +755,39 @@ def fit_side_value(train: Sequence[Sequence[Replayed]]) -> SideValue:
             rows[bot][1].append(float(y))
     return SideValue(names, (tuple(_least_squares(*rows[0], ridge=1e-3)), tuple(_least_squares(*rows[1], ridge=1e-3))),
                      len(train))
+
+
+# --------------------------------------------------------------------------------------
+# Duplicate deals in a tournament: the two seatings' card luck cancels.
+
+
+def tournament_duplicate_ratio(bots: Sequence[str], deals: int, seed: int, db: Any) -> float:
+    """var(duplicate unit) / var(independent unit) of the second bot's score margin, from ONE
+    duplicate Spades tournament (1-deal matches, in process) of ``deals`` deals stored in
+    ``db``: a duplicate unit averages the two seatings of one deal; an independent unit
+    averages seating 1 of one deal with seating 2 of the next, so both mix one result from
+    each side and differ only in whether the cards match. Two copies of one deterministic
+    bot give 0 (every difference is the cards'); greedy against heuristic about 0.7-0.9 at
+    300 deals (the bench's ``statistics.duplicate_variance_ratio``)."""
+    import statistics
+
+    from arbiter.store.db import Store
+    from arbiter.tournament.run import TournamentSpec, run_tournament
+
+    spec = TournamentSpec(game="spades", bots=tuple(bots), options={"deals": 1}, seed=seed, name="dup", deals=deals)
+    with Store(db) as store:
+        rows = asyncio.run(run_tournament(spec, store, transport="inproc"))
+    me = bot_names(spec.bots)[1]
+
+    def margin(r: Any) -> float:
+        side = 0 if r.seats[0] == me else 1
+        return r.outcome.scores[side] - r.outcome.scores[1 - side]
+
+    twins = list(zip(rows[::2], rows[1::2]))
+    if len(twins) != deals or len({r.seed for r in rows}) != deals or any(
+            a.seed != b.seed or a.seats == b.seats for a, b in twins):
+        raise RuntimeError(f"the tournament did not play {deals} deals each in both seatings")
+    pairs = [(margin(a), margin(b)) for a, b in twins]
+    duplicate = [(x + y) / 2 for x, y in pairs]
+    independent = [(pairs[i][0] + pairs[(i + 1) % deals][1]) / 2 for i in range(deals)]
+    return statistics.variance(duplicate) / statistics.variance(independent)

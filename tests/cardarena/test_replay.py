@@ -173,7 +173,23 @@ def test_changed_seat_result_and_length_are_caught(record):
 # The command line.
 
 
-def test_cli_steps_a_stored_match_and_rejects_a_tampered_file(record, tmp_path):
+#: The command line's matches: one deal (hand) each, and Spite and Malice to a pay-off pile
+#: of 5 (95 steps, not 149). Rendering every step is most of what ``--step`` and ``--all``
+#: cost, and the longer records above add only more steps of the same kinds (the steps
+#: themselves are checked on them by the tests above).
+CLI_GAMES = [("spades", 4, {"deals": 1}), ("spite-and-malice", 2, {"payoff_size": 5}), ("spot", 4, {"hands": 1})]
+
+
+@pytest.fixture(params=CLI_GAMES, ids=[g[0] for g in CLI_GAMES])
+def cli_record(request) -> MatchRecord:
+    game, n, options = request.param
+    rec = play(game, n, options)
+    assert rec.outcome is not None and not rec.outcome.reason.name.startswith("FORFEIT")
+    return rec
+
+
+def test_cli_steps_a_stored_match_and_rejects_a_tampered_file(cli_record, tmp_path):
+    record = cli_record
     db = tmp_path / "arena.sqlite"
     with Store(db) as store:
         # no duplicate deals: its matches may be replayed while it runs (cardarena.disclosure)

@@ -49,10 +49,12 @@ def test_adjustment_removes_what_a_feature_explains() -> None:
 def test_adjustment_is_unbiased_even_on_few_deals() -> None:
     """Margins that depend on the feature non-linearly, with noise growing with it, 24 deals a
     sample: the cross-fitted estimate averages to the truth; the textbook one (slope fitted on
-    the same deals) does not."""
+    the same deals) does not. 1,000 samples: the textbook estimate is 10.9 s.e. below the
+    truth (17.1 at 3,000, a third of the CPU more), so a cross-fit that leaked the sample's
+    own deals into its slope would fail the first check by as much."""
     rng = random.Random(2)
     crossfit, in_sample = [], []
-    for _ in range(3000):
+    for _ in range(1000):
         fs = [rng.expovariate(0.5) for _ in range(24)]  # mean 2, E f^2 = 8
         ys = [3.0 + 0.5 * (f * f - 8.0) + f * rng.gauss(0, 1) for f in fs]  # mean 3
         crossfit.append(regression_adjusted(ys, [{"f": f} for f in fs], {"f": 2.0}, folds=4).adjusted.mean)
