@@ -62,11 +62,10 @@ def test_2_a_syntax_error_reads_as_file_line_message_and_the_line(tmp_path):
     detail = next(c["detail"] for c in json.loads(r.output)["checks"] if c["name"] == "import")
     assert detail == f"{bot}:3: SyntaxError: expected ':'\n    class Broken(Bot)", detail
     # as a bot process of `arbiter play` (its own sandbox): the same words, the same path
-    proc = subprocess.run([sys.executable, "-m", "arbiter", "play", "spite-and-malice", str(bot), "random",
-                           "-o", "payoff_size=5", "--db", str(tmp_path / "a.sqlite")],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
-    text = proc.stdout + proc.stderr
-    assert proc.returncode == 2 and "Traceback" not in text, text
+    proc = runner.invoke(app, ["play", "spite-and-malice", str(bot), "random", "-o", "payoff_size=5",
+                               "--db", str(tmp_path / "a.sqlite")])
+    text = proc.output  # stdout and stderr
+    assert proc.exit_code == 2 and "Traceback" not in text and not _outcome(proc).crash, text
     assert len([line for line in text.splitlines() if line.startswith("error:")]) == 1, text  # the bot's is indented
     assert f"{bot}:3: SyntaxError: expected ':'" in text and "    class Broken(Bot)" in text, text
     assert "BotLoadError(" not in text and "/bot/code" not in text, text
@@ -413,10 +412,9 @@ def test_3_play_says_whose_turn_it_waits_on_and_the_clock(tmp_path):
     that it waits on that seat and on its bank (a log sees that line too; a terminal
     also sees the wait count up on the progress line)."""
     bot = _bot(tmp_path, "hang", HANG)
-    proc = subprocess.run([sys.executable, "-m", "arbiter", "play", "spite-and-malice", str(bot), "random", "--seed", "2",
-                           "-o", "payoff_size=5", "--decision-ms", "1000", "--bank-ms", "1500",
-                           "--db", str(tmp_path / "a.sqlite")], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
+    proc = runner.invoke(app, ["play", "spite-and-malice", str(bot), "random", "--seed", "2", "-o", "payoff_size=5",
+                               "--decision-ms", "1000", "--bank-ms", "1500", "--db", str(tmp_path / "a.sqlite")])
+    assert proc.exit_code == 0, proc.output
     waits = [line for line in proc.stderr.splitlines() if line.startswith("waiting for seat 0")]
     assert waits == [f"waiting for seat 0 ({bot}): past its decision limit (1 s), now on its bank (about 1.5 s of "
                      f"1.5 s left); when that is used up, its side forfeits the match"], proc.stderr

@@ -11,6 +11,7 @@ import textwrap
 
 import pytest
 
+from tests.cli.badinput import invoke
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.e2e  # `arbiter play` with bot processes
@@ -81,14 +82,12 @@ def test_play_infers_the_players_keeps_the_match_and_takes_registered_bots(tmp_p
     text = " ".join(proc.stdout.split())
     match_id = text.split("arbiter replay ")[-1].strip(" )")
     assert "play:spot(hands=1,players=2)" in text and "1 hand" in text and "1 hands" not in text
-    replay = subprocess.run([sys.executable, "-m", "arbiter", "replay", match_id, "--db", str(db)], cwd=ROOT,
-                            capture_output=True, text=True, timeout=60)
-    assert replay.returncode == 0 and "reproduce the recorded result" in replay.stdout
+    replay = invoke(["replay", match_id, "--db", str(db)])  # reading the store back: no process needed
+    assert replay.exit_code == 0 and not replay.crash and "reproduce the recorded result" in replay.output, replay.describe()
     # a registered bot by name@version, and a folder bot typed with its trailing slash
     folder = tmp_path / "mybot"
-    new = subprocess.run([sys.executable, "-m", "arbiter", "bots", "new", "mybot", "--dir", str(tmp_path)], cwd=ROOT,
-                         capture_output=True, text=True, timeout=60)
-    assert new.returncode == 0, new.stderr
+    new = invoke(["bots", "new", "mybot", "--dir", str(tmp_path)])
+    assert new.exit_code == 0 and not new.crash, new.describe()
     from arbiter.store import registry as reg
     from arbiter.batch.submissions import submit
 
@@ -118,14 +117,12 @@ def test_tournament_show_names_a_failing_bot_and_its_stderr(tmp_path):
                           f"{path},random", "--deals", "1", "-o", "payoff_size=5", "--db", str(db), "-q",
                           "--name", "fails"], cwd=ROOT, capture_output=True, text=True, timeout=180)
     assert run.returncode == 0, run.stderr
-    shown = subprocess.run([sys.executable, "-m", "arbiter", "tournament", "show", "fails", "--db", str(db), "--failures"],
-                           cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert shown.returncode == 0 and "crash" in shown.stdout
+    shown = invoke(["tournament", "show", "fails", "--db", str(db), "--failures"])  # reading the store: in process
+    assert shown.exit_code == 0 and not shown.crash and "crash" in shown.output, shown.describe()
     import sqlite3
 
     with sqlite3.connect(db) as con:
         match_id = con.execute("SELECT match_id FROM matches WHERE incidents LIKE '%crash%' LIMIT 1").fetchone()[0]
-    detail = subprocess.run([sys.executable, "-m", "arbiter", "tournament", "show", "fails", "--db", str(db), "-m", match_id],
-                            cwd=ROOT, capture_output=True, text=True, timeout=60)
-    text = " ".join(detail.stdout.split())
-    assert detail.returncode == 0 and "choose raised ValueError: my heuristic broke (raiser.py:" in text
+    detail = invoke(["tournament", "show", "fails", "--db", str(db), "-m", match_id])
+    text = " ".join(detail.output.split())
+    assert detail.exit_code == 0 and not detail.crash and "choose raised ValueError: my heuristic broke (raiser.py:" in text, text

@@ -6,12 +6,26 @@ from __future__ import annotations
 import time
 
 import grpc
+import pytest
 
 from cardarena.wire import codec as convert
 from cardarena.games import EndReason
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
+from tests.conftest import start_serve, stop_serve
 from tests.e2e.rawbot import RawBot, act
+
+#: One `arbiter serve` for the module (one xdist group: it starts once a run). Each test's
+#: bots have names of their own (the earlier tests' bots stay connected); that the server
+#: keeps serving after each bad input is then checked by every later test as well.
+pytestmark = pytest.mark.xdist_group("bad_input")
+
+
+@pytest.fixture(scope="module")
+def serve():
+    s = start_serve()
+    yield s
+    stop_serve(s)
 
 SPADES_CARDS = [r + s for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K") for s in "SHDC"]
 
@@ -35,12 +49,14 @@ def run(serve, seats, seed=1, policy="forfeit", decision_ms=0, bank_ms=0, max_st
     return summary, convert.outcome_from_proto(summary.outcome)
 
 
-def with_others(serve, raw: RawBot, name: str = "raw"):
-    for n in ("r1", "r2", "r3"):
+def with_others(serve, raw: RawBot):
+    """``raw`` and three random bots named after it (a test's own names: the server is shared)."""
+    others = [f"{raw.name}-r{i}" for i in (1, 2, 3)]
+    for n in others:
         serve.start_bot("random", n)
     raw.start()
-    serve.wait_sessions([name, "r1", "r2", "r3"])
-    return [name, "r1", "r2", "r3"]
+    serve.wait_sessions([raw.name, *others])
+    return [raw.name, *others]
 
 
 def illegal_card(turn: pb.Turn) -> str:
@@ -75,7 +91,7 @@ def test_acts_out_of_turn_and_for_other_requests_are_rejected_and_the_match_comp
         junk.append(act(turn, turn.legal_actions[0], match_id="someone-elses-match"))
         return junk + [act(turn, turn.legal_actions[0])]
 
-    raw = RawBot(serve, "raw", respond=respond)
+    raw = RawBot(serve, "out-of-turn", respond=respond)
     seats = with_others(serve, raw)
     summary, outcome = run(serve, seats)
     assert outcome.reason is EndReason.COMPLETED
@@ -92,7 +108,7 @@ def test_acts_out_of_turn_and_for_other_requests_are_rejected_and_the_match_comp
 
 
 def test_illegal_action_forfeits_with_a_clear_error(serve):
-    raw = RawBot(serve, "raw", respond=lambda turn: [act(turn, spades_play(illegal_card(turn)))])
+    raw = RawBot(serve, "illegal", respond=lambda turn: [act(turn, spades_play(illegal_card(turn)))])
     seats = with_others(serve, raw)
     summary, outcome = run(serve, seats)
     assert outcome.reason is EndReason.FORFEIT_ILLEGAL
@@ -104,7 +120,7 @@ def test_illegal_action_forfeits_with_a_clear_error(serve):
 
 
 def test_illegal_actions_under_the_default_policy_play_on_until_the_strikes_run_out(serve):
-    raw = RawBot(serve, "raw", respond=lambda turn: [act(turn, spades_play(illegal_card(turn)))])
+    raw = RawBot(serve, "strikes", respond=lambda turn: [act(turn, spades_play(illegal_card(turn)))])
     seats = with_others(serve, raw)
     summary, outcome = run(serve, seats, policy="default", max_strikes=100)
     assert outcome.reason is EndReason.COMPLETED  # the arbiter played the default action each time
@@ -131,7 +147,7 @@ def test_malformed_actions_get_errors_naming_the_problem(serve):
         state["i"] += 1
         return [act(turn, kinds[i % len(kinds)])]
 
-    raw = RawBot(serve, "raw", respond=respond)
+    raw = RawBot(serve, "malformed", respond=respond)
     seats = with_others(serve, raw)
     summary, outcome = run(serve, seats, policy="default", max_strikes=1000)
     assert outcome.reason is EndReason.COMPLETED
@@ -149,7 +165,7 @@ def test_late_answers_time_out_and_are_refused(serve):
         time.sleep(2.0)
         return [act(turn, turn.legal_actions[0])]
 
-    raw = RawBot(serve, "raw", respond=respond)
+    raw = RawBot(serve, "late", respond=respond)
     seats = with_others(serve, raw)
     # a limit the random bots meet easily even on a loaded machine, and the raw bot never
     summary, outcome = run(serve, seats, decision_ms=800, bank_ms=0)
@@ -161,7 +177,7 @@ def test_late_answers_time_out_and_are_refused(serve):
 
 
 def test_a_bot_that_disconnects_forfeits_and_the_others_are_told(serve):
-    raw = RawBot(serve, "raw", respond=lambda turn: (raw.close(), [])[1])
+    raw = RawBot(serve, "quitter", respond=lambda turn: (raw.close(), [])[1])
     seats = with_others(serve, raw)
     summary, outcome = run(serve, seats)
     assert outcome.reason is EndReason.FORFEIT_DISCONNECT and outcome.ranks == (2, 1, 2, 1)

@@ -26,8 +26,6 @@ import os
 import random
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 import urllib.parse
 from pathlib import Path
@@ -44,6 +42,7 @@ from cardarena.games import Card, EndReason, get_game
 from cardarena.records import MatchConfig
 from cardarena.replay import step_record, verify_record
 from sdk.loading import load_bot
+from tests.cli.badinput import invoke
 from tests.conftest import ROOT
 from tests.e2e.browser import serve_web
 
@@ -262,10 +261,9 @@ def _verifies(db: Path, match_id: str, seat: int) -> None:
     record = _stored(db, match_id)
     assert record.seat_names[seat] == "browser"
     assert verify_record(record) == record.outcome
-    out = subprocess.run([sys.executable, "-m", "arbiter", "replay", match_id, "--db", str(db)], cwd=ROOT,
-                         capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stdout + out.stderr
-    assert "reproduce the recorded result" in out.stdout
+    out = invoke(["replay", match_id, "--db", str(db)], timeout=120)  # the command, in this process
+    assert out.exit_code == 0 and not out.crash, out.describe()
+    assert "reproduce the recorded result" in out.output
 
 
 # Playing in the browser, by clicking the card table: tests/e2e/test_table.py.

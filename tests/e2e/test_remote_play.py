@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -26,7 +25,8 @@ import pytest
 from arbiter.server import auth
 from cardarena.games import EndReason
 from cardarena.replay import verify_record
-from tests.conftest import ROOT, start_serve, stop_serve
+from tests.cli.badinput import invoke
+from tests.conftest import start_serve, stop_serve
 from tests.e2e.browser import serve_web
 from tests.e2e.test_human_seat import (
     SPITE, Client, _error, _new_store, _play_out, _start, _start_form, _stored, _verifies, card_tokens, deal_cards, seen_by,
@@ -147,11 +147,12 @@ def test_what_cannot_be_played_on_the_arbiter_is_refused_by_name(standing):
 
 
 def _web_fails(*flags: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "arbiter", "web", "--port", "0", *flags], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
-    assert done.returncode != 0
-    assert "Traceback" not in done.stderr
-    return re.sub(r"\s+", " ", done.stderr)
+    """`arbiter web FLAGS` refused before it serves (run in this process; were it to
+    start serving, it would stop at once and exit 0, which fails here)."""
+    done = invoke(["web", "--port", "0", *flags], serving=True)
+    assert done.exit_code not in (0, None) and not done.hung, done.describe()
+    assert not done.crash and "Traceback" not in done.output, done.describe()
+    return re.sub(r"\s+", " ", done.output)
 
 
 def test_missing_or_unfit_credentials_are_named(tmp_path):

@@ -13,7 +13,18 @@ from cardarena.wire import codec as convert
 from cardarena.games import EndReason, get_game
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
-from tests.conftest import ROOT
+from tests.conftest import ROOT, start_serve, stop_serve
+
+#: One `arbiter serve` for the module (one xdist group, so it starts once a run): each
+#: test connects bots under names of its own, and every bot stays connected to the end.
+pytestmark = pytest.mark.xdist_group("spades_over_grpc")
+
+
+@pytest.fixture(scope="module")
+def serve():
+    s = start_serve()
+    yield s
+    stop_serve(s)
 
 
 def run_match(serve, seats: list[str], seed: int, options: dict | None = None, **kw) -> pb.MatchSummary:
@@ -142,7 +153,8 @@ def test_a_server_started_with_no_flags_needs_tokens(serve):
     ],
 )
 def test_other_games_end_to_end_between_bot_processes(serve, game, options, preset, n):
-    names = [f"{game[:4]}{i}" for i in range(n)]
+    # names of this case's own: the earlier cases' bots are still connected to the shared server
+    names = [f"{game[:4]}{n}{preset}{len(options)}-{i}" for i in range(n)]
     for i, name in enumerate(names):
         serve.start_bot("heuristic" if i % 2 == 0 else "random", name)
     serve.wait_sessions(names)

@@ -13,6 +13,8 @@ test_hostile_protocol.py.)
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 from arbiter.server.botstream import Hub
@@ -32,15 +34,19 @@ def test_every_transport_gives_identical_records(game, bots, options, seed, monk
     deltas = []
     delta = codec.ViewDeltaWriter.delta
     monkeypatch.setattr(codec.ViewDeltaWriter, "delta", lambda self, view: deltas.append(1) or delta(self, view))
-    over_grpc = play_local(game, bots, seed=seed, options=options, transport="grpc")
-    local_channel = play_local(game, bots, seed=seed, options=options, transport="local")
+
+    def play(*transports: str) -> list:
+        """The matches at once (each its own loop, venue and bot processes; they share
+        nothing but this process): their bots start and wait together, not in turn."""
+        with ThreadPoolExecutor(len(transports)) as pool:
+            return list(pool.map(lambda t: play_local(game, bots, seed=seed, options=options, transport=t), transports))
+
+    over_grpc, local_channel = play("grpc", "local")
     assert len(deltas) >= len(over_grpc.actions) + len(local_channel.actions)  # every Turn a delta
     monkeypatch.setattr(Hub, "view_deltas", 0)
     monkeypatch.setattr(Hub, "local_view_deltas", 0)
     sent = len(deltas)
-    grpc_whole = play_local(game, bots, seed=seed, options=options, transport="grpc")
-    local_whole = play_local(game, bots, seed=seed, options=options, transport="local")
-    in_process = play_local(game, bots, seed=seed, options=options, transport="inproc")
+    grpc_whole, local_whole, in_process = play("grpc", "local", "inproc")
     assert len(deltas) == sent  # whole views only
     assert not over_grpc.incidents and not in_process.incidents and not local_channel.incidents
     for record in (local_channel, in_process, grpc_whole, local_whole):

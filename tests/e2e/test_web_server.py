@@ -33,6 +33,7 @@ from arbiter.match import run_match
 from arbiter.store.db import Store
 from cardarena.records import MatchConfig
 from sdk.loading import load_bot
+from tests.cli.badinput import invoke
 from tests.conftest import ROOT
 
 #: The tests that share the module's world: one xdist group (pyproject's
@@ -71,17 +72,31 @@ def world() -> Iterator[tuple[Path, Path]]:
 @contextlib.contextmanager
 def _server(db: Path | None, log: Path, cwd: Path = ROOT, verbose: bool = True) -> Iterator[tuple[subprocess.Popen, str]]:
     """`arbiter web [--verbose] --port 0 [--db DB]`, its stderr (the log) in ``log``; its host:port."""
-    with open(log, "w") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "arbiter", "web", "--port", "0", *(["--verbose"] if verbose else []),
-                                 *(["--db", str(db)] if db else [])],
-                                cwd=cwd, stdout=subprocess.PIPE, stderr=err, text=True, stdin=subprocess.DEVNULL,
-                                env={k: v for k, v in os.environ.items() if k != "ARENA_DB"})
-        try:
+    with _servers(db, [(log, verbose)], cwd) as [server]:
+        yield server
+
+
+@contextlib.contextmanager
+def _servers(db: Path | None, logs: list[tuple[Path, bool]], cwd: Path = ROOT) -> Iterator[list[tuple[subprocess.Popen, str]]]:
+    """One `arbiter web` per (log, verbose) in ``logs``, started at once; each one's process and host:port."""
+    procs = []
+    try:
+        for log, verbose in logs:
+            with open(log, "w") as err:
+                procs.append(subprocess.Popen(
+                    [sys.executable, "-m", "arbiter", "web", "--port", "0", *(["--verbose"] if verbose else []),
+                     *(["--db", str(db)] if db else [])],
+                    cwd=cwd, stdout=subprocess.PIPE, stderr=err, text=True, stdin=subprocess.DEVNULL,
+                    env={k: v for k, v in os.environ.items() if k != "ARENA_DB"}))
+        addresses = []
+        for proc, (log, _) in zip(procs, logs):
             line = proc.stdout.readline()
             m = re.search(r"on http://([\d.]+:\d+)/", line)
             assert m, (line, log.read_text())
-            yield proc, m.group(1)
-        finally:
+            addresses.append(m.group(1))
+        yield list(zip(procs, addresses))
+    finally:
+        for proc in procs:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait(20)
@@ -256,7 +271,7 @@ def test_port_zero_prints_the_real_url(world):
         assert proc.wait(20) == 0
 
 
-def test_right_after_make_demo_web_serves_the_demos_store_and_says_so(world):
+def test_right_after_make_demo_web_serves_the_demos_store_and_says_so(world, monkeypatch):
     """`make demo` writes .demo.sqlite; `arbiter web` with no --db and no arena.sqlite serves it."""
     tmp, db = world
     here = tmp / "first-run"
@@ -271,9 +286,10 @@ def test_right_after_make_demo_web_serves_the_demos_store_and_says_so(world):
     assert "serving the demo's store .demo.sqlite" in (tmp / "demo.log").read_text()
     assert sorted(p.name for p in here.iterdir()) == [".demo.sqlite"]  # no arena.sqlite made beside it
     (here / ".demo.sqlite").unlink()
-    out = subprocess.run([sys.executable, "-m", "arbiter", "web", "--port", "0"], cwd=here, capture_output=True, text=True,
-                         timeout=60, env={k: v for k, v in os.environ.items() if k != "ARENA_DB"})
-    assert out.returncode != 0 and "no store at arena.sqlite" in out.stderr and "make demo" in out.stderr, out.stderr
+    monkeypatch.chdir(here)  # refused before it serves: the command in process, in that folder
+    out = invoke(["web", "--port", "0"], env={"ARENA_DB": None}, serving=True)
+    assert out.exit_code not in (0, None) and not out.crash, out.describe()
+    assert "no store at arena.sqlite" in out.output and "make demo" in out.output, out.describe()
 
 
 def test_ctrl_c_right_after_the_url_is_printed_is_a_clean_stop(world):
@@ -289,15 +305,16 @@ def test_ctrl_c_right_after_the_url_is_printed_is_a_clean_stop(world):
 
 def test_an_error_in_a_route_is_one_log_line_and_its_traceback_only_with_verbose(world):
     tmp, db = world
-    for verbose in (False, True):
-        log = tmp / f"error-{verbose}.log"
-        with _server(db, log, verbose=verbose) as (proc, address):
+    with _servers(db, [(tmp / f"error-{verbose}.log", verbose) for verbose in (False, True)]) as servers:  # at once
+        for proc, address in servers:
             status, body, _ = _get(address, "/t/broken")
             assert status == 500 and "internal error" in body and "no-such-game" not in body  # the reason is the log's
             assert _get(address, "/")[0] == 200  # and the server goes on
             proc.send_signal(signal.SIGINT)
+        for proc, _ in servers:
             assert proc.wait(20) == 0
-        text = log.read_text()
+    for verbose in (False, True):
+        text = (tmp / f"error-{verbose}.log").read_text()
         errors = [ln for ln in text.splitlines() if "error serving" in ln]
         assert len(errors) == 1 and "GET /t/broken: SpecError:" in errors[0] and "no-such-game" in errors[0], text
         assert ("Traceback" in text) is verbose, text
