@@ -467,22 +467,29 @@ class _Runner:
             except SeatError as exc:
                 raise _Forfeit(seat, "crash", str(exc)) from None
 
-    async def _notify(self, events: list[Event]) -> None:
-        # Runs after every action: the failure handling of _safe is inlined (one coroutine
-        # fewer per seat per action), and events all seats see are not filtered per seat.
+    def _told(self, events: list[Event]):
+        """(seat, its client, the events it may see) for each seat still playing that sees any
+        of ``events``: whom ``_notify`` and ``_hold`` tell what. Events all seats see are not
+        filtered per seat (this runs after every action)."""
         if not events:
             return
-        match_id = self.record.match_id
         public = all(e.visible_to is None for e in events)
         for seat, client in enumerate(self.seats):
             if self.gone[seat]:
                 continue
             mine = list(events) if public else events_for(events, seat)
             if mine:
-                try:
-                    await client.notify(match_id, seat, mine)
-                except Exception:  # noqa: BLE001 - a dead seat must not stop the others' results
-                    log.debug("seat notification failed", exc_info=True)
+                yield seat, client, mine
+
+    async def _notify(self, events: list[Event]) -> None:
+        # Runs after every action: the failure handling of _safe is inlined (one coroutine
+        # fewer per seat per action).
+        match_id = self.record.match_id
+        for seat, client, mine in self._told(events):
+            try:
+                await client.notify(match_id, seat, mine)
+            except Exception:  # noqa: BLE001 - a dead seat must not stop the others' results
+                log.debug("seat notification failed", exc_info=True)
 
     def _fail(self, seat: int, kind: str, detail: str, policy: Policy) -> None:
         """Record a failure; raise _Forfeit unless the policy lets the arbiter play on.
@@ -621,19 +628,12 @@ class _Runner:
 
     def _hold(self, events: list[Event]) -> None:
         """``_notify`` for seats that all answer in callbacks (``SeatClient.hold``)."""
-        if not events:
-            return
         match_id = self.record.match_id
-        public = all(e.visible_to is None for e in events)
-        for seat, client in enumerate(self.seats):
-            if self.gone[seat]:
-                continue
-            mine = list(events) if public else events_for(events, seat)
-            if mine:
-                try:
-                    client.hold(match_id, seat, mine)
-                except Exception:  # noqa: BLE001 - a dead seat must not stop the others' results
-                    log.debug("seat notification failed", exc_info=True)
+        for seat, client, mine in self._told(events):
+            try:
+                client.hold(match_id, seat, mine)
+            except Exception:  # noqa: BLE001 - a dead seat must not stop the others' results
+                log.debug("seat notification failed", exc_info=True)
 
     def _ms(self, t0: float) -> int:
         return round((self.clock.now() - t0) * 1000)
