@@ -33,12 +33,25 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     is given (``-n 0``: in this process), and ``--dist loadgroup`` unless another ``--dist``
     is (the tests of one ``xdist_group`` run on one worker, so a module's shared server or
     batch is made once, not once on every worker)."""
-    if not config.pluginmanager.hasplugin("xdist") or "PYTEST_XDIST_WORKER" in os.environ:
-        return  # a worker (xdist runs this hook there too) must not start workers of its own
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    if "PYTEST_XDIST_WORKER" in os.environ:  # a worker (xdist runs this hook there too)
+        # starts no workers of its own; it reads its own command line, where the controller's
+        # --dist set here is missing, so the controller says it (pytest_configure_node)
+        if getattr(config, "workerinput", {}).get("loadgroup"):
+            config.option.loadgroup = True
+        return
     if config.option.numprocesses is None:
         config.option.numprocesses = "auto"
     if config.option.dist == "no":
         config.option.dist = "loadgroup"
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook, as below
+def pytest_configure_node(node) -> None:
+    """Tell each worker whether the run groups (``--dist loadgroup``): ``_group_ids`` renames
+    the grouped tests there, and a worker's own command line may not say it."""
+    node.workerinput["loadgroup"] = node.config.getvalue("dist") == "loadgroup"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

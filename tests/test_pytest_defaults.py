@@ -1,7 +1,10 @@
 """The suite's own pytest defaults (tests/conftest.py's ``pytest_cmdline_main``): a plain
-``pytest`` runs on one xdist worker per core with ``--dist loadgroup``, a worker starts no
-workers of its own (it runs the same hook: without the guard each worker started two more,
-hundreds of processes in seconds), and ``pytest -p no:xdist`` still runs."""
+``pytest`` runs on one xdist worker per core with ``--dist loadgroup``, and the tests of one
+``xdist_group`` run together on one worker, with ``make test``'s ``-n 4`` as without it (a
+worker reads its own command line, where the default ``--dist`` is not: once the groups
+were silently split so, and every worker made the driver-parity batch again); a worker
+starts no workers of its own (it runs the same hook: without the guard each worker started
+two more, hundreds of processes in seconds); and ``pytest -p no:xdist`` still runs."""
 
 from __future__ import annotations
 
@@ -13,13 +16,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-ONE = ["tests/test_protos.py::test_generated_stubs_match_the_protos", "-p", "no:randomly", "-p", "no:cacheprovider"]
+ONE = ["tests/test_protos.py::test_generated_stubs_match_the_protos"]
 
 
-def _pytest(*args: str) -> subprocess.CompletedProcess:
+
+def _pytest(*args: str, tests: list[str] = ONE) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}  # as from a terminal
-    return subprocess.run([sys.executable, "-m", "pytest", *ONE, *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "pytest", *tests, "-p", "no:randomly", "-p", "no:cacheprovider", *args],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
 
 
 @pytest.mark.e2e
@@ -29,3 +33,19 @@ def test_a_plain_run_uses_xdist_workers_and_no_xdist_still_runs():
     assert "1 passed" in default.stdout and "workers" in default.stdout and "[gw0]" in default.stdout, default.stdout[-2000:]
     bare = _pytest("-p", "no:xdist")
     assert bare.returncode == 0 and "1 passed" in bare.stdout, bare.stdout[-2000:] + bare.stderr[-2000:]
+
+
+# Six tests of one group: run by the test below in a pytest of its own; here, they pass.
+@pytest.mark.xdist_group("defaults-probe")
+@pytest.mark.parametrize("k", "abcdef")
+def test_grouped_probe(k):
+    assert k in "abcdef"
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("workers", [[], ["-n", "4"]], ids=["default", "make-test"])
+def test_a_group_runs_on_one_worker(workers):
+    run = _pytest("-v", *workers, tests=["tests/test_pytest_defaults.py::test_grouped_probe"])
+    assert run.returncode == 0 and "6 passed" in run.stdout, run.stdout[-3000:] + run.stderr[-2000:]
+    ran_on = {line.split()[0] for line in run.stdout.splitlines() if "PASSED" in line and "test_grouped_probe" in line}
+    assert len(ran_on) == 1 and "@defaults-probe" in run.stdout, run.stdout[-3000:]
