@@ -4,8 +4,8 @@
 decision with a choice on the 2-core reference machine. The issue's targets are "at
 100 ms a decision"; on a shared machine a wall-clock budget depends on the load, so this
 file fixes the budget in work instead: 4 sampled deals a decision (``MIN_WORLDS``), about
-87 ms of CPU a decision with a choice there, measured with ``time.process_time`` over
-3 duplicate deals against ``heuristic`` (docs/strength.md, "At 100 ms a decision"). No clock
+78 ms of CPU a decision with a choice there, measured with ``time.process_time`` over
+4 duplicate deals against ``heuristic`` (``cpu_per_decision.py`` beside this file) (docs/strength.md, "At 100 ms a decision"). No clock
 is involved, so a run replays exactly whatever the load. The play is ``dds``'s own.
 """
 

@@ -2,7 +2,7 @@
 
 At Spot ``search`` (``bots/search.py``, plans ``bots/spot_search.py``) spends 400 rollouts
 over 100 sampled worlds on each decision late in the hand (``spot_search.budget``): about
-220 ms of CPU a decision on average over a hand on the 2-core reference machine. This
+210 ms of CPU a decision on average over a hand on the 2-core reference machine. This
 file keeps that schedule and scales the budget to fit "100 ms a decision" without a clock
 (a shared machine's load would distort one): ROLLOUTS over WORLDS, measured with
 ``time.process_time`` (docs/strength.md, "At 100 ms a decision"). Its play is ``search``'s
