@@ -87,7 +87,18 @@ def hosted_evaluate(game: str, bot: str, options: dict, deals: int, seed: int) -
     return result
 
 
-def table(rows, deals: int, seed: int, jobs: int) -> str:
+def command(deals: int, seed: int, jobs: int, bots: tuple[str, ...] = (), games: tuple[str, ...] = (),
+            only: tuple[str, ...] | None = None, write_to: str = "docs/strength.md") -> str:
+    """The command that regenerates a table measured with these arguments (``--bot``
+    folders need their packages installed: ``ARENA_INSTALL_BOT_ENVS=1`` in front)."""
+    parts = ["python -m arbiter.tools.strength"]
+    parts += [f"--only {b}" for b in (only or ())]
+    parts += [f"--bot {b}" for b in bots] + [f"--game {g}" for g in games]
+    parts += [f"--deals {deals} --seed {seed} -j {jobs}", f"--write {write_to}"]
+    return ("ARENA_INSTALL_BOT_ENVS=1 " if bots else "") + " ".join(parts)
+
+
+def table(rows, deals: int, seed: int, jobs: int, regenerate: str | None = None) -> str:
     units = {g: (what, unit) for g, _, what, unit in GAMES}
     out = [f"Every bot against `{ANCHOR}` in {deals} duplicate deals a row (× 2 seatings), seed {seed}: "
            "the margin per deal, the mean over deals with its 95% interval (± 1.96 s.e.).", "",
@@ -99,8 +110,7 @@ def table(rows, deals: int, seed: int, jobs: int) -> str:
         what, unit = units[game]
         out.append(f"| {game} ({what}) | {bot} | **{m.mean:+.2f}**{interval} {unit} | {r.wins}-{r.draws}-{r.losses} | "
                    f"{seconds:.0f} |")
-    out += ["", f"Regenerate: `python -m arbiter.tools.strength --deals {deals} --seed {seed} -j {jobs} "
-            "--write docs/strength.md`."]
+    out += ["", f"Regenerate: `{regenerate or command(deals, seed, jobs)}`."]
     return "\n".join(out) + "\n"
 
 
@@ -130,7 +140,9 @@ def main(
     bots = bundled + list(bot or [])
     rows = measure(bots, deals, seed, jobs, say=lambda s: print(s, file=sys.stderr, flush=True),
                    games=tuple(game or ()), hosted=frozenset(bot or ()))
-    text = table(rows, deals, seed, jobs)
+    text = table(rows, deals, seed, jobs, command(deals, seed, jobs, tuple(bot or ()), tuple(game or ()),
+                                                  tuple(only) if only is not None else None,
+                                                  str(write_to) if write_to is not None else "docs/strength.md"))
     sys.stdout.write(text)
     if write_to is not None:
         try:

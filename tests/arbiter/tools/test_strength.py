@@ -24,5 +24,10 @@ def test_a_seeded_row_replays_and_the_table_lands_between_the_markers(tmp_path) 
     assert "old table" not in written and text in written and written.startswith("# Strength\n\nbefore\n")
     assert written.endswith(f"{strength.END}\nafter\n")
     (tmp_path / "plain.md").write_text("no markers")
+    # the Regenerate line is the command that made the table, a hosted reference bot's folder included
+    cmd = strength.command(8, 1, 2, bots=("examples/openspiel-ismcts",), games=("spades",), only=("dds",))
+    assert cmd == ("ARENA_INSTALL_BOT_ENVS=1 python -m arbiter.tools.strength --only dds --bot examples/openspiel-ismcts "
+                   "--game spades --deals 8 --seed 1 -j 2 --write docs/strength.md")
+    assert f"Regenerate: `{cmd}`." in strength.table(rows, 8, 1, 2, cmd)
     with pytest.raises(ValueError, match="markers"):
         strength.write(tmp_path / "plain.md", text)
