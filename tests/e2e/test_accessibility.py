@@ -27,8 +27,8 @@ from cardarena.replay import verify_record
 from tests.e2e.browser import accessibility_problems, chromium, serve_web, shoot
 from tests.e2e.test_table import WAIT, _catalogue, _settled
 
-#: The tests that share the module's web server and browser: one xdist group (pyproject's
-#: --dist loadgroup), so it is made once in a run.
+#: The tests that share the module's web server and browser: one xdist group (--dist loadgroup,
+#: tests/conftest.py), so it is made once in a run.
 pytestmark = pytest.mark.xdist_group("accessibility")
 
 MAX_TABS = 250  # a bound on Tab presses to reach one control

@@ -23,8 +23,8 @@ from tests.arbiter.arena.test_arena import CRASHER
 from tests.e2e.browser import serve_web, shoot
 from tests.e2e.test_web import browser  # noqa: F401  (the Chromium fixture)
 
-#: The tests that share the module's web server: one xdist group (pyproject's
-#: --dist loadgroup), so it is made once in a run.
+#: The tests that share the module's web server: one xdist group (--dist loadgroup,
+#: tests/conftest.py), so it is made once in a run.
 pytestmark = pytest.mark.xdist_group("arena_web")
 
 

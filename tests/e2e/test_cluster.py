@@ -56,7 +56,7 @@ def table(st):
     return [(r.name, r.matches, r.wins, r.draws, r.losses, r.score_rate, r.mean_margin, r.rating) for r in st.rows]
 
 
-#: The tests that play on the shared cluster: one xdist group (pyproject's --dist loadgroup),
+#: The tests that play on the shared cluster: one xdist group (--dist loadgroup, tests/conftest.py),
 #: so the cluster starts once in a run, on one worker, not once on every worker.
 ON_THE_CLUSTER = pytest.mark.xdist_group("cluster")
 

@@ -26,8 +26,8 @@ from tests.conftest import ROOT, start_serve, stop_serve
 from tests.e2e.rawbot import RawBot, act
 
 
-#: The tests that share the module's `arbiter` fixture: one xdist group (pyproject's
-#: --dist loadgroup), so it is made once in a run.
+#: The tests that share the module's `arbiter` fixture: one xdist group (--dist loadgroup,
+#: tests/conftest.py), so it is made once in a run.
 SHARED = pytest.mark.xdist_group("hostile_client")
 
 

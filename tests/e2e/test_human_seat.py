@@ -73,8 +73,8 @@ class _Report:
         return {"spec": "check", "ok": True, "bot": self.bot, "checks": [{"name": "contract", "ok": True, "detail": "-"}]}
 
 
-#: The tests that share the module's `site` fixture: one xdist group (pyproject's
-#: --dist loadgroup), so it is made once in a run.
+#: The tests that share the module's `site` fixture: one xdist group (--dist loadgroup,
+#: tests/conftest.py), so it is made once in a run.
 SHARED = pytest.mark.xdist_group("human_seat")
 
 

@@ -29,8 +29,8 @@ from cardarena.replay import step_record
 from tests.e2e.browser import SHOTS, chromium, serve_web, shoot
 from tests.games.conformance import card_tokens
 
-#: The tests that share the module's web server: one xdist group (pyproject's
-#: --dist loadgroup), so it is made once in a run.
+#: The tests that share the module's web server: one xdist group (--dist loadgroup,
+#: tests/conftest.py), so it is made once in a run.
 pytestmark = pytest.mark.xdist_group("inspector")
 
 ANALYSED = 0  # the seat whose analysis is stored; the others have none

@@ -31,8 +31,8 @@ from arbiter.tournament.run import TournamentSpec, run_tournament
 from cardarena.disclosure import Withheld
 from tests.e2e.browser import serve_web
 
-#: The tests that share the module's stores: one xdist group (pyproject's
-#: --dist loadgroup), so it is made once in a run.
+#: The tests that share the module's stores: one xdist group (--dist loadgroup,
+#: tests/conftest.py), so it is made once in a run.
 pytestmark = pytest.mark.xdist_group("readers_disclosure")
 
 SEED = 515151

@@ -35,8 +35,8 @@ from tests.e2e.test_human_seat import (
 REMOTE_BOT = "faraway"
 
 
-#: The tests that share the module's `standing` fixture: one xdist group (pyproject's
-#: --dist loadgroup), so it is made once in a run.
+#: The tests that share the module's `standing` fixture: one xdist group (--dist loadgroup,
+#: tests/conftest.py), so it is made once in a run.
 SHARED = pytest.mark.xdist_group("remote_play")
 
 

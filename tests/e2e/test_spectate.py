@@ -107,8 +107,8 @@ class Watcher(threading.Thread):
             self.error = exc
 
 
-#: The tests that share the module's `arbiter` fixture: one xdist group (pyproject's
-#: --dist loadgroup), so it is made once in a run.
+#: The tests that share the module's `arbiter` fixture: one xdist group (--dist loadgroup,
+#: tests/conftest.py), so it is made once in a run.
 SHARED = pytest.mark.xdist_group("spectate")
 
 

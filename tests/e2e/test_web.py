@@ -27,8 +27,8 @@ from sdk import Bot
 from sdk.loading import load_bot
 from tests.e2e.browser import SHOTS, chromium, serve_web, shoot
 
-#: The tests that share the module's web server and browser: one xdist group (pyproject's
-#: --dist loadgroup), so it is made once in a run.
+#: The tests that share the module's web server and browser: one xdist group (--dist loadgroup,
+#: tests/conftest.py), so it is made once in a run.
 pytestmark = pytest.mark.xdist_group("web")
 
 BOTS = ["heuristic", "greedy", "random"]

@@ -27,8 +27,8 @@ from arbiter.present.web import HEADER_SECONDS, MAX_STREAMS_PER_CLIENT, MAX_STRE
 from arbiter.store.db import Store
 from tests.e2e.browser import serve_web
 
-#: The tests that share the module's web server: one xdist group (pyproject's
-#: --dist loadgroup), so it is made once in a run.
+#: The tests that share the module's web server: one xdist group (--dist loadgroup,
+#: tests/conftest.py), so it is made once in a run.
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("web_limits")]
 
 ME, OTHER = "127.0.0.1", "127.0.0.2"  # two clients: the loopback range is all this machine

@@ -36,8 +36,8 @@ from sdk.loading import load_bot
 from tests.cli.badinput import invoke
 from tests.conftest import ROOT
 
-#: The tests that share the module's world: one xdist group (pyproject's
-#: --dist loadgroup), so it is made once in a run.
+#: The tests that share the module's world: one xdist group (--dist loadgroup,
+#: tests/conftest.py), so it is made once in a run.
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("web_server")]
 
 ARENA = ArenaSpec(game="spades", name="club", options={"deals": 1}, transport="inproc", seed=5,

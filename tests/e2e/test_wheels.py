@@ -28,8 +28,8 @@ from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from cardarena.wire import codec
 from tests.conftest import ROOT, start_serve, stop_serve
 
-#: The tests that share the module's wheels and venv: one xdist group (pyproject's
-#: --dist loadgroup), so it is made once in a run.
+#: The tests that share the module's wheels and venv: one xdist group (--dist loadgroup,
+#: tests/conftest.py), so it is made once in a run.
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("wheels")]
 
 AUTHOR_PACKAGES = ("cardarena", "sdk", "cardarena_envs")
