@@ -366,10 +366,10 @@ class _Asking:
             # The seat could not apply the delta: the same Turn again, with the whole view,
             # on the same decision's clock (arena.proto Act.resync).
             if self.views is None:
-                return self._fail(MalformedAction("Act.resync, but this session takes whole views (Hello.view_deltas is 0)"))
+                return self.answer(MalformedAction("Act.resync, but this session takes whole views (Hello.view_deltas is 0)"))
             self.resyncs += 1
             if self.resyncs > MAX_RESYNCS:
-                return self._fail(MalformedAction(f"Act.resync more than {MAX_RESYNCS} times for one decision"))
+                return self.answer(MalformedAction(f"Act.resync more than {MAX_RESYNCS} times for one decision"))
             self.views.reset()
             self.send()
             return
@@ -386,12 +386,6 @@ class _Asking:
         except Exception as exc:  # noqa: BLE001 - the runner raises it (its match fails), as a decision it waits for
             action = exc
         answered(action)
-
-    def _fail(self, exc: Exception) -> None:
-        answered = self.answered
-        self.forget()
-        if answered is not None:
-            answered(exc)
 
 
 class RemoteSeat(SeatClient):
