@@ -87,11 +87,7 @@ class GameFigures:
                 f"{self.seconds:.0f} s")
 
 
-def _valued(rows: list[DecisionValue]) -> list[DecisionValue]:
-    return [r for r in rows if r.verdict]
-
-
-def _valued_first(rows: Iterator[DecisionValue], n: int | None) -> list[DecisionValue]:
+def _valued(rows: Iterator[DecisionValue], n: int | None = None) -> list[DecisionValue]:
     """The first ``n`` valued rows (all with ``None``), analysing no decision past them."""
     out: list[DecisionValue] = []
     for r in rows:
@@ -143,11 +139,11 @@ def measure(game: str, matches: int = 10, seed: int = 0, samples: int = DEFAULT_
     t0 = time.perf_counter()
     for m, (record, bots, rnd) in enumerate(separation_matches(game, matches, seed, options)):
         for seat in (rnd, (rnd + 1) % seats):
-            rows = _valued_first(analyse(record, seat, samples=samples, seed=1), decisions)
+            rows = _valued(analyse(record, seat, samples=samples, seed=1), decisions)
             fig.verdicts[bots[seat]].update(r.verdict for r in rows)
             if stability:
                 again = {r.point.number: r.verdict
-                         for r in _valued_first(analyse(record, seat, samples=samples, seed=2), decisions)}
+                         for r in _valued(analyse(record, seat, samples=samples, seed=2), decisions)}
                 fig.compared += len(rows)
                 fig.same += sum(again.get(r.point.number) == r.verdict for r in rows)
                 fig.same_flag += sum((again.get(r.point.number) == "mistake") == (r.verdict == "mistake") for r in rows)
