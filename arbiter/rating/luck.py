@@ -77,7 +77,7 @@ def hand_numbers(hand: Sequence[Any]) -> dict[str, float]:
             "voids": voids, "singletons": singles, "quick": quick}
 
 
-def value_features(pair: Sequence[Replayed]) -> dict[str, float]:
+def value_features(pair: Sequence[Any]) -> dict[str, float]:
     """Functions of a deal's bids and cards in its two seatings (rotation 0, then 1), summed
     over the seatings (as ``bid_features``, which they include with ``cards``): per bot's side
     its bids against the crude trick count of its cards (over, its positive part and square,
@@ -107,7 +107,7 @@ def value_features(pair: Sequence[Replayed]) -> dict[str, float]:
     return f
 
 
-def bid_features(pair: Sequence[Replayed], cards: bool = False) -> dict[str, float]:
+def bid_features(pair: Sequence[Any], cards: bool = False) -> dict[str, float]:
     """Functions of a deal's bids in its two seatings (``pair``: rotation 0, then 1, from a
     match or a bidding-only probe), each summed over the two seatings: the deal margin
     averages them, and a deal looks the same from every seat, so a seating's feature has
@@ -149,7 +149,7 @@ def bid_features(pair: Sequence[Replayed], cards: bool = False) -> dict[str, flo
     return f
 
 
-def trick_features(pair: Sequence[Replayed], tricks: int) -> dict[str, float]:
+def trick_features(pair: Sequence[Any], tricks: int) -> dict[str, float]:
     """Each bot's side's bids against its double-dummy tricks (``deal_tricks``: ``tricks`` for
     the even seats), summed over the two seatings: the overbid, a set (bid above the tricks)
     and its size in bids, the bags, and the overbid in bins (-4..4, clipped) alone and times
