@@ -226,6 +226,14 @@ def _enum_tables(tp: type, field: Any) -> tuple[dict, dict]:
 MEMO_SIZE = 4096
 
 
+def _keep(cache: dict, key: Any, value: Any, size: int) -> None:
+    """Put ``value`` in a bounded cache, emptied whole when it holds ``size`` entries (what
+    it keeps recurs, so it fills again at once): every memo and cache of this module."""
+    if len(cache) >= size:
+        cache.clear()
+    cache[key] = value
+
+
 def _nested(cls: type, descriptor: Any) -> bool:
     """True if ``cls`` has a field that is itself a message (worth memoizing as an item)."""
     return any(f.message_type is not None for f in descriptor.fields) and dataclasses.is_dataclass(cls)
@@ -243,9 +251,7 @@ def _memo_by_identity(encode_item: Callable[[Any], Any], message_class: type) ->
             return hit[1]
         fields = encode_item(item)
         msg = message_class(**fields) if isinstance(fields, dict) else fields
-        if len(cache) >= MEMO_SIZE:
-            cache.clear()
-        cache[id(item)] = (item, msg)
+        _keep(cache, id(item), (item, msg), MEMO_SIZE)
         return msg
 
     return encode
@@ -261,9 +267,7 @@ def _memo_by_wire(decode_item: Callable[[Any], Any]) -> Callable[[Any], Any]:
         value = cache.get(key)
         if value is None:
             value = decode_item(msg)
-            if len(cache) >= MEMO_SIZE:
-                cache.clear()
-            cache[key] = value
+            _keep(cache, key, value, MEMO_SIZE)
         return value
 
     return decode
@@ -345,9 +349,7 @@ def _memo_bytes_by_identity(encode_item: Callable[[Any], bytes]) -> Callable[[An
         if hit is not None and hit[0] is item:
             return hit[1]
         wire = encode_item(item)
-        if len(cache) >= MEMO_SIZE:
-            cache.clear()
-        cache[id(item)] = (item, wire)
+        _keep(cache, id(item), (item, wire), MEMO_SIZE)
         return wire
 
     return encode
@@ -724,9 +726,7 @@ def _spliced(items: Sequence[Any], cache: dict[Any, bytes], tag: bytes, encode: 
         if wire is None:
             body = encode(item).SerializeToString()
             wire = tag + _varint(len(body)) + body
-            if len(cache) >= ACTION_CACHE_SIZE:
-                cache.clear()
-            cache[item] = wire
+            _keep(cache, item, wire, ACTION_CACHE_SIZE)
         out.append(wire)
     return b"".join(out)
 
@@ -751,12 +751,8 @@ def legal_actions_from_proto(game: str, msgs: Sequence[pb.Action]) -> list[Any]:
         action = cache.get(key)
         if action is None:
             action = action_from_proto(game, msg)
-            if len(cache) >= ACTION_CACHE_SIZE:
-                cache.clear()
-            cache[key] = action
-            if len(bodies) >= ACTION_CACHE_SIZE:
-                bodies.clear()
-            bodies[action] = key  # an answer with this action echoes these bytes (action_wire)
+            _keep(cache, key, action, ACTION_CACHE_SIZE)
+            _keep(bodies, action, key, ACTION_CACHE_SIZE)  # an answer with this action echoes these bytes (action_wire)
         out.append(action)
     return out
 
@@ -775,9 +771,7 @@ def action_wire(game: str, action: Any) -> bytes:
     body = bodies.get(action)
     if body is None:
         body = action_to_proto(game, action).SerializeToString()
-        if len(bodies) >= ACTION_CACHE_SIZE:
-            bodies.clear()
-        bodies[action] = body
+        _keep(bodies, action, body, ACTION_CACHE_SIZE)
     return body
 
 
