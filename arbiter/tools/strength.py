@@ -106,7 +106,12 @@ def table(rows, deals: int, seed: int, jobs: int, regenerate: str | None = None)
            "|---|---|---:|---:|---:|"]
     for game, bot, r, seconds in rows:
         m = r.margin
-        interval = "" if m.se is None else f" [{m.mean - Z95 * m.se:+.2f}, {m.mean + Z95 * m.se:+.2f}]"
+        if m.se is None:
+            interval = ""
+        elif m.se == 0:  # every deal alike: no spread to estimate an interval from (not "certain")
+            interval = " (every deal alike: no interval)"
+        else:
+            interval = f" [{m.mean - Z95 * m.se:+.2f}, {m.mean + Z95 * m.se:+.2f}]"
         what, unit = units[game]
         out.append(f"| {game} ({what}) | {bot} | **{m.mean:+.2f}**{interval} {unit} | {r.wins}-{r.draws}-{r.losses} | "
                    f"{seconds:.0f} |")

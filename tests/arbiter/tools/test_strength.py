@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from arbiter.tools import strength
+from arbiter.tournament.evaluate import EvalResult, MatchMargin
 
 
 def test_a_seeded_row_replays_and_the_table_lands_between_the_markers(tmp_path) -> None:
@@ -31,3 +32,12 @@ def test_a_seeded_row_replays_and_the_table_lands_between_the_markers(tmp_path) 
     assert f"Regenerate: `{cmd}`." in strength.table(rows, 8, 1, 2, cmd)
     with pytest.raises(ValueError, match="markers"):
         strength.write(tmp_path / "plain.md", text)
+
+
+def test_a_row_whose_every_deal_is_alike_gets_no_interval() -> None:
+    # IS-MCTS lost every Spite and Malice game of its row: a standard error of 0 is no spread
+    # to estimate from, not a certainty, so the table prints no [-1.00, -1.00]
+    lost = EvalResult("spite-and-malice", "ismcts", "heuristic", 3, 1, {},
+                      [MatchMargin(d, r, 0, -1.0, "payoff") for d in range(3) for r in (0, 1)])
+    text = strength.table([("spite-and-malice", "ismcts", lost, 1.0)], 3, 1, 1)
+    assert "**-1.00** (every deal alike: no interval) games" in text and "[-1.00" not in text
