@@ -814,26 +814,53 @@ _CLOCK_TAGS = (_tag(pb.Clock.DESCRIPTOR.fields_by_name["decision_ms"], 0), _tag(
 _ARBITER_TURN_TAG = _tag(pb.ArbiterMessage.DESCRIPTOR.fields_by_name["turn"], 2)
 
 
+_MATCH_ID_WIRE: dict[str, bytes] = {}
+_CLOCK_WIRE: dict[tuple[int, int], bytes] = {}
+_T_MATCH_ID, _T_REQUEST_ID, _T_SEAT, _T_VIEW, _T_CLOCK = (_TURN_TAGS[k] for k in ("match_id", "request_id", "seat", "view", "clock"))
+
+
+def _turn_head(match_id: str, request_id: int, seat: int) -> bytes:
+    """A Turn's first fields (match, request, seat) as bytes: the match's kept (a match
+    sends the same id with each of its Turns), the numbers from the varint table."""
+    head = _MATCH_ID_WIRE.get(match_id)
+    if head is None:
+        head = _length_delimited(_T_MATCH_ID, match_id.encode()) if match_id else b""
+        _keep(_MATCH_ID_WIRE, match_id, head, MEMO_SIZE)
+    if request_id:
+        head += _T_REQUEST_ID + (_VARINT_TABLE[request_id] if 0 < request_id < 16384 else _varint_any(request_id))
+    if seat:
+        head += _T_SEAT + (_VARINT_TABLE[seat] if 0 < seat < 16384 else _varint_any(seat))
+    return head
+
+
+def _clock_wire(decision_ms: int, bank_ms: int) -> bytes:
+    """A Turn's ``clock`` field as bytes, kept per (decision, bank): a bank changes only
+    when a seat takes longer than its decision time."""
+    key = (decision_ms, bank_ms)
+    wire = _CLOCK_WIRE.get(key)
+    if wire is None:
+        clock = ((_CLOCK_TAGS[0] + _varint_any(decision_ms)) if decision_ms else b"") + (
+            (_CLOCK_TAGS[1] + _varint_any(bank_ms)) if bank_ms else b"")
+        wire = _length_delimited(_T_CLOCK, clock)
+        _keep(_CLOCK_WIRE, key, wire, MEMO_SIZE)
+    return wire
+
+
 def turn_wire(game: str, match_id: str, request_id: int, seat: int, view: Any, legal_actions: Sequence[Any],
               decision_ms: int, bank_ms: int, events: Sequence[Event] = (), view_delta: bytes | None = None) -> bytes:
     """The serialized ArbiterMessage carrying a Turn (what ``turn_to_proto`` builds), made
     as bytes: the view by its compiled wire encoder, the legal actions and events from
-    their caches. ``events`` must already be filtered for ``seat`` (``events_for``).
-    ``view_delta``: the Turn's ``view_delta`` field (``ViewDeltaWriter.delta``), sent in
-    place of the whole view."""
-    t = _TURN_TAGS
-    clock = ((_CLOCK_TAGS[0] + _varint(decision_ms)) if decision_ms else b"") + (
-        (_CLOCK_TAGS[1] + _varint(bank_ms)) if bank_ms else b"")
-    parts = [
-        _length_delimited(t["match_id"], match_id.encode()) if match_id else b"",
-        (t["request_id"] + _varint(request_id)) if request_id else b"",
-        (t["seat"] + _varint(seat)) if seat else b"",
-        _length_delimited(t["view"], view_wire(game, view)) if view_delta is None else view_delta,
+    their caches, the match id and the clock kept. ``events`` must already be filtered for
+    ``seat`` (``events_for``). ``view_delta``: the Turn's ``view_delta`` field
+    (``ViewDeltaWriter.delta``), sent in place of the whole view."""
+    body = b"".join((
+        _turn_head(match_id, request_id, seat),
+        _length_delimited(_T_VIEW, _view_wire_codec(game)(view)) if view_delta is None else view_delta,
         legal_actions_wire(game, legal_actions),
-        _length_delimited(t["clock"], clock),
+        _clock_wire(decision_ms, bank_ms),
         events_wire(events) if events else b"",
-    ]
-    return _length_delimited(_ARBITER_TURN_TAG, b"".join(parts))
+    ))
+    return _length_delimited(_ARBITER_TURN_TAG, body)
 
 
 def turn_to_proto(game: str, match_id: str, request_id: int, seat: int, view: Any, legal_actions: Sequence[Any],
