@@ -701,7 +701,7 @@ def _varint(n: int) -> bytes:
 
 
 _LEGAL_TAG = _varint((pb.Turn.DESCRIPTOR.fields_by_name["legal_actions"].number << 3) | 2)  # length-delimited
-_ACTION_WIRE: dict[str, dict[Any, bytes]] = {}
+_ACTION_WIRE: dict[str, dict[Any, Any]] = {}  # game -> _spliced's cache
 _ACTION_OF_WIRE: dict[str, dict[bytes, Any]] = {}
 
 
@@ -716,18 +716,25 @@ def legal_actions_wire(game: str, actions: Sequence[Any]) -> bytes:
     return _spliced(actions, _ACTION_WIRE.setdefault(game, {}), _LEGAL_TAG, lambda action: action_to_proto(game, action))
 
 
-def _spliced(items: Sequence[Any], cache: dict[Any, bytes], tag: bytes, encode: Callable[[Any], Any]) -> bytes:
+def _spliced(items: Sequence[Any], cache: dict[Any, Any], tag: bytes, encode: Callable[[Any], Any]) -> bytes:
     """``items`` as the serialized repeated field whose key is ``tag``: each item's bytes
     (its ``encode``d message, length-delimited) made once and kept in ``cache``, bounded by
-    ACTION_CACHE_SIZE. The items must be immutable values (the cache's keys)."""
+    ACTION_CACHE_SIZE. The items must be immutable values (the cache's keys). The engines
+    hand out the same objects for the same actions and events (interned), so an item is
+    looked up by its identity first (``id``: no hashing of a dataclass in Python), then
+    by its value."""
     out = []
     for item in items:
-        wire = cache.get(item)
-        if wire is None:
-            body = encode(item).SerializeToString()
-            wire = tag + _varint(len(body)) + body
-            _keep(cache, item, wire, ACTION_CACHE_SIZE)
-        out.append(wire)
+        hit = cache.get(id(item))
+        if hit is None or hit[0] is not item:
+            wire = cache.get((item,))
+            if wire is None:
+                body = encode(item).SerializeToString()
+                wire = tag + _varint(len(body)) + body
+                _keep(cache, (item,), wire, ACTION_CACHE_SIZE)
+            hit = (item, wire)
+            _keep(cache, id(item), hit, ACTION_CACHE_SIZE)
+        out.append(hit[1])
     return b"".join(out)
 
 
@@ -776,7 +783,7 @@ def action_wire(game: str, action: Any) -> bytes:
 
 
 _EVENTS_TAG = _varint((pb.Turn.DESCRIPTOR.fields_by_name["events"].number << 3) | 2)
-_EVENT_WIRE: dict[Event, bytes] = {}
+_EVENT_WIRE: dict[Any, Any] = {}  # _spliced's cache
 
 
 def events_wire(events: Sequence[Event]) -> bytes:
