@@ -544,8 +544,8 @@ class RemoteSeat(SeatClient):
         self._views.pop((match_id, seat), None)
         events = [convert.event_fields(e) for e in self._unsent.pop((match_id, seat), ())]
         end = pb.MatchEnd(match_id=match_id, seat=seat, outcome=convert.outcome_to_proto(outcome), events=events)
-        if final_view is not None:
-            end.final_view.CopyFrom(convert.view_to_proto(self.game, final_view))
+        if final_view is not None:  # its bytes by the compiled wire encoder, as a Turn's view
+            end.final_view.MergeFromString(convert.view_wire(self.game, final_view))
         self.session.send(pb.ArbiterMessage(match_end=end))
 
 
