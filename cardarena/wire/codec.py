@@ -340,9 +340,12 @@ def _wire_kinds() -> tuple[set[int], int, int, int, int]:
     return varints, FD.TYPE_STRING, FD.TYPE_DOUBLE, FD.TYPE_MESSAGE, FD.TYPE_BYTES
 
 
-def _memo_bytes_by_identity(encode_item: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
-    """encode_item, remembered per item object (as ``_memo_by_identity``, for bytes)."""
-    cache: dict[int, tuple[Any, bytes]] = {}
+def _memo_bytes_by_identity(encode_item: Callable[[Any], bytes],
+                            cache: dict[int, tuple[Any, bytes]] | None = None) -> Callable[[Any], bytes]:
+    """encode_item, remembered per item object (as ``_memo_by_identity``, for bytes) in
+    ``cache`` (id -> (item, its bytes); a new one if not given)."""
+    if cache is None:
+        cache = {}
 
     def encode(item: Any) -> bytes:
         hit = cache.get(id(item))
@@ -395,9 +398,13 @@ def _wire_field_lines(i: int, name: str, field: Any, item: Any, optional: bool, 
         else:  # messages: each item's tag, length and body, made once per item object
             inner = _wire_encoder(item, field.message_type)
             tag = _tag(field, 2)
+            env[f"K{i}"] = cache = {}
             env[f"M{i}"] = _memo_bytes_by_identity(
-                lambda y, inner=inner, tag=tag: (lambda b: tag + _varint(len(b)) + b)(inner(y)))
-            lines.append(f"        for y in x: a(M{i}(y))")
+                lambda y, inner=inner, tag=tag: (lambda b: tag + _varint(len(b)) + b)(inner(y)), cache)
+            # the memo's lookup inline (no call per item that was seen before: most are)
+            lines.append(f"        for y in x:")
+            lines.append(f"            h = K{i}.get(id(y))")
+            lines.append(f"            a(h[1] if h is not None and h[0] is y else M{i}(y))")
         return lines
     test = "x is not None" if (presence or ftype == t_message or kind == "card") else "x"  # Card(0) is a card
     if optional and not presence and ftype != t_message:
