@@ -720,26 +720,28 @@ def legal_actions_wire(game: str, actions: Sequence[Any]) -> bytes:
     once (actions are immutable values and recur from decision to decision) and kept in
     a bounded cache; this is the largest part of a Turn for games with many legal moves.
     """
-    return _spliced(actions, _ACTION_WIRE.setdefault(game, {}), _LEGAL_TAG, lambda action: action_wire(game, action))
+    return _spliced(actions, _ACTION_WIRE.setdefault(game, {}), _LEGAL_TAG,
+                    lambda action: action_to_proto(game, action).SerializeToString())
 
 
 def _spliced(items: Sequence[Any], cache: dict[Any, Any], tag: bytes, encode: Callable[[Any], bytes]) -> bytes:
     """``items`` as the serialized repeated field whose key is ``tag``: each item's bytes
-    (its ``encode``d message's bytes, length-delimited) made once and kept in ``cache``, bounded by
-    ACTION_CACHE_SIZE. The items must be immutable values (the cache's keys). The engines
-    hand out the same objects for the same actions and events (interned), so an item is
-    looked up by its identity first (``id``: no hashing of a dataclass in Python), then
-    by its value."""
+    (its ``encode``d message's bytes, length-delimited) made once and kept in ``cache``,
+    bounded by ACTION_CACHE_SIZE. The items must be immutable values. The engines hand out
+    the same objects for the same actions and events (interned), so an item is looked up
+    by its identity first (``id``: no hashing of a dataclass in Python), then by its value
+    (``(item,)``: the first object of that value and its bytes)."""
     out = []
     for item in items:
         hit = cache.get(id(item))
         if hit is None or hit[0] is not item:
-            wire = cache.get((item,))
-            if wire is None:
+            hit = cache.get((item,))
+            if hit is None:
                 body = encode(item)
-                wire = tag + _varint(len(body)) + body
-                _keep(cache, (item,), wire, ACTION_CACHE_SIZE)
-            hit = (item, wire)
+                hit = (item, tag + _varint(len(body)) + body)
+                _keep(cache, (item,), hit, ACTION_CACHE_SIZE)
+            elif hit[0] is not item:
+                hit = (item, hit[1])
             _keep(cache, id(item), hit, ACTION_CACHE_SIZE)
         out.append(hit[1])
     return b"".join(out)
@@ -777,23 +779,15 @@ _ACTION_BODY: dict[str, dict[Any, bytes]] = {}
 
 
 def action_wire(game: str, action: Any) -> bytes:
-    """``action`` as its serialized Action message, to merge into an Act (or splice into a
-    Turn's legal actions): the bytes it came in as, for one of a Turn's legal actions
-    (legal_actions_from_proto keeps them), else encoded once and kept (bounded, as the
-    legal actions' caches), with ``action`` as what those bytes decode to (so the answer
-    that echoes them is read as this very object: ``action_from_proto``). TypeError as
+    """``action`` as its serialized Action message, to merge into an Act: the bytes it came
+    in as, for one of a Turn's legal actions (legal_actions_from_proto keeps them), else
+    encoded once and kept (bounded, as the legal actions' caches). TypeError as
     action_fields for a value that is no action of ``game``."""
     bodies = _ACTION_BODY.setdefault(game, {})
     body = bodies.get(action)
     if body is None:
         body = action_to_proto(game, action).SerializeToString()
         _keep(bodies, action, body, ACTION_CACHE_SIZE)
-        try:
-            back = _action_decoded(game, pb.Action.FromString(body))
-        except WireError:
-            back = None
-        if back == action:  # these bytes read back as this action: an answer echoing them is it
-            _keep(_ACTION_OF_WIRE.setdefault(game, {}), body, action, ACTION_CACHE_SIZE)
     return body
 
 
@@ -1146,17 +1140,25 @@ def _parser(game: str) -> Any:
 def action_from_proto(game: str, msg: pb.Action) -> Any:
     """Decode a bot's action; WireError (never anything else) if it is malformed.
 
-    Decoding is a pure function of the message's bytes: an action whose bytes were made
-    here (``action_wire``: a Turn's legal actions) or decoded in a Turn
-    (``legal_actions_from_proto``) is the one kept for them, found by serializing the
-    message (much quicker than decoding it). In the arbiter that is the very object its
-    engine offered, so the runner's legality check is an identity test."""
+    Decoding is a pure function of the message's bytes, so an action decoded before (an
+    answer, or one of a Turn's legal actions: ``legal_actions_from_proto``) is the one kept
+    for them, found by serializing the message (much quicker than decoding it). In the
+    arbiter an answer is kept as the very object its engine offered in a Turn (the legal
+    actions' cache, ``_spliced``: equal to what the bytes decode to), so the runner's
+    legality check of the next answer with these bytes is an identity test."""
+    key = msg.SerializeToString()
     known = _ACTION_OF_WIRE.get(game)
     if known is not None:
-        action = known.get(msg.SerializeToString())
+        action = known.get(key)
         if action is not None:
             return action
-    return _action_decoded(game, msg)
+    action = _action_decoded(game, msg)
+    offered = _ACTION_WIRE.get(game)
+    seen = offered.get((action,)) if offered is not None else None
+    if seen is not None:  # an action of a Turn this process wrote: kept as the engine's object
+        action = seen[0]
+        _keep(_ACTION_OF_WIRE.setdefault(game, {}), key, action, ACTION_CACHE_SIZE)
+    return action
 
 
 def _action_decoded(game: str, msg: pb.Action) -> Any:
