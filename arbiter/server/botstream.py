@@ -539,14 +539,9 @@ class RemoteSeat(SeatClient):
         for key in [k for k in self._wire_ids if k[0] == match_id]:
             del self._wire_ids[key]
         self._views.pop((match_id, seat), None)
-        msg = pb.ArbiterMessage()  # built in place (a message passed to a constructor is copied)
-        end = msg.match_end
-        end.match_id, end.seat = match_id, seat
-        end.outcome.CopyFrom(convert.outcome_to_proto(outcome))
-        end.events.extend([pb.Event(**convert.event_fields(e)) for e in self._unsent.pop((match_id, seat), ())])
-        if final_view is not None:  # its bytes by the compiled wire encoder, as a Turn's view
-            end.final_view.MergeFromString(convert.view_wire(self.game, final_view))
-        self.session.send(msg)
+        # written as bytes (its final view by the compiled wire encoder, as a Turn's view)
+        self.session.send(convert.match_end_wire(self.game, match_id, seat, outcome,
+                                                 self._unsent.pop((match_id, seat), ()), final_view))
 
 
 class BotStreamServicer(pb_grpc.ArenaServicer):

@@ -879,6 +879,24 @@ def turn_wire(game: str, match_id: str, request_id: int, seat: int, view: Any, l
     return _length_delimited(_ARBITER_TURN_TAG, body)
 
 
+_MATCH_END = pb.MatchEnd.DESCRIPTOR.fields_by_name
+_FINAL_VIEW_TAG = _tag(_MATCH_END["final_view"], 2)
+_ARBITER_MATCH_END_TAG = _tag(pb.ArbiterMessage.DESCRIPTOR.fields_by_name["match_end"], 2)
+
+
+def match_end_wire(game: str, match_id: str, seat: int, outcome: Outcome, events: Sequence[Event] = (),
+                   final_view: Any = None) -> bytes:
+    """The serialized ArbiterMessage carrying a MatchEnd: its small fields and events by
+    protobuf, the final view (the largest part: every hand of the deal in an open match)
+    as the compiled wire encoder's bytes, spliced in its place (field 4, between the
+    outcome and the events), so it is neither parsed into a message nor serialized again.
+    ``events`` must already be filtered for ``seat``."""
+    head = pb.MatchEnd(match_id=match_id, seat=seat, outcome=outcome_to_proto(outcome)).SerializeToString()
+    view = _length_delimited(_FINAL_VIEW_TAG, _view_wire_codec(game)(final_view)) if final_view is not None else b""
+    tail = pb.MatchEnd(events=[event_to_proto(e) for e in events]).SerializeToString() if events else b""
+    return _length_delimited(_ARBITER_MATCH_END_TAG, head + view + tail)
+
+
 def turn_to_proto(game: str, match_id: str, request_id: int, seat: int, view: Any, legal_actions: Sequence[Any],
                   decision_ms: int, bank_ms: int, events: Sequence[Event] = ()) -> pb.ArbiterMessage:
     """The ArbiterMessage carrying a Turn (``turn_wire``, parsed). ``events`` must already
