@@ -32,11 +32,14 @@ Three measurements, in rounds that alternate the floors and the hosted matches:
    several times over), but it counts a thread's time while it is runnable, not only
    running: on a contended CPU, long Python stretches weigh more than their CPU.
 
-Two more, each alone and in a few seconds to a minute: ``--loop`` (the event loop's own
+Three more, each alone and in a few seconds to a minute: ``--loop`` (the event loop's own
 CPU per round trip over a Unix socket to an echo process, for each way the arbiter has
-written its next message: from a task awaiting a future, or from the answer's callback)
-and ``--bot`` (one SDK bot process's CPU per decision, fed the frames a bot was sent in
-hosted matches by a minimal peer, beside a bare client that only parses and answers).
+written its next message: from a task awaiting a future, or from the answer's callback),
+``--bot`` (one SDK bot process's CPU per decision, fed the frames a bot was sent in
+hosted matches by a minimal peer, beside a bare client that only parses and answers) and
+``--arbiter`` (the arbiter's side of whole hosted matches in this process, warm: its hub,
+seats, servicer and runner, the socket and the bots replaced; CPU per decision, the Turn's
+bytes apart, and per match).
 
 The floor's rows are the same CPU measurement of ``_floor_seats_round`` with 1 client
 (the 2-process floor's shape) and with 4 clients taking turns. ``--json FILE`` keeps
