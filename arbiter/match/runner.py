@@ -12,7 +12,9 @@ import abc
 import asyncio
 import dataclasses
 import functools
+import itertools
 import logging
+import operator
 import time
 import uuid
 from dataclasses import dataclass
@@ -532,7 +534,10 @@ class _Runner:
         decision_ms = self.config.clock.decision_ms
         if decision_ms and ms > decision_ms:
             self.bank_ms[asked.seat] = max(0, self.bank_ms[asked.seat] - (ms - decision_ms))
-        if answer not in asked.legal:
+        legal = asked.legal
+        # by identity first (the wire reads an answer as the engine's own object:
+        # codec.action_from_proto), in C; by value (a dataclass's __eq__ each) only if not
+        if not any(map(operator.is_, legal, itertools.repeat(answer))) and answer not in legal:
             return "illegal", ms
         return "", ms
 

@@ -415,19 +415,16 @@ class RemoteSeat(SeatClient):
             raise SeatDisconnected(f"{self.name} is not connected")
         seat_token = new_token(16)
         self.session.seat_tokens[(info.match_id, info.seat)] = seat_token
-        msg = pb.MatchStart(
-            seat_token=seat_token,
-            match_id=info.match_id,
-            game=info.game,
-            options=convert.options_to_wire(info.options),
-            seat=info.seat,
-            num_seats=info.num_seats,
-            teams=[pb.Team(seats=list(t)) for t in info.teams],
-            seat_names=list(info.seat_names),
-            clock=pb.Clock(decision_ms=info.decision_ms, bank_ms=info.bank_ms),
-            bot_seed=info.seed,
-        )
-        self.session.send(pb.ArbiterMessage(match_start=msg))
+        msg = pb.ArbiterMessage()  # built in place (a message passed to a constructor is copied)
+        start = msg.match_start
+        start.seat_token, start.match_id, start.game = seat_token, info.match_id, info.game
+        start.options.update(convert.options_to_wire(info.options))
+        start.seat, start.num_seats, start.bot_seed = info.seat, info.num_seats, info.seed
+        for t in info.teams:
+            start.teams.add().seats.extend(t)
+        start.seat_names.extend(info.seat_names)
+        start.clock.decision_ms, start.clock.bank_ms = info.decision_ms, info.bank_ms
+        self.session.send(msg)
 
     #: An Act is read in a callback (the local channel's ``data_received``, gRPC's reader):
     #: the runner plays its decisions from there (``ask``).
@@ -542,11 +539,9 @@ class RemoteSeat(SeatClient):
         for key in [k for k in self._wire_ids if k[0] == match_id]:
             del self._wire_ids[key]
         self._views.pop((match_id, seat), None)
-        events = [convert.event_fields(e) for e in self._unsent.pop((match_id, seat), ())]
-        end = pb.MatchEnd(match_id=match_id, seat=seat, outcome=convert.outcome_to_proto(outcome), events=events)
-        if final_view is not None:
-            end.final_view.CopyFrom(convert.view_to_proto(self.game, final_view))
-        self.session.send(pb.ArbiterMessage(match_end=end))
+        # written as bytes (its final view by the compiled wire encoder, as a Turn's view)
+        self.session.send(convert.match_end_wire(self.game, match_id, seat, outcome,
+                                                 self._unsent.pop((match_id, seat), ()), final_view))
 
 
 class BotStreamServicer(pb_grpc.ArenaServicer):

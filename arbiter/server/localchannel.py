@@ -112,6 +112,9 @@ class _Connection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.ended:
             return
+        if self.session is not None and (payload := self.frames.whole(data)) is not None:
+            self._handle(payload)  # the usual read: one Act, whole (nothing buffered)
+            return
         self.frames.feed(data)
         while True:
             try:

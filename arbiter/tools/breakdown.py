@@ -32,11 +32,14 @@ Three measurements, in rounds that alternate the floors and the hosted matches:
    several times over), but it counts a thread's time while it is runnable, not only
    running: on a contended CPU, long Python stretches weigh more than their CPU.
 
-Two more, each alone and in a few seconds to a minute: ``--loop`` (the event loop's own
+Three more, each alone and in a few seconds to a minute: ``--loop`` (the event loop's own
 CPU per round trip over a Unix socket to an echo process, for each way the arbiter has
-written its next message: from a task awaiting a future, or from the answer's callback)
-and ``--bot`` (one SDK bot process's CPU per decision, fed the frames a bot was sent in
-hosted matches by a minimal peer, beside a bare client that only parses and answers).
+written its next message: from a task awaiting a future, or from the answer's callback),
+``--bot`` (one SDK bot process's CPU per decision, fed the frames a bot was sent in
+hosted matches by a minimal peer, beside a bare client that only parses and answers) and
+``--arbiter`` (the arbiter's side of whole hosted matches in this process, warm: its hub,
+seats, servicer and runner, the socket and the bots replaced; CPU per decision, the Turn's
+bytes apart, and per match).
 
 The floor's rows are the same CPU measurement of ``_floor_seats_round`` with 1 client
 (the 2-process floor's shape) and with 4 clients taking turns. ``--json FILE`` keeps
@@ -701,6 +704,114 @@ def loop_costs(trips: int = LOOP_TRIPS) -> dict[str, float]:
 
 
 # --------------------------------------------------------------------------------------
+# The arbiter's side alone, in this process (``--arbiter``).
+
+#: The rows of ``arbiter_costs``: (key, label).
+ARBITER_ROWS: tuple[tuple[str, str], ...] = (
+    ("decision", "per decision: the servicer's receive of the Act, the whole decision played from it, the next Turn written"),
+    ("decision.turn", "  of which the Turn's bytes (codec.turn_wire)"),
+    ("match", "per match, outside the decisions' receive: game, MatchStart/End, first Turn, loop turns between (ms)"),
+)
+
+
+class _RecordingWire:
+    """``Session.wire`` in place of the local channel's socket: what the arbiter sends is
+    answered from the event loop's next iteration (as a bot's Act is read), by ``answer``."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, answer: Any):
+        self.loop, self.answer, self.session = loop, answer, None
+
+    def send(self, msg: Any) -> None:
+        self.loop.call_soon(self.answer, self, msg if isinstance(msg, bytes) else msg.SerializeToString())
+
+    def stalled(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        pass
+
+
+async def _arbiter_matches(matches: int, deals: int, seed: int) -> dict[str, float]:
+    """CPU of the arbiter's side of ``matches`` hosted Spades matches (after 2 to warm up):
+    the real hub, sessions, ``RemoteSeat``s, ``BotStreamServicer.receive`` and runner, the
+    socket replaced by ``_RecordingWire`` and the four bots by an answer of a random legal
+    action built here (its time not counted)."""
+    import random
+
+    from arbiter.match import run_match
+    from arbiter.server import botstream
+    from cardarena.records import Clock, MatchConfig
+    from cardarena.v1 import arena_pb2 as pb
+    from cardarena.wire import codec
+
+    clock = time.thread_time
+    loop = asyncio.get_running_loop()
+    hub = botstream.Hub(open_join=True)
+    servicer = botstream.BotStreamServicer(hub)
+    rng = random.Random(seed)
+    tokens: dict[tuple[str, int], str] = {}
+    spent = {"receive": 0.0, "answer": 0.0, "turn": 0.0, "decisions": 0}
+    turn_wire = botstream.convert.turn_wire
+
+    def timed_turn(*args: Any, **kw: Any) -> bytes:
+        t0 = clock()
+        try:
+            return turn_wire(*args, **kw)
+        finally:
+            spent["turn"] += clock() - t0
+
+    def answer(wire: _RecordingWire, data: bytes) -> None:
+        t0 = clock()
+        msg = pb.ArbiterMessage.FromString(data)
+        which = msg.WhichOneof("msg")
+        if which == "match_start":
+            tokens[(msg.match_start.match_id, msg.match_start.seat)] = msg.match_start.seat_token
+        elif which == "turn":
+            turn = msg.turn
+            act = pb.BotMessage()
+            act.act.match_id, act.act.request_id = turn.match_id, turn.request_id
+            act.act.seat_token = tokens[(turn.match_id, turn.seat)]
+            act.act.action.CopyFrom(rng.choice(turn.legal_actions))
+            payload = act.SerializeToString()
+            t1 = clock()
+            servicer.receive(wire.session, pb.BotMessage.FromString(payload))  # as the local channel's _handle
+            spent["receive"] += clock() - t1
+            spent["decisions"] += 1
+        spent["answer"] += clock() - t0
+
+    for i in range(4):
+        session = hub.add(pb.Hello(bot_name=f"bot{i}", protocol_version=codec.PROTOCOL_VERSION, games=["spades"]))
+        session.wire = _RecordingWire(loop, answer)
+        session.wire.session = session
+    total = 0.0
+    botstream.convert.turn_wire = timed_turn
+    try:
+        for k in range(matches + 2):
+            if k == 2:  # warm: every cache of the codec and the engine filled as in a long-lived arbiter
+                total, spent.update(receive=0.0, answer=0.0, turn=0.0, decisions=0)
+            config = MatchConfig(game="spades", seed=seed + k, options={"deals": deals}, clock=Clock(60_000, 600_000))
+            seats = [botstream.RemoteSeat(s, "spades") for s in hub.sessions.values()]
+            t0 = clock()
+            record = await run_match(config, seats)
+            total += clock() - t0
+            if record.incidents:
+                raise RuntimeError(f"--arbiter match had incidents: {record.incidents}")
+    finally:
+        botstream.convert.turn_wire = turn_wire
+    n = spent["decisions"]
+    return {"decision": spent["receive"] / n * 1e6, "decision.turn": spent["turn"] / n * 1e6,
+            "match": (total - spent["answer"]) / matches * 1e3, "decisions": n / matches}
+
+
+def arbiter_costs(matches: int = 40, deals: int = 1, seed: int = 0) -> dict[str, float]:
+    """µs of CPU per decision (and ms per match) of the arbiter's side of hosted Spades
+    matches, in this process with warm caches (``_arbiter_matches``): what a change to the
+    runner, the seat or the codec saves, without the bots' processes, the socket or the
+    event loop's waking (which ``--transport local`` measures whole)."""
+    return asyncio.run(_arbiter_matches(matches, deals, seed))
+
+
+# --------------------------------------------------------------------------------------
 # One bot process alone, fed recorded Turns (``--bot``).
 
 #: How many times ``bot_alone`` plays the recorded frames to a bot (the first 2 warm it up).
@@ -1013,9 +1124,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bot", action="store_true",
                         help="only one bot process's CPU per decision, fed the Turns recorded from hosted matches by "
                              "a minimal peer: the SDK beside a bare client (a minute)")
+    parser.add_argument("--arbiter", action="store_true",
+                        help="only the arbiter's side of hosted decisions, in this process (its runner, seat, servicer "
+                             "and codec; the socket and the bots replaced: seconds)")
     parser.add_argument("--whole-views", action="store_true",
                         help="each round, play the hosted matches also with whole views in every Turn (no view deltas)")
     args = parser.parse_args(argv)
+    if args.arbiter:
+        passes = [arbiter_costs(seed=1000 * r) for r in range(args.rounds)]
+        print(f"The arbiter's side of hosted Spades matches (1 deal, 40 a pass, warm) in this process: µs of CPU "
+              f"(median of {args.rounds} passes; load {os.getloadavg()[0]:.1f})")
+        for key, label in ARBITER_ROWS:
+            vals = [p[key] for p in passes]
+            print(f"  {label:110} {statistics.median(vals):7.2f}  ({', '.join(f'{v:.2f}' for v in vals)})")
+        return 0
     if args.bot:
         rows = bot_alone(args.rounds)
         print(f"One bot process alone on the local channel, fed the frames one bot was sent in 3 hosted Spades matches: "

@@ -340,9 +340,12 @@ def _wire_kinds() -> tuple[set[int], int, int, int, int]:
     return varints, FD.TYPE_STRING, FD.TYPE_DOUBLE, FD.TYPE_MESSAGE, FD.TYPE_BYTES
 
 
-def _memo_bytes_by_identity(encode_item: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
-    """encode_item, remembered per item object (as ``_memo_by_identity``, for bytes)."""
-    cache: dict[int, tuple[Any, bytes]] = {}
+def _memo_bytes_by_identity(encode_item: Callable[[Any], bytes],
+                            cache: dict[int, tuple[Any, bytes]] | None = None) -> Callable[[Any], bytes]:
+    """encode_item, remembered per item object (as ``_memo_by_identity``, for bytes) in
+    ``cache`` (id -> (item, its bytes); a new one if not given)."""
+    if cache is None:
+        cache = {}
 
     def encode(item: Any) -> bytes:
         hit = cache.get(id(item))
@@ -395,9 +398,13 @@ def _wire_field_lines(i: int, name: str, field: Any, item: Any, optional: bool, 
         else:  # messages: each item's tag, length and body, made once per item object
             inner = _wire_encoder(item, field.message_type)
             tag = _tag(field, 2)
+            env[f"K{i}"] = cache = {}
             env[f"M{i}"] = _memo_bytes_by_identity(
-                lambda y, inner=inner, tag=tag: (lambda b: tag + _varint(len(b)) + b)(inner(y)))
-            lines.append(f"        for y in x: a(M{i}(y))")
+                lambda y, inner=inner, tag=tag: (lambda b: tag + _varint(len(b)) + b)(inner(y)), cache)
+            # the memo's lookup inline (no call per item that was seen before: most are)
+            lines.append(f"        for y in x:")
+            lines.append(f"            h = K{i}.get(id(y))")
+            lines.append(f"            a(h[1] if h is not None and h[0] is y else M{i}(y))")
         return lines
     test = "x is not None" if (presence or ftype == t_message or kind == "card") else "x"  # Card(0) is a card
     if optional and not presence and ftype != t_message:
@@ -701,7 +708,7 @@ def _varint(n: int) -> bytes:
 
 
 _LEGAL_TAG = _varint((pb.Turn.DESCRIPTOR.fields_by_name["legal_actions"].number << 3) | 2)  # length-delimited
-_ACTION_WIRE: dict[str, dict[Any, bytes]] = {}
+_ACTION_WIRE: dict[str, dict[Any, Any]] = {}  # game -> _spliced's cache
 _ACTION_OF_WIRE: dict[str, dict[bytes, Any]] = {}
 
 
@@ -713,21 +720,30 @@ def legal_actions_wire(game: str, actions: Sequence[Any]) -> bytes:
     once (actions are immutable values and recur from decision to decision) and kept in
     a bounded cache; this is the largest part of a Turn for games with many legal moves.
     """
-    return _spliced(actions, _ACTION_WIRE.setdefault(game, {}), _LEGAL_TAG, lambda action: action_to_proto(game, action))
+    return _spliced(actions, _ACTION_WIRE.setdefault(game, {}), _LEGAL_TAG,
+                    lambda action: action_to_proto(game, action).SerializeToString())
 
 
-def _spliced(items: Sequence[Any], cache: dict[Any, bytes], tag: bytes, encode: Callable[[Any], Any]) -> bytes:
+def _spliced(items: Sequence[Any], cache: dict[Any, Any], tag: bytes, encode: Callable[[Any], bytes]) -> bytes:
     """``items`` as the serialized repeated field whose key is ``tag``: each item's bytes
-    (its ``encode``d message, length-delimited) made once and kept in ``cache``, bounded by
-    ACTION_CACHE_SIZE. The items must be immutable values (the cache's keys)."""
+    (its ``encode``d message's bytes, length-delimited) made once and kept in ``cache``,
+    bounded by ACTION_CACHE_SIZE. The items must be immutable values. The engines hand out
+    the same objects for the same actions and events (interned), so an item is looked up
+    by its identity first (``id``: no hashing of a dataclass in Python), then by its value
+    (``(item,)``: the first object of that value and its bytes)."""
     out = []
     for item in items:
-        wire = cache.get(item)
-        if wire is None:
-            body = encode(item).SerializeToString()
-            wire = tag + _varint(len(body)) + body
-            _keep(cache, item, wire, ACTION_CACHE_SIZE)
-        out.append(wire)
+        hit = cache.get(id(item))
+        if hit is None or hit[0] is not item:
+            hit = cache.get((item,))
+            if hit is None:
+                body = encode(item)
+                hit = (item, tag + _varint(len(body)) + body)
+                _keep(cache, (item,), hit, ACTION_CACHE_SIZE)
+            elif hit[0] is not item:
+                hit = (item, hit[1])
+            _keep(cache, id(item), hit, ACTION_CACHE_SIZE)
+        out.append(hit[1])
     return b"".join(out)
 
 
@@ -776,7 +792,7 @@ def action_wire(game: str, action: Any) -> bytes:
 
 
 _EVENTS_TAG = _varint((pb.Turn.DESCRIPTOR.fields_by_name["events"].number << 3) | 2)
-_EVENT_WIRE: dict[Event, bytes] = {}
+_EVENT_WIRE: dict[Any, Any] = {}  # _spliced's cache
 
 
 def events_wire(events: Sequence[Event]) -> bytes:
@@ -784,7 +800,7 @@ def events_wire(events: Sequence[Event]) -> bytes:
     legal_actions_wire): events are immutable values, most of them the engines' interned
     ones, so each one's bytes are made once and kept (bounded cache). ``visible_to`` is not
     in them (event_fields)."""
-    return _spliced(events, _EVENT_WIRE, _EVENTS_TAG, event_to_proto)
+    return _spliced(events, _EVENT_WIRE, _EVENTS_TAG, lambda event: event_to_proto(event).SerializeToString())
 
 
 def _length_delimited(tag: bytes, body: bytes) -> bytes:
@@ -814,26 +830,71 @@ _CLOCK_TAGS = (_tag(pb.Clock.DESCRIPTOR.fields_by_name["decision_ms"], 0), _tag(
 _ARBITER_TURN_TAG = _tag(pb.ArbiterMessage.DESCRIPTOR.fields_by_name["turn"], 2)
 
 
+_MATCH_ID_WIRE: dict[str, bytes] = {}
+_CLOCK_WIRE: dict[tuple[int, int], bytes] = {}
+_T_MATCH_ID, _T_REQUEST_ID, _T_SEAT, _T_VIEW, _T_CLOCK = (_TURN_TAGS[k] for k in ("match_id", "request_id", "seat", "view", "clock"))
+
+
+def _turn_head(match_id: str, request_id: int, seat: int) -> bytes:
+    """A Turn's first fields (match, request, seat) as bytes: the match's kept (a match
+    sends the same id with each of its Turns), the numbers from the varint table."""
+    head = _MATCH_ID_WIRE.get(match_id)
+    if head is None:
+        head = _length_delimited(_T_MATCH_ID, match_id.encode()) if match_id else b""
+        _keep(_MATCH_ID_WIRE, match_id, head, MEMO_SIZE)
+    if request_id:
+        head += _T_REQUEST_ID + (_VARINT_TABLE[request_id] if 0 < request_id < 16384 else _varint_any(request_id))
+    if seat:
+        head += _T_SEAT + (_VARINT_TABLE[seat] if 0 < seat < 16384 else _varint_any(seat))
+    return head
+
+
+def _clock_wire(decision_ms: int, bank_ms: int) -> bytes:
+    """A Turn's ``clock`` field as bytes, kept per (decision, bank): a bank changes only
+    when a seat takes longer than its decision time."""
+    key = (decision_ms, bank_ms)
+    wire = _CLOCK_WIRE.get(key)
+    if wire is None:
+        clock = ((_CLOCK_TAGS[0] + _varint_any(decision_ms)) if decision_ms else b"") + (
+            (_CLOCK_TAGS[1] + _varint_any(bank_ms)) if bank_ms else b"")
+        wire = _length_delimited(_T_CLOCK, clock)
+        _keep(_CLOCK_WIRE, key, wire, MEMO_SIZE)
+    return wire
+
+
 def turn_wire(game: str, match_id: str, request_id: int, seat: int, view: Any, legal_actions: Sequence[Any],
               decision_ms: int, bank_ms: int, events: Sequence[Event] = (), view_delta: bytes | None = None) -> bytes:
     """The serialized ArbiterMessage carrying a Turn (what ``turn_to_proto`` builds), made
     as bytes: the view by its compiled wire encoder, the legal actions and events from
-    their caches. ``events`` must already be filtered for ``seat`` (``events_for``).
-    ``view_delta``: the Turn's ``view_delta`` field (``ViewDeltaWriter.delta``), sent in
-    place of the whole view."""
-    t = _TURN_TAGS
-    clock = ((_CLOCK_TAGS[0] + _varint(decision_ms)) if decision_ms else b"") + (
-        (_CLOCK_TAGS[1] + _varint(bank_ms)) if bank_ms else b"")
-    parts = [
-        _length_delimited(t["match_id"], match_id.encode()) if match_id else b"",
-        (t["request_id"] + _varint(request_id)) if request_id else b"",
-        (t["seat"] + _varint(seat)) if seat else b"",
-        _length_delimited(t["view"], view_wire(game, view)) if view_delta is None else view_delta,
+    their caches, the match id and the clock kept. ``events`` must already be filtered for
+    ``seat`` (``events_for``). ``view_delta``: the Turn's ``view_delta`` field
+    (``ViewDeltaWriter.delta``), sent in place of the whole view."""
+    body = b"".join((
+        _turn_head(match_id, request_id, seat),
+        _length_delimited(_T_VIEW, _view_wire_codec(game)(view)) if view_delta is None else view_delta,
         legal_actions_wire(game, legal_actions),
-        _length_delimited(t["clock"], clock),
+        _clock_wire(decision_ms, bank_ms),
         events_wire(events) if events else b"",
-    ]
-    return _length_delimited(_ARBITER_TURN_TAG, b"".join(parts))
+    ))
+    return _length_delimited(_ARBITER_TURN_TAG, body)
+
+
+_MATCH_END = pb.MatchEnd.DESCRIPTOR.fields_by_name
+_FINAL_VIEW_TAG = _tag(_MATCH_END["final_view"], 2)
+_ARBITER_MATCH_END_TAG = _tag(pb.ArbiterMessage.DESCRIPTOR.fields_by_name["match_end"], 2)
+
+
+def match_end_wire(game: str, match_id: str, seat: int, outcome: Outcome, events: Sequence[Event] = (),
+                   final_view: Any = None) -> bytes:
+    """The serialized ArbiterMessage carrying a MatchEnd: its small fields and events by
+    protobuf, the final view (the largest part: every hand of the deal in an open match)
+    as the compiled wire encoder's bytes, spliced in its place (field 4, between the
+    outcome and the events), so it is neither parsed into a message nor serialized again.
+    ``events`` must already be filtered for ``seat``."""
+    head = pb.MatchEnd(match_id=match_id, seat=seat, outcome=outcome_to_proto(outcome)).SerializeToString()
+    view = _length_delimited(_FINAL_VIEW_TAG, _view_wire_codec(game)(final_view)) if final_view is not None else b""
+    tail = pb.MatchEnd(events=[event_to_proto(e) for e in events]).SerializeToString() if events else b""
+    return _length_delimited(_ARBITER_MATCH_END_TAG, head + view + tail)
 
 
 def turn_to_proto(game: str, match_id: str, request_id: int, seat: int, view: Any, legal_actions: Sequence[Any],
@@ -1095,7 +1156,31 @@ def _parser(game: str) -> Any:
 
 
 def action_from_proto(game: str, msg: pb.Action) -> Any:
-    """Decode a bot's action; WireError (never anything else) if it is malformed."""
+    """Decode a bot's action; WireError (never anything else) if it is malformed.
+
+    Decoding is a pure function of the message's bytes, so an action decoded before (an
+    answer, or one of a Turn's legal actions: ``legal_actions_from_proto``) is the one kept
+    for them, found by serializing the message (much quicker than decoding it). In the
+    arbiter an answer is kept as the very object its engine offered in a Turn (the legal
+    actions' cache, ``_spliced``: equal to what the bytes decode to), so the runner's
+    legality check of the next answer with these bytes is an identity test."""
+    key = msg.SerializeToString()
+    known = _ACTION_OF_WIRE.get(game)
+    if known is not None:
+        action = known.get(key)
+        if action is not None:
+            return action
+    action = _action_decoded(game, msg)
+    offered = _ACTION_WIRE.get(game)
+    seen = offered.get((action,)) if offered is not None else None
+    if seen is not None:  # an action of a Turn this process wrote: kept as the engine's object
+        action = seen[0]
+        _keep(_ACTION_OF_WIRE.setdefault(game, {}), key, action, ACTION_CACHE_SIZE)
+    return action
+
+
+def _action_decoded(game: str, msg: pb.Action) -> Any:
+    """``action_from_proto``, decoded."""
     which = msg.WhichOneof("game")
     if which is None:
         if msg.notation:  # an answer in notation alone: the engine parses it

@@ -225,3 +225,43 @@ def test_spite_and_malice_deadlock_reshuffles_cross_the_wire():
     wire = convert.view_to_proto("spite-and-malice", view).SerializeToString()
     back = convert.view_from_proto("spite-and-malice", pb.View.FromString(wire))
     assert back == view and back.deadlock_reshuffles == 1
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_match_end_written_as_bytes_is_the_message_built_field_by_field(name):
+    """match_end_wire splices the final view's bytes in its place: the bytes are exactly
+    protobuf's serialization of the message built field by field (so the field order is
+    kept), with and without a final view, with and without events, for every seat's final
+    view and the spectator's of a random game."""
+    game = get_game(name)
+    state, rng = game.new_initial_state(4), random.Random(4)
+    while not state.is_terminal:
+        state.apply(rng.choice(state.legal_actions()))
+    outcome, events = state.outcome(), list(state.log[-4:])
+    for seat, view in [*((s, state.view(s)) for s in range(game.num_seats)), (0, state.spectator_view()), (1, None)]:
+        for told in (events, []):
+            built = pb.ArbiterMessage()
+            end = built.match_end
+            end.match_id, end.seat = "m9", seat
+            end.outcome.CopyFrom(convert.outcome_to_proto(outcome))
+            end.events.extend(convert.event_to_proto(e) for e in told)
+            if view is not None:
+                end.final_view.CopyFrom(convert.view_to_proto(name, view))
+            assert convert.match_end_wire(name, "m9", seat, outcome, told, view) == built.SerializeToString()
+
+
+def test_an_answer_echoing_a_turns_action_is_read_as_the_engines_own_object():
+    """action_from_proto keeps an answer's bytes with the equal action a Turn of this
+    process offered (the legal actions' cache), so the runner's legality check of the next
+    such answer is an identity test; an answer of an action no Turn offered is decoded
+    as before, and a malformed one still raises WireError."""
+    game = get_game("spades", {"deals": 1})
+    state = game.new_initial_state(11)
+    legal = state.legal_actions()
+    convert.legal_actions_wire("spades", legal)
+    for action in legal:
+        msg = pb.Action.FromString(convert.action_to_proto("spades", action).SerializeToString())
+        first, again = convert.action_from_proto("spades", msg), convert.action_from_proto("spades", msg)
+        assert first == action and first is action and again is action
+    with pytest.raises(convert.WireError):
+        convert.action_from_proto("spades", pb.Action())
