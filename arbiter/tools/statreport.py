@@ -1,11 +1,11 @@
 """The statistics behind docs/strength.md ("Sequential tests", "Calibration", "Variance"),
 from the recorded deals in arbiter/tools/data (recorded by ``arbiter evaluate ... --json``;
-each file names its command); the sources, bids and seatings parts replay the Spades deals in
+each file names its command); the sources and bids parts replay the Spades deals in
 process instead (``REPLAYED``: 3,000 deals, of which the recorded 400 are the first).
 
     python -m arbiter.tools.statreport            # every table, as Markdown (several minutes)
     python -m arbiter.tools.statreport sprt       # one part: sprt, live, coverage, ratings, strengths, perbot, quantiles, variance,
-                                                       # sources, bids, seatings, values
+                                                       # sources, bids, values
     python -m arbiter.tools.statreport values     # not in "every table": the value of the deal, ~10 min a pair
     python -m arbiter.tools.statreport luckfeatures   # not in "every table": feature sets of the deal, ~5 min
 
@@ -31,8 +31,8 @@ from arbiter.rating.sprt import Sprt, relabelled, shifted, simulate
 from arbiter.rating.ratings import Z95
 from arbiter.rating.stats import mean_se, t_quantile
 from arbiter.tools.variance import (
-    HANDS_FROM, SEATINGS, adjusted_result, bid_control, bid_probes, deals_tricks, duplicate_gain, fit_deal_value,
-    fit_side_value, more_seatings, one_seating, probe_seeds, replay_deals, replay_evaluation, value_control,
+    SEATINGS, adjusted_result, bid_control, bid_probes, deals_tricks, duplicate_gain, fit_deal_value,
+    fit_side_value, one_seating, probe_seeds, replay_deals, replay_evaluation, value_control,
     variance_sources,
 )
 
@@ -244,7 +244,7 @@ def variance_rows(mean_deals: int = 20_000) -> Iterator[dict]:
                "one_adj_over_dup": o.adjusted_over_duplicate}
 
 
-#: The evaluation the sources, bids and seatings parts replay in process: ``arbiter evaluate
+#: The evaluation the sources and bids parts replay in process: ``arbiter evaluate
 #: spades heuristic greedy --deals 3000 --seed 17 -o deals=1`` (its first 400 deals are the
 #: recorded ones).
 REPLAYED = ("spades", "heuristic", "greedy", 3000, 17, {"deals": 1})
@@ -277,15 +277,6 @@ def bid_rows(deals, probes) -> Iterator[dict]:
                    "per_match_plain": c.plain_per_match, "per_match_adjusted": c.adjusted_per_match,
                    "per_match_with_probes": c.adjusted_per_match_with_probes,
                    "decisions_probe_match": f"{c.probe_decisions:.1f} / {c.match_decisions:.1f}"}
-
-
-def seating_rows(deals) -> Iterator[dict]:
-    """``deals``: the evaluation's two seatings of each deal (``replayed()``); the moved ones are played here."""
-    for label, hands_from in HANDS_FROM.items():
-        moved = replayed(((0, hands_from), (1, hands_from)), len(deals))
-        m = more_seatings([d[:2] + e for d, e in zip(deals, moved)], label)
-        yield {"moved": f"{label} {m.hands_from}", "deals": m.deals, "margin_4": str(m.margin), "corr": m.correlation,
-               "per_match_2": m.duplicate_ratio, "per_match_4": m.ratio}
 
 
 def value_rows(train: int = 6000, deals: int = 3000, probes: int = 20_000, pairs=None, per_side: bool = False,
@@ -678,7 +669,7 @@ def _md(rows: list[dict], cols: list[str]) -> str:
 
 
 def main(parts: list[str]) -> None:
-    parts = parts or ["sprt", "live", "coverage", "ratings", "strengths", "perbot", "variance", "sources", "bids", "seatings"]
+    parts = parts or ["sprt", "live", "coverage", "ratings", "strengths", "perbot", "variance", "sources", "bids"]
     if "sprt" in parts:
         print("## SPRT error rates and lengths\n")
         print(_md(list(sprt_rows()), ["data", "sampler", "m0", "m1", "model", "min_deals", "alpha", "beta", "deals_m0",
@@ -716,7 +707,7 @@ def main(parts: list[str]) -> None:
         print(_md(list(value_rows()), ["pair", "train", "deals", "probes", "features", "expected_v", "plain", "corrected",
                                        "shift", "per_deal_ratio", "per_match_plain", "per_match_corrected"]), "\n",
               flush=True)
-    if "sources" in parts or "bids" in parts or "seatings" in parts:
+    if "sources" in parts or "bids" in parts:
         game, a, b, n, seed, options = REPLAYED
         deals = replayed()
         if "sources" in parts:
@@ -734,10 +725,6 @@ def main(parts: list[str]) -> None:
         print("## Features of the deal against the close Spades pair's margins (issue 39, item 2)\n")
         print(_md(list(luck_feature_rows()), ["features", "numbers", "cross_fitted_400", "cross_fitted_all", "held_out",
                                               "per_match_plain", "per_match_all", "per_match_held_out"]), "\n", flush=True)
-    if "seatings" in parts:
-        print("## Four seatings a deal: the hands moved round the table\n")
-        print(_md(list(seating_rows(deals)), ["moved", "deals", "margin_4", "corr", "per_match_2", "per_match_4"]), "\n",
-              flush=True)
 
 
 if __name__ == "__main__":
