@@ -505,6 +505,7 @@ def evaluate(
 #: With ``luck``: the first deals whose matches' bids are checked against a probe of the same deal.
 LUCK_CHECKED = 5
 
+
 #: Matches sent to a cluster at a time when ``jobs`` does not say (``jobs`` = 1).
 CLUSTER_BATCH = 16
 

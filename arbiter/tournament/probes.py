@@ -29,9 +29,10 @@ from cardarena.records import MatchRecord
 from cardarena.replay import step_record
 from arbiter.batch.engine import InProcess, play_batch
 from arbiter.batch.plan import PlannedMatch, pair_seatings
-from arbiter.batch.settings import bot_names
+from arbiter.batch.settings import bot_names, is_trusted
 from arbiter.rating.luck import ExpectedFeatures, recorded_features
-from arbiter.tournament.evaluate import _config, margin_of, seating_who
+from arbiter.store.db import Store
+from arbiter.tournament.evaluate import LUCK_CHECKED, EvalResult, _config, _stored_margins, margin_of, seating_who
 
 
 def probe_seeds(seed: str, deals: int) -> list[int]:
@@ -281,3 +282,57 @@ def _read_probes(path: Path, key: Mapping[str, Any]) -> tuple[list[dict[str, flo
         raise ConfigError(f"--probes-file {path}: holds the probes of another evaluation (its {what} differ); give "
                           "another file")
     return rows, fit
+
+
+def stored_luck(store: Store, tournament: str | int | None,
+                probes: Callable[[str, str, str, Mapping[str, Any], str | None], LuckProbes]) -> EvalResult:
+    """A stored evaluation (``evaluate(..., store=)``; ``arbiter standings NAME --luck-adjusted``)
+    read back with its luck-adjusted margin beside the raw one (``EvalResult.luck_summary``):
+    every deal whose two seatings are stored, its features read from their records, centred on
+    ``probes(game, bot_a, bot_b, options, preset)`` (``luck_probes``), the first deals' bids checked
+    against probes of the same deals as ``evaluate`` checks them. Nothing is written to the store.
+
+    ConfigError, naming why, for what it cannot correct: a tournament that is not an evaluation of
+    two bots, a game or options the correction is not defined for (``luck_game_error``), a forfeit;
+    StoreError for a store or tournament that is not there."""
+    tour = store.tournament(tournament)
+    spec = tour.spec
+    if "evaluate" not in spec:
+        bots = spec.get("bots") or []
+        raise ConfigError(f"--luck-adjusted: defined for a stored evaluation (arbiter evaluate --db); {tour.name!r} is a "
+                          f"tournament of {len(bots)} bots: its standings have no luck-adjusted margin")
+    game_name, (bot_a, bot_b) = spec["game"], spec["bots"]
+    opts, preset = dict(spec.get("options") or {}), spec.get("preset")
+    why = luck_game_error(game_name, opts, preset)
+    if why:
+        raise ConfigError(f"{why}; {tour.name!r} was played without it")
+    untrusted = [b for b in (bot_a, bot_b) if not is_trusted(b)]
+    if untrusted:
+        raise ConfigError(f"--luck-adjusted: the probes play the bots in this process, and {', '.join(untrusted)} is not "
+                          "installed with the arbiter: run arbiter evaluate --luck-adjusted --transport inproc instead")
+    game = get_game(game_name, opts, preset)
+    names = bot_names((bot_a, bot_b))
+    margins = _stored_margins(store, tour.id, game_name, opts, preset, names[0])
+    complete = sorted(d for d in {d for d, _ in margins} if (d, 0) in margins and (d, 1) in margins)
+    result = EvalResult(game_name, bot_a, bot_b, len(complete), int(spec.get("seed", 0)), opts,
+                        matches=[margins[(d, r)] for d in complete for r in (0, 1)], max_deals=int(spec.get("deals", 0)),
+                        stored_as=tour.name, preset=preset)
+    if not complete:
+        raise ConfigError(f"--luck-adjusted: {tour.name!r} holds no deal played in both seatings")
+    luck = probes(game_name, bot_a, bot_b, opts, preset)
+    records = {(row.deal, row.rotation): row.record() for row in store.matches(tour.id)}
+    who = [seating_who(game, r) for r in (0, 1)]
+
+    async def check() -> None:
+        for d in complete[:LUCK_CHECKED]:
+            if await luck.probe(margins[(d, 0)].seed) != result.luck_features[complete.index(d)]:
+                raise ConfigError(
+                    f"--luck-adjusted: deal {d} of {tour.name!r} bid otherwise in its matches than in a probe of the same "
+                    "deal (a bot changed since, or bids by anything but what it is shown and its seed?): the probes would "
+                    "centre the correction wrongly")
+
+    result.luck_features = [luck.features([(records[(d, r)], r, who[r]) for r in (0, 1)]) for d in complete]
+    asyncio.run(check())
+    result.luck_expected, result.luck_reused = luck.expected, luck.reused
+    result.luck_decisions = (luck.decisions, sum(len(records[(d, r)].actions) for d in complete for r in (0, 1)))
+    return result
