@@ -60,6 +60,7 @@ class Replayed:
     summary: Any = None  # Spades: the deal's SpadesDealResult (contracts, tricks, points per side)
     hands: tuple[tuple[Any, ...], ...] = field(default=(), repr=False)  # Spades: per seat, the cards it played with
     decisions: int = 0  # decisions the bots made (what a replay costs, in the bots' time)
+    actions: tuple[str, ...] = field(default=(), repr=False)  # the decisions, as recorded (notation)
 
     def side_of(self, bot: int) -> list[int]:
         """The seats of ``bot`` (0 for A, 1 for B)."""
@@ -84,7 +85,8 @@ def seating_of_record(game: Any, record: MatchRecord, rotation: int, who: Sequen
         for a in record.actions:
             state.apply(game.parse_action(a.action))
         bids = tuple(x.bid for x in state.spectator_view().seats)
-        return Replayed(record.seed, rotation, tuple(who), bids, None, None, hands, len(record.actions))
+        return Replayed(record.seed, rotation, tuple(who), bids, None, None, hands, len(record.actions),
+                        tuple(a.action for a in record.actions))
     if out is None or out.reason.is_forfeit:
         why = "no result" if out is None else out.reason.value
         raise RuntimeError(f"replay: deal {record.seed} in seating {rotation} did not finish ({why}); "
@@ -94,7 +96,8 @@ def seating_of_record(game: Any, record: MatchRecord, rotation: int, who: Sequen
         (last,) = collections.deque(step_record(record), maxlen=1)
         summary = last.view.history[-1]
         bids = summary.bids
-    return Replayed(record.seed, rotation, tuple(who), bids, margin_of(out, who), summary, hands, len(record.actions))
+    return Replayed(record.seed, rotation, tuple(who), bids, margin_of(out, who), summary, hands, len(record.actions),
+                    tuple(a.action for a in record.actions))
 
 
 async def play_seatings(game_name: str, bot_a: str, bot_b: str, seeds: Sequence[int], rotations: Sequence[int] = (0, 1),
@@ -150,10 +153,13 @@ LUCK_PROBE_SEED = "bid-probes"
 
 def luck_game_error(game_name: str, options: Mapping[str, Any] | None, preset: str | None) -> str | None:
     """Why ``--luck-adjusted`` cannot correct this game's deals (None if it can): the features
-    are a Spades hand's bids and cards, one hand a match."""
+    are a Spades hand's bids and cards, one hand a match. Spot's and Spite and Malice's luck is
+    mostly in the cards drawn during play, which would need a correction of their own (AIVAT's
+    for a chance event: a drawn card's value minus its mean over the cards left in the stock);
+    none is built (docs/strength.md, "Luck-adjusted margins")."""
     if game_name != "spades":
-        return (f"--luck-adjusted: defined for Spades only (the deal's bids and cards); {game_name} has no value "
-                "of its deal to correct by")
+        return (f"--luck-adjusted: defined for Spades only (the deal's bids and cards); {game_name}'s luck is mostly "
+                "in the cards drawn during play, and no correction of the draws is built: run without --luck-adjusted")
     game = get_game(game_name, dict(options or {}), preset)
     if getattr(game.options, "deals", None) != 1:
         return "--luck-adjusted: defined for Spades played one hand a match: add -o deals=1"

@@ -54,7 +54,7 @@ def test_standings_give_the_evaluations_luck_adjusted_margin(stored) -> None:
 def test_where_it_cannot_apply_it_says_why(stored) -> None:
     db, _ = stored
     cases = [
-        (["standings", "spot", "--db", str(db), "--luck-adjusted", "--probes", "20"], "defined for Spades only"),
+        (["standings", "spot", "--db", str(db), "--luck-adjusted", "--probes", "20"], "no correction of the draws is built"),
         (["standings", "close", "--db", str(db), "--luck-adjusted", "--format", "json"], "not in an export"),
         (["standings", "close", "--db", str(db), "--probes", "20"], "--probes and --probes-file need --luck-adjusted"),
         (["standings", "rr", "--db", str(db), "--luck-adjusted", "--probes", "20"], "tournament of 3 bots"),
