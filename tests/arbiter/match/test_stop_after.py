@@ -88,3 +88,16 @@ def test_the_callback_path_stops_at_the_same_place():
 def test_a_phase_the_game_does_not_have_is_named():
     with pytest.raises(ValueError, match=r"stop_after: spades has no phase 'BIDS' \(its phases: BIDDING, EXCHANGE"):
         _run([InProcessSeat(RandomBot()) for _ in range(4)], "BIDS")
+
+
+def test_a_stopped_match_is_no_longer_live_in_the_metrics():
+    from arbiter import metrics
+
+    registry = metrics.enable(metrics.Metrics(process=False))
+    try:
+        _run([InProcessSeat(RandomBot(), f"r{i}") for i in range(4)], "BIDDING")
+        get = registry.registry.get_sample_value
+        assert get("arbiter_matches_started_total", {"game": "spades"}) == 1
+        assert get("arbiter_live_matches", {"game": "spades"}) == 0
+    finally:
+        metrics.disable()
