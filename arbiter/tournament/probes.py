@@ -240,9 +240,13 @@ def luck_probes(game_name: str, bot_a: str, bot_b: str, options: Mapping[str, An
     reused = len(rows)
     # the stored deals played again, then the missing ones: one batch, all through the runner
     rechecked = sorted(random.Random(f"recheck:{reused}").sample(range(reused), min(PROBES_RECHECKED, reused)))
-    played = replay_seatings(game_name, bot_a, bot_b, [seeds[i] for i in rechecked] + seeds[reused:], (0, 1), options,
-                             preset, bidding_only=True,
-                             progress=None if progress is None else lambda k: progress(max(0, k - len(rechecked))))
+    try:
+        played = replay_seatings(game_name, bot_a, bot_b, [seeds[i] for i in rechecked] + seeds[reused:], (0, 1), options,
+                                 preset, bidding_only=True,
+                                 progress=None if progress is None else lambda k: progress(max(0, k - len(rechecked))))
+    except RuntimeError as exc:  # a bot that failed in a probe's bidding (its side forfeited)
+        raise ConfigError(f"--luck-adjusted: a probe's bidding did not finish ({exc}): the probes need bots that bid "
+                          "every time; run without --luck-adjusted") from None
     decisions = sum(r.decisions for pair in played for r in pair)
     for i, pair in zip(rechecked, played):
         if recorded_features(pair) != rows[i]:

@@ -297,3 +297,13 @@ def test_the_features_follow_the_deal_count_alone() -> None:
     one = luck_adjusted(margins, feats, expected, names=("f0",))
     assert one is not None and one.features == 1
     assert luck_adjusted(margins, feats, expected).features == 3
+
+
+def test_a_bot_that_fails_in_a_probe_is_one_clear_error() -> None:
+    """A probe whose bot fails before its bidding ends (its side forfeits the match the runner
+    stopped nothing of): no expectation can be had from it, and the error says so."""
+    from pathlib import Path
+
+    crasher = f"{Path(__file__).parents[2] / 'e2e' / 'zoo.py'}:RaiseInStart"
+    with pytest.raises(ConfigError, match="a probe's bidding did not finish"):
+        luck_probes(GAME, crasher, B, OPTIONS, deals=2)
