@@ -29,7 +29,7 @@ from cardarena.records import MatchRecord
 from cardarena.replay import step_record
 from arbiter.batch.engine import InProcess, play_batch
 from arbiter.batch.plan import PlannedMatch, pair_seatings
-from arbiter.batch.settings import bot_names, is_trusted
+from arbiter.batch.settings import bot_names, bot_sources, is_trusted
 from arbiter.rating.luck import ExpectedFeatures, recorded_features
 from arbiter.store.db import Store
 from arbiter.tournament.evaluate import LUCK_CHECKED, EvalResult, _config, _stored_margins, margin_of, seating_who
@@ -122,7 +122,7 @@ async def play_seatings(game_name: str, bot_a: str, bot_b: str, seeds: Sequence[
     records: dict[tuple[int, int], MatchRecord] = {}
     seen: collections.Counter[int] = collections.Counter()
     done = 0
-    venue = InProcess(dict(zip(names, (bot_a, bot_b))), processes=max(1, jobs))
+    venue = InProcess(dict(zip(names, bot_sources((bot_a, bot_b)))), processes=max(1, jobs))
     async with contextlib.aclosing(play_batch(plan, venue)) as played:
         async for p in played:
             records[p.match.item] = p.record
@@ -296,27 +296,33 @@ def _read_probes(path: Path, key: Mapping[str, Any]) -> tuple[list[dict[str, flo
 
 def stored_luck(store: Store, tournament: str | int | None,
                 probes: Callable[[str, str, str, Mapping[str, Any], str | None], LuckProbes]) -> EvalResult:
-    """A stored evaluation (``evaluate(..., store=)``; ``arbiter standings NAME --luck-adjusted``)
-    read back with its luck-adjusted margin beside the raw one (``EvalResult.luck_summary``):
-    every deal whose two seatings are stored, its features read from their records, centred on
+    """A stored evaluation (``evaluate(..., store=)``; ``arbiter standings NAME --luck-adjusted``),
+    or a two-bot round robin with duplicate deals (the same matches, ``pair_seatings``), read back
+    with its luck-adjusted margin beside the raw one (``EvalResult.luck_summary``): every deal whose
+    two seatings are stored, its features read from their records, centred on
     ``probes(game, bot_a, bot_b, options, preset)`` (``luck_probes``), the first deals' bids checked
     against probes of the same deals as ``evaluate`` checks them. Nothing is written to the store.
 
-    ConfigError, naming why, for what it cannot correct: a tournament that is not an evaluation of
-    two bots, a game or options the correction is not defined for (``luck_game_error``), a forfeit;
-    StoreError for a store or tournament that is not there."""
+    ConfigError, naming why, for what it cannot correct: a tournament of more than two bots (or of
+    teams, or without duplicate deals), a game or options the correction is not defined for
+    (``luck_game_error``), bots not installed with the arbiter, a forfeit; StoreError for a store
+    or tournament that is not there."""
     tour = store.tournament(tournament)
     spec = tour.spec
-    if "evaluate" not in spec:
-        bots = spec.get("bots") or []
-        raise ConfigError(f"--luck-adjusted: defined for a stored evaluation (arbiter evaluate --db); {tour.name!r} is a "
-                          f"tournament of {len(bots)} bots: its standings have no luck-adjusted margin")
-    game_name, (bot_a, bot_b) = spec["game"], spec["bots"]
+    bots = list(spec.get("bots") or [])
+    pair = ("evaluate" in spec or (spec.get("format", "round-robin") == "round-robin" and spec.get("duplicate")
+                                   and not spec.get("teams") and spec.get("seatings", "rotations") == "rotations"))
+    if len(bots) != 2 or not pair:
+        what = f"{len(bots)} bots" if len(bots) != 2 else "two bots, not played as an evaluation's duplicate pairs"
+        raise ConfigError(f"--luck-adjusted: defined for a stored evaluation (arbiter evaluate --db) or a round robin "
+                          f"of two bots with duplicate deals; {tour.name!r} is a tournament of {what}: its standings "
+                          "have no luck-adjusted margin")
+    game_name, (bot_a, bot_b) = spec["game"], bots
     opts, preset = dict(spec.get("options") or {}), spec.get("preset")
     why = luck_game_error(game_name, opts, preset)
     if why:
-        raise ConfigError(f"{why}; {tour.name!r} was played without it")
-    untrusted = [b for b in (bot_a, bot_b) if not is_trusted(b)]
+        raise ConfigError(f"--luck-adjusted: {tour.name!r} cannot be corrected: {why.removeprefix('--luck-adjusted: ')}")
+    untrusted = [b for b in bot_sources((bot_a, bot_b)) if not is_trusted(b)]
     if untrusted:
         raise ConfigError(f"--luck-adjusted: the probes play the bots in this process, and {', '.join(untrusted)} is not "
                           "installed with the arbiter: run arbiter evaluate --luck-adjusted --transport inproc instead")

@@ -1,5 +1,5 @@
-"""``arbiter standings NAME --luck-adjusted`` (issue 39): a stored evaluation read back with its
-luck-adjusted margin beside the raw one, the same as ``arbiter evaluate --luck-adjusted`` gave
+"""``arbiter standings NAME --luck-adjusted`` (issue 39): a stored evaluation (or a two-bot round
+robin with duplicate deals) read back with its luck-adjusted margin beside the raw one, the same as ``arbiter evaluate --luck-adjusted`` gave
 when it played them (the same probes, the same deals), said to be so; and a clear error where it
 cannot apply. Real store, real matches (in process), real probes."""
 
@@ -32,6 +32,9 @@ def stored(tmp_path_factory) -> tuple[Path, object]:
         evaluate("spot", "heuristic", "random", deals=1, seed=5, options={"hands": 1}, store=store, name="spot")
         rr = TournamentSpec(game=GAME, bots=("random", "greedy", "heuristic"), options=OPTIONS, deals=1, seed=9, name="rr")
         asyncio.run(run_tournament(rr, store, transport="inproc"))
+        # the evaluation's matches again, as a two-bot round robin (the same seed: the same deals and seatings)
+        two = TournamentSpec(game=GAME, bots=(A, B), options=OPTIONS, deals=MIN_DEALS, seed=5, name="two")
+        asyncio.run(run_tournament(two, store, transport="inproc"))
     return db, played
 
 
@@ -49,12 +52,16 @@ def test_standings_give_the_evaluations_luck_adjusted_margin(stored) -> None:
     assert f"raw {played.luck.raw}" in out.output and "60 probe deals" in out.output
     plain = CliRunner().invoke(app, ["standings", "close", "--db", str(db)])
     assert plain.exit_code == 0 and "luck-adjusted" not in plain.output
+    # a round robin of the same two bots on the same seed played the same matches: the same line
+    pair = CliRunner().invoke(app, ["standings", "two", "--db", str(db), "--luck-adjusted", "--probes", "60"])
+    assert pair.exit_code == 0, pair.output
+    assert f"luck-adjusted margin {played.luck.mean:+.2f} ± {played.luck.se:.2f}" in pair.output
 
 
 def test_where_it_cannot_apply_it_says_why(stored) -> None:
     db, _ = stored
     cases = [
-        (["standings", "spot", "--db", str(db), "--luck-adjusted", "--probes", "20"], "no correction of the draws is built"),
+        (["standings", "spot", "--db", str(db), "--luck-adjusted", "--probes", "20"], "'spot' cannot be corrected"),
         (["standings", "close", "--db", str(db), "--luck-adjusted", "--format", "json"], "not in an export"),
         (["standings", "close", "--db", str(db), "--probes", "20"], "--probes and --probes-file need --luck-adjusted"),
         (["standings", "rr", "--db", str(db), "--luck-adjusted", "--probes", "20"], "tournament of 3 bots"),
@@ -64,5 +71,5 @@ def test_where_it_cannot_apply_it_says_why(stored) -> None:
         out = CliRunner().invoke(app, args)
         assert out.exit_code == 2 and said in out.output, (args, out.output)
         assert "Traceback" not in out.output
-    with Store(db, read_only=True) as store, pytest.raises(ConfigError, match="a stored evaluation .* 3 bots"):
+    with Store(db, read_only=True) as store, pytest.raises(ConfigError, match="a stored evaluation .* of 3 bots"):
         stored_luck(store, "rr", lambda *a: pytest.fail("no probes for what cannot be corrected"))
