@@ -78,6 +78,11 @@ class MatchConfig:
     #: final view each seat (and each observer) receives when the match ends. Not part of
     #: the replay. The default (``UNSAID``) is closed: each seat gets only its own view.
     disclosure: Disclosure = UNSAID
+    #: A phase of the game (the name of its spectator view's ``phase``, e.g. Spades' "BIDDING"):
+    #: the match is played only while the game is in it, and stops before the first decision
+    #: of any other (the record then has no outcome; the seats and observers are told it
+    #: stopped). "" (the default): played to its end. What a bidding-only probe is.
+    stop_after: str = ""
 
     def make_game(self) -> Game:
         return get_game(self.game, self.options, self.preset)

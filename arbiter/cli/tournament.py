@@ -214,6 +214,15 @@ def standings_cmd(
     crosstable: Annotated[bool, typer.Option("--crosstable", help="Also print the cross-table.")] = False,
     format: Annotated[Optional[str], typer.Option("--format", "-f", help="Export instead of a table: csv, json, md or html.")] = None,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the export to this file (default: stdout).")] = None,
+    luck_adjusted: Annotated[bool, typer.Option(
+        "--luck-adjusted", help="A stored evaluation of Spades, -o deals=1, bundled bots (arbiter evaluate --db): also "
+                                "give its margin with the luck of the deal taken out, beside the raw one (as arbiter "
+                                "evaluate --luck-adjusted does; the probes are played here). Not with --format.")] = False,
+    probes: Annotated[Optional[int], typer.Option(
+        "--probes", help="With --luck-adjusted: bidding-only probe deals (default 2000).")] = None,
+    probes_file: Annotated[Optional[Path], typer.Option(
+        "--probes-file", help="With --luck-adjusted: the probes file of arbiter evaluate --probes-file, read instead of "
+                              "playing the probes again (and the new ones added).")] = None,
 ) -> None:
     """Show the standings of a stored tournament, or export them."""
     from arbiter.present.export import FORMATS, render
@@ -221,6 +230,14 @@ def standings_cmd(
 
     if format is not None and format not in FORMATS:
         _run(_fail, f"--format: expected one of {', '.join(FORMATS)}, got {format!r}")
+    if (probes is not None or probes_file is not None) and not luck_adjusted:
+        _run(_fail, "--probes and --probes-file need --luck-adjusted")
+    if luck_adjusted and format is not None:
+        _run(_fail, "--luck-adjusted: shown beside the table, not in an export; leave out --format")
+    if probes_file is not None:
+        from arbiter.cli._common import check_writable
+
+        _run(check_writable, probes_file, "--probes-file")
     from arbiter.present.played import with_clock
 
     with _run(_open_existing, db) as store:
@@ -231,6 +248,8 @@ def standings_cmd(
         if output is not None:
             _run(_fail, "--output needs --format")
         _print_standings(st, info, crosstable, times)
+        if luck_adjusted:
+            _luck_line(db, tournament, probes, probes_file)
         return
     text = render(format, st, info)
     if output is None:
@@ -242,6 +261,26 @@ def standings_cmd(
 
 def _fail(message: str) -> None:
     raise UsageError(message)
+
+
+def _luck_line(db: Path, tournament: Optional[str], probes: Optional[int], probes_file: Optional[Path]) -> None:
+    """``standings --luck-adjusted``: the stored evaluation's luck-adjusted margin beside the raw one."""
+    from arbiter.tournament.probes import LUCK_PROBES, luck_probes, stored_luck
+
+    n = LUCK_PROBES if probes is None else probes
+    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  transient=True, console=err) as progress:
+        task = progress.add_task("probe deals (bidding only)", total=n)
+
+        def make(game, a, b, options, preset):
+            return luck_probes(game, a, b, options, preset, n, progress=lambda k: progress.update(task, completed=k),
+                               file=probes_file)
+
+        with _run(_open_existing, db) as store:
+            result = _run(stored_luck, store, tournament, make)
+    out.print(f"the margin above is raw; with the luck of the deal taken out ({result.deals} deals of "
+              f"{result.bot_a} vs {result.bot_b}, raw {result.margin}):", highlight=False, markup=False)
+    out.print(result.luck_summary(), highlight=False, markup=False, soft_wrap=True)
 
 
 @tournament_app.command("list")

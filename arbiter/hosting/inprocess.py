@@ -213,6 +213,12 @@ class InProcessSeat(SeatClient):
     async def reject(self, match_id: str, request_id: int, code: str, message: str) -> None:
         log.info("bot %s: %s: %s", self.name, code, message)
 
+    def stopped(self, match_id: str, seat: int) -> None:
+        """The match stopped before its end: the seat's bot is dropped, never told a result."""
+        self._starting.pop((match_id, seat), None)
+        self._drivers.pop((match_id, seat), None)
+        self._copies.pop((match_id, seat), None)
+
     async def finish(self, match_id: str, seat: int, outcome: Outcome, final_view: Any) -> None:
         self._driver((match_id, seat))  # a seat never asked starts now, as its process would have
         driver = self._drivers.pop((match_id, seat), None)

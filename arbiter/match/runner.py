@@ -261,6 +261,11 @@ class Metered(MatchObserver):
             self._think[seat].observe(recorded.ms / 1000)
         self._overhead.observe(recorded.overhead_us / 1e6)
 
+    def stopped(self, match_id: str) -> None:
+        if self.live:  # no longer live, and not finished
+            self.live = False
+            self.m.live_matches.labels(self.game).dec()
+
     async def ended(self, record: MatchRecord, final_view: Any) -> None:
         self._start()  # a seat that failed to start ends the match before ``started``
         m = self.m
@@ -302,7 +307,8 @@ async def run_match(
     observers: Sequence[MatchObserver] = (),
     clock: MatchClock = SYSTEM_CLOCK,
 ) -> MatchRecord:
-    """Play one match to the end and return its record. Never raises for a bot's failure.
+    """Play one match to the end (or where ``config.stop_after`` stops it, without a result)
+    and return its record. Never raises for a bot's failure.
 
     ``clock``: where decision times come from (the system's; a ``ManualClock`` in tests)."""
     game = config.make_game()
@@ -350,10 +356,22 @@ class _Runner:
         self.relay = all(s.answers_in_callback for s in seats) and not self.steppers
         self._wake: asyncio.Future | None = None  # what ``_relayed`` waits for
         self._current: _Asked | None = None  # the decision asked in a callback, not yet answered
+        self.stop_after = config.stop_after  # a phase the match is played in only ("": to the end)
+        self.cut = False  # the match stopped where ``stop_after`` says
+
+    def _cut(self, state) -> bool:
+        """Whether the match stops here, unfinished: it has left the phase ``stop_after``."""
+        self.cut = state.spectator_view().phase.name != self.stop_after
+        return self.cut
 
     async def run(self) -> None:
         game, record = self.game, self.record
         state = game.new_initial_state(self.config.seed)
+        if self.stop_after:
+            phases = type(getattr(state.spectator_view(), "phase", None))
+            if self.stop_after not in getattr(phases, "__members__", {}):
+                known = ", ".join(getattr(phases, "__members__", {})) or "none"
+                raise ValueError(f"stop_after: {game.name} has no phase {self.stop_after!r} (its phases: {known})")
         try:
             await self._start_all()
             await self._notify(state.log)
@@ -362,7 +380,7 @@ class _Runner:
                 await self._safe(obs.started(record.match_id, game.name, record.seat_names, view,
                                              **self._seat_views(obs, hands)))
             self.mark = self.clock.now()  # when the arbiter's own time for the next decision began
-            while not state.is_terminal:
+            while not state.is_terminal and not (self.stop_after and self._cut(state)):
                 seat = state.current_seat
                 assert seat is not None
                 legal = state.legal_actions()
@@ -387,6 +405,9 @@ class _Runner:
                     view, hands = state.spectator_view(), self._hands(state, self.steppers)
                     for obs in self.steppers:
                         await self._safe(obs.step(record.match_id, seat, action, public, view, **self._seat_views(obs, hands)))
+            if self.cut:  # stopped where the config says: no result, no finish
+                self._stopped()
+                return
             record.outcome = state.outcome()
         except asyncio.CancelledError:
             self._stopped()
@@ -615,7 +636,7 @@ class _Runner:
                 wake.set_result((asked, answer, verdict))
                 return
             self._hold(self._played(state, asked.seat, answer, verdict[1], ""))
-            while not state.is_terminal:
+            while not state.is_terminal and not (self.stop_after and self._cut(state)):
                 seat = state.current_seat
                 legal = state.legal_actions()
                 nxt = self._asking(state, seat, legal)

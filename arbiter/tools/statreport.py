@@ -1,13 +1,14 @@
 """The statistics behind docs/strength.md ("Sequential tests", "Calibration", "Variance"),
 from the recorded deals in arbiter/tools/data (recorded by ``arbiter evaluate ... --json``;
-each file names its command); the sources, bids and seatings parts replay the Spades deals in
+each file names its command); the sources and bids parts replay the Spades deals in
 process instead (``REPLAYED``: 3,000 deals, of which the recorded 400 are the first).
 
     python -m arbiter.tools.statreport            # every table, as Markdown (several minutes)
     python -m arbiter.tools.statreport sprt       # one part: sprt, live, coverage, ratings, strengths, perbot, quantiles, variance,
-                                                       # sources, bids, seatings, values
+                                                       # sources, bids, values
     python -m arbiter.tools.statreport values     # not in "every table": the value of the deal, ~10 min a pair
     python -m arbiter.tools.statreport luckfeatures   # not in "every table": feature sets of the deal, ~5 min
+    python -m arbiter.tools.statreport viewvalues     # not in "every table": the bids' values as features, ~40 min
 
 ``bench_round`` is the short version ``python -m arbiter.tools.bench -s statistics`` repeats: the SPRT's
 error rates and length at its defaults, the margin interval's coverage and the ratings'
@@ -31,8 +32,8 @@ from arbiter.rating.sprt import Sprt, relabelled, shifted, simulate
 from arbiter.rating.ratings import Z95
 from arbiter.rating.stats import mean_se, t_quantile
 from arbiter.tools.variance import (
-    HANDS_FROM, SEATINGS, adjusted_result, bid_control, bid_probes, deals_tricks, duplicate_gain, fit_deal_value,
-    fit_side_value, more_seatings, one_seating, probe_seeds, replay_deals, replay_evaluation, value_control,
+    SEATINGS, adjusted_result, bid_control, bid_probes, deals_tricks, duplicate_gain, fit_deal_value,
+    fit_side_value, one_seating, probe_seeds, replay_deals, replay_evaluation, value_control,
     variance_sources,
 )
 
@@ -244,7 +245,7 @@ def variance_rows(mean_deals: int = 20_000) -> Iterator[dict]:
                "one_adj_over_dup": o.adjusted_over_duplicate}
 
 
-#: The evaluation the sources, bids and seatings parts replay in process: ``arbiter evaluate
+#: The evaluation the sources and bids parts replay in process: ``arbiter evaluate
 #: spades heuristic greedy --deals 3000 --seed 17 -o deals=1`` (its first 400 deals are the
 #: recorded ones).
 REPLAYED = ("spades", "heuristic", "greedy", 3000, 17, {"deals": 1})
@@ -277,15 +278,6 @@ def bid_rows(deals, probes) -> Iterator[dict]:
                    "per_match_plain": c.plain_per_match, "per_match_adjusted": c.adjusted_per_match,
                    "per_match_with_probes": c.adjusted_per_match_with_probes,
                    "decisions_probe_match": f"{c.probe_decisions:.1f} / {c.match_decisions:.1f}"}
-
-
-def seating_rows(deals) -> Iterator[dict]:
-    """``deals``: the evaluation's two seatings of each deal (``replayed()``); the moved ones are played here."""
-    for label, hands_from in HANDS_FROM.items():
-        moved = replayed(((0, hands_from), (1, hands_from)), len(deals))
-        m = more_seatings([d[:2] + e for d, e in zip(deals, moved)], label)
-        yield {"moved": f"{label} {m.hands_from}", "deals": m.deals, "margin_4": str(m.margin), "corr": m.correlation,
-               "per_match_2": m.duplicate_ratio, "per_match_4": m.ratio}
 
 
 def value_rows(train: int = 6000, deals: int = 3000, probes: int = 20_000, pairs=None, per_side: bool = False,
@@ -617,19 +609,106 @@ def _same_hands(pair: Sequence[Any], tricks: int) -> dict[str, float]:
     return f
 
 
+def _bid_values(task: tuple) -> list[dict[str, float]]:
+    """Per deal of ``task`` (seeds, per deal its two seatings' (actions, who), samples): each bot's
+    bids valued from the bidder's view right after it (``arbiter.analysis.values.value_of``: the
+    reference evaluator, DDS over ``samples`` deals drawn from that view, the heuristic bidding
+    for the seats after it), summed over its seats and the two seatings."""
+    from arbiter.analysis.values import value_of
+    from cardarena.games import get_game
+
+    seeds, seatings, samples = task
+    game = get_game("spades", {"deals": 1})
+    out = []
+    for seed, pair in zip(seeds, seatings):
+        f = {"view_a": 0.0, "view_b": 0.0, "view_a_neg": 0.0, "view_b_neg": 0.0}
+        for r, (actions, who) in enumerate(pair):
+            state = game.new_initial_state(seed)
+            for i, text in enumerate(actions):
+                seat = state.current_seat
+                state.apply(game.parse_action(text))
+                if text.startswith("bid"):
+                    v, _ = value_of("spades", {"deals": 1}, state.view(seat), seat=seat, samples=samples,
+                                    seed=seed + 100 * r + i)
+                    tag = "a" if who[seat] == 0 else "b"
+                    f[f"view_{tag}"] += v
+                    f[f"view_{tag}_neg"] += min(0.0, v)
+                if state.spectator_view().phase.name != "BIDDING":
+                    break
+        out.append(f)
+    return out
+
+
+def view_value_rows(deals: int = 400, seed: int = 17, samples: int = 2, jobs: int = JOBS) -> Iterator[dict[str, Any]]:
+    """Issue 39, fifth session: the analysis's per-decision values of the bids (``_bid_values``)
+    as features of the deal, alone and beside ``LUCK_FEATURES`` and ``value_features``, against the
+    close pair's deal margins (``arbiter evaluate spades heuristic greedy --deals DEALS --seed SEED
+    -o deals=1`` replayed); measured as ``luck_feature_rows`` measures (the features' means over
+    the deals themselves: the cut they could give, the probes' cost apart)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from arbiter.rating.luck import luck_features, value_features
+
+    played = replay_evaluation("spades", "heuristic", "greedy", deals, seed, {"deals": 1}, jobs=jobs)
+    chunk = max(1, -(-deals // (4 * jobs)))
+    tasks = [([d[0].seed for d in played[i:i + chunk]], [[(r.actions, r.who) for r in d[:2]] for d in played[i:i + chunk]],
+              samples) for i in range(0, deals, chunk)]
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        views = [f for part in pool.map(_bid_values, tasks) for f in part]
+    sets = {
+        "luck (LUCK_FEATURES)": lambda d, v: luck_features(d),
+        "value (value_features)": lambda d, v: value_features(d),
+        f"bid values ({samples} samples a bid)": lambda d, v: v,
+        "bid values + luck": lambda d, v: {**v, **luck_features(d)},
+        "bid values + value": lambda d, v: {**v, **value_features(d)},
+    }
+    yield from _cut_rows(played, views, sets)
+
+
+def _cut_rows(played: Sequence[Any], extra: Sequence[Any], sets: dict[str, Callable[[Any, Any], dict[str, float]]],
+              block: int = 400) -> Iterator[dict[str, Any]]:
+    """For each feature set (``fn(deal, extra of the deal)``): the variance of the corrected deal
+    margin over the raw, cross-fitted (10 folds, ridge 1e-3) in blocks of ``block`` deals and over
+    all, and fitted on the first half and measured on the second; per match against independent
+    deals (the raw: 2 var(U) / var(match))."""
+    from arbiter.rating.luck import least_squares, regression_adjusted
+
+    deals = len(played)
+    margins = [(d[0].margin + d[1].margin) / 2 for d in played]
+    plain = 2 * (mean_se(margins).sd or 0.0) ** 2 / (mean_se([r.margin for d in played for r in d[:2]]).sd or 1.0) ** 2
+    half = deals // 2
+    for label, fn in sets.items():
+        feats = [fn(d, t) for d, t in zip(played, extra)]
+        names = sorted(set().union(*feats))
+        feats = [{k: f.get(k, 0.0) for k in names} for f in feats]
+        means = {k: sum(f[k] for f in feats) / deals for k in names}
+
+        def ratio(size: int) -> float:
+            rs = [regression_adjusted(margins[s:s + size], feats[s:s + size], means, names, 10, 1e-3)
+                  for s in range(0, deals - size + 1, size)]
+            return sum(((a.adjusted.sd or 0.0) / (a.plain.sd or 1.0)) ** 2 for a in rs) / len(rs)
+
+        x = [[f[k] - means[k] for k in names] for f in feats]
+        beta = least_squares(x[:half], margins[:half], 1e-3)
+        held = [u - sum(b * v for b, v in zip(beta[1:], row)) for u, row in zip(margins[half:], x[half:])]
+        held_ratio = ((mean_se(held).sd or 0.0) / (mean_se(margins[half:]).sd or 1.0)) ** 2
+        whole = ratio(deals)
+        yield {"features": label, "numbers": len(names), "cross_fitted_400": ratio(min(block, deals)),
+               "cross_fitted_all": whole, "held_out": held_ratio, "per_match_plain": plain, "per_match_all": plain * whole,
+               "per_match_held_out": plain * held_ratio}
+
+
 def luck_feature_rows(deals: int = 1200, seed: int = 17, jobs: int = JOBS) -> Iterator[dict[str, Any]]:
     """Feature sets of the deal against the close pair's deal margins: ``arbiter evaluate spades
     heuristic greedy --deals DEALS --seed SEED -o deals=1`` replayed, one DDS solve a deal
     (``variance.deals_tricks``); the variance of the corrected margin over the raw, cross-fitted
     (10 folds, ridge 1e-3) in blocks of 400 and over all deals, and fitted on the first half and
     measured on the second; per match against independent deals (the raw: 2 var(U) / var(match))."""
-    from arbiter.rating.luck import least_squares, luck_features, regression_adjusted, trick_features, value_features
+    from arbiter.rating.luck import luck_features, trick_features, value_features
     from arbiter.tools.variance import deals_tricks
 
     played = replay_evaluation("spades", "heuristic", "greedy", deals, seed, {"deals": 1}, jobs=jobs)
     tricks = deals_tricks(played, {"deals": 1}, jobs=jobs)
-    margins = [(d[0].margin + d[1].margin) / 2 for d in played]
-    plain = 2 * (mean_se(margins).sd or 0.0) ** 2 / (mean_se([r.margin for d in played for r in d[:2]]).sd or 1.0) ** 2
     sets = {
         "luck (LUCK_FEATURES)": lambda d, t: luck_features(d),
         "value (value_features)": lambda d, t: value_features(d),
@@ -644,26 +723,7 @@ def luck_feature_rows(deals: int = 1200, seed: int = 17, jobs: int = JOBS) -> It
         "same hands + value + expected scores": lambda d, t: {**_same_hands(d, t), **value_features(d),
                                                              **_expected_scores(d, t)},
     }
-    half = deals // 2
-    for label, fn in sets.items():
-        feats = [fn(d, t) for d, t in zip(played, tricks)]
-        names = sorted(set().union(*feats))
-        feats = [{k: f.get(k, 0.0) for k in names} for f in feats]
-        means = {k: sum(f[k] for f in feats) / deals for k in names}
-
-        def ratio(block: int) -> float:
-            rs = [regression_adjusted(margins[s:s + block], feats[s:s + block], means, names, 10, 1e-3)
-                  for s in range(0, deals - block + 1, block)]
-            return sum(((a.adjusted.sd or 0.0) / (a.plain.sd or 1.0)) ** 2 for a in rs) / len(rs)
-
-        x = [[f[k] - means[k] for k in names] for f in feats]
-        beta = least_squares(x[:half], margins[:half], 1e-3)
-        held = [u - sum(b * v for b, v in zip(beta[1:], row)) for u, row in zip(margins[half:], x[half:])]
-        held_ratio = ((mean_se(held).sd or 0.0) / (mean_se(margins[half:]).sd or 1.0)) ** 2
-        whole = ratio(deals)
-        yield {"features": label, "numbers": len(names), "cross_fitted_400": ratio(400), "cross_fitted_all": whole,
-               "held_out": held_ratio, "per_match_plain": plain, "per_match_all": plain * whole,
-               "per_match_held_out": plain * held_ratio}
+    yield from _cut_rows(played, tricks, sets)
 
 
 def _md(rows: list[dict], cols: list[str]) -> str:
@@ -678,7 +738,7 @@ def _md(rows: list[dict], cols: list[str]) -> str:
 
 
 def main(parts: list[str]) -> None:
-    parts = parts or ["sprt", "live", "coverage", "ratings", "strengths", "perbot", "variance", "sources", "bids", "seatings"]
+    parts = parts or ["sprt", "live", "coverage", "ratings", "strengths", "perbot", "variance", "sources", "bids"]
     if "sprt" in parts:
         print("## SPRT error rates and lengths\n")
         print(_md(list(sprt_rows()), ["data", "sampler", "m0", "m1", "model", "min_deals", "alpha", "beta", "deals_m0",
@@ -716,7 +776,7 @@ def main(parts: list[str]) -> None:
         print(_md(list(value_rows()), ["pair", "train", "deals", "probes", "features", "expected_v", "plain", "corrected",
                                        "shift", "per_deal_ratio", "per_match_plain", "per_match_corrected"]), "\n",
               flush=True)
-    if "sources" in parts or "bids" in parts or "seatings" in parts:
+    if "sources" in parts or "bids" in parts:
         game, a, b, n, seed, options = REPLAYED
         deals = replayed()
         if "sources" in parts:
@@ -730,14 +790,14 @@ def main(parts: list[str]) -> None:
             print(_md(list(bid_rows(deals, probes)), ["deals", "features", "probes", "plain", "adjusted", "r2_cross_fitted",
                                                       "shift", "over_duplicate", "per_match_plain", "per_match_adjusted",
                                                       "per_match_with_probes", "decisions_probe_match"]), "\n", flush=True)
+    if "viewvalues" in parts:
+        print("## The bids' values from the bidder's view as features of the deal (issue 39, fifth session)\n")
+        print(_md(list(view_value_rows()), ["features", "numbers", "cross_fitted_400", "cross_fitted_all", "held_out",
+                                            "per_match_plain", "per_match_all", "per_match_held_out"]), "\n", flush=True)
     if "luckfeatures" in parts:
         print("## Features of the deal against the close Spades pair's margins (issue 39, item 2)\n")
         print(_md(list(luck_feature_rows()), ["features", "numbers", "cross_fitted_400", "cross_fitted_all", "held_out",
                                               "per_match_plain", "per_match_all", "per_match_held_out"]), "\n", flush=True)
-    if "seatings" in parts:
-        print("## Four seatings a deal: the hands moved round the table\n")
-        print(_md(list(seating_rows(deals)), ["moved", "deals", "margin_4", "corr", "per_match_2", "per_match_4"]), "\n",
-              flush=True)
 
 
 if __name__ == "__main__":

@@ -31,8 +31,9 @@ What duplicate deals leave, taken apart (Spades, deals replayed in process, ``re
   function of the deal, so their mean can be known in advance from bidding-only probes of
   the same two bots on deals of their own (``bid_probes``); the correction is cross-fitted
   as above, and the probes' error is in the standard error.
-* ``more_seatings``: each deal played four times, the hands moved round the table for the
-  second pair of seatings.
+
+(``more_seatings``, each deal played four times with the hands moved round the table, was tried
+and not kept; its numbers are in docs/strength.md with the commit that measured them.)
 """
 
 from __future__ import annotations
@@ -43,11 +44,9 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from cardarena.games import get_game
-from arbiter.batch.engine import InProcess, play_batch
-from arbiter.batch.plan import PlannedMatch, deal_seed, pair_seatings
-from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
-from arbiter.tournament.evaluate import EvalResult, seating_who
-from arbiter.tournament.probes import Replayed, SeatingPlayer, probe_seeds, seating_of_record
+from arbiter.batch.plan import deal_seed
+from arbiter.tournament.evaluate import EvalResult
+from arbiter.tournament.probes import Replayed, probe_seeds, replay_seatings
 from arbiter.tournament.spec import bot_names
 # the features, the least squares and the cross-fitted adjustment live with the statistics
 # (``arbiter evaluate --luck-adjusted`` uses them); re-exported here for the tools and tests
@@ -210,86 +209,36 @@ def one_seating(result: EvalResult, folds: int = 10) -> OneSeating:
 # function of the deal, so what duplicate deals leave of its variance can be taken apart
 # deal by deal: which deals carry it and what the bots did in them (bids, sets, nils). The
 # recorded margins do not say that, so the deals are played again the way ``evaluate``
-# plays them: through the one match runner by the batch engine (``play_batch`` with the
-# ``InProcess`` venue: the same match configuration, seatings, bot seeds, clock and failure
-# policy as an evaluation's), and what the record holds (bids, the deal's summary) is read
-# back by the one replay verifier (``cardarena.replay.step_record``). The tests check that
-# the replayed margins are the evaluation's. Two kinds of play are not matches of the
-# runner and keep their own loop (``_Replayer``): a deal with the hands moved round the
-# table (``hands_from``: not a deal any seed deals) and a bidding-only probe (half a match).
+# plays them: through the one match runner by the batch engine
+# (``arbiter.tournament.probes.play_seatings``: the same match configuration, seatings, bot
+# seeds, clock and failure policy as an evaluation's), and what the record holds (bids, the
+# deal's summary) is read back by the one replay verifier (``cardarena.replay.step_record``).
+# A bidding-only probe is the same match stopped by the runner after the bidding
+# (``MatchConfig.stop_after``). The tests check that the replayed margins are the evaluation's.
 
 
 def replay(game_name: str, bot_a: str, bot_b: str, seed: int, rotation: int, options: Mapping[str, Any] | None = None,
-           preset: str | None = None, hands_from: Sequence[int] | None = None, bidding_only: bool = False) -> Replayed:
-    """Play deal ``seed`` in seating ``rotation`` between two bot specs (see ``Replayed``): by
-    the match runner, unless the hands are moved or only the bidding is played."""
-    if hands_from is None and not bidding_only:
-        return _through_runner(game_name, bot_a, bot_b, [seed], [rotation], dict(options or {}), preset, 1)[0][0]
-    return SeatingPlayer(game_name, bot_a, bot_b, options, preset)(seed, rotation, hands_from, bidding_only)
+           preset: str | None = None, bidding_only: bool = False) -> Replayed:
+    """Play deal ``seed`` in seating ``rotation`` between two bot specs (see ``Replayed``)."""
+    return replay_seatings(game_name, bot_a, bot_b, [seed], (rotation,), options, preset, bidding_only=bidding_only)[0][0]
 
 
-#: The evaluation's two seatings of a deal, as (rotation, hands_from).
-SEATINGS: tuple[tuple[int, tuple[int, ...] | None], ...] = ((0, None), (1, None))
-
-
-def _replay_chunk(args: tuple) -> list[list[Replayed]]:
-    game_name, bot_a, bot_b, seeds, seatings, options, preset, bidding_only = args
-    play = SeatingPlayer(game_name, bot_a, bot_b, options, preset)
-    return [[play(s, r, moved, bidding_only) for r, moved in seatings] for s in seeds]
+#: The evaluation's two seatings of a deal.
+SEATINGS: tuple[int, ...] = (0, 1)
 
 
 def replay_deals(game_name: str, bot_a: str, bot_b: str, seeds: Sequence[int], options: Mapping[str, Any] | None = None,
-                 preset: str | None = None, seatings: Sequence[tuple[int, Sequence[int] | None]] = SEATINGS,
+                 preset: str | None = None, seatings: Sequence[int] = SEATINGS,
                  bidding_only: bool = False, jobs: int = 1) -> list[list[Replayed]]:
-    """``replay`` of every deal in ``seeds`` in each of ``seatings`` ((rotation, hands_from)
-    pairs), in ``jobs`` processes (the same result for any ``jobs``): per deal, its seatings
-    in order."""
-    seeds = list(seeds)
-    opts = dict(options or {})
-    moved = tuple((r, None if h is None else tuple(h)) for r, h in seatings)
-    if not bidding_only and all(h is None for _, h in moved):
-        return _through_runner(game_name, bot_a, bot_b, seeds, [r for r, _ in moved], opts, preset, jobs)
-    chunk = max(1, min(200, -(-len(seeds) // (4 * jobs))))
-    tasks = [(game_name, bot_a, bot_b, seeds[i:i + chunk], moved, opts, preset, bidding_only)
-             for i in range(0, len(seeds), chunk)]
-    if jobs == 1:
-        return [d for t in tasks for d in _replay_chunk(t)]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return [d for part in pool.map(_replay_chunk, tasks) for d in part]
-
-
-def _match_config(game_name: str, seed: int, options: Mapping[str, Any], preset: str | None) -> MatchConfig:
-    """An evaluation's match configuration (``arbiter.tournament.evaluate``: no clock, the
-    default failure policy)."""
-    return MatchConfig(game=game_name, seed=seed, options=dict(options), preset=preset, clock=Clock(0, 0),
-                       policy=FailurePolicy())
-
-
-def _through_runner(game_name: str, bot_a: str, bot_b: str, seeds: Sequence[int], rotations: Sequence[int],
-                    options: Mapping[str, Any], preset: str | None, jobs: int) -> list[list[Replayed]]:
-    """The deals of ``seeds`` in seatings ``rotations``, played by the batch engine in process
-    (``jobs`` worker processes; the same records for any number)."""
-    game = get_game(game_name, dict(options), preset)
-    names = bot_names((bot_a, bot_b))
-    seatings = pair_seatings(game, *names)
-    plan = [PlannedMatch(i * len(rotations) + j, _match_config(game_name, s, options, preset), seatings[r], (i, j))
-            for i, s in enumerate(seeds) for j, r in enumerate(rotations)]
-    venue = InProcess(dict(zip(names, (bot_a, bot_b))), processes=max(1, jobs))
-
-    async def play() -> dict[tuple[int, int], MatchRecord]:
-        got = {}
-        async for p in play_batch(plan, venue):
-            got[p.match.item] = p.record
-        return got
-
-    records = asyncio.run(play())
-    who = {r: seating_who(game, r) for r in rotations}
-    return [[seating_of_record(game, records[(i, j)], r, who[r]) for j, r in enumerate(rotations)] for i in range(len(seeds))]
+    """``replay`` of every deal in ``seeds`` in each of ``seatings`` (rotations), in ``jobs``
+    processes (the same result for any ``jobs``): per deal, its seatings in order."""
+    return replay_seatings(game_name, bot_a, bot_b, list(seeds), tuple(seatings), options, preset,
+                           bidding_only=bidding_only, jobs=jobs)
 
 
 def replay_evaluation(game_name: str, bot_a: str, bot_b: str, deals: int, seed: int,
                       options: Mapping[str, Any] | None = None, preset: str | None = None,
-                      seatings: Sequence[tuple[int, Sequence[int] | None]] = SEATINGS, jobs: int = 1) -> list[list[Replayed]]:
+                      seatings: Sequence[int] = SEATINGS, jobs: int = 1) -> list[list[Replayed]]:
     """The deals of ``evaluate(game_name, bot_a, bot_b, deals, seed, options, preset)``, replayed."""
     return replay_deals(game_name, bot_a, bot_b, [deal_seed(seed, d) for d in range(deals)], options, preset, seatings,
                         jobs=jobs)
@@ -298,7 +247,7 @@ def replay_evaluation(game_name: str, bot_a: str, bot_b: str, deals: int, seed: 
 def _deal_margin(pair: Sequence[Replayed]) -> float:
     """The mean of a deal's two seatings (rotation 0, then 1, the same hands)."""
     r0, r1 = pair[0], pair[1]
-    if (r0.rotation, r1.rotation) != (0, 1) or (r0.seed, r0.hands_from) != (r1.seed, r1.hands_from):
+    if (r0.rotation, r1.rotation) != (0, 1) or r0.seed != r1.seed:
         raise ValueError("the two seatings of one deal, rotation 0 first")
     return (r0.margin + r1.margin) / 2
 
@@ -500,50 +449,6 @@ def bid_control(deals: Sequence[Sequence[Replayed]], probes: Sequence[Sequence[R
     return BidControl(adj, len(probes), mean_se(g).se or 0.0, _var([r.margin for r in matches]),
                       sum(r.decisions for r in matches) / len(matches),
                       sum(r.decisions for r in probe_seatings) / len(probe_seatings), tuple(margins))
-
-
-# --------------------------------------------------------------------------------------
-# More seatings: the same deal with the hands moved round the table.
-
-#: seat s plays the hand seat HANDS_FROM[name][s] was dealt.
-HANDS_FROM = {
-    "hands one seat round": (3, 0, 1, 2),
-    "partners split": (0, 2, 1, 3),
-}
-
-
-@dataclass(frozen=True)
-class MoreSeatings:
-    """Each deal played in four matches: its two seatings, and both again with the hands moved."""
-
-    label: str
-    hands_from: tuple[int, ...]
-    deals: int
-    margin: MeanSE  # per deal, the mean of its four match margins
-    correlation: float  # of the deal margin and that of the moved hands
-    match_var: float  # variance of one match's margin (the evaluation's matches)
-    deal_var: float  # variance of the evaluation's deal margin (two matches)
-
-    @property
-    def duplicate_ratio(self) -> float:
-        """Variance per match played, the evaluation's two seatings over independent deals."""
-        return 2 * self.deal_var / self.match_var
-
-    @property
-    def ratio(self) -> float:
-        """Variance per match played, four seatings over independent deals."""
-        return 4 * (self.margin.sd or 0.0) ** 2 / self.match_var
-
-
-def more_seatings(deals: Sequence[Sequence[Replayed]], label: str = "") -> MoreSeatings:
-    """``deals``: per deal, four seatings as ``replay_evaluation`` plays them with
-    ``seatings = SEATINGS + ((0, h), (1, h))``."""
-    first = [_deal_margin(d[:2]) for d in deals]
-    moved = [_deal_margin(d[2:4]) for d in deals]
-    hands_from = deals[0][2].hands_from
-    assert hands_from is not None and all(d[2].hands_from == hands_from for d in deals)
-    return MoreSeatings(label, hands_from, len(deals), mean_se([(a + b) / 2 for a, b in zip(first, moved)]),
-                        _corr(first, moved), _var([r.margin for d in deals for r in d[:2]]), _var(first))
 
 
 # --------------------------------------------------------------------------------------

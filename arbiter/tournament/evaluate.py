@@ -463,7 +463,7 @@ def evaluate(
                 value = None
                 if luck is not None and online is not None:
                     features = luck.features(records)
-                    if d < LUCK_CHECKED and luck.probe(deal_seed(seed, d)) != features:
+                    if d < LUCK_CHECKED and await luck.probe(deal_seed(seed, d)) != features:
                         raise ConfigError(
                             f"--luck-adjusted: deal {d} bid otherwise in its matches than in a probe of the same deal "
                             "(a bot whose bids depend on the clock, the load or the match, not only on what it is shown "
@@ -504,6 +504,7 @@ def evaluate(
 
 #: With ``luck``: the first deals whose matches' bids are checked against a probe of the same deal.
 LUCK_CHECKED = 5
+
 
 #: Matches sent to a cluster at a time when ``jobs`` does not say (``jobs`` = 1).
 CLUSTER_BATCH = 16

@@ -1,36 +1,38 @@
-"""One seating of a Spades deal played by two bots in this process, outside the match runner:
+"""Seatings of deals played between two bots by the one batch engine, read back as ``Replayed``:
 the bidding-only probes of ``arbiter evaluate --luck-adjusted`` (docs/strength.md, "Luck-adjusted
-margins") and the variance tools' deals with the hands moved round the table, neither of which is
-a match the runner plays. A full seating of a deal as dealt is played by the runner (the batch
-engine's in-process venue); ``seating_of_record`` reads one back as the same ``Replayed``.
+margins") and the variance tools' replays of an evaluation's deals.
 
-A probe is a match up to the end of the bidding: the seats get the ``MatchInfo`` a match would
-give (the bot seed of ``bot_seed_for``, a match id shaped like the runner's), see the events the
-runner's rule (``events_for``) lets them see, and are asked the same decisions; then they are
-asked nothing more. So a bot whose bids depend only on what it is shown bids in a probe exactly as
-in the match of the same deal and seating (``tests/arbiter/tools/test_variance.py`` checks it).
+Every one is a match of the runner (``arbiter.match.run_match``) played by ``play_batch`` in
+process, planned as ``evaluate`` plans its matches (``evaluation_plan``'s configuration, seatings,
+seat names and bot seeds). A probe is the same match with ``MatchConfig.stop_after = "BIDDING"``:
+the runner plays it while the game is in its bidding and stops it there, without a result. So a
+bot whose bids depend only on what it is shown and its seed bids in a probe exactly as in the
+match of the same deal and seating (``tests/arbiter/tools/test_variance.py`` checks it, and
+``tests/arbiter/rating/test_luck.py`` that the probes bid as the earlier, separate player did).
 """
 
 from __future__ import annotations
 
+import asyncio
 import collections
-import hashlib
+import contextlib
+import dataclasses
 import json
 import random
 from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from cardarena.games import ConfigError, events_for, get_game
+from cardarena.games import ConfigError, get_game
 from cardarena.games.base import options_to_dict
-from cardarena.records import MatchInfo, MatchRecord, bot_seed_for
+from cardarena.records import MatchRecord
 from cardarena.replay import step_record
-from arbiter.batch.settings import bot_names
-from arbiter.hosting.inprocess import InProcessSeat
-from arbiter.hosting.loading import load_bot
-from arbiter.match import TurnRequest
+from arbiter.batch.engine import InProcess, play_batch
+from arbiter.batch.plan import PlannedMatch, pair_seatings
+from arbiter.batch.settings import bot_names, bot_sources, is_trusted
 from arbiter.rating.luck import ExpectedFeatures, recorded_features
-from arbiter.tournament.evaluate import margin_of, seating_who
+from arbiter.store.db import Store
+from arbiter.tournament.evaluate import LUCK_CHECKED, EvalResult, _config, _stored_margins, margin_of, seating_who
 
 
 def probe_seeds(seed: str, deals: int) -> list[int]:
@@ -39,25 +41,26 @@ def probe_seeds(seed: str, deals: int) -> list[int]:
     return [int.from_bytes(random.Random(f"{seed}:{i}").randbytes(6), "big") for i in range(deals)]
 
 
+#: The phase a bidding-only probe is played in (``MatchConfig.stop_after``).
+PROBE_PHASE = "BIDDING"
+
 
 @dataclass(frozen=True)
 class Replayed:
-    """One seating of one deal, played in process (``SeatingPlayer``, or the runner's record read by
-    ``seating_of_record``).
+    """One seating of one deal as the runner played it (``seating_of_record``).
 
-    ``hands_from``: seat s played the hand seat ``hands_from[s]`` was dealt (the dealer
-    unchanged); None for the deal as dealt, the evaluation's. ``margin`` and ``summary`` are
-    None for a bidding-only probe, which stops when the bidding does."""
+    ``margin`` and ``summary`` are None for a bidding-only probe, which stops when the bidding
+    does."""
 
     seed: int
     rotation: int
-    hands_from: tuple[int, ...] | None
     who: tuple[int, ...]  # per seat: 0 for bot A, 1 for bot B
     bids: tuple[int | None, ...]  # Spades, per seat, as the public view shows them (0: nil or blind nil)
     margin: float | None  # bot A's mean score minus bot B's
     summary: Any = None  # Spades: the deal's SpadesDealResult (contracts, tricks, points per side)
     hands: tuple[tuple[Any, ...], ...] = field(default=(), repr=False)  # Spades: per seat, the cards it played with
     decisions: int = 0  # decisions the bots made (what a replay costs, in the bots' time)
+    actions: tuple[str, ...] = field(default=(), repr=False)  # the decisions, as recorded (notation)
 
     def side_of(self, bot: int) -> list[int]:
         """The seats of ``bot`` (0 for A, 1 for B)."""
@@ -69,95 +72,73 @@ class Replayed:
         return [bot_of_side[r.side] for r in self.summary.sides if r.contract > 0 and r.contract_tricks < r.contract]
 
 
-def _now(coro):
-    """The value of a coroutine that never suspends (an in-process seat's calls)."""
-    try:
-        coro.send(None)
-    except StopIteration as stop:
-        return stop.value
-    coro.close()
-    raise RuntimeError("replay: an in-process seat suspended; only bots that answer at once replay")
-
-
-class SeatingPlayer:
-    """What every replay of one pair of bots shares: the game, the bots as loaded, names."""
-
-    def __init__(self, game_name: str, bot_a: str, bot_b: str, options: Mapping[str, Any] | None, preset: str | None):
-        self.game_name = game_name
-        self.game = get_game(game_name, dict(options or {}), preset)
-        self.bots = (load_bot(bot_a), load_bot(bot_b))
-        self.names = bot_names((bot_a, bot_b))
-        self.options = options_to_dict(self.game.options)
-
-    def __call__(self, seed: int, rotation: int, hands_from: Sequence[int] | None = None,
-                 bidding_only: bool = False) -> Replayed:
-        game, spades = self.game, self.game_name == "spades"
-        if (hands_from is not None or bidding_only) and not spades:
-            raise ValueError(f"replay: hands_from and bidding_only are defined for spades, not {self.game_name}")
-        state = game.new_initial_state(seed)
-        moved = None
-        if hands_from is not None:
-            moved = tuple(hands_from)
-            if sorted(moved) != list(range(game.num_seats)):
-                raise ValueError(f"replay: hands_from must order the seats 0..{game.num_seats - 1}, got {moved}")
-            state = game.state_from_deal([state.hands[k] for k in moved], dealer=state.dealer, seed=seed)
-        hands = tuple(tuple(h) for h in state.hands) if spades else ()
-        who = tuple(seating_who(game, rotation))
-        seats = [InProcessSeat(self.bots[w], self.names[w]) for w in who]
-        seat_names = tuple(self.names[w] for w in who)
-        # shaped like the runner's match ids (12 hex digits), so a probe does not announce itself
-        match_id = hashlib.sha256(f"replay:{seed}:{rotation}:{moved}".encode()).hexdigest()[:12]
-        for s, client in enumerate(seats):
-            _now(client.start(MatchInfo(match_id, game.name, dict(self.options), s, game.num_seats, game.teams,
-                                        seat_names, 0, 0, bot_seed_for(seed, s))))
-
-        def notify(events) -> None:
-            for s, client in enumerate(seats):
-                mine = events_for(events, s)  # the runner's rule (what a seat may see)
-                if mine:
-                    _now(client.notify(match_id, s, mine))
-
-        notify(state.log)
-        decisions = 0
-        while not state.is_terminal:
-            if bidding_only and state.spectator_view().phase.name != "BIDDING":
-                break
-            s = state.current_seat
-            legal = state.legal_actions()
-            decisions += 1
-            action = _now(seats[s].decide(TurnRequest(match_id, decisions, s, state.view(s), legal, 0, 0)))
-            if action not in legal:
-                raise RuntimeError(f"replay: seat {s} ({seat_names[s]}) answered {action}, not a legal action")
-            notify(state.apply(action))
-        view = state.spectator_view()
-        bids = tuple(x.bid for x in view.seats) if spades else ()
-        if not state.is_terminal:
-            return Replayed(seed, rotation, moved, who, bids, None, None, hands, decisions)
-        out = state.outcome()
-        for s, client in enumerate(seats):
-            _now(client.finish(match_id, s, out, view))
-        summary = view.history[-1] if spades else None
-        if summary is not None:
-            bids = summary.bids
-        return Replayed(seed, rotation, moved, who, bids, margin_of(out, who), summary, hands, decisions)
-
-
 def seating_of_record(game: Any, record: MatchRecord, rotation: int, who: Sequence[int]) -> Replayed:
     """A runner's record of one seating as ``Replayed``: its margin, and for Spades the bids
     and the deal's summary from the final spectator view of the verified replay, the hands
-    as dealt."""
+    as dealt. A probe's record (stopped after the bidding, no result): the bids its actions
+    leave on the table, no margin."""
+    spades = game.name == "spades"
+    state = game.new_initial_state(record.seed) if spades else None
+    hands = tuple(tuple(h) for h in state.hands) if state is not None else ()
     out = record.outcome
+    if out is None and not record.incidents and state is not None:  # stopped where its config said
+        for a in record.actions:
+            state.apply(game.parse_action(a.action))
+        bids = tuple(x.bid for x in state.spectator_view().seats)
+        return Replayed(record.seed, rotation, tuple(who), bids, None, None, hands, len(record.actions),
+                        tuple(a.action for a in record.actions))
     if out is None or out.reason.is_forfeit:
         why = "no result" if out is None else out.reason.value
         raise RuntimeError(f"replay: deal {record.seed} in seating {rotation} did not finish ({why}); "
                            "only bots that play every decision replay")
-    summary, bids, hands = None, (), ()
-    if game.name == "spades":
+    summary, bids = None, ()
+    if spades:
         (last,) = collections.deque(step_record(record), maxlen=1)
         summary = last.view.history[-1]
         bids = summary.bids
-        hands = tuple(tuple(h) for h in game.new_initial_state(record.seed).hands)
-    return Replayed(record.seed, rotation, None, tuple(who), bids, margin_of(out, who), summary, hands, len(record.actions))
+    return Replayed(record.seed, rotation, tuple(who), bids, margin_of(out, who), summary, hands, len(record.actions),
+                    tuple(a.action for a in record.actions))
+
+
+async def play_seatings(game_name: str, bot_a: str, bot_b: str, seeds: Sequence[int], rotations: Sequence[int] = (0, 1),
+                        options: Mapping[str, Any] | None = None, preset: str | None = None, *,
+                        bidding_only: bool = False, jobs: int = 1,
+                        progress: Callable[[int], None] | None = None) -> list[list[Replayed]]:
+    """The deals of ``seeds`` in the seatings ``rotations`` of an evaluation, played by the batch
+    engine in process (``jobs`` worker processes; the same records for any number), each to its
+    end or (``bidding_only``, Spades) to the end of its bidding: per deal, its seatings in order.
+    ``progress`` is called with the deals done so far."""
+    opts = dict(options or {})
+    game = get_game(game_name, opts, preset)
+    if bidding_only and game_name != "spades":
+        raise ValueError(f"replay: bidding_only is defined for spades, not {game_name}")
+    names = bot_names((bot_a, bot_b))
+    seatings = pair_seatings(game, *names)
+    k = len(rotations)
+    plan = [PlannedMatch(i * k + j, dataclasses.replace(_config(game_name, s, opts, preset, (0, 0)),
+                                                        stop_after=PROBE_PHASE if bidding_only else ""),
+                         seatings[r], (i, j))
+            for i, s in enumerate(seeds) for j, r in enumerate(rotations)]
+    records: dict[tuple[int, int], MatchRecord] = {}
+    seen: collections.Counter[int] = collections.Counter()
+    done = 0
+    venue = InProcess(dict(zip(names, bot_sources((bot_a, bot_b)))), processes=max(1, jobs))
+    async with contextlib.aclosing(play_batch(plan, venue)) as played:
+        async for p in played:
+            records[p.match.item] = p.record
+            seen[p.match.item[0]] += 1
+            if seen[p.match.item[0]] == k:
+                done += 1
+                if progress is not None:
+                    progress(done)
+    who = {r: seating_who(game, r) for r in rotations}
+    return [[seating_of_record(game, records[(i, j)], r, who[r]) for j, r in enumerate(rotations)]
+            for i in range(len(seeds))]
+
+
+def replay_seatings(*args: Any, **kwargs: Any) -> list[list[Replayed]]:
+    """``play_seatings``, from code that runs no event loop."""
+    return asyncio.run(play_seatings(*args, **kwargs))
 
 
 # --------------------------------------------------------------------------------------
@@ -172,10 +153,13 @@ LUCK_PROBE_SEED = "bid-probes"
 
 def luck_game_error(game_name: str, options: Mapping[str, Any] | None, preset: str | None) -> str | None:
     """Why ``--luck-adjusted`` cannot correct this game's deals (None if it can): the features
-    are a Spades hand's bids and cards, one hand a match."""
+    are a Spades hand's bids and cards, one hand a match. Spot's and Spite and Malice's luck is
+    mostly in the cards drawn during play, which would need a correction of their own (AIVAT's
+    for a chance event: a drawn card's value minus its mean over the cards left in the stock);
+    none is built (docs/strength.md, "Luck-adjusted margins")."""
     if game_name != "spades":
-        return (f"--luck-adjusted: defined for Spades only (the deal's bids and cards); {game_name} has no value "
-                "of its deal to correct by")
+        return (f"--luck-adjusted: defined for Spades only (the deal's bids and cards); {game_name}'s luck is mostly "
+                "in the cards drawn during play, and no correction of the draws is built: run without --luck-adjusted")
     game = get_game(game_name, dict(options or {}), preset)
     if getattr(game.options, "deals", None) != 1:
         return "--luck-adjusted: defined for Spades played one hand a match: add -o deals=1"
@@ -199,11 +183,12 @@ class LuckProbes:
     fit: tuple[tuple[int, float, dict[str, float]], ...] = ()
     bots: tuple[str, str] = ("", "")  # the two bot specs the probes played
 
-    def probe(self, seed: int) -> dict[str, float]:
+    async def probe(self, seed: int) -> dict[str, float]:
         """``recorded_features`` of deal ``seed`` played as a probe (bidding only), to check that an
         evaluation's matches bid as the probes do (``evaluate`` does, on its first deals)."""
-        play = SeatingPlayer(self.game_name, *self.bots, self.options, self.preset)
-        return recorded_features([play(seed, 0, None, True), play(seed, 1, None, True)])
+        (pair,) = await play_seatings(self.game_name, *self.bots, [seed], (0, 1), self.options, self.preset,
+                                      bidding_only=True)
+        return recorded_features(pair)
 
     def features(self, records: Sequence[tuple[MatchRecord, int, Sequence[int]]]) -> dict[str, float]:
         """``recorded_features`` of one deal from its two matches ((record, rotation, who), rotation 0 first)."""
@@ -228,8 +213,8 @@ PROBES_RECHECKED = 20
 def luck_probes(game_name: str, bot_a: str, bot_b: str, options: Mapping[str, Any] | None = None,
                 preset: str | None = None, deals: int = LUCK_PROBES, seed: str = LUCK_PROBE_SEED,
                 progress: Callable[[int], None] | None = None, file: str | Path | None = None) -> LuckProbes:
-    """Both seatings of ``deals`` probe deals (``probe_seeds(seed, deals)``), each played in this
-    process only until the bidding ends, and the mean of their ``recorded_features``. ``progress``
+    """Both seatings of ``deals`` probe deals (``probe_seeds(seed, deals)``), each played by the
+    batch engine in this process only until the bidding ends (``play_seatings``), and the mean of their ``recorded_features``. ``progress``
     is called with the probe deals done so far. ConfigError for a game it cannot correct.
 
     With ``file`` (JSON), probes are kept for the next evaluation of the same pair, game and
@@ -251,23 +236,24 @@ def luck_probes(game_name: str, bot_a: str, bot_b: str, options: Mapping[str, An
     path = Path(file) if file is not None else None
     if path is not None and path.exists():
         rows, fit = _read_probes(path, key)
-    play = SeatingPlayer(game_name, bot_a, bot_b, options, preset)
     seeds = probe_seeds(seed, max(deals, len(rows)))
-    decisions, reused = 0, len(rows)
-    if reused:
-        for i in sorted(random.Random(f"recheck:{len(rows)}").sample(range(len(rows)), min(PROBES_RECHECKED, len(rows)))):
-            pair = [play(seeds[i], 0, None, True), play(seeds[i], 1, None, True)]
-            decisions += sum(r.decisions for r in pair)
-            if recorded_features(pair) != rows[i]:
-                raise ConfigError(f"--probes-file {path}: probe deal {i} bids differently now than when the file was "
-                                  "written (a bot changed?): its probes would centre the correction wrongly; delete "
-                                  "it or give another file")
-    for i in range(len(rows), len(seeds)):
-        pair = [play(seeds[i], 0, None, True), play(seeds[i], 1, None, True)]
-        rows.append(recorded_features(pair))
-        decisions += sum(r.decisions for r in pair)
-        if progress is not None:
-            progress(i + 1 - reused)
+    reused = len(rows)
+    # the stored deals played again, then the missing ones: one batch, all through the runner
+    rechecked = sorted(random.Random(f"recheck:{reused}").sample(range(reused), min(PROBES_RECHECKED, reused)))
+    try:
+        played = replay_seatings(game_name, bot_a, bot_b, [seeds[i] for i in rechecked] + seeds[reused:], (0, 1), options,
+                                 preset, bidding_only=True,
+                                 progress=None if progress is None else lambda k: progress(max(0, k - len(rechecked))))
+    except RuntimeError as exc:  # a bot that failed in a probe's bidding (its side forfeited)
+        raise ConfigError(f"--luck-adjusted: a probe's bidding did not finish ({exc}): the probes need bots that bid "
+                          "every time; run without --luck-adjusted") from None
+    decisions = sum(r.decisions for pair in played for r in pair)
+    for i, pair in zip(rechecked, played):
+        if recorded_features(pair) != rows[i]:
+            raise ConfigError(f"--probes-file {path}: probe deal {i} bids differently now than when the file was "
+                              "written (a bot changed?): its probes would centre the correction wrongly; delete "
+                              "it or give another file")
+    rows += [recorded_features(pair) for pair in played[len(rechecked):]]
     if path is not None and len(rows) > reused:
         try:
             path.write_text(json.dumps({"key": key, "rows": rows, "fit": fit}, separators=(",", ":")) + "\n")
@@ -306,3 +292,63 @@ def _read_probes(path: Path, key: Mapping[str, Any]) -> tuple[list[dict[str, flo
         raise ConfigError(f"--probes-file {path}: holds the probes of another evaluation (its {what} differ); give "
                           "another file")
     return rows, fit
+
+
+def stored_luck(store: Store, tournament: str | int | None,
+                probes: Callable[[str, str, str, Mapping[str, Any], str | None], LuckProbes]) -> EvalResult:
+    """A stored evaluation (``evaluate(..., store=)``; ``arbiter standings NAME --luck-adjusted``),
+    or a two-bot round robin with duplicate deals (the same matches, ``pair_seatings``), read back
+    with its luck-adjusted margin beside the raw one (``EvalResult.luck_summary``): every deal whose
+    two seatings are stored, its features read from their records, centred on
+    ``probes(game, bot_a, bot_b, options, preset)`` (``luck_probes``), the first deals' bids checked
+    against probes of the same deals as ``evaluate`` checks them. Nothing is written to the store.
+
+    ConfigError, naming why, for what it cannot correct: a tournament of more than two bots (or of
+    teams, or without duplicate deals), a game or options the correction is not defined for
+    (``luck_game_error``), bots not installed with the arbiter, a forfeit; StoreError for a store
+    or tournament that is not there."""
+    tour = store.tournament(tournament)
+    spec = tour.spec
+    bots = list(spec.get("bots") or [])
+    pair = ("evaluate" in spec or (spec.get("format", "round-robin") == "round-robin" and spec.get("duplicate")
+                                   and not spec.get("teams") and spec.get("seatings", "rotations") == "rotations"))
+    if len(bots) != 2 or not pair:
+        what = f"{len(bots)} bots" if len(bots) != 2 else "two bots, not played as an evaluation's duplicate pairs"
+        raise ConfigError(f"--luck-adjusted: defined for a stored evaluation (arbiter evaluate --db) or a round robin "
+                          f"of two bots with duplicate deals; {tour.name!r} is a tournament of {what}: its standings "
+                          "have no luck-adjusted margin")
+    game_name, (bot_a, bot_b) = spec["game"], bots
+    opts, preset = dict(spec.get("options") or {}), spec.get("preset")
+    why = luck_game_error(game_name, opts, preset)
+    if why:
+        raise ConfigError(f"--luck-adjusted: {tour.name!r} cannot be corrected: {why.removeprefix('--luck-adjusted: ')}")
+    untrusted = [b for b in bot_sources((bot_a, bot_b)) if not is_trusted(b)]
+    if untrusted:
+        raise ConfigError(f"--luck-adjusted: the probes play the bots in this process, and {', '.join(untrusted)} is not "
+                          "installed with the arbiter: run arbiter evaluate --luck-adjusted --transport inproc instead")
+    game = get_game(game_name, opts, preset)
+    names = bot_names((bot_a, bot_b))
+    margins = _stored_margins(store, tour.id, game_name, opts, preset, names[0])
+    complete = sorted(d for d in {d for d, _ in margins} if (d, 0) in margins and (d, 1) in margins)
+    result = EvalResult(game_name, bot_a, bot_b, len(complete), int(spec.get("seed", 0)), opts,
+                        matches=[margins[(d, r)] for d in complete for r in (0, 1)], max_deals=int(spec.get("deals", 0)),
+                        stored_as=tour.name, preset=preset)
+    if not complete:
+        raise ConfigError(f"--luck-adjusted: {tour.name!r} holds no deal played in both seatings")
+    luck = probes(game_name, bot_a, bot_b, opts, preset)
+    records = {(row.deal, row.rotation): row.record() for row in store.matches(tour.id)}
+    who = [seating_who(game, r) for r in (0, 1)]
+
+    async def check() -> None:
+        for d in complete[:LUCK_CHECKED]:
+            if await luck.probe(margins[(d, 0)].seed) != result.luck_features[complete.index(d)]:
+                raise ConfigError(
+                    f"--luck-adjusted: deal {d} of {tour.name!r} bid otherwise in its matches than in a probe of the same "
+                    "deal (a bot changed since, or bids by anything but what it is shown and its seed?): the probes would "
+                    "centre the correction wrongly")
+
+    result.luck_features = [luck.features([(records[(d, r)], r, who[r]) for r in (0, 1)]) for d in complete]
+    asyncio.run(check())
+    result.luck_expected, result.luck_reused = luck.expected, luck.reused
+    result.luck_decisions = (luck.decisions, sum(len(records[(d, r)].actions) for d in complete for r in (0, 1)))
+    return result

@@ -7,6 +7,8 @@ the variance it cuts on real deals are bench rows (`python -m arbiter.tools.benc
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import random
 
@@ -21,7 +23,7 @@ from arbiter.rating.luck import (
 )
 from arbiter.rating.stats import mean_se
 from arbiter.tournament.evaluate import evaluate
-from arbiter.tournament.probes import SeatingPlayer, luck_probes
+from arbiter.tournament.probes import luck_probes, probe_seeds, replay_seatings
 from cardarena.games import ConfigError
 
 # --------------------------------------------------------------------------------------
@@ -110,6 +112,29 @@ def test_a_prior_fit_corrects_from_the_first_deal_and_stays_unbiased() -> None:
 GAME, A, B, OPTIONS = "spades", "heuristic", "greedy", {"deals": 1}
 
 
+#: ``sha256`` of the features of the first 40 probe deals (``probe_seeds("bid-probes", 40)``, both
+#: seatings) and the first deal's bids, per pair: what the probes gave when they were played by a
+#: loop of their own (``SeatingPlayer``, before the runner could stop a match after the bidding;
+#: commit 494a44e). "random" holds the bot seeds and the match's shape to it too.
+PROBES_BEFORE = {
+    ("heuristic", "greedy"): ("0e7f360d02e7c817", [[4, 2, 3, 3], [2, 2, 3, 2]]),
+    ("random", "heuristic"): ("ff0da521b6028499", [[0, 2, 6, 2], [4, 12, 3, 0]]),
+    ("greedy", "random"): ("c49a6f4661ee4fe1", [[2, 12, 3, 0], [0, 2, 6, 3]]),
+}
+
+
+@pytest.mark.parametrize("pair", list(PROBES_BEFORE))
+def test_the_runners_probes_bid_as_the_separate_player_did(pair) -> None:
+    """The probes are runner matches stopped after the bidding (``MatchConfig.stop_after``),
+    played by the batch engine: on seeded deals, the same bids and features as before."""
+    digest, first = PROBES_BEFORE[pair]
+    played = replay_seatings(GAME, *pair, probe_seeds("bid-probes", 40), (0, 1), OPTIONS, bidding_only=True)
+    rows = [recorded_features(p) for p in played]
+    assert [list(r.bids) for r in played[0]] == first
+    assert all(4 <= r.decisions <= 8 and r.margin is None for p in played for r in p)  # a bid a seat, most look first
+    assert hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()[:16] == digest
+
+
 def test_probes_bid_as_the_evaluations_matches_and_the_flag_end_to_end() -> None:
     """The features read from an evaluation's match records are a bidding-only probe's of the
     same deal; the adjusted margin stays within 3 standard errors of the raw one; the CLI prints
@@ -117,10 +142,9 @@ def test_probes_bid_as_the_evaluations_matches_and_the_flag_end_to_end() -> None
     probes = luck_probes(GAME, A, B, OPTIONS, deals=60)
     assert probes.expected.probes == 60 and set(LUCK_FEATURES) < set(probes.expected.names)
     r = evaluate(GAME, A, B, deals=MIN_DEALS, seed=5, options=OPTIONS, luck=probes)
-    play = SeatingPlayer(GAME, A, B, OPTIONS, None)
-    for d in (0, 1, 2, MIN_DEALS - 1):
-        s = deal_seed(5, d)
-        assert recorded_features([play(s, 0, None, True), play(s, 1, None, True)]) == r.luck_features[d]
+    seeds = [deal_seed(5, d) for d in (0, 1, 2, MIN_DEALS - 1)]
+    pairs = replay_seatings(GAME, A, B, seeds, (0, 1), OPTIONS, bidding_only=True)
+    assert [recorded_features(p) for p in pairs] == [r.luck_features[d] for d in (0, 1, 2, MIN_DEALS - 1)]
     adj = r.luck
     assert adj is not None and adj.raw.mean == pytest.approx(r.mean_margin) and adj.features == len(LUCK_FEATURES)
     assert abs(adj.mean - adj.raw.mean) < 3 * math.hypot(adj.se, adj.raw.se or 0)
@@ -273,3 +297,13 @@ def test_the_features_follow_the_deal_count_alone() -> None:
     one = luck_adjusted(margins, feats, expected, names=("f0",))
     assert one is not None and one.features == 1
     assert luck_adjusted(margins, feats, expected).features == 3
+
+
+def test_a_bot_that_fails_in_a_probe_is_one_clear_error() -> None:
+    """A probe whose bot fails before its bidding ends (its side forfeits the match the runner
+    stopped nothing of): no expectation can be had from it, and the error says so."""
+    from pathlib import Path
+
+    crasher = f"{Path(__file__).parents[2] / 'e2e' / 'zoo.py'}:RaiseInStart"
+    with pytest.raises(ConfigError, match="a probe's bidding did not finish"):
+        luck_probes(GAME, crasher, B, OPTIONS, deals=2)

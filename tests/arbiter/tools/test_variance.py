@@ -19,8 +19,8 @@ from arbiter.batch.plan import deal_seed
 from arbiter.tournament.evaluate import EvalResult, evaluate
 from arbiter.rating.stats import mean_se
 from arbiter.tools.variance import (
-    HANDS_FROM, SEATINGS, _least_squares, bid_control, bid_features, bid_probes, deal_features, duplicate_gain,
-    feature_means, more_seatings, one_seating, probe_seeds, regression_adjusted, replay, replay_deals,
+    _least_squares, bid_control, bid_features, bid_probes, deal_features, duplicate_gain,
+    feature_means, one_seating, probe_seeds, regression_adjusted, replay, replay_deals,
     replay_evaluation, side_features, variance_sources,
 )
 
@@ -227,22 +227,9 @@ def test_bid_control_accounts_for_the_probes(replayed) -> None:
     assert c.plain_per_match == pytest.approx(variance_sources(replayed).duplicate_ratio)
 
 
-def test_more_seatings_move_the_hands(replayed) -> None:
+def test_one_seating_replayed_and_bidding_only_for_spades_alone(replayed) -> None:
     seed = replayed[0][0].seed
-    as_dealt = replay("spades", "heuristic", "greedy", seed, 0, {"deals": 1})
-    same = replay("spades", "heuristic", "greedy", seed, 0, {"deals": 1}, hands_from=(0, 1, 2, 3))
-    assert same.margin == as_dealt.margin == replayed[0][0].margin and same.hands == as_dealt.hands
-    moved = replay("spades", "heuristic", "greedy", seed, 0, {"deals": 1}, hands_from=HANDS_FROM["hands one seat round"])
-    assert moved.hands == as_dealt.hands[-1:] + as_dealt.hands[:-1]
-    with pytest.raises(ValueError, match="hands_from"):
-        replay("spades", "heuristic", "greedy", seed, 0, {"deals": 1}, hands_from=(0, 0, 1, 2))
+    one = replay("spades", "heuristic", "greedy", seed, 1, {"deals": 1})
+    assert one.margin == replayed[0][1].margin and one.rotation == 1 and one.hands == replayed[0][1].hands
     with pytest.raises(ValueError, match="spades"):
         replay("spot", "heuristic", "random", seed, 0, {"hands": 1}, bidding_only=True)
-    h = HANDS_FROM["partners split"]
-    deals = replay_deals("spades", "heuristic", "greedy", [d[0].seed for d in replayed[:12]], {"deals": 1},
-                         seatings=SEATINGS + ((0, h), (1, h)))
-    m = more_seatings(deals)
-    assert [d[:2] for d in deals] == [list(d) for d in replayed[:12]]
-    four = [sum(r.margin for r in d) / 4 for d in deals]
-    assert m.margin.mean == pytest.approx(sum(four) / len(four))
-    assert m.ratio == pytest.approx(4 * m.margin.sd**2 / m.match_var)
