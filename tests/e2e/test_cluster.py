@@ -306,7 +306,7 @@ HELD_OUT = {"rewrite": "RewriteOutcome", "hard-exit": "HardExit", "base-exc": "R
 
 @ON_THE_CLUSTER
 def test_misbehaving_bots_get_one_record_hash_at_every_venue(cluster):
-    """Each held-out misbehaving bot (tests/e2e/zoo.py) plays the same seeded Spot match,
+    """Each held-out misbehaving bot (tests/e2e/zoo.py) plays the same seeded Spot match (a seed per bot),
     one batch per venue through the one factory: in process, hosted over gRPC, hosted on
     the local channel, on the cluster, and remote (bots connected on their own). Every record has the same content hash (game,
     options, seeds, seats, actions, incidents, result) at every venue."""
@@ -319,11 +319,16 @@ def test_misbehaving_bots_get_one_record_hash_at_every_venue(cluster):
 
     zoo = Path(__file__).with_name("zoo.py")
     bots = {name: f"{zoo}:{cls}" for name, cls in HELD_OUT.items()} | {"random": "random"}
-    config = MatchConfig(game="spot", seed=5, clock=Clock(2000, 500), policy=FailurePolicy.uniform("forfeit", 3))
-    plan = [PlannedMatch(k, config, (name, "random", "random", "random")) for k, name in enumerate(HELD_OUT)]
+    # each bot's match on a seed of its own (the same at every venue): a batch plays no two
+    # matches of one deal with one bot (random, at every table) at once, so on one seed a
+    # venue played them one after another, each waiting out its own misbehaviour
+    plan = [PlannedMatch(k, MatchConfig(game="spot", seed=5 + k, clock=Clock(2000, 500), policy=FailurePolicy.uniform("forfeit", 3)),
+                         (name, "random", "random", "random")) for k, name in enumerate(HELD_OUT)]
 
     async def play(where) -> dict:
-        async with open_venue(where, bots, "spot", batch="held-out") as venue:
+        # hosted, the matches at once too (the cluster's venue and the remote one play many)
+        extra = dict(concurrency=len(plan)) if where in (GRPC, LOCAL) else {}
+        async with open_venue(where, bots, "spot", batch="held-out", **extra) as venue:
             return {p.match.seats[0]: p.record async for p in play_batch(plan, venue)}
 
     async def remote() -> dict:
