@@ -322,7 +322,10 @@ def test_misbehaving_bots_get_one_record_hash_at_every_venue(cluster):
     # each bot's match on a seed of its own (the same at every venue): a batch plays no two
     # matches of one deal with one bot (random, at every table) at once, so on one seed a
     # venue played them one after another, each waiting out its own misbehaviour
-    plan = [PlannedMatch(k, MatchConfig(game="spot", seed=5 + k, clock=Clock(2000, 500), policy=FailurePolicy.uniform("forfeit", 3)),
+    # two hands, not the default twelve: the rewrite and the recursion play to the end (each
+    # reaching its bad decisions), and a match's length is all the rest of their cost
+    plan = [PlannedMatch(k, MatchConfig(game="spot", seed=5 + k, options={"hands": 2}, clock=Clock(2000, 500),
+                                        policy=FailurePolicy.uniform("forfeit", 3)),
                          (name, "random", "random", "random")) for k, name in enumerate(HELD_OUT)]
 
     async def play(where) -> dict:
