@@ -194,8 +194,8 @@ def test_a_files_bot_plays_hosted_unless_in_process_is_asked_for():
     """``arbiter play``'s and ``evaluate``'s default for a file is a bot process; in process
     only when asked, and then the record says so. Same match either way."""
     seats = [f"{ZOO}:RewriteOutcome", "random", "random", "random"]
-    auto = play_local("spot", seats, transport="auto", seed=5)
-    asked = play_local("spot", seats, transport="inproc", seed=5)
+    auto = play_local("spot", seats, transport="auto", seed=5, options=OPTIONS)
+    asked = play_local("spot", seats, transport="inproc", seed=5, options=OPTIONS)
     assert auto.venue == "" and asked.venue.startswith("inproc (asked for")
     assert auto.content_hash() == asked.content_hash()
 
@@ -204,8 +204,8 @@ def test_a_files_bot_plays_hosted_unless_in_process_is_asked_for():
 def test_evaluate_plays_a_files_bot_hosted_by_default_and_says_where():
     from arbiter.tournament.evaluate import evaluate
 
-    hosted = evaluate("spot", f"{ZOO}:RewriteOutcome", "random", deals=1, seed=2)
-    asked = evaluate("spot", f"{ZOO}:RewriteOutcome", "random", deals=1, seed=2, transport="inproc")
+    hosted = evaluate("spot", f"{ZOO}:RewriteOutcome", "random", deals=1, seed=2, options=OPTIONS)
+    asked = evaluate("spot", f"{ZOO}:RewriteOutcome", "random", deals=1, seed=2, options=OPTIONS, transport="inproc")
     assert hosted.venue.startswith("hosted (bot processes over gRPC) (the default")
     assert asked.venue.startswith("in process as asked") and "without the sandbox's limits" in asked.venue
     assert [m.margin for m in hosted.matches] == [m.margin for m in asked.matches]  # the same matches either way
