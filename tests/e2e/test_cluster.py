@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -79,20 +81,33 @@ def test_a_cluster_tournament_equals_the_local_run_with_the_same_seed(tmp_path, 
     Store(db).close()
     good = register_good(tmp_path, db)
     base = dict(game="spades", bots=("random", "heuristic", good), options={"deals": 1}, deals=1, seed=11)
-    local_rows, local_st, _ = run(db, TournamentSpec(name="local", **base))
+    # the three runs at once, each on its own copy of the store and its registry (they share
+    # nothing then; their bots start and wait together, not in turn)
+    copies = {name: tmp_path / f"{name}.sqlite" for name in ("local", "shared")}
+    for copy in copies.values():
+        with sqlite3.connect(db) as src, sqlite3.connect(copy) as dst:
+            src.backup(dst)
+        shutil.copytree(reg.registry_dir(db), reg.registry_dir(copy))
+
+    def cli() -> subprocess.CompletedProcess:
+        # through the command line, the registered bot read from its registry folder (a path
+        # every worker sees) instead of shipped
+        return subprocess.run(
+            [sys.executable, "-m", "arbiter", "tournament", "run", "--game", "spades", "--bots", f"random,heuristic,{good}",
+             "-o", "deals=1", "--deals", "1", "--seed", "11", "--name", "shared", "--db", str(copies["shared"]),
+             "--cluster", cluster.address, "--shared-bots", "--quiet"],
+            cwd=ROOT, capture_output=True, text=True, timeout=120,
+        )
+
     cache = cluster.cache
-    rows, st, entrants = run(db, TournamentSpec(name="cluster", cluster=cluster.address, **base))
-    # through the command line, the registered bot read from its registry folder (a path
-    # every worker sees) instead of shipped
-    cli = subprocess.run(
-        [sys.executable, "-m", "arbiter", "tournament", "run", "--game", "spades", "--bots", f"random,heuristic,{good}",
-         "-o", "deals=1", "--deals", "1", "--seed", "11", "--name", "shared", "--db", str(db),
-         "--cluster", cluster.address, "--shared-bots", "--quiet"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )
-    assert cli.returncode == 0, cli.stderr
+    with ThreadPoolExecutor(3) as pool:
+        local = pool.submit(run, copies["local"], TournamentSpec(name="local", **base))
+        on_cluster = pool.submit(run, db, TournamentSpec(name="cluster", cluster=cluster.address, **base))
+        shared = pool.submit(cli)
+        (local_rows, local_st, _), (rows, st, entrants), cli_run = local.result(), on_cluster.result(), shared.result()
+    assert cli_run.returncode == 0, cli_run.stderr
     assert all(w.poll() is None for w in cluster.workers)
-    with Store(db) as store:
+    with Store(copies["shared"]) as store:
         shared_rows = store.matches(store.tournament("shared").id)
         shared_st, _ = load_standings(store, "shared")
     assert len(rows) == len(local_rows) == 6
