@@ -42,6 +42,14 @@ def register_good(tmp_path: Path, db: Path) -> str:
     return f"good@{v.version}"
 
 
+def _copy_store(db: Path, copy: Path) -> None:
+    """A copy of the store ``db`` and of its registry's stored bots at ``copy``: runs that
+    would take turns on one file play at once on two."""
+    with sqlite3.connect(db) as src, sqlite3.connect(copy) as dst:
+        src.backup(dst)
+    shutil.copytree(reg.registry_dir(db), reg.registry_dir(copy))
+
+
 def run(db: Path, spec: TournamentSpec, **kw):
     with Store(db) as store:
         rows = asyncio.run(run_tournament(spec, store, **kw))
@@ -85,9 +93,7 @@ def test_a_cluster_tournament_equals_the_local_run_with_the_same_seed(tmp_path, 
     # nothing then; their bots start and wait together, not in turn)
     copies = {name: tmp_path / f"{name}.sqlite" for name in ("local", "shared")}
     for copy in copies.values():
-        with sqlite3.connect(db) as src, sqlite3.connect(copy) as dst:
-            src.backup(dst)
-        shutil.copytree(reg.registry_dir(db), reg.registry_dir(copy))
+        _copy_store(db, copy)
 
     def cli() -> subprocess.CompletedProcess:
         # through the command line, the registered bot read from its registry folder (a path
@@ -225,7 +231,10 @@ def test_an_arena_on_the_cluster_plays_the_same_encounters_as_locally(tmp_path, 
     good = register_good(tmp_path, db)
     base = dict(game="spades", options={"deals": 1}, house=("random", "heuristic"), seed=21)
 
-    def play(name: str, **kw) -> list:
+    local_db = tmp_path / "local.sqlite"  # a copy of the store and its registry: the two arenas play at once
+    _copy_store(db, local_db)
+
+    def play(name: str, db: Path, **kw) -> list:
         arena = Arena(ArenaSpec(name=name, **base, **kw), db, poll=0)
         try:
             asyncio.run(arena.run(max_encounters=3))
@@ -239,8 +248,9 @@ def test_an_arena_on_the_cluster_plays_the_same_encounters_as_locally(tmp_path, 
         finally:
             arena.close()
 
-    local = play("local")
-    remote = play("on-cluster", cluster=cluster.address)
+    with ThreadPoolExecutor(2) as pool:
+        local, remote = pool.submit(play, "local", local_db), pool.submit(play, "on-cluster", db, cluster=cluster.address)
+        local, remote = local.result(), remote.result()
     assert remote == local
     assert any(good in players for players, _ in local[0])  # the registered bot played, from its shipped files
 
