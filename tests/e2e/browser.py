@@ -83,10 +83,19 @@ def _axe_source() -> str:
     return (npm_installed(AXE, "axe") / "axe-core" / "axe.min.js").read_text()
 
 
+def script_timeout(browser, seconds: float) -> None:
+    """The bound on a script's wait (``execute_async_script``), set where it is not already:
+    a wait for the page set it before each of a match's hundreds of waits, one WebDriver
+    call each."""
+    if getattr(browser, "_arena_script_timeout", None) != seconds:
+        browser.set_script_timeout(seconds)
+        browser._arena_script_timeout = seconds
+
+
 def accessibility_problems(browser, impacts: tuple[str, ...] = SERIOUS) -> list[str]:
     """axe-core's violations of ``impacts`` on the page as it is now: one line each (the rule,
     what it means, the first elements at fault); [] for none."""
-    browser.set_script_timeout(60)
+    script_timeout(browser, 60)
     if not browser.execute_script("return !!window.axe"):
         browser.execute_script(_axe_source())
     found = browser.execute_async_script(

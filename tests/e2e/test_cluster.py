@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -38,6 +40,14 @@ def register_good(tmp_path: Path, db: Path) -> str:
     with reg.Registry(db) as r:
         v, _ = submit(r, folder, "good", check=lambda p: report)
     return f"good@{v.version}"
+
+
+def _copy_store(db: Path, copy: Path) -> None:
+    """A copy of the store ``db`` and of its registry's stored bots at ``copy``: runs that
+    would take turns on one file play at once on two."""
+    with sqlite3.connect(db) as src, sqlite3.connect(copy) as dst:
+        src.backup(dst)
+    shutil.copytree(reg.registry_dir(db), reg.registry_dir(copy))
 
 
 def run(db: Path, spec: TournamentSpec, **kw):
@@ -79,20 +89,31 @@ def test_a_cluster_tournament_equals_the_local_run_with_the_same_seed(tmp_path, 
     Store(db).close()
     good = register_good(tmp_path, db)
     base = dict(game="spades", bots=("random", "heuristic", good), options={"deals": 1}, deals=1, seed=11)
-    local_rows, local_st, _ = run(db, TournamentSpec(name="local", **base))
+    # the three runs at once, each on its own copy of the store and its registry (they share
+    # nothing then; their bots start and wait together, not in turn)
+    copies = {name: tmp_path / f"{name}.sqlite" for name in ("local", "shared")}
+    for copy in copies.values():
+        _copy_store(db, copy)
+
+    def cli() -> subprocess.CompletedProcess:
+        # through the command line, the registered bot read from its registry folder (a path
+        # every worker sees) instead of shipped
+        return subprocess.run(
+            [sys.executable, "-m", "arbiter", "tournament", "run", "--game", "spades", "--bots", f"random,heuristic,{good}",
+             "-o", "deals=1", "--deals", "1", "--seed", "11", "--name", "shared", "--db", str(copies["shared"]),
+             "--cluster", cluster.address, "--shared-bots", "--quiet"],
+            cwd=ROOT, capture_output=True, text=True, timeout=120,
+        )
+
     cache = cluster.cache
-    rows, st, entrants = run(db, TournamentSpec(name="cluster", cluster=cluster.address, **base))
-    # through the command line, the registered bot read from its registry folder (a path
-    # every worker sees) instead of shipped
-    cli = subprocess.run(
-        [sys.executable, "-m", "arbiter", "tournament", "run", "--game", "spades", "--bots", f"random,heuristic,{good}",
-         "-o", "deals=1", "--deals", "1", "--seed", "11", "--name", "shared", "--db", str(db),
-         "--cluster", cluster.address, "--shared-bots", "--quiet"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )
-    assert cli.returncode == 0, cli.stderr
+    with ThreadPoolExecutor(3) as pool:
+        local = pool.submit(run, copies["local"], TournamentSpec(name="local", **base))
+        on_cluster = pool.submit(run, db, TournamentSpec(name="cluster", cluster=cluster.address, **base))
+        shared = pool.submit(cli)
+        (local_rows, local_st, _), (rows, st, entrants), cli_run = local.result(), on_cluster.result(), shared.result()
+    assert cli_run.returncode == 0, cli_run.stderr
     assert all(w.poll() is None for w in cluster.workers)
-    with Store(db) as store:
+    with Store(copies["shared"]) as store:
         shared_rows = store.matches(store.tournament("shared").id)
         shared_st, _ = load_standings(store, "shared")
     assert len(rows) == len(local_rows) == 6
@@ -210,7 +231,10 @@ def test_an_arena_on_the_cluster_plays_the_same_encounters_as_locally(tmp_path, 
     good = register_good(tmp_path, db)
     base = dict(game="spades", options={"deals": 1}, house=("random", "heuristic"), seed=21)
 
-    def play(name: str, **kw) -> list:
+    local_db = tmp_path / "local.sqlite"  # a copy of the store and its registry: the two arenas play at once
+    _copy_store(db, local_db)
+
+    def play(name: str, db: Path, **kw) -> list:
         arena = Arena(ArenaSpec(name=name, **base, **kw), db, poll=0)
         try:
             asyncio.run(arena.run(max_encounters=3))
@@ -224,8 +248,9 @@ def test_an_arena_on_the_cluster_plays_the_same_encounters_as_locally(tmp_path, 
         finally:
             arena.close()
 
-    local = play("local")
-    remote = play("on-cluster", cluster=cluster.address)
+    with ThreadPoolExecutor(2) as pool:
+        local, remote = pool.submit(play, "local", local_db), pool.submit(play, "on-cluster", db, cluster=cluster.address)
+        local, remote = local.result(), remote.result()
     assert remote == local
     assert any(good in players for players, _ in local[0])  # the registered bot played, from its shipped files
 
@@ -306,7 +331,7 @@ HELD_OUT = {"rewrite": "RewriteOutcome", "hard-exit": "HardExit", "base-exc": "R
 
 @ON_THE_CLUSTER
 def test_misbehaving_bots_get_one_record_hash_at_every_venue(cluster):
-    """Each held-out misbehaving bot (tests/e2e/zoo.py) plays the same seeded Spot match,
+    """Each held-out misbehaving bot (tests/e2e/zoo.py) plays the same seeded Spot match (a seed per bot),
     one batch per venue through the one factory: in process, hosted over gRPC, hosted on
     the local channel, on the cluster, and remote (bots connected on their own). Every record has the same content hash (game,
     options, seeds, seats, actions, incidents, result) at every venue."""
@@ -319,11 +344,19 @@ def test_misbehaving_bots_get_one_record_hash_at_every_venue(cluster):
 
     zoo = Path(__file__).with_name("zoo.py")
     bots = {name: f"{zoo}:{cls}" for name, cls in HELD_OUT.items()} | {"random": "random"}
-    config = MatchConfig(game="spot", seed=5, clock=Clock(2000, 500), policy=FailurePolicy.uniform("forfeit", 3))
-    plan = [PlannedMatch(k, config, (name, "random", "random", "random")) for k, name in enumerate(HELD_OUT)]
+    # each bot's match on a seed of its own (the same at every venue): a batch plays no two
+    # matches of one deal with one bot (random, at every table) at once, so on one seed a
+    # venue played them one after another, each waiting out its own misbehaviour
+    # two hands, not the default twelve: the rewrite and the recursion play to the end (each
+    # reaching its bad decisions), and a match's length is all the rest of their cost
+    plan = [PlannedMatch(k, MatchConfig(game="spot", seed=5 + k, options={"hands": 2}, clock=Clock(2000, 500),
+                                        policy=FailurePolicy.uniform("forfeit", 3)),
+                         (name, "random", "random", "random")) for k, name in enumerate(HELD_OUT)]
 
     async def play(where) -> dict:
-        async with open_venue(where, bots, "spot", batch="held-out") as venue:
+        # hosted, the matches at once too (the cluster's venue and the remote one play many)
+        extra = dict(concurrency=len(plan)) if where in (GRPC, LOCAL) else {}
+        async with open_venue(where, bots, "spot", batch="held-out", **extra) as venue:
             return {p.match.seats[0]: p.record async for p in play_batch(plan, venue)}
 
     async def remote() -> dict:

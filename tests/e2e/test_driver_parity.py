@@ -5,7 +5,7 @@ path; this plays each bot of the zoo (tests/e2e/zoo.py: a hook that raises, None
 garbage, malformed or illegal answers, an action of another game, a sleep past the
 clock, an exit mid-match or at the start, a BaseException or CancelledError, os._exit, a
 result or view rewritten, a slow on_match_start, a deep recursion) under each failure policy three times from one
-seed: with one bot process per seat over real gRPC, with the same processes on the
+seed (each (bot, policy) a seed of its own): with one bot process per seat over real gRPC, with the same processes on the
 arbiter's local channel (``--transport local``), and in this process (``--transport inproc``). Every action and who took it, what the arbiter played for a
 seat and why, every incident with its words, and the outcome must be identical. Each
 transport plays the whole zoo as one batch (the ``records`` fixture: each bot's fork
@@ -58,8 +58,23 @@ CLOCKED = {"SleepPastClock", "SlowStart"}
 ROOMY = dict(SETTINGS, decision_ms=20_000, bank_ms=5_000)
 
 
+#: Two hands of Spot, not the default twelve (3 x players): seat 0 still decides about 38
+#: times, past the zoo's last bad decision (27), and the matches no misbehaviour cuts short
+#: (about a third of the zoo's) are a sixth as long: most of the batches' CPU was theirs.
+OPTIONS = {"hands": 2}
+
+
 def _settings(bot: str) -> dict:
     return SETTINGS if bot in CLOCKED else ROOMY
+
+
+def _seed(bot: str, policy: str) -> int:
+    """Each (bot, policy) match's own deal, the same on the three transports: a batch plays
+    no two matches of one deal with one bot at once (``arbiter.batch.engine._DealTurns``),
+    and every match seats ``random``, so on one seed the batch played one match at a time
+    whatever its concurrency. RaiseInChoose's forfeit keeps ``SETTINGS``' seed (5), the
+    match played again through ``play_local``."""
+    return SETTINGS["seed"] + 2 * BOTS.index(bot) + POLICIES.index(policy)
 
 
 @pytest.fixture(scope="module")
@@ -82,45 +97,59 @@ def records():
 
     bots = {bot: f"{ZOO}:{bot}" for bot in BOTS} | {"random": "random"}
     plan, keys = [], {}
-    for policy in POLICIES:
-        for bot in BOTS:
+    # the clocked matches first: most of a batch's time is their waits (a sleep past the
+    # clock, twice under the default policy; a slow start), which then overlap the rest
+    for bot in sorted(BOTS, key=lambda b: b not in CLOCKED):
+        for policy in POLICIES:
             st = _settings(bot)
-            config, _ = _config("spot", st["seed"], {}, None, st["decision_ms"], st["bank_ms"], policy, st["max_strikes"])
+            config, _ = _config("spot", _seed(bot, policy), OPTIONS, None, st["decision_ms"], st["bank_ms"], policy, st["max_strikes"])
             keys[len(plan)] = (bot, policy)
             plan.append(PlannedMatch(len(plan), config, (bot, "random", "random", "random")))
+    clocked = [m for m in plan if keys[m.key][0] in CLOCKED]
+    #: in process, the batches played at once, each on a loop of its own in a thread: a bot
+    #: in process runs on its referee's loop, so its sleep holds every match of that loop
+    #: (and held the hosted referees' loop too, past the 2000 + 500 ms of the honest seats
+    #: of their clocked matches, when it was the same loop). One batch for each clocked
+    #: match, one for the rest.
+    in_process = [[m] for m in clocked] + [[m for m in plan if m not in clocked]]
 
-    async def play(transport: str) -> dict:
+    async def play(transport: str, matches: list) -> dict:
         where = parse_where(transport)
-        # two matches at once on the hosted transports: their clocks' waits overlap (each
-        # match has its own processes, so nothing else is shared)
-        extra = {} if transport == "inproc" else dict(isolation="match", copies=3, concurrency=2)
+        # hosted, the four clocked matches at once and two more beside them: each match has
+        # its own processes, so nothing else is shared
+        extra = {} if transport == "inproc" else dict(isolation="match", copies=3, concurrency=len(clocked) + 2)
         async with open_venue(where, bots, "spot", **extra) as venue:
-            return {keys[p.match.key]: p.record async for p in play_batch(plan, venue)}
+            return {keys[p.match.key]: p.record async for p in play_batch(matches, venue)}
 
-    async def play_all() -> dict:
-        # the three transports at once: their matches share nothing (each hosted match has
-        # its own processes), and most of a batch's time is the misbehaving bots' waits. In
-        # process on a loop of its own, in a thread: a bot in process runs on its referee's
-        # loop, and its sleep past the clock there (2.7 s; a slow start's 3.5 s) held the
-        # hosted referees' loop too, past the 2000 + 500 ms of the honest seats of their
-        # clocked matches (a `random` seat on the local channel timed out so, in a run where
-        # the three transports' clocked matches overlapped)
+    one = [f"{ZOO}:RaiseInChoose", "random", "random", "random"]
+
+    def alone(t: str):
+        return play_local("spot", one, options=OPTIONS, transport=t, policy="forfeit", **_settings("RaiseInChoose"))
+
+    async def play_all() -> tuple[dict, dict]:
+        # the three transports at once, and play_local's match on each: they share nothing
+        # (each hosted match has its own processes), and most of a batch's time is the
+        # misbehaving bots' waits
         hosted = [t for t in TRANSPORTS if t != "inproc"]
-        played = await asyncio.gather(asyncio.to_thread(asyncio.run, play("inproc")), *(play(t) for t in hosted))
-        return dict(zip(["inproc", *hosted], played))
+        runs = [asyncio.to_thread(asyncio.run, play("inproc", part)) for part in in_process]
+        runs += [play(t, plan) for t in hosted]
+        runs += [asyncio.to_thread(alone, t) for t in TRANSPORTS]
+        done = await asyncio.gather(*runs)
+        parts, done = done[:len(in_process)], done[len(in_process):]
+        inproc = {k: r for part in parts for k, r in part.items()}
+        return {"inproc": inproc, **dict(zip(hosted, done))}, dict(zip(TRANSPORTS, done[len(hosted):]))
 
-    played = asyncio.run(play_all())
+    played, alone_played = asyncio.run(play_all())
     assert all(len(r) == len(plan) for r in played.values())
     # the batch's match is play_local's match, on every transport (but for the seat's name:
     # play_local names a seat after its bot's file, "zoo", which the outcome's words repeat)
-    one = [f"{ZOO}:RaiseInChoose", "random", "random", "random"]
     for t in TRANSPORTS:
-        alone = _match(play_local("spot", one, transport=t, policy="forfeit", **_settings("RaiseInChoose")))
+        alone_match = _match(alone_played[t])
         batched = _match(played[t][("RaiseInChoose", "forfeit")])
-        assert alone.pop("seats") == ("zoo", "random", "random", "random") and batched.pop("seats")[0] == "RaiseInChoose"
-        o = alone["outcome"]
-        alone["outcome"] = dataclasses.replace(o, detail=o.detail.replace("seat 0 (zoo)", "seat 0 (RaiseInChoose)"))
-        assert alone == batched, t
+        assert alone_match.pop("seats") == ("zoo", "random", "random", "random") and batched.pop("seats")[0] == "RaiseInChoose"
+        o = alone_match["outcome"]
+        alone_match["outcome"] = dataclasses.replace(o, detail=o.detail.replace("seat 0 (zoo)", "seat 0 (RaiseInChoose)"))
+        assert alone_match == batched, t
     return played
 
 
@@ -165,8 +194,8 @@ def test_a_files_bot_plays_hosted_unless_in_process_is_asked_for():
     """``arbiter play``'s and ``evaluate``'s default for a file is a bot process; in process
     only when asked, and then the record says so. Same match either way."""
     seats = [f"{ZOO}:RewriteOutcome", "random", "random", "random"]
-    auto = play_local("spot", seats, transport="auto", seed=5)
-    asked = play_local("spot", seats, transport="inproc", seed=5)
+    auto = play_local("spot", seats, transport="auto", seed=5, options=OPTIONS)
+    asked = play_local("spot", seats, transport="inproc", seed=5, options=OPTIONS)
     assert auto.venue == "" and asked.venue.startswith("inproc (asked for")
     assert auto.content_hash() == asked.content_hash()
 
@@ -175,8 +204,8 @@ def test_a_files_bot_plays_hosted_unless_in_process_is_asked_for():
 def test_evaluate_plays_a_files_bot_hosted_by_default_and_says_where():
     from arbiter.tournament.evaluate import evaluate
 
-    hosted = evaluate("spot", f"{ZOO}:RewriteOutcome", "random", deals=1, seed=2)
-    asked = evaluate("spot", f"{ZOO}:RewriteOutcome", "random", deals=1, seed=2, transport="inproc")
+    hosted = evaluate("spot", f"{ZOO}:RewriteOutcome", "random", deals=1, seed=2, options=OPTIONS)
+    asked = evaluate("spot", f"{ZOO}:RewriteOutcome", "random", deals=1, seed=2, options=OPTIONS, transport="inproc")
     assert hosted.venue.startswith("hosted (bot processes over gRPC) (the default")
     assert asked.venue.startswith("in process as asked") and "without the sandbox's limits" in asked.venue
     assert [m.margin for m in hosted.matches] == [m.margin for m in asked.matches]  # the same matches either way

@@ -34,7 +34,7 @@ from arbiter.store.db import Store
 from cardarena.games import EndReason
 from cardarena.replay import verify_record
 from tests.conftest import ROOT
-from tests.e2e.browser import SIZES, chromium, serve_web, set_size, shoot
+from tests.e2e.browser import SIZES, chromium, script_timeout, serve_web, set_size, shoot
 
 MAX_DECISIONS = 300  # a bound on every loop below, far above what these matches take
 WAIT = 90  # seconds any one wait may take (the server answers within its long poll)
@@ -86,7 +86,7 @@ var before = arguments[0], done = arguments[arguments.length - 1];
 def _settled(browser, before: str | None = None) -> tuple[str, str, str]:
     """Until the page asks the seat to decide or the match is over and stored (and its
     version is past ``before``): (version, turn, done)."""
-    browser.set_script_timeout(WAIT)  # a wait that outlasts it raises selenium's TimeoutException
+    script_timeout(browser, WAIT)  # a wait that outlasts it raises selenium's TimeoutException
     for _ in range(MAX_DECISIONS):
         try:
             found = browser.execute_async_script(_SETTLED_JS, before)
@@ -233,6 +233,17 @@ def _act(browser, rng: random.Random, game: str) -> str:
     return text
 
 
+#: What each decision checks of the page, read in one script: the explanation's text, the
+#: text of your seat (``arguments[0]``) on the board, whether a seat of yours is marked as the
+#: one to act (the seat's element's rendered text, as WebDriver's ``text`` reads it).
+_TURN_JS = """
+var explain = document.getElementById('explain');
+var you = document.querySelector('#board .seat.you[data-seat="' + arguments[0] + '"]');
+if (!explain || !you) throw new Error('no #explain or no seat ' + arguments[0] + ' of yours on the board');
+return [explain.innerText, you.innerText, document.querySelectorAll('#board .seat.to-act.you').length > 0];
+"""
+
+
 def _play(browser, rng: random.Random, game: str, shot: str, seat: int) -> list[str]:
     """Every decision of the seat by clicking, to the end; the actions taken."""
     taken: list[str] = []
@@ -252,20 +263,23 @@ def _play(browser, rng: random.Random, game: str, shot: str, seat: int) -> list[
                 browser.find_elements(By.CSS_SELECTOR, "#hand button.pick.legal"):
             _legal_cards_not_smaller(browser)
             checked_sizes = True
-        assert browser.find_element(By.ID, "explain").text.strip()
-        assert browser.find_element(By.CSS_SELECTOR, f'#board .seat.you[data-seat="{seat}"]').text.startswith("you")
-        assert browser.find_elements(By.CSS_SELECTOR, "#board .seat.to-act.you"), "whose turn it is is marked"
+        explain, you, marked = browser.execute_script(_TURN_JS, seat)  # one call, not five
+        assert explain.strip()
+        assert you.startswith("you")
+        assert marked, "whose turn it is is marked"
         taken.append(_act(browser, rng, game))
         _settled(browser, before=version)
     raise AssertionError(f"no end within {MAX_DECISIONS} decisions")
 
 
 def _legal_cards_not_smaller(browser) -> None:
-    legal = browser.find_elements(By.CSS_SELECTOR, "#hand button.pick.legal .card")
-    dim = browser.find_elements(By.CSS_SELECTOR, "#hand button.pick.dim .card")
-    sizes = {(e.size["width"], e.size["height"]) for e in legal + dim}
+    # each card's box as WebDriver's rect gives it, every card in one script (not three calls a card)
+    legal, dim = browser.execute_script("""return ['legal', 'dim'].map(k => Array.from(
+        document.querySelectorAll('#hand button.pick.' + k + ' .card'), e => {
+          const r = e.getBoundingClientRect(); return [r.width, r.height, r.y]; }))""")
+    sizes = {(w, h) for w, h, _ in legal + dim}
     assert len(sizes) == 1, f"cards of the hand drawn at different sizes: {sizes}"
-    assert max(e.rect["y"] for e in legal) < min(e.rect["y"] for e in dim), "the legal cards are raised"
+    assert max(y for _, _, y in legal) < min(y for _, _, y in dim), "the legal cards are raised"
 
 
 def _finish(browser, db: Path, match_id: str, seat: int, taken: list[str], shot: str) -> None:

@@ -262,8 +262,10 @@ def test_a_forked_process_cannot_pass_its_process_limit_and_leaves_none_behind(t
             await host.start()
             lease, sessions = await host.lease(["fork", "random", "fork", "random"])
             # a bot that hangs near its limit (gRPC cannot start a thread until the children's
-            # minute is up) forfeits after 20 s instead of the default clock's 10 + 60 s
-            config = MatchConfig("spades", 3, {"deals": 1}, match_id="fork", clock=Clock(decision_ms=20_000, bank_ms=0))
+            # minute is up) forfeits after 8 s instead of the default clock's 10 + 60 s: its
+            # children start in well under that (it hung at 55 of them within a 6 s clock at
+            # load 17, at 59 within 20 s), and the hang is all the rest of the wait
+            config = MatchConfig("spades", 3, {"deals": 1}, match_id="fork", clock=Clock(decision_ms=8_000, bank_ms=0))
             await asyncio.wait_for(run_match(config,
                                              [RemoteSeat(s, "spades") for s in sessions]), 120)
             host.release(lease)
