@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import types
 import typing
 from dataclasses import dataclass
@@ -188,10 +189,17 @@ def _value_text(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+@functools.cache
+def type_hints(cls: type) -> Mapping[str, Any]:
+    """``typing.get_type_hints(cls)``, read once per class (a game is made for every match,
+    replay and probe, and resolving the annotations was most of making one); read only."""
+    return types.MappingProxyType(typing.get_type_hints(cls))
+
+
 def option_specs(options_cls: type) -> list[OptionSpec]:
     """Every option of an Options dataclass, in declaration order, with its type, default
     and meaning (the defaults are the declared ones, before any derived value)."""
-    hints = typing.get_type_hints(options_cls)
+    hints = type_hints(options_cls)
     docs = field_docs(options_cls)
     out = []
     for f in dataclasses.fields(options_cls):
@@ -243,7 +251,7 @@ def parse_options(
             raise ConfigError(f"unknown preset {preset!r} (known: {known})")
         values.update(presets[preset])
     values.update(given)
-    hints = typing.get_type_hints(cls)
+    hints = type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = sorted(set(values) - set(fields))
     if unknown:
@@ -437,7 +445,7 @@ def check_settings(obj: Any) -> None:
     the wrong type, is outside its range or not one of its choices: "deals: must be a
     whole number of at least 1, got 0"."""
     error = getattr(type(obj), "SettingsError", ConfigError)
-    hints = typing.get_type_hints(type(obj))
+    hints = type_hints(type(obj))
     for f in dataclasses.fields(obj):
         why = setting_problem(f, hints[f.name], getattr(obj, f.name))
         if why:
@@ -486,7 +494,7 @@ def toml_tables(*classes: type) -> dict[str, dict[str, type]]:
     declaration order, for ``check_table``."""
     out: dict[str, dict[str, type]] = {"": {}}
     for cls in classes:
-        hints = typing.get_type_hints(cls)
+        hints = type_hints(cls)
         for f in dataclasses.fields(cls):
             if not f.metadata.get("in_files", True):
                 continue
