@@ -13,6 +13,10 @@ from typing import Sequence
 
 import pytest
 
+#: One worker runs the file, so the tree is parsed once a run (``_names``, 0.7 CPU-s), not
+#: once on each worker that is handed a run of its tests (tests/conftest.py, MODULE_RUN).
+pytestmark = pytest.mark.xdist_group("reserved_names")
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("arbiter", "sdk", "bots", "cardarena", "cardarena_envs")
 

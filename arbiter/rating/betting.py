@@ -198,33 +198,46 @@ class BettingRun:
     _moments: Moments = field(default_factory=Moments)
     _decision: str | None = None
 
+    def __post_init__(self) -> None:
+        # The test's constants, computed once a run, not once a deal (the same expressions,
+        # so the same floats): the calibration runs add a million deals.
+        t = self.test
+        span = self._span = t.hi - t.lo
+        p0, p1 = self._p = (t.m0 - t.lo) / span, (t.m1 - t.lo) / span
+        self._caps = (MAX_BET / p0, MAX_BET / (1 - p1))
+        self._uppers = (t.upper_h1, t.upper_h0)
+
     def add(self, x: float) -> None:
         t = self.test
         self._moments.add(x)
-        if x < t.lo or x > t.hi:
+        lo, hi = t.lo, t.hi
+        if x < lo or x > hi:
             self.clipped += 1
-        span = t.hi - t.lo
-        y = (min(max(x, t.lo), t.hi) - t.lo) / span
-        p0, p1 = (t.m0 - t.lo) / span, (t.m1 - t.lo) / span
+        span = self._span
+        y = (min(max(x, lo), hi) - lo) / span
+        p0, p1 = self._p
+        n = self.n
         # predictable: the bets use deals 1..n only (the prior is one pseudo-deal at the midpoint)
-        mu = ((p0 + p1) / 2 + self._sum) / (self.n + 1)
-        var = (0.25 + self._ss) / (self.n + 1)
+        mu = ((p0 + p1) / 2 + self._sum) / (n + 1)
+        var = (0.25 + self._ss) / (n + 1)
         if self._decision is None:
             # bet as if the mean were at least the other hypothesis (growth-optimal there), more
             # when the deals so far say it is further
             d0, d1 = max(mu - p0, p1 - p0), max(p1 - mu, p1 - p0)
-            lam0 = min(max(d0 / (var + d0 * d0), 0.0), MAX_BET / p0)
-            lam1 = min(max(d1 / (var + d1 * d1), 0.0), MAX_BET / (1 - p1))
+            cap0, cap1 = self._caps
+            lam0 = min(max(d0 / (var + d0 * d0), 0.0), cap0)
+            lam1 = min(max(d1 / (var + d1 * d1), 0.0), cap1)
             self.log_h1 += math.log1p(lam0 * (y - p0))
             self.log_h0 += math.log1p(lam1 * (p1 - y))
-        self.n += 1
-        self._sum += y
-        mu_n = ((p0 + p1) / 2 + self._sum) / (self.n + 1)
+        n = self.n = n + 1
+        total = self._sum = self._sum + y
+        mu_n = ((p0 + p1) / 2 + total) / (n + 1)
         self._ss += (y - mu_n) ** 2
-        if self._decision is None and self.n >= t.min_deals:
-            if self.log_h1 >= t.upper_h1:
+        if self._decision is None and n >= t.min_deals:
+            up1, up0 = self._uppers
+            if self.log_h1 >= up1:
                 self._decision = H1
-            elif self.log_h0 >= t.upper_h0:
+            elif self.log_h0 >= up0:
                 self._decision = H0
 
     @property

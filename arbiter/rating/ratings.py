@@ -237,7 +237,8 @@ def compute_standings(
         res = side_results(teams, row.outcome.scores, row.outcome.ranks)
         sides = sides_of(teams, row.seats)
         parsed.append((row, res, sides))
-        firsts = {j for j in range(k) if res[j][2] == min(r[2] for r in res)}
+        best = min(r[2] for r in res)
+        firsts = {j for j in range(k) if res[j][2] == best}
         failing = row.incidents[-1].seat if row.outcome.reason.is_forfeit and row.incidents else None
         mine: dict[str, list[int]] = {}
         for j, bots_j in enumerate(sides):

@@ -50,6 +50,7 @@ docs/strength.md).
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from dataclasses import asdict, dataclass, field
@@ -193,12 +194,12 @@ class Sprt:
             raise ValueError(f"sprt: expected M0,M1 (two numbers, e.g. 0,50), got {text!r}") from None
         return cls(m0, m1, alpha, beta, **kw)
 
-    @property
+    @functools.cached_property  # the test is frozen: computed once (a simulation asks at every deal)
     def lower(self) -> float:
         """Accept H0 at or below this log-likelihood ratio: log(β / (1 - α))."""
         return math.log(self.beta / (1 - self.alpha))
 
-    @property
+    @functools.cached_property
     def upper(self) -> float:
         """Accept H1 at or above this log-likelihood ratio: log((1 - β) / α)."""
         return math.log((1 - self.beta) / self.alpha)
@@ -218,6 +219,11 @@ class Sprt:
         return n / (2 * v) * (d0 - d1)
 
     def state(self, margin: MeanSE) -> SprtState:
+        llr, decision = self._judged(margin)
+        return SprtState(llr, self.lower, self.upper, decision, margin)
+
+    def _judged(self, margin: MeanSE) -> tuple[float, str | None]:
+        """The LLR of these deals and the decision it reaches (``state`` without the state)."""
         llr = self.llr(margin)
         decision = None
         if margin.n >= self.min_deals:
@@ -225,7 +231,7 @@ class Sprt:
                 decision = H1
             elif llr <= self.lower:
                 decision = H0
-        return SprtState(llr, self.lower, self.upper, decision, margin)
+        return llr, decision
 
     name = "normal"
 
@@ -279,7 +285,7 @@ class SprtRun:
 
     @property
     def decision(self) -> str | None:
-        return self.state().decision
+        return self.test._judged(self.acc.result())[1]
 
     def state(self) -> SprtState:
         return self.test.state(self.acc.result())

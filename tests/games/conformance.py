@@ -71,7 +71,9 @@ def walk_cards(value: Any, out: list[Card] | None = None) -> list[Card]:
     """Every Card anywhere inside a view/event/action value (dataclasses, tuples, lists,
     sets), in order. Written for speed: the leak playouts walk every seat's view at every
     step, and this walk was 95% of their time (a dataclass's field names are read once per
-    class, atoms and strings are skipped without a look inside)."""
+    class, atoms and strings are skipped without a look inside, and the cards of a part
+    that cannot change are remembered, ``_WALKED``: an engine shares a view's unchanged
+    parts, the finished tricks say, from one step and one seat to the next)."""
     if out is None:
         out = []
     cls = value.__class__
@@ -79,20 +81,57 @@ def walk_cards(value: Any, out: list[Card] | None = None) -> list[Card]:
         out.append(value)
     elif cls in _LEAVES:
         pass
-    elif cls in _CONTAINERS or isinstance(value, (tuple, list, frozenset, set)):
-        for v in value:
-            if v.__class__ is Card:
-                out.append(v)
-            elif v.__class__ not in _LEAVES:
-                walk_cards(v, out)
     else:
-        names = _FIELDS.get(cls)
-        if names is None:
-            names = _FIELDS[cls] = (tuple(f.name for f in dataclasses.fields(value))
-                                    if dataclasses.is_dataclass(value) and not isinstance(value, type) else ())
-        for name in names:
-            walk_cards(getattr(value, name), out)
+        kept = _WALKED.get(id(value))
+        if kept is not None and kept[0] is value:
+            out.extend(kept[1])
+            return out
+        mine: list[Card] = []
+        if cls in _CONTAINERS or isinstance(value, (tuple, list, frozenset, set)):
+            parts = value
+        else:
+            names = _FIELDS.get(cls)
+            if names is None:
+                names = _FIELDS[cls] = (tuple(f.name for f in dataclasses.fields(value))
+                                        if dataclasses.is_dataclass(value) and not isinstance(value, type) else ())
+            parts = [getattr(value, name) for name in names]
+        fixed = _fixed(cls)  # and everything inside it (below)
+        for v in parts:
+            c = v.__class__
+            if c is Card:
+                mine.append(v)
+            elif c not in _LEAVES:
+                walk_cards(v, mine)
+                if fixed and _fixed(c) is not None:  # an enum member holds nothing
+                    fixed = (_WALKED.get(id(v)) or (None,))[0] is v  # remembered: fixed all through
+        if fixed:
+            if len(_WALKED) > 200_000:  # bounded: it keeps what it read alive (so no id is reused)
+                _WALKED.clear()
+            _WALKED[id(value)] = (value, mine)
+        out.extend(mine)
     return out
+
+
+#: id -> (value, its cards) of the values ``walk_cards`` has read that cannot change (an
+#: immutable value holding only such values); the value is kept, so its id cannot be
+#: another object's while it is here.
+_WALKED: dict[int, tuple[Any, list[Card]]] = {}
+#: class -> True: its values cannot change, what they hold may (tuples, frozensets, frozen
+#: dataclasses: remembered only when all they hold is remembered or an atom); None: an
+#: atom holding no card (an enum member); False: may change (lists, sets, other classes).
+_FIXED: dict[type, bool | None] = {tuple: True, frozenset: True, list: False, set: False}
+
+
+def _fixed(cls: type) -> bool | None:
+    known = _FIXED.get(cls, 0)
+    if known == 0:
+        if issubclass(cls, enum.Enum):
+            known = None
+        else:
+            params = getattr(cls, "__dataclass_params__", None)
+            known = bool(params is not None and params.frozen and "__dataclass_fields__" in cls.__dict__)
+        _FIXED[cls] = known
+    return known
 
 
 _LEAVES = frozenset({int, float, bool, str, bytes, type(None)})

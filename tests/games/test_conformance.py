@@ -107,3 +107,27 @@ def test_no_hidden_card_in_views_events_and_action_texts(config):
     game = config.make()
     for seed in cf.seeds(2, 30):
         assert cf.check_no_hidden_cards(game, seed) > 0
+
+
+def test_walk_cards_remembers_only_what_cannot_change():
+    """``walk_cards`` remembers the cards of an immutable part (the leak playouts walk the
+    same finished tricks at every step); a part holding a list is read again each time, so
+    a card put in it later is found."""
+    from dataclasses import dataclass
+
+    from cardarena.games import Card
+
+    @dataclass(frozen=True)
+    class Part:
+        a: tuple
+        b: object
+
+    ace, king, two = Card.parse("AS"), Card.parse("KH"), Card.parse("2C")
+    cards = [ace]
+    mutable = Part((cards,), (king,))
+    assert cf.walk_cards(mutable) == [ace, king]
+    cards.append(two)
+    assert cf.walk_cards(mutable) == [ace, two, king]
+    fixed = Part(((ace,), (king,)), None)
+    assert cf.walk_cards(fixed) == [ace, king] and cf._WALKED[id(fixed)][0] is fixed
+    assert cf.walk_cards(Part(fixed, (two,))) == [ace, king, two]

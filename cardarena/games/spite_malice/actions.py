@@ -91,8 +91,14 @@ class Play(Action):
     index: int | None = None
 
     def __str__(self) -> str:
-        dest = "new" if self.index is None else str(self.index)
-        return f"play {self.source} -> {self.target.value}:{dest}"
+        # kept on the instance beside the fields (not one of them: equality, hashing and the
+        # wire read fields only): plays are interned, and their notation is read at every
+        # decision (legal-action texts, events, parsing back)
+        text = self.__dict__.get("_text")
+        if text is None:
+            dest = "new" if self.index is None else str(self.index)
+            text = self.__dict__["_text"] = f"play {self.source} -> {self.target.value}:{dest}"
+        return text
 
 
 @dataclass(frozen=True)
@@ -103,7 +109,10 @@ class Load(Action):
     seat: int
 
     def __str__(self) -> str:
-        return f"load {self.source} -> payoff:{self.seat}"
+        text = self.__dict__.get("_text")  # kept, as Play's
+        if text is None:
+            text = self.__dict__["_text"] = f"load {self.source} -> payoff:{self.seat}"
+        return text
 
 
 @dataclass(frozen=True)

@@ -187,13 +187,18 @@ centre piles are numbered from 0 (side:0 .. side:3, center:0 ...), seats from 0.
         self.excluded = frozenset(RANK_TOKENS.index(t) + 1 for t in o.wild_excluded_ranks)
         self.wmin = 2 if 1 in self.excluded else 1
         self.wild = [c == JOKER or (o.kings_wild and c // 4 == 12) for c in range(53)]
-        #: Per card, the centre-pile values (0 = a new pile) it may go on: ``fits`` as a table.
-        self.fit_values: tuple[frozenset[int], ...] = tuple(
-            frozenset(v for v in range(self.top_rank) if self.fits(Card(c), v)) for c in range(53)
-        )
         #: Per card, its class for ``fits``: the rank index (0 = A .. 12 = K) of a natural
         #: card, 13 for a wild one; cards of one class fit the same pile values.
         self.fit_class = tuple(13 if self.wild[c] else c // 4 for c in range(53))
+        #: Per card, the centre-pile values (0 = a new pile) it may go on: ``fits`` as a table,
+        #: asked once per class (a game is made for every match and replay: 53 cards asked
+        #: one by one were most of making one).
+        by_class: dict[int, frozenset[int]] = {}
+        for c in range(53):
+            k = self.fit_class[c]
+            if k not in by_class:
+                by_class[k] = frozenset(v for v in range(self.top_rank) if self.fits(Card(c), v))
+        self.fit_values: tuple[frozenset[int], ...] = tuple(by_class[self.fit_class[c]] for c in range(53))
         self.view_wild_excluded = tuple(sorted(self.excluded))
         self.view_center_limit = self.limit or 0
         self.view_kings_wild = o.kings_wild
