@@ -87,6 +87,13 @@ def _field_names(kind: type) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(kind))
 
 
+@functools.cache
+def _in_dict(kind: type) -> bool:
+    """Whether ``kind``'s instances keep every attribute in their ``__dict__`` (no slots in
+    it or its bases): then a copy's dict is filled at once, not a setattr per field."""
+    return all("__slots__" not in k.__dict__ for k in kind.__mro__[:-1])
+
+
 def bot_copy(value: Any, memo: dict[int, tuple[Any, Any]] | None = None) -> Any:
     """A copy of ``value`` that shares nothing mutable with it, for a bot.
 
@@ -98,32 +105,49 @@ def bot_copy(value: Any, memo: dict[int, tuple[Any, Any]] | None = None) -> Any:
     the originals it has copied, kept alive, and their copies) makes each step cost what
     is new in it: an engine shares the unchanged parts of a view from one step to the next,
     and so does this copy, with that seat only; a bot that scribbles on its copy changes
-    nothing but what it is shown itself."""
-    how = _KINDS.get(type(value))
+    nothing but what it is shown itself. An in-process seat copies every view and legal
+    list it is given, so the atoms and the memo's hits are taken inline, without a call."""
+    kinds = _KINDS
+    how = kinds.get(type(value))
     if how is None:
         how = _kind_of(type(value))
     if how == _ATOM:
         return value
     if memo is None:
         memo = {}
-    seen = memo.get(id(value))
+    get = memo.get
+    seen = get(id(value))
     if seen is not None and seen[0] is value:
         return seen[1]
     if how == _TUPLE:
-        items = [bot_copy(v, memo) for v in value]
-        new: Any = value if all(a is b for a, b in zip(items, value)) else tuple(items)
+        changed = False
+        items = []
+        for v in value:
+            if kinds.get(type(v)) != _ATOM:
+                seen = get(id(v))
+                c = seen[1] if seen is not None and seen[0] is v else bot_copy(v, memo)
+                if c is not v:
+                    changed = True
+                v = c
+            items.append(v)
+        new: Any = tuple(items) if changed else value
     elif how == _LIST:
         new = [bot_copy(v, memo) for v in value]
     elif how == _DICT:
         new = {bot_copy(k, memo): bot_copy(v, memo) for k, v in value.items()}
     elif how == _DATACLASS:
-        new = object.__new__(type(value))
-        names = _field_names(type(value))
-        for name in names:
-            object.__setattr__(new, name, bot_copy(getattr(value, name), memo))
-        for name, v in getattr(value, "__dict__", {}).items():  # set beside the fields (a cached property)
-            if name not in names:
-                object.__setattr__(new, name, bot_copy(v, memo))
+        kind = type(value)
+        new = object.__new__(kind)
+        if _in_dict(kind):  # the fields and anything set beside them (a cached property)
+            new.__dict__.update({name: v if kinds.get(type(v)) == _ATOM else bot_copy(v, memo)
+                                 for name, v in value.__dict__.items()})
+        else:
+            names = _field_names(kind)
+            for name in names:
+                object.__setattr__(new, name, bot_copy(getattr(value, name), memo))
+            for name, v in getattr(value, "__dict__", {}).items():  # set beside the fields
+                if name not in names:
+                    object.__setattr__(new, name, bot_copy(v, memo))
     else:
         new = copy.deepcopy(value)
     memo[id(value)] = (value, new)
