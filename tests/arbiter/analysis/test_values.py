@@ -270,3 +270,23 @@ def test_a_stricter_fine_never_unmarks_a_mistake():
             assert (before, after) in (("fine", "unsure"), ("fine", "mistake"), ("unsure", "mistake")), (before, after)
             seen["fine to unsure"] += (before, after) == ("fine", "unsure")
     assert seen["mistake"] >= 20 and seen["fine to unsure"] >= 3, seen
+
+
+def test_spite_and_malice_order_cost_counts_blocked_side_cards():
+    """The shaped Spite and Malice value measured for the analysis (docs/analysis.md, the
+    setting ``order_cost`` of the search bot's horizon, 0 by default): the cards of the
+    seat's side stacks under a card out of order (not one below, equal, or wild) are
+    ``blocked``, and the value at the horizon loses ``order_cost`` for each."""
+    from bots import spite_malice_search as S
+    from tests.games.test_spite_malice import layout
+
+    st = layout(side=[[["9H", "8D", "8C", "7S"], ["5H", "9D", "8C"], ["3C", "KH", "9D"], ["2C", "7D", "JH", "JS"]],
+                      [["5H", "QD"], [], [], []]])
+    view = st.view(0)
+    assert S.blocked(view, 0) == 0 + 1 + 0 + 2  # a run played off in a row; 5H; a wild bridges; 2C 7D
+    assert S.blocked(view, 1) == 1
+    plain = S.Horizon(0, view, bonus=0.0)
+    shaped = S.Horizon(0, view, bonus=0.0, order_cost=0.25)
+    for h in (plain, shaped):
+        assert h.check(st.view(1), 1) is None  # the other seat's turn: on
+    assert plain.check(view, 0) - shaped.check(view, 0) == pytest.approx(0.75)
