@@ -290,3 +290,22 @@ def test_spite_and_malice_order_cost_counts_blocked_side_cards():
     for h in (plain, shaped):
         assert h.check(st.view(1), 1) is None  # the other seat's turn: on
     assert plain.check(view, 0) - shaped.check(view, 0) == pytest.approx(0.75)
+
+
+def test_spite_and_malice_random_play_is_marked_more_than_the_heuristics():
+    """A small seeded Spite and Malice separation check (the bench measures more matches):
+    in the bench's separation match of seed 1 the random seat's pay-off card is an ace,
+    playable from its first decision, and it discards instead; each of its first four
+    decisions is a mistake, each of the heuristic seat's first four is fine (32 states, 4
+    actions a decision: 1.1 CPU-s). The match of seed 0 would not do: there the random
+    seat's pay-off card never becomes playable and every decision of both is fine
+    (docs/analysis.md, "Spite and Malice: separation over more matches")."""
+    record = play_local("spite-and-malice", ["heuristic", "random"], seed=1, options={"max_turns": 30},
+                        transport="inproc")
+    verdicts = {}
+    for seat in (0, 1):
+        valuer = Valuer(record.game, record.options, seat, f"seed-{record.seed}", record.seat_names, samples=32,
+                        max_actions=4, seed=1)
+        verdicts[seat] = [valuer.decision(p, p.played).verdict for p in decisions(record, seat)
+                          if len(p.legal) > 1 and p.number <= 4]
+    assert verdicts == {0: ["fine"] * 4, 1: ["mistake"] * 4}, verdicts
