@@ -131,11 +131,32 @@ def _value(v: SpiteAndMaliceView, seat: int) -> float:
     return sum(opp) / max(1, len(opp)) - sum(mine) / max(1, len(mine))
 
 
-class Horizon:
-    """Stops a rollout when the seat's turn comes round ``rounds`` times (or the game changes)."""
+def blocked(view: SpiteAndMaliceView, seat: int) -> int:
+    """The cards of ``seat``'s side stacks that cannot be played before a card out of order
+    above them: under each stack's top run (each card one above, or equal to, the card on
+    it, or wild: what plays off in a row), the rest."""
+    rules = H._Rules(view)
+    out = 0
+    for stack in view.players[seat].side_stacks:
+        cards = stack.cards
+        i = len(cards) - 1
+        while i > 0 and (rules.wild(cards[i]) or rules.wild(cards[i - 1])
+                         or cards[i - 1].rank in (cards[i].rank, cards[i].rank + 1)):
+            i -= 1
+        out += max(0, i)
+    return out
 
-    def __init__(self, seat: int, start: SpiteAndMaliceView, bonus: float = CHAIN_BONUS, rounds: int = ROUNDS) -> None:
+
+class Horizon:
+    """Stops a rollout when the seat's turn comes round ``rounds`` times (or the game changes).
+
+    ``order_cost``: pay-off cards taken off the value for each of the seat's side-stack
+    cards ``blocked`` then (0 by default; measured for the analysis, docs/analysis.md)."""
+
+    def __init__(self, seat: int, start: SpiteAndMaliceView, bonus: float = CHAIN_BONUS, rounds: int = ROUNDS,
+                 order_cost: float = 0.0) -> None:
         self.seat, self.start, self.bonus, self.limit = seat, start, bonus, rounds
+        self.order_cost = order_cost
         self.away = False
         self.rounds = 0
 
@@ -149,8 +170,9 @@ class Horizon:
             self.away = False
             self.rounds += 1
             if self.rounds >= self.limit:
-                reach = H._chain_to_payoff(view, H._Rules(view))
-                return _value(view, self.seat) + (self.bonus if reach is not None else 0.0)
+                reach = H._chain_to_payoff(view, H._Rules(view)) if self.bonus else None
+                shaped = self.order_cost * blocked(view, self.seat) if self.order_cost else 0.0
+                return _value(view, self.seat) + (self.bonus if reach is not None else 0.0) - shaped
         return None
 
 
@@ -184,4 +206,4 @@ def horizon(seat: int, start: SpiteAndMaliceView, bot):
     ``Horizon``, with the bot's ``chain_bonus``)."""
     rounds = getattr(bot, "rounds", None)
     return Horizon(seat, start, CHAIN_BONUS if bot.chain_bonus is None else bot.chain_bonus,
-                   ROUNDS if rounds is None else rounds).check
+                   ROUNDS if rounds is None else rounds, getattr(bot, "order_cost", 0.0)).check

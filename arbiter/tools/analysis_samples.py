@@ -189,21 +189,35 @@ def variant_look(alpha_fine: float = 0.05, alpha_mistake: float = 0.05, zero: bo
 
 
 def looks_with(one: Callable[..., str], budget: int, agree: int = 2, first: int = MIN_SAMPLES,
-               step: int = BATCH) -> Callable[..., tuple[str, int]]:
+               step: int = BATCH, last_decides: bool = False) -> Callable[..., tuple[str, int]]:
     """A look (``one``) after each batch from ``first`` states; a verdict stands after
-    ``agree`` looks in a row give it; unsure when the budget ends."""
+    ``agree`` looks in a row give it; unsure when the budget ends. ``last_decides``: the
+    last look the budget allows gives its verdict on its own (all the states, no run)."""
     def rule(per, a, ref, margin):
         run, before = 0, ""
         n = first
-        while n <= min(budget, len(per[a])):
+        end = min(budget, len(per[a]))
+        while n <= end:
             now = one(_prefix(per, n), a, ref, margin)
             run = run + 1 if now == before else 1
             before = now
-            if now != "unsure" and (run >= agree or budget <= first):  # one look is all the budget allows
+            if now != "unsure" and (run >= agree or budget <= first  # one look is all the budget allows
+                                    or (last_decides and n + step > end)):
                 return now, n
             n += step
-        return "unsure", min(budget, len(per[a]))
+        return "unsure", end
     return rule
+
+
+def wide_fine(factor: float) -> Callable[..., str]:
+    """``values.look``, but "fine" when every gain's upper bound (0.1%) is below ``factor``
+    times the margin (an indifference zone between the margin and that): "mistake" as there."""
+    def one(per, a, ref, margin):
+        v = look(per, a, ref, margin)
+        if v != "unsure":
+            return v
+        return "fine" if look(per, a, ref, margin * factor, alpha_mistake=1e-12) == "fine" else "unsure"
+    return one
 
 
 def stopping_rules() -> dict[str, Callable[..., tuple[str, int]]]:
@@ -213,6 +227,9 @@ def stopping_rules() -> dict[str, Callable[..., tuple[str, int]]]:
         "method 4 (fine 1%, three looks, 64)": looks_with(variant_look(alpha_fine=0.01), 64, agree=3),
         "method 3 (5%, two looks, 64)": looks_with(variant_look(), 64),
         "fine at 0.1%, four looks, 64": looks_with(variant_look(alpha_fine=0.001), 64, agree=4),
+        "method 5, the last look decides, 64": looks_with(look, 64, AGREE, last_decides=True),
+        "method 5, fine below 2x the margin, 64": looks_with(wide_fine(2.0), 64, AGREE),
+        "method 5, fine below 1.5x the margin, 64": looks_with(wide_fine(1.5), 64, AGREE),
         "5%, three looks, 64": looks_with(variant_look(), 64, agree=3),
         "fine at 1%, two looks, 64": looks_with(variant_look(alpha_fine=0.01), 64),
         "fine at 20%, 64": looks_with(variant_look(alpha_fine=0.2), 64),
@@ -277,6 +294,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"states {res['states'] / d:.1f} a decision; {shares}", flush=True)
         return 0
     for name, rule in stopping_rules().items():
+        if a.only and a.only not in name:
+            continue
         res = replay_rule(rows, rule)
         sep = {}
         for who, by in res["verdicts"].items():
