@@ -33,6 +33,7 @@ import enum
 import functools
 import logging
 import os
+import threading
 from typing import Any, Iterator
 
 from arbiter.match import BotFailed, MalformedAction, SeatClient, SeatDisconnected, TurnRequest
@@ -158,20 +159,40 @@ class _Exited(SystemExit):
     """``os._exit`` called by a bot's code in this process."""
 
 
+#: The process's own ``os._exit``, and what stands in for it once a bot's code has run here.
+_REAL_EXIT = os._exit
+_in_bot = threading.local()  # ``depth``: how many bot calls this thread is inside
+_REPLACED_IN: int | None = None  # the process whose ``os._exit`` was replaced
+
+
 def _exit_instead(code: int = 0) -> None:
-    raise _Exited(code)
+    """``os._exit``, once a bot's code has run in this process: on a thread inside a bot's
+    call, ``_Exited`` (the driver's exit: the seat disconnects); anywhere else (another
+    thread, or a child forked meanwhile, whose end is an ``os._exit``) the real exit."""
+    if getattr(_in_bot, "depth", 0) and os.getpid() == _REPLACED_IN:
+        raise _Exited(code)
+    _REAL_EXIT(code)
 
 
 @contextlib.contextmanager
 def _bot_code() -> Iterator[None]:
-    """While a bot's code runs here, ``os._exit`` is ``sys.exit``: the driver's exit (the
-    seat disconnects), not the end of the arbiter with its match unstored."""
-    real = os._exit
-    os._exit = _exit_instead  # type: ignore[assignment]
+    """While a bot's code runs here, ``os._exit`` on its thread is ``sys.exit``: the driver's
+    exit (the seat disconnects), not the end of the arbiter with its match unstored.
+
+    The replacement is put in once per process and stays (it passes every other caller to
+    the real exit): replacing it per call and putting the old one back raced between the
+    threads that run bots (two overlapping calls could leave it replaced for good), and a
+    process forked by another thread meanwhile (a pool's worker) inherited the replacement,
+    so the child's own final ``os._exit`` raised and it ran on as a copy of its parent."""
+    global _REPLACED_IN
+    if os._exit is not _exit_instead or _REPLACED_IN != os.getpid():
+        os._exit = _exit_instead  # type: ignore[assignment]
+        _REPLACED_IN = os.getpid()
+    _in_bot.depth = getattr(_in_bot, "depth", 0) + 1
     try:
         yield
     finally:
-        os._exit = real
+        _in_bot.depth -= 1
 
 
 class InProcessSeat(SeatClient):

@@ -111,6 +111,46 @@ def test_os_exit_in_choose_disconnects_the_seat_and_the_arbiter_goes_on():
     assert record.outcome is not None and record.outcome.reason.is_forfeit and record.outcome.ranks[0] == 4
 
 
+@pytest.mark.e2e  # it forks a process
+def test_os_exit_is_a_bots_only_while_its_code_runs_on_its_thread_and_in_this_process():
+    """A bot's ``os._exit`` is caught only on the thread running the bot: a process forked
+    meanwhile by another thread (a pool's worker, ``evaluate -j 2``) ends with its own
+    ``os._exit``, which used to raise there, so the child ran on as a copy of the test."""
+    import os
+    import threading
+
+    from arbiter.hosting import inprocess
+
+    inside, leave = threading.Event(), threading.Event()
+    caught: list[int] = []
+
+    def bot_thread() -> None:
+        with inprocess._bot_code():
+            inside.set()
+            leave.wait(30)
+            try:
+                os._exit(5)
+            except inprocess._Exited as exc:
+                caught.append(exc.code)
+
+    t = threading.Thread(target=bot_thread)
+    t.start()
+    try:
+        assert inside.wait(30)
+        pid = os.fork()  # from this thread, not the bot's, while the bot's code runs
+        if pid == 0:  # the child: its os._exit must be the real one
+            try:
+                os._exit(7)
+            finally:
+                inprocess._REAL_EXIT(3)  # reached only if os._exit raised here
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 7
+    finally:
+        leave.set()
+        t.join(30)
+    assert caught == [5]  # the bot's own thread still gets the driver's exit
+
+
 def test_a_bot_that_cannot_be_copied_is_refused_before_the_match_with_the_reason():
     with pytest.raises(ConfigError) as err:
         _zoo("Uncopyable")
