@@ -60,6 +60,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -1104,6 +1105,15 @@ def render(b: Breakdown) -> str:
     return "\n".join(lines)
 
 
+
+def _print_medians(rows: Sequence[tuple[str, str]], passes: list[dict[str, float]], width: int, digits: int) -> None:
+    """One line per row: its label, the median over the passes, then every pass's value."""
+    for key, label in rows:
+        vals = [p[key] for p in passes]
+        print(f"  {label:{width}} {statistics.median(vals):{digits + 5}.{digits}f}  "
+              f"({', '.join(f'{v:.{digits}f}' for v in vals)})")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m arbiter.tools.breakdown", description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3, help="CPU rounds (each: both floors, then the hosted matches)")
@@ -1131,12 +1141,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="each round, play the hosted matches also with whole views in every Turn (no view deltas)")
     args = parser.parse_args(argv)
     if args.arbiter:
-        passes = [arbiter_costs(seed=1000 * r) for r in range(args.rounds)]
         print(f"The arbiter's side of hosted Spades matches (1 deal, 40 a pass, warm) in this process: µs of CPU "
               f"(median of {args.rounds} passes; load {os.getloadavg()[0]:.1f})")
-        for key, label in ARBITER_ROWS:
-            vals = [p[key] for p in passes]
-            print(f"  {label:110} {statistics.median(vals):7.2f}  ({', '.join(f'{v:.2f}' for v in vals)})")
+        _print_medians(ARBITER_ROWS, [arbiter_costs(seed=1000 * r) for r in range(args.rounds)], 110, 2)
         return 0
     if args.bot:
         rows = bot_alone(args.rounds)
@@ -1146,12 +1153,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {label:70} {statistics.median(rows[key]):6.1f}  ({', '.join(f'{v:.1f}' for v in rows[key])})")
         return 0
     if args.loop:
-        passes = [loop_costs() for _ in range(args.rounds)]
         print(f"The arbiter's event loop alone: µs of its thread's CPU per round trip over a Unix socket to an echo "
               f"process ({LOOP_TRIPS} round trips a pass; median of {args.rounds} passes; load {os.getloadavg()[0]:.1f})")
-        for key, label in LOOP_ROWS:
-            vals = [p[key] for p in passes]
-            print(f"  {label:100} {statistics.median(vals):6.1f}  ({', '.join(f'{v:.1f}' for v in vals)})")
+        _print_medians(LOOP_ROWS, [loop_costs() for _ in range(args.rounds)], 100, 1)
         return 0
     if args.codec:
         rows = [codec_costs(seed=r) for r in range(args.rounds)]
