@@ -12,11 +12,13 @@ import sys
 
 def main() -> None:
     try:
-        from arbiter.cli import main as run
+        from arbiter.cli import for_command_line
+
+        app = for_command_line(sys.argv[1:])  # the command's modules, imported
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         raise SystemExit(130) from None
-    run()
+    app()
 
 
 if __name__ == "__main__":

@@ -9,19 +9,76 @@
 
 This package only wires commands together; each command module parses its arguments,
 calls one library function and renders the result. Only the CLI knows about rich.
+
+A command loads only its own module (``COMMANDS``) and the library that module uses:
+``arbiter serve`` does not import the tournament runner, the analysis or the ratings. All
+of them at once took about 0.55 s of CPU at every start, paid by every server, web page
+server and command a script or a test starts; ``arbiter --help`` (and an unknown command,
+whose error lists the others) loads every module. ``app`` here is the whole command, every
+module loaded (``from arbiter.cli import app``, as the tests and typer's docs tools use it).
 """
 
-from arbiter.cli._common import app
-from arbiter.cli import play, replay, serve, tournament  # noqa: F401  (registers the commands)
-from arbiter.cli import evaluate  # noqa: F401  (registers `arbiter evaluate`)
-from arbiter.cli import bots  # noqa: F401  (bot template, self-test, registry)
-from arbiter.cli import watch, web  # noqa: F401  (spectating: live and on a web page)
-from arbiter.cli import rules  # noqa: F401  (`arbiter rules GAME`: rules, notation, options, presets)
-from arbiter.cli import credentials  # noqa: F401  (a standing arbiter's tokens)
-from arbiter.cli import arena  # noqa: F401  (`arbiter arena`: a continuous rated ladder)
-from arbiter.cli import analyse  # noqa: F401  (`arbiter analyse`: a seat's decisions valued, its mistakes)
-from arbiter.cli import export  # noqa: F401  (`arbiter export --decisions`: a training dataset)
+from __future__ import annotations
+
+import importlib
+import sys
+
+#: The module of ``arbiter.cli`` that registers each top-level command (a test checks this
+#: table against what the modules register, so it cannot fall behind them).
+COMMANDS = {
+    "serve": "serve",
+    "play": "play",
+    "tournament": "tournament",
+    "standings": "tournament",
+    "replay": "replay",
+    "evaluate": "evaluate",
+    "bots": "bots",
+    "watch": "watch",
+    "web": "web",
+    "rules": "rules",
+    "credentials": "credentials",
+    "arena": "arena",
+    "analyse": "analyse",
+    "export": "export",
+}
+
+
+def load(*commands: str):
+    """The typer app with the modules of ``commands`` registered (every module if none is
+    named or one is not a command)."""
+    if commands and all(c in COMMANDS for c in commands):
+        modules = {COMMANDS[c] for c in commands}
+    else:
+        modules = set(COMMANDS.values())
+    for name in sorted(modules):
+        importlib.import_module(f"arbiter.cli.{name}")
+    from arbiter.cli._common import app as typer_app
+
+    return typer_app
+
+
+def command_named(argv: list[str]) -> str | None:
+    """The command a command line names: its first word that is not an option (the app
+    itself takes no option with a value), or None."""
+    for word in argv:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word
+    return None
+
+
+def for_command_line(argv: list[str]):
+    """The typer app with what the command line ``argv`` (without the program) needs loaded."""
+    name = command_named(argv)
+    return load(*([name] if name else []))
 
 
 def main() -> None:
-    app()
+    for_command_line(sys.argv[1:])()
+
+
+def __getattr__(name: str):
+    if name == "app":  # the whole command: every module registered
+        return load()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,14 +14,25 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from cardarena.games import ConfigError
-from arbiter.hosting.botproc import BotStartError
-from arbiter.hosting.loading import BotLoadError
-from arbiter.server.auth import CredentialsError
-from arbiter.server.client import ClientError
-from arbiter.store.db import StoreError
-from arbiter.store.registry import RegistryError
-from cardarena.disclosure import Withheld
+#: The library's errors a command prints as one ``error:`` line (``_run``), by module and
+#: class name: a command imports only the library it uses (``arbiter.cli.COMMANDS``), and an
+#: error can only come from a module that was imported, so each is looked up where it is
+#: already loaded, never imported for the check.
+KNOWN_ERRORS = (("cardarena.games", "ConfigError"), ("arbiter.hosting.botproc", "BotStartError"),
+                ("arbiter.hosting.loading", "BotLoadError"), ("arbiter.server.auth", "CredentialsError"),
+                ("arbiter.server.client", "ClientError"), ("arbiter.store.db", "StoreError"),
+                ("arbiter.store.registry", "RegistryError"), ("cardarena.disclosure", "Withheld"))
+
+
+def known_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is a command-line mistake or one of the library's ``KNOWN_ERRORS``."""
+    if isinstance(exc, UsageError):
+        return True
+    for module, name in KNOWN_ERRORS:
+        loaded = sys.modules.get(module)
+        if loaded is not None and isinstance(exc, getattr(loaded, name)):
+            return True
+    return False
 
 app = typer.Typer(help="Card Arena arbiter: host card games between bots, run tournaments, show standings.", no_args_is_help=True)
 tournament_app = typer.Typer(help="Run round-robin tournaments.", no_args_is_help=True)
@@ -116,12 +127,13 @@ def _run(fn, *args: Any, **kwargs: Any) -> Any:
     (an interrupt: one line and exit 130)."""
     try:
         return fn(*args, **kwargs)
-    except (UsageError, ConfigError, StoreError, RegistryError, Withheld, BotStartError, BotLoadError, CredentialsError,
-            ClientError) as exc:
-        error(exc)
-        raise typer.Exit(2) from None
-    except OSError as exc:  # a path that cannot be read or written
-        error(os_error_text(exc))
+    except Exception as exc:
+        if known_error(exc):
+            error(exc)
+        elif isinstance(exc, OSError):  # a path that cannot be read or written
+            error(os_error_text(exc))
+        else:
+            raise
         raise typer.Exit(2) from None
     except KeyboardInterrupt:
         err.print("interrupted", highlight=False)

@@ -495,13 +495,13 @@ def test_ctrl_c_stops_a_tournament_run_with_one_line(tmp_path):
 def test_ctrl_c_while_the_commands_load_is_one_line():
     """A Ctrl-C in the first second or so, while `arbiter` still imports its commands (more
     on a busy machine), printed the traceback of whichever import it landed in. The
-    interrupt is raised here at a fixed import (the last command module), as the signal's
-    KeyboardInterrupt would be."""
+    interrupt is raised here at a fixed import (the command's own module, which the command
+    loads after the shared ones), as the signal's KeyboardInterrupt would be."""
     code = (
         "import sys\n"
         "class Stop:\n"
         "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name == 'arbiter.cli.export':\n"
+        "        if name == 'arbiter.cli.tournament':\n"
         "            raise KeyboardInterrupt\n"
         "sys.meta_path.insert(0, Stop())\n"
         "sys.argv = ['arbiter', 'tournament', 'run', '--help']\n"

@@ -1,0 +1,55 @@
+"""A command loads only its own module (``arbiter.cli.COMMANDS``): the table is checked
+against what the modules register, and a started command is checked to import no other
+command's module nor the library only those use."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import arbiter.cli as cli
+
+
+def _module(callback) -> str:
+    return callback.__module__.rsplit(".", 1)[1]
+
+
+def test_the_table_names_the_module_that_registers_each_command():
+    app = cli.load()
+    found = {}
+    for command in app.registered_commands:
+        found[command.name or command.callback.__name__.replace("_", "-")] = _module(command.callback)
+    for group in app.registered_groups:
+        modules = {_module(c.callback) for c in group.typer_instance.registered_commands}
+        assert len(modules) == 1, (group.name, modules)  # a group's commands live in one module
+        found[group.name] = modules.pop()
+    assert found == cli.COMMANDS
+
+
+def test_the_first_word_that_is_not_an_option_names_the_command():
+    assert cli.command_named(["serve", "--port", "0"]) == "serve"
+    assert cli.command_named(["--help"]) is None
+    assert cli.command_named(["--", "serve"]) is None
+    assert cli.command_named([]) is None
+
+
+@pytest.mark.e2e
+def test_a_command_imports_its_own_module_only_and_help_lists_every_command():
+    probe = ("import sys; sys.argv = ['arbiter'] + sys.argv[1:]\n"
+             "from arbiter.cli import main\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('arbiter.cli.', 'arbiter.tournament', "
+             "'arbiter.analysis', 'arbiter.rating'))), file=sys.stderr)")
+    run = subprocess.run([sys.executable, "-c", probe, "serve", "--help"], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "--port" in run.stdout
+    loaded = eval(run.stderr.strip().splitlines()[-1])
+    assert loaded == ["arbiter.cli._common", "arbiter.cli.serve"], loaded
+    everything = subprocess.run([sys.executable, "-m", "arbiter", "--help"], capture_output=True, text=True, timeout=60)
+    assert everything.returncode == 0, everything.stderr
+    for name in cli.COMMANDS:
+        assert name in everything.stdout, name
+    unknown = subprocess.run([sys.executable, "-m", "arbiter", "serv"], capture_output=True, text=True, timeout=60)
+    assert unknown.returncode == 2 and "No such command" in unknown.stderr, unknown.stderr
