@@ -247,4 +247,4 @@ class DeepRecursion(_Zoo):
         def down(n):
             return 0 if n == 0 else 1 + down(n - 1)
 
-        return legal_actions[down(200_000) % len(legal_actions)]
+        return legal_actions[down(20_000) % len(legal_actions)]
