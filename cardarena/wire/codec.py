@@ -882,19 +882,37 @@ def turn_wire(game: str, match_id: str, request_id: int, seat: int, view: Any, l
 _MATCH_END = pb.MatchEnd.DESCRIPTOR.fields_by_name
 _FINAL_VIEW_TAG = _tag(_MATCH_END["final_view"], 2)
 _ARBITER_MATCH_END_TAG = _tag(pb.ArbiterMessage.DESCRIPTOR.fields_by_name["match_end"], 2)
+_END_TAGS = tuple(_tag(_MATCH_END[name], 0 if name == "seat" else 2) for name in ("match_id", "seat", "outcome", "events"))
+_END_EVENT_WIRE: dict[Any, Any] = {}  # _spliced's cache, for MatchEnd.events
+#: id(outcome) -> (outcome, its MatchEnd.outcome field's bytes): the seats of a match are
+#: told the same Outcome object, so it is encoded once a match, not once a seat.
+_OUTCOME_WIRE: dict[int, tuple[Outcome, bytes]] = {}
+
+
+def _outcome_wire(outcome: Outcome) -> bytes:
+    hit = _OUTCOME_WIRE.get(id(outcome))
+    if hit is None or hit[0] is not outcome:
+        hit = (outcome, _length_delimited(_END_TAGS[2], outcome_to_proto(outcome).SerializeToString()))
+        _keep(_OUTCOME_WIRE, id(outcome), hit, MEMO_SIZE)  # the entry holds the outcome: its id stays unique
+    return hit[1]
 
 
 def match_end_wire(game: str, match_id: str, seat: int, outcome: Outcome, events: Sequence[Event] = (),
                    final_view: Any = None) -> bytes:
-    """The serialized ArbiterMessage carrying a MatchEnd: its small fields and events by
-    protobuf, the final view (the largest part: every hand of the deal in an open match)
-    as the compiled wire encoder's bytes, spliced in its place (field 4, between the
-    outcome and the events), so it is neither parsed into a message nor serialized again.
-    ``events`` must already be filtered for ``seat``."""
-    head = pb.MatchEnd(match_id=match_id, seat=seat, outcome=outcome_to_proto(outcome)).SerializeToString()
-    view = _length_delimited(_FINAL_VIEW_TAG, _view_wire_codec(game)(final_view)) if final_view is not None else b""
-    tail = pb.MatchEnd(events=[event_to_proto(e) for e in events]).SerializeToString() if events else b""
-    return _length_delimited(_ARBITER_MATCH_END_TAG, head + view + tail)
+    """The serialized ArbiterMessage carrying a MatchEnd, made as bytes (as ``turn_wire``):
+    the match id, the seat, the outcome (encoded once per Outcome object), the final view
+    by the compiled wire encoder (the largest part: every hand of the deal in an open
+    match), the events from their cache (as a Turn's: ``events_wire``). No message is
+    built, copied or serialized again. ``events`` must already be filtered for ``seat``."""
+    body = b"".join((
+        _length_delimited(_END_TAGS[0], match_id.encode()) if match_id else b"",
+        (_END_TAGS[1] + _varint_any(seat)) if seat else b"",
+        _outcome_wire(outcome),
+        _length_delimited(_FINAL_VIEW_TAG, _view_wire_codec(game)(final_view)) if final_view is not None else b"",
+        _spliced(events, _END_EVENT_WIRE, _END_TAGS[3], lambda event: event_to_proto(event).SerializeToString())
+        if events else b"",
+    ))
+    return _length_delimited(_ARBITER_MATCH_END_TAG, body)
 
 
 def turn_to_proto(game: str, match_id: str, request_id: int, seat: int, view: Any, legal_actions: Sequence[Any],
