@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -248,6 +249,24 @@ def test_the_match_end_written_as_bytes_is_the_message_built_field_by_field(name
             if view is not None:
                 end.final_view.CopyFrom(convert.view_to_proto(name, view))
             assert convert.match_end_wire(name, "m9", seat, outcome, told, view) == built.SerializeToString()
+
+
+def test_the_match_end_encodes_each_outcome_of_its_own():
+    """match_end_wire keeps an Outcome's bytes by the object (the seats of a match are told
+    the same one): another outcome, even one made after the first is gone, is its own."""
+    game = get_game("spades")
+    state, rng = game.new_initial_state(5), random.Random(5)
+    while not state.is_terminal:
+        state.apply(rng.choice(state.legal_actions()))
+    outcome = state.outcome()
+    other = dataclasses.replace(outcome, scores=tuple(s + 1 for s in outcome.scores), detail="another")
+    for told in (outcome, other, outcome, dataclasses.replace(other)):
+        built = pb.ArbiterMessage()
+        built.match_end.match_id, built.match_end.seat = "m1", 2
+        built.match_end.outcome.CopyFrom(convert.outcome_to_proto(told))
+        assert convert.match_end_wire("spades", "m1", 2, told) == built.SerializeToString()
+        assert convert.outcome_from_proto(pb.ArbiterMessage.FromString(convert.match_end_wire(
+            "spades", "m1", 2, told)).match_end.outcome) == told
 
 
 def test_an_answer_echoing_a_turns_action_is_read_as_the_engines_own_object():
