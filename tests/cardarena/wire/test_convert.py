@@ -251,6 +251,50 @@ def test_the_match_end_written_as_bytes_is_the_message_built_field_by_field(name
             assert convert.match_end_wire(name, "m9", seat, outcome, told, view) == built.SerializeToString()
 
 
+@pytest.fixture
+def python_encoders(monkeypatch):
+    """The codec's compiled Python encoders (as without the C extension), made anew; the
+    encoders in use before are back after the test."""
+    def fresh():
+        for cached in (convert._wire_encoder, convert._view_wire_codec, convert._view_field_encoders, convert._delta_function):
+            cached.cache_clear()
+    fresh()
+    with monkeypatch.context() as m:
+        m.setattr(convert, "_wirec", None)
+        yield
+        fresh()
+    fresh()
+
+
+@pytest.mark.skipif(convert._wirec is None, reason="the C wire encoder is not built here (make venv builds it)")
+@pytest.mark.parametrize("name", GAMES)
+def test_the_c_wire_encoder_writes_the_python_encoders_bytes(name, python_encoders):
+    """cardarena/wire/_wirec.c (built by make venv) writes every view's bytes and every
+    Turn's legal actions and events exactly as the compiled Python encoders do (which the
+    tests above check against protobuf), for every seat's view and the spectator's at
+    every step of random games: one encoder, in two languages."""
+    game = get_game(name)
+    steps = []
+    for seed in range(3):
+        state, rng = game.new_initial_state(seed), random.Random(seed)
+        while not state.is_terminal and len(steps) < 400:
+            legal = state.legal_actions()
+            views = [state.view(s) for s in range(game.num_seats)] + [state.spectator_view()]
+            steps.append((views, legal, list(state.log[-6:])))
+            state.apply(rng.choice(legal))
+    python = [([convert.view_wire(name, v) for v in views], convert.legal_actions_wire(name, legal),
+               convert.events_wire(events)) for views, legal, events in steps]
+    convert._wirec = convert._load_wirec()  # the fixture puts it back to None at the end
+    for cached in (convert._wire_encoder, convert._view_wire_codec):
+        cached.cache_clear()
+    descriptor = pb.View.DESCRIPTOR.fields_by_name[convert.game_field(name)].message_type
+    assert convert._wire_encoder(game.view_type, descriptor).func is convert._wirec.encode  # C, this time
+    for (views, legal, events), (view_bytes, legal_bytes, event_bytes) in zip(steps, python):
+        assert [convert.view_wire(name, v) for v in views] == view_bytes
+        assert convert.legal_actions_wire(name, legal) == legal_bytes
+        assert convert.events_wire(events) == event_bytes
+
+
 def test_the_match_end_encodes_each_outcome_of_its_own():
     """match_end_wire keeps an Outcome's bytes by the object (the seats of a match are told
     the same one): another outcome, even one made after the first is gone, is its own."""
