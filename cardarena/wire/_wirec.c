@@ -13,7 +13,7 @@
 #include <Python.h>
 #include <string.h>
 
-#define WIREC_VERSION 3
+#define WIREC_VERSION 4
 
 enum {
     K_VARINT = 0,      /* a: tag */
@@ -275,10 +275,84 @@ static PyObject *splice(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return out;
 }
 
+/* Reading: the items of a repeated length-delimited field of a message inside a message,
+ * as bytes, without parsing either (the SDK looks a Turn's legal actions up by them). */
+
+static int read_varint(const unsigned char *p, Py_ssize_t n, Py_ssize_t *i, unsigned long long *out) {
+    unsigned long long v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (*i >= n) return -1;
+        unsigned char c = p[(*i)++];
+        v |= (unsigned long long)(c & 0x7F) << shift;
+        if (!(c & 0x80)) { *out = v; return 0; }
+    }
+    return -1;
+}
+
+/* The next field at *i: its number and wire type, and for a length-delimited one its body's
+ * start and length; the others skipped. -1: malformed or a group (the caller gives up). */
+static int next_field(const unsigned char *p, Py_ssize_t n, Py_ssize_t *i, unsigned long long *number, int *wt,
+                      Py_ssize_t *start, Py_ssize_t *len) {
+    unsigned long long key, v;
+    if (read_varint(p, n, i, &key) < 0) return -1;
+    *number = key >> 3;
+    *wt = (int)(key & 7);
+    switch (*wt) {
+    case 0: return read_varint(p, n, i, &v);
+    case 1: if (n - *i < 8) return -1; *i += 8; return 0;
+    case 5: if (n - *i < 4) return -1; *i += 4; return 0;
+    case 2:
+        if (read_varint(p, n, i, &v) < 0 || v > (unsigned long long)(n - *i)) return -1;
+        *start = *i;
+        *len = (Py_ssize_t)v;
+        *i += (Py_ssize_t)v;
+        return 0;
+    default: return -1;
+    }
+}
+
+static PyObject *field_items(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3 || !PyBytes_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "field_items(data: bytes, outer: int, inner: int)");
+        return NULL;
+    }
+    long outer = PyLong_AsLong(args[1]), inner = PyLong_AsLong(args[2]);
+    if (PyErr_Occurred()) return NULL;
+    const unsigned char *p = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t n = PyBytes_GET_SIZE(args[0]), i = 0, start = 0, len = 0, body = -1, body_len = 0;
+    unsigned long long number;
+    int wt;
+    while (i < n) {
+        if (next_field(p, n, &i, &number, &wt, &start, &len) < 0) Py_RETURN_NONE;
+        if (number == (unsigned long long)outer) {
+            if (wt != 2 || body >= 0) Py_RETURN_NONE; /* twice (merged by a parser): not this reader's case */
+            body = start;
+            body_len = len;
+        }
+    }
+    if (body < 0) Py_RETURN_NONE;
+    PyObject *out = PyList_New(0);
+    if (!out) return NULL;
+    const unsigned char *q = p + body;
+    i = 0;
+    while (i < body_len) {
+        if (next_field(q, body_len, &i, &number, &wt, &start, &len) < 0) { Py_DECREF(out); Py_RETURN_NONE; }
+        if (number != (unsigned long long)inner) continue;
+        if (wt != 2) { Py_DECREF(out); Py_RETURN_NONE; }
+        PyObject *item = PyBytes_FromStringAndSize((const char *)q + start, len);
+        if (!item || PyList_Append(out, item) < 0) { Py_XDECREF(item); Py_DECREF(out); return NULL; }
+        Py_DECREF(item);
+    }
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"encode", (PyCFunction)(void (*)(void))encode, METH_FASTCALL, "encode(plan, value) -> the message body's bytes"},
     {"splice", (PyCFunction)(void (*)(void))splice, METH_FASTCALL,
      "splice(items, cache, miss) -> the items' kept bytes joined (miss(item) for one not kept)"},
+    {"field_items", (PyCFunction)(void (*)(void))field_items, METH_FASTCALL,
+     "field_items(data, outer, inner) -> the bytes of each item of field inner of the message in field outer, "
+     "or None (malformed, a group, outer twice or absent)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -41,7 +41,7 @@ from cardarena.v1 import arena_pb2 as pb
 #: The wire encoder's inner loops in C (cardarena/wire/_wirec.c), when the install built
 #: them (``make venv`` does, with a C compiler; ARENA_NO_WIREC=1 turns them off): the
 #: compiled Python encoders below are the reference and the fallback, byte for byte the same.
-_WIREC_VERSION = 3
+_WIREC_VERSION = 4
 
 
 def _load_wirec() -> Any:
@@ -853,6 +853,26 @@ def legal_actions_from_proto(game: str, msgs: Sequence[pb.Action]) -> list[Any]:
             _keep(bodies, action, key, ACTION_CACHE_SIZE)  # an answer with this action echoes these bytes (action_wire)
         out.append(action)
     return out
+
+
+_ARBITER_TURN_NUMBER = pb.ArbiterMessage.DESCRIPTOR.fields_by_name["turn"].number
+_LEGAL_NUMBER = pb.Turn.DESCRIPTOR.fields_by_name["legal_actions"].number
+
+
+def legal_actions_from_frame(game: str, frame: bytes, count: int) -> list[Any] | None:
+    """The legal actions of the Turn in ``frame`` (the serialized ArbiterMessage it was
+    parsed from), read from those bytes by the C reader (``_wirec.field_items``: no
+    message made per action): each looked up by its bytes as ``legal_actions_from_proto``
+    does. None, for the caller to decode the message's, unless all ``count`` of them were
+    seen before (or without the C extension)."""
+    cache = _ACTION_OF_WIRE.get(game)
+    if _wirec is None or cache is None:
+        return None
+    items = _wirec.field_items(frame, _ARBITER_TURN_NUMBER, _LEGAL_NUMBER)
+    if items is None or len(items) != count:
+        return None
+    out = list(map(cache.get, items))
+    return out if all(out) else None
 
 
 _SERIALIZE_ACTION = pb.Action.SerializeToString

@@ -295,6 +295,34 @@ def test_the_c_wire_encoder_writes_the_python_encoders_bytes(name, python_encode
         assert convert.events_wire(events) == event_bytes
 
 
+@pytest.mark.skipif(convert._wirec is None, reason="the C wire encoder is not built here (make venv builds it)")
+@pytest.mark.parametrize("name", GAMES)
+def test_a_turns_legal_actions_read_from_its_frame_are_the_messages(name):
+    """legal_actions_from_frame (the SDK on the local channel) reads a Turn's legal actions
+    from the ArbiterMessage's bytes: once seen, the very objects legal_actions_from_proto
+    gives, in order; None (the caller decodes) for an unseen one, a count that is not the
+    message's, a Turn field given twice, or bytes that are no message."""
+    game = get_game(name)
+    state, rng = game.new_initial_state(8), random.Random(8)
+    for step in range(60):
+        if state.is_terminal:
+            break
+        seat, legal = state.current_seat, state.legal_actions()
+        frame = convert.turn_wire(name, "m8", step + 1, seat, state.view(seat), legal, 1000, 0)
+        msgs = pb.ArbiterMessage.FromString(frame).turn.legal_actions
+        decoded = convert.legal_actions_from_proto(name, msgs)
+        got = convert.legal_actions_from_frame(name, frame, len(msgs))
+        assert got is not None and len(got) == len(decoded) and all(a is b for a, b in zip(got, decoded))
+        assert convert.legal_actions_from_frame(name, frame, len(msgs) + 1) is None
+        assert convert.legal_actions_from_frame(name, frame + frame, len(msgs)) is None  # merged: not read here
+        assert convert.legal_actions_from_frame(name, frame[:-1], len(msgs)) is None
+        state.apply(rng.choice(legal))
+    unseen = pb.Action(notation="never offered")
+    turn = pb.ArbiterMessage()
+    turn.turn.legal_actions.append(unseen)
+    assert convert.legal_actions_from_frame(name, turn.SerializeToString(), 1) is None
+
+
 def test_the_match_end_encodes_each_outcome_of_its_own():
     """match_end_wire keeps an Outcome's bytes by the object (the seats of a match are told
     the same one): another outcome, even one made after the first is gone, is its own."""
