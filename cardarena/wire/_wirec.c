@@ -229,8 +229,12 @@ static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     /* A dataclass's fields are in its instance dict (the views are frozen dataclasses):
      * read there, by the interned name; anything else (slots, a default on the class)
      * through getattr, as Python reads it. */
-    PyObject **dictptr = _PyObject_GetDictPtr(value);
-    PyObject *dict = (dictptr && *dictptr && PyDict_CheckExact(*dictptr)) ? *dictptr : NULL;
+    PyObject *dict = NULL;
+    if (Py_TYPE(value)->tp_dictoffset != 0) {
+        dict = PyObject_GenericGetDict(value, NULL); /* a new reference */
+        if (!dict) PyErr_Clear();
+        else if (!PyDict_CheckExact(dict)) Py_CLEAR(dict);
+    }
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *spec = PyTuple_GET_ITEM(plan, i); /* (name, kind, test, a, b) */
         PyObject *name = PyTuple_GET_ITEM(spec, 0);
@@ -244,10 +248,12 @@ static PyObject *encode(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_DECREF(x);
         if (r < 0) goto fail;
     }
+    Py_XDECREF(dict);
     PyObject *out = PyBytes_FromStringAndSize(b.data ? b.data : "", b.len);
     PyMem_Free(b.data);
     return out;
 fail:
+    Py_XDECREF(dict);
     PyMem_Free(b.data);
     return NULL;
 }
