@@ -56,7 +56,11 @@ class Connection:
     - ``views``: ``(match_id, seat) -> codec.ViewDeltaReader``, each seat's view as the
       view deltas left it (a test of resync forgets or spoils one);
     - ``view_deltas`` (class attribute): the revision of view deltas the Hello asks for
-      (arena.proto ViewDelta); 0 asks for whole views in every Turn.
+      (arena.proto ViewDelta); 0 asks for whole views in every Turn;
+    - ``frame``: on the local channel, (the message, the bytes it was read from), whose
+      Turn's legal actions ``super().handle`` reads from those bytes when it is given
+      that very message; one that changes the message's legal actions in place first
+      sets it to None (a new message, or the same count of actions, is noticed).
     """
 
     view_deltas: int = convert.VIEW_DELTAS
