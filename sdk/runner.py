@@ -60,7 +60,7 @@ class Connection:
     - ``frame``: on the local channel, (the message, the bytes it was read from), whose
       Turn's legal actions ``super().handle`` reads from those bytes when it is given
       that very message; one that changes the message's legal actions in place first
-      sets it to None (a new message, or the same count of actions, is noticed).
+      sets it to None (a new message, or a changed count of actions, is noticed).
     """
 
     view_deltas: int = convert.VIEW_DELTAS
