@@ -7,8 +7,10 @@ PROTOS := $(wildcard protos/cardarena/v1/*.proto)
 .PHONY: venv install proto demo test bench bench-env clean browser sandbox-tools screenshots
 
 # Both packages, editable: the author's (card-arena-sdk: the core and the SDK) and the platform's.
+# The author's editable install also compiles the C wire encoder (its hatch_build.py; optional):
+# a change to its source installs again.
 SDK_PKG := packages/card-arena-sdk
-$(BIN)/activate: pyproject.toml $(SDK_PKG)/pyproject.toml
+$(BIN)/activate: pyproject.toml $(SDK_PKG)/pyproject.toml cardarena/wire/_wirec.c
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e $(SDK_PKG) -e '.[dev]'

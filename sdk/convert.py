@@ -53,12 +53,17 @@ def match_info_from_proto(msg: pb.MatchStart) -> MatchInfo:
     )
 
 
-def turn_from_proto(game: str, msg: pb.Turn) -> tuple[Any, list[Any]]:
+def turn_from_proto(game: str, msg: pb.Turn, frame: bytes | None = None) -> tuple[Any, list[Any]]:
     """(view, legal_actions) of a Turn. The view is lazy (``codec.lazy_view_from_proto``):
     each of its fields is decoded when the bot first reads it, so a bot pays only for what
-    it reads; the legal actions are decoded (every bot reads them)."""
+    it reads; the legal actions are decoded (every bot reads them). ``frame``: the bytes
+    of the ArbiterMessage ``msg`` came in, when the transport has them (the local
+    channel): legal actions seen before are then found by their bytes there."""
     view = convert.lazy_view_from_proto(game, msg.view)
-    legal = convert.legal_actions_from_proto(game, msg.legal_actions)
+    legals = msg.legal_actions
+    legal = convert.legal_actions_from_frame(game, frame, len(legals)) if frame is not None else None
+    if legal is None:
+        legal = convert.legal_actions_from_proto(game, legals)
     return view, legal
 
 

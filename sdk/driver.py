@@ -202,7 +202,7 @@ class SeatDriver:
         action of another game or a hand-made one reads the same on every transport."""
         for action in legal_actions:
             if action is answer:
-                return Decision(action=answer)
+                return _chosen(answer)
         if isinstance(answer, str):
             text = answer
         elif isinstance(answer, Action):
@@ -234,6 +234,21 @@ class SeatDriver:
                 raise
             return describe_failure(exc, "on_match_end")
         return ""
+
+
+#: id(action) -> (action, Decision(action=action)): a Decision is an immutable value and
+#: the engines hand out the same action objects again (interned), so the usual answer's
+#: Decision is made once (the entry holds the action, so its id stays unique). Bounded.
+_CHOSEN: dict[int, tuple[Any, Decision]] = {}
+
+
+def _chosen(action: Any) -> Decision:
+    hit = _CHOSEN.get(id(action))
+    if hit is None or hit[0] is not action:
+        if len(_CHOSEN) >= 4096:
+            _CHOSEN.clear()
+        hit = _CHOSEN[id(action)] = (action, Decision(action=action))
+    return hit[1]
 
 
 def _clip(text: str) -> str:

@@ -56,7 +56,11 @@ class Connection:
     - ``views``: ``(match_id, seat) -> codec.ViewDeltaReader``, each seat's view as the
       view deltas left it (a test of resync forgets or spoils one);
     - ``view_deltas`` (class attribute): the revision of view deltas the Hello asks for
-      (arena.proto ViewDelta); 0 asks for whole views in every Turn.
+      (arena.proto ViewDelta); 0 asks for whole views in every Turn;
+    - ``frame``: on the local channel, (the message, the bytes it was read from), whose
+      Turn's legal actions ``super().handle`` reads from those bytes when it is given
+      that very message; one that changes the message's legal actions in place first
+      sets it to None (a new message, or a changed count of actions, is noticed).
     """
 
     view_deltas: int = convert.VIEW_DELTAS
@@ -75,6 +79,10 @@ class Connection:
         self.errors: list[str] = []
         #: the arbiter's id of this connection (Welcome.session_id), once welcomed
         self.session_id = ""
+        #: (message, the bytes it was parsed from) of the frame being handled, set by the
+        #: local channel's loop: a Turn's legal actions are read from those bytes
+        #: (``convert.turn_from_proto``) when ``handle`` is given that very message
+        self.frame: tuple[pb.ArbiterMessage, bytes] | None = None
 
     def send(self, msg: pb.BotMessage) -> None:
         """Queue ``msg``; the run loop writes what is queued after each ``handle``."""
@@ -91,7 +99,8 @@ class Connection:
             self.seat_tokens[key] = msg.match_start.seat_token
             self.drivers[key] = SeatDriver(self.template, info)
         elif which == "turn":
-            self.send(self._answer(msg.turn))
+            frame = self.frame
+            self.send(self._answer(msg.turn, frame[1] if frame is not None and frame[0] is msg else None))
         elif which == "update":  # not sent by this arbiter (events come in Turn/MatchEnd); accepted
             driver = self.drivers.get((msg.update.match_id, msg.update.seat))
             if driver is not None and driver.wants_events:
@@ -126,7 +135,7 @@ class Connection:
             self.errors.append(f"{err.code}: {err.message}")
             log.warning("%s: arbiter says %s: %s", self.name, err.code, err.message)
 
-    def _answer(self, turn: pb.Turn) -> pb.BotMessage:
+    def _answer(self, turn: pb.Turn, frame: bytes | None = None) -> pb.BotMessage:
         """The Act for ``turn``: the driver's decision on the wire. An action goes as the
         game's typed action; a text that is not one as its notation (the arbiter parses
         it and answers "malformed"); a failure of the bot's code as ``Act.failure`` (the
@@ -135,11 +144,11 @@ class Connection:
         whichever hook it called it from, at its next answer. ``Act.think_us`` says how
         long this took, from the Turn in hand to the Act made (docs/latency.md)."""
         t0 = time.perf_counter()
-        msg = self._act(turn)
+        msg = self._act(turn, frame)
         msg.act.think_us = max(1, round((time.perf_counter() - t0) * 1e6))
         return msg
 
-    def _act(self, turn: pb.Turn) -> pb.BotMessage:
+    def _act(self, turn: pb.Turn, frame: bytes | None = None) -> pb.BotMessage:
         key = (turn.match_id, turn.seat)
         driver = self.drivers[key]
         token = self.seat_tokens.get(key, "")
@@ -156,7 +165,7 @@ class Connection:
                                                     resync=True))
                 view, legal = got
             else:
-                view, legal = convert.turn_from_proto(driver.game, turn)
+                view, legal = convert.turn_from_proto(driver.game, turn, frame)
             if driver.wants_events and turn.events:  # what happened since this seat's last message
                 driver.push(convert.events_from_proto(turn))
         except convert.WireError as exc:  # a Turn this SDK cannot read: said, not fatal
@@ -349,6 +358,7 @@ def _play_local(session: Connection, path: str, hello: pb.BotMessage, stop: thre
                 first = False
                 _welcomed(session, msg, address)
                 continue
+            session.frame = (msg, data)
             session.handle(msg)
             if session._outbox:
                 out = []

@@ -349,6 +349,9 @@ def step_costs(decisions: int = 3000, seed: int = 0) -> dict[str, float]:
 CODEC_PAIRS: tuple[tuple[str, str], ...] = (
     ("turn.message", "arbiter: the Turn built as a message from the view's dicts, serialized (before issue 42)"),
     ("turn.wire", "arbiter: the Turn written as bytes (codec.turn_wire)"),
+    ("turn.wire.python", "arbiter: the same by the Python encoders alone (without the C extension, _wirec)"),
+    ("legal.proto", "bot: the legal actions from the parsed message (gRPC: codec.legal_actions_from_proto)"),
+    ("legal.frame", "bot: the legal actions read from the frame's bytes (local: codec.legal_actions_from_frame)"),
     ("view.eager", "bot: the whole view decoded (codec.view_from_proto, before issue 42)"),
     ("view.lazy", "bot: the lazy view, nothing read (codec.lazy_view_from_proto)"),
     ("view.lazy.read", "bot: the lazy view, hand, trick and seats read (a bot that reads them)"),
@@ -358,6 +361,27 @@ CODEC_PAIRS: tuple[tuple[str, str], ...] = (
     ("turn.bytes.whole", "bytes of the Turn with the whole view (mean)"),
     ("turn.bytes.delta", "bytes of the Turn with a view delta (mean)"),
 )
+
+
+def _python_codec() -> Any:
+    """A second copy of ``cardarena.wire.codec`` loaded without the C extension (its own
+    encoders and caches, all Python), to measure the extension against in one process."""
+    import importlib.util
+
+    from cardarena.wire import codec
+
+    spec = importlib.util.spec_from_file_location("cardarena.wire._codec_python", codec.__file__)
+    module = importlib.util.module_from_spec(spec)
+    before = os.environ.get("ARENA_NO_WIREC")
+    os.environ["ARENA_NO_WIREC"] = "1"
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        if before is None:
+            os.environ.pop("ARENA_NO_WIREC", None)
+        else:
+            os.environ["ARENA_NO_WIREC"] = before
+    return module
 
 
 def codec_costs(seed: int = 0, passes: int = 3) -> dict[str, float]:
@@ -385,6 +409,15 @@ def codec_costs(seed: int = 0, passes: int = 3) -> dict[str, float]:
                 unsent[s].extend(events_for(new, s))
     views = [pb.ArbiterMessage.FromString(codec.turn_wire("spades", "m", 1, s, v, l, 1, 1, e)).turn.view
              for s, v, l, e in cases]
+    frames = [codec.turn_wire("spades", "m", 1, s, v, l, 1, 1, e) for s, v, l, e in cases]
+    turns = [pb.ArbiterMessage.FromString(f).turn for f in frames]
+    python = _python_codec()
+
+    def from_frames() -> None:
+        for f, t in zip(frames, turns):
+            n = len(t.legal_actions)
+            if codec.legal_actions_from_frame("spades", f, n) is None:  # (without the extension: the message's)
+                codec.legal_actions_from_proto("spades", t.legal_actions)
 
     def message(s: int, v: Any, l: Any, e: Any) -> bytes:
         msg = pb.ArbiterMessage(turn={"match_id": "0123456789ab", "request_id": 7, "seat": s,
@@ -422,6 +455,10 @@ def codec_costs(seed: int = 0, passes: int = 3) -> dict[str, float]:
     runs: dict[str, Any] = {
         "turn.message": lambda: [message(*c) for c in cases],
         "turn.wire": lambda: [codec.turn_wire("spades", "0123456789ab", 7, s, v, l, 1000, 60000, e) for s, v, l, e in cases],
+        "turn.wire.python": lambda: [python.turn_wire("spades", "0123456789ab", 7, s, v, l, 1000, 60000, e)
+                                     for s, v, l, e in cases],
+        "legal.proto": lambda: [codec.legal_actions_from_proto("spades", t.legal_actions) for t in turns],
+        "legal.frame": from_frames,
         "view.eager": lambda: [codec.view_from_proto("spades", m) for m in views],
         "view.lazy": lambda: [codec.lazy_view_from_proto("spades", m) for m in views],
         "view.lazy.read": lambda: [read(m) for m in views],

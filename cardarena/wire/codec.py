@@ -27,6 +27,7 @@ import dataclasses
 import enum
 import functools
 import re
+import sys
 import types
 import typing
 from typing import Any, Callable, Mapping, Sequence
@@ -36,6 +37,26 @@ from google.protobuf import message_factory
 from cardarena.games import Card, EndReason, Event, GameError, Outcome, game_class
 from cardarena.games.cards import InvalidCardError
 from cardarena.v1 import arena_pb2 as pb
+
+#: The wire encoder's inner loops in C (cardarena/wire/_wirec.c), when the install built
+#: them (``make venv`` does, with a C compiler; ARENA_NO_WIREC=1 turns them off): the
+#: compiled Python encoders below are the reference and the fallback, byte for byte the same.
+_WIREC_VERSION = 4
+
+
+def _load_wirec() -> Any:
+    import os
+
+    if os.environ.get("ARENA_NO_WIREC"):
+        return None
+    try:
+        from cardarena.wire import _wirec
+    except ImportError:
+        return None
+    return _wirec if getattr(_wirec, "VERSION", None) == _WIREC_VERSION else None  # a stale build: not used
+
+
+_wirec = _load_wirec()
 
 PROTOCOL_VERSION = 1
 
@@ -451,14 +472,61 @@ def _wire_encoder(cls: type, descriptor: Any) -> Callable[[Any], bytes]:
     env = _wire_env()
     lines = ["def encode(v):", "    o = []", "    a = o.append"]
     try:
-        for i, entry in enumerate(_field_plan(cls, descriptor)):
+        plan = _field_plan(cls, descriptor)
+        for i, entry in enumerate(plan):
             lines.append(f"    x = v.{entry[0]}")
             lines.extend(_wire_field_lines(i, *entry, env))
     except _Unsupported:
         return fallback()
     lines.append("    return b''.join(o)")
     exec(compile("\n".join(lines) + "\n", f"<wire encoder {cls.__name__}>", "exec"), env)
+    if _wirec is not None:  # the same fields, tables and memos, written by the C loop
+        return functools.partial(_wirec.encode, _c_plan(plan, env))
     return env["encode"]
+
+
+def _c_plan(plan: list, env: dict[str, Any]) -> tuple:
+    """The field plan as ``_wirec.encode`` reads it: (attribute, kind, test, a, b) a field,
+    with the tables, memos and nested encoders ``_wire_field_lines`` put in ``env`` (the
+    same objects the Python encoder uses, so the memos are shared). Kinds, as _wirec.c's
+    enum: 0 varint, 1 enum, 2 card, 3 string, 4 message, 5 repeated cards, 6 packed
+    varints, 7 repeated strings, 8 repeated messages, 9 double, 10 packed doubles; tests:
+    0 ``if x``, 1 ``if x is not None``, 2 ``if x is not None and x``."""
+    varints, t_string, t_double, t_message, _ = _wire_kinds()
+    out = []
+    for i, (name, field, _item, optional, repeated, kind) in enumerate(plan):
+        ftype = field.type
+        if repeated:
+            test = 0
+            if ftype == t_double:
+                spec = (10, env[f"T{i}"], None)
+            elif kind == "card":
+                spec = (5, env[f"C{i}"], None)
+            elif ftype in varints:
+                spec = (6, env[f"T{i}"], env.get(f"E{i}"))
+            elif ftype == t_string:
+                spec = (7, env[f"T{i}"], None)
+            else:
+                spec = (8, env[f"K{i}"], env[f"M{i}"])
+        else:
+            presence = field.has_presence
+            test = 1 if (presence or ftype == t_message or kind == "card") else 0
+            if optional and not presence and ftype != t_message:
+                test = 2
+            if ftype == t_double:
+                spec = (9, env[f"T{i}"], None)
+            elif kind == "card":
+                spec = (2, env[f"C{i}"], None)
+            elif kind == "enum":
+                spec = (1, env[f"T{i}"], env[f"E{i}"])
+            elif ftype in varints:
+                spec = (0, env[f"T{i}"], None)
+            elif ftype == t_string:
+                spec = (3, env[f"T{i}"], None)
+            else:
+                spec = (4, env[f"T{i}"], env[f"M{i}"])
+        out.append((sys.intern(name), spec[0], test, spec[1], spec[2]))
+    return tuple(out)
 
 
 def _plain_init(cls: type) -> bool:
@@ -729,22 +797,36 @@ def _spliced(items: Sequence[Any], cache: dict[Any, Any], tag: bytes, encode: Ca
     (its ``encode``d message's bytes, length-delimited) made once and kept in ``cache``,
     bounded by ACTION_CACHE_SIZE. The items must be immutable values. The engines hand out
     the same objects for the same actions and events (interned), so an item is looked up
-    by its identity first (``id``: no hashing of a dataclass in Python), then by its value
-    (``(item,)``: the first object of that value and its bytes)."""
+    by its identity first (``id``: no hashing of a dataclass in Python; the entry holds
+    the item, so its id stays unique), then by its value (``_item_wire``)."""
+    if _wirec is not None:  # the lookups by identity in C, _item_wire for the rest
+        miss = _MISSES.get(id(cache))
+        if miss is None:
+            miss = _MISSES[id(cache)] = functools.partial(_item_wire, cache=cache, tag=tag, encode=encode)
+        return _wirec.splice(items, cache, miss)
     out = []
     for item in items:
         hit = cache.get(id(item))
-        if hit is None or hit[0] is not item:
-            hit = cache.get((item,))
-            if hit is None:
-                body = encode(item)
-                hit = (item, tag + _varint(len(body)) + body)
-                _keep(cache, (item,), hit, ACTION_CACHE_SIZE)
-            elif hit[0] is not item:
-                hit = (item, hit[1])
-            _keep(cache, id(item), hit, ACTION_CACHE_SIZE)
-        out.append(hit[1])
+        out.append(hit[1] if hit is not None and hit[0] is item else _item_wire(item, cache, tag, encode))
     return b"".join(out)
+
+
+#: id(cache) -> its _item_wire, for _wirec.splice (the caches are the module's own: they live as long).
+_MISSES: dict[int, Callable[[Any], bytes]] = {}
+
+
+def _item_wire(item: Any, cache: dict[Any, Any], tag: bytes, encode: Callable[[Any], bytes]) -> bytes:
+    """``_spliced``'s item not kept by its identity: by its value (``(item,)``: the first
+    object of that value and its bytes), else encoded; kept by identity either way."""
+    hit = cache.get((item,))
+    if hit is None:
+        body = encode(item)
+        hit = (item, tag + _varint(len(body)) + body)
+        _keep(cache, (item,), hit, ACTION_CACHE_SIZE)
+    elif hit[0] is not item:
+        hit = (item, hit[1])
+    _keep(cache, id(item), hit, ACTION_CACHE_SIZE)
+    return hit[1]
 
 
 def legal_actions_from_proto(game: str, msgs: Sequence[pb.Action]) -> list[Any]:
@@ -771,6 +853,26 @@ def legal_actions_from_proto(game: str, msgs: Sequence[pb.Action]) -> list[Any]:
             _keep(bodies, action, key, ACTION_CACHE_SIZE)  # an answer with this action echoes these bytes (action_wire)
         out.append(action)
     return out
+
+
+_ARBITER_TURN_NUMBER = pb.ArbiterMessage.DESCRIPTOR.fields_by_name["turn"].number
+_LEGAL_NUMBER = pb.Turn.DESCRIPTOR.fields_by_name["legal_actions"].number
+
+
+def legal_actions_from_frame(game: str, frame: bytes, count: int) -> list[Any] | None:
+    """The legal actions of the Turn in ``frame`` (the serialized ArbiterMessage it was
+    parsed from), read from those bytes by the C reader (``_wirec.field_items``: no
+    message made per action): each looked up by its bytes as ``legal_actions_from_proto``
+    does. None, for the caller to decode the message's, unless all ``count`` of them were
+    seen before (or without the C extension)."""
+    cache = _ACTION_OF_WIRE.get(game)
+    if _wirec is None or cache is None:
+        return None
+    items = _wirec.field_items(frame, _ARBITER_TURN_NUMBER, _LEGAL_NUMBER)
+    if items is None or len(items) != count:
+        return None
+    out = list(map(cache.get, items))
+    return out if all(out) else None
 
 
 _SERIALIZE_ACTION = pb.Action.SerializeToString
@@ -882,19 +984,37 @@ def turn_wire(game: str, match_id: str, request_id: int, seat: int, view: Any, l
 _MATCH_END = pb.MatchEnd.DESCRIPTOR.fields_by_name
 _FINAL_VIEW_TAG = _tag(_MATCH_END["final_view"], 2)
 _ARBITER_MATCH_END_TAG = _tag(pb.ArbiterMessage.DESCRIPTOR.fields_by_name["match_end"], 2)
+_END_TAGS = tuple(_tag(_MATCH_END[name], 0 if name == "seat" else 2) for name in ("match_id", "seat", "outcome", "events"))
+_END_EVENT_WIRE: dict[Any, Any] = {}  # _spliced's cache, for MatchEnd.events
+#: id(outcome) -> (outcome, its MatchEnd.outcome field's bytes): the seats of a match are
+#: told the same Outcome object, so it is encoded once a match, not once a seat.
+_OUTCOME_WIRE: dict[int, tuple[Outcome, bytes]] = {}
+
+
+def _outcome_wire(outcome: Outcome) -> bytes:
+    hit = _OUTCOME_WIRE.get(id(outcome))
+    if hit is None or hit[0] is not outcome:
+        hit = (outcome, _length_delimited(_END_TAGS[2], outcome_to_proto(outcome).SerializeToString()))
+        _keep(_OUTCOME_WIRE, id(outcome), hit, MEMO_SIZE)  # the entry holds the outcome: its id stays unique
+    return hit[1]
 
 
 def match_end_wire(game: str, match_id: str, seat: int, outcome: Outcome, events: Sequence[Event] = (),
                    final_view: Any = None) -> bytes:
-    """The serialized ArbiterMessage carrying a MatchEnd: its small fields and events by
-    protobuf, the final view (the largest part: every hand of the deal in an open match)
-    as the compiled wire encoder's bytes, spliced in its place (field 4, between the
-    outcome and the events), so it is neither parsed into a message nor serialized again.
-    ``events`` must already be filtered for ``seat``."""
-    head = pb.MatchEnd(match_id=match_id, seat=seat, outcome=outcome_to_proto(outcome)).SerializeToString()
-    view = _length_delimited(_FINAL_VIEW_TAG, _view_wire_codec(game)(final_view)) if final_view is not None else b""
-    tail = pb.MatchEnd(events=[event_to_proto(e) for e in events]).SerializeToString() if events else b""
-    return _length_delimited(_ARBITER_MATCH_END_TAG, head + view + tail)
+    """The serialized ArbiterMessage carrying a MatchEnd, made as bytes (as ``turn_wire``):
+    the match id, the seat, the outcome (encoded once per Outcome object), the final view
+    by the compiled wire encoder (the largest part: every hand of the deal in an open
+    match), the events from their cache (as a Turn's: ``events_wire``). No message is
+    built, copied or serialized again. ``events`` must already be filtered for ``seat``."""
+    body = b"".join((
+        _length_delimited(_END_TAGS[0], match_id.encode()) if match_id else b"",
+        (_END_TAGS[1] + _varint_any(seat)) if seat else b"",
+        _outcome_wire(outcome),
+        _length_delimited(_FINAL_VIEW_TAG, _view_wire_codec(game)(final_view)) if final_view is not None else b"",
+        _spliced(events, _END_EVENT_WIRE, _END_TAGS[3], lambda event: event_to_proto(event).SerializeToString())
+        if events else b"",
+    ))
+    return _length_delimited(_ARBITER_MATCH_END_TAG, body)
 
 
 def turn_to_proto(game: str, match_id: str, request_id: int, seat: int, view: Any, legal_actions: Sequence[Any],

@@ -5,6 +5,12 @@ checkout's caches and scratch files never ship."""
 
 from __future__ import annotations
 
+import os
+import shlex
+import subprocess
+import sys
+import sysconfig
+import tempfile
 from pathlib import Path
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
@@ -16,6 +22,7 @@ SUFFIXES = (".py", ".pyi")
 class CustomBuildHook(BuildHookInterface):
     def initialize(self, version: str, build_data: dict) -> None:
         if version == "editable":  # dev-mode-dirs: the checkout itself is on sys.path
+            build_wirec(Path(self.root).parents[1])
             return
         here = Path(self.root)
         base = here if (here / PACKAGES[0]).is_dir() else here.parents[1]
@@ -26,3 +33,32 @@ class CustomBuildHook(BuildHookInterface):
             for path in sorted(source.rglob("*")):
                 if path.suffix in SUFFIXES and "__pycache__" not in path.parts and path.is_file():
                     build_data["force_include"][str(path)] = path.relative_to(base).as_posix()
+
+
+def build_wirec(top: Path) -> None:
+    """Compile cardarena/wire/_wirec.c (the wire encoder's inner loops, issue 42) next to
+    it, for the checkout an editable install runs from (``make venv``). Optional: without a
+    C compiler or Python's headers it says so and the codec's Python encoders serve (the
+    same bytes, slower). Written to a temporary file and moved into place, so a process
+    that has the old one loaded keeps it."""
+    source = top / "cardarena" / "wire" / "_wirec.c"
+    target = source.with_name("_wirec" + (sysconfig.get_config_var("EXT_SUFFIX") or ".so"))
+    if not source.is_file():
+        return
+    cc = shlex.split(sysconfig.get_config_var("CC") or "cc")
+    include = sysconfig.get_paths()["include"]
+    fd, tmp = tempfile.mkstemp(suffix=target.suffix, dir=target.parent)
+    os.close(fd)
+    cmd = [*cc, "-O2", "-shared", "-fPIC", "-Wall", f"-I{include}", str(source), "-o", tmp]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.SubprocessError) as exc:
+        done = None
+        why = str(exc)
+    else:
+        why = done.stderr.strip()[-400:]
+    if done is not None and done.returncode == 0:
+        os.replace(tmp, target)
+        return
+    os.unlink(tmp)
+    print(f"card-arena-sdk: the C wire encoder was not built ({why}); the Python one serves", file=sys.stderr)

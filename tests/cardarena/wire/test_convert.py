@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -248,6 +249,96 @@ def test_the_match_end_written_as_bytes_is_the_message_built_field_by_field(name
             if view is not None:
                 end.final_view.CopyFrom(convert.view_to_proto(name, view))
             assert convert.match_end_wire(name, "m9", seat, outcome, told, view) == built.SerializeToString()
+
+
+@pytest.fixture
+def python_encoders(monkeypatch):
+    """The codec's compiled Python encoders (as without the C extension), made anew; the
+    encoders in use before are back after the test."""
+    def fresh():
+        for cached in (convert._wire_encoder, convert._view_wire_codec, convert._view_field_encoders, convert._delta_function):
+            cached.cache_clear()
+    fresh()
+    with monkeypatch.context() as m:
+        m.setattr(convert, "_wirec", None)
+        yield
+        fresh()
+    fresh()
+
+
+@pytest.mark.skipif(convert._wirec is None, reason="the C wire encoder is not built here (make venv builds it)")
+@pytest.mark.parametrize("name", GAMES)
+def test_the_c_wire_encoder_writes_the_python_encoders_bytes(name, python_encoders):
+    """cardarena/wire/_wirec.c (built by make venv) writes every view's bytes and every
+    Turn's legal actions and events exactly as the compiled Python encoders do (which the
+    tests above check against protobuf), for every seat's view and the spectator's at
+    every step of random games: one encoder, in two languages."""
+    game = get_game(name)
+    steps = []
+    for seed in range(3):
+        state, rng = game.new_initial_state(seed), random.Random(seed)
+        while not state.is_terminal and len(steps) < 400:
+            legal = state.legal_actions()
+            views = [state.view(s) for s in range(game.num_seats)] + [state.spectator_view()]
+            steps.append((views, legal, list(state.log[-6:])))
+            state.apply(rng.choice(legal))
+    python = [([convert.view_wire(name, v) for v in views], convert.legal_actions_wire(name, legal),
+               convert.events_wire(events)) for views, legal, events in steps]
+    convert._wirec = convert._load_wirec()  # the fixture puts it back to None at the end
+    for cached in (convert._wire_encoder, convert._view_wire_codec):
+        cached.cache_clear()
+    descriptor = pb.View.DESCRIPTOR.fields_by_name[convert.game_field(name)].message_type
+    assert convert._wire_encoder(game.view_type, descriptor).func is convert._wirec.encode  # C, this time
+    for (views, legal, events), (view_bytes, legal_bytes, event_bytes) in zip(steps, python):
+        assert [convert.view_wire(name, v) for v in views] == view_bytes
+        assert convert.legal_actions_wire(name, legal) == legal_bytes
+        assert convert.events_wire(events) == event_bytes
+
+
+@pytest.mark.skipif(convert._wirec is None, reason="the C wire encoder is not built here (make venv builds it)")
+@pytest.mark.parametrize("name", GAMES)
+def test_a_turns_legal_actions_read_from_its_frame_are_the_messages(name):
+    """legal_actions_from_frame (the SDK on the local channel) reads a Turn's legal actions
+    from the ArbiterMessage's bytes: once seen, the very objects legal_actions_from_proto
+    gives, in order; None (the caller decodes) for an unseen one, a count that is not the
+    message's, a Turn field given twice, or bytes that are no message."""
+    game = get_game(name)
+    state, rng = game.new_initial_state(8), random.Random(8)
+    for step in range(60):
+        if state.is_terminal:
+            break
+        seat, legal = state.current_seat, state.legal_actions()
+        frame = convert.turn_wire(name, "m8", step + 1, seat, state.view(seat), legal, 1000, 0)
+        msgs = pb.ArbiterMessage.FromString(frame).turn.legal_actions
+        decoded = convert.legal_actions_from_proto(name, msgs)
+        got = convert.legal_actions_from_frame(name, frame, len(msgs))
+        assert got is not None and len(got) == len(decoded) and all(a is b for a, b in zip(got, decoded))
+        assert convert.legal_actions_from_frame(name, frame, len(msgs) + 1) is None
+        assert convert.legal_actions_from_frame(name, frame + frame, len(msgs)) is None  # merged: not read here
+        assert convert.legal_actions_from_frame(name, frame[:-1], len(msgs)) is None
+        state.apply(rng.choice(legal))
+    unseen = pb.Action(notation="never offered")
+    turn = pb.ArbiterMessage()
+    turn.turn.legal_actions.append(unseen)
+    assert convert.legal_actions_from_frame(name, turn.SerializeToString(), 1) is None
+
+
+def test_the_match_end_encodes_each_outcome_of_its_own():
+    """match_end_wire keeps an Outcome's bytes by the object (the seats of a match are told
+    the same one): another outcome, even one made after the first is gone, is its own."""
+    game = get_game("spades")
+    state, rng = game.new_initial_state(5), random.Random(5)
+    while not state.is_terminal:
+        state.apply(rng.choice(state.legal_actions()))
+    outcome = state.outcome()
+    other = dataclasses.replace(outcome, scores=tuple(s + 1 for s in outcome.scores), detail="another")
+    for told in (outcome, other, outcome, dataclasses.replace(other)):
+        built = pb.ArbiterMessage()
+        built.match_end.match_id, built.match_end.seat = "m1", 2
+        built.match_end.outcome.CopyFrom(convert.outcome_to_proto(told))
+        assert convert.match_end_wire("spades", "m1", 2, told) == built.SerializeToString()
+        assert convert.outcome_from_proto(pb.ArbiterMessage.FromString(convert.match_end_wire(
+            "spades", "m1", 2, told)).match_end.outcome) == told
 
 
 def test_an_answer_echoing_a_turns_action_is_read_as_the_engines_own_object():
