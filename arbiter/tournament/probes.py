@@ -30,7 +30,8 @@ from cardarena.replay import step_record
 from arbiter.batch.engine import InProcess, play_batch
 from arbiter.batch.plan import PlannedMatch, pair_seatings
 from arbiter.batch.settings import bot_names, bot_sources, is_trusted
-from arbiter.rating.luck import ExpectedFeatures, recorded_features
+from arbiter.rating.draws import DRAW_GAMES, deal_features, draw_luck, draw_names
+from arbiter.rating.luck import LUCK_FEATURES, ExpectedFeatures, recorded_features
 from arbiter.store.db import Store
 from arbiter.tournament.evaluate import LUCK_CHECKED, EvalResult, _config, _stored_margins, margin_of, seating_who
 
@@ -152,20 +153,29 @@ LUCK_PROBE_SEED = "bid-probes"
 
 
 def luck_game_error(game_name: str, options: Mapping[str, Any] | None, preset: str | None) -> str | None:
-    """Why ``--luck-adjusted`` cannot correct this game's deals (None if it can): the features
-    are a Spades hand's bids and cards, one hand a match. Spot's and Spite and Malice's luck is
-    mostly in the cards drawn during play, which would need a correction of their own (AIVAT's
-    for a chance event: a drawn card's value minus its mean over the cards left in the stock);
-    none is built (docs/strength.md, "Luck-adjusted margins")."""
+    """Why ``--luck-adjusted`` cannot correct this game (None if it can). Spades: the deal's bids
+    against its cards, one hand a match, four seats. Spot and Spite and Malice: the cards drawn
+    from the stock during play (``arbiter.rating.draws``), any options."""
+    if game_name in DRAW_GAMES:
+        get_game(game_name, dict(options or {}), preset)  # a ConfigError for bad options
+        return None
     if game_name != "spades":
-        return (f"--luck-adjusted: defined for Spades only (the deal's bids and cards); {game_name}'s luck is mostly "
-                "in the cards drawn during play, and no correction of the draws is built: run without --luck-adjusted")
+        return (f"--luck-adjusted: defined for Spades (the deal's bids and cards), Spot and Spite and Malice (the "
+                f"cards drawn from the stock), not {game_name}: run without --luck-adjusted")
     game = get_game(game_name, dict(options or {}), preset)
     if getattr(game.options, "deals", None) != 1:
         return "--luck-adjusted: defined for Spades played one hand a match: add -o deals=1"
     if game.num_seats != 4:
         return f"--luck-adjusted: defined for four seats, these options give {game.num_seats}"
     return None
+
+
+def draw_luck_features(game_name: str, options: Mapping[str, Any] | None, preset: str | None,
+                       records: Sequence[tuple[MatchRecord, int, Sequence[int]]]) -> dict[str, float]:
+    """A deal's draws' features (``arbiter.rating.draws.deal_features``) from its matches' records
+    ((record, rotation, who) per seating), each replayed by the engine from its seed and actions."""
+    return deal_features([(draw_luck(game_name, options, record.seed, [a.action for a in record.actions], preset), who)
+                          for record, _, who in records])
 
 
 @dataclass(frozen=True)
@@ -183,6 +193,22 @@ class LuckProbes:
     fit: tuple[tuple[int, float, dict[str, float]], ...] = ()
     bots: tuple[str, str] = ("", "")  # the two bot specs the probes played
 
+    @property
+    def draws(self) -> bool:
+        """Whether this corrects the draws (Spot, Spite and Malice: exact expectations, no probes, no
+        bids to check) rather than the deal (Spades' bids, centred on probes)."""
+        return self.expected.exact
+
+    @property
+    def test_names(self) -> tuple[str, ...]:
+        """The features a sequential test corrects by (``OnlineCorrection``)."""
+        return self.expected.names if self.draws else tuple(sorted(LUCK_FEATURES))
+
+    @property
+    def what(self) -> str:
+        """The luck taken out, in words."""
+        return "the luck of the draws" if self.draws else "the luck of the deal"
+
     async def probe(self, seed: int) -> dict[str, float]:
         """``recorded_features`` of deal ``seed`` played as a probe (bidding only), to check that an
         evaluation's matches bid as the probes do (``evaluate`` does, on its first deals)."""
@@ -191,7 +217,10 @@ class LuckProbes:
         return recorded_features(pair)
 
     def features(self, records: Sequence[tuple[MatchRecord, int, Sequence[int]]]) -> dict[str, float]:
-        """``recorded_features`` of one deal from its two matches ((record, rotation, who), rotation 0 first)."""
+        """``recorded_features`` of one deal from its two matches ((record, rotation, who), rotation 0 first);
+        for the draws, ``draw_luck_features``."""
+        if self.draws:
+            return draw_luck_features(self.game_name, self.options, self.preset, records)
         game = get_game(self.game_name, dict(self.options), self.preset)
         pair = []
         for record, rotation, who in records:
@@ -226,6 +255,12 @@ def luck_probes(game_name: str, bot_a: str, bot_b: str, options: Mapping[str, An
     why = luck_game_error(game_name, options, preset)
     if why:
         raise ConfigError(why)
+    if game_name in DRAW_GAMES:  # the draws' expectations are exact: nothing to play
+        if file is not None:
+            raise ConfigError(f"--probes-file: {game_name}'s draws are corrected by expectations known exactly, with no "
+                              "probes to keep: leave it out")
+        return LuckProbes(game_name, dict(options or {}), preset, ExpectedFeatures.zero(draw_names(game_name)),
+                          bots=(bot_a, bot_b))
     if deals < 2:
         raise ConfigError(f"--probes: at least 2 probe deals, got {deals}")
     game = get_game(game_name, dict(options or {}), preset)
@@ -323,7 +358,7 @@ def stored_luck(store: Store, tournament: str | int | None,
     if why:
         raise ConfigError(f"--luck-adjusted: {tour.name!r} cannot be corrected: {why.removeprefix('--luck-adjusted: ')}")
     untrusted = [b for b in bot_sources((bot_a, bot_b)) if not is_trusted(b)]
-    if untrusted:
+    if untrusted and game_name not in DRAW_GAMES:
         raise ConfigError(f"--luck-adjusted: the probes play the bots in this process, and {', '.join(untrusted)} is not "
                           "installed with the arbiter: run arbiter evaluate --luck-adjusted --transport inproc instead")
     game = get_game(game_name, opts, preset)
@@ -340,7 +375,7 @@ def stored_luck(store: Store, tournament: str | int | None,
     who = [seating_who(game, r) for r in (0, 1)]
 
     async def check() -> None:
-        for d in complete[:LUCK_CHECKED]:
+        for d in complete[:0 if luck.draws else LUCK_CHECKED]:
             if await luck.probe(margins[(d, 0)].seed) != result.luck_features[complete.index(d)]:
                 raise ConfigError(
                     f"--luck-adjusted: deal {d} of {tour.name!r} bid otherwise in its matches than in a probe of the same "

@@ -61,7 +61,7 @@ def test_standings_give_the_evaluations_luck_adjusted_margin(stored) -> None:
 def test_where_it_cannot_apply_it_says_why(stored) -> None:
     db, _ = stored
     cases = [
-        (["standings", "spot", "--db", str(db), "--luck-adjusted", "--probes", "20"], "'spot' cannot be corrected"),
+        (["standings", "spot", "--db", str(db), "--luck-adjusted", "--probes", "20"], "no probes"),
         (["standings", "close", "--db", str(db), "--luck-adjusted", "--format", "json"], "not in an export"),
         (["standings", "close", "--db", str(db), "--probes", "20"], "--probes and --probes-file need --luck-adjusted"),
         (["standings", "rr", "--db", str(db), "--luck-adjusted", "--probes", "20"], "tournament of 3 bots"),
