@@ -79,6 +79,23 @@ def _spot_deadwood(hand: Sequence[Any], fitting: frozenset, memo: dict) -> tuple
     return best
 
 
+def _spot_arrangements(cards: tuple, memo: dict) -> frozenset:
+    """Every set of ``cards`` (sorted) left out when some of them are laid out in disjoint melds."""
+    got = memo.get(cards)
+    if got is None:
+        if not cards:
+            got = frozenset({()})
+        else:
+            first, rest = cards[0], cards[1:]
+            out = {(first, *x) for x in _spot_arrangements(rest, memo)}
+            for m in candidate_melds(cards):
+                if first in m:
+                    out |= _spot_arrangements(tuple(x for x in rest if x not in m), memo)
+            got = frozenset(out)
+        memo[cards] = got
+    return got
+
+
 def _spot_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any], tuple[float, ...]]:
     """Per card c, (meld, links, spots, deadwood, loose) for ``seat`` holding ``hand`` (before the
     draw): deadwood and loose, minus the spots and the cards left out of melds once the best
@@ -90,6 +107,7 @@ def _spot_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any]
     melds = list(state._melds)
     fitting = frozenset(c for m in melds for c in _spot_fitting(m))
     memo: dict = {}
+    arrangements: dict = {}
 
     def f(c: Any) -> tuple[float, ...]:
         r, s = c // 4, c % 4
@@ -98,7 +116,17 @@ def _spot_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any]
         meld = ranks[r] >= 2 or seq or c in fitting
         links = ranks[r] + sum(1 for d in (-2, -1, 1, 2) if r + d in same)
         full = list(hand) + [c]
-        dw = min(_spot_deadwood(full[:i] + full[i + 1:], fitting, memo) for i in range(len(full)))
+        # The best discard is a card left out of melds (a card of a 4-meld or a lay-off is one too: the
+        # rest still melds), so over the arrangements of the hand into melds, the spots left out less
+        # the most one of them has; with every card melded, the discards are tried one by one.
+        best = None
+        for out in _spot_arrangements(tuple(sorted(x for x in full if x not in fitting)), arrangements):
+            if out:
+                values = [min(x // 4 + 1, 10) for x in out]
+                v = (sum(values) - max(values), len(values) - 1)
+                best = v if best is None else min(best, v)
+        dw = best if best is not None else min(_spot_deadwood(full[:i] + full[i + 1:], fitting, memo)
+                                                for i in range(len(full)))
         return (float(meld), float(links), float(min(r + 1, 10)), -float(dw[0]), -float(dw[1]))
 
     return f

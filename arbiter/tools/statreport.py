@@ -9,6 +9,7 @@ process instead (``REPLAYED``: 3,000 deals, of which the recorded 400 are the fi
     python -m arbiter.tools.statreport values     # not in "every table": the value of the deal, ~10 min a pair
     python -m arbiter.tools.statreport luckfeatures   # not in "every table": feature sets of the deal, ~5 min
     python -m arbiter.tools.statreport viewvalues     # not in "every table": the bids' values as features, ~40 min
+    python -m arbiter.tools.statreport draws          # not in "every table": the draws' luck, Spot and Spite and Malice
 
 ``bench_round`` is the short version ``python -m arbiter.tools.bench -s statistics`` repeats: the SPRT's
 error rates and length at its defaults, the margin interval's coverage and the ratings'
@@ -454,6 +455,53 @@ def draws_real(game: str, a: str, b: str, options: Mapping[str, Any], deals: int
             "shift_z": adj.shift_z, "feature_z": max(zs)}
 
 
+#: Feature sets measured by ``draw_rows`` per game (the product's, ``DRAW_FEATURES``, among them).
+DRAW_SETS = {
+    "spot": (("meld",), ("deadwood",), ("loose",), ("deadwood", "meld"), ("meld", "spots"),
+             ("deadwood", "links", "loose", "meld", "spots")),
+    "spite-and-malice": (("wild",), ("reach",), ("run",), ("reach", "wild"), ("payoff_rank", "reach", "wild"),
+                         ("bridge", "payoff_rank", "playable", "reach", "run", "wild")),
+}
+
+
+def draw_rows(deals: int = 300, seeds: Sequence[int] = (1, 2), jobs: int = JOBS) -> Iterator[dict[str, Any]]:
+    """docs/strength.md's table of the draws: per pair of ``DRAW_PAIRS`` and seed, ``arbiter evaluate
+    GAME A B --deals DEALS --seed SEED --luck-adjusted`` (every feature recorded), and per feature set
+    of ``DRAW_SETS`` the cross-fitted adjusted variance of the mean over the raw one, in blocks of 40
+    and 100 deals (averaged over the blocks) and over all; per match against independent deals, raw
+    and adjusted (all deals); the shift (adjusted - raw) over its s.e."""
+    from arbiter.rating.draws import draw_names
+    from arbiter.rating.luck import FOLDS, RIDGE, regression_adjusted
+    from arbiter.tournament.evaluate import evaluate
+    from arbiter.tournament.probes import luck_probes
+
+    for game, a, b, options in DRAW_PAIRS:
+        for seed in seeds:
+            r = evaluate(game, a, b, deals=deals, seed=seed, options=options, luck=luck_probes(game, a, b, options), jobs=jobs)
+            margins, feats = r.deal_margins(), r.luck_features
+            match_var = (mean_se([m.margin for m in r.matches]).sd or 0.0) ** 2
+            for names in DRAW_SETS[game]:
+                zero = dict.fromkeys(names, 0.0)
+
+                def ratio(n: int) -> float | None:
+                    if len(margins) < n:
+                        return None
+                    num = den = 0.0
+                    for i in range(0, len(margins) - n + 1, n):
+                        adj = regression_adjusted(margins[i:i + n], feats[i:i + n], zero, names, FOLDS, RIDGE)
+                        num, den = num + (adj.adjusted.se or 0.0) ** 2, den + (adj.plain.se or 0.0) ** 2
+                    return num / den if den else 1.0
+
+                full = regression_adjusted(margins, feats, zero, names, FOLDS, RIDGE)
+                shift = mean_se([m - c for m, c in zip(margins, full.corrected)])
+                yield {"pair": f"{game} {a}-{b}", "seed": seed, "deals": len(margins),
+                       "features": "+".join(names) + (" (kept)" if tuple(names) == tuple(sorted(draw_names(game))) else ""),
+                       "ratio_40": ratio(40), "ratio_100": ratio(100), "ratio_all": full.variance_ratio,
+                       "per_match_raw": 2 * len(margins) * (full.plain.se or 0.0) ** 2 / match_var,
+                       "per_match_adjusted": 2 * len(margins) * (full.adjusted.se or 0.0) ** 2 / match_var,
+                       "shift_z": shift.mean / shift.se if shift.se else 0.0}
+
+
 def draws_round(seed: int, n: int) -> dict[str, float]:
     """The ``draws.*`` rows: each of ``DRAW_PAIRS`` on max(2n, 40) deals (Spot) or max(n/2, 40)
     (Spite and Malice, whose games are longer), fresh seeds each round."""
@@ -863,6 +911,10 @@ def main(parts: list[str]) -> None:
         print("## The bids' values from the bidder's view as features of the deal (issue 39, fifth session)\n")
         print(_md(list(view_value_rows()), ["features", "numbers", "cross_fitted_400", "cross_fitted_all", "held_out",
                                             "per_match_plain", "per_match_all", "per_match_held_out"]), "\n", flush=True)
+    if "draws" in parts:
+        print("## The draws' luck at Spot and Spite and Malice, feature sets (issue 39, sixth session)\n")
+        print(_md(list(draw_rows()), ["pair", "seed", "deals", "features", "ratio_40", "ratio_100", "ratio_all",
+                                      "per_match_raw", "per_match_adjusted", "shift_z"]), "\n", flush=True)
     if "luckfeatures" in parts:
         print("## Features of the deal against the close Spades pair's margins (issue 39, item 2)\n")
         print(_md(list(luck_feature_rows()), ["features", "numbers", "cross_fitted_400", "cross_fitted_all", "held_out",
