@@ -386,7 +386,8 @@ class LuckAdjusted:
             return (f"luck-adjusted margin {self.mean:+.2f} ± {self.se:.2f} (s.e.), raw {self.raw}: variance "
                     f"{self.variance_ratio:.2f}x the raw margin's, so about {self.variance_ratio:.2f}x the deals for the "
                     f"same s.e. (the luck of the cards drawn from the stock: each against the stock's mean, known "
-                    f"exactly, {self.features} features, slopes cross-fitted in {self.folds} folds)")
+                    f"exactly, {self.features} feature{'' if self.features == 1 else 's'}, slopes cross-fitted in "
+                    f"{self.folds} folds)")
         return (f"luck-adjusted margin {self.mean:+.2f} ± {self.se:.2f} (s.e., the probes' ± {self.probe_se:.2f} "
                 f"included), raw {self.raw}: variance {self.variance_ratio:.2f}x the raw margin's, so about "
                 f"{self.variance_ratio:.2f}x the deals for the same s.e. (the deal's bids against its cards, "

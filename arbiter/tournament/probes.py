@@ -354,11 +354,16 @@ def stored_luck_pairs(store: Store, tournament: str | int | None,
     free for all's) have no two-bot margin and are left out; none left is an error. Nothing is
     written to the store. In table order.
 
-    ConfigError, naming why, for what it cannot correct: teams, no duplicate deals, no table of two
-    bots, a game or options the correction is not defined for (``luck_game_error``), Spades bots not
+    ConfigError, naming why, for what it cannot correct: a tournament still running (or stopped) with
+    duplicate deals (its records are withheld, ``cardarena.disclosure``), teams, no duplicate deals, no
+    table of two bots, a game or options the correction is not defined for (``luck_game_error``), Spades bots not
     installed with the arbiter, a forfeit; StoreError for a store or tournament that is not there."""
     tour = store.tournament(tournament)
     spec = tour.spec
+    if not tour.disclosure.matches:
+        raise ConfigError(f"--luck-adjusted: {tour.name!r} is still being played (or was stopped) with duplicate deals: "
+                          "its matches' records, which the correction reads (the cards drawn, the bids), are withheld "
+                          "until it ends (its deals come back in other seatings); finish it first")
     evaluation = "evaluate" in spec
     if not evaluation and (spec.get("teams") or not spec.get("duplicate", True)):
         what = "of named teams" if spec.get("teams") else "without duplicate deals"

@@ -138,3 +138,12 @@ def test_what_the_draws_refuse_is_one_clear_error(args, words) -> None:
     assert "Traceback" not in out.output
     line = next(x for x in out.output.splitlines() if x.startswith("error:"))
     assert words in line, line
+
+
+def test_every_draws_bench_figure_has_a_label_and_a_target() -> None:
+    from arbiter.tools.statreport import BENCH_LABELS, DRAW_PAIRS, draw_key
+
+    keys = {f"draws.{draw_key(g, a, b)}.{k}" for g, a, b, _ in DRAW_PAIRS
+            for k in ("ratio", "per_match", "plain_per_match", "shift_z", "feature_z")}
+    assert len(keys) == 20 and keys <= set(BENCH_LABELS)
+    assert {g for g, *_ in DRAW_PAIRS} == {"spot", "spite-and-malice"}

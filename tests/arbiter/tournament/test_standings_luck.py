@@ -112,6 +112,10 @@ def test_a_spot_round_robin_of_three_bots_gives_each_pair_its_evaluations_line(t
         pairs = stored_luck_pairs(store, "spot3", luck_probes)
         with pytest.raises(ConfigError, match="no table where two bots met"):
             stored_luck_pairs(store, "ffa", luck_probes)
+        # one still being played with duplicate deals: its records are withheld (cardarena.disclosure)
+        store.open_tournament("running", "spot", {**spec.to_json(), "name": "running"}, planned=2)
+        with pytest.raises(ConfigError, match="still being played"):
+            stored_luck_pairs(store, "running", lambda *a: pytest.fail("no probes for what is withheld"))
     assert [(r.bot_a, r.bot_b) for r in pairs] == [("heuristic", "random"), ("heuristic", "bots.noisy:Noisy30"),
                                                    ("random", "bots.noisy:Noisy30")]
     alone = evaluate("spot", "heuristic", "bots.noisy:Noisy30", deals=MIN_DEALS, seed=3, options=opts,
