@@ -23,11 +23,12 @@ normal approximation), ``deals`` is a cap: the deals are taken in order and the 
 stops after the first deal at which the test decides ("H1 accepted": the margin, or
 score, is at least m1; "H0 accepted": at most m0).
 
-With ``luck`` (``arbiter.tournament.probes.luck_probes``: Spades, one hand a match) the result
-also gives the margin with the luck of the deal taken out (``EvalResult.luck``,
-``arbiter.rating.luck``: each deal corrected by its bids against its cards, centred on
-bidding-only probes, the slopes fitted on other deals), and a sequential test reads the
-corrected margins; the first deals' bids are checked against probes of the same deals.
+With ``luck`` (``arbiter.tournament.probes.luck_probes``) the result also gives the margin with
+the luck taken out (``EvalResult.luck``, ``arbiter.rating.luck``, the slopes fitted on other
+deals), and a sequential test reads the corrected margins. Spades, one hand a match: each deal
+corrected by its bids against its cards, centred on bidding-only probes, the first deals' bids
+checked against probes of the same deals. Spot and Spite and Malice: by the luck of the cards
+drawn from the stock, each against the stock's exact mean (``arbiter.rating.draws``), no probes.
 
 With ``store`` every finished match is committed to the store (as a two-bot duplicate
 tournament named ``name``, readable by ``arbiter standings`` and the web page), and running
