@@ -7,6 +7,7 @@
     arbiter evaluate spot search heuristic --sprt 0,5 --sequential normal -o hands=1 --db eval.sqlite   # resumable
     arbiter evaluate spades search heuristic --sprt 0.5,0.55 --sequential score --cluster tcp://10.0.0.5:8786 -j 32
     arbiter evaluate spades heuristic greedy --deals 400 --luck-adjusted -o deals=1    # the deal's luck taken out
+    arbiter evaluate spot heuristic random --deals 200 --luck-adjusted -o hands=1       # the draws' luck taken out
 """
 
 from __future__ import annotations
@@ -100,13 +101,15 @@ def evaluate(
                                        "files shipped; the same result as here (docs/cluster.md).")] = None,
     luck_adjusted: Annotated[
         bool,
-        typer.Option("--luck-adjusted", help=f"Spades, -o deals=1: also give the margin with the luck of the deal "
-                                             f"taken out (each deal's bids against its cards, their expectation from "
-                                             f"--probes bidding-only deals of the same bots, slopes fitted on other "
-                                             f"deals: unbiased), beside the raw one, from {LUCK_MIN_DEALS} deals on; "
-                                             f"with --sprt (and --sd-bound or --sequential normal) the test reads the "
-                                             f"adjusted margins. Bundled bots or --transport inproc (the probes play "
-                                             f"in this process).")] = False,
+        typer.Option("--luck-adjusted", help=f"Also give the margin with the luck taken out, beside the raw one, "
+                                             f"from {LUCK_MIN_DEALS} deals on (slopes fitted on other deals: "
+                                             f"unbiased); with --sprt (and --sd-bound or --sequential normal) the test "
+                                             f"reads the adjusted margins. Spades, -o deals=1: the deal's luck, each "
+                                             f"deal's bids against its cards, their expectation from --probes "
+                                             f"bidding-only deals of the same bots (bundled bots or --transport inproc: "
+                                             f"the probes play in this process). Spot and Spite and Malice: the luck "
+                                             f"of the cards drawn from the stock, each against the stock's mean, read "
+                                             f"from the records (no probes, any transport).")] = False,
     probes: Annotated[
         Optional[int],
         typer.Option("--probes", help="With --luck-adjusted: bidding-only probe deals that give the features' "
@@ -154,7 +157,7 @@ def evaluate(
     if probes_file is not None:
         _run(check_writable, probes_file, "--probes-file")
     if luck_adjusted:
-        _run(_check_luck, game, options, preset, bot_a, bot_b, transport, cluster, test)
+        _run(_check_luck, game, options, preset, bot_a, bot_b, transport, cluster, test, probes, probes_file)
     if (name or fresh) and db is None:
         _run(_raise, UsageError("--name and --fresh need --db"))
     if json_path is not None:  # before the deals are played, not after
@@ -180,7 +183,8 @@ def evaluate(
             from arbiter.tournament.probes import luck_probes
 
             n_probes = LUCK_PROBES if probes is None else probes
-            probe_task = progress.add_task(f"{bot_a} vs {bot_b}: probe deals (bidding only)", total=n_probes, stat="")
+            probe_task = progress.add_task(f"{bot_a} vs {bot_b}: probe deals (bidding only)", total=n_probes, stat="",
+                                           visible=game == "spades")
             luck = _run(luck_probes, game, bot_a, bot_b, options, preset, n_probes,
                         progress=lambda k: progress.update(probe_task, completed=k), file=probes_file)
             progress.remove_task(probe_task)
@@ -238,16 +242,27 @@ def _sprt(kind: str, text: str, alpha: float, beta: float, bounds: str | None, m
         raise UsageError(f"--{exc}") from None
 
 
-def _check_luck(game: str, options, preset, bot_a: str, bot_b: str, transport: str, cluster, test) -> None:
+def _check_luck(game: str, options, preset, bot_a: str, bot_b: str, transport: str, cluster, test,
+                probes=None, probes_file=None) -> None:
     """--luck-adjusted's conditions, before anything is played: a game it can correct, bots it may
     play in this process (the probes), a test whose assumptions hold for the corrected margins."""
     from arbiter.batch.venue import Kind, parse_where
     from arbiter.rating.betting import BettingTest
+    from arbiter.rating.draws import DRAW_GAMES
     from arbiter.tournament.probes import luck_game_error
 
     why = luck_game_error(game, options, preset)
     if why:
         raise UsageError(why)
+    if game in DRAW_GAMES:
+        if probes is not None or probes_file is not None:
+            raise UsageError(f"--probes and --probes-file: {game}'s draws are centred on expectations known exactly, "
+                             "with no probes: leave them out")
+        if isinstance(test, BettingTest):
+            raise UsageError("--luck-adjusted with --sprt: the betting tests' bounds are the raw margin's (or the "
+                             "score's), which a correction does not keep; give --sd-bound S (S bounding the adjusted "
+                             "margin's s.d.) or --sequential normal")
+        return
     where = parse_where(transport, cluster=cluster, bots=(bot_a, bot_b),
                         allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER))
     if where.kind is not Kind.INPROC:

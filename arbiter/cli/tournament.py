@@ -215,9 +215,11 @@ def standings_cmd(
     format: Annotated[Optional[str], typer.Option("--format", "-f", help="Export instead of a table: csv, json, md or html.")] = None,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the export to this file (default: stdout).")] = None,
     luck_adjusted: Annotated[bool, typer.Option(
-        "--luck-adjusted", help="A stored evaluation of Spades, -o deals=1, bundled bots (arbiter evaluate --db): also "
-                                "give its margin with the luck of the deal taken out, beside the raw one (as arbiter "
-                                "evaluate --luck-adjusted does; the probes are played here). Not with --format.")] = False,
+        "--luck-adjusted", help="A stored evaluation (arbiter evaluate --db) or a round robin of two bots with "
+                                "duplicate deals: also give its margin with the luck taken out, beside the raw one, as "
+                                "arbiter evaluate --luck-adjusted does (Spades, -o deals=1, bundled bots: the deal's, "
+                                "its probes played here; Spot and Spite and Malice: the draws', from the records). "
+                                "Not with --format.")] = False,
     probes: Annotated[Optional[int], typer.Option(
         "--probes", help="With --luck-adjusted: bidding-only probe deals (default 2000).")] = None,
     probes_file: Annotated[Optional[Path], typer.Option(
@@ -264,23 +266,48 @@ def _fail(message: str) -> None:
 
 
 def _luck_line(db: Path, tournament: Optional[str], probes: Optional[int], probes_file: Optional[Path]) -> None:
-    """``standings --luck-adjusted``: the stored evaluation's luck-adjusted margin beside the raw one."""
-    from arbiter.tournament.probes import LUCK_PROBES, luck_probes, stored_luck
+    """``standings --luck-adjusted``: each pair's luck-adjusted margin beside its raw one (a stored
+    evaluation's, a round robin's pairs: ``stored_luck_pairs``), and what was corrected."""
+    from arbiter.rating.draws import DRAW_GAMES
+    from arbiter.tournament.probes import LUCK_PROBES, luck_probes, stored_luck_pairs
+    from cardarena.games import ConfigError
 
     n = LUCK_PROBES if probes is None else probes
+    pairs: list[tuple[str, str]] = []
     with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   transient=True, console=err) as progress:
-        task = progress.add_task("probe deals (bidding only)", total=n)
+        task = progress.add_task("probe deals (bidding only)", total=n, visible=False)
 
         def make(game, a, b, options, preset):
+            if game in DRAW_GAMES and probes is not None:
+                raise ConfigError(f"--probes: {game}'s draws are centred on expectations known exactly, with no "
+                                  "probes: leave it out")
+            if pairs and probes_file is not None:
+                raise ConfigError("--probes-file: a probes file holds the probes of one pair, and more than one pair of "
+                                  "bots met in this tournament: leave it out")
+            pairs.append((a, b))
+            if game not in DRAW_GAMES:
+                progress.update(task, description=f"{a} vs {b}: probe deals (bidding only)", completed=0, visible=True)
             return luck_probes(game, a, b, options, preset, n, progress=lambda k: progress.update(task, completed=k),
                                file=probes_file)
 
         with _run(_open_existing, db) as store:
-            result = _run(stored_luck, store, tournament, make)
-    out.print(f"the margin above is raw; with the luck of the deal taken out ({result.deals} deals of "
-              f"{result.bot_a} vs {result.bot_b}, raw {result.margin}):", highlight=False, markup=False)
-    out.print(result.luck_summary(), highlight=False, markup=False, soft_wrap=True)
+            results = _run(stored_luck_pairs, store, tournament, make)
+    exact = results[0].luck_expected is not None and results[0].luck_expected.exact
+    what = "the draws" if exact else "the deal"
+    if len(results) == 1:
+        (result,) = results
+        out.print(f"the margin above is raw; with the luck of {what} taken out ({result.deals} deals of "
+                  f"{result.bot_a} vs {result.bot_b}, raw {result.margin}):", highlight=False, markup=False)
+        out.print(result.luck_summary(), highlight=False, markup=False, soft_wrap=True)
+        return
+    out.print(f"the table above is raw; below, each pair's margin where the two met head to head (bot A's mean score "
+              f"minus bot B's, a deal's averaged over its seatings), with the luck of {what} taken out, pair by pair "
+              f"({len(results)} pairs; tables of more than two bots are not corrected, and the ratings are not "
+              f"recomputed):", highlight=False, markup=False, soft_wrap=True)
+    for result in results:
+        out.print(f"{result.bot_a} vs {result.bot_b}, {result.deals} deals: {result.luck_summary()}", highlight=False,
+                  markup=False, soft_wrap=True)
 
 
 @tournament_app.command("list")

@@ -299,9 +299,12 @@ def recorded_features(pair: Sequence[Any]) -> dict[str, float]:
     return value_features(pair)
 
 
-def luck_names(deals: int) -> tuple[str, ...] | None:
+def luck_names(deals: int, expected: "ExpectedFeatures | None" = None) -> tuple[str, ...] | None:
     """The features the estimate corrects ``deals`` deals by: ``LUCK_FEATURES`` below
-    ``MANY_DEALS``, else all recorded (None). Chosen by the count alone, never by the margins."""
+    ``MANY_DEALS``, else all recorded (None). Chosen by the count alone, never by the margins.
+    The draws' features (``expected.exact``) are all used at any count (None)."""
+    if expected is not None and expected.exact:
+        return None
     return tuple(sorted(LUCK_FEATURES)) if deals < MANY_DEALS else None
 
 
@@ -312,6 +315,14 @@ class ExpectedFeatures:
 
     names: tuple[str, ...]
     rows: tuple[tuple[float, ...], ...] = field(repr=False)  # per probe deal, its features in ``names`` order
+    #: the expectation is known exactly, 0 for every feature (the draws' luck, ``arbiter.rating.draws``):
+    #: no probes, no probes' error
+    exact: bool = False
+
+    @classmethod
+    def zero(cls, names: Sequence[str]) -> "ExpectedFeatures":
+        """Features whose expectation is exactly 0 by construction (``arbiter.rating.draws``)."""
+        return cls(tuple(names), (), exact=True)
 
     @classmethod
     def of(cls, features: Sequence[Mapping[str, float]]) -> "ExpectedFeatures":
@@ -327,15 +338,19 @@ class ExpectedFeatures:
     def subset(self, names: Sequence[str]) -> "ExpectedFeatures":
         """The same probes, only the features ``names`` (each must be recorded)."""
         index = [self.names.index(k) for k in names]
-        return ExpectedFeatures(tuple(names), tuple(tuple(r[j] for j in index) for r in self.rows))
+        return ExpectedFeatures(tuple(names), tuple(tuple(r[j] for j in index) for r in self.rows), self.exact)
 
     @property
     def means(self) -> dict[str, float]:
+        if self.exact:
+            return dict.fromkeys(self.names, 0.0)
         n = len(self.rows)
         return {k: sum(r[j] for r in self.rows) / n for j, k in enumerate(self.names)}
 
     def error(self, slope: Sequence[float]) -> float:
         """The standard error the probes' means give b · m: s.d. over probes of b · f, over √probes."""
+        if self.exact:
+            return 0.0
         return mean_se([sum(b * x for b, x in zip(slope, r)) for r in self.rows]).se or 0.0
 
 
@@ -350,6 +365,7 @@ class LuckAdjusted:
     features: int
     folds: int
     shift_se: float = 0.0  # the s.e. of adjusted minus raw mean: of the mean correction, the probes' error included
+    exact: bool = False  # centred on expectations known exactly (the draws' luck): no probes
 
     @property
     def mean(self) -> float:
@@ -366,6 +382,12 @@ class LuckAdjusted:
         return self.se**2 / self.raw.se**2 if self.raw.se else 1.0
 
     def describe(self) -> str:
+        if self.exact:
+            return (f"luck-adjusted margin {self.mean:+.2f} ± {self.se:.2f} (s.e.), raw {self.raw}: variance "
+                    f"{self.variance_ratio:.2f}x the raw margin's, so about {self.variance_ratio:.2f}x the deals for the "
+                    f"same s.e. (the luck of the cards drawn from the stock: each against the stock's mean, known "
+                    f"exactly, {self.features} feature{'' if self.features == 1 else 's'}, slopes cross-fitted in "
+                    f"{self.folds} folds)")
         return (f"luck-adjusted margin {self.mean:+.2f} ± {self.se:.2f} (s.e., the probes' ± {self.probe_se:.2f} "
                 f"included), raw {self.raw}: variance {self.variance_ratio:.2f}x the raw margin's, so about "
                 f"{self.variance_ratio:.2f}x the deals for the same s.e. (the deal's bids against its cards, "
@@ -379,7 +401,7 @@ class LuckAdjusted:
     def to_json(self) -> dict[str, Any]:
         return {"mean": self.mean, "se": self.se, "raw_mean": self.raw.mean, "raw_se": self.raw.se,
                 "probe_se": self.probe_se, "shift_se": self.shift_se, "probes": self.probes, "features": self.features, "folds": self.folds,
-                "variance_ratio": self.variance_ratio}
+                "variance_ratio": self.variance_ratio, "of": "draws" if self.exact else "deal"}
 
 
 def luck_adjusted(margins: Sequence[float], features: Sequence[Mapping[str, float]],
@@ -395,7 +417,7 @@ def luck_adjusted(margins: Sequence[float], features: Sequence[Mapping[str, floa
     probe_se = expected.error(adj.slope)
     corrections = mean_se([m - c for m, c in zip(margins, adj.corrected)])
     return LuckAdjusted(adj.plain, adj.adjusted, probe_se, expected.probes, len(expected.names), folds,
-                        math.hypot(corrections.se or 0.0, probe_se))
+                        math.hypot(corrections.se or 0.0, probe_se), expected.exact)
 
 
 class OnlineCorrection:

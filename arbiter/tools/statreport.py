@@ -9,6 +9,7 @@ process instead (``REPLAYED``: 3,000 deals, of which the recorded 400 are the fi
     python -m arbiter.tools.statreport values     # not in "every table": the value of the deal, ~10 min a pair
     python -m arbiter.tools.statreport luckfeatures   # not in "every table": feature sets of the deal, ~5 min
     python -m arbiter.tools.statreport viewvalues     # not in "every table": the bids' values as features, ~40 min
+    python -m arbiter.tools.statreport draws          # not in "every table": the draws' luck, Spot and Spite and Malice
 
 ``bench_round`` is the short version ``python -m arbiter.tools.bench -s statistics`` repeats: the SPRT's
 error rates and length at its defaults, the margin interval's coverage and the ratings'
@@ -24,7 +25,7 @@ import random
 import sys
 from importlib import resources
 from statistics import NormalDist, pstdev
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from arbiter.tools.calibration import margin_coverage, rating_calibration, strength_calibration
 from arbiter.tournament.evaluate import EvalResult, evaluate
@@ -346,6 +347,7 @@ def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
     out.update(variance_round(seed, runs // 2))
     out.update(value_round(seed, runs // 2))
     out.update(luck_round(seed, runs // 2))
+    out.update(draws_round(seed, runs // 2))
     return out
 
 
@@ -410,6 +412,105 @@ def luck_round(seed: int, n: int) -> dict[str, float]:
         if r["margin"] == "luck-adjusted":
             key = f"luck.sequential.spades_heuristic_greedy.{r['M'].split(',')[1]}"
             out.update({f"{key}.alpha": r["alpha"], f"{key}.beta": r["beta"], f"{key}.length": r["length"]})
+    return out
+
+
+#: The draws' correction (``arbiter.rating.draws``) is measured on two pairs a game: (game, A, B, options).
+DRAW_PAIRS = (
+    ("spot", "heuristic", "bots.noisy:Noisy30", {"hands": 1}),
+    ("spot", "heuristic", "random", {"hands": 1}),
+    ("spite-and-malice", "heuristic", "bots.noisy:Noisy10", {"stalemate_rule": "fewer_payoff_wins"}),
+    ("spite-and-malice", "heuristic", "bots.noisy:Noisy30", {"stalemate_rule": "fewer_payoff_wins"}),
+)
+
+
+def draw_key(game: str, a: str, b: str) -> str:
+    """A bench row's name for a pair: ``spot_heuristic_noisy30``."""
+    short = lambda x: x.rsplit(":", 1)[-1].lower()  # noqa: E731
+    return f"{game.replace('-and-', '_')}_{short(a)}_{short(b)}"
+
+
+def draws_real(game: str, a: str, b: str, options: Mapping[str, Any], deals: int, seed: int,
+               jobs: int = JOBS) -> dict[str, float]:
+    """``arbiter evaluate GAME A B --deals DEALS --seed 2000+SEED --luck-adjusted -o ...`` (the draws'
+    correction): the adjusted mean's variance over the raw one's, both per match over independent
+    deals' (2 · deals · s.e.² / the variance of one match's margin), the shift (adjusted - raw)
+    over its s.e., and the largest |mean / s.e.| over the deals of any feature (each has expectation
+    exactly 0: a check of the construction on real draws, within about 2.5 for a handful of features)."""
+    from arbiter.rating.stats import mean_se as mse
+    from arbiter.tournament.evaluate import evaluate
+    from arbiter.tournament.probes import luck_probes
+
+    luck = luck_probes(game, a, b, options)
+    r = evaluate(game, a, b, deals=deals, seed=2000 + seed, options=options, luck=luck, jobs=jobs)
+    adj = r.luck
+    assert adj is not None
+    match_var = (mse([m.margin for m in r.matches]).sd or 0.0) ** 2
+    per_match = (lambda se: 2 * deals * se**2 / match_var if match_var else 1.0)
+    zs = []
+    for k in luck.expected.names:
+        m = mse([f[k] for f in r.luck_features])
+        zs.append(abs(m.mean) / m.se if m.se else 0.0)
+    return {"ratio": adj.variance_ratio, "per_match": per_match(adj.se), "plain_per_match": per_match(adj.raw.se or 0.0),
+            "shift_z": adj.shift_z, "feature_z": max(zs)}
+
+
+#: Feature sets measured by ``draw_rows`` per game (the product's, ``DRAW_FEATURES``, among them).
+DRAW_SETS = {
+    "spot": (("meld",), ("deadwood",), ("loose",), ("deadwood", "meld"), ("meld", "spots"),
+             ("deadwood", "links", "loose", "meld", "spots")),
+    "spite-and-malice": (("wild",), ("reach",), ("run",), ("reach", "wild"), ("payoff_rank", "reach", "wild"),
+                         ("bridge", "payoff_rank", "playable", "reach", "run", "wild")),
+}
+
+
+def draw_rows(deals: int = 300, seeds: Sequence[int] = (1, 2), jobs: int = JOBS) -> Iterator[dict[str, Any]]:
+    """docs/strength.md's table of the draws: per pair of ``DRAW_PAIRS`` and seed, ``arbiter evaluate
+    GAME A B --deals DEALS --seed SEED --luck-adjusted`` (every feature recorded), and per feature set
+    of ``DRAW_SETS`` the cross-fitted adjusted variance of the mean over the raw one, in blocks of 40
+    and 100 deals (averaged over the blocks) and over all; per match against independent deals, raw
+    and adjusted (all deals); the shift (adjusted - raw) over its s.e."""
+    from arbiter.rating.draws import draw_names
+    from arbiter.rating.luck import FOLDS, RIDGE, regression_adjusted
+    from arbiter.tournament.evaluate import evaluate
+    from arbiter.tournament.probes import luck_probes
+
+    for game, a, b, options in DRAW_PAIRS:
+        for seed in seeds:
+            r = evaluate(game, a, b, deals=deals, seed=seed, options=options, luck=luck_probes(game, a, b, options), jobs=jobs)
+            margins, feats = r.deal_margins(), r.luck_features
+            match_var = (mean_se([m.margin for m in r.matches]).sd or 0.0) ** 2
+            for names in DRAW_SETS[game]:
+                zero = dict.fromkeys(names, 0.0)
+
+                def ratio(n: int) -> float | None:
+                    if len(margins) < n:
+                        return None
+                    num = den = 0.0
+                    for i in range(0, len(margins) - n + 1, n):
+                        adj = regression_adjusted(margins[i:i + n], feats[i:i + n], zero, names, FOLDS, RIDGE)
+                        num, den = num + (adj.adjusted.se or 0.0) ** 2, den + (adj.plain.se or 0.0) ** 2
+                    return num / den if den else 1.0
+
+                full = regression_adjusted(margins, feats, zero, names, FOLDS, RIDGE)
+                shift = mean_se([m - c for m, c in zip(margins, full.corrected)])
+                yield {"pair": f"{game} {a}-{b}", "seed": seed, "deals": len(margins),
+                       "features": "+".join(names) + (" (kept)" if tuple(names) == tuple(sorted(draw_names(game))) else ""),
+                       "ratio_40": ratio(40), "ratio_100": ratio(100), "ratio_all": full.variance_ratio,
+                       "per_match_raw": 2 * len(margins) * (full.plain.se or 0.0) ** 2 / match_var,
+                       "per_match_adjusted": 2 * len(margins) * (full.adjusted.se or 0.0) ** 2 / match_var,
+                       "shift_z": shift.mean / shift.se if shift.se else 0.0}
+
+
+def draws_round(seed: int, n: int) -> dict[str, float]:
+    """The ``draws.*`` rows: each of ``DRAW_PAIRS`` on max(2n, 40) deals (Spot) or max(n/2, 40)
+    (Spite and Malice, whose games are longer), fresh seeds each round."""
+    from arbiter.rating.luck import MIN_DEALS
+
+    out = {}
+    for game, a, b, options in DRAW_PAIRS:
+        deals = max(2 * n if game == "spot" else n // 2, MIN_DEALS)
+        out.update({f"draws.{draw_key(game, a, b)}.{k}": v for k, v in draws_real(game, a, b, options, deals, seed).items()})
     return out
 
 
@@ -563,6 +664,22 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
     **{f"luck.sequential.spades_heuristic_greedy.{m1}.length": (
         f"variance-bounded test on luck-adjusted margins (fit kept), mean deals at M0 and M1 / fixed-length test at "
         f"s.d. 38, Spades heuristic-greedy 0,{m1}", "x", lambda v: v <= 1.0, "<= 1.0 (issue 39)") for m1 in (20, 50)},
+    # ... and the draws of Spot and Spite and Malice (arbiter.rating.draws), two pairs a game
+    **{f"draws.{draw_key(g, a, b)}.ratio": (f"--luck-adjusted over raw variance of the mean, the draws' correction "
+                                            f"({g} {a}-{b})", "x", lambda v: v < 1.0, "< 1 (it cuts)")
+       for g, a, b, _ in DRAW_PAIRS},
+    **{f"draws.{draw_key(g, a, b)}.per_match": (f"variance per match, --luck-adjusted margin / independent deals "
+                                                f"({g} {a}-{b})", "x", None, "none (a measurement)")
+       for g, a, b, _ in DRAW_PAIRS},
+    **{f"draws.{draw_key(g, a, b)}.plain_per_match": (f"variance per match, raw duplicate margin / independent deals "
+                                                      f"({g} {a}-{b})", "x", None, "none (the baseline)")
+       for g, a, b, _ in DRAW_PAIRS},
+    **{f"draws.{draw_key(g, a, b)}.shift_z": (f"(--luck-adjusted - raw mean) / its s.e., the draws ({g} {a}-{b}): "
+                                              "unbiased", "x", lambda v: abs(v) <= 3.0, "-3..3")
+       for g, a, b, _ in DRAW_PAIRS},
+    **{f"draws.{draw_key(g, a, b)}.feature_z": (f"largest |mean / s.e.| of the draws' features over the deals, each "
+                                                f"exactly 0 in expectation ({g} {a}-{b})", "x", lambda v: v <= 3.5, "<= 3.5")
+       for g, a, b, _ in DRAW_PAIRS},
     "luck.spades_heuristic_greedy.shift_z": ("(--luck-adjusted - raw mean) / its s.e. (Spades heuristic-greedy): "
                                              "unbiased", "x", lambda v: abs(v) <= 3.0, "-3..3"),
 }
@@ -794,6 +911,10 @@ def main(parts: list[str]) -> None:
         print("## The bids' values from the bidder's view as features of the deal (issue 39, fifth session)\n")
         print(_md(list(view_value_rows()), ["features", "numbers", "cross_fitted_400", "cross_fitted_all", "held_out",
                                             "per_match_plain", "per_match_all", "per_match_held_out"]), "\n", flush=True)
+    if "draws" in parts:
+        print("## The draws' luck at Spot and Spite and Malice, feature sets (issue 39, sixth session)\n")
+        print(_md(list(draw_rows()), ["pair", "seed", "deals", "features", "ratio_40", "ratio_100", "ratio_all",
+                                      "per_match_raw", "per_match_adjusted", "shift_z"]), "\n", flush=True)
     if "luckfeatures" in parts:
         print("## Features of the deal against the close Spades pair's margins (issue 39, item 2)\n")
         print(_md(list(luck_feature_rows()), ["features", "numbers", "cross_fitted_400", "cross_fitted_all", "held_out",

@@ -23,11 +23,12 @@ normal approximation), ``deals`` is a cap: the deals are taken in order and the 
 stops after the first deal at which the test decides ("H1 accepted": the margin, or
 score, is at least m1; "H0 accepted": at most m0).
 
-With ``luck`` (``arbiter.tournament.probes.luck_probes``: Spades, one hand a match) the result
-also gives the margin with the luck of the deal taken out (``EvalResult.luck``,
-``arbiter.rating.luck``: each deal corrected by its bids against its cards, centred on
-bidding-only probes, the slopes fitted on other deals), and a sequential test reads the
-corrected margins; the first deals' bids are checked against probes of the same deals.
+With ``luck`` (``arbiter.tournament.probes.luck_probes``) the result also gives the margin with
+the luck taken out (``EvalResult.luck``, ``arbiter.rating.luck``, the slopes fitted on other
+deals), and a sequential test reads the corrected margins. Spades, one hand a match: each deal
+corrected by its bids against its cards, centred on bidding-only probes, the first deals' bids
+checked against probes of the same deals. Spot and Spite and Malice: by the luck of the cards
+drawn from the stock, each against the stock's exact mean (``arbiter.rating.draws``), no probes.
 
 With ``store`` every finished match is committed to the store (as a two-bot duplicate
 tournament named ``name``, readable by ``arbiter standings`` and the web page), and running
@@ -67,7 +68,7 @@ from arbiter.batch.venue import AUTO, Kind, Where, describe, open_venue, parse_w
 from arbiter.store.db import Store, StoreError
 from arbiter.rating.betting import BettingState, BettingTest
 from arbiter.rating.luck import (
-    LUCK_FEATURES, MIN_DEALS as LUCK_MIN_DEALS, ExpectedFeatures, LuckAdjusted, OnlineCorrection, luck_adjusted, luck_names,
+    MIN_DEALS as LUCK_MIN_DEALS, ExpectedFeatures, LuckAdjusted, OnlineCorrection, luck_adjusted, luck_names,
 )
 from arbiter.rating.sprt import Sprt, SprtState
 from arbiter.rating.stats import MeanSE, mean_se
@@ -138,7 +139,8 @@ class EvalResult:
         if self.luck_expected is None:
             return None
         margins = self.deal_margins()
-        return luck_adjusted(margins, self.luck_features, self.luck_expected, names=luck_names(len(margins)))
+        return luck_adjusted(margins, self.luck_features, self.luck_expected,
+                             names=luck_names(len(margins), self.luck_expected))
 
     def luck_summary(self) -> str | None:
         """The luck-adjusted margin beside the raw one (None without ``luck``)."""
@@ -226,8 +228,9 @@ class EvalResult:
         if self.luck_test and self.luck_expected is not None:
             fitted = (f"{self.luck_prior} deals of earlier evaluations (the probes file) and the deals before it"
                       if self.luck_prior else f"the deals before it, none for the first {LUCK_MIN_DEALS}")
-            on = (f"on the luck-adjusted margin (each deal corrected with slopes fitted on {fitted}; centred on "
-                  f"{self.luck_expected.probes} probe deals), ")
+            centre = ("the draws' expectations, exact" if self.luck_expected.exact
+                      else f"{self.luck_expected.probes} probe deals")
+            on = f"on the luck-adjusted margin (each deal corrected with slopes fitted on {fitted}; centred on {centre}), "
         return f"{on}{t.describe()}: {s.verdict} {how}; {s.evidence()}; {compare}{self._bounds_price()}"
 
     def _bounds_price(self) -> str:
@@ -438,7 +441,7 @@ def evaluate(
         online = None
         if luck is not None:
             own = {deal_seed(seed, d) for d in range(deals)}
-            online = OnlineCorrection(luck.expected.subset(sorted(LUCK_FEATURES)),
+            online = OnlineCorrection(luck.expected.subset(luck.test_names),
                                       prior=[(m, f) for s, m, f in luck.fit if s not in own])
             result.luck_prior = online.prior if sprt is not None else 0
         who = [seating_who(game_rules, r) for r in (0, 1)]
@@ -463,7 +466,7 @@ def evaluate(
                 value = None
                 if luck is not None and online is not None:
                     features = luck.features(records)
-                    if d < LUCK_CHECKED and await luck.probe(deal_seed(seed, d)) != features:
+                    if not luck.draws and d < LUCK_CHECKED and await luck.probe(deal_seed(seed, d)) != features:
                         raise ConfigError(
                             f"--luck-adjusted: deal {d} bid otherwise in its matches than in a probe of the same deal "
                             "(a bot whose bids depend on the clock, the load or the match, not only on what it is shown "

@@ -30,9 +30,10 @@ from cardarena.replay import step_record
 from arbiter.batch.engine import InProcess, play_batch
 from arbiter.batch.plan import PlannedMatch, pair_seatings
 from arbiter.batch.settings import bot_names, bot_sources, is_trusted
-from arbiter.rating.luck import ExpectedFeatures, recorded_features
+from arbiter.rating.draws import DRAW_GAMES, deal_features, draw_luck, draw_names
+from arbiter.rating.luck import LUCK_FEATURES, ExpectedFeatures, recorded_features
 from arbiter.store.db import Store
-from arbiter.tournament.evaluate import LUCK_CHECKED, EvalResult, _config, _stored_margins, margin_of, seating_who
+from arbiter.tournament.evaluate import LUCK_CHECKED, EvalResult, MatchMargin, _config, margin_of, seating_who, who_of
 
 
 def probe_seeds(seed: str, deals: int) -> list[int]:
@@ -152,20 +153,29 @@ LUCK_PROBE_SEED = "bid-probes"
 
 
 def luck_game_error(game_name: str, options: Mapping[str, Any] | None, preset: str | None) -> str | None:
-    """Why ``--luck-adjusted`` cannot correct this game's deals (None if it can): the features
-    are a Spades hand's bids and cards, one hand a match. Spot's and Spite and Malice's luck is
-    mostly in the cards drawn during play, which would need a correction of their own (AIVAT's
-    for a chance event: a drawn card's value minus its mean over the cards left in the stock);
-    none is built (docs/strength.md, "Luck-adjusted margins")."""
+    """Why ``--luck-adjusted`` cannot correct this game (None if it can). Spades: the deal's bids
+    against its cards, one hand a match, four seats. Spot and Spite and Malice: the cards drawn
+    from the stock during play (``arbiter.rating.draws``), any options."""
+    if game_name in DRAW_GAMES:
+        get_game(game_name, dict(options or {}), preset)  # a ConfigError for bad options
+        return None
     if game_name != "spades":
-        return (f"--luck-adjusted: defined for Spades only (the deal's bids and cards); {game_name}'s luck is mostly "
-                "in the cards drawn during play, and no correction of the draws is built: run without --luck-adjusted")
+        return (f"--luck-adjusted: defined for Spades (the deal's bids and cards), Spot and Spite and Malice (the "
+                f"cards drawn from the stock), not {game_name}: run without --luck-adjusted")
     game = get_game(game_name, dict(options or {}), preset)
     if getattr(game.options, "deals", None) != 1:
         return "--luck-adjusted: defined for Spades played one hand a match: add -o deals=1"
     if game.num_seats != 4:
         return f"--luck-adjusted: defined for four seats, these options give {game.num_seats}"
     return None
+
+
+def draw_luck_features(game_name: str, options: Mapping[str, Any] | None, preset: str | None,
+                       records: Sequence[tuple[MatchRecord, int, Sequence[int]]]) -> dict[str, float]:
+    """A deal's draws' features (``arbiter.rating.draws.deal_features``) from its matches' records
+    ((record, rotation, who) per seating), each replayed by the engine from its seed and actions."""
+    return deal_features([(draw_luck(game_name, options, record.seed, [a.action for a in record.actions], preset), who)
+                          for record, _, who in records])
 
 
 @dataclass(frozen=True)
@@ -183,6 +193,22 @@ class LuckProbes:
     fit: tuple[tuple[int, float, dict[str, float]], ...] = ()
     bots: tuple[str, str] = ("", "")  # the two bot specs the probes played
 
+    @property
+    def draws(self) -> bool:
+        """Whether this corrects the draws (Spot, Spite and Malice: exact expectations, no probes, no
+        bids to check) rather than the deal (Spades' bids, centred on probes)."""
+        return self.expected.exact
+
+    @property
+    def test_names(self) -> tuple[str, ...]:
+        """The features a sequential test corrects by (``OnlineCorrection``)."""
+        return self.expected.names if self.draws else tuple(sorted(LUCK_FEATURES))
+
+    @property
+    def what(self) -> str:
+        """The luck taken out, in words."""
+        return "the luck of the draws" if self.draws else "the luck of the deal"
+
     async def probe(self, seed: int) -> dict[str, float]:
         """``recorded_features`` of deal ``seed`` played as a probe (bidding only), to check that an
         evaluation's matches bid as the probes do (``evaluate`` does, on its first deals)."""
@@ -191,7 +217,10 @@ class LuckProbes:
         return recorded_features(pair)
 
     def features(self, records: Sequence[tuple[MatchRecord, int, Sequence[int]]]) -> dict[str, float]:
-        """``recorded_features`` of one deal from its two matches ((record, rotation, who), rotation 0 first)."""
+        """``recorded_features`` of one deal from its two matches ((record, rotation, who), rotation 0 first);
+        for the draws, ``draw_luck_features``."""
+        if self.draws:
+            return draw_luck_features(self.game_name, self.options, self.preset, records)
         game = get_game(self.game_name, dict(self.options), self.preset)
         pair = []
         for record, rotation, who in records:
@@ -226,6 +255,12 @@ def luck_probes(game_name: str, bot_a: str, bot_b: str, options: Mapping[str, An
     why = luck_game_error(game_name, options, preset)
     if why:
         raise ConfigError(why)
+    if game_name in DRAW_GAMES:  # the draws' expectations are exact: nothing to play
+        if file is not None:
+            raise ConfigError(f"--probes-file: {game_name}'s draws are corrected by expectations known exactly, with no "
+                              "probes to keep: leave it out")
+        return LuckProbes(game_name, dict(options or {}), preset, ExpectedFeatures.zero(draw_names(game_name)),
+                          bots=(bot_a, bot_b))
     if deals < 2:
         raise ConfigError(f"--probes: at least 2 probe deals, got {deals}")
     game = get_game(game_name, dict(options or {}), preset)
@@ -296,59 +331,113 @@ def _read_probes(path: Path, key: Mapping[str, Any]) -> tuple[list[dict[str, flo
 
 def stored_luck(store: Store, tournament: str | int | None,
                 probes: Callable[[str, str, str, Mapping[str, Any], str | None], LuckProbes]) -> EvalResult:
-    """A stored evaluation (``evaluate(..., store=)``; ``arbiter standings NAME --luck-adjusted``),
-    or a two-bot round robin with duplicate deals (the same matches, ``pair_seatings``), read back
-    with its luck-adjusted margin beside the raw one (``EvalResult.luck_summary``): every deal whose
-    two seatings are stored, its features read from their records, centred on
-    ``probes(game, bot_a, bot_b, options, preset)`` (``luck_probes``), the first deals' bids checked
-    against probes of the same deals as ``evaluate`` checks them. Nothing is written to the store.
+    """``stored_luck_pairs`` of a tournament of one pair (a stored evaluation, a round robin of two
+    bots): its one result. ConfigError for a tournament of more pairs."""
+    results = stored_luck_pairs(store, tournament, probes)
+    if len(results) != 1:
+        raise ConfigError(f"--luck-adjusted: {len(results)} pairs of bots met in this tournament; stored_luck_pairs "
+                          "gives each one's")
+    return results[0]
 
-    ConfigError, naming why, for what it cannot correct: a tournament of more than two bots (or of
-    teams, or without duplicate deals), a game or options the correction is not defined for
-    (``luck_game_error``), bots not installed with the arbiter, a forfeit; StoreError for a store
-    or tournament that is not there."""
+
+def stored_luck_pairs(store: Store, tournament: str | int | None,
+                      probes: Callable[[str, str, str, Mapping[str, Any], str | None], LuckProbes]) -> list[EvalResult]:
+    """A stored evaluation (``evaluate(..., store=)``; ``arbiter standings NAME --luck-adjusted``) or
+    a round robin (or gauntlet) with duplicate deals, read back pair by pair: for every table where
+    exactly two bots met (each with its copies), its deals played in all of the table's seatings,
+    as an evaluation of the two (``EvalResult``, bot A the one on the first side of the table's first
+    seating; a deal's margin A's mean score minus B's, averaged over the seatings) with its
+    luck-adjusted margin beside the raw one (``EvalResult.luck_summary``): the features read from
+    the records, centred on ``probes(game, bot_a, bot_b, options, preset)`` (``luck_probes``: for
+    Spades, probes of that pair; for the draws, the exact expectations), the first deals' bids checked
+    against probes of the same deals as ``evaluate`` checks them. Tables of more than two bots (a
+    free for all's) have no two-bot margin and are left out; none left is an error. Nothing is
+    written to the store. In table order.
+
+    ConfigError, naming why, for what it cannot correct: a tournament still running (or stopped) with
+    duplicate deals (its records are withheld, ``cardarena.disclosure``), teams, no duplicate deals, no
+    table of two bots, a game or options the correction is not defined for (``luck_game_error``), Spades bots not
+    installed with the arbiter, a forfeit; StoreError for a store or tournament that is not there."""
     tour = store.tournament(tournament)
     spec = tour.spec
-    bots = list(spec.get("bots") or [])
-    pair = ("evaluate" in spec or (spec.get("format", "round-robin") == "round-robin" and spec.get("duplicate")
-                                   and not spec.get("teams") and spec.get("seatings", "rotations") == "rotations"))
-    if len(bots) != 2 or not pair:
-        what = f"{len(bots)} bots" if len(bots) != 2 else "two bots, not played as an evaluation's duplicate pairs"
+    if not tour.disclosure.matches:
+        raise ConfigError(f"--luck-adjusted: {tour.name!r} is still being played (or was stopped) with duplicate deals: "
+                          "its matches' records, which the correction reads (the cards drawn, the bids), are withheld "
+                          "until it ends (its deals come back in other seatings); finish it first")
+    evaluation = "evaluate" in spec
+    if not evaluation and (spec.get("teams") or not spec.get("duplicate", True)):
+        what = "of named teams" if spec.get("teams") else "without duplicate deals"
         raise ConfigError(f"--luck-adjusted: defined for a stored evaluation (arbiter evaluate --db) or a round robin "
-                          f"of two bots with duplicate deals; {tour.name!r} is a tournament of {what}: its standings "
-                          "have no luck-adjusted margin")
-    game_name, (bot_a, bot_b) = spec["game"], bots
+                          f"with duplicate deals; {tour.name!r} is a tournament {what}: its deals are not played by the "
+                          "same bots on the same cards in every seating, so there is no luck to take out")
+    game_name = spec["game"]
     opts, preset = dict(spec.get("options") or {}), spec.get("preset")
     why = luck_game_error(game_name, opts, preset)
     if why:
         raise ConfigError(f"--luck-adjusted: {tour.name!r} cannot be corrected: {why.removeprefix('--luck-adjusted: ')}")
-    untrusted = [b for b in bot_sources((bot_a, bot_b)) if not is_trusted(b)]
-    if untrusted:
-        raise ConfigError(f"--luck-adjusted: the probes play the bots in this process, and {', '.join(untrusted)} is not "
-                          "installed with the arbiter: run arbiter evaluate --luck-adjusted --transport inproc instead")
-    game = get_game(game_name, opts, preset)
-    names = bot_names((bot_a, bot_b))
-    margins = _stored_margins(store, tour.id, game_name, opts, preset, names[0])
-    complete = sorted(d for d in {d for d, _ in margins} if (d, 0) in margins and (d, 1) in margins)
-    result = EvalResult(game_name, bot_a, bot_b, len(complete), int(spec.get("seed", 0)), opts,
-                        matches=[margins[(d, r)] for d in complete for r in (0, 1)], max_deals=int(spec.get("deals", 0)),
-                        stored_as=tour.name, preset=preset)
-    if not complete:
-        raise ConfigError(f"--luck-adjusted: {tour.name!r} holds no deal played in both seatings")
+    specs = list(spec.get("bots") or [])
+    source = dict(zip(bot_names(specs), specs))
+    if game_name not in DRAW_GAMES:
+        untrusted = [b for b in bot_sources(specs) if not is_trusted(b)]
+        if untrusted:
+            raise ConfigError(f"--luck-adjusted: the probes play the bots in this process, and {', '.join(untrusted)} is "
+                              "not installed with the arbiter: run arbiter evaluate --luck-adjusted --transport inproc "
+                              "instead")
+    rows = store.matches(tour.id)
+    tables: dict[int, dict[tuple[int, int], dict[int, Any]]] = {}
+    for row in rows:
+        tables.setdefault(row.table, {}).setdefault((row.round, row.deal), {})[row.rotation] = row
+    results = []
+    for t, deals in sorted(tables.items()):
+        seatings = max(len(v) for v in deals.values())
+        complete = [k for k in sorted(deals) if len(deals[k]) == seatings and set(deals[k]) == set(range(seatings))]
+        if not complete:
+            continue
+        first = deals[complete[0]][0]
+        names = list(dict.fromkeys(first.seats))
+        if len(names) != 2 or len(set(first.sides)) != 2:
+            continue  # a free for all's table: no two-bot margin
+        a, b = first.sides[0], next(n for n in first.sides if n != first.sides[0])
+        result = _pair_result(store, tour, spec, game_name, opts, preset, source.get(a, a), source.get(b, b),
+                              [[deals[k][r] for r in range(seatings)] for k in complete], a, probes)
+        results.append(result)
+    if not results:
+        raise ConfigError(f"--luck-adjusted: {tour.name!r} has no table where two bots met in every seating of a deal "
+                          "(a free for all's tables hold more): its standings have no luck-adjusted margin")
+    return results
+
+
+def _pair_result(store: Store, tour: Any, spec: Mapping[str, Any], game_name: str, opts: dict[str, Any],
+                 preset: str | None, bot_a: str, bot_b: str, deals: Sequence[Sequence[Any]], name_a: str,
+                 probes: Callable[[str, str, str, Mapping[str, Any], str | None], LuckProbes]) -> EvalResult:
+    """One pair's deals (per deal, its rows in seating order) as an ``EvalResult`` with its luck."""
+    matches, records = [], []
+    for d, rows in enumerate(deals):
+        per = []
+        for row in rows:
+            who = who_of(row.seats, name_a)
+            o = row.outcome
+            if o.reason.is_forfeit:
+                raise ConfigError(f"--luck-adjusted: the match of deal seed {row.seed} in seating {row.rotation} ended "
+                                  f"by a forfeit ({o.reason.value}): its deal cannot be corrected")
+            matches.append(MatchMargin(d, row.rotation, row.seed, margin_of(o, who), o.reason.value, tuple(o.scores),
+                                       tuple(o.ranks)))
+            per.append((row.record(), row.rotation, who))
+        records.append(per)
+    result = EvalResult(game_name, bot_a, bot_b, len(deals), int(spec.get("seed") or 0), opts, matches=matches,
+                        max_deals=int(spec.get("deals", 0)), stored_as=tour.name, preset=preset)
     luck = probes(game_name, bot_a, bot_b, opts, preset)
-    records = {(row.deal, row.rotation): row.record() for row in store.matches(tour.id)}
-    who = [seating_who(game, r) for r in (0, 1)]
+    result.luck_features = [luck.features(per) for per in records]
 
     async def check() -> None:
-        for d in complete[:LUCK_CHECKED]:
-            if await luck.probe(margins[(d, 0)].seed) != result.luck_features[complete.index(d)]:
+        for d, per in enumerate(records[:0 if luck.draws else LUCK_CHECKED]):
+            if await luck.probe(per[0][0].seed) != result.luck_features[d]:
                 raise ConfigError(
-                    f"--luck-adjusted: deal {d} of {tour.name!r} bid otherwise in its matches than in a probe of the same "
-                    "deal (a bot changed since, or bids by anything but what it is shown and its seed?): the probes would "
-                    "centre the correction wrongly")
+                    f"--luck-adjusted: deal {d} of {tour.name!r} ({bot_a} vs {bot_b}) bid otherwise in its matches than "
+                    "in a probe of the same deal (a bot changed since, or bids by anything but what it is shown and its "
+                    "seed?): the probes would centre the correction wrongly")
 
-    result.luck_features = [luck.features([(records[(d, r)], r, who[r]) for r in (0, 1)]) for d in complete]
     asyncio.run(check())
     result.luck_expected, result.luck_reused = luck.expected, luck.reused
-    result.luck_decisions = (luck.decisions, sum(len(records[(d, r)].actions) for d in complete for r in (0, 1)))
+    result.luck_decisions = (luck.decisions, sum(len(rec.actions) for per in records for rec, _, _ in per))
     return result

@@ -173,8 +173,6 @@ def test_a_sequential_test_reads_the_adjusted_margins_and_says_so() -> None:
 
 
 @pytest.mark.parametrize("args,words", [
-    (["spot", A, B, "--luck-adjusted", "-o", "hands=1"], "defined for Spades only"),
-    (["spite-and-malice", A, B, "--luck-adjusted"], "defined for Spades only"),
     ([GAME, A, B, "--luck-adjusted"], "-o deals=1"),
     ([GAME, A, B, "--luck-adjusted", "-o", "deals=1", "--sprt", "0,20"], "--sd-bound"),
     ([GAME, A, B, "--luck-adjusted", "-o", "deals=1", "--sprt", "0.5,0.6", "--sequential", "score"], "--sd-bound"),
@@ -192,8 +190,8 @@ def test_bad_input_gives_one_clear_error(args, words) -> None:
 
 
 def test_the_library_refuses_what_it_cannot_correct() -> None:
-    with pytest.raises(ConfigError, match="Spades only"):
-        luck_probes("spot", A, B, {"hands": 1}, deals=5)
+    with pytest.raises(ConfigError, match="-o deals=1"):
+        luck_probes(GAME, A, B, {}, deals=5)
     probes = luck_probes(GAME, A, B, OPTIONS, deals=3)
     with pytest.raises(ConfigError, match="another game or options"):
         evaluate(GAME, A, B, deals=1, options={"deals": 1, "target": 300}, luck=probes)

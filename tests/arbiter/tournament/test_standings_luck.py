@@ -15,7 +15,7 @@ from arbiter.cli import app
 from arbiter.rating.luck import MIN_DEALS
 from arbiter.store.db import Store
 from arbiter.tournament.evaluate import evaluate
-from arbiter.tournament.probes import luck_probes, stored_luck
+from arbiter.tournament.probes import luck_probes, stored_luck, stored_luck_pairs
 from arbiter.tournament.run import TournamentSpec, run_tournament
 from cardarena.games import ConfigError
 
@@ -61,15 +61,68 @@ def test_standings_give_the_evaluations_luck_adjusted_margin(stored) -> None:
 def test_where_it_cannot_apply_it_says_why(stored) -> None:
     db, _ = stored
     cases = [
-        (["standings", "spot", "--db", str(db), "--luck-adjusted", "--probes", "20"], "'spot' cannot be corrected"),
+        (["standings", "spot", "--db", str(db), "--luck-adjusted", "--probes", "20"], "no probes"),
         (["standings", "close", "--db", str(db), "--luck-adjusted", "--format", "json"], "not in an export"),
         (["standings", "close", "--db", str(db), "--probes", "20"], "--probes and --probes-file need --luck-adjusted"),
-        (["standings", "rr", "--db", str(db), "--luck-adjusted", "--probes", "20"], "tournament of 3 bots"),
+        (["standings", "rr", "--db", str(db), "--luck-adjusted", "--probes", "20", "--probes-file", str(db.parent / "p.json")],
+         "more than one pair"),
         (["standings", "nothere", "--db", str(db), "--luck-adjusted", "--probes", "20"], "nothere"),
     ]
     for args, said in cases:
         out = CliRunner().invoke(app, args)
         assert out.exit_code == 2 and said in out.output, (args, out.output)
         assert "Traceback" not in out.output
-    with Store(db, read_only=True) as store, pytest.raises(ConfigError, match="a stored evaluation .* of 3 bots"):
-        stored_luck(store, "rr", lambda *a: pytest.fail("no probes for what cannot be corrected"))
+    with Store(db, read_only=True) as store, pytest.raises(ConfigError, match="3 pairs of bots met"):
+        stored_luck(store, "rr", lambda *a: luck_probes(*a, deals=3))
+
+
+def test_a_round_robin_of_three_bots_is_corrected_pair_by_pair(stored) -> None:
+    """Each pair of a three-bot round robin (Spades, duplicate deals) is read as an evaluation of the
+    two: its deals, its own probes, its line; the output says what is corrected. Here 1 deal a
+    pair, fewer than the slopes need: the line says so, and the raw margin is each pair's."""
+    db, _ = stored
+    with Store(db, read_only=True) as store:
+        pairs = stored_luck_pairs(store, "rr", lambda *a: luck_probes(*a, deals=3))
+        rows = store.matches(store.tournament("rr").id)
+    assert [(r.bot_a, r.bot_b) for r in pairs] == [("random", "greedy"), ("random", "heuristic"), ("greedy", "heuristic")]
+    for r in pairs:
+        table = [m for m in rows if set(m.seats) == {r.bot_a, r.bot_b}]
+        assert r.deals == 1 and len(r.matches) == len(table) == 2 and len(r.luck_features) == 1
+        assert r.luck_expected is not None and r.luck_expected.probes == 3 and r.luck is None
+    out = CliRunner().invoke(app, ["standings", "rr", "--db", str(db), "--luck-adjusted", "--probes", "3"])
+    assert out.exit_code == 0, out.output
+    assert "each pair's margin where the two met head to head" in out.output and "3 pairs" in out.output
+    for r in pairs:
+        assert f"{r.bot_a} vs {r.bot_b}, 1 deals: luck-adjusted margin: none, 1 deals are fewer than" in out.output
+
+
+def test_a_spot_round_robin_of_three_bots_gives_each_pair_its_evaluations_line(tmp_path) -> None:
+    """Spot head to head (players=2): a round robin of three bots plays each pair's deals as
+    ``arbiter evaluate`` of the two on the same seed does, so each pair's luck-adjusted margin (the
+    draws') is the evaluation's; a free for all (four players, three bots at every table) has no
+    two-bot table and says so."""
+    db = tmp_path / "arena.db"
+    opts = {"players": 2, "hands": 1}
+    bots = ("heuristic", "random", "bots.noisy:Noisy30")
+    with Store(db) as store:
+        spec = TournamentSpec(game="spot", bots=bots, options=opts, deals=MIN_DEALS, seed=3, name="spot3")
+        asyncio.run(run_tournament(spec, store, transport="inproc"))
+        ffa = TournamentSpec(game="spot", bots=bots, options={"hands": 1}, deals=1, seed=3, name="ffa")
+        asyncio.run(run_tournament(ffa, store, transport="inproc"))
+        with pytest.raises(ConfigError, match="no table where two bots met"):
+            stored_luck_pairs(store, "ffa", luck_probes)
+        # one still being played with duplicate deals: its records are withheld (cardarena.disclosure)
+        store.open_tournament("running", "spot", {**spec.to_json(), "name": "running"}, planned=2)
+        with pytest.raises(ConfigError, match="still being played"):
+            stored_luck_pairs(store, "running", lambda *a: pytest.fail("no probes for what is withheld"))
+    alone = evaluate("spot", "heuristic", "bots.noisy:Noisy30", deals=MIN_DEALS, seed=3, options=opts,
+                     luck=luck_probes("spot", "heuristic", "bots.noisy:Noisy30", opts))
+    adj = alone.luck
+    assert adj is not None and adj.exact
+    out = CliRunner().invoke(app, ["standings", "spot3", "--db", str(db), "--luck-adjusted"])
+    assert out.exit_code == 0, out.output
+    assert "with the luck of the draws taken out, pair by pair (3 pairs" in out.output
+    lines = [x for x in out.output.splitlines() if f", {MIN_DEALS} deals: luck-adjusted margin" in x]
+    assert [x.split(",")[0] for x in lines] == ["heuristic vs random", "heuristic vs bots.noisy:Noisy30",
+                                                "random vs bots.noisy:Noisy30"]
+    assert f"luck-adjusted margin {adj.mean:+.2f} ± {adj.se:.2f} (s.e.), raw {adj.raw}" in lines[1]

@@ -1,0 +1,265 @@
+"""The luck of the draws at Spot and Spite and Malice (issue 39; docs/strength.md, "The draws"):
+``arbiter evaluate --luck-adjusted`` on those games.
+
+Their luck is mostly in the cards drawn from the stock during play, a chance event the arbiter
+controls and whose odds it knows exactly: given everything that happened before a draw (every
+hand, every decision), the stock's order is uniform, because no one has seen it and the bots
+decide only on what they are shown and their seeds. So for any number f(c) a drawn card c has
+for its drawer, computed from the position just before the draw,
+
+    term = f(drawn) - mean over the cards c of the stock of f(c)
+
+has expectation exactly 0 given the past, whatever the bots do (AIVAT's construction for a
+chance node, with the expectation computed, not estimated: no probes). A draw of k cards at
+once (Spite and Malice filling its hand) is k draws without replacement: sum f(drawn) - k x the
+stock's mean. Summed per seat over a match, then per bot over its seats and the deal's two
+seatings (``deal_features``), the features have expectation 0, and a deal margin corrected by
+b x (features), b fitted on other deals (``arbiter.rating.luck.regression_adjusted``), keeps
+its expectation: the mean is unbiased by construction and only the variance changes.
+
+The terms are computed from the match's record replayed by the referee's engine (``draw_luck``):
+the stock at each draw is read from the engine's state, never from anything a bot said. A draw
+is scored only when the stock just before it is known from the state after the action (the
+last draw of an action, with no shuffle or deal after it); a draw skipped so is decided before
+its cards are (the stock ran short, a new game was dealt), so skipping it keeps the sum
+unbiased.
+
+The features (per drawn card, for the drawing seat, from the position just before the draw;
+``DRAW_FEATURES`` the ones corrected by, chosen by measurement, docs/strength.md):
+
+* Spot: ``deadwood`` (minus the spots left out of melds once the hand with the card has made
+  its best discard: what the card does for going out and for the payment if another goes out)
+  and ``meld`` (the card makes a meld with two of the hand, or lays off on a table meld);
+  recorded too: ``links``, ``spots``, ``loose``.
+* Spite and Malice: ``reach`` (with the card, the hand and the side stacks' tops can carry a
+  centre pile up to the drawer's pay-off card, wild cards filling gaps) and ``wild``; recorded
+  too: ``playable``, ``bridge``, ``payoff_rank``, ``run``.
+
+Pure functions over the engine: the tournament layer reads the records and wires it in.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Callable, Mapping, Sequence
+
+from cardarena.games import get_game
+from cardarena.games.spot.melds import _fitting as _spot_fitting, candidate_melds
+
+#: The games whose draws are corrected.
+DRAW_GAMES = ("spot", "spite-and-malice")
+
+
+def _spot_stock(state: Any) -> list[Any]:
+    return state._stock  # the engine's stock (top last); read only
+
+
+def _spot_hand(state: Any, seat: int) -> list[Any]:
+    return state._hands[seat]
+
+
+def _spot_deadwood(hand: Sequence[Any], fitting: frozenset, memo: dict) -> tuple[int, int]:
+    """(spots, cards) left out of melds in the best arrangement of ``hand`` into disjoint melds,
+    a card that lays off on a table meld (``fitting``) counted as melded."""
+    key = tuple(sorted(hand))
+    got = memo.get(key)
+    if got is not None:
+        return got
+    loose = [c for c in key if c not in fitting]
+    best = (sum(min(c // 4 + 1, 10) for c in loose), len(loose))
+    melds = candidate_melds(loose)
+    if melds:
+        first = loose[0]
+        rest = tuple(c for c in loose if c != first)
+        best = min(best, tuple(a + b for a, b in zip(_spot_deadwood(rest, fitting, memo), (min(first // 4 + 1, 10), 1))))
+        for m in melds:
+            if first in m:
+                best = min(best, _spot_deadwood(tuple(c for c in loose if c not in m), fitting, memo))
+    memo[key] = best
+    return best
+
+
+def _spot_arrangements(cards: tuple, memo: dict) -> frozenset:
+    """Every set of ``cards`` (sorted) left out when some of them are laid out in disjoint melds."""
+    got = memo.get(cards)
+    if got is None:
+        if not cards:
+            got = frozenset({()})
+        else:
+            first, rest = cards[0], cards[1:]
+            out = {(first, *x) for x in _spot_arrangements(rest, memo)}
+            for m in candidate_melds(cards):
+                if first in m:
+                    out |= _spot_arrangements(tuple(x for x in rest if x not in m), memo)
+            got = frozenset(out)
+        memo[cards] = got
+    return got
+
+
+def _spot_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any], tuple[float, ...]]:
+    """Per card c, (meld, links, spots, deadwood, loose) for ``seat`` holding ``hand`` (before the
+    draw): deadwood and loose, minus the spots and the cards left out of melds once the best
+    discard is made from the hand with c (higher: a better card)."""
+    ranks = Counter(c // 4 for c in hand)
+    by_suit: dict[int, set[int]] = {}
+    for c in hand:
+        by_suit.setdefault(c % 4, set()).add(c // 4)
+    melds = list(state._melds)
+    fitting = frozenset(c for m in melds for c in _spot_fitting(m))
+    memo: dict = {}
+    arrangements: dict = {}
+
+    def f(c: Any) -> tuple[float, ...]:
+        r, s = c // 4, c % 4
+        same = by_suit.get(s, set())
+        seq = (r - 1 in same and r - 2 in same) or (r - 1 in same and r + 1 in same) or (r + 1 in same and r + 2 in same)
+        meld = ranks[r] >= 2 or seq or c in fitting
+        links = ranks[r] + sum(1 for d in (-2, -1, 1, 2) if r + d in same)
+        full = list(hand) + [c]
+        # The best discard is a card left out of melds (a card of a 4-meld or a lay-off is one too: the
+        # rest still melds), so over the arrangements of the hand into melds, the spots left out less
+        # the most one of them has; with every card melded, the discards are tried one by one.
+        best = None
+        for out in _spot_arrangements(tuple(sorted(x for x in full if x not in fitting)), arrangements):
+            if out:
+                values = [min(x // 4 + 1, 10) for x in out]
+                v = (sum(values) - max(values), len(values) - 1)
+                best = v if best is None else min(best, v)
+        dw = best if best is not None else min(_spot_deadwood(full[:i] + full[i + 1:], fitting, memo)
+                                                for i in range(len(full)))
+        return (float(meld), float(links), float(min(r + 1, 10)), -float(dw[0]), -float(dw[1]))
+
+    return f
+
+
+def _sm_stock(state: Any) -> list[Any]:
+    return state.stock
+
+
+def _sm_hand(state: Any, seat: int) -> list[Any]:
+    return state.hands[seat]
+
+
+def _sm_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any], tuple[float, ...]]:
+    """Per card c, (playable, wild, bridge, payoff_rank, reach, run) for ``seat`` holding ``hand``
+    (before the draw): reach, whether the hand with c and the side stacks' tops can carry a centre
+    pile up to the pay-off card (wild cards filling gaps); run, the most cards they can play in a
+    row onto one pile."""
+    g = state.game
+    values = [len(p) for p in state.center]
+    room = g.limit is None or len(values) < g.limit
+    starts = values + ([0] if room else [])
+    pile = state.payoff[seat]
+    top = pile[-1] if pile else None
+    target = top // 4 + 1 if top is not None and not g.wild[top] else None
+    low = min(starts) if starts else None
+    tops = [st[-1] for st in state.side[seat] if st]
+    base = list(hand) + tops
+
+    def run_and_reach(cards: Sequence[Any]) -> tuple[int, bool]:
+        wilds = sum(1 for x in cards if g.wild[x])
+        ranks = {x // 4 + 1 for x in cards if not g.wild[x]}
+        best, reach = 0, top is not None and g.wild[top] and bool(starts)
+        for v in starts:
+            w, need, n = wilds, v + 1, 0
+            while need <= g.top_rank:
+                if target is not None and need == target and not reach:
+                    reach = True
+                if need in ranks:
+                    pass
+                elif w > 0:
+                    w -= 1
+                else:
+                    break
+                n += 1
+                need += 1
+            best = max(best, n)
+        return best, reach
+
+    def f(c: Any) -> tuple[float, ...]:
+        wild = g.wild[c]
+        playable = any(g.fits(c, v) for v in starts)
+        r = c // 4 + 1
+        bridge = (not wild and target is not None and low is not None and low < r < target
+                  and any(v < r for v in starts))
+        run, reach = run_and_reach(base + [c])
+        return (float(playable), float(wild), float(bridge), float(not wild and r == target), float(reach), float(run))
+
+    return f
+
+
+#: Per game: every feature's name (all recorded per deal, for measurements), the stock and a seat's
+#: hand from a state, the feature function.
+_GAMES: dict[str, tuple[tuple[str, ...], Callable, Callable, Callable]] = {
+    "spot": (("meld", "links", "spots", "deadwood", "loose"), _spot_stock, _spot_hand, _spot_features),
+    "spite-and-malice": (("playable", "wild", "bridge", "payoff_rank", "reach", "run"), _sm_stock, _sm_hand, _sm_features),
+}
+
+#: The features ``--luck-adjusted`` corrects by, per game: chosen on 300 deals of a close pair (the
+#: most cut in blocks of 40 to 300 deals; more features cost more than they explain on few deals)
+#: and checked on deals of another seed and pair (docs/strength.md, "The draws").
+DRAW_FEATURES = {"spot": ("deadwood",), "spite-and-malice": ("reach", "wild")}
+
+#: Event kinds after which, in the same action, the stock is no longer the one a draw came from.
+_RESHUFFLES = frozenset({"deal", "recycle", "deadlock", "side_deal"})
+
+
+def draw_names(game_name: str, every: bool = False) -> tuple[str, ...]:
+    """The features ``game_name``'s draws are corrected by (``DRAW_FEATURES``), or ``every`` one
+    recorded; KeyError for a game whose draws are not corrected."""
+    return _GAMES[game_name][0] if every else DRAW_FEATURES[game_name]
+
+
+def _minus(cards: Sequence[Any], removed: Sequence[Any]) -> list[Any]:
+    out = list(cards)
+    for c in removed:
+        out.remove(c)
+    return out
+
+
+def draw_luck(game_name: str, options: Mapping[str, Any] | None, seed: int, actions: Sequence[str],
+              preset: str | None = None) -> list[dict[str, float]]:
+    """Per seat, the sum over its scored draws of f(drawn) - E f (module doc), each feature by name,
+    and ``draws``: how many draws were scored. The match replayed from its seed and actions (the
+    record's notation) by the engine; ValueError for an action the engine does not accept."""
+    game = get_game(game_name, dict(options or {}), preset)
+    names, stock_of, hand_of, feats = _GAMES[game_name]
+    state = game.new_initial_state(seed)
+    out = [dict.fromkeys(names, 0.0) | {"draws": 0.0} for _ in range(game.num_seats)]
+    for text in actions:
+        events = state.apply(game.parse_action(text))
+        # the last private draw of the action, if no reshuffle or deal follows it
+        last = None
+        for i, e in enumerate(events):
+            if e.kind == "draw" and e.cards and e.visible_to is not None:
+                last = i
+        if last is None or any(e.kind in _RESHUFFLES for e in events[last + 1:]):
+            continue
+        e = events[last]
+        seat, drawn = e.seat, list(e.cards)
+        stock = list(stock_of(state)) + drawn
+        hand = _minus(hand_of(state, seat), drawn)
+        f = feats(state, seat, hand)
+        rows = [f(c) for c in stock]
+        k = len(drawn)
+        got = [f(c) for c in drawn]
+        acc = out[seat]
+        for j, name in enumerate(names):
+            acc[name] += sum(g[j] for g in got) - k * sum(r[j] for r in rows) / len(rows)
+        acc["draws"] += 1
+    return out
+
+
+def deal_features(seatings: Sequence[tuple[Sequence[Mapping[str, float]], Sequence[int]]]) -> dict[str, float]:
+    """A deal's features from its seatings (per seating: ``draw_luck``'s per-seat sums, and per seat 0
+    for bot A or 1 for B): per feature, bot A's draws' luck minus bot B's, each bot's the mean over its
+    seats (as the margin is a mean over seats), summed over the seatings. Expectation 0 exactly."""
+    out: dict[str, float] = {}
+    for per_seat, who in seatings:
+        for bot, sign in ((0, 1.0), (1, -1.0)):
+            seats = [s for s, w in enumerate(who) if w == bot]
+            for name in per_seat[0]:
+                if name == "draws":
+                    continue
+                out[name] = out.get(name, 0.0) + sign * sum(per_seat[s][name] for s in seats) / len(seats)
+    return out

@@ -1,0 +1,149 @@
+"""The luck of the draws at Spot and Spite and Malice (arbiter/rating/draws.py, `arbiter evaluate
+--luck-adjusted` on those games, issue 39): every draw from the stock scored against the stock's
+exact mean, read from the records replayed by the engine; the features' mean 0 on seeded matches;
+the flag end to end (evaluate, its sequential test, the standings of a stored evaluation); what it
+refuses. The variance it cuts is measured in the bench (`draws.*`, `python -m arbiter.tools.bench -s
+statistics`) and docs/strength.md ("The draws")."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from typer.testing import CliRunner
+
+from arbiter.batch.plan import deal_seed
+from arbiter.cli import app
+from arbiter.rating.draws import DRAW_FEATURES, deal_features, draw_luck, draw_names
+from arbiter.rating.luck import MIN_DEALS
+from arbiter.rating.stats import mean_se
+from arbiter.store.db import Store
+from arbiter.tournament.evaluate import evaluate
+from arbiter.tournament.probes import luck_probes, replay_seatings, stored_luck
+from cardarena.games import ConfigError
+
+SPOT = {"hands": 1}
+SM = {"payoff_size": 5, "stalemate_rule": "fewer_payoff_wins"}  # short games
+
+
+def _seatings(game: str, options: dict, deals: int, seed: int, a: str = "random", b: str = "random"):
+    return replay_seatings(game, a, b, [deal_seed(seed, d) for d in range(deals)], (0, 1), options)
+
+
+@pytest.mark.parametrize("game,options,deals", [("spot", SPOT, 60), ("spite-and-malice", SM, 25)])
+def test_every_feature_has_mean_zero_on_seeded_matches(game, options, deals) -> None:
+    """Each feature of every draw is centred on the stock's exact mean, so its sum over a seat's draws
+    has expectation 0 whatever the bots do: over seeded matches its mean is within 3.5 s.e. of 0
+    (while the drawn cards' own features are not: the centring is what makes it 0)."""
+    per_seat = {k: [] for k in draw_names(game, every=True)}
+    draws = 0
+    for pair in _seatings(game, options, deals, 11):
+        for r in pair:
+            for seat in draw_luck(game, options, r.seed, r.actions):
+                draws += seat["draws"]
+                for k in per_seat:
+                    per_seat[k].append(seat[k])
+    assert draws > 10 * deals
+    for k, xs in per_seat.items():
+        m = mean_se(xs)
+        assert m.se and abs(m.mean) < 3.5 * m.se, (k, m)
+
+
+def test_spot_scores_every_draw_from_the_stock_and_none_from_the_discards() -> None:
+    (pair,) = _seatings("spot", SPOT, 1, 3)
+    for r in pair:
+        luck = draw_luck("spot", SPOT, r.seed, r.actions)
+        from cardarena.games import get_game
+
+        state = get_game("spot", SPOT).new_initial_state(r.seed)
+        stock_draws = [0] * len(luck)
+        for a in r.actions:
+            if a == "draw stock":
+                stock_draws[state.current_seat] += 1
+            state.apply(state.game.parse_action(a))
+        assert [s["draws"] for s in luck] == stock_draws and sum(stock_draws) > 0
+
+
+def test_a_deals_features_are_bot_a_minus_bot_b_over_the_seatings() -> None:
+    one = [{"deadwood": 1.0, "draws": 2.0}, {"deadwood": -2.0, "draws": 1.0},
+           {"deadwood": 3.0, "draws": 1.0}, {"deadwood": 0.0, "draws": 1.0}]
+    f = deal_features([(one, (0, 1, 0, 1)), (one, (1, 0, 1, 0))])
+    assert f == {"deadwood": pytest.approx((1 + 3) / 2 - (-2 + 0) / 2 + (-2 + 0) / 2 - (1 + 3) / 2)}
+
+
+@pytest.fixture(scope="module")
+def spot_eval(tmp_path_factory):
+    """A stored evaluate --luck-adjusted of Spot (MIN_DEALS deals): the store and the result."""
+    db = tmp_path_factory.mktemp("draws") / "arena.db"
+    luck = luck_probes("spot", "heuristic", "random", SPOT)
+    assert luck.draws and luck.decisions == 0 and luck.expected.names == DRAW_FEATURES["spot"]
+    with Store(db) as store:
+        r = evaluate("spot", "heuristic", "random", deals=MIN_DEALS, seed=4, options=SPOT, store=store, name="spot",
+                     luck=luck)
+    return db, r
+
+
+def test_the_flag_on_spot_reads_the_records_replayed_by_the_engine(spot_eval) -> None:
+    """evaluate --luck-adjusted on Spot: no probes (exact expectations), each deal's features those
+    of its matches replayed by the engine, the adjusted mean within 3 s.e. of the raw one."""
+    _, r = spot_eval
+    again = _seatings("spot", SPOT, 2, 4, "heuristic", "random")
+    assert [deal_features([(draw_luck("spot", SPOT, s.seed, s.actions), s.who) for s in pair]) for pair in again] \
+        == r.luck_features[:2]
+    adj = r.luck
+    assert adj is not None and adj.exact and adj.probe_se == 0 and adj.raw.mean == pytest.approx(r.mean_margin)
+    assert abs(adj.mean - adj.raw.mean) < 3 * math.hypot(adj.se, adj.raw.se or 0)
+    assert r.to_json()["luck"]["of"] == "draws"
+
+
+def test_the_standings_of_a_stored_spot_evaluation_say_the_same(spot_eval, tmp_path) -> None:
+    db, played = spot_eval
+    with Store(db, read_only=True) as store:
+        again = stored_luck(store, "spot", lambda *a: luck_probes(*a))
+    assert again.luck_features == played.luck_features and again.luck.mean == pytest.approx(played.luck.mean)
+    out = CliRunner().invoke(app, ["standings", "spot", "--db", str(db), "--luck-adjusted"])
+    assert out.exit_code == 0, out.output
+    assert "the margin above is raw; with the luck of the draws taken out" in out.output
+    adj = played.luck
+    assert f"luck-adjusted margin {adj.mean:+.2f} ± {adj.se:.2f} (s.e.), raw {adj.raw}" in out.output
+    assert "the luck of the cards drawn from the stock" in out.output and "probe" not in out.output
+    with pytest.raises(ConfigError, match="no probes"):
+        luck_probes("spot", "heuristic", "random", SPOT, file=tmp_path / "p.json")
+
+
+def test_the_sequential_test_reads_the_adjusted_margins_and_says_so() -> None:
+    out = CliRunner().invoke(app, ["evaluate", "spot", "heuristic", "random", "--deals", "8", "-o", "hands=1",
+                                   "--luck-adjusted", "--sprt", "0,300", "--sd-bound", "200"])
+    assert out.exit_code == 0, out.output
+    assert "on the luck-adjusted margin" in out.output and "centred on the draws' expectations, exact" in out.output
+    assert "luck-adjusted margin: none, " in out.output and "deals are fewer than" in out.output
+
+
+def test_spite_and_malice_short_games_give_an_adjusted_margin() -> None:
+    luck = luck_probes("spite-and-malice", "heuristic", "random", SM)
+    r = evaluate("spite-and-malice", "heuristic", "random", deals=MIN_DEALS, seed=2, options=SM, luck=luck)
+    adj = r.luck
+    assert adj is not None and adj.exact and adj.features == len(DRAW_FEATURES["spite-and-malice"])
+    assert any(f["wild"] != 0 for f in r.luck_features)
+
+
+@pytest.mark.parametrize("args,words", [
+    (["spot", "heuristic", "random", "-o", "hands=1", "--luck-adjusted", "--probes", "100"], "no probes"),
+    (["spite-and-malice", "heuristic", "random", "--luck-adjusted", "--probes-file", "p.json"], "no probes"),
+    (["spite-and-malice", "heuristic", "random", "--luck-adjusted", "--sprt", "0,0.5"], "--sd-bound"),
+])
+def test_what_the_draws_refuse_is_one_clear_error(args, words) -> None:
+    out = CliRunner().invoke(app, ["evaluate", *args])
+    assert out.exit_code == 2, out.output
+    assert "Traceback" not in out.output
+    line = next(x for x in out.output.splitlines() if x.startswith("error:"))
+    assert words in line, line
+
+
+def test_every_draws_bench_figure_has_a_label_and_a_target() -> None:
+    from arbiter.tools.statreport import BENCH_LABELS, DRAW_PAIRS, draw_key
+
+    keys = {f"draws.{draw_key(g, a, b)}.{k}" for g, a, b, _ in DRAW_PAIRS
+            for k in ("ratio", "per_match", "plain_per_match", "shift_z", "feature_z")}
+    assert len(keys) == 20 and keys <= set(BENCH_LABELS)
+    assert {g for g, *_ in DRAW_PAIRS} == {"spot", "spite-and-malice"}
