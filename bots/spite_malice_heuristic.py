@@ -25,6 +25,10 @@ from sdk.spite_and_malice import End, Load, Play, Source, SourceKind, SpiteAndMa
 MAX_CHAIN = 6
 MAX_NODES = 4000
 
+#: Per rule set (top rank, kings wild, excluded ranks): per card index, what the chain
+#: search needs of the card (``_Rules.card_table``).
+_CARD_TABLES: dict[tuple[int, bool, frozenset[int]], tuple[tuple[frozenset[int], bool, int], ...]] = {}
+
 
 class _Rules:
     """The card rules a bot needs, from the view."""
@@ -54,6 +58,17 @@ class _Rules:
                 fv = frozenset((c.rank - 1,)) if 1 <= c.rank <= self.top else frozenset()
             self._fit[c] = fv
         return fv
+
+    def card_table(self) -> tuple[tuple[frozenset[int], bool, int], ...]:
+        """Per card index (Card 0..52): its ``fit_values``, whether it may start a new pile
+        (value 0), and its cost in a chain (a wild 4, else 1). Built once per rule set."""
+        key = (self.top, self.kings_wild, frozenset(self.excluded))
+        table = _CARD_TABLES.get(key)
+        if table is None:
+            cards = [Card(i) for i in range(53)]
+            table = _CARD_TABLES[key] = tuple(
+                (self.fit_values(c), 0 in self.fit_values(c), 4 if self.wild(c) else 1) for c in cards)
+        return table
 
     def fits(self, c: Card, value: int) -> bool:
         need = value + 1
@@ -103,12 +118,11 @@ def _search_chain(view: SpiteAndMaliceView, rules: _Rules) -> tuple[list[Play] |
     for c in view.hand:
         hand_copies.setdefault(c, []).append(c)
     slots: list[tuple[SourceKind, int, list[Card]]] = [(SourceKind.HAND, 0, hand_copies[c]) for c in sorted(hand_copies)]
-    slots += [(SourceKind.SIDE, j, list(s.cards)) for j, s in enumerate(me.side_stacks)]
+    # A chain takes at most MAX_CHAIN cards from a stack: the cards below cannot be reached.
+    slots += [(SourceKind.SIDE, j, list(s.cards[-MAX_CHAIN:])) for j, s in enumerate(me.side_stacks)]
     if partner is not None:
-        slots += [(SourceKind.PARTNER_SIDE, j, list(s.cards)) for j, s in enumerate(partner.side_stacks)]
-    # Per card: the pile values it fits, whether it may start a new pile (value 0), its cost.
-    info = {c: (rules.fit_values(c), 0 in rules.fit_values(c), 4 if rules.wild(c) else 1)
-            for _, _, st in slots for c in st}
+        slots += [(SourceKind.PARTNER_SIDE, j, list(s.cards[-MAX_CHAIN:])) for j, s in enumerate(partner.side_stacks)]
+    info = rules.card_table()  # per card: the values it fits, whether it starts a pile, its cost
     top, limit = rules.top, rules.limit
     target_fits = rules.fit_values(target)
     target_new = 0 in target_fits
@@ -210,7 +224,6 @@ def choose(view: SpiteAndMaliceView, legal_actions: Sequence[Action], rng: rando
     legal = list(legal_actions)
     if len(legal) == 1:
         return legal[0]
-    legal_set = set(legal)
     rules = _Rules(view)
     danger = _danger_values(view, rules)
     centre = [p.value for p in view.center]
@@ -230,7 +243,7 @@ def choose(view: SpiteAndMaliceView, legal_actions: Sequence[Action], rng: rando
         return min(own, key=lambda a: (isinstance(a, Play) and not safe(a), str(a)))
     # 2. A chain that reaches the pay-off card.
     chain = _chain_to_payoff(view, rules)
-    if chain and chain[0] in legal_set:
+    if chain and chain[0] in legal:
         return chain[0]
     # 3. The partner's pay-off card.
     partner = [a for a in plays if a.source.kind is SourceKind.PARTNER_PAYOFF]
@@ -258,12 +271,13 @@ def choose(view: SpiteAndMaliceView, legal_actions: Sequence[Action], rng: rando
     if best is not None:
         return best
     # 6. End of turn: discard (or end).
+    may_end = End() in legal
     discards = [a for a in legal if isinstance(a, Play) and a.target is TargetKind.SIDE]
     if discards:
-        pick = min(discards, key=lambda a: (_discard_cost(view, rules, a), str(a)))
-        if _discard_cost(view, rules, pick) < 50 or End() not in legal_set:
-            return pick
-    if End() in legal_set:
+        pick_cost, _, k = min((_discard_cost(view, rules, a), str(a), k) for k, a in enumerate(discards))
+        if pick_cost < 50 or not may_end:
+            return discards[k]
+    if may_end:
         return End()
     return rng.choice(legal)
 
