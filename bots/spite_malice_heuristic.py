@@ -104,8 +104,9 @@ def _search_chain(view: SpiteAndMaliceView, rules: _Rules) -> tuple[list[Play] |
     new pile. A move costs 1, a wild card 4; the first cheapest chain found wins. The
     search is the bot's hot loop (every decision without a direct pay-off play), so a
     source is a stack whose last card is the card it offers (a hand card's stack holds
-    its copies), a chain is kept as plain tuples until it is the best, and a child the
-    cost bound would refuse is counted without being entered."""
+    its copies), a chain is kept as plain tuples until it is the best, and a node is
+    visited (counted, checked) by its parent: only nodes that have children to try are
+    entered."""
     me = view.players[view.seat]
     target = me.payoff_top
     if target is None:
@@ -135,17 +136,11 @@ def _search_chain(view: SpiteAndMaliceView, rules: _Rules) -> tuple[list[Play] |
     best_cost = 10**9
     nodes = 0
 
-    def dfs(values: list[int], cost: int) -> None:
+    def expand(values: list[int], depth: int, cost: int) -> None:
+        """Visit each child of a node (count it, prune it on cost, end the chain there if
+        the pay-off top fits, else expand it below the depth limit)."""
         nonlocal best, best_cost, nodes
-        nodes += 1
-        if cost >= best_cost or nodes > MAX_NODES:
-            return
         room = len(values) < limit
-        if path and (not target_fits.isdisjoint(values) or (room and target_new)):
-            best, best_cost = path[:], cost
-            return
-        if len(path) >= MAX_CHAIN:
-            return
         for kind, j, st in slots:
             if not st:
                 continue
@@ -161,12 +156,11 @@ def _search_chain(view: SpiteAndMaliceView, rules: _Rules) -> tuple[list[Play] |
                     targets.append(None)
             child_cost = cost + step
             for i in targets:
-                if child_cost >= best_cost:  # the child would return at once
-                    nodes += 1
-                    if nodes > MAX_NODES:
-                        return
+                nodes += 1
+                if nodes > MAX_NODES:
+                    return
+                if child_cost >= best_cost:
                     continue
-                st.pop()
                 if i is None:
                     nv = values + [1]  # a new pile: 1 < top (12 or 13)
                 else:
@@ -174,18 +168,23 @@ def _search_chain(view: SpiteAndMaliceView, rules: _Rules) -> tuple[list[Play] |
                     nv[i] += 1
                     if nv[i] >= top:
                         del nv[i]
-                if dirty_root and not path:
+                if dirty_root and not depth:
                     nv = [v for v in nv if v < top]
-                path.append((kind, j, c, i))
-                dfs(nv, child_cost)
-                path.pop()
-                st.append(c)
-                if nodes > MAX_NODES:
-                    return
+                if not target_fits.isdisjoint(nv) or (len(nv) < limit and target_new):
+                    best, best_cost = path + [(kind, j, c, i)], child_cost
+                elif depth + 1 < MAX_CHAIN:
+                    st.pop()
+                    path.append((kind, j, c, i))
+                    expand(nv, depth + 1, child_cost)
+                    path.pop()
+                    st.append(c)
+                    if nodes > MAX_NODES:
+                        return
 
     if not target_fits.isdisjoint(centre) or (len(centre) < limit and target_new):
         return [], 0
-    dfs(centre, 0)
+    nodes = 1  # the root
+    expand(centre, 0, 0)
     if best is None:
         return None, nodes
     plays = [Play(Source(kind, 0, c) if kind is SourceKind.HAND else Source(kind, j), TargetKind.CENTER, i)

@@ -18,6 +18,7 @@ import pytest
 
 from bots import spite_malice_heuristic as H
 from bots.spite_malice_heuristic import MAX_CHAIN, MAX_NODES
+from cardarena.games.cards import Suit
 from cardarena.games.spite_malice import Play, Source, SourceKind, SpiteAndMalice, TargetKind
 from tests.games.test_spite_malice import layout, pile
 
@@ -169,3 +170,15 @@ def test_a_completed_pile_leaves_the_centre(center, expected):
     got, nodes = H._search_chain(view, H._Rules(view))
     assert (got, nodes) == reference_chain(view, H._Rules(view))
     assert str(got[0]) == expected
+
+
+def test_a_search_without_a_chain_stops_at_the_node_cap():
+    # Four piles at 1 and eight cards that fit them: a pay-off queen is out of reach in six
+    # plays, so the search runs into MAX_NODES; the reference goes on counting refused calls.
+    st = layout(payoffs=["4D 4D QC", "4D 4D 10C"], hands=["2S 2H 2D 2C 3S", "9S 9S 9H 9H 9C"],
+                center=[pile(1, Suit.S), pile(1, Suit.H), pile(1, Suit.D), pile(1, Suit.C)],
+                side=[[["3H"], ["3D"], ["3C"], ["4S"]], [[], [], [], []]])
+    view = st.view(0)
+    expected, ref_nodes = reference_chain(view, H._Rules(view))
+    assert expected is None and ref_nodes > MAX_NODES
+    assert H._search_chain(view, H._Rules(view)) == (None, MAX_NODES + 1)
