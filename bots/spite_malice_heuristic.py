@@ -25,6 +25,10 @@ from sdk.spite_and_malice import End, Load, Play, Source, SourceKind, SpiteAndMa
 MAX_CHAIN = 6
 MAX_NODES = 4000
 
+#: Per rule set (top rank, kings wild, excluded ranks): per card index, what the chain
+#: search needs of the card (``_Rules.card_table``).
+_CARD_TABLES: dict[tuple[int, bool, frozenset[int]], tuple[tuple[frozenset[int], bool, int], ...]] = {}
+
 
 class _Rules:
     """The card rules a bot needs, from the view."""
@@ -45,11 +49,26 @@ class _Rules:
 
     def fit_values(self, c: Card) -> frozenset[int]:
         """The pile values ``c`` may be played on (``fits``), found once per card: the
-        chain search asks for every card at every node."""
+        chain search asks for every card it may move."""
         fv = self._fit.get(c)
         if fv is None:
-            fv = self._fit[c] = frozenset(v for v in range(self.top) if self.fits(c, v))
+            if self.wild(c):  # any value whose next rank a wild may stand for
+                fv = frozenset(v for v in range(self.top) if v + 1 not in self.excluded)
+            else:  # a natural card goes on the value one below its rank
+                fv = frozenset((c.rank - 1,)) if 1 <= c.rank <= self.top else frozenset()
+            self._fit[c] = fv
         return fv
+
+    def card_table(self) -> tuple[tuple[frozenset[int], bool, int], ...]:
+        """Per card index (Card 0..52): its ``fit_values``, whether it may start a new pile
+        (value 0), and its cost in a chain (a wild 4, else 1). Built once per rule set."""
+        key = (self.top, self.kings_wild, frozenset(self.excluded))
+        table = _CARD_TABLES.get(key)
+        if table is None:
+            cards = [Card(i) for i in range(53)]
+            table = _CARD_TABLES[key] = tuple(
+                (self.fit_values(c), 0 in self.fit_values(c), 4 if self.wild(c) else 1) for c in cards)
+        return table
 
     def fits(self, c: Card, value: int) -> bool:
         need = value + 1
@@ -73,84 +92,104 @@ def _danger_values(view: SpiteAndMaliceView, rules: _Rules) -> set[int]:
 
 def _chain_to_payoff(view: SpiteAndMaliceView, rules: _Rules) -> list[Play] | None:
     """The cheapest sequence of centre plays after which the pay-off top can be played."""
+    return _search_chain(view, rules)[0]
+
+
+def _search_chain(view: SpiteAndMaliceView, rules: _Rules) -> tuple[list[Play] | None, int]:
+    """``_chain_to_payoff``'s depth-first search, and the number of nodes it visited
+    (capped at ``MAX_NODES + 1``, where it stops).
+
+    Moves at a node, in order: each distinct hand card (by card order), the own side-stack
+    tops, the partner's side-stack tops; each onto every centre pile it fits, then onto a
+    new pile. A move costs 1, a wild card 4; the first cheapest chain found wins. The
+    search is the bot's hot loop (every decision without a direct pay-off play), so a
+    source is a stack whose last card is the card it offers (a hand card's stack holds
+    its copies), a chain is kept as plain tuples until it is the best, and a node is
+    visited (counted, checked) by its parent: only nodes that have children to try are
+    entered."""
     me = view.players[view.seat]
     target = me.payoff_top
     if target is None:
-        return None
-    hand = list(view.hand)
-    sides = [list(s.cards) for s in me.side_stacks]
+        return None, 0
     partner = None
     for p in view.players:
         if p.team == me.team and p.seat != me.seat:
             partner = p
-    psides = [list(s.cards) for s in partner.side_stacks] if partner else [[] for _ in range(4)]
-    best: list[Any] = [None, 10**9]
-    nodes = [0]
-    # A card fits a pile value (``fits``) iff the value is in its ``fit_values``; a new pile
-    # is value 0, where there is room for one.
+    hand_copies: dict[Card, list[Card]] = {}
+    for c in view.hand:
+        hand_copies.setdefault(c, []).append(c)
+    slots: list[tuple[SourceKind, int, list[Card]]] = [(SourceKind.HAND, 0, hand_copies[c]) for c in sorted(hand_copies)]
+    # A chain takes at most MAX_CHAIN cards from a stack: the cards below cannot be reached.
+    slots += [(SourceKind.SIDE, j, list(s.cards[-MAX_CHAIN:])) for j, s in enumerate(me.side_stacks)]
+    if partner is not None:
+        slots += [(SourceKind.PARTNER_SIDE, j, list(s.cards[-MAX_CHAIN:])) for j, s in enumerate(partner.side_stacks)]
+    info = rules.card_table()  # per card: the values it fits, whether it starts a pile, its cost
+    top, limit = rules.top, rules.limit
     target_fits = rules.fit_values(target)
-    sources: dict[Any, Source] = {}
+    target_new = 0 in target_fits
+    centre = [p.value for p in view.center]
+    # Completed piles leave the centre. A view holds none (the game removes one at once),
+    # but a layout may: the root's children drop it, as they always did.
+    dirty_root = any(v >= top for v in centre)
+    path: list[tuple[SourceKind, int, Card, int | None]] = []
+    best: list[tuple[SourceKind, int, Card, int | None]] | None = None
+    best_cost = 10**9
+    nodes = 0
 
-    def source(kind: SourceKind, j: int, c: Card | None) -> Source:
-        key = c if kind is SourceKind.HAND else (kind, j)
-        src = sources.get(key)
-        if src is None:
-            src = sources[key] = Source(kind, 0, c) if kind is SourceKind.HAND else Source(kind, j)
-        return src
-
-    def payoff_fits(values: list[int]) -> bool:
-        if any(v in target_fits for v in values):
-            return True
-        return len(values) < rules.limit and 0 in target_fits
-
-    def dfs(values: list[int], path: list[Play], cost: int) -> None:
-        nodes[0] += 1
-        if cost >= best[1] or nodes[0] > MAX_NODES:
-            return
-        if path and payoff_fits(values):
-            best[0], best[1] = list(path), cost
-            return
-        if len(path) >= MAX_CHAIN:
-            return
-        moves: list[tuple[SourceKind, int, Card, list]] = []
-        for c in sorted(set(hand)):
-            moves.append((SourceKind.HAND, 0, c, hand))
-        for j, st in enumerate(sides):
-            if st:
-                moves.append((SourceKind.SIDE, j, st[-1], st))
-        for j, st in enumerate(psides):
-            if st:
-                moves.append((SourceKind.PARTNER_SIDE, j, st[-1], st))
-        room = len(values) < rules.limit
-        for kind, j, c, where in moves:
-            fv = rules.fit_values(c)
-            targets: list[int | None] = [i for i, v in enumerate(values) if v in fv]
-            if room and 0 in fv:
-                targets.append(None)
-            if not targets:
+    def expand(values: list[int], depth: int, cost: int) -> None:
+        """Visit each child of a node (count it, prune it on cost, end the chain there if
+        the pay-off top fits, else expand it below the depth limit)."""
+        nonlocal best, best_cost, nodes
+        room = len(values) < limit
+        for kind, j, st in slots:
+            if not st:
                 continue
-            step = 1 + (3 if rules.wild(c) else 0)
-            src = source(kind, j, c)
+            c = st[-1]
+            fv, new_ok, step = info[c]
+            if fv.isdisjoint(values):
+                if not (room and new_ok):
+                    continue
+                targets: list[int | None] = [None]
+            else:
+                targets = [i for i, v in enumerate(values) if v in fv]
+                if room and new_ok:
+                    targets.append(None)
+            child_cost = cost + step
             for i in targets:
-                if kind is SourceKind.HAND:
-                    where.remove(c)
-                else:
-                    where.pop()
-                nv = list(values)
+                nodes += 1
+                if nodes > MAX_NODES:
+                    return
+                if child_cost >= best_cost:
+                    continue
                 if i is None:
-                    nv.append(1)
+                    nv = values + [1]  # a new pile: 1 < top (12 or 13)
                 else:
+                    nv = values[:]
                     nv[i] += 1
-                nv = [v for v in nv if v < rules.top]  # completed piles leave
-                path.append(Play(src, TargetKind.CENTER, i))
-                dfs(nv, path, cost + step)
-                path.pop()
-                where.append(c)
+                    if nv[i] >= top:
+                        del nv[i]
+                if dirty_root and not depth:
+                    nv = [v for v in nv if v < top]
+                if not target_fits.isdisjoint(nv) or (len(nv) < limit and target_new):
+                    best, best_cost = path + [(kind, j, c, i)], child_cost
+                elif depth + 1 < MAX_CHAIN:
+                    st.pop()
+                    path.append((kind, j, c, i))
+                    expand(nv, depth + 1, child_cost)
+                    path.pop()
+                    st.append(c)
+                    if nodes > MAX_NODES:
+                        return
 
-    if payoff_fits([p.value for p in view.center]):
-        return []
-    dfs([p.value for p in view.center], [], 0)
-    return best[0]
+    if not target_fits.isdisjoint(centre) or (len(centre) < limit and target_new):
+        return [], 0
+    nodes = 1  # the root
+    expand(centre, 0, 0)
+    if best is None:
+        return None, nodes
+    plays = [Play(Source(kind, 0, c) if kind is SourceKind.HAND else Source(kind, j), TargetKind.CENTER, i)
+             for kind, j, c, i in best]
+    return plays, nodes
 
 
 def _discard_cost(view: SpiteAndMaliceView, rules: _Rules, action: Play) -> float:
@@ -184,7 +223,6 @@ def choose(view: SpiteAndMaliceView, legal_actions: Sequence[Action], rng: rando
     legal = list(legal_actions)
     if len(legal) == 1:
         return legal[0]
-    legal_set = set(legal)
     rules = _Rules(view)
     danger = _danger_values(view, rules)
     centre = [p.value for p in view.center]
@@ -204,7 +242,7 @@ def choose(view: SpiteAndMaliceView, legal_actions: Sequence[Action], rng: rando
         return min(own, key=lambda a: (isinstance(a, Play) and not safe(a), str(a)))
     # 2. A chain that reaches the pay-off card.
     chain = _chain_to_payoff(view, rules)
-    if chain and chain[0] in legal_set:
+    if chain and chain[0] in legal:
         return chain[0]
     # 3. The partner's pay-off card.
     partner = [a for a in plays if a.source.kind is SourceKind.PARTNER_PAYOFF]
@@ -232,12 +270,13 @@ def choose(view: SpiteAndMaliceView, legal_actions: Sequence[Action], rng: rando
     if best is not None:
         return best
     # 6. End of turn: discard (or end).
+    may_end = End() in legal
     discards = [a for a in legal if isinstance(a, Play) and a.target is TargetKind.SIDE]
     if discards:
-        pick = min(discards, key=lambda a: (_discard_cost(view, rules, a), str(a)))
-        if _discard_cost(view, rules, pick) < 50 or End() not in legal_set:
-            return pick
-    if End() in legal_set:
+        pick_cost, _, k = min((_discard_cost(view, rules, a), str(a), k) for k, a in enumerate(discards))
+        if pick_cost < 50 or not may_end:
+            return discards[k]
+    if may_end:
         return End()
     return rng.choice(legal)
 
