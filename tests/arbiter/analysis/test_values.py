@@ -311,3 +311,30 @@ def test_spite_and_malice_random_play_is_marked_more_than_the_heuristics():
         verdicts[seat] = [valuer.decision(p, p.played).verdict for p in decisions(record, seat)
                           if len(p.legal) > 1 and p.number <= 4]
     assert verdicts == {0: ["fine"] * 4, 1: ["mistake"] * 4}, verdicts
+
+
+def test_a_spite_and_malice_game_drawn_at_its_turn_limit_is_worth_its_result():
+    """Method 6: a rollout that finishes the game is worth the game's result alone. A game
+    stopped at its turn limit is a draw whatever the pay-off counts (the rules' guard, with
+    the default ``stalemate_rule``), so a choice in the last turns costs nothing: counting
+    the pay-off cards there marked the heuristic's last four decisions of the bench's
+    held-out match of seed 3 mistakes (docs/analysis.md). Here a 6-turn match: the random
+    seat, in the last turn, discards with its pay-off card playable."""
+    from bots import spite_malice_search as S
+
+    options = {"max_turns": 6}
+    record = play_local("spite-and-malice", ["heuristic", "random"], seed=1, options=options, transport="inproc")
+    end = _state_at(record, len(record.actions))
+    assert end.is_terminal and end.outcome().ranks == (1, 1)  # drawn at the limit
+    point = next(p for p in decisions(record, 1) if p.number == 3)
+    assert point.view.turn_number == 5 and any("payoff" in str(a) for a in point.legal), point.view
+    valuer = Valuer("spite-and-malice", options, 1, f"seed-{record.seed}", record.seat_names, samples=16,
+                    max_actions=4, seed=1)
+    got = valuer.decision(point, point.played)
+    assert got.verdict == "fine" and all(v.mean == 0.0 for v in got.values), got
+    valuer.reference.result_only = False  # method 5: the pay-off cards ahead at the end, too
+    old = valuer.decision(point, point.played)
+    assert old.verdict == "mistake" and old.loss > 1.0, old
+    mover = S.terminal_value(end, 1) - S.terminal_value(end, 1, result_only=True)
+    counts = [p.payoff_count for p in end.view(1).players]
+    assert mover == counts[0] - counts[1]
