@@ -220,6 +220,22 @@ def wide_fine(factor: float) -> Callable[..., str]:
     return one
 
 
+def identical_once(per, a, ref, margin):
+    """``values.look``, but candidates with the same value as another (or as the chosen
+    one) on every state so far count as one comparison (equivalent plays: fewer compared,
+    a narrower Bonferroni interval)."""
+    seen: dict[tuple, int] = {tuple(per[a]): a}
+    keep = [a]
+    for i, xs in enumerate(per):
+        if i == a:
+            continue
+        if i == ref or tuple(xs) not in seen:
+            seen.setdefault(tuple(xs), i)
+            keep.append(i)
+    keep.sort()
+    return look([per[i] for i in keep], keep.index(a), keep.index(ref) if ref in keep else None, margin)
+
+
 def stopping_rules() -> dict[str, Callable[..., tuple[str, int]]]:
     """The rules compared (docs/analysis.md, stability)."""
     return {
@@ -230,6 +246,7 @@ def stopping_rules() -> dict[str, Callable[..., tuple[str, int]]]:
         "method 5, the last look decides, 64": looks_with(look, 64, AGREE, last_decides=True),
         "method 5, fine below 2x the margin, 64": looks_with(wide_fine(2.0), 64, AGREE),
         "method 5, fine below 1.5x the margin, 64": looks_with(wide_fine(1.5), 64, AGREE),
+        "method 5, identical candidates compared once, 64": looks_with(identical_once, 64, AGREE),
         "5%, three looks, 64": looks_with(variant_look(), 64, agree=3),
         "fine at 1%, two looks, 64": looks_with(variant_look(alpha_fine=0.01), 64),
         "fine at 20%, 64": looks_with(variant_look(alpha_fine=0.2), 64),
