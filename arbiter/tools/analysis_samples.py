@@ -287,10 +287,16 @@ def compare(game: str, matches: int, seed: int, settings: dict[str, Any], from_t
 
 
 def _setting(kv: str) -> tuple[str, Any]:
+    """``NAME=VALUE`` of ``--set``: a number or true/false."""
     name, _, value = kv.partition("=")
     parsed: Any = {"true": True, "false": False}.get(value.lower())
     if parsed is None:
-        parsed = float(value) if "." in value else int(value)
+        try:
+            parsed = float(value) if "." in value else int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{kv!r}: NAME=VALUE, the value a number or true/false") from None
+    if not name:
+        raise argparse.ArgumentTypeError(f"{kv!r}: NAME=VALUE, a setting's name first")
     return name, parsed
 
 
@@ -305,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--out", required=True)
     c.add_argument("--seeds", type=int, nargs="+", default=[1, 2], help="sampling seeds (default: 1 2)")
     c.add_argument("--who", choices=["random", "heuristic"], default="", help="only that seat (default: both)")
-    c.add_argument("--set", action="append", default=[], metavar="NAME=NUMBER",
+    c.add_argument("--set", action="append", default=[], metavar="NAME=NUMBER", type=_setting,
                    help="a setting of the reference evaluator (values.REFERENCE_SETTINGS), e.g. rounds=3")
     r = sub.add_parser("rules", help="each stopping rule's verdicts and stability on kept samples")
     r.add_argument("files", nargs="+")
@@ -319,19 +325,18 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--matches", type=int, default=1)
     m.add_argument("--seed", type=int, default=0)
     m.add_argument("--from-turn", type=int, default=0, help="only decisions from this turn on (Spite and Malice)")
-    m.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", required=True,
+    m.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", required=True, type=_setting,
                    help="a setting of the reference evaluator, e.g. result_only=false")
     a = p.parse_args(argv)
     if a.cmd == "compare":
-        changed = dict(_setting(kv) for kv in a.set)
+        changed = dict(a.set)
         for s, who, seat, number, turn, played, x, y in compare(a.game, a.matches, a.seed, changed, a.from_turn):
             moved = "" if x.verdict == y.verdict else "  moved"
             print(f"seed {s} {who} seat {seat} decision {number} (turn {turn}) {played}: {x.verdict} {x.loss:.2f} -> "
                   f"{y.verdict} {y.loss:.2f}{moved}", flush=True)
         return 0
     if a.cmd == "collect":
-        for kv in a.set:
-            name, value = _setting(kv)
+        for name, value in a.set:
             REFERENCE_SETTINGS[a.game] = {**REFERENCE_SETTINGS.get(a.game, {}), name: value}
         try:
             with open(a.out) as f:
