@@ -114,6 +114,9 @@ class SearchBot(Bot):
         #: Spite and Malice: rounds of play before the evaluation (None:
         #: ``spite_malice_search.ROUNDS``; the arbiter's analysis measured longer ones).
         self.rounds: int | None = None
+        #: Spite and Malice: a rollout that finishes the game is worth its result alone
+        #: (``spite_malice_search.terminal_value``; the arbiter's analysis sets it).
+        self.result_only = False
         self.last = SearchStats()
 
     def on_match_start(self, info: MatchInfo) -> None:
@@ -263,6 +266,8 @@ class SearchBot(Bot):
             if h is not None:
                 return h
             st.apply(self.policy(v, st.legal_actions(), rng))
+        if self.result_only:
+            return self.kit.terminal_value(st, seat, result_only=True)
         return self.kit.terminal_value(st, seat)
 
 

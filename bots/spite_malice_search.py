@@ -176,13 +176,16 @@ class Horizon:
         return None
 
 
-def terminal_value(state: State, seat: int) -> float:
+def terminal_value(state: State, seat: int, result_only: bool = False) -> float:
+    """A finished game: ``WIN`` won, ``-WIN`` lost, 0 drawn, plus the pay-off cards ahead
+    (which order a win by its margin), or the result alone with ``result_only`` (the
+    arbiter's analysis: a game that ends drawn at its turn limit is a draw whatever the
+    pay-off counts, so cards played before it cost nothing)."""
     out = state.outcome()
-    v = state.view(seat)
     rank = out.ranks[seat]
     best = min(out.ranks)
     bonus = WIN if rank == best and out.ranks.count(best) == 1 else (-WIN if rank != best else 0.0)
-    return _value(v, seat) + bonus
+    return bonus if result_only else _value(state.view(seat), seat) + bonus
 
 
 # --------------------------------------------------------------------------------------

@@ -17,8 +17,8 @@ the way a determinizing search values it:
    * Spot: the ``search`` bot's rollout: the action, then the heuristic for every seat to
      the end of the hand; units: the seat's money then;
    * Spite and Malice: the ``search`` bot's rollout to the seat's next turn; units: pay-off
-     cards ahead then (±30 for a finished game; no bonus for a merely reachable pay-off
-     card: ``REFERENCE_SETTINGS``);
+     cards ahead then (a finished game: ±30 won or lost, 0 drawn, its pay-off counts not
+     counted; no bonus for a merely reachable pay-off card: ``REFERENCE_SETTINGS``);
 3. every candidate is valued on the same sampled states with the same seeds (common random
    numbers), so the *difference* between two actions carries no luck of the deal.
 
@@ -105,8 +105,12 @@ REFERENCE: Mapping[str, str] = facts("value_reference")
 #: Settings of a reference evaluator for the analysis, per game (attributes of the bot).
 #: Spite and Malice: no bonus for a pay-off card merely reachable at the horizon (the search
 #: bot plays with 1.0): with it, a playable pay-off card held back and still reachable next
-#: turn was worth nearly as much as one played, and the planted blunder went unmarked.
-REFERENCE_SETTINGS: dict[str, dict[str, Any]] = {"spite-and-malice": {"chain_bonus": 0.0}}
+#: turn was worth nearly as much as one played, and the planted blunder went unmarked. And
+#: a rollout that finishes the game is worth the game's result alone (``result_only``,
+#: method 6): a game stopped at its turn limit is a draw whatever the pay-off counts, and
+#: counting them there marked a seat's last turns mistakes that changed nothing (the
+#: heuristic's 4 of the held-out seed 3, docs/analysis.md).
+REFERENCE_SETTINGS: dict[str, dict[str, Any]] = {"spite-and-malice": {"chain_bonus": 0.0, "result_only": True}}
 
 #: The verdicts of a valued decision.
 VERDICTS = ("mistake", "fine", "unsure")

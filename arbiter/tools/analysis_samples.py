@@ -220,6 +220,22 @@ def wide_fine(factor: float) -> Callable[..., str]:
     return one
 
 
+def identical_once(per, a, ref, margin):
+    """``values.look``, but candidates with the same value as another (or as the chosen
+    one) on every state so far count as one comparison (equivalent plays: fewer compared,
+    a narrower Bonferroni interval)."""
+    seen: dict[tuple, int] = {tuple(per[a]): a}
+    keep = [a]
+    for i, xs in enumerate(per):
+        if i == a:
+            continue
+        if i == ref or tuple(xs) not in seen:
+            seen.setdefault(tuple(xs), i)
+            keep.append(i)
+    keep.sort()
+    return look([per[i] for i in keep], keep.index(a), keep.index(ref) if ref in keep else None, margin)
+
+
 def stopping_rules() -> dict[str, Callable[..., tuple[str, int]]]:
     """The rules compared (docs/analysis.md, stability)."""
     return {
@@ -230,6 +246,7 @@ def stopping_rules() -> dict[str, Callable[..., tuple[str, int]]]:
         "method 5, the last look decides, 64": looks_with(look, 64, AGREE, last_decides=True),
         "method 5, fine below 2x the margin, 64": looks_with(wide_fine(2.0), 64, AGREE),
         "method 5, fine below 1.5x the margin, 64": looks_with(wide_fine(1.5), 64, AGREE),
+        "method 5, identical candidates compared once, 64": looks_with(identical_once, 64, AGREE),
         "5%, three looks, 64": looks_with(variant_look(), 64, agree=3),
         "fine at 1%, two looks, 64": looks_with(variant_look(alpha_fine=0.01), 64),
         "fine at 20%, 64": looks_with(variant_look(alpha_fine=0.2), 64),
@@ -245,6 +262,44 @@ def stopping_rules() -> dict[str, Callable[..., tuple[str, int]]]:
     }
 
 
+def compare(game: str, matches: int, seed: int, settings: dict[str, Any], from_turn: int = 0,
+            samples: int = 64) -> Iterable[tuple[int, str, int, int, int, str, Any, Any]]:
+    """The separation matches' decisions (the random seat's and the next seat's, from turn
+    ``from_turn``) valued by the analysis as it is and with the reference evaluator's
+    ``settings`` changed (sampling seed 1, as the bench's first): (match seed, who, seat,
+    decision number, turn, action played, the two ``DecisionValue``s)."""
+    base = dict(REFERENCE_SETTINGS.get(game, {}))
+    try:
+        for record, bots, rnd in separation_matches(game, matches, seed):
+            for seat in (rnd, (rnd + 1) % len(bots)):
+                points = [p for p in decisions(record, seat) if len(p.legal) > 1 and p.played is not None
+                          and getattr(p.view, "turn_number", 0) >= from_turn]
+                got = []
+                for setting in (base, {**base, **settings}):
+                    REFERENCE_SETTINGS[game] = setting
+                    valuer = Valuer(record.game, record.options, seat, f"seed-{record.seed}", record.seat_names,
+                                    samples=samples, seed=1)
+                    got.append([valuer.decision(p, p.played) for p in points])
+                for p, a, b in zip(points, *got):
+                    yield record.seed, bots[seat], seat, p.number, getattr(p.view, "turn_number", 0), p.played, a, b
+    finally:
+        REFERENCE_SETTINGS[game] = base
+
+
+def _setting(kv: str) -> tuple[str, Any]:
+    """``NAME=VALUE`` of ``--set``: a number or true/false."""
+    name, _, value = kv.partition("=")
+    parsed: Any = {"true": True, "false": False}.get(value.lower())
+    if parsed is None:
+        try:
+            parsed = float(value) if "." in value else int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{kv!r}: NAME=VALUE, the value a number or true/false") from None
+    if not name:
+        raise argparse.ArgumentTypeError(f"{kv!r}: NAME=VALUE, a setting's name first")
+    return name, parsed
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -256,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--out", required=True)
     c.add_argument("--seeds", type=int, nargs="+", default=[1, 2], help="sampling seeds (default: 1 2)")
     c.add_argument("--who", choices=["random", "heuristic"], default="", help="only that seat (default: both)")
-    c.add_argument("--set", action="append", default=[], metavar="NAME=NUMBER",
+    c.add_argument("--set", action="append", default=[], metavar="NAME=NUMBER", type=_setting,
                    help="a setting of the reference evaluator (values.REFERENCE_SETTINGS), e.g. rounds=3")
     r = sub.add_parser("rules", help="each stopping rule's verdicts and stability on kept samples")
     r.add_argument("files", nargs="+")
@@ -265,11 +320,24 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--only", default="", help="only the rules whose name contains this")
     r.add_argument("--bootstrap", type=int, default=0, metavar="REPS",
                    help="estimate each rule's agreement by REPS resampled runs a decision instead")
+    m = sub.add_parser("compare", help="each decision's verdict as the analysis is and with a setting changed")
+    m.add_argument("game", choices=list(GAMES))
+    m.add_argument("--matches", type=int, default=1)
+    m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--from-turn", type=int, default=0, help="only decisions from this turn on (Spite and Malice)")
+    m.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", required=True, type=_setting,
+                   help="a setting of the reference evaluator, e.g. result_only=false")
     a = p.parse_args(argv)
+    if a.cmd == "compare":
+        changed = dict(a.set)
+        for s, who, seat, number, turn, played, x, y in compare(a.game, a.matches, a.seed, changed, a.from_turn):
+            moved = "" if x.verdict == y.verdict else "  moved"
+            print(f"seed {s} {who} seat {seat} decision {number} (turn {turn}) {played}: {x.verdict} {x.loss:.2f} -> "
+                  f"{y.verdict} {y.loss:.2f}{moved}", flush=True)
+        return 0
     if a.cmd == "collect":
-        for kv in a.set:
-            name, _, value = kv.partition("=")
-            REFERENCE_SETTINGS[a.game] = {**REFERENCE_SETTINGS.get(a.game, {}), name: float(value) if "." in value else int(value)}
+        for name, value in a.set:
+            REFERENCE_SETTINGS[a.game] = {**REFERENCE_SETTINGS.get(a.game, {}), name: value}
         try:
             with open(a.out) as f:
                 kept = frozenset((r["match_seed"], r["seat"], r["number"]) for r in map(json.loads, f) if r)
