@@ -176,7 +176,7 @@ def _sm_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any], 
             best = max(best, n)
         return best, reach
 
-    def f(c: Any) -> tuple[float, ...]:
+    def features(c: Any) -> tuple[float, ...]:
         wild = g.wild[c]
         playable = any(g.fits(c, v) for v in starts)
         r = c // 4 + 1
@@ -184,6 +184,18 @@ def _sm_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any], 
                   and any(v < r for v in starts))
         run, reach = run_and_reach(base + [c])
         return (float(playable), float(wild), float(bridge), float(not wild and r == target), float(reach), float(run))
+
+    # A card's features depend on its rank and whether it is wild, never on its suit (the game's
+    # ``fits`` reads no more): worked out once per rank in a draw, not once per card of the
+    # stock (about 100 cards, 14 ranks; the same values).
+    known: dict[tuple[int, bool], tuple[float, ...]] = {}
+
+    def f(c: Any) -> tuple[float, ...]:
+        key = (c // 4, g.wild[c])
+        got = known.get(key)
+        if got is None:
+            got = known[key] = features(c)
+        return got
 
     return f
 
