@@ -79,6 +79,14 @@ def _spot_deadwood(hand: Sequence[Any], fitting: frozenset, memo: dict) -> tuple
     return best
 
 
+#: ``_spot_arrangements``' results and the best leave over them, by the sorted cards alone (pure
+#: functions of them): kept across the draws of a match and the matches of a run, whose hands
+#: share most of their cards from one draw to the next; emptied past ``_KEPT`` entries.
+_ARRANGEMENTS: dict = {}
+_LEAVES: dict = {}
+_KEPT = 50_000
+
+
 def _spot_arrangements(cards: tuple, memo: dict) -> frozenset:
     """Every set of ``cards`` (sorted) left out when some of them are laid out in disjoint melds."""
     got = memo.get(cards)
@@ -107,7 +115,10 @@ def _spot_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any]
     melds = list(state._melds)
     fitting = frozenset(c for m in melds for c in _spot_fitting(m))
     memo: dict = {}
-    arrangements: dict = {}
+    if len(_ARRANGEMENTS) > _KEPT:
+        _ARRANGEMENTS.clear()
+        _LEAVES.clear()
+    arrangements = _ARRANGEMENTS
 
     def f(c: Any) -> tuple[float, ...]:
         r, s = c // 4, c % 4
@@ -119,12 +130,17 @@ def _spot_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any]
         # The best discard is a card left out of melds (a card of a 4-meld or a lay-off is one too: the
         # rest still melds), so over the arrangements of the hand into melds, the spots left out less
         # the most one of them has; with every card melded, the discards are tried one by one.
-        best = None
-        for out in _spot_arrangements(tuple(sorted(x for x in full if x not in fitting)), arrangements):
-            if out:
-                values = [min(x // 4 + 1, 10) for x in out]
-                v = (sum(values) - max(values), len(values) - 1)
-                best = v if best is None else min(best, v)
+        loose = tuple(sorted(x for x in full if x not in fitting))
+        if loose in _LEAVES:
+            best = _LEAVES[loose]
+        else:
+            best = None
+            for out in _spot_arrangements(loose, arrangements):
+                if out:
+                    values = [min(x // 4 + 1, 10) for x in out]
+                    v = (sum(values) - max(values), len(values) - 1)
+                    best = v if best is None else min(best, v)
+            _LEAVES[loose] = best
         dw = best if best is not None else min(_spot_deadwood(full[:i] + full[i + 1:], fitting, memo)
                                                 for i in range(len(full)))
         return (float(meld), float(links), float(min(r + 1, 10)), -float(dw[0]), -float(dw[1]))
