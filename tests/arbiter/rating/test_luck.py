@@ -182,11 +182,16 @@ def test_a_sequential_test_reads_the_adjusted_margins_and_says_so() -> None:
     ([GAME, A, B, "--luck-adjusted", "--probes", "1", "-o", "deals=1"], "at least 2 probe deals"),
 ])
 def test_bad_input_gives_one_clear_error(args, words) -> None:
+    line = evaluate_error(args)
+    assert words in line, line
+
+
+def evaluate_error(args: list[str]) -> str:
+    """The one ``error:`` line of ``arbiter evaluate ARGS``, which must exit 2 with no traceback."""
     out = CliRunner().invoke(app, ["evaluate", *args])
     assert out.exit_code == 2, out.output
     assert "Traceback" not in out.output
-    line = next(x for x in out.output.splitlines() if x.startswith("error:"))
-    assert words in line, line
+    return next(x for x in out.output.splitlines() if x.startswith("error:"))
 
 
 def test_the_library_refuses_what_it_cannot_correct() -> None:

@@ -21,6 +21,7 @@ from arbiter.store.db import Store
 from arbiter.tournament.evaluate import evaluate
 from arbiter.tournament.probes import luck_probes, replay_seatings, stored_luck
 from cardarena.games import ConfigError
+from tests.arbiter.rating.test_luck import evaluate_error
 
 SPOT = {"hands": 1}
 SM = {"payoff_size": 5, "stalemate_rule": "fewer_payoff_wins"}  # short games
@@ -133,10 +134,7 @@ def test_spite_and_malice_short_games_give_an_adjusted_margin() -> None:
     (["spite-and-malice", "heuristic", "random", "--luck-adjusted", "--sprt", "0,0.5"], "--sd-bound"),
 ])
 def test_what_the_draws_refuse_is_one_clear_error(args, words) -> None:
-    out = CliRunner().invoke(app, ["evaluate", *args])
-    assert out.exit_code == 2, out.output
-    assert "Traceback" not in out.output
-    line = next(x for x in out.output.splitlines() if x.startswith("error:"))
+    line = evaluate_error(args)
     assert words in line, line
 
 
