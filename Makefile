@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PROTOS := $(wildcard protos/cardarena/v1/*.proto)
 
-.PHONY: venv install proto demo test bench bench-env clean browser sandbox-tools screenshots
+.PHONY: venv install proto demo test bench bench-env clean browser sandbox-tools screenshots wirec
 
 # Both packages, editable: the author's (card-arena-sdk: the core and the SDK) and the platform's.
 # The author's editable install also compiles the C wire encoder (its hatch_build.py; optional):
@@ -19,11 +19,19 @@ $(BIN)/activate: pyproject.toml $(SDK_PKG)/pyproject.toml cardarena/wire/_wirec.
 venv install: $(BIN)/activate
 
 ## Regenerate the committed Python stubs in cardarena/v1 from protos/.
+## The C wire encoder (cardarena/wire/_wirec.c; optional: without a compiler the Python one
+## serves, the same bytes), built where it is missing or older than its source: a checkout
+## cleaned with `git clean -x` keeps its venv but loses the compiled file, which the venv's
+## install would only make again when the source changes.
+wirec: $(BIN)/activate
+	@so=$$(ls cardarena/wire/_wirec*.so 2>/dev/null | head -1); \
+	if [ -z "$$so" ] || [ cardarena/wire/_wirec.c -nt "$$so" ]; then $(BIN)/python $(SDK_PKG)/hatch_build.py .; fi
+
 proto: $(BIN)/activate
 	$(BIN)/python -m grpc_tools.protoc -I protos --python_out=. --pyi_out=. --grpc_python_out=. $(PROTOS)
 
 ## A round-robin Spades tournament between the bundled bots over gRPC, then standings.
-demo: $(BIN)/activate
+demo: $(BIN)/activate wirec
 	$(BIN)/arbiter tournament run --game spades --bots random,greedy,heuristic --deals 4 --db .demo.sqlite --fresh
 	@echo "In a browser, with a seat to play at /play: $(BIN)/arbiter web (it serves .demo.sqlite while there is no arena.sqlite)"
 
@@ -48,7 +56,7 @@ sandbox-tools:
 ## wait on the processes they start (arbiters, bots, browsers), so twice as many workers as
 ## cores keeps the cores busy; TEST_WORKERS=2 for a machine shared with other work.
 TEST_WORKERS ?= 4
-test: $(BIN)/activate browser sandbox-tools bench-env
+test: $(BIN)/activate wirec browser sandbox-tools bench-env
 	$(BIN)/lint-imports
 	@start=$$(date +%s); $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --durations=10; rc=$$?; \
 		echo "make test: pytest took $$(( $$(date +%s) - start )) s of wall time (budget: 300 s on 2 idle cores)"; exit $$rc
@@ -63,7 +71,7 @@ BENCH_VENV := .venv-bench
 bench-env:
 	@test -f $(BENCH_VENV)/.ok || { $(PY) -m venv $(BENCH_VENV) && $(BENCH_VENV)/bin/pip install -q open-spiel && touch $(BENCH_VENV)/.ok; } \
 		|| echo "open-spiel could not be installed: the OpenSpiel bench row is unavailable and its test skips"
-bench: $(BIN)/activate bench-env
+bench: $(BIN)/activate wirec bench-env
 	ARENA_BENCH_PYTHON=$$(test -f $(BENCH_VENV)/.ok && echo $(BENCH_VENV)/bin/python || echo /nonexistent) $(BIN)/python -m arbiter.tools.bench
 
 ## The two wheels (and sdists) in dist/: card-arena-sdk for bot authors, card-arena the platform.

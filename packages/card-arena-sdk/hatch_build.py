@@ -13,7 +13,12 @@ import sysconfig
 import tempfile
 from pathlib import Path
 
-from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+try:
+    from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+except ImportError:  # run as a script (``make wirec``): only ``build_wirec`` is used
+    if __name__ != "__main__":
+        raise
+    BuildHookInterface = object  # type: ignore[assignment,misc]
 
 PACKAGES = ("cardarena", "sdk", "cardarena_envs")
 SUFFIXES = (".py", ".pyi")
@@ -62,3 +67,7 @@ def build_wirec(top: Path) -> None:
         return
     os.unlink(tmp)
     print(f"card-arena-sdk: the C wire encoder was not built ({why}); the Python one serves", file=sys.stderr)
+
+
+if __name__ == "__main__":  # make wirec: the extension for a checkout whose venv is already installed
+    build_wirec(Path(sys.argv[1] if len(sys.argv) > 1 else ".").resolve())
