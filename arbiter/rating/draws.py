@@ -119,6 +119,12 @@ def _spot_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any]
         _ARRANGEMENTS.clear()
         _LEAVES.clear()
     arrangements = _ARRANGEMENTS
+    own: list = []
+
+    def hand_arrangements() -> frozenset:
+        if not own:
+            own.append(_spot_arrangements(tuple(sorted(x for x in hand if x not in fitting)), arrangements))
+        return own[0]
 
     def f(c: Any) -> tuple[float, ...]:
         r, s = c // 4, c % 4
@@ -130,6 +136,14 @@ def _spot_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any]
         # The best discard is a card left out of melds (a card of a 4-meld or a lay-off is one too: the
         # rest still melds), so over the arrangements of the hand into melds, the spots left out less
         # the most one of them has; with every card melded, the discards are tried one by one.
+        if not meld:  # c melds with nothing in the hand: it is left out of every arrangement of the hand's
+            vc = min(r + 1, 10)  # (cached, once a draw), the rest as the hand's own
+            best = None
+            for out in hand_arrangements():
+                values = [min(x // 4 + 1, 10) for x in out] + [vc]
+                v = (sum(values) - max(values), len(values) - 1)
+                best = v if best is None else min(best, v)
+            return (0.0, float(links), float(min(r + 1, 10)), -float(best[0]), -float(best[1]))
         loose = tuple(sorted(x for x in full if x not in fitting))
         if loose in _LEAVES:
             best = _LEAVES[loose]
