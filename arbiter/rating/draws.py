@@ -132,7 +132,6 @@ def _spot_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any]
         seq = (r - 1 in same and r - 2 in same) or (r - 1 in same and r + 1 in same) or (r + 1 in same and r + 2 in same)
         meld = ranks[r] >= 2 or seq or c in fitting
         links = ranks[r] + sum(1 for d in (-2, -1, 1, 2) if r + d in same)
-        full = list(hand) + [c]
         # The best discard is a card left out of melds (a card of a 4-meld or a lay-off is one too: the
         # rest still melds), so over the arrangements of the hand into melds, the spots left out less
         # the most one of them has; with every card melded, the discards are tried one by one.
@@ -144,6 +143,7 @@ def _spot_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any]
                 v = (sum(values) - max(values), len(values) - 1)
                 best = v if best is None else min(best, v)
             return (0.0, float(links), float(min(r + 1, 10)), -float(best[0]), -float(best[1]))
+        full = list(hand) + [c]
         loose = tuple(sorted(x for x in full if x not in fitting))
         if loose in _LEAVES:
             best = _LEAVES[loose]
