@@ -66,6 +66,7 @@ from pathlib import Path
 from typing import Any
 
 from arbiter.tools import bench
+from arbiter.server import localchannel
 
 #: Spades matches of one CPU round (2 deals, ~120 decisions each).
 MATCHES = 8
@@ -195,7 +196,7 @@ class Round:
             "wall": self.wall * 1e6 / self.decisions,
             "server.loop": self.per(s.main), "server.grpc": self.per(s.other),
             "clients.loop": self.per(c.main), "clients.grpc": self.per(c.other),
-            "cpu": self.per(cpu),
+            "cpu": self.per(cpu), "server.cpu": self.per(s.main + s.other),
             "rest": self.wall * 1e6 / self.decisions - self.per(cpu),
             "runqueue": self.per(s.main_wait + s.other_wait + c.main_wait + c.other_wait),
             "server.runqueue": self.per(s.main_wait + s.other_wait), "clients.runqueue": self.per(c.main_wait + c.other_wait),
@@ -667,6 +668,8 @@ LOOP_ROWS: tuple[tuple[str, str], ...] = (
     ("task", "the answer resolves a future a task awaits, which writes the next (and a timer per round trip)"),
     ("callback.timer", "the answer's callback writes the next, with a timer made and cancelled per round trip"),
     ("callback", "the answer's callback writes the next (issue 42: runner._relayed, one lazy timer a seat)"),
+    ("thread", "no event loop: a thread polls the socket (the deadline its timeout), reads, writes the next "
+               "(issue 42: localchannel._Pump)"),
 )
 
 
@@ -714,6 +717,11 @@ async def _loop_trips(mode: str, trips: int) -> float:
                 self.timer = loop.call_at(loop.time() + 60, lambda: None)
             self.transport.write(message)
 
+    if mode == "thread":
+        cpu = await asyncio.to_thread(_pumped_trips, ours, message, trips)
+        ours.close()
+        peer.join(5)
+        return cpu
     transport, side = await loop.create_connection(Side, sock=ours)
     t0 = time.thread_time()
     if mode == "task":
@@ -733,6 +741,24 @@ async def _loop_trips(mode: str, trips: int) -> float:
     await asyncio.sleep(0)
     peer.join(5)
     return 1e6 * cpu / trips
+
+
+def _pumped_trips(sock: Any, message: bytes, trips: int) -> float:
+    """``_loop_trips``' "thread" way: µs of this thread's CPU per round trip, the socket
+    polled with a deadline and read and written with plain system calls, as ``_Pump`` does."""
+    import select
+
+    sock.setblocking(False)
+    fd = sock.fileno()
+    poll = select.poll()
+    poll.register(fd, select.POLLIN)
+    t0 = time.thread_time()
+    for _ in range(trips):
+        os.write(fd, message)
+        while not poll.poll(60_000):
+            pass
+        os.read(fd, 262144)
+    return 1e6 * (time.thread_time() - t0) / trips
 
 
 def loop_costs(trips: int = LOOP_TRIPS) -> dict[str, float]:
@@ -979,8 +1005,11 @@ def bot_alone(rounds: int = 3) -> dict[str, list[float]]:
 @dataclass
 class Breakdown:
     hosted: list[dict[str, float]] = field(default_factory=list)
-    #: the same hosted matches with whole views in every Turn (``--whole-views``), alternated
+    #: the same hosted matches another way (``--whole-views``: whole views in every Turn;
+    #: ``--event-loop``: the seats read by the event loop, not a thread of the match's own),
+    #: alternated round by round
     hosted_whole: list[dict[str, float]] = field(default_factory=list)
+    other: str = ""  # which of the two
     floor1: list[dict[str, float]] = field(default_factory=list)
     floor4: list[dict[str, float]] = field(default_factory=list)
     arbiter_samples: dict[str, int] = field(default_factory=dict)
@@ -1049,7 +1078,7 @@ class Breakdown:
 
 async def run_breakdown(rounds: int = 3, matches: int = MATCHES, profiled: int = PROFILED_MATCHES, rate: int = SAMPLE_RATE,
                         py_spy: str | None = None, progress=lambda msg: None, hosted_over: str = "grpc",
-                        whole_views: bool = False) -> Breakdown:
+                        whole_views: bool = False, event_loop: bool = False) -> Breakdown:
     turn_bytes, act_bytes = bench.typical_turn_sizes()
     transport = bench.hosted_transport()
     out = Breakdown(machine={"cores": os.cpu_count(), "python": sys.version.split()[0], "transport": transport,
@@ -1062,13 +1091,18 @@ async def run_breakdown(rounds: int = 3, matches: int = MATCHES, profiled: int =
             progress(f"round {r + 1} of {rounds}: 1-seat floor, 4-seat floor, {matches} hosted matches")
             out.floor1.append((await floor_round(turn_bytes, act_bytes, 1, transport)).row())
             out.floor4.append((await floor_round(turn_bytes, act_bytes, bench.FLOOR_SEATS, transport)).row())
-            if whole_views:  # the same matches with whole views, alternating which goes first
+            if whole_views or event_loop:  # the same matches the other way too, alternating which goes first
+                out.other = "whole views" if whole_views else "event loop"
                 order = (True, False) if r % 2 else (False, True)
-                for whole in order:
-                    view_deltas(arena, 0 if whole else None)
+                for other in order:
+                    if whole_views:
+                        view_deltas(arena, 0 if other else None)
+                    else:
+                        localchannel.PUMP = not other
                     row = (await hosted_round(arena, pids, matches, 50_000 + 1000 * r)).row()
-                    (out.hosted_whole if whole else out.hosted).append(row)
+                    (out.hosted_whole if other else out.hosted).append(row)
                 view_deltas(arena, None)
+                localchannel.PUMP = True
             else:
                 out.hosted.append((await hosted_round(arena, pids, matches, 50_000 + 1000 * r)).row())
             out.steps.append(step_costs(seed=r))
@@ -1106,9 +1140,15 @@ def render(b: Breakdown) -> str:
     if b.hosted_whole:
         w = Breakdown.median(b.hosted_whole)
         lines.append("")
-        lines.append("The same hosted matches with whole views in every Turn, alternated round by round (µs per decision)")
-        lines.append(f"{'':34} {'view deltas':>13} {'whole views':>13} {'ratio':>9}")
+        if b.other == "event loop":
+            lines.append("The same hosted matches with the seats read by the event loop, not by a thread of the "
+                         "match's own, alternated round by round (µs per decision)")
+            lines.append(f"{'':34} {'match thread':>13} {'event loop':>13} {'ratio':>9}")
+        else:
+            lines.append("The same hosted matches with whole views in every Turn, alternated round by round (µs per decision)")
+            lines.append(f"{'':34} {'view deltas':>13} {'whole views':>13} {'ratio':>9}")
         for key, label in (("wall", "wall time"), ("server.loop", "arbiter: loop thread"),
+                           ("server.grpc", "arbiter: other threads"), ("server.cpu", "arbiter: all threads"),
                            ("clients.loop", "bots: loop threads"), ("cpu", "CPU, all of it")):
             pairs = [d[key] / x[key] for d, x in zip(b.hosted, b.hosted_whole) if x[key]]
             ratio = statistics.median(pairs) if pairs else 0.0
@@ -1176,6 +1216,9 @@ def main(argv: list[str] | None = None) -> int:
                              "and codec; the socket and the bots replaced: seconds)")
     parser.add_argument("--whole-views", action="store_true",
                         help="each round, play the hosted matches also with whole views in every Turn (no view deltas)")
+    parser.add_argument("--event-loop", action="store_true",
+                        help="each round, play the hosted matches also with their seats read by the event loop "
+                             "(on the local channel a match's own thread reads them)")
     args = parser.parse_args(argv)
     if args.arbiter:
         print(f"The arbiter's side of hosted Spades matches (1 deal, 40 a pass, warm) in this process: µs of CPU "
@@ -1203,7 +1246,8 @@ def main(argv: list[str] | None = None) -> int:
         print("py-spy not found (pip install py-spy, or --py-spy PATH): CPU per thread only", file=sys.stderr)
     b = asyncio.run(run_breakdown(args.rounds, args.matches, args.profiled, args.rate, spy,
                                   progress=lambda msg: print(msg, file=sys.stderr, flush=True),
-                                  hosted_over=args.transport, whole_views=args.whole_views))
+                                  hosted_over=args.transport, whole_views=args.whole_views,
+                                  event_loop=args.event_loop))
     print(render(b))
     if args.json:
         args.json.write_text(b.to_json())
