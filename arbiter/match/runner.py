@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import abc
 import asyncio
-import concurrent.futures
 import dataclasses
 import functools
 import itertools
@@ -166,17 +165,6 @@ class SeatClient(abc.ABC):
         """``notify``, synchronously: only for a client with ``answers_in_callback``, whose
         ``notify`` never waits."""
         raise NotImplementedError
-
-    def pump(self, seats: Sequence["SeatClient"]) -> Any:
-        """Something that reads ``seats``' answers from a thread of the match's own (each
-        answer's callback then runs there, as from the event loop: the same decisions),
-        or None: the event loop reads them. Only for a client with ``answers_in_callback``;
-        the local channel's (``arbiter.server.localchannel._Pump``): ``lend(match_id)``
-        takes the seats' connections if they are this match's alone (else False),
-        ``await play(first, done)`` calls ``first`` (the first ask) and reads in its thread
-        until ``done`` (a ``concurrent.futures.Future``) or it has to stop, then gives the
-        connections back to the event loop."""
-        return None
 
     def cancel(self, match_id: str, request_id: int) -> None:
         """The runner stopped waiting for this request (timeout); forget it."""
@@ -366,7 +354,7 @@ class _Runner:
         #: Decisions are played from the seats' answer callbacks (``_relayed``): every seat
         #: answers in a callback and no observer needs each step (``step`` is a coroutine).
         self.relay = all(s.answers_in_callback for s in seats) and not self.steppers
-        self._wake: asyncio.Future | concurrent.futures.Future | None = None  # what ``_relayed`` waits for
+        self._wake: asyncio.Future | None = None  # what ``_relayed`` waits for
         self._current: _Asked | None = None  # the decision asked in a callback, not yet answered
         self.stop_after = config.stop_after  # a phase the match is played in only ("": to the end)
         self.cut = False  # the match stopped where ``stop_after`` says
@@ -621,21 +609,11 @@ class _Runner:
         (``_on_answer``), each the same steps as the loop in ``run``, until the match ends
         (None) or an answer needs this task (a failure: its handling waits on the seat):
         then that decision, its answer and its verdict. The event loop wakes once per decision: the
-        answer's read runs the next Turn's write. Where the seats have a ``pump`` (all on the
-        local channel) the reads are a thread's of this match's own, blocking, and the event
-        loop does not wake at all until the match's task is needed."""
+        answer's read runs the next Turn's write."""
+        self._wake = wake = asyncio.get_running_loop().create_future()
         self._current = asked
-        first = functools.partial(asked.client.ask, asked.turn, asked.limit, functools.partial(self._on_answer, state, asked))
-        pump = asked.client.pump(self.seats)
+        asked.client.ask(asked.turn, asked.limit, functools.partial(self._on_answer, state, asked))
         try:
-            if pump is not None and pump.lend(self.record.match_id):
-                self._wake = done = concurrent.futures.Future()
-                await pump.play(first, done)
-                if done.done():
-                    return done.result()
-                return await asyncio.wrap_future(done)  # the thread stopped early: the event loop reads on
-            self._wake = wake = asyncio.get_running_loop().create_future()
-            first()
             return await wake
         except asyncio.CancelledError:
             current = self._current

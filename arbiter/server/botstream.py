@@ -121,8 +121,6 @@ class Session:
     def close(self) -> None:
         if self.closed:
             return
-        if self.wire is not None and getattr(self.wire, "deferred", None) is not None and self.wire.deferred(self.close):
-            return  # its connection is a match thread's now: closed once given back (localchannel._Pump)
         self.closed = True
         asked = [asking for asking, *_ in self.pending.values()]
         self.pending.clear()
@@ -411,7 +409,6 @@ class RemoteSeat(SeatClient):
         #: the decision it waits for, and the one timer that watches its deadline
         self._asking: _Asking | None = None
         self._timer: asyncio.TimerHandle | None = None
-        self._pumped = False  # a match's thread reads the seat (localchannel._Pump)
 
     async def start(self, info: MatchInfo) -> None:
         if self.session.closed:
@@ -463,47 +460,16 @@ class RemoteSeat(SeatClient):
         asking = _Asking(self, turn, rid, self._unsent.pop((turn.match_id, turn.seat), ()), views, answered)
         self._asking = asking
         if seconds is not None:
-            # The deadline (the event loop's time, time.monotonic): no Timeout context, no
-            # task cancellation and no timer of its own per decision (a timer made and
-            # cancelled at every decision cost the loop as much as the rest of its work on
-            # it): one timer per seat, moved on lazily; none while a match's thread reads
-            # the seat (``pumped``: its poll's timeout is the deadline, ``expire_due``).
-            if self._pumped:
-                asking.deadline = time.monotonic() + seconds
-            else:
-                asking.deadline = asyncio.get_running_loop().time() + seconds
-                self._arm(asking.deadline)
+            # The deadline: no Timeout context, no task cancellation and no timer of its own
+            # per decision (a timer made and cancelled at every decision cost the loop as
+            # much as the rest of its work on it): one timer per seat, moved on lazily.
+            loop = asyncio.get_running_loop()
+            asking.deadline = loop.time() + seconds
+            if self._timer is None or self._timer.when() > asking.deadline:
+                if self._timer is not None:
+                    self._timer.cancel()
+                self._timer = loop.call_at(asking.deadline, self._check_deadline)
         asking.send()
-
-    def _arm(self, deadline: float) -> None:
-        if self._timer is None or self._timer.when() > deadline:
-            if self._timer is not None:
-                self._timer.cancel()
-            self._timer = asyncio.get_running_loop().call_at(deadline, self._check_deadline)
-
-    def pump(self, seats: Any) -> Any:
-        wire = self.session.wire
-        return wire.seats_pump(seats) if hasattr(wire, "seats_pump") else None
-
-    def pumped(self, on: bool) -> None:
-        """A match's thread reads this seat now (``on``), or the event loop again: the
-        deadline's timer is dropped, or set again for the decision still asked."""
-        self._pumped = on
-        if on:
-            self._stop_timer()
-        elif self._asking is not None and self._asking.deadline is not None:
-            self._arm(self._asking.deadline)
-
-    def due(self) -> float | None:
-        """The deadline of the decision this seat is asked, if any."""
-        asking = self._asking
-        return None if asking is None else asking.deadline
-
-    def expire_due(self, now: float) -> None:
-        """The decision asked, if its deadline is at or before ``now``, gets TimeoutError."""
-        asking = self._asking
-        if asking is not None and asking.deadline is not None and asking.deadline <= now:
-            asking.expire()
 
     def _check_deadline(self) -> None:
         """The seat's timer: the decision it waits for, if its deadline has passed, gets

@@ -66,7 +66,6 @@ from pathlib import Path
 from typing import Any
 
 from arbiter.tools import bench
-from arbiter.server import localchannel
 
 #: Spades matches of one CPU round (2 deals, ~120 decisions each).
 MATCHES = 8
@@ -196,7 +195,7 @@ class Round:
             "wall": self.wall * 1e6 / self.decisions,
             "server.loop": self.per(s.main), "server.grpc": self.per(s.other),
             "clients.loop": self.per(c.main), "clients.grpc": self.per(c.other),
-            "cpu": self.per(cpu), "server.cpu": self.per(s.main + s.other),
+            "cpu": self.per(cpu),
             "rest": self.wall * 1e6 / self.decisions - self.per(cpu),
             "runqueue": self.per(s.main_wait + s.other_wait + c.main_wait + c.other_wait),
             "server.runqueue": self.per(s.main_wait + s.other_wait), "clients.runqueue": self.per(c.main_wait + c.other_wait),
@@ -668,8 +667,7 @@ LOOP_ROWS: tuple[tuple[str, str], ...] = (
     ("task", "the answer resolves a future a task awaits, which writes the next (and a timer per round trip)"),
     ("callback.timer", "the answer's callback writes the next, with a timer made and cancelled per round trip"),
     ("callback", "the answer's callback writes the next (issue 42: runner._relayed, one lazy timer a seat)"),
-    ("thread", "no event loop: a thread polls the socket (the deadline its timeout), reads, writes the next "
-               "(issue 42: localchannel._Pump)"),
+    ("thread", "no event loop: a thread of its own polls the socket, reads, writes the next (attempt 40, not kept)"),
 )
 
 
@@ -718,7 +716,7 @@ async def _loop_trips(mode: str, trips: int) -> float:
             self.transport.write(message)
 
     if mode == "thread":
-        cpu = await asyncio.to_thread(_pumped_trips, ours, message, trips)
+        cpu = await asyncio.to_thread(_polled_trips, ours, message, trips)
         ours.close()
         peer.join(5)
         return cpu
@@ -743,22 +741,26 @@ async def _loop_trips(mode: str, trips: int) -> float:
     return 1e6 * cpu / trips
 
 
-def _pumped_trips(sock: Any, message: bytes, trips: int) -> float:
+def _polled_trips(sock: Any, message: bytes, trips: int) -> float:
     """``_loop_trips``' "thread" way: µs of this thread's CPU per round trip, the socket
-    polled with a deadline and read and written with plain system calls, as ``_Pump`` does."""
+    polled (with a deadline, as a decision's clock would be) and read and written with plain
+    system calls. Attempt 40 (docs/performance.md) played a match's seats this way: half the
+    event loop's CPU here, none of it gained in whole hosted matches."""
     import select
 
     sock.setblocking(False)
     fd = sock.fileno()
-    poll = select.poll()
-    poll.register(fd, select.POLLIN)
+    poll = select.epoll()
+    poll.register(fd, select.EPOLLIN)
     t0 = time.thread_time()
     for _ in range(trips):
         os.write(fd, message)
-        while not poll.poll(60_000):
+        while not poll.poll(60.0):
             pass
         os.read(fd, 262144)
-    return 1e6 * (time.thread_time() - t0) / trips
+    cpu = time.thread_time() - t0
+    poll.close()
+    return 1e6 * cpu / trips
 
 
 def loop_costs(trips: int = LOOP_TRIPS) -> dict[str, float]:
@@ -1005,11 +1007,8 @@ def bot_alone(rounds: int = 3) -> dict[str, list[float]]:
 @dataclass
 class Breakdown:
     hosted: list[dict[str, float]] = field(default_factory=list)
-    #: the same hosted matches another way (``--whole-views``: whole views in every Turn;
-    #: ``--event-loop``: the seats read by the event loop, not a thread of the match's own),
-    #: alternated round by round
+    #: the same hosted matches with whole views in every Turn (``--whole-views``), alternated
     hosted_whole: list[dict[str, float]] = field(default_factory=list)
-    other: str = ""  # which of the two
     floor1: list[dict[str, float]] = field(default_factory=list)
     floor4: list[dict[str, float]] = field(default_factory=list)
     arbiter_samples: dict[str, int] = field(default_factory=dict)
@@ -1078,7 +1077,7 @@ class Breakdown:
 
 async def run_breakdown(rounds: int = 3, matches: int = MATCHES, profiled: int = PROFILED_MATCHES, rate: int = SAMPLE_RATE,
                         py_spy: str | None = None, progress=lambda msg: None, hosted_over: str = "grpc",
-                        whole_views: bool = False, event_loop: bool = False) -> Breakdown:
+                        whole_views: bool = False) -> Breakdown:
     turn_bytes, act_bytes = bench.typical_turn_sizes()
     transport = bench.hosted_transport()
     out = Breakdown(machine={"cores": os.cpu_count(), "python": sys.version.split()[0], "transport": transport,
@@ -1091,18 +1090,13 @@ async def run_breakdown(rounds: int = 3, matches: int = MATCHES, profiled: int =
             progress(f"round {r + 1} of {rounds}: 1-seat floor, 4-seat floor, {matches} hosted matches")
             out.floor1.append((await floor_round(turn_bytes, act_bytes, 1, transport)).row())
             out.floor4.append((await floor_round(turn_bytes, act_bytes, bench.FLOOR_SEATS, transport)).row())
-            if whole_views or event_loop:  # the same matches the other way too, alternating which goes first
-                out.other = "whole views" if whole_views else "event loop"
+            if whole_views:  # the same matches with whole views, alternating which goes first
                 order = (True, False) if r % 2 else (False, True)
-                for other in order:
-                    if whole_views:
-                        view_deltas(arena, 0 if other else None)
-                    else:
-                        localchannel.PUMP = not other
+                for whole in order:
+                    view_deltas(arena, 0 if whole else None)
                     row = (await hosted_round(arena, pids, matches, 50_000 + 1000 * r)).row()
-                    (out.hosted_whole if other else out.hosted).append(row)
+                    (out.hosted_whole if whole else out.hosted).append(row)
                 view_deltas(arena, None)
-                localchannel.PUMP = True
             else:
                 out.hosted.append((await hosted_round(arena, pids, matches, 50_000 + 1000 * r)).row())
             out.steps.append(step_costs(seed=r))
@@ -1140,15 +1134,9 @@ def render(b: Breakdown) -> str:
     if b.hosted_whole:
         w = Breakdown.median(b.hosted_whole)
         lines.append("")
-        if b.other == "event loop":
-            lines.append("The same hosted matches with the seats read by the event loop, not by a thread of the "
-                         "match's own, alternated round by round (µs per decision)")
-            lines.append(f"{'':34} {'match thread':>13} {'event loop':>13} {'ratio':>9}")
-        else:
-            lines.append("The same hosted matches with whole views in every Turn, alternated round by round (µs per decision)")
-            lines.append(f"{'':34} {'view deltas':>13} {'whole views':>13} {'ratio':>9}")
+        lines.append("The same hosted matches with whole views in every Turn, alternated round by round (µs per decision)")
+        lines.append(f"{'':34} {'view deltas':>13} {'whole views':>13} {'ratio':>9}")
         for key, label in (("wall", "wall time"), ("server.loop", "arbiter: loop thread"),
-                           ("server.grpc", "arbiter: other threads"), ("server.cpu", "arbiter: all threads"),
                            ("clients.loop", "bots: loop threads"), ("cpu", "CPU, all of it")):
             pairs = [d[key] / x[key] for d, x in zip(b.hosted, b.hosted_whole) if x[key]]
             ratio = statistics.median(pairs) if pairs else 0.0
@@ -1216,9 +1204,6 @@ def main(argv: list[str] | None = None) -> int:
                              "and codec; the socket and the bots replaced: seconds)")
     parser.add_argument("--whole-views", action="store_true",
                         help="each round, play the hosted matches also with whole views in every Turn (no view deltas)")
-    parser.add_argument("--event-loop", action="store_true",
-                        help="each round, play the hosted matches also with their seats read by the event loop "
-                             "(on the local channel a match's own thread reads them)")
     args = parser.parse_args(argv)
     if args.arbiter:
         print(f"The arbiter's side of hosted Spades matches (1 deal, 40 a pass, warm) in this process: µs of CPU "
@@ -1246,8 +1231,7 @@ def main(argv: list[str] | None = None) -> int:
         print("py-spy not found (pip install py-spy, or --py-spy PATH): CPU per thread only", file=sys.stderr)
     b = asyncio.run(run_breakdown(args.rounds, args.matches, args.profiled, args.rate, spy,
                                   progress=lambda msg: print(msg, file=sys.stderr, flush=True),
-                                  hosted_over=args.transport, whole_views=args.whole_views,
-                                  event_loop=args.event_loop))
+                                  hosted_over=args.transport, whole_views=args.whole_views))
     print(render(b))
     if args.json:
         args.json.write_text(b.to_json())
