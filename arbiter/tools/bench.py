@@ -31,7 +31,10 @@ Sections (see README "Benchmark"):
   in its sandbox), over real gRPC: the wall time from each match's first MatchStart to
   its last MatchEnd, summed and divided by the decisions. The per-match messages
   (MatchStart, MatchEnd) are in it; they are a few messages in about 120 and are queued,
-  not waited for. Its ratio to the floor of the same round (same transport).
+  not waited for. Its ratio to the floor of the same round (same transport). The same
+  matches over the local channel, with the CPU per decision of each transport split
+  arbiter / bots; then the local-channel matches again with the arbiter's threads and
+  its bot processes all on one CPU (``on_one_cpu``; no target: issue 42's attempt 44).
 * ``scale``: matches/s of one arbiter with the same four bot processes (Spades, 1 deal),
   one match at a time and M at once for M = cores, 2 x cores, 4 x cores and the
   tournaments' default (``run.default_concurrency``); the speed-ups M / 1 pair by pair.
@@ -601,6 +604,29 @@ async def _floor_seats_round(turn_bytes: int, act_bytes: int, exchanges: int, se
 # --------------------------------------------------------------------------------------
 # Hosted matches and scale: one arbiter in this process, four random-bot processes.
 
+#: The CPUs this process may run on when the tool starts (``on_one_cpu`` puts them back).
+_ALL_CPUS = frozenset(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else frozenset()
+
+
+def on_one_cpu(pids: list[int], on: bool) -> None:
+    """Every thread of ``pids`` (this process and its bots) on one CPU, the highest this
+    process may use (``on``), or on all of those again: whether a decision's two wake-ups
+    (the bot's, then the arbiter's) cost less when neither crosses to another CPU
+    (docs/performance.md, issue 42, attempt 44)."""
+    if not _ALL_CPUS:
+        return
+    cpus = {max(_ALL_CPUS)} if on else set(_ALL_CPUS)
+    for pid in pids:
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:  # a process that has ended
+            continue
+        for tid in tids:
+            try:
+                os.sched_setaffinity(int(tid), cpus)
+            except OSError:  # a thread that has ended
+                pass
+
 
 class _BenchArbiter:
     """An arbiter on a free loopback port with four random-bot processes connected, over
@@ -637,7 +663,16 @@ class _BenchArbiter:
     def bot_cpu_seconds(self) -> float:
         """CPU time (user + system) used so far by every process of the bot pool (each
         sandbox's whole process tree)."""
-        total = 0.0
+        hz = os.sysconf("SC_CLK_TCK")
+        return sum(self._bot_ticks().values()) / hz
+
+    def bot_process_ids(self) -> list[int]:
+        """Every process of the bot pool (each sandbox's whole process tree)."""
+        return list(self._bot_ticks())
+
+    def _bot_ticks(self) -> dict[int, int]:
+        """pid -> CPU ticks (user + system) of every process of the bot pool."""
+        out: dict[int, int] = {}
         roots = {bp.proc.pid for bp in self.pool.procs.values()}
         parent: dict[int, int] = {}
         ticks: dict[int, int] = {}
@@ -651,14 +686,13 @@ class _BenchArbiter:
                 continue
             parent[int(entry)] = int(fields[1])
             ticks[int(entry)] = int(fields[11]) + int(fields[12])  # utime + stime
-        hz = os.sysconf("SC_CLK_TCK")
         for pid in ticks:
             p = pid
             while p in parent and p not in roots and p > 1:
                 p = parent[p]
             if p in roots:
-                total += ticks[pid] / hz
-        return total
+                out[pid] = ticks[pid]
+        return out
 
     async def open(self) -> None:  # a venue of the batch engine: the pool's four sessions at every match
         pass
@@ -1366,6 +1400,15 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
             cpu_rows[over] = (result.add(f"cpu.decision.{over}.arbiter", f"CPU per hosted decision over {label}: the arbiter", "us"),
                               result.add(f"cpu.decision.{over}.bots", f"CPU per hosted decision over {label}: the bots", "us"),
                               result.add(f"cpu.decision.{over}", f"CPU per hosted decision over {label}: arbiter + bots", "us"))
+    # The same local-channel matches again with the arbiter and its bots on one CPU (issue 42,
+    # attempt 44): whether a decision's two wake-ups cost less when neither crosses CPUs.
+    one_cpu = None
+    if hosted_local is not None and len(_ALL_CPUS) > 1:
+        one_cpu = (result.add("hosted.decision.local.one_cpu", "hosted Spades over the local channel, wall time per "
+                              "decision, the arbiter and its 4 bots on one CPU", "us"),
+                   result.add("ratio.local.one_cpu", "local decision on one CPU / on the CPUs the scheduler picks (wall)", "x"))
+        cpu_rows["local.one_cpu"] = (None, None, result.add("cpu.decision.local.one_cpu", "CPU per hosted decision over "
+                                                            "the local channel on one CPU: arbiter + bots", "us"))
     local1 = local_speed = inproc_local = localM = None
     if scale1 is not None:
         local1 = result.add("scale.local.1", "local-channel matches/s, 1 at a time (same matches)", "matches/s")
@@ -1403,7 +1446,8 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
                     a_us = (sum(os.times()[:2]) - arbiter0) * 1e6 / decisions
                     b_us = (venue.bot_cpu_seconds() - bots0) * 1e6 / decisions
                     for row, value in zip(cpu_rows[over], (a_us, b_us, a_us + b_us)):
-                        row.values.append(value)
+                        if row is not None:
+                            row.values.append(value)
                     return records
 
                 records = await played(arena, "grpc")
@@ -1418,6 +1462,16 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
                 hosted_local.values.append(per_local * 1e6)
                 if local_ratio is not None:
                     local_ratio.values.append(per_local / rtt)
+                if one_cpu is not None:
+                    pids = [os.getpid(), *arena_local.bot_process_ids()]
+                    on_one_cpu(pids, True)
+                    try:
+                        records = await played(arena_local, "local.one_cpu")
+                    finally:
+                        on_one_cpu(pids, False)
+                    per_one = sum(rec.seconds for rec in records) / sum(len(rec.actions) for rec in records)
+                    one_cpu[0].values.append(per_one * 1e6)
+                    one_cpu[1].values.append(per_one / per_local)
             if floor_tcp is not None:
                 floor_tcp.values.append(await _floor_round(turn_bytes, act_bytes, exchanges, warmup, transport="tcp") * 1e6)
             if scale1 is not None:

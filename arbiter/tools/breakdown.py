@@ -1007,8 +1007,10 @@ def bot_alone(rounds: int = 3) -> dict[str, list[float]]:
 @dataclass
 class Breakdown:
     hosted: list[dict[str, float]] = field(default_factory=list)
-    #: the same hosted matches with whole views in every Turn (``--whole-views``), alternated
-    hosted_whole: list[dict[str, float]] = field(default_factory=list)
+    #: the same hosted matches another way, alternated round by round: with whole views in
+    #: every Turn (``--whole-views``), or with the arbiter and its bots on one CPU (``--one-cpu``)
+    hosted_other: list[dict[str, float]] = field(default_factory=list)
+    other: str = ""  # "whole views" or "one CPU"
     floor1: list[dict[str, float]] = field(default_factory=list)
     floor4: list[dict[str, float]] = field(default_factory=list)
     arbiter_samples: dict[str, int] = field(default_factory=dict)
@@ -1077,7 +1079,7 @@ class Breakdown:
 
 async def run_breakdown(rounds: int = 3, matches: int = MATCHES, profiled: int = PROFILED_MATCHES, rate: int = SAMPLE_RATE,
                         py_spy: str | None = None, progress=lambda msg: None, hosted_over: str = "grpc",
-                        whole_views: bool = False) -> Breakdown:
+                        whole_views: bool = False, one_cpu: bool = False) -> Breakdown:
     turn_bytes, act_bytes = bench.typical_turn_sizes()
     transport = bench.hosted_transport()
     out = Breakdown(machine={"cores": os.cpu_count(), "python": sys.version.split()[0], "transport": transport,
@@ -1090,13 +1092,18 @@ async def run_breakdown(rounds: int = 3, matches: int = MATCHES, profiled: int =
             progress(f"round {r + 1} of {rounds}: 1-seat floor, 4-seat floor, {matches} hosted matches")
             out.floor1.append((await floor_round(turn_bytes, act_bytes, 1, transport)).row())
             out.floor4.append((await floor_round(turn_bytes, act_bytes, bench.FLOOR_SEATS, transport)).row())
-            if whole_views:  # the same matches with whole views, alternating which goes first
+            if whole_views or one_cpu:  # the same matches the other way too, alternating which goes first
+                out.other = "whole views" if whole_views else "one CPU"
                 order = (True, False) if r % 2 else (False, True)
-                for whole in order:
-                    view_deltas(arena, 0 if whole else None)
+                for other in order:
+                    if whole_views:
+                        view_deltas(arena, 0 if other else None)
+                    else:
+                        bench.on_one_cpu([os.getpid(), *pids], other)
                     row = (await hosted_round(arena, pids, matches, 50_000 + 1000 * r)).row()
-                    (out.hosted_whole if whole else out.hosted).append(row)
+                    (out.hosted_other if other else out.hosted).append(row)
                 view_deltas(arena, None)
+                bench.on_one_cpu([os.getpid(), *pids], False)
             else:
                 out.hosted.append((await hosted_round(arena, pids, matches, 50_000 + 1000 * r)).row())
             out.steps.append(step_costs(seed=r))
@@ -1131,14 +1138,20 @@ def render(b: Breakdown) -> str:
     r = b.ratio()
     if r is not None:
         lines.append(f"hosted / 4-seat floor, wall: {r:.2f}x; CPU: {b.ratio('cpu'):.2f}x (round by round, median)")
-    if b.hosted_whole:
-        w = Breakdown.median(b.hosted_whole)
+    if b.hosted_other:
+        w = Breakdown.median(b.hosted_other)
         lines.append("")
-        lines.append("The same hosted matches with whole views in every Turn, alternated round by round (µs per decision)")
-        lines.append(f"{'':34} {'view deltas':>13} {'whole views':>13} {'ratio':>9}")
+        if b.other == "one CPU":
+            lines.append("The same hosted matches with the arbiter and its bots on one CPU, alternated round by round "
+                         "(µs per decision)")
+            lines.append(f"{'':34} {'free':>13} {'one CPU':>13} {'ratio':>9}")
+        else:
+            lines.append("The same hosted matches with whole views in every Turn, alternated round by round (µs per decision)")
+            lines.append(f"{'':34} {'view deltas':>13} {'whole views':>13} {'ratio':>9}")
         for key, label in (("wall", "wall time"), ("server.loop", "arbiter: loop thread"),
-                           ("clients.loop", "bots: loop threads"), ("cpu", "CPU, all of it")):
-            pairs = [d[key] / x[key] for d, x in zip(b.hosted, b.hosted_whole) if x[key]]
+                           ("clients.loop", "bots: loop threads"), ("cpu", "CPU, all of it"),
+                           ("runqueue", "runnable, no CPU (all)")):
+            pairs = [d[key] / x[key] for d, x in zip(b.hosted, b.hosted_other) if x[key]]
             ratio = statistics.median(pairs) if pairs else 0.0
             lines.append(f"{label:34} {h.get(key, 0):13.0f} {w.get(key, 0):13.0f} {ratio:8.2f}x")
     if b.steps:
@@ -1204,6 +1217,9 @@ def main(argv: list[str] | None = None) -> int:
                              "and codec; the socket and the bots replaced: seconds)")
     parser.add_argument("--whole-views", action="store_true",
                         help="each round, play the hosted matches also with whole views in every Turn (no view deltas)")
+    parser.add_argument("--one-cpu", action="store_true",
+                        help="each round, play the hosted matches also with the arbiter's threads and its bot processes "
+                             "all on one CPU (sched_setaffinity; put back after), against the scheduler's own placement")
     args = parser.parse_args(argv)
     if args.arbiter:
         print(f"The arbiter's side of hosted Spades matches (1 deal, 40 a pass, warm) in this process: µs of CPU "
@@ -1231,7 +1247,8 @@ def main(argv: list[str] | None = None) -> int:
         print("py-spy not found (pip install py-spy, or --py-spy PATH): CPU per thread only", file=sys.stderr)
     b = asyncio.run(run_breakdown(args.rounds, args.matches, args.profiled, args.rate, spy,
                                   progress=lambda msg: print(msg, file=sys.stderr, flush=True),
-                                  hosted_over=args.transport, whole_views=args.whole_views))
+                                  hosted_over=args.transport, whole_views=args.whole_views,
+                                  one_cpu=args.one_cpu))
     print(render(b))
     if args.json:
         args.json.write_text(b.to_json())

@@ -3,8 +3,11 @@ only how samples and counters are turned into the table, and that a harness runs
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
+from arbiter.tools import bench
 from arbiter.tools import breakdown as bd
 
 
@@ -128,3 +131,13 @@ def test_the_arbiters_side_alone_plays_whole_matches_and_splits_their_cpu():
     assert row["decisions"] >= 56  # 52 cards played and 4 bids, at least
     assert 0 < row["decision.turn"] < row["decision"]
     assert row["match"] > 0
+
+
+def test_bench_one_cpu_puts_every_thread_of_a_process_on_one_cpu_and_back():
+    cpus = set(os.sched_getaffinity(0))
+    bench.on_one_cpu([os.getpid()], True)
+    try:
+        assert os.sched_getaffinity(0) == {max(cpus)}
+    finally:
+        bench.on_one_cpu([os.getpid()], False)
+    assert os.sched_getaffinity(0) == cpus
