@@ -1144,7 +1144,7 @@ def render(b: Breakdown) -> str:
         if b.other == "one CPU":
             lines.append("The same hosted matches with the arbiter and its bots on one CPU, alternated round by round "
                          "(µs per decision)")
-            lines.append(f"{'':34} {'free':>13} {'one CPU':>13} {'ratio':>9}")
+            lines.append(f"{'':34} {'free':>13} {'one CPU':>13} {'free/one':>9}")
         else:
             lines.append("The same hosted matches with whole views in every Turn, alternated round by round (µs per decision)")
             lines.append(f"{'':34} {'view deltas':>13} {'whole views':>13} {'ratio':>9}")
