@@ -19,6 +19,7 @@ arbiter.tools.analysis_samples collect spot --matches 1 --out spot.jsonl`` and
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import random
@@ -30,6 +31,9 @@ from arbiter.analysis.reask import decisions
 from arbiter.analysis.values import AGREE, BATCH, MARGIN, MIN_SAMPLES, REFERENCE_SETTINGS, Valuer, _mean_se, look, t95
 from arbiter.hosting.forward import sample_states
 from arbiter.tools.analysis_bench import GAMES, separation_matches
+
+#: Methods 5 and 6's look: no bound on a difference not yet seen (``values.RARE``).
+look5 = functools.partial(look, rare=0.0)
 
 
 def draw(valuer: Valuer, view: Any, legal: Any, chosen: Any, key: str, states: int) -> tuple[list, int | None, list[list[float]]]:
@@ -213,10 +217,10 @@ def wide_fine(factor: float) -> Callable[..., str]:
     """``values.look``, but "fine" when every gain's upper bound (0.1%) is below ``factor``
     times the margin (an indifference zone between the margin and that): "mistake" as there."""
     def one(per, a, ref, margin):
-        v = look(per, a, ref, margin)
+        v = look5(per, a, ref, margin)
         if v != "unsure":
             return v
-        return "fine" if look(per, a, ref, margin * factor, alpha_mistake=1e-12) == "fine" else "unsure"
+        return "fine" if look5(per, a, ref, margin * factor, alpha_mistake=1e-12) == "fine" else "unsure"
     return one
 
 
@@ -233,17 +237,21 @@ def identical_once(per, a, ref, margin):
             seen.setdefault(tuple(xs), i)
             keep.append(i)
     keep.sort()
-    return look([per[i] for i in keep], keep.index(a), keep.index(ref) if ref in keep else None, margin)
+    return look5([per[i] for i in keep], keep.index(a), keep.index(ref) if ref in keep else None, margin)
 
 
 def stopping_rules() -> dict[str, Callable[..., tuple[str, int]]]:
     """The rules compared (docs/analysis.md, stability)."""
     return {
-        "method 5 (values: fine 0.1%, mistake 5%, three looks, 64)": analysis_rule(64),
+        "method 7 (values: fine 0.1% and a rare unseen difference bounded, mistake 5%, three looks, 64)":
+            analysis_rule(64),
+        "method 7 with RARE 1, 64": looks_with(functools.partial(look, rare=1.0), 64, AGREE),
+        "method 7 with RARE 3 (the rule of three), 64": looks_with(functools.partial(look, rare=3.0), 64, AGREE),
+        "method 5 (and 6: fine 0.1%, mistake 5%, three looks, 64)": looks_with(look5, 64, AGREE),
         "method 4 (fine 1%, three looks, 64)": looks_with(variant_look(alpha_fine=0.01), 64, agree=3),
         "method 3 (5%, two looks, 64)": looks_with(variant_look(), 64),
         "fine at 0.1%, four looks, 64": looks_with(variant_look(alpha_fine=0.001), 64, agree=4),
-        "method 5, the last look decides, 64": looks_with(look, 64, AGREE, last_decides=True),
+        "method 5, the last look decides, 64": looks_with(look5, 64, AGREE, last_decides=True),
         "method 5, fine below 2x the margin, 64": looks_with(wide_fine(2.0), 64, AGREE),
         "method 5, fine below 1.5x the margin, 64": looks_with(wide_fine(1.5), 64, AGREE),
         "method 5, identical candidates compared once, 64": looks_with(identical_once, 64, AGREE),
