@@ -104,6 +104,13 @@ RARE = 2.0
 #: verdict under more sampling seeds, docs/analysis.md "Stability").
 AGREE = 3
 
+#: A verdict whose run of looks is under way when the budget ends may finish (method 7):
+#: the decision draws a batch more while each look still gives it, until it stands (at
+#: most ``AGREE - 1`` batches past the budget; the first look that does not give it ends
+#: the decision unsure). Before, a loss that showed at the budget's last look or two was
+#: "unsure" on one seed's run and a "mistake" on the other's, which showed it a batch sooner.
+FINISH = True
+
 #: What a value counts, per game (the reference evaluator's horizon and value).
 UNITS: Mapping[str, str] = facts("value_units")  # each game's platform.value_units
 
@@ -189,6 +196,35 @@ def look(per: Sequence[Sequence[float]], a: int, ref: int | None, margin: float,
             fine = False
     return "fine" if fine else "unsure"
 
+
+
+class Looks:
+    """The stopping rule over a decision's looks (module docstring): draw ``wants(n)``
+    states more after ``n`` (0: stop), and ``see`` each look's verdict from ``first``
+    states on; ``verdict`` once it stands (``AGREE`` looks in a row; one look when the
+    budget allows no more), else "unsure". ``finish``: a run under way at the budget's end
+    may finish (``FINISH``)."""
+
+    def __init__(self, budget: int, first: int = MIN_SAMPLES, step: int = BATCH, agree: int = AGREE,
+                 finish: bool | None = None):
+        self.budget, self.step, self.agree = budget, step, agree
+        self.first = min(first, budget)
+        self.finish = FINISH if finish is None else finish
+        self.verdict, self.done = "unsure", False
+        self._before, self._run = "", 0
+
+    def wants(self, n: int) -> int:
+        if self.done:
+            return 0
+        if n < self.budget:
+            return min(self.step, self.budget - n)
+        return self.step if self.finish and self._before != "unsure" and 0 < self._run < self.agree else 0
+
+    def see(self, now: str, n: int) -> None:
+        self._run = self._run + 1 if now == self._before else 1
+        self._before = now
+        if now != "unsure" and (self._run >= self.agree or self.budget <= self.first):
+            self.verdict, self.done = now, True
 
 
 @dataclass(frozen=True)
@@ -291,26 +327,17 @@ class Valuer:
         anchor = chosen if chosen in cands else cands[0]
         per: list[list[float]] = [[] for _ in cands]
         ref = cands.index(self._reference_action) if self._reference_action in cands else None
-        verdict = "unsure"
-        before, run = "", 0  # the verdict at the previous look, and how many looks in a row gave it
+        looks = Looks(self.samples)
         n = 0
-        while n < self.samples:
-            k = min(BATCH, self.samples - n)
+        while k := looks.wants(n):
             for world in sample_states(self.game, view, k, rng):
                 seed = rng.getrandbits(32)
                 for i, x in enumerate(self.reference.action_values(world, self.seat, cands, seed)):
                     per[i].append(float(x))
             n += k
-            if n < min(MIN_SAMPLES, self.samples):
-                continue
-            now = self._verdict(per, cands.index(anchor), ref)
-            # A verdict stands once AGREE looks in a row give it (or the budget allows one look):
-            # a lucky batch alone does not decide.
-            run = run + 1 if now == before else 1
-            before = now
-            verdict = now if run >= AGREE or self.samples <= min(MIN_SAMPLES, self.samples) else "unsure"
-            if verdict != "unsure":
-                break
+            if n >= looks.first:
+                looks.see(self._verdict(per, cands.index(anchor), ref), n)
+        verdict = looks.verdict
         a = cands.index(anchor)
         vals = []
         for c, xs in zip(cands, per):

@@ -28,7 +28,8 @@ from statistics import NormalDist
 from typing import Any, Callable, Iterable
 
 from arbiter.analysis.reask import decisions
-from arbiter.analysis.values import AGREE, BATCH, MARGIN, MIN_SAMPLES, REFERENCE_SETTINGS, Valuer, _mean_se, look, t95
+from arbiter.analysis.values import (AGREE, BATCH, MARGIN, MIN_SAMPLES, REFERENCE_SETTINGS, Looks, Valuer, _mean_se, look,
+                                     t95)
 from arbiter.hosting.forward import sample_states
 from arbiter.tools.analysis_bench import GAMES, separation_matches
 
@@ -87,11 +88,15 @@ def collect(game: str, matches: int, states: int, seed: int = 0, seeds: tuple[in
 def replay_rule(rows: list[dict[str, Any]], rule: Callable[..., tuple[str, int]]) -> dict[str, Any]:
     """The verdicts ``rule(per, anchor, ref, margin)`` gives on the kept samples, per
     sampling seed, and how many agree; the states the rule took (its cost)."""
-    out = {"compared": 0, "same": 0, "states": 0, "verdicts": {}, "flips": []}
+    out = {"compared": 0, "same": 0, "states": 0, "verdicts": {}, "flips": [], "short": 0}
     for r in rows:
         got = {}
         for k, per in r["values"].items():
-            v, n = rule(per, r["anchor"], r["ref"], MARGIN[r["game"]])
+            try:
+                v, n = rule(per, r["anchor"], r["ref"], MARGIN[r["game"]])
+            except KeptTooFew:  # the rule wanted states past those kept: not replayable here
+                v, n = "kept too few", len(per[r["anchor"]])
+                out["short"] += 1
             got[k] = v
             out["states"] += n
             out["verdicts"].setdefault(r["who"], {}).setdefault(k, {}).setdefault(v, 0)
@@ -139,11 +144,30 @@ def _prefix(per, n):
     return [xs[:n] for xs in per]
 
 
-def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH) -> Callable[..., tuple[str, int]]:
-    """The analysis's rule (``values.look`` at its error rates): a look after each batch
-    from ``first`` states; a verdict stands when ``values.AGREE`` looks in a row give it (or
-    the budget allows one look); unsure when the budget ends."""
-    return looks_with(look, budget, AGREE, first, step)
+class KeptTooFew(Exception):
+    """The rule wanted more states than were kept for a decision."""
+
+
+def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH, one: Callable[..., str] = look,
+                  finish: bool | None = None) -> Callable[..., tuple[str, int]]:
+    """The analysis's rule (``values.look`` at its error rates, stopped by ``values.Looks``,
+    as ``Valuer`` stops): a look after each batch from ``first`` states; a verdict stands
+    when ``values.AGREE`` looks in a row give it (or the budget allows one look); a run
+    under way at the budget's end may finish (``finish``, ``values.FINISH``); unsure when
+    the budget ends. KeptTooFew when the rule wants states past those kept."""
+    def rule(per, a, ref, margin):
+        looks = Looks(budget, first, step, finish=finish)
+        n = 0
+        while k := looks.wants(n):
+            if n + k > len(per[a]):
+                if n >= budget:
+                    raise KeptTooFew(f"{n + k} states wanted, {len(per[a])} kept")
+                break  # a budget past the kept states: what they allow (as before)
+            n += k
+            if n >= looks.first:
+                looks.see(one(_prefix(per, n), a, ref, margin), n)
+        return looks.verdict, n
+    return rule
 
 
 def at_looks(looks: tuple[int, ...], agree: int = 1, one: Callable[..., str] = look) -> Callable[..., tuple[str, int]]:
@@ -245,6 +269,7 @@ def stopping_rules() -> dict[str, Callable[..., tuple[str, int]]]:
     return {
         "method 7 (values: fine 0.1% and a rare unseen difference bounded, mistake 5%, three looks, 64)":
             analysis_rule(64),
+        "method 7, no run finished past the budget, 64": analysis_rule(64, finish=False),
         "method 7 with RARE 1, 64": looks_with(functools.partial(look, rare=1.0), 64, AGREE),
         "method 7 with RARE 3 (the rule of three), 64": looks_with(functools.partial(look, rare=3.0), 64, AGREE),
         "method 5 (and 6: fine 0.1%, mistake 5%, three looks, 64)": looks_with(look5, 64, AGREE),
@@ -377,8 +402,9 @@ def main(argv: list[str] | None = None) -> int:
         for who, by in res["verdicts"].items():
             tot = sum(by["1"].values())
             sep[who] = f"{by['1'].get('mistake', 0)}/{tot} unsure {by['1'].get('unsure', 0)}"
+        short = f"; {res['short']} runs wanted states past those kept" if res["short"] else ""
         print(f"{name}: same {res['same']}/{res['compared']} ({res['same'] / max(1, res['compared']):.3f}); "
-              f"states {res['states'] / max(1, 2 * res['compared']):.1f} a decision; {sep}")
+              f"states {res['states'] / max(1, 2 * res['compared']):.1f} a decision; {sep}{short}")
         if a.flips:
             for f in res["flips"]:
                 print("   ", f)

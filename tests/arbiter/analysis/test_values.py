@@ -238,7 +238,9 @@ def test_kept_samples_replay_the_analysis():
         if point.number not in (2, 4, 9):
             continue
         chosen = valuer.game.parse_action(point.played)
-        cands, ref, per = draw(valuer, point.view, point.legal, chosen, f"{valuer.match_id}:0:{point.number}", 32)
+        # 32 states and the batches a run under way at the budget's end may take (values.FINISH)
+        cands, ref, per = draw(valuer, point.view, point.legal, chosen, f"{valuer.match_id}:0:{point.number}",
+                               32 + (AGREE - 1) * BATCH)
         got = valuer.decision(point, point.played)
         assert analysis_rule(32)(per, cands.index(chosen), ref, valuer.margin) == (got.verdict, got.samples)
         assert sorted(sum(xs[:got.samples]) / got.samples for xs in per) == pytest.approx(sorted(v.mean for v in got.values))
