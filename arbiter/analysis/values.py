@@ -40,7 +40,8 @@ policy's action, named before any sample; half shared by the others, Bonferroni)
 
 A verdict stands when ``AGREE`` (three) looks in a row give it (a single batch that happens to look
 decisive does not decide; a budget of ``MIN_SAMPLES`` or fewer allows one look); the
-decision is **unsure** when the budget (``samples`` states) ends before one stands. The 0.1%
+decision is **unsure** when the budget (``samples`` states) ends before one stands (a run
+under way at its end may finish: ``FINISH``). The 0.1%
 rate of "fine" (5% until method 4, 1% in method 4) was chosen for the same verdict under two
 sampling seeds: fewer verdicts decided by a lucky run of states near the margin
 (docs/analysis.md, "Stability").
@@ -288,8 +289,8 @@ class Valuer:
     """Values decisions of one seat of one game (its rules and options) with the game's
     reference evaluator (``REFERENCE``), started for that seat with no clock.
 
-    ``samples``: the most states a decision may take (its budget), in batches of
-    ``BATCH``; ``margin``: the materiality of a mistake (default ``MARGIN`` of the game)."""
+    ``samples``: the states a decision may take (its budget), in batches of ``BATCH``
+    (a verdict under way at its end may take ``AGREE - 1`` batches more: ``Looks``); ``margin``: the materiality of a mistake (default ``MARGIN`` of the game)."""
 
     def __init__(self, game: str, options: dict[str, Any], seat: int, match_id: str = "analysis",
                  seat_names: tuple[str, ...] = (), samples: int = DEFAULT_SAMPLES, max_actions: int = DEFAULT_MAX_ACTIONS,

@@ -110,18 +110,34 @@ def replay_rule(rows: list[dict[str, Any]], rule: Callable[..., tuple[str, int]]
 
 
 
+def scaled(per: list[list[float]], a: int, scale: float) -> list[list[float]]:
+    """The values of a decision as a value with ``scale`` times the noise would give them:
+    each candidate's paired difference from the chosen one (``a``) drawn towards its mean
+    by ``scale`` (1: as kept), added to the chosen one's values again."""
+    if scale == 1.0:
+        return per
+    out = []
+    for i, xs in enumerate(per):
+        d = [x - y for x, y in zip(xs, per[a])]
+        m = sum(d) / max(1, len(d))
+        out.append([y + m + scale * (x - m) for x, y in zip(d, per[a])] if i != a else list(xs))
+    return out
+
+
 def bootstrap(rows: list[dict[str, Any]], rule: Callable[..., tuple[str, int]], states: int = 128, reps: int = 40,
-              seed: int = 0, margin: float | None = None) -> dict[str, Any]:
+              seed: int = 0, margin: float | None = None, scale: float = 1.0) -> dict[str, Any]:
     """Each kept decision's verdict distribution under ``rule``, estimated by running it on
     ``reps`` resamples (with replacement, ``states`` long) of the decision's kept states
     (every sampling seed's pooled: they are independent draws from the same view): the
     chance that two seeds agree (the sum of the squared verdict shares), the states the
     rule takes, and the verdict shares by who played. Rules with a budget beyond the kept
-    states can be compared this way (the resampled runs re-use kept states)."""
+    states can be compared this way (the resampled runs re-use kept states). ``scale``: the
+    paired differences' noise scaled (``scaled``), for "what would a less noisy value give"."""
     rng = random.Random(seed)
     out: dict[str, Any] = {"decisions": 0, "agree": 0.0, "states": 0.0, "by": {}}
     for r in rows:
         pooled = [sum((r["values"][k][i] for k in sorted(r["values"])), []) for i in range(len(r["cands"]))]
+        pooled = scaled(pooled, r["anchor"], scale)
         n = len(pooled[0])
         counts: dict[str, int] = {}
         for _ in range(reps):
@@ -353,6 +369,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--only", default="", help="only the rules whose name contains this")
     r.add_argument("--bootstrap", type=int, default=0, metavar="REPS",
                    help="estimate each rule's agreement by REPS resampled runs a decision instead")
+    r.add_argument("--scale", type=float, default=1.0, metavar="F",
+                   help="with --bootstrap: the paired differences' noise times F (a less noisy value: F < 1)")
     m = sub.add_parser("compare", help="each decision's verdict as the analysis is and with a setting changed")
     m.add_argument("game", choices=list(GAMES))
     m.add_argument("--matches", type=int, default=1)
@@ -361,6 +379,8 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", required=True, type=_setting,
                    help="a setting of the reference evaluator, e.g. result_only=false")
     a = p.parse_args(argv)
+    if a.cmd == "rules" and not a.scale > 0:
+        p.error(f"--scale {a.scale}: the noise's factor must be above 0")
     if a.cmd == "compare":
         changed = dict(a.set)
         for s, who, seat, number, turn, played, x, y in compare(a.game, a.matches, a.seed, changed, a.from_turn):
@@ -387,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, rule in stopping_rules().items():
             if a.only and a.only not in name:
                 continue
-            res = bootstrap(rows, rule, reps=a.bootstrap, margin=a.margin)
+            res = bootstrap(rows, rule, reps=a.bootstrap, margin=a.margin, scale=a.scale)
             d = max(1, res["decisions"])
             shares = {who: " ".join(f"{v} {c:.1f}" for v, c in sorted(by.items())) for who, by in res["by"].items()}
             print(f"{name}: two seeds agree {res['agree'] / d:.3f}, on the mistake flag {res['flag_agree'] / d:.3f} "
