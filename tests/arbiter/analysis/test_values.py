@@ -305,6 +305,29 @@ def test_a_fine_bounds_a_rare_difference_not_yet_seen():
     assert look(worse, 0, 1, 5.0) == "fine"
 
 
+def test_a_run_under_way_at_the_budget_may_finish():
+    """Method 7 (``values.Looks``): a verdict that the budget's last looks began to give
+    draws a batch more while each look still gives it, until it stands; a look that does
+    not ends the decision unsure; without ``finish`` the budget is the end."""
+    from arbiter.analysis.values import Looks
+
+    def run(looks_said, budget=32, finish=True):
+        looks, n, said = Looks(budget, finish=finish), 0, iter(looks_said)
+        while k := looks.wants(n):
+            n += k
+            if n >= looks.first:
+                looks.see(next(said), n)
+        return looks.verdict, n
+
+    assert run(["unsure", "unsure", "mistake", "mistake", "mistake"]) == ("mistake", 48)
+    assert run(["unsure", "fine", "fine", "fine"]) == ("fine", 40)
+    assert run(["unsure", "unsure", "mistake", "unsure"]) == ("unsure", 40)
+    assert run(["unsure", "unsure", "mistake"], finish=False) == ("unsure", 32)
+    assert run(["unsure", "unsure", "unsure"]) == ("unsure", 32)
+    assert run(["mistake", "mistake", "mistake"]) == ("mistake", 32)  # stood within the budget
+    assert run(["fine"], budget=4) == ("fine", 4)  # a budget of one look
+
+
 def test_spite_and_malice_order_cost_counts_blocked_side_cards():
     """The shaped Spite and Malice value measured for the analysis (docs/analysis.md, the
     setting ``order_cost`` of the search bot's horizon, 0 by default): the cards of the
