@@ -43,7 +43,7 @@ def analyse(
     match_id: Annotated[Optional[str], typer.Argument(help="A match id from the store, or a path to a match record JSON file.")] = None,
     seat: Annotated[Optional[int], typer.Option("--seat", help="The seat whose decisions to analyse (default: every seat).")] = None,
     db: DbOpt = Path(DEFAULT_DB),
-    samples: Annotated[int, typer.Option("--samples", help="At most this many states sampled from the seat's view per decision, in batches of 8 until the verdict is clear (more: fewer 'unsure', slower).")] = DEFAULT_SAMPLES,
+    samples: Annotated[int, typer.Option("--samples", help="States sampled from the seat's view per decision, in batches of 8 until the verdict is clear (a verdict under way at the end may take 16 more; more: fewer 'unsure', slower).")] = DEFAULT_SAMPLES,
     seed: Annotated[int, typer.Option("--seed", help="Seeds the sampling: the same seed gives the same analysis.")] = 0,
     max_actions: Annotated[int, typer.Option("--max-actions", help="At most this many actions valued per decision (the chosen one and the heuristic's first).")] = DEFAULT_MAX_ACTIONS,
     first: Annotated[int, typer.Option("--from", help="The seat's first decision to analyse (from 1).")] = 1,

@@ -59,6 +59,9 @@ class GameFigures:
     same: int = 0
     same_flag: int = 0  # the same answer to "a mistake?" (mistake against fine or unsure)
     seconds: float = 0.0
+    #: The decisions whose verdict moved with the sampling seed: (match seed, who, seat,
+    #: decision number, verdict under seed 1, under seed 2, seed 1's loss and its s.e.).
+    moved: list = field(default_factory=list)
 
     def rate(self, who: str) -> float:
         c = self.verdicts[who]
@@ -144,6 +147,8 @@ def measure(game: str, matches: int = 10, seed: int = 0, samples: int = DEFAULT_
             if stability:
                 again = {r.point.number: r.verdict
                          for r in _valued(analyse(record, seat, samples=samples, seed=2), decisions)}
+                fig.moved += [(record.seed, bots[seat], seat, r.point.number, r.verdict, again.get(r.point.number),
+                               r.loss, r.loss_se) for r in rows if again.get(r.point.number) != r.verdict]
                 fig.compared += len(rows)
                 fig.same += sum(again.get(r.point.number) == r.verdict for r in rows)
                 fig.same_flag += sum((again.get(r.point.number) == "mistake") == (r.verdict == "mistake") for r in rows)
@@ -176,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--samples", type=int, default=DEFAULT_SAMPLES)
     p.add_argument("--blunders", type=int, default=None, help="planted-blunder matches (default: --matches)")
     p.add_argument("--no-stability", action="store_true", help="skip the second seed (half the time)")
+    p.add_argument("--flips", action="store_true", help="list the decisions whose verdict moved with the seed")
     a = p.parse_args(argv)
     for g in a.games:
         if g not in GAMES:
@@ -185,6 +191,10 @@ def main(argv: list[str] | None = None) -> int:
         fig = measure(g, a.matches, a.seed, a.samples, lambda msg: print(msg, file=sys.stderr, flush=True),
                       not a.no_stability, a.blunders)
         print(fig.line(), flush=True)
+        if a.flips:
+            for seed, who, seat, number, one, two, loss, se in fig.moved:
+                print(f"  moved: match seed {seed} {who} seat {seat} decision {number}: {one} -> {two} "
+                      f"(seed 1's loss {loss:.2f} ± {se:.2f})", flush=True)
         ok &= (not a.matches or fig.separation >= SEPARATION) and (fig.blunders == 0 or fig.blunder_share >= BLUNDER) \
             and (a.no_stability or fig.stability >= STABILITY)
     return 0 if ok else 1

@@ -19,6 +19,7 @@ arbiter.tools.analysis_samples collect spot --matches 1 --out spot.jsonl`` and
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import random
@@ -27,9 +28,13 @@ from statistics import NormalDist
 from typing import Any, Callable, Iterable
 
 from arbiter.analysis.reask import decisions
-from arbiter.analysis.values import AGREE, BATCH, MARGIN, MIN_SAMPLES, REFERENCE_SETTINGS, Valuer, _mean_se, look, t95
+from arbiter.analysis.values import (AGREE, BATCH, MARGIN, MIN_SAMPLES, REFERENCE_SETTINGS, Looks, Valuer, _mean_se, look,
+                                     t95)
 from arbiter.hosting.forward import sample_states
 from arbiter.tools.analysis_bench import GAMES, separation_matches
+
+#: Methods 5 and 6's look: no bound on a difference not yet seen (``values.RARE``).
+look5 = functools.partial(look, rare=0.0)
 
 
 def draw(valuer: Valuer, view: Any, legal: Any, chosen: Any, key: str, states: int) -> tuple[list, int | None, list[list[float]]]:
@@ -83,11 +88,15 @@ def collect(game: str, matches: int, states: int, seed: int = 0, seeds: tuple[in
 def replay_rule(rows: list[dict[str, Any]], rule: Callable[..., tuple[str, int]]) -> dict[str, Any]:
     """The verdicts ``rule(per, anchor, ref, margin)`` gives on the kept samples, per
     sampling seed, and how many agree; the states the rule took (its cost)."""
-    out = {"compared": 0, "same": 0, "states": 0, "verdicts": {}, "flips": []}
+    out = {"compared": 0, "same": 0, "states": 0, "verdicts": {}, "flips": [], "short": 0}
     for r in rows:
         got = {}
         for k, per in r["values"].items():
-            v, n = rule(per, r["anchor"], r["ref"], MARGIN[r["game"]])
+            try:
+                v, n = rule(per, r["anchor"], r["ref"], MARGIN[r["game"]])
+            except KeptTooFew:  # the rule wanted states past those kept: not replayable here
+                v, n = "kept too few", len(per[r["anchor"]])
+                out["short"] += 1
             got[k] = v
             out["states"] += n
             out["verdicts"].setdefault(r["who"], {}).setdefault(k, {}).setdefault(v, 0)
@@ -101,18 +110,34 @@ def replay_rule(rows: list[dict[str, Any]], rule: Callable[..., tuple[str, int]]
 
 
 
+def scaled(per: list[list[float]], a: int, scale: float) -> list[list[float]]:
+    """The values of a decision as a value with ``scale`` times the noise would give them:
+    each candidate's paired difference from the chosen one (``a``) drawn towards its mean
+    by ``scale`` (1: as kept), added to the chosen one's values again."""
+    if scale == 1.0:
+        return per
+    out = []
+    for i, xs in enumerate(per):
+        d = [x - y for x, y in zip(xs, per[a])]
+        m = sum(d) / max(1, len(d))
+        out.append([y + m + scale * (x - m) for x, y in zip(d, per[a])] if i != a else list(xs))
+    return out
+
+
 def bootstrap(rows: list[dict[str, Any]], rule: Callable[..., tuple[str, int]], states: int = 128, reps: int = 40,
-              seed: int = 0, margin: float | None = None) -> dict[str, Any]:
+              seed: int = 0, margin: float | None = None, scale: float = 1.0) -> dict[str, Any]:
     """Each kept decision's verdict distribution under ``rule``, estimated by running it on
     ``reps`` resamples (with replacement, ``states`` long) of the decision's kept states
     (every sampling seed's pooled: they are independent draws from the same view): the
     chance that two seeds agree (the sum of the squared verdict shares), the states the
     rule takes, and the verdict shares by who played. Rules with a budget beyond the kept
-    states can be compared this way (the resampled runs re-use kept states)."""
+    states can be compared this way (the resampled runs re-use kept states). ``scale``: the
+    paired differences' noise scaled (``scaled``), for "what would a less noisy value give"."""
     rng = random.Random(seed)
     out: dict[str, Any] = {"decisions": 0, "agree": 0.0, "states": 0.0, "by": {}}
     for r in rows:
         pooled = [sum((r["values"][k][i] for k in sorted(r["values"])), []) for i in range(len(r["cands"]))]
+        pooled = scaled(pooled, r["anchor"], scale)
         n = len(pooled[0])
         counts: dict[str, int] = {}
         for _ in range(reps):
@@ -135,11 +160,30 @@ def _prefix(per, n):
     return [xs[:n] for xs in per]
 
 
-def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH) -> Callable[..., tuple[str, int]]:
-    """The analysis's rule (``values.look`` at its error rates): a look after each batch
-    from ``first`` states; a verdict stands when ``values.AGREE`` looks in a row give it (or
-    the budget allows one look); unsure when the budget ends."""
-    return looks_with(look, budget, AGREE, first, step)
+class KeptTooFew(Exception):
+    """The rule wanted more states than were kept for a decision."""
+
+
+def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH, one: Callable[..., str] = look,
+                  finish: bool | None = None) -> Callable[..., tuple[str, int]]:
+    """The analysis's rule (``values.look`` at its error rates, stopped by ``values.Looks``,
+    as ``Valuer`` stops): a look after each batch from ``first`` states; a verdict stands
+    when ``values.AGREE`` looks in a row give it (or the budget allows one look); a run
+    under way at the budget's end may finish (``finish``, ``values.FINISH``); unsure when
+    the budget ends. KeptTooFew when the rule wants states past those kept."""
+    def rule(per, a, ref, margin):
+        looks = Looks(budget, first, step, finish=finish)
+        n = 0
+        while k := looks.wants(n):
+            if n + k > len(per[a]):
+                if n >= budget:
+                    raise KeptTooFew(f"{n + k} states wanted, {len(per[a])} kept")
+                break  # a budget past the kept states: what they allow (as before)
+            n += k
+            if n >= looks.first:
+                looks.see(one(_prefix(per, n), a, ref, margin), n)
+        return looks.verdict, n
+    return rule
 
 
 def at_looks(looks: tuple[int, ...], agree: int = 1, one: Callable[..., str] = look) -> Callable[..., tuple[str, int]]:
@@ -213,10 +257,10 @@ def wide_fine(factor: float) -> Callable[..., str]:
     """``values.look``, but "fine" when every gain's upper bound (0.1%) is below ``factor``
     times the margin (an indifference zone between the margin and that): "mistake" as there."""
     def one(per, a, ref, margin):
-        v = look(per, a, ref, margin)
+        v = look5(per, a, ref, margin)
         if v != "unsure":
             return v
-        return "fine" if look(per, a, ref, margin * factor, alpha_mistake=1e-12) == "fine" else "unsure"
+        return "fine" if look5(per, a, ref, margin * factor, alpha_mistake=1e-12) == "fine" else "unsure"
     return one
 
 
@@ -233,17 +277,22 @@ def identical_once(per, a, ref, margin):
             seen.setdefault(tuple(xs), i)
             keep.append(i)
     keep.sort()
-    return look([per[i] for i in keep], keep.index(a), keep.index(ref) if ref in keep else None, margin)
+    return look5([per[i] for i in keep], keep.index(a), keep.index(ref) if ref in keep else None, margin)
 
 
 def stopping_rules() -> dict[str, Callable[..., tuple[str, int]]]:
     """The rules compared (docs/analysis.md, stability)."""
     return {
-        "method 5 (values: fine 0.1%, mistake 5%, three looks, 64)": analysis_rule(64),
+        "method 7 (values: fine 0.1% and a rare unseen difference bounded, mistake 5%, three looks, 64)":
+            analysis_rule(64),
+        "method 7, no run finished past the budget, 64": analysis_rule(64, finish=False),
+        "method 7 with RARE 1, 64": looks_with(functools.partial(look, rare=1.0), 64, AGREE),
+        "method 7 with RARE 3 (the rule of three), 64": looks_with(functools.partial(look, rare=3.0), 64, AGREE),
+        "method 5 (and 6: fine 0.1%, mistake 5%, three looks, 64)": looks_with(look5, 64, AGREE),
         "method 4 (fine 1%, three looks, 64)": looks_with(variant_look(alpha_fine=0.01), 64, agree=3),
         "method 3 (5%, two looks, 64)": looks_with(variant_look(), 64),
         "fine at 0.1%, four looks, 64": looks_with(variant_look(alpha_fine=0.001), 64, agree=4),
-        "method 5, the last look decides, 64": looks_with(look, 64, AGREE, last_decides=True),
+        "method 5, the last look decides, 64": looks_with(look5, 64, AGREE, last_decides=True),
         "method 5, fine below 2x the margin, 64": looks_with(wide_fine(2.0), 64, AGREE),
         "method 5, fine below 1.5x the margin, 64": looks_with(wide_fine(1.5), 64, AGREE),
         "method 5, identical candidates compared once, 64": looks_with(identical_once, 64, AGREE),
@@ -320,6 +369,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--only", default="", help="only the rules whose name contains this")
     r.add_argument("--bootstrap", type=int, default=0, metavar="REPS",
                    help="estimate each rule's agreement by REPS resampled runs a decision instead")
+    r.add_argument("--scale", type=float, default=1.0, metavar="F",
+                   help="with --bootstrap: the paired differences' noise times F (a less noisy value: F < 1)")
     m = sub.add_parser("compare", help="each decision's verdict as the analysis is and with a setting changed")
     m.add_argument("game", choices=list(GAMES))
     m.add_argument("--matches", type=int, default=1)
@@ -328,6 +379,8 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", required=True, type=_setting,
                    help="a setting of the reference evaluator, e.g. result_only=false")
     a = p.parse_args(argv)
+    if a.cmd == "rules" and not a.scale > 0:
+        p.error(f"--scale {a.scale}: the noise's factor must be above 0")
     if a.cmd == "compare":
         changed = dict(a.set)
         for s, who, seat, number, turn, played, x, y in compare(a.game, a.matches, a.seed, changed, a.from_turn):
@@ -354,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, rule in stopping_rules().items():
             if a.only and a.only not in name:
                 continue
-            res = bootstrap(rows, rule, reps=a.bootstrap, margin=a.margin)
+            res = bootstrap(rows, rule, reps=a.bootstrap, margin=a.margin, scale=a.scale)
             d = max(1, res["decisions"])
             shares = {who: " ".join(f"{v} {c:.1f}" for v, c in sorted(by.items())) for who, by in res["by"].items()}
             print(f"{name}: two seeds agree {res['agree'] / d:.3f}, on the mistake flag {res['flag_agree'] / d:.3f} "
@@ -369,8 +422,9 @@ def main(argv: list[str] | None = None) -> int:
         for who, by in res["verdicts"].items():
             tot = sum(by["1"].values())
             sep[who] = f"{by['1'].get('mistake', 0)}/{tot} unsure {by['1'].get('unsure', 0)}"
+        short = f"; {res['short']} runs wanted states past those kept" if res["short"] else ""
         print(f"{name}: same {res['same']}/{res['compared']} ({res['same'] / max(1, res['compared']):.3f}); "
-              f"states {res['states'] / max(1, 2 * res['compared']):.1f} a decision; {sep}")
+              f"states {res['states'] / max(1, 2 * res['compared']):.1f} a decision; {sep}{short}")
         if a.flips:
             for f in res["flips"]:
                 print("   ", f)
