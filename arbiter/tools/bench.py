@@ -159,6 +159,7 @@ class Sizes:
     cluster_deals: int = 16
     cluster_workers: int | None = None  # None: one per core
     statistics_runs: int = 1000  # simulated evaluations or tournaments per figure
+    statistics_options: dict[str, dict[str, Any]] | None = None  # game -> options laid over the played pairs' own
     arena_levels: tuple[int, ...] | None = None  # None: arena_bench.LEVELS
     arena_max_matches: int = 20_000
     timing_decisions: int | None = None  # None: TIMING_DECISIONS
@@ -172,7 +173,8 @@ class Sizes:
 
 FULL = Sizes()
 SMOKE = Sizes(engine_seconds=0.05, floor_exchanges=50, floor_warmup=10, hosted_matches=1, scale_one=2, scale_many=1,
-              memory_matches=20, isolation_deals=1, cluster_deals=1, cluster_workers=1, statistics_runs=4, arena_levels=(0, 70),
+              memory_matches=20, isolation_deals=1, cluster_deals=1, cluster_workers=1, statistics_runs=4,
+              statistics_options={"spite-and-malice": {"payoff_size": 3}}, arena_levels=(0, 70),
               arena_max_matches=200, timing_decisions=200,
               analysis_matches=1, analysis_samples=4, analysis_stability=False, analysis_decisions=1,
               analysis_options={"spite-and-malice": {"max_turns": 6}}, store_matches=2000)
@@ -1101,7 +1103,8 @@ def statistics_section(result: BenchResult, runs: int, progress: Callable[[str],
     figs = {key: result.add(f"statistics.{key}", label, unit) for key, (label, unit, _, _) in BENCH_LABELS.items()}
     for r in range(runs):
         progress(f"statistics: run {r + 1} of {runs}")
-        for key, value in bench_round(seed=r, runs=result.sizes.statistics_runs).items():
+        for key, value in bench_round(seed=r, runs=result.sizes.statistics_runs,
+                                      draw_options=result.sizes.statistics_options).items():
             figs[key].values.append(value)
     for key, (_, _, ok, text) in BENCH_LABELS.items():
         if ok is None:
