@@ -46,3 +46,14 @@ def test_a_group_runs_on_one_worker(workers):
 def test_pytest_without_xdist_still_runs():
     bare = _pytest("-p", "no:xdist")
     assert bare.returncode == 0 and "6 passed" in bare.stdout, bare.stdout[-2000:] + bare.stderr[-2000:]
+
+
+def test_tests_e2e_is_not_imported_by_an_expression_that_selects_no_e2e_test():
+    """``-m "not e2e"`` skips importing tests/e2e/ (conftest's ``pytest_ignore_collect``), and
+    only an expression false for every ``e2e`` test, whatever its other markers, does."""
+    from tests.conftest import _selects_no_e2e
+
+    for expr in ("not e2e", "not e2e and not slow", "not (e2e or slow)", "slow and not e2e"):
+        assert _selects_no_e2e(expr), expr
+    for expr in ("e2e", "not slow", "e2e or slow", "not e2e or slow", "e2e and slow and not fast", "e2e and"):
+        assert not _selects_no_e2e(expr), expr

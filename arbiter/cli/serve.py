@@ -25,7 +25,6 @@ from arbiter.server import auth
 from arbiter.server.app import is_loopback, start_server
 from arbiter.server.botstream import Hub
 from arbiter.spectating.hub import SpectatorHub
-from arbiter.batch.submissions import RegistryCatalog
 from arbiter.cli._common import CredentialsOpt, MetricsOpt, UsageError, _run, app, err, out, port_free, read_tls, start_metrics
 
 
@@ -75,7 +74,11 @@ def serve(
     creds = _run(auth.ensure, credentials, tuple(bot or ()), tuple(author or ()), admin_token,
                  spectator_token)
     live = auth.LiveCredentials(credentials, creds)
-    catalog = _run(RegistryCatalog, bots_db) if bots_db else None
+    catalog = None
+    if bots_db:  # the Bots service only: its registry, vetting and batch engine are not every server's
+        from arbiter.batch.submissions import RegistryCatalog
+
+        catalog = _run(RegistryCatalog, bots_db)
 
     async def main() -> None:
         hub = Hub(credentials=live, open_join=open_join)

@@ -161,7 +161,9 @@ class Sizes:
     isolation_deals: int = 4
     cluster_deals: int = 16
     cluster_workers: int | None = None  # None: one per core
+    tournament_bots: tuple[str, ...] | None = None  # the isolation and cluster sections' round robin; None: CLUSTER_BOTS
     statistics_runs: int = 1000  # simulated evaluations or tournaments per figure
+    statistics_options: dict[str, dict[str, Any]] | None = None  # game -> options laid over the played pairs' own
     arena_levels: tuple[int, ...] | None = None  # None: arena_bench.LEVELS
     arena_max_matches: int = 20_000
     timing_decisions: int | None = None  # None: TIMING_DECISIONS
@@ -175,7 +177,9 @@ class Sizes:
 
 FULL = Sizes()
 SMOKE = Sizes(engine_seconds=0.05, floor_exchanges=50, floor_warmup=10, hosted_matches=1, scale_one=2, scale_many=1,
-              memory_matches=20, isolation_deals=1, cluster_deals=1, cluster_workers=1, statistics_runs=4, arena_levels=(0, 70),
+              memory_matches=20, isolation_deals=1, cluster_deals=1, cluster_workers=1,
+              tournament_bots=("random", "greedy"), statistics_runs=4,
+              statistics_options={"spite-and-malice": {"payoff_size": 3}}, arena_levels=(0, 70),
               arena_max_matches=200, timing_decisions=200,
               analysis_matches=1, analysis_samples=4, analysis_stability=False, analysis_decisions=1,
               analysis_options={"spite-and-malice": {"max_turns": 6}}, store_matches=2000)
@@ -1135,7 +1139,8 @@ def statistics_section(result: BenchResult, runs: int, progress: Callable[[str],
     figs = {key: result.add(f"statistics.{key}", label, unit) for key, (label, unit, _, _) in BENCH_LABELS.items()}
     for r in range(runs):
         progress(f"statistics: run {r + 1} of {runs}")
-        for key, value in bench_round(seed=r, runs=result.sizes.statistics_runs).items():
+        for key, value in bench_round(seed=r, runs=result.sizes.statistics_runs,
+                                      draw_options=result.sizes.statistics_options).items():
             figs[key].values.append(value)
     for key, (_, _, ok, text) in BENCH_LABELS.items():
         if ok is None:
@@ -1260,7 +1265,8 @@ def isolation_section(result: BenchResult, runs: int, progress: Callable[[str], 
     match_share = result.add("ratio.isolation.match_over_shared", "match / shared isolation matches/s", "x", note=how)
 
     def rate(db: str, iso: str, seed: int) -> float:
-        s = TournamentSpec(game="spades", bots=CLUSTER_BOTS, options={"deals": 1}, deals=result.sizes.isolation_deals, seed=seed,
+        s = TournamentSpec(game="spades", bots=result.sizes.tournament_bots or CLUSTER_BOTS, options={"deals": 1},
+                           deals=result.sizes.isolation_deals, seed=seed,
                            name=iso, isolation=iso, duplicate=iso != "shared")
         with Store(db) as store:
             t0 = time.perf_counter()
@@ -1299,7 +1305,7 @@ def cluster_section(result: BenchResult, runs: int, progress: Callable[[str], No
     def spec(name: str, seed: int, deals: int | None = None, cluster: str | None = None) -> TournamentSpec:
         # shared bot processes: the overhead of the cluster itself, not of starting bots (a
         # duplicate tournament refuses shared processes, which would carry a deal to its twin)
-        return TournamentSpec(game="spades", bots=CLUSTER_BOTS, options={"deals": 1},
+        return TournamentSpec(game="spades", bots=result.sizes.tournament_bots or CLUSTER_BOTS, options={"deals": 1},
                               deals=deals or result.sizes.cluster_deals, seed=seed, name=name,
                               cluster=cluster, isolation="shared", duplicate=False)
 

@@ -306,8 +306,10 @@ def value_rows(train: int = 6000, deals: int = 3000, probes: int = 20_000, pairs
                "per_match_plain": c.plain_per_match, "per_match_corrected": c.corrected_per_match}
 
 
-def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
-    """One round of ``python -m arbiter.tools.bench -s statistics``: key -> measured value."""
+def bench_round(seed: int, runs: int = 1000, draw_options: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, float]:
+    """One round of ``python -m arbiter.tools.bench -s statistics``: key -> measured value.
+    ``draw_options``: game -> options laid over the draws' pairs' own (``draws_round``; the
+    smoke run's shorter Spite and Malice games)."""
     out: dict[str, float] = {}
     for name, (m0, m1) in SPRT_CASES.items():
         xs = recorded(name).deal_margins()
@@ -347,7 +349,7 @@ def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
     out.update(variance_round(seed, runs // 2))
     out.update(value_round(seed, runs // 2))
     out.update(luck_round(seed, runs // 2))
-    out.update(draws_round(seed, runs // 2))
+    out.update(draws_round(seed, runs // 2, draw_options))
     return out
 
 
@@ -502,15 +504,17 @@ def draw_rows(deals: int = 300, seeds: Sequence[int] = (1, 2), jobs: int = JOBS)
                        "shift_z": shift.mean / shift.se if shift.se else 0.0}
 
 
-def draws_round(seed: int, n: int) -> dict[str, float]:
+def draws_round(seed: int, n: int, options: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, float]:
     """The ``draws.*`` rows: each of ``DRAW_PAIRS`` on max(2n, 40) deals (Spot) or max(n/2, 40)
-    (Spite and Malice, whose games are longer), fresh seeds each round."""
+    (Spite and Malice, whose games are longer), fresh seeds each round; ``options``: game ->
+    options laid over the pair's own."""
     from arbiter.rating.luck import MIN_DEALS
 
     out = {}
-    for game, a, b, options in DRAW_PAIRS:
+    for game, a, b, own in DRAW_PAIRS:
         deals = max(2 * n if game == "spot" else n // 2, MIN_DEALS)
-        out.update({f"draws.{draw_key(game, a, b)}.{k}": v for k, v in draws_real(game, a, b, options, deals, seed).items()})
+        played = {**own, **(options or {}).get(game, {})}
+        out.update({f"draws.{draw_key(game, a, b)}.{k}": v for k, v in draws_real(game, a, b, played, deals, seed).items()})
     return out
 
 

@@ -43,11 +43,12 @@ def test_dds_scores_tricks_by_the_rules():
 
 
 class FewWorlds(DdsBot):
-    """The ``dds`` bot on 4 sampled deals a decision (its default, 24, is a strength
-    setting: what this test checks, a whole deal played legally by the bot, needs none)."""
+    """The ``dds`` bot on 2 sampled deals a decision (its default, 24, is a strength
+    setting: what this test checks, a whole deal played legally by the bot, needs none;
+    two still sum values over worlds. 4 took 3.36 CPU-s, 2 take 1.35)."""
 
     def __init__(self) -> None:
-        super().__init__(worlds=4)
+        super().__init__(worlds=2)
 
 
 @pytest.mark.parametrize("seed", [1])

@@ -1,6 +1,7 @@
 """A command loads only its own module (``arbiter.cli.COMMANDS``): the table is checked
 against what the modules register, and a started command is checked to import no other
-command's module nor the library only those use."""
+command's module nor the library only those use (``arbiter serve`` without ``--bots-db``: not
+the batch engine, whose registry catalog only the Bots service needs)."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def test_a_command_imports_its_own_module_only_and_help_lists_every_command():
              "from arbiter.cli import main\n"
              "try:\n    main()\nexcept SystemExit:\n    pass\n"
              "print(sorted(m for m in sys.modules if m.startswith(('arbiter.cli.', 'arbiter.tournament', "
-             "'arbiter.analysis', 'arbiter.rating'))), file=sys.stderr)")
+             "'arbiter.analysis', 'arbiter.rating', 'arbiter.batch'))), file=sys.stderr)")
     run = subprocess.run([sys.executable, "-c", probe, "serve", "--help"], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     assert "--port" in run.stdout
