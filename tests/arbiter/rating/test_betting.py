@@ -10,6 +10,7 @@ each under 30 s. The 2,000-run tables behind docs/strength.md are
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import random
@@ -20,7 +21,7 @@ import pytest
 from arbiter.rating.betting import BettingTest, known_bounds, parse_bounds, sequential_test
 from arbiter.rating.sprt import H0, H1, Sprt, relabelled, simulate
 from arbiter.rating.stats import mean_se
-from arbiter.tools.sequential import HI, LO, M0, M1, measure, pools
+from arbiter.tools.sequential import HI, LABELS, LO, M0, M1, measure, pools
 from arbiter.tournament.evaluate import EvalResult
 
 DATA = resources.files("arbiter.tools") / "data"
@@ -114,7 +115,14 @@ def test_known_bounds_hold_the_recorded_deals() -> None:
 # --------------------------------------------------------------------------------------
 # Calibration by simulation (seeded; the large runs: python -m arbiter.tools.sequential)
 
-POOLS = pools(0)
+
+@functools.cache
+def _pools() -> dict[str, list[float]]:
+    """The hard distributions, drawn when a test first needs them, not at import (0.6 CPU-s of
+    every pytest worker's collection)."""
+    return pools(0)
+
+
 #: Runs per side: the measurement is the bench's (``betting.<pool>.alpha`` / ``.beta``, 1,000
 #: runs a round, ``python -m arbiter.tools.bench -s statistics``); 200 here still fails the
 #: normal-approximation SPRT put in the betting test's place on lognormal-left (α 0.135),
@@ -124,14 +132,18 @@ RUNS = 200
 SLACK = 0.015  # the issue's tolerance over nominal
 
 
+def test_the_calibration_runs_every_pool() -> None:
+    assert sorted(_pools()) == sorted(LABELS)  # the tests below are one per label
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(POOLS))
+@pytest.mark.parametrize("name", sorted(LABELS))
 def test_error_rates_hold_on_hard_distributions(name: str) -> None:
     """At M0 the test accepts H1 at most α (+0.015) of the time, at M1 H0 at most β, on each
     distribution; every run decides; a bot far better (mean 150 for M1 = 10) is found in a
     handful of deals."""
     t = BettingTest(M0, M1, LO, HI)
-    m = measure(t, POOLS[name], RUNS, f"test:{name}", far=150.0)
+    m = measure(t, _pools()[name], RUNS, f"test:{name}", far=150.0)
     assert m["alpha"] <= t.alpha + SLACK, m
     assert m["beta"] <= t.beta + SLACK, m
     assert m["undecided"] == 0 and m["far_h1"] == 1.0, m
@@ -144,7 +156,7 @@ def test_the_normal_sprt_fails_where_the_betting_test_holds() -> None:
     long-tail side is far above α (same draws, same tolerance)."""
     t = Sprt(M0, M1)
     for name, side in (("lognormal-left", "alpha"), ("swings", "alpha"), ("lognormal-right", "beta")):
-        m = measure(t, POOLS[name], 300, f"test:{name}")
+        m = measure(t, _pools()[name], 300, f"test:{name}")
         assert m[side] > t.alpha + SLACK + 0.03, (name, m)
 
 
@@ -154,7 +166,7 @@ def test_length_where_the_margins_spread_over_the_bounds() -> None:
     Spades-like mix in -200..200), the test needs fewer deals at M0 and M1 than the fixed test."""
     t = BettingTest(M0, M1, LO, HI)
     for name in ("normal", "swings", "spades-like"):
-        m = measure(t, POOLS[name], 200, f"length:{name}")
+        m = measure(t, _pools()[name], 200, f"length:{name}")
         assert m["length"] < 0.85, (name, m)
 
 
