@@ -148,6 +148,24 @@ class HonestTable:
             shutil.rmtree(self.tmp, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def honest_tables() -> Any:
+    """For a module's fixture: a function giving the ``HonestTable`` of a transport, made
+    when a test first asks for it; every table made is closed at the end."""
+    made: dict[str, HonestTable] = {}
+
+    def get(transport: str = "grpc") -> HonestTable:
+        if transport not in made:
+            made[transport] = HonestTable(transport)
+        return made[transport]
+
+    try:
+        yield get
+    finally:
+        for table in made.values():
+            table.close()
+
+
 def run_hostile(
     spec: str | Path,
     tmp: Path,

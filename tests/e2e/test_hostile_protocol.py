@@ -15,7 +15,7 @@ import pytest
 from cardarena.games import EndReason
 from arbiter.server.botstream import Hub
 from cardarena.wire.codec import VIEW_DELTAS
-from tests.e2e.hostile_arena import HOSTILE, HonestTable, run_hostile
+from tests.e2e.hostile_arena import HOSTILE, honest_tables, run_hostile
 
 TRANSPORTS = ["grpc", "local"]
 #: The tests share the module's tables: one xdist group (--dist loadgroup, tests/conftest.py),
@@ -27,16 +27,8 @@ pytestmark = [pytest.mark.parametrize("transport", TRANSPORTS), pytest.mark.xdis
 def tables():
     """An ``HonestTable`` per transport, made when a test first needs it: starting the
     server and the two honest bot processes was about two thirds of each test's CPU."""
-    made: dict[str, HonestTable] = {}
-
-    def get(transport: str) -> HonestTable:
-        if transport not in made:
-            made[transport] = HonestTable(transport)
-        return made[transport]
-
-    yield get
-    for table in made.values():
-        table.close()
+    with honest_tables() as get:
+        yield get
 
 
 @pytest.fixture
