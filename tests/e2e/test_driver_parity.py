@@ -59,9 +59,9 @@ ROOMY = dict(SETTINGS, decision_ms=20_000, bank_ms=5_000)
 
 
 #: One hand of Spot for two, not the default twelve hands for four: seat 0 still decides
-#: 53 times or more, past the zoo's last bad decision (27); a match is one fork of each of
+#: 53 times or more on these seeds, past the zoo's last bad decision (27); a match is one fork of each of
 #: two bots, not four, and the matches no misbehaviour cuts short (about a third of the
-#: zoo's) are short. The batches' CPU, 32.5 -> 26.2 CPU-s (two hands for four before; README,
+#: zoo's) are short. The batches' CPU, 32.5 -> 24.6 CPU-s (two hands for four before; README,
 #: "The test budget").
 OPTIONS = {"players": 2, "hands": 1}
 #: The seats beside the misbehaving bot's.
