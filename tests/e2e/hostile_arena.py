@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arbiter.hosting.botproc import BotPool
@@ -164,6 +165,21 @@ def honest_tables() -> Any:
     finally:
         for table in made.values():
             table.close()
+
+
+@pytest.fixture(scope="module")
+def table() -> Any:
+    """A module's ``HonestTable`` over gRPC, for its tests to share (import it into the test
+    module, and put the module's tests in one xdist group so that it is made once a run)."""
+    with honest_tables() as get:
+        yield get()
+
+
+@pytest.fixture(scope="module")
+def tables() -> Any:
+    """A module's ``honest_tables()``: its table of each transport, made when first asked for."""
+    with honest_tables() as get:
+        yield get
 
 
 def run_hostile(

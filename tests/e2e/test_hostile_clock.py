@@ -7,20 +7,11 @@ from __future__ import annotations
 import pytest
 
 from cardarena.games import EndReason
-from tests.e2e.hostile_arena import HOSTILE, honest_tables, run_hostile
+from tests.e2e.hostile_arena import HOSTILE, run_hostile, table  # noqa: F401 - table: the module's fixture
 
-#: The tests share the module's server and honest pair: one xdist group (--dist loadgroup,
-#: tests/conftest.py), so it is made once in a run.
+#: The tests share the module's server and honest pair (``table``, tests/e2e/hostile_arena.py):
+#: one xdist group (--dist loadgroup, tests/conftest.py), so it is made once in a run.
 pytestmark = pytest.mark.xdist_group("hostile-clock")
-
-
-@pytest.fixture(scope="module")
-def table():
-    """The module's arbiter and the honest match's two bots (``HonestTable``): starting them
-    was about half of each test's CPU; each test's hostile bot and the random bot of its
-    table start fresh beside them."""
-    with honest_tables() as get:
-        yield get()
 
 
 def test_a_bot_that_hangs_forever_times_out_and_forfeits(table, tmp_path):

@@ -14,21 +14,12 @@ from arbiter.hosting.sandbox import Limits
 from arbiter.batch.submissions import check_bot
 from cardarena.games import EndReason
 from tests.e2e.hostile_arena import (HOSTILE, canary_listener, check_files_report, check_network_report, file_targets,
-                                     honest_tables, run_hostile)
+                                     run_hostile, table)  # noqa: F401 - table: the module's fixture
 from tests.e2e.nodejs import ROOT, node_folder
 
-#: The tests share the module's server and honest pair: one xdist group (--dist loadgroup,
-#: tests/conftest.py), so it is made once in a run.
+#: The tests share the module's server and honest pair (``table``, tests/e2e/hostile_arena.py):
+#: one xdist group (--dist loadgroup, tests/conftest.py), so it is made once in a run.
 pytestmark = pytest.mark.xdist_group("hostile-node")
-
-
-@pytest.fixture(scope="module")
-def table():
-    """The module's arbiter and the honest match's two bots (``HonestTable``): starting them
-    was about half of each test's CPU; each test's hostile bot and the random bot of its
-    table start fresh beside them."""
-    with honest_tables() as get:
-        yield get()
 
 
 def hostile_node(tmp: Path, mode: str, **params) -> Path:

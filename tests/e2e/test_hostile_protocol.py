@@ -15,20 +15,13 @@ import pytest
 from cardarena.games import EndReason
 from arbiter.server.botstream import Hub
 from cardarena.wire.codec import VIEW_DELTAS
-from tests.e2e.hostile_arena import HOSTILE, honest_tables, run_hostile
+from tests.e2e.hostile_arena import HOSTILE, run_hostile, tables  # noqa: F401 - tables: the module's fixture
 
 TRANSPORTS = ["grpc", "local"]
-#: The tests share the module's tables: one xdist group (--dist loadgroup, tests/conftest.py),
-#: so they are made once in a run.
+#: The tests share the module's tables (``tables``, an ``HonestTable`` per transport: starting
+#: the server and the two honest bot processes was about two thirds of each test's CPU): one
+#: xdist group (--dist loadgroup, tests/conftest.py), so they are made once in a run.
 pytestmark = [pytest.mark.parametrize("transport", TRANSPORTS), pytest.mark.xdist_group("hostile-protocol")]
-
-
-@pytest.fixture(scope="module")
-def tables():
-    """An ``HonestTable`` per transport, made when a test first needs it: starting the
-    server and the two honest bot processes was about two thirds of each test's CPU."""
-    with honest_tables() as get:
-        yield get
 
 
 @pytest.fixture
