@@ -8,6 +8,10 @@ records go to the store. Then a third match on the same server proves it still s
 the store is checked (integrity, every record present and replaying), and the honest
 match is compared with the same match played in-process: the hostile bot must not have
 changed a single action of it.
+
+``HonestTable`` (``run_hostile(..., table=...)``): the server and the two honest bots made
+once for a module's tests, not once a test (each test then starts its hostile bot and the
+random bot of its table, fresh as before).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -28,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arbiter.hosting.botproc import BotPool
@@ -91,6 +97,91 @@ def _parse_reports(text: str) -> list[dict[str, Any]]:
     return out
 
 
+class HonestTable:
+    """A running arbiter (``start_server``, as ``run_hostile`` starts one) and the two honest
+    bots of its honest matches, for a module's tests to share: starting the server and two
+    fresh sandboxed bot processes was most of a protocol test's CPU, and what each test looks
+    at is its own hostile bot, which still starts fresh in its own pool (with the random bot
+    of its table). The server then also serves every test after an attack, not just the
+    match after it. Its loop runs in a thread of its own; ``close()`` stops it all."""
+
+    def __init__(self, transport: str = "grpc", admin_token: str = "admin-secret") -> None:
+        self.transport = transport
+        self.admin_token = admin_token
+        self.tmp = Path(tempfile.mkdtemp(prefix="hostile-table-"))
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="hostile-table", daemon=True)
+        self.thread.start()
+        self.server: Any = None
+        self.pool: BotPool | None = None
+        try:
+            self.call(self._start(), 90)
+        except BaseException:
+            self.close()
+            raise
+
+    def call(self, coro: Any, timeout: float | None = None) -> Any:
+        """Run ``coro`` on the table's loop; its result."""
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    async def _start(self) -> None:
+        self.server = await start_server(0, admin_token=self.admin_token, spectators=SpectatorHub())
+        # the honest bots are not under test: a CPU limit for a module of matches
+        self.pool = BotPool(self.server.hub, self.server.address, log_dir=self.tmp,
+                            sandbox=Sandbox(Limits(memory_mb=512, cpu_seconds=300)), transport=self.transport)
+        self.pool.launch("honest-a", "random")
+        self.pool.launch("honest-b", "heuristic")
+        await self.pool.wait_connected(60)
+
+    def close(self) -> None:
+        async def stop() -> None:
+            if self.server is not None:
+                await self.server.stop(0.2)
+            if self.pool is not None:
+                self.pool.stop()
+
+        try:
+            if self.thread.is_alive():
+                self.call(stop(), 30)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(10)
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def honest_tables() -> Any:
+    """For a module's fixture: a function giving the ``HonestTable`` of a transport, made
+    when a test first asks for it; every table made is closed at the end."""
+    made: dict[str, HonestTable] = {}
+
+    def get(transport: str = "grpc") -> HonestTable:
+        if transport not in made:
+            made[transport] = HonestTable(transport)
+        return made[transport]
+
+    try:
+        yield get
+    finally:
+        for table in made.values():
+            table.close()
+
+
+@pytest.fixture(scope="module")
+def table() -> Any:
+    """A module's ``HonestTable`` over gRPC, for its tests to share (import it into the test
+    module, and put the module's tests in one xdist group so that it is made once a run)."""
+    with honest_tables() as get:
+        yield get()
+
+
+@pytest.fixture(scope="module")
+def tables() -> Any:
+    """A module's ``honest_tables()``: its table of each transport, made when first asked for."""
+    with honest_tables() as get:
+        yield get
+
+
 def run_hostile(
     spec: str | Path,
     tmp: Path,
@@ -105,6 +196,7 @@ def run_hostile(
     settle: float = 0.0,
     wait_stderr: str = "",
     transport: str = "grpc",
+    table: HonestTable | None = None,
 ) -> Result:
     """Play the hostile match and the honest match at once; check server and store after.
 
@@ -114,25 +206,35 @@ def run_hostile(
     by itself (a bot its resource limits are killing) before reading its exit status.
 
     ``transport``: how the bot processes reach the arbiter (``grpc``, or ``local``: the
-    local channel, the same stream in plain frames)."""
+    local channel, the same stream in plain frames).
+
+    ``table``: the server and honest bots to play on (``HonestTable``, of the same
+    ``transport`` and ``admin_token``), left running; else both are made for this call."""
+    if table is not None:
+        assert (table.transport, table.admin_token) == (transport, admin_token), "a table of another transport or token"
     store_path = tmp / "arena.sqlite"
     box = Sandbox(limits or Limits(memory_mb=512, cpu_seconds=30))
 
     async def main() -> Result:
-        server = await start_server(0, admin_token=admin_token, spectators=SpectatorHub())  # as `arbiter serve` with no token
+        if table is None:
+            server = await start_server(0, admin_token=admin_token, spectators=SpectatorHub())  # as `arbiter serve` with no token
+        else:
+            server = table.server
         pool = BotPool(server.hub, server.address, log_dir=tmp, sandbox=box, transport=transport)
+        honest_pool = pool if table is None else table.pool
         store = Store(store_path)
         try:
             pool.launch("hostile", str(spec))
             pool.launch("table-random", "random")
-            pool.launch("honest-a", "random")
-            pool.launch("honest-b", "heuristic")
+            if table is None:
+                pool.launch("honest-a", "random")
+                pool.launch("honest-b", "heuristic")
             await pool.wait_connected(60)
             clock = Clock(decision_ms, bank_ms)
             hostile_cfg = MatchConfig("spades", seed, OPTIONS, clock=clock,
                                       policy=FailurePolicy.uniform(policy, max_strikes), match_id="hostile-match")
             honest_cfg = MatchConfig("spades", seed + 1, OPTIONS, clock=Clock(10_000, 30_000), match_id="honest-match")
-            s = lambda name: RemoteSeat(pool.procs[name].session, "spades")  # noqa: E731
+            s = lambda name: RemoteSeat((pool.procs.get(name) or honest_pool.procs[name]).session, "spades")  # noqa: E731
             hostile_seats = [s("hostile"), s("table-random"), s("hostile"), s("table-random")]
             honest_seats = [s("honest-a"), s("honest-b"), s("honest-a"), s("honest-b")]
             hostile, honest = await asyncio.wait_for(
@@ -160,10 +262,11 @@ def run_hostile(
             return Result(hostile, honest, after, stderr, _parse_reports(stderr), rc, box, store_path)
         finally:
             store.close()
-            await server.stop(0.2)
+            if table is None:
+                await server.stop(0.2)
             pool.stop()
 
-    result = asyncio.run(main())
+    result = asyncio.run(main()) if table is None else table.call(main())
     check_store_and_honest(result, seed)
     return result
 

@@ -4,7 +4,9 @@ run_hostile, that the arbiter still serves, that the honest match played at the 
 time is exactly what it is without the hostile bot, and that the store is intact; then
 what happened to the hostile bot, and that the record says so. Each runs over both ways
 a hosted bot reaches the arbiter: gRPC, and the local channel (the same stream in plain
-frames): the same attacks get the same answers."""
+frames): the same attacks get the same answers. The server and the honest match's two bots
+are the module's, one of each per transport (``HonestTable``); each test's hostile bot and
+the random bot of its table start fresh."""
 
 from __future__ import annotations
 
@@ -13,13 +15,23 @@ import pytest
 from cardarena.games import EndReason
 from arbiter.server.botstream import Hub
 from cardarena.wire.codec import VIEW_DELTAS
-from tests.e2e.hostile_arena import HOSTILE, run_hostile
+from tests.e2e.hostile_arena import HOSTILE, run_hostile, tables  # noqa: F401 - tables: the module's fixture
 
-pytestmark = pytest.mark.parametrize("transport", ["grpc", "local"])
+TRANSPORTS = ["grpc", "local"]
+#: The tests share the module's tables (``tables``, an ``HonestTable`` per transport: starting
+#: the server and the two honest bot processes was about two thirds of each test's CPU): one
+#: xdist group (--dist loadgroup, tests/conftest.py), so they are made once in a run.
+pytestmark = [pytest.mark.parametrize("transport", TRANSPORTS), pytest.mark.xdist_group("hostile-protocol")]
 
 
-def test_acting_for_another_seat_is_refused_and_the_match_plays_on(tmp_path, transport):
-    r = run_hostile(HOSTILE / "other_seat.py", tmp_path, transport=transport)
+@pytest.fixture
+def hostile(tables, tmp_path, transport):
+    """``run_hostile`` on the module's table of ``transport``."""
+    return lambda spec, **kw: run_hostile(spec, tmp_path, transport=transport, table=tables(transport), **kw)
+
+
+def test_acting_for_another_seat_is_refused_and_the_match_plays_on(hostile):
+    r = hostile(HOSTILE / "other_seat.py")
     assert r.hostile.outcome.reason is EndReason.COMPLETED and r.hostile.incidents == []
     errors = r.report("errors")
     # its partner's token on its own request, and requests of other seats / matches
@@ -28,15 +40,15 @@ def test_acting_for_another_seat_is_refused_and_the_match_plays_on(tmp_path, tra
     assert all(a.forced == "" for a in r.hostile.actions)
 
 
-def test_replayed_request_ids_are_refused(tmp_path, transport):
-    r = run_hostile(HOSTILE / "replay.py", tmp_path, transport=transport)
+def test_replayed_request_ids_are_refused(hostile):
+    r = hostile(HOSTILE / "replay.py")
     assert r.hostile.outcome.reason is EndReason.COMPLETED and r.hostile.incidents == []
     errors = r.report("errors")
     assert errors["codes"] == ["unknown_request"] and errors["count"] >= 10
 
 
-def test_forged_tokens_are_refused(tmp_path, transport):
-    r = run_hostile(HOSTILE / "forged_token.py", tmp_path, transport=transport)
+def test_forged_tokens_are_refused(hostile):
+    r = hostile(HOSTILE / "forged_token.py")
     assert r.hostile.outcome.reason is EndReason.COMPLETED and r.hostile.incidents == []
     assert "wrong_seat" in r.report("errors")["codes"]
     hello = r.report("hello")
@@ -44,8 +56,8 @@ def test_forged_tokens_are_refused(tmp_path, transport):
     assert hello["reused"].startswith("error:auth:") and "already in use" in hello["reused"]
 
 
-def test_asking_for_other_seats_views_gets_nothing(tmp_path, transport):
-    r = run_hostile(HOSTILE / "peek.py", tmp_path, transport=transport)
+def test_asking_for_other_seats_views_gets_nothing(hostile):
+    r = hostile(HOSTILE / "peek.py")
     # its second Hello is a protocol error: the stream is closed and its seats forfeit
     assert r.hostile.outcome.reason is EndReason.FORFEIT_DISCONNECT
     management = r.report("management")
@@ -56,8 +68,8 @@ def test_asking_for_other_seats_views_gets_nothing(tmp_path, transport):
     assert any(e.startswith("protocol: a second Hello on one stream; the stream is closed") for e in r.report("errors")["errors"])
 
 
-def test_a_flooded_stream_is_cut_and_the_seat_forfeits(tmp_path, transport):
-    r = run_hostile(HOSTILE / "flood.py", tmp_path, transport=transport)
+def test_a_flooded_stream_is_cut_and_the_seat_forfeits(hostile):
+    r = hostile(HOSTILE / "flood.py")
     assert r.hostile.outcome.reason is EndReason.FORFEIT_DISCONNECT
     assert r.hostile.outcome.ranks == (2, 1, 2, 1)
     [inc] = r.incidents("disconnect")
@@ -67,8 +79,8 @@ def test_a_flooded_stream_is_cut_and_the_seat_forfeits(tmp_path, transport):
     assert inc.stderr.count("unknown_request") <= 200  # answered until the limit, then cut
 
 
-def test_oversized_and_malformed_messages(tmp_path, transport):
-    r = run_hostile(HOSTILE / "oversized.py", tmp_path, transport=transport)
+def test_oversized_and_malformed_messages(hostile):
+    r = hostile(HOSTILE / "oversized.py")
     # garbage on side connections: each refused, none took the arbiter down
     results = r.report("malformed")["results"]
     # (an RPC error, or one protocol Error reply for bytes that happen to parse; never a hang)
@@ -80,7 +92,7 @@ def test_oversized_and_malformed_messages(tmp_path, transport):
     assert {i.seat for i in r.hostile.incidents} <= {0, 2}
 
 
-def test_a_seat_that_drops_or_spoils_view_deltas_resyncs_and_plays_the_same_match(tmp_path, transport, monkeypatch):
+def test_a_seat_that_drops_or_spoils_view_deltas_resyncs_and_plays_the_same_match(hostile, monkeypatch):
     """arena.proto ViewDelta: a seat that lost the view it held (a dropped delta) or holds a
     spoiled one answers Act.resync, gets the whole view within the same decision's clock,
     and plays on. Its choices read its view, and the match is move for move the one the
@@ -94,7 +106,7 @@ def test_a_seat_that_drops_or_spoils_view_deltas_resyncs_and_plays_the_same_matc
     from tests.e2e.hostile_arena import OPTIONS
 
     monkeypatch.setattr(Hub, "local_view_deltas", VIEW_DELTAS)  # (whole views by default there)
-    r = run_hostile(HOSTILE / "drop_delta.py", tmp_path, transport=transport)
+    r = hostile(HOSTILE / "drop_delta.py")
     assert r.hostile.outcome.reason is EndReason.COMPLETED and r.hostile.incidents == []
     deltas = r.report("deltas")
     assert deltas["dropped"] >= 3 and deltas["spoiled"] >= 1, deltas
@@ -109,22 +121,22 @@ def test_a_seat_that_drops_or_spoils_view_deltas_resyncs_and_plays_the_same_matc
     assert r.hostile.outcome == quiet.outcome
 
 
-def test_a_seat_that_keeps_asking_for_its_whole_view_is_cut_off(tmp_path, transport, monkeypatch):
+def test_a_seat_that_keeps_asking_for_its_whole_view_is_cut_off(hostile, monkeypatch):
     """Act.resync again and again gets the whole view MAX_RESYNCS times; the next one is a
     malformed answer, and the match's policy (forfeit) follows."""
     monkeypatch.setattr(Hub, "local_view_deltas", VIEW_DELTAS)
-    r = run_hostile(HOSTILE / "always_resync.py", tmp_path, transport=transport)
+    r = hostile(HOSTILE / "always_resync.py")
     assert r.hostile.outcome.reason is EndReason.FORFEIT_ILLEGAL
     [inc] = r.hostile.incidents
     assert inc.seat in (0, 2) and "Act.resync more than 3 times" in inc.detail, inc
 
 
-def test_asking_for_the_whole_view_without_view_deltas_is_a_malformed_answer(tmp_path, transport, monkeypatch):
+def test_asking_for_the_whole_view_without_view_deltas_is_a_malformed_answer(hostile, monkeypatch):
     """A session that takes whole views (the arbiter granted no deltas) has nothing to
     resync: Act.resync is a malformed answer at once."""
     monkeypatch.setattr(Hub, "view_deltas", 0)
     monkeypatch.setattr(Hub, "local_view_deltas", 0)
-    r = run_hostile(HOSTILE / "always_resync.py", tmp_path, transport=transport)
+    r = hostile(HOSTILE / "always_resync.py")
     assert r.hostile.outcome.reason is EndReason.FORFEIT_ILLEGAL
     [inc] = r.hostile.incidents
     assert "this session takes whole views" in inc.detail, inc

@@ -32,7 +32,7 @@ from tests.e2e.nodejs import EXAMPLE, ROOT, need_node, node_env, node_folder
 TOURNAMENTS = [
     ("spades", ["node", "random", "greedy"], {"deals": "1"}, 1),  # 6 matches (3 tables, 2 seatings)
     ("spite-and-malice", ["node", "random"], {"payoff_size": "5"}, 3),  # 6
-    ("spot", ["node", "random"], {"hands": "1"}, 1),  # 12
+    ("spot", ["node", "random"], {"hands": "1", "players": "2"}, 1),  # 2 (for four, 12)
 ]
 FAILED = {EndReason.FORFEIT_TIMEOUT, EndReason.FORFEIT_ILLEGAL, EndReason.FORFEIT_DISCONNECT,
           EndReason.FORFEIT_CRASH, EndReason.ABORTED}
@@ -120,13 +120,15 @@ def test_the_node_bot_is_hosted_in_tournaments_against_python_bots(tmp_path):
     # isolation, so no duplicate deals) keep the test short: a fresh process per seat of every
     # match is the same launch, many more times (the self-test above starts several). The
     # three games' tournaments run at once, each with its store, bots and arbiter.
-    games = (("spades", f"{folder},random,greedy", "deals=1"), ("spite-and-malice", f"{folder},random", "payoff_size=5"),
-             ("spot", f"{folder},random", "hands=1"))
+    # (Spot for two: two matches, where four seats of two bots were twelve)
+    games = (("spades", f"{folder},random,greedy", ("deals=1",)), ("spite-and-malice", f"{folder},random", ("payoff_size=5",)),
+             ("spot", f"{folder},random", ("hands=1", "players=2")))
     runs = {game: subprocess.Popen(
-        [sys.executable, "-m", "arbiter", "tournament", "run", "--game", game, "--bots", bots, "--deals", "1", "-o",
-         option, "--db", str(tmp_path / f"{game}.sqlite"), "--name", f"hosted-{game}", "--seed", "3", "-q",
-         "--isolation", "shared", "--no-duplicate"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, stdin=subprocess.DEVNULL, env=dict(os.environ, COLUMNS="200")) for game, bots, option in games}
+        [sys.executable, "-m", "arbiter", "tournament", "run", "--game", game, "--bots", bots, "--deals", "1",
+         *(x for o in options for x in ("-o", o)), "--db", str(tmp_path / f"{game}.sqlite"), "--name", f"hosted-{game}",
+         "--seed", "3", "-q", "--isolation", "shared", "--no-duplicate"], cwd=ROOT, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL, env=dict(os.environ, COLUMNS="200"))
+        for game, bots, options in games}
     try:
         said = {game: run.communicate(timeout=180) for game, run in runs.items()}
     finally:
