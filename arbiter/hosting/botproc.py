@@ -42,6 +42,7 @@ from arbiter import scratch
 from arbiter.hosting import botenv
 from arbiter.hosting.botenv import BotEnvError
 from arbiter.hosting import sandbox as sb
+from arbiter.hosting import forkserver
 from arbiter.hosting.forkserver import ForkedProcess, ForkServer, ForkServerError
 from arbiter.hosting.loading import BUNDLED
 from cardarena.runtimes import PYTHON, ManifestError, Runtime, manifest_of
@@ -195,8 +196,12 @@ class BotPool:
     log_dir: Path | None = None
     procs: dict[str, BotProcess] = field(default_factory=dict)
     sandbox: sb.Sandbox | None = None  # None: sandbox.Sandbox() (the strongest available)
-    #: per bot spec, the fork server its ``launch(fork=True)`` processes come from
+    #: per bot spec, the fork server its ``launch(fork=True)`` processes come from (the
+    #: process's, shared with its other pools: ``forkserver.acquire``)
     forkservers: dict[str, ForkServer] = field(default_factory=dict)
+    #: per bot spec, this pool's arbiter as its fork server knows it (``ForkServer.attach``)
+    _attached: dict[str, str] = field(default_factory=dict, init=False, repr=False)
+    _released: bool = field(default=False, init=False, repr=False)
     #: how the processes reach the arbiter: ``grpc`` (the bot stream over gRPC) or
     #: ``local`` (the same stream in plain frames on the local channel: ``TRANSPORTS``)
     transport: str = "grpc"
@@ -279,15 +284,18 @@ class BotPool:
         args, code, env, runtime = self._command(name, spec, own_name)
         env["ARENA_TOKEN"] = token
         bot_env = self.bot_envs.get(spec)
-        if fork and self.forks and runtime is PYTHON and bot_env is None:  # a fork server's parent is the arbiter's Python  # a fork server's parent is a Python interpreter
-            server = self.forkservers.get(spec)
-            if server is None:
-                server = self.forkservers[spec] = ForkServer(
-                    box, code=code, env={k: v for k, v in env.items() if k != "ARENA_TOKEN"},
-                    unix_socket=self.hub.unix_path, log_path=self.log_dir / f"{name}.forkserver.stderr.log",
-                    name=name, bundled_module=BUNDLED[spec].module if spec in BUNDLED else None)
+        if fork and self.forks and runtime is PYTHON and bot_env is None:  # a fork server's parent is the arbiter's Python
             try:
-                child = server.spawn([*args, "--address", self._dial(server.address)], env, log_path)
+                server = self.forkservers.get(spec)
+                if server is None:
+                    server = self.forkservers[spec] = forkserver.acquire(
+                        box, code=code, env={k: v for k, v in env.items() if k != "ARENA_TOKEN"}, name=name,
+                        bundled_module=BUNDLED[spec].module if spec in BUNDLED else None)
+                    self._attached[spec] = server.attach(self.hub.unix_path)
+                if spec not in self._attached:
+                    raise ForkServerError("this arbiter could not be attached to the fork server")
+                child = server.spawn([*args, "--address", self._dial(server.address)], env, log_path,
+                                     arbiter=self._attached[spec], box=box)
             except ForkServerError as exc:
                 log.debug("bot %s: no fork server (%s): a fresh process", key, exc)
             else:
@@ -313,7 +321,7 @@ class BotPool:
     def forking(self, spec: str) -> bool:
         """Whether a ``launch(fork=True)`` of ``spec`` would be forked now."""
         server = self.forkservers.get(spec)
-        return self.forks and (server is None or server.alive)
+        return self.forks and (server is None or (server.alive and spec in self._attached))
 
     async def wait_connected(self, timeout: float = 60.0) -> None:
         """Wait until every launched bot has a session; BotStartError if one dies or is late."""
@@ -334,8 +342,12 @@ class BotPool:
     def stop(self) -> None:
         for bp in list(self.procs.values()):
             bp.stop()
-        for server in self.forkservers.values():
-            server.stop()
+        if not self._released:  # the process's fork servers: kept a while for its next pool
+            self._released = True
+            for spec, server in self.forkservers.items():
+                if spec in self._attached:
+                    server.detach(self._attached.pop(spec))
+                forkserver.release(server)
         if self._own_log_dir:  # what a failing bot said is in the records already (incidents)
             shutil.rmtree(self.log_dir, ignore_errors=True)
 

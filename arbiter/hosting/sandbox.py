@@ -367,14 +367,15 @@ class Sandbox:
         *,
         code: Sequence[str | os.PathLike] = (),
         env: dict[str, str] | None = None,
-        unix_socket: str,
         spawn_root: Path,
     ) -> Launch:
         """The command that runs a fork server's parent (``argv``) in the sandbox a bot
         process of this policy gets (bwrap, as root only; see ``fork_support``).
 
         The same namespaces and binds as ``prepare``, plus ``spawn_root`` (the host
-        directory of its children's fresh working directories) at ``/bot/spawn``. The
+        directory of its children's fresh working directories, and of the sockets of the
+        arbiters it serves: ``ForkServer.attach``) at ``/bot/spawn``, and no arbiter's
+        socket: each child binds its own arbiter's at ``/run/arena`` (``zygote.py``). The
         parent stays root with the capabilities to confine its children (make namespaces,
         mount, change uid, signal); it runs only the zygote, and no rlimits bind it (a
         child sets its own): ``zygote.py`` drops every capability in each child before
@@ -385,7 +386,7 @@ class Sandbox:
         workdir = private_dir(scratch.make("arena-fork-"), None)
         address = f"unix:{SOCKET_DIR}/{SOCKET_NAME}"
         clean = clean_env(WORK_DIR, address, env)
-        cmd = self._bwrap(list(argv), code, workdir, unix_socket, None, spawn_root=spawn_root)
+        cmd = self._bwrap(list(argv), code, workdir, None, None, spawn_root=spawn_root)
         return Launch(cmd, clean, "/", workdir, None, address)
 
     def code_path(self, host_path: str | os.PathLike) -> str:
@@ -464,6 +465,8 @@ class Sandbox:
         if spawn_root is not None:
             parents(SPAWN_DIR)
             cmd.extend(["--bind", str(spawn_root), SPAWN_DIR])
+            parents(f"{SOCKET_DIR}/{SOCKET_NAME}")  # where each child binds its arbiter's sockets
+            cmd.extend(["--perms", "0755", "--dir", SOCKET_DIR])
         cmd.extend(["--chdir", WORK_DIR])
         if spawn_root is not None:
             # a fork server's parent: what it needs to confine each child (zygote.py), and
