@@ -16,11 +16,13 @@ processes, each serving many matches at once). With duplicate deals the same car
 back in later matches; ``deal`` and ``match`` guarantee that a bot which remembers what it
 saw never meets a deal it has already played.
 
-Those fresh processes come from a fork server per bot where the sandbox allows it
-(``forkserver``: bwrap as root): a pre-started parent in the bot's sandbox forks each one,
-confined before any bot code runs, in milliseconds instead of a new interpreter's ~0.1 s
-of CPU. Elsewhere, or when a bot's parent fails, each is a fresh sandboxed process.
-``BotHost.process_start`` says which, and the host logs it.
+Those processes (under every isolation: a long-lived ``shared`` one is confined as a
+fresh one) come from a fork server per bot where the sandbox allows it (``forkserver``:
+bwrap as root): a pre-started parent in the bot's sandbox, one for the whole process
+(every arbiter and pool of it), forks each one, confined before any bot code runs, in
+milliseconds instead of a new interpreter's ~0.3 s of CPU. Elsewhere, or when a bot's
+parent fails, each is a fresh sandboxed process. ``BotHost.process_start`` says which,
+and the host logs it.
 """
 
 from __future__ import annotations
@@ -427,22 +429,22 @@ class BotHost:
 
     def _launch(self, name: str, key: str | None = None) -> BotProcess:
         return self.pool.launch(name, self.sources[name], key=key or f"{name}.{next(self._ids)}",
-                                own_name=name in self.own_names, fork=self.isolation != "shared")
+                                own_name=name in self.own_names, fork=True)
 
     @property
     def process_start(self) -> str:
         """How this host starts a bot process, in words (logged by ``start``)."""
-        if self.isolation == "shared":
-            return "long-lived sandboxed processes (shared isolation)"
+        shared = "long-lived processes (shared isolation), " if self.isolation == "shared" else ""
         if not self.pool.forks:
-            return f"a fresh sandboxed process each (no fork server: {self.pool.why_no_forks})"
+            return f"{shared}a fresh sandboxed process each (no fork server: {self.pool.why_no_forks})"
         broken = {s.why_not for s in self.pool.forkservers.values() if not s.alive}
         text = ("forked by a fork server per bot (own uid, network, PID, IPC and mount namespaces, fresh /tmp and "
                 "working directory per process)")
         others = sorted(n for n, spec in self.sources.items() if runtime_of(spec) is not PYTHON)
         if others:  # a fork server's parent is a Python interpreter
             text += f"; a fresh sandboxed process each for {', '.join(others)} (another runtime: no fork server)"
-        return text + (f"; fresh processes for bots whose fork server failed: {'; '.join(sorted(broken))}" if broken else "")
+        return shared + text + (f"; fresh processes for bots whose fork server failed: {'; '.join(sorted(broken))}"
+                                if broken else "")
 
     async def _fresh(self, name: str) -> BotProcess:
         bp = self._launch(name)

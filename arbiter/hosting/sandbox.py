@@ -28,9 +28,10 @@ CPU seconds, ``RLIMIT_NPROC`` processes and threads, ``RLIMIT_NOFILE`` open file
 bot needs: ``ARENA_ADDRESS``, ``ARENA_TOKEN``, ``HOME``, ``PATH``...), a private working
 directory deleted afterwards, stdin closed and stderr captured to a file.
 
-Fresh processes from a fork server (``deal`` and ``match`` isolation start many): with
+Bot processes from a fork server (``deal`` and ``match`` isolation start many): with
 bwrap and an arbiter running as root, ``forkserver.ForkServer`` keeps one pre-started,
-pre-imported parent per bot inside a sandbox of this kind and forks each new bot process
+pre-imported parent per bot (for the whole process: ``forkserver.acquire``) inside a
+sandbox of this kind and forks each new bot process
 from it, the child getting its own namespaces, uid, ``/tmp`` and working directory before
 any bot code is imported (``ARENA_FORKSERVER=0`` turns it off; ``fork_support`` says
 whether it is used here and why not).
@@ -295,12 +296,12 @@ class Sandbox:
                            f"runtime = \"{runtime.name}\" cannot be hosted here")
         forks, why = fork_support(self)
         if forks:
-            on.append("fresh processes (deal, match isolation): forked from a pre-started parent per bot in its "
+            on.append("bot processes (every isolation): forked from a pre-started parent per bot in its "
                       "sandbox (SDK, grpc, protobuf, the games imported; never a submitted bot's code); each child "
                       "gets its own uid, network, PID, IPC and mount namespaces, /tmp and working directory before "
                       "any bot code runs")
         else:
-            on.append(f"fresh processes (deal, match isolation): a new sandboxed interpreter each (no fork server: {why})")
+            on.append(f"bot processes (every isolation): a new sandboxed interpreter each (no fork server: {why})")
         return {"enforced": on, "not enforced": off}
 
     # -- building the command -----------------------------------------------------------

@@ -82,7 +82,9 @@ def found(report: dict) -> dict:
 
 @needs_bwrap
 def test_shared_processes_find_their_notes_so_the_check_can_fail(tmp_path):
-    got, _ = play(tmp_path, "shared")
+    got, how = play(tmp_path, "shared")
+    if sb.fork_support(sb.Sandbox())[0]:  # long-lived, but forked and confined as a fresh one
+        assert how.startswith("long-lived processes (shared isolation), forked by a fork server"), how
     # two long-lived processes (one per seat) each report twice: at their first decision
     # of each match
     assert len(got) == 4 and len({r["log"] for r in got}) == 2, [r["log"] for r in got]
