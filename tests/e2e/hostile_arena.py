@@ -123,10 +123,11 @@ def run_hostile(
         pool = BotPool(server.hub, server.address, log_dir=tmp, sandbox=box, transport=transport)
         store = Store(store_path)
         try:
-            pool.launch("hostile", str(spec))
-            pool.launch("table-random", "random")
-            pool.launch("honest-a", "random")
-            pool.launch("honest-b", "heuristic")
+            pool.launch("hostile", str(spec))  # a fresh sandboxed process: the sandbox is what is tried
+            # the honest bots from the process's fork servers where there are (as a run's are)
+            pool.launch("table-random", "random", fork=True)
+            pool.launch("honest-a", "random", fork=True)
+            pool.launch("honest-b", "heuristic", fork=True)
             await pool.wait_connected(60)
             clock = Clock(decision_ms, bank_ms)
             hostile_cfg = MatchConfig("spades", seed, OPTIONS, clock=clock,
