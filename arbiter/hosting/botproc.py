@@ -16,11 +16,13 @@ processes, each serving many matches at once). With duplicate deals the same car
 back in later matches; ``deal`` and ``match`` guarantee that a bot which remembers what it
 saw never meets a deal it has already played.
 
-Those fresh processes come from a fork server per bot where the sandbox allows it
-(``forkserver``: bwrap as root): a pre-started parent in the bot's sandbox forks each one,
-confined before any bot code runs, in milliseconds instead of a new interpreter's ~0.1 s
-of CPU. Elsewhere, or when a bot's parent fails, each is a fresh sandboxed process.
-``BotHost.process_start`` says which, and the host logs it.
+Those processes (under every isolation: a long-lived ``shared`` one is confined as a
+fresh one) come from a fork server per bot where the sandbox allows it (``forkserver``:
+bwrap as root): a pre-started parent in the bot's sandbox, one for the whole process
+(every arbiter and pool of it), forks each one, confined before any bot code runs, in
+milliseconds instead of a new interpreter's ~0.3 s of CPU. Elsewhere, or when a bot's
+parent fails, each is a fresh sandboxed process. ``BotHost.process_start`` says which,
+and the host logs it.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from arbiter import scratch
 from arbiter.hosting import botenv
 from arbiter.hosting.botenv import BotEnvError
 from arbiter.hosting import sandbox as sb
+from arbiter.hosting import forkserver
 from arbiter.hosting.forkserver import ForkedProcess, ForkServer, ForkServerError
 from arbiter.hosting.loading import BUNDLED
 from cardarena.runtimes import PYTHON, ManifestError, Runtime, manifest_of
@@ -195,8 +198,12 @@ class BotPool:
     log_dir: Path | None = None
     procs: dict[str, BotProcess] = field(default_factory=dict)
     sandbox: sb.Sandbox | None = None  # None: sandbox.Sandbox() (the strongest available)
-    #: per bot spec, the fork server its ``launch(fork=True)`` processes come from
+    #: per bot spec, the fork server its ``launch(fork=True)`` processes come from (the
+    #: process's, shared with its other pools: ``forkserver.acquire``)
     forkservers: dict[str, ForkServer] = field(default_factory=dict)
+    #: per bot spec, this pool's arbiter as its fork server knows it (``ForkServer.attach``)
+    _attached: dict[str, str] = field(default_factory=dict, init=False, repr=False)
+    _released: bool = field(default=False, init=False, repr=False)
     #: how the processes reach the arbiter: ``grpc`` (the bot stream over gRPC) or
     #: ``local`` (the same stream in plain frames on the local channel: ``TRANSPORTS``)
     transport: str = "grpc"
@@ -279,15 +286,18 @@ class BotPool:
         args, code, env, runtime = self._command(name, spec, own_name)
         env["ARENA_TOKEN"] = token
         bot_env = self.bot_envs.get(spec)
-        if fork and self.forks and runtime is PYTHON and bot_env is None:  # a fork server's parent is the arbiter's Python  # a fork server's parent is a Python interpreter
-            server = self.forkservers.get(spec)
-            if server is None:
-                server = self.forkservers[spec] = ForkServer(
-                    box, code=code, env={k: v for k, v in env.items() if k != "ARENA_TOKEN"},
-                    unix_socket=self.hub.unix_path, log_path=self.log_dir / f"{name}.forkserver.stderr.log",
-                    name=name, bundled_module=BUNDLED[spec].module if spec in BUNDLED else None)
+        if fork and self.forks and runtime is PYTHON and bot_env is None:  # a fork server's parent is the arbiter's Python
             try:
-                child = server.spawn([*args, "--address", self._dial(server.address)], env, log_path)
+                server = self.forkservers.get(spec)
+                if server is None:
+                    server = self.forkservers[spec] = forkserver.acquire(
+                        box, code=code, env={k: v for k, v in env.items() if k != "ARENA_TOKEN"}, name=name,
+                        bundled_module=BUNDLED[spec].module if spec in BUNDLED else None)
+                    self._attached[spec] = server.attach(self.hub.unix_path)
+                if spec not in self._attached:
+                    raise ForkServerError("this arbiter could not be attached to the fork server")
+                child = server.spawn([*args, "--address", self._dial(server.address)], env, log_path,
+                                     arbiter=self._attached[spec], box=box)
             except ForkServerError as exc:
                 log.debug("bot %s: no fork server (%s): a fresh process", key, exc)
             else:
@@ -313,7 +323,7 @@ class BotPool:
     def forking(self, spec: str) -> bool:
         """Whether a ``launch(fork=True)`` of ``spec`` would be forked now."""
         server = self.forkservers.get(spec)
-        return self.forks and (server is None or server.alive)
+        return self.forks and (server is None or (server.alive and spec in self._attached))
 
     async def wait_connected(self, timeout: float = 60.0) -> None:
         """Wait until every launched bot has a session; BotStartError if one dies or is late."""
@@ -334,8 +344,12 @@ class BotPool:
     def stop(self) -> None:
         for bp in list(self.procs.values()):
             bp.stop()
-        for server in self.forkservers.values():
-            server.stop()
+        if not self._released:  # the process's fork servers: kept a while for its next pool
+            self._released = True
+            for spec, server in self.forkservers.items():
+                if spec in self._attached:
+                    server.detach(self._attached.pop(spec))
+                forkserver.release(server)
         if self._own_log_dir:  # what a failing bot said is in the records already (incidents)
             shutil.rmtree(self.log_dir, ignore_errors=True)
 
@@ -415,22 +429,22 @@ class BotHost:
 
     def _launch(self, name: str, key: str | None = None) -> BotProcess:
         return self.pool.launch(name, self.sources[name], key=key or f"{name}.{next(self._ids)}",
-                                own_name=name in self.own_names, fork=self.isolation != "shared")
+                                own_name=name in self.own_names, fork=True)
 
     @property
     def process_start(self) -> str:
         """How this host starts a bot process, in words (logged by ``start``)."""
-        if self.isolation == "shared":
-            return "long-lived sandboxed processes (shared isolation)"
+        shared = "long-lived processes (shared isolation), " if self.isolation == "shared" else ""
         if not self.pool.forks:
-            return f"a fresh sandboxed process each (no fork server: {self.pool.why_no_forks})"
+            return f"{shared}a fresh sandboxed process each (no fork server: {self.pool.why_no_forks})"
         broken = {s.why_not for s in self.pool.forkservers.values() if not s.alive}
         text = ("forked by a fork server per bot (own uid, network, PID, IPC and mount namespaces, fresh /tmp and "
                 "working directory per process)")
         others = sorted(n for n, spec in self.sources.items() if runtime_of(spec) is not PYTHON)
         if others:  # a fork server's parent is a Python interpreter
             text += f"; a fresh sandboxed process each for {', '.join(others)} (another runtime: no fork server)"
-        return text + (f"; fresh processes for bots whose fork server failed: {'; '.join(sorted(broken))}" if broken else "")
+        return shared + text + (f"; fresh processes for bots whose fork server failed: {'; '.join(sorted(broken))}"
+                                if broken else "")
 
     async def _fresh(self, name: str) -> BotProcess:
         bp = self._launch(name)

@@ -28,9 +28,10 @@ CPU seconds, ``RLIMIT_NPROC`` processes and threads, ``RLIMIT_NOFILE`` open file
 bot needs: ``ARENA_ADDRESS``, ``ARENA_TOKEN``, ``HOME``, ``PATH``...), a private working
 directory deleted afterwards, stdin closed and stderr captured to a file.
 
-Fresh processes from a fork server (``deal`` and ``match`` isolation start many): with
+Bot processes from a fork server (``deal`` and ``match`` isolation start many): with
 bwrap and an arbiter running as root, ``forkserver.ForkServer`` keeps one pre-started,
-pre-imported parent per bot inside a sandbox of this kind and forks each new bot process
+pre-imported parent per bot (for the whole process: ``forkserver.acquire``) inside a
+sandbox of this kind and forks each new bot process
 from it, the child getting its own namespaces, uid, ``/tmp`` and working directory before
 any bot code is imported (``ARENA_FORKSERVER=0`` turns it off; ``fork_support`` says
 whether it is used here and why not).
@@ -295,12 +296,12 @@ class Sandbox:
                            f"runtime = \"{runtime.name}\" cannot be hosted here")
         forks, why = fork_support(self)
         if forks:
-            on.append("fresh processes (deal, match isolation): forked from a pre-started parent per bot in its "
+            on.append("bot processes (every isolation): forked from a pre-started parent per bot in its "
                       "sandbox (SDK, grpc, protobuf, the games imported; never a submitted bot's code); each child "
                       "gets its own uid, network, PID, IPC and mount namespaces, /tmp and working directory before "
                       "any bot code runs")
         else:
-            on.append(f"fresh processes (deal, match isolation): a new sandboxed interpreter each (no fork server: {why})")
+            on.append(f"bot processes (every isolation): a new sandboxed interpreter each (no fork server: {why})")
         return {"enforced": on, "not enforced": off}
 
     # -- building the command -----------------------------------------------------------
@@ -367,14 +368,15 @@ class Sandbox:
         *,
         code: Sequence[str | os.PathLike] = (),
         env: dict[str, str] | None = None,
-        unix_socket: str,
         spawn_root: Path,
     ) -> Launch:
         """The command that runs a fork server's parent (``argv``) in the sandbox a bot
         process of this policy gets (bwrap, as root only; see ``fork_support``).
 
         The same namespaces and binds as ``prepare``, plus ``spawn_root`` (the host
-        directory of its children's fresh working directories) at ``/bot/spawn``. The
+        directory of its children's fresh working directories, and of the sockets of the
+        arbiters it serves: ``ForkServer.attach``) at ``/bot/spawn``, and no arbiter's
+        socket: each child binds its own arbiter's at ``/run/arena`` (``zygote.py``). The
         parent stays root with the capabilities to confine its children (make namespaces,
         mount, change uid, signal); it runs only the zygote, and no rlimits bind it (a
         child sets its own): ``zygote.py`` drops every capability in each child before
@@ -385,7 +387,7 @@ class Sandbox:
         workdir = private_dir(scratch.make("arena-fork-"), None)
         address = f"unix:{SOCKET_DIR}/{SOCKET_NAME}"
         clean = clean_env(WORK_DIR, address, env)
-        cmd = self._bwrap(list(argv), code, workdir, unix_socket, None, spawn_root=spawn_root)
+        cmd = self._bwrap(list(argv), code, workdir, None, None, spawn_root=spawn_root)
         return Launch(cmd, clean, "/", workdir, None, address)
 
     def code_path(self, host_path: str | os.PathLike) -> str:
@@ -464,6 +466,8 @@ class Sandbox:
         if spawn_root is not None:
             parents(SPAWN_DIR)
             cmd.extend(["--bind", str(spawn_root), SPAWN_DIR])
+            parents(f"{SOCKET_DIR}/{SOCKET_NAME}")  # where each child binds its arbiter's sockets
+            cmd.extend(["--perms", "0755", "--dir", SOCKET_DIR])
         cmd.extend(["--chdir", WORK_DIR])
         if spawn_root is not None:
             # a fork server's parent: what it needs to confine each child (zygote.py), and

@@ -1,7 +1,8 @@
 """The parent of a fork server, run inside one bot's sandbox: ``python zygote.py CTL_FD [CONFIG]``.
 
 ``arbiter.hosting.forkserver`` starts this program under bubblewrap, with the bot's code
-and the arbiter's Unix socket bound in as for any bot process, and asks it over the
+bound in as for any bot process (no arbiter's socket: one parent serves every arbiter of
+its process, each child binds its own's), and asks it over the
 control socket ``CTL_FD`` for bot processes. It never runs a line of the bot's code: it
 imports the SDK and what the SDK stands on (grpc, protobuf, the core), checks that it is
 still one thread with no gRPC channel, and then only forks (CONFIG, JSON: ``{"bundled":
@@ -18,14 +19,16 @@ Each request makes two processes:
   bwrap reports it);
 * the *bot*, PID 1 of its own PID namespace (so every process it makes dies with it),
   which, still as root and before any bot code: mounts a fresh ``/tmp`` and ``/proc``,
-  binds its own fresh working directory at ``/bot/work`` and hides the others, brings its
+  binds its own fresh working directory at ``/bot/work`` and its own arbiter's sockets at
+  ``/run/arena`` (read-only tmpfs) and hides the others (every child's directory, every
+  arbiter's sockets), brings its
   loopback up, takes the stderr file the arbiter passed, closes every other descriptor,
   starts a session, drops to its own uid (every capability goes with it), joins a new
   session keyring, sets its rlimits and priority, replaces its environment and runs
   ``python -m sdk`` in-process.
 
 Protocol (JSON datagrams on a SOCK_SEQPACKET socket): the arbiter sends ``{"op": "spawn",
-"id", "uid", "work", "env", "argv", "limits", "nice"}`` with the stderr descriptor
+"id", "uid", "work", "arbiter", "sockets", "env", "argv", "limits", "nice"}`` with the stderr descriptor
 attached, and ``{"op": "signal", "id", "kill": bool}``; this program answers ``{"op":
 "ready", ...}`` once, then ``{"op": "started", "id", "pid"}``, ``{"op": "exit", "id",
 "code"}`` or ``{"op": "failed", "id", "error"}``.
@@ -53,6 +56,7 @@ import traceback
 
 WORK_DIR = "/bot/work"  # sandbox.WORK_DIR: where every bot process has its working directory
 SPAWN_DIR = "/bot/spawn"  # sandbox.SPAWN_DIR: the fresh working directories, one per child
+SOCKET_DIR = "/run/arena"  # sandbox.SOCKET_DIR: where a bot finds its arbiter's sockets
 
 #: What the parent imports before it forks: the SDK and everything it stands on, the games'
 #: engines and the SDK's typed views (a fresh process imports its game's on the first
@@ -64,7 +68,8 @@ PRELOAD = ("asyncio", "grpc", "grpc.aio", "google.protobuf", "cardarena.games", 
 
 _CLONE_NEWNS, _CLONE_NEWUTS, _CLONE_NEWIPC = 0x20000, 0x4000000, 0x8000000
 _CLONE_NEWPID, _CLONE_NEWNET = 0x20000000, 0x40000000
-_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REMOUNT, _MS_BIND, _MS_MOVE, _MS_REC, _MS_PRIVATE = 2, 4, 8, 32, 4096, 8192, 16384, 1 << 18
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REMOUNT = 1, 2, 4, 8, 32
+_MS_BIND, _MS_MOVE, _MS_REC, _MS_PRIVATE = 4096, 8192, 16384, 1 << 18
 _PR_SET_PDEATHSIG = 1
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 1
 _SYS_KEYCTL = {"x86_64": 250, "aarch64": 219}
@@ -156,6 +161,22 @@ def _fresh_tmp(stage: str) -> None:
         _mount(place, point, None, _MS_MOVE)
 
 
+def _arbiter_sockets(arbiter: str, names: list[str]) -> None:
+    """Its own arbiter's sockets (hard-linked by ``ForkServer.attach`` into the folder
+    ``arbiter`` of the spawn root) at ``/run/arena``, as a fresh sandbox binds them, on a
+    tmpfs of this process's, read-only (root's, 0755, as bwrap makes the folder)."""
+    if not re.fullmatch(r"a[0-9a-f]{16}", arbiter):
+        raise OSError(f"not an arbiter's folder: {arbiter!r}")
+    _mount("tmpfs", SOCKET_DIR, "tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, "mode=0755,size=4k")
+    for name in names:
+        source = f"{SPAWN_DIR}/{arbiter}/{os.path.basename(name)}"
+        if os.path.exists(source):
+            target = f"{SOCKET_DIR}/{os.path.basename(name)}"
+            os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o644))
+            _mount(source, target, None, _MS_BIND)
+    _mount(None, SOCKET_DIR, None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
+
+
 def _confine_and_run(req: dict, err_fd: int) -> None:
     """The bot process: confine this (root) process, drop to the bot's uid, run the SDK. Never returns."""
     code = _EXIT_SETUP
@@ -171,6 +192,8 @@ def _confine_and_run(req: dict, err_fd: int) -> None:
         # CI clone may), /proc of its PID namespace.
         _mount(f"{SPAWN_DIR}/{req['work']}", WORK_DIR, None, _MS_BIND)
         _mount(None, WORK_DIR, None, _MS_BIND | _MS_REMOUNT | _MS_NOSUID | _MS_NODEV)
+        _arbiter_sockets(req["arbiter"], req["sockets"])
+        # the other children's working directories and the other arbiters' sockets: hidden
         _mount("tmpfs", SPAWN_DIR, "tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, "mode=0755,size=4k")
         _fresh_tmp(SPAWN_DIR)
         _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)

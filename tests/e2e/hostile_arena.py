@@ -129,8 +129,8 @@ class HonestTable:
         # the honest bots are not under test: a CPU limit for a module of matches
         self.pool = BotPool(self.server.hub, self.server.address, log_dir=self.tmp,
                             sandbox=Sandbox(Limits(memory_mb=512, cpu_seconds=300)), transport=self.transport)
-        self.pool.launch("honest-a", "random")
-        self.pool.launch("honest-b", "heuristic")
+        self.pool.launch("honest-a", "random", fork=True)
+        self.pool.launch("honest-b", "heuristic", fork=True)
         await self.pool.wait_connected(60)
 
     def close(self) -> None:
@@ -224,11 +224,12 @@ def run_hostile(
         honest_pool = pool if table is None else table.pool
         store = Store(store_path)
         try:
-            pool.launch("hostile", str(spec))
-            pool.launch("table-random", "random")
+            pool.launch("hostile", str(spec))  # a fresh sandboxed process: the sandbox is what is tried
+            # the honest bots from the process's fork servers where there are (as a run's are)
+            pool.launch("table-random", "random", fork=True)
             if table is None:
-                pool.launch("honest-a", "random")
-                pool.launch("honest-b", "heuristic")
+                pool.launch("honest-a", "random", fork=True)
+                pool.launch("honest-b", "heuristic", fork=True)
             await pool.wait_connected(60)
             clock = Clock(decision_ms, bank_ms)
             hostile_cfg = MatchConfig("spades", seed, OPTIONS, clock=clock,

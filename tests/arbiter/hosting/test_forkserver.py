@@ -82,7 +82,9 @@ def found(report: dict) -> dict:
 
 @needs_bwrap
 def test_shared_processes_find_their_notes_so_the_check_can_fail(tmp_path):
-    got, _ = play(tmp_path, "shared")
+    got, how = play(tmp_path, "shared")
+    if sb.fork_support(sb.Sandbox())[0]:  # long-lived, but forked and confined as a fresh one
+        assert how.startswith("long-lived processes (shared isolation), forked by a fork server"), how
     # two long-lived processes (one per seat) each report twice: at their first decision
     # of each match
     assert len(got) == 4 and len({r["log"] for r in got}) == 2, [r["log"] for r in got]
@@ -333,3 +335,69 @@ def test_a_childs_fresh_tmp_keeps_the_sandboxs_binds_below_tmp(tmp_path):
         assert lines[2] == "read-only"  # with its flags
     finally:
         subprocess.run(["rm", "-rf", str(root)], check=False)
+
+
+PEEK = """import json, os, sys
+from sdk import Bot
+print("PEEK " + json.dumps({"run": sorted(os.listdir("/run/arena")), "spawn": sorted(os.listdir("/bot/spawn")),
+                            "cwd": sorted(os.listdir("."))}), file=sys.stderr, flush=True)
+
+class Peek(Bot):
+    name = "peek"
+    games = ("spades",)
+
+    def choose(self, view, legal_actions):
+        return legal_actions[0]
+"""
+
+
+@needs_forks
+def test_the_arbiters_of_one_process_share_a_parent_and_each_child_sees_only_its_own(tmp_path):
+    """Two arbiters of one process, each with a pool of the same bot: one parent forks for
+    both (started once), and each child finds its own arbiter's sockets at /run/arena and
+    nothing of the other's, nor any other child's working directory. Its session is on
+    its own arbiter (``connect`` waits on that arbiter's hub for its own token)."""
+    peek = tmp_path / "peek.py"
+    peek.write_text(PEEK)
+    peek.chmod(0o644)
+    tmp_path.chmod(0o755)
+    logs = [tmp_path / "logs-a", tmp_path / "logs-b"]
+
+    kept: list = []
+
+    async def main() -> tuple[bool, bool, list[str]]:
+        servers = [await start_private_server(), await start_private_server()]
+        hosts = [BotHost(s.hub, s.address, {"peek": str(peek), "random": "random"}, isolation="match", copies=1,
+                         log_dir=d) for s, d in zip(servers, logs)]
+        try:
+            for d in logs:
+                d.mkdir()
+            sessions = [await h.start() for h in hosts]
+            # both arbiters at once: a child of each while the other's is attached
+            same = all(hosts[0].pool.forkservers[n] is hosts[1].pool.forkservers[n] for n in (str(peek), "random"))
+            own = all(s.hub.session_for(bp.token) is not None for s, h in zip(servers, hosts)
+                      for bp in h.pool.procs.values())
+            return same, own and all(not x.closed for ss in sessions for x in ss.values()), \
+                [h.process_start for h in hosts]
+        finally:
+            kept.extend(hosts[0].pool.forkservers.values())
+            for h, s in zip(hosts, servers):
+                await h.stop()
+                await s.stop(0.2)
+
+    same, connected, how = asyncio.run(main())
+    assert same and connected
+    # kept for the next pool of this process (stopped once idle, or at exit), which gets it
+    assert kept and all(fs.alive for fs in kept)
+    again = forkserver.acquire(sb.Sandbox(), code=[], env={}, name="random", bundled_module="bots.random_bot")
+    try:
+        assert any(again is fs for fs in kept)
+    finally:
+        forkserver.release(again)
+    assert all(h.startswith("forked by a fork server") for h in how), how
+    peeks = [json.loads(line[len("PEEK "):]) for d in logs for p in d.glob("peek*.stderr.log")
+             for line in p.read_text().splitlines() if line.startswith("PEEK ")]
+    assert len(peeks) == 2, peeks
+    for seen in peeks:
+        assert seen == {"run": ["arena.sock", "local.sock"], "spawn": [], "cwd": []}, seen
+

@@ -50,16 +50,6 @@ def stored(db: Path) -> list[tuple]:
         ).fetchall()
 
 
-def children(pid: int) -> list[int]:
-    """Every descendant of ``pid``: its bot sandboxes and the processes in them (with a
-    fork server per bot the arbiter's own children are one sandbox per bot)."""
-    try:
-        direct = [int(x) for x in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
-    return [d for c in direct for d in (c, *children(c))]
-
-
 def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -120,7 +110,9 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path, tmp):
         p.kill()
         ref.kill()
         raise
-    bots = children(p.pid)
+    # every descendant: its bot sandboxes and the processes in them (the fork servers' are
+    # started by a thread of the arbiter's, so they are not all the main thread's children)
+    bots = sorted(procs.descendants(p.pid))
     started = {b: procs.start_time(b) for b in bots}
     os.kill(p.pid, signal.SIGKILL)
     p.wait()
