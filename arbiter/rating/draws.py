@@ -29,10 +29,12 @@ unbiased.
 The features (per drawn card, for the drawing seat, from the position just before the draw;
 ``DRAW_FEATURES`` the ones corrected by, chosen by measurement, docs/strength.md):
 
-* Spot: ``deadwood`` (minus the spots left out of melds once the hand with the card has made
-  its best discard: what the card does for going out and for the payment if another goes out)
-  and ``meld`` (the card makes a meld with two of the hand, or lays off on a table meld);
-  recorded too: ``links``, ``spots``, ``loose``.
+* Spot: ``late_deadwood``, the card's ``deadwood`` (minus the spots left out of melds once the
+  hand with the card has made its best discard: what the card does for going out and for the
+  payment if another goes out) times the rounds of the hand played before the draw (a weight
+  settled before the card is drawn, so the term keeps its expectation 0: a late card decides
+  more); recorded too: ``deadwood`` itself, ``meld`` (the card makes a meld with two of the hand,
+  or lays off on a table meld), ``links``, ``spots``, ``loose``.
 * Spite and Malice: ``reach`` (with the card, the hand and the side stacks' tops can carry a
   centre pile up to the drawer's pay-off card, wild cards filling gaps) and ``wild``; recorded
   too: ``playable``, ``bridge``, ``payoff_rank``, ``run``.
@@ -99,9 +101,11 @@ def _spot_arrangements(cards: tuple, memo: dict) -> frozenset:
 
 
 def _spot_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any], tuple[float, ...]]:
-    """Per card c, (meld, links, spots, deadwood, loose) for ``seat`` holding ``hand`` (before the
-    draw): deadwood and loose, minus the spots and the cards left out of melds once the best
-    discard is made from the hand with c (higher: a better card)."""
+    """Per card c, (meld, links, spots, deadwood, loose, late_deadwood) for ``seat`` holding ``hand``
+    (before the draw): deadwood and loose, minus the spots and the cards left out of melds once the
+    best discard is made from the hand with c (higher: a better card); late_deadwood, deadwood times
+    the rounds of the hand completed (public, and the same before the draw as after it)."""
+    late = state.spectator_view().turn_number / state.game.num_seats
     ranks = Counter(c // 4 for c in hand)
     by_suit: dict[int, set[int]] = {}
     for c in hand:
@@ -120,6 +124,10 @@ def _spot_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any]
         return own[0]
 
     def f(c: Any) -> tuple[float, ...]:
+        v = card(c)
+        return (*v, late * v[3])
+
+    def card(c: Any) -> tuple[float, ...]:
         r, s = c // 4, c % 4
         same = by_suit.get(s, set())
         seq = (r - 1 in same and r - 2 in same) or (r - 1 in same and r + 1 in same) or (r + 1 in same and r + 2 in same)
@@ -219,14 +227,14 @@ def _sm_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any], 
 #: The stock and a seat's hand are read through the engines' referee-side accessors (``stock_cards``,
 #: ``hand_cards``: immutable copies, never part of a view).
 _GAMES: dict[str, tuple[tuple[str, ...], Callable]] = {
-    "spot": (("meld", "links", "spots", "deadwood", "loose"), _spot_features),
+    "spot": (("meld", "links", "spots", "deadwood", "loose", "late_deadwood"), _spot_features),
     "spite-and-malice": (("playable", "wild", "bridge", "payoff_rank", "reach", "run"), _sm_features),
 }
 
 #: The features ``--luck-adjusted`` corrects by, per game: chosen on 300 deals of a close pair (the
 #: most cut in blocks of 40 to 300 deals; more features cost more than they explain on few deals)
 #: and checked on deals of another seed and pair (docs/strength.md, "The draws").
-DRAW_FEATURES = {"spot": ("deadwood",), "spite-and-malice": ("reach", "wild")}
+DRAW_FEATURES = {"spot": ("late_deadwood",), "spite-and-malice": ("reach", "wild")}
 
 #: Event kinds after which, in the same action, the stock is no longer the one a draw came from.
 _RESHUFFLES = frozenset({"deal", "recycle", "deadlock", "side_deal"})

@@ -498,7 +498,7 @@ def null_rank(seen: float, margins: Sequence[float], features: Sequence[Mapping[
 #: Feature sets measured by ``draw_rows`` per game (the product's, ``DRAW_FEATURES``, among them).
 DRAW_SETS = {
     "spot": (("meld",), ("deadwood",), ("loose",), ("deadwood", "meld"), ("meld", "spots"),
-             ("deadwood", "links", "loose", "meld", "spots")),
+             ("deadwood", "links", "loose", "meld", "spots"), ("late_deadwood",), ("deadwood", "late_deadwood")),
     "spite-and-malice": (("wild",), ("reach",), ("run",), ("reach", "wild"), ("payoff_rank", "reach", "wild"),
                          ("bridge", "payoff_rank", "playable", "reach", "run", "wild")),
 }
