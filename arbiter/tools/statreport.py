@@ -10,8 +10,9 @@ process instead (``REPLAYED``: 3,000 deals, of which the recorded 400 are the fi
     python -m arbiter.tools.statreport luckfeatures   # not in "every table": feature sets of the deal, ~5 min
     python -m arbiter.tools.statreport viewvalues     # not in "every table": the bids' values as features, ~40 min
     python -m arbiter.tools.statreport draws          # not in "every table": the draws' luck, Spot and Spite and Malice
-    python -m arbiter.tools.statreport playgivenbids  # not in "every table": Spades' play after the bids, ~15 min
+    python -m arbiter.tools.statreport playgivenbids  # not in "every table": Spades' play after the bids, ~4 CPU-min
     python -m arbiter.tools.statreport drawtargets    # not in "every table": the draws' bench targets, 3 seeds a pair
+    python -m arbiter.tools.statreport ratiotargets   # not in "every table": the same targets on simulated deals
 
 ``bench_round`` is the short version ``python -m arbiter.tools.bench -s statistics`` repeats: the SPRT's
 error rates and length at its defaults, the margin interval's coverage and the ratings'
@@ -572,6 +573,35 @@ def draw_null_rows(seeds: Sequence[int] = (11, 12, 13), deals: Mapping[str, int]
                                                   random.Random(rng))}
 
 
+def ratio_target_rows(runs: int = 60, permutations: int = 100, seed: int = 0, sizes: Sequence[int] = (40, 100),
+                      shares: Sequence[float] = (0.0, 0.02, 0.1)) -> Iterator[dict[str, Any]]:
+    """The draws' bench targets on simulated deals whose truth is known: margins normal with a random
+    scale (heavy tails), 2 features explaining ``shares`` of their variance, ``sizes`` deals; per cell
+    over ``runs`` runs, how often ``ratio < 1`` fails, how often the far pairs' ``null_rank < 0.99``
+    and the close pairs' ``null_rank <= 0.05`` fail, and how often the far pairs' target catches the
+    same correction with its sign flipped (a broken one)."""
+    from arbiter.rating.luck import FOLDS, RIDGE, regression_adjusted
+
+    names, zero = ("x", "y"), {"x": 0.0, "y": 0.0}
+    for n in sizes:
+        for share in shares:
+            rng = random.Random(f"ratio-targets:{seed}:{n}:{share}")
+            b = (share / (1 - share) / 2) ** 0.5
+            above = far = close = caught = 0
+            for _ in range(runs):
+                feats = [{"x": rng.gauss(0, 1), "y": rng.gauss(0, 1)} for _ in range(n)]
+                margins = [b * (f["x"] + f["y"]) + rng.gauss(0, 1) * (1 + 0.5 * abs(rng.gauss(0, 1))) for f in feats]
+                adj = regression_adjusted(margins, feats, zero, names, FOLDS, RIDGE)
+                rank = null_rank(adj.variance_ratio, margins, feats, names, rng, permutations)
+                flipped = mean_se([2 * m - c for m, c in zip(margins, adj.corrected)])
+                above += adj.variance_ratio >= 1
+                far += rank >= 0.99
+                close += rank > 0.05
+                caught += null_rank((flipped.se / adj.plain.se) ** 2, margins, feats, names, rng, permutations) >= 0.99
+            yield {"deals": n, "explained": share, "ratio_fails": above / runs, "far_rank_fails": far / runs,
+                   "close_rank_fails": close / runs, "flipped_caught": caught / runs}
+
+
 def draws_round(seed: int, n: int) -> dict[str, float]:
     """The ``draws.*`` rows: each of ``DRAW_PAIRS`` on max(2n, 40) deals (Spot) or max(n/2, 40)
     (Spite and Malice, whose games are longer), fresh seeds each round."""
@@ -985,22 +1015,35 @@ def play_given_bids(pair: Sequence[Any], tricks: int, expected: Callable[[tuple]
     return f
 
 
-def play_given_bids_rows(deals: int = 1200, seed: int = 17, probes: int = 4000,
-                         jobs: int = JOBS) -> Iterator[dict[str, Any]]:
+def play_given_bids_parts(deals: int = 800, seed: int = 17, probes: int = 1000, jobs: int = JOBS,
+                          which: str = "both") -> tuple:
+    """``play_given_bids_rows``' inputs: the evaluation's deals replayed and their double-dummy tricks,
+    the bidding-only probes and theirs (``which``: "deals" or "probes" for one half, None for the other)."""
+    opts = {"deals": 1}
+    played = tricks = probed = probe_tricks = None
+    if which in ("both", "deals"):
+        played = replay_evaluation("spades", "heuristic", "greedy", deals, seed, opts, jobs=jobs)
+        tricks = deals_tricks(played, opts, jobs=jobs)
+    if which in ("both", "probes"):
+        probed = bid_probes("spades", "heuristic", "greedy", opts, deals=probes, seed="play-given-bids", jobs=jobs)
+        probe_tricks = deals_tricks(probed, opts, jobs=jobs)
+    return played, tricks, probed, probe_tricks
+
+
+def play_given_bids_rows(deals: int = 800, seed: int = 17, probes: int = 1000, jobs: int = JOBS,
+                         parts: tuple | None = None) -> Iterator[dict[str, Any]]:
     """Issue 39, seventh session: the play after the bids as features of the deal. Each side's
     double-dummy value with the bids fixed, centred on its expectation given the bids from
     ``probes`` bidding-only probe deals of their own (``play_given_bids``), alone and beside
     ``LUCK_FEATURES`` and ``value_features``, against the close pair's deal margins (``arbiter
     evaluate spades heuristic greedy --deals DEALS --seed SEED -o deals=1`` replayed; one DDS solve a
     deal and a probe); measured as ``luck_feature_rows`` measures, the fourth session's linear fit on
-    the bids (``trick_features``) beside it on the same deals."""
+    the bids (``trick_features``) beside it on the same deals. ``parts``: ``play_given_bids_parts``'
+    answer, computed before (the replays and the DDS solves are nearly all the work)."""
     from arbiter.rating.luck import luck_features, trick_features, value_features
 
-    opts = {"deals": 1}
-    played = replay_evaluation("spades", "heuristic", "greedy", deals, seed, opts, jobs=jobs)
-    tricks = deals_tricks(played, opts, jobs=jobs)
-    probed = bid_probes("spades", "heuristic", "greedy", opts, deals=probes, seed="play-given-bids", jobs=jobs)
-    expected = _given_bids(probed, deals_tricks(probed, opts, jobs=jobs))
+    played, tricks, probed, probe_tricks = parts or play_given_bids_parts(deals, seed, probes, jobs)
+    expected = _given_bids(probed, probe_tricks)
     score = ("play_a_score", "play_b_score")
 
     def play(d: Any, t: int, names: Sequence[str] | None = None) -> dict[str, float]:
@@ -1009,15 +1052,14 @@ def play_given_bids_rows(deals: int = 1200, seed: int = 17, probes: int = 4000,
 
     sets = {
         "luck (LUCK_FEATURES)": lambda d, t: luck_features(d),
-        "value (value_features)": lambda d, t: value_features(d),
-        "luck + double-dummy against the bids, linear (trick_features)": lambda d, t: {**luck_features(d),
-                                                                                       **trick_features(d, t)},
         "play given the bids: points": lambda d, t: play(d, t, score),
         "play given the bids: points, tricks, sets": play,
         "play given the bids: points + luck": lambda d, t: {**play(d, t, score), **luck_features(d)},
         "play given the bids: all + luck": lambda d, t: {**play(d, t), **luck_features(d)},
+        "value (value_features)": lambda d, t: value_features(d),
         "play given the bids: points + value": lambda d, t: {**play(d, t, score), **value_features(d)},
-        "play given the bids: all + value": lambda d, t: {**play(d, t), **value_features(d)},
+        "luck + double-dummy against the bids, linear (trick_features)": lambda d, t: {**luck_features(d),
+                                                                                       **trick_features(d, t)},
     }
     yield from _cut_rows(played, tricks, sets)
 
@@ -1099,6 +1141,10 @@ def main(parts: list[str]) -> None:
         print(_md(list(play_given_bids_rows()), ["features", "numbers", "cross_fitted_400", "cross_fitted_all",
                                                  "held_out", "per_match_plain", "per_match_all", "per_match_held_out"]),
               "\n", flush=True)
+    if "ratiotargets" in parts:
+        print("## The draws' bench targets on simulated deals (issue 39, seventh session)\n")
+        print(_md(list(ratio_target_rows()), ["deals", "explained", "ratio_fails", "far_rank_fails", "close_rank_fails",
+                                              "flipped_caught"]), "\n", flush=True)
     if "drawtargets" in parts:
         print("## The draws' bench targets against a correct and a broken correction (issue 39, seventh session)\n")
         print(_md(list(draw_null_rows()), ["pair", "seed", "deals", "ratio", "null_rank", "shift_z", "flipped_ratio",
