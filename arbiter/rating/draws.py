@@ -18,7 +18,9 @@ b x (features), b fitted on other deals (``arbiter.rating.luck.regression_adjust
 its expectation: the mean is unbiased by construction and only the variance changes.
 
 The terms are computed from the match's record replayed by the referee's engine (``draw_luck``):
-the stock at each draw is read from the engine's state, never from anything a bot said. A draw
+the stock at each draw is read from the engine's state, never from anything a bot said, through the
+engines' referee-side reads (``stock_cards``, ``hand_cards``, Spot's ``table_melds``: immutable
+copies, never part of a view; a bot is sent views only). A draw
 is scored only when the stock just before it is known from the state after the action (the
 last draw of an action, with no shuffle or deal after it); a draw skipped so is decided before
 its cards are (the stock ran short, a new game was dealt), so skipping it keeps the sum
@@ -27,10 +29,12 @@ unbiased.
 The features (per drawn card, for the drawing seat, from the position just before the draw;
 ``DRAW_FEATURES`` the ones corrected by, chosen by measurement, docs/strength.md):
 
-* Spot: ``deadwood`` (minus the spots left out of melds once the hand with the card has made
-  its best discard: what the card does for going out and for the payment if another goes out)
-  and ``meld`` (the card makes a meld with two of the hand, or lays off on a table meld);
-  recorded too: ``links``, ``spots``, ``loose``.
+* Spot: ``late_deadwood``, the card's ``deadwood`` (minus the spots left out of melds once the
+  hand with the card has made its best discard: what the card does for going out and for the
+  payment if another goes out) times the rounds of the hand played before the draw (a weight
+  settled before the card is drawn, so the term keeps its expectation 0: a late card decides
+  more); recorded too: ``deadwood`` itself, ``meld`` (the card makes a meld with two of the hand,
+  or lays off on a table meld), ``links``, ``spots``, ``loose``.
 * Spite and Malice: ``reach`` (with the card, the hand and the side stacks' tops can carry a
   centre pile up to the drawer's pay-off card, wild cards filling gaps) and ``wild``; recorded
   too: ``playable``, ``bridge``, ``payoff_rank``, ``run``.
@@ -44,18 +48,10 @@ from collections import Counter
 from typing import Any, Callable, Mapping, Sequence
 
 from cardarena.games import get_game
-from cardarena.games.spot.melds import _fitting as _spot_fitting, candidate_melds
+from cardarena.games.spot import candidate_melds, fitting_cards
 
 #: The games whose draws are corrected.
 DRAW_GAMES = ("spot", "spite-and-malice")
-
-
-def _spot_stock(state: Any) -> list[Any]:
-    return state._stock  # the engine's stock (top last); read only
-
-
-def _spot_hand(state: Any, seat: int) -> list[Any]:
-    return state._hands[seat]
 
 
 def _spot_deadwood(hand: Sequence[Any], fitting: frozenset, memo: dict) -> tuple[int, int]:
@@ -105,15 +101,16 @@ def _spot_arrangements(cards: tuple, memo: dict) -> frozenset:
 
 
 def _spot_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any], tuple[float, ...]]:
-    """Per card c, (meld, links, spots, deadwood, loose) for ``seat`` holding ``hand`` (before the
-    draw): deadwood and loose, minus the spots and the cards left out of melds once the best
-    discard is made from the hand with c (higher: a better card)."""
+    """Per card c, (meld, links, spots, deadwood, loose, late_deadwood) for ``seat`` holding ``hand``
+    (before the draw): deadwood and loose, minus the spots and the cards left out of melds once the
+    best discard is made from the hand with c (higher: a better card); late_deadwood, deadwood times
+    the rounds of the hand completed (public, and the same before the draw as after it)."""
+    late = state.spectator_view().turn_number / state.game.num_seats
     ranks = Counter(c // 4 for c in hand)
     by_suit: dict[int, set[int]] = {}
     for c in hand:
         by_suit.setdefault(c % 4, set()).add(c // 4)
-    melds = list(state._melds)
-    fitting = frozenset(c for m in melds for c in _spot_fitting(m))
+    fitting = frozenset(c for m in state.table_melds() for c in fitting_cards(m))
     memo: dict = {}
     if len(_ARRANGEMENTS) > _KEPT:
         _ARRANGEMENTS.clear()
@@ -127,6 +124,10 @@ def _spot_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any]
         return own[0]
 
     def f(c: Any) -> tuple[float, ...]:
+        v = card(c)
+        return (*v, late * v[3])
+
+    def card(c: Any) -> tuple[float, ...]:
         r, s = c // 4, c % 4
         same = by_suit.get(s, set())
         seq = (r - 1 in same and r - 2 in same) or (r - 1 in same and r + 1 in same) or (r + 1 in same and r + 2 in same)
@@ -160,14 +161,6 @@ def _spot_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any]
         return (float(meld), float(links), float(min(r + 1, 10)), -float(dw[0]), -float(dw[1]))
 
     return f
-
-
-def _sm_stock(state: Any) -> list[Any]:
-    return state.stock
-
-
-def _sm_hand(state: Any, seat: int) -> list[Any]:
-    return state.hands[seat]
 
 
 def _sm_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any], tuple[float, ...]]:
@@ -230,17 +223,18 @@ def _sm_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any], 
     return f
 
 
-#: Per game: every feature's name (all recorded per deal, for measurements), the stock and a seat's
-#: hand from a state, the feature function.
-_GAMES: dict[str, tuple[tuple[str, ...], Callable, Callable, Callable]] = {
-    "spot": (("meld", "links", "spots", "deadwood", "loose"), _spot_stock, _spot_hand, _spot_features),
-    "spite-and-malice": (("playable", "wild", "bridge", "payoff_rank", "reach", "run"), _sm_stock, _sm_hand, _sm_features),
+#: Per game: every feature's name (all recorded per deal, for measurements) and the feature function.
+#: The stock and a seat's hand are read through the engines' referee-side accessors (``stock_cards``,
+#: ``hand_cards``: immutable copies, never part of a view).
+_GAMES: dict[str, tuple[tuple[str, ...], Callable]] = {
+    "spot": (("meld", "links", "spots", "deadwood", "loose", "late_deadwood"), _spot_features),
+    "spite-and-malice": (("playable", "wild", "bridge", "payoff_rank", "reach", "run"), _sm_features),
 }
 
 #: The features ``--luck-adjusted`` corrects by, per game: chosen on 300 deals of a close pair (the
 #: most cut in blocks of 40 to 300 deals; more features cost more than they explain on few deals)
 #: and checked on deals of another seed and pair (docs/strength.md, "The draws").
-DRAW_FEATURES = {"spot": ("deadwood",), "spite-and-malice": ("reach", "wild")}
+DRAW_FEATURES = {"spot": ("late_deadwood",), "spite-and-malice": ("reach", "wild")}
 
 #: Event kinds after which, in the same action, the stock is no longer the one a draw came from.
 _RESHUFFLES = frozenset({"deal", "recycle", "deadlock", "side_deal"})
@@ -265,7 +259,7 @@ def draw_luck(game_name: str, options: Mapping[str, Any] | None, seed: int, acti
     and ``draws``: how many draws were scored. The match replayed from its seed and actions (the
     record's notation) by the engine; ValueError for an action the engine does not accept."""
     game = get_game(game_name, dict(options or {}), preset)
-    names, stock_of, hand_of, feats = _GAMES[game_name]
+    names, feats = _GAMES[game_name]
     state = game.new_initial_state(seed)
     out = [dict.fromkeys(names, 0.0) | {"draws": 0.0} for _ in range(game.num_seats)]
     for text in actions:
@@ -279,8 +273,8 @@ def draw_luck(game_name: str, options: Mapping[str, Any] | None, seed: int, acti
             continue
         e = events[last]
         seat, drawn = e.seat, list(e.cards)
-        stock = list(stock_of(state)) + drawn
-        hand = _minus(hand_of(state, seat), drawn)
+        stock = list(state.stock_cards()) + drawn
+        hand = _minus(state.hand_cards(seat), drawn)
         f = feats(state, seat, hand)
         rows = [f(c) for c in stock]
         k = len(drawn)

@@ -10,6 +10,9 @@ process instead (``REPLAYED``: 3,000 deals, of which the recorded 400 are the fi
     python -m arbiter.tools.statreport luckfeatures   # not in "every table": feature sets of the deal, ~5 min
     python -m arbiter.tools.statreport viewvalues     # not in "every table": the bids' values as features, ~40 min
     python -m arbiter.tools.statreport draws          # not in "every table": the draws' luck, Spot and Spite and Malice
+    python -m arbiter.tools.statreport playgivenbids  # not in "every table": Spades' play after the bids, ~4 CPU-min
+    python -m arbiter.tools.statreport drawtargets    # not in "every table": the draws' bench targets, 3 seeds a pair
+    python -m arbiter.tools.statreport ratiotargets   # not in "every table": the same targets on simulated deals
 
 ``bench_round`` is the short version ``python -m arbiter.tools.bench -s statistics`` repeats: the SPRT's
 error rates and length at its defaults, the margin interval's coverage and the ratings'
@@ -426,6 +429,12 @@ DRAW_PAIRS = (
 )
 
 
+#: The close pairs of ``DRAW_PAIRS`` (``draw_key``), whose draws explain a tenth of the deal margins'
+#: variance: held to a cut. The far ones' margins hardly vary with the draws (docs/strength.md, "The
+#: draws"): held to doing no harm.
+DRAW_CLOSE = ("spot_heuristic_noisy30", "spite_malice_heuristic_noisy10")
+
+
 def draw_key(game: str, a: str, b: str) -> str:
     """A bench row's name for a pair: ``spot_heuristic_noisy30``."""
     short = lambda x: x.rsplit(":", 1)[-1].lower()  # noqa: E731
@@ -453,14 +462,46 @@ def draws_real(game: str, a: str, b: str, options: Mapping[str, Any], deals: int
     for k in luck.expected.names:
         m = mse([f[k] for f in r.luck_features])
         zs.append(abs(m.mean) / m.se if m.se else 0.0)
+    rank = null_rank(adj.variance_ratio, r.deal_margins(), r.luck_features, luck.expected.names,
+                     random.Random(f"draws-null:{game}:{a}:{b}:{seed}"))
     return {"ratio": adj.variance_ratio, "per_match": per_match(adj.se), "plain_per_match": per_match(adj.raw.se or 0.0),
-            "shift_z": adj.shift_z, "feature_z": max(zs)}
+            "shift_z": adj.shift_z, "feature_z": max(zs), "null_rank": rank}
+
+
+#: Permutations of ``null_rank``.
+NULL_PERMUTATIONS = 200
+
+
+def null_rank(seen: float, margins: Sequence[float], features: Sequence[Mapping[str, float]], names: Sequence[str],
+              rng: random.Random, permutations: int = NULL_PERMUTATIONS) -> float:
+    """Where ``seen``, the variance ratio an evaluation's correction gave (``LuckAdjusted.variance_ratio``
+    of ``arbiter evaluate --luck-adjusted``), falls among the ratios of its ``features`` shuffled over
+    the deals, each cross-fitted as the correction is fitted (``regression_adjusted``, FOLDS, RIDGE):
+    the share of ``permutations`` shuffles whose ratio is below it.
+
+    Shuffled, the features know nothing of the margins and keep their values, their number and the
+    deals', so their ratios are what fitting that many slopes on that many deals costs when there is
+    nothing to find (above 1: about 1.01 for 2 features on 250 deals, 1.06 on 40). Near 0: the
+    correction explains more than chance (a close pair); about uniform on [0, 1] when it explains
+    nothing (a far pair, or features that are not the deals'); near 1: it does worse than features
+    that know nothing (a correction that harms: a wrong sign, a slope from the wrong deals' fit).
+    Unlike ``ratio < 1``, whose fitting cost makes a correct correction of a far pair fail it about
+    half the time, the far pairs' ``< 0.99`` fails a correct one at most 1% of the time."""
+    from arbiter.rating.luck import FOLDS, RIDGE, regression_adjusted
+
+    zero = dict.fromkeys(names, 0.0)
+    rows = list(features)
+    below = 0
+    for _ in range(permutations):
+        rng.shuffle(rows)
+        below += regression_adjusted(margins, rows, zero, names, FOLDS, RIDGE).variance_ratio < seen
+    return below / permutations
 
 
 #: Feature sets measured by ``draw_rows`` per game (the product's, ``DRAW_FEATURES``, among them).
 DRAW_SETS = {
     "spot": (("meld",), ("deadwood",), ("loose",), ("deadwood", "meld"), ("meld", "spots"),
-             ("deadwood", "links", "loose", "meld", "spots")),
+             ("deadwood", "links", "loose", "meld", "spots"), ("late_deadwood",), ("deadwood", "late_deadwood")),
     "spite-and-malice": (("wild",), ("reach",), ("run",), ("reach", "wild"), ("payoff_rank", "reach", "wild"),
                          ("bridge", "payoff_rank", "playable", "reach", "run", "wild")),
 }
@@ -502,6 +543,65 @@ def draw_rows(deals: int = 300, seeds: Sequence[int] = (1, 2), jobs: int = JOBS)
                        "per_match_raw": 2 * len(margins) * (full.plain.se or 0.0) ** 2 / match_var,
                        "per_match_adjusted": 2 * len(margins) * (full.adjusted.se or 0.0) ** 2 / match_var,
                        "shift_z": shift.mean / shift.se if shift.se else 0.0}
+
+
+def draw_null_rows(seeds: Sequence[int] = (11, 12, 13), deals: Mapping[str, int] | None = None,
+                   jobs: int = JOBS) -> Iterator[dict[str, Any]]:
+    """The draws' bench rows' targets, measured: per pair of ``DRAW_PAIRS`` and seed, ``draws_real``
+    (the bench's ``arbiter evaluate GAME A B --deals DEALS --seed 2000+SEED --luck-adjusted``) and
+    its ``ratio`` and ``null_rank``, beside the ``null_rank`` of the same correction broken on purpose
+    (its sign flipped: the corrected margins m + (m - c) for m - b f = c): what a correct
+    correction gives against the targets, and what a harmful one does. ``deals`` per game (default:
+    Spot 200, Spite and Malice 100)."""
+    from arbiter.rating.luck import FOLDS, RIDGE, regression_adjusted
+    from arbiter.tournament.evaluate import evaluate
+    from arbiter.tournament.probes import luck_probes
+
+    deals = {"spot": 200, "spite-and-malice": 100, **(deals or {})}
+    for game, a, b, options in DRAW_PAIRS:
+        for seed in seeds:
+            luck = luck_probes(game, a, b, options)
+            r = evaluate(game, a, b, deals=deals[game], seed=2000 + seed, options=options, luck=luck, jobs=jobs)
+            adj, names = r.luck, luck.expected.names
+            assert adj is not None
+            margins = r.deal_margins()
+            fitted = regression_adjusted(margins, r.luck_features, dict.fromkeys(names, 0.0), names, FOLDS, RIDGE)
+            flipped = mean_se([2 * m - c for m, c in zip(margins, fitted.corrected)])
+            rng = f"draws-null:{game}:{a}:{b}:{seed}"
+            yield {"pair": f"{game} {a}-{b}", "seed": 2000 + seed, "deals": len(margins), "ratio": adj.variance_ratio,
+                   "null_rank": null_rank(adj.variance_ratio, margins, r.luck_features, names, random.Random(rng)),
+                   "shift_z": adj.shift_z, "flipped_ratio": (flipped.se / fitted.plain.se) ** 2,
+                   "flipped_null_rank": null_rank((flipped.se / fitted.plain.se) ** 2, margins, r.luck_features, names,
+                                                  random.Random(rng))}
+
+
+def ratio_target_rows(runs: int = 60, permutations: int = 100, seed: int = 0, sizes: Sequence[int] = (40, 100),
+                      shares: Sequence[float] = (0.0, 0.02, 0.1)) -> Iterator[dict[str, Any]]:
+    """The draws' bench targets on simulated deals whose truth is known: margins normal with a random
+    scale (heavy tails), 2 features explaining ``shares`` of their variance, ``sizes`` deals; per cell
+    over ``runs`` runs, how often ``ratio < 1`` fails, how often the far pairs' ``null_rank < 0.99``
+    and the close pairs' ``null_rank <= 0.05`` fail, and how often the far pairs' target catches the
+    same correction with its sign flipped (a broken one)."""
+    from arbiter.rating.luck import FOLDS, RIDGE, regression_adjusted
+
+    names, zero = ("x", "y"), {"x": 0.0, "y": 0.0}
+    for n in sizes:
+        for share in shares:
+            rng = random.Random(f"ratio-targets:{seed}:{n}:{share}")
+            b = (share / (1 - share) / 2) ** 0.5
+            above = far = close = caught = 0
+            for _ in range(runs):
+                feats = [{"x": rng.gauss(0, 1), "y": rng.gauss(0, 1)} for _ in range(n)]
+                margins = [b * (f["x"] + f["y"]) + rng.gauss(0, 1) * (1 + 0.5 * abs(rng.gauss(0, 1))) for f in feats]
+                adj = regression_adjusted(margins, feats, zero, names, FOLDS, RIDGE)
+                rank = null_rank(adj.variance_ratio, margins, feats, names, rng, permutations)
+                flipped = mean_se([2 * m - c for m, c in zip(margins, adj.corrected)])
+                above += adj.variance_ratio >= 1
+                far += rank >= 0.99
+                close += rank > 0.05
+                caught += null_rank((flipped.se / adj.plain.se) ** 2, margins, feats, names, rng, permutations) >= 0.99
+            yield {"deals": n, "explained": share, "ratio_fails": above / runs, "far_rank_fails": far / runs,
+                   "close_rank_fails": close / runs, "flipped_caught": caught / runs}
 
 
 def draws_round(seed: int, n: int, options: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, float]:
@@ -670,7 +770,15 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
         f"s.d. 38, Spades heuristic-greedy 0,{m1}", "x", lambda v: v <= 1.0, "<= 1.0 (issue 39)") for m1 in (20, 50)},
     # ... and the draws of Spot and Spite and Malice (arbiter.rating.draws), two pairs a game
     **{f"draws.{draw_key(g, a, b)}.ratio": (f"--luck-adjusted over raw variance of the mean, the draws' correction "
-                                            f"({g} {a}-{b})", "x", lambda v: v < 1.0, "< 1 (it cuts)")
+                                            f"({g} {a}-{b})", "x",
+                                            *((lambda v: v < 1.0, "< 1 (it cuts)") if draw_key(g, a, b) in DRAW_CLOSE
+                                              else (None, "none: a far pair has little to cut (its .null_rank)")))
+       for g, a, b, _ in DRAW_PAIRS},
+    **{f"draws.{draw_key(g, a, b)}.null_rank": (
+        f"share of {NULL_PERMUTATIONS} shuffles of the draws' features over the deals whose variance ratio is below "
+        f"the correction's ({g} {a}-{b}; 0: it explains more than chance, 1: worse than features that know nothing)",
+        "rate", *((lambda v: v <= 0.05, "<= 0.05 (more than chance)") if draw_key(g, a, b) in DRAW_CLOSE
+                  else (lambda v: v < 0.99, "< 0.99 (no worse than features that know nothing)")))
        for g, a, b, _ in DRAW_PAIRS},
     **{f"draws.{draw_key(g, a, b)}.per_match": (f"variance per match, --luck-adjusted margin / independent deals "
                                                 f"({g} {a}-{b})", "x", None, "none (a measurement)")
@@ -847,6 +955,119 @@ def luck_feature_rows(deals: int = 1200, seed: int = 17, jobs: int = JOBS) -> It
     yield from _cut_rows(played, tricks, sets)
 
 
+#: The cells of the bids a side's double-dummy value is centred in (``_given_bids``), finest first: its
+#: contract and nil bids and the opponents', then without the opponents' nils, then its own alone;
+#: a cell with fewer than ``GIVEN_BIDS_MIN`` probe sides falls back to the next.
+GIVEN_BIDS_CELLS = (lambda k: k, lambda k: k[:3], lambda k: k[:2], lambda k: ())
+GIVEN_BIDS_MIN = 30
+
+
+def _side_play(r: Any, bot: int, tricks: int) -> tuple[tuple[int, int, int, int], dict[str, float]]:
+    """One seating's side of ``bot``: the bids' cell (contract, nils, the opponents' contract and nils)
+    and what its double-dummy tricks (``tricks``: the even seats') are worth with the bids fixed:
+    the contract's points (10 a bid and the bags when made, -10 a bid when set), the tricks, the set
+    and its size in bids."""
+    seats = r.side_of(bot)
+    others = r.side_of(1 - bot)
+    t = tricks if seats[0] % 2 == 0 else 13 - tricks
+    bids = [r.bids[s] or 0 for s in seats]
+    obids = [r.bids[s] or 0 for s in others]
+    c, nils = sum(bids), sum(1 for b in bids if b == 0)
+    made = t >= c
+    key = (c, nils, sum(obids), sum(1 for b in obids if b == 0))
+    return key, {"score": float(10 * c + (t - c) if made else -10 * c), "tricks": float(t),
+                 "set": float(not made), "set_bids": float(c * (not made))}
+
+
+def _given_bids(probes: Sequence[Any], probe_tricks: Sequence[int]) -> Callable[[tuple], dict[str, float]]:
+    """E[``_side_play`` | the bids' cell] estimated from bidding-only probes (each deal's two seatings,
+    both sides, one DDS solve a deal): the mean over the probe sides of the finest cell of
+    ``GIVEN_BIDS_CELLS`` holding at least ``GIVEN_BIDS_MIN`` of them. A function of the bids alone,
+    fixed before the evaluation's deals."""
+    sums: dict[tuple, list] = {}
+    for pair, t in zip(probes, probe_tricks):
+        for r in pair[:2]:
+            for bot in (0, 1):
+                key, v = _side_play(r, bot, t)
+                for cell in GIVEN_BIDS_CELLS:
+                    acc = sums.setdefault(cell(key), [0, dict.fromkeys(v, 0.0)])
+                    acc[0] += 1
+                    for k, x in v.items():
+                        acc[1][k] += x
+
+    def expected(key: tuple) -> dict[str, float]:
+        for cell in GIVEN_BIDS_CELLS:
+            got = sums.get(cell(key))
+            if got is not None and (got[0] >= GIVEN_BIDS_MIN or cell(key) == ()):
+                return {k: x / got[0] for k, x in got[1].items()}
+        raise ValueError("given bids: no probes")
+
+    return expected
+
+
+def play_given_bids(pair: Sequence[Any], tricks: int, expected: Callable[[tuple], dict[str, float]]) -> dict[str, float]:
+    """Per bot, summed over the deal's two seatings: its side's double-dummy value with the bids fixed
+    (``_side_play``) less its expectation given the bids (``_given_bids``): the luck of the cards
+    for the play after the bids, apart from what the bids already say (``play_a_score``, ...)."""
+    f: dict[str, float] = {}
+    for r in pair[:2]:
+        for bot, tag in ((0, "a"), (1, "b")):
+            key, v = _side_play(r, bot, tricks)
+            e = expected(key)
+            for k, x in v.items():
+                f[f"play_{tag}_{k}"] = f.get(f"play_{tag}_{k}", 0.0) + x - e[k]
+    return f
+
+
+def play_given_bids_parts(deals: int = 800, seed: int = 17, probes: int = 1000, jobs: int = JOBS,
+                          which: str = "both") -> tuple:
+    """``play_given_bids_rows``' inputs: the evaluation's deals replayed and their double-dummy tricks,
+    the bidding-only probes and theirs (``which``: "deals" or "probes" for one half, None for the other)."""
+    opts = {"deals": 1}
+    played = tricks = probed = probe_tricks = None
+    if which in ("both", "deals"):
+        played = replay_evaluation("spades", "heuristic", "greedy", deals, seed, opts, jobs=jobs)
+        tricks = deals_tricks(played, opts, jobs=jobs)
+    if which in ("both", "probes"):
+        probed = bid_probes("spades", "heuristic", "greedy", opts, deals=probes, seed="play-given-bids", jobs=jobs)
+        probe_tricks = deals_tricks(probed, opts, jobs=jobs)
+    return played, tricks, probed, probe_tricks
+
+
+def play_given_bids_rows(deals: int = 800, seed: int = 17, probes: int = 1000, jobs: int = JOBS,
+                         parts: tuple | None = None) -> Iterator[dict[str, Any]]:
+    """Issue 39, seventh session: the play after the bids as features of the deal. Each side's
+    double-dummy value with the bids fixed, centred on its expectation given the bids from
+    ``probes`` bidding-only probe deals of their own (``play_given_bids``), alone and beside
+    ``LUCK_FEATURES`` and ``value_features``, against the close pair's deal margins (``arbiter
+    evaluate spades heuristic greedy --deals DEALS --seed SEED -o deals=1`` replayed; one DDS solve a
+    deal and a probe); measured as ``luck_feature_rows`` measures, the fourth session's linear fit on
+    the bids (``trick_features``) beside it on the same deals. ``parts``: ``play_given_bids_parts``'
+    answer, computed before (the replays and the DDS solves are nearly all the work)."""
+    from arbiter.rating.luck import luck_features, trick_features, value_features
+
+    played, tricks, probed, probe_tricks = parts or play_given_bids_parts(deals, seed, probes, jobs)
+    expected = _given_bids(probed, probe_tricks)
+    score = ("play_a_score", "play_b_score")
+
+    def play(d: Any, t: int, names: Sequence[str] | None = None) -> dict[str, float]:
+        f = play_given_bids(d, t, expected)
+        return {k: v for k, v in f.items() if names is None or k in names}
+
+    sets = {
+        "luck (LUCK_FEATURES)": lambda d, t: luck_features(d),
+        "play given the bids: points": lambda d, t: play(d, t, score),
+        "play given the bids: points, tricks, sets": play,
+        "play given the bids: points + luck": lambda d, t: {**play(d, t, score), **luck_features(d)},
+        "play given the bids: all + luck": lambda d, t: {**play(d, t), **luck_features(d)},
+        "value (value_features)": lambda d, t: value_features(d),
+        "play given the bids: points + value": lambda d, t: {**play(d, t, score), **value_features(d)},
+        "luck + double-dummy against the bids, linear (trick_features)": lambda d, t: {**luck_features(d),
+                                                                                       **trick_features(d, t)},
+    }
+    yield from _cut_rows(played, tricks, sets)
+
+
 def _md(rows: list[dict], cols: list[str]) -> str:
     def fmt(v) -> str:
         if isinstance(v, float):
@@ -919,6 +1140,19 @@ def main(parts: list[str]) -> None:
         print("## The draws' luck at Spot and Spite and Malice, feature sets (issue 39, sixth session)\n")
         print(_md(list(draw_rows()), ["pair", "seed", "deals", "features", "ratio_40", "ratio_100", "ratio_all",
                                       "per_match_raw", "per_match_adjusted", "shift_z"]), "\n", flush=True)
+    if "playgivenbids" in parts:
+        print("## The play after the bids, centred on its expectation given the bids (issue 39, seventh session)\n")
+        print(_md(list(play_given_bids_rows()), ["features", "numbers", "cross_fitted_400", "cross_fitted_all",
+                                                 "held_out", "per_match_plain", "per_match_all", "per_match_held_out"]),
+              "\n", flush=True)
+    if "ratiotargets" in parts:
+        print("## The draws' bench targets on simulated deals (issue 39, seventh session)\n")
+        print(_md(list(ratio_target_rows()), ["deals", "explained", "ratio_fails", "far_rank_fails", "close_rank_fails",
+                                              "flipped_caught"]), "\n", flush=True)
+    if "drawtargets" in parts:
+        print("## The draws' bench targets against a correct and a broken correction (issue 39, seventh session)\n")
+        print(_md(list(draw_null_rows()), ["pair", "seed", "deals", "ratio", "null_rank", "shift_z", "flipped_ratio",
+                                           "flipped_null_rank"]), "\n", flush=True)
     if "luckfeatures" in parts:
         print("## Features of the deal against the close Spades pair's margins (issue 39, item 2)\n")
         print(_md(list(luck_feature_rows()), ["features", "numbers", "cross_fitted_400", "cross_fitted_all", "held_out",

@@ -82,6 +82,17 @@ class SpiteAndMaliceState(SpiteAndMaliceLegal, SpiteAndMaliceTurns, SpiteAndMali
 
     GAME_OVER = _GAME_OVER  # the generic surface (current_seat, is_terminal, log, outcome) is State's
 
+    # Referee-side reads, the same as Spot's (arbiter.rating.draws): immutable copies of cards no
+    # seat may see, never part of a view; a bot is sent views, never an engine state.
+
+    def stock_cards(self) -> tuple[Card, ...]:
+        """The stock in draw order: the next card drawn from it first."""
+        return tuple(reversed(self.stock))
+
+    def hand_cards(self, seat: int) -> tuple[Card, ...]:
+        """``seat``'s hand, in the order the engine holds it."""
+        return tuple(self.hands[seat])
+
     def all_cards(self) -> Counter:
         """The multiset of every card on the table (for conservation checks)."""
         out: Counter = Counter()

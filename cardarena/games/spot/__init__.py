@@ -34,7 +34,7 @@ from .actions import (
 )
 from .options import EndPot, SpotOptions, TieRule
 from .views import SpotHandSummary, SpotPickup, SpotRevealedHand, SpotTableMeld, SpotView
-from .melds import candidate_melds, fits, meld_kind
+from .melds import candidate_melds, fits, fitting_cards, meld_kind
 from .scoring import settle_hand
 from .state import SpotState
 from .game import Spot
@@ -44,5 +44,5 @@ __all__ = [
     "LayOff", "MAX_DROP_PER_TURN", "MAX_GROUP", "MAX_PLAYERS", "MIN_MELD", "MIN_PLAYERS", "Meld",
     "MeldKind", "Phase", "SIXTIETHS", "Spot", "SpotHandSummary", "SpotOptions", "SpotPickup",
     "SpotRevealedHand", "SpotState", "SpotTableMeld", "SpotView", "TieRule", "candidate_melds",
-    "card_value", "fits", "meld_kind", "settle_hand", "spots",
+    "card_value", "fits", "fitting_cards", "meld_kind", "settle_hand", "spots",
 ]

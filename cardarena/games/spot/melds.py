@@ -75,6 +75,11 @@ def _fitting(meld: SpotTableMeld) -> frozenset[Card]:
     return out
 
 
+def fitting_cards(meld: SpotTableMeld) -> frozenset[Card]:
+    """Every card that may be laid off on ``meld`` (``fits`` over the deck, memoised)."""
+    return _fitting(meld)
+
+
 def _table_kind(cards: Sequence[Card]) -> MeldKind:
     """The kind of a table meld of any length (sequences may exceed 4 cards)."""
     if len({c // 4 for c in cards}) == 1:

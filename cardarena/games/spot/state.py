@@ -451,6 +451,23 @@ class SpotState(SpotViews, State):
         )
         return events
 
+    # Referee-side reads: what a replay of a record needs beside the views (the draws' luck,
+    # arbiter.rating.draws), as immutable copies. They show cards no seat may see (the stock, every
+    # hand), so they are never part of a view: a bot is sent views, never an engine state, and a state
+    # it builds with the forward model holds its own sampled cards, not the true ones.
+
+    def stock_cards(self) -> tuple[Card, ...]:
+        """The stock in draw order: the next card drawn from it first."""
+        return tuple(reversed(self._stock))
+
+    def hand_cards(self, seat: int) -> tuple[Card, ...]:
+        """``seat``'s hand, in the order the engine holds it (its view shows it sorted)."""
+        return tuple(self._hands[seat])
+
+    def table_melds(self) -> tuple[SpotTableMeld, ...]:
+        """The melds on the table this hand, in id order (public: every view shows them)."""
+        return tuple(self._melds)
+
     def all_cards(self) -> Counter:
         """The 52 cards of the current hand: hands, stock, discard pile and melds (for
         conservation checks)."""
