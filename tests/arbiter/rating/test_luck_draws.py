@@ -31,11 +31,12 @@ def _seatings(game: str, options: dict, deals: int, seed: int, a: str = "random"
     return replay_seatings(game, a, b, [deal_seed(seed, d) for d in range(deals)], (0, 1), options)
 
 
-@pytest.mark.parametrize("game,options,deals", [("spot", SPOT, 60), ("spite-and-malice", SM, 25)])
+@pytest.mark.parametrize("game,options,deals", [("spot", SPOT, 20), ("spite-and-malice", SM, 12)])
 def test_every_feature_has_mean_zero_on_seeded_matches(game, options, deals) -> None:
     """Each feature of every draw is centred on the stock's exact mean, so its sum over a seat's draws
     has expectation 0 whatever the bots do: over seeded matches its mean is within 3.5 s.e. of 0
-    (while the drawn cards' own features are not: the centring is what makes it 0)."""
+    (while the drawn cards' own features are not: the centring is what makes it 0; uncentred, on these
+    deals every feature's mean is 5.6 s.e. or more from 0, most over 15)."""
     per_seat = {k: [] for k in draw_names(game, every=True)}
     draws = 0
     for pair in _seatings(game, options, deals, 11):
