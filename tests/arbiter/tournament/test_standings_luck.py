@@ -20,13 +20,14 @@ from arbiter.tournament.run import TournamentSpec, run_tournament
 from cardarena.games import ConfigError
 
 GAME, A, B, OPTIONS = "spades", "heuristic", "greedy", {"deals": 1}
+PROBES = 20  # probe deals: the checks compare two readings of the same probes, not their precision
 
 
 @pytest.fixture(scope="module")
 def stored(tmp_path_factory) -> tuple[Path, object]:
     """An evaluation of MIN_DEALS deals stored in a fresh store, and what evaluate --luck-adjusted said of it."""
     db = tmp_path_factory.mktemp("luck") / "arena.db"
-    probes = luck_probes(GAME, A, B, OPTIONS, deals=60)
+    probes = luck_probes(GAME, A, B, OPTIONS, deals=PROBES)
     with Store(db) as store:
         played = evaluate(GAME, A, B, deals=MIN_DEALS, seed=5, options=OPTIONS, store=store, name="close", luck=probes)
         evaluate("spot", "heuristic", "random", deals=1, seed=5, options={"hands": 1}, store=store, name="spot")
@@ -41,19 +42,19 @@ def stored(tmp_path_factory) -> tuple[Path, object]:
 def test_standings_give_the_evaluations_luck_adjusted_margin(stored) -> None:
     db, played = stored
     with Store(db, read_only=True) as store:
-        again = stored_luck(store, "close", lambda *a: luck_probes(*a, deals=60))
+        again = stored_luck(store, "close", lambda *a: luck_probes(*a, deals=PROBES))
     assert again.deals == MIN_DEALS and again.luck_features == played.luck_features
     assert again.luck.mean == pytest.approx(played.luck.mean) and again.luck.se == pytest.approx(played.luck.se)
 
-    out = CliRunner().invoke(app, ["standings", "close", "--db", str(db), "--luck-adjusted", "--probes", "60"])
+    out = CliRunner().invoke(app, ["standings", "close", "--db", str(db), "--luck-adjusted", "--probes", str(PROBES)])
     assert out.exit_code == 0, out.output
     assert "the margin above is raw; with the luck of the deal taken out" in out.output
     assert f"luck-adjusted margin {played.luck.mean:+.2f} ± {played.luck.se:.2f}" in out.output
-    assert f"raw {played.luck.raw}" in out.output and "60 probe deals" in out.output
+    assert f"raw {played.luck.raw}" in out.output and f"{PROBES} probe deals" in out.output
     plain = CliRunner().invoke(app, ["standings", "close", "--db", str(db)])
     assert plain.exit_code == 0 and "luck-adjusted" not in plain.output
     # a round robin of the same two bots on the same seed played the same matches: the same line
-    pair = CliRunner().invoke(app, ["standings", "two", "--db", str(db), "--luck-adjusted", "--probes", "60"])
+    pair = CliRunner().invoke(app, ["standings", "two", "--db", str(db), "--luck-adjusted", "--probes", str(PROBES)])
     assert pair.exit_code == 0, pair.output
     assert f"luck-adjusted margin {played.luck.mean:+.2f} ± {played.luck.se:.2f}" in pair.output
 
