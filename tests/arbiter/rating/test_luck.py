@@ -138,9 +138,9 @@ def test_the_runners_probes_bid_as_the_separate_player_did(pair) -> None:
 def test_probes_bid_as_the_evaluations_matches_and_the_flag_end_to_end() -> None:
     """The features read from an evaluation's match records are a bidding-only probe's of the
     same deal; the adjusted margin stays within 3 standard errors of the raw one; the CLI prints
-    both and says which is which."""
-    probes = luck_probes(GAME, A, B, OPTIONS, deals=60)
-    assert probes.expected.probes == 60 and set(LUCK_FEATURES) < set(probes.expected.names)
+    both and says which is which (20 probe deals: the CLI's must give evaluate's margin, not a precise one)."""
+    probes = luck_probes(GAME, A, B, OPTIONS, deals=20)
+    assert probes.expected.probes == 20 and set(LUCK_FEATURES) < set(probes.expected.names)
     r = evaluate(GAME, A, B, deals=MIN_DEALS, seed=5, options=OPTIONS, luck=probes)
     seeds = [deal_seed(5, d) for d in (0, 1, 2, MIN_DEALS - 1)]
     pairs = replay_seatings(GAME, A, B, seeds, (0, 1), OPTIONS, bidding_only=True)
@@ -151,10 +151,10 @@ def test_probes_bid_as_the_evaluations_matches_and_the_flag_end_to_end() -> None
     assert r.to_json()["luck"]["mean"] == pytest.approx(adj.mean)
 
     out = CliRunner().invoke(app, ["evaluate", GAME, A, B, "--deals", str(MIN_DEALS), "--seed", "5", "-o", "deals=1",
-                                   "--luck-adjusted", "--probes", "60"])
+                                   "--luck-adjusted", "--probes", "20"])
     assert out.exit_code == 0, out.output
     assert f"luck-adjusted margin {adj.mean:+.2f} ± {adj.se:.2f}" in out.output
-    assert f"raw {adj.raw}" in out.output and "60 probe deals" in out.output
+    assert f"raw {adj.raw}" in out.output and "20 probe deals" in out.output
     few = CliRunner().invoke(app, ["evaluate", GAME, A, B, "--deals", "3", "-o", "deals=1", "--luck-adjusted",
                                    "--probes", "20"])
     assert few.exit_code == 0 and "luck-adjusted margin: none, 3 deals are fewer than" in few.output
