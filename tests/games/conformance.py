@@ -37,6 +37,7 @@ import types
 import typing
 from collections import Counter
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Iterable, Mapping
 
 from cardarena.games import (
@@ -148,6 +149,19 @@ _TEXT, _ATOM, _SEQ, _DATA, _OTHER = range(5)
 _KIND: dict[type, int] = {Card: -1}
 #: text -> the cards it names (event texts and moves repeat at every step of a playout).
 _TEXT_CARDS: dict[str, tuple[Card, ...]] = {}
+#: class -> a function reading its dataclass fields' values, as a tuple (``_getter``).
+_GETTERS: dict[type, Any] = {}
+#: class -> whether ``shown_cards`` may remember a value of it for one ``memo``.
+_MEMO: dict[type, bool] = {}
+
+
+def _getter(names: tuple[str, ...]) -> Any:
+    if len(names) > 1:
+        return attrgetter(*names)
+    if names:
+        one = attrgetter(names[0])
+        return lambda value: (one(value),)
+    return lambda value: ()
 
 
 def _kind(cls: type, value: Any) -> int:
@@ -202,20 +216,40 @@ def shown_cards(value: Any, out: list[Card] | None = None, memo: dict | None = N
         if hit is not None and hit[0] is value:
             out.extend(hit[1])
             return out
+    mine: list[Card] | None = None
     if kind == _SEQ:
         parts = value
+        mine = [v for v in parts if v.__class__ is Card]
+        if len(mine) != len(parts):  # not only cards (a hand, a pile are): read each part
+            mine = None
     else:
-        parts = [getattr(value, name) for name in value.__dataclass_fields__]
-    mine: list[Card] = []
-    kinds = _KIND
-    for v in parts:
-        k = kinds.get(v.__class__)
-        if k == -1:
-            mine.append(v)
-        elif k != _ATOM:
-            shown_cards(v, mine, memo)
-    if memo is not None and cls is not list and cls is not set and not issubclass(cls, (list, set)):
-        memo[id(value)] = (value, mine)
+        get = _GETTERS.get(cls)
+        if get is None:
+            get = _GETTERS[cls] = _getter(tuple(value.__dataclass_fields__))
+        parts = get(value)
+    if mine is None:  # the cases at the top of this function, for each part, without a call
+        mine = []
+        kinds, texts = _KIND, _TEXT_CARDS
+        for v in parts:
+            k = kinds.get(v.__class__)
+            if k == -1:
+                mine.append(v)
+            elif k == _TEXT:
+                hit = texts.get(v)
+                mine.extend(hit if hit is not None else _text_cards(v))
+            elif k != _ATOM and k != _OTHER:
+                if memo is not None:
+                    hit = memo.get(id(v))
+                    if hit is not None and hit[0] is v:
+                        mine.extend(hit[1])
+                        continue
+                shown_cards(v, mine, memo)
+    if memo is not None:
+        keep = _MEMO.get(cls)
+        if keep is None:
+            keep = _MEMO[cls] = not issubclass(cls, (list, set))  # its parts may change
+        if keep:
+            memo[id(value)] = (value, mine)
     out.extend(mine)
     return out
 
