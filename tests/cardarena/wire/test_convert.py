@@ -16,12 +16,15 @@ GAMES = ["spades", "spite-and-malice", "spot"]
 
 @pytest.mark.parametrize("name", GAMES)
 def test_views_and_actions_round_trip_over_random_games(name):
+    """200 steps a seed (Spades and Spot end at neither, Spite and Malice ends by 60) run
+    the same lines of cardarena/wire as 400 did (a line trace of the body, 3 x 200 and 3 x
+    400 steps: 641 lines for Spades, 658 for Spot, 626 for Spite and Malice)."""
     game = get_game(name)
     for seed in range(3):
         rng = random.Random(seed)
         state = game.new_initial_state(seed)
         steps = 0
-        while not state.is_terminal and steps < 400:
+        while not state.is_terminal and steps < 200:
             for seat in range(game.num_seats):
                 view = state.view(seat)
                 wire = convert.view_to_proto(name, view).SerializeToString()
