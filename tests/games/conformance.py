@@ -863,7 +863,7 @@ def check_step_disclosure(
       engine's events do not show it (the public text of a face-down give names none);
     * the view gains only cards of D (unless the game is over: the end-of-game reveal);
     * a private event V sees (one with an audience) shows only cards of B or A (but
-      one followed by a private event about V itself, ``_superseded``).
+      one about V itself followed by another private event about V, ``_superseded``).
 
     The actor reads the full notation. Public events are left to the re-deal test: one
     may show cards that are hidden again at once (pay-off tops turned up to pick the
@@ -897,10 +897,12 @@ def check_step_disclosure(
 
 
 def _superseded(seen: list[Event], i: int, viewer: int | None) -> bool:
-    """Whether a later private event of the step tells ``viewer`` about itself (a new
-    deal, say): what event ``i`` showed it may be gone from its view by then (cards it
-    drew just before its game ended and a series dealt the next one)."""
-    return any(e.visible_to is not None and e.seat == viewer for e in seen[i + 1:])
+    """Whether event ``i`` is about ``viewer`` itself and a later private event of the step
+    tells it about itself again (a new deal, say): what event ``i`` showed it may be gone
+    from its view by then (cards it drew just before its game ended and a series dealt the
+    next one). An event about another seat is never excused: a series' new deal that showed
+    seat 0's hand to seat 1 was, while any later private event excused it (seventh session)."""
+    return seen[i].seat == viewer and any(e.visible_to is not None and e.seat == viewer for e in seen[i + 1:])
 
 
 def check_no_hidden_cards(game: Game, seed: int, fanout: int = 4, fanout_steps: int = 300) -> int:

@@ -131,3 +131,21 @@ def test_walk_cards_remembers_only_what_cannot_change():
     fixed = Part(((ace,), (king,)), None)
     assert cf.walk_cards(fixed) == [ace, king] and cf._WALKED[id(fixed)][0] is fixed
     assert cf.walk_cards(Part(fixed, (two,))) == [ace, king, two]
+
+
+def test_only_a_viewers_own_event_is_excused_by_its_new_deal():
+    """A private event is excused from showing cards the viewer's view no longer holds only
+    when it is about the viewer and a later private event of the step deals the viewer
+    again (a draw just before a series' next game): another seat's hand shown to the viewer
+    is a leak whatever follows it (Spite and Malice's series deal, seat 0's hand to seat 1,
+    was excused until the seventh session)."""
+    from cardarena.games import Card
+    from cardarena.games.base import new_event
+
+    c = Card.parse
+    own_draw = new_event("draw", 1, "seat 1 draws AD", (c("AD"),), frozenset({1}))
+    other_hand = new_event("deal", 0, "seat 0 receives AD", (c("AD"),), frozenset({0, 1}))
+    own_deal = new_event("deal", 1, "seat 1 receives 2C", (c("2C"),), frozenset({1}))
+    assert cf._superseded([own_draw, own_deal], 0, 1)
+    assert not cf._superseded([other_hand, own_deal], 0, 1)
+    assert not cf._superseded([own_draw], 0, 1)
