@@ -100,6 +100,21 @@ def _spot_arrangements(cards: tuple, memo: dict) -> frozenset:
     return got
 
 
+def _best_leave(outs: frozenset, extra: int | None = None) -> tuple[int, int] | None:
+    """Over ``outs`` (each a set of cards left out of melds, ``_spot_arrangements``) with the spots
+    ``extra`` of one more card left out, the least (spots, cards) left once the highest of them is
+    discarded; None if every set is empty (no card to discard among the left out)."""
+    best = None
+    for out in outs:
+        values = [min(x // 4 + 1, 10) for x in out]
+        if extra is not None:
+            values.append(extra)
+        if values:
+            v = (sum(values) - max(values), len(values) - 1)
+            best = v if best is None else min(best, v)
+    return best
+
+
 def _spot_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any], tuple[float, ...]]:
     """Per card c, (meld, links, spots, deadwood, loose, late_deadwood) for ``seat`` holding ``hand``
     (before the draw): deadwood and loose, minus the spots and the cards left out of melds once the
@@ -124,10 +139,6 @@ def _spot_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any]
         return own[0]
 
     def f(c: Any) -> tuple[float, ...]:
-        v = card(c)
-        return (*v, late * v[3])
-
-    def card(c: Any) -> tuple[float, ...]:
         r, s = c // 4, c % 4
         same = by_suit.get(s, set())
         seq = (r - 1 in same and r - 2 in same) or (r - 1 in same and r + 1 in same) or (r + 1 in same and r + 2 in same)
@@ -137,28 +148,17 @@ def _spot_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any]
         # rest still melds), so over the arrangements of the hand into melds, the spots left out less
         # the most one of them has; with every card melded, the discards are tried one by one.
         if not meld:  # c melds with nothing in the hand: it is left out of every arrangement of the hand's
-            vc = min(r + 1, 10)  # (cached, once a draw), the rest as the hand's own
-            best = None
-            for out in hand_arrangements():
-                values = [min(x // 4 + 1, 10) for x in out] + [vc]
-                v = (sum(values) - max(values), len(values) - 1)
-                best = v if best is None else min(best, v)
-            return (0.0, float(links), float(min(r + 1, 10)), -float(best[0]), -float(best[1]))
-        full = list(hand) + [c]
-        loose = tuple(sorted(x for x in full if x not in fitting))
-        if loose in _LEAVES:
-            best = _LEAVES[loose]
+            dw = _best_leave(hand_arrangements(), min(r + 1, 10))  # (cached, once a draw), the rest as the hand's own
         else:
-            best = None
-            for out in _spot_arrangements(loose, arrangements):
-                if out:
-                    values = [min(x // 4 + 1, 10) for x in out]
-                    v = (sum(values) - max(values), len(values) - 1)
-                    best = v if best is None else min(best, v)
-            _LEAVES[loose] = best
-        dw = best if best is not None else min(_spot_deadwood(full[:i] + full[i + 1:], fitting, memo)
-                                                for i in range(len(full)))
-        return (float(meld), float(links), float(min(r + 1, 10)), -float(dw[0]), -float(dw[1]))
+            full = list(hand) + [c]
+            loose = tuple(sorted(x for x in full if x not in fitting))
+            if loose in _LEAVES:
+                best = _LEAVES[loose]
+            else:
+                best = _LEAVES[loose] = _best_leave(_spot_arrangements(loose, arrangements))
+            dw = best if best is not None else min(_spot_deadwood(full[:i] + full[i + 1:], fitting, memo)
+                                                    for i in range(len(full)))
+        return (float(meld), float(links), float(min(r + 1, 10)), -float(dw[0]), -float(dw[1]), -late * dw[0])
 
     return f
 

@@ -66,18 +66,13 @@ def _candidate_melds_sorted(hand: list[Card]) -> list[tuple[Card, ...]]:
 _FITTING: dict[tuple[MeldKind, tuple[Card, ...]], frozenset[Card]] = {}
 
 
-def _fitting(meld: SpotTableMeld) -> frozenset[Card]:
-    """Every card that may be laid off on ``meld`` (``fits``, memoised)."""
+def fitting_cards(meld: SpotTableMeld) -> frozenset[Card]:
+    """Every card that may be laid off on ``meld`` (``fits`` over the deck, memoised)."""
     key = (meld.kind, meld.cards)
     out = _FITTING.get(key)
     if out is None:
         out = _FITTING[key] = frozenset(c for c in STANDARD_DECK if fits(c, meld))
     return out
-
-
-def fitting_cards(meld: SpotTableMeld) -> frozenset[Card]:
-    """Every card that may be laid off on ``meld`` (``fits`` over the deck, memoised)."""
-    return _fitting(meld)
 
 
 def _table_kind(cards: Sequence[Card]) -> MeldKind:

@@ -36,7 +36,7 @@ from .actions import (
     _layoff,
     spots,
 )
-from .melds import _candidate_melds_sorted, _fitting, fits, meld_kind
+from .melds import _candidate_melds_sorted, fits, fitting_cards, meld_kind
 from .options import EndPot, SpotOptions
 from .scoring import settle_hand
 from .views import SpotHandSummary, SpotPickup, SpotRevealedHand, SpotTableMeld, SpotViews
@@ -286,7 +286,7 @@ class SpotState(SpotViews, State):
                     out.append(meld)
         if dropped < MAX_DROP_PER_TURN and self._melds:
             for mid, meld in enumerate(self._melds):
-                fitting = _fitting(meld)
+                fitting = fitting_cards(meld)
                 for c in hand:
                     if c in fitting and keeps((c,)):
                         out.append(_layoff(c, mid))
