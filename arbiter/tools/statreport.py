@@ -443,11 +443,18 @@ def draw_key(game: str, a: str, b: str) -> str:
 
 def draws_real(game: str, a: str, b: str, options: Mapping[str, Any], deals: int, seed: int,
                jobs: int = JOBS) -> dict[str, float]:
+    """The bench's row of one pair (``_draws_measured``)."""
+    return _draws_measured(game, a, b, options, deals, seed, jobs)[0]
+
+
+def _draws_measured(game: str, a: str, b: str, options: Mapping[str, Any], deals: int, seed: int,
+                    jobs: int = JOBS) -> tuple[dict[str, float], Any, tuple[str, ...]]:
     """``arbiter evaluate GAME A B --deals DEALS --seed 2000+SEED --luck-adjusted -o ...`` (the draws'
     correction): the adjusted mean's variance over the raw one's, both per match over independent
     deals' (2 · deals · s.e.² / the variance of one match's margin), the shift (adjusted - raw)
     over its s.e., and the largest |mean / s.e.| over the deals of any feature (each has expectation
-    exactly 0: a check of the construction on real draws, within about 2.5 for a handful of features)."""
+    exactly 0: a check of the construction on real draws, within about 2.5 for a handful of features);
+    with the evaluation and its features' names."""
     from arbiter.rating.stats import mean_se as mse
     from arbiter.tournament.evaluate import evaluate
     from arbiter.tournament.probes import luck_probes
@@ -464,8 +471,16 @@ def draws_real(game: str, a: str, b: str, options: Mapping[str, Any], deals: int
         zs.append(abs(m.mean) / m.se if m.se else 0.0)
     rank = null_rank(adj.variance_ratio, r.deal_margins(), r.luck_features, luck.expected.names,
                      random.Random(f"draws-null:{game}:{a}:{b}:{seed}"))
-    return {"ratio": adj.variance_ratio, "per_match": per_match(adj.se), "plain_per_match": per_match(adj.raw.se or 0.0),
-            "shift_z": adj.shift_z, "feature_z": max(zs), "null_rank": rank}
+    row = {"ratio": adj.variance_ratio, "per_match": per_match(adj.se), "plain_per_match": per_match(adj.raw.se or 0.0),
+           "shift_z": adj.shift_z, "feature_z": max(zs), "null_rank": rank}
+    return row, r, luck.expected.names
+
+
+def _flipped_ratio(margins: Sequence[float], adj: Any) -> float:
+    """The variance ratio of a correction ``adj`` (``regression_adjusted``'s) broken on purpose, its
+    sign flipped: the margins m + (m - c) for m - b f = c (a correction that harms)."""
+    flipped = mean_se([2 * m - c for m, c in zip(margins, adj.corrected)])
+    return (flipped.se / adj.plain.se) ** 2
 
 
 #: Permutations of ``null_rank``.
@@ -554,25 +569,18 @@ def draw_null_rows(seeds: Sequence[int] = (11, 12, 13), deals: Mapping[str, int]
     correction gives against the targets, and what a harmful one does. ``deals`` per game (default:
     Spot 200, Spite and Malice 100)."""
     from arbiter.rating.luck import FOLDS, RIDGE, regression_adjusted
-    from arbiter.tournament.evaluate import evaluate
-    from arbiter.tournament.probes import luck_probes
 
     deals = {"spot": 200, "spite-and-malice": 100, **(deals or {})}
     for game, a, b, options in DRAW_PAIRS:
         for seed in seeds:
-            luck = luck_probes(game, a, b, options)
-            r = evaluate(game, a, b, deals=deals[game], seed=2000 + seed, options=options, luck=luck, jobs=jobs)
-            adj, names = r.luck, luck.expected.names
-            assert adj is not None
+            row, r, names = _draws_measured(game, a, b, options, deals[game], seed, jobs)
             margins = r.deal_margins()
             fitted = regression_adjusted(margins, r.luck_features, dict.fromkeys(names, 0.0), names, FOLDS, RIDGE)
-            flipped = mean_se([2 * m - c for m, c in zip(margins, fitted.corrected)])
-            rng = f"draws-null:{game}:{a}:{b}:{seed}"
-            yield {"pair": f"{game} {a}-{b}", "seed": 2000 + seed, "deals": len(margins), "ratio": adj.variance_ratio,
-                   "null_rank": null_rank(adj.variance_ratio, margins, r.luck_features, names, random.Random(rng)),
-                   "shift_z": adj.shift_z, "flipped_ratio": (flipped.se / fitted.plain.se) ** 2,
-                   "flipped_null_rank": null_rank((flipped.se / fitted.plain.se) ** 2, margins, r.luck_features, names,
-                                                  random.Random(rng))}
+            flipped = _flipped_ratio(margins, fitted)
+            yield {"pair": f"{game} {a}-{b}", "seed": 2000 + seed, "deals": len(margins), "ratio": row["ratio"],
+                   "null_rank": row["null_rank"], "shift_z": row["shift_z"], "flipped_ratio": flipped,
+                   "flipped_null_rank": null_rank(flipped, margins, r.luck_features, names,
+                                                  random.Random(f"draws-null:{game}:{a}:{b}:{seed}"))}
 
 
 def ratio_target_rows(runs: int = 60, permutations: int = 100, seed: int = 0, sizes: Sequence[int] = (40, 100),
@@ -595,11 +603,10 @@ def ratio_target_rows(runs: int = 60, permutations: int = 100, seed: int = 0, si
                 margins = [b * (f["x"] + f["y"]) + rng.gauss(0, 1) * (1 + 0.5 * abs(rng.gauss(0, 1))) for f in feats]
                 adj = regression_adjusted(margins, feats, zero, names, FOLDS, RIDGE)
                 rank = null_rank(adj.variance_ratio, margins, feats, names, rng, permutations)
-                flipped = mean_se([2 * m - c for m, c in zip(margins, adj.corrected)])
                 above += adj.variance_ratio >= 1
                 far += rank >= 0.99
                 close += rank > 0.05
-                caught += null_rank((flipped.se / adj.plain.se) ** 2, margins, feats, names, rng, permutations) >= 0.99
+                caught += null_rank(_flipped_ratio(margins, adj), margins, feats, names, rng, permutations) >= 0.99
             yield {"deals": n, "explained": share, "ratio_fails": above / runs, "far_rank_fails": far / runs,
                    "close_rank_fails": close / runs, "flipped_caught": caught / runs}
 
