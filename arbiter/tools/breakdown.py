@@ -1102,8 +1102,10 @@ async def run_breakdown(rounds: int = 3, matches: int = MATCHES, profiled: int =
                         bench.on_one_cpu([os.getpid(), *pids], other)
                     row = (await hosted_round(arena, pids, matches, 50_000 + 1000 * r)).row()
                     (out.hosted_other if other else out.hosted).append(row)
-                view_deltas(arena, None)
-                bench.on_one_cpu([os.getpid(), *pids], False)
+                if whole_views:  # back as they were
+                    view_deltas(arena, None)
+                else:
+                    bench.on_one_cpu([os.getpid(), *pids], False)
             else:
                 out.hosted.append((await hosted_round(arena, pids, matches, 50_000 + 1000 * r)).row())
             out.steps.append(step_costs(seed=r))
