@@ -28,7 +28,9 @@ def hostile_node(tmp: Path, mode: str, **params) -> Path:
 
 
 def test_an_illegal_action_forfeits_with_the_arbiters_reason(table, tmp_path):
-    r = run_hostile(hostile_node(tmp_path, "illegal"), tmp_path, table=table)
+    # the forfeit ends the match as the Error is sent: wait for the bot's report of it (on a
+    # warm shared table the run can reach its end before a Node bot has written it)
+    r = run_hostile(hostile_node(tmp_path, "illegal"), tmp_path, table=table, wait_stderr='"kind":"errors"')
     assert r.hostile.outcome.reason is EndReason.FORFEIT_ILLEGAL
     assert r.hostile.outcome.ranks == (2, 1, 2, 1)
     [inc] = r.incidents()

@@ -57,7 +57,7 @@ def test_forged_tokens_are_refused(hostile):
 
 
 def test_asking_for_other_seats_views_gets_nothing(hostile):
-    r = hostile(HOSTILE / "peek.py")
+    r = hostile(HOSTILE / "peek.py", wait_stderr='"kind": "errors"')  # its stream closes as the Error is sent
     # its second Hello is a protocol error: the stream is closed and its seats forfeit
     assert r.hostile.outcome.reason is EndReason.FORFEIT_DISCONNECT
     management = r.report("management")
