@@ -139,11 +139,19 @@ def test_watch_follows_the_tournament_running_from_a_store(tmp_path):
         from arbiter.present.watching import now_playing
         from cardarena.disclosure import of_tournament
 
+        def playing(rule, delay, **kw):  # bounded: a moment between two matches lists none (no time is measured)
+            for _ in range(200):
+                got = now_playing(db, "watched", rule, delay=delay, **kw)
+                if got or run.poll() is not None:
+                    return got
+                time.sleep(0.05)
+            return got
+
         open_rule = of_tournament("watched", finished=False, duplicate=False)
-        assert now_playing(db, "watched", of_tournament("watched", False, True), delay=0)[0].table == ""
-        late = now_playing(db, "watched", open_rule, delay=3600)  # younger than the delay: nothing yet
+        assert playing(of_tournament("watched", False, True), 0)[0].table == ""
+        late = playing(open_rule, 3600)  # younger than the delay: nothing yet
         assert late and all(m.table == "" and m.shown == 0 for m in late), late
-        now = now_playing(db, "watched", open_rule, delay=0, versions={"heuristic": "1.0"})
+        now = playing(open_rule, 0, versions={"heuristic": "1.0"})
         live = str(now[0].table)  # the match's public table as it stands, its seats named bot@version
         assert 'id="board" class="table-spades' in live and 'class="card back' in live and now[0].shown <= now[0].steps
         assert 'heuristic@1.0 <span class="where">' in live and 'greedy <span class="where">' in live, live[:3000]
