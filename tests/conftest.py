@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -180,8 +181,8 @@ class _Spawns:
             real = getattr(owner, attr)
 
             def counted(*args: object, **kwargs: object) -> object:
-                if self.counting:
-                    self.started.append(what)
+                if self.counting:  # the thread says who: a test's own, or one left by another
+                    self.started.append(f"{what} from thread {threading.current_thread().name!r}")
                 return real(*args, **kwargs)
 
             setattr(owner, attr, counted)
