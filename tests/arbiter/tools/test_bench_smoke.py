@@ -31,6 +31,37 @@ PREFIXES = {"engines": "engine.", "openspiel": "openspiel.", "floor": "floor.", 
 #: OpenSpiel's; a hosted decision over the bare round trip, matches/s at concurrency M over 1).
 TOGETHER = [("engines", "openspiel"), ("floor", "hosted", "scale")]
 GROUPS = TOGETHER + [(s,) for s in bench.SECTIONS if not any(s in g for g in TOGETHER)]
+#: The sections that run alone, each in a process of its own (statistics: about as long as all
+#: the others together). The others are one ``bench --smoke`` process, as ``make bench`` runs
+#: them: a process start and each bot's fork server once, not once a section (every section
+#: apart: 16.8 CPU-s, every process they start counted; in one process 11.0: README, "The
+#: test budget"); its tests are one xdist group, so the run is made once, on one worker.
+ALONE = ("statistics",)
+SHARED = tuple(s for g in GROUPS for s in g if s not in ALONE)
+SHARED_RUN = pytest.mark.xdist_group("bench-smoke")
+
+
+def _param(sections: tuple[str, ...]):
+    marks = () if any(s in ALONE for s in sections) else (SHARED_RUN,)
+    return pytest.param(sections, id="+".join(sections), marks=marks)
+
+
+_runs: dict[tuple[str, ...], tuple[subprocess.CompletedProcess, dict]] = {}
+
+
+def smoke_run(sections: tuple[str, ...], tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict]:
+    """``python -m arbiter.tools.bench --smoke -s S ...`` of ``sections``, as a user runs it: the
+    process and its JSON result, once per process of the suite."""
+    if sections not in _runs:
+        folder = tmp_path_factory.mktemp("bench-smoke")
+        out = folder / "smoke.json"
+        env = dict(os.environ)
+        bench_python = ROOT / ".venv-bench" / "bin" / "python"  # make bench-env; without it the row says unavailable
+        env.setdefault("ARENA_BENCH_PYTHON", str(bench_python) if bench_python.exists() else "/nonexistent")
+        p = subprocess.run([sys.executable, "-m", "arbiter.tools.bench", "--smoke", *(a for s in sections for a in ("-s", s)),
+                            "--json", str(out)], cwd=folder, env=env, capture_output=True, text=True, timeout=600)
+        _runs[sections] = (p, json.loads(out.read_text()) if p.returncode == 0 else {})
+    return _runs[sections]
 
 
 def test_every_section_has_its_row_prefix_and_is_run():
@@ -38,20 +69,16 @@ def test_every_section_has_its_row_prefix_and_is_run():
     assert sorted(s for g in GROUPS for s in g) == sorted(bench.SECTIONS)
 
 
-@pytest.mark.parametrize("sections", GROUPS, ids="+".join)
-def test_every_section_of_the_bench_runs_at_its_smallest_size(tmp_path, sections):
-    """A section (or the sections whose rows compare each other's figures) a test
-    (`python -m arbiter.tools.bench --smoke -s SECTION`, as a user runs it), so that the
-    sections spread over the suite's workers instead of one test holding the run's end."""
-    out = tmp_path / "smoke.json"
-    env = dict(os.environ)
-    bench_python = ROOT / ".venv-bench" / "bin" / "python"  # make bench-env; without it the row says unavailable
-    env.setdefault("ARENA_BENCH_PYTHON", str(bench_python) if bench_python.exists() else "/nonexistent")
-    p = subprocess.run([sys.executable, "-m", "arbiter.tools.bench", "--smoke", *(a for s in sections for a in ("-s", s)), "--json", str(out)],
-                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+@pytest.mark.parametrize("sections", [_param(g) for g in GROUPS])
+def test_every_section_of_the_bench_runs_at_its_smallest_size(tmp_path_factory, sections):
+    """A section (or the sections whose rows compare each other's figures) runs end to end
+    (`python -m arbiter.tools.bench --smoke -s SECTION ...`, as a user runs it): statistics in
+    a process of its own, every other section in one process shared by their tests (``SHARED``),
+    so that the two long runs spread over the suite's workers instead of one holding the
+    run's end."""
+    p, result = smoke_run(sections if any(s in ALONE for s in sections) else SHARED, tmp_path_factory)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     assert "SMOKE RUN" in p.stdout and "Traceback" not in p.stderr
-    result = json.loads(out.read_text())
     assert result["machine"]["smoke"] is True and result["machine"]["runs"] == 1
     figures = result["figures"]
     # The section added its rows, and every row has a value or says why it has none.
