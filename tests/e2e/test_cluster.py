@@ -365,12 +365,14 @@ def test_misbehaving_bots_get_one_record_hash_at_every_venue(cluster):
 
     async def remote() -> dict:
         """Remote: bot processes that connected to a running arbiter on their own (one
-        each), the venue finding each seat's among them."""
+        each), the venue finding each seat's among them. Forked from the bots' fork servers
+        (this process's, which the hosted venues fork from too): how a process started is
+        not what the venue is about, and seven fresh Pythons were about 3 CPU-s."""
         server = await start_private_server()
         pool = BotPool(server.hub, server.address)
         try:
             for name, spec in bots.items():
-                pool.launch(name, spec, key=f"{name}.0")
+                pool.launch(name, spec, key=f"{name}.0", fork=True)
             await pool.wait_connected(60)
             async with open_venue(parse_where("remote"), bots, "spot", hub=server.hub) as venue:
                 return {p.match.seats[0]: p.record async for p in play_batch(plan, venue)}
