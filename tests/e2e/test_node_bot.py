@@ -119,25 +119,26 @@ def test_the_node_bot_is_hosted_in_tournaments_against_python_bots(tmp_path):
     # the arbiter starts it in its sandbox, as any hosted bot; long-lived processes (shared
     # isolation, so no duplicate deals) keep the test short: a fresh process per seat of every
     # match is the same launch, many more times (the self-test above starts several). The
-    # three games' tournaments run at once, each with its store, bots and arbiter.
+    # three games' tournaments run at once, each with its store, bots and arbiter, in this
+    # process (`arbiter tournament run` is this run_tournament: three processes of their own
+    # were 3 starts and their Python bots' fork servers, about 2 CPU-s, README "The test budget").
     # (Spot for two: two matches, where four seats of two bots were twelve)
-    games = (("spades", f"{folder},random,greedy", ("deals=1",)), ("spite-and-malice", f"{folder},random", ("payoff_size=5",)),
-             ("spot", f"{folder},random", ("hands=1", "players=2")))
-    runs = {game: subprocess.Popen(
-        [sys.executable, "-m", "arbiter", "tournament", "run", "--game", game, "--bots", bots, "--deals", "1",
-         *(x for o in options for x in ("-o", o)), "--db", str(tmp_path / f"{game}.sqlite"), "--name", f"hosted-{game}",
-         "--seed", "3", "-q", "--isolation", "shared", "--no-duplicate"], cwd=ROOT, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL, env=dict(os.environ, COLUMNS="200"))
-        for game, bots, options in games}
-    try:
-        said = {game: run.communicate(timeout=180) for game, run in runs.items()}
-    finally:
-        for run in runs.values():
-            if run.poll() is None:
-                run.kill()
-                run.wait()
+    from arbiter.tournament.run import TournamentSpec, run_tournament
+
+    games = (("spades", (str(folder), "random", "greedy"), {"deals": 1}),
+             ("spite-and-malice", (str(folder), "random"), {"payoff_size": 5}),
+             ("spot", (str(folder), "random"), {"hands": 1, "players": 2}))
+
+    def run(game: str, bots: tuple[str, ...], options: dict) -> None:
+        spec = TournamentSpec(game=game, bots=bots, options=options, deals=1, name=f"hosted-{game}", seed=3,
+                              isolation="shared", duplicate=False)
+        with Store(tmp_path / f"{game}.sqlite") as store:
+            asyncio.run(run_tournament(spec, store))
+
+    with ThreadPoolExecutor(len(games)) as pool:
+        for done in [pool.submit(run, *g) for g in games]:
+            done.result()
     for game, _, _ in games:
-        assert runs[game].returncode == 0, "".join(said[game])
         with Store(tmp_path / f"{game}.sqlite") as store:
             table, _ = load_standings(store, f"hosted-{game}")
             times = store.think_times(store.tournament(f"hosted-{game}").id)
