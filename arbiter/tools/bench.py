@@ -164,6 +164,7 @@ class Sizes:
     tournament_bots: tuple[str, ...] | None = None  # the isolation and cluster sections' round robin; None: CLUSTER_BOTS
     statistics_runs: int = 1000  # simulated evaluations or tournaments per figure
     statistics_options: dict[str, dict[str, Any]] | None = None  # game -> options laid over the played pairs' own
+    statistics_draws_close_only: bool = False  # the draws' rows of each game's close pair only (statreport.DRAW_CLOSE)
     arena_levels: tuple[int, ...] | None = None  # None: arena_bench.LEVELS
     arena_max_matches: int = 20_000
     timing_decisions: int | None = None  # None: TIMING_DECISIONS
@@ -179,7 +180,8 @@ FULL = Sizes()
 SMOKE = Sizes(engine_seconds=0.05, floor_exchanges=50, floor_warmup=10, hosted_matches=1, scale_one=2, scale_many=1,
               memory_matches=20, isolation_deals=1, cluster_deals=1, cluster_workers=1,
               tournament_bots=("random", "greedy"), statistics_runs=4,
-              statistics_options={"spite-and-malice": {"payoff_size": 3}}, arena_levels=(0, 70),
+              statistics_options={"spite-and-malice": {"payoff_size": 3}}, statistics_draws_close_only=True,
+              arena_levels=(0, 70),
               arena_max_matches=200, timing_decisions=200,
               analysis_matches=1, analysis_samples=4, analysis_stability=False, analysis_decisions=1,
               analysis_options={"spite-and-malice": {"max_turns": 6}}, store_matches=2000)
@@ -1140,8 +1142,12 @@ def statistics_section(result: BenchResult, runs: int, progress: Callable[[str],
     for r in range(runs):
         progress(f"statistics: run {r + 1} of {runs}")
         for key, value in bench_round(seed=r, runs=result.sizes.statistics_runs,
-                                      draw_options=result.sizes.statistics_options).items():
+                                      draw_options=result.sizes.statistics_options,
+                                      draws_close_only=result.sizes.statistics_draws_close_only).items():
             figs[key].values.append(value)
+    for key, fig in figs.items():
+        if not fig.values and key.startswith("draws.") and result.sizes.statistics_draws_close_only:
+            fig.note = "unavailable here: a smoke run plays the draws' close pair of each game only"
     for key, (_, _, ok, text) in BENCH_LABELS.items():
         if ok is None:
             figs[key].target = text

@@ -309,10 +309,12 @@ def value_rows(train: int = 6000, deals: int = 3000, probes: int = 20_000, pairs
                "per_match_plain": c.plain_per_match, "per_match_corrected": c.corrected_per_match}
 
 
-def bench_round(seed: int, runs: int = 1000, draw_options: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, float]:
+def bench_round(seed: int, runs: int = 1000, draw_options: Mapping[str, Mapping[str, Any]] | None = None,
+                draws_close_only: bool = False) -> dict[str, float]:
     """One round of ``python -m arbiter.tools.bench -s statistics``: key -> measured value.
     ``draw_options``: game -> options laid over the draws' pairs' own (``draws_round``; the
-    smoke run's shorter Spite and Malice games)."""
+    smoke run's shorter Spite and Malice games); ``draws_close_only``: the draws' close pair of
+    each game only (``DRAW_CLOSE``; the smoke run: every game's path, half the pairs)."""
     out: dict[str, float] = {}
     for name, (m0, m1) in SPRT_CASES.items():
         xs = recorded(name).deal_margins()
@@ -352,7 +354,7 @@ def bench_round(seed: int, runs: int = 1000, draw_options: Mapping[str, Mapping[
     out.update(variance_round(seed, runs // 2))
     out.update(value_round(seed, runs // 2))
     out.update(luck_round(seed, runs // 2))
-    out.update(draws_round(seed, runs // 2, draw_options))
+    out.update(draws_round(seed, runs // 2, draw_options, close_only=draws_close_only))
     return out
 
 
@@ -611,14 +613,17 @@ def ratio_target_rows(runs: int = 60, permutations: int = 100, seed: int = 0, si
                    "close_rank_fails": close / runs, "flipped_caught": caught / runs}
 
 
-def draws_round(seed: int, n: int, options: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, float]:
+def draws_round(seed: int, n: int, options: Mapping[str, Mapping[str, Any]] | None = None,
+                close_only: bool = False) -> dict[str, float]:
     """The ``draws.*`` rows: each of ``DRAW_PAIRS`` on max(2n, 40) deals (Spot) or max(n/2, 40)
     (Spite and Malice, whose games are longer), fresh seeds each round; ``options``: game ->
-    options laid over the pair's own."""
+    options laid over the pair's own; ``close_only``: the pairs of ``DRAW_CLOSE`` only."""
     from arbiter.rating.luck import MIN_DEALS
 
     out = {}
     for game, a, b, own in DRAW_PAIRS:
+        if close_only and draw_key(game, a, b) not in DRAW_CLOSE:
+            continue
         deals = max(2 * n if game == "spot" else n // 2, MIN_DEALS)
         played = {**own, **(options or {}).get(game, {})}
         out.update({f"draws.{draw_key(game, a, b)}.{k}": v for k, v in draws_real(game, a, b, played, deals, seed).items()})
