@@ -74,11 +74,13 @@ ON_THE_CLUSTER = pytest.mark.xdist_group("cluster")
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     """One loopback cluster for the tests that only play on it (starting a scheduler and
-    two workers, each importing the project and starting its bots, is most of a test's
-    time); the test that kills a worker makes its own. Its workers cache shipped bot files
-    in ``cluster.cache``."""
+    its workers, each importing the project and starting its bots, is most of a test's
+    time); the test that kills a worker makes its own, of two. Here one worker of two
+    threads (two matches at once in its one arbiter, as docs/cluster.md runs a machine): each
+    bot's fork server starts once on the cluster's side, not once a worker. It caches
+    shipped bot files in ``cluster.cache``."""
     cache = tmp_path_factory.mktemp("worker-cache")
-    with LoopbackCluster(workers=2, env={"ARENA_CLUSTER_CACHE": str(cache)}) as c:
+    with LoopbackCluster(workers=1, nthreads=2, env={"ARENA_CLUSTER_CACHE": str(cache)}) as c:
         c.cache = cache
         yield c
 
