@@ -27,6 +27,19 @@ def serve():
     stop_serve(s)
 
 
+@pytest.fixture(scope="module")
+def four(serve) -> list[str]:
+    """Four bot processes on the shared server, heuristic and random by turns, started once
+    for the module: the Spades games and every other game's case play them (a bot session
+    plays any game its bot supports, one match after another). A fresh case's own bots were
+    14 more Python starts, about 0.2 CPU-s each."""
+    names = ["north", "east", "south", "west"]
+    for i, n in enumerate(names):
+        serve.start_bot("heuristic" if i % 2 == 0 else "random", n)
+    serve.wait_sessions(names)
+    return names
+
+
 def run_match(serve, seats: list[str], seed: int, options: dict | None = None, **kw) -> pb.MatchSummary:
     """Matches.RunMatch on ``serve``, with its admin token unless ``admin_token`` is given."""
     kw.setdefault("admin_token", serve.admin_token)
@@ -44,11 +57,8 @@ def replayed(summary: pb.MatchSummary, seats: list[str], seed: int, options: dic
     return state
 
 
-def test_four_bot_processes_play_complete_games(serve):
-    names = ["north", "east", "south", "west"]
-    for i, n in enumerate(names):
-        serve.start_bot("heuristic" if i % 2 == 0 else "random", n)
-    serve.wait_sessions(names)
+def test_four_bot_processes_play_complete_games(serve, four):
+    names = four
     for seed in (1, 2):
         summary = run_match(serve, names, seed, {"target": "200"})
         outcome = convert.outcome_from_proto(summary.outcome)
@@ -152,12 +162,8 @@ def test_a_server_started_with_no_flags_needs_tokens(serve):
         ("spot", {"players": "2", "hands": "2"}, "", 2),
     ],
 )
-def test_other_games_end_to_end_between_bot_processes(serve, game, options, preset, n):
-    # names of this case's own: the earlier cases' bots are still connected to the shared server
-    names = [f"{game[:4]}{n}{preset}{len(options)}-{i}" for i in range(n)]
-    for i, name in enumerate(names):
-        serve.start_bot("heuristic" if i % 2 == 0 else "random", name)
-    serve.wait_sessions(names)
+def test_other_games_end_to_end_between_bot_processes(serve, four, game, options, preset, n):
+    names = four[:n]  # the module's bot processes, heuristic and random by turns
     with grpc.insecure_channel(serve.address) as ch:
         summary = pb_grpc.MatchesStub(ch).RunMatch(
             pb.RunMatchRequest(game=game, seats=names, seed=9, options=options, preset=preset, admin_token=serve.admin_token),
