@@ -77,18 +77,15 @@ def test_four_bot_processes_play_complete_games(serve, four):
         assert status.status == health_pb2.HealthCheckResponse.SERVING
 
 
-def test_cli_play_on_a_running_server(serve, tmp_path):
-    names = ["a1", "b1", "a2", "b2"]
-    for n in names:
-        serve.start_bot("random", n)
-    serve.wait_sessions(names)
+def test_cli_play_on_a_running_server(serve, four, tmp_path):
+    names = four  # the module's bot processes
     proc = subprocess.run(
         [sys.executable, "-m", "arbiter", "play", "spades", *names, "--server", serve.address, "--seed", "5", "-o", "deals=1",
          "--admin-token", serve.admin_token, "--db", str(tmp_path / "arena.sqlite")],  # not the checkout's arena.sqlite
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "completed" in proc.stdout and "a1" in proc.stdout
+    assert "completed" in proc.stdout and "north" in proc.stdout
 
 
 def test_reflection_lists_the_services(serve):
