@@ -12,9 +12,6 @@ Waits are bounded and wait for the page itself, never a sleep; nothing here meas
 from __future__ import annotations
 
 import random
-import shutil
-import tempfile
-from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
@@ -24,33 +21,15 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from arbiter.store.db import Store
 from cardarena.replay import verify_record
-from tests.e2e.browser import accessibility_problems, chromium, serve_web, shoot
+from tests.e2e.browser import accessibility_problems, shoot
 from tests.e2e.test_table import WAIT, _catalogue, _settled
 
-#: The tests that share the module's web server and browser: one xdist group (--dist loadgroup,
-#: tests/conftest.py), so it is made once in a run.
-pytestmark = pytest.mark.xdist_group("accessibility")
+#: The module's tests share the `arbiter web` and Chromium of tests/e2e/test_table.py
+#: (``play_site`` and ``browser``, tests/e2e/conftest.py): its xdist group, so they are
+#: started once in a run.
+pytestmark = pytest.mark.xdist_group("table")
 
 MAX_TABS = 250  # a bound on Tab presses to reach one control
-
-
-@pytest.fixture(scope="module")
-def site():
-    tmp = Path(tempfile.mkdtemp(prefix="arena-a11y-"))
-    db = tmp / "arena.sqlite"
-    Store(db).close()
-    log = tmp / "web.log"
-    with open(log, "w") as err:
-        with serve_web(db, "--play-limit", "2", "--play-clock", "900", stderr=err) as url:
-            yield url, db
-    assert "Traceback" not in log.read_text()
-    shutil.rmtree(tmp, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium(60) as driver:
-        yield driver
 
 
 def _keys(browser, *keys: str) -> None:
@@ -163,8 +142,8 @@ def _decide(browser, rng: random.Random, checked: set[str]) -> str:
     return choice
 
 
-def test_a_whole_spades_deal_by_keyboard_with_no_accessibility_violation(site, browser):
-    url, db = site
+def test_a_whole_spades_deal_by_keyboard_with_no_accessibility_violation(play_site, browser):
+    url, db = play_site
     browser.get(url)
     _clean(browser, "the index")
     browser.get(url + "play?game=spades&o.deals=1")
@@ -263,8 +242,8 @@ def _decide_by_tab(browser, rng: random.Random, game: str) -> str:
     ("spite-and-malice", "o.payoff_size=2&o.max_turns=16", 0),
     ("spot", "o.players=2&o.hands=1", 1),
 ])
-def test_spite_and_malice_and_a_spot_hand_by_keyboard_with_no_accessibility_violation(site, browser, game, options, seat):
-    url, db = site
+def test_spite_and_malice_and_a_spot_hand_by_keyboard_with_no_accessibility_violation(play_site, browser, game, options, seat):
+    url, db = play_site
     browser.get(url + f"play?game={game}&{options}&seat={seat}")
     _tab_to(browser, "#start")
     _keys(browser, Keys.ENTER)
