@@ -50,6 +50,14 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
         raise errors[0]
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Whatever a failed teardown before ours left running is stopped at the end."""
+    while _KEPT:
+        stack, _ = _KEPT.popitem()
+        with contextlib.suppress(Exception):
+            stack.close()
+
+
 @pytest.fixture
 def browser():
     """A headless Chromium (tests/e2e/browser.py), kept for the next test that asks for it."""
