@@ -98,6 +98,16 @@ def _clean(browser, where: str) -> None:
     assert not problems, f"{where}: " + "\n".join(problems)
 
 
+#: The raised (legal) cards of the hand in the order → visits them, the focus's place among
+#: them (-1: none has it) and the aria-label of the card ``arguments[0]``.
+_RAISED_JS = """
+var cards = Array.from(document.querySelectorAll('#hand button.pick.legal'));
+var card = document.querySelector('#hand [data-src="' + arguments[0] + '"] .card');
+return [cards.map(function (c) { return c.getAttribute('data-src'); }), cards.indexOf(document.activeElement),
+        card ? card.getAttribute('aria-label') : null];
+"""
+
+
 def _decide(browser, rng: random.Random, checked: set[str]) -> str:
     """One decision of Spades by keyboard alone; the action taken."""
     cat = _catalogue(browser)
@@ -108,13 +118,18 @@ def _decide(browser, rng: random.Random, checked: set[str]) -> str:
             _clean(browser, "a play")
             checked.add("play")
         chosen = rng.choice(plays)[5:]
-        legal = browser.find_elements(By.CSS_SELECTOR, "#hand button.pick.legal")
-        label = browser.find_element(By.CSS_SELECTOR, f'#hand [data-src="{chosen}"] .card').get_attribute("aria-label")
-        assert " of " in label, label  # "queen of spades", not "QS"
-        for _ in range(len(legal) + 1):  # → moves among the raised cards
-            _keys(browser, Keys.ARROW_RIGHT)
-            if browser.execute_script("return document.activeElement.getAttribute('data-src')") == chosen:  # one call, not two
+        order, here, label = browser.execute_script(_RAISED_JS, chosen)  # one call, not three
+        assert label and " of " in label, label  # "queen of spades", not "QS"
+        # → moves among the raised cards (from the first when none has the focus): the presses
+        # it should take go as one WebDriver call, then the focus is looked at, and where it
+        # is not there yet → is pressed one at a time (a press and a look each were two calls)
+        there = order.index(chosen) if chosen in order else 0
+        presses = there + 1 if here < 0 else (there - here) % len(order) or len(order)
+        _keys(browser, *[Keys.ARROW_RIGHT] * presses)
+        for _ in range(len(order) + 1):
+            if browser.execute_script("return document.activeElement.getAttribute('data-src')") == chosen:
                 break
+            _keys(browser, Keys.ARROW_RIGHT)
         else:
             raise AssertionError(f"{chosen} cannot be reached with the arrow keys")
         _keys(browser, Keys.ENTER)
