@@ -42,7 +42,8 @@ def _keys(browser, *keys: str) -> None:
 #: ``<details>`` or disabled): [the focus's place, the target's, how many places]; -1 for
 #: one not in the order (the focus on the page itself).
 _TAB_ORDER_JS = """
-var target = arguments[0];
+var target = document.querySelector(arguments[0]);
+if (!target) throw new Error('no element ' + arguments[0] + ' on the page');
 var all = Array.from(document.querySelectorAll(
   'a[href], button, input, select, textarea, summary, [tabindex]')).filter(function (e) {
   if (e.tabIndex < 0 || e.disabled || e.type === 'hidden' || e.closest('[inert]')) return false;
@@ -59,13 +60,13 @@ return [order.indexOf(document.activeElement), order.indexOf(target), order.leng
 """
 
 
-def _tabs_ahead(browser, target) -> int | None:
-    """The fewest presses of Tab that can take the focus to ``target`` (``_TAB_ORDER_JS``;
+def _tabs_ahead(browser, css: str) -> int | None:
+    """The fewest presses of Tab that can take the focus to the element ``css`` (``_TAB_ORDER_JS``;
     past the last place Tab may stop on the page itself before the first, which is not
     counted: a press too few costs one more look, a press too many a whole round of the
     page); None when not known (the focus on the page itself: Tab then starts from where
     the focus last was, which the page does not say)."""
-    here, there, places = browser.execute_script(_TAB_ORDER_JS, target)
+    here, there, places = browser.execute_script(_TAB_ORDER_JS, css)
     if here < 0 or there < 0:
         return None
     return there - here if there >= here else places - here + there
@@ -75,11 +76,11 @@ def _tab_to(browser, css: str) -> None:
     """Tab (forward) until the element ``css`` has the focus: it is reachable by keyboard.
     The presses it should take (``_tabs_ahead``) go as one WebDriver call, then the focus is
     looked at and, where it is not there yet, Tab is pressed one at a time (a press and a
-    look each were two round trips: a Spot hand pressed Tab about 350 times)."""
-    target = browser.find_element(By.CSS_SELECTOR, css)
+    look each were two round trips: a Spot hand pressed Tab about 350 times). The element is
+    found in those scripts, not by a WebDriver call of its own."""
     pressed = 0
     for _ in range(2):  # once more after one press where the focus was on the page itself
-        ahead = _tabs_ahead(browser, target)
+        ahead = _tabs_ahead(browser, css)
         if ahead == 0:
             return
         _keys(browser, *[Keys.TAB] * (ahead or 1))
@@ -87,7 +88,7 @@ def _tab_to(browser, css: str) -> None:
         if ahead is not None:
             break
     for _ in range(pressed, MAX_TABS):
-        if browser.switch_to.active_element == target:
+        if browser.execute_script("return document.activeElement === document.querySelector(arguments[0])", css):
             return
         _keys(browser, Keys.TAB)
     raise AssertionError(f"{css} cannot be reached with Tab")
