@@ -21,11 +21,11 @@ from arbiter.arena.ladder import Arena, ArenaSpec
 from arbiter.present.web import first_decision
 from tests.arbiter.arena.test_arena import CRASHER
 from tests.e2e.browser import serve_web, shoot
-from tests.e2e.test_web import browser  # noqa: F401  (the Chromium fixture)
 
-#: The tests that share the module's web server: one xdist group (--dist loadgroup,
-#: tests/conftest.py), so it is made once in a run.
-pytestmark = pytest.mark.xdist_group("arena_web")
+#: The tests that share the module's web server, and the Chromium of tests/e2e/test_web.py
+#: (``browser``, tests/e2e/conftest.py): its xdist group (--dist loadgroup, tests/conftest.py),
+#: so each is made once in a run.
+pytestmark = pytest.mark.xdist_group("web")
 
 
 
@@ -51,7 +51,7 @@ def _entrants(db: Path):
         return t.entrants(a.id), t.encounters(a.id)
 
 
-def test_leaderboard_lists_the_ladder_in_rating_order_and_the_suspended_bot_with_why(ladder_site, browser):  # noqa: F811
+def test_leaderboard_lists_the_ladder_in_rating_order_and_the_suspended_bot_with_why(ladder_site, browser):
     url, db = ladder_site
     entrants, encounters = _entrants(db)
     expected = [r for r in matchmaking.standings(entrants) if r.status == "active"]
@@ -76,7 +76,7 @@ def test_leaderboard_lists_the_ladder_in_rating_order_and_the_suspended_bot_with
     shoot(browser, "arena-leaderboard")
 
 
-def test_a_bots_page_has_its_rating_chart_encounters_and_replays(ladder_site, browser):  # noqa: F811
+def test_a_bots_page_has_its_rating_chart_encounters_and_replays(ladder_site, browser):
     url, db = ladder_site
     entrants, encounters = _entrants(db)
     heuristic = next(e for e in entrants if e.player == "heuristic")
@@ -102,7 +102,7 @@ def test_a_bots_page_has_its_rating_chart_encounters_and_replays(ladder_site, br
     assert int(browser.find_element(By.ID, "step-index").text) == first + 1
 
 
-def test_a_suspended_bots_page_says_why(ladder_site, browser):  # noqa: F811
+def test_a_suspended_bots_page_says_why(ladder_site, browser):
     url, _ = ladder_site
     browser.get(url + "a/club/bot/crasher")
     assert browser.find_element(By.ID, "status").text == "suspended"
@@ -111,7 +111,7 @@ def test_a_suspended_bots_page_says_why(ladder_site, browser):  # noqa: F811
     assert len(failures) == 3 and all("out of ideas" in f.text for f in failures)
 
 
-def test_the_leaderboard_fits_a_phone_and_has_no_accessibility_violation(ladder_site, browser):  # noqa: F811
+def test_the_leaderboard_fits_a_phone_and_has_no_accessibility_violation(ladder_site, browser):
     """Issue 44 (item 17): the leaderboard overflowed a 390 px screen."""
     from tests.e2e.browser import accessibility_problems, set_size
 

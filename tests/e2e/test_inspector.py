@@ -26,12 +26,13 @@ from arbiter.store.analyses import save_analysis
 from arbiter.store.db import Store
 from arbiter.tournament.play import play_local, store_play
 from cardarena.replay import step_record
-from tests.e2e.browser import SHOTS, chromium, serve_web, shoot
+from tests.e2e.browser import SHOTS, serve_web, shoot
 from tests.games.conformance import card_tokens
 
-#: The tests that share the module's web server: one xdist group (--dist loadgroup,
-#: tests/conftest.py), so it is made once in a run.
-pytestmark = pytest.mark.xdist_group("inspector")
+#: The tests that share the module's web server, and the Chromium of tests/e2e/test_web.py
+#: (``browser``, tests/e2e/conftest.py): its xdist group (--dist loadgroup, tests/conftest.py),
+#: so each is made once in a run.
+pytestmark = pytest.mark.xdist_group("web")
 
 ANALYSED = 0  # the seat whose analysis is stored; the others have none
 NOTE = "a note of seat zero: counting on my partner"
@@ -71,6 +72,31 @@ def _shown(page: str) -> set[str]:
     """Every card the page shows: the board's cards and card notation in its text."""
     body = page[page.index("<body"):]
     return {str(c) for c in card_tokens(re.sub(r"<[^>]+>", " ", body))} | set(re.findall(r'data-card="([^"]+)"', body))
+
+
+def test_the_inspector_steps_through_a_spades_match_with_the_keyboard(site, browser):
+    url, _, record, rows = site
+    n = len(list(decisions(record, ANALYSED)))
+    mistakes = sum(r.mistake for r in rows)
+    browser.get(f"{url}m/{record.match_id}?view=seat{ANALYSED}")
+    browser.find_element(By.CSS_SELECTOR, f'#views a.inspect[href$="seat={ANALYSED}"]').click()
+    at = lambda: int(browser.find_element(By.ID, "decision").text)  # noqa: E731
+    assert at() == 1 and int(browser.find_element(By.ID, "decisions").text) == n
+    for i in range(2, n + 1):
+        browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT if i % 2 else "j")
+        assert at() == i
+        assert browser.find_element(By.ID, "played").text
+        if i == 4:
+            shoot(browser, "inspector")
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)  # the last: stays
+    assert at() == n
+    browser.find_element(By.TAG_NAME, "body").send_keys("k")
+    assert at() == n - 1
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_LEFT)
+    assert at() == n - 2
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#chart circle")) == sum(1 for r in rows if r.chosen_value)
+    assert len(browser.find_elements(By.CSS_SELECTOR, '#chart circle[fill="#c62828"]')) == mistakes
+    assert (SHOTS / "inspector-wide.png").stat().st_size > 10_000
 
 
 def test_the_inspector_never_shows_a_card_hidden_from_its_seat(site):
@@ -131,32 +157,6 @@ def test_the_spectator_mode_shows_what_a_spectator_saw(site):
     assert _shown(own) & {str(c) for c in full[[i for i, a in enumerate(record.actions) if a.seat == 1][2]].seat_views[1].hand}
     got, page = _get(f"{url}m/{record.match_id}/inspect?seat=spectator&d={n + 1}")
     assert got == 400 and "d must be a decision of the match" in page
-
-
-def test_the_inspector_steps_through_a_spades_match_with_the_keyboard(site):
-    url, _, record, rows = site
-    n = len(list(decisions(record, ANALYSED)))
-    mistakes = sum(r.mistake for r in rows)
-    with chromium() as browser:
-        browser.get(f"{url}m/{record.match_id}?view=seat{ANALYSED}")
-        browser.find_element(By.CSS_SELECTOR, f'#views a.inspect[href$="seat={ANALYSED}"]').click()
-        at = lambda: int(browser.find_element(By.ID, "decision").text)  # noqa: E731
-        assert at() == 1 and int(browser.find_element(By.ID, "decisions").text) == n
-        for i in range(2, n + 1):
-            browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT if i % 2 else "j")
-            assert at() == i
-            assert browser.find_element(By.ID, "played").text
-            if i == 4:
-                shoot(browser, "inspector")
-        browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)  # the last: stays
-        assert at() == n
-        browser.find_element(By.TAG_NAME, "body").send_keys("k")
-        assert at() == n - 1
-        browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_LEFT)
-        assert at() == n - 2
-        assert len(browser.find_elements(By.CSS_SELECTOR, "#chart circle")) == sum(1 for r in rows if r.chosen_value)
-        assert len(browser.find_elements(By.CSS_SELECTOR, '#chart circle[fill="#c62828"]')) == mistakes
-    assert (SHOTS / "inspector-wide.png").stat().st_size > 10_000
 
 
 def test_an_analysed_match_is_replayed_before_its_first_page(site, tmp_path):

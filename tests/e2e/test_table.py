@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import random
 import re
-import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -33,36 +31,16 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 from arbiter.store.db import Store
 from cardarena.games import EndReason
 from cardarena.replay import verify_record
-from tests.conftest import ROOT
-from tests.e2e.browser import SIZES, chromium, script_timeout, serve_web, set_size, shoot
+from tests.e2e.browser import SIZES, script_timeout, set_size, shoot
 
 MAX_DECISIONS = 300  # a bound on every loop below, far above what these matches take
 WAIT = 90  # seconds any one wait may take (the server answers within its long poll)
 
 
-#: The module's tests share one `arbiter web` and one Chromium (module fixtures): one xdist
-#: group, so they are started once in a run.
+#: The module's tests and tests/e2e/test_accessibility.py share one `arbiter web` and one
+#: Chromium (``play_site`` and ``browser``, tests/e2e/conftest.py): one xdist group, so they
+#: are started once in a run.
 pytestmark = pytest.mark.xdist_group("table")
-
-
-@pytest.fixture(scope="module")
-def site():
-    tmp = Path(tempfile.mkdtemp(prefix="arena-table-"))
-    db = tmp / "arena.sqlite"
-    Store(db).close()
-    log = tmp / "web.log"
-    with open(log, "w") as err:
-        with serve_web(db, "--play-limit", "4", "--play-clock", "900", stderr=err) as url:
-            yield url, db
-    text = log.read_text()
-    assert "Traceback" not in text, text[-3000:]
-    shutil.rmtree(tmp, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium(60) as driver:
-        yield driver
 
 
 #: The page's own wait for ``_settled``: it looks at the page every 50 ms inside the browser
@@ -302,16 +280,16 @@ def _finish(browser, db: Path, match_id: str, seat: int, taken: list[str], shot:
     shoot(browser, f"{shot}-replay")
 
 
-def test_a_whole_spades_deal_played_on_the_table(site, browser):
-    url, db = site
+def test_a_whole_spades_deal_played_on_the_table(play_site, browser):
+    url, db = play_site
     match_id = _start(browser, url, "spades", 1, {"deals": "1"}, "spades")
     taken = _play(browser, random.Random(1), "spades", "spades", 1)
     assert sum(t.startswith("play ") for t in taken) == 13 and "play " + _KEYS[0] in taken and _BID_KEYS[0] in taken
     _finish(browser, db, match_id, 1, taken, "spades")
 
 
-def test_a_whole_spite_and_malice_game_played_on_the_table(site, browser):
-    url, db = site
+def test_a_whole_spite_and_malice_game_played_on_the_table(play_site, browser):
+    url, db = play_site
     # 16 turns (the keyboard test's): about 9 decisions of this seat, past the sixth's
     # screenshot, a side stack and a centre pile (24 were 13, the same clicks more times)
     match_id = _start(browser, url, "spite-and-malice", 0, {"payoff_size": "2", "max_turns": "16"}, "spite")
@@ -323,8 +301,8 @@ def test_a_whole_spite_and_malice_game_played_on_the_table(site, browser):
     _finish(browser, db, match_id, 0, taken, "spite")
 
 
-def test_a_spot_hand_played_on_the_table(site, browser):
-    url, db = site
+def test_a_spot_hand_played_on_the_table(play_site, browser):
+    url, db = play_site
     match_id = _start(browser, url, "spot", 0, {"players": "2", "hands": "1"}, "spot")
     taken = _play(browser, random.Random(3), "spot", "spot", 0)
     assert any(t.startswith("draw ") for t in taken) and any(t.startswith("discard ") for t in taken)

@@ -25,10 +25,11 @@ from arbiter.match import run_match
 from arbiter.store.db import Store
 from sdk import Bot
 from sdk.loading import load_bot
-from tests.e2e.browser import SHOTS, chromium, serve_web, shoot
+from tests.e2e.browser import SHOTS, serve_web, shoot
 
-#: The tests that share the module's web server and browser: one xdist group (--dist loadgroup,
-#: tests/conftest.py), so it is made once in a run.
+#: The tests that share the module's web server, and with tests/e2e/test_arena_web.py and
+#: test_inspector.py one Chromium (``browser``, tests/e2e/conftest.py): one xdist group
+#: (--dist loadgroup, tests/conftest.py), so each is made once in a run.
 pytestmark = pytest.mark.xdist_group("web")
 
 BOTS = ["heuristic", "greedy", "random"]
@@ -72,12 +73,6 @@ def site():
     with serve_web(db) as url:
         yield url, db
     shutil.rmtree(tmp, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium(30) as driver:
-        yield driver
 
 
 def test_standings_page_shows_the_bots_in_order_with_ratings(site, browser):
