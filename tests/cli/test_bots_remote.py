@@ -6,24 +6,14 @@ a process of its own was most of the test's CPU, and all of the client's start."
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import pytest
-from typer.testing import CliRunner
 
-from arbiter.cli import app
 from arbiter.server import auth
 from tests.arbiter.store.test_registry import GOOD, HELPER, write_bot
+from tests.cli.badinput import run_in_process as _arbiter
 from tests.conftest import start_serve, stop_serve
 
 pytestmark = pytest.mark.e2e  # a real `arbiter serve` and the Bots service
-
-
-def _arbiter(*args: str) -> SimpleNamespace:
-    """``arbiter ARGS`` in this process: its ``returncode``, ``stdout`` and ``stderr``."""
-    r = CliRunner().invoke(app, list(args))
-    assert r.exception is None or isinstance(r.exception, SystemExit), r.exception  # a traceback
-    return SimpleNamespace(returncode=r.exit_code, stdout=r.stdout, stderr=r.stderr)
 
 
 def test_authors_submit_list_and_remove_their_own_bots_remotely(tmp_path):
