@@ -22,7 +22,19 @@ from google.protobuf import text_format
 from cardarena.games import Card, get_game
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
+from tests.conftest import start_serve, stop_serve
 from tests.e2e.rawbot import RawBot, act
+
+#: One `arbiter serve` for the module (one xdist group: it starts once a run, not once a
+#: test); each test's clients have names of their own.
+pytestmark = pytest.mark.xdist_group("hidden-info-wire")
+
+
+@pytest.fixture(scope="module")
+def serve():
+    s = start_serve()
+    yield s
+    stop_serve(s)
 
 CARD_TOKEN = re.compile(r"(?<![A-Za-z0-9])(10|[2-9AJQK])([SHDC])(?![A-Za-z0-9])")
 
@@ -142,7 +154,7 @@ def test_no_message_to_a_seat_holds_a_card_hidden_from_it(serve, game_name, delt
     from cardarena.wire import codec
 
     hidden_of, options, n = CASES[game_name]
-    names = [f"spy{i}" + ("d" if deltas else "") for i in range(n)]
+    names = [f"{game_name}-spy{i}" + ("d" if deltas else "") for i in range(n)]
     bots = []
     for i, name in enumerate(names):
         def respond(turn, i=i):
