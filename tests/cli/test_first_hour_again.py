@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arbiter.cli import app
-from tests.cli.badinput import _AS_FROM_A_TERMINAL
+from tests.cli.badinput import _AS_FROM_A_TERMINAL, run_in_process
 from tests.conftest import ROOT
 
 runner = CliRunner()
@@ -106,9 +106,12 @@ def test_watch_follows_the_tournament_running_from_a_store(tmp_path):
     assert r.exit_code == 2 and f"no tournament is running from {db}" in r.output, r.output
     # started as from a terminal, where Ctrl-C works: a process started from one that ignores
     # SIGINT (a shell's background job, an xdist worker under one) inherits the ignoring, and
-    # this run then played on past its Ctrl-C (all 200 deals, or to the test's timeout)
+    # this run then played on past its Ctrl-C (all 200 deals, or to the test's timeout). One
+    # match at a time (the default is 3 a core): it plays for as long as the test looks, on
+    # every core it is given, and a live match is all that the test needs of it
     run = subprocess.Popen([sys.executable, "-c", _AS_FROM_A_TERMINAL, "arbiter", "tournament", "run", "--db", str(db), "--bots",
-                            "heuristic,greedy", "--deals", "5000", "-o", "deals=2", "--name", "watched", "-q"],
+                            "heuristic,greedy", "--deals", "5000", "-o", "deals=2", "--concurrency", "1",
+                            "--name", "watched", "-q"],
                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
     try:
         watch_file = tmp_path / "arena.sqlite.watch"
@@ -155,8 +158,7 @@ def test_watch_follows_the_tournament_running_from_a_store(tmp_path):
         live = str(now[0].table)  # the match's public table as it stands, its seats named bot@version
         assert 'id="board" class="table-spades' in live and 'class="card back' in live and now[0].shown <= now[0].steps
         assert 'heuristic@1.0 <span class="where">' in live and 'greedy <span class="where">' in live, live[:3000]
-        w = subprocess.run([sys.executable, "-m", "arbiter", "watch", "--db", str(db)], cwd=ROOT, capture_output=True,
-                           text=True, timeout=300, stdin=subprocess.DEVNULL)
+        w = run_in_process("watch", "--db", str(db))  # stdout and stderr apart, as a process's
         assert w.returncode == 0, w.stderr
         assert "tournament watched, running from" in w.stdout and "spades match " in w.stdout and "result (" in w.stdout, w.stdout
     finally:
