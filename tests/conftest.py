@@ -408,3 +408,13 @@ def serve():
     s = start_serve()
     yield s
     stop_serve(s)
+
+
+@pytest.fixture(scope="module")
+def module_serve():
+    """`arbiter serve` with its defaults for a module's tests, stopped after the last (put
+    them in one ``xdist_group`` so that it starts once a run; each test's bots then need
+    names of their own)."""
+    s = start_serve()
+    yield s
+    stop_serve(s)

@@ -12,7 +12,6 @@ from cardarena.wire import codec as convert
 from cardarena.games import EndReason
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
-from tests.conftest import start_serve, stop_serve
 from tests.e2e.rawbot import RawBot, act
 
 #: One `arbiter serve` for the module (one xdist group: it starts once a run), and the three
@@ -24,10 +23,8 @@ pytestmark = pytest.mark.xdist_group("bad_input")
 
 
 @pytest.fixture(scope="module")
-def serve():
-    s = start_serve()
-    yield s
-    stop_serve(s)
+def serve(module_serve):
+    return module_serve  # (tests/conftest.py)
 
 SPADES_CARDS = [r + s for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K") for s in "SHDC"]
 
