@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import queue
-import subprocess
-import sys
 import threading
 import time
 
@@ -21,7 +19,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arbiter.server import auth
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
-from tests.conftest import ROOT, start_serve, stop_serve, tls_certificate
+from tests.cli.badinput import run_in_process
+from tests.conftest import start_serve, stop_serve, tls_certificate
 from tests.e2e.rawbot import RawBot, act
 
 
@@ -300,11 +299,11 @@ def test_the_credentials_file_is_private(arbiter):
 
 
 def test_serve_refuses_a_reachable_interface_without_tls():
-    proc = subprocess.run([sys.executable, "-m", "arbiter", "serve", "--host", "0.0.0.0", "--port", "0"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    # in this process (stdout and stderr apart, an escaping exception fails; were it to serve,
+    # it would stop once up and say 0): the refusal is the command's, before it serves
+    proc = run_in_process("serve", "--host", "0.0.0.0", "--port", "0", serving=True)
     assert proc.returncode == 2 and "--tls-cert" in proc.stderr and "Traceback" not in proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "arbiter", "serve", "--open", "--host", "0.0.0.0", "--insecure"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    proc = run_in_process("serve", "--open", "--host", "0.0.0.0", "--insecure", serving=True)
     assert proc.returncode == 2 and "--open" in proc.stderr
 
 
