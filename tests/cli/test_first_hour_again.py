@@ -55,8 +55,9 @@ def test_web_with_its_metrics_port_taken_never_says_serving(taken_port, tmp_path
     from arbiter.store.db import Store
 
     Store(tmp_path / "a.sqlite").close()
-    p = subprocess.run([sys.executable, "-m", "arbiter", "web", "--db", str(tmp_path / "a.sqlite"), "--port", "0",
-                        "--metrics", str(taken_port)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    # in this process (stdout and stderr apart; were it to serve, it stops once up and says 0)
+    p = run_in_process("web", "--db", str(tmp_path / "a.sqlite"), "--port", "0", "--metrics", str(taken_port),
+                       serving=True)
     assert p.returncode == 2 and "serving" not in p.stdout, p
     assert f"--metrics: cannot listen on 127.0.0.1:{taken_port}" in p.stderr
 
