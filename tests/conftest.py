@@ -356,6 +356,18 @@ class ServeProcess:
         return self.proc.poll() is None
 
 
+def tls_certificate(folder: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for localhost and 127.0.0.1 and its key, in ``folder``
+    (cert.pem, key.pem): for `arbiter serve --tls-cert --tls-key`, and as the CA its clients
+    trust. An ECDSA P-256 key: an RSA-2048 one took 0.1-0.3 CPU-s to make (openssl req)."""
+    assert shutil.which("openssl"), "the openssl command makes the test certificate (Debian: apt-get install openssl)"
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", str(key), "-out", str(cert), "-days", "1", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], check=True, capture_output=True, timeout=60)
+    return cert, key
+
+
 def start_serve(*args: str) -> ServeProcess:
     """`arbiter serve` on a free loopback port, as a user starts it (plus ``args``), with a
     credentials file of its own."""
@@ -405,6 +417,16 @@ def stop_serve(serve: ServeProcess) -> None:
 @pytest.fixture
 def serve():
     """`arbiter serve` on a free loopback port with its defaults; stopped after the test."""
+    s = start_serve()
+    yield s
+    stop_serve(s)
+
+
+@pytest.fixture(scope="module")
+def module_serve():
+    """`arbiter serve` with its defaults for a module's tests, stopped after the last (put
+    them in one ``xdist_group`` so that it starts once a run; each test's bots then need
+    names of their own)."""
     s = start_serve()
     yield s
     stop_serve(s)

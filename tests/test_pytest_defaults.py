@@ -19,9 +19,15 @@ ROOT = Path(__file__).resolve().parent.parent
 PROBES = ["tests/test_pytest_defaults.py::test_grouped_probe"]
 
 
+#: Plugins the probes do without. Hypothesis's imports all of hypothesis in every process of
+#: the run (the controller at its summary, each worker at its first test): 0.3 CPU-s a
+#: process, over half of what each probe process costs; no probe is a hypothesis test.
+UNUSED = ["-p", "no:randomly", "-p", "no:cacheprovider", "-p", "no:hypothesispytest"]
+
+
 def _pytest(*args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}  # as from a terminal
-    return subprocess.run([sys.executable, "-m", "pytest", *PROBES, "-p", "no:randomly", "-p", "no:cacheprovider", *args],
+    return subprocess.run([sys.executable, "-m", "pytest", *PROBES, *UNUSED, *args],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
 
 

@@ -22,6 +22,7 @@ import traceback
 from dataclasses import dataclass
 from unittest import mock
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Iterator, Sequence
 
 from typer.testing import CliRunner
@@ -121,6 +122,23 @@ def invoke(args: Sequence[str], timeout: float = 60.0, env: dict[str, str] | Non
     if r.exception is not None and not isinstance(r.exception, SystemExit):
         crash = "Traceback (most recent call last):\n" + "".join(traceback.format_exception(r.exception)[-6:])
     return Outcome(list(args), r.exit_code, r.output, crash)
+
+
+def run_in_process(*args: str, serving: bool = False) -> SimpleNamespace:
+    """``arbiter ARGS`` run in this process as ``subprocess.run`` would report it: its
+    ``returncode``, ``stdout`` and ``stderr`` apart. For a test of what a command prints
+    that does not test its process: a process of its own was most of such a test's CPU
+    (the bots, servers and fork servers it starts are processes still). An exception that
+    escapes the command (a traceback, in a process) fails the test. ``serving``: a command
+    that serves until interrupted, expected to refuse its arguments: should it serve
+    instead, it stops once it is up (``serving_stops_at_once``) and returns 0."""
+    with serving_stops_at_once() if serving else contextlib.nullcontext():
+        r = runner.invoke(app, list(args))
+    if isinstance(r.exception, Served):
+        return SimpleNamespace(returncode=0, stdout=r.stdout, stderr=r.stderr)
+    assert r.exception is None or isinstance(r.exception, SystemExit), \
+        "".join(traceback.format_exception(r.exception))
+    return SimpleNamespace(returncode=r.exit_code, stdout=r.stdout, stderr=r.stderr)
 
 
 def problems(o: Outcome, path: tuple[str, ...], expect_error: bool = False) -> str:

@@ -1,22 +1,19 @@
 """`arbiter bots submit|list|show|remove --server`: the Bots service of a real `arbiter
-serve`, through the CLI's client (arbiter.server.client), with author tokens."""
+serve`, through the CLI's client (arbiter.server.client), with author tokens. The server
+is a process; the client commands run in this process (typer's runner, on the click tree
+built once: tests/clicache.py), each over the network to the server as from a terminal:
+a process of its own was most of the test's CPU, and all of the client's start."""
 
 from __future__ import annotations
-
-import subprocess
-import sys
 
 import pytest
 
 from arbiter.server import auth
 from tests.arbiter.store.test_registry import GOOD, HELPER, write_bot
-from tests.conftest import ROOT, start_serve, stop_serve
+from tests.cli.badinput import run_in_process as _arbiter
+from tests.conftest import start_serve, stop_serve
 
 pytestmark = pytest.mark.e2e  # a real `arbiter serve` and the Bots service
-
-
-def _arbiter(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "arbiter", *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
 
 
 def test_authors_submit_list_and_remove_their_own_bots_remotely(tmp_path):

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arbiter.cli import app
-from tests.cli.badinput import _AS_FROM_A_TERMINAL
+from tests.cli.badinput import _AS_FROM_A_TERMINAL, run_in_process
 from tests.conftest import ROOT
 
 runner = CliRunner()
@@ -55,8 +55,9 @@ def test_web_with_its_metrics_port_taken_never_says_serving(taken_port, tmp_path
     from arbiter.store.db import Store
 
     Store(tmp_path / "a.sqlite").close()
-    p = subprocess.run([sys.executable, "-m", "arbiter", "web", "--db", str(tmp_path / "a.sqlite"), "--port", "0",
-                        "--metrics", str(taken_port)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    # in this process (stdout and stderr apart; were it to serve, it stops once up and says 0)
+    p = run_in_process("web", "--db", str(tmp_path / "a.sqlite"), "--port", "0", "--metrics", str(taken_port),
+                       serving=True)
     assert p.returncode == 2 and "serving" not in p.stdout, p
     assert f"--metrics: cannot listen on 127.0.0.1:{taken_port}" in p.stderr
 
@@ -104,69 +105,75 @@ def test_watch_follows_the_tournament_running_from_a_store(tmp_path):
     db = tmp_path / "arena.sqlite"
     r = runner.invoke(app, ["watch", "--db", str(db)])
     assert r.exit_code == 2 and f"no tournament is running from {db}" in r.output, r.output
-    # started as from a terminal, where Ctrl-C works: a process started from one that ignores
-    # SIGINT (a shell's background job, an xdist worker under one) inherits the ignoring, and
-    # this run then played on past its Ctrl-C (all 200 deals, or to the test's timeout)
-    run = subprocess.Popen([sys.executable, "-c", _AS_FROM_A_TERMINAL, "arbiter", "tournament", "run", "--db", str(db), "--bots",
-                            "heuristic,greedy", "--deals", "5000", "-o", "deals=2", "--name", "watched", "-q"],
-                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
-    try:
-        watch_file = tmp_path / "arena.sqlite.watch"
-        for _ in range(600):  # a bounded wait for the run's arbiter (no time is measured)
-            if watch_file.exists() or run.poll() is not None:
-                break
-            time.sleep(0.05)
-        assert watch_file.exists(), run.communicate(timeout=60)
-        assert oct(watch_file.stat().st_mode & 0o777) == "0o600"  # its spectator token: the organiser's eyes only
-        # the running tournament's web page lists what is being played now
-        import urllib.request
+    # the web page is up before the run starts (a store for it to open first): the run plays
+    # on every core it gets for as long as it runs, and the web's start is a second or more
+    import urllib.request
 
-        from tests.e2e.browser import serve_web
+    from arbiter.store.db import Store
+    from tests.e2e.browser import serve_web
 
-        with serve_web(db) as url:
+    Store(db).close()
+    with serve_web(db) as url:
+        # started as from a terminal, where Ctrl-C works: a process started from one that ignores
+        # SIGINT (a shell's background job, an xdist worker under one) inherits the ignoring, and
+        # this run then played on past its Ctrl-C (all 200 deals, or to the test's timeout). One
+        # match at a time (the default is 3 a core): it plays for as long as the test looks, on
+        # every core it is given, and a live match is all that the test needs of it
+        run = subprocess.Popen([sys.executable, "-c", _AS_FROM_A_TERMINAL, "arbiter", "tournament", "run", "--db", str(db),
+                                "--bots", "heuristic,greedy", "--deals", "5000", "-o", "deals=2", "--concurrency", "1",
+                                "--name", "watched", "-q"],
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+        try:
+            watch_file = tmp_path / "arena.sqlite.watch"
+            for _ in range(600):  # a bounded wait for the run's arbiter (no time is measured)
+                if watch_file.exists() or run.poll() is not None:
+                    break
+                time.sleep(0.05)
+            assert watch_file.exists(), run.communicate(timeout=60)
+            assert oct(watch_file.stat().st_mode & 0o777) == "0o600"  # its spectator token: the organiser's eyes only
+            # the running tournament's web page lists what is being played now
             page = ""
             for _ in range(100):  # bounded: until a match is on the table (no time is measured)
                 page = urllib.request.urlopen(url + "t/watched", timeout=60).read().decode()
                 if 'class="pill live-match"' in page or run.poll() is not None:
                     break
                 time.sleep(0.05)
-        assert 'id="now-playing"' in page and "arbiter watch --db" in page, page[-2000:]
-        assert 'class="pill live-match"' in page and "heuristic" in page.split('id="now-playing"')[1][:400]
-        # its deals come back in other seatings (duplicate, the default): the disclosure
-        # rule lets the page say who plays and how far, never show a table of the play
-        assert 'id="tables-withheld"' in page and 'class="live-table"' not in page, page[-3000:]
-        # where the rule lets tables be shown, each is the public one as it stood the delay ago
-        from arbiter.present.watching import now_playing
-        from cardarena.disclosure import of_tournament
+            assert 'id="now-playing"' in page and "arbiter watch --db" in page, page[-2000:]
+            assert 'class="pill live-match"' in page and "heuristic" in page.split('id="now-playing"')[1][:400]
+            # its deals come back in other seatings (duplicate, the default): the disclosure
+            # rule lets the page say who plays and how far, never show a table of the play
+            assert 'id="tables-withheld"' in page and 'class="live-table"' not in page, page[-3000:]
+            # where the rule lets tables be shown, each is the public one as it stood the delay ago
+            from arbiter.present.watching import now_playing
+            from cardarena.disclosure import of_tournament
 
-        def playing(rule, delay, **kw):  # bounded: a moment between two matches lists none (no time is measured)
-            for _ in range(200):
-                got = now_playing(db, "watched", rule, delay=delay, **kw)
-                if got or run.poll() is not None:
-                    return got
-                time.sleep(0.05)
-            return got
+            def playing(rule, delay, **kw):  # bounded: a moment between two matches lists none (no time is measured)
+                for _ in range(200):
+                    got = now_playing(db, "watched", rule, delay=delay, **kw)
+                    if got or run.poll() is not None:
+                        return got
+                    time.sleep(0.05)
+                return got
 
-        open_rule = of_tournament("watched", finished=False, duplicate=False)
-        assert playing(of_tournament("watched", False, True), 0)[0].table == ""
-        late = playing(open_rule, 3600)  # younger than the delay: nothing yet
-        assert late and all(m.table == "" and m.shown == 0 for m in late), late
-        now = playing(open_rule, 0, versions={"heuristic": "1.0"})
-        live = str(now[0].table)  # the match's public table as it stands, its seats named bot@version
-        assert 'id="board" class="table-spades' in live and 'class="card back' in live and now[0].shown <= now[0].steps
-        assert 'heuristic@1.0 <span class="where">' in live and 'greedy <span class="where">' in live, live[:3000]
-        w = subprocess.run([sys.executable, "-m", "arbiter", "watch", "--db", str(db)], cwd=ROOT, capture_output=True,
-                           text=True, timeout=300, stdin=subprocess.DEVNULL)
-        assert w.returncode == 0, w.stderr
-        assert "tournament watched, running from" in w.stdout and "spades match " in w.stdout and "result (" in w.stdout, w.stdout
-    finally:
-        run.send_signal(signal.SIGINT)  # a long run, stopped as a person stops it
-        try:
-            out, err = run.communicate(timeout=120)
-        except subprocess.TimeoutExpired:
-            run.kill()
-            out, err = run.communicate()
-            raise AssertionError(f"the run did not stop on Ctrl-C: {err[-2000:]}") from None
+            open_rule = of_tournament("watched", finished=False, duplicate=False)
+            assert playing(of_tournament("watched", False, True), 0)[0].table == ""
+            late = playing(open_rule, 3600)  # younger than the delay: nothing yet
+            assert late and all(m.table == "" and m.shown == 0 for m in late), late
+            now = playing(open_rule, 0, versions={"heuristic": "1.0"})
+            live = str(now[0].table)  # the match's public table as it stands, its seats named bot@version
+            assert 'id="board" class="table-spades' in live and 'class="card back' in live and now[0].shown <= now[0].steps
+            assert 'heuristic@1.0 <span class="where">' in live and 'greedy <span class="where">' in live, live[:3000]
+            w = run_in_process("watch", "--db", str(db))  # stdout and stderr apart, as a process's
+            assert w.returncode == 0, w.stderr
+            assert "tournament watched, running from" in w.stdout and "spades match " in w.stdout and "result (" in w.stdout, w.stdout
+        finally:
+            run.send_signal(signal.SIGINT)  # a long run, stopped as a person stops it
+            try:
+                out, err = run.communicate(timeout=120)
+            except subprocess.TimeoutExpired:
+                run.kill()
+                out, err = run.communicate()
+                raise AssertionError(f"the run did not stop on Ctrl-C: {err[-2000:]}") from None
     assert run.returncode == 130 and "interrupted" in err, err
     assert not watch_file.exists()  # the run is over
     r = runner.invoke(app, ["watch", "--db", str(db)])

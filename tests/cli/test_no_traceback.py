@@ -477,7 +477,7 @@ def test_ctrl_c_stops_a_tournament_run_with_one_line(tmp_path):
     # first match is stored, then runs on (199 deals to go) and gets its Ctrl-C
     proc = start_process([sys.executable, "-m", "tests.campaigns.failpoints", "tournament", "run",
                           "--db", str(tmp_path / "t.sqlite"), "--transport", "inproc", "--bots", "random,heuristic",
-                          "--deals", "200", "--name", "long"], tmp_path,
+                          "--deals", "200", "-o", "deals=1", "--name", "long"], tmp_path,
                          env={"CHAOS_FAILPOINT": "committed:1", "PYTHONPATH": str(ROOT)})
     out = proc.lines  # type: ignore[attr-defined]
     try:

@@ -1,18 +1,16 @@
 """A bot author's failures, in words, where the author looks: `arbiter play` with bots
 whose choose raises, returns None, or returns notation that does not parse. The bot
 process does not die; the SDK reports what happened, the arbiter applies the policy and
-records it, and the output names it."""
+records it, and the output names it. The commands run in this process (``run_in_process``:
+stdout and stderr apart, as a process's); the bots they play are processes."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
-from tests.cli.badinput import invoke
-from tests.conftest import ROOT
+from tests.cli.badinput import invoke, run_in_process
 
 pytestmark = pytest.mark.e2e  # `arbiter play` with bot processes
 
@@ -46,12 +44,11 @@ EXPECT = {
 }
 
 
-def _play(tmp_path, bot: str, *extra: str) -> subprocess.CompletedProcess:
+def _play(tmp_path, bot: str, *extra: str):
     path = tmp_path / f"{bot}.py"
     path.write_text(textwrap.dedent(BOTS[bot]))
-    return subprocess.run([sys.executable, "-m", "arbiter", "play", "spite-and-malice", str(path), "random", "--seed", "3",
-                           "-o", "payoff_size=5", "--db", str(tmp_path / "arena.sqlite"), *extra],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return run_in_process("play", "spite-and-malice", str(path), "random", "--seed", "3", "-o", "payoff_size=5",
+                          "--db", str(tmp_path / "arena.sqlite"), *extra)
 
 
 @pytest.mark.parametrize("bot", list(BOTS))
@@ -76,8 +73,7 @@ def test_under_the_default_policy_a_failing_bot_plays_on_with_strikes(tmp_path):
 
 def test_play_infers_the_players_keeps_the_match_and_takes_registered_bots(tmp_path):
     db = tmp_path / "arena.sqlite"
-    proc = subprocess.run([sys.executable, "-m", "arbiter", "play", "spot", "random", "random", "--seed", "2",
-                           "-o", "hands=1", "--db", str(db)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    proc = run_in_process("play", "spot", "random", "random", "--seed", "2", "-o", "hands=1", "--db", str(db))
     assert proc.returncode == 0, proc.stderr
     text = " ".join(proc.stdout.split())
     match_id = text.split("arbiter replay ")[-1].strip(" )")
@@ -93,9 +89,8 @@ def test_play_infers_the_players_keeps_the_match_and_takes_registered_bots(tmp_p
 
     with reg.Registry(db) as r:
         submit(r, folder, "mybot", "1.0", check=lambda p: _passing(p))
-    proc = subprocess.run([sys.executable, "-m", "arbiter", "play", "spite-and-malice", "mybot@1.0", f"{folder}/",
-                           "--seed", "4", "-o", "payoff_size=5", "--db", str(db)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    proc = run_in_process("play", "spite-and-malice", "mybot@1.0", f"{folder}/", "--seed", "4", "-o", "payoff_size=5",
+                          "--db", str(db))
     assert proc.returncode == 0, proc.stderr
     assert "mybot@1.0" in proc.stdout and "Traceback" not in proc.stderr
 
@@ -113,9 +108,8 @@ def test_tournament_show_names_a_failing_bot_and_its_stderr(tmp_path):
     path = tmp_path / "raiser.py"
     path.write_text(textwrap.dedent(BOTS["raiser"]))
     db = tmp_path / "t.sqlite"
-    run = subprocess.run([sys.executable, "-m", "arbiter", "tournament", "run", "--game", "spite-and-malice", "--bots",
-                          f"{path},random", "--deals", "1", "-o", "payoff_size=5", "--db", str(db), "-q",
-                          "--name", "fails"], cwd=ROOT, capture_output=True, text=True, timeout=180)
+    run = run_in_process("tournament", "run", "--game", "spite-and-malice", "--bots", f"{path},random", "--deals", "1",
+                         "-o", "payoff_size=5", "--db", str(db), "-q", "--name", "fails")
     assert run.returncode == 0, run.stderr
     shown = invoke(["tournament", "show", "fails", "--db", str(db), "--failures"])  # reading the store: in process
     assert shown.exit_code == 0 and not shown.crash and "crash" in shown.output, shown.describe()

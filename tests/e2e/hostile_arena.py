@@ -315,13 +315,15 @@ def processes_of_uid(uid: int) -> list[int]:
 
 
 def no_processes_of_uid(uid: int, timeout: float = 10.0) -> bool:
-    """Wait until no process of ``uid`` runs (True), or ``timeout`` passes (False): for each
-    one seen, the kernel says when it exits (``procs.wait_gone``); then look again."""
+    """Wait until no process of ``uid`` is left (True), or ``timeout`` passes (False): for
+    each one seen, the kernel says when it exits (``procs.wait_gone``); then look again. One
+    that has exited and is not reaped yet (a zombie: its PID namespace's children are reaped
+    as the namespace goes, a while later on a loaded machine) is looked for again shortly."""
     deadline = time.monotonic() + timeout
     while (pids := processes_of_uid(uid)) and time.monotonic() < deadline:
         if not procs.wait_gone({p: procs.start_time(p) for p in pids}, deadline - time.monotonic()) \
                 and set(pids) <= set(processes_of_uid(uid)):
-            break  # they have exited but nobody reaped them (zombies): nothing more will change
+            time.sleep(0.05)  # all exited, not all reaped yet: look again
     return processes_of_uid(uid) == []
 
 

@@ -12,20 +12,19 @@ from cardarena.wire import codec as convert
 from cardarena.games import EndReason
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
-from tests.conftest import start_serve, stop_serve
 from tests.e2e.rawbot import RawBot, act
 
-#: One `arbiter serve` for the module (one xdist group: it starts once a run). Each test's
-#: bots have names of their own (the earlier tests' bots stay connected); that the server
-#: keeps serving after each bad input is then checked by every later test as well.
+#: One `arbiter serve` for the module (one xdist group: it starts once a run), and the three
+#: random bots that share a raw bot's table (processes, started by the first test that needs
+#: them: they were most of each test's CPU). Each test's raw bot has a name of its own (the
+#: earlier tests' bots stay connected); that the server, and the random bots, keep serving
+#: after each bad input is then checked by every later test as well.
 pytestmark = pytest.mark.xdist_group("bad_input")
 
 
 @pytest.fixture(scope="module")
-def serve():
-    s = start_serve()
-    yield s
-    stop_serve(s)
+def serve(module_serve):
+    return module_serve  # (tests/conftest.py)
 
 SPADES_CARDS = [r + s for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K") for s in "SHDC"]
 
@@ -49,14 +48,18 @@ def run(serve, seats, seed=1, policy="forfeit", decision_ms=0, bank_ms=0, max_st
     return summary, convert.outcome_from_proto(summary.outcome)
 
 
+#: The module's random bots, seats 1 to 3 of every table a raw bot sits at.
+OTHERS = ["random-1", "random-2", "random-3"]
+
+
 def with_others(serve, raw: RawBot):
-    """``raw`` and three random bots named after it (a test's own names: the server is shared)."""
-    others = [f"{raw.name}-r{i}" for i in (1, 2, 3)]
-    for n in others:
-        serve.start_bot("random", n)
+    """``raw`` (a test's own name: the server is shared) and the module's random bots."""
+    if not serve.bots:
+        for n in OTHERS:
+            serve.start_bot("random", n)
     raw.start()
-    serve.wait_sessions([raw.name, *others])
-    return [raw.name, *others]
+    serve.wait_sessions([raw.name, *OTHERS])
+    return [raw.name, *OTHERS]
 
 
 def illegal_card(turn: pb.Turn) -> str:

@@ -24,6 +24,10 @@ from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from tests.e2e.rawbot import RawBot, act
 
+#: One `arbiter serve` for the module (``module_serve``, one xdist group: it starts once a
+#: run, not once a test); each test's clients have names of their own.
+pytestmark = pytest.mark.xdist_group("hidden-info-wire")
+
 CARD_TOKEN = re.compile(r"(?<![A-Za-z0-9])(10|[2-9AJQK])([SHDC])(?![A-Za-z0-9])")
 
 
@@ -135,14 +139,15 @@ def probe_illegal(turn: pb.Turn, rng) -> pb.BotMessage | None:
 
 @pytest.mark.parametrize("deltas", [False, True], ids=["whole-views", "view-deltas"])
 @pytest.mark.parametrize("game_name", list(CASES))
-def test_no_message_to_a_seat_holds_a_card_hidden_from_it(serve, game_name, deltas):
+def test_no_message_to_a_seat_holds_a_card_hidden_from_it(module_serve, game_name, deltas):
     """With ``deltas`` the clients ask for view deltas (arena.proto ViewDelta): every field
     a delta carries is scanned as a view, and each client rebuilds its views from them
     (every delta applies: the arbiter never leaves a seat without a view it can build)."""
     from cardarena.wire import codec
 
+    serve = module_serve
     hidden_of, options, n = CASES[game_name]
-    names = [f"spy{i}" + ("d" if deltas else "") for i in range(n)]
+    names = [f"{game_name}-spy{i}" + ("d" if deltas else "") for i in range(n)]
     bots = []
     for i, name in enumerate(names):
         def respond(turn, i=i):

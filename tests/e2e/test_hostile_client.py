@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import queue
-import shutil
-import subprocess
-import sys
 import threading
 import time
 
@@ -22,7 +19,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arbiter.server import auth
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
-from tests.conftest import ROOT, start_serve, stop_serve
+from tests.cli.badinput import run_in_process
+from tests.conftest import start_serve, stop_serve, tls_certificate
 from tests.e2e.rawbot import RawBot, act
 
 
@@ -301,20 +299,16 @@ def test_the_credentials_file_is_private(arbiter):
 
 
 def test_serve_refuses_a_reachable_interface_without_tls():
-    proc = subprocess.run([sys.executable, "-m", "arbiter", "serve", "--host", "0.0.0.0", "--port", "0"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    # in this process (stdout and stderr apart, an escaping exception fails; were it to serve,
+    # it would stop once up and say 0): the refusal is the command's, before it serves
+    proc = run_in_process("serve", "--host", "0.0.0.0", "--port", "0", serving=True)
     assert proc.returncode == 2 and "--tls-cert" in proc.stderr and "Traceback" not in proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "arbiter", "serve", "--open", "--host", "0.0.0.0", "--insecure"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    proc = run_in_process("serve", "--open", "--host", "0.0.0.0", "--insecure", serving=True)
     assert proc.returncode == 2 and "--open" in proc.stderr
 
 
 def test_tls_carries_a_real_match_and_plain_clients_are_refused(tmp_path):
-    assert shutil.which("openssl"), "the openssl command makes the test certificate (Debian: apt-get install openssl)"
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
-                    "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
-                   check=True, capture_output=True, timeout=60)
+    cert, key = tls_certificate(tmp_path)
     s = start_serve("--tls-cert", str(cert), "--tls-key", str(key))
     try:
         names = ["t0", "t1"]

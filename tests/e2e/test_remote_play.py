@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from arbiter.server import auth
 from cardarena.games import EndReason
 from cardarena.replay import verify_record
 from tests.cli.badinput import invoke
-from tests.conftest import start_serve, stop_serve
+from tests.conftest import start_serve, stop_serve, tls_certificate
 from tests.e2e.browser import serve_web
 from tests.e2e.test_human_seat import (
     SPITE, Client, _error, _new_store, _play_out, _start, _start_form, _stored, _verifies, card_tokens, deal_cards, seen_by,
@@ -245,11 +244,7 @@ def test_tokens_rotated_or_revoked_on_the_arbiter_count_at_once(standing):
 def test_a_remote_table_over_tls(tmp_path):
     """An arbiter that serves TLS (as one other machines reach must): the web checks its
     certificate against --arbiter-tls-ca, for the listing, RunMatch and the seat's stream."""
-    assert shutil.which("openssl"), "the openssl command makes the test certificate (Debian: apt-get install openssl)"
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
-                    "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
-                   check=True, capture_output=True, timeout=60)
+    cert, key = tls_certificate(tmp_path)
     folder = Path(tempfile.mkdtemp(prefix="arena-remote-tls-"))  # a short path: `arbiter web` says it on one line
     serve = start_serve("--tls-cert", str(cert), "--tls-key", str(key))
     try:

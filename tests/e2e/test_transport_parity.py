@@ -24,7 +24,7 @@ from cardarena.wire import codec
 CASES = [
     ("spades", ["random", "greedy", "random", "greedy"], {"deals": 1}, 11),
     ("spite-and-malice", ["random", "heuristic"], {}, 12),
-    ("spot", ["random", "heuristic", "random", "heuristic"], {}, 13),
+    ("spot", ["random", "heuristic", "random", "heuristic"], {"hands": 2}, 13),
 ]
 
 
