@@ -32,7 +32,7 @@ from markupsafe import Markup
 
 from arbiter.present.boards import hand_for, plural
 from arbiter.present.games import page_part
-from cardarena.games import Card
+from cardarena.games import Card, ConfigError, get_game
 
 __all__ = ["TABLE_SCRIPT", "TABLE_STYLE", "TableModel", "face", "render_table", "table_model"]
 
@@ -596,6 +596,9 @@ def _spades_result(o: Any, winners: tuple[int, ...], others: tuple[int, ...], na
     if fixed:
         why = f"the match was {plural(int(fixed), 'deal')} long"
     elif o.reason.value == "turn_limit":
+        # a turn limit ends Spades only at its deal limit: with no final view (the CLI's
+        # record) the limit is the match's own ``max_deals``, its default where not given
+        deals = deals or _spades_max_deals(options)
         why = f"the deal limit was reached after {plural(deals, 'deal')}"
     elif target and top >= target:
         why = f"{'you' if me in winners else 'they'} reached the target of {target}" + (
@@ -605,6 +608,13 @@ def _spades_result(o: Any, winners: tuple[int, ...], others: tuple[int, ...], na
     if draw:
         return f"A draw at {top:g} all: {why}."
     return (f"{_people(winners, names, me, game)} won {top:g} to {low:g}, by {plural(int(top - low), 'point')}: {why}.")
+
+
+def _spades_max_deals(options: dict[str, Any] | None) -> int:
+    try:
+        return int(get_game("spades", options).options.max_deals)
+    except (ConfigError, TypeError, ValueError):
+        return int((options or {}).get("max_deals") or 0)
 
 
 def _spot_result(o: Any, winners: tuple[int, ...], others: tuple[int, ...], names: Sequence[str], me: int | None, final_view: Any,

@@ -140,3 +140,18 @@ def test_a_forfeit_says_who_failed_and_how():
                     "(seat 0 (browser) timed out)."), text
     o = Outcome((0.0, 1.0), (2, 1), EndReason.FORFEIT_CRASH, "")
     assert verdict("spot", o, ["mine", "random 1.0"], 1) == "You won by forfeit: mine (seat 0) crashed."
+
+
+def test_a_spades_deal_limit_names_the_deals_played_with_or_without_the_final_view():
+    """`arbiter play` gives no final view (only the record): a match ended by its deal
+    limit said "the deal limit was reached after 0 deals"."""
+    names = ["random 1.0"] * 4
+    options = {"max_deals": 2, "target": 5000}
+    st = _end("spades", options)
+    o = st.outcome()
+    assert o.reason.value == "turn_limit", o
+    for final_view in (st.spectator_view(), None):
+        text = verdict("spades", o, names, 0, final_view, options)
+        assert "the deal limit was reached after 2 deals" in text, text
+    default = get_game("spades").options.max_deals
+    assert f"after {plural(default, 'deal')}" in verdict("spades", o, names, 0, None, {"target": 5000})
