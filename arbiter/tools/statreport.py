@@ -593,8 +593,12 @@ DRAW_ZERO_CASES = (
     ("spite-and-malice, pay-off 3", "spite-and-malice", {"payoff_size": 3, "stalemate_rule": "fewer_payoff_wins"}),
     ("spite-and-malice, pay-off 5", "spite-and-malice", {"payoff_size": 5, "stalemate_rule": "fewer_payoff_wins"}),
     ("spot, 4 seats, 1 hand", "spot", {"hands": 1}),
-    ("spot, 2 seats, 3 hands", "spot", {"players": 2, "hands": 3}),
 )
+
+
+def zero_key(case: str) -> str:
+    """A bench row's name for a case of ``DRAW_ZERO_CASES``: ``spite_malice_payoff_3``."""
+    return "_".join(case.replace("-and-", "_").replace("pay-off", "payoff").replace(",", "").split())
 
 
 def draw_zero_rows(runs: int = 120, deals: int = 30, seed: int = 1, cases: Sequence[str] | None = None,
@@ -624,14 +628,13 @@ def draw_zero_rows(runs: int = 120, deals: int = 30, seed: int = 1, cases: Seque
                 m = mean_se([seat[k] for deal in block for seating in deal for seat in seating])
                 if m.se:
                     independent.append(m.mean / m.se)
-        share = (lambda zs, c: sum(abs(z) > c for z in zs) / len(zs))  # noqa: E731
+        share = (lambda zs, c: sum(abs(z) > c for z in zs) / (len(zs) or 1))  # noqa: E731
+        largest = (lambda zs: max((abs(z) for z in zs), default=0.0))  # noqa: E731
         pooled = [m.mean / m.se for m in zero_check(luck, names).values() if m.se]
         yield {"case": name, "runs": runs, "deals": deals, "features": len(names),
-               "beyond_1.96": share(clustered, 1.96), "beyond_3.5": share(clustered, 3.5),
-               "largest": max(abs(z) for z in clustered),
+               "beyond_1.96": share(clustered, 1.96), "beyond_3.5": share(clustered, 3.5), "largest": largest(clustered),
                "independent_beyond_1.96": share(independent, 1.96), "independent_beyond_3.5": share(independent, 3.5),
-               "independent_largest": max(abs(z) for z in independent),
-               "pooled_largest": max(abs(z) for z in pooled),
+               "independent_largest": largest(independent), "pooled_largest": largest(pooled),
                "identical_seatings": sum(p[0].actions == p[1].actions for p in played) / len(played)}
 
 
@@ -686,7 +689,8 @@ def ratio_target_rows(runs: int = 60, permutations: int = 100, seed: int = 0, si
 def draws_round(seed: int, n: int, options: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, float]:
     """The ``draws.*`` rows: each of ``DRAW_PAIRS`` on max(2n, 40) deals (Spot) or max(n/2, 40)
     (Spite and Malice, whose games are longer), fresh seeds each round; ``options``: game ->
-    options laid over the pair's own."""
+    options laid over the pair's own. And ``draws.zero.*``: the mean-zero check calibrated per case of
+    ``DRAW_ZERO_CASES`` (``draw_zero_rows``, max(n/4, 1) runs of 30 deals; 1 run of 4 below MIN_DEALS)."""
     from arbiter.rating.luck import MIN_DEALS
 
     out = {}
@@ -694,6 +698,9 @@ def draws_round(seed: int, n: int, options: Mapping[str, Mapping[str, Any]] | No
         deals = max(2 * n if game == "spot" else n // 2, MIN_DEALS)
         played = {**own, **(options or {}).get(game, {})}
         out.update({f"draws.{draw_key(game, a, b)}.{k}": v for k, v in draws_real(game, a, b, played, deals, seed).items()})
+    # the mean-zero check calibrated (random vs random): max(n/4, 1) runs of 30 deals a case (a smoke run: 1 of 4)
+    zero = draw_zero_rows(runs=max(n // 4, 1), deals=30 if n >= MIN_DEALS else 4, seed=1000 + seed)
+    out.update({f"draws.zero.{zero_key(row['case'])}": row["beyond_1.96"] for row in zero})
     return out
 
 
@@ -871,6 +878,10 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
     **{f"draws.{draw_key(g, a, b)}.feature_z": (f"largest |mean / s.e.| of the draws' features over the deals, each "
                                                 f"exactly 0 in expectation ({g} {a}-{b})", "x", lambda v: v <= 3.5, "<= 3.5")
        for g, a, b, _ in DRAW_PAIRS},
+    **{f"draws.zero.{zero_key(case)}": (f"share of the draws' mean-zero check's |z| beyond 1.96, random vs random ({case}, "
+                                        "30 deals a run, clustered by deal): calibrated", "rate",
+                                        lambda v: 0.02 <= v <= 0.08, "0.02..0.08 (0.05)")
+       for case, _, _ in DRAW_ZERO_CASES},
     "luck.spades_heuristic_greedy.shift_z": ("(--luck-adjusted - raw mean) / its s.e. (Spades heuristic-greedy): "
                                              "unbiased", "x", lambda v: abs(v) <= 3.0, "-3..3"),
 }
