@@ -309,7 +309,9 @@ def sequential_test(kind: str, text: str, alpha: float = 0.05, beta: float = 0.0
     if bounds is None:
         raise ValueError("sprt: the betting test needs the margin's bounds for this game: give --bounds LO,HI (the "
                          "least and most a deal's margin can be under these options; a deal outside is clipped, "
-                         "counted in the output), or use --sequential normal (no bounds; its error rates hold on "
+                         "counted in the output), or --sd-bound S (the variance-bounded test: no bounds, its error "
+                         "rates hold on any shape of deals whose margin's s.d. is at most S, e.g. from an earlier "
+                         "evaluation, with room), or --sequential normal (no bounds; its error rates hold on "
                          "near-normal margins only). --sequential score asks another question (does A win more "
                          "often), not the margin's")
     return BettingTest(probe.m0, probe.m1, bounds[0], bounds[1], alpha, beta, **kw)

@@ -47,6 +47,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Callable, Mapping, Sequence
 
+from arbiter.rating.stats import MeanSE, mean_se
 from cardarena.games import get_game
 from cardarena.games.spot import candidate_melds, fitting_cards
 
@@ -299,3 +300,15 @@ def deal_features(seatings: Sequence[tuple[Sequence[Mapping[str, float]], Sequen
                     continue
                 out[name] = out.get(name, 0.0) + sign * sum(per_seat[s][name] for s in seats) / len(seats)
     return out
+
+
+def zero_check(deals: Sequence[Sequence[Sequence[Mapping[str, float]]]], names: Sequence[str]) -> dict[str, MeanSE]:
+    """The check of the construction: every feature has expectation exactly 0, so over matches its
+    mean is within a few s.e. of 0. ``deals``: per deal, per seating, ``draw_luck``'s per-seat sums.
+    Per feature, the mean over the deals of each deal's sum over its seatings and seats, and its
+    s.e.: clustered by deal. Within a match the seats' sums are uncorrelated (each term has mean 0
+    given everything before it), but the seatings of one deal share its cards, and bots that play
+    alike (random against random, seeded alike) play the very same match in both: an s.e. over
+    the seat sums as if independent is then too small by a factor up to sqrt(2), and the check
+    raises false alarms (docs/strength.md, "The draws: the mean-zero check")."""
+    return {k: mean_se([sum(seat[k] for seating in deal for seat in seating) for deal in deals]) for k in names}

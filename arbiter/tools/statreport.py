@@ -12,6 +12,7 @@ process instead (``REPLAYED``: 3,000 deals, of which the recorded 400 are the fi
     python -m arbiter.tools.statreport draws          # not in "every table": the draws' luck, Spot and Spite and Malice
     python -m arbiter.tools.statreport playgivenbids  # not in "every table": Spades' play after the bids, ~4 CPU-min
     python -m arbiter.tools.statreport drawtargets    # not in "every table": the draws' bench targets, 3 seeds a pair
+    python -m arbiter.tools.statreport drawzero       # not in "every table": the draws' mean-zero check calibrated
     python -m arbiter.tools.statreport ratiotargets   # not in "every table": the same targets on simulated deals
 
 ``bench_round`` is the short version ``python -m arbiter.tools.bench -s statistics`` repeats: the SPRT's
@@ -490,7 +491,7 @@ NULL_PERMUTATIONS = 200
 
 
 def null_rank(seen: float, margins: Sequence[float], features: Sequence[Mapping[str, float]], names: Sequence[str],
-              rng: random.Random, permutations: int = NULL_PERMUTATIONS) -> float:
+              rng: random.Random, permutations: int = NULL_PERMUTATIONS, flips: bool = False) -> float:
     """Where ``seen``, the variance ratio an evaluation's correction gave (``LuckAdjusted.variance_ratio``
     of ``arbiter evaluate --luck-adjusted``), falls among the ratios of its ``features`` shuffled over
     the deals, each cross-fitted as the correction is fitted (``regression_adjusted``, FOLDS, RIDGE):
@@ -510,7 +511,10 @@ def null_rank(seen: float, margins: Sequence[float], features: Sequence[Mapping[
     rows = list(features)
     below = 0
     for _ in range(permutations):
-        rng.shuffle(rows)
+        if flips:  # each deal's features times a random sign: its |features| stay with its margin (measured, not the bench's)
+            rows = [f if rng.random() < 0.5 else {k: -f[k] for k in names} for f in features]
+        else:
+            rng.shuffle(rows)
         below += regression_adjusted(margins, rows, zero, names, FOLDS, RIDGE).variance_ratio < seen
     return below / permutations
 
@@ -585,16 +589,87 @@ def draw_null_rows(seeds: Sequence[int] = (11, 12, 13), deals: Mapping[str, int]
                                                   random.Random(f"draws-null:{game}:{a}:{b}:{seed}"))}
 
 
+#: The draws' mean-zero check is calibrated on random against random (its features' mean is 0 by
+#: construction, and the two seatings of a deal are the same match): (name, game, options).
+DRAW_ZERO_CASES = (
+    ("spite-and-malice, pay-off 3", "spite-and-malice", {"payoff_size": 3, "stalemate_rule": "fewer_payoff_wins"}),
+    ("spite-and-malice, pay-off 5", "spite-and-malice", {"payoff_size": 5, "stalemate_rule": "fewer_payoff_wins"}),
+    ("spot, 4 seats, 1 hand", "spot", {"hands": 1}),
+)
+
+
+def zero_key(case: str) -> str:
+    """A bench row's name for a case of ``DRAW_ZERO_CASES``: ``spite_malice_payoff_3``."""
+    return "_".join(case.replace("-and-", "_").replace("pay-off", "payoff").replace(",", "").split())
+
+
+def draw_zero_rows(runs: int = 120, deals: int = 30, seed: int = 1, cases: Sequence[str] | None = None,
+                   jobs: int = JOBS) -> Iterator[dict[str, Any]]:
+    """The draws' mean-zero check (``arbiter.rating.draws.zero_check``) calibrated: per case of
+    ``DRAW_ZERO_CASES`` (or the ``cases`` named), ``runs`` runs of ``deals`` deals of random against
+    random, both seatings, fresh seeds each; per run and feature z = mean / s.e., the share of |z|
+    beyond 1.96 (about 0.05 when the s.e. is right) and beyond 3.5 (the suite's limit), clustered by
+    deal as the check is and, beside it, over the seat sums as if independent (the check before the
+    eighth session); and z over all the case's deals together (a bias would show there)."""
+    from arbiter.batch.plan import deal_seed
+    from arbiter.rating.draws import draw_luck, draw_names, zero_check
+    from arbiter.tournament.probes import replay_seatings
+
+    for i, (name, game, options) in enumerate(DRAW_ZERO_CASES):
+        if cases is not None and name not in cases:
+            continue
+        names = draw_names(game, every=True)
+        played = replay_seatings(game, "random", "random", [deal_seed(100_000 * seed + i, d) for d in range(runs * deals)],
+                                 (0, 1), options, jobs=jobs)
+        luck = [[draw_luck(game, options, r.seed, r.actions) for r in pair] for pair in played]
+        clustered, independent = [], []
+        for r in range(runs):
+            block = luck[r * deals:(r + 1) * deals]
+            clustered += [m.mean / m.se for m in zero_check(block, names).values() if m.se]
+            for k in names:
+                m = mean_se([seat[k] for deal in block for seating in deal for seat in seating])
+                if m.se:
+                    independent.append(m.mean / m.se)
+        share = (lambda zs, c: sum(abs(z) > c for z in zs) / (len(zs) or 1))  # noqa: E731
+        largest = (lambda zs: max((abs(z) for z in zs), default=0.0))  # noqa: E731
+        pooled = [m.mean / m.se for m in zero_check(luck, names).values() if m.se]
+        yield {"case": name, "runs": runs, "deals": deals, "features": len(names),
+               "beyond_1.96": share(clustered, 1.96), "beyond_3.5": share(clustered, 3.5), "largest": largest(clustered),
+               "independent_beyond_1.96": share(independent, 1.96), "independent_beyond_3.5": share(independent, 3.5),
+               "independent_largest": largest(independent), "pooled_largest": largest(pooled),
+               "identical_seatings": sum(p[0].actions == p[1].actions for p in played) / len(played)}
+
+
 def ratio_target_rows(runs: int = 60, permutations: int = 100, seed: int = 0, sizes: Sequence[int] = (40, 100),
-                      shares: Sequence[float] = (0.0, 0.02, 0.1)) -> Iterator[dict[str, Any]]:
+                      shares: Sequence[float] = (0.0, 0.02, 0.1), spread: float = 0.0) -> Iterator[dict[str, Any]]:
     """The draws' bench targets on simulated deals whose truth is known: margins normal with a random
     scale (heavy tails), 2 features explaining ``shares`` of their variance, ``sizes`` deals; per cell
     over ``runs`` runs, how often ``ratio < 1`` fails, how often the far pairs' ``null_rank < 0.99``
     and the close pairs' ``null_rank <= 0.05`` fail, and how often the far pairs' target catches the
-    same correction with its sign flipped (a broken one)."""
+    same correction with its sign flipped (a broken one). ``spread`` above 0: each deal has a size s
+    (lognormal, sigma 0.6; a long game draws more), its features are s times theirs and the margin's
+    noise s ** spread times its own, so the margins spread more where the features are large while
+    their mean owes them nothing; ``far_flip_fails`` is then how often ``null_rank(..., flips=True)``
+    fails the far target (docs/strength.md, "The far pairs' null rank, eighth session")."""
     from arbiter.rating.luck import FOLDS, RIDGE, regression_adjusted
 
     names, zero = ("x", "y"), {"x": 0.0, "y": 0.0}
+    if spread:
+        for n in sizes:
+            for share in shares:
+                rng = random.Random(f"ratio-targets:{seed}:{n}:{share}:{spread}")
+                b = (share / (1 - share) / 2) ** 0.5
+                far = flip = 0
+                for _ in range(runs):
+                    size = [rng.lognormvariate(0, 0.6) for _ in range(n)]
+                    feats = [{"x": s * rng.gauss(0, 1), "y": s * rng.gauss(0, 1)} for s in size]
+                    margins = [b * (f["x"] + f["y"]) + rng.gauss(0, 1) * s ** spread for f, s in zip(feats, size)]
+                    seen = regression_adjusted(margins, feats, zero, names, FOLDS, RIDGE).variance_ratio
+                    far += null_rank(seen, margins, feats, names, rng, permutations) >= 0.99
+                    flip += null_rank(seen, margins, feats, names, rng, permutations, flips=True) >= 0.99
+                yield {"deals": n, "explained": share, "spread": spread, "far_rank_fails": far / runs,
+                       "far_flip_fails": flip / runs}
+        return
     for n in sizes:
         for share in shares:
             rng = random.Random(f"ratio-targets:{seed}:{n}:{share}")
@@ -617,7 +692,9 @@ def draws_round(seed: int, n: int, options: Mapping[str, Mapping[str, Any]] | No
                 close_only: bool = False) -> dict[str, float]:
     """The ``draws.*`` rows: each of ``DRAW_PAIRS`` on max(2n, 40) deals (Spot) or max(n/2, 40)
     (Spite and Malice, whose games are longer), fresh seeds each round; ``options``: game ->
-    options laid over the pair's own; ``close_only``: the pairs of ``DRAW_CLOSE`` only."""
+    options laid over the pair's own; ``close_only``: the pairs of ``DRAW_CLOSE`` only. And
+    ``draws.zero.*``: the mean-zero check calibrated per case of ``DRAW_ZERO_CASES``
+    (``draw_zero_rows``, max(n/4, 1) runs of 30 deals; 1 run of 4 below MIN_DEALS)."""
     from arbiter.rating.luck import MIN_DEALS
 
     out = {}
@@ -627,6 +704,9 @@ def draws_round(seed: int, n: int, options: Mapping[str, Mapping[str, Any]] | No
         deals = max(2 * n if game == "spot" else n // 2, MIN_DEALS)
         played = {**own, **(options or {}).get(game, {})}
         out.update({f"draws.{draw_key(game, a, b)}.{k}": v for k, v in draws_real(game, a, b, played, deals, seed).items()})
+    # the mean-zero check calibrated (random vs random): max(n/4, 1) runs of 30 deals a case (a smoke run: 1 of 4)
+    zero = draw_zero_rows(runs=max(n // 4, 1), deals=30 if n >= MIN_DEALS else 4, seed=1000 + seed)
+    out.update({f"draws.zero.{zero_key(row['case'])}": row["beyond_1.96"] for row in zero})
     return out
 
 
@@ -804,6 +884,10 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
     **{f"draws.{draw_key(g, a, b)}.feature_z": (f"largest |mean / s.e.| of the draws' features over the deals, each "
                                                 f"exactly 0 in expectation ({g} {a}-{b})", "x", lambda v: v <= 3.5, "<= 3.5")
        for g, a, b, _ in DRAW_PAIRS},
+    **{f"draws.zero.{zero_key(case)}": (f"share of the draws' mean-zero check's |z| beyond 1.96, random vs random ({case}, "
+                                        "30 deals a run, clustered by deal): calibrated", "rate",
+                                        lambda v: 0.02 <= v <= 0.08, "0.02..0.08 (0.05)")
+       for case, _, _ in DRAW_ZERO_CASES},
     "luck.spades_heuristic_greedy.shift_z": ("(--luck-adjusted - raw mean) / its s.e. (Spades heuristic-greedy): "
                                              "unbiased", "x", lambda v: abs(v) <= 3.0, "-3..3"),
 }
@@ -1161,6 +1245,11 @@ def main(parts: list[str]) -> None:
         print("## The draws' bench targets on simulated deals (issue 39, seventh session)\n")
         print(_md(list(ratio_target_rows()), ["deals", "explained", "ratio_fails", "far_rank_fails", "close_rank_fails",
                                               "flipped_caught"]), "\n", flush=True)
+    if "drawzero" in parts:
+        print("## The draws' mean-zero check on random against random (issue 39, eighth session)\n")
+        print(_md(list(draw_zero_rows()), ["case", "runs", "deals", "features", "beyond_1.96", "beyond_3.5", "largest",
+                                           "independent_beyond_1.96", "independent_beyond_3.5", "independent_largest",
+                                           "pooled_largest", "identical_seatings"]), "\n", flush=True)
     if "drawtargets" in parts:
         print("## The draws' bench targets against a correct and a broken correction (issue 39, seventh session)\n")
         print(_md(list(draw_null_rows()), ["pair", "seed", "deals", "ratio", "null_rank", "shift_z", "flipped_ratio",

@@ -87,6 +87,7 @@ def test_pair_score_is_the_pentanomial_outcome() -> None:
     (lambda: parse_bounds("1"), "LO,HI"),
     (lambda: parse_bounds("5,-5"), "less than"),
     (lambda: sequential_test("betting", "0,10"), "--bounds LO,HI"),
+    (lambda: sequential_test("betting", "0,10"), "or --sd-bound S \\(the variance-bounded test"),  # the valid one without bounds
     (lambda: sequential_test("exact", "0,10"), "betting, variance, score, normal"),
 ])
 def test_bad_parameters_are_named(make, message) -> None:
