@@ -26,6 +26,14 @@ from arbiter.server import auth
 ROOT = Path(__file__).resolve().parent.parent
 E2E = ROOT / "tests" / "e2e"
 
+# Hypothesis runs its "hypothesis" entry points when it is imported: the only one installed
+# is trio's (trio comes with selenium), which imports trio to register trio's own random
+# generator, 0.2 CPU-s. Hypothesis's pytest plugin imports hypothesis in the process that
+# writes the terminal summary (the xdist controller, at the very end of every run), and the
+# fuzz tests in their worker; no test runs trio. Set here, before either import, and
+# inherited by the workers.
+os.environ.setdefault("HYPOTHESIS_NO_PLUGINS", "1")
+
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
