@@ -48,9 +48,11 @@ def _visible_cards(view: SpotView) -> set[Card]:
 
 
 def _keep_bonuses(hand: Sequence[Card], gone: set[Card]) -> Callable[[Card], float]:
-    """``_keep_bonus`` for the cards of one hand: the hand's and the gone cards' ranks and
-    suits counted once, not again for every card (a discard weighs each card of the hand,
-    a Spot search every hand it reaches)."""
+    """How much each card is worth keeping in ``hand`` for a future meld: a bonus for each
+    other card of its rank there (unless none of the rank is left to draw and it has one
+    only), for each suited neighbour and for each suited card two ranks away. The hand's and
+    the gone cards' ranks and suits are counted once, not again for every card (a discard
+    weighs each card of the hand, a Spot search every hand it reaches)."""
     ranks: dict[int, int] = {}
     copies: dict[Card, int] = {}
     suited: dict = {}
@@ -82,13 +84,6 @@ def _keep_bonuses(hand: Sequence[Card], gone: set[Card]) -> Callable[[Card], flo
         return value
 
     return bonus
-
-
-def _keep_bonus(card: Card, hand: Sequence[Card], gone: set[Card]) -> float:
-    """How much ``card`` is worth keeping for a future meld: a bonus for each other card of
-    its rank in ``hand`` (unless none of the rank is left to draw and it has one only), for
-    each suited neighbour and for each suited card two ranks away."""
-    return _keep_bonuses(hand, gone)(card)
 
 
 def _feeds(view: SpotView) -> Callable[[Card], float]:
