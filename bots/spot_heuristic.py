@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from typing import Callable, Sequence
 
 from sdk import Bot, Card
 from sdk.bot import Action
@@ -47,37 +47,73 @@ def _visible_cards(view: SpotView) -> set[Card]:
     return seen
 
 
-def _keep_bonus(card: Card, hand: Sequence[Card], gone: set[Card]) -> float:
-    """How much ``card`` is worth keeping for a future meld."""
-    bonus = 0.0
-    same_rank = [c for c in hand if c != card and c.rank == card.rank]
-    if same_rank:
-        live = 4 - 1 - len(same_rank) - sum(1 for g in gone if g.rank == card.rank)
-        if len(same_rank) >= 2 or live > 0:
-            bonus += PAIR_BONUS * len(same_rank)
-    suited = {c.rank for c in hand if c.suit == card.suit and c != card}
-    for d in (-1, 1):
-        if card.rank + d in suited:
-            bonus += NEAR_RUN_BONUS
-    for d in (-2, 2):
-        if card.rank + d in suited:
-            bonus += GAP_RUN_BONUS
+def _keep_bonuses(hand: Sequence[Card], gone: set[Card]) -> Callable[[Card], float]:
+    """How much each card is worth keeping in ``hand`` for a future meld: a bonus for each
+    other card of its rank there (unless none of the rank is left to draw and it has one
+    only), for each suited neighbour and for each suited card two ranks away. The hand's and
+    the gone cards' ranks and suits are counted once, not again for every card (a discard
+    weighs each card of the hand, a Spot search every hand it reaches)."""
+    ranks: dict[int, int] = {}
+    copies: dict[Card, int] = {}
+    suited: dict = {}
+    for c in hand:
+        r = c.rank
+        ranks[r] = ranks.get(r, 0) + 1
+        copies[c] = copies.get(c, 0) + 1
+        suited.setdefault(c.suit, set()).add(r)
+    gone_ranks: dict[int, int] = {}
+    for g in gone:
+        r = g.rank
+        gone_ranks[r] = gone_ranks.get(r, 0) + 1
+
+    def bonus(card: Card) -> float:
+        r = card.rank
+        value = 0.0
+        same = ranks.get(r, 0) - copies.get(card, 0)  # the other cards of its rank
+        if same:
+            live = 4 - 1 - same - gone_ranks.get(r, 0)
+            if same >= 2 or live > 0:
+                value += PAIR_BONUS * same
+        near = suited.get(card.suit, ())  # its suit's other ranks (a card of another rank is another card)
+        for d in (-1, 1):
+            if r + d in near:
+                value += NEAR_RUN_BONUS
+        for d in (-2, 2):
+            if r + d in near:
+                value += GAP_RUN_BONUS
+        return value
+
     return bonus
 
 
-def _feeds_next(card: Card, view: SpotView) -> float:
-    """Penalty for discarding ``card`` when others (the next player above all) can use it."""
-    penalty = 0.0
-    if any(fits(card, m) for m in view.melds):
-        penalty += FEEDS_TABLE_PENALTY
+def _feeds(view: SpotView) -> Callable[[Card], float]:
+    """``_feeds_next`` for any card, what the view shows read once."""
+    melds = view.melds
     nxt = (view.seat + 1) % view.num_players
     collected = [p.card for p in view.pickups if p.seat == nxt]
-    collected += [c for m in view.melds if m.owner == nxt for c in m.cards]
+    collected += [c for m in melds if m.owner == nxt for c in m.cards]
+    ranks = {c.rank for c in collected}
+    suited: dict = {}
     for c in collected:
-        if c.rank == card.rank or (c.suit == card.suit and abs(c.rank - card.rank) <= 2):
-            penalty += FEEDS_NEXT_PENALTY
-            break
+        suited.setdefault(c.suit, set()).add(c.rank)
+
+    def penalty(card: Card) -> float:
+        value = 0.0
+        if any(fits(card, m) for m in melds):
+            value += FEEDS_TABLE_PENALTY
+        r = card.rank
+        if r in ranks or any(abs(x - r) <= 2 for x in suited.get(card.suit, ())):
+            value += FEEDS_NEXT_PENALTY
+        return value
+
     return penalty
+
+
+def _feeds_next(card: Card, view: SpotView) -> float:
+    """Penalty for discarding ``card`` when others (the next player above all) can use it:
+    it fits a table meld; it is of a rank, or suited within two ranks of a card, the next
+    player visibly collected (from the discard pile, or in a meld of its own)."""
+    return _feeds(view)(card)
 
 
 def _choose_draw(view: SpotView, legal: Sequence[Action]) -> Action:
@@ -98,12 +134,12 @@ def _choose_drop(view: SpotView, legal: Sequence[Action]) -> Action:
     if layoffs:
         return max(layoffs, key=lambda a: (_value(a.card), -a.card, -a.meld))
     discards = [a for a in legal if isinstance(a, Discard)]
-    gone = _visible_cards(view)
-    hand = view.hand
+    keep = _keep_bonuses(view.hand, _visible_cards(view))
+    feeds = _feeds(view)
 
     def deadness(a: Discard) -> tuple[float, int]:
         c = a.card
-        return (_value(c) - _keep_bonus(c, hand, gone) - _feeds_next(c, view), c)
+        return (_value(c) - keep(c) - feeds(c), c)
 
     return max(discards, key=deadness)
 

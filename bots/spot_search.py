@@ -40,7 +40,8 @@ def _static(view: SpotView, hand: Sequence[Any], discard: Any, gone: set) -> flo
     if not rest:
         return 1000.0  # going out
     spots = sum(H._value(c) for c in rest)
-    keep = sum(H._keep_bonus(c, rest, gone) for c in rest)
+    bonus = H._keep_bonuses(rest, gone)
+    keep = sum(bonus(c) for c in rest)
     return -spots + 0.5 * keep - H._feeds_next(discard, view)
 
 

@@ -8,6 +8,7 @@ is the quick loop.
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import shutil
@@ -25,6 +26,14 @@ from arbiter.server import auth
 
 ROOT = Path(__file__).resolve().parent.parent
 E2E = ROOT / "tests" / "e2e"
+
+# Hypothesis runs its "hypothesis" entry points when it is imported: the only one installed
+# is trio's (trio comes with selenium), which imports trio to register trio's own random
+# generator, 0.2 CPU-s. Hypothesis's pytest plugin imports hypothesis in the process that
+# writes the terminal summary (the xdist controller, at the very end of every run), and the
+# fuzz tests in their worker; no test runs trio. Set here, before either import, and
+# inherited by the workers.
+os.environ.setdefault("HYPOTHESIS_NO_PLUGINS", "1")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -265,6 +274,21 @@ def _checkout_stores() -> set[Path]:
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     session.config._arena_stores_before = _checkout_stores()
+    # The cyclic garbage collector's youngest generation is collected every GC_YOUNG
+    # allocations, not Python's 700: the tests allocate fast (matches, views, records),
+    # and the collections scanned the imported modules again and again.
+    gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])
+
+
+#: Net allocations between two collections of the youngest generation (``gc.set_threshold``).
+GC_YOUNG = 7000
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What the collection made (every test module, the packages they import) lives until
+    the run ends: frozen (``gc.freeze``), the collector no longer scans it at every full
+    collection; garbage the tests make is collected as before."""
+    gc.freeze()
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

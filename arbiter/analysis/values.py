@@ -59,6 +59,7 @@ it stands), in the same units: the reference evaluator playing on.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from dataclasses import dataclass
@@ -139,6 +140,7 @@ _T95 = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31,
         12: 2.18, 15: 2.13, 20: 2.09, 30: 2.04}
 
 
+@functools.lru_cache(maxsize=None)  # a few dozen degrees of freedom, asked at every look
 def t95(df: int) -> float:
     """The two-sided 95% Student quantile for ``df`` degrees of freedom (conservative between table rows)."""
     if df < 1:
@@ -153,9 +155,14 @@ def quantile(n: int, compared: int, alpha: float | None = None) -> float:
     """The multiplier of the standard error for a two-sided interval of error rate ``alpha``
     (``ALPHA_MISTAKE``) on each of ``compared`` gains at once (Bonferroni), over ``n`` paired samples
     (Student's t correction, as at 95%)."""
+    return _quantile(n, compared, ALPHA_MISTAKE if alpha is None else alpha)
+
+
+@functools.lru_cache(maxsize=4096)  # each look asks it of the same few (n, compared, alpha)
+def _quantile(n: int, compared: int, alpha: float) -> float:
     if n < 2:
         return math.inf
-    z = NormalDist().inv_cdf(1 - (ALPHA_MISTAKE if alpha is None else alpha) / 2 / max(1, compared))
+    z = NormalDist().inv_cdf(1 - alpha / 2 / max(1, compared))
     return z * t95(n - 1) / 1.96
 
 

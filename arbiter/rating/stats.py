@@ -45,14 +45,24 @@ class Moments:
     m2: float = 0.0  # sum of (x - mean)^2
 
     def add(self, x: float) -> None:
-        old = self.total / self.n if self.n else 0.0
-        self.n += 1
-        self.total += x
-        self.m2 += (x - old) * (x - self.total / self.n)
+        n, total = self.n, self.total
+        old = total / n if n else 0.0
+        self.n = n = n + 1
+        self.total = total = total + x
+        self.m2 += (x - old) * (x - total / n)
 
     def extend(self, values: Iterable[float]) -> "Moments":
-        for x in values:
-            self.add(x)
+        """``add`` each of ``values`` (the same steps, on locals: the analysis's looks and the
+        statistics' simulations take the moments of many short lists)."""
+        n, total, m2 = self.n, self.total, self.m2
+        try:
+            for x in values:
+                old = total / n if n else 0.0
+                n += 1
+                total += x
+                m2 += (x - old) * (x - total / n)
+        finally:
+            self.n, self.total, self.m2 = n, total, m2
         return self
 
     def result(self) -> MeanSE:

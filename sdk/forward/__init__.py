@@ -82,12 +82,16 @@ def sample_states(
     n: int,
     rng: random.Random,
     options: SamplingOptions | Mapping[str, Any] | None = None,
+    known: Any = None,
 ) -> list[State]:
-    """``n`` full states consistent with ``view`` (see the module docstring), drawn with ``rng``."""
+    """``n`` full states consistent with ``view`` (see the module docstring), drawn with ``rng``.
+
+    ``known``: ``knowledge(game, view, options)`` if the caller has it already (it depends on
+    the view and the options alone, and is most of the cost of a few samples), else it is
+    worked out here."""
     if n < 0:
         raise ValueError(f"n must not be negative, got {n}")
     _check_view(game, view)
     mod = _module(game)
-    opts = parse_sampling_options(options)
-    know = mod.knowledge(game, view, opts)
+    know = mod.knowledge(game, view, parse_sampling_options(options)) if known is None else known
     return [mod.build(game, view, know, rng) for _ in range(n)]

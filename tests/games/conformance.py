@@ -683,7 +683,7 @@ def pinned_sampler(game: Game, seed: int):
     the current deal (the next deal, a series' next game) the same as in the real game,
     so the events of a step that starts one can be compared too.
     """
-    from sdk.forward import sample_states
+    from sdk.forward import knowledge, sample_states
 
     sampler_game = get_game(game.name, game.describe_options())
     method = type(sampler_game).state_from_view
@@ -697,8 +697,11 @@ def pinned_sampler(game: Game, seed: int):
 
     sampler_game.state_from_view = state_from_view  # type: ignore[method-assign]
 
-    def sample(view: Any, n: int, rng: random.Random) -> list[State]:
-        return sample_states(sampler_game, view, n, rng)
+    def sample(view: Any, n: int, rng: random.Random) -> tuple[set, list[State]]:
+        """The cards the view's seat cannot place (the forward model's ``unseen``) and
+        ``n`` states drawn from the view, on one reading of what the seat knows."""
+        know = knowledge(sampler_game, view)
+        return set(know.unseen), sample_states(sampler_game, view, n, rng, known=know)
 
     return sample
 
@@ -760,13 +763,6 @@ def rule_disclosure_cut(game: Game, real: list[Event], other: list[Event]) -> tu
     return (real, other) if cut is None else (real[:cut], other[:cut])
 
 
-def unseen_cards(game: Game, view: Any) -> set:
-    """The cards a seat cannot place, by its view: the forward model's ``unseen``."""
-    from sdk.forward import knowledge
-
-    return set(knowledge(game, view).unseen)
-
-
 def check_redeal_invariance(game: Game, seed: int, every: int = 4, samples: int = 3) -> tuple[int, int]:
     """Along a seeded random game, every ``every`` steps and for every seat S: states
     re-dealt from S's view by the forward model (everything S has not seen re-dealt
@@ -794,10 +790,10 @@ def check_redeal_invariance(game: Game, seed: int, every: int = 4, samples: int 
         if step % every == 0:
             for seat in range(game.num_seats):
                 view = state.view(seat)
-                unseen = unseen_cards(game, view)
+                unseen, others = sample(view, samples, sample_rng)
                 text = game.action_text(action, actor, seat)
                 compared = False
-                for other in sample(view, samples, sample_rng):
+                for other in others:
                     assert other.view(seat) == view, f"seed {seed}, step {step}: seat {seat}'s view changed under a re-deal"
                     views += 1
                     other_legal = other.legal_actions()

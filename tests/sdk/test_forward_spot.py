@@ -11,7 +11,7 @@ import pytest
 from cardarena.games import get_game
 from cardarena.games.cards import STANDARD_DECK, parse_cards
 from cardarena.games.spot import DRAW_DISCARD, Discard
-from sdk.forward import sample_states
+from sdk.forward import knowledge, sample_states
 from tests.sdk._forward_helpers import chi_square, chi_square_bound, play_out, random_states
 
 GAME = get_game("spot", {"hands": 2})
@@ -84,5 +84,8 @@ def test_samples_depend_on_the_view_alone() -> None:
     sb = sample_states(GAME, b.view(0), 20, random.Random(5))
     for x, y in zip(sa, sb):
         assert [x.view(s) for s in range(4)] == [y.view(s) for s in range(4)] and x._stock == y._stock
+    # the view's knowledge worked out once and passed in (``known``): the same samples
+    sk = sample_states(GAME, b.view(0), 20, random.Random(5), known=knowledge(GAME, a.view(0)))
+    assert [[x.view(s) for s in range(4)] for x in sk] == [[x.view(s) for s in range(4)] for x in sb]
     with pytest.raises(TypeError):
         sample_states(GAME, a, 1, random.Random(0))
