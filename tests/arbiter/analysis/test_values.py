@@ -328,6 +328,23 @@ def test_a_run_under_way_at_the_budget_may_finish():
     assert run(["fine"], budget=4) == ("fine", 4)  # a budget of one look
 
 
+def test_the_bench_reads_the_unfinished_agreement_off_the_same_runs(monkeypatch):
+    """``analysis_bench``'s "no run finished past the budget" figure, read off the two
+    seeds' runs (a decision past the budget counted "unsure"), is the agreement the same
+    decisions have with ``values.FINISH`` off; a small budget (24 states: looks at 16 and
+    24) so that runs finish past it."""
+    from arbiter.analysis import values
+    from arbiter.tools.analysis_bench import measure
+
+    kw = dict(matches=1, seed=0, samples=24, blunders=0, decisions=2)
+    on = measure("spades", **kw)
+    assert on.same_unfinished != on.same  # a verdict that moved was a run finished past the budget
+    monkeypatch.setattr(values, "FINISH", False)
+    off = measure("spades", **kw)
+    assert (off.compared, off.same) == (on.compared, on.same_unfinished)
+    assert off.same_unfinished == off.same
+
+
 def test_spite_and_malice_order_cost_counts_blocked_side_cards():
     """The shaped Spite and Malice value measured for the analysis (docs/analysis.md, the
     setting ``order_cost`` of the search bot's horizon, 0 by default): the cards of the
