@@ -336,7 +336,7 @@ def test_the_bench_reads_the_unfinished_agreement_off_the_same_runs(monkeypatch)
     from arbiter.analysis import values
     from arbiter.tools.analysis_bench import measure
 
-    kw = dict(matches=1, seed=0, samples=24, blunders=0, decisions=2)
+    kw = dict(matches=1, seed=0, samples=24, blunders=0, decisions=1)
     on = measure("spades", **kw)
     assert on.same_unfinished != on.same  # a verdict that moved was a run finished past the budget
     monkeypatch.setattr(values, "FINISH", False)
