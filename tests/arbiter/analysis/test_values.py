@@ -329,9 +329,9 @@ def test_a_run_under_way_at_the_budget_may_finish():
 
 
 def test_the_bench_reads_the_unfinished_agreement_off_the_same_runs(monkeypatch):
-    """``analysis_bench``'s "no run finished past the budget" figure, read off the two
-    seeds' runs (a decision past the budget counted "unsure"), is the agreement the same
-    decisions have with ``values.FINISH`` off; a small budget (24 states: looks at 16 and
+    """``analysis_bench``'s "no run finished past the budget" figures, read off the two
+    seeds' runs (a decision past the budget counted "unsure"), are the agreement and the
+    mistakes the same decisions have with ``values.FINISH`` off; a small budget (24 states: looks at 16 and
     24) so that runs finish past it."""
     from arbiter.analysis import values
     from arbiter.tools.analysis_bench import measure
@@ -342,6 +342,7 @@ def test_the_bench_reads_the_unfinished_agreement_off_the_same_runs(monkeypatch)
     monkeypatch.setattr(values, "FINISH", False)
     off = measure("spades", **kw)
     assert (off.compared, off.same) == (on.compared, on.same_unfinished)
+    assert {w: off.verdicts[w]["mistake"] for w in off.verdicts} == {w: on.mistakes_unfinished[w] for w in on.verdicts}
     assert off.same_unfinished == off.same
 
 
