@@ -222,6 +222,9 @@ class Looks:
         return self.step if self.finish and self._before != "unsure" and 0 < self._run < self.agree else 0
 
     def see(self, now: str, n: int) -> None:
+        if n > self.budget and now != self._before:  # past the budget only the run under way may go on
+            self.done = True
+            return
         self._run = self._run + 1 if now == self._before else 1
         self._before = now
         if now != "unsure" and (self._run >= self.agree or self.budget <= self.first):

@@ -10,7 +10,7 @@ import random
 import pytest
 
 from arbiter.analysis.reask import DecisionPoint, decisions
-from arbiter.analysis.values import AGREE, BATCH, MIN_SAMPLES, Valuer, analyse, t95, value_of
+from arbiter.analysis.values import AGREE, BATCH, MIN_SAMPLES, DecisionValue, Valuer, analyse, t95, value_of
 from arbiter.tools.analysis_bench import blunder_decision
 from arbiter.hosting.forward import sample_states
 from arbiter.tournament.play import play_local
@@ -328,22 +328,34 @@ def test_a_run_under_way_at_the_budget_may_finish():
     assert run(["fine"], budget=4) == ("fine", 4)  # a budget of one look
 
 
-def test_the_bench_reads_the_unfinished_agreement_off_the_same_runs(monkeypatch):
-    """``analysis_bench``'s "no run finished past the budget" figures, read off the two
-    seeds' runs (a decision past the budget counted "unsure"), are the agreement and the
-    mistakes the same decisions have with ``values.FINISH`` off; a small budget (24 states: looks at 16 and
-    24) so that runs finish past it."""
-    from arbiter.analysis import values
-    from arbiter.tools.analysis_bench import measure
+def test_the_bench_reads_the_unfinished_verdict_off_a_finished_run():
+    """``analysis_bench`` reads the verdicts with ``values.FINISH`` off off the runs made with
+    it on (``_unfinished``: a decision that took more states than its budget is "unsure",
+    any other the same): for every sequence of looks (each "mistake", "fine" or "unsure")
+    a run with finishing and one without, the verdict read off the first is the second's;
+    and past the budget only the run under way goes on (a look that turns from "mistake"
+    to "fine" there ends the decision: it drew batches without bound before)."""
+    import itertools
 
-    kw = dict(matches=1, seed=0, samples=24, blunders=0, decisions=1)
-    on = measure("spades", **kw)
-    assert on.same_unfinished != on.same  # a verdict that moved was a run finished past the budget
-    monkeypatch.setattr(values, "FINISH", False)
-    off = measure("spades", **kw)
-    assert (off.compared, off.same) == (on.compared, on.same_unfinished)
-    assert {w: off.verdicts[w]["mistake"] for w in off.verdicts} == {w: on.mistakes_unfinished[w] for w in on.verdicts}
-    assert off.same_unfinished == off.same
+    from arbiter.analysis.values import Looks
+    from arbiter.tools.analysis_bench import _unfinished
+
+    def run(said, finish, budget=32):
+        looks, n, said = Looks(budget, finish=finish), 0, iter(said)
+        while k := looks.wants(n):
+            n += k
+            if n >= looks.first:
+                looks.see(next(said), n)
+        return looks.verdict, n
+
+    past = 0
+    for said in itertools.product(("mistake", "fine", "unsure"), repeat=5):  # 3 looks to the budget, 2 past it
+        verdict, n = run(said, True)
+        row = DecisionValue(None, (), "x", 0.0, 0.0, verdict == "mistake", 2, verdict=verdict, samples=n)
+        assert _unfinished(row, 32) == run(said, False)[0], said
+        assert n <= 32 + (AGREE - 1) * BATCH, said  # at most two batches past the budget
+        past += n > 32 and verdict != "unsure"
+    assert past  # some runs stood only past the budget: there the two differ
 
 
 def test_spite_and_malice_order_cost_counts_blocked_side_cards():
