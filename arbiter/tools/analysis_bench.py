@@ -58,7 +58,7 @@ class GameFigures:
     compared: int = 0
     same: int = 0
     same_flag: int = 0  # the same answer to "a mistake?" (mistake against fine or unsure)
-    #: The same verdict had no run finished past the budget (``values.FINISH`` off): a
+    #: The same verdict had no run finished past the budget (``values.FINISH`` off for the game): a
     #: decision that took more states than the budget is then "unsure"; the others are the
     #: same either way, so this is read off the same two runs.
     same_unfinished: int = 0
@@ -113,7 +113,7 @@ def _valued(rows: Iterator[DecisionValue], n: int | None = None) -> list[Decisio
 
 
 def _unfinished(row: DecisionValue, budget: int) -> str:
-    """``row``'s verdict had no run finished past the ``budget`` (``values.FINISH`` off)."""
+    """``row``'s verdict had no run finished past the ``budget`` (``values.FINISH`` off for the game)."""
     return row.verdict if row.samples <= budget else "unsure"
 
 
