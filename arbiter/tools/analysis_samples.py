@@ -28,7 +28,7 @@ from statistics import NormalDist
 from typing import Any, Callable, Iterable
 
 from arbiter.analysis.reask import decisions
-from arbiter.analysis.values import (AGREE, BATCH, MARGIN, MIN_SAMPLES, REFERENCE_SETTINGS, Looks, Valuer, _mean_se, look,
+from arbiter.analysis.values import (AGREE, BATCH, MARGIN, MIN_SAMPLES, REFERENCE_SETTINGS, Looks, Valuer, _mean_se, finishes, look,
                                      t95)
 from arbiter.hosting.forward import sample_states
 from arbiter.tools.analysis_bench import GAMES, separation_matches
@@ -165,11 +165,11 @@ class KeptTooFew(Exception):
 
 
 def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH, one: Callable[..., str] = look,
-                  finish: bool | None = None) -> Callable[..., tuple[str, int]]:
+                  finish: bool = True) -> Callable[..., tuple[str, int]]:
     """The analysis's rule (``values.look`` at its error rates, stopped by ``values.Looks``,
     as ``Valuer`` stops): a look after each batch from ``first`` states; a verdict stands
     when ``values.AGREE`` looks in a row give it (or the budget allows one look); a run
-    under way at the budget's end may finish (``finish``, ``values.FINISH``); unsure when
+    under way at the budget's end may finish (``finish``: the game's is ``values.finishes``); unsure when
     the budget ends. KeptTooFew when the rule wants states past those kept."""
     def rule(per, a, ref, margin):
         looks = Looks(budget, first, step, finish=finish)
@@ -280,11 +280,13 @@ def identical_once(per, a, ref, margin):
     return look5([per[i] for i in keep], keep.index(a), keep.index(ref) if ref in keep else None, margin)
 
 
-def stopping_rules() -> dict[str, Callable[..., tuple[str, int]]]:
-    """The rules compared (docs/analysis.md, stability)."""
+def stopping_rules(game: str | None = None) -> dict[str, Callable[..., tuple[str, int]]]:
+    """The rules compared (docs/analysis.md, stability); the analysis's own as at ``game``
+    (``values.finishes``: method 8 lets no run finish past the budget at Spot)."""
     return {
-        "method 7 (values: fine 0.1% and a rare unseen difference bounded, mistake 5%, three looks, 64)":
-            analysis_rule(64),
+        "method 8 (values: fine 0.1% and a rare unseen difference bounded, mistake 5%, three looks, 64; "
+        "a run under way may finish, not at Spot)": analysis_rule(64, finish=finishes(game) if game else True),
+        "method 7 (a run under way may finish at every game), 64": analysis_rule(64),
         "method 7, no run finished past the budget, 64": analysis_rule(64, finish=False),
         "method 7 with RARE 1, 64": looks_with(functools.partial(look, rare=1.0), 64, AGREE),
         "method 7 with RARE 3 (the rule of three), 64": looks_with(functools.partial(look, rare=3.0), 64, AGREE),
@@ -404,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     rows = [json.loads(line) for path in a.files for line in open(path) if line.strip()]
     if a.bootstrap:
-        for name, rule in stopping_rules().items():
+        for name, rule in stopping_rules(rows[0]["game"] if rows else None).items():
             if a.only and a.only not in name:
                 continue
             res = bootstrap(rows, rule, reps=a.bootstrap, margin=a.margin, scale=a.scale)
@@ -414,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"(bootstrap, {d} decisions); "
                   f"states {res['states'] / d:.1f} a decision; {shares}", flush=True)
         return 0
-    for name, rule in stopping_rules().items():
+    for name, rule in stopping_rules(rows[0]["game"] if rows else None).items():
         if a.only and a.only not in name:
             continue
         res = replay_rule(rows, rule)

@@ -10,7 +10,7 @@ import random
 import pytest
 
 from arbiter.analysis.reask import DecisionPoint, decisions
-from arbiter.analysis.values import AGREE, BATCH, MIN_SAMPLES, Valuer, analyse, t95, value_of
+from arbiter.analysis.values import AGREE, BATCH, MIN_SAMPLES, DecisionValue, Valuer, analyse, finishes, t95, value_of
 from arbiter.tools.analysis_bench import blunder_decision
 from arbiter.hosting.forward import sample_states
 from arbiter.tournament.play import play_local
@@ -238,11 +238,12 @@ def test_kept_samples_replay_the_analysis():
         if point.number not in (2, 4, 9):
             continue
         chosen = valuer.game.parse_action(point.played)
-        # 32 states and the batches a run under way at the budget's end may take (values.FINISH)
+        # 32 states and the batches a run under way at the budget's end may take (values.FINISH; not at Spot)
         cands, ref, per = draw(valuer, point.view, point.legal, chosen, f"{valuer.match_id}:0:{point.number}",
                                32 + (AGREE - 1) * BATCH)
         got = valuer.decision(point, point.played)
-        assert analysis_rule(32)(per, cands.index(chosen), ref, valuer.margin) == (got.verdict, got.samples)
+        assert analysis_rule(32, finish=finishes("spot"))(per, cands.index(chosen), ref, valuer.margin) == \
+            (got.verdict, got.samples)
         assert sorted(sum(xs[:got.samples]) / got.samples for xs in per) == pytest.approx(sorted(v.mean for v in got.values))
         verdicts.append(got.verdict)
     assert verdicts == ["unsure", "unsure", "mistake"], verdicts
@@ -305,20 +306,23 @@ def test_a_fine_bounds_a_rare_difference_not_yet_seen():
     assert look(worse, 0, 1, 5.0) == "fine"
 
 
+def run_looks(looks_said, budget=32, finish=True):
+    """``values.Looks`` fed the given looks' verdicts in turn: (the verdict, the states drawn)."""
+    from arbiter.analysis.values import Looks
+
+    looks, n, said = Looks(budget, finish=finish), 0, iter(looks_said)
+    while k := looks.wants(n):
+        n += k
+        if n >= looks.first:
+            looks.see(next(said), n)
+    return looks.verdict, n
+
+
 def test_a_run_under_way_at_the_budget_may_finish():
     """Method 7 (``values.Looks``): a verdict that the budget's last looks began to give
     draws a batch more while each look still gives it, until it stands; a look that does
     not ends the decision unsure; without ``finish`` the budget is the end."""
-    from arbiter.analysis.values import Looks
-
-    def run(looks_said, budget=32, finish=True):
-        looks, n, said = Looks(budget, finish=finish), 0, iter(looks_said)
-        while k := looks.wants(n):
-            n += k
-            if n >= looks.first:
-                looks.see(next(said), n)
-        return looks.verdict, n
-
+    run = run_looks
     assert run(["unsure", "unsure", "mistake", "mistake", "mistake"]) == ("mistake", 48)
     assert run(["unsure", "fine", "fine", "fine"]) == ("fine", 40)
     assert run(["unsure", "unsure", "mistake", "unsure"]) == ("unsure", 40)
@@ -326,6 +330,41 @@ def test_a_run_under_way_at_the_budget_may_finish():
     assert run(["unsure", "unsure", "unsure"]) == ("unsure", 32)
     assert run(["mistake", "mistake", "mistake"]) == ("mistake", 32)  # stood within the budget
     assert run(["fine"], budget=4) == ("fine", 4)  # a budget of one look
+
+
+def test_no_run_finishes_past_the_budget_at_spot():
+    """Method 8: at Spot the budget is the end (``values.FINISH``): the held-out decision
+    whose run under way at 64 states finished a mistake at 72 under method 7 (match seed 5,
+    its random seat 2, decision 15, sampling seed 1: a loss of 3.3 units against a margin
+    of 2) stops at 64, unsure, as its other sampling seed said."""
+    from arbiter.tools.analysis_bench import separation_matches
+
+    assert not finishes("spot") and finishes("spades") and finishes("spite-and-malice")
+    record, bots, rnd = next(separation_matches("spot", 1, 5))
+    assert (rnd, bots[rnd]) == (2, "random")
+    row = next(analyse(record, 2, samples=64, seed=1, first=15, last=15))
+    assert (row.samples, row.verdict) == (64, "unsure"), row
+
+
+def test_the_bench_reads_the_unfinished_verdict_off_a_finished_run():
+    """``analysis_bench`` reads the verdicts with ``values.FINISH`` off off the runs made with
+    it on (``_unfinished``: a decision that took more states than its budget is "unsure",
+    any other the same): for every sequence of looks (each "mistake", "fine" or "unsure")
+    a run with finishing and one without, the verdict read off the first is the second's;
+    and past the budget only the run under way goes on (a look that turns from "mistake"
+    to "fine" there ends the decision: it drew batches without bound before)."""
+    import itertools
+
+    from arbiter.tools.analysis_bench import _unfinished
+
+    past = 0
+    for said in itertools.product(("mistake", "fine", "unsure"), repeat=5):  # 3 looks to the budget, 2 past it
+        verdict, n = run_looks(said)
+        row = DecisionValue(None, (), "x", 0.0, 0.0, verdict == "mistake", 2, verdict=verdict, samples=n)
+        assert _unfinished(row, 32) == run_looks(said, finish=False)[0], said
+        assert n <= 32 + (AGREE - 1) * BATCH, said  # at most two batches past the budget
+        past += n > 32 and verdict != "unsure"
+    assert past  # some runs stood only past the budget: there the two differ
 
 
 def test_spite_and_malice_order_cost_counts_blocked_side_cards():
