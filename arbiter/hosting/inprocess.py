@@ -140,8 +140,13 @@ def bot_copy(value: Any, memo: dict[int, tuple[Any, Any]] | None = None) -> Any:
         kind = type(value)
         new = object.__new__(kind)
         if _in_dict(kind):  # the fields and anything set beside them (a cached property)
-            new.__dict__.update({name: v if kinds.get(type(v)) == _ATOM else bot_copy(v, memo)
-                                 for name, v in value.__dict__.items()})
+            fields = {}
+            for name, v in value.__dict__.items():
+                if kinds.get(type(v)) != _ATOM:  # an atom as it is; a memo hit without a call
+                    seen = get(id(v))
+                    v = seen[1] if seen is not None and seen[0] is v else bot_copy(v, memo)
+                fields[name] = v
+            new.__dict__.update(fields)
         else:
             names = _field_names(kind)
             for name in names:

@@ -209,3 +209,46 @@ def test_a_venue_for_any_game_is_hosted_only(where):
 
     with pytest.raises(VenueError, match=f"hosted only, not {where}"):
         asyncio.run(open_it())
+
+
+def test_a_bots_copy_of_its_views_shares_no_dataclass_with_the_referees():
+    """``bot_copy`` along a real match (one memo per seat, as an in-process seat keeps): every
+    dataclass a view holds, however deep, is the bot's own (written through
+    ``object.__setattr__``, the referee's view stays as it was), and what did not change since
+    the last step is the copy made then (the memo), not copied again."""
+    import dataclasses
+    import random
+
+    from arbiter.hosting.inprocess import bot_copy
+    from cardarena.games import get_game
+
+    def parts(value, out):
+        if dataclasses.is_dataclass(value):
+            out.append(value)
+            for f in dataclasses.fields(value):
+                parts(getattr(value, f.name), out)
+        elif isinstance(value, (tuple, list)):
+            for v in value:
+                parts(v, out)
+        return out
+
+    game = get_game("spades", {"deals": 1})
+    state, rng, memo, before = game.new_initial_state(5), random.Random(1), {}, {}
+    while not state.is_terminal:
+        view = state.view(0)
+        mine = bot_copy(view, memo)
+        assert mine == view
+        theirs, copied = parts(view, []), parts(mine, [])
+        assert len(theirs) == len(copied) > 1
+        assert not {id(x) for x in theirs} & {id(x) for x in copied}
+        for original, copy in zip(theirs, copied):
+            if id(original) in before:  # unchanged since the last step: the same copy
+                assert before[id(original)][1] is copy
+        before = {id(x): (x, c) for x, c in zip(theirs, copied)}
+        deep = copied[-1]
+        name = dataclasses.fields(deep)[0].name
+        kept = getattr(theirs[-1], name)
+        object.__setattr__(deep, name, "scribbled")
+        assert getattr(theirs[-1], name) == kept
+        object.__setattr__(deep, name, kept)  # put back: the memo serves it again next step
+        state.apply(rng.choice(state.legal_actions()))
