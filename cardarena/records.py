@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -178,6 +179,16 @@ class Incident:
     stderr: str = ""  # the tail of the bot process's stderr, when the arbiter started the process
 
 
+@functools.cache
+def _field_names(kind: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(kind))
+
+
+def _fields_of(value: Any) -> dict[str, Any]:
+    """A dataclass's fields by name (the values themselves, not copies)."""
+    return {name: getattr(value, name) for name in _field_names(type(value))}
+
+
 @dataclass
 class MatchRecord:
     """Enough to replay the match: game, options, seed, seats, actions, timings, result."""
@@ -198,11 +209,17 @@ class MatchRecord:
     venue: str = ""
 
     def to_json(self) -> str:
-        d = dataclasses.asdict(self)
-        for a in d["actions"]:  # most decisions have no note: kept out of the stored text
+        # ``dataclasses.asdict``'s text, field by field: its deep copy (of a dict per action,
+        # thousands a match) was most of what storing a match cost; the parts are flat
+        # (numbers, strings, tuples of them), read by json.dumps without a copy
+        d = _fields_of(self)
+        actions = d["actions"] = [_fields_of(a) for a in self.actions]
+        for a in actions:  # most decisions have no note: kept out of the stored text
             if not a["note"]:
                 del a["note"]
+        d["incidents"] = [_fields_of(i) for i in self.incidents]
         if self.outcome is not None:
+            d["outcome"] = _fields_of(self.outcome)
             d["outcome"]["reason"] = self.outcome.reason.value
         if not self.venue:
             del d["venue"]

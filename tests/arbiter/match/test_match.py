@@ -76,6 +76,36 @@ def test_record_replays_to_the_same_result_and_survives_json():
     assert verify_record(again) == record.outcome
 
 
+def test_the_stored_text_is_the_dataclasses_own():
+    """``to_json`` writes each field itself (no ``dataclasses.asdict`` copy): the same text as
+    the copy gave, for a record with incidents, forced actions, notes, an unset ``bot_us``,
+    a venue and none, an outcome and none."""
+    import json
+
+    from cardarena.records import Incident, RecordedAction
+
+    def reference(record: MatchRecord) -> str:
+        d = dataclasses.asdict(record)
+        for a in d["actions"]:
+            if not a["note"]:
+                del a["note"]
+        if record.outcome is not None:
+            d["outcome"]["reason"] = record.outcome.reason.value
+        if not record.venue:
+            del d["venue"]
+        return json.dumps(d, sort_keys=True)
+
+    record = play([RandomBot(), RandomBot(), RandomBot(), RandomBot()], seed=11)
+    odd = dataclasses.replace(
+        record, options={"deals": 1, "nested": {"a": [1, 2.5]}}, venue="in process (a file's bot)",
+        actions=[RecordedAction(0, "bid 3", 12, "timeout", 40, 7, "a note"), RecordedAction(1, "bid 1", 0)]
+        + record.actions[2:],
+        incidents=[Incident(0, "timeout", "over 12 ms", "the tail")])
+    for r in (record, odd, dataclasses.replace(record, outcome=None, actions=[])):
+        assert r.to_json() == reference(r)
+        assert MatchRecord.from_json(r.to_json()) == r
+
+
 def test_same_seed_same_match():
     a = play([RandomBot()] * 4, seed=5)
     b = play([RandomBot()] * 4, seed=5)
