@@ -432,7 +432,8 @@ class OnlineCorrection:
     def __init__(self, expected: ExpectedFeatures, warm: int = MIN_DEALS,
                  prior: Sequence[tuple[float, Mapping[str, float]]] = ()):
         self.names = expected.names
-        self.means = [expected.means[k] for k in self.names]
+        means = expected.means  # worked out over every probe row: once, not once a feature
+        self.means = [means[k] for k in self.names]
         self.warm = warm
         k = len(self.names) + 1
         self.xtx = [[0.0] * k for _ in range(k)]
