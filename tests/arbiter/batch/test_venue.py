@@ -213,7 +213,7 @@ def test_a_venue_for_any_game_is_hosted_only(where):
 
 def test_a_bots_copy_of_its_views_shares_no_dataclass_with_the_referees():
     """``bot_copy`` along a real match (one memo per seat, as an in-process seat keeps): every
-    dataclass a view holds, however deep, is the bot's own (written through
+    dataclass a view holds, however deep, and every legal action is the bot's own (written through
     ``object.__setattr__``, the referee's view stays as it was), and what did not change since
     the last step is the copy made then (the memo), not copied again."""
     import dataclasses
@@ -251,4 +251,7 @@ def test_a_bots_copy_of_its_views_shares_no_dataclass_with_the_referees():
         object.__setattr__(deep, name, "scribbled")
         assert getattr(theirs[-1], name) == kept
         object.__setattr__(deep, name, kept)  # put back: the memo serves it again next step
-        state.apply(rng.choice(state.legal_actions()))
+        legal = state.legal_actions()  # slotted dataclasses: copied field by field too
+        offered = [bot_copy(a, memo) for a in legal]
+        assert offered == legal and not {id(a) for a in offered} & {id(a) for a in legal}
+        state.apply(rng.choice(legal))
