@@ -279,10 +279,13 @@ def draw_luck(game_name: str, options: Mapping[str, Any] | None, seed: int, acti
         f = feats(state, seat, hand)
         rows = [f(c) for c in stock]
         k = len(drawn)
-        got = [f(c) for c in drawn]
+        # per feature, the drawn cards' sum (the stock's last rows: the stock ends with them)
+        # and the stock's, each added up in the rows' order
+        got = [sum(col) for col in zip(*rows[len(rows) - k:])]
+        every = [sum(col) for col in zip(*rows)]
         acc = out[seat]
         for j, name in enumerate(names):
-            acc[name] += sum(g[j] for g in got) - k * sum(r[j] for r in rows) / len(rows)
+            acc[name] += got[j] - k * every[j] / len(rows)
         acc["draws"] += 1
     return out
 
