@@ -60,6 +60,37 @@ def test_spot_scores_every_draw_from_the_stock_and_none_from_the_discards() -> N
         assert [s["draws"] for s in luck] == stock_draws and sum(stock_draws) > 0
 
 
+def test_a_draws_luck_is_the_drawn_cards_features_less_the_stocks_mean() -> None:
+    """Each match's first scored draw alone (its actions cut after it): the seat's sum is
+    f(drawn) - E f over the stock it came from, per feature (the module's definition, worked
+    out here from the feature function on the state before the draw)."""
+    from arbiter.rating.draws import _GAMES
+    from cardarena.games import get_game
+
+    (pair,) = _seatings("spot", SPOT, 1, 3)
+    checked = 0
+    for r in pair:
+        state = get_game("spot", SPOT).new_initial_state(r.seed)
+        for i, a in enumerate(r.actions):
+            seat = state.current_seat
+            if a != "draw stock":
+                state.apply(state.game.parse_action(a))
+                continue
+            stock = list(state.stock_cards())
+            events = state.apply(state.game.parse_action(a))
+            (drawn,) = [e.cards for e in events if e.kind == "draw" and e.visible_to is not None]
+            names, feats = _GAMES["spot"]
+            f = feats(state, seat, [c for c in state.hand_cards(seat) if c not in drawn])
+            luck = draw_luck("spot", SPOT, r.seed, r.actions[:i + 1])[seat]
+            for j, name in enumerate(names):
+                want = sum(f(c)[j] for c in drawn) - len(drawn) * sum(f(c)[j] for c in stock) / len(stock)
+                assert luck[name] == pytest.approx(want), (name, luck, want)
+            assert luck["draws"] == 1
+            checked += 1
+            break
+    assert checked == len(pair)
+
+
 def test_a_deals_features_are_bot_a_minus_bot_b_over_the_seatings() -> None:
     one = [{"deadwood": 1.0, "draws": 2.0}, {"deadwood": -2.0, "draws": 1.0},
            {"deadwood": 3.0, "draws": 1.0}, {"deadwood": 0.0, "draws": 1.0}]
