@@ -87,7 +87,7 @@ import textwrap
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Callable, Optional, Sequence
+from typing import Annotated, Any, Callable, Mapping, Optional, Sequence
 
 import typer
 from rich.console import Console
@@ -679,7 +679,6 @@ class _BenchArbiter:
     def _bot_ticks(self) -> dict[int, int]:
         """pid -> CPU ticks (user + system) of every process of the bot pool."""
         out: dict[int, int] = {}
-        roots = {bp.proc.pid for bp in self.pool.procs.values()}
         parent: dict[int, int] = {}
         ticks: dict[int, int] = {}
         for entry in os.listdir("/proc"):
@@ -692,6 +691,7 @@ class _BenchArbiter:
                 continue
             parent[int(entry)] = int(fields[1])
             ticks[int(entry)] = int(fields[11]) + int(fields[12])  # utime + stime
+        roots = {_host_pid(bp.proc, parent) for bp in self.pool.procs.values()}
         for pid in ticks:
             p = pid
             while p in parent and p not in roots and p > 1:
@@ -712,6 +712,31 @@ class _BenchArbiter:
     async def matches_per_second(self, count: int, concurrent: int, seed: int, options: dict[str, Any]) -> float:
         """Play ``count`` matches, at most ``concurrent`` at once; matches per second."""
         return await _matches_per_second(self, self.names, count, concurrent, seed, options)
+
+
+def _host_pid(proc: Any, parent: Mapping[int, int]) -> int:
+    """The pid in this namespace of a bot's process: a fresh one's own; a forked one's
+    (``forkserver.ForkedProcess``, whose ``pid`` is its shim's in the sandbox's namespace) is
+    found under its fork server's process by the last pid of its ``NSpid`` line. Before this
+    the bench looked for the sandbox's pid here and counted no CPU for forked bots."""
+    server = getattr(proc, "server", None)
+    if server is None:
+        return proc.pid
+    top = server.proc.pid
+    for pid in parent:
+        p = pid
+        while p in parent and p != top and p > 1:
+            p = parent[p]
+        if p != top:
+            continue
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                nspid = next((line.split()[1:] for line in f if line.startswith("NSpid:")), [])
+        except OSError:
+            continue
+        if len(nspid) > 1 and int(nspid[-1]) == proc.pid:
+            return pid
+    return -1  # ended: nothing of it left to count
 
 
 def _bench_plan(names: Sequence[str], count: int, seed: int, options: dict[str, Any]) -> list[PlannedMatch]:

@@ -86,6 +86,11 @@ def test_every_section_of_the_bench_runs_at_its_smallest_size(tmp_path_factory, 
         assert any(f["key"].startswith(PREFIXES[section]) for f in figures), f"section {section} added no row"
     empty = [f["key"] for f in figures if not f["values"] and not f["note"].startswith("unavailable")]
     assert not empty, f"rows measured nothing: {empty}"
+    # The bots' CPU is counted: forked bots report their sandbox's pid, and a bench that
+    # looked for that pid here counted 0 for them (the CPU target then read the arbiter's alone).
+    bots_cpu = {f["key"]: f["values"] for f in figures if f["key"].startswith("cpu.decision.") and f["key"].endswith(".bots")}
+    if "hosted" in sections:
+        assert bots_cpu and all(v and min(v) > 0 for v in bots_cpu.values()), bots_cpu
     # A smoke run judges nothing: its sizes are too small to say pass or short.
     assert all(f["passed"] is None for f in figures)
     if "engines" in sections:
