@@ -1591,7 +1591,8 @@ def main(
 
     Examples:
 
-        python -m arbiter.tools.bench                          # everything, about 4 minutes on 2 cores
+        python -m arbiter.tools.bench                          # everything: hours (statistics, analysis, store)
+        python -m arbiter.tools.bench -s floor -s hosted -s scale  # the speed sections only (minutes)
         python -m arbiter.tools.bench -s engines --runs 3      # engines only
         python -m arbiter.tools.bench --smoke                  # does every section still run? (about a minute)
     """
