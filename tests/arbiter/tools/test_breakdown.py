@@ -141,3 +141,20 @@ def test_bench_one_cpu_puts_every_thread_of_a_process_on_one_cpu_and_back():
     finally:
         bench.on_one_cpu([os.getpid()], False)
     assert os.sched_getaffinity(0) == cpus
+
+
+@pytest.mark.e2e  # four bot processes (forked where the fork server runs) and their arbiter
+def test_the_bots_cpu_is_found_for_forked_and_fresh_bots():
+    """The bench and the breakdown find each bot's own process: a forked bot reports its pid in
+    its sandbox's namespace, where the bench counted no CPU for it and the breakdown raised."""
+    import asyncio
+
+    async def run() -> tuple[list[int], float, float]:
+        async with bench._BenchArbiter(transport="local") as arena:
+            before = arena.bot_cpu_seconds()
+            await arena.match(3, {"deals": 2})
+            return bd.bot_pids(arena.pool), before, arena.bot_cpu_seconds()
+
+    pids, before, after = asyncio.run(run())
+    assert len(set(pids)) == 4 and all(p > 1 for p in pids), pids
+    assert after > before, (before, after)  # the bots' play is counted
