@@ -64,6 +64,8 @@ class Outcome:
     output: str
     crash: str = ""  # a traceback (in process: an exception that escaped the command)
     hung: bool = False
+    stdout: str = ""  # ``output`` apart: what the command wrote to each stream
+    stderr: str = ""
 
     def describe(self) -> str:
         tail = "\n".join(self.output.strip().splitlines()[-8:])
@@ -118,27 +120,23 @@ def invoke(args: Sequence[str], timeout: float = 60.0, env: dict[str, str] | Non
     r = box[0]
     crash = ""
     if isinstance(r.exception, Served):
-        return Outcome(list(args), 0, r.output)
+        return Outcome(list(args), 0, r.output, stdout=r.stdout, stderr=r.stderr)
     if r.exception is not None and not isinstance(r.exception, SystemExit):
         crash = "Traceback (most recent call last):\n" + "".join(traceback.format_exception(r.exception)[-6:])
-    return Outcome(list(args), r.exit_code, r.output, crash)
+    return Outcome(list(args), r.exit_code, r.output, crash, stdout=r.stdout, stderr=r.stderr)
 
 
-def run_in_process(*args: str, serving: bool = False) -> SimpleNamespace:
-    """``arbiter ARGS`` run in this process as ``subprocess.run`` would report it: its
-    ``returncode``, ``stdout`` and ``stderr`` apart. For a test of what a command prints
+def run_in_process(*args: str, serving: bool = False, timeout: float = 600.0) -> SimpleNamespace:
+    """``arbiter ARGS`` run in this process (``invoke``) as ``subprocess.run`` would report it:
+    its ``returncode``, ``stdout`` and ``stderr`` apart. For a test of what a command prints
     that does not test its process: a process of its own was most of such a test's CPU
     (the bots, servers and fork servers it starts are processes still). An exception that
-    escapes the command (a traceback, in a process) fails the test. ``serving``: a command
-    that serves until interrupted, expected to refuse its arguments: should it serve
-    instead, it stops once it is up (``serving_stops_at_once``) and returns 0."""
-    with serving_stops_at_once() if serving else contextlib.nullcontext():
-        r = runner.invoke(app, list(args))
-    if isinstance(r.exception, Served):
-        return SimpleNamespace(returncode=0, stdout=r.stdout, stderr=r.stderr)
-    assert r.exception is None or isinstance(r.exception, SystemExit), \
-        "".join(traceback.format_exception(r.exception))
-    return SimpleNamespace(returncode=r.exit_code, stdout=r.stdout, stderr=r.stderr)
+    escapes the command (a traceback, in a process) or a hang fails the test. ``serving``: a
+    command that serves until interrupted, expected to refuse its arguments: should it serve
+    instead, it stops once it is up and returns 0."""
+    o = invoke(args, timeout, serving=serving)
+    assert not o.hung and not o.crash, o.describe()
+    return SimpleNamespace(returncode=o.exit_code, stdout=o.stdout, stderr=o.stderr)
 
 
 def problems(o: Outcome, path: tuple[str, ...], expect_error: bool = False) -> str:
