@@ -691,7 +691,7 @@ class _BenchArbiter:
                 continue
             parent[int(entry)] = int(fields[1])
             ticks[int(entry)] = int(fields[11]) + int(fields[12])  # utime + stime
-        roots = {_host_pid(bp.proc, parent) for bp in self.pool.procs.values()}
+        roots = {host_pid(bp.proc, parent) for bp in self.pool.procs.values()}
         for pid in ticks:
             p = pid
             while p in parent and p not in roots and p > 1:
@@ -714,7 +714,7 @@ class _BenchArbiter:
         return await _matches_per_second(self, self.names, count, concurrent, seed, options)
 
 
-def _host_pid(proc: Any, parent: Mapping[int, int]) -> int:
+def host_pid(proc: Any, parent: Mapping[int, int]) -> int:
     """The pid in this namespace of a bot's process: a fresh one's own; a forked one's
     (``forkserver.ForkedProcess``, whose ``pid`` is its shim's in the sandbox's namespace) is
     found under its fork server's process by the last pid of its ``NSpid`` line. Before this

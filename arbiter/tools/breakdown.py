@@ -113,13 +113,13 @@ def _children() -> dict[int, list[int]]:
 def bot_pids(pool: Any) -> list[int]:
     """The pid (in this namespace) of the Python process of each bot of ``pool``: the
     ``-m sdk`` process under its sandbox (bwrap's own processes are not counted), or a
-    forked bot's own process (``bench._host_pid``)."""
+    forked bot's own process (``bench.host_pid``)."""
     kids = _children()
     parent = {c: p for p, cs in kids.items() for c in cs}
     pids = []
     for bp in pool.procs.values():
         if getattr(bp.proc, "server", None) is not None:  # forked: the bot is the fork itself
-            found = bench._host_pid(bp.proc, parent)
+            found = bench.host_pid(bp.proc, parent)
             if found < 0:
                 raise RuntimeError(f"no forked bot process for {bp.proc.pid} (its sandbox's pid)")
             pids.append(found)
