@@ -85,7 +85,7 @@ import sys
 import tempfile
 import textwrap
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Annotated, Any, Callable, Mapping, Optional, Sequence
 
@@ -199,6 +199,7 @@ class Figure:
     passed: bool | None = None  # None: no target, not measured, or not judged (a smoke run)
     note: str = ""
     judge: bool = True  # False in a smoke run: the target is shown, never judged
+    section: str = ""  # the step of STEPS that measured it ("floor+hosted+scale"): what --resume keeps
 
     @property
     def median(self) -> float | None:
@@ -228,13 +229,16 @@ class BenchResult:
     machine: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
     sizes: Sizes = FULL
+    done: list[str] = field(default_factory=list)  # the steps measured (STEPS' names joined by "+")
+    complete: bool = False  # every step asked for was measured (False: a checkpoint)
+    step: str = ""  # the step being measured: stamped on the figures it adds
 
     @property
     def smoke(self) -> bool:
         return self.sizes is SMOKE
 
     def add(self, key: str, label: str, unit: str, note: str = "") -> Figure:
-        f = Figure(key, label, unit, note=note, judge=not self.smoke)
+        f = Figure(key, label, unit, note=note, judge=not self.smoke, section=self.step)
         self.figures.append(f)
         return f
 
@@ -243,9 +247,42 @@ class BenchResult:
 
     def to_json(self) -> str:
         return json.dumps(
-            {"machine": self.machine, "seconds": round(self.seconds, 1), "figures": [f.to_dict() for f in self.figures]},
+            {"machine": self.machine, "seconds": round(self.seconds, 1), "complete": self.complete, "done": self.done,
+             "figures": [f.to_dict() for f in self.figures]},
             indent=2,
         )
+
+    @classmethod
+    def from_json(cls, text: str, source: str = "the results") -> "BenchResult":
+        """A result written by ``to_json`` (a checkpoint or a finished run); ValueError naming
+        ``source`` and what is wrong if it is not one."""
+        try:
+            d = json.loads(text)
+        except ValueError as exc:
+            raise ValueError(f"{source}: not JSON ({exc})") from None
+        names = {f.name for f in fields(Figure)}
+        try:
+            if not isinstance(d, dict) or not isinstance(d["machine"], dict):
+                raise TypeError("not an object with a machine")
+            figures = [Figure(**{k: v for k, v in f.items() if k in names}) for f in d["figures"]]
+            done = [str(s) for s in d["done"]]
+            smoke = bool(d["machine"]["smoke"])
+            result = cls(figures=figures, machine=d["machine"], seconds=float(d["seconds"]),
+                         sizes=SMOKE if smoke else FULL, done=done, complete=bool(d["complete"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{source}: not a bench result written by this bench ({type(exc).__name__}: {exc})") from None
+        unknown = sorted({f.section for f in figures if f.section} - set(done))
+        if unknown:
+            raise ValueError(f"{source}: figures of steps it does not list as done: {', '.join(unknown)}")
+        return result
+
+    def check_resumable(self, earlier: "BenchResult") -> None:
+        """ValueError unless ``earlier`` was measured as this run would be (the same sizes,
+        rounds and seconds, the same number of cores): its figures then stand for this run's."""
+        for key in ("smoke", "runs", "engine_seconds", "cores"):
+            if earlier.machine.get(key) != self.machine.get(key):
+                raise ValueError(f"cannot resume: the earlier run had {key} = {earlier.machine.get(key)!r}, "
+                                 f"this one {self.machine.get(key)!r}")
 
 
 # --------------------------------------------------------------------------------------
@@ -884,6 +921,16 @@ def _read_int(path: str) -> int:
 # The whole run.
 
 
+#: The bench's steps, in the order they run. Sections measured together (their rows compare
+#: each other's figures: the Spades engine over OpenSpiel's, a hosted decision over the bare
+#: round trip, matches/s at M at once over one) are one step. A step is what a checkpoint
+#: saves and ``--resume`` skips.
+STEPS: tuple[tuple[str, ...], ...] = (
+    ("engines", "openspiel"), ("floor", "hosted", "scale"), ("memory",), ("environments",), ("isolation",),
+    ("cluster",), ("statistics",), ("arena",), ("timing",), ("analysis",), ("store",),
+)
+
+
 def run_bench(
     runs: int = 5,
     seconds: float = 1.0,
@@ -891,6 +938,8 @@ def run_bench(
     openspiel_python: str | None = None,
     progress: Callable[[str], None] = lambda msg: None,
     smoke: bool = False,
+    resume: BenchResult | None = None,
+    checkpoint: Callable[[BenchResult], None] = lambda result: None,
 ) -> BenchResult:
     """Measure every section named in ``sections``; ``runs`` rounds each, ``seconds`` per engine run.
 
@@ -900,6 +949,11 @@ def run_bench(
     ``openspiel_python`` is the interpreter of an environment with ``open-spiel``
     (default: :func:`default_openspiel_python`); without one the OpenSpiel figures are
     marked unavailable and everything else still runs.
+
+    ``checkpoint`` is called with the result so far after each step (``STEPS``), so that a
+    run stopped hours in keeps what it measured; ``resume`` is such a result (``BenchResult.
+    from_json``): its finished steps are taken as they are, in their place, and not measured
+    again. It must have been measured at the same sizes (``runs``, ``seconds``, ``smoke``).
     """
     unknown = sorted(set(sections) - set(SECTIONS))
     if unknown:
@@ -915,6 +969,32 @@ def run_bench(
         "cores": os.cpu_count(), "python": sys.version.split()[0], "platform": sys.platform, "runs": runs,
         "engine_seconds": seconds, "smoke": smoke,
     }, sizes=sizes)
+    if resume is not None:
+        result.check_resumable(resume)
+    before = resume.seconds if resume is not None else 0.0
+    for step in STEPS:
+        names = tuple(s for s in step if s in sections)
+        if not names:
+            continue
+        name = "+".join(names)
+        if resume is not None and name in resume.done:
+            progress(f"{name}: measured before (--resume)")
+            result.figures.extend(f for f in resume.figures if f.section == name)
+        else:
+            result.step = name
+            _run_step(result, names, runs, seconds, openspiel_python, progress)
+            result.step = ""
+        result.done.append(name)
+        result.seconds = before + time.perf_counter() - t_start
+        checkpoint(result)
+    result.complete = True
+    return result
+
+
+def _run_step(result: BenchResult, sections: Sequence[str], runs: int, seconds: float, openspiel_python: str | None,
+              progress: Callable[[str], None]) -> None:
+    """Measure one step of ``STEPS`` (``sections``: the names of it that were asked for)."""
+    sizes = result.sizes
 
     # -- engines, and OpenSpiel pair by pair with our Spades -----------------------------
     if "engines" in sections or "openspiel" in sections:
@@ -1000,9 +1080,6 @@ def run_bench(
 
     if "store" in sections:
         store_section(result, runs, progress)
-
-    result.seconds = time.perf_counter() - t_start
-    return result
 
 
 #: Decisions timed per round of the timing section (about 4 s of play on 2 cores).
@@ -1586,28 +1663,66 @@ def main(
     json_path: Annotated[Path, typer.Option("--json", help="Where to write the results as JSON.")] = Path("bench-results.json"),
     smoke: Annotated[bool, typer.Option("--smoke", help="Every section once at its smallest size, no target judged: "
                                         "checks that the bench runs (make bench-smoke; make test runs it).")] = False,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue a run that was stopped: the steps already in the "
+                                         "--json file are kept, the rest measured (same --runs, --seconds, --smoke).")] = False,
 ) -> None:
     """Measure the platform's speed and print one table with the targets (pass/short).
+
+    The --json file is written after each step (a checkpoint), so a run stopped hours in
+    keeps what it measured; --resume continues it.
 
     Examples:
 
         python -m arbiter.tools.bench                          # everything: hours (statistics, analysis, store)
+        python -m arbiter.tools.bench --resume                 # continue it after a stop (Ctrl-C, a reboot)
         python -m arbiter.tools.bench -s floor -s hosted -s scale  # the speed sections only (minutes)
         python -m arbiter.tools.bench -s engines --runs 3      # engines only
         python -m arbiter.tools.bench --smoke                  # does every section still run? (about a minute)
     """
     sections = tuple(section) if section else SECTIONS
 
-    def check() -> None:
+    def check() -> BenchResult | None:
         unknown = sorted(set(sections) - set(SECTIONS))
         if unknown:
             raise UsageError(f"--section: unknown {', '.join(unknown)} (known: {', '.join(SECTIONS)})")
         if runs < 1 or seconds <= 0:
             raise UsageError("--runs must be at least 1 and --seconds positive")
         check_writable(json_path, "--json")  # before minutes of measuring, not after
+        if not resume:
+            return None
+        try:
+            text = json_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise UsageError(f"--resume: no {json_path} to continue (the file --json names, written after each step)") from None
+        try:
+            earlier = BenchResult.from_json(text, f"--resume {json_path}")
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if earlier.complete:
+            raise UsageError(f"--resume {json_path}: that run is complete; run without --resume to measure again")
+        return earlier
 
-    _run(check)
-    result = _run(run_bench, runs, seconds, sections, openspiel_python, lambda msg: err.print(f"[dim]{msg}[/]"), smoke)
+    earlier = _run(check)
+
+    def save(partial: BenchResult) -> None:
+        part = json_path.with_name(json_path.name + ".part")
+        write_text(part, partial.to_json(), "--json")
+        os.replace(part, json_path)  # whole or not at all: a stop mid-write keeps the last checkpoint
+
+    def measure() -> BenchResult:
+        try:
+            return run_bench(runs, seconds, sections, openspiel_python, lambda msg: err.print(f"[dim]{msg}[/]"), smoke,
+                             resume=earlier, checkpoint=save)
+        except KeyboardInterrupt:
+            if json_path.exists():
+                err.print(f"stopped: what was measured is in {json_path}; `--resume` continues the run", highlight=False, soft_wrap=True)
+            raise
+        except ValueError as exc:
+            if earlier is not None and str(exc).startswith("cannot resume"):
+                raise UsageError(f"--resume {json_path}: {exc}") from None
+            raise
+
+    result = _run(measure)
     title = (f"Card Arena bench, SMOKE RUN (smallest sizes, targets not judged), {result.machine.get('cores')} cores" if smoke else
              f"Card Arena bench: median of {plural(runs, 'run')} (spread min..max), {result.machine.get('cores')} cores")
     table = Table(title=title)
@@ -1626,7 +1741,7 @@ def main(
         table.add_row(f.label, median, f"{_fmt(spread[0], f.unit)}..{_fmt(spread[1], f.unit)}" if spread else "",
                       f.unit, verdict)
     Console(width=max(out.size.width, 120), emoji=False).print(table)  # one row per figure, even when piped
-    _run(write_text, json_path, result.to_json(), "--json")
+    _run(save, result)
     out.print(f"{result.seconds:.0f} s; results written to {json_path}")
 
 

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import re
+import json
+import signal
+import time
 import subprocess
 import sys
 
@@ -117,3 +122,78 @@ def test_the_timing_split_is_by_where_the_hidden_ace_lies_and_the_coin_splits_th
     assert [len(a["turn"][k]) for k in (True, False)] == [len(b["turn"][k]) for k in (True, False)]
     # left of the actor is one of the three other seats: about a third of the decisions
     assert 0.15 < len(a["turn"][True]) / 300 < 0.55
+
+
+def _checkpoint(*steps: str, smoke: bool = True) -> bench.BenchResult:
+    """A result as a run stopped after ``steps`` wrote it: one figure per step."""
+    result = bench.BenchResult(machine={"cores": os.cpu_count(), "runs": 1, "engine_seconds": 0.05, "smoke": smoke},
+                               sizes=bench.SMOKE if smoke else bench.FULL, seconds=12.0)
+    for step in steps:
+        result.step = step
+        result.add(f"{step}.row", f"a row of {step}", "x").values.append(1.5)
+        result.step = ""
+        result.done.append(step)
+    return bench.BenchResult.from_json(result.to_json())
+
+
+def test_a_resumed_run_keeps_the_steps_it_had_measured_in_their_place_and_measures_nothing_twice():
+    earlier = _checkpoint("memory", "environments")
+    seen: list[str] = []
+    saved: list[list[str]] = []
+    result = bench.run_bench(sections=("memory", "environments"), smoke=True, resume=earlier, progress=seen.append,
+                             checkpoint=lambda r: saved.append(list(r.done)))
+    assert [f.key for f in result.figures] == ["memory.row", "environments.row"]
+    assert [f.values for f in result.figures] == [[1.5], [1.5]] and result.complete
+    assert seen == ["memory: measured before (--resume)", "environments: measured before (--resume)"]
+    assert saved == [["memory"], ["memory", "environments"]]  # a checkpoint after each step, as when measured
+    assert result.seconds >= 12.0  # the earlier run's time is counted
+
+
+def test_a_bench_result_reads_back_as_written_and_a_broken_one_is_named():
+    earlier = _checkpoint("floor+hosted+scale")
+    again = bench.BenchResult.from_json(earlier.to_json())
+    assert again.to_json() == earlier.to_json() and again.done == ["floor+hosted+scale"] and not again.complete
+    assert again.figures[0].section == "floor+hosted+scale"
+    for text, says in [("{", "not JSON"), ("[]", "not a bench result"), ('{"machine": {}, "figures": []}', "not a bench result"),
+                       (earlier.to_json().replace('"done": [\n    "floor+hosted+scale"\n  ]', '"done": []'),
+                        "figures of steps it does not list as done: floor+hosted+scale")]:
+        with pytest.raises(ValueError, match=re.escape(says)):
+            bench.BenchResult.from_json(text, "f.json")
+
+
+def test_a_run_at_other_sizes_cannot_be_resumed():
+    earlier = _checkpoint("memory", smoke=False)
+    with pytest.raises(ValueError, match="cannot resume: the earlier run had smoke = False, this one True"):
+        bench.run_bench(sections=("memory",), smoke=True, resume=earlier)
+
+
+@pytest.mark.e2e  # the real command, stopped as a user stops it (Ctrl-C), then resumed
+def test_a_bench_stopped_after_a_step_keeps_it_and_resume_measures_only_the_rest(tmp_path):
+    out = tmp_path / "b.json"
+    env = dict(os.environ, ARENA_BENCH_PYTHON="/nonexistent")
+    cmd = [sys.executable, "-m", "arbiter.tools.bench", "--smoke", "-s", "memory", "-s", "environments", "--json", str(out)]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 120
+        while not out.exists() and p.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)  # the checkpoint appears when the first step (memory) is done
+        p.send_signal(signal.SIGINT)
+        stdout, stderr = p.communicate(timeout=120)
+    finally:
+        p.kill()
+    saved = json.loads(out.read_text())
+    assert saved["complete"] is False and saved["done"] == ["memory"], saved["done"]
+    memory = [f for f in saved["figures"] if f["section"] == "memory"]
+    assert memory and all(f["key"].startswith("memory.") for f in memory)
+    assert p.returncode == 130 and "--resume` continues the run" in stderr and "Traceback" not in stderr, stderr
+
+    done = subprocess.run(cmd + ["--resume"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "memory: measured before (--resume)" in done.stderr and "memory: run 1" not in done.stderr
+    final = json.loads(out.read_text())
+    assert final["complete"] is True and final["done"] == ["memory", "environments"]
+    assert [f for f in final["figures"] if f["section"] == "memory"] == memory  # kept as measured, not again
+    assert any(f["key"].startswith("environments.") and f["values"] for f in final["figures"])
+    # A finished run is not resumed: it would measure nothing.
+    again = subprocess.run(cmd + ["--resume"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
+    assert again.returncode == 2 and "that run is complete" in again.stderr, again.stderr

@@ -27,10 +27,10 @@ PREFIXES = {"engines": "engine.", "openspiel": "openspiel.", "floor": "floor.", 
             "store": "store."}
 
 
-#: Sections run together: their rows compare figures of each other (the Spades engine over
-#: OpenSpiel's; a hosted decision over the bare round trip, matches/s at concurrency M over 1).
-TOGETHER = [("engines", "openspiel"), ("floor", "hosted", "scale")]
-GROUPS = TOGETHER + [(s,) for s in bench.SECTIONS if not any(s in g for g in TOGETHER)]
+#: The bench's steps (sections run together where their rows compare figures of each other:
+#: the Spades engine over OpenSpiel's; a hosted decision over the bare round trip, matches/s
+#: at concurrency M over 1).
+GROUPS = list(bench.STEPS)
 #: The sections that run alone, each in a process of its own (statistics: about as long as all
 #: the others together). The others are one ``bench --smoke`` process, as ``make bench`` runs
 #: them: a process start and each bot's fork server once, not once a section (every section
