@@ -1163,6 +1163,8 @@ def timing_section(result: BenchResult, runs: int, progress: Callable[[str], Non
         spread = max(TIMING_FLOOR, *(abs(v - 1) for v in noise.values)) if noise.values else TIMING_FLOOR
         hidden.check(lambda v: abs(v - 1) <= spread, f"1 ± {spread:.3f} (the coin's)")
         noise.target = "(no target)"
+
+
 #: Issue 43: random-action Spades steps of the PettingZoo environment per second of one core.
 ENV_SPADES_STEPS = 20_000
 
