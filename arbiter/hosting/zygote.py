@@ -392,6 +392,20 @@ def main() -> None:
     games = sys.modules["cardarena.games"]
     for game in games.GAMES:
         games.game_class(game)  # the engine's module: imported on first use
+    # What every child would otherwise do first, each for itself (docs/performance.md,
+    # "Isolation"): a bundled bot's per-game parts imported (platform code, as the bot's
+    # module), the SDK's codecs of every game compiled, the command line's parser built.
+    warmed = False
+    try:
+        parts = sys.modules.get("bots.games")
+        if config.get("bundled") and parts is not None:
+            preload += parts.preload()
+        for game in games.GAMES:
+            sys.modules["sdk.convert"].warm(game)
+        sys.modules["sdk.__main__"].parser()
+        warmed = True
+    except Exception:  # noqa: BLE001 - only a saving lost: each child does it again
+        traceback.print_exc()
     threads = len(os.listdir("/proc/self/task"))
     problem = _self_test()
     if threads != 1:
@@ -401,7 +415,7 @@ def main() -> None:
     gc.collect()
     gc.freeze()  # the imported modules' objects stay shared, untouched by the children's collections
     parent = _Parent(ctl)
-    parent.send(op="ready", ok=not problem, error=problem, threads=threads, preload=preload,
+    parent.send(op="ready", ok=not problem, error=problem, threads=threads, preload=preload, warmed=warmed,
                 seconds=round(time.perf_counter() - t0, 3))
     if problem:
         return
