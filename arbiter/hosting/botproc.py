@@ -179,7 +179,7 @@ class BotProcess:
                 _start_failed(self.name, "timeout")
                 raise BotStartError(f"bot {self.name!r} ({self.spec}) did not connect within {timeout:.0f} s:\n"
                                     + _indented(self.stderr_tail()), self.record_tail())
-            await asyncio.sleep(0.02)
+            await hub.changed(0.02)  # a session added (this one?), or 20 ms to look at the process again
 
 
 def _start_failed(name: str, reason: str) -> None:
@@ -523,21 +523,36 @@ class BotHost:
             return lease_id, sessions
         if self.isolation == "deal" and deal is None:
             raise ValueError("deal isolation: lease() needs the match's deal seed")
-        procs: list[BotProcess] = []
-        sessions = []
+        # every seat's process first (an idle one, a spare, or one starting now), then wait
+        # for those still starting: a match's new processes start at the same time, not one
+        # after another's connection (docs/performance.md, "Isolation")
+        picks: list[BotProcess | asyncio.Future[BotProcess]] = []
         for n in seats:
             bp = self._idle_for(n, deal) if self.isolation == "deal" else None
             if bp is None:
                 ready = self._ready[n]
-                task = ready.popleft() if ready else asyncio.ensure_future(self._fresh(n))
+                picks.append(ready.popleft() if ready else asyncio.ensure_future(self._fresh(n)))
                 if self.isolation == "match":
                     ready.append(asyncio.ensure_future(self._fresh(n)))  # the next match's, starting now
+            else:
+                picks.append(bp)
+        procs: list[BotProcess] = []
+        sessions = []
+        for i, (n, pick) in enumerate(zip(seats, picks)):
+            if isinstance(pick, BotProcess):
+                bp = pick
+            else:
                 try:
-                    bp = await task
+                    bp = await pick
                 except BotStartError as exc:
                     log.warning("%s", exc)
                     sessions.append(self.hub.gone(n, str(exc)))
                     continue
+                except BaseException:  # cancelled: so are the starts not yet waited for
+                    for later in picks[i + 1:]:
+                        if not isinstance(later, BotProcess):
+                            later.cancel()
+                    raise
             procs.append(bp)
             if deal is not None:
                 bp.deals.add(deal)
