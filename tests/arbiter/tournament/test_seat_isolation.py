@@ -126,3 +126,25 @@ def test_a_match_that_needs_new_processes_starts_them_together(monkeypatch):
     assert connected and not shared
     assert len(got) == 4
     assert max(start for start, _ in got) < min(end for _, end in got)  # all started before any had connected
+
+
+def test_match_isolation_starts_no_spare_that_no_seat_of_the_tournament_will_use(monkeypatch, tmp_path):
+    """A tournament tells its host how many seats each bot will lease (``planned``): with
+    ``match`` isolation every process started plays (the spares kept ahead stopped short of
+    the plan's end: 12 of the bench's 108 processes were started and stopped unused)."""
+    from arbiter.hosting.botproc import BotPool
+
+    launched = []
+    real = BotPool.launch
+
+    def launch(self, name, *args, **kw):
+        launched.append(name)
+        return real(self, name, *args, **kw)
+
+    monkeypatch.setattr(BotPool, "launch", launch)
+    spec = TournamentSpec(game="spades", bots=("random", "greedy"), options={"deals": 1}, deals=2, seed=3,
+                          name="spares", isolation="match")
+    with Store(tmp_path / "spares.sqlite") as store:
+        rows = asyncio.run(run_tournament(spec, store, concurrency=2))
+    assert len(rows) == 4
+    assert sorted(launched) == sorted(n for r in rows for n in r.seats)  # one process per seat played, no more
