@@ -4,8 +4,10 @@
 bound in as for any bot process (no arbiter's socket: one parent serves every arbiter of
 its process, each child binds its own's), and asks it over the
 control socket ``CTL_FD`` for bot processes. It never runs a line of the bot's code: it
-imports the SDK and what the SDK stands on (grpc, protobuf, the core), checks that it is
-still one thread with no gRPC channel, and then only forks (CONFIG, JSON: ``{"bundled":
+imports the SDK and what the SDK stands on (grpc, protobuf, the core), compiles the SDK's
+codecs of every game (``sdk.convert.warm``: one Turn of a seed-0 deal, no bot asked) and
+builds the command line's parser, checks that it is still one thread with no gRPC
+channel, and then only forks (CONFIG, JSON: ``{"bundled":
 [module]}``, the module of a bundled bot to import too). The bot module is imported by
 each child, after the child has been confined, so whatever the bot does at import time
 (module state, files, processes) happens in that child and dies with it; every child
