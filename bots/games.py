@@ -23,3 +23,16 @@ def part_of(game: str, part: str) -> Any:
     if not target:
         raise KeyError(f"{game} has no {part} in sdk.games")
     return importlib.import_module(target)
+
+
+def preload() -> list[str]:
+    """Import every registered game's parts now; their module names. A bundled bot's fork
+    server parent does (arbiter/hosting/zygote.py), so that none of its children imports
+    one (a child that did compiled it, a few ms of CPU each)."""
+    done = []
+    for name, g in SDK_GAMES.items():
+        for part in ("heuristic", "search"):
+            if getattr(g, part):
+                part_of(name, part)
+                done.append(getattr(g, part))
+    return done

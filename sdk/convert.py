@@ -112,3 +112,44 @@ def hello(name: str, version: str, token: str, games: tuple[str, ...], view_delt
             view_deltas=view_deltas,
         )
     )
+
+
+def warm(game: str) -> None:
+    """Compile now what a bot process's first match of ``game`` compiles: the codec's
+    encoders and decoders of the game's views (whole and as view deltas), actions and
+    events, and its options' type hints, by taking one Turn of a seeded deal (seed 0; no
+    bot is asked anything) through the SDK's own paths, as a MatchStart and a Turn.
+
+    A fork server's parent calls it for every game before it forks (zygote.py), so each of
+    its children finds them compiled (a forked child's first Turn cost ~5 ms of CPU more
+    than its next ones: docs/performance.md, "Isolation"). It keeps nothing of any match:
+    only the compiled codecs and their caches of this fixed deal's items, the same in
+    every parent."""
+    from dataclasses import fields
+
+    from cardarena.games import get_game
+    from cardarena.games.options import options_to_dict
+
+    engine = get_game(game)
+    state = engine.new_initial_state(0)
+    seat = state.current_seat if state.current_seat is not None else 0
+    view, legal = state.view(seat), state.legal_actions()
+    events = state.apply(legal[0]) if legal else []
+    start = pb.MatchStart(match_id="warm", game=game, seat=seat, num_seats=engine.num_seats,
+                          options=convert.options_to_wire(options_to_dict(engine.options)))
+    match_info_from_proto(start)
+    for delta in (None, convert.ViewDeltaWriter(game).delta(view)):
+        data = convert.turn_wire(game, "warm", 1, seat, view, legal, 1000, 1000, events, delta)
+        turn = pb.ArbiterMessage.FromString(data).turn
+        if delta is None:
+            got = turn_from_proto(game, turn, data)
+        else:
+            got = turn_delta_from_proto(game, turn, ViewDeltaReader(game))
+        if got is None:
+            continue
+        read, actions = got
+        for f in fields(read):
+            getattr(read, f.name)
+        events_from_proto(turn)
+        if actions:
+            act_to_proto(game, "warm", 1, actions[0])

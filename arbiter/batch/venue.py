@@ -156,6 +156,7 @@ async def open_venue(
     loaded: Mapping[str, Any] | None = None,
     workers: int = 1,
     own_names: Collection[str] = (),
+    planned: Mapping[str, int] | None = None,
 ) -> AsyncIterator[Any]:
     """The venue of ``where`` for ``bots`` (seat name -> bot as written: a bundled name, a
     file or folder, ``module:Class``, a registered ``name@version`` looked up in the store
@@ -165,7 +166,7 @@ async def open_venue(
     In process: each bot is loaded once (``loaded`` gives bots already loaded, by name),
     and one that does not play ``game`` or cannot be copied for a match is refused here
     (VenueError); ``workers`` > 1 plays each match in one of that many worker processes. Hosted: ``hosting.botproc.BotHost`` options (``isolation``, ``copies``,
-    ``processes``, ``max_restarts``, ``warm``, ``sandbox``, ``log_dir``), ``spectators``
+    ``processes``, ``max_restarts``, ``warm``, ``sandbox``, ``log_dir``, ``planned``), ``spectators``
     (a hub the private arbiter serves, observing every match) and ``on_start(address)``
     once the bots are up; a bot that does not connect raises BotStartError, unless
     ``on_start_error`` takes it (then its seats disconnect in their matches: a forfeit, in
@@ -204,7 +205,8 @@ async def open_venue(
                           max_restarts=max_restarts, warm=warm, spectators=spectators, concurrency=concurrency or 1,
                           on_start=on_start, on_start_error=on_start_error, transport=where.transport,
                           own_names=own_names,
-                          **{k: v for k, v in (("sandbox", sandbox), ("log_dir", log_dir)) if v is not None},
+                          **{k: v for k, v in (("sandbox", sandbox), ("log_dir", log_dir), ("planned", planned))
+                             if v is not None},
                           ) as (venue, sessions):
             if on_versions is not None:
                 on_versions({n: s.bot_version for n, s in sessions.items()})

@@ -179,7 +179,7 @@ class BotProcess:
                 _start_failed(self.name, "timeout")
                 raise BotStartError(f"bot {self.name!r} ({self.spec}) did not connect within {timeout:.0f} s:\n"
                                     + _indented(self.stderr_tail()), self.record_tail())
-            await asyncio.sleep(0.02)
+            await hub.changed(0.02)  # a session added (this one?), or 20 ms to look at the process again
 
 
 def _start_failed(name: str, reason: str) -> None:
@@ -377,6 +377,8 @@ class BotHost:
 
     ``start()`` launches the first process of every bot and returns their sessions (for
     the caller's checks: games, versions); BotStartError if one does not connect.
+    ``planned`` (bot name -> seats it will lease in all, when the caller knows: a
+    tournament's plan) keeps ``match`` isolation from starting spares no seat will use.
     """
 
     def __init__(
@@ -395,6 +397,7 @@ class BotHost:
         log_dir: Path | None = None,
         transport: str = "grpc",
         own_names: Collection[str] = (),
+        planned: Mapping[str, int] | None = None,
     ) -> None:
         if isolation not in ISOLATIONS:
             raise ValueError(f"isolation: expected one of {', '.join(ISOLATIONS)}, got {isolation!r}")
@@ -424,6 +427,9 @@ class BotHost:
         # ``keep`` idle ones per bot are kept
         self._idle: dict[str, list[BotProcess]] = {n: [] for n in self.sources}
         self.keep = 2 * self.copies * self.warm
+        # match isolation: per bot, the seats still to be leased, when the caller knows them
+        # (``planned``: a tournament's plan); no spare is started beyond them
+        self._left = {n: planned.get(n, 0) for n in self.sources} if planned is not None else None
 
     # -- starting ----------------------------------------------------------------------
 
@@ -477,7 +483,8 @@ class BotHost:
             # processes, so one match's worth is started ahead and the rest on demand
             ahead = self.copies * (self.warm if self.isolation == "match" else 1)
             for n in self.sources:
-                for _ in range(ahead):
+                spares = ahead if self._left is None or self.isolation != "match" else max(1, min(ahead, self._left[n]))
+                for _ in range(spares):
                     self._ready[n].append(asyncio.ensure_future(self._fresh(n)))
             for n in self.sources:
                 first[n] = await self._ready[n][0]
@@ -523,21 +530,40 @@ class BotHost:
             return lease_id, sessions
         if self.isolation == "deal" and deal is None:
             raise ValueError("deal isolation: lease() needs the match's deal seed")
-        procs: list[BotProcess] = []
-        sessions = []
+        # every seat's process first (an idle one, a spare, or one starting now), then wait
+        # for those still starting: a match's new processes start at the same time, not one
+        # after another's connection (docs/performance.md, "Isolation")
+        picks: list[BotProcess | asyncio.Future[BotProcess]] = []
         for n in seats:
             bp = self._idle_for(n, deal) if self.isolation == "deal" else None
             if bp is None:
                 ready = self._ready[n]
-                task = ready.popleft() if ready else asyncio.ensure_future(self._fresh(n))
+                picks.append(ready.popleft() if ready else asyncio.ensure_future(self._fresh(n)))
                 if self.isolation == "match":
-                    ready.append(asyncio.ensure_future(self._fresh(n)))  # the next match's, starting now
+                    left = self._left
+                    if left is not None:
+                        left[n] = max(0, left[n] - 1)
+                    if left is None or left[n] > len(ready):  # a later seat's, starting now
+                        ready.append(asyncio.ensure_future(self._fresh(n)))
+            else:
+                picks.append(bp)
+        procs: list[BotProcess] = []
+        sessions = []
+        for i, (n, pick) in enumerate(zip(seats, picks)):
+            if isinstance(pick, BotProcess):
+                bp = pick
+            else:
                 try:
-                    bp = await task
+                    bp = await pick
                 except BotStartError as exc:
                     log.warning("%s", exc)
                     sessions.append(self.hub.gone(n, str(exc)))
                     continue
+                except BaseException:  # cancelled: so are the starts not yet waited for
+                    for later in picks[i + 1:]:
+                        if not isinstance(later, BotProcess):
+                            later.cancel()
+                    raise
             procs.append(bp)
             if deal is not None:
                 bp.deals.add(deal)

@@ -4,8 +4,10 @@
 bound in as for any bot process (no arbiter's socket: one parent serves every arbiter of
 its process, each child binds its own's), and asks it over the
 control socket ``CTL_FD`` for bot processes. It never runs a line of the bot's code: it
-imports the SDK and what the SDK stands on (grpc, protobuf, the core), checks that it is
-still one thread with no gRPC channel, and then only forks (CONFIG, JSON: ``{"bundled":
+imports the SDK and what the SDK stands on (grpc, protobuf, the core), compiles the SDK's
+codecs of every game (``sdk.convert.warm``: one Turn of a seed-0 deal, no bot asked) and
+builds the command line's parser, checks that it is still one thread with no gRPC
+channel, and then only forks (CONFIG, JSON: ``{"bundled":
 [module]}``, the module of a bundled bot to import too). The bot module is imported by
 each child, after the child has been confined, so whatever the bot does at import time
 (module state, files, processes) happens in that child and dies with it; every child
@@ -392,6 +394,20 @@ def main() -> None:
     games = sys.modules["cardarena.games"]
     for game in games.GAMES:
         games.game_class(game)  # the engine's module: imported on first use
+    # What every child would otherwise do first, each for itself (docs/performance.md,
+    # "Isolation"): a bundled bot's per-game parts imported (platform code, as the bot's
+    # module), the SDK's codecs of every game compiled, the command line's parser built.
+    warmed = False
+    try:
+        parts = sys.modules.get("bots.games")
+        if config.get("bundled") and parts is not None:
+            preload += parts.preload()
+        for game in games.GAMES:
+            sys.modules["sdk.convert"].warm(game)
+        sys.modules["sdk.__main__"].parser()
+        warmed = True
+    except Exception:  # noqa: BLE001 - only a saving lost: each child does it again
+        traceback.print_exc()
     threads = len(os.listdir("/proc/self/task"))
     problem = _self_test()
     if threads != 1:
@@ -401,7 +417,7 @@ def main() -> None:
     gc.collect()
     gc.freeze()  # the imported modules' objects stay shared, untouched by the children's collections
     parent = _Parent(ctl)
-    parent.send(op="ready", ok=not problem, error=problem, threads=threads, preload=preload,
+    parent.send(op="ready", ok=not problem, error=problem, threads=threads, preload=preload, warmed=warmed,
                 seconds=round(time.perf_counter() - t0, 3))
     if problem:
         return

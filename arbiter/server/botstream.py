@@ -270,6 +270,15 @@ class Hub:
         live = [s for s in self.sessions.values() if s.bot_name == name and not s.closed and s not in besides]
         return min(live, key=lambda s: len(s.pending)) if live else None
 
+    async def changed(self, timeout: float) -> None:
+        """Return when a session is next added or removed, or after ``timeout`` seconds
+        (``BotProcess.connect`` waits for its process's session so, not a poll's period)."""
+        self._changed.clear()
+        try:
+            await asyncio.wait_for(self._changed.wait(), timeout)
+        except TimeoutError:
+            pass
+
     async def wait_for(self, name: str, timeout: float) -> Session:
         """A live session of bot ``name``; TimeoutError if none connects in time."""
         async def _wait() -> Session:

@@ -25,6 +25,7 @@ seeds, same results).
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import itertools
@@ -307,6 +308,7 @@ async def run_tournament(
                     isolation=spec.effective_isolation, copies=copies, processes=spec.bot_processes,
                     max_restarts=max_restarts, warm=min(concurrency, len(todo)), spectators=spectators,
                     on_start=announce, batch=f"{tour.id}", ship_bots=ship_bots,
+                    planned=collections.Counter(n for m in todo for n in m.seats),
                     on_versions=lambda versions: store.set_entrant_versions(tour.id, sorted(versions.items()))) as venue:
                 at_once = None if where.kind is Kind.CLUSTER else concurrency
                 async with contextlib.aclosing(play_batch(batch, venue, concurrency=at_once, skip=done, save=save)) as played:

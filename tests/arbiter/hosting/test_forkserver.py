@@ -202,6 +202,26 @@ def test_the_parent_imports_no_bot_and_stays_one_thread():
     assert {"grpc", "sdk.runner", "sdk.__main__"} <= set(z.PRELOAD)
 
 
+@needs_forks
+def test_a_parent_compiles_the_codecs_before_it_forks_and_a_bundled_bots_imports_its_parts():
+    """What each child did first, once in the parent (docs/performance.md, "Isolation"):
+    every game's codecs compiled (sdk.convert.warm; tests/sdk/test_warm.py checks that a
+    first Turn then compiles nothing) and the command line's parser built; a bundled bot's
+    per-game parts imported too (platform code), a submitted bot's parent imports no bot."""
+    got = {}
+    for name, code, bundled in (("heuristic", [], "bots.heuristic"), ("notes", [NOTES], None)):
+        server = forkserver.acquire(sb.Sandbox(), code=code, env={}, name=name, bundled_module=bundled)
+        try:
+            assert server.wait_ready(), server.why_not
+            got[name] = server.ready
+        finally:
+            forkserver.release(server)
+    assert all(r["warmed"] and r["threads"] == 1 for r in got.values()), got
+    assert {"bots.heuristic", "bots.spades_heuristic", "bots.spot_heuristic", "bots.spades_search"} <= set(
+        got["heuristic"]["preload"])
+    assert not any(m.startswith("bots") for m in got["notes"]["preload"])
+
+
 def _host_start(tmp_path: Path, sources: dict[str, str]) -> tuple[str, dict, Path]:
     log_dir = tmp_path / "logs"
     log_dir.mkdir()
