@@ -28,7 +28,8 @@ from statistics import NormalDist
 from typing import Any, Callable, Iterable
 
 from arbiter.analysis.reask import decisions
-from arbiter.analysis.values import (AGREE, BATCH, EDGE, EXTEND, MARGIN, MIN_SAMPLES, REFERENCE_SETTINGS, Looks, Valuer, _mean_se, finishes, look,
+from arbiter.analysis.values import (AGREE, BATCH, EDGE, EXTEND, MARGIN, MIN_SAMPLES, REFERENCE_SETTINGS, Looks, Valuer, _mean_se, extends, finishes,
+                                     look,
                                      t95)
 from arbiter.hosting.forward import sample_states
 from arbiter.tools.analysis_bench import GAMES, separation_matches
@@ -289,7 +290,8 @@ def stopping_rules(game: str | None = None) -> dict[str, Callable[..., tuple[str
     """The rules compared (docs/analysis.md, stability); the analysis's own as at ``game``
     (``values.finishes``: method 8 lets no run finish past the budget at Spot)."""
     return {
-        "method 9 (values: method 8, and a decision near the edge at 64 draws on to 128)": analysis_rule(64),
+        "method 9 (values: method 8, and a decision near the edge at 64 draws on to 128, not at Spot)":
+            analysis_rule(64, finish=finishes(game) if game else True, extend=extends(game) if game else EXTEND),
         "method 8 (fine 0.1% and a rare unseen difference bounded, mistake 5%, three looks, 64; "
         "a run under way may finish, not at Spot)": analysis_rule(64, finish=finishes(game) if game else True, extend=0),
         "method 7 (a run under way may finish at every game), 64": analysis_rule(64, extend=0),

@@ -10,7 +10,8 @@ import random
 import pytest
 
 from arbiter.analysis.reask import DecisionPoint, decisions
-from arbiter.analysis.values import AGREE, BATCH, EXTEND, MIN_SAMPLES, DecisionValue, Valuer, analyse, finishes, t95, value_of
+from arbiter.analysis.values import (AGREE, BATCH, EXTEND, MIN_SAMPLES, DecisionValue, Valuer, analyse, extends, finishes, t95,
+                                     value_of)
 from arbiter.tools.analysis_bench import blunder_decision
 from arbiter.hosting.forward import sample_states
 from arbiter.tournament.play import play_local
@@ -242,7 +243,8 @@ def test_kept_samples_replay_the_analysis():
         cands, ref, per = draw(valuer, point.view, point.legal, chosen, f"{valuer.match_id}:0:{point.number}",
                                EXTEND * 32)
         got = valuer.decision(point, point.played)
-        assert analysis_rule(32)(per, cands.index(chosen), ref, valuer.margin) == (got.verdict, got.samples)
+        assert analysis_rule(32, finish=finishes("spot"), extend=extends("spot"))(per, cands.index(chosen), ref,
+                                                                                   valuer.margin) == (got.verdict, got.samples)
         assert analysis_rule(32, finish=finishes("spot"), extend=0)(per, cands.index(chosen), ref, valuer.margin)[0] == \
             got.unextended  # method 8's verdict, read off the same states
         assert sorted(sum(xs[:got.samples]) / got.samples for xs in per) == pytest.approx(sorted(v.mean for v in got.values))
@@ -340,17 +342,23 @@ def test_no_run_finishes_past_the_budget_at_spot():
     """Method 8: at Spot the budget is the end (``values.FINISH``): the held-out decision
     whose run under way at 64 states finished a mistake at 72 under method 7 (match seed 5,
     its random seat 2, decision 15, sampling seed 1: a loss of 3.3 units against a margin
-    of 2) stops at 64, unsure, as its other sampling seed said (``unextended``, read off
-    the run of method 9: the rule that stops at the budget sees no look past it). Method 9
-    finds it near the edge at 64 (a run under way) and draws on: the run stands at 72."""
+    of 2) stops at 64, unsure, as its other sampling seed said; method 9 does not extend
+    the budget at Spot either (``values.EXTENDED``). With the extension forced on, the
+    decision is near the edge at 64 (a run under way) and draws on: the run stands at 72,
+    and method 8's verdict read off that run (``unextended``: the rule that stops at the
+    budget sees no look past it) is still "unsure"."""
     from arbiter.tools.analysis_bench import separation_matches
 
     assert not finishes("spot") and finishes("spades") and finishes("spite-and-malice")
+    assert not extends("spot") and extends("spades") == extends("spite-and-malice") == EXTEND
     record, bots, rnd = next(separation_matches("spot", 1, 5))
     assert (rnd, bots[rnd]) == (2, "random")
     row = next(analyse(record, 2, samples=64, seed=1, first=15, last=15))
-    assert row.unextended == "unsure", row
-    assert (row.samples, row.verdict) == (72, "mistake"), row
+    assert (row.samples, row.verdict, row.unextended) == (64, "unsure", "unsure"), row
+    point = next(p for p in decisions(record, 2) if p.number == 15)
+    forced = Valuer(record.game, record.options, 2, f"seed-{record.seed}", record.seat_names, samples=64, seed=1,
+                    extend=EXTEND).decision(point, point.played)
+    assert (forced.samples, forced.verdict, forced.unextended) == (72, "mistake", "unsure"), forced
 
 
 def test_the_edge_extension_only_decides_what_method_8_left_unsure():
