@@ -13,6 +13,12 @@ Three figures per game (docs/analysis.md has the measured numbers and their comm
 * **stability**: every decision of the separation matches analysed again with another
   sampling seed: the share with the same verdict (target ``STABILITY`` = 0.95).
 
+Each figure is also given under method 8's stopping rule, read off the same runs
+(``DecisionValue.unextended``: no edge extension), so a held-out run compares the two
+rules on the same decisions; ``--flips`` lists the decisions whose verdict moved under
+either, ``--rows PATH`` keeps every analysed separation decision as a JSON line (which
+kinds of decision are marked; docs/analysis.md reads them).
+
 Seeded: the same arguments give the same figures, whatever the machine's load (the
 analysis has no wall clock). Run one game: ``python -m arbiter.tools.analysis_bench spades``.
 """

@@ -290,7 +290,7 @@ def stopping_rules(game: str | None = None) -> dict[str, Callable[..., tuple[str
     """The rules compared (docs/analysis.md, stability); the analysis's own as at ``game``
     (``values.finishes``: method 8 lets no run finish past the budget at Spot)."""
     return {
-        "method 9 (values: method 8, and a decision near the edge at 64 draws on to 128, not at Spot)":
+        "method 9 (values: method 8, and at Spite and Malice a decision near the edge at 64 draws on to 128)":
             analysis_rule(64, finish=finishes(game) if game else True, extend=extends(game) if game else EXTEND),
         "method 8 (fine 0.1% and a rare unseen difference bounded, mistake 5%, three looks, 64; "
         "a run under way may finish, not at Spot)": analysis_rule(64, finish=finishes(game) if game else True, extend=0),
