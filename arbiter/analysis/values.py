@@ -137,8 +137,8 @@ def finishes(game: str) -> bool:
 #: one seed and decided on the other, mostly decided at 32-56 states on one seed and not yet
 #: standing at the other's 64. A sequential rule with a budget always has decisions whose
 #: run stands near the budget on one seed and just past it on another; the extension gives
-#: exactly those (a verdict already half as likely as not to be read off the last look) the
-#: states to settle, so the budget's edge lies where decisions are twice as well measured
+#: exactly those (the decisions whose last look already leans to a verdict) the states to
+#: settle, so the budget's edge lies where decisions are twice as well measured
 #: (intervals 1/sqrt(2) as wide), not where most of the close ones end. The rest stop at the
 #: budget as before. A run under way at the budget's end is near the edge (its look gives
 #: the verdict at the full width), so the extension takes the place of ``FINISH``.
@@ -301,6 +301,7 @@ class Looks:
             self.extending = True
         elif self.extending and n >= self.cap:
             self.done = True
+
 
 @dataclass(frozen=True)
 class ActionValue:
