@@ -13,6 +13,12 @@ Three figures per game (docs/analysis.md has the measured numbers and their comm
 * **stability**: every decision of the separation matches analysed again with another
   sampling seed: the share with the same verdict (target ``STABILITY`` = 0.95).
 
+Each figure is also given under method 8's stopping rule, read off the same runs
+(``DecisionValue.unextended``: no edge extension), so a held-out run compares the two
+rules on the same decisions; ``--flips`` lists the decisions whose verdict moved under
+either, ``--rows PATH`` keeps every analysed separation decision as a JSON line (which
+kinds of decision are marked; docs/analysis.md reads them).
+
 Seeded: the same arguments give the same figures, whatever the machine's load (the
 analysis has no wall clock). Run one game: ``python -m arbiter.tools.analysis_bench spades``.
 """
@@ -20,6 +26,7 @@ analysis has no wall clock). Run one game: ``python -m arbiter.tools.analysis_be
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections import Counter
@@ -58,26 +65,30 @@ class GameFigures:
     compared: int = 0
     same: int = 0
     same_flag: int = 0  # the same answer to "a mistake?" (mistake against fine or unsure)
-    #: The same verdict had no run finished past the budget (``values.FINISH`` off for the game): a
-    #: decision that took more states than the budget is then "unsure"; the others are the
-    #: same either way, so this is read off the same two runs.
-    same_unfinished: int = 0
-    #: The mistakes per side had no run finished past the budget (sampling seed 1).
-    mistakes_unfinished: Counter = field(default_factory=Counter)
+    #: The same verdict under method 8's rule (no edge extension, ``values.EDGE``), read off
+    #: the same two runs (``DecisionValue.unextended``: the same states, the other rule).
+    same_unextended: int = 0
+    #: The verdicts per side under method 8's rule (sampling seed 1).
+    unextended: dict[str, Counter] = field(default_factory=lambda: {"random": Counter(), "heuristic": Counter()})
     seconds: float = 0.0
-    #: The decisions whose verdict moved with the sampling seed: (match seed, who, seat,
-    #: decision number, verdict under seed 1, under seed 2, seed 1's loss and its s.e.,
-    #: the states each seed took: past the budget, a run finished).
+    #: The decisions whose verdict moved with the sampling seed, under method 9 or method 8's
+    #: rule: (match seed, who, seat, decision number, verdict under seed 1, under seed 2,
+    #: seed 1's loss and its s.e., the states each seed took: past the budget, extended;
+    #: method 8's verdicts under seeds 1 and 2).
     moved: list = field(default_factory=list)
 
-    def rate(self, who: str) -> float:
-        c = self.verdicts[who]
+    def rate(self, who: str, verdicts: dict[str, Counter] | None = None) -> float:
+        c = (verdicts or self.verdicts)[who]
         return c["mistake"] / max(1, sum(c.values()))
+
+    def ratio(self, verdicts: dict[str, Counter] | None = None) -> float:
+        """The random seat's mistake rate over the heuristic's (a heuristic with none counts one)."""
+        c = (verdicts or self.verdicts)["heuristic"]
+        return self.rate("random", verdicts) / (max(1, c["mistake"]) / max(1, sum(c.values())))
 
     @property
     def separation(self) -> float:
-        c = self.verdicts["heuristic"]
-        return self.rate("random") / (max(1, c["mistake"]) / max(1, sum(c.values())))
+        return self.ratio()
 
     @property
     def blunder_share(self) -> float:
@@ -93,9 +104,9 @@ class GameFigures:
                 f"unsure {r['unsure']}), heuristic {h['mistake']}/{sum(h.values())} ({self.rate('heuristic'):.3f}; "
                 f"unsure {h['unsure']}): separation {self.separation:.1f}x; blunder marked {self.blunders_marked}/"
                 f"{self.blunders}; same verdict under two seeds {self.same}/{self.compared} ({self.stability:.3f}; "
-                f"the same mistake flag {self.same_flag}/{self.compared}; no run finished past the budget "
-                f"{self.same_unfinished}/{self.compared}, mistakes {self.mistakes_unfinished['random']} and "
-                f"{self.mistakes_unfinished['heuristic']}); "
+                f"the same mistake flag {self.same_flag}/{self.compared}; method 8 (no edge extension) "
+                f"{self.same_unextended}/{self.compared}, mistakes {self.unextended['random']['mistake']} and "
+                f"{self.unextended['heuristic']['mistake']}, {self.ratio(self.unextended):.1f}x); "
                 f"{self.seconds:.0f} s")
 
 
@@ -112,15 +123,19 @@ def _valued(rows: Iterator[DecisionValue], n: int | None = None) -> list[Decisio
     return out
 
 
-def _unfinished(row: DecisionValue, budget: int) -> str:
-    """``row``'s verdict had no run finished past the ``budget`` (``values.FINISH`` off for the game)."""
-    return row.verdict if row.samples <= budget else "unsure"
-
-
 def _moved(mv: tuple) -> str:
-    seed, who, seat, number, one, two, loss, se, n1, n2 = mv
+    seed, who, seat, number, one, two, loss, se, n1, n2, *before = mv
+    was = f"; method 8: {before[0]} -> {before[1]}" if before else ""
     return (f"moved: match seed {seed} {who} seat {seat} decision {number}: {one} -> {two} "
-            f"(seed 1's loss {loss:.2f} ± {se:.2f}; {n1} and {n2} states)")
+            f"(seed 1's loss {loss:.2f} ± {se:.2f}; {n1} and {n2} states{was})")
+
+
+def _row(seed: int, who: str, seat: int, r: DecisionValue, two: DecisionValue | None) -> dict:
+    """One analysed decision as the bench keeps it (``--rows``)."""
+    return {"seed": seed, "who": who, "seat": seat, "decision": r.point.number, "chosen": r.chosen, "best": r.best,
+            "legal": r.legal_count, "loss": round(r.loss, 3), "se": round(r.loss_se, 3), "verdict": r.verdict,
+            "unextended": r.unextended, "samples": r.samples, "verdict2": two.verdict if two else None,
+            "unextended2": two.unextended if two else None, "samples2": two.samples if two else None}
 
 
 def blunder_decision(record: MatchRecord, seat: int, bot: str) -> int:
@@ -152,12 +167,14 @@ def separation_matches(game: str, matches: int, seed: int = 0,
 def measure(game: str, matches: int = 10, seed: int = 0, samples: int = DEFAULT_SAMPLES,
             progress: Callable[[str], None] = lambda msg: None, stability: bool = True,
             blunders: int | None = None, options: dict[str, Any] | None = None,
-            decisions: int | None = None) -> GameFigures:
+            decisions: int | None = None, keep: Callable[[dict], None] | None = None) -> GameFigures:
     """The three measurements of one game (module docstring); ``blunders``: how many
     blunder matches (default ``matches``); ``options``: added to the game's own for the
     separation matches (the bench's smoke run shortens them); ``decisions``: at most this
     many valued decisions per analysed seat (default all; the bench's smoke run checks only
-    that the section runs, and each decision is a full sampling of its actions)."""
+    that the section runs, and each decision is a full sampling of its actions); ``keep``:
+    called with each separation decision's row (``_row``: what was played, the best
+    action, the loss, each seed's verdict and states), to read which decisions are marked."""
     base, seats, blunder = GAMES[game]
     options = {**base, **(options or {})}
     fig = GameFigures(game)
@@ -166,12 +183,14 @@ def measure(game: str, matches: int = 10, seed: int = 0, samples: int = DEFAULT_
         for seat in (rnd, (rnd + 1) % seats):
             rows = _valued(analyse(record, seat, samples=samples, seed=1), decisions)
             fig.verdicts[bots[seat]].update(r.verdict for r in rows)
-            fig.mistakes_unfinished[bots[seat]] += sum(_unfinished(r, samples) == "mistake" for r in rows)
+            fig.unextended[bots[seat]].update(r.unextended for r in rows)
             if stability:
                 again = {r.point.number: r for r in _valued(analyse(record, seat, samples=samples, seed=2), decisions)}
                 moved = [(record.seed, bots[seat], seat, r.point.number, r.verdict, two.verdict if two else None,
-                          r.loss, r.loss_se, r.samples, two.samples if two else 0)
-                         for r in rows if (two := again.get(r.point.number)) is None or two.verdict != r.verdict]
+                          r.loss, r.loss_se, r.samples, two.samples if two else 0, r.unextended,
+                          two.unextended if two else None)
+                         for r in rows if (two := again.get(r.point.number)) is None or two.verdict != r.verdict
+                         or two.unextended != r.unextended]
                 fig.moved += moved
                 for mv in moved:
                     progress(f"analysis {game}: {_moved(mv)}")
@@ -180,8 +199,10 @@ def measure(game: str, matches: int = 10, seed: int = 0, samples: int = DEFAULT_
                     two = again.get(r.point.number)
                     fig.same += two is not None and two.verdict == r.verdict
                     fig.same_flag += (two is not None and two.verdict == "mistake") == (r.verdict == "mistake")
-                    fig.same_unfinished += two is not None and \
-                        _unfinished(two, samples) == _unfinished(r, samples)
+                    fig.same_unextended += two is not None and two.unextended == r.unextended
+            if keep:
+                for r in rows:
+                    keep(_row(record.seed, bots[seat], seat, r, again.get(r.point.number) if stability else None))
         progress(f"analysis {game}: match {m + 1} of {matches}: {fig.line()}")
     s = seed
     tried = 0
@@ -198,7 +219,8 @@ def measure(game: str, matches: int = 10, seed: int = 0, samples: int = DEFAULT_
         fig.blunders += 1
         fig.blunders_marked += row.verdict == "mistake"
         progress(f"analysis {game}: blunder {fig.blunders} of {blunders} (seed {s - 1}, decision {at}): {row.chosen} "
-                 f"{row.verdict}, loss {row.loss:.2f} ± {row.loss_se:.2f} against {row.best}, {row.samples} states")
+                 f"{row.verdict} (method 8: {row.unextended}), loss {row.loss:.2f} ± {row.loss_se:.2f} against {row.best}, "
+                 f"{row.samples} states")
     fig.seconds = time.perf_counter() - t0
     return fig
 
@@ -212,14 +234,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--blunders", type=int, default=None, help="planted-blunder matches (default: --matches)")
     p.add_argument("--no-stability", action="store_true", help="skip the second seed (half the time)")
     p.add_argument("--flips", action="store_true", help="list the decisions whose verdict moved with the seed")
+    p.add_argument("--rows", metavar="PATH", help="append each separation decision as a JSON line (kept as measured)")
     a = p.parse_args(argv)
     for g in a.games:
         if g not in GAMES:
             p.error(f"unknown game {g!r} (known: {', '.join(GAMES)})")
     ok = True
     for g in a.games:
+        out = open(a.rows, "a") if a.rows else None
+        keep = (lambda row: (out.write(json.dumps({"game": g, **row}) + "\n"), out.flush())) if out else None
         fig = measure(g, a.matches, a.seed, a.samples, lambda msg: print(msg, file=sys.stderr, flush=True),
-                      not a.no_stability, a.blunders)
+                      not a.no_stability, a.blunders, keep=keep)
+        if out:
+            out.close()
         print(fig.line(), flush=True)
         if a.flips:
             for mv in fig.moved:

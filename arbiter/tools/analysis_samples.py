@@ -28,7 +28,8 @@ from statistics import NormalDist
 from typing import Any, Callable, Iterable
 
 from arbiter.analysis.reask import decisions
-from arbiter.analysis.values import (AGREE, BATCH, MARGIN, MIN_SAMPLES, REFERENCE_SETTINGS, Looks, Valuer, _mean_se, finishes, look,
+from arbiter.analysis.values import (AGREE, BATCH, EDGE, EXTEND, MARGIN, MIN_SAMPLES, REFERENCE_SETTINGS, Looks, Valuer, _mean_se, extends, finishes,
+                                     look,
                                      t95)
 from arbiter.hosting.forward import sample_states
 from arbiter.tools.analysis_bench import GAMES, separation_matches
@@ -165,14 +166,16 @@ class KeptTooFew(Exception):
 
 
 def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH, one: Callable[..., str] = look,
-                  finish: bool = True) -> Callable[..., tuple[str, int]]:
+                  finish: bool = True, extend: int = EXTEND) -> Callable[..., tuple[str, int]]:
     """The analysis's rule (``values.look`` at its error rates, stopped by ``values.Looks``,
     as ``Valuer`` stops): a look after each batch from ``first`` states; a verdict stands
-    when ``values.AGREE`` looks in a row give it (or the budget allows one look); a run
-    under way at the budget's end may finish (``finish``: the game's is ``values.finishes``); unsure when
+    when ``values.AGREE`` looks in a row give it (or the budget allows one look); a decision
+    near the edge at the budget's last look (``values.EDGE``) draws on to ``extend`` times
+    the budget (method 9); with ``extend=0`` (method 8's rule) a run under way at the
+    budget's end may finish (``finish``: the game's is ``values.finishes``); unsure when
     the budget ends. KeptTooFew when the rule wants states past those kept."""
     def rule(per, a, ref, margin):
-        looks = Looks(budget, first, step, finish=finish)
+        looks = Looks(budget, first, step, finish=finish, extend=extend)
         n = 0
         while k := looks.wants(n):
             if n + k > len(per[a]):
@@ -181,7 +184,10 @@ def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH, one:
                 break  # a budget past the kept states: what they allow (as before)
             n += k
             if n >= looks.first:
-                looks.see(one(_prefix(per, n), a, ref, margin), n)
+                now = one(_prefix(per, n), a, ref, margin)
+                near = now if now != "unsure" or n != budget or not extend else \
+                    look(_prefix(per, n), a, ref, margin, width=EDGE)
+                looks.see(now, n, near)
         return looks.verdict, n
     return rule
 
@@ -284,10 +290,12 @@ def stopping_rules(game: str | None = None) -> dict[str, Callable[..., tuple[str
     """The rules compared (docs/analysis.md, stability); the analysis's own as at ``game``
     (``values.finishes``: method 8 lets no run finish past the budget at Spot)."""
     return {
-        "method 8 (values: fine 0.1% and a rare unseen difference bounded, mistake 5%, three looks, 64; "
-        "a run under way may finish, not at Spot)": analysis_rule(64, finish=finishes(game) if game else True),
-        "method 7 (a run under way may finish at every game), 64": analysis_rule(64),
-        "method 7, no run finished past the budget, 64": analysis_rule(64, finish=False),
+        "method 9 (values: method 8, and at Spite and Malice a decision near the edge at 64 draws on to 128)":
+            analysis_rule(64, finish=finishes(game) if game else True, extend=extends(game) if game else EXTEND),
+        "method 8 (fine 0.1% and a rare unseen difference bounded, mistake 5%, three looks, 64; "
+        "a run under way may finish, not at Spot)": analysis_rule(64, finish=finishes(game) if game else True, extend=0),
+        "method 7 (a run under way may finish at every game), 64": analysis_rule(64, extend=0),
+        "method 7, no run finished past the budget, 64": analysis_rule(64, finish=False, extend=0),
         "method 7 with RARE 1, 64": looks_with(functools.partial(look, rare=1.0), 64, AGREE),
         "method 7 with RARE 3 (the rule of three), 64": looks_with(functools.partial(look, rare=3.0), 64, AGREE),
         "method 5 (and 6: fine 0.1%, mistake 5%, three looks, 64)": looks_with(look5, 64, AGREE),

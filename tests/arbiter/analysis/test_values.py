@@ -10,7 +10,8 @@ import random
 import pytest
 
 from arbiter.analysis.reask import DecisionPoint, decisions
-from arbiter.analysis.values import AGREE, BATCH, MIN_SAMPLES, DecisionValue, Valuer, analyse, finishes, t95, value_of
+from arbiter.analysis.values import (AGREE, BATCH, EXTEND, MIN_SAMPLES, DecisionValue, Valuer, analyse, extends, finishes, t95,
+                                     value_of)
 from arbiter.tools.analysis_bench import blunder_decision
 from arbiter.hosting.forward import sample_states
 from arbiter.tournament.play import play_local
@@ -238,12 +239,14 @@ def test_kept_samples_replay_the_analysis():
         if point.number not in (2, 4, 9):
             continue
         chosen = valuer.game.parse_action(point.played)
-        # 32 states and the batches a run under way at the budget's end may take (values.FINISH; not at Spot)
+        # 32 states and those a decision near the edge at their end may take (values.EXTEND)
         cands, ref, per = draw(valuer, point.view, point.legal, chosen, f"{valuer.match_id}:0:{point.number}",
-                               32 + (AGREE - 1) * BATCH)
+                               EXTEND * 32)
         got = valuer.decision(point, point.played)
-        assert analysis_rule(32, finish=finishes("spot"))(per, cands.index(chosen), ref, valuer.margin) == \
-            (got.verdict, got.samples)
+        assert analysis_rule(32, finish=finishes("spot"), extend=extends("spot"))(per, cands.index(chosen), ref,
+                                                                                   valuer.margin) == (got.verdict, got.samples)
+        assert analysis_rule(32, finish=finishes("spot"), extend=0)(per, cands.index(chosen), ref, valuer.margin)[0] == \
+            got.unextended  # method 8's verdict, read off the same states
         assert sorted(sum(xs[:got.samples]) / got.samples for xs in per) == pytest.approx(sorted(v.mean for v in got.values))
         verdicts.append(got.verdict)
     assert verdicts == ["unsure", "unsure", "mistake"], verdicts
@@ -263,7 +266,7 @@ def test_a_stricter_fine_never_unmarks_a_mistake(loosened):
     from arbiter.tools.analysis_samples import analysis_rule, looks_with
 
     rng = random.Random(7)
-    strict = analysis_rule(64)  # method 7's whole rule: a run under way at the budget may finish too
+    strict = analysis_rule(64, extend=0)  # method 7's whole rule: a run under way at the budget may finish too
     loose = looks_with(partial(look, **loosened), 64, AGREE)
     assert ALPHA_FINE < 0.01 and RARE > 0
     seen = {"mistake": 0, "fine to unsure": 0}
@@ -306,15 +309,18 @@ def test_a_fine_bounds_a_rare_difference_not_yet_seen():
     assert look(worse, 0, 1, 5.0) == "fine"
 
 
-def run_looks(looks_said, budget=32, finish=True):
-    """``values.Looks`` fed the given looks' verdicts in turn: (the verdict, the states drawn)."""
+def run_looks(looks_said, budget=32, finish=True, extend=0, near="unsure"):
+    """``values.Looks`` fed the given looks' verdicts in turn: (the verdict, the states
+    drawn); ``extend``: method 9's edge extension (0: method 8's rule), where ``near`` is
+    the budget's last look at ``values.EDGE`` width when that look is "unsure"."""
     from arbiter.analysis.values import Looks
 
-    looks, n, said = Looks(budget, finish=finish), 0, iter(looks_said)
+    looks, n, said = Looks(budget, finish=finish, extend=extend), 0, iter(looks_said)
     while k := looks.wants(n):
         n += k
         if n >= looks.first:
-            looks.see(next(said), n)
+            now = next(said)
+            looks.see(now, n, now if now != "unsure" else near)
     return looks.verdict, n
 
 
@@ -336,35 +342,52 @@ def test_no_run_finishes_past_the_budget_at_spot():
     """Method 8: at Spot the budget is the end (``values.FINISH``): the held-out decision
     whose run under way at 64 states finished a mistake at 72 under method 7 (match seed 5,
     its random seat 2, decision 15, sampling seed 1: a loss of 3.3 units against a margin
-    of 2) stops at 64, unsure, as its other sampling seed said."""
+    of 2) stops at 64, unsure, as its other sampling seed said; method 9 does not extend
+    the budget at Spot either (nor at Spades: ``values.EXTENDED``). With the extension forced on, the
+    decision is near the edge at 64 (a run under way) and draws on: the run stands at 72,
+    and method 8's verdict read off that run (``unextended``: the rule that stops at the
+    budget sees no look past it) is still "unsure"."""
     from arbiter.tools.analysis_bench import separation_matches
 
     assert not finishes("spot") and finishes("spades") and finishes("spite-and-malice")
+    assert not extends("spot") and not extends("spades") and extends("spite-and-malice") == EXTEND
     record, bots, rnd = next(separation_matches("spot", 1, 5))
     assert (rnd, bots[rnd]) == (2, "random")
     row = next(analyse(record, 2, samples=64, seed=1, first=15, last=15))
-    assert (row.samples, row.verdict) == (64, "unsure"), row
+    assert (row.samples, row.verdict, row.unextended) == (64, "unsure", "unsure"), row
+    point = next(p for p in decisions(record, 2) if p.number == 15)
+    forced = Valuer(record.game, record.options, 2, f"seed-{record.seed}", record.seat_names, samples=64, seed=1,
+                    extend=EXTEND).decision(point, point.played)
+    assert (forced.samples, forced.verdict, forced.unextended) == (72, "mistake", "unsure"), forced
 
 
-def test_the_bench_reads_the_unfinished_verdict_off_a_finished_run():
-    """``analysis_bench`` reads the verdicts with ``values.FINISH`` off off the runs made with
-    it on (``_unfinished``: a decision that took more states than its budget is "unsure",
-    any other the same): for every sequence of looks (each "mistake", "fine" or "unsure")
-    a run with finishing and one without, the verdict read off the first is the second's;
-    and past the budget only the run under way goes on (a look that turns from "mistake"
-    to "fine" there ends the decision: it drew batches without bound before)."""
+def test_the_edge_extension_only_decides_what_method_8_left_unsure():
+    """Method 9 (``values.Looks`` with ``extend``): a decision without a verdict at the
+    budget's last look draws on to ``EXTEND`` times the budget when that look is near the
+    edge (a verdict at ``values.EDGE`` width, or a run under way), and only then. For every
+    sequence of looks (3 to the budget of 32, 4 past it; each "mistake", "fine" or
+    "unsure") and either answer of the look at half width: wherever method 8's rule (the
+    bench's ``unextended``) gives a verdict method 9 gives the same one at the same number
+    of states; it turns only some "unsure" into a verdict; and it never draws past the bound."""
     import itertools
 
-    from arbiter.tools.analysis_bench import _unfinished
-
-    past = 0
-    for said in itertools.product(("mistake", "fine", "unsure"), repeat=5):  # 3 looks to the budget, 2 past it
-        verdict, n = run_looks(said)
-        row = DecisionValue(None, (), "x", 0.0, 0.0, verdict == "mistake", 2, verdict=verdict, samples=n)
-        assert _unfinished(row, 32) == run_looks(said, finish=False)[0], said
-        assert n <= 32 + (AGREE - 1) * BATCH, said  # at most two batches past the budget
-        past += n > 32 and verdict != "unsure"
-    assert past  # some runs stood only past the budget: there the two differ
+    decided = 0
+    for said in itertools.product(("mistake", "fine", "unsure"), repeat=7):
+        for near in ("unsure", "mistake", "fine"):
+            before = run_looks(said, finish=True)
+            after = run_looks(said, extend=EXTEND, near=near)
+            assert after[1] <= EXTEND * 32, said
+            if before[0] != "unsure":
+                assert after == before, (said, near)
+            elif after[0] != "unsure":
+                decided += 1
+                assert after[1] > 32 and (near != "unsure" or said[2] != "unsure"), (said, near)
+            if said[2] == "unsure" and near == "unsure":
+                assert after[1] <= 32, said  # not near the edge: the budget is the end
+    assert decided
+    assert run_looks(["unsure", "unsure", "unsure", "mistake", "mistake", "mistake"], extend=EXTEND, near="mistake") \
+        == ("mistake", 56)
+    assert run_looks(["unsure"] * 7, extend=EXTEND, near="fine") == ("unsure", 64)  # the bound
 
 
 def test_spite_and_malice_order_cost_counts_blocked_side_cards():
