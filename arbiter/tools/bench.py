@@ -1717,7 +1717,8 @@ def main(
                              resume=earlier, checkpoint=save)
         except KeyboardInterrupt:
             if json_path.exists():
-                err.print(f"stopped: what was measured is in {json_path}; `--resume` continues the run", highlight=False, soft_wrap=True)
+                err.print(f"stopped: what was measured is in {json_path}; the same command with --resume continues the run",
+                          highlight=False, soft_wrap=True)
             raise
         except ValueError as exc:
             if earlier is not None and str(exc).startswith("cannot resume"):

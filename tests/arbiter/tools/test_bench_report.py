@@ -185,7 +185,7 @@ def test_a_bench_stopped_after_a_step_keeps_it_and_resume_measures_only_the_rest
     assert saved["complete"] is False and saved["done"] == ["memory"], saved["done"]
     memory = [f for f in saved["figures"] if f["section"] == "memory"]
     assert memory and all(f["key"].startswith("memory.") for f in memory)
-    assert p.returncode == 130 and "--resume` continues the run" in stderr and "Traceback" not in stderr, stderr
+    assert p.returncode == 130 and "the same command with --resume continues the run" in stderr and "Traceback" not in stderr, stderr
 
     done = subprocess.run(cmd + ["--resume"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
