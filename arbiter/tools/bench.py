@@ -46,6 +46,9 @@ Sections (see README "Benchmark"):
 * ``statistics``: not a speed: the sequential test's error rates and length, the margin
   interval's coverage and the ratings' LOS of equal bots, simulated from the recorded deals
   of arbiter/tools/data (``arbiter.tools.statreport``; docs/strength.md has the full tables).
+  Each part of each round is a unit of its own (``statreport.BENCH_PARTS``), and the units
+  run over a pool of processes, one a core (``statistics_units``): the same rows for any
+  number of them, the section's wall time about its CPU time over the cores.
 * ``cluster``: the same small Spades tournament (1-deal matches) run locally
   (``run_tournament``: one arbiter, bot processes, as many matches at once as cores) and
   on a Dask cluster on loopback (``arbiter.batch.cluster``: a scheduler and one single-thread
