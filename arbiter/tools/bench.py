@@ -1161,11 +1161,13 @@ def environments_section(result: BenchResult, runs: int, seconds: float, progres
     figs["spades"].check(lambda v: v >= ENV_SPADES_STEPS, f">= {ENV_SPADES_STEPS:,}")
 
 
-#: Rough CPU seconds of each part of a statistics round at full size (docs/strength.md, "The
-#: statistics bench's cost"): the pool starts the longest units first, so that no long one is left
-#: alone at the end. The order changes when a row is computed, never what it is.
-STATISTICS_COST = {"draws.zero": 490, "draws.2": 70, "draws.3": 70, "value.heuristic.greedy": 65,
-                   "value.greedy.random": 60, "duplicate": 60}
+#: Rough CPU seconds of each part of a statistics round at full size, at a load of 5-12 (docs/strength.md,
+#: "The statistics bench's cost, and a full-size run"; 10 for the others): the pool starts the longest
+#: units first, so that no long one is left alone at the end. The order changes when a row is computed,
+#: never what it is.
+STATISTICS_COST = {"draws.zero.0": 250, "draws.zero.1": 210, "draws.zero.2": 95, "value.heuristic.greedy": 93,
+                   "value.greedy.random": 87, "draws.2": 54, "draws.3": 52, "luck.real": 45, "perbot": 34,
+                   "draws.1": 30, "luck.sequential": 29, "draws.0": 26}
 
 
 def statistics_units(rounds: Sequence[int], sizes: Sizes, parts: Sequence[str] | None = None,
@@ -1233,7 +1235,7 @@ def statistics_section(result: BenchResult, runs: int, progress: Callable[[str],
     figs = {key: result.add(f"statistics.{key}", label, unit) for key, (label, unit, _, _) in BENCH_LABELS.items()}
     cpu: dict[tuple[int, str], float] = {}
     done = statistics_units(range(runs), result.sizes, duplicate_rounds=range(min(runs, 3)), progress=progress, cpu=cpu)
-    # what each part cost, round by round (docs/strength.md, "The statistics bench's cost")
+    # what each part cost, round by round (docs/strength.md, "The statistics bench's cost, and a full-size run")
     result.machine["statistics_cpu_seconds"] = {part: [round(cpu[(r, p)], 2) for r in range(runs) if (r, p) in cpu]
                                                 for part in (*BENCH_PARTS, "duplicate") for p in [part]}
     for r in range(runs):
@@ -1656,7 +1658,7 @@ def main(
 
     Examples:
 
-        python -m arbiter.tools.bench                          # everything: hours (statistics, analysis, store)
+        python -m arbiter.tools.bench                          # everything: hours (analysis, store; statistics ~31 min on 2 cores)
         python -m arbiter.tools.bench -s floor -s hosted -s scale  # the speed sections only (minutes)
         python -m arbiter.tools.bench -s engines --runs 3      # engines only
         python -m arbiter.tools.bench --smoke                  # does every section still run? (about a minute)

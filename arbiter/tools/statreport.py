@@ -368,10 +368,12 @@ def bench_part(part: str, seed: int, runs: int = 1000, draw_options: Mapping[str
         out.update(value_round(seed, n, jobs, pairs=((a, b),)))
     elif part.startswith("luck."):
         out.update(luck_round(seed, n, jobs, parts=(part.split(".")[1],)))
-    elif part.startswith("draws."):
-        which = part.split(".")[1]
-        out.update(draws_round(seed, n, draw_options, close_only=draws_close_only,
-                               pairs=() if which == "zero" else (DRAW_PAIRS[int(which)],), zero=which == "zero", jobs=jobs))
+    elif part.startswith("draws.zero."):  # one case of the mean-zero check
+        case = DRAW_ZERO_CASES[int(part.split(".")[2])][0]
+        out.update(draws_round(seed, n, draw_options, close_only=draws_close_only, pairs=(), zero_cases=(case,), jobs=jobs))
+    elif part.startswith("draws."):  # one pair
+        out.update(draws_round(seed, n, draw_options, close_only=draws_close_only, pairs=(DRAW_PAIRS[int(part.split(".")[1])],),
+                               zero_cases=(), jobs=jobs))
     else:
         raise ValueError(f"unknown bench part {part!r} (known: {', '.join(BENCH_PARTS)})")
     return out
@@ -733,13 +735,14 @@ def ratio_target_rows(runs: int = 60, permutations: int = 100, seed: int = 0, si
 
 
 def draws_round(seed: int, n: int, options: Mapping[str, Mapping[str, Any]] | None = None,
-                close_only: bool = False, pairs: Sequence[tuple] = DRAW_PAIRS, zero: bool = True,
+                close_only: bool = False, pairs: Sequence[tuple] = DRAW_PAIRS, zero_cases: Sequence[str] | None = None,
                 jobs: int = JOBS) -> dict[str, float]:
     """The ``draws.*`` rows: each of ``pairs`` (``DRAW_PAIRS``) on max(2n, 40) deals (Spot) or
     max(n/2, 40) (Spite and Malice, whose games are longer), fresh seeds each round; ``options``:
     game -> options laid over the pair's own; ``close_only``: the pairs of ``DRAW_CLOSE`` only. And
-    with ``zero``, ``draws.zero.*``: the mean-zero check calibrated per case of ``DRAW_ZERO_CASES``
-    (``draw_zero_rows``, max(n/4, 1) runs of 30 deals; 1 run of 4 below MIN_DEALS)."""
+    ``draws.zero.*``: the mean-zero check calibrated per case of ``DRAW_ZERO_CASES`` (or of
+    ``zero_cases``, names of its cases; () for none) (``draw_zero_rows``, max(n/4, 1) runs of 30
+    deals; 1 run of 4 below MIN_DEALS)."""
     from arbiter.rating.luck import MIN_DEALS
 
     out = {}
@@ -750,9 +753,10 @@ def draws_round(seed: int, n: int, options: Mapping[str, Mapping[str, Any]] | No
         played = {**own, **(options or {}).get(game, {})}
         out.update({f"draws.{draw_key(game, a, b)}.{k}": v
                     for k, v in draws_real(game, a, b, played, deals, seed, jobs).items()})
-    if zero:
+    if zero_cases is None or zero_cases:
         # the mean-zero check calibrated (random vs random): max(n/4, 1) runs of 30 deals a case (a smoke run: 1 of 4)
-        rows = draw_zero_rows(runs=max(n // 4, 1), deals=30 if n >= MIN_DEALS else 4, seed=1000 + seed, jobs=jobs)
+        rows = draw_zero_rows(runs=max(n // 4, 1), deals=30 if n >= MIN_DEALS else 4, seed=1000 + seed, cases=zero_cases,
+                              jobs=jobs)
         out.update({f"draws.zero.{zero_key(row['case'])}": row["beyond_1.96"] for row in rows})
     return out
 
@@ -767,7 +771,7 @@ VALUE_PAIRS = (("heuristic", "greedy"), ("greedy", "random"))
 BENCH_PARTS = ("sprt", "coverage", "ratings", "strengths", "perbot", "betting", "variance",
                *(f"value.{a}.{b}" for a, b in VALUE_PAIRS),
                "luck.simulated", "luck.real", "luck.sequential",
-               *(f"draws.{i}" for i in range(len(DRAW_PAIRS))), "draws.zero")
+               *(f"draws.{i}" for i in range(len(DRAW_PAIRS))), *(f"draws.zero.{i}" for i in range(len(DRAW_ZERO_CASES))))
 
 
 def value_round(seed: int, n: int, jobs: int = JOBS, pairs: Sequence[tuple[str, str]] = VALUE_PAIRS) -> dict[str, float]:
@@ -897,8 +901,11 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
                             "r.m.s. s.e.", "x", lambda v: abs(v) <= 0.15, "-0.15..0.15 (unbiased; noise about 0.045)"),
     "luck.simulated.spread": ("luck-adjusted margin, simulated: s.d. of (adjusted - truth) over the r.m.s. s.e.", "x",
                               lambda v: 0.9 <= v <= 1.1, "0.9..1.1 (the s.e. right)"),
+    # a correct interval covers 0.930 here, not 0.95 (skewed deals, 60 a run: the mean and its s.e. go together;
+    # 12 seeds of 500 runs, docs/strength.md "The statistics bench's cost, and a full-size run"), and 0.93..0.97
+    # failed it half the time; an s.e. 10% too small covers 0.906
     "luck.simulated.coverage": ("luck-adjusted margin ± 1.96 s.e. coverage, simulated", "rate",
-                                lambda v: 0.93 <= v <= 0.97, "0.93..0.97"),
+                                lambda v: 0.91 <= v <= 0.97, "0.91..0.97 (0.930 when right)"),
     "luck.simulated.ratio": ("luck-adjusted over raw variance of the mean, simulated (R² about 0.4)", "x",
                              lambda v: v <= 0.8, "<= 0.8"),
     # ... and on real deals, the close Spades pair

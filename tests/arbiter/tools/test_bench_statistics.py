@@ -1,7 +1,7 @@
 """The statistics section of the bench spreads its units (each part of each round,
 ``statreport.BENCH_PARTS``) over a pool of processes (``bench.statistics_units``): a unit's rows
 depend on its round and the sizes alone, never on the worker that computes it, how many there are,
-or the order they finish in (docs/strength.md, "The statistics bench's cost")."""
+or the order they finish in (docs/strength.md, "The statistics bench's cost, and a full-size run")."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from arbiter.tools.statreport import bench_part
 
 pytestmark = pytest.mark.e2e  # the pool's worker processes
 
-#: Cheap parts, one of them played (the draws' first pair: Spot, the batch engine in the worker).
-PARTS = ("sprt", "coverage", "luck.simulated", "draws.0")
+#: Cheap parts, two of them played in the worker (the draws' first pair, the mean-zero check's Spot case).
+PARTS = ("sprt", "coverage", "luck.simulated", "draws.0", "draws.zero.2")
 
 
 def test_the_statistics_units_are_the_same_for_any_number_of_workers() -> None:
