@@ -1658,7 +1658,7 @@ def main(
 
     Examples:
 
-        python -m arbiter.tools.bench                          # everything: hours (analysis, store; statistics ~31 min on 2 cores)
+        python -m arbiter.tools.bench                          # everything: hours (analysis, store; statistics ~34 min on 2 cores)
         python -m arbiter.tools.bench -s floor -s hosted -s scale  # the speed sections only (minutes)
         python -m arbiter.tools.bench -s engines --runs 3      # engines only
         python -m arbiter.tools.bench --smoke                  # does every section still run? (about a minute)
