@@ -46,6 +46,9 @@ Sections (see README "Benchmark"):
 * ``statistics``: not a speed: the sequential test's error rates and length, the margin
   interval's coverage and the ratings' LOS of equal bots, simulated from the recorded deals
   of arbiter/tools/data (``arbiter.tools.statreport``; docs/strength.md has the full tables).
+  Each part of each round is a unit of its own (``statreport.BENCH_PARTS``), and the units
+  run over a pool of processes, one a core (``statistics_units``): the same rows for any
+  number of them, the section's wall time about its CPU time over the cores.
 * ``cluster``: the same small Spades tournament (1-deal matches) run locally
   (``run_tournament``: one arbiter, bot processes, as many matches at once as cores) and
   on a Dask cluster on loopback (``arbiter.batch.cluster``: a scheduler and one single-thread
@@ -78,6 +81,7 @@ import logging
 import os
 import random
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -1236,19 +1240,87 @@ def environments_section(result: BenchResult, runs: int, seconds: float, progres
     figs["spades"].check(lambda v: v >= ENV_SPADES_STEPS, f">= {ENV_SPADES_STEPS:,}")
 
 
+#: Rough CPU seconds of each part of a statistics round at full size, at a load of 5-12 (docs/strength.md,
+#: "The statistics bench's cost, and a full-size run"; 10 for the others): the pool starts the longest
+#: units first, so that no long one is left alone at the end. The order changes when a row is computed,
+#: never what it is.
+STATISTICS_COST = {"draws.zero.0": 250, "draws.zero.1": 210, "draws.zero.2": 95, "value.heuristic.greedy": 93,
+                   "value.greedy.random": 87, "draws.2": 54, "draws.3": 52, "luck.real": 45, "perbot": 34,
+                   "draws.1": 30, "luck.sequential": 29, "draws.0": 26}
+
+
+def statistics_units(rounds: Sequence[int], sizes: Sizes, parts: Sequence[str] | None = None,
+                     duplicate_rounds: Sequence[int] = (), workers: int | None = None,
+                     progress: Callable[[str], None] = lambda msg: None, cpu: dict[tuple[int, str], float] | None = None,
+                     each: Callable[[tuple[int, str], Any], None] = lambda unit, answer: None) -> dict[tuple[int, str], Any]:
+    """Every unit of the statistics section, ``(round, part)`` -> its answer: each part of
+    ``statreport.BENCH_PARTS`` (or ``parts``) of each of ``rounds`` (``statreport.bench_part``, on
+    the round's seeds), and the ``duplicate_rounds``' duplicate-variance ratio (part
+    "duplicate", ``variance.tournament_duplicate_ratio``), over ``workers`` processes (default:
+    one a core). A unit's answer depends on its round and the sizes alone, so it is the same for
+    any number of workers (tests/arbiter/tools/test_bench_statistics.py). ``cpu``, if given, gets
+    each unit's CPU seconds; ``each`` is called with each unit and its answer as it is done."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    from arbiter.tools.statreport import BENCH_PARTS, bench_part
+    from arbiter.tools.variance import tournament_duplicate_ratio
+
+    deals = DUPLICATE_DEALS if sizes is not SMOKE else 4
+    units = [(r, part) for r in rounds for part in (parts or BENCH_PARTS)]
+    units += [(r, "duplicate") for r in duplicate_rounds]
+    units.sort(key=lambda u: -STATISTICS_COST.get(u[1], 10))  # longest first; stable: rounds in order
+    out: dict[tuple[int, str], Any] = {}
+    cpu = {} if cpu is None else cpu
+    # spawned, not forked: the bench's earlier sections leave gRPC's threads in this process
+    with tempfile.TemporaryDirectory(prefix="arena-bench-duplicate-") as tmp, \
+            ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1,
+                                mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {}
+        for r, part in units:
+            if part == "duplicate":
+                f = pool.submit(_cpu_timed, tournament_duplicate_ratio, ("greedy", "heuristic"), deals, 1 + r,
+                                Path(tmp) / f"dup{r}.sqlite")
+            else:
+                f = pool.submit(_cpu_timed, bench_part, part, r, sizes.statistics_runs, sizes.statistics_options,
+                                sizes.statistics_draws_close_only, 1)
+            futures[f] = (r, part)
+        for i, f in enumerate(as_completed(futures)):
+            r, part = futures[f]
+            out[(r, part)], cpu[(r, part)] = f.result()
+            each((r, part), out[(r, part)])
+            progress(f"statistics: {i + 1} of {len(futures)} done (round {r + 1}, {part}, {cpu[(r, part)]:.1f} CPU-s)")
+    return out
+
+
+def _cpu_timed(fn: Callable[..., Any], *args: Any) -> tuple[Any, float]:
+    """``fn(*args)`` and the CPU seconds it took in this process and the processes it waited for."""
+    def now() -> float:
+        a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+
+    start = now()
+    answer = fn(*args)
+    return answer, now() - start
+
+
 def statistics_section(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:
     """The SPRT's error rates and length, the margin interval's coverage and the ratings' LOS,
     simulated from recorded deals (``arbiter.tools.statreport.bench_round``); one round
-    per run, each on its own seeds. Not timings: rates, whose spread is their own noise."""
-    from arbiter.tools.statreport import BENCH_LABELS, bench_round
+    per run, each on its own seeds. Not timings: rates, whose spread is their own noise.
+    Every part of every round is a unit of its own, spread over the cores (``statistics_units``)."""
+    from arbiter.tools.statreport import BENCH_LABELS, BENCH_PARTS
 
     figs = {key: result.add(f"statistics.{key}", label, unit) for key, (label, unit, _, _) in BENCH_LABELS.items()}
+    cpu: dict[tuple[int, str], float] = {}
+    done = statistics_units(range(runs), result.sizes, duplicate_rounds=range(min(runs, 3)), progress=progress, cpu=cpu)
+    # what each part cost, round by round (docs/strength.md, "The statistics bench's cost, and a full-size run")
+    result.machine["statistics_cpu_seconds"] = {part: [round(cpu[(r, p)], 2) for r in range(runs) if (r, p) in cpu]
+                                                for part in (*BENCH_PARTS, "duplicate") for p in [part]}
     for r in range(runs):
-        progress(f"statistics: run {r + 1} of {runs}")
-        for key, value in bench_round(seed=r, runs=result.sizes.statistics_runs,
-                                      draw_options=result.sizes.statistics_options,
-                                      draws_close_only=result.sizes.statistics_draws_close_only).items():
-            figs[key].values.append(value)
+        for part in BENCH_PARTS:
+            for key, value in done[(r, part)].items():
+                figs[key].values.append(value)
     for key, fig in figs.items():
         if not fig.values and key.startswith("draws.") and result.sizes.statistics_draws_close_only:
             fig.note = "unavailable here: a smoke run plays the draws' close pair of each game only"
@@ -1257,7 +1329,7 @@ def statistics_section(result: BenchResult, runs: int, progress: Callable[[str],
             figs[key].target = text
         else:
             figs[key].check(ok, text)
-    moved_from_the_suite(result, runs, progress)
+    moved_from_the_suite(result, [done[(r, "duplicate")] for r in range(min(runs, 3))])
 
 
 #: Deals of the duplicate-variance row (a smoke run plays 4), and its target.
@@ -1265,20 +1337,15 @@ DUPLICATE_DEALS = 300
 DUPLICATE_RATIO = 0.9
 
 
-def moved_from_the_suite(result: BenchResult, runs: int, progress: Callable[[str], None]) -> None:
+def moved_from_the_suite(result: BenchResult, ratios: Sequence[float]) -> None:
     """Statistical runs that were tests (measurements, too long and too noisy for the suite,
     which keeps a small seeded check of each): the variance of a duplicate tournament's
-    units over independent ones (``variance.tournament_duplicate_ratio``; the suite:
-    tests/arbiter/rating/test_ratings.py)."""
-    from arbiter.tools.variance import tournament_duplicate_ratio
-
+    units over independent ones (``variance.tournament_duplicate_ratio``, one a round of the
+    first three, played among ``statistics_units``; the suite: tests/arbiter/rating/test_ratings.py)."""
     deals = 4 if result.smoke else DUPLICATE_DEALS
     dup = result.add("statistics.duplicate_variance_ratio",
                      f"duplicate / independent unit variance, greedy vs heuristic, {deals} Spades deals", "x")
-    with tempfile.TemporaryDirectory(prefix="arena-bench-duplicate-") as tmp:
-        for r in range(min(runs, 3)):
-            progress(f"statistics: duplicate deals, run {r + 1} of {min(runs, 3)} ({deals} deals)")
-            dup.values.append(tournament_duplicate_ratio(("greedy", "heuristic"), deals, 1 + r, Path(tmp) / f"dup{r}.sqlite"))
+    dup.values.extend(ratios)
     dup.check(lambda v: v < DUPLICATE_RATIO, f"< {DUPLICATE_RATIO}")
 
 
@@ -1670,12 +1737,12 @@ def main(
 ) -> None:
     """Measure the platform's speed and print one table with the targets (pass/short).
 
-    The --json file is written after each step (a checkpoint), so a run stopped hours in
+    The --json file is written after each step (a checkpoint), so a run stopped an hour in
     keeps what it measured; --resume continues it.
 
     Examples:
 
-        python -m arbiter.tools.bench                          # everything: hours (statistics, analysis, store)
+        python -m arbiter.tools.bench                          # everything: over an hour (analysis, statistics, store)
         python -m arbiter.tools.bench --resume                 # continue it after a stop (Ctrl-C, a reboot)
         python -m arbiter.tools.bench -s floor -s hosted -s scale  # the speed sections only (minutes)
         python -m arbiter.tools.bench -s engines --runs 3      # engines only

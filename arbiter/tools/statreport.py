@@ -310,52 +310,85 @@ def value_rows(train: int = 6000, deals: int = 3000, probes: int = 20_000, pairs
                "per_match_plain": c.plain_per_match, "per_match_corrected": c.corrected_per_match}
 
 
+def bench_part(part: str, seed: int, runs: int = 1000, draw_options: Mapping[str, Mapping[str, Any]] | None = None,
+               draws_close_only: bool = False, jobs: int = JOBS) -> dict[str, float]:
+    """One part of ``bench_round`` (a name of ``BENCH_PARTS``): its keys -> measured values.
+    ``jobs``: processes of the parts that play games (the same rows for any ``jobs``)."""
+    out: dict[str, float] = {}
+    n = runs // 2
+    if part in ("sprt", "coverage"):
+        for name, (m0, m1) in SPRT_CASES.items():
+            xs = recorded(name).deal_margins()
+            if part == "coverage":
+                out[f"coverage.{name}.30"] = margin_coverage(xs, 30, runs, random.Random(f"bench:{seed}:{name}:cov")).rate
+                continue
+            t = Sprt(m0, m1)
+            at0 = simulate(t, relabelled(xs, m0), m0, runs, 20_000, random.Random(f"bench:{seed}:{name}:0"))
+            at1 = simulate(t, relabelled(xs, m1), m1, runs, 20_000, random.Random(f"bench:{seed}:{name}:1"))
+            fixed = t.fixed_deals(_sd_at(xs, relabelled, m0, random.Random(f"bench:{seed}:sd"), 5000))
+            out[f"sprt.{name}.alpha"] = at0.p_h1
+            out[f"sprt.{name}.beta"] = at1.p_h0
+            out[f"sprt.{name}.length"] = (at0.mean_deals + at1.mean_deals) / 2 / fixed
+    elif part == "ratings":
+        for key, name in (("bt", "spades_heuristic_greedy"), ("spot", "spot_search_heuristic")):
+            c = rating_calibration(recorded(name), 40, runs // 2, random.Random(f"bench:{seed}:{key}"), 0.5)
+            out[f"los.{key}.null_above_95"] = c.los_above(0.95)
+            out[f"coverage.{key}.null"] = c.coverage or 0.0
+            out[f"los.{key}.null_spread"] = _probit_spread(c.los)
+            real = rating_calibration(recorded(name), 40, max(2, runs // 4), random.Random(f"bench:{seed}:{key}:real"))
+            out[f"coverage.{key}.real"] = real.coverage or 0.0
+    elif part == "strengths":
+        for (key, deals), (game, options, strength, teams) in zip((("ffa", 20), ("teams", 40)), STRENGTH_CASES.values()):
+            s = strength_calibration(game, options, strength, deals, max(2, runs // 4), random.Random(f"bench:{seed}:{key}"),
+                                     teams)
+            out[f"coverage.{key}"] = s.coverage
+            out[f"coverage.{key}.worst"] = s.min_coverage
+            out[f"z.{key}"] = s.z_spread
+            out[f"z_beyond.{key}"] = s.z_beyond()
+            out[f"z_mean.{key}"] = s.z_mean
+        game, options, strength, teams = STRENGTH_CASES["spot 4 seats, 4 bots"]
+        s = strength_calibration(game, options, strength, 20, max(2, runs // 4), random.Random(f"bench:{seed}:bins"), teams,
+                                 jitter=1.0)
+        out["los.bins.ffa"] = los_bin_error(s.los_bins(LOS_EDGES))
+    elif part == "perbot":
+        for name, deals, shared, key in PER_BOT_BENCH:
+            out[f"coverage.perbot.{key}"] = per_bot(name, deals, shared, max(2, runs // 2), f"bench:{seed}").min_coverage
+        for name, deals, shared, key in PER_BOT_WITHHELD:
+            out[f"coverage.perbot.{key}.shown"] = per_bot(name, deals, shared, max(2, runs // 20), f"bench:{seed}").shown_share
+    elif part == "betting":
+        from arbiter.tools.sequential import bench_round as betting_round
+
+        out.update(betting_round(seed, runs))
+    elif part == "variance":
+        from arbiter.tools.sequential import variance_round
+
+        out.update(variance_round(seed, n))
+    elif part.startswith("value."):
+        _, a, b = part.split(".")
+        out.update(value_round(seed, n, jobs, pairs=((a, b),)))
+    elif part.startswith("luck."):
+        out.update(luck_round(seed, n, jobs, parts=(part.split(".")[1],)))
+    elif part.startswith("draws.zero."):  # one case of the mean-zero check
+        case = DRAW_ZERO_CASES[int(part.split(".")[2])][0]
+        out.update(draws_round(seed, n, draw_options, close_only=draws_close_only, pairs=(), zero_cases=(case,), jobs=jobs))
+    elif part.startswith("draws."):  # one pair
+        out.update(draws_round(seed, n, draw_options, close_only=draws_close_only, pairs=(DRAW_PAIRS[int(part.split(".")[1])],),
+                               zero_cases=(), jobs=jobs))
+    else:
+        raise ValueError(f"unknown bench part {part!r} (known: {', '.join(BENCH_PARTS)})")
+    return out
+
+
 def bench_round(seed: int, runs: int = 1000, draw_options: Mapping[str, Mapping[str, Any]] | None = None,
-                draws_close_only: bool = False) -> dict[str, float]:
-    """One round of ``python -m arbiter.tools.bench -s statistics``: key -> measured value.
+                draws_close_only: bool = False, jobs: int = JOBS) -> dict[str, float]:
+    """One round of ``python -m arbiter.tools.bench -s statistics``: key -> measured value, every
+    part of ``BENCH_PARTS`` in one process (``bench_part``; the bench spreads them over its cores).
     ``draw_options``: game -> options laid over the draws' pairs' own (``draws_round``; the
     smoke run's shorter Spite and Malice games); ``draws_close_only``: the draws' close pair of
     each game only (``DRAW_CLOSE``; the smoke run: every game's path, half the pairs)."""
     out: dict[str, float] = {}
-    for name, (m0, m1) in SPRT_CASES.items():
-        xs = recorded(name).deal_margins()
-        t = Sprt(m0, m1)
-        at0 = simulate(t, relabelled(xs, m0), m0, runs, 20_000, random.Random(f"bench:{seed}:{name}:0"))
-        at1 = simulate(t, relabelled(xs, m1), m1, runs, 20_000, random.Random(f"bench:{seed}:{name}:1"))
-        fixed = t.fixed_deals(_sd_at(xs, relabelled, m0, random.Random(f"bench:{seed}:sd"), 5000))
-        out[f"sprt.{name}.alpha"] = at0.p_h1
-        out[f"sprt.{name}.beta"] = at1.p_h0
-        out[f"sprt.{name}.length"] = (at0.mean_deals + at1.mean_deals) / 2 / fixed
-        out[f"coverage.{name}.30"] = margin_coverage(xs, 30, runs, random.Random(f"bench:{seed}:{name}:cov")).rate
-    for key, name in (("bt", "spades_heuristic_greedy"), ("spot", "spot_search_heuristic")):
-        c = rating_calibration(recorded(name), 40, runs // 2, random.Random(f"bench:{seed}:{key}"), 0.5)
-        out[f"los.{key}.null_above_95"] = c.los_above(0.95)
-        out[f"coverage.{key}.null"] = c.coverage or 0.0
-        out[f"los.{key}.null_spread"] = _probit_spread(c.los)
-        real = rating_calibration(recorded(name), 40, max(2, runs // 4), random.Random(f"bench:{seed}:{key}:real"))
-        out[f"coverage.{key}.real"] = real.coverage or 0.0
-    for (key, deals), (game, options, strength, teams) in zip((("ffa", 20), ("teams", 40)), STRENGTH_CASES.values()):
-        s = strength_calibration(game, options, strength, deals, max(2, runs // 4), random.Random(f"bench:{seed}:{key}"), teams)
-        out[f"coverage.{key}"] = s.coverage
-        out[f"coverage.{key}.worst"] = s.min_coverage
-        out[f"z.{key}"] = s.z_spread
-        out[f"z_beyond.{key}"] = s.z_beyond()
-        out[f"z_mean.{key}"] = s.z_mean
-    game, options, strength, teams = STRENGTH_CASES["spot 4 seats, 4 bots"]
-    s = strength_calibration(game, options, strength, 20, max(2, runs // 4), random.Random(f"bench:{seed}:bins"), teams,
-                             jitter=1.0)
-    out["los.bins.ffa"] = los_bin_error(s.los_bins(LOS_EDGES))
-    for name, deals, shared, key in PER_BOT_BENCH:
-        out[f"coverage.perbot.{key}"] = per_bot(name, deals, shared, max(2, runs // 2), f"bench:{seed}").min_coverage
-    for name, deals, shared, key in PER_BOT_WITHHELD:
-        out[f"coverage.perbot.{key}.shown"] = per_bot(name, deals, shared, max(2, runs // 20), f"bench:{seed}").shown_share
-    from arbiter.tools.sequential import bench_round as betting_round, variance_round
-
-    out.update(betting_round(seed, runs))
-    out.update(variance_round(seed, runs // 2))
-    out.update(value_round(seed, runs // 2))
-    out.update(luck_round(seed, runs // 2))
-    out.update(draws_round(seed, runs // 2, draw_options, close_only=draws_close_only))
+    for part in BENCH_PARTS:
+        out.update(bench_part(part, seed, runs, draw_options, draws_close_only, jobs))
     return out
 
 
@@ -384,7 +417,8 @@ def luck_simulation(seed: int | str, runs: int, deals: int = 60, probes: int = 1
     return {"bias": e.mean / rms, "spread": (e.sd or 0.0) / rms, "coverage": inside / runs, "ratio": adj / raw if raw else 1.0}
 
 
-def luck_real(seed: int, deals: int, probes: int, pair: tuple[str, str] = ("heuristic", "greedy")) -> dict[str, float]:
+def luck_real(seed: int, deals: int, probes: int, pair: tuple[str, str] = ("heuristic", "greedy"),
+              jobs: int = 1) -> dict[str, float]:
     """``arbiter evaluate spades A B --deals DEALS --seed 1000+SEED --luck-adjusted --probes PROBES -o deals=1``
     (its probes on seeds of their own per ``seed``): the adjusted mean's variance per match played over
     independent deals' (2 · deals · s.e.² / the variance of one match's margin), the raw one's, and the
@@ -394,7 +428,7 @@ def luck_real(seed: int, deals: int, probes: int, pair: tuple[str, str] = ("heur
 
     a, b = pair
     luck = luck_probes("spades", a, b, {"deals": 1}, deals=probes, seed=f"bid-probes:luck:{seed}")
-    r = evaluate("spades", a, b, deals=deals, seed=1000 + seed, options={"deals": 1}, luck=luck)
+    r = evaluate("spades", a, b, deals=deals, seed=1000 + seed, options={"deals": 1}, luck=luck, jobs=jobs)
     adj = r.luck
     assert adj is not None
     match_var = (mean_se([m.margin for m in r.matches]).sd or 0.0) ** 2
@@ -403,23 +437,29 @@ def luck_real(seed: int, deals: int, probes: int, pair: tuple[str, str] = ("heur
             "shift_z": adj.shift_z}
 
 
-def luck_round(seed: int, n: int) -> dict[str, float]:
-    """The ``luck.*`` rows: the simulation with max(n, 20) evaluations; heuristic vs greedy on
-    max(2n, 40) deals centred on max(8n, 50) probes; the variance-bounded test on max(2n, 60)
+def luck_round(seed: int, n: int, jobs: int = JOBS,
+               parts: Sequence[str] = ("simulated", "real", "sequential")) -> dict[str, float]:
+    """The ``luck.*`` rows (``parts``: any of the three, each of its own seeds): ``simulated``, the
+    simulation with max(n, 20) evaluations; ``real``, heuristic vs greedy on max(2n, 40) deals
+    centred on max(8n, 50) probes; ``sequential``, the variance-bounded test on max(2n, 60)
     replayed deals of the pair, the first half kept as an earlier evaluation's fit, max(n/2, 2)
     runs a side (``arbiter.tools.sequential.luck_rows(stored=True)``)."""
+    from arbiter.rating.luck import MIN_DEALS
     from arbiter.tools.sequential import luck_pool, luck_rows
 
-    out = {f"luck.simulated.{k}": v for k, v in luck_simulation(seed, max(n, 20)).items()}
-    from arbiter.rating.luck import MIN_DEALS
-
-    out.update({f"luck.spades_heuristic_greedy.{k}": v for k, v in luck_real(seed, max(2 * n, MIN_DEALS), max(8 * n, 50)).items()})
-    # the sequential test on the corrected margins, its fit kept from an earlier evaluation (a probes file)
-    pool = luck_pool(max(2 * n, 60), seed=100 + seed, jobs=JOBS)
-    for r in luck_rows(max(n // 2, 2), seed, pool, gaps=(20.0, 50.0), rooms=(1.0,), stored=True):
-        if r["margin"] == "luck-adjusted":
-            key = f"luck.sequential.spades_heuristic_greedy.{r['M'].split(',')[1]}"
-            out.update({f"{key}.alpha": r["alpha"], f"{key}.beta": r["beta"], f"{key}.length": r["length"]})
+    out: dict[str, float] = {}
+    if "simulated" in parts:
+        out.update({f"luck.simulated.{k}": v for k, v in luck_simulation(seed, max(n, 20)).items()})
+    if "real" in parts:
+        out.update({f"luck.spades_heuristic_greedy.{k}": v
+                    for k, v in luck_real(seed, max(2 * n, MIN_DEALS), max(8 * n, 50), jobs=jobs).items()})
+    if "sequential" in parts:
+        # the sequential test on the corrected margins, its fit kept from an earlier evaluation (a probes file)
+        pool = luck_pool(max(2 * n, 60), seed=100 + seed, jobs=jobs)
+        for r in luck_rows(max(n // 2, 2), seed, pool, gaps=(20.0, 50.0), rooms=(1.0,), stored=True):
+            if r["margin"] == "luck-adjusted":
+                key = f"luck.sequential.spades_heuristic_greedy.{r['M'].split(',')[1]}"
+                out.update({f"{key}.alpha": r["alpha"], f"{key}.beta": r["beta"], f"{key}.length": r["length"]})
     return out
 
 
@@ -621,7 +661,13 @@ def draw_zero_rows(runs: int = 120, deals: int = 30, seed: int = 1, cases: Seque
         names = draw_names(game, every=True)
         played = replay_seatings(game, "random", "random", [deal_seed(100_000 * seed + i, d) for d in range(runs * deals)],
                                  (0, 1), options, jobs=jobs)
-        luck = [[draw_luck(game, options, r.seed, r.actions) for r in pair] for pair in played]
+        # random against random plays the same match in both seatings (nearly always): its draws' luck, a
+        # function of the seed and the actions alone, is computed once
+        luck = []
+        for pair in played:
+            first = draw_luck(game, options, pair[0].seed, pair[0].actions)
+            luck.append([first if (r.seed, r.actions) == (pair[0].seed, pair[0].actions)
+                         else draw_luck(game, options, r.seed, r.actions) for r in pair])
         clustered, independent = [], []
         for r in range(runs):
             block = luck[r * deals:(r + 1) * deals]
@@ -689,24 +735,29 @@ def ratio_target_rows(runs: int = 60, permutations: int = 100, seed: int = 0, si
 
 
 def draws_round(seed: int, n: int, options: Mapping[str, Mapping[str, Any]] | None = None,
-                close_only: bool = False) -> dict[str, float]:
-    """The ``draws.*`` rows: each of ``DRAW_PAIRS`` on max(2n, 40) deals (Spot) or max(n/2, 40)
-    (Spite and Malice, whose games are longer), fresh seeds each round; ``options``: game ->
-    options laid over the pair's own; ``close_only``: the pairs of ``DRAW_CLOSE`` only. And
-    ``draws.zero.*``: the mean-zero check calibrated per case of ``DRAW_ZERO_CASES``
-    (``draw_zero_rows``, max(n/4, 1) runs of 30 deals; 1 run of 4 below MIN_DEALS)."""
+                close_only: bool = False, pairs: Sequence[tuple] = DRAW_PAIRS, zero_cases: Sequence[str] | None = None,
+                jobs: int = JOBS) -> dict[str, float]:
+    """The ``draws.*`` rows: each of ``pairs`` (``DRAW_PAIRS``) on max(2n, 40) deals (Spot) or
+    max(n/2, 40) (Spite and Malice, whose games are longer), fresh seeds each round; ``options``:
+    game -> options laid over the pair's own; ``close_only``: the pairs of ``DRAW_CLOSE`` only. And
+    ``draws.zero.*``: the mean-zero check calibrated per case of ``DRAW_ZERO_CASES`` (or of
+    ``zero_cases``, names of its cases; () for none) (``draw_zero_rows``, max(n/4, 1) runs of 30
+    deals; 1 run of 4 below MIN_DEALS)."""
     from arbiter.rating.luck import MIN_DEALS
 
     out = {}
-    for game, a, b, own in DRAW_PAIRS:
+    for game, a, b, own in pairs:
         if close_only and draw_key(game, a, b) not in DRAW_CLOSE:
             continue
         deals = max(2 * n if game == "spot" else n // 2, MIN_DEALS)
         played = {**own, **(options or {}).get(game, {})}
-        out.update({f"draws.{draw_key(game, a, b)}.{k}": v for k, v in draws_real(game, a, b, played, deals, seed).items()})
-    # the mean-zero check calibrated (random vs random): max(n/4, 1) runs of 30 deals a case (a smoke run: 1 of 4)
-    zero = draw_zero_rows(runs=max(n // 4, 1), deals=30 if n >= MIN_DEALS else 4, seed=1000 + seed)
-    out.update({f"draws.zero.{zero_key(row['case'])}": row["beyond_1.96"] for row in zero})
+        out.update({f"draws.{draw_key(game, a, b)}.{k}": v
+                    for k, v in draws_real(game, a, b, played, deals, seed, jobs).items()})
+    if zero_cases is None or zero_cases:
+        # the mean-zero check calibrated (random vs random): max(n/4, 1) runs of 30 deals a case (a smoke run: 1 of 4)
+        rows = draw_zero_rows(runs=max(n // 4, 1), deals=30 if n >= MIN_DEALS else 4, seed=1000 + seed, cases=zero_cases,
+                              jobs=jobs)
+        out.update({f"draws.zero.{zero_key(row['case'])}": row["beyond_1.96"] for row in rows})
     return out
 
 
@@ -714,12 +765,21 @@ def draws_round(seed: int, n: int, options: Mapping[str, Mapping[str, Any]] | No
 VALUE_PAIRS = (("heuristic", "greedy"), ("greedy", "random"))
 
 
-def value_round(seed: int, n: int, jobs: int = JOBS) -> dict[str, float]:
-    """The value-of-the-deal correction (``variance.value_control``) per pair: v fitted on 3n
+#: The parts of ``bench_round``, each a unit of work of its own (``bench_part``): its rows depend on
+#: the round's seed and the size alone, never on which process computes it or in what order, so the
+#: bench runs them over a pool of processes (``bench_units``) and gets what one process would.
+BENCH_PARTS = ("sprt", "coverage", "ratings", "strengths", "perbot", "betting", "variance",
+               *(f"value.{a}.{b}" for a, b in VALUE_PAIRS),
+               "luck.simulated", "luck.real", "luck.sequential",
+               *(f"draws.{i}" for i in range(len(DRAW_PAIRS))), *(f"draws.zero.{i}" for i in range(len(DRAW_ZERO_CASES))))
+
+
+def value_round(seed: int, n: int, jobs: int = JOBS, pairs: Sequence[tuple[str, str]] = VALUE_PAIRS) -> dict[str, float]:
+    """The value-of-the-deal correction (``variance.value_control``) per pair of ``pairs``: v fitted on 3n
     deals of their own, E v from 8n bidding-only probes, measured on 2n other deals (all of
     Spades, 1 deal a match, seeds drawn from ``seed``)."""
     out: dict[str, float] = {}
-    for a, b in VALUE_PAIRS:
+    for a, b in pairs:
         tag = f"{seed}:{a}:{b}"
         train = replay_deals("spades", a, b, probe_seeds(f"deal-values:{tag}", 3 * n), {"deals": 1}, jobs=jobs)
         deals = replay_deals("spades", a, b, probe_seeds(f"deal-values-eval:{tag}", 2 * n), {"deals": 1}, jobs=jobs)
@@ -841,8 +901,11 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
                             "r.m.s. s.e.", "x", lambda v: abs(v) <= 0.15, "-0.15..0.15 (unbiased; noise about 0.045)"),
     "luck.simulated.spread": ("luck-adjusted margin, simulated: s.d. of (adjusted - truth) over the r.m.s. s.e.", "x",
                               lambda v: 0.9 <= v <= 1.1, "0.9..1.1 (the s.e. right)"),
+    # a correct interval covers 0.930 here, not 0.95 (skewed deals, 60 a run: the mean and its s.e. go together;
+    # 12 seeds of 500 runs, docs/strength.md "The statistics bench's cost, and a full-size run"), and 0.93..0.97
+    # failed it half the time; an s.e. 10% too small covers 0.906
     "luck.simulated.coverage": ("luck-adjusted margin ± 1.96 s.e. coverage, simulated", "rate",
-                                lambda v: 0.93 <= v <= 0.97, "0.93..0.97"),
+                                lambda v: 0.91 <= v <= 0.97, "0.91..0.97 (0.930 when right)"),
     "luck.simulated.ratio": ("luck-adjusted over raw variance of the mean, simulated (R² about 0.4)", "x",
                              lambda v: v <= 0.8, "<= 0.8"),
     # ... and on real deals, the close Spades pair
