@@ -955,7 +955,7 @@ def run_bench(
     marked unavailable and everything else still runs.
 
     ``checkpoint`` is called with the result so far after each step (``STEPS``), so that a
-    run stopped hours in keeps what it measured; ``resume`` is such a result (``BenchResult.
+    run stopped an hour in keeps what it measured; ``resume`` is such a result (``BenchResult.
     from_json``): its finished steps are taken as they are, in their place, and not measured
     again. It must have been measured at the same sizes (``runs``, ``seconds``, ``smoke``).
     """
