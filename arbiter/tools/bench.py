@@ -76,6 +76,7 @@ checks only how measured values are reported.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import os
@@ -1260,9 +1261,6 @@ def statistics_units(rounds: Sequence[int], sizes: Sizes, parts: Sequence[str] |
     one a core). A unit's answer depends on its round and the sizes alone, so it is the same for
     any number of workers (tests/arbiter/tools/test_bench_statistics.py). ``cpu``, if given, gets
     each unit's CPU seconds; ``each`` is called with each unit and its answer as it is done."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
     from arbiter.tools.statreport import BENCH_PARTS, bench_part
     from arbiter.tools.variance import tournament_duplicate_ratio
 
@@ -1270,26 +1268,43 @@ def statistics_units(rounds: Sequence[int], sizes: Sizes, parts: Sequence[str] |
     units = [(r, part) for r in rounds for part in (parts or BENCH_PARTS)]
     units += [(r, "duplicate") for r in duplicate_rounds]
     units.sort(key=lambda u: -STATISTICS_COST.get(u[1], 10))  # longest first; stable: rounds in order
-    out: dict[tuple[int, str], Any] = {}
+    cpu = {} if cpu is None else cpu
+    with tempfile.TemporaryDirectory(prefix="arena-bench-duplicate-") as tmp:
+        jobs = [((r, part), functools.partial(tournament_duplicate_ratio, ("greedy", "heuristic"), deals, 1 + r,
+                                              Path(tmp) / f"dup{r}.sqlite") if part == "duplicate" else
+                 functools.partial(bench_part, part, r, sizes.statistics_runs, sizes.statistics_options,
+                                   sizes.statistics_draws_close_only, 1))
+                for r, part in units]
+        out = run_units(jobs, workers, cpu=cpu, each=each,
+                        progress=lambda i, n, unit: progress(f"statistics: {i} of {n} done (round {unit[0] + 1}, "
+                                                             f"{unit[1]}, {cpu[unit]:.1f} CPU-s)"))
+    return out
+
+
+def run_units(jobs: Sequence[tuple[Any, Callable[[], Any]]], workers: int | None = None,
+              cpu: dict[Any, float] | None = None, each: Callable[[Any, Any], None] = lambda unit, answer: None,
+              progress: Callable[[int, int, Any], None] = lambda done, of, unit: None) -> dict[Any, Any]:
+    """``{unit: job()}`` for ``jobs`` (``(unit, job)``: a picklable call, e.g. a
+    ``functools.partial`` of a module's function), run over a pool of ``workers`` processes
+    (default: one a core) in the order given (put the longest first). Each job must depend on
+    its own arguments alone (its seeds among them), so the answers are the same for any number
+    of workers. ``cpu`` gets each unit's CPU seconds; ``each(unit, answer)`` and
+    ``progress(done, of, unit)`` are called here as each job ends. The bench's sections
+    that are many independent measurements (statistics, analysis) run their parts so."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    out: dict[Any, Any] = {}
     cpu = {} if cpu is None else cpu
     # spawned, not forked: the bench's earlier sections leave gRPC's threads in this process
-    with tempfile.TemporaryDirectory(prefix="arena-bench-duplicate-") as tmp, \
-            ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1,
-                                mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {}
-        for r, part in units:
-            if part == "duplicate":
-                f = pool.submit(_cpu_timed, tournament_duplicate_ratio, ("greedy", "heuristic"), deals, 1 + r,
-                                Path(tmp) / f"dup{r}.sqlite")
-            else:
-                f = pool.submit(_cpu_timed, bench_part, part, r, sizes.statistics_runs, sizes.statistics_options,
-                                sizes.statistics_draws_close_only, 1)
-            futures[f] = (r, part)
+    with ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1,
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {pool.submit(_cpu_timed, job): unit for unit, job in jobs}
         for i, f in enumerate(as_completed(futures)):
-            r, part = futures[f]
-            out[(r, part)], cpu[(r, part)] = f.result()
-            each((r, part), out[(r, part)])
-            progress(f"statistics: {i + 1} of {len(futures)} done (round {r + 1}, {part}, {cpu[(r, part)]:.1f} CPU-s)")
+            unit = futures[f]
+            out[unit], cpu[unit] = f.result()
+            each(unit, out[unit])
+            progress(i + 1, len(futures), unit)
     return out
 
 
@@ -1378,10 +1393,21 @@ def analysis_section(result: BenchResult, progress: Callable[[str], None]) -> No
     from arbiter.tools import analysis_bench as ab
 
     z = result.sizes
+    cpu: dict[str, float] = {}
+
+    def done(game: str, fig: Any) -> None:
+        for mv in fig.moved:  # the decisions whose verdict moved with the sampling seed
+            progress(f"analysis {game}: {ab._moved(mv)}")
+        progress(f"analysis: {game} done ({cpu[game]:.0f} CPU-s)")
+
+    # each game a unit over the cores, the longest first (Spite and Malice's matches are the longest)
+    order = sorted(ab.GAMES, key=lambda g: g != "spite-and-malice")
+    figs = run_units([(game, functools.partial(
+        ab.measure, game, z.analysis_matches, stability=z.analysis_stability, options=(z.analysis_options or {}).get(game),
+        decisions=z.analysis_decisions, **({"samples": z.analysis_samples} if z.analysis_samples else {})))
+        for game in order], cpu=cpu, each=done)
     for game in ab.GAMES:
-        fig = ab.measure(game, z.analysis_matches, progress=progress, stability=z.analysis_stability,
-                         options=(z.analysis_options or {}).get(game), decisions=z.analysis_decisions,
-                         **({"samples": z.analysis_samples} if z.analysis_samples else {}))
+        fig = figs[game]
         sep = result.add(f"analysis.{game}.separation", f"{game}: random's mistake rate / heuristic's", "x", fig.line())
         sep.values.append(fig.separation)
         sep.check(lambda v: v >= ab.SEPARATION, f">= {ab.SEPARATION}")
