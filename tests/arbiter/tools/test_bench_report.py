@@ -171,14 +171,17 @@ def test_a_run_at_other_sizes_cannot_be_resumed():
 def test_a_bench_stopped_after_a_step_keeps_it_and_resume_measures_only_the_rest(tmp_path):
     out = tmp_path / "b.json"
     env = dict(os.environ, ARENA_BENCH_PYTHON="/nonexistent")
-    cmd = [sys.executable, "-m", "arbiter.tools.bench", "--smoke", "-s", "memory", "-s", "environments", "--json", str(out)]
+    cmd = [sys.executable, "-m", "arbiter.tools.bench", "--smoke", "-s", "memory", "-s", "isolation", "--json", str(out)]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     try:
-        deadline = time.monotonic() + 120
-        while not out.exists() and p.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.02)  # the checkpoint appears when the first step (memory) is done
+        lines = []
+        for line in p.stderr:  # stopped once the second step (three tournaments) has begun
+            lines.append(line)
+            if line.startswith("isolation: run 1"):
+                break
         p.send_signal(signal.SIGINT)
-        stdout, stderr = p.communicate(timeout=120)
+        stdout, rest = p.communicate(timeout=120)
+        stderr = "".join(lines) + rest
     finally:
         p.kill()
     saved = json.loads(out.read_text())
@@ -191,9 +194,9 @@ def test_a_bench_stopped_after_a_step_keeps_it_and_resume_measures_only_the_rest
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert "memory: measured before (--resume)" in done.stderr and "memory: run 1" not in done.stderr
     final = json.loads(out.read_text())
-    assert final["complete"] is True and final["done"] == ["memory", "environments"]
+    assert final["complete"] is True and final["done"] == ["memory", "isolation"]
     assert [f for f in final["figures"] if f["section"] == "memory"] == memory  # kept as measured, not again
-    assert any(f["key"].startswith("environments.") and f["values"] for f in final["figures"])
+    assert any(f["key"].startswith("isolation.") and f["values"] for f in final["figures"])
     # A finished run is not resumed: it would measure nothing.
     again = subprocess.run(cmd + ["--resume"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60)
     assert again.returncode == 2 and "that run is complete" in again.stderr, again.stderr

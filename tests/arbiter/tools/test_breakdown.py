@@ -152,7 +152,10 @@ def test_the_bots_cpu_is_found_for_forked_and_fresh_bots():
     async def run() -> tuple[list[int], float, float]:
         async with bench._BenchArbiter(transport="local") as arena:
             before = arena.bot_cpu_seconds()
-            await arena.match(3, {"deals": 2})
+            # the kernel counts CPU in ticks (10 ms): enough play that the four bots' share
+            # cannot round to none (a forked bot's import is its parent's; a 2-deal match
+            # was ~3 ms of each bot's CPU and read 0.0 once on a loaded machine)
+            await arena.match(3, {"deals": 12})
             return bd.bot_pids(arena.pool), before, arena.bot_cpu_seconds()
 
     pids, before, after = asyncio.run(run())
