@@ -171,7 +171,11 @@ def test_a_run_at_other_sizes_cannot_be_resumed():
 def test_a_bench_stopped_after_a_step_keeps_it_and_resume_measures_only_the_rest(tmp_path):
     out = tmp_path / "b.json"
     env = dict(os.environ, ARENA_BENCH_PYTHON="/nonexistent")
-    cmd = [sys.executable, "-m", "arbiter.tools.bench", "--smoke", "-s", "memory", "-s", "isolation", "--json", str(out)]
+    # Ctrl-C as a terminal gives it: a process that inherits SIGINT ignored keeps it so (Python
+    # installs its KeyboardInterrupt only over the default), and a test worker's may be
+    launch = [sys.executable, "-c", "import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                                    "runpy.run_module('arbiter.tools.bench', run_name='__main__', alter_sys=True)"]
+    cmd = [*launch, "--smoke", "-s", "memory", "-s", "isolation", "--json", str(out)]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     try:
         lines = []
