@@ -1308,14 +1308,14 @@ def run_units(jobs: Sequence[tuple[Any, Callable[[], Any]]], workers: int | None
     return out
 
 
-def _cpu_timed(fn: Callable[..., Any], *args: Any) -> tuple[Any, float]:
-    """``fn(*args)`` and the CPU seconds it took in this process and the processes it waited for."""
+def _cpu_timed(job: Callable[[], Any]) -> tuple[Any, float]:
+    """``job()`` and the CPU seconds it took in this process and the processes it waited for."""
     def now() -> float:
         a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
 
     start = now()
-    answer = fn(*args)
+    answer = job()
     return answer, now() - start
 
 
