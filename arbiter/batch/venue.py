@@ -59,12 +59,14 @@ class BadSchedulerAddress(VenueError, ClusterError):
 
 @dataclass(frozen=True)
 class Where:
-    """Where a batch is played: a kind, the cluster's scheduler address, and whether the
-    user asked for it (False: ``auto`` chose it)."""
+    """Where a batch is played: a kind, the cluster's scheduler address, whether the
+    user asked for it (False: ``auto`` chose it), and on a cluster the wire its workers'
+    bots were asked to use (None: the hosted default)."""
 
     kind: Kind
     address: str | None = None
     asked: bool = True
+    wire: str | None = None
 
     @property
     def hosted(self) -> bool:
@@ -73,7 +75,10 @@ class Where:
 
     @property
     def transport(self) -> str:
-        """The wire of a hosted venue (``BotHost``'s ``transport``)."""
+        """The wire of a hosted venue (``BotHost``'s ``transport``), or of a cluster's
+        workers' bots."""
+        if self.kind is Kind.CLUSTER:
+            return self.wire or DEFAULT_TRANSPORT
         return "local" if self.kind is Kind.LOCAL else "grpc"
 
     def __str__(self) -> str:
@@ -119,7 +124,8 @@ def parse_where(text: str | Where | None = AUTO, *, cluster: str | None = None, 
                                  f"{text} cannot be used with a cluster")
             if why := bad_scheduler_address(cluster):
                 raise BadSchedulerAddress(f"cluster: {why}")
-            where = Where(Kind.CLUSTER, cluster, asked=True)
+            where = Where(Kind.CLUSTER, cluster, asked=True,
+                          wire=text if text in (Kind.GRPC.value, Kind.LOCAL.value) else None)
         elif text == AUTO:
             where = Where(Kind.INPROC if bots and all(is_trusted(b) for b in bots) else HOSTED.kind, asked=False)
         elif text == Kind.CLUSTER.value:
@@ -226,4 +232,4 @@ async def open_venue(
         assert where.address is not None
         refs = bot_refs(list(bots.values()), list(bots), db_path, ship=ship_bots)
         yield OnCluster(where.address, refs, batch, max_restarts=max_restarts,
-                        isolation=isolation, on_versions=on_versions)
+                        isolation=isolation, transport=where.transport, on_versions=on_versions)

@@ -81,6 +81,23 @@ def test_a_cluster_address_goes_with_auto_or_grpc():
     assert parse_where("local", cluster="tcp://10.0.0.5:8786").kind is Kind.CLUSTER
 
 
+def test_a_clusters_workers_host_their_bots_on_the_wire_asked_for():
+    """On a cluster the workers' bot processes use the wire the batch names (``grpc`` or
+    ``local``), the hosted default when it names none; each match's task carries it."""
+    from arbiter.batch.cluster import OnCluster
+    from arbiter.batch.plan import PlannedMatch
+    from arbiter.hosting.botproc import DEFAULT_TRANSPORT
+    from cardarena.records import MatchConfig
+
+    address = "tcp://10.0.0.5:8786"
+    match = PlannedMatch(0, MatchConfig(game="spades", seed=1, options={"deals": 1}), ("random",) * 4)
+    for text, wire in (("grpc", "grpc"), ("local", "local"), ("auto", DEFAULT_TRANSPORT), (None, DEFAULT_TRANSPORT)):
+        where = parse_where(text, cluster=address)
+        assert where.kind is Kind.CLUSTER and where.transport == wire
+        venue = OnCluster(address, {"random": None}, "batch", transport=where.transport)
+        assert venue.job(match).transport == wire
+
+
 def test_the_words_say_when_a_files_bot_ran_in_the_arbiters_process(tmp_path):
     assert "without the sandbox's limits" in describe(parse_where("inproc"), ["random", str(ZOO)])
     assert describe(parse_where("inproc"), ["random"]) == "in process"
