@@ -20,9 +20,17 @@ VIEW_DELTAS = convert.VIEW_DELTAS
 ViewDeltaReader = convert.ViewDeltaReader
 
 
+#: Values ``copy.deepcopy`` returns as they are: an option of one of these types is handed
+#: out without the copier's per-value dispatch (most options; a MatchStart per seat per match).
+_ATOMIC = frozenset({int, float, bool, str, bytes, type(None)})
+
+
 def options_from_wire(game: str, options: dict[str, str]) -> dict[str, Any]:
-    """Typed options from their text form (via the game's own option parser); a fresh copy."""
-    return copy.deepcopy(_parsed_options(game, tuple(sorted(options.items()))))
+    """Typed options from their text form (via the game's own option parser); a fresh copy,
+    as ``copy.deepcopy`` makes it (one memo for all values: shared lists stay shared)."""
+    memo: dict[int, Any] = {}
+    return {k: v if type(v) in _ATOMIC else copy.deepcopy(v, memo)
+            for k, v in _parsed_options(game, tuple(sorted(options.items()))).items()}
 
 
 @functools.lru_cache(maxsize=256)

@@ -70,7 +70,7 @@ from arbiter.batch.settings import SpecError, bot_names, bot_sources, check_tabl
 from arbiter.batch.submissions import RegistryCatalog
 from arbiter.batch.venue import Kind, Where, open_venue, parse_where
 from arbiter.hosting import sandbox as sb
-from arbiter.hosting.botproc import BotStartError
+from arbiter.hosting.botproc import DEFAULT_TRANSPORT, TRANSPORTS, BotStartError
 from arbiter.hosting.loading import load_bot
 from arbiter.server import auth
 from arbiter.server.app import RunningServer, is_loopback, start_server
@@ -162,7 +162,7 @@ class ArenaSpec:
     isolation: str = option("deal", choices=("deal", "match"))  # duplicate deals: never shared
     concurrency: int = option(1, min=1)  # encounters at once
     seed: int | None = option(None, min=0)  # only to reproduce a run (tests, the bench): encounter seeds derive from it
-    transport: str = option("grpc", in_files=False)  # or inproc: house bots in this process (trusted; the bench)
+    transport: str = option(DEFAULT_TRANSPORT, in_files=False)  # or grpc; or inproc: house bots in this process (trusted; the bench)
     cluster: str | None = None  # a Dask scheduler's address: encounters' matches run on its workers
     # The gate (``arbiter.rating.sprt``): a new version of a bot replaces the active one
     # only once a sequential test on their duplicate deals says it is better. "M0,M1":
@@ -239,7 +239,7 @@ class ArenaSpec:
                              ("cluster", "connected bots play on the arena's own server")):
                 if getattr(self, key):
                     raise SpecError(f"{key}: not in the remote division ({why}): its bots only play each other")
-            if self.transport != "grpc":
+            if self.transport not in TRANSPORTS:  # its own house bots have none: only the wire's default
                 raise SpecError("transport: the remote division's bots connect over gRPC")
         if self.name and not is_name(self.name):
             raise SpecError(f"name: bad arena name {self.name[:80]!r}: {NAME_RULE}")

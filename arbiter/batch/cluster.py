@@ -51,7 +51,7 @@ from arbiter.batch.plan import PlannedMatch
 from arbiter.store.registry import (ENTRY, RegistryError, Submission, collect, is_registered_ref, lookup, materialize,
                                     read_stored, validate)
 from arbiter.hosting import sandbox as sb
-from arbiter.hosting.botproc import BotHost, BotStartError
+from arbiter.hosting.botproc import DEFAULT_TRANSPORT, BotHost, BotStartError
 from arbiter.server.app import start_private_server
 from arbiter.match import run_match
 from arbiter.server.botstream import RemoteSeat
@@ -124,6 +124,7 @@ class MatchJob:
     fingerprint: str  # code_fingerprint() of the driver
     max_restarts: int = 3
     isolation: str = "match"  # botproc.BotHost's policies; "deal" is played as "match" here
+    transport: str = DEFAULT_TRANSPORT  # how the worker's bot processes reach its arbiter (BotHost's)
 
 
 #: The code that decides what happens in a match: the engines, the match runner, the
@@ -298,18 +299,19 @@ class _WorkerArbiter:
         return asyncio.run_coroutine_threadsafe(self._play(job), self.loop).result()
 
     async def _host(self, job: MatchJob) -> _Hosted:
-        """The host of ``job``'s bots: one per tournament, bot set, seat shape and
-        isolation. A worker plays "deal" as "match" (the safe side): its processes may
+        """The host of ``job``'s bots: one per tournament, bot set, seat shape, isolation
+        and transport (the batch's: ``--transport grpc`` or the local channel, the default). A worker plays "deal" as "match" (the safe side): its processes may
         serve several tournaments' deals, which it cannot tell apart."""
         isolation = "shared" if job.isolation == "shared" else "match"
         copies = max(job.seats.count(n) for n in set(job.seats))
-        key = (job.tournament, isolation, copies, tuple(sorted(r.key for r in job.bots)))
+        key = (job.tournament, isolation, copies, job.transport, tuple(sorted(r.key for r in job.bots)))
         async with self._creating:
             hosted = self.hosts.get(key)
             if hosted is None:
                 sources = {r.name: await asyncio.to_thread(local_spec, r) for r in job.bots}
                 host = BotHost(self.server.hub, self.server.address, sources, isolation=isolation, copies=copies,
-                               processes=copies, warm=1, max_restarts=job.max_restarts, connect_timeout=CONNECT_TIMEOUT)
+                               processes=copies, warm=1, max_restarts=job.max_restarts, connect_timeout=CONNECT_TIMEOUT,
+                               transport=job.transport)
                 try:
                     await host.start()
                 except BotStartError as exc:
@@ -416,8 +418,9 @@ class OnCluster:
 
     def __init__(self, address: str, refs: Mapping[str, BotRef], key: str, *, max_restarts: int = 3,
                  isolation: str = "match", on_versions: Callable[[dict[str, str]], None] | None = None,
-                 connect_timeout: float = 15.0):
+                 connect_timeout: float = 15.0, transport: str = DEFAULT_TRANSPORT):
         check_address(address)
+        self.transport = transport
         self.address = address
         self.refs = dict(refs)
         self.key = key
@@ -458,7 +461,7 @@ class OnCluster:
         if missing:
             raise ClusterError(f"match {match.key}: no bot reference for seats {missing}")
         return MatchJob(self.key, match.key, match.config, match.seats, tuple(self.refs[n] for n in dict.fromkeys(match.seats)),
-                        self._fingerprint, self.max_restarts, self.isolation)
+                        self._fingerprint, self.max_restarts, self.isolation, self.transport)
 
     async def play(self, match: PlannedMatch) -> MatchRecord:
         job = self.job(match)

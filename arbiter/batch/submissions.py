@@ -22,7 +22,7 @@ from arbiter.hosting import sandbox as sb
 from arbiter.hosting.botcheck import SMOKE_OPTIONS, Check, Report, contract_problems
 from arbiter.batch.engine import play_batch
 from arbiter.batch.plan import PlannedMatch
-from arbiter.batch.venue import GRPC, open_venue
+from arbiter.batch.venue import HOSTED, open_venue
 from arbiter.hosting.botproc import BotStartError
 from arbiter.hosting.vetting import self_test
 from arbiter.server.bots import CatalogError
@@ -137,7 +137,7 @@ async def _self_test_over_the_wire(path: Path, manifest: Manifest, positions: in
     report = Report(str(path))
     most = _most_seats()
     try:
-        async with open_venue(GRPC, {CANDIDATE: str(path)}, None, isolation="shared", copies=most, processes=most,
+        async with open_venue(HOSTED, {CANDIDATE: str(path)}, None, isolation="shared", copies=most, processes=most,
                               max_restarts=0, sandbox=box, own_names=(CANDIDATE,)) as venue:
             first = venue.hello[CANDIDATE]
             report.add("import", True, f"{manifest.runtime.name} {manifest.entry}: connected and said Hello")
@@ -217,7 +217,7 @@ async def _verify(path: Path, report: Report, decision_ms: int, bank_ms: int, se
     its decisions)."""
     bots = {CANDIDATE: str(path), **{f"random-{k}": "random" for k in range(1, _most_seats())}}
     try:
-        async with open_venue(GRPC, bots, None, isolation="match", max_restarts=0, sandbox=box,
+        async with open_venue(HOSTED, bots, None, isolation="match", max_restarts=0, sandbox=box,
                               own_names=(CANDIDATE,)) as venue:
             session = venue.hello[CANDIDATE]
             games = list(session.games) or sorted(GAMES)

@@ -8,8 +8,9 @@ its venue for ``arbiter.batch.engine.play_batch`` from ``open_venue``, the one f
 * ``inproc``: the bots in this process (``InProcess``; trusted code: by default only bots
   installed with the arbiter, ``settings.is_trusted``; a file or a registered bot plays
   here only when asked for explicitly, and every record of it says so, ``record.venue``);
-* ``grpc``: sandboxed bot processes of a ``BotHost`` on a private arbiter over gRPC
-  (``Hosted``); ``local``: the same processes on the arbiter's local channel;
+* ``local``: sandboxed bot processes of a ``BotHost`` on a private arbiter, on its local
+  channel (``Hosted``; ``HOSTED``, the one default for hosted bots); ``grpc``: the same
+  processes over gRPC (a bot of another runtime speaks gRPC on either);
 * ``remote``: bots that connected on their own to a running arbiter (``Connected``);
 * ``cluster``: a Dask cluster's workers, each hosting its bots (``OnCluster``).
 
@@ -27,7 +28,7 @@ from typing import Any, AsyncIterator, Callable, Collection, Mapping, Sequence
 from arbiter.batch.cluster import ClusterError, OnCluster, bad_scheduler_address, bot_refs
 from arbiter.batch.engine import Connected, InProcess, hosted
 from arbiter.batch.settings import SpecError, check_named, is_trusted, resolve_bot
-from arbiter.hosting.botproc import BotStartError
+from arbiter.hosting.botproc import DEFAULT_TRANSPORT, BotStartError
 from arbiter.hosting.loading import load_bot
 from arbiter.hosting.inprocess import cannot_play_in_process
 
@@ -58,12 +59,14 @@ class BadSchedulerAddress(VenueError, ClusterError):
 
 @dataclass(frozen=True)
 class Where:
-    """Where a batch is played: a kind, the cluster's scheduler address, and whether the
-    user asked for it (False: ``auto`` chose it)."""
+    """Where a batch is played: a kind, the cluster's scheduler address, whether the
+    user asked for it (False: ``auto`` chose it), and on a cluster the wire its workers'
+    bots were asked to use (None: the hosted default)."""
 
     kind: Kind
     address: str | None = None
     asked: bool = True
+    wire: str | None = None
 
     @property
     def hosted(self) -> bool:
@@ -72,7 +75,10 @@ class Where:
 
     @property
     def transport(self) -> str:
-        """The wire of a hosted venue (``BotHost``'s ``transport``)."""
+        """The wire of a hosted venue (``BotHost``'s ``transport``), or of a cluster's
+        workers' bots."""
+        if self.kind is Kind.CLUSTER:
+            return self.wire or DEFAULT_TRANSPORT
         return "local" if self.kind is Kind.LOCAL else "grpc"
 
     def __str__(self) -> str:
@@ -80,6 +86,10 @@ class Where:
 
 
 INPROC, GRPC, LOCAL = Where(Kind.INPROC), Where(Kind.GRPC), Where(Kind.LOCAL)
+#: Where hosted bots play unless told (the default of ``--transport`` wherever the arbiter
+#: starts the bots, and ``auto``'s choice for bots not installed with it): bot processes on
+#: the private arbiter's local channel (``botproc.DEFAULT_TRANSPORT``; docs/performance.md).
+HOSTED = Where(Kind(DEFAULT_TRANSPORT))
 
 
 def describe(where: Where, bots: Sequence[str] = ()) -> str:
@@ -100,8 +110,8 @@ def parse_where(text: str | Where | None = AUTO, *, cluster: str | None = None, 
                 allowed: Collection[Kind] = tuple(Kind), field: str = "transport") -> Where:
     """The one reading of a transport (``inproc``, ``grpc``, ``local``, ``remote``,
     ``auto``) and a cluster's address. ``auto`` (or None) plays ``bots`` (their sources) in
-    process if every one of them is installed with the arbiter, else hosted over gRPC; a
-    ``cluster`` address goes with ``auto`` or ``grpc`` only (its workers host the bots).
+    process if every one of them is installed with the arbiter, else hosted (``HOSTED``); a
+    ``cluster`` address goes with ``auto`` or a hosted kind only (its workers host the bots).
     VenueError naming ``field`` for anything else, or a kind not in ``allowed``."""
     if isinstance(text, Where):
         where = text
@@ -109,14 +119,15 @@ def parse_where(text: str | Where | None = AUTO, *, cluster: str | None = None, 
         text = AUTO if text is None else str(text).strip().lower()
         known = [k.value for k in Kind if k is not Kind.CLUSTER and k in allowed]
         if cluster is not None:
-            if text not in (AUTO, Kind.GRPC.value, Kind.CLUSTER.value):
-                raise VenueError(f"{field}: a cluster's workers host every bot as a sandboxed process over gRPC; "
+            if text not in (AUTO, Kind.GRPC.value, Kind.LOCAL.value, Kind.CLUSTER.value):
+                raise VenueError(f"{field}: a cluster's workers host every bot as a sandboxed process; "
                                  f"{text} cannot be used with a cluster")
             if why := bad_scheduler_address(cluster):
                 raise BadSchedulerAddress(f"cluster: {why}")
-            where = Where(Kind.CLUSTER, cluster, asked=True)
+            where = Where(Kind.CLUSTER, cluster, asked=True,
+                          wire=text if text in (Kind.GRPC.value, Kind.LOCAL.value) else None)
         elif text == AUTO:
-            where = Where(Kind.INPROC if bots and all(is_trusted(b) for b in bots) else Kind.GRPC, asked=False)
+            where = Where(Kind.INPROC if bots and all(is_trusted(b) for b in bots) else HOSTED.kind, asked=False)
         elif text == Kind.CLUSTER.value:
             raise VenueError(f"{field}: cluster needs the scheduler's address (--cluster tcp://HOST:PORT)")
         else:
@@ -221,4 +232,4 @@ async def open_venue(
         assert where.address is not None
         refs = bot_refs(list(bots.values()), list(bots), db_path, ship=ship_bots)
         yield OnCluster(where.address, refs, batch, max_restarts=max_restarts,
-                        isolation=isolation, on_versions=on_versions)
+                        isolation=isolation, transport=where.transport, on_versions=on_versions)

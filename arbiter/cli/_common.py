@@ -89,7 +89,7 @@ MetricsOpt = Annotated[Optional[str], typer.Option(
     "--metrics", metavar="HOST:PORT", help="Serve Prometheus metrics at http://HOST:PORT/metrics (off by default; a bare "
     "PORT means 127.0.0.1; 0 takes a free port). The page asks no token: name an interface other machines reach only "
     "on a network you trust.")]
-TransportOpt = Annotated[str, typer.Option("--transport", help="grpc (bots as processes over gRPC), local (the same processes on the arbiter's local channel: the bot stream in plain frames on a Unix socket, no HTTP/2) inproc (the bots in this process: trusted code; a file's bot only when asked, and its record says so) or auto (bundled bots in process, anything else hosted over gRPC).")]
+TransportOpt = Annotated[str, typer.Option("--transport", help="local (bots as sandboxed processes on the arbiter's local channel: the bot stream in plain frames on a Unix socket, no HTTP/2; a bot of another runtime, such as Node, speaks gRPC), grpc (the same processes over gRPC), inproc (the bots in this process: trusted code; a file's bot only when asked, and its record says so) or auto (bundled bots in process, anything else hosted as local does).")]
 
 
 class UsageError(Exception):

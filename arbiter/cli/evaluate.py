@@ -46,7 +46,7 @@ def evaluate(
     option: OptionOpt = None,
     preset: PresetOpt = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes (1: play in this process). With "
-                                                           "--transport grpc: matches at once. With "
+                                                           "--transport local or grpc: matches at once. With "
                                                            "--cluster: matches sent at a time (1: 16).")] = 1,
     decision_ms: Annotated[int, typer.Option("--decision-ms", help="Per-decision limit given to the bots in ms (0: none).")] = 0,
     sprt: Annotated[
@@ -124,10 +124,10 @@ def evaluate(
     transport: Annotated[
         str,
         typer.Option("--transport", help="auto (the default): bundled bots in this process, a file's or a registered "
-                                         "bot hosted over gRPC; inproc: the bots in this process (trusted code, the "
-                                         "quickest); grpc: each bot as sandboxed processes over a private arbiter, as "
-                                         "tournaments play them; local: those processes on the arbiter's local "
-                                         "channel (plain frames, no HTTP/2). The same deals, seatings and seeds every way.")] = "auto",
+                                         "bot hosted as local; inproc: the bots in this process (trusted code, the "
+                                         "quickest); local: each bot as sandboxed processes on a private arbiter's local "
+                                         "channel (plain frames, no HTTP/2), as tournaments play them; grpc: those "
+                                         "processes over gRPC. The same deals, seatings and seeds every way.")] = "auto",
 ) -> None:
     """Play BOT_A against BOT_B on duplicate deals and print A's mean margin ± standard error.
 

@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.progress import Progress, TextColumn, TimeElapsedColumn
 
 from cardarena.games import GAMES
+from arbiter.hosting.botproc import DEFAULT_TRANSPORT
 from arbiter.store.db import DEFAULT_DB
 from arbiter.tournament.play import check_store, play_local, play_remote, store_play
 from arbiter.cli._common import (
@@ -30,7 +31,7 @@ def play(
     preset: PresetOpt = None,
     server: Annotated[Optional[str], typer.Option(help="Play on a running arbiter HOST:PORT whose connected bots have these names (the match is kept in --db too).")] = None,
     admin_token: Annotated[Optional[str], typer.Option(envvar="ARENA_ADMIN_TOKEN", help="Admin token of --server (arbiter credentials token admin).")] = None,
-    transport: TransportOpt = "grpc",
+    transport: TransportOpt = DEFAULT_TRANSPORT,
     decision_ms: DecisionOpt = 10_000,
     bank_ms: BankOpt = 60_000,
     policy: PolicyOpt = "forfeit",

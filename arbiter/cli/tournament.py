@@ -26,6 +26,7 @@ from rich.table import Table
 
 from cardarena import disclosure
 from arbiter.cli._common import OPTION_FLAG, DbOpt, TransportOpt, UsageError, _parse_options, _run, app, err, out, plural, tournament_app, write_text
+from arbiter.hosting.botproc import DEFAULT_TRANSPORT
 from arbiter.spectating.runs import announce_run, forget_run
 from cardarena.games import GAMES
 from cardarena.games.options import flag_help
@@ -60,7 +61,7 @@ def tournament_run(
     name: Annotated[Optional[str], typer.Option(help=_help("name"))] = None,
     db: DbOpt = Path(DEFAULT_DB),
     fresh: Annotated[bool, typer.Option("--fresh", help="Replace a stored tournament of the same name instead of resuming.")] = False,
-    transport: TransportOpt = "grpc",
+    transport: TransportOpt = DEFAULT_TRANSPORT,
     decision_ms: Annotated[Optional[int], typer.Option(help=_help("decision_ms"))] = None,
     bank_ms: Annotated[Optional[int], typer.Option(help=_help("bank_ms"))] = None,
     policy: Annotated[Optional[str], typer.Option(help=_help("policy"))] = None,

@@ -1,11 +1,16 @@
-"""Bot processes the arbiter starts itself: one sandboxed subprocess per bot, over gRPC.
+"""Bot processes the arbiter starts itself: one sandboxed subprocess per bot, on the
+arbiter's local channel (``DEFAULT_TRANSPORT``) or over gRPC.
 
 Each process runs ``python -m sdk --bot SPEC`` (or, for a folder whose ``bot.toml`` names
 another runtime, that runtime's program on its entry file: ``node bot.js``;
 ``cardarena.runtimes``) inside a ``sandbox.Sandbox`` (resource
 limits everywhere; network and file system cut off where bubblewrap or unshare exist),
-with a fresh launch token that only it may use. Where the sandbox cuts the network the
-bot dials the arbiter's Unix socket (``Hub.unix_path``), else its TCP address. Its stderr
+with a fresh launch token that only it may use. A Python bot dials the arbiter's local
+channel (``Hub.local_path``: the bot stream's messages in plain frames on a Unix socket,
+the same servicer, tokens and limits as gRPC, and less CPU a decision), unless the host
+was asked for ``grpc``; a bot of another runtime speaks gRPC only. Over gRPC, where the
+sandbox cuts the network the bot dials the arbiter's Unix socket (``Hub.unix_path``), else
+its TCP address. Its stderr
 goes to a file; the tail of it is attached to the session so that a crash, timeout or
 disconnect is recorded in the match record with the bot's own last words.
 
@@ -61,6 +66,11 @@ ISOLATIONS = ("match", "deal", "shared")
 #: How hosted bot processes reach the arbiter (``BotPool.transport``): the bot stream over
 #: gRPC, or the same messages in plain frames over the local channel (``cardarena.wire.framing``).
 TRANSPORTS = ("grpc", "local")
+#: The one default for the Python bots the arbiter hosts itself (tournaments, ``arbiter
+#: play``, the arena's house bots, vetting, a cluster worker's bots): the local channel.
+#: ``grpc`` stays selectable (``--transport grpc``); remote bots and other runtimes speak
+#: gRPC. Every default of a hosted venue is this one (``arbiter.batch.venue.HOSTED``).
+DEFAULT_TRANSPORT = "local"
 
 #: How much of a bot's stderr goes into a match record.
 STDERR_TAIL_BYTES = 4096
@@ -206,7 +216,7 @@ class BotPool:
     _released: bool = field(default=False, init=False, repr=False)
     #: how the processes reach the arbiter: ``grpc`` (the bot stream over gRPC) or
     #: ``local`` (the same stream in plain frames on the local channel: ``TRANSPORTS``)
-    transport: str = "grpc"
+    transport: str = DEFAULT_TRANSPORT
     #: per bot spec, the environment of the packages its bot.toml declares (``botenv``)
     bot_envs: dict[str, Path] = field(default_factory=dict)
 
@@ -395,7 +405,7 @@ class BotHost:
         connect_timeout: float = 60.0,
         sandbox: sb.Sandbox | None = None,
         log_dir: Path | None = None,
-        transport: str = "grpc",
+        transport: str = DEFAULT_TRANSPORT,
         own_names: Collection[str] = (),
         planned: Mapping[str, int] | None = None,
     ) -> None:

@@ -52,7 +52,7 @@ from arbiter.batch.engine import BotsDoNotPlay, play_batch
 from arbiter.batch.plan import PlannedMatch
 from arbiter.batch.settings import SpecError
 from arbiter.batch.single import record_of, store_play
-from arbiter.batch.venue import GRPC, VenueError, open_venue
+from arbiter.batch.venue import HOSTED, VenueError, open_venue
 from arbiter.hosting.botproc import BotStartError
 from arbiter.hosting.loading import BUNDLED, load_bot
 from arbiter.hosting.relay import RelayedSeat, RelayError
@@ -646,9 +646,9 @@ class Tables:
             versions: dict[str, str] = {}
             async with contextlib.AsyncExitStack() as stack:  # its bots are done with before its seat counts as free
                 try:
-                    # bot processes in their sandbox over gRPC, a fresh one per seat (``deal``)
+                    # bot processes in their sandbox, a fresh one per seat (``deal``)
                     venue = await stack.enter_async_context(open_venue(
-                        GRPC, {ref: ref for ref in distinct}, config.game, db_path=self.db, isolation="deal",
+                        HOSTED, {ref: ref for ref in distinct}, config.game, db_path=self.db, isolation="deal",
                         copies=max(opponents.count(r) for r in distinct), sandbox=self.sandbox,
                         on_versions=versions.update))
                 except (VenueError, BotsDoNotPlay) as exc:

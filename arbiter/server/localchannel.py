@@ -33,6 +33,11 @@ log = logging.getLogger(__name__)
 MAX_UNREAD_BYTES = 8 << 20
 #: Seconds a closed connection's unread bytes are kept for a bot that does not read them.
 CLOSE_GRACE_S = 10.0
+#: Bytes asked of the socket at each read (the transport's ``max_size``): under glibc's mmap
+#: threshold (128 KiB), so each read's buffer comes from the heap. asyncio's 256 KiB made
+#: every read map, fault in, shrink and unmap memory: three more system calls per Act
+#: (docs/performance.md, attempt 49). A frame longer than this is read in pieces, as ever.
+READ_BYTES = 64 << 10
 
 
 def _peer_uid(sock: Any) -> str:
@@ -105,6 +110,7 @@ class _Connection(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
+        transport.max_size = READ_BYTES  # type: ignore[attr-defined]
         self._peer = f"local:uid={_peer_uid(transport.get_extra_info('socket'))}"
         task = asyncio.get_running_loop().create_task(self._serve())
         task.add_done_callback(lambda t: t.cancelled() or t.exception())

@@ -39,8 +39,8 @@ run straight through.
 
 The matches are played by the one batch engine (``arbiter.batch.engine.play_batch``, in plan
 order): in this process with the arbiter's own match runner (bots as ``InProcessSeat``), in
-``jobs`` worker processes, as bot processes over gRPC (``transport="grpc"``, as tournaments
-play), or on a Dask cluster (``cluster``: a scheduler's address), where each match is a
+``jobs`` worker processes, as hosted bot processes (``transport="local"`` or ``"grpc"``, as
+tournaments play), or on a Dask cluster (``cluster``: a scheduler's address), where each match is a
 task played as tournaments play theirs there (``arbiter.batch.cluster``: the bots as
 sandboxed processes on the worker, their files shipped and checked by hash, a fresh
 process per seat per match); the result is the same for the same seed every way. With
@@ -380,7 +380,7 @@ def evaluate(
     ``transport`` is ``"inproc"`` (the bots in this process, or ``jobs`` processes),
     ``"grpc"`` or ``"local"`` (each bot as sandboxed processes over a private arbiter, as
     tournaments play them, ``jobs`` matches at once) or ``"auto"`` (the default: in process
-    for bundled bots, hosted over gRPC when either is a file or a registered bot, so a new
+    for bundled bots, hosted (``HOSTED``) when either is a file or a registered bot, so a new
     version is measured under the limits of the tournament that follows).
     ``luck`` (``arbiter.tournament.probes.luck_probes`` of the same game and bots): every deal's
     features are read from its matches, and the result gives the luck-adjusted margin beside the

@@ -17,6 +17,7 @@ from arbiter.batch.plan import PlannedMatch
 from arbiter.batch.settings import bot_names
 from arbiter.batch.single import PLAY_PREFIX, is_play_name, record_of, store_play  # noqa: F401 (the play API)
 from arbiter.batch.venue import Kind, Where, open_venue, parse_where
+from arbiter.hosting.botproc import DEFAULT_TRANSPORT
 from arbiter.match import MatchObserver
 from arbiter.server import client
 from arbiter.store.db import Store
@@ -78,7 +79,7 @@ def play_local(
     seed: int = 0,
     options: Mapping[str, Any] | None = None,
     preset: str | None = None,
-    transport: str | Where = "grpc",
+    transport: str | Where = DEFAULT_TRANSPORT,
     decision_ms: int = 10_000,
     bank_ms: int = 60_000,
     policy: str = "forfeit",
@@ -86,12 +87,13 @@ def play_local(
     db_path: str | os.PathLike | None = None,
     progress: Callable[[int, Any], None] | None = None,
 ) -> MatchRecord:
-    """One match, bot i at seat i, a batch of one (``arbiter.batch``). With ``grpc``: an
-    arbiter on a free loopback port and one process per seat (a bot at two seats, e.g.
-    partners, runs as two processes that cannot share what each seat sees); ``local``: the
-    same processes on the arbiter's local channel (the bot stream in plain frames, no
-    HTTP/2); ``inproc``: the bots in this process (a file's bot only when asked for: its
-    record says so, ``MatchRecord.venue``); ``auto``: bundled bots in process, else grpc.
+    """One match, bot i at seat i, a batch of one (``arbiter.batch``). With ``local`` (the
+    default, ``DEFAULT_TRANSPORT``): an arbiter on a free loopback port and one process per seat (a bot
+    at two seats, e.g. partners, runs as two processes that cannot share what each seat
+    sees) on its local channel (the bot stream in plain frames, no HTTP/2); ``grpc``: the
+    same processes over gRPC; ``inproc``: the bots in this process (a file's bot only when
+    asked for: its record says so, ``MatchRecord.venue``); ``auto``: bundled bots in
+    process, else hosted as ``local``.
 
     ``bots`` are bundled names, files, folders or ``name@version`` (from the registry of
     the store at ``db_path``). Where the game takes a number of players and ``options``

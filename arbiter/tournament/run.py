@@ -40,6 +40,7 @@ from arbiter.batch.engine import BotsDoNotPlay, play_batch
 from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_seed, seatings_of
 from arbiter.batch.settings import resolve_bot
 from arbiter.batch.venue import Kind, Where, open_venue, parse_where
+from arbiter.hosting.botproc import DEFAULT_TRANSPORT
 from arbiter.tournament.spec import Format, SpecError, TournamentSpec, bot_names
 from arbiter.store.db import MatchRow, Store, StoreError
 from arbiter.spectating.hub import SpectatorHub
@@ -222,15 +223,16 @@ async def run_tournament(
     concurrency: int | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     fresh: bool = False,
-    transport: str | Where = "grpc",
+    transport: str | Where = DEFAULT_TRANSPORT,
     max_restarts: int = 3,
     cluster: str | None = None,
     ship_bots: bool = True,
 ) -> list[MatchRow]:
     """Run (or resume) the tournament; returns every match row once all are stored.
 
-    ``transport="grpc"`` starts an arbiter on a free loopback port and ``bot_processes``
-    processes per bot, each serving any number of matches at once over its stream;
+    ``transport`` ``"local"`` (the default, ``DEFAULT_TRANSPORT``) starts an arbiter on a free loopback
+    port and ``bot_processes`` processes per bot on its local channel, each serving any
+    number of matches at once over its stream (``"grpc"``: the same over gRPC);
     ``"inproc"`` plays trusted bots in this process (same results for the same seeds). A
     bot process that dies is restarted (up to ``max_restarts`` times per bot) so one crash
     costs the matches in flight, not the rest of the tournament. SpecError/StoreError

@@ -373,7 +373,7 @@ def test_misbehaving_bots_get_one_record_hash_at_every_venue(cluster):
         (this process's, which the hosted venues fork from too): how a process started is
         not what the venue is about, and seven fresh Pythons were about 3 CPU-s."""
         server = await start_private_server()
-        pool = BotPool(server.hub, server.address)
+        pool = BotPool(server.hub, server.address, transport="grpc")  # as bots connecting on their own do
         try:
             for name, spec in bots.items():
                 pool.launch(name, spec, key=f"{name}.0", fork=True)

@@ -210,6 +210,6 @@ def test_evaluate_plays_a_files_bot_hosted_by_default_and_says_where():
 
     hosted = evaluate("spot", f"{ZOO}:RewriteOutcome", "random", deals=1, seed=2, options=OPTIONS)
     asked = evaluate("spot", f"{ZOO}:RewriteOutcome", "random", deals=1, seed=2, options=OPTIONS, transport="inproc")
-    assert hosted.venue.startswith("hosted (bot processes over gRPC) (the default")
+    assert hosted.venue.startswith("hosted (bot processes on the local channel) (the default")
     assert asked.venue.startswith("in process as asked") and "without the sandbox's limits" in asked.venue
     assert [m.margin for m in hosted.matches] == [m.margin for m in asked.matches]  # the same matches either way

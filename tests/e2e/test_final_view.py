@@ -4,7 +4,8 @@ A running duplicate tournament is closed (cardarena.disclosure): the deal of a m
 back in its twin seating. The engine's spectator view of an ended game is the whole deal
 (Spite and Malice: every hand, pay-off pile and the stock; Spot: the unused stock), so a
 MatchEnd carrying it would tell a bot the cards it is about to be dealt in the twin
-seating. For every game a real tournament is played over gRPC by bot processes that read
+seating. For every game a real tournament is played, over each hosted transport (the
+local channel, the default, and gRPC), by bot processes that read
 the wire themselves (``hostile/final_view.py``: the SDK never hands a bot the final view,
 but the message carries it) and write down every MatchEnd they receive. Each seat's must
 carry exactly its own view of the ended game, and no card that stayed hidden from it the
@@ -25,7 +26,7 @@ import pytest
 from google.protobuf import text_format
 
 import arbiter.batch.engine as batch_engine
-from arbiter.hosting.botproc import BotHost
+from arbiter.hosting.botproc import TRANSPORTS, BotHost
 from arbiter.store.db import Store
 from arbiter.tournament.run import TournamentSpec, run_tournament
 from cardarena import disclosure
@@ -73,8 +74,9 @@ def seen_and_end(game, record, seat: int) -> tuple[set[str], pb.View, pb.View]:
     return seen, codec.view_to_proto(game.name, state.view(seat)), codec.view_to_proto(game.name, state.spectator_view())
 
 
+@pytest.mark.parametrize("transport", TRANSPORTS)
 @pytest.mark.parametrize("game_name", list(CASES))
-def test_no_seat_of_a_duplicate_tournament_is_told_a_hidden_card_at_the_end(tmp_path, monkeypatch, game_name):
+def test_no_seat_of_a_duplicate_tournament_is_told_a_hidden_card_at_the_end(tmp_path, monkeypatch, game_name, transport):
     log_dir = tmp_path / "bot-logs"
     log_dir.mkdir()
     # the tournament's own bot host, told to keep its processes' stderr where we read it
@@ -83,7 +85,7 @@ def test_no_seat_of_a_duplicate_tournament_is_told_a_hidden_card_at_the_end(tmp_
                           name=f"end-{game_name}", decision_ms=0, bank_ms=0)  # no clock: a loaded machine is no failure
     assert spec.duplicate and spec.disclosure.closed
     with Store(tmp_path / "t.sqlite") as store:
-        rows = asyncio.run(run_tournament(spec, store, concurrency=2))
+        rows = asyncio.run(run_tournament(spec, store, concurrency=2, transport=transport))
     assert len(rows) >= 2 and len({r.seed for r in rows}) == 1  # one deal, in its seatings
     game = get_game(game_name, CASES[game_name])
     ends = match_ends(log_dir)

@@ -14,6 +14,7 @@ import asyncio
 import collections
 import os
 import re
+import socket
 import stat
 import time
 from pathlib import Path
@@ -151,5 +152,50 @@ def test_the_arbiters_sockets_are_its_users_alone():
         for p in socks:
             assert stat.S_IMODE(p.stat().st_mode) == 0o600, (p, oct(p.stat().st_mode))
             assert stat.S_IMODE(p.parent.stat().st_mode) == 0o700, p.parent
+    finally:
+        stop_serve(s)
+
+
+def _connect_all(paths: list[str], uid: int | None = None) -> list[str]:
+    """How a connection to each of ``paths`` went ("connected", or the error's name), tried
+    by a forked child, as ``uid`` (and no group of the arbiter's) when given."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: nothing of pytest's runs here
+        try:
+            os.close(r)
+            if uid is not None:
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+            said = []
+            for path in paths:
+                with socket.socket(socket.AF_UNIX) as s:
+                    try:
+                        s.connect(path)
+                        said.append("connected")
+                    except OSError as exc:
+                        said.append(type(exc).__name__)
+            os.write(w, " ".join(said).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        out = f.read().decode().split()
+    os.waitpid(pid, 0)
+    return out
+
+
+def test_another_local_user_reaches_neither_socket_the_local_channel_as_grpc():
+    """The local channel (the default wire of hosted Python bots) is as closed as the gRPC
+    socket: as root, a process of another uid (nobody) is refused by both, where the
+    arbiter's own user connects to both (then Hello needs a launch token on either)."""
+    s = start_serve()
+    try:
+        socks = sorted(str(p) for p in _unix_sockets(s.proc.pid) if p.name in ("arena.sock", "local.sock"))
+        assert len(socks) == 2, socks
+        assert _connect_all(socks) == ["connected", "connected"]
+        if os.geteuid() == 0:  # only root can be another user
+            assert _connect_all(socks, uid=65534) == ["PermissionError", "PermissionError"]
     finally:
         stop_serve(s)

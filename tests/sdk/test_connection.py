@@ -29,3 +29,24 @@ def test_a_match_end_it_cannot_read_is_said_and_the_connection_plays_on():
     act = conn._take().act
     assert (act.match_id, act.request_id, act.seat_token) == ("m2", 1, "tok")
     assert codec.action_from_proto("spades", act.action) in legal
+
+
+def test_each_match_start_hands_the_bot_options_of_its_own():
+    """The options a MatchStart carries are parsed once per text and handed out as a deep
+    copy would be (a list option is a fresh list each time, scalars are the values): a bot
+    that changes its ``info.options`` changes no other match's."""
+    import copy
+
+    from sdk.convert import options_from_wire
+
+    for game, options in (("spite-and-malice", {}), ("spades", {"deals": 1})):
+        wire = dict(codec.options_to_wire(options))
+        first = options_from_wire(game, wire)
+        lists = [k for k, v in first.items() if isinstance(v, list)]
+        assert lists or game == "spades", first
+        expected = copy.deepcopy(first)
+        for k in lists:
+            first[k].append("changed")
+        first["deals" if game == "spades" else lists[0]] = "changed"
+        second = options_from_wire(game, wire)
+        assert second == expected and all(second[k] is not first[k] for k in lists)

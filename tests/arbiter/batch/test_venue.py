@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arbiter.batch.settings import is_trusted
-from arbiter.batch.venue import Kind, VenueError, Where, describe, parse_where
+from arbiter.batch.venue import HOSTED, Kind, VenueError, Where, describe, parse_where
 from arbiter.store.db import Store
 from arbiter.tournament.play import play_local, store_play
 from cardarena.games import ConfigError, EndReason
@@ -40,7 +40,25 @@ def test_auto_plays_installed_bots_in_process_and_anything_else_hosted(tmp_path)
     assert parse_where("auto", bots=["random", "heuristic", "bots.noisy:Noisy30"]) == Where(Kind.INPROC, asked=False)
     for other in (str(bot), "mine@1", f"{bot}:Mine"):
         assert not is_trusted(other)
-        assert parse_where(None, bots=["random", other]) == Where(Kind.GRPC, asked=False)
+        assert parse_where(None, bots=["random", other]) == Where(Kind.LOCAL, asked=False)
+
+
+def test_hosted_bots_play_on_the_local_channel_unless_told():
+    """The one default of the bots the arbiter hosts itself (``HOSTED``): the local channel;
+    every caller's default is it (a tournament, ``arbiter play``, the arena, the host)."""
+    import inspect
+
+    from arbiter.arena.ladder import ArenaSpec
+    from arbiter.hosting.botproc import DEFAULT_TRANSPORT, BotHost, BotPool
+    from arbiter.tournament.play import play_local
+    from arbiter.tournament.run import run_tournament
+
+    assert HOSTED == Where(Kind.LOCAL) == parse_where(DEFAULT_TRANSPORT) and DEFAULT_TRANSPORT == "local"
+    for fn in (play_local, run_tournament):
+        assert inspect.signature(fn).parameters["transport"].default == DEFAULT_TRANSPORT
+    assert inspect.signature(BotHost).parameters["transport"].default == DEFAULT_TRANSPORT
+    assert BotPool.__dataclass_fields__["transport"].default == DEFAULT_TRANSPORT
+    assert ArenaSpec(game="spades").transport == DEFAULT_TRANSPORT
 
 
 @pytest.mark.parametrize("text, cluster, allowed, words", [
@@ -60,6 +78,24 @@ def test_a_venue_that_cannot_be_read_is_refused_with_what_was_wrong(text, cluste
 def test_a_cluster_address_goes_with_auto_or_grpc():
     assert parse_where("auto", cluster="tcp://10.0.0.5:8786") == Where(Kind.CLUSTER, "tcp://10.0.0.5:8786")
     assert parse_where("grpc", cluster="tcp://10.0.0.5:8786").kind is Kind.CLUSTER
+    assert parse_where("local", cluster="tcp://10.0.0.5:8786").kind is Kind.CLUSTER
+
+
+def test_a_clusters_workers_host_their_bots_on_the_wire_asked_for():
+    """On a cluster the workers' bot processes use the wire the batch names (``grpc`` or
+    ``local``), the hosted default when it names none; each match's task carries it."""
+    from arbiter.batch.cluster import OnCluster
+    from arbiter.batch.plan import PlannedMatch
+    from arbiter.hosting.botproc import DEFAULT_TRANSPORT
+    from cardarena.records import MatchConfig
+
+    address = "tcp://10.0.0.5:8786"
+    match = PlannedMatch(0, MatchConfig(game="spades", seed=1, options={"deals": 1}), ("random",) * 4)
+    for text, wire in (("grpc", "grpc"), ("local", "local"), ("auto", DEFAULT_TRANSPORT), (None, DEFAULT_TRANSPORT)):
+        where = parse_where(text, cluster=address)
+        assert where.kind is Kind.CLUSTER and where.transport == wire
+        venue = OnCluster(address, {"random": None}, "batch", transport=where.transport)
+        assert venue.job(match).transport == wire
 
 
 def test_the_words_say_when_a_files_bot_ran_in_the_arbiters_process(tmp_path):

@@ -149,15 +149,20 @@ def test_the_bots_cpu_is_found_for_forked_and_fresh_bots():
     its sandbox's namespace, where the bench counted no CPU for it and the breakdown raised."""
     import asyncio
 
-    async def run() -> tuple[list[int], float, float]:
+    async def run() -> tuple[list[int], float, float, float]:
         async with bench._BenchArbiter(transport="local") as arena:
-            before = arena.bot_cpu_seconds()
+            pids = bd.bot_pids(arena.pool)
+            before, own = arena.bot_cpu_seconds(), [bd.thread_times(p) for p in pids]
             # the kernel counts CPU in ticks (10 ms): enough play that the four bots' share
             # cannot round to none (a forked bot's import is its parent's; a 2-deal match
             # was ~3 ms of each bot's CPU and read 0.0 once on a loaded machine)
             await arena.match(3, {"deals": 12})
-            return bd.bot_pids(arena.pool), before, arena.bot_cpu_seconds()
+            ran = sum(t[0] - o.get(tid, (0, 0))[0] for p, o in zip(pids, own) for tid, t in bd.thread_times(p).items())
+            return pids, before, arena.bot_cpu_seconds(), ran / 1e9
 
-    pids, before, after = asyncio.run(run())
+    pids, before, after, own = asyncio.run(run())
     assert len(set(pids)) == 4 and all(p > 1 for p in pids), pids
     assert after > before, (before, after)  # the bots' play is counted
+    # by the breakdown too: the processes it found are the ones that played (a forked bot's
+    # shim, which only waits for it, ran for none of it)
+    assert own >= 0.3 * (after - before), (own, before, after)
