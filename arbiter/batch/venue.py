@@ -28,8 +28,9 @@ from typing import Any, AsyncIterator, Callable, Collection, Mapping, Sequence
 from arbiter.batch.cluster import ClusterError, OnCluster, bad_scheduler_address, bot_refs
 from arbiter.batch.engine import Connected, InProcess, hosted
 from arbiter.batch.settings import SpecError, check_named, is_trusted, resolve_bot
-from arbiter.hosting.botproc import DEFAULT_TRANSPORT, BotStartError
+from arbiter.hosting.botproc import DEFAULT_TRANSPORT, BotStartError, runtime_of
 from arbiter.hosting.loading import load_bot
+from cardarena.runtimes import PYTHON
 from arbiter.hosting.inprocess import cannot_play_in_process
 
 
@@ -98,6 +99,8 @@ def describe(where: Where, bots: Sequence[str] = ()) -> str:
     text = {Kind.INPROC: "in process", Kind.GRPC: "hosted (bot processes over gRPC)",
             Kind.LOCAL: "hosted (bot processes on the local channel)", Kind.REMOTE: "remote (connected bots)",
             Kind.CLUSTER: f"on the cluster {where.address}"}[where.kind]
+    if where.kind is Kind.LOCAL and (other := sorted({r.name for b in bots if (r := runtime_of(b)) is not PYTHON})):
+        text += f" ({', '.join(other)} bots over gRPC: the local channel's frames are the Python SDK's)"
     untrusted = [b for b in bots if not is_trusted(b)]
     if where.kind is Kind.INPROC and untrusted:
         text += f" as asked: {', '.join(untrusted)} ran in the arbiter's process, without the sandbox's limits"

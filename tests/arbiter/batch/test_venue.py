@@ -104,6 +104,14 @@ def test_the_words_say_when_a_files_bot_ran_in_the_arbiters_process(tmp_path):
     assert "the default for these bots" in describe(parse_where("auto", bots=["random"]), ["random"])
 
 
+def test_the_words_say_which_bots_of_a_local_venue_speak_grpc():
+    node = str(Path(__file__).parents[3] / "examples" / "node-bot")
+    where = parse_where("auto", bots=[node, str(ZOO)])
+    assert where.kind is Kind.LOCAL
+    assert "node bots over gRPC" in describe(where, [node, str(ZOO)])
+    assert "over gRPC" not in describe(where, [str(ZOO)])
+
+
 # -- no bot touches the referee (in process) --------------------------------------------
 
 
