@@ -1228,6 +1228,80 @@ def play_given_bids_rows(deals: int = 800, seed: int = 17, probes: int = 1000, j
     yield from _cut_rows(played, tricks, sets)
 
 
+def _after_tricks(r: Any, game: Any, k: int) -> tuple[Any, int]:
+    """Seating ``r`` (a full replay) played again from its record to the end of its ``k``-th trick:
+    the state then, and the decisions made until then (what a probe stopped there costs)."""
+    st = game.new_initial_state(r.seed)
+    n = 0
+    for text in r.actions:
+        if len(st.tricks) >= k:
+            break
+        st.apply(game.parse_action(text))
+        n += 1
+    return st, n
+
+
+def play_after_rows(deals: int = 800, seed: int = 17, tricks: Sequence[int] = (1, 2, 3, 4, 6, 8, 10, 12, 13),
+                    jobs: int = JOBS) -> Iterator[dict[str, Any]]:
+    """Issue 39, tenth session: features of the play itself as control variates of the close pair.
+    Per seating and side after the first ``k`` of ``tricks`` tricks: the tricks won so far, and what
+    they and the double-dummy tricks of the rest (one DDS solve of the position, the trick's winner
+    leading) are worth with the bids fixed (``_side_play``: points, set), the nil bids already
+    broken; per bot summed over the two seatings. Measured as ``_cut_rows`` measures (the features'
+    means over the deals themselves: the cut they could give were E known), alone and beside
+    ``LUCK_FEATURES``, on ``arbiter evaluate spades heuristic greedy --deals DEALS --seed SEED -o
+    deals=1`` replayed. What E costs: a probe deal is both seatings played to the end of trick k
+    and one DDS solve each; ``probe_cost`` is its cost over an evaluation deal's (two full matches),
+    the decisions' share plus the solves' CPU over the matches' (both measured here, ``jobs`` 1), and
+    ``per_match_one_off`` the per-match variance with that cost counted, the budget split best
+    between deals and probes for one evaluation: plain x (sqrt(r) + sqrt((1 - r) c))^2 for a ratio
+    r and a cost c (docs/strength.md, "The play itself as control variates")."""
+    import time
+
+    from cardarena.games import get_game
+    from arbiter.hosting.doubledummy import opening_tricks
+    from arbiter.rating.luck import luck_features
+
+    opts = {"deals": 1}
+    start = time.process_time()
+    played = replay_evaluation("spades", "heuristic", "greedy", deals, seed, opts, jobs=jobs)
+    match_cpu = (time.process_time() - start) / (2 * deals) if jobs == 1 else None
+    game = get_game("spades", opts)
+    solve_cpu: dict[int, float] = dict.fromkeys(tricks, 0.0)
+    feats: dict[int, list[dict[str, float]]] = {k: [] for k in tricks}
+    spent: dict[int, int] = dict.fromkeys(tricks, 0)
+    for d in played:
+        for k in tricks:
+            f: dict[str, float] = {}
+            for r in d[:2]:
+                st, n = _after_tricks(r, game, k)
+                spent[k] += n
+                won = (st.tricks_won[0] + st.tricks_won[2], st.tricks_won[1] + st.tricks_won[3])
+                rest = 0
+                if k < 13:
+                    t = time.process_time()
+                    rest = opening_tricks(st.hands, st.leader)
+                    solve_cpu[k] += time.process_time() - t
+                for bot, tag in ((0, "a"), (1, "b")):
+                    seats = r.side_of(bot)
+                    v = _side_play(r, bot, won[0] + rest)[1]
+                    broken = sum(1 for s in seats if not r.bids[s] and st.tricks_won[s])
+                    for name, x in (("score", v["score"]), ("set", v["set"]), ("won", won[seats[0] % 2]),
+                                    ("nil_broken", broken)):
+                        f[f"after_{tag}_{name}"] = f.get(f"after_{tag}_{name}", 0.0) + x
+            feats[k].append(f)
+    match_decisions = sum(r.decisions for d in played for r in d[:2]) / (2 * deals)
+    sets = {"points": lambda d, f: {n: v for n, v in f.items() if n.endswith("score")},
+            "all": lambda d, f: f, "all + luck": lambda d, f: {**f, **luck_features(d)}}
+    for k in tricks:
+        cost = spent[k] / (2 * deals) / match_decisions + (solve_cpu[k] / (2 * deals) / match_cpu if match_cpu else 0.0)
+        for row in _cut_rows(played, feats[k], sets):
+            row["features"] = f"after {k} tricks: {row['features']}"
+            r = row["cross_fitted_all"]
+            yield {**row, "probe_cost": cost,
+                   "per_match_one_off": row["per_match_plain"] * (r**0.5 + (max(0.0, 1 - r) * cost) ** 0.5) ** 2}
+
+
 def _md(rows: list[dict], cols: list[str]) -> str:
     def fmt(v) -> str:
         if isinstance(v, float):
@@ -1305,6 +1379,11 @@ def main(parts: list[str]) -> None:
         print(_md(list(play_given_bids_rows()), ["features", "numbers", "cross_fitted_400", "cross_fitted_all",
                                                  "held_out", "per_match_plain", "per_match_all", "per_match_held_out"]),
               "\n", flush=True)
+    if "playafter" in parts:
+        print("## The play itself: the state after k tricks as control variates (issue 39, tenth session)\n")
+        print(_md(list(play_after_rows(jobs=1)), ["features", "numbers", "cross_fitted_all", "held_out",
+                                                  "per_match_plain", "per_match_all", "per_match_held_out",
+                                                  "probe_cost", "per_match_one_off"]), "\n", flush=True)
     if "ratiotargets" in parts:
         print("## The draws' bench targets on simulated deals (issue 39, seventh session)\n")
         print(_md(list(ratio_target_rows()), ["deals", "explained", "ratio_fails", "far_rank_fails", "close_rank_fails",
