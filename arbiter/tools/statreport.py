@@ -531,30 +531,32 @@ NULL_PERMUTATIONS = 200
 
 
 def null_rank(seen: float, margins: Sequence[float], features: Sequence[Mapping[str, float]], names: Sequence[str],
-              rng: random.Random, permutations: int = NULL_PERMUTATIONS, flips: bool = False) -> float:
+              rng: random.Random, permutations: int = NULL_PERMUTATIONS) -> float:
     """Where ``seen``, the variance ratio an evaluation's correction gave (``LuckAdjusted.variance_ratio``
-    of ``arbiter evaluate --luck-adjusted``), falls among the ratios of its ``features`` shuffled over
-    the deals, each cross-fitted as the correction is fitted (``regression_adjusted``, FOLDS, RIDGE):
-    the share of ``permutations`` shuffles whose ratio is below it.
+    of ``arbiter evaluate --luck-adjusted``), falls among the ratios of its ``features`` with each
+    deal's features times a random sign (all of a deal's by one sign), each cross-fitted as the
+    correction is fitted (``regression_adjusted``, FOLDS, RIDGE): the share of ``permutations``
+    sign flips whose ratio is below it.
 
-    Shuffled, the features know nothing of the margins and keep their values, their number and the
-    deals', so their ratios are what fitting that many slopes on that many deals costs when there is
-    nothing to find (above 1: about 1.01 for 2 features on 250 deals, 1.06 on 40). Near 0: the
-    correction explains more than chance (a close pair); about uniform on [0, 1] when it explains
-    nothing (a far pair, or features that are not the deals'); near 1: it does worse than features
-    that know nothing (a correction that harms: a wrong sign, a slope from the wrong deals' fit).
-    Unlike ``ratio < 1``, whose fitting cost makes a correct correction of a far pair fail it about
-    half the time, the far pairs' ``< 0.99`` fails a correct one at most 1% of the time."""
+    Flipped, the features know nothing of the margins (a slope fitted on them points nowhere) yet
+    keep their size deal by deal, their number and the deals', so their ratios are what fitting that
+    many slopes on those deals costs when there is nothing to find (above 1: about 1.01 for 2
+    features on 250 deals, 1.06 on 40). Near 0: the correction explains more than chance (a close
+    pair); about uniform on [0, 1] when it explains nothing (a far pair); near 1: it does worse than
+    features that know nothing (a correction that harms: a wrong sign, a slope from the wrong deals'
+    fit). Unlike ``ratio < 1``, whose fitting cost makes a correct correction of a far pair fail it
+    about half the time, the far pairs' ``< 0.99`` fails a correct one about 1% of the time. Sign
+    flips, not shuffles of the features over the deals: a shuffle also moves a deal's |features| away
+    from its margin, and where the margins spread more on the deals with large features (a long game
+    draws more) the true pairing then costs more to fit than any shuffle and a correct correction
+    ranks high (docs/strength.md, "The far pairs' null rank": 0.30-0.48 of such runs failed by
+    shuffles, 0.017 by flips; on the bench's real deals the two agree)."""
     from arbiter.rating.luck import FOLDS, RIDGE, regression_adjusted
 
     zero = dict.fromkeys(names, 0.0)
-    rows = list(features)
     below = 0
     for _ in range(permutations):
-        if flips:  # each deal's features times a random sign: its |features| stay with its margin (measured, not the bench's)
-            rows = [f if rng.random() < 0.5 else {k: -f[k] for k in names} for f in features]
-        else:
-            rng.shuffle(rows)
+        rows = [f if rng.random() < 0.5 else {k: -f[k] for k in names} for f in features]
         below += regression_adjusted(margins, rows, zero, names, FOLDS, RIDGE).variance_ratio < seen
     return below / permutations
 
@@ -695,8 +697,9 @@ def ratio_target_rows(runs: int = 60, permutations: int = 100, seed: int = 0, si
     same correction with its sign flipped (a broken one). ``spread`` above 0: each deal has a size s
     (lognormal, sigma 0.6; a long game draws more), its features are s times theirs and the margin's
     noise s ** spread times its own, so the margins spread more where the features are large while
-    their mean owes them nothing; ``far_flip_fails`` is then how often ``null_rank(..., flips=True)``
-    fails the far target (docs/strength.md, "The far pairs' null rank, eighth session")."""
+    their mean owes them nothing: how often the far target fails a correct correction there
+    (docs/strength.md, "The far pairs' null rank, eighth session"; the shuffles the null rank drew
+    before the tenth session failed it 0.30-0.48 of the time, the sign flips it draws now 0.017)."""
     from arbiter.rating.luck import FOLDS, RIDGE, regression_adjusted
 
     names, zero = ("x", "y"), {"x": 0.0, "y": 0.0}
@@ -705,16 +708,14 @@ def ratio_target_rows(runs: int = 60, permutations: int = 100, seed: int = 0, si
             for share in shares:
                 rng = random.Random(f"ratio-targets:{seed}:{n}:{share}:{spread}")
                 b = (share / (1 - share) / 2) ** 0.5
-                far = flip = 0
+                far = 0
                 for _ in range(runs):
                     size = [rng.lognormvariate(0, 0.6) for _ in range(n)]
                     feats = [{"x": s * rng.gauss(0, 1), "y": s * rng.gauss(0, 1)} for s in size]
                     margins = [b * (f["x"] + f["y"]) + rng.gauss(0, 1) * s ** spread for f, s in zip(feats, size)]
                     seen = regression_adjusted(margins, feats, zero, names, FOLDS, RIDGE).variance_ratio
                     far += null_rank(seen, margins, feats, names, rng, permutations) >= 0.99
-                    flip += null_rank(seen, margins, feats, names, rng, permutations, flips=True) >= 0.99
-                yield {"deals": n, "explained": share, "spread": spread, "far_rank_fails": far / runs,
-                       "far_flip_fails": flip / runs}
+                yield {"deals": n, "explained": share, "spread": spread, "far_rank_fails": far / runs}
         return
     for n in sizes:
         for share in shares:
@@ -930,8 +931,8 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
                                               else (None, "none: a far pair has little to cut (its .null_rank)")))
        for g, a, b, _ in DRAW_PAIRS},
     **{f"draws.{draw_key(g, a, b)}.null_rank": (
-        f"share of {NULL_PERMUTATIONS} shuffles of the draws' features over the deals whose variance ratio is below "
-        f"the correction's ({g} {a}-{b}; 0: it explains more than chance, 1: worse than features that know nothing)",
+        f"share of {NULL_PERMUTATIONS} sign flips of the draws' features (each deal's times a random sign) whose "
+        f"variance ratio is below the correction's ({g} {a}-{b}; 0: it explains more than chance, 1: worse than features that know nothing)",
         "rate", *((lambda v: v <= 0.05, "<= 0.05 (more than chance)") if draw_key(g, a, b) in DRAW_CLOSE
                   else (lambda v: v < 0.99, "< 0.99 (no worse than features that know nothing)")))
        for g, a, b, _ in DRAW_PAIRS},
@@ -1227,6 +1228,80 @@ def play_given_bids_rows(deals: int = 800, seed: int = 17, probes: int = 1000, j
     yield from _cut_rows(played, tricks, sets)
 
 
+def _after_tricks(r: Any, game: Any, k: int) -> tuple[Any, int]:
+    """Seating ``r`` (a full replay) played again from its record to the end of its ``k``-th trick:
+    the state then, and the decisions made until then (what a probe stopped there costs)."""
+    st = game.new_initial_state(r.seed)
+    n = 0
+    for text in r.actions:
+        if len(st.tricks) >= k:
+            break
+        st.apply(game.parse_action(text))
+        n += 1
+    return st, n
+
+
+def play_after_rows(deals: int = 800, seed: int = 17, tricks: Sequence[int] = (1, 2, 3, 4, 6, 8, 10, 12, 13),
+                    jobs: int = JOBS) -> Iterator[dict[str, Any]]:
+    """Issue 39, tenth session: features of the play itself as control variates of the close pair.
+    Per seating and side after the first ``k`` of ``tricks`` tricks: the tricks won so far, and what
+    they and the double-dummy tricks of the rest (one DDS solve of the position, the trick's winner
+    leading) are worth with the bids fixed (``_side_play``: points, set), the nil bids already
+    broken; per bot summed over the two seatings. Measured as ``_cut_rows`` measures (the features'
+    means over the deals themselves: the cut they could give were E known), alone and beside
+    ``LUCK_FEATURES``, on ``arbiter evaluate spades heuristic greedy --deals DEALS --seed SEED -o
+    deals=1`` replayed. What E costs: a probe deal is both seatings played to the end of trick k
+    and one DDS solve each; ``probe_cost`` is its cost over an evaluation deal's (two full matches),
+    the decisions' share plus the solves' CPU over the matches' (both measured here, ``jobs`` 1), and
+    ``per_match_one_off`` the per-match variance with that cost counted, the budget split best
+    between deals and probes for one evaluation: plain x (sqrt(r) + sqrt((1 - r) c))^2 for a ratio
+    r and a cost c (docs/strength.md, "The play itself as control variates")."""
+    import time
+
+    from cardarena.games import get_game
+    from arbiter.hosting.doubledummy import opening_tricks
+    from arbiter.rating.luck import luck_features
+
+    opts = {"deals": 1}
+    start = time.process_time()
+    played = replay_evaluation("spades", "heuristic", "greedy", deals, seed, opts, jobs=jobs)
+    match_cpu = (time.process_time() - start) / (2 * deals) if jobs == 1 else None
+    game = get_game("spades", opts)
+    solve_cpu: dict[int, float] = dict.fromkeys(tricks, 0.0)
+    feats: dict[int, list[dict[str, float]]] = {k: [] for k in tricks}
+    spent: dict[int, int] = dict.fromkeys(tricks, 0)
+    for d in played:
+        for k in tricks:
+            f: dict[str, float] = {}
+            for r in d[:2]:
+                st, n = _after_tricks(r, game, k)
+                spent[k] += n
+                won = (st.tricks_won[0] + st.tricks_won[2], st.tricks_won[1] + st.tricks_won[3])
+                rest = 0
+                if k < 13:
+                    t = time.process_time()
+                    rest = opening_tricks(st.hands, st.leader)
+                    solve_cpu[k] += time.process_time() - t
+                for bot, tag in ((0, "a"), (1, "b")):
+                    seats = r.side_of(bot)
+                    v = _side_play(r, bot, won[0] + rest)[1]
+                    broken = sum(1 for s in seats if not r.bids[s] and st.tricks_won[s])
+                    for name, x in (("score", v["score"]), ("set", v["set"]), ("won", won[seats[0] % 2]),
+                                    ("nil_broken", broken)):
+                        f[f"after_{tag}_{name}"] = f.get(f"after_{tag}_{name}", 0.0) + x
+            feats[k].append(f)
+    match_decisions = sum(r.decisions for d in played for r in d[:2]) / (2 * deals)
+    sets = {"points": lambda d, f: {n: v for n, v in f.items() if n.endswith("score")},
+            "all": lambda d, f: f, "all + luck": lambda d, f: {**f, **luck_features(d)}}
+    for k in tricks:
+        cost = spent[k] / (2 * deals) / match_decisions + (solve_cpu[k] / (2 * deals) / match_cpu if match_cpu else 0.0)
+        for row in _cut_rows(played, feats[k], sets):
+            row["features"] = f"after {k} tricks: {row['features']}"
+            r = row["cross_fitted_all"]
+            yield {**row, "probe_cost": cost,
+                   "per_match_one_off": row["per_match_plain"] * (r**0.5 + (max(0.0, 1 - r) * cost) ** 0.5) ** 2}
+
+
 def _md(rows: list[dict], cols: list[str]) -> str:
     def fmt(v) -> str:
         if isinstance(v, float):
@@ -1304,6 +1379,11 @@ def main(parts: list[str]) -> None:
         print(_md(list(play_given_bids_rows()), ["features", "numbers", "cross_fitted_400", "cross_fitted_all",
                                                  "held_out", "per_match_plain", "per_match_all", "per_match_held_out"]),
               "\n", flush=True)
+    if "playafter" in parts:
+        print("## The play itself: the state after k tricks as control variates (issue 39, tenth session)\n")
+        print(_md(list(play_after_rows(jobs=1)), ["features", "numbers", "cross_fitted_all", "held_out",
+                                                  "per_match_plain", "per_match_all", "per_match_held_out",
+                                                  "probe_cost", "per_match_one_off"]), "\n", flush=True)
     if "ratiotargets" in parts:
         print("## The draws' bench targets on simulated deals (issue 39, seventh session)\n")
         print(_md(list(ratio_target_rows()), ["deals", "explained", "ratio_fails", "far_rank_fails", "close_rank_fails",

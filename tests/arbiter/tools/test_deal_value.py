@@ -84,3 +84,17 @@ def test_the_double_dummy_value_reads_the_same_off_probes_and_needs_the_tricks(p
     # is A's points minus B's, averaged over the two seatings (A holds each side's cards once).
     f = trick_features(deals[0], tricks[0])
     assert f["a_dd_set"] + f["b_dd_set"] <= 4 and sum(f[f"a_dd_over_{k}"] for k in range(-4, 5)) == 2
+
+
+def test_the_state_of_the_play_after_the_last_trick_is_the_outcome() -> None:
+    """``statreport.play_after_rows`` (the play itself as control variates, docs/strength.md, "Spades'
+    0.5x in the tenth session"): each seating replayed from its record to the end of trick k. After
+    the 13th the state is the match's result, so its features with the flag's five explain the deal
+    margins all but exactly on 40 deals, and a probe that far costs a whole match."""
+    from arbiter.tools.statreport import play_after_rows
+
+    rows = {r["features"]: r for r in play_after_rows(deals=40, seed=17, tricks=(13,), jobs=1)}
+    outcome = rows["after 13 tricks: all + luck"]
+    assert outcome["cross_fitted_all"] < 0.05, outcome
+    assert outcome["probe_cost"] == 1.0
+    assert rows["after 13 tricks: points"]["cross_fitted_all"] < 0.6
