@@ -40,6 +40,9 @@ class DdsBot(Bot):
         super().__init__()
         self.worlds = worlds
         self.max_ms = max_ms
+        #: How a live nil is valued (``spades_dds.DOUBLE_DUMMY`` as the bot plays; the
+        #: arbiter's analysis sets ``spades_dds.AT_TABLE``).
+        self.nils = spades_dds.DOUBLE_DUMMY
 
     def on_match_start(self, info: MatchInfo) -> None:
         self.game = get_game(info.game, info.options)
@@ -54,11 +57,11 @@ class DdsBot(Bot):
     def action_values(self, world: Any, seat: int, cands: Sequence[Action], seed: int) -> list[float]:
         """Each candidate's value on one sampled deal (``spades_dds.action_values``): the
         evaluator the arbiter's analysis uses for Spades."""
-        return spades_dds.action_values(self.game, world, seat, cands, seed)
+        return spades_dds.action_values(self.game, world, seat, cands, seed, self.nils)
 
     def state_value(self, world: Any, seat: int, seed: int) -> float:
         """The deal in progress in ``world``, for ``seat`` (``spades_dds.deal_value``)."""
-        return spades_dds.deal_value(self.game, world, seat, seed)
+        return spades_dds.deal_value(self.game, world, seat, seed, nils=self.nils)
 
     def choose(self, view: Any, legal_actions: Sequence[Action]) -> Action:
         legal = list(legal_actions)

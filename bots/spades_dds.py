@@ -44,11 +44,22 @@ from typing import Any, Sequence
 from bots import spades_heuristic
 from sdk.forward import Action, Game, State
 from bots.spades_nil import NilSolver
-from sdk.spades import Bid, Give, Look, Phase, Play, score_side
+from sdk.spades import Bid, Give, Look, Phase, Play, power, score_side
 
 __all__ = ["DdsUnavailable", "action_values", "available", "candidates", "deal_value"]
 
 _SUITS = "SHDC"
+_SPADE = 0  # a card's suit: card % 4
+
+#: How a live nil is valued (``nils`` of ``action_values``/``deal_value``), the bot's way or
+#: the analysis's: ``DOUBLE_DUMMY``: its fate solved double dummy (``bots.spades_nil``),
+#: the heuristic playing the deal out past that search's budget; ``AT_TABLE``: as it is
+#: played at the table: a nil alive before the deal's first card (a nil bid's fate over a
+#: whole hand, where that search rarely ends: 9 of 422 deals) is played out single dummy,
+#: every seat from its own view, and in every play-out its opponents defend against it
+#: (``defend_nil``).
+DOUBLE_DUMMY = "double dummy"
+AT_TABLE = "at the table"
 
 
 class DdsUnavailable(RuntimeError):
@@ -182,23 +193,71 @@ def _final(view: Any, seat: int) -> float:
     return float(view.sides[side].score - view.sides[1 - side].score)
 
 
-def _play_out(game: Game, st: State, seat: int, deal: int, rng: random.Random) -> float:
-    """The heuristic plays every seat to the end of ``deal``: the seat's side's total minus
+def _shown_void(view: Any, seat: int) -> set[int]:
+    """The suits ``seat`` has shown it no longer holds this deal (it did not follow them)."""
+    out = set()
+    for cards in [t.cards for t in view.tricks] + [view.trick]:
+        for p in cards[1:]:
+            if p.seat == seat and p.card % 4 != cards[0].card % 4:
+                out.add(cards[0].card % 4)
+    return out
+
+
+def defend_nil(view: Any, legal: Sequence[Action], rng: random.Random | None = None) -> Action:
+    """The heuristic's action, except that a seat whose opponent's nil is alive (its own side
+    having none) plays to set it, from its own view as at the table: it leads its lowest
+    card of a side suit the nil bidder has not shown void in; before the nil bidder plays to
+    a trick it follows as low as it can (void: it sheds its highest side card, no trump); with
+    the nil bidder winning the trick it plays its highest card under it. The heuristic has no
+    such play: in its play-outs a blind nil was made 76% of the time (60% against this
+    defence; docs/analysis.md, "Method 10")."""
+    me = view.seat
+    live = _live_nils(view)
+    if not isinstance(legal[0], Play) or any(s % 2 == me % 2 for s in live) or not live:
+        return spades_heuristic.choose(view, legal, rng)
+    nil = live[0]
+    cards = [a.card for a in legal]
+    low = lambda c: power(c)  # noqa: E731
+    if not view.trick:
+        void = _shown_void(view, nil)
+        side = [c for c in cards if c % 4 != _SPADE and c % 4 not in void]
+        return Play(min(side or [c for c in cards if c % 4 not in void] or cards, key=low))
+    led = view.trick[0].card % 4
+    winner, best = spades_heuristic.current_winner(view)
+    if all(p.seat != nil for p in view.trick):
+        follow = [c for c in cards if c % 4 == led]
+        if follow:
+            return Play(min(follow, key=low))
+        shed = [c for c in cards if c % 4 != _SPADE]
+        return Play(max(shed, key=low) if shed else min(cards, key=low))
+    if winner == nil:
+        under = [c for c in cards if not spades_heuristic.beats(c, best, led)]
+        if under:
+            return Play(max(under, key=lambda c: (c % 4 != _SPADE, power(c))))
+    return spades_heuristic.choose(view, legal, rng)
+
+
+def _play_out(game: Game, st: State, seat: int, deal: int, rng: random.Random, nils: str = DOUBLE_DUMMY) -> float:
+    """The heuristic plays every seat to the end of ``deal`` (with ``nils`` ``AT_TABLE``, a
+    live nil's opponents defend against it: ``defend_nil``): the seat's side's total minus
     the other's then."""
+    policy = defend_nil if nils == AT_TABLE else spades_heuristic.choose
     while not st.is_terminal:
         v = st.view(st.current_seat)
         if v.deal != deal:
             return _final(v, seat)
-        st.apply(spades_heuristic.choose(v, st.legal_actions(), rng))
+        st.apply(policy(v, st.legal_actions(), rng))
     out = st.outcome()
     return float(out.scores[seat] - out.scores[(seat + 1) % 4])
 
 
 def deal_value(game: Game, world: State, seat: int, seed: int, cache: dict | None = None,
-               nils: "_Nils | None" = None) -> float:
+               solvers: "_Nils | None" = None, nils: str = DOUBLE_DUMMY) -> float:
     """What the deal in progress in ``world`` is worth to ``seat`` from here (module
     docstring): before play, the heuristic finishes bidding and exchange; then DDS tricks
-    scored by the rules, or, while a nil is alive, the heuristic plays the deal out.
+    scored by the rules, with a live nil's fate solved double dummy, or the heuristic plays
+    the deal out: past the nil search's budget, and with ``nils`` ``AT_TABLE`` (where the
+    play-out defends against a nil) whenever a nil is alive before the deal's first card.
     ``cache`` (per world) keeps DDS counts of the opening position across candidates."""
     rng = random.Random(seed)
     st = world.clone()
@@ -217,9 +276,11 @@ def deal_value(game: Game, world: State, seat: int, seed: int, cache: dict | Non
     v = st.view(actor)
     fails = None
     if _live_nil(v):
-        fails = (nils or _Nils()).outcomes(st)
+        if nils == AT_TABLE and not v.tricks and not v.trick:  # a nil bid's fate, as played at the table
+            return _play_out(game, st, seat, deal, rng, nils)
+        fails = (solvers or _Nils()).outcomes(st)
         if fails is None:  # the nil search ran out of budget: the heuristic plays it out
-            return _play_out(game, st, seat, deal, rng)
+            return _play_out(game, st, seat, deal, rng, nils)
     key = None
     if cache is not None:
         key = tuple(tuple(str(c) for c in st.view(s).hand) for s in range(4)) + (actor, len(v.tricks), len(v.trick))
@@ -235,11 +296,13 @@ def deal_value(game: Game, world: State, seat: int, seed: int, cache: dict | Non
     return _scored(game, v, seat, side_tricks, fails)
 
 
-def action_values(game: Game, world: State, seat: int, cands: Sequence[Action], seed: int) -> list[float]:
+def action_values(game: Game, world: State, seat: int, cands: Sequence[Action], seed: int,
+                  nils: str = DOUBLE_DUMMY) -> list[float]:
     """Each candidate's value on one sampled ``world`` where ``seat`` is to act (module
     docstring), in ``cands``' order: points of the seat's side minus the other's at the end
     of the deal. ``seed`` seeds the heuristic's choices where it plays (the same for every
-    candidate: common random numbers)."""
+    candidate: common random numbers). ``nils``: how a live nil is valued (``DOUBLE_DUMMY``
+    or ``AT_TABLE``)."""
     v = world.view(seat)
     if v.phase is Phase.PLAY and all(isinstance(a, Play) for a in cands):
         counts = _solve(world)
@@ -248,28 +311,28 @@ def action_values(game: Game, world: State, seat: int, cands: Sequence[Action], 
             return [_scored(game, v, seat, side + counts[str(a.card)]) for a in cands]
         # A live nil: each candidate's position is searched for the nil's fate (double
         # dummy, ``bots.spades_nil``); the tricks are DDS's as above.
-        nils = _Nils()
+        solvers = _Nils()
         out = []
         for a in cands:
             st = world.clone()
             st.apply(a)
             after = st.view(seat)
             if st.is_terminal or after.deal != v.deal:
-                out.append(_final(after, seat) if not st.is_terminal else _play_out(game, st, seat, v.deal, random.Random(seed)))
+                out.append(_final(after, seat) if not st.is_terminal else _play_out(game, st, seat, v.deal, random.Random(seed), nils))
                 continue
-            fails = nils.outcomes(st)
+            fails = solvers.outcomes(st)
             if fails is None:  # out of budget: the heuristic plays the deal out
-                out.append(_play_out(game, st, seat, v.deal, random.Random(seed)))
+                out.append(_play_out(game, st, seat, v.deal, random.Random(seed), nils))
             else:
                 out.append(_scored(game, after, seat, side + counts[str(a.card)], fails))
         return out
     out = []
     cache: dict = {}
-    nils = _Nils()
+    solvers = _Nils()
     for a in cands:
         st = world.clone()
         st.apply(a)
-        out.append(deal_value(game, st, seat, seed, cache, nils))
+        out.append(deal_value(game, st, seat, seed, cache, solvers, nils))
     return out
 
 

@@ -61,7 +61,7 @@ class Analysed(ValuedActions):
 
 
 #: Raised when the way values are computed changes: analyses stored before are not reused.
-METHOD = 9  # 2: live nils solved double dummy, 16 states; 3: two looks agree, S&M without the reach bonus; 4: a fine at a 1% error rate, three looks agree; 5: a fine at 0.1%; 6: a finished Spite and Malice game worth its result alone; 7: a "fine" bounds a rare difference not yet seen (values.RARE), a run under way at the budget may finish (values.FINISH); 8: not at Spot; 9: at Spite and Malice a decision near the edge at the budget's end draws on to twice the budget (values.EDGE, values.EXTEND, values.EXTENDED)
+METHOD = 10  # 2: live nils solved double dummy, 16 states; 3: two looks agree, S&M without the reach bonus; 4: a fine at a 1% error rate, three looks agree; 5: a fine at 0.1%; 6: a finished Spite and Malice game worth its result alone; 7: a "fine" bounds a rare difference not yet seen (values.RARE), a run under way at the budget may finish (values.FINISH); 8: not at Spot; 9: at Spite and Malice a decision near the edge at the budget's end draws on to twice the budget (values.EDGE, values.EXTEND, values.EXTENDED); 10: at Spades a live nil valued as at the table: a nil bid's fate played out single dummy, its opponents defending against it (bots.spades_dds.AT_TABLE)
 
 
 def settings_key(samples: int = DEFAULT_SAMPLES, seed: int = 0, max_actions: int = DEFAULT_MAX_ACTIONS) -> str:

@@ -11,8 +11,11 @@ the way a determinizing search values it:
 
    * Spades: the ``dds`` bot's determinized double-dummy values (``bots/spades_dds.py``):
      DDS trick counts scored by Spades' rules (contracts, bags, failed nils), the bidding
-     finished by the heuristic, a live nil's fate solved double dummy (``bots/spades_nil.py``;
-     played out by the heuristic where that search exceeds its budget);
+     finished by the heuristic; a live nil valued as at the table (``REFERENCE_SETTINGS``,
+     method 10): a nil alive at the deal's first card (a nil bid) played out by the
+     heuristic, every seat from its own view, the nil's opponents defending against it
+     (``spades_dds.defend_nil``); later in the deal its fate solved double dummy
+     (``bots/spades_nil.py``), played out so where that search exceeds its budget;
      units: points of the seat's side minus the other side's (totals) at the end of the deal;
    * Spot: the ``search`` bot's rollout: the action, then the heuristic for every seat to
      the end of the hand; units: the seat's money then;
@@ -173,6 +176,11 @@ MARGIN: Mapping[str, float] = facts("value_margin")
 REFERENCE: Mapping[str, str] = facts("value_reference")
 
 #: Settings of a reference evaluator for the analysis, per game (attributes of the bot).
+#: Spades (method 10): a live nil valued as at the table (``spades_dds.AT_TABLE``): the
+#: heuristic's play-outs, which a nil bid's value came from on 413 of 422 sampled deals (the
+#: double-dummy nil search rarely ends on a whole hand), had its opponents ignore the nil:
+#: a blind nil was made in 76% of them and read 82 points better than looking; defended,
+#: 60% and 34 (300 deals, the first seat; docs/analysis.md, "Method 10").
 #: Spite and Malice: no bonus for a pay-off card merely reachable at the horizon (the search
 #: bot plays with 1.0): with it, a playable pay-off card held back and still reachable next
 #: turn was worth nearly as much as one played, and the planted blunder went unmarked. And
@@ -180,7 +188,8 @@ REFERENCE: Mapping[str, str] = facts("value_reference")
 #: method 6): a game stopped at its turn limit is a draw whatever the pay-off counts, and
 #: counting them there marked a seat's last turns mistakes that changed nothing (the
 #: heuristic's 4 of the held-out seed 3, docs/analysis.md).
-REFERENCE_SETTINGS: dict[str, dict[str, Any]] = {"spite-and-malice": {"chain_bonus": 0.0, "result_only": True}}
+REFERENCE_SETTINGS: dict[str, dict[str, Any]] = {"spite-and-malice": {"chain_bonus": 0.0, "result_only": True},
+                                                  "spades": {"nils": "at the table"}}
 
 #: The verdicts of a valued decision.
 VERDICTS = ("mistake", "fine", "unsure")

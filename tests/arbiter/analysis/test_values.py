@@ -45,6 +45,18 @@ def test_bidding_nil_with_every_spade_is_a_mistake():
     assert best.best == nil.best
 
 
+def test_spades_nils_are_valued_as_at_the_table():
+    """The analysis's Spades evaluator values a live nil as it is played at the table (method
+    10, ``spades_dds.AT_TABLE``: a nil bid's fate played out single dummy, its opponents
+    defending); the ``dds`` bot keeps its own way (double dummy)."""
+    from bots import spades_dds
+    from bots.dds import DdsBot
+
+    options, _ = spades_bid_point()
+    assert Valuer("spades", options, 0).reference.nils == spades_dds.AT_TABLE
+    assert DdsBot().nils == spades_dds.DOUBLE_DUMMY
+
+
 def test_the_analysis_is_seeded():
     options, point = spades_bid_point()
     a = Valuer("spades", options, 0, samples=3, seed=11).decision(point, "bid 5")
