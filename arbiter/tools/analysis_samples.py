@@ -14,6 +14,10 @@ candidates (chosen first), the reference policy's index, and per sampling seed t
 samples so far), as if the analysis had run with it: ``python -m
 arbiter.tools.analysis_samples collect spot --matches 1 --out spot.jsonl`` and
 ``python -m arbiter.tools.analysis_samples rules spot.jsonl``.
+
+``noise`` says where a decision's loss noise comes from (the rollout's own randomness
+within a state, or the states drawn), before any cure is tried: ``python -m
+arbiter.tools.analysis_samples noise spot --matches 2 --states 64``.
 """
 
 from __future__ import annotations
@@ -84,6 +88,40 @@ def collect(game: str, matches: int, states: int, seed: int = 0, seeds: tuple[in
                     row["values"][str(k)] = per
                 progress(f"{game} match {m + 1}/{matches} seat {seat} decision {point.number}")
                 yield row
+
+
+def noise(valuer: Valuer, view: Any, legal: Any, chosen: Any, key: str, states: int) -> dict[str, float]:
+    """Where the noise of a decision's loss comes from: on ``states`` states drawn as
+    ``draw`` draws them, every candidate valued twice, under two rollout seeds. For the
+    candidate with the largest mean gain over the chosen one (``gain``), the variance of
+    its paired difference on one state (``total``), the part the rollout's own randomness
+    makes within a state (``within``: half the mean squared difference between the two
+    seeds' differences; 0 when a state's rollouts are deterministic), the rest between
+    states (``between``), and how the two candidates' values go together over the states
+    (``corr``: common random numbers help as much as it is above 0)."""
+    rng = random.Random(f"{valuer.seed}:{key}")
+    cands = valuer.candidates(view, legal, chosen, rng)
+    a = cands.index(chosen)
+    one: list[list[float]] = []
+    two: list[list[float]] = []
+    for world in sample_states(valuer.game, view, states, rng):
+        s1, s2 = rng.getrandbits(32), rng.getrandbits(32)
+        one.append([float(x) for x in valuer.reference.action_values(world, valuer.seat, cands, s1)])
+        two.append([float(x) for x in valuer.reference.action_values(world, valuer.seat, cands, s2)])
+    n = len(one)
+    gains = [sum(r[i] - r[a] for r in one) / n if i != a else -math.inf for i in range(len(cands))]
+    i = max(range(len(cands)), key=gains.__getitem__)
+    d1 = [r[i] - r[a] for r in one]
+    d2 = [r[i] - r[a] for r in two]
+    m = sum(d1) / n
+    total = sum((x - m) ** 2 for x in d1) / (n - 1)
+    within = sum((x - y) ** 2 for x, y in zip(d1, d2)) / (2 * n)
+    xi, xa = [r[i] for r in one], [r[a] for r in one]
+    mi, ma = sum(xi) / n, sum(xa) / n
+    cov = sum((x - mi) * (y - ma) for x, y in zip(xi, xa))
+    vi, va = sum((x - mi) ** 2 for x in xi), sum((y - ma) ** 2 for y in xa)
+    return {"candidates": len(cands), "gain": m, "total": total, "within": within, "between": total - within,
+            "corr": cov / math.sqrt(vi * va) if vi and va else 1.0}
 
 
 def replay_rule(rows: list[dict[str, Any]], rule: Callable[..., tuple[str, int]]) -> dict[str, Any]:
@@ -388,6 +426,11 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--from-turn", type=int, default=0, help="only decisions from this turn on (Spite and Malice)")
     m.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", required=True, type=_setting,
                    help="a setting of the reference evaluator, e.g. result_only=false")
+    z = sub.add_parser("noise", help="where each decision's loss noise comes from: within a state or between states")
+    z.add_argument("game", choices=list(GAMES))
+    z.add_argument("--matches", type=int, default=1)
+    z.add_argument("--seed", type=int, default=0)
+    z.add_argument("--states", type=int, default=64)
     a = p.parse_args(argv)
     if a.cmd == "rules" and not a.scale > 0:
         p.error(f"--scale {a.scale}: the noise's factor must be above 0")
@@ -397,6 +440,28 @@ def main(argv: list[str] | None = None) -> int:
             moved = "" if x.verdict == y.verdict else "  moved"
             print(f"seed {s} {who} seat {seat} decision {number} (turn {turn}) {played}: {x.verdict} {x.loss:.2f} -> "
                   f"{y.verdict} {y.loss:.2f}{moved}", flush=True)
+        return 0
+    if a.cmd == "noise":
+        got = []
+        for record, bots, rnd in separation_matches(a.game, a.matches, a.seed):
+            for seat in (rnd, (rnd + 1) % len(bots)):
+                valuer = Valuer(record.game, record.options, seat, f"seed-{record.seed}", record.seat_names, seed=1)
+                for point in decisions(record, seat):
+                    if len(point.legal) < 2 or point.played is None:
+                        continue
+                    r = noise(valuer, point.view, point.legal, valuer.game.parse_action(point.played),
+                              f"seed-{record.seed}:{seat}:{point.number}", a.states)
+                    got.append(r)
+                    print(f"seed {record.seed} {bots[seat]} seat {seat} decision {point.number}: {r['candidates']} candidates, "
+                          f"gain {r['gain']:.2f}, sd of a state's paired difference {math.sqrt(r['total']):.2f} "
+                          f"(within a state {math.sqrt(max(0.0, r['within'])):.2f}), values' correlation {r['corr']:.2f}",
+                          flush=True)
+        tot = sum(r["total"] for r in got) or 1.0
+        corr = sorted(r["corr"] for r in got)
+        sds = sorted(math.sqrt(r["total"]) for r in got)
+        print(f"{len(got)} decisions: within a state {sum(r['within'] for r in got) / tot:.3f} of the variance, "
+              f"between states {sum(r['between'] for r in got) / tot:.3f}; median sd of a state's paired difference "
+              f"{sds[len(sds) // 2] if sds else 0:.2f}; median correlation of the two values {corr[len(corr) // 2] if corr else 0:.2f}")
         return 0
     if a.cmd == "collect":
         for name, value in a.set:

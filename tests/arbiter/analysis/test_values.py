@@ -466,3 +466,24 @@ def test_a_spite_and_malice_game_drawn_at_its_turn_limit_is_worth_its_result():
     mover = S.terminal_value(end, 1) - S.terminal_value(end, 1, result_only=True)
     counts = [p.payoff_count for p in end.view(1).players]
     assert mover == counts[0] - counts[1]
+
+
+def test_the_noise_of_a_loss_taken_apart():
+    """``analysis_samples noise`` splits the variance of a decision's paired loss into the
+    rollout's own randomness within a state and the rest between states (docs/analysis.md,
+    "Spot: where the noise comes from"). At Spot the reference rollout is deterministic on
+    a state (the heuristic plays, the hand ends when the stock does): all of it is between
+    states. With a random rollout policy on the same states the rollout's own randomness
+    shows within them."""
+    from arbiter.tools.analysis_samples import noise
+
+    record = play_local("spot", ["random", "heuristic", "heuristic"], seed=0, options={"hands": 1, "players": 3},
+                        transport="inproc")
+    point = next(p for p in decisions(record, 0) if len(p.legal) > 2 and p.played is not None)
+    valuer = Valuer(record.game, record.options, 0, f"seed-{record.seed}", record.seat_names, seed=1)
+    chosen = valuer.game.parse_action(point.played)
+    r = noise(valuer, point.view, point.legal, chosen, "noise", 8)
+    assert r["candidates"] > 2 and r["within"] == 0.0 and r["between"] == r["total"] > 0.0 and -1.0 <= r["corr"] <= 1.0, r
+    valuer.reference.policy = lambda view, legal, rng: rng.choice(list(legal))  # the rollout now draws on its seed
+    r = noise(valuer, point.view, point.legal, chosen, "noise", 8)
+    assert r["within"] > 0.0 and r["total"] > 0.0, r
