@@ -35,6 +35,7 @@ match could bias it. Pure functions here; the probes are played by the tournamen
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -186,20 +187,28 @@ def trick_features(pair: Sequence[Any], tricks: int) -> dict[str, float]:
 # Least squares and the cross-fitted control variate.
 
 
+def _moments(rows: Sequence[Sequence[float]], ys: Sequence[float]) -> tuple[list[list[float]], list[float]]:
+    """X'X and X'y of ``rows`` with an intercept column first (X's columns summed pairwise)."""
+    cols = [[1.0] * len(rows), *(list(c) for c in zip(*rows))] if rows else []
+    k = len(cols)
+    xtx = [[0.0] * k for _ in range(k)]
+    for i in range(k):
+        for j in range(i, k):
+            xtx[i][j] = xtx[j][i] = sum(map(operator.mul, cols[i], cols[j]))
+    return xtx, [sum(map(operator.mul, c, ys)) for c in cols]
+
+
+def _fit(xtx: Sequence[Sequence[float]], xty: Sequence[float], ridge: float) -> list[float]:
+    """The coefficients of normal equations (``ridge`` relative to each feature's sum of squares)."""
+    a = [list(r) for r in xtx]
+    for i in range(1, len(a)):
+        a[i][i] += ridge * (a[i][i] or 1.0)
+    return solve(a, list(xty))  # the arbiter's one linear solver (k is a handful)
+
+
 def least_squares(rows: Sequence[Sequence[float]], ys: Sequence[float], ridge: float = 1e-9) -> list[float]:
     """Coefficients (intercept first) of the least-squares fit of ys on rows (normal equations)."""
-    k = len(rows[0]) + 1
-    xtx = [[0.0] * k for _ in range(k)]
-    xty = [0.0] * k
-    for r, y in zip(rows, ys):
-        x = (1.0, *r)
-        for i in range(k):
-            xty[i] += x[i] * y
-            for j in range(k):
-                xtx[i][j] += x[i] * x[j]
-    for i in range(1, k):
-        xtx[i][i] += ridge * (xtx[i][i] or 1.0)
-    return solve(xtx, xty)  # the arbiter's one linear solver (k is a handful)
+    return _fit(*_moments(rows, ys), ridge)
 
 
 @dataclass(frozen=True)
@@ -242,15 +251,24 @@ def regression_adjusted(
     centred = [[f.get(k, 0.0) - means[k] for k in names] for f in features]
     corrected = [0.0] * n
     slope = [0.0] * len(names)
+    # each fold's moments once; a fold's slope is fitted on the sum of the others' (no
+    # subtraction from a total, so a feature that is 0 on every training deal stays exactly 0)
+    ys = list(margins)
+    parts = [_moments(centred[fold::folds], ys[fold::folds]) for fold in range(folds)]
+
+    def summed(which: Sequence[int]) -> tuple[list[list[float]], list[float]]:
+        k = len(names) + 1
+        return ([[sum(parts[f][0][i][j] for f in which) for j in range(k)] for i in range(k)],
+                [sum(parts[f][1][i] for f in which) for i in range(k)])
+
     for fold in range(folds):
-        train = [i for i in range(n) if i % folds != fold]
-        beta = least_squares([centred[i] for i in train], [margins[i] for i in train], ridge)
+        beta = _fit(*summed([f for f in range(folds) if f != fold]), ridge)
         held = range(fold, n, folds)
         for i in held:
             corrected[i] = margins[i] - sum(b * x for b, x in zip(beta[1:], centred[i]))
         for j, b in enumerate(beta[1:]):
             slope[j] += b * len(held) / n
-    beta = least_squares(centred, margins, ridge)
+    beta = _fit(*summed(range(folds)), ridge)
     fitted = [beta[0] + sum(b * x for b, x in zip(beta[1:], row)) for row in centred]
     mean = sum(margins) / n
     ss_tot = sum((y - mean) ** 2 for y in margins)
