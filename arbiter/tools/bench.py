@@ -758,8 +758,9 @@ class _BenchArbiter:
 
 def host_pid(proc: Any, parent: Mapping[int, int]) -> int:
     """The pid in this namespace of a bot's process: a fresh one's own; a forked one's
-    (``forkserver.ForkedProcess``, whose ``pid`` is its shim's in the sandbox's namespace) is
-    found under its fork server's process by the last pid of its ``NSpid`` line. Before this
+    (``forkserver.ForkedProcess``, whose ``pid`` is its pid in the sandbox's namespace) is
+    found under its fork server's process by the next-to-last pid of its ``NSpid`` line (the
+    last is 1: it is PID 1 of a namespace of its own). Before this
     the bench looked for the sandbox's pid here and counted no CPU for forked bots."""
     server = getattr(proc, "server", None)
     if server is None:
@@ -776,7 +777,7 @@ def host_pid(proc: Any, parent: Mapping[int, int]) -> int:
                 nspid = next((line.split()[1:] for line in f if line.startswith("NSpid:")), [])
         except OSError:
             continue
-        if len(nspid) > 1 and int(nspid[-1]) == proc.pid:
+        if len(nspid) > 2 and int(nspid[-2]) == proc.pid and nspid[-1] == "1":
             return pid
     return -1  # ended: nothing of it left to count
 
