@@ -102,7 +102,7 @@ class ForkedProcess:
         self.rid = rid
         self.workdir = workdir  # host path of its private working directory
         self.log_path = log_path
-        self.pid: int | None = None  # its shim's pid in the sandbox (not a host pid)
+        self.pid: int | None = None  # its pid in the sandbox (not a host pid)
         self.returncode: int | None = None
         self.cpu_seconds: float | None = None  # its CPU time (and its children's), once it has exited
         self._done = threading.Event()

@@ -13,14 +13,12 @@ each child, after the child has been confined, so whatever the bot does at impor
 (module state, files, processes) happens in that child and dies with it; every child
 starts from the same pristine copy of this parent.
 
-Each request makes two processes:
-
-* a *shim* (in the sandbox's namespaces) that makes new mount, network, PID, IPC and UTS
-  namespaces and forks the bot; it then only waits, relays the arbiter's TERM (SIGTERM)
-  and KILL (SIGUSR1) to the bot and exits with the bot's status (128 + N for a signal, as
-  bwrap reports it);
-* the *bot*, PID 1 of its own PID namespace (so every process it makes dies with it),
-  which, still as root and before any bot code: mounts a fresh ``/tmp`` and ``/proc``,
+Each request makes one process, the *bot*: the parent makes a new PID namespace for its
+children (``unshare(CLONE_NEWPID)``), forks, and goes back to its own (``setns``), so the
+bot is PID 1 of its own PID namespace (every process it makes dies with it). The parent
+sends it the arbiter's TERM (SIGTERM) and KILL (SIGKILL), waits for it and reports its
+status (128 + N for a signal, as bwrap reports it). The bot, still as root and before any bot code:
+makes new mount, network, IPC and UTS namespaces, mounts a fresh ``/tmp`` and ``/proc``,
   binds its own fresh working directory at ``/bot/work`` and its own arbiter's sockets at
   ``/run/arena`` (read-only tmpfs) and hides the others (every child's directory, every
   arbiter's sockets), brings its
@@ -32,7 +30,8 @@ Each request makes two processes:
 Protocol (JSON datagrams on a SOCK_SEQPACKET socket): the arbiter sends ``{"op": "spawn",
 "id", "uid", "work", "arbiter", "sockets", "env", "argv", "limits", "nice"}`` with the stderr descriptor
 attached, and ``{"op": "signal", "id", "kill": bool}``; this program answers ``{"op":
-"ready", ...}`` once, then ``{"op": "started", "id", "pid"}``, ``{"op": "exit", "id",
+"ready", ...}`` once, then ``{"op": "started", "id", "pid"}`` (the bot's pid in the
+sandbox's namespace), ``{"op": "exit", "id",
 "code"}`` or ``{"op": "failed", "id", "error"}``.
 
 Only the standard library is imported at module level: the SDK is imported by ``main``.
@@ -184,6 +183,7 @@ def _confine_and_run(req: dict, err_fd: int) -> None:
     code = _EXIT_SETUP
     try:
         os.dup2(err_fd, 2)
+        _new_namespaces()
         null = os.open("/dev/null", os.O_RDWR)
         os.dup2(null, 0)
         os.dup2(null, 1)
@@ -243,44 +243,32 @@ def _confine_and_run(req: dict, err_fd: int) -> None:
         os._exit(code if isinstance(code, int) else 1)
 
 
-def _shim(req: dict, err_fd: int) -> None:
-    """The child of the parent: new namespaces, fork the bot, wait for it. Never returns."""
-    bot = 0
+def _new_namespaces() -> None:
+    """In the bot (PID 1 of the PID namespace its parent made for it): its own mount,
+    network, IPC and UTS namespaces, its mounts its own."""
+    _check(_libc.unshare(_CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWIPC | _CLONE_NEWUTS), "unshare")
+    _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
 
-    def relay(sig: int, _frame) -> None:
-        try:
-            if bot:
-                os.kill(bot, signal.SIGKILL if sig == signal.SIGUSR1 else signal.SIGTERM)
-        except ProcessLookupError:  # it has exited already
-            pass
 
+def _fork_in_new_pid_namespace(own_pid_ns: int) -> int:
+    """``os.fork`` with the child PID 1 of a new PID namespace; the caller's later children
+    are in its own again (``own_pid_ns``: a descriptor of its ``/proc/self/ns/pid``)."""
+    _check(_libc.unshare(_CLONE_NEWPID), "unshare(CLONE_NEWPID)")
+    pid = -1
     try:
-        _check(_libc.unshare(_CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWPID | _CLONE_NEWIPC | _CLONE_NEWUTS), "unshare")
-        _mount(None, "/", None, _MS_REC | _MS_PRIVATE)  # its mounts stay its own
-        bot = os.fork()
-        if bot == 0:
-            _confine_and_run(req, err_fd)
-        os.close(err_fd)
-        signal.signal(signal.SIGTERM, relay)
-        signal.signal(signal.SIGUSR1, relay)
-        signal.pthread_sigmask(signal.SIG_SETMASK, [])
-        _, status = os.waitpid(bot, 0)
-        code = os.waitstatus_to_exitcode(status)
-        os._exit(128 - code if code < 0 else code)
-    except BaseException:  # noqa: BLE001
-        try:
-            os.write(err_fd, f"fork server: cannot start a bot process: {traceback.format_exc()}".encode())
-            if bot:
-                os.kill(bot, signal.SIGKILL)
-        finally:
-            os._exit(_EXIT_SETUP)
+        pid = os.fork()
+    finally:
+        if pid != 0:  # the caller (the fork done or failed): back to its own
+            _check(_libc.setns(own_pid_ns, _CLONE_NEWPID), "setns back to its own PID namespace")
+    return pid
 
 
 class _Parent:
     def __init__(self, ctl: socket.socket) -> None:
         self.ctl = ctl
-        self.shims: dict[int, int] = {}  # shim pid -> request id
-        self.by_id: dict[int, int] = {}  # request id -> shim pid
+        self.bots: dict[int, int] = {}  # bot pid -> request id
+        self.by_id: dict[int, int] = {}  # request id -> bot pid
+        self.pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_r, False)
         os.set_blocking(self.wake_w, False)
@@ -290,24 +278,15 @@ class _Parent:
 
     def spawn(self, req: dict, err_fd: int) -> None:
         sys.stderr.flush()
-        # blocked across the fork: a TERM or KILL relayed before the shim's handlers exist
-        # must wait for them, not kill the shim and orphan the bot
-        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM, signal.SIGUSR1])
-        try:
-            pid = os.fork()
-            if pid == 0:  # the shim: whatever happens, it never returns into this loop
-                try:
-                    signal.set_wakeup_fd(-1)
-                    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                    self.ctl.close()
-                    os.close(self.wake_r)
-                    os.close(self.wake_w)
-                    _shim(req, err_fd)
-                finally:
-                    os._exit(_EXIT_SETUP)
-        finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGUSR1])
-        self.shims[pid] = req["id"]
+        pid = _fork_in_new_pid_namespace(self.pid_ns)
+        if pid == 0:  # the bot: whatever happens, it never returns into this loop
+            try:
+                signal.set_wakeup_fd(-1)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                _confine_and_run(req, err_fd)  # closes the control socket and the rest
+            finally:
+                os._exit(_EXIT_SETUP)
+        self.bots[pid] = req["id"]
         self.by_id[req["id"]] = pid
         self.send(op="started", id=req["id"], pid=pid)
 
@@ -319,12 +298,13 @@ class _Parent:
                 return
             if pid == 0:
                 return
-            rid = self.shims.pop(pid, None)
+            rid = self.bots.pop(pid, None)
             if rid is not None:
                 self.by_id.pop(rid, None)
-                # the CPU time of the shim and the bot (the bot's own children it waited for)
+                # the CPU time of the bot (and of its own children it waited for)
                 me = resource.getrusage(resource.RUSAGE_SELF)
-                self.send(op="exit", id=rid, code=os.waitstatus_to_exitcode(status),
+                code = os.waitstatus_to_exitcode(status)
+                self.send(op="exit", id=rid, code=128 - code if code < 0 else code,
                           cpu=round(usage.ru_utime + usage.ru_stime, 4), parent_cpu=round(me.ru_utime + me.ru_stime, 4))
 
     def serve(self) -> None:
@@ -353,7 +333,9 @@ class _Parent:
                         except OSError as exc:
                             self.send(op="failed", id=req["id"], error=f"{type(exc).__name__}: {exc}")
                     elif req["op"] == "signal" and req["id"] in self.by_id:
-                        os.kill(self.by_id[req["id"]], signal.SIGUSR1 if req.get("kill") else signal.SIGTERM)
+                        # PID 1 of its namespace: a TERM reaches it once it handles TERM (the
+                        # SDK does), a KILL always
+                        os.kill(self.by_id[req["id"]], signal.SIGKILL if req.get("kill") else signal.SIGTERM)
                 finally:
                     for fd in fds:
                         os.close(fd)
@@ -362,12 +344,20 @@ class _Parent:
 def _self_test() -> str:
     """'' if a child can be confined here (namespaces, mounts, uid drop), else why not."""
     r, w = os.pipe()
-    pid = os.fork()
+    own = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        pid = _fork_in_new_pid_namespace(own)
+    except OSError as exc:
+        os.close(own)
+        os.close(r)
+        os.close(w)
+        return str(exc)
     if pid == 0:  # (every path ends in os._exit)
         os.close(r)
         try:
-            _check(_libc.unshare(_CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWPID | _CLONE_NEWIPC | _CLONE_NEWUTS), "unshare")
-            _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+            if os.getpid() != 1:
+                raise OSError("not PID 1 of a PID namespace of its own")
+            _new_namespaces()
             _mount("tmpfs", "/tmp", "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0755,size=4k")
             os.setgroups([])
             os.setgid(65534)
@@ -376,6 +366,7 @@ def _self_test() -> str:
         except BaseException as exc:  # noqa: BLE001
             os.write(w, str(exc).encode())
             os._exit(2)
+    os.close(own)
     os.close(w)
     why = os.read(r, 4096).decode(errors="replace")
     os.close(r)

@@ -758,8 +758,9 @@ class _BenchArbiter:
 
 def host_pid(proc: Any, parent: Mapping[int, int]) -> int:
     """The pid in this namespace of a bot's process: a fresh one's own; a forked one's
-    (``forkserver.ForkedProcess``, whose ``pid`` is its shim's in the sandbox's namespace) is
-    found under its fork server's process by the last pid of its ``NSpid`` line. Before this
+    (``forkserver.ForkedProcess``, whose ``pid`` is its pid in the sandbox's namespace) is
+    found under its fork server's process by the next-to-last pid of its ``NSpid`` line (the
+    last is 1: it is PID 1 of a namespace of its own). Before this
     the bench looked for the sandbox's pid here and counted no CPU for forked bots."""
     server = getattr(proc, "server", None)
     if server is None:
@@ -776,7 +777,7 @@ def host_pid(proc: Any, parent: Mapping[int, int]) -> int:
                 nspid = next((line.split()[1:] for line in f if line.startswith("NSpid:")), [])
         except OSError:
             continue
-        if len(nspid) > 1 and int(nspid[-1]) == proc.pid:
+        if len(nspid) > 2 and int(nspid[-2]) == proc.pid and nspid[-1] == "1":
             return pid
     return -1  # ended: nothing of it left to count
 
@@ -1483,6 +1484,11 @@ def isolation_section(result: BenchResult, runs: int, progress: Callable[[str], 
             return len(rows) / (time.perf_counter() - t0)
 
     with tempfile.TemporaryDirectory(prefix="arena-bench-isolation-") as tmp:
+        # Untimed: the process's fork servers start (and stay, forkserver.IDLE_SECONDS) here,
+        # not in the first timed `deal` tournament, so every mode of every round is measured
+        # with them warm (the first round's `deal` was ~0.33 of `shared`, the others ~0.7-0.8)
+        progress("isolation: the fork servers' start (untimed)")
+        rate(os.path.join(tmp, "warm.sqlite"), "deal", 199)
         for r in range(min(runs, 3)):
             progress(f"isolation: run {r + 1} of {min(runs, 3)}")
             got = {iso: rate(os.path.join(tmp, f"{iso}{r}.sqlite"), iso, 200 + r) for iso in ("deal", "match", "shared")}

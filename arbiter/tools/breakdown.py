@@ -113,8 +113,7 @@ def _children() -> dict[int, list[int]]:
 def bot_pids(pool: Any) -> list[int]:
     """The pid (in this namespace) of the Python process of each bot of ``pool``: the
     ``-m sdk`` process under its sandbox (bwrap's own processes are not counted), or a
-    forked bot's own process: the only child of its shim (``bench.host_pid`` finds the
-    shim, the pid 1 of the bot's PID namespace, which only waits for it)."""
+    forked bot's own process (``bench.host_pid``: the pid 1 of the bot's PID namespace)."""
     kids = _children()
     parent = {c: p for p, cs in kids.items() for c in cs}
     pids = []
@@ -123,7 +122,7 @@ def bot_pids(pool: Any) -> list[int]:
             found = bench.host_pid(bp.proc, parent)
             if found < 0:
                 raise RuntimeError(f"no forked bot process for {bp.proc.pid} (its sandbox's pid)")
-            pids.append(next(iter(kids.get(found, ())), found))
+            pids.append(found)
             continue
         todo, found = [bp.proc.pid], None
         while todo:

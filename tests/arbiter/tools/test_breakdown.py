@@ -163,6 +163,5 @@ def test_the_bots_cpu_is_found_for_forked_and_fresh_bots():
     pids, before, after, own = asyncio.run(run())
     assert len(set(pids)) == 4 and all(p > 1 for p in pids), pids
     assert after > before, (before, after)  # the bots' play is counted
-    # by the breakdown too: the processes it found are the ones that played (a forked bot's
-    # shim, which only waits for it, ran for none of it)
+    # by the breakdown too: the processes it found are the ones that played
     assert own >= 0.3 * (after - before), (own, before, after)
