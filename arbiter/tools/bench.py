@@ -182,7 +182,7 @@ class Sizes:
 
 
 FULL = Sizes()
-SMOKE = Sizes(engine_seconds=0.05, floor_exchanges=50, floor_warmup=10, hosted_matches=1, scale_one=2, scale_many=1,
+SMOKE = Sizes(engine_seconds=0.05, floor_exchanges=50, floor_warmup=10, hosted_matches=12, scale_one=2, scale_many=1,
               memory_matches=20, isolation_deals=1, cluster_deals=1, cluster_workers=1,
               tournament_bots=("random", "greedy"), statistics_runs=4,
               statistics_options={"spite-and-malice": {"payoff_size": 3}}, statistics_draws_close_only=True,
