@@ -32,7 +32,7 @@ proto: $(BIN)/activate
 
 ## A round-robin Spades tournament between the bundled bots over gRPC, then standings.
 demo: $(BIN)/activate wirec
-	$(BIN)/arbiter tournament run --game spades --bots random,greedy,heuristic --deals 4 --db .demo.sqlite --fresh
+	$(BIN)/arbiter tournament run --game spades --bots random,greedy,heuristic --deals 4 --transport grpc --db .demo.sqlite --fresh
 	@echo "In a browser, with a seat to play at /play: $(BIN)/arbiter web (it serves .demo.sqlite while there is no arena.sqlite)"
 
 ## Debian's chromium and chromedriver, for the browser tests (tests/e2e/test_web.py, test_table.py). Idempotent;

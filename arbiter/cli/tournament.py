@@ -126,6 +126,8 @@ def tournament_run(
                         return
                     if p.record is None:
                         progress.update(task, total=p.total, completed=p.done, leader=p.leader or "-")
+                        if p.venue:
+                            progress.console.print(f"bots: {p.venue}", markup=False, highlight=False)
                         if p.resumed:
                             progress.console.print(f"resuming {p.tournament}: {p.resumed} of "
                                                    f"{plural(p.total, 'match', 'matches')} already in {db}",

@@ -39,7 +39,7 @@ from cardarena.records import MatchRecord
 from arbiter.batch.engine import BotsDoNotPlay, play_batch
 from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_seed, seatings_of
 from arbiter.batch.settings import resolve_bot
-from arbiter.batch.venue import Kind, Where, open_venue, parse_where
+from arbiter.batch.venue import Kind, Where, describe, open_venue, parse_where
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT
 from arbiter.tournament.spec import Format, SpecError, TournamentSpec, bot_names
 from arbiter.store.db import MatchRow, Store, StoreError
@@ -158,6 +158,7 @@ class Progress:
     tournament: str = ""
     watch_address: str = ""  # set once, when the run's arbiter is up: spectators connect here
     watch_token: str = ""  # ... with this spectator token (for the organiser's eyes only)
+    venue: str = ""  # where the bots play, in words (``arbiter.batch.venue.describe``), at the start
 
 
 class _Leader:
@@ -262,7 +263,8 @@ async def run_tournament(
     for row in store.matches(tour.id):
         leader.add(row.seats, row.outcome.ranks)
     if on_progress:
-        on_progress(Progress(len(done), len(plan), None, len(done), leader.text(), tour.name))
+        on_progress(Progress(len(done), len(plan), None, len(done), leader.text(), tour.name,
+                             venue=describe(where, spec.bot_sources)))
     concurrency = concurrency or spec.concurrency or default_concurrency(
         spec.effective_isolation if where.kind is not Kind.INPROC else "shared", game.num_seats)
     finished = len(done)

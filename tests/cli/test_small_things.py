@@ -21,11 +21,17 @@ def test_a_tournament_run_prints_the_watch_command_and_quiet_prints_only_the_sta
                             "--deals", "1", "-o", "deals=1", "--name", "w"])
     assert r.exit_code == 0, r.output
     assert f"watch live: arbiter watch --db {tmp_path / 'q.sqlite'} (or --server 127.0.0.1:" in r.output and "--token " in r.output
+    assert "bots: hosted (bot processes on the local channel)" in r.output  # the hosted default
     assert not (tmp_path / "q.sqlite.watch").exists()  # the run is over: nothing left saying where to watch it
+    # make demo's run: the bots over gRPC, and it says so
+    r = runner.invoke(app, ["tournament", "run", "--db", str(tmp_path / "q.sqlite"), "--bots", "random,greedy",
+                            "--deals", "1", "-o", "deals=1", "--name", "g", "--transport", "grpc"])
+    assert r.exit_code == 0, r.output
+    assert "bots: hosted (bot processes over gRPC)" in r.output and "Standings: g" in r.output
     r = runner.invoke(app, ["tournament", "run", "--db", str(tmp_path / "q.sqlite"), "--bots", "random,greedy",
                             "--deals", "1", "-o", "deals=1", "--name", "q", "-q"])
     assert r.exit_code == 0, r.output
-    assert "watch live" not in r.output and "Standings: q" in r.output
+    assert "watch live" not in r.output and "bots:" not in r.output and "Standings: q" in r.output
 
 
 def test_an_unknown_bundled_bot_suggests_the_closest_name():
