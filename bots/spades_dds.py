@@ -217,19 +217,18 @@ def defend_nil(view: Any, legal: Sequence[Action], rng: random.Random | None = N
         return spades_heuristic.choose(view, legal, rng)
     nil = live[0]
     cards = [a.card for a in legal]
-    low = lambda c: power(c)  # noqa: E731
     if not view.trick:
         void = _shown_void(view, nil)
         side = [c for c in cards if c % 4 != _SPADE and c % 4 not in void]
-        return Play(min(side or [c for c in cards if c % 4 not in void] or cards, key=low))
+        return Play(min(side or [c for c in cards if c % 4 not in void] or cards, key=power))
     led = view.trick[0].card % 4
     winner, best = spades_heuristic.current_winner(view)
     if all(p.seat != nil for p in view.trick):
         follow = [c for c in cards if c % 4 == led]
         if follow:
-            return Play(min(follow, key=low))
+            return Play(min(follow, key=power))
         shed = [c for c in cards if c % 4 != _SPADE]
-        return Play(max(shed, key=low) if shed else min(cards, key=low))
+        return Play(max(shed, key=power) if shed else min(cards, key=power))
     if winner == nil:
         under = [c for c in cards if not spades_heuristic.beats(c, best, led)]
         if under:

@@ -123,7 +123,8 @@ def _valued(rows: Iterator[DecisionValue], n: int | None = None) -> list[Decisio
     return out
 
 
-def _moved(mv: tuple) -> str:
+def moved_line(mv: tuple) -> str:
+    """A decision whose verdict moved with the sampling seed (one of ``GameFigures.moved``), in words."""
     seed, who, seat, number, one, two, loss, se, n1, n2, *before = mv
     was = f"; method 8: {before[0]} -> {before[1]}" if before else ""
     return (f"moved: match seed {seed} {who} seat {seat} decision {number}: {one} -> {two} "
@@ -193,7 +194,7 @@ def measure(game: str, matches: int = 10, seed: int = 0, samples: int = DEFAULT_
                          or two.unextended != r.unextended]
                 fig.moved += moved
                 for mv in moved:
-                    progress(f"analysis {game}: {_moved(mv)}")
+                    progress(f"analysis {game}: {moved_line(mv)}")
                 fig.compared += len(rows)
                 for r in rows:
                     two = again.get(r.point.number)
@@ -250,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
         print(fig.line(), flush=True)
         if a.flips:
             for mv in fig.moved:
-                print(f"  {_moved(mv)}", flush=True)
+                print(f"  {moved_line(mv)}", flush=True)
         ok &= (not a.matches or fig.separation >= SEPARATION) and (fig.blunders == 0 or fig.blunder_share >= BLUNDER) \
             and (a.no_stability or not fig.compared or fig.stability >= STABILITY)
     return 0 if ok else 1

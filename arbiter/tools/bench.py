@@ -1404,7 +1404,7 @@ def analysis_section(result: BenchResult, progress: Callable[[str], None]) -> No
 
     def done(game: str, fig: Any) -> None:
         for mv in fig.moved:  # the decisions whose verdict moved with the sampling seed
-            progress(f"analysis {game}: {ab._moved(mv)}")
+            progress(f"analysis {game}: {ab.moved_line(mv)}")
         progress(f"analysis: {game} done ({cpu[game]:.0f} CPU-s)")
 
     # each game a unit over the cores, the longest first (Spite and Malice's matches are the longest)
