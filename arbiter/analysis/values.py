@@ -266,6 +266,14 @@ def look(per: Sequence[Sequence[float]], a: int, ref: int | None, margin: float,
     return "fine" if fine else "unsure"
 
 
+def edge_look(now: str, per: Sequence[Sequence[float]], a: int, ref: int | None, margin: float, n: int,
+              budget: int, extend: int) -> str:
+    """``Looks.see``'s ``near``: for a decision still "unsure" at its budget's last look
+    (``n == budget``) that may extend (``extend``), the same look at ``EDGE`` width; else ``now``."""
+    if now != "unsure" or n != budget or not extend:
+        return now
+    return look(per, a, ref, margin, width=EDGE)
+
 
 class Looks:
     """The stopping rule over a decision's looks (module docstring): draw ``wants(n)``
@@ -432,7 +440,7 @@ class Valuer:
             n += k
             if n >= looks.first:
                 now = self._verdict(per, a, ref)
-                near = now if now != "unsure" or n != self.samples else look(per, a, ref, self.margin, width=EDGE)
+                near = edge_look(now, per, a, ref, self.margin, n, self.samples, self.extend)
                 for rule, wanted in zip((looks, before), wants):
                     if wanted:
                         rule.see(now, n, near)

@@ -32,9 +32,8 @@ from statistics import NormalDist
 from typing import Any, Callable, Iterable
 
 from arbiter.analysis.reask import decisions
-from arbiter.analysis.values import (AGREE, BATCH, EDGE, EXTEND, MARGIN, MIN_SAMPLES, REFERENCE_SETTINGS, Looks, Valuer, _mean_se, extends, finishes,
-                                     look,
-                                     t95)
+from arbiter.analysis.values import (AGREE, BATCH, EXTEND, MARGIN, MIN_SAMPLES, REFERENCE_SETTINGS, Looks, Valuer, _mean_se,
+                                     edge_look, extends, finishes, look, t95)
 from arbiter.hosting.forward import sample_states
 from arbiter.tools.analysis_bench import GAMES, separation_matches
 
@@ -223,8 +222,7 @@ def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH, one:
             n += k
             if n >= looks.first:
                 now = one(_prefix(per, n), a, ref, margin)
-                near = now if now != "unsure" or n != budget or not extend else \
-                    look(_prefix(per, n), a, ref, margin, width=EDGE)
+                near = edge_look(now, _prefix(per, n), a, ref, margin, n, budget, extend)
                 looks.see(now, n, near)
         return looks.verdict, n
     return rule

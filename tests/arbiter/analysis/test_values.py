@@ -10,7 +10,7 @@ import random
 import pytest
 
 from arbiter.analysis.reask import DecisionPoint, decisions
-from arbiter.analysis.values import (AGREE, BATCH, EXTEND, MIN_SAMPLES, DecisionValue, Valuer, analyse, extends, finishes, t95,
+from arbiter.analysis.values import (AGREE, BATCH, EXTEND, MIN_SAMPLES, DecisionValue, Valuer, analyse, edge_look, extends, finishes, look, t95,
                                      value_of)
 from arbiter.tools.analysis_bench import blunder_decision
 from arbiter.hosting.forward import sample_states
@@ -487,3 +487,19 @@ def test_the_noise_of_a_loss_taken_apart():
     valuer.reference.policy = lambda view, legal, rng: rng.choice(list(legal))  # the rollout now draws on its seed
     r = noise(valuer, point.view, point.legal, chosen, "noise", 8)
     assert r["within"] > 0.0 and r["total"] > 0.0, r
+
+
+def test_the_edge_look_reads_an_unsure_decision_at_half_width_at_its_budget_only():
+    """``edge_look`` (method 9's "near the edge"): a decision unsure at its budget's last look,
+    whose loss interval at half width (``values.EDGE``) clears the margin, is near the edge; at
+    any other look, with no extension, or once decided, the look stands as it is."""
+    import random
+
+    rng = random.Random(0)
+    per = [[0.0] * 64, [3.5 + rng.gauss(0, 10) for _ in range(64)]]  # the other candidate gains ~3.5 ± 1.25
+    now = look(per, 0, None, 2.0)
+    assert now == "unsure"
+    assert edge_look(now, per, 0, None, 2.0, 64, 64, EXTEND) == "mistake"
+    assert edge_look(now, per, 0, None, 2.0, 56, 64, EXTEND) == "unsure"  # not the budget's last look
+    assert edge_look(now, per, 0, None, 2.0, 64, 64, 0) == "unsure"  # the game does not extend
+    assert edge_look("fine", per, 0, None, 2.0, 64, 64, EXTEND) == "fine"  # decided: as it is
