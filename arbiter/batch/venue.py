@@ -75,12 +75,12 @@ class Where:
         return self.kind in (Kind.GRPC, Kind.LOCAL)
 
     @property
-    def transport(self) -> str:
-        """The wire of a hosted venue (``BotHost``'s ``transport``), or of a cluster's
-        workers' bots."""
+    def transport(self) -> str | None:
+        """The wire of a hosted venue (``BotHost``'s ``transport``), of a cluster's workers'
+        bots, or of connected (remote) bots: gRPC; None in process, where there is no wire."""
         if self.kind is Kind.CLUSTER:
             return self.wire or DEFAULT_TRANSPORT
-        return "local" if self.kind is Kind.LOCAL else "grpc"
+        return {Kind.LOCAL: "local", Kind.GRPC: "grpc", Kind.REMOTE: "grpc"}.get(self.kind)
 
     def __str__(self) -> str:
         return f"cluster {self.address}" if self.kind is Kind.CLUSTER else self.kind.value

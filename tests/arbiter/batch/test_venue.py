@@ -98,6 +98,12 @@ def test_a_clusters_workers_host_their_bots_on_the_wire_asked_for():
         assert venue.job(match).transport == wire
 
 
+def test_each_kind_names_its_own_wire():
+    """A venue's wire is what its bots speak: gRPC or the local channel when hosted, gRPC for
+    connected (remote) bots, none in process (its bots are objects in the arbiter's process)."""
+    assert [parse_where(k).transport for k in ("grpc", "local", "remote", "inproc")] == ["grpc", "local", "grpc", None]
+
+
 def test_the_words_say_when_a_files_bot_ran_in_the_arbiters_process(tmp_path):
     assert "without the sandbox's limits" in describe(parse_where("inproc"), ["random", str(ZOO)])
     assert describe(parse_where("inproc"), ["random"]) == "in process"
