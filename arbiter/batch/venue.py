@@ -93,13 +93,16 @@ INPROC, GRPC, LOCAL = Where(Kind.INPROC), Where(Kind.GRPC), Where(Kind.LOCAL)
 HOSTED = Where(Kind(DEFAULT_TRANSPORT))
 
 
-def describe(where: Where, bots: Sequence[str] = ()) -> str:
-    """Where a batch of ``bots`` (their sources) is played, in words for its output: and
-    when code that is not installed with the arbiter runs in its process, that it does."""
+def describe(where: Where, bots: Sequence[str] = (), launched: Sequence[str] | None = None) -> str:
+    """Where a batch of ``bots`` (their sources as written) is played, in words for its
+    output: and when code that is not installed with the arbiter runs in its process, that it
+    does. ``launched``: the same bots as launched (a registered ``name@version`` resolved to
+    its stored folder, ``settings.resolve_bot``), whose manifests say their runtimes."""
     text = {Kind.INPROC: "in process", Kind.GRPC: "hosted (bot processes over gRPC)",
             Kind.LOCAL: "hosted (bot processes on the local channel)", Kind.REMOTE: "remote (connected bots)",
             Kind.CLUSTER: f"on the cluster {where.address}"}[where.kind]
-    if where.kind is Kind.LOCAL and (other := sorted({r.name for b in bots if (r := runtime_of(b)) is not PYTHON})):
+    if where.kind is Kind.LOCAL and (other := sorted({r.name for b in (bots if launched is None else launched)
+                                                          if (r := runtime_of(b)) is not PYTHON})):
         text += f" ({', '.join(other)} bots over gRPC: the local channel's frames are the Python SDK's)"
     untrusted = [b for b in bots if not is_trusted(b)]
     if where.kind is Kind.INPROC and untrusted:

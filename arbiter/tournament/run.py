@@ -264,7 +264,7 @@ async def run_tournament(
         leader.add(row.seats, row.outcome.ranks)
     if on_progress:
         on_progress(Progress(len(done), len(plan), None, len(done), leader.text(), tour.name,
-                             venue=describe(where, spec.bot_sources)))
+                             venue=describe(where, spec.bot_sources, sources)))
     concurrency = concurrency or spec.concurrency or default_concurrency(
         spec.effective_isolation if where.kind is not Kind.INPROC else "shared", game.num_seats)
     finished = len(done)

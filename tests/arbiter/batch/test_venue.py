@@ -116,6 +116,9 @@ def test_the_words_say_which_bots_of_a_local_venue_speak_grpc():
     assert where.kind is Kind.LOCAL
     assert "node bots over gRPC" in describe(where, [node, str(ZOO)])
     assert "over gRPC" not in describe(where, [str(ZOO)])
+    # a registered bot is written name@version; its runtime is its stored folder's (as launched)
+    assert "node bots over gRPC" in describe(where, ["nodebot@1", str(ZOO)], [node, str(ZOO)])
+    assert "over gRPC" not in describe(where, ["nodebot@1", str(ZOO)])
 
 
 # -- no bot touches the referee (in process) --------------------------------------------
