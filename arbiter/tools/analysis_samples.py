@@ -32,7 +32,7 @@ from statistics import NormalDist
 from typing import Any, Callable, Iterable
 
 from arbiter.analysis.reask import decisions
-from arbiter.analysis.values import (AGREE, BATCH, EXTEND, FINE, MARGIN, MIN_SAMPLES, REFERENCE_SETTINGS, Looks, Valuer,
+from arbiter.analysis.values import (AGREE, ALPHA_MISTAKE, BATCH, EXTEND, FINE, MARGIN, MIN_SAMPLES, REFERENCE_SETTINGS, Looks, Valuer,
                                      _mean_se, edge_look, extends, finishes, look, t95)
 from arbiter.hosting.forward import sample_states
 from arbiter.tools.analysis_bench import GAMES, separation_matches
@@ -213,8 +213,8 @@ def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH, one:
     the budget (method 9); with ``extend=0`` (method 8's rule) a run under way at the
     budget's end may finish (``finish``: the game's is ``values.finishes``); unsure when
     the budget ends. ``fine``: the loss below which "fine" may be given (``values.FINE``;
-    None: the rule's margin; never above it). KeptTooFew when the rule wants states past
-    those kept."""
+    None: the rule's margin; never above it), passed to ``one`` (a look that takes it, as
+    ``values.look``). KeptTooFew when the rule wants states past those kept."""
     def rule(per, a, ref, margin):
         looks = Looks(budget, first, step, finish=finish, extend=extend)
         below = margin if fine is None else min(fine, margin)
@@ -339,6 +339,9 @@ def stopping_rules(game: str | None = None, fine: float | None = None) -> dict[s
         "method 8 (fine 0.1% and a rare unseen difference bounded, mistake 5%, three looks, 64; "
         "a run under way may finish, not at Spot)": analysis_rule(64, finish=finishes(game) if game else True, extend=0,
                                                                   fine=below),
+        "method 9 with fine at the mistake's confidence (95%)":
+            analysis_rule(64, one=functools.partial(look, alpha_fine=ALPHA_MISTAKE), finish=finishes(game) if game else True,
+                          extend=extends(game) if game else EXTEND, fine=below),
         "method 7 (a run under way may finish at every game), 64": analysis_rule(64, extend=0),
         "method 7, no run finished past the budget, 64": analysis_rule(64, finish=False, extend=0),
         "method 7 with RARE 1, 64": looks_with(functools.partial(look, rare=1.0), 64, AGREE),
