@@ -264,9 +264,8 @@ def look(per: Sequence[Sequence[float]], a: int, ref: int | None, margin: float,
     """"mistake", "fine" or "unsure" from the samples so far (``per[i][k]``: candidate ``i``
     on state ``k``; ``a`` the chosen one; module docstring): a mistake above ``margin``,
     fine below ``fine`` (``margin`` by default; the game's: ``fine_margin``). The error
-    rate is split: half
-    to the reference policy's action ``ref`` (the comparison named before any sample), half
-    shared by the others (Bonferroni). "Fine" also bounds a difference not yet seen
+    rate is split: half to the reference policy's action ``ref`` (the comparison named
+    before any sample), half shared by the others (Bonferroni). "Fine" also bounds a difference not yet seen
     (``RARE``; ``rare=0``: method 6's look). ``width``: every interval (and the unseen
     difference's bound) scaled by it (``EDGE``: is the decision near the edge?)."""
     fine = margin if fine is None else fine
