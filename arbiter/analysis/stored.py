@@ -19,11 +19,12 @@ from dataclasses import asdict, dataclass
 from typing import Callable, Iterable
 
 from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, ActionValue, DecisionValue, ValuedActions, analyse
-from arbiter.store.analyses import analysed, load_analysis, save_analysis
+from arbiter.store.analyses import StoredRow, analysed, load_analysis, save_analysis
 from arbiter.store.db import Store, StoreError
 from cardarena.records import MatchRecord
 
-__all__ = ["Analysed", "Costly", "costliest", "settings_key", "stored_analysis", "from_json", "to_json", "analysed_rows"]
+__all__ = ["Analysed", "Costly", "costliest", "current_analysis", "method_key", "settings_key", "stored_analysis", "from_json",
+           "to_json", "analysed_rows"]
 
 
 @dataclass(frozen=True)
@@ -61,13 +62,26 @@ class Analysed(ValuedActions):
 
 
 #: Raised when the way values are computed changes: analyses stored before are not reused.
-METHOD = 10  # 2: live nils solved double dummy, 16 states; 3: two looks agree, S&M without the reach bonus; 4: a fine at a 1% error rate, three looks agree; 5: a fine at 0.1%; 6: a finished Spite and Malice game worth its result alone; 7: a "fine" bounds a rare difference not yet seen (values.RARE), a run under way at the budget may finish (values.FINISH); 8: not at Spot; 9: at Spite and Malice a decision near the edge at the budget's end draws on to twice the budget (values.EDGE, values.EXTEND, values.EXTENDED); 10: at Spades a live nil valued as at the table: a nil bid's fate played out single dummy, its opponents defending against it (bots.spades_dds.AT_TABLE)
+METHOD = 12  # 2: live nils solved double dummy, 16 states; 3: two looks agree, S&M without the reach bonus; 4: a fine at a 1% error rate, three looks agree; 5: a fine at 0.1%; 6: a finished Spite and Malice game worth its result alone; 7: a "fine" bounds a rare difference not yet seen (values.RARE), a run under way at the budget may finish (values.FINISH); 8: not at Spot; 9: at Spite and Malice a decision near the edge at the budget's end draws on to twice the budget (values.EDGE, values.EXTEND, values.EXTENDED); 10: at Spades a live nil valued as at the table: a nil bid's fate played out single dummy, its opponents defending against it (bots.spades_dds.AT_TABLE); 11 is Spades' (other branch); 12: at Spot a mistake costs at least an ante (5 units, values.MARGIN) and a fine means no better action at all (values.FINE): the losses between are unsure
 
 
 def settings_key(samples: int = DEFAULT_SAMPLES, seed: int = 0, max_actions: int = DEFAULT_MAX_ACTIONS) -> str:
     """The canonical text of an analysis's settings (its key in the store), with the
     method's version (``METHOD``)."""
-    return f"method={METHOD};samples={samples};seed={seed};max_actions={max_actions}"
+    return f"{method_key()}samples={samples};seed={seed};max_actions={max_actions}"
+
+
+def method_key() -> str:
+    """The start of every settings key of the current ``METHOD``: an analysis stored under
+    another method is neither shown nor reused (the inspector, a bot's costliest decisions),
+    it is computed again."""
+    return f"method={METHOD};"
+
+
+def current_analysis(store: Store, match_id: str, seat: int) -> StoredRow | None:
+    """The newest stored analysis of ``seat`` in ``match_id`` made by the current ``METHOD``
+    (any budget or seed), or None: what the inspector shows."""
+    return load_analysis(store, match_id, seat, prefix=method_key())
 
 
 def to_json(rows: Iterable[Analysed]) -> str:
@@ -142,7 +156,7 @@ def costliest(store: Store, bot: str, top: int = 10, recent: int = 1000,
               within: set[str] | None = None) -> tuple[list[Costly], int]:
     """(the ``top`` decisions that cost ``bot`` most, how many analysed matches they come from)
     across its last ``recent`` stored matches already analysed (the newest analysis of each
-    seat it sat in; ``within``: only those of these match ids), leaving out matches their
+    seat it sat in, by the current ``METHOD``; ``within``: only those of these match ids), leaving out matches their
     disclosure withholds. A decision counts when
     it lost something against the best valued action; mistakes first, then by loss."""
     rows = [m for m in store.bot_matches(bot, recent) if store.disclosure_of(m).matches]
@@ -151,7 +165,8 @@ def costliest(store: Store, bot: str, top: int = 10, recent: int = 1000,
     seats = {m.match_id: {i for i, name in enumerate(m.seats) if name == bot} for m in rows}
     seen: set[tuple[str, int]] = set()
     found: list[Costly] = []
-    for a in analysed(store, list(seats)):
+    current = [a for a in analysed(store, list(seats)) if a.settings.startswith(method_key())]  # no older method's
+    for a in current:
         if a.seat not in seats.get(a.match_id, ()) or (a.match_id, a.seat) in seen:
             continue
         seen.add((a.match_id, a.seat))

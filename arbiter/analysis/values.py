@@ -33,13 +33,14 @@ few samples (Student's t) and for the candidates compared (half the rate to the 
 policy's action, named before any sample; half shared by the others, Bonferroni), a look says
 
 * a **mistake** when some candidate's gain has its lower bound above the game's materiality
-  ``MARGIN`` (Spades 5 points, Spot 2 units, Spite and Malice 0.5 pay-off cards): the chosen
-  action costs at least that much, with 95% confidence;
-* **fine** ("not a mistake") when every candidate's gain has its upper bound below
-  ``MARGIN``: with 99.9% confidence nothing available was materially better; and when a
+  ``MARGIN`` (Spades 5 points, Spot 5 units: one ante, Spite and Malice 0.5 pay-off cards):
+  the chosen action costs at least that much, with 95% confidence;
+* **fine** ("not a mistake") when every candidate's gain has its upper bound below the
+  game's ``FINE`` margin (``MARGIN`` but at Spot, where it is 0: no better action at all):
+  with 99.9% confidence nothing available was materially better; and when a
   difference not seen on the ``n`` states so far, as large as the decision's spread of
   values, occurring on ``RARE / n`` of them would not change that (a rare contract set);
-* **unsure** otherwise.
+* **unsure** otherwise (at Spot, by definition, a loss between 0 and an ante: method 12).
 
 A verdict stands when ``AGREE`` (three) looks in a row give it (a single batch that happens to look
 decisive does not decide; a budget of ``MIN_SAMPLES`` or fewer allows one look); the
@@ -81,7 +82,7 @@ from arbiter.rating.stats import mean_se
 from cardarena.games import Action, GameError, State, facts, get_game
 from cardarena.records import MatchRecord
 
-__all__ = ["ActionValue", "DecisionValue", "Valuer", "analyse", "value_of", "UNITS", "MARGIN", "VERDICTS"]
+__all__ = ["ActionValue", "DecisionValue", "Valuer", "analyse", "value_of", "UNITS", "MARGIN", "FINE", "fine_margin", "VERDICTS"]
 
 DEFAULT_SAMPLES = 64
 DEFAULT_MAX_ACTIONS = 12
@@ -172,6 +173,27 @@ UNITS: Mapping[str, str] = facts("value_units")  # each game's platform.value_un
 #: The smallest loss that counts as a mistake, per game, in its units.
 MARGIN: Mapping[str, float] = facts("value_margin")
 
+#: The loss below which a "fine" may be given, per game, where it is not ``MARGIN`` (method
+#: 12). At Spot a mistake is a loss of at least one ante (``MARGIN``, 5 units: what every
+#: player pays into each hand's pot), and "fine" says that no other action was better at all
+#: (0): between the two lie the losses Spot's analysis cannot resolve at its budget (one
+#: state's paired difference spreads +-23 units; 64 states measure a loss to +-3, a 95%
+#: interval of +-6 or more), so neither verdict is given there: "unsure". With one margin of
+#: 2 units for both, 8% of Spot's decisions moved between "unsure" and a verdict with the
+#: sampling seed, and a margin of 5 for both moved more (the "fine" edge then crossed the
+#: many decisions whose values a draw from the stock scatters); with the two apart, 0.969 of
+#: them kept their verdict on the kept samples of match seeds 0-9, where it was chosen, and
+#: 0.979 on fresh matches (seeds 60-69; method 10 0.924 on the same states), separation 6.5x
+#: (docs/analysis.md, "Spot: method 12"). Elsewhere "fine" and "mistake" share the margin.
+FINE: Mapping[str, float] = {"spot": 0.0}
+
+
+def fine_margin(game: str, margin: float | None = None) -> float:
+    """The loss below which ``game``'s "fine" may be given (``FINE``), never above its mistake
+    ``margin`` (the game's ``MARGIN`` by default)."""
+    m = MARGIN.get(game, 1.0) if margin is None else margin
+    return min(FINE.get(game, m), m)
+
 #: The reference evaluator per game: a bundled bot with ``action_values``/``state_value``.
 REFERENCE: Mapping[str, str] = facts("value_reference")
 
@@ -238,20 +260,22 @@ def _mean_se(xs: Sequence[float]) -> tuple[float, float]:
 
 def look(per: Sequence[Sequence[float]], a: int, ref: int | None, margin: float,
          alpha_mistake: float = ALPHA_MISTAKE, alpha_fine: float = ALPHA_FINE, rare: float = RARE,
-         width: float = 1.0) -> str:
+         width: float = 1.0, fine: float | None = None) -> str:
     """"mistake", "fine" or "unsure" from the samples so far (``per[i][k]``: candidate ``i``
-    on state ``k``; ``a`` the chosen one; module docstring). The error rate is split: half
-    to the reference policy's action ``ref`` (the comparison named before any sample), half
-    shared by the others (Bonferroni). "Fine" also bounds a difference not yet seen
+    on state ``k``; ``a`` the chosen one; module docstring): a mistake above ``margin``,
+    fine below ``fine`` (``margin`` by default; the game's: ``fine_margin``). The error
+    rate is split: half to the reference policy's action ``ref`` (the comparison named
+    before any sample), half shared by the others (Bonferroni). "Fine" also bounds a difference not yet seen
     (``RARE``; ``rare=0``: method 6's look). ``width``: every interval (and the unseen
     difference's bound) scaled by it (``EDGE``: is the decision near the edge?)."""
+    fine = margin if fine is None else fine
     n = len(per[a])
     others = [i for i in range(len(per)) if i != a]
     split = ref is not None and ref != a and len(others) > 1
     compared = 2 * (len(others) - 1) if split else len(others)
     q = {alpha: (width * quantile(n, compared, alpha), width * (quantile(n, 2, alpha) if split else quantile(n, compared, alpha)))
          for alpha in (alpha_mistake, alpha_fine)}
-    fine = True
+    ok = True
     unseen = width * rare / n * (max(map(max, per)) - min(map(min, per))) if rare and n else 0.0
     for i in others:
         g, se = _mean_se([x - y for x, y in zip(per[i], per[a])])
@@ -261,18 +285,18 @@ def look(per: Sequence[Sequence[float]], a: int, ref: int | None, margin: float,
             qm = qf = 0.0
         if g - qm * se > margin:
             return "mistake"
-        if not (g + qf * se < margin and g + unseen < margin):
-            fine = False
-    return "fine" if fine else "unsure"
+        if not (g + qf * se < fine and g + unseen < fine):
+            ok = False
+    return "fine" if ok else "unsure"
 
 
 def edge_look(now: str, per: Sequence[Sequence[float]], a: int, ref: int | None, margin: float, n: int,
-              budget: int, extend: int) -> str:
+              budget: int, extend: int, fine: float | None = None) -> str:
     """``Looks.see``'s ``near``: for a decision still "unsure" at its budget's last look
     (``n == budget``) that may extend (``extend``), the same look at ``EDGE`` width; else ``now``."""
     if now != "unsure" or n != budget or not extend:
         return now
-    return look(per, a, ref, margin, width=EDGE)
+    return look(per, a, ref, margin, width=EDGE, fine=fine)
 
 
 class Looks:
@@ -387,11 +411,12 @@ class Valuer:
     ``samples``: the states a decision may take (its budget), in batches of ``BATCH``
     (a decision near the edge at its end may take up to ``extend`` times as many, the
     game's ``extends`` by default: ``Looks``); ``margin``: the materiality of a mistake
-    (default ``MARGIN`` of the game)."""
+    (default ``MARGIN`` of the game); ``fine``: the loss below which "fine" may be given
+    (default the game's, ``fine_margin``)."""
 
     def __init__(self, game: str, options: dict[str, Any], seat: int, match_id: str = "analysis",
                  seat_names: tuple[str, ...] = (), samples: int = DEFAULT_SAMPLES, max_actions: int = DEFAULT_MAX_ACTIONS,
-                 seed: int = 0, margin: float | None = None, extend: int | None = None):
+                 seed: int = 0, margin: float | None = None, extend: int | None = None, fine: float | None = None):
         if samples < 1:
             raise ValueError(f"samples {samples}: at least 1 sampled state per decision")
         if max_actions < 2:
@@ -400,6 +425,7 @@ class Valuer:
         self.seat = seat
         self.samples, self.max_actions, self.seed = samples, max_actions, seed
         self.margin = MARGIN.get(self.game.name, 1.0) if margin is None else margin
+        self.fine = fine_margin(self.game.name, self.margin) if fine is None else fine
         self.extend = extends(self.game.name) if extend is None else extend
         self.match_id = match_id
         record = MatchRecord(match_id, game, dict(options), 0, seat_names or tuple(f"seat {s}" for s in range(self.game.num_seats)))
@@ -440,7 +466,7 @@ class Valuer:
             n += k
             if n >= looks.first:
                 now = self._verdict(per, a, ref)
-                near = edge_look(now, per, a, ref, self.margin, n, self.samples, self.extend)
+                near = edge_look(now, per, a, ref, self.margin, n, self.samples, self.extend, self.fine)
                 for rule, wanted in zip((looks, before), wants):
                     if wanted:
                         rule.see(now, n, near)
@@ -451,7 +477,7 @@ class Valuer:
         return tuple(sorted(vals, key=lambda v: -v.mean)), (looks.verdict, before.verdict), n
 
     def _verdict(self, per: list[list[float]], a: int, ref: int | None = None) -> str:
-        return look(per, a, ref, self.margin)
+        return look(per, a, ref, self.margin, fine=self.fine)
 
     def decision(self, point: DecisionPoint, chosen_text: str | None) -> DecisionValue:
         """One decision of the seat valued (``chosen_text``: the action played, or None)."""
@@ -517,7 +543,7 @@ def value_of(game: str, options: dict[str, Any], at: Any, *, seat: int | None = 
 
 def analyse(record: MatchRecord, seat: int, *, samples: int = DEFAULT_SAMPLES, seed: int = 0,
             max_actions: int = DEFAULT_MAX_ACTIONS, first: int = 1, last: int | None = None,
-            margin: float | None = None) -> Iterator[DecisionValue]:
+            margin: float | None = None, fine: float | None = None) -> Iterator[DecisionValue]:
     """``seat``'s decisions ``first``..``last`` (from 1; all by default) in ``record``, valued
     from that seat's view only (see the module docstring), in order.
 
@@ -527,7 +553,7 @@ def analyse(record: MatchRecord, seat: int, *, samples: int = DEFAULT_SAMPLES, s
     # Keyed by the match's seed, not its id: the same deal and actions replayed under another
     # id (a fresh `arbiter play` with the same seed) get the same analysis.
     valuer = Valuer(record.game, record.options, seat, f"seed-{record.seed}", record.seat_names, samples, max_actions,
-                    seed, margin)
+                    seed, margin, fine=fine)
     for point in decisions(record, seat):
         if point.number < first:
             continue

@@ -31,10 +31,10 @@ from markupsafe import Markup
 
 from arbiter.analysis import jobs
 from arbiter.analysis.reask import DecisionPoint, decisions
-from arbiter.analysis.stored import Analysed, costliest, from_json
+from arbiter.analysis.stored import Analysed, costliest, current_analysis, from_json
 from arbiter.analysis.values import UNITS
 from arbiter.present.table import TABLE_STYLE, render_table, table_model
-from arbiter.store.analyses import load_analysis, recent_analyses
+from arbiter.store.analyses import recent_analyses
 from arbiter.store.db import MatchRow, Store, StoreError
 from cardarena import disclosure
 from cardarena.records import MatchRecord
@@ -316,7 +316,7 @@ def inspect_page(store: Store, match_id: str, query: dict[str, list[str]], nonce
         if not (raw.isdigit() and 1 <= int(raw) <= len(points)):
             raise InspectError(400, f"d must be a decision of seat {seat} from 1 to {len(points)}, got {raw[:20]!r}")
         p = points[int(raw) - 1]
-    stored = load_analysis(store, match_id, seat)
+    stored = current_analysis(store, match_id, seat)
     rows: list[Analysed] = []
     if stored is not None:
         try:
@@ -374,7 +374,7 @@ def start_analysis(store: Store, match_id: str, query: dict[str, list[str]]) -> 
         _, points, _ = _points(str(store.path), match_id, seat, _stamp(row))
     except StoreError as exc:
         raise InspectError(500, str(exc)) from None
-    if load_analysis(store, match_id, seat) is None:
+    if current_analysis(store, match_id, seat) is None:
         try:
             jobs.JOBS.start(store.path, match_id, seat, len(points))
         except jobs.Busy as exc:

@@ -55,9 +55,10 @@ def save_analysis(store: Store, match_id: str, seat: int, settings: str, rows_js
         raise StoreError(f"{store.path}: the analysis of match {match_id!r} seat {seat} cannot be stored: {exc}") from None
 
 
-def load_analysis(store: Store, match_id: str, seat: int, settings: str | None = None) -> StoredRow | None:
+def load_analysis(store: Store, match_id: str, seat: int, settings: str | None = None,
+                  prefix: str = "") -> StoredRow | None:
     """The stored analysis of ``seat`` in ``match_id`` under ``settings`` (None: the newest
-    under any), or None if there is none."""
+    under any whose settings begin with ``prefix``), or None if there is none."""
     if not _has_table(store):
         return None
     sql = "SELECT match_id, seat, settings, created, rows FROM analyses WHERE match_id = ? AND seat = ?"
@@ -65,6 +66,9 @@ def load_analysis(store: Store, match_id: str, seat: int, settings: str | None =
     if settings is not None:
         sql += " AND settings = ?"
         params += (settings,)
+    if prefix:
+        sql += " AND substr(settings, 1, ?) = ?"
+        params += (len(prefix), prefix)
     r = store.db.execute(sql + " ORDER BY created DESC LIMIT 1", params).fetchone()
     return StoredRow(*r) if r else None
 

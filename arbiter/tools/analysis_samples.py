@@ -32,8 +32,8 @@ from statistics import NormalDist
 from typing import Any, Callable, Iterable
 
 from arbiter.analysis.reask import decisions
-from arbiter.analysis.values import (AGREE, BATCH, EXTEND, MARGIN, MIN_SAMPLES, REFERENCE_SETTINGS, Looks, Valuer, _mean_se,
-                                     edge_look, extends, finishes, look, t95)
+from arbiter.analysis.values import (AGREE, ALPHA_MISTAKE, BATCH, EXTEND, FINE, MARGIN, MIN_SAMPLES, REFERENCE_SETTINGS, Looks, Valuer,
+                                     _mean_se, edge_look, extends, finishes, look, t95)
 from arbiter.hosting.forward import sample_states
 from arbiter.tools.analysis_bench import GAMES, separation_matches
 
@@ -123,15 +123,17 @@ def noise(valuer: Valuer, view: Any, legal: Any, chosen: Any, key: str, states: 
             "corr": cov / math.sqrt(vi * va) if vi and va else 1.0}
 
 
-def replay_rule(rows: list[dict[str, Any]], rule: Callable[..., tuple[str, int]]) -> dict[str, Any]:
+def replay_rule(rows: list[dict[str, Any]], rule: Callable[..., tuple[str, int]],
+                margin: float | None = None) -> dict[str, Any]:
     """The verdicts ``rule(per, anchor, ref, margin)`` gives on the kept samples, per
-    sampling seed, and how many agree; the states the rule took (its cost)."""
+    sampling seed, and how many agree; the states the rule took (its cost). ``margin``:
+    another than the game's (``values.MARGIN``)."""
     out = {"compared": 0, "same": 0, "states": 0, "verdicts": {}, "flips": [], "short": 0}
     for r in rows:
         got = {}
         for k, per in r["values"].items():
             try:
-                v, n = rule(per, r["anchor"], r["ref"], MARGIN[r["game"]])
+                v, n = rule(per, r["anchor"], r["ref"], MARGIN[r["game"]] if margin is None else margin)
             except KeptTooFew:  # the rule wanted states past those kept: not replayable here
                 v, n = "kept too few", len(per[r["anchor"]])
                 out["short"] += 1
@@ -203,16 +205,19 @@ class KeptTooFew(Exception):
 
 
 def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH, one: Callable[..., str] = look,
-                  finish: bool = True, extend: int = EXTEND) -> Callable[..., tuple[str, int]]:
+                  finish: bool = True, extend: int = EXTEND, fine: float | None = None) -> Callable[..., tuple[str, int]]:
     """The analysis's rule (``values.look`` at its error rates, stopped by ``values.Looks``,
     as ``Valuer`` stops): a look after each batch from ``first`` states; a verdict stands
     when ``values.AGREE`` looks in a row give it (or the budget allows one look); a decision
     near the edge at the budget's last look (``values.EDGE``) draws on to ``extend`` times
     the budget (method 9); with ``extend=0`` (method 8's rule) a run under way at the
     budget's end may finish (``finish``: the game's is ``values.finishes``); unsure when
-    the budget ends. KeptTooFew when the rule wants states past those kept."""
+    the budget ends. ``fine``: the loss below which "fine" may be given (``values.FINE``;
+    None: the rule's margin; never above it), passed to ``one`` (a look that takes it, as
+    ``values.look``). KeptTooFew when the rule wants states past those kept."""
     def rule(per, a, ref, margin):
         looks = Looks(budget, first, step, finish=finish, extend=extend)
+        below = margin if fine is None else min(fine, margin)
         n = 0
         while k := looks.wants(n):
             if n + k > len(per[a]):
@@ -221,8 +226,8 @@ def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH, one:
                 break  # a budget past the kept states: what they allow (as before)
             n += k
             if n >= looks.first:
-                now = one(_prefix(per, n), a, ref, margin)
-                near = edge_look(now, _prefix(per, n), a, ref, margin, n, budget, extend)
+                now = one(_prefix(per, n), a, ref, margin, fine=below)
+                near = edge_look(now, _prefix(per, n), a, ref, margin, n, budget, extend, below)
                 looks.see(now, n, near)
         return looks.verdict, n
     return rule
@@ -322,14 +327,21 @@ def identical_once(per, a, ref, margin):
     return look5([per[i] for i in keep], keep.index(a), keep.index(ref) if ref in keep else None, margin)
 
 
-def stopping_rules(game: str | None = None) -> dict[str, Callable[..., tuple[str, int]]]:
+def stopping_rules(game: str | None = None, fine: float | None = None) -> dict[str, Callable[..., tuple[str, int]]]:
     """The rules compared (docs/analysis.md, stability); the analysis's own as at ``game``
-    (``values.finishes``: method 8 lets no run finish past the budget at Spot)."""
+    (``values.finishes``: method 8 lets no run finish past the budget at Spot; ``values.FINE``:
+    from method 12 Spot's "fine" only where no action was better; ``fine``: another)."""
+    below = fine if fine is not None else FINE.get(game) if game else None
     return {
-        "method 9 (values: method 8, and at Spite and Malice a decision near the edge at 64 draws on to 128)":
-            analysis_rule(64, finish=finishes(game) if game else True, extend=extends(game) if game else EXTEND),
+        "method 9 (values: method 8, and at Spite and Malice a decision near the edge at 64 draws on to 128; "
+        "from method 12 at Spot fine below values.FINE)":
+            analysis_rule(64, finish=finishes(game) if game else True, extend=extends(game) if game else EXTEND, fine=below),
         "method 8 (fine 0.1% and a rare unseen difference bounded, mistake 5%, three looks, 64; "
-        "a run under way may finish, not at Spot)": analysis_rule(64, finish=finishes(game) if game else True, extend=0),
+        "a run under way may finish, not at Spot)": analysis_rule(64, finish=finishes(game) if game else True, extend=0,
+                                                                  fine=below),
+        "method 9 with fine at the mistake's confidence (95%)":
+            analysis_rule(64, one=functools.partial(look, alpha_fine=ALPHA_MISTAKE), finish=finishes(game) if game else True,
+                          extend=extends(game) if game else EXTEND, fine=below),
         "method 7 (a run under way may finish at every game), 64": analysis_rule(64, extend=0),
         "method 7, no run finished past the budget, 64": analysis_rule(64, finish=False, extend=0),
         "method 7 with RARE 1, 64": looks_with(functools.partial(look, rare=1.0), 64, AGREE),
@@ -412,6 +424,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("files", nargs="+")
     r.add_argument("--flips", action="store_true", help="list the decisions whose verdict moved")
     r.add_argument("--margin", type=float, default=None, help="another margin than the game's (values.MARGIN)")
+    r.add_argument("--fine-margin", type=float, default=None, metavar="F",
+                   help="the analysis's rules give 'fine' below F, not the game's (values.FINE; never above the margin)")
     r.add_argument("--only", default="", help="only the rules whose name contains this")
     r.add_argument("--bootstrap", type=int, default=0, metavar="REPS",
                    help="estimate each rule's agreement by REPS resampled runs a decision instead")
@@ -477,7 +491,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     rows = [json.loads(line) for path in a.files for line in open(path) if line.strip()]
     if a.bootstrap:
-        for name, rule in stopping_rules(rows[0]["game"] if rows else None).items():
+        for name, rule in stopping_rules(rows[0]["game"] if rows else None, a.fine_margin).items():
             if a.only and a.only not in name:
                 continue
             res = bootstrap(rows, rule, reps=a.bootstrap, margin=a.margin, scale=a.scale)
@@ -487,10 +501,10 @@ def main(argv: list[str] | None = None) -> int:
                   f"(bootstrap, {d} decisions); "
                   f"states {res['states'] / d:.1f} a decision; {shares}", flush=True)
         return 0
-    for name, rule in stopping_rules(rows[0]["game"] if rows else None).items():
+    for name, rule in stopping_rules(rows[0]["game"] if rows else None, a.fine_margin).items():
         if a.only and a.only not in name:
             continue
-        res = replay_rule(rows, rule)
+        res = replay_rule(rows, rule, a.margin)
         sep = {}
         for who, by in res["verdicts"].items():
             tot = sum(by["1"].values())

@@ -4,10 +4,12 @@ decisions come from its stored analyses; `arbiter analyse` stores and reuses it.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from arbiter.analysis.stored import costliest, from_json, settings_key, stored_analysis, to_json
-from arbiter.store.analyses import load_analysis
+from arbiter.analysis.stored import analysed_rows, costliest, from_json, settings_key, stored_analysis, to_json
+from arbiter.store.analyses import load_analysis, save_analysis
 from arbiter.store.db import Store
 from arbiter.tournament.play import play_local, store_play
 from tests.cli.test_reask_cli import invoke
@@ -48,6 +50,35 @@ def test_an_analysis_is_stored_once_and_read_back_equal(stored):
         assert load_analysis(store, record.match_id, 0, settings_key(2, 4, 3)) is None
 
 
+def test_an_analysis_of_an_older_method_is_computed_again(stored, tmp_path):
+    """A change of ``METHOD`` (how values or verdicts are computed) retires every stored
+    analysis: ``stored_analysis`` computes it again, and neither the inspector page nor a
+    bot's costliest decisions show the old one (it has a verdict the method no longer gives:
+    here a "mistake" of 1 unit, below any game's margin today)."""
+    from arbiter.analysis.stored import METHOD, current_analysis
+    from arbiter.present import inspector
+
+    _, record = stored
+    db = tmp_path / "old.sqlite"
+    store_play(db, record)  # the match alone, nothing analysed
+    valued = next(r for r in analysed_rows(record, 1, **SETTINGS) if r.values)
+    old = [dataclasses.replace(valued, verdict="mistake", loss=1.0)]
+    old_key = settings_key(**SETTINGS).replace(f"method={METHOD};", f"method={METHOD - 1};")
+    with Store(db) as store:
+        save_analysis(store, record.match_id, 1, old_key, to_json(old))
+        assert load_analysis(store, record.match_id, 1).settings == old_key  # the newest, of the old method
+        assert current_analysis(store, record.match_id, 1) is None
+        page = inspector.inspect_page(store, record.match_id, {"seat": ["1"], "d": ["1"]}, "n")
+        assert 'id="no-analysis"' in page and 'id="analyse"' in page and f"method={METHOD - 1}" not in page
+        assert costliest(store, "heuristic") == ([], 0)
+        again, saved = stored_analysis(store, record.match_id, 1, **SETTINGS)
+        assert saved and again != old and not any(r.verdict == "mistake" and r.loss == 1.0 for r in again)
+        assert current_analysis(store, record.match_id, 1).settings == settings_key(**SETTINGS)
+        assert costliest(store, "heuristic")[1] == 1
+        page = inspector.inspect_page(store, record.match_id, {"seat": ["1"], "d": ["1"]}, "n")
+        assert 'id="no-analysis"' not in page and f"method={METHOD}," in page.replace(" ", "")
+
+
 def test_a_bots_costliest_decisions_come_from_its_analysed_matches(stored):
     db, record = stored
     with Store(db) as store:
@@ -65,6 +96,8 @@ def test_the_cli_stores_its_analysis_and_reuses_it(stored, tmp_path):
     first = invoke(*args)
     assert first.exit_code == 0, first.output
     assert "analysis stored" in first.output and f"/m/{record.match_id}/inspect?seat=1" in first.output
+    said = " ".join(first.output.split())  # the terminal's line breaks aside
+    assert "a mistake costs at least 5 with 95% confidence, a fine means nothing better (99.9%)" in said  # Spot's margins
     with Store(db, read_only=True) as store:
         assert load_analysis(store, record.match_id, 1, settings_key(2, 0, 3)) is not None
     second = invoke(*args)

@@ -255,10 +255,10 @@ def test_kept_samples_replay_the_analysis():
         cands, ref, per = draw(valuer, point.view, point.legal, chosen, f"{valuer.match_id}:0:{point.number}",
                                EXTEND * 32)
         got = valuer.decision(point, point.played)
-        assert analysis_rule(32, finish=finishes("spot"), extend=extends("spot"))(per, cands.index(chosen), ref,
-                                                                                   valuer.margin) == (got.verdict, got.samples)
-        assert analysis_rule(32, finish=finishes("spot"), extend=0)(per, cands.index(chosen), ref, valuer.margin)[0] == \
-            got.unextended  # method 8's verdict, read off the same states
+        assert analysis_rule(32, finish=finishes("spot"), extend=extends("spot"), fine=valuer.fine)(
+            per, cands.index(chosen), ref, valuer.margin) == (got.verdict, got.samples)
+        assert analysis_rule(32, finish=finishes("spot"), extend=0, fine=valuer.fine)(
+            per, cands.index(chosen), ref, valuer.margin)[0] == got.unextended  # method 8's verdict, read off the same states
         assert sorted(sum(xs[:got.samples]) / got.samples for xs in per) == pytest.approx(sorted(v.mean for v in got.values))
         verdicts.append(got.verdict)
     assert verdicts == ["unsure", "unsure", "mistake"], verdicts
@@ -358,18 +358,20 @@ def test_no_run_finishes_past_the_budget_at_spot():
     the budget at Spot either (nor at Spades: ``values.EXTENDED``). With the extension forced on, the
     decision is near the edge at 64 (a run under way) and draws on: the run stands at 72,
     and method 8's verdict read off that run (``unextended``: the rule that stops at the
-    budget sees no look past it) is still "unsure"."""
+    budget sees no look past it) is still "unsure". The stopping rule is what is checked, so
+    the decision is valued with the margins it was found under (2 units for both verdicts:
+    until method 12; from it a Spot mistake costs an ante, ``values.MARGIN``)."""
     from arbiter.tools.analysis_bench import separation_matches
 
     assert not finishes("spot") and finishes("spades") and finishes("spite-and-malice")
     assert not extends("spot") and not extends("spades") and extends("spite-and-malice") == EXTEND
     record, bots, rnd = next(separation_matches("spot", 1, 5))
     assert (rnd, bots[rnd]) == (2, "random")
-    row = next(analyse(record, 2, samples=64, seed=1, first=15, last=15))
+    row = next(analyse(record, 2, samples=64, seed=1, first=15, last=15, margin=2.0, fine=2.0))
     assert (row.samples, row.verdict, row.unextended) == (64, "unsure", "unsure"), row
     point = next(p for p in decisions(record, 2) if p.number == 15)
     forced = Valuer(record.game, record.options, 2, f"seed-{record.seed}", record.seat_names, samples=64, seed=1,
-                    extend=EXTEND).decision(point, point.played)
+                    extend=EXTEND, margin=2.0, fine=2.0).decision(point, point.played)
     assert (forced.samples, forced.verdict, forced.unextended) == (72, "mistake", "unsure"), forced
 
 
@@ -503,3 +505,33 @@ def test_the_edge_look_reads_an_unsure_decision_at_half_width_at_its_budget_only
     assert edge_look(now, per, 0, None, 2.0, 56, 64, EXTEND) == "unsure"  # not the budget's last look
     assert edge_look(now, per, 0, None, 2.0, 64, 64, 0) == "unsure"  # the game does not extend
     assert edge_look("fine", per, 0, None, 2.0, 64, 64, EXTEND) == "fine"  # decided: as it is
+
+
+def test_a_spot_verdict_is_given_only_where_the_analysis_resolves_it():
+    """Method 12 (``values.MARGIN``, ``values.FINE``): at Spot a mistake costs at least one
+    ante (5 units) and "fine" says that no other action was better at all; the losses
+    between are "unsure" (docs/analysis.md, "What mistake, fine and unsure mean"). Two
+    decisions of a separation match (match seed 2), sampling seed 1, 64 states, each a draw
+    (stock or discard): the random seat's 10th (a loss of 10 ± 3.4 units: its 95% bound
+    clears 2 units, not an ante) and the heuristic seat's 17th (the other draw worse, its
+    99.9% bound below 2 units, not below 0) were a "mistake" and a "fine" under one margin of
+    2 units for both (methods 5-10), and are "unsure" now."""
+    from arbiter.analysis.values import FINE, MARGIN, fine_margin, quantile
+    from arbiter.tools.analysis_bench import separation_matches
+
+    assert (MARGIN["spot"], FINE["spot"], fine_margin("spot")) == (5.0, 0.0, 0.0)
+    assert fine_margin("spades") == MARGIN["spades"] and fine_margin("spite-and-malice") == MARGIN["spite-and-malice"]
+    record, bots, rnd = next(separation_matches("spot", 1, 2))
+    assert (rnd, bots[rnd], bots[0]) == (2, "random", "heuristic")
+    got = {}
+    for seat, number in ((2, 10), (0, 17)):
+        point = next(p for p in decisions(record, seat) if p.number == number)
+        for name, settings in (("now", {}), ("one margin of 2", {"margin": 2.0, "fine": 2.0})):
+            v = Valuer(record.game, record.options, seat, f"seed-{record.seed}", record.seat_names, seed=1,
+                       **settings).decision(point, point.played)
+            got[seat, name] = (v.verdict, v.samples)
+            assert v.margin == settings.get("margin", 5.0)
+        if seat == 2:
+            assert 2.0 < v.loss - quantile(64, 1) * v.loss_se < 5.0, v  # resolved above 2 units, not above an ante
+    assert got == {(2, "now"): ("unsure", 64), (2, "one margin of 2"): ("mistake", 64),
+                   (0, "now"): ("unsure", 64), (0, "one margin of 2"): ("fine", 64)}, got
