@@ -305,7 +305,9 @@ class _Parent:
                 me = resource.getrusage(resource.RUSAGE_SELF)
                 code = os.waitstatus_to_exitcode(status)
                 self.send(op="exit", id=rid, code=128 - code if code < 0 else code,
-                          cpu=round(usage.ru_utime + usage.ru_stime, 4), parent_cpu=round(me.ru_utime + me.ru_stime, 4))
+                          cpu=round(usage.ru_utime + usage.ru_stime, 4), user=round(usage.ru_utime, 4),
+                          sys=round(usage.ru_stime, 4), faults=usage.ru_minflt,
+                          parent_cpu=round(me.ru_utime + me.ru_stime, 4))
 
     def serve(self) -> None:
         signal.signal(signal.SIGCHLD, lambda *_: None)
