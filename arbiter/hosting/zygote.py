@@ -79,6 +79,10 @@ _EXIT_SETUP = 70  # the child could not be confined: it ran no bot code
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
+#: What the parent holds so that a child dropping it frees nothing (``main``): a child's
+#: frees write to the parent's pages, each write a page copied.
+_HELD: list = []
+
 
 def _check(rc: int, what: str) -> None:
     if rc != 0:
@@ -181,6 +185,7 @@ def _arbiter_sockets(arbiter: str, names: list[str]) -> None:
 def _confine_and_run(req: dict, err_fd: int) -> None:
     """The bot process: confine this (root) process, drop to the bot's uid, run the SDK. Never returns."""
     code = _EXIT_SETUP
+    gc.disable()
     try:
         os.dup2(err_fd, 2)
         _new_namespaces()
@@ -397,7 +402,10 @@ def main() -> None:
             preload += parts.preload()
         for game in games.GAMES:
             sys.modules["sdk.convert"].warm(game)
-        sys.modules["sdk.__main__"].parser()
+        # the parser built, and one command line of a child's shape parsed: argparse's
+        # first parse fills caches (its patterns) that each child filled for itself
+        sys.modules["sdk.__main__"].parser().parse_args(["--bot", "random", "--name", "bot", "--address",
+                                                         f"local:{SOCKET_DIR}/local.sock"])
         warmed = True
     except Exception:  # noqa: BLE001 - only a saving lost: each child does it again
         traceback.print_exc()
@@ -409,6 +417,11 @@ def main() -> None:
         problem = f"{threads} threads after the imports: cannot fork safely"
     gc.collect()
     gc.freeze()  # the imported modules' objects stay shared, untouched by the children's collections
+    # A child empties the import system's path cache (its file system is not the parent's);
+    # holding the parent's entries here, that frees nothing in the child: freeing the
+    # finders' directory listings (~1,000 names) cost each child ~0.7 ms of CPU and ~300
+    # copy-on-write page faults (docs/performance.md, "Eleventh session")
+    _HELD.extend(sys.path_importer_cache.values())
     parent = _Parent(ctl)
     parent.send(op="ready", ok=not problem, error=problem, threads=threads, preload=preload, warmed=warmed,
                 seconds=round(time.perf_counter() - t0, 3))
