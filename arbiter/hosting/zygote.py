@@ -185,7 +185,6 @@ def _arbiter_sockets(arbiter: str, names: list[str]) -> None:
 def _confine_and_run(req: dict, err_fd: int) -> None:
     """The bot process: confine this (root) process, drop to the bot's uid, run the SDK. Never returns."""
     code = _EXIT_SETUP
-    gc.disable()
     try:
         os.dup2(err_fd, 2)
         _new_namespaces()
