@@ -7,9 +7,9 @@ control socket ``CTL_FD`` for bot processes. It never runs a line of the bot's c
 imports the SDK and what the SDK stands on (grpc, protobuf, the core), compiles the SDK's
 codecs of every game (``sdk.convert.warm``: one Turn of a seed-0 deal, no bot asked) and
 builds the command line's parser (and parses one child-shaped line with it), holds its
-import path cache's entries (a child empties the cache; freeing them would copy pages), checks that it is still one thread with no gRPC
-channel, and then only forks (CONFIG, JSON: ``{"bundled":
-[module]}``, the module of a bundled bot to import too). The bot module is imported by
+import path cache's entries (a child empties the cache; freeing them would copy pages),
+checks that it is still one thread with no gRPC channel, and then only forks (CONFIG,
+JSON: ``{"bundled": [module]}``, the module of a bundled bot to import too). The bot module is imported by
 each child, after the child has been confined, so whatever the bot does at import time
 (module state, files, processes) happens in that child and dies with it; every child
 starts from the same pristine copy of this parent.
