@@ -211,8 +211,9 @@ def run(
     (``sdk.driver``), and the connection plays on; a bot that calls ``sys.exit`` ends it
     (the arbiter records a disconnect for its seats). Setting ``stop`` (from another
     thread) ends the connection and returns; a ``Stop`` may also be set from a signal
-    handler, and on the local channel needs no thread to watch it. ``connection``: the ``Connection`` class to
-    play through (default: the bot's ``connection`` attribute, else ``Connection``).
+    handler, and on the local channel needs no thread to watch it. ``connection``: the
+    ``Connection`` class to play through (default: the bot's ``connection`` attribute,
+    else ``Connection``).
     """
     address = address or os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051")
     token = token if token is not None else os.environ.get("ARENA_TOKEN", "")

@@ -9,8 +9,8 @@ codecs of every game (``sdk.convert.warm``: one Turn of a seed-0 deal, no bot as
 builds the command line's parser (and parses one child-shaped line with it), holds its
 import path cache's entries (a child empties the cache; freeing them would copy pages),
 checks that it is still one thread with no gRPC channel, and then only forks (CONFIG,
-JSON: ``{"bundled": [module]}``, the module of a bundled bot to import too). The bot module is imported by
-each child, after the child has been confined, so whatever the bot does at import time
+JSON: ``{"bundled": [module]}``, the module of a bundled bot to import too). The bot
+module is imported by each child, after the child has been confined, so whatever the bot does at import time
 (module state, files, processes) happens in that child and dies with it; every child
 starts from the same pristine copy of this parent.
 
