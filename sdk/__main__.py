@@ -7,7 +7,6 @@ import functools
 import logging
 import signal
 import sys
-import threading
 
 
 @functools.lru_cache(maxsize=None)
@@ -35,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s %(message)s")
 
     from sdk.loading import BotLoadError, load_bot
-    from sdk.runner import ArbiterError, run
+    from sdk.runner import ArbiterError, Stop, run
 
     try:
         bot = load_bot(args.bot)
@@ -46,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         print(text, file=sys.stderr, flush=True)
 
     # Ctrl-C or a TERM ends the session cleanly: the stream is cancelled, run() returns.
-    stop = threading.Event()
+    stop = Stop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
     try:

@@ -210,8 +210,10 @@ def run(
     wrong (a hook that raises, no action) is told to the arbiter as that seat's answer
     (``sdk.driver``), and the connection plays on; a bot that calls ``sys.exit`` ends it
     (the arbiter records a disconnect for its seats). Setting ``stop`` (from another
-    thread) ends the connection and returns. ``connection``: the ``Connection`` class to
-    play through (default: the bot's ``connection`` attribute, else ``Connection``).
+    thread) ends the connection and returns; a ``Stop`` may also be set from a signal
+    handler, and on the local channel needs no thread to watch it. ``connection``: the
+    ``Connection`` class to play through (default: the bot's ``connection`` attribute,
+    else ``Connection``).
     """
     address = address or os.environ.get("ARENA_ADDRESS", "127.0.0.1:50051")
     token = token if token is not None else os.environ.get("ARENA_TOKEN", "")
@@ -346,7 +348,9 @@ def _play_local(session: Connection, path: str, hello: pb.BotMessage, stop: thre
         sock.close()
         raise ArbiterError(f"cannot reach the arbiter at {address}: {exc.strerror or exc}") from None
     done = threading.Event()
-    if stop is not None:
+    if isinstance(stop, Stop):  # it shuts the socket down itself when set: no thread to watch it
+        stop.watch(sock)
+    elif stop is not None:
         threading.Thread(target=_shutdown_on, args=(stop, done, sock), daemon=True).start()
     channel = _FrameSocket(sock, MAX_ARBITER_FRAME)
     try:
@@ -371,6 +375,8 @@ def _play_local(session: Connection, path: str, hello: pb.BotMessage, stop: thre
         log.info("%s: the local channel ended: %s", session.name, exc)
     finally:
         done.set()
+        if isinstance(stop, Stop):
+            stop.watch(None)
         sock.close()
     if stop is not None and stop.is_set():
         return session.matches_played
@@ -378,15 +384,44 @@ def _play_local(session: Connection, path: str, hello: pb.BotMessage, stop: thre
     return session.matches_played
 
 
+class Stop(threading.Event):
+    """A ``stop`` for ``run`` that, once set, also shuts down the local channel's socket
+    itself (a blocked read then ends), so the blocking loop starts no thread to watch it
+    (``python -m sdk`` sets it from its TERM and Ctrl-C handlers; a thread started per bot
+    process cost a forked child ~0.3 ms of CPU, docs/performance.md "Eleventh session").
+    Set from a signal handler (the reading thread's, whose read the signal interrupted)
+    or from any thread. A plain ``threading.Event`` works as well: the loop then starts a
+    thread that waits on it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._sock: socket.socket | None = None
+
+    def set(self) -> None:
+        super().set()
+        _shut(self._sock)
+
+    def watch(self, sock: socket.socket | None) -> None:
+        """Shut ``sock`` down when set (at once if set already); None: no socket any more."""
+        self._sock = sock
+        if sock is not None and self.is_set():  # (set before: its own _shut may have missed it)
+            _shut(sock)
+
+
+def _shut(sock: socket.socket | None) -> None:
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
 def _shutdown_on(stop: threading.Event, done: threading.Event, sock: socket.socket) -> None:
     """Shut ``sock`` down once ``stop`` is set (a blocked read then ends), unless the
     connection is over (``done``) first."""
     while not done.is_set():
         if stop.wait(0.5):
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+            _shut(sock)
             return
 
 

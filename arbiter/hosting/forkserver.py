@@ -173,6 +173,8 @@ class ForkServer:
         self._ids = 0
         self.forked = 0  # bot processes it started that have exited
         self.children_cpu = 0.0  # their CPU seconds, in all
+        self.children_sys = 0.0  # of which in the kernel (namespaces, mounts, page faults, exit)
+        self.children_faults = 0  # their minor page faults, in all (copy-on-write of the parent's pages)
         self.parent_cpu = 0.0  # its own CPU seconds so far (the imports, then the forks)
         self._lock = threading.RLock()  # (spawn may mark the server broken while holding it)
         self._started = time.monotonic()
@@ -290,6 +292,8 @@ class ForkServer:
                 child.cpu_seconds = msg.get("cpu")
                 self.forked += 1
                 self.children_cpu += child.cpu_seconds or 0.0
+                self.children_sys += msg.get("sys", 0.0)
+                self.children_faults += msg.get("faults", 0)
                 self.parent_cpu = msg.get("parent_cpu", self.parent_cpu)
                 child._exited(int(msg["code"]))
             elif op == "failed":
@@ -317,8 +321,9 @@ class ForkServer:
         """Stop the parent and, with its sandbox, every child still running."""
         self._broken("stopped", quiet=True)
         if self.forked:
-            log.info("fork server for %s: %d processes, %.1f ms of CPU each (the parent: %.2f s in all)",
-                     self.name, self.forked, 1000 * self.children_cpu / self.forked, self.parent_cpu)
+            log.info("fork server for %s: %d processes, %.1f ms of CPU each (%.1f in the kernel, %d page faults;"
+                     " the parent: %.2f s in all)", self.name, self.forked, 1000 * self.children_cpu / self.forked,
+                     1000 * self.children_sys / self.forked, self.children_faults // self.forked, self.parent_cpu)
         try:
             self._sock.close()  # the parent returns on EOF: its sandbox ends, and every child in it
         except OSError:

@@ -6,10 +6,11 @@ its process, each child binds its own's), and asks it over the
 control socket ``CTL_FD`` for bot processes. It never runs a line of the bot's code: it
 imports the SDK and what the SDK stands on (grpc, protobuf, the core), compiles the SDK's
 codecs of every game (``sdk.convert.warm``: one Turn of a seed-0 deal, no bot asked) and
-builds the command line's parser, checks that it is still one thread with no gRPC
-channel, and then only forks (CONFIG, JSON: ``{"bundled":
-[module]}``, the module of a bundled bot to import too). The bot module is imported by
-each child, after the child has been confined, so whatever the bot does at import time
+builds the command line's parser (and parses one child-shaped line with it), holds its
+import path cache's entries (a child empties the cache; freeing them would copy pages),
+checks that it is still one thread with no gRPC channel, and then only forks (CONFIG,
+JSON: ``{"bundled": [module]}``, the module of a bundled bot to import too). The bot
+module is imported by each child, after the child has been confined, so whatever the bot does at import time
 (module state, files, processes) happens in that child and dies with it; every child
 starts from the same pristine copy of this parent.
 
@@ -79,6 +80,22 @@ _EXIT_SETUP = 70  # the child could not be confined: it ran no bot code
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
+#: What the parent holds so that a child dropping it frees nothing (``main``): a child's
+#: frees write to the parent's pages, each write a page copied.
+_HELD: list = []
+
+#: The parent's mount table as it read it before serving, and its mounts below /tmp.
+_PARENT_MOUNTS: tuple[str, list[str]] | None = None
+
+
+def _tmp_mounts(info: str) -> list[str]:
+    """The mounts below /tmp of a mount table ``info``: the parent's reading of them when
+    the table is the parent's, byte for byte (a child reads its table before it makes its
+    own namespace; parsing it cost each child ~0.2 ms of CPU), else read from ``info``."""
+    if _PARENT_MOUNTS is not None and info == _PARENT_MOUNTS[0]:
+        return _PARENT_MOUNTS[1]
+    return _mounts_under("/tmp", info)
+
 
 def _check(rc: int, what: str) -> None:
     if rc != 0:
@@ -120,11 +137,17 @@ def _capabilities() -> tuple[int, int]:
     return got["CapPrm"], got["CapEff"]
 
 
-def _mounts_under(top: str) -> list[str]:
-    """The outermost mount points strictly below ``top`` in this mount namespace."""
-    points = []
+def _mountinfo() -> str:
     with open("/proc/self/mountinfo") as f:
-        for line in f:
+        return f.read()
+
+
+def _mounts_under(top: str, info: str | None = None) -> list[str]:
+    """The outermost mount points strictly below ``top`` in this mount namespace (or in
+    ``info``, a ``/proc/self/mountinfo`` read before)."""
+    points = []
+    for line in (_mountinfo() if info is None else info).splitlines():
+        if line:
             point = line.split()[4]
             point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), point)  # \040 is a space
             if point.startswith(top.rstrip("/") + "/"):
@@ -137,11 +160,11 @@ def _mounts_under(top: str) -> list[str]:
     return outer
 
 
-def _fresh_tmp(stage: str) -> None:
-    """A fresh, empty tmpfs at /tmp with the mounts that were below /tmp moved across
-    unchanged (their flags, read-only above all, go with them): moved out to ``stage`` (an
-    empty tmpfs of this process's), the tmpfs mounted, moved back."""
-    kept = _mounts_under("/tmp")
+def _fresh_tmp(stage: str, kept: list[str] | None = None) -> None:
+    """A fresh, empty tmpfs at /tmp with the mounts that were below /tmp (``kept``, else
+    read now) moved across unchanged (their flags, read-only above all, go with them):
+    moved out to ``stage`` (an empty tmpfs of this process's), the tmpfs mounted, moved back."""
+    kept = _mounts_under("/tmp") if kept is None else kept
     parked = []
     for i, point in enumerate(kept):
         place = f"{stage}/m{i}"
@@ -183,6 +206,7 @@ def _confine_and_run(req: dict, err_fd: int) -> None:
     code = _EXIT_SETUP
     try:
         os.dup2(err_fd, 2)
+        below_tmp = _tmp_mounts(_mountinfo())  # still the parent's mount namespace (a copy follows)
         _new_namespaces()
         null = os.open("/dev/null", os.O_RDWR)
         os.dup2(null, 0)
@@ -197,7 +221,7 @@ def _confine_and_run(req: dict, err_fd: int) -> None:
         _arbiter_sockets(req["arbiter"], req["sockets"])
         # the other children's working directories and the other arbiters' sockets: hidden
         _mount("tmpfs", SPAWN_DIR, "tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, "mode=0755,size=4k")
-        _fresh_tmp(SPAWN_DIR)
+        _fresh_tmp(SPAWN_DIR, below_tmp)
         _mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
         _loopback_up()
         os.setsid()
@@ -305,7 +329,9 @@ class _Parent:
                 me = resource.getrusage(resource.RUSAGE_SELF)
                 code = os.waitstatus_to_exitcode(status)
                 self.send(op="exit", id=rid, code=128 - code if code < 0 else code,
-                          cpu=round(usage.ru_utime + usage.ru_stime, 4), parent_cpu=round(me.ru_utime + me.ru_stime, 4))
+                          cpu=round(usage.ru_utime + usage.ru_stime, 4), user=round(usage.ru_utime, 4),
+                          sys=round(usage.ru_stime, 4), faults=usage.ru_minflt,
+                          parent_cpu=round(me.ru_utime + me.ru_stime, 4))
 
     def serve(self) -> None:
         signal.signal(signal.SIGCHLD, lambda *_: None)
@@ -395,7 +421,10 @@ def main() -> None:
             preload += parts.preload()
         for game in games.GAMES:
             sys.modules["sdk.convert"].warm(game)
-        sys.modules["sdk.__main__"].parser()
+        # the parser built, and one command line of a child's shape parsed: argparse's
+        # first parse fills caches (its patterns) that each child filled for itself
+        sys.modules["sdk.__main__"].parser().parse_args(["--bot", "random", "--name", "bot", "--address",
+                                                         f"local:{SOCKET_DIR}/local.sock"])
         warmed = True
     except Exception:  # noqa: BLE001 - only a saving lost: each child does it again
         traceback.print_exc()
@@ -407,6 +436,14 @@ def main() -> None:
         problem = f"{threads} threads after the imports: cannot fork safely"
     gc.collect()
     gc.freeze()  # the imported modules' objects stay shared, untouched by the children's collections
+    # A child empties the import system's path cache (its file system is not the parent's);
+    # holding the parent's entries here, that frees nothing in the child: freeing the
+    # finders' directory listings (~1,000 names) cost each child ~0.7 ms of CPU and ~300
+    # copy-on-write page faults (docs/performance.md, "Eleventh session")
+    _HELD.extend(sys.path_importer_cache.values())
+    global _PARENT_MOUNTS
+    info = _mountinfo()
+    _PARENT_MOUNTS = (info, _mounts_under("/tmp", info))
     parent = _Parent(ctl)
     parent.send(op="ready", ok=not problem, error=problem, threads=threads, preload=preload, warmed=warmed,
                 seconds=round(time.perf_counter() - t0, 3))

@@ -54,12 +54,11 @@ class LiveMatch:
     frames: list[tuple[float, Frame]] = field(default_factory=list)  # (monotonic time, frame)
     running: bool = True
     changed: asyncio.Event = field(default_factory=asyncio.Event)
-
-    @property
-    def steps(self) -> int:
-        return sum(1 for _, f in self.frames if isinstance(f, StepFrame))
+    steps: int = 0  # the StepFrames among ``frames``, counted as they are pushed (each step reads it)
 
     def push(self, frame: Frame) -> None:
+        if isinstance(frame, StepFrame):
+            self.steps += 1
         self.frames.append((time.monotonic(), frame))
         self.changed.set()
         self.changed = asyncio.Event()

@@ -57,6 +57,19 @@ def test_bad_options_name_the_option_and_the_reason(given, message):
         parse_options(Opts, given)
 
 
+def test_a_text_is_coerced_once_per_option_and_a_refused_one_every_time():
+    """Options given as text (the wire, a command line) are coerced once per (class,
+    option, text) and the value handed out again: the same (immutable) object, equal to a
+    fresh coercion; a text refused is refused every time, with its message."""
+    first = parse_options(Opts, {"ranks": "2,9", "count": "4"})
+    again = parse_options(Opts, {"ranks": "2,9", "count": "4", "flag": "no"})
+    assert first.ranks == frozenset({2, 9}) and again.ranks is first.ranks and again.count == 4
+    assert parse_options(Opts, {"ranks": [2, 9]}).ranks == first.ranks  # typed: coerced as before
+    for _ in range(2):
+        with pytest.raises(ConfigError, match="option 'count': expected an integer"):
+            parse_options(Opts, {"count": "many"})
+
+
 def test_unknown_preset_and_game():
     with pytest.raises(ConfigError, match="unknown preset 'x'"):
         parse_options(Opts, {}, {"slow": {}}, "x")

@@ -12,7 +12,7 @@ import pytest
 from arbiter.server.app import start_server
 from cardarena.wire import framing
 from sdk.bot import Bot
-from sdk.runner import run
+from sdk.runner import Stop, run
 
 pytestmark = pytest.mark.e2e  # a real arbiter's local channel, in this process
 
@@ -75,6 +75,38 @@ def test_stop_ends_a_blocked_local_loop_and_the_arbiter_closing_is_reported():
             await asyncio.to_thread(thread2.join, 10)
             assert not thread2.is_alive() and result2 == [0]
             assert said2[-1] == "the arbiter closed the connection (0 matches played)"
+        finally:
+            await server.stop(0.5)
+
+    asyncio.run(main())
+
+
+def test_the_sdks_own_stop_ends_a_blocked_local_loop_without_a_thread_to_watch_it():
+    """``sdk.runner.Stop`` (what ``python -m sdk`` sets on a TERM or Ctrl-C) shuts the
+    socket down itself: no watcher thread is started, a set ends the blocked read, and a
+    stop set before the connection is made ends it as soon as it is made."""
+    async def main() -> None:
+        server = await start_server(0)
+        try:
+            hub = server.hub
+            address = framing.SCHEME + hub.local_path
+            stop, said = Stop(), []
+            token = hub.expect("first")
+            before = set(threading.enumerate())
+            thread, result = _play_in_thread(address, token, stop, said)
+            await _connected(hub, token)
+            assert set(threading.enumerate()) - before == {thread}  # the loop's own thread, no watcher
+            stop.set()
+            await asyncio.to_thread(thread.join, 10)
+            assert not thread.is_alive() and result == [0]
+            assert said and said[0].startswith(f"connected to {address} as first")
+            assert stop._sock is None  # the loop let go of its socket
+            # set before the loop starts: it ends without playing
+            early = Stop()
+            early.set()
+            thread2, result2 = _play_in_thread(address, hub.expect("first"), early, [])
+            await asyncio.to_thread(thread2.join, 10)
+            assert not thread2.is_alive() and result2 == [0]
         finally:
             await server.stop(0.5)
 

@@ -421,3 +421,19 @@ def test_the_arbiters_of_one_process_share_a_parent_and_each_child_sees_only_its
     for seen in peeks:
         assert seen == {"run": ["arena.sock", "local.sock"], "spawn": [], "cwd": []}, seen
 
+
+
+def test_a_child_takes_the_parents_reading_of_the_mounts_below_tmp_only_for_the_parents_table(monkeypatch):
+    """A child reads its mount table before it makes its own namespace and keeps the
+    parent's parse of it when the table is the parent's, byte for byte; any other table
+    (a mount that came or went since the parent read it) is parsed anew."""
+    from arbiter.hosting import zygote
+
+    line = "36 25 0:32 / {} rw,relatime - tmpfs tmpfs rw\n"
+    parents = line.format("/") + line.format("/tmp/project") + line.format("/tmp/project/sub") + line.format("/usr")
+    monkeypatch.setattr(zygote, "_PARENT_MOUNTS", (parents, zygote._mounts_under("/tmp", parents)))
+    assert zygote._PARENT_MOUNTS[1] == ["/tmp/project"]  # the outermost only
+    assert zygote._tmp_mounts(parents) is zygote._PARENT_MOUNTS[1]
+    changed = parents + line.format("/tmp/venv\\040x")
+    assert sorted(zygote._tmp_mounts(changed)) == ["/tmp/project", "/tmp/venv x"]
+    assert zygote._tmp_mounts(line.format("/")) == []
