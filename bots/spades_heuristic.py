@@ -4,10 +4,8 @@ It sees only its ``SpadesView`` and the legal actions (no memory needed: the vie
 carries every card played this deal).
 
 Bidding: sure tricks from aces, protected kings and queens, top and long spades, and
-ruffs from short side suits; nil with a very weak hand (partner not nil); blind nil when
-its partner has bid at least ``BLIND_NIL_PARTNER_BID`` tricks (a partner strong enough to
-cover it, given its two best cards in the exchange) or when far behind
-(``BLIND_NIL_DEFICIT``).
+ruffs from short side suits; nil with a very weak hand (partner not nil); blind nil only
+when far behind (``BLIND_NIL_DEFICIT``).
 Exchange: a blind-nil bidder passes its two highest cards, its partner the two lowest.
 Play: second hand low, third hand high, low when partner already wins the trick, win as
 cheaply as possible, trump in when void and the trick is worth winning, duck when it
@@ -29,13 +27,8 @@ from sdk.bot import Action
 from sdk.spades import Bid, Give, Look, Play, SpadesView, power
 
 SPADE = 0
-#: Blind nil when the side trails by at least this much.
+#: Blind nil only when the side trails by at least this much.
 BLIND_NIL_DEFICIT = 300
-#: Blind nil when the partner has bid at least this many tricks (session 11: against the
-#: heuristic that only bid it far behind, at -o deals=1 over 3000 duplicate deals, a partner's
-#: bid of at least 1: +45.3 +- 2.5 points a deal, 2: +48.4 +- 2.2, 3: +40.7, 4: +27.8, 5: +15.6,
-#: 6: +7.7; whatever the partner: +27.7; docs/strength.md has the commands).
-BLIND_NIL_PARTNER_BID = 2
 
 
 def suit(card: int) -> int:
@@ -82,8 +75,7 @@ def choose_bid(view: SpadesView, legal: Sequence[Action]) -> Action:
     if Look() in legal:
         deficit = view.sides[1 - side].score - view.sides[side].score
         partner_bid = view.seats[partner].bid
-        strong_partner = partner_bid is not None and partner_bid >= BLIND_NIL_PARTNER_BID
-        if (deficit >= BLIND_NIL_DEFICIT or strong_partner) and partner_bid != 0 and Bid(0, True) in legal:
+        if deficit >= BLIND_NIL_DEFICIT and partner_bid != 0 and Bid(0, True) in legal:
             return Bid(0, True)
         return Look()
     hand = view.hand

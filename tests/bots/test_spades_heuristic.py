@@ -82,16 +82,6 @@ def test_blind_nil_only_when_far_behind():
     assert pick(behind) == Bid(0, True)
 
 
-def test_blind_nil_beside_a_partner_who_bid_two_or_more():
-    game = get_game("spades")
-    for partner_bid, expected in (("1", Look()), ("2", Bid(0, True)), ("nil", Look())):
-        st = game.state_from_deal(deal({}), dealer=3)
-        for a in ("look", f"bid {partner_bid}", "look", "bid 3"):
-            st.apply(game.parse_action(a))
-        assert st.current_seat == 2
-        assert pick(st) == expected, partner_bid
-
-
 def test_exchange_gives_high_cards_from_blind_nil_and_low_ones_to_it():
     game = get_game("spades", {"first_dealer": 3})
     st = game.state_from_deal(deal({0: "AS KS 2H 3H 4H 5H 6H 7H 8H 9H 10H JH 2D", 2: "QS 3C 4C"}), dealer=3)
