@@ -45,12 +45,11 @@ from typing import Any, Sequence
 from bots import spades_heuristic
 from sdk.forward import Action, Game, State
 from bots.spades_nil import NilSolver
-from sdk.spades import Bid, Give, Look, Phase, Play, power, score_side
+from sdk.spades import Bid, Give, Look, Phase, Play, score_side
 
 __all__ = ["DdsUnavailable", "action_values", "available", "candidates", "deal_value"]
 
 _SUITS = "SHDC"
-_SPADE = 0  # a card's suit: card % 4
 
 #: How a live nil is valued (``nils`` of ``action_values``/``deal_value``), the bot's way or
 #: the analysis's: ``DOUBLE_DUMMY``: its fate solved double dummy (``bots.spades_nil``),
