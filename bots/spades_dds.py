@@ -25,7 +25,8 @@ numbers: their differences carry no luck of the deal). How a deal values the act
   takes one of its side's tricks, a nil that survives takes none, and the DDS trick count
   is scored with that. Where that search would exceed its budget (long hands early in the
   deal, beyond a certain end it sees at once) the deal is played out by the heuristic
-  (which ducks as a nil bidder and covers a nil partner) and that deal's score is the value.
+  (which ducks as a nil bidder, covers a nil partner and defends against an opponent's
+  nil: ``spades_heuristic.defend_nil``) and that deal's score is the value.
 * **Spades broken** (the other rule bridge lacks): the candidates at the seat's decision
   are only its legal actions, so the seat itself never leads an unbroken spade; deeper in
   the solver's play a spade may be led before spades are broken, as in bridge. This is the
@@ -44,20 +45,20 @@ from typing import Any, Sequence
 from bots import spades_heuristic
 from sdk.forward import Action, Game, State
 from bots.spades_nil import NilSolver
-from sdk.spades import Bid, Give, Look, Phase, Play, power, score_side
+from sdk.spades import Bid, Give, Look, Phase, Play, score_side
 
 __all__ = ["DdsUnavailable", "action_values", "available", "candidates", "deal_value"]
 
 _SUITS = "SHDC"
-_SPADE = 0  # a card's suit: card % 4
 
 #: How a live nil is valued (``nils`` of ``action_values``/``deal_value``), the bot's way or
 #: the analysis's: ``DOUBLE_DUMMY``: its fate solved double dummy (``bots.spades_nil``),
 #: the heuristic playing the deal out past that search's budget; ``AT_TABLE``: as it is
 #: played at the table: a nil alive before the deal's first card (a nil bid's fate over a
 #: whole hand, where that search rarely ends: 9 of 422 deals) is played out single dummy,
-#: every seat from its own view, and in every play-out its opponents defend against it
-#: (``defend_nil``).
+#: every seat from its own view. In every play-out (either way) the heuristic plays, whose
+#: seats defend against an opponent's live nil (``spades_heuristic.defend_nil``; until
+#: session 11 only the analysis's play-outs did, with this module's own copy of it).
 DOUBLE_DUMMY = "double dummy"
 AT_TABLE = "at the table"
 
@@ -193,59 +194,15 @@ def _final(view: Any, seat: int) -> float:
     return float(view.sides[side].score - view.sides[1 - side].score)
 
 
-def _shown_void(view: Any, seat: int) -> set[int]:
-    """The suits ``seat`` has shown it no longer holds this deal (it did not follow them)."""
-    out = set()
-    for cards in [t.cards for t in view.tricks] + [view.trick]:
-        for p in cards[1:]:
-            if p.seat == seat and p.card % 4 != cards[0].card % 4:
-                out.add(cards[0].card % 4)
-    return out
-
-
-def defend_nil(view: Any, legal: Sequence[Action], rng: random.Random | None = None) -> Action:
-    """The heuristic's action, except that a seat whose opponent's nil is alive (its own side
-    having none) plays to set it, from its own view as at the table: it leads its lowest
-    card of a side suit the nil bidder has not shown void in; before the nil bidder plays to
-    a trick it follows as low as it can (void: it sheds its highest side card, no trump); with
-    the nil bidder winning the trick it plays its highest card under it. The heuristic has no
-    such play: in its play-outs a blind nil was made 76% of the time (60% against this
-    defence; docs/analysis.md, "Method 10")."""
-    me = view.seat
-    live = _live_nils(view)
-    if not isinstance(legal[0], Play) or any(s % 2 == me % 2 for s in live) or not live:
-        return spades_heuristic.choose(view, legal, rng)
-    nil = live[0]
-    cards = [a.card for a in legal]
-    if not view.trick:
-        void = _shown_void(view, nil)
-        side = [c for c in cards if c % 4 != _SPADE and c % 4 not in void]
-        return Play(min(side or [c for c in cards if c % 4 not in void] or cards, key=power))
-    led = view.trick[0].card % 4
-    winner, best = spades_heuristic.current_winner(view)
-    if all(p.seat != nil for p in view.trick):
-        follow = [c for c in cards if c % 4 == led]
-        if follow:
-            return Play(min(follow, key=power))
-        shed = [c for c in cards if c % 4 != _SPADE]
-        return Play(max(shed, key=power) if shed else min(cards, key=power))
-    if winner == nil:
-        under = [c for c in cards if not spades_heuristic.beats(c, best, led)]
-        if under:
-            return Play(max(under, key=lambda c: (c % 4 != _SPADE, power(c))))
-    return spades_heuristic.choose(view, legal, rng)
-
-
-def _play_out(game: Game, st: State, seat: int, deal: int, rng: random.Random, nils: str = DOUBLE_DUMMY) -> float:
-    """The heuristic plays every seat to the end of ``deal`` (with ``nils`` ``AT_TABLE``, a
-    live nil's opponents defend against it: ``defend_nil``): the seat's side's total minus
-    the other's then."""
-    policy = defend_nil if nils == AT_TABLE else spades_heuristic.choose
+def _play_out(game: Game, st: State, seat: int, deal: int, rng: random.Random) -> float:
+    """The heuristic plays every seat to the end of ``deal`` (a live nil's opponents defend
+    against it: ``spades_heuristic.defend_nil``): the seat's side's total minus the other's
+    then."""
     while not st.is_terminal:
         v = st.view(st.current_seat)
         if v.deal != deal:
             return _final(v, seat)
-        st.apply(policy(v, st.legal_actions(), rng))
+        st.apply(spades_heuristic.choose(v, st.legal_actions(), rng))
     out = st.outcome()
     return float(out.scores[seat] - out.scores[(seat + 1) % 4])
 
@@ -255,8 +212,8 @@ def deal_value(game: Game, world: State, seat: int, seed: int, cache: dict | Non
     """What the deal in progress in ``world`` is worth to ``seat`` from here (module
     docstring): before play, the heuristic finishes bidding and exchange; then DDS tricks
     scored by the rules, with a live nil's fate solved double dummy, or the heuristic plays
-    the deal out: past the nil search's budget, and with ``nils`` ``AT_TABLE`` (where the
-    play-out defends against a nil) whenever a nil is alive before the deal's first card.
+    the deal out: past the nil search's budget, and with ``nils`` ``AT_TABLE`` whenever a
+    nil is alive before the deal's first card.
     ``cache`` (per world) keeps DDS counts of the opening position across candidates."""
     rng = random.Random(seed)
     st = world.clone()
@@ -276,10 +233,10 @@ def deal_value(game: Game, world: State, seat: int, seed: int, cache: dict | Non
     fails = None
     if _live_nil(v):
         if nils == AT_TABLE and not v.tricks and not v.trick:  # a nil bid's fate, as played at the table
-            return _play_out(game, st, seat, deal, rng, nils)
+            return _play_out(game, st, seat, deal, rng)
         fails = (solvers or _Nils()).outcomes(st)
         if fails is None:  # the nil search ran out of budget: the heuristic plays it out
-            return _play_out(game, st, seat, deal, rng, nils)
+            return _play_out(game, st, seat, deal, rng)
     key = None
     if cache is not None:
         key = tuple(tuple(str(c) for c in st.view(s).hand) for s in range(4)) + (actor, len(v.tricks), len(v.trick))
@@ -317,11 +274,11 @@ def action_values(game: Game, world: State, seat: int, cands: Sequence[Action], 
             st.apply(a)
             after = st.view(seat)
             if st.is_terminal or after.deal != v.deal:
-                out.append(_final(after, seat) if not st.is_terminal else _play_out(game, st, seat, v.deal, random.Random(seed), nils))
+                out.append(_final(after, seat) if not st.is_terminal else _play_out(game, st, seat, v.deal, random.Random(seed)))
                 continue
             fails = solvers.outcomes(st)
             if fails is None:  # out of budget: the heuristic plays the deal out
-                out.append(_play_out(game, st, seat, v.deal, random.Random(seed), nils))
+                out.append(_play_out(game, st, seat, v.deal, random.Random(seed)))
             else:
                 out.append(_scored(game, after, seat, side + counts[str(a.card)], fails))
         return out

@@ -10,7 +10,11 @@ Exchange: a blind-nil bidder passes its two highest cards, its partner the two l
 Play: second hand low, third hand high, low when partner already wins the trick, win as
 cheaply as possible, trump in when void and the trick is worth winning, duck when it
 bid nil (or has made the side's contract: avoid bags), cover a nil-bidding partner,
-lead winners and then from the longest side suit.
+lead winners and then from the longest side suit. Against an opponent's live nil (its own
+side having none) it plays to set it (``defend_nil``): it leads low in a suit the nil
+bidder may still hold, follows low before the nil bidder plays, and plays under the nil
+bidder when it is winning the trick. The analysis's Spades play-outs use this same policy
+(``bots/spades_dds.py``).
 """
 
 from __future__ import annotations
@@ -145,10 +149,54 @@ def low_key(c: int) -> tuple:
     return (suit(c) == SPADE, power(c))
 
 
+def shown_void(view: SpadesView, seat: int) -> set[int]:
+    """The suits ``seat`` has shown it no longer holds this deal (it did not follow them)."""
+    out = set()
+    for cards in [t.cards for t in view.tricks] + [view.trick]:
+        for p in cards[1:]:
+            if p.seat == seat and suit(p.card) != suit(cards[0].card):
+                out.add(suit(cards[0].card))
+    return out
+
+
+def defend_nil(view: SpadesView, cards: Sequence[int]) -> Action | None:
+    """The play against an opponent's live nil (bid nil or blind nil, no trick taken yet),
+    when the seat's own side has none alive: lead the lowest side card of a suit the nil
+    bidder has not shown void in; before the nil bidder plays to the trick, follow as low as
+    possible (void: shed the highest side card, no trump); with the nil bidder winning the
+    trick, play the highest card under it. None where none of these applies (no such nil,
+    or the nil bidder has played and is not winning): the rest of ``choose_play`` decides."""
+    me = view.seat
+    live = [s.seat for s in view.seats if s.bid == 0 and s.tricks_won == 0]
+    if not live or any(s % 2 == me % 2 for s in live):
+        return None
+    nil = live[0]
+    if not view.trick:
+        void = shown_void(view, nil)
+        side = [c for c in cards if suit(c) != SPADE and suit(c) not in void]
+        return Play(min(side or [c for c in cards if suit(c) not in void] or cards, key=power))
+    led = suit(view.trick[0].card)
+    winner, best = current_winner(view)
+    if all(p.seat != nil for p in view.trick):
+        follow = [c for c in cards if suit(c) == led]
+        if follow:
+            return Play(min(follow, key=power))
+        shed = [c for c in cards if suit(c) != SPADE]
+        return Play(max(shed, key=power) if shed else min(cards, key=power))
+    if winner == nil:
+        under = [c for c in cards if not beats(c, best, led)]
+        if under:
+            return Play(max(under, key=lambda c: (suit(c) != SPADE, power(c))))
+    return None
+
+
 def choose_play(view: SpadesView, legal: Sequence[Action]) -> Action:
     me = view.seat
     partner = (me + 2) % 4
     cards = [a.card for a in legal]
+    defence = defend_nil(view, cards)
+    if defence is not None:
+        return defence
     played = {pc.card for t in view.tricks for pc in t.cards} | {pc.card for pc in view.trick}
     seats = view.seats
     i_nil = seats[me].bid == 0

@@ -14,7 +14,7 @@ the way a determinizing search values it:
      finished by the heuristic; a live nil valued as at the table (``REFERENCE_SETTINGS``,
      method 10): a nil alive at the deal's first card (a nil bid) played out by the
      heuristic, every seat from its own view, the nil's opponents defending against it
-     (``spades_dds.defend_nil``); later in the deal its fate solved double dummy
+     (``spades_heuristic.defend_nil``); later in the deal its fate solved double dummy
      (``bots/spades_nil.py``), played out so where that search exceeds its budget;
      units: points of the seat's side minus the other side's (totals) at the end of the deal;
    * Spot: the ``search`` bot's rollout: the action, then the heuristic for every seat to

@@ -80,34 +80,3 @@ def test_a_live_nil_is_valued_by_the_nil_search(nils):
     by = dict(zip(map(str, bids), spades_dds.action_values(game, state, 1, bids, seed=1, nils=nils)))
     assert by["bid nil"] - by["bid 1"] >= 90, by
     assert NilSolver(1).taken([state.view(s).hand for s in range(4)], 0, [], False) is False
-
-
-def test_a_nils_opponents_defend_against_it_at_the_table():
-    """``defend_nil`` (the analysis's play-outs): seat 0, on lead against seat 1's live nil,
-    leads its lowest side card where the heuristic cashes its ace; with the nil bidder
-    winning the trick, seat 2 plays under it where the heuristic takes the trick; the nil
-    bidder's partner (seat 3) plays as the heuristic (it covers)."""
-    from bots import spades_dds, spades_heuristic
-
-    hands = ["AH 9H 7H 2D 3D 4D 5D 6D 7D 2S 3S 4S 5S", "2H 3H 4H 5H 6H 8D 10D 2C 3C 4C 5C 6C 7C",
-             "8H 10H JH QH 9D JD QD KD AD 8C 9C 10C JC", "KH QC KC AC 6S 7S 8S 9S 10S JS QS KS AS"]
-    game = get_game("spades", {"blind_nil": False, "deals": 1})
-    state = game.state_from_deal(hands, dealer=3, seed=1)
-
-    def play(text):
-        state.apply(next(a for a in state.legal_actions() if str(a) == text))
-
-    def both():
-        v, legal = state.view(state.current_seat), state.legal_actions()
-        return str(spades_heuristic.choose(v, legal)), str(spades_dds.defend_nil(v, legal))
-
-    for bid in ("bid 3", "bid nil", "bid 3", "bid 5"):
-        play(bid)
-    assert state.current_seat == 0
-    assert both() == ("play AH", "play 2D")
-    play("play 2D")
-    play("play 10D")  # the nil bidder, winning the trick
-    assert both() == ("play JD", "play 9D")
-    play("play 9D")
-    heuristic, defence = both()
-    assert heuristic == defence == "play 6S"
