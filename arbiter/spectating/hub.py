@@ -211,7 +211,7 @@ class _Feed(MatchObserver):
                                    self._hands(seat_views)))
         self.hub._open(self.live)
 
-    async def step(self, match_id: str, seat: int, action: Action, public_events: list[Event], spectator_view: Any,
+    def step(self, match_id: str, seat: int, action: Action, public_events: list[Event], spectator_view: Any,
                    seat_views: tuple[Any, ...] | None = None) -> None:
         if self.live is None or self.game is None:
             return
