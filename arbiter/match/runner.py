@@ -343,6 +343,8 @@ class _Runner:
         self.clock = clock
         self.observers = tuple(observers)
         self.steppers = tuple(o for o in self.observers if o.wants_steps)  # told each step (views built for them)
+        self._steps = tuple((o, o.sees_hands) for o in self.steppers)  # each with whether it is given seat_views
+        self._step_hands = any(o.sees_hands for o in self.steppers)  # every seat's view is built for them
         self.bot_seed = bot_seed
         n = game.num_seats
         self.bank_ms = [config.clock.bank_ms] * n
@@ -441,10 +443,14 @@ class _Runner:
         to those that see hands."""
         match_id = self.record.match_id
         public = events_for(new_events, None)
-        view, hands = state.spectator_view(), self._hands(state, self.steppers)
-        for obs in self.steppers:
+        view = state.spectator_view()
+        hands = self._hands(state, self.steppers) if self._step_hands else None
+        for obs, sees_hands in self._steps:
             try:
-                obs.step(match_id, seat, action, public, view, **self._seat_views(obs, hands))
+                if sees_hands:
+                    obs.step(match_id, seat, action, public, view, seat_views=hands)
+                else:
+                    obs.step(match_id, seat, action, public, view)
             except Exception:  # noqa: BLE001 - an observer must not stop the match
                 log.debug("observer failed", exc_info=True)
 
