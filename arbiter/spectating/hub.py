@@ -226,7 +226,7 @@ class _Feed(MatchObserver):
         self.hub._open(self.live)
 
     def step(self, match_id: str, seat: int, action: Action, public_events: list[Event], spectator_view: Any,
-                   seat_views: tuple[Any, ...] | None = None) -> None:
+             seat_views: tuple[Any, ...] | None = None) -> None:
         if self.live is None or self.game is None:
             return
         index = self.live.steps + 1
