@@ -206,10 +206,11 @@ class MatchObserver(abc.ABC):
     async def started(self, match_id: str, game: str, seat_names: tuple[str, ...], spectator_view: Any) -> None:
         """The deal is done; no decision made yet."""
 
-    async def step(self, match_id: str, seat: int, action: Action, public_events: list[Event], spectator_view: Any) -> None:
+    def step(self, match_id: str, seat: int, action: Action, public_events: list[Event], spectator_view: Any) -> None:
         """``seat`` played ``action``; the public events it caused. ``action`` is the engine's
         value with every card in it: what an observer shows of it, it asks the engine
-        (``Game.action_text(action, seat, viewer)``)."""
+        (``Game.action_text(action, seat, viewer)``). Synchronous: it must not wait (the
+        runner may call it from a seat's answer callback, where the next Turn is written)."""
 
     def decided(self, match_id: str, seat: int, recorded: RecordedAction) -> None:
         """``seat``'s decision is recorded (its time, the arbiter's own time, whether the
@@ -342,6 +343,8 @@ class _Runner:
         self.clock = clock
         self.observers = tuple(observers)
         self.steppers = tuple(o for o in self.observers if o.wants_steps)  # told each step (views built for them)
+        self._steps = tuple((o, o.sees_hands) for o in self.steppers)  # each with whether it is given seat_views
+        self._step_hands = any(o.sees_hands for o in self.steppers)  # every seat's view is built for them
         self.bot_seed = bot_seed
         n = game.num_seats
         self.bank_ms = [config.clock.bank_ms] * n
@@ -351,9 +354,9 @@ class _Runner:
         self.request_id = 0
         self.asked_at = 0.0  # when the current decision was asked of its seat (MatchClock.now)
         self.mark = 0.0  # when the arbiter's own time for the next decision began
-        #: Decisions are played from the seats' answer callbacks (``_relayed``): every seat
-        #: answers in a callback and no observer needs each step (``step`` is a coroutine).
-        self.relay = all(s.answers_in_callback for s in seats) and not self.steppers
+        #: Decisions are played from the seats' answer callbacks (``_relayed``) when every seat
+        #: answers in a callback (the observers' ``step`` is synchronous, called from there too).
+        self.relay = all(s.answers_in_callback for s in seats)
         self._wake: asyncio.Future | None = None  # what ``_relayed`` waits for
         self._current: _Asked | None = None  # the decision asked in a callback, not yet answered
         self.stop_after = config.stop_after  # a phase the match is played in only ("": to the end)
@@ -401,10 +404,7 @@ class _Runner:
                 new_events = self._played(state, seat, action, ms, forced)
                 await self._notify(new_events)
                 if self.steppers:
-                    public = events_for(new_events, None)
-                    view, hands = state.spectator_view(), self._hands(state, self.steppers)
-                    for obs in self.steppers:
-                        await self._safe(obs.step(record.match_id, seat, action, public, view, **self._seat_views(obs, hands)))
+                    self._stepped(state, seat, action, new_events)
             if self.cut:  # stopped where the config says: no result, no finish
                 self._stopped()
                 return
@@ -436,6 +436,23 @@ class _Runner:
                 tell(*args)
             except Exception:  # noqa: BLE001 - one failing must not leave the others untold
                 log.debug("telling of a stopped match failed", exc_info=True)
+
+    def _stepped(self, state, seat: int, action: Action, new_events: list[Event]) -> None:
+        """Tell the observers that want steps that ``seat`` played ``action`` (after every seat
+        was told its events): the public events, the spectator view, and every seat's view
+        to those that see hands."""
+        match_id = self.record.match_id
+        public = events_for(new_events, None)
+        view = state.spectator_view()
+        hands = self._hands(state, self.steppers) if self._step_hands else None
+        for obs, sees_hands in self._steps:
+            try:
+                if sees_hands:
+                    obs.step(match_id, seat, action, public, view, seat_views=hands)
+                else:
+                    obs.step(match_id, seat, action, public, view)
+            except Exception:  # noqa: BLE001 - an observer must not stop the match
+                log.debug("observer failed", exc_info=True)
 
     def _hands(self, state, observers: Sequence[MatchObserver]) -> tuple[Any, ...] | None:
         """Every seat's view (``State.view``), built once for all the ``observers`` that see
@@ -635,7 +652,7 @@ class _Runner:
                 self._current = None
                 wake.set_result((asked, answer, verdict))
                 return
-            self._hold(self._played(state, asked.seat, answer, verdict[1], ""))
+            self._held(state, asked.seat, answer, verdict[1], "")
             while not state.is_terminal and not (self.stop_after and self._cut(state)):
                 seat = state.current_seat
                 legal = state.legal_actions()
@@ -644,13 +661,21 @@ class _Runner:
                     self._current = nxt
                     nxt.client.ask(nxt.turn, nxt.limit, functools.partial(self._on_answer, state, nxt))
                     return
-                self._hold(self._played(state, seat, legal[0], 0, "disconnected"))  # a seat gone: played for it
+                self._held(state, seat, legal[0], 0, "disconnected")  # a seat gone: played for it
             self._current = None
             wake.set_result(None)
         except Exception as exc:  # noqa: BLE001 - raised in the match's task, as from its loop
             self._current = None
             if not wake.done():
                 wake.set_exception(exc)
+
+    def _held(self, state, seat: int, action: Action, ms: int, forced: str) -> None:
+        """``_played``, then the seats told (``_hold``) and the observers (``_stepped``): the
+        steps of the loop in ``run`` after a decision, in a callback."""
+        new_events = self._played(state, seat, action, ms, forced)
+        self._hold(new_events)
+        if self.steppers:
+            self._stepped(state, seat, action, new_events)
 
     def _hold(self, events: list[Event]) -> None:
         """``_notify`` for seats that all answer in callbacks (``SeatClient.hold``)."""

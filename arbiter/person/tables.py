@@ -365,8 +365,8 @@ class _Steps(MatchObserver):
                       seat_views: tuple[Any, ...] = ()) -> None:
         self.seat.dealt(seat_views[self.me] if seat_views else None)
 
-    async def step(self, match_id: str, seat: int, action: Action, public_events: list[Event], spectator_view: Any,
-                   seat_views: tuple[Any, ...] = ()) -> None:
+    def step(self, match_id: str, seat: int, action: Action, public_events: list[Event], spectator_view: Any,
+             seat_views: tuple[Any, ...] = ()) -> None:
         self.seat.stepped(seat_views[self.me] if seat_views else None)
 
 

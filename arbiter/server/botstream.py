@@ -443,8 +443,8 @@ class RemoteSeat(SeatClient):
         return await self.decide_within(turn, None)
 
     async def decide_within(self, turn: TurnRequest, seconds: float | None) -> Any:
-        """``ask``, awaited (for a runner that cannot play from callbacks: a spectator's
-        steps are coroutines)."""
+        """``ask``, awaited (for a runner that cannot play from callbacks: a match with a
+        seat that does not answer in them)."""
         fut: asyncio.Future = asyncio.get_running_loop().create_future()
         self.ask(turn, seconds, functools.partial(_resolve, fut))
         try:

@@ -53,15 +53,29 @@ class LiveMatch:
     started: float
     frames: list[tuple[float, Frame]] = field(default_factory=list)  # (monotonic time, frame)
     running: bool = True
-    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    #: Set at the next frame (or the end) for the watchers waiting for it; made by the first
+    #: of them (``more``), so that a frame no one waits for costs no Event.
+    changed: asyncio.Event | None = None
     steps: int = 0  # the StepFrames among ``frames``, counted as they are pushed (each step reads it)
 
     def push(self, frame: Frame) -> None:
         if isinstance(frame, StepFrame):
             self.steps += 1
         self.frames.append((time.monotonic(), frame))
-        self.changed.set()
-        self.changed = asyncio.Event()
+        self.wake()
+
+    def wake(self) -> None:
+        """Wake the watchers waiting in ``more``."""
+        changed = self.changed
+        if changed is not None:
+            self.changed = None
+            changed.set()
+
+    async def more(self) -> None:
+        """Wait for the next frame, or the end of the match."""
+        if self.changed is None:
+            self.changed = asyncio.Event()
+        await self.changed.wait()
 
 
 class NotFound(LookupError):
@@ -104,7 +118,7 @@ class SpectatorHub:
 
     def _close(self, live: LiveMatch) -> None:
         live.running = False
-        live.changed.set()
+        live.wake()
         finished = [m for m in self.matches.values() if not m.running]
         for old in finished[: max(0, len(finished) - self.keep_finished)]:
             self.matches.pop(old.match_id, None)
@@ -165,7 +179,7 @@ class SpectatorHub:
                 continue
             if not live.running:
                 return  # ended without an OverFrame (should not happen); stop cleanly
-            await live.changed.wait()
+            await live.more()
 
 
 def _replace(frame: Any, **kw: Any) -> Any:
@@ -211,8 +225,8 @@ class _Feed(MatchObserver):
                                    self._hands(seat_views)))
         self.hub._open(self.live)
 
-    async def step(self, match_id: str, seat: int, action: Action, public_events: list[Event], spectator_view: Any,
-                   seat_views: tuple[Any, ...] | None = None) -> None:
+    def step(self, match_id: str, seat: int, action: Action, public_events: list[Event], spectator_view: Any,
+             seat_views: tuple[Any, ...] | None = None) -> None:
         if self.live is None or self.game is None:
             return
         index = self.live.steps + 1

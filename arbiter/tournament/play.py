@@ -61,7 +61,7 @@ class _Progress(MatchObserver):
     async def started(self, match_id: str, game: str, seat_names: tuple[str, ...], spectator_view: Any) -> None:
         self.report(0, spectator_view)
 
-    async def step(self, match_id: str, seat: int, action: Any, public_events: list, spectator_view: Any) -> None:
+    def step(self, match_id: str, seat: int, action: Any, public_events: list, spectator_view: Any) -> None:
         self.decisions += 1
         self.report(self.decisions, spectator_view)
 

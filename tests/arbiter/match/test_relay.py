@@ -145,3 +145,31 @@ def test_a_match_stopped_mid_decision_tells_the_seat_to_forget_it():
     asyncio.run(main())
     assert seats[1].cancelled == [sum(len(s.asked_in_task) for s in seats)]  # its request: the last one asked
     assert [[seat for _, seat in s.stops] for s in seats] == [[0], [1], [2], [3]]
+
+
+@pytest.mark.parametrize("delay", [None, 30.0])
+def test_a_spectator_hub_sees_the_same_frames_from_the_callbacks(delay):
+    """A match with a spectator hub's feed (an observer with ``step``) is played from the
+    callbacks too, and the hub's frames are those of the same match played through
+    ``decide``: every step, in order, with the same views (and hands, for a delayed hub)."""
+    import dataclasses
+
+    from arbiter.spectating.hub import SpectatorHub
+    from cardarena.disclosure import OPEN
+
+    def frames(seats):
+        hub = SpectatorHub(delay=delay)
+        config = MatchConfig(game="spades", seed=5, options={"deals": 1}, match_id="m", disclosure=OPEN)
+        record = asyncio.run(run_match(config, seats, observers=hub.observers(config)))
+        # the frames without their times (when the match started, seconds into it)
+        untimed = [dataclasses.replace(f, **{k: 0.0 for k in ("at", "started") if hasattr(f, k)})
+                   for _, f in hub.matches["m"].frames]
+        return record, untimed
+
+    through_decide, want = frames([InProcessSeat(RandomBot(), f"r{i}") for i in range(4)])
+    seats = [CallbackSeat(RandomBot(), f"r{i}") for i in range(4)]
+    relayed, got = frames(seats)
+    assert [a.action for a in relayed.actions] == [a.action for a in through_decide.actions]
+    assert got == want and len(got) == len(relayed.actions) + 2  # the header, every step, the end
+    assert (got[1].hands is not None) == (delay is not None)
+    assert sum(in_task for s in seats for in_task in s.asked_in_task) == 1  # the rest from callbacks

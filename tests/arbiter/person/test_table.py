@@ -90,7 +90,7 @@ class _Follows(MatchObserver):
     async def started(self, match_id, game, seat_names, spectator_view, seat_views=()) -> None:
         self._check(seat_views)
 
-    async def step(self, match_id, seat, action, public_events, spectator_view, seat_views=()) -> None:
+    def step(self, match_id, seat, action, public_events, spectator_view, seat_views=()) -> None:
         self.moved += seat != self.seat  # another seat's card: the table follows it too
         self._check(seat_views)
 
