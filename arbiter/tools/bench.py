@@ -1395,7 +1395,8 @@ def analysis_section(result: BenchResult, progress: Callable[[str], None]) -> No
     0.95) are issue 38's, unchanged; held out (docs/analysis.md, "Measured separation per
     game") Spades under method 13 (a mistake costs a trick, a fine means nothing better by a
     point) meets the same verdict on fresh match seeds 80-99 (0.954) and misses the
-    separation there (2.7x: the heuristic's 13 mistakes cost 29-138 points each); this
+    separation there (2.7x, method 11 2.99x on the same states: the heuristic's 13 mistakes
+    cost 29-138 points each); this
     section's own seeds 0-9, replayed on kept samples under method 13, give 0.941 and 6.4x
     (method 11: 0.903, 3.2x, blunders 10/10), so its Spades stability row is predicted to
     fail, just. Spot meets it under method 12 (a mistake costs an ante, a fine is no better
