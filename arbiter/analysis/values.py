@@ -33,14 +33,17 @@ few samples (Student's t) and for the candidates compared (half the rate to the 
 policy's action, named before any sample; half shared by the others, Bonferroni), a look says
 
 * a **mistake** when some candidate's gain has its lower bound above the game's materiality
-  ``MARGIN`` (Spades 5 points, Spot 5 units: one ante, Spite and Malice 0.5 pay-off cards):
+  ``MARGIN`` (Spades 10 points: a trick of a contract, Spot 5 units: one ante, Spite and
+  Malice 0.5 pay-off cards):
   the chosen action costs at least that much, with 95% confidence;
 * **fine** ("not a mistake") when every candidate's gain has its upper bound below the
-  game's ``FINE`` margin (``MARGIN`` but at Spot, where it is 0: no better action at all):
+  game's ``FINE`` margin (``MARGIN`` at Spite and Malice; at Spot 0: no better action at
+  all; at Spades 1 point: nothing better by as much as a bag):
   with 99.9% confidence nothing available was materially better; and when a
   difference not seen on the ``n`` states so far, as large as the decision's spread of
   values, occurring on ``RARE / n`` of them would not change that (a rare contract set);
-* **unsure** otherwise (at Spot, by definition, a loss between 0 and an ante: method 12).
+* **unsure** otherwise (at Spot, by definition, a loss between 0 and an ante: method 12;
+  at Spades one between a point and a trick: method 13).
 
 A verdict stands when ``AGREE`` (three) looks in a row give it (a single batch that happens to look
 decisive does not decide; a budget of ``MIN_SAMPLES`` or fewer allows one look); the
@@ -184,8 +187,20 @@ MARGIN: Mapping[str, float] = facts("value_margin")
 #: many decisions whose values a draw from the stock scatters); with the two apart, 0.969 of
 #: them kept their verdict on the kept samples of match seeds 0-9, where it was chosen, and
 #: 0.979 on fresh matches (seeds 60-69; method 10 0.924 on the same states), separation 6.5x
-#: (docs/analysis.md, "Spot: method 12"). Elsewhere "fine" and "mistake" share the margin.
-FINE: Mapping[str, float] = {"spot": 0.0}
+#: (docs/analysis.md, "Spot: method 12"). At Spite and Malice "fine" and "mistake" share the
+#: margin. At Spades (method 13) a mistake costs at least a trick of a contract (``MARGIN``,
+#: 10 points: what a contract's trick scores, and a set contract costs per trick bid) and
+#: "fine" says that nothing was better by as much as a point (1: a bag, the game's smallest
+#: score); not 0 as at Spot: two cards that are the same play (touching cards: 98 of the 238
+#: decisions of the bench's seeds 0-9 have a candidate equal to the chosen one on every
+#: state drawn) differ by nothing, and a fine margin of 0 could never call either "fine"
+#: (the chosen one's loss 0 is not below 0); below a point they are, where the
+#: rare-difference bound (``RARE``) allows. On the kept samples of the bench's match
+#: seeds 0-9 the same verdict under two sampling seeds for 224 of 238 decisions (method 11,
+#: one margin of 5: 215), separation 6.4x (3.2x); on fresh matches (seeds 80-99) 457 of 479
+#: (0.954; method 11 on the same states 0.931), separation 2.7x (2.99x: short of 3 either
+#: way) (docs/analysis.md, "Spades: method 13").
+FINE: Mapping[str, float] = {"spot": 0.0, "spades": 1.0}
 
 
 def fine_margin(game: str, margin: float | None = None) -> float:

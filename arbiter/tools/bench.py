@@ -1393,12 +1393,14 @@ def analysis_section(result: BenchResult, progress: Callable[[str], None]) -> No
     verdict under two sampling seeds. One run: the figures are counts over seeded matches.
     The targets (``analysis_bench``: separation >= 3x, blunders >= 0.9, the same verdict >=
     0.95) are issue 38's, unchanged; held out (docs/analysis.md, "Measured separation per
-    game") Spades meets the separation under method 11 (match seeds 60-79: 3.4x; the
-    heuristic now defends against a nil; it is still marked for never bidding blind nil at a
-    one-deal match) and misses the same verdict (0.927): that run predicts a failed check on
-    this section's Spades stability row (this section's seeds 0-9 under method 11: Spades
-    3.2x, 0.903, blunders 10/10). Spot meets it under method 12 (a mistake costs an ante, a
-    fine is no better play: seeds 60-74, 0.970)."""
+    game") Spades under method 13 (a mistake costs a trick, a fine means nothing better by a
+    point) meets the same verdict on fresh match seeds 80-99 (0.954) and misses the
+    separation there (2.7x, method 11 2.99x on the same states: the heuristic's 13 mistakes
+    cost 29-138 points each); this
+    section's own seeds 0-9, replayed on kept samples under method 13, give 0.941 and 6.4x
+    (method 11: 0.903, 3.2x, blunders 10/10), so its Spades stability row is predicted to
+    fail, just. Spot meets it under method 12 (a mistake costs an ante, a fine is no better
+    play: seeds 60-74, 0.970)."""
     from arbiter.tools import analysis_bench as ab
 
     z = result.sizes
