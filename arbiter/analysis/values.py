@@ -85,7 +85,7 @@ from arbiter.rating.stats import mean_se
 from cardarena.games import Action, GameError, State, facts, get_game
 from cardarena.records import MatchRecord
 
-__all__ = ["ActionValue", "DecisionValue", "Valuer", "analyse", "value_of", "UNITS", "MARGIN", "FINE", "fine_margin", "VERDICTS"]
+__all__ = ["ActionValue", "DecisionValue", "Valuer", "analyse", "value_of", "UNITS", "MARGIN", "FINE", "fine_margin", "meaning", "VERDICTS"]
 
 DEFAULT_SAMPLES = 64
 DEFAULT_MAX_ACTIONS = 12
@@ -208,6 +208,17 @@ def fine_margin(game: str, margin: float | None = None) -> float:
     ``margin`` (the game's ``MARGIN`` by default)."""
     m = MARGIN.get(game, 1.0) if margin is None else margin
     return min(FINE.get(game, m), m)
+
+
+def meaning(game: str) -> str:
+    """What ``game``'s three verdicts say, in its units, for a reader of an analysis (the
+    CLI's header, the inspector's legend): the one wording of ``MARGIN`` and ``FINE``."""
+    m, f, unit = MARGIN.get(game, 1.0), fine_margin(game), facts("value_unit").get(game, "")
+    unit = f" {unit}" if unit else ""
+    one = unit[:-1] if f == 1 and unit.endswith("s") else unit  # "1 point"
+    fine = "nothing better at all" if f == 0 else f"nothing better by {f:g}{one} or more"
+    unsure = "the samples could not tell" if f == m else "a loss between, or the samples could not tell"
+    return f"mistake: it cost at least {m:g}{unit} (95% confidence); fine: {fine} (99.9%); unsure: {unsure}"
 
 #: The reference evaluator per game: a bundled bot with ``action_values``/``state_value``.
 REFERENCE: Mapping[str, str] = facts("value_reference")

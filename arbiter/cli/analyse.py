@@ -33,7 +33,7 @@ from rich.table import Table
 from arbiter.analysis.hindsight import APPROXIMATE, CardCount, HindsightUnavailable, double_dummy, require_solver
 from arbiter.analysis.reask import decisions
 from arbiter.analysis.stored import Analysed, analysed_rows, costliest, stored_analysis
-from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, MARGIN, UNITS, fine_margin
+from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, UNITS, meaning
 from arbiter.cli._common import DbOpt, UsageError, _run, app, err, error, out, plural
 from arbiter.cli.replay import load_record, replay_errors
 from arbiter.store.db import DEFAULT_DB, Store, StoreError
@@ -91,9 +91,7 @@ def analyse(
             error(exc)
             raise typer.Exit(2) from None
     out.print(f"[bold]{record.game} match {escape(record.match_id)}[/]: values in {UNITS[record.game]}; "
-              f"up to {plural(samples, 'sampled state')} per decision, seed {seed}; a mistake costs at least "
-              f"{MARGIN.get(record.game, 1.0):g} with 95% confidence, a fine means nothing better"
-              f"{'' if fine_margin(record.game) == 0 else f' by {fine_margin(record.game):g} or more'} (99.9%)")
+              f"up to {plural(samples, 'sampled state')} per decision, seed {seed}; {meaning(record.game)}")
     for s in ([seat] if seat is not None else range(n)):
         with replay_errors():
             whole = first == 1 and last is None  # only a whole seat's analysis is stored

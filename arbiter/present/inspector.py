@@ -32,7 +32,7 @@ from markupsafe import Markup
 from arbiter.analysis import jobs
 from arbiter.analysis.reask import DecisionPoint, decisions
 from arbiter.analysis.stored import Analysed, costliest, current_analysis, from_json
-from arbiter.analysis.values import UNITS
+from arbiter.analysis.values import UNITS, meaning
 from arbiter.present.table import TABLE_STYLE, render_table, table_model
 from arbiter.store.analyses import recent_analyses
 from arbiter.store.db import MatchRow, Store, StoreError
@@ -195,6 +195,7 @@ Values in {{ units }}. <a href="{{ replay_url }}">The replay</a>.</p>
 <code>arbiter analyse {{ r.match_id }} --seat {{ seat }} --db {{ db }}</code>)</span></form>
 {% else %}<p>Store one with <code>arbiter analyse {{ r.match_id }} --seat {{ seat }} --db {{ db }}</code>, then reload.</p>{% endif %}</div>{% endif %}
 {% else %}<p class="small muted" id="analysis-settings">Analysis: {{ settings }}{% if mistakes %} · <span class="pill mistake">{{ mistakes }} mistake{{ '' if mistakes == 1 else 's' }}</span>{% endif %}</p>
+<p class="small muted" id="analysis-meaning">{{ meaning }}</p>
 {{ chart }}{% endif %}
 <div class="layout"><div>
 {% if p.events %}<ul class="events" id="events">{% for e in p.events %}<li>{{ e.text }}</li>{% endfor %}</ul>{% endif %}
@@ -342,7 +343,7 @@ def inspect_page(store: Store, match_id: str, query: dict[str, list[str]], nonce
         r=record, seat=seat, p=p, points=points, error=error, rows=rows, a=a, note=note, felt=felt, url=url,
         job=job, refresh=REFRESH_SECONDS, can_start=jobs.JOBS.samples > 0,
         spectator_url=f"/m/{urllib.parse.quote(match_id)}/inspect?seat=spectator",
-        bot_us=act.bot_us if act is not None else None, units=UNITS.get(record.game, "points"),
+        bot_us=act.bot_us if act is not None else None, units=UNITS.get(record.game, "points"), meaning=meaning(record.game),
         settings=stored.settings.replace(";", ", ") if stored else "", mistakes=sum(r.mistake for r in rows),
         chart=chart_svg(rows, p.number if p else 0), table_style=Markup(TABLE_STYLE), nonce=nonce, db=store.path,
         replay_url=f"/m/{urllib.parse.quote(match_id)}?view=seat{seat}",

@@ -254,6 +254,8 @@ class Platform:
         value_units: What a decision value of the analysis counts, in words.
         value_margin: The smallest loss, in ``value_units``, that counts as a mistake.
         value_reference: The bundled bot that values decisions (by its name).
+        value_unit: The unit of a value in one or two words, after a number ("10 points"):
+            what the analysis's verdicts are stated in (``values.meaning``).
     """
 
     seats: tuple[int, int]
@@ -261,6 +263,7 @@ class Platform:
     value_units: str
     value_margin: float
     value_reference: str
+    value_unit: str = ""
 
 
 class Game(abc.ABC):

@@ -102,6 +102,7 @@ centre piles are numbered from 0 (side:0 .. side:3, center:0 ...), seats from 0.
         value_units="pay-off cards ahead of the others at the seat's next turn (before it plays)",
         value_margin=0.5,
         value_reference="search",
+        value_unit="pay-off cards",
     )
 
     def margin_bounds(self) -> tuple[float, float] | None:

@@ -73,6 +73,7 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
         value_units="the seat's money at the end of the hand",
         value_margin=5.0,  # one ante (the default): a loss the analysis resolves (docs/analysis.md)
         value_reference="search",
+        value_unit="units",
     )
 
     def validate(self) -> None:

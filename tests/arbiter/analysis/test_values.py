@@ -568,3 +568,15 @@ def test_a_spades_verdict_is_given_only_where_a_player_would_give_it():
     assert got == {(8, 12, "now"): ("unsure", 64, 49.6), (8, 12, "other"): ("mistake", 72, 44.1),
                    (0, 12, "now"): ("unsure", 64, 0.0), (0, 12, "other"): ("fine", 64, 0.0),
                    (0, 14, "now"): ("fine", 32, 0.0), (0, 14, "other"): ("unsure", 64, 0.0)}, got
+
+
+def test_each_games_verdicts_are_stated_in_its_units():
+    """``values.meaning``: the one wording of MARGIN and FINE that the CLI's header and the
+    inspector's legend show, in each game's unit (its ``Platform.value_unit``)."""
+    from arbiter.analysis.values import meaning
+
+    assert meaning("spades") == ("mistake: it cost at least 10 points (95% confidence); fine: nothing better by 1 point or "
+                                 "more (99.9%); unsure: a loss between, or the samples could not tell")
+    assert meaning("spot").startswith("mistake: it cost at least 5 units (95% confidence); fine: nothing better at all")
+    assert meaning("spite-and-malice") == ("mistake: it cost at least 0.5 pay-off cards (95% confidence); fine: nothing "
+                                           "better by 0.5 pay-off cards or more (99.9%); unsure: the samples could not tell")
