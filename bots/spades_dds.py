@@ -130,7 +130,7 @@ def _solve(world: State) -> dict[str, int]:
 
 
 def _live_nil(view: Any) -> bool:
-    return any(s.bid == 0 and s.tricks_won == 0 for s in view.seats)
+    return bool(spades_heuristic.live_nils(view))
 
 
 def _scored(game: Game, view: Any, seat: int, side_tricks: int, nil_fails: dict[int, bool] | None = None) -> float:
@@ -162,10 +162,6 @@ def _scored(game: Game, view: Any, seat: int, side_tricks: int, nil_fails: dict[
     return float(totals[0] - totals[1])
 
 
-def _live_nils(view: Any) -> list[int]:
-    return [s.seat for s in view.seats if s.bid == 0 and s.tricks_won == 0]
-
-
 class _Nils:
     """The double-dummy nil solvers of one sampled deal (``bots.spades_nil``), one per nil
     bidder, shared by every candidate valued on it."""
@@ -180,7 +176,7 @@ class _Nils:
         hands = [st.view(s).hand for s in range(4)]
         trick = [(p.seat, p.card) for p in v.trick]
         out = {}
-        for n in _live_nils(v):
+        for n in spades_heuristic.live_nils(v):
             solver = self.solvers.setdefault(n, NilSolver(n))
             r = solver.taken(hands, st.current_seat, trick, v.spades_broken)
             if r is None:

@@ -159,6 +159,11 @@ def shown_void(view: SpadesView, seat: int) -> set[int]:
     return out
 
 
+def live_nils(view: SpadesView) -> list[int]:
+    """The seats whose nil (bid nil or blind nil) is still alive: no trick taken yet."""
+    return [s.seat for s in view.seats if s.bid == 0 and s.tricks_won == 0]
+
+
 def defend_nil(view: SpadesView, cards: Sequence[int]) -> Action | None:
     """The play against an opponent's live nil (bid nil or blind nil, no trick taken yet),
     when the seat's own side has none alive: lead the lowest side card of a suit the nil
@@ -167,7 +172,7 @@ def defend_nil(view: SpadesView, cards: Sequence[int]) -> Action | None:
     trick, play the highest card under it. None where none of these applies (no such nil,
     or the nil bidder has played and is not winning): the rest of ``choose_play`` decides."""
     me = view.seat
-    live = [s.seat for s in view.seats if s.bid == 0 and s.tricks_won == 0]
+    live = live_nils(view)
     if not live or any(s % 2 == me % 2 for s in live):
         return None
     nil = live[0]
