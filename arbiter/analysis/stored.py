@@ -165,8 +165,7 @@ def costliest(store: Store, bot: str, top: int = 10, recent: int = 1000,
     seats = {m.match_id: {i for i, name in enumerate(m.seats) if name == bot} for m in rows}
     seen: set[tuple[str, int]] = set()
     found: list[Costly] = []
-    current = [a for a in analysed(store, list(seats)) if a.settings.startswith(method_key())]  # no older method's
-    for a in current:
+    for a in analysed(store, list(seats), prefix=method_key()):  # no older method's
         if a.seat not in seats.get(a.match_id, ()) or (a.match_id, a.seat) in seen:
             continue
         seen.add((a.match_id, a.seat))

@@ -66,24 +66,31 @@ def load_analysis(store: Store, match_id: str, seat: int, settings: str | None =
     if settings is not None:
         sql += " AND settings = ?"
         params += (settings,)
-    if prefix:
-        sql += " AND substr(settings, 1, ?) = ?"
-        params += (len(prefix), prefix)
+    sql, params = _with_prefix(sql, params, prefix)
     r = store.db.execute(sql + " ORDER BY created DESC LIMIT 1", params).fetchone()
     return StoredRow(*r) if r else None
 
 
-def analysed(store: Store, match_ids: list[str]) -> list[StoredRow]:
-    """Every stored analysis of the given matches (any seat, any settings), newest first."""
+def analysed(store: Store, match_ids: list[str], prefix: str = "") -> list[StoredRow]:
+    """Every stored analysis of the given matches (any seat; any settings, or those that
+    begin with ``prefix``), newest first."""
     if not match_ids or not _has_table(store):
         return []
     out: list[StoredRow] = []
     for i in range(0, len(match_ids), 500):
         chunk = match_ids[i:i + 500]
-        out += [StoredRow(*r) for r in store.db.execute(
-            f"SELECT match_id, seat, settings, created, rows FROM analyses WHERE match_id IN ({','.join('?' * len(chunk))}) "
-            "ORDER BY created DESC", chunk)]
+        sql, params = _with_prefix("SELECT match_id, seat, settings, created, rows FROM analyses "
+                                   f"WHERE match_id IN ({','.join('?' * len(chunk))})", tuple(chunk), prefix)
+        out += [StoredRow(*r) for r in store.db.execute(sql + " ORDER BY created DESC", params)]
     return out
+
+
+def _with_prefix(sql: str, params: tuple, prefix: str) -> tuple[str, tuple]:
+    """``sql`` (a WHERE clause's query) and its ``params``, kept to settings beginning with
+    ``prefix`` (none: as they are)."""
+    if not prefix:
+        return sql, params
+    return sql + " AND substr(settings, 1, ?) = ?", params + (len(prefix), prefix)
 
 
 def recent_analyses(store: Store, limit: int) -> list[tuple[str, int]]:
