@@ -176,8 +176,8 @@ UNITS: Mapping[str, str] = facts("value_units")  # each game's platform.value_un
 #: The smallest loss that counts as a mistake, per game, in its units.
 MARGIN: Mapping[str, float] = facts("value_margin")
 
-#: The loss below which a "fine" may be given, per game, where it is not ``MARGIN`` (method
-#: 12). At Spot a mistake is a loss of at least one ante (``MARGIN``, 5 units: what every
+#: The loss below which a "fine" may be given, per game (its ``Platform.value_fine``; None:
+#: ``MARGIN``, as at Spite and Malice; method 12). At Spot a mistake is a loss of at least one ante (``MARGIN``, 5 units: what every
 #: player pays into each hand's pot), and "fine" says that no other action was better at all
 #: (0): between the two lie the losses Spot's analysis cannot resolve at its budget (one
 #: state's paired difference spreads +-23 units; 64 states measure a loss to +-3, a 95%
@@ -204,14 +204,15 @@ MARGIN: Mapping[str, float] = facts("value_margin")
 #: one margin of 5: 215), separation 6.4x (3.2x); on fresh matches (seeds 80-99) 457 of 479
 #: (0.954; method 11 on the same states 0.931), separation 2.7x (2.99x: short of 3 either
 #: way) (docs/analysis.md, "Spades: method 13").
-FINE: Mapping[str, float] = {"spot": 0.0, "spades": 1.0}
+FINE: Mapping[str, float | None] = facts("value_fine")
 
 
 def fine_margin(game: str, margin: float | None = None) -> float:
     """The loss below which ``game``'s "fine" may be given (``FINE``), never above its mistake
     ``margin`` (the game's ``MARGIN`` by default)."""
     m = MARGIN.get(game, 1.0) if margin is None else margin
-    return min(FINE.get(game, m), m)
+    f = FINE.get(game)
+    return m if f is None else min(f, m)
 
 
 def meaning(game: str) -> str:

@@ -256,6 +256,8 @@ class Platform:
         value_reference: The bundled bot that values decisions (by its name).
         value_unit: The unit of a value in one or two words, after a number ("10 points"):
             what the analysis's verdicts are stated in (``values.meaning``).
+        value_fine: The loss, in ``value_units``, below which a decision may be called
+            "fine" (never above ``value_margin``); None: ``value_margin`` itself.
     """
 
     seats: tuple[int, int]
@@ -264,6 +266,7 @@ class Platform:
     value_margin: float
     value_reference: str
     value_unit: str = ""
+    value_fine: float | None = None
 
 
 class Game(abc.ABC):

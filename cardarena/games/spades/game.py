@@ -84,6 +84,7 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
         value_margin=10.0,  # a trick of a contract (a set contract costs 10 a trick bid): docs/analysis.md, method 13
         value_reference="dds",
         value_unit="points",
+        value_fine=1.0,  # nothing better by a point, a bag: docs/analysis.md, method 13
     )
 
     def margin_bounds(self) -> tuple[float, float] | None:

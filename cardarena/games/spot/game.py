@@ -74,6 +74,7 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
         value_margin=5.0,  # one ante (the default): a loss the analysis resolves (docs/analysis.md)
         value_reference="search",
         value_unit="units",
+        value_fine=0.0,  # no better play at all: docs/analysis.md, method 12
     )
 
     def validate(self) -> None:
