@@ -175,6 +175,8 @@ UNITS: Mapping[str, str] = facts("value_units")  # each game's platform.value_un
 
 #: The smallest loss that counts as a mistake, per game, in its units.
 MARGIN: Mapping[str, float] = facts("value_margin")
+#: Each game's unit in a word or two, after a number ("10 points"; its platform.value_unit).
+UNIT: Mapping[str, str] = facts("value_unit")
 
 #: The loss below which a "fine" may be given, per game (its ``Platform.value_fine``; None:
 #: ``MARGIN``, as at Spite and Malice; method 12). At Spot a mistake is a loss of at least one ante (``MARGIN``, 5 units: what every
@@ -218,7 +220,7 @@ def fine_margin(game: str, margin: float | None = None) -> float:
 def meaning(game: str) -> str:
     """What ``game``'s three verdicts say, in its units, for a reader of an analysis (the
     CLI's header, the inspector's legend): the one wording of ``MARGIN`` and ``FINE``."""
-    m, f, unit = MARGIN.get(game, 1.0), fine_margin(game), facts("value_unit").get(game, "")
+    m, f, unit = MARGIN.get(game, 1.0), fine_margin(game), UNIT.get(game, "")
     unit = f" {unit}" if unit else ""
     one = unit[:-1] if f == 1 and unit.endswith("s") else unit  # "1 point"
     fine = "nothing better at all" if f == 0 else f"nothing better by {f:g}{one} or more"
