@@ -205,16 +205,19 @@ UNIT: Mapping[str, str] = facts("value_unit")
 #: (docs/analysis.md, "Spot: method 12"). At Spite and Malice "fine" and "mistake" share the
 #: margin: a mistake at a whole pay-off card leaves 3 of the 10 planted blunders unmarked (the
 #: pay-off card held back costs about one), and a fine below half a card either gives "fine"
-#: to almost no decision (0: 361 of 461 have a candidate equal to the chosen one) or moves
+#: to almost no decision (0: 361 of 461 have a candidate equal to the chosen one on every
+#: state drawn, at the horizon of one turn; the same play by the rules, method 14: 128) or moves
 #: with the seed more (docs/analysis.md, "Spite and Malice: two margins measured, none kept").
 #: At Spades (method 13) a mistake costs at least a trick of a contract (``MARGIN``,
 #: 10 points: what a contract's trick scores, and a set contract costs per trick bid) and
 #: "fine" says that nothing was better by as much as a point (1: a bag, the game's smallest
-#: score); not 0 as at Spot: two cards that are the same play (touching cards: 98 of the 238
-#: decisions of the bench's seeds 0-9 have a candidate equal to the chosen one on every
-#: state drawn) differ by nothing, and a fine margin of 0 could never call either "fine"
-#: (the chosen one's loss 0 is not below 0); below a point they are, where the
-#: rare-difference bound (``RARE``) allows. On the kept samples of the bench's match
+#: score); not 0 as at Spot: two cards equal on every state drawn (98 of the 238 decisions
+#: of the bench's seeds 0-9 have a candidate equal to the chosen one so) differ by nothing,
+#: and a fine margin of 0 could never call the chosen one "fine" (its loss 0 is not below
+#: 0); below a point it is, where the rare-difference bound (``RARE``) allows. (From method
+#: 14 the cards the rules make the same play, touching cards, are not compared at all:
+#: ``same_plays``; the margin of a point still serves those equal on the states but not by
+#: the rules, a card of another suit at the deal's end, say.) On the kept samples of the bench's match
 #: seeds 0-9 the same verdict under two sampling seeds for 224 of 238 decisions (method 11,
 #: one margin of 5: 215), separation 6.4x (3.2x); on fresh matches (seeds 80-99) 457 of 479
 #: (0.954; method 11 on the same states 0.931), separation 2.7x (2.99x: short of 3 either

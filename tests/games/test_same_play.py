@@ -100,6 +100,29 @@ def test_the_same_play_is_read_from_the_view_alone():
         assert classes(game, w.view(0), w.legal_actions()) == want
 
 
+def test_spite_and_malice_same_play_is_read_from_the_view_alone():
+    """As at Spades: worlds drawn from the seat's view (other hands, the stock, the face-down
+    pay-off cards) give the view's classes, at every decision of the random seat of the
+    bench's first separation match with a class of more than one action."""
+    from arbiter.analysis.reask import decisions
+    from arbiter.tools.analysis_bench import separation_matches
+
+    record, bots, rnd = next(separation_matches("spite-and-malice", 1, 0))
+    game = get_game(record.game, record.options)
+    checked = 0
+    for point in decisions(record, rnd):
+        want = classes(game, point.view, point.legal)
+        if len(want) == len(point.legal) or checked >= 5:
+            continue
+        worlds = sample_states(game, point.view, 3, random.Random(point.number))
+        assert len({tuple(map(tuple, w.hands)) for w in worlds}) > 1
+        for w in worlds:
+            assert w.view(rnd) == point.view
+            assert classes(game, w.view(rnd), w.legal_actions()) == want
+        checked += 1
+    assert checked == 5
+
+
 def sm(options=None, **kw):
     g = SpiteAndMalice(options or {})
     kw.setdefault("payoffs", ["9D 9D 9C", "4D 4D 10C"])
@@ -156,3 +179,17 @@ def test_spot_has_no_same_play():
     st = game.new_initial_state(1)
     legal = st.legal_actions()
     assert len(set(same_plays(game, st.view(st.current_seat), legal).values())) == len(legal)
+
+
+def test_spite_and_malice_partners_alike_stacks_are_one_source():
+    """Partnerships (§8.10): the tops of two of the partner's side stacks holding the same
+    cards are one source; one of the seat's own stacks alike to them is another kind."""
+    g = SpiteAndMalice({"players": 4, "partnerships": True})
+    st = g.state_from_layout(payoffs=["9D 9D 9C", "4D 4D 10C", "9D 9C 9S", "4D 4D 10C"],
+                             hands=["5S 5H KH KS 9C", "8S 8S 8H 8H 8C", "8S 8S 8H 8H 8C", "8S 8S 8H 8H 8C"],
+                             stock="5H 5H 5D 5D 6D 6D 6H 6H 7D 7D", center=["AD"],
+                             side=[["7C 2C", "", "", ""], [], ["7H 2S", "7S 2H", "2H", ""], []])
+    assert st.current_seat == 0 and g.partner_of[0] == 2
+    assert same(g, st, "play partner_side:0 -> center:0", "play partner_side:1 -> center:0")
+    assert not same(g, st, "play partner_side:0 -> center:0", "play partner_side:2 -> center:0")
+    assert not same(g, st, "play partner_side:0 -> center:0", "play side:0 -> center:0")
