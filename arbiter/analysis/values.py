@@ -206,7 +206,8 @@ UNIT: Mapping[str, str] = facts("value_unit")
 #: margin: a mistake at a whole pay-off card leaves 3 of the 10 planted blunders unmarked (the
 #: pay-off card held back costs about one), and a fine below half a card either gives "fine"
 #: to almost no decision (0: 361 of 461 have a candidate equal to the chosen one on every
-#: state drawn, at the horizon of one turn; the same play by the rules, method 14: 128) or moves
+#: state drawn, at the horizon of one turn; a twin by the rules among their legal actions,
+#: method 14: 128) or moves
 #: with the seed more (docs/analysis.md, "Spite and Malice: two margins measured, none kept").
 #: At Spades (method 13) a mistake costs at least a trick of a contract (``MARGIN``,
 #: 10 points: what a contract's trick scores, and a set contract costs per trick bid) and
