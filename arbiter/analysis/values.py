@@ -25,6 +25,16 @@ the way a determinizing search values it:
 3. every candidate is valued on the same sampled states with the same seeds (common random
    numbers), so the *difference* between two actions carries no luck of the deal.
 
+**The same play** (method 14). Actions that the game's rules make the same play (its
+``Platform.same_play``, ``SAME_PLAY``: at Spades two cards of a suit with every rank
+between them in the seat's hand or out of play; at Spite and Malice the same card, by rank,
+from alike sources to alike piles or stacks; none at Spot), read from the seat's view alone,
+form a class; one action of each class is valued (the chosen action for its own class, the
+reference policy's for its own: ``Valuer.candidates``), and every other action of the class
+shows its values (``ActionValue.same_as``). So the chosen action's twins are the chosen
+play itself: never compared (before, their paired difference, 0 on every state, still had
+to clear the rare-difference bound below, which a wide spread of values never let it).
+
 **Adaptive, with a verdict.** States are drawn in batches of ``BATCH``. After each batch
 from ``MIN_SAMPLES`` on, for every other candidate ``a`` the paired differences
 ``value(a) - value(chosen)`` give a mean gain and its standard error; with ``q`` the
@@ -61,8 +71,10 @@ The **loss** shown is the largest mean gain of another candidate (0 if none gain
 its standard error. Seeded and bounded: the states and seeds of a decision are drawn from
 ``(seed, the match's seed, seat, decision number)`` and the batches do not depend on time, so the
 same command gives the same analysis; at most ``max_actions`` actions of a decision are
-valued (the chosen one and the reference policy's first), and a decision with a single
-legal action is not valued.
+valued (the chosen one and the reference policy's first; one of each class of the same
+play, so the twins of those valued are listed beside them and take no place), and a
+decision with a single legal action is not valued (one whose legal actions are all the same
+play is valued, and "fine": nothing is compared).
 
 ``value_of`` is a seat's expected outcome from a view (sampled) or from a full state (as
 it stands), in the same units: the reference evaluator playing on.
@@ -73,7 +85,7 @@ from __future__ import annotations
 import functools
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import NormalDist
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
@@ -85,7 +97,8 @@ from arbiter.rating.stats import mean_se
 from cardarena.games import Action, GameError, State, facts, get_game
 from cardarena.records import MatchRecord
 
-__all__ = ["ActionValue", "DecisionValue", "Valuer", "analyse", "value_of", "UNITS", "MARGIN", "FINE", "fine_margin", "meaning", "VERDICTS"]
+__all__ = ["ActionValue", "DecisionValue", "Valuer", "analyse", "value_of", "UNITS", "MARGIN", "FINE", "fine_margin", "meaning", "VERDICTS",
+           "SAME_PLAY", "same_plays"]
 
 DEFAULT_SAMPLES = 64
 DEFAULT_MAX_ACTIONS = 12
@@ -192,21 +205,38 @@ UNIT: Mapping[str, str] = facts("value_unit")
 #: (docs/analysis.md, "Spot: method 12"). At Spite and Malice "fine" and "mistake" share the
 #: margin: a mistake at a whole pay-off card leaves 3 of the 10 planted blunders unmarked (the
 #: pay-off card held back costs about one), and a fine below half a card either gives "fine"
-#: to almost no decision (0: 361 of 461 have a candidate equal to the chosen one) or moves
+#: to almost no decision (0: 361 of 461 have a candidate equal to the chosen one on every
+#: state drawn, at the horizon of one turn; a twin by the rules among their legal actions,
+#: method 14: 128) or moves
 #: with the seed more (docs/analysis.md, "Spite and Malice: two margins measured, none kept").
 #: At Spades (method 13) a mistake costs at least a trick of a contract (``MARGIN``,
 #: 10 points: what a contract's trick scores, and a set contract costs per trick bid) and
 #: "fine" says that nothing was better by as much as a point (1: a bag, the game's smallest
-#: score); not 0 as at Spot: two cards that are the same play (touching cards: 98 of the 238
-#: decisions of the bench's seeds 0-9 have a candidate equal to the chosen one on every
-#: state drawn) differ by nothing, and a fine margin of 0 could never call either "fine"
-#: (the chosen one's loss 0 is not below 0); below a point they are, where the
-#: rare-difference bound (``RARE``) allows. On the kept samples of the bench's match
+#: score); not 0 as at Spot: two cards equal on every state drawn (98 of the 238 decisions
+#: of the bench's seeds 0-9 have a candidate equal to the chosen one so) differ by nothing,
+#: and a fine margin of 0 could never call the chosen one "fine" (its loss 0 is not below
+#: 0); below a point it is, where the rare-difference bound (``RARE``) allows. (From method
+#: 14 the cards the rules make the same play, touching cards, are not compared at all:
+#: ``same_plays``; the margin of a point still serves those equal on the states but not by
+#: the rules, a card of another suit at the deal's end, say.) On the kept samples of the bench's match
 #: seeds 0-9 the same verdict under two sampling seeds for 224 of 238 decisions (method 11,
 #: one margin of 5: 215), separation 6.4x (3.2x); on fresh matches (seeds 80-99) 457 of 479
 #: (0.954; method 11 on the same states 0.931), separation 2.7x (2.99x: short of 3 either
 #: way) (docs/analysis.md, "Spades: method 13").
 FINE: Mapping[str, float | None] = facts("value_fine")
+
+
+#: Each game's "same play" rule (its ``Platform.same_play``; None: no two actions are the
+#: same play), method 14: ``same_plays``.
+SAME_PLAY: Mapping[str, Callable[[Any, Any, Any], Any] | None] = facts("same_play")
+
+
+def same_plays(game: Any, view: Any, actions: Sequence[Action]) -> dict[Action, Any]:
+    """Each of ``actions`` (legal at the seat's ``view`` in ``game``) with its class's key:
+    two with the same key are the same play by the game's rule (``SAME_PLAY``), read from
+    the view alone; every action its own class at a game without one."""
+    rule = SAME_PLAY.get(game.name)
+    return {a: (a if rule is None else rule(game, view, a)) for a in actions}
 
 
 def fine_margin(game: str, margin: float | None = None) -> float:
@@ -388,6 +418,9 @@ class ActionValue:
     n: int
     gain: float = 0.0
     gain_se: float = 0.0
+    #: The action valued for it when it is the same play as another (the game's
+    #: ``same_play`` rule, method 14): its values are that action's; "" when valued itself.
+    same_as: str = ""
 
 
 class ValuedActions:
@@ -466,12 +499,23 @@ class Valuer:
 
     def candidates(self, view: Any, legal: Sequence[Action], chosen: Action | None, rng: random.Random) -> list[Action]:
         """The actions valued: the chosen one, the reference policy's, then the others in
-        their legal order, at most ``max_actions``."""
+        their legal order, one of each class of the same play (``same_plays``: the first
+        of a class in that order stands for it, so the chosen action for its own class),
+        at most ``max_actions``. ``_reference_action``: the reference policy's action's
+        stand-in (the chosen one when it is the same play); ``_same``: every action of the
+        classes valued that is not valued itself, and the action valued for it."""
         ref = self.reference.policy(view, list(legal), rng)
-        self._reference_action = ref if ref in legal else None
         first = [a for a in (chosen, ref) if a is not None and a in legal]
-        out = list(dict.fromkeys(first + list(legal)))
-        return out[: self.max_actions]
+        order = list(dict.fromkeys(first + list(legal)))
+        keys = same_plays(self.game, view, order)
+        stand: dict[Any, Action] = {}
+        for a in order:
+            stand.setdefault(keys[a], a)
+        out = list(stand.values())[: self.max_actions]
+        valued = {keys[a] for a in out}
+        self._same = {a: stand[keys[a]] for a in order if keys[a] in valued and stand[keys[a]] != a}
+        self._reference_action = stand[keys[ref]] if ref in legal else None
+        return out
 
     def value(self, view: Any, legal: Sequence[Action], chosen: Action | None, key: str) -> tuple[ActionValue, ...]:
         """Each candidate action's value at this decision, best first; ``key`` seeds it
@@ -507,6 +551,7 @@ class Valuer:
         for c, xs in zip(cands, per):
             g, gse = _mean_se([x - y for x, y in zip(xs, per[a])])
             vals.append(ActionValue(str(c), *_mean_se(xs), len(xs), g, gse))
+            vals += [replace(vals[-1], action=str(t), same_as=str(c)) for t, s in self._same.items() if s == c]
         return tuple(sorted(vals, key=lambda v: -v.mean)), (looks.verdict, before.verdict), n
 
     def _verdict(self, per: list[list[float]], a: int, ref: int | None = None) -> str:

@@ -205,9 +205,9 @@ Values in {{ units }}. <a href="{{ replay_url }}">The replay</a>.</p>
 <p>played <strong id="played">{{ p.played or '(nothing: the match ended)' }}</strong>{% if p.forced %} <span class="muted">(by the arbiter: {{ p.forced }})</span>{% endif %}</p>
 <p class="small" id="think">think time: {{ p.ms }} ms at the arbiter{% if bot_us is not none %}, {{ '%.1f'|format(bot_us / 1000) }} ms by the bot's word (the rest: transport){% endif %}</p>
 {% if a and a.values %}<table id="values"><tr><th>action</th><th class="num">value ± 1.96 s.e.</th><th class="num">n</th></tr>
-{% for v in a.values %}<tr class="{{ 'chosen' if v.action == a.chosen else '' }} {{ 'best' if loop.first else '' }}"><td>{{ v.action }}</td>
+{% for v in a.values %}<tr class="{{ 'chosen' if v.action == a.chosen else '' }} {{ 'best' if loop.first else '' }}"><td>{{ v.action }}{% if v.same_as %} <span class="muted small">(the same play as {{ v.same_as }})</span>{% endif %}</td>
 <td class="num">{{ '%.1f'|format(v.mean) }} ± {{ ci(v.se) }}</td><td class="num">{{ v.n }}</td></tr>{% endfor %}</table>
-<p class="small">loss {{ '%.1f'|format(a.loss) }} ± {{ '%.1f'|format(a.loss_se) }} against the best valued; {{ a.values|length }} of {{ a.legal_count }} legal actions valued on {{ a.samples }} sampled states</p>
+<p class="small">loss {{ '%.1f'|format(a.loss) }} ± {{ '%.1f'|format(a.loss_se) }} against the best valued; {{ a.values|length }} of {{ a.legal_count }} legal actions valued (or the same play as one valued) on {{ a.samples }} sampled states</p>
 {% elif a %}<p class="muted small">Not valued{% if a.note %}: {{ a.note }}{% endif %}.</p>{% endif %}
 <h2>Legal actions ({{ p.legal|length }})</h2><p class="small" id="legal">{{ p.legal|map('string')|join(' · ') }}</p>
 {% if note is not none %}<h2>The bot's note</h2><pre class="note" id="note">{{ note or '(none)' }}</pre>{% endif %}

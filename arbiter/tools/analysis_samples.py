@@ -32,10 +32,11 @@ from statistics import NormalDist
 from typing import Any, Callable, Iterable
 
 from arbiter.analysis.reask import decisions
-from arbiter.analysis.values import (AGREE, ALPHA_MISTAKE, BATCH, EXTEND, FINE, MARGIN, MIN_SAMPLES, REFERENCE_SETTINGS, Looks, Valuer,
-                                     _mean_se, edge_look, extends, finishes, look, t95)
+from arbiter.analysis.values import (AGREE, ALPHA_MISTAKE, BATCH, DEFAULT_MAX_ACTIONS, EXTEND, FINE, MARGIN, MIN_SAMPLES,
+                                     REFERENCE_SETTINGS, Looks, Valuer, _mean_se, edge_look, extends, finishes, look, same_plays, t95)
 from arbiter.hosting.forward import sample_states
 from arbiter.tools.analysis_bench import GAMES, separation_matches
+from cardarena.games import get_game
 
 #: Methods 5 and 6's look: no bound on a difference not yet seen (``values.RARE``).
 look5 = functools.partial(look, rare=0.0)
@@ -148,6 +149,44 @@ def replay_rule(rows: list[dict[str, Any]], rule: Callable[..., tuple[str, int]]
             out["flips"].append((r["match_seed"], r["seat"], r["number"], got))
     return out
 
+
+
+def same_play_rows(rows: list[dict[str, Any]], max_actions: int = DEFAULT_MAX_ACTIONS) -> tuple[list[dict[str, Any]], int]:
+    """The kept rows as method 14 values them (``values.same_plays``): of each class of the
+    same play among a row's candidates only the first (in the candidates' order: the chosen
+    one, the reference policy's, the others in legal order, as ``Valuer.candidates`` takes
+    them) kept, with its values on the very same states (the evaluator values each
+    candidate on its own: a candidate left out changes no other's value); the chosen one's
+    twins are then the chosen play itself, not compared. Each row's view is read from its
+    separation match, replayed (``separation_matches``, cheap: no valuing). Also how many
+    rows method 14 would value more classes in than were kept (``max_actions`` classes,
+    where the kept rows hold ``max_actions`` actions: those rows are replayed on the kept
+    ones only)."""
+    want = {(r["game"], r["match_seed"]) for r in rows}
+    points: dict[tuple, Any] = {}
+    games: dict[tuple, Any] = {}
+    for game, s in sorted(want):
+        for record, bots, rnd in separation_matches(game, 1, s):
+            games[game, s] = get_game(record.game, record.options)
+            for seat in (rnd, (rnd + 1) % len(bots)):
+                for point in decisions(record, seat):
+                    points[game, s, seat, point.number] = point
+    out, more = [], 0
+    for r in rows:
+        g, point = games[r["game"], r["match_seed"]], points[r["game"], r["match_seed"], r["seat"], r["number"]]
+        texts = {str(a): a for a in point.legal}
+        cands = [texts[c] for c in r["cands"]]
+        order = list(dict.fromkeys(cands + list(point.legal)))
+        keys = same_plays(g, point.view, order)
+        first: dict[Any, int] = {}
+        for i, c in enumerate(cands):
+            first.setdefault(keys[c], i)
+        keep = sorted(first.values())
+        more += len(keep) < min(max_actions, len({keys[a] for a in order}))
+        out.append({**r, "cands": [r["cands"][i] for i in keep], "anchor": keep.index(first[keys[cands[r["anchor"]]]]),
+                    "ref": None if r["ref"] is None else keep.index(first[keys[cands[r["ref"]]]]),
+                    "values": {k: [per[i] for i in keep] for k, per in r["values"].items()}})
+    return out, more
 
 
 def scaled(per: list[list[float]], a: int, scale: float) -> list[list[float]]:
@@ -427,6 +466,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--fine-margin", type=float, default=None, metavar="F",
                    help="the analysis's rules give 'fine' below F, not the game's (values.FINE; never above the margin)")
     r.add_argument("--only", default="", help="only the rules whose name contains this")
+    r.add_argument("--same-play", action="store_true",
+                   help="group each row's candidates by the game's same-play rule first (method 14: one valued per class)")
     r.add_argument("--bootstrap", type=int, default=0, metavar="REPS",
                    help="estimate each rule's agreement by REPS resampled runs a decision instead")
     r.add_argument("--scale", type=float, default=1.0, metavar="F",
@@ -490,6 +531,10 @@ def main(argv: list[str] | None = None) -> int:
                 f.flush()
         return 0
     rows = [json.loads(line) for path in a.files for line in open(path) if line.strip()]
+    if a.same_play:
+        rows, more = same_play_rows(rows)
+        print(f"same play (method 14): {sum(len(r['cands']) for r in rows)} candidates kept of the rows'; "
+              f"{more} rows would value more classes than were kept (replayed on the kept ones)")
     if a.bootstrap:
         for name, rule in stopping_rules(rows[0]["game"] if rows else None, a.fine_margin).items():
             if a.only and a.only not in name:

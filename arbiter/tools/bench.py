@@ -1400,7 +1400,11 @@ def analysis_section(result: BenchResult, progress: Callable[[str], None]) -> No
     section's own seeds 0-9, replayed on kept samples under method 13, give 0.941 and 6.4x
     (method 11: 0.903, 3.2x, blunders 10/10), so its Spades stability row is predicted to
     fail, just. Spot meets it under method 12 (a mistake costs an ante, a fine is no better
-    play: seeds 60-74, 0.970)."""
+    play: seeds 60-74, 0.970). Under method 14 (the same play valued once, docs/analysis.md
+    "Method 14: the same play") this section's rows measured 0.933 and 4.8x at Spades
+    (blunders 10/10: its stability row fails) and 0.950 and 3.8x at Spite and Malice
+    (blunders 10/10: it passes, by one decision); held out, Spades seeds 100-119 0.917 (method
+    13 0.928) and Spite and Malice seeds 90-99 0.945 (the same verdicts as method 13)."""
     from arbiter.tools import analysis_bench as ab
 
     z = result.sizes

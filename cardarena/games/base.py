@@ -24,7 +24,7 @@ from __future__ import annotations
 import abc
 import enum
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Hashable, Iterable, Mapping, Sequence
 
 from .errors import ConfigError, GameError, IllegalActionError, InvalidActionError  # noqa: F401  (re-exported)
 from .options import (  # noqa: F401  (re-exported: the option schema's home is .options)
@@ -258,6 +258,12 @@ class Platform:
             what the analysis's verdicts are stated in (``values.meaning``).
         value_fine: The loss, in ``value_units``, below which a decision may be called
             "fine" (never above ``value_margin``); None: ``value_margin`` itself.
+        same_play: The game's "same play" rule, ``same_play(game, view, action)``: a key
+            such that two legal actions of a seat's decision with equal keys are provably
+            the same play under the rules and options of ``game`` (each maps to the other
+            with the same outcome however everyone plays on), read from the seat's
+            ``view`` only; the analysis values one action of each such class
+            (``arbiter.analysis.values``). None: no two actions are the same play.
     """
 
     seats: tuple[int, int]
@@ -267,6 +273,7 @@ class Platform:
     value_reference: str
     value_unit: str = ""
     value_fine: float | None = None
+    same_play: Callable[[Any, Any, Any], Hashable] | None = None
 
 
 class Game(abc.ABC):

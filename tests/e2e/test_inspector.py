@@ -115,6 +115,10 @@ def test_the_inspector_never_shows_a_card_hidden_from_its_seat(site):
             if seat == ANALYSED:
                 assert 'id="values"' in page or "Not valued" in page
                 assert "no-analysis" not in page
+                row = next(r for r in rows if r.number == p.number)
+                for v in row.values:  # an action the same play as one valued (method 14) says which
+                    assert (f"(the same play as {v.same_as})" in page.split(f"<td>{v.action}", 1)[1].split("</td>", 1)[0]) \
+                        == bool(v.same_as), (p.number, v)
             else:
                 assert "no-analysis" in page and f"arbiter analyse {record.match_id} --seat {seat}" in page
     # its own hand is on the board at a card play, face up

@@ -25,11 +25,49 @@ from .actions import (
     Play,
     partner,
     sort_cards,
+    trick_winner,
 )
 from .options import SpadesOptions
 from .scoring import ScoringRules
 from .state import SpadesState
 from .views import SpadesView
+
+
+# --------------------------------------------------------------------------------------
+# The same play (the analysis's classes of equivalent actions: ``Platform.same_play``)
+
+
+def _high(rank: int) -> int:
+    """A rank in trick order: 2 .. 13 (K), the ace 14."""
+    return 14 if rank == 1 else rank
+
+
+def same_play(game: "Spades", view: SpadesView, action: Action) -> object:
+    """Spades' "same play" rule (``Platform.same_play``): two cards of one suit in the
+    seat's hand are the same play when every rank between them is in that hand or already
+    out of play: played to a completed trick of the deal, or to the current trick where
+    it does not lead it (the card now winning the current trick is not out of play: a card
+    above it would take the lead, one below it not). Then no card any other seat can
+    still hold lies between them, and no card of the trick under way tells them apart, so
+    every trick either could take part in goes the same way with the other (no rule of any
+    option reads a card but by its suit and its rank against the others'), and any play
+    with one maps to a play with the other with the same tricks and score. The key: the
+    suit and the lowest rank (ace high) of the run of such ranks the card is in. Read from
+    the view alone (its hand, the tricks of the deal). Bids, looks and the exchange's
+    gives are never the same play: the action itself."""
+    if not isinstance(action, Play):
+        return action
+    card = action.card
+    suit = card.suit
+    known = {c.rank for c in view.hand if c.suit == suit}
+    known.update(p.card.rank for t in view.tricks for p in t.cards if p.card.suit == suit)
+    if view.trick:
+        lead = trick_winner([(p.seat, int(p.card)) for p in view.trick])
+        known.update(p.card.rank for p in view.trick if p.card.suit == suit and p.seat != lead)
+    low = _high(card.rank)
+    while low > 2 and low - 1 in known:  # ranks 2..13 read as they are
+        low -= 1
+    return ("play", suit, low)
 
 
 # --------------------------------------------------------------------------------------
@@ -85,6 +123,7 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
         value_reference="dds",
         value_unit="points",
         value_fine=1.0,  # nothing better by a point, a bag: docs/analysis.md, method 13
+        same_play=same_play,  # touching cards: docs/analysis.md, method 14
     )
 
     def margin_bounds(self) -> tuple[float, float] | None:

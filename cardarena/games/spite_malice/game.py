@@ -27,6 +27,57 @@ from .views import SpiteAndMaliceView
 
 
 # --------------------------------------------------------------------------------------
+# The same play (the analysis's classes of equivalent actions: ``Platform.same_play``)
+
+
+def same_play(game: "SpiteAndMalice", view: SpiteAndMaliceView, action: Action) -> object:
+    """Spite and Malice's "same play" rule (``Platform.same_play``), from the seat's view
+    alone. Two actions are the same play when they move the same card, as the rules see
+    it, from the same kind of source to the same kind of destination, where the two
+    sources and the two destinations are each alike in every card the rules read:
+
+    * a card is its rank (a king, a joker: each its own, wild or not): no rule reads a
+      suit (§1) except loading (§8.4: a loaded card must follow the suit of the pay-off
+      top, and any card may reach a hand again through the stock), so with ``loading`` a
+      card is itself, rank and suit;
+    * two centre piles are alike when they hold the same cards (then the same value): a
+      completed pile's cards go to the stock (or the completed area) whichever it was, and
+      a pile of wild cards standing for ranks is not a pile of the naturals (a king buried
+      there goes to the stock, not the natural);
+    * two side stacks (the seat's own, or its partner's) are alike when they hold the same
+      cards in the same order (every card of a stack will be its top in turn; with
+      ``side_stack_order`` descending the order also says what it accepts); two empty ones
+      are alike;
+    * ``center:new`` is one destination, the pay-off top one source (the partner's
+      another), and an ``end`` or a ``load`` is only the same as itself.
+
+    The key says what the action does to the cards as the rules read them; the piles'
+    and stacks' numbers only name them (no rule reads them), so swapping two alike piles
+    or stacks is a symmetry of the game and takes one play to the other."""
+    if not isinstance(action, Play):
+        return action
+    card = (lambda c: c) if game.options.loading else (lambda c: c.rank)
+    me = view.players[view.seat]
+    src, kind = action.source, action.source.kind.value
+    if kind == "hand":
+        source: object = ("hand", card(src.card))
+    elif kind == "side":
+        source = ("side", tuple(map(card, me.side_stacks[src.index].cards)))
+    elif kind == "partner_side":
+        partner = view.players[game.partner_of[view.seat]]
+        source = ("partner_side", tuple(map(card, partner.side_stacks[src.index].cards)))
+    else:
+        source = kind
+    if action.target is TargetKind.SIDE:
+        target: object = ("to side", tuple(map(card, me.side_stacks[action.index].cards)))
+    elif action.index is None:
+        target = "center:new"
+    else:
+        target = ("center", tuple(sorted(map(card, view.center[action.index].cards))))
+    return ("play", source, target)
+
+
+# --------------------------------------------------------------------------------------
 # The game.
 
 
@@ -103,6 +154,7 @@ centre piles are numbered from 0 (side:0 .. side:3, center:0 ...), seats from 0.
         value_margin=0.5,
         value_reference="search",
         value_unit="pay-off cards",
+        same_play=same_play,  # alike cards, piles and stacks: docs/analysis.md, method 14
     )
 
     def margin_bounds(self) -> tuple[float, float] | None:

@@ -111,7 +111,13 @@ def test_every_game_is_valued(game, options, n):
     assert [r.point.number for r in rows] == [1, 2, 3, 4]
     for r in rows:
         if r.values:
-            assert 2 <= len(r.values) <= 4 and r.chosen in [v.action for v in r.values]
+            valued = {v.action: v for v in r.values if not v.same_as}  # at most max_actions; their twins beside them
+            assert 1 <= len(valued) <= 4 and 2 <= len(r.values) <= r.legal_count and r.chosen in valued
+            for v in r.values:
+                if v.same_as:
+                    assert (v.mean, v.se, v.n, v.gain, v.gain_se) == (valued[v.same_as].mean, valued[v.same_as].se,
+                                                                     valued[v.same_as].n, valued[v.same_as].gain,
+                                                                     valued[v.same_as].gain_se)
             assert r.loss >= 0 and r.loss == pytest.approx(r.values[0].mean - r.chosen_value.mean)
 
 
@@ -263,6 +269,37 @@ def test_kept_samples_replay_the_analysis():
         assert sorted(sum(xs[:got.samples]) / got.samples for xs in per) == pytest.approx(sorted(v.mean for v in got.values))
         verdicts.append(got.verdict)
     assert verdicts == ["unsure", "unsure", "mistake"], verdicts
+
+
+def test_kept_samples_of_every_candidate_replay_the_same_play(monkeypatch):
+    """``analysis_samples rules --same-play`` replays method 14 on samples kept before it
+    (every candidate valued, twins too): of each class it keeps the first candidate's
+    values, and those are the very values the analysis draws with the rule (each candidate
+    is valued on its own). The heuristic's 12th at the bench's match seed 8 (4S, its twins
+    6S and 5S, and AC), 16 states under sampling seed 1."""
+    import arbiter.analysis.values as values
+    from arbiter.tools.analysis_bench import separation_matches
+    from arbiter.tools.analysis_samples import draw, same_play_rows
+
+    record, bots, rnd = next(separation_matches("spades", 1, 8))
+    point = next(p for p in decisions(record, 1) if p.number == 12)
+    key = f"seed-{record.seed}:1:12"
+
+    def row():
+        valuer = Valuer(record.game, record.options, 1, f"seed-{record.seed}", record.seat_names, seed=1)
+        chosen = valuer.game.parse_action(point.played)
+        cands, ref, per = draw(valuer, point.view, point.legal, chosen, key, 16)
+        return {"game": "spades", "match_seed": 8, "seat": 1, "number": 12, "who": bots[1], "cands": [str(c) for c in cands],
+                "anchor": cands.index(chosen), "ref": ref, "values": {"1": per}}
+
+    now = row()
+    assert now["cands"] == ["play 4S", "play AC"] and now["anchor"] == 0
+    with monkeypatch.context() as m:
+        m.setattr(values, "SAME_PLAY", {})
+        before = row()
+    assert before["cands"] == ["play 4S", "play 6S", "play 5S", "play AC"]
+    replayed, more = same_play_rows([before])
+    assert (replayed, more) == ([now], 0)
 
 
 @pytest.mark.parametrize("loosened", [{"alpha_fine": 0.01, "rare": 0.0}, {"rare": 0.0}], ids=["method 4", "method 6"])
@@ -542,32 +579,65 @@ def test_a_spades_verdict_is_given_only_where_a_player_would_give_it():
     """Method 13 (``values.MARGIN``, ``values.FINE``): at Spades a mistake costs at least a
     trick of a contract (10 points) and "fine" says that nothing was better by as much as a
     point (a bag); the losses between, and those the interval does not place, are "unsure"
-    (docs/analysis.md, "Spades: method 13"). Three late decisions of the bench's separation
-    matches, sampling seed 1: the heuristic seat's 12th at match seed 8 (4S, where AC was
-    49.6 +- 16.6 points better: its 95% bound clears 5 points, not a trick) was a "mistake"
-    under one margin of 5 points (method 11); the random seat's 12th at match seed 0 (7D,
-    its three other diamonds equal on every state drawn, a spread of values too wide for a
-    difference unseen on 2 in 64 states to stay below a point) was "fine"; both are
-    "unsure" now. The random seat's 14th there (QD, the 9D equal on every state, a narrow
-    spread) is "fine" under both, and could not be with a fine margin of 0 (Spot's, method
-    12: the chosen card's loss 0 is not below 0)."""
+    (docs/analysis.md, "Spades: method 13"). Two late decisions of the bench's separation
+    matches, sampling seed 1: the heuristic seat's 9th at match seed 7 (4D, where 3S was
+    20.2 +- 4.2 points better: its 95% bound clears 5 points, not a trick) is a "mistake"
+    under one margin of 5 points (method 11) and "unsure" now; the heuristic seat's 14th at
+    match seed 1 (9D, the JH equal on every state drawn: not the same play by the rules,
+    another suit) is "fine" now, and could not be with a fine margin of 0 (Spot's, method
+    12: the chosen card's loss 0 is not below 0). (Method 13's own examples moved with
+    method 14: the 4S of match seed 8, its twins 5S and 6S no longer compared, is a mistake
+    at a trick's margin too; the 7D of match seed 0: ``test_a_decision_whose_only_rival_is_the_same_play_is_fine``.)"""
     from arbiter.analysis.values import FINE, MARGIN, fine_margin
     from arbiter.tools.analysis_bench import separation_matches
 
     assert (MARGIN["spades"], FINE["spades"], fine_margin("spades")) == (10.0, 1.0, 1.0)
     got = {}
-    for match_seed, seat, number, other in ((8, 1, 12, {"margin": 5.0, "fine": 5.0}), (0, 0, 12, {"margin": 5.0, "fine": 5.0}),
-                                            (0, 0, 14, {"fine": 0.0})):
+    for match_seed, seat, number, other in ((7, 0, 9, {"margin": 5.0, "fine": 5.0}), (1, 2, 14, {"fine": 0.0})):
         record, bots, rnd = next(separation_matches("spades", 1, match_seed))
-        assert rnd == 0 and bots[seat] == ("random" if seat == rnd else "heuristic")
+        assert bots[seat] == "heuristic" and rnd != seat
         point = next(p for p in decisions(record, seat) if p.number == number)
         for name, settings in (("now", {}), ("other", other)):
             v = Valuer(record.game, record.options, seat, f"seed-{record.seed}", record.seat_names, seed=1,
                        **settings).decision(point, point.played)
             got[match_seed, number, name] = (v.verdict, v.samples, round(v.loss, 1))
-    assert got == {(8, 12, "now"): ("unsure", 64, 49.6), (8, 12, "other"): ("mistake", 72, 44.1),
-                   (0, 12, "now"): ("unsure", 64, 0.0), (0, 12, "other"): ("fine", 64, 0.0),
-                   (0, 14, "now"): ("fine", 32, 0.0), (0, 14, "other"): ("unsure", 64, 0.0)}, got
+    assert got == {(7, 9, "now"): ("unsure", 64, 20.2), (7, 9, "other"): ("mistake", 48, 23.1),
+                   (1, 14, "now"): ("fine", 32, 0.0), (1, 14, "other"): ("unsure", 64, 0.0)}, got
+
+
+def test_a_decision_whose_only_rival_is_the_same_play_is_fine(monkeypatch):
+    """Method 14 (``values.same_plays``): the random seat's 12th at the bench's match seed 0
+    (7D, its other diamonds QD, JD and 9D touching it: every diamond between them played)
+    has no rival but its own twins. The analysis values the 7D alone and lists the three
+    as the same play (gain exactly 0), and the decision is "fine" under either sampling
+    seed, whatever the spread of values (105 points on the 32 states of sampling seed 1: a
+    difference that wide unseen on 2 in 32 states is over 5 points, not below a point,
+    method 7's bound), and whatever the fine margin (0 too: nothing is compared). Without the rule
+    (method 13) the twins were compared like other cards, and the decision "unsure"."""
+    import arbiter.analysis.values as values
+    from arbiter.tools.analysis_bench import separation_matches
+    from arbiter.tools.analysis_samples import draw
+
+    record, bots, rnd = next(separation_matches("spades", 1, 0))
+    assert bots[0] == "random"
+    point = next(p for p in decisions(record, 0) if p.number == 12)
+    got = []
+    for seed, fine in ((1, None), (2, None), (1, 0.0)):
+        valuer = Valuer(record.game, record.options, 0, f"seed-{record.seed}", record.seat_names, seed=seed, fine=fine)
+        v = valuer.decision(point, point.played)
+        got.append((v.verdict, v.samples))
+        assert [(x.action, x.gain, x.gain_se, x.same_as) for x in v.values] == [
+            ("play 7D", 0.0, 0.0, ""), ("play QD", 0.0, 0.0, "play 7D"), ("play JD", 0.0, 0.0, "play 7D"),
+            ("play 9D", 0.0, 0.0, "play 7D")]
+        cands, ref, per = draw(valuer, point.view, point.legal, valuer.game.parse_action(point.played),
+                               f"{valuer.match_id}:0:12", v.samples)
+        assert [str(c) for c in cands] == ["play 7D"] and ref == 0
+        assert values.RARE / v.samples * (max(per[0]) - min(per[0])) > 5.0  # method 7's bound: over 5 points, not under 1
+    assert got == [("fine", 32)] * 3
+    monkeypatch.setattr(values, "SAME_PLAY", {})
+    valuer = Valuer(record.game, record.options, 0, f"seed-{record.seed}", record.seat_names, seed=1)
+    v = valuer.decision(point, point.played)
+    assert (v.verdict, v.samples, len(v.values), {x.same_as for x in v.values}) == ("unsure", 64, 4, {""})
 
 
 def test_each_games_verdicts_are_stated_in_its_units():
