@@ -85,6 +85,9 @@ class _Awaited:
 
     __slots__ = ("conn",)
 
+    #: Turns whose Act this process's arbiters watched for (the bench's share of them).
+    watched = 0
+
     def __init__(self) -> None:
         self.conn: _Connection | None = None
 
@@ -92,6 +95,7 @@ class _Awaited:
         """``conn`` was just written a Turn, and this process plays one match alone."""
         if _cpu_for_the_bot():
             self.conn = conn
+            _Awaited.watched += 1
 
 
 def _peer_uid(sock: Any) -> str:
