@@ -55,6 +55,10 @@ READ_BYTES = 64 << 10
 #: a quiet match; past it (a bot thinking) the event loop waits as before. 0: never
 #: (docs/performance.md, attempts 69-70).
 SPIN_S = 100e-6
+#: Looks in a row that find no CPU for the bot before the arbiter stops watching: one busy
+#: look is most often a task about to sleep (the previous bot's last steps), a few in a row
+#: a machine at work.
+BUSY_LOOKS = 4
 _loadavg = -1  # /proc/loadavg, opened once (a read at offset 0 is the kernel's count anew)
 
 
@@ -81,19 +85,24 @@ def _cpu_for_the_bot() -> bool:
 class _Awaited:
     """One server's connection whose bot was just written a Turn while one match alone is in
     flight (``_Connection.send``), and a CPU was free for it: the one to watch once the Act
-    at hand is handled."""
+    at hand is handled; and how many more looks that find none it watches through."""
 
-    __slots__ = ("conn",)
+    __slots__ = ("conn", "calm")
 
     #: Turns whose Act this process's arbiters watched for (the bench's share of them).
     watched = 0
 
     def __init__(self) -> None:
         self.conn: _Connection | None = None
+        self.calm = 0
 
     def watch(self, conn: "_Connection") -> None:
         """``conn`` was just written a Turn, and this process plays one match alone."""
         if _cpu_for_the_bot():
+            self.calm = BUSY_LOOKS
+        elif self.calm > 0:
+            self.calm -= 1
+        if self.calm > 0:
             self.conn = conn
             _Awaited.watched += 1
 

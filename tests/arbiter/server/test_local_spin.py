@@ -93,3 +93,17 @@ def test_on_a_loaded_machine_the_arbiter_never_watches_for_the_bot():
 def _running(pid: int) -> bool:
     with open(f"/proc/{pid}/stat") as f:
         return f.read().rsplit(")", 1)[1].split()[0] == "R"
+
+
+def test_a_busy_look_alone_does_not_stop_the_watching_a_few_in_a_row_do(monkeypatch):
+    """A look that finds no CPU free is most often a task about to sleep (the previous bot's
+    last steps): the arbiter stops watching after BUSY_LOOKS such looks in a row."""
+    looks = iter([True] + [False] * (localchannel.BUSY_LOOKS - 1) + [True] + [False] * localchannel.BUSY_LOOKS)
+    monkeypatch.setattr(localchannel, "_cpu_for_the_bot", lambda: next(looks))
+    awaited, watched = localchannel._Awaited(), []
+    for _ in range(2 * localchannel.BUSY_LOOKS + 1):
+        awaited.conn = None
+        awaited.watch(object())  # type: ignore[arg-type]
+        watched.append(awaited.conn is not None)
+    busy = localchannel.BUSY_LOOKS
+    assert watched == [True] * busy + [True] * busy + [False]
