@@ -59,6 +59,9 @@ SPIN_S = 100e-6
 #: look is most often a task about to sleep (the previous bot's last steps), a few in a row
 #: a machine at work.
 BUSY_LOOKS = 4
+#: Turns written without a look once the arbiter has stopped watching (a busy machine stays
+#: busy a while; a look costs ~2 µs).
+BUSY_SKIP = 16
 _loadavg = -1  # /proc/loadavg, opened once (a read at offset 0 is the kernel's count anew)
 
 
@@ -85,9 +88,10 @@ def _cpu_for_the_bot() -> bool:
 class _Awaited:
     """One server's connection whose bot was just written a Turn while one match alone is in
     flight (``_Connection.send``), and a CPU was free for it: the one to watch once the Act
-    at hand is handled; and how many more looks that find none it watches through."""
+    at hand is handled; how many more looks that find none it watches through; and, once
+    it has stopped, how many Turns go by before it looks again."""
 
-    __slots__ = ("conn", "calm")
+    __slots__ = ("conn", "calm", "skip")
 
     #: Turns whose Act this process's arbiters watched for (the bench's share of them).
     watched = 0
@@ -95,9 +99,13 @@ class _Awaited:
     def __init__(self) -> None:
         self.conn: _Connection | None = None
         self.calm = 0
+        self.skip = 0
 
     def watch(self, conn: "_Connection") -> None:
         """``conn`` was just written a Turn, and this process plays one match alone."""
+        if self.skip > 0:
+            self.skip -= 1
+            return
         if _cpu_for_the_bot():
             self.calm = BUSY_LOOKS
         elif self.calm > 0:
@@ -105,6 +113,8 @@ class _Awaited:
         if self.calm > 0:
             self.conn = conn
             _Awaited.watched += 1
+        else:
+            self.skip = BUSY_SKIP
 
 
 def _peer_uid(sock: Any) -> str:

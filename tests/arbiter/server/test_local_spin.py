@@ -97,13 +97,16 @@ def _running(pid: int) -> bool:
 
 def test_a_busy_look_alone_does_not_stop_the_watching_a_few_in_a_row_do(monkeypatch):
     """A look that finds no CPU free is most often a task about to sleep (the previous bot's
-    last steps): the arbiter stops watching after BUSY_LOOKS such looks in a row."""
-    looks = iter([True] + [False] * (localchannel.BUSY_LOOKS - 1) + [True] + [False] * localchannel.BUSY_LOOKS)
-    monkeypatch.setattr(localchannel, "_cpu_for_the_bot", lambda: next(looks))
+    last steps): the arbiter stops watching after BUSY_LOOKS such looks in a row, then looks
+    again only after BUSY_SKIP Turns (a look costs ~2 µs; a busy machine stays busy a while)."""
+    busy, skip = localchannel.BUSY_LOOKS, localchannel.BUSY_SKIP
+    looks = iter([True] + [False] * (busy - 1) + [True] + [False] * busy + [True])
+    looked = []
+    monkeypatch.setattr(localchannel, "_cpu_for_the_bot", lambda: looked.append(1) or next(looks))
     awaited, watched = localchannel._Awaited(), []
-    for _ in range(2 * localchannel.BUSY_LOOKS + 1):
+    for _ in range(2 * busy + 1 + skip + 1):
         awaited.conn = None
         awaited.watch(object())  # type: ignore[arg-type]
         watched.append(awaited.conn is not None)
-    busy = localchannel.BUSY_LOOKS
-    assert watched == [True] * busy + [True] * busy + [False]
+    assert watched == [True] * busy + [True] * busy + [False] + [False] * skip + [True]
+    assert len(looked) == 2 * busy + 2  # none while it skips
