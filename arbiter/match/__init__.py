@@ -11,5 +11,6 @@ from arbiter.match.runner import (  # noqa: F401  (the layer's API)
     SeatDisconnected,
     SeatError,
     TurnRequest,
+    matches_in_flight,
     run_match,
 )

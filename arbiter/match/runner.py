@@ -301,6 +301,17 @@ class _Forfeit(Exception):
         self.seat, self.kind, self.detail = seat, kind, detail
 
 
+#: Matches this process is playing (``run_match`` between its start and its end), every
+#: event loop's: the local channel does not sleep between a Turn and its Act while there
+#: is one (``localchannel.SPIN_S``).
+_in_flight = 0
+
+
+def matches_in_flight() -> int:
+    """How many matches this process is playing now."""
+    return _in_flight
+
+
 async def run_match(
     config: MatchConfig,
     seats: Sequence[SeatClient],
@@ -328,11 +339,14 @@ async def run_match(
     if metrics is not None:  # the process's metrics are on (arbiter.metrics): one more observer
         observers = (*observers, Metered(metrics, config.game, record.seat_names))
     runner = _Runner(game, config, seats, record, bot_seed if bot_seed is not None else config.seed, observers, clock)
+    global _in_flight  # noqa: PLW0603 - one count for the process
+    _in_flight += 1
     t0 = clock.now()
     try:
         await runner.run()
     finally:
         record.seconds = round(clock.now() - t0, 4)
+        _in_flight -= 1
     return record
 
 

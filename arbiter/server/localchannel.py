@@ -10,18 +10,28 @@ event loop wakes for them: once the session is open, a message the arbiter sends
 written to the socket where it is sent (``Session.wire``), and a bot's message is handled
 where its frame is read (``BotStreamServicer.receive``, from ``data_received``): an Act
 resolves its decision's future without any task in between (docs/performance.md).
+
+While the process plays one match alone, the arbiter does not sleep between a Turn and its
+Act: having handled an Act and written the next Turn, it watches that bot's socket for up to
+``SPIN_S`` before going back to the event loop, which then finds the Act already readable
+(its read is the loop's, as ever). A decision is serial, bot then arbiter; a sleeping
+arbiter pays a wake-up and cold caches at every one (docs/performance.md, attempt 69).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import select
 import socket
 import struct
+import time
 from typing import Any, AsyncIterator
 
 from google.protobuf.message import DecodeError
 
+from arbiter.match import matches_in_flight
 from arbiter.server.botstream import MAX_BOT_MESSAGE_BYTES, BotStreamServicer, Session, _err
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.wire.framing import FrameError, FrameReader, frame
@@ -38,6 +48,73 @@ CLOSE_GRACE_S = 10.0
 #: every read map, fault in, shrink and unmap memory: three more system calls per Act
 #: (docs/performance.md, attempt 49). A frame longer than this is read in pieces, as ever.
 READ_BYTES = 64 << 10
+#: Seconds the arbiter watches a bot's socket for the Act of the Turn it has just written,
+#: without sleeping, while this process plays one match alone (``matches_in_flight``: side
+#: by side, the matches need every core) and the machine has a CPU for the bot besides
+#: the arbiter's (``_cpu_for_the_bot``). The bot on the other core answers within this in
+#: a quiet match; past it (a bot thinking) the event loop waits as before. 0: never
+#: (docs/performance.md, attempts 69-70).
+SPIN_S = 100e-6
+#: Looks in a row that find no CPU for the bot before the arbiter stops watching: one busy
+#: look is most often a task about to sleep (the previous bot's last steps), a few in a row
+#: a machine at work.
+BUSY_LOOKS = 4
+#: Turns written without a look once the arbiter has stopped watching (a busy machine stays
+#: busy a while; a look costs ~2 µs).
+BUSY_SKIP = 16
+_loadavg = -1  # /proc/loadavg, opened once (a read at offset 0 is the kernel's count anew)
+
+
+def _runnable() -> int:
+    """Tasks runnable on the machine now (/proc/loadavg's, this one among them)."""
+    global _loadavg  # noqa: PLW0603 - one file for the process
+    if _loadavg < 0:
+        _loadavg = os.open("/proc/loadavg", os.O_RDONLY)
+    return int(os.pread(_loadavg, 128, 0).split()[3].split(b"/")[0])
+
+
+def _cpu_for_the_bot() -> bool:
+    """Whether the bot just written to finds a CPU of its own: this process may run on more
+    than one, and no more tasks are runnable now (this one and the bot among them) than
+    that. Otherwise the arbiter's watching would take the CPU from the very bot it waits
+    for (a loaded machine, or one CPU)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+        return 1 < cpus and _runnable() <= cpus
+    except (OSError, AttributeError, ValueError, IndexError):  # not Linux: never
+        return False
+
+
+class _Awaited:
+    """One server's connection whose bot was just written a Turn while one match alone is in
+    flight (``_Connection.send``), and a CPU was free for it: the one to watch once the Act
+    at hand is handled; how many more looks that find none it watches through; and, once
+    it has stopped, how many Turns go by before it looks again."""
+
+    __slots__ = ("conn", "calm", "skip")
+
+    #: Turns whose Act this process's arbiters watched for (the bench's share of them).
+    watched = 0
+
+    def __init__(self) -> None:
+        self.conn: _Connection | None = None
+        self.calm = 0
+        self.skip = 0
+
+    def watch(self, conn: "_Connection") -> None:
+        """``conn`` was just written a Turn, and this process plays one match alone."""
+        if self.skip > 0:
+            self.skip -= 1
+            return
+        if _cpu_for_the_bot():
+            self.calm = BUSY_LOOKS
+        elif self.calm > 0:
+            self.calm -= 1
+        if self.calm > 0:
+            self.conn = conn
+            _Awaited.watched += 1
+        else:
+            self.skip = BUSY_SKIP
 
 
 def _peer_uid(sock: Any) -> str:
@@ -55,8 +132,10 @@ class _Connection(asyncio.Protocol):
     is read, and every message for the bot is written as it is sent. It is also the
     servicer's context (``peer``, ``attach``)."""
 
-    def __init__(self, servicer: BotStreamServicer):
+    def __init__(self, servicer: BotStreamServicer, awaited: _Awaited | None = None):
         self.servicer = servicer
+        self.awaited = awaited if awaited is not None else _Awaited()
+        self._poll: Any = None  # a select.poll of the socket, for ``_await_next``
         self.transport: asyncio.Transport | None = None
         self.frames = FrameReader(MAX_BOT_MESSAGE_BYTES)
         self.incoming: asyncio.Queue[bytes | None] = asyncio.Queue()
@@ -94,6 +173,8 @@ class _Connection(asyncio.Protocol):
     def send(self, msg: pb.ArbiterMessage | bytes) -> None:
         if self.transport is not None and not self.transport.is_closing():
             self.transport.write(frame(msg if isinstance(msg, bytes) else msg.SerializeToString()))
+            if SPIN_S and self.session is not None and self.session.pending and matches_in_flight() == 1:
+                self.awaited.watch(self)  # a Turn: its Act is the next thing this process waits for
 
     def stalled(self) -> bool:
         return self.transport is not None and self.transport.get_write_buffer_size() > MAX_UNREAD_BYTES
@@ -116,6 +197,25 @@ class _Connection(asyncio.Protocol):
         task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
     def data_received(self, data: bytes) -> None:
+        self._read(data)
+        self._await_next()
+
+    def eof_received(self) -> bool:
+        try:
+            self.frames.end()
+        except FrameError as exc:
+            self.broken = self.broken or str(exc)
+        self._stop_reading()
+        return True  # keep the socket open for writing: the last words go out
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_reading()
+        if self.session is not None:
+            self.session.close()
+
+    # --- internals ------------------------------------------------------------------------
+
+    def _read(self, data: bytes) -> None:
         if self.ended:
             return
         if self.session is not None and (payload := self.frames.whole(data)) is not None:
@@ -138,20 +238,24 @@ class _Connection(asyncio.Protocol):
                 if self.ended:
                     return
 
-    def eof_received(self) -> bool:
-        try:
-            self.frames.end()
-        except FrameError as exc:
-            self.broken = self.broken or str(exc)
-        self._stop_reading()
-        return True  # keep the socket open for writing: the last words go out
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._stop_reading()
-        if self.session is not None:
-            self.session.close()
-
-    # --- internals ------------------------------------------------------------------------
+    def _await_next(self) -> None:
+        """If what was just handled wrote a Turn while one match alone is in flight, watch its
+        bot's socket until the Act is there or ``SPIN_S`` has passed, then let the event loop
+        go on: it reads the Act at once instead of sleeping until it comes."""
+        conn = self.awaited.conn
+        if conn is None:
+            return
+        self.awaited.conn = None
+        transport = conn.transport
+        if transport is None or conn.ended or transport.is_closing() or not transport.is_reading():
+            return
+        poll = conn._poll
+        if poll is None:
+            poll = conn._poll = select.poll()
+            poll.register(transport.get_extra_info("socket").fileno(), select.POLLIN)
+        until = time.perf_counter() + SPIN_S
+        while not poll.poll(0) and time.perf_counter() < until:
+            pass
 
     def _handle(self, payload: bytes) -> None:
         session = self.session
@@ -220,4 +324,5 @@ class _Connection(asyncio.Protocol):
 async def serve(servicer: BotStreamServicer, path: str) -> asyncio.AbstractServer:
     """Listen on ``path`` and serve each connection as a bot stream."""
     loop = asyncio.get_running_loop()
-    return await loop.create_unix_server(lambda: _Connection(servicer), path=path)
+    awaited = _Awaited()
+    return await loop.create_unix_server(lambda: _Connection(servicer, awaited), path=path)

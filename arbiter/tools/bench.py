@@ -33,8 +33,11 @@ Sections (see README "Benchmark"):
   (MatchStart, MatchEnd) are in it; they are a few messages in about 120 and are queued,
   not waited for. Its ratio to the floor of the same round (same transport). The same
   matches over the local channel, with the CPU per decision of each transport split
-  arbiter / bots; then the local-channel matches again with the arbiter's threads and
-  its bot processes all on one CPU (``on_one_cpu``; no target: issue 42's attempt 44).
+  arbiter / bots, and the share of their Turns whose Act the arbiter watched for awake
+  (``localchannel.SPIN_S``: one match alone, a CPU to spare); then the local-channel
+  matches again with the arbiter asleep between a Turn and its Act (``SPIN_S`` 0), and
+  with the arbiter's threads and its bot processes all on one CPU (``on_one_cpu``); no
+  targets: issue 42's attempts 44 and 69-70.
 * ``scale``: matches/s of one arbiter with the same four bot processes (Spades, 1 deal),
   one match at a time and M at once for M = cores, 2 x cores, 4 x cores and the
   tournaments' default (``run.default_concurrency``); the speed-ups M / 1 pair by pair.
@@ -103,6 +106,7 @@ from cardarena.games import events_for, get_game
 from cardarena.wire import codec as convert
 from cardarena.v1 import arena_pb2 as pb, arena_pb2_grpc as pb_grpc
 from arbiter.hosting import sandbox as sb
+from arbiter.server import localchannel
 from arbiter.server.botstream import SERVER_OPTIONS
 from cardarena.records import Clock, MatchConfig, MatchRecord
 from arbiter.batch.engine import InProcess, play_batch
@@ -1629,6 +1633,18 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
             cpu_rows[over] = (result.add(f"cpu.decision.{over}.arbiter", f"CPU per hosted decision over {label}: the arbiter", "us"),
                               result.add(f"cpu.decision.{over}.bots", f"CPU per hosted decision over {label}: the bots", "us"),
                               result.add(f"cpu.decision.{over}", f"CPU per hosted decision over {label}: arbiter + bots", "us"))
+    # The same local-channel matches again with the arbiter asleep between a Turn and its Act
+    # (issue 42, attempts 69-70): what its watching for the Act is worth, and whether it was
+    # on at all (a machine with no CPU to spare for the bot turns it off).
+    asleep = None
+    if hosted_local is not None:
+        asleep = (result.add("share.local.watched", "share of the local-channel Turns whose Act the arbiter "
+                             "watched for, awake (0: no CPU to spare)", "%"),
+                  result.add("hosted.decision.local.asleep", "hosted Spades over the local channel, wall time per "
+                             "decision, the arbiter asleep between a Turn and its Act", "us"),
+                  result.add("ratio.local.awake", "local decision / the same with the arbiter asleep (wall)", "x"))
+        cpu_rows["local.asleep"] = (None, None, result.add("cpu.decision.local.asleep", "CPU per hosted decision over "
+                                                           "the local channel, the arbiter asleep: arbiter + bots", "us"))
     # The same local-channel matches again with the arbiter and its bots on one CPU (issue 42,
     # attempt 44): whether a decision's two wake-ups cost less when neither crosses CPUs.
     one_cpu = None
@@ -1686,11 +1702,28 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
                     ratio.values.append(per / rtt)
                 if ratio4 is not None:
                     ratio4.values.append(per / rtt4)
+                async def played_asleep() -> list[MatchRecord]:
+                    spin, localchannel.SPIN_S = localchannel.SPIN_S, 0.0
+                    try:
+                        return await played(arena_local, "local.asleep")
+                    finally:
+                        localchannel.SPIN_S = spin
+
+                # awake and asleep take turns at going first (what the matches before leave in the caches)
+                slept = await played_asleep() if asleep is not None and r % 2 else None
+                watched = localchannel._Awaited.watched
                 records = await played(arena_local, "local")
-                per_local = sum(rec.seconds for rec in records) / sum(len(rec.actions) for rec in records)
+                decisions = sum(len(rec.actions) for rec in records)
+                per_local = sum(rec.seconds for rec in records) / decisions
                 hosted_local.values.append(per_local * 1e6)
                 if local_ratio is not None:
                     local_ratio.values.append(per_local / rtt)
+                if asleep is not None:
+                    asleep[0].values.append(100 * (localchannel._Awaited.watched - watched) / decisions)
+                    slept = slept or await played_asleep()
+                    per_asleep = sum(rec.seconds for rec in slept) / sum(len(rec.actions) for rec in slept)
+                    asleep[1].values.append(per_asleep * 1e6)
+                    asleep[2].values.append(per_local / per_asleep)
                 if one_cpu is not None:
                     pids = [os.getpid(), *arena_local.bot_process_ids()]
                     on_one_cpu(pids, True)
