@@ -494,6 +494,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="group each row's candidates by the game's same-play rule first (method 14: one valued per class)")
     r.add_argument("--bootstrap", type=int, default=0, metavar="REPS",
                    help="estimate each rule's agreement by REPS resampled runs a decision instead")
+    r.add_argument("--states", type=int, default=128, metavar="N",
+                   help="with --bootstrap: the states of each resampled run (default 128; a budget of 128 may finish at 144)")
     r.add_argument("--scale", type=float, default=1.0, metavar="F",
                    help="with --bootstrap: the paired differences' noise times F (a less noisy value: F < 1)")
     m = sub.add_parser("compare", help="each decision's verdict as the analysis is and with a setting changed")
@@ -563,7 +565,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, rule in stopping_rules(rows[0]["game"] if rows else None, a.fine_margin).items():
             if a.only and a.only not in name:
                 continue
-            res = bootstrap(rows, rule, reps=a.bootstrap, margin=a.margin, scale=a.scale)
+            res = bootstrap(rows, rule, states=a.states, reps=a.bootstrap, margin=a.margin, scale=a.scale)
             d = max(1, res["decisions"])
             shares = {who: " ".join(f"{v} {c:.1f}" for v, c in sorted(by.items())) for who, by in res["by"].items()}
             print(f"{name}: two seeds agree {res['agree'] / d:.3f}, on the mistake flag {res['flag_agree'] / d:.3f} "
