@@ -127,9 +127,10 @@ def noise(valuer: Valuer, view: Any, legal: Any, chosen: Any, key: str, states: 
 def replay_rule(rows: list[dict[str, Any]], rule: Callable[..., tuple[str, int]],
                 margin: float | None = None) -> dict[str, Any]:
     """The verdicts ``rule(per, anchor, ref, margin)`` gives on the kept samples, per
-    sampling seed, and how many agree; the states the rule took (its cost). ``margin``:
+    sampling seed, and how many agree; the states the rule took (its cost: ``values``, the
+    candidates' values on them, what the evaluator computes). ``margin``:
     another than the game's (``values.MARGIN``)."""
-    out = {"compared": 0, "same": 0, "states": 0, "verdicts": {}, "flips": [], "short": 0}
+    out = {"compared": 0, "same": 0, "states": 0, "values": 0, "verdicts": {}, "flips": [], "short": 0}
     for r in rows:
         got = {}
         for k, per in r["values"].items():
@@ -140,6 +141,7 @@ def replay_rule(rows: list[dict[str, Any]], rule: Callable[..., tuple[str, int]]
                 out["short"] += 1
             got[k] = v
             out["states"] += n
+            out["values"] += n * len(per)  # the evaluator's calls: every candidate on each state
             out["verdicts"].setdefault(r["who"], {}).setdefault(k, {}).setdefault(v, 0)
             out["verdicts"][r["who"]][k][v] += 1
         out["compared"] += 1
@@ -350,6 +352,18 @@ def wide_fine(factor: float) -> Callable[..., str]:
     return one
 
 
+def gains_only(per, a, ref, margin, fine=None):
+    """``values.look``, but "fine" also when each candidate's gain bounded on its positive
+    part (``max(0, value - chosen's)`` per state, whose mean bounds the gain's from above)
+    clears the fine margin: a rival worse by a contract on a rare state and equal on the
+    others is not a reason for doubt that nothing was better (its symmetric interval is)."""
+    v = look(per, a, ref, margin, fine=fine)
+    if v != "unsure":
+        return v
+    up = [xs if i == a else [max(x, y) for x, y in zip(xs, per[a])] for i, xs in enumerate(per)]
+    return "fine" if look(up, a, ref, margin, fine=fine) == "fine" else "unsure"
+
+
 def identical_once(per, a, ref, margin):
     """``values.look``, but candidates with the same value as another (or as the chosen
     one) on every state so far count as one comparison (equivalent plays: fewer compared,
@@ -378,6 +392,16 @@ def stopping_rules(game: str | None = None, fine: float | None = None) -> dict[s
         "method 8 (fine 0.1% and a rare unseen difference bounded, mistake 5%, three looks, 64; "
         "a run under way may finish, not at Spot)": analysis_rule(64, finish=finishes(game) if game else True, extend=0,
                                                                   fine=below),
+        # Method 15's two levers at the game (docs/analysis.md, "Method 15"): the edge extension
+        # where the game has it not, and larger budgets under the game's own rule.
+        "method 9 with the edge extension at every game (near the edge at 64: on to 128)":
+            analysis_rule(64, finish=finishes(game) if game else True, extend=EXTEND, fine=below),
+        **{f"method 9 with a budget of {b}": analysis_rule(b, finish=finishes(game) if game else True,
+                                                           extend=extends(game) if game else EXTEND, fine=below)
+           for b in (80, 96, 112, 128)},
+        "method 9, fine bounding only where a candidate gains (positive parts)":
+            analysis_rule(64, one=gains_only, finish=finishes(game) if game else True,
+                          extend=extends(game) if game else EXTEND, fine=below),
         "method 9 with fine at the mistake's confidence (95%)":
             analysis_rule(64, one=functools.partial(look, alpha_fine=ALPHA_MISTAKE), finish=finishes(game) if game else True,
                           extend=extends(game) if game else EXTEND, fine=below),
@@ -470,6 +494,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="group each row's candidates by the game's same-play rule first (method 14: one valued per class)")
     r.add_argument("--bootstrap", type=int, default=0, metavar="REPS",
                    help="estimate each rule's agreement by REPS resampled runs a decision instead")
+    r.add_argument("--states", type=int, default=128, metavar="N",
+                   help="with --bootstrap: the states of each resampled run (default 128; a budget of 128 may finish at 144)")
     r.add_argument("--scale", type=float, default=1.0, metavar="F",
                    help="with --bootstrap: the paired differences' noise times F (a less noisy value: F < 1)")
     m = sub.add_parser("compare", help="each decision's verdict as the analysis is and with a setting changed")
@@ -539,7 +565,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, rule in stopping_rules(rows[0]["game"] if rows else None, a.fine_margin).items():
             if a.only and a.only not in name:
                 continue
-            res = bootstrap(rows, rule, reps=a.bootstrap, margin=a.margin, scale=a.scale)
+            res = bootstrap(rows, rule, states=a.states, reps=a.bootstrap, margin=a.margin, scale=a.scale)
             d = max(1, res["decisions"])
             shares = {who: " ".join(f"{v} {c:.1f}" for v, c in sorted(by.items())) for who, by in res["by"].items()}
             print(f"{name}: two seeds agree {res['agree'] / d:.3f}, on the mistake flag {res['flag_agree'] / d:.3f} "
@@ -556,7 +582,8 @@ def main(argv: list[str] | None = None) -> int:
             sep[who] = f"{by['1'].get('mistake', 0)}/{tot} unsure {by['1'].get('unsure', 0)}"
         short = f"; {res['short']} runs wanted states past those kept" if res["short"] else ""
         print(f"{name}: same {res['same']}/{res['compared']} ({res['same'] / max(1, res['compared']):.3f}); "
-              f"states {res['states'] / max(1, 2 * res['compared']):.1f} a decision; {sep}{short}")
+              f"states {res['states'] / max(1, 2 * res['compared']):.1f} a decision "
+              f"({res['values'] / max(1, 2 * res['compared']):.0f} values); {sep}{short}")
         if a.flips:
             for f in res["flips"]:
                 print("   ", f)

@@ -650,3 +650,19 @@ def test_each_games_verdicts_are_stated_in_its_units():
     assert meaning("spot").startswith("mistake: it cost at least 5 units (95% confidence); fine: nothing better at all")
     assert meaning("spite-and-malice") == ("mistake: it cost at least 0.5 pay-off cards (95% confidence); fine: nothing "
                                            "better by 0.5 pay-off cards or more (99.9%); unsure: the samples could not tell")
+
+
+def test_fine_on_positive_parts_ignores_only_a_rare_state_where_the_rival_is_worse():
+    """``analysis_samples.gains_only`` (a look measured at Spades and not kept, docs/analysis.md
+    "Spades: the edge extension and larger budgets"): a rival equal to the chosen card on
+    63 states and a contract worse on one has a symmetric interval wide enough that
+    ``values.look`` says "unsure"; bounded on the states where it gains, it is "fine". A
+    rival a contract *better* on one state stays "unsure" under both."""
+    from arbiter.tools.analysis_samples import gains_only
+
+    chosen = [0.0] * 64
+    worse = [0.0] * 63 + [-400.0]
+    better = [0.0] * 63 + [400.0]
+    assert look([chosen, worse], 0, None, 10.0, fine=1.0) == "unsure"
+    assert gains_only([chosen, worse], 0, None, 10.0, fine=1.0) == "fine"
+    assert look([chosen, better], 0, None, 10.0, fine=1.0) == gains_only([chosen, better], 0, None, 10.0, fine=1.0) == "unsure"
