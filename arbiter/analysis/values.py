@@ -178,7 +178,7 @@ EXTEND = 2
 #: may finish): held out (seeds 20-34) the extension gave the same agreement (327 against
 #: 325 of 356) and a lower separation (1.8x against 2.1x: real losses marked on both
 #: sides, five more each), and a change of the rule must not worsen separation. Measured
-#: again under method 14's margins and grouping (session 13, kept samples of 144 states):
+#: again under method 14's margins and grouping (session 12, kept samples of 144 states):
 #: it still gives no more of the same verdict (seeds 0-9: 222 -> 220 of 238; fresh seeds
 #: 120-139: 457 -> 454 of 483) for 9-14% more of the evaluator's values; the verdicts that
 #: move are a rare extreme deal drawn by one seed, which more states do not undo
