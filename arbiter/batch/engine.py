@@ -37,6 +37,7 @@ import collections
 import contextlib
 import dataclasses
 import functools
+import multiprocessing
 import secrets
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -257,7 +258,7 @@ class InProcess:
 
     async def open(self) -> None:
         if self.processes > 1:
-            self._pool = ProcessPoolExecutor(max_workers=self.processes)
+            self._pool = ProcessPoolExecutor(max_workers=self.processes, mp_context=worker_context())
 
     def _bot(self, name: str) -> Any:
         if name not in self._loaded:
@@ -283,6 +284,22 @@ class InProcess:
 
 
 @functools.cache
+@functools.cache
+def worker_context() -> Any:
+    """How worker processes start (``InProcess``'s, and the tools' pools): forked by a fork
+    server, never from this process. A process that serves or calls gRPC (``arbiter serve``,
+    a test session's shared servers) runs gRPC's threads, and a child forked from it while one
+    of them holds a lock may spin on it for ever (seen once: a pool worker of a pytest-xdist
+    worker spun 11 minutes of CPU after gRPC logged that it skipped its fork handlers). The
+    fork server is a fresh interpreter that imports this engine once and forks each worker
+    from itself: a worker costs about what a fork of this process did, and holds none of its
+    threads. Work goes to the workers as text and plain values (bots by spec), as it always
+    did: every work item of a pool is pickled whatever the start method."""
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["arbiter.batch.engine"])
+    return ctx
+
+
 def _worker_bot(spec: str) -> Any:
     return load_bot(spec)
 

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from cardarena.games import get_game
+from arbiter.batch.engine import worker_context
 from arbiter.batch.plan import deal_seed
 from arbiter.tournament.evaluate import EvalResult
 from arbiter.tournament.probes import Replayed, probe_seeds, replay_seatings
@@ -502,7 +503,7 @@ def deals_tricks(deals: Sequence[Sequence[Replayed]], options: Mapping[str, Any]
     tasks = [(seeds[i:i + chunk], dict(options or {}), preset) for i in range(0, len(seeds), chunk)]
     if jobs == 1:
         return [t for task in tasks for t in _tricks_chunk(task)]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=worker_context()) as pool:
         return [t for part in pool.map(_tricks_chunk, tasks) for t in part]
 
 

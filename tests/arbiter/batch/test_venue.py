@@ -308,3 +308,26 @@ def test_a_bots_copy_of_its_views_shares_no_dataclass_with_the_referees():
         offered = [bot_copy(a, memo) for a in legal]
         assert offered == legal and not {id(a) for a in offered} & {id(a) for a in legal}
         state.apply(rng.choice(legal))
+
+
+@pytest.mark.e2e
+def test_worker_processes_are_not_forks_of_a_process_that_may_run_grpc_threads():
+    """``InProcess``'s worker processes (``evaluate -j 2``, the tools' pools) come from a fork
+    server (``engine.worker_context``), never from a fork of this process: a process that
+    serves or calls gRPC runs gRPC's threads, and a child forked while one of them held a lock
+    may spin on it for ever. The workers' parent is the fork server; they play as before."""
+    import asyncio
+    import os
+
+    from arbiter.batch.engine import InProcess
+
+    async def main() -> tuple[int, ...]:
+        venue = InProcess({"a": "random", "b": "random"}, processes=2)
+        await venue.open()
+        try:
+            return tuple(await asyncio.gather(*(asyncio.wrap_future(venue._pool.submit(os.getppid)) for _ in range(2))))
+        finally:
+            await venue.close()
+
+    parents = asyncio.run(main())
+    assert os.getpid() not in parents and len(set(parents)) == 1, parents
