@@ -24,6 +24,7 @@ from .actions import (
     Look,
     Play,
     partner,
+    power,
     sort_cards,
     trick_winner,
 )
@@ -35,11 +36,6 @@ from .views import SpadesView
 
 # --------------------------------------------------------------------------------------
 # The same play (the analysis's classes of equivalent actions: ``Platform.same_play``)
-
-
-def _high(rank: int) -> int:
-    """A rank in trick order: 2 .. 13 (K), the ace 14."""
-    return 14 if rank == 1 else rank
 
 
 def same_play(game: "Spades", view: SpadesView, action: Action) -> object:
@@ -59,13 +55,13 @@ def same_play(game: "Spades", view: SpadesView, action: Action) -> object:
         return action
     card = action.card
     suit = card.suit
-    known = {c.rank for c in view.hand if c.suit == suit}
-    known.update(p.card.rank for t in view.tricks for p in t.cards if p.card.suit == suit)
+    known = {power(int(c)) for c in view.hand if c.suit == suit}  # ranks in trick order, the ace 14
+    known.update(power(int(p.card)) for t in view.tricks for p in t.cards if p.card.suit == suit)
     if view.trick:
         lead = trick_winner([(p.seat, int(p.card)) for p in view.trick])
-        known.update(p.card.rank for p in view.trick if p.card.suit == suit and p.seat != lead)
-    low = _high(card.rank)
-    while low > 2 and low - 1 in known:  # ranks 2..13 read as they are
+        known.update(power(int(p.card)) for p in view.trick if p.card.suit == suit and p.seat != lead)
+    low = power(int(card))
+    while low > 2 and low - 1 in known:
         low -= 1
     return ("play", suit, low)
 
