@@ -98,7 +98,7 @@ from cardarena.games import Action, GameError, State, facts, get_game
 from cardarena.records import MatchRecord
 
 __all__ = ["ActionValue", "DecisionValue", "Valuer", "analyse", "value_of", "UNITS", "MARGIN", "FINE", "fine_margin", "meaning", "VERDICTS",
-           "SAME_PLAY", "same_plays"]
+           "SAME_PLAY", "same_plays", "stand_ins"]
 
 #: The budget of states a decision may draw (``Valuer``'s ``samples``; the CLI's, the jobs'
 #: and the inspector's default). One for every game: at Spades 96 or 128 states gave no more
@@ -247,6 +247,14 @@ def same_plays(game: Any, view: Any, actions: Sequence[Action]) -> dict[Action, 
     the view alone; every action its own class at a game without one."""
     rule = SAME_PLAY.get(game.name)
     return {a: (a if rule is None else rule(game, view, a)) for a in actions}
+
+
+def stand_ins(game: Any, view: Any, actions: Sequence[Action]) -> dict[Action, Action]:
+    """Each of ``actions`` with the one valued for its class of the same play (``same_plays``):
+    the first of the class in their order (``Valuer.candidates``, and the kept samples' replay)."""
+    keys = same_plays(game, view, actions)
+    first: dict[Any, Action] = {}
+    return {a: first.setdefault(keys[a], a) for a in actions}
 
 
 def fine_margin(game: str, margin: float | None = None) -> float:
@@ -517,14 +525,11 @@ class Valuer:
         ref = self.reference.policy(view, list(legal), rng)
         first = [a for a in (chosen, ref) if a is not None and a in legal]
         order = list(dict.fromkeys(first + list(legal)))
-        keys = same_plays(self.game, view, order)
-        stand: dict[Any, Action] = {}
-        for a in order:
-            stand.setdefault(keys[a], a)
-        out = list(stand.values())[: self.max_actions]
-        valued = {keys[a] for a in out}
-        self._same = {a: stand[keys[a]] for a in order if keys[a] in valued and stand[keys[a]] != a}
-        self._reference_action = stand[keys[ref]] if ref in legal else None
+        stand = stand_ins(self.game, view, order)
+        out = list(dict.fromkeys(stand.values()))[: self.max_actions]
+        valued = set(out)
+        self._same = {a: s for a, s in stand.items() if s in valued and s != a}
+        self._reference_action = stand[ref] if ref in legal else None
         return out
 
     def value(self, view: Any, legal: Sequence[Action], chosen: Action | None, key: str) -> tuple[ActionValue, ...]:

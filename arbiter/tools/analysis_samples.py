@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterable
 
 from arbiter.analysis.reask import decisions
 from arbiter.analysis.values import (AGREE, ALPHA_MISTAKE, BATCH, DEFAULT_MAX_ACTIONS, EXTEND, FINE, MARGIN, MIN_SAMPLES,
-                                     REFERENCE_SETTINGS, Looks, Valuer, _mean_se, edge_look, extends, finishes, look, same_plays, t95)
+                                     REFERENCE_SETTINGS, Looks, Valuer, _mean_se, edge_look, extends, finishes, look, stand_ins, t95)
 from arbiter.hosting.forward import sample_states
 from arbiter.tools.analysis_bench import GAMES, separation_matches
 from cardarena.games import get_game
@@ -154,7 +154,7 @@ def replay_rule(rows: list[dict[str, Any]], rule: Callable[..., tuple[str, int]]
 
 
 def same_play_rows(rows: list[dict[str, Any]], max_actions: int = DEFAULT_MAX_ACTIONS) -> tuple[list[dict[str, Any]], int]:
-    """The kept rows as method 14 values them (``values.same_plays``): of each class of the
+    """The kept rows as method 14 values them (``values.stand_ins``): of each class of the
     same play among a row's candidates only the first (in the candidates' order: the chosen
     one, the reference policy's, the others in legal order, as ``Valuer.candidates`` takes
     them) kept, with its values on the very same states (the evaluator values each
@@ -179,14 +179,11 @@ def same_play_rows(rows: list[dict[str, Any]], max_actions: int = DEFAULT_MAX_AC
         texts = {str(a): a for a in point.legal}
         cands = [texts[c] for c in r["cands"]]
         order = list(dict.fromkeys(cands + list(point.legal)))
-        keys = same_plays(g, point.view, order)
-        first: dict[Any, int] = {}
-        for i, c in enumerate(cands):
-            first.setdefault(keys[c], i)
-        keep = sorted(first.values())
-        more += len(keep) < min(max_actions, len({keys[a] for a in order}))
-        out.append({**r, "cands": [r["cands"][i] for i in keep], "anchor": keep.index(first[keys[cands[r["anchor"]]]]),
-                    "ref": None if r["ref"] is None else keep.index(first[keys[cands[r["ref"]]]]),
+        stand = stand_ins(g, point.view, order)  # a class's first is a kept candidate: they come first
+        keep = [i for i, c in enumerate(cands) if stand[c] == c]
+        more += len(keep) < min(max_actions, len(set(stand.values())))
+        out.append({**r, "cands": [r["cands"][i] for i in keep], "anchor": keep.index(cands.index(stand[cands[r["anchor"]]])),
+                    "ref": None if r["ref"] is None else keep.index(cands.index(stand[cands[r["ref"]]])),
                     "values": {k: [per[i] for i in keep] for k, per in r["values"].items()}})
     return out, more
 
