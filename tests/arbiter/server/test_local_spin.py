@@ -8,7 +8,6 @@ import asyncio
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -78,21 +77,17 @@ def test_on_a_loaded_machine_the_arbiter_never_watches_for_the_bot():
     """More tasks runnable than CPUs (here one busy process more than this one may use): the
     woken bot would wait for a CPU the arbiter's watching holds."""
     cpus = len(os.sched_getaffinity(0))
-    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(cpus + 1)]
+    spin = "import sys; sys.stdout.write('spinning'); sys.stdout.flush()\nwhile True: pass"
+    busy = [subprocess.Popen([sys.executable, "-c", spin], stdout=subprocess.PIPE) for _ in range(cpus + 1)]
     try:
-        deadline = time.monotonic() + 30
-        while not all(_running(p.pid) for p in busy) and time.monotonic() < deadline:
-            time.sleep(0.01)
+        for p in busy:  # each says so once it is in its loop, runnable from then on
+            assert p.stdout.read(8) == b"spinning"
         assert localchannel._cpu_for_the_bot() is False
     finally:
         for p in busy:
             p.kill()
             p.wait()
-
-
-def _running(pid: int) -> bool:
-    with open(f"/proc/{pid}/stat") as f:
-        return f.read().rsplit(")", 1)[1].split()[0] == "R"
+            p.stdout.close()
 
 
 def test_a_busy_look_alone_does_not_stop_the_watching_a_few_in_a_row_do(monkeypatch):
