@@ -1582,6 +1582,11 @@ def best_speedup(result: BenchResult, speed: dict[int, Figure], cores: int) -> F
     return best
 
 
+def _per_decision(records: Sequence[MatchRecord]) -> float:
+    """Wall seconds per decision over ``records`` (their matches' time over their actions)."""
+    return sum(rec.seconds for rec in records) / sum(len(rec.actions) for rec in records)
+
+
 async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, progress: Callable[[str], None]) -> None:
     cores = os.cpu_count() or 1
     z = result.sizes
@@ -1696,7 +1701,7 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
                     return records
 
                 records = await played(arena, "grpc")
-                per = sum(rec.seconds for rec in records) / sum(len(rec.actions) for rec in records)
+                per = _per_decision(records)
                 hosted.values.append(per * 1e6)
                 if ratio is not None:
                     ratio.values.append(per / rtt)
@@ -1714,14 +1719,14 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
                 watched = localchannel._Awaited.watched
                 records = await played(arena_local, "local")
                 decisions = sum(len(rec.actions) for rec in records)
-                per_local = sum(rec.seconds for rec in records) / decisions
+                per_local = _per_decision(records)
                 hosted_local.values.append(per_local * 1e6)
                 if local_ratio is not None:
                     local_ratio.values.append(per_local / rtt)
                 if asleep is not None:
                     asleep[0].values.append(100 * (localchannel._Awaited.watched - watched) / decisions)
                     slept = slept or await played_asleep()
-                    per_asleep = sum(rec.seconds for rec in slept) / sum(len(rec.actions) for rec in slept)
+                    per_asleep = _per_decision(slept)
                     asleep[1].values.append(per_asleep * 1e6)
                     asleep[2].values.append(per_local / per_asleep)
                 if one_cpu is not None:
@@ -1731,7 +1736,7 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
                         records = await played(arena_local, "local.one_cpu")
                     finally:
                         on_one_cpu(pids, False)
-                    per_one = sum(rec.seconds for rec in records) / sum(len(rec.actions) for rec in records)
+                    per_one = _per_decision(records)
                     one_cpu[0].values.append(per_one * 1e6)
                     one_cpu[1].values.append(per_one / per_local)
             if floor_tcp is not None:
