@@ -373,6 +373,12 @@ def gains_only(per, a, ref, margin, fine=None, stake=0.0):
     return "fine" if look(up, a, ref, margin, fine=fine, stake=stake) == "fine" else "unsure"
 
 
+def seen_only(per, a, ref, margin, fine=None, stake=0.0):
+    """``values.look`` as until method 14: a difference not yet seen bounded by the spread of
+    values seen, whatever the decision's stake (``values.stake``, method 15)."""
+    return look(per, a, ref, margin, fine=fine)
+
+
 def identical_once(per, a, ref, margin):
     """``values.look``, but candidates with the same value as another (or as the chosen
     one) on every state so far count as one comparison (equivalent plays: fewer compared,
@@ -398,6 +404,9 @@ def stopping_rules(game: str | None = None, fine: float | None = None) -> dict[s
         "method 9 (values: method 8, and at Spite and Malice a decision near the edge at 64 draws on to 128; "
         "from method 12 at Spot fine below values.FINE)":
             analysis_rule(64, finish=finishes(game) if game else True, extend=extends(game) if game else EXTEND, fine=below),
+        "method 9, fine bounded by the spread of values seen, not the stake (method 14)":
+            analysis_rule(64, one=seen_only, finish=finishes(game) if game else True,
+                          extend=extends(game) if game else EXTEND, fine=below),
         "method 8 (fine 0.1% and a rare unseen difference bounded, mistake 5%, three looks, 64; "
         "a run under way may finish, not at Spot)": analysis_rule(64, finish=finishes(game) if game else True, extend=0,
                                                                   fine=below),

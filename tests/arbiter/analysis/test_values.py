@@ -371,7 +371,7 @@ def test_a_fine_bounds_an_unseen_difference_by_what_the_deal_still_puts_at_stake
     "fine" bound by the stake never turns into a mistake: the mistake looks do not read it."""
     import arbiter.analysis.values as values
     from arbiter.tools.analysis_bench import separation_matches
-    from arbiter.tools.analysis_samples import analysis_rule, draw, staked
+    from arbiter.tools.analysis_samples import analysis_rule, draw, seen_only, staked
 
     record, bots, rnd = next(separation_matches("spades", 1, 8))
     assert bots[0] == "random"
@@ -400,6 +400,7 @@ def test_a_fine_bounds_an_unseen_difference_by_what_the_deal_still_puts_at_stake
     per = [[0.0] * 64, [0.0] * 64, [-400.0] + [0.0] * 63]
     assert look(per, 0, 1, 10.0, fine=1.0) == "unsure" == look(per, 0, 1, 10.0, fine=1.0, stake=526.0)
     assert look(per[:2], 0, 1, 10.0, fine=1.0) == "fine" != look(per[:2], 0, 1, 10.0, fine=1.0, stake=526.0)
+    assert seen_only(per[:2], 0, 1, 10.0, fine=1.0, stake=526.0) == "fine"  # the replay's method-14 rule
     worse = [[0.0] * 64, [-50.0] * 64]  # always a contract worse: fine whatever is at stake
     assert look(worse, 0, 1, 10.0, fine=1.0, stake=526.0) == "fine"
     assert look([[0.0] * 16, [20.0] * 16], 0, 1, 10.0, fine=1.0, stake=526.0) == "mistake"
