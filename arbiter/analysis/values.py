@@ -139,8 +139,9 @@ ALPHA_FINE = 0.001
 #: From method 15 Spades bounds it by the deal's outcome still possible (its
 #: ``Platform.value_stake``): on the kept samples the same verdict under two sampling seeds
 #: for 227 of 238 decisions of the bench's match seeds 0-9 (0.954; the spread seen: 222,
-#: 0.933) and 465 of 483 of seeds 120-139 (0.963; 457), no mistake moved, for fewer "fine"
-#: verdicts (18% of decisions instead of 26%): docs/analysis.md, "Method 15".
+#: 0.933), 465 of 483 of seeds 120-139 (0.963; 457) and 462 of 484 of fresh seeds 140-159
+#: (0.955; 456), no mistake moved, for fewer "fine" verdicts (18-21% of decisions instead of
+#: 25-26%): docs/analysis.md, "Method 15".
 RARE = 2.0
 #: Looks in a row (one after each batch) that must give a verdict for it to stand (2
 #: until method 4: three keep the mistakes and planted blunders found and give the same
