@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterable
 
 from arbiter.analysis.reask import decisions
 from arbiter.analysis.values import (AGREE, ALPHA_MISTAKE, BATCH, DEFAULT_MAX_ACTIONS, EXTEND, FINE, MARGIN, MIN_SAMPLES,
-                                     REFERENCE_SETTINGS, Looks, Valuer, _mean_se, edge_look, extends, finishes, look, stand_ins, t95)
+                                     REFERENCE_SETTINGS, Looks, Valuer, _mean_se, edge_look, extends, finishes, look, stake, stand_ins, t95)
 from arbiter.hosting.forward import sample_states
 from arbiter.tools.analysis_bench import GAMES, separation_matches
 from cardarena.games import get_game
@@ -135,7 +135,7 @@ def replay_rule(rows: list[dict[str, Any]], rule: Callable[..., tuple[str, int]]
         got = {}
         for k, per in r["values"].items():
             try:
-                v, n = rule(per, r["anchor"], r["ref"], MARGIN[r["game"]] if margin is None else margin)
+                v, n = rule(per, r["anchor"], r["ref"], MARGIN[r["game"]] if margin is None else margin, r.get("stake", 0.0))
             except KeptTooFew:  # the rule wanted states past those kept: not replayable here
                 v, n = "kept too few", len(per[r["anchor"]])
                 out["short"] += 1
@@ -153,17 +153,10 @@ def replay_rule(rows: list[dict[str, Any]], rule: Callable[..., tuple[str, int]]
 
 
 
-def same_play_rows(rows: list[dict[str, Any]], max_actions: int = DEFAULT_MAX_ACTIONS) -> tuple[list[dict[str, Any]], int]:
-    """The kept rows as method 14 values them (``values.stand_ins``): of each class of the
-    same play among a row's candidates only the first (in the candidates' order: the chosen
-    one, the reference policy's, the others in legal order, as ``Valuer.candidates`` takes
-    them) kept, with its values on the very same states (the evaluator values each
-    candidate on its own: a candidate left out changes no other's value); the chosen one's
-    twins are then the chosen play itself, not compared. Each row's view is read from its
-    separation match, replayed (``separation_matches``, cheap: no valuing). Also how many
-    rows method 14 would value more classes in than were kept (``max_actions`` classes,
-    where the kept rows hold ``max_actions`` actions: those rows are replayed on the kept
-    ones only)."""
+def decision_points(rows: list[dict[str, Any]]) -> list[tuple[Any, Any]]:
+    """Each kept row's game (rules and options) and decision point (its view, legal actions,
+    the action played), read from its separation match, replayed (``separation_matches``,
+    cheap: no valuing)."""
     want = {(r["game"], r["match_seed"]) for r in rows}
     points: dict[tuple, Any] = {}
     games: dict[tuple, Any] = {}
@@ -173,9 +166,28 @@ def same_play_rows(rows: list[dict[str, Any]], max_actions: int = DEFAULT_MAX_AC
             for seat in (rnd, (rnd + 1) % len(bots)):
                 for point in decisions(record, seat):
                     points[game, s, seat, point.number] = point
+    return [(games[r["game"], r["match_seed"]], points[r["game"], r["match_seed"], r["seat"], r["number"]]) for r in rows]
+
+
+def staked(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The kept rows each with its decision's stake (``values.stake``: what the game's rule
+    reads from the seat's view; 0 at a game without one), as the analysis's looks take it."""
+    return [{**r, "stake": stake(g, point.view)} for r, (g, point) in zip(rows, decision_points(rows))]
+
+
+def same_play_rows(rows: list[dict[str, Any]], max_actions: int = DEFAULT_MAX_ACTIONS) -> tuple[list[dict[str, Any]], int]:
+    """The kept rows as method 14 values them (``values.stand_ins``): of each class of the
+    same play among a row's candidates only the first (in the candidates' order: the chosen
+    one, the reference policy's, the others in legal order, as ``Valuer.candidates`` takes
+    them) kept, with its values on the very same states (the evaluator values each
+    candidate on its own: a candidate left out changes no other's value); the chosen one's
+    twins are then the chosen play itself, not compared. Each row's view is read from its
+    separation match (``decision_points``). Also how many
+    rows method 14 would value more classes in than were kept (``max_actions`` classes,
+    where the kept rows hold ``max_actions`` actions: those rows are replayed on the kept
+    ones only)."""
     out, more = [], 0
-    for r in rows:
-        g, point = games[r["game"], r["match_seed"]], points[r["game"], r["match_seed"], r["seat"], r["number"]]
+    for r, (g, point) in zip(rows, decision_points(rows)):
         texts = {str(a): a for a in point.legal}
         cands = [texts[c] for c in r["cands"]]
         order = list(dict.fromkeys(cands + list(point.legal)))
@@ -221,7 +233,7 @@ def bootstrap(rows: list[dict[str, Any]], rule: Callable[..., tuple[str, int]], 
         for _ in range(reps):
             idx = [rng.randrange(n) for _ in range(states)]
             per = [[xs[j] for j in idx] for xs in pooled]
-            v, used = rule(per, r["anchor"], r["ref"], margin if margin is not None else MARGIN[r["game"]])
+            v, used = rule(per, r["anchor"], r["ref"], margin if margin is not None else MARGIN[r["game"]], r.get("stake", 0.0))
             counts[v] = counts.get(v, 0) + 1
             out["states"] += used / reps
         out["decisions"] += 1
@@ -253,7 +265,7 @@ def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH, one:
     the budget ends. ``fine``: the loss below which "fine" may be given (``values.FINE``;
     None: the rule's margin; never above it), passed to ``one`` (a look that takes it, as
     ``values.look``). KeptTooFew when the rule wants states past those kept."""
-    def rule(per, a, ref, margin):
+    def rule(per, a, ref, margin, stake=0.0):
         looks = Looks(budget, first, step, finish=finish, extend=extend)
         below = margin if fine is None else min(fine, margin)
         n = 0
@@ -264,8 +276,8 @@ def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH, one:
                 break  # a budget past the kept states: what they allow (as before)
             n += k
             if n >= looks.first:
-                now = one(_prefix(per, n), a, ref, margin, fine=below)
-                near = edge_look(now, _prefix(per, n), a, ref, margin, n, budget, extend, below)
+                now = one(_prefix(per, n), a, ref, margin, fine=below, stake=stake)
+                near = edge_look(now, _prefix(per, n), a, ref, margin, n, budget, extend, below, stake)
                 looks.see(now, n, near)
         return looks.verdict, n
     return rule
@@ -274,7 +286,7 @@ def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH, one:
 def at_looks(looks: tuple[int, ...], agree: int = 1, one: Callable[..., str] = look) -> Callable[..., tuple[str, int]]:
     """Looks (``one``, the analysis's ``look`` by default) at the given numbers of states
     only; a verdict stands after ``agree`` looks in a row."""
-    def rule(per, a, ref, margin):
+    def rule(per, a, ref, margin, stake=0.0):  # methods before 15: the spread seen
         run, before = 0, ""
         for n in looks:
             if n > len(per[a]):
@@ -322,7 +334,7 @@ def looks_with(one: Callable[..., str], budget: int, agree: int = 2, first: int 
     """A look (``one``) after each batch from ``first`` states; a verdict stands after
     ``agree`` looks in a row give it; unsure when the budget ends. ``last_decides``: the
     last look the budget allows gives its verdict on its own (all the states, no run)."""
-    def rule(per, a, ref, margin):
+    def rule(per, a, ref, margin, stake=0.0):  # methods before 15: the spread seen
         run, before = 0, ""
         n = first
         end = min(budget, len(per[a]))
@@ -349,16 +361,22 @@ def wide_fine(factor: float) -> Callable[..., str]:
     return one
 
 
-def gains_only(per, a, ref, margin, fine=None):
+def gains_only(per, a, ref, margin, fine=None, stake=0.0):
     """``values.look``, but "fine" also when each candidate's gain bounded on its positive
     part (``max(0, value - chosen's)`` per state, whose mean bounds the gain's from above)
     clears the fine margin: a rival worse by a contract on a rare state and equal on the
     others is not a reason for doubt that nothing was better (its symmetric interval is)."""
-    v = look(per, a, ref, margin, fine=fine)
+    v = look(per, a, ref, margin, fine=fine, stake=stake)
     if v != "unsure":
         return v
     up = [xs if i == a else [max(x, y) for x, y in zip(xs, per[a])] for i, xs in enumerate(per)]
-    return "fine" if look(up, a, ref, margin, fine=fine) == "fine" else "unsure"
+    return "fine" if look(up, a, ref, margin, fine=fine, stake=stake) == "fine" else "unsure"
+
+
+def seen_only(per, a, ref, margin, fine=None, stake=0.0):
+    """``values.look`` as until method 14: a difference not yet seen bounded by the spread of
+    values seen, whatever the decision's stake (``values.stake``, method 15)."""
+    return look(per, a, ref, margin, fine=fine)
 
 
 def identical_once(per, a, ref, margin):
@@ -386,6 +404,9 @@ def stopping_rules(game: str | None = None, fine: float | None = None) -> dict[s
         "method 9 (values: method 8, and at Spite and Malice a decision near the edge at 64 draws on to 128; "
         "from method 12 at Spot fine below values.FINE)":
             analysis_rule(64, finish=finishes(game) if game else True, extend=extends(game) if game else EXTEND, fine=below),
+        "method 9, fine bounded by the spread of values seen, not the stake (method 14)":
+            analysis_rule(64, one=seen_only, finish=finishes(game) if game else True,
+                          extend=extends(game) if game else EXTEND, fine=below),
         "method 8 (fine 0.1% and a rare unseen difference bounded, mistake 5%, three looks, 64; "
         "a run under way may finish, not at Spot)": analysis_rule(64, finish=finishes(game) if game else True, extend=0,
                                                                   fine=below),
@@ -553,7 +574,7 @@ def main(argv: list[str] | None = None) -> int:
                 f.write(json.dumps(row) + "\n")
                 f.flush()
         return 0
-    rows = [json.loads(line) for path in a.files for line in open(path) if line.strip()]
+    rows = staked([json.loads(line) for path in a.files for line in open(path) if line.strip()])
     if a.same_play:
         rows, more = same_play_rows(rows)
         print(f"same play (method 14): {sum(len(r['cands']) for r in rows)} candidates kept of the rows'; "

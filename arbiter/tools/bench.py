@@ -1408,7 +1408,11 @@ def analysis_section(result: BenchResult, progress: Callable[[str], None]) -> No
     "Method 14: the same play") this section's rows measured 0.933 and 4.8x at Spades
     (blunders 10/10: its stability row fails) and 0.950 and 3.8x at Spite and Malice
     (blunders 10/10: it passes, by one decision); held out, Spades seeds 100-119 0.917 (method
-    13 0.928) and Spite and Malice seeds 90-99 0.945 (the same verdicts as method 13)."""
+    13 0.928) and Spite and Malice seeds 90-99 0.945 (the same verdicts as method 13). Under
+    method 15 (at Spades a "fine" bounds an unseen difference by the deal's outcome still
+    possible, docs/analysis.md "Method 15") this section's Spades rows measured 227/238
+    (0.954: its stability row passes), 4.8x, blunders 10/10 (363 CPU-s); on kept samples of
+    seeds 120-139 0.963 and of fresh seeds 140-149 0.955; Spot and Spite and Malice as before."""
     from arbiter.tools import analysis_bench as ab
 
     z = result.sizes

@@ -264,6 +264,12 @@ class Platform:
             with the same outcome however everyone plays on), read from the seat's
             ``view`` only; the analysis values one action of each such class
             (``arbiter.analysis.values``). None: no two actions are the same play.
+        value_stake: ``value_stake(game, view)``: how far apart, in ``value_units``, two
+            actions' values on one sampled state can lie at the seat's decision, read from
+            its ``view`` only (what the rest of the deal can still change: a range of
+            outcomes still possible); the analysis's "fine" bounds a difference it has not
+            seen by it (``arbiter.analysis.values``, ``RARE``). None: by the largest
+            difference of values seen so far (the decision's spread).
     """
 
     seats: tuple[int, int]
@@ -274,6 +280,7 @@ class Platform:
     value_unit: str = ""
     value_fine: float | None = None
     same_play: Callable[[Any, Any, Any], Hashable] | None = None
+    value_stake: Callable[[Any, Any], float] | None = None
 
 
 class Game(abc.ABC):

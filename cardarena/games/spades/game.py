@@ -29,9 +29,9 @@ from .actions import (
     trick_winner,
 )
 from .options import SpadesOptions
-from .scoring import ScoringRules
+from .scoring import ScoringRules, score_side
 from .state import SpadesState
-from .views import SpadesView
+from .views import SpadesSeat, SpadesView
 
 
 # --------------------------------------------------------------------------------------
@@ -64,6 +64,76 @@ def same_play(game: "Spades", view: SpadesView, action: Action) -> object:
     while low > 2 and low - 1 in known:
         low -= 1
     return ("play", suit, low)
+
+
+# --------------------------------------------------------------------------------------
+# What the deal still puts at stake (the analysis's bound on a difference not yet seen:
+# ``Platform.value_stake``)
+
+
+def _side_total(game: "Spades", view: SpadesView, side: int, tricks: Sequence[int],
+                bids: Sequence[tuple[int, bool]] | dict[int, tuple[int, bool]]) -> int:
+    """The side's total after the deal with its two seats' ``bids`` ((bid, blind) each) and
+    ``tricks`` (each seat's tricks in the whole deal)."""
+    seats = (side, side + 2)
+    return score_side([bids[s][0] for s in seats], [bids[s][1] for s in seats], [tricks[s] for s in seats],
+                      view.sides[side].score, view.sides[side].bags, game.scoring).score
+
+
+def _bid_choices(game: "Spades", seat: SpadesSeat) -> list[tuple[int, bool]]:
+    """A seat's bid as (number, blind): its own once made, else every one the options allow."""
+    if seat.bid is not None:
+        return [(seat.bid, seat.blind_nil)]
+    o = game.options
+    out = [(b, False) for b in range(1, 14)]
+    if o.nil:
+        out.append((0, False))
+    if o.blind_nil and not seat.looked:
+        out.append((0, True))
+    return out
+
+
+def stake(game: "Spades", view: SpadesView) -> float:
+    """Spades' stake (``Platform.value_stake``): the range of the deal's outcome still
+    possible from the seat's view, in the analysis's units (the seat's side's total minus
+    the other side's at the deal's end): over every way the tricks still to play may fall
+    to the four seats (and, while bids are still to come, every bid the options allow),
+    each side scored by the rules (contracts, nils and blind nils, bags and their penalty).
+    Two actions' values on one sampled deal both lie in that range, so their difference
+    never exceeds it. Read from the view alone (bids, tricks won, totals and bags); the
+    cards are not read: a way the tricks cannot fall with the cards held still counts, so
+    the range may be wider than the deal allows, never narrower. Method 15
+    (docs/analysis.md): the spread of values seen, which the analysis bounded by before,
+    misses the rare deal where a nil fails or a contract is set."""
+    seats = view.seats
+    left = 13 - sum(s.tricks_won for s in seats)
+    won = [s.tricks_won for s in seats]
+    choices = [_bid_choices(game, s) for s in seats]
+    if all(len(c) == 1 for c in choices):
+        bids = [c[0] for c in choices]
+        diffs = set()
+        for a in range(left + 1):
+            for b in range(left - a + 1):
+                for c in range(left - a - b + 1):
+                    t = [won[0] + a, won[1] + b, won[2] + c, won[3] + left - a - b - c]
+                    mine = _side_total(game, view, view.seat % 2, t, bids)
+                    other = _side_total(game, view, 1 - view.seat % 2, t, bids)
+                    diffs.add(mine - other)
+        return float(max(diffs) - min(diffs))
+    # Bids still to come: each side's range on its own (its bids, its seats' tricks), summed:
+    # the difference of two totals ranges over at most the sum of their ranges.
+    total = 0.0
+    for side in (0, 1):
+        got = set()
+        for x in choices[side]:
+            for y in choices[side + 2]:
+                for t0 in range(left + 1):
+                    for t1 in range(left - t0 + 1):
+                        t = [0] * 4
+                        t[side], t[side + 2] = won[side] + t0, won[side + 2] + t1
+                        got.add(_side_total(game, view, side, t, {side: x, side + 2: y}))
+        total += max(got) - min(got)
+    return total
 
 
 # --------------------------------------------------------------------------------------
@@ -120,6 +190,7 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
         value_unit="points",
         value_fine=1.0,  # nothing better by a point, a bag: docs/analysis.md, method 13
         same_play=same_play,  # touching cards: docs/analysis.md, method 14
+        value_stake=stake,
     )
 
     def margin_bounds(self) -> tuple[float, float] | None:

@@ -359,6 +359,53 @@ def test_a_fine_bounds_a_rare_difference_not_yet_seen():
     assert look(worse, 0, 1, 5.0) == "fine"
 
 
+def test_a_fine_bounds_an_unseen_difference_by_what_the_deal_still_puts_at_stake(monkeypatch):
+    """Method 15 (``values.stake``, ``Platform.value_stake``): the random seat's 11th at the
+    bench's match seed 8 (KD, seat 0's nil alive, five tricks left) has rivals equal to it
+    on every one of sampling seed 1's 64 states, and seed 2's states show the QS 400 points
+    worse on one (the nil failed: 6.2 on average). The spread of values seen early in seed
+    1's run was small, and "fine" stood at 32 states (method 14); bounded by what the deal
+    still puts at stake (526 points: the nil made or failed, contracts made or set), a
+    difference unseen on 2 in 64 states could be 16 points, and the decision is "unsure"
+    under both seeds; so it is on the kept samples' replay (``analysis_samples.staked``). A
+    "fine" bound by the stake never turns into a mistake: the mistake looks do not read it."""
+    import arbiter.analysis.values as values
+    from arbiter.tools.analysis_bench import separation_matches
+    from arbiter.tools.analysis_samples import analysis_rule, draw, seen_only, staked
+
+    record, bots, rnd = next(separation_matches("spades", 1, 8))
+    assert bots[0] == "random"
+    point = next(p for p in decisions(record, 0) if p.number == 11)
+    assert values.stake(get_game(record.game, record.options), point.view) == 526.0
+    got = {}
+    for name in ("now", "seen spread"):
+        if name == "seen spread":
+            monkeypatch.setattr(values, "STAKE", {})
+        for seed in (1, 2):
+            v = Valuer(record.game, record.options, 0, f"seed-{record.seed}", record.seat_names, seed=seed).decision(
+                point, point.played)
+            got[name, seed] = (v.verdict, v.samples, round(v.loss, 1))
+    assert got == {("now", 1): ("unsure", 64, 0.0), ("now", 2): ("unsure", 64, 0.0),
+                   ("seen spread", 1): ("fine", 32, 0.0), ("seen spread", 2): ("unsure", 64, 0.0)}, got
+    # The kept samples' replay (``analysis_samples rules``) reads the stake from the same view.
+    monkeypatch.undo()
+    valuer = Valuer(record.game, record.options, 0, f"seed-{record.seed}", record.seat_names, seed=1)
+    chosen = valuer.game.parse_action(point.played)
+    cands, ref, per = draw(valuer, point.view, point.legal, chosen, f"seed-{record.seed}:0:11", 64)
+    (kept,) = staked([{"game": "spades", "match_seed": 8, "seat": 0, "number": 11, "who": "random", "values": {"1": per}}])
+    rule = analysis_rule(64, finish=finishes("spades"), extend=extends("spades"), fine=valuer.fine)
+    assert kept["stake"] == 526.0
+    assert rule(per, cands.index(chosen), ref, 10.0, kept["stake"]) == ("unsure", 64)
+    assert rule(per, cands.index(chosen), ref, 10.0) == ("fine", 32)
+    per = [[0.0] * 64, [0.0] * 64, [-400.0] + [0.0] * 63]
+    assert look(per, 0, 1, 10.0, fine=1.0) == "unsure" == look(per, 0, 1, 10.0, fine=1.0, stake=526.0)
+    assert look(per[:2], 0, 1, 10.0, fine=1.0) == "fine" != look(per[:2], 0, 1, 10.0, fine=1.0, stake=526.0)
+    assert seen_only(per[:2], 0, 1, 10.0, fine=1.0, stake=526.0) == "fine"  # the replay's method-14 rule
+    worse = [[0.0] * 64, [-50.0] * 64]  # always a contract worse: fine whatever is at stake
+    assert look(worse, 0, 1, 10.0, fine=1.0, stake=526.0) == "fine"
+    assert look([[0.0] * 16, [20.0] * 16], 0, 1, 10.0, fine=1.0, stake=526.0) == "mistake"
+
+
 def run_looks(looks_said, budget=32, finish=True, extend=0, near="unsure"):
     """``values.Looks`` fed the given looks' verdicts in turn: (the verdict, the states
     drawn); ``extend``: method 9's edge extension (0: method 8's rule), where ``near`` is
