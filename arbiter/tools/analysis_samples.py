@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterable
 
 from arbiter.analysis.reask import decisions
 from arbiter.analysis.values import (AGREE, ALPHA_MISTAKE, BATCH, DEFAULT_MAX_ACTIONS, EXTEND, FINE, MARGIN, MIN_SAMPLES,
-                                     REFERENCE_SETTINGS, Looks, Valuer, _mean_se, edge_look, extends, finishes, look, stake, stand_ins, t95)
+                                     REFERENCE_SETTINGS, Looks, Valuer, _mean_se, extends, finishes, look, splits, stake, stand_ins, t95)
 from arbiter.hosting.forward import sample_states
 from arbiter.tools.analysis_bench import GAMES, separation_matches
 from cardarena.games import get_game
@@ -246,6 +246,43 @@ def bootstrap(rows: list[dict[str, Any]], rule: Callable[..., tuple[str, int]], 
     return out
 
 
+def at_margin(rows: list[dict[str, Any]], rule: Callable[..., tuple[str, int]], states: int = 128, reps: int = 20,
+              seed: int = 0, margin: float | None = None) -> dict[str, float]:
+    """How often ``rule`` errs where the truth sits at the margin, on the kept samples'
+    own noise: for each kept decision, the rival with the largest mean gain over the chosen
+    action (every sampling seed's states pooled), its paired differences shifted so that
+    their mean is exactly the margin (a loss of the margin: "mistake" says more, "fine"
+    says less), resampled ``reps`` times (``states`` long, with replacement) and judged by
+    ``rule`` as one comparison. The shares of runs that say "mistake" and "fine" are the
+    rule's error rates there (the rates its verdicts state are at most 5% and 0.1%), and
+    ``equal``: the "fine" ones whose differences were all one value on the states the rule
+    took (no interval to speak of: only the rare-difference bound stood in the way).
+    Decisions whose rival differs by one amount on every kept state are left out (no
+    noise, no error)."""
+    rng = random.Random(seed)
+    out = {"runs": 0, "mistake": 0, "fine": 0, "equal": 0}
+    for r in rows:
+        m = MARGIN[r["game"]] if margin is None else margin
+        pooled = [sum((r["values"][k][i] for k in sorted(r["values"])), []) for i in range(len(r["cands"]))]
+        a = r["anchor"]
+        diffs = [[x - y for x, y in zip(xs, pooled[a])] for i, xs in enumerate(pooled) if i != a]
+        if not diffs:
+            continue
+        d = max(diffs, key=lambda xs: sum(xs) / len(xs))
+        if len(set(d)) == 1:
+            continue
+        shift = m - sum(d) / len(d)
+        for _ in range(reps):
+            idx = [rng.randrange(len(d)) for _ in range(states)]
+            per = [[pooled[a][j] for j in idx], [pooled[a][j] + d[j] + shift for j in idx]]
+            v, n = rule(per, 0, None, m, r.get("stake", 0.0))
+            out["runs"] += 1
+            out["mistake"] += v == "mistake"
+            out["fine"] += v == "fine"
+            out["equal"] += v == "fine" and len({d[j] for j in idx[:n]}) == 1
+    return out
+
+
 def _prefix(per, n):
     return [xs[:n] for xs in per]
 
@@ -255,7 +292,8 @@ class KeptTooFew(Exception):
 
 
 def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH, one: Callable[..., str] = look,
-                  finish: bool = True, extend: int = EXTEND, fine: float | None = None) -> Callable[..., tuple[str, int]]:
+                  finish: bool = True, extend: int = EXTEND, fine: float | None = None,
+                  split: bool = False, points: tuple[int, ...] = (), each: bool = True) -> Callable[..., tuple[str, int]]:
     """The analysis's rule (``values.look`` at its error rates, stopped by ``values.Looks``,
     as ``Valuer`` stops): a look after each batch from ``first`` states; a verdict stands
     when ``values.AGREE`` looks in a row give it (or the budget allows one look); a decision
@@ -264,9 +302,12 @@ def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH, one:
     budget's end may finish (``finish``: the game's is ``values.finishes``); unsure when
     the budget ends. ``fine``: the loss below which "fine" may be given (``values.FINE``;
     None: the rule's margin; never above it), passed to ``one`` (a look that takes it, as
-    ``values.look``). KeptTooFew when the rule wants states past those kept."""
+    ``values.look``). ``split`` (method 16, the game's: ``values.splits``): looks at fixed
+    numbers of states, the error rates split over them (``values.Looks``; ``points``: other
+    looks than the game's, ``each=False``: "fine" split among the candidates too). KeptTooFew
+    when the rule wants states past those kept."""
     def rule(per, a, ref, margin, stake=0.0):
-        looks = Looks(budget, first, step, finish=finish, extend=extend)
+        looks = Looks(budget, first, step, finish=finish, extend=extend, split=split, points=points, each=each)
         below = margin if fine is None else min(fine, margin)
         n = 0
         while k := looks.wants(n):
@@ -275,9 +316,8 @@ def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH, one:
                     raise KeptTooFew(f"{n + k} states wanted, {len(per[a])} kept")
                 break  # a budget past the kept states: what they allow (as before)
             n += k
-            if n >= looks.first:
-                now = one(_prefix(per, n), a, ref, margin, fine=below, stake=stake)
-                near = edge_look(now, _prefix(per, n), a, ref, margin, n, budget, extend, below, stake)
+            if looks.takes(n):
+                now, near = looks.judge(_prefix(per, n), a, ref, margin, below, stake, one=one)
                 looks.see(now, n, near)
         return looks.verdict, n
     return rule
@@ -402,8 +442,19 @@ def stopping_rules(game: str | None = None, fine: float | None = None) -> dict[s
     below = fine if fine is not None else FINE.get(game) if game else None
     return {
         "method 9 (values: method 8, and at Spite and Malice a decision near the edge at 64 draws on to 128; "
-        "from method 12 at Spot fine below values.FINE)":
+        "from method 12 at Spot fine below values.FINE; from method 16 at Spite and Malice looks at 32, 64, 96 and 128 "
+        "states, the error rates split over them)":
+            analysis_rule(64, finish=finishes(game) if game else True, extend=extends(game) if game else EXTEND, fine=below,
+                          split=splits(game) if game else False),
+        "method 15's looks (a run of three looks after each batch; at Spite and Malice the edge extension), not method 16's":
             analysis_rule(64, finish=finishes(game) if game else True, extend=extends(game) if game else EXTEND, fine=below),
+        # Method 16's parts and neighbours (docs/analysis.md, "Method 16"), at every game.
+        "method 15's looks, fine testing each candidate at 0.1% (method 16's fine alone)":
+            analysis_rule(64, one=functools.partial(look, each=True), finish=finishes(game) if game else True,
+                          extend=extends(game) if game else EXTEND, fine=below),
+        "method 16, fine split among the candidates too (its looks alone)": analysis_rule(64, fine=below, split=True, each=False),
+        **{f"method 16 with looks at {'/'.join(map(str, at))}": analysis_rule(64, fine=below, split=True, points=at)
+           for at in ((32, 64, 128), (16, 32, 64, 128), (48, 96, 128), (64, 128))},
         "method 9, fine bounded by the spread of values seen, not the stake (method 14)":
             analysis_rule(64, one=seen_only, finish=finishes(game) if game else True,
                           extend=extends(game) if game else EXTEND, fine=below),
@@ -514,6 +565,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="estimate each rule's agreement by REPS resampled runs a decision instead")
     r.add_argument("--states", type=int, default=128, metavar="N",
                    help="with --bootstrap: the states of each resampled run (default 128; a budget of 128 may finish at 144)")
+    r.add_argument("--at-margin", type=int, default=0, metavar="REPS",
+                   help="each rule's error rates where the truth sits at the margin: every decision's top rival "
+                        "shifted to a loss of exactly the margin, REPS resampled runs of --states (at_margin)")
     r.add_argument("--scale", type=float, default=1.0, metavar="F",
                    help="with --bootstrap: the paired differences' noise times F (a less noisy value: F < 1)")
     m = sub.add_parser("compare", help="each decision's verdict as the analysis is and with a setting changed")
@@ -579,6 +633,15 @@ def main(argv: list[str] | None = None) -> int:
         rows, more = same_play_rows(rows)
         print(f"same play (method 14): {sum(len(r['cands']) for r in rows)} candidates kept of the rows'; "
               f"{more} rows would value more classes than were kept (replayed on the kept ones)")
+    if a.at_margin:
+        for name, rule in stopping_rules(rows[0]["game"] if rows else None, a.fine_margin).items():
+            if a.only and a.only not in name:
+                continue
+            res = at_margin(rows, rule, states=a.states, reps=a.at_margin, margin=a.margin)
+            t = max(1, res["runs"])
+            print(f"{name}: at the margin ({res['runs']} runs) 'mistake' {res['mistake'] / t:.4f}, "
+                  f"'fine' {res['fine'] / t:.4f} (every difference one value: {res['equal'] / t:.4f})", flush=True)
+        return 0
     if a.bootstrap:
         for name, rule in stopping_rules(rows[0]["game"] if rows else None, a.fine_margin).items():
             if a.only and a.only not in name:

@@ -489,6 +489,69 @@ def test_the_edge_extension_only_decides_what_method_8_left_unsure():
     assert run_looks(["unsure"] * 7, extend=EXTEND, near="fine") == ("unsure", 64)  # the bound
 
 
+def test_spite_and_malice_splits_its_error_rates_over_fixed_looks():
+    """Method 16 (``values.SPLIT``, ``Looks``'s ``split``): at Spite and Malice the looks are
+    at 32, 64, 96 and 128 states, each at the error rates divided by four (Bonferroni over
+    the looks), "fine" tests each candidate at that rate (``look``'s ``each``), and the
+    first look that gives a verdict decides. The heuristic's 25th at the bench's match seed
+    2 (10 classes of the same play): under method 15's looks (a run of three after each
+    batch, the edge extension) "unsure" at 64 states under sampling seed 1 and "fine" at 32
+    under seed 2; under method 16 "fine" under both, at 128 and 32 states. The analysis and
+    the kept samples' replay (``analysis_rule`` with the game's ``splits``) take the one rule
+    (``Looks``) and give the same verdict on the same states; Spades and Spot keep theirs."""
+    from arbiter.analysis.values import SPLIT, Looks, split_looks, splits
+    from arbiter.tools.analysis_bench import separation_matches
+    from arbiter.tools.analysis_samples import analysis_rule, draw
+
+    assert splits("spite-and-malice") and not splits("spades") and not splits("spot") and SPLIT
+    assert split_looks(64) == (32, 64, 96, 128) and split_looks(64, 0) == (32, 64) and split_looks(16) == (16, 24, 32)
+    rule = Looks(64, split=True)
+    assert [rule.wants(n) for n in (0, 24, 32)] == [8, 8, 8] and [rule.takes(n) for n in (16, 32, 40, 64)] == [
+        False, True, False, True]
+    record, bots, rnd = next(separation_matches("spite-and-malice", 1, 2))
+    point = next(p for p in decisions(record, 1) if p.number == 25)
+    assert bots[1] == "heuristic"
+    got = {}
+    for seed in (1, 2):
+        valuer = Valuer(record.game, record.options, 1, f"seed-{record.seed}", record.seat_names, seed=seed)
+        row = valuer.decision(point, point.played)
+        got[seed] = row.verdict, row.samples
+        if seed == 1:
+            chosen = valuer.game.parse_action(point.played)
+            cands, ref, per = draw(valuer, point.view, point.legal, chosen, f"{valuer.match_id}:1:25", row.samples)
+            a = cands.index(chosen)
+            assert len(cands) == 10
+            assert analysis_rule(64, extend=extends("spite-and-malice"), split=True)(per, a, ref, valuer.margin) == got[1]
+            assert analysis_rule(64, extend=extends("spite-and-malice"))(per, a, ref, valuer.margin) == ("unsure", 64)
+    assert got == {1: ("fine", 128), 2: ("fine", 32)}, got
+
+
+def test_a_rules_error_rates_at_the_margin_are_measured_on_kept_noise():
+    """``analysis_samples rules --at-margin`` (method 16's check of what a rule's verdicts
+    state): a kept decision's top rival is shifted to a loss of exactly the margin and
+    resampled, so a rule that reads the mean alone says "mistake" about half the time, and
+    the analysis's rule at Spite and Malice (looks split) within its stated 5% ("fine",
+    which a loss of the margin must not get, once in 200 runs here: one resample's mean
+    4.8 standard errors below the truth); a rival equal to the chosen action plus a
+    constant on every state has no noise and is left out."""
+    from arbiter.tools.analysis_samples import analysis_rule, at_margin
+
+    rng = random.Random(3)
+    noisy = [rng.gauss(0.2, 1.0) for _ in range(256)]
+    row = {"game": "spite-and-malice", "cands": ["a", "b"], "anchor": 0, "ref": None,
+           "values": {"1": [[0.0] * 128, noisy[:128]], "2": [[0.0] * 128, noisy[128:]]}}
+    flat = {**row, "values": {"1": [[0.0] * 128, [1.0] * 128], "2": [[0.0] * 128, [1.0] * 128]}}
+    assert at_margin([flat], analysis_rule(64, split=True))["runs"] == 0
+
+    def by_mean(per, a, ref, margin, stake=0.0):
+        return ("mistake" if sum(per[1]) / len(per[1]) - sum(per[a]) / len(per[a]) > margin else "fine"), len(per[a])
+
+    half = at_margin([row, flat], by_mean, reps=200)
+    assert half["runs"] == 200 and 0.4 < half["mistake"] / 200 < 0.6, half
+    split = at_margin([row], analysis_rule(64, extend=extends("spite-and-malice"), split=True), reps=200)
+    assert split["mistake"] / 200 <= 0.05 and split["fine"] / 200 <= 0.01, split
+
+
 def test_spite_and_malice_order_cost_counts_blocked_side_cards():
     """The shaped Spite and Malice value measured for the analysis (docs/analysis.md, the
     setting ``order_cost`` of the search bot's horizon, 0 by default): the cards of the
