@@ -783,6 +783,7 @@ def loop_costs(trips: int = LOOP_TRIPS) -> dict[str, float]:
 #: The rows of ``arbiter_costs``: (key, label).
 ARBITER_ROWS: tuple[tuple[str, str], ...] = (
     ("decision", "per decision: the servicer's receive of the Act, the whole decision played from it, the next Turn written"),
+    ("decision.critical", "  of which before the next Turn is written (the critical path: that bot waits for it)"),
     ("decision.turn", "  of which the Turn's bytes (codec.turn_wire)"),
     ("match", "per match, outside the decisions' receive: game, MatchStart/End, first Turn, loop turns between (ms)"),
 )
@@ -792,10 +793,11 @@ class _RecordingWire:
     """``Session.wire`` in place of the local channel's socket: what the arbiter sends is
     answered from the event loop's next iteration (as a bot's Act is read), by ``answer``."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, answer: Any):
-        self.loop, self.answer, self.session = loop, answer, None
+    def __init__(self, loop: asyncio.AbstractEventLoop, answer: Any, written: Callable[[], None] = lambda: None):
+        self.loop, self.answer, self.session, self.written = loop, answer, None, written
 
     def send(self, msg: Any) -> None:
+        self.written()
         self.loop.call_soon(self.answer, self, msg if isinstance(msg, bytes) else msg.SerializeToString())
 
     def stalled(self) -> bool:
@@ -824,7 +826,13 @@ async def _arbiter_matches(matches: int, deals: int, seed: int) -> dict[str, flo
     servicer = botstream.BotStreamServicer(hub)
     rng = random.Random(seed)
     tokens: dict[tuple[str, int], str] = {}
-    spent = {"receive": 0.0, "answer": 0.0, "turn": 0.0, "decisions": 0}
+    spent = {"receive": 0.0, "critical": 0.0, "answer": 0.0, "turn": 0.0, "decisions": 0}
+    receiving = [0.0]  # when the receive at hand began; 0: none, or its Turn is written
+
+    def written() -> None:  # the wire's send: the first message of a receive is its Turn
+        if receiving[0]:
+            spent["critical"] += clock() - receiving[0]
+            receiving[0] = 0.0
     turn_wire = botstream.convert.turn_wire
 
     def timed_turn(*args: Any, **kw: Any) -> bytes:
@@ -847,22 +855,26 @@ async def _arbiter_matches(matches: int, deals: int, seed: int) -> dict[str, flo
             act.act.seat_token = tokens[(turn.match_id, turn.seat)]
             act.act.action.CopyFrom(rng.choice(turn.legal_actions))
             payload = act.SerializeToString()
-            t1 = clock()
+            t1 = receiving[0] = clock()
             servicer.receive(wire.session, pb.BotMessage.FromString(payload))  # as the local channel's _handle
-            spent["receive"] += clock() - t1
+            t2 = clock()
+            spent["receive"] += t2 - t1
+            if receiving[0]:  # no Turn written (the match's last decision): all of it
+                spent["critical"] += t2 - t1
+                receiving[0] = 0.0
             spent["decisions"] += 1
         spent["answer"] += clock() - t0
 
     for i in range(4):
         session = hub.add(pb.Hello(bot_name=f"bot{i}", protocol_version=codec.PROTOCOL_VERSION, games=["spades"]))
-        session.wire = _RecordingWire(loop, answer)
+        session.wire = _RecordingWire(loop, answer, written)
         session.wire.session = session
     total = 0.0
     botstream.convert.turn_wire = timed_turn
     try:
         for k in range(matches + 2):
             if k == 2:  # warm: every cache of the codec and the engine filled as in a long-lived arbiter
-                total, spent.update(receive=0.0, answer=0.0, turn=0.0, decisions=0)
+                total, spent.update(receive=0.0, critical=0.0, answer=0.0, turn=0.0, decisions=0)
             config = MatchConfig(game="spades", seed=seed + k, options={"deals": deals}, clock=Clock(60_000, 600_000))
             seats = [botstream.RemoteSeat(s, "spades") for s in hub.sessions.values()]
             t0 = clock()
@@ -873,7 +885,8 @@ async def _arbiter_matches(matches: int, deals: int, seed: int) -> dict[str, flo
     finally:
         botstream.convert.turn_wire = turn_wire
     n = spent["decisions"]
-    return {"decision": spent["receive"] / n * 1e6, "decision.turn": spent["turn"] / n * 1e6,
+    return {"decision": spent["receive"] / n * 1e6, "decision.critical": spent["critical"] / n * 1e6,
+            "decision.turn": spent["turn"] / n * 1e6,
             "match": (total - spent["answer"]) / matches * 1e3, "decisions": n / matches}
 
 
