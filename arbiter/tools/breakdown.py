@@ -39,7 +39,9 @@ written its next message: from a task awaiting a future, or from the answer's ca
 hosted matches by a minimal peer, beside a bare client that only parses and answers) and
 ``--arbiter`` (the arbiter's side of whole hosted matches in this process, warm: its hub,
 seats, servicer and runner, the socket and the bots replaced; CPU per decision, the Turn's
-bytes apart, and per match).
+bytes apart, and per match), and ``--timeline`` (where a hosted local decision's wall time
+goes, one match at a time: the arbiter's Turn write and Act read and the bot's ``choose``
+stamped on the machine's one monotonic clock).
 
 The floor's rows are the same CPU measurement of ``_floor_seats_round`` with 1 client
 (the 2-process floor's shape) and with 4 clients taking turns. ``--json FILE`` keeps
@@ -899,6 +901,113 @@ def arbiter_costs(matches: int = 40, deals: int = 1, seed: int = 0) -> dict[str,
 
 
 # --------------------------------------------------------------------------------------
+# A timeline of hosted local decisions (``--timeline``).
+
+#: A random bot that notes when its ``choose`` began and ended (``time.perf_counter_ns``:
+#: CLOCK_MONOTONIC, one clock for every process of the machine), for ``timeline``.
+_STAMP_BOT = """
+import time
+from sdk.bot import Bot
+
+
+class StampBot(Bot):
+    name = "stamp"
+    version = "1.0"
+    games = ("*",)
+
+    def choose(self, view, legal_actions):
+        t0 = time.perf_counter_ns()
+        action = self.rng.choice(legal_actions)
+        self.note(f"{t0} {time.perf_counter_ns()}")
+        return action
+"""
+
+#: The rows of ``timeline``: (key, label); medians over a round's decisions, in µs.
+TIMELINE_ROWS: tuple[tuple[str, str], ...] = (
+    ("decision", "a decision, from a Turn's write to the next's"),
+    ("arbiter", "  the arbiter: an Act's data_received to the next Turn's write"),
+    ("send", "  the arbiter's send of a Turn, to its return"),
+    ("turn", "  the bot: the Turn's write to its choose (its wake-up, read, parse, the SDK)"),
+    ("choose", "  the bot's choose"),
+    ("act", "  the choose's end to the Act's data_received (the SDK's Act, its write, the arbiter's read)"),
+    ("sends.long", "sends of a Turn over 20 µs: the woken bot ran first on the arbiter's CPU (%)"),
+    ("watched", "Turns whose Act the arbiter watched for, awake (%)"),
+)
+
+
+async def _timeline_round(venue: Any, names: list[str], matches: int, seed: int) -> dict[str, float]:
+    """One round of ``timeline``: ``matches`` 2-deal matches one at a time at ``venue``."""
+    from arbiter.batch.engine import play_batch
+    from arbiter.server import localchannel
+
+    writes: list[int] = []
+    sends: list[int] = []
+    reads: list[int] = []
+    send, data_received = localchannel._Connection.send, localchannel._Connection.data_received
+
+    def stamped_send(conn: Any, msg: Any) -> None:
+        t = time.perf_counter_ns()
+        send(conn, msg)
+        if conn.session is not None and conn.session.pending:  # a Turn: its Act is awaited
+            writes.append(t)
+            sends.append(time.perf_counter_ns() - t)
+
+    def stamped_read(conn: Any, data: bytes) -> None:
+        reads.append(time.perf_counter_ns())
+        data_received(conn, data)
+
+    rows: dict[str, list[float]] = collections.defaultdict(list)
+    watched = localchannel._Awaited.watched
+    decisions = 0
+    localchannel._Connection.send = stamped_send  # type: ignore[method-assign]
+    localchannel._Connection.data_received = stamped_read  # type: ignore[method-assign]
+    try:
+        for i in range(matches):
+            writes.clear(), sends.clear(), reads.clear()
+            plan = bench._bench_plan(names, 1, seed + i, {"deals": 2})
+            record = [p.record async for p in play_batch(plan, venue, concurrency=1)][0]
+            decisions += len(record.actions)
+            rows["send"] += sends
+            for k, recorded in enumerate(record.actions[:min(len(writes), len(reads))]):
+                c0, c1 = map(int, recorded.note.split())
+                rows["turn"].append(c0 - writes[k])
+                rows["choose"].append(c1 - c0)
+                rows["act"].append(reads[k] - c1)
+                if k + 1 < len(writes):
+                    rows["arbiter"].append(writes[k + 1] - reads[k])
+                    rows["decision"].append(writes[k + 1] - writes[k])
+    finally:
+        localchannel._Connection.send = send  # type: ignore[method-assign]
+        localchannel._Connection.data_received = data_received  # type: ignore[method-assign]
+    out = {key: statistics.median(vals) / 1e3 for key, vals in rows.items()}
+    out["sends.long"] = 100 * sum(1 for d in rows["send"] if d > 20_000) / len(rows["send"])
+    out["watched"] = 100 * (localchannel._Awaited.watched - watched) / decisions
+    return out
+
+
+async def _timeline(rounds: int, matches: int) -> list[dict[str, float]]:
+    from arbiter.batch.venue import open_venue, parse_where
+
+    with tempfile.TemporaryDirectory() as folder:
+        bot = Path(folder) / "stamp_bot.py"
+        bot.write_text(_STAMP_BOT)
+        names = [f"stamp{i}" for i in range(4)]
+        async with open_venue(parse_where("local"), {n: str(bot) for n in names}, "spades",
+                              isolation="shared", warm=1) as venue:
+            await _timeline_round(venue, names, 1, 9_999)  # warm
+            return [await _timeline_round(venue, names, matches, 10_000 + 100 * r) for r in range(rounds)]
+
+
+def timeline(rounds: int = 3, matches: int = 4) -> list[dict[str, float]]:
+    """Where the wall time of a hosted local decision goes, one match at a time (the bench's
+    ``hosted`` shape: the arbiter in this process, four random-bot processes): the Turn's
+    write and the Act's ``data_received`` stamped in the arbiter, the bot's ``choose``
+    stamped by the bot (its note), all on the machine's monotonic clock. Medians over each
+    round's decisions, in µs (the shares in %)."""
+    return asyncio.run(_timeline(rounds, matches))
+
+
+# --------------------------------------------------------------------------------------
 # One bot process alone, fed recorded Turns (``--bot``).
 
 #: How many times ``bot_alone`` plays the recorded frames to a bot (the first 2 warm it up).
@@ -1238,6 +1347,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--arbiter", action="store_true",
                         help="only the arbiter's side of hosted decisions, in this process (its runner, seat, servicer "
                              "and codec; the socket and the bots replaced: seconds)")
+    parser.add_argument("--timeline", action="store_true",
+                        help="only where a hosted local decision's wall time goes, one match at a time: the arbiter's "
+                             "Turn write and Act read and the bot's choose stamped on one clock (seconds)")
     parser.add_argument("--whole-views", action="store_true",
                         help="each round, play the hosted matches also with whole views in every Turn (no view deltas)")
     parser.add_argument("--one-cpu", action="store_true",
@@ -1248,6 +1360,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"The arbiter's side of hosted Spades matches (1 deal, 40 a pass, warm) in this process: µs of CPU "
               f"(median of {args.rounds} passes; load {os.getloadavg()[0]:.1f})")
         _print_medians(ARBITER_ROWS, [arbiter_costs(seed=1000 * r) for r in range(args.rounds)], 110, 2)
+        return 0
+    if args.timeline:
+        print(f"A hosted local decision's wall time, one match at a time (four random-bot processes, 2-deal matches, "
+              f"{args.matches} a round): medians of each round's decisions, µs (median of {args.rounds} rounds; load "
+              f"{os.getloadavg()[0]:.1f})")
+        _print_medians(TIMELINE_ROWS, timeline(args.rounds, args.matches), 100, 1)
         return 0
     if args.bot:
         rows = bot_alone(args.rounds)
