@@ -903,21 +903,17 @@ def arbiter_costs(matches: int = 40, deals: int = 1, seed: int = 0) -> dict[str,
 # --------------------------------------------------------------------------------------
 # A timeline of hosted local decisions (``--timeline``).
 
-#: A random bot that notes when its ``choose`` began and ended (``time.perf_counter_ns``:
+#: The random bot, noting when its ``choose`` began and ended (``time.perf_counter_ns``:
 #: CLOCK_MONOTONIC, one clock for every process of the machine), for ``timeline``.
 _STAMP_BOT = """
 import time
-from sdk.bot import Bot
+from sdk.random_bot import RandomBot
 
 
-class StampBot(Bot):
-    name = "stamp"
-    version = "1.0"
-    games = ("*",)
-
+class StampBot(RandomBot):
     def choose(self, view, legal_actions):
         t0 = time.perf_counter_ns()
-        action = self.rng.choice(legal_actions)
+        action = super().choose(view, legal_actions)
         self.note(f"{t0} {time.perf_counter_ns()}")
         return action
 """
