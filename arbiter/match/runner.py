@@ -365,6 +365,10 @@ class _Runner:
         self.strikes = [0] * n
         self.noted = [0] * n  # bytes of notes each seat has had stored
         self.gone = [False] * n  # disconnected seats auto-played under the default policy
+        # whom ``_hold`` tells a decision's events (``_on_answer``): all seats; one; all but one
+        self._all = tuple(range(n))
+        self._only = tuple((s,) for s in range(n))
+        self._others = tuple(tuple(o for o in range(n) if o != s) for s in range(n))
         self.request_id = 0
         self.asked_at = 0.0  # when the current decision was asked of its seat (MatchClock.now)
         self.mark = 0.0  # when the arbiter's own time for the next decision began
@@ -521,16 +525,18 @@ class _Runner:
             except SeatError as exc:
                 raise _Forfeit(seat, "crash", str(exc)) from None
 
-    def _told(self, events: list[Event]):
+    def _told(self, events: list[Event], seats: Sequence[int] | None = None):
         """(seat, its client, the events it may see) for each seat still playing that sees any
-        of ``events``: whom ``_notify`` and ``_hold`` tell what. Events all seats see are not
-        filtered per seat (this runs after every action)."""
+        of ``events`` (of ``seats``; None: all): whom ``_notify`` and ``_hold`` tell what.
+        Events all seats see are not filtered per seat (this runs after every action)."""
         if not events:
             return
         public = all(e.visible_to is None for e in events)
-        for seat, client in enumerate(self.seats):
+        clients = self.seats
+        for seat in range(len(clients)) if seats is None else seats:
             if self.gone[seat]:
                 continue
+            client = clients[seat]
             mine = list(events) if public else events_for(events, seat)
             if mine:
                 yield seat, client, mine
@@ -617,21 +623,34 @@ class _Runner:
 
     def _played(self, state, seat: int, action: Action, ms: int, forced: str) -> list[Event]:
         """Record ``seat``'s decision, tell the observers, apply it; its events."""
-        record = self.record
+        self._recorded(self._decision(seat, action, ms, forced))
+        return state.apply(action)
+
+    def _decision(self, seat: int, action: Action, ms: int, forced: str) -> tuple:
+        """``seat``'s decision as it is answered (the arbiter's own time since the last one
+        taken now), for ``_recorded``."""
+        overhead = self.asked_at - self.mark
+        self.mark = self.clock.now()
+        return seat, action, ms, forced, overhead
+
+    def _recorded(self, decision: tuple) -> None:
+        """``_decision`` in the record, with what the seat said of it, and the observers told
+        (``decided``). Before the seat answers again (its report is of this answer)."""
+        seat, action, ms, forced, overhead = decision
         said = None if forced else self.seats[seat].reported_us()
         note = "" if forced else bound_note(self.seats[seat].reported_note(), self.noted[seat])
-        self.noted[seat] += len(note.encode())
-        recorded = RecordedAction(seat, str(action), ms, forced, max(0, round((self.asked_at - self.mark) * 1e6)),
+        if note:
+            self.noted[seat] += len(note.encode())
+        record = self.record
+        recorded = RecordedAction(seat, str(action), ms, forced, max(0, round(overhead * 1e6)),
                                   None if said is None else min(said, max(ms, 1) * 1000),  # never more than it took (ms: whole ms)
                                   note)
-        self.mark = self.clock.now()
         record.actions.append(recorded)
         for obs in self.observers:
             try:
                 obs.decided(record.match_id, seat, recorded)
             except Exception:  # noqa: BLE001 - an observer must not stop the match
                 log.debug("observer failed", exc_info=True)
-        return state.apply(action)
 
     # --- decisions played from the seats' callbacks -----------------------------------
 
@@ -640,7 +659,8 @@ class _Runner:
         (``_on_answer``), each the same steps as the loop in ``run``, until the match ends
         (None) or an answer needs this task (a failure: its handling waits on the seat):
         then that decision, its answer and its verdict. The event loop wakes once per decision: the
-        answer's read runs the next Turn's write."""
+        answer's read runs the next Turn's write, which goes before the answer's record, the
+        other seats' events and the observers' step (done while the next bot decides)."""
         self._wake = wake = asyncio.get_running_loop().create_future()
         self._current = asked
         asked.client.ask(asked.turn, asked.limit, functools.partial(self._on_answer, state, asked))
@@ -666,16 +686,29 @@ class _Runner:
                 self._current = None
                 wake.set_result((asked, answer, verdict))
                 return
-            self._held(state, asked.seat, answer, verdict[1], "")
+            seat, action = asked.seat, answer
+            decision = self._decision(seat, action, verdict[1], "")
+            events = state.apply(action)
             while not state.is_terminal and not (self.stop_after and self._cut(state)):
-                seat = state.current_seat
+                nseat = state.current_seat
                 legal = state.legal_actions()
-                nxt = self._asking(state, seat, legal)
+                nxt = self._asking(state, nseat, legal)
                 if nxt is not None:
+                    # The critical path: the next seat's events travel in its Turn, written
+                    # now; the rest (the record, the other seats' events, the observers) is
+                    # done while that bot decides (docs/performance.md, attempt 72).
+                    self._hold(events, self._only[nseat])
                     self._current = nxt
-                    nxt.client.ask(nxt.turn, nxt.limit, functools.partial(self._on_answer, state, nxt))
+                    try:
+                        nxt.client.ask(nxt.turn, nxt.limit, functools.partial(self._on_answer, state, nxt))
+                    finally:  # (recorded even if the ask raised: the decision is applied)
+                        self._after(state, seat, action, decision, events, self._others[nseat])
                     return
-                self._held(state, seat, legal[0], 0, "disconnected")  # a seat gone: played for it
+                self._after(state, seat, action, decision, events, self._all)
+                seat, action = nseat, legal[0]  # a seat gone: played for it
+                decision = self._decision(seat, action, 0, "disconnected")
+                events = state.apply(action)
+            self._after(state, seat, action, decision, events, self._all)
             self._current = None
             wake.set_result(None)
         except Exception as exc:  # noqa: BLE001 - raised in the match's task, as from its loop
@@ -683,18 +716,20 @@ class _Runner:
             if not wake.done():
                 wake.set_exception(exc)
 
-    def _held(self, state, seat: int, action: Action, ms: int, forced: str) -> None:
-        """``_played``, then the seats told (``_hold``) and the observers (``_stepped``): the
-        steps of the loop in ``run`` after a decision, in a callback."""
-        new_events = self._played(state, seat, action, ms, forced)
-        self._hold(new_events)
+    def _after(self, state, seat: int, action: Action, decision: tuple, events: list[Event], told: tuple[int, ...]) -> None:
+        """The steps of the loop in ``run`` after a decision is applied, in a callback: the
+        decision recorded (``_recorded``), the seats ``told`` held their events, the
+        observers stepped; before the next decision is applied (the state is the one
+        ``action`` left)."""
+        self._recorded(decision)
+        self._hold(events, told)
         if self.steppers:
-            self._stepped(state, seat, action, new_events)
+            self._stepped(state, seat, action, events)
 
-    def _hold(self, events: list[Event]) -> None:
-        """``_notify`` for seats that all answer in callbacks (``SeatClient.hold``)."""
+    def _hold(self, events: list[Event], seats: tuple[int, ...]) -> None:
+        """``_notify`` of ``seats`` for seats that all answer in callbacks (``SeatClient.hold``)."""
         match_id = self.record.match_id
-        for seat, client, mine in self._told(events):
+        for seat, client, mine in self._told(events, seats):
             try:
                 client.hold(match_id, seat, mine)
             except Exception:  # noqa: BLE001 - a dead seat must not stop the others' results

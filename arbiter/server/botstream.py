@@ -460,7 +460,6 @@ class RemoteSeat(SeatClient):
             return
         # The seat's events since its last message travel in this Turn (arena.proto).
         rid = session.next_request_id()
-        self._wire_ids[(turn.match_id, turn.request_id)] = rid
         views = None
         if session.view_deltas:  # only what changed in the seat's own view since its last Turn
             views = self._views.get((turn.match_id, turn.seat))
@@ -468,6 +467,10 @@ class RemoteSeat(SeatClient):
                 views = self._views[(turn.match_id, turn.seat)] = convert.ViewDeltaWriter(self.game)
         asking = _Asking(self, turn, rid, self._unsent.pop((turn.match_id, turn.seat), ()), views, answered)
         self._asking = asking
+        asking.send()
+        # What only a later callback reads (the request's id for ``cancel``/``reject``, the
+        # deadline's timer) is kept once the Turn is on its way (docs/performance.md, attempt 72).
+        self._wire_ids[(turn.match_id, turn.request_id)] = rid
         if seconds is not None:
             # The deadline: no Timeout context, no task cancellation and no timer of its own
             # per decision (a timer made and cancelled at every decision cost the loop as
@@ -478,7 +481,6 @@ class RemoteSeat(SeatClient):
                 if self._timer is not None:
                     self._timer.cancel()
                 self._timer = loop.call_at(asking.deadline, self._check_deadline)
-        asking.send()
 
     def _check_deadline(self) -> None:
         """The seat's timer: the decision it waits for, if its deadline has passed, gets

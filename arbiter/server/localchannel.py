@@ -13,9 +13,11 @@ resolves its decision's future without any task in between (docs/performance.md)
 
 While the process plays one match alone, the arbiter does not sleep between a Turn and its
 Act: having handled an Act and written the next Turn, it watches that bot's socket for up to
-``SPIN_S`` before going back to the event loop, which then finds the Act already readable
-(its read is the loop's, as ever). A decision is serial, bot then arbiter; a sleeping
-arbiter pays a wake-up and cold caches at every one (docs/performance.md, attempt 69).
+``SPIN_S``, and reads the Act it sees arrive there (the transport's own read, as the loop's),
+up to ``CHAIN`` - 1 in a row, before going back to the event loop, which then finds the last
+one already readable. A decision is serial, bot then arbiter; a sleeping arbiter pays a
+wake-up and cold caches at every one, the loop's iteration ~8.5 µs (docs/performance.md,
+attempts 69 and 78).
 """
 
 from __future__ import annotations
@@ -62,6 +64,11 @@ BUSY_LOOKS = 4
 #: Turns written without a look once the arbiter has stopped watching (a busy machine stays
 #: busy a while; a look costs ~2 µs).
 BUSY_SKIP = 16
+#: Acts the watching reads itself, one decision after another, before it lets the event loop
+#: run again (its timers, other connections): the Act it finds readable is read there, by
+#: the transport's own read, instead of by the loop's next iteration (~8.5 µs a decision on
+#: a quiet machine). 1: the loop reads every Act (docs/performance.md, attempts 69c, 78).
+CHAIN = 8
 _loadavg = -1  # /proc/loadavg, opened once (a read at offset 0 is the kernel's count anew)
 
 
@@ -91,7 +98,7 @@ class _Awaited:
     at hand is handled; how many more looks that find none it watches through; and, once
     it has stopped, how many Turns go by before it looks again."""
 
-    __slots__ = ("conn", "calm", "skip")
+    __slots__ = ("conn", "calm", "skip", "chaining")
 
     #: Turns whose Act this process's arbiters watched for (the bench's share of them).
     watched = 0
@@ -100,6 +107,7 @@ class _Awaited:
         self.conn: _Connection | None = None
         self.calm = 0
         self.skip = 0
+        self.chaining = False  # in ``_await_next``: a read there does not watch again itself
 
     def watch(self, conn: "_Connection") -> None:
         """``conn`` was just written a Turn, and this process plays one match alone."""
@@ -198,7 +206,8 @@ class _Connection(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self._read(data)
-        self._await_next()
+        if not self.awaited.chaining:
+            self._await_next()
 
     def eof_received(self) -> bool:
         try:
@@ -240,22 +249,34 @@ class _Connection(asyncio.Protocol):
 
     def _await_next(self) -> None:
         """If what was just handled wrote a Turn while one match alone is in flight, watch its
-        bot's socket until the Act is there or ``SPIN_S`` has passed, then let the event loop
-        go on: it reads the Act at once instead of sleeping until it comes."""
-        conn = self.awaited.conn
-        if conn is None:
-            return
-        self.awaited.conn = None
-        transport = conn.transport
-        if transport is None or conn.ended or transport.is_closing() or not transport.is_reading():
-            return
-        poll = conn._poll
-        if poll is None:
-            poll = conn._poll = select.poll()
-            poll.register(transport.get_extra_info("socket").fileno(), select.POLLIN)
-        until = time.perf_counter() + SPIN_S
-        while not poll.poll(0) and time.perf_counter() < until:
-            pass
+        bot's socket until the Act is there or ``SPIN_S`` has passed; read that Act here (the
+        transport's own read: its decision played, the next Turn written, watched for in
+        turn), up to ``CHAIN`` - 1 of them, then let the event loop go on: it reads the last
+        one at once instead of sleeping until it comes."""
+        awaited = self.awaited
+        awaited.chaining = True
+        try:
+            for left in range(CHAIN - 1, -1, -1):
+                conn = awaited.conn
+                if conn is None:
+                    return
+                awaited.conn = None
+                transport = conn.transport
+                if transport is None or conn.ended or transport.is_closing() or not transport.is_reading():
+                    return
+                poll = conn._poll
+                if poll is None:
+                    poll = conn._poll = select.poll()
+                    poll.register(transport.get_extra_info("socket").fileno(), select.POLLIN)
+                until = time.perf_counter() + SPIN_S
+                while not (ready := poll.poll(0)) and time.perf_counter() < until:
+                    pass
+                read = getattr(transport, "_read_ready", None)
+                if not ready or not left or read is None:
+                    return
+                read()
+        finally:
+            awaited.chaining = False
 
     def _handle(self, payload: bytes) -> None:
         session = self.session

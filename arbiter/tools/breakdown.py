@@ -39,7 +39,9 @@ written its next message: from a task awaiting a future, or from the answer's ca
 hosted matches by a minimal peer, beside a bare client that only parses and answers) and
 ``--arbiter`` (the arbiter's side of whole hosted matches in this process, warm: its hub,
 seats, servicer and runner, the socket and the bots replaced; CPU per decision, the Turn's
-bytes apart, and per match).
+bytes apart, and per match), and ``--timeline`` (where a hosted local decision's wall time
+goes, one match at a time: the arbiter's Turn write and Act read and the bot's ``choose``
+stamped on the machine's one monotonic clock).
 
 The floor's rows are the same CPU measurement of ``_floor_seats_round`` with 1 client
 (the 2-process floor's shape) and with 4 clients taking turns. ``--json FILE`` keeps
@@ -783,6 +785,7 @@ def loop_costs(trips: int = LOOP_TRIPS) -> dict[str, float]:
 #: The rows of ``arbiter_costs``: (key, label).
 ARBITER_ROWS: tuple[tuple[str, str], ...] = (
     ("decision", "per decision: the servicer's receive of the Act, the whole decision played from it, the next Turn written"),
+    ("decision.critical", "  of which before the next Turn is written (the critical path: that bot waits for it)"),
     ("decision.turn", "  of which the Turn's bytes (codec.turn_wire)"),
     ("match", "per match, outside the decisions' receive: game, MatchStart/End, first Turn, loop turns between (ms)"),
 )
@@ -792,10 +795,11 @@ class _RecordingWire:
     """``Session.wire`` in place of the local channel's socket: what the arbiter sends is
     answered from the event loop's next iteration (as a bot's Act is read), by ``answer``."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, answer: Any):
-        self.loop, self.answer, self.session = loop, answer, None
+    def __init__(self, loop: asyncio.AbstractEventLoop, answer: Any, written: Callable[[], None] = lambda: None):
+        self.loop, self.answer, self.session, self.written = loop, answer, None, written
 
     def send(self, msg: Any) -> None:
+        self.written()
         self.loop.call_soon(self.answer, self, msg if isinstance(msg, bytes) else msg.SerializeToString())
 
     def stalled(self) -> bool:
@@ -824,7 +828,13 @@ async def _arbiter_matches(matches: int, deals: int, seed: int) -> dict[str, flo
     servicer = botstream.BotStreamServicer(hub)
     rng = random.Random(seed)
     tokens: dict[tuple[str, int], str] = {}
-    spent = {"receive": 0.0, "answer": 0.0, "turn": 0.0, "decisions": 0}
+    spent = {"receive": 0.0, "critical": 0.0, "answer": 0.0, "turn": 0.0, "decisions": 0}
+    receiving = [0.0]  # when the receive at hand began; 0: none, or its Turn is written
+
+    def written() -> None:  # the wire's send: the first message of a receive is its Turn
+        if receiving[0]:
+            spent["critical"] += clock() - receiving[0]
+            receiving[0] = 0.0
     turn_wire = botstream.convert.turn_wire
 
     def timed_turn(*args: Any, **kw: Any) -> bytes:
@@ -847,22 +857,26 @@ async def _arbiter_matches(matches: int, deals: int, seed: int) -> dict[str, flo
             act.act.seat_token = tokens[(turn.match_id, turn.seat)]
             act.act.action.CopyFrom(rng.choice(turn.legal_actions))
             payload = act.SerializeToString()
-            t1 = clock()
+            t1 = receiving[0] = clock()
             servicer.receive(wire.session, pb.BotMessage.FromString(payload))  # as the local channel's _handle
-            spent["receive"] += clock() - t1
+            t2 = clock()
+            spent["receive"] += t2 - t1
+            if receiving[0]:  # no Turn written (the match's last decision): all of it
+                spent["critical"] += t2 - t1
+                receiving[0] = 0.0
             spent["decisions"] += 1
         spent["answer"] += clock() - t0
 
     for i in range(4):
         session = hub.add(pb.Hello(bot_name=f"bot{i}", protocol_version=codec.PROTOCOL_VERSION, games=["spades"]))
-        session.wire = _RecordingWire(loop, answer)
+        session.wire = _RecordingWire(loop, answer, written)
         session.wire.session = session
     total = 0.0
     botstream.convert.turn_wire = timed_turn
     try:
         for k in range(matches + 2):
             if k == 2:  # warm: every cache of the codec and the engine filled as in a long-lived arbiter
-                total, spent.update(receive=0.0, answer=0.0, turn=0.0, decisions=0)
+                total, spent.update(receive=0.0, critical=0.0, answer=0.0, turn=0.0, decisions=0)
             config = MatchConfig(game="spades", seed=seed + k, options={"deals": deals}, clock=Clock(60_000, 600_000))
             seats = [botstream.RemoteSeat(s, "spades") for s in hub.sessions.values()]
             t0 = clock()
@@ -873,7 +887,8 @@ async def _arbiter_matches(matches: int, deals: int, seed: int) -> dict[str, flo
     finally:
         botstream.convert.turn_wire = turn_wire
     n = spent["decisions"]
-    return {"decision": spent["receive"] / n * 1e6, "decision.turn": spent["turn"] / n * 1e6,
+    return {"decision": spent["receive"] / n * 1e6, "decision.critical": spent["critical"] / n * 1e6,
+            "decision.turn": spent["turn"] / n * 1e6,
             "match": (total - spent["answer"]) / matches * 1e3, "decisions": n / matches}
 
 
@@ -883,6 +898,109 @@ def arbiter_costs(matches: int = 40, deals: int = 1, seed: int = 0) -> dict[str,
     runner, the seat or the codec saves, without the bots' processes, the socket or the
     event loop's waking (which ``--transport local`` measures whole)."""
     return asyncio.run(_arbiter_matches(matches, deals, seed))
+
+
+# --------------------------------------------------------------------------------------
+# A timeline of hosted local decisions (``--timeline``).
+
+#: The random bot, noting when its ``choose`` began and ended (``time.perf_counter_ns``:
+#: CLOCK_MONOTONIC, one clock for every process of the machine), for ``timeline``.
+_STAMP_BOT = """
+import time
+from sdk.random_bot import RandomBot
+
+
+class StampBot(RandomBot):
+    def choose(self, view, legal_actions):
+        t0 = time.perf_counter_ns()
+        action = super().choose(view, legal_actions)
+        self.note(f"{t0} {time.perf_counter_ns()}")
+        return action
+"""
+
+#: The rows of ``timeline``: (key, label); medians over a round's decisions, in µs.
+TIMELINE_ROWS: tuple[tuple[str, str], ...] = (
+    ("decision", "a decision, from a Turn's write to the next's"),
+    ("arbiter", "  the arbiter: an Act's data_received to the next Turn's write"),
+    ("send", "  the arbiter's send of a Turn, to its return"),
+    ("turn", "  the bot: the Turn's write to its choose (its wake-up, read, parse, the SDK)"),
+    ("choose", "  the bot's choose"),
+    ("act", "  the choose's end to the Act's data_received (the SDK's Act, its write, the arbiter's read)"),
+    ("sends.long", "sends of a Turn over 20 µs: the woken bot ran first on the arbiter's CPU (%)"),
+    ("watched", "Turns whose Act the arbiter watched for, awake (%)"),
+)
+
+
+async def _timeline_round(venue: Any, names: list[str], matches: int, seed: int) -> dict[str, float]:
+    """One round of ``timeline``: ``matches`` 2-deal matches one at a time at ``venue``."""
+    from arbiter.batch.engine import play_batch
+    from arbiter.server import localchannel
+
+    writes: list[int] = []
+    sends: list[int] = []
+    reads: list[int] = []
+    send, data_received = localchannel._Connection.send, localchannel._Connection.data_received
+
+    def stamped_send(conn: Any, msg: Any) -> None:
+        t = time.perf_counter_ns()
+        send(conn, msg)
+        if conn.session is not None and conn.session.pending:  # a Turn: its Act is awaited
+            writes.append(t)
+            sends.append(time.perf_counter_ns() - t)
+
+    def stamped_read(conn: Any, data: bytes) -> None:
+        reads.append(time.perf_counter_ns())
+        data_received(conn, data)
+
+    rows: dict[str, list[float]] = collections.defaultdict(list)
+    watched = localchannel._Awaited.watched
+    decisions = 0
+    localchannel._Connection.send = stamped_send  # type: ignore[method-assign]
+    localchannel._Connection.data_received = stamped_read  # type: ignore[method-assign]
+    try:
+        for i in range(matches):
+            writes.clear(), sends.clear(), reads.clear()
+            plan = bench._bench_plan(names, 1, seed + i, {"deals": 2})
+            record = [p.record async for p in play_batch(plan, venue, concurrency=1)][0]
+            decisions += len(record.actions)
+            rows["send"] += sends
+            for k, recorded in enumerate(record.actions[:min(len(writes), len(reads))]):
+                c0, c1 = map(int, recorded.note.split())
+                rows["turn"].append(c0 - writes[k])
+                rows["choose"].append(c1 - c0)
+                rows["act"].append(reads[k] - c1)
+                if k + 1 < len(writes):
+                    rows["arbiter"].append(writes[k + 1] - reads[k])
+                    rows["decision"].append(writes[k + 1] - writes[k])
+    finally:
+        localchannel._Connection.send = send  # type: ignore[method-assign]
+        localchannel._Connection.data_received = data_received  # type: ignore[method-assign]
+    out = {key: statistics.median(vals) / 1e3 for key, vals in rows.items()}
+    out["sends.long"] = 100 * sum(1 for d in rows["send"] if d > 20_000) / len(rows["send"])
+    out["watched"] = 100 * (localchannel._Awaited.watched - watched) / decisions
+    return out
+
+
+async def _timeline(rounds: int, matches: int) -> list[dict[str, float]]:
+    from arbiter.batch.venue import open_venue, parse_where
+
+    with tempfile.TemporaryDirectory() as folder:
+        bot = Path(folder) / "stamp_bot.py"
+        bot.write_text(_STAMP_BOT)
+        names = [f"stamp{i}" for i in range(4)]
+        async with open_venue(parse_where("local"), {n: str(bot) for n in names}, "spades",
+                              isolation="shared", warm=1) as venue:
+            await _timeline_round(venue, names, 1, 9_999)  # warm
+            return [await _timeline_round(venue, names, matches, 10_000 + 100 * r) for r in range(rounds)]
+
+
+def timeline(rounds: int = 3, matches: int = 4) -> list[dict[str, float]]:
+    """Where the wall time of a hosted local decision goes, one match at a time (the bench's
+    ``hosted`` shape: the arbiter in this process, four random-bot processes): the Turn's
+    write and the Act's ``data_received`` stamped in the arbiter, the bot's ``choose``
+    stamped by the bot (its note), all on the machine's monotonic clock. Medians over each
+    round's decisions, in µs (the shares in %)."""
+    return asyncio.run(_timeline(rounds, matches))
 
 
 # --------------------------------------------------------------------------------------
@@ -1225,6 +1343,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--arbiter", action="store_true",
                         help="only the arbiter's side of hosted decisions, in this process (its runner, seat, servicer "
                              "and codec; the socket and the bots replaced: seconds)")
+    parser.add_argument("--timeline", action="store_true",
+                        help="only where a hosted local decision's wall time goes, one match at a time: the arbiter's "
+                             "Turn write and Act read and the bot's choose stamped on one clock (seconds)")
     parser.add_argument("--whole-views", action="store_true",
                         help="each round, play the hosted matches also with whole views in every Turn (no view deltas)")
     parser.add_argument("--one-cpu", action="store_true",
@@ -1235,6 +1356,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"The arbiter's side of hosted Spades matches (1 deal, 40 a pass, warm) in this process: µs of CPU "
               f"(median of {args.rounds} passes; load {os.getloadavg()[0]:.1f})")
         _print_medians(ARBITER_ROWS, [arbiter_costs(seed=1000 * r) for r in range(args.rounds)], 110, 2)
+        return 0
+    if args.timeline:
+        print(f"A hosted local decision's wall time, one match at a time (four random-bot processes, 2-deal matches, "
+              f"{args.matches} a round): medians of each round's decisions, µs (median of {args.rounds} rounds; load "
+              f"{os.getloadavg()[0]:.1f})")
+        _print_medians(TIMELINE_ROWS, timeline(args.rounds, args.matches), 100, 1)
         return 0
     if args.bot:
         rows = bot_alone(args.rounds)

@@ -2,8 +2,8 @@
 
 A seat whose answers arrive in the event loop's callbacks (``answers_in_callback``: a bot
 over a stream, whose Act is read in ``data_received``) has its decisions played from those
-callbacks: the answer is judged, recorded and applied, and the next Turn asked, with no
-task step in between. These tests hold that path to the coroutine's: the same records as
+callbacks: the answer is judged and applied, the next Turn asked, then the answer recorded
+and the other seats and observers told, with no task step in between. These tests hold that path to the coroutine's: the same records as
 the same bots asked through ``decide``, the same failure handling, and a stop mid-decision
 that the seat is told of.
 """
@@ -173,3 +173,46 @@ def test_a_spectator_hub_sees_the_same_frames_from_the_callbacks(delay):
     assert got == want and len(got) == len(relayed.actions) + 2  # the header, every step, the end
     assert (got[1].hands is not None) == (delay is not None)
     assert sum(in_task for s in seats for in_task in s.asked_in_task) == 1  # the rest from callbacks
+
+
+class _Told:
+    """A seat that keeps every event it is told (``hold`` tells through ``notify``)."""
+
+    told: list
+
+    async def notify(self, match_id, seat, events):
+        self.told = [*getattr(self, "told", []), *events]
+        await super().notify(match_id, seat, events)
+
+
+class _ToldCallback(_Told, CallbackSeat):
+    pass
+
+
+class _ToldInProcess(_Told, InProcessSeat):
+    pass
+
+
+def test_the_next_turn_is_asked_before_the_answer_before_it_is_recorded():
+    """From an answer's callback the next seat's Turn goes first (with that seat's events);
+    the answer is recorded, the other seats told its events and the observers told after it,
+    while that seat decides (docs/performance.md, attempt 72). Every seat is still told
+    every event it may see, in order, as through ``decide``; the record is the same."""
+    from arbiter.match import MatchObserver
+
+    seats = [_ToldCallback(RandomBot(), f"r{i}") for i in range(4)]
+    asked_when_decided = []
+
+    class Asks(MatchObserver):
+        def decided(self, match_id, seat, recorded):
+            asked_when_decided.append(sum(len(s.asked_in_task) for s in seats))
+
+    config = MatchConfig(game="spades", seed=7, options={"deals": 1})
+    relayed = asyncio.run(run_match(config, seats, observers=[Asks()]))
+    plain = [_ToldInProcess(RandomBot(), f"r{i}") for i in range(4)]
+    through_decide = asyncio.run(run_match(config, plain))
+    n = len(relayed.actions)
+    assert [a.action for a in relayed.actions] == [a.action for a in through_decide.actions] and n > 50
+    # decision k (asked k + 1st) is recorded once decision k + 1 is asked; the last, at the end
+    assert asked_when_decided == [k + 2 for k in range(n - 1)] + [n]
+    assert [s.told for s in seats] == [s.told for s in plain] and all(s.told for s in seats)

@@ -105,3 +105,40 @@ def test_a_busy_look_alone_does_not_stop_the_watching_a_few_in_a_row_do(monkeypa
         watched.append(awaited.conn is not None)
     assert watched == [True] * busy + [True] * busy + [False] + [False] * skip + [True]
     assert len(looked) == 2 * busy + 2  # none while it skips
+
+
+@pytest.mark.e2e  # four bot processes and their arbiter
+def test_the_watching_reads_the_acts_itself_at_most_chain_minus_one_in_a_row(monkeypatch):
+    """While it watches, the arbiter reads the Act it sees arrive itself (the transport's own
+    read, attempt 78), at most ``CHAIN`` - 1 in a row before the event loop runs again (its
+    timers, other connections); the match is the one the loop reading every Act plays."""
+    monkeypatch.setattr(localchannel, "_cpu_for_the_bot", lambda: True)
+    monkeypatch.setattr(localchannel, "SPIN_S", 0.01)  # every Act arrives while watched, even under load
+    chain = localchannel.CHAIN
+    reads: list[bool] = []  # per data_received: read inside the watching (else by the loop)
+    received = localchannel._Connection.data_received
+
+    def counted(self, data):
+        reads.append(self.awaited.chaining)
+        received(self, data)
+
+    monkeypatch.setattr(localchannel._Connection, "data_received", counted)
+
+    async def run():
+        async with bench._BenchArbiter(transport="local") as arena:
+            del reads[:]
+            chained = await arena.match(11, {"deals": 1})
+            inside = list(reads)
+            monkeypatch.setattr(localchannel, "CHAIN", 1)
+            del reads[:]
+            looped = await arena.match(11, {"deals": 1})
+            return chained, inside, looped, list(reads)
+
+    chained, inside, looped, by_loop = asyncio.run(run())
+    assert not chained.incidents and len(chained.actions) >= 56
+    assert [(a.seat, a.action) for a in chained.actions] == [(a.seat, a.action) for a in looped.actions]
+    assert chained.outcome == looped.outcome
+    assert not any(by_loop)  # CHAIN 1: the loop reads every Act
+    assert sum(inside) > len(chained.actions) // 2  # most Acts read inside the watching
+    runs = "".join("x" if r else "." for r in inside).split(".")
+    assert max(len(r) for r in runs) <= chain - 1  # then the loop runs again

@@ -126,10 +126,11 @@ def test_the_arbiters_side_alone_plays_whole_matches_and_splits_their_cpu():
     """``--arbiter``'s harness: the real hub, sessions, RemoteSeats, servicer and runner
     play whole 1-deal Spades matches (no incident: ``_arbiter_matches`` raises on one) with
     the socket replaced; the Turn's bytes are part of a decision, and a match costs more
-    than a decision."""
+    than a decision; the next Turn is written before the decision's receive ends (its
+    record and the other seats' events follow, attempt 72)."""
     row = bd.arbiter_costs(matches=2, deals=1, seed=3)
     assert row["decisions"] >= 56  # 52 cards played and 4 bids, at least
-    assert 0 < row["decision.turn"] < row["decision"]
+    assert 0 < row["decision.turn"] < row["decision.critical"] < row["decision"]
     assert row["match"] > 0
 
 
@@ -165,3 +166,15 @@ def test_the_bots_cpu_is_found_for_forked_and_fresh_bots():
     assert after > before, (before, after)  # the bots' play is counted
     # by the breakdown too: the processes it found are the ones that played
     assert own >= 0.3 * (after - before), (own, before, after)
+
+
+@pytest.mark.e2e  # an arbiter's servers and four hosted bot processes
+def test_the_timeline_stamps_both_sides_of_hosted_local_decisions_on_one_clock():
+    """``--timeline``: the arbiter's Turn write and Act read and the bot's choose (its note)
+    line up, decision by decision, on the machine's monotonic clock: every part is a
+    positive time and a decision holds the arbiter's part and the bot's choose."""
+    (row,) = bd.timeline(rounds=1, matches=1)
+    assert {key for key, _ in bd.TIMELINE_ROWS} <= set(row)
+    assert all(row[key] > 0 for key in ("decision", "arbiter", "send", "turn", "choose", "act"))
+    assert row["decision"] > row["arbiter"] and row["decision"] > row["choose"]
+    assert 0 <= row["sends.long"] <= 100 and 0 <= row["watched"] <= 100
