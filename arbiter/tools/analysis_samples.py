@@ -455,6 +455,15 @@ def stopping_rules(game: str | None = None, fine: float | None = None) -> dict[s
         "method 16, fine split among the candidates too (its looks alone)": analysis_rule(64, fine=below, split=True, each=False),
         **{f"method 16 with looks at {'/'.join(map(str, at))}": analysis_rule(64, fine=below, split=True, points=at)
            for at in ((32, 64, 128), (16, 32, 64, 128), (48, 96, 128), (64, 128))},
+        # Method 16 at Spades and Spot (docs/analysis.md, "Method 16 at Spades and Spot"): as
+        # at Spite and Malice (32/64/96/128), and its looks within the budget, where those
+        # games have no edge extension (32 and 64, each at half the rates). Not kept.
+        "method 16 at every game (looks at 32/64/96/128, fine testing each candidate)":
+            analysis_rule(64, fine=below, split=True),
+        "method 16 within the budget (looks at 32/64), fine testing each candidate":
+            analysis_rule(64, fine=below, split=True, extend=0),
+        "method 16 within the budget (looks at 32/64), fine split among the candidates too":
+            analysis_rule(64, fine=below, split=True, extend=0, each=False),
         "method 9, fine bounded by the spread of values seen, not the stake (method 14)":
             analysis_rule(64, one=seen_only, finish=finishes(game) if game else True,
                           extend=extends(game) if game else EXTEND, fine=below),
