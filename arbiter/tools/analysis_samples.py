@@ -419,6 +419,20 @@ def seen_only(per, a, ref, margin, fine=None, stake=0.0):
     return look(per, a, ref, margin, fine=fine)
 
 
+def rare_mistake(rare: float) -> Callable[..., str]:
+    """``values.look``, but "mistake" also bounds a difference not yet seen, as "fine" does
+    (``values.RARE``): some gain less ``rare / n`` times the decision's stake (or the spread
+    of values seen, whichever is larger) must still clear the margin. A rare state where
+    the chosen action does far better (Spades: a contract or a nil it saves on one deal in
+    40) is what a run of states short of it reads as a loss above the margin
+    (docs/analysis.md, "Method 16 at Spades and Spot": at the margin 8.6-12.4% "mistake")."""
+    def one(per, a, ref, margin, fine=None, stake=0.0, **kw):
+        n = len(per[a])
+        unseen = rare / n * max(stake, max(map(max, per)) - min(map(min, per))) if n else 0.0
+        return look(per, a, ref, margin + unseen, fine=margin if fine is None else fine, stake=stake, **kw)
+    return one
+
+
 def identical_once(per, a, ref, margin):
     """``values.look``, but candidates with the same value as another (or as the chosen
     one) on every state so far count as one comparison (equivalent plays: fewer compared,
@@ -455,6 +469,20 @@ def stopping_rules(game: str | None = None, fine: float | None = None) -> dict[s
         "method 16, fine split among the candidates too (its looks alone)": analysis_rule(64, fine=below, split=True, each=False),
         **{f"method 16 with looks at {'/'.join(map(str, at))}": analysis_rule(64, fine=below, split=True, points=at)
            for at in ((32, 64, 128), (16, 32, 64, 128), (48, 96, 128), (64, 128))},
+        # Method 16 at Spades and Spot (docs/analysis.md, "Method 16 at Spades and Spot"): as
+        # at Spite and Malice (32/64/96/128), and its looks within the budget, where those
+        # games have no edge extension (32 and 64, each at half the rates). Not kept.
+        "method 16 at every game (looks at 32/64/96/128, fine testing each candidate)":
+            analysis_rule(64, fine=below, split=True),
+        "method 16 within the budget (looks at 32/64), fine testing each candidate":
+            analysis_rule(64, fine=below, split=True, extend=0),
+        "method 16 within the budget (looks at 32/64), fine split among the candidates too":
+            analysis_rule(64, fine=below, split=True, extend=0, each=False),
+        # A rare unseen difference bounded for "mistake" too (the same section), the game's looks.
+        **{f"method 15, mistake bounding a rare difference, RARE {r:g}":
+           analysis_rule(64, one=rare_mistake(r), finish=finishes(game) if game else True,
+                         extend=extends(game) if game else EXTEND, fine=below, split=splits(game) if game else False)
+           for r in (0.5, 1.0, 2.0)},
         "method 9, fine bounded by the spread of values seen, not the stake (method 14)":
             analysis_rule(64, one=seen_only, finish=finishes(game) if game else True,
                           extend=extends(game) if game else EXTEND, fine=below),

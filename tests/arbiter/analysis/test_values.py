@@ -526,6 +526,37 @@ def test_spite_and_malice_splits_its_error_rates_over_fixed_looks():
     assert got == {1: ("fine", 128), 2: ("fine", 32)}, got
 
 
+def test_fine_testing_each_candidate_only_turns_unsure_looks_into_fine():
+    """``look``'s ``each`` (method 16's "fine" at each candidate's own rate; measured at
+    Spades and Spot in session 14, docs/analysis.md "Method 16 at Spades and Spot") never
+    changes a look's "mistake" (tested first, at the split rate) and keeps every "fine" of
+    the split rate (each candidate's quantile is at most the split one): it can only turn
+    an "unsure" look into "fine". So under one look it cannot mark or unmark a mistake.
+    Seeded decisions of 2-8 candidates (the reference policy's among them or not), heavy-
+    tailed like Spades' differences or not, at 16-64 states, margins of Spot and Spades;
+    some looks move (a test that no look moves would pass with ``each`` ignored)."""
+    rng = random.Random(14)
+    moved = 0
+    for _ in range(3000):
+        k, n = rng.randint(2, 8), rng.choice((16, 32, 64))
+        a = rng.randrange(k)
+        ref = rng.choice([None, *range(k)])
+        margin, fine = rng.choice(((5.0, 0.0), (10.0, 1.0), (0.5, 0.5)))
+        base = [rng.gauss(0, 20) for _ in range(n)]
+        per = []
+        for i in range(k):
+            loss, sd = (0.0, 0.0) if i == a else (rng.uniform(-3 * margin, 2 * margin), rng.choice((0.1, 0.5, 1.0, 3.0)))
+            rare = rng.random() < 0.3
+            per.append([b + loss + rng.gauss(0, sd * margin) + (-200.0 if rare and rng.random() < 0.03 else 0.0)
+                        for b in base])
+        split = look(per, a, ref, margin, fine=fine)
+        each = look(per, a, ref, margin, fine=fine, each=True)
+        assert (split == "mistake") == (each == "mistake"), (split, each)
+        assert split != "fine" or each == "fine", (split, each)
+        moved += split != each
+    assert moved, "no look moved: the draws never reach where each candidate's rate differs"
+
+
 def test_a_rules_error_rates_at_the_margin_are_measured_on_kept_noise():
     """``analysis_samples rules --at-margin`` (method 16's check of what a rule's verdicts
     state): a kept decision's top rival is shifted to a loss of exactly the margin and
