@@ -359,6 +359,35 @@ def test_a_fine_bounds_a_rare_difference_not_yet_seen():
     assert look(worse, 0, 1, 5.0) == "fine"
 
 
+def spades_verdicts_now_and_without(monkeypatch, match_seed, seat, number, setting):
+    """``seat``'s ``number``th decision of the bench's Spades separation match ``match_seed``
+    valued under sampling seeds 1 and 2 as the analysis is ("now") and with ``values``'
+    per-game mapping ``setting`` emptied ("without"): {(name, seed): (verdict, states,
+    loss)}; the bot at the seat; the decision's stake (``values.stake``); and, as the kept
+    samples hold them (``analysis_samples.draw``, sampling seed 1, 64 states), the
+    candidates' values ``per``, the chosen one's index and the reference policy's, and the
+    valuer's fine margin."""
+    import arbiter.analysis.values as values
+    from arbiter.tools.analysis_bench import separation_matches
+    from arbiter.tools.analysis_samples import draw
+
+    record, bots, rnd = next(separation_matches("spades", 1, match_seed))
+    point = next(p for p in decisions(record, seat) if p.number == number)
+    got = {}
+    for name in ("now", "without"):
+        if name == "without":
+            monkeypatch.setattr(values, setting, {})
+        for seed in (1, 2):
+            v = Valuer(record.game, record.options, seat, f"seed-{record.seed}", record.seat_names, seed=seed).decision(
+                point, point.played)
+            got[name, seed] = (v.verdict, v.samples, round(v.loss, 1))
+    monkeypatch.undo()
+    valuer = Valuer(record.game, record.options, seat, f"seed-{record.seed}", record.seat_names, seed=1)
+    chosen = valuer.game.parse_action(point.played)
+    cands, ref, per = draw(valuer, point.view, point.legal, chosen, f"seed-{record.seed}:{seat}:{number}", 64)
+    return got, bots[seat], values.stake(valuer.game, point.view), per, cands.index(chosen), ref, valuer.fine
+
+
 def test_a_fine_bounds_an_unseen_difference_by_what_the_deal_still_puts_at_stake(monkeypatch):
     """Method 15 (``values.stake``, ``Platform.value_stake``): the random seat's 11th at the
     bench's match seed 8 (KD, seat 0's nil alive, five tricks left) has rivals equal to it
@@ -369,34 +398,18 @@ def test_a_fine_bounds_an_unseen_difference_by_what_the_deal_still_puts_at_stake
     difference unseen on 2 in 64 states could be 16 points, and the decision is "unsure"
     under both seeds; so it is on the kept samples' replay (``analysis_samples.staked``). A
     "fine" bound by the stake never turns into a mistake: the mistake looks do not read it."""
-    import arbiter.analysis.values as values
-    from arbiter.tools.analysis_bench import separation_matches
-    from arbiter.tools.analysis_samples import analysis_rule, draw, seen_only, staked
+    from arbiter.tools.analysis_samples import analysis_rule, seen_only, staked
 
-    record, bots, rnd = next(separation_matches("spades", 1, 8))
-    assert bots[0] == "random"
-    point = next(p for p in decisions(record, 0) if p.number == 11)
-    assert values.stake(get_game(record.game, record.options), point.view) == 526.0
-    got = {}
-    for name in ("now", "seen spread"):
-        if name == "seen spread":
-            monkeypatch.setattr(values, "STAKE", {})
-        for seed in (1, 2):
-            v = Valuer(record.game, record.options, 0, f"seed-{record.seed}", record.seat_names, seed=seed).decision(
-                point, point.played)
-            got[name, seed] = (v.verdict, v.samples, round(v.loss, 1))
+    got, who, at, per, a, ref, fine = spades_verdicts_now_and_without(monkeypatch, 8, 0, 11, "STAKE")
+    assert who == "random" and at == 526.0
     assert got == {("now", 1): ("unsure", 64, 0.0), ("now", 2): ("unsure", 64, 0.0),
-                   ("seen spread", 1): ("fine", 32, 0.0), ("seen spread", 2): ("unsure", 64, 0.0)}, got
+                   ("without", 1): ("fine", 32, 0.0), ("without", 2): ("unsure", 64, 0.0)}, got
     # The kept samples' replay (``analysis_samples rules``) reads the stake from the same view.
-    monkeypatch.undo()
-    valuer = Valuer(record.game, record.options, 0, f"seed-{record.seed}", record.seat_names, seed=1)
-    chosen = valuer.game.parse_action(point.played)
-    cands, ref, per = draw(valuer, point.view, point.legal, chosen, f"seed-{record.seed}:0:11", 64)
     (kept,) = staked([{"game": "spades", "match_seed": 8, "seat": 0, "number": 11, "who": "random", "values": {"1": per}}])
-    rule = analysis_rule(64, finish=finishes("spades"), extend=extends("spades"), fine=valuer.fine)
+    rule = analysis_rule(64, finish=finishes("spades"), extend=extends("spades"), fine=fine)
     assert kept["stake"] == 526.0
-    assert rule(per, cands.index(chosen), ref, 10.0, kept["stake"]) == ("unsure", 64)
-    assert rule(per, cands.index(chosen), ref, 10.0) == ("fine", 32)
+    assert rule(per, a, ref, 10.0, kept["stake"]) == ("unsure", 64)
+    assert rule(per, a, ref, 10.0) == ("fine", 32)
     per = [[0.0] * 64, [0.0] * 64, [-400.0] + [0.0] * 63]
     assert look(per, 0, 1, 10.0, fine=1.0) == "unsure" == look(per, 0, 1, 10.0, fine=1.0, stake=526.0)
     assert look(per[:2], 0, 1, 10.0, fine=1.0) == "fine" != look(per[:2], 0, 1, 10.0, fine=1.0, stake=526.0)
@@ -824,33 +837,16 @@ def test_a_spades_mistake_bounds_a_rare_difference_not_yet_seen(monkeypatch):
     ``at_margin``), method 16 says "mistake" in 38% of runs, far above the 5% it states;
     method 17 in 4%."""
     import arbiter.analysis.values as values
-    from arbiter.tools.analysis_bench import separation_matches
-    from arbiter.tools.analysis_samples import analysis_rule, at_margin, draw
+    from arbiter.tools.analysis_samples import analysis_rule, at_margin
 
     assert values.mistake_rare("spades") == 1.0 and values.mistake_rare("spot") == 0.0 == values.mistake_rare(
         "spite-and-malice")
-    record, bots, rnd = next(separation_matches("spades", 1, 8))
-    assert bots[1] == "heuristic"
-    point = next(p for p in decisions(record, 1) if p.number == 12)
-    game = get_game(record.game, record.options)
-    assert values.stake(game, point.view) == 525.0
-    got = {}
-    for name in ("method 17", "method 16"):
-        if name == "method 16":
-            monkeypatch.setattr(values, "RARE_MISTAKE", {})
-        for seed in (1, 2):
-            v = Valuer(record.game, record.options, 1, f"seed-{record.seed}", record.seat_names, seed=seed).decision(
-                point, point.played)
-            got[name, seed] = (v.verdict, v.samples, round(v.loss, 1))
-    assert got == {("method 17", 1): ("unsure", 64, 49.6), ("method 17", 2): ("unsure", 64, 24.5),
-                   ("method 16", 1): ("mistake", 64, 49.6), ("method 16", 2): ("unsure", 64, 24.5)}, got
-    monkeypatch.undo()
-    valuer = Valuer(record.game, record.options, 1, f"seed-{record.seed}", record.seat_names, seed=1)
-    chosen = valuer.game.parse_action(point.played)
-    cands, ref, per = draw(valuer, point.view, point.legal, chosen, f"seed-{record.seed}:1:12", 64)
-    a = cands.index(chosen)
+    got, who, at, per, a, ref, fine = spades_verdicts_now_and_without(monkeypatch, 8, 1, 12, "RARE_MISTAKE")
+    assert who == "heuristic" and at == 525.0
+    assert got == {("now", 1): ("unsure", 64, 49.6), ("now", 2): ("unsure", 64, 24.5),  # "without": method 16
+                   ("without", 1): ("mistake", 64, 49.6), ("without", 2): ("unsure", 64, 24.5)}, got
     for r, want in ((values.mistake_rare("spades"), "unsure"), (0.0, "mistake")):
-        rule = analysis_rule(64, finish=finishes("spades"), extend=extends("spades"), fine=valuer.fine, rare_mistake=r)
+        rule = analysis_rule(64, finish=finishes("spades"), extend=extends("spades"), fine=fine, rare_mistake=r)
         assert rule(per, a, ref, 10.0, 525.0) == (want, 64)
     rng = random.Random(17)
     heavy = [-400.0 if rng.random() < 1 / 40 else rng.gauss(20.0, 10.0) for _ in range(256)]
