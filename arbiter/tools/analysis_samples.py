@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterable
 
 from arbiter.analysis.reask import decisions
 from arbiter.analysis.values import (AGREE, ALPHA_MISTAKE, BATCH, DEFAULT_MAX_ACTIONS, EXTEND, FINE, MARGIN, MIN_SAMPLES,
-                                     REFERENCE_SETTINGS, Looks, Valuer, _mean_se, extends, finishes, look, splits, stake, stand_ins, t95)
+                                     REFERENCE_SETTINGS, Looks, Valuer, _mean_se, extends, finishes, look, mistake_rare, splits, stake, stand_ins, t95)
 from arbiter.hosting.forward import sample_states
 from arbiter.tools.analysis_bench import GAMES, separation_matches
 from cardarena.games import get_game
@@ -293,7 +293,8 @@ class KeptTooFew(Exception):
 
 def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH, one: Callable[..., str] = look,
                   finish: bool = True, extend: int = EXTEND, fine: float | None = None,
-                  split: bool = False, points: tuple[int, ...] = (), each: bool = True) -> Callable[..., tuple[str, int]]:
+                  split: bool = False, points: tuple[int, ...] = (), each: bool = True,
+                  rare_mistake: float = 0.0) -> Callable[..., tuple[str, int]]:
     """The analysis's rule (``values.look`` at its error rates, stopped by ``values.Looks``,
     as ``Valuer`` stops): a look after each batch from ``first`` states; a verdict stands
     when ``values.AGREE`` looks in a row give it (or the budget allows one look); a decision
@@ -304,10 +305,13 @@ def analysis_rule(budget: int, first: int = MIN_SAMPLES, step: int = BATCH, one:
     None: the rule's margin; never above it), passed to ``one`` (a look that takes it, as
     ``values.look``). ``split`` (method 16, the game's: ``values.splits``): looks at fixed
     numbers of states, the error rates split over them (``values.Looks``; ``points``: other
-    looks than the game's, ``each=False``: "fine" split among the candidates too). KeptTooFew
-    when the rule wants states past those kept."""
+    looks than the game's, ``each=False``: "fine" split among the candidates too).
+    ``rare_mistake`` (method 17, the game's: ``values.mistake_rare``): "mistake" bounding a
+    difference not yet seen (``values.Looks``). KeptTooFew when the rule wants states past
+    those kept."""
     def rule(per, a, ref, margin, stake=0.0):
-        looks = Looks(budget, first, step, finish=finish, extend=extend, split=split, points=points, each=each)
+        looks = Looks(budget, first, step, finish=finish, extend=extend, split=split, points=points, each=each,
+                      rare_mistake=rare_mistake)
         below = margin if fine is None else min(fine, margin)
         n = 0
         while k := looks.wants(n):
@@ -419,20 +423,6 @@ def seen_only(per, a, ref, margin, fine=None, stake=0.0):
     return look(per, a, ref, margin, fine=fine)
 
 
-def rare_mistake(rare: float) -> Callable[..., str]:
-    """``values.look``, but "mistake" also bounds a difference not yet seen, as "fine" does
-    (``values.RARE``): some gain less ``rare / n`` times the decision's stake (or the spread
-    of values seen, whichever is larger) must still clear the margin. A rare state where
-    the chosen action does far better (Spades: a contract or a nil it saves on one deal in
-    40) is what a run of states short of it reads as a loss above the margin
-    (docs/analysis.md, "Method 16 at Spades and Spot": at the margin 8.6-12.4% "mistake")."""
-    def one(per, a, ref, margin, fine=None, stake=0.0, **kw):
-        n = len(per[a])
-        unseen = rare / n * max(stake, max(map(max, per)) - min(map(min, per))) if n else 0.0
-        return look(per, a, ref, margin + unseen, fine=margin if fine is None else fine, stake=stake, **kw)
-    return one
-
-
 def identical_once(per, a, ref, margin):
     """``values.look``, but candidates with the same value as another (or as the chosen
     one) on every state so far count as one comparison (equivalent plays: fewer compared,
@@ -459,7 +449,7 @@ def stopping_rules(game: str | None = None, fine: float | None = None) -> dict[s
         "from method 12 at Spot fine below values.FINE; from method 16 at Spite and Malice looks at 32, 64, 96 and 128 "
         "states, the error rates split over them)":
             analysis_rule(64, finish=finishes(game) if game else True, extend=extends(game) if game else EXTEND, fine=below,
-                          split=splits(game) if game else False),
+                          split=splits(game) if game else False, rare_mistake=mistake_rare(game) if game else 0.0),
         "method 15's looks (a run of three looks after each batch; at Spite and Malice the edge extension), not method 16's":
             analysis_rule(64, finish=finishes(game) if game else True, extend=extends(game) if game else EXTEND, fine=below),
         # Method 16's parts and neighbours (docs/analysis.md, "Method 16"), at every game.
@@ -478,11 +468,15 @@ def stopping_rules(game: str | None = None, fine: float | None = None) -> dict[s
             analysis_rule(64, fine=below, split=True, extend=0),
         "method 16 within the budget (looks at 32/64), fine split among the candidates too":
             analysis_rule(64, fine=below, split=True, extend=0, each=False),
-        # A rare unseen difference bounded for "mistake" too (the same section), the game's looks.
+        # A rare unseen difference bounded for "mistake" too (the same section; method 17 at
+        # Spades: values.RARE_MISTAKE), the game's looks; and without it (method 16).
         **{f"method 15, mistake bounding a rare difference, RARE {r:g}":
-           analysis_rule(64, one=rare_mistake(r), finish=finishes(game) if game else True,
-                         extend=extends(game) if game else EXTEND, fine=below, split=splits(game) if game else False)
+           analysis_rule(64, finish=finishes(game) if game else True, extend=extends(game) if game else EXTEND,
+                         fine=below, split=splits(game) if game else False, rare_mistake=r)
            for r in (0.5, 1.0, 2.0)},
+        "method 16 (mistake by the t interval alone, no rare difference bounded: before method 17)":
+            analysis_rule(64, finish=finishes(game) if game else True, extend=extends(game) if game else EXTEND,
+                          fine=below, split=splits(game) if game else False),
         "method 9, fine bounded by the spread of values seen, not the stake (method 14)":
             analysis_rule(64, one=seen_only, finish=finishes(game) if game else True,
                           extend=extends(game) if game else EXTEND, fine=below),

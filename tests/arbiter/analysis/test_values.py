@@ -359,6 +359,35 @@ def test_a_fine_bounds_a_rare_difference_not_yet_seen():
     assert look(worse, 0, 1, 5.0) == "fine"
 
 
+def spades_verdicts_now_and_without(monkeypatch, match_seed, seat, number, setting):
+    """``seat``'s ``number``th decision of the bench's Spades separation match ``match_seed``
+    valued under sampling seeds 1 and 2 as the analysis is ("now") and with ``values``'
+    per-game mapping ``setting`` emptied ("without"): {(name, seed): (verdict, states,
+    loss)}; the bot at the seat; the decision's stake (``values.stake``); and, as the kept
+    samples hold them (``analysis_samples.draw``, sampling seed 1, 64 states), the
+    candidates' values ``per``, the chosen one's index and the reference policy's, and the
+    valuer's fine margin."""
+    import arbiter.analysis.values as values
+    from arbiter.tools.analysis_bench import separation_matches
+    from arbiter.tools.analysis_samples import draw
+
+    record, bots, rnd = next(separation_matches("spades", 1, match_seed))
+    point = next(p for p in decisions(record, seat) if p.number == number)
+    got = {}
+    for name in ("now", "without"):
+        if name == "without":
+            monkeypatch.setattr(values, setting, {})
+        for seed in (1, 2):
+            v = Valuer(record.game, record.options, seat, f"seed-{record.seed}", record.seat_names, seed=seed).decision(
+                point, point.played)
+            got[name, seed] = (v.verdict, v.samples, round(v.loss, 1))
+    monkeypatch.undo()
+    valuer = Valuer(record.game, record.options, seat, f"seed-{record.seed}", record.seat_names, seed=1)
+    chosen = valuer.game.parse_action(point.played)
+    cands, ref, per = draw(valuer, point.view, point.legal, chosen, f"seed-{record.seed}:{seat}:{number}", 64)
+    return got, bots[seat], values.stake(valuer.game, point.view), per, cands.index(chosen), ref, valuer.fine
+
+
 def test_a_fine_bounds_an_unseen_difference_by_what_the_deal_still_puts_at_stake(monkeypatch):
     """Method 15 (``values.stake``, ``Platform.value_stake``): the random seat's 11th at the
     bench's match seed 8 (KD, seat 0's nil alive, five tricks left) has rivals equal to it
@@ -369,34 +398,18 @@ def test_a_fine_bounds_an_unseen_difference_by_what_the_deal_still_puts_at_stake
     difference unseen on 2 in 64 states could be 16 points, and the decision is "unsure"
     under both seeds; so it is on the kept samples' replay (``analysis_samples.staked``). A
     "fine" bound by the stake never turns into a mistake: the mistake looks do not read it."""
-    import arbiter.analysis.values as values
-    from arbiter.tools.analysis_bench import separation_matches
-    from arbiter.tools.analysis_samples import analysis_rule, draw, seen_only, staked
+    from arbiter.tools.analysis_samples import analysis_rule, seen_only, staked
 
-    record, bots, rnd = next(separation_matches("spades", 1, 8))
-    assert bots[0] == "random"
-    point = next(p for p in decisions(record, 0) if p.number == 11)
-    assert values.stake(get_game(record.game, record.options), point.view) == 526.0
-    got = {}
-    for name in ("now", "seen spread"):
-        if name == "seen spread":
-            monkeypatch.setattr(values, "STAKE", {})
-        for seed in (1, 2):
-            v = Valuer(record.game, record.options, 0, f"seed-{record.seed}", record.seat_names, seed=seed).decision(
-                point, point.played)
-            got[name, seed] = (v.verdict, v.samples, round(v.loss, 1))
+    got, who, at, per, a, ref, fine = spades_verdicts_now_and_without(monkeypatch, 8, 0, 11, "STAKE")
+    assert who == "random" and at == 526.0
     assert got == {("now", 1): ("unsure", 64, 0.0), ("now", 2): ("unsure", 64, 0.0),
-                   ("seen spread", 1): ("fine", 32, 0.0), ("seen spread", 2): ("unsure", 64, 0.0)}, got
+                   ("without", 1): ("fine", 32, 0.0), ("without", 2): ("unsure", 64, 0.0)}, got
     # The kept samples' replay (``analysis_samples rules``) reads the stake from the same view.
-    monkeypatch.undo()
-    valuer = Valuer(record.game, record.options, 0, f"seed-{record.seed}", record.seat_names, seed=1)
-    chosen = valuer.game.parse_action(point.played)
-    cands, ref, per = draw(valuer, point.view, point.legal, chosen, f"seed-{record.seed}:0:11", 64)
     (kept,) = staked([{"game": "spades", "match_seed": 8, "seat": 0, "number": 11, "who": "random", "values": {"1": per}}])
-    rule = analysis_rule(64, finish=finishes("spades"), extend=extends("spades"), fine=valuer.fine)
+    rule = analysis_rule(64, finish=finishes("spades"), extend=extends("spades"), fine=fine)
     assert kept["stake"] == 526.0
-    assert rule(per, cands.index(chosen), ref, 10.0, kept["stake"]) == ("unsure", 64)
-    assert rule(per, cands.index(chosen), ref, 10.0) == ("fine", 32)
+    assert rule(per, a, ref, 10.0, kept["stake"]) == ("unsure", 64)
+    assert rule(per, a, ref, 10.0) == ("fine", 32)
     per = [[0.0] * 64, [0.0] * 64, [-400.0] + [0.0] * 63]
     assert look(per, 0, 1, 10.0, fine=1.0) == "unsure" == look(per, 0, 1, 10.0, fine=1.0, stake=526.0)
     assert look(per[:2], 0, 1, 10.0, fine=1.0) == "fine" != look(per[:2], 0, 1, 10.0, fine=1.0, stake=526.0)
@@ -723,7 +736,8 @@ def test_a_spades_verdict_is_given_only_where_a_player_would_give_it():
     (docs/analysis.md, "Spades: method 13"). Two late decisions of the bench's separation
     matches, sampling seed 1: the heuristic seat's 9th at match seed 7 (4D, where 3S was
     20.2 +- 4.2 points better: its 95% bound clears 5 points, not a trick) is a "mistake"
-    under one margin of 5 points (method 11) and "unsure" now; the heuristic seat's 14th at
+    under one margin of 5 points (method 11; at 56 states from method 17, whose "mistake"
+    bounds a rare unseen difference too: 48 before) and "unsure" now; the heuristic seat's 14th at
     match seed 1 (9D, the JH equal on every state drawn: not the same play by the rules,
     another suit) is "fine" now, and could not be with a fine margin of 0 (Spot's, method
     12: the chosen card's loss 0 is not below 0). (Method 13's own examples moved with
@@ -742,7 +756,7 @@ def test_a_spades_verdict_is_given_only_where_a_player_would_give_it():
             v = Valuer(record.game, record.options, seat, f"seed-{record.seed}", record.seat_names, seed=1,
                        **settings).decision(point, point.played)
             got[match_seed, number, name] = (v.verdict, v.samples, round(v.loss, 1))
-    assert got == {(7, 9, "now"): ("unsure", 64, 20.2), (7, 9, "other"): ("mistake", 48, 23.1),
+    assert got == {(7, 9, "now"): ("unsure", 64, 20.2), (7, 9, "other"): ("mistake", 56, 22.9),
                    (1, 14, "now"): ("fine", 32, 0.0), (1, 14, "other"): ("unsure", 64, 0.0)}, got
 
 
@@ -807,3 +821,37 @@ def test_fine_on_positive_parts_ignores_only_a_rare_state_where_the_rival_is_wor
     assert look([chosen, worse], 0, None, 10.0, fine=1.0) == "unsure"
     assert gains_only([chosen, worse], 0, None, 10.0, fine=1.0) == "fine"
     assert look([chosen, better], 0, None, 10.0, fine=1.0) == gains_only([chosen, better], 0, None, 10.0, fine=1.0) == "unsure"
+
+
+def test_a_spades_mistake_bounds_a_rare_difference_not_yet_seen(monkeypatch):
+    """Method 17 (``values.RARE_MISTAKE``, ``look``'s ``rare_mistake``): at Spades "mistake"
+    bounds a difference not yet seen as "fine" does: some gain's lower bound less ``1 / n``
+    times the deal's stake must still clear 10 points. The heuristic seat 1's 12th at the
+    bench's match seed 8 (4S; the AC its one rival, 525 points at stake): sampling seed 1's
+    64 states show the AC 398 points better on 8 (a loss of 49.6, its 95% lower bound 17),
+    seed 2's on 4 (24.5); method 16 said "mistake" under seed 1 and "unsure" under seed 2;
+    method 17 (the bound less 525 / 64 = 8.2) "unsure" under both, and the kept samples'
+    replay (``analysis_rule`` with the game's ``mistake_rare``) the same on the same states.
+    Where the truth sits at the margin on heavy-tailed differences (a loss of about 20 on
+    most states, 400 the other way on 8 in 256: a run of 64 misses those one time in eight;
+    ``at_margin``), method 16 says "mistake" in 38% of runs, far above the 5% it states;
+    method 17 in 4%."""
+    import arbiter.analysis.values as values
+    from arbiter.tools.analysis_samples import analysis_rule, at_margin
+
+    assert values.mistake_rare("spades") == 1.0 and values.mistake_rare("spot") == 0.0 == values.mistake_rare(
+        "spite-and-malice")
+    got, who, at, per, a, ref, fine = spades_verdicts_now_and_without(monkeypatch, 8, 1, 12, "RARE_MISTAKE")
+    assert who == "heuristic" and at == 525.0
+    assert got == {("now", 1): ("unsure", 64, 49.6), ("now", 2): ("unsure", 64, 24.5),  # "without": method 16
+                   ("without", 1): ("mistake", 64, 49.6), ("without", 2): ("unsure", 64, 24.5)}, got
+    for r, want in ((values.mistake_rare("spades"), "unsure"), (0.0, "mistake")):
+        rule = analysis_rule(64, finish=finishes("spades"), extend=extends("spades"), fine=fine, rare_mistake=r)
+        assert rule(per, a, ref, 10.0, 525.0) == (want, 64)
+    rng = random.Random(17)
+    heavy = [-400.0 if rng.random() < 1 / 40 else rng.gauss(20.0, 10.0) for _ in range(256)]
+    row = {"game": "spades", "cands": ["a", "b"], "anchor": 0, "ref": None, "stake": 1000.0,
+           "values": {"1": [[0.0] * 128, heavy[:128]], "2": [[0.0] * 128, heavy[128:]]}}
+    rates = {r: at_margin([row], analysis_rule(64, finish=finishes("spades"), extend=extends("spades"), fine=1.0,
+                                               rare_mistake=r), reps=200) for r in (0.0, values.mistake_rare("spades"))}
+    assert rates[0.0]["mistake"] / 200 > 0.1 and rates[1.0]["mistake"] / 200 <= 0.05, rates
