@@ -239,7 +239,7 @@ def extends(game: str) -> int:
 #: rules --at-margin``, the three sets) it says "mistake" in 3.5% of runs (method 15: 4.9%)
 #: and "fine" in 1.3% (1.1%): the t interval, not the looks, is what misses 0.1% on the
 #: game's skewed differences (docs/analysis.md, "Method 16"). Spades and Spot keep their rules (their
-#: kept samples replay to the same verdicts). Measured there (session 14, docs/analysis.md
+#: kept samples replay to the same verdicts). Measured there (session 13, docs/analysis.md
 #: "Method 16 at Spades and Spot"), not kept: "fine" per candidate alone changes no verdict
 #: at Spot (400/413, 374/382) and at Spades moves 0-3 a set both ways (227 -> 228/238, 465 ->
 #: 463/483, 232/243, 230/241); these looks lose on two Spades sets (226, 460) for 81% more
