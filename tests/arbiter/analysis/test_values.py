@@ -541,7 +541,7 @@ def test_spite_and_malice_splits_its_error_rates_over_fixed_looks():
 
 def test_fine_testing_each_candidate_only_turns_unsure_looks_into_fine():
     """``look``'s ``each`` (method 16's "fine" at each candidate's own rate; measured at
-    Spades and Spot in session 14, docs/analysis.md "Method 16 at Spades and Spot") never
+    Spades and Spot in session 13, docs/analysis.md "Method 16 at Spades and Spot") never
     changes a look's "mistake" (tested first, at the split rate) and keeps every "fine" of
     the split rate (each candidate's quantile is at most the split one): it can only turn
     an "unsure" look into "fine". So under one look it cannot mark or unmark a mistake.
