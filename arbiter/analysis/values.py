@@ -272,6 +272,14 @@ def splits(game: str) -> bool:
 RARE_MISTAKE: Mapping[str, float] = {"spades": 1.0}
 
 
+def most_states(game: str, samples: int = 64) -> int:
+    """The most states a decision of ``game`` may draw at a budget of ``samples`` (what
+    ``arbiter analyse`` says it values on): the game's rule and method 8's beside it, as the
+    ``Valuer`` runs them (``FINISH``, ``EXTENDED``, ``SPLIT``)."""
+    return max(Looks(samples, finish=finishes(game), extend=extends(game), split=splits(game)).most,
+               Looks(samples, finish=finishes(game), extend=0).most)
+
+
 def mistake_rare(game: str) -> float:
     """How many states' worth of a difference not yet seen ``game``'s "mistake" bounds
     (``RARE_MISTAKE``; 0: none, the t interval alone)."""
@@ -530,6 +538,17 @@ class Looks:
         self.extending = False
         self.verdict, self.done = "unsure", False
         self._before, self._run = "", 0
+
+    @property
+    def most(self) -> int:
+        """The most states this rule draws for one decision: its last look (``split``), twice
+        the budget where it extends, the budget and a run's finishing batches (``finish``: up
+        to ``agree`` - 1 of them), else the budget."""
+        if self.split:
+            return self.points[-1]
+        if self.cap:
+            return self.cap
+        return self.budget + (self.agree - 1) * self.step if self.finish and self.budget > self.first else self.budget
 
     def wants(self, n: int) -> int:
         if self.done:

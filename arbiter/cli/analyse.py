@@ -33,7 +33,7 @@ from rich.table import Table
 from arbiter.analysis.hindsight import APPROXIMATE, CardCount, HindsightUnavailable, double_dummy, require_solver
 from arbiter.analysis.reask import decisions
 from arbiter.analysis.stored import Analysed, analysed_rows, costliest, stored_analysis
-from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, UNITS, meaning
+from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, UNITS, meaning, most_states
 from arbiter.cli._common import DbOpt, UsageError, _run, app, err, error, out, plural
 from arbiter.cli.replay import load_record, replay_errors
 from arbiter.store.db import DEFAULT_DB, Store, StoreError
@@ -44,7 +44,7 @@ def analyse(
     match_id: Annotated[Optional[str], typer.Argument(help="A match id from the store, or a path to a match record JSON file.")] = None,
     seat: Annotated[Optional[int], typer.Option("--seat", help="The seat whose decisions to analyse (default: every seat).")] = None,
     db: DbOpt = Path(DEFAULT_DB),
-    samples: Annotated[int, typer.Option("--samples", help="States sampled from the seat's view per decision, in batches of 8 until the verdict is clear (a verdict under way at the end may take 16 more; more: fewer 'unsure', slower).")] = DEFAULT_SAMPLES,
+    samples: Annotated[int, typer.Option("--samples", help="States sampled from the seat's view per decision, in batches of 8 until the verdict is clear (a decision near its verdict at the end may take more, up to twice this at Spite and Malice, 16 more at Spades: the header says; more: fewer 'unsure', slower).")] = DEFAULT_SAMPLES,
     seed: Annotated[int, typer.Option("--seed", help="Seeds the sampling: the same seed gives the same analysis.")] = 0,
     max_actions: Annotated[int, typer.Option("--max-actions", help="At most this many actions valued per decision (the chosen one and the heuristic's first).")] = DEFAULT_MAX_ACTIONS,
     first: Annotated[int, typer.Option("--from", help="The seat's first decision to analyse (from 1).")] = 1,
@@ -91,7 +91,8 @@ def analyse(
             error(exc)
             raise typer.Exit(2) from None
     out.print(f"[bold]{record.game} match {escape(record.match_id)}[/]: values in {UNITS[record.game]}; "
-              f"up to {plural(samples, 'sampled state')} per decision, seed {seed}; {meaning(record.game)}")
+              f"up to {plural(most_states(record.game, samples), 'sampled state')} per decision ({samples} unless a "
+              f"verdict needs more), seed {seed}; {meaning(record.game)}")
     for s in ([seat] if seat is not None else range(n)):
         with replay_errors():
             whole = first == 1 and last is None  # only a whole seat's analysis is stored

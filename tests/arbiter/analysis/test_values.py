@@ -855,3 +855,30 @@ def test_a_spades_mistake_bounds_a_rare_difference_not_yet_seen(monkeypatch):
     rates = {r: at_margin([row], analysis_rule(64, finish=finishes("spades"), extend=extends("spades"), fine=1.0,
                                                rare_mistake=r), reps=200) for r in (0.0, values.mistake_rare("spades"))}
     assert rates[0.0]["mistake"] / 200 > 0.1 and rates[1.0]["mistake"] / 200 <= 0.05, rates
+
+
+@pytest.mark.parametrize("game", ["spades", "spot", "spite-and-malice"])
+@pytest.mark.parametrize("samples", [16, 32, 64])
+def test_the_most_states_said_is_the_most_a_decision_draws(game, samples):
+    """``most_states`` (what `arbiter analyse`'s header says a decision is valued on) is the
+    most either rule the Valuer runs draws, driven to its longest: every look "unsure"
+    (an extension's or a split rule's last look), or "unsure" until the budget and then a
+    verdict (a run under way finishing past it), or near the edge at the budget."""
+    from arbiter.analysis.values import Looks, most_states, splits
+
+    def drawn(rule: Looks, verdict) -> int:
+        n = 0
+        while k := rule.wants(n):
+            n += k
+            if rule.takes(n):
+                now = verdict(n, rule)
+                rule.see(now, n, "mistake" if n == rule.budget else now)  # near the edge at the budget
+        return n
+
+    longest = 0
+    for verdict in (lambda n, r: "unsure", lambda n, r: "mistake" if n >= r.budget else "unsure"):
+        for rule in (Looks(samples, finish=finishes(game), extend=extends(game), split=splits(game)),
+                     Looks(samples, finish=finishes(game), extend=0)):
+            longest = max(longest, drawn(rule, verdict))
+    assert longest == most_states(game, samples)
+    assert most_states(game, samples) >= samples
