@@ -272,12 +272,20 @@ def splits(game: str) -> bool:
 RARE_MISTAKE: Mapping[str, float] = {"spades": 1.0}
 
 
+def stopping(game: str, samples: int, extend: int | None = None) -> tuple["Looks", "Looks"]:
+    """The two stopping rules a ``Valuer`` runs on a decision's states at ``game`` with a
+    budget of ``samples``: the game's own (``FINISH``, ``EXTENDED`` or ``extend``, ``SPLIT``,
+    ``RARE_MISTAKE``), and method 8's read off the same states (no extension, no split)."""
+    finish, rare = finishes(game), mistake_rare(game)
+    return (Looks(samples, finish=finish, extend=extends(game) if extend is None else extend, split=splits(game),
+                  rare_mistake=rare),
+            Looks(samples, finish=finish, extend=0, rare_mistake=rare))
+
+
 def most_states(game: str, samples: int = 64) -> int:
     """The most states a decision of ``game`` may draw at a budget of ``samples`` (what
-    ``arbiter analyse`` says it values on): the game's rule and method 8's beside it, as the
-    ``Valuer`` runs them (``FINISH``, ``EXTENDED``, ``SPLIT``)."""
-    return max(Looks(samples, finish=finishes(game), extend=extends(game), split=splits(game)).most,
-               Looks(samples, finish=finishes(game), extend=0).most)
+    ``arbiter analyse`` says it values on): the most either of its ``stopping`` rules draws."""
+    return max(rule.most for rule in stopping(game, samples))
 
 
 def mistake_rare(game: str) -> float:
@@ -725,10 +733,7 @@ class Valuer:
         per: list[list[float]] = [[] for _ in cands]
         ref = cands.index(self._reference_action) if self._reference_action in cands else None
         a = cands.index(anchor)
-        rare = mistake_rare(self.game.name)
-        looks = Looks(self.samples, finish=finishes(self.game.name), extend=self.extend, split=splits(self.game.name),
-                      rare_mistake=rare)
-        before = Looks(self.samples, finish=finishes(self.game.name), extend=0, rare_mistake=rare)  # method 8, read off the same states
+        looks, before = stopping(self.game.name, self.samples, self.extend)  # the game's rule; method 8's on the same states
         at = stake(self.game, view)
         n = 0
         while k := max(wants := [rule.wants(n) for rule in (looks, before)]):  # each rule sees the looks it asked for

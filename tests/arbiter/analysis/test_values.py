@@ -861,10 +861,10 @@ def test_a_spades_mistake_bounds_a_rare_difference_not_yet_seen(monkeypatch):
 @pytest.mark.parametrize("samples", [16, 32, 64])
 def test_the_most_states_said_is_the_most_a_decision_draws(game, samples):
     """``most_states`` (what `arbiter analyse`'s header says a decision is valued on) is the
-    most either rule the Valuer runs draws, driven to its longest: every look "unsure"
+    most either rule the Valuer runs (``stopping``) draws, driven to its longest: every look "unsure"
     (an extension's or a split rule's last look), or "unsure" until the budget and then a
     verdict (a run under way finishing past it), or near the edge at the budget."""
-    from arbiter.analysis.values import Looks, most_states, splits
+    from arbiter.analysis.values import Looks, most_states, stopping
 
     def drawn(rule: Looks, verdict) -> int:
         n = 0
@@ -877,8 +877,7 @@ def test_the_most_states_said_is_the_most_a_decision_draws(game, samples):
 
     longest = 0
     for verdict in (lambda n, r: "unsure", lambda n, r: "mistake" if n >= r.budget else "unsure"):
-        for rule in (Looks(samples, finish=finishes(game), extend=extends(game), split=splits(game)),
-                     Looks(samples, finish=finishes(game), extend=0)):
+        for rule in stopping(game, samples):  # fresh rules for each drive
             longest = max(longest, drawn(rule, verdict))
     assert longest == most_states(game, samples)
     assert most_states(game, samples) >= samples
