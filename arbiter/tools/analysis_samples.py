@@ -169,13 +169,16 @@ def decision_points(rows: list[dict[str, Any]]) -> list[tuple[Any, Any]]:
     return [(games[r["game"], r["match_seed"]], points[r["game"], r["match_seed"], r["seat"], r["number"]]) for r in rows]
 
 
-def staked(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def staked(rows: list[dict[str, Any]], points: list[tuple[Any, Any]] | None = None) -> list[dict[str, Any]]:
     """The kept rows each with its decision's stake (``values.stake``: what the game's rule
-    reads from the seat's view; 0 at a game without one), as the analysis's looks take it."""
-    return [{**r, "stake": stake(g, point.view)} for r, (g, point) in zip(rows, decision_points(rows))]
+    reads from the seat's view; 0 at a game without one), as the analysis's looks take it.
+    ``points``: the rows' ``decision_points``, if already read."""
+    points = decision_points(rows) if points is None else points
+    return [{**r, "stake": stake(g, point.view)} for r, (g, point) in zip(rows, points)]
 
 
-def same_play_rows(rows: list[dict[str, Any]], max_actions: int = DEFAULT_MAX_ACTIONS) -> tuple[list[dict[str, Any]], int]:
+def same_play_rows(rows: list[dict[str, Any]], max_actions: int = DEFAULT_MAX_ACTIONS,
+                   points: list[tuple[Any, Any]] | None = None) -> tuple[list[dict[str, Any]], int]:
     """The kept rows as method 14 values them (``values.stand_ins``): of each class of the
     same play among a row's candidates only the first (in the candidates' order: the chosen
     one, the reference policy's, the others in legal order, as ``Valuer.candidates`` takes
@@ -185,9 +188,9 @@ def same_play_rows(rows: list[dict[str, Any]], max_actions: int = DEFAULT_MAX_AC
     separation match (``decision_points``). Also how many
     rows method 14 would value more classes in than were kept (``max_actions`` classes,
     where the kept rows hold ``max_actions`` actions: those rows are replayed on the kept
-    ones only)."""
+    ones only). ``points``: the rows' ``decision_points``, if already read."""
     out, more = [], 0
-    for r, (g, point) in zip(rows, decision_points(rows)):
+    for r, (g, point) in zip(rows, decision_points(rows) if points is None else points):
         texts = {str(a): a for a in point.legal}
         cands = [texts[c] for c in r["cands"]]
         order = list(dict.fromkeys(cands + list(point.legal)))
@@ -444,18 +447,21 @@ def stopping_rules(game: str | None = None, fine: float | None = None) -> dict[s
     (``values.finishes``: method 8 lets no run finish past the budget at Spot; ``values.FINE``:
     from method 12 Spot's "fine" only where no action was better; ``fine``: another)."""
     below = fine if fine is not None else FINE.get(game) if game else None
+    # The game's own looks (``values.finishes``, ``values.extends``) and fine margin, which
+    # most rules below keep; its method 16 and 17 settings (``values.splits``,
+    # ``values.mistake_rare``).
+    own = {"finish": finishes(game) if game else True, "extend": extends(game) if game else EXTEND, "fine": below}
+    split, rare = (splits(game), mistake_rare(game)) if game else (False, 0.0)
     return {
         "method 9 (values: method 8, and at Spite and Malice a decision near the edge at 64 draws on to 128; "
         "from method 12 at Spot fine below values.FINE; from method 16 at Spite and Malice looks at 32, 64, 96 and 128 "
         "states, the error rates split over them)":
-            analysis_rule(64, finish=finishes(game) if game else True, extend=extends(game) if game else EXTEND, fine=below,
-                          split=splits(game) if game else False, rare_mistake=mistake_rare(game) if game else 0.0),
+            analysis_rule(64, **own, split=split, rare_mistake=rare),
         "method 15's looks (a run of three looks after each batch; at Spite and Malice the edge extension), not method 16's":
-            analysis_rule(64, finish=finishes(game) if game else True, extend=extends(game) if game else EXTEND, fine=below),
+            analysis_rule(64, **own),
         # Method 16's parts and neighbours (docs/analysis.md, "Method 16"), at every game.
         "method 15's looks, fine testing each candidate at 0.1% (method 16's fine alone)":
-            analysis_rule(64, one=functools.partial(look, each=True), finish=finishes(game) if game else True,
-                          extend=extends(game) if game else EXTEND, fine=below),
+            analysis_rule(64, one=functools.partial(look, each=True), **own),
         "method 16, fine split among the candidates too (its looks alone)": analysis_rule(64, fine=below, split=True, each=False),
         **{f"method 16 with looks at {'/'.join(map(str, at))}": analysis_rule(64, fine=below, split=True, points=at)
            for at in ((32, 64, 128), (16, 32, 64, 128), (48, 96, 128), (64, 128))},
@@ -471,31 +477,22 @@ def stopping_rules(game: str | None = None, fine: float | None = None) -> dict[s
         # A rare unseen difference bounded for "mistake" too (the same section; method 17 at
         # Spades: values.RARE_MISTAKE), the game's looks; and without it (method 16).
         **{f"method 15, mistake bounding a rare difference, RARE {r:g}":
-           analysis_rule(64, finish=finishes(game) if game else True, extend=extends(game) if game else EXTEND,
-                         fine=below, split=splits(game) if game else False, rare_mistake=r)
-           for r in (0.5, 1.0, 2.0)},
+           analysis_rule(64, **own, split=split, rare_mistake=r) for r in (0.5, 1.0, 2.0)},
         "method 16 (mistake by the t interval alone, no rare difference bounded: before method 17)":
-            analysis_rule(64, finish=finishes(game) if game else True, extend=extends(game) if game else EXTEND,
-                          fine=below, split=splits(game) if game else False),
+            analysis_rule(64, **own, split=split),
         "method 9, fine bounded by the spread of values seen, not the stake (method 14)":
-            analysis_rule(64, one=seen_only, finish=finishes(game) if game else True,
-                          extend=extends(game) if game else EXTEND, fine=below),
+            analysis_rule(64, one=seen_only, **own),
         "method 8 (fine 0.1% and a rare unseen difference bounded, mistake 5%, three looks, 64; "
-        "a run under way may finish, not at Spot)": analysis_rule(64, finish=finishes(game) if game else True, extend=0,
-                                                                  fine=below),
+        "a run under way may finish, not at Spot)": analysis_rule(64, **{**own, "extend": 0}),
         # Method 15's two levers at the game (docs/analysis.md, "Method 15"): the edge extension
         # where the game has it not, and larger budgets under the game's own rule.
         "method 9 with the edge extension at every game (near the edge at 64: on to 128)":
-            analysis_rule(64, finish=finishes(game) if game else True, extend=EXTEND, fine=below),
-        **{f"method 9 with a budget of {b}": analysis_rule(b, finish=finishes(game) if game else True,
-                                                           extend=extends(game) if game else EXTEND, fine=below)
-           for b in (80, 96, 112, 128)},
+            analysis_rule(64, **{**own, "extend": EXTEND}),
+        **{f"method 9 with a budget of {b}": analysis_rule(b, **own) for b in (80, 96, 112, 128)},
         "method 9, fine bounding only where a candidate gains (positive parts)":
-            analysis_rule(64, one=gains_only, finish=finishes(game) if game else True,
-                          extend=extends(game) if game else EXTEND, fine=below),
+            analysis_rule(64, one=gains_only, **own),
         "method 9 with fine at the mistake's confidence (95%)":
-            analysis_rule(64, one=functools.partial(look, alpha_fine=ALPHA_MISTAKE), finish=finishes(game) if game else True,
-                          extend=extends(game) if game else EXTEND, fine=below),
+            analysis_rule(64, one=functools.partial(look, alpha_fine=ALPHA_MISTAKE), **own),
         "method 7 (a run under way may finish at every game), 64": analysis_rule(64, extend=0),
         "method 7, no run finished past the budget, 64": analysis_rule(64, finish=False, extend=0),
         "method 7 with RARE 1, 64": looks_with(functools.partial(look, rare=1.0), 64, AGREE),
@@ -650,9 +647,11 @@ def main(argv: list[str] | None = None) -> int:
                 f.write(json.dumps(row) + "\n")
                 f.flush()
         return 0
-    rows = staked([json.loads(line) for path in a.files for line in open(path) if line.strip()])
+    rows = [json.loads(line) for path in a.files for line in open(path) if line.strip()]
+    points = decision_points(rows)  # each row's view, from its match replayed once
+    rows = staked(rows, points)
     if a.same_play:
-        rows, more = same_play_rows(rows)
+        rows, more = same_play_rows(rows, points=points)
         print(f"same play (method 14): {sum(len(r['cands']) for r in rows)} candidates kept of the rows'; "
               f"{more} rows would value more classes than were kept (replayed on the kept ones)")
     if a.at_margin:
