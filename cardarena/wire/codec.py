@@ -1348,7 +1348,8 @@ def events_from_proto(msgs: Sequence[pb.Event]) -> list[Event]:
     serialized form where seen before (bounded cache): an Event is an immutable value and
     most recur (a seat's play of a card, a trick won, a bid), as the engines intern them,
     and serializing one is much quicker than decoding it (legal_actions_from_proto)."""
-    out = list(map(_EVENT_OF_WIRE.get, keys := list(map(_SERIALIZE_EVENT, msgs))))
+    keys = list(map(_SERIALIZE_EVENT, msgs))
+    out = list(map(_EVENT_OF_WIRE.get, keys))
     if all(out):  # every one seen before (an Event is a true value)
         return out
     for i, event in enumerate(out):
