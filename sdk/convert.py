@@ -99,9 +99,14 @@ def act_to_proto(game: str, match_id: str, request_id: int, action: Any, seat_to
     return msg
 
 
-def events_from_proto(msg: pb.Turn | pb.MatchEnd | pb.Update) -> list[Any]:
-    """The events a Turn, MatchEnd (or Update) carries, in order."""
-    return [convert.event_from_proto(e) for e in msg.events]
+def events_from_proto(msg: pb.Turn | pb.MatchEnd | pb.Update, frame: bytes | None = None) -> list[Any]:
+    """The events a Turn, MatchEnd (or Update) carries, in order; each found by its bytes
+    where seen before (most events recur: a seat's play of a card, a trick won). ``frame``:
+    the bytes of the ArbiterMessage a Turn ``msg`` came in (the local channel), read for
+    its events as ``turn_from_proto`` reads it for the legal actions."""
+    events = msg.events
+    got = convert.events_from_frame(frame, len(events)) if frame is not None else None
+    return got if got is not None else convert.events_from_proto(events)
 
 
 def result_from_proto(msg: pb.MatchEnd) -> MatchResult:
@@ -128,11 +133,17 @@ def warm(game: str) -> None:
     events, and its options' type hints, by taking one Turn of a seeded deal (seed 0; no
     bot is asked anything) through the SDK's own paths, as a MatchStart and a Turn.
 
+    Then every action the game can offer under its default options (its encoder's table,
+    ``sdk.encoding``) is decoded once, as a Turn's legal actions are, so that a Turn's
+    legal actions are found by their bytes and none is decoded anew: a Spades give turn
+    offers 78 gives (pairs of the hand's cards, 1,326 in all), each ~5 µs to decode the
+    first time a process sees it, ~0.4 ms on the critical path of that decision.
+
     A fork server's parent calls it for every game before it forks (zygote.py), so each of
-    its children finds them compiled (a forked child's first Turn cost ~5 ms of CPU more
-    than its next ones: docs/performance.md, "Isolation"). It keeps nothing of any match:
-    only the compiled codecs and their caches of this fixed deal's items, the same in
-    every parent."""
+    its children finds them compiled and decoded (a forked child's first Turn cost ~5 ms
+    of CPU more than its next ones: docs/performance.md, "Isolation"). It keeps nothing of
+    any match: only the compiled codecs and their caches of this fixed deal's items and of
+    the game's actions, the same in every parent."""
     from dataclasses import fields
 
     from cardarena.games import get_game
@@ -161,3 +172,8 @@ def warm(game: str) -> None:
         events_from_proto(turn)
         if actions:
             act_to_proto(game, "warm", 1, actions[0])
+    from sdk.encoding import encoder
+
+    table = encoder(game)
+    convert.legal_actions_from_proto(game, [convert.action_to_proto(game, table.action_of(i))
+                                            for i in range(table.num_actions)])

@@ -58,9 +58,9 @@ class Connection:
     - ``view_deltas`` (class attribute): the revision of view deltas the Hello asks for
       (arena.proto ViewDelta); 0 asks for whole views in every Turn;
     - ``frame``: on the local channel, (the message, the bytes it was read from), whose
-      Turn's legal actions ``super().handle`` reads from those bytes when it is given
-      that very message; one that changes the message's legal actions in place first
-      sets it to None (a new message, or a changed count of actions, is noticed).
+      Turn's legal actions and events ``super().handle`` reads from those bytes when it is
+      given that very message; one that changes the message's legal actions or events in
+      place first sets it to None (a new message, or a changed count of them, is noticed).
     """
 
     view_deltas: int = convert.VIEW_DELTAS
@@ -80,8 +80,9 @@ class Connection:
         #: the arbiter's id of this connection (Welcome.session_id), once welcomed
         self.session_id = ""
         #: (message, the bytes it was parsed from) of the frame being handled, set by the
-        #: local channel's loop: a Turn's legal actions are read from those bytes
-        #: (``convert.turn_from_proto``) when ``handle`` is given that very message
+        #: local channel's loop: a Turn's legal actions and events are read from those
+        #: bytes (``convert.turn_from_proto``, ``events_from_proto``) when ``handle`` is
+        #: given that very message
         self.frame: tuple[pb.ArbiterMessage, bytes] | None = None
 
     def send(self, msg: pb.BotMessage) -> None:
@@ -167,7 +168,7 @@ class Connection:
             else:
                 view, legal = convert.turn_from_proto(driver.game, turn, frame)
             if driver.wants_events and turn.events:  # what happened since this seat's last message
-                driver.push(convert.events_from_proto(turn))
+                driver.push(convert.events_from_proto(turn, frame))
         except convert.WireError as exc:  # a Turn this SDK cannot read: said, not fatal
             log.error("%s: cannot read the arbiter's Turn: %s", self.name, exc)
             return pb.BotMessage(act=pb.Act(match_id=turn.match_id, request_id=turn.request_id, seat_token=token,

@@ -865,10 +865,16 @@ def legal_actions_from_frame(game: str, frame: bytes, count: int) -> list[Any] |
     message made per action): each looked up by its bytes as ``legal_actions_from_proto``
     does. None, for the caller to decode the message's, unless all ``count`` of them were
     seen before (or without the C extension)."""
-    cache = _ACTION_OF_WIRE.get(game)
+    return _turn_items_from_frame(frame, _LEGAL_NUMBER, _ACTION_OF_WIRE.get(game), count)
+
+
+def _turn_items_from_frame(frame: bytes, number: int, cache: dict[bytes, Any] | None, count: int) -> list[Any] | None:
+    """The items of the Turn's repeated field ``number`` in ``frame``, each looked up by its
+    bytes in ``cache``; None unless all ``count`` of them are there (or without the C
+    extension)."""
     if _wirec is None or cache is None:
         return None
-    items = _wirec.field_items(frame, _ARBITER_TURN_NUMBER, _LEGAL_NUMBER)
+    items = _wirec.field_items(frame, _ARBITER_TURN_NUMBER, number)
     if items is None or len(items) != count:
         return None
     out = list(map(cache.get, items))
@@ -1335,6 +1341,35 @@ def event_fields(event: Event) -> dict[str, Any]:
 
 def event_to_proto(event: Event) -> pb.Event:
     return pb.Event(**event_fields(event))
+
+
+def events_from_proto(msgs: Sequence[pb.Event]) -> list[Event]:
+    """Decode events, each as event_from_proto does (WireError alike), found by their
+    serialized form where seen before (bounded cache): an Event is an immutable value and
+    most recur (a seat's play of a card, a trick won, a bid), as the engines intern them,
+    and serializing one is much quicker than decoding it (legal_actions_from_proto)."""
+    keys = list(map(_SERIALIZE_EVENT, msgs))
+    out = list(map(_EVENT_OF_WIRE.get, keys))
+    if all(out):  # every one seen before (an Event is a true value)
+        return out
+    for i, event in enumerate(out):
+        if event is None:
+            event = out[i] = event_from_proto(msgs[i])
+            _keep(_EVENT_OF_WIRE, keys[i], event, ACTION_CACHE_SIZE)
+    return out
+
+
+def events_from_frame(frame: bytes, count: int) -> list[Event] | None:
+    """The events of the Turn in ``frame`` (the serialized ArbiterMessage), found by their
+    bytes as ``events_from_proto`` finds them (``legal_actions_from_frame``'s way); None,
+    for the caller to decode the message's, unless all ``count`` of them were seen before."""
+    return _turn_items_from_frame(frame, _EVENTS_NUMBER, _EVENT_OF_WIRE, count)
+
+
+_EVENTS_NUMBER = pb.Turn.DESCRIPTOR.fields_by_name["events"].number
+_SERIALIZE_EVENT = pb.Event.SerializeToString
+#: serialized Event message -> the Event it decodes to (events_from_proto).
+_EVENT_OF_WIRE: dict[bytes, Event] = {}
 
 
 def event_from_proto(msg: pb.Event) -> Event:

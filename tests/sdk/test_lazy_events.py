@@ -56,3 +56,27 @@ def test_a_bot_with_on_events_gets_them_before_choose_and_a_bad_one_is_reported(
     session, turn = _session_with_turn(Listener(), bad_event=True)
     session.handle(turn)
     assert "11X" in session._take().act.failure
+
+
+def _never(*args, **kwargs):
+    raise AssertionError("decoded again")
+
+
+def test_events_seen_before_are_found_by_their_bytes(monkeypatch):
+    """Events recur (a seat's play of a card, a trick won): each is decoded once, then found
+    by its bytes, in the message (gRPC) or in the frame it came in (the local channel)."""
+    Listener.seen = []
+    session, turn = _session_with_turn(Listener(), bad_event=False)
+    session.handle(turn)  # each event decoded once here (or seen already in this process)
+    assert not session._take().act.failure
+    told = Listener.seen
+    monkeypatch.setattr(codec, "event_from_proto", _never)
+    for local in (False, True):
+        Listener.seen = []
+        session, turn = _session_with_turn(Listener(), bad_event=False)
+        if local:  # read from the frame's bytes: the message's events are not even serialized
+            monkeypatch.setattr(codec, "events_from_proto", _never)
+            session.frame = (turn, turn.SerializeToString())
+        session.handle(turn)
+        assert not session._take().act.failure
+        assert told and Listener.seen == told
