@@ -387,6 +387,7 @@ def test_the_match_start_written_as_bytes_is_the_message_built_field_by_field(mo
     (and the next match of the same game, options, seats and clock)."""
     from cardarena.records import MatchInfo
 
+    monkeypatch.setattr(convert, "_START_SHARED", {})  # nothing kept from another test
     encoded = []
     real = convert.options_to_wire
     names = ("north", "east", "south", "west")
@@ -404,5 +405,5 @@ def test_the_match_start_written_as_bytes_is_the_message_built_field_by_field(mo
                             wire = convert.match_start_wire(info, token)
                         assert wire == _match_start_built(info, token)
         # once per clock (decision_ms is the seat's here, so four), and for an option that
-        # cannot be a key (a list), once per seat
+        # cannot be a key (a list), at every call
         assert len(encoded) == (4 if "ranks" not in options else 3 * 4 * 3 * 2)
