@@ -394,12 +394,13 @@ class _Runner:
                 known = ", ".join(getattr(phases, "__members__", {})) or "none"
                 raise ValueError(f"stop_after: {game.name} has no phase {self.stop_after!r} (its phases: {known})")
         try:
-            await self._start_all()
+            await self._start_all(state.current_seat)
             await self._notify(state.log)
-            view, hands = state.spectator_view(), self._hands(state, self.observers)
-            for obs in self.observers:
-                await self._safe(obs.started(record.match_id, game.name, record.seat_names, view,
-                                             **self._seat_views(obs, hands)))
+            if self.observers:  # (a fresh state's spectator view is not made for nobody)
+                view, hands = state.spectator_view(), self._hands(state, self.observers)
+                for obs in self.observers:
+                    await self._safe(obs.started(record.match_id, game.name, record.seat_names, view,
+                                                 **self._seat_views(obs, hands)))
             self.mark = self.clock.now()  # when the arbiter's own time for the next decision began
             while not state.is_terminal and not (self.stop_after and self._cut(state)):
                 seat = state.current_seat
@@ -437,13 +438,14 @@ class _Runner:
         # What each seat (and a spectator) may learn of the ended game is the disclosure's:
         # the whole deal only where no deal of it comes back (cardarena.disclosure).
         told = self.config.disclosure
-        await asyncio.gather(
-            *(self._safe(s.finish(record.match_id, i, record.outcome, told.final_view(state, i)))
-              for i, s in enumerate(self.seats))
-        )
-        final_view = told.final_view(state, None)
-        for obs in self.observers:
-            await self._safe(obs.ended(record, final_view))
+        # Each seat in turn: no seat's ``finish`` waits (each writes or hands over its
+        # MatchEnd), and a task per seat cost the match's end three loop iterations.
+        for i, s in enumerate(self.seats):
+            await self._safe(s.finish(record.match_id, i, record.outcome, told.final_view(state, i)))
+        if self.observers:
+            final_view = told.final_view(state, None)
+            for obs in self.observers:
+                await self._safe(obs.ended(record, final_view))
 
     def _stopped(self) -> None:
         """Tell every seat and observer that the match stops here (its task was cancelled)."""
@@ -502,10 +504,16 @@ class _Runner:
         except Exception:  # noqa: BLE001 - a dead seat must not stop the others' results
             log.debug("seat notification failed", exc_info=True)
 
-    async def _start_all(self) -> None:
+    async def _start_all(self, first: int | None = None) -> None:
+        """Tell each seat the match starts (its MatchStart), in the order of play from
+        ``first``, the seat that acts first: its bot then sets up for the match while the
+        others are told, and is ready for the first Turn (docs/performance.md, issue 42)."""
         game, rec = self.game, self.record
         clock = self.config.clock
-        for seat, client in enumerate(self.seats):
+        n = len(self.seats)
+        first = first or 0
+        for seat in [(first + k) % n for k in range(n)]:
+            client = self.seats[seat]
             info = MatchInfo(
                 match_id=rec.match_id,
                 game=game.name,

@@ -424,16 +424,8 @@ class RemoteSeat(SeatClient):
             raise SeatDisconnected(f"{self.name} is not connected")
         seat_token = new_token(16)
         self.session.seat_tokens[(info.match_id, info.seat)] = seat_token
-        msg = pb.ArbiterMessage()  # built in place (a message passed to a constructor is copied)
-        start = msg.match_start
-        start.seat_token, start.match_id, start.game = seat_token, info.match_id, info.game
-        start.options.update(convert.options_to_wire(info.options))
-        start.seat, start.num_seats, start.bot_seed = info.seat, info.num_seats, info.seed
-        for t in info.teams:
-            start.teams.add().seats.extend(t)
-        start.seat_names.extend(info.seat_names)
-        start.clock.decision_ms, start.clock.bank_ms = info.decision_ms, info.bank_ms
-        self.session.send(msg)
+        # written as bytes, what every seat of the match is told alike encoded once (issue 42)
+        self.session.send(convert.match_start_wire(info, seat_token))
 
     #: An Act is read in a callback (the local channel's ``data_received``, gRPC's reader):
     #: the runner plays its decisions from there (``ask``).

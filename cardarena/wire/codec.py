@@ -1023,6 +1023,56 @@ def match_end_wire(game: str, match_id: str, seat: int, outcome: Outcome, events
     return _length_delimited(_ARBITER_MATCH_END_TAG, body)
 
 
+
+_MATCH_START = pb.MatchStart.DESCRIPTOR.fields_by_name
+_START_TAGS = tuple(_tag(_MATCH_START[name], 0 if name in ("seat", "bot_seed") else 2)
+                    for name in ("match_id", "seat", "bot_seed", "seat_token"))
+_ARBITER_MATCH_START_TAG = _tag(pb.ArbiterMessage.DESCRIPTOR.fields_by_name["match_start"], 2)
+#: (game, options, seats, clock) -> the bytes of the MatchStart fields every seat of a match
+#: is told alike: encoded once, not once a seat (and again for every match of a batch).
+_START_SHARED: dict[tuple, tuple[bytes, bytes]] = {}
+
+
+def _start_shared(info: Any) -> tuple[bytes, bytes]:
+    """The fields of ``info``'s MatchStart that are the same for each seat of its match, as
+    the bytes of the two runs of them between the seat's own fields (game and options;
+    seats and clock), kept per their values."""
+    try:
+        key: tuple | None = (info.game, tuple([(k, type(v), v) for k, v in info.options.items()]), info.num_seats,
+                             info.teams, info.seat_names, info.decision_ms, info.bank_ms)
+        wire = _START_SHARED.get(key)  # type: ignore[arg-type]
+    except TypeError:  # an option's value that is not hashable (a list): encoded each time
+        key = wire = None
+    if wire is None:
+        game = pb.MatchStart(game=info.game)
+        game.options.update(options_to_wire(info.options))
+        seats = pb.MatchStart(num_seats=info.num_seats, seat_names=info.seat_names)
+        for t in info.teams:
+            seats.teams.add().seats.extend(t)
+        seats.clock.decision_ms, seats.clock.bank_ms = info.decision_ms, info.bank_ms
+        wire = (game.SerializeToString(), seats.SerializeToString())
+        if key is not None:
+            _keep(_START_SHARED, key, wire, MEMO_SIZE)
+    return wire
+
+
+def match_start_wire(info: Any, seat_token: str) -> bytes:
+    """The serialized ArbiterMessage carrying ``info``'s MatchStart (a ``MatchInfo``) with
+    ``seat_token``, made as bytes (exactly the message's serialization): the fields every
+    seat of the match is told alike encoded once (``_start_shared``), the seat's own
+    (match, seat, seed, token) in their places between them."""
+    match_id = info.match_id
+    game, seats = _start_shared(info)
+    body = b"".join((
+        _length_delimited(_START_TAGS[0], match_id.encode()) if match_id else b"",
+        game,
+        (_START_TAGS[1] + _varint_any(info.seat)) if info.seat else b"",
+        seats,
+        (_START_TAGS[2] + _varint_any(info.seed)) if info.seed else b"",
+        _length_delimited(_START_TAGS[3], seat_token.encode()) if seat_token else b"",
+    ))
+    return _length_delimited(_ARBITER_MATCH_START_TAG, body)
+
 def turn_to_proto(game: str, match_id: str, request_id: int, seat: int, view: Any, legal_actions: Sequence[Any],
                   decision_ms: int, bank_ms: int, events: Sequence[Event] = ()) -> pb.ArbiterMessage:
     """The ArbiterMessage carrying a Turn (``turn_wire``, parsed). ``events`` must already

@@ -362,3 +362,48 @@ def test_an_answer_echoing_a_turns_action_is_read_as_the_engines_own_object():
         assert first == action and first is action and again is action
     with pytest.raises(convert.WireError):
         convert.action_from_proto("spades", pb.Action())
+
+
+def _match_start_built(info, token: str) -> bytes:
+    """A MatchStart as the arbiter built it before it was written as bytes: a message set
+    field by field, serialized."""
+    msg = pb.ArbiterMessage()
+    start = msg.match_start
+    start.seat_token, start.match_id, start.game = token, info.match_id, info.game
+    start.options.update(convert.options_to_wire(info.options))
+    start.seat, start.num_seats, start.bot_seed = info.seat, info.num_seats, info.seed
+    for t in info.teams:
+        start.teams.add().seats.extend(t)
+    start.seat_names.extend(info.seat_names)
+    start.clock.decision_ms, start.clock.bank_ms = info.decision_ms, info.bank_ms
+    return msg.SerializeToString()
+
+
+def test_the_match_start_written_as_bytes_is_the_message_built_field_by_field(monkeypatch):
+    """match_start_wire writes exactly protobuf's serialization of the MatchStart built
+    field by field, for every seat (seat 0 and seed 0 are left out as a serializer leaves
+    them), with options of every kind (a list's among them), none, and no teams; and the
+    fields every seat of a match is told alike are encoded once for the match's seats
+    (and the next match of the same game, options, seats and clock)."""
+    from cardarena.records import MatchInfo
+
+    monkeypatch.setattr(convert, "_START_SHARED", {})  # nothing kept from another test
+    encoded = []
+    real = convert.options_to_wire
+    names = ("north", "east", "south", "west")
+    for options, teams in [({"deals": 2, "target": 500, "blind_nil": True, "variant": None}, ((0, 2), (1, 3))),
+                           ({}, ()), ({"ranks": [1, 2, 3], "name": "x"}, ((0, 1),))]:
+        encoded.clear()
+        for match_id in ("m1", "a-longer-match-id", ""):
+            for seat in range(4):
+                for seed in (0, 7, 2**63 + 5):
+                    info = MatchInfo(match_id=match_id, game="spades", options=dict(options), seat=seat, num_seats=4,
+                                     teams=teams, seat_names=names, decision_ms=1000 * seat, bank_ms=60_000, seed=seed)
+                    for token in ("tok-" + "x" * seat, ""):
+                        with monkeypatch.context() as m:
+                            m.setattr(convert, "options_to_wire", lambda options: encoded.append(1) or real(options))
+                            wire = convert.match_start_wire(info, token)
+                        assert wire == _match_start_built(info, token)
+        # once per clock (decision_ms is the seat's here, so four), and for an option that
+        # cannot be a key (a list), at every call
+        assert len(encoded) == (4 if "ranks" not in options else 3 * 4 * 3 * 2)
