@@ -162,6 +162,23 @@ def test_views_and_events_show_only_what_the_seat_may_see(options):
         assert blind_states == 0
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_views_patched_by_a_bid_or_a_card_equal_views_built_afresh(seed):
+    """Bids, looks and card plays patch the shared view fields in place (attempt 96):
+    every seat's view and the spectator's, asked at every decision, equal the views of a
+    clone that builds them from the state."""
+    st = get_game("spades", {"deals": 2}).new_initial_state(seed)
+    rng = random.Random(seed)
+    while not st.is_terminal:
+        fresh = st.clone()  # (a clone's views are built afresh)
+        assert [st.view(s) for s in range(4)] == [fresh.view(s) for s in range(4)]
+        assert st.spectator_view() == fresh.spectator_view()
+        shared, bidding = st._view_cache, st.phase is Phase.BIDDING
+        st.apply(rng.choice(st.legal_actions()))
+        if bidding and st.phase is Phase.BIDDING:  # patched, not built again
+            assert st._view_cache is shared
+
+
 def test_blind_seat_view_invariant_under_own_hand_swap():
     game = get_game("spades", {"first_dealer": 3})
     st = game.new_initial_state(7)
