@@ -179,6 +179,23 @@ def test_views_patched_by_a_bid_or_a_card_equal_views_built_afresh(seed):
             assert st._view_cache is shared
 
 
+def test_recurring_events_are_interned():
+    """A deal's, a look's, a bid's, an exchange's and a give's events are the engine's
+    interned objects (attempt 98: the wire finds their bytes by identity), as plays and
+    tricks are: two games from the same seed and actions log the same objects."""
+    game = get_game("spades", {"deals": 2})
+    kinds = {"deal", "look", "bid", "exchange", "give", "play", "trick"}
+    for seed in range(6):
+        one, two = game.new_initial_state(seed), game.new_initial_state(seed)
+        rng = random.Random(seed)
+        while not one.is_terminal:
+            action = rng.choice(one.legal_actions())
+            one.apply(action)
+            two.apply(action)
+        pairs = [(a, b) for a, b in zip(one.log, two.log, strict=True) if a.kind in kinds]
+        assert {a.kind for a, _ in pairs} == kinds and all(a is b for a, b in pairs)
+
+
 def test_blind_seat_view_invariant_under_own_hand_swap():
     game = get_game("spades", {"first_dealer": 3})
     st = game.new_initial_state(7)

@@ -39,6 +39,10 @@ from .actions import (
 from .options import ExchangeOrder, SpadesOptions
 from .scoring import SideDealScore, game_result, score_side
 from .views import (
+    _BID_EVENTS,
+    _EXCHANGE_EVENTS,
+    _GIVE_EVENTS,
+    _LOOK_EVENTS,
     _PLAY_EVENTS,
     _PLAYED,
     _TRICK_EVENTS,
@@ -51,6 +55,9 @@ from .views import (
     SpadesViews,
     _after_play,
     _after_win,
+    _bid_index,
+    _deal_event,
+    _give_event,
     _seat_info,
 )
 
@@ -236,7 +243,7 @@ class SpadesState(SpadesViews, State):
         self.looked = [not self._blind_nil_possible(s) for s in range(NUM_SEATS)]
         self.sees = [False] * NUM_SEATS
         self._view_cache = None
-        self._emit("deal", d, f"deal {self.deal_no}: seat {d} deals 13 cards to each seat")
+        self._log.append(_deal_event(self.deal_no, d))
         for s in range(NUM_SEATS):
             if self.looked[s]:
                 self._reveal(s)
@@ -275,7 +282,7 @@ class SpadesState(SpadesViews, State):
         vb = self._view_cache
         if isinstance(action, Look):
             self.looked[s] = True
-            self._emit("look", s, f"seat {s} looks at its hand")
+            self._log.append(_LOOK_EVENTS[s])
             self._reveal(s)
             if vb is not None:  # patch the shared view: the seat's facts (it has looked)
                 self._patch_seat(vb, s)
@@ -283,7 +290,7 @@ class SpadesState(SpadesViews, State):
         assert isinstance(action, Bid)
         self.bids[s] = action.tricks
         self.blind[s] = action.blind
-        self._emit("bid", s, f"seat {s} bids {str(action)[4:]}")
+        self._log.append(_BID_EVENTS[s][_bid_index(action.tricks, action.blind)])
         if s != self.dealer:
             self.to_act = (s + 1) % NUM_SEATS
             if vb is not None:  # patch the shared view: the seat's bid, the next to act
@@ -321,7 +328,7 @@ class SpadesState(SpadesViews, State):
                 self.exchanges += [[b, p, None], [p, b, None]]
         # That an exchange happens, and between whom, is public.
         for giver, receiver, _ in self.exchanges[::2]:
-            self._emit("exchange", giver, f"seats {giver} and {receiver} exchange two cards (blind nil)")
+            self._log.append(_EXCHANGE_EVENTS[giver][receiver])
 
     def _start_exchange_step(self) -> None:
         giver = self.exchanges[self.exchange_step][0]
@@ -345,11 +352,8 @@ class SpadesState(SpadesViews, State):
         for c in action.cards:
             self.hands[giver].remove(c)
         self.hands[receiver] = sort_cards(self.hands[receiver] + list(action.cards))
-        self._emit("give", giver, f"seat {giver} gives two cards to seat {receiver}")
-        self._emit(
-            "give", giver, f"seat {giver} gives {' '.join(map(str, action.cards))} to seat {receiver}",
-            action.cards, {giver, receiver},
-        )
+        self._log.append(_GIVE_EVENTS[giver][receiver])
+        self._log.append(_give_event(giver, receiver, action.cards))
         self.exchange_step += 1
         if self.exchange_step < len(self.exchanges):
             self._start_exchange_step()
