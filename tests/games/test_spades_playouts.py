@@ -228,9 +228,12 @@ def test_exchange_cards_shown_after_the_game_only():
     st = game.new_initial_state(2)
     for a in ("look", "bid 3", "look", "bid 3", "bid blind_nil", "look", "bid 3"):
         st.apply(game.parse_action(a))
+    planned = st.view(1).exchanges
     st.apply(st.legal_actions()[0])
     assert st.view(1).exchanges[0].cards == () and st.view(2).exchanges[0].cards != ()
     assert st.view(1).exchanges[0].done and not st.view(1).exchanges[1].done
+    # the exchange facts are interned (attempt 99): the give not made yet is the same object
+    assert st.view(1).exchanges[1] is planned[1] and st.view(3).exchanges[1] is planned[1]
     rng = random.Random(0)
     while not st.is_terminal:
         st.apply(rng.choice(st.legal_actions()))

@@ -48,7 +48,6 @@ from .views import (
     _TRICK_EVENTS,
     SpadesDealRecord,
     SpadesDealResult,
-    SpadesExchange,
     SpadesHand,
     SpadesSideResult,
     SpadesTrick,
@@ -57,6 +56,7 @@ from .views import (
     _after_win,
     _bid_index,
     _deal_event,
+    _exchange_info,
     _give_event,
     _seat_info,
 )
@@ -459,7 +459,7 @@ class SpadesState(SpadesViews, State):
             SpadesDealRecord(
                 self.deal_no,
                 tuple(SpadesHand(s, h) for s, h in enumerate(self.dealt)),
-                tuple(SpadesExchange(g, r, True, c) for g, r, c in self.exchanges),
+                tuple(_exchange_info(g, r, True, c) for g, r, c in self.exchanges),
             )
         )
         self._check_end()

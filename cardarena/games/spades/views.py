@@ -290,6 +290,19 @@ def _seat_info(seat: int, hand_count: int, looked: bool, bid: int | None, blind:
     return info
 
 
+_EXCHANGES: dict[tuple, SpadesExchange] = {}
+
+
+def _exchange_info(giver: int, receiver: int, done: bool, cards: tuple[Card, ...]) -> SpadesExchange:
+    """The interned exchange facts (attempt 99: the wire keeps a view item's bytes by its
+    identity, so an exchange's are made once, not at every Turn of the exchange)."""
+    key = (giver, receiver, done, cards)
+    info = _EXCHANGES.get(key)
+    if info is None:
+        info = _EXCHANGES[key] = SpadesExchange(*key)
+    return info
+
+
 # The interned seat facts after the seat plays a card / wins a trick, keyed by id() of the
 # interned value before (interned values live forever, so their ids are never reused).
 _AFTER_PLAY: dict[int, SpadesSeat] = {}
@@ -370,7 +383,7 @@ class SpadesViews:
                 return seen
         over = self.phase is _GAME_OVER
         seen = cache[seat] = tuple(
-            SpadesExchange(g, r, c is not None, c if c is not None and (over or seat in (g, r)) else ())
+            _exchange_info(g, r, c is not None, c if c is not None and (over or seat in (g, r)) else ())
             for g, r, c in self.exchanges
         )
         return seen
