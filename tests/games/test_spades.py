@@ -243,6 +243,28 @@ def test_case12_give_of_cards_not_held_is_illegal():
     assert st.current_seat == 0 and len(st.hands[0]) == 13
 
 
+def test_case12_a_give_is_legal_exactly_when_it_is_two_held_cards():
+    """The gives are every pair of the hand's cards, in hand order (the order is part of
+    the record: attempt 95 builds them another way), and apply takes exactly those: for
+    every pair of the deck (gives made afresh, not the engine's objects) and one card
+    twice, legal iff in legal_actions()."""
+    st = state(deal({0: "2C 3D"}))
+    bid_all(st, "3", "3", "blind_nil", "3")
+    hand = st.hands[0]
+    legal = st.legal_actions()
+    assert [g.cards for g in legal] == [(a, b) for i, a in enumerate(hand) for b in hand[i + 1 :]]
+    pairs = [(a, b) for i, a in enumerate(STANDARD_DECK) for b in STANDARD_DECK[i:]]  # (a, a) too
+    for a, b in pairs:
+        give, trial = Give((a, b)), st.clone()
+        if give in legal:
+            trial.apply(give)
+            assert trial.hands[0] == [c for c in hand if c not in (a, b)]
+        else:
+            with pytest.raises(IllegalActionError, match="two cards you hold"):
+                trial.apply(give)
+    assert sum(Give(p) in legal for p in pairs) == len(legal) == 13 * 12 // 2
+
+
 # ---- cases 13-20 end to end: seat i holds one whole suit ---------------------------------
 # Seat 0 (all spades) leads every trick and wins all 13, whatever the others play.
 

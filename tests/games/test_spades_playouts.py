@@ -162,6 +162,40 @@ def test_views_and_events_show_only_what_the_seat_may_see(options):
         assert blind_states == 0
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_views_patched_by_a_bid_or_a_card_equal_views_built_afresh(seed):
+    """Bids, looks and card plays patch the shared view fields in place (attempt 96):
+    every seat's view and the spectator's, asked at every decision, equal the views of a
+    clone that builds them from the state."""
+    st = get_game("spades", {"deals": 2}).new_initial_state(seed)
+    rng = random.Random(seed)
+    while not st.is_terminal:
+        fresh = st.clone()  # (a clone's views are built afresh)
+        assert [st.view(s) for s in range(4)] == [fresh.view(s) for s in range(4)]
+        assert st.spectator_view() == fresh.spectator_view()
+        shared, bidding = st._view_cache, st.phase is Phase.BIDDING
+        st.apply(rng.choice(st.legal_actions()))
+        if bidding and st.phase is Phase.BIDDING:  # patched, not built again
+            assert st._view_cache is shared
+
+
+def test_recurring_events_are_interned():
+    """A deal's, a look's, a bid's, an exchange's and a give's events are the engine's
+    interned objects (attempt 98: the wire finds their bytes by identity), as plays and
+    tricks are: two games from the same seed and actions log the same objects."""
+    game = get_game("spades", {"deals": 2})
+    kinds = {"deal", "look", "bid", "exchange", "give", "play", "trick"}
+    for seed in range(6):
+        one, two = game.new_initial_state(seed), game.new_initial_state(seed)
+        rng = random.Random(seed)
+        while not one.is_terminal:
+            action = rng.choice(one.legal_actions())
+            one.apply(action)
+            two.apply(action)
+        pairs = [(a, b) for a, b in zip(one.log, two.log, strict=True) if a.kind in kinds]
+        assert {a.kind for a, _ in pairs} == kinds and all(a is b for a, b in pairs)
+
+
 def test_blind_seat_view_invariant_under_own_hand_swap():
     game = get_game("spades", {"first_dealer": 3})
     st = game.new_initial_state(7)
@@ -194,9 +228,12 @@ def test_exchange_cards_shown_after_the_game_only():
     st = game.new_initial_state(2)
     for a in ("look", "bid 3", "look", "bid 3", "bid blind_nil", "look", "bid 3"):
         st.apply(game.parse_action(a))
+    planned = st.view(1).exchanges
     st.apply(st.legal_actions()[0])
     assert st.view(1).exchanges[0].cards == () and st.view(2).exchanges[0].cards != ()
     assert st.view(1).exchanges[0].done and not st.view(1).exchanges[1].done
+    # the exchange facts are interned (attempt 99): the give not made yet is the same object
+    assert st.view(1).exchanges[1] is planned[1] and st.view(3).exchanges[1] is planned[1]
     rng = random.Random(0)
     while not st.is_terminal:
         st.apply(rng.choice(st.legal_actions()))

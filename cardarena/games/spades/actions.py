@@ -129,10 +129,6 @@ _GIVES = {
     (g.cards[0], g.cards[1]): g
     for g in (Give((a, b)) for i, a in enumerate(STANDARD_DECK) for b in STANDARD_DECK[i + 1 :])
 }
-#: The same gives as a table: ``_GIVES_BY[a][b]`` for a before b in hand order.
-_GIVES_BY: tuple[tuple[Give | None, ...], ...] = tuple(
-    tuple(_GIVES.get((a, b)) for b in range(52)) for a in range(52)
-)
 
 
 class Phase(enum.Enum):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from itertools import combinations
 from typing import TYPE_CHECKING, Sequence
 
 from ..base import Action, EndReason, Event, IllegalActionError, Outcome, State
@@ -16,7 +17,7 @@ from .actions import (
     _CARD_STR,
     _EXCHANGE,
     _GAME_OVER,
-    _GIVES_BY,
+    _GIVES,
     _LOOK,
     _PLAY,
     _PLAYS,
@@ -38,18 +39,26 @@ from .actions import (
 from .options import ExchangeOrder, SpadesOptions
 from .scoring import SideDealScore, game_result, score_side
 from .views import (
+    _BID_EVENTS,
+    _EXCHANGE_EVENTS,
+    _GIVE_EVENTS,
+    _LOOK_EVENTS,
     _PLAY_EVENTS,
     _PLAYED,
     _TRICK_EVENTS,
     SpadesDealRecord,
     SpadesDealResult,
-    SpadesExchange,
     SpadesHand,
     SpadesSideResult,
     SpadesTrick,
     SpadesViews,
     _after_play,
     _after_win,
+    _bid_index,
+    _deal_event,
+    _exchange_info,
+    _give_event,
+    _seat_info,
 )
 
 if TYPE_CHECKING:
@@ -147,14 +156,15 @@ class SpadesState(SpadesViews, State):
             if action not in legal:
                 raise IllegalActionError(f"{action}: {self._why_illegal(action)}")
         start = len(self._log)
-        self._view_cache = None
         self._exchange_views = None
         self._legal = None
         if self.phase is _BIDDING:
-            self._apply_bidding(action)
+            self._apply_bidding(action)  # patches the shared view's fields, as a card play
         elif self.phase is _EXCHANGE:
+            self._view_cache = None
             self._apply_exchange(action)
         else:
+            self._view_cache = None
             self._apply_play(action)
         return self._log[start:]
 
@@ -227,7 +237,7 @@ class SpadesState(SpadesViews, State):
         self.looked = [not self._blind_nil_possible(s) for s in range(NUM_SEATS)]
         self.sees = [False] * NUM_SEATS
         self._view_cache = None
-        self._emit("deal", d, f"deal {self.deal_no}: seat {d} deals 13 cards to each seat")
+        self._log.append(_deal_event(self.deal_no, d))
         for s in range(NUM_SEATS):
             if self.looked[s]:
                 self._reveal(s)
@@ -263,25 +273,38 @@ class SpadesState(SpadesViews, State):
 
     def _apply_bidding(self, action: Action) -> None:
         s = self.to_act
+        vb = self._view_cache
         if isinstance(action, Look):
             self.looked[s] = True
-            self._emit("look", s, f"seat {s} looks at its hand")
+            self._log.append(_LOOK_EVENTS[s])
             self._reveal(s)
+            if vb is not None:  # patch the shared view: the seat's facts (it has looked)
+                self._patch_seat(vb, s)
             return  # the same seat bids next
         assert isinstance(action, Bid)
         self.bids[s] = action.tricks
         self.blind[s] = action.blind
-        self._emit("bid", s, f"seat {s} bids {str(action)[4:]}")
+        self._log.append(_BID_EVENTS[s][_bid_index(action.tricks, action.blind)])
         if s != self.dealer:
             self.to_act = (s + 1) % NUM_SEATS
+            if vb is not None:  # patch the shared view: the seat's bid, the next to act
+                self._patch_seat(vb, s)
+                vb["to_act"] = self.to_act
             return
         # The dealer bid last: exchange if a blind nil was bid, else play.
+        self._view_cache = None
         self._plan_exchanges()
         if self.exchanges:
             self.phase = _EXCHANGE
             self._start_exchange_step()
         else:
             self._start_play()
+
+    def _patch_seat(self, vb: dict, s: int) -> None:
+        """The shared view's facts of seat ``s`` as they are now (what ``_public`` builds)."""
+        seats = list(vb["seats"])
+        seats[s] = _seat_info(s, len(self.hands[s]), self.looked[s], self.bids[s], self.blind[s], self.tricks_won[s])
+        vb["seats"] = tuple(seats)
 
     # ---- EXCHANGE (§3.3) ----------------------------------------------------------------
 
@@ -299,7 +322,7 @@ class SpadesState(SpadesViews, State):
                 self.exchanges += [[b, p, None], [p, b, None]]
         # That an exchange happens, and between whom, is public.
         for giver, receiver, _ in self.exchanges[::2]:
-            self._emit("exchange", giver, f"seats {giver} and {receiver} exchange two cards (blind nil)")
+            self._log.append(_EXCHANGE_EVENTS[giver][receiver])
 
     def _start_exchange_step(self) -> None:
         giver = self.exchanges[self.exchange_step][0]
@@ -308,8 +331,8 @@ class SpadesState(SpadesViews, State):
 
     def _exchange_actions(self) -> list[Action]:
         hand = self.hands[self.to_act]
-        gives = _GIVES_BY
-        return [g for i, a in enumerate(hand) for g in map(gives[a].__getitem__, hand[i + 1 :])]
+        # Every pair in hand order (combinations keeps it), looked up by its two cards.
+        return list(map(_GIVES.__getitem__, combinations(hand, 2)))
 
     def _apply_exchange(self, action: Action) -> None:
         assert isinstance(action, Give)
@@ -319,11 +342,8 @@ class SpadesState(SpadesViews, State):
         for c in action.cards:
             self.hands[giver].remove(c)
         self.hands[receiver] = sort_cards(self.hands[receiver] + list(action.cards))
-        self._emit("give", giver, f"seat {giver} gives two cards to seat {receiver}")
-        self._emit(
-            "give", giver, f"seat {giver} gives {' '.join(map(str, action.cards))} to seat {receiver}",
-            action.cards, {giver, receiver},
-        )
+        self._log.append(_GIVE_EVENTS[giver][receiver])
+        self._log.append(_give_event(giver, receiver, action.cards))
         self.exchange_step += 1
         if self.exchange_step < len(self.exchanges):
             self._start_exchange_step()
@@ -429,7 +449,7 @@ class SpadesState(SpadesViews, State):
             SpadesDealRecord(
                 self.deal_no,
                 tuple(SpadesHand(s, h) for s, h in enumerate(self.dealt)),
-                tuple(SpadesExchange(g, r, True, c) for g, r, c in self.exchanges),
+                tuple(_exchange_info(g, r, True, c) for g, r, c in self.exchanges),
             )
         )
         self._check_end()

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ..base import Event
 from ..cards import STANDARD_DECK, Card
-from .actions import _GAME_OVER, _PLAY, NUM_SEATS, NUM_TRICKS, SIDES, Phase
+from .actions import _GAME_OVER, _PLAY, MAX_BID, NUM_SEATS, NUM_TRICKS, SIDES, Phase
 
 
 @dataclass(frozen=True)
@@ -232,6 +232,51 @@ _PLAY_EVENTS = tuple(
 _TRICK_EVENTS = tuple(
     tuple(Event("trick", s, f"seat {s} wins trick {n}", (), None) for n in range(NUM_TRICKS + 1)) for s in range(NUM_SEATS)
 )
+#: The bidding's and the exchange's recurring events, interned as the plays' are (the wire
+#: finds an interned event's bytes by its identity: a fresh one is hashed field by field,
+#: attempt 98): a look, a bid (by ``_bid_index``), the public exchange and give;
+#: the deal's and the private give's below.
+_LOOK_EVENTS = tuple(Event("look", s, f"seat {s} looks at its hand") for s in range(NUM_SEATS))
+_BID_EVENTS = tuple(
+    tuple(Event("bid", s, f"seat {s} bids {'nil' if n == 0 else n}") for n in range(MAX_BID + 1))
+    + (Event("bid", s, f"seat {s} bids blind_nil"),)
+    for s in range(NUM_SEATS)
+)
+_EXCHANGE_EVENTS = tuple(
+    tuple(Event("exchange", g, f"seats {g} and {r} exchange two cards (blind nil)") for r in range(NUM_SEATS))
+    for g in range(NUM_SEATS)
+)
+_GIVE_EVENTS = tuple(
+    tuple(Event("give", g, f"seat {g} gives two cards to seat {r}") for r in range(NUM_SEATS)) for g in range(NUM_SEATS)
+)
+
+#: Made on first use (a deal's number, a give's cards): (deal, dealer) -> the deal's event;
+#: (giver, receiver, cards) -> the give as the two partners see it.
+_DEAL_EVENTS: dict[tuple[int, int], Event] = {}
+_GIVE_CARD_EVENTS: dict[tuple, Event] = {}
+
+
+def _deal_event(deal: int, dealer: int) -> Event:
+    event = _DEAL_EVENTS.get((deal, dealer))
+    if event is None:
+        event = _DEAL_EVENTS[deal, dealer] = Event("deal", dealer, f"deal {deal}: seat {dealer} deals 13 cards to each seat")
+    return event
+
+
+def _give_event(giver: int, receiver: int, cards: tuple[Card, ...]) -> Event:
+    event = _GIVE_CARD_EVENTS.get((giver, receiver, cards))
+    if event is None:
+        event = _GIVE_CARD_EVENTS[giver, receiver, cards] = Event(
+            "give", giver, f"seat {giver} gives {' '.join(map(str, cards))} to seat {receiver}", cards,
+            frozenset((giver, receiver)))
+    return event
+
+
+def _bid_index(tricks: int, blind: bool) -> int:
+    """A bid's place in ``_BID_EVENTS[seat]``: its tricks, MAX_BID + 1 for blind nil."""
+    return MAX_BID + 1 if blind else tricks
+
+
 _SEATS: dict[tuple, SpadesSeat] = {}
 _new = object.__new__
 _set = object.__setattr__
@@ -242,6 +287,19 @@ def _seat_info(seat: int, hand_count: int, looked: bool, bid: int | None, blind:
     info = _SEATS.get(key)
     if info is None:
         info = _SEATS[key] = SpadesSeat(*key)
+    return info
+
+
+_EXCHANGES: dict[tuple, SpadesExchange] = {}
+
+
+def _exchange_info(giver: int, receiver: int, done: bool, cards: tuple[Card, ...]) -> SpadesExchange:
+    """The interned exchange facts (attempt 99: the wire keeps a view item's bytes by its
+    identity, so an exchange's are made once, not at every Turn of the exchange)."""
+    key = (giver, receiver, done, cards)
+    info = _EXCHANGES.get(key)
+    if info is None:
+        info = _EXCHANGES[key] = SpadesExchange(*key)
     return info
 
 
@@ -325,7 +383,7 @@ class SpadesViews:
                 return seen
         over = self.phase is _GAME_OVER
         seen = cache[seat] = tuple(
-            SpadesExchange(g, r, c is not None, c if c is not None and (over or seat in (g, r)) else ())
+            _exchange_info(g, r, c is not None, c if c is not None and (over or seat in (g, r)) else ())
             for g, r, c in self.exchanges
         )
         return seen
