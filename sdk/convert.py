@@ -65,8 +65,8 @@ def turn_from_proto(game: str, msg: pb.Turn, frame: bytes | None = None) -> tupl
     """(view, legal_actions) of a Turn. The view is lazy (``codec.lazy_view_from_proto``):
     each of its fields is decoded when the bot first reads it, so a bot pays only for what
     it reads; the legal actions are decoded (every bot reads them). ``frame``: the bytes
-    of the ArbiterMessage ``msg`` came in, when the transport has them (the local
-    channel): legal actions seen before are then found by their bytes there."""
+    of the ArbiterMessage ``msg`` came in (both transports hand them over): legal
+    actions seen before are then found by their bytes there."""
     return convert.lazy_view_from_proto(game, msg.view), _legal_actions(game, msg.legal_actions, frame)
 
 

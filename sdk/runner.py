@@ -57,9 +57,9 @@ class Connection:
       view deltas left it (a test of resync forgets or spoils one);
     - ``view_deltas`` (class attribute): the revision of view deltas the Hello asks for
       (arena.proto ViewDelta); 0 asks for whole views in every Turn;
-    - ``frame``: on the local channel, (the message, the bytes it was read from), whose
-      Turn's legal actions and events ``super().handle`` reads from those bytes when it is
-      given that very message; one that changes the message's legal actions or events in
+    - ``frame``: (the message, the bytes it was read from; on the local channel and over
+      gRPC alike), whose Turn's legal actions and events ``super().handle`` reads from
+      those bytes when it is given that very message; one that changes the message's legal actions or events in
       place first sets it to None (a new message, or a changed count of them, is noticed).
     """
 
@@ -80,7 +80,7 @@ class Connection:
         #: the arbiter's id of this connection (Welcome.session_id), once welcomed
         self.session_id = ""
         #: (message, the bytes it was parsed from) of the frame being handled, set by the
-        #: local channel's loop: a Turn's legal actions and events are read from those
+        #: local channel's loop and the gRPC one: a Turn's legal actions and events are read from those
         #: bytes (``convert.turn_from_proto``, ``events_from_proto``) when ``handle`` is
         #: given that very message
         self.frame: tuple[pb.ArbiterMessage, bytes] | None = None
