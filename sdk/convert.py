@@ -65,24 +65,28 @@ def turn_from_proto(game: str, msg: pb.Turn, frame: bytes | None = None) -> tupl
     """(view, legal_actions) of a Turn. The view is lazy (``codec.lazy_view_from_proto``):
     each of its fields is decoded when the bot first reads it, so a bot pays only for what
     it reads; the legal actions are decoded (every bot reads them). ``frame``: the bytes
-    of the ArbiterMessage ``msg`` came in, when the transport has them (the local
-    channel): legal actions seen before are then found by their bytes there."""
-    view = convert.lazy_view_from_proto(game, msg.view)
-    legals = msg.legal_actions
-    legal = convert.legal_actions_from_frame(game, frame, len(legals)) if frame is not None else None
-    if legal is None:
-        legal = convert.legal_actions_from_proto(game, legals)
-    return view, legal
+    of the ArbiterMessage ``msg`` came in (both transports hand them over): legal
+    actions seen before are then found by their bytes there."""
+    return convert.lazy_view_from_proto(game, msg.view), _legal_actions(game, msg.legal_actions, frame)
 
 
-def turn_delta_from_proto(game: str, msg: pb.Turn, views: convert.ViewDeltaReader) -> tuple[Any, list[Any]] | None:
+def turn_delta_from_proto(game: str, msg: pb.Turn, views: convert.ViewDeltaReader,
+                          frame: bytes | None = None) -> tuple[Any, list[Any]] | None:
     """``turn_from_proto`` for a Turn carrying a ``view_delta``: the seat's view rebuilt by
     ``views`` (the seat's ViewDeltaReader), or None if the delta does not apply to the view
-    it holds (the bot then answers Act.resync and the arbiter sends the whole view)."""
+    it holds (the bot then answers Act.resync and the arbiter sends the whole view).
+    ``frame`` as for ``turn_from_proto``."""
     view = views.apply(msg.view_delta)
     if view is None:
         return None
-    return view, convert.legal_actions_from_proto(game, msg.legal_actions)
+    return view, _legal_actions(game, msg.legal_actions, frame)
+
+
+def _legal_actions(game: str, legals: Any, frame: bytes | None) -> list[Any]:
+    """A Turn's legal actions: found by their bytes in ``frame`` where all were seen before,
+    else decoded from the message's."""
+    legal = convert.legal_actions_from_frame(game, frame, len(legals)) if frame is not None else None
+    return convert.legal_actions_from_proto(game, legals) if legal is None else legal
 
 
 def act_to_proto(game: str, match_id: str, request_id: int, action: Any, seat_token: str = "") -> pb.BotMessage:

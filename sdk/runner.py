@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from cardarena.v1 import arena_pb2 as pb
-from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from sdk import convert
 from sdk.bot import Bot
 from cardarena.wire import framing
@@ -57,9 +57,9 @@ class Connection:
       view deltas left it (a test of resync forgets or spoils one);
     - ``view_deltas`` (class attribute): the revision of view deltas the Hello asks for
       (arena.proto ViewDelta); 0 asks for whole views in every Turn;
-    - ``frame``: on the local channel, (the message, the bytes it was read from), whose
-      Turn's legal actions and events ``super().handle`` reads from those bytes when it is
-      given that very message; one that changes the message's legal actions or events in
+    - ``frame``: (the message, the bytes it was read from; on the local channel and over
+      gRPC alike), whose Turn's legal actions and events ``super().handle`` reads from
+      those bytes when it is given that very message; one that changes the message's legal actions or events in
       place first sets it to None (a new message, or a changed count of them, is noticed).
     """
 
@@ -80,7 +80,7 @@ class Connection:
         #: the arbiter's id of this connection (Welcome.session_id), once welcomed
         self.session_id = ""
         #: (message, the bytes it was parsed from) of the frame being handled, set by the
-        #: local channel's loop: a Turn's legal actions and events are read from those
+        #: local channel's loop and the gRPC one: a Turn's legal actions and events are read from those
         #: bytes (``convert.turn_from_proto``, ``events_from_proto``) when ``handle`` is
         #: given that very message
         self.frame: tuple[pb.ArbiterMessage, bytes] | None = None
@@ -158,7 +158,7 @@ class Connection:
                 views = self.views.get(key)
                 if views is None:
                     views = self.views[key] = convert.ViewDeltaReader(driver.game)
-                got = convert.turn_delta_from_proto(driver.game, turn, views)
+                got = convert.turn_delta_from_proto(driver.game, turn, views, frame)
                 if got is None:  # not the view this seat holds: the whole view, please (nothing else of the Turn is used)
                     self.resyncs += 1
                     log.info("%s: a view delta did not apply (request %d); asking for the whole view", self.name, turn.request_id)
@@ -262,6 +262,14 @@ def run(
     return result[0]
 
 
+#: The bot stream's method. The SDK reads its messages as bytes and parses them itself (what
+#: grpc's deserializer would do), so that, as on the local channel, a Turn's legal actions
+#: are found by their bytes in the frame (``session.frame``, ``codec.legal_actions_from_frame``).
+PLAY = "/cardarena.v1.Arena/Play"
+_SERIALIZE_BOT = pb.BotMessage.SerializeToString
+_PARSE_ARBITER = pb.ArbiterMessage.FromString
+
+
 def _channel(address: str, tls_ca: bytes | str | None) -> grpc.aio.Channel:
     if tls_ca is None:
         return grpc.aio.insecure_channel(address)
@@ -274,7 +282,7 @@ async def _play(session: Connection, address: str, hello: pb.BotMessage, stop: t
     write_failed = False
     try:
         async with _channel(address, tls_ca) as channel:
-            call = pb_grpc.ArenaStub(channel).Play()
+            call = channel.stream_stream(PLAY, request_serializer=_SERIALIZE_BOT)()  # the answers as bytes (below)
             if stop is not None:
                 loop = asyncio.get_running_loop()
                 task = asyncio.current_task()
@@ -283,11 +291,13 @@ async def _play(session: Connection, address: str, hello: pb.BotMessage, stop: t
             first = True
             # (iterate, not call.read(): read() drops messages still buffered once the
             # status has arrived, and the arbiter's last words, e.g. Error(flood), matter)
-            async for msg in call:
+            async for data in call:
+                msg = _PARSE_ARBITER(data)
                 if first:
                     first = False
                     _welcomed(session, msg, address)
                     continue
+                session.frame = (msg, data)
                 session.handle(msg)
                 while (out := session._take()) is not None:
                     if writable:
@@ -299,6 +309,8 @@ async def _play(session: Connection, address: str, hello: pb.BotMessage, stop: t
         if stop is not None and stop.is_set():
             return session.matches_played
         raise
+    except DecodeError:  # (grpc's own deserializer failed the call as INTERNAL here)
+        raise ArbiterError("stream failed: a message from the arbiter is not an ArbiterMessage") from None
     except grpc.RpcError as exc:
         if exc.code() == grpc.StatusCode.CANCELLED and stop is not None and stop.is_set():
             return session.matches_played

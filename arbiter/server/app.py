@@ -18,7 +18,7 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from arbiter import scratch
 from arbiter.server import auth, localchannel
-from arbiter.server.botstream import HELLO_TIMEOUT_S, SERVER_OPTIONS, BotStreamServicer, Hub, MatchesServicer
+from arbiter.server.botstream import HELLO_TIMEOUT_S, SERVER_OPTIONS, BotStreamServicer, Hub, MatchesServicer, add_arena
 from arbiter.server.bots import add_bots_service
 from arbiter.server.spectate import add_spectate_service
 from cardarena.records import Clock
@@ -160,7 +160,7 @@ async def start_server(
     admin_token = admin_token or auth.new_token()
     server = grpc.aio.server(options=SERVER_OPTIONS)
     bot_stream = BotStreamServicer(hub, hello_timeout)
-    pb_grpc.add_ArenaServicer_to_server(bot_stream, server)
+    add_arena(bot_stream, server)
     matches_servicer = MatchesServicer(hub, admin_token, default_clock)
     names = [
         pb.DESCRIPTOR.services_by_name["Arena"].full_name,

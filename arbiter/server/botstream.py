@@ -69,6 +69,22 @@ SERVER_OPTIONS: tuple[tuple[str, Any], ...] = (
 )
 
 
+def serialized(msg: pb.ArbiterMessage | bytes) -> bytes:
+    """The bytes grpc writes for what ``Play`` yields: a Turn is already the serialized
+    ArbiterMessage (``convert.turn_wire``) and goes out as it is, with no message parsed
+    from it only to be serialized again; any other message is serialized."""
+    return msg if msg.__class__ is bytes else msg.SerializeToString()
+
+
+def add_arena(servicer: "BotStreamServicer", server: Any) -> None:
+    """Serve the bot stream (``Arena.Play``) on ``server``: the generated
+    ``add_ArenaServicer_to_server`` with ``serialized`` as the response serializer."""
+    handlers = {"Play": grpc.stream_stream_rpc_method_handler(
+        servicer.Play, request_deserializer=pb.BotMessage.FromString, response_serializer=serialized)}
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("cardarena.v1.Arena", handlers),))
+    server.add_registered_method_handlers("cardarena.v1.Arena", handlers)
+
+
 def _err(code: str, message: str, match_id: str = "", request_id: int = 0) -> pb.ArbiterMessage:
     return pb.ArbiterMessage(error=pb.Error(code=code, message=message, match_id=match_id, request_id=request_id))
 
@@ -651,7 +667,7 @@ class BotStreamServicer(pb_grpc.ArenaServicer):
                 msg = await session.outbox.get()
                 if msg is None:
                     break
-                yield pb.ArbiterMessage.FromString(msg) if isinstance(msg, bytes) else msg
+                yield msg  # a Turn as the bytes it was written as (``serialized``)
         finally:
             reader.cancel()
             self.hub.remove(session)
