@@ -54,6 +54,7 @@ import argparse
 import asyncio
 import collections
 import json
+import math
 import os
 import shutil
 import signal
@@ -924,6 +925,10 @@ TIMELINE_ROWS: tuple[tuple[str, str], ...] = (
     ("turn", "  the bot: the Turn's write to its choose (its wake-up, read, parse, the SDK)"),
     ("choose", "  the bot's choose"),
     ("act", "  the choose's end to the Act's data_received (the SDK's Act, its write, the arbiter's read)"),
+    ("decision.mean", "a decision, mean (what the bench's row averages: the costly decisions count)"),
+    ("decision.bid", "  mean of a bid's (or look's), its Turn's write to the next's"),
+    ("decision.give", "  mean of a give's (Spades' exchange: ~91 legal actions)"),
+    ("decision.play", "  mean of a card play's"),
     ("sends.long", "sends of a Turn over 20 µs: the woken bot ran first on the arbiter's CPU (%)"),
     ("watched", "Turns whose Act the arbiter watched for, awake (%)"),
 )
@@ -951,6 +956,7 @@ async def _timeline_round(venue: Any, names: list[str], matches: int, seed: int)
         data_received(conn, data)
 
     rows: dict[str, list[float]] = collections.defaultdict(list)
+    kinds: dict[str, list[float]] = collections.defaultdict(list)  # the decisions by the kind of action
     watched = localchannel._Awaited.watched
     decisions = 0
     localchannel._Connection.send = stamped_send  # type: ignore[method-assign]
@@ -970,10 +976,15 @@ async def _timeline_round(venue: Any, names: list[str], matches: int, seed: int)
                 if k + 1 < len(writes):
                     rows["arbiter"].append(writes[k + 1] - reads[k])
                     rows["decision"].append(writes[k + 1] - writes[k])
+                    kind = str(recorded.action).split(" ", 1)[0]  # the record's text: "bid 3", "give 2C 3D", ...
+                    kinds["bid" if kind == "look" else kind].append(writes[k + 1] - writes[k])
     finally:
         localchannel._Connection.send = send  # type: ignore[method-assign]
         localchannel._Connection.data_received = data_received  # type: ignore[method-assign]
     out = {key: statistics.median(vals) / 1e3 for key, vals in rows.items()}
+    out["decision.mean"] = statistics.fmean(rows["decision"]) / 1e3
+    for kind in ("bid", "give", "play"):  # nan: none of that kind in this round (a deal without an exchange)
+        out[f"decision.{kind}"] = statistics.fmean(kinds[kind]) / 1e3 if kinds[kind] else math.nan
     out["sends.long"] = 100 * sum(1 for d in rows["send"] if d > 20_000) / len(rows["send"])
     out["watched"] = 100 * (localchannel._Awaited.watched - watched) / decisions
     return out
@@ -1314,8 +1325,9 @@ def _print_medians(rows: Sequence[tuple[str, str]], passes: list[dict[str, float
     """One line per row: its label, the median over the passes, then every pass's value."""
     for key, label in rows:
         vals = [p[key] for p in passes]
-        print(f"  {label:{width}} {statistics.median(vals):{digits + 5}.{digits}f}  "
-              f"({', '.join(f'{v:.{digits}f}' for v in vals)})")
+        seen = [v for v in vals if not math.isnan(v)]  # (nan: not measured in that pass)
+        median = f"{statistics.median(seen):{digits + 5}.{digits}f}" if seen else f"{'-':>{digits + 5}}"
+        print(f"  {label:{width}} {median}  ({', '.join('-' if math.isnan(v) else f'{v:.{digits}f}' for v in vals)})")
 
 
 def main(argv: list[str] | None = None) -> int:

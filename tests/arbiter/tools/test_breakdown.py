@@ -3,6 +3,7 @@ only how samples and counters are turned into the table, and that a harness runs
 
 from __future__ import annotations
 
+import math
 import os
 
 import pytest
@@ -178,3 +179,19 @@ def test_the_timeline_stamps_both_sides_of_hosted_local_decisions_on_one_clock()
     assert all(row[key] > 0 for key in ("decision", "arbiter", "send", "turn", "choose", "act"))
     assert row["decision"] > row["arbiter"] and row["decision"] > row["choose"]
     assert 0 <= row["sends.long"] <= 100 and 0 <= row["watched"] <= 100
+    # the mean (the bench's row) beside the median, and by the kind of decision: every match
+    # bids and plays cards; an exchange only follows a blind nil (nan: none this round)
+    assert row["decision.mean"] > 0 and row["decision.bid"] > 0 and row["decision.play"] > 0
+    assert math.isnan(row["decision.give"]) or row["decision.give"] > 0
+
+
+def test_rows_not_measured_in_a_pass_print_as_a_dash(capsys):
+    """``_print_medians``: a row measured in some passes only (a timeline round without a give
+    turn) takes the median of those, and shows the others as "-"; none at all, a "-"."""
+    rows = [("a", "A"), ("b", "B")]
+    bd._print_medians(rows, [{"a": 1.0, "b": math.nan}, {"a": 3.0, "b": math.nan}, {"a": 2.0, "b": 7.0}], 4, 1)
+    bd._print_medians(rows[1:], [{"b": math.nan}], 4, 1)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split() == ["A", "2.0", "(1.0,", "3.0,", "2.0)"]
+    assert out[1].split() == ["B", "7.0", "(-,", "-,", "7.0)"]
+    assert out[2].split() == ["B", "-", "(-)"]
