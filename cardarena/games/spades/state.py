@@ -58,7 +58,6 @@ from .views import (
     _deal_event,
     _exchange_info,
     _give_event,
-    _seat_info,
 )
 
 if TYPE_CHECKING:
@@ -303,7 +302,7 @@ class SpadesState(SpadesViews, State):
     def _patch_seat(self, vb: dict, s: int) -> None:
         """The shared view's facts of seat ``s`` as they are now (what ``_public`` builds)."""
         seats = list(vb["seats"])
-        seats[s] = _seat_info(s, len(self.hands[s]), self.looked[s], self.bids[s], self.blind[s], self.tricks_won[s])
+        seats[s] = self._seat_now(s)
         vb["seats"] = tuple(seats)
 
     # ---- EXCHANGE (§3.3) ----------------------------------------------------------------

@@ -331,15 +331,17 @@ class SpadesViews:
 
     # ---- views (§6): THE seam ------------------------------------------------------------
 
+    def _seat_now(self, s: int) -> SpadesSeat:
+        """Seat ``s``'s public facts as they are now (interned: ``_seat_info``)."""
+        return _seat_info(s, len(self.hands[s]), self.looked[s], self.bids[s], self.blind[s], self.tricks_won[s])
+
     def _public(self) -> dict:
         """The fields of a view every seat shares, in field order (the per-seat ones are
-        placeholders). Cached until the next ``apply``; a card play patches it in place."""
+        placeholders). Cached until the next ``apply``; a card play, a bid or a look patches
+        it in place."""
         vb = self._view_cache
         if vb is None:
-            hands, looked, bids, blind, won = self.hands, self.looked, self.bids, self.blind, self.tricks_won
-            seats = tuple(
-                _seat_info(s, len(hands[s]), looked[s], bids[s], blind[s], won[s]) for s in range(NUM_SEATS)
-            )
+            seats = tuple(map(self._seat_now, range(NUM_SEATS)))
             sides = self._sides
             if sides is None or sides[0].score != self.scores[0] or sides[1].score != self.scores[1] \
                     or sides[0].bags != self.bags[0] or sides[1].bags != self.bags[1]:
