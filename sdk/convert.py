@@ -106,8 +106,8 @@ def act_to_proto(game: str, match_id: str, request_id: int, action: Any, seat_to
 def events_from_proto(msg: pb.Turn | pb.MatchEnd | pb.Update, frame: bytes | None = None) -> list[Any]:
     """The events a Turn, MatchEnd (or Update) carries, in order; each found by its bytes
     where seen before (most events recur: a seat's play of a card, a trick won). ``frame``:
-    the bytes of the ArbiterMessage a Turn ``msg`` came in (the local channel), read for
-    its events as ``turn_from_proto`` reads it for the legal actions."""
+    the bytes of the ArbiterMessage a Turn ``msg`` came in (both transports hand them
+    over), read for its events as ``turn_from_proto`` reads it for the legal actions."""
     events = msg.events
     got = convert.events_from_frame(frame, len(events)) if frame is not None else None
     return got if got is not None else convert.events_from_proto(events)

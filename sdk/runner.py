@@ -265,7 +265,7 @@ def run(
 #: The bot stream's method. The SDK reads its messages as bytes and parses them itself (what
 #: grpc's deserializer would do), so that, as on the local channel, a Turn's legal actions
 #: are found by their bytes in the frame (``session.frame``, ``codec.legal_actions_from_frame``).
-PLAY = "/cardarena.v1.Arena/Play"
+PLAY = f"/{pb.DESCRIPTOR.services_by_name['Arena'].full_name}/Play"  # as the .proto names it
 _SERIALIZE_BOT = pb.BotMessage.SerializeToString
 _PARSE_ARBITER = pb.ArbiterMessage.FromString
 

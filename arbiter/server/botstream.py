@@ -79,10 +79,11 @@ def serialized(msg: pb.ArbiterMessage | bytes) -> bytes:
 def add_arena(servicer: "BotStreamServicer", server: Any) -> None:
     """Serve the bot stream (``Arena.Play``) on ``server``: the generated
     ``add_ArenaServicer_to_server`` with ``serialized`` as the response serializer."""
+    name = pb.DESCRIPTOR.services_by_name["Arena"].full_name  # as the .proto names it
     handlers = {"Play": grpc.stream_stream_rpc_method_handler(
         servicer.Play, request_deserializer=pb.BotMessage.FromString, response_serializer=serialized)}
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("cardarena.v1.Arena", handlers),))
-    server.add_registered_method_handlers("cardarena.v1.Arena", handlers)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(name, handlers),))
+    server.add_registered_method_handlers(name, handlers)
 
 
 def _err(code: str, message: str, match_id: str = "", request_id: int = 0) -> pb.ArbiterMessage:

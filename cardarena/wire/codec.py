@@ -1023,7 +1023,6 @@ def match_end_wire(game: str, match_id: str, seat: int, outcome: Outcome, events
     return _length_delimited(_ARBITER_MATCH_END_TAG, body)
 
 
-
 _MATCH_START = pb.MatchStart.DESCRIPTOR.fields_by_name
 _START_TAGS = tuple(_tag(_MATCH_START[name], 0 if name in ("seat", "bot_seed") else 2)
                     for name in ("match_id", "seat", "bot_seed", "seat_token"))
@@ -1072,6 +1071,7 @@ def match_start_wire(info: Any, seat_token: str) -> bytes:
         _length_delimited(_START_TAGS[3], seat_token.encode()) if seat_token else b"",
     ))
     return _length_delimited(_ARBITER_MATCH_START_TAG, body)
+
 
 def turn_to_proto(game: str, match_id: str, request_id: int, seat: int, view: Any, legal_actions: Sequence[Any],
                   decision_ms: int, bank_ms: int, events: Sequence[Event] = ()) -> pb.ArbiterMessage:
