@@ -33,21 +33,14 @@ class _Recording(Connection):
     """A Connection that keeps, for each Turn, the bytes it was handed beside the message."""
 
     turns: list = []
+    got = threading.Event()  # set once a Turn was handled
 
     def handle(self, msg: pb.ArbiterMessage) -> None:
         if msg.WhichOneof("msg") == "turn":
             frame = self.frame
             _Recording.turns.append(frame[1] if frame is not None and frame[0] is msg else None)
+            _Recording.got.set()
         super().handle(msg)
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        low, n = n & 0x7F, n >> 7
-        out.append(low | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
 
 
 def _turn_fields_reversed(turn: pb.Turn) -> bytes:
@@ -64,16 +57,7 @@ def _turn_fields_reversed(turn: pb.Turn) -> bytes:
             setattr(one, field.name, value)
         parts.append(one.SerializeToString())
     body = b"".join(reversed(parts))
-    number = pb.ArbiterMessage.DESCRIPTOR.fields_by_name["turn"].number
-    return _varint(number << 3 | 2) + _varint(len(body)) + body
-
-
-async def _bot_session(hub, token: str):
-    for _ in range(1000):
-        if (session := hub.session_for(token)) is not None:
-            return session
-        await asyncio.sleep(0.01)
-    raise AssertionError("the bot never connected")
+    return codec._length_delimited(codec._tag(pb.ArbiterMessage.DESCRIPTOR.fields_by_name["turn"], 2), body)
 
 
 def _play_in_thread(address: str, token: str, result: list) -> threading.Thread:
@@ -96,6 +80,7 @@ def test_a_turns_bytes_reach_the_sdk_over_grpc_as_the_arbiter_wrote_them():
     assert pb.ArbiterMessage.FromString(sent).turn == turn
     assert sent != pb.ArbiterMessage(turn=turn).SerializeToString()  # a parse and serialize would change them
     _Recording.turns = []
+    _Recording.got.clear()
 
     async def main() -> None:
         server = await start_server(0)
@@ -104,14 +89,11 @@ def test_a_turns_bytes_reach_the_sdk_over_grpc_as_the_arbiter_wrote_them():
             token = hub.expect("first")
             result: list = []
             thread = _play_in_thread(server.address, token, result)
-            session = await _bot_session(hub, token)
+            session = await hub.wait_for("first", 10)  # the bot's session, once it said Hello
             session.send(pb.ArbiterMessage(match_start=pb.MatchStart(
                 match_id="m", game="spades", seat=seat, num_seats=4, seat_token="tok", options={"deals": "1"})))
             session.send(sent)
-            for _ in range(1000):
-                if _Recording.turns:
-                    break
-                await asyncio.sleep(0.01)
+            assert await asyncio.to_thread(_Recording.got.wait, 10), "the SDK never handled the Turn"
             session.close()
             await asyncio.to_thread(thread.join, 10)
             assert not thread.is_alive() and result == [0]
@@ -129,7 +111,7 @@ def test_bytes_from_the_arbiter_that_are_no_arbiter_message_end_the_sdks_run_wit
             token = server.hub.expect("first")
             result: list = []
             thread = _play_in_thread(server.address, token, result)
-            (await _bot_session(server.hub, token)).send(b"\xff\xff\xff")  # no ArbiterMessage
+            (await server.hub.wait_for("first", 10)).send(b"\xff\xff\xff")  # no ArbiterMessage
             await asyncio.to_thread(thread.join, 10)
             assert not thread.is_alive()
             return result
