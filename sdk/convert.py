@@ -103,6 +103,11 @@ def act_to_proto(game: str, match_id: str, request_id: int, action: Any, seat_to
     return msg
 
 
+#: ``act_to_proto``'s message with ``think_us`` set, serialized, made as bytes: ``act_wire(game,
+#: match_id, request_id, action, seat_token, think_us)`` (the SDK's every answer).
+act_wire = convert.act_wire
+
+
 def events_from_proto(msg: pb.Turn | pb.MatchEnd | pb.Update, frame: bytes | None = None) -> list[Any]:
     """The events a Turn, MatchEnd (or Update) carries, in order; each found by its bytes
     where seen before (most events recur: a seat's play of a card, a trick won). ``frame``:

@@ -1073,6 +1073,46 @@ def match_start_wire(info: Any, seat_token: str) -> bytes:
     return _length_delimited(_ARBITER_MATCH_START_TAG, body)
 
 
+_ACT = pb.Act.DESCRIPTOR.fields_by_name
+_ACT_TAGS = tuple(_tag(_ACT[name], 0 if name in ("request_id", "think_us") else 2)
+                  for name in ("match_id", "request_id", "action", "seat_token", "think_us"))
+_BOT_ACT_TAG = _tag(pb.BotMessage.DESCRIPTOR.fields_by_name["act"], 2)
+#: (match id, seat token) -> the bytes of an Act's match_id field and of its seat_token
+#: field: a seat sends the same two with every answer of its match.
+_ACT_IDS: dict[tuple[str, str], tuple[bytes, bytes]] = {}
+#: game -> id(action) -> (action, the bytes of an Act's action field): the engines' (and
+#: the SDK's decoded) actions are interned, so an answer's field is found by identity.
+_ACT_ACTIONS: dict[str, dict[int, tuple[Any, bytes]]] = {}
+
+
+def act_wire(game: str, match_id: str, request_id: int, action: Any, seat_token: str = "", think_us: int = 0) -> bytes:
+    """The serialized BotMessage carrying the Act that answers ``request_id`` with
+    ``action``, made as bytes (exactly the serialization of the message
+    ``sdk.convert.act_to_proto`` builds, with ``think_us`` set): the action's bytes as
+    ``action_wire`` keeps them (a Turn's legal action as it came), the match's and the
+    seat's ids kept per match. The bot's every answer, so no message is built for it."""
+    ids = _ACT_IDS.get((match_id, seat_token))
+    if ids is None:
+        ids = (_length_delimited(_ACT_TAGS[0], match_id.encode()) if match_id else b"",
+               _length_delimited(_ACT_TAGS[3], seat_token.encode()) if seat_token else b"")
+        _keep(_ACT_IDS, (match_id, seat_token), ids, MEMO_SIZE)
+    actions = _ACT_ACTIONS.get(game)
+    if actions is None:
+        actions = _ACT_ACTIONS[game] = {}
+    hit = actions.get(id(action))
+    if hit is None or hit[0] is not action:
+        hit = (action, _length_delimited(_ACT_TAGS[2], action_wire(game, action)))
+        _keep(actions, id(action), hit, ACTION_CACHE_SIZE)
+    body = b"".join((
+        ids[0],
+        (_ACT_TAGS[1] + (_VARINT_TABLE[request_id] if 0 < request_id < 16384 else _varint(request_id))) if request_id else b"",
+        hit[1],
+        ids[1],
+        (_ACT_TAGS[4] + (_VARINT_TABLE[think_us] if 0 < think_us < 16384 else _varint(think_us))) if think_us else b"",
+    ))
+    return _length_delimited(_BOT_ACT_TAG, body)
+
+
 def turn_to_proto(game: str, match_id: str, request_id: int, seat: int, view: Any, legal_actions: Sequence[Any],
                   decision_ms: int, bank_ms: int, events: Sequence[Event] = ()) -> pb.ArbiterMessage:
     """The ArbiterMessage carrying a Turn (``turn_wire``, parsed). ``events`` must already

@@ -50,3 +50,63 @@ def test_each_match_start_hands_the_bot_options_of_its_own():
         first["deals" if game == "spades" else lists[0]] = "changed"
         second = options_from_wire(game, wire)
         assert second == expected and all(second[k] is not first[k] for k in lists)
+
+
+def test_the_sdk_queues_its_answers_as_the_bytes_of_the_messages_a_subclass_gets():
+    """Unless a subclass changes how answers are made or sent, a Turn's answer is queued as
+    its bytes (``act_wire``, no message built): the serialization of the very Act the
+    message path makes, ``think_us`` apart. A subclass overriding ``send`` (as the hostile
+    test bots do), or one set on the instance, is handed BotMessages as before. An answer
+    that is no action (a failure of the bot's code) is built as a message, queued as its bytes."""
+    from sdk.bot import Bot
+
+    class Sent(Connection):
+        def send(self, msg):
+            assert isinstance(msg, pb.BotMessage)
+            super().send(msg)
+
+    class Failing(Bot):
+        name = "failing"
+
+        def choose(self, view, legal_actions):
+            raise RuntimeError("boom")
+
+    state = get_game("spades", {"deals": 1}).new_initial_state(1)
+    legal = state.legal_actions()
+    turns = [codec.turn_wire("spades", "m1", k, 0, state.view(0), legal, 0, 0, []) for k in (1, 2, 20_000)]
+    acts = {}
+    for kind, conn in (("bytes", Connection(RandomBot(), "r")), ("message", Sent(RandomBot(), "r")),
+                       ("instance", Connection(RandomBot(), "r")), ("failure", Connection(Failing(), "f"))):
+        if kind == "instance":
+            sent = []
+            conn.send = lambda msg, sent=sent: sent.append(msg) or conn._outbox.append(msg)
+        conn.handle(_start("m1"))
+        for data in turns:
+            msg = pb.ArbiterMessage.FromString(data)
+            conn.frame = (msg, data)
+            conn.handle(msg)
+        queued = list(conn._outbox)
+        assert all(isinstance(q, bytes) for q in queued) == (kind in ("bytes", "failure")), kind
+        if kind == "instance":
+            assert len(sent) == 3 and all(isinstance(m, pb.BotMessage) for m in sent)
+        got = [conn._take() for _ in turns]
+        assert conn._take() is None
+        for m in got:
+            assert m.act.think_us >= 1
+            m.act.think_us = 0
+        acts[kind] = got
+    # the random bot draws the same actions from the same seat seed: the same Acts either way
+    assert acts["bytes"] == acts["message"] == acts["instance"]
+    assert [a.act.request_id for a in acts["bytes"]] == [1, 2, 20_000]
+    assert all(codec.action_from_proto("spades", a.act.action) in legal for a in acts["bytes"])
+    assert all("boom" in a.act.failure and not a.act.HasField("action") for a in acts["failure"])
+    # the run loops take the bytes as queued, and a message's serialization
+    conn = Connection(RandomBot(), "r")
+    conn.handle(_start("m1"))
+    msg = pb.ArbiterMessage.FromString(turns[0])
+    conn.frame = (msg, turns[0])
+    conn.handle(msg)
+    conn.send(pb.BotMessage(hello=pb.Hello(bot_name="x")))
+    first, second = conn._take_wire(), conn._take_wire()
+    assert pb.BotMessage.FromString(first).act.request_id == 1
+    assert second == pb.BotMessage(hello=pb.Hello(bot_name="x")).SerializeToString() and conn._take_wire() is None

@@ -407,3 +407,32 @@ def test_the_match_start_written_as_bytes_is_the_message_built_field_by_field(mo
         # once per clock (decision_ms is the seat's here, so four), and for an option that
         # cannot be a key (a list), at every call
         assert len(encoded) == (4 if "ranks" not in options else 3 * 4 * 3 * 2)
+
+
+@pytest.mark.parametrize("name", ["spades", "spite-and-malice", "spot"])
+def test_the_act_written_as_bytes_is_the_message_built_field_by_field(name):
+    """act_wire writes exactly protobuf's serialization of the BotMessage the SDK builds
+    (``act_to_proto`` with ``think_us`` set), for each legal action of random positions
+    (engine objects, and the same actions decoded from a Turn's bytes), an action no Turn
+    brought, ids and numbers empty, zero, small and past the varint table's 16,384."""
+    from sdk.convert import act_to_proto
+
+    game = get_game(name)
+    rng = random.Random(5)
+    state = game.new_initial_state(3)
+    actions = []
+    for _ in range(40):
+        if state.is_terminal:
+            break
+        legal = state.legal_actions()
+        turn = pb.Turn()
+        turn.MergeFromString(convert.legal_actions_wire(name, legal))
+        actions += [*legal[:4], *convert.legal_actions_from_proto(name, turn.legal_actions)[-2:]]
+        state.apply(rng.choice(legal))
+    actions.append(game.parse_action(str(actions[0])))  # a value equal to a kept one, another object
+    for i, action in enumerate(actions):
+        match_id, token = [("m1", "t"), ("", ""), ("a-match-" + "x" * 130, "tok" * 50)][i % 3]
+        for request_id, think_us in ((0, 0), (7, 1), (16_383, 16_384), (2**40 + 3, 2**33)):
+            msg = act_to_proto(name, match_id, request_id, action, token)
+            msg.act.think_us = think_us
+            assert convert.act_wire(name, match_id, request_id, action, token, think_us) == msg.SerializeToString()
