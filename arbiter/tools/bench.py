@@ -148,7 +148,13 @@ LOCAL_CPU_US = 200.0
 LOCAL_OVER_GRPC = 3.0
 INPROC_OVER_LOCAL = 6.0
 #: Spades matches (2 deals, ~120 decisions each) per round of the hosted figure.
-HOSTED_MATCHES = 4
+HOSTED_MATCHES = 8
+#: Matches each hosted figure plays unmeasured right before its measured ones in a round, as
+#: the floor exchanges its warm-up first: a venue's bots have slept through the other
+#: figures' work since its last matches, and the first match after that gap was ~1.5x a
+#: steady one (docs/performance.md, attempt 121), which a tournament's back-to-back matches
+#: never see.
+HOSTED_WARM = 1
 MEMORY_LIMIT_BYTES = 1 << 30
 MEMORY_MATCHES = 1000
 
@@ -1694,6 +1700,8 @@ async def _grpc_sections(result: BenchResult, sections: list[str], runs: int, pr
                 plan = _bench_plan(arena.names, z.hosted_matches, 10_000 + 100 * r, hosted_options)
 
                 async def played(venue: _BenchArbiter, over: str) -> list[MatchRecord]:
+                    for k in range(HOSTED_WARM):  # unmeasured (HOSTED_WARM)
+                        await venue.match(9_000 + 100 * r + k, hosted_options)
                     arbiter0, bots0 = sum(os.times()[:2]), venue.bot_cpu_seconds()
                     records = [p.record async for p in play_batch(plan, venue, concurrency=1)]
                     decisions = sum(len(rec.actions) for rec in records)
