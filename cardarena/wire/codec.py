@@ -801,8 +801,8 @@ def warm_actions(game: str) -> None:
     ``action_from_proto``, as if each had been offered in a Turn and answered. Otherwise a
     process offers each one for the first time in a match: a Spades give turn's ~78-91
     gives are encoded then (~10 µs each), and a give answered is decoded (~20 µs), on that
-    decision's critical path (docs/performance.md, attempt 111). ~10-15 ms once; an
-    arbiter calls it when it first hosts the game (``RemoteSeat``)."""
+    decision's critical path (docs/performance.md, attempt 111). ~9 ms once for Spades;
+    an arbiter calls it when it first hosts the game (``RemoteSeat``)."""
     if game in _WARMED:
         return
     _WARMED.add(game)
