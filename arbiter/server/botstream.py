@@ -420,6 +420,7 @@ class RemoteSeat(SeatClient):
     def __init__(self, session: Session, game: str):
         self.session = session
         self.game = game
+        convert.warm_actions(game)  # once per game in this process, before its first match's Turn
         self.name = session.bot_name
         #: (match, seat) -> the seat's events not sent yet. They travel in the seat's next
         #: Turn, or in its MatchEnd (arena.proto: Turn.events, MatchEnd.events): one message

@@ -345,6 +345,15 @@ class Game(abc.ABC):
         """
         return str(action)
 
+    def every_action(self) -> Sequence[Action]:
+        """Every action the engine may offer, under any options, as the very objects its
+        states hand out (interned), in a fixed order; () for a game that does not list them.
+
+        What a process may prepare once per game before its first match: an arbiter keeps
+        each one's bytes and reads an answer back as the engine's object
+        (``codec.warm_actions``), and ``sdk.encoding`` numbers the actions in this order."""
+        return ()
+
     def margin_bounds(self) -> tuple[float, float] | None:
         """The bounds of a match's margin (one side's score minus the other's) that the
         rules fix under these options, for the betting confidence sequences of

@@ -792,6 +792,28 @@ def legal_actions_wire(game: str, actions: Sequence[Any]) -> bytes:
                     lambda action: action_to_proto(game, action).SerializeToString())
 
 
+_WARMED: set[str] = set()
+
+
+def warm_actions(game: str) -> None:
+    """Once per game in a process: every action its engine lists (``Game.every_action``,
+    the engine's own objects) encoded for ``legal_actions_wire`` and kept by its bytes for
+    ``action_from_proto``, as if each had been offered in a Turn and answered. Otherwise a
+    process offers each one for the first time in a match: a Spades give turn's ~78-91
+    gives are encoded then (~10 µs each), and a give answered is decoded (~20 µs), on that
+    decision's critical path (docs/performance.md, attempt 111). ~9 ms once for Spades;
+    an arbiter calls it when it first hosts the game (``RemoteSeat``)."""
+    if game in _WARMED:
+        return
+    _WARMED.add(game)
+    offered = _ACTION_WIRE.setdefault(game, {})
+    known = _ACTION_OF_WIRE.setdefault(game, {})
+    for action in _parser(game).every_action():
+        body = action_to_proto(game, action).SerializeToString()
+        _item_wire(action, offered, _LEGAL_TAG, lambda _, body=body: body)
+        _keep(known, body, action, ACTION_CACHE_SIZE)
+
+
 def _spliced(items: Sequence[Any], cache: dict[Any, Any], tag: bytes, encode: Callable[[Any], bytes]) -> bytes:
     """``items`` as the serialized repeated field whose key is ``tag``: each item's bytes
     (its ``encode``d message's bytes, length-delimited) made once and kept in ``cache``,

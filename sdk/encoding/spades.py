@@ -41,8 +41,7 @@ from __future__ import annotations
 
 from array import array
 
-from cardarena.games.cards import STANDARD_DECK
-from cardarena.games.spades import MAX_BID, NUM_SEATS, Bid, Give, Look, Phase, Play, SpadesView
+from cardarena.games.spades import MAX_BID, NUM_SEATS, Phase, SpadesView
 from sdk.encoding._base import Encoder, cards_hot
 
 __all__ = ["SpadesEncoder"]
@@ -96,11 +95,8 @@ class SpadesEncoder(Encoder):
         self._starts = tuple(seg.start for seg in L.segments[1:])
 
     def _build_actions(self) -> None:
-        self._add_actions([Look(), Bid(0)])
-        self._add_actions(Bid(n) for n in range(1, MAX_BID + 1))
-        self._add_actions([Bid(0, blind=True)])
-        self._add_actions(Play(c) for c in STANDARD_DECK)
-        self._add_actions(Give((a, b)) for i, a in enumerate(STANDARD_DECK) for b in STANDARD_DECK[i + 1:])
+        # the engine's own list (Spades.every_action): its interned objects, in the order above
+        self._add_actions(self.game.every_action())
 
     def _fill(self, view: SpadesView, out: list[float]) -> None:
         # Written for speed (an environment step encodes a view every time: the bench's

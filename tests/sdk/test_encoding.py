@@ -158,3 +158,20 @@ def test_spades_played_block_is_exact_with_its_cache_shared_between_matches() ->
             checked += 1
             with_tricks += bool(view.tricks)
     assert checked > 200 and with_tricks > 100
+
+
+def test_spades_numbers_the_engines_own_actions_in_the_documented_order():
+    """The encoder's action space is ``Spades.every_action`` (the engine's interned objects,
+    which an arbiter also warms its wire caches with): look, nil, bids 1..13, blind nil, the
+    52 plays by card, the 1,326 gives in lexicographic card order (the module's docstring)."""
+    from cardarena.games.cards import STANDARD_DECK
+    from cardarena.games.spades import Bid, Give, Look, Play
+    from cardarena.games.spades.actions import _GIVES, _PLAYS
+
+    enc = encoder("spades", {})
+    actions = [enc.action_of(i) for i in range(enc.num_actions)]
+    assert actions == [Look(), Bid(0), *(Bid(n) for n in range(1, 14)), Bid(0, blind=True), *(Play(c) for c in STANDARD_DECK),
+                       *(Give((a, b)) for i, a in enumerate(STANDARD_DECK) for b in STANDARD_DECK[i + 1:])]
+    assert all(enc.action_of(16 + c) is _PLAYS[c] for c in range(52))
+    assert all(a is _GIVES[a.cards] for a in actions[68:])
+    assert list(get_game("spades").every_action()) == actions

@@ -130,6 +130,11 @@ _GIVES = {
     for g in (Give((a, b)) for i, a in enumerate(STANDARD_DECK) for b in STANDARD_DECK[i + 1 :])
 }
 
+#: Every action a Spades state may offer (``Spades.every_action``), the interned objects, in
+#: the order ``sdk.encoding`` numbers them: look, nil, the bids 1..13, blind nil, the 52
+#: plays, the 1,326 gives (deck order, i < j).
+_EVERY_ACTION: tuple[Action, ...] = (_LOOK, *_BIDS, _BLIND_NIL, *_PLAYS, *_GIVES.values())
+
 
 class Phase(enum.Enum):
     """Where a deal stands (scoring is a forced step, not a phase anyone acts in)."""

@@ -9,6 +9,7 @@ from ..cards import STANDARD_DECK, Card, InvalidCardError, parse_cards
 from .actions import (
     _BIDS,
     _BLIND_NIL,
+    _EVERY_ACTION,
     _EXCHANGE,
     _GAME_OVER,
     _LOOK,
@@ -209,6 +210,9 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
         penalties = (13 * hands) // o.bag_limit * o.bag_penalty_points if o.bag_penalty else 0
         span = float(2 * hands * most + penalties)
         return (-span, span)
+
+    def every_action(self) -> Sequence[Action]:
+        return _EVERY_ACTION
 
     def validate(self) -> None:
         o = self.options
