@@ -310,13 +310,12 @@ def run(
 #: grpc's deserializer would do), so that, as on the local channel, a Turn's legal actions
 #: are found by their bytes in the frame (``session.frame``, ``codec.legal_actions_from_frame``).
 PLAY = f"/{pb.DESCRIPTOR.services_by_name['Arena'].full_name}/Play"  # as the .proto names it
-def _serialize_bot(msg: pb.BotMessage | bytes) -> bytes:
-    """gRPC's request serializer: a queued answer is already its bytes."""
-    return msg if isinstance(msg, bytes) else msg.SerializeToString()
-
-
-_SERIALIZE_BOT = _serialize_bot
 _PARSE_ARBITER = pb.ArbiterMessage.FromString
+
+
+def _serialize_bot(msg: pb.BotMessage | bytes) -> bytes:
+    """gRPC's request serializer: an answer the SDK queued is already its bytes."""
+    return msg if isinstance(msg, bytes) else msg.SerializeToString()
 
 
 def _channel(address: str, tls_ca: bytes | str | None) -> grpc.aio.Channel:
@@ -331,7 +330,7 @@ async def _play(session: Connection, address: str, hello: pb.BotMessage, stop: t
     write_failed = False
     try:
         async with _channel(address, tls_ca) as channel:
-            call = channel.stream_stream(PLAY, request_serializer=_SERIALIZE_BOT)()  # the answers as bytes (below)
+            call = channel.stream_stream(PLAY, request_serializer=_serialize_bot)()  # the answers as bytes (below)
             if stop is not None:
                 loop = asyncio.get_running_loop()
                 task = asyncio.current_task()
