@@ -29,6 +29,7 @@ from cardarena.v1 import arena_pb2 as pb
 from sdk import convert
 from sdk.bot import Bot
 from cardarena.wire import framing
+from cardarena.wire.codec import serialized
 from sdk.driver import FAILURE_LIMIT, SeatDriver
 
 log = logging.getLogger("sdk")
@@ -36,6 +37,11 @@ log = logging.getLogger("sdk")
 
 class ArbiterError(Exception):
     """The arbiter refused the session (bad token, protocol) or the stream failed."""
+
+
+def _think_us(t0: float) -> int:
+    """``Act.think_us``: µs since ``t0`` (``time.perf_counter``), at least 1."""
+    return max(1, round((time.perf_counter() - t0) * 1e6))
 
 
 class Connection:
@@ -106,8 +112,7 @@ class Connection:
         """The next queued message's bytes, or None: what the run loops write."""
         if not self._outbox:
             return None
-        out = self._outbox.popleft()
-        return out if isinstance(out, bytes) else out.SerializeToString()
+        return serialized(self._outbox.popleft())
 
     def handle(self, msg: pb.ArbiterMessage) -> None:
         which = msg.WhichOneof("msg")
@@ -167,7 +172,7 @@ class Connection:
         long this took, from the Turn in hand to the Act made (docs/latency.md)."""
         t0 = time.perf_counter()
         msg = self._act(turn, frame)
-        msg.act.think_us = max(1, round((time.perf_counter() - t0) * 1e6))
+        msg.act.think_us = _think_us(t0)
         return msg
 
     def _answer_wire(self, turn: pb.Turn, frame: bytes | None = None) -> bytes:
@@ -179,9 +184,9 @@ class Connection:
             driver, token, decision = got
             if decision.action is not None and not decision.note:
                 return convert.act_wire(driver.game, turn.match_id, turn.request_id, decision.action, token,
-                                        max(1, round((time.perf_counter() - t0) * 1e6)))
+                                        _think_us(t0))
             got = self._act_message(turn, driver, token, decision)
-        got.act.think_us = max(1, round((time.perf_counter() - t0) * 1e6))
+        got.act.think_us = _think_us(t0)
         return got.SerializeToString()
 
     def _act(self, turn: pb.Turn, frame: bytes | None = None) -> pb.BotMessage:
@@ -313,11 +318,6 @@ PLAY = f"/{pb.DESCRIPTOR.services_by_name['Arena'].full_name}/Play"  # as the .p
 _PARSE_ARBITER = pb.ArbiterMessage.FromString
 
 
-def _serialize_bot(msg: pb.BotMessage | bytes) -> bytes:
-    """gRPC's request serializer: an answer the SDK queued is already its bytes."""
-    return msg if isinstance(msg, bytes) else msg.SerializeToString()
-
-
 def _channel(address: str, tls_ca: bytes | str | None) -> grpc.aio.Channel:
     if tls_ca is None:
         return grpc.aio.insecure_channel(address)
@@ -330,7 +330,7 @@ async def _play(session: Connection, address: str, hello: pb.BotMessage, stop: t
     write_failed = False
     try:
         async with _channel(address, tls_ca) as channel:
-            call = channel.stream_stream(PLAY, request_serializer=_serialize_bot)()  # the answers as bytes (below)
+            call = channel.stream_stream(PLAY, request_serializer=serialized)()  # the answers as bytes (below)
             if stop is not None:
                 loop = asyncio.get_running_loop()
                 task = asyncio.current_task()

@@ -69,19 +69,14 @@ SERVER_OPTIONS: tuple[tuple[str, Any], ...] = (
 )
 
 
-def serialized(msg: pb.ArbiterMessage | bytes) -> bytes:
-    """The bytes grpc writes for what ``Play`` yields: a Turn is already the serialized
-    ArbiterMessage (``convert.turn_wire``) and goes out as it is, with no message parsed
-    from it only to be serialized again; any other message is serialized."""
-    return msg if msg.__class__ is bytes else msg.SerializeToString()
-
-
 def add_arena(servicer: "BotStreamServicer", server: Any) -> None:
     """Serve the bot stream (``Arena.Play``) on ``server``: the generated
-    ``add_ArenaServicer_to_server`` with ``serialized`` as the response serializer."""
+    ``add_ArenaServicer_to_server`` with ``convert.serialized`` as the response serializer
+    (a Turn written as bytes goes out as it is, no message parsed from it to be serialized
+    again)."""
     name = pb.DESCRIPTOR.services_by_name["Arena"].full_name  # as the .proto names it
     handlers = {"Play": grpc.stream_stream_rpc_method_handler(
-        servicer.Play, request_deserializer=pb.BotMessage.FromString, response_serializer=serialized)}
+        servicer.Play, request_deserializer=pb.BotMessage.FromString, response_serializer=convert.serialized)}
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(name, handlers),))
     server.add_registered_method_handlers(name, handlers)
 
@@ -669,7 +664,7 @@ class BotStreamServicer(pb_grpc.ArenaServicer):
                 msg = await session.outbox.get()
                 if msg is None:
                     break
-                yield msg  # a Turn as the bytes it was written as (``serialized``)
+                yield msg  # a Turn as the bytes it was written as (``convert.serialized``)
         finally:
             reader.cancel()
             self.hub.remove(session)

@@ -36,6 +36,7 @@ from google.protobuf.message import DecodeError
 from arbiter.match import matches_in_flight
 from arbiter.server.botstream import MAX_BOT_MESSAGE_BYTES, BotStreamServicer, Session, _err
 from cardarena.v1 import arena_pb2 as pb
+from cardarena.wire.codec import serialized
 from cardarena.wire.framing import FrameError, FrameReader, frame
 
 log = logging.getLogger(__name__)
@@ -180,7 +181,7 @@ class _Connection(asyncio.Protocol):
 
     def send(self, msg: pb.ArbiterMessage | bytes) -> None:
         if self.transport is not None and not self.transport.is_closing():
-            self.transport.write(frame(msg if isinstance(msg, bytes) else msg.SerializeToString()))
+            self.transport.write(frame(serialized(msg)))
             if SPIN_S and self.session is not None and self.session.pending and matches_in_flight() == 1:
                 self.awaited.watch(self)  # a Turn: its Act is the next thing this process waits for
 

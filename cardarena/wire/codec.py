@@ -933,6 +933,13 @@ def events_wire(events: Sequence[Event]) -> bytes:
     return _spliced(events, _EVENT_WIRE, _EVENTS_TAG, lambda event: event_to_proto(event).SerializeToString())
 
 
+def serialized(msg: Any) -> bytes:
+    """The bytes a stream carries for ``msg``: a message already written as bytes (a Turn,
+    MatchStart or MatchEnd by ``turn_wire`` and its siblings, an Act by ``act_wire``) as
+    it is, any other message serialized. Every transport's writer, both directions."""
+    return msg if isinstance(msg, bytes) else msg.SerializeToString()
+
+
 def _length_delimited(tag: bytes, body: bytes) -> bytes:
     n = len(body)
     return tag + (_VARINT_TABLE[n] if n < 16384 else _varint(n)) + body

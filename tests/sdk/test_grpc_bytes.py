@@ -1,5 +1,5 @@
 """Over gRPC a Turn travels as the bytes the arbiter wrote (``codec.turn_wire``): the
-arbiter's Play stream writes them as they are (``botstream.serialized``: no message parsed
+arbiter's Play stream writes them as they are (``codec.serialized``: no message parsed
 from them only to be serialized again), and the SDK reads the stream's messages as bytes
 and keeps them beside the parsed message (``Connection.frame``), so that, as on the local
 channel, a Turn's legal actions are found by their bytes (docs/performance.md, "The gRPC
