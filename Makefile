@@ -71,7 +71,11 @@ BENCH_VENV := .venv-bench
 bench-env:
 	@test -f $(BENCH_VENV)/.ok || { $(PY) -m venv $(BENCH_VENV) && $(BENCH_VENV)/bin/pip install -q open-spiel && touch $(BENCH_VENV)/.ok; } \
 		|| echo "open-spiel could not be installed: the OpenSpiel bench row is unavailable and its test skips"
-bench: $(BIN)/activate wirec bench-env
+## sandbox-tools too: the isolation rows measure the default sandbox (bubblewrap's fork servers);
+## without bubblewrap every `deal` and `match` bot is a fresh interpreter and those rows fall
+## to about 0.43x and 0.13x `shared` (a fresh machine, 6 December 2026), a measurement of a
+## fallback rather than of the platform.
+bench: $(BIN)/activate wirec bench-env sandbox-tools
 	ARENA_BENCH_PYTHON=$$(test -f $(BENCH_VENV)/.ok && echo $(BENCH_VENV)/bin/python || echo /nonexistent) $(BIN)/python -m arbiter.tools.bench
 
 ## The two wheels (and sdists) in dist/: card-arena-sdk for bot authors, card-arena the platform.
