@@ -9,6 +9,7 @@ is the quick loop.
 from __future__ import annotations
 
 import gc
+import importlib.util
 import os
 import re
 import shutil
@@ -224,6 +225,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
     ctypes.util.find_library = functools.cache(ctypes.util.find_library)
     ctypes.util.find_library("c")
+    # matplotlib (which endplay's package pulls in) builds its font cache on its first import
+    # on a machine, running fontconfig's `fc-list` (installed with chromium by `make browser`):
+    # on a fresh machine the first test to import endplay "started a process". The cache is
+    # built here, by the xdist controller (or the only process) before its workers start, and
+    # they read it; where it exists this costs one import of matplotlib (~0.1 s), once.
+    if not os.environ.get("PYTEST_XDIST_WORKER") and importlib.util.find_spec("matplotlib") is not None:
+        import matplotlib.font_manager  # noqa: F401 - builds (or reads) the font cache
     # Passing check reports are reused within this run (arbiter.batch.vetcache: the same bot
     # content, settings and code), never from a developer's own cache or an earlier run:
     # one folder for the run, made by the xdist controller (or the only process) before
