@@ -74,19 +74,21 @@ def load_reference(rev: str, into: Path) -> Any:
     """The engines package (``cardarena.games``, earlier ``arbiter.games``) as of ``rev``, importable as ``refgames_<rev>``."""
     files: list[str] = []
     for folder in ("cardarena/games/", "arbiter/games/"):  # the engines moved to the core in December 2026
+        # -r: the games are packages of their own (cardarena/games/spite_malice/...), copied whole
         files = subprocess.run(
-            ["git", "ls-tree", "--name-only", rev, folder], cwd=ROOT, check=True, capture_output=True, text=True
+            ["git", "ls-tree", "-r", "--name-only", rev, folder], cwd=ROOT, check=True, capture_output=True, text=True
         ).stdout.split()
         if files:
             break
     name = "refgames_" + "".join(ch if ch.isalnum() else "_" for ch in rev)
     pkg = into / name
-    pkg.mkdir()
     for f in files:
         if f.endswith(".py"):
             text = subprocess.run(["git", "show", f"{rev}:{f}"], cwd=ROOT, check=True, capture_output=True, text=True).stdout
+            target = pkg / Path(f).relative_to(folder)
+            target.parent.mkdir(parents=True, exist_ok=True)
             # The registry imports "arbiter.games.x" by absolute name: point it at the copy.
-            (pkg / Path(f).name).write_text(text.replace('"arbiter.games.', f'"{name}.').replace('"cardarena.games.', f'"{name}.'))
+            target.write_text(text.replace('"arbiter.games.', f'"{name}.').replace('"cardarena.games.', f'"{name}.'))
     sys.path.insert(0, str(into))
     return importlib.import_module(name)
 
@@ -111,7 +113,7 @@ class Pair:
 
     def __init__(self, name: str, new_game: Any, ref_game: Any, where: str, digest: Any):
         self.name, self.new_game, self.ref_game, self.where, self.digest = name, new_game, ref_game, where, digest
-        self.ref_card = sys.modules[type(ref_game).__module__.rsplit(".", 1)[0] + ".cards"].Card
+        self.ref_card = sys.modules[type(ref_game).__module__.split(".", 1)[0] + ".cards"].Card  # the copy's top package
 
     def same(self, what: str, new: Any, ref: Any) -> None:
         a, b = repr(new), repr(ref)

@@ -598,3 +598,32 @@ def test_registry():
     assert isinstance(g, SpiteAndMalice) and g.name == "spite-and-malice" and g.num_seats == 2
     assert g.describe_options()["center_limit"] == 3
     assert set(SpiteAndMalice.presets) == {"standard", "massachusetts", "book"}
+
+
+@pytest.mark.parametrize("options", [{}, {"center_limit": "unlimited", "recycle": "deferred", "payoff_size": 8},
+                                     {"players": 4, "partnerships": True, "payoff_size": 8}])
+def test_the_games_centre_plays_memo_changes_no_legal_action(monkeypatch, options):
+    """SpiteAndMalice.fit_memo (the centre plays of each layout of centre piles, kept on the
+    game and shared by all its states) is a cache only: the same seeded games played with it
+    warm from other games, and with it emptied before every position (its bound reached at
+    once, FIT_MEMO_SIZE 0), give the same legal actions in the same order at every decision."""
+    from cardarena.games.spite_malice import legal
+
+    def play(game: SpiteAndMalice, seed: int) -> list[list[str]]:
+        rng, out = random.Random(seed), []
+        st = game.new_initial_state(seed)
+        while not st.is_terminal and len(out) < 400:
+            acts = st.legal_actions()
+            out.append([str(a) for a in acts])
+            st.apply(acts[rng.randrange(len(acts))])
+        return out
+
+    warm = SpiteAndMalice(options)
+    for seed in range(20, 26):  # other games first: their layouts are in the memo
+        play(warm, seed)
+    assert warm.fit_memo, "the memo is filled as the game is played"
+    played = [play(warm, seed) for seed in range(3)]
+    monkeypatch.setattr(legal, "FIT_MEMO_SIZE", 0)  # cleared at every new layout
+    cold = SpiteAndMalice(options)
+    assert [play(cold, seed) for seed in range(3)] == played
+    assert len(cold.fit_memo) <= 1

@@ -22,6 +22,8 @@ FIRST_PLAYER_TIE_GUARD = 100
 #: Termination guards (engine choice): decisions within one turn, games in one series.
 MAX_TURN_ACTIONS = 1000
 MAX_SERIES_GAMES = 200
+#: The most centre-pile layouts whose centre plays a game keeps (SpiteAndMalice.fit_memo).
+FIT_MEMO_SIZE = 1024
 #: Series points for going out (§4.4).
 WIN_BONUS = 5
 #: §2.3 comparison scale: A=1 .. Q=12, K=13, JK=14.

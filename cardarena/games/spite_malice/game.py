@@ -252,6 +252,10 @@ centre piles are numbered from 0 (side:0 .. side:3, center:0 ...), seats from 0.
             if k not in by_class:
                 by_class[k] = frozenset(v for v in range(self.top_rank) if self.fits(Card(c), v))
         self.fit_values: tuple[frozenset[int], ...] = tuple(by_class[self.fit_class[c]] for c in range(53))
+        #: The centre plays of each layout of centre piles met so far (its piles' values in
+        #: order -> the _fit cache of legal._new_fit): filled by every state of this game as
+        #: it plays, deterministic (a function of the layout and these options only).
+        self.fit_memo: dict[tuple[int, ...], tuple[list[bool], dict]] = {}
         self.view_wild_excluded = tuple(sorted(self.excluded))
         self.view_center_limit = self.limit or 0
         self.view_kings_wild = o.kings_wild

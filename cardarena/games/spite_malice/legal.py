@@ -24,6 +24,7 @@ from .actions import (
     _SIDE_KEYS,
     _SIDE_SOURCES,
     _TO_SIDE,
+    FIT_MEMO_SIZE,
     NUM_SIDE_STACKS,
     End,
     Load,
@@ -161,19 +162,27 @@ class SpiteAndMaliceLegal:
 
     def _new_fit(self) -> tuple[list[bool], dict[int, tuple[Action, ...]]]:
         """The _fit cache of the current centre piles: per card, whether it may fit
-        anywhere (a superset, by fit class: see SpiteAndMalice.fit_class), and an empty
-        memo of centre plays."""
+        anywhere (a superset, by fit class: see SpiteAndMalice.fit_class), and the memo of
+        centre plays. Both depend only on the piles' values in order (and the game's
+        options), so they are kept on the game by those values (SpiteAndMalice.fit_memo):
+        every state of the game, in every match and replay, fills and reads the same
+        memo, instead of building it afresh whenever a centre play changes the piles."""
         g = self.game
-        want = [False] * 14
-        for pile in self.center:
-            v = len(pile)
-            if v < 13:
-                want[v] = True  # a natural card of rank index v (rank v + 1)
-        can_new = g.limit is None or len(self.center) < g.limit
-        if can_new:
-            want[0] = True
-        want[13] = bool(self.center) or can_new  # a wild card
-        fit = self._fit = ([want[k] for k in g.fit_class], {})
+        key = tuple([len(pile) for pile in self.center])
+        fit = g.fit_memo.get(key)
+        if fit is None:
+            want = [False] * 14
+            for v in key:
+                if v < 13:
+                    want[v] = True  # a natural card of rank index v (rank v + 1)
+            can_new = g.limit is None or len(key) < g.limit
+            if can_new:
+                want[0] = True
+            want[13] = bool(key) or can_new  # a wild card
+            if len(g.fit_memo) >= FIT_MEMO_SIZE:  # bounded (unlimited piles have many values)
+                g.fit_memo.clear()
+            fit = g.fit_memo[key] = ([want[k] for k in g.fit_class], {})
+        self._fit = fit
         return fit
 
     def _main_actions(self) -> list[Action]:

@@ -57,8 +57,9 @@ class SpiteAndMaliceState(SpiteAndMaliceLegal, SpiteAndMaliceTurns, SpiteAndMali
         self._rv: tuple[Card, ...] | None = None
         self._sv: list[tuple | None] | None = None  # side stacks per seat
         self._sc: list[list[SpiteAndMaliceCards | None]] | None = None  # each side stack (with _sv)
-        # Centre plays of the current centre piles (reset when they change): see _new_fit.
-        # Only ever replaced, never cleared, so a clone may share it.
+        # Centre plays of the current centre piles (reset when they change), the game's
+        # for their layout: see _new_fit. Only ever filled, never cleared, so a clone may
+        # share it.
         self._fit: tuple[list[bool], dict[int, tuple[Action, ...]]] | None = None
 
     def clone(self) -> "SpiteAndMaliceState":
