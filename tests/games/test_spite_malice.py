@@ -600,30 +600,82 @@ def test_registry():
     assert set(SpiteAndMalice.presets) == {"standard", "massachusetts", "book"}
 
 
-@pytest.mark.parametrize("options", [{}, {"center_limit": "unlimited", "recycle": "deferred", "payoff_size": 8},
-                                     {"players": 4, "partnerships": True, "payoff_size": 8}])
-def test_the_games_centre_plays_memo_changes_no_legal_action(monkeypatch, options):
-    """SpiteAndMalice.fit_memo (the centre plays of each layout of centre piles, kept on the
-    game and shared by all its states) is a cache only: the same seeded games played with it
-    warm from other games, and with it emptied before every position (its bound reached at
-    once, FIT_MEMO_SIZE 0), give the same legal actions in the same order at every decision."""
-    from cardarena.games.spite_malice import legal
+_MEMO_GAMES = [({}, None), ({"center_limit": "unlimited", "recycle": "deferred", "payoff_size": 8}, None),
+               ({"players": 4, "partnerships": True, "payoff_size": 8}, None),
+               ({"deadlock_rule": "hand_ace_two_then_end", "center_limit": 4}, "book")]
 
-    def play(game: SpiteAndMalice, seed: int) -> list[list[str]]:
-        rng, out = random.Random(seed), []
-        st = game.new_initial_state(seed)
-        while not st.is_terminal and len(out) < 400:
-            acts = st.legal_actions()
-            out.append([str(a) for a in acts])
-            st.apply(acts[rng.randrange(len(acts))])
-        return out
 
-    warm = SpiteAndMalice(options)
+def _play_legal(game: SpiteAndMalice, seed: int, decisions: int = 400) -> list[list[str]]:
+    """The legal actions (as text) at each decision of a seeded random game."""
+    rng, out = random.Random(seed), []
+    st = game.new_initial_state(seed)
+    while not st.is_terminal and len(out) < decisions:
+        acts = st.legal_actions()
+        out.append([str(a) for a in acts])
+        st.apply(acts[rng.randrange(len(acts))])
+    return out
+
+
+@pytest.mark.parametrize("options, preset", _MEMO_GAMES)
+def test_the_centre_plays_memo_changes_no_legal_action(monkeypatch, options, preset):
+    """SpiteAndMalice.fit_memo (the centre plays of each layout of centre piles, shared by
+    the games of the same fitting rules in the process: actions.FIT_MEMOS) is a cache only:
+    the same seeded games played with it warm from other games, and with it emptied first
+    and at every new layout (its bound at 0), give the same legal actions in the same order
+    at every decision."""
+    from cardarena.games.spite_malice import actions, legal
+
+    warm = SpiteAndMalice(options, preset)
     for seed in range(20, 26):  # other games first: their layouts are in the memo
-        play(warm, seed)
+        _play_legal(warm, seed)
     assert warm.fit_memo, "the memo is filled as the game is played"
-    played = [play(warm, seed) for seed in range(3)]
-    monkeypatch.setattr(legal, "FIT_MEMO_SIZE", 0)  # cleared at every new layout
-    cold = SpiteAndMalice(options)
-    assert [play(cold, seed) for seed in range(3)] == played
+    assert SpiteAndMalice(options, preset).fit_memo is warm.fit_memo, "games of the same rules share it"
+    played = [_play_legal(warm, seed) for seed in range(3)]
+    actions.FIT_MEMOS.clear()
+    monkeypatch.setattr(legal, "FIT_MEMO_SIZE", 0)  # and cleared at every new layout
+    cold = SpiteAndMalice(options, preset)
+    assert cold.fit_memo is not warm.fit_memo and not cold.fit_memo
+    assert [_play_legal(cold, seed) for seed in range(3)] == played
     assert len(cold.fit_memo) <= 1
+
+
+@pytest.mark.parametrize("options, preset", _MEMO_GAMES)
+def test_what_the_centre_plays_memo_holds_depends_on_the_layout_alone(options, preset):
+    """Hidden information: what the memo holds for a layout (and so how long a later
+    position's legal actions take) must not depend on the cards the seats held when it was
+    met. After random games, each layout's memo is exactly the one made for that layout by a
+    state that holds no cards at all (fresh memos, the same piles' values): filled whole at
+    once, never by the hands that came later."""
+    from cardarena.games.spite_malice import actions
+
+    actions.FIT_MEMOS.clear()
+    game = SpiteAndMalice(options, preset)
+    for seed in range(6):
+        _play_legal(game, seed)
+    played = dict(game.fit_memo)
+    assert len(played) >= 10
+    actions.FIT_MEMOS.clear()
+    bare = SpiteAndMalice(options, preset)
+    st = bare.new_initial_state(0)
+    st.hands = [[] for _ in st.hands]
+    for layout, (table, memo) in played.items():
+        st.center = [[Card(0)] * v for v in layout]  # only the piles' values are read
+        st._fit = None
+        fresh_table, fresh_memo = st._new_fit()
+        assert (fresh_table, fresh_memo) == (table, memo), layout
+
+
+def test_a_copied_or_pickled_game_carries_no_memo_and_shares_its_rules_one():
+    """The process's shared memo is a cache, not part of a game: a deep copy or a pickle of a
+    game (a bot's copy for a match, a state sent elsewhere) neither carries its layouts nor
+    grows with them, and lands on its rules' memo."""
+    import copy
+    import pickle
+
+    game = SpiteAndMalice({"payoff_size": 9})
+    before = len(pickle.dumps(game))
+    _play_legal(game, 3)
+    assert game.fit_memo
+    assert len(pickle.dumps(game)) == before
+    assert copy.deepcopy(game).fit_memo is game.fit_memo
+    assert pickle.loads(pickle.dumps(game)).fit_memo is game.fit_memo

@@ -22,8 +22,26 @@ FIRST_PLAYER_TIE_GUARD = 100
 #: Termination guards (engine choice): decisions within one turn, games in one series.
 MAX_TURN_ACTIONS = 1000
 MAX_SERIES_GAMES = 200
-#: The most centre-pile layouts whose centre plays a game keeps (SpiteAndMalice.fit_memo).
+#: The most centre-pile layouts whose centre plays are kept for one set of fitting rules
+#: (SpiteAndMalice.fit_memo), and the most sets of fitting rules kept (FIT_MEMOS).
 FIT_MEMO_SIZE = 1024
+FIT_RULES_KEPT = 64
+#: The centre plays of each layout of centre piles met so far in this process, per set of
+#: fitting rules (which card classes fit which pile values, the limit of piles): a game made
+#: for every match and replay takes its rules' dict, so that the matches of one arbiter (and
+#: the games of one bench run) share them. Deterministic: a function of the layout and the
+#: rules only, filled whole for a layout when it is first met (legal._new_fit).
+FIT_MEMOS: dict[tuple, dict] = {}
+
+
+def shared_fit_memo(rules: tuple) -> dict:
+    """The layouts' memo of one set of fitting rules (FIT_MEMOS), made when first asked."""
+    memo = FIT_MEMOS.get(rules)
+    if memo is None:
+        if len(FIT_MEMOS) >= FIT_RULES_KEPT:
+            FIT_MEMOS.clear()  # bounded: games of ever new options
+        memo = FIT_MEMOS[rules] = {}
+    return memo
 #: Series points for going out (§4.4).
 WIN_BONUS = 5
 #: §2.3 comparison scale: A=1 .. Q=12, K=13, JK=14.

@@ -20,6 +20,7 @@ from .actions import (
     Play,
     TargetKind,
     _parse_source,
+    shared_fit_memo,
 )
 from .options import DeadlockRule, Recycle, SideStackOrder, SpiteAndMaliceOptions
 from .state import SpiteAndMaliceState
@@ -253,9 +254,16 @@ centre piles are numbered from 0 (side:0 .. side:3, center:0 ...), seats from 0.
                 by_class[k] = frozenset(v for v in range(self.top_rank) if self.fits(Card(c), v))
         self.fit_values: tuple[frozenset[int], ...] = tuple(by_class[self.fit_class[c]] for c in range(53))
         #: The centre plays of each layout of centre piles met so far (its piles' values in
-        #: order -> the _fit cache of legal._new_fit): filled by every state of this game as
-        #: it plays, deterministic (a function of the layout and these options only).
-        self.fit_memo: dict[tuple[int, ...], tuple[list[bool], dict]] = {}
+        #: order -> the _fit cache of legal._new_fit), shared by every game of the same
+        #: fitting rules in this process (actions.FIT_MEMOS): a match makes a game of its
+        #: own, and its layouts recur across matches far more than within one.
+        self.fit_memo: dict[tuple[int, ...], tuple[list[bool], dict]] = shared_fit_memo(self._fit_rules())
+        #: One card of each fit class (its lowest): a class's centre plays from a pay-off pile
+        #: or a side stack do not depend on which of its cards is there.
+        first: dict[int, int] = {}
+        for c in range(53):
+            first.setdefault(self.fit_class[c], c)
+        self.fit_class_cards: tuple[int, ...] = tuple(first.values())
         self.view_wild_excluded = tuple(sorted(self.excluded))
         self.view_center_limit = self.limit or 0
         self.view_kings_wild = o.kings_wild
@@ -285,6 +293,21 @@ centre piles are numbered from 0 (side:0 .. side:3, center:0 ...), seats from 0.
         return self.team_members
 
     # -- card rules --------------------------------------------------------------------
+
+    def _fit_rules(self) -> tuple:
+        """What the centre plays of a layout depend on besides the layout (fit_memo's key)."""
+        return (self.fit_class, self.fit_values, self.limit)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A copy or a pickle of the game carries its settings, not the process's shared memo
+        # (a cache of up to FIT_MEMO_SIZE layouts): the copy takes its rules' memo where it lands.
+        state = self.__dict__.copy()
+        del state["fit_memo"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.fit_memo = shared_fit_memo(self._fit_rules())
 
     def fits(self, card: Card, value: int) -> bool:
         """§3.2: may ``card`` go on a centre pile of value ``value`` (0 = a new pile)?"""

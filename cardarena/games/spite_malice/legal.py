@@ -163,10 +163,17 @@ class SpiteAndMaliceLegal:
     def _new_fit(self) -> tuple[list[bool], dict[int, tuple[Action, ...]]]:
         """The _fit cache of the current centre piles: per card, whether it may fit
         anywhere (a superset, by fit class: see SpiteAndMalice.fit_class), and the memo of
-        centre plays. Both depend only on the piles' values in order (and the game's
-        options), so they are kept on the game by those values (SpiteAndMalice.fit_memo):
-        every state of the game, in every match and replay, fills and reads the same
-        memo, instead of building it afresh whenever a centre play changes the piles."""
+        centre plays. Both depend only on the piles' values in order and the game's fitting
+        rules, so they are kept by those values for every game of the same rules in this
+        process (SpiteAndMalice.fit_memo, actions.FIT_MEMOS) instead of being built afresh
+        whenever a centre play changes the piles.
+
+        A layout's memo is filled whole when the layout is first met: the plays of every
+        card that may fit, from a hand, a pay-off pile and each side stack, and the piles
+        of every fit class. Filled as hands asked, what it held (and so how long a later
+        position's legal actions took) would depend on which cards the seats had held at
+        that layout: a timing channel to hidden hands. Filled whole, it depends on the
+        layouts met alone, which are public."""
         g = self.game
         key = tuple([len(pile) for pile in self.center])
         fit = g.fit_memo.get(key)
@@ -179,18 +186,33 @@ class SpiteAndMaliceLegal:
             if can_new:
                 want[0] = True
             want[13] = bool(key) or can_new  # a wild card
+            table = [want[k] for k in g.fit_class]
+            fit = self._fit = (table, {})
+            memo = fit[1]
+            for c in g.fit_class_cards:  # the piles of every class (_centre_targets)
+                self._centre_targets(c)
+            for c in range(len(table)):
+                if table[c]:
+                    memo[c] = self._centre_plays(_HAND_SOURCES[c], c)
+            for c in g.fit_class_cards:
+                if table[c]:
+                    k = g.fit_class[c]
+                    memo[64 + k] = self._centre_plays(_PAYOFF_SOURCE, c)
+                    for j in range(NUM_SIDE_STACKS):
+                        memo[_SIDE_KEYS[j] + k] = self._centre_plays(_SIDE_SOURCES[j], c)
             if len(g.fit_memo) >= FIT_MEMO_SIZE:  # bounded (unlimited piles have many values)
                 g.fit_memo.clear()
-            fit = g.fit_memo[key] = ([want[k] for k in g.fit_class], {})
+            g.fit_memo[key] = fit
         self._fit = fit
         return fit
 
     def _main_actions(self) -> list[Action]:
         # Every card the actor may move to the centre (§3.3 (a), §8.10), in this order:
         # the hand's (sorted), the pay-off top, the side tops, the partner's pay-off and
-        # side tops; each with its _centre_plays, memoised in _fit for the current centre
-        # piles (a hand card by card, another source by fit class: the plays of a card
-        # depend only on its class). Then the discards, loads and end.
+        # side tops; each with its _centre_plays, from the memo of the current centre
+        # piles (_new_fit fills it whole: a hand card by card, another source by fit class,
+        # as the plays of a card from there depend only on its class). Then the discards,
+        # loads and end.
         g = self.game
         p = self.to_act
         want, memo = self._fit or self._new_fit()
@@ -199,28 +221,17 @@ class SpiteAndMaliceLegal:
         hand = sorted(set(self.hands[p]))
         for c in hand:
             if want[c]:
-                t = memo.get(c)
-                if t is None:
-                    t = memo[c] = self._centre_plays(_HAND_SOURCES[c], c)
-                out += t
+                out += memo[c]
         pile = self.payoff[p]
         if pile:
             c = pile[-1]
             if want[c]:
-                k = fit_class[c]
-                t = memo.get(64 + k)
-                if t is None:
-                    t = memo[64 + k] = self._centre_plays(_PAYOFF_SOURCE, c)
-                out += t
+                out += memo[64 + fit_class[c]]
         for j, stack in enumerate(self.side[p]):
             if stack:
                 c = stack[-1]
                 if want[c]:
-                    key = _SIDE_KEYS[j] + fit_class[c]
-                    t = memo.get(key)
-                    if t is None:
-                        t = memo[key] = self._centre_plays(_SIDE_SOURCES[j], c)
-                    out += t
+                    out += memo[_SIDE_KEYS[j] + fit_class[c]]
         q = g.partner_of[p]
         if q is not None:
             pile = self.payoff[q]
