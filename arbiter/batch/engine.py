@@ -38,7 +38,10 @@ import contextlib
 import dataclasses
 import functools
 import multiprocessing
+import os
 import secrets
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable, Container, Iterable, Iterator, Mapping, Protocol, Sequence
@@ -258,7 +261,7 @@ class InProcess:
 
     async def open(self) -> None:
         if self.processes > 1:
-            self._pool = ProcessPoolExecutor(max_workers=self.processes, mp_context=worker_context())
+            self._pool = worker_pool(self.processes)
 
     def _bot(self, name: str) -> Any:
         if name not in self._loaded:
@@ -284,7 +287,6 @@ class InProcess:
 
 
 @functools.cache
-@functools.cache
 def worker_context() -> Any:
     """How worker processes start (``InProcess``'s, and the tools' pools): forked by a fork
     server, never from this process. A process that serves or calls gRPC (``arbiter serve``,
@@ -298,6 +300,54 @@ def worker_context() -> Any:
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["arbiter.batch.engine"])
     return ctx
+
+
+def worker_pool(workers: int, context: Any = None) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes (started by ``worker_context()``, or ``context``) that
+    end when this process ends, however it ends.
+
+    A pool's workers do not notice on their own: each holds both ends of its work queue's
+    pipe and the fork server's, so when this process was killed (SIGTERM from a scheduler,
+    SIGKILL, the OOM killer) they, the fork server and the resource tracker slept on for
+    ever (seen: ``arbiter evaluate -j 2`` killed, four processes left). Each worker now looks
+    every ``PARENT_WATCH_S`` whether this process (its pid with the start time it had) is
+    still there, and exits if not."""
+    me = os.getpid()
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context or worker_context(),
+                               initializer=_end_with, initargs=(me, _started(me)))
+
+
+#: How often a pool worker looks whether the process that made its pool is still there.
+PARENT_WATCH_S = 1.0
+
+
+def _started(pid: int) -> str | None:
+    """Process ``pid``'s start time (clock ticks since boot, /proc), None if it is gone; a
+    pid reused by a later process has another."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def _end_with(pid: int, started: str | None) -> None:
+    """A pool worker's initializer: exit when process ``pid`` (the pool's maker) is gone."""
+    def gone() -> bool:
+        if started is not None:
+            return _started(pid) != started
+        try:  # no /proc: the pid alone
+            os.kill(pid, 0)
+        except OSError:  # no such process, or another user's by now
+            return True
+        return False
+
+    def watch() -> None:
+        while not gone():
+            time.sleep(PARENT_WATCH_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="end-with-the-pool's-maker", daemon=True).start()
 
 
 def _worker_bot(spec: str) -> Any:

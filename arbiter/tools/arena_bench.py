@@ -21,7 +21,6 @@ calls ``ladder_efficiency``.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import itertools
 import multiprocessing
 import os
@@ -35,6 +34,7 @@ from typing import Any, Sequence
 
 from arbiter.arena import matchmaking
 from arbiter.arena.ladder import Arena, ArenaSpec
+from arbiter.batch.engine import worker_pool
 
 LEVELS = (0, 10, 20, 30, 40, 50, 60, 70)  # % random moves, strongest first
 LOS_TARGET = 0.95
@@ -119,7 +119,7 @@ def ladder_efficiency(runs: int = 1, levels: Sequence[int] = LEVELS, max_matches
         results = [run_once(sch, seed, levels, max_matches=max_matches) for sch, seed in tasks]
     else:
         ctx = multiprocessing.get_context("spawn")  # no inherited event loop or store connection
-        with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=ctx) as pool:
+        with worker_pool(jobs, ctx) as pool:  # its workers end with this process
             futures = [pool.submit(run_once, sch, seed, tuple(levels), max_matches=max_matches) for sch, seed in tasks]
             results = [f.result() for f in futures]
     pairs = [(results[i], results[i + 1]) for i in range(0, len(results), 2)]

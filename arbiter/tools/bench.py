@@ -1303,13 +1303,14 @@ def run_units(jobs: Sequence[tuple[Any, Callable[[], Any]]], workers: int | None
     ``progress(done, of, unit)`` are called here as each job ends. The bench's sections
     that are many independent measurements (statistics, analysis) run their parts so."""
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
+
+    from arbiter.batch.engine import worker_pool
 
     out: dict[Any, Any] = {}
     cpu = {} if cpu is None else cpu
     # spawned, not forked: the bench's earlier sections leave gRPC's threads in this process
-    with ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1,
-                             mp_context=multiprocessing.get_context("spawn")) as pool:
+    with worker_pool(workers or os.cpu_count() or 1, multiprocessing.get_context("spawn")) as pool:
         futures = {pool.submit(_cpu_timed, job): unit for unit, job in jobs}
         for i, f in enumerate(as_completed(futures)):
             unit = futures[f]

@@ -1034,16 +1034,14 @@ def view_value_rows(deals: int = 400, seed: int = 17, samples: int = 2, jobs: in
     close pair's deal margins (``arbiter evaluate spades heuristic greedy --deals DEALS --seed SEED
     -o deals=1`` replayed); measured as ``luck_feature_rows`` measures (the features' means over
     the deals themselves: the cut they could give, the probes' cost apart)."""
-    from concurrent.futures import ProcessPoolExecutor
-
-    from arbiter.batch.engine import worker_context
+    from arbiter.batch.engine import worker_pool
     from arbiter.rating.luck import luck_features, value_features
 
     played = replay_evaluation("spades", "heuristic", "greedy", deals, seed, {"deals": 1}, jobs=jobs)
     chunk = max(1, -(-deals // (4 * jobs)))
     tasks = [([d[0].seed for d in played[i:i + chunk]], [[(r.actions, r.who) for r in d[:2]] for d in played[i:i + chunk]],
               samples) for i in range(0, deals, chunk)]
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=worker_context()) as pool:
+    with worker_pool(jobs) as pool:
         views = [f for part in pool.map(_bid_values, tasks) for f in part]
     sets = {
         "luck (LUCK_FEATURES)": lambda d, v: luck_features(d),

@@ -39,12 +39,11 @@ and not kept; its numbers are in docs/strength.md with the commit that measured 
 from __future__ import annotations
 
 import asyncio
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from cardarena.games import get_game
-from arbiter.batch.engine import worker_context
+from arbiter.batch.engine import worker_pool
 from arbiter.batch.plan import deal_seed
 from arbiter.tournament.evaluate import EvalResult
 from arbiter.tournament.probes import Replayed, probe_seeds, replay_seatings
@@ -503,7 +502,7 @@ def deals_tricks(deals: Sequence[Sequence[Replayed]], options: Mapping[str, Any]
     tasks = [(seeds[i:i + chunk], dict(options or {}), preset) for i in range(0, len(seeds), chunk)]
     if jobs == 1:
         return [t for task in tasks for t in _tricks_chunk(task)]
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=worker_context()) as pool:
+    with worker_pool(jobs) as pool:
         return [t for part in pool.map(_tricks_chunk, tasks) for t in part]
 
 
