@@ -44,6 +44,8 @@ def shared_fit_memo(rules: tuple) -> dict:
             FIT_MEMOS.clear()  # bounded: games of ever new options
         memo = FIT_MEMOS[rules] = {}
     return memo
+
+
 #: Series points for going out (§4.4).
 WIN_BONUS = 5
 #: §2.3 comparison scale: A=1 .. Q=12, K=13, JK=14.
