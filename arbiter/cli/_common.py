@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -138,6 +141,33 @@ def _run(fn, *args: Any, **kwargs: Any) -> Any:
     except KeyboardInterrupt:
         err.print("interrupted", highlight=False)
         raise typer.Exit(130) from None
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt():
+    """Within it, SIGTERM (a scheduler's stop, ``kill``, a CI job's timeout) stops a long
+    command as Ctrl-C does: the run is cancelled where asyncio cancels it on Ctrl-C, what is
+    finished stays stored, and the command says so (and how to go on) and exits 130, instead
+    of dying where it stands with no word. The signal is passed on as SIGINT, so both go one
+    way. Where SIGINT is ignored (a job started in the background by a shell, which a
+    scheduler's stop must still end) SIGTERM keeps its own meaning. Only in the main thread,
+    where signal handlers live; elsewhere nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_term(signum: int, frame: Any) -> None:
+        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        signal.raise_signal(signal.SIGINT)
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def start_metrics(address: str | None, say: bool = True) -> str:

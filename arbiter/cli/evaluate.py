@@ -25,7 +25,8 @@ from arbiter.rating.betting import SEQUENTIAL
 from arbiter.rating.luck import MIN_DEALS as LUCK_MIN_DEALS
 from arbiter.rating.sprt import MIN_DEALS
 from arbiter.cli._common import (
-    OptionOpt, PresetOpt, SeedOpt, UsageError, _parse_options, _run, app, check_writable, err, out, write_text,
+    OptionOpt, PresetOpt, SeedOpt, UsageError, _parse_options, _run, app, check_writable, err, out, terminate_as_interrupt,
+    write_text,
 )
 
 #: The cap on deals of a sequential test when --deals is not given.
@@ -196,11 +197,12 @@ def evaluate(
                 cluster=cluster, transport=transport, luck=luck,
             )
 
-        if db is None:
-            result = _run(run, None)
-        else:
-            with _run(Store, db) as store:
-                result = _run(run, store)
+        with terminate_as_interrupt():  # a scheduler's stop ends it as Ctrl-C does
+            if db is None:
+                result = _run(run, None)
+            else:
+                with _run(Store, db) as store:
+                    result = _run(run, store)
     if probes_file is not None and result.luck_features:
         from arbiter.tournament.probes import keep_fit
 

@@ -25,7 +25,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from cardarena import disclosure
-from arbiter.cli._common import OPTION_FLAG, DbOpt, TransportOpt, UsageError, _parse_options, _run, app, err, out, plural, tournament_app, write_text
+from arbiter.cli._common import (
+    OPTION_FLAG, DbOpt, TransportOpt, UsageError, _parse_options, _run, app, err, out, plural, terminate_as_interrupt,
+    tournament_app, write_text,
+)
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT
 from arbiter.spectating.runs import announce_run, forget_run
 from cardarena.games import GAMES
@@ -101,7 +104,7 @@ def tournament_run(
                       markup=False, highlight=False)
             raise typer.Exit(130) from None
 
-    with _run(Store, db) as store:
+    with terminate_as_interrupt(), _run(Store, db) as store:  # a scheduler's stop ends it as Ctrl-C does
         if quiet:  # only the standings (no progress, no watch line; `arbiter watch --db` still finds it)
             quiet_runs: list[Path] = []
             try:

@@ -1,0 +1,76 @@
+"""SIGTERM (a scheduler's stop, ``kill``, a CI job's timeout) stops a long batch command as
+Ctrl-C does (``arbiter.cli._common.terminate_as_interrupt``): the finished matches stay
+stored, one line says so and how to go on, exit 130; before, the command died where it stood
+with no word, and left its watch file behind. Where SIGINT is ignored SIGTERM still ends it."""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _start(db: Path, sigint: object) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "arbiter", "tournament", "run", "--db", str(db), "--bots", "heuristic,greedy",
+         "--deals", "5000", "-o", "deals=1", "--concurrency", "1", "-q"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, sigint))  # as a terminal leaves it, or a background job
+
+
+def _played(db: Path) -> int:
+    """Matches stored so far (0 before the store has its tables)."""
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as conn:
+            return conn.execute("SELECT count(*) FROM matches").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def _wait_for_a_match(run: subprocess.Popen, db: Path) -> None:
+    for _ in range(1200):  # bounded: until a match is stored (no time is measured)
+        if _played(db) or run.poll() is not None:
+            break
+        time.sleep(0.05)
+    assert run.poll() is None and _played(db), run.communicate(timeout=60)
+
+
+def test_sigterm_stops_a_tournament_as_ctrl_c_does(tmp_path):
+    db = tmp_path / "arena.sqlite"
+    run = _start(db, signal.SIG_DFL)
+    try:
+        _wait_for_a_match(run, db)
+        run.send_signal(signal.SIGTERM)
+        out, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    assert run.returncode == 130, (run.returncode, err[-2000:])
+    said = " ".join(err.split())  # the console wraps long lines
+    assert f"interrupted: the finished matches are stored in {db}; the same command resumes the tournament" in said, err
+    assert _played(db) >= 1
+    assert not (tmp_path / "arena.sqlite.watch").exists()  # the run's watch line is taken back: it is over
+
+
+def test_sigterm_still_ends_a_command_that_ignores_sigint(tmp_path):
+    db = tmp_path / "arena.sqlite"
+    run = _start(db, signal.SIG_IGN)
+    try:
+        _wait_for_a_match(run, db)
+        run.send_signal(signal.SIGTERM)
+        run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    assert run.returncode == -signal.SIGTERM
