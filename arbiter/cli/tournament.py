@@ -101,7 +101,7 @@ def tournament_run(
             asyncio.run(run_tournament(spec, store, None, on_progress, fresh, transport, ship_bots=not shared_bots))
         except KeyboardInterrupt:
             err.print(f"interrupted: the finished matches are stored in {db}; the same command resumes the tournament",
-                      markup=False, highlight=False)
+                      markup=False, highlight=False, soft_wrap=True)  # one line, a path never cut
             raise typer.Exit(130) from None
 
     with terminate_as_interrupt(), _run(Store, db) as store:  # a scheduler's stop ends it as Ctrl-C does
