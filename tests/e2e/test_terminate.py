@@ -44,18 +44,25 @@ def _wait_for_a_match(run: subprocess.Popen, db: Path) -> None:
     assert run.poll() is None and _played(db), run.communicate(timeout=60)
 
 
-def test_sigterm_stops_a_tournament_as_ctrl_c_does(tmp_path):
-    db = tmp_path / "arena.sqlite"
-    run = _start(db, signal.SIG_DFL)
+def _terminated(db: Path, sigint: object) -> tuple[int, str]:
+    """A tournament started with SIGINT as ``sigint`` says, sent SIGTERM once its first match is
+    stored: its exit code and what it wrote on stderr."""
+    run = _start(db, sigint)
     try:
         _wait_for_a_match(run, db)
         run.send_signal(signal.SIGTERM)
-        out, err = run.communicate(timeout=120)
+        _, err = run.communicate(timeout=120)
     finally:
         if run.poll() is None:
             run.kill()
             run.wait()
-    assert run.returncode == 130, (run.returncode, err[-2000:])
+    return run.returncode, err
+
+
+def test_sigterm_stops_a_tournament_as_ctrl_c_does(tmp_path):
+    db = tmp_path / "arena.sqlite"
+    code, err = _terminated(db, signal.SIG_DFL)
+    assert code == 130, (code, err[-2000:])
     # one line, whatever the path's length (a console's wrap cut a long one in two)
     assert f"interrupted: the finished matches are stored in {db}; the same command resumes the tournament\n" in err, err
     assert _played(db) >= 1
@@ -63,14 +70,5 @@ def test_sigterm_stops_a_tournament_as_ctrl_c_does(tmp_path):
 
 
 def test_sigterm_still_ends_a_command_that_ignores_sigint(tmp_path):
-    db = tmp_path / "arena.sqlite"
-    run = _start(db, signal.SIG_IGN)
-    try:
-        _wait_for_a_match(run, db)
-        run.send_signal(signal.SIGTERM)
-        run.communicate(timeout=120)
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.wait()
-    assert run.returncode == -signal.SIGTERM
+    code, _ = _terminated(tmp_path / "arena.sqlite", signal.SIG_IGN)
+    assert code == -signal.SIGTERM
