@@ -8,6 +8,7 @@ work queue's pipe, so none of them ever sees the end of its maker."""
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -21,8 +22,8 @@ pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _descendants(pid: int) -> set[int]:
-    """Every process below ``pid`` now (from /proc's parent links)."""
+def _below(pid: int) -> dict[int, int]:
+    """Every process below ``pid`` now, with its parent (from /proc's parent links)."""
     parent: dict[int, int] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -31,21 +32,15 @@ def _descendants(pid: int) -> set[int]:
                     parent[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
             except OSError:
                 pass
-    out, todo = set(), [pid]
+    out: dict[int, int] = {}
+    todo = [pid]
     while todo:
         p = todo.pop()
-        kids = [c for c, pp in parent.items() if pp == p]
-        out.update(kids)
-        todo.extend(kids)
+        for child, pp in parent.items():
+            if pp == p:
+                out[child] = p
+                todo.append(child)
     return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def test_an_evaluations_pool_workers_end_when_it_is_killed(tmp_path):
@@ -53,38 +48,36 @@ def test_an_evaluations_pool_workers_end_when_it_is_killed(tmp_path):
            "--db", str(tmp_path / "eval.sqlite")]
     proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    pidfds: dict[int, int] = {}
     try:
-        # the pool is up once its two workers (children of the fork server) are
-        deadline = time.monotonic() + 60
-        below: set[int] = set()
-        while time.monotonic() < deadline:
-            below = _descendants(proc.pid)
-            workers = [p for p in below if _ppid(p) in below]  # below the fork server
-            if len(workers) >= 2:
+        # the pool is up once its two workers (the fork server's children) are
+        below: dict[int, int] = {}
+        for _ in range(1200):  # bounded: until they are there (no time is measured)
+            below = _below(proc.pid)
+            if sum(1 for parent in below.values() if parent in below) >= 2 or proc.poll() is not None:
                 break
-            assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
-            time.sleep(0.2)
-        else:
-            pytest.fail(f"no pool workers came up below {proc.pid}: {sorted(below)}")
-        time.sleep(1)  # playing
-        below = _descendants(proc.pid)
-        assert len(below) >= 3  # the fork server and its two workers at least
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+        assert sum(1 for parent in below.values() if parent in below) >= 2, f"no pool workers below {proc.pid}: {below}"
+        # each held by a pidfd before the kill (a pid cannot be taken by another process
+        # while it is held), readable once its process has ended: the exits are waited for
+        for pid in below:
+            try:
+                pidfds[pid] = os.pidfd_open(pid)
+            except ProcessLookupError:  # ended already (a helper of the start)
+                pass
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline and any(_alive(p) for p in below):
-            time.sleep(0.2)
-        left = sorted(p for p in below if _alive(p))
-        assert not left, f"left running after their maker was killed: {left}"
+        waiting = set(pidfds.values())
+        deadline = time.monotonic() + 15  # the workers look every PARENT_WATCH_S (1 s)
+        while waiting and (left := deadline - time.monotonic()) > 0:
+            ended, _, _ = select.select(list(waiting), [], [], left)
+            waiting -= set(ended)
+        running = sorted(pid for pid, fd in pidfds.items() if fd in waiting)
+        assert not running, f"left running after their maker was killed: {running}"
     finally:
+        for fd in pidfds.values():
+            os.close(fd)
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-
-
-def _ppid(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return int(f.read().rsplit(")", 1)[1].split()[1])
-    except OSError:
-        return -1
