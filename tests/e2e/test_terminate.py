@@ -36,12 +36,21 @@ def _played(db: Path) -> int:
         return 0
 
 
+def _said(run: subprocess.Popen) -> str:
+    """What a run wrote on stderr, the run killed first if it still runs (a failure's story)."""
+    if run.poll() is None:
+        run.kill()
+    return run.communicate()[1][-3000:]
+
+
 def _wait_for_a_match(run: subprocess.Popen, db: Path) -> None:
     for _ in range(1200):  # bounded: until a match is stored (no time is measured)
         if _played(db) or run.poll() is not None:
             break
         time.sleep(0.05)
-    assert run.poll() is None and _played(db), run.communicate(timeout=60)
+    if run.poll() is not None or not _played(db):
+        pytest.fail(f"no match stored within the wait (the run {'ended' if run.poll() is not None else 'runs'}): "
+                    f"{_said(run)}")
 
 
 def _terminated(db: Path, sigint: object) -> tuple[int, str]:
@@ -51,7 +60,10 @@ def _terminated(db: Path, sigint: object) -> tuple[int, str]:
     try:
         _wait_for_a_match(run, db)
         run.send_signal(signal.SIGTERM)
-        _, err = run.communicate(timeout=120)
+        try:
+            _, err = run.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"still running 120 s after SIGTERM: {_said(run)}")
     finally:
         if run.poll() is None:
             run.kill()
