@@ -3,6 +3,7 @@
     arbiter evaluate spades search heuristic --deals 20 --seed 1 -o deals=1 --jobs 2
     arbiter evaluate spades heuristic random --sprt 0,50 --bounds -700,700 -o deals=1   # stop when decided
     arbiter evaluate spades heuristic greedy --sprt 0,20 --sd-bound 45 -o deals=1      # deals' s.d. at most 45
+    arbiter evaluate spades mybot.py greedy --sprt 0,20 --sd-bound auto --db eval.sqlite -o deals=1   # S from earlier ones
     arbiter evaluate spades heuristic random --sprt 0.5,0.6 --sequential score -o deals=1  # on the pair score
     arbiter evaluate spot search heuristic --sprt 0,5 --sequential normal -o hands=1 --db eval.sqlite   # resumable
     arbiter evaluate spades search heuristic --sprt 0.5,0.55 --sequential score --cluster tcp://10.0.0.5:8786 -j 32
@@ -68,11 +69,15 @@ def evaluate(
                                                "SPRT: fewer deals on near-normal margins, errs up to 8x too often on "
                                                "skewed ones).")] = None,
     sd_bound: Annotated[
-        Optional[float],
-        typer.Option("--sd-bound", metavar="S", help="With --sprt: the most a deal margin's s.d. can be (game units; "
+        Optional[str],
+        typer.Option("--sd-bound", metavar="S|auto", help="With --sprt: the most a deal margin's s.d. can be (game units; "
                                                      "e.g. from an earlier evaluation, with room); selects --sequential "
-                                                     "variance. The deals are checked against it as they come: if they "
-                                                     "contradict it, the run stops and says so.")] = None,
+                                                     "variance. auto (with --db): 1.2x the largest s.d. among the "
+                                                     "evaluations stored there of the same game and options with 100 "
+                                                     "deals or more, those of the same two bots first, then those "
+                                                     "with either; kept for a resumed run. The deals are checked "
+                                                     "against it as they come: if they contradict it, the run stops "
+                                                     "and says so.")] = None,
     bounds: Annotated[
         Optional[str],
         typer.Option("--bounds", metavar="LO,HI", help="With --sequential betting: the least and most a deal's margin can "
@@ -132,7 +137,7 @@ def evaluate(
 ) -> None:
     """Play BOT_A against BOT_B on duplicate deals and print A's mean margin ± standard error.
 
-    With --sprt M0,M1 the deals are played in order and the run stops at the first deal where the sequential test accepts H0 (margin <= M0) or H1 (margin >= M1), or at --deals with "no decision". With --sd-bound S the test is the variance-bounded one (--sequential variance): its error rates hold on any distribution of deals whose s.d. is at most S (skewed, heavy-tailed), it needs about as few deals as the normal SPRT, and the deals are checked against S as they come. Without it the default test (--sequential betting) holds its error rates on any deal distribution but needs the margin's bounds (--bounds; derived for Spades with -o deals=N and single games of Spite and Malice), and is slow when they are much wider than the deals (the output says how many deals any test valid within those bounds needs; a narrower --bounds tests the margin clipped to it); --sequential score asks another question, "does A win more often" (the pair's win/draw/loss score), and is no stand-in for the margin; --sequential normal is the older SPRT, quicker on near-normal margins only (docs/strength.md). With --db it can be stopped and resumed: the same command continues where it was.
+    With --sprt M0,M1 the deals are played in order and the run stops at the first deal where the sequential test accepts H0 (margin <= M0) or H1 (margin >= M1), or at --deals with "no decision". With --sd-bound S the test is the variance-bounded one (--sequential variance): its error rates hold on any distribution of deals whose s.d. is at most S (skewed, heavy-tailed), it needs about as few deals as the normal SPRT, and the deals are checked against S as they come; --sd-bound auto (with --db) takes S as 1.2x the largest s.d. of the evaluations stored there of the same game and options (those of the same two bots first), and says which. Without it the default test (--sequential betting) holds its error rates on any deal distribution but needs the margin's bounds (--bounds; derived for Spades with -o deals=N and single games of Spite and Malice), and is slow when they are much wider than the deals (the output says how many deals any test valid within those bounds needs; a narrower --bounds tests the margin clipped to it); --sequential score asks another question, "does A win more often" (the pair's win/draw/loss score), and is no stand-in for the margin; --sequential normal is the older SPRT, quicker on near-normal margins only (docs/strength.md). With --db it can be stopped and resumed: the same command continues where it was.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -161,6 +166,9 @@ def evaluate(
         _run(_check_luck, game, options, preset, bot_a, bot_b, transport, cluster, test, probes, probes_file)
     if (name or fresh) and db is None:
         _run(_raise, UsageError("--name and --fresh need --db"))
+    if sd_bound == "auto" and test is not None and db is None:
+        _run(_raise, UsageError("--sd-bound auto reads the s.d. of the evaluations stored before this one: give --db "
+                                "FILE (or --sd-bound S)"))
     if json_path is not None:  # before the deals are played, not after
         _run(check_writable, json_path, "--json")
 
@@ -230,7 +238,7 @@ def evaluate(
 
 
 def _sprt(kind: str, text: str, alpha: float, beta: float, bounds: str | None, min_deals: int | None, model: str,
-          game_bounds, sd_bound: float | None = None):
+          game_bounds, sd_bound: str | None = None):
     from arbiter.rating.betting import parse_bounds, sequential_test
 
     if kind not in SEQUENTIAL:

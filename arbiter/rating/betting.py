@@ -281,25 +281,41 @@ def parse_bounds(text: str) -> tuple[float, float]:
 SEQUENTIAL = ("betting", "variance", "score", "normal")
 
 
+def parse_sd_bound(value: float | str) -> float:
+    """``--sd-bound``'s number (``auto`` is the caller's): ValueError naming what is wrong."""
+    try:
+        s = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"sd-bound: expected a number above 0 (a bound on a deal margin's s.d., game units) or "
+                         f"auto, got {value!r}") from None
+    if not (math.isfinite(s) and s > 0):
+        raise ValueError(f"sd-bound: the s.d. bound must be above 0, got {value!r}")
+    return s
+
+
 def sequential_test(kind: str, text: str, alpha: float = 0.05, beta: float = 0.05, *, bounds: tuple[float, float] | None = None,
-                    min_deals: int | None = None, model: str = "glr", sd_bound: float | None = None) -> Any:
+                    min_deals: int | None = None, model: str = "glr", sd_bound: float | str | None = None) -> Any:
     """The test ``--sequential KIND --sprt M0,M1`` names: ``betting`` (on margins in
     ``bounds``, default), ``variance`` (on margins whose s.d. is at most ``sd_bound``:
-    ``arbiter.rating.catoni``), ``score`` (betting on the pair score, another question) or
-    ``normal`` (the SPRT of ``arbiter.rating.sprt``). ValueError naming what is wrong."""
+    ``arbiter.rating.catoni``; ``"auto"``: an ``AutoVarianceTest``, its bound read from a store
+    later), ``score`` (betting on the pair score, another question) or ``normal`` (the SPRT of
+    ``arbiter.rating.sprt``). ValueError naming what is wrong."""
     if kind not in SEQUENTIAL:
         raise ValueError(f"sequential: expected one of {', '.join(SEQUENTIAL)}, got {kind!r}")
     if sd_bound is not None and kind != "variance":
         raise ValueError(f"sd-bound: only the variance-bounded test uses an s.d. bound (--sequential {kind} does not)")
     if kind == "variance":
-        from arbiter.rating.catoni import VarianceTest
+        from arbiter.rating.catoni import AutoVarianceTest, VarianceTest
 
         if sd_bound is None:
             raise ValueError("sprt: the variance-bounded test needs --sd-bound S (at most what a deal's margin's s.d. "
-                             "can be, e.g. from an earlier evaluation of the same kind of deals, with room)")
+                             "can be, e.g. from an earlier evaluation of the same kind of deals, with room) or "
+                             "--sd-bound auto (read from the earlier evaluations in --db FILE)")
         probe = Sprt.parse(text, alpha, beta)
-        return VarianceTest(probe.m0, probe.m1, sd_bound, alpha, beta,
-                            **({} if min_deals is None else {"min_deals": min_deals}))
+        kw = {} if min_deals is None else {"min_deals": min_deals}
+        if sd_bound == "auto":
+            return AutoVarianceTest(probe.m0, probe.m1, alpha, beta, **kw)
+        return VarianceTest(probe.m0, probe.m1, parse_sd_bound(sd_bound), alpha, beta, **kw)
     if kind == "normal":
         return Sprt.parse(text, alpha, beta, min_deals=MIN_DEALS if min_deals is None else min_deals, model=model)
     probe = Sprt.parse(text, alpha, beta)  # the M0,M1 syntax and the error rates, named as before

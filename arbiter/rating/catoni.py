@@ -36,7 +36,9 @@ decides nothing more (``assumption``).
 
 Where the bound comes from is the user's to say (``arbiter evaluate --sd-bound S``), as the
 bounds are for the betting test: a previous evaluation of the same kind of deals, with room
-(docs/strength.md measures the lengths at 1.2x the true s.d.).
+(docs/strength.md measures the lengths at 1.2x the true s.d.). ``--sd-bound auto`` says it by
+rule (``AutoVarianceTest``): ``AUTO_ROOM`` times the largest s.d. of the earlier evaluations of the
+same deals in the store (``arbiter.tournament.evaluate.sd_from_store``), checked as any bound is.
 """
 
 from __future__ import annotations
@@ -51,6 +53,11 @@ from arbiter.rating.stats import MeanSE, Moments
 
 #: The monitor's bet on the squared differences of consecutive deals (any 0 <= γ < 1 is valid).
 MONITOR_BET = 0.5
+#: ``--sd-bound auto``: the bound over the largest s.d. of the earlier evaluations it is read from,
+AUTO_ROOM = 1.2
+#: and the least deals such an evaluation needs to be read (with 30 the swings pool's s.d. was read
+#: too small often enough to err 0.18 for 0.05; with 100 every pool held: docs/strength.md).
+AUTO_HISTORY = 100
 
 
 def phi(x: float) -> float:
@@ -241,3 +248,45 @@ class VarianceRun:
         t = self.test
         return VarianceState(self.log_h1, self.log_h0, t.upper_h1, t.upper_h0, self._decision, self._moments.result(),
                              self.log_check, t.sd_bound, self._contradicted)
+
+
+def round_up(x: float, digits: int = 3) -> float:
+    """``x`` rounded up to ``digits`` significant digits (a bound shown short, never below ``x``)."""
+    step = 10.0 ** (math.floor(math.log10(x)) - digits + 1)
+    return float(f"{math.ceil(x / step - 1e-9) * step:.{digits + 1}g}")
+
+
+@dataclass(frozen=True)
+class AutoVarianceTest:
+    """The variance-bounded test with its s.d. bound still to be read: ``arbiter evaluate
+    --sd-bound auto --db FILE`` takes ``room`` times the largest s.d. among the earlier evaluations
+    of the same game and options stored there (``arbiter.tournament.evaluate.sd_from_store``) and
+    plays ``resolve(sd)`` (an evaluation is read if it has ``history`` deals or more). The bound is then an assumption made by rule, not by the user: the run
+    checks it as any bound (docs/strength.md measures the error rates when it is too small)."""
+
+    m0: float
+    m1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+    min_deals: int = 0
+    room: float = AUTO_ROOM
+    history: int = AUTO_HISTORY  # the least deals of an earlier evaluation read
+    kind = "margin"
+    name = "variance"
+
+    def __post_init__(self) -> None:
+        VarianceTest(self.m0, self.m1, 1.0, self.alpha, self.beta, self.min_deals)  # the same checks, named alike
+        if not (math.isfinite(self.room) and self.room >= 1):
+            raise ValueError(f"sd-bound: the room over the s.d. seen must be at least 1, got {self.room!r}")
+        if not isinstance(self.history, int) or self.history < 2:
+            raise ValueError(f"sd-bound: an earlier evaluation read needs at least 2 deals, got {self.history!r}")
+
+    def resolve(self, sd: float) -> VarianceTest:
+        """The test at ``room`` x ``sd``, rounded up to three digits."""
+        if not (math.isfinite(sd) and sd > 0):
+            raise ValueError(f"sd-bound: an s.d. to bound must be above 0, got {sd!r}")
+        return VarianceTest(self.m0, self.m1, round_up(self.room * sd), self.alpha, self.beta, self.min_deals)
+
+    def to_json(self) -> dict:
+        return {"test": self.name, "m0": self.m0, "m1": self.m1, "sd_bound": "auto", "room": self.room,
+                "history": self.history, "alpha": self.alpha, "beta": self.beta, "min_deals": self.min_deals}

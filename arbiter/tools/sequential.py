@@ -4,6 +4,7 @@
     python -m arbiter.tools.sequential --runs 500 --seed 3
     python -m arbiter.tools.sequential --recorded      # on recorded real deals (arbiter/tools/data)
     python -m arbiter.tools.sequential --variance --room 1.2   # the variance-bounded test, s.d. bound 1.2x the true
+    python -m arbiter.tools.sequential --variance --history 100  # --sd-bound auto: 1.2x the s.d. of 100 earlier deals
     python -m arbiter.tools.sequential --oracle        # the fewest deals a test within given bounds can need
 
 A distribution here is a pool of deal margins with mean exactly 0 inside -180..180 (so that
@@ -162,26 +163,60 @@ def _recorded_margins(name: str) -> list[float]:
     return EvalResult.from_json(json.loads((data / f"{name}.json").read_text())).deal_margins()
 
 
-def variance_rows(runs: int = 2000, seed: int = 0, room: float = 1.0) -> Iterator[dict[str, Any]]:
+class FromHistory:
+    """``--sd-bound auto`` as a test to simulate: each run first draws ``history`` deals of its
+    own from ``pool`` (an earlier evaluation of the same kind of deals) and tests at the bound
+    ``auto`` reads from them (``AutoVarianceTest.resolve``: its room x their s.d.)."""
+
+    def __init__(self, auto: Any, pool: Sequence[float], history: int, rng: random.Random):
+        self.auto, self.pool, self.history, self.rng = auto, list(pool), history, rng
+        self.bounds: list[float] = []
+
+    def start(self) -> Any:
+        sd = mean_se([self.rng.choice(self.pool) for _ in range(self.history)]).sd or 1e-9
+        test = self.auto.resolve(sd)
+        self.bounds.append(test.sd_bound)
+        return test.start()
+
+    def fixed_deals(self, sd: float) -> int:
+        return self.auto.resolve(1.0).fixed_deals(sd)
+
+
+def variance_rows(runs: int = 2000, seed: int = 0, room: float | None = None,
+                  history: int | None = None) -> Iterator[dict[str, Any]]:
     """The variance-bounded test (``arbiter.rating.catoni``) with the s.d. bound ``room`` x each
-    distribution's true s.d.: every hard pool at M 0,10 (and far, at 150), then the recorded
-    deals ``shifted`` to M0 and M1 (real shapes; Spades at 0,20 and 0,50 too). "fixed": the
-    fixed-length normal test at the true s.d.; for the Spades rows at the s.d. of 38 the issue
-    sized them with."""
-    from arbiter.rating.catoni import VarianceTest
+    distribution's true s.d. (default 1.0): every hard pool at M 0,10 (and far, at 150), then the
+    recorded deals ``shifted`` to M0 and M1 (real shapes; Spades at 0,20 and 0,50 too). "fixed":
+    the fixed-length normal test at the true s.d.; for the Spades rows at the s.d. of 38 the issue
+    sized them with. With ``history``: ``--sd-bound auto`` instead, each run's bound ``room``
+    (default ``AUTO_ROOM``) x the s.d. of ``history`` deals of its own from the same pool
+    (``FromHistory``); "S" is then the mean of the runs' bounds."""
+    from arbiter.rating.catoni import AUTO_ROOM, AutoVarianceTest, VarianceTest
+
+    room = room if room is not None else AUTO_ROOM if history else 1.0
+
+    def test_for(m0: float, m1: float, pool: Sequence[float], sd: float, tag: str) -> Any:
+        if history:
+            return FromHistory(AutoVarianceTest(m0, m1, room=room), pool, history, random.Random(f"{tag}:history"))
+        return VarianceTest(m0, m1, room * sd)
+
+    def bound(t: Any, sd: float) -> float:
+        return sum(t.bounds) / len(t.bounds) if history else room * sd
 
     for name, pool in pools(seed).items():
         sd = mean_se(pool).sd
-        m = measure(VarianceTest(M0, M1, room * sd), pool, runs, f"var:{seed}:{name}:{room}", far=150.0)
-        yield {"deals": name, "M": f"{M0:g},{M1:g}", "S": room * sd, **m}
+        tag = f"var:{seed}:{name}:{room}" + (f":{history}" if history else "")
+        t = test_for(M0, M1, pool, sd, tag)
+        m = measure(t, pool, runs, tag, far=150.0)
+        yield {"deals": name, "M": f"{M0:g},{M1:g}", "S": bound(t, sd), **m}
     for name, (m0, m1) in VARIANCE_RECORDED:
         xs = _recorded_margins(name)
         sd = mean_se(xs).sd
-        t = VarianceTest(m0, m1, room * sd)
+        t = test_for(m0, m1, xs, sd, f"var:{seed}:{name}:{m1}:{history}")
         at0 = simulate(t, shifted(xs, m0), m0, runs, 20_000, random.Random(f"var:{seed}:{name}:{m1}:0"))
         at1 = simulate(t, shifted(xs, m1), m1, runs, 20_000, random.Random(f"var:{seed}:{name}:{m1}:1"))
         fixed = t.fixed_deals(38.0 if name.startswith("spades") else sd)
-        yield {"deals": f"recorded {name}", "M": f"{m0:g},{m1:g}", "S": room * sd, "alpha": at0.p_h1, "beta": at1.p_h0,
+        yield {"deals": f"recorded {name}", "M": f"{m0:g},{m1:g}", "S": bound(t, sd), "alpha": at0.p_h1, "beta": at1.p_h0,
                "deals_m0": at0.mean_deals, "deals_m1": at1.mean_deals, "fixed": fixed,
                "length": (at0.mean_deals + at1.mean_deals) / 2 / fixed,
                "undecided": (at0.undecided + at1.undecided) / (2 * runs), "far_deals": float("nan")}
@@ -216,6 +251,22 @@ def variance_round(seed: int, runs: int = 1000) -> dict[str, float]:
         out[f"variance.{key}.alpha"] = r["alpha"]
         out[f"variance.{key}.beta"] = r["beta"]
         out[f"variance.{key}.length"] = r["length"]
+    return out
+
+
+#: ``--sd-bound auto``'s bench round: the deals of the earlier evaluation each run reads its bound from.
+AUTO_BENCH_HISTORY = 100
+
+
+def auto_round(seed: int, runs: int = 250, history: int = AUTO_BENCH_HISTORY) -> dict[str, float]:
+    """``--sd-bound auto``'s figures for the bench: each run's bound 1.2x the s.d. of ``history``
+    deals of its own from the same pool (an earlier evaluation of the same kind of deals)."""
+    out = {}
+    for r in variance_rows(runs, seed, history=history):
+        key = r["deals"].replace("recorded ", "") + ("" if r["deals"] in LABELS else f".{r['M'].split(',')[1]}")
+        out[f"auto.{key}.alpha"] = r["alpha"]
+        out[f"auto.{key}.beta"] = r["beta"]
+        out[f"auto.{key}.length"] = r["length"]
     return out
 
 
@@ -276,7 +327,10 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
     p.add_argument("--recorded", action="store_true", help="the recorded real deals instead of the hard pools")
     p.add_argument("--variance", action="store_true", help="the variance-bounded test (--sd-bound) on the pools and "
                                                            "the recorded deals")
-    p.add_argument("--room", type=float, default=1.0, help="with --variance: the s.d. bound over the true s.d.")
+    p.add_argument("--room", type=float, default=None, help="with --variance: the s.d. bound over the true s.d. "
+                                                            "(default 1.0; with --history, over the history's: 1.2)")
+    p.add_argument("--history", type=int, default=None, help="with --variance: --sd-bound auto, each run's bound read "
+                                                             "from this many earlier deals of its own")
     p.add_argument("--oracle", action="store_true", help="the fewest deals any bounded test could need on the "
                                                          "recorded Spades deals, bounds ±130..±900")
     a = p.parse_args(argv)
@@ -285,7 +339,7 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
         out(_md(rows_, list(rows_[0])))
         return
     if a.variance:
-        out(_md(list(variance_rows(a.runs, a.seed, a.room)), ["deals", "M", "S", "alpha", "beta", "deals_m0", "deals_m1",
+        out(_md(list(variance_rows(a.runs, a.seed, a.room, a.history)), ["deals", "M", "S", "alpha", "beta", "deals_m0", "deals_m1",
                                                               "fixed", "length", "far_deals", "undecided"]))
         return
     if a.recorded:

@@ -363,6 +363,10 @@ def bench_part(part: str, seed: int, runs: int = 1000, draw_options: Mapping[str
         from arbiter.tools.sequential import variance_round
 
         out.update(variance_round(seed, n))
+    elif part == "auto":
+        from arbiter.tools.sequential import auto_round
+
+        out.update(auto_round(seed, max(2, runs // 4)))
     elif part.startswith("value."):
         _, a, b = part.split(".")
         out.update(value_round(seed, n, jobs, pairs=((a, b),)))
@@ -769,7 +773,7 @@ VALUE_PAIRS = (("heuristic", "greedy"), ("greedy", "random"))
 #: The parts of ``bench_round``, each a unit of work of its own (``bench_part``): its rows depend on
 #: the round's seed and the size alone, never on which process computes it or in what order, so the
 #: bench runs them over a pool of processes (``bench_units``) and gets what one process would.
-BENCH_PARTS = ("sprt", "coverage", "ratings", "strengths", "perbot", "betting", "variance",
+BENCH_PARTS = ("sprt", "coverage", "ratings", "strengths", "perbot", "betting", "variance", "auto",
                *(f"value.{a}.{b}" for a, b in VALUE_PAIRS),
                "luck.simulated", "luck.real", "luck.sequential",
                *(f"draws.{i}" for i in range(len(DRAW_PAIRS))), *(f"draws.zero.{i}" for i in range(len(DRAW_ZERO_CASES))))
@@ -886,6 +890,14 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
                               lambda v: v <= 0.065, "<= 0.065 (β = 0.05)") for n in VARIANCE_CASES},
     **{f"variance.{n}.length": (f"variance-bounded test mean deals at M0 and M1 / fixed-length test, {n}", "x",
                                 *VARIANCE_LENGTH.get(n, (None, "none (issue 39 sets none)"))) for n in VARIANCE_CASES},
+    # --sd-bound auto: each run's bound 1.2x the s.d. of 100 earlier deals of the same kind (valid on every pool?)
+    **{f"auto.{n}.alpha": (f"--sd-bound auto P(H1 | margin = M0), {n}, bound 1.2x the s.d. of 100 earlier deals", "rate",
+                           lambda v: v <= 0.065, "<= 0.065 (α = 0.05)") for n in VARIANCE_CASES},
+    **{f"auto.{n}.beta": (f"--sd-bound auto P(H0 | margin = M1), {n}", "rate",
+                          lambda v: v <= 0.065, "<= 0.065 (β = 0.05)") for n in VARIANCE_CASES},
+    **{f"auto.{n}.length": (f"--sd-bound auto mean deals at M0 and M1 / fixed-length test, {n}", "x", None,
+                            "none (an opt-in, not the default: the room costs about 1.2² of the bound at the true s.d.)")
+       for n in VARIANCE_CASES},
     # the value of the deal (AIVAT-style control variate), variance per match played against independent deals
     **{f"value.spades_{a}_{b}.per_match": (f"variance per match, deal margins corrected by a value of the deal / "
                                            f"independent deals (Spades {a}-{b})", "x",

@@ -67,6 +67,7 @@ from arbiter.batch.settings import bot_names
 from arbiter.batch.venue import AUTO, Kind, Where, describe, open_venue, parse_where
 from arbiter.store.db import Store, StoreError
 from arbiter.rating.betting import BettingState, BettingTest
+from arbiter.rating.catoni import AUTO_HISTORY, AUTO_ROOM, AutoVarianceTest, VarianceTest, round_up
 from arbiter.rating.luck import (
     MIN_DEALS as LUCK_MIN_DEALS, ExpectedFeatures, LuckAdjusted, OnlineCorrection, luck_adjusted, luck_names,
 )
@@ -117,7 +118,7 @@ class EvalResult:
     seed: int
     options: dict[str, Any]
     matches: list[MatchMargin] = field(default_factory=list)
-    sprt: Sprt | BettingTest | None = None
+    sprt: Sprt | BettingTest | VarianceTest | None = None
     sprt_state: SprtState | BettingState | None = None  # where the test stopped (None without a test)
     max_deals: int = 0  # the cap (``deals`` asked for)
     resumed: int = 0  # matches found in the store instead of played
@@ -131,6 +132,7 @@ class EvalResult:
     luck_decisions: tuple[int, int] = (0, 0)  # with ``luck``: the probes' decisions, the counted matches'
     luck_reused: int = 0  # with ``luck``: probe deals read from a probes file, not played
     luck_prior: int = 0  # with ``luck`` and a test: deals of earlier evaluations its slopes started from
+    sd_source: "SdSource | None" = None  # with ``--sd-bound auto``: where the test's s.d. bound was read
 
     @property
     def luck(self) -> LuckAdjusted | None:
@@ -231,7 +233,8 @@ class EvalResult:
             centre = ("the draws' expectations, exact" if self.luck_expected.exact
                       else f"{self.luck_expected.probes} probe deals")
             on = f"on the luck-adjusted margin (each deal corrected with slopes fitted on {fitted}; centred on {centre}), "
-        return f"{on}{t.describe()}: {s.verdict} {how}; {s.evidence()}; {compare}{self._bounds_price()}"
+        source = f" ({self.sd_source.describe()})" if self.sd_source is not None else ""
+        return f"{on}{t.describe()}{source}: {s.verdict} {how}; {s.evidence()}; {compare}{self._bounds_price()}"
 
     def _bounds_price(self) -> str:
         """Why a betting test on the margin took longer than a fixed test: the least any test
@@ -252,7 +255,8 @@ class EvalResult:
             n = VarianceTest(t.m0, t.m1, s, t.alpha, t.beta).expected_deals(sd)
             if math.isfinite(n):
                 line += (f"; if a deal margin's s.d. is at most S, --sd-bound S tests it on any shape: at S = {s:g}, "
-                         f"1.2x the s.d. seen here, about {math.ceil(n)} deals at M1, on fresh deals")
+                         f"1.2x the s.d. seen here, about {math.ceil(n)} deals at M1, on fresh deals; --sd-bound auto "
+                         f"--db FILE takes S from the evaluations stored there")
         return line + ")"
 
     def fixed_deals(self) -> int | None:
@@ -272,6 +276,7 @@ class EvalResult:
             "sprt": None if self.sprt is None else self.sprt.to_json(),
             "sprt_state": None if self.sprt_state is None else self.sprt_state.to_json(),
             "luck": None if self.luck is None else self.luck.to_json(),
+            "sd_auto": None if self.sd_source is None else self.sd_source.to_json(),
             "matches": [m.to_json() for m in self.matches],
         }
 
@@ -333,7 +338,7 @@ def evaluation_plan(game_name: str, bot_a: str, bot_b: str, deals: int, seed: in
 
 def evaluation_spec(
     game: str, bot_a: str, bot_b: str, deals: int, seed: int, options: Mapping[str, Any], preset: str | None,
-    decision_ms: int, bank_ms: int, sprt: Sprt | BettingTest | None,
+    decision_ms: int, bank_ms: int, sprt: Sprt | BettingTest | VarianceTest | AutoVarianceTest | None,
 ) -> dict[str, Any]:
     """What defines a stored evaluation (its resume key). The keys a tournament spec shares
     (game, bots, deals, seed, options, preset, clock) mean the same, so the standings and
@@ -364,7 +369,7 @@ def evaluate(
     decision_ms: int = 0,
     bank_ms: int = 0,
     progress: Callable[[MatchMargin], None] | None = None,
-    sprt: Sprt | BettingTest | None = None,
+    sprt: Sprt | BettingTest | VarianceTest | AutoVarianceTest | None = None,
     store: Store | None = None,
     name: str | None = None,
     fresh: bool = False,
@@ -400,6 +405,9 @@ def evaluate(
                         allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER))
     opts = dict(options or {})
     game_rules = get_game(game, opts, preset)  # validate before starting anything
+    if isinstance(sprt, AutoVarianceTest) and store is None:
+        raise ConfigError("sd-bound auto: the s.d. bound is read from the evaluations stored before this one: "
+                          "give --db FILE (or --sd-bound S)")
     if luck is not None:
         if (luck.game_name, dict(luck.options), luck.preset) != (game, opts, preset):
             raise ConfigError("luck: its probes were played for another game or options than this evaluation's")
@@ -420,6 +428,14 @@ def evaluate(
     if store is not None:
         spec = evaluation_spec(game, bot_a, bot_b, deals, seed, opts, preset, decision_ms, bank_ms, sprt)
         result.stored_as = name or default_name(spec)
+        if isinstance(sprt, AutoVarianceTest):
+            # read once, kept in the spec: a resumed run tests at the bound it started with
+            source = (None if fresh else _kept_source(store, result.stored_as)) or sd_from_store(
+                store, game, (bot_a, bot_b), opts, preset, exclude=result.stored_as, room=sprt.room,
+                min_deals=sprt.history)
+            spec["sd_auto"] = source.to_json()
+            sprt = result.sprt = sprt.resolve(source.largest)
+            result.sd_source = source
         store.lock()
         tour = store.open_tournament(result.stored_as, game, spec, fresh=fresh, planned=2 * deals)
         tid = tour.id
@@ -509,6 +525,85 @@ def evaluate(
 LUCK_CHECKED = 5
 
 
+@dataclass(frozen=True)
+class SdSource:
+    """Where ``--sd-bound auto`` read its bound: ``room`` x ``largest``, the largest s.d. of the
+    deal margins of ``evaluations`` ((name, deals, s.d.), largest first), the stored evaluations
+    of the same game and options ``among`` the closest kin of the pair evaluated."""
+
+    largest: float
+    room: float
+    among: str
+    evaluations: tuple[tuple[str, int, float], ...]
+
+    @property
+    def sd_bound(self) -> float:
+        return round_up(self.room * self.largest)
+
+    def describe(self) -> str:
+        name, deals, sd = self.evaluations[0]
+        n = len(self.evaluations)
+        which = f"the largest of the {n} stored evaluations" if n > 1 else "the one stored evaluation"
+        return (f"--sd-bound auto: {self.room:g}x {sd:.4g}, the s.d. of the deal margins in {name} ({deals} deals), "
+                f"{which} {self.among}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"largest": self.largest, "room": self.room, "among": self.among,
+                "evaluations": [list(e) for e in self.evaluations]}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> "SdSource":
+        return cls(float(d["largest"]), float(d["room"]), str(d["among"]),
+                   tuple((str(n), int(k), float(sd)) for n, k, sd in d["evaluations"]))
+
+
+def sd_from_store(store: Store, game: str, bots: tuple[str, str], options: Mapping[str, Any], preset: str | None,
+                  exclude: str | None = None, room: float = AUTO_ROOM, min_deals: int = AUTO_HISTORY) -> SdSource:
+    """The s.d. bound ``--sd-bound auto`` tests at: ``room`` x the largest s.d. of the deal margins
+    of the evaluations stored in ``store`` of ``game`` with the same ``options`` and ``preset``
+    and at least ``min_deals`` deals (``exclude``: the evaluation being run), among the closest
+    kin of ``bots`` there are: the same two bots (either order), else those with either of them,
+    else any. ConfigError, saying what was looked for, when there is none."""
+    kin: dict[int, list[tuple[str, int, float]]] = {0: [], 1: [], 2: []}
+    for tour in store.tournaments():
+        spec = tour.spec
+        if (spec.get("evaluate") != SPEC_FORMAT or tour.name == exclude or spec.get("game") != game
+                or spec.get("options") != dict(options) or spec.get("preset") != preset):
+            continue
+        try:
+            pair = tuple(spec["bots"])
+            margins = _stored_margins(store, tour.id, game, options, preset, bot_names(pair)[0], records=False)
+        except (StoreError, KeyError, TypeError, ValueError):
+            continue  # not readable as an evaluation: not evidence of the s.d.
+        deals = [(m.margin + margins[(d, 1)].margin) / 2 for (d, r), m in sorted(margins.items())
+                 if r == 0 and (d, 1) in margins]
+        if len(deals) < min_deals:
+            continue
+        shared = len(set(pair) & set(bots))
+        kin[0 if shared == 2 else 1 if shared else 2].append((tour.name, len(deals), mean_se(deals).sd or 0.0))
+    a, b = bots
+    for level, among in ((0, f"of {a} and {b}"), (1, f"with {a} or {b}"), (2, "of any bots")):
+        found = sorted(kin[level], key=lambda e: -e[2])
+        if found and found[0][2] > 0:
+            return SdSource(found[0][2], room, f"{among} at {game} with these options", tuple(found))
+    raise ConfigError(f"sd-bound auto: {store.path} holds no evaluation of {game} with these options and at least "
+                      f"{min_deals} deals to read a deal margin's s.d. from: run one first (a fixed number of deals, "
+                      f"or the default betting test), or give --sd-bound S")
+
+
+def _kept_source(store: Store, name: str) -> SdSource | None:
+    """The bound an earlier run of this ``--sd-bound auto`` evaluation read (None: a new one)."""
+    try:
+        kept = store.tournament(name).spec.get("sd_auto")
+    except StoreError:
+        return None
+    try:
+        return SdSource.from_json(kept) if kept else None
+    except (KeyError, TypeError, ValueError):
+        raise StoreError(f"evaluation {name!r} in {store.path}: its kept s.d. bound cannot be read ({kept!r}); "
+                         "run it with --fresh") from None
+
+
 #: Matches sent to a cluster at a time when ``jobs`` does not say (``jobs`` = 1).
 CLUSTER_BATCH = 16
 
@@ -520,10 +615,10 @@ def _sides(game_name: str, options: Mapping[str, Any], preset: str | None, recor
 
 
 def _stored_margins(store: Store, tid: int, game_name: str, options: Mapping[str, Any], preset: str | None,
-                    bot_a: str) -> dict[tuple[int, int], MatchMargin]:
+                    bot_a: str, records: bool = True) -> dict[tuple[int, int], MatchMargin]:
     """The matches of a stored evaluation, by (deal, rotation), margins recomputed from the outcomes."""
     out = {}
-    for row in store.matches(tid):
+    for row in store.matches(tid, records=records):
         if row.idx != 2 * row.deal + row.rotation or row.rotation not in (0, 1):
             raise StoreError(f"tournament {tid} in {store.path} is not an evaluation (match {row.idx} is deal {row.deal}, seating {row.rotation})")
         who = who_of(row.seats, bot_a)

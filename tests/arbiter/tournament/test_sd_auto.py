@@ -1,0 +1,89 @@
+"""``arbiter evaluate --sd-bound auto``: the variance-bounded test's s.d. bound read from the
+evaluations stored before, the closest kin of the pair first, kept for a resumed run."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from arbiter.cli import app
+from arbiter.rating.catoni import AUTO_HISTORY, AutoVarianceTest, VarianceTest, round_up
+from arbiter.rating.stats import mean_se
+from arbiter.store.db import Store, StoreError
+from arbiter.tournament.evaluate import evaluate, sd_from_store
+from cardarena.games import ConfigError
+
+ONE = {"deals": 1}
+
+
+def _sd(result) -> float:
+    return mean_se(result.deal_margins()).sd
+
+
+def test_the_bound_rounds_up_and_bad_parameters_are_named() -> None:
+    assert round_up(45.01) == 45.1 and round_up(45.0) == 45.0 and round_up(0.123456) == 0.124 and round_up(1234.5) == 1240
+    t = AutoVarianceTest(0, 20).resolve(37.4)
+    assert isinstance(t, VarianceTest) and t.sd_bound == round_up(1.2 * 37.4) >= 1.2 * 37.4
+    assert AutoVarianceTest(0, 20).to_json()["sd_bound"] == "auto"
+    for make, message in ((lambda: AutoVarianceTest(5, 1), "less than"), (lambda: AutoVarianceTest(0, 5, room=0.9), "at least 1"),
+                          (lambda: AutoVarianceTest(0, 5).resolve(0.0), "above 0"),
+                          (lambda: AutoVarianceTest(0, 5, history=1), "at least 2 deals")):
+        with pytest.raises(ValueError, match=message):
+            make()
+
+
+def test_the_closest_kin_sets_the_bound_and_a_resumed_run_keeps_its_own(tmp_path) -> None:
+    db = tmp_path / "eval.sqlite"
+    n = 20  # the least deals of an evaluation read (AUTO_HISTORY, 100, in the CLI's test below)
+    with Store(db) as store:
+        with pytest.raises(ConfigError, match=f"holds no evaluation of spades with these options and at least {n} deals"):
+            sd_from_store(store, "spades", ("heuristic", "greedy"), ONE, None, min_deals=n)
+        far = evaluate("spades", "heuristic", "random", deals=n, seed=1, options=ONE, store=store)
+        evaluate("spades", "heuristic", "random", deals=n - 1, seed=2, options=ONE, store=store)  # too few: not read
+        evaluate("spades", "greedy", "random", deals=n, seed=3, options={"deals": 2}, store=store)  # other options
+        # no evaluation of the pair yet: those with either bot
+        src = sd_from_store(store, "spades", ("heuristic", "greedy"), ONE, None, min_deals=n)
+        assert src.largest == pytest.approx(_sd(far)) and "with heuristic or greedy" in src.among
+        assert [e[:2] for e in src.evaluations] == [(far.stored_as, n)]
+        auto = AutoVarianceTest(0, 50, history=n)
+        first = evaluate("spades", "heuristic", "greedy", deals=200, seed=4, options=ONE, sprt=auto, store=store)
+        assert first.sd_source == src and first.sprt.sd_bound == round_up(1.2 * _sd(far))
+        line = " ".join(first.sprt_summary().split())
+        assert f"s.d. at most {first.sprt.sd_bound:g}" in line and f"--sd-bound auto: 1.2x {_sd(far):.4g}" in line
+        assert far.stored_as in line and "the one stored evaluation with heuristic or greedy" in line
+
+        close = evaluate("spades", "greedy", "heuristic", deals=n, seed=5, options=ONE, store=store)
+        assert close.stored_as != first.stored_as
+        src = sd_from_store(store, "spades", ("heuristic", "greedy"), ONE, None, exclude=first.stored_as, min_deals=n)
+        assert "of heuristic and greedy" in src.among and [e[0] for e in src.evaluations] == [close.stored_as]
+        assert src.largest == pytest.approx(_sd(close)) != pytest.approx(_sd(far))
+        # the first run again: resumed at the bound it started with, not the new one
+        again = evaluate("spades", "heuristic", "greedy", deals=200, seed=4, options=ONE, sprt=auto, store=store)
+        assert again.resumed == len(first.matches) and again.sprt == first.sprt and again.sd_source == first.sd_source
+        # --fresh reads the store anew: the pair's own evaluation (itself left out, counted or not)
+        fresh = evaluate("spades", "heuristic", "greedy", deals=200, seed=4, options=ONE, sprt=auto, store=store, fresh=True)
+        assert fresh.sprt.sd_bound == round_up(1.2 * _sd(close)) and fresh.sd_source.evaluations[0][0] == close.stored_as
+        # a kept bound that cannot be read is named, not guessed
+        with store._tx() as tx:
+            tx.execute("UPDATE tournaments SET spec = json_set(spec, '$.sd_auto', json('{\"largest\": 1}')) WHERE name = ?",
+                       (first.stored_as,))
+        with pytest.raises(StoreError, match="kept s.d. bound cannot be read"):
+            evaluate("spades", "heuristic", "greedy", deals=200, seed=4, options=ONE, sprt=auto, store=store)
+    with pytest.raises(ConfigError, match="give --db FILE"):
+        evaluate("spades", "heuristic", "greedy", deals=5, options=ONE, sprt=AutoVarianceTest(0, 50))
+
+
+def test_cli_sd_bound_auto_says_where_its_bound_came_from(tmp_path) -> None:
+    db = str(tmp_path / "e.sqlite")
+    base = ["evaluate", "spades", "heuristic", "greedy", "-o", "deals=1"]
+    for args, message in ((["--sprt", "0,50", "--sd-bound", "auto"], "give --db FILE"),
+                          (["--sprt", "0,50", "--sd-bound", "wide", "--db", db], "a number above 0"),
+                          (["--sprt", "0,50", "--sd-bound", "auto", "--db", db], "holds no evaluation of spades")):
+        bad = CliRunner().invoke(app, [*base, *args])
+        assert bad.exit_code == 2 and message in " ".join(bad.output.split()), bad.output
+    first = CliRunner().invoke(app, [*base, "--deals", str(AUTO_HISTORY), "--db", db])
+    assert first.exit_code == 0, first.output
+    r = CliRunner().invoke(app, [*base, "--sprt", "0,50", "--sd-bound", "auto", "--db", db])
+    text = " ".join(r.output.split())
+    assert r.exit_code == 0, r.output
+    assert "variance-bounded test" in text and "--sd-bound auto: 1.2x" in text and "the one stored evaluation of heuristic and greedy" in text
