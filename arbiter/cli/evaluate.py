@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+import math
 import shlex
 import sys
 from pathlib import Path
@@ -226,6 +227,9 @@ def evaluate(
     line = result.sprt_summary()
     if line:
         out.print(line, highlight=False, soft_wrap=True)
+    hint = _auto_hint(db, result) if db is not None else None
+    if hint:
+        out.print(hint, highlight=False, soft_wrap=True)
     se = "-" if result.margin.se is None else f"{result.stderr:.3f}"  # one deal: no standard error
     out.print(f"margin {result.mean_margin:+.3f}  s.e. {se}  win rate {result.win_rate:.3f}  matches {len(result.matches)}")
     if db is not None:
@@ -282,6 +286,31 @@ def _check_luck(game: str, options, preset, bot_a: str, bot_b: str, transport: s
         raise UsageError("--luck-adjusted with --sprt: the betting tests' bounds are the raw margin's (or the score's), "
                          "which a correction does not keep; give --sd-bound S (S bounding the adjusted margin's s.d.) "
                          "or --sequential normal")
+
+
+def _auto_hint(db: Path, result) -> str | None:
+    """After a betting test on the margin: what ``--sd-bound auto`` would read from this store, if
+    it holds an evaluation to read (the quicker test, named where it applies; None otherwise)."""
+    from arbiter.rating.betting import BettingTest
+    from arbiter.rating.catoni import AutoVarianceTest
+    from arbiter.store.db import Store, StoreError
+    from arbiter.tournament.evaluate import sd_from_store
+    from cardarena.games import ConfigError
+
+    t = result.sprt
+    if not isinstance(t, BettingTest) or t.kind != "margin":
+        return None
+    try:
+        with Store(db, read_only=True) as store:
+            source = sd_from_store(store, result.game, (result.bot_a, result.bot_b), result.options, result.preset,
+                                   exclude=result.stored_as)
+    except (ConfigError, StoreError):
+        return None
+    auto = AutoVarianceTest(t.m0, t.m1, t.alpha, t.beta).resolve(source.largest)
+    n = auto.expected_deals(source.largest)
+    about = f": about {math.ceil(n)} deals at M1 if this pair's deals vary as those did" if math.isfinite(n) else ""
+    return (f"--sd-bound auto would test at s.d. at most {auto.sd_bound:g} here ({source.describe()}){about}; "
+            f"its error rates hold if this pair's s.d. is at most {auto.sd_bound:g} (docs/strength.md)")
 
 
 def _raise(exc: Exception) -> None:

@@ -233,7 +233,7 @@ class EvalResult:
             centre = ("the draws' expectations, exact" if self.luck_expected.exact
                       else f"{self.luck_expected.probes} probe deals")
             on = f"on the luck-adjusted margin (each deal corrected with slopes fitted on {fitted}; centred on {centre}), "
-        source = f" ({self.sd_source.describe()})" if self.sd_source is not None else ""
+        source = f" (--sd-bound auto: {self.sd_source.describe()})" if self.sd_source is not None else ""
         return f"{on}{t.describe()}{source}: {s.verdict} {how}; {s.evidence()}; {compare}{self._bounds_price()}"
 
     def _bounds_price(self) -> str:
@@ -544,7 +544,7 @@ class SdSource:
         name, deals, sd = self.evaluations[0]
         n = len(self.evaluations)
         which = f"the largest of the {n} stored evaluations" if n > 1 else "the one stored evaluation"
-        return (f"--sd-bound auto: {self.room:g}x {sd:.4g}, the s.d. of the deal margins in {name} ({deals} deals), "
+        return (f"{self.room:g}x {sd:.4g}, the s.d. of the deal margins in {name} ({deals} deals), "
                 f"{which} {self.among}")
 
     def to_json(self) -> dict[str, Any]:

@@ -83,7 +83,14 @@ def test_cli_sd_bound_auto_says_where_its_bound_came_from(tmp_path) -> None:
         assert bad.exit_code == 2 and message in " ".join(bad.output.split()), bad.output
     first = CliRunner().invoke(app, [*base, "--deals", str(AUTO_HISTORY), "--db", db])
     assert first.exit_code == 0, first.output
+    assert "--sd-bound auto would" not in first.output  # no test: nothing to say
+    # the default betting test, slow within ±900, names what auto would read here
+    slow = CliRunner().invoke(app, [*base, "--sprt", "0,50", "--db", db, "--seed", "1"])
+    text = " ".join(slow.output.split())
+    assert slow.exit_code == 0 and "betting test" in text, slow.output
+    assert "--sd-bound auto would test at s.d. at most" in text and "the one stored evaluation of heuristic and greedy" in text
     r = CliRunner().invoke(app, [*base, "--sprt", "0,50", "--sd-bound", "auto", "--db", db])
     text = " ".join(r.output.split())
     assert r.exit_code == 0, r.output
-    assert "variance-bounded test" in text and "--sd-bound auto: 1.2x" in text and "the one stored evaluation of heuristic and greedy" in text
+    assert "variance-bounded test" in text and "--sd-bound auto: 1.2x" in text
+    assert "the largest of the 2 stored evaluations of heuristic and greedy" in text  # the betting run's too
