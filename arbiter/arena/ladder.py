@@ -81,6 +81,8 @@ from arbiter.store.db import Store
 from arbiter.store.registry import Registry, RegistryError, lookup
 from arbiter.arena import matchmaking
 from arbiter.rating.ratings import Z95
+from arbiter.rating.betting import parse_sd_bound
+from arbiter.rating.catoni import VarianceTest
 from arbiter.rating.sprt import H0, H1, MIN_DEALS, Sprt
 from cardarena.games import ConfigError, Game, get_game
 from cardarena.games.options import check_settings, from_toml_tables, option, toml_tables, with_attributes
@@ -140,6 +142,11 @@ class ArenaSpec:
         gate_beta: The gate's test: the chance of accepting H0 when H1 holds.
         gate_min_deals: The gate's test decides nothing before this many deals.
         gate_max_deals: No decision by this many deals: the candidate is rejected.
+        gate_sd_bound: The most a deal margin's s.d. can be between two versions (game
+            units): the gate's test is then the variance-bounded one, whose error rates hold
+            on any shape of deals within it, checked as they come (deals that contradict it
+            reject the candidate). Default: the normal-approximation SPRT, quicker on
+            near-normal margins and erring more often on skewed ones (docs/strength.md).
         division: hosted (submitted bots, run here in the sandbox) or remote: the bots
             connected to this arena's server with their bot tokens, from their own
             machines, matched only among themselves and shown as not hosted.
@@ -172,6 +179,7 @@ class ArenaSpec:
     gate_beta: float = option(0.05, table="gate", key="beta")
     gate_min_deals: int = option(MIN_DEALS, min=1, table="gate", key="min_deals")
     gate_max_deals: int = option(400, min=1, table="gate", key="max_deals")  # no decision by then: the candidate is rejected
+    gate_sd_bound: float | None = option(None, table="gate", key="sd_bound")  # the variance-bounded test (catoni)
     # "remote": the entrants are the bots connected to the arena's server with their bot
     # tokens (their own machines), matched only among themselves; see ``Arena``.
     division: str = option("hosted", choices=DIVISIONS)
@@ -201,12 +209,18 @@ class ArenaSpec:
                 "seed": self.seed, "gate": self.gate_test().to_json() | {"max_deals": self.gate_max_deals} if self.gate else None} \
             | ({"division": REMOTE} if self.remote else {})  # (absent: hosted, as every ladder made before divisions)
 
-    def gate_test(self) -> Sprt:
-        """The gate's sequential test; SpecError if its settings are wrong."""
+    def gate_test(self) -> Sprt | VarianceTest:
+        """The gate's sequential test: the normal SPRT, or with ``gate_sd_bound`` the
+        variance-bounded test (``arbiter.rating.catoni``); SpecError if its settings are wrong."""
         try:
-            return Sprt.parse(str(self.gate), self.gate_alpha, self.gate_beta, min_deals=self.gate_min_deals)
+            test = Sprt.parse(str(self.gate), self.gate_alpha, self.gate_beta, min_deals=self.gate_min_deals)
+            if self.gate_sd_bound is None:
+                return test
+            return VarianceTest(test.m0, test.m1, parse_sd_bound(self.gate_sd_bound), self.gate_alpha, self.gate_beta,
+                                min_deals=self.gate_min_deals)
         except ValueError as exc:
-            raise SpecError(f"gate: {str(exc).removeprefix('sprt: ')}") from None
+            key = "gate.sd_bound" if str(exc).startswith("sd-bound") else "gate"
+            raise SpecError(f"{key}: {str(exc).removeprefix('sprt: ').removeprefix('sd-bound: ')}") from None
 
     def match_config(self, seed: int, match_id: str) -> MatchConfig:
         """One match of an encounter being played: closed (its deal comes back in the
@@ -584,7 +598,8 @@ class Arena:
 
     def judge(self, candidate: str) -> str | None:
         """Apply the gate's verdict on ``candidate``, if there is one: "H1" (it replaces its
-        predecessor), "H0" or "cap" (it is rejected); None while the trial goes on."""
+        predecessor), "H0", "cap" or "contradicted" (the deals contradict ``gate_sd_bound``: it is
+        rejected); None while the trial goes on."""
         assert self.tables is not None and self.row is not None
         old = self.predecessor(candidate)
         if old is None:  # its predecessor left the ladder (withdrawn, suspended): nothing to beat
@@ -603,6 +618,12 @@ class Arena:
                                    f"did not pass the gate against {old}: {est} (H0 accepted: not better by "
                                    f"{self.spec.gate_test().m1:g})")
             verdict = H0
+        elif getattr(st, "contradicted", False):
+            self.tables.set_status(self.row.id, candidate, "rejected",
+                                   f"did not pass the gate against {old}: the deals contradict the gate's s.d. bound "
+                                   f"{self.spec.gate_sd_bound:g} after {st.deals} deals ({est}), so its test takes no "
+                                   f"verdict; a larger gate.sd_bound tests it again with the next version")
+            verdict = "contradicted"
         elif st.deals >= self.spec.gate_max_deals:
             self.tables.set_status(self.row.id, candidate, "rejected",
                                    f"did not pass the gate against {old}: no decision after {st.deals} deals ({est})")

@@ -107,10 +107,12 @@ def read_toml(path: str | os.PathLike) -> dict[str, Any]:
 
 def check_table(table: Mapping[str, Any], schema: Mapping[str, type], prefix: str, source: str) -> None:
     """SpecError naming ``source`` and the field for an unknown key of a settings table or a
-    value of the wrong type (a bool is not an int)."""
+    value of the wrong type (a bool is not an int; an int is a float, as TOML's ``40`` for 40.0)."""
     for key, value in table.items():
         if key not in schema:
             raise SpecError(f"{source}: unknown field {prefix}{key!r} (known: {', '.join(schema)})")
         want = schema[key]
-        if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+        if want is float and isinstance(value, int) and not isinstance(value, bool):
+            continue
+        if not isinstance(value, want) or (want in (int, float) and isinstance(value, bool)):
             raise SpecError(f"{source}: field {prefix}{key}: expected {want.__name__}, got {type(value).__name__} {value!r}")

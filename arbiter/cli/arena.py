@@ -27,6 +27,7 @@ A ladder file (every key optional except ``game``; flags override it)::
     alpha = 0.05
     beta = 0.05
     max_deals = 400             # no decision by then: rejected
+    # sd_bound = 0.6            # optional: the variance-bounded test (any shape with this s.d. at most)
     [server]
     port = 50051                # the Bots service (submissions with author tokens)
     web_port = 8080             # the leaderboard: http://127.0.0.1:8080/a/NAME (-1: none)

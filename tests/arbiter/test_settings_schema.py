@@ -78,7 +78,8 @@ def test_the_files_tables_are_the_declarations():
     assert TOURNAMENT_TABLES["failure"] == {"policy": str, "max_strikes": int}
     assert set(TOURNAMENT_TABLES[""]) == {f.name for f in dataclasses.fields(TournamentSpec)} - {
         "decision_ms", "bank_ms", "policy", "max_strikes"} | {"clock", "failure"}
-    assert ARENA_TABLES["gate"] == {"sprt": str, "alpha": float, "beta": float, "min_deals": int, "max_deals": int}
+    assert ARENA_TABLES["gate"] == {"sprt": str, "alpha": float, "beta": float, "min_deals": int, "max_deals": int,
+                                    "sd_bound": float}
     assert set(ARENA_TABLES["server"]) == {f.name for f in dataclasses.fields(ServiceConfig)}
     assert "transport" not in ARENA_TABLES[""] and "suspend_after" in ARENA_TABLES["failure"]
     spec = spec_from_dict({"game": "spades", "bots": ["random", "greedy"], "clock": {"bank_ms": 7},
@@ -87,6 +88,8 @@ def test_the_files_tables_are_the_declarations():
     arena, service = arena_from_dict({"game": "spades", "gate": {"sprt": "0,1", "max_deals": 90},
                                       "failure": {"suspend_after": 2}, "server": {"port": 9}})
     assert (arena.gate, arena.gate_max_deals, arena.suspend_after, service.port) == ("0,1", 90, 2, 9)
+    bounded, _ = arena_from_dict({"game": "spades", "gate": {"sprt": "0,1", "sd_bound": 40}})  # a TOML integer
+    assert bounded.gate_test().sd_bound == 40.0 and "sd_bound" not in arena.gate_test().to_json()
     with pytest.raises(SpecError, match=r"unknown field gate\.'alpah'"):
         arena_from_dict({"game": "spades", "gate": {"alpah": 0.1}})
 

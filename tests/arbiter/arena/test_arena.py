@@ -302,6 +302,42 @@ def test_with_a_gate_a_worse_version_is_rejected_and_the_old_one_plays_on(tmp_pa
     a.close()
 
 
+def _trial_of(db, old_code: str | None, new_code: str | None, **gate) -> Arena:
+    """Version 1, then version 2 on trial against it (a code, or the first legal action)."""
+    Store(db).close()
+    with Registry(db) as reg:
+        (_register_code(reg, "1", old_code) if old_code else _register(reg, "1"))
+        a = _gated(db, **gate)
+        _run(a, 2)
+        (_register_code(reg, "2", new_code) if new_code else _register(reg, "2"))
+        a.sync_entrants()
+        _trial(a)
+    return a
+
+
+def test_a_gate_with_an_sd_bound_runs_the_variance_bounded_test_and_a_contradicted_bound_rejects(tmp_path):
+    """``[gate] sd_bound``: the test valid on any shape of deals whose s.d. is within it; deals
+    that contradict the bound stop the trial with no verdict of the test, and the candidate,
+    not shown better, is rejected (the old version plays on)."""
+    from arbiter.rating.catoni import VarianceState
+
+    a = _trial_of(tmp_path / "a.sqlite", None, HEURISTIC_MINE, gate_sd_bound=400)
+    st = a.gate_state("mine@2", "mine@1")
+    assert isinstance(st, VarianceState) and st.decision == "H1" and not st.contradicted, st
+    assert a.entrants["mine@2"].status == "active" and "H1 accepted" in a.entrants["mine@1"].reason
+    a.close()
+    b = _trial_of(tmp_path / "b.sqlite", None, HEURISTIC_MINE, gate_sd_bound=1)  # the margins vary by hundreds
+    st = b.gate_state("mine@2", "mine@1")
+    assert st.contradicted and st.decision is None, st
+    new = b.entrants["mine@2"]
+    assert new.status == "rejected" and b.entrants["mine@1"].status == "active"
+    assert "the deals contradict the gate's s.d. bound 1 after" in new.reason and "larger gate.sd_bound" in new.reason
+    b.close()
+    for bad, message in ((0, "gate.sd_bound: the s.d. bound must be above 0"), ("wide", "gate.sd_bound: must be a number")):
+        with pytest.raises(SpecError, match=message):
+            _spec(gate="0,40", gate_sd_bound=bad).validate()
+
+
 def test_a_trial_cut_off_by_restarts_resumes_and_ends_as_one_run_straight_through(tmp_path):
     """The gate's test is recomputed from the stored encounters: stopping the arena twice
     during a trial changes nothing of its course or its verdict."""
