@@ -73,10 +73,11 @@ def evaluate(
         Optional[str],
         typer.Option("--sd-bound", metavar="S|auto", help="With --sprt: the most a deal margin's s.d. can be (game units; "
                                                      "e.g. from an earlier evaluation, with room); selects --sequential "
-                                                     "variance. auto (with --db): 1.2x the largest s.d. among the "
-                                                     "evaluations stored there of the same game and options with 100 "
-                                                     "deals or more, those of the same two bots first, then those "
-                                                     "with either; kept for a resumed run. The deals are checked "
+                                                     "variance. auto (with --db): 1.2x the s.d. of the deal margins "
+                                                     "of the same two bots stored there (same game and options, their "
+                                                     "evaluations pooled, once they hold 100 deals), else the largest "
+                                                     "of the pairs with either bot, else of any; kept for a resumed "
+                                                     "run. The deals are checked "
                                                      "against it as they come: if they contradict it, the run stops "
                                                      "and says so.")] = None,
     bounds: Annotated[
@@ -138,7 +139,7 @@ def evaluate(
 ) -> None:
     """Play BOT_A against BOT_B on duplicate deals and print A's mean margin ± standard error.
 
-    With --sprt M0,M1 the deals are played in order and the run stops at the first deal where the sequential test accepts H0 (margin <= M0) or H1 (margin >= M1), or at --deals with "no decision". With --sd-bound S the test is the variance-bounded one (--sequential variance): its error rates hold on any distribution of deals whose s.d. is at most S (skewed, heavy-tailed), it needs about as few deals as the normal SPRT, and the deals are checked against S as they come; --sd-bound auto (with --db) takes S as 1.2x the largest s.d. of the evaluations stored there of the same game and options (those of the same two bots first), and says which. Without it the default test (--sequential betting) holds its error rates on any deal distribution but needs the margin's bounds (--bounds; derived for Spades with -o deals=N and single games of Spite and Malice), and is slow when they are much wider than the deals (the output says how many deals any test valid within those bounds needs; a narrower --bounds tests the margin clipped to it); --sequential score asks another question, "does A win more often" (the pair's win/draw/loss score), and is no stand-in for the margin; --sequential normal is the older SPRT, quicker on near-normal margins only (docs/strength.md). With --db it can be stopped and resumed: the same command continues where it was.
+    With --sprt M0,M1 the deals are played in order and the run stops at the first deal where the sequential test accepts H0 (margin <= M0) or H1 (margin >= M1), or at --deals with "no decision". With --sd-bound S the test is the variance-bounded one (--sequential variance): its error rates hold on any distribution of deals whose s.d. is at most S (skewed, heavy-tailed), it needs about as few deals as the normal SPRT, and the deals are checked against S as they come; --sd-bound auto (with --db) takes S as 1.2x the s.d. of the same two bots' deal margins stored there (their evaluations pooled, once they hold 100 deals; else their kin's), and says which. Without it the default test (--sequential betting) holds its error rates on any deal distribution but needs the margin's bounds (--bounds; derived for Spades with -o deals=N and single games of Spite and Malice), and is slow when they are much wider than the deals (the output says how many deals any test valid within those bounds needs; a narrower --bounds tests the margin clipped to it); --sequential score asks another question, "does A win more often" (the pair's win/draw/loss score), and is no stand-in for the margin; --sequential normal is the older SPRT, quicker on near-normal margins only (docs/strength.md). With --db it can be stopped and resumed: the same command continues where it was.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

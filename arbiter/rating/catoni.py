@@ -37,8 +37,8 @@ decides nothing more (``assumption``).
 Where the bound comes from is the user's to say (``arbiter evaluate --sd-bound S``), as the
 bounds are for the betting test: a previous evaluation of the same kind of deals, with room
 (docs/strength.md measures the lengths at 1.2x the true s.d.). ``--sd-bound auto`` says it by
-rule (``AutoVarianceTest``): ``AUTO_ROOM`` times the largest s.d. of the earlier evaluations of the
-same deals in the store (``arbiter.tournament.evaluate.sd_from_store``), checked as any bound is.
+rule (``AutoVarianceTest``): ``AUTO_ROOM`` times the s.d. of the same pair's deal margins in the
+store's earlier evaluations (else its kin's) (``arbiter.tournament.evaluate.sd_from_store``), checked as any bound is.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ from arbiter.rating.stats import MeanSE, Moments
 MONITOR_BET = 0.5
 #: ``--sd-bound auto``: the bound over the largest s.d. of the earlier evaluations it is read from,
 AUTO_ROOM = 1.2
-#: and the least deals such an evaluation needs to be read (with 30 the swings pool's s.d. was read
+#: and the least deals a pair needs there to be read (with 30 the swings pool's s.d. was read
 #: too small often enough to err 0.18 for 0.05; with 100 every pool held: docs/strength.md).
 AUTO_HISTORY = 100
 
@@ -259,9 +259,10 @@ def round_up(x: float, digits: int = 3) -> float:
 @dataclass(frozen=True)
 class AutoVarianceTest:
     """The variance-bounded test with its s.d. bound still to be read: ``arbiter evaluate
-    --sd-bound auto --db FILE`` takes ``room`` times the largest s.d. among the earlier evaluations
-    of the same game and options stored there (``arbiter.tournament.evaluate.sd_from_store``) and
-    plays ``resolve(sd)`` (an evaluation is read if it has ``history`` deals or more). The bound is then an assumption made by rule, not by the user: the run
+    --sd-bound auto --db FILE`` takes ``room`` times the s.d. of the pair's deal margins in the
+    evaluations of the same game and options stored there, else its kin's
+    (``arbiter.tournament.evaluate.sd_from_store``), and plays ``resolve(sd)`` (a pair is read once
+    it has ``history`` deals there). The bound is then an assumption made by rule, not by the user: the run
     checks it as any bound (docs/strength.md measures the error rates when it is too small)."""
 
     m0: float
@@ -270,7 +271,7 @@ class AutoVarianceTest:
     beta: float = 0.05
     min_deals: int = 0
     room: float = AUTO_ROOM
-    history: int = AUTO_HISTORY  # the least deals of an earlier evaluation read
+    history: int = AUTO_HISTORY  # the least deals of a pair read
     kind = "margin"
     name = "variance"
 
@@ -279,7 +280,7 @@ class AutoVarianceTest:
         if not (math.isfinite(self.room) and self.room >= 1):
             raise ValueError(f"sd-bound: the room over the s.d. seen must be at least 1, got {self.room!r}")
         if not isinstance(self.history, int) or self.history < 2:
-            raise ValueError(f"sd-bound: an earlier evaluation read needs at least 2 deals, got {self.history!r}")
+            raise ValueError(f"sd-bound: a pair read needs at least 2 deals, got {self.history!r}")
 
     def resolve(self, sd: float) -> VarianceTest:
         """The test at ``room`` x ``sd``, rounded up to three digits."""

@@ -528,67 +528,87 @@ LUCK_CHECKED = 5
 @dataclass(frozen=True)
 class SdSource:
     """Where ``--sd-bound auto`` read its bound: ``room`` x ``largest``, the largest s.d. of the
-    deal margins of ``evaluations`` ((name, deals, s.d.), largest first), the stored evaluations
-    of the same game and options ``among`` the closest kin of the pair evaluated."""
+    deal margins of the pairs in ``pairs`` ((the pair, its deals, their s.d. pooled over its
+    evaluations, those evaluations' names), largest first), the stored evaluations of the same
+    game and options: the pair's own if there are (``among`` empty), else ``among`` its kin."""
 
     largest: float
     room: float
     among: str
-    evaluations: tuple[tuple[str, int, float], ...]
+    pairs: tuple[tuple[str, int, float, tuple[str, ...]], ...]
 
     @property
     def sd_bound(self) -> float:
         return round_up(self.room * self.largest)
 
     def describe(self) -> str:
-        name, deals, sd = self.evaluations[0]
-        n = len(self.evaluations)
-        which = f"the largest of the {n} stored evaluations" if n > 1 else "the one stored evaluation"
-        return (f"{self.room:g}x {sd:.4g}, the s.d. of the deal margins in {name} ({deals} deals), "
-                f"{which} {self.among}")
+        pair, deals, sd, names = self.pairs[0]
+        shown = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
+        whose = "this pair's" if not self.among else f"{pair}'s"
+        line = f"{self.room:g}x {sd:.4g}, the s.d. of the deal margins of {whose} {deals} stored deals ({shown})"
+        if self.among:
+            line += f", the largest among the stored evaluations {self.among} (none of this pair)"
+        return line
 
     def to_json(self) -> dict[str, Any]:
         return {"largest": self.largest, "room": self.room, "among": self.among,
-                "evaluations": [list(e) for e in self.evaluations]}
+                "pairs": [[p, k, sd, list(names)] for p, k, sd, names in self.pairs]}
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> "SdSource":
         return cls(float(d["largest"]), float(d["room"]), str(d["among"]),
-                   tuple((str(n), int(k), float(sd)) for n, k, sd in d["evaluations"]))
+                   tuple((str(p), int(k), float(sd), tuple(str(n) for n in names)) for p, k, sd, names in d["pairs"]))
 
 
 def sd_from_store(store: Store, game: str, bots: tuple[str, str], options: Mapping[str, Any], preset: str | None,
                   exclude: str | None = None, room: float = AUTO_ROOM, min_deals: int = AUTO_HISTORY) -> SdSource:
-    """The s.d. bound ``--sd-bound auto`` tests at: ``room`` x the largest s.d. of the deal margins
-    of the evaluations stored in ``store`` of ``game`` with the same ``options`` and ``preset``
-    and at least ``min_deals`` deals (``exclude``: the evaluation being run), among the closest
-    kin of ``bots`` there are: the same two bots (either order), else those with either of them,
-    else any. ConfigError, saying what was looked for, when there is none."""
-    kin: dict[int, list[tuple[str, int, float]]] = {0: [], 1: [], 2: []}
+    """The s.d. bound ``--sd-bound auto`` tests at: ``room`` x the largest s.d. of a pair's deal
+    margins in the evaluations stored in ``store`` of ``game`` with the same ``options`` and
+    ``preset`` (``exclude``: the evaluation being run), among the closest kin of ``bots`` there
+    are: the same two bots (either order), else pairs with either of them, else any. A pair's
+    deals are those of all its evaluations, each deal once (two evaluations on one seed play the
+    same deals), their s.d. pooled about each evaluation's own mean; a pair is read once it has
+    ``min_deals`` of them. ConfigError, saying what was looked for, when there is none."""
+    # the pair (in the order first stored) -> its evaluations' (name, margins of deals not seen before)
+    pairs: dict[frozenset[str], tuple[tuple[str, ...], set[int], list[tuple[str, list[float]]]]] = {}
     for tour in store.tournaments():
         spec = tour.spec
         if (spec.get("evaluate") != SPEC_FORMAT or tour.name == exclude or spec.get("game") != game
                 or spec.get("options") != dict(options) or spec.get("preset") != preset):
             continue
         try:
-            pair = tuple(spec["bots"])
+            pair = tuple(str(b) for b in spec["bots"])
             margins = _stored_margins(store, tour.id, game, options, preset, bot_names(pair)[0], records=False)
         except (StoreError, KeyError, TypeError, ValueError):
             continue  # not readable as an evaluation: not evidence of the s.d.
-        deals = [(m.margin + margins[(d, 1)].margin) / 2 for (d, r), m in sorted(margins.items())
-                 if r == 0 and (d, 1) in margins]
-        if len(deals) < min_deals:
+        first, seen, evaluations = pairs.setdefault(frozenset(pair), (pair, set(), []))
+        sign = 1.0 if pair[0] == first[0] else -1.0  # each pair's margins one way round
+        new = []
+        for (d, r), m in sorted(margins.items()):
+            if r == 0 and (d, 1) in margins and m.seed not in seen:
+                seen.add(m.seed)  # a deal is its seed: two evaluations on one seed played it alike
+                new.append(sign * (m.margin + margins[(d, 1)].margin) / 2)
+        if new:
+            evaluations.append((tour.name, new))
+    kin: dict[int, list[tuple[str, int, float, tuple[str, ...]]]] = {0: [], 1: [], 2: []}
+    for key, (pair, _, evaluations) in pairs.items():
+        deals = sum(len(xs) for _, xs in evaluations)
+        ss = sum(sum((x - sum(xs) / len(xs)) ** 2 for x in xs) for _, xs in evaluations)
+        df = sum(len(xs) - 1 for _, xs in evaluations)
+        if deals < min_deals or df < 1 or ss <= 0:
             continue
-        shared = len(set(pair) & set(bots))
-        kin[0 if shared == 2 else 1 if shared else 2].append((tour.name, len(deals), mean_se(deals).sd or 0.0))
+        shared = len(key & set(bots))
+        kin[0 if shared == len(set(bots)) == len(key) else 1 if shared else 2].append(
+            (" and ".join(pair), deals, math.sqrt(ss / df), tuple(n for n, _ in evaluations)))
     a, b = bots
-    for level, among in ((0, f"of {a} and {b}"), (1, f"with {a} or {b}"), (2, "of any bots")):
+    for level, among in ((0, ""), (1, f"with {a} or {b} at {game} with these options"),
+                         (2, f"of any bots at {game} with these options")):
         found = sorted(kin[level], key=lambda e: -e[2])
-        if found and found[0][2] > 0:
-            return SdSource(found[0][2], room, f"{among} at {game} with these options", tuple(found))
-    raise ConfigError(f"sd-bound auto: {store.path} holds no evaluation of {game} with these options and at least "
-                      f"{min_deals} deals to read a deal margin's s.d. from: run one first (a fixed number of deals, "
-                      f"or the default betting test), or give --sd-bound S")
+        if found:
+            return SdSource(found[0][2], room, among, tuple(found))
+    raise ConfigError(f"sd-bound auto: {store.path} holds no {min_deals} deals of one pair of bots at {game} with these "
+                      f"options (over its evaluations) to read a deal margin's s.d. from: run an evaluation first (a "
+                      f"fixed number of deals, or the default betting test), or give --sd-bound S")
 
 
 def _kept_source(store: Store, name: str) -> SdSource | None:

@@ -32,37 +32,50 @@ def test_the_bound_rounds_up_and_bad_parameters_are_named() -> None:
             make()
 
 
+def _ss(xs: list[float]) -> float:
+    m = sum(xs) / len(xs)
+    return sum((x - m) ** 2 for x in xs)
+
+
 def test_the_closest_kin_sets_the_bound_and_a_resumed_run_keeps_its_own(tmp_path) -> None:
     db = tmp_path / "eval.sqlite"
-    n = 20  # the least deals of an evaluation read (AUTO_HISTORY, 100, in the CLI's test below)
+    n = 20  # the least deals of a pair read (AUTO_HISTORY, 100, in the CLI's test below)
     with Store(db) as store:
-        with pytest.raises(ConfigError, match=f"holds no evaluation of spades with these options and at least {n} deals"):
+        with pytest.raises(ConfigError, match=f"holds no {n} deals of one pair of bots at spades with these options"):
             sd_from_store(store, "spades", ("heuristic", "greedy"), ONE, None, min_deals=n)
         far = evaluate("spades", "heuristic", "random", deals=n, seed=1, options=ONE, store=store)
-        evaluate("spades", "heuristic", "random", deals=n - 1, seed=2, options=ONE, store=store)  # too few: not read
+        # the same deals again (one seed): counted once, not as 2n deals
+        evaluate("spades", "random", "heuristic", deals=n, seed=1, options=ONE, store=store, name="again")
+        evaluate("spades", "greedy", "random", deals=n - 1, seed=2, options=ONE, store=store)  # too few: not read
         evaluate("spades", "greedy", "random", deals=n, seed=3, options={"deals": 2}, store=store)  # other options
-        # no evaluation of the pair yet: those with either bot
+        # no evaluation of the pair yet: the pairs with either bot
         src = sd_from_store(store, "spades", ("heuristic", "greedy"), ONE, None, min_deals=n)
-        assert src.largest == pytest.approx(_sd(far)) and "with heuristic or greedy" in src.among
-        assert [e[:2] for e in src.evaluations] == [(far.stored_as, n)]
+        assert src.pairs == (("heuristic and random", n, pytest.approx(_sd(far)), (far.stored_as,)),)
+        assert src.largest == pytest.approx(_sd(far)) and src.among == "with heuristic or greedy at spades with these options"
         auto = AutoVarianceTest(0, 50, history=n)
         first = evaluate("spades", "heuristic", "greedy", deals=200, seed=4, options=ONE, sprt=auto, store=store)
         assert first.sd_source == src and first.sprt.sd_bound == round_up(1.2 * _sd(far))
         line = " ".join(first.sprt_summary().split())
         assert f"s.d. at most {first.sprt.sd_bound:g}" in line and f"--sd-bound auto: 1.2x {_sd(far):.4g}" in line
-        assert far.stored_as in line and "the one stored evaluation with heuristic or greedy" in line
+        assert f"heuristic and random's {n} stored deals ({far.stored_as})" in line
+        assert "the largest among the stored evaluations with heuristic or greedy" in line
 
         close = evaluate("spades", "greedy", "heuristic", deals=n, seed=5, options=ONE, store=store)
-        assert close.stored_as != first.stored_as
         src = sd_from_store(store, "spades", ("heuristic", "greedy"), ONE, None, exclude=first.stored_as, min_deals=n)
-        assert "of heuristic and greedy" in src.among and [e[0] for e in src.evaluations] == [close.stored_as]
+        assert src.among == "" and src.pairs[0][3] == (close.stored_as,)
         assert src.largest == pytest.approx(_sd(close)) != pytest.approx(_sd(far))
+        # both of the pair's evaluations, on two seeds: pooled about each one's own mean
+        both = sd_from_store(store, "spades", ("greedy", "heuristic"), ONE, None, min_deals=n)
+        a, b = first.deal_margins(), close.deal_margins()
+        assert both.pairs[0][:2] == ("heuristic and greedy", len(a) + len(b))
+        assert both.largest == pytest.approx(((_ss(a) + _ss(b)) / (len(a) + len(b) - 2)) ** 0.5)
         # the first run again: resumed at the bound it started with, not the new one
         again = evaluate("spades", "heuristic", "greedy", deals=200, seed=4, options=ONE, sprt=auto, store=store)
         assert again.resumed == len(first.matches) and again.sprt == first.sprt and again.sd_source == first.sd_source
         # --fresh reads the store anew: the pair's own evaluation (itself left out, counted or not)
         fresh = evaluate("spades", "heuristic", "greedy", deals=200, seed=4, options=ONE, sprt=auto, store=store, fresh=True)
-        assert fresh.sprt.sd_bound == round_up(1.2 * _sd(close)) and fresh.sd_source.evaluations[0][0] == close.stored_as
+        assert fresh.sprt.sd_bound == round_up(1.2 * _sd(close)) and fresh.sd_source.pairs[0][3] == (close.stored_as,)
+        assert "this pair's 20 stored deals" in fresh.sprt_summary()
         # a kept bound that cannot be read is named, not guessed
         with store._tx() as tx:
             tx.execute("UPDATE tournaments SET spec = json_set(spec, '$.sd_auto', json('{\"largest\": 1}')) WHERE name = ?",
@@ -78,7 +91,7 @@ def test_cli_sd_bound_auto_says_where_its_bound_came_from(tmp_path) -> None:
     base = ["evaluate", "spades", "heuristic", "greedy", "-o", "deals=1"]
     for args, message in ((["--sprt", "0,50", "--sd-bound", "auto"], "give --db FILE"),
                           (["--sprt", "0,50", "--sd-bound", "wide", "--db", db], "a number above 0"),
-                          (["--sprt", "0,50", "--sd-bound", "auto", "--db", db], "holds no evaluation of spades")):
+                          (["--sprt", "0,50", "--sd-bound", "auto", "--db", db], "holds no 100 deals of one pair")):
         bad = CliRunner().invoke(app, [*base, *args])
         assert bad.exit_code == 2 and message in " ".join(bad.output.split()), bad.output
     first = CliRunner().invoke(app, [*base, "--deals", str(AUTO_HISTORY), "--db", db])
@@ -88,9 +101,10 @@ def test_cli_sd_bound_auto_says_where_its_bound_came_from(tmp_path) -> None:
     slow = CliRunner().invoke(app, [*base, "--sprt", "0,50", "--db", db, "--seed", "1"])
     text = " ".join(slow.output.split())
     assert slow.exit_code == 0 and "betting test" in text, slow.output
-    assert "--sd-bound auto would test at s.d. at most" in text and "the one stored evaluation of heuristic and greedy" in text
+    assert "--sd-bound auto would test at s.d. at most" in text and "this pair's 100 stored deals (evaluate-spades-" in text
     r = CliRunner().invoke(app, [*base, "--sprt", "0,50", "--sd-bound", "auto", "--db", db])
     text = " ".join(r.output.split())
     assert r.exit_code == 0, r.output
     assert "variance-bounded test" in text and "--sd-bound auto: 1.2x" in text
-    assert "the largest of the 2 stored evaluations of heuristic and greedy" in text  # the betting run's too
+    assert "this pair's" in text and "stored deals (evaluate-spades-heuristic-greedy-0-" in text
+    assert ", evaluate-spades-heuristic-greedy-1-" in text  # the betting run's deals too, on another seed
