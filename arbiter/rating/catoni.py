@@ -38,7 +38,8 @@ Where the bound comes from is the user's to say (``arbiter evaluate --sd-bound S
 bounds are for the betting test: a previous evaluation of the same kind of deals, with room
 (docs/strength.md measures the lengths at 1.2x the true s.d.). ``--sd-bound auto`` says it by
 rule (``AutoVarianceTest``): ``AUTO_ROOM`` times the s.d. of the same pair's deal margins in the
-store's earlier evaluations (else its kin's) (``arbiter.tournament.evaluate.sd_from_store``), checked as any bound is.
+store's earlier evaluations, else its kin's (``arbiter.tournament.evaluate.sd_from_store``),
+checked as any bound is.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ from arbiter.rating.stats import MeanSE, Moments
 
 #: The monitor's bet on the squared differences of consecutive deals (any 0 <= γ < 1 is valid).
 MONITOR_BET = 0.5
-#: ``--sd-bound auto``: the bound over the largest s.d. of the earlier evaluations it is read from,
+#: ``--sd-bound auto``: the bound over the s.d. of the pair's stored deal margins it is read from,
 AUTO_ROOM = 1.2
 #: and the least deals a pair needs there to be read (with 30 the swings pool's s.d. was read
 #: too small often enough to err 0.18 for 0.05; with 100 every pool held: docs/strength.md).
@@ -261,9 +262,10 @@ class AutoVarianceTest:
     """The variance-bounded test with its s.d. bound still to be read: ``arbiter evaluate
     --sd-bound auto --db FILE`` takes ``room`` times the s.d. of the pair's deal margins in the
     evaluations of the same game and options stored there, else its kin's
-    (``arbiter.tournament.evaluate.sd_from_store``), and plays ``resolve(sd)`` (a pair is read once
-    it has ``history`` deals there). The bound is then an assumption made by rule, not by the user: the run
-    checks it as any bound (docs/strength.md measures the error rates when it is too small)."""
+    (``arbiter.tournament.evaluate.sd_from_store``), and plays ``resolve(sd)`` (a pair is read
+    once it has ``history`` deals there). The bound is then an assumption made by rule, not by
+    the user: the run checks it as any bound (docs/strength.md measures the error rates when it is
+    too small)."""
 
     m0: float
     m1: float
