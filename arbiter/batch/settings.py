@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from arbiter.hosting.loading import BUNDLED, BotLoadError, unknown_bot_message
-from arbiter.store.registry import RegistryError, is_registered_ref, lookup
+from arbiter.store.registry import RegistryError, collect, is_registered_ref, lookup
 from cardarena.games import ConfigError
 
 
@@ -69,6 +69,49 @@ def resolve_bot(source: str, db_path: str | os.PathLike | None) -> str:
 
 
 _MODULE_CLASS = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
+
+#: The key of a stored run's spec that keeps its file bots' contents (``keyed_spec``).
+CONTENT_KEY = "bot_content"
+
+
+def bot_contents(sources: Sequence[str]) -> dict[str, str]:
+    """The content hash (``registry.Submission.content_hash``) of each bot given as a file or a
+    folder (``FILE.py``, ``FILE.py:Class``, ``FOLDER``), by its source as given; bundled and
+    installed bots are their names, registered ones their versions. A file that cannot be read
+    as a bot is left out: its launch says what is wrong with it."""
+    out: dict[str, str] = {}
+    for source in bot_sources(sources):
+        path = Path(source) if Path(source).exists() else Path(source.split(":")[0])
+        if is_registered_ref(source) or not path.exists() or not (path.suffix == ".py" or path.is_dir()):
+            continue
+        try:
+            out[source] = collect(path).content_hash
+        except RegistryError:
+            continue
+    return out
+
+
+def keyed_spec(spec: Mapping[str, Any], sources: Sequence[str], stored: Mapping[str, Any] | None,
+               name: str, where: str) -> dict[str, Any]:
+    """The spec a run is stored and resumed under: ``spec`` and, when any bot is a file or a
+    folder, their contents (``bot_contents``), so that a bot edited since its matches were
+    played is never resumed as the same run. ``stored``: the spec already stored under
+    ``name`` (None: a new run). A run stored before contents were kept resumes on its spec
+    alone; one whose bots have changed since is a SpecError naming them and the way on."""
+    contents = bot_contents(sources)
+    if not contents:
+        return dict(spec)
+    if stored is not None and CONTENT_KEY not in stored and dict(stored) == dict(spec):
+        return dict(spec)
+    keyed = {**spec, CONTENT_KEY: contents}
+    if stored is not None and isinstance(stored.get(CONTENT_KEY), dict) and stored[CONTENT_KEY] != contents:
+        before = {k: v for k, v in stored.items() if k != CONTENT_KEY}
+        if before == dict(spec):
+            changed = sorted(s for s, h in contents.items() if stored[CONTENT_KEY].get(s) != h)
+            raise SpecError(f"{name!r} in {where} was played with other contents of {', '.join(changed)} (edited "
+                            f"since): --fresh plays it again with the bots as they are now, --name NAME starts another "
+                            f"run beside it")
+    return keyed
 
 
 def is_trusted(source: str) -> bool:

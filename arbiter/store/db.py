@@ -707,6 +707,13 @@ class Store:
             raise StoreError(f"tournament {row[1]!r}: corrupt spec: {exc}") from None
         return TournamentRow(row[0], row[1], row[2], spec, row[4], row[5], row[6], row[7])
 
+    def stored_spec(self, name: str) -> dict[str, Any] | None:
+        """The spec stored under the tournament ``name`` (None: none of that name)."""
+        try:
+            return self.tournament(name).spec
+        except StoreError:
+            return None
+
     def tournaments(self) -> list[TournamentRow]:
         ids = [r[0] for r in self.db.execute("SELECT id FROM tournaments ORDER BY id")]
         return [self.tournament(i) for i in ids]

@@ -63,7 +63,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 from cardarena.games import ConfigError, Game, Outcome, get_game
 from arbiter.batch.engine import batch_key, play_batch
 from arbiter.batch.plan import PlannedMatch, deal_seed, pair_seatings
-from arbiter.batch.settings import bot_names
+from arbiter.batch.settings import CONTENT_KEY, bot_contents, bot_names, keyed_spec
 from arbiter.batch.venue import AUTO, Kind, Where, describe, open_venue, parse_where
 from arbiter.store.db import Store, StoreError
 from arbiter.rating.betting import BettingState, BettingTest
@@ -427,7 +427,9 @@ def evaluate(
     tid = None
     if store is not None:
         spec = evaluation_spec(game, bot_a, bot_b, deals, seed, opts, preset, decision_ms, bank_ms, sprt)
-        result.stored_as = name or default_name(spec)
+        contents = bot_contents((bot_a, bot_b))  # a file bot edited since is another evaluation
+        result.stored_as = name or default_name({**spec, CONTENT_KEY: contents} if contents else spec)
+        stored = None if fresh else store.stored_spec(result.stored_as)
         if isinstance(sprt, AutoVarianceTest):
             # read once, kept in the spec: a resumed run tests at the bound it started with
             source = (None if fresh else _kept_source(store, result.stored_as)) or sd_from_store(
@@ -436,6 +438,7 @@ def evaluate(
             spec["sd_auto"] = source.to_json()
             sprt = result.sprt = sprt.resolve(source.largest)
             result.sd_source = source
+        spec = keyed_spec(spec, (bot_a, bot_b), stored, result.stored_as, str(store.path))
         store.lock()
         tour = store.open_tournament(result.stored_as, game, spec, fresh=fresh, planned=2 * deals)
         tid = tour.id

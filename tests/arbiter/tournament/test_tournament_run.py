@@ -86,3 +86,50 @@ def test_no_bot_plays_two_seatings_of_one_deal_at_the_same_time(tmp_path):
     assert clash == []
     together = sum(1 for i, a in enumerate(spans) for b in spans[i + 1:] if a[2] < b[3] and b[2] < a[3])
     assert together > 0  # other deals' matches filled the concurrency
+
+
+_FIRST = "from sdk import Bot\n\nclass B(Bot):\n    name = 'mine'\n    games = ('spades',)\n\n" \
+         "    def choose(self, view, legal_actions):\n        return legal_actions[{i}]\n"
+
+
+def test_a_bot_file_edited_since_is_never_resumed_as_the_same_run(tmp_path):
+    """A stored run keeps its file bots' contents: run again after an edit, a tournament says so
+    and how to go on (its matches were another bot's), an evaluation is another evaluation; a
+    run stored before contents were kept resumes as it was."""
+    import json
+
+    from arbiter.batch.settings import CONTENT_KEY, SpecError
+    from arbiter.tournament.evaluate import evaluate
+
+    bot = tmp_path / "mine.py"
+    bot.write_text(_FIRST.format(i=0))
+    db = tmp_path / "t.sqlite"
+    spec = TournamentSpec(game="spades", bots=(str(bot), "random"), options={"deals": 1}, deals=2, seed=3)
+    first, _, _ = run(db, spec)
+    again, _, _ = run(db, spec)  # unchanged: resumed, nothing played
+    assert [r.match_id for r in again] == [r.match_id for r in first]
+    bot.write_text(_FIRST.format(i=-1))
+    with pytest.raises(SpecError, match=r"'spades-3' in .* was played with other contents of .*mine.py \(edited since\): "
+                                         r"--fresh plays it again"):
+        run(db, spec)
+    fresh, _, _ = run(db, spec, fresh=True)
+    assert [r.outcome for r in fresh] != [r.outcome for r in first]
+    # a run stored before contents were kept: resumed on its spec alone
+    with Store(db) as store, store._tx() as tx:  # written as such a run wrote it
+        kept = {k: v for k, v in store.tournament("spades-3").spec.items() if k != CONTENT_KEY}
+        tx.execute("UPDATE tournaments SET spec = ? WHERE name = 'spades-3'", (json.dumps(kept, sort_keys=True),))
+    legacy, _, _ = run(db, spec)
+    assert [r.outcome for r in legacy] == [r.outcome for r in fresh]
+    with Store(db) as store:
+        assert CONTENT_KEY not in store.tournament("spades-3").spec
+    # an evaluation of the edited bot is another evaluation, not the first one resumed
+    with Store(tmp_path / "e.sqlite") as store:
+        kw = dict(deals=2, seed=1, options={"deals": 1}, store=store, transport="inproc")
+        old = evaluate("spades", str(bot), "random", **kw)
+        bot.write_text(_FIRST.format(i=0))
+        new = evaluate("spades", str(bot), "random", **kw)
+        assert new.resumed == 0 and new.stored_as != old.stored_as and new.matches != old.matches
+        assert json.dumps(store.tournament(new.stored_as).spec[CONTENT_KEY]) != json.dumps(
+            store.tournament(old.stored_as).spec[CONTENT_KEY])
+        with pytest.raises(SpecError, match="edited since"):
+            evaluate("spades", str(bot), "random", name=old.stored_as, **kw)
