@@ -766,6 +766,10 @@ class _BenchArbiter:
         return await _matches_per_second(self, self.names, count, concurrent, seed, options)
 
 
+#: How long ``host_pid`` waits for a forked bot's pid to be reported by its fork server.
+PID_WAIT_S = 5.0
+
+
 def host_pid(proc: Any, parent: Mapping[int, int]) -> int:
     """The pid in this namespace of a bot's process: a fresh one's own; a forked one's
     (``forkserver.ForkedProcess``, whose ``pid`` is its pid in the sandbox's namespace) is
@@ -775,6 +779,11 @@ def host_pid(proc: Any, parent: Mapping[int, int]) -> int:
     server = getattr(proc, "server", None)
     if server is None:
         return proc.pid
+    # its fork server's "started" (the pid) is read by another thread and may come after the
+    # bot has already said hello to the arbiter: wait for it, briefly
+    deadline = time.monotonic() + PID_WAIT_S
+    while proc.pid is None and proc.returncode is None and time.monotonic() < deadline:
+        time.sleep(0.01)
     top = server.proc.pid
     for pid in parent:
         p = pid
