@@ -66,7 +66,7 @@ from arbiter import metrics
 from arbiter import scratch
 from arbiter.batch.engine import play_batch
 from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_seed, seatings_of
-from arbiter.batch.settings import SpecError, bot_names, bot_sources, check_table, read_toml
+from arbiter.batch.settings import SpecError, bot_names, bot_sources, check_table, keyed_spec, read_toml
 from arbiter.batch.submissions import RegistryCatalog
 from arbiter.batch.venue import Kind, Where, open_venue, parse_where
 from arbiter.hosting import sandbox as sb
@@ -77,7 +77,7 @@ from arbiter.server.app import RunningServer, is_loopback, start_server
 from arbiter.server.botstream import Hub
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.store.arenas import STATUSES, ArenaMatch, ArenaRow, Arenas, EncounterRow, EntrantRow, PlayedMatch, PlayerUpdate
-from arbiter.store.db import Store
+from arbiter.store.db import Store, StoreError
 from arbiter.store.registry import Registry, RegistryError, lookup
 from arbiter.arena import matchmaking
 from arbiter.rating.ratings import Z95
@@ -458,7 +458,15 @@ class Arena:
         assert self.store is not None
         self.store.lock()
         self.tables = Arenas(self.store)
-        self.row = self.tables.open_arena(self.spec.display_name, self.spec.game, self.spec.identity())
+        try:
+            stored = self.tables.arena(self.spec.display_name).spec
+        except StoreError:
+            stored = None
+        # a house bot given as a file keeps its contents: edited, it would be another bot under the same rating
+        key = keyed_spec(self.spec.identity(), self.spec.house, stored, self.spec.display_name, str(self.store.path),
+                         way_on="a ladder keeps its rules and its house bots (a version never changes): put the "
+                                "file back as it was, or give the arena another name (--name)")
+        self.row = self.tables.open_arena(self.spec.display_name, self.spec.game, key)
         self.abandoned = self.tables.abandon_unfinished(self.row.id)
         if self.abandoned:
             log.warning("arena %s: %d encounter(s) cut off by the last stop were abandoned (never counted)",

@@ -91,13 +91,17 @@ def bot_contents(sources: Sequence[str]) -> dict[str, str]:
     return out
 
 
+#: What ``keyed_spec`` says a run whose bots were edited can do instead.
+RUN_WAY_ON = "--fresh plays it again with the bots as they are now, --name NAME starts another run beside it"
+
+
 def keyed_spec(spec: Mapping[str, Any], sources: Sequence[str], stored: Mapping[str, Any] | None,
-               name: str, where: str) -> dict[str, Any]:
+               name: str, where: str, way_on: str = RUN_WAY_ON) -> dict[str, Any]:
     """The spec a run is stored and resumed under: ``spec`` and, when any bot is a file or a
     folder, their contents (``bot_contents``), so that a bot edited since its matches were
     played is never resumed as the same run. ``stored``: the spec already stored under
     ``name`` (None: a new run). A run stored before contents were kept resumes on its spec
-    alone; one whose bots have changed since is a SpecError naming them and the way on."""
+    alone; one whose bots have changed since is a SpecError naming them and ``way_on``."""
     contents = bot_contents(sources)
     if not contents:
         return dict(spec)
@@ -109,8 +113,7 @@ def keyed_spec(spec: Mapping[str, Any], sources: Sequence[str], stored: Mapping[
         if before == dict(spec):
             changed = sorted(s for s, h in contents.items() if stored[CONTENT_KEY].get(s) != h)
             raise SpecError(f"{name!r} in {where} was played with other contents of {', '.join(changed)} (edited "
-                            f"since): --fresh plays it again with the bots as they are now, --name NAME starts another "
-                            f"run beside it")
+                            f"since): {way_on}")
     return keyed
 
 

@@ -381,3 +381,26 @@ def test_a_stored_arena_match_keeps_the_failing_bots_stderr_on_its_incidents(tmp
     (row,) = a.tables.matches(a.row.id, idx, records=False)
     assert row.incidents == tuple(failed.incidents) and row.incidents[0].stderr.endswith("out of ideas")
     a.close()
+
+
+def test_a_house_bot_file_edited_since_the_ladder_began_is_refused_with_the_way_on(tmp_path):
+    """A version never changes, a house bot included: its file's contents are part of the
+    ladder's rules, so an edited one is named at the restart instead of playing on under the
+    old one's rating; put back as it was, the ladder resumes."""
+    ref = tmp_path / "ref.py"
+    code = "from bots.heuristic import HeuristicBot\n\nclass R(HeuristicBot):\n    name = 'ref'\n"
+    ref.write_text(code)
+    db = tmp_path / "a.sqlite"
+    a = Arena(_spec(house=("random", f"ref={ref}")), db, poll=0)
+    _run(a, 1)
+    a.close()
+    ref.write_text(code + "    # edited\n")
+    edited = Arena(_spec(house=("random", f"ref={ref}")), db, poll=0)
+    with pytest.raises(SpecError, match=r"'t' in .* was played with other contents of .*ref\.py \(edited since\): "
+                                        r"a ladder keeps its rules and its house bots"):
+        edited.open()
+    ref.write_text(code)
+    again = Arena(_spec(house=("random", f"ref={ref}")), db, poll=0)
+    again.open()
+    assert len(again.tables.encounters(again.row.id)) == 1
+    again.close()
