@@ -569,11 +569,12 @@ def sd_from_store(store: Store, game: str, bots: tuple[str, str], options: Mappi
     margins in the evaluations stored in ``store`` of ``game`` with the same ``options`` and
     ``preset`` (``exclude``: the evaluation being run), among the closest kin of ``bots`` there
     are: the same two bots (either order), else pairs with either of them, else any. A pair's
-    deals are those of all its evaluations, each deal once (two evaluations on one seed play the
-    same deals), their s.d. pooled about each evaluation's own mean; a pair is read once it has
+    deals are those of all its evaluations, each deal once (two evaluations on one seed of the
+    same bot files play the same deals alike; a file edited between them does not), their s.d.
+    pooled about each evaluation's own mean; a pair is read once it has
     ``min_deals`` of them. ConfigError, saying what was looked for, when there is none."""
     # the pair (in the order first stored) -> its evaluations' (name, margins of deals not seen before)
-    pairs: dict[frozenset[str], tuple[tuple[str, ...], set[int], list[tuple[str, list[float]]]]] = {}
+    pairs: dict[frozenset[str], tuple[tuple[str, ...], set[tuple[str, int]], list[tuple[str, list[float]]]]] = {}
     for tour in store.tournaments():
         spec = tour.spec
         if (spec.get("evaluate") != SPEC_FORMAT or tour.name == exclude or spec.get("game") != game
@@ -585,11 +586,12 @@ def sd_from_store(store: Store, game: str, bots: tuple[str, str], options: Mappi
         except (StoreError, KeyError, TypeError, ValueError):
             continue  # not readable as an evaluation: not evidence of the s.d.
         first, seen, evaluations = pairs.setdefault(frozenset(pair), (pair, set(), []))
+        version = json.dumps(spec.get(CONTENT_KEY), sort_keys=True)  # a file bot edited since plays other matches
         sign = 1.0 if pair[0] == first[0] else -1.0  # each pair's margins one way round
         new = []
         for (d, r), m in sorted(margins.items()):
-            if r == 0 and (d, 1) in margins and m.seed not in seen:
-                seen.add(m.seed)  # a deal is its seed: two evaluations on one seed played it alike
+            if r == 0 and (d, 1) in margins and (version, m.seed) not in seen:
+                seen.add((version, m.seed))  # a deal is its seed: the same bots on one seed played it alike
                 new.append(sign * (m.margin + margins[(d, 1)].margin) / 2)
         if new:
             evaluations.append((tour.name, new))

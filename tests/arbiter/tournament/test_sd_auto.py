@@ -108,3 +108,22 @@ def test_cli_sd_bound_auto_says_where_its_bound_came_from(tmp_path) -> None:
     assert "variance-bounded test" in text and "--sd-bound auto: 1.2x" in text
     assert "this pair's" in text and "stored deals (evaluate-spades-heuristic-greedy-0-" in text
     assert ", evaluate-spades-heuristic-greedy-1-" in text  # the betting run's deals too, on another seed
+
+
+def test_an_edited_bot_on_the_same_seed_adds_its_deals_and_the_same_bot_does_not(tmp_path) -> None:
+    """Two evaluations on one seed play the same deals; of the same bot files they play them
+    alike (counted once), of a file edited between them they do not (both counted)."""
+    bot = tmp_path / "mine.py"
+    code = ("from sdk import Bot\n\nclass B(Bot):\n    name = 'mine'\n    games = ('spades',)\n\n"
+            "    def choose(self, view, legal_actions):\n        return legal_actions[{i}]\n")
+    bot.write_text(code.format(i=0))
+    with Store(tmp_path / "e.sqlite") as store:
+        kw = dict(deals=4, seed=1, options=ONE, store=store, transport="inproc")
+        evaluate("spades", str(bot), "random", **kw)
+        evaluate("spades", str(bot), "random", name="same bot again", **kw)
+        src = sd_from_store(store, "spades", (str(bot), "random"), ONE, None, min_deals=2)
+        assert src.pairs[0][1] == 4
+        bot.write_text(code.format(i=-1))
+        evaluate("spades", str(bot), "random", **kw)
+        src = sd_from_store(store, "spades", (str(bot), "random"), ONE, None, min_deals=2)
+        assert src.pairs[0][1] == 8 and len(src.pairs[0][3]) == 2
