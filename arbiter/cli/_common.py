@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import os
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -143,6 +145,19 @@ def _run(fn, *args: Any, **kwargs: Any) -> Any:
         raise typer.Exit(130) from None
 
 
+#: How long a graceful stop on SIGTERM may take before the process ends as SIGTERM ends it.
+STOP_GRACE_S = 60.0
+
+
+def stop_grace() -> float:
+    """``STOP_GRACE_S``, or ``ARENA_STOP_GRACE_S`` seconds when set to a positive number."""
+    try:
+        value = float(os.environ.get("ARENA_STOP_GRACE_S", ""))
+    except ValueError:
+        return STOP_GRACE_S
+    return value if value > 0 and math.isfinite(value) else STOP_GRACE_S
+
+
 @contextlib.contextmanager
 def terminate_as_interrupt():
     """Within it, SIGTERM (a scheduler's stop, ``kill``, a CI job's timeout) stops a long
@@ -150,18 +165,35 @@ def terminate_as_interrupt():
     finished stays stored, and the command says so (and how to go on) and exits 130, instead
     of dying where it stands with no word. The signal is passed on as SIGINT, so both go one
     way. Where SIGINT is ignored (a job started in the background by a shell, which a
-    scheduler's stop must still end) SIGTERM keeps its own meaning. Only in the main thread,
-    where signal handlers live; elsewhere nothing changes."""
+    scheduler's stop must still end) SIGTERM keeps its own meaning. The graceful stop is
+    bounded, as a scheduler bounds it: a second SIGTERM, or ``STOP_GRACE_S`` seconds after the
+    first (``ARENA_STOP_GRACE_S``), ends the process as SIGTERM does by default (what is stored
+    is stored: every finished match was committed as it ended). Only in the main thread, where
+    signal handlers live; elsewhere nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
+    def die() -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    def expire() -> None:  # in the timer's thread, where no handler can be set
+        os.kill(os.getpid(), signal.SIGTERM)  # the second stop, handled in the main thread
+        time.sleep(5.0)
+        os._exit(128 + signal.SIGTERM)  # a main thread that runs no handler any more
+
     def on_term(signum: int, frame: Any) -> None:
-        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGTERM)
+        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN or stopping.is_set():
+            die()  # a background job's stop, or a second one: not graceful
             return
+        stopping.set()
+        timer = threading.Timer(stop_grace(), expire)
+        timer.daemon = True  # a run that ends in time ends with it
+        timer.start()
         signal.raise_signal(signal.SIGINT)
+
+    stopping = threading.Event()
 
     previous = signal.signal(signal.SIGTERM, on_term)
     try:

@@ -5,6 +5,7 @@ with no word, and left its watch file behind. Where SIGINT is ignored SIGTERM st
 
 from __future__ import annotations
 
+import os
 import signal
 import sqlite3
 import subprocess
@@ -84,3 +85,43 @@ def test_sigterm_stops_a_tournament_as_ctrl_c_does(tmp_path):
 def test_sigterm_still_ends_a_command_that_ignores_sigint(tmp_path):
     code, _ = _terminated(tmp_path / "arena.sqlite", signal.SIG_IGN)
     assert code == -signal.SIGTERM
+
+
+_HUNG = """
+import signal, sys, time
+from arbiter.cli._common import terminate_as_interrupt
+with terminate_as_interrupt():
+    signal.signal(signal.SIGINT, lambda *a: None)  # a graceful stop that never ends
+    print("ready", flush=True)
+    time.sleep(600)
+"""
+
+
+def _hung(grace: str) -> subprocess.Popen:
+    run = subprocess.Popen([sys.executable, "-c", _HUNG], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, env={**os.environ, "ARENA_STOP_GRACE_S": grace})
+    assert run.stdout.readline() == "ready\n", _said(run)
+    return run
+
+
+@pytest.mark.parametrize("how", ["grace", "second"])
+def test_a_graceful_stop_that_hangs_ends_after_its_grace_or_a_second_sigterm(how):
+    """The graceful stop is bounded as a scheduler bounds it: if it never ends (here a SIGINT
+    handler that swallows the interrupt), the process ends as SIGTERM ends it, after
+    ARENA_STOP_GRACE_S or at a second SIGTERM (the grace here is long enough never to come)."""
+    run = _hung("0.5" if how == "grace" else "600")
+    try:
+        run.send_signal(signal.SIGTERM)
+        if how == "second":
+            with pytest.raises(subprocess.TimeoutExpired):  # the first one alone does not end it
+                run.wait(timeout=1.0)
+            run.send_signal(signal.SIGTERM)
+        try:
+            run.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"still running 60 s after SIGTERM ({how}): {_said(run)}")
+        assert run.returncode == -signal.SIGTERM, (run.returncode, _said(run))
+    finally:
+        if run.poll() is None:
+            run.kill()
+        run.communicate()
