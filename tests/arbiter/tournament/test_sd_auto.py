@@ -39,7 +39,7 @@ def _ss(xs: list[float]) -> float:
 
 def test_the_closest_kin_sets_the_bound_and_a_resumed_run_keeps_its_own(tmp_path) -> None:
     db = tmp_path / "eval.sqlite"
-    n = 20  # the least deals of a pair read (AUTO_HISTORY, 100, in the CLI's test below)
+    n = 8  # the least deals of a pair read (AUTO_HISTORY, 100, in the CLI's test below)
     with Store(db) as store:
         with pytest.raises(ConfigError, match=f"holds no {n} deals of one pair of bots at spades with these options"):
             sd_from_store(store, "spades", ("heuristic", "greedy"), ONE, None, min_deals=n)
@@ -53,7 +53,7 @@ def test_the_closest_kin_sets_the_bound_and_a_resumed_run_keeps_its_own(tmp_path
         assert src.pairs == (("heuristic and random", n, pytest.approx(_sd(far)), (far.stored_as,)),)
         assert src.largest == pytest.approx(_sd(far)) and src.among == "with heuristic or greedy at spades with these options"
         auto = AutoVarianceTest(0, 50, history=n)
-        first = evaluate("spades", "heuristic", "greedy", deals=30, seed=4, options=ONE, sprt=auto, store=store)
+        first = evaluate("spades", "heuristic", "greedy", deals=12, seed=4, options=ONE, sprt=auto, store=store)
         assert first.sd_source == src and first.sprt.sd_bound == round_up(1.2 * _sd(far))
         line = " ".join(first.sprt_summary().split())
         assert f"s.d. at most {first.sprt.sd_bound:g}" in line and f"--sd-bound auto: 1.2x {_sd(far):.4g}" in line
@@ -70,18 +70,18 @@ def test_the_closest_kin_sets_the_bound_and_a_resumed_run_keeps_its_own(tmp_path
         assert both.pairs[0][:2] == ("heuristic and greedy", len(a) + len(b))
         assert both.largest == pytest.approx(((_ss(a) + _ss(b)) / (len(a) + len(b) - 2)) ** 0.5)
         # the first run again: resumed at the bound it started with, not the new one
-        again = evaluate("spades", "heuristic", "greedy", deals=30, seed=4, options=ONE, sprt=auto, store=store)
+        again = evaluate("spades", "heuristic", "greedy", deals=12, seed=4, options=ONE, sprt=auto, store=store)
         assert again.resumed == len(first.matches) and again.sprt == first.sprt and again.sd_source == first.sd_source
         # --fresh reads the store anew: the pair's own evaluation (itself left out, counted or not)
-        fresh = evaluate("spades", "heuristic", "greedy", deals=30, seed=4, options=ONE, sprt=auto, store=store, fresh=True)
+        fresh = evaluate("spades", "heuristic", "greedy", deals=12, seed=4, options=ONE, sprt=auto, store=store, fresh=True)
         assert fresh.sprt.sd_bound == round_up(1.2 * _sd(close)) and fresh.sd_source.pairs[0][3] == (close.stored_as,)
-        assert "this pair's 20 stored deals" in fresh.sprt_summary()
+        assert f"this pair's {n} stored deals" in fresh.sprt_summary()
         # a kept bound that cannot be read is named, not guessed
         with store._tx() as tx:
             tx.execute("UPDATE tournaments SET spec = json_set(spec, '$.sd_auto', json('{\"largest\": 1}')) WHERE name = ?",
                        (first.stored_as,))
         with pytest.raises(StoreError, match="kept s.d. bound cannot be read"):
-            evaluate("spades", "heuristic", "greedy", deals=30, seed=4, options=ONE, sprt=auto, store=store)
+            evaluate("spades", "heuristic", "greedy", deals=12, seed=4, options=ONE, sprt=auto, store=store)
     with pytest.raises(ConfigError, match="give --db FILE"):
         evaluate("spades", "heuristic", "greedy", deals=5, options=ONE, sprt=AutoVarianceTest(0, 50))
 
