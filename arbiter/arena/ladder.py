@@ -66,7 +66,7 @@ from arbiter import metrics
 from arbiter import scratch
 from arbiter.batch.engine import play_batch
 from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_seed, seatings_of
-from arbiter.batch.settings import SpecError, bot_names, bot_sources, check_table, keyed_spec, read_toml
+from arbiter.batch.settings import SpecError, bot_contents, bot_names, bot_sources, check_table, keyed_spec, read_toml
 from arbiter.batch.submissions import RegistryCatalog
 from arbiter.batch.venue import Kind, Where, open_venue, parse_where
 from arbiter.hosting import sandbox as sb
@@ -463,7 +463,8 @@ class Arena:
         except StoreError:
             stored = None
         # a house bot given as a file keeps its contents: edited, it would be another bot under the same rating
-        key = keyed_spec(self.spec.identity(), self.spec.house, stored, self.spec.display_name, str(self.store.path),
+        key = keyed_spec(self.spec.identity(), bot_contents(self.spec.house), stored, self.spec.display_name,
+                         str(self.store.path),
                          way_on="a ladder keeps its rules and its house bots (a version never changes): put the "
                                 "file back as it was, or give the arena another name (--name)")
         self.row = self.tables.open_arena(self.spec.display_name, self.spec.game, key)

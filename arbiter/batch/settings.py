@@ -95,14 +95,14 @@ def bot_contents(sources: Sequence[str]) -> dict[str, str]:
 RUN_WAY_ON = "--fresh plays it again with the bots as they are now, --name NAME starts another run beside it"
 
 
-def keyed_spec(spec: Mapping[str, Any], sources: Sequence[str], stored: Mapping[str, Any] | None,
+def keyed_spec(spec: Mapping[str, Any], contents: Mapping[str, str], stored: Mapping[str, Any] | None,
                name: str, where: str, way_on: str = RUN_WAY_ON) -> dict[str, Any]:
     """The spec a run is stored and resumed under: ``spec`` and, when any bot is a file or a
-    folder, their contents (``bot_contents``), so that a bot edited since its matches were
-    played is never resumed as the same run. ``stored``: the spec already stored under
-    ``name`` (None: a new run). A run stored before contents were kept resumes on its spec
+    folder, their ``contents`` (``bot_contents`` of its bots), so that a bot edited since its
+    matches were played is never resumed as the same run. ``stored``: the spec already stored
+    under ``name`` (None: a new run). A run stored before contents were kept resumes on its spec
     alone; one whose bots have changed since is a SpecError naming them and ``way_on``."""
-    contents = bot_contents(sources)
+    contents = dict(contents)
     if not contents:
         return dict(spec)
     if stored is not None and CONTENT_KEY not in stored and dict(stored) == dict(spec):

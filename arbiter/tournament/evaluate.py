@@ -67,7 +67,7 @@ from arbiter.batch.settings import CONTENT_KEY, bot_contents, bot_names, keyed_s
 from arbiter.batch.venue import AUTO, Kind, Where, describe, open_venue, parse_where
 from arbiter.store.db import Store, StoreError
 from arbiter.rating.betting import BettingState, BettingTest
-from arbiter.rating.catoni import AUTO_HISTORY, AUTO_ROOM, AutoVarianceTest, VarianceTest, round_up
+from arbiter.rating.catoni import AUTO_HISTORY, AUTO_ROOM, AutoVarianceTest, VarianceTest
 from arbiter.rating.luck import (
     MIN_DEALS as LUCK_MIN_DEALS, ExpectedFeatures, LuckAdjusted, OnlineCorrection, luck_adjusted, luck_names,
 )
@@ -432,13 +432,13 @@ def evaluate(
         stored = None if fresh else store.stored_spec(result.stored_as)
         if isinstance(sprt, AutoVarianceTest):
             # read once, kept in the spec: a resumed run tests at the bound it started with
-            source = (None if fresh else _kept_source(store, result.stored_as)) or sd_from_store(
+            source = _kept_source(stored, result.stored_as, store.path) or sd_from_store(
                 store, game, (bot_a, bot_b), opts, preset, exclude=result.stored_as, room=sprt.room,
                 min_deals=sprt.history)
             spec["sd_auto"] = source.to_json()
             sprt = result.sprt = sprt.resolve(source.largest)
             result.sd_source = source
-        spec = keyed_spec(spec, (bot_a, bot_b), stored, result.stored_as, str(store.path))
+        spec = keyed_spec(spec, contents, stored, result.stored_as, str(store.path))
         store.lock()
         tour = store.open_tournament(result.stored_as, game, spec, fresh=fresh, planned=2 * deals)
         tid = tour.id
@@ -540,10 +540,6 @@ class SdSource:
     among: str
     pairs: tuple[tuple[str, int, float, tuple[str, ...]], ...]
 
-    @property
-    def sd_bound(self) -> float:
-        return round_up(self.room * self.largest)
-
     def describe(self) -> str:
         pair, deals, sd, names = self.pairs[0]
         shown = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
@@ -616,16 +612,14 @@ def sd_from_store(store: Store, game: str, bots: tuple[str, str], options: Mappi
                       f"fixed number of deals, or the default betting test), or give --sd-bound S")
 
 
-def _kept_source(store: Store, name: str) -> SdSource | None:
-    """The bound an earlier run of this ``--sd-bound auto`` evaluation read (None: a new one)."""
-    try:
-        kept = store.tournament(name).spec.get("sd_auto")
-    except StoreError:
-        return None
+def _kept_source(stored: Mapping[str, Any] | None, name: str, where: Any) -> SdSource | None:
+    """The bound an earlier run of this ``--sd-bound auto`` evaluation read, from its ``stored``
+    spec (None: a new one, or ``--fresh``)."""
+    kept = None if stored is None else stored.get("sd_auto")
     try:
         return SdSource.from_json(kept) if kept else None
     except (KeyError, TypeError, ValueError):
-        raise StoreError(f"evaluation {name!r} in {store.path}: its kept s.d. bound cannot be read ({kept!r}); "
+        raise StoreError(f"evaluation {name!r} in {where}: its kept s.d. bound cannot be read ({kept!r}); "
                          "run it with --fresh") from None
 
 
