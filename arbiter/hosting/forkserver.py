@@ -106,9 +106,17 @@ class ForkedProcess:
         self.returncode: int | None = None
         self.cpu_seconds: float | None = None  # its CPU time (and its children's), once it has exited
         self._done = threading.Event()
+        self._known = threading.Event()  # its pid has come (or it has exited)
 
     def poll(self) -> int | None:
         return self.returncode
+
+    def wait_pid(self, timeout: float) -> int | None:
+        """Its pid once its fork server has said it (read by the server's reader thread, which
+        may come after the bot has already reached the arbiter): None if it exited first or
+        ``timeout`` passed."""
+        self._known.wait(timeout)
+        return self.pid
 
     def wait(self, timeout: float | None = None) -> int:
         if not self._done.wait(timeout):
@@ -139,6 +147,7 @@ class ForkedProcess:
     def _exited(self, code: int) -> None:
         self.returncode = code
         self._done.set()
+        self._known.set()
 
 
 class ForkServer:
@@ -287,6 +296,7 @@ class ForkServer:
                 continue
             if op == "started":
                 child.pid = msg["pid"]
+                child._known.set()
             elif op == "exit":
                 self._children.pop(child.rid, None)
                 child.cpu_seconds = msg.get("cpu")

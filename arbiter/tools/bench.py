@@ -779,11 +779,7 @@ def host_pid(proc: Any, parent: Mapping[int, int]) -> int:
     server = getattr(proc, "server", None)
     if server is None:
         return proc.pid
-    # its fork server's "started" (the pid) is read by another thread and may come after the
-    # bot has already said hello to the arbiter: wait for it, briefly
-    deadline = time.monotonic() + PID_WAIT_S
-    while proc.pid is None and proc.returncode is None and time.monotonic() < deadline:
-        time.sleep(0.01)
+    sandbox_pid = proc.wait_pid(PID_WAIT_S)  # its fork server's word may come after the bot's hello
     top = server.proc.pid
     for pid in parent:
         p = pid
@@ -796,7 +792,7 @@ def host_pid(proc: Any, parent: Mapping[int, int]) -> int:
                 nspid = next((line.split()[1:] for line in f if line.startswith("NSpid:")), [])
         except OSError:
             continue
-        if len(nspid) > 2 and int(nspid[-2]) == proc.pid and nspid[-1] == "1":
+        if len(nspid) > 2 and int(nspid[-2]) == sandbox_pid and nspid[-1] == "1":
             return pid
     return -1  # ended: nothing of it left to count
 
