@@ -243,15 +243,21 @@ def oracle_rows(name: str = "spades_heuristic_greedy", gaps: Sequence[float] = (
         yield row
 
 
+def _round(prefix: str, rows_: Iterator[dict[str, Any]]) -> dict[str, float]:
+    """``variance_rows`` as bench figures: ``PREFIX.CASE.{alpha,beta,length}`` (a recorded case
+    keyed by its M1 too)."""
+    out = {}
+    for r in rows_:
+        key = r["deals"].replace("recorded ", "") + ("" if r["deals"] in LABELS else f".{r['M'].split(',')[1]}")
+        out[f"{prefix}.{key}.alpha"] = r["alpha"]
+        out[f"{prefix}.{key}.beta"] = r["beta"]
+        out[f"{prefix}.{key}.length"] = r["length"]
+    return out
+
+
 def variance_round(seed: int, runs: int = 1000) -> dict[str, float]:
     """The variance-bounded test's figures for the bench (S = the true s.d.: its hardest case)."""
-    out = {}
-    for r in variance_rows(runs, seed):
-        key = r["deals"].replace("recorded ", "") + ("" if r["deals"] in LABELS else f".{r['M'].split(',')[1]}")
-        out[f"variance.{key}.alpha"] = r["alpha"]
-        out[f"variance.{key}.beta"] = r["beta"]
-        out[f"variance.{key}.length"] = r["length"]
-    return out
+    return _round("variance", variance_rows(runs, seed))
 
 
 #: ``--sd-bound auto``'s bench round: the deals of the earlier evaluation each run reads its bound from.
@@ -261,13 +267,7 @@ AUTO_BENCH_HISTORY = 100
 def auto_round(seed: int, runs: int = 250, history: int = AUTO_BENCH_HISTORY) -> dict[str, float]:
     """``--sd-bound auto``'s figures for the bench: each run's bound 1.2x the s.d. of ``history``
     deals of its own from the same pool (an earlier evaluation of the same kind of deals)."""
-    out = {}
-    for r in variance_rows(runs, seed, history=history):
-        key = r["deals"].replace("recorded ", "") + ("" if r["deals"] in LABELS else f".{r['M'].split(',')[1]}")
-        out[f"auto.{key}.alpha"] = r["alpha"]
-        out[f"auto.{key}.beta"] = r["beta"]
-        out[f"auto.{key}.length"] = r["length"]
-    return out
+    return _round("auto", variance_rows(runs, seed, history=history))
 
 
 #: The default test on the close pair (issue 39's length target): M1 per case, M0 = 0.
