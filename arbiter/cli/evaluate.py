@@ -4,6 +4,7 @@
     arbiter evaluate spades heuristic random --sprt 0,50 --bounds -700,700 -o deals=1   # stop when decided
     arbiter evaluate spades heuristic greedy --sprt 0,20 --sd-bound 45 -o deals=1      # deals' s.d. at most 45
     arbiter evaluate spades mybot.py greedy --sprt 0,20 --sd-bound auto --db eval.sqlite -o deals=1   # S from earlier ones
+    arbiter evaluate spades mybot.py greedy --sprt 0,20 --db eval.sqlite -o deals=1 --plan  # deals each test would need
     arbiter evaluate spades heuristic random --sprt 0.5,0.6 --sequential score -o deals=1  # on the pair score
     arbiter evaluate spot search heuristic --sprt 0,5 --sequential normal -o hands=1 --db eval.sqlite   # resumable
     arbiter evaluate spades search heuristic --sprt 0.5,0.55 --sequential score --cluster tcp://10.0.0.5:8786 -j 32
@@ -129,6 +130,13 @@ def evaluate(
                                            "playing them (20 played again each time, to check the bots still bid "
                                            "so), and the deals of each evaluation, from which the next one's sequential "
                                            "test fits its correction before its first deal.")] = None,
+    plan: Annotated[
+        bool,
+        typer.Option("--plan", help="With --sprt and --db: play nothing; say how many deals each test (betting, "
+                                    "--sd-bound auto or the --sd-bound given, normal) would need at M0, at M1 and at "
+                                    "this pair's stored margin, and how often it would accept each side, by running it "
+                                    "on deals drawn from those of the same two bots stored in --db (else their kin's), "
+                                    "beside the fixed-length test's deals at their s.d.")] = False,
     transport: Annotated[
         str,
         typer.Option("--transport", help="auto (the default): bundled bots in this process, a file's or a registered "
@@ -155,13 +163,20 @@ def evaluate(
     if sequential is None:
         sequential = "variance" if sd_bound is not None else "betting"
     if sprt is not None:
-        test = _run(_sprt, sequential, sprt, alpha, beta, bounds, min_deals, sprt_model,
+        kind = sequential
+        if plan and kind == "betting" and bounds is None and _run(known_bounds, game, options, preset) is None:
+            kind = "normal"  # the plan says the betting test needs --bounds here, and runs the others
+        test = _run(_sprt, kind, sprt, alpha, beta, bounds, min_deals, sprt_model,
                     lambda: _run(known_bounds, game, options, preset), sd_bound)
     elif bounds is not None or sd_bound is not None or sequential != "betting":
         _run(_raise, UsageError("--sequential, --bounds and --sd-bound need --sprt"))
     cap = deals if deals is not None else (SPRT_MAX_DEALS if test else FIXED_DEALS)
     if (probes is not None or probes_file is not None) and not luck_adjusted:
         _run(_raise, UsageError("--probes and --probes-file need --luck-adjusted"))
+    if plan:
+        _run(_plan, game, (bot_a, bot_b), options, preset, test, sequential, sd_bound, db, cap, seed,
+             luck_adjusted, json_path, bounds, alpha, beta, min_deals, sprt_model)
+        return
     if probes_file is not None:
         _run(check_writable, probes_file, "--probes-file")
     if luck_adjusted:
@@ -312,6 +327,57 @@ def _auto_hint(db: Path, result) -> str | None:
     about = f": about {math.ceil(n)} deals at M1 if this pair's deals vary as those did" if math.isfinite(n) else ""
     return (f"--sd-bound auto would test at s.d. at most {auto.sd_bound:g} here ({source.describe()}){about}; "
             f"its error rates hold if this pair's s.d. is at most {auto.sd_bound:g} (docs/strength.md)")
+
+
+def _plan(game: str, bots: tuple[str, str], options, preset, test, sequential: str, sd_bound: str | None,
+          db: Path | None, cap: int, seed: int, luck_adjusted: bool, json_path: Path | None, bounds: str | None,
+          alpha: float, beta: float, min_deals: int | None, sprt_model: str) -> None:
+    """--plan: each test run on the stored deals (``arbiter.tournament.plan``), as a table."""
+    from arbiter.cli.layout import Column, console_width, fitted_table
+    from arbiter.rating.betting import known_bounds, parse_bounds
+    from arbiter.store.db import Store
+    from arbiter.tournament.plan import deals_plan
+
+    if test is None or db is None:
+        raise UsageError("--plan needs --sprt M0,M1 (the question) and --db FILE (the stored deals it reads)")
+    if luck_adjusted:
+        raise UsageError("--plan reads the stored margins as played: not with --luck-adjusted")
+    if json_path is not None:
+        raise UsageError("--plan plays nothing: there are no matches for --json to write")
+    if getattr(test, "kind", "margin") != "margin":  # the normal SPRT has no kind: it tests the margin
+        raise UsageError(f"--plan: --sequential {sequential} asks another question than the margin; "
+                         "plan the margin's tests (betting, variance, normal)")
+    if not db.exists():
+        raise UsageError(f"--plan: no store at {db}: run an evaluation with --db first")
+    lo_hi = parse_bounds(bounds) if bounds is not None else known_bounds(game, options, preset)
+    with Store(db, read_only=True) as store:
+        p = deals_plan(store, game, bots, options, preset, test.m0, test.m1, alpha, beta, bounds=lo_hi,
+                       sd_bound="auto" if sd_bound is None else sd_bound, min_deals=min_deals, model=sprt_model,
+                       cap=cap, seed=seed)
+    out.print(f"{bots[0]} vs {bots[1]} at {game}, H0: margin {p.m0:g} or less, H1: {p.m1:g} or more (alpha {p.alpha:g}, "
+              f"beta {p.beta:g}): each test run {p.runs} times on deals drawn from {p.describe_source()}, moved to "
+              f"each margin (at most {p.cap} deals a run, --deals)", highlight=False, soft_wrap=True)
+    chosen = {"betting": "betting", "variance": ("auto", "variance"), "normal": "normal"}[sequential]
+    tests = [r for r in p.rows if r.at_m0 is not None]
+    margins = [(f"at {p.m0:g} (H0)", "at_m0", "H1"), (f"at {p.m1:g} (H1)", "at_m1", "H0")]
+    if p.stored_margin is not None:
+        margins.append((f"at {p.stored_margin:+.4g} (stored)", "at_stored", "H1"))
+
+    def cell(r, side: str) -> str:
+        share = r.p_h1 if side == "H1" else r.p_h0
+        return f"{r.mean_deals:.0f} ({side} {share:.1%})" + (f" {r.undecided / r.runs:.1%} open" if r.undecided else "")
+
+    columns = [Column("mean deals", justify="left")]
+    columns += [Column(("* " if r.name in chosen else "") + r.name, wrap=True) for r in tests] + [Column("fixed")]
+    cells = [[label, *[cell(getattr(r, at), side) for r in tests], str(p.fixed)] for label, at, side in margins]
+    out.print(fitted_table(columns, cells, width=console_width()), width=console_width())
+    said = "; ".join(("* " if r.name in chosen else "") + f"{r.name}: {r.flags}" + (f" ({r.why})" if r.why else "")
+                     for r in p.rows)
+    out.print(f"{said}; fixed: the fixed-length test at s.d. {p.sd:.4g}, normal approximation. *: the test this command "
+              f"runs. (H1 x%): how often it accepted H1 (at {p.m0:g} the wrong answer, at most alpha by each test's "
+              f"design; the normal SPRT's hold on near-normal deals only); (H0 x%) at {p.m1:g} likewise, at most beta; "
+              f"open: runs undecided at {p.cap} deals. Deals unlike these (a new version that plays otherwise, a rare "
+              f"deal not yet seen) need otherwise; nothing was played.", highlight=False, soft_wrap=True)
 
 
 def _raise(exc: Exception) -> None:

@@ -559,28 +559,66 @@ class SdSource:
                    tuple((str(p), int(k), float(sd), tuple(str(n) for n in names)) for p, k, sd, names in d["pairs"]))
 
 
-def sd_from_store(store: Store, game: str, bots: tuple[str, str], options: Mapping[str, Any], preset: str | None,
-                  exclude: str | None = None, room: float = AUTO_ROOM, min_deals: int = AUTO_HISTORY) -> SdSource:
-    """The s.d. bound ``--sd-bound auto`` tests at: ``room`` x the largest s.d. of a pair's deal
-    margins in the evaluations stored in ``store`` of ``game`` with the same ``options`` and
-    ``preset`` (``exclude``: the evaluation being run), among the closest kin of ``bots`` there
-    are: the same two bots (either order), else pairs with either of them, else any. A pair's
-    deals are those of all its evaluations, each deal once (two evaluations on one seed of the
-    same bot files play the same deals alike; a file edited between them does not), their s.d.
-    pooled about each evaluation's own mean; a pair is read once it has
-    ``min_deals`` of them. ConfigError, saying what was looked for, when there is none."""
+@dataclass(frozen=True)
+class StoredPair:
+    """One pair's deal margins over its evaluations in a store (``stored_pairs``): per evaluation,
+    its name and the margins (A's minus B's, ``pair`` in the order first stored) of the deals not
+    already counted for an earlier one."""
+
+    pair: tuple[str, str]
+    evaluations: tuple[tuple[str, tuple[float, ...]], ...]
+
+    @property
+    def deals(self) -> int:
+        return sum(len(xs) for _, xs in self.evaluations)
+
+    @property
+    def sd(self) -> float | None:
+        """The s.d. pooled about each evaluation's own mean (None: fewer than two deals in one, or all alike)."""
+        ss = sum(sum((x - sum(xs) / len(xs)) ** 2 for x in xs) for _, xs in self.evaluations)
+        df = sum(len(xs) - 1 for _, xs in self.evaluations)
+        return math.sqrt(ss / df) if df >= 1 and ss > 0 else None
+
+    def margins(self, bots: tuple[str, str] | None = None) -> list[float]:
+        """Every deal's margin, A's minus B's as ``bots`` order them (default: as ``pair`` does)."""
+        sign = -1.0 if bots is not None and bots[0] != self.pair[0] else 1.0
+        return [sign * x for _, xs in self.evaluations for x in xs]
+
+    def centred(self) -> list[float]:
+        """Every deal's margin less its evaluation's mean (the spread ``sd`` pools, no evaluation's margin)."""
+        return [x - sum(xs) / len(xs) for _, xs in self.evaluations for x in xs]
+
+
+def stored_pairs(store: Store, game: str, options: Mapping[str, Any], preset: str | None,
+                 exclude: str | None = None) -> list[StoredPair]:
+    """The pairs of bots evaluated in ``store`` at ``game`` under the same options in force (as
+    ``options`` and ``preset`` set them, however spelt: ``"1"`` or ``1``, a preset or its options;
+    ``exclude``: an evaluation left out, the one being run), each with the deal
+    margins of all its evaluations, each deal once (two evaluations on one seed of the same bot
+    files play the same deals alike; a file edited between them does not)."""
     # the pair (in the order first stored) -> its evaluations' (name, margins of deals not seen before)
-    pairs: dict[frozenset[str], tuple[tuple[str, ...], set[tuple[str, int]], list[tuple[str, list[float]]]]] = {}
+    pairs: dict[frozenset[str], tuple[tuple[str, ...], set[tuple[str, int]], list[tuple[str, tuple[float, ...]]]]] = {}
+    in_force = get_game(game, options, preset).describe_options()
+    same: dict[str, bool] = {}  # the options as stored -> whether they are those in force here
+
+    def alike(spec: Mapping[str, Any]) -> bool:
+        key = json.dumps([spec.get("options"), spec.get("preset")], sort_keys=True, default=str)
+        if key not in same:
+            try:  # -o deals=1 from the command line, {"deals": 1} from the library, a preset spelt out: alike
+                same[key] = get_game(game, spec.get("options") or {}, spec.get("preset")).describe_options() == in_force
+            except (ConfigError, TypeError, ValueError):
+                same[key] = False
+        return same[key]
+
     for tour in store.tournaments():
         spec = tour.spec
-        if (spec.get("evaluate") != SPEC_FORMAT or tour.name == exclude or spec.get("game") != game
-                or spec.get("options") != dict(options) or spec.get("preset") != preset):
+        if spec.get("evaluate") != SPEC_FORMAT or tour.name == exclude or spec.get("game") != game or not alike(spec):
             continue
         try:
             pair = tuple(str(b) for b in spec["bots"])
             margins = _stored_margins(store, tour.id, game, options, preset, bot_names(pair)[0], records=False)
         except (StoreError, KeyError, TypeError, ValueError):
-            continue  # not readable as an evaluation: not evidence of the s.d.
+            continue  # not readable as an evaluation: not evidence of the deals
         first, seen, evaluations = pairs.setdefault(frozenset(pair), (pair, set(), []))
         version = json.dumps(spec.get(CONTENT_KEY), sort_keys=True)  # a file bot edited since plays other matches
         sign = 1.0 if pair[0] == first[0] else -1.0  # each pair's margins one way round
@@ -590,26 +628,51 @@ def sd_from_store(store: Store, game: str, bots: tuple[str, str], options: Mappi
                 seen.add((version, m.seed))  # a deal is its seed: the same bots on one seed played it alike
                 new.append(sign * (m.margin + margins[(d, 1)].margin) / 2)
         if new:
-            evaluations.append((tour.name, new))
-    kin: dict[int, list[tuple[str, int, float, tuple[str, ...]]]] = {0: [], 1: [], 2: []}
-    for key, (pair, _, evaluations) in pairs.items():
-        deals = sum(len(xs) for _, xs in evaluations)
-        ss = sum(sum((x - sum(xs) / len(xs)) ** 2 for x in xs) for _, xs in evaluations)
-        df = sum(len(xs) - 1 for _, xs in evaluations)
-        if deals < min_deals or df < 1 or ss <= 0:
+            evaluations.append((tour.name, tuple(new)))
+    return [StoredPair((first[0], first[1]), tuple(evaluations)) for first, _, evaluations in pairs.values()]
+
+
+def closest_pairs(pairs: Sequence[StoredPair], bots: tuple[str, str], game: str,
+                  min_deals: int = AUTO_HISTORY) -> tuple[str, list[StoredPair]]:
+    """The closest kin of ``bots`` among ``pairs`` holding ``min_deals`` deals with a spread: the
+    same two bots (either order; ``among`` empty), else pairs with either of them, else any;
+    largest s.d. first. ``among`` says which, ``(.., [])`` when none."""
+    kin: dict[int, list[StoredPair]] = {0: [], 1: [], 2: []}
+    for p in pairs:
+        if p.deals < min_deals or p.sd is None:
             continue
-        shared = len(key & set(bots))
-        kin[0 if shared == len(set(bots)) == len(key) else 1 if shared else 2].append(
-            (" and ".join(pair), deals, math.sqrt(ss / df), tuple(n for n, _ in evaluations)))
+        shared = len(set(p.pair) & set(bots))
+        kin[0 if shared == len(set(bots)) == len(set(p.pair)) else 1 if shared else 2].append(p)
     a, b = bots
     for level, among in ((0, ""), (1, f"with {a} or {b} at {game} with these options"),
                          (2, f"of any bots at {game} with these options")):
-        found = sorted(kin[level], key=lambda e: -e[2])
-        if found:
-            return SdSource(found[0][2], room, among, tuple(found))
-    raise ConfigError(f"sd-bound auto: {store.path} holds no {min_deals} deals of one pair of bots at {game} with these "
-                      f"options (over its evaluations) to read a deal margin's s.d. from: run an evaluation first (a "
-                      f"fixed number of deals, or the default betting test), or give --sd-bound S")
+        if kin[level]:
+            return among, sorted(kin[level], key=lambda p: -(p.sd or 0.0))
+    return "", []
+
+
+def sd_from_store(store: Store, game: str, bots: tuple[str, str], options: Mapping[str, Any], preset: str | None,
+                  exclude: str | None = None, room: float = AUTO_ROOM, min_deals: int = AUTO_HISTORY) -> SdSource:
+    """The s.d. bound ``--sd-bound auto`` tests at: ``room`` x the largest s.d. of a pair's deal
+    margins in the evaluations stored in ``store`` of ``game`` with the same ``options`` and
+    ``preset`` (``exclude``: the evaluation being run), among the closest kin of ``bots`` there
+    are (``closest_pairs``: the same two bots, else pairs with either of them, else any). A pair's
+    deals are those of all its evaluations, each deal once (``stored_pairs``), their s.d. pooled
+    about each evaluation's own mean; a pair is read once it has ``min_deals`` of them.
+    ConfigError, saying what was looked for, when there is none."""
+    among, found = closest_pairs(stored_pairs(store, game, options, preset, exclude), bots, game, min_deals)
+    if not found:
+        raise ConfigError(no_pair_deals(store, game, min_deals, "sd-bound auto", "read a deal margin's s.d. from")
+                          + ", or give --sd-bound S")
+    return SdSource(found[0].sd or 0.0, room, among,
+                    tuple((" and ".join(p.pair), p.deals, p.sd or 0.0, tuple(n for n, _ in p.evaluations)) for p in found))
+
+
+def no_pair_deals(store: Store, game: str, min_deals: int, who: str, what: str) -> str:
+    """Why ``who`` found nothing to ``what`` in ``store``: no pair with ``min_deals`` deals there, and the way on."""
+    return (f"{who}: {store.path} holds no {min_deals} deals of one pair of bots at {game} with these "
+            f"options (over its evaluations) to {what}: run an evaluation first (a "
+            f"fixed number of deals, or the default betting test)")
 
 
 def _kept_source(stored: Mapping[str, Any] | None, name: str, where: Any) -> SdSource | None:

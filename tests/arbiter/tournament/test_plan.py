@@ -1,0 +1,102 @@
+"""``arbiter evaluate --sprt M0,M1 --db FILE --plan``: how many deals each test would need, from
+the deals stored before, with nothing played (``arbiter.tournament.plan``)."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from arbiter.cli import app
+from arbiter.cli._common import out
+from arbiter.rating.catoni import round_up
+from arbiter.rating.sprt import Sprt
+from arbiter.rating.stats import mean_se
+from arbiter.store.db import Store
+from arbiter.tournament.evaluate import evaluate
+from arbiter.tournament.plan import deals_plan
+from cardarena.games import ConfigError
+
+ONE = {"deals": 1}
+BOUNDS = (-900.0, 900.0)
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory):
+    """A store holding 100 deals of greedy against random (the least ``--sd-bound auto`` reads)."""
+    db = tmp_path_factory.mktemp("plan") / "eval.sqlite"
+    with Store(db) as store:
+        result = evaluate("spades", "greedy", "random", deals=100, seed=1, options=ONE, store=store)
+    return db, result
+
+
+def test_each_test_runs_on_the_pairs_own_deals_and_says_how_long_and_how_often_wrong(stored) -> None:
+    db, result = stored
+    margins = result.deal_margins()
+    sd = mean_se(margins).sd
+    with Store(db, read_only=True) as store:
+        p = deals_plan(store, "spades", ("greedy", "random"), ONE, None, 0, 50, bounds=BOUNDS, runs=200)
+        again = deals_plan(store, "spades", ("greedy", "random"), ONE, None, 0, 50, bounds=BOUNDS, runs=200)
+        turned = deals_plan(store, "spades", ("random", "greedy"), ONE, None, -50, 0, bounds=BOUNDS, runs=200)
+        with pytest.raises(ConfigError, match="plan: .* holds no 100 deals of one pair of bots at spades with these options"):
+            deals_plan(store, "spades", ("greedy", "random"), {"deals": 2}, None, 0, 50, bounds=BOUNDS)
+        with pytest.raises(ValueError, match="less than"):
+            deals_plan(store, "spades", ("greedy", "random"), ONE, None, 50, 0, bounds=BOUNDS)
+    assert p == again  # seeded: the same plan every time
+    assert p.among == "" and p.source.deals == 100 and p.sd == pytest.approx(sd)
+    assert p.stored_margin == pytest.approx(result.mean_margin) and turned.stored_margin == pytest.approx(-result.mean_margin)
+    assert p.fixed == Sprt(0, 50).fixed_deals(sd)
+    betting, auto, normal = p.rows
+    assert [r.name for r in p.rows] == ["betting", "auto", "normal"]
+    assert betting.flags == "the default, bounds -900..900" and normal.flags == "--sequential normal"
+    assert auto.flags == f"--sd-bound auto, S = {round_up(1.2 * sd):g}" and auto.test.sd_bound == round_up(1.2 * sd)
+    for row in p.rows:
+        assert row.at_m0.runs == row.at_m1.runs == 200 and row.at_m0.true_margin == 0 and row.at_m1.true_margin == 50
+        assert row.at_stored.true_margin == pytest.approx(result.mean_margin)
+    # the two valid tests keep their error rates on these deals (alpha = beta = 0.05, 200 runs)
+    for row in (betting, auto):
+        assert row.at_m0.p_h1 <= 0.09 and row.at_m1.p_h0 <= 0.09
+    # within Spades' wide bounds the betting test is the long one; both see the stored margin (~+280) at once
+    assert betting.at_m1.mean_deals > 2 * auto.at_m1.mean_deals and betting.at_m0.mean_deals > 2 * auto.at_m0.mean_deals
+    assert betting.at_stored.p_h1 == auto.at_stored.p_h1 == 1.0 and auto.at_stored.mean_deals < auto.at_m1.mean_deals
+
+
+def test_a_pair_with_no_deals_of_its_own_plans_on_its_kins_and_a_given_bound_is_used(stored) -> None:
+    db, result = stored
+    with Store(db, read_only=True) as store:
+        p = deals_plan(store, "spades", ("heuristic", "random"), ONE, None, 0, 50, bounds=None, sd_bound="75", runs=50)
+    assert p.among == "with heuristic or random at spades with these options" and p.stored_margin is None
+    assert p.source.pair == ("greedy", "random") and result.stored_as in p.describe_source()
+    assert "none of this pair" in p.describe_source()
+    betting, given, _ = p.rows
+    assert betting.at_m0 is None and "--bounds LO,HI" in betting.why
+    assert given.name == "variance" and given.flags == "--sd-bound 75" and given.test.sd_bound == 75
+    assert given.at_stored is None
+
+
+def test_the_cli_prints_the_plan_and_plays_nothing(stored, monkeypatch) -> None:
+    db, result = stored
+    monkeypatch.setattr(out, "width", 160)  # a row a line
+    monkeypatch.delenv("COLUMNS", raising=False)  # (console_width takes the narrower of the two)
+    with Store(db, read_only=True) as store:
+        before = [(t.name, len(store.matches(t.id, records=False))) for t in store.tournaments()]
+    args = ["evaluate", "spades", "greedy", "random", "--sprt", "0,50", "-o", "deals=1", "--db", str(db)]
+    r = CliRunner().invoke(app, [*args, "--plan"])
+    assert r.exit_code == 0, r.output
+    text = " ".join(r.output.split())
+    assert "each test run 500 times on deals drawn from the 100 stored deals of this pair" in text
+    header = next(line for line in r.output.splitlines() if line.startswith("mean deals"))
+    assert header.split() == ["mean", "deals", "*", "betting", "auto", "normal", "fixed"]
+    rows = {line.split(")")[0] + ")": line for line in r.output.splitlines() if line.startswith("at ")}
+    assert list(rows) == ["at 0 (H0)", "at 50 (H1)", f"at {result.mean_margin:+.4g} (stored)"]
+    assert "(H1 " in rows["at 0 (H0)"] and "(H0 " in rows["at 50 (H1)"]
+    assert "* betting: the default, bounds -900..900; auto: --sd-bound auto, S =" in text
+    assert "*: the test this command runs" in text and "nothing was played" in text
+    with Store(db, read_only=True) as store:
+        assert [(t.name, len(store.matches(t.id, records=False))) for t in store.tournaments()] == before
+    for extra, message in ((["--sequential", "score", "--sprt", "0.5,0.6"], "asks another question"),
+                           (["--luck-adjusted"], "not with --luck-adjusted"),
+                           (["--json", "out.json"], "no matches for --json to write")):
+        r = CliRunner().invoke(app, [*args, *extra, "--plan"])
+        assert r.exit_code == 2 and message in " ".join(r.output.split()), r.output
+    r = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "--sprt", "0,50", "-o", "deals=1", "--plan"])
+    assert r.exit_code == 2 and "--plan needs --sprt M0,M1 (the question) and --db FILE" in " ".join(r.output.split())
