@@ -16,7 +16,7 @@ far a flexible model fitted on many deals of the pair gets, on deals it never sa
 The boosting rounds are chosen on the measured deals, so the figures are a bound from above on what
 the model gives. Needs LightGBM beside the arbiter's packages (not a dependency of the project):
 
-    python -m venv /tmp/ldv && /tmp/ldv/bin/pip install -e . lightgbm
+    python -m venv /tmp/ldv && /tmp/ldv/bin/pip install -e packages/card-arena-sdk -e . lightgbm
     /tmp/ldv/bin/python scripts/learned_deal_value.py --train 60000 --test 10000
 
 (60,000 and 10,000 deals of heuristic against greedy, one hand: about 13 minutes of play on 2 cores,
