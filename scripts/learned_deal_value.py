@@ -14,7 +14,8 @@ far a flexible model fitted on many deals of the pair gets, on deals it never sa
 * ``side + cards``: the same with every card's owner besides (52 x 4 bits).
 
 The boosting rounds are chosen on the measured deals, so the figures are a bound from above on what
-the model gives. Needs LightGBM (and scikit-learn, its estimator API) beside the arbiter's packages (not a dependency of the project):
+the model gives. Needs LightGBM (and scikit-learn, its estimator API) beside the arbiter's packages
+(not dependencies of the project):
 
     python -m venv /tmp/ldv && /tmp/ldv/bin/pip install -e packages/card-arena-sdk -e . lightgbm scikit-learn
     /tmp/ldv/bin/python scripts/learned_deal_value.py --train 60000 --test 10000
