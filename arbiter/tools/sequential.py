@@ -6,6 +6,7 @@
     python -m arbiter.tools.sequential --variance --room 1.2   # the variance-bounded test, s.d. bound 1.2x the true
     python -m arbiter.tools.sequential --variance --history 100  # --sd-bound auto: 1.2x the s.d. of 100 earlier deals
     python -m arbiter.tools.sequential --oracle        # the fewest deals a test within given bounds can need
+    python -m arbiter.tools.sequential --plan --runs 300  # evaluate --plan from 100 stored deals against the truth
 
 A distribution here is a pool of deal margins with mean exactly 0 inside -180..180 (so that
 moved by M0 = 0 or M1 = 10 it stays inside the bounds -200..200 the betting test is given:
@@ -310,6 +311,53 @@ def bench_round(seed: int, runs: int = 1000) -> dict[str, float]:
     return out
 
 
+#: ``--plan``'s accuracy is measured on the recorded deals at these M0,M1 (game units), each
+#: case's bounds the rules' (Spades, one hand) or none (Spot: no betting row).
+PLAN_CASES = (("spades_heuristic_greedy", (0.0, 20.0)), ("spades_heuristic_greedy", (0.0, 50.0)),
+              ("spot_heuristic_random", (0.0, 5.0)), ("spot_search_heuristic", (0.0, 5.0)))
+
+
+def plan_rows(reps: int = 20, runs: int = 300, seed: int = 0, history: int = AUTO_BENCH_HISTORY,
+              cases: Sequence[tuple[str, tuple[float, float]]] = PLAN_CASES) -> Iterator[dict[str, Any]]:
+    """How near ``arbiter evaluate --plan`` comes to the truth when the store holds ``history``
+    deals: ``reps`` times, ``history`` deals drawn from a recorded set (the pair's stored deals),
+    the plan's mean deals at M0 and M1 (``arbiter.tournament.plan.plan_rows``, ``runs`` runs)
+    over the same test's on the whole recorded set (``runs`` runs): per case and test, the
+    ratios' median, 10th and 90th percentiles, and the worst (the farthest from 1 either way)."""
+    from arbiter.rating.betting import known_bounds
+    from arbiter.tournament.plan import plan_rows as plan
+
+    for name, (m0, m1) in cases:
+        pop = _recorded_margins(name)
+        bounds = known_bounds("spades", {"deals": 1}) if name.startswith("spades") else None
+        rng = random.Random(f"plan:{seed}:{name}:{m1:g}")
+        ratios: dict[str, list[float]] = {}
+        for rep in range(reps):
+            hist = [rng.choice(pop) for _ in range(history)]
+            for row in plan(hist, m0, m1, bounds=bounds, runs=runs, seed=f"{seed}:{rep}"):
+                if row.test is None:
+                    continue
+                for at, guess in ((m0, row.at_m0), (m1, row.at_m1)):
+                    true = simulate(row.test, shifted(pop, at), at, runs, 1000,
+                                    random.Random(f"plan-true:{seed}:{name}:{rep}:{row.name}:{at:g}"))
+                    ratios.setdefault(row.name, []).append(guess.mean_deals / true.mean_deals)
+        for test, rs in ratios.items():
+            rs.sort()
+            yield {"deals": name, "M": f"{m0:g},{m1:g}", "test": test, "median": rs[len(rs) // 2],
+                   "p10": rs[len(rs) // 10], "p90": rs[(9 * len(rs)) // 10],
+                   "worst": max(rs, key=lambda r: abs(math.log(r)))}
+
+
+def plan_round(seed: int, runs: int = 250, reps: int = 20) -> dict[str, float]:
+    """``plan_rows`` as bench figures: ``plan.CASE.M1.TEST.{p10,p90}``."""
+    out = {}
+    for r in plan_rows(reps, runs, seed):
+        key = f"plan.{r['deals']}.{r['M'].split(',')[1]}.{r['test']}"
+        out[f"{key}.p10"] = r["p10"]
+        out[f"{key}.p90"] = r["p90"]
+    return out
+
+
 def _md(rows_: list[dict[str, Any]], cols: Sequence[str]) -> str:
     def f(v: Any) -> str:
         return f"{v:.3f}" if isinstance(v, float) and abs(v) < 10 else f"{v:.0f}" if isinstance(v, float) else str(v)
@@ -333,7 +381,13 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
                                                              "from this many earlier deals of its own")
     p.add_argument("--oracle", action="store_true", help="the fewest deals any bounded test could need on the "
                                                          "recorded Spades deals, bounds ±130..±900")
+    p.add_argument("--plan", action="store_true", help="arbiter evaluate --plan read from 100 stored deals against "
+                                                       "the truth: mean deals over the whole recorded set's, 20 "
+                                                       "histories a case (--runs runs a side)")
     a = p.parse_args(argv)
+    if a.plan:
+        out(_md(list(plan_rows(runs=a.runs, seed=a.seed)), ["deals", "M", "test", "median", "p10", "p90", "worst"]))
+        return
     if a.oracle:
         rows_ = list(oracle_rows())
         out(_md(rows_, list(rows_[0])))

@@ -367,6 +367,10 @@ def bench_part(part: str, seed: int, runs: int = 1000, draw_options: Mapping[str
         from arbiter.tools.sequential import auto_round
 
         out.update(auto_round(seed, max(2, runs // 4)))
+    elif part == "plan":
+        from arbiter.tools.sequential import plan_round
+
+        out.update(plan_round(seed, max(2, runs // 4)))
     elif part.startswith("value."):
         _, a, b = part.split(".")
         out.update(value_round(seed, n, jobs, pairs=((a, b),)))
@@ -773,7 +777,7 @@ VALUE_PAIRS = (("heuristic", "greedy"), ("greedy", "random"))
 #: The parts of ``bench_round``, each a unit of work of its own (``bench_part``): its rows depend on
 #: the round's seed and the size alone, never on which process computes it or in what order, so the
 #: bench runs them over a pool of processes (``bench_units``) and gets what one process would.
-BENCH_PARTS = ("sprt", "coverage", "ratings", "strengths", "perbot", "betting", "variance", "auto",
+BENCH_PARTS = ("sprt", "coverage", "ratings", "strengths", "perbot", "betting", "variance", "auto", "plan",
                *(f"value.{a}.{b}" for a, b in VALUE_PAIRS),
                "luck.simulated", "luck.real", "luck.sequential",
                *(f"draws.{i}" for i in range(len(DRAW_PAIRS))), *(f"draws.zero.{i}" for i in range(len(DRAW_ZERO_CASES))))
@@ -807,6 +811,20 @@ VARIANCE_CASES = BETTING_POOLS + ("spades_heuristic_greedy.10", "spades_heuristi
 VARIANCE_LENGTH = {"normal": (lambda v: v <= 0.6, "<= 0.6"),
                    "spades_heuristic_greedy.20": (lambda v: v <= 1.0, "<= 1.0 (fixed at s.d. 38)"),
                    "spades_heuristic_greedy.50": (lambda v: v <= 1.0, "<= 1.0 (fixed at s.d. 38)")}
+
+#: ``arbiter.tools.sequential.plan_round``'s cases (recorded deals, key: M1) and the tests planned on each.
+PLAN_BENCH_CASES = {"spades_heuristic_greedy.20": ("betting", "auto", "normal"),
+                    "spades_heuristic_greedy.50": ("betting", "auto", "normal"),
+                    "spot_heuristic_random.5": ("auto", "normal"), "spot_search_heuristic.5": ("auto", "normal")}
+
+
+
+def _plan_target(test: str, q: str) -> tuple[Callable[[float], bool] | None, str]:
+    """The plan's targets: 80% of stores within a quarter of the truth, for the valid tests."""
+    if test == "normal":
+        return None, "none (the normal SPRT's lengths swing on skewed deals)"
+    return (lambda v: v >= 0.8, ">= 0.8") if q == "p10" else (lambda v: v <= 1.25, "<= 1.25")
+
 
 #: (label, unit, target check, target text) of each ``bench_round`` key.
 BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = {
@@ -898,6 +916,10 @@ BENCH_LABELS: dict[str, tuple[str, str, Callable[[float], bool] | None, str]] = 
     **{f"auto.{n}.length": (f"--sd-bound auto mean deals at M0 and M1 / fixed-length test, {n}", "x", None,
                             "none (an opt-in, not the default: the room costs about 1.2² of the bound at the true s.d.)")
        for n in VARIANCE_CASES},
+    # evaluate --plan read from 100 stored deals: its mean deals over the truth's (the whole recorded set's)
+    **{f"plan.{case}.{test}.{q}": (f"evaluate --plan from 100 stored deals, mean deals / the truth's, {q[1:]}th percentile "
+                                   f"of 20 stores, {test} test, {case}", "x", *_plan_target(test, q))
+       for case, tests in PLAN_BENCH_CASES.items() for test in tests for q in ("p10", "p90")},
     # the value of the deal (AIVAT-style control variate), variance per match played against independent deals
     **{f"value.spades_{a}_{b}.per_match": (f"variance per match, deal margins corrected by a value of the deal / "
                                            f"independent deals (Spades {a}-{b})", "x",

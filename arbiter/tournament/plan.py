@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from cardarena.games import ConfigError
 from arbiter.rating.betting import sequential_test
 from arbiter.rating.catoni import AUTO_HISTORY, AutoVarianceTest
 from arbiter.rating.sprt import SimResult, Sprt, shifted, simulate
+from arbiter.rating.stats import mean_se
 from arbiter.store.db import Store
 from arbiter.tournament.evaluate import StoredPair, closest_pairs, no_pair_deals, stored_pairs
 
@@ -97,26 +98,39 @@ def deals_plan(store: Store, game: str, bots: tuple[str, str], options: Mapping[
     sd = source.sd or 0.0
     margins = source.margins(bots)
     stored = None if among else sum(margins) / len(margins)
-    pool = source.centred()
+    rows = plan_rows(source.centred(), m0, m1, alpha, beta, sd=sd, bounds=bounds, sd_bound=sd_bound,
+                     min_deals=min_deals, model=model, cap=cap, runs=runs, seed=seed, stored=stored)
+    fixed = Sprt(m0, m1, alpha, beta).fixed_deals(sd)
+    return DealsPlan(bots, m0, m1, alpha, beta, source, among, sd, stored, fixed, runs, cap, rows)
+
+
+def plan_rows(pool: Sequence[float], m0: float, m1: float, alpha: float = 0.05, beta: float = 0.05, *,
+              sd: float | None = None, bounds: tuple[float, float] | None = None,
+              sd_bound: float | str | None = "auto", min_deals: int | None = None, model: str = "glr",
+              cap: int = 1000, runs: int = PLAN_RUNS, seed: int | str = 0,
+              stored: float | None = None) -> tuple[PlanRow, ...]:
+    """``deals_plan``'s rows on deal margins ``pool`` (drawn with replacement, moved to M0, M1 and
+    ``stored`` if given), ``sd`` their s.d. (default: ``pool``'s; "auto" resolves the variance test
+    at it as ``--sd-bound auto`` would)."""
+    sd = (mean_se(pool).sd or 0.0) if sd is None else sd
     text = f"{m0:g},{m1:g}"
-    kw = {"bounds": bounds, "min_deals": min_deals, "model": model}
-    rows: list[tuple[str, str, Any, str]] = []
+    kw = {"min_deals": min_deals, "model": model}
+    tests: list[tuple[str, str, Any, str]] = []
     if bounds is None:
-        rows.append(("betting", "the default", None, "needs the margin's bounds: --bounds LO,HI"))
+        tests.append(("betting", "the default", None, "needs the margin's bounds: --bounds LO,HI"))
     else:
-        rows.append(("betting", f"the default, bounds {bounds[0]:g}..{bounds[1]:g}",
-                     sequential_test("betting", text, alpha, beta, **kw), ""))
+        tests.append(("betting", f"the default, bounds {bounds[0]:g}..{bounds[1]:g}",
+                      sequential_test("betting", text, alpha, beta, bounds=bounds, **kw), ""))
     if sd_bound is not None:
-        test = sequential_test("variance", text, alpha, beta, sd_bound=sd_bound, **{**kw, "bounds": None})
+        test = sequential_test("variance", text, alpha, beta, sd_bound=sd_bound, **kw)
         if isinstance(test, AutoVarianceTest):
             test = test.resolve(sd)
-            rows.append(("auto", f"--sd-bound auto, S = {test.sd_bound:g}", test, ""))
+            tests.append(("auto", f"--sd-bound auto, S = {test.sd_bound:g}", test, ""))
         else:
-            rows.append(("variance", f"--sd-bound {test.sd_bound:g}", test, ""))
-    rows.append(("normal", "--sequential normal", sequential_test("normal", text, alpha, beta, **{**kw, "bounds": None}), ""))
-    fixed = Sprt(m0, m1, alpha, beta).fixed_deals(sd)
+            tests.append(("variance", f"--sd-bound {test.sd_bound:g}", test, ""))
+    tests.append(("normal", "--sequential normal", sequential_test("normal", text, alpha, beta, **kw), ""))
     out = []
-    for name, flags, test, why in rows:
+    for name, flags, test, why in tests:
         if test is None:
             out.append(PlanRow(name, flags, None, why=why))
             continue
@@ -126,4 +140,4 @@ def deals_plan(store: Store, game: str, bots: tuple[str, str], options: Mapping[
 
         out.append(PlanRow(name, flags, test, run(m0, "m0"), run(m1, "m1"),
                            None if stored is None else run(stored, "stored")))
-    return DealsPlan(bots, m0, m1, alpha, beta, source, among, sd, stored, fixed, runs, cap, tuple(out))
+    return tuple(out)

@@ -100,3 +100,14 @@ def test_the_cli_prints_the_plan_and_plays_nothing(stored, monkeypatch) -> None:
         assert r.exit_code == 2 and message in " ".join(r.output.split()), r.output
     r = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "--sprt", "0,50", "-o", "deals=1", "--plan"])
     assert r.exit_code == 2 and "--plan needs --sprt M0,M1 (the question) and --db FILE" in " ".join(r.output.split())
+
+
+def test_a_plan_from_100_stored_deals_comes_near_the_truth() -> None:
+    """The bench's ``plan`` rows, small and seeded: the plan read from 100 deals of the recorded
+    close Spades pair against the same test on all 400 (python -m arbiter.tools.sequential --plan)."""
+    from arbiter.tools.sequential import plan_rows
+
+    rows = {r["test"]: r for r in plan_rows(reps=4, runs=60, seed=1, cases=(("spades_heuristic_greedy", (0.0, 50.0)),))}
+    assert set(rows) == {"betting", "auto", "normal"}
+    for test in ("betting", "auto"):
+        assert 0.8 <= rows[test]["p10"] <= rows[test]["median"] <= rows[test]["p90"] <= 1.25, rows[test]
