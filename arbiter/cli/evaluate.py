@@ -326,7 +326,8 @@ def _auto_hint(db: Path, result) -> str | None:
     n = auto.expected_deals(source.largest)
     about = f": about {math.ceil(n)} deals at M1 if this pair's deals vary as those did" if math.isfinite(n) else ""
     return (f"--sd-bound auto would test at s.d. at most {auto.sd_bound:g} here ({source.describe()}){about}; "
-            f"its error rates hold if this pair's s.d. is at most {auto.sd_bound:g} (docs/strength.md)")
+            f"its error rates hold if this pair's s.d. is at most {auto.sd_bound:g} (docs/strength.md); --plan "
+            f"compares every test on these deals before a run")
 
 
 def _plan(game: str, bots: tuple[str, str], options, preset, test, sequential: str, sd_bound: str | None,

@@ -102,6 +102,7 @@ def test_cli_sd_bound_auto_says_where_its_bound_came_from(tmp_path) -> None:
     text = " ".join(slow.output.split())
     assert slow.exit_code == 0 and "betting test" in text, slow.output
     assert "--sd-bound auto would test at s.d. at most" in text and "this pair's 100 stored deals (evaluate-spades-" in text
+    assert "--plan compares every test on these deals before a run" in text
     r = CliRunner().invoke(app, [*base, "--sprt", "0,50", "--sd-bound", "auto", "--db", db])
     text = " ".join(r.output.split())
     assert r.exit_code == 0, r.output
