@@ -818,7 +818,6 @@ PLAN_BENCH_CASES = {"spades_heuristic_greedy.20": ("betting", "auto", "normal"),
                     "spot_heuristic_random.5": ("auto", "normal"), "spot_search_heuristic.5": ("auto", "normal")}
 
 
-
 def _plan_target(test: str, q: str) -> tuple[Callable[[float], bool] | None, str]:
     """The plan's targets: 80% of stores within a quarter of the truth, for the valid tests."""
     if test == "normal":

@@ -654,8 +654,8 @@ def closest_pairs(pairs: Sequence[StoredPair], bots: tuple[str, str], game: str,
 def sd_from_store(store: Store, game: str, bots: tuple[str, str], options: Mapping[str, Any], preset: str | None,
                   exclude: str | None = None, room: float = AUTO_ROOM, min_deals: int = AUTO_HISTORY) -> SdSource:
     """The s.d. bound ``--sd-bound auto`` tests at: ``room`` x the largest s.d. of a pair's deal
-    margins in the evaluations stored in ``store`` of ``game`` with the same ``options`` and
-    ``preset`` (``exclude``: the evaluation being run), among the closest kin of ``bots`` there
+    margins in the evaluations stored in ``store`` of ``game`` under the options ``options`` and
+    ``preset`` set (``exclude``: the evaluation being run), among the closest kin of ``bots`` there
     are (``closest_pairs``: the same two bots, else pairs with either of them, else any). A pair's
     deals are those of all its evaluations, each deal once (``stored_pairs``), their s.d. pooled
     about each evaluation's own mean; a pair is read once it has ``min_deals`` of them.
