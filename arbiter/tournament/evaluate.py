@@ -567,6 +567,7 @@ class StoredPair:
 
     pair: tuple[str, str]
     evaluations: tuple[tuple[str, tuple[float, ...]], ...]
+    contents: tuple[Mapping[str, str], ...] = ()  # per evaluation, its file bots' content hashes as stored
 
     @property
     def deals(self) -> int:
@@ -588,6 +589,16 @@ class StoredPair:
         """Every deal's margin less its evaluation's mean (the spread ``sd`` pools, no evaluation's margin)."""
         return [x - sum(xs) / len(xs) for _, xs in self.evaluations for x in xs]
 
+    def edited_deals(self, now: Mapping[str, str]) -> dict[str, int]:
+        """Per bot file in ``now`` (``bot_contents`` of the bots as they are), the deals here played
+        by another version of it (none for a file the evaluations did not play)."""
+        out: dict[str, int] = {}
+        for (_, xs), stored in zip(self.evaluations, self.contents):
+            for source, digest in now.items():
+                if source in stored and stored[source] != digest:
+                    out[source] = out.get(source, 0) + len(xs)
+        return out
+
 
 def stored_pairs(store: Store, game: str, options: Mapping[str, Any], preset: str | None,
                  exclude: str | None = None) -> list[StoredPair]:
@@ -598,6 +609,7 @@ def stored_pairs(store: Store, game: str, options: Mapping[str, Any], preset: st
     files play the same deals alike; a file edited between them does not)."""
     # the pair (in the order first stored) -> its evaluations' (name, margins of deals not seen before)
     pairs: dict[frozenset[str], tuple[tuple[str, ...], set[tuple[str, int]], list[tuple[str, tuple[float, ...]]]]] = {}
+    contents: dict[frozenset[str], list[Mapping[str, str]]] = {}
     in_force = get_game(game, options, preset).describe_options()
     same: dict[str, bool] = {}  # the options as stored -> whether they are those in force here
 
@@ -629,7 +641,10 @@ def stored_pairs(store: Store, game: str, options: Mapping[str, Any], preset: st
                 new.append(sign * (m.margin + margins[(d, 1)].margin) / 2)
         if new:
             evaluations.append((tour.name, tuple(new)))
-    return [StoredPair((first[0], first[1]), tuple(evaluations)) for first, _, evaluations in pairs.values()]
+            stored = spec.get(CONTENT_KEY)
+            contents.setdefault(frozenset(pair), []).append(dict(stored) if isinstance(stored, Mapping) else {})
+    return [StoredPair((first[0], first[1]), tuple(evaluations), tuple(contents.get(key, ())))
+            for key, (first, _, evaluations) in pairs.items()]
 
 
 def closest_pairs(pairs: Sequence[StoredPair], bots: tuple[str, str], game: str,

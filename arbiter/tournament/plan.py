@@ -18,10 +18,11 @@ deals and how often it accepted each side, beside what a fixed-length test needs
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from cardarena.games import ConfigError
+from arbiter.batch.settings import bot_contents
 from arbiter.rating.betting import sequential_test
 from arbiter.rating.catoni import AUTO_HISTORY, AutoVarianceTest
 from arbiter.rating.sprt import SimResult, Sprt, shifted, simulate
@@ -66,6 +67,7 @@ class DealsPlan:
     runs: int
     cap: int
     rows: tuple[PlanRow, ...]
+    edited: Mapping[str, int] = field(default_factory=dict)  # bot file -> deals played by another version of it
 
     def describe_source(self) -> str:
         p = self.source
@@ -74,7 +76,8 @@ class DealsPlan:
         if self.among:
             return (f"the {p.deals} stored deals of {' and '.join(p.pair)} ({shown}), the widest among the stored "
                     f"evaluations {self.among} (none of this pair): s.d. {self.sd:.4g}")
-        return (f"the {p.deals} stored deals of this pair ({shown}): s.d. {self.sd:.4g}, "
+        older = "".join(f", {n} of them by another version of {source} than today's" for source, n in self.edited.items())
+        return (f"the {p.deals} stored deals of this pair ({shown}{older}): s.d. {self.sd:.4g}, "
                 f"margin {self.stored_margin:+.4g}")
 
 
@@ -101,7 +104,8 @@ def deals_plan(store: Store, game: str, bots: tuple[str, str], options: Mapping[
     rows = plan_rows(source.centred(), m0, m1, alpha, beta, sd=sd, bounds=bounds, sd_bound=sd_bound,
                      min_deals=min_deals, model=model, cap=cap, runs=runs, seed=seed, stored=stored)
     fixed = Sprt(m0, m1, alpha, beta).fixed_deals(sd)
-    return DealsPlan(bots, m0, m1, alpha, beta, source, among, sd, stored, fixed, runs, cap, rows)
+    edited = source.edited_deals(bot_contents(bots)) if not among else {}
+    return DealsPlan(bots, m0, m1, alpha, beta, source, among, sd, stored, fixed, runs, cap, rows, edited)
 
 
 def plan_rows(pool: Sequence[float], m0: float, m1: float, alpha: float = 0.05, beta: float = 0.05, *,

@@ -111,3 +111,26 @@ def test_a_plan_from_100_stored_deals_comes_near_the_truth() -> None:
     assert set(rows) == {"betting", "auto", "normal"}
     for test in ("betting", "auto"):
         assert 0.8 <= rows[test]["p10"] <= rows[test]["median"] <= rows[test]["p90"] <= 1.25, rows[test]
+
+
+_BOT = "from sdk import Bot\n\nclass B(Bot):\n    name = 'mine'\n    games = ('spades',)\n\n" \
+       "    def choose(self, view, legal_actions):\n        return legal_actions[{i}]\n"
+
+
+def test_a_plan_says_which_stored_deals_an_earlier_version_of_a_bot_file_played(tmp_path) -> None:
+    bot = tmp_path / "mine.py"
+    bot.write_text(_BOT.format(i=0))
+    with Store(tmp_path / "e.sqlite") as store:
+        kw = dict(options=ONE, store=store, transport="inproc")
+        evaluate("spades", str(bot), "random", deals=6, seed=1, **kw)
+        bot.write_text(_BOT.format(i=-1))  # the author's next version
+        evaluate("spades", str(bot), "random", deals=4, seed=2, **kw)
+
+        def plan():
+            return deals_plan(store, "spades", (str(bot), "random"), ONE, None, 0, 50, bounds=BOUNDS, runs=5, history=8)
+
+        p = plan()
+        assert p.source.deals == 10 and p.edited == {str(bot): 6}
+        assert f"6 of them by another version of {bot} than today's" in p.describe_source()
+        bot.write_text(_BOT.format(i=0))  # the first version back: the other four are another's now
+        assert plan().edited == {str(bot): 4}
