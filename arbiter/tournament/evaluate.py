@@ -434,7 +434,7 @@ def evaluate(
             # read once, kept in the spec: a resumed run tests at the bound it started with
             source = _kept_source(stored, result.stored_as, store.path) or sd_from_store(
                 store, game, (bot_a, bot_b), opts, preset, exclude=result.stored_as, room=sprt.room,
-                min_deals=sprt.history)
+                min_deals=sprt.history, contents=contents)
             spec["sd_auto"] = source.to_json()
             sprt = result.sprt = sprt.resolve(source.largest)
             result.sd_source = source
@@ -539,10 +539,13 @@ class SdSource:
     room: float
     among: str
     pairs: tuple[tuple[str, int, float, tuple[str, ...]], ...]
+    #: the pair's own deals played by another version of a bot file than the one run (file, deals)
+    edited: tuple[tuple[str, int], ...] = ()
 
     def describe(self) -> str:
         pair, deals, sd, names = self.pairs[0]
         shown = ", ".join(names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
+        shown += edited_text(dict(self.edited))
         whose = "this pair's" if not self.among else f"{pair}'s"
         line = f"{self.room:g}x {sd:.4g}, the s.d. of the deal margins of {whose} {deals} stored deals ({shown})"
         if self.among:
@@ -551,12 +554,19 @@ class SdSource:
 
     def to_json(self) -> dict[str, Any]:
         return {"largest": self.largest, "room": self.room, "among": self.among,
-                "pairs": [[p, k, sd, list(names)] for p, k, sd, names in self.pairs]}
+                "pairs": [[p, k, sd, list(names)] for p, k, sd, names in self.pairs],
+                **({"edited": [list(e) for e in self.edited]} if self.edited else {})}
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> "SdSource":
         return cls(float(d["largest"]), float(d["room"]), str(d["among"]),
-                   tuple((str(p), int(k), float(sd), tuple(str(n) for n in names)) for p, k, sd, names in d["pairs"]))
+                   tuple((str(p), int(k), float(sd), tuple(str(n) for n in names)) for p, k, sd, names in d["pairs"]),
+                   tuple((str(f), int(n)) for f, n in d.get("edited", ())))
+
+
+def edited_text(edited: Mapping[str, int]) -> str:
+    """``, N of them by another version of FILE than today's`` per bot file (``StoredPair.edited_deals``)."""
+    return "".join(f", {n} of them by another version of {source} than today's" for source, n in edited.items())
 
 
 @dataclass(frozen=True)
@@ -667,20 +677,25 @@ def closest_pairs(pairs: Sequence[StoredPair], bots: tuple[str, str], game: str,
 
 
 def sd_from_store(store: Store, game: str, bots: tuple[str, str], options: Mapping[str, Any], preset: str | None,
-                  exclude: str | None = None, room: float = AUTO_ROOM, min_deals: int = AUTO_HISTORY) -> SdSource:
+                  exclude: str | None = None, room: float = AUTO_ROOM, min_deals: int = AUTO_HISTORY,
+                  contents: Mapping[str, str] | None = None) -> SdSource:
     """The s.d. bound ``--sd-bound auto`` tests at: ``room`` x the largest s.d. of a pair's deal
     margins in the evaluations stored in ``store`` of ``game`` under the options ``options`` and
     ``preset`` set (``exclude``: the evaluation being run), among the closest kin of ``bots`` there
     are (``closest_pairs``: the same two bots, else pairs with either of them, else any). A pair's
     deals are those of all its evaluations, each deal once (``stored_pairs``), their s.d. pooled
-    about each evaluation's own mean; a pair is read once it has ``min_deals`` of them.
-    ConfigError, saying what was looked for, when there is none."""
+    about each evaluation's own mean; a pair is read once it has ``min_deals`` of them. ``contents``
+    (``bot_contents`` of ``bots``, read if not given): the pair's own deals that another version of a
+    bot file played are counted in ``SdSource.edited``. ConfigError, saying what was looked for,
+    when there is none."""
     among, found = closest_pairs(stored_pairs(store, game, options, preset, exclude), bots, game, min_deals)
     if not found:
         raise ConfigError(no_pair_deals(store, game, min_deals, "sd-bound auto", "read a deal margin's s.d. from")
                           + ", or give --sd-bound S")
+    edited = {} if among else found[0].edited_deals(bot_contents(bots) if contents is None else contents)
     return SdSource(found[0].sd or 0.0, room, among,
-                    tuple((" and ".join(p.pair), p.deals, p.sd or 0.0, tuple(n for n, _ in p.evaluations)) for p in found))
+                    tuple((" and ".join(p.pair), p.deals, p.sd or 0.0, tuple(n for n, _ in p.evaluations)) for p in found),
+                    tuple(edited.items()))
 
 
 def no_pair_deals(store: Store, game: str, min_deals: int, who: str, what: str) -> str:

@@ -28,7 +28,7 @@ from arbiter.rating.catoni import AUTO_HISTORY, AutoVarianceTest
 from arbiter.rating.sprt import SimResult, Sprt, shifted, simulate
 from arbiter.rating.stats import mean_se
 from arbiter.store.db import Store
-from arbiter.tournament.evaluate import StoredPair, closest_pairs, no_pair_deals, stored_pairs
+from arbiter.tournament.evaluate import StoredPair, closest_pairs, edited_text, no_pair_deals, stored_pairs
 
 #: Simulated runs of each test at each margin (a few seconds in all at Spades' widest bounds).
 PLAN_RUNS = 500
@@ -76,8 +76,7 @@ class DealsPlan:
         if self.among:
             return (f"the {p.deals} stored deals of {' and '.join(p.pair)} ({shown}), the widest among the stored "
                     f"evaluations {self.among} (none of this pair): s.d. {self.sd:.4g}")
-        older = "".join(f", {n} of them by another version of {source} than today's" for source, n in self.edited.items())
-        return (f"the {p.deals} stored deals of this pair ({shown}{older}): s.d. {self.sd:.4g}, "
+        return (f"the {p.deals} stored deals of this pair ({shown}{edited_text(self.edited)}): s.d. {self.sd:.4g}, "
                 f"margin {self.stored_margin:+.4g}")
 
 

@@ -12,7 +12,7 @@ from arbiter.rating.catoni import round_up
 from arbiter.rating.sprt import Sprt
 from arbiter.rating.stats import mean_se
 from arbiter.store.db import Store
-from arbiter.tournament.evaluate import evaluate
+from arbiter.tournament.evaluate import SdSource, evaluate, sd_from_store
 from arbiter.tournament.plan import deals_plan
 from cardarena.games import ConfigError
 
@@ -134,3 +134,9 @@ def test_a_plan_says_which_stored_deals_an_earlier_version_of_a_bot_file_played(
         assert f"6 of them by another version of {bot} than today's" in p.describe_source()
         bot.write_text(_BOT.format(i=0))  # the first version back: the other four are another's now
         assert plan().edited == {str(bot): 4}
+        # --sd-bound auto says the same of the deals it read its bound from, and keeps it
+        src = sd_from_store(store, "spades", (str(bot), "random"), ONE, None, min_deals=8)
+        assert src.edited == ((str(bot), 4),) and f"4 of them by another version of {bot} than today's" in src.describe()
+        assert SdSource.from_json(src.to_json()) == src
+        kept = {k: v for k, v in src.to_json().items() if k != "edited"}  # as a run before this kept it
+        assert SdSource.from_json(kept).edited == ()
