@@ -612,7 +612,8 @@ class StoredPair:
 
 def stored_pairs(store: Store, game: str, options: Mapping[str, Any], preset: str | None,
                  exclude: str | None = None) -> list[StoredPair]:
-    """The pairs of bots evaluated in ``store`` at ``game`` under the same options in force (as
+    """The pairs of bots evaluated in ``store`` (by ``arbiter evaluate``, or a two-bot duplicate
+    round robin, which plays an evaluation's matches) at ``game`` under the same options in force (as
     ``options`` and ``preset`` set them, however spelt: ``"1"`` or ``1``, a preset or its options;
     ``exclude``: an evaluation left out, the one being run), each with the deal
     margins of all its evaluations, each deal once (two evaluations on one seed of the same bot
@@ -634,7 +635,7 @@ def stored_pairs(store: Store, game: str, options: Mapping[str, Any], preset: st
 
     for tour in store.tournaments():
         spec = tour.spec
-        if spec.get("evaluate") != SPEC_FORMAT or tour.name == exclude or spec.get("game") != game or not alike(spec):
+        if not _pair_spec(spec) or tour.name == exclude or spec.get("game") != game or not alike(spec):
             continue
         try:
             pair = tuple(str(b) for b in spec["bots"])
@@ -655,6 +656,18 @@ def stored_pairs(store: Store, game: str, options: Mapping[str, Any], preset: st
             contents.setdefault(frozenset(pair), []).append(dict(stored) if isinstance(stored, Mapping) else {})
     return [StoredPair((first[0], first[1]), tuple(evaluations), tuple(contents.get(key, ())))
             for key, (first, _, evaluations) in pairs.items()]
+
+
+def _pair_spec(spec: Mapping[str, Any]) -> bool:
+    """An evaluation's spec, or a tournament's that played an evaluation's matches: two bots,
+    duplicate, round robin in rotations, no teams or challenger (``arbiter evaluate A B --seed S``
+    and ``arbiter tournament run --bots A,B --seed S`` play the same matches)."""
+    if spec.get("evaluate") == SPEC_FORMAT:
+        return True
+    bots = spec.get("bots")
+    return (isinstance(bots, list) and len(bots) == 2 and spec.get("duplicate") is True
+            and spec.get("format") == "round-robin" and spec.get("seatings") == "rotations"
+            and not spec.get("teams") and not spec.get("challenger"))
 
 
 def closest_pairs(pairs: Sequence[StoredPair], bots: tuple[str, str], game: str,

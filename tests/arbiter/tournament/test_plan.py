@@ -140,3 +140,23 @@ def test_a_plan_says_which_stored_deals_an_earlier_version_of_a_bot_file_played(
         assert SdSource.from_json(src.to_json()) == src
         kept = {k: v for k, v in src.to_json().items() if k != "edited"}  # as a run before this kept it
         assert SdSource.from_json(kept).edited == ()
+
+
+def test_a_two_bot_duplicate_round_robin_is_read_as_the_evaluation_it_plays(tmp_path) -> None:
+    """``arbiter tournament run --bots A,B`` plays ``arbiter evaluate A B``'s matches: its deals
+    count; a round robin of three bots (other matches) does not."""
+    import asyncio
+
+    from arbiter.tournament.evaluate import stored_pairs
+    from arbiter.tournament.run import TournamentSpec, run_tournament
+
+    db = tmp_path / "t.sqlite"
+    with Store(db) as store:
+        for bots, name in ((("greedy", "random"), "pair"), (("greedy", "random", "heuristic"), "three")):
+            spec = TournamentSpec(game="spades", bots=bots, options={"deals": "1"}, deals=3, seed=4, name=name)
+            asyncio.run(run_tournament(spec, store, transport="inproc"))
+        evaluated = evaluate("spades", "greedy", "random", deals=3, seed=4, options=ONE, store=store)
+        (pair,) = stored_pairs(store, "spades", ONE, None)
+    # the tournament on seed 4 played the evaluation's deals: counted once, and margin for margin
+    assert pair.pair == ("greedy", "random") and [n for n, _ in pair.evaluations] == ["pair"] and pair.deals == 3
+    assert list(pair.evaluations[0][1]) == pytest.approx(evaluated.deal_margins())
