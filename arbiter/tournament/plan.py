@@ -116,7 +116,7 @@ def plan_rows(pool: Sequence[float], m0: float, m1: float, alpha: float = 0.05, 
     ``stored`` if given), ``sd`` their s.d. (default: ``pool``'s; "auto" resolves the variance test
     at it as ``--sd-bound auto`` would)."""
     sd = (mean_se(pool).sd or 0.0) if sd is None else sd
-    text = f"{m0:g},{m1:g}"
+    text = f"{m0!r},{m1!r}"  # exact: the tests parse M0,M1 back
     kw = {"min_deals": min_deals, "model": model}
     tests: list[tuple[str, str, Any, str]] = []
     if bounds is None:
