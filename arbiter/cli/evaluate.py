@@ -252,6 +252,9 @@ def evaluate(
     if db is not None:
         out.print(f"stored in {db} as {result.stored_as}; [bold]arbiter standings {result.stored_as} --db {db}[/] reads it",
                   highlight=False)
+        worst = _worst_line(db, result)
+        if worst:
+            out.print(worst, highlight=False, soft_wrap=True)
     if json_path is not None:
         command = shlex.join(["arbiter", *sys.argv[1:]]) if sys.argv[1:2] == ["evaluate"] else ""
         _run(write_text, json_path, json.dumps(result.to_json(command), separators=(",", ":")) + "\n", "--json")
@@ -329,6 +332,23 @@ def _auto_hint(db: Path, result) -> str | None:
     return (f"--sd-bound auto would test at s.d. at most {auto.sd_bound:g} here ({source.describe()}){about}; "
             f"its error rates hold if this pair's s.d. is at most {auto.sd_bound:g} (docs/strength.md); --plan "
             f"compares every test on these deals before a run")
+
+
+def _worst_line(db: Path, result) -> str | None:
+    """Where bot A lost most, and the command that says why (``arbiter analyse``); None if it lost
+    no match or the store cannot say."""
+    from arbiter.store.db import Store, StoreError
+    from arbiter.tournament.evaluate import worst_match
+
+    try:
+        with Store(db, read_only=True) as store:
+            w = worst_match(store, result)
+    except StoreError:
+        return None
+    if w is None:
+        return None
+    return (f"{result.bot_a} lost most in deal {w.deal}, seating {w.rotation + 1} (margin {w.margin:+g}): "
+            f"arbiter analyse {w.match_id} --seat {w.seat} --db {db} says which of its decisions cost it")
 
 
 def _plan(game: str, bots: tuple[str, str], options, preset, test, sequential: str, sd_bound: str | None,

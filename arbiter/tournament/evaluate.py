@@ -739,6 +739,38 @@ def _sides(game_name: str, options: Mapping[str, Any], preset: str | None, recor
     return [record.seat_names[team[0]] for team in game.teams]
 
 
+@dataclass(frozen=True)
+class WorstMatch:
+    """The stored match of an evaluation that bot A lost by most (``worst_match``)."""
+
+    match_id: str
+    deal: int
+    rotation: int
+    margin: float
+    seat: int  # bot A's first seat in it
+
+
+def worst_match(store: Store, result: EvalResult) -> WorstMatch | None:
+    """The match of ``result`` (stored in ``store`` as ``result.stored_as``) that bot A lost by
+    most, counted among those ``result`` counts, with its match id and A's first seat: where
+    ``arbiter analyse`` can say why. None if A lost none (or it is not stored)."""
+    if result.stored_as is None or not result.matches:
+        return None
+    worst = min(result.matches, key=lambda m: (m.margin, m.deal, m.rotation))
+    if worst.margin >= 0:
+        return None
+    try:
+        tid = store.tournament(result.stored_as).id
+    except StoreError:
+        return None
+    names = bot_names((result.bot_a, result.bot_b))
+    for row in store.matches(tid, records=False):
+        if (row.deal, row.rotation) == (worst.deal, worst.rotation):
+            seat = who_of(row.seats, names[0]).index(0)
+            return WorstMatch(row.match_id, worst.deal, worst.rotation, worst.margin, seat)
+    return None
+
+
 def _stored_margins(store: Store, tid: int, game_name: str, options: Mapping[str, Any], preset: str | None,
                     bot_a: str, records: bool = True) -> dict[tuple[int, int], MatchMargin]:
     """The matches of a stored evaluation, by (deal, rotation), margins recomputed from the outcomes."""

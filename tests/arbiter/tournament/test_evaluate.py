@@ -200,3 +200,33 @@ def test_cli_one_deal_says_there_is_no_standard_error_and_the_test_says_why_no_f
     text = " ".join(r.output.split())
     assert "too few for a standard error" in text and "s.e. -" in text and "None" not in text
     assert "betting test" in text and "too few deals to size a fixed-length test" in text
+
+
+def test_a_stored_evaluation_names_the_match_a_lost_most_and_the_analysis_that_says_why(tmp_path) -> None:
+    """`is it better?` leads to `why did it lose?`: the line after a stored evaluation names bot A's
+    worst match and an `arbiter analyse` command, which runs on it as given."""
+    import shlex
+
+    from arbiter.tournament.evaluate import evaluate as run, worst_match
+
+    db = tmp_path / "e.sqlite"
+    args = ["evaluate", "spades", "heuristic", "greedy", "--deals", "6", "-o", "deals=1", "--db", str(db)]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0, r.output
+    with Store(db) as store:  # the same evaluation, resumed: every match already stored
+        result = run("spades", "heuristic", "greedy", deals=6, options={"deals": "1"}, store=store)
+        assert result.resumed == 12
+        w = worst_match(store, result)
+        row = next(m for m in store.matches(store.tournament(result.stored_as).id, records=False) if m.match_id == w.match_id)
+    assert w.margin == min(m.margin for m in result.matches) < 0
+    assert row.seats[w.seat] == "heuristic" and (row.deal, row.rotation) == (w.deal, w.rotation)
+    line = " ".join(r.output.split())
+    assert f"heuristic lost most in deal {w.deal}, seating {w.rotation + 1} (margin {w.margin:+g})" in line
+    command = line.split("lost most in deal", 1)[1].split("): ", 1)[1].split(" says which")[0]
+    assert command == f"arbiter analyse {w.match_id} --seat {w.seat} --db {db}"
+    analysed = CliRunner().invoke(app, [*shlex.split(command)[1:], "--samples", "2", "--to", "3"])
+    assert analysed.exit_code == 0 and f"seat {w.seat} (heuristic)" in analysed.output, analysed.output
+    # a bot that lost nothing: no such line
+    clean = CliRunner().invoke(app, ["evaluate", "spades", "heuristic", "random", "--deals", "1", "--seed", "3",
+                                     "-o", "deals=1", "--db", str(tmp_path / "r.sqlite")])
+    assert clean.exit_code == 0 and "lost most" not in clean.output, clean.output
