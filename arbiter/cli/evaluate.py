@@ -175,6 +175,11 @@ def evaluate(
     if (probes is not None or probes_file is not None) and not luck_adjusted:
         _run(_raise, UsageError("--probes and --probes-file need --luck-adjusted"))
     if plan:
+        from arbiter.batch.venue import Kind, parse_where
+
+        # nothing is played, but a command that names a way to play must name one that exists
+        _run(parse_where, transport, cluster=cluster, bots=(bot_a, bot_b),
+             allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER))
         _run(_plan, game, (bot_a, bot_b), options, preset, test, sequential, sd_bound, db, cap, seed,
              luck_adjusted, json_path, bounds, alpha, beta, min_deals, sprt_model)
         return

@@ -95,7 +95,8 @@ def test_the_cli_prints_the_plan_and_plays_nothing(stored, monkeypatch) -> None:
         assert [(t.name, len(store.matches(t.id, records=False))) for t in store.tournaments()] == before
     for extra, message in ((["--sequential", "score", "--sprt", "0.5,0.6"], "asks another question"),
                            (["--luck-adjusted"], "not with --luck-adjusted"),
-                           (["--json", "out.json"], "no matches for --json to write")):
+                           (["--json", "out.json"], "no matches for --json to write"),
+                           (["--transport", "bogus"], "transport: expected inproc, grpc, local, auto, got 'bogus'")):
         r = CliRunner().invoke(app, [*args, *extra, "--plan"])
         assert r.exit_code == 2 and message in " ".join(r.output.split()), r.output
     r = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "--sprt", "0,50", "-o", "deals=1", "--plan"])
