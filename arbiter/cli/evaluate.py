@@ -76,7 +76,7 @@ def evaluate(
                                                      "e.g. from an earlier evaluation, with room); selects --sequential "
                                                      "variance. auto (with --db): 1.2x the s.d. of the deal margins "
                                                      "of the same two bots stored there (same game and options, their "
-                                                     "evaluations and two-bot duplicate round robins pooled, once they "
+                                                     "evaluations and duplicate round robins' tables of two pooled, once they "
                                                      "hold 100 deals), else the largest "
                                                      "of the pairs with either bot, else of any; kept for a resumed "
                                                      "run. The deals are checked "

@@ -65,7 +65,7 @@ from arbiter.batch.engine import batch_key, play_batch
 from arbiter.batch.plan import PlannedMatch, deal_seed, pair_seatings
 from arbiter.batch.settings import CONTENT_KEY, bot_contents, bot_names, keyed_spec
 from arbiter.batch.venue import AUTO, Kind, Where, describe, open_venue, parse_where
-from arbiter.store.db import Store, StoreError
+from arbiter.store.db import MatchRow, Store, StoreError
 from arbiter.rating.betting import BettingState, BettingTest
 from arbiter.rating.catoni import AUTO_HISTORY, AUTO_ROOM, AutoVarianceTest, VarianceTest
 from arbiter.rating.luck import (
@@ -612,8 +612,8 @@ class StoredPair:
 
 def stored_pairs(store: Store, game: str, options: Mapping[str, Any], preset: str | None,
                  exclude: str | None = None) -> list[StoredPair]:
-    """The pairs of bots evaluated in ``store`` (by ``arbiter evaluate``, or a two-bot duplicate
-    round robin, which plays an evaluation's matches) at ``game`` under the same options in force (as
+    """The pairs of bots evaluated in ``store`` (by ``arbiter evaluate``, or at a table of two in a
+    duplicate round robin, which plays an evaluation's matches) at ``game`` under the same options in force (as
     ``options`` and ``preset`` set them, however spelt: ``"1"`` or ``1``, a preset or its options;
     ``exclude``: an evaluation left out, the one being run), each with the deal
     margins of all its evaluations, each deal once (two evaluations on one seed of the same bot
@@ -638,34 +638,58 @@ def stored_pairs(store: Store, game: str, options: Mapping[str, Any], preset: st
         if not _pair_spec(spec) or tour.name == exclude or spec.get("game") != game or not alike(spec):
             continue
         try:
-            pair = tuple(str(b) for b in spec["bots"])
-            margins = _stored_margins(store, tour.id, game, options, preset, bot_names(pair)[0], records=False)
+            deals = _table_deals(store, tour.id, tuple(str(b) for b in spec["bots"]))
         except (StoreError, KeyError, TypeError, ValueError):
-            continue  # not readable as an evaluation: not evidence of the deals
-        first, seen, evaluations = pairs.setdefault(frozenset(pair), (pair, set(), []))
-        version = json.dumps(spec.get(CONTENT_KEY), sort_keys=True)  # a file bot edited since plays other matches
-        sign = 1.0 if pair[0] == first[0] else -1.0  # each pair's margins one way round
-        new = []
-        for (d, r), m in sorted(margins.items()):
-            if r == 0 and (d, 1) in margins and (version, m.seed) not in seen:
-                seen.add((version, m.seed))  # a deal is its seed: the same bots on one seed played it alike
-                new.append(sign * (m.margin + margins[(d, 1)].margin) / 2)
-        if new:
-            evaluations.append((tour.name, tuple(new)))
-            stored = spec.get(CONTENT_KEY)
-            contents.setdefault(frozenset(pair), []).append(dict(stored) if isinstance(stored, Mapping) else {})
+            continue  # not readable as a batch of pairs: not evidence of the deals
+        stored = spec.get(CONTENT_KEY) if isinstance(spec.get(CONTENT_KEY), Mapping) else {}
+        for pair, played in deals.items():
+            first, seen, evaluations = pairs.setdefault(frozenset(pair), (pair, set(), []))
+            mine = {src: stored[src] for src in pair if src in stored}
+            version = json.dumps(mine, sort_keys=True)  # a file bot edited since plays other matches
+            sign = 1.0 if pair[0] == first[0] else -1.0  # each pair's margins one way round
+            new = []
+            for seed, margin in played:
+                if (version, seed) not in seen:
+                    seen.add((version, seed))  # a deal is its seed: the same bots on one seed played it alike
+                    new.append(sign * margin)
+            if new:
+                evaluations.append((tour.name, tuple(new)))
+                contents.setdefault(frozenset(pair), []).append(mine)
     return [StoredPair((first[0], first[1]), tuple(evaluations), tuple(contents.get(key, ())))
             for key, (first, _, evaluations) in pairs.items()]
 
 
+def _table_deals(store: Store, tid: int, sources: tuple[str, ...]) -> dict[tuple[str, str], list[tuple[int, float]]]:
+    """Per pair of bots that shared a table in tournament ``tid`` (``sources``: its bots as its spec
+    gives them; a pair in that order), the (seed, deal margin) of each deal both of whose seatings
+    are stored: the first bot's margin in each, averaged. A table of other than two bots, or not in
+    two seatings, is left out."""
+    names = bot_names(sources)
+    source_of, order = dict(zip(names, sources)), {n: i for i, n in enumerate(names)}
+    tables: dict[tuple[int, int], dict[int, MatchRow]] = {}
+    for row in store.matches(tid, records=False):
+        tables.setdefault((row.deal, row.table), {})[row.rotation] = row
+    out: dict[tuple[str, str], list[tuple[int, float]]] = {}
+    for _, rows in sorted(tables.items()):
+        bots = set(rows[0].seats) if 0 in rows else set()
+        if set(rows) != {0, 1} or len(bots) != 2 or set(rows[1].seats) != bots or not bots <= set(order) \
+                or rows[0].seed != rows[1].seed:
+            continue
+        a, b = sorted(bots, key=order.__getitem__)
+        margin = sum(margin_of(r.outcome, who_of(r.seats, a)) for r in rows.values()) / 2
+        out.setdefault((source_of[a], source_of[b]), []).append((rows[0].seed, margin))
+    return out
+
+
 def _pair_spec(spec: Mapping[str, Any]) -> bool:
-    """An evaluation's spec, or a tournament's that played an evaluation's matches: two bots,
-    duplicate, round robin in rotations, no teams or challenger (``arbiter evaluate A B --seed S``
-    and ``arbiter tournament run --bots A,B --seed S`` play the same matches)."""
+    """An evaluation's spec, or a tournament's whose tables play evaluations' matches: duplicate,
+    round robin in rotations, no teams or challenger (``arbiter evaluate A B --seed S`` and
+    ``arbiter tournament run --bots A,B --seed S`` play the same matches; with more bots, each
+    table of two plays that pair's)."""
     if spec.get("evaluate") == SPEC_FORMAT:
         return True
     bots = spec.get("bots")
-    return (isinstance(bots, list) and len(bots) == 2 and spec.get("duplicate") is True
+    return (isinstance(bots, list) and len(bots) >= 2 and spec.get("duplicate") is True
             and spec.get("format") == "round-robin" and spec.get("seatings") == "rotations"
             and not spec.get("teams") and not spec.get("challenger"))
 

@@ -143,9 +143,9 @@ def test_a_plan_says_which_stored_deals_an_earlier_version_of_a_bot_file_played(
         assert SdSource.from_json(kept).edited == ()
 
 
-def test_a_two_bot_duplicate_round_robin_is_read_as_the_evaluation_it_plays(tmp_path) -> None:
-    """``arbiter tournament run --bots A,B`` plays ``arbiter evaluate A B``'s matches: its deals
-    count; a round robin of three bots (other matches) does not."""
+def test_the_tables_of_two_in_a_duplicate_round_robin_are_read_as_the_evaluations_they_play(tmp_path) -> None:
+    """``arbiter tournament run --bots A,B`` plays ``arbiter evaluate A B``'s matches, and a round
+    robin of more bots plays them at each table of two: their deals count, once per seed."""
     import asyncio
 
     from arbiter.tournament.evaluate import stored_pairs
@@ -153,11 +153,18 @@ def test_a_two_bot_duplicate_round_robin_is_read_as_the_evaluation_it_plays(tmp_
 
     db = tmp_path / "t.sqlite"
     with Store(db) as store:
-        for bots, name in ((("greedy", "random"), "pair"), (("greedy", "random", "heuristic"), "three")):
-            spec = TournamentSpec(game="spades", bots=bots, options={"deals": "1"}, deals=3, seed=4, name=name)
+        for bots, name, seed in ((("greedy", "random"), "pair", 4), (("random", "greedy", "heuristic"), "three", 5)):
+            spec = TournamentSpec(game="spades", bots=bots, options={"deals": "1"}, deals=3, seed=seed, name=name)
             asyncio.run(run_tournament(spec, store, transport="inproc"))
-        evaluated = evaluate("spades", "greedy", "random", deals=3, seed=4, options=ONE, store=store)
-        (pair,) = stored_pairs(store, "spades", ONE, None)
-    # the tournament on seed 4 played the evaluation's deals: counted once, and margin for margin
-    assert pair.pair == ("greedy", "random") and [n for n, _ in pair.evaluations] == ["pair"] and pair.deals == 3
-    assert list(pair.evaluations[0][1]) == pytest.approx(evaluated.deal_margins())
+        on4 = evaluate("spades", "greedy", "random", deals=3, seed=4, options=ONE, store=store)
+        on5 = evaluate("spades", "greedy", "random", deals=3, seed=5, options=ONE)
+        pairs = {p.pair: p for p in stored_pairs(store, "spades", ONE, None)}
+    assert set(pairs) == {("greedy", "random"), ("random", "heuristic"), ("greedy", "heuristic")}
+    gr = pairs[("greedy", "random")]
+    # the evaluation on seed 4 played the two-bot tournament's deals: counted once; the round
+    # robin's table on seed 5 played seed 5's evaluation, margin for margin (its own order: random first)
+    assert [n for n, _ in gr.evaluations] == ["pair", "three"] and gr.deals == 6
+    assert list(gr.evaluations[0][1]) == pytest.approx(on4.deal_margins())
+    assert list(gr.evaluations[1][1]) == pytest.approx(on5.deal_margins())
+    assert gr.margins(("random", "greedy"))[3:] == pytest.approx([-m for m in on5.deal_margins()])
+    assert pairs[("random", "heuristic")].deals == pairs[("greedy", "heuristic")].deals == 3
