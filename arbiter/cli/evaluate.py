@@ -249,7 +249,15 @@ def evaluate(
     line = result.sprt_summary()
     if line:
         out.print(line, highlight=False, soft_wrap=True)
-    hint = _auto_hint(db, result) if db is not None else None
+    hint = worst = None
+    if db is not None:  # the lines read from the store after the run, on one read-only connection
+        from arbiter.store.db import StoreError
+
+        try:
+            with Store(db, read_only=True) as store:
+                hint, worst = _auto_hint(store, result), _worst_line(store, db, result)
+        except StoreError:
+            pass
     if hint:
         out.print(hint, highlight=False, soft_wrap=True)
     se = "-" if result.margin.se is None else f"{result.stderr:.3f}"  # one deal: no standard error
@@ -257,7 +265,6 @@ def evaluate(
     if db is not None:
         out.print(f"stored in {db} as {result.stored_as}; [bold]arbiter standings {result.stored_as} --db {db}[/] reads it",
                   highlight=False)
-        worst = _worst_line(db, result)
         if worst:
             out.print(worst, highlight=False, soft_wrap=True)
     if json_path is not None:
@@ -313,12 +320,12 @@ def _check_luck(game: str, options, preset, bot_a: str, bot_b: str, transport: s
                          "or --sequential normal")
 
 
-def _auto_hint(db: Path, result) -> str | None:
+def _auto_hint(store, result) -> str | None:
     """After a betting test on the margin: what ``--sd-bound auto`` would read from this store, if
     it holds an evaluation to read (the quicker test, named where it applies; None otherwise)."""
     from arbiter.rating.betting import BettingTest
     from arbiter.rating.catoni import AutoVarianceTest
-    from arbiter.store.db import Store, StoreError
+    from arbiter.store.db import StoreError
     from arbiter.tournament.evaluate import sd_from_store
     from cardarena.games import ConfigError
 
@@ -326,9 +333,8 @@ def _auto_hint(db: Path, result) -> str | None:
     if not isinstance(t, BettingTest) or t.kind != "margin":
         return None
     try:
-        with Store(db, read_only=True) as store:
-            source = sd_from_store(store, result.game, (result.bot_a, result.bot_b), result.options, result.preset,
-                                   exclude=result.stored_as)
+        source = sd_from_store(store, result.game, (result.bot_a, result.bot_b), result.options, result.preset,
+                               exclude=result.stored_as)
     except (ConfigError, StoreError):
         return None
     auto = AutoVarianceTest(t.m0, t.m1, t.alpha, t.beta).resolve(source.largest)
@@ -339,15 +345,14 @@ def _auto_hint(db: Path, result) -> str | None:
             f"compares every test on these deals before a run")
 
 
-def _worst_line(db: Path, result) -> str | None:
+def _worst_line(store, db: Path, result) -> str | None:
     """Where bot A lost most, and the command that says why (``arbiter analyse``); None if it lost
     no match or the store cannot say."""
-    from arbiter.store.db import Store, StoreError
+    from arbiter.store.db import StoreError
     from arbiter.tournament.evaluate import worst_match
 
     try:
-        with Store(db, read_only=True) as store:
-            w = worst_match(store, result)
+        w = worst_match(store, result)
     except StoreError:
         return None
     if w is None:
