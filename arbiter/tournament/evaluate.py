@@ -619,8 +619,9 @@ def stored_pairs(store: Store, game: str, options: Mapping[str, Any], preset: st
     margins of all its evaluations, each deal once (two evaluations on one seed of the same bot
     files play the same deals alike; a file edited between them does not)."""
     # the pair (in the order first stored) -> its evaluations' (name, margins of deals not seen before)
-    pairs: dict[frozenset[str], tuple[tuple[str, ...], set[tuple[str, int]], list[tuple[str, tuple[float, ...]]]]] = {}
-    contents: dict[frozenset[str], list[Mapping[str, str]]] = {}
+    # and the pair's own file hashes each was played with
+    pairs: dict[frozenset[str], tuple[tuple[str, ...], set[tuple[str, int]], list[tuple[str, tuple[float, ...]]],
+                                      list[Mapping[str, str]]]] = {}
     in_force = get_game(game, options, preset).describe_options()
     same: dict[str, bool] = {}  # the options as stored -> whether they are those in force here
 
@@ -643,7 +644,7 @@ def stored_pairs(store: Store, game: str, options: Mapping[str, Any], preset: st
             continue  # not readable as a batch of pairs: not evidence of the deals
         stored = spec.get(CONTENT_KEY) if isinstance(spec.get(CONTENT_KEY), Mapping) else {}
         for pair, played in deals.items():
-            first, seen, evaluations = pairs.setdefault(frozenset(pair), (pair, set(), []))
+            first, seen, evaluations, contents = pairs.setdefault(frozenset(pair), (pair, set(), [], []))
             mine = {src: stored[src] for src in pair if src in stored}
             version = json.dumps(mine, sort_keys=True)  # a file bot edited since plays other matches
             sign = 1.0 if pair[0] == first[0] else -1.0  # each pair's margins one way round
@@ -654,9 +655,9 @@ def stored_pairs(store: Store, game: str, options: Mapping[str, Any], preset: st
                     new.append(sign * margin)
             if new:
                 evaluations.append((tour.name, tuple(new)))
-                contents.setdefault(frozenset(pair), []).append(mine)
-    return [StoredPair((first[0], first[1]), tuple(evaluations), tuple(contents.get(key, ())))
-            for key, (first, _, evaluations) in pairs.items()]
+                contents.append(mine)
+    return [StoredPair((first[0], first[1]), tuple(evaluations), tuple(contents))
+            for first, _, evaluations, contents in pairs.values()]
 
 
 def _table_deals(store: Store, tid: int, sources: tuple[str, ...]) -> dict[tuple[str, str], list[tuple[int, float]]]:
