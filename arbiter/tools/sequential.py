@@ -317,7 +317,7 @@ PLAN_CASES = (("spades_heuristic_greedy", (0.0, 20.0)), ("spades_heuristic_greed
               ("spot_heuristic_random", (0.0, 5.0)), ("spot_search_heuristic", (0.0, 5.0)))
 
 
-def plan_rows(reps: int = 20, runs: int = 300, seed: int = 0, history: int = AUTO_BENCH_HISTORY,
+def plan_accuracy_rows(reps: int = 20, runs: int = 300, seed: int = 0, history: int = AUTO_BENCH_HISTORY,
               cases: Sequence[tuple[str, tuple[float, float]]] = PLAN_CASES) -> Iterator[dict[str, Any]]:
     """How near ``arbiter evaluate --plan`` comes to the truth when the store holds ``history``
     deals: ``reps`` times, ``history`` deals drawn from a recorded set (the pair's stored deals),
@@ -325,7 +325,7 @@ def plan_rows(reps: int = 20, runs: int = 300, seed: int = 0, history: int = AUT
     over the same test's on the whole recorded set (``runs`` runs): per case and test, the
     ratios' median, 10th and 90th percentiles, and the worst (the farthest from 1 either way)."""
     from arbiter.rating.betting import known_bounds
-    from arbiter.tournament.plan import plan_rows as plan
+    from arbiter.tournament.plan import plan_rows
 
     for name, (m0, m1) in cases:
         pop = _recorded_margins(name)
@@ -334,7 +334,7 @@ def plan_rows(reps: int = 20, runs: int = 300, seed: int = 0, history: int = AUT
         ratios: dict[str, list[float]] = {}
         for rep in range(reps):
             hist = [rng.choice(pop) for _ in range(history)]
-            for row in plan(hist, m0, m1, bounds=bounds, runs=runs, seed=f"{seed}:{rep}"):
+            for row in plan_rows(hist, m0, m1, bounds=bounds, runs=runs, seed=f"{seed}:{rep}"):
                 if row.test is None:
                     continue
                 for at, guess in ((m0, row.at_m0), (m1, row.at_m1)):
@@ -349,9 +349,9 @@ def plan_rows(reps: int = 20, runs: int = 300, seed: int = 0, history: int = AUT
 
 
 def plan_round(seed: int, runs: int = 250, reps: int = 20) -> dict[str, float]:
-    """``plan_rows`` as bench figures: ``plan.CASE.M1.TEST.{p10,p90}``."""
+    """``plan_accuracy_rows`` as bench figures: ``plan.CASE.M1.TEST.{p10,p90}``."""
     out = {}
-    for r in plan_rows(reps, runs, seed):
+    for r in plan_accuracy_rows(reps, runs, seed):
         key = f"plan.{r['deals']}.{r['M'].split(',')[1]}.{r['test']}"
         out[f"{key}.p10"] = r["p10"]
         out[f"{key}.p90"] = r["p90"]
@@ -386,7 +386,7 @@ def main(argv: Sequence[str] | None = None, out: Callable[[str], None] = print) 
                                                        "histories a case (--runs runs a side)")
     a = p.parse_args(argv)
     if a.plan:
-        out(_md(list(plan_rows(runs=a.runs, seed=a.seed)), ["deals", "M", "test", "median", "p10", "p90", "worst"]))
+        out(_md(list(plan_accuracy_rows(runs=a.runs, seed=a.seed)), ["deals", "M", "test", "median", "p10", "p90", "worst"]))
         return
     if a.oracle:
         rows_ = list(oracle_rows())

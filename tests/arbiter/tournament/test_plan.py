@@ -106,9 +106,9 @@ def test_the_cli_prints_the_plan_and_plays_nothing(stored, monkeypatch) -> None:
 def test_a_plan_from_100_stored_deals_comes_near_the_truth() -> None:
     """The bench's ``plan`` rows, small and seeded: the plan read from 100 deals of the recorded
     close Spades pair against the same test on all 400 (python -m arbiter.tools.sequential --plan)."""
-    from arbiter.tools.sequential import plan_rows
+    from arbiter.tools.sequential import plan_accuracy_rows
 
-    rows = {r["test"]: r for r in plan_rows(reps=4, runs=60, seed=1, cases=(("spades_heuristic_greedy", (0.0, 50.0)),))}
+    rows = {r["test"]: r for r in plan_accuracy_rows(reps=4, runs=60, seed=1, cases=(("spades_heuristic_greedy", (0.0, 50.0)),))}
     assert set(rows) == {"betting", "auto", "normal"}
     for test in ("betting", "auto"):
         assert 0.8 <= rows[test]["p10"] <= rows[test]["median"] <= rows[test]["p90"] <= 1.25, rows[test]
