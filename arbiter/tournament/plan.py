@@ -92,7 +92,7 @@ def deals_plan(store: Store, game: str, bots: tuple[str, str], options: Mapping[
     ``game`` with these ``options``; ValueError for a bad hypothesis or bound, as the tests name it."""
     if runs < 1 or cap < 1:
         raise ValueError(f"plan: runs and cap must be at least 1, got {runs} and {cap}")
-    Sprt(m0, m1, alpha, beta)  # M0 < M1 and the error rates, named as the tests name them
+    fixed_test = Sprt(m0, m1, alpha, beta)  # M0 < M1 and the error rates checked, named as the tests name them
     among, found = closest_pairs(stored_pairs(store, game, options, preset, exclude), bots, game, history)
     if not found:
         raise ConfigError(no_pair_deals(store, game, history, "plan", "draw deals from"))
@@ -102,7 +102,7 @@ def deals_plan(store: Store, game: str, bots: tuple[str, str], options: Mapping[
     stored = None if among else sum(margins) / len(margins)
     rows = plan_rows(source.centred(), m0, m1, alpha, beta, sd=sd, bounds=bounds, sd_bound=sd_bound,
                      min_deals=min_deals, model=model, cap=cap, runs=runs, seed=seed, stored=stored)
-    fixed = Sprt(m0, m1, alpha, beta).fixed_deals(sd)
+    fixed = fixed_test.fixed_deals(sd)
     edited = source.edited_deals(bot_contents(bots)) if not among else {}
     return DealsPlan(bots, m0, m1, alpha, beta, source, among, sd, stored, fixed, runs, cap, rows, edited)
 
