@@ -23,7 +23,8 @@ going:
   SIGKILL) is ``abandoned`` on the next start and never counted; a fresh one replaces it.
 * **The gate** (``gate = "M0,M1"``, optional): a new version of a bot enters as a
   ``candidate`` and plays only its predecessor, encounter after encounter, until the
-  sequential test (``arbiter.rating.sprt``, on the per-deal duplicate margin) decides:
+  sequential test ``arbiter evaluate --sprt`` would run (``arbiter.rating.betting.sequential_test``:
+  by default the betting test, valid on any shape of deals; on the per-deal duplicate margin) decides:
   H1, it replaces it; H0, or no decision by ``gate_max_deals``, it is ``rejected`` and the
   old version plays on. The test is recomputed from the stored encounters, so a restart
   resumes a trial where it was; the trial's encounters are rated like any other.
@@ -58,6 +59,7 @@ import logging
 import os
 import secrets
 import shutil
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Mapping, Sequence
@@ -81,7 +83,7 @@ from arbiter.store.db import Store, StoreError
 from arbiter.store.registry import Registry, RegistryError, lookup
 from arbiter.arena import matchmaking
 from arbiter.rating.ratings import Z95
-from arbiter.rating.betting import parse_sd_bound
+from arbiter.rating.betting import BettingTest, known_bounds, parse_bounds, sequential_test
 from arbiter.rating.catoni import VarianceTest
 from arbiter.rating.sprt import H0, H1, MIN_DEALS, Sprt
 from cardarena.games import ConfigError, Game, get_game
@@ -98,6 +100,14 @@ REMOTE = "remote"  # the author (and version) of a bot of the remote division: i
 #: The divisions: ``hosted`` (bots the arena runs, in its sandbox, on equal hardware) and
 #: ``remote`` (bots that connect to the arena with their tokens, from their own machines).
 DIVISIONS = ("hosted", REMOTE)
+
+#: The gate's tests (``[gate] test``): ``arbiter evaluate --sequential``'s that test the
+#: margin (``score`` asks another question).
+GATE_TESTS = ("betting", "variance", "normal")
+#: ``sequential_test``'s ValueError prefixes -> the ``[gate]`` setting each names.
+_GATE_KEYS = {"sprt": "gate", "sd-bound": "gate.sd_bound", "bounds": "gate.bounds", "sequential": "gate.test"}
+#: How a candidate's reason names its gate's test.
+_GATE_NAMES = {"betting": "the betting test", "variance": "the variance-bounded test", "normal": "the normal SPRT"}
 
 
 # --------------------------------------------------------------------------------------
@@ -137,16 +147,25 @@ class ArenaSpec:
             on its workers (docs/cluster.md).
         gate: M0,M1: a new version replaces its predecessor only once a sequential test
             on their duplicate deals accepts H1, its margin per deal >= M1 (H0: <= M0;
-            game units). Default: at once.
+            game units): by default the betting test, valid on any shape of deals (a ladder
+            file's gate table: test, bounds or sd_bound choose another). Default: at once.
         gate_alpha: The gate's test: the chance of accepting H1 when H0 holds.
         gate_beta: The gate's test: the chance of accepting H0 when H1 holds.
         gate_min_deals: The gate's test decides nothing before this many deals.
         gate_max_deals: No decision by this many deals: the candidate is rejected.
+        gate_kind: The gate's test, as ``arbiter evaluate --sequential`` names it: betting
+            (the default: anytime-valid on any shape of deals within the margin's bounds,
+            the game's or ``gate_bounds``), variance (the variance-bounded test, with
+            ``gate_sd_bound``; given a bound, the default) or normal (the normal-approximation
+            SPRT, quicker on near-normal margins and erring up to 8x more often on skewed
+            ones: docs/strength.md). A gate started before the betting test was the default
+            keeps the normal SPRT it began with.
+        gate_bounds: LO,HI: the least and most a deal's margin can be, for the betting test
+            where the game's are not known (Spot); a deal outside is clipped.
         gate_sd_bound: The most a deal margin's s.d. can be between two versions (game
             units): the gate's test is then the variance-bounded one, whose error rates hold
             on any shape of deals within it, checked as they come (deals that contradict it
-            reject the candidate). Default: the normal-approximation SPRT, quicker on
-            near-normal margins and erring more often on skewed ones (docs/strength.md).
+            reject the candidate).
         division: hosted (submitted bots, run here in the sandbox) or remote: the bots
             connected to this arena's server with their bot tokens, from their own
             machines, matched only among themselves and shown as not hosted.
@@ -180,6 +199,8 @@ class ArenaSpec:
     gate_min_deals: int = option(MIN_DEALS, min=1, table="gate", key="min_deals")
     gate_max_deals: int = option(400, min=1, table="gate", key="max_deals")  # no decision by then: the candidate is rejected
     gate_sd_bound: float | None = option(None, table="gate", key="sd_bound")  # the variance-bounded test (catoni)
+    gate_kind: str | None = option(None, choices=GATE_TESTS, table="gate", key="test")  # default: betting (variance with an sd_bound)
+    gate_bounds: str | None = option(None, table="gate", key="bounds")  # "LO,HI": the betting test's, where the game's are unknown
     # "remote": the entrants are the bots connected to the arena's server with their bot
     # tokens (their own machines), matched only among themselves; see ``Arena``.
     division: str = option("hosted", choices=DIVISIONS)
@@ -209,18 +230,47 @@ class ArenaSpec:
                 "seed": self.seed, "gate": self.gate_test().to_json() | {"max_deals": self.gate_max_deals} if self.gate else None} \
             | ({"division": REMOTE} if self.remote else {})  # (absent: hosted, as every ladder made before divisions)
 
-    def gate_test(self) -> Sprt | VarianceTest:
-        """The gate's sequential test: the normal SPRT, or with ``gate_sd_bound`` the
-        variance-bounded test (``arbiter.rating.catoni``); SpecError if its settings are wrong."""
+    def gate_test(self) -> BettingTest | VarianceTest | Sprt:
+        """The gate's sequential test, picked as ``arbiter evaluate --sprt`` picks its own
+        (``arbiter.rating.betting.sequential_test``): the betting test on the margin's bounds
+        (the game's, or ``gate_bounds``), the variance-bounded one with ``gate_sd_bound``, or
+        the normal SPRT (``gate_kind = "normal"``); SpecError naming the setting otherwise."""
+        kind = self.gate_kind or ("variance" if self.gate_sd_bound is not None else "betting")
+        if self.gate_sd_bound is not None and kind != "variance":
+            raise SpecError(f"gate.sd_bound: only the variance-bounded test uses an s.d. bound (gate.test = {kind!r} "
+                            "does not)")
+        if self.gate_sd_bound is None and kind == "variance":
+            raise SpecError("gate.test: the variance-bounded test needs gate.sd_bound = S (at most what a deal margin's "
+                            "s.d. can be between two versions, with room)")
+        if self.gate_bounds is not None and kind != "betting":
+            raise SpecError(f"gate.bounds: only the betting test uses bounds (gate.test = {kind!r} does not)")
         try:
-            test = Sprt.parse(str(self.gate), self.gate_alpha, self.gate_beta, min_deals=self.gate_min_deals)
-            if self.gate_sd_bound is None:
-                return test
-            return VarianceTest(test.m0, test.m1, parse_sd_bound(self.gate_sd_bound), self.gate_alpha, self.gate_beta,
-                                min_deals=self.gate_min_deals)
+            bounds = None
+            if kind == "betting":
+                bounds = parse_bounds(str(self.gate_bounds)) if self.gate_bounds is not None else \
+                    known_bounds(self.game, self.options, self.preset)
+                if bounds is None:
+                    raise SpecError(f"gate: the betting test (the gate's default, valid on any shape of deals) needs the "
+                                    f"margin's bounds, not known for {self.game} under these options: in the ladder "
+                                    f"file's [gate] table give bounds = \"LO,HI\" (the least and most a deal's margin can "
+                                    f"be), sd_bound = S (the variance-bounded test) or test = \"normal\" (the normal "
+                                    f"SPRT: its error rates hold on near-normal margins only)")
+            return sequential_test(kind, str(self.gate), self.gate_alpha, self.gate_beta, bounds=bounds,
+                                   min_deals=self.gate_min_deals, sd_bound=self.gate_sd_bound)
         except ValueError as exc:
-            key = "gate.sd_bound" if str(exc).startswith("sd-bound") else "gate"
-            raise SpecError(f"{key}: {str(exc).removeprefix('sprt: ').removeprefix('sd-bound: ')}") from None
+            key, _, why = str(exc).partition(": ")
+            raise SpecError(f"{_GATE_KEYS.get(key, 'gate')}: {why or exc}") from None
+
+    def resumed_as(self, stored: Mapping[str, Any] | None) -> "ArenaSpec":
+        """These settings as the arena stored under the same name began (``stored``: its stored
+        spec; None: a new arena): a gate begun before the betting test was the default stored
+        the normal SPRT (a test without a "test" key) and, while the settings name no test,
+        keeps it, so that the ladder resumes on its rules."""
+        gate = (stored or {}).get("gate")
+        if self.gate is not None and self.gate_kind is None and self.gate_sd_bound is None \
+                and isinstance(gate, dict) and "test" not in gate:
+            return dataclasses.replace(self, gate_kind="normal")
+        return self
 
     def match_config(self, seed: int, match_id: str) -> MatchConfig:
         """One match of an encounter being played: closed (its deal comes back in the
@@ -463,6 +513,7 @@ class Arena:
         except StoreError:
             stored = None
         # a house bot given as a file keeps its contents: edited, it would be another bot under the same rating
+        self.spec = self.spec.resumed_as(stored)
         key = keyed_spec(self.spec.identity(), bot_contents(self.spec.house), stored, self.spec.display_name,
                          str(self.store.path),
                          way_on="a ladder keeps its rules and its house bots (a version never changes): put the "
@@ -523,7 +574,7 @@ class Arena:
             on_trial = [e.player for e in mine if e.status == "candidate"]  # superseded before its trial ended
             if self.spec.gate and earlier:
                 test = self.spec.gate_test()
-                why = (f"on trial against {', '.join(earlier)}: it replaces it once a sequential test on their "
+                why = (f"on trial against {', '.join(earlier)}: it replaces it once {_GATE_NAMES[test.name]} on their "
                        f"duplicate deals accepts H1 (margin per deal >= {test.m1:g}; H0: <= {test.m0:g})")
                 self.tables.add_entrant(arena_id, player, v.name, v.version, v.author, "", matchmaking.MU, matchmaking.SIGMA,
                                         on_trial, status="candidate", reason=why)
@@ -616,16 +667,18 @@ class Arena:
             self._refresh()
             return H1
         st = self.gate_state(candidate, old)
+        test = self.spec.gate_test()
+        named = _GATE_NAMES[test.name]
         est = f"margin {st.margin.mean:+.3g} ± {Z95 * (st.margin.se or 0):.3g} per deal over {st.deals} deals"
         version = self.entrants[candidate].version
         if st.decision == H1:
             self.tables.promote(self.row.id, candidate, (old,),
-                                f"version {version} passed the gate against {old}: {est} (H1 accepted)")
+                                f"version {version} passed the gate against {old}: {est} (H1 accepted by {named})")
             verdict = H1
         elif st.decision == H0:
             self.tables.set_status(self.row.id, candidate, "rejected",
-                                   f"did not pass the gate against {old}: {est} (H0 accepted: not better by "
-                                   f"{self.spec.gate_test().m1:g})")
+                                   f"did not pass the gate against {old}: {est} (H0 accepted by {named}: not "
+                                   f"better by {test.m1:g})")
             verdict = H0
         elif getattr(st, "contradicted", False):
             self.tables.set_status(self.row.id, candidate, "rejected",

@@ -27,6 +27,8 @@ A ladder file (every key optional except ``game``; flags override it)::
     alpha = 0.05
     beta = 0.05
     max_deals = 400             # no decision by then: rejected
+    # test = "normal"           # default "betting" (valid on any shape within the game's bounds)
+    # bounds = "-5,5"           # the betting test's, where the game's are unknown (Spot)
     # sd_bound = 0.6            # optional: the variance-bounded test (any shape with this s.d. at most)
     [server]
     port = 50051                # the Bots service (submissions with author tokens)

@@ -79,7 +79,7 @@ def test_the_files_tables_are_the_declarations():
     assert set(TOURNAMENT_TABLES[""]) == {f.name for f in dataclasses.fields(TournamentSpec)} - {
         "decision_ms", "bank_ms", "policy", "max_strikes"} | {"clock", "failure"}
     assert ARENA_TABLES["gate"] == {"sprt": str, "alpha": float, "beta": float, "min_deals": int, "max_deals": int,
-                                    "sd_bound": float}
+                                    "sd_bound": float, "test": str, "bounds": str}
     assert set(ARENA_TABLES["server"]) == {f.name for f in dataclasses.fields(ServiceConfig)}
     assert "transport" not in ARENA_TABLES[""] and "suspend_after" in ARENA_TABLES["failure"]
     spec = spec_from_dict({"game": "spades", "bots": ["random", "greedy"], "clock": {"bank_ms": 7},

@@ -16,6 +16,8 @@ from arbiter.store.db import Store, StoreError
 from arbiter.store.registry import Registry, Submission
 from arbiter.arena import matchmaking
 from arbiter.arena.ladder import Arena, ArenaSpec, arena_from_dict, recompute, verify
+from arbiter.rating.betting import BettingState, BettingTest
+from arbiter.rating.sprt import Sprt
 from arbiter.tournament.spec import SpecError
 
 SPADES = {"deals": 1}
@@ -274,10 +276,11 @@ def test_with_a_gate_a_better_version_replaces_its_predecessor_once_the_test_say
         _trial(a)
     new, old = a.entrants["mine@2"], a.entrants["mine@1"]
     assert new.status == "active" and old.status == "replaced", (new, old)
-    assert "passed the gate against mine@1" in old.reason and "H1 accepted" in old.reason
+    assert "passed the gate against mine@1" in old.reason and "H1 accepted by the betting test" in old.reason
     trial = [e for e in a.tables.encounters(a.row.id) if "mine@2" in e.players]
     assert trial and all(set(e.players) == {"mine@1", "mine@2"} for e in trial)  # it played nobody else on trial
     st = a.gate_state("mine@2", "mine@1")
+    assert isinstance(st, BettingState)  # the default: valid on any shape of deals within Spades' bounds
     assert st.decision == "H1" and st.deals == len(trial) >= 6 and st.margin.mean > 0
     assert verify(a.tables, a.row) == []  # trial encounters are rated like any other
     a.close()
@@ -295,7 +298,7 @@ def test_with_a_gate_a_worse_version_is_rejected_and_the_old_one_plays_on(tmp_pa
         _trial(a)
     assert a.entrants["mine@2"].status == "rejected" and a.entrants["mine@1"].status == "active"
     assert "did not pass the gate against mine@1" in a.entrants["mine@2"].reason
-    assert "H0 accepted" in a.entrants["mine@2"].reason
+    assert "H0 accepted by the betting test" in a.entrants["mine@2"].reason
     before = a.finished
     _run(a, 3)  # the ladder goes on with version 1; the rejected one is not matched
     assert all("mine@2" not in e.players for e in a.tables.encounters(a.row.id)[before:])
@@ -336,6 +339,53 @@ def test_a_gate_with_an_sd_bound_runs_the_variance_bounded_test_and_a_contradict
     for bad, message in ((0, "gate.sd_bound: the s.d. bound must be above 0"), ("wide", "gate.sd_bound: must be a number")):
         with pytest.raises(SpecError, match=message):
             _spec(gate="0,40", gate_sd_bound=bad).validate()
+
+
+def test_the_gates_test_is_evaluates_betting_test_by_default_and_its_settings_are_named():
+    """The gate tests what ``arbiter evaluate --sprt`` tests, picked the same way: the betting
+    test on the game's bounds (valid on any shape of deals), the variance-bounded test given an
+    s.d. bound, the normal SPRT only when asked; where the game's bounds are unknown (Spot) the
+    settings must say which, and every wrong setting is named."""
+    test = _spec(gate="0,40").gate_test()
+    assert isinstance(test, BettingTest) and (test.lo, test.hi, test.m0, test.m1) == (-900, 900, 0, 40)
+    normal, _ = arena_from_dict({"game": "spades", "options": SPADES, "gate": {"sprt": "0,40", "test": "normal"}}, {})
+    assert isinstance(normal.gate_test(), Sprt) and normal.gate_test().to_json()["m1"] == 40
+    spot = dict(game="spot", options={"players": 2, "hands": 1}, house=("random",), gate="0,2")
+    with pytest.raises(SpecError, match=r'gate: the betting test .* not known for spot .* \[gate\] table give bounds = "LO,HI"'):
+        _spec(**spot).validate()
+    clipped, _ = arena_from_dict({"game": "spot", "options": {"players": 2, "hands": 1},
+                                  "gate": {"sprt": "0,2", "bounds": "-60,60", "alpha": 0.1}}, {})
+    clipped.validate()
+    assert (clipped.gate_test().lo, clipped.gate_test().hi, clipped.gate_test().alpha) == (-60, 60, 0.1)
+    assert isinstance(_spec(**spot, gate_kind="normal").gate_test(), Sprt)
+    assert _spec(**spot, gate_sd_bound=30).gate_test().name == "variance"
+    for kw, message in (({"gate_kind": "score"}, "gate.test: expected one of betting, variance, normal"),
+                        ({"gate_kind": "normal", "gate_sd_bound": 30}, "gate.sd_bound: only the variance-bounded test"),
+                        ({"gate_kind": "variance"}, "gate.test: the variance-bounded test needs gate.sd_bound = S"),
+                        ({"gate_bounds": "-60"}, "gate.bounds: expected LO,HI"),
+                        ({"gate_bounds": "-60,60", "gate_kind": "normal"}, "gate.bounds: only the betting test"),
+                        ({"gate_bounds": "-10,10"}, r"gate: M0,M1 \(0,40\) must lie strictly inside the margin's bounds")):
+        with pytest.raises(SpecError, match=message):
+            _spec(gate="0,40", **kw).validate()
+
+
+def test_a_gate_begun_on_the_normal_sprt_resumes_on_it(tmp_path):
+    """A ladder keeps its rules: a gate begun before the betting test was the default stored the
+    normal SPRT, and its settings, which name no test, resume it on that test (not refused as
+    other settings, not switched to another test mid-trial); a new ladder gets the betting test."""
+    db = tmp_path / "a.sqlite"
+    old = Arena(_spec(gate="0,40", gate_kind="normal"), db, poll=0)  # stored as a gate of then was
+    _run(old, 1)
+    assert "test" not in old.tables.arena("t").spec["gate"]
+    old.close()
+    again = Arena(_spec(gate="0,40"), db, poll=0)
+    _run(again, 1)
+    assert isinstance(again.spec.gate_test(), Sprt) and again.finished == 1
+    again.close()
+    new = Arena(_spec(gate="0,40", name="u"), db, poll=0)
+    _run(new, 1)
+    assert new.tables.arena("u").spec["gate"]["test"] == "betting"
+    new.close()
 
 
 def test_a_trial_cut_off_by_restarts_resumes_and_ends_as_one_run_straight_through(tmp_path):
