@@ -264,7 +264,7 @@ def evaluate(
     out.print(f"margin {result.mean_margin:+.3f}  s.e. {se}  win rate {result.win_rate:.3f}  matches {len(result.matches)}")
     if db is not None:
         out.print(f"stored in {db} as {result.stored_as}; [bold]arbiter standings {result.stored_as} --db {db}[/] reads it",
-                  highlight=False)
+                  highlight=False, soft_wrap=True)  # the command stays on one line, to copy
         if worst:
             out.print(worst, highlight=False, soft_wrap=True)
     if json_path is not None:
