@@ -573,9 +573,7 @@ class Arena:
             earlier = [e.player for e in mine if e.status == "active"]
             on_trial = [e.player for e in mine if e.status == "candidate"]  # superseded before its trial ended
             if self.spec.gate and earlier:
-                test = self.spec.gate_test()
-                why = (f"on trial against {', '.join(earlier)}: it replaces it once {_GATE_NAMES[test.name]} on their "
-                       f"duplicate deals accepts H1 (margin per deal >= {test.m1:g}; H0: <= {test.m0:g})")
+                why = self._on_trial(", ".join(earlier))
                 self.tables.add_entrant(arena_id, player, v.name, v.version, v.author, "", matchmaking.MU, matchmaking.SIGMA,
                                         on_trial, status="candidate", reason=why)
                 log.info("arena %s: %s entered on trial against %s", self.row.name, player, ", ".join(earlier))
@@ -645,6 +643,12 @@ class Arena:
         active = [e.player for e in self.entrants.values() if e.name == name and e.author != HOUSE and e.status == "active"]
         return active[-1] if active else None
 
+    def _on_trial(self, old: str) -> str:
+        """A candidate's reason while its trial goes on (the progress is added as it plays)."""
+        test = self.spec.gate_test()
+        return (f"on trial against {old}: it replaces it once {_GATE_NAMES[test.name]} on their duplicate deals "
+                f"accepts H1 (margin per deal >= {test.m1:g}; H0: <= {test.m0:g})")
+
     def gate_state(self, candidate: str, old: str) -> Any:
         """The gate's sequential test over every deal the two have played head to head, in
         the order the encounters finished: recomputed from the store, so a restarted arena
@@ -690,7 +694,12 @@ class Arena:
             self.tables.set_status(self.row.id, candidate, "rejected",
                                    f"did not pass the gate against {old}: no decision after {st.deals} deals ({est})")
             verdict = "cap"
-        else:
+        else:  # on trial still: where it stands, for its author (arbiter bots show, the leaderboard)
+            if st.deals:
+                self.tables.set_status(self.row.id, candidate, "candidate",
+                                       f"{self._on_trial(old)}; so far {est}: {st.evidence()} (rejected with no "
+                                       f"decision by {self.spec.gate_max_deals} deals)")
+                self._refresh()
             return None
         log.info("arena %s: gate for %s: %s", self.row.name, candidate, verdict)
         self._refresh()

@@ -273,6 +273,10 @@ def test_with_a_gate_a_better_version_replaces_its_predecessor_once_the_test_say
         a.sync_entrants()
         assert a.entrants["mine@2"].status == "candidate" and a.entrants["mine@1"].status == "active"
         assert "on trial against mine@1" in a.entrants["mine@2"].reason
+        _trial(a, limit=a.finished + 2)  # fewer deals than gate_min_deals: its author sees where it stands
+        said = a.entrants["mine@2"].reason
+        assert a.entrants["mine@2"].status == "candidate" and said.startswith("on trial against mine@1"), said
+        assert "so far margin +" in said and "per deal over 2 deals: evidence for H1" in said, said
         _trial(a)
     new, old = a.entrants["mine@2"], a.entrants["mine@1"]
     assert new.status == "active" and old.status == "replaced", (new, old)
