@@ -59,6 +59,7 @@ import logging
 import os
 import secrets
 import shutil
+import time
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,8 +85,9 @@ from arbiter.store.registry import Registry, RegistryError, lookup
 from arbiter.arena import matchmaking
 from arbiter.rating.ratings import Z95
 from arbiter.rating.betting import BettingTest, known_bounds, parse_bounds, sequential_test
-from arbiter.rating.catoni import VarianceTest
+from arbiter.rating.catoni import AutoVarianceTest, VarianceTest
 from arbiter.rating.sprt import H0, H1, MIN_DEALS, Sprt
+from arbiter.rating.stats import pooled_sd
 from cardarena.games import ConfigError, Game, get_game
 from cardarena.games.options import check_settings, from_toml_tables, option, toml_tables, with_attributes
 from cardarena.names import NAME_RULE, is_name
@@ -165,7 +167,9 @@ class ArenaSpec:
         gate_sd_bound: The most a deal margin's s.d. can be between two versions (game
             units): the gate's test is then the variance-bounded one, whose error rates hold
             on any shape of deals within it, checked as they come (deals that contradict it
-            reject the candidate).
+            reject the candidate). "auto": 1.2x the s.d. of the deals of the bot's earlier
+            trials (as ``arbiter evaluate --sd-bound auto`` reads its store), once they hold
+            100 deals; until then the betting test.
         division: hosted (submitted bots, run here in the sandbox) or remote: the bots
             connected to this arena's server with their bot tokens, from their own
             machines, matched only among themselves and shown as not hosted.
@@ -198,7 +202,7 @@ class ArenaSpec:
     gate_beta: float = option(0.05, table="gate", key="beta")
     gate_min_deals: int = option(MIN_DEALS, min=1, table="gate", key="min_deals")
     gate_max_deals: int = option(400, min=1, table="gate", key="max_deals")  # no decision by then: the candidate is rejected
-    gate_sd_bound: float | None = option(None, table="gate", key="sd_bound")  # the variance-bounded test (catoni)
+    gate_sd_bound: float | None = option(None, table="gate", key="sd_bound", words=("auto",))  # the variance-bounded test (catoni)
     gate_kind: str | None = option(None, choices=GATE_TESTS, table="gate", key="test")  # default: betting (variance with an sd_bound)
     gate_bounds: str | None = option(None, table="gate", key="bounds")  # "LO,HI": the betting test's, where the game's are unknown
     # "remote": the entrants are the bots connected to the arena's server with their bot
@@ -230,33 +234,49 @@ class ArenaSpec:
                 "seed": self.seed, "gate": self.gate_test().to_json() | {"max_deals": self.gate_max_deals} if self.gate else None} \
             | ({"division": REMOTE} if self.remote else {})  # (absent: hosted, as every ladder made before divisions)
 
-    def gate_test(self) -> BettingTest | VarianceTest | Sprt:
+    def gate_test(self) -> BettingTest | VarianceTest | AutoVarianceTest | Sprt:
         """The gate's sequential test, picked as ``arbiter evaluate --sprt`` picks its own
         (``arbiter.rating.betting.sequential_test``): the betting test on the margin's bounds
-        (the game's, or ``gate_bounds``), the variance-bounded one with ``gate_sd_bound``, or
-        the normal SPRT (``gate_kind = "normal"``); SpecError naming the setting otherwise."""
+        (the game's, or ``gate_bounds``), the variance-bounded one with ``gate_sd_bound`` (with
+        "auto", its bound still to be read: ``Arena.gate_test_of``), or the normal SPRT
+        (``gate_kind = "normal"``); SpecError naming the setting otherwise."""
         kind = self.gate_kind or ("variance" if self.gate_sd_bound is not None else "betting")
+        auto = self.gate_sd_bound == "auto"
         if self.gate_sd_bound is not None and kind != "variance":
             raise SpecError(f"gate.sd_bound: only the variance-bounded test uses an s.d. bound (gate.test = {kind!r} "
                             "does not)")
         if self.gate_sd_bound is None and kind == "variance":
             raise SpecError("gate.test: the variance-bounded test needs gate.sd_bound = S (at most what a deal margin's "
-                            "s.d. can be between two versions, with room)")
-        if self.gate_bounds is not None and kind != "betting":
+                            "s.d. can be between two versions, with room) or \"auto\" (read from earlier trials)")
+        if self.gate_bounds is not None and kind != "betting" and not auto:
             raise SpecError(f"gate.bounds: only the betting test uses bounds (gate.test = {kind!r} does not)")
+        if kind == "betting" or auto:
+            betting = self.gate_betting()
+            if not auto:
+                return betting
         try:
-            bounds = None
-            if kind == "betting":
-                bounds = parse_bounds(str(self.gate_bounds)) if self.gate_bounds is not None else \
-                    known_bounds(self.game, self.options, self.preset)
-                if bounds is None:
-                    raise SpecError(f"gate: the betting test (the gate's default, valid on any shape of deals) needs the "
-                                    f"margin's bounds, not known for {self.game} under these options: in the ladder "
-                                    f"file's [gate] table give bounds = \"LO,HI\" (the least and most a deal's margin can "
-                                    f"be), sd_bound = S (the variance-bounded test) or test = \"normal\" (the normal "
-                                    f"SPRT: its error rates hold on near-normal margins only)")
-            return sequential_test(kind, str(self.gate), self.gate_alpha, self.gate_beta, bounds=bounds,
-                                   min_deals=self.gate_min_deals, sd_bound=self.gate_sd_bound)
+            return sequential_test(kind, str(self.gate), self.gate_alpha, self.gate_beta, min_deals=self.gate_min_deals,
+                                   sd_bound=self.gate_sd_bound)
+        except ValueError as exc:
+            key, _, why = str(exc).partition(": ")
+            raise SpecError(f"{_GATE_KEYS.get(key, 'gate')}: {why or exc}") from None
+
+    def gate_betting(self) -> BettingTest:
+        """The gate's betting test: by default its test, and with ``gate_sd_bound = "auto"`` the
+        test of a trial that has too few deals of earlier trials to read a bound from."""
+        which = ("sd_bound = \"auto\" runs the betting test until the bot's earlier trials hold enough deals, "
+                 "and it" if self.gate_sd_bound == "auto" else "the betting test (the gate's default, valid on any "
+                 "shape of deals)")
+        try:
+            bounds = parse_bounds(str(self.gate_bounds)) if self.gate_bounds is not None else \
+                known_bounds(self.game, self.options, self.preset)
+            if bounds is None:
+                raise SpecError(f"gate: {which} needs the margin's bounds, not known for {self.game} under these "
+                                f"options: in the ladder file's [gate] table give bounds = \"LO,HI\" (the least and "
+                                f"most a deal's margin can be), sd_bound = S (the variance-bounded test) or test = "
+                                f"\"normal\" (the normal SPRT: its error rates hold on near-normal margins only)")
+            return sequential_test("betting", str(self.gate), self.gate_alpha, self.gate_beta, bounds=bounds,
+                                   min_deals=self.gate_min_deals)
         except ValueError as exc:
             key, _, why = str(exc).partition(": ")
             raise SpecError(f"{_GATE_KEYS.get(key, 'gate')}: {why or exc}") from None
@@ -573,7 +593,7 @@ class Arena:
             earlier = [e.player for e in mine if e.status == "active"]
             on_trial = [e.player for e in mine if e.status == "candidate"]  # superseded before its trial ended
             if self.spec.gate and earlier:
-                why = self._on_trial(", ".join(earlier))
+                why = self._on_trial(", ".join(earlier), *self.gate_test_of(v.name, time.time()))
                 self.tables.add_entrant(arena_id, player, v.name, v.version, v.author, "", matchmaking.MU, matchmaking.SIGMA,
                                         on_trial, status="candidate", reason=why)
                 log.info("arena %s: %s entered on trial against %s", self.row.name, player, ", ".join(earlier))
@@ -643,22 +663,55 @@ class Arena:
         active = [e.player for e in self.entrants.values() if e.name == name and e.author != HOUSE and e.status == "active"]
         return active[-1] if active else None
 
-    def _on_trial(self, old: str) -> str:
-        """A candidate's reason while its trial goes on (the progress is added as it plays)."""
+    def gate_test_of(self, name: str, before: float) -> tuple[Any, str]:
+        """The gate's test for a version of the bot ``name`` that entered the ladder at ``before``,
+        and where an "auto" s.d. bound came from ("" for any other test). With ``gate_sd_bound =
+        "auto"``: ``room`` x the s.d. of the deal margins of the bot's earlier trials (encounters
+        of two of its versions finished before ``before``, pooled about each pair's own mean, as
+        ``arbiter evaluate --sd-bound auto`` pools its evaluations), once they hold ``history``
+        deals; until then the betting test. Read from the stored encounters alone, so a restarted
+        arena goes on testing a trial at the bound it began with."""
         test = self.spec.gate_test()
-        return (f"on trial against {old}: it replaces it once {_GATE_NAMES[test.name]} on their duplicate deals "
-                f"accepts H1 (margin per deal >= {test.m1:g}; H0: <= {test.m0:g})")
+        if not isinstance(test, AutoVarianceTest):
+            return test, ""
+        assert self.tables is not None and self.row is not None
+        versions = {e.player for e in self.entrants.values() if e.name == name and e.author not in (HOUSE, REMOTE)}
+        trials: dict[tuple[str, ...], list[float]] = {}
+        for e in self.tables.encounters(self.row.id, "done"):
+            if len(e.players) == 2 and set(e.players) <= versions and e.finished is not None and e.finished < before:
+                a, b = sorted(e.players)
+                matches = self.tables.matches(self.row.id, e.idx, records=False)
+                trials.setdefault((a, b), []).extend(matchmaking.deal_margins(matches, a, b))
+        deals = sum(map(len, trials.values()))
+        sd = pooled_sd(trials.values())
+        if deals < test.history or sd is None:
+            return self.spec.gate_betting(), (f"sd_bound = \"auto\" with {deals} deals of {name}'s earlier trials, "
+                                              f"fewer than the {test.history} it reads")
+        bounded = test.resolve(sd)
+        return bounded, (f"s.d. bound {bounded.sd_bound:g}: {test.room:g}x the s.d. {sd:.3g} of {deals} deals of "
+                         f"{name}'s earlier trials")
 
-    def gate_state(self, candidate: str, old: str) -> Any:
-        """The gate's sequential test over every deal the two have played head to head, in
-        the order the encounters finished: recomputed from the store, so a restarted arena
-        goes on where it was."""
+    def _trial_test(self, candidate: str) -> tuple[Any, str]:
+        e = self.entrants[candidate]
+        return self.gate_test_of(e.name, e.joined)
+
+    def _on_trial(self, old: str, test: Any, source: str) -> str:
+        """A candidate's reason while its trial goes on (the progress is added as it plays)."""
+        how = _GATE_NAMES[test.name] + (f" ({source})" if source else "")
+        return (f"on trial against {old}: it replaces it once {how} on their duplicate deals accepts H1 (margin per "
+                f"deal >= {test.m1:g}; H0: <= {test.m0:g})")
+
+    def gate_state(self, candidate: str, old: str, test: Any = None) -> Any:
+        """The gate's sequential test (``test``; default the candidate's, ``gate_test_of``) over
+        every deal the two have played head to head, in the order the encounters finished:
+        recomputed from the store, so a restarted arena goes on where it was."""
         assert self.tables is not None and self.row is not None
         margins: list[float] = []
         for e in self.tables.encounters(self.row.id, "done", candidate):
             if set(e.players) == {candidate, old}:
                 margins += matchmaking.deal_margins(self.tables.matches(self.row.id, e.idx, records=False), candidate, old)
-        return self.spec.gate_test().run(margins, max_deals=self.spec.gate_max_deals)
+        test = self._trial_test(candidate)[0] if test is None else test
+        return test.run(margins, max_deals=self.spec.gate_max_deals)
 
     def judge(self, candidate: str) -> str | None:
         """Apply the gate's verdict on ``candidate``, if there is one: "H1" (it replaces its
@@ -670,8 +723,8 @@ class Arena:
             self.tables.promote(self.row.id, candidate, (), "its predecessor left the ladder before the trial ended")
             self._refresh()
             return H1
-        st = self.gate_state(candidate, old)
-        test = self.spec.gate_test()
+        test, source = self._trial_test(candidate)
+        st = self.gate_state(candidate, old, test)
         named = _GATE_NAMES[test.name]
         est = f"margin {st.margin.mean:+.3g} ± {Z95 * (st.margin.se or 0):.3g} per deal over {st.deals} deals"
         version = self.entrants[candidate].version
@@ -687,8 +740,9 @@ class Arena:
         elif getattr(st, "contradicted", False):
             self.tables.set_status(self.row.id, candidate, "rejected",
                                    f"did not pass the gate against {old}: the deals contradict the gate's s.d. bound "
-                                   f"{self.spec.gate_sd_bound:g} after {st.deals} deals ({est}), so its test takes no "
-                                   f"verdict; a larger gate.sd_bound tests it again with the next version")
+                                   f"{st.sd_bound:g} after {st.deals} deals ({est}), so its test takes no verdict; "
+                                   + ("the next version's trial reads its bound again, these deals among them"
+                                      if source else "a larger gate.sd_bound tests it again with the next version"))
             verdict = "contradicted"
         elif st.deals >= self.spec.gate_max_deals:
             self.tables.set_status(self.row.id, candidate, "rejected",
@@ -697,7 +751,7 @@ class Arena:
         else:  # on trial still: where it stands, for its author (arbiter bots show, the leaderboard)
             if st.deals:
                 self.tables.set_status(self.row.id, candidate, "candidate",
-                                       f"{self._on_trial(old)}; so far {est}: {st.evidence()} (rejected with no "
+                                       f"{self._on_trial(old, test, source)}; so far {est}: {st.evidence()} (rejected with no "
                                        f"decision by {self.spec.gate_max_deals} deals)")
                 self._refresh()
             return None

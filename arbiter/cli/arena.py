@@ -29,7 +29,8 @@ A ladder file (every key optional except ``game``; flags override it)::
     max_deals = 400             # no decision by then: rejected
     # test = "normal"           # default "betting" (valid on any shape within the game's bounds)
     # bounds = "-5,5"           # the betting test's, where the game's are unknown (Spot)
-    # sd_bound = 0.6            # optional: the variance-bounded test (any shape with this s.d. at most)
+    # sd_bound = 0.6            # optional: the variance-bounded test (any shape with this s.d. at most);
+    #                           # "auto": 1.2x the s.d. of the bot's earlier trials (100 deals of them)
     [server]
     port = 50051                # the Bots service (submissions with author tokens)
     web_port = 8080             # the leaderboard: http://127.0.0.1:8080/a/NAME (-1: none)

@@ -76,6 +76,18 @@ class Moments:
         return MeanSE(mean, math.sqrt(var / n), n)
 
 
+def pooled_sd(groups: Iterable[Sequence[float]]) -> float | None:
+    """The s.d. of values pooled about each group's own mean (the spread of deals played in
+    several runs, none of the runs' means in it); None with no degree of freedom or no spread."""
+    ss, df = 0.0, 0
+    for xs in groups:
+        if xs:
+            m = sum(xs) / len(xs)
+            ss += sum((x - m) ** 2 for x in xs)
+            df += len(xs) - 1
+    return math.sqrt(ss / df) if df >= 1 and ss > 0 else None
+
+
 def mean_se(values: Sequence[float]) -> MeanSE:
     """The mean of ``values`` with its standard error (see ``MeanSE``)."""
     return Moments().extend(values).result()

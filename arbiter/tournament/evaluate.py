@@ -72,7 +72,7 @@ from arbiter.rating.luck import (
     MIN_DEALS as LUCK_MIN_DEALS, ExpectedFeatures, LuckAdjusted, OnlineCorrection, luck_adjusted, luck_names,
 )
 from arbiter.rating.sprt import Sprt, SprtState
-from arbiter.rating.stats import MeanSE, mean_se
+from arbiter.rating.stats import MeanSE, mean_se, pooled_sd
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
 
 if TYPE_CHECKING:
@@ -586,9 +586,7 @@ class StoredPair:
     @property
     def sd(self) -> float | None:
         """The s.d. pooled about each evaluation's own mean (None: fewer than two deals in one, or all alike)."""
-        ss = sum(sum((x - sum(xs) / len(xs)) ** 2 for x in xs) for _, xs in self.evaluations)
-        df = sum(len(xs) - 1 for _, xs in self.evaluations)
-        return math.sqrt(ss / df) if df >= 1 and ss > 0 else None
+        return pooled_sd(xs for _, xs in self.evaluations)
 
     def margins(self, bots: tuple[str, str] | None = None) -> list[float]:
         """Every deal's margin, A's minus B's as ``bots`` order them (default: as ``pair`` does)."""

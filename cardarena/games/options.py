@@ -120,7 +120,7 @@ class OptionSpec:
 
 def option(default: Any = dataclasses.MISSING, *, min: float | None = None, max: float | None = None,
            choices: Sequence[str] = (), table: str = "", key: str = "", also: Sequence[str] = (),
-           in_files: bool = True, factory: Any = dataclasses.MISSING) -> Any:
+           in_files: bool = True, factory: Any = dataclasses.MISSING, words: Sequence[str] = ()) -> Any:
     """A field declared with its range or choices beside its type and default:
     ``players: int = option(4, min=2, max=6)``, ``policy: str = option("forfeit",
     choices=("forfeit", "default"), table="failure")``.
@@ -135,9 +135,10 @@ def option(default: Any = dataclasses.MISSING, *, min: float | None = None, max:
     setting is written in ("" for the top level, ``"clock"`` for ``[clock]``), ``key`` its
     name there when it differs from the field's, ``also`` further tables that take it, and
     ``in_files=False`` keeps it out of files (a setting only code passes). ``factory`` is a
-    default factory (``dataclasses.field``'s)."""
+    default factory (``dataclasses.field``'s). ``words``: texts a setting of another type takes
+    too (a ladder's ``sd_bound = "auto"`` beside its numbers)."""
     meta = {"min": min, "max": max, "choices": tuple(choices), "table": table, "key": key, "also": tuple(also),
-            "in_files": in_files}
+            "in_files": in_files, "words": tuple(words)}
     if factory is not dataclasses.MISSING:
         return dataclasses.field(default_factory=factory, metadata=meta)
     return dataclasses.field(default=default, metadata=meta)
@@ -419,7 +420,10 @@ def setting_problem(f: dataclasses.Field, tp: Any, value: Any) -> str | None:
     inner, optional = _plain_type(tp)
     if value is None:
         return None if optional else "must be given"
-    absent = " (or absent)" if optional else ""
+    words = f.metadata.get("words") or ()
+    if isinstance(value, str) and value in words:
+        return None
+    absent = "".join(f" or {w!r}" for w in words) + (" (or absent)" if optional else "")
     choices = f.metadata.get("choices") or ()
     if choices:
         return None if value in choices else f"expected {_choices_text(choices)}{absent}, got {value!r}"
@@ -516,7 +520,9 @@ def toml_tables(*classes: type) -> dict[str, dict[str, type]]:
             for table in (f.metadata.get("table", ""), *f.metadata.get("also", ())):
                 if table and table not in out[""]:
                     out[""][table] = dict
-                out.setdefault(table, {})[f.metadata.get("key") or f.name] = _file_type(hints[f.name])
+                # a setting that takes words too is checked whole by check_settings
+                kind = object if f.metadata.get("words") else _file_type(hints[f.name])
+                out.setdefault(table, {})[f.metadata.get("key") or f.name] = kind
     return out
 
 

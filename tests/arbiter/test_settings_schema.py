@@ -79,7 +79,7 @@ def test_the_files_tables_are_the_declarations():
     assert set(TOURNAMENT_TABLES[""]) == {f.name for f in dataclasses.fields(TournamentSpec)} - {
         "decision_ms", "bank_ms", "policy", "max_strikes"} | {"clock", "failure"}
     assert ARENA_TABLES["gate"] == {"sprt": str, "alpha": float, "beta": float, "min_deals": int, "max_deals": int,
-                                    "sd_bound": float, "test": str, "bounds": str}
+                                    "sd_bound": object, "test": str, "bounds": str}  # sd_bound: a number or "auto"
     assert set(ARENA_TABLES["server"]) == {f.name for f in dataclasses.fields(ServiceConfig)}
     assert "transport" not in ARENA_TABLES[""] and "suspend_after" in ARENA_TABLES["failure"]
     spec = spec_from_dict({"game": "spades", "bots": ["random", "greedy"], "clock": {"bank_ms": 7},
@@ -90,6 +90,11 @@ def test_the_files_tables_are_the_declarations():
     assert (arena.gate, arena.gate_max_deals, arena.suspend_after, service.port) == ("0,1", 90, 2, 9)
     bounded, _ = arena_from_dict({"game": "spades", "gate": {"sprt": "0,1", "sd_bound": 40}})  # a TOML integer
     assert bounded.gate_test().sd_bound == 40.0 and "sd_bound" not in arena.gate_test().to_json()
+    auto, _ = arena_from_dict({"game": "spades", "gate": {"sprt": "0,1", "sd_bound": "auto"}})
+    assert auto.gate_test().to_json()["sd_bound"] == "auto"
+    for bad in ("wide", True, [40]):
+        with pytest.raises(SpecError, match=r"gate.sd_bound: must be a number or 'auto' \(or absent\)"):
+            arena_from_dict({"game": "spades", "gate": {"sprt": "0,1", "sd_bound": bad}})[0].validate()
     with pytest.raises(SpecError, match=r"unknown field gate\.'alpah'"):
         arena_from_dict({"game": "spades", "gate": {"alpah": 0.1}})
 

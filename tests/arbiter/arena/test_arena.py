@@ -392,6 +392,50 @@ def test_a_gate_begun_on_the_normal_sprt_resumes_on_it(tmp_path):
     new.close()
 
 
+def test_a_gate_with_sd_bound_auto_reads_its_bound_from_the_bots_earlier_trials(tmp_path):
+    """``[gate] sd_bound = "auto"``: a bot's first trial has no earlier one to read and runs the
+    betting test; the next reads 1.2x the s.d. of the deals of the trials finished before it
+    entered (pooled about each pair's own mean) and runs the variance-bounded test at that bound,
+    the same bound after a restart and after more trials have finished."""
+    import statistics
+
+    from arbiter.rating.catoni import VarianceState, round_up
+
+    db = tmp_path / "a.sqlite"
+    Store(db).close()
+    spec = _spec(house=("random",), deals=100, gate="0,40", gate_sd_bound="auto", gate_min_deals=6)
+    with Registry(db) as reg:
+        _register(reg, "1")  # the first legal action
+        a = Arena(spec, db, poll=0)
+        _run(a, 0)
+        a.sync_entrants()
+        _register_code(reg, "2", HEURISTIC_MINE)
+        a.sync_entrants()
+        said = a.entrants["mine@2"].reason
+        assert 'the betting test (sd_bound = "auto" with 0 deals of mine\'s earlier trials, fewer than the 100' in said
+        _trial(a)
+        assert a.entrants["mine@2"].status == "active" and "H1 accepted by the betting test" in a.entrants["mine@1"].reason
+        (first,) = [e for e in a.tables.encounters(a.row.id) if set(e.players) == {"mine@1", "mine@2"}]
+        sd = statistics.stdev(matchmaking.deal_margins(a.tables.matches(a.row.id, first.idx, records=False),
+                                                       "mine@1", "mine@2"))
+        _register(reg, "3")  # the first legal action again: worse than version 2
+        a.sync_entrants()
+        test, source = a._trial_test("mine@3")
+        assert test.name == "variance" and test.sd_bound == round_up(1.2 * sd), (test, sd)
+        assert f"s.d. bound {test.sd_bound:g}: 1.2x the s.d. {sd:.3g} of 100 deals of mine's earlier trials" in source
+        assert source in a.entrants["mine@3"].reason
+        asyncio.run(a.run(until=lambda arena: arena.entrants["mine@3"].status != "candidate", max_encounters=10))
+    st = a.gate_state("mine@3", "mine@2")
+    assert isinstance(st, VarianceState) and st.decision == "H0" and st.sd_bound == test.sd_bound, st
+    assert a.entrants["mine@3"].status == "rejected"
+    assert "H0 accepted by the variance-bounded test" in a.entrants["mine@3"].reason
+    a.close()
+    again = Arena(spec, db, poll=0)  # a restart, with version 3's own trial stored: the same bound
+    _run(again, 0)
+    assert again._trial_test("mine@3")[0] == test and again._trial_test("mine@2")[0].name == "betting"
+    again.close()
+
+
 def test_a_trial_cut_off_by_restarts_resumes_and_ends_as_one_run_straight_through(tmp_path):
     """The gate's test is recomputed from the stored encounters: stopping the arena twice
     during a trial changes nothing of its course or its verdict."""
