@@ -687,11 +687,17 @@ class Store:
     )
 
     def tournament(self, name_or_id: str | int | None = None) -> TournamentRow:
-        """By name or id; the newest when None. StoreError if there is none."""
+        """By name or id; the newest when None. StoreError if there is none.
+
+        An ``int`` is an id and nothing else (a row's ``tournament_id``: its disclosure is
+        that tournament's, whatever another one is named); text of digits, as a user types
+        it, is a name first, then an id."""
         cols = self._T_COLUMNS
         if name_or_id is None:
             row = self.db.execute(f"SELECT {cols} FROM tournaments ORDER BY id DESC LIMIT 1").fetchone()
-        elif isinstance(name_or_id, int) or str(name_or_id).isdigit():
+        elif isinstance(name_or_id, int):
+            row = self.db.execute(f"SELECT {cols} FROM tournaments WHERE id = ?", (name_or_id,)).fetchone()
+        elif str(name_or_id).isdigit():
             row = self.db.execute(
                 f"SELECT {cols} FROM tournaments WHERE name = ? OR id = ? ORDER BY name = ? DESC LIMIT 1",
                 (str(name_or_id), int(name_or_id), str(name_or_id)),

@@ -131,3 +131,37 @@ def test_every_reader_shows_what_the_disclosure_allows_and_nothing_else(stores, 
     info = json.loads(got.output)["tournament"]
     assert info["seed_withheld"] == (not rule.seed) and info["seed"] == (SEED if rule.seed else None)
     assert (str(SEED) in got.output) == rule.seed
+
+
+def test_a_tournament_named_like_another_ones_id_does_not_lend_it_its_disclosure(tmp_path):
+    """A stored match's batch is found by its id, never by a name: a finished tournament
+    named "2" (any name is allowed) must not open the matches of tournament 2, a duplicate
+    one still running. It did: ``Store.tournament(2)`` preferred the tournament *named*
+    "2", so ``arbiter replay`` printed a running duplicate tournament's deal while
+    ``tournament show`` said it was withheld, and the web replay showed it too."""
+    db = tmp_path / "ids.sqlite"
+    for name, seed in (("2", 11), ("weekly", 12)):  # ids 1 and 2
+        spec = TournamentSpec(game="spades", bots=("random", "greedy"), options={"deals": 1}, deals=1, seed=seed,
+                              name=name, duplicate=True)
+        with Store(db) as store:
+            asyncio.run(run_tournament(spec, store, transport="inproc"))
+    with sqlite3.connect(db) as conn:  # "weekly" stopped before its last seating: closed
+        tid = conn.execute("SELECT id FROM tournaments WHERE name = 'weekly'").fetchone()[0]
+        assert tid == 2
+        last = conn.execute("SELECT MAX(idx) FROM matches WHERE tournament_id = ?", (tid,)).fetchone()[0]
+        conn.execute("DELETE FROM matches WHERE tournament_id = ? AND idx = ?", (tid, last))
+        conn.execute("UPDATE tournaments SET finished = NULL WHERE id = ?", (tid,))
+    with Store(db, read_only=True) as store:
+        tour = store.tournament("weekly")
+        assert tour.disclosure.closed
+        rows = store.matches(tour.id)
+        assert rows and all(store.disclosure_of(r).closed for r in rows)
+        assert store.tournament(2).name == "weekly"  # an id is an id
+        assert store.tournament("2").name == "2"  # what a user types: a name first
+    runner = CliRunner()
+    with serve_web(db, env={**os.environ, "COLUMNS": "500"}) as url:
+        for r in rows:
+            got = runner.invoke(app, ["replay", r.match_id, "--json", "--db", str(db)])
+            assert got.exit_code == 2 and "duplicate deals" in _text(got) and str(r.seed) not in got.output
+            status, body = _get(url + f"m/{r.match_id}?view=full&step=1")
+            assert status == 403 and f"seed {r.seed}" not in body
