@@ -643,7 +643,8 @@ class Store:
 
     def disclosure_of(self, row: "MatchRow") -> Disclosure:
         """The disclosure of a stored match: its batch's (``cardarena.disclosure`` decides):
-        its tournament's, or its arena encounter's (closed unless stored whole)."""
+        its tournament's, or its arena encounter's (closed unless stored whole); a batch that
+        cannot be read is closed (``UNSAID``), as a match of none is."""
         if row.arena_id is not None:
             found = self.db.execute(
                 "SELECT a.name, e.status FROM arena_encounters e JOIN arenas a ON a.id = e.arena_id "
@@ -654,7 +655,7 @@ class Store:
         try:
             return self.tournament(row.tournament_id).disclosure
         except StoreError:
-            return disclosure.OPEN
+            return disclosure.UNSAID
 
     def read_match(self, match_id: str) -> tuple[MatchRecord, Disclosure]:
         """The one reader of a stored match, whatever played it (a tournament, an

@@ -165,3 +165,17 @@ def test_a_tournament_named_like_another_ones_id_does_not_lend_it_its_disclosure
             assert got.exit_code == 2 and "duplicate deals" in _text(got) and str(r.seed) not in got.output
             status, body = _get(url + f"m/{r.match_id}?view=full&step=1")
             assert status == 403 and f"seed {r.seed}" not in body
+
+
+def test_a_match_whose_tournament_cannot_be_read_is_withheld(stores, tmp_path):
+    """Secure by default: a match whose tournament row cannot be read (its spec corrupt)
+    is withheld like a match of no known batch (``UNSAID``), never shown as open."""
+    db = tmp_path / "corrupt.sqlite"
+    shutil.copy(stores["unfinished duplicate"], db)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE tournaments SET spec = '{not json'")
+        match_id, seed = conn.execute("SELECT match_id, seed FROM matches LIMIT 1").fetchone()
+    with Store(db, read_only=True) as store:
+        assert store.disclosure_of(store.match(match_id)).closed
+    got = CliRunner().invoke(app, ["replay", match_id, "--json", "--db", str(db)])
+    assert got.exit_code == 2 and str(seed) not in got.output, got.output
