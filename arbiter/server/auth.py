@@ -38,6 +38,26 @@ TOKEN_BYTES = 24
 DEFAULT_FILE = "arbiter-credentials.json"
 
 
+#: Author names that are identities of their own, with more than an author's rights: the
+#: Bots service acts as "admin" for the admin token (every author's bots), and the registry
+#: gives a bot submitted on this machine (``arbiter bots submit`` without --server) the
+#: author "local". An author token issued under either name would act as that identity, so
+#: neither is issued nor read from a file.
+RESERVED_AUTHORS = {
+    "admin": "the admin token acts as 'admin' on the Bots service (every author's bots)",
+    "local": "'local' owns the bots registered on this machine (arbiter bots submit without --server)",
+}
+
+
+def author_name_fault(name: str) -> str:
+    """Why ``name`` cannot be an author's name ("" if it can)."""
+    if not names.is_name(name):
+        return f"bad author name {name[:80]!r}: {names.NAME_RULE}"
+    if name in RESERVED_AUTHORS:
+        return f"author name {name!r} is reserved: {RESERVED_AUTHORS[name]}; choose another name"
+    return ""
+
+
 class CredentialsError(Exception):
     """A credentials file that cannot be used; the message names the file and the fault."""
 
@@ -98,8 +118,8 @@ class Credentials:
             if not names.is_name(name):
                 raise CredentialsError(f"{where}: bad bot name {name[:80]!r}: {names.NAME_RULE}")
         for name in creds.authors:
-            if not names.is_name(name):
-                raise CredentialsError(f"{where}: bad author name {name[:80]!r}: {names.NAME_RULE}")
+            if fault := author_name_fault(name):
+                raise CredentialsError(f"{where}: {fault}")
         return creds
 
 
@@ -172,8 +192,8 @@ def ensure(path: str | os.PathLike, bots: tuple[str, ...] = (), authors: tuple[s
         if not names.is_name(name):
             raise CredentialsError(f"bad bot name {name[:80]!r}: {names.NAME_RULE}")
     for name in authors:
-        if not names.is_name(name):
-            raise CredentialsError(f"bad author name {name[:80]!r}: {names.NAME_RULE}")
+        if fault := author_name_fault(name):
+            raise CredentialsError(fault)
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
         with _locked(p):

@@ -60,3 +60,33 @@ def test_no_token_reads_as_a_command_line_option():
     parser = argparse.ArgumentParser()
     parser.add_argument("--token")
     assert all(parser.parse_args(["--token", t]).token == t for t in tokens[:500])
+
+
+@pytest.mark.parametrize("author", ["admin", "local"])
+def test_an_author_cannot_be_named_as_an_identity_the_bots_service_gives_more(tmp_path, author):
+    """The Bots service and the registry know two identities besides authors by name: the
+    admin token acts as "admin" (every author's bots), and a bot submitted on this machine
+    (``arbiter bots submit`` without --server) is owned by "local". An author token issued
+    under either name acted as that identity: the author "admin" listed, showed and removed
+    every other author's bots (and could add versions to them), the author "local" every
+    bot the operator had registered. Neither name is issued, nor read from a file."""
+    path = tmp_path / "creds.json"
+    with pytest.raises(CredentialsError, match=f"author name {author!r} is reserved"):
+        auth.ensure(path, (), ("alice", author))
+    assert not path.exists() or author not in auth.read(path).authors
+    auth.ensure(path, (), ("alice",))
+    edited = json.loads(path.read_text())
+    edited["authors"][author] = "z" * 24  # a file edited by hand
+    path.write_text(json.dumps(edited))
+    with pytest.raises(CredentialsError, match=f"author name {author!r} is reserved") as info:
+        auth.read(path)
+    assert str(path) in str(info.value)
+
+
+def test_the_cli_refuses_to_issue_a_reserved_author_name(tmp_path):
+    from tests.cli.badinput import run_in_process
+
+    path = tmp_path / "creds.json"
+    got = run_in_process("credentials", "add-author", "admin", "--credentials", str(path))
+    assert got.returncode != 0 and "reserved" in " ".join(got.stderr.split()), got
+    assert not path.exists() or "admin" not in auth.read(path).authors
