@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import secrets
 import shlex
 import sys
 from pathlib import Path
@@ -24,11 +25,12 @@ from typing import Annotated, Optional
 import typer
 
 from cardarena.games import GAMES
+from arbiter.batch.settings import is_trusted
 from arbiter.rating.betting import SEQUENTIAL
 from arbiter.rating.luck import MIN_DEALS as LUCK_MIN_DEALS
 from arbiter.rating.sprt import MIN_DEALS
 from arbiter.cli._common import (
-    OptionOpt, PresetOpt, SeedOpt, UsageError, _parse_options, _run, app, check_writable, err, out, terminate_as_interrupt,
+    OptionOpt, PresetOpt, UsageError, _parse_options, _run, app, check_writable, err, out, terminate_as_interrupt,
     write_text,
 )
 
@@ -46,7 +48,10 @@ def evaluate(
         Optional[int],
         typer.Option("--deals", help=f"Deals to play; each is played twice, the bots swapping seats. With --sprt: the "
                                      f"most to play (default {SPRT_MAX_DEALS}; else {FIXED_DEALS}).")] = None,
-    seed: SeedOpt = 0,
+    seed: Annotated[Optional[int], typer.Option(
+        "--seed", help="Deal seed: the same seed replays the same deals. Default: 0 for bots installed with the arbiter; "
+                       "a secret one drawn at random (printed at the end) if a bot is not (a file, folder or "
+                       "registered bot could compute the deals of a known seed)")] = None,
     option: OptionOpt = None,
     preset: PresetOpt = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes (1: play in this process). With "
@@ -180,9 +185,13 @@ def evaluate(
         # nothing is played, but a command that names a way to play must name one that exists
         _run(parse_where, transport, cluster=cluster, bots=(bot_a, bot_b),
              allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER))
-        _run(_plan, game, (bot_a, bot_b), options, preset, test, sequential, sd_bound, db, cap, seed,
+        _run(_plan, game, (bot_a, bot_b), options, preset, test, sequential, sd_bound, db, cap, seed or 0,
              luck_adjusted, json_path, bounds, alpha, beta, min_deals, sprt_model)
         return
+    drawn = seed is None and not all(is_trusted(b) for b in (bot_a, bot_b))
+    # Seeds are secrets (README): deals follow from the seed by a public scheme, so a bot
+    # that is not installed with the arbiter never plays the deals of a known seed.
+    seed = secrets.randbits(62) if drawn else (0 if seed is None else seed)
     if probes_file is not None:
         _run(check_writable, probes_file, "--probes-file")
     if luck_adjusted:
@@ -246,6 +255,10 @@ def evaluate(
     if luck_line:
         out.print(luck_line, highlight=False, soft_wrap=True)
     out.print(f"played: {result.venue}", highlight=False)
+    if drawn:
+        out.print(f"seed {seed} drawn at random (a bot not installed with the arbiter could compute the deals of a "
+                  f"known seed); --seed {seed} replays these deals{' and resumes this evaluation' if db else ''}",
+                  highlight=False, soft_wrap=True)
     line = result.sprt_summary()
     if line:
         out.print(line, highlight=False, soft_wrap=True)

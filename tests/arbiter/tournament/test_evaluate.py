@@ -230,3 +230,49 @@ def test_a_stored_evaluation_names_the_match_a_lost_most_and_the_analysis_that_s
     clean = CliRunner().invoke(app, ["evaluate", "spades", "heuristic", "random", "--deals", "1", "--seed", "3",
                                      "-o", "deals=1", "--db", str(tmp_path / "r.sqlite")])
     assert clean.exit_code == 0 and "lost most" not in clean.output, clean.output
+
+
+#: A bot that uses only what a sandboxed bot sees (the SDK, the engines, the public seed
+#: scheme) to recognise its deal among an evaluation's deals of seed 0 (the old default of
+#: ``--seed``), and writes down whether it could (and so knew every other seat's hand).
+RECOGNISER = '''
+import hashlib, os
+from sdk import Bot
+from cardarena.games import get_game
+
+def deal_seed(seed, deal):
+    return int.from_bytes(hashlib.sha256(":".join(map(str, (seed, "deal", 0, deal))).encode()).digest()[:6], "big")
+
+class Recogniser(Bot):
+    games = ("spades",)
+    def choose(self, view, legal_actions):
+        if not getattr(self, "_looked", False) and view.hand:
+            self._looked = True
+            game = get_game("spades", dict(self.info.options))
+            found = [d for d in range(20)
+                     if set(view.hand) <= set(game.new_initial_state(deal_seed(0, d)).revealed_view(view.seat).hand)]
+            with open(os.environ["RECOGNISED"], "a") as f:
+                f.write(f"{found}\\n")
+        return legal_actions[0]
+'''
+
+
+def test_without_a_seed_a_bot_not_installed_here_cannot_recognise_its_deal(tmp_path, monkeypatch) -> None:
+    """Seeds are secrets: deals follow from the seed by a public scheme, so a bot that knew
+    the seed could compute every hand. ``--seed`` defaulted to 0, so a bot given by file to
+    ``arbiter evaluate`` without ``--seed`` found its deal among ``deal_seed(0, d)`` and knew
+    the other seats' cards. Without ``--seed``, a bot that is not installed with the
+    arbiter now plays deals of a seed drawn at random (printed at the end, to replay);
+    evaluations of installed bots keep seed 0 (their deals are reproducible as they were)."""
+    bot = tmp_path / "recogniser.py"
+    bot.write_text(RECOGNISER)
+    seen = tmp_path / "recognised.txt"
+    monkeypatch.setenv("RECOGNISED", str(seen))
+    got = CliRunner().invoke(app, ["evaluate", "spades", str(bot), "random", "--deals", "2", "-o", "deals=1",
+                                   "--transport", "inproc"])
+    assert got.exit_code == 0, got.output
+    lines = seen.read_text().split()
+    assert len(lines) == 8 and set(lines) == {"[]"}, lines  # every seat of every match: no deal recognised
+    assert "(seed 0)" not in got.output and "--seed" in got.output  # the seed drawn, and how to replay it
+    installed = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "--deals", "1", "-o", "deals=1"])
+    assert installed.exit_code == 0 and "(seed 0)" in installed.output, installed.output
