@@ -28,6 +28,12 @@ def is_play_name(name: str) -> bool:
     return name.startswith(PLAY_PREFIX)
 
 
+#: Why a tournament or an evaluation is not given such a name: readers take it for a batch
+#: of single matches (open, no standings), and /play would store its matches into it.
+PLAY_NAME_TAKEN = (f"names starting with {PLAY_PREFIX!r} are the store's batches of single matches (arbiter play, "
+                   "/play); choose another name")
+
+
 def play_batch_name(game: str, options: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     """The batch a single match of ``game`` with ``options`` is kept in, and the options
     it changes from the game's defaults."""

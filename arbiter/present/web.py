@@ -607,10 +607,11 @@ def index_page(store: Store) -> str:
 
 def played_page(store: Store) -> str:
     """``/play/history``: the matches played one at a time (a person at /play, or
-    ``arbiter play``), kept in the store's ``play:GAME`` tournaments, newest first."""
+    ``arbiter play``), kept in the store's ``play:GAME`` tournaments, newest first (a batch
+    so named whose disclosure withholds its matches is no batch of single matches: left out)."""
     matches = []
     for t in store.tournaments():
-        if is_play_name(t.name):
+        if is_play_name(t.name) and t.disclosure.matches:
             matches += [(t, m) for m in store.matches(t.id)]
     matches.sort(key=lambda tm: (tm[0].id, tm[1].idx), reverse=True)
     return _env.get_template("played").render(matches=matches, person=HUMAN)

@@ -616,7 +616,11 @@ class Store:
             if db.execute("SELECT id FROM tournaments WHERE name = ?", (name,)).fetchone() is None:
                 db.execute("INSERT INTO tournaments (name, game, spec, created, planned) VALUES (?, ?, ?, ?, 0)",
                            (name, game, json.dumps(spec, sort_keys=True), time.time()))
-        return self.tournament(name)
+        batch = self.tournament(name)
+        if batch.disclosure.closed:  # a tournament so named: storing (and finishing) a match in it would open it
+            raise StoreError(f"{name!r} in {self.path} is a tournament still running with duplicate deals, not a batch "
+                             "of single matches: the match is not stored in it")
+        return batch
 
     def next_index(self, tournament_id: int) -> int:
         """The index after the batch's last stored match (0 for none)."""

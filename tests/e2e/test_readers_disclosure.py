@@ -38,6 +38,12 @@ pytestmark = pytest.mark.xdist_group("readers_disclosure")
 SEED = 515151
 
 
+def _copy_store(src: Path, dst: Path) -> None:
+    """A copy of a store as it reads now (its write-ahead log included)."""
+    with sqlite3.connect(src) as a, sqlite3.connect(dst) as b:
+        a.backup(b)
+
+
 def _text(result) -> str:
     return " ".join(result.output.split())
 
@@ -171,7 +177,7 @@ def test_a_match_whose_tournament_cannot_be_read_is_withheld(stores, tmp_path):
     """Secure by default: a match whose tournament row cannot be read (its spec corrupt)
     is withheld like a match of no known batch (``UNSAID``), never shown as open."""
     db = tmp_path / "corrupt.sqlite"
-    shutil.copy(stores["unfinished duplicate"], db)
+    _copy_store(stores["unfinished duplicate"], db)
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE tournaments SET spec = '{not json'")
         match_id, seed = conn.execute("SELECT match_id, seed FROM matches LIMIT 1").fetchone()
@@ -179,3 +185,47 @@ def test_a_match_whose_tournament_cannot_be_read_is_withheld(stores, tmp_path):
         assert store.disclosure_of(store.match(match_id)).closed
     got = CliRunner().invoke(app, ["replay", match_id, "--json", "--db", str(db)])
     assert got.exit_code == 2 and str(seed) not in got.output, got.output
+
+
+def test_a_tournament_cannot_pass_for_the_batch_of_single_matches(stores, tmp_path):
+    """The store keeps single played matches (``arbiter play``, /play) in batches named
+    ``play:GAME``, and two readers took that name for what the batch is: /play/history
+    listed the scores of every match of a tournament so named without asking its
+    disclosure, and a match played at /play was stored into it and marked it finished,
+    which opened every replay of a duplicate tournament still running. Such a name is not
+    given to a tournament or an evaluation; a store that has one anyway (named by an older
+    version, or by hand) keeps it closed."""
+    from arbiter.batch.single import play_batch_name, store_play
+    from arbiter.tournament.evaluate import evaluate
+    from arbiter.tournament.spec import SpecError
+    from cardarena.games import ConfigError
+
+    for name in ("play:spades", "play:night"):
+        spec = TournamentSpec(game="spades", bots=("random", "greedy"), options={"deals": 1}, deals=1, seed=1,
+                              name=name, duplicate=True)
+        with Store(tmp_path / "new.sqlite") as store:
+            with pytest.raises(SpecError, match="play:"):
+                asyncio.run(run_tournament(spec, store, transport="inproc"))
+            with pytest.raises(ConfigError, match="play:"):
+                evaluate("spades", "random", "greedy", deals=1, seed=1, options={"deals": 1}, store=store, name=name)
+    db = tmp_path / "named.sqlite"
+    _copy_store(stores["unfinished duplicate"], db)
+    with Store(stores["finished duplicate"], read_only=True) as other:  # a spades match to store as /play does
+        record = other.matches(other.tournament("t").id)[0].record()
+    batch, _ = play_batch_name(record.game, record.options)
+    with sqlite3.connect(db) as conn:  # a running duplicate tournament that the store calls play:GAME
+        conn.execute("UPDATE tournaments SET name = ?", (batch,))
+    with Store(db, read_only=True) as store:
+        tour = store.tournament(batch)
+        rows = store.matches(tour.id)
+        assert tour.disclosure.closed and rows
+    with serve_web(db, env={**os.environ, "COLUMNS": "500"}) as url:
+        status, page = _get(url + "play/history")
+        assert status == 200
+        for r in rows:
+            assert " / ".join(f"{s:g}" for s in r.outcome.scores) not in page, "a closed match's scores are listed"
+    with pytest.raises(Exception, match="play:"):
+        store_play(db, record)
+    with Store(db, read_only=True) as store:
+        assert store.tournament(batch).disclosure.closed  # still running: nothing opened
+        assert len(store.matches(tour.id)) == len(rows)
