@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import math
-import secrets
 import shlex
 import sys
 from pathlib import Path
@@ -50,8 +49,9 @@ def evaluate(
                                      f"most to play (default {SPRT_MAX_DEALS}; else {FIXED_DEALS}).")] = None,
     seed: Annotated[Optional[int], typer.Option(
         "--seed", help="Deal seed: the same seed replays the same deals. Default: 0 for bots installed with the arbiter; "
-                       "a secret one drawn at random (printed at the end) if a bot is not (a file, folder or "
-                       "registered bot could compute the deals of a known seed)")] = None,
+                       "a secret one if a bot is not (a file, folder or registered bot could compute the deals of a "
+                       "known seed): drawn at random, or with --db the seed of the same evaluation left "
+                       "unfinished there, resumed; printed at the end")] = None,
     option: OptionOpt = None,
     preset: PresetOpt = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes (1: play in this process). With "
@@ -153,7 +153,7 @@ def evaluate(
 ) -> None:
     """Play BOT_A against BOT_B on duplicate deals and print A's mean margin ± standard error.
 
-    With --sprt M0,M1 the deals are played in order and the run stops at the first deal where the sequential test accepts H0 (margin <= M0) or H1 (margin >= M1), or at --deals with "no decision". With --sd-bound S the test is the variance-bounded one (--sequential variance): its error rates hold on any distribution of deals whose s.d. is at most S (skewed, heavy-tailed), it needs about as few deals as the normal SPRT, and the deals are checked against S as they come; --sd-bound auto (with --db) takes S as 1.2x the s.d. of the same two bots' deal margins stored there (their evaluations pooled, once they hold 100 deals; else their kin's), and says which. Without it the default test (--sequential betting) holds its error rates on any deal distribution but needs the margin's bounds (--bounds; derived for Spades with -o deals=N and single games of Spite and Malice), and is slow when they are much wider than the deals (the output says how many deals any test valid within those bounds needs; a narrower --bounds tests the margin clipped to it); --sequential score asks another question, "does A win more often" (the pair's win/draw/loss score), and is no stand-in for the margin; --sequential normal is the older SPRT, quicker on near-normal margins only (docs/strength.md). With --db it can be stopped and resumed: the same command continues where it was (with a bot not installed with the arbiter, give the --seed the run printed).
+    With --sprt M0,M1 the deals are played in order and the run stops at the first deal where the sequential test accepts H0 (margin <= M0) or H1 (margin >= M1), or at --deals with "no decision". With --sd-bound S the test is the variance-bounded one (--sequential variance): its error rates hold on any distribution of deals whose s.d. is at most S (skewed, heavy-tailed), it needs about as few deals as the normal SPRT, and the deals are checked against S as they come; --sd-bound auto (with --db) takes S as 1.2x the s.d. of the same two bots' deal margins stored there (their evaluations pooled, once they hold 100 deals; else their kin's), and says which. Without it the default test (--sequential betting) holds its error rates on any deal distribution but needs the margin's bounds (--bounds; derived for Spades with -o deals=N and single games of Spite and Malice), and is slow when they are much wider than the deals (the output says how many deals any test valid within those bounds needs; a narrower --bounds tests the margin clipped to it); --sequential score asks another question, "does A win more often" (the pair's win/draw/loss score), and is no stand-in for the margin; --sequential normal is the older SPRT, quicker on near-normal margins only (docs/strength.md). With --db it can be stopped and resumed: the same command continues where it was.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -190,8 +190,9 @@ def evaluate(
         return
     drawn = seed is None and not all(is_trusted(b) for b in (bot_a, bot_b))
     # Seeds are secrets (README): deals follow from the seed by a public scheme, so a bot
-    # that is not installed with the arbiter never plays the deals of a known seed.
-    seed = secrets.randbits(62) if drawn else (0 if seed is None else seed)
+    # that is not installed with the arbiter never plays the deals of a known seed (None: the
+    # library draws one, or resumes the same evaluation left unfinished in --db).
+    seed = None if drawn else (0 if seed is None else seed)
     if probes_file is not None:
         _run(check_writable, probes_file, "--probes-file")
     if luck_adjusted:
@@ -256,9 +257,9 @@ def evaluate(
         out.print(luck_line, highlight=False, soft_wrap=True)
     out.print(f"played: {result.venue}", highlight=False)
     if drawn:
-        out.print(f"seed {seed} drawn at random (a bot not installed with the arbiter could compute the deals of a "
-                  f"known seed); --seed {seed} replays these deals{' and resumes this evaluation' if db else ''}",
-                  highlight=False, soft_wrap=True)
+        how = "drawn at random" if result.seed_source == "drawn" else f"that of {result.stored_as}, resumed"
+        out.print(f"seed {result.seed} {how} (a bot not installed with the arbiter could compute the deals of a known "
+                  f"seed); --seed {result.seed} replays these deals", highlight=False, soft_wrap=True)
     line = result.sprt_summary()
     if line:
         out.print(line, highlight=False, soft_wrap=True)

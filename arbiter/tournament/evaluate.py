@@ -57,6 +57,7 @@ import hashlib
 import json
 import logging
 import math
+import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
@@ -123,6 +124,7 @@ class EvalResult:
     sprt_state: SprtState | BettingState | None = None  # where the test stopped (None without a test)
     max_deals: int = 0  # the cap (``deals`` asked for)
     resumed: int = 0  # matches found in the store instead of played
+    seed_source: str = ""  # with seed None: "drawn" (a new secret seed) or "resumed" (an unfinished evaluation's)
     stored_as: str | None = None  # the store's tournament name
     preset: str | None = None
     venue: str = ""  # where the matches were played (``arbiter.batch.venue.Where``), in words
@@ -351,6 +353,22 @@ def evaluation_spec(
     }
 
 
+def secret_seed(store: Store | None, name: str | None, fresh: bool, spec: Mapping[str, Any],
+                contents: Mapping[str, str]) -> tuple[int, str]:
+    """A seed for an evaluation whose bots must not know it (``evaluate``'s ``seed`` None) and
+    where it came from: the seed of the latest evaluation in ``store`` with ``spec`` but for its
+    seed, and the bot files' ``contents``, that is unfinished (or is called ``name``), so that the
+    same command resumes it ("resumed"); else a new one ("drawn"; with ``fresh`` always)."""
+    if store is not None and not fresh:
+        want = {k: v for k, v in spec.items() if k != "seed"}
+        for t in reversed(store.tournaments()):
+            kept = {k: v for k, v in t.spec.items() if k not in ("seed", "sd_auto", CONTENT_KEY)}
+            if (t.finished is None or t.name == name) and (name is None or t.name == name) and kept == want \
+                    and t.spec.get(CONTENT_KEY, {}) == dict(contents) and isinstance(t.spec.get("seed"), int):
+                return t.spec["seed"], "resumed"
+    return secrets.randbits(62), "drawn"
+
+
 def default_name(spec: Mapping[str, Any]) -> str:
     """``evaluate-GAME-A-B-SEED-<hash of the spec>``: the same command resumes, another starts anew."""
     digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:6]
@@ -363,7 +381,7 @@ def evaluate(
     bot_a: str,
     bot_b: str,
     deals: int = 10,
-    seed: int = 0,
+    seed: int | None = 0,
     options: Mapping[str, Any] | None = None,
     preset: str | None = None,
     jobs: int = 1,
@@ -393,6 +411,10 @@ def evaluate(
     raw one (``EvalResult.luck``); a sequential test (``Sprt`` or ``VarianceTest``, whose
     assumptions hold for the corrected values) then reads the corrected margins
     (``arbiter.rating.luck.OnlineCorrection``).
+    ``seed`` None: a seed no bot can know (README, "Seeds are secrets": the deals follow from
+    it by a public scheme): that of the same evaluation, but for its seed, left unfinished in
+    ``store`` (or stored under ``name``), which the run resumes, else one drawn at random
+    (``EvalResult.seed_source`` says which; ``EvalResult.seed`` is the seed).
 
     Raises ConfigError for a bad game, option, count or transport, BotLoadError for an unknown bot,
     StoreError when the store is locked by another run or holds another evaluation of that name,
@@ -416,7 +438,13 @@ def evaluate(
             raise ConfigError("--luck-adjusted with --sprt: the betting test's bounds are the raw margin's, which a "
                               "correction widens; give --sd-bound S (the variance-bounded test, S a bound on the "
                               "adjusted margin's s.d.) or --sequential normal")
+    seed_source = ""
+    if seed is None:
+        seed, seed_source = secret_seed(
+            store, name, fresh, evaluation_spec(game, bot_a, bot_b, deals, 0, opts, preset, decision_ms, bank_ms, sprt),
+            bot_contents((bot_a, bot_b)))
     result = EvalResult(game, bot_a, bot_b, 0, seed, opts, sprt=sprt, max_deals=deals, preset=preset,
+                        seed_source=seed_source,
                         venue=describe(where, (bot_a, bot_b)),
                         luck_expected=None if luck is None else luck.expected,
                         luck_reused=0 if luck is None else luck.reused,

@@ -276,3 +276,39 @@ def test_without_a_seed_a_bot_not_installed_here_cannot_recognise_its_deal(tmp_p
     assert "(seed 0)" not in got.output and "--seed" in got.output  # the seed drawn, and how to replay it
     installed = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "--deals", "1", "-o", "deals=1"])
     assert installed.exit_code == 0 and "(seed 0)" in installed.output, installed.output
+
+
+def test_a_secret_seed_is_kept_by_the_store_so_the_same_command_resumes(tmp_path) -> None:
+    """``seed`` None (the CLI's default for a bot not installed here): an evaluation cut off
+    is resumed by the same call, on its own secret seed; once it is finished, or with
+    ``fresh``, the next call draws a new one."""
+    from arbiter.store.db import Store
+
+    class Cut(Exception):
+        pass
+
+    def cut_after_two(r: EvalResult) -> None:
+        if r.deals == 2:
+            raise Cut
+
+    kw = dict(deals=4, options={"deals": 1})
+    with Store(tmp_path / "e.sqlite") as store:
+        with pytest.raises(Cut):
+            evaluate("spades", "greedy", "random", seed=None, store=store, on_deal=cut_after_two, **kw)
+        (cut,) = store.tournaments()
+        assert cut.finished is None and cut.done == 4 and cut.spec["seed"] > 2 ** 32  # 62 random bits, kept
+        again = evaluate("spades", "greedy", "random", seed=None, store=store, **kw)
+        assert (again.seed, again.seed_source, again.resumed, again.deals) == (cut.spec["seed"], "resumed", 4, 4)
+        other = evaluate("spades", "greedy", "random", seed=None, store=store, **kw)  # that one is finished
+        assert other.seed_source == "drawn" and other.seed != again.seed and other.resumed == 0
+        named = evaluate("spades", "greedy", "random", seed=None, store=store, name="mine", **kw)
+        assert evaluate("spades", "greedy", "random", seed=None, store=store, name="mine", **kw).seed == named.seed
+        fresh = evaluate("spades", "greedy", "random", seed=None, store=store, name="mine", fresh=True, **kw)
+        assert fresh.seed_source == "drawn" and fresh.seed != named.seed
+        with pytest.raises(Cut):
+            evaluate("spades", "greedy", "random", seed=None, store=store, on_deal=cut_after_two, **kw)
+        cut2 = store.tournaments()[-1]
+        longer = evaluate("spades", "greedy", "random", seed=None, store=store, deals=5, options={"deals": 1})
+        assert longer.seed_source == "drawn" and longer.seed != cut2.spec["seed"]  # another evaluation (more deals)
+        alone = evaluate("spades", "greedy", "random", seed=None, **kw)  # no store: drawn
+        assert alone.seed_source == "drawn" and alone.seed not in (cut2.spec["seed"], longer.seed)
