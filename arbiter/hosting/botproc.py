@@ -291,6 +291,8 @@ class BotPool:
         box = self.sandbox
         assert box is not None
         key = key or name
+        if (old := self.procs.get(key)) is not None:  # a process restarted under its key: its token goes
+            self.hub.unexpect(old.token)
         token = self.hub.expect(name)
         log_path = self.log_dir / f"{key}.stderr.log"
         args, code, env, runtime = self._command(name, spec, own_name)
@@ -323,7 +325,11 @@ class BotPool:
                              system=system)
         argv_with_address = launch.argv + ["--address", self._dial(launch.address, runtime)]
         launch.argv = argv_with_address
-        proc = sb.start(launch, log_path)
+        try:
+            proc = sb.start(launch, log_path)
+        except BaseException:
+            self.hub.unexpect(token)
+            raise
         bp = BotProcess(name, spec, proc, log_path, launch.workdir, token=token, key=key,
                         code=tuple(code) if box.mode == "bwrap" else ())
         self.procs[key] = bp
@@ -347,13 +353,16 @@ class BotPool:
         return self.hub.session_for(bp.token) if bp is not None else None
 
     def forget(self, bp: BotProcess) -> None:
-        """Drop a stopped process from ``procs`` (unless another has taken its key since)."""
+        """Drop a stopped process from ``procs`` (unless another has taken its key since);
+        its launch token is no longer accepted."""
+        self.hub.unexpect(bp.token)
         if self.procs.get(bp.key) is bp:
             del self.procs[bp.key]
 
     def stop(self) -> None:
         for bp in list(self.procs.values()):
             bp.stop()
+            self.hub.unexpect(bp.token)
         if not self._released:  # the process's fork servers: kept a while for its next pool
             self._released = True
             for spec, server in self.forkservers.items():

@@ -187,6 +187,12 @@ class Hub:
         self._launch_tokens[token] = name
         return token
 
+    def unexpect(self, token: str) -> None:
+        """The launch token of a bot process that has stopped: no longer accepted (a
+        long-running arbiter starts a process per match; each Hello is checked against the
+        tokens of the live ones only)."""
+        self._launch_tokens.pop(token, None)
+
     def check_hello(self, hello: pb.Hello) -> tuple[str, str] | None:
         """None if the Hello is well formed, else (error code, reason)."""
         if hello.protocol_version != convert.PROTOCOL_VERSION:

@@ -148,3 +148,31 @@ def test_match_isolation_starts_no_spare_that_no_seat_of_the_tournament_will_use
         rows = asyncio.run(run_tournament(spec, store, concurrency=2))
     assert len(rows) == 4
     assert sorted(launched) == sorted(n for r in rows for n in r.seats)  # one process per seat played, no more
+
+
+def test_a_stopped_processs_launch_token_is_no_longer_accepted():
+    """A launch token identifies one bot process while it runs: once the process is stopped
+    (its match over, with ``match`` isolation) a Hello with it is refused, and the hub keeps
+    only the tokens of the live processes (an arbiter that runs for weeks starts a process per
+    match, and checks every Hello against them)."""
+    from cardarena.v1 import arena_pb2 as pb
+
+    async def main():
+        server = await start_private_server()
+        host = BotHost(server.hub, server.address, {"random": "random"}, isolation="match", copies=1)
+        try:
+            await host.start()
+            lease, _ = await host.lease(["random", "random", "random", "random"])
+            tokens = [bp.token for bp in host._leased[lease]]
+            live = [server.hub.authenticate(pb.Hello(token=t, bot_name="random"))[1] for t in tokens]
+            host.release(lease)
+            await asyncio.gather(*host._stopping)
+            gone = [server.hub.authenticate(pb.Hello(token=t, bot_name="random")) for t in tokens]
+            return live, gone, set(server.hub._launch_tokens) & set(tokens)
+        finally:
+            await host.stop()
+            await server.stop(0.2)
+
+    live, gone, kept = asyncio.run(main())
+    assert live == ["this token is already in use by another connection"] * 4  # known while its process plays
+    assert gone == [(None, "token not accepted")] * 4 and not kept
