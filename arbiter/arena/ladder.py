@@ -327,6 +327,8 @@ class ArenaSpec:
                 raise SpecError("transport: the remote division's bots connect over gRPC")
         if self.name and not is_name(self.name):
             raise SpecError(f"name: bad arena name {self.name[:80]!r}: {NAME_RULE}")
+        if self.name.isdigit():
+            raise SpecError(f"name: {self.name!r}: a name of digits alone reads as another arena's id: add a letter")
         names = bot_names(self.house)
         if len(set(names)) != len(names):
             raise SpecError(f"house: two house bots are called the same: {list(names)}")

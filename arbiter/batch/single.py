@@ -28,10 +28,17 @@ def is_play_name(name: str) -> bool:
     return name.startswith(PLAY_PREFIX)
 
 
-#: Why a tournament or an evaluation is not given such a name: readers take it for a batch
-#: of single matches (open, no standings), and /play would store its matches into it.
-PLAY_NAME_TAKEN = (f"names starting with {PLAY_PREFIX!r} are the store's batches of single matches (arbiter play, "
-                   "/play); choose another name")
+def name_taken(name: str) -> str:
+    """Why a tournament or an evaluation may not be called ``name`` ("" if it may): a name
+    starting with ``play:`` is the store's batch of single matches (readers take it for one,
+    open, and /play would store its matches into it); a name of digits alone reads as another
+    one's id (``arbiter standings N``, the web page's ``/t/N``)."""
+    if is_play_name(name):
+        return (f"names starting with {PLAY_PREFIX!r} are the store's batches of single matches (arbiter play, "
+                "/play); choose another name")
+    if name.isdigit():
+        return "a name of digits alone reads as another tournament's id (arbiter standings N, /t/N): add a letter"
+    return ""
 
 
 def play_batch_name(game: str, options: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:

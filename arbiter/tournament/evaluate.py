@@ -65,7 +65,7 @@ from cardarena.games import ConfigError, Game, Outcome, get_game
 from arbiter.batch.engine import batch_key, play_batch
 from arbiter.batch.plan import PlannedMatch, deal_seed, pair_seatings
 from arbiter.batch.settings import CONTENT_KEY, bot_contents, bot_names, keyed_spec
-from arbiter.batch.single import PLAY_NAME_TAKEN, is_play_name
+from arbiter.batch.single import name_taken
 from arbiter.batch.venue import AUTO, Kind, Where, describe, open_venue, parse_where
 from arbiter.store.db import MatchRow, Store, StoreError
 from arbiter.rating.betting import BettingState, BettingTest
@@ -458,8 +458,8 @@ def evaluate(
         spec = evaluation_spec(game, bot_a, bot_b, deals, seed, opts, preset, decision_ms, bank_ms, sprt)
         contents = bot_contents((bot_a, bot_b))  # a file bot edited since is another evaluation
         result.stored_as = name or default_name({**spec, CONTENT_KEY: contents} if contents else spec)
-        if is_play_name(result.stored_as):
-            raise ConfigError(f"name: {result.stored_as[:80]!r}: {PLAY_NAME_TAKEN}")
+        if taken := name_taken(result.stored_as):
+            raise ConfigError(f"name: {result.stored_as[:80]!r}: {taken}")
         stored = None if fresh else store.stored_spec(result.stored_as)
         if isinstance(sprt, AutoVarianceTest):
             # read once, kept in the spec: a resumed run tests at the bound it started with

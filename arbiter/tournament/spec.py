@@ -48,7 +48,7 @@ from typing import Any, ClassVar, Mapping
 from arbiter.batch.cluster import bad_scheduler_address
 from arbiter.batch.plan import Seatings
 from arbiter.batch.settings import SpecError, bot_names, bot_sources, check_table, read_toml  # noqa: F401 (the spec's API)
-from arbiter.batch.single import PLAY_NAME_TAKEN, is_play_name
+from arbiter.batch.single import name_taken
 from arbiter.hosting.botproc import ISOLATIONS
 from arbiter.store.registry import is_registered_ref
 from cardarena.disclosure import Disclosure, of_tournament
@@ -248,8 +248,8 @@ class TournamentSpec:
         except ConfigError as exc:
             where = "game" if "unknown game" in str(exc) else ("preset" if "preset" in str(exc) else "options")
             raise SpecError(f"{where}: {exc}") from None
-        if is_play_name(self.display_name):
-            raise SpecError(f"name: {self.display_name[:80]!r}: {PLAY_NAME_TAKEN}")
+        if taken := name_taken(self.display_name):
+            raise SpecError(f"name: {self.display_name[:80]!r}: {taken}")
         names = self.bot_names
         if len(self.bots) < 1 or (len(self.bots) < 2 and not self.teams):
             raise SpecError(f"bots: a tournament needs at least 2 bots, got {len(self.bots)}")

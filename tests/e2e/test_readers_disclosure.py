@@ -145,13 +145,18 @@ def test_a_tournament_named_like_another_ones_id_does_not_lend_it_its_disclosure
     one still running. It did: ``Store.tournament(2)`` preferred the tournament *named*
     "2", so ``arbiter replay`` printed a running duplicate tournament's deal while
     ``tournament show`` said it was withheld, and the web replay showed it too."""
+    from arbiter.tournament.spec import SpecError
+
     db = tmp_path / "ids.sqlite"
-    for name, seed in (("2", 11), ("weekly", 12)):  # ids 1 and 2
+    for name, seed in (("two", 11), ("weekly", 12)):  # ids 1 and 2
         spec = TournamentSpec(game="spades", bots=("random", "greedy"), options={"deals": 1}, deals=1, seed=seed,
                               name=name, duplicate=True)
         with Store(db) as store:
             asyncio.run(run_tournament(spec, store, transport="inproc"))
+    with pytest.raises(SpecError, match="a name of digits alone reads as another tournament's id"):
+        TournamentSpec(game="spades", bots=("random", "greedy"), options={"deals": 1}, name="2").validate()
     with sqlite3.connect(db) as conn:  # "weekly" stopped before its last seating: closed
+        conn.execute("UPDATE tournaments SET name = '2' WHERE name = 'two'")  # as a store of an older version may
         tid = conn.execute("SELECT id FROM tournaments WHERE name = 'weekly'").fetchone()[0]
         assert tid == 2
         last = conn.execute("SELECT MAX(idx) FROM matches WHERE tournament_id = ?", (tid,)).fetchone()[0]

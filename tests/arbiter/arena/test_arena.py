@@ -190,6 +190,8 @@ def test_the_settings_file_and_flags():
         arena_from_dict({"game": "spades", "dealz": 2})
     with pytest.raises(SpecError, match="isolation"):
         ArenaSpec(game="spades", isolation="shared").validate()
+    with pytest.raises(SpecError, match="name: '7': a name of digits alone reads as another arena's id"):
+        ArenaSpec(game="spades", name="7").validate()
     assert ArenaSpec(game="spades").host_isolation == "match" and ArenaSpec(game="spades", deals=2).host_isolation == "deal"
 
 
