@@ -347,11 +347,15 @@ def test_the_match_end_encodes_each_outcome_of_its_own():
             "spades", "m1", 2, told)).match_end.outcome) == told
 
 
-def test_an_answer_echoing_a_turns_action_is_read_as_the_engines_own_object():
+def test_an_answer_echoing_a_turns_action_is_read_as_the_engines_own_object(monkeypatch):
     """action_from_proto keeps an answer's bytes with the equal action a Turn of this
     process offered (the legal actions' cache), so the runner's legality check of the next
     such answer is an identity test; an answer of an action no Turn offered is decoded
     as before, and a malformed one still raises WireError."""
+    # the process's caches, empty: an earlier test's engine may have offered equal actions
+    # first, and its objects (equal, not these) would then be the ones kept
+    monkeypatch.setattr(convert, "_ACTION_WIRE", {})
+    monkeypatch.setattr(convert, "_ACTION_OF_WIRE", {})
     game = get_game("spades", {"deals": 1})
     state = game.new_initial_state(11)
     legal = state.legal_actions()
