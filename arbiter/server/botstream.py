@@ -813,8 +813,10 @@ class MatchesServicer(pb_grpc.MatchesServicer):
             policy = FailurePolicy.uniform(request.policy or "forfeit", request.max_strikes or 3)
         except ValueError:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"unknown policy {clip(request.policy, 40)!r} (forfeit or default)")
+        # no seed given: a secret one (a seed the bots could guess would hand them every hand)
+        seed = request.seed if request.HasField("seed") else secrets.randbits(62)
         config = MatchConfig(
-            game=request.game, seed=request.seed, options=dict(request.options), preset=request.preset or None,
+            game=request.game, seed=seed, options=dict(request.options), preset=request.preset or None,
             clock=clock, policy=policy, disclosure=OPEN,  # a match of no batch: its deal never comes back
         )
         try:
@@ -858,4 +860,5 @@ class MatchesServicer(pb_grpc.MatchesServicer):
             decisions=len(record.actions),
             actions=[a.action for a in record.actions],
             incidents=[f"seat {i.seat}: {i.kind}: {i.detail}" for i in record.incidents],
+            seed=record.seed,
         )

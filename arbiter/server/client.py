@@ -54,14 +54,16 @@ class RemoteMatch:
     outcome: Outcome
     actions: tuple[str, ...]
     incidents: tuple[str, ...]
+    seed: int = 0  # the deal seed it was played with
 
 
-def run_match(address: str, game: str, seats: Sequence[str], *, admin_token: str, seed: int = 0,
+def run_match(address: str, game: str, seats: Sequence[str], *, admin_token: str, seed: int | None = None,
               options: Mapping[str, Any] | None = None, preset: str | None = None, decision_ms: int = 10_000,
               bank_ms: int = 60_000, policy: str = "forfeit", tls_ca: bytes | None = None,
               timeout: float | None = None, seat_sessions: Sequence[str] = ()) -> RemoteMatch:
     """Ask the arbiter at ``address`` to play a match between its connected bots (admin);
-    ``seat_sessions``: the session to play each seat ("" for any of its bot's)."""
+    ``seat_sessions``: the session to play each seat ("" for any of its bot's); ``seed`` None:
+    a secret one the arbiter draws (``RemoteMatch.seed`` says which)."""
     request = pb.RunMatchRequest(
         game=game, options=codec.options_to_wire(options or {}), preset=preset or "", seed=seed, seats=list(seats),
         clock=pb.Clock(decision_ms=decision_ms, bank_ms=bank_ms), policy=policy, admin_token=admin_token,
@@ -72,7 +74,8 @@ def run_match(address: str, game: str, seats: Sequence[str], *, admin_token: str
             msg = pb_grpc.MatchesStub(ch).RunMatch(request, timeout=timeout)
         except grpc.RpcError as exc:
             raise _failed(address, exc) from None
-    return RemoteMatch(msg.match_id, codec.outcome_from_proto(msg.outcome), tuple(msg.actions), tuple(msg.incidents))
+    return RemoteMatch(msg.match_id, codec.outcome_from_proto(msg.outcome), tuple(msg.actions), tuple(msg.incidents),
+                       msg.seed)
 
 
 @dataclass(frozen=True)

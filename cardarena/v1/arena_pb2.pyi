@@ -296,18 +296,20 @@ class RunMatchRequest(_message.Message):
     def __init__(self, game: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., preset: _Optional[str] = ..., seed: _Optional[int] = ..., seats: _Optional[_Iterable[str]] = ..., clock: _Optional[_Union[Clock, _Mapping]] = ..., policy: _Optional[str] = ..., max_strikes: _Optional[int] = ..., admin_token: _Optional[str] = ..., seat_sessions: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MatchSummary(_message.Message):
-    __slots__ = ("match_id", "outcome", "decisions", "actions", "incidents")
+    __slots__ = ("match_id", "outcome", "decisions", "actions", "incidents", "seed")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     OUTCOME_FIELD_NUMBER: _ClassVar[int]
     DECISIONS_FIELD_NUMBER: _ClassVar[int]
     ACTIONS_FIELD_NUMBER: _ClassVar[int]
     INCIDENTS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     outcome: Outcome
     decisions: int
     actions: _containers.RepeatedScalarFieldContainer[str]
     incidents: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, match_id: _Optional[str] = ..., outcome: _Optional[_Union[Outcome, _Mapping]] = ..., decisions: _Optional[int] = ..., actions: _Optional[_Iterable[str]] = ..., incidents: _Optional[_Iterable[str]] = ...) -> None: ...
+    seed: int
+    def __init__(self, match_id: _Optional[str] = ..., outcome: _Optional[_Union[Outcome, _Mapping]] = ..., decisions: _Optional[int] = ..., actions: _Optional[_Iterable[str]] = ..., incidents: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ...) -> None: ...
 
 class ListSessionsRequest(_message.Message):
     __slots__ = ("admin_token",)

@@ -185,3 +185,19 @@ def test_a_bot_that_disconnects_forfeits_and_the_others_are_told(serve):
     summary, outcome = run(serve, seats)
     assert outcome.reason is EndReason.FORFEIT_DISCONNECT and outcome.ranks == (2, 1, 2, 1)
     assert serve.alive()
+
+
+def test_a_match_asked_without_a_seed_is_dealt_from_a_secret_one(serve):
+    """RunMatch with no seed: the arbiter draws a secret one (returned to the admin in the
+    summary) instead of playing deal 0, whose hands every connected bot could compute (deals
+    follow from a seed by a public scheme); a seed given, 0 included, is played as given."""
+    if not serve.bots:
+        for n in OTHERS:
+            serve.start_bot("random", n)
+    serve.start_bot("random", "random-4")
+    seats = [*OTHERS, "random-4"]
+    serve.wait_sessions(seats)
+    drawn = [run(serve, seats, seed=None)[0] for _ in range(2)]
+    zero, _ = run(serve, seats, seed=0)
+    assert zero.seed == 0 and all(s.seed > 2 ** 32 for s in drawn) and drawn[0].seed != drawn[1].seed
+    assert all(s.actions != zero.actions for s in drawn)  # not deal 0's play
