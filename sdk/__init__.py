@@ -39,12 +39,15 @@ def run(bot, address=None, token=None, name=None, argv=None, tls_ca=None, report
     ``ARENA_ADDRESS`` / ``ARENA_TOKEN`` / ``ARENA_TLS_CA``, then the defaults. Returns the
     number of matches played. Like ``python -m sdk``, it says on stderr when it is
     connected and when the arbiter closes the session (``report``: a function told those
-    lines instead; ``lambda text: None`` for silence).
+    lines instead; ``lambda text: None`` for silence), and ends as it does: Ctrl-C or a
+    TERM stops the session cleanly (exit 130), and an arbiter that cannot be reached or
+    refuses the session is one line on stderr (exit 1), not a traceback
+    (``sdk.runner.run`` returns or raises ``ArbiterError`` instead).
     """
     import argparse
     import sys
 
-    from sdk.runner import run as _run
+    from sdk.__main__ import play
 
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--address")
@@ -52,9 +55,8 @@ def run(bot, address=None, token=None, name=None, argv=None, tls_ca=None, report
     parser.add_argument("--name")
     parser.add_argument("--tls-ca")
     flags, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
-    return _run(bot, address=address or flags.address, token=token if token is not None else flags.token,
-                name=name or flags.name, tls_ca=tls_ca if tls_ca is not None else flags.tls_ca,
-                report=report if report is not None else (lambda text: print(text, file=sys.stderr, flush=True)))
+    return play(bot, address=address or flags.address, token=token if token is not None else flags.token,
+                name=name or flags.name, tls_ca=tls_ca if tls_ca is not None else flags.tls_ca, report=report)
 
 
 __all__ = ["Action", "Bot", "MatchInfo", "MatchResult", "Card", "Event", "IllegalActionError", "Outcome", "parse_cards", "run"]

@@ -7,6 +7,7 @@ import functools
 import logging
 import signal
 import sys
+import threading
 
 
 @functools.lru_cache(maxsize=None)
@@ -34,32 +35,45 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(asctime)s %(name)s %(message)s")
 
     from sdk.loading import BotLoadError, load_bot
-    from sdk.runner import ArbiterError, Stop, run
 
     try:
         bot = load_bot(args.bot)
     except BotLoadError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    def say(text: str) -> None:
-        print(text, file=sys.stderr, flush=True)
+    played = play(bot, address=args.address, token=args.token, name=args.name, tls_ca=args.tls_ca)
+    logging.getLogger("sdk").info("played %d matches", played)
+    return 0
 
+
+def play(bot, address=None, token=None, name=None, tls_ca=None, report=None) -> int:
+    """``bot``'s session as a command plays it (``python -m sdk``, and ``sdk.run`` in a bot's
+    own script): it says on stderr when it is connected and when the arbiter closes the
+    session (``report``: a function told those lines instead), and returns the number of
+    matches played. Ctrl-C or a TERM ends the session cleanly and exits 130; an arbiter that
+    cannot be reached or refuses the session is one line on stderr (``error: ...``) and exit
+    status 1, not a traceback (``sdk.runner.run`` raises ``ArbiterError`` instead)."""
+    from sdk.runner import ArbiterError, Stop, run
+
+    say = report or (lambda text: print(text, file=sys.stderr, flush=True))
     # Ctrl-C or a TERM ends the session cleanly: the stream is cancelled, run() returns.
+    # (Only the main thread may set handlers: a session on another thread keeps the process's.)
     stop = Stop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
+    before = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)
+              if threading.current_thread() is threading.main_thread()}
     try:
-        played = run(bot, address=args.address, token=args.token, name=args.name, tls_ca=args.tls_ca, report=say,
-                     stop=stop)
+        played = run(bot, address=address, token=token, name=name, tls_ca=tls_ca, report=say, stop=stop)
     except ArbiterError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        raise SystemExit(1) from None
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
     if stop.is_set():
         say(f"stopped ({played} match{'' if played == 1 else 'es'} played); the arbiter treats this bot's open "
             "seats as disconnected")
-        return 130
-    logging.getLogger("sdk").info("played %d matches", played)
-    return 0
+        raise SystemExit(130)
+    return played
 
 
 if __name__ == "__main__":

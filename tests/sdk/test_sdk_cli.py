@@ -79,6 +79,28 @@ def test_a_bot_script_run_by_python_says_when_it_is_connected(tmp_path):
     assert proc.returncode == 0 and "the arbiter closed the connection (0 matches played)" in err, err
 
 
+def test_a_bot_script_ends_as_python_m_sdk_does(serve, tmp_path):
+    """`python mybot.py` (``sdk.run``, the README's bot) meets no traceback where `python -m sdk`
+    has none: a refused or unreachable arbiter is one error line (exit 1), Ctrl-C stops it
+    cleanly (exit 130)."""
+    (tmp_path / "mybot.py").write_text("from sdk import run\nfrom sdk.random_bot import RandomBot\n"
+                                       "if __name__ == '__main__':\n    run(RandomBot())\n")
+    proc = subprocess.run([sys.executable, "mybot.py", "--name", "east", "--address", serve.address, "--token",
+                           "not-the-right-token-at-all"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and proc.stderr.strip() == "error: arbiter refused the session: auth: token not accepted"
+    proc = subprocess.run([sys.executable, "mybot.py", "--address", "127.0.0.1:1"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 1 and proc.stderr.startswith("error: cannot reach the arbiter at 127.0.0.1:1")
+    assert len(proc.stderr.strip().splitlines()) == 1
+    proc = subprocess.Popen([sys.executable, "mybot.py", "--address", serve.address, "--name", "west", "--token",
+                             serve.bot_token("west")], cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert "as west" in _wait_connected(proc)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130 and "Traceback" not in err and "stopped (0 matches played)" in err, err
+
+
 def test_the_sdk_brings_its_own_random_bot():
     """Issue 44: with card-arena-sdk alone (no entry points of the platform) `--bot random`
     is the SDK's own random bot; installed, the platform's is the same class."""
