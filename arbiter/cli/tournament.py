@@ -352,6 +352,8 @@ def tournament_show(
     failures: Annotated[bool, typer.Option("--failures", help="Only matches where something went wrong.")] = False,
 ) -> None:
     """A tournament's spec, entrants and matches; or one match in detail."""
+    from arbiter.tournament.play import is_play_name
+
     with _run(_open_existing, db) as store:
         tour = _run(store.tournament, tournament)
         policy = tour.disclosure
@@ -371,9 +373,12 @@ def tournament_show(
     spec = tour.spec
     played = describe(spec)
     width = console_width()
-    out.print(f"[bold]{escape(tour.name)}[/] (id {tour.id}): {tour.game}, "
-              f"{tour.done}/{plural(tour.planned, 'match', 'matches')}, seed {seed_text}",
-              highlight=False, width=width)
+    if is_play_name(tour.name):  # single matches: none planned, each dealt from a seed of its own
+        count = (f"{plural(tour.done, 'match', 'matches')} played one at a time (arbiter play, arbiter web's /play), "
+                 "each on a seed of its own (--match shows it)")
+    else:
+        count = f"{tour.done}/{plural(tour.planned, 'match', 'matches')}, seed {seed_text}"
+    out.print(f"[bold]{escape(tour.name)}[/] (id {tour.id}): {tour.game}, {count}", highlight=False, width=width)
     for label, text in played.lines():
         out.print(f"  {label}: {text}", highlight=False, width=width)
     if played.wdl_note:

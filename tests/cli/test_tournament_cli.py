@@ -97,6 +97,20 @@ def test_list_and_show_and_match_drill_down(db):
     assert "Matches (0 shown)" in r.stdout
 
 
+def test_single_matches_are_shown_as_such_not_as_a_tournament_of_none_planned(tmp_path):
+    """`arbiter tournament show play:spades` counts the matches `arbiter play` kept, each on a
+    seed of its own: not "1/0 matches, seed secret (drawn by the arbiter)" for a match of seed 7."""
+    path = tmp_path / "arena.sqlite"
+    r = invoke("play", "spades", "greedy", "greedy", "greedy", "greedy", "--seed", "7", "--transport", "inproc",
+               "--db", str(path))
+    assert r.exit_code == 0, r.output
+    r = invoke("tournament", "show", "play:spades", "--db", str(path))
+    assert r.exit_code == 0 and "1/0" not in r.stdout and "secret" not in r.stdout, r.stdout
+    assert "1 match played one at a time" in r.stdout and "each on a seed of its own" in r.stdout, r.stdout
+    r = invoke("tournament", "show", "play:spades", "--db", str(path), "--match", "0")
+    assert r.exit_code == 0 and "deal seed 7" in r.stdout, r.stdout
+
+
 def test_a_forfeit_shows_what_went_wrong(tmp_path):
     bot = tmp_path / "crashy.py"
     bot.write_text("from sdk import Bot\n\nclass Crashy(Bot):\n    name = 'crashy'\n\n"
