@@ -104,6 +104,9 @@ def test_single_matches_are_shown_as_such_not_as_a_tournament_of_none_planned(tm
     r = invoke("play", "spades", "greedy", "greedy", "greedy", "greedy", "--seed", "7", "--transport", "inproc",
                "--db", str(path))
     assert r.exit_code == 0, r.output
+    r = invoke("tournament", "list", "--db", str(path))  # and the list says how to see it
+    said = " ".join(r.stdout.split())
+    assert r.exit_code == 0 and "is kept apart" in said and "show play:spades lists it" in said, r.stdout
     r = invoke("tournament", "show", "play:spades", "--db", str(path))
     assert r.exit_code == 0 and "1/0" not in r.stdout and "secret" not in r.stdout, r.stdout
     assert "1 match played one at a time" in r.stdout and "each on a seed of its own" in r.stdout, r.stdout
