@@ -39,8 +39,11 @@ def bot_names(specs: Sequence[str]) -> tuple[str, ...]:
         elif is_registered_ref(spec):
             base = spec
         else:
-            # a folder bot named with the trailing slash a shell completes (``mybot/``) is ``mybot``
+            # a folder bot named with the trailing slash a shell completes (``mybot/``) is ``mybot``,
+            # and the folder one is in (``.``, docs/other-languages.md) is named as that folder is
             path = spec.split(":")[0].rstrip("/" + os.sep) or spec
+            if os.path.basename(path) in (".", ".."):
+                path = os.path.abspath(path)
             base = os.path.splitext(os.path.basename(path))[0] or spec
         seen[base] = seen.get(base, 0) + 1
         names.append(base if seen[base] == 1 else f"{base}-{seen[base]}")

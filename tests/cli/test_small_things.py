@@ -52,6 +52,13 @@ def test_a_tournament_spec_suggests_the_closest_bot_and_names_a_slashed_folder_b
     with pytest.raises(SpecError, match=r"unknown bot 'greddy': did you mean 'greedy'\?"):
         spec.validate()
     assert bot_names(["mybot/", "bots/x.py", "a/b/", "random"]) == ("mybot", "x", "b", "random")
+    # `arbiter play spades . random . random` inside the bot's folder (docs/other-languages.md):
+    # the folder's own name, not '.', which no bot may be called
+    folder = tmp_path / "node-bot"
+    (folder / "sub").mkdir(parents=True)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(folder)
+        assert bot_names([".", "random", "./", "sub/.."]) == ("node-bot", "random", "node-bot-2", "node-bot-3")
 
 
 def test_the_registry_suggests_the_closest_registered_name(tmp_path):
