@@ -206,6 +206,17 @@ def _print_standings(st, info: dict[str, Any], crosstable: bool = False, times: 
         out.print(ct, width=console_width())
 
 
+def _named_or_newest(store: Store, name: str | None) -> str | None:
+    """``name`` as given; else the newest tournament, not a batch of the single matches that
+    ``arbiter play`` and /play keep apart (``play:GAME``) unless the store holds only those."""
+    if name is not None:
+        return name
+    from arbiter.tournament.play import is_play_name
+
+    tours = [t for t in store.tournaments() if not is_play_name(t.name)]
+    return tours[-1].name if tours else None
+
+
 def _open_existing(db: Path) -> Store:
     """The store at ``db``, read-only: reading never writes (nor creates a store)."""
     if not db.exists():
@@ -215,7 +226,8 @@ def _open_existing(db: Path) -> Store:
 
 @app.command("standings")
 def standings_cmd(
-    tournament: Annotated[Optional[str], typer.Argument(help="Tournament name or id (default: the newest).")] = None,
+    tournament: Annotated[Optional[str], typer.Argument(help="Tournament name or id (default: the newest; the matches arbiter play kept, "
+                                                   "play:GAME, only where there is no other).")] = None,
     db: DbOpt = Path(DEFAULT_DB),
     crosstable: Annotated[bool, typer.Option("--crosstable", help="Also print the cross-table.")] = False,
     format: Annotated[Optional[str], typer.Option("--format", "-f", help="Export instead of a table: csv, json, md or html.")] = None,
@@ -249,6 +261,7 @@ def standings_cmd(
     from arbiter.present.played import with_clock
 
     with _run(_open_existing, db) as store:
+        tournament = _run(_named_or_newest, store, tournament)
         st, info = _run(load_standings, store, tournament)
         info = with_clock(info, _run(store.tournament, info["id"]).spec)
         times = _run(store.think_times, info["id"])
@@ -347,7 +360,8 @@ def tournament_list(db: DbOpt = Path(DEFAULT_DB)) -> None:
 
 @tournament_app.command("show")
 def tournament_show(
-    tournament: Annotated[Optional[str], typer.Argument(help="Tournament name or id (default: the newest).")] = None,
+    tournament: Annotated[Optional[str], typer.Argument(help="Tournament name or id (default: the newest; the matches arbiter play kept, "
+                                                   "play:GAME, only where there is no other).")] = None,
     db: DbOpt = Path(DEFAULT_DB),
     match: Annotated[Optional[str], typer.Option("--match", "-m", help="Drill into one match: its schedule index or match id.")] = None,
     failures: Annotated[bool, typer.Option("--failures", help="Only matches where something went wrong.")] = False,
@@ -356,7 +370,7 @@ def tournament_show(
     from arbiter.tournament.play import is_play_name
 
     with _run(_open_existing, db) as store:
-        tour = _run(store.tournament, tournament)
+        tour = _run(store.tournament, _run(_named_or_newest, store, tournament))
         policy = tour.disclosure
         if match is not None:
             row = _run(store.match, match, tour.id)  # an index of the schedule, or a match id

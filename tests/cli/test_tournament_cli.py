@@ -114,6 +114,28 @@ def test_single_matches_are_shown_as_such_not_as_a_tournament_of_none_planned(tm
     assert r.exit_code == 0 and "deal seed 7" in r.stdout, r.stdout
 
 
+def test_the_default_tournament_is_the_newest_tournament_not_a_later_single_match(tmp_path):
+    """`arbiter standings` and `tournament show` with no name read the newest tournament, not the
+    batch of single matches an `arbiter play` after it made (kept apart: README "Tournaments");
+    with nothing else in the store, that batch."""
+    path = str(tmp_path / "arena.sqlite")
+    play = ("play", "spades", "greedy", "greedy", "greedy", "greedy", "--seed", "7", "--transport", "inproc",
+            "-o", "deals=1", "--db", path)
+    assert invoke(*play).exit_code == 0
+    r = invoke("standings", "--db", path)
+    assert r.exit_code == 0 and "Standings: play:spades(deals=1)" in r.stdout, r.stdout
+    r = invoke("tournament", "run", "--db", path, "--transport", "inproc", "--game", "spades", "--bots",
+               "random,greedy", "-o", "deals=1", "--deals", "1", "--name", "club", "--quiet")
+    assert r.exit_code == 0, r.output
+    later = [*play]
+    later[later.index("deals=1")] = "deals=2"  # a single match of other options after it: a batch newer than it
+    assert invoke(*later).exit_code == 0
+    r = invoke("standings", "--db", path)
+    assert r.exit_code == 0 and "Standings: club" in r.stdout, r.stdout
+    r = invoke("tournament", "show", "--db", path)
+    assert r.exit_code == 0 and r.stdout.startswith("club (id"), r.stdout
+
+
 def test_a_forfeit_shows_what_went_wrong(tmp_path):
     bot = tmp_path / "crashy.py"
     bot.write_text("from sdk import Bot\n\nclass Crashy(Bot):\n    name = 'crashy'\n\n"
