@@ -68,7 +68,12 @@ class _Progress(MatchObserver):
 
 def check_store(db_path: str | os.PathLike) -> None:
     """StoreError now, before a match is played, if the store at ``db_path`` could not
-    keep it (corrupt, not a store, read-only, no folder): as ``tournament run`` checks first."""
+    keep it (corrupt, not a store, read-only, no folder): as ``tournament run`` checks first.
+    A store not there yet is made when the match is kept, not here: a command line refused
+    after this check (a bot missing, too few bots) leaves no empty store behind."""
+    folder = os.path.dirname(os.path.abspath(db_path))
+    if not os.path.exists(db_path) and os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK):
+        return
     with Store(db_path):
         pass
 

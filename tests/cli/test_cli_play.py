@@ -86,3 +86,15 @@ def test_replay_verifies_a_record_file_and_detects_tampering(tmp_path):
 def test_standings_without_a_store_says_so(tmp_path):
     result = runner.invoke(app, ["standings", "--db", str(tmp_path / "none.sqlite")])
     assert result.exit_code == 2 and "no store" in result.output
+
+
+def test_a_refused_play_leaves_no_empty_store(tmp_path):
+    """`arbiter play spades random` (too few bots) or a bot file that is not there: the
+    error, and no empty arena.sqlite that `arbiter standings` would then call a store."""
+    db = tmp_path / "arena.sqlite"
+    for bots in (["random"], ["nope.py", "random", "random", "random"]):
+        result = runner.invoke(app, ["play", "spades", *bots, "--transport", "inproc", "--db", str(db)])
+        assert result.exit_code == 2 and not db.exists(), result.output
+    result = runner.invoke(app, ["play", "spades", "greedy", "greedy", "greedy", "greedy", "-o", "deals=1",
+                                 "--transport", "inproc", "--db", str(db)])
+    assert result.exit_code == 0 and db.exists(), result.output  # made when a match is kept
