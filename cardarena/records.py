@@ -249,18 +249,27 @@ class MatchRecord:
         """Parse a stored record; ValueError naming what is wrong."""
         try:
             d = json.loads(text)
+            if not isinstance(d, dict):
+                raise ValueError(f"expected a JSON object, got {type(d).__name__}")
+            if not isinstance(d["options"], dict):
+                raise ValueError(f"options: expected an object, got {type(d['options']).__name__}")
             outcome = d.get("outcome")
             if outcome is not None:
                 outcome = Outcome(
                     tuple(outcome["scores"]), tuple(outcome["ranks"]), EndReason(outcome["reason"]), outcome["detail"]
                 )
+            actions = [RecordedAction(**a) for a in d["actions"]]
+            for i, a in enumerate(actions, 1):  # what the engine and every reader take as given
+                if type(a.seat) is not int or not isinstance(a.action, str):
+                    raise ValueError(f"action {i}: expected a seat number and the action's text, got {a.seat!r} "
+                                     f"and {a.action!r}")
             return cls(
                 match_id=d["match_id"],
                 game=d["game"],
                 options=d["options"],
                 seed=int(d["seed"]),
                 seat_names=tuple(d["seat_names"]),
-                actions=[RecordedAction(**a) for a in d["actions"]],
+                actions=actions,
                 incidents=[Incident(**i) for i in d["incidents"]],
                 outcome=outcome,
                 started=d.get("started", 0.0),

@@ -3,6 +3,7 @@ line, each as the user typed it."""
 
 from __future__ import annotations
 
+import json
 import signal
 import socket
 import sqlite3
@@ -30,6 +31,37 @@ def test_replay_of_a_store_or_a_file_that_is_no_record_says_what_it_is(tmp_path)
     r = runner.invoke(app, ["replay", str(junk)])
     assert r.exit_code == 2 and "is not a match record" in r.output and "a store goes with --db" in r.output, r.output
     assert "codec" not in r.output and "Traceback" not in r.output
+
+
+def test_replay_of_a_record_of_the_wrong_shape_says_so_in_one_line(tmp_path):
+    """A JSON file that is not an object, a record whose options are not a table, or an
+    action that is not text, read from a file or from the store, was a traceback
+    (AttributeError, TypeError) from deep in the record's parser or the engine."""
+    from tests.cli.badinput import Outcome, problems
+
+    r = runner.invoke(app, ["play", "spades", "random", "random", "random", "random", "--transport", "inproc",
+                            "-o", "deals=1", "--seed", "1", "--db", str(tmp_path / "a.sqlite")])
+    assert r.exit_code == 0, r.output
+    match_id = sqlite3.connect(tmp_path / "a.sqlite").execute("select match_id from matches").fetchone()[0]
+    good = tmp_path / "good.json"
+    assert runner.invoke(app, ["replay", match_id, "--db", str(tmp_path / "a.sqlite"), "--json", "-o", str(good)]).exit_code == 0
+    rec = json.loads(good.read_text())
+    bad = {"list": [1, 2], "text": "a record", "options": {**rec, "options": [1]},
+           "action": {**rec, "actions": [{**rec["actions"][0], "action": 7}, *rec["actions"][1:]]}}
+    for name, value in bad.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(value))
+        r = runner.invoke(app, ["replay", str(path)])
+        o = Outcome(["replay", str(path)], r.exit_code, r.output,
+                    "" if r.exception is None or isinstance(r.exception, SystemExit) else repr(r.exception))
+        assert not problems(o, ("replay",), expect_error=True), f"{name}: {o.describe()}"
+        assert "is not a match record" in r.output, f"{name}: {r.output}"
+    # the same record text in the store: the store's reader says which match
+    with sqlite3.connect(tmp_path / "a.sqlite") as con:
+        con.execute("update matches set record = ?", (json.dumps([1, 2]),))
+    con.close()
+    r = runner.invoke(app, ["replay", match_id, "--db", str(tmp_path / "a.sqlite")])
+    assert r.exit_code == 2 and f"match {match_id!r}" in r.output and "corrupt match record" in r.output, r.output
 
 
 @pytest.fixture
