@@ -113,6 +113,10 @@ async def play_batch(
                     finally:
                         await turns.done(m)
                     finished.put_nowait((pos, m, record))
+                    # A venue whose matches never wait (bots in this event loop) would hold
+                    # the loop to the end of the plan: the caller saves each match as it
+                    # ends, and a Ctrl-C is seen, only when the loop runs between matches.
+                    await asyncio.sleep(0)
             except asyncio.CancelledError:
                 raise
             except BaseException as exc:  # noqa: BLE001 - handed to the caller below

@@ -154,3 +154,40 @@ def test_a_plan_is_read_lazily_and_a_stop_saves_nothing_past_it():
     assert saved == [0, 2, 3] and read == [0, 1, 2, 3]
     got = asyncio.run(run(3))  # three at once: more read and played ahead, still only three saved
     assert got == [(0, 100), (2, 102), (3, 103)] and saved == [0, 2, 3] and len(read) <= 3 + 2 * 3 + 1
+
+
+def test_in_process_matches_are_saved_as_each_ends_not_all_at_the_end():
+    """A venue whose matches never wait (trusted bots in this event loop) held the loop
+    from the first match to the last: the caller's ``save`` ran only once every match had
+    been played, so a tournament run with ``--transport inproc`` stored nothing until its
+    end (SIGKILL lost every finished match), and its Ctrl-C was seen only then."""
+    from contextlib import aclosing
+
+    from arbiter.batch.engine import InProcess, play_batch
+    from arbiter.batch.plan import PlannedMatch
+    from cardarena.records import MatchConfig
+
+    played_when_saved: list[int] = []
+
+    class Counting(InProcess):
+        played = 0
+
+        async def play(self, match):
+            record = await super().play(match)
+            self.played += 1
+            return record
+
+    venue = Counting({"a": "random", "b": "greedy"})
+    plan = [PlannedMatch(i, MatchConfig(game="spades", seed=100 + i, options={"deals": 1}), ("a", "b", "a", "b"))
+            for i in range(30)]
+
+    async def run() -> None:
+        async with aclosing(play_batch(plan, venue, concurrency=3,
+                                       save=lambda m, r: played_when_saved.append(venue.played))) as played:
+            async for _ in played:
+                pass
+
+    asyncio.run(run())
+    assert len(played_when_saved) == 30
+    # each match is saved once it ends: never more than the concurrency's worth played ahead
+    assert all(n <= i + 1 + 3 for i, n in enumerate(played_when_saved)), played_when_saved

@@ -150,3 +150,54 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path, tmp):
     assert [played(r) for r in after] == [played(r) for r in reference]
     assert standings_json(db) == standings_json(ref_db)
     assert "kr" in out
+
+
+def test_an_in_process_run_stores_each_match_as_it_ends_and_stops_at_ctrl_c(tmp_path):
+    """Trusted bots in process (``--transport inproc``): the matches never wait, and the
+    run held its event loop from the first match to the last. Nothing was stored until
+    the end, so a SIGKILL lost every match played; Ctrl-C was seen only once all were
+    played, then said "the finished matches are stored" with none stored. Now the store
+    fills as matches end, Ctrl-C stops at once, SIGKILL keeps what was stored, and the
+    same command resumes from there."""
+    import time
+
+    from tests.cli.badinput import start_process
+
+    db = tmp_path / "inproc.sqlite"
+    args = [sys.executable, "-m", "arbiter", "tournament", "run", "--db", str(db), "--transport", "inproc",
+            "--bots", "random,greedy", "--deals", "600", "-o", "deals=1", "--seed", "5", "--name", "ip", "-q"]
+    total = 2 * 600
+
+    def count() -> int:
+        try:
+            with sqlite3.connect(db) as c:
+                return c.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+        except sqlite3.Error:  # not created yet
+            return 0
+
+    def run_until_some_are_stored() -> subprocess.Popen:
+        before = count()
+        p = start_process(args, ROOT)
+        deadline = time.monotonic() + 60
+        while count() <= before and p.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        n = count()
+        assert before < n < total, f"nothing stored while it ran ({n} of {total}):\n{''.join(p.lines)}"
+        return p
+
+    p = run_until_some_are_stored()
+    p.send_signal(signal.SIGINT)
+    assert p.wait(timeout=10) == 130, "".join(p.lines)
+    p.reader.join(5)
+    interrupted = count()
+    assert 0 < interrupted < total and "interrupted: the finished matches are stored" in "".join(p.lines)
+
+    p = run_until_some_are_stored()
+    p.kill()
+    p.wait()
+    killed = count()
+    assert interrupted < killed < total
+    out = run_to_end(*args[3:])
+    assert "ip" in out
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT COUNT(*), COUNT(DISTINCT idx) FROM matches").fetchone() == (total, total)
