@@ -82,6 +82,13 @@ def _values(e: type[enum.Enum]) -> tuple[str, ...]:
     return tuple(m.value for m in e)
 
 
+#: A tournament's deals per table at most. Its whole schedule is built before the first
+#: match (about 1 KB a match, deals x seatings x tables of them): a typo of a few zeros
+#: would fill the memory, where this bound answers at once. 100 000 deals of three bots'
+#: round robin are 600 000 matches.
+MAX_DEALS = 100_000
+
+
 @with_attributes(MATCH_SETTINGS)  # decision_ms, bank_ms, policy, max_strikes
 @dataclass(frozen=True)
 class TournamentSpec:
@@ -135,7 +142,7 @@ class TournamentSpec:
     format: str = option(Format.ROUND_ROBIN.value, choices=_values(Format))
     challenger: str | None = None  # gauntlet: the challenger's name (default: the first bot)
     teams: tuple[tuple[str, ...], ...] = ()  # named partnerships; () = a bot and its copy
-    deals: int = option(2, min=1)
+    deals: int = option(2, min=1, max=MAX_DEALS)
     duplicate: bool = True
     seatings: str = option(Seatings.ROTATIONS.value, choices=_values(Seatings))
     seed: int | None = option(None, min=0)  # None: a secret seed drawn when the tournament is created (kept in the store)

@@ -159,6 +159,9 @@ def test_a_forfeit_shows_what_went_wrong(tmp_path):
         (["--game", "spot", "--bots", "random,greedy"], "'greedy' does not play spot"),
         (["--game", "nope"], "unknown game 'nope'"),
         (["--deals", "0"], "deals: must be"),
+        # a typo of a few zeros: the whole schedule was built in memory (about 1 KB a
+        # match, 85 MB more each second) until the machine ran out, with no word
+        (["--deals", "1000000000000"], "deals: must be"),
         (["-o", "target"], "expected KEY=VALUE"),
     ],
 )

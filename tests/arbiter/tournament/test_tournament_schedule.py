@@ -188,7 +188,7 @@ def test_schedule_accepts_plain_names_for_the_first_cut_callers():
         (dict(game="spot", bots=("random", "heuristic"), decision_ms=-1), "clock.decision_ms: must be a non-negative whole number, got -1"),
         (dict(game="spot", bots=("random", "heuristic"), isolation="none"), r"isolation: expected one of match, deal, shared \(or absent\), got 'none'"),
         (dict(game="spot", bots=("random", "heuristic"), seed=-3), "seed: must be a non-negative whole number"),
-        (dict(game="spot", bots=("random", "heuristic"), deals=True), "deals: must be a whole number of at least 1, got True"),
+        (dict(game="spot", bots=("random", "heuristic"), deals=True), "deals: must be a whole number from 1 to 100000, got True"),
         (dict(game="spot", bots=("random", "heuristic"), duplicate="yes"), "duplicate: expected true or false, got 'yes'"),
         (dict(game="spot", bots=("random", "heuristic"), max_strikes=-1), "failure.max_strikes: must be a non-negative"),
         (dict(game="spot", bots=("random", "heuristic"), isolation="shared"),
