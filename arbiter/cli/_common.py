@@ -137,6 +137,10 @@ def _run(fn, *args: Any, **kwargs: Any) -> Any:
             error(exc)
         elif isinstance(exc, OSError):  # a path that cannot be read or written
             error(os_error_text(exc))
+        elif (store := sys.modules.get("arbiter.store.db")) is not None and isinstance(exc, store.READ_ERRORS):
+            # SQLite's own error past the store's opening: a file damaged inside ("database
+            # disk image is malformed") opens, and fails where a read reaches the damage
+            error(f"the store cannot be used: {exc}")
         else:
             raise
         raise typer.Exit(2) from None

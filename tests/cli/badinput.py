@@ -281,6 +281,19 @@ def read_only_works(folder: Path) -> bool:
 # The world: good and bad files, in a folder an ordinary user can reach.
 
 
+def _damaged(store: Path) -> bytes:
+    """``store``'s bytes with the first page of each table but ``meta`` overwritten."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(store)) as c:
+        size = c.execute("PRAGMA page_size").fetchone()[0]
+        roots = [r for (r,) in c.execute("SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name != 'meta'")]
+    data = bytearray(store.read_bytes())
+    for page in roots:
+        data[(page - 1) * size:page * size] = b"\xff" * size
+    return bytes(data)
+
+
 class World:
     """A folder (under the system temp dir, so that nobody can reach it) holding:
 
@@ -288,6 +301,8 @@ class World:
     - ``mybot/``: a folder bot from ``arbiter bots new``; ``empty-dir/``: a folder without bot.py
     - ``record.json``: a match record file; ``creds.json``: credentials with a bot ``north``
     - ``corrupt.sqlite`` (garbage bytes), ``empty.sqlite`` (0 bytes), ``corrupt.json``
+    - ``damaged.sqlite``: the store with every table's first page but its schema's
+      overwritten (a disk's damage: it opens, then a read fails "malformed")
     - ``rw/`` (writable by anyone): ``rofile.sqlite``, a copy of the store, mode 0444
     - ``rodir/`` (mode 0555): ``store.sqlite``, a copy of the store, and ``creds.json``
     """
@@ -320,6 +335,8 @@ class World:
         self.empty.write_bytes(b"")
         self.corrupt_json = r / "corrupt.json"
         self.corrupt_json.write_bytes(b"{not json\xff")
+        self.damaged = r / "damaged.sqlite"
+        self.damaged.write_bytes(_damaged(self.store))
         self.rw = r / "rw"
         self.rw.mkdir()
         self.rw.chmod(0o777)
@@ -335,9 +352,10 @@ class World:
         self.rodir.chmod(0o555)
         self.missing = r / "missing" / "dir"  # a folder that does not exist
         self._pristine = {p: p.read_bytes() for p in (self.store, self.record, self.mybot / "bot.py", self.creds,
-                                                      self.corrupt, self.empty, self.corrupt_json)}
+                                                      self.corrupt, self.empty, self.corrupt_json, self.damaged)}
         self._kept = {self.root / n for n in ("store.sqlite", "record.json", "mybot", "empty-dir", "creds.json",
-                                              "corrupt.sqlite", "empty.sqlite", "corrupt.json", "rw", "rodir")}
+                                              "corrupt.sqlite", "empty.sqlite", "corrupt.json", "damaged.sqlite", "rw",
+                                              "rodir")}
 
     def reset(self) -> None:
         """Undo what a command wrote (root writes through chmod): every bad file as it was,

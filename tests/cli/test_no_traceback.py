@@ -115,7 +115,7 @@ def _bad_values(w: World, path: tuple[str, ...], param: Any) -> list[Any]:
     name, ann = param.name, _annotation(param)
     if _is_flag(param):
         return []
-    stores = [str(w.corrupt), str(w.empty), str(w.rofile), str(w.rodir_store), str(w.missing / "x.sqlite"),
+    stores = [str(w.corrupt), str(w.empty), str(w.damaged), str(w.rofile), str(w.rodir_store), str(w.missing / "x.sqlite"),
               str(w.mybot), str(w.root / "nope.sqlite")]
     if name in ("db", "bots_db"):
         return stores
@@ -287,6 +287,7 @@ def test_named_bad_inputs_give_the_message_that_says_what_is_wrong(world):
                 "--bots", "heuristc,random", "-q"], "did you mean 'heuristic'?", path=("tournament", "run"))
     _one_error(["standings", "--db", str(w.corrupt)], "not a readable store")
     _one_error(["standings", "--db", str(w.empty)], "empty")
+    _one_error(["standings", "--db", str(w.damaged)], "the store cannot be used", "malformed")
     _one_error(["standings", "nope", "--db", str(w.store)], "no tournament 'nope'")
     _one_error(["rules", "[/x]"], "unknown game '[/x]'")  # user text is never read as markup
     _one_error(["watch", "--server", "nope"], "--server", "HOST:PORT")
