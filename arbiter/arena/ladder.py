@@ -181,7 +181,9 @@ class ArenaSpec:
     name: str = ""  # default: the game's name
     options: Mapping[str, Any] = option(factory=dict)
     preset: str | None = None
-    deals: int = option(1, min=1)  # deals per encounter, each played in every seating
+    # deals per encounter, each played in every seating; an encounter's matches are planned
+    # at once (a typo of a few zeros would fill the memory) and stored in one transaction
+    deals: int = option(1, min=1, max=10_000)
     seatings: str = option(Seatings.ROTATIONS.value, choices=tuple(s.value for s in Seatings))
     decision_ms: int = option(10_000, min=0, table="clock")
     bank_ms: int = option(60_000, min=0, table="clock")

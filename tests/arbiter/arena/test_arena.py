@@ -504,3 +504,11 @@ def test_a_house_bot_file_edited_since_the_ladder_began_is_refused_with_the_way_
     again.open()
     assert len(again.tables.encounters(again.row.id)) == 1
     again.close()
+
+
+def test_an_encounter_of_more_deals_than_memory_holds_is_refused_by_its_setting():
+    """`deals = 1000000000000` (a typo of a few zeros) planned every match of the first
+    encounter in memory, a list of deals x seatings, until the machine ran out."""
+    with pytest.raises(SpecError, match=r"^deals: must be a whole number from 1 to 10000, got 1000000000000"):
+        ArenaSpec(game="spades", deals=10**12).validate()
+    ArenaSpec(game="spades", deals=10_000).validate()
