@@ -26,7 +26,13 @@ from cardarena.games import ConfigError, game_class, get_game
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
 
 
+#: The largest seed a match keeps: the store holds it as a 64-bit INTEGER.
+MAX_SEED = 2**63 - 1
+
+
 def _config(game, seed, options, preset, decision_ms, bank_ms, policy, max_strikes=3) -> tuple[MatchConfig, int]:
+    if not 0 <= seed <= MAX_SEED:  # said before the match, not after it is played and cannot be kept
+        raise ConfigError(f"--seed must be a whole number from 0 to {MAX_SEED}, got {seed}")
     if policy not in {p.value for p in Policy}:
         raise ConfigError(f"policy: expected forfeit or default, got {policy!r}")
     for what, value in (("decision-ms", decision_ms), ("bank-ms", bank_ms), ("max-strikes", max_strikes)):

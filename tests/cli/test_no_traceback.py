@@ -288,6 +288,9 @@ def test_named_bad_inputs_give_the_message_that_says_what_is_wrong(world):
     _one_error(["standings", "--db", str(w.corrupt)], "not a readable store")
     _one_error(["standings", "--db", str(w.empty)], "empty")
     _one_error(["standings", "--db", str(w.damaged)], "the store cannot be used", "malformed")
+    # a seed past what the store keeps was played, then lost with an OverflowError traceback
+    _one_error(["play", "spades", "random", "random", "random", "random", "--transport", "inproc", "-o", "deals=1",
+                "--seed", "99999999999999999999999", "--db", str(w.rw / "seed.sqlite")], "--seed", path=("play",))
     _one_error(["standings", "nope", "--db", str(w.store)], "no tournament 'nope'")
     _one_error(["rules", "[/x]"], "unknown game '[/x]'")  # user text is never read as markup
     _one_error(["watch", "--server", "nope"], "--server", "HOST:PORT")
