@@ -376,6 +376,11 @@ def default_name(spec: Mapping[str, Any]) -> str:
     return f"evaluate-{spec['game']}-{a}-{b}-{spec['seed']}-{digest}"
 
 
+#: ``jobs`` at most: worker processes (or a cluster's matches at once); past a C int the
+#: process pool itself fails (OverflowError), and far below it the machine does.
+MAX_JOBS = 1024
+
+
 def evaluate(
     game: str,
     bot_a: str,
@@ -422,8 +427,8 @@ def evaluate(
     """
     if deals < 1:
         raise ConfigError(f"deals: must be at least 1, got {deals}")
-    if jobs < 1:
-        raise ConfigError(f"jobs: must be at least 1, got {jobs}")
+    if not 1 <= jobs <= MAX_JOBS:
+        raise ConfigError(f"jobs: must be from 1 to {MAX_JOBS}, got {jobs}")
     where = parse_where(transport, cluster=cluster, bots=(bot_a, bot_b),
                         allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER))
     opts = dict(options or {})

@@ -188,7 +188,9 @@ def test_cli_sprt_resume_json_and_bad_flags(tmp_path) -> None:
                          (["--sprt", "0,5", "--bounds", "-1,1"], "strictly inside"),
                          (["--sprt", "0,5", "--sequential", "score", "--bounds", "-9,9"], "only the betting test"),
                          (["--sprt", "0,5", "--sequential", "exact"], "betting, variance, score, normal"),
-                         (["--bounds", "-9,9"], "need --sprt")):
+                         (["--bounds", "-9,9"], "need --sprt"),
+                         # a pool that large was an OverflowError traceback from multiprocessing
+                         (["--jobs", "99999999999999999999999"], "jobs: must be")):
         r = CliRunner().invoke(app, ["evaluate", "spot", "heuristic", "random", *bad])
         assert r.exit_code == 2 and message in r.output, r.output
 
