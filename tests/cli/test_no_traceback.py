@@ -295,11 +295,12 @@ def test_named_bad_inputs_give_the_message_that_says_what_is_wrong(world):
     _one_error(["rules", "[/x]"], "unknown game '[/x]'")  # user text is never read as markup
     _one_error(["watch", "--server", "nope"], "--server", "HOST:PORT")
     _one_error(["bots", "show", "nope", "--db", str(w.store)], "no bot 'nope'", path=("bots", "show"))
-    _one_error(["bots", "list", "--db", str(w.root / "nope.sqlite")], "no store", path=("bots", "list"))
+    # (a path of its own: the walk's nope.sqlite is a good --db to commands that write, such as play)
+    _one_error(["bots", "list", "--db", str(w.root / "never-made.sqlite")], "no store", path=("bots", "list"))
     _one_error(["bots", "new", "x", "--dir", str(w.mybot / "bot.py")], "not a folder", path=("bots", "new"))
     _one_error(["bots", "submit", str(w.mybot), "--name", "x", "--db", str(w.corrupt)], "not a usable store",
                path=("bots", "submit"))
-    assert not (w.root / "nope.sqlite").exists()  # reading never creates a store
+    assert not (w.root / "never-made.sqlite").exists()  # reading never creates a store
     # a --token is a server's: without --server it is refused, before any self-test or store
     for cmd in (["submit", str(w.mybot), "--name", "x"], ["list"], ["show", "x"], ["remove", "x"]):
         _one_error(["bots", *cmd, "--token", "t0k", "--db", str(w.rw / "tok.sqlite")], "--token", "--server",
