@@ -87,6 +87,10 @@ def _values(e: type[enum.Enum]) -> tuple[str, ...]:
 #: would fill the memory, where this bound answers at once. 100 000 deals of three bots'
 #: round robin are 600 000 matches.
 MAX_DEALS = 100_000
+#: Matches at once, and processes per bot with shared isolation: a typo of a few zeros would
+#: start that many bot processes (each match's seats are processes), not a run.
+MAX_CONCURRENCY = 1024
+MAX_BOT_PROCESSES = 64
 
 
 @with_attributes(MATCH_SETTINGS)  # decision_ms, bank_ms, policy, max_strikes
@@ -150,8 +154,8 @@ class TournamentSpec:
     bank_ms: int = option(60_000, min=0, table="clock")
     policy: str = option("forfeit", choices=_values(Policy), table="failure")
     max_strikes: int = option(3, min=0, table="failure")
-    concurrency: int | None = option(None, min=1)  # matches at once; None: run.default_concurrency
-    bot_processes: int = option(1, min=1)  # with shared isolation: processes per bot, each serving many matches at once
+    concurrency: int | None = option(None, min=1, max=MAX_CONCURRENCY)  # matches at once; None: run.default_concurrency
+    bot_processes: int = option(1, min=1, max=MAX_BOT_PROCESSES)  # with shared isolation: processes per bot, each serving many matches at once
     isolation: str | None = option(None, choices=ISOLATIONS)  # None: deal with duplicate deals, else shared
     cluster: str | None = None  # a Dask scheduler address (tcp://host:8786): run the matches there
 

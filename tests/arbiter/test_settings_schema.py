@@ -43,7 +43,7 @@ def test_every_declared_range_and_choice_is_enforced_naming_the_setting(cls, f, 
 
 
 def test_a_setting_of_the_wrong_type_is_refused_as_such():
-    with pytest.raises(SpecError, match=r"^deals: must be a whole number of at least 1, got '3'$"):
+    with pytest.raises(SpecError, match=r"^deals: must be a whole number from 1 to 100000, got '3'$"):
         TournamentSpec(game="spot", bots=("random", "heuristic"), deals="3").validate()
     with pytest.raises(SpecError, match=r"^concurrency: must be a whole number of at least 1, got True$"):
         ArenaSpec(game="spades", concurrency=True).validate()
@@ -107,5 +107,5 @@ def test_the_command_lines_help_is_the_declaration():
         text = " ".join(r.output.replace("│", " ").split())
         for name in ("deals", "seed", "policy", "isolation"):
             assert flag_help(cls, name) in text, (command, name)
-    assert "At least 1; default 2." in flag_help(TournamentSpec, "deals")
+    assert "1..100000; default 2." in flag_help(TournamentSpec, "deals")
     assert "Forfeit or default; default forfeit." in flag_help(ArenaSpec, "policy")

@@ -162,6 +162,9 @@ def test_a_forfeit_shows_what_went_wrong(tmp_path):
         # a typo of a few zeros: the whole schedule was built in memory (about 1 KB a
         # match, 85 MB more each second) until the machine ran out, with no word
         (["--deals", "1000000000000"], "deals: must be"),
+        # so many processes at once (every seat of a match is one) would bring the machine down
+        (["--concurrency", "1000000"], "concurrency: must be a whole number from 1 to 1024"),
+        (["--bot-processes", "1000000", "--isolation", "shared"], "bot_processes: must be a whole number from 1 to 64"),
         (["-o", "target"], "expected KEY=VALUE"),
     ],
 )
