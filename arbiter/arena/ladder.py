@@ -192,7 +192,7 @@ class ArenaSpec:
     suspend_after: int = option(3, min=0, also=("failure",))  # encounters in a row with a forfeit of its own (0: never suspend)
     house: tuple[str, ...] = ()  # bots that always play: bundled names, FILE.py, NAME=SPEC
     isolation: str = option("deal", choices=("deal", "match"))  # duplicate deals: never shared
-    concurrency: int = option(1, min=1)  # encounters at once
+    concurrency: int = option(1, min=1, max=64)  # encounters at once (each with its bot processes)
     seed: int | None = option(None, min=0)  # only to reproduce a run (tests, the bench): encounter seeds derive from it
     transport: str = option(DEFAULT_TRANSPORT, in_files=False)  # or grpc; or inproc: house bots in this process (trusted; the bench)
     cluster: str | None = None  # a Dask scheduler's address: encounters' matches run on its workers
