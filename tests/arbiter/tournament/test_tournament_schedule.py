@@ -178,7 +178,7 @@ def test_schedule_accepts_plain_names_for_the_first_cut_callers():
         (dict(game="spot", bots=("random", "heuristic"), deals=0), "deals: must be"),
         (dict(game="spot", bots=("random", "heuristic"), format="swiss"), "format: expected one of"),
         (dict(game="spot", bots=("random", "heuristic"), policy="shrug"), "failure.policy"),
-        (dict(game="spot", bots=("random", "heuristic"), concurrency=0), "concurrency: must be a whole number of at least 1"),
+        (dict(game="spot", bots=("random", "heuristic"), concurrency=0), "concurrency: must be a whole number from 1 to 1024"),
         (dict(game="spot", bots=("random", "heuristic"), teams=(("random", "heuristic"),)), "teams: spot .* no partnerships"),
         (dict(game="spades", bots=("random", "heuristic", "greedy"), teams=(("random", "heuristic"),)), "teams: bots greedy are in no team"),
         (dict(game="spades", bots=("random", "heuristic"), teams=(("random", "nobody"), ("heuristic", "random"))), "teams: 'nobody' is not one of"),
