@@ -59,7 +59,7 @@ def cannot_play_in_process(bot: Any) -> str:
 
 
 #: How ``bot_copy`` copies a value of each type (found once per type).
-_ATOM, _TUPLE, _LIST, _DICT, _DATACLASS, _OTHER = range(6)
+_ATOM, _TUPLE, _LIST, _DICT, _DATACLASS, _OTHER, _SLOTTED = range(7)  # _SLOTTED: a dataclass with slots
 _KINDS: dict[type, int] = {}
 
 
@@ -76,7 +76,7 @@ def _kind_of(kind: type) -> int:
         elif kind is dict:
             how = _DICT
         elif dataclasses.is_dataclass(kind):
-            how = _DATACLASS
+            how = _DATACLASS if _in_dict(kind) else _SLOTTED
         else:
             how = _OTHER
         _KINDS[kind] = how
@@ -132,14 +132,27 @@ def bot_copy(value: Any, memo: dict[int, tuple[Any, Any]] | None = None) -> Any:
                 v = c
             items.append(v)
         new: Any = tuple(items) if changed else value
-    elif how == _LIST:
-        new = [bot_copy(v, memo) for v in value]
+    elif how == _LIST:  # an atom as it is; a memo hit without a call (as in a tuple)
+        new = []
+        for v in value:
+            if kinds.get(type(v)) != _ATOM:
+                seen = get(id(v))
+                v = seen[1] if seen is not None and seen[0] is v else bot_copy(v, memo)
+            new.append(v)
     elif how == _DICT:
-        new = {bot_copy(k, memo): bot_copy(v, memo) for k, v in value.items()}
-    elif how == _DATACLASS:
+        new = {}
+        for k, v in value.items():
+            if kinds.get(type(k)) != _ATOM:
+                seen = get(id(k))
+                k = seen[1] if seen is not None and seen[0] is k else bot_copy(k, memo)
+            if kinds.get(type(v)) != _ATOM:
+                seen = get(id(v))
+                v = seen[1] if seen is not None and seen[0] is v else bot_copy(v, memo)
+            new[k] = v
+    elif how == _DATACLASS or how == _SLOTTED:
         kind = type(value)
         new = object.__new__(kind)
-        if _in_dict(kind):  # the fields and anything set beside them (a cached property)
+        if how == _DATACLASS:  # the fields and anything set beside them (a cached property)
             fields = {}
             for name, v in value.__dict__.items():
                 if kinds.get(type(v)) != _ATOM:  # an atom as it is; a memo hit without a call
@@ -150,7 +163,11 @@ def bot_copy(value: Any, memo: dict[int, tuple[Any, Any]] | None = None) -> Any:
         else:
             names = _field_names(kind)
             for name in names:
-                object.__setattr__(new, name, bot_copy(getattr(value, name), memo))
+                v = getattr(value, name)
+                if kinds.get(type(v)) != _ATOM:
+                    seen = get(id(v))
+                    v = seen[1] if seen is not None and seen[0] is v else bot_copy(v, memo)
+                object.__setattr__(new, name, v)
             for name, v in getattr(value, "__dict__", {}).items():  # set beside the fields
                 if name not in names:
                     object.__setattr__(new, name, bot_copy(v, memo))
