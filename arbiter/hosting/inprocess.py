@@ -153,13 +153,12 @@ def bot_copy(value: Any, memo: dict[int, tuple[Any, Any]] | None = None) -> Any:
         kind = type(value)
         new = object.__new__(kind)
         if how == _DATACLASS:  # the fields and anything set beside them (a cached property)
-            fields = {}
+            fields = new.__dict__
+            fields.update(value.__dict__)  # the atoms as they are; the rest replaced below
             for name, v in value.__dict__.items():
-                if kinds.get(type(v)) != _ATOM:  # an atom as it is; a memo hit without a call
+                if kinds.get(type(v)) != _ATOM:  # a memo hit without a call
                     seen = get(id(v))
-                    v = seen[1] if seen is not None and seen[0] is v else bot_copy(v, memo)
-                fields[name] = v
-            new.__dict__.update(fields)
+                    fields[name] = seen[1] if seen is not None and seen[0] is v else bot_copy(v, memo)
         else:
             names = _field_names(kind)
             for name in names:
