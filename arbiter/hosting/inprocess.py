@@ -90,9 +90,11 @@ def _field_names(kind: type) -> tuple[str, ...]:
 
 @functools.cache
 def _in_dict(kind: type) -> bool:
-    """Whether ``kind``'s instances keep every attribute in their ``__dict__`` (no slots in
-    it or its bases): then a copy's dict is filled at once, not a setattr per field."""
-    return all("__slots__" not in k.__dict__ for k in kind.__mro__[:-1])
+    """Whether ``kind``'s instances keep every attribute in their ``__dict__`` (no slot in it
+    or its bases, and a ``__dict__``: a base's empty ``__slots__``, as ``Action``'s, holds
+    nothing): then a copy's dict is filled at once, not a setattr per field."""
+    mro = kind.__mro__[:-1]
+    return all(not k.__dict__.get("__slots__", ()) for k in mro) and any("__slots__" not in k.__dict__ for k in mro)
 
 
 def bot_copy(value: Any, memo: dict[int, tuple[Any, Any]] | None = None) -> Any:

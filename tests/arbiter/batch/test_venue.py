@@ -312,7 +312,7 @@ def test_a_bots_copy_of_its_views_shares_no_dataclass_with_the_referees(name, op
         object.__setattr__(deep, name, "scribbled")
         assert getattr(theirs[-1], name) == kept
         object.__setattr__(deep, name, kept)  # put back: the memo serves it again next step
-        legal = state.legal_actions()  # slotted dataclasses: copied field by field too
+        legal = state.legal_actions()  # dataclasses under Action's empty __slots__: copied too
         offered = [bot_copy(a, memo) for a in legal]
         assert offered == legal and not {id(a) for a in parts(offered, [])} & {id(a) for a in parts(legal, [])}
         state.apply(rng.choice(legal))
@@ -320,14 +320,20 @@ def test_a_bots_copy_of_its_views_shares_no_dataclass_with_the_referees(name, op
 
 
 def test_a_bots_copy_of_a_list_or_dict_copies_the_dataclasses_in_it():
-    """No game's view holds a dataclass in a list or a dict yet: ``bot_copy`` copies one there
-    too (the list, the dict and each dataclass, key or value), and a memo serves each again."""
+    """No game's view holds a dataclass in a list or a dict yet, nor a slotted dataclass:
+    ``bot_copy`` copies one there too (the list, the dict and each dataclass, key or value, a
+    slotted one's fields), and a memo serves each again."""
     from dataclasses import dataclass
 
     from arbiter.hosting.inprocess import bot_copy
 
     @dataclass(frozen=True)
     class Part:
+        n: int
+
+    @dataclass(frozen=True, slots=True)
+    class Slotted:
+        part: Part
         n: int
 
     @dataclass(frozen=True)
@@ -344,6 +350,9 @@ def test_a_bots_copy_of_a_list_or_dict_copies_the_dataclasses_in_it():
     assert bot_copy([a, {"x": b}], memo) == [mine.parts[0], {"x": mine.parts[2]}]
     again = bot_copy([a, {"x": b}], memo)
     assert again[0] is mine.parts[0] and again[1]["x"] is mine.parts[2]
+    held = Slotted(Part(3), 4)
+    copied = bot_copy(held, {})
+    assert copied == held and copied is not held and copied.part is not held.part and not hasattr(copied, "__dict__")
 
 
 @pytest.mark.e2e
