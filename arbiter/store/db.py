@@ -411,7 +411,13 @@ def think_times(db: sqlite3.Connection, table: str, where: str, params: Sequence
     try:
         rows = db.execute(_TIMES_SQL.format(table=table, where=where), tuple(params)).fetchall()
     except sqlite3.DatabaseError as exc:
-        raise StoreError(f"the matches' records cannot be read for their times: {exc}") from None
+        try:  # which one, for the error to name
+            bad = db.execute(f"SELECT m.match_id FROM {table} AS m WHERE {where} AND NOT json_valid(m.record) LIMIT 1",
+                             tuple(params)).fetchone()
+        except sqlite3.DatabaseError:
+            bad = None
+        which = f" (match {bad[0]}'s, and maybe others')" if bad else ""
+        raise StoreError(f"the matches' records cannot be read for their times{which}: {exc}") from None
     for seats, seat, n, total, worst, measured, overhead, reported, reported_ms, bot_us in rows:
         names = json.loads(seats)
         if not isinstance(seat, int) or not 0 <= seat < len(names):

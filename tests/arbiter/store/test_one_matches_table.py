@@ -198,3 +198,20 @@ def test_the_web_has_one_replay_reader_for_every_match(tmp_path):
         with pytest.raises(web.PageError) as withheld:
             web.replay_page(store, "8-0", {})
         assert withheld.value.status == 403 and "still running" in str(withheld.value)
+
+
+def test_a_record_that_cannot_be_read_for_its_times_is_named(tmp_path):
+    """The think times are summed in SQLite over every record of a batch: one record that is
+    not JSON (damaged by hand, or by a disk) makes the sum fail, and the error names it."""
+    path = tmp_path / "s.sqlite"
+    for seed in (1, 2):
+        batch = store_play(path, play_local("spades", ["random"] * 4, seed=seed, options={"deals": 1}, transport="inproc"))
+    with Store(path, read_only=True) as store:
+        tid = store.tournament(batch).id
+        bad = store.matches(tid)[1].match_id
+        assert set(store.think_times(tid)) == {"random"}
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE matches SET record = '{not json' WHERE match_id = ?", (bad,))
+    with Store(path, read_only=True) as store:
+        with pytest.raises(StoreError, match=f"cannot be read for their times \\(match {bad}'s, and maybe others'\\)"):
+            store.think_times(tid)
