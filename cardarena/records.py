@@ -129,6 +129,13 @@ def clip(text: str, limit: int = ECHO_LIMIT) -> str:
     return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
 
 
+def number(text: str) -> int | None:
+    """``text`` as the whole number it writes in ASCII digits, or None if it is not one or has
+    more than 18 digits, for anything that reads a number a person (or a URL) wrote: ``isdigit``
+    alone also passes '²' and '١' and 5,000 digits, which ``int`` refuses or SQLite cannot hold."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
+
+
 @dataclass(frozen=True)
 class RecordedAction:
     seat: int

@@ -62,7 +62,7 @@ from arbiter.store.db import READ_ERRORS, store_unwritable
 from arbiter.store.registry import Registry, RegistryError
 from cardarena.disclosure import OPEN
 from cardarena.games import Action, ConfigError, Event, Game, GameError, Outcome, game_class, get_game
-from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchInfo, MatchRecord, Policy, clip
+from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchInfo, MatchRecord, Policy, clip, number
 
 log = logging.getLogger(__name__)
 
@@ -317,7 +317,7 @@ class BrowserSeat(SeatClient):
     def act(self, request_id: str, text: str) -> Action:
         """Answer the decision ``request_id`` with the action written ``text``; TableError
         (4xx) if it is not this seat's decision, not an action of the game, or not legal."""
-        if not request_id.strip().isdigit():
+        if number(request_id.strip()) is None:
             raise TableError(400, f"request must be the number of the decision asked, got {clip(request_id, 40)!r}")
         rid = int(request_id)
         if not text.strip():
@@ -554,7 +554,7 @@ class Tables:
         except (ConfigError, GameError) as exc:
             raise TableError(400, f"options: {exc}") from None
         n = g.num_seats
-        if not seat.strip().isdigit() or int(seat) >= n:
+        if number(seat.strip()) is None or int(seat) >= n:
             raise TableError(400, f"seat must be a number from 0 to {n - 1}, got {clip(seat, 20)!r}")
         me = int(seat)
         if len(opponents) != n - 1:

@@ -37,7 +37,7 @@ from arbiter.present.table import TABLE_STYLE, render_table, table_model
 from arbiter.store.analyses import recent_analyses
 from arbiter.store.db import MatchRow, Store, StoreError
 from cardarena import disclosure
-from cardarena.records import MatchRecord
+from cardarena.records import MatchRecord, number
 from cardarena.replay import ReplayError, ReplayStep, step_record
 
 __all__ = ["InspectError", "costliest_html", "inspect_page", "inspect_url", "is_inspect_path", "start_analysis"]
@@ -269,7 +269,7 @@ def _spectator_page(store: Store, row: MatchRow, query: dict[str, list[str]], no
         raise InspectError(500, str(exc)) from None
     n = max(0, len(steps) - 1)
     raw = (query.get("d") or ["1"])[0]
-    if n and not (raw.isdigit() and 1 <= int(raw) <= n):
+    if n and not 1 <= (number(raw) or 0) <= n:
         raise InspectError(400, f"d must be a decision of the match from 1 to {n}, got {raw[:20]!r}")
     d = int(raw) if n else 0
     before, after = (steps[d - 1], steps[d]) if n else (None, None)
@@ -314,7 +314,7 @@ def inspect_page(store: Store, match_id: str, query: dict[str, list[str]], nonce
     raw = (query.get("d") or ["1"])[0]
     p = None
     if points:
-        if not (raw.isdigit() and 1 <= int(raw) <= len(points)):
+        if not 1 <= (number(raw) or 0) <= len(points):
             raise InspectError(400, f"d must be a decision of seat {seat} from 1 to {len(points)}, got {raw[:20]!r}")
         p = points[int(raw) - 1]
     stored = current_analysis(store, match_id, seat)
@@ -383,7 +383,7 @@ def start_analysis(store: Store, match_id: str, query: dict[str, list[str]]) -> 
         except jobs.Off as exc:
             raise InspectError(403, str(exc)) from None
     raw = (query.get("d") or [""])[0]
-    return inspect_url(match_id, seat, int(raw) if raw.isdigit() else None)
+    return inspect_url(match_id, seat, number(raw))
 
 
 def _stamp(row: MatchRow) -> str:
@@ -420,7 +420,7 @@ def warm(path: Path, limit: int = CACHED) -> list[tuple[str, int]]:
 
 def _seat(query: dict[str, list[str]]) -> int:
     raw = (query.get("seat") or ["0"])[0]
-    if not raw.isdigit():
+    if number(raw) is None:
         raise InspectError(400, f"seat must be a seat number or spectator, got {raw[:20]!r}")
     return int(raw)
 

@@ -48,7 +48,7 @@ from arbiter.present.table import (TABLE_SCRIPT, TABLE_STYLE, render_table, say,
 from arbiter.person.tables import DEFAULT_DECISION_SECONDS, DEFAULT_LIMIT, DEFAULT_PER_CLIENT, Snapshot, TableError, Tables
 from cardarena.games import GAMES, ConfigError, GameError, game_class, get_game
 from cardarena.games.base import option_specs, value_text
-from cardarena.records import clip
+from cardarena.records import clip, number
 
 log = logging.getLogger(__name__)
 
@@ -317,8 +317,8 @@ def new_page(env: jinja2.Environment, tables: Tables, query: dict[str, list[str]
         teams = [", ".join(seat_place(game, o) for t in g.teams if s in t for o in t if o != s) for s in range(seats)]
     except (ConfigError, GameError) as exc:
         seats_error = f"these options are not valid: {exc}"
-    seat = int(first("seat", "0")) if first("seat", "0").isdigit() else 0
-    chosen = {int(k[4:]): v[0] for k, v in query.items() if k.startswith("bot.") and k[4:].isdigit() and v}
+    seat = number(first("seat", "0")) or 0
+    chosen = {number(k[4:]): v[0] for k, v in query.items() if k.startswith("bot.") and number(k[4:]) is not None and v}
     bots = tables.bots(game)
     return _template(env, "new").render(
         games=list(GAMES), game=game, presets=[(n, cls.preset_docs.get(n, "")) for n in cls.presets], preset=preset,
@@ -473,9 +473,9 @@ def _start(tables: Tables, form: dict[str, list[str]], client: str = "") -> tupl
     except (ConfigError, GameError):
         n = None  # Tables.start says what is wrong
     opponents: list[str] = []
-    if n is not None and seat.isdigit() and int(seat) < n:  # (a seat out of range: Tables.start says so)
+    if n is not None and (me := number(seat)) is not None and me < n:  # (a seat out of range: Tables.start says so)
         for k in range(n):
-            if k != int(seat):
+            if k != me:
                 opponents.append(_one(form, f"bot.{k}", f"the bot for seat {k}").strip())
     table = tables.start(game, seat, opponents, options, preset, client)
     table.browser.wait_for_turn_or_end(WAIT_SECONDS)  # so the first page shows the first decision

@@ -82,7 +82,7 @@ from starlette.routing import Route
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from cardarena.games import Card, get_game
-from cardarena.records import MatchRecord
+from cardarena.records import MatchRecord, number
 from cardarena.replay import ReplayError
 from cardarena.replay import ReplayStep, step_record
 from arbiter.present.export import ARENA_SCALE, margin_header, margin_text, standings_notes
@@ -643,8 +643,9 @@ def _parse_view(view: str, num_seats: int) -> tuple[int | None, bool]:
         return None, False
     if view == "full":
         return None, True
-    if view.startswith("seat") and view[4:].isdigit() and int(view[4:]) < num_seats:
-        return int(view[4:]), False
+    seat = number(view[4:]) if view.startswith("seat") else None
+    if seat is not None and seat < num_seats:
+        return seat, False
     raise PageError(400, f"unknown view {view[:40]!r}: use spectator, full or seat0..seat{num_seats - 1}")
 
 
@@ -701,7 +702,7 @@ def _replay_html(steps_for: Callable[[int | None, bool], ReplayPage], match_id: 
         raise PageError(500, f"match {match_id!r} does not replay: {page.error}")
     last = page.steps[-1].index
     raw_step = (query.get("step") or [str(first_decision(page.record, seat))])[0]
-    if not raw_step.lstrip("-").isdigit():
+    if number(raw_step.removeprefix("-")) is None:
         raise PageError(400, f"step must be a number from 0 to {last}, got {raw_step[:20]!r}")
     step = page.steps[min(max(0, int(raw_step)), last)]
     r = page.record

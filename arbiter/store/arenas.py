@@ -28,7 +28,7 @@ from arbiter.store.db import index_bots, Store, StoreError, ThinkTimes, incident
 from cardarena import disclosure
 from cardarena.disclosure import Disclosure
 from cardarena.games import EndReason, Outcome
-from cardarena.records import Incident, MatchRecord
+from cardarena.records import Incident, MatchRecord, number
 
 #: What an entrant can be: only ``active`` ones are matched.
 #: candidate: a new version on trial against the active one (the arena's gate); rejected:
@@ -163,7 +163,7 @@ class Arenas:
     def arena(self, name_or_id: str | int) -> ArenaRow:
         key = str(name_or_id)
         row = self.db.execute("SELECT id, name, game, spec, created FROM arenas WHERE name = ? OR id = ? "
-                              "ORDER BY name = ? DESC LIMIT 1", (key, int(key) if key.isdigit() else -1, key)).fetchone()
+                              "ORDER BY name = ? DESC LIMIT 1", (key, -1 if number(key) is None else number(key), key)).fetchone()
         if row is None:
             raise StoreError(f"no arena {key[:80]!r} in {self.store.path}")
         return ArenaRow(row[0], row[1], row[2], json.loads(row[3]), row[4])

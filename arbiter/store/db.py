@@ -33,7 +33,7 @@ from arbiter import metrics
 from cardarena import disclosure
 from cardarena.disclosure import Disclosure
 from cardarena.games import EndReason, Outcome
-from cardarena.records import Incident, MatchRecord
+from cardarena.records import Incident, MatchRecord, number
 
 DEFAULT_DB = "arena.sqlite"
 SCHEMA_VERSION = 5
@@ -708,15 +708,15 @@ class Store:
             row = self.db.execute(f"SELECT {cols} FROM tournaments ORDER BY id DESC LIMIT 1").fetchone()
         elif isinstance(name_or_id, int):
             row = self.db.execute(f"SELECT {cols} FROM tournaments WHERE id = ?", (name_or_id,)).fetchone()
-        elif str(name_or_id).isdigit():
+        elif number(str(name_or_id)) is not None:
             row = self.db.execute(
                 f"SELECT {cols} FROM tournaments WHERE name = ? OR id = ? ORDER BY name = ? DESC LIMIT 1",
-                (str(name_or_id), int(name_or_id), str(name_or_id)),
+                (str(name_or_id), number(str(name_or_id)), str(name_or_id)),
             ).fetchone()
         else:
             row = self.db.execute(f"SELECT {cols} FROM tournaments WHERE name = ?", (name_or_id,)).fetchone()
         if row is None:
-            what = "no tournaments" if name_or_id is None else f"no tournament {name_or_id!r}"
+            what = "no tournaments" if name_or_id is None else f"no tournament {name_or_id[:80] if isinstance(name_or_id, str) else name_or_id!r}"
             raise StoreError(f"{what} in {self.path}")
         try:
             spec = json.loads(row[3])
@@ -823,12 +823,12 @@ class Store:
         schedule index too. What of it may be shown is ``disclosure_of``'s (or use
         ``read_match``)."""
         r = self.db.execute(f"SELECT {_ROW_COLUMNS} FROM matches WHERE match_id = ?", (match_id,)).fetchone()
-        if r is None and tournament_id is not None and str(match_id).isdigit():
+        if r is None and tournament_id is not None and number(str(match_id)) is not None:
             r = self.db.execute(
-                f"SELECT {_ROW_COLUMNS} FROM matches WHERE tournament_id = ? AND idx = ?", (tournament_id, int(match_id))
+                f"SELECT {_ROW_COLUMNS} FROM matches WHERE tournament_id = ? AND idx = ?", (tournament_id, number(str(match_id)))
             ).fetchone()
         if r is None:
-            raise StoreError(f"no match {match_id!r} in {self.path}")
+            raise StoreError(f"no match {match_id[:80]!r} in {self.path}")
         return self._match_row(r)
 
     def bot_matches(self, bot: str, limit: int = 1000, records: bool = False) -> list[MatchRow]:

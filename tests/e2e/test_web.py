@@ -8,10 +8,12 @@ Screenshots of both pages are written to tests/artifacts/ for review.
 from __future__ import annotations
 
 import asyncio
+import http.client
 import itertools
 import re
 import shutil
 import tempfile
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -180,6 +182,40 @@ def test_bad_addresses_get_clear_pages(site, browser):
     assert "step must be a number" in browser.find_element(By.CLASS_NAME, "error").text
     browser.get(url + "m/cn-1?view=seat9")
     assert "unknown view" in browser.find_element(By.CLASS_NAME, "error").text
+
+
+def test_odd_numbers_in_an_address_are_a_short_4xx_never_a_500(site):
+    """A number a URL writes that ``int`` or SQLite refuses ('²' passes ``isdigit``; 22
+    digits overflow a store id; 5,000 digits pass no ``int``): a 400 or 404 naming it, not
+    a 500, and the echo is clipped (an error page is short whatever the address)."""
+    url, _ = site
+    u = urllib.parse.urlsplit(url)
+    huge, sup = "7" * 5000, urllib.parse.quote("²")
+
+    def ask(method: str, path: str, body: str | None = None) -> tuple[int, str]:
+        conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+        headers = {"Content-Type": "application/x-www-form-urlencoded"} if body is not None else {}
+        conn.request(method, path, body=body, headers=headers)
+        r = conn.getresponse()
+        out = r.status, r.read().decode()
+        conn.close()
+        return out
+
+    base = len(ask("GET", "/m/no-such-match")[1])
+    for path, status in [("/t/999999999999999999999", 404), (f"/t/{sup}", 404), (f"/t/{huge}", 404),
+                         ("/t/999999999999999999999/bot/random", 404), (f"/a/{sup}", 404),
+                         ("/a/999999999999999999999", 404), (f"/m/{huge}", 404),
+                         (f"/m/cn-1?step={sup}", 400), (f"/m/cn-1?step={huge}", 400),
+                         (f"/m/cn-1?view=seat{sup}", 400), (f"/m/cn-1?view=seat{huge}", 400),
+                         (f"/m/cn-1/inspect?d={sup}", 400), (f"/m/cn-1/inspect?seat={sup}", 400),
+                         (f"/m/cn-1/inspect?seat=1&d={huge}", 400), (f"/play?seat={sup}", 200),
+                         (f"/play?seat={huge}&bot.{sup}=random", 200)]:
+        got, body = ask("GET", path)
+        assert (got, "Traceback" in body) == (status, False), (path[:60], got, body[-300:])
+        assert status == 200 or len(body) < base + 400, (path[:60], len(body), base)
+    got, body = ask("POST", "/play/new", urllib.parse.urlencode({"game": "spades", "seat": "²", "bot.1": "random",
+                                                                 "bot.2": "random", "bot.3": "random"}))
+    assert got == 400 and "seat must be a number from 0 to 3" in body, (got, body[-300:])
 
 
 def test_a_running_duplicate_tournament_keeps_its_replays_closed(site, browser):
