@@ -1244,6 +1244,16 @@ class _Site:
             response.headers.append(k, v)
         return response
 
+    async def not_allowed(self, request: Request, exc: Exception) -> Response:
+        """A method no page takes (PUT, DELETE...: the router's 405): the site's own page
+        and headers, as for a POST to a page of the store, not the framework's bare text."""
+        nonce = secrets.token_hex(16)
+        _NONCE.set(nonce)
+        headers = security_headers(nonce)
+        headers["Allow"] = "GET, HEAD, POST"
+        return Response(error_page(405, f"no page takes a {request.method[:20]}: use GET, HEAD or POST"), 405,
+                        headers=headers, media_type="text/html; charset=utf-8")
+
     @staticmethod
     async def _body(request: Request) -> bytes:
         body = b""
@@ -1347,7 +1357,8 @@ def make_app(db: Path, tables: play.Tables, stopping: threading.Event | None = N
     """The site as an ASGI app (any ASGI server runs it; ``WebServer`` runs it on uvicorn,
     which also bounds how long a request's head may take: ``_GuardedH11``)."""
     site = _Site(db, tables, stopping or threading.Event(), verbose, limits)
-    return Starlette(routes=[Route("/{path:path}", site.endpoint, methods=["GET", "HEAD", "POST"])])
+    return Starlette(routes=[Route("/{path:path}", site.endpoint, methods=["GET", "HEAD", "POST"])],
+                     exception_handlers={405: site.not_allowed})
 
 
 class _GuardedH11(H11Protocol):
