@@ -1244,15 +1244,20 @@ class _Site:
             response.headers.append(k, v)
         return response
 
-    async def not_allowed(self, request: Request, exc: Exception) -> Response:
-        """A method no page takes (PUT, DELETE...: the router's 405): the site's own page
-        and headers, as for a POST to a page of the store, not the framework's bare text."""
+    async def refused(self, request: Request, exc: Exception) -> Response:
+        """What the router refuses before any page is asked: a method no page takes (PUT,
+        DELETE...: 405) or a request target that is no path (``*``, ``http://host/...``:
+        404). The site's own page and headers, as for a POST to a page of the store or an
+        unknown page, not the framework's bare text."""
         nonce = secrets.token_hex(16)
         _NONCE.set(nonce)
         headers = security_headers(nonce)
-        headers["Allow"] = "GET, HEAD, POST"
-        return Response(error_page(405, f"no page takes a {request.method[:20]}: use GET, HEAD or POST"), 405,
-                        headers=headers, media_type="text/html; charset=utf-8")
+        if getattr(exc, "status_code", 404) == 405:
+            headers["Allow"] = "GET, HEAD, POST"
+            status, message = 405, f"no page takes a {request.method[:20]}: use GET, HEAD or POST"
+        else:
+            status, message = 404, f"no page {request.url.path[:80]!r}: a page's address is a path, as /t/NAME"
+        return Response(error_page(status, message), status, headers=headers, media_type="text/html; charset=utf-8")
 
     @staticmethod
     async def _body(request: Request) -> bytes:
@@ -1358,7 +1363,7 @@ def make_app(db: Path, tables: play.Tables, stopping: threading.Event | None = N
     which also bounds how long a request's head may take: ``_GuardedH11``)."""
     site = _Site(db, tables, stopping or threading.Event(), verbose, limits)
     return Starlette(routes=[Route("/{path:path}", site.endpoint, methods=["GET", "HEAD", "POST"])],
-                     exception_handlers={405: site.not_allowed})
+                     exception_handlers={404: site.refused, 405: site.refused})
 
 
 class _GuardedH11(H11Protocol):

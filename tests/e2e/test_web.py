@@ -220,7 +220,8 @@ def test_odd_numbers_in_an_address_are_a_short_4xx_never_a_500(site):
 
 def test_a_method_no_page_takes_is_the_sites_own_405_page(site):
     """PUT, DELETE, OPTIONS... are a 405 like a POST to a page of the store: the site's page
-    naming the method, its Allow and its security headers (not the framework's bare text)."""
+    naming the method, its Allow and its security headers (not the framework's bare text);
+    so is a request target that is no path (``*``, ``http://host/...``), a 404."""
     url, _ = site
     u = urllib.parse.urlsplit(url)
     for method, path in [("PUT", "/"), ("DELETE", "/m/cn-1"), ("OPTIONS", "/play/new"), ("PATCH", "/healthz")]:
@@ -231,6 +232,13 @@ def test_a_method_no_page_takes_is_the_sites_own_405_page(site):
         conn.close()
         assert r.status == 405 and f"no page takes a {method}" in body, (method, path, r.status, body[-200:])
         assert headers.get("allow") == "GET, HEAD, POST" and "content-security-policy" in headers, headers
+    for target in ("*", "http://elsewhere/t/1"):
+        conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+        conn.request("GET", target)
+        r = conn.getresponse()
+        body, headers = r.read().decode(), {k.lower(): v for k, v in r.getheaders()}
+        conn.close()
+        assert r.status == 404 and "no page" in body and "content-security-policy" in headers, (target, r.status, body)
 
 
 def test_a_running_duplicate_tournament_keeps_its_replays_closed(site, browser):
