@@ -453,6 +453,8 @@ def test_malformed_and_illegal_actions_are_refused_and_the_match_goes_on(site):
         ({"request": rid}, 400, "the action is missing"),
         ({"request": rid, "action": [legal[0], legal[0]]}, 400, "given 2 times"),
         ({"request": "abc", "action": legal[0]}, 400, "request must be the number"),
+        ({"request": "\u00b2", "action": legal[0]}, 400, "request must be the number"),  # isdigit, but no int
+        ({"request": "9" * 5000, "action": legal[0]}, 400, "request must be the number"),  # past int's 4,300 digits
         ({"request": str(int(rid) + 5), "action": legal[0]}, 409, "is not the one being asked"),
         ({"request": rid, "action": not_legal[0]}, 400, "is not a legal action now"),
         ({"request": rid, "action": "x" * 5000}, 400, "more characters"),
