@@ -368,6 +368,8 @@ def start_analysis(store: Store, match_id: str, query: dict[str, list[str]]) -> 
         raise InspectError(404, str(exc)) from None
     except disclosure.Withheld as exc:
         raise InspectError(403, str(exc)) from None
+    if (query.get("seat") or [""])[0] == "spectator":
+        raise InspectError(400, f"a spectator makes no decisions to analyse: give a seat, 0 to {len(row.seats) - 1}")
     seat = _seat(query)
     if not 0 <= seat < len(row.seats):
         raise InspectError(400, f"seat {seat}: match {match_id!r} has seats 0 to {len(row.seats) - 1}")

@@ -218,6 +218,20 @@ def test_odd_numbers_in_an_address_are_a_short_4xx_never_a_500(site):
     assert got == 400 and "seat must be a number from 0 to 3" in body, (got, body[-300:])
 
 
+def test_analysing_as_the_spectator_is_refused_by_name(site):
+    """The inspector's "analyse" POST for ``seat=spectator`` (the page's own word for a view)
+    says a spectator makes no decisions, not "seat must be a seat number or spectator"."""
+    url, _ = site
+    u = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+    conn.request("POST", "/m/cn-1/inspect?seat=spectator", body="",
+                 headers={"Content-Type": "application/x-www-form-urlencoded"})
+    r = conn.getresponse()
+    body = r.read().decode()
+    conn.close()
+    assert r.status == 400 and "a spectator makes no decisions" in body, (r.status, body[-300:])
+
+
 def test_a_method_no_page_takes_is_the_sites_own_405_page(site):
     """PUT, DELETE, OPTIONS... are a 405 like a POST to a page of the store: the site's page
     naming the method, its Allow and its security headers (not the framework's bare text);
