@@ -292,6 +292,9 @@ def test_named_bad_inputs_give_the_message_that_says_what_is_wrong(world):
     _one_error(["play", "spades", "random", "random", "random", "random", "--transport", "inproc", "-o", "deals=1",
                 "--seed", "99999999999999999999999", "--db", str(w.rw / "seed.sqlite")], "--seed", path=("play",))
     _one_error(["standings", "nope", "--db", str(w.store)], "no tournament 'nope'")
+    # digits past a store id (OverflowError) and a digit int() refuses (ValueError) were tracebacks
+    _one_error(["standings", "9" * 22, "--db", str(w.store)], f"no tournament '{'9' * 22}'")
+    _one_error(["standings", "\u00b2", "--db", str(w.store)], "no tournament '\u00b2'")
     _one_error(["rules", "[/x]"], "unknown game '[/x]'")  # user text is never read as markup
     _one_error(["watch", "--server", "nope"], "--server", "HOST:PORT")
     _one_error(["bots", "show", "nope", "--db", str(w.store)], "no bot 'nope'", path=("bots", "show"))
