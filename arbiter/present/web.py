@@ -1226,6 +1226,8 @@ class _Site:
         query = request.query_params
         if request.method == "GET" and query.get("events") == "1":
             return await self._events(req, query.get("since", ""), request.headers.get("last-event-id"), nonce)
+        if request.method == "HEAD" and query.get("events") == "1":
+            return await self._events_head(req, nonce)
         async with self.limits.busy(client):
             status, ctype, text, extra = await run_in_threadpool(self.render, req, nonce)
         headers = security_headers(nonce)
@@ -1267,6 +1269,16 @@ class _Site:
             if len(body) > play.MAX_BODY:
                 break
         return body
+
+    async def _events_head(self, req: play.Request, nonce: str) -> Response:
+        """A HEAD of a page's event stream: the status and type its GET answers (404 for a
+        page with no live part), without holding a stream (a HEAD's body is never sent)."""
+        async with self.limits.busy(req.client):
+            first = await run_in_threadpool(self._fragment, req, nonce)
+        headers = security_headers(nonce)
+        if first is None:
+            return Response("this page has no live part\n", 404, headers=headers, media_type="text/plain")
+        return Response(b"", 200, headers=headers, media_type="text/event-stream")
 
     def _fragment(self, req: play.Request, nonce: str) -> str | None:
         """The page's live part now (None: it has none, or it is not a page any more)."""

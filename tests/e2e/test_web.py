@@ -232,6 +232,24 @@ def test_analysing_as_the_spectator_is_refused_by_name(site):
     assert r.status == 400 and "a spectator makes no decisions" in body, (r.status, body[-300:])
 
 
+def test_a_head_of_an_event_stream_answers_as_its_get_does(site):
+    """HEAD ?events=1 is the GET's status and type without its body (and holds no stream):
+    404 for a page with no live part, an event stream for one that has it; it was the
+    page's own 200 text/html either way."""
+    url, _ = site
+    u = urllib.parse.urlsplit(url)
+    for path, status, ctype in [("/m/cn-1?events=1", 404, "text/plain"), ("/play?events=1", 404, "text/plain"),
+                                ("/t/club-night?events=1", 200, "text/event-stream")]:
+        answers = []
+        for method in ("GET", "HEAD"):
+            conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+            conn.request(method, path)
+            r = conn.getresponse()
+            answers.append((r.status, (r.getheader("content-type") or "").split(";")[0]))
+            conn.close()  # (a GET's stream: closed unread)
+        assert answers == [(status, ctype)] * 2, (path, answers)
+
+
 def test_a_method_no_page_takes_is_the_sites_own_405_page(site):
     """PUT, DELETE, OPTIONS... are a 405 like a POST to a page of the store: the site's page
     naming the method, its Allow and its security headers (not the framework's bare text);
