@@ -828,7 +828,7 @@ class Store:
                 f"SELECT {_ROW_COLUMNS} FROM matches WHERE tournament_id = ? AND idx = ?", (tournament_id, number(str(match_id)))
             ).fetchone()
         if r is None:
-            raise StoreError(f"no match {match_id[:80]!r} in {self.path}")
+            raise StoreError(f"no match {str(match_id)[:80]!r} in {self.path}")
         return self._match_row(r)
 
     def bot_matches(self, bot: str, limit: int = 1000, records: bool = False) -> list[MatchRow]:
