@@ -92,7 +92,7 @@ from cardarena.games import ConfigError, Game, get_game
 from cardarena.games.options import check_settings, from_toml_tables, option, toml_tables, with_attributes
 from cardarena.names import NAME_RULE, is_name
 from cardarena.disclosure import of_encounter
-from cardarena.records import MATCH_SETTINGS, Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
+from cardarena.records import MATCH_SETTINGS, MAX_CLOCK_MS, MAX_SEED, MAX_STRIKES, Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
 
 log = logging.getLogger(__name__)
 
@@ -185,15 +185,15 @@ class ArenaSpec:
     # at once (a typo of a few zeros would fill the memory) and stored in one transaction
     deals: int = option(1, min=1, max=10_000)
     seatings: str = option(Seatings.ROTATIONS.value, choices=tuple(s.value for s in Seatings))
-    decision_ms: int = option(10_000, min=0, table="clock")
-    bank_ms: int = option(60_000, min=0, table="clock")
+    decision_ms: int = option(10_000, min=0, max=MAX_CLOCK_MS, table="clock")
+    bank_ms: int = option(60_000, min=0, max=MAX_CLOCK_MS, table="clock")
     policy: str = option("forfeit", choices=tuple(p.value for p in Policy), table="failure")
-    max_strikes: int = option(3, min=0, table="failure")
-    suspend_after: int = option(3, min=0, also=("failure",))  # encounters in a row with a forfeit of its own (0: never suspend)
+    max_strikes: int = option(3, min=0, max=MAX_STRIKES, table="failure")
+    suspend_after: int = option(3, min=0, max=MAX_STRIKES, also=("failure",))  # encounters in a row with a forfeit of its own (0: never suspend)
     house: tuple[str, ...] = ()  # bots that always play: bundled names, FILE.py, NAME=SPEC
     isolation: str = option("deal", choices=("deal", "match"))  # duplicate deals: never shared
     concurrency: int = option(1, min=1, max=64)  # encounters at once (each with its bot processes)
-    seed: int | None = option(None, min=0)  # only to reproduce a run (tests, the bench): encounter seeds derive from it
+    seed: int | None = option(None, min=0, max=MAX_SEED)  # only to reproduce a run (tests, the bench): encounter seeds derive from it
     transport: str = option(DEFAULT_TRANSPORT, in_files=False)  # or grpc; or inproc: house bots in this process (trusted; the bench)
     cluster: str | None = None  # a Dask scheduler's address: encounters' matches run on its workers
     # The gate (``arbiter.rating.sprt``): a new version of a bot replaces the active one
@@ -359,8 +359,8 @@ class ServiceConfig:
     """
 
     host: str = option("127.0.0.1", table="server")
-    port: int = option(50051, table="server")  # the Bots service (submissions)
-    web_port: int = option(8080, table="server")  # the leaderboard (arbiter.present.web); -1: no web page
+    port: int = option(50051, min=0, max=65535, table="server")  # the Bots service (submissions)
+    web_port: int = option(8080, min=-1, max=65535, table="server")  # the leaderboard (arbiter.present.web); -1: no web page
     credentials: str = option(auth.DEFAULT_FILE, table="server")
     authors: tuple[str, ...] = option((), table="server")  # author tokens to issue (kept in the credentials file)
     db: str = option("arena.sqlite", table="server")
@@ -398,7 +398,12 @@ def arena_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None
         server["authors"] = tuple(server["authors"])
     if "game" not in kw:
         raise SpecError(f"{source}: missing field 'game'")
-    return ArenaSpec(**kw), ServiceConfig(**server)
+    service = ServiceConfig(**server)
+    try:
+        check_settings(service)  # its ports' range: refused here, not by the socket's bind
+    except ConfigError as exc:
+        raise SpecError(f"{source}: {exc}") from None
+    return ArenaSpec(**kw), service
 
 
 def arena_from_toml(path: str | os.PathLike, overrides: Mapping[str, Any] | None = None) -> tuple[ArenaSpec, ServiceConfig]:

@@ -99,7 +99,7 @@ def arena(
     gate: Annotated[Optional[str], typer.Option("--gate", metavar="M0,M1", help=flag_help(ArenaSpec, "gate"))] = None,
     division: Annotated[Optional[str], typer.Option("--division", help=flag_help(ArenaSpec, "division"))] = None,
     cluster: Annotated[Optional[str], typer.Option("--cluster", help=flag_help(ArenaSpec, "cluster"))] = None,
-    max_encounters: Annotated[Optional[int], typer.Option("--max-encounters", help="Stop after this many encounters (default: run until stopped).")] = None,
+    max_encounters: Annotated[Optional[int], typer.Option("--max-encounters", min=1, help="Stop after this many encounters (default: run until stopped).")] = None,
     metrics: MetricsOpt = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
 ) -> None:

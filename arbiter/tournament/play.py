@@ -23,11 +23,7 @@ from arbiter.server import client
 from arbiter.store.db import Store
 from cardarena.disclosure import OPEN
 from cardarena.games import ConfigError, game_class, get_game
-from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
-
-
-#: The largest seed a match keeps: the store holds it as a 64-bit INTEGER.
-MAX_SEED = 2**63 - 1
+from cardarena.records import MAX_CLOCK_MS, MAX_SEED, MAX_STRIKES, Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
 
 
 def _config(game, seed, options, preset, decision_ms, bank_ms, policy, max_strikes=3) -> tuple[MatchConfig, int]:
@@ -35,9 +31,10 @@ def _config(game, seed, options, preset, decision_ms, bank_ms, policy, max_strik
         raise ConfigError(f"--seed must be a whole number from 0 to {MAX_SEED}, got {seed}")
     if policy not in {p.value for p in Policy}:
         raise ConfigError(f"policy: expected forfeit or default, got {policy!r}")
-    for what, value in (("decision-ms", decision_ms), ("bank-ms", bank_ms), ("max-strikes", max_strikes)):
-        if value < 0:
-            raise ConfigError(f"--{what} must be 0 or more, got {value}")
+    for what, value, most in (("decision-ms", decision_ms, MAX_CLOCK_MS), ("bank-ms", bank_ms, MAX_CLOCK_MS),
+                              ("max-strikes", max_strikes, MAX_STRIKES)):
+        if not 0 <= value <= most:
+            raise ConfigError(f"--{what} must be a whole number from 0 to {most}, got {value}")
     config = MatchConfig(game=game, seed=seed, options=dict(options), preset=preset,
                          clock=Clock(decision_ms, bank_ms), policy=FailurePolicy.uniform(policy, max_strikes),
                          disclosure=OPEN)  # a match of no batch (stored as play:GAME, open)

@@ -55,7 +55,7 @@ from cardarena.disclosure import Disclosure, of_tournament
 from cardarena.names import NAME_RULE, is_seat_name
 from cardarena.games import ConfigError, Game, get_game
 from cardarena.games.options import check_settings, from_toml_tables, option, toml_tables, with_attributes
-from cardarena.records import MATCH_SETTINGS, Clock, FailurePolicy, MatchConfig, Policy
+from cardarena.records import MATCH_SETTINGS, MAX_CLOCK_MS, MAX_SEED, MAX_STRIKES, Clock, FailurePolicy, MatchConfig, Policy
 from cardarena.runtimes import MANIFEST
 from arbiter.hosting.loading import BUNDLED, did_you_mean, load_bot
 
@@ -149,11 +149,11 @@ class TournamentSpec:
     deals: int = option(2, min=1, max=MAX_DEALS)
     duplicate: bool = True
     seatings: str = option(Seatings.ROTATIONS.value, choices=_values(Seatings))
-    seed: int | None = option(None, min=0)  # None: a secret seed drawn when the tournament is created (kept in the store)
-    decision_ms: int = option(10_000, min=0, table="clock")
-    bank_ms: int = option(60_000, min=0, table="clock")
+    seed: int | None = option(None, min=0, max=MAX_SEED)  # None: a secret seed drawn when the tournament is created (kept in the store)
+    decision_ms: int = option(10_000, min=0, max=MAX_CLOCK_MS, table="clock")
+    bank_ms: int = option(60_000, min=0, max=MAX_CLOCK_MS, table="clock")
     policy: str = option("forfeit", choices=_values(Policy), table="failure")
-    max_strikes: int = option(3, min=0, table="failure")
+    max_strikes: int = option(3, min=0, max=MAX_STRIKES, table="failure")
     concurrency: int | None = option(None, min=1, max=MAX_CONCURRENCY)  # matches at once; None: run.default_concurrency
     bot_processes: int = option(1, min=1, max=MAX_BOT_PROCESSES)  # with shared isolation: processes per bot, each serving many matches at once
     isolation: str | None = option(None, choices=ISOLATIONS)  # None: deal with duplicate deals, else shared

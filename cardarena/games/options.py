@@ -144,12 +144,17 @@ def option(default: Any = dataclasses.MISSING, *, min: float | None = None, max:
     return dataclasses.field(default=default, metadata=meta)
 
 
+def _bound_text(x: float) -> str:
+    """A bound as written: every digit of a whole one (86400000, not 8.64e+07)."""
+    return f"{x:g}" if isinstance(x, float) else str(x)
+
+
 def range_text(lo: float | None, hi: float | None) -> str:
     if lo is not None and hi is not None:
-        return f"{lo:g}..{hi:g}"
+        return f"{_bound_text(lo)}..{_bound_text(hi)}"
     if lo is not None:
-        return f"at least {lo:g}"
-    return f"at most {hi:g}" if hi is not None else ""
+        return f"at least {_bound_text(lo)}"
+    return f"at most {_bound_text(hi)}" if hi is not None else ""
 
 
 def _check_ranges(obj: Any) -> None:
@@ -398,12 +403,12 @@ def _choices_text(choices: Sequence[str]) -> str:
 
 def _whole_number_text(lo: float | None, hi: float | None) -> str:
     if lo is not None and hi is not None:
-        return f"a whole number from {lo:g} to {hi:g}"
+        return f"a whole number from {_bound_text(lo)} to {_bound_text(hi)}"
     if lo == 0:
         return "a non-negative whole number"
     if lo is not None:
-        return f"a whole number of at least {lo:g}"
-    return f"a whole number of at most {hi:g}" if hi is not None else "a whole number"
+        return f"a whole number of at least {_bound_text(lo)}"
+    return f"a whole number of at most {_bound_text(hi)}" if hi is not None else "a whole number"
 
 
 def _plain_type(tp: Any) -> tuple[Any, bool]:

@@ -280,7 +280,7 @@ def test_named_bad_inputs_give_the_message_that_says_what_is_wrong(world):
                "--output", "no folder", str(w.missing))
     _one_error(["standings", "t", "--db", str(w.store), "-f", "md", "-o", str(w.mybot)], "--output", "folder")
     _one_error(["tournament", "run", "--db", str(w.rw / "n.sqlite"), "--transport", "inproc", "--bots", "random,greedy",
-                "--decision-ms", "-1", "-q"], "decision_ms", "negative", path=("tournament", "run"))
+                "--decision-ms", "-1", "-q"], "decision_ms", "from 0", path=("tournament", "run"))
     _one_error(["tournament", "run", "--db", str(w.missing / "x.sqlite"), "--transport", "inproc",
                 "--bots", "random,greedy", "-q"], "no folder", path=("tournament", "run"))
     _one_error(["tournament", "run", "--db", str(w.rw / "n.sqlite"), "--transport", "inproc",
@@ -518,3 +518,100 @@ def test_ctrl_c_while_the_commands_load_is_one_line():
     )
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert p.returncode == 130 and p.stderr.strip() == "interrupted" and not p.stdout, (p.returncode, p.stdout, p.stderr)
+
+
+# --------------------------------------------------------------------------------------
+# Numbers out of range: every number option of every command, with numbers.
+
+#: A number far past any count, port or clock (a typo of a few zeros, or worse): past a C
+#: long, where a library call that takes it fails with OverflowError.
+HUGE = "99999999999999999999999"
+
+#: Values that are valid, so not tried (a valid value runs the command: a match played, a
+#: server up), each with why. Every other out-of-range value must be refused at once.
+VALID = {
+    (("replay",), "seat"): {"0": "the first seat"},
+    (("analyse",), "seat"): {"0": "the first seat"},
+    (("analyse",), "seed"): {"0": "any seed", HUGE: "any seed (it only seeds the sampling)"},
+    (("analyse",), "max_actions"): {HUGE: "'at most': a decision has few legal actions"},
+    (("analyse",), "last"): {HUGE: "'up to': the seat's last decision"},
+    (("analyse",), "top"): {"0": "documented: none", HUGE: "'this many': all of them"},
+    (("arena",), "suspend_after"): {"0": "documented: never suspend"},
+    (("arena",), "decision_ms"): {"0": "documented: without limit"},
+    (("arena",), "bank_ms"): {"0": "no bank"},
+    (("arena",), "max_strikes"): {"0": "the first fault forfeits"},
+    (("arena",), "seed"): {"0": "any seed"},
+    (("arena",), "port"): {"0": "any free port"},
+    (("arena",), "web_port"): {"-1": "documented: no web page", "0": "any free port"},
+    (("arena",), "max_encounters"): {HUGE: "'stop after this many': runs until stopped"},
+    (("play",), "seed"): {"0": "any seed"},
+    (("play",), "decision_ms"): {"0": "documented: without limit"},
+    (("play",), "bank_ms"): {"0": "no bank"},
+    (("play",), "max_strikes"): {"0": "the first fault forfeits"},
+    (("tournament", "run"), "seed"): {"0": "any seed"},
+    (("tournament", "run"), "decision_ms"): {"0": "documented: without limit"},
+    (("tournament", "run"), "bank_ms"): {"0": "no bank"},
+    (("tournament", "run"), "max_strikes"): {"0": "the first fault forfeits"},
+    (("evaluate",), "seed"): {"0": "any seed"},
+    (("evaluate",), "decision_ms"): {"0": "documented: without limit"},
+    (("replay",), "decision_ms"): {"0": "documented: without limit"},
+    (("replay",), "bank_ms"): {"0": "no bank"},
+    (("serve",), "port"): {"0": "any free port"},
+    (("serve",), "spectator_delay"): {"0": "no delay"},
+    (("web",), "port"): {"0": "any free port"},
+    (("web",), "play_limit"): {"0": "documented: no /play"},
+    (("web",), "analysis_samples"): {"0": "documented: no analysis"},
+}
+
+#: What an option needs beside it to be read at all (without it the command refuses the
+#: option for that, which is no test of its range).
+NEEDS = {
+    (("replay",), "at"): {"seat": "0"},
+    (("replay",), "decision_ms"): {"seat": "0", "at": "1", "bot": "random"},
+    (("replay",), "bank_ms"): {"seat": "0", "at": "1", "bot": "random"},
+    (("standings",), "probes"): {"luck_adjusted": True},
+    (("evaluate",), "probes"): {"luck_adjusted": True},
+    (("evaluate",), "alpha"): {"sprt": "0,50"},
+    (("evaluate",), "beta"): {"sprt": "0,50"},
+    (("evaluate",), "min_deals"): {"sprt": "0,50"},
+}
+
+
+def _is_number(param: Any) -> bool:
+    return any(k.__name__ == "_NumberParamTypeBase" for k in type(param.type).__mro__)
+
+
+def _out_of_range() -> list[Any]:
+    tree = command_tree()
+    cases = []
+    for path, cmd in tree.items():
+        for p in cmd.params:
+            if not _is_number(p):
+                continue
+            values = ["-1", "0", HUGE] + (["nan", "inf", "-inf"] if "Float" in type(p.type).__name__ else [])
+            for v in values:
+                if v not in VALID.get((path, p.name), {}):
+                    cases.append(pytest.param(path, p.name, v, id=f"{' '.join(path)} {p.opts[0]} {v}"))
+    return cases
+
+
+@pytest.mark.parametrize("path,param,value", _out_of_range())
+def test_every_number_option_refuses_numbers_out_of_its_range(world, path, param, value):
+    """-1, 0, a number past a C long (and NaN, infinities) on each number option: one error
+    line (exit 2) at once, never a traceback, a run away (memory, time) or silence. A typo
+    of a few zeros once filled the memory (tournament run --deals 1000000000000), played a
+    match then lost it (play --seed 99999999999999999999999), or gave an OverflowError
+    (evaluate --jobs)."""
+    cmd = command_tree()[path]
+    base = dict(_base(world, path))
+    for p in cmd.params:
+        if getattr(p, "required", False) and p.name not in base:
+            base[p.name] = _filler(world, p)
+    base.update(NEEDS.get((path, param), {}))
+    world.reset()
+    for f in world.rw.iterdir():  # a store or credentials a case before made: each case starts afresh
+        if f.suffix in (".sqlite", ".json") and f != world.rofile:
+            f.unlink()
+    o = invoke([*path, *_argv(cmd, {**base, param: value})], timeout=20, serving=path in SERVING)
+    why = problems(o, path, expect_error=True)
+    assert not why, f"{why}:\n{o.describe()}"
