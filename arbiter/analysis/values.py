@@ -123,6 +123,9 @@ __all__ = ["ActionValue", "DecisionValue", "Valuer", "analyse", "value_of", "UNI
 #: 219 at 96 and at 128; fresh seeds 120-139: 457, 449, 450 of 483) for 40% and 80% more of
 #: the evaluator's values (docs/analysis.md, "Spades: the edge extension and larger budgets").
 DEFAULT_SAMPLES = 64
+#: The budget at most: 16 times the default, already minutes a match; a typo of a few
+#: zeros would draw states without end (no word, the decision never valued).
+MAX_SAMPLES = 1024
 DEFAULT_MAX_ACTIONS = 12
 #: States drawn per batch.
 BATCH = 8

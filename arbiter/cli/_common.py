@@ -97,6 +97,13 @@ MetricsOpt = Annotated[Optional[str], typer.Option(
 TransportOpt = Annotated[str, typer.Option("--transport", help="local (bots as sandboxed processes on the arbiter's local channel: the bot stream in plain frames on a Unix socket, no HTTP/2; a bot of another runtime, such as Node, speaks gRPC), grpc (the same processes over gRPC), inproc (the bots in this process: trusted code; a file's bot only when asked, and its record says so) or auto (bundled bots in process, anything else hosted as local does).")]
 
 
+def not_nan(value: float | None) -> float | None:
+    """A float option's callback: NaN refused (a range's comparisons all let it through)."""
+    if value is not None and math.isnan(value):
+        raise typer.BadParameter("not a number (nan)")
+    return value
+
+
 class UsageError(Exception):
     """A command-line mistake; printed without a traceback."""
 

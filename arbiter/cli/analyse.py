@@ -33,7 +33,7 @@ from rich.table import Table
 from arbiter.analysis.hindsight import APPROXIMATE, CardCount, HindsightUnavailable, double_dummy, require_solver
 from arbiter.analysis.reask import decisions
 from arbiter.analysis.stored import Analysed, analysed_rows, costliest, stored_analysis
-from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, UNITS, meaning, most_states
+from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, MAX_SAMPLES, UNITS, meaning, most_states
 from arbiter.cli._common import DbOpt, UsageError, _run, app, err, error, out, plural
 from arbiter.cli.replay import load_record, replay_errors
 from arbiter.store.db import DEFAULT_DB, Store, StoreError
@@ -72,11 +72,14 @@ def analyse(
     if first < 1 or (last is not None and last < first):
         error(f"--from {first} --to {last}: decisions are counted from 1, and --to is not before --from")
         raise typer.Exit(2)
-    if samples < 1:
-        error(f"--samples {samples}: at least 1 state sampled per decision")
+    if not 1 <= samples <= MAX_SAMPLES:  # a typo of a few zeros sampled without end
+        error(f"--samples {samples}: from 1 to {MAX_SAMPLES} states sampled per decision")
         raise typer.Exit(2)
     if max_actions < 2:
         error(f"--max-actions {max_actions}: at least 2 actions per decision, to compare")
+        raise typer.Exit(2)
+    if seed < 0:
+        error(f"--seed {seed}: a seed is 0 or more")
         raise typer.Exit(2)
     if top < 0:
         error(f"--top {top}: a number of decisions, 0 or more")

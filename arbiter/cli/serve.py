@@ -25,7 +25,7 @@ from arbiter.server import auth
 from arbiter.server.app import is_loopback, start_server
 from arbiter.server.botstream import Hub
 from arbiter.spectating.hub import SpectatorHub
-from arbiter.cli._common import CredentialsOpt, MetricsOpt, UsageError, _run, app, err, out, port_free, read_tls, start_metrics
+from arbiter.cli._common import CredentialsOpt, MetricsOpt, UsageError, _run, app, err, not_nan, out, port_free, read_tls, start_metrics
 
 
 def _check_tls(cert: Path, key: Path) -> None:
@@ -37,6 +37,10 @@ def _check_tls(cert: Path, key: Path) -> None:
                          f"({exc.reason or exc})") from None
     except OSError as exc:
         raise UsageError(f"--tls-cert {cert} / --tls-key {key}: {exc.strerror or exc}") from None
+
+
+#: --spectator-delay at most: a day (past any match, the hands are shown once it is over).
+MAX_SPECTATOR_DELAY = 86_400
 
 
 @app.command()
@@ -54,14 +58,14 @@ def serve(
     tls_cert: Annotated[Optional[Path], typer.Option("--tls-cert", help="PEM certificate chain: serve TLS (bots then pass --tls-ca).")] = None,
     tls_key: Annotated[Optional[Path], typer.Option("--tls-key", help="PEM private key of --tls-cert.")] = None,
     insecure: Annotated[bool, typer.Option("--insecure", help="Allow a non-loopback interface without TLS: tokens then travel in clear.")] = False,
-    hello_timeout: Annotated[float, typer.Option("--hello-timeout", min=0.1, help="Seconds a new connection has to say Hello before it is closed.")] = 10.0,
+    hello_timeout: Annotated[float, typer.Option("--hello-timeout", min=0.1, max=3600, callback=not_nan, help="Seconds a new connection has to say Hello before it is closed.")] = 10.0,
     metrics: MetricsOpt = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
 ) -> None:
     """Run a standing arbiter: bots connect to it with their tokens; `arbiter play --server` runs matches on it."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    if spectator_delay is not None and spectator_delay < 0:
-        _run(_fail, f"--spectator-delay must not be negative, got {spectator_delay:g}")
+    if spectator_delay is not None and not 0 <= spectator_delay <= MAX_SPECTATOR_DELAY:  # (NaN too)
+        _run(_fail, f"--spectator-delay must be from 0 to {MAX_SPECTATOR_DELAY} seconds, got {spectator_delay:g}")
     tls = _run(read_tls, tls_cert, tls_key)
     if tls is not None:
         _run(_check_tls, tls_cert, tls_key)

@@ -26,7 +26,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from arbiter.cli._common import DbOpt, MetricsOpt, UsageError, _run, app, err, out, start_metrics
+from arbiter.cli._common import DbOpt, MetricsOpt, UsageError, _run, app, err, not_nan, out, start_metrics
 from arbiter.store.db import DEFAULT_DB
 
 #: The store `make demo` writes (the Makefile's demo target); `arbiter web` without --db
@@ -45,6 +45,13 @@ def default_store(db: Path | None) -> tuple[Path, str]:
     return Path(DEFAULT_DB), ""
 
 
+#: /play matches at once at most (--play-limit, --play-per-client): each starts bot processes.
+MAX_PLAYS = 1024
+#: --analysis-samples at most: arbiter.analysis.values.MAX_SAMPLES (not imported here: the
+#: analysis loads only once a page asks for one).
+MAX_SAMPLES = 1024
+
+
 @app.command()
 def web(
     db: Annotated[Optional[Path], typer.Option(
@@ -54,13 +61,13 @@ def web(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log every request (one line each) and the "
                                           "traceback of an error (without it: one line per error).")] = False,
-    play_limit: Annotated[Optional[int], typer.Option(min=0, help="Most matches with a person at the table (/play) at "
+    play_limit: Annotated[Optional[int], typer.Option(min=0, max=MAX_PLAYS, help="Most matches with a person at the table (/play) at "
                                                       "once; 0: none can be started. Default: 4 on a loopback "
                                                       "interface, 0 on any other (anyone reaching the page could "
                                                       "start bot processes: say how many you allow).")] = None,
-    play_per_client: Annotated[int, typer.Option(min=1, help="Most /play matches one client (its address) plays at "
+    play_per_client: Annotated[int, typer.Option(min=1, max=MAX_PLAYS, help="Most /play matches one client (its address) plays at "
                                                  "once; it starts one at a time.")] = 2,
-    play_clock: Annotated[float, typer.Option(min=1, help="Seconds a person has for each decision at /play; past "
+    play_clock: Annotated[float, typer.Option(min=1, max=86_400, callback=not_nan, help="Seconds a person has for each decision at /play; past "
                                               "them the person's side forfeits (the match is recorded). A person whose page "
                                               "has been closed for a minute at their turn forfeits at once.")] = 300,
     metrics: MetricsOpt = None,
@@ -71,7 +78,7 @@ def web(
                                                                 "bot token of `browser`, the person's seat (tokens never on the "
                                                                 "command line).")] = None,
     arbiter_tls_ca: Annotated[Optional[Path], typer.Option("--arbiter-tls-ca", help="PEM CA certificate: reach --arbiter over TLS.")] = None,
-    analysis_samples: Annotated[int, typer.Option(min=0, help="Sampled states per decision of an analysis a page asks for "
+    analysis_samples: Annotated[int, typer.Option(min=0, max=MAX_SAMPLES, help="Sampled states per decision of an analysis a page asks for "
                                                   "(the inspector's 'analyse now', computed in the background and stored; "
                                                   "one at a time); 0: pages compute none.")] = 64,
 ) -> None:

@@ -615,3 +615,10 @@ def test_every_number_option_refuses_numbers_out_of_its_range(world, path, param
     o = invoke([*path, *_argv(cmd, {**base, param: value})], timeout=20, serving=path in SERVING)
     why = problems(o, path, expect_error=True)
     assert not why, f"{why}:\n{o.describe()}"
+
+
+def test_the_web_page_bounds_its_analyses_as_the_analysis_does():
+    from arbiter.analysis.values import MAX_SAMPLES
+    from arbiter.cli import web
+
+    assert web.MAX_SAMPLES == MAX_SAMPLES
