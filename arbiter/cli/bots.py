@@ -24,6 +24,7 @@ from arbiter.server import client
 from arbiter.store.registry import RegistryError, SubmissionRejected
 from arbiter.cli._common import DbOpt, UsageError, _run, app, check_address, err, error, out
 from arbiter.store.db import DEFAULT_DB
+from cardarena.records import MAX_CLOCK_MS
 
 bots_app = typer.Typer(help="Bots: a template, a self-test, the registry (submit, list, show, remove).", no_args_is_help=True)
 app.add_typer(bots_app, name="bots")
@@ -173,8 +174,8 @@ def new(
 @bots_app.command("check")
 def check(
     path: Annotated[Path, typer.Argument(help="A bot file (.py) or folder (with bot.py, or a bot.toml naming its runtime: node).")],
-    positions: Annotated[int, typer.Option(min=1, help="Random positions to answer per game.")] = 200,
-    decision_ms: Annotated[int, typer.Option("--decision-ms", min=1, help="Per-decision limit the bot must keep.")] = 2000,
+    positions: Annotated[int, typer.Option(min=1, max=10_000, help="Random positions to answer per game.")] = 200,
+    decision_ms: Annotated[int, typer.Option("--decision-ms", min=1, max=MAX_CLOCK_MS, help="Per-decision limit the bot must keep.")] = 2000,
     smoke: Annotated[bool, typer.Option(help="Also play a smoke match against the random bot.")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     fresh: FreshOpt = False,

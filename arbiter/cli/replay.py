@@ -25,7 +25,7 @@ from rich.text import Text
 from arbiter.cli._common import DbOpt, UsageError, _outcome_table, _run, app, err, error, out, plural, write_text
 from cardarena.games import Card
 from cardarena.disclosure import notes_visible
-from cardarena.records import MatchRecord, clip
+from cardarena.records import MAX_CLOCK_MS, MatchRecord, clip
 from cardarena.replay import ReplayError
 from arbiter.present.boards import BoardRow, board
 from cardarena.replay import ReplayStep, step_record, verify_record
@@ -135,6 +135,10 @@ def replay(
     if bot is not None and at is None:
         error("--bot re-asks one decision: give it with --seat N --at K")
         raise typer.Exit(2)
+    for flag, value in (("--decision-ms", decision_ms), ("--bank-ms", bank_ms)):
+        if not 0 <= value <= MAX_CLOCK_MS:  # the clock --bot is told: as a match's would be checked
+            error(f"{flag} must be a whole number from 0 to {MAX_CLOCK_MS}, got {value}")
+            raise typer.Exit(2)
     if at is not None:
         if seat is None:
             error("--at K is a decision of one seat: give --seat N too")
