@@ -158,13 +158,13 @@ def evaluate(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from arbiter.store.db import Store
-    from arbiter.tournament.evaluate import EvalResult, evaluate as run_evaluation
+    from arbiter.tournament.evaluate import MAX_DEALS, EvalResult, evaluate as run_evaluation
     from arbiter.rating.betting import known_bounds
     from arbiter.tournament.probes import LUCK_PROBES
 
     options = _run(_parse_options, option)
-    if deals is not None and deals < 1:
-        _run(_raise, UsageError(f"--deals must be at least 1, got {deals}"))
+    if deals is not None and not 1 <= deals <= MAX_DEALS:
+        _run(_raise, UsageError(f"--deals must be from 1 to {MAX_DEALS}, got {deals}"))
     test = None
     if sequential is None:
         sequential = "variance" if sd_bound is not None else "betting"
@@ -177,6 +177,8 @@ def evaluate(
     elif bounds is not None or sd_bound is not None or sequential != "betting":
         _run(_raise, UsageError("--sequential, --bounds and --sd-bound need --sprt"))
     cap = deals if deals is not None else (SPRT_MAX_DEALS if test else FIXED_DEALS)
+    if test is not None and min_deals is not None and min_deals > cap:
+        _run(_raise, UsageError(f"--min-deals {min_deals}: more than the {cap} deals the test may play (--deals)"))
     if (probes is not None or probes_file is not None) and not luck_adjusted:
         _run(_raise, UsageError("--probes and --probes-file need --luck-adjusted"))
     if plan:

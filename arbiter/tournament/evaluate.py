@@ -75,7 +75,7 @@ from arbiter.rating.luck import (
 )
 from arbiter.rating.sprt import Sprt, SprtState
 from arbiter.rating.stats import MeanSE, mean_se, pooled_sd
-from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchRecord
+from cardarena.records import MAX_CLOCK_MS, MAX_SEED, Clock, FailurePolicy, MatchConfig, MatchRecord
 
 if TYPE_CHECKING:
     from arbiter.tournament.probes import LuckProbes
@@ -379,6 +379,9 @@ def default_name(spec: Mapping[str, Any]) -> str:
 #: ``jobs`` at most: worker processes (or a cluster's matches at once); past a C int the
 #: process pool itself fails (OverflowError), and far below it the machine does.
 MAX_JOBS = 1024
+#: ``deals`` at most: a tournament's bound (``arbiter.tournament.spec.MAX_DEALS``); a typo of
+#: a few zeros played on without end.
+MAX_DEALS = 100_000
 
 
 def evaluate(
@@ -425,8 +428,13 @@ def evaluate(
     StoreError when the store is locked by another run or holds another evaluation of that name,
     ClusterError (a ConfigError) when the cluster cannot play the matches.
     """
-    if deals < 1:
-        raise ConfigError(f"deals: must be at least 1, got {deals}")
+    if not 1 <= deals <= MAX_DEALS:
+        raise ConfigError(f"deals: must be from 1 to {MAX_DEALS}, got {deals}")
+    if seed is not None and not 0 <= seed <= MAX_SEED:  # refused before the deals are played, not once stored
+        raise ConfigError(f"seed: must be from 0 to {MAX_SEED}, got {seed}")
+    for what, value in (("decision_ms", decision_ms), ("bank_ms", bank_ms)):
+        if not 0 <= value <= MAX_CLOCK_MS:
+            raise ConfigError(f"{what}: must be from 0 to {MAX_CLOCK_MS}, got {value}")
     if not 1 <= jobs <= MAX_JOBS:
         raise ConfigError(f"jobs: must be from 1 to {MAX_JOBS}, got {jobs}")
     where = parse_where(transport, cluster=cluster, bots=(bot_a, bot_b),

@@ -148,6 +148,9 @@ def replay_seatings(*args: Any, **kwargs: Any) -> list[list[Replayed]]:
 #: Probe deals when not said: about as many decisions as 270 deals of the evaluation (a probe
 #: seating is 8 decisions, a match about 60).
 LUCK_PROBES = 2000
+#: Probe deals at most: 50 times the default, kept in memory while they are played; a typo
+#: of a few zeros would play them without end.
+MAX_PROBES = 100_000
 #: The probes' seeds come from this string (never an evaluation's: those come from an integer).
 LUCK_PROBE_SEED = "bid-probes"
 
@@ -261,8 +264,8 @@ def luck_probes(game_name: str, bot_a: str, bot_b: str, options: Mapping[str, An
                               "probes to keep: leave it out")
         return LuckProbes(game_name, dict(options or {}), preset, ExpectedFeatures.zero(draw_names(game_name)),
                           bots=(bot_a, bot_b))
-    if deals < 2:
-        raise ConfigError(f"--probes: at least 2 probe deals, got {deals}")
+    if not 2 <= deals <= MAX_PROBES:
+        raise ConfigError(f"--probes: from 2 to {MAX_PROBES} probe deals, got {deals}")
     game = get_game(game_name, dict(options or {}), preset)
     key = {"format": PROBES_FORMAT, "game": game_name, "options": options_to_dict(game.options), "preset": preset,
            "bots": [bot_a, bot_b], "seed": seed}

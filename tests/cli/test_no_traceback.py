@@ -554,6 +554,7 @@ VALID = {
     (("tournament", "run"), "max_strikes"): {"0": "the first fault forfeits"},
     (("evaluate",), "seed"): {"0": "any seed"},
     (("evaluate",), "decision_ms"): {"0": "documented: without limit"},
+    (("evaluate",), "min_deals"): {"0": "no minimum: the test may decide from the first deal"},
     (("replay",), "decision_ms"): {"0": "documented: without limit"},
     (("replay",), "bank_ms"): {"0": "no bank"},
     (("serve",), "port"): {"0": "any free port"},
