@@ -623,3 +623,20 @@ def test_the_web_page_bounds_its_analyses_as_the_analysis_does():
     from arbiter.cli import web
 
     assert web.MAX_SAMPLES == MAX_SAMPLES
+
+
+#: Every whole-number game option that sets how long a match runs or how many cards it holds.
+GAME_COUNTS = [("spades", 4, "deals"), ("spades", 4, "max_deals"), ("spot", 2, "hands"), ("spot", 2, "max_turns_per_hand"),
+               ("spot", 2, "max_extra_hands"), ("spite-and-malice", 2, "decks"), ("spite-and-malice", 2, "jokers"),
+               ("spite-and-malice", 2, "payoff_size"), ("spite-and-malice", 2, "max_turns"),
+               ("spite-and-malice", 2, "max_deadlock_reshuffles")]
+
+
+@pytest.mark.parametrize("game,seats,key", GAME_COUNTS, ids=[f"{g} {k}" for g, _, k in GAME_COUNTS])
+def test_a_game_option_past_any_match_is_refused(world, game, seats, key):
+    """-o deals=99999999999999999999999 played a match without end (no word, no record)."""
+    o = invoke(["play", game, *["random"] * seats, "--transport", "inproc", "-o", f"{key}={HUGE}",
+                "--db", str(world.rw / "game-option.sqlite")], timeout=20)
+    why = problems(o, ("play",), expect_error=True)
+    assert not why, f"{why}:\n{o.describe()}"
+    assert key in o.output

@@ -21,6 +21,12 @@ class ExchangeOrder(enum.Enum):
     BIDDER_FIRST = "bidder_first"
 
 
+#: Deals of a match at most (deals, max_deals): past any match played; a typo of a few
+#: zeros played on without end. (Each game's counts are bounded alike: spot's hands, spite
+#: and malice's turns and decks.)
+MAX_DEALS = 10_000
+
+
 @dataclass(frozen=True)
 class SpadesOptions:
     """The variant table of §7 plus the engine option ``deals``.
@@ -68,5 +74,5 @@ class SpadesOptions:
     simultaneous_target_rule: SimultaneousTargetRule = SimultaneousTargetRule.HIGHER_TOTAL
     lose_at: int | None = None
     first_dealer: Literal["random"] | int = "random"
-    max_deals: int = option(200, min=1)
-    deals: int | None = option(None, min=1)
+    max_deals: int = option(200, min=1, max=MAX_DEALS)
+    deals: int | None = option(None, min=1, max=MAX_DEALS)

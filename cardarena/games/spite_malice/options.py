@@ -89,11 +89,11 @@ class SpiteAndMaliceOptions:
 
     players: int = option(2, min=2, max=6)
     partnerships: bool = False
-    decks: int | None = option(None, min=1)  # None: max(2, players), resolved on construction
-    jokers: int = option(0, min=0)
+    decks: int | None = option(None, min=1, max=100)  # None: max(2, players), resolved on construction
+    jokers: int = option(0, min=0, max=1_000)
     kings_wild: bool = True
     wild_excluded_ranks: frozenset[str] = frozenset()  # rank tokens, e.g. {"A", "7"}
-    payoff_size: int = option(20, min=1)
+    payoff_size: int = option(20, min=1, max=1_000)
     center_limit: int | Literal["unlimited"] = 3
     recycle: Recycle = Recycle.IMMEDIATE
     forced_aces: bool = False
@@ -109,8 +109,8 @@ class SpiteAndMaliceOptions:
     ace_two_compulsion: bool = False
     deadlock_rule: DeadlockRule = DeadlockRule.END_GAME
     deck_split: bool = False
-    max_turns: int = option(2000, min=1)
-    max_deadlock_reshuffles: int = option(10, min=0)
+    max_turns: int = option(2000, min=1, max=1_000_000)
+    max_deadlock_reshuffles: int = option(10, min=0, max=10_000)
 
     def __post_init__(self) -> None:
         if self.decks is None:

@@ -59,7 +59,7 @@ class SpotOptions:
     tie_rule: TieRule = TieRule.SPLIT
     allow_discard_of_taken_card: bool = False
     first_dealer: int | Literal["random"] = "random"
-    hands: int | None = option(None, min=1)
+    hands: int | None = option(None, min=1, max=10_000)
     end_pot: EndPot = EndPot.SPLIT_EQUALLY
-    max_turns_per_hand: int = option(500, min=1)
-    max_extra_hands: int = option(20, min=0)
+    max_turns_per_hand: int = option(500, min=1, max=100_000)
+    max_extra_hands: int = option(20, min=0, max=10_000)
