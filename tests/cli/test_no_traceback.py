@@ -131,8 +131,8 @@ def _bad_values(w: World, path: tuple[str, ...], param: Any) -> list[Any]:
                 str(w.mybot / "bot.py") + "/"]
     if name in ("spec_file", "config"):
         return [str(w.root / "nope.toml"), str(w.corrupt_json), str(w.mybot), str(w.mybot / "bot.py")]
-    if ann in (int, float):
-        return ["-1", "0", "abc"]
+    if ann in (int, float):  # numbers out of range, on every number option (Optional ones too):
+        return ["-1", "0", "abc"]  # test_every_number_option_refuses_numbers_out_of_its_range
     if name == "game":
         return ["nope", "spite", "[/x]", ""]
     if name == "bots" and isinstance(_base(w, path).get("bots"), list):
