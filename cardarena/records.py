@@ -51,10 +51,6 @@ class FailurePolicy:
         return cls(p, p, p, max_strikes)
 
 
-#: What the clock and failure settings mean wherever matches are set up (a tournament's
-#: spec, a ladder's), written once: ``cardarena.games.options.with_attributes`` adds them
-#: to each such class's ``Attributes:`` section, which pydoc, ``field_docs`` and the
-#: command line's help read.
 #: The clock's settings at most (decision_ms, bank_ms): a day. Past it a limit is no limit
 #: (0 says "none"), and a typo of a few zeros reaches past what a timer or the store's
 #: 64-bit INTEGER takes.
@@ -64,6 +60,10 @@ MAX_STRIKES = 10_000
 #: The largest seed a match keeps: the store holds it as a 64-bit INTEGER.
 MAX_SEED = 2**63 - 1
 
+#: What the clock and failure settings mean wherever matches are set up (a tournament's
+#: spec, a ladder's), written once: ``cardarena.games.options.with_attributes`` adds them
+#: to each such class's ``Attributes:`` section, which pydoc, ``field_docs`` and the
+#: command line's help read.
 MATCH_SETTINGS = {
     "decision_ms": "The time limit of one decision in ms (0: none).",
     "bank_ms": "Each seat's time bank of a match in ms, used past the decision limit.",
