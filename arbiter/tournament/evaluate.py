@@ -67,6 +67,7 @@ from arbiter.batch.plan import PlannedMatch, deal_seed, pair_seatings
 from arbiter.batch.settings import CONTENT_KEY, bot_contents, bot_names, keyed_spec
 from arbiter.batch.single import name_taken
 from arbiter.batch.venue import AUTO, Kind, Where, describe, open_venue, parse_where
+from arbiter.tournament.spec import MAX_DEALS  # a tournament's bound on its deals: a typo of a few zeros
 from arbiter.store.db import MatchRow, Store, StoreError
 from arbiter.rating.betting import BettingState, BettingTest
 from arbiter.rating.catoni import AUTO_HISTORY, AUTO_ROOM, AutoVarianceTest, VarianceTest
@@ -363,8 +364,9 @@ def secret_seed(store: Store | None, name: str | None, fresh: bool, spec: Mappin
         want = {k: v for k, v in spec.items() if k != "seed"}
         for t in reversed(store.tournaments()):
             kept = {k: v for k, v in t.spec.items() if k not in ("seed", "sd_auto", CONTENT_KEY)}
-            if (t.finished is None or t.name == name) and (name is None or t.name == name) and kept == want \
-                    and t.spec.get(CONTENT_KEY, {}) == dict(contents) and isinstance(t.spec.get("seed"), int):
+            ours = t.name == name if name is not None else t.finished is None
+            if ours and kept == want and t.spec.get(CONTENT_KEY, {}) == dict(contents) \
+                    and isinstance(t.spec.get("seed"), int):
                 return t.spec["seed"], "resumed"
     return secrets.randbits(62), "drawn"
 
@@ -379,9 +381,6 @@ def default_name(spec: Mapping[str, Any]) -> str:
 #: ``jobs`` at most: worker processes (or a cluster's matches at once); past a C int the
 #: process pool itself fails (OverflowError), and far below it the machine does.
 MAX_JOBS = 1024
-#: ``deals`` at most: a tournament's bound (``arbiter.tournament.spec.MAX_DEALS``); a typo of
-#: a few zeros played on without end.
-MAX_DEALS = 100_000
 
 
 def evaluate(
@@ -451,11 +450,12 @@ def evaluate(
             raise ConfigError("--luck-adjusted with --sprt: the betting test's bounds are the raw margin's, which a "
                               "correction widens; give --sd-bound S (the variance-bounded test, S a bound on the "
                               "adjusted margin's s.d.) or --sequential normal")
+    contents = bot_contents((bot_a, bot_b)) if store is not None else {}  # a file bot edited since is another evaluation
     seed_source = ""
     if seed is None:
         seed, seed_source = secret_seed(
             store, name, fresh, evaluation_spec(game, bot_a, bot_b, deals, 0, opts, preset, decision_ms, bank_ms, sprt),
-            bot_contents((bot_a, bot_b)))
+            contents)
     result = EvalResult(game, bot_a, bot_b, 0, seed, opts, sprt=sprt, max_deals=deals, preset=preset,
                         seed_source=seed_source,
                         venue=describe(where, (bot_a, bot_b)),
@@ -469,7 +469,6 @@ def evaluate(
     tid = None
     if store is not None:
         spec = evaluation_spec(game, bot_a, bot_b, deals, seed, opts, preset, decision_ms, bank_ms, sprt)
-        contents = bot_contents((bot_a, bot_b))  # a file bot edited since is another evaluation
         result.stored_as = name or default_name({**spec, CONTENT_KEY: contents} if contents else spec)
         if taken := name_taken(result.stored_as):
             raise ConfigError(f"name: {result.stored_as[:80]!r}: {taken}")
