@@ -60,8 +60,7 @@ import os
 import secrets
 import shutil
 import time
-import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Mapping, Sequence
 
@@ -110,6 +109,12 @@ GATE_TESTS = ("betting", "variance", "normal")
 _GATE_KEYS = {"sprt": "gate", "sd-bound": "gate.sd_bound", "bounds": "gate.bounds", "sequential": "gate.test"}
 #: How a candidate's reason names its gate's test.
 _GATE_NAMES = {"betting": "the betting test", "variance": "the variance-bounded test", "normal": "the normal SPRT"}
+
+
+def _gate_error(exc: ValueError) -> SpecError:
+    """``sequential_test``'s error ("sd-bound: ...") as the ``[gate]`` setting it is about."""
+    key, _, why = str(exc).partition(": ")
+    return SpecError(f"{_GATE_KEYS.get(key, 'gate')}: {why or exc}")
 
 
 # --------------------------------------------------------------------------------------
@@ -252,16 +257,15 @@ class ArenaSpec:
                             "s.d. can be between two versions, with room) or \"auto\" (read from earlier trials)")
         if self.gate_bounds is not None and kind != "betting" and not auto:
             raise SpecError(f"gate.bounds: only the betting test uses bounds (gate.test = {kind!r} does not)")
-        if kind == "betting" or auto:
-            betting = self.gate_betting()
-            if not auto:
-                return betting
+        if kind == "betting":
+            return self.gate_betting()
+        if auto:
+            self.gate_betting()  # a trial with too short a history runs it: its bounds must be known
         try:
             return sequential_test(kind, str(self.gate), self.gate_alpha, self.gate_beta, min_deals=self.gate_min_deals,
                                    sd_bound=self.gate_sd_bound)
         except ValueError as exc:
-            key, _, why = str(exc).partition(": ")
-            raise SpecError(f"{_GATE_KEYS.get(key, 'gate')}: {why or exc}") from None
+            raise _gate_error(exc) from None
 
     def gate_betting(self) -> BettingTest:
         """The gate's betting test: by default its test, and with ``gate_sd_bound = "auto"`` the
@@ -280,8 +284,7 @@ class ArenaSpec:
             return sequential_test("betting", str(self.gate), self.gate_alpha, self.gate_beta, bounds=bounds,
                                    min_deals=self.gate_min_deals)
         except ValueError as exc:
-            key, _, why = str(exc).partition(": ")
-            raise SpecError(f"{_GATE_KEYS.get(key, 'gate')}: {why or exc}") from None
+            raise _gate_error(exc) from None
 
     def resumed_as(self, stored: Mapping[str, Any] | None) -> "ArenaSpec":
         """These settings as the arena stored under the same name began (``stored``: its stored
@@ -291,7 +294,7 @@ class ArenaSpec:
         gate = (stored or {}).get("gate")
         if self.gate is not None and self.gate_kind is None and self.gate_sd_bound is None \
                 and isinstance(gate, dict) and "test" not in gate:
-            return dataclasses.replace(self, gate_kind="normal")
+            return replace(self, gate_kind="normal")
         return self
 
     def match_config(self, seed: int, match_id: str) -> MatchConfig:
@@ -520,6 +523,8 @@ class Arena:
         self.spectators: Any = None
         #: remote bot -> its sessions live when it was suspended: a new one brings it back
         self._suspended_on: dict[str, set[str]] = {}
+        #: candidate -> its trial's test and where an "auto" bound came from (``_trial_test``)
+        self._trial_tests: dict[str, tuple[Any, str]] = {}
 
     # -- set up ------------------------------------------------------------------------
 
@@ -701,8 +706,12 @@ class Arena:
                          f"{name}'s earlier trials")
 
     def _trial_test(self, candidate: str) -> tuple[Any, str]:
-        e = self.entrants[candidate]
-        return self.gate_test_of(e.name, e.joined)
+        """``gate_test_of`` for a candidate, read once: it depends on nothing stored after the
+        candidate entered (an "auto" bound reads every earlier trial's deals)."""
+        if candidate not in self._trial_tests:
+            e = self.entrants[candidate]
+            self._trial_tests[candidate] = self.gate_test_of(e.name, e.joined)
+        return self._trial_tests[candidate]
 
     def _on_trial(self, old: str, test: Any, source: str) -> str:
         """A candidate's reason while its trial goes on (the progress is added as it plays)."""
