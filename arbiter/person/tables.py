@@ -317,9 +317,9 @@ class BrowserSeat(SeatClient):
     def act(self, request_id: str, text: str) -> Action:
         """Answer the decision ``request_id`` with the action written ``text``; TableError
         (4xx) if it is not this seat's decision, not an action of the game, or not legal."""
-        if number(request_id.strip()) is None:
+        rid = number(request_id.strip())
+        if rid is None:
             raise TableError(400, f"request must be the number of the decision asked, got {clip(request_id, 40)!r}")
-        rid = int(request_id)
         if not text.strip():
             raise TableError(400, "action is missing: send one of the legal actions, e.g. as the page's buttons do")
         try:
@@ -554,9 +554,9 @@ class Tables:
         except (ConfigError, GameError) as exc:
             raise TableError(400, f"options: {exc}") from None
         n = g.num_seats
-        if number(seat.strip()) is None or int(seat) >= n:
+        me = number(seat.strip())
+        if me is None or me >= n:
             raise TableError(400, f"seat must be a number from 0 to {n - 1}, got {clip(seat, 20)!r}")
-        me = int(seat)
         if len(opponents) != n - 1:
             raise TableError(400, f"{game} with these options has {n} seats: choose {n - 1} bots for the other seats, "
                                   f"got {len(opponents)}")

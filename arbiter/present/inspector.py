@@ -269,9 +269,9 @@ def _spectator_page(store: Store, row: MatchRow, query: dict[str, list[str]], no
         raise InspectError(500, str(exc)) from None
     n = max(0, len(steps) - 1)
     raw = (query.get("d") or ["1"])[0]
-    if n and not 1 <= (number(raw) or 0) <= n:
+    d = (number(raw) or 0) if n else 0
+    if n and not 1 <= d <= n:
         raise InspectError(400, f"d must be a decision of the match from 1 to {n}, got {raw[:20]!r}")
-    d = int(raw) if n else 0
     before, after = (steps[d - 1], steps[d]) if n else (None, None)
     felt = Markup("")
     seat_url = ""
@@ -314,9 +314,10 @@ def inspect_page(store: Store, match_id: str, query: dict[str, list[str]], nonce
     raw = (query.get("d") or ["1"])[0]
     p = None
     if points:
-        if not 1 <= (number(raw) or 0) <= len(points):
+        d = number(raw) or 0
+        if not 1 <= d <= len(points):
             raise InspectError(400, f"d must be a decision of seat {seat} from 1 to {len(points)}, got {raw[:20]!r}")
-        p = points[int(raw) - 1]
+        p = points[d - 1]
     stored = current_analysis(store, match_id, seat)
     rows: list[Analysed] = []
     if stored is not None:
@@ -422,9 +423,10 @@ def warm(path: Path, limit: int = CACHED) -> list[tuple[str, int]]:
 
 def _seat(query: dict[str, list[str]]) -> int:
     raw = (query.get("seat") or ["0"])[0]
-    if number(raw) is None:
+    seat = number(raw)
+    if seat is None:
         raise InspectError(400, f"seat must be a seat number or spectator, got {raw[:20]!r}")
-    return int(raw)
+    return seat
 
 
 _COSTLY = _env.from_string("""<h2>Costliest decisions</h2>

@@ -318,7 +318,11 @@ def new_page(env: jinja2.Environment, tables: Tables, query: dict[str, list[str]
     except (ConfigError, GameError) as exc:
         seats_error = f"these options are not valid: {exc}"
     seat = number(first("seat", "0")) or 0
-    chosen = {number(k[4:]): v[0] for k, v in query.items() if k.startswith("bot.") and number(k[4:]) is not None and v}
+    chosen = {}  # seat -> the bot asked for it (bot.N=NAME)
+    for k, v in query.items():
+        slot = number(k[4:]) if k.startswith("bot.") else None
+        if slot is not None and v:
+            chosen[slot] = v[0]
     bots = tables.bots(game)
     return _template(env, "new").render(
         games=list(GAMES), game=game, presets=[(n, cls.preset_docs.get(n, "")) for n in cls.presets], preset=preset,

@@ -162,8 +162,9 @@ class Arenas:
 
     def arena(self, name_or_id: str | int) -> ArenaRow:
         key = str(name_or_id)
+        as_id = number(key)
         row = self.db.execute("SELECT id, name, game, spec, created FROM arenas WHERE name = ? OR id = ? "
-                              "ORDER BY name = ? DESC LIMIT 1", (key, -1 if number(key) is None else number(key), key)).fetchone()
+                              "ORDER BY name = ? DESC LIMIT 1", (key, -1 if as_id is None else as_id, key)).fetchone()
         if row is None:
             raise StoreError(f"no arena {key[:80]!r} in {self.store.path}")
         return ArenaRow(row[0], row[1], row[2], json.loads(row[3]), row[4])

@@ -708,10 +708,10 @@ class Store:
             row = self.db.execute(f"SELECT {cols} FROM tournaments ORDER BY id DESC LIMIT 1").fetchone()
         elif isinstance(name_or_id, int):
             row = self.db.execute(f"SELECT {cols} FROM tournaments WHERE id = ?", (name_or_id,)).fetchone()
-        elif number(str(name_or_id)) is not None:
+        elif (as_id := number(str(name_or_id))) is not None:
             row = self.db.execute(
                 f"SELECT {cols} FROM tournaments WHERE name = ? OR id = ? ORDER BY name = ? DESC LIMIT 1",
-                (str(name_or_id), number(str(name_or_id)), str(name_or_id)),
+                (str(name_or_id), as_id, str(name_or_id)),
             ).fetchone()
         else:
             row = self.db.execute(f"SELECT {cols} FROM tournaments WHERE name = ?", (name_or_id,)).fetchone()
