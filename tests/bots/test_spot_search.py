@@ -54,7 +54,7 @@ def test_early_decisions_are_the_heuristics_without_rollouts() -> None:
 
 def test_late_decisions_are_searched_legally_within_budget_and_reproducibly() -> None:
     sims, worlds = DEFAULT_BUDGET["spot"]
-    for state in _points(late=True, count=3):
+    for state in _points(late=True, count=2):
         seat = state.current_seat
         view, legal = state.view(seat), state.legal_actions()
         bot = SearchBot()

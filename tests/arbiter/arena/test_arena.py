@@ -394,7 +394,10 @@ def test_a_gate_begun_on_the_normal_sprt_resumes_on_it(tmp_path):
     new.close()
 
 
-def test_a_gate_with_sd_bound_auto_reads_its_bound_from_the_bots_earlier_trials(tmp_path):
+HISTORY = 20
+
+
+def test_a_gate_with_sd_bound_auto_reads_its_bound_from_the_bots_earlier_trials(tmp_path, monkeypatch):
     """``[gate] sd_bound = "auto"``: a bot's first trial has no earlier one to read and runs the
     betting test; the next reads 1.2x the s.d. of the deals of the trials finished before it
     entered (pooled about each pair's own mean) and runs the variance-bounded test at that bound,
@@ -405,7 +408,11 @@ def test_a_gate_with_sd_bound_auto_reads_its_bound_from_the_bots_earlier_trials(
 
     db = tmp_path / "a.sqlite"
     Store(db).close()
-    spec = _spec(house=("random",), deals=100, gate="0,40", gate_sd_bound="auto", gate_min_deals=6)
+    # the history read is AUTO_HISTORY (100) deals; 20 here, each encounter 20 deals: the same reading at a fifth of the play
+    gate_test = ArenaSpec.gate_test
+    monkeypatch.setattr(ArenaSpec, "gate_test", lambda self: dataclasses.replace(gate_test(self), history=HISTORY)
+                        if self.gate_sd_bound == "auto" else gate_test(self))
+    spec = _spec(house=("random",), deals=HISTORY, gate="0,40", gate_sd_bound="auto", gate_min_deals=6)
     with Registry(db) as reg:
         _register(reg, "1")  # the first legal action
         a = Arena(spec, db, poll=0)
@@ -414,7 +421,7 @@ def test_a_gate_with_sd_bound_auto_reads_its_bound_from_the_bots_earlier_trials(
         _register_code(reg, "2", HEURISTIC_MINE)
         a.sync_entrants()
         said = a.entrants["mine@2"].reason
-        assert 'the betting test (sd_bound = "auto" with 0 deals of mine\'s earlier trials, fewer than the 100' in said
+        assert f'the betting test (sd_bound = "auto" with 0 deals of mine\'s earlier trials, fewer than the {HISTORY}' in said
         _trial(a)
         assert a.entrants["mine@2"].status == "active" and "H1 accepted by the betting test" in a.entrants["mine@1"].reason
         (first,) = [e for e in a.tables.encounters(a.row.id) if set(e.players) == {"mine@1", "mine@2"}]
@@ -424,7 +431,7 @@ def test_a_gate_with_sd_bound_auto_reads_its_bound_from_the_bots_earlier_trials(
         a.sync_entrants()
         test, source = a._trial_test("mine@3")
         assert test.name == "variance" and test.sd_bound == round_up(1.2 * sd), (test, sd)
-        assert f"s.d. bound {test.sd_bound:g}: 1.2x the s.d. {sd:.3g} of 100 deals of mine's earlier trials" in source
+        assert f"s.d. bound {test.sd_bound:g}: 1.2x the s.d. {sd:.3g} of {HISTORY} deals of mine's earlier trials" in source
         assert source in a.entrants["mine@3"].reason
         asyncio.run(a.run(until=lambda arena: arena.entrants["mine@3"].status != "candidate", max_encounters=10))
     st = a.gate_state("mine@3", "mine@2")
