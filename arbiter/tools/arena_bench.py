@@ -131,6 +131,9 @@ def main() -> None:  # python -m arbiter.tools.arena_bench [RUNS]
     import json
     import sys
 
+    if sys.argv[1:2] in (["-h"], ["--help"]):
+        print(__doc__)
+        return
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 1
     eff = ladder_efficiency(runs)
     print(json.dumps(eff.as_dict(), indent=2))

@@ -1346,6 +1346,9 @@ def _md(rows: list[dict], cols: list[str]) -> str:
 
 
 def main(parts: list[str]) -> None:
+    if "-h" in parts or "--help" in parts:
+        print(__doc__)
+        return
     parts = parts or ["sprt", "live", "coverage", "ratings", "strengths", "perbot", "variance", "sources", "bids"]
     if "sprt" in parts:
         print("## SPRT error rates and lengths\n")
