@@ -1345,11 +1345,20 @@ def _md(rows: list[dict], cols: list[str]) -> str:
     return "\n".join(lines)
 
 
+#: The parts ``main`` prints, each by its name on the command line.
+PARTS = ("sprt", "live", "coverage", "ratings", "strengths", "perbot", "quantiles", "variance", "values", "sources",
+         "bids", "viewvalues", "draws", "drawzero", "drawtargets", "ratiotargets", "luckfeatures", "playgivenbids",
+         "playafter")
+
+
 def main(parts: list[str]) -> None:
     if "-h" in parts or "--help" in parts:
         print(__doc__)
         return
     parts = parts or ["sprt", "live", "coverage", "ratings", "strengths", "perbot", "variance", "sources", "bids"]
+    unknown = [p for p in parts if p not in PARTS]
+    if unknown:  # a misspelt part printed nothing and exited 0
+        raise SystemExit(f"statreport: no part {', '.join(map(repr, unknown))}; the parts: {', '.join(PARTS)}")
     if "sprt" in parts:
         print("## SPRT error rates and lengths\n")
         print(_md(list(sprt_rows()), ["data", "sampler", "m0", "m1", "model", "min_deals", "alpha", "beta", "deals_m0",

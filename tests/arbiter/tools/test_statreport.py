@@ -21,3 +21,16 @@ def test_the_recorded_deals_are_package_data_read_from_the_package():
     assert Path(str(statreport.DATA)) == tools / "data"
     for name in statreport.SPRT_CASES:
         assert statreport.recorded(name).matches
+
+
+def test_an_unknown_part_is_named_and_every_part_main_prints_is_known() -> None:
+    """``python -m arbiter.tools.statreport PART``: a misspelt part printed nothing and exited 0."""
+    import inspect
+    import re
+
+    import pytest
+
+    with pytest.raises(SystemExit, match="no part 'spurt'; the parts: sprt, live"):
+        statreport.main(["spurt"])
+    read = set(re.findall(r'"(\w+)" in parts', inspect.getsource(statreport.main)))
+    assert read == set(statreport.PARTS)
