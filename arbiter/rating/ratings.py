@@ -5,7 +5,8 @@ every tie, divided by the number of other sides: 1/½/0 head to head), the mean 
 margin per match (its side's score minus the mean of the other sides'; every match plays
 one tournament deal), and with duplicate deals the mean *duplicate advantage*: for every
 deal of every table, the bot's margin averaged over all the seatings that deal was played
-in (the luck of the cards cancels), with its standard error over those deals.
+in (the luck of the cards cancels), then over the deal's tables (one value a deal), with its
+standard error over those deals.
 
 Ratings, always computed from the matches in schedule order so that the same results give
 the same table however the run was interrupted, for every shape of game (``_bradley_terry``):
@@ -112,7 +113,7 @@ class StandingRow:
     losses: int = 0
     points: float = 0.0
     margin_sum: float = 0.0
-    dup_values: list[float] = field(default_factory=list, repr=False)
+    dup_values: list[float] = field(default_factory=list, repr=False)  # one a deal: its tables' duplicate advantages averaged
     forfeits: int = 0  # matches its side lost by a failure of its own seat
     incidents: dict[str, int] = field(default_factory=dict)  # kind -> count (timeouts, illegal, crashes)
     rating: Rating | None = None
@@ -275,6 +276,11 @@ def compute_standings(
     if duplicate:
         # a deal counts once all its seatings are in (a partial set is not luck-balanced)
         full = _seatings_per_table(rows)
+        # one value a bot a deal: its tables of one deal (the other bots it met on the same
+        # cards) averaged, so that the ± is over deals, as it says (over a deal's tables it gave
+        # one deal of a round robin of three a standard error, and many tables of few deals a
+        # narrow one, their shared cards counted as independent)
+        per_deal: dict[tuple[int, int], dict[str, list[float]]] = {}
         for (rnd, deal, tab), members in sorted(groups.items()):
             if len(members) < full.get((rnd, tab), 0) or len(members) < 2:
                 continue
@@ -288,6 +294,9 @@ def compute_standings(
                 for b, v in per.items():
                     acc.setdefault(b, []).append(sum(v) / len(v))
             for b, v in acc.items():
+                per_deal.setdefault((rnd, deal), {}).setdefault(b, []).append(sum(v) / len(v))
+        for _, bots_values in sorted(per_deal.items()):
+            for b, v in bots_values.items():
                 table[b].dup_values.append(sum(v) / len(v))
 
     names = list(table)

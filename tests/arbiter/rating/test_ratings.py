@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import math
 import statistics
 
@@ -53,6 +54,24 @@ def test_an_incomplete_duplicate_deal_is_left_out_of_the_duplicate_advantage():
     st = compute_standings(rows, H2H)
     a = next(r for r in st.rows if r.name == "a")
     assert a.dup_values == [6.0] and a.matches == 3
+
+
+def test_the_duplicate_advantage_s_e_is_over_deals_not_over_a_deal_s_tables():
+    # a round robin of three on one deal: each bot meets two others at two tables of the same
+    # deal. Those are one deal, not two: no standard error (it was ± 3.0 over "2 deals"), and
+    # with two deals the s.e. is over their two per-deal means (the tables of a deal averaged)
+    def deal(d, first):
+        return [row(first, "ab", [10, 0], [1, 2], deal=d, table=0), row(first + 1, "ba", [3, 1], [1, 2], deal=d, table=0),
+                row(first + 2, "ac", [4, 0], [1, 2], deal=d, table=1), row(first + 3, "ca", [2, 0], [1, 2], deal=d, table=1),
+                row(first + 4, "bc", [1, 1], [1, 1], deal=d, table=2), row(first + 5, "cb", [1, 1], [1, 1], deal=d, table=2)]
+
+    st = compute_standings(deal(0, 0), H2H)
+    a = next(r for r in st.rows if r.name == "a")
+    assert a.dup_values == [2.5] and a.dup_se is None and a.as_dict()["dup_deals"] == 1
+    rows = deal(0, 0) + [dataclasses.replace(r, idx=r.idx + 6, deal=1, outcome=Outcome(
+        tuple(s * 3 for s in r.outcome.scores), r.outcome.ranks, r.outcome.reason)) for r in deal(0, 0)]
+    a = next(r for r in compute_standings(rows, H2H).rows if r.name == "a")
+    assert a.dup_values == [2.5, 7.5] and a.dup_advantage == 5.0 and a.dup_se == pytest.approx(2.5)
 
 
 def test_bradley_terry_orders_by_strength_and_is_symmetric():
