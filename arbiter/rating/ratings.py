@@ -55,8 +55,20 @@ def phi(x: float) -> float:
 # One match, per side and per bot.
 
 
+def counted_scores(outcome: Any) -> Sequence[float]:
+    """The scores a match's margins are read from: its own, but a forfeit's by rank. A forfeit
+    stores all-zero scores (``cardarena.records.forfeit_outcome``), which read as scores made the
+    failing bot level with the bot it lost to; counted as ``arbiter evaluate``'s margin counts it
+    (``arbiter.tournament.evaluate.margin_of``), every seat of a side that finished first scores
+    1 and the failing side 0: head to head the loser's margin is -1, the winner's +1."""
+    if not outcome.reason.is_forfeit:
+        return outcome.scores
+    best = min(outcome.ranks)
+    return tuple(1.0 if r == best else 0.0 for r in outcome.ranks)
+
+
 def side_results(teams: Sequence[Sequence[int]], scores: Sequence[float], ranks: Sequence[int]) -> list[tuple[float, float, int]]:
-    """Per side: (points in [0, 1], score margin, rank)."""
+    """Per side: (points in [0, 1], score margin, rank). A match's ``scores``: ``counted_scores``."""
     k = len(teams)
     side_score = [sum(scores[s] for s in t) / len(t) for t in teams]
     side_rank = [min(ranks[s] for s in t) for t in teams]
@@ -235,7 +247,7 @@ def compute_standings(
     parsed: list[_Parsed] = []
     k = len(teams)
     for row in rows:
-        res = side_results(teams, row.outcome.scores, row.outcome.ranks)
+        res = side_results(teams, counted_scores(row.outcome), row.outcome.ranks)
         sides = sides_of(teams, row.seats)
         parsed.append((row, res, sides))
         best = min(r[2] for r in res)

@@ -44,9 +44,27 @@ def test_head_to_head_table_w_d_l_duplicate_and_forfeits():
     assert (a.matches, a.wins, a.draws, a.losses, a.points) == (4, 2, 1, 1, 2.5)
     assert (b.wins, b.draws, b.losses, b.forfeits) == (1, 1, 2, 0)
     assert a.forfeits == 1 and a.incidents == {"timeout": 1}
-    assert a.dup_values == [6.0, -2.0] and a.dup_advantage == 2.0 and a.dup_se == pytest.approx(4.0)
+    # deal 1: 0 and, a's forfeit counted by rank (its stored scores are not read), -1
+    assert a.dup_values == [6.0, -0.5] and a.dup_advantage == 2.75 and a.dup_se == pytest.approx(3.25)
     assert st.model == "bradley-terry" and st.cross("a", "b") == 2.5 / 4
     assert st.rows[0].name == "a" and st.rows[0].los_next > 0.5
+
+
+def test_a_forfeit_counts_in_the_margin_by_rank_as_evaluate_counts_it():
+    # a forfeit stores all-zero scores (cardarena.records.forfeit_outcome): read as scores, a bot
+    # that forfeited every match stood "+0.0 ± 0.0", level, in the margin column, where
+    # `arbiter evaluate` gives the same stored matches -1 a deal (its margin_of: by rank)
+    from arbiter.tournament.evaluate import margin_of
+
+    crash = dict(reason=EndReason.FORFEIT_CRASH, incidents=[Incident(0, "crash", "boom")])
+    rows = [row(0, "ab", [0, 0], [2, 1], deal=0, **crash), row(1, "ba", [0, 0], [1, 2], deal=0,
+            reason=EndReason.FORFEIT_CRASH, incidents=[Incident(1, "crash", "boom")]),
+            row(2, "ab", [0, 0], [2, 1], deal=1, **crash), row(3, "ba", [1, 0], [1, 2], deal=1)]
+    st = compute_standings(rows, H2H)
+    a, b = (next(r for r in st.rows if r.name == n) for n in "ab")
+    assert a.dup_values == [-1.0, -1.0] and b.dup_values == [1.0, 1.0] and a.mean_margin == -1.0
+    assert a.dup_values[0] == sum(margin_of(r.outcome, [0 if n == "a" else 1 for n in r.seats]) for r in rows[:2]) / 2
+    assert (a.losses, a.forfeits) == (4, 3)
 
 
 def test_an_incomplete_duplicate_deal_is_left_out_of_the_duplicate_advantage():
