@@ -86,7 +86,7 @@ from arbiter.rating.ratings import Z95
 from arbiter.rating.betting import BettingTest, known_bounds, parse_bounds, sequential_test
 from arbiter.rating.catoni import AutoVarianceTest, VarianceTest
 from arbiter.rating.sprt import H0, H1, MIN_DEALS, Sprt
-from arbiter.rating.stats import pooled_sd
+from arbiter.rating.stats import MeanSE, pooled_sd
 from cardarena.games import ConfigError, Game, get_game
 from cardarena.games.options import check_settings, from_toml_tables, option, toml_tables, with_attributes
 from cardarena.names import NAME_RULE, is_name
@@ -109,6 +109,16 @@ GATE_TESTS = ("betting", "variance", "normal")
 _GATE_KEYS = {"sprt": "gate", "sd-bound": "gate.sd_bound", "bounds": "gate.bounds", "sequential": "gate.test"}
 #: How a candidate's reason names its gate's test.
 _GATE_NAMES = {"betting": "the betting test", "variance": "the variance-bounded test", "normal": "the normal SPRT"}
+
+
+def gate_estimate(margin: MeanSE) -> str:
+    """A gate trial's margin in its reasons: per deal, ± its 95% interval's half-width, or, with no
+    spread to give one from (one deal, or every deal alike), why not (it said "± 0": a certainty)."""
+    over = f"per deal over {margin.n} deal{'s' if margin.n != 1 else ''}"
+    why = margin.no_spread
+    if why is not None:
+        return f"margin {margin.mean:+.3g} {over} ({why})"
+    return f"margin {margin.mean:+.3g} ± {Z95 * (margin.se or 0.0):.3g} {over}"
 
 
 def _gate_error(exc: ValueError) -> SpecError:
@@ -744,7 +754,7 @@ class Arena:
         test, source = self._trial_test(candidate)
         st = self.gate_state(candidate, old, test)
         named = _GATE_NAMES[test.name]
-        est = f"margin {st.margin.mean:+.3g} ± {Z95 * (st.margin.se or 0):.3g} per deal over {st.deals} deals"
+        est = gate_estimate(st.margin)
         version = self.entrants[candidate].version
         if st.decision == H1:
             self.tables.promote(self.row.id, candidate, (old,),

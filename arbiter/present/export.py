@@ -16,6 +16,7 @@ from typing import Any
 
 from arbiter.present.played import describe, team_rows
 from arbiter.rating.ratings import RATING_METHOD, Standings
+from arbiter.rating.stats import mean_se
 
 FORMATS = ("csv", "json", "md", "html")
 
@@ -94,7 +95,11 @@ def margin_text(st: Standings, r) -> str:
     margin averaged over its seatings, then over deals) ± its standard error over deals;
     without, the mean margin per match."""
     if st.duplicate and r.dup_advantage is not None:
-        return f"{r.dup_advantage:+.1f}" + ("" if r.dup_se is None else f" ± {r.dup_se:.1f}")
+        if r.dup_se is None:
+            return f"{r.dup_advantage:+.1f}"
+        if r.dup_se == 0:  # every deal alike: a sample with no spread, not a certainty (``margin_note``)
+            return f"{r.dup_advantage:+.1f} (no spread)"
+        return mean_se(r.dup_values).text(1)  # an s.e. below 0.05 keeps its first digit, not "± 0.0"
     return f"{r.mean_margin:+.1f}"
 
 
@@ -103,6 +108,8 @@ def margin_note(st: Standings) -> str:
     if st.duplicate:
         note += (" (duplicate deals: each deal's margins averaged over the seatings it was played in, so the "
                  "luck of the cards cancels; ± its standard error over the deals)")
+        if any(r.dup_values and r.dup_se == 0 for r in st.rows):
+            note += "; no spread: every deal alike, so no standard error to give (a sample without spread, not a certainty)"
     return note
 
 

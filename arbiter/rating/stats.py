@@ -28,8 +28,31 @@ class MeanSE:
         """The sample standard deviation (n - 1 in the denominator); None with fewer than two."""
         return None if self.se is None else self.se * math.sqrt(self.n)
 
+    @property
+    def no_spread(self) -> str | None:
+        """Why there is no ± to give, in words, or None when there is one: one value (or none), or
+        every value alike (an s.e. of exactly 0 is no certainty, only a sample with no spread in it:
+        three drawn deals, or a bot that forfeits every match, would claim "± 0.00")."""
+        if self.n == 0:
+            return "no deals"
+        if self.se is None:
+            return "one deal: too few for a standard error"
+        if self.se == 0:
+            return f"all {self.n} deals alike: no spread to give a standard error from"
+        return None
+
+    def text(self, decimals: int = 2, scale: float = 1.0) -> str:
+        """The mean ± ``scale`` standard errors at ``decimals`` places, more where the ± would round to
+        0 (its first significant digit shown), or the mean with ``no_spread`` when there is no ±."""
+        why = self.no_spread
+        if why is not None or self.se is None:
+            return f"{self.mean:+.{decimals}f} ({why})"
+        half = scale * self.se
+        places = max(decimals, -math.floor(math.log10(half))) if 0 < half < 1 else decimals
+        return f"{self.mean:+.{places}f} ± {half:.{places}f}"
+
     def __str__(self) -> str:
-        return f"{self.mean:+.2f}" + ("" if self.se is None else f" ± {self.se:.2f}")
+        return f"{self.mean:+.2f}" if self.se is None else self.text()
 
 
 @dataclass

@@ -205,8 +205,8 @@ class EvalResult:
     def summary(self) -> str:
         return (
             f"{self.game}: {self.bot_a} vs {self.bot_b}, {self.deals} deals x 2 seatings (seed {self.seed}): "
-            + (f"margin {self.mean_margin:+.2f} ± {self.stderr:.2f} (s.e.{self._few()}), " if self.margin.se is not None else
-               f"margin {self.mean_margin:+.2f} (one deal: too few for a standard error), ") +
+            + (f"margin {self.margin.text()} (s.e.{self._few()}), " if self.margin.no_spread is None else
+               f"margin {self.mean_margin:+.2f} ({self.margin.no_spread}{self._few()}), ") +
             f"win rate {100 * self.win_rate:.1f}% ({self.wins}-{self.draws}-{self.losses})"
         )
 

@@ -519,3 +519,14 @@ def test_an_encounter_of_more_deals_than_memory_holds_is_refused_by_its_setting(
     with pytest.raises(SpecError, match=r"^deals: must be a whole number from 1 to 10000, got 1000000000000"):
         ArenaSpec(game="spades", deals=10**12).validate()
     ArenaSpec(game="spades", deals=10_000).validate()
+
+
+def test_a_gate_reason_gives_no_plus_minus_zero_after_one_deal_or_deals_all_alike():
+    # the trial's reason said "margin +1 ± 0 per deal over 1 deals" (the s.e. None read as 0)
+    from arbiter.arena.ladder import gate_estimate
+    from arbiter.rating.stats import MeanSE, mean_se
+
+    assert gate_estimate(MeanSE(1.0, None, 1)) == "margin +1 per deal over 1 deal (one deal: too few for a standard error)"
+    alike = gate_estimate(mean_se([-1.0] * 4))
+    assert "±" not in alike and alike.startswith("margin -1 per deal over 4 deals (all 4 deals alike")
+    assert gate_estimate(mean_se([0.0, 2.0])) == "margin +1 ± 1.96 per deal over 2 deals"

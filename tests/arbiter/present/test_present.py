@@ -107,3 +107,20 @@ def test_standings_and_the_web_page_say_which_variance_reduction_was_used():
     assert ("variance reduction", dup.variance_text) in dup.lines() and "every permutation" in dup.variance_text
     plain = describe({"game": "spades", "duplicate": False})
     assert plain.variance_text.startswith("none")
+
+
+def test_the_margin_column_neither_claims_plus_minus_zero_nor_rounds_an_s_e_to_it():
+    # a bot that forfeited every deal (every deal -1: s.e. 0, no certainty) and a Spite and
+    # Malice bot whose s.e. over 400 deals is below the column's one decimal: both were "± 0.0"
+    from arbiter.present.export import margin_note, margin_text
+
+    def row(rank, name, values):
+        r = StandingRow(rank, name, matches=2 * len(values), dup_values=values)
+        r.rating = Rating(1500.0, 1400.0, 1600.0)
+        return r
+
+    st = Standings([row(1, "a", [1.0] * 5), row(2, "b", [-1.0] * 5), row(3, "c", [0.5 + 0.03 * (i % 2) for i in range(400)])],
+                   "bradley-terry", {}, 10, True)
+    assert [margin_text(st, r) for r in st.rows] == ["+1.0 (no spread)", "-1.0 (no spread)", "+0.5150 ± 0.0008"]
+    assert "no spread: every deal alike" in margin_note(st)
+    assert "no spread" not in margin_note(Standings([st.rows[2]], "bradley-terry", {}, 10, True))

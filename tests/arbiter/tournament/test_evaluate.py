@@ -103,6 +103,20 @@ def test_a_test_stopped_after_one_deal_says_why_there_is_no_fixed_length() -> No
     assert "one deal: too few for a standard error" in r.summary() and "± 0.00" not in r.summary()
 
 
+def test_deals_all_alike_give_no_plus_minus_zero_and_a_tiny_s_e_is_not_rounded_to_zero() -> None:
+    # a bot that forfeits every match, or two bots that play alike: the deals' s.e. is 0, which
+    # is no certainty ("margin -1.00 ± 0.00" was printed); a positive s.e. below the last place
+    # shown kept its first digit instead of "± 0.00"
+    def result(margins):
+        ms = [MatchMargin(d, rot, d, m, "completed") for d, m in enumerate(margins) for rot in (0, 1)]
+        return EvalResult("spite-and-malice", "a", "b", len(margins), 0, {}, ms)
+
+    text = result([-1.0] * 5).summary()
+    assert "± 0.00" not in text and "margin -1.00 (all 5 deals alike: no spread" in text
+    tiny = result([0.5 + 0.03 * (i % 2) for i in range(400)]).summary()
+    assert "margin +0.5150 ± 0.0008 (s.e.)" in tiny, tiny
+
+
 def test_sprt_that_cannot_decide_stops_at_the_cap() -> None:
     r = evaluate("spades", "heuristic", "heuristic", deals=4, seed=2, options={"deals": 1}, sprt=Sprt(-5, 5))
     assert r.deals == 4 and r.sprt_state.decision is None and "no decision" in r.sprt_summary()
