@@ -60,7 +60,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping, Sequence
 
-from arbiter.rating.sprt import H0, H1, MIN_DEALS, Decided, Scanned, Sprt, _z
+from arbiter.rating.sprt import MIN_DEALS, Decided, Scanned, Sprt, _z, both_reached, decide
 from arbiter.rating.stats import MeanSE, Moments
 
 #: The fraction of the largest safe bet the gambler may stake (Waudby-Smith & Ramdas: 1/2 or 3/4).
@@ -88,7 +88,7 @@ class BettingState(Decided):
     def evidence(self) -> str:
         return (f"evidence for H1 {_e(self.log_h1)} (accepted at 1/alpha = {_e(self.upper_h1)}), "
                 f"for H0 {_e(self.log_h0)} (at 1/beta = {_e(self.upper_h0)})"
-                + (f"; {self.clipped} deals clipped to the bounds" if self.clipped else ""))
+                + (f"; {self.clipped} deals clipped to the bounds" if self.clipped else "") + both_reached(self))
 
     def to_json(self) -> dict:
         return {"log_h1": self.log_h1, "log_h0": self.log_h0, "upper_h1": self.upper_h1, "upper_h0": self.upper_h0,
@@ -235,10 +235,7 @@ class BettingRun:
         self._ss += (y - mu_n) ** 2
         if self._decision is None and n >= t.min_deals:
             up1, up0 = self._uppers
-            if self.log_h1 >= up1:
-                self._decision = H1
-            elif self.log_h0 >= up0:
-                self._decision = H0
+            self._decision = decide(self.log_h1, up1, self.log_h0, up0)
 
     @property
     def decision(self) -> str | None:

@@ -49,7 +49,7 @@ from statistics import NormalDist
 from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
-from arbiter.rating.sprt import H0, H1, Decided, Scanned, _z
+from arbiter.rating.sprt import Decided, Scanned, _z, both_reached, decide
 from arbiter.rating.stats import MeanSE, Moments
 
 #: The monitor's bet on the squared differences of consecutive deals (any 0 <= γ < 1 is valid).
@@ -113,7 +113,7 @@ class VarianceState(Decided):
 
     def evidence(self) -> str:
         return (f"evidence for H1 {_e(self.log_h1)} (accepted at 1/alpha = {_e(self.upper_h1)}), "
-                f"for H0 {_e(self.log_h0)} (at 1/beta = {_e(self.upper_h0)}); {self.assumption()}")
+                f"for H0 {_e(self.log_h0)} (at 1/beta = {_e(self.upper_h0)}){both_reached(self)}; {self.assumption()}")
 
     @property
     def stopped(self) -> bool:
@@ -232,10 +232,7 @@ class VarianceRun:
             if self.log_check >= t.upper_h1:
                 self._contradicted = True
             elif self.n >= t.min_deals:
-                if self.log_h1 >= t.upper_h1:
-                    self._decision = H1
-                elif self.log_h0 >= t.upper_h0:
-                    self._decision = H0
+                self._decision = decide(self.log_h1, t.upper_h1, self.log_h0, t.upper_h0)
 
     @property
     def decision(self) -> str | None:

@@ -104,6 +104,26 @@ class Scanned:
         return state
 
 
+def decide(log_h1: float, upper_h1: float, log_h0: float, upper_h0: float) -> str | None:
+    """What two gamblers' wealth (``betting``, ``catoni``) accepts: the side whose bound is
+    reached. Both on one deal (the deals lie between M0 and M1: each gamble against one side has
+    won): the one further past its bound, and on a tie H0, the claim not made (A is not shown to
+    be better by M1); two identical bots' pair scores of 1/2 against 0.4,0.6 had H1 accepted for
+    being checked first. The error rates still hold: a side is accepted only at its own bound."""
+    h1, h0 = log_h1 >= upper_h1, log_h0 >= upper_h0
+    if h1 and h0:
+        return H1 if log_h1 - upper_h1 > log_h0 - upper_h0 else H0
+    return H1 if h1 else H0 if h0 else None
+
+
+def both_reached(state: Any) -> str:
+    """The evidence's note when both gamblers reached their bounds on the deal that decided."""
+    if state.decision and state.log_h1 >= state.upper_h1 and state.log_h0 >= state.upper_h0:
+        return ("; both bounds reached at once: the margin lies between M0 and M1 (decided for the evidence further "
+                "past its bound, H0 on a tie)")
+    return ""
+
+
 class Decided:
     """What the state of every sequential test (``SprtState``, ``betting.BettingState``)
     says the same way: the deals so far and the verdict."""

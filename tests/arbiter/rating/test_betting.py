@@ -190,3 +190,17 @@ def test_error_rates_on_recorded_spades_deals() -> None:
     s1 = simulate(centred, relabelled(pairs, 0.05), 0.05, 300, 20_000, random.Random("rec:s1"))
     assert s0.p_h1 <= 0.05 + 2 * SLACK and s1.p_h0 <= 0.05 + 2 * SLACK, (s0, s1)
     assert s0.mean_deals < centred.fixed_deals(mean_se(pairs).sd), s0
+
+
+def test_both_gamblers_at_their_bounds_on_one_deal_do_not_make_a_h1_by_order_of_checking() -> None:
+    # two identical bots: every deal's pair score 1/2, between M0 0.4 and M1 0.6. Both gamblers
+    # reach 1/alpha = 1/beta = 20 at the 19th deal with the same wealth; H1 ("A wins more
+    # often") was accepted because it was checked first. Tied, neither side is shown: the claim
+    # not made (H0: A is not shown to be better by M1), and the evidence says both were reached
+    test = BettingTest.pair_score(0.4, 0.6)
+    state = test.run([0.5] * 100)
+    assert state.log_h1 == state.log_h0 >= state.upper_h1 and state.deals == 19
+    assert state.decision == H0 and "both bounds reached at once" in state.evidence()
+    # not tied: the larger excess over its bound decides (0.45..0.6: H0's gambler is far past it)
+    lean = BettingTest.pair_score(0.45, 0.6).run([0.5] * 100)
+    assert lean.decision == H0 and "both bounds" not in lean.evidence()

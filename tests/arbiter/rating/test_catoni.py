@@ -132,3 +132,11 @@ def test_cli_sd_bound_selects_the_test_and_says_why_it_stopped() -> None:
                           (["--sprt", "0,50", "--sd-bound", "0"], "above 0")):
         bad = CliRunner().invoke(app, ["evaluate", "spades", "heuristic", "random", "-o", "deals=1", *args])
         assert bad.exit_code == 2 and message in bad.output, bad.output
+
+
+def test_both_gamblers_at_their_bounds_on_one_deal_do_not_make_a_h1_by_order_of_checking() -> None:
+    # every deal's margin exactly halfway between M0 and M1: the two gamblers' wealth is the same
+    # at every deal, both reach their bounds together; H1 was accepted for being checked first
+    state = VarianceTest(0, 10, 5).run([5.0] * 200)
+    assert state.log_h1 == state.log_h0 >= state.upper_h1 and not state.contradicted
+    assert state.decision == H0 and "both bounds reached at once" in state.evidence()
