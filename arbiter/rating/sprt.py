@@ -119,7 +119,7 @@ def decide(log_h1: float, upper_h1: float, log_h0: float, upper_h0: float) -> st
 def both_reached(state: Any) -> str:
     """The evidence's note when both gamblers reached their bounds on the deal that decided."""
     if state.decision and state.log_h1 >= state.upper_h1 and state.log_h0 >= state.upper_h0:
-        return ("; both bounds reached at once: the margin lies between M0 and M1 (decided for the evidence further "
+        return ("; both bounds reached at once: the mean lies between M0 and M1 (decided for the evidence further "
                 "past its bound, H0 on a tie)")
     return ""
 
