@@ -400,13 +400,18 @@ class LuckAdjusted:
         return self.se**2 / self.raw.se**2 if self.raw.se else 1.0
 
     def describe(self) -> str:
+        if self.raw.no_spread is not None:  # no luck to take out: its "± 0.00" and "1.00x" (0 over 0) said nothing
+            return (f"luck-adjusted margin: the raw one, {self.raw.mean:+.2f}, stands ({self.raw.no_spread}: no luck "
+                    "to take out of it)")
+        # a small s.e. keeps its first digit; none left (the features account for every deal) is said
+        shown = MeanSE(self.mean, self.se, self.adjusted.n).text() if self.se > 0 else f"{self.mean:+.2f} ± 0"
         if self.exact:
-            return (f"luck-adjusted margin {self.mean:+.2f} ± {self.se:.2f} (s.e.), raw {self.raw}: variance "
+            return (f"luck-adjusted margin {shown} (s.e.), raw {self.raw}: variance "
                     f"{self.variance_ratio:.2f}x the raw margin's, so about {self.variance_ratio:.2f}x the deals for the "
                     f"same s.e. (the luck of the cards drawn from the stock: each against the stock's mean, known "
                     f"exactly, {self.features} feature{'' if self.features == 1 else 's'}, slopes cross-fitted in "
                     f"{self.folds} folds)")
-        return (f"luck-adjusted margin {self.mean:+.2f} ± {self.se:.2f} (s.e., the probes' ± {self.probe_se:.2f} "
+        return (f"luck-adjusted margin {shown} (s.e., the probes' ± {self.probe_se:.2f} "
                 f"included), raw {self.raw}: variance {self.variance_ratio:.2f}x the raw margin's, so about "
                 f"{self.variance_ratio:.2f}x the deals for the same s.e. (the deal's bids against its cards, "
                 f"{self.features} features, slopes cross-fitted in {self.folds} folds, centred on {self.probes} probe deals)")

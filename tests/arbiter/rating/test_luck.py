@@ -310,3 +310,14 @@ def test_a_bot_that_fails_in_a_probe_is_one_clear_error() -> None:
     crasher = f"{Path(__file__).parents[2] / 'e2e' / 'zoo.py'}:RaiseInStart"
     with pytest.raises(ConfigError, match="a probe's bidding did not finish"):
         luck_probes(GAME, crasher, B, OPTIONS, deals=2)
+
+
+def test_deals_all_alike_have_no_luck_to_take_out_and_say_so() -> None:
+    # a bot that forfeits every match: every deal -1. The adjusted margin read "-1.00 ± 0.00
+    # (s.e.)" and its variance "1.00x the raw margin's" (0 over 0)
+    rng = random.Random(3)
+    feats = [{"f0": rng.gauss(0, 1), "f1": rng.gauss(0, 1)} for _ in range(41)]
+    adj = luck_adjusted([-1.0] * 41, feats, ExpectedFeatures.zero(["f0", "f1"]))
+    text = adj.describe()
+    assert adj.mean == -1.0 and "± 0.00" not in text and "1.00x" not in text, text
+    assert "all 41 deals alike" in text
