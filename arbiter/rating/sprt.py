@@ -162,6 +162,10 @@ class SprtState(Decided):
         return min(max((self.llr - self.lower) / (self.upper - self.lower), 0.0), 1.0)
 
     def evidence(self) -> str:
+        if not math.isfinite(self.llr):  # it printed "LLR -inf"
+            side = "H1" if self.llr > 0 else "H0"
+            return (f"LLR unbounded towards {side} (every deal the same margin: no spread, so the normal model "
+                    f"takes it as certain) in [{self.lower:.2f}, {self.upper:.2f}]")
         return f"LLR {self.llr:+.2f} in [{self.lower:.2f}, {self.upper:.2f}]"
 
     def to_json(self) -> dict:

@@ -157,3 +157,12 @@ def test_the_normal_form_errs_more_often_than_the_default_on_few_deals() -> None
         rates[model] = r.p_h0
     assert rates["normal"] > rates["glr"]
     assert rates["glr"] <= 0.05 + 3.5 * math.sqrt(0.05 * 0.95 / runs)
+
+
+def test_deals_all_alike_give_an_infinite_ratio_in_words_not_inf() -> None:
+    # two bots that play alike: every deal 0, at M0. The glr's ratio is unbounded (no spread at all),
+    # and the evidence read "LLR -inf in [-2.94, 2.94]"
+    state = Sprt(0, 10).run([0.0] * 30)
+    assert state.verdict == "H0 accepted" and state.deals == 20
+    assert "inf" not in state.evidence() and "every deal the same margin" in state.evidence(), state.evidence()
+    assert Sprt(0, 10).run([3.0] * 30).evidence() == state.evidence()
