@@ -767,9 +767,10 @@ def sd_from_store(store: Store, game: str, bots: tuple[str, str], options: Mappi
     (``bot_contents`` of ``bots``, read if not given): the pair's own deals that another version of a
     bot file played are counted in ``SdSource.edited``. ConfigError, saying what was looked for,
     when there is none."""
-    among, found = closest_pairs(stored_pairs(store, game, options, preset, exclude), bots, game, min_deals)
+    pairs = stored_pairs(store, game, options, preset, exclude)
+    among, found = closest_pairs(pairs, bots, game, min_deals)
     if not found:
-        raise ConfigError(no_pair_deals(store, game, min_deals, "sd-bound auto", "read a deal margin's s.d. from")
+        raise ConfigError(no_pair_deals(store, game, min_deals, "sd-bound auto", "read a deal margin's s.d. from", pairs)
                           + ", or give --sd-bound S")
     edited = {} if among else found[0].edited_deals(bot_contents(bots) if contents is None else contents)
     return SdSource(found[0].sd or 0.0, room, among,
@@ -777,8 +778,18 @@ def sd_from_store(store: Store, game: str, bots: tuple[str, str], options: Mappi
                     tuple(edited.items()))
 
 
-def no_pair_deals(store: Store, game: str, min_deals: int, who: str, what: str) -> str:
-    """Why ``who`` found nothing to ``what`` in ``store``: no pair with ``min_deals`` deals there, and the way on."""
+def no_pair_deals(store: Store, game: str, min_deals: int, who: str, what: str,
+                  pairs: Sequence[StoredPair] = ()) -> str:
+    """Why ``who`` found nothing to ``what`` in ``store``: no pair with ``min_deals`` deals there, or
+    (``pairs``: those stored) only pairs whose deals are all alike (no spread: two bots that play
+    alike, a bot that forfeits every match), named; and the way on."""
+    flat = [p for p in pairs if p.deals >= min_deals and p.sd is None]
+    if flat:
+        named = ", ".join(f"{' and '.join(p.pair)} ({p.deals} deals)" for p in flat[:3]) + (
+            f" and {len(flat) - 3} more" if len(flat) > 3 else "")
+        return (f"{who}: {store.path} holds {min_deals} deals or more at {game} with these options only of pairs "
+                f"of bots with no spread in them (every deal of an evaluation the same margin): {named}; nothing to "
+                f"{what}: run an evaluation of bots whose deals differ first")
     return (f"{who}: {store.path} holds no {min_deals} deals of one pair of bots at {game} with these "
             f"options (over its evaluations) to {what}: run an evaluation first (a "
             f"fixed number of deals, or the default betting test)")

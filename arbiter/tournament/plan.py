@@ -93,9 +93,10 @@ def deals_plan(store: Store, game: str, bots: tuple[str, str], options: Mapping[
     if runs < 1 or cap < 1:
         raise ValueError(f"plan: runs and cap must be at least 1, got {runs} and {cap}")
     fixed_test = Sprt(m0, m1, alpha, beta)  # M0 < M1 and the error rates checked, named as the tests name them
-    among, found = closest_pairs(stored_pairs(store, game, options, preset, exclude), bots, game, history)
+    pairs = stored_pairs(store, game, options, preset, exclude)
+    among, found = closest_pairs(pairs, bots, game, history)
     if not found:
-        raise ConfigError(no_pair_deals(store, game, history, "plan", "draw deals from"))
+        raise ConfigError(no_pair_deals(store, game, history, "plan", "draw deals from", pairs))
     source = found[0]
     sd = source.sd or 0.0
     margins = source.margins(bots)

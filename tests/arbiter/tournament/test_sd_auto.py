@@ -128,3 +128,16 @@ def test_an_edited_bot_on_the_same_seed_adds_its_deals_and_the_same_bot_does_not
         evaluate("spades", str(bot), "random", **kw)
         src = sd_from_store(store, "spades", (str(bot), "random"), ONE, None, min_deals=2)
         assert src.pairs[0][1] == 8 and len(src.pairs[0][3]) == 2
+
+
+def test_a_pair_whose_deals_are_all_alike_is_named_not_said_to_be_missing(tmp_path) -> None:
+    # greedy against its copy: 8 stored deals, each margin 0. The store "holds no 8 deals of one
+    # pair", it said, when it held them, only with no spread to read an s.d. from
+    n = 8
+    with Store(tmp_path / "eval.sqlite") as store:
+        same = evaluate("spades", "greedy", "greedy", deals=n, seed=1, options=ONE, store=store)
+        assert same.margin.se == 0
+        with pytest.raises(ConfigError) as err:
+            sd_from_store(store, "spades", ("heuristic", "greedy"), ONE, None, min_deals=n)
+    said = str(err.value)
+    assert "holds no 8 deals" not in said and "no spread" in said and "greedy and greedy (8 deals)" in said, said
