@@ -311,7 +311,10 @@ def compute_standings(
             for b, v in bots_values.items():
                 table[b].dup_values.append(sum(v) / len(v))
 
-    names = list(table)
+    # a bot with no match yet (a table read before its first one) is not rated: the prior alone
+    # put it at the field's mean, and with no data of it the sandwich gave it an interval of width
+    # 0 and a likelihood of superiority near 1 over the next row
+    names = [b for b in table if table[b].matches]
     ratings, cov, df = _bradley_terry(names, parsed, clustered=duplicate)
     least = min_interval_deals(any(len(bots) > 1 for _, _, sides in parsed for bots in sides))
     few = len({(row.round, row.deal) for row in rows}) < least
@@ -324,7 +327,7 @@ def compute_standings(
     out = Standings(ordered, "bradley-terry", crosstable, len(rows), duplicate, covariance, df, least)
     for i, st in enumerate(ordered):
         st.rank = i + 1
-        if i + 1 < len(ordered):
+        if i + 1 < len(ordered) and st.rating is not None and ordered[i + 1].rating is not None:
             st.los_next = out.los(st.name, ordered[i + 1].name)
     return out
 

@@ -67,6 +67,23 @@ def test_a_forfeit_counts_in_the_margin_by_rank_as_evaluate_counts_it():
     assert (a.losses, a.forfeits) == (4, 3)
 
 
+def test_a_bot_that_has_not_played_yet_has_no_rating_not_a_certain_1500():
+    # a tournament read before c's first match (interrupted, or live): c stood second at 1500 with
+    # the interval 1500-1500 (nothing of it in the data, so the sandwich gave it no variance)
+    # and a likelihood of superiority of 98% over b
+    rows = []
+    for d in range(6):
+        rows += [dataclasses.replace(row(2 * d, "ab", [10, 0] if d % 3 else [0, 10], [1, 2] if d % 3 else [2, 1], deal=d), seed=d),
+                 dataclasses.replace(row(2 * d + 1, "ba", [0, 10], [2, 1], deal=d), seed=d)]
+    st = compute_standings(rows, H2H, bots=["a", "b", "c"])
+    assert [r.name for r in st.rows] == ["a", "b", "c"]
+    a, b, c = st.rows
+    assert c.matches == 0 and c.rating is None and c.los_next is None and c.as_dict()["rating_low"] is None
+    assert b.los_next is None and 0.5 < a.los_next < 1 and a.rating.low < a.rating.value < a.rating.high
+    assert a.rating.value + b.rating.value == pytest.approx(3000)  # the field's mean: the bots rated
+    assert st.diff_se("a", "c") is None
+
+
 def test_an_incomplete_duplicate_deal_is_left_out_of_the_duplicate_advantage():
     rows = [row(0, "ab", [10, 0], [1, 2], deal=0), row(1, "ba", [3, 5], [2, 1], deal=0), row(2, "ab", [9, 0], [1, 2], deal=1)]
     st = compute_standings(rows, H2H)
