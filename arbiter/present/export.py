@@ -94,6 +94,8 @@ def margin_text(st: Standings, r) -> str:
     """The one margin column: with duplicate deals, the duplicate advantage (each deal's
     margin averaged over its seatings, then over deals) ± its standard error over deals;
     without, the mean margin per match."""
+    if not r.matches:  # no match yet: no margin (not a level "+0.0")
+        return "–"
     if st.duplicate and r.dup_advantage is not None:
         if r.dup_se is None:
             return f"{r.dup_advantage:+.1f}"
@@ -133,6 +135,11 @@ def _rating_text(st: Standings, r) -> tuple[str, str]:
     return format(r.rating.value, spec), f"{format(r.rating.low, spec)} – {format(r.rating.high, spec)}"
 
 
+def score_text(r) -> str:
+    """The score % column: the share of the pairwise points, "–" with no match yet (not 0.0)."""
+    return f"{100 * r.score_rate:.1f}" if r.matches else "–"
+
+
 def _points(x: float) -> str:
     return f"{x:g}" if abs(x * 2 - round(x * 2)) < 1e-9 else f"{x:.2f}"
 
@@ -145,7 +152,7 @@ def _headers(st: Standings) -> list[str]:
 def _cells(st: Standings, r, rank: int | None = None, label: str | None = None) -> list[str]:
     value, interval = _rating_text(st, r)
     cells = [str(r.rank if rank is None else rank), r.name if label is None else label, str(r.matches), str(r.wins),
-             str(r.draws), str(r.losses), _points(r.points), f"{100 * r.score_rate:.1f}", margin_text(st, r)]
+             str(r.draws), str(r.losses), _points(r.points), score_text(r), margin_text(st, r)]
     return cells + [value, interval, "" if r.los_next is None else f"{100 * r.los_next:.1f}%", str(r.forfeits)]
 
 

@@ -353,7 +353,7 @@ _TOURNAMENT = """{% extends "base" %}
 <tr class="standing" data-bot="{{ s.name }}" data-rating="{{ '%.0f'|format(s.rating) if s.rating is not none else '' }}">
 <td class="num">{{ loop.index }}</td><td class="bot"><strong><a href="/t/{{ t.id }}/bot/{{ s.name|urlencode }}">{{ s.name }}</a></strong></td><td class="num">{{ s.matches }}</td>
 <td class="num">{{ s.wins|num }}</td><td class="num">{{ s.draws|num }}</td><td class="num">{{ s.losses|num }}</td>
-<td class="num">{{ '%.1f'|format(100 * s.score) }}</td>
+<td class="num">{{ '%.1f'|format(100 * s.score) if s.matches else '–' }}</td>
 <td class="num rating">{{ '%.0f'|format(s.rating) if s.rating is not none else '–' }}</td>
 <td class="num">{% if s.rating_lo is not none %}{{ '%.0f'|format(s.rating_lo) }} – {{ '%.0f'|format(s.rating_hi) }}{% elif s.rating is not none %}too few deals{% else %}–{% endif %}</td>
 {% for k in extra_cols %}<td class="num">{{ s.extra.get(k, '') }}</td>{% endfor %}<td class="num">{{ s.forfeits }}</td></tr>

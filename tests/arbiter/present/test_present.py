@@ -124,3 +124,14 @@ def test_the_margin_column_neither_claims_plus_minus_zero_nor_rounds_an_s_e_to_i
     assert [margin_text(st, r) for r in st.rows] == ["+1.0 (no spread)", "-1.0 (no spread)", "+0.5150 ± 0.0008"]
     assert "no spread: every deal alike" in margin_note(st)
     assert "no spread" not in margin_note(Standings([st.rows[2]], "bradley-terry", {}, 10, True))
+
+
+def test_a_bot_with_no_match_yet_shows_no_score_or_margin_of_0():
+    # its row read "score% 0.0, margin +0.0": a bot that lost everything, level on margin
+    played = StandingRow(1, "a", matches=2, wins=2, points=2.0, margin_sum=4.0, dup_values=[2.0])
+    played.rating = Rating(1500.0, 1400.0, 1600.0)
+    st = Standings([played, StandingRow(2, "c")], "bradley-terry", {}, 2, True)
+    md = render("md", st, {"name": "t", "game": "spades", "options": {}, "preset": None, "format": "round-robin",
+                           "planned": 4, "seed": 1})
+    line = next(x for x in md.splitlines() if x.startswith("| 2 | c |"))
+    assert "0.0" not in line and "+0.0" not in line and line.count("–") >= 2, line
