@@ -167,8 +167,8 @@ def tournament_run(
 def _print_standings(st, info: dict[str, Any], crosstable: bool = False, times: dict[str, Any] | None = None) -> None:
     """``times``: bot -> ThinkTimes (``Store.think_times``), for the latency columns."""
     from arbiter.cli.layout import Column, console_width, fitted_table
-    from arbiter.present.export import (_cross_cells, _rating_text, _summary, margin_header, margin_text, score_text,
-                                         standings_notes)
+    from arbiter.present.export import (_cross_cells, _rating_text, _summary, los_text, margin_header, margin_text,
+                                         score_text, standings_notes)
     from arbiter.present.played import THINK_COLUMNS, THINK_NOTE, describe, team_rows, think_cells
 
     played = describe(info)
@@ -186,7 +186,7 @@ def _print_standings(st, info: dict[str, Any], crosstable: bool = False, times: 
         value, interval = _rating_text(st, r)
         cells = [str(d.rank), d.label, str(r.matches), f"{r.wins}-{r.draws}-{r.losses}",
                  score_text(r), margin_text(st, r)]
-        cells += [value, interval.replace(" – ", "–"), "" if r.los_next is None else f"{100 * r.los_next:.0f}%"]
+        cells += [value, interval.replace(" – ", "–"), "" if r.los_next is None else los_text(r.los_next, 0)]
         cells += [str(r.forfeits)] if forfeits else []
         cells += think_cells(times, d.members) if times else []
         rows.append(cells)

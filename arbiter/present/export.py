@@ -135,6 +135,19 @@ def _rating_text(st: Standings, r) -> tuple[str, str]:
     return format(r.rating.value, spec), f"{format(r.rating.low, spec)} – {format(r.rating.high, spec)}"
 
 
+def los_text(p: float, decimals: int = 1) -> str:
+    """A likelihood of superiority in percent at ``decimals`` places; one that would round to 100 or
+    0 is shown as above or below the last step instead (a normal approximation's probability is
+    never certain: 0.9955 read "100%")."""
+    text = f"{100 * p:.{decimals}f}"
+    step = f"{10.0 ** -decimals:.{decimals}f}"
+    if text == f"{100:.{decimals}f}":
+        return f">{100 - 10.0 ** -decimals:.{decimals}f}%"
+    if text == f"{0:.{decimals}f}":
+        return f"<{step}%"
+    return text + "%"
+
+
 def score_text(r) -> str:
     """The score % column: the share of the pairwise points, "–" with no match yet (not 0.0)."""
     return f"{100 * r.score_rate:.1f}" if r.matches else "–"
@@ -153,7 +166,7 @@ def _cells(st: Standings, r, rank: int | None = None, label: str | None = None) 
     value, interval = _rating_text(st, r)
     cells = [str(r.rank if rank is None else rank), r.name if label is None else label, str(r.matches), str(r.wins),
              str(r.draws), str(r.losses), _points(r.points), score_text(r), margin_text(st, r)]
-    return cells + [value, interval, "" if r.los_next is None else f"{100 * r.los_next:.1f}%", str(r.forfeits)]
+    return cells + [value, interval, "" if r.los_next is None else los_text(r.los_next), str(r.forfeits)]
 
 
 def _table_cells(st: Standings, info: dict[str, Any]) -> list[list[str]]:

@@ -85,7 +85,7 @@ from cardarena.games import Card, get_game
 from cardarena.records import MatchRecord, number
 from cardarena.replay import ReplayError
 from cardarena.replay import ReplayStep, step_record
-from arbiter.present.export import ARENA_SCALE, margin_header, margin_text, standings_notes
+from arbiter.present.export import ARENA_SCALE, los_text, margin_header, margin_text, standings_notes
 from arbiter.present.table import TABLE_STYLE, render_table, table_model
 from arbiter.present.watching import now_playing
 from arbiter.present.played import THINK_COLUMNS, THINK_NOTE, describe, team_rows, think_cells
@@ -168,7 +168,7 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[PageStandin
         r = d.row
         extra = {margin_header(st): margin_text(st, r)}  # one margin column (with duplicate deals: ± s.e.)
         if r.los_next is not None:
-            extra["LOS over next"] = f"{100 * r.los_next:.1f}%"
+            extra["LOS over next"] = los_text(r.los_next)
         if times:  # how much of the clock was the bot's (played.THINK_NOTE)
             extra.update(zip(THINK_COLUMNS, think_cells(times, d.members)))
         out.append(PageRow(
@@ -471,7 +471,7 @@ keeps its memory, so no deal is played twice here, and the luck of the cards is 
 <td class="num">{{ r.rank }}</td><td class="bot"><a href="/a/{{ a.name|urlencode }}/bot/{{ r.name|urlencode }}"><strong>{{ r.name }}</strong></a></td>
 <td class="version phone-hide">{% if remote %}<span class="pill not-hosted">not hosted</span>{% else %}{{ r.version }}{% endif %}</td><td class="num rating">{{ '%.2f'|format(r.mu) }}</td>
 <td class="num interval phone-hide">{{ '%.2f'|format(r.low) }} – {{ '%.2f'|format(r.high) }}</td>
-<td class="num los phone-hide">{{ '%.1f%%'|format(100 * r.los_next) if r.los_next is not none else '' }}</td>
+<td class="num los phone-hide">{{ r.los_next|los if r.los_next is not none else '' }}</td>
 <td class="num encounters">{{ r.encounters }}</td><td class="num phone-hide">{{ r.matches }}</td><td class="num failures phone-hide">{{ r.failures }}</td></tr>{% endfor %}
 </table>{% endif %}
 <p class="muted small" id="rating-scale">{{ scale }}.</p>
@@ -581,6 +581,7 @@ _env = jinja2.Environment(
 )
 _env.filters["card"] = card_html
 _env.filters["num"] = _num
+_env.filters["los"] = los_text
 
 
 # --------------------------------------------------------------------------------------

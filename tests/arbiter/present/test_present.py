@@ -135,3 +135,12 @@ def test_a_bot_with_no_match_yet_shows_no_score_or_margin_of_0():
                            "planned": 4, "seed": 1})
     line = next(x for x in md.splitlines() if x.startswith("| 2 | c |"))
     assert "0.0" not in line and "+0.0" not in line and line.count("–") >= 2, line
+
+
+def test_a_likelihood_of_superiority_is_never_shown_as_a_certain_100_or_0():
+    # LOS is a normal approximation's probability, never 1: random over a bot that forfeited all
+    # its matches, 0.9955, read "100%" in the CLI's table, 0.9999999 "100.0%" on the pages
+    from arbiter.present.export import los_text
+
+    assert [los_text(p) for p in (0.5, 0.9945, 0.9999999, 1e-9, 0.0004)] == ["50.0%", "99.5%", ">99.9%", "<0.1%", "<0.1%"]
+    assert [los_text(p, 0) for p in (0.9955, 0.004, 0.72)] == [">99%", "<1%", "72%"]
