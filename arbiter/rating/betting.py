@@ -60,7 +60,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping, Sequence
 
-from arbiter.rating.sprt import MIN_DEALS, Decided, Scanned, Sprt, _z, both_reached, decide
+from arbiter.rating.sprt import MIN_DEALS, Decided, Scanned, Sprt, _z, both_reached, check_scale, decide
 from arbiter.rating.stats import MeanSE, Moments
 
 #: The fraction of the largest safe bet the gambler may stake (Waudby-Smith & Ramdas: 1/2 or 3/4).
@@ -126,6 +126,7 @@ class BettingTest(Scanned):
                 raise ValueError(f"sprt: {k} must be a finite number, got {getattr(self, k)!r}")
         if self.m0 >= self.m1:
             raise ValueError(f"sprt: M0 must be less than M1, got {self.m0:g}, {self.m1:g}")
+        check_scale(self.m0, self.m1, LO=self.lo, HI=self.hi)
         if not self.lo < self.m0 or not self.m1 < self.hi:
             what = "expected score" if self.kind == "score" else "margin"
             raise ValueError(f"sprt: M0,M1 ({self.m0:g},{self.m1:g}) must lie strictly inside the {what}'s bounds "

@@ -68,6 +68,22 @@ MODELS = ("glr", "normal")
 H0 = "H0"
 H1 = "H1"
 
+#: The largest a test's M0, M1, bounds and s.d. bound may be in size, and the least M1 - M0 may be
+#: (game units; every game's margins lie far inside): beyond them its arithmetic overflowed or
+#: divided by zero (--bounds -1e308,1e308, --sd-bound 1e300, M1 - M0 = 1e-300 were tracebacks).
+LARGEST = 1e12
+FINEST = 1e-9
+
+
+def check_scale(m0: float, m1: float, **more: float) -> None:
+    """ValueError naming the first of M0, M1 and ``more`` (LO, HI, S) beyond ``LARGEST`` in size,
+    or an M1 - M0 below ``FINEST``; the caller has checked they are finite and M0 < M1."""
+    for name, v in (("M0", m0), ("M1", m1), *more.items()):
+        if abs(v) > LARGEST:
+            raise ValueError(f"sprt: {name} must be at most {LARGEST:g} in size (game units), got {v:g}")
+    if m1 - m0 < FINEST:
+        raise ValueError(f"sprt: M1 - M0 must be at least {FINEST:g} (game units), got {m1 - m0:g}")
+
 
 class Scanned:
     """What the betting tests share (``betting.BettingTest``, ``catoni.VarianceTest``): the
@@ -195,6 +211,7 @@ class Sprt:
     def __post_init__(self) -> None:
         if not (math.isfinite(self.m0) and math.isfinite(self.m1)) or self.m0 >= self.m1:
             raise ValueError(f"sprt: M0 must be less than M1, got {self.m0:g}, {self.m1:g}")
+        check_scale(self.m0, self.m1)
         for name in ("alpha", "beta"):
             v = getattr(self, name)
             if not 0 < v < 1:

@@ -19,6 +19,7 @@ from importlib import resources
 import pytest
 
 from arbiter.rating.betting import BettingTest, known_bounds, parse_bounds, sequential_test
+from arbiter.rating.catoni import VarianceTest
 from arbiter.rating.sprt import H0, H1, Sprt, relabelled, simulate
 from arbiter.rating.stats import mean_se
 from arbiter.tools.sequential import HI, LABELS, LO, M0, M1, measure, pools
@@ -204,3 +205,22 @@ def test_both_gamblers_at_their_bounds_on_one_deal_do_not_make_a_h1_by_order_of_
     # not tied: the larger excess over its bound decides (0.45..0.6: H0's gambler is far past it)
     lean = BettingTest.pair_score(0.45, 0.6).run([0.5] * 100)
     assert lean.decision == H0 and "both bounds" not in lean.evidence()
+
+
+@pytest.mark.parametrize("make,message", [
+    # each was a traceback from the arithmetic (`evaluate --bounds -1e308,1e308`: ZeroDivisionError;
+    # `--sd-bound 1e300`, `--sequential normal --sprt -1e200,1e200`: OverflowError; M1 - M0 = 1e-300:
+    # ZeroDivisionError), not a message naming the number
+    (lambda: BettingTest(0, 10, -1e308, 1e308), "LO must be at most 1e\\+12 in size"),
+    (lambda: VarianceTest(0, 10, 1e300), "S must be at most 1e\\+12 in size"),
+    (lambda: Sprt(-1e200, 1e200), "M0 must be at most 1e\\+12 in size"),
+    (lambda: VarianceTest(0, 1e-300, 1.0), "M1 - M0 must be at least 1e-09"),
+    (lambda: BettingTest(0, 1e-300, -1, 1), "M1 - M0 must be at least 1e-09"),
+])
+def test_parameters_beyond_what_the_arithmetic_holds_are_named(make, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        make()
+    # the largest allowed still compute
+    for test in (BettingTest(-1e12 + 1, 1e12 - 1, -1e12, 1e12), VarianceTest(-1e12, 1e12, 1e12), Sprt(-1e12, 1e12),
+                 VarianceTest(0, 1e-9, 1e-9)):
+        assert test.run([1e12, -1e12, 0.0] * 10).deals >= 1
