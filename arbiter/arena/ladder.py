@@ -82,11 +82,10 @@ from arbiter.store.arenas import STATUSES, ArenaMatch, ArenaRow, Arenas, Encount
 from arbiter.store.db import Store, StoreError
 from arbiter.store.registry import Registry, RegistryError, lookup
 from arbiter.arena import matchmaking
-from arbiter.rating.ratings import Z95
 from arbiter.rating.betting import BettingTest, known_bounds, parse_bounds, sequential_test
 from arbiter.rating.catoni import AutoVarianceTest, VarianceTest
 from arbiter.rating.sprt import H0, H1, MIN_DEALS, Sprt
-from arbiter.rating.stats import MeanSE, pooled_sd
+from arbiter.rating.stats import MeanSE, pooled_sd, t_quantile
 from cardarena.games import ConfigError, Game, get_game
 from cardarena.games.options import check_settings, from_toml_tables, option, toml_tables, with_attributes
 from cardarena.names import NAME_RULE, is_name
@@ -112,13 +111,15 @@ _GATE_NAMES = {"betting": "the betting test", "variance": "the variance-bounded 
 
 
 def gate_estimate(margin: MeanSE) -> str:
-    """A gate trial's margin in its reasons: per deal, ± its 95% interval's half-width, or, with no
-    spread to give one from (one deal, or every deal alike), why not (it said "± 0": a certainty)."""
+    """A gate trial's margin in its reasons: per deal, ± its 95% interval's half-width (Student's t
+    with n - 1 degrees of freedom: the normal's 1.96 s.e. covered far less over a trial's first few
+    deals), or, with no spread to give one from (one deal, or every deal alike), why not (it said
+    "± 0": a certainty)."""
     over = f"per deal over {margin.n} deal{'s' if margin.n != 1 else ''}"
     why = margin.no_spread
-    if why is not None:
+    if why is not None or margin.se is None:
         return f"margin {margin.mean:+.3g} {over} ({why})"
-    return f"margin {margin.mean:+.3g} ± {Z95 * (margin.se or 0.0):.3g} {over}"
+    return f"margin {margin.mean:+.3g} ± {t_quantile(0.975, margin.n - 1) * margin.se:.3g} (95%) {over}"
 
 
 def _gate_error(exc: ValueError) -> SpecError:

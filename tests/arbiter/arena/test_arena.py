@@ -529,4 +529,7 @@ def test_a_gate_reason_gives_no_plus_minus_zero_after_one_deal_or_deals_all_alik
     assert gate_estimate(MeanSE(1.0, None, 1)) == "margin +1 per deal over 1 deal (one deal: too few for a standard error)"
     alike = gate_estimate(mean_se([-1.0] * 4))
     assert "±" not in alike and alike.startswith("margin -1 per deal over 4 deals (all 4 deals alike")
-    assert gate_estimate(mean_se([0.0, 2.0])) == "margin +1 ± 1.96 per deal over 2 deals"
+    # the interval is Student's t's with n - 1 degrees of freedom: 1.96 s.e. (the normal's) covers
+    # far less than 95% over the few deals a trial's first reasons show (2 deals: 12.7 s.e.)
+    assert gate_estimate(mean_se([0.0, 2.0])) == "margin +1 ± 12.7 (95%) per deal over 2 deals"
+    assert gate_estimate(mean_se([0.0, 2.0] * 200)) == "margin +1 ± 0.0984 (95%) per deal over 400 deals"
