@@ -30,7 +30,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from arbiter.rating.ratings import Z95, phi, side_results
+from arbiter.rating.ratings import Z95, counted_scores, phi, side_results
 
 __all__ = [
     "MU", "SIGMA", "Rated", "deal_points", "deal_margins", "encounter_failures", "rate_encounter", "replay", "los",
@@ -82,11 +82,14 @@ def deal_points(matches: Iterable[Any], teams: Sequence[Sequence[int]], players:
 def deal_margins(matches: Iterable[Any], a: str, b: str) -> list[float]:
     """Per deal (in deal order), ``a``'s mean score minus ``b``'s over the deal's seatings
     (the duplicate margin ``arbiter evaluate`` and its sequential test use, in the game's
-    own units). ``matches``: objects with ``deal``, ``seats`` and ``outcome``."""
+    own units; a forfeit, whose stored scores are all zero, by rank: ``ratings.counted_scores``, as
+    evaluate's margin counts it, not as a level deal). ``matches``: objects with ``deal``, ``seats``
+    and ``outcome``."""
     acc: dict[int, list[float]] = {}
     for m in matches:
-        sa = [x for s, x in enumerate(m.outcome.scores) if m.seats[s] == a]
-        sb = [x for s, x in enumerate(m.outcome.scores) if m.seats[s] == b]
+        scores = counted_scores(m.outcome)
+        sa = [x for s, x in enumerate(scores) if m.seats[s] == a]
+        sb = [x for s, x in enumerate(scores) if m.seats[s] == b]
         if sa and sb:
             acc.setdefault(m.deal, []).append(sum(sa) / len(sa) - sum(sb) / len(sb))
     return [sum(v) / len(v) for _, v in sorted(acc.items())]

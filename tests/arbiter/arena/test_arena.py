@@ -533,3 +533,19 @@ def test_a_gate_reason_gives_no_plus_minus_zero_after_one_deal_or_deals_all_alik
     # far less than 95% over the few deals a trial's first reasons show (2 deals: 12.7 s.e.)
     assert gate_estimate(mean_se([0.0, 2.0])) == "margin +1 ± 12.7 (95%) per deal over 2 deals"
     assert gate_estimate(mean_se([0.0, 2.0] * 200)) == "margin +1 ± 0.0984 (95%) per deal over 400 deals"
+
+
+def test_the_gate_reads_a_forfeit_s_margin_as_evaluate_does():
+    # a forfeit stores all-zero scores: the gate's deal margins read it as a level deal (0), where
+    # `arbiter evaluate`'s margin, which the gate's test is documented to share, counts it -1
+    from types import SimpleNamespace
+
+    from cardarena.games import EndReason, Outcome
+    from arbiter.tournament.evaluate import margin_of
+
+    crash = Outcome((0.0, 0.0), (2, 1), EndReason.FORFEIT_CRASH)
+    ms = [SimpleNamespace(deal=0, seats=("new", "old"), outcome=crash),
+          SimpleNamespace(deal=0, seats=("old", "new"), outcome=Outcome((3.0, 1.0), (1, 2), EndReason.COMPLETED)),
+          SimpleNamespace(deal=1, seats=("new", "old"), outcome=Outcome((5.0, 1.0), (1, 2), EndReason.COMPLETED))]
+    assert matchmaking.deal_margins(ms, "new", "old") == [-1.5, 4.0]
+    assert margin_of(crash, [0, 1]) == -1.0
