@@ -158,7 +158,7 @@ class EvalResult:
                     "fitted on (held apart from the deal they correct): the raw margin above stands")
         probes, matches = self.luck_decisions
         cost = f"; {self.luck_reused} of the probe deals read from the probes file" if self.luck_reused else ""
-        if probes and matches:
+        if probes and matches and adjusted.raw.no_spread is None:  # deals all alike: no variance to price
             per = adjusted.variance_ratio * (1 + probes / matches)
             cost += (f"; counting the probes' {probes:,} decisions ({probes / matches:.2f}x these matches' {matches:,}), "
                      f"the variance per decision is {per:.2f}x the raw margin's ({'it pays' if per < 1 else 'it does not pay'}"

@@ -328,3 +328,21 @@ def test_a_secret_seed_is_kept_by_the_store_so_the_same_command_resumes(tmp_path
         assert longer.seed_source == "drawn" and longer.seed != cut2.spec["seed"]  # another evaluation (more deals)
         alone = evaluate("spades", "greedy", "random", seed=None, **kw)  # no store: drawn
         assert alone.seed_source == "drawn" and alone.seed not in (cut2.spec["seed"], longer.seed)
+
+
+def test_a_luck_summary_of_deals_all_alike_prices_no_probes() -> None:
+    # Spades with probes, a bot that forfeits every match: after "no luck to take out" the line
+    # went on to price the probes' decisions at "1.00x the raw margin's (it does not pay)", 0 over 0
+    import random
+
+    from arbiter.rating.luck import LUCK_FEATURES, ExpectedFeatures
+
+    rng = random.Random(5)
+    names = tuple(sorted(LUCK_FEATURES))
+    ms = [MatchMargin(d, rot, d, -1.0, "forfeit_crash") for d in range(41) for rot in (0, 1)]
+    r = EvalResult("spades", "a", "b", 41, 0, {"deals": 1}, ms)
+    r.luck_expected = ExpectedFeatures(names, tuple(tuple(rng.gauss(0, 1) for _ in names) for _ in range(50)))
+    r.luck_features = [{k: rng.gauss(0, 1) for k in names} for _ in range(41)]
+    r.luck_decisions = (400, 1000)
+    text = r.luck_summary()
+    assert "no luck to take out" in text and "pay" not in text and "1.00x" not in text, text
