@@ -22,7 +22,9 @@ error rates hold at every stopping time, with no minimum number of deals:
   accept H1 at the first deal where K0 >= 1/α, however the run is stopped.
 * Evidence for H0 (against H1: mean >= m1) likewise: K1_n = Π (1 + λ'_i (p1 - y_i)),
   0 <= λ'_i <= c / (1 - p1); accept H0 when K1 >= 1/β (P <= β under H1). This is also the
-  moment the test's confidence sequence for the mean excludes [m1, ∞) at level β.
+  moment the test's confidence sequence for the mean excludes [m1, ∞) at level β. Both on one
+  deal (the mean lies between m0 and m1): the one further past its bound, H0 on a tie
+  (``sprt.decide``); each side is still accepted only at its own bound, so α and β hold.
 * The bets follow the aGRAPA rule of Waudby-Smith & Ramdas (2023, "Estimating means of
   bounded random variables by betting", JRSS B, §B.3), the approximately growth-optimal bet
   for a mean d above the null's and the running variance: λ = d / (σ̂² + d²), clipped to
