@@ -49,6 +49,8 @@ class MeanSE:
             return f"{self.mean:+.{decimals}f} ({why})"
         half = scale * self.se
         places = max(decimals, -math.floor(math.log10(half))) if 0 < half < 1 else decimals
+        if places > 8:  # far below anything a game scores: its first digit, not 17 places of the mean
+            return f"{self.mean:+.{decimals}f} ± {half:.1g}"
         return f"{self.mean:+.{places}f} ± {half:.{places}f}"
 
     def __str__(self) -> str:
@@ -66,26 +68,40 @@ class Moments:
     n: int = 0
     total: float = 0.0
     m2: float = 0.0  # sum of (x - mean)^2
+    # the deviations are taken from the first value (``shift``; their sum ``shifted``), so that values
+    # all alike give exactly 0: from total / n, which for ten 0.1s is not 0.1 to the last bit, they
+    # gave an s.e. of 3e-18, shown as a spread there is none of
+    shift: float = 0.0
+    shifted: float = 0.0
 
     def add(self, x: float) -> None:
-        n, total = self.n, self.total
-        old = total / n if n else 0.0
+        n = self.n
+        if not n:
+            self.shift = x
+        y = x - self.shift
+        shifted = self.shifted
+        old = shifted / n if n else 0.0
         self.n = n = n + 1
-        self.total = total = total + x
-        self.m2 += (x - old) * (x - total / n)
+        self.total += x
+        self.shifted = shifted = shifted + y
+        self.m2 += (y - old) * (y - shifted / n)
 
     def extend(self, values: Iterable[float]) -> "Moments":
-        """``add`` each of ``values`` (the same steps, on locals: the analysis's looks and the
-        statistics' simulations take the moments of many short lists)."""
-        n, total, m2 = self.n, self.total, self.m2
+        """``add`` each of ``values`` (on locals: the analysis's looks and the statistics'
+        simulations take the moments of many short lists)."""
+        n, total, m2, shift, shifted = self.n, self.total, self.m2, self.shift, self.shifted
         try:
             for x in values:
-                old = total / n if n else 0.0
+                if not n:
+                    shift = x
+                y = x - shift
+                old = shifted / n if n else 0.0
                 n += 1
                 total += x
-                m2 += (x - old) * (x - total / n)
+                shifted += y
+                m2 += (y - old) * (y - shifted / n)
         finally:
-            self.n, self.total, self.m2 = n, total, m2
+            self.n, self.total, self.m2, self.shift, self.shifted = n, total, m2, shift, shifted
         return self
 
     def result(self) -> MeanSE:
@@ -105,8 +121,9 @@ def pooled_sd(groups: Iterable[Sequence[float]]) -> float | None:
     ss, df = 0.0, 0
     for xs in groups:
         if xs:
-            m = sum(xs) / len(xs)
-            ss += sum((x - m) ** 2 for x in xs)
+            ys = [x - xs[0] for x in xs]  # from the first: values all alike give exactly 0 (``Moments``)
+            m = sum(ys) / len(ys)
+            ss += sum((y - m) ** 2 for y in ys)
             df += len(xs) - 1
     return math.sqrt(ss / df) if df >= 1 and ss > 0 else None
 

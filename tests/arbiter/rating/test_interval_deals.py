@@ -131,3 +131,22 @@ def test_the_tournament_page_says_too_few_deals_in_the_interval_column(tmp_path)
         store.mark_finished(t.id)
         page = tournament_page(store, "few")
     assert page.count(">too few deals<") == len(bots) and "Too few deals for an interval" in page
+
+
+@pytest.mark.parametrize("value", [0.1, 1 / 3, 0.7, -0.35, 123.456])
+def test_values_all_alike_have_no_spread_even_when_their_mean_is_not_exact(value) -> None:
+    # ten deals of 0.1 (Spot at unit 0.1, a half of a third...): their sum over n is not 0.1 to the
+    # last bit, and the squared deviations from it made an s.e. of 3e-18, which a display that
+    # keeps the s.e.'s first digit showed as "± 0.000000000000000003", and an s.d. that
+    # `--sd-bound auto` would have bounded
+    from arbiter.rating.stats import MeanSE, Moments, mean_se, pooled_sd
+
+    for n in (2, 10, 41, 1000):
+        m = mean_se([value] * n)
+        assert m.se == 0 and m.no_spread is not None and "±" not in m.text(), (n, m)
+        assert pooled_sd([[value] * n, [value + 1.0] * 3]) is None
+    m = Moments().extend([0.1] * 5).result()
+    assert m.mean == sum([0.1] * 5) / 5  # the mean is still the plain sum over n, as a list's
+    assert mean_se([0.1, 0.2, 0.3]).se == pytest.approx(0.0577350269, rel=1e-9)
+    # a real spread far below a game's units keeps its first digit without 17 places of the mean
+    assert MeanSE(0.1, 3e-18, 10).text() == "+0.10 ± 3e-18" and MeanSE(0.5, 0.004, 9).text(1) == "+0.500 ± 0.004"
