@@ -49,7 +49,7 @@ from statistics import NormalDist
 from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
-from arbiter.rating.sprt import Decided, Scanned, _z, both_reached, check_scale, decide
+from arbiter.rating.sprt import FINEST, Decided, Scanned, _z, both_reached, check_scale, decide
 from arbiter.rating.stats import MeanSE, Moments
 
 #: The monitor's bet on the squared differences of consecutive deals (any 0 <= γ < 1 is valid).
@@ -153,6 +153,8 @@ class VarianceTest(Scanned):
             raise ValueError(f"sprt: M0 must be less than M1, got {self.m0:g}, {self.m1:g}")
         if self.sd_bound <= 0:
             raise ValueError(f"sd-bound: the s.d. bound must be above 0, got {self.sd_bound:g}")
+        if self.sd_bound < FINEST:  # 1e-300: its square underflowed to 0, a ZeroDivisionError traceback
+            raise ValueError(f"sd-bound: the s.d. bound must be at least {FINEST:g} (game units), got {self.sd_bound:g}")
         check_scale(self.m0, self.m1, S=self.sd_bound)
         for k in ("alpha", "beta"):
             v = getattr(self, k)

@@ -216,11 +216,12 @@ def test_both_gamblers_at_their_bounds_on_one_deal_do_not_make_a_h1_by_order_of_
     (lambda: Sprt(-1e200, 1e200), "M0 must be at most 1e\\+12 in size"),
     (lambda: VarianceTest(0, 1e-300, 1.0), "M1 - M0 must be at least 1e-09"),
     (lambda: BettingTest(0, 1e-300, -1, 1), "M1 - M0 must be at least 1e-09"),
+    (lambda: VarianceTest(0, 10, 1e-300), "the s.d. bound must be at least 1e-09"),  # its square underflowed to 0
 ])
 def test_parameters_beyond_what_the_arithmetic_holds_are_named(make, message) -> None:
     with pytest.raises(ValueError, match=message):
         make()
     # the largest allowed still compute
     for test in (BettingTest(-1e12 + 1, 1e12 - 1, -1e12, 1e12), VarianceTest(-1e12, 1e12, 1e12), Sprt(-1e12, 1e12),
-                 VarianceTest(0, 1e-9, 1e-9)):
+                 VarianceTest(0, 1e-9, 1e-9), VarianceTest(0, 1e12, 1e-9)):
         assert test.run([1e12, -1e12, 0.0] * 10).deals >= 1
