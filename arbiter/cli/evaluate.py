@@ -276,7 +276,7 @@ def evaluate(
             pass
     if hint:
         out.print(hint, highlight=False, soft_wrap=True)
-    se = "-" if result.margin.se is None else f"{result.stderr:.3f}"  # one deal: no standard error
+    se = "-" if result.margin.no_spread is not None else f"{result.stderr:.3f}"  # one deal, or all alike: none
     out.print(f"margin {result.mean_margin:+.3f}  s.e. {se}  win rate {result.win_rate:.3f}  matches {len(result.matches)}")
     if db is not None:
         out.print(f"stored in {db} as {result.stored_as}; [bold]arbiter standings {result.stored_as} --db {db}[/] reads it",

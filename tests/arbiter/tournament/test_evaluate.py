@@ -117,6 +117,14 @@ def test_deals_all_alike_give_no_plus_minus_zero_and_a_tiny_s_e_is_not_rounded_t
     assert "margin +0.5150 ± 0.0008 (s.e.)" in tiny, tiny
 
 
+def test_the_cli_line_for_scripts_gives_no_s_e_when_the_deals_are_all_alike() -> None:
+    """Two copies of one deterministic bot: every deal level, so its last line's s.e. is "-", as
+    with one deal (it printed "s.e. 0.000" under the summary that says there is none)."""
+    out = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "greedy", "-o", "deals=1", "--deals", "2"])
+    assert out.exit_code == 0, out.output
+    assert "all 2 deals alike" in out.output and "margin +0.000  s.e. -  win rate" in out.output, out.output
+
+
 def test_sprt_that_cannot_decide_stops_at_the_cap() -> None:
     r = evaluate("spades", "heuristic", "heuristic", deals=4, seed=2, options={"deals": 1}, sprt=Sprt(-5, 5))
     assert r.deals == 4 and r.sprt_state.decision is None and "no decision" in r.sprt_summary()
