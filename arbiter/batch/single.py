@@ -58,7 +58,7 @@ def store_play(db_path: str | os.PathLike, record: MatchRecord, preset: str | No
     spec = {"game": record.game, "bots": [], "options": changed, "duplicate": False, "name": name, "deals": 1}
     with Store(db_path) as store:
         tour = store.single_batch(name, record.game, spec)
-        store.save_match(tour.id, store.next_index(tour.id), 0, 0, record)
+        store.append_match(tour.id, record)  # its index taken as it is written: another writer may keep one at once
         store.mark_finished(tour.id)
     return name
 

@@ -778,11 +778,19 @@ class Store:
         """Commit one finished match atomically; StoreError if that index is already stored."""
         self.save_matches(tournament_id, [(idx, deal, rotation, record, round, table, tuple(sides))])
 
+    def append_match(self, tournament_id: int, record: MatchRecord) -> int:
+        """Commit one finished match after the batch's last stored one (a batch of single
+        matches, ``play:GAME``), its index read in the same transaction as it is written, so
+        that matches kept at once by several writers (two ``arbiter play``, /play's tables)
+        each get their own; the index it was stored at."""
+        return self.save_matches(tournament_id, [(None, 0, 0, record, 0, 0, ())])
+
     def save_matches(self, tournament_id: int,
-                     matches: Sequence[tuple[int, int, int, MatchRecord, int, int, Sequence[str]]]) -> None:
+                     matches: Sequence[tuple[int | None, int, int, MatchRecord, int, int, Sequence[str]]]) -> int:
         """Commit finished matches of a tournament, each ``(idx, deal, rotation, record, round,
-        table, sides)``, in one transaction: all or none (``save_match`` is one of them).
-        StoreError if an index is already stored."""
+        table, sides)``, in one transaction: all or none (``save_match`` is one of them); an
+        idx of None is the one after the batch's last stored match (``append_match``).
+        StoreError if an index is already stored. The first match's index."""
         rows = []
         for idx, deal, rotation, record, round_, table, sides in matches:
             if record.outcome is None:
@@ -794,12 +802,17 @@ class Store:
                          incidents_json(record.incidents), len(record.actions), record.seconds, time.time()))
         try:
             with self._tx() as db:
+                if any(row[1] is None for row in rows):
+                    (after,) = db.execute("SELECT COALESCE(MAX(idx) + 1, 0) FROM matches WHERE tournament_id = ?",
+                                          (tournament_id,)).fetchone()
+                    rows = [(r[0], after + k, *r[2:]) if r[1] is None else r for k, r in enumerate(rows)]
                 (last,) = db.execute("SELECT COALESCE(MAX(id), 0) FROM matches").fetchone()
                 db.executemany(f"INSERT INTO matches ({_MATCH_COLUMNS}, finished) VALUES ({', '.join('?' * 19)})", rows)
                 index_bots(db, "m.id > ?", (last,))
         except sqlite3.IntegrityError as exc:
-            what = f"match {matches[0][0]}" if len(matches) == 1 else "a match"
+            what = f"match {rows[0][1]}" if len(rows) == 1 else "a match"
             raise StoreError(f"{what} of tournament {tournament_id} is already stored ({exc})") from None
+        return int(rows[0][1])
 
     def think_times(self, tournament_id: int) -> dict[str, ThinkTimes]:
         """Each bot's think time and the arbiter's own time per decision over the

@@ -158,3 +158,15 @@ def test_a_read_only_store_reads_and_cannot_write(tmp_path):
             ro.db.execute("DELETE FROM matches")
     with pytest.raises(StoreError, match="not a readable store"):
         Store(tmp_path / "missing.sqlite", read_only=True)
+
+
+def test_append_match_takes_the_index_after_the_last_one_as_it_writes(tmp_path):
+    """A batch of single matches is appended to in one transaction (the index read where it
+    is written), whoever else wrote meanwhile (tests/e2e/test_store_concurrency.py)."""
+    rec = a_record()
+    with Store(tmp_path / "a.sqlite") as first, Store(tmp_path / "a.sqlite") as second:
+        t = first.single_batch("play:spades", "spades", {"duplicate": False})
+        assert first.append_match(t.id, rec) == 0
+        assert second.append_match(t.id, rec) == 1
+        assert first.append_match(t.id, rec) == 2
+        assert sorted(first.done_indices(t.id)) == [0, 1, 2]
