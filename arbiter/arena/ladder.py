@@ -846,14 +846,15 @@ class Arena:
     async def _reserved_encounter(self, players: tuple[str, ...]) -> EncounterDone | None:
         assert self.tables is not None and self.row is not None
         try:
-            try:
-                sources = {p: self._source(p) for p in players}
-            except RegistryError as exc:
-                bad = next(p for p in players if self.entrants[p].author != HOUSE)
-                log.warning("arena %s: %s cannot be launched: %s", self.row.name, bad, exc)
-                self.tables.set_status(self.row.id, bad, "withdrawn", f"its stored copy cannot be used: {exc}")
-                self._refresh()
-                return None
+            sources: dict[str, str] = {}
+            for p in players:
+                try:
+                    sources[p] = self._source(p)
+                except RegistryError as exc:  # removed (another process: arbiter bots remove) or its copy damaged
+                    log.warning("arena %s: %s cannot be launched: %s", self.row.name, p, exc)
+                    self.tables.set_status(self.row.id, p, "withdrawn", f"its stored copy cannot be used: {exc}")
+                    self._refresh()
+                    return None
             seed = secrets.randbits(62) if self.spec.seed is None else derive_seed(self.spec.seed, "encounter", self._tick)
             idx = self.tables.begin_encounter(self.row.id, players, seed)
             self._tick += 1

@@ -161,6 +161,29 @@ def test_a_new_version_replaces_its_predecessor_and_keeps_its_history(tmp_path):
         a.close()
 
 
+def test_a_version_removed_from_the_registry_while_the_arena_runs_withdraws_it_not_its_opponent(tmp_path):
+    """``arbiter bots remove`` (another process) between the arena's look at the registry and
+    an encounter's start: the encounter is not played and the removed version is withdrawn.
+    Before, the encounter's first registered player was withdrawn, whichever one's copy was
+    gone: here the bot that had done nothing wrong, while the removed one stayed active."""
+    db = tmp_path / "a.sqlite"
+    Store(db).close()
+    with Registry(db) as reg:
+        _register(reg, "1")
+        report = Report("other", {"name": "other", "version": "1", "games": ["spades"]}, [Check("verify:spades", True)])
+        reg.add("other", "1", Submission({"bot.py": HEURISTIC_MINE.replace("'mine'", "'other'").encode()}, "bot.py"),
+                report, "bob")
+        a = Arena(_spec(house=()), db, poll=0)
+        a.open()
+        a.sync_entrants()
+        assert {"mine@1", "other@1"} <= set(a.entrants)
+        reg.remove("other", "1", "bob")
+        assert asyncio.run(a.encounter(("mine@1", "other@1"))) is None
+        assert a.entrants["other@1"].status == "withdrawn" and "cannot be used" in a.entrants["other@1"].reason
+        assert a.entrants["mine@1"].status == "active", a.entrants["mine@1"].reason
+        a.close()
+
+
 def test_encounters_run_concurrently_and_a_bot_plays_one_at_a_time(tmp_path):
     a = Arena(_spec(house=("random", "greedy", "heuristic", "g2=greedy", "r2=random"), concurrency=2),
               tmp_path / "a.sqlite", poll=0)
