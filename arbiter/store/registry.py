@@ -442,9 +442,22 @@ class Registry:
                 db.execute("DELETE FROM bot_versions WHERE name = ? AND version = ?", (name, version))
                 if db.execute("SELECT COUNT(*) FROM bot_versions WHERE name = ?", (name,)).fetchone()[0] == 0:
                     db.execute("DELETE FROM bots WHERE name = ?", (name,))
-        for h in set(hashes):
-            if self.db.execute("SELECT COUNT(*) FROM bot_versions WHERE content_hash = ?", (h,)).fetchone()[0] == 0:
-                _rmtree(self.root / h)
+        # The copies no version uses now leave their hash's place in a transaction of their
+        # own (no row changes in it: a kill inside it loses nothing), so that an ``add`` of
+        # the same content (whose copy and row are one transaction) either comes before and
+        # keeps its copy, or after and writes a fresh one; and a kill while a copy is being
+        # deleted leaves a hidden folder, never a half copy under a hash.
+        doomed = []
+        with self._tx() as db:
+            for h in sorted(set(hashes)):
+                if db.execute("SELECT COUNT(*) FROM bot_versions WHERE content_hash = ?", (h,)).fetchone()[0] == 0 \
+                        and (self.root / h).exists():
+                    doomed.append(self.root / h)
+                    doomed[-1] = doomed[-1].rename(Path(tempfile.mkdtemp(prefix=".removed-", dir=self.root)) / h)
+        # (another process's removal may be deleting the same leftovers at once: what it took is gone either way)
+        for left in [p.parent for p in doomed] + (sorted(self.root.glob(".removed-*")) if self.root.is_dir() else []):
+            with contextlib.suppress(OSError):
+                _rmtree(left)
         return len(hashes)
 
 

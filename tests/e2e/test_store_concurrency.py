@@ -69,3 +69,110 @@ def test_single_matches_kept_by_two_processes_at_once_are_all_kept(tmp_path):
         rows = store.matches(batch.id, records=False)
     assert sorted(r.idx for r in rows) == list(range(20))
     assert len({r.match_id for r in rows}) == 20
+
+
+#: A child that removes ``mine 1`` from the registry and stops itself (SIGSTOP) once the
+#: first file of its stored copy has been deleted: the test SIGKILLs it there.
+_REMOVER = """
+import os, signal, sys
+from arbiter.store.registry import Registry
+unlink = os.unlink
+def stopping_unlink(*args, **kwargs):
+    unlink(*args, **kwargs)
+    print("deleting", flush=True)
+    os.kill(os.getpid(), signal.SIGSTOP)
+os.unlink = stopping_unlink
+with Registry(sys.argv[1]) as registry:
+    registry.remove("mine", "1", "alice")
+print("removed", flush=True)
+"""
+
+
+def _folder_bot() -> "Submission":
+    from arbiter.store.registry import Submission
+
+    files = {"bot.py": b"from sdk import Bot\nfrom helper import first\n\nclass M(Bot):\n    name = 'mine'\n"
+                       b"    games = ('spades',)\n\n    def choose(self, view, legal_actions):\n"
+                       b"        return first(legal_actions)\n"}
+    files.update({f"helper{k or ''}.py": b"def first(actions):\n    return actions[0]\n" for k in range(6)})
+    return Submission(files, "bot.py")
+
+
+def _report(name: str, version: str):
+    from arbiter.hosting.botcheck import Check, Report
+
+    return Report(name, {"name": name, "version": version, "games": ["spades"]}, [Check("verify:spades", True)])
+
+
+def test_a_removal_killed_half_way_through_deleting_the_copy_leaves_the_same_content_registrable(tmp_path):
+    """``arbiter bots remove`` SIGKILLed while it deleted a stored copy no version used any
+    more: registering the same files again (the author's next try) works, its copy whole.
+    Before, the half-deleted folder stayed under the content's hash, and every later
+    submission of those files was refused: "stored copy ... does not match its hash
+    (tampered?); remove it by hand"."""
+    import os
+    import signal
+
+    from arbiter.store.registry import Registry, lookup
+
+    db = tmp_path / "a.sqlite"
+    Store(db).close()
+    with Registry(db) as registry:
+        registry.add("mine", "1", _folder_bot(), _report("mine", "1"), "alice")
+    child = subprocess.Popen([sys.executable, "-c", _REMOVER, str(db)], cwd=ROOT, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "deleting", child.communicate(timeout=60)
+        os.kill(child.pid, signal.SIGKILL)
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.wait(timeout=60)
+    with Registry(db) as registry:
+        v = registry.add("mine", "2", _folder_bot(), _report("mine", "2"), "alice")
+        assert registry.verify(v)
+    found, files = lookup(db, "mine@2")
+    assert files == _folder_bot().files
+
+
+#: A child that adds ``other 1`` (the same files as ``mine 1``) once told to go.
+_ADDER = """
+import sys
+from tests.e2e.test_store_concurrency import _folder_bot, _report
+from arbiter.store.registry import Registry
+with Registry(sys.argv[1]) as registry:
+    print("ready", flush=True)
+    sys.stdin.readline()
+    registry.add("other", "1", _folder_bot(), _report("other", "1"), "bob")
+print("kept", flush=True)
+"""
+
+#: A child that removes ``mine 1`` once told to go.
+_REMOVE = """
+import sys
+from arbiter.store.registry import Registry
+with Registry(sys.argv[1]) as registry:
+    print("ready", flush=True)
+    sys.stdin.readline()
+    registry.remove("mine", "1", "alice")
+print("kept", flush=True)
+"""
+
+
+def test_a_copy_added_while_another_version_of_its_content_is_removed_is_kept(tmp_path):
+    """Two authors' bots with the same files: one removed (``arbiter bots remove``) while the
+    other is registered, in two processes at once. The registered one keeps a whole copy,
+    whichever went first. Before, the remover's "no version uses it" was read after its
+    transaction, so it could delete the copy the other had just registered."""
+    from arbiter.store.registry import Registry, lookup
+
+    for attempt in range(8):
+        db = tmp_path / f"a{attempt}.sqlite"
+        Store(db).close()
+        with Registry(db) as registry:
+            registry.add("mine", "1", _folder_bot(), _report("mine", "1"), "alice")
+        done = _together([[sys.executable, "-c", _ADDER, str(db)], [sys.executable, "-c", _REMOVE, str(db)]])
+        for d in done:
+            assert d.returncode == 0 and d.stdout.strip() == "kept", d.stderr[-2000:]
+        found, files = lookup(db, "other@1")  # RegistryError if its copy is gone
+        assert files == _folder_bot().files
