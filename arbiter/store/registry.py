@@ -28,10 +28,11 @@ import os
 import shutil
 import sqlite3
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from arbiter.store.db import StoreError, connect_read_only, transaction
 from cardarena import names
@@ -268,6 +269,10 @@ class Registry:
         self.root = registry_dir(self.db_path).resolve()
         self.read_only = read_only
         self._tables = True
+        # One connection, shared by the threads of a server (the Bots service registers a
+        # checked submission in a worker thread while its loop lists and removes): what
+        # reads or writes it takes turns, so a transaction never meets another's on it.
+        self._lock = threading.RLock()
         if read_only:
             try:
                 self.db = connect_read_only(self.db_path)
@@ -294,8 +299,10 @@ class Registry:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def _tx(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
-        return transaction(self.db)
+    @contextlib.contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock, transaction(self.db) as db:
+            yield db
 
     # -- copies ----------------------------------------------------------------------------
 
@@ -387,13 +394,16 @@ class Registry:
             args.append(author)
         if not self._tables:
             return []
-        return [self._row(r) for r in self.db.execute(sql + " ORDER BY name, submitted, version", args)]
+        with self._lock:
+            rows = self.db.execute(sql + " ORDER BY name, submitted, version", args).fetchall()
+        return [self._row(r) for r in rows]
 
     def names(self) -> list[str]:
         """Every registered bot name."""
         if not self._tables:
             return []
-        return [r[0] for r in self.db.execute("SELECT name FROM bots ORDER BY name")]
+        with self._lock:
+            return [r[0] for r in self.db.execute("SELECT name FROM bots ORDER BY name")]
 
     def get(self, name: str, version: str | None = None) -> BotVersion:
         """A version, the latest when ``version`` is None; RegistryError if there is none."""
@@ -414,7 +424,8 @@ class Registry:
     def owner(self, name: str) -> str | None:
         if not self._tables:
             return None
-        row = self.db.execute("SELECT author FROM bots WHERE name = ?", (name,)).fetchone()
+        with self._lock:
+            row = self.db.execute("SELECT author FROM bots WHERE name = ?", (name,)).fetchone()
         return row[0] if row else None
 
     def remove(self, name: str, version: str | None = None, author: str = "admin") -> int:

@@ -268,3 +268,37 @@ def test_a_bot_cannot_forge_its_way_into_the_registry(tmp_path):
         with pytest.raises(reg.SubmissionRejected, match="verify:"):
             submit(r, folder, "forger")
         assert r.versions() == []
+
+
+def test_one_registry_used_from_two_threads_at_once_serves_both(tmp_path):
+    """The Bots service registers a checked submission in a worker thread while its event
+    loop serves List, Show and Remove on the same Registry (one connection, shared across
+    threads). Each thread's transaction waits for the other's: before, one of them failed
+    ("not a usable store: cannot start a transaction within a transaction")."""
+    import threading
+
+    from arbiter.hosting.botcheck import Check, Report
+
+    Store(tmp_path / "a.sqlite").close()
+    registry = reg.Registry(tmp_path / "a.sqlite")
+    errors: list[str] = []
+
+    def register(name: str, author: str, remove: bool) -> None:
+        for i in range(12):
+            report = Report(name, {"name": name, "version": str(i), "games": ["spades"]}, [Check("verify:spades", True)])
+            try:
+                registry.add(name, str(i), reg.Submission({"bot.py": f"# {name} {i}\n".encode()}, "bot.py"), report, author)
+                if remove:
+                    registry.remove(name, str(i), author)
+            except reg.RegistryError as exc:
+                errors.append(str(exc))
+
+    threads = [threading.Thread(target=register, args=("a", "alice", False)),
+               threading.Thread(target=register, args=("b", "bob", True))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert [v.version for v in registry.versions("a")] == [str(i) for i in range(12)] and registry.versions("b") == []
+    registry.close()
