@@ -558,7 +558,10 @@ class Store:
         """
         if self._lock_file is not None:
             return
-        f = open(f"{self.path}.lock", "a+")
+        # beside the file itself, whatever path (a symlink to it) this run was given: the
+        # same store is locked by one lock
+        lock_path = f"{self.path.resolve()}.lock"
+        f = open(lock_path, "a+")
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -567,7 +570,7 @@ class Store:
             f.close()
             who = f" by process {holder}" if holder.isdigit() else ""
             raise StoreError(
-                f"another run is writing {self.path} (lock {self.path}.lock held{who}); wait for it or use another --db"
+                f"another run is writing {self.path} (lock {lock_path} held{who}); wait for it or use another --db"
             ) from None
         f.seek(0)
         f.truncate()

@@ -69,6 +69,19 @@ def test_two_runs_cannot_write_one_file(tmp_path):
         second.lock()
 
 
+def test_two_runs_cannot_write_one_file_through_a_symlink_to_it_either(tmp_path):
+    """``--db link.sqlite`` (a symlink to the store) and ``--db data/a.sqlite`` are one
+    store: one lock. Before, each path had its own ``.lock`` beside it, both runs played,
+    and the second died on "match 0 of tournament 1 is already stored"."""
+    (tmp_path / "data").mkdir()
+    db = tmp_path / "data" / "a.sqlite"
+    (tmp_path / "link.sqlite").symlink_to(db)
+    with Store(db) as first, Store(tmp_path / "link.sqlite") as second:
+        first.lock()
+        with pytest.raises(StoreError, match="another run is writing .*link.sqlite"):
+            second.lock()
+
+
 def test_a_corrupt_file_is_a_clear_error_and_is_left_alone(tmp_path):
     db = tmp_path / "junk.sqlite"
     db.write_bytes(b"this is not a database" * 100)
