@@ -184,7 +184,10 @@ def connect_read_only(path: str | os.PathLike) -> sqlite3.Connection:
     ``mode=ro``, which reads what the writer has committed. Otherwise it is
     ``immutable=1``: no ``-wal``/``-shm`` files are created and no lock is taken, so a
     store reads on a read-only file, folder or filesystem (an archived store) and its
-    bytes and mtime stay as they were. StoreError (saying why) if it cannot be read.
+    bytes and mtime stay as they were. StoreError (saying why) if it cannot be read,
+    and if it can be read only without the commits its ``-wal`` holds (a copy taken while
+    a writer ran, in a folder where SQLite cannot make the ``-shm`` it needs to read them):
+    the file alone would read as if it were all.
     """
     p = Path(path)
     if not p.exists():
@@ -194,9 +197,16 @@ def connect_read_only(path: str | os.PathLike) -> sqlite3.Connection:
     if p.stat().st_size == 0:
         raise StoreError(f"{p} is empty: not a store yet (nothing has been stored in it)")
     base = f"file:{urllib.parse.quote(str(p.resolve()))}?mode=ro"
-    modes = [base, base + "&immutable=1"] if Path(f"{p}-wal").exists() else [base + "&immutable=1"]
+    wal = Path(f"{p}-wal")
+    modes = [base, base + "&immutable=1"] if wal.exists() else [base + "&immutable=1"]
     last: Exception | None = None
     for uri in modes:
+        if uri.endswith("immutable=1") and last is not None and _size(wal) > 0:
+            # the file alone would be read as if it were all: without the commits its -wal holds
+            raise StoreError(f"{p} cannot be read whole here: {wal} holds writes not yet in it, which need a "
+                             f"{p.name}-shm beside it that cannot be made in this folder ({last}): read it where it can "
+                             "be made, or open it once where it can be written (any command that writes folds them "
+                             "into the file)") from None
         db = None
         try:
             db = sqlite3.connect(uri, uri=True, timeout=30, isolation_level=None, check_same_thread=False)
@@ -207,6 +217,14 @@ def connect_read_only(path: str | os.PathLike) -> sqlite3.Connection:
             if db is not None:
                 db.close()
     raise StoreError(f"{p} is not a readable store: {last}")
+
+
+def _size(path: Path) -> int:
+    """The file's size (0: none)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def store_unwritable(path: Path) -> str:

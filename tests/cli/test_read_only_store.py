@@ -248,3 +248,35 @@ class _Checked:
 
     def to_dict(self) -> dict:
         return {"ok": True, "checks": [], "bot": self.bot}
+
+
+def test_a_copy_of_a_store_taken_while_it_was_written_never_reads_short(stores, tmp_path):
+    """A store copied while its writer ran (or after it was killed): the file and its -wal,
+    which holds the commits not yet folded into the file (the -shm is SQLite's scratch: a
+    backup leaves it out), archived in a read-only folder. Reading it gives every match,
+    or says why it cannot; never the file's older state as if it were all. Before, the
+    reader fell back to the file alone and showed a tournament without its latest matches."""
+    from arbiter.store.db import Store, StoreError
+
+    db = tmp_path / "live.sqlite"
+    shutil.copy(stores.src, db)
+    archive = Path(tempfile.mkdtemp(prefix="archive-", dir=stores.root))  # a folder an ordinary user can reach
+    with Store(db) as writer:
+        writer.open_tournament("live", "spades", {"game": "spades", "bots": ["random", "greedy"]})
+        shutil.copy(db, archive / db.name)
+        shutil.copy(f"{db}-wal", archive / f"{db.name}-wal")
+    archive.chmod(0o555)
+    try:
+        with unprivileged():
+            try:
+                with Store(archive / db.name, read_only=True) as reader:
+                    names = {t.name for t in reader.tournaments()}
+                said = ""
+            except StoreError as exc:
+                names, said = set(), str(exc)
+    finally:
+        archive.chmod(0o755)
+    if said:
+        assert "-wal" in said and "live.sqlite" in said, said
+    else:
+        assert names == {"t", "live"}
