@@ -286,6 +286,9 @@ class Registry:
         try:
             self.db = sqlite3.connect(self.db_path, timeout=30, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA foreign_keys = ON")
+            # as every writer of the store (``Store``): its readers never see a write half done
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA synchronous = NORMAL")
             self.db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise _write_error(self.db_path, exc) from None
