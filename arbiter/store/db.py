@@ -203,6 +203,8 @@ def connect_read_only(path: str | os.PathLike) -> sqlite3.Connection:
     for uri in modes:
         if uri.endswith("immutable=1") and last is not None and _size(wal) > 0:
             # the file alone would be read as if it were all: without the commits its -wal holds
+            if "locked" in str(last) or "busy" in str(last):
+                raise StoreError(f"{p} is busy: another process has kept it locked ({last}); try again") from None
             raise StoreError(f"{p} cannot be read whole here: {wal} holds writes not yet in it, which need a "
                              f"{p.name}-shm beside it that cannot be made in this folder ({last}): read it where it can "
                              "be made, or open it once where it can be written (any command that writes folds them "
