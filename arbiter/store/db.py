@@ -5,7 +5,7 @@ change). Every finished match is committed in its own transaction as it ends, so
 that is killed (even with SIGKILL) loses no finished match; a match either has its full
 result row or counts as not played, and the primary key (tournament, schedule index)
 means no match is ever counted twice. A run holds an exclusive lock on ``<db>.lock``
-(released by the OS when the process dies), so a second run on the same file is refused
+(beside the file itself, whatever symlink led to it; released by the OS when the process dies), so a second run on the same file is refused
 with a clear message instead of interleaving writes. Readers (standings, tournament show,
 replay, web) open it read-only (``Store(read_only=True)``): they never lock and never write,
 so an archived store reads on a read-only file, folder or filesystem.
