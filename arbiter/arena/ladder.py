@@ -868,7 +868,31 @@ class Arena:
         finally:
             for p in players:
                 self.busy[p] -= 1
+        if gone := self._unregistered(players):
+            # removed from the registry while it played (arbiter bots remove, another process):
+            # its seats since were forfeits of a copy that was no longer there, not of its
+            # play; cut off, the encounter is never counted, as one a stop cuts off
+            self.tables.abandon(self.row.id, idx)
+            for p in gone:
+                self.tables.set_status(self.row.id, p, "withdrawn", "removed from the registry during its encounter "
+                                       f"{idx} (abandoned, never counted)")
+            log.warning("arena %s: %s removed from the registry during encounter %d: abandoned",
+                        self.row.name, ", ".join(gone), idx)
+            self._refresh()
+            return None
         return self._commit(idx, players, played)
+
+    def _unregistered(self, players: Sequence[str]) -> list[str]:
+        """The registered players of ``players`` that the registry no longer has."""
+        assert self._registry is not None
+        out = []
+        for p in players:
+            if self.entrants[p].author in (HOUSE, REMOTE):
+                continue
+            e = self.entrants[p]
+            if not any(v.version == e.version for v in self._registry.versions(e.name)):
+                out.append(p)
+        return out
 
     def _plan(self, players: Sequence[str], seed: int) -> list[tuple[int, int, tuple[str, ...], tuple[str, ...], int]]:
         per_side = len(self.game.teams[0])

@@ -184,6 +184,49 @@ def test_a_version_removed_from_the_registry_while_the_arena_runs_withdraws_it_n
         a.close()
 
 
+#: A registered bot whose first decision removes its own version from the registry: what
+#: ``arbiter bots remove mine 1`` in another process does while the bot plays an encounter.
+REMOVED_WHILE_PLAYING = """
+from sdk import Bot
+from arbiter.store.registry import Registry
+
+class M(Bot):
+    name = "mine"
+    games = ("spades",)
+    removed = []
+
+    def choose(self, view, legal_actions):
+        if not self.removed:
+            with Registry({db!r}) as registry:
+                registry.remove("mine", "1", "alice")
+            self.removed.append(True)
+        return legal_actions[0]
+"""
+
+
+def test_an_encounter_of_a_version_removed_while_it_played_is_abandoned_never_counted(tmp_path):
+    """``arbiter bots remove`` while the version plays an encounter: the encounter is cut
+    off (abandoned, never counted, as one a stop cuts off), the version withdrawn, and its
+    opponent's rating is not moved by it. Before, it was stored as done: a hosted bot's seats
+    after the removal were forfeits ("bot file or folder not found"), its opponent rated up
+    by wins the copy's removal gave it."""
+    db = tmp_path / "a.sqlite"
+    Store(db).close()
+    with Registry(db) as reg:
+        _register_code(reg, "1", REMOVED_WHILE_PLAYING.format(db=str(db)))
+    a = Arena(_spec(house=("random",)), db, poll=0)
+    a.open()
+    a.sync_entrants()
+    before = (a.entrants["random"].mu, a.entrants["random"].sigma)
+    assert asyncio.run(a.encounter(("mine@1", "random"))) is None
+    [enc] = a.tables.encounters(a.row.id, None)
+    assert enc.status == "abandoned" and a.tables.matches(a.row.id) == []
+    assert a.entrants["mine@1"].status == "withdrawn" and "removed from the registry" in a.entrants["mine@1"].reason
+    assert (a.entrants["random"].mu, a.entrants["random"].sigma) == before and a.entrants["random"].encounters == 0
+    assert verify(a.tables, a.row) == []
+    a.close()
+
+
 def test_encounters_run_concurrently_and_a_bot_plays_one_at_a_time(tmp_path):
     a = Arena(_spec(house=("random", "greedy", "heuristic", "g2=greedy", "r2=random"), concurrency=2),
               tmp_path / "a.sqlite", poll=0)
