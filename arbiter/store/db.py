@@ -162,6 +162,23 @@ def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         m.store_write.observe(time.perf_counter() - t0)
 
 
+def set_wal(db: sqlite3.Connection, timeout: float = 30.0) -> None:
+    """Put the store in WAL mode (kept in the file: once is enough). Two processes opening a new
+    store at once: the change needs the file to itself, and SQLite answers "database is locked"
+    at once, without waiting out the connection's timeout, while the other is creating it (two
+    ``arbiter play`` started together: the second ended with that error); so it is tried again
+    until ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 class StoreError(Exception):
     """The store file is unusable (corrupt, newer schema, locked); the message says how."""
 
@@ -530,7 +547,7 @@ class Store:
         try:
             self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
             self.db.execute("PRAGMA foreign_keys = ON")
-            self.db.execute("PRAGMA journal_mode = WAL")
+            set_wal(self.db)
             self.db.execute("PRAGMA synchronous = NORMAL")
             with self._tx() as db:  # one writer creates or migrates the schema
                 row = None

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterator
 
-from arbiter.store.db import StoreError, connect_read_only, transaction
+from arbiter.store.db import StoreError, connect_read_only, set_wal, transaction
 from cardarena import names
 from cardarena.runtimes import MANIFEST, PYTHON, ManifestError, Runtime, parse_manifest
 
@@ -287,7 +287,7 @@ class Registry:
             self.db = sqlite3.connect(self.db_path, timeout=30, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA foreign_keys = ON")
             # as every writer of the store (``Store``): its readers never see a write half done
-            self.db.execute("PRAGMA journal_mode = WAL")
+            set_wal(self.db)
             self.db.execute("PRAGMA synchronous = NORMAL")
             self.db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
