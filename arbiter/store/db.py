@@ -283,6 +283,9 @@ def _open_error(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
         return StoreError(f"{path} is a folder, not a store file")
     if "unable to open" in text and not path.exists():
         return StoreError(f"{path} cannot be created: its folder {path.parent} is read-only (pass another --db)")
+    if "locked" in text or "busy" in text:  # not damage: another process's write held it past the timeout
+        return StoreError(f"{path} is busy: another process kept it locked for writing longer than 30 s ({text}); "
+                          "nothing in it is damaged: try again when that process is done")
     return StoreError(f"{path} is not a usable store: {text}")
 
 

@@ -183,3 +183,15 @@ def test_append_match_takes_the_index_after_the_last_one_as_it_writes(tmp_path):
         assert second.append_match(t.id, rec) == 1
         assert first.append_match(t.id, rec) == 2
         assert sorted(first.done_indices(t.id)) == [0, 1, 2]
+
+
+def test_a_store_locked_past_the_timeout_is_called_busy_not_damaged(tmp_path) -> None:
+    """SQLite's "database is locked" after the 30 s timeout read "is not a usable store: database is
+    locked", as if the file were damaged; it is only busy (the wait itself is too long for a test)."""
+    import sqlite3
+
+    from arbiter.store.db import _open_error
+
+    err = _open_error(tmp_path / "a.sqlite", sqlite3.OperationalError("database is locked"))
+    assert "is busy: another process kept it locked" in str(err) and "not a usable store" not in str(err)
+    assert "nothing in it is damaged" in str(err)
