@@ -286,7 +286,7 @@ def remove(
     server: ServerOpt = None,
     token: TokenOpt = None,
 ) -> None:
-    """Remove a bot version, or the bot."""
+    """Remove a bot version, or the bot. Its version numbers stay taken for other files."""
     _no_token_without_server(server, token)
     if server:
         n = _call(client.remove_bot, _server(server), token or "", name, version or "")

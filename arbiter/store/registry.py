@@ -62,6 +62,13 @@ CREATE TABLE IF NOT EXISTS bot_versions (
     report TEXT NOT NULL,        -- JSON check report
     PRIMARY KEY (name, version)
 );
+CREATE TABLE IF NOT EXISTS removed_versions (  -- a removed version's number keeps naming its files
+    name TEXT NOT NULL,
+    version TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    removed REAL NOT NULL,
+    PRIMARY KEY (name, version)
+);
 """
 
 
@@ -368,6 +375,13 @@ class Registry:
             if row is not None and row[0] != digest:
                 raise RegistryError(f"{name} {version} is already registered with other content; versions are immutable: "
                                     "submit with a new --version")
+            gone = db.execute("SELECT content_hash FROM removed_versions WHERE name = ? AND version = ?",
+                              (name, version)).fetchone()
+            if row is None and gone is not None and gone[0] != digest:
+                # the matches stored under it (a tournament resumed, a ladder's history) name those files
+                raise RegistryError(f"{name} {version} was registered with other content and removed; a version names "
+                                    "one set of files for good (the matches stored under it were played by them): "
+                                    "submit with a new --version")
             self._store_copy(sub)
             if owner is None:
                 db.execute("INSERT INTO bots VALUES (?, ?, ?)", (name, author, time.time()))
@@ -445,6 +459,10 @@ class Registry:
 
     def _remove(self, name: str, version: str | None) -> int:
         with self._tx() as db:
+            # each version removed keeps its number for its files (``_add`` refuses other content under it)
+            db.execute("INSERT OR REPLACE INTO removed_versions SELECT name, version, content_hash, ? FROM bot_versions "
+                       "WHERE name = ?" + ("" if version is None else " AND version = ?"),
+                       (time.time(), name) + (() if version is None else (version,)))
             if version is None:
                 hashes = [r[0] for r in db.execute("SELECT content_hash FROM bot_versions WHERE name = ?", (name,))]
                 db.execute("DELETE FROM bot_versions WHERE name = ?", (name,))

@@ -154,6 +154,14 @@ def test_submit_stores_an_immutable_copy_and_records_it_in_the_store_file(tmp_pa
     with reg.Registry(db) as r:
         assert r.remove("good", "2.1") == 1 and not v.path.exists() and v2.path.exists()
         assert r.remove("good") == 1 and r.versions() == [] and not v2.path.exists()
+        # a removed version's number keeps naming its files (matches stored under it were played
+        # by them): other content under it is refused, even once the name is free; the same files
+        # may come back
+        with pytest.raises(reg.RegistryError, match="was registered with other content and removed"):
+            submit(r, folder, "good", version="2.1", check=lambda p: report)
+        with pytest.raises(reg.RegistryError, match="was registered with other content and removed"):
+            submit(r, folder, "good", version="2.1", author="mallory", check=lambda p: report)
+        assert submit(r, folder, "good", version="2.2", check=lambda p: report)[0].content_hash == v2.content_hash
 
 
 @pytest.mark.e2e
