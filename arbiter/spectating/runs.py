@@ -24,9 +24,13 @@ def announce_run(db: Path, address: str, token: str, tournament: str) -> Path:
     """Say where the run from ``db`` can be watched (its arbiter's address and spectator
     token, this process's id); the file it wrote."""
     path = watch_file(db)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    # written whole beside it, then put in its place: a reader (arbiter watch, the web page) never
+    # reads it half written, as it could when the file was truncated and written in place
+    part = path.with_name(f".{path.name}.{os.getpid()}")
+    fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as f:
         json.dump({"address": address, "token": token, "tournament": tournament, "pid": os.getpid()}, f)
+    os.replace(part, path)
     return path
 
 
