@@ -326,6 +326,11 @@ class Registry:
             return dest
         try:
             self.root.mkdir(parents=True, exist_ok=True)
+            # a copy is made only inside a write transaction (``_add``): any other one's half copy
+            # here is a submission killed while copying, left hidden; it goes now
+            for stale in self.root.glob(".incoming-*"):
+                with contextlib.suppress(OSError):
+                    _rmtree(stale)
             tmp = Path(tempfile.mkdtemp(prefix=".incoming-", dir=self.root))
         except OSError as exc:
             raise RegistryError(f"cannot store the copy under {self.root}: {exc.strerror or exc}") from None

@@ -310,3 +310,20 @@ def test_one_registry_used_from_two_threads_at_once_serves_both(tmp_path):
     assert errors == []
     assert [v.version for v in registry.versions("a")] == [str(i) for i in range(12)] and registry.versions("b") == []
     registry.close()
+
+
+def test_a_half_copy_left_by_a_killed_submission_goes_with_the_next_one(tmp_path):
+    """A submission killed while copying leaves a hidden ``.incoming-*`` folder (never a copy
+    under a hash); the next copy, made in its own write transaction, removes it."""
+    from arbiter.hosting.botcheck import Check, Report
+
+    Store(tmp_path / "a.sqlite").close()
+    with reg.Registry(tmp_path / "a.sqlite") as registry:
+        left = registry.root / ".incoming-killed"
+        (left / "sub").mkdir(parents=True)
+        (left / "sub" / "bot.py").write_text("# half")
+        for p in (left / "sub" / "bot.py", left / "sub", left):
+            p.chmod(0o555 if p.is_dir() else 0o444)  # as a copy is made: read-only
+        report = Report("m", {"name": "m", "version": "1", "games": ["spades"]}, [Check("verify:spades", True)])
+        v = registry.add("m", "1", reg.Submission({"bot.py": b"# m\n"}, "bot.py"), report, "alice")
+        assert sorted(p.name for p in registry.root.iterdir()) == [v.content_hash]
