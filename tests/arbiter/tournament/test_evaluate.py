@@ -255,6 +255,10 @@ def test_a_stored_evaluation_names_the_match_a_lost_most_and_the_analysis_that_s
     clean = CliRunner().invoke(app, ["evaluate", "spades", "heuristic", "random", "--deals", "1", "--seed", "3",
                                      "-o", "deals=1", "--db", str(tmp_path / "r.sqlite")])
     assert clean.exit_code == 0 and "lost most" not in clean.output, clean.output
+    # a bot against itself: the line says which copy (the seat it names is bot A's)
+    mirror = CliRunner().invoke(app, ["evaluate", "spades", "random", "random", "--deals", "2", "-o", "deals=1",
+                                      "--db", str(tmp_path / "m.sqlite")])
+    assert mirror.exit_code == 0 and "random (bot A) lost most in deal" in " ".join(mirror.output.split()), mirror.output
 
 
 #: A bot that uses only what a sandboxed bot sees (the SDK, the engines, the public seed
