@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import secrets
@@ -68,7 +69,7 @@ from arbiter import metrics
 from arbiter import scratch
 from arbiter.batch.engine import play_batch
 from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_seed, seatings_of
-from arbiter.batch.settings import SpecError, bot_contents, bot_names, bot_sources, check_table, keyed_spec, read_toml
+from arbiter.batch.settings import SpecError, bot_contents, bot_names, bot_sources, check_bot_spec, check_table, keyed_spec, read_toml
 from arbiter.batch.submissions import RegistryCatalog
 from arbiter.batch.venue import Kind, Where, open_venue, parse_where
 from arbiter.hosting import sandbox as sb
@@ -326,6 +327,10 @@ class ArenaSpec:
             raise SpecError(f"game: {self.game} with these options has sides of different sizes; not supported")
         check_settings(self)  # every declared type, range and choice (deals, isolation, clock, failure...)
         self.where  # the transport and the cluster, read once (arbiter.batch.venue)
+        if self.gate is None and (orphans := self._gate_settings_given()):
+            raise SpecError(f"{', '.join(orphans)}: set, but there is no gate: the gate is on only with "
+                            f"[gate] sprt = \"M0,M1\" (or --gate M0,M1); without it a new version replaces "
+                            f"its predecessor at once")
         if self.gate is not None:
             self.gate_test()
             if len(game.teams) != 2:
@@ -348,7 +353,17 @@ class ArenaSpec:
         names = bot_names(self.house)
         if len(set(names)) != len(names):
             raise SpecError(f"house: two house bots are called the same: {list(names)}")
+        for spec, source in zip(self.house, bot_sources(self.house)):  # before the first encounter, not in each
+            check_bot_spec(spec, source, self.game, "house")
         return game
+
+    def _gate_settings_given(self) -> list[str]:
+        """The ``[gate]`` settings given other than their defaults (as the file names them)."""
+        out = []
+        for f in dataclasses.fields(self):
+            if f.name.startswith("gate_") and getattr(self, f.name) != f.default:
+                out.append(f"gate.{f.metadata.get('key') or f.name}")
+        return out
 
     @property
     def host_isolation(self) -> str:

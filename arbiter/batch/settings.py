@@ -17,9 +17,10 @@ import tomllib
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from arbiter.hosting.loading import BUNDLED, BotLoadError, unknown_bot_message
+from arbiter.hosting.loading import BUNDLED, BotLoadError, did_you_mean, load_bot, unknown_bot_message
 from arbiter.store.registry import RegistryError, collect, is_registered_ref, lookup
 from cardarena.games import ConfigError
+from cardarena.runtimes import MANIFEST
 
 
 class SpecError(ConfigError):
@@ -140,6 +141,32 @@ def check_named(source: str) -> None:
     if source in BUNDLED or Path(path).exists() or (_MODULE_CLASS.fullmatch(source) and not path.endswith(".py")):
         return
     raise BotLoadError(unknown_bot_message(source))
+
+
+def check_bot_spec(spec: str, source: str, game: str, field: str = "bots") -> None:
+    """SpecError naming ``field`` unless the bot spec ``spec`` (resolved: ``source``) can be
+    launched for ``game``, as far as can be told without running its code: a bundled bot that
+    plays it, a registered ``name@version`` (resolved when the run starts), an existing file
+    or folder, or ``module:Class``. A tournament's bots and a ladder's house bots."""
+
+    if source in BUNDLED:
+        bot = load_bot(source)
+        if not bot.plays(game):
+            raise SpecError(f"{field}: {spec!r} does not play {game} (it plays {', '.join(bot.games)})")
+        return
+    if is_registered_ref(source):
+        return  # resolved against the bot registry when the run starts
+    path = Path(source.split(":")[0]) if not Path(source).exists() else Path(source)
+    if path.suffix == ".py" or path.exists():
+        if not (path.is_file() or (path.is_dir() and ((path / "bot.py").is_file() or (path / MANIFEST).is_file()))):
+            raise SpecError(f"{field}: {spec!r}: file not found: {path}")
+        return
+    if ":" in source:
+        return  # module:Class, imported by the bot process
+    hint = did_you_mean(source, sorted(BUNDLED))
+    if hint:
+        raise SpecError(f"{field}: unknown bot {spec!r}{hint}")
+    raise SpecError(f"{field}: unknown bot {spec!r}: not a bundled bot ({', '.join(BUNDLED)}), a .py file, module:Class or name@version")
 
 
 def read_toml(path: str | os.PathLike) -> dict[str, Any]:

@@ -47,7 +47,7 @@ from typing import Any, ClassVar, Mapping
 
 from arbiter.batch.cluster import bad_scheduler_address
 from arbiter.batch.plan import Seatings
-from arbiter.batch.settings import SpecError, bot_names, bot_sources, check_table, read_toml  # noqa: F401 (the spec's API)
+from arbiter.batch.settings import SpecError, bot_names, bot_sources, check_bot_spec, check_table, read_toml  # noqa: F401 (the spec's API)
 from arbiter.batch.single import name_taken
 from arbiter.hosting.botproc import ISOLATIONS
 from arbiter.store.registry import is_registered_ref
@@ -56,8 +56,6 @@ from cardarena.names import NAME_RULE, is_seat_name
 from cardarena.games import ConfigError, Game, get_game
 from cardarena.games.options import check_settings, from_toml_tables, option, toml_tables, with_attributes
 from cardarena.records import MATCH_SETTINGS, MAX_CLOCK_MS, MAX_SEED, MAX_STRIKES, Clock, FailurePolicy, MatchConfig, Policy
-from cardarena.runtimes import MANIFEST
-from arbiter.hosting.loading import BUNDLED, did_you_mean, load_bot
 
 
 class Format(enum.Enum):
@@ -267,7 +265,7 @@ class TournamentSpec:
         for spec, name in zip(self.bots, names):
             if not is_seat_name(name):
                 raise SpecError(f"bots: bad bot name {name[:80]!r}: {NAME_RULE}, or name@version")
-            _check_bot(spec, bot_sources([spec])[0], self.game)
+            check_bot_spec(spec, bot_sources([spec])[0], self.game)
         check_settings(self)  # every declared type, range and choice (format, deals, clock, failure...)
         fmt = Format(self.format)
         if self.isolation == "shared" and self.duplicate:
@@ -314,29 +312,6 @@ class TournamentSpec:
         if self.teams:
             return ["+".join(t) for t in self.teams]
         return list(self.bot_names)
-
-
-def _check_bot(spec: str, source: str, game: str) -> None:
-    """A bot spec that can be launched, as far as can be told without running its code."""
-
-    if source in BUNDLED:
-        bot = load_bot(source)
-        if not bot.plays(game):
-            raise SpecError(f"bots: {spec!r} does not play {game} (it plays {', '.join(bot.games)})")
-        return
-    if is_registered_ref(source):
-        return  # resolved against the bot registry when the run starts
-    path = Path(source.split(":")[0]) if not Path(source).exists() else Path(source)
-    if path.suffix == ".py" or path.exists():
-        if not (path.is_file() or (path.is_dir() and ((path / "bot.py").is_file() or (path / MANIFEST).is_file()))):
-            raise SpecError(f"bots: {spec!r}: file not found: {path}")
-        return
-    if ":" in source:
-        return  # module:Class, imported by the bot process
-    hint = did_you_mean(source, sorted(BUNDLED))
-    if hint:
-        raise SpecError(f"bots: unknown bot {spec!r}{hint}")
-    raise SpecError(f"bots: unknown bot {spec!r}: not a bundled bot ({', '.join(BUNDLED)}), a .py file, module:Class or name@version")
 
 
 # --------------------------------------------------------------------------------------

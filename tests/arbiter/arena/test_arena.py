@@ -615,3 +615,47 @@ def test_the_gate_reads_a_forfeit_s_margin_as_evaluate_does():
           SimpleNamespace(deal=1, seats=("new", "old"), outcome=Outcome((5.0, 1.0), (1, 2), EndReason.COMPLETED))]
     assert matchmaking.deal_margins(ms, "new", "old") == [-1.5, 4.0]
     assert margin_of(crash, [0, 1]) == -1.0
+
+
+def test_gate_settings_without_the_gate_itself_are_refused_not_silently_ignored():
+    """``[gate] alpha = 0.1`` with no ``sprt``: the organiser asked for a gate; the ladder
+    must not run without one and say nothing."""
+    with pytest.raises(SpecError, match=r"gate\.alpha: .*no gate.*sprt = \"M0,M1\""):
+        arena_from_dict({"game": "spades", "gate": {"alpha": 0.1}})[0].validate()
+    with pytest.raises(SpecError, match=r"gate\.max_deals, gate\.test: .*no gate"):
+        ArenaSpec(game="spades", gate_max_deals=50, gate_kind="normal").validate()
+    ArenaSpec(game="spades").validate()  # the defaults alone: no gate, nothing to say
+    ArenaSpec(game="spades", gate="0,0.5", gate_alpha=0.1).validate()
+
+
+def test_a_house_bot_that_cannot_play_the_ladders_game_is_refused_before_the_ladder_starts():
+    """Found running a spite-and-malice ladder with ``house = ["random", "greedy"]``: every
+    encounter with greedy failed (it plays spades only) until the ladder stopped on 20
+    failures in a row, with a traceback."""
+    with pytest.raises(SpecError, match=r"house: 'greedy' does not play spite-and-malice \(it plays spades\)"):
+        ArenaSpec(game="spite-and-malice", house=("random", "greedy")).validate()
+    with pytest.raises(SpecError, match=r"house: 'g=greedy' does not play spite-and-malice"):
+        ArenaSpec(game="spite-and-malice", house=("g=greedy",)).validate()
+    with pytest.raises(SpecError, match=r"house: unknown bot 'nosuchbot'"):
+        ArenaSpec(game="spades", house=("random", "nosuchbot")).validate()
+    with pytest.raises(SpecError, match=r"house: 'missing.py': file not found"):
+        ArenaSpec(game="spades", house=("missing.py",)).validate()
+    ArenaSpec(game="spite-and-malice", house=("random", "r2=random")).validate()
+
+
+def test_the_gates_margin_counts_a_forfeit_as_arbiter_evaluate_does():
+    """A candidate that crashed in every match of its trial was rejected with "margin +0 ± 0
+    per deal" (a forfeit's scores are all zero): the gate's deal margin must count a forfeit
+    by its ranks, -1 for the side that failed, as ``arbiter evaluate`` (``margin_of``) does,
+    or a crashing candidate looks even and a crashing predecessor can never be beaten."""
+    from types import SimpleNamespace as NS
+
+    from cardarena.games import EndReason, Outcome
+
+    crash = Outcome((0.0, 0.0), (2, 1), EndReason.FORFEIT_CRASH)  # seat 0 failed: it lost
+    played = Outcome((1.0, 0.0), (1, 2), EndReason.COMPLETED)
+    matches = [NS(deal=0, seats=("new", "old"), outcome=crash), NS(deal=0, seats=("old", "new"), outcome=crash),
+               NS(deal=1, seats=("new", "old"), outcome=played), NS(deal=1, seats=("old", "new"), outcome=crash)]
+    assert matchmaking.deal_margins(matches, "new", "old") == [0.0, 1.0]
+    assert matchmaking.deal_margins(matches[:1], "new", "old") == [-1.0]
+    assert matchmaking.deal_margins(matches[:1], "old", "new") == [1.0]
