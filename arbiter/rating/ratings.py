@@ -59,12 +59,22 @@ def counted_scores(outcome: Any) -> Sequence[float]:
     """The scores a match's margins are read from: its own, but a forfeit's by rank. A forfeit
     stores all-zero scores (``cardarena.records.forfeit_outcome``), which read as scores made the
     failing bot level with the bot it lost to; counted as ``arbiter evaluate``'s margin counts it
-    (``arbiter.tournament.evaluate.margin_of``), every seat of a side that finished first scores
+    (``margin_of``), every seat of a side that finished first scores
     1 and the failing side 0: head to head the loser's margin is -1, the winner's +1."""
     if not outcome.reason.is_forfeit:
         return outcome.scores
     best = min(outcome.ranks)
     return tuple(1.0 if r == best else 0.0 for r in outcome.ranks)
+
+
+def margin_of(outcome: Any, who: Sequence[int | None]) -> float:
+    """Bot A's mean score minus bot B's in one match (``who``: per seat 0 for A, 1 for B, None
+    for a seat of neither), from ``counted_scores`` (a forfeit by rank: the failing side -1, the
+    other +1); ``arbiter evaluate``'s duplicate margin and the arena gate's."""
+    scores = counted_scores(outcome)
+    a = [scores[s] for s, w in enumerate(who) if w == 0]
+    b = [scores[s] for s, w in enumerate(who) if w == 1]
+    return sum(a) / len(a) - sum(b) / len(b)
 
 
 def side_results(teams: Sequence[Sequence[int]], scores: Sequence[float], ranks: Sequence[int]) -> list[tuple[float, float, int]]:

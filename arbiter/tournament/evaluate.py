@@ -75,6 +75,7 @@ from arbiter.rating.luck import (
     MIN_DEALS as LUCK_MIN_DEALS, ExpectedFeatures, LuckAdjusted, OnlineCorrection, luck_adjusted, luck_names,
 )
 from arbiter.rating.sprt import Sprt, SprtState
+from arbiter.rating.ratings import margin_of  # noqa: F401 (evaluate's API: the gate's margin too)
 from arbiter.rating.stats import MeanSE, mean_se, pooled_sd
 from cardarena.records import MAX_CLOCK_MS, MAX_SEED, Clock, FailurePolicy, MatchConfig, MatchRecord
 
@@ -289,21 +290,6 @@ class EvalResult:
         matches = [MatchMargin.from_json(m) for m in d["matches"]]
         return cls(d["game"], d["bot_a"], d["bot_b"], int(d["deals"]), int(d["seed"]), dict(d["options"]), matches,
                    preset=d.get("preset"), max_deals=int(d["deals"]))
-
-
-def margin_of(outcome: Outcome, who: Sequence[int]) -> float:
-    """Bot A's mean score minus bot B's (``who``: 0 for A, 1 for B per seat).
-
-    A forfeit has all-zero scores; it counts by rank instead (the loser's side -1, winner +1).
-    """
-    seats = range(len(who))
-    if outcome.reason.is_forfeit:
-        ra = min(outcome.ranks[s] for s in seats if who[s] == 0)
-        rb = min(outcome.ranks[s] for s in seats if who[s] == 1)
-        return float((ra < rb) - (rb < ra))
-    a = [outcome.scores[s] for s in seats if who[s] == 0]
-    b = [outcome.scores[s] for s in seats if who[s] == 1]
-    return sum(a) / len(a) - sum(b) / len(b)
 
 
 def who_of(seats: Sequence[str], bot_a: str) -> list[int]:
