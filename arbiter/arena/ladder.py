@@ -984,7 +984,8 @@ class Arena:
             n_fail, why = fails.get(p, (0, ""))
             streak = e.streak + 1 if n_fail else 0
             suspend = ""
-            if n_fail and self.spec.suspend_after and streak >= self.spec.suspend_after and e.status == "active":
+            # a candidate too: its trial ends there (its predecessor plays on), as its line announced
+            if n_fail and self.spec.suspend_after and streak >= self.spec.suspend_after and e.status in ("active", "candidate"):
                 suspend = f"suspended after {streak} encounters in a row with a forfeit; the last: {why}"
                 suspended.append(p)
             updates[p] = PlayerUpdate(new[p][0], new[p][1], sum(1 for v in views if p in v.seats), n_fail, streak, suspend)

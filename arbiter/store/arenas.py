@@ -275,7 +275,7 @@ class Arenas:
                 )
                 if u.suspend:
                     db.execute("UPDATE arena_entrants SET status = 'suspended', reason = ?, changed = ? "
-                               "WHERE arena_id = ? AND player = ? AND status = 'active'", (u.suspend, now, arena_id, player))
+                               "WHERE arena_id = ? AND player = ? AND status IN ('active', 'candidate')", (u.suspend, now, arena_id, player))
             ratings = {p: [u.mu, u.sigma] for p, u in updates.items()}
             db.execute("UPDATE arena_encounters SET status = 'done', seq = ?, finished = ?, ratings = ?, failures = ? "
                        "WHERE arena_id = ? AND idx = ?",

@@ -659,3 +659,25 @@ def test_the_gates_margin_counts_a_forfeit_as_arbiter_evaluate_does():
     assert matchmaking.deal_margins(matches, "new", "old") == [0.0, 1.0]
     assert matchmaking.deal_margins(matches[:1], "new", "old") == [-1.0]
     assert matchmaking.deal_margins(matches[:1], "old", "new") == [1.0]
+
+
+def test_a_candidate_that_keeps_forfeiting_is_suspended_as_any_bot_is(tmp_path):
+    """Found on a spite-and-malice ladder: a new version on trial crashed in 15 encounters in
+    a row while each line said "N encounters in a row of 3 before a suspension", and none
+    came (only an active bot was ever suspended); it went on until the gate's verdict."""
+    db = tmp_path / "a.sqlite"
+    Store(db).close()
+    with Registry(db) as reg:
+        _register(reg, "1")
+        a = Arena(_spec(house=("random",), gate="0,40", gate_min_deals=50, gate_max_deals=400), db, poll=0)
+        _run(a, 1)
+        _register_code(reg, "2", textwrap.dedent(CRASHER))
+        a.sync_entrants()
+        assert a.entrants["mine@2"].status == "candidate"
+        _run(a, 1 + 3)  # (a run's count: the one before and three of the trial)
+    new, old = a.entrants["mine@2"], a.entrants["mine@1"]
+    assert new.status == "suspended" and new.streak == 3, (new.status, new.streak, new.reason)
+    assert "3 encounters in a row" in new.reason and "out of ideas" in new.reason
+    assert old.status == "active"  # the old version plays on
+    assert a.trials(set()) == []  # no more trial encounters
+    a.close()
