@@ -627,6 +627,13 @@ class Arena:
                 latest[v.name] = v  # versions come in submission order: the last one wins
         for name, v in sorted(latest.items()):
             player = f"{v.name}@{v.version}"
+            if name in self._house:  # one name, two bots: its rating, page and `bots show` would mix them
+                if player not in self.entrants:
+                    self.tables.add_entrant(arena_id, player, v.name, v.version, v.author, "", matchmaking.MU,
+                                            matchmaking.SIGMA, status="withdrawn", reason=self._house_name(name))
+                    log.warning("arena %s: %s not entered: %s is a house bot's name", self.row.name, player, name)
+                    changed = True
+                continue
             if player in self.entrants:
                 continue
             mine = [e for e in self.entrants.values() if e.name == name and e.author != HOUSE]
@@ -646,6 +653,9 @@ class Arena:
             if e.author != HOUSE and e.status in ("active", "candidate") and e.player not in registered:
                 self.tables.set_status(arena_id, e.player, "withdrawn", "removed from the registry")
                 changed = True
+            elif e.author != HOUSE and e.status in ("active", "candidate") and e.name in self._house:
+                self.tables.set_status(arena_id, e.player, "withdrawn", self._house_name(e.name))  # a house bot came since
+                changed = True
         for name, source in self._house.items():
             if name not in self.entrants:
                 self.tables.add_entrant(arena_id, name, name, HOUSE, HOUSE, source, matchmaking.MU, matchmaking.SIGMA)
@@ -662,6 +672,11 @@ class Arena:
         for e in list(self.entrants.values()):  # a verdict a crash may have left unwritten
             if e.status == "candidate":
                 self.judge(e.player)
+
+    @staticmethod
+    def _house_name(name: str) -> str:
+        return (f"{name} is the name of one of this arena's house bots: it does not play here under it "
+                f"(submit it under another name)")
 
     def _live_sessions(self, player: str) -> set[str]:
         return {s.session_id for s in list(self.hub.sessions.values()) if s.bot_name == player and not s.closed} \

@@ -362,7 +362,9 @@ def standings_of(db: sqlite3.Connection, name: str) -> list[Standing]:
     try:
         rows = db.execute(
             "SELECT a.name, e.player, e.status, e.reason, e.mu, e.sigma, e.encounters, e.matches, e.failures "
-            "FROM arena_entrants e JOIN arenas a ON a.id = e.arena_id WHERE e.name = ? ORDER BY a.name, e.joined, e.player",
+            "FROM arena_entrants e JOIN arenas a ON a.id = e.arena_id WHERE e.name = ? "
+            "AND e.player = e.name || '@' || e.version "  # its registered versions: not a house bot of its name
+            "ORDER BY a.name, e.joined, e.player",
             (name,)).fetchall()
     except sqlite3.OperationalError as exc:  # no arena tables in this file
         if "no such table" in str(exc):

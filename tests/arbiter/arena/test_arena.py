@@ -681,3 +681,28 @@ def test_a_candidate_that_keeps_forfeiting_is_suspended_as_any_bot_is(tmp_path):
     assert old.status == "active"  # the old version plays on
     assert a.trials(set()) == []  # no more trial encounters
     a.close()
+
+
+def test_a_submitted_bot_named_as_a_house_bot_does_not_play_under_its_name_and_is_told_why(tmp_path):
+    """Found by submitting a bot named ``random`` to a ladder whose house bot is ``random``:
+    both played, and ``arbiter bots show random`` and the page /a/NAME/bot/random showed the
+    house bot's rating and encounters as a version of the author's bot."""
+    from arbiter.store.arenas import standings_of
+
+    db = tmp_path / "a.sqlite"
+    Store(db).close()
+    with Registry(db) as reg:
+        report = Report("random", {"name": "random", "version": "1", "games": ["spades"]}, [Check("verify:spades", True)])
+        reg.add("random", "1", Submission({"bot.py": b"from bots.random_bot import RandomBot\n"}, "bot.py"), report, "alice")
+        _register(reg, "1")
+        a = Arena(_spec(house=("random", "greedy")), db, poll=0)
+        a.open()
+        a.sync_entrants()
+        mine = a.entrants["random@1"]
+        assert mine.status == "withdrawn", mine
+        assert "the name of one of this arena's house bots" in mine.reason and "another name" in mine.reason
+        assert a.entrants["random"].status == "active" and a.entrants["mine@1"].status == "active"
+        assert "random@1" not in {c.player for c in a.candidates()}
+        # where the author looks: only the versions of the registered bot, never the house bot
+        assert [s.player for s in standings_of(reg.db, "random")] == ["random@1"]
+        a.close()
