@@ -98,6 +98,12 @@ log = logging.getLogger(__name__)
 HOUSE = "house"  # the author (and version) of a house bot
 REMOTE = "remote"  # the author (and version) of a bot of the remote division: it runs on its author's machine
 
+#: Why a registered version left the ladder, and what it is told if the same name@version is
+#: registered again (a removed version may come back as other code: its rating is not that code's).
+REMOVED = "removed from the registry"
+RETURNED = (", then registered again: a version that left the ladder does not come back under its old rating "
+            "(it may be other code now): submit it as a new version")
+
 #: The divisions: ``hosted`` (bots the arena runs, in its sandbox, on equal hardware) and
 #: ``remote`` (bots that connect to the arena with their tokens, from their own machines).
 DIVISIONS = ("hosted", REMOTE)
@@ -635,6 +641,10 @@ class Arena:
                     changed = True
                 continue
             if player in self.entrants:
+                e = self.entrants[player]
+                if e.status == "withdrawn" and e.reason == REMOVED:  # it left; what came back may be other code
+                    self.tables.set_status(arena_id, player, "withdrawn", REMOVED + RETURNED)
+                    changed = True
                 continue
             mine = [e for e in self.entrants.values() if e.name == name and e.author != HOUSE]
             earlier = [e.player for e in mine if e.status == "active"]
@@ -651,7 +661,7 @@ class Arena:
             changed = True
         for e in list(self.entrants.values()):
             if e.author != HOUSE and e.status in ("active", "candidate") and e.player not in registered:
-                self.tables.set_status(arena_id, e.player, "withdrawn", "removed from the registry")
+                self.tables.set_status(arena_id, e.player, "withdrawn", REMOVED)
                 changed = True
             elif e.author != HOUSE and e.status in ("active", "candidate") and e.name in self._house:
                 self.tables.set_status(arena_id, e.player, "withdrawn", self._house_name(e.name))  # a house bot came since

@@ -706,3 +706,27 @@ def test_a_submitted_bot_named_as_a_house_bot_does_not_play_under_its_name_and_i
         # where the author looks: only the versions of the registered bot, never the house bot
         assert [s.player for s in standings_of(reg.db, "random")] == ["random@1"]
         a.close()
+
+
+def test_a_version_removed_then_registered_again_is_told_it_does_not_come_back(tmp_path):
+    """Found by ``arbiter bots remove goodbot`` then ``bots submit goodbot --version 1`` to a
+    running ladder: the version was registered again, yet the ladder kept it out with the
+    reason "removed from the registry" (false: ``bots list`` shows it), saying nothing else."""
+    db = tmp_path / "a.sqlite"
+    Store(db).close()
+    with Registry(db) as reg:
+        _register(reg, "1")
+        a = Arena(_spec(house=("random",)), db, poll=0)
+        a.open()
+        a.sync_entrants()
+        reg.remove("mine", "1", "alice")
+        a.sync_entrants()
+        assert a.entrants["mine@1"].status == "withdrawn" and a.entrants["mine@1"].reason == "removed from the registry"
+        _register(reg, "1", "legal_actions[-1]")  # a version removed may come back with other code
+        a.sync_entrants()
+        e = a.entrants["mine@1"]
+        assert e.status == "withdrawn" and "registered again" in e.reason and "new version" in e.reason, e.reason
+        _register(reg, "2")
+        a.sync_entrants()
+        assert a.entrants["mine@2"].status == "active"
+        a.close()
