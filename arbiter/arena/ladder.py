@@ -819,9 +819,11 @@ class Arena:
             verdict = "cap"
         else:  # on trial still: where it stands, for its author (arbiter bots show, the leaderboard)
             if st.deals:
+                early = self.spec.gate_min_deals
+                wait = f"; no verdict before {early} deals (gate.min_deals)" if st.deals < early else ""  # past a threshold, yet on
                 self.tables.set_status(self.row.id, candidate, "candidate",
-                                       f"{self._on_trial(old, test, source)}; so far {est}: {st.evidence()} (rejected with no "
-                                       f"decision by {self.spec.gate_max_deals} deals)")
+                                       f"{self._on_trial(old, test, source)}; so far {est}: {st.evidence()}{wait} (rejected "
+                                       f"with no decision by {self.spec.gate_max_deals} deals)")
                 self._refresh()
             return None
         log.info("arena %s: gate for %s: %s", self.row.name, candidate, verdict)

@@ -345,6 +345,8 @@ def test_with_a_gate_a_better_version_replaces_its_predecessor_once_the_test_say
         said = a.entrants["mine@2"].reason
         assert a.entrants["mine@2"].status == "candidate" and said.startswith("on trial against mine@1"), said
         assert "so far margin +" in said and "per deal over 2 deals: evidence for H1" in said, said
+        # evidence past its threshold decides nothing before min_deals: the reason says so
+        assert "no verdict before 6 deals (gate.min_deals)" in said, said
         _trial(a)
     new, old = a.entrants["mine@2"], a.entrants["mine@1"]
     assert new.status == "active" and old.status == "replaced", (new, old)
