@@ -67,7 +67,7 @@ from typing import Any, Callable, ClassVar, Mapping, Sequence
 
 from arbiter import metrics
 from arbiter import scratch
-from arbiter.batch.engine import play_batch
+from arbiter.batch.engine import BotsDoNotPlay, play_batch
 from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_seed, seatings_of
 from arbiter.batch.settings import SpecError, bot_contents, bot_names, bot_sources, check_bot_spec, check_table, keyed_spec, read_toml
 from arbiter.batch.submissions import RegistryCatalog
@@ -103,6 +103,8 @@ REMOTE = "remote"  # the author (and version) of a bot of the remote division: i
 REMOVED = "removed from the registry"
 RETURNED = (", then registered again: a version that left the ladder does not come back under its old rating "
             "(it may be other code now): submit it as a new version")
+
+NOT_HOUSE = "no longer one of the arena's house bots"
 
 #: The divisions: ``hosted`` (bots the arena runs, in its sandbox, on equal hardware) and
 #: ``remote`` (bots that connect to the arena with their tokens, from their own machines).
@@ -670,12 +672,13 @@ class Arena:
             if name not in self.entrants:
                 self.tables.add_entrant(arena_id, name, name, HOUSE, HOUSE, source, matchmaking.MU, matchmaking.SIGMA)
                 changed = True
-            elif self.entrants[name].status == "withdrawn" and self.entrants[name].author == HOUSE:
+            elif self.entrants[name].status == "withdrawn" and self.entrants[name].author == HOUSE \
+                    and self.entrants[name].reason == NOT_HOUSE:  # back in the house (not one that cannot play)
                 self.tables.set_status(arena_id, name, "active")
                 changed = True
         for e in list(self.entrants.values()):
             if e.author == HOUSE and e.status == "active" and e.player not in self._house:
-                self.tables.set_status(arena_id, e.player, "withdrawn", "no longer one of the arena's house bots")
+                self.tables.set_status(arena_id, e.player, "withdrawn", NOT_HOUSE)
                 changed = True
         if changed:
             self._refresh()
@@ -904,6 +907,14 @@ class Arena:
                 self._last_start[p] = self._tick
             try:
                 played = await self._play(idx, players, seed, sources)
+            except BotsDoNotPlay as exc:  # its Hello says so (a house file, a bot claiming other games)
+                self.tables.abandon(self.row.id, idx)
+                if exc.bot not in players:
+                    raise
+                log.warning("arena %s: %s withdrawn: %s", self.row.name, exc.bot, exc)
+                self.tables.set_status(self.row.id, exc.bot, "withdrawn", f"it cannot play here: {exc}")
+                self._refresh()  # not tried again and again until the ladder stops on 20 failures in a row
+                return None
             except BaseException:
                 self.tables.abandon(self.row.id, idx)
                 raise

@@ -434,7 +434,11 @@ class Connected(_Streams):
 
 
 class BotsDoNotPlay(ConfigError):
-    """A hosted bot that does not play the batch's game (``hosted``)."""
+    """A hosted bot that does not play the batch's game (``hosted``); ``bot``: its seat name."""
+
+    def __init__(self, message: str, bot: str = "") -> None:
+        super().__init__(message)
+        self.bot = bot
 
 
 @contextlib.asynccontextmanager
@@ -468,7 +472,7 @@ async def hosted(sources: Mapping[str, str], game: str | None, *, isolation: str
             sessions = {}
         for n, session in sessions.items():
             if game is not None and not session.plays(game):
-                raise BotsDoNotPlay(f"bot {sources[n]!r} does not play {game} (it plays {', '.join(session.games)})")
+                raise BotsDoNotPlay(f"bot {sources[n]!r} does not play {game} (it plays {', '.join(session.games)})", n)
         observers = spectators.observers if spectators is not None else (lambda config: ())
         venue = Hosted(host, game, observers, concurrency)
         venue.hello = dict(sessions)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, AsyncIterator, Callable, Collection, Mapping, Sequence
 
 from arbiter.batch.cluster import ClusterError, OnCluster, bad_scheduler_address, bot_refs
-from arbiter.batch.engine import Connected, InProcess, hosted
+from arbiter.batch.engine import BotsDoNotPlay, Connected, InProcess, hosted
 from arbiter.batch.settings import SpecError, check_named, is_trusted, resolve_bot
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT, BotStartError, runtime_of
 from arbiter.hosting.loading import load_bot
@@ -202,8 +202,8 @@ async def open_venue(
         objects = {}
         for name, spec in bots.items():
             bot = loaded[name] if loaded is not None and name in loaded else load_bot(resolve_bot(spec, db_path))
-            if not bot.plays(game):
-                raise VenueError(f"bot {spec!r} does not play {game} (it plays {', '.join(bot.games) or 'no game'})")
+            if not bot.plays(game):  # (one error for both ways a bot is reached: BotsDoNotPlay, naming its seat)
+                raise BotsDoNotPlay(f"bot {spec!r} does not play {game} (it plays {', '.join(bot.games) or 'no game'})", name)
             if why := cannot_play_in_process(bot):
                 raise VenueError(f"bot {spec!r} cannot play in process: {why}; play it hosted (--transport grpc)")
             objects[name] = bot

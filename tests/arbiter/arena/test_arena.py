@@ -732,3 +732,21 @@ def test_a_version_removed_then_registered_again_is_told_it_does_not_come_back(t
         a.sync_entrants()
         assert a.entrants["mine@2"].status == "active"
         a.close()
+
+
+def test_a_house_bot_whose_hello_does_not_play_the_game_is_withdrawn_and_the_ladder_goes_on(tmp_path):
+    """A house bot given as a file is not run before the ladder starts, so a file that plays
+    another game is found in its first encounter: that bot is withdrawn with the reason, not
+    tried in encounter after encounter until the ladder stops on 20 failures in a row."""
+    spades_only = tmp_path / "spadesonly.py"
+    spades_only.write_text(textwrap.dedent(CRASHER).replace('games = ("*",)', 'games = ("spades",)'))
+    spec = ArenaSpec(game="spite-and-malice", name="t", options={"payoff_size": 3}, house=("random", f"so={spades_only}"),
+                     transport="inproc", seed=3)
+    a = Arena(spec, tmp_path / "a.sqlite", poll=0)
+    asyncio.run(a.run(until=lambda arena: arena.entrants.get("so") is not None and arena.entrants["so"].status != "active"))
+    e = a.entrants["so"]
+    assert e.status == "withdrawn" and "cannot play here" in e.reason and "does not play spite-and-malice" in e.reason
+    a.sync_entrants()
+    assert a.entrants["so"].status == "withdrawn"  # a house bot that cannot play is not brought back
+    assert a.tables.encounters(a.row.id, "abandoned") and not a.tables.encounters(a.row.id)
+    a.close()
