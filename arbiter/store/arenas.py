@@ -154,7 +154,8 @@ class Arenas:
             row = db.execute("SELECT spec FROM arenas WHERE name = ?", (name,)).fetchone()
             if row is not None and row[0] != spec_json:
                 raise StoreError(f"arena {name!r} already exists in {self.store.path} with other settings "
-                                 f"({_diff(json.loads(row[0]), dict(spec))}); a ladder keeps its rules: give another name")
+                                 f"({_diff(json.loads(row[0]), dict(spec))}); a ladder keeps its rules: put the file back as it "
+                                 f"was, or give the ladder another name")
             if row is None:
                 db.execute("INSERT INTO arenas (name, game, spec, created) VALUES (?, ?, ?, ?)",
                            (name, game, spec_json, time.time()))
@@ -337,8 +338,20 @@ class Arenas:
 
 
 def _diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
-    keys = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
-    return ", ".join(f"{k}: {old.get(k)!r} stored, {new.get(k)!r} now" for k in keys[:4]) or "same fields, other order"
+    return ", ".join(f"{k}: {a!r} stored, {b!r} now" for k, a, b in _differences(old, new)[:4]) or "same fields, other order"
+
+
+def _differences(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any, Any]]:
+    """(dotted key, stored, now) of each setting that differs: inside a table (the gate, the
+    options) the keys that differ, not the two whole tables."""
+    out = []
+    for k in sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k)):
+        a, b = old.get(k), new.get(k)
+        if isinstance(a, Mapping) and isinstance(b, Mapping):
+            out += _differences(a, b, f"{prefix}{k}.")
+        else:
+            out.append((f"{prefix}{k}", a, b))
+    return out
 
 
 @dataclass(frozen=True)

@@ -750,3 +750,18 @@ def test_a_house_bot_whose_hello_does_not_play_the_game_is_withdrawn_and_the_lad
     assert a.entrants["so"].status == "withdrawn"  # a house bot that cannot play is not brought back
     assert a.tables.encounters(a.row.id, "abandoned") and not a.tables.encounters(a.row.id)
     a.close()
+
+
+def test_a_ladder_restarted_with_other_gate_settings_names_the_setting_not_two_whole_tables(tmp_path):
+    """Restarting with ``max_deals = 40`` instead of 30 printed both whole gate tables (ten keys
+    each) for the reader to compare; the setting that differs is named, with both values."""
+    with Store(tmp_path / "s.sqlite") as store:
+        t = Arenas(store)
+        t.open_arena("x", "spades", {"deals": 1, "gate": {"m0": 0, "m1": 1, "max_deals": 30, "alpha": 0.05},
+                                     "options": {"deals": 1}})
+        with pytest.raises(StoreError) as info:
+            t.open_arena("x", "spades", {"deals": 1, "gate": {"m0": 0, "m1": 1, "max_deals": 40, "alpha": 0.05},
+                                         "options": {"deals": 2}})
+    said = str(info.value)
+    assert "gate.max_deals: 30 stored, 40 now" in said and "options.deals: 1 stored, 2 now" in said, said
+    assert "alpha" not in said and "put the file back as it was, or give the ladder another name" in said, said
