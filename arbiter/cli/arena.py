@@ -49,7 +49,7 @@ twice), and the leaderboard marks them not hosted (no equal hardware)::
 
     arbiter arena --game spite-and-malice --division remote --name remote-spite --db remote.sqlite
     arbiter credentials add-bot mybot --credentials arbiter-credentials.json
-    python -m sdk --bot mybot.py --address 127.0.0.1:50051 --token "$TOKEN"
+    ARENA_TOKEN="$TOKEN" python -m sdk --bot mybot.py --name mybot --address 127.0.0.1:50051
 """
 
 from __future__ import annotations
@@ -168,7 +168,8 @@ async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) 
                   f"(arbiter credentials token spectator --credentials {service.credentials})", highlight=False, markup=False)
         if spec.remote:
             err.print(f"remote division: bots connect to {service.host}:{bots.port} with a bot token "
-                      f"(arbiter credentials add-bot NAME --credentials {service.credentials})", highlight=False, markup=False)
+                      f"(arbiter credentials add-bot NAME --credentials {service.credentials}) as that NAME "
+                      f"(python -m sdk --bot BOT --name NAME --address {service.host}:{bots.port})", highlight=False, markup=False)
         if ladder.abandoned:
             err.print(f"{ladder.abandoned} encounter(s) cut off by the last stop were abandoned (never counted)")
         out.print(f"arena {ladder.row.name} ({spec.game}): Bots service listening on {service.host}:{bots.port}"
