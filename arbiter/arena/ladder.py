@@ -414,7 +414,10 @@ def arena_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None
 
     for table, keys in TABLES.items():
         check_table(data if not table else data.get(table, {}), keys, f"{table}." if table else "", source)
-    given = from_toml_tables(data, ArenaSpec, ServiceConfig)
+    try:
+        given = from_toml_tables(data, ArenaSpec, ServiceConfig)
+    except ConfigError as exc:
+        raise SpecError(f"{source}: {exc}") from None
     kw: dict[str, Any] = given["ArenaSpec"]
     server: dict[str, Any] = given["ServiceConfig"]
     for key, value in (overrides or {}).items():

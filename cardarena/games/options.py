@@ -533,7 +533,9 @@ def toml_tables(*classes: type) -> dict[str, dict[str, type]]:
 
 def from_toml_tables(data: Mapping[str, Any], *classes: type) -> dict[str, dict[str, Any]]:
     """The fields of each of ``classes`` given in ``data`` (a settings file, checked with
-    ``toml_tables``): ``{class name: {field: value}}``, each key read from its table."""
+    ``toml_tables``): ``{class name: {field: value}}``, each key read from its table. A key
+    that two tables take (``also``) given in both with two values is a ConfigError: neither
+    is silently kept."""
     out: dict[str, dict[str, Any]] = {}
     for cls in classes:
         got = out.setdefault(cls.__name__, {})
@@ -541,8 +543,13 @@ def from_toml_tables(data: Mapping[str, Any], *classes: type) -> dict[str, dict[
             if not f.metadata.get("in_files", True):
                 continue
             key = f.metadata.get("key") or f.name
+            seen: list[tuple[str, Any]] = []
             for table in (f.metadata.get("table", ""), *f.metadata.get("also", ())):
                 where = data if not table else data.get(table, {})
                 if key in where:
                     got[f.name] = where[key]
+                    seen.append((f"in [{table}]" if table else "at the top level", where[key]))
+            if len({repr(v) for _, v in seen}) > 1:
+                places = " and ".join(f"{v!r} {place}" for place, v in seen)
+                raise ConfigError(f"{key}: given twice, {places}: give it once")
     return out

@@ -765,3 +765,13 @@ def test_a_ladder_restarted_with_other_gate_settings_names_the_setting_not_two_w
     said = str(info.value)
     assert "gate.max_deals: 30 stored, 40 now" in said and "options.deals: 1 stored, 2 now" in said, said
     assert "alpha" not in said and "put the file back as it was, or give the ladder another name" in said, said
+
+
+def test_a_setting_given_in_two_places_with_two_values_is_refused_not_one_silently_kept():
+    """``suspend_after`` is read at the top level and in ``[failure]``: given 2 in one and 5 in
+    the other, the ladder ran with 5 and said nothing."""
+    with pytest.raises(SpecError, match=r"ladder.toml: suspend_after: given twice, 2 at the top level and 5 in "
+                                        r"\[failure\]: give it once"):
+        arena_from_dict({"game": "spades", "suspend_after": 2, "failure": {"suspend_after": 5}}, source="ladder.toml")
+    spec, _ = arena_from_dict({"game": "spades", "suspend_after": 5, "failure": {"suspend_after": 5}})
+    assert spec.suspend_after == 5  # the same value twice says the same thing
