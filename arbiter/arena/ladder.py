@@ -636,6 +636,15 @@ class Arena:
             registered.add(f"{v.name}@{v.version}")
             if not v.games or "*" in v.games or self.spec.game in v.games:
                 latest[v.name] = v  # versions come in submission order: the last one wins
+        for e in list(self.entrants.values()):
+            if e.author != HOUSE and e.status in ("active", "candidate") and e.player not in registered:
+                self.tables.set_status(arena_id, e.player, "withdrawn", REMOVED)
+                changed = True
+            elif e.author != HOUSE and e.status in ("active", "candidate") and e.name in self._house:
+                self.tables.set_status(arena_id, e.player, "withdrawn", self._house_name(e.name))  # a house bot came since
+                changed = True
+        if changed:  # (first: a version withdrawn now may bring back the one it replaced)
+            self._refresh()
         for name, v in sorted(latest.items()):
             player = f"{v.name}@{v.version}"
             if name in self._house:  # one name, two bots: its rating, page and `bots show` would mix them
@@ -649,6 +658,14 @@ class Arena:
                 e = self.entrants[player]
                 if e.status == "withdrawn" and e.reason == REMOVED:  # it left; what came back may be other code
                     self.tables.set_status(arena_id, player, "withdrawn", REMOVED + RETURNED)
+                    changed = True
+                elif e.status == "replaced" and not any(x.status in ("active", "candidate") for x in self.entrants.values()
+                                                        if x.name == name and x.author != HOUSE):
+                    gone = [x.player for x in self.entrants.values() if x.name == name and x.joined > e.joined
+                            and x.status == "withdrawn"]  # the latest registered version again: it plays on
+                    self.tables.set_status(arena_id, player, "active", f"back: the latest registered version again "
+                                           f"({', '.join(gone) or 'its successors'} withdrawn)")
+                    log.info("arena %s: %s plays again", self.row.name, player)
                     changed = True
                 continue
             mine = [e for e in self.entrants.values() if e.name == name and e.author != HOUSE]
@@ -664,13 +681,6 @@ class Arena:
                                         earlier + on_trial)
                 log.info("arena %s: %s entered%s", self.row.name, player, f" (replacing {', '.join(earlier)})" if earlier else "")
             changed = True
-        for e in list(self.entrants.values()):
-            if e.author != HOUSE and e.status in ("active", "candidate") and e.player not in registered:
-                self.tables.set_status(arena_id, e.player, "withdrawn", REMOVED)
-                changed = True
-            elif e.author != HOUSE and e.status in ("active", "candidate") and e.name in self._house:
-                self.tables.set_status(arena_id, e.player, "withdrawn", self._house_name(e.name))  # a house bot came since
-                changed = True
         for name, source in self._house.items():
             if name not in self.entrants:
                 self.tables.add_entrant(arena_id, name, name, HOUSE, HOUSE, source, matchmaking.MU, matchmaking.SIGMA)

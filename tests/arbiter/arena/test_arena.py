@@ -775,3 +775,26 @@ def test_a_setting_given_in_two_places_with_two_values_is_refused_not_one_silent
         arena_from_dict({"game": "spades", "suspend_after": 2, "failure": {"suspend_after": 5}}, source="ladder.toml")
     spec, _ = arena_from_dict({"game": "spades", "suspend_after": 5, "failure": {"suspend_after": 5}})
     assert spec.suspend_after == 5  # the same value twice says the same thing
+
+
+def test_removing_the_version_that_replaced_another_brings_the_latest_registered_back(tmp_path):
+    """The ladder plays "the latest registered version of each bot": an author who removed
+    version 2 (which had replaced version 1) had no version playing at all, version 1 still
+    "replaced" though it was the latest registered again."""
+    db = tmp_path / "a.sqlite"
+    Store(db).close()
+    with Registry(db) as reg:
+        _register(reg, "1")
+        a = Arena(_spec(house=("random",)), db, poll=0)
+        a.open()
+        a.sync_entrants()
+        _register(reg, "2", "legal_actions[-1]")
+        a.sync_entrants()
+        assert a.entrants["mine@1"].status == "replaced"
+        reg.remove("mine", "2", "alice")
+        a.sync_entrants()
+        one = a.entrants["mine@1"]
+        assert a.entrants["mine@2"].status == "withdrawn"
+        assert one.status == "active" and "mine@2" in one.reason and "withdrawn" in one.reason, one
+        assert "mine@1" in {c.player for c in a.candidates()}
+        a.close()
