@@ -23,6 +23,7 @@ from __future__ import annotations
 import array
 import json
 import os
+import sqlite3
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -130,6 +131,20 @@ def select(store: Store, tournaments: Sequence[str] = ()) -> Selection:
     return Selection(picked, withheld, store)
 
 
+def _nothing_stored(store: Store, tournaments: Sequence[str]) -> str:
+    """Why a selection with nothing withheld is empty: its tournaments have no match yet, or
+    the store holds none (a ladder's matches, if any, are not part of this export)."""
+    if tournaments or store.tournaments():
+        return "the store has no stored match of a tournament"
+    try:
+        n = store.db.execute("SELECT COUNT(*) FROM matches WHERE arena_id IS NOT NULL").fetchone()[0]
+    except sqlite3.OperationalError:  # a store made before arenas: none
+        n = 0
+    ladder = (f"; its {n} arena match{'es are' if n != 1 else ' is'} not part of this export (one at a time: "
+              f"arbiter replay MATCH_ID --json)") if n else ""
+    return f"the store holds no tournament{ladder}"
+
+
 def _encoding_key(record: MatchRecord) -> tuple[str, str]:
     game = get_game(record.game, record.options)
     return game.name, json.dumps(record.options, sort_keys=True, default=str)
@@ -204,8 +219,8 @@ def export(store: Store, path: str | os.PathLike, tournaments: Sequence[str] = (
     pa, pq = _pyarrow()
     selection = select(store, tournaments)
     if not selection.matches:
-        said = "; ".join(selection.withheld)
-        raise ExportError("no match to export" + (f" ({said})" if said else " (the store has no stored match)"))
+        said = "; ".join(selection.withheld) or _nothing_stored(store, tournaments)
+        raise ExportError(f"no match to export ({said})")
     writer = None
     pending: list[Decision] = []
     count = 0
