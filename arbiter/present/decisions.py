@@ -23,11 +23,11 @@ from __future__ import annotations
 import array
 import json
 import os
-import sqlite3
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from arbiter.hosting.encoding import Encoder, encoder
+from arbiter.store.arenas import arena_matches
 from arbiter.store.db import MatchRow, Store, TournamentRow
 from cardarena.disclosure import Withheld
 from cardarena.games import get_game
@@ -136,10 +136,7 @@ def _nothing_stored(store: Store, tournaments: Sequence[str]) -> str:
     the store holds none (a ladder's matches, if any, are not part of this export)."""
     if tournaments or store.tournaments():
         return "the store has no stored match of a tournament"
-    try:
-        n = store.db.execute("SELECT COUNT(*) FROM matches WHERE arena_id IS NOT NULL").fetchone()[0]
-    except sqlite3.OperationalError:  # a store made before arenas: none
-        n = 0
+    n = arena_matches(store.db)
     ladder = (f"; its {n} arena match{'es are' if n != 1 else ' is'} not part of this export (one at a time: "
               f"arbiter replay MATCH_ID --json)") if n else ""
     return f"the store holds no tournament{ladder}"

@@ -384,3 +384,13 @@ def standings_of(db: sqlite3.Connection, name: str) -> list[Standing]:
             return []
         raise
     return [Standing(*r) for r in rows]
+
+
+def arena_matches(db: sqlite3.Connection) -> int:
+    """How many matches of arenas the store behind ``db`` holds (0 for a store made before arenas)."""
+    try:
+        return db.execute("SELECT COUNT(*) FROM matches WHERE arena_id IS NOT NULL").fetchone()[0]
+    except sqlite3.OperationalError as exc:
+        if "no such" in str(exc):
+            return 0
+        raise
