@@ -67,6 +67,7 @@ import typer
 
 from cardarena.games.options import flag_help
 from arbiter.arena.ladder import ArenaSpec, ServiceConfig
+from arbiter.spectating.runs import announce_run, forget_run
 from arbiter.cli._common import OPTION_FLAG, MetricsOpt, UsageError, _parse_options, _run, app, err, out, plural, read_tls, start_metrics
 
 
@@ -154,6 +155,7 @@ async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) 
     ladder.open()
     web = web_thread = None
     bots = None
+    announced: Path | None = None
     try:
         bots, creds = await serve_submissions(service.db, service, tls=tls, insecure=insecure)
         ladder.hub = bots.hub  # where the remote division's bots connect
@@ -164,8 +166,10 @@ async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) 
             web_thread.start()
         err.print(f"credentials: {service.credentials} ({len(creds.authors)} author tokens: "
                   f"arbiter credentials token author:NAME --credentials {service.credentials})", highlight=False, markup=False)
-        err.print(f"watch its matches live: arbiter watch --server {service.host}:{bots.port} with the spectator token "
-                  f"(arbiter credentials token spectator --credentials {service.credentials})", highlight=False, markup=False)
+        announced = announce_run(Path(service.db), f"{service.host}:{bots.port}", creds.spectator, ladder.row.name, "arena")
+        err.print(f"watch its matches live: arbiter watch --db {service.db} (or --server {service.host}:{bots.port} with the "
+                  f"spectator token: arbiter credentials token spectator --credentials {service.credentials})",
+                  highlight=False, markup=False)
         if spec.remote:
             err.print(f"remote division: bots connect to {service.host}:{bots.port} with a bot token "
                       f"(arbiter credentials add-bot NAME --credentials {service.credentials}) as that NAME "
@@ -183,6 +187,7 @@ async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) 
             loop.add_signal_handler(sig, stop.set)
         await ladder.run(stop, max_encounters=max_encounters)
     finally:
+        forget_run(announced)
         if bots is not None:
             await bots.stop(1.0)
         if web is not None:

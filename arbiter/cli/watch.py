@@ -5,7 +5,7 @@
     arbiter watch 9f3a1c2b --server host:50051
     arbiter watch 9f3a1c2b --hidden-cards     # every hand, late (needs --spectator-delay)
     arbiter watch --server 127.0.0.1:41234 --token T   # a tournament run prints its address and token
-    arbiter watch --db arena.sqlite           # the tournament running from that store on this machine
+    arbiter watch --db arena.sqlite           # the tournament or ladder running from that store on this machine
 
 Live, only public cards are shown; the full deal appears when the match is over.
 """
@@ -30,7 +30,7 @@ from arbiter.spectating import runs
 
 ServerOpt = Annotated[Optional[str], typer.Option("--server", show_default=False, envvar="ARENA_SERVER",
                                                   help="Address of the running arbiter (host:port). Default: 127.0.0.1:50051, "
-                                                  "or with --db the tournament running from that store.")]
+                                                  "or with --db the tournament or ladder running from that store.")]
 DEFAULT_SERVER = "127.0.0.1:50051"
 
 
@@ -54,7 +54,7 @@ def watch(
     hidden_cards: Annotated[bool, typer.Option("--hidden-cards", help="Show every hand, delayed (only if the arbiter runs with --spectator-delay).")] = False,
     list_only: Annotated[bool, typer.Option("--list", help="List the watchable matches and exit.")] = False,
     token: Annotated[str, typer.Option("--token", help="The arbiter's spectator token, if it requires one (a tournament run prints it).", envvar="ARENA_SPECTATOR_TOKEN")] = "",
-    db: Annotated[Optional[Path], typer.Option("--db", show_default=False, help="Watch the tournament running from this store on this machine (its arbiter and token are found beside it).")] = None,
+    db: Annotated[Optional[Path], typer.Option("--db", show_default=False, help="Watch the tournament (or the ladder: arbiter arena) running from this store on this machine (its arbiter and token are found beside it).")] = None,
 ) -> None:
     """Watch a match live: the public table as it changes, then the result and the full deal."""
     from cardarena.frames import HeaderFrame, OverFrame, StepFrame
@@ -63,7 +63,7 @@ def watch(
     if db is not None and server is None:
         server, found, tournament = _run(running_from, db)
         token = token or found
-        out.print(f"tournament {tournament}, running from {db}: its arbiter at {server}", highlight=False, markup=False)
+        out.print(f"{runs.run_kind(db)} {tournament}, running from {db}: its arbiter at {server}", highlight=False, markup=False)
     server = _run(check_address, server or DEFAULT_SERVER, "--server")
     if list_only:
         try:

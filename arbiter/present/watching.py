@@ -74,7 +74,7 @@ def now_playing(db: Path, tournament: str, policy: Disclosure, timeout: float = 
         address, token, name = runs.running_from(db)
     except runs.NotRunning:
         return None
-    if name != tournament:
+    if name != tournament or runs.run_kind(db) != "tournament":  # (a ladder of the same name is not it)
         return None
     try:
         listed = list_matches(address, include_finished=False, timeout=timeout, token=token)

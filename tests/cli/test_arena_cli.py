@@ -29,3 +29,45 @@ def test_export_of_a_store_that_holds_only_a_ladder_says_its_matches_are_not_exp
     said = " ".join(r.output.split())
     assert "no stored match" not in said, said
     assert "no tournament" in said and "2 arena matches" in said and "arbiter replay MATCH_ID --json" in said, said
+
+
+def test_watch_db_finds_a_ladder_running_from_the_store_and_says_when_it_stopped(tmp_path):
+    """``arbiter watch --db arena.sqlite`` beside a running ladder said "no tournament is
+    running from arena.sqlite": the arena did not say where it could be watched, as a
+    tournament run does. It does now (``runs.announce_run``, kind "arena")."""
+    import json
+    import os
+
+    from arbiter.spectating import runs
+
+    db = tmp_path / "arena.sqlite"
+    path = runs.announce_run(db, "127.0.0.1:1", "tok", "spite-ladder", "arena")
+    assert runs.running_from(db) == ("127.0.0.1:1", "tok", "spite-ladder") and runs.run_kind(db) == "arena"
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+    info = json.loads(path.read_text())
+    dead = _a_pid_no_process_has()
+    path.write_text(json.dumps({**info, "pid": dead}))
+    r = runner.invoke(app, ["watch", "--db", str(db)])
+    assert r.exit_code == 2, r.output
+    said = " ".join(r.output.split())
+    assert "no ladder is running from" in said and "spite-ladder" in said and "arbiter web --db" in said, said
+    runs.forget_run(path)
+    r = runner.invoke(app, ["watch", "--db", str(db)])
+    said = " ".join(r.output.split())
+    assert r.exit_code == 2 and "no tournament is running from" in said and "arbiter arena" in said, said
+    assert os.getpid() != dead
+
+
+def _a_pid_no_process_has() -> int:
+    """A process id no process has now (from the top of the range down: none is started)."""
+    import os
+
+    pid = int(open("/proc/sys/kernel/pid_max").read()) - 1
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return pid
+        except PermissionError:
+            pass
+        pid -= 1

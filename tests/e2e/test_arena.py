@@ -21,6 +21,7 @@ from pathlib import Path
 
 from arbiter.server import auth
 from arbiter.server.client import submit_bot
+from arbiter.spectating import runs
 from arbiter.store.arenas import Arenas
 from arbiter.store.db import Store
 from arbiter.store.registry import Registry, collect
@@ -131,6 +132,8 @@ def test_arena_checks_places_and_rates_submissions_and_survives_sigkill():
     config.write_text(CONFIG.format(creds=creds, db=db))
     proc, address, _ = _start(config, log)
     try:
+        # `arbiter watch --db` finds the ladder beside its store, as it finds a tournament's run
+        assert runs.running_from(db)[:2] == (address, auth.read(creds).spectator) and runs.run_kind(db) == "arena"
         token = auth.read(creds).authors["alice"]
         assert oct(creds.stat().st_mode & 0o777) == "0o600"
         registered: dict[str, dict] = {}
@@ -187,6 +190,7 @@ def test_arena_checks_places_and_rates_submissions_and_survives_sigkill():
         assert all(f'data-player="{p}"' in text for p in players) and '<div id="live" data-hash=' in text
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0, log.read_text()[-3000:]
+        assert not runs.watch_file(db).exists()  # stopped: nothing left saying where to watch it
         done, matches, entrants = _state(db)
         # every encounter finished before the kill, exactly once, unchanged
         for enc in before_done:
