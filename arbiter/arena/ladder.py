@@ -925,7 +925,8 @@ class Arena:
                 if exc.bot not in players:
                     raise
                 log.warning("arena %s: %s withdrawn: %s", self.row.name, exc.bot, exc)
-                self.tables.set_status(self.row.id, exc.bot, "withdrawn", f"it cannot play here: {exc}")
+                said = str(exc).partition(" does not play ")[2]  # named by its seat: its file's path stays here
+                self.tables.set_status(self.row.id, exc.bot, "withdrawn", f"it cannot play here: {exc.bot} does not play {said}")
                 self._refresh()  # not tried again and again until the ladder stops on 20 failures in a row
                 return None
             except BaseException:

@@ -746,6 +746,7 @@ def test_a_house_bot_whose_hello_does_not_play_the_game_is_withdrawn_and_the_lad
     asyncio.run(a.run(until=lambda arena: arena.entrants.get("so") is not None and arena.entrants["so"].status != "active"))
     e = a.entrants["so"]
     assert e.status == "withdrawn" and "cannot play here" in e.reason and "does not play spite-and-malice" in e.reason
+    assert e.reason == "it cannot play here: so does not play spite-and-malice (it plays spades)"  # no path of this machine
     a.sync_entrants()
     assert a.entrants["so"].status == "withdrawn"  # a house bot that cannot play is not brought back
     assert a.tables.encounters(a.row.id, "abandoned") and not a.tables.encounters(a.row.id)
