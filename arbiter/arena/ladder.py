@@ -99,10 +99,10 @@ HOUSE = "house"  # the author (and version) of a house bot
 REMOTE = "remote"  # the author (and version) of a bot of the remote division: it runs on its author's machine
 
 #: Why a registered version left the ladder, and what it is told if the same name@version is
-#: registered again (a removed version may come back as other code: its rating is not that code's).
+#: registered again (the registry takes only the same files under a removed version's number).
 REMOVED = "removed from the registry"
-RETURNED = (", then registered again: a version that left the ladder does not come back under its old rating "
-            "(it may be other code now): submit it as a new version")
+RETURNED = (", then registered again: a version that left the ladder does not come back under its old rating: "
+            "submit it as a new version")
 
 NOT_HOUSE = "no longer one of the arena's house bots"
 

@@ -13,7 +13,7 @@ import pytest
 from arbiter.hosting.botcheck import Check, Report
 from arbiter.store.arenas import Arenas, PlayedMatch
 from arbiter.store.db import Store, StoreError
-from arbiter.store.registry import Registry, Submission
+from arbiter.store.registry import Registry, RegistryError, Submission
 from arbiter.arena import matchmaking
 from arbiter.arena.ladder import Arena, ArenaSpec, arena_from_dict, recompute, verify
 from arbiter.rating.betting import BettingState, BettingTest
@@ -724,7 +724,9 @@ def test_a_version_removed_then_registered_again_is_told_it_does_not_come_back(t
         reg.remove("mine", "1", "alice")
         a.sync_entrants()
         assert a.entrants["mine@1"].status == "withdrawn" and a.entrants["mine@1"].reason == "removed from the registry"
-        _register(reg, "1", "legal_actions[-1]")  # a version removed may come back with other code
+        with pytest.raises(RegistryError, match="other content and removed"):  # other files: refused by the registry
+            _register(reg, "1", "legal_actions[-1]")
+        _register(reg, "1")  # the same files may come back
         a.sync_entrants()
         e = a.entrants["mine@1"]
         assert e.status == "withdrawn" and "registered again" in e.reason and "new version" in e.reason, e.reason
