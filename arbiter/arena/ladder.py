@@ -656,7 +656,7 @@ class Arena:
                 continue
             if player in self.entrants:
                 e = self.entrants[player]
-                if e.status == "withdrawn" and e.reason == REMOVED:  # it left; what came back may be other code
+                if e.status == "withdrawn" and e.reason == REMOVED:  # it left: it stays out (RETURNED)
                     self.tables.set_status(arena_id, player, "withdrawn", REMOVED + RETURNED)
                     changed = True
                 elif e.status == "replaced" and not any(x.status in ("active", "candidate") for x in self.entrants.values()
