@@ -138,6 +138,25 @@ def clip(text: str, limit: int = ECHO_LIMIT) -> str:
     return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
 
 
+#: What ``visible`` writes for a character a terminal or a parser would act on instead of
+#: showing: the C0 controls but newline and tab (ESC starts a terminal's escape sequence:
+#: colours, clearing the screen, an OSC 8 hyperlink; CR overwrites the line; BEL rings),
+#: DEL, the C1 controls (0x9b is CSI on some terminals) and the bidirectional overrides
+#: (which reorder what is shown after them); each as its Python escape, ``\\x1b``.
+_VISIBLE = {c: ({0x0d: "\\r", 0x00: "\\0"}.get(c) or f"\\x{c:02x}")
+            for c in (*range(0x00, 0x20), 0x7f, *range(0x80, 0xa0)) if c not in (0x09, 0x0a)}
+_VISIBLE.update({c: f"\\u{c:04x}" for c in (0x200e, 0x200f, 0x2028, 0x2029, *range(0x202a, 0x202f),
+                                            *range(0x2066, 0x206a))})
+
+
+def visible(text: str) -> str:
+    """``text`` with every control character shown as its escape (``_VISIBLE``) instead of
+    acted on: for anything that shows text someone else wrote (a bot's notes, stderr and
+    errors, a tournament's name) where a terminal, a log line or an XML page would read it.
+    Newlines and tabs are kept."""
+    return text.translate(_VISIBLE)
+
+
 def number(text: str) -> int | None:
     """``text`` as the whole number it writes in ASCII digits, or None if it is not one or has
     more than 18 digits, for anything that reads a number a person (or a URL) wrote: ``isdigit``

@@ -17,7 +17,10 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.segment import Segment
 from rich.table import Table
+
+from cardarena.records import visible
 
 #: The library's errors a command prints as one ``error:`` line (``_run``), by module and
 #: class name: a command imports only the library it uses (``arbiter.cli.COMMANDS``), and an
@@ -48,12 +51,32 @@ app.add_typer(tournament_app, name="tournament")
 # codes: user text such as ``play:spades: arbiter replay`` or ``legal:spades:`` must not
 # turn into a spade sign (markup is escaped where user text is printed, ``escape``).
 _WIDE = 120
-out = Console(emoji=False)
+
+
+class ShownConsole(Console):
+    """The command's console: what it prints is shown, never acted on by the terminal. Text
+    others wrote (a bot's notes, stderr and errors, a tournament's name, a store someone
+    gave you) may hold control characters: ESC sequences that clear the screen, recolour or
+    plant an OSC 8 hyperlink, a CR that overwrites the line. Every such character is written
+    as its escape (``cardarena.records.visible``), here, for every command: in a string
+    before it is laid out (``render_str``, so tables keep their widths), and in whatever
+    else reaches the terminal (a ``Text``), while rich's own styles and cursor moves (control
+    segments) pass. Markup stays the call sites' to escape (``escape``): only they know which
+    brackets are theirs."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Any:
+        return super().render_str(visible(text), **kwargs)
+
+    def _render_buffer(self, buffer: Any) -> str:
+        return super()._render_buffer(Segment(visible(t), s, c) if c is None else Segment(t, s, c) for t, s, c in buffer)
+
+
+out = ShownConsole(emoji=False)
 if not out.is_terminal and "COLUMNS" not in os.environ:
-    out = Console(width=_WIDE, emoji=False)
-err = Console(stderr=True, emoji=False)
+    out = ShownConsole(width=_WIDE, emoji=False)
+err = ShownConsole(stderr=True, emoji=False)
 if not err.is_terminal and "COLUMNS" not in os.environ:
-    err = Console(stderr=True, width=_WIDE, emoji=False)
+    err = ShownConsole(stderr=True, width=_WIDE, emoji=False)
 
 
 class _QuietCancel(logging.Filter):

@@ -119,7 +119,7 @@ def tournament_run(
                 TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), TextColumn("leader: {task.fields[leader]}"),
                 console=err, transient=False,
             ) as progress:
-                task = progress.add_task(f"{spec.display_name}", total=None, rate="", leader="-")
+                task = progress.add_task(escape(spec.display_name), total=None, rate="", leader="-")
 
                 def on_progress(p) -> None:
                     if p.watch_address:

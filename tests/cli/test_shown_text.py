@@ -1,0 +1,46 @@
+"""Text that others wrote (a tournament's name, a bot's notes, stderr and errors, a record
+file someone gave you) is shown by every command, never acted on: rich markup in it is
+text, and control characters (ESC sequences, CR, BEL) are written as their escapes."""
+
+from __future__ import annotations
+
+import io
+
+from rich.table import Table
+from rich.text import Text
+from typer.testing import CliRunner
+
+from arbiter.cli import app
+from arbiter.cli._common import ShownConsole
+from cardarena.records import visible
+
+runner = CliRunner()
+
+#: Clears the screen, plants an OSC 8 hyperlink, overwrites the line, and closes a tag never opened.
+HOSTILE = "[/x][bold]T\x1b[2J\x1b]8;;http://evil\x07L\x1b]8;;\x07\rZ\u202e"
+
+
+def test_control_characters_are_made_visible_newlines_and_tabs_kept():
+    assert visible("a\x1b[2Jb\rc\x07\x00\x9b\u202ed\ne\tf") == "a\\x1b[2Jb\\rc\\x07\\0\\x9b\\u202ed\ne\tf"
+
+
+def test_the_console_shows_control_characters_in_strings_tables_and_text():
+    console = ShownConsole(file=io.StringIO(), width=100, emoji=False, color_system="truecolor", force_terminal=True)
+    table = Table("name", "n")
+    table.add_row("a\x1b[2Jb", "1")
+    console.print("[bold]mine[/] x\x1b]8;;http://evil\x07y", highlight=False)
+    console.print(table)
+    console.print(Text("note: pq\x1b[31m"))  # (a Text drops CR, BEL, BS, VT and FF itself)
+    shown = console.file.getvalue()
+    assert "\x1b[2J" not in shown and "\x1b]8" not in shown and "\r" not in shown and "\x1b[31m" not in shown
+    assert "x\\x1b]8;;http://evil\\x07y" in shown and "a\\x1b[2Jb" in shown and "pq\\x1b[31m" in shown
+    assert "\x1b[1m" in shown  # the command's own styles still reach the terminal
+
+
+def test_a_tournament_name_is_shown_not_read_as_markup(tmp_path):
+    db = str(tmp_path / "t.sqlite")
+    r = runner.invoke(app, ["tournament", "run", "--db", db, "--transport", "inproc", "--game", "spades", "--bots",
+                            "random,random", "-o", "deals=1", "--deals", "1", "--seed", "1", "--name", HOSTILE])
+    assert r.exit_code == 0, r.output
+    assert "\x1b[2J" not in r.output and "\x1b]8" not in r.output and "\r" not in r.output
+    assert "[/x][bold]T\\x1b[2J" in r.output
