@@ -25,7 +25,7 @@ from rich.text import Text
 from arbiter.cli._common import DbOpt, UsageError, _outcome_table, _run, app, err, error, out, plural, write_text
 from cardarena.games import Card
 from cardarena.disclosure import notes_visible
-from cardarena.records import MAX_CLOCK_MS, MatchRecord, clip
+from cardarena.records import MAX_CLOCK_MS, MatchRecord, clip, visible
 from cardarena.replay import ReplayError
 from arbiter.present.boards import BoardRow, board
 from cardarena.replay import ReplayStep, step_record, verify_record
@@ -46,7 +46,8 @@ def card_text(card: Card) -> Text:
 
 def board_table(rows: Sequence[BoardRow], title: str = "") -> Table:
     """A board (see ``arbiter.present.boards.board``) as a rich table, one section after another."""
-    table = Table(title=title or None, show_header=False, box=None, padding=(0, 1), title_justify="left")
+    # the rows name the seats (a record file's, a remote arbiter's): text, never markup
+    table = Table(title=Text(title) if title else None, show_header=False, box=None, padding=(0, 1), title_justify="left")
     table.add_column("", style="dim", no_wrap=True)
     table.add_column("")
     table.add_column("", style="italic")
@@ -60,7 +61,7 @@ def board_table(rows: Sequence[BoardRow], title: str = "") -> Table:
             if cards:
                 cards.append(" ")
             cards.append(f"[{row.face_down} face down]", style="dim")
-        table.add_row("  " + row.label, cards, row.note)
+        table.add_row(Text("  " + row.label), cards, Text(row.note))
     return table
 
 
@@ -78,7 +79,7 @@ def render_step(step: ReplayStep, record: MatchRecord, viewer: int | None = None
     parts: list[Any] = [Text(_step_title(step, record.seat_names), style="bold")]
     ra = record.actions[step.index - 1] if 0 < step.index <= len(record.actions) else None
     if ra is not None and ra.note and notes_visible(ra.seat, viewer, full):
-        parts.append(Text(f"  note: {ra.note}", style="italic cyan"))
+        parts.append(Text(visible(f"  note: {ra.note}"), style="italic cyan"))
     for e in step.events:
         line = Text("  · " + e.text, style="green")
         parts.append(line)
@@ -182,7 +183,7 @@ def replay(
         return
     interactive = step and sys.stdin.isatty()
     viewpoint = "every hand" if full else (f"seat {seat}" if seat is not None else "spectator (public cards)")
-    out.print(f"[bold]{record.game} match {record.match_id}[/], seed {record.seed}, seen as: {viewpoint}")
+    out.print(f"[bold]{record.game} match {escape(record.match_id)}[/], seed {record.seed}, seen as: {viewpoint}")
     try:
         with replay_errors():
             steps = step_record(record, seat, full)
@@ -282,7 +283,7 @@ def render_decision(point: DecisionPoint, record: MatchRecord) -> Group:
     parts.append(Text("played: " + _played_text(point, record), style="bold"))
     ra = record.actions[point.step] if point.step < len(record.actions) else None
     if ra is not None and ra.note and notes_visible(ra.seat, point.seat, False):
-        parts.append(Text(f"its note: {ra.note}", style="italic cyan"))
+        parts.append(Text(visible(f"its note: {ra.note}"), style="italic cyan"))
     return Group(*parts)
 
 
@@ -290,15 +291,15 @@ def render_answer(answer: Reask) -> Group:
     """What the bot chose, now, beside what was played; its traceback or stack in full."""
     parts: list[Any] = []
     if answer.note:
-        parts.append(Text("note: " + answer.note, style="yellow"))
+        parts.append(Text(visible("note: " + answer.note), style="yellow"))
     d = answer.decision
     if answer.timed_out:
         parts.append(Text(f"{answer.bot}: no answer in time (timed out)", style="bold red"))
         if answer.stack:
-            parts.append(Text("where it was:\n" + answer.stack.rstrip()))
+            parts.append(Text(visible("where it was:\n" + answer.stack.rstrip())))
     elif d is None or not answer.chosen:
         why = (d.failure or d.malformed) if d is not None else "no answer"
-        parts.append(Text(f"{answer.bot} chooses: nothing: {why}", style="bold red"))
+        parts.append(Text(visible(f"{answer.bot} chooses: nothing: {why}"), style="bold red"))
     else:
         verdict = "the same as played" if answer.same else ("differs from what was played" if answer.legal
                                                             else "NOT a legal action here: the arbiter would refuse it")
@@ -308,5 +309,5 @@ def render_answer(answer: Reask) -> Group:
             parts.append(Text(f"  it answered the text {d.notation!r}", style="dim"))
     if answer.stderr:
         parts.append(Text("its stderr at this decision:", style="bold"))
-        parts.append(Text(answer.stderr.rstrip()))
+        parts.append(Text(visible(answer.stderr.rstrip())))
     return Group(*parts)

@@ -20,6 +20,7 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.console import Group
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -73,11 +74,11 @@ def watch(
             raise typer.Exit(2) from None
         except KeyboardInterrupt:
             raise typer.Exit(130) from None
-        table = Table(title=f"matches on {server}")
+        table = Table(title=Text(f"matches on {server}"))
         for col in ("match", "game", "seats", "steps", "state"):
             table.add_column(col)
         for m in matches:
-            table.add_row(m.match_id, m.game, ", ".join(m.seat_names), str(m.steps), "running" if m.running else "finished")
+            table.add_row(Text(m.match_id), Text(m.game), Text(", ".join(m.seat_names)), str(m.steps), "running" if m.running else "finished")
         out.print(table if matches else "no matches running or recently finished")
         return
 
@@ -91,7 +92,7 @@ def watch(
                 if isinstance(frame, HeaderFrame):
                     header = frame
                     delay = f", {frame.delay_ms / 1000:g} s late, every hand shown" if frame.delay_ms else ", live, public cards only"
-                    out.print(f"[bold]{frame.game} match {frame.match_id}[/]: {', '.join(frame.seat_names)}{delay}")
+                    out.print(f"[bold]{escape(frame.game)} match {escape(frame.match_id)}[/]: {escape(', '.join(frame.seat_names))}{delay}")  # what the server says: text
                     view, hands, title = frame.view, frame.hands, "the deal"
                 elif isinstance(frame, StepFrame):
                     assert header is not None

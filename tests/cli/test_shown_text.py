@@ -4,7 +4,10 @@ text, and control characters (ESC sequences, CR, BEL) are written as their escap
 
 from __future__ import annotations
 
+import dataclasses
 import io
+
+import pytest
 
 from rich.table import Table
 from rich.text import Text
@@ -12,6 +15,7 @@ from typer.testing import CliRunner
 
 from arbiter.cli import app
 from arbiter.cli._common import ShownConsole
+from arbiter.tournament.play import play_local
 from cardarena.records import visible
 
 runner = CliRunner()
@@ -44,3 +48,31 @@ def test_a_tournament_name_is_shown_not_read_as_markup(tmp_path):
     assert r.exit_code == 0, r.output
     assert "\x1b[2J" not in r.output and "\x1b]8" not in r.output and "\r" not in r.output
     assert "[/x][bold]T\\x1b[2J" in r.output
+
+
+@pytest.fixture(scope="module")
+def hostile_record(tmp_path_factory):
+    """A played match as a record file someone else gave you: its match id and a seat's name
+    rewritten with markup and control characters, and seat 1's notes carrying them too."""
+    record = play_local("spades", ["random"] * 4, seed=2, options={"deals": 1}, transport="inproc")
+    names = list(record.seat_names)
+    names[1] = "[/y]" + HOSTILE
+    actions = [dataclasses.replace(a, note="why " + HOSTILE) if a.seat == 1 else a for a in record.actions]
+    folder = tmp_path_factory.mktemp("replay")
+    given = dataclasses.replace(record, match_id="[/m]" + HOSTILE, seat_names=tuple(names), actions=actions)
+    (folder / "given.json").write_text(given.to_json())
+    # its first decisions only, for the step by step replay (which stops, saying why, where the record ends)
+    (folder / "start.json").write_text(dataclasses.replace(given, actions=given.actions[:8]).to_json())
+    return folder
+
+
+@pytest.mark.parametrize("file, args", [("start.json", ["--all", "--seat", "1"]), ("given.json", ["--seat", "1", "--at", "1"])])
+def test_a_record_file_s_names_and_notes_are_shown_not_read_as_markup(hostile_record, file, args):
+    r = runner.invoke(app, ["replay", str(hostile_record / file), *args])
+    assert r.exception is None or isinstance(r.exception, SystemExit), r.output  # no MarkupError
+    assert r.exit_code in (0, 1), r.output
+    assert "\x1b[2J" not in r.output and "\x1b]8" not in r.output and "\r" not in r.output and "\x07" not in r.output
+    assert "[/y][/x][bold]T\\x1b[2J" in r.output  # the seat's name, as written
+    assert "note: why [/x][bold]T\\x1b[2J\\x1b]8;;http://evil\\x07L\\x1b]8;;\\x07\\rZ" in r.output  # nothing dropped
+    if "--all" in args:
+        assert "[/m][/x][bold]T" in r.output
