@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich.markup import escape
 
 from cardarena.games import GAMES
 from arbiter.batch.settings import is_trusted
@@ -252,7 +253,7 @@ def evaluate(
         seeds = sorted({(m.deal, m.seed) for m in result.matches})
         _run(keep_fit, probes_file, [s for _, s in seeds], result.deal_margins(), result.luck_features)
     if result.resumed:
-        out.print(f"resumed {result.stored_as}: {result.resumed} matches were already in {db}", highlight=False)
+        out.print(f"resumed {result.stored_as}: {result.resumed} matches were already in {db}", highlight=False, markup=False)
     out.print(result.summary())
     luck_line = result.luck_summary()
     if luck_line:
@@ -275,14 +276,15 @@ def evaluate(
         except StoreError:
             pass
     if hint:
-        out.print(hint, highlight=False, soft_wrap=True)
+        out.print(hint, highlight=False, soft_wrap=True, markup=False)  # names stored evaluations: text
     se = "-" if result.margin.no_spread is not None else f"{result.stderr:.3f}"  # one deal, or all alike: none
     out.print(f"margin {result.mean_margin:+.3f}  s.e. {se}  win rate {result.win_rate:.3f}  matches {len(result.matches)}")
     if db is not None:
-        out.print(f"stored in {db} as {result.stored_as}; [bold]arbiter standings {result.stored_as} --db {db}[/] reads it",
+        out.print(f"stored in {escape(str(db))} as {escape(result.stored_as)}; [bold]arbiter standings {escape(result.stored_as)} "
+                  f"--db {escape(str(db))}[/] reads it",
                   highlight=False, soft_wrap=True)  # the command stays on one line, to copy
         if worst:
-            out.print(worst, highlight=False, soft_wrap=True)
+            out.print(worst, highlight=False, soft_wrap=True, markup=False)
     if json_path is not None:
         command = shlex.join(["arbiter", *sys.argv[1:]]) if sys.argv[1:2] == ["evaluate"] else ""
         _run(write_text, json_path, json.dumps(result.to_json(command), separators=(",", ":")) + "\n", "--json")

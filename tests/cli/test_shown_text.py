@@ -76,3 +76,12 @@ def test_a_record_file_s_names_and_notes_are_shown_not_read_as_markup(hostile_re
     assert "note: why [/x][bold]T\\x1b[2J\\x1b]8;;http://evil\\x07L\\x1b]8;;\\x07\\rZ" in r.output  # nothing dropped
     if "--all" in args:
         assert "[/m][/x][bold]T" in r.output
+
+
+def test_an_evaluation_s_name_is_shown_not_read_as_markup(tmp_path):
+    db = str(tmp_path / "e.sqlite")
+    r = runner.invoke(app, ["evaluate", "spades", "greedy", "random", "-o", "deals=1", "--deals", "1", "--db", db,
+                            "--name", HOSTILE])
+    assert r.exception is None or isinstance(r.exception, SystemExit), r.output  # no MarkupError once the deals are played
+    assert r.exit_code == 0, r.output
+    assert "arbiter standings [/x][bold]T\\x1b[2J" in r.output and "\x1b[2J" not in r.output
