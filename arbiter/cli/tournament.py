@@ -396,7 +396,7 @@ def tournament_show(
         count = f"{tour.done}/{plural(tour.planned, 'match', 'matches')}, seed {seed_text}"
     out.print(f"[bold]{escape(tour.name)}[/] (id {tour.id}): {tour.game}, {count}", highlight=False, width=width)
     for label, text in played.lines():
-        out.print(f"  {label}: {text}", highlight=False, width=width)
+        out.print(f"  {label}: {escape(text)}", highlight=False, width=width)
     if played.wdl_note:
         out.print(f"  W-D-L: {played.wdl_note}", highlight=False, width=width)
     if entrants:
@@ -480,7 +480,7 @@ def _show_match(tour, row, record) -> None:
         times = ms.get(seat, [])
         incs = escape("; ".join(f"{i.kind}: {i.detail}" for i in row.incidents if i.seat == seat))
         side = side_of.get(seat, 0)
-        table.add_row(str(seat), str(side), bot, f"{row.outcome.scores[seat]:g}", str(row.outcome.ranks[seat]),
+        table.add_row(str(seat), str(side), escape(bot), f"{row.outcome.scores[seat]:g}", str(row.outcome.ranks[seat]),
                       str(len(times)), f"{sum(times) / len(times):.1f}" if times else "", str(max(times)) if times else "",
                       *((f"{sum(transport[seat]) / len(transport[seat]):.2f}" if transport.get(seat) else "",)
                         if transport else ()),
@@ -490,6 +490,6 @@ def _show_match(tour, row, record) -> None:
     for inc in row.incidents:  # what went wrong, in the bot's own words (its stderr tail)
         if inc.stderr:
             tail = "\n".join(inc.stderr.strip().splitlines()[-8:])
-            out.print(f"seat {inc.seat} ({row.seats[inc.seat]}) {inc.kind}; its stderr ends:", highlight=False)
+            out.print(f"seat {inc.seat} ({row.seats[inc.seat]}) {inc.kind}; its stderr ends:", highlight=False, markup=False)
             out.print(tail, highlight=False, markup=False)
-    out.print(f"replay it: [bold]arbiter replay {row.match_id}[/]", highlight=False)
+    out.print(f"replay it: [bold]arbiter replay {escape(row.match_id)}[/]", highlight=False)
