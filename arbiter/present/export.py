@@ -11,12 +11,14 @@ import csv
 import html
 import io
 import json
+import re
 import time
 from typing import Any
 
 from arbiter.present.played import describe, team_rows
 from arbiter.rating.ratings import RATING_METHOD, Standings
 from arbiter.rating.stats import mean_se
+from cardarena.records import visible
 
 FORMATS = ("csv", "json", "md", "html")
 
@@ -186,15 +188,32 @@ def _cross_cells(st: Standings) -> tuple[list[str], list[list[str]]]:
     return [""] + names, rows
 
 
+#: The characters that mean something to Markdown (or are raw HTML inside it), each written
+#: after a backslash by ``md_text``: CommonMark shows an escaped ASCII punctuation character as
+#: itself. An underscore between two letters or digits (``deck_split``) emphasises nothing and
+#: is left alone (``_MD_UNDERSCORE``).
+_MD_SPECIAL = {ord(c): "\\" + c for c in "\\`*[]<>&|~"}
+_MD_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+
+
+def md_text(text: str) -> str:
+    """``text`` as Markdown shows it, for one line (a heading, a paragraph, a table's cell):
+    control characters as their escapes (``visible``), a newline as ``\\n`` (it would end the
+    heading or the table's row), and Markdown's own characters and HTML's escaped. A
+    tournament's name is anyone's text: ``<img onerror=...>`` in it was live HTML wherever
+    the Markdown was rendered, and a newline or a ``|`` broke the table."""
+    return _MD_UNDERSCORE.sub(r"\\_", visible(text).replace("\n", "\\n").replace("\t", " ").translate(_MD_SPECIAL))
+
+
 def to_markdown(st: Standings, info: dict[str, Any]) -> str:
     def line(cells: list[str]) -> str:
-        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+        return "| " + " | ".join(md_text(c) for c in cells) + " |"
 
-    out = [f"# Standings: {info.get('name', '')}", "", _summary(st, info), ""]
+    out = [f"# Standings: {md_text(str(info.get('name', '')))}", "", md_text(_summary(st, info)), ""]
     h = _headers(st)
     out += [line(h), "|" + "|".join("---" if i == 1 else "---:" for i in range(len(h))) + "|"]
     out += [line(c) for c in _table_cells(st, info)]
-    out += [""] + [n for _, n in standings_notes(st, info)]
+    out += [""] + [md_text(n) for _, n in standings_notes(st, info)]
     head, rows = _cross_cells(st)
     out += ["", "## Cross-table", "", "Score % of the row bot against the column bot.", "", line(head),
             "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|"]
@@ -241,7 +260,8 @@ footer{margin-top:2rem;color:#8a93a0;font-size:.85rem}
 
 def to_html(st: Standings, info: dict[str, Any]) -> str:
     """One self-contained, well-formed page: summary, standings, cross-table."""
-    e = html.escape
+    def e(text: str) -> str:  # control characters as their escapes: the page stays well-formed XML
+        return html.escape(visible(text))
 
     def row(cells: list[str], tag: str = "td", name_col: int = 1, classes: list[str] | None = None) -> str:
         parts = []

@@ -1,0 +1,35 @@
+"""Text that others wrote (a tournament's name, its options, a bot's notes) is shown by the
+exports and the web pages as text: never HTML, Markdown, a formula or a control sequence."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from arbiter.present.export import md_text, render
+from arbiter.rating.ratings import Rating, Standings, StandingRow
+
+#: Raw HTML, a second line, a table's cell break, Markdown's link and emphasis, a terminal's escape.
+NAME = "night\n| <img src=x onerror=alert(1)> [l](javascript:alert(1)) *b* _i_ \x1b[2J & </script>"
+
+
+def _standings() -> tuple[Standings, dict]:
+    r = StandingRow(1, "a", matches=2, wins=2, points=2.0, margin_sum=4.0, dup_values=[2.0])
+    r.rating = Rating(1500.0, 1400.0, 1600.0)
+    st = Standings([r, StandingRow(2, "c")], "bradley-terry", {}, 2, True)
+    return st, {"name": NAME, "game": "spades", "options": {}, "preset": None, "format": "round-robin", "planned": 4, "seed": 1}
+
+
+def test_markdown_shows_a_name_as_text_on_its_one_line():
+    md = render("md", *_standings())
+    head = md.splitlines()[0]
+    assert head.startswith("# Standings: night\\\\n\\| \\<img src=x onerror=alert(1)\\> \\[l\\](javascript:alert(1)) "
+                           "\\*b\\* \\_i\\_ \\\\x1b\\[2J \\& \\</script\\>"), head
+    assert re.search(r"(?<!\\)<", md) is None and "\x1b" not in md  # no raw HTML, no ESC
+    assert md_text("deck_split=true, a-b.c") == "deck_split=true, a-b.c"  # nothing escaped that needs no escape
+
+
+def test_the_html_export_stays_well_formed_and_shows_control_characters():
+    page = render("html", *_standings())
+    ET.fromstring(page.split("\n", 1)[1])  # the ESC made the page not well-formed XML
+    assert "&lt;img src=x" in page and "\\x1b[2J" in page and "<img" not in page
