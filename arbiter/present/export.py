@@ -64,13 +64,26 @@ def to_json(st: Standings, info: dict[str, Any]) -> str:
     return json.dumps(to_dict(st, info), indent=2, sort_keys=False) + "\n"
 
 
+#: The CSV's columns of text (the others are numbers, where a leading "-" is a sign).
+_CSV_TEXT = ("bot", "team")
+
+
+def csv_text(text: str) -> str:
+    """A text cell as a spreadsheet shows it: one that begins as a formula does (``=``, ``+``,
+    ``-``, ``@``, a tab or CR) gets a leading ``'``, so ``=HYPERLINK(...)`` is not run when the
+    file is opened. A name checked by the rule (cardarena.names) never begins so; one read from
+    a store someone else gave you may."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def to_csv(st: Standings, info: dict[str, Any] | None = None) -> str:
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
     w.writeheader()
     team = _team_of(info or {})
     for r in st.rows:
-        w.writerow({k: ("" if v is None else v) for k, v in {**r.as_dict(), "team": team.get(r.name)}.items()})
+        w.writerow({k: ("" if v is None else csv_text(v) if k in _CSV_TEXT else v)
+                    for k, v in {**r.as_dict(), "team": team.get(r.name)}.items()})
     return buf.getvalue()
 
 

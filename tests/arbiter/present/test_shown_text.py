@@ -3,6 +3,8 @@ exports and the web pages as text: never HTML, Markdown, a formula or a control 
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 import xml.etree.ElementTree as ET
 
@@ -33,3 +35,13 @@ def test_the_html_export_stays_well_formed_and_shows_control_characters():
     page = render("html", *_standings())
     ET.fromstring(page.split("\n", 1)[1])  # the ESC made the page not well-formed XML
     assert "&lt;img src=x" in page and "\\x1b[2J" in page and "<img" not in page
+
+
+def test_a_csv_text_cell_never_begins_as_a_formula():
+    st, info = _standings()
+    st.rows[1].name = "=HYPERLINK(\"http://evil\",\"x\")"  # past the name rule: read from a store someone gave you
+    rows = list(csv.DictReader(io.StringIO(render("csv", st, info))))
+    assert rows[1]["bot"] == "'=HYPERLINK(\"http://evil\",\"x\")"
+    assert rows[0]["bot"] == "a" and rows[1]["mean_margin"] == "0.0"  # names and numbers as they were
+    st.rows[0].margin_sum = -4.0
+    assert list(csv.DictReader(io.StringIO(render("csv", st, info))))[0]["mean_margin"] == "-2.0"  # a sign, not a formula
