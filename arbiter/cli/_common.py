@@ -79,6 +79,27 @@ if not err.is_terminal and "COLUMNS" not in os.environ:
     err = ShownConsole(stderr=True, width=_WIDE, emoji=False)
 
 
+class ShownFormatter(logging.Formatter):
+    """A log record on one line, whatever its message holds: a newline (``\\n``) or another
+    control character (``visible``) in text someone else wrote (a submission's name, a
+    tournament's, a bot's error) would otherwise start a line that reads as a record of its
+    own, or act on the terminal showing the log. A traceback, appended after, keeps its lines."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return visible(super().formatMessage(record)).replace("\n", "\\n")
+
+
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def log_to_stderr(verbose: bool) -> None:
+    """The long-running commands' log (``arbiter serve``, ``web``, ``arena``): on stderr, one
+    line a record (``ShownFormatter``), INFO with ``--verbose``, else WARNING."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(ShownFormatter(LOG_FORMAT))
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, handlers=[handler])
+
+
 class _QuietCancel(logging.Filter):
     """grpc.aio logs a servicer cancelled by a server's stop (a private arbiter closing at
     the end of a check or a match) as an error with a traceback; it is neither."""

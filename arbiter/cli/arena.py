@@ -68,7 +68,8 @@ import typer
 from cardarena.games.options import flag_help
 from arbiter.arena.ladder import ArenaSpec, ServiceConfig
 from arbiter.spectating.runs import announce_run, forget_run
-from arbiter.cli._common import OPTION_FLAG, MetricsOpt, UsageError, _parse_options, _run, app, err, out, plural, read_tls, start_metrics
+from arbiter.cli._common import (OPTION_FLAG, MetricsOpt, UsageError, _parse_options, _run, app, err, log_to_stderr, out,
+                                 plural, read_tls, start_metrics)
 
 
 @app.command()
@@ -107,7 +108,7 @@ def arena(
     """Run a continuous rated ladder: submissions over the Bots service, encounters on duplicate deals, a live leaderboard."""
     from arbiter.arena.ladder import ArenaSpec, ServiceConfig, arena_from_dict, arena_from_toml
 
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    log_to_stderr(verbose)
     overrides: dict[str, Any] = {
         "game": game, "name": name, "preset": preset, "deals": deals, "concurrency": concurrency, "isolation": isolation,
         "suspend_after": suspend_after, "decision_ms": decision_ms, "bank_ms": bank_ms, "policy": policy,

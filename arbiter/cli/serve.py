@@ -11,7 +11,6 @@ and author token) in a credentials file only its user can read, and says where.
 from __future__ import annotations
 
 import asyncio
-import logging
 import signal
 import ssl
 import sys
@@ -25,7 +24,7 @@ from arbiter.server import auth
 from arbiter.server.app import is_loopback, start_server
 from arbiter.server.botstream import Hub
 from arbiter.spectating.hub import SpectatorHub
-from arbiter.cli._common import CredentialsOpt, MetricsOpt, UsageError, _run, app, err, not_nan, out, port_free, read_tls, start_metrics
+from arbiter.cli._common import CredentialsOpt, MetricsOpt, UsageError, _run, app, err, not_nan, out, port_free, read_tls, start_metrics, log_to_stderr
 
 
 def _check_tls(cert: Path, key: Path) -> None:
@@ -63,7 +62,7 @@ def serve(
     verbose: Annotated[bool, typer.Option("--verbose", "-v")] = False,
 ) -> None:
     """Run a standing arbiter: bots connect to it with their tokens; `arbiter play --server` runs matches on it."""
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    log_to_stderr(verbose)
     if spectator_delay is not None and not 0 <= spectator_delay <= MAX_SPECTATOR_DELAY:  # (NaN too)
         _run(_fail, f"--spectator-delay must be from 0 to {MAX_SPECTATOR_DELAY} seconds, got {spectator_delay:g}")
     tls = _run(read_tls, tls_cert, tls_key)

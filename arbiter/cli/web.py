@@ -19,14 +19,13 @@ arbiter's credentials file: `arbiter credentials add-bot browser` issues the sea
 
 from __future__ import annotations
 
-import logging
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from arbiter.cli._common import DbOpt, MetricsOpt, UsageError, _run, app, err, not_nan, out, start_metrics
+from arbiter.cli._common import DbOpt, MetricsOpt, UsageError, _run, app, err, not_nan, out, start_metrics, log_to_stderr
 from arbiter.store.db import DEFAULT_DB
 
 #: The store `make demo` writes (the Makefile's demo target); `arbiter web` without --db
@@ -101,7 +100,7 @@ def web(
         if not play_limit:
             err.print(f"{host} reaches other machines: /play is off (give --play-limit N to allow N matches with a "
                       "person at once)", highlight=False, markup=False)
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    log_to_stderr(verbose)
     standing = _run(_standing, arbiter, arbiter_credentials, arbiter_tls_ca) if arbiter or arbiter_credentials else None
 
     def listen():

@@ -85,3 +85,17 @@ def test_an_evaluation_s_name_is_shown_not_read_as_markup(tmp_path):
     assert r.exception is None or isinstance(r.exception, SystemExit), r.output  # no MarkupError once the deals are played
     assert r.exit_code == 0, r.output
     assert "arbiter standings [/x][bold]T\\x1b[2J" in r.output and "\x1b[2J" not in r.output
+
+
+def test_a_log_record_stays_one_line_whatever_its_message_holds():
+    import logging
+
+    from arbiter.cli._common import LOG_FORMAT, ShownFormatter
+
+    forged = "x\n2026-01-01 00:00:00,000 CRITICAL arbiter: forged\x1b[2J"
+    record = logging.LogRecord("arbiter.server.bots", logging.INFO, __file__, 1, "checking submission %s from %s",
+                               (forged, "alice"), None)
+    line = ShownFormatter(LOG_FORMAT).format(record)
+    assert "\n" not in line and "\x1b" not in line
+    assert line.endswith("arbiter.server.bots: checking submission x\\n2026-01-01 00:00:00,000 CRITICAL arbiter: forged"
+                         "\\x1b[2J from alice")
