@@ -33,7 +33,7 @@ from arbiter.analysis import jobs
 from arbiter.analysis.reask import DecisionPoint, decisions
 from arbiter.analysis.stored import Analysed, costliest, current_analysis, from_json
 from arbiter.analysis.values import UNITS, meaning
-from arbiter.present.table import TABLE_STYLE, render_table, table_model
+from arbiter.present.table import TABLE_STYLE, render_table, shown, table_model
 from arbiter.store.analyses import recent_analyses
 from arbiter.store.db import MatchRow, Store, StoreError
 from cardarena import disclosure
@@ -135,7 +135,7 @@ def chart_svg(rows: list[Analysed], current: int, width: int = 560, height: int 
     return Markup("".join(out))
 
 
-_env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+_env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, finalize=shown)  # (table.shown)
 #: Both inspector pages step with the keyboard: ← → or j k follow the prev / next links.
 _KEYS = """<script nonce="{{ nonce }}">
 document.addEventListener("keydown", function (e) {

@@ -33,6 +33,7 @@ from markupsafe import Markup
 from arbiter.present.boards import hand_for, plural
 from arbiter.present.games import page_part
 from cardarena.games import Card, ConfigError, get_game
+from cardarena.records import visible
 
 __all__ = ["TABLE_SCRIPT", "TABLE_STYLE", "TableModel", "face", "render_table", "table_model"]
 
@@ -41,6 +42,20 @@ _SUITS = {"S": ("♠", "black"), "H": ("♥", "red"), "D": ("♦", "red"), "C": 
 
 _SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 _RANK_NAMES = {"A": "ace", "J": "jack", "Q": "queen", "K": "king"}
+
+
+def shown(value: Any) -> Any:
+    """A value as a page shows it: text (a ``str``, not ``Markup``) with its control
+    characters written as their escapes (``visible``: an ESC or a CR in a bot's note, a
+    stderr or a tournament's name would otherwise show as nothing, or as a line break),
+    anything else as it is. The pages' templates' ``finalize`` (web.py, inspector.py), and
+    ``_escaped`` for the HTML built here; autoescaping still does the escaping."""
+    return visible(value) if type(value) is str else value
+
+
+def _escaped(text: str) -> str:
+    """``text`` shown (``shown``) and escaped for HTML, for an element's text or an attribute."""
+    return html.escape(visible(text))
 
 
 def card_name(card: Card | str) -> str:
@@ -68,7 +83,7 @@ def face(card: Card, small: bool = False) -> Markup:
         return Markup(f'<span class="card joker{size}" role="img" aria-label="joker" title="joker" data-card="JK">'
                       '<b aria-hidden="true">JK</b><i aria-hidden="true">★</i></span>')
     sym, colour = _SUITS[token[-1]]
-    rank = html.escape(token[:-1])
+    rank = _escaped(token[:-1])
     ten = ' class="ten"' if len(token) == 3 else ""
     return Markup(f'<span class="card {colour}{size}" role="img" aria-label="{name}" title="{name}" data-card="{token}">'
                   f'<b{ten} aria-hidden="true">{rank}</b><i aria-hidden="true">{sym}</i></span>')
@@ -760,9 +775,9 @@ TABLE_STYLE = """<style>
 def _pile_html(p: Pile, small: bool = False) -> str:
     attrs = ""
     if p.src:
-        attrs += f' data-src="{html.escape(p.src)}"'
+        attrs += f' data-src="{_escaped(p.src)}"'
     if p.dst:
-        attrs += f' data-dst="{html.escape(p.dst)}"'
+        attrs += f' data-dst="{_escaped(p.dst)}"'
     cls = "pile" + (" spread" if p.spread else "") + (f" {p.tag}" if p.tag else "")
     tag = "button type=\"button\"" if (p.src or p.dst) else "div"
     end = "button" if (p.src or p.dst) else "div"
@@ -772,7 +787,7 @@ def _pile_html(p: Pile, small: bool = False) -> str:
     inner += "".join(str(face(c, small)) for c in (p.cards if p.spread else p.cards[-1:]))
     if not inner:
         inner = '<span class="slot"></span>'
-    note = f"<span>{html.escape(p.label)}</span>" + (f'<span class="note">{html.escape(p.note)}</span>' if p.note else "")
+    note = f"<span>{_escaped(p.label)}</span>" + (f'<span class="note">{_escaped(p.note)}</span>' if p.note else "")
     pos = f' style="grid-area:{p.pos}" data-pos="{p.pos}"' if p.pos else ""
     return f'<{tag} class="{cls}"{attrs}{pos}><span class="stack">{inner}</span>{note}</{end}>'
 
@@ -780,12 +795,12 @@ def _pile_html(p: Pile, small: bool = False) -> str:
 def _seat_html(s: SeatBox) -> str:
     cls = "seat" + (" you" if s.you else "") + (" to-act" if s.to_act else "") + (" partner" if s.partner else "")
     backs = f'<span class="backs">{back(True)} ×{s.backs}</span>' if s.backs and not s.piles else ""
-    where = f' <span class="where">{html.escape(s.where)}</span>' if s.where else ""
+    where = f' <span class="where">{_escaped(s.where)}</span>' if s.where else ""
     label = f'{"you" if s.you else s.name} · {s.where or f"seat {s.seat}"}' + (" · to act" if s.to_act else "")
-    out = [f'<section class="{cls} pos-{s.pos}" data-seat="{s.seat}" aria-label="{html.escape(label)}"><div class="name">'
-           f'{html.escape(s.name)}{where}'
+    out = [f'<section class="{cls} pos-{s.pos}" data-seat="{s.seat}" aria-label="{_escaped(label)}"><div class="name">'
+           f'{_escaped(s.name)}{where}'
            + (' <span class="turn-tag">· to act</span>' if s.to_act else "")
-           + f' <span class="facts">· {html.escape(" · ".join(s.facts))}</span>{backs}</div>']
+           + f' <span class="facts">· {_escaped(" · ".join(s.facts))}</span>{backs}</div>']
     if s.piles:
         out.append('<div class="piles">' + "".join(_pile_html(p, small=not s.you) for p in s.piles) + "</div>")
     if s.cards:
@@ -797,10 +812,10 @@ def _seat_html(s: SeatBox) -> str:
 def _sheet_html(m: TableModel) -> str:
     if not m.sheet_head:
         return ""
-    head = ('<tr><td></td>' + "".join(f'<th scope="colgroup" colspan="4">{html.escape(h)}</th>' for h in m.sheet_head) + "</tr>"
+    head = ('<tr><td></td>' + "".join(f'<th scope="colgroup" colspan="4">{_escaped(h)}</th>' for h in m.sheet_head) + "</tr>"
             + '<tr><th scope="col">deal</th>' + '<th scope="col">bid</th><th scope="col">took</th><th scope="col">score</th>'
             '<th scope="col">bags</th>' * len(m.sheet_head) + "</tr>")
-    rows = "".join("<tr>" + "".join((f"<th scope=\"row\">{html.escape(c)}</th>" if k == 0 else f"<td>{html.escape(c)}</td>")
+    rows = "".join("<tr>" + "".join((f"<th scope=\"row\">{_escaped(c)}</th>" if k == 0 else f"<td>{_escaped(c)}</td>")
                                     for k, c in enumerate(r)) + "</tr>" for r in m.sheet)
     return (f'<details class="sheet" id="score-sheet"{" open" if m.over else ""}><summary>score sheet ({plural(len(m.sheet), "deal")})</summary>'
             f'<div class="scroll" tabindex="0" role="region" aria-label="score sheet"><table><thead>{head}</thead><tbody>{rows}</tbody></table></div></details>')
@@ -810,7 +825,7 @@ def _peek_html(m: TableModel) -> str:
     if not m.peek:
         return ""
     cards = "".join(_pile_html(p, small=True) for p in m.peek)
-    return (f'<details class="peek" id="last-trick"><summary>{html.escape(m.peek_title)}</summary>'
+    return (f'<details class="peek" id="last-trick"><summary>{_escaped(m.peek_title)}</summary>'
             f'<div class="trick small">{cards}</div></details>')
 
 
@@ -818,10 +833,10 @@ def render_table(m: TableModel, interactive: bool = True) -> Markup:
     """The table as HTML (``#board``, the hand inside it); ``interactive``: the hand's
     cards and the piles are buttons the script binds (a seat's page), else plain."""
     out = [f'<div id="board" class="table-{m.game} seats-{len(m.seats)}" data-instant="{1 if m.instant and interactive else 0}">']
-    mid = [f'<div class="mid"><h2 class="ttl" id="middle-title">{html.escape(m.middle_title)}</h2>']
+    mid = [f'<div class="mid"><h2 class="ttl" id="middle-title">{_escaped(m.middle_title)}</h2>']
     if m.trick or m.game == "spades":
         mid.append(f'<div class="trick" id="trick" data-trick="{m.trick_no}" data-done="{1 if m.trick_done else 0}" role="group" '
-                   f'aria-label="{html.escape(m.middle_title)}">' + "".join(_pile_html(p) for p in m.trick) + "</div>")
+                   f'aria-label="{_escaped(m.middle_title)}">' + "".join(_pile_html(p) for p in m.trick) + "</div>")
     if m.middle:
         mid.append('<div class="piles" id="middle">' + "".join(_pile_html(p) for p in m.middle) + "</div>")
     mid.append("</div>")
@@ -838,13 +853,13 @@ def render_table(m: TableModel, interactive: bool = True) -> Markup:
                     if interactive and h.src:
                         cls = "pick " + ("legal" if h.legal else ("dim" if playing else "idle"))
                         dis = "" if h.legal else " disabled"
-                        cards.append(f'<button type="button" class="{cls}" data-src="{html.escape(h.src)}" data-key="{k + 1}"'
+                        cards.append(f'<button type="button" class="{cls}" data-src="{_escaped(h.src)}" data-key="{k + 1}"'
                                      f'{dis}>{face(h.card)}</button>')
                     elif h.src and m.catalogue:  # a replay of the seat's decision: what it could play
                         cards.append(f'<span class="pick {"legal" if h.legal else ("dim" if playing else "idle")}">{face(h.card)}</span>')
                     else:
                         cards.append(str(face(h.card)))
-                inner += (f'<div class="hand-box"><h2 class="ttl" id="hand-title">{html.escape(m.hand_title)}</h2>'
+                inner += (f'<div class="hand-box"><h2 class="ttl" id="hand-title">{_escaped(m.hand_title)}</h2>'
                           f'<div class="hand" id="hand" role="group" aria-labelledby="hand-title">{"".join(cards)}</div></div>')
             out.append(inner + "</section>")
         else:

@@ -86,7 +86,7 @@ from cardarena.records import MatchRecord, number
 from cardarena.replay import ReplayError
 from cardarena.replay import ReplayStep, step_record
 from arbiter.present.export import ARENA_SCALE, los_text, margin_header, margin_text, standings_notes
-from arbiter.present.table import TABLE_STYLE, render_table, table_model
+from arbiter.present.table import TABLE_STYLE, render_table, shown, table_model
 from arbiter.present.watching import now_playing
 from arbiter.present.played import THINK_COLUMNS, THINK_NOTE, describe, team_rows, think_cells
 from arbiter.present import inspector, play_page as play
@@ -578,6 +578,7 @@ _env = jinja2.Environment(
                               "tournament_bot": _TOURNAMENT_BOT}),
     autoescape=True,
     undefined=jinja2.StrictUndefined,
+    finalize=shown,  # control characters in anyone's text shown as escapes
 )
 _env.filters["card"] = card_html
 _env.filters["num"] = _num

@@ -8,6 +8,8 @@ import io
 import re
 import xml.etree.ElementTree as ET
 
+import pytest
+
 from arbiter.present.export import md_text, render
 from arbiter.rating.ratings import Rating, Standings, StandingRow
 
@@ -45,3 +47,43 @@ def test_a_csv_text_cell_never_begins_as_a_formula():
     assert rows[0]["bot"] == "a" and rows[1]["mean_margin"] == "0.0"  # names and numbers as they were
     st.rows[0].margin_sum = -4.0
     assert list(csv.DictReader(io.StringIO(render("csv", st, info))))[0]["mean_margin"] == "-2.0"  # a sign, not a formula
+
+
+NOTING_BOT = '''
+from bots.random_bot import RandomBot
+
+
+class Noting(RandomBot):
+    name = "noting"
+
+    def choose(self, view, legal_actions):
+        self.note("held\\x1b[2J\\rover </pre><script>alert(1)</script>")
+        return super().choose(view, legal_actions)
+'''
+
+
+@pytest.fixture(scope="module")
+def hostile_store(tmp_path_factory):
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+
+    folder = tmp_path_factory.mktemp("web")
+    (folder / "noting.py").write_text(NOTING_BOT)
+    db = folder / "w.sqlite"
+    r = CliRunner().invoke(app, ["tournament", "run", "--db", str(db), "--transport", "inproc", "--game", "spades", "--bots",
+                                 f"{folder / 'noting.py'},random", "-o", "deals=1", "--deals", "1", "--seed", "1",
+                                 "--name", "night\x1b[2J\r<b>", "--quiet"])
+    assert r.exit_code == 0, r.output
+    return db
+
+
+def test_the_pages_show_control_characters_in_anyone_s_text(hostile_store):
+    from arbiter.present.inspector import inspect_page
+    from arbiter.present.web import open_read_only, tournament_page
+
+    with open_read_only(hostile_store) as store:
+        page = tournament_page(store, "1")
+        note = inspect_page(store, "1-0", {"seat": ["0"], "d": ["1"]}, "n")
+    assert "night\\x1b[2J\\r&lt;b&gt;" in page and "\x1b" not in page and "\r" not in page
+    assert "held\\x1b[2J\\rover &lt;/pre&gt;&lt;script&gt;" in note and "\x1b" not in note and "<script>alert" not in note
