@@ -185,7 +185,7 @@ def hindsight_table(counts: list[CardCount], title: str) -> Table:
         if len(c.tricks) < 2:
             continue
         best = [card for card, t in c.tricks.items() if t == c.best]
-        table.add_row(str(c.number), str(c.step), c.played or "-", str(c.tricks.get(c.played, "")), " ".join(best),
+        table.add_row(str(c.number), str(c.step), escape(c.played or "-"), str(c.tricks.get(c.played, "")), " ".join(best),
                       str(c.best), f"[bold red]{c.lost}[/]" if c.lost else "0")
     return table
 
@@ -203,7 +203,7 @@ def decision_table(rows: list[Analysed], title: str) -> Table:
     table.add_column("")
     for r in rows:
         if not r.values:
-            table.add_row(str(r.number), str(r.step), escape(r.chosen or "-"), "", "", "", "", r.note, style="dim")
+            table.add_row(str(r.number), str(r.step), escape(r.chosen or "-"), "", "", "", "", escape(r.note), style="dim")
             continue
         mine, best = r.chosen_value, r.values[0]
         table.add_row(
