@@ -70,10 +70,12 @@ _CSV_TEXT = ("bot", "team")
 
 def csv_text(text: str) -> str:
     """A text cell as a spreadsheet shows it: one that begins as a formula does (``=``, ``+``,
-    ``-``, ``@``, a tab or CR) gets a leading ``'``, so ``=HYPERLINK(...)`` is not run when the
+    ``-``, ``@``, a tab) gets a leading ``'``, so ``=HYPERLINK(...)`` is not run when the
     file is opened. A name checked by the rule (cardarena.names) never begins so; one read from
-    a store someone else gave you may."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    a store someone else gave you may (its control characters are shown as escapes too: the
+    CSV is printed on the terminal without ``--output``)."""
+    text = visible(text)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t") else text
 
 
 def to_csv(st: Standings, info: dict[str, Any] | None = None) -> str:

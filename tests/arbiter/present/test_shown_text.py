@@ -87,3 +87,9 @@ def test_the_pages_show_control_characters_in_anyone_s_text(hostile_store):
         note = inspect_page(store, "1-0", {"seat": ["0"], "d": ["1"]}, "n")
     assert "night\\x1b[2J\\r&lt;b&gt;" in page and "\x1b" not in page and "\r" not in page
     assert "held\\x1b[2J\\rover &lt;/pre&gt;&lt;script&gt;" in note and "\x1b" not in note and "<script>alert" not in note
+
+
+def test_a_csv_text_cell_shows_control_characters():
+    st, info = _standings()
+    st.rows[1].name = "c\x1b[2J\r"
+    assert list(csv.DictReader(io.StringIO(render("csv", st, info))))[1]["bot"] == "c\\x1b[2J\\r"
