@@ -18,7 +18,7 @@ from arbiter.store.db import DEFAULT_DB
 from arbiter.tournament.play import check_store, play_local, play_remote, store_play
 from arbiter.cli._common import (
     BankOpt, DbOpt, DecisionOpt, OptionOpt, PolicyOpt, PresetOpt, TransportOpt, _outcome_table, _parse_options, _run, app,
-    err, out, plural, UsageError,
+    err, out, plural, stderr_block, UsageError,
 )
 
 
@@ -127,8 +127,7 @@ def _print_record(record: Any, title: str) -> None:
         out.print(f"[yellow]incident:[/] seat {inc.seat}: {escape(inc.kind)}: {escape(inc.detail)}", highlight=False,
                   soft_wrap=True)
         if inc.stderr:
-            tail = "\n".join(inc.stderr.strip().splitlines()[-8:])
-            out.print(f"  the bot's stderr ends:\n{tail}", highlight=False, markup=False)
+            out.print(f"  the bot's stderr ends:\n{stderr_block(inc.stderr)}", highlight=False, markup=False)
 
 
 class _TurnWatch:

@@ -27,7 +27,7 @@ from rich.table import Table
 from cardarena import disclosure
 from arbiter.cli._common import (
     OPTION_FLAG, DbOpt, TransportOpt, UsageError, _parse_options, _run, app, err, out, plural, terminate_as_interrupt,
-    tournament_app, write_text,
+    stderr_block, tournament_app, write_text,
 )
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT
 from arbiter.spectating.runs import announce_run, forget_run
@@ -489,7 +489,6 @@ def _show_match(tour, row, record) -> None:
     out.print(table)
     for inc in row.incidents:  # what went wrong, in the bot's own words (its stderr tail)
         if inc.stderr:
-            tail = "\n".join(inc.stderr.strip().splitlines()[-8:])
             out.print(f"seat {inc.seat} ({row.seats[inc.seat]}) {inc.kind}; its stderr ends:", highlight=False, markup=False)
-            out.print(tail, highlight=False, markup=False)
+            out.print(stderr_block(inc.stderr), highlight=False, markup=False)
     out.print(f"replay it: [bold]arbiter replay {escape(row.match_id)}[/]", highlight=False)

@@ -99,3 +99,16 @@ def test_a_log_record_stays_one_line_whatever_its_message_holds():
     assert "\n" not in line and "\x1b" not in line
     assert line.endswith("arbiter.server.bots: checking submission x\\n2026-01-01 00:00:00,000 CRITICAL arbiter: forged"
                          "\\x1b[2J from alice")
+
+
+def test_a_bot_s_stderr_is_indented_under_the_line_that_says_whose_it_is(hostile_record, capsys):
+    from arbiter.cli.play import _print_record
+    from cardarena.records import Incident, MatchRecord
+
+    record = MatchRecord.from_json((hostile_record / "given.json").read_text())
+    forged = "Traceback (most recent call last):\nerror: the arbiter crashed\r56 decisions in 0.01 s; match x\x1b[2J"
+    _print_record(dataclasses.replace(record, incidents=(Incident(1, "crash", "boom", stderr=forged),)), "t")
+    shown = capsys.readouterr().out.splitlines()
+    at = shown.index("  the bot's stderr ends:")
+    assert shown[at + 1:at + 4] == ["    Traceback (most recent call last):", "    error: the arbiter crashed",
+                                    "    56 decisions in 0.01 s; match x\\x1b[2J"]
