@@ -134,7 +134,12 @@ ECHO_LIMIT = 200
 
 
 def clip(text: str, limit: int = ECHO_LIMIT) -> str:
-    """``text`` cut to ``limit`` characters (and says so), for anything that echoes bot input."""
+    """``text`` on one line, its control characters shown (``visible``; a newline as ``\\n``),
+    cut to ``limit`` characters (and says so), for anything that echoes bot input: an
+    incident's detail, an error. Where it is shown on a line of its own (``incident: seat 0:
+    crash: ...``), a newline in a bot's exception message started a line of the bot's that read
+    as the command's own."""
+    text = visible(text).replace("\n", "\\n")
     return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
 
 

@@ -112,3 +112,16 @@ def test_a_bot_s_stderr_is_indented_under_the_line_that_says_whose_it_is(hostile
     at = shown.index("  the bot's stderr ends:")
     assert shown[at + 1:at + 4] == ["    Traceback (most recent call last):", "    error: the arbiter crashed",
                                     "    56 decisions in 0.01 s; match x\\x1b[2J"]
+
+
+def test_a_bot_s_exception_message_stays_on_its_incident_s_line(tmp_path):
+    bot = tmp_path / "liar.py"
+    bot.write_text("from sdk import Bot\n\nclass Liar(Bot):\n    name = 'liar'\n\n    def choose(self, view, legal_actions):\n"
+                   "        raise RuntimeError('boom\\nerror: the arbiter crashed\\r\\x1b[2J')\n")
+    r = runner.invoke(app, ["play", "spades", str(bot), "random", "random", "random", "--transport", "inproc", "--seed", "1",
+                            "-o", "deals=1", "--db", str(tmp_path / "p.sqlite")])
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()  # (in process, the bot's own traceback goes to the arbiter's stderr, as it wrote it)
+    assert not any(line.startswith("error:") for line in lines), r.stdout
+    assert any(line.startswith("incident: seat 0: crash:") and "boom\\nerror: the arbiter crashed\\r\\x1b[2J" in line
+               for line in lines), r.output
