@@ -16,7 +16,7 @@ from arbiter.server import client
 from arbiter.store.db import Store
 from cardarena.games import game_class
 from cardarena.games.base import options_to_dict
-from cardarena.records import Incident, MatchConfig, MatchRecord, RecordedAction
+from cardarena.records import Incident, MatchConfig, MatchRecord, RecordedAction, visible
 
 #: The name of the store's batch of single matches (``arbiter play``, the web's /play):
 #: ``play:GAME`` (with its changed options in brackets). Lists of tournaments keep them apart.
@@ -32,12 +32,17 @@ def name_taken(name: str) -> str:
     """Why a tournament or an evaluation may not be called ``name`` ("" if it may): a name
     starting with ``play:`` is the store's batch of single matches (readers take it for one,
     open, and /play would store its matches into it); a name of digits alone reads as another
-    one's id (``arbiter standings N``, the web page's ``/t/N``)."""
+    one's id (``arbiter standings N``, the web page's ``/t/N``); a name with a control
+    character is not one line (every output shows it escaped, ``visible``, but a spec is
+    anyone's text)."""
     if is_play_name(name):
         return (f"names starting with {PLAY_PREFIX!r} are the store's batches of single matches (arbiter play, "
                 "/play); choose another name")
     if name.isdigit():
         return "a name of digits alone reads as another tournament's id (arbiter standings N, /t/N): add a letter"
+    if visible(name) != name or "\n" in name or "\t" in name:
+        return ("a name is one line of text: no newline, tab or other control character (ESC, CR...), which every "
+                "listing, page and log line would show as an escape")
     return ""
 
 

@@ -20,6 +20,8 @@ from cardarena.records import visible
 
 runner = CliRunner()
 
+#: Markup: a tag closed that was never opened (rich's MarkupError), a style, a hyperlink.
+MARKUP = "[/x][bold]T[link=http://evil]L[/link]"
 #: Clears the screen, plants an OSC 8 hyperlink, overwrites the line, and closes a tag never opened.
 HOSTILE = "[/x][bold]T\x1b[2J\x1b]8;;http://evil\x07L\x1b]8;;\x07\rZ\u202e"
 
@@ -44,10 +46,17 @@ def test_the_console_shows_control_characters_in_strings_tables_and_text():
 def test_a_tournament_name_is_shown_not_read_as_markup(tmp_path):
     db = str(tmp_path / "t.sqlite")
     r = runner.invoke(app, ["tournament", "run", "--db", db, "--transport", "inproc", "--game", "spades", "--bots",
-                            "random,random", "-o", "deals=1", "--deals", "1", "--seed", "1", "--name", HOSTILE])
+                            "random,random", "-o", "deals=1", "--deals", "1", "--seed", "1", "--name", MARKUP])
     assert r.exit_code == 0, r.output
-    assert "\x1b[2J" not in r.output and "\x1b]8" not in r.output and "\r" not in r.output
-    assert "[/x][bold]T\\x1b[2J" in r.output
+    words = " ".join(r.output.split())  # (the last line wraps where the store's path is long)
+    assert f"\n{MARKUP} ━" in r.output and f"arbiter standings {MARKUP} --db" in words  # the progress bar's, the last line's
+
+
+def test_a_tournament_name_is_one_line_of_text(tmp_path):
+    r = runner.invoke(app, ["tournament", "run", "--db", str(tmp_path / "t.sqlite"), "--transport", "inproc", "--game",
+                            "spades", "--bots", "random,random", "-o", "deals=1", "--deals", "1", "--name", HOSTILE])
+    assert r.exit_code == 2 and "a name is one line of text" in r.output, r.output
+    assert "\\x1b[2J" in r.output and "\x1b" not in r.output  # the name, shown
 
 
 @pytest.fixture(scope="module")
@@ -81,10 +90,10 @@ def test_a_record_file_s_names_and_notes_are_shown_not_read_as_markup(hostile_re
 def test_an_evaluation_s_name_is_shown_not_read_as_markup(tmp_path):
     db = str(tmp_path / "e.sqlite")
     r = runner.invoke(app, ["evaluate", "spades", "greedy", "random", "-o", "deals=1", "--deals", "1", "--db", db,
-                            "--name", HOSTILE])
+                            "--name", MARKUP])
     assert r.exception is None or isinstance(r.exception, SystemExit), r.output  # no MarkupError once the deals are played
     assert r.exit_code == 0, r.output
-    assert "arbiter standings [/x][bold]T\\x1b[2J" in r.output and "\x1b[2J" not in r.output
+    assert f"arbiter standings {MARKUP} --db" in " ".join(r.output.split())
 
 
 def test_a_log_record_stays_one_line_whatever_its_message_holds():
