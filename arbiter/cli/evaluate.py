@@ -407,7 +407,7 @@ def _plan(game: str, bots: tuple[str, str], options, preset, test, sequential: s
                        cap=cap, seed=seed)
     out.print(f"{bots[0]} vs {bots[1]} at {game}, H0: margin {p.m0:g} or less, H1: {p.m1:g} or more (alpha {p.alpha:g}, "
               f"beta {p.beta:g}): each test run {p.runs} times on deals drawn from {p.describe_source()}, moved to "
-              f"each margin (at most {p.cap} deals a run, --deals)", highlight=False, soft_wrap=True)
+              f"each margin (at most {p.cap} deals a run, --deals)", highlight=False, soft_wrap=True, markup=False)  # stored names: text
     chosen = {"betting": "betting", "variance": ("auto", "variance"), "normal": "normal"}[sequential]
     tests = [r for r in p.rows if r.at_m0 is not None]
     margins = [(f"at {p.m0:g} (H0)", "at_m0", "H1"), (f"at {p.m1:g} (H1)", "at_m1", "H0")]

@@ -184,25 +184,25 @@ def _print_standings(st, info: dict[str, Any], crosstable: bool = False, times: 
     for d in team_rows(st.rows, played.teams):
         r = d.row
         value, interval = _rating_text(st, r)
-        cells = [str(d.rank), d.label, str(r.matches), f"{r.wins}-{r.draws}-{r.losses}",
+        cells = [str(d.rank), escape(d.label), str(r.matches), f"{r.wins}-{r.draws}-{r.losses}",
                  score_text(r), margin_text(st, r)]
         cells += [value, interval.replace(" – ", "–"), "" if r.los_next is None else los_text(r.los_next, 0)]
         cells += [str(r.forfeits)] if forfeits else []
         cells += think_cells(times, d.members) if times else []
         rows.append(cells)
     out.print(fitted_table(cols, rows, title=f"Standings: {escape(str(info['name']))}"), width=console_width())
-    out.print(_summary(st, info), highlight=False, width=console_width())
+    out.print(_summary(st, info), highlight=False, markup=False, width=console_width())  # its options and teams: text
     for _, note in standings_notes(st, info):  # the order, the margin, the scale, W-D-L in a free for all
-        out.print(note, highlight=False, width=console_width())
+        out.print(note, highlight=False, markup=False, width=console_width())
     if times:
         out.print(f"{THINK_NOTE}.", highlight=False, width=console_width())
     if crosstable and len(st.rows) > 1:
         head, rows = _cross_cells(st)
         ct = Table(title="Cross-table: score % of the row bot against the column bot")
         for i, h in enumerate(head):
-            ct.add_column(h, justify="left" if i == 0 else "right", no_wrap=i == 0)
+            ct.add_column(escape(h), justify="left" if i == 0 else "right", no_wrap=i == 0)  # the bots' names: text
         for line in rows:
-            ct.add_row(*[c if i == 0 or c in ("", "—") else (f"[green]{c}[/]" if float(c) > 50 else f"[red]{c}[/]" if float(c) < 50 else c)
+            ct.add_row(*[escape(c) if i == 0 or c in ("", "—") else (f"[green]{c}[/]" if float(c) > 50 else f"[red]{c}[/]" if float(c) < 50 else c)
                          for i, c in enumerate(line)])
         out.print(ct, width=console_width())
 
@@ -430,8 +430,8 @@ def tournament_show(
             result = (" ".join(f"{s:g}" for s in r.outcome.scores), " ".join(map(str, r.outcome.ranks)), r.outcome.reason.value)
         else:
             result = ("withheld", "withheld", r.outcome.reason.value)
-        cells.append([str(r.idx), str(r.round), str(r.deal), str(r.table), str(r.seating), " ".join(r.seats), *result,
-                      inc, r.match_id])
+        cells.append([str(r.idx), str(r.round), str(r.deal), str(r.table), str(r.seating), escape(" ".join(r.seats)), *result,
+                      escape(inc), escape(r.match_id)])
     out.print(fitted_table(cols, cells, title=f"Matches ({len(shown)} shown)"), width=console_width())
     if failures and shown:  # what went wrong, in words: the reason, not only its kind
         if policy.matches:

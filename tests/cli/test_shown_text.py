@@ -134,3 +134,21 @@ def test_a_bot_s_exception_message_stays_on_its_incident_s_line(tmp_path):
     assert not any(line.startswith("error:") for line in lines), r.stdout
     assert any(line.startswith("incident: seat 0: crash:") and "boom\\nerror: the arbiter crashed\\r\\x1b[2J" in line
                for line in lines), r.output
+
+
+def test_a_given_store_s_bot_names_are_shown_not_read_as_markup(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "given.sqlite"
+    r = runner.invoke(app, ["tournament", "run", "--db", str(db), "--transport", "inproc", "--game", "spades", "--bots",
+                            "random,greedy", "-o", "deals=1", "--deals", "1", "--seed", "1", "--name", "g", "--quiet"])
+    assert r.exit_code == 0, r.output
+    with sqlite3.connect(db) as con:  # a name past the rule: a store someone else wrote
+        for table, cols in (("matches", ("seats", "record", "sides")), ("entrants", ("name",)), ("match_bots", ("bot",)),
+                            ("tournaments", ("spec",))):
+            for col in cols:
+                con.execute(f"UPDATE {table} SET {col} = replace({col}, 'greedy', '[/g]greedy')")
+    for args in (["standings", "g", "--crosstable"], ["tournament", "show", "g"], ["tournament", "show", "g", "--match", "0"]):
+        r = runner.invoke(app, [*args, "--db", str(db)])
+        assert r.exception is None or isinstance(r.exception, SystemExit), (args, r.output)  # no MarkupError
+        assert r.exit_code == 0 and "[/g]greedy" in r.output, (args, r.output)
