@@ -76,7 +76,7 @@ def _step_title(step: ReplayStep, names: Sequence[str]) -> str:
 def render_step(step: ReplayStep, record: MatchRecord, viewer: int | None = None, full: bool = False) -> Group:
     """One step: what happened, the bot's note if the viewpoint may read it (the seat's
     own, or every hand), the events the viewpoint may see, and the board."""
-    parts: list[Any] = [Text(_step_title(step, record.seat_names), style="bold")]
+    parts: list[Any] = [Text(visible(_step_title(step, record.seat_names)), style="bold")]
     ra = record.actions[step.index - 1] if 0 < step.index <= len(record.actions) else None
     if ra is not None and ra.note and notes_visible(ra.seat, viewer, full):
         parts.append(Text(visible(f"  note: {ra.note}"), style="italic cyan"))
@@ -273,8 +273,8 @@ def _played_text(point: DecisionPoint, record: MatchRecord) -> str:
 def render_decision(point: DecisionPoint, record: MatchRecord) -> Group:
     """One decision as its seat had it: the events since its previous one, its board, its legal actions."""
     name = record.seat_names[point.seat] if point.seat < len(record.seat_names) else "?"
-    parts: list[Any] = [Text(f"{record.game} match {record.match_id}: seat {point.seat} ({name}), decision {point.number} "
-                             f"(after step {point.step} of {len(record.actions)})", style="bold")]
+    parts: list[Any] = [Text(visible(f"{record.game} match {record.match_id}: seat {point.seat} ({name}), decision {point.number} "
+                                     f"(after step {point.step} of {len(record.actions)})"), style="bold")]
     parts.append(Text(f"events shown since its previous decision: {len(point.events)}", style="dim"))
     for e in point.events:
         parts.append(Text("  · " + e.text, style="green"))

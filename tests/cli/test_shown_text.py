@@ -76,12 +76,16 @@ def hostile_record(tmp_path_factory):
 
 
 @pytest.mark.parametrize("file, args", [("start.json", ["--all", "--seat", "1"]), ("given.json", ["--seat", "1", "--at", "1"])])
-def test_a_record_file_s_names_and_notes_are_shown_not_read_as_markup(hostile_record, file, args):
+def test_a_record_file_s_names_and_notes_are_shown_not_read_as_markup(hostile_record, file, args, monkeypatch):
+    from arbiter.cli._common import out
+
+    monkeypatch.setattr(out, "width", 200)  # lines whole, whatever the terminal
     r = runner.invoke(app, ["replay", str(hostile_record / file), *args])
     assert r.exception is None or isinstance(r.exception, SystemExit), r.output  # no MarkupError
     assert r.exit_code in (0, 1), r.output
     assert "\x1b[2J" not in r.output and "\x1b]8" not in r.output and "\r" not in r.output and "\x07" not in r.output
     assert "[/y][/x][bold]T\\x1b[2J" in r.output  # the seat's name, as written
+    assert "[/x][bold]T\\x1b[2J\\x1b]8;;http://evil\\x07L" in r.output.split("\n")[0]  # the match id, whole
     assert "note: why [/x][bold]T\\x1b[2J\\x1b]8;;http://evil\\x07L\\x1b]8;;\\x07\\rZ" in r.output  # nothing dropped
     if "--all" in args:
         assert "[/m][/x][bold]T" in r.output
