@@ -28,6 +28,7 @@ from arbiter.cli._common import UsageError, _outcome_table, _run, app, check_add
 from arbiter.cli.replay import board_table
 from arbiter.present.boards import board
 from arbiter.spectating import runs
+from cardarena.records import visible
 
 ServerOpt = Annotated[Optional[str], typer.Option("--server", show_default=False, envvar="ARENA_SERVER",
                                                   help="Address of the running arbiter (host:port). Default: 127.0.0.1:50051, "
@@ -99,7 +100,7 @@ def watch(
                     steps += 1
                     who = header.seat_names[frame.seat] if frame.seat < len(header.seat_names) else "?"
                     title = f"step {frame.index}: seat {frame.seat} ({who}) {frame.action}"
-                    lines.append(Text(title, style="bold"))
+                    lines.append(Text(visible(title), style="bold"))  # (a Text drops CR and BEL unseen)
                     lines.extend(Text("  · " + e.text, style="green") for e in frame.events)
                     view, hands = frame.view, frame.hands
                     if not live_display:
