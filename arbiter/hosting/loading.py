@@ -8,6 +8,22 @@ self-test inside its sandbox).
 
 from __future__ import annotations
 
-from sdk.loading import BUNDLED, BotLoadError, did_you_mean, load_bot, unknown_bot_message
+import sys
+
+from sdk.loading import BUNDLED, BotLoadError, did_you_mean, unknown_bot_message
+from sdk.loading import load_bot as _load_bot
 
 __all__ = ["BUNDLED", "BotLoadError", "did_you_mean", "load_bot", "unknown_bot_message"]
+
+
+def load_bot(spec: str):
+    """``sdk.loading.load_bot`` in the arbiter's process. A bot from a file (a registered
+    version's stored copy among them) is imported with bytecode writing off, for this process
+    from then on (its own later imports too): Python would write ``__pycache__`` beside its
+    files wherever it may (as root: even in a read-only copy), and the registry would then
+    find the copy changed ("does not match its recorded hash") and take it for tampered. The
+    bot processes' sandbox sets ``PYTHONDONTWRITEBYTECODE`` for the same reason. (With a
+    ``PYTHONPYCACHEPREFIX`` bytecode goes into that folder, not beside the sources: left on.)"""
+    if spec not in BUNDLED and sys.pycache_prefix is None:
+        sys.dont_write_bytecode = True
+    return _load_bot(spec)

@@ -327,3 +327,26 @@ def test_a_half_copy_left_by_a_killed_submission_goes_with_the_next_one(tmp_path
         report = Report("m", {"name": "m", "version": "1", "games": ["spades"]}, [Check("verify:spades", True)])
         v = registry.add("m", "1", reg.Submission({"bot.py": b"# m\n"}, "bot.py"), report, "alice")
         assert sorted(p.name for p in registry.root.iterdir()) == [v.content_hash]
+
+
+def test_a_stored_copy_loaded_in_process_is_left_as_it_was_stored(tmp_path, monkeypatch):
+    """A registered version played in process (``--transport inproc``, the arena's in-process
+    ladders) where Python writes bytecode (no PYTHONDONTWRITEBYTECODE, the usual case): as root
+    it wrote ``__pycache__`` into the read-only copy, whose next lookup then failed ("does not
+    match its recorded hash"), and an in-process ladder withdrew and retried it without end."""
+    import sys
+
+    from arbiter.hosting.botcheck import Check, Report
+    from arbiter.hosting.loading import load_bot
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)  # as outside the suite (tests/conftest.py caches
+    monkeypatch.setattr(sys, "pycache_prefix", None)  # bytecode in the venv, never beside a source)
+    Store(tmp_path / "a.sqlite").close()
+    code = b"from sdk import Bot\n\nclass M(Bot):\n    name = 'm'\n    games = ('spades',)\n\n" \
+           b"    def choose(self, view, legal_actions):\n        return legal_actions[0]\n"
+    with reg.Registry(tmp_path / "a.sqlite") as registry:
+        report = Report("m", {"name": "m", "version": "1", "games": ["spades"]}, [Check("verify:spades", True)])
+        v = registry.add("m", "1", reg.Submission({"bot.py": code}, "bot.py"), report, "alice")
+        v.path.chmod(0o755)  # writable, as a read-only folder is to root
+        assert load_bot(reg.lookup(tmp_path / "a.sqlite", "m@1")[0].spec).name == "m"
+        assert sorted(p.name for p in v.path.iterdir()) == ["bot.py"] and registry.verify(v)
