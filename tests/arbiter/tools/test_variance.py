@@ -198,7 +198,9 @@ def test_the_bid_control_variate_is_unbiased_and_a_wrong_mean_shows(spades: Eval
     seeds = recorded_seeds(spades)
     margins = spades.deal_margins()
     feats = [bid_features(p) for p in replay_deals("spades", "heuristic", "greedy", seeds, spades.options, bidding_only=True)]
-    swapped = [bid_features(p) for p in replay_deals("spades", "greedy", "heuristic", seeds, spades.options, bidding_only=True)]
+    # the wrong way round on the first 100 deals: means off by as much (6.6 s.e. where all 400 gave 6.1)
+    swapped = [bid_features(p) for p in replay_deals("spades", "greedy", "heuristic", seeds[:100], spades.options,
+                                                     bidding_only=True)]
     names = ("a_bids", "b_bids", "a_nils", "table_bids_over_13")
     means = {k: sum(f[k] for f in feats) / len(feats) for k in names}
     wrong = {k: sum(f[k] for f in swapped) / len(swapped) for k in names}
