@@ -214,9 +214,7 @@ def test_an_encounter_of_a_version_removed_while_it_played_is_abandoned_never_co
     Store(db).close()
     with Registry(db) as reg:
         _register_code(reg, "1", REMOVED_WHILE_PLAYING.format(db=str(db)))
-    a = Arena(_spec(house=("random",)), db, poll=0)
-    a.open()
-    a.sync_entrants()
+    a = _opened(db)
     before = (a.entrants["random"].mu, a.entrants["random"].sigma)
     assert asyncio.run(a.encounter(("mine@1", "random"))) is None
     [enc] = a.tables.encounters(a.row.id, None)
@@ -320,6 +318,14 @@ HEURISTIC_MINE = "from bots.heuristic import HeuristicBot\n\nclass M(HeuristicBo
 def _register_code(reg: Registry, version: str, code: str) -> None:
     report = Report("mine", {"name": "mine", "version": version, "games": ["spades"]}, [Check("verify:spades", True)])
     reg.add("mine", version, Submission({"bot.py": code.encode()}, "bot.py"), report, "alice")
+
+
+def _opened(db) -> Arena:
+    """A ladder of the registered bots and the house random, open, its entrants read from the registry."""
+    a = Arena(_spec(house=("random",)), db, poll=0)
+    a.open()
+    a.sync_entrants()
+    return a
 
 
 def _gated(db, **kw) -> Arena:
@@ -718,9 +724,7 @@ def test_a_version_removed_then_registered_again_is_told_it_does_not_come_back(t
     Store(db).close()
     with Registry(db) as reg:
         _register(reg, "1")
-        a = Arena(_spec(house=("random",)), db, poll=0)
-        a.open()
-        a.sync_entrants()
+        a = _opened(db)
         reg.remove("mine", "1", "alice")
         a.sync_entrants()
         assert a.entrants["mine@1"].status == "withdrawn" and a.entrants["mine@1"].reason == "removed from the registry"
@@ -788,9 +792,7 @@ def test_removing_the_version_that_replaced_another_brings_the_latest_registered
     Store(db).close()
     with Registry(db) as reg:
         _register(reg, "1")
-        a = Arena(_spec(house=("random",)), db, poll=0)
-        a.open()
-        a.sync_entrants()
+        a = _opened(db)
         _register(reg, "2", "legal_actions[-1]")
         a.sync_entrants()
         assert a.entrants["mine@1"].status == "replaced"
