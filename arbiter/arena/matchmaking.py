@@ -30,7 +30,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from arbiter.rating.ratings import Z95, counted_scores, phi, side_results
+from arbiter.rating.ratings import Z95, margin_of, phi, side_results
 
 __all__ = [
     "MU", "SIGMA", "Rated", "deal_points", "deal_margins", "encounter_failures", "rate_encounter", "replay", "los",
@@ -82,16 +82,13 @@ def deal_points(matches: Iterable[Any], teams: Sequence[Sequence[int]], players:
 def deal_margins(matches: Iterable[Any], a: str, b: str) -> list[float]:
     """Per deal (in deal order), ``a``'s mean score minus ``b``'s over the deal's seatings
     (the duplicate margin ``arbiter evaluate`` and its sequential test use, in the game's
-    own units; a forfeit, whose stored scores are all zero, by rank: ``ratings.counted_scores``, as
-    evaluate's margin counts it, not as a level deal). ``matches``: objects with ``deal``, ``seats``
-    and ``outcome``."""
+    own units; a forfeit, whose stored scores are all zero, by rank): each match's ``ratings.margin_of``,
+    evaluate's. ``matches``: objects with ``deal``, ``seats`` and ``outcome``."""
     acc: dict[int, list[float]] = {}
     for m in matches:
-        scores = counted_scores(m.outcome)
-        sa = [x for s, x in enumerate(scores) if m.seats[s] == a]
-        sb = [x for s, x in enumerate(scores) if m.seats[s] == b]
-        if sa and sb:
-            acc.setdefault(m.deal, []).append(sum(sa) / len(sa) - sum(sb) / len(sb))
+        who = [0 if p == a else 1 if p == b else None for p in m.seats]
+        if 0 in who and 1 in who:
+            acc.setdefault(m.deal, []).append(margin_of(m.outcome, who))
     return [sum(v) / len(v) for _, v in sorted(acc.items())]
 
 
