@@ -179,6 +179,18 @@ def set_wal(db: sqlite3.Connection, timeout: float = 30.0) -> None:
             time.sleep(0.01)
 
 
+def connect_writer(path: str | os.PathLike, threads: bool = False) -> sqlite3.Connection:
+    """A connection that writes the store (``Store``, ``Registry``): autocommit (``transaction``
+    makes each write one), foreign keys on, WAL mode so that readers never see a write half done,
+    and the 30 s a write waits for another. ``threads``: shared by a server's threads (its owner
+    makes them take turns). sqlite3's errors as they come."""
+    db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=not threads)
+    db.execute("PRAGMA foreign_keys = ON")
+    set_wal(db)
+    db.execute("PRAGMA synchronous = NORMAL")
+    return db
+
+
 class StoreError(Exception):
     """The store file is unusable (corrupt, newer schema, locked); the message says how."""
 
@@ -548,10 +560,7 @@ class Store:
                                  "and reading never writes: a command that writes to it (tournament run) migrates it")
             return
         try:
-            self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            self.db.execute("PRAGMA foreign_keys = ON")
-            set_wal(self.db)
-            self.db.execute("PRAGMA synchronous = NORMAL")
+            self.db = connect_writer(self.path)
             with self._tx() as db:  # one writer creates or migrates the schema
                 row = None
                 if db.execute("SELECT name FROM sqlite_master WHERE name = 'meta'").fetchone():

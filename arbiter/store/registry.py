@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterator
 
-from arbiter.store.db import StoreError, connect_read_only, set_wal, transaction
+from arbiter.store.db import StoreError, connect_read_only, connect_writer, transaction
 from cardarena import names
 from cardarena.runtimes import MANIFEST, PYTHON, ManifestError, Runtime, parse_manifest
 
@@ -291,11 +291,7 @@ class Registry:
                 raise RegistryError(f"{self.db_path} is not a readable store: {exc}") from None
             return
         try:
-            self.db = sqlite3.connect(self.db_path, timeout=30, isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA foreign_keys = ON")
-            # as every writer of the store (``Store``): its readers never see a write half done
-            set_wal(self.db)
-            self.db.execute("PRAGMA synchronous = NORMAL")
+            self.db = connect_writer(self.db_path, threads=True)  # as the store's own: readers never see a write half done
             self.db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise _write_error(self.db_path, exc) from None
