@@ -134,10 +134,16 @@ def _spot_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any]
     arrangements = _ARRANGEMENTS
     own: list = []
 
-    def hand_arrangements() -> frozenset:
-        if not own:
-            own.append(_spot_arrangements(tuple(sorted(x for x in hand if x not in fitting)), arrangements))
-        return own[0]
+    loose_leaves: dict[int, tuple[int, int] | None] = {}
+
+    def loose_leave(spots: int) -> tuple[int, int] | None:
+        """The hand's best leave with one more card of ``spots`` left out (the arrangements read once
+        a draw, the leave once per spot value: the stock's unmelding cards share ten)."""
+        if spots not in loose_leaves:
+            if not own:
+                own.append(_spot_arrangements(tuple(sorted(x for x in hand if x not in fitting)), arrangements))
+            loose_leaves[spots] = _best_leave(own[0], spots)
+        return loose_leaves[spots]
 
     def f(c: Any) -> tuple[float, ...]:
         r, s = c // 4, c % 4
@@ -149,7 +155,7 @@ def _spot_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any]
         # rest still melds), so over the arrangements of the hand into melds, the spots left out less
         # the most one of them has; with every card melded, the discards are tried one by one.
         if not meld:  # c melds with nothing in the hand: it is left out of every arrangement of the hand's
-            dw = _best_leave(hand_arrangements(), min(r + 1, 10))  # (cached, once a draw), the rest as the hand's own
+            dw = loose_leave(min(r + 1, 10))  # the rest as the hand's own
         else:
             full = list(hand) + [c]
             loose = tuple(sorted(x for x in full if x not in fitting))
