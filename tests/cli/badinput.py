@@ -205,17 +205,25 @@ def wait_for_line(proc: subprocess.Popen, word: str, timeout: float) -> bool:
 #: descriptor"), 7 children in 60 in a measurement; CI saw it twice.
 _AS_FROM_A_TERMINAL = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
                        "runpy.run_module(sys.argv.pop(1), run_name='__main__', alter_sys=True)")
+#: The same as a shell's background job gets it: SIGINT ignored.
+_AS_A_BACKGROUND_JOB = _AS_FROM_A_TERMINAL.replace("signal.default_int_handler", "signal.SIG_IGN")
+
+
+def python_m(argv: Sequence[str], sigint_ignored: bool = False) -> list[str]:
+    """``argv`` (``python -m MODULE ...``) rewritten so that the process sets its own SIGINT first
+    thing, as from a terminal or (``sigint_ignored``) as a background job (above: never through a
+    ``preexec_fn``)."""
+    argv = list(argv)
+    if argv[1:2] != ["-m"]:
+        raise ValueError(f"python_m runs python -m MODULE ..., not {argv[:3]}")
+    return [argv[0], "-c", _AS_A_BACKGROUND_JOB if sigint_ignored else _AS_FROM_A_TERMINAL, *argv[2:]]
 
 
 def start_process(argv: Sequence[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
     """``argv`` (``python -m MODULE ...``) as a process whose SIGINT works as from a terminal,
     with stdout and stderr read into ``proc.lines`` as they come (``proc.changed``, a
     Condition, is notified on each line and when the output ends: ``wait_for_line``)."""
-    argv = list(argv)
-    if argv[1:2] != ["-m"]:
-        raise ValueError(f"start_process runs python -m MODULE ..., not {argv[:3]}")
-    argv = [argv[0], "-c", _AS_FROM_A_TERMINAL, *argv[2:]]
-    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    proc = subprocess.Popen(python_m(argv), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, text=True, env={**os.environ, **(env or {})})
     lines: list[str] = []
     changed = threading.Condition()  # notified on each line, and when the output ends

@@ -15,17 +15,20 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.badinput import python_m
+
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _start(db: Path, sigint: object) -> subprocess.Popen:
+def _start(db: Path, sigint_ignored: bool) -> subprocess.Popen:
+    """The tournament with SIGINT as a terminal leaves it, or ignored as in a background job (set
+    by the process itself, never by a ``preexec_fn``: tests/cli/badinput.py's ``python_m`` says why)."""
     return subprocess.Popen(
-        [sys.executable, "-m", "arbiter", "tournament", "run", "--db", str(db), "--bots", "heuristic,greedy",
-         "--deals", "5000", "-o", "deals=1", "--concurrency", "1", "-q"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, sigint))  # as a terminal leaves it, or a background job
+        python_m([sys.executable, "-m", "arbiter", "tournament", "run", "--db", str(db), "--bots", "heuristic,greedy",
+                  "--deals", "5000", "-o", "deals=1", "--concurrency", "1", "-q"], sigint_ignored),
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
 
 
 def _played(db: Path) -> int:
@@ -54,10 +57,10 @@ def _wait_for_a_match(run: subprocess.Popen, db: Path) -> None:
                     f"{_said(run)}")
 
 
-def _terminated(db: Path, sigint: object) -> tuple[int, str]:
-    """A tournament started with SIGINT as ``sigint`` says, sent SIGTERM once its first match is
-    stored: its exit code and what it wrote on stderr."""
-    run = _start(db, sigint)
+def _terminated(db: Path, sigint_ignored: bool) -> tuple[int, str]:
+    """A tournament started with SIGINT as ``sigint_ignored`` says (``_start``), sent SIGTERM once its
+    first match is stored: its exit code and what it wrote on stderr."""
+    run = _start(db, sigint_ignored)
     try:
         _wait_for_a_match(run, db)
         run.send_signal(signal.SIGTERM)
@@ -74,7 +77,7 @@ def _terminated(db: Path, sigint: object) -> tuple[int, str]:
 
 def test_sigterm_stops_a_tournament_as_ctrl_c_does(tmp_path):
     db = tmp_path / "arena.sqlite"
-    code, err = _terminated(db, signal.SIG_DFL)
+    code, err = _terminated(db, False)
     assert code == 130, (code, err[-2000:])
     # one line, whatever the path's length (a console's wrap cut a long one in two)
     assert f"interrupted: the finished matches are stored in {db}; the same command resumes the tournament\n" in err, err
@@ -83,7 +86,7 @@ def test_sigterm_stops_a_tournament_as_ctrl_c_does(tmp_path):
 
 
 def test_sigterm_still_ends_a_command_that_ignores_sigint(tmp_path):
-    code, _ = _terminated(tmp_path / "arena.sqlite", signal.SIG_IGN)
+    code, _ = _terminated(tmp_path / "arena.sqlite", True)
     assert code == -signal.SIGTERM
 
 
