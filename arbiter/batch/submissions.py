@@ -87,6 +87,12 @@ def check_bot(
         return vetcache.checked(path, params, run, fresh)
 
 
+async def _over_the_wire(seconds: float, *args) -> Report:
+    """``_self_test_over_the_wire(*args)``, TimeoutError once ``seconds`` have passed."""
+    async with asyncio.timeout(seconds):
+        return await _self_test_over_the_wire(*args)
+
+
 def _check_bot(path: str | os.PathLike, positions: int, decision_ms: int, bank_ms: int, smoke: bool, seed: int,
                sandbox: sb.Sandbox | None, timeout: float) -> Report:
     box = sandbox or sb.Sandbox()
@@ -99,8 +105,7 @@ def _check_bot(path: str | os.PathLike, positions: int, decision_ms: int, bank_m
         return report
     if manifest is not None and manifest.runtime is not PYTHON:
         try:
-            report = asyncio.run(asyncio.wait_for(
-                _self_test_over_the_wire(path, manifest, positions, decision_ms, bank_ms, box), timeout))
+            report = asyncio.run(_over_the_wire(timeout, path, manifest, positions, decision_ms, bank_ms, box))
         except TimeoutError:
             report = Report(str(path))
             report.add("self-test", False, f"did not finish within {timeout:.0f} s (a decision that never returns?)")

@@ -158,7 +158,8 @@ class RelayedSeat:
         self._thread = threading.Thread(target=play, name=f"relay-{self.name}", daemon=True)
         self._thread.start()
         try:
-            return await asyncio.wait_for(asyncio.shield(self._welcome), timeout)
+            async with asyncio.timeout(timeout):
+                return await asyncio.shield(self._welcome)
         except TimeoutError:
             raise RelayError(f"{address} did not welcome the seat within {timeout:g} s") from None
 

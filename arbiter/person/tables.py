@@ -300,8 +300,9 @@ class BrowserSeat(SeatClient):
                 return self._version
             self._waiters.add(waiter)
         try:
-            await asyncio.wait_for(event.wait(), timeout)
-        except asyncio.TimeoutError:
+            async with asyncio.timeout(timeout):
+                await event.wait()
+        except TimeoutError:
             pass
         finally:
             with self._cond:

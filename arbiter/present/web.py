@@ -1218,8 +1218,9 @@ class _Site:
             length = request.headers.get("content-length") or ""
             if not (length.isdigit() and int(length) > play.MAX_BODY):  # too long: refused unread
                 try:
-                    body = await asyncio.wait_for(self._body(request), BODY_SECONDS)
-                except asyncio.TimeoutError:
+                    async with asyncio.timeout(BODY_SECONDS):
+                        body = await self._body(request)
+                except TimeoutError:
                     headers = security_headers(nonce)
                     headers["Connection"] = "close"
                     return Response(f"the request body did not arrive within {BODY_SECONDS:g} s\n", 408,

@@ -293,7 +293,8 @@ class Hub:
         (``BotProcess.connect`` waits for its process's session so, not a poll's period)."""
         self._changed.clear()
         try:
-            await asyncio.wait_for(self._changed.wait(), timeout)
+            async with asyncio.timeout(timeout):
+                await self._changed.wait()
         except TimeoutError:
             pass
 
@@ -307,7 +308,8 @@ class Hub:
                 self._changed.clear()
                 await self._changed.wait()
 
-        return await asyncio.wait_for(_wait(), timeout)
+        async with asyncio.timeout(timeout):
+            return await _wait()
 
 
 def peer_host(peer: str) -> str:

@@ -143,8 +143,9 @@ class SpectatorHub:
         if running:
             return running[0]
         try:
-            await asyncio.wait_for(self._new_match.wait(), wait)
-        except asyncio.TimeoutError:
+            async with asyncio.timeout(wait):
+                await self._new_match.wait()
+        except TimeoutError:
             raise NotFound(f"no match is running, and none started within {wait:g} s") from None
         return self.listing()[0]
 

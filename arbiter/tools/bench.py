@@ -542,7 +542,8 @@ async def _floor_round(turn_bytes: int, act_bytes: int, exchanges: int, warmup: 
     server, address, sock_dir = await _floor_server(pingpong, transport)
     clients = _floor_clients(address, act_bytes, 1)
     try:
-        return await asyncio.wait_for(done, 120)
+        async with asyncio.timeout(120):
+            return await done
     finally:
         await _stop_floor(server, clients, sock_dir)
 
@@ -652,7 +653,8 @@ async def _floor_seats_round(turn_bytes: int, act_bytes: int, exchanges: int, se
         return per
 
     try:
-        return await asyncio.wait_for(drive(), 120)
+        async with asyncio.timeout(120):
+            return await drive()
     finally:
         if not finished.done():
             finished.set_result(None)
