@@ -114,8 +114,10 @@ def _ours(text: str) -> str:
     return ("10" if rank == "T" else rank) + suit
 
 
-def _solve(world: State) -> dict[str, int]:
-    """DDS on ``world`` (phase PLAY): tricks still to come for the side to play, by card."""
+def _solve(world: State, best_only: bool = False) -> dict[str, int]:
+    """DDS on ``world`` (phase PLAY): tricks still to come for the side to play, by card; with
+    ``best_only`` one card of the most (DDS's ``OptimalOne``: it stops at the best card, where
+    every card costs a search of its own; ``deal_value`` reads no other)."""
     dds, ECard, Deal, Denom, Player = _solver()
     views = [world.view(s) for s in range(4)]
     v = views[world.current_seat]
@@ -126,6 +128,10 @@ def _solve(world: State) -> dict[str, int]:
     deal = Deal(_pbn(hands), first=Player(leader), trump=Denom.spades)
     for p in v.trick:
         deal.play(ECard(str(p.card)[-1] + _rank(p.card)))
+    if best_only:
+        from endplay.dds.solve import SolveMode
+
+        return {_ours(str(c)): int(t) for c, t in dds.solve_board(deal, SolveMode.OptimalOne)}
     return {_ours(str(c)): int(t) for c, t in dds.solve_board(deal)}
 
 
@@ -210,7 +216,7 @@ def deal_value(game: Game, world: State, seat: int, seed: int, cache: dict | Non
     scored by the rules, with a live nil's fate solved double dummy, or the heuristic plays
     the deal out: past the nil search's budget, and with ``nils`` ``AT_TABLE`` whenever a
     nil is alive before the deal's first card.
-    ``cache`` (per world) keeps DDS counts of the opening position across candidates."""
+    ``cache`` (per world) keeps the DDS count of the opening position across candidates."""
     rng = random.Random(seed)
     st = world.clone()
     deal = st.view(seat).deal
@@ -236,12 +242,11 @@ def deal_value(game: Game, world: State, seat: int, seed: int, cache: dict | Non
     key = None
     if cache is not None:
         key = tuple(tuple(str(c) for c in st.view(s).hand) for s in range(4)) + (actor, len(v.tricks), len(v.trick))
-    counts = cache.get(key) if cache is not None else None
-    if counts is None:
-        counts = _solve(st)
+    best = cache.get(key) if cache is not None else None
+    if best is None:
+        best = max(_solve(st, best_only=True).values())
         if cache is not None:
-            cache[key] = counts
-    best = max(counts.values())
+            cache[key] = best
     side_tricks = sum(v.seats[s].tricks_won for s in (actor % 2, actor % 2 + 2)) + best
     if actor % 2 != seat % 2:
         side_tricks = 13 - side_tricks
