@@ -261,7 +261,7 @@ def standings_cmd(
         _run(check_writable, probes_file, "--probes-file")
     from arbiter.present.played import with_clock
 
-    with _run(_open_existing, db) as store:
+    with _run(_open_existing, db) as store, store.snapshot():  # the table, header and times of the same matches
         tournament = _run(_named_or_newest, store, tournament)
         st, info = _run(load_standings, store, tournament)
         info = with_clock(info, _run(store.tournament, info["id"]).spec)

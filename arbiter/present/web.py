@@ -158,12 +158,13 @@ class PageStandings:
 def tournament_standings(store: Store, tour: TournamentRow) -> tuple[PageStandings, list[MatchRow]]:
     """The tournament's standings (``arbiter.rating.ratings``, the one computation) as
     the page's table, and its stored matches."""
-    rows = store.matches(tour.id)
+    with store.snapshot():  # the think times of the matches in the table, not of one stored since
+        rows = store.matches(tour.id)
+        times = store.think_times(tour.id)
     spec = TournamentSpec.from_json(tour.spec)
     st = compute_standings(rows, spec.validate_game().teams, spec.duplicate, spec.bot_names)
     out = []
     shown = team_rows(st.rows, spec.teams)  # one row per named partnership
-    times = store.think_times(tour.id)
     for d in shown:
         r = d.row
         extra = {margin_header(st): margin_text(st, r)}  # one margin column (with duplicate deals: ± s.e.)

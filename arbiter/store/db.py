@@ -636,6 +636,21 @@ class Store:
     def _tx(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
         return transaction(self.db)
 
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator["Store"]:
+        """Reads within it see the store as the first of them found it: one read transaction,
+        so a run storing matches meanwhile changes none of them (a table, its header and its
+        think times from the same matches). For reading only; within another, the outer holds."""
+        if self.db.in_transaction:
+            yield self
+            return
+        self.db.execute("BEGIN")
+        try:
+            yield self
+        finally:
+            if self.db.in_transaction:
+                self.db.execute("COMMIT")
+
     # -- tournaments -----------------------------------------------------------------------
 
     def open_tournament(

@@ -195,3 +195,23 @@ def test_a_store_locked_past_the_timeout_is_called_busy_not_damaged(tmp_path) ->
     err = _open_error(tmp_path / "a.sqlite", sqlite3.OperationalError("database is locked"))
     assert "is busy: another process kept it locked" in str(err) and "not a usable store" not in str(err)
     assert "nothing in it is damaged" in str(err)
+
+
+def test_reads_in_a_snapshot_see_the_store_as_the_first_one_did(tmp_path):
+    """``standings`` reads a tournament's matches, its header and its think times in three
+    queries: in a ``snapshot`` a match stored by a run meanwhile is in none of them (before,
+    the table and the times could differ by a match), and seen once the snapshot ends."""
+    rec = a_record()
+    db = tmp_path / "a.sqlite"
+    with Store(db) as writer:
+        t = writer.open_tournament("t1", "spades", {"x": 1})
+        writer.save_match(t.id, 0, 0, 0, rec)
+        with Store(db, read_only=True) as reader:
+            with reader.snapshot():
+                assert len(reader.matches(t.id)) == 1
+                writer.save_match(t.id, 1, 0, 1, rec)  # a run stores another meanwhile
+                assert len(reader.matches(t.id)) == 1 and sum(x.decisions for x in reader.think_times(t.id).values()) \
+                    == sum(x.decisions for x in writer.think_times(t.id).values()) / 2
+                with reader.snapshot():  # nested: the outer one holds
+                    assert len(reader.matches(t.id)) == 1
+            assert len(reader.matches(t.id)) == 2
