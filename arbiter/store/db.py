@@ -647,9 +647,11 @@ class Store:
         self.db.execute("BEGIN")
         try:
             yield self
-        finally:
-            if self.db.in_transaction:
-                self.db.execute("COMMIT")
+        except BaseException:  # (a damaged file may refuse even the ROLLBACK: the first error is the one to tell)
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("ROLLBACK")  # it read only: the read is over
 
     # -- tournaments -----------------------------------------------------------------------
 
