@@ -26,7 +26,7 @@ from arbiter.batch.venue import HOSTED, open_venue
 from arbiter.hosting.botproc import BotStartError
 from arbiter.hosting.vetting import self_test
 from arbiter.server.bots import CatalogError
-from arbiter.store.arenas import Standing, standings_of
+from arbiter.store.arenas import Standing, standings_of, unplayed_arenas
 from arbiter.store.registry import (
     MAX_BYTES,
     MAX_FILES,
@@ -338,6 +338,15 @@ def submit(
     return registry.add(name, version, sub, report, author), report
 
 
+def notices(registry: Registry, version: BotVersion) -> list[str]:
+    """What the author of ``version``, just registered, should know of it in this store, in
+    words: each arena here (its entrants the registered bots) whose game it does not play,
+    where it is not entered (the arena enters every registered bot that plays its game)."""
+    plays = ", ".join(version.games)
+    return [f"arena {name!r} here plays {game}; {version.name} {version.version} plays {plays}: it is not entered "
+            "there" for name, game in unplayed_arenas(registry.db, version.games)]
+
+
 class RegistryCatalog:
     """The store's registry as the Bots service's ``BotCatalog``: submissions are checked
     (``check`` or ``check_bot``) before they are registered."""
@@ -359,6 +368,9 @@ class RegistryCatalog:
 
     def standings(self, name: str) -> list[Standing]:
         return [dataclasses.replace(s, reason=self._scrub(s.reason)) for s in standings_of(self.registry.db, name)]
+
+    def notices(self, version: BotVersion) -> list[str]:
+        return notices(self.registry, version)
 
     def _scrub(self, text: str) -> str:
         """A message for a remote caller: no path of this machine in it."""

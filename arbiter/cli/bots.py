@@ -210,7 +210,7 @@ def submit(
     from arbiter.store import registry as reg
     from functools import partial
 
-    from arbiter.batch.submissions import check_bot, submit as submit_bot
+    from arbiter.batch.submissions import check_bot, notices, submit as submit_bot
 
     sub = _call(reg.collect, path)
     if server:
@@ -221,12 +221,14 @@ def submit(
             _call(reg.check_version, version)
         with _call(reg.Registry, db) as registry:
             v, _ = _call(submit_bot, registry, sub, name, version, check=partial(check_bot, fresh=True) if fresh else None)
-            row = _row(v)
+            row = _row(v) | {"notices": notices(registry, v)}
     # titled by the author's path and what is registered, not the stored copy's path and
     # the version the bot says of itself
     _print_report(row["report"], f"{path}: {row['name']} {row['version']}")
     out.print(f"registered [bold]{escape(row['name'])} {escape(row['version'])}[/] ({row['content_hash'][:12]})"
               + escape(f" at {row['path']}" if "path" in row else f" on {server}"), highlight=False)
+    for notice in row["notices"]:
+        err.print(f"[yellow]note:[/] {escape(notice)}", highlight=False)
 
 
 @bots_app.command("list")

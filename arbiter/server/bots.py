@@ -56,6 +56,10 @@ class BotCatalog(Protocol):
         """Where the bot's versions stand in the store's arenas (fields of
         ``arbiter.store.arenas.Standing``), their reasons fit for a remote caller."""
 
+    def notices(self, version: Any) -> list[str]:
+        """What the author of a version just registered should know of it here, in words
+        (``arbiter.batch.submissions.notices``)."""
+
 
 def version_to_proto(v: Any) -> bpb.BotVersionInfo:
     return bpb.BotVersionInfo(
@@ -149,7 +153,11 @@ class BotsServicer(bpb_grpc.BotsServicer):
             await self._fail(exc, context)
             raise
         log.info("registered %s %s (%s) for %s", v.name, v.version, v.content_hash[:12], author)
-        return version_to_proto(v)
+        async with self._db:
+            notices = self.catalog.notices(v)
+        reply = version_to_proto(v)
+        reply.notices.extend(notices)
+        return reply
 
     async def List(self, request: bpb.ListBotsRequest, context: grpc.aio.ServicerContext):
         author = await self._author(request.token, context)

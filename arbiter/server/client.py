@@ -142,7 +142,7 @@ def version_row(v: bpb.BotVersionInfo) -> dict[str, Any]:
     """A registered version as the Bots service describes it, as plain data."""
     return {"name": v.name, "version": v.version, "content_hash": v.content_hash, "games": list(v.games),
             "deterministic": v.deterministic, "author": v.author, "report": json.loads(v.report_json or "{}"),
-            "entry": v.entry}
+            "entry": v.entry, "notices": list(v.notices)}
 
 
 def _bots_call(address: str, method: str, request: Any, tls_ca: bytes | None, timeout: float) -> Any:

@@ -386,6 +386,22 @@ def standings_of(db: sqlite3.Connection, name: str) -> list[Standing]:
     return [Standing(*r) for r in rows]
 
 
+def unplayed_arenas(db: sqlite3.Connection, games: Sequence[str]) -> list[tuple[str, str]]:
+    """(name, game) of each arena of the store behind ``db`` whose entrants are registered bots
+    (not the remote division) and whose game a bot playing ``games`` does not play (none for
+    "*" or no games said: it plays any), by name; empty for a store without arena tables."""
+    if not games or "*" in games:
+        return []
+    try:
+        rows = db.execute("SELECT name, game, spec FROM arenas ORDER BY name").fetchall()
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):
+            return []
+        raise
+    return [(name, game) for name, game, spec in rows
+            if game not in games and json.loads(spec).get("division", "hosted") != "remote"]
+
+
 def arena_matches(db: sqlite3.Connection) -> int:
     """How many matches of arenas the store behind ``db`` holds (0 for a store made before arenas)."""
     try:

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x63\x61rdarena/v1/bots.proto\x12\x0c\x63\x61rdarena.v1\"m\n\x0bSubmitChunk\x12,\n\x06header\x18\x01 \x01(\x0b\x32\x1a.cardarena.v1.SubmitHeaderH\x00\x12\'\n\x04\x64\x61ta\x18\x02 \x01(\x0b\x32\x17.cardarena.v1.FileChunkH\x00\x42\x07\n\x05\x63hunk\"K\n\x0cSubmitHeader\x12\r\n\x05token\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\t\x12\r\n\x05\x65ntry\x18\x04 \x01(\t\"*\n\tFileChunk\x12\x0c\n\x04path\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\x0c\"\xb2\x01\n\x0e\x42otVersionInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x14\n\x0c\x63ontent_hash\x18\x03 \x01(\t\x12\r\n\x05games\x18\x04 \x03(\t\x12\x15\n\rdeterministic\x18\x05 \x01(\x08\x12\x0e\n\x06\x61uthor\x18\x06 \x01(\t\x12\x11\n\tsubmitted\x18\x07 \x01(\x01\x12\x13\n\x0breport_json\x18\x08 \x01(\t\x12\r\n\x05\x65ntry\x18\t \x01(\t\" \n\x0fListBotsRequest\x12\r\n\x05token\x18\x01 \x01(\t\"B\n\x10ListBotsResponse\x12.\n\x08versions\x18\x01 \x03(\x0b\x32\x1c.cardarena.v1.BotVersionInfo\"-\n\x0eShowBotRequest\x12\r\n\x05token\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\"p\n\x0fShowBotResponse\x12.\n\x08versions\x18\x01 \x03(\x0b\x32\x1c.cardarena.v1.BotVersionInfo\x12-\n\x07ladders\x18\x02 \x03(\x0b\x32\x1c.cardarena.v1.LadderStanding\"\xa1\x01\n\x0eLadderStanding\x12\r\n\x05\x61rena\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\n\n\x02mu\x18\x05 \x01(\x01\x12\r\n\x05sigma\x18\x06 \x01(\x01\x12\x12\n\nencounters\x18\x07 \x01(\x05\x12\x0f\n\x07matches\x18\x08 \x01(\x05\x12\x10\n\x08\x66\x61ilures\x18\t \x01(\x05\"@\n\x10RemoveBotRequest\x12\r\n\x05token\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\t\"$\n\x11RemoveBotResponse\x12\x0f\n\x07removed\x18\x01 \x01(\r2\xa2\x02\n\x04\x42ots\x12\x43\n\x06Submit\x12\x19.cardarena.v1.SubmitChunk\x1a\x1c.cardarena.v1.BotVersionInfo(\x01\x12\x45\n\x04List\x12\x1d.cardarena.v1.ListBotsRequest\x1a\x1e.cardarena.v1.ListBotsResponse\x12\x43\n\x04Show\x12\x1c.cardarena.v1.ShowBotRequest\x1a\x1d.cardarena.v1.ShowBotResponse\x12I\n\x06Remove\x12\x1e.cardarena.v1.RemoveBotRequest\x1a\x1f.cardarena.v1.RemoveBotResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x63\x61rdarena/v1/bots.proto\x12\x0c\x63\x61rdarena.v1\"m\n\x0bSubmitChunk\x12,\n\x06header\x18\x01 \x01(\x0b\x32\x1a.cardarena.v1.SubmitHeaderH\x00\x12\'\n\x04\x64\x61ta\x18\x02 \x01(\x0b\x32\x17.cardarena.v1.FileChunkH\x00\x42\x07\n\x05\x63hunk\"K\n\x0cSubmitHeader\x12\r\n\x05token\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\t\x12\r\n\x05\x65ntry\x18\x04 \x01(\t\"*\n\tFileChunk\x12\x0c\n\x04path\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\x0c\"\xc3\x01\n\x0e\x42otVersionInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x14\n\x0c\x63ontent_hash\x18\x03 \x01(\t\x12\r\n\x05games\x18\x04 \x03(\t\x12\x15\n\rdeterministic\x18\x05 \x01(\x08\x12\x0e\n\x06\x61uthor\x18\x06 \x01(\t\x12\x11\n\tsubmitted\x18\x07 \x01(\x01\x12\x13\n\x0breport_json\x18\x08 \x01(\t\x12\r\n\x05\x65ntry\x18\t \x01(\t\x12\x0f\n\x07notices\x18\n \x03(\t\" \n\x0fListBotsRequest\x12\r\n\x05token\x18\x01 \x01(\t\"B\n\x10ListBotsResponse\x12.\n\x08versions\x18\x01 \x03(\x0b\x32\x1c.cardarena.v1.BotVersionInfo\"-\n\x0eShowBotRequest\x12\r\n\x05token\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\"p\n\x0fShowBotResponse\x12.\n\x08versions\x18\x01 \x03(\x0b\x32\x1c.cardarena.v1.BotVersionInfo\x12-\n\x07ladders\x18\x02 \x03(\x0b\x32\x1c.cardarena.v1.LadderStanding\"\xa1\x01\n\x0eLadderStanding\x12\r\n\x05\x61rena\x18\x01 \x01(\t\x12\x0e\n\x06player\x18\x02 \x01(\t\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12\n\n\x02mu\x18\x05 \x01(\x01\x12\r\n\x05sigma\x18\x06 \x01(\x01\x12\x12\n\nencounters\x18\x07 \x01(\x05\x12\x0f\n\x07matches\x18\x08 \x01(\x05\x12\x10\n\x08\x66\x61ilures\x18\t \x01(\x05\"@\n\x10RemoveBotRequest\x12\r\n\x05token\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\t\"$\n\x11RemoveBotResponse\x12\x0f\n\x07removed\x18\x01 \x01(\r2\xa2\x02\n\x04\x42ots\x12\x43\n\x06Submit\x12\x19.cardarena.v1.SubmitChunk\x1a\x1c.cardarena.v1.BotVersionInfo(\x01\x12\x45\n\x04List\x12\x1d.cardarena.v1.ListBotsRequest\x1a\x1e.cardarena.v1.ListBotsResponse\x12\x43\n\x04Show\x12\x1c.cardarena.v1.ShowBotRequest\x1a\x1d.cardarena.v1.ShowBotResponse\x12I\n\x06Remove\x12\x1e.cardarena.v1.RemoveBotRequest\x1a\x1f.cardarena.v1.RemoveBotResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,21 +38,21 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_FILECHUNK']._serialized_start=229
   _globals['_FILECHUNK']._serialized_end=271
   _globals['_BOTVERSIONINFO']._serialized_start=274
-  _globals['_BOTVERSIONINFO']._serialized_end=452
-  _globals['_LISTBOTSREQUEST']._serialized_start=454
-  _globals['_LISTBOTSREQUEST']._serialized_end=486
-  _globals['_LISTBOTSRESPONSE']._serialized_start=488
-  _globals['_LISTBOTSRESPONSE']._serialized_end=554
-  _globals['_SHOWBOTREQUEST']._serialized_start=556
-  _globals['_SHOWBOTREQUEST']._serialized_end=601
-  _globals['_SHOWBOTRESPONSE']._serialized_start=603
-  _globals['_SHOWBOTRESPONSE']._serialized_end=715
-  _globals['_LADDERSTANDING']._serialized_start=718
-  _globals['_LADDERSTANDING']._serialized_end=879
-  _globals['_REMOVEBOTREQUEST']._serialized_start=881
-  _globals['_REMOVEBOTREQUEST']._serialized_end=945
-  _globals['_REMOVEBOTRESPONSE']._serialized_start=947
-  _globals['_REMOVEBOTRESPONSE']._serialized_end=983
-  _globals['_BOTS']._serialized_start=986
-  _globals['_BOTS']._serialized_end=1276
+  _globals['_BOTVERSIONINFO']._serialized_end=469
+  _globals['_LISTBOTSREQUEST']._serialized_start=471
+  _globals['_LISTBOTSREQUEST']._serialized_end=503
+  _globals['_LISTBOTSRESPONSE']._serialized_start=505
+  _globals['_LISTBOTSRESPONSE']._serialized_end=571
+  _globals['_SHOWBOTREQUEST']._serialized_start=573
+  _globals['_SHOWBOTREQUEST']._serialized_end=618
+  _globals['_SHOWBOTRESPONSE']._serialized_start=620
+  _globals['_SHOWBOTRESPONSE']._serialized_end=732
+  _globals['_LADDERSTANDING']._serialized_start=735
+  _globals['_LADDERSTANDING']._serialized_end=896
+  _globals['_REMOVEBOTREQUEST']._serialized_start=898
+  _globals['_REMOVEBOTREQUEST']._serialized_end=962
+  _globals['_REMOVEBOTRESPONSE']._serialized_start=964
+  _globals['_REMOVEBOTRESPONSE']._serialized_end=1000
+  _globals['_BOTS']._serialized_start=1003
+  _globals['_BOTS']._serialized_end=1293
 # @@protoc_insertion_point(module_scope)

@@ -35,7 +35,7 @@ class FileChunk(_message.Message):
     def __init__(self, path: _Optional[str] = ..., content: _Optional[bytes] = ...) -> None: ...
 
 class BotVersionInfo(_message.Message):
-    __slots__ = ("name", "version", "content_hash", "games", "deterministic", "author", "submitted", "report_json", "entry")
+    __slots__ = ("name", "version", "content_hash", "games", "deterministic", "author", "submitted", "report_json", "entry", "notices")
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     CONTENT_HASH_FIELD_NUMBER: _ClassVar[int]
@@ -45,6 +45,7 @@ class BotVersionInfo(_message.Message):
     SUBMITTED_FIELD_NUMBER: _ClassVar[int]
     REPORT_JSON_FIELD_NUMBER: _ClassVar[int]
     ENTRY_FIELD_NUMBER: _ClassVar[int]
+    NOTICES_FIELD_NUMBER: _ClassVar[int]
     name: str
     version: str
     content_hash: str
@@ -54,7 +55,8 @@ class BotVersionInfo(_message.Message):
     submitted: float
     report_json: str
     entry: str
-    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., content_hash: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., deterministic: _Optional[bool] = ..., author: _Optional[str] = ..., submitted: _Optional[float] = ..., report_json: _Optional[str] = ..., entry: _Optional[str] = ...) -> None: ...
+    notices: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., content_hash: _Optional[str] = ..., games: _Optional[_Iterable[str]] = ..., deterministic: _Optional[bool] = ..., author: _Optional[str] = ..., submitted: _Optional[float] = ..., report_json: _Optional[str] = ..., entry: _Optional[str] = ..., notices: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListBotsRequest(_message.Message):
     __slots__ = ("token",)

@@ -191,10 +191,46 @@ def test_a_tampered_copy_is_detected(tmp_path):
         assert not r.verify(v)
 
 
+#: What the author of GOOD (a Spades bot) is told where ``_arenas`` made the arenas.
+SPOT_NOTICE = "arena 'spot-ladder' here plays spot; good 2.1 plays spades: it is not entered there"
+
+
+def _arenas(db: Path) -> None:
+    """Three arenas in the store at ``db``: Spades, Spot, and a Spot ladder of the remote division
+    (its entrants connect on their own: no registered bot is entered, so none is told of it)."""
+    from arbiter.store.arenas import Arenas
+
+    with Store(db) as store:
+        tables = Arenas(store)
+        tables.open_arena("spades-ladder", "spades", {"game": "spades"})
+        tables.open_arena("spot-ladder", "spot", {"game": "spot"})
+        tables.open_arena("spot-remote", "spot", {"game": "spot", "division": "remote"})
+
+
+@pytest.mark.e2e
+def test_a_bot_submitted_where_an_arena_plays_another_game_is_told_so(tmp_path):
+    """The arena enters every registered bot that plays its game and says nothing of the others:
+    ``bots submit`` tells the author which arenas of the store will not enter the bot (here and,
+    through the Bots service, on a server: the service test below)."""
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+
+    db = tmp_path / "arena.sqlite"
+    _arenas(db)
+    got = CliRunner().invoke(app, ["bots", "submit", str(write_bot(tmp_path / "good", GOOD, HELPER)), "--name", "good",
+                                   "--db", str(db)])
+    assert got.exit_code == 0, got.output
+    assert f"note: {SPOT_NOTICE}" in " ".join(got.output.split())
+    assert "spades-ladder" not in got.output and "spot-remote" not in got.output
+
+
 @pytest.mark.e2e
 def test_the_bots_service_submits_lists_shows_and_removes_behind_tokens(tmp_path):
     db = tmp_path / "arena.sqlite"
     sub = reg.collect(write_bot(tmp_path / "good", GOOD, HELPER))
+
+    _arenas(db)
 
     async def main():
         server = await start_server(0, admin_token="adm-token-0123456789", bots_catalog=RegistryCatalog(db),
@@ -208,6 +244,8 @@ def test_the_bots_service_submits_lists_shows_and_removes_behind_tokens(tmp_path
                 info = await stub.Submit(submission_chunks(sub, "alice-t", "good", piece=7))  # many small chunks
                 assert (info.name, info.version, info.author) == ("good", "2.1", "alice")
                 assert json.loads(info.report_json)["ok"] is True
+                assert list(info.notices) == [SPOT_NOTICE]  # a Spades bot, told of the Spot ladder here
+                assert list((await stub.List(bpb.ListBotsRequest(token="alice-t"))).versions[0].notices) == []
                 assert [v.name for v in (await stub.List(bpb.ListBotsRequest(token="alice-t"))).versions] == ["good"]
                 assert list((await stub.List(bpb.ListBotsRequest(token="bob-t"))).versions) == []
                 with pytest.raises(grpc.aio.AioRpcError) as e:
