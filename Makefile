@@ -1,5 +1,10 @@
 # Card Arena. `make demo` and `make test` work on a fresh clone: they create .venv first.
-PY ?= python3
+# The Python the venvs are made from: a CPython 3.11+ whose executable holds the interpreter
+# (not a shared libpython: 10% slower here), python3 on PATH first (scripts/venv_python.py);
+# `make venv PY=/path/to/python3` chooses another.
+ifeq ($(origin PY),undefined)
+PY := $(shell python3 scripts/venv_python.py 2>/dev/null || echo python3)
+endif
 VENV := .venv
 BIN := $(VENV)/bin
 PROTOS := $(wildcard protos/cardarena/v1/*.proto)
