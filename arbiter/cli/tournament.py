@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -244,13 +245,23 @@ def standings_cmd(
     probes_file: Annotated[Optional[Path], typer.Option(
         "--probes-file", help="With --luck-adjusted: the probes file of arbiter evaluate --probes-file, read instead of "
                               "playing the probes again (and the new ones added).")] = None,
+    arena: Annotated[Optional[str], typer.Option(
+        "--arena", help="An arena's ladder (arbiter arena) instead of a tournament: its versions by rating, as its "
+                        "web page shows them; with --format, exported.")] = None,
 ) -> None:
-    """Show the standings of a stored tournament, or export them."""
+    """Show the standings of a stored tournament or an arena's ladder, or export them."""
     from arbiter.present.export import FORMATS, render
     from arbiter.tournament.run import load_standings
 
     if format is not None and format not in FORMATS:
         _run(_fail, f"--format: expected one of {', '.join(FORMATS)}, got {format!r}")
+    if arena is not None:
+        if tournament is not None or crosstable or luck_adjusted or probes is not None or probes_file is not None:
+            _run(_fail, "--arena shows a ladder: leave out the tournament, --crosstable, --luck-adjusted and --probes")
+        if output is not None and format is None:
+            _run(_fail, "--output needs --format")
+        _ladder(db, arena, format, output)
+        return
     if (probes is not None or probes_file is not None) and not luck_adjusted:
         _run(_fail, "--probes and --probes-file need --luck-adjusted")
     if luck_adjusted and format is not None:
@@ -283,6 +294,47 @@ def standings_cmd(
 
 def _fail(message: str) -> None:
     raise UsageError(message)
+
+
+def _ladder_rows(store: Store, name: str) -> tuple[Any, list[Any]]:
+    """The arena ``name`` and its ladder's rows (``matchmaking.standings``, as its page has them)."""
+    from arbiter.arena import matchmaking
+    from arbiter.store.arenas import Arenas, arena_matches
+    from arbiter.store.db import StoreError
+
+    tables = Arenas(store)
+    try:
+        a = tables.arena(name)
+    except sqlite3.OperationalError:  # a store made before arenas: no such table
+        raise StoreError(f"no arena {name[:80]!r} in {store.path}: it holds no arena") from None
+    return a, matchmaking.standings(tables.entrants(a.id))
+
+
+def _ladder(db: Path, name: str, format: Optional[str], output: Optional[Path]) -> None:
+    """``standings --arena NAME``: the ladder as a table, or exported (``render_ladder``)."""
+    from arbiter.cli.layout import Column, console_width, fitted_table
+    from arbiter.present.export import ARENA_SCALE, LADDER_ORDER, ladder_cells, render_ladder
+
+    with _run(_open_existing, db) as store, store.snapshot():
+        a, rows = _run(_ladder_rows, store, name)
+    if format is not None:
+        text = render_ladder(format, a.name, a.game, rows)
+        if output is None:
+            sys.stdout.write(text)
+        else:
+            _run(write_text, output, text, "--output")
+            err.print(f"wrote {output}", markup=False, highlight=False)
+        return
+    if not rows:
+        out.print(f"arena {escape(a.name)} ({a.game}): no version entered yet", highlight=False)
+        return
+    cols = [Column("#"), Column("player", "left", style="bold", shrink=True), Column("status", "left", shrink=True, drop=5),
+            Column("rating"), Column("95% CI", drop=3), Column("LOS↓", drop=4), Column("enc", drop=6),
+            Column("matches", drop=7), Column("fail", drop=2)]
+    cells = [[escape(c) for c in ladder_cells(r)] for r in rows]
+    out.print(fitted_table(cols, cells, title=f"Ladder: {escape(a.name)} ({a.game})"), width=console_width())
+    for note in (LADDER_ORDER, ARENA_SCALE):
+        out.print(note[0].upper() + note[1:] + ".", highlight=False, markup=False, width=console_width())
 
 
 def _luck_line(db: Path, tournament: Optional[str], probes: Optional[int], probes_file: Optional[Path]) -> None:

@@ -319,3 +319,69 @@ def render(fmt: str, st: Standings, info: dict[str, Any]) -> str:
     if fmt == "html":
         return to_html(st, info)
     raise ValueError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+
+
+# --------------------------------------------------------------------------------------
+# An arena's ladder (``arbiter standings --arena NAME``): its rows as the arena's page shows
+# them (``arbiter.arena.matchmaking.standings``), in the same four formats.
+
+LADDER_COLUMNS = ["rank", "player", "name", "version", "status", "reason", "rating", "sigma", "low", "high",
+                  "encounters", "matches", "failures", "los_next"]
+#: The ladder's CSV columns of text (the others are numbers).
+_LADDER_TEXT = ("player", "name", "version", "status", "reason")
+LADDER_ORDER = ("ranked by rating: the active versions by openskill's μ, then the others (candidate, replaced, "
+                "suspended, withdrawn) by status and name; 95% interval μ ± 1.96σ; LOS over next: the chance it is "
+                "stronger than the active version ranked below it")
+
+
+def ladder_cells(r: Any) -> list[str]:
+    """One ladder row as a table shows it: #, player, status, rating, 95% interval, LOS over next,
+    encounters, matches, failures (``LADDER_HEADERS``)."""
+    return [str(r.rank) if r.rank else "", r.player, r.status + (f" ({r.reason})" if r.reason else ""),
+            f"{r.mu:.2f}", f"{r.low:.1f} – {r.high:.1f}", "" if r.los_next is None else los_text(r.los_next),
+            str(r.encounters), str(r.matches), str(r.failures)]
+
+
+LADDER_HEADERS = ["#", "player", "status", "rating", "95% interval", "LOS over next", "encounters", "matches", "failures"]
+
+
+def render_ladder(fmt: str, name: str, game: str, rows: list[Any]) -> str:
+    """The arena ``name``'s ladder (its ``matchmaking.standings`` rows) in ``fmt`` (one of
+    FORMATS); ValueError for another."""
+    title = f"Ladder: {name} ({game})"
+    notes = [LADDER_ORDER[0].upper() + LADDER_ORDER[1:] + ".", ARENA_SCALE[0].upper() + ARENA_SCALE[1:] + "."]
+    if fmt == "json":
+        return json.dumps({"arena": name, "game": game, "ranked_by": LADDER_ORDER, "scale": ARENA_SCALE,
+                           "standings": [r.as_dict() for r in rows]}, indent=2) + "\n"
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=LADDER_COLUMNS, extrasaction="ignore", lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: ("" if v is None else csv_text(v) if k in _LADDER_TEXT else v) for k, v in r.as_dict().items()})
+        return buf.getvalue()
+    if fmt == "md":
+        def line(cells: list[str]) -> str:
+            return "| " + " | ".join(md_text(c) for c in cells) + " |"
+
+        out = [f"# {md_text(title)}", "", line(LADDER_HEADERS),
+               "|" + "|".join("---" if i in (1, 2) else "---:" for i in range(len(LADDER_HEADERS))) + "|"]
+        out += [line(ladder_cells(r)) for r in rows] + [""] + [md_text(n) for n in notes]
+        return "\n".join(out) + "\n"
+    if fmt == "html":
+        def e(text: str) -> str:
+            return html.escape(visible(text))
+
+        def row(cells: list[str], tag: str = "td") -> str:
+            named = ' class="name"'
+            return "<tr>" + "".join(f"<{tag}{named if i == 1 else ''}>{e(c)}</{tag}>" for i, c in enumerate(cells)) + "</tr>"
+
+        body = [f"<h1>{e(title)}</h1>", "<table>", "<thead>" + row(LADDER_HEADERS, "th") + "</thead>", "<tbody>"]
+        body += [row(ladder_cells(r)) for r in rows] + ["</tbody>", "</table>"]
+        body += [f'<p class="meta">{e(n)}</p>' for n in notes]
+        body += [f"<footer>Card Arena · generated {e(time.strftime('%Y-%m-%d %H:%M:%S'))}</footer>"]
+        return ("<!DOCTYPE html>\n"
+                '<html lang="en"><head><meta charset="utf-8" />'
+                '<meta name="viewport" content="width=device-width, initial-scale=1" />'
+                f"<title>{e(title)}</title><style>{_CSS}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n")
+    raise ValueError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")

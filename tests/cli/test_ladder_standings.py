@@ -1,0 +1,69 @@
+"""``arbiter standings --arena NAME``: an arena's ladder read from its store, as a table and in the
+four export formats (before, a ladder was seen only on its web page and in the live command), with
+the text others control (bot names, suspension reasons) made safe as in every export."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import xml.etree.ElementTree as ET
+
+from typer.testing import CliRunner
+
+from arbiter.cli import app
+from arbiter.store.arenas import Arenas
+from arbiter.store.db import Store
+
+
+def _ladder(db) -> None:
+    with Store(db) as store:
+        tables = Arenas(store)
+        a = tables.open_arena("spades", "spades", {"game": "spades"})
+        tables.add_entrant(a.id, "alpha@1", "alpha", "1", "ann", "x", 27.0, 2.0)
+        tables.add_entrant(a.id, "beta@2", "beta", "2", "bob", "x", 24.0, 3.0)
+        tables.add_entrant(a.id, "=evil@1", "=evil", "1", "eve", "x", 20.0, 8.0, status="suspended",
+                           reason="forfeited 3 encounters <b>\x1b[2J")
+        tables.add_entrant(a.id, "alpha@0", "alpha", "0", "ann", "x", 25.0, 8.3)
+        tables.set_status(a.id, "alpha@0", "replaced", "replaced by version 1")
+
+
+def test_a_ladder_as_a_table_and_in_every_format(tmp_path):
+    db = tmp_path / "arena.sqlite"
+    _ladder(db)
+    run = CliRunner()
+    shown = run.invoke(app, ["standings", "--arena", "spades", "--db", str(db)], env={"COLUMNS": "160"})
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    at = {name: next(i for i, x in enumerate(lines) if name in x) for name in ("alpha@1", "beta@2", "alpha@0", "=evil@1")}
+    assert at["alpha@1"] < at["beta@2"] < at["=evil@1"] and at["alpha@1"] < at["alpha@0"]  # active by rating, then the rest
+    assert "\x1b" not in shown.output and "Ranked by rating" in shown.output and "openskill" in shown.output
+
+    rows = list(csv.DictReader(io.StringIO(run.invoke(app, ["standings", "--arena", "spades", "--db", str(db),
+                                                             "-f", "csv"]).output)))
+    assert [(r["player"], r["rank"], r["status"]) for r in rows] == [
+        ("alpha@1", "1", "active"), ("beta@2", "2", "active"), ("alpha@0", "0", "replaced"), ("'=evil@1", "0", "suspended")]
+    assert float(rows[0]["rating"]) == 27.0 and 0.5 < float(rows[0]["los_next"]) < 1  # its lead over beta's
+    data = json.loads(run.invoke(app, ["standings", "--arena", "spades", "--db", str(db), "-f", "json"]).output)
+    assert data["arena"] == "spades" and [r["player"] for r in data["standings"]][:2] == ["alpha@1", "beta@2"]
+    md = run.invoke(app, ["standings", "--arena", "spades", "--db", str(db), "-f", "md"]).output
+    assert "| 1 | alpha@1 | active |" in md and "<b>" not in md and "\\<b\\>" in md
+    page = tmp_path / "ladder.html"
+    wrote = run.invoke(app, ["standings", "--arena", "spades", "--db", str(db), "-f", "html", "-o", str(page)])
+    assert wrote.exit_code == 0, wrote.output
+    ET.fromstring(page.read_text().split("\n", 1)[1])  # well-formed, the reason's markup and ESC escaped
+    assert "<b>" not in page.read_text() and "\\x1b" in page.read_text()
+
+
+def test_a_missing_arena_and_mixed_flags_are_named(tmp_path):
+    db = tmp_path / "arena.sqlite"
+    with Store(db) as store:  # a store with a tournament's tables only
+        store.open_tournament("t1", "spades", {"x": 1})
+    run = CliRunner()
+    got = run.invoke(app, ["standings", "--arena", "nope", "--db", str(db)])
+    assert got.exit_code != 0 and "no arena 'nope'" in got.output and "Traceback" not in got.output
+    got = run.invoke(app, ["standings", "t1", "--arena", "nope", "--db", str(db)])
+    assert got.exit_code != 0 and "--arena shows a ladder" in got.output
+    _ladder(db)
+    got = run.invoke(app, ["standings", "--arena", "spades", "--db", str(db), "-o", str(tmp_path / "x")])
+    assert got.exit_code != 0 and "--output needs --format" in got.output
