@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-import sqlite3
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -299,14 +298,10 @@ def _fail(message: str) -> None:
 def _ladder_rows(store: Store, name: str) -> tuple[Any, list[Any]]:
     """The arena ``name`` and its ladder's rows (``matchmaking.standings``, as its page has them)."""
     from arbiter.arena import matchmaking
-    from arbiter.store.arenas import Arenas, arena_matches
-    from arbiter.store.db import StoreError
+    from arbiter.store.arenas import Arenas
 
     tables = Arenas(store)
-    try:
-        a = tables.arena(name)
-    except sqlite3.OperationalError:  # a store made before arenas: no such table
-        raise StoreError(f"no arena {name[:80]!r} in {store.path}: it holds no arena") from None
+    a = tables.arena(name)
     return a, matchmaking.standings(tables.entrants(a.id))
 
 

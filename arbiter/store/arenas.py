@@ -164,6 +164,8 @@ class Arenas:
     def arena(self, name_or_id: str | int) -> ArenaRow:
         key = str(name_or_id)
         as_id = number(key)
+        if not self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'arenas'").fetchone():  # made before arenas
+            raise StoreError(f"no arena {key[:80]!r} in {self.store.path}: it holds no arena")
         row = self.db.execute("SELECT id, name, game, spec, created FROM arenas WHERE name = ? OR id = ? "
                               "ORDER BY name = ? DESC LIMIT 1", (key, -1 if as_id is None else as_id, key)).fetchone()
         if row is None:
