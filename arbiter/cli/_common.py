@@ -342,6 +342,16 @@ def write_text(path: Path, text: str, flag: str) -> None:
         raise UsageError(f"{flag} {path}: {exc.strerror or exc}") from None
 
 
+def emit(text: str, output: Path | None, said: str = "") -> None:
+    """An export's ``text``: on stdout, or written to ``output`` (``--output``) with a line on
+    stderr saying so (then ``said``)."""
+    if output is None:
+        sys.stdout.write(text)
+        return
+    _run(write_text, output, text, "--output")
+    err.print(f"wrote {output}{said}", markup=False, highlight=False)
+
+
 def read_tls(cert: Path | None, key: Path | None) -> tuple[bytes, bytes] | None:
     """``--tls-cert`` and ``--tls-key`` (PEM files) as bytes, None without either;
     UsageError if only one is given or one cannot be read."""

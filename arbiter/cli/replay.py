@@ -22,7 +22,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from arbiter.cli._common import DbOpt, UsageError, _outcome_table, _run, app, err, error, out, plural, write_text
+from arbiter.cli._common import DbOpt, UsageError, _outcome_table, _run, app, err, error, out, plural, emit
 from cardarena.games import Card
 from cardarena.disclosure import notes_visible
 from cardarena.records import MAX_CLOCK_MS, MatchRecord, clip, visible
@@ -161,12 +161,7 @@ def replay(
         raise typer.Exit(2)
     record = _run(load_record, match_id, db)  # the disclosure rule as for a replay: a withheld match is not exported
     if as_json:
-        text = record.to_json() + "\n"
-        if output is None:
-            sys.stdout.write(text)
-        else:
-            _run(write_text, output, text, "--output")
-            err.print(f"wrote {output}: arbiter replay {output} verifies it", markup=False, highlight=False)
+        emit(record.to_json() + "\n", output, f": arbiter replay {output} verifies it")
         return
     if seat is not None and not 0 <= seat < len(record.seat_names):
         error(f"--seat {seat}: {record.game} match {record.match_id} has seats 0 to {len(record.seat_names) - 1}")

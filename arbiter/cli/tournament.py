@@ -27,7 +27,7 @@ from rich.table import Table
 from cardarena import disclosure
 from arbiter.cli._common import (
     OPTION_FLAG, DbOpt, TransportOpt, UsageError, _parse_options, _run, app, err, out, plural, terminate_as_interrupt,
-    stderr_block, tournament_app, write_text,
+    emit, stderr_block, tournament_app,
 )
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT
 from arbiter.spectating.runs import announce_run, forget_run
@@ -283,12 +283,7 @@ def standings_cmd(
         if luck_adjusted:
             _luck_line(db, tournament, probes, probes_file)
         return
-    text = render(format, st, info)
-    if output is None:
-        sys.stdout.write(text)
-    else:
-        _run(write_text, output, text, "--output")
-        err.print(f"wrote {output}", markup=False, highlight=False)
+    emit(render(format, st, info), output)
 
 
 def _fail(message: str) -> None:
@@ -313,12 +308,7 @@ def _ladder(db: Path, name: str, format: Optional[str], output: Optional[Path]) 
     with _run(_open_existing, db) as store, store.snapshot():
         a, rows = _run(_ladder_rows, store, name)
     if format is not None:
-        text = render_ladder(format, a.name, a.game, rows)
-        if output is None:
-            sys.stdout.write(text)
-        else:
-            _run(write_text, output, text, "--output")
-            err.print(f"wrote {output}", markup=False, highlight=False)
+        emit(render_ladder(format, a.name, a.game, rows), output)
         return
     if not rows:
         out.print(f"arena {escape(a.name)} ({a.game}): no version entered yet", highlight=False)
