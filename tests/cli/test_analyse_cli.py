@@ -49,3 +49,21 @@ def test_hindsight_on_the_command_line(tmp_path):
     store_play(db, spot)
     r = invoke("analyse", spot.match_id, "--db", str(db), "--hindsight")
     assert r.exit_code == 2 and "Spades only" in r.output
+
+
+def test_an_action_the_arbiter_played_for_the_bot_says_so(tmp_path):
+    """A decision where the bot answered an illegal action and the arbiter played the first
+    legal one (``--policy default``) is marked so in the table, as the inspector marks it:
+    the loss is the bot's failure's, not a choice it made."""
+    from tests.cli.test_reask_cli import ZOO
+
+    record = play_local("spot", [f"{ZOO}:ReturnIllegal", "heuristic"], seed=5, options={"hands": 1},
+                        transport="inproc", policy="default")
+    forced = [a for a in record.actions if a.seat == 0 and a.forced]
+    assert forced, "the zoo bot's illegal answer was played by the arbiter"
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    r = invoke("analyse", record.match_id, "--db", str(db), "--seat", "0", "--samples", "2", "--to", "3")
+    assert r.exit_code == 0, r.output
+    assert "(by the arbiter: illegal)" in r.output, r.output
+
