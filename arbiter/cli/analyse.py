@@ -99,7 +99,16 @@ def analyse(
     for s in ([seat] if seat is not None else range(n)):
         with replay_errors():
             whole = first == 1 and last is None  # only a whole seat's analysis is stored
-            total = sum(1 for p in decisions(record, s) if p.number >= first and (last is None or p.number <= last))
+            points = list(decisions(record, s))
+            total = sum(1 for p in points if p.number >= first and (last is None or p.number <= last))
+        if points and not total:  # --from past the seat's last decision: say so, not an empty table
+            said = f"--from {first}: seat {s} has {plural(len(points), 'decision')}"
+            if seat is not None:
+                error(said)
+                raise typer.Exit(2)
+            out.print(f"{said}, none of them analysed", markup=False)
+            continue
+        with replay_errors():
             columns = [TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
             with Progress(*columns, transient=True, console=err) as progress:
                 task = progress.add_task(f"seat {s}: decisions valued", total=total)

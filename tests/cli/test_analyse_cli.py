@@ -67,3 +67,14 @@ def test_an_action_the_arbiter_played_for_the_bot_says_so(tmp_path):
     assert r.exit_code == 0, r.output
     assert "(by the arbiter: illegal)" in r.output, r.output
 
+
+def test_a_range_past_the_seats_last_decision_is_refused(tmp_path):
+    """``--from`` past the seat's last decision selects nothing: said, not an empty table."""
+    record = play_local("spot", ["random", "heuristic"], seed=2, options={"hands": 1}, transport="inproc")
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    n = sum(1 for a in record.actions if a.seat == 0)
+    r = invoke("analyse", record.match_id, "--db", str(db), "--seat", "0", "--samples", "2", "--from", str(n + 1))
+    assert r.exit_code == 2, r.output
+    assert f"seat 0 has {n} decisions" in r.output, r.output
+    assert "Traceback" not in r.output
