@@ -131,9 +131,10 @@ def analyse(
         out.print(decision_table(choices, f"seat {s} ({record.seat_names[s]})"))
         mistakes = [r for r in rows if r.mistake]
         unsure = [r for r in rows if r.verdict == "unsure"]
+        fine = [r for r in rows if r.verdict == "fine"]
         lost = sum(r.loss for r in rows if r.chosen is not None)
         out.print(f"seat {s}: {plural(len(rows), 'decision')} ({len(choices)} with a choice), "
-                  f"{plural(len(mistakes), 'mistake')}, {len(unsure)} unsure, {lost:.1f} lost in all against the best valued action")
+                  f"{plural(len(mistakes), 'mistake')}, {len(fine)} fine, {len(unsure)} unsure, {lost:.1f} lost in all against the best valued action")
         costly = sorted((r for r in rows if r.loss > 0), key=lambda r: -r.loss)[:top]
         if costly:
             out.print(decision_table(costly, f"seat {s}: the {plural(len(costly), 'decision')} that cost most"))
@@ -178,7 +179,7 @@ def bot_costliest(bot: str, db: Path, top: int) -> None:
     for c in found:
         r = c.row
         table.add_row(escape(c.match_id), str(c.seat), str(r.number), escape(played(r)), escape(r.best),
-                      f"{r.loss:.1f} ± {r.loss_se:.1f}", "[bold red]mistake[/]" if r.mistake else r.verdict,
+                      f"{r.loss:.1f} ± {r.loss_se:.1f}", verdict_text(r),
                       escape(f"/m/{c.match_id}/inspect?seat={c.seat}&d={r.number}"))
     out.print(table)
     out.print(f"(or in the terminal: arbiter analyse MATCH --seat S --from N --to N)", style="dim", markup=False)
@@ -207,6 +208,13 @@ def played(r: Analysed) -> str:
     return f"{text} (by the arbiter: {r.forced})" if r.forced else text
 
 
+def verdict_text(r: Analysed) -> str:
+    """A valued decision's verdict as the inspector names it ("fine" too, not a blank), in
+    rich markup; a decision with none (nothing played) shows the analysis's note instead."""
+    style = {"mistake": "bold red", "unsure": "yellow", "fine": "green"}.get(r.verdict)
+    return f"[{style}]{r.verdict}[/]" if style else escape(r.note)
+
+
 def decision_table(rows: list[Analysed], title: str) -> Table:
     """One row per decision: what was played, its value, the best, the loss ± its error."""
     table = Table(title=escape(title), title_justify="left")
@@ -228,6 +236,6 @@ def decision_table(rows: list[Analysed], title: str) -> Table:
             f"{mine.mean:.1f} ± {mine.se:.1f}" if mine else "",
             escape(best.action), f"{best.mean:.1f} ± {best.se:.1f}",
             f"{r.loss:.1f} ± {r.loss_se:.1f}" if mine else "",
-            "[bold red]mistake[/]" if r.mistake else ("[yellow]unsure[/]" if r.verdict == "unsure" else escape(r.note)),
+            verdict_text(r),
         )
     return table

@@ -78,3 +78,22 @@ def test_a_range_past_the_seats_last_decision_is_refused(tmp_path):
     assert r.exit_code == 2, r.output
     assert f"seat 0 has {n} decisions" in r.output, r.output
     assert "Traceback" not in r.output
+
+
+def test_a_fine_decision_says_fine(tmp_path):
+    """Every valued decision is named by its verdict, "fine" as well as "mistake" and
+    "unsure", as the inspector names it (the column was blank for "fine"), and the summary
+    counts each verdict."""
+    from arbiter.analysis.stored import analysed_rows
+
+    record = play_local("spades", ["random", "heuristic", "random", "heuristic"], seed=7, options={"deals": 1},
+                        transport="inproc")
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    rows = analysed_rows(record, 1, samples=16, first=11)
+    fine = [r for r in rows if r.verdict == "fine"]
+    assert fine, [r.verdict for r in rows]
+    r = invoke("analyse", record.match_id, "--db", str(db), "--seat", "1", "--samples", "16", "--from", "11", "--top", "0")
+    assert r.exit_code == 0, r.output
+    assert f"│ {fine[0].number} │" in r.output and "fine │" in r.output, r.output
+    assert f"{len(fine)} fine" in r.output, r.output
