@@ -171,6 +171,10 @@ def bot_costliest(bot: str, db: Path, top: int) -> None:
         out.print(f"no analysed match of {escape(bot)} in {db}: analyse one first, "
                   f"`arbiter analyse MATCH --seat S` (see `arbiter bots show` or the web for its matches)")
         return
+    if not found:
+        out.print(f"no decision of {escape(bot)} lost anything against the best valued action in "
+                  f"{plural(analysed_matches, 'analysed match', 'analysed matches')}")
+        return
     table = Table(title=escape(f"{bot}: the {plural(len(found), 'costliest decision')} in {plural(analysed_matches, 'analysed match', 'analysed matches')}"),
                   title_justify="left")
     for name, justify in (("match", "left"), ("seat", "right"), ("#", "right"), ("played", "left"), ("best", "left"),

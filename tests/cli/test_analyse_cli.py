@@ -97,3 +97,17 @@ def test_a_fine_decision_says_fine(tmp_path):
     assert r.exit_code == 0, r.output
     assert f"│ {fine[0].number} │" in r.output and "fine │" in r.output, r.output
     assert f"{len(fine)} fine" in r.output, r.output
+
+
+def test_a_bot_with_no_costly_decision_is_told_so(tmp_path):
+    """``--bot NAME`` where every analysed decision of the bot lost nothing says so in words,
+    not with an empty table titled "the 0 costliest decisions"."""
+    record = play_local("spite-and-malice", ["random", "heuristic"], seed=1, options={"max_turns": 2},
+                        transport="inproc")  # a draw at the turn limit: nothing a decision does changes it
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    assert invoke("analyse", record.match_id, "--db", str(db), "--seat", "0", "--samples", "2").exit_code == 0
+    r = invoke("analyse", "--bot", "random", "--db", str(db))
+    assert r.exit_code == 0, r.output
+    assert "0 costliest" not in r.output and "┏" not in r.output, r.output
+    assert "no decision of random lost anything against the best valued action in 1 analysed match" in r.output, r.output
