@@ -430,8 +430,9 @@ def _seat(query: dict[str, list[str]]) -> int:
 
 
 _COSTLY = _env.from_string("""<h2>Costliest decisions</h2>
-{% if not found %}<p class="muted small" id="no-costly">No analysed match yet: <code>arbiter analyse MATCH --seat S</code> stores one
+{% if not n %}<p class="muted small" id="no-costly">No analysed match yet: <code>arbiter analyse MATCH --seat S</code> stores one
 (then this lists the decisions that cost most, each opening the inspector).</p>
+{% elif not found %}<p class="muted small" id="no-costly">Every analysed decision lost nothing against the best valued action, in {{ n }} analysed match{{ '' if n == 1 else 'es' }}.</p>
 {% else %}<table id="costliest"><tr><th>match</th><th class="num">seat</th><th class="num">#</th><th>played</th><th>best</th><th class="num">loss ± s.e.</th><th></th></tr>
 {% for c in found %}<tr class="costly"><td><a href="{{ url(c.match_id, c.seat, c.row.number) }}">{{ c.match_id }}</a></td><td class="num">{{ c.seat }}</td>
 <td class="num">{{ c.row.number }}</td><td>{{ c.row.chosen }}</td><td>{{ c.row.best }}</td>

@@ -181,3 +181,20 @@ def test_a_tournament_bots_page_lists_its_analysed_decisions_there(tmp_path):
     with Store(db, read_only=True) as store:
         closed = tournament_bot_page(store, "lab", "random")
     assert 'class="costly"' not in closed and m.match_id not in closed
+
+
+def test_a_bots_page_with_analysed_matches_but_no_costly_decision_says_so(tmp_path):
+    """A bot whose analysed decisions all lost nothing: the page says so, not "No analysed
+    match yet" (which sends its author to analyse a match already analysed)."""
+    from arbiter.present.inspector import costliest_html
+
+    record = play_local("spite-and-malice", ["random", "heuristic"], seed=1, options={"max_turns": 2},
+                        transport="inproc")  # a draw at the turn limit: nothing a decision does changes it
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    with Store(db) as store:
+        rows, _ = stored_analysis(store, record.match_id, 0, **SETTINGS)
+        assert rows and all(r.loss == 0 for r in rows)
+        html = str(costliest_html(store, ["random"]))
+    assert "No analysed match yet" not in html, html
+    assert "lost nothing against the best valued action" in html and "1 analysed match" in html, html
