@@ -52,6 +52,15 @@ class Analysed(ValuedActions):
     def mistake(self) -> bool:
         return self.verdict == "mistake"
 
+    @property
+    def played(self) -> str:
+        """What was played, and, when the arbiter chose it for the bot (a timeout, an illegal
+        answer under ``--policy default``), why: so that the loss of a failure is not read as
+        a choice the bot made. As the inspector's decision page says it; the terminal and
+        the bots' pages show this."""
+        text = self.chosen or "(nothing: the match ended)"
+        return f"{text} (by the arbiter: {self.forced})" if self.forced else text
+
 
     @classmethod
     def of(cls, d: DecisionValue) -> "Analysed":

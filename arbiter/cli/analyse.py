@@ -182,7 +182,7 @@ def bot_costliest(bot: str, db: Path, top: int) -> None:
         table.add_column(name, justify=justify)
     for c in found:
         r = c.row
-        table.add_row(escape(c.match_id), str(c.seat), str(r.number), escape(played(r)), escape(r.best),
+        table.add_row(escape(c.match_id), str(c.seat), str(r.number), escape(r.played), escape(r.best),
                       f"{r.loss:.1f} ± {r.loss_se:.1f}", verdict_text(r),
                       escape(f"/m/{c.match_id}/inspect?seat={c.seat}&d={r.number}"))
     out.print(table)
@@ -202,14 +202,6 @@ def hindsight_table(counts: list[CardCount], title: str) -> Table:
         table.add_row(str(c.number), str(c.step), escape(c.played or "-"), str(c.tricks.get(c.played, "")), " ".join(best),
                       str(c.best), f"[bold red]{c.lost}[/]" if c.lost else "0")
     return table
-
-
-def played(r: Analysed) -> str:
-    """What was played at a decision, and, when the arbiter chose it for the bot (a timeout,
-    an illegal answer under ``--policy default``), why: as the inspector says it, so that
-    the loss of a failure is not read as a choice the bot made."""
-    text = r.chosen or "(nothing: the match ended)"
-    return f"{text} (by the arbiter: {r.forced})" if r.forced else text
 
 
 def verdict_text(r: Analysed) -> str:
@@ -232,11 +224,11 @@ def decision_table(rows: list[Analysed], title: str) -> Table:
     table.add_column("")
     for r in rows:
         if not r.values:
-            table.add_row(str(r.number), str(r.step), escape(played(r)), "", "", "", "", escape(r.note), style="dim")
+            table.add_row(str(r.number), str(r.step), escape(r.played), "", "", "", "", escape(r.note), style="dim")
             continue
         mine, best = r.chosen_value, r.values[0]
         table.add_row(
-            str(r.number), str(r.step), escape(played(r)),
+            str(r.number), str(r.step), escape(r.played),
             f"{mine.mean:.1f} ± {mine.se:.1f}" if mine else "",
             escape(best.action), f"{best.mean:.1f} ± {best.se:.1f}",
             f"{r.loss:.1f} ± {r.loss_se:.1f}" if mine else "",

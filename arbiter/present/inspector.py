@@ -435,7 +435,7 @@ _COSTLY = _env.from_string("""<h2>Costliest decisions</h2>
 {% elif not found %}<p class="muted small" id="no-costly">Every analysed decision lost nothing against the best valued action, in {{ n }} analysed match{{ '' if n == 1 else 'es' }}.</p>
 {% else %}<table id="costliest"><tr><th>match</th><th class="num">seat</th><th class="num">#</th><th>played</th><th>best</th><th class="num">loss ± s.e.</th><th></th></tr>
 {% for c in found %}<tr class="costly"><td><a href="{{ url(c.match_id, c.seat, c.row.number) }}">{{ c.match_id }}</a></td><td class="num">{{ c.seat }}</td>
-<td class="num">{{ c.row.number }}</td><td>{{ c.row.chosen }}</td><td>{{ c.row.best }}</td>
+<td class="num">{{ c.row.number }}</td><td>{{ c.row.played }}</td><td>{{ c.row.best }}</td>
 <td class="num">{{ '%.1f'|format(c.row.loss) }} ± {{ '%.1f'|format(c.row.loss_se) }}</td><td>{{ c.row.verdict }}</td></tr>{% endfor %}</table>
 <p class="muted small">From {{ n }} analysed match{{ '' if n == 1 else 'es' }}; mistakes first, then by loss.</p>{% endif %}""")
 

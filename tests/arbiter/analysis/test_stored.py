@@ -198,3 +198,21 @@ def test_a_bots_page_with_analysed_matches_but_no_costly_decision_says_so(tmp_pa
         html = str(costliest_html(store, ["random"]))
     assert "No analysed match yet" not in html, html
     assert "lost nothing against the best valued action" in html and "1 analysed match" in html, html
+
+
+def test_a_bots_page_marks_an_action_the_arbiter_played_for_it(tmp_path):
+    """The costliest list of a bot's page says when the arbiter played the action (an
+    illegal answer under ``--policy default``), as the inspector and `arbiter analyse` do."""
+    from arbiter.present.inspector import costliest_html
+    from tests.cli.test_reask_cli import ZOO
+
+    record = play_local("spot", [f"{ZOO}:ReturnIllegal", "heuristic"], seed=5, options={"hands": 1},
+                        transport="inproc", policy="default")
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    with Store(db) as store:
+        rows, _ = stored_analysis(store, record.match_id, 0, samples=2)
+        forced = [r for r in rows if r.forced and r.loss > 0]
+        assert forced, [(r.number, r.forced, r.loss) for r in rows]
+        html = str(costliest_html(store, ["zoo"], top=50))
+    assert f"{forced[0].chosen} (by the arbiter: illegal)" in html, html
