@@ -207,7 +207,7 @@ Values in {{ units }}. <a href="{{ replay_url }}">The replay</a>.</p>
 {% if a and a.values %}<table id="values"><tr><th>action</th><th class="num">value ± 1.96 s.e.</th><th class="num">n</th></tr>
 {% for v in a.values %}<tr class="{{ 'chosen' if v.action == a.chosen else '' }} {{ 'best' if loop.first else '' }}"><td>{{ v.action }}{% if v.same_as %} <span class="muted small">(the same play as {{ v.same_as }})</span>{% endif %}</td>
 <td class="num">{{ '%.1f'|format(v.mean) }} ± {{ ci(v.se) }}</td><td class="num">{{ v.n }}</td></tr>{% endfor %}</table>
-<p class="small">loss {{ '%.1f'|format(a.loss) }} ± {{ '%.1f'|format(a.loss_se) }} against the best valued; {{ a.values|length }} of {{ a.legal_count }} legal actions valued (or the same play as one valued) on {{ a.samples }} sampled states</p>
+<p class="small" id="loss">loss {{ '%.1f'|format(a.loss) }}, s.e. {{ '%.1f'|format(a.loss_se) }}, against the best valued; {{ a.values|length }} of {{ a.legal_count }} legal actions valued (or the same play as one valued) on {{ a.samples }} sampled states</p>
 {% elif a %}<p class="muted small">Not valued{% if a.note %}: {{ a.note }}{% endif %}.</p>{% endif %}
 <h2>Legal actions ({{ p.legal|length }})</h2><p class="small" id="legal">{{ p.legal|map('string')|join(' · ') }}</p>
 {% if note is not none %}<h2>The bot's note</h2><pre class="note" id="note">{{ note or '(none)' }}</pre>{% endif %}

@@ -216,3 +216,17 @@ def test_a_bots_page_marks_an_action_the_arbiter_played_for_it(tmp_path):
         assert forced, [(r.number, r.forced, r.loss) for r in rows]
         html = str(costliest_html(store, ["zoo"], top=50))
     assert f"{forced[0].chosen} (by the arbiter: illegal)" in html, html
+
+
+def test_the_inspectors_loss_says_which_interval_it_is(stored):
+    """The inspector's values are shown ± 1.96 s.e.; its loss line gave "± s.e." unlabelled
+    beside them, read as the same 95% interval. It names its standard error, the number
+    `arbiter analyse` shows in its "loss ± s.e." column."""
+    from arbiter.present import inspector
+
+    db, record = stored
+    with Store(db) as store:
+        rows, _ = stored_analysis(store, record.match_id, 0, **SETTINGS)
+        a = next(r for r in rows if r.loss > 0)
+        page = inspector.inspect_page(store, record.match_id, {"seat": ["0"], "d": [str(a.number)]}, "n")
+    assert f"loss {a.loss:.1f}, s.e. {a.loss_se:.1f}, against the best valued" in page, page
