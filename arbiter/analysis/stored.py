@@ -23,7 +23,7 @@ from arbiter.store.analyses import StoredRow, analysed, load_analysis, save_anal
 from arbiter.store.db import Store, StoreError
 from cardarena.records import MatchRecord
 
-__all__ = ["Analysed", "Costly", "costliest", "current_analysis", "method_key", "settings_key", "stored_analysis", "from_json",
+__all__ = ["Analysed", "Costly", "costliest", "costliest_of", "current_analysis", "method_key", "settings_key", "stored_analysis", "from_json",
            "to_json", "analysed_rows"]
 
 
@@ -182,5 +182,23 @@ def costliest(store: Store, bot: str, top: int = 10, recent: int = 1000,
             found += [Costly(a.match_id, a.seat, r) for r in from_json(a.rows_json) if r.loss > 0]
         except ValueError:
             continue
-    found.sort(key=lambda c: (not c.row.mistake, -c.row.loss, c.match_id, c.row.number))
+    found.sort(key=_costly_order)
     return found[:top], len({m for m, _ in seen})
+
+
+def _costly_order(c: Costly) -> tuple:
+    return (not c.row.mistake, -c.row.loss, c.match_id, c.row.number)
+
+
+def costliest_of(store: Store, names: Iterable[str], top: int = 10,
+                 within: set[str] | None = None) -> tuple[list[Costly], int]:
+    """``costliest`` over the names one bot sat under (one per version of a registered bot),
+    merged: the ``top`` of them all, and how many analysed matches they come from."""
+    found: list[Costly] = []
+    n = 0
+    for name in names:
+        f, k = costliest(store, name, top, within=within)
+        found += f
+        n += k
+    found.sort(key=_costly_order)
+    return found[:top], n

@@ -32,7 +32,7 @@ from rich.table import Table
 
 from arbiter.analysis.hindsight import APPROXIMATE, CardCount, HindsightUnavailable, double_dummy, require_solver
 from arbiter.analysis.reask import decisions
-from arbiter.analysis.stored import Analysed, analysed_rows, costliest, stored_analysis
+from arbiter.analysis.stored import Analysed, analysed_rows, costliest_of, stored_analysis
 from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, MAX_SAMPLES, UNITS, meaning, most_states
 from arbiter.cli._common import DbOpt, UsageError, _run, app, err, error, out, plural
 from arbiter.cli.replay import load_record, replay_errors
@@ -51,7 +51,7 @@ def analyse(
     last: Annotated[Optional[int], typer.Option("--to", help="The seat's last decision to analyse (default: its last).")] = None,
     top: Annotated[int, typer.Option("--top", help="Then list the decisions that cost most, this many (0: none).")] = 5,
     hindsight: Annotated[bool, typer.Option("--hindsight", help="Spades: also each card play's double-dummy count with every card known (hindsight, not what the seat knew; needs endplay: pip install 'card-arena[hindsight]'). Approximate: bridge's count, without 'spades not led until broken'.")] = False,
-    bot: Annotated[Optional[str], typer.Option("--bot", help="Instead of a match: this bot's costliest decisions across its stored matches already analysed (name as in the seats: name@version for a registered bot), each with its inspector page.")] = None,
+    bot: Annotated[Optional[str], typer.Option("--bot", help="Instead of a match: this bot's costliest decisions across its stored matches already analysed (name as in the seats; a registered bot's name alone: every version of it, name@version: that one), each with its inspector page.")] = None,
 ) -> None:
     """Why did my bot lose? Value each decision of a seat from what it could know, and mark its mistakes."""
     if bot is not None:
@@ -166,7 +166,9 @@ def bot_costliest(bot: str, db: Path, top: int) -> None:
     if not db.exists():
         raise UsageError(f"no store at {db} (pass --db)")
     with Store(db, read_only=True) as store:
-        found, analysed_matches = costliest(store, bot, top)
+        # a registered bot sits as name@version: its name alone means every version of it
+        names = [bot] + ([] if "@" in bot else store.versions_played(bot))
+        found, analysed_matches = costliest_of(store, names, top)
     if not analysed_matches:
         out.print(f"no analysed match of {escape(bot)} in {db}: analyse one first, "
                   f"`arbiter analyse MATCH --seat S` (see `arbiter bots show` or the web for its matches)")

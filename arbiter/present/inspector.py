@@ -31,7 +31,7 @@ from markupsafe import Markup
 
 from arbiter.analysis import jobs
 from arbiter.analysis.reask import DecisionPoint, decisions
-from arbiter.analysis.stored import Analysed, costliest, current_analysis, from_json
+from arbiter.analysis.stored import Analysed, costliest_of, current_analysis, from_json
 from arbiter.analysis.values import UNITS, meaning
 from arbiter.present.table import TABLE_STYLE, render_table, shown, table_model
 from arbiter.store.analyses import recent_analyses
@@ -444,10 +444,5 @@ def costliest_html(store: Store, players: list[str], top: int = 5, within: set[s
     """A bot's page's list of its costliest analysed decisions (``players``: the names it
     sat under, one per version; ``within``: only these matches, a tournament's), each a
     link into the inspector."""
-    found, n = [], 0
-    for p in players:
-        f, k = costliest(store, p, top, within=within)
-        found += f
-        n += k
-    found.sort(key=lambda c: (not c.row.mistake, -c.row.loss, c.match_id, c.row.number))
-    return Markup(_COSTLY.render(found=found[:top], n=n, url=inspect_url))
+    found, n = costliest_of(store, players, top, within=within)
+    return Markup(_COSTLY.render(found=found, n=n, url=inspect_url))

@@ -925,6 +925,14 @@ class Store:
             "ORDER BY b.match DESC LIMIT ?", (bot, limit)).fetchall()
         return [self._match_row(r) for r in rows]
 
+    def versions_played(self, name: str) -> list[str]:
+        """The seat names ``name@version`` under which versions of the registered bot
+        ``name`` played stored matches (removed versions included: their matches stay), in
+        order; what a bot's author means by its name alone. Indexed (``match_bots``' key)."""
+        rows = self.db.execute("SELECT DISTINCT bot FROM match_bots WHERE bot > ? AND bot < ? ORDER BY bot",
+                               (f"{name}@", f"{name}A"))  # '@' then 'A': every name@..., nothing else
+        return [r[0] for r in rows]
+
     def _match_row(self, r: tuple) -> MatchRow:
         try:
             outcome = Outcome(_json_tuple(r[7]), _json_tuple(r[8]), EndReason(r[9]), r[10])

@@ -111,3 +111,24 @@ def test_a_bot_with_no_costly_decision_is_told_so(tmp_path):
     assert r.exit_code == 0, r.output
     assert "0 costliest" not in r.output and "┏" not in r.output, r.output
     assert "no decision of random lost anything against the best valued action in 1 analysed match" in r.output, r.output
+
+
+def test_a_registered_bots_name_alone_finds_every_version(tmp_path):
+    """A registered bot sits as ``name@version``; ``--bot name`` (the name its author gave
+    it) lists the costliest decisions of every version of it, instead of "no analysed match
+    of mine: analyse one first" beside an analysed one."""
+    import dataclasses
+
+    record = play_local("spot", ["random", "heuristic"], seed=4, options={"hands": 1}, transport="inproc")
+    record = dataclasses.replace(record, seat_names=("mine@0.1", "heuristic"))  # as a registered version sits
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    assert invoke("analyse", record.match_id, "--db", str(db), "--seat", "0", "--samples", "2").exit_code == 0
+    exact = invoke("analyse", "--bot", "mine@0.1", "--db", str(db))
+    assert exact.exit_code == 0 and "in 1 analysed match" in exact.output, exact.output
+    r = invoke("analyse", "--bot", "mine", "--db", str(db))
+    assert r.exit_code == 0, r.output
+    assert "no analysed match" not in r.output and "in 1 analysed match" in r.output, r.output
+    assert f"/m/{record.match_id}/inspect?seat=0" in r.output.replace("… ", "")
+    r = invoke("analyse", "--bot", "min", "--db", str(db))  # a name is a whole name, not a prefix
+    assert "no analysed match of min" in r.output, r.output
