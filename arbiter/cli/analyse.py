@@ -93,9 +93,10 @@ def analyse(
         except HindsightUnavailable as exc:
             error(exc)
             raise typer.Exit(2) from None
+    most = most_states(record.game, samples)
+    beyond = f" ({samples} unless a verdict needs more)" if most > samples else ""
     out.print(f"[bold]{record.game} match {escape(record.match_id)}[/]: values in {UNITS[record.game]}; "
-              f"up to {plural(most_states(record.game, samples), 'sampled state')} per decision ({samples} unless a "
-              f"verdict needs more), seed {seed}; {meaning(record.game)}")
+              f"up to {plural(most, 'sampled state')} per decision{beyond}, seed {seed}; {meaning(record.game)}")
     for s in ([seat] if seat is not None else range(n)):
         with replay_errors():
             whole = first == 1 and last is None  # only a whole seat's analysis is stored

@@ -132,3 +132,17 @@ def test_a_registered_bots_name_alone_finds_every_version(tmp_path):
     assert f"/m/{record.match_id}/inspect?seat=0" in r.output.replace("… ", "")
     r = invoke("analyse", "--bot", "min", "--db", str(db))  # a name is a whole name, not a prefix
     assert "no analysed match of min" in r.output, r.output
+
+
+def test_the_header_promises_more_states_only_where_a_decision_may_take_them(tmp_path):
+    """"up to N sampled states (B unless a verdict needs more)" only where N > B: at a budget
+    no decision may pass, "up to 2 (2 unless a verdict needs more)" said it might."""
+    from arbiter.analysis.values import most_states
+
+    record = play_local("spot", ["random", "heuristic"], seed=2, options={"hands": 1}, transport="inproc")
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    assert most_states("spot", 2) == 2 and most_states("spades", 64) > 64
+    r = invoke("analyse", record.match_id, "--db", str(db), "--seat", "0", "--samples", "2", "--to", "1")
+    assert r.exit_code == 0, r.output
+    assert "up to 2 sampled states per decision, seed 0" in r.output and "unless a verdict" not in r.output, r.output
