@@ -102,7 +102,10 @@ def analyse(
             whole = first == 1 and last is None  # only a whole seat's analysis is stored
             points = list(decisions(record, s))
             total = sum(1 for p in points if p.number >= first and (last is None or p.number <= last))
-        if points and not total:  # --from past the seat's last decision: say so, not an empty table
+        if not points:  # the match ended before the seat was asked anything
+            out.print(f"seat {s} ({record.seat_names[s]}) had no decision in this match", markup=False)
+            continue
+        if not total:  # --from past the seat's last decision: say so, not an empty table
             said = f"--from {first}: seat {s} has {plural(len(points), 'decision')}"
             if seat is not None:
                 error(said)

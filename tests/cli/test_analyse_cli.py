@@ -146,3 +146,18 @@ def test_the_header_promises_more_states_only_where_a_decision_may_take_them(tmp
     r = invoke("analyse", record.match_id, "--db", str(db), "--seat", "0", "--samples", "2", "--to", "1")
     assert r.exit_code == 0, r.output
     assert "up to 2 sampled states per decision, seed 0" in r.output and "unless a verdict" not in r.output, r.output
+
+
+def test_a_seat_with_no_decision_is_said_so(tmp_path):
+    """A match that ended before a seat was asked anything (a bot that failed at its start):
+    the seat "had no decision in this match", as the inspector says, not an empty table."""
+    from tests.cli.test_reask_cli import ZOO
+
+    record = play_local("spot", [f"{ZOO}:RaiseInStart", "heuristic", "random"], seed=0,
+                        options={"hands": 1, "players": 3}, transport="inproc")
+    assert not any(a.seat == 1 for a in record.actions)
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    r = invoke("analyse", record.match_id, "--db", str(db), "--seat", "1", "--samples", "2")
+    assert r.exit_code == 0, r.output
+    assert "seat 1 (heuristic) had no decision in this match" in r.output and "┏" not in r.output, r.output
