@@ -35,7 +35,7 @@ from arbiter.analysis.stored import Analysed, costliest_of, current_analysis, fr
 from arbiter.analysis.values import UNITS, meaning
 from arbiter.present.table import TABLE_STYLE, render_table, shown, table_model
 from arbiter.store.analyses import recent_analyses
-from arbiter.store.db import MatchRow, Store, StoreError
+from arbiter.store.db import MatchRow, Store, StoreError, store_unwritable
 from cardarena import disclosure
 from cardarena.records import MatchRecord, number
 from cardarena.replay import ReplayError, ReplayStep, step_record
@@ -190,7 +190,9 @@ Values in {{ units }}. <a href="{{ replay_url }}">The replay</a>.</p>
 <progress max="{{ job.total or 1 }}" value="{{ job.done }}"></progress> <span class="muted">(this page reloads every {{ refresh }} s)</span></p>
 {% else %}<div id="no-analysis" class="error">{% if job and job.error %}<p id="analysis-error">The analysis stopped: {{ job.error }}</p>{% endif %}
 <p>No analysis of seat {{ seat }} is stored for this match.</p>
-{% if can_start %}<form method="post" action="{{ url(seat, p.number) }}"><button id="analyse" type="submit">Analyse seat {{ seat }} now</button>
+{% if unwritable %}<p id="read-only">This store cannot be written ({{ unwritable }}), so no analysis can be stored in it:
+<code>arbiter analyse {{ r.match_id }} --seat {{ seat }} --db {{ db }}</code> prints one without storing it (or analyse a writable copy and serve that).</p>
+{% elif can_start %}<form method="post" action="{{ url(seat, p.number) }}"><button id="analyse" type="submit">Analyse seat {{ seat }} now</button>
 <span class="muted small">(computed here in the background, then stored; or store one with
 <code>arbiter analyse {{ r.match_id }} --seat {{ seat }} --db {{ db }}</code>)</span></form>
 {% else %}<p>Store one with <code>arbiter analyse {{ r.match_id }} --seat {{ seat }} --db {{ db }}</code>, then reload.</p>{% endif %}</div>{% endif %}
@@ -343,6 +345,7 @@ def inspect_page(store: Store, match_id: str, query: dict[str, list[str]], nonce
     return _PAGE.render(
         r=record, seat=seat, p=p, points=points, error=error, rows=rows, a=a, note=note, felt=felt, url=url,
         job=job, refresh=REFRESH_SECONDS, can_start=jobs.JOBS.samples > 0,
+        unwritable=store_unwritable(store.path) if not rows else "",
         spectator_url=f"/m/{urllib.parse.quote(match_id)}/inspect?seat=spectator",
         bot_us=act.bot_us if act is not None else None, units=UNITS.get(record.game, "points"), meaning=meaning(record.game),
         settings=stored.settings.replace(";", ", ") if stored else "", mistakes=sum(r.mistake for r in rows),
@@ -379,6 +382,10 @@ def start_analysis(store: Store, match_id: str, query: dict[str, list[str]]) -> 
     except StoreError as exc:
         raise InspectError(500, str(exc)) from None
     if current_analysis(store, match_id, seat) is None:
+        why = store_unwritable(store.path)
+        if why:  # the job could compute it but not store it: refused, as the page says
+            raise InspectError(403, f"{store.path} cannot be written ({why}): no analysis can be stored in it; "
+                                    f"`arbiter analyse {match_id} --seat {seat}` prints one without storing it")
         try:
             jobs.JOBS.start(store.path, match_id, seat, len(points))
         except jobs.Busy as exc:

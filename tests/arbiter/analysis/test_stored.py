@@ -230,3 +230,37 @@ def test_the_inspectors_loss_says_which_interval_it_is(stored):
         a = next(r for r in rows if r.loss > 0)
         page = inspector.inspect_page(store, record.match_id, {"seat": ["0"], "d": [str(a.number)]}, "n")
     assert f"loss {a.loss:.1f}, s.e. {a.loss_se:.1f}, against the best valued" in page, page
+
+
+def test_a_read_only_stores_inspector_offers_no_analysis_it_cannot_store():
+    """`arbiter web` on a store it cannot write: the page offered "Analyse seat S now", whose
+    job then stopped with the store's StoreError ("pass another --db") and offered the
+    button again. It says the store cannot be written and that `arbiter analyse` prints an
+    analysis without storing it; the POST is refused with the reason, no job started."""
+    import tempfile
+    from pathlib import Path
+
+    from arbiter.analysis import jobs
+    from arbiter.present import inspector
+    from tests.cli.badinput import read_only_works, unprivileged
+
+    root = Path(tempfile.mkdtemp(prefix="arena-ro-inspect-"))
+    root.chmod(0o755)
+    if not read_only_works(root):
+        pytest.skip("cannot run as an ordinary user here: root writes through any chmod")
+    record = play_local("spot", ["random", "heuristic"], seed=2, options={"hands": 1}, transport="inproc")
+    db = root / "arena.sqlite"
+    store_play(db, record)
+    query = {"seat": ["1"], "d": ["1"]}
+    with Store(db, read_only=True) as store:
+        assert 'id="analyse"' in inspector.inspect_page(store, record.match_id, query, "n")  # writable: offered
+    db.chmod(0o444)
+    with unprivileged():
+        with Store(db, read_only=True) as store:
+            page = inspector.inspect_page(store, record.match_id, query, "n")
+            with pytest.raises(inspector.InspectError) as refused:
+                inspector.start_analysis(store, record.match_id, query)
+    assert 'id="analyse"' not in page and 'id="read-only"' in page, page
+    assert "cannot be written" in page and "without storing it" in page
+    assert refused.value.status == 403 and "cannot be written" in str(refused.value)
+    assert jobs.JOBS.get(db, record.match_id, 1) is None
