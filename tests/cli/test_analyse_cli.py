@@ -161,3 +161,29 @@ def test_a_seat_with_no_decision_is_said_so(tmp_path):
     r = invoke("analyse", record.match_id, "--db", str(db), "--seat", "1", "--samples", "2")
     assert r.exit_code == 0, r.output
     assert "seat 1 (heuristic) had no decision in this match" in r.output and "┏" not in r.output, r.output
+
+
+def test_an_analysis_not_stored_sends_nobody_to_the_inspector():
+    """A store `arbiter analyse` cannot write: the analysis is printed, "not stored", and
+    the line no longer points at the inspector page, which has no analysis to show."""
+    import tempfile
+    from pathlib import Path
+
+    import pytest
+
+    from tests.cli.badinput import read_only_works, unprivileged
+
+    root = Path(tempfile.mkdtemp(prefix="arena-ro-analyse-"))
+    root.chmod(0o755)
+    if not read_only_works(root):
+        pytest.skip("cannot run as an ordinary user here: root writes through any chmod")
+    record = play_local("spot", ["random", "heuristic"], seed=2, options={"hands": 1}, transport="inproc")
+    db = root / "arena.sqlite"
+    store_play(db, record)
+    args = ("analyse", record.match_id, "--db", str(db), "--seat", "0", "--samples", "2", "--top", "0")
+    assert invoke(*args[:-4], "--seat", "1", "--samples", "2").exit_code == 0  # imports made as root
+    db.chmod(0o444)
+    with unprivileged():
+        r = invoke(*args)
+    assert r.exit_code == 0, r.output
+    assert "analysis not stored: cannot write" in r.output and "inspect?seat=0" not in r.output, r.output
