@@ -185,7 +185,8 @@ def bot_costliest(bot: str, db: Path, top: int) -> None:
                   title_justify="left")
     for name, justify in (("match", "left"), ("seat", "right"), ("#", "right"), ("played", "left"), ("best", "left"),
                           ("loss ± s.e.", "right"), ("", "left"), ("inspect", "left")):
-        table.add_column(name, justify=justify)
+        # a match id or an address cut to "/m/679d…" names nothing: folded onto more lines, whole
+        table.add_column(name, justify=justify, overflow="fold" if name in ("match", "inspect") else "ellipsis")
     for c in found:
         r = c.row
         table.add_row(escape(c.match_id), str(c.seat), str(r.number), escape(r.played), escape(r.best),

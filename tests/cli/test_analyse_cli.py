@@ -4,7 +4,8 @@ same numbers for the same seed, and clear errors for a seat or range that does n
 from __future__ import annotations
 
 from arbiter.tournament.play import play_local, store_play
-from tests.cli.test_reask_cli import invoke  # output with line breaks folded
+from arbiter.cli import app
+from tests.cli.test_reask_cli import invoke, runner  # invoke: output with line breaks folded
 
 
 def test_analyse_on_the_command_line(tmp_path):
@@ -129,7 +130,8 @@ def test_a_registered_bots_name_alone_finds_every_version(tmp_path):
     r = invoke("analyse", "--bot", "mine", "--db", str(db))
     assert r.exit_code == 0, r.output
     assert "no analysed match" not in r.output and "in 1 analysed match" in r.output, r.output
-    assert f"/m/{record.match_id}/inspect?seat=0" in r.output.replace("… ", "")
+    assert f"/m/{record.match_id}/inspect?seat=0" in r.output
+
     r = invoke("analyse", "--bot", "min", "--db", str(db))  # a name is a whole name, not a prefix
     assert "no analysed match of min" in r.output, r.output
 
@@ -187,3 +189,20 @@ def test_an_analysis_not_stored_sends_nobody_to_the_inspector():
         r = invoke(*args)
     assert r.exit_code == 0, r.output
     assert "analysis not stored: cannot write" in r.output and "inspect?seat=0" not in r.output, r.output
+
+
+def test_a_bots_costliest_decisions_keep_their_inspector_address_whole(tmp_path, monkeypatch):
+    """In a terminal narrower than the table, the "inspect" column was cut to "/m/679d…":
+    an address that opens nothing. It folds onto more lines instead, every character kept."""
+    from arbiter.cli import _common
+
+    record = play_local("spot", ["random", "heuristic"], seed=4, options={"hands": 1}, transport="inproc")
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    assert invoke("analyse", record.match_id, "--db", str(db), "--seat", "0", "--samples", "2").exit_code == 0
+    monkeypatch.setattr(_common.out, "width", 90)
+    r = runner.invoke(app, ["analyse", "--bot", "random", "--db", str(db), "--top", "3"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    assert "…" not in r.output, r.output
+    cells = "".join(line.split("│")[-2].strip() for line in r.output.splitlines() if line.count("│") > 2)
+    assert f"/m/{record.match_id}/inspect?seat=0&d=" in cells, r.output
