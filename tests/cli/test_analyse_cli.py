@@ -3,8 +3,8 @@ same numbers for the same seed, and clear errors for a seat or range that does n
 
 from __future__ import annotations
 
-from arbiter.tournament.play import play_local, store_play
 from arbiter.cli import app
+from arbiter.tournament.play import play_local, store_play
 from tests.cli.test_reask_cli import invoke, runner  # invoke: output with line breaks folded
 
 
@@ -165,9 +165,10 @@ def test_a_seat_with_no_decision_is_said_so(tmp_path):
     assert "seat 1 (heuristic) had no decision in this match" in r.output and "┏" not in r.output, r.output
 
 
-def test_an_analysis_not_stored_sends_nobody_to_the_inspector():
+def test_an_analysis_not_stored_sends_nobody_to_the_inspector(request):
     """A store `arbiter analyse` cannot write: the analysis is printed, "not stored", and
     the line no longer points at the inspector page, which has no analysis to show."""
+    import shutil
     import tempfile
     from pathlib import Path
 
@@ -175,8 +176,9 @@ def test_an_analysis_not_stored_sends_nobody_to_the_inspector():
 
     from tests.cli.badinput import read_only_works, unprivileged
 
-    root = Path(tempfile.mkdtemp(prefix="arena-ro-analyse-"))
+    root = Path(tempfile.mkdtemp(prefix="arena-ro-analyse-"))  # not tmp_path: an ordinary user must reach it
     root.chmod(0o755)
+    request.addfinalizer(lambda: shutil.rmtree(root, ignore_errors=True))
     if not read_only_works(root):
         pytest.skip("cannot run as an ordinary user here: root writes through any chmod")
     record = play_local("spot", ["random", "heuristic"], seed=2, options={"hands": 1}, transport="inproc")

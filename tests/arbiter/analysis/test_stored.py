@@ -232,11 +232,12 @@ def test_the_inspectors_loss_says_which_interval_it_is(stored):
     assert f"loss {a.loss:.1f}, s.e. {a.loss_se:.1f}, against the best valued" in page, page
 
 
-def test_a_read_only_stores_inspector_offers_no_analysis_it_cannot_store():
+def test_a_read_only_stores_inspector_offers_no_analysis_it_cannot_store(request):
     """`arbiter web` on a store it cannot write: the page offered "Analyse seat S now", whose
     job then stopped with the store's StoreError ("pass another --db") and offered the
     button again. It says the store cannot be written and that `arbiter analyse` prints an
     analysis without storing it; the POST is refused with the reason, no job started."""
+    import shutil
     import tempfile
     from pathlib import Path
 
@@ -244,8 +245,9 @@ def test_a_read_only_stores_inspector_offers_no_analysis_it_cannot_store():
     from arbiter.present import inspector
     from tests.cli.badinput import read_only_works, unprivileged
 
-    root = Path(tempfile.mkdtemp(prefix="arena-ro-inspect-"))
+    root = Path(tempfile.mkdtemp(prefix="arena-ro-inspect-"))  # not tmp_path: an ordinary user must reach it
     root.chmod(0o755)
+    request.addfinalizer(lambda: shutil.rmtree(root, ignore_errors=True))
     if not read_only_works(root):
         pytest.skip("cannot run as an ordinary user here: root writes through any chmod")
     record = play_local("spot", ["random", "heuristic"], seed=2, options={"hands": 1}, transport="inproc")
