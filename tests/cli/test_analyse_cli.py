@@ -5,7 +5,17 @@ from __future__ import annotations
 
 from arbiter.cli import app
 from arbiter.tournament.play import play_local, store_play
-from tests.cli.test_reask_cli import invoke, runner  # invoke: output with line breaks folded
+from tests.cli.test_reask_cli import _Out, invoke, runner  # invoke: output with line breaks folded
+
+
+def wide_invoke(monkeypatch, *args: str):
+    """``invoke`` on a console 250 columns wide, whatever width an earlier test made it at: a
+    check that reads a whole table cell (an address, a played action's note) must not meet it
+    wrapped over lines, each beside the other cells' pieces."""
+    from arbiter.cli import _common
+
+    monkeypatch.setattr(_common.out, "_width", 250)
+    return _Out(runner.invoke(app, list(args), catch_exceptions=False, env={"COLUMNS": "250"}))
 
 
 def test_analyse_on_the_command_line(tmp_path):
@@ -52,7 +62,7 @@ def test_hindsight_on_the_command_line(tmp_path):
     assert r.exit_code == 2 and "Spades only" in r.output
 
 
-def test_an_action_the_arbiter_played_for_the_bot_says_so(tmp_path):
+def test_an_action_the_arbiter_played_for_the_bot_says_so(tmp_path, monkeypatch):
     """A decision where the bot answered an illegal action and the arbiter played the first
     legal one (``--policy default``) is marked so in the table, as the inspector marks it:
     the loss is the bot's failure's, not a choice it made."""
@@ -64,7 +74,7 @@ def test_an_action_the_arbiter_played_for_the_bot_says_so(tmp_path):
     assert forced, "the zoo bot's illegal answer was played by the arbiter"
     db = tmp_path / "arena.sqlite"
     store_play(db, record)
-    r = invoke("analyse", record.match_id, "--db", str(db), "--seat", "0", "--samples", "2", "--to", "3")
+    r = wide_invoke(monkeypatch, "analyse", record.match_id, "--db", str(db), "--seat", "0", "--samples", "2", "--to", "3")
     assert r.exit_code == 0, r.output
     assert "(by the arbiter: illegal)" in r.output, r.output
 
@@ -114,7 +124,7 @@ def test_a_bot_with_no_costly_decision_is_told_so(tmp_path):
     assert "no decision of random lost anything against the best valued action in 1 analysed match" in r.output, r.output
 
 
-def test_a_registered_bots_name_alone_finds_every_version(tmp_path):
+def test_a_registered_bots_name_alone_finds_every_version(tmp_path, monkeypatch):
     """A registered bot sits as ``name@version``; ``--bot name`` (the name its author gave
     it) lists the costliest decisions of every version of it, instead of "no analysed match
     of mine: analyse one first" beside an analysed one."""
@@ -127,7 +137,7 @@ def test_a_registered_bots_name_alone_finds_every_version(tmp_path):
     assert invoke("analyse", record.match_id, "--db", str(db), "--seat", "0", "--samples", "2").exit_code == 0
     exact = invoke("analyse", "--bot", "mine@0.1", "--db", str(db))
     assert exact.exit_code == 0 and "in 1 analysed match" in exact.output, exact.output
-    r = invoke("analyse", "--bot", "mine", "--db", str(db))
+    r = wide_invoke(monkeypatch, "analyse", "--bot", "mine", "--db", str(db))
     assert r.exit_code == 0, r.output
     assert "no analysed match" not in r.output and "in 1 analysed match" in r.output, r.output
     assert f"/m/{record.match_id}/inspect?seat=0" in r.output
