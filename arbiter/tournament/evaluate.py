@@ -243,12 +243,18 @@ class EvalResult:
 
     def _bounds_price(self) -> str:
         """Why a betting test on the margin took longer than a fixed test: the least any test
-        valid on every distribution within its bounds can expect to need (``least_deals``)."""
+        valid on every distribution within its bounds can expect to need (``least_deals``),
+        said only where it exceeds the fixed test's deals at the s.d. seen (or there is no s.d.
+        to size one): bounds close to the deals (Spite and Malice's -1..1) cost nothing, and
+        the line blamed them all the same."""
         t = self.sprt
         least = getattr(t, "least_deals", None)
         if least is None or getattr(t, "kind", "margin") != "margin":
             return ""
         at_m0, at_m1 = least()
+        fixed = self.fixed_deals()
+        if fixed is not None and max(at_m0, at_m1) <= fixed:
+            return ""
         line = (f"; any test whose error rates hold on every distribution within {t.lo:g}..{t.hi:g} needs at least "
                 f"about {math.ceil(at_m0)} deals at M0 and {math.ceil(at_m1)} at M1: those bounds, not the deals, set "
                 f"the length (a narrower --bounds LO,HI tests the margin clipped to it")

@@ -72,3 +72,16 @@ def test_the_evaluate_line_names_the_bounds_price() -> None:
     s = evaluate("spades", "heuristic", "random", deals=3, seed=0, options={"deals": 1},
                  sprt=BettingTest.pair_score(0.5, 0.6)).sprt_summary()
     assert "needs at least" not in s  # the pair score is bounded by what it is, no price to name
+
+
+def test_the_evaluate_line_blames_the_bounds_only_where_they_set_the_length() -> None:
+    """Spite and Malice's bounds -1..1 are close to its deals: the floor any valid test pays there
+    (14 deals at M0, 17 at M1 at 0,0.2) is below the fixed test's at the deals' s.d. (32 here). The
+    line said "those bounds, not the deals, set the length" all the same, and offered --sd-bound
+    as the way to a shorter run, which the betting test had already beaten (19 deals)."""
+    from arbiter.tournament.evaluate import evaluate
+
+    r = evaluate("spite-and-malice", "heuristic", "random", deals=40, seed=0, sprt=BettingTest(0, 0.2, -1, 1))
+    line = r.sprt_summary()
+    assert r.sprt_state.decision == "H1" and r.fixed_deals() > max(r.sprt.least_deals()), line
+    assert "set the length" not in line and "--sd-bound S" not in line, line
