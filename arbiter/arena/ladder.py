@@ -114,7 +114,8 @@ DIVISIONS = ("hosted", REMOTE)
 #: margin (``score`` asks another question).
 GATE_TESTS = ("betting", "variance", "normal")
 #: ``sequential_test``'s ValueError prefixes -> the ``[gate]`` setting each names.
-_GATE_KEYS = {"sprt": "gate", "sd-bound": "gate.sd_bound", "bounds": "gate.bounds", "sequential": "gate.test"}
+_GATE_KEYS = {"sprt": "gate", "sd-bound": "gate.sd_bound", "bounds": "gate.bounds", "sequential": "gate.test",
+              "alpha": "gate.alpha", "beta": "gate.beta", "min-deals": "gate.min_deals"}
 #: How a candidate's reason names its gate's test.
 _GATE_NAMES = {"betting": "the betting test", "variance": "the variance-bounded test", "normal": "the normal SPRT"}
 

@@ -175,8 +175,14 @@ def evaluate(
             kind = "normal"  # the plan says the betting test needs --bounds here, and runs the others
         test = _run(_sprt, kind, sprt, alpha, beta, bounds, min_deals, sprt_model,
                     lambda: _run(known_bounds, game, options, preset), sd_bound)
-    elif bounds is not None or sd_bound is not None or sequential != "betting":
-        _run(_raise, UsageError("--sequential, --bounds and --sd-bound need --sprt"))
+    else:  # a test's flags without the test were dropped without a word
+        given = [flag for flag, on in (("--sequential", sequential != "betting"), ("--bounds", bounds is not None),
+                                       ("--sd-bound", sd_bound is not None), ("--alpha", alpha != 0.05),
+                                       ("--beta", beta != 0.05), ("--min-deals", min_deals is not None),
+                                       ("--sprt-model", sprt_model != "glr")) if on]
+        if given:
+            _run(_raise, UsageError(f"{', '.join(given)}: the sequential test's settings need --sprt M0,M1 (the "
+                                    "sequential test, H0: margin <= M0, H1: margin >= M1)"))
     cap = deals if deals is not None else (SPRT_MAX_DEALS if test else FIXED_DEALS)
     if test is not None and min_deals is not None and min_deals > cap:
         _run(_raise, UsageError(f"--min-deals {min_deals}: more than the {cap} deals the test may play (--deals)"))
@@ -299,6 +305,9 @@ def _sprt(kind: str, text: str, alpha: float, beta: float, bounds: str | None, m
         raise UsageError(f"--sequential: expected one of {', '.join(SEQUENTIAL)}, got {kind!r}")
     if bounds is not None and kind != "betting":
         raise UsageError(f"--bounds: only the betting test uses bounds (--sequential {kind} does not)")
+    if model != "glr" and kind != "normal":
+        raise UsageError(f"--sprt-model: only the normal SPRT has a model (--sequential normal; --sequential {kind} "
+                         "has none)")
     try:
         lo_hi = parse_bounds(bounds) if bounds is not None else (game_bounds() if kind == "betting" else None)
         return sequential_test(kind, text, alpha, beta, bounds=lo_hi, min_deals=min_deals, model=model, sd_bound=sd_bound)

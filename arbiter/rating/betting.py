@@ -136,11 +136,11 @@ class BettingTest(Scanned):
         for k in ("alpha", "beta"):
             v = getattr(self, k)
             if not 0 < v < 1:
-                raise ValueError(f"sprt: {k} must be between 0 and 1, got {v:g}")
+                raise ValueError(f"{k}: must be between 0 and 1, got {v:g}")
         if self.kind not in KINDS:
             raise ValueError(f"sprt: kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
         if not isinstance(self.min_deals, int) or self.min_deals < 0:
-            raise ValueError(f"sprt: min_deals must be 0 or more, got {self.min_deals!r}")
+            raise ValueError(f"min-deals: must be 0 or more, got {self.min_deals!r}")
 
     @classmethod
     def pair_score(cls, m0: float, m1: float, alpha: float = 0.05, beta: float = 0.05, **kw) -> "BettingTest":
@@ -273,7 +273,9 @@ def parse_bounds(text: str) -> tuple[float, float]:
         lo, hi = float(parts[0]), float(parts[1])
     except ValueError:
         raise ValueError(f"bounds: expected LO,HI (two numbers, e.g. -500,500), got {text!r}") from None
-    if not (math.isfinite(lo) and math.isfinite(hi)) or lo >= hi:
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise ValueError(f"bounds: LO and HI must be finite numbers, got {text!r}")
+    if lo >= hi:
         raise ValueError(f"bounds: LO must be less than HI, got {text!r}")
     return lo, hi
 
@@ -289,7 +291,7 @@ def parse_sd_bound(value: float | str) -> float:
         raise ValueError(f"sd-bound: expected a number above 0 (a bound on a deal margin's s.d., game units) or "
                          f"auto, got {value!r}") from None
     if not (math.isfinite(s) and s > 0):
-        raise ValueError(f"sd-bound: the s.d. bound must be above 0, got {value!r}")
+        raise ValueError(f"sd-bound: the s.d. bound must be a finite number above 0, got {value!r}")
     return s
 
 

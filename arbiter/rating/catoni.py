@@ -159,9 +159,9 @@ class VarianceTest(Scanned):
         for k in ("alpha", "beta"):
             v = getattr(self, k)
             if not 0 < v < 1:
-                raise ValueError(f"sprt: {k} must be between 0 and 1, got {v:g}")
+                raise ValueError(f"{k}: must be between 0 and 1, got {v:g}")
         if not isinstance(self.min_deals, int) or self.min_deals < 0:
-            raise ValueError(f"sprt: min_deals must be 0 or more, got {self.min_deals!r}")
+            raise ValueError(f"min-deals: must be 0 or more, got {self.min_deals!r}")
 
     def deal_value(self, seating_margins: Sequence[float]) -> float:
         return sum(seating_margins) / len(seating_margins)

@@ -79,8 +79,9 @@ def check_scale(m0: float, m1: float, **more: float) -> None:
     """ValueError naming the first of M0, M1 and ``more`` (LO, HI, S) beyond ``LARGEST`` in size,
     or an M1 - M0 below ``FINEST``; the caller has checked they are finite and M0 < M1."""
     for name, v in (("M0", m0), ("M1", m1), *more.items()):
-        if abs(v) > LARGEST:
-            raise ValueError(f"sprt: {name} must be at most {LARGEST:g} in size (game units), got {v:g}")
+        if abs(v) > LARGEST:  # named by the flag that gave it: --sprt, --bounds or --sd-bound
+            flag = {"LO": "bounds", "HI": "bounds", "S": "sd-bound"}.get(name, "sprt")
+            raise ValueError(f"{flag}: {name} must be at most {LARGEST:g} in size (game units), got {v:g}")
     if m1 - m0 < FINEST:
         raise ValueError(f"sprt: M1 - M0 must be at least {FINEST:g} (game units), got {m1 - m0:g}")
 
@@ -209,19 +210,22 @@ class Sprt:
     model: str = "glr"
 
     def __post_init__(self) -> None:
-        if not (math.isfinite(self.m0) and math.isfinite(self.m1)) or self.m0 >= self.m1:
+        if not (math.isfinite(self.m0) and math.isfinite(self.m1)):
+            raise ValueError(f"sprt: M0 and M1 must be finite numbers, got {self.m0:g}, {self.m1:g}")
+        if self.m0 >= self.m1:
             raise ValueError(f"sprt: M0 must be less than M1, got {self.m0:g}, {self.m1:g}")
         check_scale(self.m0, self.m1)
         for name in ("alpha", "beta"):
             v = getattr(self, name)
             if not 0 < v < 1:
-                raise ValueError(f"sprt: {name} must be between 0 and 1, got {v:g}")
+                raise ValueError(f"{name}: must be between 0 and 1, got {v:g}")
         if self.alpha + self.beta >= 1:
-            raise ValueError(f"sprt: alpha + beta must be less than 1, got {self.alpha + self.beta:g}")
+            raise ValueError(f"alpha: alpha + beta must be less than 1, got {self.alpha + self.beta:g}")
         if not isinstance(self.min_deals, int) or self.min_deals < 2:
-            raise ValueError(f"sprt: min_deals must be at least 2, got {self.min_deals!r}")
+            raise ValueError(f"min-deals: must be at least 2 for the normal SPRT (its variance is estimated), got "
+                             f"{self.min_deals!r}")
         if self.model not in MODELS:
-            raise ValueError(f"sprt: model must be one of {', '.join(MODELS)}, got {self.model!r}")
+            raise ValueError(f"sprt-model: must be one of {', '.join(MODELS)}, got {self.model!r}")
 
     @classmethod
     def parse(cls, text: str, alpha: float = 0.05, beta: float = 0.05, **kw) -> "Sprt":

@@ -416,7 +416,7 @@ def test_a_gate_with_an_sd_bound_runs_the_variance_bounded_test_and_a_contradict
     assert new.status == "rejected" and b.entrants["mine@1"].status == "active"
     assert "the deals contradict the gate's s.d. bound 1 after" in new.reason and "larger gate.sd_bound" in new.reason
     b.close()
-    for bad, message in ((0, "gate.sd_bound: the s.d. bound must be above 0"), ("wide", "gate.sd_bound: must be a number")):
+    for bad, message in ((0, "gate.sd_bound: the s.d. bound must be a finite number above 0"), ("wide", "gate.sd_bound: must be a number")):
         with pytest.raises(SpecError, match=message):
             _spec(gate="0,40", gate_sd_bound=bad).validate()
 

@@ -84,11 +84,12 @@ def test_constant_deals_decide_by_which_side_they_are_on() -> None:
     assert t.llr(mean_se([5.0] * 5)) == 0.0
 
 
-@pytest.mark.parametrize("bad", [dict(m0=5, m1=5), dict(m0=0, m1=1, alpha=0), dict(m0=0, m1=1, beta=1.5),
-                                 dict(m0=0, m1=1, alpha=0.6, beta=0.5), dict(m0=0, m1=1, min_deals=1),
-                                 dict(m0=0, m1=1, model="t")])
-def test_bad_parameters_are_named(bad) -> None:
-    with pytest.raises(ValueError, match="sprt"):
+@pytest.mark.parametrize("bad,name", [(dict(m0=5, m1=5), "sprt"), (dict(m0=0, m1=1, alpha=0), "alpha"),
+                                      (dict(m0=0, m1=1, beta=1.5), "beta"), (dict(m0=0, m1=1, alpha=0.6, beta=0.5), "alpha"),
+                                      (dict(m0=0, m1=1, min_deals=1), "min-deals"), (dict(m0=0, m1=1, model="t"), "sprt-model")])
+def test_bad_parameters_are_named(bad, name) -> None:
+    """Each error starts with the name of the flag that sets it (``arbiter evaluate --NAME``)."""
+    with pytest.raises(ValueError, match=f"^{name}: "):
         Sprt(**bad)
 
 

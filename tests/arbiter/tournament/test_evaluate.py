@@ -359,3 +359,28 @@ def test_a_luck_summary_of_deals_all_alike_prices_no_probes() -> None:
     r.luck_decisions = (400, 1000)
     text = r.luck_summary()
     assert "no luck to take out" in text and "pay" not in text and "1.00x" not in text, text
+
+
+@pytest.mark.parametrize("bad,message", [
+    # the error named --sprt for a mistake in another flag, or said what the value is not
+    (["--sprt", "0,50", "--alpha", "0"], "error: --alpha: must be between 0 and 1, got 0"),
+    (["--sprt", "0,50", "--beta", "1.5"], "error: --beta: must be between 0 and 1, got 1.5"),
+    (["--sprt", "0,50", "--alpha", "0.6", "--beta", "0.6"], "error: --alpha: alpha + beta must be less than 1"),
+    (["--sprt", "0,50", "--sequential", "normal", "--min-deals", "1"], "error: --min-deals: must be at least 2"),
+    (["--sprt", "0,50", "--sequential", "normal", "--sprt-model", "exact"],
+     "error: --sprt-model: must be one of glr, normal, got 'exact'"),
+    (["--sprt", "0,inf"], "error: --sprt: M0 and M1 must be finite numbers, got 0, inf"),
+    (["--sprt", "nan,5"], "error: --sprt: M0 and M1 must be finite numbers, got nan, 5"),
+    (["--sprt", "0,50", "--sd-bound", "inf"], "error: --sd-bound: the s.d. bound must be a finite number above 0, got 'inf'"),
+    (["--sprt", "0,50", "--bounds", "nan,900"], "error: --bounds: LO and HI must be finite numbers, got 'nan,900'"),
+    (["--sprt", "0,50", "--bounds", "-1e13,900"], "error: --bounds: LO must be at most 1e+12 in size"),
+    (["--sprt", "0,50", "--sd-bound", "1e300"], "error: --sd-bound: S must be at most 1e+12 in size"),
+    # flags of a test that does not read them were dropped without a word
+    (["--sprt", "0,50", "--sprt-model", "normal"], "error: --sprt-model: only the normal SPRT has a model"),
+    (["--sprt-model", "normal"], "need --sprt"),
+    (["--min-deals", "5"], "need --sprt"),
+    (["--alpha", "0.1"], "need --sprt"),
+])
+def test_cli_names_the_flag_that_is_wrong(bad, message) -> None:
+    r = CliRunner().invoke(app, ["evaluate", "spades", "heuristic", "random", "-o", "deals=1", "--deals", "3", *bad])
+    assert r.exit_code == 2 and message in " ".join(r.output.split()), r.output
