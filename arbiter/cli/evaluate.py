@@ -241,11 +241,19 @@ def evaluate(
             progress.remove_task(probe_task)
 
         def run(store: Store | None) -> EvalResult:
-            return run_evaluation(
-                game, bot_a, bot_b, deals=cap, seed=seed, options=options, preset=preset, jobs=jobs,
-                decision_ms=decision_ms, sprt=test, store=store, name=name, fresh=fresh, on_deal=on_deal,
-                cluster=cluster, transport=transport, luck=luck,
-            )
+            try:
+                return run_evaluation(
+                    game, bot_a, bot_b, deals=cap, seed=seed, options=options, preset=preset, jobs=jobs,
+                    decision_ms=decision_ms, sprt=test, store=store, name=name, fresh=fresh, on_deal=on_deal,
+                    cluster=cluster, transport=transport, luck=luck,
+                )
+            except KeyboardInterrupt:  # as `arbiter tournament run` says it: where the matches are, how to go on
+                if store is None:
+                    raise
+                again = " without --fresh" if fresh else ""
+                err.print(f"interrupted: the finished matches are stored in {db}; the same command{again} resumes the "
+                          "evaluation", markup=False, highlight=False, soft_wrap=True)  # one line, a path never cut
+                raise typer.Exit(130) from None
 
         with terminate_as_interrupt():  # a scheduler's stop ends it as Ctrl-C does
             if db is None:

@@ -500,6 +500,26 @@ def test_ctrl_c_stops_a_tournament_run_with_one_line(tmp_path):
 
 
 @pytest.mark.e2e
+def test_ctrl_c_stops_an_evaluation_saying_where_its_matches_are_and_how_to_go_on(tmp_path):
+    """`arbiter evaluate --db` stopped by Ctrl-C said only "interrupted", where the tournament
+    says where the finished matches are and that the same command resumes (terminate_as_interrupt)."""
+    db = tmp_path / "e.sqlite"
+    proc = start_process([sys.executable, "-m", "tests.campaigns.failpoints", "evaluate", "spades", "heuristic", "random",
+                          "--db", str(db), "--transport", "inproc", "--deals", "200", "-o", "deals=1"], tmp_path,
+                         env={"CHAOS_FAILPOINT": "committed:1", "PYTHONPATH": str(ROOT)})
+    out = proc.lines  # type: ignore[attr-defined]
+    try:
+        assert wait_stopped(proc, 60), "".join(out)
+    finally:
+        if proc.returncode is None:
+            os.kill(proc.pid, signal.SIGCONT)
+    code = _interrupt(proc)
+    text = " ".join("".join(out).split())
+    assert "Traceback" not in text, text
+    assert code == 130 and f"interrupted: the finished matches are stored in {db}; the same command resumes" in text, text
+
+
+@pytest.mark.e2e
 def test_ctrl_c_while_the_commands_load_is_one_line():
     """A Ctrl-C in the first second or so, while `arbiter` still imports its commands (more
     on a busy machine), printed the traceback of whichever import it landed in. The
