@@ -186,6 +186,10 @@ def evaluate(
     cap = deals if deals is not None else (SPRT_MAX_DEALS if test else FIXED_DEALS)
     if test is not None and min_deals is not None and min_deals > cap:
         _run(_raise, UsageError(f"--min-deals {min_deals}: more than the {cap} deals the test may play (--deals)"))
+    if test is not None and getattr(test, "min_deals", 0) > cap:  # its own minimum: a run that cannot decide
+        _run(_raise, UsageError(f"--deals {cap}: fewer than the {test.min_deals} deals the normal SPRT plays before it "
+                                f"may decide (--min-deals, default {MIN_DEALS} for it): give --deals {test.min_deals} "
+                                f"or more, or another --sequential"))
     if (probes is not None or probes_file is not None) and not luck_adjusted:
         _run(_raise, UsageError("--probes and --probes-file need --luck-adjusted"))
     if plan:

@@ -384,3 +384,13 @@ def test_a_luck_summary_of_deals_all_alike_prices_no_probes() -> None:
 def test_cli_names_the_flag_that_is_wrong(bad, message) -> None:
     r = CliRunner().invoke(app, ["evaluate", "spades", "heuristic", "random", "-o", "deals=1", "--deals", "3", *bad])
     assert r.exit_code == 2 and message in " ".join(r.output.split()), r.output
+
+
+def test_cli_refuses_a_cap_below_the_normal_sprts_own_minimum() -> None:
+    """--sequential normal decides nothing before 20 deals (its default --min-deals): with --deals 10
+    it played its 10 deals and said "no decision" every time, where --min-deals 30 given was refused."""
+    r = CliRunner().invoke(app, ["evaluate", "spades", "heuristic", "random", "-o", "deals=1", "--sprt", "0,50",
+                                 "--sequential", "normal", "--deals", "10"])
+    text = " ".join(r.output.split())
+    assert r.exit_code == 2 and "error: --deals 10: fewer than the 20 deals the normal SPRT plays before it may " \
+                                "decide (--min-deals" in text, r.output
