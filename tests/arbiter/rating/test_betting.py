@@ -71,6 +71,9 @@ def test_deals_outside_the_bounds_are_clipped_and_counted() -> None:
     s = t.run([500.0, -500.0, 20.0], max_deals=3)
     assert s.clipped == 2 and s.margin.mean == pytest.approx(20 / 3)  # the reported mean is not clipped
     assert "2 deals clipped" in s.evidence()
+    # what the verdict is then about: --bounds -30,30 on Spades deals accepted "H1: 20 or more" on
+    # a margin of +16 ± 9 with 6 of 16 deals clipped, and said only that they were clipped
+    assert "the verdict is on the mean of the margin clipped to them, not of the margin" in s.evidence()
 
 
 def test_pair_score_is_the_pentanomial_outcome() -> None:
