@@ -109,7 +109,8 @@ class VarianceState(Decided):
         if self.contradicted:
             return (f"the deals contradict the s.d. bound {self.sd_bound:g} (evidence {_e(self.log_check)} >= 1/alpha): "
                     f"no decision is taken on it; give a larger --sd-bound")
-        return f"the deals do not contradict the s.d. bound {self.sd_bound:g} (evidence against it {_e(self.log_check)})"
+        return (f"the deals do not contradict the s.d. bound {self.sd_bound:g} (evidence against it {_e(self.log_check)}, "
+                f"contradicted at 1/alpha = {_e(self.upper_h1)})")
 
     def evidence(self) -> str:
         return (f"evidence for H1 {_e(self.log_h1)} (accepted at 1/alpha = {_e(self.upper_h1)}), "

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 from importlib import resources
 
 import pytest
@@ -127,6 +128,9 @@ def test_cli_sd_bound_selects_the_test_and_says_why_it_stopped() -> None:
     assert r.exit_code == 0, r.output
     assert "variance-bounded test" in text and "H1 accepted after" in text
     assert "do not contradict the s.d. bound 150" in text and "a fixed-length test would need about" in text
+    # the check's own threshold, as each side's evidence has its own: 8 against a bound reads as
+    # much or as little as the reader guesses without it
+    assert re.search(r"evidence against it [0-9.e+-]+, contradicted at 1/alpha = 20\)", text), text
     for args, message in ((["--sd-bound", "150"], "need --sprt"),
                           (["--sprt", "0,50", "--sd-bound", "150", "--sequential", "normal"], "only the variance-bounded"),
                           (["--sprt", "0,50", "--sd-bound", "0"], "above 0")):
