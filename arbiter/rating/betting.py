@@ -90,7 +90,7 @@ class BettingState(Decided):
     def evidence(self) -> str:
         return (f"evidence for H1 {_e(self.log_h1)} (accepted at 1/alpha = {_e(self.upper_h1)}), "
                 f"for H0 {_e(self.log_h0)} (at 1/beta = {_e(self.upper_h0)})"
-                + (f"; {self.clipped} deals clipped to the bounds: the verdict is on the mean of the margin clipped to "
+                + (f"; {self.clipped} deal{'' if self.clipped == 1 else 's'} clipped to the bounds: the verdict is on the mean of the margin clipped to "
                    f"them, not of the margin (bounds it cannot exceed test the margin)" if self.clipped else "")
                 + both_reached(self))
 

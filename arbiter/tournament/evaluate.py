@@ -205,7 +205,7 @@ class EvalResult:
 
     def summary(self) -> str:
         return (
-            f"{self.game}: {self.bot_a} vs {self.bot_b}, {self.deals} deals x 2 seatings (seed {self.seed}): "
+            f"{self.game}: {self.bot_a} vs {self.bot_b}, {self.deals} deal{'' if self.deals == 1 else 's'} x 2 seatings (seed {self.seed}): "
             + (f"margin {self.margin.text()} (s.e.{self._few()}), " if self.margin.no_spread is None else
                f"margin {self.mean_margin:+.2f} ({self.margin.no_spread}{self._few()}), ") +
             f"win rate {100 * self.win_rate:.1f}% ({self.wins}-{self.draws}-{self.losses})"
@@ -223,7 +223,8 @@ class EvalResult:
         t, s = self.sprt, self.sprt_state
         if t is None or s is None:
             return None
-        how = f"after {s.deals} deals" if s.stopped else f"after {s.deals} deals (the cap, --deals {self.max_deals})"
+        after = f"after {s.deals} deal{'' if s.deals == 1 else 's'}"
+        how = after if s.stopped else f"{after} (the cap, --deals {self.max_deals})"
         fixed = self.fixed_deals()
         if fixed is not None:
             compare = f"a fixed-length test would need about {fixed} deals"

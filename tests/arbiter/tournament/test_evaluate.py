@@ -225,6 +225,7 @@ def test_cli_one_deal_says_there_is_no_standard_error_and_the_test_says_why_no_f
     text = " ".join(r.output.split())
     assert "too few for a standard error" in text and "s.e. -" in text and "None" not in text
     assert "betting test" in text and "too few deals to size a fixed-length test" in text
+    assert "no decision after 1 deal (the cap, --deals 1)" in text and "1 deals" not in text, text
 
 
 def test_a_stored_evaluation_names_the_match_a_lost_most_and_the_analysis_that_says_why(tmp_path) -> None:
