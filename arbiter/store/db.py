@@ -27,7 +27,7 @@ import time
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from arbiter import metrics
 from cardarena import disclosure
@@ -189,6 +189,20 @@ def connect_writer(path: str | os.PathLike, threads: bool = False) -> sqlite3.Co
     set_wal(db)
     db.execute("PRAGMA synchronous = NORMAL")
     return db
+
+
+def _differs(stored_json: str, spec: Mapping[str, Any]) -> str:
+    """`` (it differs in deals, sprt)``: the settings a stored spec and a new one disagree on, so
+    that a run refused for resuming with other settings says which (empty if it cannot tell)."""
+    try:
+        stored = json.loads(stored_json)
+    except ValueError:
+        return ""
+    if not isinstance(stored, dict):
+        return ""
+    new = json.loads(json.dumps(spec, sort_keys=True))  # as it would be stored: tuples as lists
+    keys = sorted(k for k in set(stored) | set(new) if stored.get(k) != new.get(k))
+    return f" (it differs in {', '.join(keys)})" if keys else ""
 
 
 class StoreError(Exception):
@@ -671,7 +685,7 @@ class Store:
                 row = None
             if row is not None and row[1] != spec_json:
                 raise StoreError(
-                    f"tournament {name!r} already exists in {self.path} with a different spec; "
+                    f"tournament {name!r} already exists in {self.path} with a different spec{_differs(row[1], spec)}; "
                     "use --fresh to replace it or --name to start another"
                 )
             if row is None:

@@ -395,3 +395,16 @@ def test_cli_refuses_a_cap_below_the_normal_sprts_own_minimum() -> None:
     text = " ".join(r.output.split())
     assert r.exit_code == 2 and "error: --deals 10: fewer than the 20 deals the normal SPRT plays before it may " \
                                 "decide (--min-deals" in text, r.output
+
+
+def test_resuming_a_named_evaluation_with_other_settings_says_which(tmp_path) -> None:
+    """`--name ev1` run again with another --deals or --sprt was refused with "a different spec" and
+    no word of what differed: the author had to guess which of a dozen flags it was."""
+    from arbiter.rating.sprt import Sprt
+    from arbiter.store.db import Store, StoreError
+
+    with Store(tmp_path / "e.sqlite") as store:
+        evaluate("spades", "heuristic", "random", deals=2, seed=0, options={"deals": 1}, store=store, name="ev1")
+        with pytest.raises(StoreError, match=r"differs in deals, sprt\b.*--fresh"):
+            evaluate("spades", "heuristic", "random", deals=3, seed=0, options={"deals": 1}, store=store, name="ev1",
+                     sprt=Sprt(0, 50))
