@@ -174,7 +174,7 @@ def evaluate(
         if plan and kind == "betting" and bounds is None and _run(known_bounds, game, options, preset) is None:
             kind = "normal"  # the plan says the betting test needs --bounds here, and runs the others
         test = _run(_sprt, kind, sprt, alpha, beta, bounds, min_deals, sprt_model,
-                    lambda: _run(known_bounds, game, options, preset), sd_bound)
+                    lambda: _run(known_bounds, game, options, preset), sd_bound, plan)
     else:  # a test's flags without the test were dropped without a word
         given = [flag for flag, on in (("--sequential", sequential != "betting"), ("--bounds", bounds is not None),
                                        ("--sd-bound", sd_bound is not None), ("--alpha", alpha != 0.05),
@@ -310,14 +310,14 @@ def evaluate(
 
 
 def _sprt(kind: str, text: str, alpha: float, beta: float, bounds: str | None, min_deals: int | None, model: str,
-          game_bounds, sd_bound: str | None = None):
+          game_bounds, sd_bound: str | None = None, plan: bool = False):
     from arbiter.rating.betting import parse_bounds, sequential_test
 
     if kind not in SEQUENTIAL:
         raise UsageError(f"--sequential: expected one of {', '.join(SEQUENTIAL)}, got {kind!r}")
     if bounds is not None and kind != "betting":
         raise UsageError(f"--bounds: only the betting test uses bounds (--sequential {kind} does not)")
-    if model != "glr" and kind != "normal":
+    if model != "glr" and kind != "normal" and not plan:  # --plan runs the normal SPRT whichever test is chosen
         raise UsageError(f"--sprt-model: only the normal SPRT has a model (--sequential normal; --sequential {kind} "
                          "has none)")
     try:
@@ -423,9 +423,12 @@ def _plan(game: str, bots: tuple[str, str], options, preset, test, sequential: s
         raise UsageError(f"--plan: no store at {db}: run an evaluation with --db first")
     lo_hi = parse_bounds(bounds) if bounds is not None else known_bounds(game, options, preset)
     with Store(db, read_only=True) as store:
-        p = deals_plan(store, game, bots, options, preset, test.m0, test.m1, alpha, beta, bounds=lo_hi,
-                       sd_bound="auto" if sd_bound is None else sd_bound, min_deals=min_deals, model=sprt_model,
-                       cap=cap, seed=seed)
+        try:
+            p = deals_plan(store, game, bots, options, preset, test.m0, test.m1, alpha, beta, bounds=lo_hi,
+                           sd_bound="auto" if sd_bound is None else sd_bound, min_deals=min_deals, model=sprt_model,
+                           cap=cap, seed=seed)
+        except ValueError as exc:  # a setting one of the tests beside the chosen one refuses (--min-deals 1: normal)
+            raise UsageError(f"--{exc}") from None
     out.print(f"{bots[0]} vs {bots[1]} at {game}, H0: margin {p.m0:g} or less, H1: {p.m1:g} or more (alpha {p.alpha:g}, "
               f"beta {p.beta:g}): each test run {p.runs} times on deals drawn from {p.describe_source()}, moved to "
               f"each margin (at most {p.cap} deals a run, --deals)", highlight=False, soft_wrap=True, markup=False)  # stored names: text

@@ -170,3 +170,26 @@ def test_the_tables_of_two_in_a_duplicate_round_robin_are_read_as_the_evaluation
     assert list(gr.evaluations[1][1]) == pytest.approx(on5.deal_margins())
     assert gr.margins(("random", "greedy"))[3:] == pytest.approx([-m for m in on5.deal_margins()])
     assert pairs[("random", "heuristic")].deals == pairs[("greedy", "heuristic")].deals == 3
+
+
+def test_the_plans_normal_column_takes_sprt_model_whichever_test_the_command_runs(stored) -> None:
+    """--plan runs every test, the normal SPRT among them with --sprt-model: the model is not
+    refused for belonging to another test than the one chosen (as it is for a run)."""
+    db, _ = stored
+    args = ["evaluate", "spades", "greedy", "random", "--sprt", "0,50", "-o", "deals=1", "--db", str(db),
+            "--sprt-model", "normal"]
+    r = CliRunner().invoke(app, [*args, "--plan"])
+    assert r.exit_code == 0 and "normal: --sequential normal" in " ".join(r.output.split()), r.output
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 2 and "--sprt-model: only the normal SPRT has a model" in " ".join(r.output.split()), r.output
+
+
+@pytest.mark.parametrize("bad,message", [(["--min-deals", "1"], "error: --min-deals: must be at least 2"),
+                                         (["--sprt-model", "exact"], "error: --sprt-model: must be one of glr, normal")])
+def test_a_setting_only_the_plans_other_tests_refuse_is_one_line(stored, bad, message) -> None:
+    """--plan runs the normal SPRT beside the chosen test: a setting it refuses (--min-deals 1, valid
+    for the betting test) ended in a ValueError traceback from the plan."""
+    db, _ = stored
+    r = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "--sprt", "0,50", "-o", "deals=1",
+                                 "--db", str(db), "--plan", *bad])
+    assert r.exit_code == 2 and message in " ".join(r.output.split()), (r.output, r.exception)
