@@ -98,7 +98,7 @@ def evaluate(
     beta: Annotated[float, typer.Option("--beta", help="With --sprt: chance of accepting H0 when the margin is M1.")] = 0.05,
     min_deals: Annotated[
         Optional[int], typer.Option("--min-deals", help=f"With --sprt: no decision before this many deals (default: "
-                                                        f"none for betting and score, which need none to be valid; "
+                                                        f"none for betting, variance and score, which need none to be valid; "
                                                         f"{MIN_DEALS} for normal).")] = None,
     sprt_model: Annotated[
         str, typer.Option("--sprt-model", help="With --sequential normal: glr (the Gaussian likelihood ratio, variance "

@@ -408,3 +408,14 @@ def test_resuming_a_named_evaluation_with_other_settings_says_which(tmp_path) ->
         with pytest.raises(StoreError, match=r"differs in deals, sprt\b.*--fresh"):
             evaluate("spades", "heuristic", "random", deals=3, seed=0, options={"deals": 1}, store=store, name="ev1",
                      sprt=Sprt(0, 50))
+
+
+def test_min_deals_help_names_every_test_with_no_minimum() -> None:
+    """--min-deals' help said "none for betting and score", leaving out the variance-bounded test,
+    which needs none either (catoni.VarianceTest.min_deals 0)."""
+    from arbiter.rating.catoni import VarianceTest
+
+    r = CliRunner().invoke(app, ["evaluate", "--help"], env={"COLUMNS": "400"})
+    text = " ".join(r.output.split())
+    assert VarianceTest(0, 1, 1).min_deals == 0
+    assert "none for betting, variance and score" in text, text
