@@ -62,7 +62,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Mapping, Sequence
 
-from arbiter.rating.sprt import MIN_DEALS, Decided, Scanned, Sprt, _z, both_reached, check_scale, decide
+from arbiter.rating.sprt import MIN_DEALS, Decided, Scanned, Sprt, _z, both_reached, check_rates, check_scale, decide
 from arbiter.rating.stats import MeanSE, Moments
 
 #: The fraction of the largest safe bet the gambler may stake (Waudby-Smith & Ramdas: 1/2 or 3/4).
@@ -135,10 +135,7 @@ class BettingTest(Scanned):
             what = "expected score" if self.kind == "score" else "margin"
             raise ValueError(f"sprt: M0,M1 ({self.m0:g},{self.m1:g}) must lie strictly inside the {what}'s bounds "
                              f"{self.lo:g}..{self.hi:g}")
-        for k in ("alpha", "beta"):
-            v = getattr(self, k)
-            if not 0 < v < 1:
-                raise ValueError(f"{k}: must be between 0 and 1, got {v:g}")
+        check_rates(self.alpha, self.beta)
         if self.kind not in KINDS:
             raise ValueError(f"sprt: kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
         if not isinstance(self.min_deals, int) or self.min_deals < 0:

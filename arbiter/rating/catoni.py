@@ -49,7 +49,7 @@ from statistics import NormalDist
 from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
-from arbiter.rating.sprt import FINEST, Decided, Scanned, _z, both_reached, check_scale, decide
+from arbiter.rating.sprt import FINEST, Decided, Scanned, _z, both_reached, check_rates, check_scale, decide
 from arbiter.rating.stats import MeanSE, Moments
 
 #: The monitor's bet on the squared differences of consecutive deals (any 0 <= γ < 1 is valid).
@@ -157,10 +157,7 @@ class VarianceTest(Scanned):
         if self.sd_bound < FINEST:  # 1e-300: its square underflowed to 0, a ZeroDivisionError traceback
             raise ValueError(f"sd-bound: the s.d. bound must be at least {FINEST:g} (game units), got {self.sd_bound:g}")
         check_scale(self.m0, self.m1, S=self.sd_bound)
-        for k in ("alpha", "beta"):
-            v = getattr(self, k)
-            if not 0 < v < 1:
-                raise ValueError(f"{k}: must be between 0 and 1, got {v:g}")
+        check_rates(self.alpha, self.beta)
         if not isinstance(self.min_deals, int) or self.min_deals < 0:
             raise ValueError(f"min-deals: must be 0 or more, got {self.min_deals!r}")
 

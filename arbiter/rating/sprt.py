@@ -75,6 +75,21 @@ LARGEST = 1e12
 FINEST = 1e-9
 
 
+#: The least an error rate may be: below it 1 - alpha rounds to 1 and the normal quantile of the
+#: fixed test's length fails (--alpha 1e-300 was a StatisticsError traceback after the whole run).
+SMALLEST_RATE = 1e-12
+
+
+def check_rates(alpha: float, beta: float) -> None:
+    """ValueError naming ``alpha`` or ``beta`` if it is not an error rate a test can keep."""
+    for name, v in (("alpha", alpha), ("beta", beta)):
+        if not 0 < v < 1:
+            raise ValueError(f"{name}: must be between 0 and 1, got {v:g}")
+        if v < SMALLEST_RATE:
+            raise ValueError(f"{name}: must be at least {SMALLEST_RATE:g} (smaller is certainty: 1 - {name} rounds "
+                             f"to 1), got {v:g}")
+
+
 def check_scale(m0: float, m1: float, **more: float) -> None:
     """ValueError naming the first of M0, M1 and ``more`` (LO, HI, S) beyond ``LARGEST`` in size,
     or an M1 - M0 below ``FINEST``; the caller has checked they are finite and M0 < M1."""
@@ -215,10 +230,7 @@ class Sprt:
         if self.m0 >= self.m1:
             raise ValueError(f"sprt: M0 must be less than M1, got {self.m0:g}, {self.m1:g}")
         check_scale(self.m0, self.m1)
-        for name in ("alpha", "beta"):
-            v = getattr(self, name)
-            if not 0 < v < 1:
-                raise ValueError(f"{name}: must be between 0 and 1, got {v:g}")
+        check_rates(self.alpha, self.beta)
         if self.alpha + self.beta >= 1:
             raise ValueError(f"alpha: alpha + beta must be less than 1, got {self.alpha + self.beta:g}")
         if not isinstance(self.min_deals, int) or self.min_deals < 2:

@@ -366,6 +366,11 @@ def test_a_luck_summary_of_deals_all_alike_prices_no_probes() -> None:
     # the error named --sprt for a mistake in another flag, or said what the value is not
     (["--sprt", "0,50", "--alpha", "0"], "error: --alpha: must be between 0 and 1, got 0"),
     (["--sprt", "0,50", "--beta", "1.5"], "error: --beta: must be between 0 and 1, got 1.5"),
+    # 1 - 1e-300 is 1.0: the fixed test's z was a StatisticsError traceback after every deal was played
+    (["--sprt", "0,50", "--alpha", "1e-300"], "error: --alpha: must be at least 1e-12"),
+    (["--sprt", "0,50", "--beta", "1e-300", "--sd-bound", "30"], "error: --beta: must be at least 1e-12"),
+    (["--sprt", "0,50", "--alpha", "1e-300", "--sequential", "normal"], "error: --alpha: must be at least 1e-12"),
+    (["--sprt", "0.5,0.6", "--alpha", "1e-300", "--sequential", "score"], "error: --alpha: must be at least 1e-12"),
     (["--sprt", "0,50", "--alpha", "0.6", "--beta", "0.6"], "error: --alpha: alpha + beta must be less than 1"),
     (["--sprt", "0,50", "--sequential", "normal", "--min-deals", "1"], "error: --min-deals: must be at least 2"),
     (["--sprt", "0,50", "--sequential", "normal", "--sprt-model", "exact"],
