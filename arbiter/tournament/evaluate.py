@@ -422,13 +422,14 @@ def evaluate(
     """
     if not 1 <= deals <= MAX_DEALS:
         raise ConfigError(f"deals: must be from 1 to {MAX_DEALS}, got {deals}")
+    # named by their flags, as `arbiter play` names them (tournament.play._config)
     if seed is not None and not 0 <= seed <= MAX_SEED:  # refused before the deals are played, not once stored
-        raise ConfigError(f"seed: must be from 0 to {MAX_SEED}, got {seed}")
-    for what, value in (("decision_ms", decision_ms), ("bank_ms", bank_ms)):
+        raise ConfigError(f"--seed must be a whole number from 0 to {MAX_SEED}, got {seed}")
+    for what, value in (("decision-ms", decision_ms), ("bank-ms", bank_ms)):
         if not 0 <= value <= MAX_CLOCK_MS:
-            raise ConfigError(f"{what}: must be from 0 to {MAX_CLOCK_MS}, got {value}")
+            raise ConfigError(f"--{what} must be a whole number from 0 to {MAX_CLOCK_MS}, got {value}")
     if not 1 <= jobs <= MAX_JOBS:
-        raise ConfigError(f"jobs: must be from 1 to {MAX_JOBS}, got {jobs}")
+        raise ConfigError(f"--jobs must be a whole number from 1 to {MAX_JOBS}, got {jobs}")
     where = parse_where(transport, cluster=cluster, bots=(bot_a, bot_b),
                         allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER))
     opts = dict(options or {})

@@ -213,7 +213,7 @@ def test_cli_sprt_resume_json_and_bad_flags(tmp_path) -> None:
                          (["--sprt", "0,5", "--sequential", "exact"], "betting, variance, score, normal"),
                          (["--bounds", "-9,9"], "need --sprt"),
                          # a pool that large was an OverflowError traceback from multiprocessing
-                         (["--jobs", "99999999999999999999999"], "jobs: must be")):
+                         (["--jobs", "99999999999999999999999"], "--jobs must be")):
         r = CliRunner().invoke(app, ["evaluate", "spot", "heuristic", "random", *bad])
         assert r.exit_code == 2 and message in r.output, r.output
 
@@ -366,6 +366,10 @@ def test_a_luck_summary_of_deals_all_alike_prices_no_probes() -> None:
     # the error named --sprt for a mistake in another flag, or said what the value is not
     (["--sprt", "0,50", "--alpha", "0"], "error: --alpha: must be between 0 and 1, got 0"),
     (["--sprt", "0,50", "--beta", "1.5"], "error: --beta: must be between 0 and 1, got 1.5"),
+    # the library's names (seed, jobs, decision_ms) for the flags, where `arbiter play` names the flag
+    (["--seed", "-1"], "error: --seed must be a whole number from 0 to 9223372036854775807, got -1"),
+    (["--jobs", "0"], "error: --jobs must be a whole number from 1 to 1024, got 0"),
+    (["--decision-ms", "-1"], "error: --decision-ms must be a whole number from 0 to 86400000, got -1"),
     # 1 - 1e-300 is 1.0: the fixed test's z was a StatisticsError traceback after every deal was played
     (["--sprt", "0,50", "--alpha", "1e-300"], "error: --alpha: must be at least 1e-12"),
     (["--sprt", "0,50", "--beta", "1e-300", "--sd-bound", "30"], "error: --beta: must be at least 1e-12"),
