@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from arbiter.store.db import index_bots, Store, StoreError, ThinkTimes, incidents_from_json, incidents_json, think_times, transaction
+from arbiter.store.db import differences_text, index_bots, Store, StoreError, ThinkTimes, incidents_from_json, incidents_json, think_times, transaction
 from cardarena import disclosure
 from cardarena.disclosure import Disclosure
 from cardarena.games import EndReason, Outcome
@@ -154,7 +154,7 @@ class Arenas:
             row = db.execute("SELECT spec FROM arenas WHERE name = ?", (name,)).fetchone()
             if row is not None and row[0] != spec_json:
                 raise StoreError(f"arena {name!r} already exists in {self.store.path} with other settings "
-                                 f"({_diff(json.loads(row[0]), dict(spec))}); a ladder keeps its rules: put the file back as it "
+                                 f"({differences_text(json.loads(row[0]), dict(spec))}); a ladder keeps its rules: put the file back as it "
                                  f"was, or give the ladder another name")
             if row is None:
                 db.execute("INSERT INTO arenas (name, game, spec, created) VALUES (?, ?, ?, ?)",
@@ -337,23 +337,6 @@ class Arenas:
                               outcome, incidents, r[14], r[15], r[16])
         except (ValueError, TypeError, KeyError) as exc:
             raise StoreError(f"arena match {r[3]!r} in {self.store.path} is corrupt: {exc}") from None
-
-
-def _diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
-    return ", ".join(f"{k}: {a!r} stored, {b!r} now" for k, a, b in _differences(old, new)[:4]) or "same fields, other order"
-
-
-def _differences(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any, Any]]:
-    """(dotted key, stored, now) of each setting that differs: inside a table (the gate, the
-    options) the keys that differ, not the two whole tables."""
-    out = []
-    for k in sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k)):
-        a, b = old.get(k), new.get(k)
-        if isinstance(a, Mapping) and isinstance(b, Mapping):
-            out += _differences(a, b, f"{prefix}{k}.")
-        else:
-            out.append((f"{prefix}{k}", a, b))
-    return out
 
 
 @dataclass(frozen=True)

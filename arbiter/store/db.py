@@ -191,6 +191,24 @@ def connect_writer(path: str | os.PathLike, threads: bool = False) -> sqlite3.Co
     return db
 
 
+def differences(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any, Any]]:
+    """(dotted key, stored, now) of each setting that differs between a stored spec and a new
+    one: inside a table (the gate, the options) the keys that differ, not the two whole tables."""
+    out = []
+    for k in sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k)):
+        a, b = old.get(k), new.get(k)
+        if isinstance(a, Mapping) and isinstance(b, Mapping):
+            out += differences(a, b, f"{prefix}{k}.")
+        else:
+            out.append((f"{prefix}{k}", a, b))
+    return out
+
+
+def differences_text(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    """The first four ``differences``, each with its stored value and the new one."""
+    return ", ".join(f"{k}: {a!r} stored, {b!r} now" for k, a, b in differences(old, new)[:4]) or "same fields, other order"
+
+
 def _differs(stored_json: str, spec: Mapping[str, Any]) -> str:
     """`` (it differs in deals, sprt)``: the settings a stored spec and a new one disagree on, so
     that a run refused for resuming with other settings says which (empty if it cannot tell)."""
@@ -200,8 +218,7 @@ def _differs(stored_json: str, spec: Mapping[str, Any]) -> str:
         return ""
     if not isinstance(stored, dict):
         return ""
-    new = json.loads(json.dumps(spec, sort_keys=True))  # as it would be stored: tuples as lists
-    keys = sorted(k for k in set(stored) | set(new) if stored.get(k) != new.get(k))
+    keys = [k for k, _, _ in differences(stored, json.loads(json.dumps(spec, sort_keys=True)))]  # tuples as lists
     return f" (it differs in {', '.join(keys)})" if keys else ""
 
 
