@@ -128,7 +128,15 @@ def _option_flag() -> str:
 #: The ``--option`` flag's help, after the setting's meaning (``OptionOpt``, ``arbiter tournament run``, ``arbiter arena``).
 OPTION_FLAG = _option_flag()
 OptionOpt = Annotated[Optional[list[str]], typer.Option("--option", "-o", help=f"A game option. {OPTION_FLAG}.")]
-PresetOpt = Annotated[Optional[str], typer.Option("--preset", help="A named option preset of the game, e.g. book.")]
+def _presets_text() -> str:
+    """Each game's presets, for ``--preset``'s help (read from the games: a new one is listed)."""
+    from cardarena.games import GAMES, game_class
+
+    return "; ".join(f"{n}: {', '.join(sorted(game_class(n).presets)) or 'none'}" for n in GAMES)
+
+
+PresetOpt = Annotated[Optional[str], typer.Option("--preset", help=f"A named option preset of the game ({_presets_text()}; "
+                                                                 "arbiter rules GAME shows what each sets).")]
 DbOpt = Annotated[Path, typer.Option("--db", help="SQLite store file.", envvar="ARENA_DB")]
 DecisionOpt = Annotated[int, typer.Option("--decision-ms", help="Per-decision time limit in ms (0: none).")]
 BankOpt = Annotated[int, typer.Option("--bank-ms", help="Per-match time bank in ms, used past the decision limit.")]

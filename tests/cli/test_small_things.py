@@ -84,3 +84,13 @@ def test_the_registry_suggests_the_closest_registered_name(tmp_path):
 def test_counts_read_as_english():
     assert plural(1, "deal") == "1 deal" and plural(2, "deal") == "2 deals" and plural(0, "seat") == "0 seats"
     assert plural(1, "match", "matches") == "1 match" and plural(3, "match", "matches") == "3 matches"
+
+
+def test_the_preset_help_lists_each_games_presets():
+    """``--preset`` said "e.g. book", a preset of Spite and Malice only: Spades answered "unknown
+    preset (known: none)". The help lists each game's, read from the games."""
+    from cardarena.games import GAMES, game_class
+
+    text = " ".join(CliRunner().invoke(app, ["evaluate", "--help"], env={"COLUMNS": "200"}).output.split())
+    for name in GAMES:
+        assert f"{name}: {', '.join(sorted(game_class(name).presets)) or 'none'}" in text.replace("│ ", "").replace(" │", "")
