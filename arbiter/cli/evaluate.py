@@ -215,6 +215,10 @@ def evaluate(
     if sd_bound == "auto" and test is not None and db is None:
         _run(_raise, UsageError("--sd-bound auto reads the s.d. of the evaluations stored before this one: give --db "
                                 "FILE (or --sd-bound S)"))
+    if sd_bound == "auto" and test is not None and not db.exists():  # refused before a store is made for nothing
+        _run(_raise, UsageError(f"--sd-bound auto reads the s.d. of the evaluations stored before this one, and there "
+                                f"is no store at {db} yet: run an evaluation into it first (a fixed number of deals, "
+                                "or the default betting test), or give --sd-bound S"))
     if json_path is not None:  # before the deals are played, not after
         _run(check_writable, json_path, "--json")
 

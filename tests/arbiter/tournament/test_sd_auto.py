@@ -91,9 +91,10 @@ def test_cli_sd_bound_auto_says_where_its_bound_came_from(tmp_path) -> None:
     base = ["evaluate", "spades", "heuristic", "greedy", "-o", "deals=1"]
     for args, message in ((["--sprt", "0,50", "--sd-bound", "auto"], "give --db FILE"),
                           (["--sprt", "0,50", "--sd-bound", "wide", "--db", db], "a number above 0"),
-                          (["--sprt", "0,50", "--sd-bound", "auto", "--db", db], "holds no 100 deals of one pair")):
+                          (["--sprt", "0,50", "--sd-bound", "auto", "--db", db], f"there is no store at {db} yet")):
         bad = CliRunner().invoke(app, [*base, *args])
         assert bad.exit_code == 2 and message in " ".join(bad.output.split()), bad.output
+    assert not (tmp_path / "e.sqlite").exists()  # refused before a store was made for nothing
     first = CliRunner().invoke(app, [*base, "--deals", str(AUTO_HISTORY), "--db", db])
     assert first.exit_code == 0, first.output
     assert "--sd-bound auto would" not in first.output  # no test: nothing to say
