@@ -54,11 +54,25 @@ def analyse(
     bot: Annotated[Optional[str], typer.Option("--bot", help="Instead of a match: this bot's costliest decisions across its stored matches already analysed (name as in the seats; a registered bot's name alone: every version of it, name@version: that one), each with its inspector page.")] = None,
 ) -> None:
     """Why did my bot lose? Value each decision of a seat from what it could know, and mark its mistakes."""
+    if top < 0:
+        error(f"--top {top}: a number of decisions, 0 or more")
+        raise typer.Exit(2)
     if bot is not None:
         if match_id is not None:
             error("give a match or --bot NAME, not both")
             raise typer.Exit(2)
-        _run(bot_costliest, bot, db, top or 10)
+        analysing = [flag for flag, given in (("--seat", seat is not None), ("--samples", samples != DEFAULT_SAMPLES),
+                                              ("--seed", seed != 0), ("--max-actions", max_actions != DEFAULT_MAX_ACTIONS),
+                                              ("--from", first != 1), ("--to", last is not None), ("--hindsight", hindsight))
+                     if given]
+        if analysing:  # they shape an analysis of a match; --bot reads the ones already stored
+            error(f"{', '.join(analysing)}: for analysing a match; --bot lists the decisions of the bot's matches "
+                  "analysed already, as they were stored: leave them out")
+            raise typer.Exit(2)
+        if top == 0:
+            error("--top 0 with --bot would list nothing: give how many of the costliest decisions to list")
+            raise typer.Exit(2)
+        _run(bot_costliest, bot, db, top)
         return
     if match_id is None:
         error("give a match id (or a record file), or --bot NAME")
@@ -80,9 +94,6 @@ def analyse(
         raise typer.Exit(2)
     if seed < 0:
         error(f"--seed {seed}: a seed is 0 or more")
-        raise typer.Exit(2)
-    if top < 0:
-        error(f"--top {top}: a number of decisions, 0 or more")
         raise typer.Exit(2)
     if hindsight and record.game != "spades":
         error(f"--hindsight counts tricks with every card known: Spades only, not {record.game}")

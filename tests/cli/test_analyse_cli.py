@@ -218,3 +218,16 @@ def test_a_bots_costliest_decisions_keep_their_inspector_address_whole(tmp_path,
     assert "…" not in r.output, r.output
     cells = "".join(line.split("│")[-2].strip() for line in r.output.splitlines() if line.count("│") > 2)
     assert f"/m/{record.match_id}/inspect?seat=0&d=" in cells, r.output
+
+
+def test_bot_refuses_the_flags_of_a_match_analysis_and_a_top_that_lists_nothing(tmp_path):
+    """``--bot`` reads analyses already stored: --seat, --samples, --from... were dropped without a
+    word (an author asking for seat 2's decisions got every seat's), and --top 0 listed 10 (the
+    help says 0 lists none), --top -1 slices from the end; each is refused, naming it."""
+    db = str(tmp_path / "none.sqlite")
+    r = invoke("analyse", "--bot", "mine", "--db", db, "--seat", "2", "--samples", "16", "--from", "3")
+    assert r.exit_code == 2 and "--seat, --samples, --from: for analysing a match" in r.output, r.output
+    r = invoke("analyse", "--bot", "mine", "--db", db, "--top", "0")
+    assert r.exit_code == 2 and "--top 0 with --bot would list nothing" in r.output, r.output
+    r = invoke("analyse", "--bot", "mine", "--db", db, "--top", "-1")
+    assert r.exit_code == 2 and "--top -1: a number of decisions" in r.output, r.output
