@@ -30,12 +30,15 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import sys
+import sysconfig
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+import cardarena
 from cardarena.games import Action, Event, GameError, game_class
 from cardarena.records import MatchInfo, MatchResult, bound_note
 from sdk.bot import Bot, fresh_copy
@@ -71,10 +74,20 @@ class Decision:
 
 def describe_failure(exc: BaseException, hook: str) -> str:
     """``RuntimeError: boom (mybot.py:12 in choose)``: the exception and the bot's own line
-    (the innermost frame outside the SDK), and its traceback on stderr."""
+    (the innermost frame outside the SDK, the core and Python's library), and its traceback
+    on stderr. An exception that came out of a call into those (a helper given the wrong
+    argument, ``rng.choice([])``) says which function it came out of as well,
+    ``(mybot.py:12 in choose, inside trick_winner)``: their file's line is not one the author
+    wrote. Where no frame is the bot's own (an installed bot), the innermost outside the SDK."""
     traceback.print_exception(exc, file=sys.stderr)
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if not _in_sdk(f.filename)]
-    where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno} in {frames[-1].name})" if frames else ""
+    own = [f for f in frames if not _in_library(f.filename)] or frames
+    where = ""
+    if own:
+        where = f"{Path(own[-1].filename).name}:{own[-1].lineno} in {own[-1].name}"
+        if own[-1] is not frames[-1]:
+            where += f", inside {frames[-1].name}"
+        where = f" ({where})"
     text = str(exc)
     return f"{hook} raised {type(exc).__name__}" + (f": {text}" if text else "") + where
 
@@ -82,8 +95,23 @@ def describe_failure(exc: BaseException, hook: str) -> str:
 _SDK_DIR = str(Path(__file__).resolve().parent)
 
 
+@functools.lru_cache(maxsize=None)
+def _library_dirs() -> tuple[str, ...]:
+    """Code a bot calls but did not write: the core (the games' helpers the SDK re-exports),
+    Python's own library and installed packages. Read at the first failure, not at import:
+    a bot process's start pays nothing for it."""
+    paths = sysconfig.get_paths()
+    dirs = {Path(cardarena.__file__).resolve().parent,
+            *(Path(paths[k]).resolve() for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths)}
+    return tuple(sorted(str(d) + os.sep for d in dirs))
+
+
 def _in_sdk(filename: str) -> bool:
     return str(Path(filename).resolve()).startswith(_SDK_DIR)
+
+
+def _in_library(filename: str) -> bool:
+    return filename.startswith("<frozen ") or str(Path(filename).resolve()).startswith(_library_dirs())
 
 
 @functools.lru_cache(maxsize=None)

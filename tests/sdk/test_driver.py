@@ -109,3 +109,30 @@ def test_the_harness_fails_with_the_words_the_arbiter_records(bot):
 def test_the_harness_reports_a_failing_on_match_end():
     with pytest.raises(HarnessError, match="at the end: on_match_end raised RuntimeError"):
         play_match("spot", [load_bot(f"{ZOO}:RaiseInEnd")] + [load_bot("random")] * 3, seed=5)
+
+
+def test_a_failure_names_the_bots_own_line_not_the_library_it_called():
+    """A mistake made in a call into the SDK's helpers (its games' code, from the core) or
+    into Python's own library raises there: the failure named that file's line
+    (``actions.py:50 in trick_winner``, ``random.py:373 in choice``), which the author did not
+    write and cannot find in their bot. It names the bot's own line, and the function the
+    exception came out of."""
+    import inspect
+
+    from sdk.spades import trick_winner
+
+    class Misuses(Bot):
+        calls = [lambda view: trick_winner(view), lambda view: self_rng.choice([])]
+
+        def choose(self, view, legal_actions):
+            return self.calls.pop(0)(view)
+
+    self_rng = __import__("random").Random(1)
+    line = inspect.getsourcelines(Misuses)[1] + 1  # the lambdas' line
+    driver = SeatDriver(Misuses(), _info())
+    library = driver.decide([object()], []).failure
+    assert library.startswith("choose raised TypeError"), library
+    assert f"(test_driver.py:{line} in <lambda>, inside trick_winner)" in library, library
+    python = driver.decide(None, []).failure
+    assert python.startswith("choose raised IndexError"), python
+    assert f"(test_driver.py:{line} in <lambda>, inside choice)" in python, python
