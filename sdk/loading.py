@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import importlib.metadata
+import importlib.machinery
 import importlib.util
 import inspect
 import sys
@@ -89,6 +90,59 @@ def import_failure(path: Path, exc: BaseException) -> str:
     return f"{last.filename}:{last.lineno}: {message}{line}"
 
 
+#: The top-level modules a bot's process imports besides Python's own: the SDK, the core and
+#: their dependencies (grpc, protobuf's ``google``).
+SDK_MODULES = ("sdk", "cardarena", "grpc", "google")
+#: Modules of Python's library that nothing imports but their own tests and demos: a bot's
+#: ``test.py`` beside its ``bot.py`` replaces nothing anyone needs.
+_UNIMPORTED_STDLIB = frozenset({"test", "idlelib", "turtledemo", "this", "antigravity", "__phello__"})
+
+
+def own_modules(folder: Path) -> list[str]:
+    """The top-level modules of a folder bot's own: its ``X.py`` files and its packages
+    ``X/__init__.py`` (a folder without ``__init__.py`` is a namespace package, which a
+    module of the same name elsewhere on the path wins over)."""
+    names = {p.stem for p in folder.glob("*.py")} | {p.parent.name for p in folder.glob("*/__init__.py")}
+    return sorted(n for n in names if n.isidentifier())
+
+
+def shadowing(folder: Path) -> str:
+    """Why a folder bot's own modules cannot be imported beside Python's and the SDK's ("" if
+    they can). A folder bot's modules come first on its process's import path (that is how
+    ``bot.py`` imports them by plain name), so a ``random.py`` of its own would replace
+    Python's ``random`` for the SDK as well, and the process would end in the SDK's traceback
+    before the bot's first line ran."""
+    clash = [n for n in own_modules(folder)
+             if n in SDK_MODULES or (n in sys.stdlib_module_names and n not in _UNIMPORTED_STDLIB)]
+    if not clash:
+        return ""
+    files = ", ".join(f"{n}.py" if (folder / f"{n}.py").is_file() else f"{n}/" for n in clash)
+    whose = ", ".join(f"{n!r} ({'the SDK' if n in SDK_MODULES else 'Python'}'s)" for n in clash)
+    return (f"{folder}: {files} has the name of a module of {whose}: a folder bot's own modules come first "
+            f"on its import path, so every import of that name (the SDK's too) would get yours; rename it "
+            f"(e.g. my_{clash[0]}.py)")
+
+
+def _exec_folder_bot(loader_spec: importlib.machinery.ModuleSpec, module: object, folder: Path) -> None:
+    """Run a folder bot's ``bot.py`` as its process would: its folder first on the path, so
+    it imports its own modules by plain name. In a process of several bots (the arbiter's
+    ``--transport inproc``, the harness) each bot gets its own: a ``helpers`` already
+    imported (another bot's) is set aside meanwhile, and the bot's own are taken out of
+    ``sys.modules`` after (the bot keeps them; an import of its own module made later,
+    inside ``choose``, finds none in this process)."""
+    own = set(own_modules(folder))
+    held = {n: sys.modules.pop(n) for n in list(sys.modules) if n.partition(".")[0] in own}
+    sys.path.insert(0, str(folder))
+    importlib.invalidate_caches()
+    try:
+        loader_spec.loader.exec_module(module)  # type: ignore[union-attr]
+    finally:
+        sys.path.remove(str(folder))
+        for n in [n for n in sys.modules if n.partition(".")[0] in own]:
+            del sys.modules[n]
+        sys.modules.update(held)
+
+
 def load_bot(spec: str) -> Bot:
     """An instance of the bot named by ``spec`` (see the module docstring)."""
     if spec in BUNDLED:
@@ -99,8 +153,11 @@ def load_bot(spec: str) -> Bot:
         if path.is_dir() and (path / MANIFEST).is_file() and not (path / "bot.py").is_file():
             raise BotLoadError(f"{path}: its {MANIFEST} names another runtime: it plays as a process of its own, "
                                "not inside this Python process (not with --transport inproc)")
+        folder = None
         if path.is_dir():
-            path = path / "bot.py"
+            folder, path = path, path / "bot.py"
+            if path.is_file() and shadowing(folder):
+                raise BotLoadError(shadowing(folder))
         if not path.is_file():
             raise BotLoadError(f"bot file not found: {path}")
         mod_name = f"_arena_bot_{abs(hash(str(path.resolve())))}"
@@ -110,7 +167,10 @@ def load_bot(spec: str) -> Bot:
         module = importlib.util.module_from_spec(loader_spec)
         sys.modules[mod_name] = module
         try:
-            loader_spec.loader.exec_module(module)
+            if folder is None:
+                loader_spec.loader.exec_module(module)
+            else:
+                _exec_folder_bot(loader_spec, module, folder)
         except Exception as exc:  # noqa: BLE001 - report any import failure of user code
             raise BotLoadError(import_failure(path, exc)) from exc
     elif ":" in spec:

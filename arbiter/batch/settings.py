@@ -17,7 +17,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from arbiter.hosting.loading import BUNDLED, BotLoadError, did_you_mean, load_bot, unknown_bot_message
+from arbiter.hosting.loading import BUNDLED, BotLoadError, did_you_mean, load_bot, shadowing, unknown_bot_message
 from arbiter.store.registry import RegistryError, collect, is_registered_ref, lookup
 from cardarena.games import ConfigError
 from cardarena.runtimes import MANIFEST
@@ -135,9 +135,12 @@ def is_trusted(source: str) -> bool:
 
 def check_named(source: str) -> None:
     """BotLoadError (saying why) unless ``source`` (resolved) names a bot that a process
-    can be started for: a bundled name, an existing file or folder, or ``module:Class``;
-    checked before a venue starts anything."""
+    can be started for: a bundled name, an existing file or folder (whose own modules do not
+    take the names of the SDK's: ``shadowing``), or ``module:Class``; checked before a venue
+    starts anything."""
     path = source.split(":")[0] if not Path(source).exists() else source
+    if Path(path).is_dir() and (Path(path) / "bot.py").is_file() and shadowing(Path(path)):
+        raise BotLoadError(shadowing(Path(path)))
     if source in BUNDLED or Path(path).exists() or (_MODULE_CLASS.fullmatch(source) and not path.endswith(".py")):
         return
     raise BotLoadError(unknown_bot_message(source))
@@ -160,6 +163,8 @@ def check_bot_spec(spec: str, source: str, game: str, field: str = "bots") -> No
     if path.suffix == ".py" or path.exists():
         if not (path.is_file() or (path.is_dir() and ((path / "bot.py").is_file() or (path / MANIFEST).is_file()))):
             raise SpecError(f"{field}: {spec!r}: file not found: {path}")
+        if path.is_dir() and (path / "bot.py").is_file() and shadowing(path):
+            raise SpecError(f"{field}: {shadowing(path)}")
         return
     if ":" in source:
         return  # module:Class, imported by the bot process

@@ -15,6 +15,7 @@ from pathlib import Path
 from arbiter.hosting import botenv
 from arbiter.hosting import sandbox as sb
 from arbiter.hosting.botcheck import Report
+from arbiter.hosting.loading import shadowing
 from cardarena.runtimes import ManifestError, manifest_of
 
 
@@ -40,6 +41,11 @@ def self_test(
             python, system = str(botenv.python_of(bot_env)), botenv.visible_dirs(bot_env)
     except (ManifestError, botenv.BotEnvError) as exc:
         report.add("environment", False, str(exc))
+        return report
+    if path.is_dir() and (path / "bot.py").is_file() and shadowing(path):
+        # its check process would import the bot's module in the SDK's place, and end in the
+        # SDK's traceback before it could report
+        report.add("import", False, shadowing(path))
         return report
     argv = [python, "-m", "arbiter.hosting.botcheck", spec, "--positions", str(positions), "--decision-ms", str(decision_ms)]
     env = {"PYTHONPATH": box.code_path(path)} if path.is_dir() else {}

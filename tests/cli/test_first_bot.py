@@ -1,0 +1,92 @@
+"""A newcomer's first bot, from `arbiter bots new` on, with the mistakes a first bot makes:
+each is told in words naming what is wrong and where, never with the platform's traceback.
+In this process (typer's runner, the harness): no bot process is started here."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from sdk.harness import play_match
+from sdk.loading import BotLoadError, load_bot
+from tests.cli.badinput import run_in_process
+
+
+def _folder_bot(root: Path, name: str, body: str, **modules: str) -> Path:
+    """A folder bot ``root/name`` with ``bot.py`` and its own ``modules`` (name -> source)."""
+    folder = root / name
+    folder.mkdir()
+    (folder / "bot.py").write_text(textwrap.dedent(body))
+    for module, source in modules.items():
+        (folder / f"{module}.py").write_text(textwrap.dedent(source))
+    return folder
+
+
+_PICKER = """\
+    from sdk import Bot
+    from helpers import pick
+
+    class Picker(Bot):
+        name = "{name}"
+        games = ("spades",)
+
+        def choose(self, view, legal_actions):
+            return pick(legal_actions)
+    """
+
+
+def test_a_folder_bots_own_modules_import_in_process_each_its_own(tmp_path):
+    """The template says a folder bot's ``bot.py`` imports its other modules by plain name:
+    hosted, the folder is on the bot process's path; in the arbiter's process
+    (``--transport inproc``) and in the harness (``load_bot``) it was not, and a folder bot
+    with a ``helpers.py`` failed to load ("No module named 'helpers'"). Two such bots in one
+    process each get their own ``helpers``, not the first one's."""
+    first = _folder_bot(tmp_path, "first", _PICKER.format(name="first"), helpers="def pick(legal): return legal[0]\n")
+    last = _folder_bot(tmp_path, "last", _PICKER.format(name="last"), helpers="def pick(legal): return legal[-1]\n")
+    a, b = load_bot(str(first)), load_bot(str(last))
+    from cardarena.games import get_game
+
+    legal = get_game("spades").new_initial_state(1).legal_actions()
+    assert a.choose(None, legal) == legal[0] and b.choose(None, legal) == legal[-1]
+    assert "helpers" not in __import__("sys").modules  # the bots' own, not the process's
+    record = play_match("spades", [a, b, a, b], seed=1, options={"deals": 1})
+    assert record.outcome is not None
+    out = run_in_process("play", "spades", str(first), str(last), str(first), str(last), "--seed", "1",
+                         "-o", "deals=1", "--transport", "inproc", "--db", str(tmp_path / "a.sqlite"))
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+@pytest.mark.parametrize("module", ["random", "sdk", "json"])
+def test_a_folder_bots_module_named_like_one_the_sdk_imports_is_named_not_a_traceback(tmp_path, module):
+    """A folder bot's own modules come first on its process's path: a ``random.py`` of its own
+    replaced Python's for the SDK too, and the self-test and every match ended in the SDK's
+    traceback ("module 'random' has no attribute 'Random'", in sdk/bot.py). It is refused
+    before anything starts, naming the file and what to do."""
+    folder = _folder_bot(tmp_path, "mine", _PICKER.format(name="mine").replace("from helpers import pick",
+                                                                                  f"from {module} import pick"),
+                         **{module: "def pick(legal): return legal[0]\n"})
+    with pytest.raises(BotLoadError) as caught:
+        load_bot(str(folder))
+    message = str(caught.value)
+    assert f"{module}.py" in message and "rename" in message, message
+    for args in (["bots", "check", str(folder), "--no-smoke", "--positions", "5"],
+                 ["play", "spades", str(folder), "random", str(folder), "random", "-o", "deals=1",
+                  "--db", str(tmp_path / "a.sqlite")],
+                 ["play", "spades", str(folder), "random", str(folder), "random", "-o", "deals=1",
+                  "--transport", "inproc", "--db", str(tmp_path / "a.sqlite")],
+                 ["tournament", "run", "--game", "spades", "--bots", f"{folder},random", "--deals", "1",
+                  "--db", str(tmp_path / "t.sqlite")]):
+        out = run_in_process(*args)
+        text = out.stdout + out.stderr
+        assert out.returncode in (1, 2), (args, text)
+        assert f"{module}.py" in text and "rename" in text and "Traceback" not in text, (args, text)
+
+
+def test_a_folder_bots_test_py_is_not_taken_for_pythons_test_package(tmp_path):
+    """Python's library has a ``test`` package that nothing imports but its own tests: a
+    ``test.py`` beside ``bot.py``, where an author keeps a try-out script, is no clash."""
+    folder = _folder_bot(tmp_path, "mine", _PICKER.format(name="mine"), helpers="def pick(legal): return legal[0]\n",
+                         test="print('a try-out script')\n")
+    assert load_bot(str(folder)).name == "mine"
