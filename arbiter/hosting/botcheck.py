@@ -31,7 +31,7 @@ from cardarena.games.base import options_to_dict
 from cardarena.records import MatchInfo, bot_seed_for
 from sdk.bot import Bot
 from sdk.driver import SeatDriver
-from arbiter.hosting.loading import BotLoadError, load_bot
+from arbiter.hosting.loading import BotLoadError, did_you_mean, load_bot
 
 #: game -> the shortest option set a check plays (each game's ``platform.smoke_options``).
 SMOKE_OPTIONS: Mapping[str, Mapping[str, str]] = facts("smoke_options")
@@ -147,9 +147,9 @@ def contract_problems(name: str, version: str, claimed: Sequence[str], plays: Se
         problems.append(f"name {name[:80]!r} is not {names.NAME_RULE}")
     if not names.VERSION_RE.match(version):
         problems.append(f"version {version[:40]!r} is not {names.VERSION_RULE}")
-    unknown = [g for g in claimed if g != "*" and g not in GAMES]
-    if unknown:
-        problems.append(f"unknown games {unknown} (known: {', '.join(GAMES)})")
+    for g in claimed:
+        if g != "*" and g not in GAMES:
+            problems.append(f"unknown game {g!r}" + (did_you_mean(g, list(GAMES)) or f" (known: {', '.join(GAMES)})"))
     if not plays:
         problems.append("claims no game this arbiter hosts")
     return problems
@@ -167,11 +167,16 @@ def run_checks(spec: str, positions: int = 200, decision_ms: int = 2000, games: 
         report.add("import", False, _short_exc(exc))
         return report
     report.add("import", True, f"{type(bot).__module__.split('_arena_bot_')[0] or 'bot'}:{type(bot).__name__}")
-    claimed = tuple(getattr(bot, "games", ()) or ())
+    games_attr = getattr(bot, "games", ()) or ()
+    # ("spades") is the string "spades": read as a tuple it is six one-letter games
+    claimed = (games_attr,) if isinstance(games_attr, str) else tuple(games_attr)
     plays = list(GAMES) if "*" in claimed else [g for g in claimed if g in GAMES]
     report.bot = {"name": str(getattr(bot, "name", "")), "version": str(getattr(bot, "version", "")),
                   "games": list(claimed), "deterministic": bool(getattr(bot, "deterministic", False))}
     problems = []
+    if isinstance(games_attr, str):
+        problems.append(f'games is the string {games_attr!r}, not a tuple of names: write games = ("{games_attr}",) '
+                        "(a tuple of one needs its comma)")
     if not isinstance(bot, Bot):
         problems.append("not an sdk.Bot")
     if type(bot).choose is Bot.choose:

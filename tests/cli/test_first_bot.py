@@ -90,3 +90,32 @@ def test_a_folder_bots_test_py_is_not_taken_for_pythons_test_package(tmp_path):
     folder = _folder_bot(tmp_path, "mine", _PICKER.format(name="mine"), helpers="def pick(legal): return legal[0]\n",
                          test="print('a try-out script')\n")
     assert load_bot(str(folder)).name == "mine"
+
+
+@pytest.mark.parametrize("games, words", [
+    ('("spades")', ['games is the string \'spades\', not a tuple of names: write games = ("spades",)']),
+    ('("spite_and_malice",)', ["unknown game 'spite_and_malice': did you mean 'spite-and-malice'?"]),
+])
+def test_a_wrong_games_tuple_is_told_as_written(tmp_path, games, words):
+    """``games = ("spades")`` (no comma: a string) was checked letter by letter ("unknown games
+    ['s', 'p', 'a', 'd', 'e', 's']", the report titled "games s, p, a, d, e, s"), and a
+    misspelt name got the list of names but not the one meant."""
+    from arbiter.hosting.botcheck import run_checks
+
+    bot = tmp_path / "mine.py"
+    bot.write_text(textwrap.dedent(f"""\
+        from sdk import Bot
+
+        class Mine(Bot):
+            name = "mine"
+            games = {games}
+
+            def choose(self, view, legal_actions):
+                return legal_actions[0]
+        """))
+    report = run_checks(str(bot), positions=5)
+    contract = next(c for c in report.checks if c.name == "contract")
+    assert not contract.ok
+    for w in words:
+        assert w in contract.detail, contract.detail
+    assert "'s', 'p'" not in contract.detail and report.bot["games"] != list("spades")
