@@ -234,10 +234,18 @@ class State(abc.ABC):
         return None
 
     def legal_action_for(self, action: Action) -> Action:
-        """``action`` if it is legal now, else IllegalActionError with the reason."""
+        """``action`` if it is legal now, else IllegalActionError with the reason: the one
+        ``apply`` gives (each engine's, from the actor's own information only: "you do not
+        hold AS", "must follow suit (H)"), found on a clone, this state untouched."""
         if self.is_terminal:
             raise IllegalActionError(f"{action}: the game is over")
         if action not in self.legal_actions():
+            try:
+                self.clone().apply(action)
+            except IllegalActionError:
+                raise
+            except GameError as exc:
+                raise IllegalActionError(f"{action}: {exc}") from None
             raise IllegalActionError(f"{action}: not a legal action now")
         return action
 

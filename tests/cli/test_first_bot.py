@@ -119,3 +119,33 @@ def test_a_wrong_games_tuple_is_told_as_written(tmp_path, games, words):
     for w in words:
         assert w in contract.detail, contract.detail
     assert "'s', 'p'" not in contract.detail and report.bot["games"] != list("spades")
+
+
+def test_an_illegal_answer_says_why_in_the_self_test_and_the_harness(tmp_path):
+    """An illegal answer was only "not legal at decision 8 (seat 1, 9 legal actions)" (the
+    self-test) or "not one of the 9 legal actions" (the harness): the engine knows why, from
+    the seat's own information ("you do not hold AS", "must follow suit"), and the author's
+    own check and harness, which show no one else, now say it."""
+    from arbiter.hosting.botcheck import run_checks
+    from sdk.harness import HarnessError
+
+    bot = tmp_path / "mine.py"
+    bot.write_text(textwrap.dedent("""\
+        from sdk import Bot
+        from sdk.spades import Card, Play
+
+        class Mine(Bot):
+            name = "mine"
+            games = ("spades",)
+
+            def choose(self, view, legal_actions):
+                if any(isinstance(a, Play) for a in legal_actions):
+                    missing = next(c for c in map(Card, range(52)) if c not in view.hand)
+                    return Play(missing)
+                return legal_actions[0]
+        """))
+    report = run_checks(str(bot), positions=40)
+    legal = next(c for c in report.checks if c.name == "legal:spades")
+    assert not legal.ok and "you do not hold" in legal.detail, legal.detail
+    with pytest.raises(HarnessError, match="you do not hold"):
+        play_match("spades", [load_bot(str(bot)), load_bot("random")] * 2, seed=1, options={"deals": 1})
