@@ -621,3 +621,15 @@ def test_illegal_messages_do_not_name_hidden_cards():
     assert str(info.value) == f"discard {other}: {other} is not in your hand"
     with pytest.raises(IllegalActionError, match="no meld m3"):
         s.apply(LayOff(s._hands[1][0], 3))
+
+
+@pytest.mark.parametrize("text, form", [("layoff 8H m2", "layoff <card> -> m<k>"), ("layoff 8H -> 2", "layoff <card> -> m<k>"),
+                                        ("discard", "discard <card>"), ("draw", "draw stock"),
+                                        ("discard QC QD", "discard <card>")])
+def test_a_malformed_action_shows_the_form_it_should_have(text, form):
+    """"malformed layoff (see the notation of rules §3.2)" sent a bot's author to a section
+    number that `arbiter rules spot` does not show: the error shows the form itself, as
+    Spades' and Spite and Malice's do."""
+    with pytest.raises(InvalidActionError) as caught:
+        game().parse_action(text)
+    assert form in str(caught.value) and "§" not in str(caught.value), str(caught.value)

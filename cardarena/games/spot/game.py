@@ -27,6 +27,10 @@ _ACTION_RE = {
     "discard": re.compile(r"^discard\s+(\S+)$", re.IGNORECASE),
 }
 
+#: Each verb's form, as ``arbiter rules spot`` shows it: what a malformed action is told.
+_FORMS = {"draw": "draw stock or draw discard", "meld": "meld [<card> <card> <card>], e.g. meld [7S 7H 7D]",
+          "layoff": "layoff <card> -> m<k>, e.g. layoff 8H -> m2", "discard": "discard <card>, e.g. discard 9C"}
+
 
 class Spot(Game):
     """Spot for 2–6 players; a match is ``hands`` deals with antes and a pot.
@@ -169,7 +173,7 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
             )
         m = pattern.match(t)
         if m is None:
-            raise InvalidActionError(f"{text!r}: malformed {verb} (see the notation of rules §3.2)")
+            raise InvalidActionError(f"{text!r}: malformed {verb}: expected {_FORMS[verb]}")
         try:
             if verb == "draw":
                 try:
