@@ -30,7 +30,11 @@ class Bot:
         name: the bot's name (letters, digits, ``-``, ``_``, ``.``): what standings show.
         version: its version (``name@version`` in a tournament once registered).
         games: the games it plays (``"spades"``, ``"spite-and-malice"``, ``"spot"``), or
-            ``("*",)`` for any.
+            ``("*",)`` for any: a tuple, so one game is ``("spades",)`` (with its comma).
+        deterministic: optional; True if ``choose`` depends only on the view, the legal
+            actions, ``self.rng`` and what the hooks told it: ``arbiter bots check`` then
+            verifies that two copies given the same seed answer alike, and the registry
+            shows it.
 
     Instance attributes (set by the SDK before a match starts):
         rng: a ``random.Random`` seeded per match and seat by the arbiter
@@ -57,6 +61,12 @@ class Bot:
     A decision's clock (``info.decision_ms``, then ``info.bank_ms``) runs from the moment
     the arbiter sends the turn until the answer arrives: the ``on_events`` call before a
     ``choose`` counts against it too.
+
+    Diagnostics go to stderr (``print(..., file=sys.stderr)``): the arbiter keeps its tail in
+    the match record when something goes wrong. A bot the arbiter hosts has its stdout
+    thrown away, so a plain ``print`` shows nowhere (and in the arbiter's own process,
+    ``--transport inproc``, it lands among the command's output). ``note(text)`` attaches
+    words to a decision that the replay shows.
     """
 
     #: Registered name and version.

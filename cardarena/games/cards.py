@@ -40,7 +40,13 @@ class InvalidCardError(ValueError):
 
 
 class Card(int):
-    """One card. ``rank`` is 1 (ace) .. 13 (king), 0 for the joker; ``suit`` is None for it."""
+    """One card. ``rank`` is 1 (ace) .. 13 (king), 0 for the joker; ``suit`` is None for it.
+
+    ``Card("QS")`` (or ``Card.parse``) reads the notation, ``str(card)`` writes it. A card is
+    an ``int``, its index ``(rank - 1) * 4 + suit`` (suits S H D C = 0..3), and compares
+    and sorts as that number: by rank with the ace lowest, then suit. That is not a game's
+    own order: in Spades the ace is high (``sdk.spades.power``, A = 14), so ``max(hand)``
+    takes a king over an ace, and ``max(hand, key=power)`` is the highest card."""
 
     __slots__ = ()
     _by_token: dict[str, "Card"] = {}

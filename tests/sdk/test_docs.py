@@ -45,6 +45,28 @@ def test_bot_documents_rng_and_every_hook():
         assert getattr(sdk.bot.Bot, hook).__doc__, hook
 
 
+def test_pydoc_says_what_a_first_bot_needs_beyond_the_hooks():
+    """What a first bot tripped on with pydoc alone: the template sets ``deterministic``,
+    which ``Bot`` did not document; a hosted bot's ``print`` goes nowhere (its stdout is
+    thrown away) and pydoc did not say where diagnostics go; ``max(view.hand)`` is the king,
+    not the ace (a card's order is its index, not Spades'); and ``trick_winner(view.trick)``
+    raised, the helper taking (seat, card) pairs: its documented call runs on a real trick."""
+    from sdk import Card
+    from sdk.spades import trick_winner
+    from cardarena.games import get_game
+
+    doc = sdk.bot.Bot.__doc__
+    assert "deterministic:" in doc and "stderr" in doc and "stdout" in doc
+    assert "power" in Card.__doc__ and "ace" in Card.__doc__.lower()
+    call = "trick_winner([(p.seat, p.card) for p in view.trick])"
+    assert call in " ".join(trick_winner.__doc__.split())
+    state = get_game("spades", {"blind_nil": False}).new_initial_state(3)
+    while not (state.view(state.current_seat).trick and len(state.view(state.current_seat).trick) == 2):
+        state.apply(state.legal_actions()[0])
+    view = state.view(state.current_seat)
+    assert eval(call) in (p.seat for p in view.trick)
+
+
 def test_sdk_modules_point_to_the_rules_in_the_project():
     import sdk.spades
     import sdk.spite_and_malice

@@ -46,7 +46,11 @@ def side_of(seat: int) -> int:
 
 
 def trick_winner(plays: Sequence[tuple[int, int]]) -> int:
-    """The seat that wins a full trick: highest spade, else highest card of the led suit."""
+    """The seat that wins a trick: highest spade, else highest card of the led suit.
+
+    ``plays`` are (seat, card) pairs in play order, the leader's first; from a view,
+    ``trick_winner([(p.seat, p.card) for p in view.trick])`` (a trick in progress: the seat
+    winning it so far; a completed one of ``view.tricks`` carries its ``winner``)."""
     led = plays[0][1] % 4
     best_seat, best = plays[0]
     for seat, card in plays[1:]:
