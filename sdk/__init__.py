@@ -45,15 +45,14 @@ def run(bot, address=None, token=None, name=None, argv=None, tls_ca=None, report
     (``sdk.runner.run`` returns or raises ``ArbiterError`` instead).
     """
     import argparse
+    import os
     import sys
 
-    from sdk.__main__ import play
+    from sdk.__main__ import add_session_flags, play
 
-    parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--address")
-    parser.add_argument("--token")
-    parser.add_argument("--name")
-    parser.add_argument("--tls-ca")
+    # flags it does not know are the script's own; --help shows these and exits
+    parser = add_session_flags(argparse.ArgumentParser(prog=os.path.basename(sys.argv[0]) or None,
+                                                       description=f"Connect {bot.name} to a Card Arena arbiter."))
     flags, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
     return play(bot, address=address or flags.address, token=token if token is not None else flags.token,
                 name=name or flags.name, tls_ca=tls_ca if tls_ca is not None else flags.tls_ca, report=report)

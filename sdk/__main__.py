@@ -22,11 +22,18 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--bot", required=True,
                         help=f"bundled name ({BUNDLED_NAMES}), FILE.py[:Class], a folder with bot.py, "
                              "or module:Class")
+    add_session_flags(parser)
+    parser.add_argument("--verbose", "-v", action="store_true")
+    return parser
+
+
+def add_session_flags(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The flags of a bot's session, with their help: ``python -m sdk``'s, and those of a bot's
+    own script that calls ``sdk.run`` (``python mybot.py --help`` shows them too)."""
     parser.add_argument("--address", default=None, help="arbiter address (env ARENA_ADDRESS; default 127.0.0.1:50051)")
     parser.add_argument("--token", default=None, help="session token (env ARENA_TOKEN)")
     parser.add_argument("--name", default=None, help="name to connect as (default: the bot's own); a bot token is the identity of one name")
     parser.add_argument("--tls-ca", default=None, help="connect with TLS, trusting this CA certificate file (env ARENA_TLS_CA)")
-    parser.add_argument("--verbose", "-v", action="store_true")
     return parser
 
 

@@ -149,3 +149,24 @@ def test_an_illegal_answer_says_why_in_the_self_test_and_the_harness(tmp_path):
     assert not legal.ok and "you do not hold" in legal.detail, legal.detail
     with pytest.raises(HarnessError, match="you do not hold"):
         play_match("spades", [load_bot(str(bot)), load_bot("random")] * 2, seed=1, options={"deals": 1})
+
+
+def test_a_bot_scripts_help_shows_its_flags_and_connects_to_nothing(capsys):
+    """``python mybot.py --help`` (a script ending in ``run(MyBot())``, as the README's) tried
+    to connect to 127.0.0.1:50051 and said it could not reach it: ``run`` read its flags with
+    no help. It prints them, as ``python -m sdk --help`` does, and exits 0."""
+    import sdk
+    from sdk import Bot
+
+    class Mine(Bot):
+        name = "mine"
+
+        def choose(self, view, legal_actions):
+            return legal_actions[0]
+
+    with pytest.raises(SystemExit) as caught:
+        sdk.run(Mine(), argv=["--help"])
+    assert caught.value.code == 0
+    out = capsys.readouterr().out
+    for flag in ("--address", "--token", "--name", "--tls-ca", "ARENA_TOKEN", "ARENA_ADDRESS"):
+        assert flag in out, out
