@@ -150,6 +150,12 @@ def new(
     from arbiter.store.registry import check_name
 
     _call(check_name, name)
+    from arbiter.hosting.loading import BUNDLED
+
+    if name in BUNDLED:  # `arbiter play spades NAME ...` and tournaments would play the bundled one
+        error(f"{name!r} is a bundled bot's name: `arbiter play` and tournaments take {name} for that bot; "
+              "choose another name")
+        raise typer.Exit(2)
     folder = dest / name
     if folder.exists():
         error(f"{folder} already exists")

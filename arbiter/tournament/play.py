@@ -111,7 +111,6 @@ def play_local(
     config, n = _config(game, seed, options, preset, decision_ms, bank_ms, policy, max_strikes)
     if len(bots) != n:
         raise ConfigError(f"{game} needs {n} bots (one per seat), got {len(bots)}")
-    bots = [b.rstrip("/") or b for b in bots]  # `mybot/`, as a shell completes a folder
     where = parse_where(transport, bots=bots, allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL))
     distinct = list(dict.fromkeys(bots))
     names = dict(zip(distinct, bot_names(distinct)))

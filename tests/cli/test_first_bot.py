@@ -170,3 +170,30 @@ def test_a_bot_scripts_help_shows_its_flags_and_connects_to_nothing(capsys):
     out = capsys.readouterr().out
     for flag in ("--address", "--token", "--name", "--tls-ca", "ARENA_TOKEN", "ARENA_ADDRESS"):
         assert flag in out, out
+
+
+def test_a_folder_typed_with_its_slash_is_the_folder_even_where_a_bundled_bot_has_its_name(tmp_path, monkeypatch):
+    """``arbiter play spades random/ ...`` (the slash a shell completes) took the slash off and
+    played the bundled ``random``: a folder bot of that name was never played, silently. The
+    folder is played, named ``random``; and ``bots new`` refuses a bundled bot's name, which
+    ``arbiter play`` and tournaments would take for the bundled bot when typed without it."""
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    refused = CliRunner().invoke(app, ["bots", "new", "random"])
+    assert refused.exit_code == 2 and "bundled" in refused.output and not (tmp_path / "random").exists(), refused.output
+    _folder_bot(tmp_path, "random", """\
+        from sdk import Bot
+
+        class Mine(Bot):
+            name = "mine"
+            games = ("spades",)
+
+            def choose(self, view, legal_actions):
+                raise RuntimeError("the folder's own bot")
+        """)
+    out = run_in_process("play", "spades", "random/", "greedy", "random/", "greedy", "--seed", "1", "-o", "deals=1",
+                         "--transport", "inproc", "--db", str(tmp_path / "a.sqlite"))
+    assert "the folder's own bot" in out.stdout + out.stderr, out.stdout + out.stderr
