@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import cardarena
-from cardarena.games import Action, Event, GameError, game_class
+from cardarena.games import Action, Card, Event, GameError, game_class
 from cardarena.records import MatchInfo, MatchResult, bound_note
 from sdk.bot import Bot, fresh_copy
 
@@ -237,8 +237,16 @@ class SeatDriver:
             text = str(answer)
         elif answer is None:
             return Decision(failure="choose returned None: return one of legal_actions, or its notation")
+        elif isinstance(answer, Card):  # a card is an int: not to be taken for an index
+            return Decision(failure=f"choose returned the card {answer}, not an action: return the one of legal_actions "
+                                    "that plays it")
+        elif isinstance(answer, int) and not isinstance(answer, bool):
+            return Decision(failure=f"choose returned the int {answer}, not an action: return one of legal_actions "
+                                    f"itself (legal_actions[{answer}]), not its index")
         else:
-            return Decision(failure=f"choose returned a {type(answer).__name__}, not an action: return one of legal_actions")
+            kind = type(answer).__name__
+            return Decision(failure=f"choose returned {'an' if kind[0] in 'aeiou' else 'a'} {kind}, not an action: "
+                                    "return one of legal_actions")
         text = text[:FAILURE_LIMIT]
         try:
             return Decision(action=parse_notation(self.game, text), notation=text)

@@ -136,3 +136,24 @@ def test_a_failure_names_the_bots_own_line_not_the_library_it_called():
     python = driver.decide(None, []).failure
     assert python.startswith("choose raised IndexError"), python
     assert f"(test_driver.py:{line} in <lambda>, inside choice)" in python, python
+
+
+def test_an_index_returned_for_an_action_is_told_as_an_index():
+    """``return 0`` (an index into legal_actions, not the action) was "choose returned a int,
+    not an action": the failure says which it is and what to return instead."""
+
+    class Index(Bot):
+        def choose(self, view, legal_actions):
+            return 0
+
+    failure = SeatDriver(Index(), _info()).decide(None, []).failure
+    assert failure == ("choose returned the int 0, not an action: return one of legal_actions itself "
+                       "(legal_actions[0]), not its index"), failure
+
+    class CardOnly(Bot):  # a card is an int too: not an index
+        def choose(self, view, legal_actions):
+            return view.hand[0]
+
+    state = get_game("spades", {"blind_nil": False}).new_initial_state(1)
+    failure = SeatDriver(CardOnly(), _info()).decide(state.view(state.current_seat), []).failure
+    assert failure.startswith(f"choose returned the card {state.view(state.current_seat).hand[0]}, not an action"), failure
