@@ -184,7 +184,7 @@ async def _legal_answers(venue, plays: list[str], report: Report, positions: int
         if failed is not None:
             report.add(f"legal:{game_name}", False, failed)
             return
-        report.add(f"legal:{game_name}", True, f"{len(times)} legal answers over {seed} random games")
+        report.add(f"legal:{game_name}", True, f"{len(times)} legal answers over {seed} random game{'' if seed == 1 else 's'}")
         worst = max(times, default=0)
         report.add(f"time:{game_name}", worst <= decision_ms,
                    f"slowest decision {worst} ms, mean {sum(times) / max(1, len(times)):.2f} ms, as the arbiter "

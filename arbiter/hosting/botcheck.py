@@ -207,7 +207,7 @@ def run_checks(spec: str, positions: int = 200, decision_ms: int = 2000, games: 
                 answers += a
                 times += t
                 seed += 1
-            report.add(f"legal:{game}", True, f"{len(answers)} legal answers over {seed} random games")
+            report.add(f"legal:{game}", True, f"{len(answers)} legal answers over {seed} random game{'' if seed == 1 else 's'}")
         except AssertionError as exc:
             report.add(f"legal:{game}", False, str(exc))
             continue

@@ -197,3 +197,12 @@ def test_a_folder_typed_with_its_slash_is_the_folder_even_where_a_bundled_bot_ha
     out = run_in_process("play", "spades", "random/", "greedy", "random/", "greedy", "--seed", "1", "-o", "deals=1",
                          "--transport", "inproc", "--db", str(tmp_path / "a.sqlite"))
     assert "the folder's own bot" in out.stdout + out.stderr, out.stdout + out.stderr
+
+
+def test_the_self_tests_counts_read_as_english(tmp_path):
+    """"20 legal answers over 1 random games"."""
+    from arbiter.hosting.botcheck import run_checks
+
+    folder = _folder_bot(tmp_path, "mine", _PICKER.format(name="mine"), helpers="def pick(legal): return legal[0]\n")
+    legal = next(c for c in run_checks(str(folder), positions=5).checks if c.name == "legal:spades")
+    assert legal.ok and legal.detail == "5 legal answers over 1 random game", legal.detail
