@@ -55,6 +55,10 @@ def rules(
     out.print(notation)
     if notes:
         out.print(" ".join(notes), highlight=False, markup=False)
+    sdk_module = "sdk." + cls.name.replace("-", "_")  # the SDK's module of the game: sdk.spite_and_malice
+    out.print(f"In a bot, choose(view, legal_actions) is given a {cls.view_type.__name__} (every field: pydoc "
+              f"{sdk_module}.{cls.view_type.__name__}) and the legal actions, typed (what each is: pydoc "
+              f"{sdk_module}); it returns one of them or its notation above.", highlight=False, markup=False)
     out.print()
     out.print(f"[bold]Options[/] of {cls.name}: -o NAME=VALUE (arbiter play, evaluate, tournament run) or a "
               "tournament's \\[options] table", highlight=False)

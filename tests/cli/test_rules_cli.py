@@ -78,3 +78,19 @@ def test_the_rules_documents_name_every_option_and_preset(game):
         assert f"`{f.name}`" in doc, f"docs/rules/{game}.md does not mention option {f.name}"
     for preset in cls.presets:
         assert f"`{preset}`" in doc
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_rules_tell_a_bot_author_where_the_view_and_the_actions_are_documented(game):
+    """`arbiter rules GAME` showed the notation but not how a bot reads the game: the view's
+    class and the SDK module of its actions, each a pydoc page that exists, are named."""
+    import importlib
+    import pydoc
+
+    text = words(rules(game).stdout)
+    found = re.search(r"pydoc (sdk\.\w+)\.(\w+View)\b", text)
+    assert found, text[-600:]
+    module = importlib.import_module(found.group(1))
+    assert getattr(module, found.group(2)) is game_class(game).view_type
+    assert f"pydoc {found.group(1)} " in text or f"pydoc {found.group(1)})" in text
+    assert pydoc.render_doc(module.__name__)
