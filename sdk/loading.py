@@ -184,7 +184,7 @@ def load_bot(spec: str) -> Bot:
         cls = getattr(module, cls_name, None)
         if not (inspect.isclass(cls) and issubclass(cls, Bot)):
             raise BotLoadError(f"{spec}: {cls_name!r} is not an sdk.Bot subclass")
-        return cls()
+        return _make(cls, path if path.suffix == ".py" else None)
     found = [
         obj for obj in vars(module).values()
         if inspect.isclass(obj) and issubclass(obj, Bot) and obj is not Bot and obj.__module__ == module.__name__
@@ -192,4 +192,15 @@ def load_bot(spec: str) -> Bot:
     if len(found) != 1:
         names = ", ".join(c.__name__ for c in found) or "none"
         raise BotLoadError(f"{spec}: expected exactly one sdk.Bot subclass, found {names}; name one as FILE:Class")
-    return found[0]()
+    return _make(found[0], path if path.suffix == ".py" else None)
+
+
+def _make(cls: type[Bot], path: Path | None) -> Bot:
+    """``cls()``, the bot as every path makes it (with no arguments); BotLoadError in words if
+    its ``__init__`` cannot be called so or raises (``path``: the bot's file, whose own line
+    that raised is named)."""
+    try:
+        return cls()
+    except Exception as exc:  # noqa: BLE001 - the bot's own code
+        detail = import_failure(path, exc) if path is not None else f"{type(exc).__name__}: {exc}"
+        raise BotLoadError(f"{cls.__name__}() could not be made (a bot is made with no arguments): {detail}") from exc

@@ -206,3 +206,35 @@ def test_the_self_tests_counts_read_as_english(tmp_path):
     folder = _folder_bot(tmp_path, "mine", _PICKER.format(name="mine"), helpers="def pick(legal): return legal[0]\n")
     legal = next(c for c in run_checks(str(folder), positions=5).checks if c.name == "legal:spades")
     assert legal.ok and legal.detail == "5 legal answers over 1 random game", legal.detail
+
+
+@pytest.mark.parametrize("init, words", [
+    ("def __init__(self, depth):\n        super().__init__()", "missing 1 required positional argument: 'depth'"),
+    ("def __init__(self):\n        super().__init__()\n        open('weights.bin')", "mine.py:8: FileNotFoundError"),
+])
+def test_a_bot_that_cannot_be_made_is_told_in_words(tmp_path, init, words):
+    """A bot whose ``__init__`` takes an argument, or raises (a file it reads is missing), ended
+    ``arbiter play --transport inproc`` in the platform's traceback (sdk/loading.py's
+    ``found[0]()``), and the self-test said only "TypeError(...) at loading.py:195"."""
+    from arbiter.hosting.botcheck import run_checks
+
+    bot = tmp_path / "mine.py"
+    bot.write_text(textwrap.dedent("""\
+        from sdk import Bot
+
+        class Mine(Bot):
+            name = "mine"
+            games = ("spades",)
+            INIT
+
+            def choose(self, view, legal_actions):
+                return legal_actions[0]
+        """).replace("INIT", init))
+    with pytest.raises(BotLoadError) as caught:
+        load_bot(str(bot))
+    assert words in str(caught.value) and "Mine()" in str(caught.value), str(caught.value)
+    imported = next(c for c in run_checks(str(bot), positions=5).checks if c.name == "import")
+    assert not imported.ok and words in imported.detail and "loading.py" not in imported.detail, imported.detail
+    out = run_in_process("play", "spades", str(bot), "random", str(bot), "random", "-o", "deals=1",
+                         "--transport", "inproc", "--db", str(tmp_path / "a.sqlite"))
+    assert out.returncode == 2 and words in out.stderr and "Traceback" not in out.stdout + out.stderr, out
