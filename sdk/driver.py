@@ -138,6 +138,13 @@ def _interrupted(exc: BaseException) -> bool:
     return type(exc) is KeyboardInterrupt
 
 
+def cannot_copy(exc: BaseException) -> str:
+    """Why a bot could not be copied for a match (``exc``: what ``fresh_copy`` raised), and
+    what to do: every path plays each match on a fresh copy of the bot."""
+    return (f"the bot cannot be copied for a match ({type(exc).__name__}: {exc}): make locks, sockets and open "
+            "files in on_match_start, not __init__ (each match plays a copy)")
+
+
 def _exited(exc: SystemExit) -> Decision:
     return Decision(exited=True, exit_code=exc.code, failure=f"the bot exited (sys.exit({exc.code!r}))")
 
@@ -151,7 +158,7 @@ class SeatDriver:
     Nothing the bot's code does raises out of these, but ``sys.exit`` in ``end``.
     """
 
-    __slots__ = ("bot", "info", "game", "wants_events", "_held", "_broken", "_noted")
+    __slots__ = ("bot", "info", "game", "wants_events", "_held", "_broken", "_uncopied", "_noted")
 
     @property
     def exited(self) -> bool:
@@ -165,7 +172,15 @@ class SeatDriver:
         self._noted = 0  # bytes of notes so far in the match
         #: what went wrong before the next decision (on_match_start, on_events, an exit)
         self._broken: Decision | None = None
-        self.bot = fresh_copy(bot)
+        #: the bot could not be copied for this match: every decision's answer (no hook runs)
+        self._uncopied: Decision | None = None
+        try:
+            self.bot = fresh_copy(bot)
+        except Exception as exc:  # noqa: BLE001 - what the bot holds: a lock, a socket, an open file
+            self._uncopied = Decision(failure=_clip(cannot_copy(exc)))
+            self.bot = bot  # never called: its hooks would share one object between matches
+            self.wants_events = False
+            return
         self.wants_events = wants_events(self.bot)
         try:
             self.bot._start(info)
@@ -189,6 +204,8 @@ class SeatDriver:
     def decide(self, view: Any, legal_actions: Sequence[Action]) -> Decision:
         """The bot's answer to one decision. A failure held from ``on_match_start`` or an
         exit is the answer, once (the bot is asked again at its next decision)."""
+        if self._uncopied is not None:
+            return self._uncopied
         if self._broken is not None:
             broken, self._broken = self._broken, None
             if broken.exited:
@@ -257,7 +274,7 @@ class SeatDriver:
         """Deliver the held events, then ``on_match_end``; what they raised, in words ("" if
         nothing). A bot that exited is not called again; one that exits here is
         ``exited`` afterwards."""
-        if self.exited:
+        if self.exited or self._uncopied is not None:
             return ""
         try:
             self._deliver()

@@ -205,7 +205,7 @@ async def open_venue(
             if not bot.plays(game):  # (one error for both ways a bot is reached: BotsDoNotPlay, naming its seat)
                 raise BotsDoNotPlay(f"bot {spec!r} does not play {game} (it plays {', '.join(bot.games) or 'no game'})", name)
             if why := cannot_play_in_process(bot):
-                raise VenueError(f"bot {spec!r} cannot play in process: {why}; play it hosted (--transport grpc)")
+                raise VenueError(f"bot {spec!r} cannot play: {why}")
             objects[name] = bot
         untrusted = sorted(n for n, spec in bots.items() if not is_trusted(spec))
         label = f"inproc (asked for; not installed code: {', '.join(untrusted)})" if untrusted else ""

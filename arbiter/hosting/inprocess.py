@@ -40,7 +40,7 @@ from arbiter.match import BotFailed, MalformedAction, SeatClient, SeatDisconnect
 from cardarena.games import Action, Event, Outcome
 from cardarena.records import MatchInfo, MatchResult
 from sdk.bot import fresh_copy
-from sdk.driver import Decision, SeatDriver
+from sdk.driver import Decision, SeatDriver, cannot_copy
 
 __all__ = ["Decision", "InProcessSeat", "SeatDriver", "cannot_play_in_process"]
 
@@ -54,7 +54,7 @@ def cannot_play_in_process(bot: Any) -> str:
     try:
         fresh_copy(bot)
     except Exception as exc:  # noqa: BLE001 - any failure to copy is the reason
-        return f"it cannot be copied for a match ({type(exc).__name__}: {exc}); each match plays a fresh copy"
+        return cannot_copy(exc)
     return ""
 
 

@@ -186,11 +186,13 @@ def test_a_misbehaving_bot_gets_the_same_match_on_every_transport(bot, policy, r
 @pytest.mark.e2e
 def test_a_bot_that_cannot_be_copied_is_refused_in_process_and_its_process_says_why_hosted():
     seats = [f"{ZOO}:Uncopyable", "random", "random", "random"]
-    with pytest.raises(ConfigError, match="cannot play in process: it cannot be copied"):
+    with pytest.raises(ConfigError, match="cannot play: the bot cannot be copied"):
         play_local("spot", seats, transport="inproc", seed=5)
     hosted = play_local("spot", seats, transport="grpc", seed=5)  # its process fails the same copy: a recorded forfeit
+    # (each decision's answer is the driver's words, not the SDK's traceback)
     assert hosted.outcome is not None and hosted.outcome.reason.is_forfeit and hosted.outcome.ranks[0] == 4
     assert hosted.incidents and hosted.incidents[0].seat == 0
+    assert "cannot be copied for a match" in hosted.incidents[0].detail, hosted.incidents[0]
 
 
 @pytest.mark.e2e

@@ -157,3 +157,34 @@ def test_an_index_returned_for_an_action_is_told_as_an_index():
     state = get_game("spades", {"blind_nil": False}).new_initial_state(1)
     failure = SeatDriver(CardOnly(), _info()).decide(state.view(state.current_seat), []).failure
     assert failure.startswith(f"choose returned the card {state.view(state.current_seat).hand[0]}, not an action"), failure
+
+
+def test_a_bot_that_cannot_be_copied_fails_its_decisions_in_words_on_every_path(tmp_path):
+    """Every match plays a fresh copy of the bot, on every path: one holding a lock failed
+    its hosted process in the SDK's traceback (copy.py, "connection closed"), the self-test
+    said "TypeError(...) at copy.py:161", and in process the advice was to play it hosted,
+    where it failed the same. The driver tells it as the seat's failure, the same words
+    everywhere, with what to do instead; no hook of the uncopied bot is called."""
+    import threading
+
+    class Locked(Bot):
+        name = "locked"
+
+        def __init__(self):
+            super().__init__()
+            self.lock = threading.Lock()
+
+        def choose(self, view, legal_actions):
+            raise AssertionError("never asked")
+
+    driver = SeatDriver(Locked(), _info())
+    for _ in range(2):
+        failure = driver.decide(None, []).failure
+        assert failure.startswith("the bot cannot be copied for a match (TypeError: cannot pickle '_thread.lock' object)")
+        assert "on_match_start" in failure, failure
+    assert driver.end(MatchResult("m", None, 0)) == ""
+    with pytest.raises(HarnessError, match="cannot be copied for a match"):
+        play_match("spades", [Locked(), load_bot("random")] * 2, seed=1, options={"deals": 1})
+    from arbiter.hosting.inprocess import cannot_play_in_process
+
+    assert cannot_play_in_process(Locked()).startswith("the bot cannot be copied for a match")
