@@ -83,11 +83,18 @@ def import_failure(path: Path, exc: BaseException) -> str:
     frames = [f for f in traceback.extract_tb(exc.__traceback__)
               if f.filename == str(path) or str(Path(f.filename).resolve()).startswith(folder)]
     message = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    hint = ""
+    own = own_modules(Path(folder))
+    if isinstance(exc, ModuleNotFoundError) and exc.name and exc.name.partition(".")[0] not in own:
+        close = did_you_mean(exc.name, [n for n in own if n != "bot"])  # a module of its own, misspelt
+        hint = (f"\n    (not a module beside bot.py{close})" if close else
+                '\n    (a package the bot needs: a folder bot lists it in its bot.toml, requirements = '
+                '"requirements.txt", a pinned lock file beside bot.py)')
     if not frames:
-        return f"{path}: {message}"
+        return f"{path}: {message}{hint}"
     last = frames[-1]
     line = f"\n    {last.line.strip()}" if last.line and last.line.strip() else ""
-    return f"{last.filename}:{last.lineno}: {message}{line}"
+    return f"{last.filename}:{last.lineno}: {message}{line}{hint}"
 
 
 #: The top-level modules a bot's process imports besides Python's own: the SDK, the core and

@@ -238,3 +238,25 @@ def test_a_bot_that_cannot_be_made_is_told_in_words(tmp_path, init, words):
     out = run_in_process("play", "spades", str(bot), "random", str(bot), "random", "-o", "deals=1",
                          "--transport", "inproc", "--db", str(tmp_path / "a.sqlite"))
     assert out.returncode == 2 and words in out.stderr and "Traceback" not in out.stdout + out.stderr, out
+
+
+def test_a_missing_package_says_how_a_bot_brings_its_own():
+    """``import numpyy`` said "No module named 'numpyy'" and no more: a newcomer whose bot
+    needs a package is told how a bot declares its own (a folder's bot.toml)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = _folder_bot(Path(tmp), "mine", "import numpyy\n" + textwrap.dedent(_PICKER.format(name="mine")),
+                             helpers="def pick(legal): return legal[0]\n")
+        with pytest.raises(BotLoadError) as caught:
+            load_bot(str(folder))
+    message = str(caught.value)
+    assert "bot.py:1: ModuleNotFoundError: No module named 'numpyy'" in message, message
+    assert "bot.toml" in message and "requirements" in message, message
+
+
+def test_a_misspelt_module_of_the_bots_own_gets_the_closest_name(tmp_path):
+    folder = _folder_bot(tmp_path, "mine", _PICKER.format(name="mine").replace("from helpers", "from helper"),
+                         helpers="def pick(legal): return legal[0]\n")
+    with pytest.raises(BotLoadError, match=r"did you mean 'helpers'\?"):
+        load_bot(str(folder))
