@@ -136,7 +136,12 @@ def _exec_folder_bot(loader_spec: importlib.machinery.ModuleSpec, module: object
     ``--transport inproc``, the harness) each bot gets its own: a ``helpers`` already
     imported (another bot's) is set aside meanwhile, and the bot's own are taken out of
     ``sys.modules`` after (the bot keeps them; an import of its own module made later,
-    inside ``choose``, finds none in this process)."""
+    inside ``choose``, finds none in this process). In the bot's own process, whose path has
+    the folder already (a hosted bot's PYTHONPATH), it is imported as any module is."""
+    here = folder.resolve()
+    if any(p and Path(p).resolve() == here for p in sys.path):  # the bot's own process (PYTHONPATH): as it is
+        loader_spec.loader.exec_module(module)  # type: ignore[union-attr]
+        return
     own = set(own_modules(folder))
     held = {n: sys.modules.pop(n) for n in list(sys.modules) if n.partition(".")[0] in own}
     sys.path.insert(0, str(folder))

@@ -260,3 +260,17 @@ def test_a_misspelt_module_of_the_bots_own_gets_the_closest_name(tmp_path):
                          helpers="def pick(legal): return legal[0]\n")
     with pytest.raises(BotLoadError, match=r"did you mean 'helpers'\?"):
         load_bot(str(folder))
+
+
+def test_in_the_bots_own_process_its_modules_import_as_any_module(tmp_path, monkeypatch):
+    """A hosted bot's process has its folder on the path (PYTHONPATH): there its modules stay
+    imported, so a later ``import helpers`` inside ``choose`` gets the same module, state and
+    all, as it always did."""
+    import sys
+
+    folder = _folder_bot(tmp_path, "mine", _PICKER.format(name="mine"), helpers="def pick(legal): return legal[0]\n")
+    monkeypatch.syspath_prepend(str(folder))
+    monkeypatch.delitem(sys.modules, "helpers", raising=False)
+    bot = load_bot(str(folder))
+    assert sys.modules["helpers"].pick is type(bot).choose.__globals__["pick"]
+    monkeypatch.delitem(sys.modules, "helpers")
