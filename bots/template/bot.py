@@ -4,7 +4,11 @@ Layout of a folder bot (what `arbiter bots submit FOLDER` accepts):
 
     NAME/
       bot.py        the entry point: exactly one sdk.Bot subclass (this file)
-      *.py          any other modules of yours; bot.py imports them by plain name
+      *.py          any other modules of yours; bot.py imports them by plain name (not
+                    named like one of Python's or the SDK's: a random.py would replace
+                    Python's random, and the bot is refused)
+      bot.toml      optional: packages of its own (requirements = "requirements.txt"),
+                    installed where the arbiter's operator allows it
       README.md     optional
 
 Try it before submitting:
