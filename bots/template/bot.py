@@ -18,8 +18,10 @@ Try it before submitting:
 
 The bot runs in a sandbox: no network but the arbiter, no files outside its own folder
 (read-only) and a private working directory (its current directory, writable), limited
-memory, CPU time and processes. Print diagnostics to stderr: the arbiter keeps the tail
-of it in the match record when something goes wrong.
+memory, CPU time and processes. So a file of its own is read beside this one,
+Path(__file__).parent / "weights.json", not as open("weights.json") (the current directory
+is the private one). Print diagnostics to stderr: the arbiter keeps the tail of it in the
+match record when something goes wrong (a hosted bot's stdout is thrown away).
 """
 
 from __future__ import annotations
