@@ -92,7 +92,10 @@ _CENTER, _TO_SIDE = TargetKind.CENTER, TargetKind.SIDE
 @dataclass(frozen=True)
 class Source:
     """A card source: ``hand:<card>``, ``payoff``, ``side:<j>``, ``partner_payoff``,
-    ``partner_side:<j>``. ``index`` is the side slot (0 otherwise), ``card`` the hand card."""
+    ``partner_side:<j>``. ``index`` is the side slot (0 otherwise), ``card`` the hand card
+    (None for the others: the card they move is the top of that pile in the seat's view,
+    ``view.players[view.seat].payoff_top`` or ``.side_stacks[j].cards[-1]``, a partner's
+    likewise)."""
 
     kind: SourceKind
     index: int = 0
