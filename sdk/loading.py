@@ -201,9 +201,13 @@ def load_bot(spec: str) -> Bot:
         obj for obj in vars(module).values()
         if inspect.isclass(obj) and issubclass(obj, Bot) and obj is not Bot and obj.__module__ == module.__name__
     ]
+    # a base class of the bot's, beside it, is not a second bot: the bot is the one no other derives from
+    found = [c for c in found if not any(o is not c and issubclass(o, c) for o in found)]
     if len(found) != 1:
         names = ", ".join(c.__name__ for c in found) or "none"
-        raise BotLoadError(f"{spec}: expected exactly one sdk.Bot subclass, found {names}; name one as FILE:Class")
+        raise BotLoadError(f"{spec}: expected exactly one sdk.Bot subclass, found {names}; keep one in this file "
+                           "(another can live in a module beside it), or name one as FILE:Class where a bot is "
+                           "named (arbiter play, python -m sdk)")
     return _make(found[0], path if path.suffix == ".py" else None)
 
 

@@ -274,3 +274,31 @@ def test_in_the_bots_own_process_its_modules_import_as_any_module(tmp_path, monk
     bot = load_bot(str(folder))
     assert sys.modules["helpers"].pick is type(bot).choose.__globals__["pick"]
     monkeypatch.delitem(sys.modules, "helpers")
+
+
+def test_a_base_class_beside_the_bot_is_not_a_second_bot(tmp_path):
+    """A file with a base class and the bot derived from it was refused ("expected exactly one
+    sdk.Bot subclass, found Base, Mine; name one as FILE:Class"), and bots check and submit
+    take no FILE:Class: the bot is the one class no other there derives from. Two unrelated
+    bots are still refused, with what to do that every command takes."""
+    from arbiter.hosting.botcheck import run_checks
+
+    bot = tmp_path / "two.py"
+    bot.write_text(textwrap.dedent("""\
+        from sdk import Bot
+
+        class Base(Bot):
+            games = ("spades",)
+
+            def choose(self, view, legal_actions):
+                return legal_actions[0]
+
+        class Mine(Base):
+            name = "mine"
+        """))
+    assert type(load_bot(str(bot))).__name__ == "Mine"
+    assert run_checks(str(bot), positions=5).ok
+    bot.write_text(bot.read_text() + "\n\nclass Other(Base):\n    name = 'other'\n")
+    with pytest.raises(BotLoadError) as caught:
+        load_bot(str(bot))
+    assert "found Mine, Other" in str(caught.value) and "module beside it" in str(caught.value), str(caught.value)
