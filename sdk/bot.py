@@ -113,7 +113,15 @@ class Bot:
         self.on_match_start(info)
 
     def plays(self, game: str) -> bool:
-        return "*" in self.games or game in self.games
+        games = game_names(self.games)
+        return "*" in games or game in games
+
+
+def game_names(games: "Sequence[str] | str") -> tuple[str, ...]:
+    """A bot's ``games`` as names: a lone string is one name. ``games = ("spades")``, the
+    comma of a one-name tuple forgotten, is the string "spades", which read as a sequence is
+    six one-letter games (and ``game in games`` a substring test)."""
+    return (games,) if isinstance(games, str) else tuple(games or ())
 
 
 _new_random = random.Random.__new__

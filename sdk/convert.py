@@ -13,6 +13,7 @@ from typing import Any
 from cardarena.wire import codec as convert
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.records import MatchInfo, MatchResult
+from sdk.bot import game_names
 
 WireError = convert.WireError
 #: The revision of view deltas this SDK applies (arena.proto ViewDelta).
@@ -122,14 +123,15 @@ def result_from_proto(msg: pb.MatchEnd) -> MatchResult:
     return MatchResult(msg.match_id, convert.outcome_from_proto(msg.outcome), msg.seat)
 
 
-def hello(name: str, version: str, token: str, games: tuple[str, ...], view_deltas: int = 0) -> pb.BotMessage:
-    """The Hello; ``view_deltas``: the revision of view deltas to ask for (0: whole views)."""
+def hello(name: str, version: str, token: str, games: tuple[str, ...] | str, view_deltas: int = 0) -> pb.BotMessage:
+    """The Hello; ``games`` the bot's (a lone string is one name: ``game_names``);
+    ``view_deltas``: the revision of view deltas to ask for (0: whole views)."""
     return pb.BotMessage(
         hello=pb.Hello(
             bot_name=name,
             bot_version=version,
             token=token,
-            games=[g for g in games if g != "*"],
+            games=[g for g in game_names(games) if g != "*"],
             protocol_version=convert.PROTOCOL_VERSION,
             view_deltas=view_deltas,
         )

@@ -17,7 +17,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from arbiter.hosting.loading import BUNDLED, BotLoadError, did_you_mean, load_bot, shadowing, unknown_bot_message
+from arbiter.hosting.loading import BUNDLED, BotLoadError, did_you_mean, game_names, load_bot, shadowing, unknown_bot_message
 from arbiter.store.registry import RegistryError, collect, is_registered_ref, lookup
 from cardarena.games import ConfigError
 from cardarena.runtimes import MANIFEST
@@ -155,7 +155,7 @@ def check_bot_spec(spec: str, source: str, game: str, field: str = "bots") -> No
     if source in BUNDLED:
         bot = load_bot(source)
         if not bot.plays(game):
-            raise SpecError(f"{field}: {spec!r} does not play {game} (it plays {', '.join(bot.games)})")
+            raise SpecError(f"{field}: {spec!r} does not play {game} (it plays {', '.join(game_names(bot.games))})")
         return
     if is_registered_ref(source):
         return  # resolved against the bot registry when the run starts

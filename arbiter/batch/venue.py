@@ -29,7 +29,7 @@ from arbiter.batch.cluster import ClusterError, OnCluster, bad_scheduler_address
 from arbiter.batch.engine import BotsDoNotPlay, Connected, InProcess, hosted
 from arbiter.batch.settings import SpecError, check_named, is_trusted, resolve_bot
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT, BotStartError, runtime_of
-from arbiter.hosting.loading import load_bot
+from arbiter.hosting.loading import game_names, load_bot
 from cardarena.runtimes import PYTHON
 from arbiter.hosting.inprocess import cannot_play_in_process
 
@@ -203,7 +203,7 @@ async def open_venue(
         for name, spec in bots.items():
             bot = loaded[name] if loaded is not None and name in loaded else load_bot(resolve_bot(spec, db_path))
             if not bot.plays(game):  # (one error for both ways a bot is reached: BotsDoNotPlay, naming its seat)
-                raise BotsDoNotPlay(f"bot {spec!r} does not play {game} (it plays {', '.join(bot.games) or 'no game'})", name)
+                raise BotsDoNotPlay(f"bot {spec!r} does not play {game} (it plays {', '.join(game_names(bot.games)) or 'no game'})", name)
             if why := cannot_play_in_process(bot):
                 raise VenueError(f"bot {spec!r} cannot play: {why}")
             objects[name] = bot

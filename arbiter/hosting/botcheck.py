@@ -29,7 +29,7 @@ from cardarena import names
 from cardarena.games import GAMES, events_for, facts, get_game
 from cardarena.games.base import GameError, options_to_dict
 from cardarena.records import MatchInfo, bot_seed_for
-from sdk.bot import Bot
+from sdk.bot import Bot, game_names
 from sdk.driver import SeatDriver
 from arbiter.hosting.loading import BotLoadError, did_you_mean, load_bot
 
@@ -178,8 +178,7 @@ def run_checks(spec: str, positions: int = 200, decision_ms: int = 2000, games: 
         return report
     report.add("import", True, f"{type(bot).__module__.split('_arena_bot_')[0] or 'bot'}:{type(bot).__name__}")
     games_attr = getattr(bot, "games", ()) or ()
-    # ("spades") is the string "spades": read as a tuple it is six one-letter games
-    claimed = (games_attr,) if isinstance(games_attr, str) else tuple(games_attr)
+    claimed = game_names(games_attr)  # ("spades") is the string "spades": one name, told below
     plays = list(GAMES) if "*" in claimed else [g for g in claimed if g in GAMES]
     report.bot = {"name": str(getattr(bot, "name", "")), "version": str(getattr(bot, "version", "")),
                   "games": list(claimed), "deterministic": bool(getattr(bot, "deterministic", False))}

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import sys
 
+from sdk.bot import game_names  # a loaded bot's games as names, for the plans' messages
 from sdk.loading import BUNDLED, BotLoadError, did_you_mean, shadowing, unknown_bot_message
 from sdk.loading import load_bot as _load_bot
 
-__all__ = ["BUNDLED", "BotLoadError", "did_you_mean", "load_bot", "shadowing", "unknown_bot_message"]
+__all__ = ["BUNDLED", "BotLoadError", "did_you_mean", "game_names", "load_bot", "shadowing", "unknown_bot_message"]
 
 
 def load_bot(spec: str):

@@ -302,3 +302,22 @@ def test_a_base_class_beside_the_bot_is_not_a_second_bot(tmp_path):
     with pytest.raises(BotLoadError) as caught:
         load_bot(str(bot))
     assert "found Mine, Other" in str(caught.value) and "module beside it" in str(caught.value), str(caught.value)
+
+
+def test_a_lone_string_of_games_is_one_game_on_every_path():
+    """``games = ("spades")`` played in process (``"spades" in "spades"``, a substring test)
+    and was refused hosted, its Hello listing six one-letter games ("it plays s, p, a, d, e,
+    s"). Every path reads it as the one name it means (the self-test still says to write the
+    tuple); a lone "spades" is no substring test either."""
+    import sdk.convert as convert
+    from sdk import Bot
+    from sdk.bot import game_names
+
+    class Lone(Bot):
+        name = "lone"
+        games = ("spades")
+
+    bot = Lone()
+    assert game_names(bot.games) == ("spades",) and bot.plays("spades") and not bot.plays("spade")
+    # the Hello sdk.runner.run sends, from bot.games as it is
+    assert list(convert.hello("lone", "0.1", "", bot.games).hello.games) == ["spades"]
