@@ -273,6 +273,22 @@ def unprivileged() -> Iterator[None]:
         os.setegid(0)
 
 
+def unprivileged_root(request, prefix: str) -> Path:
+    """A fresh folder an ordinary user can reach (not under ``tmp_path``), removed after the test;
+    the test is skipped where a read-only folder does not refuse that user (``read_only_works``)."""
+    import shutil
+    import tempfile
+
+    import pytest
+
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    root.chmod(0o755)
+    request.addfinalizer(lambda: shutil.rmtree(root, ignore_errors=True))
+    if not read_only_works(root):
+        pytest.skip("cannot run as an ordinary user here: root writes through any chmod")
+    return root
+
+
 def read_only_works(folder: Path) -> bool:
     """True if, inside ``unprivileged()``, a 0555 folder really refuses a new file."""
     probe = folder / ".probe"

@@ -178,19 +178,9 @@ def test_a_seat_with_no_decision_is_said_so(tmp_path):
 def test_an_analysis_not_stored_sends_nobody_to_the_inspector(request):
     """A store `arbiter analyse` cannot write: the analysis is printed, "not stored", and
     the line no longer points at the inspector page, which has no analysis to show."""
-    import shutil
-    import tempfile
-    from pathlib import Path
+    from tests.cli.badinput import unprivileged, unprivileged_root
 
-    import pytest
-
-    from tests.cli.badinput import read_only_works, unprivileged
-
-    root = Path(tempfile.mkdtemp(prefix="arena-ro-analyse-"))  # not tmp_path: an ordinary user must reach it
-    root.chmod(0o755)
-    request.addfinalizer(lambda: shutil.rmtree(root, ignore_errors=True))
-    if not read_only_works(root):
-        pytest.skip("cannot run as an ordinary user here: root writes through any chmod")
+    root = unprivileged_root(request, "arena-ro-analyse-")  # not tmp_path: an ordinary user must reach it
     record = play_local("spot", ["random", "heuristic"], seed=2, options={"hands": 1}, transport="inproc")
     db = root / "arena.sqlite"
     store_play(db, record)

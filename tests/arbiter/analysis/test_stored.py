@@ -237,19 +237,11 @@ def test_a_read_only_stores_inspector_offers_no_analysis_it_cannot_store(request
     job then stopped with the store's StoreError ("pass another --db") and offered the
     button again. It says the store cannot be written and that `arbiter analyse` prints an
     analysis without storing it; the POST is refused with the reason, no job started."""
-    import shutil
-    import tempfile
-    from pathlib import Path
-
     from arbiter.analysis import jobs
     from arbiter.present import inspector
-    from tests.cli.badinput import read_only_works, unprivileged
+    from tests.cli.badinput import unprivileged, unprivileged_root
 
-    root = Path(tempfile.mkdtemp(prefix="arena-ro-inspect-"))  # not tmp_path: an ordinary user must reach it
-    root.chmod(0o755)
-    request.addfinalizer(lambda: shutil.rmtree(root, ignore_errors=True))
-    if not read_only_works(root):
-        pytest.skip("cannot run as an ordinary user here: root writes through any chmod")
+    root = unprivileged_root(request, "arena-ro-inspect-")  # not tmp_path: an ordinary user must reach it
     record = play_local("spot", ["random", "heuristic"], seed=2, options={"hands": 1}, transport="inproc")
     db = root / "arena.sqlite"
     store_play(db, record)
