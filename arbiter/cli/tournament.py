@@ -197,7 +197,7 @@ def _print_standings(st, info: dict[str, Any], crosstable: bool = False, times: 
     if times:
         out.print(f"{THINK_NOTE}.", highlight=False, width=console_width())
     if crosstable and len(st.rows) > 1:
-        head, rows = _cross_cells(st)
+        head, rows = _cross_cells(st, played.teams)
         ct = Table(title="Cross-table: score % of the row bot against the column bot")
         for i, h in enumerate(head):
             ct.add_column(escape(h), justify="left" if i == 0 else "right", no_wrap=i == 0)  # the bots' names: text

@@ -13,9 +13,9 @@ import io
 import json
 import re
 import time
-from typing import Any
+from typing import Any, Sequence
 
-from arbiter.present.played import describe, team_rows
+from arbiter.present.played import cross_rates, describe, team_rows
 from arbiter.rating.ratings import RATING_METHOD, Standings
 from arbiter.rating.stats import mean_se
 from cardarena.records import visible
@@ -191,13 +191,16 @@ def _table_cells(st: Standings, info: dict[str, Any]) -> list[list[str]]:
     return [_cells(st, d.row, d.rank, d.label) for d in team_rows(st.rows, info.get("teams") or ())]
 
 
-def _cross_cells(st: Standings) -> tuple[list[str], list[list[str]]]:
-    names = [r.name for r in st.rows]
+def _cross_cells(st: Standings, teams: Sequence[Sequence[str]]) -> tuple[list[str], list[list[str]]]:
+    """The cross-table as text cells, one row and column per standings row (``cross_rates``)."""
+    shown = team_rows(st.rows, teams)
+    names = [d.label for d in shown]
+    rates = cross_rates(st, shown)
     rows = []
     for a in names:
         line = [a]
         for b in names:
-            v = None if a == b else st.cross(a, b)
+            v = rates.get((a, b))
             line.append("—" if a == b else ("" if v is None else f"{100 * v:.0f}"))
         rows.append(line)
     return [""] + names, rows
@@ -229,7 +232,7 @@ def to_markdown(st: Standings, info: dict[str, Any]) -> str:
     out += [line(h), "|" + "|".join("---" if i == 1 else "---:" for i in range(len(h))) + "|"]
     out += [line(c) for c in _table_cells(st, info)]
     out += [""] + [md_text(n) for _, n in standings_notes(st, info)]
-    head, rows = _cross_cells(st)
+    head, rows = _cross_cells(st, info.get("teams") or ())
     out += ["", "## Cross-table", "", "Score % of the row bot against the column bot.", "", line(head),
             "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|"]
     out += [line(r) for r in rows]
@@ -292,7 +295,7 @@ def to_html(st: Standings, info: dict[str, Any]) -> str:
     body += [row(c) for c in _table_cells(st, info)]
     body += ["</tbody>", "</table>"]
     body += [f'<p class="meta">{e(n)}</p>' for _, n in standings_notes(st, info)]
-    head, rows = _cross_cells(st)
+    head, rows = _cross_cells(st, info.get("teams") or ())
     body += ["<h2>Cross-table</h2>", '<p class="meta">Score % of the row bot against the column bot.</p>', "<table>",
              "<thead>" + row(head, "th", 0) + "</thead>", "<tbody>"]
     for r in rows:

@@ -203,6 +203,20 @@ def team_rows(rows: Sequence[Any], teams: Sequence[Sequence[str]]) -> list[Displ
     return out
 
 
+def cross_rates(st: Any, shown: Sequence[DisplayRow]) -> dict[tuple[str, str], float]:
+    """The cross-table of the rows a standings table shows (``team_rows``): (row label, column
+    label) -> the row's score share against the column, for the pairs that met. A partnership's
+    score against another is its first member's (partners who always sat together have the
+    same), so every display's cross-table has the rows of its standings, not one per partner."""
+    out = {}
+    for la in shown:
+        for lb in shown:
+            v = st.cross(la.members[0], lb.members[0]) if la.label != lb.label else None
+            if v is not None:
+                out[(la.label, lb.label)] = v
+    return out
+
+
 # --------------------------------------------------------------------------------------
 # Latency: how much of the clock was the bot's (docs/latency.md).
 

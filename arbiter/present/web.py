@@ -88,7 +88,7 @@ from cardarena.replay import ReplayStep, step_record
 from arbiter.present.export import ARENA_SCALE, los_text, margin_header, margin_text, standings_notes
 from arbiter.present.table import TABLE_STYLE, render_table, shown, table_model
 from arbiter.present.watching import now_playing
-from arbiter.present.played import THINK_COLUMNS, THINK_NOTE, describe, team_rows, think_cells
+from arbiter.present.played import THINK_COLUMNS, THINK_NOTE, cross_rates, describe, team_rows, think_cells
 from arbiter.present import inspector, play_page as play
 from arbiter.person.tables import HUMAN
 from arbiter.store.arenas import ArenaMatch, ArenaRow, Arenas, EncounterRow
@@ -178,15 +178,7 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[PageStandin
             r.rating.high if r.rating and r.rating.interval else None,
             r.forfeits, extra,
         ))
-    # Keyed by the rows' labels; a partnership's score against another is its first
-    # member's (partners who always sat together have the same).
-    member = {d.label: d.members[0] for d in shown}
-    cross = {}
-    for la, a in member.items():
-        for lb, b in member.items():
-            v = st.cross(a, b) if a != b else None
-            if v is not None:
-                cross[(la, lb)] = v
+    cross = cross_rates(st, shown)
     method = RATING_METHOD
     return PageStandings(out, cross, method, standings_notes(st, tour.spec)), rows
 

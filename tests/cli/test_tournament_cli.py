@@ -225,3 +225,30 @@ def test_missing_store_is_a_clear_error(tmp_path):
     assert r.exit_code == 2 and "no store at" in r.stderr
     r = invoke("standings", "--db", str(tmp_path / "none.sqlite"), "--format", "xml")
     assert r.exit_code == 2 and "--format" in r.stderr
+
+
+def test_partnerships_cross_table_is_the_standings_rows_everywhere(tmp_path):
+    """Named teams are one standings row each (``team_rows``), and the cross-table is of
+    those rows on the web page, in the terminal and in the exports alike: it was one row and
+    column per bot in the terminal and the exports, partners interleaved by name with
+    empty cells between them, while the web page showed the partnerships."""
+    import re
+
+    from arbiter.present.web import tournament_page
+
+    path = tmp_path / "arena.sqlite"
+    r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--bots", "random,greedy,r2=random,g2=greedy",
+               "--teams", "random+greedy,r2+g2", "-o", "deals=1", "--deals", "1", "--seed", "1", "--name", "tm", "--quiet")
+    assert r.exit_code == 0, r.output
+    store = Store(path, read_only=True)
+    page = tournament_page(store, "tm")
+    web = re.findall(r"<th>([^<]*)</th>", page.split('id="crosstable"')[1].split("</table>")[0])[1:]
+    web = [w.replace("&#43;", "+") for w in web]
+    assert sorted(web) == ["r2 + g2", "random + greedy"]
+    cli = invoke("standings", "tm", "--db", str(path), "--crosstable").stdout.split("Cross-table")[1]
+    assert all(label in cli for label in web) and "│ g2 " not in cli
+    md = invoke("standings", "tm", "--db", str(path), "--format", "md").stdout.split("## Cross-table")[1]
+    head = [c.strip() for c in md.strip().splitlines()[2].strip("|").split("|")][1:]
+    assert head == web
+    html = invoke("standings", "tm", "--db", str(path), "--format", "html").stdout.split("Cross-table")[1]
+    assert all(f"<th>{label}</th>" in html for label in web) and "<th>g2</th>" not in html
