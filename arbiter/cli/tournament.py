@@ -414,7 +414,7 @@ def tournament_show(
             row = _run(store.match, match, tour.id)  # an index of the schedule, or a match id
             record, shown = _run(store.read_match, row.match_id)  # the one reader, and what may be shown
             _run(shown.require_match, row.match_id)
-            _show_match(tour, row, record)
+            _show_match(tour, row, record, db)
             return
         entrants = store.entrants(tour.id)
         rows = _run(store.matches, tour.id)
@@ -480,7 +480,9 @@ def tournament_show(
                 if r.outcome.reason.is_forfeit and r.outcome.detail and not r.incidents:
                     out.print(f"match {r.match_id}: {r.outcome.reason.value}: {escape(r.outcome.detail)}",
                               highlight=False, width=width)
-            out.print("each bot's stderr: arbiter tournament show --match MATCH_ID", highlight=False, width=width)
+            # this tournament of this store: without them, --match looks in the newest of arena.sqlite
+            out.print(f"each bot's stderr: arbiter tournament show {escape(tour.name)} --db {escape(str(db))} --match MATCH_ID",
+                      highlight=False, width=width)
         else:
             out.print("the reasons open with the matches, when the tournament ends", highlight=False, width=width)
     if not policy.matches:
@@ -488,7 +490,9 @@ def tournament_show(
                   highlight=False, width=width)
 
 
-def _show_match(tour, row, record) -> None:
+def _show_match(tour, row, record, db: Path) -> None:
+    """One match in detail, ending with the command that replays it: from this store (``db``),
+    which the default of arbiter replay may not be."""
     out.print(f"[bold]match {escape(row.match_id)}[/] of {escape(tour.name)}: #{row.idx}, round {row.round}, deal {row.deal}, "
               f"table {row.table}, seating {row.seating}, deal seed {row.seed}", highlight=False)
     out.print(f"ended: {row.outcome.reason.value}" + (f" ({escape(row.outcome.detail)})" if row.outcome.detail else "")
@@ -528,4 +532,4 @@ def _show_match(tour, row, record) -> None:
         if inc.stderr:
             out.print(f"seat {inc.seat} ({row.seats[inc.seat]}) {inc.kind}; its stderr ends:", highlight=False, markup=False)
             out.print(stderr_block(inc.stderr), highlight=False, markup=False)
-    out.print(f"replay it: [bold]arbiter replay {escape(row.match_id)}[/]", highlight=False)
+    out.print(f"replay it: [bold]arbiter replay {escape(row.match_id)} --db {escape(str(db))}[/]", highlight=False)

@@ -93,6 +93,11 @@ def test_list_and_show_and_match_drill_down(db):
     for bot in row.seats:
         assert bot in r.stdout
     assert invoke("tournament", "show", "sp", "--db", str(db), "--match", row.match_id).stdout == r.stdout
+    # the command it gives works as printed: this store, not the default one (where it found
+    # no store), and the match is of this tournament, which is not the newest
+    said = " ".join(r.stdout.split())
+    assert f"replay it: arbiter replay {row.match_id} --db {db}" in said
+    assert invoke("replay", row.match_id, "--db", str(db)).exit_code == 0
     r = invoke("tournament", "show", "sp", "--db", str(db), "--failures")
     assert "Matches (0 shown)" in r.stdout
 
@@ -149,6 +154,8 @@ def test_a_forfeit_shows_what_went_wrong(tmp_path):
     assert crashy["forfeits"] == 2 and crashy["losses"] == 2 and crashy["incidents"] == {"crash": 2}
     r = invoke("tournament", "show", "c", "--db", str(path), "--failures")
     assert "Matches (2 shown)" in r.stdout and "crash" in r.stdout
+    # where each bot's stderr is: this tournament of this store (not the newest of arena.sqlite)
+    assert f"each bot's stderr: arbiter tournament show c --db {path} --match MATCH_ID" in " ".join(r.stdout.split())
     r = invoke("tournament", "show", "c", "--db", str(path), "--match", "0")
     assert "boom" in r.stdout and "forfeit_crash" in r.stdout
 
