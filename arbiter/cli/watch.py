@@ -41,6 +41,16 @@ def running_from(db: Path) -> tuple[str, str, str]:
     try:
         return runs.running_from(db)
     except runs.NotRunning as exc:
+        from arbiter.store.db import run_holder
+
+        # No watch file, yet a run holds the store: one playing its bots in its own process
+        # announces no arbiter (there is none to connect to), and "nothing runs" would be false.
+        if not runs.watch_file(db).exists() and (holder := run_holder(db)) is not None:
+            by = f" (process {holder})" if holder else ""
+            raise UsageError(
+                f"a run is writing {db}{by} with no arbiter to watch: its bots play in its own process "
+                "(--transport inproc, or auto with bundled bots only), or it is still starting; "
+                "run it with --transport local or grpc to watch it") from None
         raise UsageError(str(exc)) from None
 
 

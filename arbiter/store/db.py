@@ -222,6 +222,30 @@ def _differs(stored_json: str, spec: Mapping[str, Any]) -> str:
     return f" (it differs in {', '.join(keys)})" if keys else ""
 
 
+
+def run_lock_path(db: str | os.PathLike) -> str:
+    """The run lock of the store ``db`` (``Store.lock``): beside the file itself, whatever path
+    (a symlink to it) a run was given, so that the same store is locked by one lock."""
+    return f"{Path(db).resolve()}.lock"
+
+
+def run_holder(db: str | os.PathLike) -> str | None:
+    """Whether a run holds the store's run lock (``Store.lock``): the process id it wrote ("" if
+    none), or None when no run is writing ``db``. The probe is a shared lock taken and let go
+    at once, and creates nothing."""
+    try:
+        fd = os.open(run_lock_path(db), os.O_RDONLY)
+    except OSError:
+        return None
+    with os.fdopen(fd) as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = f.read().strip()
+            return holder if holder.isdigit() else ""
+        fcntl.flock(f, fcntl.LOCK_UN)
+    return None
+
 class StoreError(Exception):
     """The store file is unusable (corrupt, newer schema, locked); the message says how."""
 
@@ -638,9 +662,7 @@ class Store:
         """
         if self._lock_file is not None:
             return
-        # beside the file itself, whatever path (a symlink to it) this run was given: the
-        # same store is locked by one lock
-        lock_path = f"{self.path.resolve()}.lock"
+        lock_path = run_lock_path(self.path)
         f = open(lock_path, "a+")
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)

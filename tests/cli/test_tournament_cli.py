@@ -259,3 +259,23 @@ def test_partnerships_cross_table_is_the_standings_rows_everywhere(tmp_path):
     assert head == web
     html = invoke("standings", "tm", "--db", str(path), "--format", "html").stdout.split("Cross-table")[1]
     assert all(f"<th>{label}</th>" in html for label in web) and "<th>g2</th>" not in html
+
+
+def test_watching_a_run_with_no_arbiter_says_so_not_that_nothing_runs(tmp_path):
+    """A run whose bots play in its own process (--transport inproc) has no arbiter to watch
+    and announces none; arbiter watch --db said 'no tournament is running' while one was
+    writing the store. The store's run lock (what every run holds) tells it."""
+    path = tmp_path / "arena.sqlite"
+    r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--bots", "random,greedy",
+               "-o", "deals=1", "--deals", "1", "--name", "w", "--quiet")
+    assert r.exit_code == 0, r.output
+    r = invoke("watch", "--db", str(path))
+    assert r.exit_code != 0 and "no tournament is running" in r.output  # nothing holds the store: true
+    with Store(path) as store:
+        store.lock()  # as a run does, in process, for as long as it plays
+        r = invoke("watch", "--db", str(path))
+    said = " ".join(r.output.split())
+    assert r.exit_code != 0 and "no tournament is running" not in said, said
+    assert f"a run is writing {path}" in said and "--transport inproc" in said and "--transport local" in said
+    with Store(path) as store:
+        store.lock()  # the probe took nothing: the next run still gets the lock
