@@ -32,7 +32,8 @@ def name_taken(name: str) -> str:
     """Why a tournament or an evaluation may not be called ``name`` ("" if it may): a name
     starting with ``play:`` is the store's batch of single matches (readers take it for one,
     open, and /play would store its matches into it); a name of digits alone reads as another
-    one's id (``arbiter standings N``, the web page's ``/t/N``); a name with a control
+    one's id (``arbiter standings N``, the web page's ``/t/N``), and one starting with ``-`` as an
+    option; a name with a control
     character is not one line (every output shows it escaped, ``visible``, but a spec is
     anyone's text)."""
     if is_play_name(name):
@@ -40,6 +41,8 @@ def name_taken(name: str) -> str:
                 "/play); choose another name")
     if name.isdigit():
         return "a name of digits alone reads as another tournament's id (arbiter standings N, /t/N): add a letter"
+    if name.startswith("-"):
+        return "a name starting with '-' reads as an option on every command line (arbiter standings -x): start it otherwise"
     if visible(name) != name or "\n" in name or "\t" in name:
         return ("a name is one line of text: no newline, tab or other control character (ESC, CR...), which every "
                 "listing, page and log line would show as an escape")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import sys
+from shlex import quote
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -124,7 +125,7 @@ def tournament_run(
                 def on_progress(p) -> None:
                     if p.watch_address:
                         announced.append(announce_run(db, p.watch_address, p.watch_token, p.tournament))
-                        progress.console.print(f"watch live: arbiter watch --db {db} (or --server {p.watch_address} "
+                        progress.console.print(f"watch live: arbiter watch --db {quote(str(db))} (or --server {p.watch_address} "
                                                f"--token {p.watch_token})", highlight=False, markup=False, soft_wrap=True)
                         return
                     if p.record is None:
@@ -160,7 +161,7 @@ def tournament_run(
     from arbiter.present.played import with_clock
 
     _print_standings(standings, with_clock(info, spec.to_json()), crosstable=True, times=times)
-    out.print(f"stored in {escape(str(db))}; [bold]arbiter standings {escape(spec.display_name)} --db {escape(str(db))}[/] "
+    out.print(f"stored in {escape(str(db))}; [bold]arbiter standings {escape(quote(spec.display_name))} --db {escape(quote(str(db)))}[/] "
               "shows it again", highlight=False)
 
 
@@ -481,7 +482,8 @@ def tournament_show(
                     out.print(f"match {r.match_id}: {r.outcome.reason.value}: {escape(r.outcome.detail)}",
                               highlight=False, width=width)
             # this tournament of this store: without them, --match looks in the newest of arena.sqlite
-            out.print(f"each bot's stderr: arbiter tournament show {escape(tour.name)} --db {escape(str(db))} --match MATCH_ID",
+            out.print(f"each bot's stderr: arbiter tournament show {escape(quote(tour.name))} --db {escape(quote(str(db)))} "
+                      "--match MATCH_ID",
                       highlight=False, width=width)
         else:
             out.print("the reasons open with the matches, when the tournament ends", highlight=False, width=width)
@@ -532,4 +534,4 @@ def _show_match(tour, row, record, db: Path) -> None:
         if inc.stderr:
             out.print(f"seat {inc.seat} ({row.seats[inc.seat]}) {inc.kind}; its stderr ends:", highlight=False, markup=False)
             out.print(stderr_block(inc.stderr), highlight=False, markup=False)
-    out.print(f"replay it: [bold]arbiter replay {escape(row.match_id)} --db {escape(str(db))}[/]", highlight=False)
+    out.print(f"replay it: [bold]arbiter replay {escape(row.match_id)} --db {escape(quote(str(db)))}[/]", highlight=False)

@@ -279,3 +279,29 @@ def test_watching_a_run_with_no_arbiter_says_so_not_that_nothing_runs(tmp_path):
     assert f"a run is writing {path}" in said and "--transport inproc" in said and "--transport local" in said
     with Store(path) as store:
         store.lock()  # the probe took nothing: the next run still gets the lock
+
+
+def test_the_commands_a_run_prints_work_as_printed_whatever_the_name(tmp_path):
+    """'stored in ...; arbiter standings NAME --db DB shows it again' printed the name and the
+    store bare: with a space (club night) the command took two arguments, with a ';' the shell
+    ran the rest; and a name starting with '-' reads as an option in every command."""
+    import shlex
+
+    folder = tmp_path / "my stores"
+    folder.mkdir()
+    path = folder / "arena.sqlite"
+    for name in ("club night", "a;b"):
+        r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--bots", "random,greedy",
+                   "-o", "deals=1", "--deals", "1", "--name", name, "--quiet")
+        assert r.exit_code == 0, r.output
+        said = " ".join(r.stdout.split())
+        command = said.split("; ")[-1].removesuffix(" shows it again")
+        args = shlex.split(command)
+        assert args[:2] == ["arbiter", "standings"], command
+        shown = invoke(*args[1:])
+        assert shown.exit_code == 0 and f"Standings: {name}" in shown.stdout, (command, shown.output)
+        r = invoke("tournament", "show", name, "--db", str(path), "--match", "0")
+        args = shlex.split(" ".join(r.stdout.split()).split("replay it: ")[1])
+        assert args[:2] == ["arbiter", "replay"] and args[-1] == str(path), args
+    r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--bots", "random,greedy", "--name", "-x")
+    assert r.exit_code != 0 and "name: '-x'" in r.output and "option" in r.output
