@@ -96,6 +96,9 @@ def tournament_run(
         given = {k: v for k, v in overrides.items() if v is not None}
         spec = _run(spec_from_dict, {}, {**_QUICK_DEFAULTS, **given}, source="command line")
     _run(spec.validate)
+    if shared_bots and spec.cluster is None:  # taken, and nothing done with it
+        _run(_fail, "--shared-bots: only with a cluster (--cluster, or cluster in the spec), whose workers read the "
+             "registry folder; without one, the bots run on this machine")
 
     def run(on_progress) -> None:
         try:

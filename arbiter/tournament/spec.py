@@ -270,6 +270,10 @@ class TournamentSpec:
         fmt = Format(self.format)
         if self.isolation == "shared" and self.duplicate:
             raise SpecError(SHARED_WITH_DUPLICATE)
+        if self.bot_processes != 1 and self.effective_isolation != "shared":  # taken, and nothing done with it
+            raise SpecError(f"bot_processes: {self.bot_processes} processes per bot are for shared isolation (isolation = "
+                            f"\"shared\", --isolation shared, without duplicate deals); with {self.effective_isolation} "
+                            "isolation each match's seats have processes of their own: leave it out")
         if self.cluster is not None and (why := bad_scheduler_address(self.cluster)):
             raise SpecError(f"cluster: {why}")
         sizes = {len(t) for t in game.teams}

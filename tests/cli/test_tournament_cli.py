@@ -173,6 +173,11 @@ def test_a_forfeit_shows_what_went_wrong(tmp_path):
         (["--concurrency", "1000000"], "concurrency: must be a whole number from 1 to 1024"),
         (["--bot-processes", "1000000", "--isolation", "shared"], "bot_processes: must be a whole number from 1 to 64"),
         (["-o", "target"], "expected KEY=VALUE"),
+        # settings of another mode were taken and did nothing: processes per bot serve
+        # only shared isolation, the registry folder only a cluster's workers
+        (["--bot-processes", "4"], "bot_processes: 4 processes per bot are for shared isolation"),
+        (["--no-duplicate", "--isolation", "match", "--bot-processes", "2"], "with match isolation"),
+        (["--shared-bots"], "--shared-bots: only with a cluster"),
     ],
 )
 def test_bad_command_lines_are_refused_before_anything_runs(tmp_path, args, message):
