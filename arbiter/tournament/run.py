@@ -162,17 +162,21 @@ class Progress:
 
 
 class _Leader:
-    """Points per bot so far, for the progress line (the real table is ratings.py's)."""
+    """Points per bot so far, for the progress line (the real table is ratings.py's); a
+    named partnership counts once, as "a + b", the row the standings show for it."""
 
-    def __init__(self, game: Game):
+    def __init__(self, game: Game, teams: Sequence[Sequence[str]] = ()):
         self.game = game
+        self.label = {m: " + ".join(t) for t in teams for m in t}
         self.points: dict[str, float] = {}
         self.count: dict[str, int] = {}
 
     def add(self, seats: Sequence[str], ranks: Sequence[int]) -> None:
-        for bot, pts in side_points(self.game.teams, seats, ranks).items():
-            self.points[bot] = self.points.get(bot, 0.0) + pts
-            self.count[bot] = self.count.get(bot, 0) + 1
+        # partners score the same points in a match: one entry per side
+        by_entry = {self.label.get(bot, bot): pts for bot, pts in side_points(self.game.teams, seats, ranks).items()}
+        for entry, pts in by_entry.items():
+            self.points[entry] = self.points.get(entry, 0.0) + pts
+            self.count[entry] = self.count.get(entry, 0) + 1
 
     def text(self) -> str:
         if not self.count:
@@ -262,7 +266,7 @@ async def run_tournament(
     store.set_entrants(tour.id, [(n, s, r) for n, s, r in zip(names, spec.bot_sources, sources)])
     done = store.done_indices(tour.id)
     todo = [m for m in plan if m.idx not in done]
-    leader = _Leader(game)
+    leader = _Leader(game, spec.teams)
     for row in store.matches(tour.id):
         leader.add(row.seats, row.outcome.ranks)
     if on_progress:

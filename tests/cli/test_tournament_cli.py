@@ -310,3 +310,14 @@ def test_the_commands_a_run_prints_work_as_printed_whatever_the_name(tmp_path):
         assert args[:2] == ["arbiter", "replay"] and args[-1] == str(path), args
     r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--bots", "random,greedy", "--name", "-x")
     assert r.exit_code != 0 and "name: '-x'" in r.output and "option" in r.output
+
+
+def test_the_progress_line_names_the_leading_partnership_as_the_standings_do(tmp_path):
+    """With named teams the standings have one row per partnership; the progress line's
+    leader named one partner ('leader: random 50%'), a row the table does not have."""
+    path = tmp_path / "arena.sqlite"
+    r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--bots", "random,greedy,r2=random,g2=greedy",
+               "--teams", "random+greedy,r2+g2", "-o", "deals=1", "--deals", "1", "--seed", "1", "--name", "tm")
+    assert r.exit_code == 0, r.output
+    leader = r.output.split("leader: ")[-1].split("\n")[0]
+    assert leader.startswith(("random + greedy ", "r2 + g2 ")), leader
