@@ -33,6 +33,20 @@ def _team_of(info: dict[str, Any]) -> dict[str, str]:
     return {m: " + ".join(t) for t in info.get("teams") or () for m in t}
 
 
+def _bot_rows(st: Standings, info: dict[str, Any]) -> list[dict[str, Any]]:
+    """The CSV's and the JSON's rows: one per bot, with its team, and the rank and LOS of
+    the row every table shows it in (``team_rows``: a named partnership's), so that partners
+    share their partnership's rank rather than count on past each other."""
+    team = _team_of(info)
+    shown = {m: d for d in team_rows(st.rows, info.get("teams") or ()) for m in d.members}
+    out = []
+    for r in st.rows:
+        d = shown.get(r.name)
+        at = {"rank": d.rank, "los_next": d.row.as_dict()["los_next"]} if d is not None else {}
+        out.append({**r.as_dict(), **at, "team": team.get(r.name)})
+    return out
+
+
 def _fmt(x: float | None, spec: str) -> str:
     return "" if x is None else format(x, spec)
 
@@ -41,7 +55,6 @@ def to_dict(st: Standings, info: dict[str, Any]) -> dict[str, Any]:
     """Everything the exports show, as plain JSON-able data."""
     names = [r.name for r in st.rows]
     played = describe(info)
-    team = _team_of(info)
     return {
         "tournament": info,
         "played": {"options_applied": played.options, "options_changed": played.changed,
@@ -51,7 +64,7 @@ def to_dict(st: Standings, info: dict[str, Any]) -> dict[str, Any]:
         "rating_model": st.model,
         "matches": st.matches,
         "duplicate": st.duplicate,
-        "standings": [{**r.as_dict(), "team": team.get(r.name)} for r in st.rows],
+        "standings": _bot_rows(st, info),
         "crosstable": {
             a: {b: ({"points": st.crosstable[a][b][0], "meetings": st.crosstable[a][b][1]} if b in st.crosstable.get(a, {}) else None)
                 for b in names if b != a}
@@ -82,10 +95,8 @@ def to_csv(st: Standings, info: dict[str, Any] | None = None) -> str:
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
     w.writeheader()
-    team = _team_of(info or {})
-    for r in st.rows:
-        w.writerow({k: ("" if v is None else csv_text(v) if k in _CSV_TEXT else v)
-                    for k, v in {**r.as_dict(), "team": team.get(r.name)}.items()})
+    for row in _bot_rows(st, info or {}):
+        w.writerow({k: ("" if v is None else csv_text(v) if k in _CSV_TEXT else v) for k, v in row.items()})
     return buf.getvalue()
 
 

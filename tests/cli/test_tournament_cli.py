@@ -321,3 +321,27 @@ def test_the_progress_line_names_the_leading_partnership_as_the_standings_do(tmp
     assert r.exit_code == 0, r.output
     leader = r.output.split("leader: ")[-1].split("\n")[0]
     assert leader.startswith(("random + greedy ", "r2 + g2 ")), leader
+
+
+def test_partners_rows_in_csv_and_json_have_their_partnerships_rank(tmp_path):
+    """The CSV and the JSON keep one row per bot (with its team), but the rank and the LOS
+    are the partnership's, as every table shows them: the second team's partners were ranked
+    3 and 4 under a table that ranks it 2, and a partner's LOS was 'over' its own partner."""
+    path = tmp_path / "arena.sqlite"
+    r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--bots", "random,greedy,r2=random,g2=greedy",
+               "--teams", "random+greedy,r2+g2", "-o", "deals=1", "--deals", "1", "--seed", "1", "--name", "tm", "--quiet")
+    assert r.exit_code == 0, r.output
+    md = invoke("standings", "tm", "--db", str(path), "--format", "md").stdout.split("## Cross-table")[0]
+    table = {}
+    for line in md.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) > 10 and cells[0].isdigit():
+            table[cells[1]] = (int(cells[0]), cells[11])  # rank, LOS over next
+    assert sorted(rank for rank, _ in table.values()) == [1, 2]
+    rows = list(csv.DictReader(io.StringIO(invoke("standings", "tm", "--db", str(path), "--format", "csv").stdout)))
+    data = json.loads(invoke("standings", "tm", "--db", str(path), "--format", "json").stdout)["standings"]
+    assert len(rows) == len(data) == 4
+    for row, item in zip(rows, data):
+        rank, los = table[row["team"]]
+        assert int(row["rank"]) == item["rank"] == rank, (row, table)
+        assert (row["los_next"] == "") == (item["los_next"] is None) == (los == ""), (row, table)
