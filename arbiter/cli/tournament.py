@@ -358,7 +358,7 @@ def _luck_line(db: Path, tournament: Optional[str], probes: Optional[int], probe
     what = "the draws" if exact else "the deal"
     if len(results) == 1:
         (result,) = results
-        out.print(f"the margin above is raw; with the luck of {what} taken out ({result.deals} deals of "
+        out.print(f"the margin above is raw; with the luck of {what} taken out ({plural(result.deals, 'deal')} of "
                   f"{result.bot_a} vs {result.bot_b}, raw {result.margin}):", highlight=False, markup=False)
         out.print(result.luck_summary(), highlight=False, markup=False, soft_wrap=True)
         return
@@ -367,7 +367,7 @@ def _luck_line(db: Path, tournament: Optional[str], probes: Optional[int], probe
               f"({len(results)} pairs; tables of more than two bots are not corrected, and the ratings are not "
               f"recomputed):", highlight=False, markup=False, soft_wrap=True)
     for result in results:
-        out.print(f"{result.bot_a} vs {result.bot_b}, {result.deals} deals: {result.luck_summary()}", highlight=False,
+        out.print(f"{result.bot_a} vs {result.bot_b}, {plural(result.deals, 'deal')}: {result.luck_summary()}", highlight=False,
                   markup=False, soft_wrap=True)
 
 

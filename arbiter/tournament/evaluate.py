@@ -155,7 +155,7 @@ class EvalResult:
             return None
         adjusted = self.luck
         if adjusted is None:
-            return (f"luck-adjusted margin: none, {self.deals} deals are fewer than the {LUCK_MIN_DEALS} its slopes are "
+            return (f"luck-adjusted margin: none, {self.deals} {'deal is' if self.deals == 1 else 'deals are'} fewer than the {LUCK_MIN_DEALS} its slopes are "
                     "fitted on (held apart from the deal they correct): the raw margin above stands")
         probes, matches = self.luck_decisions
         cost = f"; {self.luck_reused} of the probe deals read from the probes file" if self.luck_reused else ""

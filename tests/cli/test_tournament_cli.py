@@ -345,3 +345,14 @@ def test_partners_rows_in_csv_and_json_have_their_partnerships_rank(tmp_path):
         rank, los = table[row["team"]]
         assert int(row["rank"]) == item["rank"] == rank, (row, table)
         assert (row["los_next"] == "") == (item["los_next"] is None) == (los == ""), (row, table)
+
+
+def test_luck_adjusted_standings_of_one_deal_say_one_deal(tmp_path):
+    """'(1 deals of random vs greedy ...)' and '1 deals are fewer than the 40'."""
+    path = tmp_path / "arena.sqlite"
+    r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--bots", "random,greedy",
+               "-o", "deals=1", "--deals", "1", "--seed", "1", "--name", "one", "--quiet")
+    assert r.exit_code == 0, r.output
+    said = " ".join(invoke("standings", "one", "--db", str(path), "--luck-adjusted", "--probes", "20").stdout.split())
+    assert "(1 deal of random vs greedy" in said and "none, 1 deal is fewer than the" in said, said
+    assert "1 deals" not in said

@@ -94,7 +94,7 @@ def test_a_round_robin_of_three_bots_is_corrected_pair_by_pair(stored) -> None:
     assert out.exit_code == 0, out.output
     assert "each pair's margin where the two met head to head" in out.output and "3 pairs" in out.output
     for r in pairs:
-        assert f"{r.bot_a} vs {r.bot_b}, 1 deals: luck-adjusted margin: none, 1 deals are fewer than" in out.output
+        assert f"{r.bot_a} vs {r.bot_b}, 1 deal: luck-adjusted margin: none, 1 deal is fewer than" in out.output
 
 
 def test_a_spot_round_robin_of_three_bots_gives_each_pair_its_evaluations_line(tmp_path) -> None:
