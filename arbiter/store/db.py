@@ -223,6 +223,16 @@ def _differs(stored_json: str, spec: Mapping[str, Any]) -> str:
 
 
 
+def _is_evaluation(spec_json: str) -> bool:
+    """Whether a stored spec is an evaluation's (``arbiter evaluate --db``; its spec has the key
+    "evaluate"), not a tournament's."""
+    try:
+        spec = json.loads(spec_json)
+    except ValueError:
+        return False
+    return isinstance(spec, dict) and "evaluate" in spec
+
+
 def run_lock_path(db: str | os.PathLike) -> str:
     """The run lock of the store ``db`` (``Store.lock``): beside the file itself, whatever path
     (a symlink to it) a run was given, so that the same store is locked by one lock."""
@@ -722,6 +732,12 @@ class Store:
             if row is not None and fresh:
                 db.execute("DELETE FROM tournaments WHERE id = ?", (row[0],))
                 row = None
+            if row is not None and row[1] != spec_json and _is_evaluation(row[1]) != ("evaluate" in spec):
+                # the name is held by a run of the other kind: its spec's fields are not this one's
+                held, this = ("an evaluation (arbiter evaluate)", "a tournament") if _is_evaluation(row[1]) else (
+                    "a tournament (arbiter tournament run)", "an evaluation")
+                raise StoreError(f"{name!r} in {self.path} is {held}, not {this}; use --fresh to replace it or "
+                                 "--name to start another")
             if row is not None and row[1] != spec_json:
                 raise StoreError(
                     f"tournament {name!r} already exists in {self.path} with a different spec{_differs(row[1], spec)}; "

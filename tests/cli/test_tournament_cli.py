@@ -356,3 +356,19 @@ def test_luck_adjusted_standings_of_one_deal_say_one_deal(tmp_path):
     said = " ".join(invoke("standings", "one", "--db", str(path), "--luck-adjusted", "--probes", "20").stdout.split())
     assert "(1 deal of random vs greedy" in said and "none, 1 deal is fewer than the" in said, said
     assert "1 deals" not in said
+
+
+def test_a_tournament_named_as_a_stored_evaluation_is_told_what_holds_the_name(tmp_path):
+    """The refusal listed nine 'differences' (bank_ms, deals, ..., evaluate, format, name...)
+    from a spec of another kind: the name is an evaluation's (arbiter evaluate --db)."""
+    path = tmp_path / "arena.sqlite"
+    r = invoke("evaluate", "spades", "random", "greedy", "-o", "deals=1", "--deals", "2", "--db", str(path),
+               "--transport", "inproc")
+    assert r.exit_code == 0, r.output
+    with Store(path) as store:
+        (name,) = [t.name for t in store.tournaments()]
+    r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--bots", "random,greedy",
+               "-o", "deals=1", "--deals", "1", "--name", name, "--quiet")
+    said = " ".join(r.output.split())
+    assert r.exit_code == 2 and f"{name!r} in {path} is an evaluation (arbiter evaluate), not a tournament" in said, said
+    assert "differs in" not in said and "--fresh" in said
