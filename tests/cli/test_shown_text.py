@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import shlex
 
 import pytest
 
@@ -49,7 +50,7 @@ def test_a_tournament_name_is_shown_not_read_as_markup(tmp_path):
                             "random,random", "-o", "deals=1", "--deals", "1", "--seed", "1", "--name", MARKUP])
     assert r.exit_code == 0, r.output
     words = " ".join(r.output.split())  # (the last line wraps where the store's path is long)
-    assert f"\n{MARKUP} " in r.output and f"arbiter standings {MARKUP} --db" in words  # the progress bar's, the last line's
+    assert f"\n{MARKUP} " in r.output and f"arbiter standings {shlex.quote(MARKUP)} --db" in words  # the progress bar's, the last line's (quoted for the shell)
 
 
 def test_a_tournament_name_is_one_line_of_text(tmp_path):
