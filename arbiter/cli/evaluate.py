@@ -302,8 +302,8 @@ def evaluate(
     se = "-" if result.margin.no_spread is not None else f"{result.stderr:.3f}"  # one deal, or all alike: none
     out.print(f"margin {result.mean_margin:+.3f}  s.e. {se}  win rate {result.win_rate:.3f}  matches {len(result.matches)}")
     if db is not None:
-        out.print(f"stored in {escape(str(db))} as {escape(result.stored_as)}; [bold]arbiter standings {escape(result.stored_as)} "
-                  f"--db {escape(str(db))}[/] reads it",
+        out.print(f"stored in {escape(str(db))} as {escape(result.stored_as)}; [bold]arbiter standings {escape(shlex.quote(result.stored_as))} "
+                  f"--db {escape(shlex.quote(str(db)))}[/] reads it",
                   highlight=False, soft_wrap=True)  # the command stays on one line, to copy
         if worst:
             out.print(worst, highlight=False, soft_wrap=True, markup=False)
@@ -402,7 +402,7 @@ def _worst_line(store, db: Path, result) -> str | None:
         return None
     who = f"{result.bot_a} (bot A)" if result.bot_a == result.bot_b else result.bot_a  # a bot against itself: which copy
     return (f"{who} lost most in deal {w.deal}, seating {w.rotation + 1} (margin {w.margin:+g}): "
-            f"arbiter analyse {w.match_id} --seat {w.seat} --db {db} says which of its decisions cost it")
+            f"arbiter analyse {w.match_id} --seat {w.seat} --db {shlex.quote(str(db))} says which of its decisions cost it")
 
 
 def _plan(game: str, bots: tuple[str, str], options, preset, test, sequential: str, sd_bound: str | None,
