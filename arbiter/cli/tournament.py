@@ -86,8 +86,12 @@ def tournament_run(
     }
     if bots is not None:
         overrides["bots"] = tuple(b.strip() for b in bots.split(",") if b.strip())
+        if not overrides["bots"]:  # not a missing field: the flag was given, empty
+            _run(_fail, f"--bots: no bot in {bots!r} (written a,b,c)")
     if teams is not None:
         overrides["teams"] = tuple(tuple(m.strip() for m in t.split("+")) for t in teams.split(",") if t.strip())
+        if not overrides["teams"]:  # an empty list would play each bot with its copy, unasked
+            _run(_fail, f"--teams: no partnership in {teams!r} (written a+b,c+d)")
     if option:
         overrides["options"] = _run(_parse_options, option)
     if spec_file is not None:

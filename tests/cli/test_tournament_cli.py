@@ -178,6 +178,9 @@ def test_a_forfeit_shows_what_went_wrong(tmp_path):
         (["--bot-processes", "4"], "bot_processes: 4 processes per bot are for shared isolation"),
         (["--no-duplicate", "--isolation", "match", "--bot-processes", "2"], "with match isolation"),
         (["--shared-bots"], "--shared-bots: only with a cluster"),
+        # an empty partnership list played each bot with its copy without a word
+        (["--teams", ","], "--teams: no partnership in ','"),
+        (["--bots", ","], "--bots: no bot in ','"),
     ],
 )
 def test_bad_command_lines_are_refused_before_anything_runs(tmp_path, args, message):
