@@ -169,7 +169,7 @@ def tournament_run(
 
     _print_standings(standings, with_clock(info, spec.to_json()), crosstable=True, times=times)
     out.print(f"stored in {escape(str(db))}; [bold]arbiter standings {escape(quote(spec.display_name))} --db {escape(quote(str(db)))}[/] "
-              "shows it again", highlight=False)
+              "shows it again", highlight=False, soft_wrap=True)  # a command to paste: no break inside a path
 
 
 def _print_standings(st, info: dict[str, Any], crosstable: bool = False, times: dict[str, Any] | None = None) -> None:
@@ -491,7 +491,7 @@ def tournament_show(
             # this tournament of this store: without them, --match looks in the newest of arena.sqlite
             out.print(f"each bot's stderr: arbiter tournament show {escape(quote(tour.name))} --db {escape(quote(str(db)))} "
                       "--match MATCH_ID",
-                      highlight=False, width=width)
+                      highlight=False, soft_wrap=True)  # a command to paste: no line break put inside a path
         else:
             out.print("the reasons open with the matches, when the tournament ends", highlight=False, width=width)
     if not policy.matches:
@@ -541,4 +541,5 @@ def _show_match(tour, row, record, db: Path) -> None:
         if inc.stderr:
             out.print(f"seat {inc.seat} ({row.seats[inc.seat]}) {inc.kind}; its stderr ends:", highlight=False, markup=False)
             out.print(stderr_block(inc.stderr), highlight=False, markup=False)
-    out.print(f"replay it: [bold]arbiter replay {escape(row.match_id)} --db {escape(quote(str(db)))}[/]", highlight=False)
+    out.print(f"replay it: [bold]arbiter replay {escape(row.match_id)} --db {escape(quote(str(db)))}[/]", highlight=False,
+              soft_wrap=True)

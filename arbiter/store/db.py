@@ -222,7 +222,6 @@ def _differs(stored_json: str, spec: Mapping[str, Any]) -> str:
     return f" (it differs in {', '.join(keys)})" if keys else ""
 
 
-
 def _is_evaluation(spec_json: str) -> bool:
     """Whether a stored spec is an evaluation's (``arbiter evaluate --db``; its spec has the key
     "evaluate"), not a tournament's."""
@@ -255,6 +254,7 @@ def run_holder(db: str | os.PathLike) -> str | None:
             return holder if holder.isdigit() else ""
         fcntl.flock(f, fcntl.LOCK_UN)
     return None
+
 
 class StoreError(Exception):
     """The store file is unusable (corrupt, newer schema, locked); the message says how."""
