@@ -20,6 +20,7 @@ from rich.markup import escape
 from rich.segment import Segment
 from rich.table import Table
 
+from arbiter.present.boards import plural  # the pages' and the commands' counts: one rule
 from cardarena.records import visible
 
 #: The library's errors a command prints as one ``error:`` line (``_run``), by module and
@@ -168,11 +169,6 @@ def _parse_options(pairs: list[str] | None) -> dict[str, str]:
             raise UsageError(f"--option {pair!r}: expected KEY=VALUE")
         options[key.strip()] = value.strip()
     return options
-
-
-def plural(n: int, word: str, words: str | None = None) -> str:
-    """``1 deal``, ``2 deals``; ``words`` for an irregular plural (``plural(n, "match", "matches")``)."""
-    return f"{n} {word if n == 1 else (words or word + 's')}"
 
 
 def stderr_block(stderr: str, lines: int = 8) -> str:

@@ -43,7 +43,8 @@ def board(game: str, view: Any, seat_names: Sequence[str] = (), seat_views: Sequ
 
 
 def plural(n: int, word: str, words: str | None = None) -> str:
-    """``1 card``, ``2 cards`` (``words``: an irregular plural): the pages' counts."""
+    """``1 card``, ``2 cards`` (``words``: an irregular plural, ``plural(n, "match", "matches")``):
+    the counts of the pages and of the commands (``arbiter.cli._common`` takes it from here)."""
     return f"{n} {word if n == 1 else (words or word + 's')}"
 
 
