@@ -72,6 +72,11 @@ class RunningServer:
         return f"127.0.0.1:{self.port}"
 
     async def stop(self, grace: float = 1.0) -> None:
+        # The matches first (no result; their bots told "stopped"), then the streams: a
+        # stream closed under a running match would be scored as that bot's disconnect.
+        self.hub.stopping.set()
+        if self.hub.matches:
+            await asyncio.wait(set(self.hub.matches), timeout=grace)
         for session in list(self.hub.sessions.values()):
             session.close()
         if self.local is not None:

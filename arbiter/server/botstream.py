@@ -176,6 +176,12 @@ class Hub:
         self._by_token: dict[str, Session] = {}
         self._changed = asyncio.Event()
         self._ids = itertools.count(1)
+        #: Set when the server stops: the matches RunMatch is playing stop first (no result,
+        #: their bots told ``stopped``), before the streams close; a match played on would
+        #: end as a forfeit of whichever seat's stream the stop happened to close first.
+        self.stopping = asyncio.Event()
+        #: The matches RunMatch is playing now (their tasks), which a stop waits for.
+        self.matches: set[asyncio.Future] = set()
         #: The Unix socket the server also listens on (sandboxed bots without a network dial it).
         self.unix_path: str | None = None
         #: The local channel's socket beside it (``localchannel``: the same stream in plain frames).
@@ -554,8 +560,8 @@ class RemoteSeat(SeatClient):
         self._unsent.pop((match_id, seat), None)
         for key in [k for k in self._wire_ids if k[0] == match_id]:
             del self._wire_ids[key]
-        self.session.send(_err("stopped", "the match was stopped before its end (its caller hung up or its admin "
-                               "token was revoked); it has no result", match_id))
+        self.session.send(_err("stopped", "the match was stopped before its end (its caller hung up, its admin "
+                               "token was revoked or the arbiter is shutting down); it has no result", match_id))
 
     async def finish(self, match_id: str, seat: int, outcome: Outcome, final_view: Any) -> None:
         self._stop_timer()
@@ -783,16 +789,25 @@ class MatchesServicer(pb_grpc.MatchesServicer):
         """The match's record, unless the admin token the call came with is revoked while it
         plays (``auth.until_revoked``): then the match stops (its bots told, its watchers'
         streams ended) and the call ends with PERMISSION_DENIED. A caller that hangs up
-        stops it the same way (the handler is cancelled)."""
+        stops it the same way (the handler is cancelled), and so does the server's stop
+        (``Hub.stopping``: the call ends with UNAVAILABLE, the arbiter shutting down)."""
         match = asyncio.ensure_future(run_match(config, seats, observers=self.observers_for(config)))
         revoked = asyncio.ensure_future(until_revoked(self.admin_token, token))
+        stopping = asyncio.ensure_future(self.hub.stopping.wait())
+        self.hub.matches.add(match)
         try:
-            await asyncio.wait({match, revoked}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({match, revoked, stopping}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             revoked.cancel()
+            stopping.cancel()
             if not match.done():
                 match.cancel()
                 await asyncio.wait({match})
+            self.hub.matches.discard(match)
+        if match.cancelled() and self.hub.stopping.is_set():
+            log.warning("a match of %s stopped: the arbiter is shutting down", config.game)
+            await context.abort(grpc.StatusCode.UNAVAILABLE, "the arbiter is shutting down; the match was stopped "
+                                "and has no result")
         if match.cancelled():
             log.warning("a match of %s stopped: the admin token it was started with was revoked", config.game)
             await context.abort(grpc.StatusCode.PERMISSION_DENIED, "the admin token was revoked (arbiter credentials "

@@ -1,0 +1,64 @@
+"""A standing arbiter stopped (Ctrl-C, TERM) while a match plays stops the match: it has no
+result, its caller is told the arbiter is shutting down, and each seat's bot is told the
+match stopped. It was played on as if one bot had hung up: `arbiter play --server`
+printed a forfeit of the seat whose stream happened to close first ("seat 2 (south):
+south: connection closed") and kept that match in its store."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+import pytest
+
+from arbiter.server.app import start_server
+from arbiter.server.botstream import Hub
+from cardarena.v1 import arena_pb2 as pb
+from cardarena.v1 import arena_pb2_grpc as pb_grpc
+
+pytestmark = pytest.mark.e2e  # a real arbiter's gRPC server, in this process
+
+
+async def _scenario() -> tuple[tuple[grpc.StatusCode, str], list[list[str]]]:
+    server = await start_server(hub=Hub(open_join=True), admin_token="admin")
+    channel = grpc.aio.insecure_channel(server.address)
+    streams, seen = [], [[], []]
+    for _ in range(2):  # one stream per seat; neither answers its Turns (a ten-minute clock)
+        call = pb_grpc.ArenaStub(channel).Play()
+        await call.write(pb.BotMessage(hello=pb.Hello(bot_name="north", protocol_version=1, games=["spite-and-malice"])))
+        assert (await call.read()).WhichOneof("msg") == "welcome"
+        streams.append(call)
+    match = asyncio.ensure_future(pb_grpc.MatchesStub(channel).RunMatch(pb.RunMatchRequest(
+        game="spite-and-malice", seats=["north", "north"], seed=1, admin_token="admin",
+        clock=pb.Clock(decision_ms=600_000, bank_ms=0))))
+
+    async def read_all(i: int) -> None:  # (read(): the stream's first message was read so)
+        while (msg := await streams[i].read()) is not grpc.aio.EOF:
+            seen[i].append(msg.WhichOneof("msg") + (f":{msg.error.code}" if msg.HasField("error") else ""))
+
+    readers = [asyncio.ensure_future(read_all(i)) for i in range(2)]
+    for _ in range(500):  # until both seats have their MatchStart
+        if all("match_start" in s for s in seen):
+            break
+        await asyncio.sleep(0.01)
+    await server.stop(1.0)
+    try:
+        await match
+        ended = (grpc.StatusCode.OK, "")
+    except grpc.RpcError as exc:
+        ended = (exc.code(), exc.details())
+    await asyncio.wait(readers, timeout=10)
+    for reader in readers:  # a stream the stop cut off ends its read with the status
+        if reader.done() and not reader.cancelled():
+            reader.exception()
+    await channel.close()
+    return ended, seen
+
+
+def test_a_match_running_when_the_arbiter_stops_is_stopped_not_forfeited():
+    (code, details), seen = asyncio.run(_scenario())
+    assert code == grpc.StatusCode.UNAVAILABLE, (code, details)
+    assert "shutting down" in details and "no result" in details, details
+    for msgs in seen:
+        assert "error:stopped" in msgs, msgs
+        assert "match_end" not in msgs, msgs
