@@ -89,6 +89,9 @@ class Connection:
         self.resyncs = 0
         self.matches_played = 0
         self.errors: list[str] = []
+        #: (match, request) told ``late``, (match, None) told ``stopped``: the answer that was
+        #: on its way then comes back ``unknown_request``, the same mishap, not warned of twice
+        self._abandoned: collections.deque[tuple[str, int | None]] = collections.deque(maxlen=64)
         #: the arbiter's id of this connection (Welcome.session_id), once welcomed
         self.session_id = ""
         #: (message, the bytes it was parsed from) of the frame being handled, set by the
@@ -159,8 +162,16 @@ class Connection:
                 for key in [k for k in self.drivers if k[0] == err.match_id]:
                     self.drivers.pop(key, None)
                     self.seat_tokens.pop(key, None)
+                self._abandoned.append((err.match_id, None))
+            elif err.code == "late":
+                self._abandoned.append((err.match_id, err.request_id))
             self.errors.append(f"{err.code}: {err.message}")
-            log.warning("%s: arbiter says %s: %s", self.name, err.code, err.message)
+            if err.code == "unknown_request" and ((err.match_id, err.request_id) in self._abandoned
+                                                  or (err.match_id, None) in self._abandoned):
+                log.info("%s: the answer to request %d came after the arbiter gave it up: %s", self.name,
+                         err.request_id, err.message)
+            else:
+                log.warning("%s: arbiter says %s: %s", self.name, err.code, err.message)
 
     def _answer(self, turn: pb.Turn, frame: bytes | None = None) -> pb.BotMessage:
         """The Act for ``turn``: the driver's decision on the wire. An action goes as the
