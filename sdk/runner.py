@@ -282,9 +282,12 @@ def run(
     tls_ca = tls_ca if tls_ca is not None else os.environ.get("ARENA_TLS_CA")
     if isinstance(tls_ca, str) and tls_ca:
         try:
-            tls_ca = Path(tls_ca).read_bytes()
+            ca_file, tls_ca = tls_ca, Path(tls_ca).read_bytes()
         except OSError as exc:
             raise ArbiterError(f"--tls-ca {tls_ca}: {exc.strerror or exc}") from None
+        if PEM_CERTIFICATE not in tls_ca:  # (grpc logs four lines of its own, then "Failed to create security handshaker")
+            raise ArbiterError(f"--tls-ca {ca_file}: not a PEM certificate (no {PEM_CERTIFICATE.decode()} line): "
+                               "give the CA certificate that signed the arbiter's --tls-cert")
     session = (connection or getattr(bot, "connection", None) or Connection)(bot, name)
     if report is not None:
         session.report = report
@@ -381,10 +384,35 @@ async def _play(session: Connection, address: str, hello: pb.BotMessage, stop: t
             session.report(_closed(session))
             return session.matches_played
         if exc.code() == grpc.StatusCode.UNAVAILABLE:
-            raise ArbiterError(f"cannot reach the arbiter at {address}: {exc.details()}") from None
+            raise ArbiterError(f"cannot reach the arbiter at {address}: {exc.details()}"
+                               + _tls_hint(exc.details() or "", tls_ca, session.session_id)) from None
         raise ArbiterError(f"stream failed: {exc.code().name}: {exc.details()}") from None
     session.report(_closed(session))
     return session.matches_played
+
+
+#: The line a PEM certificate starts with: what --tls-ca must hold.
+PEM_CERTIFICATE = b"-----BEGIN CERTIFICATE-----"
+
+
+def _tls_hint(details: str, tls_ca: bytes | str | None, session_id: str) -> str:
+    """What to change when a connection failed before the Welcome because the bot's TLS
+    setting and the arbiter's differ; grpc says only "Socket closed" or the handshake's
+    OpenSSL error. "" when it is not that."""
+    if session_id:
+        return ""
+    lowered = details.lower()
+    if tls_ca is None:
+        if "socket closed" in lowered:
+            return (" (an arbiter that serves TLS closes a plain connection so: if it was started with --tls-cert, "
+                    "connect with --tls-ca CA.pem or ARENA_TLS_CA)")
+        return ""
+    if "wrong_version_number" in lowered:
+        return " (the arbiter does not serve TLS: connect without --tls-ca and ARENA_TLS_CA)"
+    if "certificate_verify_failed" in lowered or "certificate verify failed" in lowered:
+        return (" (the arbiter's certificate is not signed by the CA of --tls-ca, or does not name this address: "
+                "ask its operator for the CA certificate)")
+    return ""
 
 
 def _welcomed(session: Connection, msg: pb.ArbiterMessage, address: str) -> None:
