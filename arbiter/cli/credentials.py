@@ -52,7 +52,7 @@ def token(who: Annotated[str, typer.Argument(help="admin, spectator, a bot name,
     elif who in creds.bots:
         out.print(creds.bots[who], highlight=False)
     else:
-        _run(_fail, f"no token for {who[:80]!r} in {credentials} (arbiter credentials add-bot NAME)")
+        _run(_fail, f"no token for {who[:80]!r} in {credentials} (arbiter credentials add-bot NAME --credentials {credentials})")
 
 
 @credentials_app.command("revoke")

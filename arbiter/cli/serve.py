@@ -97,12 +97,17 @@ def serve(
                 raise
             raise UsageError(f"cannot listen on {host}:{port}: the port is taken or not allowed, or {host} is not "
                              "an address of this machine") from None
-        err.print(f"credentials: {escape(str(credentials))} (admin, spectator, {len(creds.bots)} bot and {len(creds.authors)} author "
-                  "tokens; only this user may read it). A bot's token: arbiter credentials token NAME", highlight=False)
+        # The commands said name this file (without it they read arbiter-credentials.json),
+        # each on one line: a command wrapped at the terminal's width is no longer one to copy.
+        file = escape(str(credentials))
+        err.print(f"credentials: {file} (admin, spectator, {len(creds.bots)} bot and {len(creds.authors)} author "
+                  f"tokens; only this user may read it). A bot's token: arbiter credentials token NAME --credentials {file}",
+                  highlight=False, soft_wrap=True)
         if open_join:
             err.print("[yellow]warning:[/] --open: any bot may join under any name without a token")
         elif not creds.bots:
-            err.print("no bot tokens yet: `arbiter credentials add-bot NAME` issues one (the server reads it at once)")
+            err.print(f"no bot tokens yet: `arbiter credentials add-bot NAME --credentials {file}` issues one (the server "
+                      "reads it at once)", highlight=False, soft_wrap=True)
         if tls is None and not is_loopback(host):
             err.print("[yellow]warning:[/] --insecure: no TLS on a reachable interface; tokens travel in clear")
         out.print(f"arbiter listening on {host}:{running.port}" + (" (TLS)" if tls else ""), highlight=False)

@@ -263,3 +263,22 @@ def test_revoking_the_admin_token_stops_the_matches_started_with_it():
             outbox.put(None)
     finally:
         stop_serve(s)
+
+
+def test_the_commands_the_server_suggests_name_its_credentials_file(tmp_path):
+    """`arbiter serve --credentials FILE` said "A bot's token: arbiter credentials token NAME"
+    and "`arbiter credentials add-bot NAME` issues one": run as said, both read or wrote
+    arbiter-credentials.json, not FILE ("no credentials file", or a token this server never
+    reads). Each suggestion names FILE, on one line (it was wrapped at 80 columns)."""
+    s = start_serve()
+    try:
+        said = s.log.read_text()
+    finally:
+        stop_serve(s)
+    lines = said.splitlines()
+    assert any(f"arbiter credentials token NAME --credentials {s.credentials}" in line for line in lines), said
+    assert any(f"arbiter credentials add-bot NAME --credentials {s.credentials}" in line for line in lines), said
+    credentials = str(tmp_path / "credentials.json")
+    assert invoke(["credentials", "add-bot", "north", "--credentials", credentials]).exit_code == 0
+    done = invoke(["credentials", "token", "south", "--credentials", credentials])
+    assert f"arbiter credentials add-bot NAME --credentials {credentials}" in done.output, done.describe()
