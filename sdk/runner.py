@@ -495,6 +495,11 @@ class Stop(threading.Event):
 
     def __init__(self) -> None:
         super().__init__()
+        # A signal handler may interrupt itself: a second TERM or Ctrl-C handled while the
+        # first one's set() holds the event's lock. With threading.Event's plain lock that
+        # second set() waited for it forever (the process hung, neither stopping nor
+        # playing); a reentrant one lets it through.
+        self._cond = threading.Condition(threading.RLock())
         self._sock: socket.socket | None = None
 
     def set(self) -> None:

@@ -133,3 +133,32 @@ def test_an_answer_that_came_late_is_told_once_not_twice(caplog):
     warned = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(warned) == 2 and "late" in warned[0] and "request 7" in warned[1], warned
     assert len(conn.errors) == 3
+
+
+def test_a_stop_set_again_while_it_is_being_set_does_not_deadlock():
+    """``python -m sdk`` and ``run(MyBot())`` set their ``Stop`` from the TERM and Ctrl-C
+    handlers, which run in the main thread between its bytecodes: a second signal (a
+    second Ctrl-C; `timeout` sends TERM to the bot and then to its process group) can
+    arrive while the first handler is inside ``set``, holding the event's lock. With the
+    plain lock of ``threading.Event`` the second handler waited for it forever: the
+    process neither stopped nor played, its stream still open, and the arbiter kept
+    seating it (two bot processes stopped by `timeout` were found hung so, ignoring
+    further TERMs and INTs)."""
+    import threading
+
+    from sdk.runner import Stop
+
+    stop = Stop()
+    waiter = threading.Thread(target=stop.wait, daemon=True)  # what the gRPC loop's watcher does
+    waiter.start()
+    done = threading.Event()
+
+    def first_handler() -> None:
+        with stop._cond:  # where the second signal lands: inside the first set()
+            stop.set()
+        done.set()
+
+    threading.Thread(target=first_handler, daemon=True).start()
+    assert done.wait(5), "a set inside a set deadlocked"
+    waiter.join(5)
+    assert stop.is_set() and not waiter.is_alive()
