@@ -72,6 +72,9 @@ class Connection:
     """
 
     view_deltas: int = convert.VIEW_DELTAS
+    #: False when the Hello carried no token (``run`` sets it): an auth refusal then tells
+    #: the author what to set, where the arbiter's words name its operator's command
+    token_given: bool = True
 
     def __init__(self, bot: Bot, name: str):
         self.template = bot
@@ -157,7 +160,9 @@ class Connection:
         elif which == "error":
             err = msg.error
             if err.code in ("auth", "protocol", "version", "busy"):
-                raise ArbiterError(f"arbiter refused the session: {err.code}: {err.message}")
+                hint = "" if err.code != "auth" or self.token_given else \
+                    "; no token was given: set ARENA_TOKEN (or --token) to the one the arbiter's operator issued this bot"
+                raise ArbiterError(f"arbiter refused the session: {err.code}: {err.message}{hint}")
             if err.code == "stopped":  # the match ended without a result: its seats' drivers go
                 for key in [k for k in self.drivers if k[0] == err.match_id]:
                     self.drivers.pop(key, None)
@@ -291,6 +296,7 @@ def run(
     session = (connection or getattr(bot, "connection", None) or Connection)(bot, name)
     if report is not None:
         session.report = report
+    session.token_given = bool(token)
     # One thread, one event loop: reading a Turn, deciding and writing the Act never cross
     # threads (the blocking API's request iterator did, costing hand-offs every decision).
     hello = convert.hello(name, bot.version, token, bot.games, session.view_deltas)

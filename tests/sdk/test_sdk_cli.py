@@ -3,6 +3,7 @@ arbiter goes away, and stops cleanly on Ctrl-C (no traceback)."""
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -57,6 +58,12 @@ def test_a_refused_or_unreachable_bot_is_one_error_line(serve):
     proc = subprocess.run([sys.executable, "-m", "sdk", "--bot", "random", "--name", "east", "--address", serve.address,
                            "--token", "not-the-right-token-at-all"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and proc.stderr.strip() == "error: arbiter refused the session: auth: token not accepted"
+    # no token at all: the arbiter's words name the operator's command; the author is told what to set
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_TOKEN"}
+    proc = subprocess.run([sys.executable, "-m", "sdk", "--bot", "random", "--name", "east", "--address", serve.address],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert "a bot token is required" in proc.stderr and "no token was given: set ARENA_TOKEN" in proc.stderr, proc.stderr
     proc = subprocess.run([sys.executable, "-m", "sdk", "--bot", "random", "--address", "127.0.0.1:1"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and proc.stderr.startswith("error: cannot reach the arbiter at 127.0.0.1:1")
