@@ -31,6 +31,7 @@ def play(
     preset: PresetOpt = None,
     server: Annotated[Optional[str], typer.Option(help="Play on a running arbiter HOST:PORT whose connected bots have these names (the match is kept in --db too).")] = None,
     admin_token: Annotated[Optional[str], typer.Option(envvar="ARENA_ADMIN_TOKEN", help="Admin token of --server (arbiter credentials token admin).")] = None,
+    tls_ca: Annotated[Optional[Path], typer.Option("--tls-ca", help="PEM CA certificate: reach a --server that serves TLS (arbiter serve --tls-cert).")] = None,
     transport: TransportOpt = DEFAULT_TRANSPORT,
     decision_ms: DecisionOpt = 10_000,
     bank_ms: BankOpt = 60_000,
@@ -47,9 +48,12 @@ def play(
         seed = secrets.randbits(62)
     _run(_check_bot_count, game, bots, options, preset)
     _run(check_store, db)  # a store that cannot keep the match: said now, not after it is played
+    if tls_ca is not None and not server:
+        _run(_fail, "--tls-ca is the CA of a --server's certificate: add --server HOST:PORT, or leave --tls-ca out")
     if server:
+        ca = _run(_read_ca, tls_ca) if tls_ca is not None else None
         record = _run(play_remote, server, game, bots, admin_token=admin_token or "", seed=seed, options=options,
-                      preset=preset, decision_ms=decision_ms, bank_ms=bank_ms, policy=policy)
+                      preset=preset, decision_ms=decision_ms, bank_ms=bank_ms, policy=policy, tls_ca=ca)
         _print_record(record, f"{game} (seed {seed}) on {server}: {record.outcome.reason.value}")
         _keep(db, record, preset, plural(len(record.actions), 'decision'))
         return
@@ -209,3 +213,17 @@ def _s(seconds: float) -> str:
 #: Where a match is, by its spectator view's fields: Spades deals, Spot hands, Spite and Malice games.
 _WHERE = (("deal", "deal"), ("hand_number", "hand"), ("game_number", "game"))
 
+
+def _fail(message: str) -> None:
+    raise UsageError(message)
+
+
+def _read_ca(path: Path) -> bytes:
+    """The CA certificate of --tls-ca, or UsageError naming the file and what is wrong."""
+    try:
+        ca = path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"--tls-ca {path}: {exc.strerror or exc}") from None
+    if b"-----BEGIN CERTIFICATE-----" not in ca:  # (the SDK's --tls-ca checks the same: sdk.runner.PEM_CERTIFICATE)
+        raise UsageError(f"--tls-ca {path}: not a PEM certificate (no -----BEGIN CERTIFICATE----- line)")
+    return ca

@@ -145,13 +145,15 @@ def play_remote(
     decision_ms: int = 10_000,
     bank_ms: int = 60_000,
     policy: str = "forfeit",
+    tls_ca: bytes | None = None,
 ) -> MatchRecord:
     """One match on the running arbiter at ``address`` between its connected bots named
-    ``bots`` (admin), as a record that replays (``record_of``)."""
+    ``bots`` (admin), as a record that replays (``record_of``); ``tls_ca``: the CA of the
+    certificate of an arbiter that serves TLS."""
     options = seat_options(game, options or {}, preset, len(bots))
     config, n = _config(game, seed, options, preset, decision_ms, bank_ms, policy)
     if len(bots) != n:
         raise ConfigError(f"{game} needs {n} bots (one per seat), got {len(bots)}")
     summary = client.run_match(address, game, bots, admin_token=admin_token, seed=seed, options=options, preset=preset,
-                               decision_ms=decision_ms, bank_ms=bank_ms, policy=policy)
+                               decision_ms=decision_ms, bank_ms=bank_ms, policy=policy, tls_ca=tls_ca)
     return record_of(config, bots, summary)

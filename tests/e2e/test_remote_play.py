@@ -297,3 +297,28 @@ def test_a_person_who_leaves_a_remote_table_disconnects_there(standing, tmp_path
     finally:
         tables.close()
     serve.wait_sessions([REMOTE_BOT])
+
+
+def test_arbiter_play_reaches_an_arbiter_that_serves_tls(tmp_path):
+    """`arbiter serve --tls-cert` (what any interface but loopback needs) could not be
+    played on from the command line: `arbiter play --server` had no --tls-ca, and its plain
+    channel ended in "UNAVAILABLE: ... Socket closed". With --tls-ca the match is played and
+    kept; a --tls-ca without --server is refused, not ignored."""
+    cert, key = tls_certificate(tmp_path)
+    serve = start_serve("--tls-cert", str(cert), "--tls-key", str(key))
+    try:
+        for _ in range(2):
+            serve.start_bot("random", REMOTE_BOT, extra_env={"ARENA_TLS_CA": str(cert)})
+        db = str(tmp_path / "arena.sqlite")
+        args = ["play", "spite-and-malice", REMOTE_BOT, REMOTE_BOT, "--server", serve.address, "--tls-ca", str(cert),
+                "--admin-token", serve.admin_token, "--db", db, "--seed", "3"]
+        for _ in range(100):  # until both connections are in (a match asked sooner is told who is missing)
+            done = invoke(args)
+            if "connected" not in done.output:
+                break
+        assert done.exit_code == 0 and not done.crash, done.describe()
+        assert "kept in" in done.output, done.output
+        done = invoke(["play", "spades", "random", "random", "random", "random", "--tls-ca", str(cert), "--db", db])
+        assert done.exit_code != 0 and "--tls-ca" in done.output and "--server" in done.output, done.describe()
+    finally:
+        stop_serve(serve)
