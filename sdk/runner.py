@@ -391,7 +391,7 @@ async def _play(session: Connection, address: str, hello: pb.BotMessage, stop: t
             return session.matches_played
         if exc.code() == grpc.StatusCode.UNAVAILABLE:
             raise ArbiterError(f"cannot reach the arbiter at {address}: {exc.details()}"
-                               + _tls_hint(exc.details() or "", tls_ca, session.session_id)) from None
+                               + _unreachable_hint(address, exc.details() or "", tls_ca, session.session_id)) from None
         raise ArbiterError(f"stream failed: {exc.code().name}: {exc.details()}") from None
     session.report(_closed(session))
     return session.matches_played
@@ -401,13 +401,16 @@ async def _play(session: Connection, address: str, hello: pb.BotMessage, stop: t
 PEM_CERTIFICATE = b"-----BEGIN CERTIFICATE-----"
 
 
-def _tls_hint(details: str, tls_ca: bytes | str | None, session_id: str) -> str:
-    """What to change when a connection failed before the Welcome because the bot's TLS
-    setting and the arbiter's differ; grpc says only "Socket closed" or the handshake's
-    OpenSSL error. "" when it is not that."""
+def _unreachable_hint(address: str, details: str, tls_ca: bytes | str | None, session_id: str) -> str:
+    """What to change when a connection failed before the Welcome: nothing listens at the
+    address, or the bot's TLS setting and the arbiter's differ; grpc says only "Connection
+    refused", "Socket closed" or the handshake's OpenSSL error. "" when it is none of those."""
     if session_id:
         return ""
     lowered = details.lower()
+    if "connection refused" in lowered:
+        return (f" (nothing listens at {address}: is the arbiter running, and on the port its 'arbiter listening on' "
+                "line says?)")
     if tls_ca is None:
         if "socket closed" in lowered:
             return (" (an arbiter that serves TLS closes a plain connection so: if it was started with --tls-cert, "

@@ -68,6 +68,8 @@ def test_a_refused_or_unreachable_bot_is_one_error_line(serve):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1 and proc.stderr.startswith("error: cannot reach the arbiter at 127.0.0.1:1")
     assert len(proc.stderr.strip().splitlines()) == 1
+    # nothing listens there (the arbiter not started yet, or another port): said in words, beside grpc's
+    assert "nothing listens at 127.0.0.1:1" in proc.stderr, proc.stderr
 
 
 def test_a_bot_script_run_by_python_says_when_it_is_connected(tmp_path):
