@@ -21,7 +21,7 @@ import typer
 from rich.markup import escape
 
 from arbiter.server import auth
-from arbiter.server.app import is_loopback, start_server
+from arbiter.server.app import host_port, is_loopback, start_server
 from arbiter.server.botstream import Hub
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.cli._common import CredentialsOpt, MetricsOpt, UsageError, _run, app, err, not_nan, out, port_free, read_tls, start_metrics, log_to_stderr
@@ -63,6 +63,7 @@ def serve(
 ) -> None:
     """Run a standing arbiter: bots connect to it with their tokens; `arbiter play --server` runs matches on it."""
     log_to_stderr(verbose)
+    host = host.strip("[]")  # "[::1]" or "::1": bracketed again wherever it is written with a port (host_port)
     if spectator_delay is not None and not 0 <= spectator_delay <= MAX_SPECTATOR_DELAY:  # (NaN too)
         _run(_fail, f"--spectator-delay must be from 0 to {MAX_SPECTATOR_DELAY} seconds, got {spectator_delay:g}")
     tls = _run(read_tls, tls_cert, tls_key)
@@ -95,7 +96,7 @@ def serve(
         except RuntimeError as exc:  # grpc: "Failed to bind to address ..."
             if "bind" not in str(exc):
                 raise
-            raise UsageError(f"cannot listen on {host}:{port}: the port is taken or not allowed, or {host} is not "
+            raise UsageError(f"cannot listen on {host_port(host, port)}: the port is taken or not allowed, or {host} is not "
                              "an address of this machine") from None
         # The commands said name this file (without it they read arbiter-credentials.json),
         # each on one line: a command wrapped at the terminal's width is no longer one to copy.
@@ -110,7 +111,7 @@ def serve(
                       "reads it at once)", highlight=False, soft_wrap=True)
         if tls is None and not is_loopback(host):
             err.print("[yellow]warning:[/] --insecure: no TLS on a reachable interface; tokens travel in clear")
-        out.print(f"arbiter listening on {host}:{running.port}" + (" (TLS)" if tls else ""), highlight=False)
+        out.print(f"arbiter listening on {host_port(host, running.port)}" + (" (TLS)" if tls else ""), highlight=False)
         if metrics_line:
             out.print(metrics_line, highlight=False, markup=False)
         sys.stdout.flush()

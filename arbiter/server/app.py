@@ -127,6 +127,13 @@ def _add_reflection_v1(server: grpc.aio.Server, service_names: list[str]) -> Non
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": handler}),))
 
 
+def host_port(host: str, port: int) -> str:
+    """``host:port`` as gRPC and people read it: an IPv6 host in brackets ("::1:50051" is
+    read as the host "::1:50051" on port 443)."""
+    host = host.strip("[]")
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 def is_loopback(host: str) -> bool:
     """True for an interface only this machine reaches (127.0.0.0/8, ::1, localhost)."""
     host = host.strip("[]")
@@ -183,7 +190,7 @@ async def start_server(
     names += [health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME, REFLECTION_V1]
     reflection.enable_server_reflection(names, server)
     _add_reflection_v1(server, names)
-    address = f"{host}:{port}"
+    address = host_port(host, port)
     bound = server.add_secure_port(address, grpc.ssl_server_credentials([(tls[1], tls[0])])) if tls else \
         server.add_insecure_port(address)
     if bound == 0:
@@ -207,7 +214,7 @@ async def start_server(
     hub.local_path = str(local_path)
     for name in served + [""]:
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    log.info("arbiter listening on %s:%d%s", host, bound, " (TLS)" if tls else "")
+    log.info("arbiter listening on %s%s", host_port(host, bound), " (TLS)" if tls else "")
     watcher = asyncio.create_task(_drop_revoked(hub)) if hub.credentials is not None else None
     return RunningServer(server, bound, hub, local, watcher, spectators)
 
