@@ -302,12 +302,14 @@ def port_free(host: str, port: int) -> None:
     import errno
     import socket
 
+    from arbiter.server.app import host_port
+
     if port == 0:
         return
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as exc:
-        raise UsageError(f"cannot listen on {host}:{port}: {host!r} is not a known address ({exc.strerror})") from None
+        raise UsageError(f"cannot listen on {host_port(host, port)}: {host!r} is not a known address ({exc.strerror})") from None
     for family, kind, proto, _, addr in infos:
         with socket.socket(family, kind, proto) as s:
             s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as a server does: a port in TIME_WAIT is free
@@ -317,7 +319,7 @@ def port_free(host: str, port: int) -> None:
                 why = {errno.EADDRINUSE: "the port is taken (another process listens on it)",
                        errno.EADDRNOTAVAIL: f"{host} is not an address of this machine",
                        errno.EACCES: "the port is not allowed (below 1024 needs privileges)"}.get(exc.errno, exc.strerror or str(exc))
-                raise UsageError(f"cannot listen on {host}:{port}: {why}") from None
+                raise UsageError(f"cannot listen on {host_port(host, port)}: {why}") from None
 
 
 def check_writable(path: Path, flag: str) -> None:

@@ -40,3 +40,23 @@ def test_serve_listens_on_an_ipv6_loopback_host_and_says_it_in_brackets(tmp_path
     assert line.startswith("arbiter listening on [::1]:"), (line, err)
     port = int(line.split("]:")[1].split()[0])
     assert port > 0 and "E1" not in err, err  # (no line of gRPC's log)
+
+
+def test_a_taken_ipv6_port_is_named_in_brackets():
+    """``port_free``'s refusal writes an IPv6 host as the listening line does: ``[::1]:PORT``."""
+    import socket
+
+    import pytest
+
+    from arbiter.cli._common import UsageError, port_free
+
+    try:
+        taken = socket.socket(socket.AF_INET6)
+        taken.bind(("::1", 0))
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    with taken:
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(UsageError, match=rf"cannot listen on \[::1\]:{port}: the port is taken"):
+            port_free("::1", port)
