@@ -286,39 +286,86 @@ class MatchRecord:
 
     @classmethod
     def from_json(cls, text: str) -> "MatchRecord":
-        """Parse a stored record; ValueError naming what is wrong."""
+        """Parse a stored record; ValueError naming what is wrong. Every field is checked
+        for its type here, since a record file may have been edited by hand: a seat name
+        that is a number or a game that is a list would otherwise fail later, in whatever
+        reader first used it (a replay's heading, the engine's lookup), as a traceback."""
         try:
             d = json.loads(text)
             if not isinstance(d, dict):
                 raise ValueError(f"expected a JSON object, got {type(d).__name__}")
-            if not isinstance(d["options"], dict):
-                raise ValueError(f"options: expected an object, got {type(d['options']).__name__}")
+            _typed(d, "options", dict)
             outcome = d.get("outcome")
             if outcome is not None:
-                outcome = Outcome(
-                    tuple(outcome["scores"]), tuple(outcome["ranks"]), EndReason(outcome["reason"]), outcome["detail"]
-                )
-            actions = [RecordedAction(**a) for a in d["actions"]]
-            for i, a in enumerate(actions, 1):  # what the engine and every reader take as given
-                if type(a.seat) is not int or not isinstance(a.action, str):
-                    raise ValueError(f"action {i}: expected a seat number and the action's text, got {a.seat!r} "
-                                     f"and {a.action!r}")
+                _typed({"outcome": outcome}, "outcome", dict)
+                scores, ranks = _typed(outcome, "scores", list, "outcome."), _typed(outcome, "ranks", list, "outcome.")
+                for name, values, kinds in (("scores", scores, (int, float)), ("ranks", ranks, int)):
+                    if any(type(v) is bool or not isinstance(v, kinds) for v in values):
+                        raise ValueError(f"outcome.{name}: expected a list of numbers{'' if name == 'scores' else ' (whole)'}, "
+                                         f"got {clip(json.dumps(values), 80)}")
+                outcome = Outcome(tuple(scores), tuple(ranks), EndReason(outcome["reason"]),
+                                  _typed(outcome, "detail", str, "outcome."))
+            actions = [RecordedAction(**_fields_typed(a, RecordedAction, f"action {i}: "))
+                       for i, a in enumerate(_typed(d, "actions", list), 1)]
+            incidents = [Incident(**_fields_typed(x, Incident, f"incident {i}: "))
+                         for i, x in enumerate(_typed(d, "incidents", list), 1)]
+            names = _typed(d, "seat_names", list)
+            if not all(isinstance(n, str) for n in names):
+                raise ValueError(f"seat_names: expected a list of names (text), got {clip(json.dumps(names), 80)}")
             return cls(
-                match_id=d["match_id"],
-                game=d["game"],
+                match_id=_typed(d, "match_id", str),
+                game=_typed(d, "game", str),
                 options=d["options"],
-                seed=int(d["seed"]),
-                seat_names=tuple(d["seat_names"]),
+                seed=_typed(d, "seed", int),
+                seat_names=tuple(names),
                 actions=actions,
-                incidents=[Incident(**i) for i in d["incidents"]],
+                incidents=incidents,
                 outcome=outcome,
-                started=d.get("started", 0.0),
-                seconds=d.get("seconds", 0.0),
-                venue=d.get("venue", ""),
+                started=_typed(d, "started", (int, float), default=0.0),
+                seconds=_typed(d, "seconds", (int, float), default=0.0),
+                venue=_typed(d, "venue", str, default=""),
             )
         except (KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
-            raise ValueError(f"corrupt match record: {exc!r}") from None
+            raise ValueError(f"corrupt match record: {exc if type(exc) is ValueError else repr(exc)}") from None
 
+
+_KIND_NAMES = {str: "text", int: "a whole number", float: "a number", list: "a list", dict: "an object"}
+_MISSING = object()
+
+
+def _typed(d: dict[str, Any], key: str, kinds: type | tuple[type, ...], where: str = "", default: Any = _MISSING) -> Any:
+    """``d[key]`` if it is of ``kinds`` (a bool is not a number), else ValueError naming the
+    field, what it should be and what it is; ``default`` when it is absent and one is given."""
+    if key not in d and default is not _MISSING:
+        return default
+    value = d[key]
+    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+    if (type(value) is bool and bool not in kinds) or not isinstance(value, kinds):
+        said = " or ".join(_KIND_NAMES.get(k, k.__name__) for k in kinds)
+        raise ValueError(f"{where}{key}: expected {said}, got {clip(json.dumps(value), 80)}")
+    return value
+
+
+#: The type each field of an action or incident holds (None: may be null).
+_FIELD_KINDS: dict[str, tuple[Any, ...]] = {
+    "seat": (int,), "action": (str,), "ms": (int,), "forced": (str,), "overhead_us": (int,),
+    "bot_us": (int, None), "note": (str,), "kind": (str,), "detail": (str,), "stderr": (str,),
+}
+
+
+def _fields_typed(d: Any, kind: type, where: str) -> dict[str, Any]:
+    """An action's or an incident's fields, each checked for its type (``_FIELD_KINDS``)."""
+    if not isinstance(d, dict):
+        raise ValueError(f"{where.rstrip(': ')}: expected an object, got {clip(json.dumps(d), 80)}")
+    for key in d:
+        if key not in _field_names(kind):
+            raise ValueError(f"{where}unknown field {key!r}")
+    for key, value in d.items():
+        kinds = _FIELD_KINDS[key]
+        if value is None and None in kinds:
+            continue
+        _typed(d, key, tuple(k for k in kinds if k is not None), where)
+    return d
 
 
 def bot_seed_for(seed: int, seat: int) -> int:

@@ -288,3 +288,40 @@ def test_a_one_deal_spades_result_reads_in_english_and_older_wordings_still_veri
     scores[0] += 10
     with pytest.raises(ReplayError, match="altered"):
         verify_record(dataclasses.replace(rec, outcome=dataclasses.replace(rec.outcome, scores=tuple(scores))))
+
+
+# --------------------------------------------------------------------------------------
+# A record file edited by hand: wrong types are named, never a traceback.
+
+
+@pytest.fixture(scope="module")
+def record_json() -> str:
+    return play("spades", 4, {"deals": 1}).to_json()
+
+
+@pytest.mark.parametrize("field,value", [
+    ("match_id", None), ("match_id", 7), ("game", ["spades"]), ("game", {}), ("seat_names", [1, 2, 3, 4]),
+    ("seat_names", "abcd"), ("seed", 5.7), ("seed", True), ("seed", "12"), ("started", "x"), ("venue", 3),
+])
+def test_a_record_field_of_the_wrong_type_is_named(record_json, field, value):
+    data = json.loads(record_json)
+    data[field] = value
+    with pytest.raises(ValueError, match=f"corrupt match record: {field}: expected"):
+        MatchRecord.from_json(json.dumps(data))
+
+
+@pytest.mark.parametrize("where,value", [
+    (("actions", 0, "ms"), "x"), (("actions", 0, "forced"), 1), (("actions", 0, "note"), []),
+    (("actions", 0, "bot_us"), "1"), (("incidents",), [{"seat": "0", "kind": "crash", "detail": "x"}]),
+    (("outcome", "scores"), "12"), (("outcome", "ranks"), [1.5, 1, 2, 2]), (("outcome", "detail"), None),
+])
+def test_a_nested_field_of_the_wrong_type_is_named(record_json, where, value):
+    data = json.loads(record_json)
+    *path, last = where
+    target = data
+    for key in path:
+        target = target[key]
+    target[last] = value
+    with pytest.raises(ValueError, match="corrupt match record: .*expected"):
+        MatchRecord.from_json(json.dumps(data))
+
