@@ -81,6 +81,9 @@ def _walk(record: MatchRecord) -> Iterator[tuple[int, State, list[Event]]]:
         game = get_game(record.game, record.options)
     except GameError as exc:
         raise ReplayError(f"the record's game or options are not valid: {exc}") from None
+    if len(record.seat_names) != game.num_seats:  # every reader names each seat from this list
+        raise ReplayError(f"the record names {len(record.seat_names)} seats, but {record.game} with its options "
+                          f"has {game.num_seats}: the record was altered or is corrupt")
     state = game.new_initial_state(record.seed)
     yield 0, state, list(state.log)
     n = len(record.actions)

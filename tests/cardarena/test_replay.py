@@ -325,3 +325,10 @@ def test_a_nested_field_of_the_wrong_type_is_named(record_json, where, value):
     with pytest.raises(ValueError, match="corrupt match record: .*expected"):
         MatchRecord.from_json(json.dumps(data))
 
+
+def test_a_record_naming_fewer_seats_than_its_game_has_does_not_verify(cli_record):
+    bad = dataclasses.replace(cli_record, seat_names=cli_record.seat_names[:-1])
+    with pytest.raises(ReplayError, match=r"names \d seats, but .* has \d"):
+        verify_record(bad)
+    with pytest.raises(ReplayError, match=r"names \d seats"):
+        list(step_record(bad, None, True))
