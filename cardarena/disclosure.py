@@ -92,6 +92,13 @@ class Disclosure:
             raise Withheld(f"match {match_id[:40]!r} is part of {self.name}, which is still running with "
                            f"duplicate deals ({CLOSED_REASON}): its replay, seed and result open {self.until}")
 
+    def require_matches(self) -> None:
+        """Withheld unless the matches of this batch may be shown: for a reader asked for the
+        whole batch (an export of a tournament), said of the batch, not of one match."""
+        if not self.matches:
+            raise Withheld(f"{self.name} is still running with duplicate deals ({CLOSED_REASON}): its matches' "
+                           f"replays, seeds and results open {self.until}")
+
     def seed_text(self, seed: int | None, drawn: int | None) -> str:
         """How to show the seed: the given one, the drawn one (once over), or why not."""
         if not self.seed:

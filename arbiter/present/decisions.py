@@ -124,7 +124,7 @@ def select(store: Store, tournaments: Sequence[str] = ()) -> Selection:
         rule = tour.disclosure
         if not rule.matches:
             if tournaments:
-                rule.require_match(f"every match of tournament {tour.name}")
+                rule.require_matches()
             withheld.append(f"{rule.name}: still running with duplicate deals, its matches open {rule.until}")
             continue
         picked += [(tour, row) for row in store.matches(tour.id, records=False)]
