@@ -39,7 +39,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
-from arbiter.hosting.loading import load_bot
+from arbiter.hosting.loading import game_names, load_bot
 from arbiter.hosting.inprocess import Decision, SeatDriver
 from cardarena.games import Action, Event, get_game
 from cardarena.records import MatchInfo, MatchRecord, bot_seed_for
@@ -179,10 +179,13 @@ def reask(record: MatchRecord, seat: int, at: int, bot: str, *, decision_ms: int
     ``seat`` in ``record`` (see the module docstring). ``timeout``: seconds per decision
     (default: the decision limit plus the bank, as the runner allows; None if both are 0).
 
-    Raises BotLoadError for a bot that cannot be loaded, ValueError for a seat or decision
-    the match does not have, ReplayError for a record that does not replay."""
+    Raises BotLoadError for a bot that cannot be loaded, ValueError for a bot that does not
+    play the match's game or a seat or decision the match does not have, ReplayError for a record that does not replay."""
     point, before = decision_at(record, seat, at)
     template = load_bot(bot)
+    if not template.plays(record.game):  # as a match refuses it (arbiter.batch.venue): its answer would mean nothing
+        raise ValueError(f"bot {bot!r} does not play {record.game} (it plays "
+                         f"{', '.join(game_names(template.games)) or 'no game'})")
     info = match_info(record, seat, decision_ms, bank_ms)
     if timeout is None:
         timeout = (decision_ms + bank_ms) / 1000 if decision_ms else None

@@ -55,6 +55,8 @@ def test_reask_on_the_command_line(tmp_path):
         (("--seat", "0", "--bot", "random"), "--bot re-asks one decision"),
         (("--seat", "0", "--at", "1", "--bot", "nosuch"), "unknown bot 'nosuch'"),
         (("--seat", "5", "--at", "1"), "has seats 0 to 1"),
+        # a Spades bot is refused a Spite and Malice decision, as `arbiter play` refuses it the match
+        (("--seat", "1", "--at", "1", "--bot", "greedy"), "bot 'greedy' does not play spite-and-malice (it plays spades)"),
     ]:
         r = invoke("replay", mid, "--db", str(db), *args)
         assert r.exit_code == 2, (args, r.output)
