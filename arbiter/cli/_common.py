@@ -334,10 +334,29 @@ def check_writable(path: Path, flag: str) -> None:
     if not os.access(folder, os.W_OK | os.X_OK, effective_ids=eff) or (
             path.exists() and not os.access(path, os.W_OK, effective_ids=eff)):
         raise UsageError(f"{flag} {path}: not writable")
+    refuse_store(path, flag)
+
+
+#: The first bytes of every SQLite file: a store.
+SQLITE_HEADER = b"SQLite format 3\0"
+
+
+def refuse_store(path: Path, flag: str) -> None:
+    """UsageError if ``path`` is a store (a SQLite file): an output written there would
+    replace every match and tournament in it, and ``-o`` next to ``--db`` is an easy slip."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(len(SQLITE_HEADER))
+    except OSError:  # absent (or unreadable: writing says why)
+        return
+    if head == SQLITE_HEADER:
+        raise UsageError(f"{flag} {path}: is a store (SQLite); writing there would replace it: give another file")
 
 
 def write_text(path: Path, text: str, flag: str) -> None:
-    """Write an output file; UsageError (one line, naming ``flag``) if it cannot be."""
+    """Write an output file; UsageError (one line, naming ``flag``) if it cannot be, or if
+    it is a store (``refuse_store``)."""
+    refuse_store(path, flag)
     try:
         path.write_text(text, encoding="utf-8")
     except FileNotFoundError:

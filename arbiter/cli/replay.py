@@ -22,7 +22,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from arbiter.cli._common import DbOpt, UsageError, _outcome_table, _run, app, err, error, out, plural, emit
+from arbiter.cli._common import SQLITE_HEADER, DbOpt, UsageError, _outcome_table, _run, app, err, error, out, plural, emit
 from cardarena.games import Card
 from cardarena.disclosure import notes_visible
 from cardarena.records import MAX_CLOCK_MS, MatchRecord, clip, visible
@@ -94,7 +94,7 @@ def load_record(match_id: str, db: Path) -> MatchRecord:
     path = Path(match_id)
     if path.is_file():
         data = path.read_bytes()
-        if data.startswith(b"SQLite format 3\0"):
+        if data.startswith(SQLITE_HEADER):
             raise UsageError(f"{path} is a store (SQLite), not a match record: give it with --db and a match id "
                              f"(arbiter replay MATCH_ID --db {path}; `arbiter standings --db {path}` lists its tournaments)")
         try:

@@ -332,3 +332,16 @@ def test_a_record_naming_fewer_seats_than_its_game_has_does_not_verify(cli_recor
         verify_record(bad)
     with pytest.raises(ReplayError, match=r"names \d seats"):
         list(step_record(bad, None, True))
+
+
+def test_the_record_is_not_written_over_a_store(cli_record, tmp_path):
+    """``--json -o`` naming the store itself (or another) would replace every match in it
+    with one record: refused, the store left as it was."""
+    db = tmp_path / "arena.sqlite"
+    with Store(db) as store:
+        t = store.open_tournament("t", cli_record.game, {"bots": list(cli_record.seat_names), "duplicate": False})
+        store.save_match(t.id, 0, 0, 0, cli_record)
+    before = db.read_bytes()
+    res = CliRunner().invoke(app, ["replay", cli_record.match_id, "--db", str(db), "--json", "-o", str(db)])
+    assert res.exit_code == 2 and "is a store (SQLite)" in res.output, res.output
+    assert db.read_bytes() == before

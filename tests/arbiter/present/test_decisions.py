@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
+import shutil
 import sys
 
 import pytest
@@ -166,6 +167,12 @@ def test_the_command_writes_the_file_and_says_what_is_missing(store_path, tmp_pa
     assert "decisions of 2 matches" in res.output and len(dx.read(out)[0]) > 100
     res = runner.invoke(app, ["export", "-o", str(out), "--db", str(db)])
     assert res.exit_code == 2 and "--decisions" in res.output
+    # -o naming a store (the one read, by a slip of the keyboard) would replace it with the Parquet file
+    store = tmp_path / "other.sqlite"
+    shutil.copy(db, store)
+    res = runner.invoke(app, ["export", "--decisions", "-t", "club", "-o", str(store), "--db", str(db)])
+    assert res.exit_code == 2 and "is a store (SQLite)" in res.output, res.output
+    assert store.read_bytes() == db.read_bytes()
     res = runner.invoke(app, ["export", "--decisions", "-t", "live", "-o", str(out), "--db", str(db)])
     assert res.exit_code == 2 and "duplicate deals" in res.output and "Traceback" not in res.output
     res = runner.invoke(app, ["export", "--decisions", "-t", "nope", "-o", str(out), "--db", str(db)])
