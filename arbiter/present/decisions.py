@@ -118,6 +118,7 @@ def select(store: Store, tournaments: Sequence[str] = ()) -> Selection:
     the disclosure rule lets be shown. A tournament named on purpose that is closed raises
     ``Withheld``; among all of them, a closed one is left out and said in ``withheld``."""
     chosen = [store.tournament(t) for t in tournaments] if tournaments else store.tournaments()
+    chosen = list({t.id: t for t in chosen}.values())  # one named twice (by name, by id): once, where first named
     picked: list[tuple[TournamentRow, MatchRow]] = []
     withheld: list[str] = []
     for tour in chosen:

@@ -184,3 +184,15 @@ def test_the_command_writes_the_file_and_says_what_is_missing(store_path, tmp_pa
 
 def test_a_decision_is_a_plain_row() -> None:
     assert tuple(f.name for f in dataclasses.fields(dx.Decision)) == dx.COLUMNS
+
+
+def test_a_tournament_named_twice_is_exported_once(store_path, tmp_path) -> None:
+    """``-t club -t 1`` (its name, then its id): one tournament, its rows once, not a
+    training set with every decision twice."""
+    db, _ = store_path
+    with Store(db, read_only=True) as store:
+        club = store.tournament("club")
+        once = dx.export(store, tmp_path / "once.parquet", ["club"])
+        twice = dx.export(store, tmp_path / "twice.parquet", ["club", str(club.id), "club"])
+    assert (twice.decisions, twice.matches, twice.tournaments) == (once.decisions, once.matches, 1)
+    assert (tmp_path / "twice.parquet").read_bytes() == (tmp_path / "once.parquet").read_bytes()
