@@ -148,6 +148,18 @@ def _encoding_key(record: MatchRecord) -> tuple[str, str]:
     return game.name, json.dumps(record.options, sort_keys=True, default=str)
 
 
+def _differs(key: tuple[str, str], began: tuple[str, str]) -> str:
+    """How a match's encoding (``_encoding_key``) differs from the one the export began
+    with, in a few words: the two games, or the options that differ (each game has some
+    twenty options: both sets in full hid the one that differs)."""
+    if key[0] != began[0]:
+        return f"{key[0]}, but the export began with {began[0]}"
+    mine, first = json.loads(key[1]), json.loads(began[1])
+    diff = sorted(o for o in mine.keys() | first.keys() if mine.get(o) != first.get(o))
+    return (f"{key[0]} with {', '.join(f'{o}={json.dumps(mine.get(o))}' for o in diff)}, but the export began with "
+            f"{', '.join(f'{o}={json.dumps(first.get(o))}' for o in diff)}")
+
+
 def rows_of(selection: Selection, on_match: Callable[[int, int], None] | None = None
             ) -> Iterator[tuple[Encoder, MatchRecord, list[Decision]]]:
     """Each selected match's decisions with its encoder and record; ExportError if two
@@ -164,9 +176,8 @@ def rows_of(selection: Selection, on_match: Callable[[int, int], None] | None = 
             key, enc = k, encoder(record.game, record.options)
         elif k != key:
             raise ExportError(
-                f"match {row.match_id} of tournament {tour.name!r} is {k[0]} with options {k[1]}, but the export "
-                f"began with {key[0]} with options {key[1]}: one file holds one encoding; export one tournament "
-                "at a time (--tournament NAME)")
+                f"match {row.match_id} of tournament {tour.name!r} is {_differs(k, key)}: one file holds one "
+                "encoding; export one tournament at a time (--tournament NAME)")
         yield enc, record, decisions(record, tour.name, row.deal, row.seating, enc)
         if on_match:
             on_match(n, total)

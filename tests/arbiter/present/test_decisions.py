@@ -148,8 +148,11 @@ def test_the_disclosure_rule_decides_what_is_exported(store_path, tmp_path) -> N
         # said of the tournament named, not as if it were a match called 'every match of ...'
         assert str(refused.value).startswith("tournament 'live' is still running with duplicate deals"), refused.value
         assert "its matches' replays, seeds and results open when the tournament ends" in str(refused.value)
-        with pytest.raises(dx.ExportError, match="one file holds one encoding.*--tournament"):
+        with pytest.raises(dx.ExportError, match="one file holds one encoding.*--tournament") as mixed:
             dx.export(store, tmp_path / "all.parquet")  # club (spades) and spot; live left out
+        # two games: said in their names, not in two dumps of every option of each
+        assert "is spot, but the export began with spades" in str(mixed.value), mixed.value
+        assert "bag_penalty" not in str(mixed.value) and len(str(mixed.value)) < 300, mixed.value
         sel = dx.select(store)
         assert {t.name for t, _ in sel.matches} == {"club", "spot"}
         assert len(sel.withheld) == 1 and "tournament 'live'" in sel.withheld[0]
@@ -196,3 +199,9 @@ def test_a_tournament_named_twice_is_exported_once(store_path, tmp_path) -> None
         twice = dx.export(store, tmp_path / "twice.parquet", ["club", str(club.id), "club"])
     assert (twice.decisions, twice.matches, twice.tournaments) == (once.decisions, once.matches, 1)
     assert (tmp_path / "twice.parquet").read_bytes() == (tmp_path / "once.parquet").read_bytes()
+
+
+def test_two_option_sets_are_told_apart_by_the_options_that_differ() -> None:
+    a = ("spades", json.dumps({"deals": 1, "target": 500}, sort_keys=True))
+    b = ("spades", json.dumps({"deals": 2, "target": 500}, sort_keys=True))
+    assert dx._differs(b, a) == "spades with deals=2, but the export began with deals=1"
