@@ -178,7 +178,7 @@ def replay(
         return
     interactive = step and sys.stdin.isatty()
     viewpoint = "every hand" if full else (f"seat {seat}" if seat is not None else "spectator (public cards)")
-    out.print(f"[bold]{record.game} match {escape(record.match_id)}[/], seed {record.seed}, seen as: {viewpoint}")
+    out.print(f"[bold]{escape(record.game)} match {escape(record.match_id)}[/], seed {record.seed}, seen as: {viewpoint}")
     try:
         with replay_errors():
             steps = step_record(record, seat, full)

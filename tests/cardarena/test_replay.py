@@ -345,3 +345,16 @@ def test_the_record_is_not_written_over_a_store(cli_record, tmp_path):
     res = CliRunner().invoke(app, ["replay", cli_record.match_id, "--db", str(db), "--json", "-o", str(db)])
     assert res.exit_code == 2 and "is a store (SQLite)" in res.output, res.output
     assert db.read_bytes() == before
+
+
+def test_a_record_file_with_markup_for_its_game_is_stepped_as_text(tmp_path):
+    """The heading of ``--all`` names the game before the engine has read it: a game of
+    '[/]' (rich's closing tag) crashed the heading with a MarkupError; it is text, and the
+    replay says the game is unknown."""
+    data = json.loads(play("spades", 4, {"deals": 1}).to_json())
+    data["game"] = "[/]"
+    path = tmp_path / "markup.json"
+    path.write_text(json.dumps(data))
+    res = CliRunner().invoke(app, ["replay", str(path), "--all"])
+    assert res.exit_code == 1 and "unknown game '[/]'" in res.output, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
