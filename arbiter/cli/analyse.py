@@ -37,6 +37,7 @@ from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, MAX_SA
 from arbiter.cli._common import DbOpt, UsageError, _run, app, err, error, out, plural
 from arbiter.cli.replay import load_record, replay_errors
 from arbiter.store.db import DEFAULT_DB, Store, StoreError
+from cardarena.replay import verify_record
 
 
 @app.command()
@@ -78,6 +79,8 @@ def analyse(
         error("give a match id (or a record file), or --bot NAME")
         raise typer.Exit(2)
     record = _run(load_record, match_id, db)
+    with replay_errors():  # a record that does not replay (a hand-edited file) is said so before anything reads its game
+        verify_record(record)
     from_store = not Path(match_id).is_file()
     n = len(record.seat_names)
     if seat is not None and not 0 <= seat < n:

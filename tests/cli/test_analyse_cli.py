@@ -221,3 +221,18 @@ def test_bot_refuses_the_flags_of_a_match_analysis_and_a_top_that_lists_nothing(
     assert r.exit_code == 2 and "--top 0 with --bot would list nothing" in r.output, r.output
     r = invoke("analyse", "--bot", "mine", "--db", db, "--top", "-1")
     assert r.exit_code == 2 and "--top -1: a number of decisions" in r.output, r.output
+
+
+def test_a_record_file_of_an_unknown_game_is_refused_in_words(tmp_path):
+    """A hand-edited record file naming no game of the arena: the analysis looked its units
+    up by the name first (a KeyError traceback); it says what the replay says."""
+    import json
+
+    record = play_local("spot", ["random"] * 3, seed=2, options={"players": 3, "hands": 1}, transport="inproc")
+    data = json.loads(record.to_json())
+    data["game"] = "poker"
+    path = tmp_path / "poker.json"
+    path.write_text(json.dumps(data))
+    r = _Out(runner.invoke(app, ["analyse", str(path), "--seat", "0"], env={"COLUMNS": "120"}))
+    assert r.exit_code == 1 and "unknown game 'poker'" in r.output, r.output
+    assert "Traceback" not in r.output and "KeyError" not in r.output
