@@ -205,3 +205,12 @@ def test_two_option_sets_are_told_apart_by_the_options_that_differ() -> None:
     a = ("spades", json.dumps({"deals": 1, "target": 500}, sort_keys=True))
     b = ("spades", json.dumps({"deals": 2, "target": 500}, sort_keys=True))
     assert dx._differs(b, a) == "spades with deals=2, but the export began with deals=1"
+
+
+def test_the_same_store_exports_the_same_bytes(store_path, tmp_path) -> None:
+    """docs/datasets.md: rows in a fixed order, nothing of the moment: two exports are one file."""
+    db, _ = store_path
+    with Store(db, read_only=True) as store:
+        dx.export(store, tmp_path / "a.parquet", ["club"])
+        dx.export(store, tmp_path / "b.parquet", ["club"])
+    assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
