@@ -32,7 +32,7 @@ from arbiter.store.db import MatchRow, Store, TournamentRow
 from cardarena.disclosure import Withheld
 from cardarena.games import get_game
 from cardarena.records import MatchRecord
-from cardarena.replay import step_record
+from cardarena.replay import ReplayError, step_record
 
 FORMAT = "cardarena-decisions/1"
 EXTRA_HINT = ("arbiter export --decisions writes Parquet with pyarrow, which is not installed: "
@@ -164,8 +164,9 @@ def rows_of(selection: Selection, on_match: Callable[[int, int], None] | None = 
             ) -> Iterator[tuple[Encoder, MatchRecord, list[Decision]]]:
     """Each selected match's decisions with its encoder and record; ExportError if two
     matches have different encodings (another game or option set: one file holds one
-    tensor shape). Each record is read through the store's one reader (``read_match``),
-    and shown only if what it returns says the match may be (``Withheld`` otherwise)."""
+    tensor shape) or if a match does not replay. Each record is read through the store's
+    one reader (``read_match``), and shown only if what it returns says the match may be
+    (``Withheld`` otherwise)."""
     key = enc = None
     total = len(selection.matches)
     for n, (tour, row) in enumerate(selection.matches, 1):
@@ -178,7 +179,12 @@ def rows_of(selection: Selection, on_match: Callable[[int, int], None] | None = 
             raise ExportError(
                 f"match {row.match_id} of tournament {tour.name!r} is {_differs(k, key)}: one file holds one "
                 "encoding; export one tournament at a time (--tournament NAME)")
-        yield enc, record, decisions(record, tour.name, row.deal, row.seating, enc)
+        try:
+            rows = decisions(record, tour.name, row.deal, row.seating, enc)
+        except ReplayError as exc:  # altered or corrupt in the store: no row of it can be trusted
+            raise ExportError(f"match {row.match_id} of tournament {tour.name!r} does not replay ({exc}): it cannot "
+                              f"be exported (arbiter replay {row.match_id} shows where it stops)") from None
+        yield enc, record, rows
         if on_match:
             on_match(n, total)
 

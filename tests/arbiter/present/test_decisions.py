@@ -214,3 +214,21 @@ def test_the_same_store_exports_the_same_bytes(store_path, tmp_path) -> None:
         dx.export(store, tmp_path / "a.parquet", ["club"])
         dx.export(store, tmp_path / "b.parquet", ["club"])
     assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
+
+
+def test_a_stored_record_that_does_not_replay_is_named_not_a_traceback(tmp_path) -> None:
+    """A record altered in the store (or stored corrupt): the command names the match and
+    why, in one line, and writes no file (it was a ReplayError traceback)."""
+    record = play_match("spades", [load_bot("random")] * 4, seed=21, options=OPTIONS)
+    i = next(i for i, a in enumerate(record.actions) if a.action.startswith("bid ") and a.action != "bid 2")
+    record.actions[i] = dataclasses.replace(record.actions[i], action="bid 2" if record.actions[i].action != "bid 2" else "bid 3")
+    db = tmp_path / "arena.sqlite"
+    with Store(db) as store:
+        t = store.open_tournament("bad", "spades", {"bots": ["random"], "duplicate": False})
+        store.save_match(t.id, 0, 0, 0, record)
+        store.mark_finished(t.id)
+    out = tmp_path / "bad.parquet"
+    res = CliRunner().invoke(app, ["export", "--decisions", "-o", str(out), "--db", str(db)])
+    assert res.exit_code == 2, res.output
+    assert f"match {record.match_id} of tournament 'bad' does not replay" in " ".join(res.output.split()), res.output
+    assert "Traceback" not in res.output and not out.exists()
