@@ -380,8 +380,11 @@ def tournament_list(db: DbOpt = Path(DEFAULT_DB)) -> None:
     """List the tournaments in the store."""
     from arbiter.tournament.play import is_play_name
 
+    unreadable: list[str] = []
     with _run(_open_existing, db) as store:
-        every = _run(store.tournaments)
+        every = _run(store.tournaments, unreadable)
+    for why in unreadable:  # the others are listed all the same
+        err.print(f"[yellow]warning:[/] {escape(why)} (not listed)", highlight=False)
     played = [t for t in every if is_play_name(t.name)]  # single matches (arbiter play, /play): not tournaments
     tours = [t for t in every if not is_play_name(t.name)]
     if played:

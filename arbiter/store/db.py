@@ -869,9 +869,18 @@ class Store:
         except StoreError:
             return None
 
-    def tournaments(self) -> list[TournamentRow]:
-        ids = [r[0] for r in self.db.execute("SELECT id FROM tournaments ORDER BY id")]
-        return [self.tournament(i) for i in ids]
+    def tournaments(self, unreadable: list[str] | None = None) -> list[TournamentRow]:
+        """Every tournament, by id. One whose stored spec cannot be read raises StoreError, or,
+        given ``unreadable``, is left out and its error added there (a list of the others)."""
+        out = []
+        for (i,) in self.db.execute("SELECT id FROM tournaments ORDER BY id").fetchall():
+            try:
+                out.append(self.tournament(i))
+            except StoreError as exc:
+                if unreadable is None:
+                    raise
+                unreadable.append(str(exc))
+        return out
 
     def mark_finished(self, tournament_id: int) -> None:
         with self._tx() as db:

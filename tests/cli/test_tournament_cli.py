@@ -375,3 +375,20 @@ def test_a_tournament_named_as_a_stored_evaluation_is_told_what_holds_the_name(t
     said = " ".join(r.output.split())
     assert r.exit_code == 2 and f"{name!r} in {path} is an evaluation (arbiter evaluate), not a tournament" in said, said
     assert "differs in" not in said and "--fresh" in said
+
+
+def test_a_tournament_with_a_corrupt_spec_does_not_hide_the_others_from_the_list(tmp_path):
+    """One row whose stored spec cannot be read made `tournament list` fail for the whole store;
+    it is named in a warning and the others are listed."""
+    from arbiter.store.db import Store, StoreError
+
+    db = tmp_path / "a.sqlite"
+    with Store(db) as store:
+        store.open_tournament("good", "spades", {"bots": ["random", "greedy"]})
+        store.open_tournament("bad", "spades", {})
+        store.db.execute("UPDATE tournaments SET spec = '{broken' WHERE name = 'bad'")
+        with pytest.raises(StoreError, match="'bad': corrupt spec"):
+            store.tournaments()
+    r = CliRunner().invoke(app, ["tournament", "list", "--db", str(db)], env={"COLUMNS": "200"})
+    assert r.exit_code == 0, r.output
+    assert "good" in r.output and "tournament 'bad': corrupt spec" in r.output and "(not listed)" in r.output
