@@ -32,15 +32,17 @@ async def _scenario() -> tuple[tuple[grpc.StatusCode, str], list[list[str]]]:
         game="spite-and-malice", seats=["north", "north"], seed=1, admin_token="admin",
         clock=pb.Clock(decision_ms=600_000, bank_ms=0))))
 
+    started = asyncio.Event()  # both seats have their MatchStart
+
     async def read_all(i: int) -> None:  # (read(): the stream's first message was read so)
         while (msg := await streams[i].read()) is not grpc.aio.EOF:
             seen[i].append(msg.WhichOneof("msg") + (f":{msg.error.code}" if msg.HasField("error") else ""))
+            if all("match_start" in s for s in seen):
+                started.set()
 
     readers = [asyncio.ensure_future(read_all(i)) for i in range(2)]
-    for _ in range(500):  # until both seats have their MatchStart
-        if all("match_start" in s for s in seen):
-            break
-        await asyncio.sleep(0.01)
+    async with asyncio.timeout(5):
+        await started.wait()
     await server.stop(1.0)
     try:
         await match
