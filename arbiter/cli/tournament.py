@@ -311,7 +311,7 @@ def _ladder_rows(store: Store, name: str) -> tuple[Any, list[Any]]:
 def _ladder(db: Path, name: str, format: Optional[str], output: Optional[Path]) -> None:
     """``standings --arena NAME``: the ladder as a table, or exported (``render_ladder``)."""
     from arbiter.cli.layout import Column, console_width, fitted_table
-    from arbiter.present.export import ARENA_SCALE, LADDER_ORDER, ladder_cells, render_ladder
+    from arbiter.present.export import ARENA_SCALE, LADDER_ORDER, ladder_cells, render_ladder, sentence
 
     with _run(_open_existing, db) as store, store.snapshot():
         a, rows = _run(_ladder_rows, store, name)
@@ -327,7 +327,7 @@ def _ladder(db: Path, name: str, format: Optional[str], output: Optional[Path]) 
     cells = [[escape(c) for c in ladder_cells(r)] for r in rows]
     out.print(fitted_table(cols, cells, title=f"Ladder: {escape(a.name)} ({a.game})"), width=console_width())
     for note in (LADDER_ORDER, ARENA_SCALE):
-        out.print(note[0].upper() + note[1:] + ".", highlight=False, markup=False, width=console_width())
+        out.print(sentence(note), highlight=False, markup=False, width=console_width())
 
 
 def _luck_line(db: Path, tournament: Optional[str], probes: Optional[int], probes_file: Optional[Path]) -> None:

@@ -91,13 +91,19 @@ def csv_text(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t") else text
 
 
-def to_csv(st: Standings, info: dict[str, Any] | None = None) -> str:
+def _csv(columns: Sequence[str], text_columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> str:
+    """``rows`` as CSV in ``columns`` (others left out): an absent value empty, a text column's
+    cells as a spreadsheet may show them (``csv_text``)."""
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=CSV_COLUMNS, extrasaction="ignore", lineterminator="\n")
+    w = csv.DictWriter(buf, fieldnames=list(columns), extrasaction="ignore", lineterminator="\n")
     w.writeheader()
-    for row in _bot_rows(st, info or {}):
-        w.writerow({k: ("" if v is None else csv_text(v) if k in _CSV_TEXT else v) for k, v in row.items()})
+    for row in rows:
+        w.writerow({k: ("" if v is None else csv_text(v) if k in text_columns else v) for k, v in row.items()})
     return buf.getvalue()
+
+
+def to_csv(st: Standings, info: dict[str, Any] | None = None) -> str:
+    return _csv(CSV_COLUMNS, _CSV_TEXT, _bot_rows(st, info or {}))
 
 
 #: The standings' order, said under every standings table (web page, CLI, exports).
@@ -151,7 +157,12 @@ def standings_notes(st: Standings, info: dict[str, Any]) -> list[tuple[str, str]
     notes = [("ranked-by", RANKED_BY), ("margin", margin_note(st)), ("scale", ELO_SCALE)] + ([("wdl-note", wdl)] if wdl else [])
     if any(r.rating is not None and not r.rating.interval for r in st.rows):
         notes.append(("interval", st.too_few_deals))
-    return [(k, n[0].upper() + n[1:] + ".") for k, n in notes]
+    return [(k, sentence(n)) for k, n in notes]
+
+
+def sentence(note: str) -> str:
+    """A note as a sentence under a table: its first letter a capital, a full stop at its end."""
+    return note[0].upper() + note[1:] + "."
 
 
 def _rating_text(st: Standings, r) -> tuple[str, str]:
@@ -234,10 +245,13 @@ def md_text(text: str) -> str:
     return _MD_UNDERSCORE.sub(r"\\_", visible(text).replace("\n", "\\n").replace("\t", " ").translate(_MD_SPECIAL))
 
 
-def to_markdown(st: Standings, info: dict[str, Any]) -> str:
-    def line(cells: list[str]) -> str:
-        return "| " + " | ".join(md_text(c) for c in cells) + " |"
+def _md_row(cells: Sequence[str]) -> str:
+    """One row of a Markdown table, each cell shown as text (``md_text``)."""
+    return "| " + " | ".join(md_text(c) for c in cells) + " |"
 
+
+def to_markdown(st: Standings, info: dict[str, Any]) -> str:
+    line = _md_row
     out = [f"# Standings: {md_text(str(info.get('name', '')))}", "", md_text(_summary(st, info)), ""]
     h = _headers(st)
     out += [line(h), "|" + "|".join("---" if i == 1 else "---:" for i in range(len(h))) + "|"]
@@ -287,10 +301,26 @@ footer{margin-top:2rem;color:#8a93a0;font-size:.85rem}
 """
 
 
+def _html_text(text: str) -> str:
+    """Text for an HTML page: escaped, its control characters as their escapes (``visible``),
+    so that the page stays well-formed XML."""
+    return html.escape(visible(text))
+
+
+def _page(title: str, body: Sequence[str]) -> str:
+    """One self-contained page (its style inline, no script) around ``body``, with the footer
+    saying when it was made."""
+    e = _html_text
+    return ("<!DOCTYPE html>\n"
+            '<html lang="en"><head><meta charset="utf-8" />'
+            '<meta name="viewport" content="width=device-width, initial-scale=1" />'
+            f"<title>{e(title)}</title><style>{_CSS}</style></head>\n<body>\n" + "\n".join(body)
+            + f"\n<footer>Card Arena · generated {e(time.strftime('%Y-%m-%d %H:%M:%S'))}</footer>\n</body></html>\n")
+
+
 def to_html(st: Standings, info: dict[str, Any]) -> str:
     """One self-contained, well-formed page: summary, standings, cross-table."""
-    def e(text: str) -> str:  # control characters as their escapes: the page stays well-formed XML
-        return html.escape(visible(text))
+    e = _html_text
 
     def row(cells: list[str], tag: str = "td", name_col: int = 1, classes: list[str] | None = None) -> str:
         parts = []
@@ -312,14 +342,8 @@ def to_html(st: Standings, info: dict[str, Any]) -> str:
     for r in rows:
         classes = [""] + ["self" if c == "—" else ("good" if c and float(c) > 50 else "bad" if c and float(c) < 50 else "") for c in r[1:]]
         body.append(row(r, "td", 0, classes))
-    body += ["</tbody>", "</table>",
-             f"<footer>Card Arena · generated {e(time.strftime('%Y-%m-%d %H:%M:%S'))}</footer>"]
-    return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en"><head><meta charset="utf-8" />'
-        '<meta name="viewport" content="width=device-width, initial-scale=1" />'
-        f"<title>{e(title)}</title><style>{_CSS}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n"
-    )
+    body += ["</tbody>", "</table>"]
+    return _page(title, body)
 
 
 def render(fmt: str, st: Standings, info: dict[str, Any]) -> str:
@@ -363,28 +387,19 @@ def render_ladder(fmt: str, name: str, game: str, rows: list[Any]) -> str:
     """The arena ``name``'s ladder (its ``matchmaking.standings`` rows) in ``fmt`` (one of
     FORMATS); ValueError for another."""
     title = f"Ladder: {name} ({game})"
-    notes = [LADDER_ORDER[0].upper() + LADDER_ORDER[1:] + ".", ARENA_SCALE[0].upper() + ARENA_SCALE[1:] + "."]
+    notes = [sentence(LADDER_ORDER), sentence(ARENA_SCALE)]
     if fmt == "json":
         return json.dumps({"arena": name, "game": game, "ranked_by": LADDER_ORDER, "scale": ARENA_SCALE,
                            "standings": [r.as_dict() for r in rows]}, indent=2) + "\n"
     if fmt == "csv":
-        buf = io.StringIO()
-        w = csv.DictWriter(buf, fieldnames=LADDER_COLUMNS, extrasaction="ignore", lineterminator="\n")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: ("" if v is None else csv_text(v) if k in _LADDER_TEXT else v) for k, v in r.as_dict().items()})
-        return buf.getvalue()
+        return _csv(LADDER_COLUMNS, _LADDER_TEXT, [r.as_dict() for r in rows])
     if fmt == "md":
-        def line(cells: list[str]) -> str:
-            return "| " + " | ".join(md_text(c) for c in cells) + " |"
-
-        out = [f"# {md_text(title)}", "", line(LADDER_HEADERS),
+        out = [f"# {md_text(title)}", "", _md_row(LADDER_HEADERS),
                "|" + "|".join("---" if i in (1, 2) else "---:" for i in range(len(LADDER_HEADERS))) + "|"]
-        out += [line(ladder_cells(r)) for r in rows] + [""] + [md_text(n) for n in notes]
+        out += [_md_row(ladder_cells(r)) for r in rows] + [""] + [md_text(n) for n in notes]
         return "\n".join(out) + "\n"
     if fmt == "html":
-        def e(text: str) -> str:
-            return html.escape(visible(text))
+        e = _html_text
 
         def row(cells: list[str], tag: str = "td") -> str:
             named = ' class="name"'
@@ -393,9 +408,5 @@ def render_ladder(fmt: str, name: str, game: str, rows: list[Any]) -> str:
         body = [f"<h1>{e(title)}</h1>", "<table>", "<thead>" + row(LADDER_HEADERS, "th") + "</thead>", "<tbody>"]
         body += [row(ladder_cells(r)) for r in rows] + ["</tbody>", "</table>"]
         body += [f'<p class="meta">{e(n)}</p>' for n in notes]
-        body += [f"<footer>Card Arena · generated {e(time.strftime('%Y-%m-%d %H:%M:%S'))}</footer>"]
-        return ("<!DOCTYPE html>\n"
-                '<html lang="en"><head><meta charset="utf-8" />'
-                '<meta name="viewport" content="width=device-width, initial-scale=1" />'
-                f"<title>{e(title)}</title><style>{_CSS}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n")
+        return _page(title, body)
     raise ValueError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
