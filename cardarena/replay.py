@@ -98,11 +98,7 @@ def _walk(record: MatchRecord) -> Iterator[tuple[int, State, list[Event]]]:
         except GameError as exc:
             raise ReplayError(f"{where}: not an action of {record.game}: {exc}") from None
         if action not in state.legal_actions():
-            try:
-                state.legal_action_for(action)
-                reason = "not a legal action now"
-            except GameError as exc:
-                reason = str(exc)
+            reason = state.illegal_reason(action) or "not a legal action now"
             raise ReplayError(
                 f"{where} is not legal here ({reason}). {_misfit(record)}"
             )

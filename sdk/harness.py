@@ -48,7 +48,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from cardarena.games import events_for, get_game
-from cardarena.games.base import GameError, options_to_dict
+from cardarena.games.base import options_to_dict
 from cardarena.records import Clock, MatchInfo, MatchRecord, MatchResult, RecordedAction, bot_seed_for
 from sdk.bot import Bot
 from sdk.driver import SeatDriver
@@ -98,13 +98,9 @@ def play_match(
         if decision.malformed:
             raise HarnessError(f"{where}: {decision.notation!r} is not an action of {g.name}: {decision.malformed}")
         if decision.action not in legal:
-            try:  # the engine's reason, from this seat's own information
-                state.legal_action_for(decision.action)
-                why = ""
-            except GameError as exc:
-                why = f": {exc}"
+            why = state.illegal_reason(decision.action)  # the engine's, from this seat's own information
             raise HarnessError(f"{where}: {decision.notation or decision.action!r} is not one of the {len(legal)} "
-                               f"legal actions{why}")
+                               f"legal actions{': ' + why if why else ''}")
         record.actions.append(RecordedAction(seat, str(decision.action), 0))
         events = state.apply(decision.action)
         for s, driver in enumerate(drivers):

@@ -27,7 +27,7 @@ from typing import Any, Mapping, Sequence
 
 from cardarena import names
 from cardarena.games import GAMES, events_for, facts, get_game
-from cardarena.games.base import GameError, options_to_dict
+from cardarena.games.base import options_to_dict
 from cardarena.records import MatchInfo, bot_seed_for
 from sdk.bot import Bot, game_names
 from sdk.driver import SeatDriver
@@ -123,8 +123,9 @@ def _playout(template: Any, game_name: str, seed: int, decisions: int, decision_
         action = decision.action
         if action not in legal:
             answer = decision.notation or str(action)
+            why = state.illegal_reason(action).removeprefix(f"{action}: ")  # the engine's, shown to the author only
             raise AssertionError(f"answer {answer!r} is not legal at decision {len(answers)} "
-                                 f"(seat {seat}, {len(legal)} legal actions): {_why_illegal(state, action)}")
+                                 f"(seat {seat}, {len(legal)} legal actions): {why or 'not a legal action now'}")
         answers.append(str(action))
         events = state.apply(action)
         for s, driver in enumerate(seats):
@@ -132,16 +133,6 @@ def _playout(template: Any, game_name: str, seed: int, decisions: int, decision_
             if mine:
                 driver.push(mine)
     return answers, times
-
-
-def _why_illegal(state: Any, action: Any) -> str:
-    """The engine's reason ``action`` is not legal in ``state`` (``legal_action_for``):
-    from the seat's own information, shown here to the bot's author only."""
-    try:
-        state.legal_action_for(action)
-    except GameError as exc:
-        return str(exc).removeprefix(f"{action}: ")
-    return "not a legal action now"
 
 
 class _Crashed(Exception):

@@ -249,6 +249,16 @@ class State(abc.ABC):
             raise IllegalActionError(f"{action}: not a legal action now")
         return action
 
+    def illegal_reason(self, action: Action) -> str:
+        """Why ``action`` is not legal now, in ``legal_action_for``'s words ("play AS: you do not
+        hold AS"); "" if it is legal. For the author's own tools (the self-test, the harness, a
+        replay): the reason may tell of the actor's hand, so a match record never carries it."""
+        try:
+            self.legal_action_for(action)
+        except GameError as exc:
+            return str(exc)
+        return ""
+
 
 @dataclass(frozen=True)
 class Platform:
