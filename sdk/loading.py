@@ -118,7 +118,9 @@ def shadowing(folder: Path) -> str:
     they can). A folder bot's modules come first on its process's import path (that is how
     ``bot.py`` imports them by plain name), so a ``random.py`` of its own would replace
     Python's ``random`` for the SDK as well, and the process would end in the SDK's traceback
-    before the bot's first line ran."""
+    before the bot's first line ran. "" for anything but a folder bot (a folder with ``bot.py``)."""
+    if not (folder.is_dir() and (folder / "bot.py").is_file()):
+        return ""
     clash = [n for n in own_modules(folder)
              if n in SDK_MODULES or (n in sys.stdlib_module_names and n not in _UNIMPORTED_STDLIB)]
     if not clash:
@@ -168,8 +170,8 @@ def load_bot(spec: str) -> Bot:
         folder = None
         if path.is_dir():
             folder, path = path, path / "bot.py"
-            if path.is_file() and shadowing(folder):
-                raise BotLoadError(shadowing(folder))
+            if why := shadowing(folder):
+                raise BotLoadError(why)
         if not path.is_file():
             raise BotLoadError(f"bot file not found: {path}")
         mod_name = f"_arena_bot_{abs(hash(str(path.resolve())))}"

@@ -139,8 +139,8 @@ def check_named(source: str) -> None:
     take the names of the SDK's: ``shadowing``), or ``module:Class``; checked before a venue
     starts anything."""
     path = source.split(":")[0] if not Path(source).exists() else source
-    if Path(path).is_dir() and (Path(path) / "bot.py").is_file() and shadowing(Path(path)):
-        raise BotLoadError(shadowing(Path(path)))
+    if why := shadowing(Path(path)):
+        raise BotLoadError(why)
     if source in BUNDLED or Path(path).exists() or (_MODULE_CLASS.fullmatch(source) and not path.endswith(".py")):
         return
     raise BotLoadError(unknown_bot_message(source))
@@ -163,8 +163,8 @@ def check_bot_spec(spec: str, source: str, game: str, field: str = "bots") -> No
     if path.suffix == ".py" or path.exists():
         if not (path.is_file() or (path.is_dir() and ((path / "bot.py").is_file() or (path / MANIFEST).is_file()))):
             raise SpecError(f"{field}: {spec!r}: file not found: {path}")
-        if path.is_dir() and (path / "bot.py").is_file() and shadowing(path):
-            raise SpecError(f"{field}: {shadowing(path)}")
+        if why := shadowing(path):
+            raise SpecError(f"{field}: {why}")
         return
     if ":" in source:
         return  # module:Class, imported by the bot process

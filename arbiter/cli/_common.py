@@ -129,6 +129,8 @@ def _option_flag() -> str:
 #: The ``--option`` flag's help, after the setting's meaning (``OptionOpt``, ``arbiter tournament run``, ``arbiter arena``).
 OPTION_FLAG = _option_flag()
 OptionOpt = Annotated[Optional[list[str]], typer.Option("--option", "-o", help=f"A game option. {OPTION_FLAG}.")]
+
+
 def _presets_text() -> str:
     """Each game's presets, for ``--preset``'s help (read from the games: a new one is listed)."""
     from cardarena.games import GAMES, game_class

@@ -42,10 +42,10 @@ def self_test(
     except (ManifestError, botenv.BotEnvError) as exc:
         report.add("environment", False, str(exc))
         return report
-    if path.is_dir() and (path / "bot.py").is_file() and shadowing(path):
+    if why := shadowing(path):
         # its check process would import the bot's module in the SDK's place, and end in the
         # SDK's traceback before it could report
-        report.add("import", False, shadowing(path))
+        report.add("import", False, why)
         return report
     argv = [python, "-m", "arbiter.hosting.botcheck", spec, "--positions", str(positions), "--decision-ms", str(decision_ms)]
     env = {"PYTHONPATH": box.code_path(path)} if path.is_dir() else {}

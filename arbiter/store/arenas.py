@@ -164,10 +164,13 @@ class Arenas:
     def arena(self, name_or_id: str | int) -> ArenaRow:
         key = str(name_or_id)
         as_id = number(key)
-        if not self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'arenas'").fetchone():  # made before arenas
-            raise StoreError(f"no arena {key[:80]!r} in {self.store.path}: it holds no arena")
-        row = self.db.execute("SELECT id, name, game, spec, created FROM arenas WHERE name = ? OR id = ? "
-                              "ORDER BY name = ? DESC LIMIT 1", (key, -1 if as_id is None else as_id, key)).fetchone()
+        try:
+            row = self.db.execute("SELECT id, name, game, spec, created FROM arenas WHERE name = ? OR id = ? "
+                                  "ORDER BY name = ? DESC LIMIT 1", (key, -1 if as_id is None else as_id, key)).fetchone()
+        except sqlite3.OperationalError as exc:  # a store made before arenas (as standings_of reads it)
+            if "no such table" in str(exc):
+                raise StoreError(f"no arena {key[:80]!r} in {self.store.path}: it holds no arena") from None
+            raise
         if row is None:
             raise StoreError(f"no arena {key[:80]!r} in {self.store.path}")
         return ArenaRow(row[0], row[1], row[2], json.loads(row[3]), row[4])

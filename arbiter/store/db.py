@@ -732,9 +732,9 @@ class Store:
             if row is not None and fresh:
                 db.execute("DELETE FROM tournaments WHERE id = ?", (row[0],))
                 row = None
-            if row is not None and row[1] != spec_json and _is_evaluation(row[1]) != ("evaluate" in spec):
+            if row is not None and row[1] != spec_json and (stored_eval := _is_evaluation(row[1])) != ("evaluate" in spec):
                 # the name is held by a run of the other kind: its spec's fields are not this one's
-                held, this = ("an evaluation (arbiter evaluate)", "a tournament") if _is_evaluation(row[1]) else (
+                held, this = ("an evaluation (arbiter evaluate)", "a tournament") if stored_eval else (
                     "a tournament (arbiter tournament run)", "an evaluation")
                 raise StoreError(f"{name!r} in {self.path} is {held}, not {this}; use --fresh to replace it or "
                                  "--name to start another")
