@@ -180,6 +180,11 @@ def stderr_block(stderr: str, lines: int = 8) -> str:
     return "\n".join("    " + line for line in stderr.strip().splitlines()[-lines:])
 
 
+def fail(message: str) -> None:
+    """UsageError(``message``): for ``_run(fail, ...)``, which prints it as one ``error:`` line."""
+    raise UsageError(message)
+
+
 def error(message: object) -> None:
     """Print ``error: MESSAGE`` on stderr: one line, never wrapped, the message not read as markup."""
     err.print(f"[bold red]error:[/] {escape(str(message))}", soft_wrap=True, highlight=False)

@@ -68,8 +68,8 @@ import typer
 from cardarena.games.options import flag_help
 from arbiter.arena.ladder import ArenaSpec, ServiceConfig
 from arbiter.spectating.runs import announce_run, forget_run
-from arbiter.cli._common import (OPTION_FLAG, MetricsOpt, UsageError, _parse_options, _run, app, err, log_to_stderr, out,
-                                 plural, read_tls, start_metrics)
+from arbiter.cli._common import (OPTION_FLAG, MetricsOpt, UsageError, _parse_options, _run, app, err, fail, log_to_stderr,
+                                 out, plural, read_tls, start_metrics)
 
 
 @app.command()
@@ -125,7 +125,7 @@ def arena(
         spec, service = _run(arena_from_toml, config, overrides)
     else:
         if game is None:
-            _run(_fail, "give a ladder file (arbiter arena CONFIG.toml) or --game")
+            _run(fail, "give a ladder file (arbiter arena CONFIG.toml) or --game")
         spec, service = _run(arena_from_dict, {}, overrides, "flags")
     if author:
         service = ServiceConfig(**{**service.__dict__, "authors": tuple(dict.fromkeys((*service.authors, *author)))})
@@ -205,6 +205,3 @@ def _serve_web(web: Any) -> None:
     except BaseException as exc:  # noqa: BLE001 - the ladder goes on without its page; say so once
         logging.getLogger(__name__).error("the leaderboard page stopped: %r", exc)
 
-
-def _fail(message: str) -> None:
-    raise UsageError(message)

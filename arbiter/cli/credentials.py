@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 from arbiter.server import auth
-from arbiter.cli._common import CredentialsOpt, UsageError, _run, app, out
+from arbiter.cli._common import CredentialsOpt, UsageError, _run, app, fail, out
 
 credentials_app = typer.Typer(help="The tokens of a standing arbiter: bots, authors, admin, spectators.", no_args_is_help=True)
 app.add_typer(credentials_app, name="credentials")
@@ -52,7 +52,7 @@ def token(who: Annotated[str, typer.Argument(help="admin, spectator, a bot name,
     elif who in creds.bots:
         out.print(creds.bots[who], highlight=False)
     else:
-        _run(_fail, f"no token for {who[:80]!r} in {credentials} (arbiter credentials add-bot NAME --credentials {credentials})")
+        _run(fail, f"no token for {who[:80]!r} in {credentials} (arbiter credentials add-bot NAME --credentials {credentials})")
 
 
 @credentials_app.command("revoke")
@@ -87,6 +87,3 @@ def _existing(path: Path) -> auth.Credentials:
         raise UsageError(f"no credentials file {path}: `arbiter serve` makes it (or pass --credentials)")
     return auth.read(path)
 
-
-def _fail(message: str) -> None:
-    raise UsageError(message)

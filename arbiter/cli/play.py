@@ -18,7 +18,7 @@ from arbiter.store.db import DEFAULT_DB
 from arbiter.tournament.play import check_store, play_local, play_remote, store_play
 from arbiter.cli._common import (
     BankOpt, DbOpt, DecisionOpt, OptionOpt, PolicyOpt, PresetOpt, TransportOpt, _outcome_table, _parse_options, _run, app,
-    err, out, plural, stderr_block, UsageError,
+    err, fail, out, plural, stderr_block, UsageError,
 )
 
 
@@ -49,7 +49,7 @@ def play(
     _run(_check_bot_count, game, bots, options, preset)
     _run(check_store, db)  # a store that cannot keep the match: said now, not after it is played
     if tls_ca is not None and not server:
-        _run(_fail, "--tls-ca is the CA of a --server's certificate: add --server HOST:PORT, or leave --tls-ca out")
+        _run(fail, "--tls-ca is the CA of a --server's certificate: add --server HOST:PORT, or leave --tls-ca out")
     if server:
         ca = _run(_read_ca, tls_ca) if tls_ca is not None else None
         record = _run(play_remote, server, game, bots, admin_token=admin_token or "", seed=seed, options=options,
@@ -213,9 +213,6 @@ def _s(seconds: float) -> str:
 #: Where a match is, by its spectator view's fields: Spades deals, Spot hands, Spite and Malice games.
 _WHERE = (("deal", "deal"), ("hand_number", "hand"), ("game_number", "game"))
 
-
-def _fail(message: str) -> None:
-    raise UsageError(message)
 
 
 def _read_ca(path: Path) -> bytes:

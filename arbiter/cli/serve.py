@@ -24,7 +24,8 @@ from arbiter.server import auth
 from arbiter.server.app import host_port, is_loopback, start_server
 from arbiter.server.botstream import Hub
 from arbiter.spectating.hub import SpectatorHub
-from arbiter.cli._common import CredentialsOpt, MetricsOpt, UsageError, _run, app, err, not_nan, out, port_free, read_tls, start_metrics, log_to_stderr
+from arbiter.cli._common import (CredentialsOpt, MetricsOpt, UsageError, _run, app, err, fail, log_to_stderr, not_nan, out,
+                                 port_free, read_tls, start_metrics)
 
 
 def _check_tls(cert: Path, key: Path) -> None:
@@ -65,14 +66,14 @@ def serve(
     log_to_stderr(verbose)
     host = host.strip("[]")  # "[::1]" or "::1": bracketed again wherever it is written with a port (host_port)
     if spectator_delay is not None and not 0 <= spectator_delay <= MAX_SPECTATOR_DELAY:  # (NaN too)
-        _run(_fail, f"--spectator-delay must be from 0 to {MAX_SPECTATOR_DELAY} seconds, got {spectator_delay:g}")
+        _run(fail, f"--spectator-delay must be from 0 to {MAX_SPECTATOR_DELAY} seconds, got {spectator_delay:g}")
     tls = _run(read_tls, tls_cert, tls_key)
     if tls is not None:
         _run(_check_tls, tls_cert, tls_key)
     if not is_loopback(host) and tls is None and not insecure:
-        _run(_fail, f"--host {host} reaches other machines: give --tls-cert and --tls-key (or --insecure, and tokens travel in clear)")
+        _run(fail, f"--host {host} reaches other machines: give --tls-cert and --tls-key (or --insecure, and tokens travel in clear)")
     if open_join and not is_loopback(host):
-        _run(_fail, "--open lets any bot in under any name: only on a loopback interface")
+        _run(fail, "--open lets any bot in under any name: only on a loopback interface")
     _run(port_free, host, port)  # before gRPC tries it: its own log line would come first
     metrics_line = _run(start_metrics, metrics, say=False)  # said after the address, which comes first
     creds = _run(auth.ensure, credentials, tuple(bot or ()), tuple(author or ()), admin_token,
@@ -127,6 +128,3 @@ def serve(
 
     _run(asyncio.run, main())
 
-
-def _fail(message: str) -> None:
-    raise UsageError(message)

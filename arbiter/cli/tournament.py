@@ -28,7 +28,7 @@ from rich.table import Table
 from cardarena import disclosure
 from arbiter.cli._common import (
     OPTION_FLAG, DbOpt, TransportOpt, UsageError, _parse_options, _run, app, err, out, plural, terminate_as_interrupt,
-    emit, stderr_block, tournament_app,
+    emit, fail, stderr_block, tournament_app,
 )
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT
 from arbiter.spectating.runs import announce_run, forget_run
@@ -87,11 +87,11 @@ def tournament_run(
     if bots is not None:
         overrides["bots"] = tuple(b.strip() for b in bots.split(",") if b.strip())
         if not overrides["bots"]:  # not a missing field: the flag was given, empty
-            _run(_fail, f"--bots: no bot in {bots!r} (written a,b,c)")
+            _run(fail, f"--bots: no bot in {bots!r} (written a,b,c)")
     if teams is not None:
         overrides["teams"] = tuple(tuple(m.strip() for m in t.split("+")) for t in teams.split(",") if t.strip())
         if not overrides["teams"]:  # an empty list would play each bot with its copy, unasked
-            _run(_fail, f"--teams: no partnership in {teams!r} (written a+b,c+d)")
+            _run(fail, f"--teams: no partnership in {teams!r} (written a+b,c+d)")
     if option:
         overrides["options"] = _run(_parse_options, option)
     if spec_file is not None:
@@ -101,7 +101,7 @@ def tournament_run(
         spec = _run(spec_from_dict, {}, {**_QUICK_DEFAULTS, **given}, source="command line")
     _run(spec.validate)
     if shared_bots and spec.cluster is None:  # taken, and nothing done with it
-        _run(_fail, "--shared-bots: only with a cluster (--cluster, or cluster in the spec), whose workers read the "
+        _run(fail, "--shared-bots: only with a cluster (--cluster, or cluster in the spec), whose workers read the "
              "registry folder; without one, the bots run on this machine")
 
     def run(on_progress) -> None:
@@ -261,18 +261,18 @@ def standings_cmd(
     from arbiter.tournament.run import load_standings
 
     if format is not None and format not in FORMATS:
-        _run(_fail, f"--format: expected one of {', '.join(FORMATS)}, got {format!r}")
+        _run(fail, f"--format: expected one of {', '.join(FORMATS)}, got {format!r}")
     if arena is not None:
         if tournament is not None or crosstable or luck_adjusted or probes is not None or probes_file is not None:
-            _run(_fail, "--arena shows a ladder: leave out the tournament, --crosstable, --luck-adjusted and --probes")
+            _run(fail, "--arena shows a ladder: leave out the tournament, --crosstable, --luck-adjusted and --probes")
         if output is not None and format is None:
-            _run(_fail, "--output needs --format")
+            _run(fail, "--output needs --format")
         _ladder(db, arena, format, output)
         return
     if (probes is not None or probes_file is not None) and not luck_adjusted:
-        _run(_fail, "--probes and --probes-file need --luck-adjusted")
+        _run(fail, "--probes and --probes-file need --luck-adjusted")
     if luck_adjusted and format is not None:
-        _run(_fail, "--luck-adjusted: shown beside the table, not in an export; leave out --format")
+        _run(fail, "--luck-adjusted: shown beside the table, not in an export; leave out --format")
     if probes_file is not None:
         from arbiter.cli._common import check_writable
 
@@ -286,16 +286,13 @@ def standings_cmd(
         times = _run(store.think_times, info["id"])
     if format is None:
         if output is not None:
-            _run(_fail, "--output needs --format")
+            _run(fail, "--output needs --format")
         _print_standings(st, info, crosstable, times)
         if luck_adjusted:
             _luck_line(db, tournament, probes, probes_file)
         return
     emit(render(format, st, info), output)
 
-
-def _fail(message: str) -> None:
-    raise UsageError(message)
 
 
 def _ladder_rows(store: Store, name: str) -> tuple[Any, list[Any]]:
