@@ -303,7 +303,9 @@ def test_a_whole_spite_and_malice_game_played_on_the_table(play_site, browser):
 
 def test_a_spot_hand_played_on_the_table(play_site, browser):
     url, db = play_site
-    match_id = _start(browser, url, "spot", 0, {"players": "2", "hands": "1"}, "spot")
+    # the hand ends at its turn limit (scored as a stock run out): a whole hand took 55
+    # decisions, each clicked: the costliest test of the suite (README, "The test budget")
+    match_id = _start(browser, url, "spot", 0, {"players": "2", "hands": "1", "max_turns_per_hand": "16"}, "spot")
     taken = _play(browser, random.Random(3), "spot", "spot", 0)
     assert any(t.startswith("draw ") for t in taken) and any(t.startswith("discard ") for t in taken)
     _finish(browser, db, match_id, 0, taken, "spot")
