@@ -11,6 +11,7 @@ connecting bot.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 NAME_MAX = 64
 VERSION_MAX = 32
@@ -26,6 +27,13 @@ VERSION_RULE = f"letters, digits, '.', '_', '+', '-' (at most {VERSION_MAX}, sta
 
 class NameError_(ValueError):
     """A name or version that breaks the rule; the message says which and why."""
+
+
+def does_not_play(bot: str, game: str, plays: Iterable[str]) -> str:
+    """The one wording of a bot refused for a game it does not play, wherever it is refused
+    (a venue, a tournament's or ladder's spec, a person's table, a match started over gRPC,
+    a re-ask): the bot as it was named, the game, and the games it plays instead."""
+    return f"bot {bot!r} does not play {game} (it plays {', '.join(plays) or 'no game'})"
 
 
 def _shown(text: str, limit: int = 80) -> str:

@@ -44,6 +44,7 @@ from arbiter.hosting.inprocess import Decision, SeatDriver
 from cardarena.games import Action, Event, get_game
 from cardarena.records import MatchInfo, MatchRecord, bot_seed_for
 from cardarena.replay import step_record
+from cardarena.names import does_not_play
 
 __all__ = ["DecisionPoint", "Reask", "decisions", "decision_at", "match_info", "reask"]
 
@@ -184,8 +185,7 @@ def reask(record: MatchRecord, seat: int, at: int, bot: str, *, decision_ms: int
     point, before = decision_at(record, seat, at)
     template = load_bot(bot)
     if not template.plays(record.game):  # as a match refuses it (arbiter.batch.venue): its answer would mean nothing
-        raise ValueError(f"bot {bot!r} does not play {record.game} (it plays "
-                         f"{', '.join(game_names(template.games)) or 'no game'})")
+        raise ValueError(does_not_play(bot, record.game, game_names(template.games)))
     info = match_info(record, seat, decision_ms, bank_ms)
     if timeout is None:
         timeout = (decision_ms + bank_ms) / 1000 if decision_ms else None

@@ -89,7 +89,7 @@ from arbiter.rating.sprt import H0, H1, MIN_DEALS, Sprt
 from arbiter.rating.stats import MeanSE, pooled_sd, t_quantile
 from cardarena.games import ConfigError, Game, get_game
 from cardarena.games.options import check_settings, from_toml_tables, option, toml_tables, with_attributes
-from cardarena.names import NAME_RULE, is_name
+from cardarena.names import NAME_RULE, does_not_play, is_name
 from cardarena.disclosure import of_encounter
 from cardarena.records import MATCH_SETTINGS, MAX_CLOCK_MS, MAX_SEED, MAX_STRIKES, Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
 
@@ -926,8 +926,9 @@ class Arena:
                 if exc.bot not in players:
                     raise
                 log.warning("arena %s: %s withdrawn: %s", self.row.name, exc.bot, exc)
-                said = str(exc).partition(" does not play ")[2]  # named by its seat: its file's path stays here
-                self.tables.set_status(self.row.id, exc.bot, "withdrawn", f"it cannot play here: {exc.bot} does not play {said}")
+                # named by its seat: its file's path stays here
+                self.tables.set_status(self.row.id, exc.bot, "withdrawn",
+                                       f"it cannot play here: {does_not_play(exc.bot, exc.game, exc.plays)}")
                 self._refresh()  # not tried again and again until the ladder stops on 20 failures in a row
                 return None
             except BaseException:

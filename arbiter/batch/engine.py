@@ -55,6 +55,7 @@ from arbiter.server.app import start_private_server
 from arbiter.server.botstream import Hub, RemoteSeat
 from cardarena.games import ConfigError
 from cardarena.records import MatchConfig, MatchRecord
+from cardarena.names import does_not_play
 
 
 @dataclass(frozen=True)
@@ -434,11 +435,12 @@ class Connected(_Streams):
 
 
 class BotsDoNotPlay(ConfigError):
-    """A hosted bot that does not play the batch's game (``hosted``); ``bot``: its seat name."""
+    """A bot that does not play the batch's game: ``spec``, as it was given, does not play
+    ``game`` but ``plays`` (``cardarena.names.does_not_play``'s words); ``bot``: its seat name."""
 
-    def __init__(self, message: str, bot: str = "") -> None:
-        super().__init__(message)
-        self.bot = bot
+    def __init__(self, spec: str, game: str, plays: Sequence[str], bot: str = "") -> None:
+        super().__init__(does_not_play(spec, game, plays))
+        self.game, self.plays, self.bot = game, tuple(plays), bot
 
 
 @contextlib.asynccontextmanager
@@ -472,7 +474,7 @@ async def hosted(sources: Mapping[str, str], game: str | None, *, isolation: str
             sessions = {}
         for n, session in sessions.items():
             if game is not None and not session.plays(game):
-                raise BotsDoNotPlay(f"bot {sources[n]!r} does not play {game} (it plays {', '.join(session.games)})", n)
+                raise BotsDoNotPlay(sources[n], game, session.games, n)
         observers = spectators.observers if spectators is not None else (lambda config: ())
         venue = Hosted(host, game, observers, concurrency)
         venue.hello = dict(sessions)

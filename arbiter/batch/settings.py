@@ -21,6 +21,7 @@ from arbiter.hosting.loading import BUNDLED, BotLoadError, did_you_mean, game_na
 from arbiter.store.registry import RegistryError, collect, is_registered_ref, lookup
 from cardarena.games import ConfigError
 from cardarena.runtimes import MANIFEST
+from cardarena.names import does_not_play
 
 
 class SpecError(ConfigError):
@@ -155,7 +156,7 @@ def check_bot_spec(spec: str, source: str, game: str, field: str = "bots") -> No
     if source in BUNDLED:
         bot = load_bot(source)
         if not bot.plays(game):
-            raise SpecError(f"{field}: {spec!r} does not play {game} (it plays {', '.join(game_names(bot.games))})")
+            raise SpecError(f"{field}: {does_not_play(spec, game, game_names(bot.games))}")
         return
     if is_registered_ref(source):
         return  # resolved against the bot registry when the run starts

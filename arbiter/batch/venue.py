@@ -203,7 +203,7 @@ async def open_venue(
         for name, spec in bots.items():
             bot = loaded[name] if loaded is not None and name in loaded else load_bot(resolve_bot(spec, db_path))
             if not bot.plays(game):  # (one error for both ways a bot is reached: BotsDoNotPlay, naming its seat)
-                raise BotsDoNotPlay(f"bot {spec!r} does not play {game} (it plays {', '.join(game_names(bot.games)) or 'no game'})", name)
+                raise BotsDoNotPlay(spec, game, game_names(bot.games), name)
             if why := cannot_play_in_process(bot):
                 raise VenueError(f"bot {spec!r} cannot play: {why}")
             objects[name] = bot

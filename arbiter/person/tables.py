@@ -63,6 +63,7 @@ from arbiter.store.registry import Registry, RegistryError
 from cardarena.disclosure import OPEN
 from cardarena.games import Action, ConfigError, Event, Game, GameError, Outcome, game_class, get_game
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchInfo, MatchRecord, Policy, clip, number
+from cardarena.names import does_not_play
 
 log = logging.getLogger(__name__)
 
@@ -567,7 +568,7 @@ class Tables:
             if choice is None:
                 raise TableError(400, f"unknown bot {clip(ref, 64)!r}: choose one of {', '.join(offered)}")
             if not choice.plays(game):
-                raise TableError(400, f"bot {ref!r} does not play {game} (it plays {', '.join(choice.games)})")
+                raise TableError(400, does_not_play(ref, game, choice.games))
         remote = [ref for ref in opponents if ref.startswith(REMOTE)]
         if remote and len(remote) != len(opponents) and self.arbiter is not None:
             raise TableError(400, f"a match with a remote bot is played on the arbiter {self.arbiter.address}, which "

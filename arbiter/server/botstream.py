@@ -868,7 +868,7 @@ class MatchesServicer(pb_grpc.MatchesServicer):
                 await context.abort(grpc.StatusCode.FAILED_PRECONDITION, why)
             taken.append(session)
             if not session.plays(request.game):
-                await context.abort(grpc.StatusCode.FAILED_PRECONDITION, f"bot {name[:64]!r} does not play {request.game}")
+                await context.abort(grpc.StatusCode.FAILED_PRECONDITION, names.does_not_play(name[:64], request.game, session.games))
             seats.append(RemoteSeat(session, request.game))
         record = await self._run_while_admin(request.admin_token, config, seats, context)
         return pb.MatchSummary(

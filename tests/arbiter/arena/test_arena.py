@@ -640,9 +640,9 @@ def test_a_house_bot_that_cannot_play_the_ladders_game_is_refused_before_the_lad
     """Found running a spite-and-malice ladder with ``house = ["random", "greedy"]``: every
     encounter with greedy failed (it plays spades only) until the ladder stopped on 20
     failures in a row, with a traceback."""
-    with pytest.raises(SpecError, match=r"house: 'greedy' does not play spite-and-malice \(it plays spades\)"):
+    with pytest.raises(SpecError, match=r"house: bot 'greedy' does not play spite-and-malice \(it plays spades\)"):
         ArenaSpec(game="spite-and-malice", house=("random", "greedy")).validate()
-    with pytest.raises(SpecError, match=r"house: 'g=greedy' does not play spite-and-malice"):
+    with pytest.raises(SpecError, match=r"house: bot 'g=greedy' does not play spite-and-malice"):
         ArenaSpec(game="spite-and-malice", house=("g=greedy",)).validate()
     with pytest.raises(SpecError, match=r"house: unknown bot 'nosuchbot'"):
         ArenaSpec(game="spades", house=("random", "nosuchbot")).validate()
@@ -752,7 +752,7 @@ def test_a_house_bot_whose_hello_does_not_play_the_game_is_withdrawn_and_the_lad
     asyncio.run(a.run(until=lambda arena: arena.entrants.get("so") is not None and arena.entrants["so"].status != "active"))
     e = a.entrants["so"]
     assert e.status == "withdrawn" and "cannot play here" in e.reason and "does not play spite-and-malice" in e.reason
-    assert e.reason == "it cannot play here: so does not play spite-and-malice (it plays spades)"  # no path of this machine
+    assert e.reason == "it cannot play here: bot 'so' does not play spite-and-malice (it plays spades)"  # no path of this machine
     a.sync_entrants()
     assert a.entrants["so"].status == "withdrawn"  # a house bot that cannot play is not brought back
     assert a.tables.encounters(a.row.id, "abandoned") and not a.tables.encounters(a.row.id)

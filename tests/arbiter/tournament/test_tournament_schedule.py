@@ -171,7 +171,7 @@ def test_schedule_accepts_plain_names_for_the_first_cut_callers():
     [
         (dict(game="chess", bots=("random", "heuristic")), "game: unknown game 'chess'"),
         (dict(game="spades", bots=("random", "heuristic"), options={"target": "x"}), "options: .*target"),
-        (dict(game="spot", bots=("random", "greedy")), "bots: 'greedy' does not play spot"),
+        (dict(game="spot", bots=("random", "greedy")), r"bots: bot 'greedy' does not play spot \(it plays spades\)"),
         (dict(game="spot", bots=("random", "nosuch.py")), "bots: 'nosuch.py': file not found"),
         (dict(game="spot", bots=("random", "nosuchbot")), "bots: unknown bot 'nosuchbot'"),
         (dict(game="spot", bots=("random",)), "bots: a tournament needs at least 2 bots"),
