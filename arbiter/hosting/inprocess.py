@@ -33,6 +33,7 @@ import enum
 import functools
 import logging
 import os
+import sys
 import threading
 from typing import Any, Iterator
 
@@ -197,10 +198,42 @@ def _exit_instead(code: int = 0) -> None:
     _REAL_EXIT(code)
 
 
+class _BotsStdoutAway:
+    """``sys.stdout`` once a bot's code has run in this process: what a thread inside a bot's
+    call writes is thrown away, as a bot process's stdout is (it is started with stdout on
+    /dev/null: ``arbiter.hosting.sandbox``), and everything else is the stream it stands for
+    (``stream``), the command's tables and standings among it. A stream per thread, since
+    bots are asked on one thread while the command prints on another (a tournament's
+    progress, the web server, the arena's loop): swapping ``sys.stdout`` for each call
+    (``contextlib.redirect_stdout``) would throw their output away too, or leave the swap in
+    place when two calls overlap."""
+
+    def __init__(self, stream: Any):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        if getattr(_in_bot, "depth", 0):
+            return len(text)
+        return self.stream.write(text)
+
+    def writelines(self, lines: Any) -> None:
+        if not getattr(_in_bot, "depth", 0):
+            self.stream.writelines(lines)
+
+    def flush(self) -> None:
+        if not getattr(_in_bot, "depth", 0):
+            self.stream.flush()
+
+    def __getattr__(self, name: str) -> Any:  # isatty, encoding, fileno, buffer...: the stream's
+        return getattr(self.stream, name)
+
+
 @contextlib.contextmanager
 def _bot_code() -> Iterator[None]:
     """While a bot's code runs here, ``os._exit`` on its thread is ``sys.exit``: the driver's
-    exit (the seat disconnects), not the end of the arbiter with its match unstored.
+    exit (the seat disconnects), not the end of the arbiter with its match unstored; and what
+    it prints to stdout is thrown away (``_BotsStdoutAway``), as a bot process's is, instead
+    of landing among the command's output. Its stderr is left as it is: its diagnostics.
 
     The replacement is put in once per process and stays (it passes every other caller to
     the real exit): replacing it per call and putting the old one back raced between the
@@ -211,6 +244,8 @@ def _bot_code() -> Iterator[None]:
     if os._exit is not _exit_instead or _REPLACED_IN != os.getpid():
         os._exit = _exit_instead  # type: ignore[assignment]
         _REPLACED_IN = os.getpid()
+    if sys.stdout is not None and type(sys.stdout) is not _BotsStdoutAway:  # once; again if replaced since
+        sys.stdout = _BotsStdoutAway(sys.stdout)
     _in_bot.depth = getattr(_in_bot, "depth", 0) + 1
     try:
         yield

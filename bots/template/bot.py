@@ -21,7 +21,7 @@ The bot runs in a sandbox: no network but the arbiter, no files outside its own 
 memory, CPU time and processes. So a file of its own is read beside this one,
 Path(__file__).parent / "weights.json", not as open("weights.json") (the current directory
 is the private one). Print diagnostics to stderr: the arbiter keeps the tail of it in the
-match record when something goes wrong (a hosted bot's stdout is thrown away).
+match record when something goes wrong (a bot's stdout is thrown away, whichever way it plays).
 """
 
 from __future__ import annotations
