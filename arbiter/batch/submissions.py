@@ -24,6 +24,7 @@ from arbiter.batch.engine import play_batch
 from arbiter.batch.plan import PlannedMatch
 from arbiter.batch.venue import HOSTED, open_venue
 from arbiter.hosting.botproc import BotStartError
+from arbiter.hosting.loading import BUNDLED
 from arbiter.hosting.vetting import self_test
 from arbiter.server.bots import CatalogError
 from arbiter.store.arenas import Standing, standings_of, unplayed_arenas
@@ -299,6 +300,22 @@ def check_submission(sub: Submission, check: Callable[[Path], Report] | None = N
         return report
 
 
+def check_submitted_name(name: str) -> str:
+    """``name`` if a bot may be registered under it, else RegistryError saying why: the one
+    rule for names (``check_name``), and not a bundled bot's name. Where a bot is named
+    (``arbiter play``, a tournament's bots, an arena's house bots) a bundled name is the
+    bundled bot, so a registered ``random`` would be a second bot called random, reachable
+    only as ``random@VERSION``, beside the one every standings table shows as random.
+    ``arbiter bots new`` holds a new folder's name to it too: that is the name its class
+    declares, the one ``bots submit`` registers it under."""
+    check_name(name)
+    if name in BUNDLED:
+        raise RegistryError(f"{name!r} is a bundled bot's name: where a bot is named (arbiter play, tournaments, "
+                            f"an arena's house bots) {name} is that bot, and a registered one would be reached "
+                            f"only as {name}@VERSION; choose another name")
+    return name
+
+
 def submit(
     registry: Registry,
     source: str | os.PathLike | Submission,
@@ -310,6 +327,7 @@ def submit(
 ) -> tuple[BotVersion, Report]:
     """Check and register a bot; SubmissionRejected (with the report) if a check fails.
 
+    ``name``: the registry name (``check_submitted_name``).
     ``public``: submitted by another through the arena's Bots service, where installing
     the packages a bot declares needs the operator's ``ARENA_INSTALL_BOT_ENVS=all``
     (``botenv.allowed_for_submissions``); refused before anything of it runs otherwise."""
@@ -324,7 +342,7 @@ def submit(
             report = Report(name)
             report.add("environment", False, botenv.submission_refusal(declared))
             raise SubmissionRejected(f"{name}: failed environment: {report.checks[0].detail}", report)
-    check_name(name)
+    check_submitted_name(name)
     if version:
         check_version(version)
     owner = registry.owner(name)

@@ -147,15 +147,9 @@ def new(
     dest: Annotated[Path, typer.Option("--dir", help="Where to create the folder.")] = Path("."),
 ) -> None:
     """Create a folder bot from the template (bot.py: one sdk.Bot subclass)."""
-    from arbiter.store.registry import check_name
+    from arbiter.batch.submissions import check_submitted_name
 
-    _call(check_name, name)
-    from arbiter.hosting.loading import BUNDLED
-
-    if name in BUNDLED:  # `arbiter play spades NAME ...` and tournaments would play the bundled one
-        error(f"{name!r} is a bundled bot's name: `arbiter play` and tournaments take {name} for that bot; "
-              "choose another name")
-        raise typer.Exit(2)
+    _call(check_submitted_name, name)  # the name its class declares: what `bots submit` registers it under
     folder = dest / name
     if folder.exists():
         error(f"{folder} already exists")
@@ -204,7 +198,7 @@ def check(
 @bots_app.command("submit")
 def submit(
     path: Annotated[Path, typer.Argument(help="A bot file (.py) or folder (with bot.py, or a bot.toml naming its runtime: node).")],
-    name: Annotated[str, typer.Option("--name", help="Registry name.")],
+    name: Annotated[str, typer.Option("--name", help="Registry name (never a bundled bot's).")],
     version: Annotated[Optional[str], typer.Option("--version", help="Version label (default: the bot's own).")] = None,
     db: DbOpt = Path(DEFAULT_DB),
     server: ServerOpt = None,
@@ -216,13 +210,13 @@ def submit(
     from arbiter.store import registry as reg
     from functools import partial
 
-    from arbiter.batch.submissions import check_bot, notices, submit as submit_bot
+    from arbiter.batch.submissions import check_bot, check_submitted_name, notices, submit as submit_bot
 
     sub = _call(reg.collect, path)
+    _call(check_submitted_name, name)  # before the self-test, not after it
     if server:
         row = _call(client.submit_bot, _server(server), sub, token or "", name, version or "")
     else:
-        _call(reg.check_name, name)  # before the self-test, not after it
         if version:
             _call(reg.check_version, version)
         with _call(reg.Registry, db) as registry:

@@ -1,0 +1,68 @@
+"""The name a bot is registered under (`arbiter bots submit`): never a bundled bot's (where a
+bot is named, `arbiter play`, a tournament's bots, an arena's house bots, that name is the
+bundled bot, so a registered `random` would be a second `random` reached only as
+`random@VERSION`)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arbiter.batch.submissions import RegistryCatalog, submit
+from arbiter.cli import app
+from arbiter.server.bots import CatalogError
+from arbiter.store import registry as reg
+
+runner = CliRunner()
+
+NAMED = """\
+from sdk import Bot
+
+class Meldy(Bot):
+    name = "meldy"
+    games = ("spot",)
+
+    def choose(self, view, legal_actions):
+        return legal_actions[0]
+"""
+
+
+def _bot(tmp_path: Path, text: str, file: str = "mine.py") -> Path:
+    path = tmp_path / file
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def _never(path: Path):
+    raise AssertionError("the self-test ran for a name that is refused anyway")
+
+
+@pytest.mark.parametrize("name", ["random", "heuristic"])
+def test_submit_refuses_a_bundled_bots_name_before_the_self_test(tmp_path, name):
+    bot = _bot(tmp_path, NAMED)
+    db = tmp_path / "r.sqlite"
+    r = runner.invoke(app, ["bots", "submit", str(bot), "--name", name, "--db", str(db)])
+    assert r.exit_code == 2, r.output
+    errors = [line for line in r.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "bundled bot" in r.output and f"{name}@" in " ".join(r.output.split()), r.output
+    assert "┏" not in r.output  # no self-test report: refused before it ran
+    with reg.Registry(db) as registry, pytest.raises(reg.RegistryError, match="bundled bot"):
+        submit(registry, bot, name, check=_never)  # the library's submit, every caller's
+
+
+def test_the_bots_service_refuses_a_bundled_bots_name(tmp_path):
+    catalog = RegistryCatalog(tmp_path / "r.sqlite", check=_never)
+    with pytest.raises(CatalogError, match="bundled bot") as caught:
+        catalog.submit({"mine.py": NAMED.encode()}, "mine.py", "greedy", "", "alice")
+    assert caught.value.kind == "invalid"
+
+
+def test_bots_new_and_submit_say_the_same_of_a_bundled_name(tmp_path):
+    made = runner.invoke(app, ["bots", "new", "search", "--dir", str(tmp_path)])
+    sent = runner.invoke(app, ["bots", "submit", str(_bot(tmp_path, NAMED)), "--name", "search",
+                               "--db", str(tmp_path / "r.sqlite")])
+    assert made.exit_code == sent.exit_code == 2
+    assert " ".join(made.output.split()) == " ".join(sent.output.split()), (made.output, sent.output)
