@@ -24,7 +24,7 @@ from arbiter.batch.engine import play_batch
 from arbiter.batch.plan import PlannedMatch
 from arbiter.batch.venue import HOSTED, open_venue
 from arbiter.hosting.botproc import BotStartError
-from arbiter.hosting.loading import BUNDLED
+from arbiter.hosting.loading import BUNDLED, UNDECLARED_NAME
 from arbiter.hosting.vetting import self_test
 from arbiter.server.bots import CatalogError
 from arbiter.store.arenas import Standing, standings_of, unplayed_arenas
@@ -316,10 +316,29 @@ def check_submitted_name(name: str) -> str:
     return name
 
 
+class NameTaken(RegistryError):
+    """The name is registered to another author (``name``: the one asked for or declared)."""
+
+    def __init__(self, name: str):
+        super().__init__(f"bot {name!r} belongs to another author")
+        self.name = name
+
+
+def declared_name(report: Report) -> str:
+    """The name a checked bot declares (``name = "..."`` in its class: what its Hello said to
+    the arbiter that checked it), for a submission without one; RegistryError naming both
+    ways to give one if it declares none (it has ``sdk.Bot``'s default)."""
+    said = str(report.bot.get("name") or "")
+    if not said or said == UNDECLARED_NAME:
+        raise RegistryError(f"no name to register the bot under: its class declares none of its own (it has sdk.Bot's "
+                            f"default {UNDECLARED_NAME!r}): give it one, name = \"mybot\" in the class, or pass --name NAME")
+    return said
+
+
 def submit(
     registry: Registry,
     source: str | os.PathLike | Submission,
-    name: str,
+    name: str | None = None,
     version: str | None = None,
     author: str = "local",
     check: Callable[[Path], Report] | None = None,
@@ -327,7 +346,8 @@ def submit(
 ) -> tuple[BotVersion, Report]:
     """Check and register a bot; SubmissionRejected (with the report) if a check fails.
 
-    ``name``: the registry name (``check_submitted_name``).
+    ``name``: the registry name (``check_submitted_name``); None: the one the bot declares
+    (``declared_name``), known once it is checked, as its version is.
     ``public``: submitted by another through the arena's Bots service, where installing
     the packages a bot declares needs the operator's ``ARENA_INSTALL_BOT_ENVS=all``
     (``botenv.allowed_for_submissions``); refused before anything of it runs otherwise."""
@@ -339,19 +359,28 @@ def submit(
         except ManifestError:
             declared = None  # the check says what is wrong with it
         if declared:
-            report = Report(name)
+            report = Report(name or sub.entry)
             report.add("environment", False, botenv.submission_refusal(declared))
-            raise SubmissionRejected(f"{name}: failed environment: {report.checks[0].detail}", report)
-    check_submitted_name(name)
+            raise SubmissionRejected(f"{name or sub.entry}: failed environment: {report.checks[0].detail}", report)
+
+    def may_take(name: str) -> None:
+        check_submitted_name(name)
+        owner = registry.owner(name)
+        if owner is not None and owner != author and author != "admin":
+            raise NameTaken(name)
+
+    if name is not None:  # before the self-test, not after it
+        may_take(name)
     if version:
         check_version(version)
-    owner = registry.owner(name)
-    if owner is not None and owner != author and author != "admin":
-        raise RegistryError(f"bot {name!r} belongs to another author")
     report = check_submission(sub, check)
     if not report.ok:
         failed = [c for c in report.checks if not c.ok]
-        raise SubmissionRejected(f"{name}: failed {', '.join(c.name for c in failed)}: {failed[0].detail}", report)
+        shown = name or str(report.bot.get("name") or sub.entry)
+        raise SubmissionRejected(f"{shown}: failed {', '.join(c.name for c in failed)}: {failed[0].detail}", report)
+    if name is None:
+        name = declared_name(report)
+        may_take(name)
     version = version or str(report.bot.get("version") or "0")
     return registry.add(name, version, sub, report, author), report
 
@@ -398,18 +427,20 @@ class RegistryCatalog:
         return text
 
     def submit(self, files: dict[str, bytes], entry: str, name: str, version: str, author: str) -> BotVersion:
+        """``name``: "" registers the bot under the name it declares (``submit``)."""
         try:
-            v, _ = submit(self.registry, Submission(files, entry), name, version or None, author, self.check, public=True)
+            v, _ = submit(self.registry, Submission(files, entry), name or None, version or None, author, self.check,
+                          public=True)
             return v
         except SubmissionRejected as exc:
             lines = tuple(self._scrub(f"{c.name}: {'ok' if c.ok else 'FAILED'}: {c.detail}") for c in exc.report.checks)
             raise CatalogError(self._scrub(str(exc)), "rejected", lines) from None
-        except RegistryError as exc:
+        except NameTaken as exc:  # bot names are public: README, Security
+            raise CatalogError(f"the bot name {exc.name[:64]!r} is taken by another author (bot names are public, "
+                               "as on every leaderboard): submit under another name", "denied") from None
+        except RegistryError as exc:  # taken meanwhile (``Registry.add`` says so in the same words), or invalid
             text = self._scrub(str(exc))
-            if "another author" in text:  # the name is taken (bot names are public: README, Security)
-                raise CatalogError(f"the bot name {name[:64]!r} is taken by another author (bot names are public, "
-                                   "as on every leaderboard): submit under another name", "denied") from None
-            raise CatalogError(text, "invalid") from None
+            raise CatalogError(text, "denied" if "another author" in text else "invalid") from None
 
     def remove(self, name: str, version: str | None, author: str) -> int:
         # Only your own bots are yours to remove: another's reads as none of yours (its

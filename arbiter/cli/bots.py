@@ -2,7 +2,7 @@
 
     arbiter bots new mybot                       # a folder bot from the template
     arbiter bots check mybot/                    # the self-test: a pass/fail report
-    arbiter bots submit mybot/ --name mybot      # check, store an immutable copy, record it
+    arbiter bots submit mybot/ [--name mybot]    # check, store an immutable copy, record it
     arbiter bots list | show mybot | remove mybot [--version 1.0]
     arbiter bots submit mybot/ --name mybot --server HOST:PORT --token AUTHOR_TOKEN
     arbiter bots sandbox                         # what the sandbox enforces on this machine
@@ -198,7 +198,8 @@ def check(
 @bots_app.command("submit")
 def submit(
     path: Annotated[Path, typer.Argument(help="A bot file (.py) or folder (with bot.py, or a bot.toml naming its runtime: node).")],
-    name: Annotated[str, typer.Option("--name", help="Registry name (never a bundled bot's).")],
+    name: Annotated[Optional[str], typer.Option("--name", help="Registry name (default: the one the bot's class "
+                                                 "declares, name = \"...\"; never a bundled bot's).")] = None,
     version: Annotated[Optional[str], typer.Option("--version", help="Version label (default: the bot's own).")] = None,
     db: DbOpt = Path(DEFAULT_DB),
     server: ServerOpt = None,
@@ -213,9 +214,10 @@ def submit(
     from arbiter.batch.submissions import check_bot, check_submitted_name, notices, submit as submit_bot
 
     sub = _call(reg.collect, path)
-    _call(check_submitted_name, name)  # before the self-test, not after it
+    if name is not None:
+        _call(check_submitted_name, name)  # before the self-test, not after it
     if server:
-        row = _call(client.submit_bot, _server(server), sub, token or "", name, version or "")
+        row = _call(client.submit_bot, _server(server), sub, token or "", name or "", version or "")
     else:
         if version:
             _call(reg.check_version, version)
@@ -227,6 +229,9 @@ def submit(
     _print_report(row["report"], f"{path}: {row['name']} {row['version']}")
     out.print(f"registered [bold]{escape(row['name'])} {escape(row['version'])}[/] ({row['content_hash'][:12]})"
               + escape(f" at {row['path']}" if "path" in row else f" on {server}"), highlight=False)
+    if name is None:
+        out.print(f"(the name its class declares, name = \"{escape(row['name'])}\"; --name NAME registers it under "
+                  "another)", highlight=False)
     for notice in row["notices"]:
         err.print(f"[yellow]note:[/] {escape(notice)}", highlight=False)
 

@@ -1,7 +1,7 @@
 """The name a bot is registered under (`arbiter bots submit`): never a bundled bot's (where a
 bot is named, `arbiter play`, a tournament's bots, an arena's house bots, that name is the
 bundled bot, so a registered `random` would be a second `random` reached only as
-`random@VERSION`)."""
+`random@VERSION`), and, without `--name`, the name the bot's class declares."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ class Meldy(Bot):
     def choose(self, view, legal_actions):
         return legal_actions[0]
 """
+NAMELESS = NAMED.replace('    name = "meldy"\n', "")
 
 
 def _bot(tmp_path: Path, text: str, file: str = "mine.py") -> Path:
@@ -66,3 +67,23 @@ def test_bots_new_and_submit_say_the_same_of_a_bundled_name(tmp_path):
                                "--db", str(tmp_path / "r.sqlite")])
     assert made.exit_code == sent.exit_code == 2
     assert " ".join(made.output.split()) == " ".join(sent.output.split()), (made.output, sent.output)
+
+
+@pytest.mark.e2e
+def test_submit_without_name_takes_the_declared_one_and_says_so(tmp_path):
+    db = tmp_path / "r.sqlite"
+    r = runner.invoke(app, ["bots", "submit", str(_bot(tmp_path, NAMED)), "--db", str(db)])
+    assert r.exit_code == 0, r.output
+    text = " ".join(r.output.split())
+    assert "registered meldy 0.1" in text and "the name its class declares" in text, text
+    nameless = _bot(tmp_path, NAMELESS, "nameless.py")
+    r = runner.invoke(app, ["bots", "submit", str(nameless), "--db", str(db)])
+    assert r.exit_code == 2, r.output
+    text = " ".join(r.output.split())
+    assert "--name NAME" in text and 'name = "' in text, text  # both ways, in one error
+    with reg.Registry(db, read_only=True) as registry:
+        assert [v.name for v in registry.versions()] == ["meldy"]
+    # over the Bots service (`bots submit --server`), an empty name is the declared one too
+    with pytest.raises(CatalogError, match="--name NAME") as caught:
+        RegistryCatalog(db).submit({"nameless.py": nameless.read_bytes()}, "nameless.py", "", "", "local")
+    assert caught.value.kind == "invalid"
