@@ -653,8 +653,12 @@ def _spite_result(o: Any, winners: tuple[int, ...], others: tuple[int, ...], nam
     # Spite and Malice: who emptied a pay-off pile; how many pay-off cards the others kept
     players = getattr(final_view, "players", None) or ()
     left = ", ".join(f"{'you' if p.seat == me else _who(names, p.seat, None)}: {p.payoff_count}" for p in players)
+    # a stalemate is either end of the rules (the engine's detail says which): a player had to
+    # draw from an empty stock, or (book rules) every player passed: only that one is blocked
+    stalemate = ("the game was blocked (every player passed)" if o.detail.startswith("deadlock")
+                 else "the stock ran out")
     why = {"completed": "emptied the pay-off pile" if len(winners) == 1 else "emptied their pay-off piles",
-           "stalemate": "the game was blocked", "turn_limit": "the turn limit was reached"}.get(o.reason.value, o.reason.value)
+           "stalemate": stalemate, "turn_limit": "the turn limit was reached"}.get(o.reason.value, o.reason.value)
     if o.reason.value == "completed" and winners:
         sentence = f"{_people(winners, names, me, game)} {why}" + (" first" if len(winners) == 1 else "")
     elif draw:

@@ -155,3 +155,19 @@ def test_a_spades_deal_limit_names_the_deals_played_with_or_without_the_final_vi
         assert "the deal limit was reached after 2 deals" in text, text
     default = get_game("spades").options.max_deals
     assert f"after {plural(default, 'deal')}" in verdict("spades", o, names, 0, None, {"target": 5000})
+
+
+def test_a_spite_and_malice_draw_says_whether_the_stock_ran_out_or_every_player_passed():
+    """`arbiter play` said "A draw: the game was blocked." of a game whose stock ran out
+    (the engine: "seat 1 must draw and the stock is empty"): nothing was blocked, and a
+    newcomer reading it looked for a deadlock. Blocked is the deadlock's word (book rules)."""
+    from cardarena.games import EndReason, Outcome
+
+    seed = next(s for s in range(40) if _end("spite-and-malice", {"payoff_size": 20}, seed=s).outcome().reason
+                == EndReason.STALEMATE)
+    st = _end("spite-and-malice", {"payoff_size": 20}, seed=seed)
+    assert "the stock is empty" in st.outcome().detail
+    text = verdict("spite-and-malice", st.outcome(), ["a", "b"], None, st.spectator_view())
+    assert text.startswith("A draw: the stock ran out") and "blocked" not in text, text
+    passed = Outcome((0.5, 0.5), (1, 1), EndReason.STALEMATE, "deadlock: every player passed")
+    assert verdict("spite-and-malice", passed, ["a", "b"]) == "A draw: the game was blocked (every player passed)."
