@@ -31,6 +31,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import re
 import sys
 import sysconfig
 import traceback
@@ -70,6 +71,20 @@ class Decision:
     exit_code: Any = None
     #: What the bot noted during this decision (``Bot.note``), bounded (``bound_note``).
     note: str = ""
+
+
+def _card_answer(card: Card, legal_actions: Sequence[Action]) -> str:
+    """Why a card is no answer, and which legal actions move it (by their notation naming
+    it): at a decision where none does (a Spot draw, a Spades bid) "the one that plays it"
+    sent the author looking for an action that is not there."""
+    named = re.compile(rf"(?<![\w]){re.escape(str(card))}(?![\w])")
+    moves = [str(a) for a in legal_actions if named.search(str(a))]
+    if moves:
+        shown = ", ".join(moves[:3]) + (", ..." if len(moves) > 3 else "")
+        return f"choose returned the card {card}, not an action: return the one of legal_actions that moves it ({shown})"
+    shown = ", ".join(str(a) for a in legal_actions[:4]) + (", ..." if len(legal_actions) > 4 else "")
+    return (f"choose returned the card {card}, not an action: return one of legal_actions (none moves {card} now"
+            + (f"; they are: {shown})" if shown else ")"))
 
 
 def describe_failure(exc: BaseException, hook: str) -> str:
@@ -255,8 +270,7 @@ class SeatDriver:
         elif answer is None:
             return Decision(failure="choose returned None: return one of legal_actions, or its notation")
         elif isinstance(answer, Card):  # a card is an int: not to be taken for an index
-            return Decision(failure=f"choose returned the card {answer}, not an action: return the one of legal_actions "
-                                    "that plays it")
+            return Decision(failure=_card_answer(answer, legal_actions))
         elif isinstance(answer, int) and not isinstance(answer, bool):
             return Decision(failure=f"choose returned the int {answer}, not an action: return one of legal_actions "
                                     f"itself (legal_actions[{answer}]), not its index")

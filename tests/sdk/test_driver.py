@@ -188,3 +188,26 @@ def test_a_bot_that_cannot_be_copied_fails_its_decisions_in_words_on_every_path(
     from arbiter.hosting.inprocess import cannot_play_in_process
 
     assert cannot_play_in_process(Locked()).startswith("the bot cannot be copied for a match")
+
+
+def test_a_card_returned_for_an_action_names_the_actions_that_move_it_or_says_none_does():
+    """A Spot bot returning ``view.hand[0]`` at its first decision (a draw) was told to
+    "return the one of legal_actions that plays it": there is none, so it looked for one."""
+
+    class CardOnly(Bot):
+        def choose(self, view, legal_actions):
+            return view.hand[0]
+
+    game = get_game("spot", {"players": 2})
+    state = game.new_initial_state(3)
+    while state.view(state.current_seat).phase.name != "DRAW":  # the dealt 9 cards' first turn: no draw
+        state.apply(next(a for a in state.legal_actions() if str(a).startswith("discard")))
+    view, legal = state.view(state.current_seat), state.legal_actions()
+    failure = SeatDriver(CardOnly(), _info("spot")).decide(view, legal).failure
+    assert failure == (f"choose returned the card {view.hand[0]}, not an action: return one of legal_actions (none "
+                       f"moves {view.hand[0]} now; they are: draw stock, draw discard)"), failure
+    state.apply(legal[0])
+    view, legal = state.view(state.current_seat), state.legal_actions()
+    failure = SeatDriver(CardOnly(), _info("spot")).decide(view, legal).failure
+    assert "return the one of legal_actions that moves it (" in failure, failure
+    assert f"discard {view.hand[0]}" in failure, failure
