@@ -27,7 +27,11 @@ class Bot:
     """Base class of every bot. Implement ``choose``; override the hooks as needed.
 
     Class attributes:
-        name: the bot's name (letters, digits, ``-``, ``_``, ``.``): what standings show.
+        name: the bot's name (letters, digits, ``-``, ``_``, ``.``): the name it connects
+            to an arbiter as (``python -m sdk``, ``run``) and is registered under
+            (``arbiter bots submit`` without ``--name``), so what those standings show.
+            ``arbiter play`` and tournaments show a bot given as a file by its file's name
+            (``mybot.py``: mybot), a registered one as ``name@version``.
         version: its version (``name@version`` in a tournament once registered).
         games: the games it plays (``"spades"``, ``"spite-and-malice"``, ``"spot"``), or
             ``("*",)`` for any: a tuple, so one game is ``("spades",)`` (with its comma).

@@ -181,3 +181,21 @@ def test_19_the_readme_names_what_make_test_installs_and_what_happens_without_it
     assert "need only Python" not in text
     for word in sorted(packages) + ["apt-get", "sudo", "make browser", "make sandbox-tools", "skipped"]:
         assert word in text, word
+
+
+def test_bot_says_where_its_name_shows_and_it_is_true(tmp_path):
+    """``name`` was "what standings show"; ``arbiter play`` and tournaments show a bot given
+    as a file by its file's name (mine.py: mine), whatever its class declares. The doc says
+    so, and names where the declared name is used: a standing arbiter, the registry."""
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+
+    doc = " ".join(sdk.bot.Bot.__doc__.split())
+    assert "what standings show" not in doc
+    assert "by its file's name" in doc and "arbiter bots submit" in doc and "python -m sdk" in doc
+    (tmp_path / "mine.py").write_text("from sdk import Bot\n\nclass Mine(Bot):\n    name = 'declared'\n"
+                                      "    def choose(self, view, legal_actions):\n        return legal_actions[0]\n")
+    r = CliRunner().invoke(app, ["play", "spot", str(tmp_path / "mine.py"), "random", "--seed", "1",
+                                 "--transport", "inproc", "--db", str(tmp_path / "a.sqlite")])
+    assert r.exit_code == 0 and "│ mine " in r.stdout and "declared" not in r.stdout, r.stdout
