@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from arbiter.hosting.loading import game_names, load_bot
-from arbiter.hosting.inprocess import Decision, SeatDriver
+from arbiter.hosting.inprocess import Decision, SeatDriver, bot_code
 from cardarena.games import Action, Event, get_game
 from cardarena.records import MatchInfo, MatchRecord, bot_seed_for
 from cardarena.replay import step_record
@@ -152,13 +152,15 @@ class _Late(Exception):
 
 
 def _within(fn: Callable[[], Any], seconds: float | None) -> Any:
-    """``fn()`` in a daemon thread; _Late with its stack if it does not return in time.
-    (A bot that never returns is left running: this process ends with the command.)"""
+    """``fn()``, a call into the bot, in a daemon thread, as the in-process seat makes it
+    (``bot_code``); _Late with its stack if it does not return in time. (A bot that never
+    returns is left running: this process ends with the command.)"""
     box: dict[str, Any] = {}
 
     def run() -> None:
         try:
-            box["value"] = fn()
+            with bot_code():  # as in a match in this process: its stdout thrown away, os._exit its seat's end
+                box["value"] = fn()
         except BaseException as exc:  # noqa: BLE001 - the driver turns the bot's into values; anything else is ours
             box["error"] = exc
 

@@ -43,7 +43,7 @@ from cardarena.records import MatchInfo, MatchResult
 from sdk.bot import fresh_copy
 from sdk.driver import Decision, SeatDriver, cannot_copy
 
-__all__ = ["Decision", "InProcessSeat", "SeatDriver", "cannot_play_in_process"]
+__all__ = ["Decision", "InProcessSeat", "SeatDriver", "bot_code", "cannot_play_in_process"]
 
 log = logging.getLogger(__name__)
 
@@ -229,7 +229,7 @@ class _BotsStdoutAway:
 
 
 @contextlib.contextmanager
-def _bot_code() -> Iterator[None]:
+def bot_code() -> Iterator[None]:
     """While a bot's code runs here, ``os._exit`` on its thread is ``sys.exit``: the driver's
     exit (the seat disconnects), not the end of the arbiter with its match unstored; and what
     it prints to stdout is thrown away (``_BotsStdoutAway``), as a bot process's is, instead
@@ -277,7 +277,7 @@ class InProcessSeat(SeatClient):
         driver = self._drivers.get(key)
         if driver is None and key in self._starting:
             info, held = self._starting.pop(key)
-            with _bot_code():
+            with bot_code():
                 driver = self._drivers[key] = SeatDriver(self._template, info)
             driver.push(held)
         return driver
@@ -289,7 +289,7 @@ class InProcessSeat(SeatClient):
         offered = bot_copy(turn.view, memo), [bot_copy(a, memo) for a in turn.legal_actions]
         driver = self._driver((turn.match_id, turn.seat))
         assert driver is not None, "decide before start"
-        with _bot_code():
+        with bot_code():
             decision = driver.decide(offered[0], offered[1])
         self._note = decision.note
         if decision.action is not None:
@@ -327,7 +327,7 @@ class InProcessSeat(SeatClient):
         driver = self._drivers.pop((match_id, seat), None)
         self._copies.pop((match_id, seat), None)
         if driver is not None:
-            with _bot_code():
+            with bot_code():
                 try:
                     failure = driver.end(MatchResult(match_id, bot_copy(outcome), seat))
                 except SystemExit:  # its exit after the match: nothing is left to end

@@ -83,3 +83,30 @@ def test_a_withheld_match_is_neither_reasked_nor_analysed(tmp_path):
         assert r.exit_code == 2, (args, r.output)
         assert "still running with duplicate deals" in r.output, r.output
         assert "legal actions" not in r.output and "Traceback" not in r.output
+
+
+CHATTY = """\
+from sdk import Bot
+
+class Chatty(Bot):
+    name = "chatty"
+
+    def choose(self, view, legal_actions):
+        print("CHATTY-STDOUT")
+        return legal_actions[0]
+"""
+
+
+def test_a_reasked_bots_stdout_is_thrown_away_as_in_a_match(tmp_path):
+    """Re-asked in this process, a bot's ``print`` came out above the decision (three times:
+    once for every earlier decision replayed to it); in a match its stdout goes nowhere,
+    in process (``--transport inproc``) or not."""
+    bot = tmp_path / "chatty.py"
+    bot.write_text(CHATTY)
+    record = play_local("spot", ["random", "random"], seed=3, options={"players": 2}, transport="inproc")
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    r = runner.invoke(app, ["replay", record.match_id, "--db", str(db), "--seat", "0", "--at", "3", "--bot", str(bot)],
+                      catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    assert "chatty.py chooses:" in " ".join(r.stdout.split()) and "CHATTY-STDOUT" not in r.stdout, r.stdout

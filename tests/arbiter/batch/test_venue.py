@@ -178,7 +178,7 @@ def test_os_exit_is_a_bots_only_while_its_code_runs_on_its_thread_and_in_this_pr
     caught: list[int] = []
 
     def bot_thread() -> None:
-        with inprocess._bot_code():
+        with inprocess.bot_code():
             inside.set()
             leave.wait(30)
             try:
