@@ -23,6 +23,7 @@ import sys
 import time
 import traceback
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from cardarena import names
@@ -156,6 +157,16 @@ def contract_problems(name: str, version: str, claimed: Sequence[str], plays: Se
     return problems
 
 
+def _where(cls: type) -> str:
+    """Where a loaded bot's class comes from, as a bot is named: the file's name for one read
+    from a file (``mybot.py``; a folder's ``bot.py``), else its module (``bots.random_bot``)."""
+    module = cls.__module__
+    if not module.startswith("_arena_bot_"):  # the name sdk.loading gives a file's module
+        return module
+    file = getattr(sys.modules.get(module), "__file__", None)
+    return Path(file).name if file else "bot.py"
+
+
 def run_checks(spec: str, positions: int = 200, decision_ms: int = 2000, games: list[str] | None = None) -> Report:
     """Every check of the module docstring; never raises for the bot's faults."""
     report = Report(spec)
@@ -167,7 +178,7 @@ def run_checks(spec: str, positions: int = 200, decision_ms: int = 2000, games: 
     except BaseException as exc:  # noqa: BLE001 - SystemExit too: user code at import
         report.add("import", False, _short_exc(exc))
         return report
-    report.add("import", True, f"{type(bot).__module__.split('_arena_bot_')[0] or 'bot'}:{type(bot).__name__}")
+    report.add("import", True, f"{_where(type(bot))}:{type(bot).__name__}")
     games_attr = getattr(bot, "games", ()) or ()
     claimed = game_names(games_attr)  # ("spades") is the string "spades": one name, told below
     plays = list(GAMES) if "*" in claimed else [g for g in claimed if g in GAMES]

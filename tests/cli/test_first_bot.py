@@ -321,3 +321,19 @@ def test_a_lone_string_of_games_is_one_game_on_every_path():
     assert game_names(bot.games) == ("spades",) and bot.plays("spades") and not bot.plays("spade")
     # the Hello sdk.runner.run sends, from bot.games as it is
     assert list(convert.hello("lone", "0.1", "", bot.games).hello.games) == ["spades"]
+
+
+def test_the_self_tests_import_line_names_the_file_the_bot_came_from(tmp_path):
+    """`bots check smbot.py` said "import: pass bot:Patience", as if from a file bot.py; a
+    folder bot's is its bot.py, an installed one's its module."""
+    from arbiter.hosting.botcheck import run_checks
+
+    text = "from sdk import Bot\n\nclass Picker(Bot):\n    def choose(self, view, legal_actions):\n" \
+           "        return legal_actions[0]\n"
+    (tmp_path / "smbot.py").write_text(text)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "bot.py").write_text(text)
+    details = [run_checks(spec, positions=1, games=["spades"]).checks[0].detail
+               for spec in (str(tmp_path / "smbot.py"), str(folder), "bots.random_bot:RandomBot")]
+    assert details == ["smbot.py:Picker", "bot.py:Picker", "bots.random_bot:RandomBot"], details
