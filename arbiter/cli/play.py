@@ -103,7 +103,10 @@ def _check_bot_count(game: str, bots: list[str], options: dict[str, Any], preset
     counts = [n for n in range(1, 13) if fits(n)]
     if not counts:
         return  # the options themselves are wrong: the game's own error says how
-    many = f"{counts[0]} to {counts[-1]}" if len(counts) > 1 else str(counts[0])
+    if counts == list(range(counts[0], counts[-1] + 1)):  # a range: 2 to 6
+        many = f"{counts[0]} to {counts[-1]}" if len(counts) > 1 else str(counts[0])
+    else:  # partnerships: 4 or 6, never "4 to 6" with the 5 it refuses
+        many = ", ".join(map(str, counts[:-1])) + f" or {counts[-1]}"
     example = " ".join([bots[0] if bots else "random"] * counts[0])
     raise UsageError(f"{game} is played by {many} bots, one per seat: {plural(len(bots), 'bot')} given "
                      f"(e.g. arbiter play {game} {example})")

@@ -121,6 +121,9 @@ def test_a_tournament_whose_bot_cannot_start_leaves_no_progress_bar(tmp_path):
 @pytest.mark.parametrize("game,bots,said", [
     ("spot", ["random"], "spot is played by 2 to 6 bots, one per seat: 1 bot given (e.g. arbiter play spot random random)"),
     ("spite-and-malice", ["random"] * 7, "spite-and-malice is played by 2 to 6 bots, one per seat: 7 bots given"),
+    # partnerships are of 4 or 6: "4 to 6" offered a 5 that is refused again
+    ("spite-and-malice", ["random"] * 5 + ["-o", "partnerships=true"],
+     "spite-and-malice is played by 4 or 6 bots, one per seat: 5 bots given"),
 ])
 def test_play_with_the_wrong_number_of_bots_counts_bots(tmp_path, game, bots, said):
     """Item 8: `arbiter play spot random` said "option 'players': must be 2-6, got 1"."""
