@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from cardarena.games import events_for, get_game
+from cardarena.games import events_for, get_game, seat_options
 from cardarena.games.base import options_to_dict
 from cardarena.records import Clock, MatchInfo, MatchRecord, MatchResult, RecordedAction, bot_seed_for
 from sdk.bot import Bot
@@ -66,12 +66,15 @@ def play_match(
     preset: str | None = None,
     clock: Clock = Clock(0, 0),
 ) -> MatchRecord:
-    """Play one match, ``bots[i]`` (a fresh copy of it) at seat i; returns its record.
+    """Play one match, ``bots[i]`` (a fresh copy of it) at seat i; returns its record. A game
+    with a number of players (Spot, Spite and Malice) takes it from the number of bots, as
+    ``arbiter play`` does, unless ``options`` give ``players``.
 
     ``clock`` is only what the bots are told (``MatchInfo.decision_ms``/``bank_ms``): the
     harness does not time them. Each bot's life in the match is the SDK's one driver
     (``sdk.driver.SeatDriver``), as on the arbiter.
     """
+    options = seat_options(game, options or {}, preset, len(bots))  # players from the bots, as arbiter play
     g = get_game(game, options, preset)
     if len(bots) != g.num_seats:
         raise ValueError(f"{game} with these options seats {g.num_seats} bots, got {len(bots)}")

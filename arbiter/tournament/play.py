@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import os
 from typing import Any, Callable, Mapping, Sequence
 
@@ -22,7 +21,7 @@ from arbiter.match import MatchObserver
 from arbiter.server import client
 from arbiter.store.db import Store
 from cardarena.disclosure import OPEN
-from cardarena.games import ConfigError, game_class, get_game
+from cardarena.games import ConfigError, seat_options
 from cardarena.records import MAX_CLOCK_MS, MAX_SEED, MAX_STRIKES, Clock, FailurePolicy, MatchConfig, MatchRecord, Policy
 
 
@@ -40,17 +39,6 @@ def _config(game, seed, options, preset, decision_ms, bank_ms, policy, max_strik
                          disclosure=OPEN)  # a match of no batch (stored as play:GAME, open)
     n = config.make_game().num_seats
     return config, n
-
-
-def seat_options(game: str, options: Mapping[str, Any], preset: str | None, bots: int) -> dict[str, Any]:
-    """``options`` with ``players`` set from the number of bots, where the game takes a
-    number of players and none was given (``arbiter play spot random random``: 2 players)."""
-    out = dict(options)
-    if "players" in out or "players" not in {f.name for f in dataclasses.fields(game_class(game).Options)}:
-        return out
-    if get_game(game, out, preset).num_seats != bots:
-        out["players"] = bots
-    return out
 
 
 class _Progress(MatchObserver):

@@ -11,6 +11,7 @@ the platform (smoke options, what an analysis value counts, seats...) are its Ga
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from typing import Any, Iterator, Mapping
 
@@ -50,6 +51,18 @@ def game_class(name: str) -> type[Game]:
 def get_game(name: str, options: Mapping[str, Any] | None = None, preset: str | None = None) -> Game:
     """A configured game; ConfigError on an unknown game, option or preset."""
     return game_class(name)(options, preset)
+
+
+def seat_options(game: str, options: Mapping[str, Any], preset: str | None, bots: int) -> dict[str, Any]:
+    """``options`` with ``players`` set from the number of bots, where the game takes a
+    number of players and none was given (``arbiter play spot random random``, the SDK's
+    ``play_match("spot", [a, b])``: 2 players)."""
+    out = dict(options)
+    if "players" in out or "players" not in {f.name for f in dataclasses.fields(game_class(game).Options)}:
+        return out
+    if get_game(game, out, preset).num_seats != bots:
+        out["players"] = bots
+    return out
 
 
 class _Facts(Mapping[str, Any]):

@@ -211,3 +211,14 @@ def test_a_card_returned_for_an_action_names_the_actions_that_move_it_or_says_no
     failure = SeatDriver(CardOnly(), _info("spot")).decide(view, legal).failure
     assert "return the one of legal_actions that moves it (" in failure, failure
     assert f"discard {view.hand[0]}" in failure, failure
+
+
+def test_the_harness_takes_the_number_of_players_from_the_bots_as_arbiter_play_does():
+    """`play_match("spot", [mine, random])` failed with "spot with these options seats 4
+    bots, got 2" where `arbiter play spot mine.py random` plays 2 players."""
+    record = play_match("spot", [load_bot("random"), load_bot("random")], seed=1, options={"hands": 1})
+    assert record.options["players"] == 2 and len(record.seat_names) == 2
+    record = play_match("spite-and-malice", [load_bot("random")] * 3, seed=1, options={"max_turns": 10})
+    assert record.options["players"] == 3
+    with pytest.raises(ValueError, match="seats 4 bots, got 2"):  # a number asked for is kept
+        play_match("spot", [load_bot("random")] * 2, options={"players": 4})
