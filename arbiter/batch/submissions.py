@@ -380,7 +380,13 @@ def submit(
         raise SubmissionRejected(f"{shown}: failed {', '.join(c.name for c in failed)}: {failed[0].detail}", report)
     if name is None:
         name = declared_name(report)
-        may_take(name)
+        try:
+            may_take(name)
+        except NameTaken:
+            raise
+        except RegistryError as exc:  # the author typed no name: say where this one came from
+            raise RegistryError(f"{exc} (it is the name the bot's class declares: --name NAME registers it under "
+                                "another)") from None
     version = version or str(report.bot.get("version") or "0")
     return registry.add(name, version, sub, report, author), report
 

@@ -83,6 +83,10 @@ def test_submit_without_name_takes_the_declared_one_and_says_so(tmp_path):
     assert "--name NAME" in text and 'name = "' in text, text  # both ways, in one error
     with reg.Registry(db, read_only=True) as registry:
         assert [v.name for v in registry.versions()] == ["meldy"]
+    r = runner.invoke(app, ["bots", "submit", str(_bot(tmp_path, NAMED.replace('"meldy"', '"random"'), "r.py")),
+                            "--db", str(db)])
+    text = " ".join(r.output.split())
+    assert r.exit_code == 2 and "bundled bot's name" in text and "the name the bot's class declares" in text, text
     # over the Bots service (`bots submit --server`), an empty name is the declared one too
     with pytest.raises(CatalogError, match="--name NAME") as caught:
         RegistryCatalog(db).submit({"nameless.py": nameless.read_bytes()}, "nameless.py", "", "", "local")
