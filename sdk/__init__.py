@@ -22,8 +22,9 @@ an arbiter); the values a bot meets in every game, from the core: ``Action`` (th
 every game's actions), ``Card`` and ``parse_cards``, ``Event`` (what a seat is shown
 happening, ``on_events``), ``MatchInfo`` (``on_match_start``), ``MatchResult``
 (``on_match_end``), ``Outcome`` (scores, ranks, how it ended), ``IllegalActionError``.
-The bundled bots are not here: ``from bots.random_bot import RandomBot``, or any bot by
-name with ``sdk.loading.load_bot("random")``.
+The bots to play against are not here: the random bot is ``sdk.random_bot.RandomBot``, and
+any bot by name is ``sdk.loading.load_bot("random")`` (the other bundled bots, greedy,
+heuristic, search and dds, come with the platform, card-arena).
 """
 
 from sdk.bot import Bot

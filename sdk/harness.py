@@ -25,16 +25,17 @@ A complete example (save it as ``try_mybot.py`` and run ``python try_mybot.py``)
                 return min(plays, key=lambda p: power(p.card))
             return legal_actions[0]               # look, give: the first legal one
 
-    random_bot = load_bot("random")               # the bundled random bot (bots.random_bot.RandomBot)
+    random_bot = load_bot("random")               # the random bot (sdk.random_bot.RandomBot)
     record = play_match("spades", [MyBot(), random_bot, MyBot(), random_bot], seed=7,
                         options={"deals": 2})
     print(record.outcome)                         # scores, ranks (1 = best), how it ended
     print(len(record.actions), "decisions")
 
 ``play_match`` seats ``bots[i]`` (a fresh copy per match, as the arbiter does) at seat
-``i``; the bundled bots can also be imported directly: ``from bots.random_bot import
-RandomBot``. Game names: ``spades``, ``spite-and-malice``, ``spot``; options and presets
-as in ``arbiter rules GAME``.
+``i``; the random bot comes with the SDK (``from sdk.random_bot import RandomBot``), the
+other bundled bots (greedy, heuristic, search, dds) with the platform, card-arena
+(``load_bot("heuristic")``). Game names: ``spades``, ``spite-and-malice``, ``spot``;
+options and presets as in ``arbiter rules GAME``.
 
 Unlike the arbiter, which applies the match's failure policy, the harness raises
 ``HarnessError`` when a bot's code raises in any hook, exits, returns something that is

@@ -199,3 +199,21 @@ def test_bot_says_where_its_name_shows_and_it_is_true(tmp_path):
     r = CliRunner().invoke(app, ["play", "spot", str(tmp_path / "mine.py"), "random", "--seed", "1",
                                  "--transport", "inproc", "--db", str(tmp_path / "a.sqlite")])
     assert r.exit_code == 0 and "│ mine " in r.stdout and "declared" not in r.stdout, r.stdout
+
+
+def test_the_sdks_pages_import_only_what_the_sdks_package_has():
+    """`pydoc sdk` and `pydoc sdk.harness` told an author to `from bots.random_bot import
+    RandomBot`: the bots package is the platform's (card-arena), so with card-arena-sdk alone
+    the import fails, while the random bot comes with the SDK (``sdk.random_bot``, and
+    ``load_bot("random")``)."""
+    import re
+
+    import sdk.loading
+    import sdk.random_bot
+
+    for mod in (sdk, sdk.harness, sdk.loading, sdk.bot):
+        for top in re.findall(r"from ([\w.]+) import", mod.__doc__):
+            assert top.partition(".")[0] in ("sdk", "cardarena"), (mod.__name__, top)
+    assert "sdk.random_bot" in sdk.__doc__ and "sdk.random_bot" in sdk.harness.__doc__
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert "both are the platform's, so with card-arena-sdk alone" not in readme
