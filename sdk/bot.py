@@ -67,11 +67,12 @@ class Bot:
     ``choose`` counts against it too.
 
     Diagnostics go to stderr (``print(..., file=sys.stderr)``): the arbiter keeps its tail in
-    the match record when something goes wrong. A bot the arbiter plays has its stdout
-    thrown away, as a process of its own and in the arbiter's process (``--transport
-    inproc``) alike, so a plain ``print`` shows nowhere (in ``sdk.harness``, your own
-    script, it prints as usual). ``note(text)`` attaches words to a decision that the
-    replay shows.
+    the match record when something goes wrong (a bot in the arbiter's own process,
+    ``--transport inproc``, writes it on the command's stderr instead, where the traceback
+    of a bot that raised shows too; the record keeps none). A bot the arbiter plays has its
+    stdout thrown away, as a process of its own and in the arbiter's process alike, so a
+    plain ``print`` shows nowhere (in ``sdk.harness``, your own script, it prints as
+    usual). ``note(text)`` attaches words to a decision that the replay shows.
     """
 
     #: Registered name and version.

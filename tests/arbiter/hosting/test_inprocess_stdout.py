@@ -62,6 +62,10 @@ def test_an_in_process_bots_stdout_is_thrown_away_and_the_commands_own_is_kept(c
     assert "BOT-" not in captured.out, captured.out
     assert captured.out.splitlines() == ["COMMAND-DURING", "COMMAND-AFTER"]
     assert "BOT-STDERR" in captured.err
+    assert done[0].incidents == []  # nothing of it in the record, which pydoc sdk.Bot says
+    import sdk.bot
+
+    assert "writes it on the command's stderr instead" in " ".join(sdk.bot.Bot.__doc__.split())
 
 
 PRINTER = """\
