@@ -10,8 +10,11 @@ connecting bot.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable
+
+from cardarena.games import GAMES
 
 NAME_MAX = 64
 VERSION_MAX = 32
@@ -32,8 +35,18 @@ class NameError_(ValueError):
 def does_not_play(bot: str, game: str, plays: Iterable[str]) -> str:
     """The one wording of a bot refused for a game it does not play, wherever it is refused
     (a venue, a tournament's or ladder's spec, a person's table, a match started over gRPC,
-    a re-ask): the bot as it was named, the game, and the games it plays instead."""
-    return f"bot {bot!r} does not play {game} (it plays {', '.join(plays) or 'no game'})"
+    a re-ask): the bot as it was named, the game, and the games it plays instead, as its
+    ``games`` wrote them; after a name that is no game, the game it was likely meant to be
+    (``spite_and_malice``, the module's spelling, for ``spite-and-malice``: one character
+    apart, and easy to read past); "no game" for none."""
+    words = []
+    for name in plays:
+        if name == "*" or name in GAMES:
+            words.append(name)
+        else:
+            close = difflib.get_close_matches(name, list(GAMES), n=1, cutoff=0.6)
+            words.append(f"{name}, no game" + (f": did you mean {close[0]!r}?" if close else f" (known: {', '.join(GAMES)})"))
+    return f"bot {bot!r} does not play {game} (it plays {', '.join(words) or 'no game'})"
 
 
 def _shown(text: str, limit: int = 80) -> str:

@@ -337,3 +337,19 @@ def test_the_self_tests_import_line_names_the_file_the_bot_came_from(tmp_path):
     details = [run_checks(spec, positions=1, games=["spades"]).checks[0].detail
                for spec in (str(tmp_path / "smbot.py"), str(folder), "bots.random_bot:RandomBot")]
     assert details == ["smbot.py:Picker", "bot.py:Picker", "bots.random_bot:RandomBot"], details
+
+
+def test_a_bot_whose_games_misspell_the_game_is_told_which_game_it_meant(tmp_path):
+    """``games = ("spite_and_malice",)`` (the module's spelling) was "does not play
+    spite-and-malice (it plays spite_and_malice)": the difference is one character."""
+    from cardarena.names import does_not_play  # the words of every path that says what a bot plays
+
+    bot = tmp_path / "under.py"
+    bot.write_text("from sdk import Bot\n\nclass Under(Bot):\n    games = ('spite_and_malice',)\n"
+                   "    def choose(self, view, legal_actions):\n        return legal_actions[0]\n")
+    r = run_in_process("play", "spite-and-malice", str(bot), "random", "--transport", "inproc",
+                       "--db", str(tmp_path / "a.sqlite"))
+    said = " ".join(r.stderr.split())
+    assert r.returncode == 2 and "(it plays spite_and_malice, no game: did you mean 'spite-and-malice'?)" in said, said
+    assert does_not_play("b", "spades", ("spot", "*")) == "bot 'b' does not play spades (it plays spot, *)"
+    assert does_not_play("b", "spot", ()) == "bot 'b' does not play spot (it plays no game)"
