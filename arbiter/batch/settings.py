@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from arbiter.hosting.loading import BUNDLED, BotLoadError, did_you_mean, game_names, load_bot, shadowing, unknown_bot_message
-from arbiter.store.registry import RegistryError, collect, is_registered_ref, lookup
+from arbiter.store.registry import RegistryError, collect, is_registered_ref, lookup, registered_versions
 from cardarena.games import ConfigError
 from cardarena.runtimes import MANIFEST
 from cardarena.names import does_not_play
@@ -62,8 +62,15 @@ def bot_sources(specs: Sequence[str]) -> tuple[str, ...]:
 
 
 def resolve_bot(source: str, db_path: str | os.PathLike | None) -> str:
-    """A launchable bot spec for ``source``: ``name@version`` is looked up in the registry."""
+    """A launchable bot spec for ``source``: ``name@version`` is looked up in the registry.
+    A registered bot's name without its version (``meldy``, what ``arbiter bots submit``
+    just said it registered) names nothing else either: SpecError naming its versions."""
     if not is_registered_ref(source):
+        if db_path is not None and source not in BUNDLED and ":" not in source and not Path(source).exists():
+            if known := registered_versions(db_path, source):
+                versions = f" (its versions: {', '.join(known)})" if len(known) > 1 else ""
+                raise SpecError(f"bots: {source!r} is a registered bot: name it with its version, "
+                                f"{source}@{known[-1]}{versions}")
         return source
     if db_path is None:
         raise SpecError(f"bots: {source!r} names a registered bot, but there is no store to look it up in")

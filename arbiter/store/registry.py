@@ -494,6 +494,19 @@ class Registry:
         return len(hashes)
 
 
+def registered_versions(db_path: str | os.PathLike, name: str) -> list[str]:
+    """The versions of ``name`` in the registry of the store at ``db_path``, oldest first;
+    [] if there is no such bot, store or registry (asked only to explain a name that names
+    no bot, so it never fails on an unreadable store: the command's own use says that)."""
+    if not names.is_name(name) or not Path(db_path).is_file():
+        return []
+    try:
+        with Registry(db_path, read_only=True) as registry:
+            return [v.version for v in registry.versions(name)]
+    except (RegistryError, sqlite3.Error, OSError):
+        return []
+
+
 def lookup(db_path: str | os.PathLike, ref: str) -> tuple[BotVersion, dict[str, bytes]]:
     """The version a ``name@version`` reference names in the registry of the store at
     ``db_path``, and its stored files, checked against its recorded hash; RegistryError

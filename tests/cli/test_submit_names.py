@@ -91,3 +91,20 @@ def test_submit_without_name_takes_the_declared_one_and_says_so(tmp_path):
     with pytest.raises(CatalogError, match="--name NAME") as caught:
         RegistryCatalog(db).submit({"nameless.py": nameless.read_bytes()}, "nameless.py", "", "", "local")
     assert caught.value.kind == "invalid"
+
+
+def test_a_registered_bot_named_without_its_version_is_told_its_versions(tmp_path):
+    """Just registered as meldy (the name its class declares), `arbiter play spot meldy
+    random` said "unknown bot 'meldy': not a bundled bot ... nor a .py file or folder"."""
+    from arbiter.hosting.botcheck import Report
+
+    db = tmp_path / "r.sqlite"
+    report = Report("meldy")
+    report.add("import", True)
+    report.bot = {"name": "meldy", "version": "0.1", "games": ["spot"], "deterministic": False}
+    with reg.Registry(db) as registry:
+        registry.add("meldy", "0.1", reg.collect(_bot(tmp_path, NAMED)), report)
+    for transport in ("inproc", "local"):
+        r = runner.invoke(app, ["play", "spot", "meldy", "random", "--transport", transport, "--db", str(db)])
+        text = " ".join(r.output.split())
+        assert r.exit_code == 2 and "'meldy' is a registered bot: name it with its version, meldy@0.1" in text, text
