@@ -324,14 +324,16 @@ class NameTaken(RegistryError):
         self.name = name
 
 
-def declared_name(report: Report) -> str:
+def declared_name(bot: dict) -> str:
     """The name a checked bot declares (``name = "..."`` in its class: what its Hello said to
-    the arbiter that checked it), for a submission without one; RegistryError naming both
-    ways to give one if it declares none (it has ``sdk.Bot``'s default)."""
-    said = str(report.bot.get("name") or "")
+    the arbiter that checked it; ``bot``: its report's ``bot``), for a submission without
+    one; RegistryError naming both ways to give one if it declares none (it has
+    ``sdk.Bot``'s default)."""
+    said = str(bot.get("name") or "")
     if not said or said == UNDECLARED_NAME:
-        raise RegistryError(f"no name to register the bot under: its class declares none of its own (it has sdk.Bot's "
-                            f"default {UNDECLARED_NAME!r}): give it one, name = \"mybot\" in the class, or pass --name NAME")
+        raise RegistryError(f"no name to register the bot under: its class declares none of its own (it has "
+                            f"sdk.Bot's default {UNDECLARED_NAME!r}): give it one, name = \"mybot\" in the class, or "
+                            "submit it with --name NAME")
     return said
 
 
@@ -379,7 +381,7 @@ def submit(
         shown = name or str(report.bot.get("name") or sub.entry)
         raise SubmissionRejected(f"{shown}: failed {', '.join(c.name for c in failed)}: {failed[0].detail}", report)
     if name is None:
-        name = declared_name(report)
+        name = declared_name(report.bot)
         try:
             may_take(name)
         except NameTaken:

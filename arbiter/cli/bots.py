@@ -181,8 +181,8 @@ def check(
     fresh: FreshOpt = False,
 ) -> None:
     """Check a bot without submitting it; exit 1 if any check fails."""
-    from arbiter.batch.submissions import check_bot
-    from arbiter.store.registry import collect
+    from arbiter.batch.submissions import check_bot, declared_name
+    from arbiter.store.registry import RegistryError, collect
 
     _call(collect, path)  # the layout a submission needs
     report = _call(check_bot, path, positions=positions, decision_ms=decision_ms, smoke=smoke, fresh=fresh).to_dict()
@@ -191,6 +191,11 @@ def check(
     else:
         _print_report(report)
         out.print("[bold green]PASS[/]" if report["ok"] else "[bold red]FAIL[/]")
+        if report["ok"]:
+            try:  # what `bots submit` without --name would say, said now
+                declared_name(report.get("bot") or {})
+            except RegistryError as exc:
+                err.print(f"[yellow]note:[/] {escape(str(exc))}", highlight=False)
     if not report["ok"]:
         raise typer.Exit(1)
 

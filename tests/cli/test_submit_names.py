@@ -77,6 +77,9 @@ def test_submit_without_name_takes_the_declared_one_and_says_so(tmp_path):
     text = " ".join(r.output.split())
     assert "registered meldy 0.1" in text and "the name its class declares" in text, text
     nameless = _bot(tmp_path, NAMELESS, "nameless.py")
+    r = runner.invoke(app, ["bots", "check", str(nameless), "--no-smoke", "--positions", "2"])
+    text = " ".join(r.output.split())
+    assert r.exit_code == 0 and "declares none of its own" in text and "--name NAME" in text, text  # before submit
     r = runner.invoke(app, ["bots", "submit", str(nameless), "--db", str(db)])
     assert r.exit_code == 2, r.output
     text = " ".join(r.output.split())
