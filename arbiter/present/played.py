@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 
 from cardarena.games import ConfigError, get_game
 from cardarena.games.base import value_text
+from arbiter.rating.ratings import tied
 
 #: How W-D-L reads when a match has more than two sides (a free for all).
 FFA_WDL_NOTE = ("W-D-L counts first places only: W = placed first alone, D = first place shared, L = any "
@@ -184,21 +185,27 @@ def team_rows(rows: Sequence[Any], teams: Sequence[Sequence[str]]) -> list[Displ
     by_name = {r.name: r for r in rows}
     out: list[DisplayRow] = []
     done: set[str] = set()
+
+    def add(label: str, row: Any, members: tuple[str, ...]) -> None:
+        # rows level on every number the table is ordered by share a rank (1, 1, 3: ``tied``)
+        rank = out[-1].rank if out and tied(out[-1].row, row) else len(out) + 1
+        out.append(DisplayRow(rank, label, row, members))
+
     for r in rows:
         if r.name in done:
             continue
         team = team_of.get(r.name)
         if team is None or len(team) < 2:
-            out.append(DisplayRow(len(out) + 1, r.name, r, (r.name,)))
+            add(r.name, r, (r.name,))
             done.add(r.name)
             continue
         members = [by_name[m] for m in team if m in by_name]
         if all(_same_numbers(r, m) for m in members):
-            last = max(members, key=lambda m: m.rank)  # its LOS is against the next row
-            out.append(DisplayRow(len(out) + 1, " + ".join(team), last, tuple(team)))
+            last = max(members, key=lambda m: (m.rank, rows.index(m)))  # its LOS is against the next row
+            add(" + ".join(team), last, tuple(team))
             done.update(team)
         else:
-            out.append(DisplayRow(len(out) + 1, f"{r.name} (team {' + '.join(team)})", r, (r.name,)))
+            add(f"{r.name} (team {' + '.join(team)})", r, (r.name,))
             done.add(r.name)
     return out
 

@@ -142,6 +142,7 @@ class PageRow:
     rating_hi: float | None = None
     forfeits: int = 0
     extra: dict[str, str] = field(default_factory=dict)
+    rank: int = 0  # ``team_rows``'s: rows level on every number share one (1, 1, 3)
 
 
 @dataclass
@@ -176,7 +177,7 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[PageStandin
             d.label, r.matches, r.wins, r.draws, r.losses, r.score_rate,
             r.rating.value if r.rating else None, r.rating.low if r.rating and r.rating.interval else None,
             r.rating.high if r.rating and r.rating.interval else None,
-            r.forfeits, extra,
+            r.forfeits, extra, d.rank,
         ))
     cross = cross_rates(st, shown)
     method = RATING_METHOD
@@ -344,7 +345,7 @@ _TOURNAMENT = """{% extends "base" %}
 {% for k in extra_cols %}<th class="num">{{ k }}</th>{% endfor %}<th class="num">forfeits</th></tr>
 {% for s in st.rows %}
 <tr class="standing" data-bot="{{ s.name }}" data-rating="{{ '%.0f'|format(s.rating) if s.rating is not none else '' }}">
-<td class="num">{{ loop.index }}</td><td class="bot"><strong><a href="/t/{{ t.id }}/bot/{{ s.name|urlencode }}">{{ s.name }}</a></strong></td><td class="num">{{ s.matches }}</td>
+<td class="num">{{ s.rank }}</td><td class="bot"><strong><a href="/t/{{ t.id }}/bot/{{ s.name|urlencode }}">{{ s.name }}</a></strong></td><td class="num">{{ s.matches }}</td>
 <td class="num">{{ s.wins|num }}</td><td class="num">{{ s.draws|num }}</td><td class="num">{{ s.losses|num }}</td>
 <td class="num">{{ '%.1f'|format(100 * s.score) if s.matches else '–' }}</td>
 <td class="num rating">{{ '%.0f'|format(s.rating) if s.rating is not none else '–' }}</td>

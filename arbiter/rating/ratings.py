@@ -336,10 +336,22 @@ def compute_standings(
     crosstable = {a: {b: (sum(v), len(v)) for b, v in row.items()} for a, row in cross.items()}
     out = Standings(ordered, "bradley-terry", crosstable, len(rows), duplicate, covariance, df, least)
     for i, st in enumerate(ordered):
-        st.rank = i + 1
+        st.rank = ordered[i - 1].rank if i and tied(ordered[i - 1], st) else i + 1
         if i + 1 < len(ordered) and st.rating is not None and ordered[i + 1].rating is not None:
             st.los_next = out.los(st.name, ordered[i + 1].name)
     return out
+
+
+def tied(a: StandingRow, b: StandingRow) -> bool:
+    """Whether two rows are level on everything a table is ordered by (rating, score %, margin),
+    the name aside: they share a rank, standard competition ranking (1, 1, 3), wherever a table
+    is shown (``compute_standings``, ``arbiter.present.played.team_rows``). Two copies of one bot
+    on the same duplicate deals tie so; ranked 1 and 2 by their names' order, the table claimed
+    an order its numbers do not have."""
+    ra = a.rating.value if a.rating else None
+    rb = b.rating.value if b.rating else None
+    same_rating = ra == rb or (ra is not None and rb is not None and abs(ra - rb) < 1e-6)
+    return same_rating and abs(a.score_rate - b.score_rate) < 1e-9 and abs(a.mean_margin - b.mean_margin) < 1e-9
 
 
 def _seatings_per_table(rows: Sequence[MatchRow]) -> dict[tuple[int, int], int]:

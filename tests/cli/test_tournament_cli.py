@@ -329,10 +329,11 @@ def test_the_progress_line_names_the_leading_partnership_as_the_standings_do(tmp
 def test_partners_rows_in_csv_and_json_have_their_partnerships_rank(tmp_path):
     """The CSV and the JSON keep one row per bot (with its team), but the rank and the LOS
     are the partnership's, as every table shows them: the second team's partners were ranked
-    3 and 4 under a table that ranks it 2, and a partner's LOS was 'over' its own partner."""
+    3 and 4 under a table that ranks it 2, and a partner's LOS was 'over' its own partner. (Two
+    partnerships of the same bots tie, and share rank 1: the second has another bot.)"""
     path = tmp_path / "arena.sqlite"
-    r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--bots", "random,greedy,r2=random,g2=greedy",
-               "--teams", "random+greedy,r2+g2", "-o", "deals=1", "--deals", "1", "--seed", "1", "--name", "tm", "--quiet")
+    r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--bots", "random,greedy,r2=random,h=heuristic",
+               "--teams", "random+greedy,r2+h", "-o", "deals=1", "--deals", "1", "--seed", "1", "--name", "tm", "--quiet")
     assert r.exit_code == 0, r.output
     md = invoke("standings", "tm", "--db", str(path), "--format", "md").stdout.split("## Cross-table")[0]
     table = {}
@@ -392,3 +393,34 @@ def test_a_tournament_with_a_corrupt_spec_does_not_hide_the_others_from_the_list
     r = CliRunner().invoke(app, ["tournament", "list", "--db", str(db)], env={"COLUMNS": "200"})
     assert r.exit_code == 0, r.output
     assert "good" in r.output and "tournament 'bad': corrupt spec" in r.output and "(not listed)" in r.output
+
+
+def test_exactly_tied_rows_share_a_rank_in_every_table(tmp_path):
+    """Standard competition ranking (1, 1, 3): two copies of one bot on the same duplicate
+    deals tie on everything the table is ordered by (rating, score %, margin), and were
+    ranked 1 and 2 by their names' order in the terminal, the exports and the web page."""
+    import re
+
+    from arbiter.present.web import tournament_page
+
+    path = tmp_path / "arena.sqlite"
+    r = runner.invoke(app, ["tournament", "run", "--db", str(path), "--transport", "inproc", "--game", "spot",
+                            "--bots", "heuristic,h2=heuristic,random", "-o", "players=2", "-o", "hands=1", "--deals", "1",
+                            "--seed", "1", "--name", "tie", "--quiet"], env={"COLUMNS": "200"}, catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    data = json.loads(invoke("standings", "tie", "--db", str(path), "--format", "json").stdout)["standings"]
+    assert data[0]["rating"] == data[1]["rating"] and data[0]["score_rate"] == data[1]["score_rate"]  # the premise
+    want = {"heuristic": 1, "h2": 1, "random": 3}
+    assert {d["bot"]: d["rank"] for d in data} == want
+    rows = csv.DictReader(io.StringIO(invoke("standings", "tie", "--db", str(path), "--format", "csv").stdout))
+    assert {row["bot"]: int(row["rank"]) for row in rows} == want
+    md = invoke("standings", "tie", "--db", str(path), "--format", "md").stdout.split("## Cross-table")[0]
+    cells = [[c.strip() for c in line.strip("|").split("|")] for line in md.splitlines() if line.startswith("| ")]
+    assert {c[1]: int(c[0]) for c in cells if c[0].isdigit()} == want
+    html = invoke("standings", "tie", "--db", str(path), "--format", "html").stdout
+    assert {b: int(n) for n, b in re.findall(r"<tr><td>(\d+)</td><td class=\"name\">([^<]+)</td>", html)} == want
+    terminal = runner.invoke(app, ["standings", "tie", "--db", str(path)], env={"COLUMNS": "200"}).stdout
+    assert {b: int(n) for n, b in re.findall(r"^\s*(\d+)\s+(h2|heuristic|random)\s", terminal, re.M)} == want
+    page = tournament_page(Store(path, read_only=True), "tie")
+    assert {b: int(n) for n, b in re.findall(r'<td class="num">(\d+)</td><td class="bot"><strong><a [^>]*>([^<]+)</a>',
+                                              page)} == want
