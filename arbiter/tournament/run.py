@@ -41,7 +41,7 @@ from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_
 from arbiter.batch.settings import bot_contents, keyed_spec, resolve_bot
 from arbiter.batch.venue import Kind, Where, describe, open_venue, parse_where
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT
-from arbiter.tournament.spec import Format, SpecError, TournamentSpec, bot_names
+from arbiter.tournament.spec import Format, SpecError, TournamentSpec, bot_names, in_stored_form
 from arbiter.store.db import MatchRow, Store, StoreError
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.server import auth
@@ -256,7 +256,7 @@ async def run_tournament(
     sources = tuple(resolve_bot(s, store.path) for s in spec.bot_sources)
     store.lock()
     stored = None if fresh else store.stored_spec(spec.display_name)
-    key = keyed_spec(spec.identity(), bot_contents(spec.bot_sources), stored, spec.display_name,
+    key = keyed_spec(in_stored_form(spec.identity(), stored), bot_contents(spec.bot_sources), stored, spec.display_name,
                      str(store.path))  # bots edited since: not resumed
     tour = store.open_tournament(spec.display_name, spec.game, key, fresh=fresh)
     if spec.seed is None:  # the deals come from a secret seed, drawn once, kept in the store

@@ -53,7 +53,7 @@ from arbiter.hosting.botproc import ISOLATIONS
 from arbiter.store.registry import is_registered_ref
 from cardarena.disclosure import Disclosure, of_tournament
 from cardarena.names import NAME_RULE, is_seat_name
-from cardarena.games import ConfigError, Game, get_game
+from cardarena.games import ConfigError, Game, get_game, typed_options
 from cardarena.games.options import check_settings, from_toml_tables, option, toml_tables, with_attributes
 from cardarena.records import MATCH_SETTINGS, MAX_CLOCK_MS, MAX_SEED, MAX_STRIKES, Clock, FailurePolicy, MatchConfig, Policy
 
@@ -368,4 +368,23 @@ def spec_from_dict(data: Mapping[str, Any], overrides: Mapping[str, Any] | None 
     if not kw["bots"]:
         raise SpecError(f"{source}: missing field 'bots'")
     kw["bots"] = tuple(kw["bots"])
+    try:  # a file's options and the command line's text stored alike (typed_options)
+        kw["options"] = typed_options(kw["game"], kw.get("options", {}), kw.get("preset"))
+    except (ConfigError, TypeError):
+        pass  # validate names the field and the reason
     return TournamentSpec(**kw)
+
+
+def in_stored_form(key: dict[str, Any], stored: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``key`` (the spec a run is stored under) with its options written as ``stored`` writes
+    them where they mean the same: a tournament stored before options were typed
+    (``spec_from_dict``) keeps ``-o deals=1`` as the text "1", and the same command resumes it
+    rather than be refused as another spec. Other values stay another spec."""
+    old = stored.get("options") if stored is not None else None
+    if not isinstance(old, dict) or old == key.get("options"):
+        return key
+    try:
+        same = typed_options(key["game"], old, key.get("preset")) == key.get("options")
+    except (ConfigError, TypeError):
+        return key
+    return {**key, "options": dict(old)} if same else key

@@ -65,6 +65,15 @@ def seat_options(game: str, options: Mapping[str, Any], preset: str | None, bots
     return out
 
 
+def typed_options(name: str, options: Mapping[str, Any], preset: str | None = None) -> dict[str, Any]:
+    """``options`` (typed, or text as a command line gives them: ``"1"``, ``"off"``) read by
+    the game ``name``'s option schema, each as JSON keeps it (``describe_options``: an enum as
+    its value, a set as a sorted list), the keys given only: a spec file's ``deals = 1`` and
+    ``-o deals=1`` are then stored alike. ConfigError as ``get_game``."""
+    shown = get_game(name, options, preset).describe_options()
+    return {k: shown[k] for k in options}
+
+
 class _Facts(Mapping[str, Any]):
     """One field of ``Platform`` for every registered game, read when asked (so a game
     registered later, a test's, is in it too)."""

@@ -424,3 +424,45 @@ def test_exactly_tied_rows_share_a_rank_in_every_table(tmp_path):
     page = tournament_page(Store(path, read_only=True), "tie")
     assert {b: int(n) for n, b in re.findall(r'<td class="num">(\d+)</td><td class="bot"><strong><a [^>]*>([^<]+)</a>',
                                               page)} == want
+
+
+def test_options_from_flags_are_stored_typed_as_a_spec_file_stores_them(tmp_path):
+    """-o deals=1 was stored as the text "1" (shown so in standings --format json) where a spec
+    file's deals = 1 is stored as 1: the game's option schema reads both into the same JSON."""
+    path = tmp_path / "arena.sqlite"
+    (tmp_path / "f.toml").write_text('name = "file"\ngame = "spot"\nbots = ["random", "heuristic"]\ndeals = 1\nseed = 1\n'
+                                     "[options]\nplayers = 2\nhands = 1\npot_carry_over = false\nunit_per_spot = 2\n")
+    r = invoke("tournament", "run", str(tmp_path / "f.toml"), "--db", str(path), "--transport", "inproc", "--quiet")
+    assert r.exit_code == 0, r.output
+    r = invoke("tournament", "run", "--game", "spot", "--bots", "random,heuristic", "--deals", "1", "--seed", "1", "-o", "players=2",
+               "-o", "hands=1", "-o", "pot_carry_over=off", "-o", "unit_per_spot=2", "--name", "flags", "--db", str(path),
+               "--transport", "inproc", "--quiet")
+    assert r.exit_code == 0, r.output
+    want = {"players": 2, "hands": 1, "pot_carry_over": False, "unit_per_spot": 2.0}
+    for name in ("file", "flags"):
+        shown = json.loads(invoke("standings", name, "--db", str(path), "--format", "json").stdout)["tournament"]["options"]
+        assert shown == want and type(shown["unit_per_spot"]) is float, (name, shown)
+    with Store(path, read_only=True) as store:
+        assert json.dumps(store.tournament("file").spec["options"]) == json.dumps(store.tournament("flags").spec["options"])
+
+
+def test_a_tournament_stored_with_options_as_text_resumes_with_the_same_command(tmp_path):
+    """A store written before -o options were typed keeps them as text ("deals": "1"); the same
+    command resumes it (the stored options mean the same), and another value is still another spec."""
+    path = tmp_path / "arena.sqlite"
+    run = ("tournament", "run", "--bots", "random,greedy", "--deals", "2", "--seed", "1", "--name", "old", "--db", str(path),
+           "--transport", "inproc", "--quiet")
+    assert invoke(*run, "-o", "deals=1").exit_code == 0
+    with Store(path) as store:  # as an older arbiter stored it, one match not played yet
+        spec = store.tournament("old").spec
+        store.db.execute("UPDATE tournaments SET spec = ?, finished = NULL WHERE name = 'old'",
+                         (json.dumps({**spec, "options": {"deals": "1"}}, sort_keys=True),))
+        store.db.execute("DELETE FROM matches WHERE idx = 3")
+    r = invoke(*run, "-o", "deals=1")
+    assert r.exit_code == 0, r.output
+    with Store(path, read_only=True) as store:
+        tour = store.tournament("old")
+        assert tour.done == tour.planned == 4 and tour.finished is not None and tour.spec["options"] == {"deals": "1"}
+    r = invoke(*run, "-o", "deals=2")
+    said = " ".join(r.output.split())
+    assert r.exit_code == 2 and "different spec (it differs in options.deals)" in said, said
