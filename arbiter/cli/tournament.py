@@ -73,10 +73,22 @@ def tournament_run(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress display; print only the standings.")] = False,
     cluster: Annotated[Optional[str], typer.Option("--cluster", help=_help("cluster"))] = None,
     shared_bots: Annotated[bool, typer.Option("--shared-bots", help="With --cluster: workers read registered bots from the registry folder (mounted at the same path on every worker) instead of receiving their files.")] = False,
+    resume: Annotated[Optional[str], typer.Option("--resume", metavar="NAME", help="Resume the tournament NAME of --db with its stored settings (tournament list and show print it for one interrupted); only how it runs (--concurrency, --isolation, --bot-processes, --cluster, --transport) may be given with it.")] = None,
 ) -> None:
     """Run (or resume) a tournament, showing progress, then print the standings."""
     from arbiter.tournament.spec import spec_from_dict, spec_from_toml
-    from arbiter.tournament.run import load_standings, run_tournament
+    from arbiter.tournament.run import load_standings, run_tournament, stored_tournament_spec
+
+    if resume is not None:  # what it plays is the store's: a setting given would be another tournament
+        given = {"SPEC.toml": spec_file, "--game": game, "--bots": bots, "--format": format, "--challenger": challenger,
+                 "--teams": teams, "--deals": deals, "--seed": seed, "--option": option, "--preset": preset,
+                 "--duplicate": duplicate, "--seatings": seatings, "--name": name, "--decision-ms": decision_ms,
+                 "--bank-ms": bank_ms, "--policy": policy, "--max-strikes": max_strikes, "--fresh": fresh or None}
+        if taken := [flag for flag, value in given.items() if value is not None]:
+            _run(fail, f"--resume: {resume!r} resumes with its stored settings; leave out {', '.join(taken)}")
+        with _run(_open_existing, db) as stored:
+            spec_of_resumed = _run(stored_tournament_spec, stored, resume, concurrency=concurrency,
+                                   bot_processes=bot_processes, isolation=isolation, cluster=cluster)
 
     overrides: dict[str, Any] = {
         "game": game, "format": format, "challenger": challenger, "deals": deals, "seed": seed, "preset": preset,
@@ -94,8 +106,10 @@ def tournament_run(
             _run(fail, f"--teams: no partnership in {teams!r} (written a+b,c+d)")
     if option:
         overrides["options"] = _run(_parse_options, option)
-    if spec_file is not None:
-        spec: TournamentSpec = _run(spec_from_toml, spec_file, overrides)
+    if resume is not None:
+        spec: TournamentSpec = spec_of_resumed
+    elif spec_file is not None:
+        spec = _run(spec_from_toml, spec_file, overrides)
     else:
         given = {k: v for k, v in overrides.items() if v is not None}
         spec = _run(spec_from_dict, {}, {**_QUICK_DEFAULTS, **given}, source="command line")
@@ -393,15 +407,21 @@ def tournament_list(db: DbOpt = Path(DEFAULT_DB)) -> None:
     if not tours:
         out.print(f"no tournaments in {db}", markup=False, highlight=False)
         return
+    from arbiter.present.played import interrupted_text
+    from arbiter.store.db import run_holder
+
+    holder = run_holder(db)
     table = Table(title=f"Tournaments in {escape(str(db))}")
     for col in ("id", "name", "game", "format", "bots", "matches", "status", "created"):
         table.add_column(col, justify="right" if col in ("id", "matches") else "left")
     for t in tours:
-        status = "finished" if t.finished is not None and t.done >= t.planned else ("in progress" if t.done < t.planned else "stopped")
         bots = ", ".join(t.spec.get("bots", []))
         table.add_row(str(t.id), escape(t.name), t.game, escape(str(t.spec.get("format", "round-robin"))), escape(bots),
-                      f"{t.done}/{t.planned}", status, datetime.datetime.fromtimestamp(t.created).strftime("%Y-%m-%d %H:%M"))
+                      f"{t.done}/{t.planned}", t.state(holder), datetime.datetime.fromtimestamp(t.created).strftime("%Y-%m-%d %H:%M"))
     out.print(table)
+    for t in tours:  # how to go on with each: one line, a command to paste never cut
+        if t.state(holder) == "interrupted":
+            out.print(f"{t.name}: {interrupted_text(t.name, t.spec, db)}", highlight=False, markup=False, soft_wrap=True)
 
 
 @tournament_app.command("show")
@@ -440,6 +460,13 @@ def tournament_show(
     else:
         count = f"{tour.done}/{plural(tour.planned, 'match', 'matches')}, seed {seed_text}"
     out.print(f"[bold]{escape(tour.name)}[/] (id {tour.id}): {tour.game}, {count}", highlight=False, width=width)
+    if not is_play_name(tour.name):  # single matches are never finished: they are played one at a time
+        from arbiter.present.played import interrupted_text
+        from arbiter.store.db import run_holder
+
+        state = tour.state(run_holder(db))
+        out.print(f"  state: {interrupted_text(tour.name, tour.spec, db) if state == 'interrupted' else state}", highlight=False,
+                  markup=False, soft_wrap=True)  # a command to paste: no line break put inside a path
     for label, text in played.lines():
         out.print(f"  {label}: {escape(text)}", highlight=False, width=width)
     if played.wdl_note:

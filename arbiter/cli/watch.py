@@ -46,7 +46,7 @@ def running_from(db: Path) -> tuple[str, str, str]:
         # No watch file, yet a run holds the store: one playing its bots in its own process
         # announces no arbiter (there is none to connect to), and "nothing runs" would be false.
         if not runs.watch_file(db).exists() and (holder := run_holder(db)) is not None:
-            by = f" (process {holder})" if holder else ""
+            by = f" (process {holder.pid})" if holder.pid else ""
             raise UsageError(
                 f"a run is writing {db}{by} with no arbiter to watch: its bots play in its own process "
                 "(--transport inproc, or auto with bundled bots only), or it is still starting; "

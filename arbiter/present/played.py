@@ -11,7 +11,9 @@ row per partner.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from shlex import quote
 from typing import Any, Mapping, Sequence
 
 from cardarena.games import ConfigError, get_game
@@ -148,6 +150,18 @@ def describe(spec: Mapping[str, Any]) -> Played:
 #: The spec fields a display adds to the exports' tournament description
 #: (``tournament_info`` carries the game, options, preset, format, deals and teams).
 CLOCK_FIELDS = ("decision_ms", "bank_ms", "policy", "max_strikes")
+
+
+def interrupted_text(name: str, spec: Mapping[str, Any], db: str | os.PathLike) -> str:
+    """What an interrupted tournament (``TournamentRow.state``: ``name``, stored with ``spec``
+    in the store ``db``) needs said: that nothing runs it, and the command that resumes it,
+    quoted to paste (``tournament run --resume`` reads its settings from the store: a command
+    of its flags would show its seed, withheld until it ends). An evaluation's own command
+    resumes it."""
+    if "evaluate" in spec:
+        return ("interrupted, nothing runs it; the arbiter evaluate command that started it, run again with "
+                f"--db {quote(str(db))}, resumes it")
+    return f"interrupted, nothing runs it; resume it: arbiter tournament run --resume {quote(name)} --db {quote(str(db))}"
 
 
 def with_clock(info: Mapping[str, Any], spec: Mapping[str, Any]) -> dict[str, Any]:

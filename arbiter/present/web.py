@@ -88,11 +88,12 @@ from cardarena.replay import ReplayStep, step_record
 from arbiter.present.export import ARENA_SCALE, los_text, margin_header, margin_text, standings_notes
 from arbiter.present.table import TABLE_STYLE, render_table, shown, table_model
 from arbiter.present.watching import now_playing
-from arbiter.present.played import THINK_COLUMNS, THINK_NOTE, cross_rates, describe, team_rows, think_cells
+from arbiter.present.played import (THINK_COLUMNS, THINK_NOTE, cross_rates, describe, interrupted_text, team_rows,
+                                    think_cells)
 from arbiter.present import inspector, play_page as play
 from arbiter.person.tables import HUMAN
 from arbiter.store.arenas import ArenaMatch, ArenaRow, Arenas, EncounterRow
-from arbiter.store.db import READ_ERRORS, MatchRow, Store, StoreError, TournamentRow
+from arbiter.store.db import READ_ERRORS, MatchRow, Store, StoreError, TournamentRow, run_holder
 from cardarena import disclosure
 from arbiter.arena import matchmaking
 from arbiter.rating.ratings import RATING_METHOD, compute_standings
@@ -295,7 +296,7 @@ _INDEX = """{% extends "base" %}
 {% for t in tournaments %}
 <tr><td><a href="/t/{{ t.id }}">{{ t.name }}</a></td><td>{{ t.game }}</td><td>{{ bots[t.id] }}</td>
 <td class="num">{{ done[t.id] }}{% if t.planned %} / {{ t.planned }}{% endif %}</td>
-<td>{% if t.finished %}<span class="pill done">finished</span>{% else %}<span class="pill">in progress</span>{% endif %}</td></tr>
+<td>{% if t.finished %}<span class="pill done">finished</span>{% else %}<span class="pill">{{ states[t.id] }}</span>{% endif %}</td></tr>
 {% endfor %}</table>{% endif %}</div>
 {% endblock %}
 """
@@ -323,7 +324,8 @@ _TOURNAMENT = """{% extends "base" %}
 <h1>{{ t.name }}</h1>
 <div id="live">{% if not running %}<span data-live-end></span>{% endif %}
 <p class="muted">{{ t.game }} · {{ rows|length }} matches{% if t.planned %} of {{ t.planned }}{% endif %}
-{% if t.finished %} · <span class="pill done">finished</span>{% else %} · <span class="pill">in progress</span>{% endif %}
+{% if t.finished %} · <span class="pill done">finished</span>{% elif state %} · <span class="pill">{{ state }}</span>{% endif %}
+{% if interrupted %}<br><span class="small" id="interrupted">{{ interrupted }}</span>{% endif %}
 {% if running %} · <span class="small" id="refreshing">this page updates by itself while the tournament runs</span>{% endif %}</p>
 {% if playing is not none %}<p id="now-playing">Now playing{% if not playing %}: between matches{% endif %}
 {% for m in playing %}<span class="pill live-match" data-match="{{ m.match_id }}">{{ m.seats|join(' · ') }}: {{ m.steps }} decisions</span> {% endfor %}
@@ -594,11 +596,14 @@ def index_page(store: Store) -> str:
     tournaments = [t for t in every if not is_play_name(t.name)]  # single played matches: their own page
     played = sum(getattr(t, "done", 0) or len(store.matches(t.id)) for t in every if is_play_name(t.name))
     bots, done = {}, {}
+    holder = run_holder(store.path)
     for t in tournaments:
         spec_bots = t.spec.get("bots") or []
         bots[t.id] = ", ".join(str(b) for b in spec_bots)
         done[t.id] = getattr(t, "done", 0) or len(store.matches(t.id))
-    return _env.get_template("index").render(tournaments=tournaments, bots=bots, done=done, db=store.path, played=played)
+    states = {t.id: t.state(holder) for t in tournaments}  # in progress only while a run of it holds the store
+    return _env.get_template("index").render(tournaments=tournaments, bots=bots, done=done, db=store.path, played=played,
+                                             states=states)
 
 
 def played_page(store: Store) -> str:
@@ -623,7 +628,10 @@ def tournament_page(store: Store, key: str) -> str:
     extra_cols = list(dict.fromkeys(k for r in st.rows for k in r.extra))
     played = describe(tour.spec)
     policy = tour.disclosure
+    # single matches (play:GAME) are never finished: played one at a time, neither running nor interrupted
+    state = None if is_play_name(tour.name) else tour.state(run_holder(store.path))
     return _env.get_template("tournament").render(
+        state=state, interrupted=interrupted_text(tour.name, tour.spec, store.path) if state == "interrupted" else "",
         t=tour, st=st, rows=rows, extra_cols=extra_cols, closed=not policy.matches,
         closed_reason=disclosure.CLOSED_REASON, played=played, entrants=entrants,
         team_of={m: " + ".join(t) for t in played.teams for m in t}, running=policy.running,

@@ -238,10 +238,32 @@ def run_lock_path(db: str | os.PathLike) -> str:
     return f"{Path(db).resolve()}.lock"
 
 
-def run_holder(db: str | os.PathLike) -> str | None:
-    """Whether a run holds the store's run lock (``Store.lock``): the process id it wrote ("" if
-    none), or None when no run is writing ``db``. The probe is a shared lock taken and let go
-    at once, and creates nothing."""
+@dataclass(frozen=True)
+class RunHolder:
+    """The run holding a store's run lock, as it wrote itself in the lock file (``Store.lock``)."""
+
+    pid: str  # its process id ("" if unknown)
+    tournament: str  # the tournament (or evaluation) it runs; "" for a ladder, or a run of an older arbiter
+
+    @staticmethod
+    def read(text: str) -> "RunHolder":
+        """The lock file's text: ``{"pid": ..., "tournament": ...}``, or the bare process id an
+        older arbiter wrote."""
+        text = text.strip()
+        if text.isdigit():
+            return RunHolder(text, "")
+        try:
+            d = json.loads(text)
+            return RunHolder(str(int(d["pid"])), str(d.get("tournament") or ""))
+        except (ValueError, TypeError, KeyError):
+            return RunHolder("", "")
+
+
+def run_holder(db: str | os.PathLike) -> RunHolder | None:
+    """The run that holds the store's run lock (``Store.lock``), or None when no run is
+    writing ``db``. The lock is the store's, not a tournament's: which tournament the run
+    plays is its ``tournament``. The probe is a shared lock taken and let go at once, and
+    creates nothing."""
     try:
         fd = os.open(run_lock_path(db), os.O_RDONLY)
     except OSError:
@@ -250,8 +272,7 @@ def run_holder(db: str | os.PathLike) -> str | None:
         try:
             fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = f.read().strip()
-            return holder if holder.isdigit() else ""
+            return RunHolder.read(f.read())
         fcntl.flock(f, fcntl.LOCK_UN)
     return None
 
@@ -454,6 +475,15 @@ class TournamentRow:
     finished: float | None
     planned: int = 0  # matches in the schedule
     done: int = 0  # matches stored
+
+    def state(self, holder: RunHolder | None) -> str:
+        """"finished"; "in progress" while a run of it holds the store's run lock (``holder``:
+        ``run_holder``); else "interrupted" (stopped by Ctrl-C, a signal or a crash, and not
+        resumed): the lock is the store's, and a tournament not finished is not running for
+        that alone."""
+        if self.finished is not None:
+            return "finished"
+        return "in progress" if holder is not None and holder.tournament == self.name else "interrupted"
 
     @property
     def disclosure(self) -> Disclosure:
@@ -664,11 +694,14 @@ class Store:
 
     # -- run lock ------------------------------------------------------------------------
 
-    def lock(self) -> None:
-        """Take the exclusive run lock; StoreError at once if another run holds it.
+    def lock(self, tournament: str = "") -> None:
+        """Take the exclusive run lock, for a run of ``tournament`` (its name; "" for a ladder);
+        StoreError at once if another run holds it.
 
         The lock is an flock on ``<db>.lock``: the OS drops it when the holder dies, so a
-        killed run never leaves the file locked.
+        killed run never leaves the file locked. It holds the process id and the tournament
+        (``RunHolder``): a tournament not finished is running only while a run of it holds the
+        lock, and otherwise interrupted (``TournamentRow.state``).
         """
         if self._lock_file is not None:
             return
@@ -678,15 +711,16 @@ class Store:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             f.seek(0)
-            holder = f.read().strip()
+            holder = RunHolder.read(f.read())
             f.close()
-            who = f" by process {holder}" if holder.isdigit() else ""
+            who = f" by process {holder.pid}" if holder.pid else ""
+            what = f", running {holder.tournament!r}" if holder.tournament else ""
             raise StoreError(
-                f"another run is writing {self.path} (lock {lock_path} held{who}); wait for it or use another --db"
+                f"another run is writing {self.path} (lock {lock_path} held{who}{what}); wait for it or use another --db"
             ) from None
         f.seek(0)
         f.truncate()
-        f.write(str(os.getpid()))
+        f.write(json.dumps({"pid": os.getpid(), "tournament": tournament}))
         f.flush()
         self._lock_file = f
 

@@ -476,7 +476,7 @@ def evaluate(
             sprt = result.sprt = sprt.resolve(source.largest)
             result.sd_source = source
         spec = keyed_spec(spec, contents, stored, result.stored_as, str(store.path))
-        store.lock()
+        store.lock(result.stored_as)
         tour = store.open_tournament(result.stored_as, game, spec, fresh=fresh, planned=2 * deals)
         tid = tour.id
         stored = _stored_margins(store, tid, game, opts, preset, names[0])

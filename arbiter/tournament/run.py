@@ -254,7 +254,7 @@ async def run_tournament(
     game = spec.validate()
     names = spec.bot_names
     sources = tuple(resolve_bot(s, store.path) for s in spec.bot_sources)
-    store.lock()
+    store.lock(spec.display_name)
     stored = None if fresh else store.stored_spec(spec.display_name)
     key = keyed_spec(in_stored_form(spec.identity(), stored), bot_contents(spec.bot_sources), stored, spec.display_name,
                      str(store.path))  # bots edited since: not resumed
@@ -351,6 +351,25 @@ def tournament_info(tour, spec: TournamentSpec) -> dict[str, Any]:
         "bots": list(spec.bots), "teams": [list(t) for t in spec.teams],
         "planned": tour.planned, "played": tour.done, "finished": tour.finished is not None,
     }
+
+
+def stored_tournament_spec(store: Store, name_or_id: str, **run: Any) -> TournamentSpec:
+    """The spec to resume the stored tournament ``name_or_id`` with (``tournament run
+    --resume``): its stored settings, and ``run``'s (concurrency, isolation, cluster: how fast
+    and where it runs, none of what it plays). StoreError if there is none, if it is an
+    evaluation (``arbiter evaluate`` resumes it), or if its stored spec is unusable."""
+    tour = store.tournament(name_or_id)
+    if "evaluate" in tour.spec:
+        raise StoreError(f"{tour.name!r} in {store.path} is an evaluation: the arbiter evaluate command that started "
+                         "it, run again with its --db, resumes it")
+    try:
+        spec = dataclasses.replace(TournamentSpec.from_json(tour.spec), **{k: v for k, v in run.items() if v is not None})
+    except (TypeError, ValueError) as exc:
+        raise StoreError(f"tournament {tour.name!r}: stored spec is unusable: {exc}") from None
+    if spec.display_name != tour.name:  # (an older arbiter's rule for a name it made up)
+        raise StoreError(f"tournament {tour.name!r}: its stored settings name it {spec.display_name!r} now; run the "
+                         "command that started it again, adding --name with its name")
+    return spec
 
 
 def load_standings(store: Store, name_or_id: str | int | None = None):

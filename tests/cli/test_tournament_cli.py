@@ -466,3 +466,63 @@ def test_a_tournament_stored_with_options_as_text_resumes_with_the_same_command(
     r = invoke(*run, "-o", "deals=2")
     said = " ".join(r.output.split())
     assert r.exit_code == 2 and "different spec (it differs in options.deals)" in said, said
+
+
+def test_an_interrupted_tournament_says_so_and_how_to_resume_it(tmp_path):
+    """A run stopped (Ctrl-C, SIGTERM, a crash) left its tournament "in progress" in tournament
+    list, show and the web pages while nothing ran it: the store's run lock says which
+    tournament a run holds. Interrupted, each says so and prints the command that resumes it
+    (tournament run --resume NAME: its settings from the store, its seed not shown), quoted to
+    paste (the name and the store's folder have spaces and quotes), and that command resumes
+    it; "in progress" only while a run holds it."""
+    import shlex
+
+    from arbiter.present.web import index_page, tournament_page
+
+    folder = tmp_path / "my stores"
+    folder.mkdir()
+    path = folder / "arena.sqlite"
+    name = "club night's"
+    r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--bots", "random,h2=greedy", "-o", "deals=1",
+               "--deals", "2", "--seed", "5", "--decision-ms", "4000", "--name", name, "--quiet")
+    assert r.exit_code == 0, r.output
+    with Store(path) as store:  # as a run stopped before its last match leaves it
+        store.db.execute("UPDATE tournaments SET finished = NULL")
+        store.db.execute("DELETE FROM matches WHERE idx = 3")
+
+    def said(*args: str) -> str:
+        r = runner.invoke(app, list(args), env={"COLUMNS": "250"}, catch_exceptions=False)
+        assert r.exit_code == 0, r.output
+        return " ".join(r.stdout.split())
+
+    def pages() -> str:
+        with Store(path, read_only=True) as store:
+            return index_page(store) + tournament_page(store, name)
+
+    listed, shown, web = said("tournament", "list", "--db", str(path)), said("tournament", "show", name, "--db", str(path)), pages()
+    assert "in progress" not in listed + shown + web and "│ interrupted │" in listed, listed
+    assert "state: interrupted, nothing runs it; resume it: " in shown, shown
+    assert web.count('<span class="pill">interrupted</span>') == 2, web
+    command = listed.split("resume it: ")[1]  # the list's last line
+    assert command in shown, (command, shown)
+    assert command.replace("&", "&amp;").replace("'", "&#39;").replace('"', "&#34;") in web, command
+    argv = shlex.split(command)
+    assert argv == ["arbiter", "tournament", "run", "--resume", name, "--db", str(path)], argv
+    assert "--seed" not in command and " 5 " not in command  # withheld until it ends (its settings are the store's)
+    r = invoke(*argv[1:], "--deals", "3")
+    assert r.exit_code == 2 and "leave out --deals" in " ".join(r.stderr.split()), r.output
+    with Store(path) as store:
+        store.lock(name)  # a run of it, as long as it plays
+        assert "│ in progress │" in said("tournament", "list", "--db", str(path))
+        assert pages().count('<span class="pill">in progress</span>') == 2
+        assert "resume it" not in said("tournament", "show", name, "--db", str(path))
+        store.unlock()
+        store.lock("another")  # a run of another tournament of the store: this one is still interrupted
+        assert "│ interrupted │" in said("tournament", "list", "--db", str(path)) and "in progress" not in pages()
+    r = invoke(*argv[1:], "--transport", "inproc", "--quiet")  # the command as printed
+    assert r.exit_code == 0 and "Standings" in r.stdout, r.output
+    with Store(path, read_only=True) as store:
+        tour = store.tournament(name)
+        assert tour.finished is not None and tour.done == tour.planned == 4
+    listed = said("tournament", "list", "--db", str(path))
+    assert "finished" in listed and "nothing runs it" not in listed and "resume" not in listed

@@ -285,7 +285,9 @@ def test_a_running_duplicate_tournament_keeps_its_replays_closed(site, browser):
     error = browser.find_element(By.CLASS_NAME, "error").text
     assert "still running with duplicate deals" in error and "replay, seed and result open when the tournament ends" in error
     assert "900" not in browser.page_source  # not even the deal seed
-    browser.get(url + "t/still-running")
+    with Store(db) as run:
+        run.lock("still-running")  # a run of it holds the store: in progress
+        browser.get(url + "t/still-running")
     main = browser.find_element(By.TAG_NAME, "main").text
     assert "run-0" in main and "in progress" in main and "99" not in main and "seed" not in main  # listed, no seed
     assert "withheld" in main and "after 1 deal" not in main  # nor the seating's result
