@@ -30,16 +30,22 @@ class SpecError(ConfigError):
 
 
 def bot_names(specs: Sequence[str]) -> tuple[str, ...]:
-    """Display names: ``NAME=`` if given, ``name@version`` as is, else the spec's stem,
-    made unique with -2, -3... in order."""
+    """Display names: ``NAME=`` if given, ``name@version`` as is, a class given
+    (``module:Class``, ``FILE.py:Class``) by its class, else the spec's stem, made unique with
+    -2, -3... in order. (A class was once named by its module's stem: ``bots.noisy:Noisy30``
+    was "bots", two classes of ``zoo.py`` "zoo" and "zoo-2"; a store's records keep the names
+    they were played under, and a resumed tournament its entrants'.)"""
     names: list[str] = []
     seen: dict[str, int] = {}
     for spec in specs:
         alias, sep, rest = spec.partition("=")
+        cls = spec.rpartition(":")[2]
         if sep and alias.strip():
             base = alias.strip()
         elif is_registered_ref(spec):
             base = spec
+        elif ":" in spec and cls.isidentifier() and cls.lstrip("_"):
+            base = cls.lstrip("_")
         else:
             # a folder bot named with the trailing slash a shell completes (``mybot/``) is ``mybot``,
             # and the folder one is in (``.``, docs/other-languages.md) is named as that folder is

@@ -98,7 +98,7 @@ from cardarena import disclosure
 from arbiter.arena import matchmaking
 from arbiter.rating.ratings import RATING_METHOD, compute_standings
 from arbiter.tournament.play import is_play_name
-from arbiter.tournament.spec import TournamentSpec
+from arbiter.tournament.spec import TournamentSpec, entrant_names
 
 log = logging.getLogger(__name__)
 
@@ -164,7 +164,7 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[PageStandin
         rows = store.matches(tour.id)
         times = store.think_times(tour.id)
     spec = TournamentSpec.from_json(tour.spec)
-    st = compute_standings(rows, spec.validate_game().teams, spec.duplicate, spec.bot_names)
+    st = compute_standings(rows, spec.validate_game().teams, spec.duplicate, entrant_names(store, tour, spec))
     out = []
     shown = team_rows(st.rows, spec.teams)  # one row per named partnership
     for d in shown:

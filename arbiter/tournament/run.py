@@ -41,7 +41,7 @@ from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_
 from arbiter.batch.settings import bot_contents, keyed_spec, resolve_bot
 from arbiter.batch.venue import Kind, Where, describe, open_venue, parse_where
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT
-from arbiter.tournament.spec import Format, SpecError, TournamentSpec, bot_names, in_stored_form
+from arbiter.tournament.spec import Format, SpecError, TournamentSpec, bot_names, entrant_names, in_stored_form
 from arbiter.store.db import MatchRow, Store, StoreError
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.server import auth
@@ -259,6 +259,9 @@ async def run_tournament(
     key = keyed_spec(in_stored_form(spec.identity(), stored), bot_contents(spec.bot_sources), stored, spec.display_name,
                      str(store.path))  # bots edited since: not resumed
     tour = store.open_tournament(spec.display_name, spec.game, key, fresh=fresh)
+    if (kept := entrant_names(store, tour, spec)) != names:  # its records' names, not another set beside them
+        spec = dataclasses.replace(spec, name=tour.name, bots=tuple(f"{n}={s}" for n, s in zip(kept, spec.bot_sources)))
+        names = kept
     if spec.seed is None:  # the deals come from a secret seed, drawn once, kept in the store
         spec = dataclasses.replace(spec, seed=store.secret_seed(tour.id))
     plan = schedule(game, spec)
@@ -384,4 +387,4 @@ def load_standings(store: Store, name_or_id: str | int | None = None):
     info = tournament_info(tour, spec)
     if spec.seed is None and tour.disclosure.seed:  # over: the drawn seed reproduces it
         info["seed"], info["seed_drawn"] = store.shown_seed(tour), True
-    return standings(rows, game, spec.duplicate, spec.bot_names), info
+    return standings(rows, game, spec.duplicate, entrant_names(store, tour, spec)), info

@@ -37,7 +37,7 @@ def test_reask_on_the_command_line(tmp_path):
 
     r = invoke("replay", mid, "--db", str(db), "--seat", "0", "--at", "3", "--bot", bot)
     assert r.exit_code == 0, r.output
-    assert "seat 0 (zoo), decision 3" in r.output
+    assert "seat 0 (RaiseInChoose), decision 3" in r.output
     assert "played: nothing: the match ended here" in r.output
     assert "chooses: nothing: choose raised RuntimeError: boom in choose" in r.output
     assert "Traceback (most recent call last):" in r.output and 'raise RuntimeError("boom in choose")' in r.output

@@ -526,3 +526,55 @@ def test_an_interrupted_tournament_says_so_and_how_to_resume_it(tmp_path):
         assert tour.finished is not None and tour.done == tour.planned == 4
     listed = said("tournament", "list", "--db", str(path))
     assert "finished" in listed and "nothing runs it" not in listed and "resume" not in listed
+
+
+def test_a_bot_given_as_module_and_class_is_named_by_its_class(tmp_path):
+    """bots.noisy:Noisy30 was named "bots" (the module path's stem), and two classes of one
+    file (zoo.py:A, zoo.py:B) "zoo" and "zoo-2": a table of names that say nothing of which
+    bot is which. Each is named by its class, in the standings, the entrants and the records."""
+    from arbiter.tournament.spec import bot_names
+
+    zoo = tmp_path / "zoo.py"
+    assert bot_names(["bots.noisy:Noisy30", f"{zoo}:RaiseInChoose", f"{zoo}:ReturnIllegal", "random", "x=bots.noisy:Noisy60",
+                      "mybot.py", "other.noisy:Noisy30"]) == (
+        "Noisy30", "RaiseInChoose", "ReturnIllegal", "random", "x", "mybot", "Noisy30-2")
+    path = tmp_path / "arena.sqlite"
+    r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--game", "spot", "--bots",
+               "bots.noisy:Noisy30,bots.noisy:Noisy60,random", "-o", "players=2", "-o", "hands=1", "--deals", "1",
+               "--seed", "1", "--name", "noisy", "--quiet")
+    assert r.exit_code == 0, r.output
+    data = json.loads(invoke("standings", "noisy", "--db", str(path), "--format", "json").stdout)
+    assert {s["bot"] for s in data["standings"]} == {"Noisy30", "Noisy60", "random"}
+    with Store(path, read_only=True) as store:
+        tour = store.tournament("noisy")
+        assert [e.name for e in store.entrants(tour.id)] == ["Noisy30", "Noisy60", "random"]
+        assert {n for row in store.matches(tour.id) for n in row.seats} == {"Noisy30", "Noisy60", "random"}
+
+
+def test_a_tournament_stored_under_the_module_names_keeps_them(tmp_path, monkeypatch):
+    """A store written when bots.noisy:Noisy30 was named "bots" keeps its records' names: its
+    standings read as they were, and the same command resumes it under those names, not a
+    table of "bots" and "Noisy30" side by side."""
+    import arbiter.tournament.spec as spec_module
+
+    path = tmp_path / "arena.sqlite"
+    run = ("tournament", "run", "--db", str(path), "--transport", "inproc", "--game", "spot", "--bots",
+           "bots.noisy:Noisy30,bots.noisy:Noisy60,random", "-o", "players=2", "-o", "hands=1", "--deals", "1", "--seed", "1",
+           "--name", "old", "--quiet")
+    with monkeypatch.context() as m:  # the older rule: the module path's stem, made unique
+        m.setattr(spec_module, "bot_names", lambda specs: ("bots", "bots-2", "random"))
+        assert invoke(*run).exit_code == 0
+    with Store(path) as store:  # interrupted before its last match
+        store.db.execute("UPDATE tournaments SET finished = NULL")
+        store.db.execute("DELETE FROM matches WHERE idx = (SELECT MAX(idx) FROM matches)")
+    data = json.loads(invoke("standings", "old", "--db", str(path), "--format", "json").stdout)
+    assert sorted(s["bot"] for s in data["standings"]) == ["bots", "bots-2", "random"]
+    r = invoke(*run)
+    assert r.exit_code == 0, r.output
+    with Store(path, read_only=True) as store:
+        tour = store.tournament("old")
+        assert tour.finished is not None and tour.done == tour.planned == 6
+        assert {n for row in store.matches(tour.id) for n in row.seats} == {"bots", "bots-2", "random"}
+        assert [e.name for e in store.entrants(tour.id)] == ["bots", "bots-2", "random"]
+    data = json.loads(invoke("standings", "old", "--db", str(path), "--format", "json").stdout)
+    assert sorted((s["bot"], s["matches"]) for s in data["standings"]) == [("bots", 4), ("bots-2", 4), ("random", 4)]

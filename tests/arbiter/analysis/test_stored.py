@@ -214,7 +214,7 @@ def test_a_bots_page_marks_an_action_the_arbiter_played_for_it(tmp_path):
         rows, _ = stored_analysis(store, record.match_id, 0, samples=2)
         forced = [r for r in rows if r.forced and r.loss > 0]
         assert forced, [(r.number, r.forced, r.loss) for r in rows]
-        html = str(costliest_html(store, ["zoo"], top=50))
+        html = str(costliest_html(store, ["ReturnIllegal"], top=50))
     assert f"{forced[0].chosen} (by the arbiter: illegal)" in html, html
 
 

@@ -215,7 +215,7 @@ def test_a_bot_that_cannot_be_copied_is_refused_before_the_match_with_the_reason
 
 def test_a_files_bot_asked_in_process_says_so_in_its_record_and_the_store(tmp_path):
     record = _zoo("RewriteOutcome")
-    assert record.venue.startswith("inproc (asked for") and record.venue.endswith("not installed code: zoo)")
+    assert record.venue.startswith("inproc (asked for") and record.venue.endswith("not installed code: RewriteOutcome)")
     assert MatchRecord.from_json(record.to_json()).venue == record.venue
     installed = play_local("spot", ["random"] * 4, transport="inproc", **SPOT)
     assert installed.venue == "" and '"venue"' not in installed.to_json()  # the usual: nothing to say
@@ -244,7 +244,7 @@ def test_arbiter_play_says_when_a_files_bot_played_in_its_process(tmp_path):
     r = CliRunner().invoke(app, ["play", "spot", f"{ZOO}:RewriteOutcome", "random", "random", "random", "--seed", "5",
                                  "--transport", "inproc", "--db", str(tmp_path / "a.sqlite")])
     assert r.exit_code == 0, r.output
-    assert "played inproc (asked for; not installed code: zoo): without the sandbox's limits" in " ".join(r.output.split())
+    assert "played inproc (asked for; not installed code: RewriteOutcome): without the sandbox's limits" in " ".join(r.output.split())
     with Store(tmp_path / "a.sqlite", read_only=True) as store:
         [row] = store.matches(store.tournaments()[0].id)
         assert row.record().venue.startswith("inproc (asked for")
