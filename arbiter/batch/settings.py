@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from arbiter.hosting.loading import BUNDLED, BotLoadError, did_you_mean, game_names, load_bot, shadowing, unknown_bot_message
+from arbiter.store.db import Store
 from arbiter.store.registry import RegistryError, collect, is_registered_ref, lookup, registered_versions
 from cardarena.games import ConfigError
 from cardarena.runtimes import MANIFEST
@@ -56,6 +57,17 @@ def bot_names(specs: Sequence[str]) -> tuple[str, ...]:
         seen[base] = seen.get(base, 0) + 1
         names.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
     return tuple(names)
+
+
+def entrant_names(store: Store, tournament_id: int, specs: Sequence[str]) -> tuple[str, ...]:
+    """The names the bots ``specs`` of the stored tournament ``tournament_id`` play under: its
+    entrants', which its records carry, where they are these bots (an older arbiter named a
+    ``module:Class`` bot by its module's stem: ``bot_names``); else ``bot_names``'s (an
+    evaluation keeps no entrants)."""
+    entrants = store.entrants(tournament_id)
+    if [e.spec for e in entrants] == list(bot_sources(specs)):
+        return tuple(e.name for e in entrants)
+    return bot_names(specs)
 
 
 def bot_sources(specs: Sequence[str]) -> tuple[str, ...]:

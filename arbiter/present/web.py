@@ -164,7 +164,7 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[PageStandin
         rows = store.matches(tour.id)
         times = store.think_times(tour.id)
     spec = TournamentSpec.from_json(tour.spec)
-    st = compute_standings(rows, spec.validate_game().teams, spec.duplicate, entrant_names(store, tour, spec))
+    st = compute_standings(rows, spec.validate_game().teams, spec.duplicate, entrant_names(store, tour.id, spec.bots))
     out = []
     shown = team_rows(st.rows, spec.teams)  # one row per named partnership
     for d in shown:

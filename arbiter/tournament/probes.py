@@ -29,7 +29,7 @@ from cardarena.records import MatchRecord
 from cardarena.replay import step_record
 from arbiter.batch.engine import InProcess, play_batch
 from arbiter.batch.plan import PlannedMatch, pair_seatings
-from arbiter.batch.settings import bot_names, bot_sources, is_trusted
+from arbiter.batch.settings import bot_names, bot_sources, entrant_names, is_trusted
 from arbiter.rating.draws import DRAW_GAMES, deal_features, draw_luck, draw_names
 from arbiter.rating.luck import LUCK_FEATURES, ExpectedFeatures, recorded_features
 from arbiter.store.db import Store
@@ -379,7 +379,7 @@ def stored_luck_pairs(store: Store, tournament: str | int | None,
     if why:
         raise ConfigError(f"--luck-adjusted: {tour.name!r} cannot be corrected: {why.removeprefix('--luck-adjusted: ')}")
     specs = list(spec.get("bots") or [])
-    source = dict(zip(bot_names(specs), specs))
+    source = dict(zip(entrant_names(store, tour.id, specs), specs))  # by the names its records carry
     if game_name not in DRAW_GAMES:
         untrusted = [b for b in bot_sources(specs) if not is_trusted(b)]
         if untrusted:

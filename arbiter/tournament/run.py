@@ -259,7 +259,7 @@ async def run_tournament(
     key = keyed_spec(in_stored_form(spec.identity(), stored), bot_contents(spec.bot_sources), stored, spec.display_name,
                      str(store.path))  # bots edited since: not resumed
     tour = store.open_tournament(spec.display_name, spec.game, key, fresh=fresh)
-    if (kept := entrant_names(store, tour, spec)) != names:  # its records' names, not another set beside them
+    if (kept := entrant_names(store, tour.id, spec.bots)) != names:  # its records' names, not another set beside them
         spec = dataclasses.replace(spec, name=tour.name, bots=tuple(f"{n}={s}" for n, s in zip(kept, spec.bot_sources)))
         names = kept
     if spec.seed is None:  # the deals come from a secret seed, drawn once, kept in the store
@@ -387,4 +387,4 @@ def load_standings(store: Store, name_or_id: str | int | None = None):
     info = tournament_info(tour, spec)
     if spec.seed is None and tour.disclosure.seed:  # over: the drawn seed reproduces it
         info["seed"], info["seed_drawn"] = store.shown_seed(tour), True
-    return standings(rows, game, spec.duplicate, entrant_names(store, tour, spec)), info
+    return standings(rows, game, spec.duplicate, entrant_names(store, tour.id, spec.bots)), info

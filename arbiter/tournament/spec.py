@@ -48,10 +48,9 @@ from typing import Any, ClassVar, Mapping
 
 from arbiter.batch.cluster import bad_scheduler_address
 from arbiter.batch.plan import Seatings
-from arbiter.batch.settings import SpecError, bot_names, bot_sources, check_bot_spec, check_table, read_toml  # noqa: F401 (the spec's API)
+from arbiter.batch.settings import SpecError, bot_names, bot_sources, check_bot_spec, check_table, entrant_names, read_toml  # noqa: F401 (the spec's API)
 from arbiter.batch.single import name_taken
 from arbiter.hosting.botproc import ISOLATIONS
-from arbiter.store.db import Store, TournamentRow
 from arbiter.store.registry import is_registered_ref
 from cardarena.disclosure import Disclosure, of_tournament
 from cardarena.names import NAME_RULE, is_seat_name
@@ -390,13 +389,3 @@ def in_stored_form(key: dict[str, Any], stored: Mapping[str, Any] | None) -> dic
     except (ConfigError, TypeError):
         return key
     return {**key, "options": dict(old)} if same else key
-
-
-def entrant_names(store: Store, tour: TournamentRow, spec: TournamentSpec) -> tuple[str, ...]:
-    """The names the stored tournament ``tour``'s bots play under: its entrants', which its
-    records carry, where they are the spec's bots (an older arbiter named a ``module:Class``
-    bot by its module's stem, ``bot_names``); else the spec's."""
-    entrants = store.entrants(tour.id)
-    if [e.spec for e in entrants] == list(spec.bot_sources):
-        return tuple(e.name for e in entrants)
-    return spec.bot_names

@@ -555,6 +555,7 @@ def test_a_tournament_stored_under_the_module_names_keeps_them(tmp_path, monkeyp
     """A store written when bots.noisy:Noisy30 was named "bots" keeps its records' names: its
     standings read as they were, and the same command resumes it under those names, not a
     table of "bots" and "Noisy30" side by side."""
+    import arbiter.batch.settings as settings
     import arbiter.tournament.spec as spec_module
 
     path = tmp_path / "arena.sqlite"
@@ -562,7 +563,8 @@ def test_a_tournament_stored_under_the_module_names_keeps_them(tmp_path, monkeyp
            "bots.noisy:Noisy30,bots.noisy:Noisy60,random", "-o", "players=2", "-o", "hands=1", "--deals", "1", "--seed", "1",
            "--name", "old", "--quiet")
     with monkeypatch.context() as m:  # the older rule: the module path's stem, made unique
-        m.setattr(spec_module, "bot_names", lambda specs: ("bots", "bots-2", "random"))
+        for module in (spec_module, settings):
+            m.setattr(module, "bot_names", lambda specs: ("bots", "bots-2", "random"))
         assert invoke(*run).exit_code == 0
     with Store(path) as store:  # interrupted before its last match
         store.db.execute("UPDATE tournaments SET finished = NULL")
@@ -578,3 +580,13 @@ def test_a_tournament_stored_under_the_module_names_keeps_them(tmp_path, monkeyp
         assert [e.name for e in store.entrants(tour.id)] == ["bots", "bots-2", "random"]
     data = json.loads(invoke("standings", "old", "--db", str(path), "--format", "json").stdout)
     assert sorted((s["bot"], s["matches"]) for s in data["standings"]) == [("bots", 4), ("bots-2", 4), ("random", 4)]
+
+    spades = ("tournament", "run", "--db", str(path), "--transport", "inproc", "--bots", "bots.noisy:Noisy30,random", "-o",
+              "deals=1", "--deals", "1", "--seed", "1", "--name", "old-spades", "--quiet")
+    with monkeypatch.context() as m:
+        for module in (spec_module, settings):
+            m.setattr(module, "bot_names", lambda specs: ("bots", "random"))
+        assert invoke(*spades).exit_code == 0
+    # its probes play each pair's bots, found by the names its records carry ("unknown bot 'bots'")
+    r = invoke("standings", "old-spades", "--db", str(path), "--luck-adjusted", "--probes", "20")
+    assert r.exit_code == 0 and "luck-adjusted margin" in r.stdout, r.output
