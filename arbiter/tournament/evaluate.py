@@ -64,7 +64,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 from cardarena.games import ConfigError, Game, Outcome, get_game
 from arbiter.batch.engine import batch_key, play_batch
 from arbiter.batch.plan import PlannedMatch, deal_seed, pair_seatings
-from arbiter.batch.settings import CONTENT_KEY, bot_contents, bot_names, keyed_spec
+from arbiter.batch.settings import CONTENT_KEY, bot_contents, bot_names, entrant_names, keyed_spec
 from arbiter.batch.single import name_taken
 from arbiter.batch.venue import AUTO, Kind, Where, describe, open_venue, parse_where
 from arbiter.tournament.spec import MAX_DEALS  # a tournament's bound on its deals: a typo of a few zeros
@@ -322,11 +322,12 @@ def _margin(deal: int, rotation: int, seed: int, who: Sequence[int], record: Mat
 
 
 def evaluation_plan(game_name: str, bot_a: str, bot_b: str, deals: int, seed: int, options: Mapping[str, Any],
-                    preset: str | None, clock_ms: tuple[int, int] = (0, 0)) -> Iterator[PlannedMatch]:
+                    preset: str | None, clock_ms: tuple[int, int] = (0, 0),
+                    names: tuple[str, ...] | None = None) -> Iterator[PlannedMatch]:
     """The matches of an evaluation, in order: deal ``d`` in seating ``r`` is match ``2d + r``
-    (its ``item`` is ``(d, r)``), seats named by ``bot_names((bot_a, bot_b))``."""
+    (its ``item`` is ``(d, r)``), seats named ``names`` (default ``bot_names((bot_a, bot_b))``)."""
     game = get_game(game_name, options, preset)
-    a, b = bot_names((bot_a, bot_b))
+    a, b = names or bot_names((bot_a, bot_b))
     seatings = pair_seatings(game, a, b)
     for d in range(deals):
         for r, seats in enumerate(seatings):
@@ -479,6 +480,7 @@ def evaluate(
         store.lock(result.stored_as)
         tour = store.open_tournament(result.stored_as, game, spec, fresh=fresh, planned=2 * deals)
         tid = tour.id
+        names = _played_names(store, tid, get_game(game, opts, preset), names)  # its records' names, not a second pair
         stored = _stored_margins(store, tid, game, opts, preset, names[0])
         stored_records = {(row.deal, row.rotation): row.record() for row in store.matches(tid)} if luck is not None else {}
         result.resumed = sum(1 for (d, _) in stored if d < deals)
@@ -489,7 +491,7 @@ def evaluate(
             d, r = m.item
             store.save_match(tid, m.key, d, r, record, sides=_sides(game, opts, preset, record))
 
-    plan = evaluation_plan(game, bot_a, bot_b, deals, seed, opts, preset, (decision_ms, bank_ms))
+    plan = evaluation_plan(game, bot_a, bot_b, deals, seed, opts, preset, (decision_ms, bank_ms), names)
     skip = {2 * d + r for d, r in stored}
 
     async def count(venue: Any, at_once: int | None) -> None:
@@ -700,7 +702,7 @@ def _table_deals(store: Store, tid: int, sources: tuple[str, ...]) -> dict[tuple
     gives them; a pair in that order), the (seed, deal margin) of each deal both of whose seatings
     are stored: the first bot's margin in each, averaged. A table of other than two bots, or not in
     two seatings, is left out."""
-    names = bot_names(sources)
+    names = entrant_names(store, tid, sources)  # its records' names
     source_of, order = dict(zip(names, sources)), {n: i for i, n in enumerate(names)}
     tables: dict[tuple[int, int], dict[int, MatchRow]] = {}
     for row in store.matches(tid, records=False):
@@ -834,12 +836,27 @@ def worst_match(store: Store, result: EvalResult) -> WorstMatch | None:
         tid = store.tournament(result.stored_as).id
     except StoreError:
         return None
-    names = bot_names((result.bot_a, result.bot_b))
+    names = _played_names(store, tid, get_game(result.game, result.options, result.preset),
+                          bot_names((result.bot_a, result.bot_b)))
     for row in store.matches(tid, records=False):
         if (row.deal, row.rotation) == (worst.deal, worst.rotation):
             seat = who_of(row.seats, names[0]).index(0)
             return WorstMatch(row.match_id, worst.deal, worst.rotation, worst.margin, seat)
     return None
+
+
+def _played_names(store: Store, tid: int, game: Game, names: tuple[str, ...]) -> tuple[str, ...]:
+    """The names bot A and bot B play under in the stored evaluation ``tid`` (``names`` if it
+    has no match yet): its records', which an older arbiter gave a ``module:Class`` bot by its
+    module's stem (``bot_names``). Read otherwise, bot A sat at no seat of its matches."""
+    for row in store.matches(tid, records=False):
+        who = seating_who(game, row.rotation) if row.rotation in (0, 1) else []
+        a = {n for n, w in zip(row.seats, who) if w == 0}
+        b = {n for n, w in zip(row.seats, who) if w == 1}
+        if len(a) == 1 and len(b) == 1 and a != b:
+            return (a.pop(), b.pop())
+        break
+    return names
 
 
 def _stored_margins(store: Store, tid: int, game_name: str, options: Mapping[str, Any], preset: str | None,

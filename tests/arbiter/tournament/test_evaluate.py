@@ -428,3 +428,30 @@ def test_min_deals_help_names_every_test_with_no_minimum() -> None:
     text = " ".join(r.output.split())
     assert VarianceTest(0, 1, 1).min_deals == 0
     assert "none for betting, variance and score" in text, text
+
+
+def test_an_evaluation_stored_under_the_module_names_resumes_under_them(tmp_path, monkeypatch):
+    """A stored evaluation whose module:Class bot was named by its module ("bots", by an older
+    arbiter) resumed under the class's name: its stored matches' margins were read for a bot
+    A of that name, which sat at no seat (every seat counted as bot B's)."""
+    import arbiter.batch.settings as settings
+    import arbiter.tournament.evaluate as evaluate_module
+
+    from arbiter.store.db import Store
+    from arbiter.tournament.evaluate import worst_match
+
+    args = dict(deals=3, seed=4, options={"deals": 1}, name="old", transport="inproc")
+    whole = evaluate("spades", "bots.noisy:Noisy90", "heuristic", **args)
+    with monkeypatch.context() as m:  # the older rule
+        for module in (evaluate_module, settings):
+            m.setattr(module, "bot_names", lambda specs: ("bots", "heuristic"))
+        with Store(tmp_path / "a.sqlite") as store:
+            evaluate("spades", "bots.noisy:Noisy90", "heuristic", store=store, **args)
+    with Store(tmp_path / "a.sqlite") as store:  # interrupted before its last deal
+        store.db.execute("UPDATE tournaments SET finished = NULL")
+        store.db.execute("DELETE FROM matches WHERE deal = 2")
+        resumed = evaluate("spades", "bots.noisy:Noisy90", "heuristic", store=store, **args)
+        assert {n for row in store.matches(store.tournament("old").id) for n in row.seats} == {"bots", "heuristic"}
+        assert [m.margin for m in resumed.matches] == [m.margin for m in whole.matches]
+        lost = worst_match(store, resumed)  # A's seat in the match it lost by most, found by its stored name
+        assert lost is not None and store.match(lost.match_id).seats[lost.seat] == "bots"
