@@ -591,6 +591,7 @@ class Arena:
                          way_on="a ladder keeps its rules and its house bots (a version never changes): put the "
                                 "file back as it was, or give the arena another name (--name)")
         self.row = self.tables.open_arena(self.spec.display_name, self.spec.game, key)
+        self._house = self._house_as_entered()
         self.abandoned = self.tables.abandon_unfinished(self.row.id)
         if self.abandoned:
             log.warning("arena %s: %d encounter(s) cut off by the last stop were abandoned (never counted)",
@@ -614,6 +615,18 @@ class Arena:
         if self.store is not None:
             self.store.close()
             self.store = None
+
+    def _house_as_entered(self) -> dict[str, str]:
+        """The house bots (name -> source) by the names this arena entered them under: an older
+        arbiter named a ``module:Class`` one by its module's stem (``bot_names``), and under
+        another name now it would be a new player, its rating and history left behind."""
+        assert self.tables is not None and self.row is not None
+        entered = {e.source: e.player for e in self.tables.entrants(self.row.id) if e.author == HOUSE}
+        out = {}
+        for name, source in self._house.items():
+            old = entered.get(source)
+            out[old if old is not None and old not in self._house else name] = source
+        return out
 
     def _refresh(self) -> None:
         assert self.tables is not None and self.row is not None

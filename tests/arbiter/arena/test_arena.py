@@ -803,3 +803,25 @@ def test_removing_the_version_that_replaced_another_brings_the_latest_registered
         assert one.status == "active" and "mine@2" in one.reason and "withdrawn" in one.reason, one
         assert "mine@1" in {c.player for c in a.candidates()}
         a.close()
+
+
+def test_a_house_bot_entered_under_its_module_s_name_keeps_it(tmp_path, monkeypatch):
+    """A house bot given as module:Class was named by its module ("bots") by an older arbiter;
+    named by its class now, the restarted ladder withdrew "bots" (not in the house any more)
+    and entered "Noisy30" afresh, its rating and history left behind."""
+    import arbiter.arena.ladder as ladder
+    import arbiter.batch.settings as settings
+
+    db = tmp_path / "a.sqlite"
+    house = ("random", "bots.noisy:Noisy30")
+    with monkeypatch.context() as m:  # the older rule
+        for module in (ladder, settings):
+            m.setattr(module, "bot_names", lambda specs: tuple("bots" if ":" in s else s for s in specs))
+        a = Arena(_spec(house=house), db, poll=0)
+        _run(a, 1)
+        a.close()
+    again = Arena(_spec(house=house), db, poll=0)
+    _run(again, 1)
+    assert {p: e.status for p, e in again.entrants.items()} == {"random": "active", "bots": "active"}
+    assert len(again.tables.encounters(again.row.id)) == 2
+    again.close()
