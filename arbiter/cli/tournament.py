@@ -4,6 +4,7 @@
     arbiter tournament run --game spot --bots random,heuristic --deals 4 -o hands=3
     arbiter tournament run club.toml --seed 9 --name club-9  # flags override the file
     arbiter tournament run club.toml --cluster tcp://10.0.0.5:8786  # on a Dask cluster (docs/cluster.md)
+    arbiter tournament run --resume club-night             # an interrupted one, on its stored settings
     arbiter tournament list
     arbiter tournament show club-night --failures          # matches with incidents
     arbiter tournament show club-night --match 17          # one match: seats, scores, incidents
