@@ -468,7 +468,7 @@ def test_a_tournament_stored_with_options_as_text_resumes_with_the_same_command(
     assert r.exit_code == 2 and "different spec (it differs in options.deals)" in said, said
 
 
-def test_an_interrupted_tournament_says_so_and_how_to_resume_it(tmp_path):
+def test_an_interrupted_tournament_says_so_and_how_to_resume_it(tmp_path, monkeypatch):
     """A run stopped (Ctrl-C, SIGTERM, a crash) left its tournament "in progress" in tournament
     list, show and the web pages while nothing ran it: the store's run lock says which
     tournament a run holds. Interrupted, each says so and prints the command that resumes it
@@ -489,6 +489,10 @@ def test_an_interrupted_tournament_says_so_and_how_to_resume_it(tmp_path):
     with Store(path) as store:  # as a run stopped before its last match leaves it
         store.db.execute("UPDATE tournaments SET finished = NULL")
         store.db.execute("DELETE FROM matches WHERE idx = 3")
+
+    from arbiter.cli import _common
+
+    monkeypatch.setattr(_common.out, "_width", 250)  # whatever width an earlier test left it at: whole cells
 
     def said(*args: str) -> str:
         r = runner.invoke(app, list(args), env={"COLUMNS": "250"}, catch_exceptions=False)
