@@ -401,6 +401,37 @@ def read_tls(cert: Path | None, key: Path | None) -> tuple[bytes, bytes] | None:
     return read(cert, "--tls-cert"), read(key, "--tls-key")
 
 
+#: The line a PEM certificate starts with: what a CA file must hold (the SDK's --tls-ca
+#: checks the same, ``sdk.runner.PEM_CERTIFICATE``: the CLI may not import the SDK).
+PEM_CERTIFICATE = b"-----BEGIN CERTIFICATE-----"
+
+
+def read_ca(path: Path, flag: str = "--tls-ca") -> bytes:
+    """The CA certificate (PEM) a command trusts a remote arbiter's TLS with: ``--tls-ca``
+    of `play --server`, `bots ... --server` and `watch`, web's ``--arbiter-tls-ca``. Read
+    and checked here, before anything connects: a file that is no certificate otherwise
+    ends in gRPC's own log lines and "Failed to create security handshaker". UsageError
+    naming ``flag`` (as the user typed it), the file and what is wrong."""
+    try:
+        ca = path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{flag} {path}: {exc.strerror or exc}") from None
+    if PEM_CERTIFICATE not in ca:
+        raise UsageError(f"{flag} {path}: not a PEM certificate (no {PEM_CERTIFICATE.decode()} line)")
+    return ca
+
+
+def server_ca(server: str | None, tls_ca: Path | None) -> bytes | None:
+    """``--tls-ca`` of a command whose ``--server`` is optional (a local store otherwise):
+    the CA's bytes (``read_ca``), None without it; UsageError if it is given without
+    ``--server``, where it would be silently ignored."""
+    if tls_ca is None:
+        return None
+    if not server:
+        raise UsageError("--tls-ca is the CA of a --server's certificate: add --server HOST:PORT, or leave --tls-ca out")
+    return read_ca(tls_ca)
+
+
 def check_address(address: str, flag: str = "--server") -> str:
     """``HOST:PORT`` (an arbiter's address; or a gRPC ``unix:PATH``), else UsageError naming the flag."""
     if address.startswith("unix:") and len(address) > 5:

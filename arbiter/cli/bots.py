@@ -4,7 +4,7 @@
     arbiter bots check mybot/                    # the self-test: a pass/fail report
     arbiter bots submit mybot/ [--name mybot]    # check, store an immutable copy, record it
     arbiter bots list | show mybot | remove mybot [--version 1.0]
-    arbiter bots submit mybot/ --name mybot --server HOST:PORT --token AUTHOR_TOKEN
+    arbiter bots submit mybot/ --name mybot --server HOST:PORT --token AUTHOR_TOKEN [--tls-ca CA.pem]
     arbiter bots sandbox                         # what the sandbox enforces on this machine
 """
 
@@ -22,7 +22,7 @@ from rich.table import Table
 
 from arbiter.server import client
 from arbiter.store.registry import RegistryError, SubmissionRejected
-from arbiter.cli._common import DbOpt, UsageError, _run, app, check_address, err, error, out
+from arbiter.cli._common import DbOpt, UsageError, _run, app, check_address, err, error, out, server_ca
 from arbiter.store.db import DEFAULT_DB
 from cardarena.records import MAX_CLOCK_MS
 
@@ -33,6 +33,7 @@ ServerOpt = Annotated[Optional[str], typer.Option("--server", help="A running ar
 FreshOpt = Annotated[bool, typer.Option("--fresh", help="Run the self-test again even if this content passed it before "
                                          "with the same settings and arbiter code (its report is otherwise reused).")]
 TokenOpt = Annotated[Optional[str], typer.Option("--token", envvar="ARENA_AUTHOR_TOKEN", help="Author or admin token of --server (env ARENA_AUTHOR_TOKEN).")]
+TlsCaOpt = Annotated[Optional[Path], typer.Option("--tls-ca", help="PEM CA certificate: reach a --server that serves TLS (arbiter serve --tls-cert).")]
 TEMPLATE = Path(__file__).resolve().parent.parent.parent / "bots" / "template" / "bot.py"
 
 
@@ -209,10 +210,12 @@ def submit(
     db: DbOpt = Path(DEFAULT_DB),
     server: ServerOpt = None,
     token: TokenOpt = None,
+    tls_ca: TlsCaOpt = None,
     fresh: FreshOpt = False,
 ) -> None:
     """Check a bot and register an immutable, content-hashed copy of it."""
     _no_token_without_server(server, token)
+    ca = _run(server_ca, server, tls_ca)
     from arbiter.store import registry as reg
     from functools import partial
 
@@ -222,7 +225,7 @@ def submit(
     if name is not None:
         _call(check_submitted_name, name)  # before the self-test, not after it
     if server:
-        row = _call(client.submit_bot, _server(server), sub, token or "", name or "", version or "")
+        row = _call(client.submit_bot, _server(server), sub, token or "", name or "", version or "", tls_ca=ca)
     else:
         if version:
             _call(reg.check_version, version)
@@ -242,11 +245,12 @@ def submit(
 
 
 @bots_app.command("list")
-def list_(db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOpt = None) -> None:
+def list_(db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOpt = None, tls_ca: TlsCaOpt = None) -> None:
     """The registered bots and their versions."""
     _no_token_without_server(server, token)
+    ca = _run(server_ca, server, tls_ca)
     if server:
-        rows = _call(client.list_bots, _server(server), token or "")
+        rows = _call(client.list_bots, _server(server), token or "", tls_ca=ca)
     else:
         from arbiter.store.registry import Registry
 
@@ -259,12 +263,14 @@ def list_(db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOp
 
 
 @bots_app.command("show")
-def show(name: str, db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOpt = None) -> None:
+def show(name: str, db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOpt = None,
+         tls_ca: TlsCaOpt = None) -> None:
     """One bot's versions, the check report of the latest, and where it stands in the arenas
     (rating, games, and why a version was suspended)."""
     _no_token_without_server(server, token)
+    ca = _run(server_ca, server, tls_ca)
     if server:
-        rows, ladders = _call(client.show_bot, _server(server), token or "", name)
+        rows, ladders = _call(client.show_bot, _server(server), token or "", name, tls_ca=ca)
     else:
         from dataclasses import asdict
 
@@ -297,11 +303,13 @@ def remove(
     db: DbOpt = Path(DEFAULT_DB),
     server: ServerOpt = None,
     token: TokenOpt = None,
+    tls_ca: TlsCaOpt = None,
 ) -> None:
     """Remove a bot version, or the bot. Its version numbers stay taken for other files."""
     _no_token_without_server(server, token)
+    ca = _run(server_ca, server, tls_ca)
     if server:
-        n = _call(client.remove_bot, _server(server), token or "", name, version or "")
+        n = _call(client.remove_bot, _server(server), token or "", name, version or "", tls_ca=ca)
     else:
         from arbiter.store.registry import Registry
 

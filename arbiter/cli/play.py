@@ -18,7 +18,7 @@ from arbiter.store.db import DEFAULT_DB
 from arbiter.tournament.play import check_store, play_local, play_remote, store_play
 from arbiter.cli._common import (
     BankOpt, DbOpt, DecisionOpt, OptionOpt, PolicyOpt, PresetOpt, TransportOpt, _outcome_table, _parse_options, _run, app,
-    err, fail, out, plural, stderr_block, UsageError,
+    err, out, plural, server_ca, stderr_block, UsageError,
 )
 
 
@@ -48,10 +48,8 @@ def play(
         seed = secrets.randbits(62)
     _run(_check_bot_count, game, bots, options, preset)
     _run(check_store, db)  # a store that cannot keep the match: said now, not after it is played
-    if tls_ca is not None and not server:
-        _run(fail, "--tls-ca is the CA of a --server's certificate: add --server HOST:PORT, or leave --tls-ca out")
+    ca = _run(server_ca, server, tls_ca)
     if server:
-        ca = _run(_read_ca, tls_ca) if tls_ca is not None else None
         record = _run(play_remote, server, game, bots, admin_token=admin_token or "", seed=seed, options=options,
                       preset=preset, decision_ms=decision_ms, bank_ms=bank_ms, policy=policy, tls_ca=ca)
         _print_record(record, f"{game} (seed {seed}) on {server}: {record.outcome.reason.value}")
@@ -215,15 +213,3 @@ def _s(seconds: float) -> str:
 
 #: Where a match is, by its spectator view's fields: Spades deals, Spot hands, Spite and Malice games.
 _WHERE = (("deal", "deal"), ("hand_number", "hand"), ("game_number", "game"))
-
-
-
-def _read_ca(path: Path) -> bytes:
-    """The CA certificate of --tls-ca, or UsageError naming the file and what is wrong."""
-    try:
-        ca = path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"--tls-ca {path}: {exc.strerror or exc}") from None
-    if b"-----BEGIN CERTIFICATE-----" not in ca:  # (the SDK's --tls-ca checks the same: sdk.runner.PEM_CERTIFICATE)
-        raise UsageError(f"--tls-ca {path}: not a PEM certificate (no -----BEGIN CERTIFICATE----- line)")
-    return ca

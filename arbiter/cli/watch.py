@@ -6,6 +6,7 @@
     arbiter watch 9f3a1c2b --hidden-cards     # every hand, late (needs --spectator-delay)
     arbiter watch --server 127.0.0.1:41234 --token T   # a tournament run prints its address and token
     arbiter watch --db arena.sqlite           # the tournament or ladder running from that store on this machine
+    arbiter watch --server host:50051 --tls-ca ca.pem   # an arbiter that serves TLS (arbiter serve --tls-cert)
 
 Live, only public cards are shown; the full deal appears when the match is over.
 """
@@ -24,7 +25,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from arbiter.cli._common import UsageError, _outcome_table, _run, app, check_address, error, out, plural
+from arbiter.cli._common import UsageError, _outcome_table, _run, app, check_address, error, out, plural, read_ca
 from arbiter.cli.replay import board_table
 from arbiter.present.boards import board
 from arbiter.spectating import runs
@@ -67,11 +68,13 @@ def watch(
     list_only: Annotated[bool, typer.Option("--list", help="List the watchable matches and exit.")] = False,
     token: Annotated[str, typer.Option("--token", help="The arbiter's spectator token, if it requires one (a tournament run prints it).", envvar="ARENA_SPECTATOR_TOKEN")] = "",
     db: Annotated[Optional[Path], typer.Option("--db", show_default=False, help="Watch the tournament (or the ladder: arbiter arena) running from this store on this machine (its arbiter and token are found beside it).")] = None,
+    tls_ca: Annotated[Optional[Path], typer.Option("--tls-ca", help="PEM CA certificate: reach an arbiter that serves TLS (arbiter serve --tls-cert).")] = None,
 ) -> None:
     """Watch a match live: the public table as it changes, then the result and the full deal."""
     from cardarena.frames import HeaderFrame, OverFrame, StepFrame
     from arbiter.server.client import SpectateError, list_matches, watch as follow
 
+    ca = _run(read_ca, tls_ca) if tls_ca is not None else None
     if db is not None and server is None:
         server, found, tournament = _run(running_from, db)
         token = token or found
@@ -79,7 +82,7 @@ def watch(
     server = _run(check_address, server or DEFAULT_SERVER, "--server")
     if list_only:
         try:
-            matches = list_matches(server, token=token)
+            matches = list_matches(server, token=token, tls_ca=ca)
         except SpectateError as exc:
             error(exc)
             raise typer.Exit(2) from None
@@ -99,7 +102,7 @@ def watch(
     steps = 0
     try:
         with Live(console=out, auto_refresh=False, transient=False) if live_display else _Nothing() as live:
-            for frame in follow(server, match_id or "", hidden_cards, token):
+            for frame in follow(server, match_id or "", hidden_cards, token, ca):
                 if isinstance(frame, HeaderFrame):
                     header = frame
                     delay = f", {frame.delay_ms / 1000:g} s late, every hand shown" if frame.delay_ms else ", live, public cards only"

@@ -135,7 +135,7 @@ def web(
 
 def _standing(address: str | None, credentials: Path | None, tls_ca: Path | None):
     """--arbiter with its credentials, as /play's ``StandingArbiter``; UsageError naming what is wrong."""
-    from arbiter.cli._common import check_address
+    from arbiter.cli._common import check_address, read_ca
     from arbiter.person.tables import StandingArbiter
     from arbiter.server import auth
 
@@ -145,12 +145,7 @@ def _standing(address: str | None, credentials: Path | None, tls_ca: Path | None
         raise UsageError("--arbiter needs --arbiter-credentials FILE (or ARENA_ARBITER_CREDENTIALS): that arbiter's "
                          "credentials file, with its admin token and a bot token for `browser`")
     check_address(address, "--arbiter")
-    ca = None
-    if tls_ca is not None:
-        try:
-            ca = tls_ca.read_bytes()
-        except OSError as exc:
-            raise UsageError(f"--arbiter-tls-ca {tls_ca}: {exc.strerror or exc}") from None
+    ca = read_ca(tls_ca, "--arbiter-tls-ca") if tls_ca is not None else None
     try:
         return StandingArbiter.from_credentials(address, credentials, ca)
     except auth.CredentialsError as exc:

@@ -98,9 +98,11 @@ def list_sessions(address: str, *, admin_token: str, tls_ca: bytes | None = None
     return [Connected(s.session_id, s.bot_name, s.bot_version, tuple(s.games)) for s in msg.sessions]
 
 
-def list_matches(address: str, include_finished: bool = True, timeout: float = 10.0, token: str = "") -> list[spb.MatchListing]:
-    """The matches the arbiter at ``address`` offers to watch (``token``: its spectator token)."""
-    with grpc.insecure_channel(address) as ch:
+def list_matches(address: str, include_finished: bool = True, timeout: float = 10.0, token: str = "",
+                 tls_ca: bytes | None = None) -> list[spb.MatchListing]:
+    """The matches the arbiter at ``address`` offers to watch (``token``: its spectator token;
+    ``tls_ca``: the CA of the certificate of an arbiter that serves TLS)."""
+    with _channel(address, tls_ca) as ch:
         try:
             return list(spb_grpc.SpectateStub(ch).ListMatches(
                 spb.ListMatchesRequest(include_finished=include_finished, token=token), timeout=timeout).matches)
@@ -108,9 +110,10 @@ def list_matches(address: str, include_finished: bool = True, timeout: float = 1
             raise SpectateError(f"{address}: {exc.code().name}: {exc.details()}") from None
 
 
-def watch(address: str, match_id: str = "", hidden_cards: bool = False, token: str = "") -> Iterator[Frame]:
+def watch(address: str, match_id: str = "", hidden_cards: bool = False, token: str = "",
+          tls_ca: bytes | None = None) -> Iterator[Frame]:
     """Follow a match on the arbiter at ``address``: header, steps, then the result."""
-    with grpc.insecure_channel(address) as ch:
+    with _channel(address, tls_ca) as ch:
         stream = spb_grpc.SpectateStub(ch).Watch(spb.WatchRequest(match_id=match_id, hidden_cards=hidden_cards, token=token))
         game = ""
         try:

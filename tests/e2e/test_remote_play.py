@@ -250,33 +250,6 @@ def test_tokens_rotated_or_revoked_on_the_arbiter_count_at_once(standing):
     _play_out(client, match_id)
 
 
-def test_a_remote_table_over_tls(tmp_path):
-    """An arbiter that serves TLS (as one other machines reach must): the web checks its
-    certificate against --arbiter-tls-ca, for the listing, RunMatch and the seat's stream."""
-    cert, key = tls_certificate(tmp_path)
-    folder = Path(tempfile.mkdtemp(prefix="arena-remote-tls-"))  # a short path: `arbiter web` says it on one line
-    serve = start_serve("--tls-cert", str(cert), "--tls-key", str(key))
-    try:
-        serve.bot_token("browser")
-        serve.start_bot("random", REMOTE_BOT, extra_env={"ARENA_TLS_CA": str(cert)})
-        db = _new_store(folder)
-        flags = ("--arbiter", serve.address, "--arbiter-credentials", str(serve.credentials))
-        with serve_web(db, *flags, "--arbiter-tls-ca", str(cert)) as url:
-            client = Client(url)
-            for _ in range(300):  # until the bot has connected (each look is one ListSessions, over TLS)
-                if f'value="remote:{REMOTE_BOT}"' in client.get("/play?game=spite-and-malice").body:
-                    break
-            else:
-                raise AssertionError("the remote bot was never offered")
-            match_id = _start(client, "spite-and-malice", 0, [f"remote:{REMOTE_BOT}"], SPITE)
-            assert _play_out(client, match_id) > 0
-            record = _stored(db, match_id)
-            assert record.seat_names == ("browser", REMOTE_BOT) and verify_record(record) == record.outcome
-    finally:
-        stop_serve(serve)
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 @SHARED
 def test_a_person_who_leaves_a_remote_table_disconnects_there(standing, tmp_path):
     """A closed tab at the person's turn (``Tables.gone_seconds``, a minute on a real server)
@@ -299,26 +272,99 @@ def test_a_person_who_leaves_a_remote_table_disconnects_there(standing, tmp_path
     serve.wait_sessions([REMOTE_BOT])
 
 
-def test_arbiter_play_reaches_an_arbiter_that_serves_tls(tmp_path):
+#: The tests of an arbiter that serves TLS (as one other machines reach must) share one
+#: (``tls_standing``): one xdist group, so it is made once in a run.
+TLS = pytest.mark.xdist_group("remote_tls")
+
+
+@pytest.fixture(scope="module")
+def tls_standing():
+    """`arbiter serve --tls-cert` with the Bots service (author ``alice``), the person's seat
+    ``browser`` and two connections of REMOTE_BOT over TLS; (server, CA file)."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-remote-tls-"))  # a short path: `arbiter web` says it on one line
+    cert, key = tls_certificate(folder)
+    serve = start_serve("--tls-cert", str(cert), "--tls-key", str(key), "--bots-db", str(folder / "bots.sqlite"),
+                        "--author", "alice")
+    try:
+        serve.bot_token("browser")
+        for _ in range(2):
+            serve.start_bot("random", REMOTE_BOT, extra_env={"ARENA_TLS_CA": str(cert)})
+        yield serve, cert
+    finally:
+        stop_serve(serve)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _play_over_tls(serve, cert: Path, db: Path) -> str:
+    """`arbiter play --server --tls-ca` between the two connections of REMOTE_BOT, once both
+    are in (a match asked sooner is told who is missing); what it printed."""
+    args = ["play", "spite-and-malice", REMOTE_BOT, REMOTE_BOT, "--server", serve.address, "--tls-ca", str(cert),
+            "--admin-token", serve.admin_token, "--db", str(db), "--seed", "3"]
+    for _ in range(100):
+        done = invoke(args)
+        if "connected" not in done.output:
+            break
+    assert done.exit_code == 0 and not done.crash, done.describe()
+    assert "kept in" in done.output, done.output
+    return done.output
+
+
+@TLS
+def test_a_remote_table_over_tls(tls_standing):
+    """An arbiter that serves TLS: the web checks its certificate against --arbiter-tls-ca,
+    for the listing, RunMatch and the seat's stream."""
+    serve, cert = tls_standing
+    folder = Path(tempfile.mkdtemp(prefix="arena-remote-tls-"))
+    try:
+        db = _new_store(folder)
+        flags = ("--arbiter", serve.address, "--arbiter-credentials", str(serve.credentials))
+        with serve_web(db, *flags, "--arbiter-tls-ca", str(cert)) as url:
+            client = Client(url)
+            for _ in range(300):  # until the bot has connected (each look is one ListSessions, over TLS)
+                if f'value="remote:{REMOTE_BOT}"' in client.get("/play?game=spite-and-malice").body:
+                    break
+            else:
+                raise AssertionError("the remote bot was never offered")
+            match_id = _start(client, "spite-and-malice", 0, [f"remote:{REMOTE_BOT}"], SPITE)
+            assert _play_out(client, match_id) > 0
+            record = _stored(db, match_id)
+            assert record.seat_names == ("browser", REMOTE_BOT) and verify_record(record) == record.outcome
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@TLS
+def test_arbiter_play_reaches_an_arbiter_that_serves_tls(tls_standing, tmp_path):
     """`arbiter serve --tls-cert` (what any interface but loopback needs) could not be
     played on from the command line: `arbiter play --server` had no --tls-ca, and its plain
     channel ended in "UNAVAILABLE: ... Socket closed". With --tls-ca the match is played and
     kept; a --tls-ca without --server is refused, not ignored."""
-    cert, key = tls_certificate(tmp_path)
-    serve = start_serve("--tls-cert", str(cert), "--tls-key", str(key))
-    try:
-        for _ in range(2):
-            serve.start_bot("random", REMOTE_BOT, extra_env={"ARENA_TLS_CA": str(cert)})
-        db = str(tmp_path / "arena.sqlite")
-        args = ["play", "spite-and-malice", REMOTE_BOT, REMOTE_BOT, "--server", serve.address, "--tls-ca", str(cert),
-                "--admin-token", serve.admin_token, "--db", db, "--seed", "3"]
-        for _ in range(100):  # until both connections are in (a match asked sooner is told who is missing)
-            done = invoke(args)
-            if "connected" not in done.output:
-                break
-        assert done.exit_code == 0 and not done.crash, done.describe()
-        assert "kept in" in done.output, done.output
-        done = invoke(["play", "spades", "random", "random", "random", "random", "--tls-ca", str(cert), "--db", db])
-        assert done.exit_code != 0 and "--tls-ca" in done.output and "--server" in done.output, done.describe()
-    finally:
-        stop_serve(serve)
+    serve, cert = tls_standing
+    db = tmp_path / "arena.sqlite"
+    _play_over_tls(serve, cert, db)
+    done = invoke(["play", "spades", "random", "random", "random", "random", "--tls-ca", str(cert), "--db", str(db)])
+    assert done.exit_code != 0 and "--tls-ca" in done.output and "--server" in done.output, done.describe()
+
+
+@TLS
+def test_bots_and_watch_reach_an_arbiter_that_serves_tls(tls_standing, tmp_path):
+    """`arbiter bots ... --server` and `arbiter watch --server` had no --tls-ca: an arbiter
+    started with --tls-cert could not be reached by them at all (their plain channel ends
+    in UNAVAILABLE). With it, the Bots service answers and a match played there is listed
+    and watched to its result."""
+    serve, cert = tls_standing
+    reach = ("--server", serve.address, "--tls-ca", str(cert))
+    alice = auth.read(serve.credentials).authors["alice"]
+    listed = invoke(["bots", "list", *reach, "--token", alice])
+    assert listed.exit_code == 0 and "no bots registered" in listed.output, listed.describe()
+    shown = invoke(["bots", "show", "nobody", *reach, "--token", alice])  # the server's own answer, over TLS
+    assert shown.exit_code == 2 and "no bot" in shown.output and "UNAVAILABLE" not in shown.output, shown.describe()
+    plain = invoke(["bots", "list", "--server", serve.address, "--token", alice])  # without it: refused, in words
+    assert plain.exit_code == 2 and not plain.crash, plain.describe()
+
+    match_id = re.search(r"match (\w+) \(kept", _play_over_tls(serve, cert, tmp_path / "arena.sqlite")).group(1)
+    spectator = ("--token", serve.spectator_token)
+    matches = invoke(["watch", "--list", *reach, *spectator])
+    assert matches.exit_code == 0 and match_id in matches.output, matches.describe()
+    watched = invoke(["watch", match_id, *reach, *spectator])
+    assert watched.exit_code == 0 and "result (" in watched.output, watched.describe()
