@@ -49,16 +49,30 @@ def play(
     _run(_check_bot_count, game, bots, options, preset)
     _run(check_store, db)  # a store that cannot keep the match: said now, not after it is played
     ca = _run(server_ca, server, tls_ca)
+    turns = _TurnWatch(bots, decision_ms, bank_ms, policy)
     if server:
-        record = _run(play_remote, server, game, bots, admin_token=admin_token or "", seed=seed, options=options,
-                      preset=preset, decision_ms=decision_ms, bank_ms=bank_ms, policy=policy, tls_ca=ca)
+        with _progress(game, turns, f"waiting for {server} to start the match") as report:
+            record = _run(play_remote, server, game, bots, admin_token=admin_token or "", seed=seed, options=options,
+                          preset=preset, decision_ms=decision_ms, bank_ms=bank_ms, policy=policy, tls_ca=ca,
+                          progress=report)
         _print_record(record, f"{game} (seed {seed}) on {server}: {record.outcome.reason.value}")
         _keep(db, record, preset, plural(len(record.actions), 'decision'))
         return
-    turns = _TurnWatch(bots, decision_ms, bank_ms, policy)
+    with _progress(game, turns, "starting the bots") as report:
+        record = _run(play_local, game, bots, seed, options, preset, transport, decision_ms, bank_ms, policy,
+                      max_strikes, db, report)
+    _print_record(record, f"{game} (seed {seed}): {record.outcome.reason.value}")
+    _keep(db, record, preset, f"{plural(len(record.actions), 'decision')} in {record.seconds:.2f} s")
+
+
+@contextlib.contextmanager
+def _progress(game: str, turns: "_TurnWatch", first: str) -> Iterator[Callable[[int, Any], None]]:
+    """While a match plays, here or on a --server: a progress line on stderr (where it is,
+    the decisions, the time) and whose turn it waits on (``_TurnWatch``); yields the
+    ``report(decisions, spectator_view)`` that ``play_local`` and ``play_remote`` call."""
     with Progress(TextColumn("{task.description}", markup=False), TimeElapsedColumn(),
                   TextColumn("{task.fields[waiting]}", markup=False), console=err, transient=True) as bar:
-        task = bar.add_task(f"{game}: starting the bots", total=None, waiting="")
+        task = bar.add_task(f"{game}: {first}", total=None, waiting="")
 
         def report(decisions: int, view: Any) -> None:
             where = next((f"{label} {getattr(view, f)}" for f, label in _WHERE if getattr(view, f, None) is not None), "")
@@ -72,10 +86,7 @@ def play(
                 bar.console.print(late, markup=False, highlight=False, soft_wrap=True)
 
         with turns.watching(show):
-            record = _run(play_local, game, bots, seed, options, preset, transport, decision_ms, bank_ms, policy,
-                          max_strikes, db, report)
-    _print_record(record, f"{game} (seed {seed}): {record.outcome.reason.value}")
-    _keep(db, record, preset, f"{plural(len(record.actions), 'decision')} in {record.seconds:.2f} s")
+            yield report
 
 
 def _check_bot_count(game: str, bots: list[str], options: dict[str, Any], preset: str | None) -> None:

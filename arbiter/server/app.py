@@ -180,7 +180,7 @@ async def start_server(
     ]
     if spectators is not None:
         matches_servicer.observers_for = spectators.observers
-        names.append(add_spectate_service(spectators, server))
+        names.append(add_spectate_service(spectators, server, admin_token))
     pb_grpc.add_MatchesServicer_to_server(matches_servicer, server)
     if bots_catalog is not None:  # the Bots service (arbiter.server.bots), behind author/admin tokens
         names.append(add_bots_service(server, bots_catalog, admin_token, author_tokens or {}))

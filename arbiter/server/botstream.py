@@ -26,10 +26,13 @@ from cardarena.games import GAMES, ConfigError, Event, Outcome
 from cardarena.disclosure import OPEN
 from cardarena.records import Clock, FailurePolicy, MatchConfig, clip
 from arbiter import metrics
-from arbiter.match import BotFailed, MalformedAction, SeatClient, SeatDisconnected, TurnRequest, run_match
+from arbiter.match import (
+    BotFailed, MalformedAction, MatchObserver, SeatClient, SeatDisconnected, TurnRequest, run_match,
+)
 from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from cardarena.records import MatchInfo
+from arbiter.server import MATCH_ID_METADATA
 from arbiter.server.auth import GUESSES, new_token, require_token, same, until_revoked
 
 log = logging.getLogger(__name__)
@@ -770,6 +773,21 @@ class BotStreamServicer(pb_grpc.ArenaServicer):
         return False
 
 
+class _Announce(MatchObserver):
+    """Tells RunMatch's caller the match id as soon as the match has started (the spectators'
+    observers, before this one, have it then: it can be watched), in the call's initial
+    metadata (``MATCH_ID_METADATA``): the summary comes only at the end, and a caller that
+    shows the match meanwhile (`arbiter play --server`: whose turn it waits on) needs the id."""
+
+    wants_steps = False
+
+    def __init__(self, context: Any):
+        self.context = context
+
+    async def started(self, match_id: str, game: str, seat_names: tuple[str, ...], spectator_view: Any) -> None:
+        await self.context.send_initial_metadata(((MATCH_ID_METADATA, match_id),))
+
+
 class MatchesServicer(pb_grpc.MatchesServicer):
     """Runs matches between connected bots on request."""
 
@@ -791,7 +809,7 @@ class MatchesServicer(pb_grpc.MatchesServicer):
         streams ended) and the call ends with PERMISSION_DENIED. A caller that hangs up
         stops it the same way (the handler is cancelled), and so does the server's stop
         (``Hub.stopping``: the call ends with UNAVAILABLE, the arbiter shutting down)."""
-        match = asyncio.ensure_future(run_match(config, seats, observers=self.observers_for(config)))
+        match = asyncio.ensure_future(run_match(config, seats, observers=(*self.observers_for(config), _Announce(context))))
         revoked = asyncio.ensure_future(until_revoked(self.admin_token, token))
         stopping = asyncio.ensure_future(self.hub.stopping.wait())
         self.hub.matches.add(match)

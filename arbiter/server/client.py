@@ -7,8 +7,9 @@ one exception per service whose message names the address and what was refused.
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import grpc
 
@@ -20,7 +21,9 @@ from cardarena.v1 import bots_pb2 as bpb
 from cardarena.v1 import bots_pb2_grpc as bpb_grpc
 from cardarena.v1 import spectate_pb2 as spb
 from cardarena.v1 import spectate_pb2_grpc as spb_grpc
+from arbiter.server import MATCH_ID_METADATA
 from cardarena.wire import codec
+from cardarena.wire.codec import WireError
 from cardarena.wire.frames import frame_from_proto
 
 
@@ -57,23 +60,40 @@ class RemoteMatch:
     seed: int = 0  # the deal seed it was played with
 
 
+#: Matches.RunMatch's method path (``run_match`` calls it as a stream of one answer).
+_RUN_MATCH = f"/{pb.DESCRIPTOR.services_by_name['Matches'].full_name}/RunMatch"
+
+
 def run_match(address: str, game: str, seats: Sequence[str], *, admin_token: str, seed: int | None = None,
               options: Mapping[str, Any] | None = None, preset: str | None = None, decision_ms: int = 10_000,
               bank_ms: int = 60_000, policy: str = "forfeit", tls_ca: bytes | None = None,
-              timeout: float | None = None, seat_sessions: Sequence[str] = ()) -> RemoteMatch:
+              timeout: float | None = None, seat_sessions: Sequence[str] = (),
+              started: Callable[[str], None] | None = None) -> RemoteMatch:
     """Ask the arbiter at ``address`` to play a match between its connected bots (admin);
     ``seat_sessions``: the session to play each seat ("" for any of its bot's); ``seed`` None:
-    a secret one the arbiter draws (``RemoteMatch.seed`` says which)."""
+    a secret one the arbiter draws (``RemoteMatch.seed`` says which). ``started(match_id)``
+    is called once the match has started (the id the arbiter sends then, ``MATCH_ID_METADATA``;
+    an arbiter that sends none: never), while it plays."""
     request = pb.RunMatchRequest(
         game=game, options=codec.options_to_wire(options or {}), preset=preset or "", seed=seed, seats=list(seats),
         clock=pb.Clock(decision_ms=decision_ms, bank_ms=bank_ms), policy=policy, admin_token=admin_token,
         seat_sessions=list(seat_sessions),
     )
     with _channel(address, tls_ca) as ch:
+        # Called as a stream of one answer: the wire is the same as a unary call's, but gRPC's
+        # unary call hands its caller the initial metadata only with the answer, at the end.
+        call = ch.unary_stream(_RUN_MATCH, request_serializer=pb.RunMatchRequest.SerializeToString,
+                               response_deserializer=pb.MatchSummary.FromString)(request, timeout=timeout)
         try:
-            msg = pb_grpc.MatchesStub(ch).RunMatch(request, timeout=timeout)
+            if started is not None:
+                match_id = dict(call.initial_metadata() or ()).get(MATCH_ID_METADATA)  # (or the call is over)
+                if match_id:
+                    started(match_id)
+            msg = next(call)
         except grpc.RpcError as exc:
             raise _failed(address, exc) from None
+        finally:
+            call.cancel()  # (the call is over by then: this only lets nothing linger)
     return RemoteMatch(msg.match_id, codec.outcome_from_proto(msg.outcome), tuple(msg.actions), tuple(msg.incidents),
                        msg.seed)
 
@@ -115,17 +135,51 @@ def watch(address: str, match_id: str = "", hidden_cards: bool = False, token: s
     """Follow a match on the arbiter at ``address``: header, steps, then the result."""
     with _channel(address, tls_ca) as ch:
         stream = spb_grpc.SpectateStub(ch).Watch(spb.WatchRequest(match_id=match_id, hidden_cards=hidden_cards, token=token))
-        game = ""
         try:
-            for msg in stream:
-                frame = frame_from_proto(game, msg)
-                if isinstance(frame, HeaderFrame):
-                    game = frame.game
-                yield frame
-        except grpc.RpcError as exc:
-            raise SpectateError(f"{address}: {exc.code().name}: {exc.details()}") from None
+            yield from _frames(address, stream)
         finally:
             stream.cancel()
+
+
+def _frames(address: str, stream: Any) -> Iterator[Frame]:
+    """A Watch stream's frames, decoded; SpectateError if it fails."""
+    game = ""
+    try:
+        for msg in stream:
+            frame = frame_from_proto(game, msg)
+            if isinstance(frame, HeaderFrame):
+                game = frame.game
+            yield frame
+    except grpc.RpcError as exc:
+        raise SpectateError(f"{address}: {exc.code().name}: {exc.details()}") from None
+
+
+def follow(address: str, match_id: str, on_frame: Callable[[Frame], None], *, token: str = "",
+           tls_ca: bytes | None = None) -> Callable[[], None]:
+    """Watch match ``match_id`` on a thread of its own, each frame to ``on_frame``, until the
+    match is over; returns ``stop()``, which ends the watch and waits for the thread. For a
+    display beside a call that waits on the match (``run_match``'s ``started``): a watch
+    the arbiter refuses or breaks off (an arbiter that offers none to ``token``) ends
+    quietly, the call's own result being what counts."""
+    ch = _channel(address, tls_ca)
+    stream = spb_grpc.SpectateStub(ch).Watch(spb.WatchRequest(match_id=match_id, token=token))
+
+    def read() -> None:
+        try:
+            for frame in _frames(address, stream):
+                on_frame(frame)
+        except (SpectateError, WireError):
+            pass
+
+    t = threading.Thread(target=read, daemon=True, name=f"follow-{match_id[:12]}")
+    t.start()
+
+    def stop() -> None:
+        stream.cancel()
+        t.join(5)
+        ch.close()
+
+    return stop
 
 
 def raw_watch(address: str, match_id: str = "", hidden_cards: bool = False, token: str = "") -> Iterator[spb.WatchFrame]:

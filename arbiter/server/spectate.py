@@ -14,7 +14,7 @@ from typing import Any, AsyncIterator, Awaitable, TypeVar
 
 import grpc
 
-from arbiter.server.auth import require_token, until_revoked
+from arbiter.server.auth import current, require_token, same, until_revoked
 from cardarena.v1 import spectate_pb2 as spb
 from cardarena.v1 import spectate_pb2_grpc as spb_grpc
 from cardarena.wire.frames import frame_to_proto
@@ -30,12 +30,24 @@ class SpectateServicer(spb_grpc.SpectateServicer):
     #: How long Watch with an empty match id waits for a match to start.
     WAIT_FOR_NEXT_S = 60.0
 
-    def __init__(self, hub: Any):
+    def __init__(self, hub: Any, admin_token: Any = None):
         self.hub = hub
+        #: The arbiter's admin token (or its ``Live`` reader) counts as a spectator's: who may
+        #: run a match (`arbiter play --server`) may watch it, and be told whose turn it waits on.
+        self.admin_token = admin_token
 
-    async def _check_token(self, token: str, context) -> None:
-        await require_token(self.hub.token, token, context, "this arbiter requires a spectator token (arbiter watch --token)",
+    def _holder(self, token: str) -> Any:
+        """The credential ``token`` is held against (and revoked with): the admin's, if it is
+        that, else the spectator's."""
+        admin = current(self.admin_token)
+        return self.admin_token if admin is not None and token and same(admin, token) else self.hub.token
+
+    async def _check_token(self, token: str, context) -> Any:
+        """The credential ``token`` was accepted as (``_holder``); the call aborted if none."""
+        holder = self._holder(token)
+        await require_token(holder, token, context, "this arbiter requires a spectator token (arbiter watch --token)",
                             kind="spectator")
+        return holder
 
     async def ListMatches(self, request: spb.ListMatchesRequest, context) -> spb.ListMatchesResponse:
         await self._check_token(request.token, context)
@@ -46,12 +58,12 @@ class SpectateServicer(spb_grpc.SpectateServicer):
         ])
 
     async def Watch(self, request: spb.WatchRequest, context) -> AsyncIterator[spb.WatchFrame]:
-        await self._check_token(request.token, context)
+        holder = await self._check_token(request.token, context)
         if request.hidden_cards and self.hub.delay is None:
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
                                 "this arbiter shows hidden cards only after a match ends (no --spectator-delay)")
         await context.send_initial_metadata(())  # the Watch is accepted (a client may wait for this)
-        revoked = asyncio.ensure_future(until_revoked(self.hub.token, request.token))
+        revoked = asyncio.ensure_future(until_revoked(holder, request.token))
         frames = None
         try:
             try:
@@ -86,7 +98,8 @@ class SpectateServicer(spb_grpc.SpectateServicer):
         raise AssertionError("unreachable")
 
 
-def add_spectate_service(hub: Any, server: grpc.aio.Server) -> str:
-    """Register the Spectate servicer on ``server``; returns its full service name."""
-    spb_grpc.add_SpectateServicer_to_server(SpectateServicer(hub), server)
+def add_spectate_service(hub: Any, server: grpc.aio.Server, admin_token: Any = None) -> str:
+    """Register the Spectate servicer on ``server`` (``admin_token``: the arbiter's, which
+    may watch too); returns its full service name."""
+    spb_grpc.add_SpectateServicer_to_server(SpectateServicer(hub, admin_token), server)
     return spb.DESCRIPTOR.services_by_name["Spectate"].full_name

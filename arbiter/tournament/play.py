@@ -134,14 +134,43 @@ def play_remote(
     bank_ms: int = 60_000,
     policy: str = "forfeit",
     tls_ca: bytes | None = None,
+    progress: Callable[[int, Any], None] | None = None,
 ) -> MatchRecord:
     """One match on the running arbiter at ``address`` between its connected bots named
     ``bots`` (admin), as a record that replays (``record_of``); ``tls_ca``: the CA of the
-    certificate of an arbiter that serves TLS."""
+    certificate of an arbiter that serves TLS. ``progress(decisions, spectator_view)``, as
+    ``play_local``'s: from the match's public frames, watched on the arbiter (Spectate,
+    with the admin token) once it has started; an arbiter that offers no watch shows none."""
     options = seat_options(game, options or {}, preset, len(bots))
     config, n = _config(game, seed, options, preset, decision_ms, bank_ms, policy)
     if len(bots) != n:
         raise ConfigError(f"{game} needs {n} bots (one per seat), got {len(bots)}")
-    summary = client.run_match(address, game, bots, admin_token=admin_token, seed=seed, options=options, preset=preset,
-                               decision_ms=decision_ms, bank_ms=bank_ms, policy=policy, tls_ca=tls_ca)
+    stops: list[Callable[[], None]] = []
+
+    def started(match_id: str) -> None:
+        if progress is not None:
+            stops.append(client.follow(address, match_id, _frame_progress(progress), token=admin_token, tls_ca=tls_ca))
+
+    try:
+        summary = client.run_match(address, game, bots, admin_token=admin_token, seed=seed, options=options,
+                                   preset=preset, decision_ms=decision_ms, bank_ms=bank_ms, policy=policy, tls_ca=tls_ca,
+                                   started=started)
+    finally:
+        for stop in stops:
+            stop()
     return record_of(config, bots, summary)
+
+
+def _frame_progress(report: Callable[[int, Any], None]) -> Callable[[Any], None]:
+    """A watched match's frames (``cardarena.frames``) as ``report(decisions, spectator_view)``
+    calls, as ``_Progress`` makes them of a match played here; the last one's view (the
+    match over) has nobody to act."""
+    from cardarena.frames import HeaderFrame, StepFrame
+
+    def on_frame(frame: Any) -> None:
+        if isinstance(frame, HeaderFrame):
+            report(0, frame.view)
+        elif isinstance(frame, StepFrame):
+            report(frame.index, frame.view)
+
+    return on_frame

@@ -128,7 +128,10 @@ class MatchesServicer:
     """
 
     def RunMatch(self, request, context):
-        """Plays one match between bots connected to this arbiter; returns when it ends.
+        """Plays one match between bots connected to this arbiter; returns when it ends. As
+        soon as the match has started, the call's initial metadata carries its id under
+        "arena-match-id": the caller may watch it meanwhile (Spectate.Watch, with the admin
+        token or the spectator token).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

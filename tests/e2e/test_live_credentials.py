@@ -116,6 +116,11 @@ def test_rotated_spectator_and_admin_tokens_replace_the_old_ones():
                 == grpc.StatusCode.OK
             assert code(lambda: matches.ListSessions(pb.ListSessionsRequest(admin_token=old_admin), timeout=30)) \
                 == grpc.StatusCode.PERMISSION_DENIED
+            # the admin may watch too (`arbiter play --server` follows its match): as it is now
+            assert code(lambda: spectate.ListMatches(spb.ListMatchesRequest(token=new_admin), timeout=30)) \
+                == grpc.StatusCode.OK
+            assert code(lambda: spectate.ListMatches(spb.ListMatchesRequest(token=old_admin), timeout=30)) \
+                == grpc.StatusCode.PERMISSION_DENIED
             assert code(lambda: matches.ListSessions(pb.ListSessionsRequest(admin_token=new_admin), timeout=30)) \
                 == grpc.StatusCode.OK
     finally:

@@ -15,6 +15,7 @@ name.
 from __future__ import annotations
 
 import re
+import textwrap
 import shutil
 import tempfile
 from pathlib import Path
@@ -25,6 +26,7 @@ from arbiter.server import auth
 from cardarena.games import EndReason
 from cardarena.replay import verify_record
 from tests.cli.badinput import invoke
+from tests.cli.test_new_user import HANG
 from tests.conftest import start_serve, stop_serve, tls_certificate
 from tests.e2e.browser import serve_web
 from tests.e2e.test_human_seat import (
@@ -270,6 +272,28 @@ def test_a_person_who_leaves_a_remote_table_disconnects_there(standing, tmp_path
     finally:
         tables.close()
     serve.wait_sessions([REMOTE_BOT])
+
+
+@SHARED
+def test_play_on_a_server_says_whose_turn_it_waits_on_and_the_clock(standing, tmp_path):
+    """`arbiter play --server` printed nothing while a connected bot hung until its clock ran
+    out: a frozen terminal. It follows the match on the arbiter (Spectate, with the admin
+    token, from the id RunMatch sends once the match starts) and says what the local
+    `arbiter play` says (tests/cli/test_new_user.py): past the decision limit, whose turn
+    it waits on and the bank left."""
+    _, _, serve = standing
+    hang = tmp_path / "hang.py"
+    hang.write_text(textwrap.dedent(HANG))
+    serve.start_bot(str(hang), "hang")
+    serve.wait_sessions(["hang"])
+    done = invoke(["play", "spite-and-malice", "hang", REMOTE_BOT, "--server", serve.address, "--admin-token",
+                   serve.admin_token, "--seed", "2", "-o", "payoff_size=5", "--decision-ms", "1000", "--bank-ms", "1500",
+                   "--db", str(tmp_path / "a.sqlite")])
+    assert done.exit_code == 0 and not done.crash, done.describe()
+    waits = [line for line in done.stderr.splitlines() if line.startswith("waiting for seat 0")]
+    assert waits == ["waiting for seat 0 (hang): past its decision limit (1 s), now on its bank (about 1.5 s of "
+                     "1.5 s left); when that is used up, its side forfeits the match"], done.stderr
+    assert "forfeit_timeout" in done.stdout, done.stdout
 
 
 #: The tests of an arbiter that serves TLS (as one other machines reach must) share one
