@@ -561,6 +561,9 @@ class Arena:
         self.spectators: Any = None
         #: remote bot -> its sessions live when it was suspended: a new one brings it back
         self._suspended_on: dict[str, set[str]] = {}
+        #: remote bot -> encounters started (``_tick``) when a new connection brought it back
+        #: from its suspension: one begun before was its old connection's (``_commit``)
+        self._back: dict[str, int] = {}
         #: candidate -> its trial's test and where an "auto" bound came from (``_trial_test``)
         self._trial_tests: dict[str, tuple[Any, str]] = {}
 
@@ -746,6 +749,7 @@ class Arena:
         for player in back:
             self.tables.set_status(self.row.id, player, "active")
             self._suspended_on.pop(player, None)
+            self._back[player] = self._tick
             log.info("arena %s: remote bot %s reconnected after its suspension: it plays again", self.row.name, player)
         if new or back:
             self._refresh()
@@ -929,6 +933,7 @@ class Arena:
                     return None
             seed = secrets.randbits(62) if self.spec.seed is None else derive_seed(self.spec.seed, "encounter", self._tick)
             idx = self.tables.begin_encounter(self.row.id, players, seed)
+            started = self._tick
             self._tick += 1
             for p in players:
                 self._last_start[p] = self._tick
@@ -962,7 +967,7 @@ class Arena:
                         self.row.name, ", ".join(gone), idx)
             self._refresh()
             return None
-        return self._commit(idx, players, played)
+        return self._commit(idx, players, played, started)
 
     def _unregistered(self, players: Sequence[str]) -> list[str]:
         """The registered players of ``players`` that the registry no longer has."""
@@ -1038,7 +1043,9 @@ class Arena:
             self._local[player] = load_bot(source)
         return self._local[player]
 
-    def _commit(self, idx: int, players: tuple[str, ...], played: list[PlayedMatch]) -> EncounterDone:
+    def _commit(self, idx: int, players: tuple[str, ...], played: list[PlayedMatch], started: int) -> EncounterDone:
+        """Store and rate encounter ``idx``, the ``started``-th begun (``_tick``), and suspend
+        who forfeited in ``suspend_after`` encounters in a row."""
         assert self.tables is not None and self.row is not None
         views = [_View(m.deal, m.record) for m in played]
         deals = matchmaking.deal_points(views, self.game.teams, players)
@@ -1049,7 +1056,15 @@ class Arena:
         for p in players:
             e = self.entrants[p]
             n_fail, why = fails.get(p, (0, ""))
-            streak = e.streak + 1 if n_fail else 0
+            if n_fail and self._back.get(p, -1) > started:
+                # a remote bot suspended, then back with a new connection while this encounter
+                # played on its old one: those forfeits are counted, but they were the old
+                # connection's, already suspended for; the new one starts with none in a row
+                why = f"{why} (by its connection from before it came back: not counted toward a suspension)"
+                fails[p] = (n_fail, why)
+                streak = 0
+            else:
+                streak = e.streak + 1 if n_fail else 0
             suspend = ""
             # a candidate too: its trial ends there (its predecessor plays on), as its line announced
             if n_fail and self.spec.suspend_after and streak >= self.spec.suspend_after and e.status in ("active", "candidate"):

@@ -145,8 +145,9 @@ async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) 
         line = f"encounter {e.seq} ({e.matches} matches): {result}; ratings {rated}"
         for p, (n, streak) in e.forfeits.items():  # the count a suspension is decided on, before it comes
             limit = f" of {e.suspend_after} before a suspension" if e.suspend_after else ""
-            line += (f"; {p} forfeited {plural(n, 'match', 'matches')} ({plural(streak, 'encounter')} in a row"
-                     f"{limit}: {e.failures.get(p, '')})")
+            # (none in a row: a remote bot's old connection's, its detail says)
+            row = f"{plural(streak, 'encounter')} in a row{limit}: " if streak else ""
+            line += f"; {p} forfeited {plural(n, 'match', 'matches')} ({row}{e.failures.get(p, '')})"
         if e.suspended:
             line += f"; suspended {', '.join(e.suspended)}"
         out.print(line, highlight=False, markup=False)

@@ -93,3 +93,45 @@ def test_connected_bots_enter_by_their_identity_and_a_suspended_one_returns_with
         assert arena.entrants["alpha"].status == "active" and arena.next_table() is not None
     finally:
         arena.close()
+
+
+def test_a_remote_bot_back_on_a_new_connection_is_not_suspended_again_by_its_old_ones_encounter(tmp_path):
+    """Encounters run at once: one still played by a bot's hung connection when the bot is
+    suspended (for another), and its author connects the fixed bot anew, which brings it back.
+    That encounter's forfeits then came in: they suspended the bot again, now on its new,
+    healthy connection, which a further new connection was needed to undo. They are counted
+    (the old connection forfeited), but toward no suspension of the new one."""
+    from arbiter.server.botstream import Hub
+    from cardarena.games import EndReason, Outcome
+    from cardarena.records import Incident, MatchRecord
+    from arbiter.store.arenas import PlayedMatch
+    from cardarena.v1 import arena_pb2 as pb
+
+    arena = Arena(ArenaSpec(game="spite-and-malice", division="remote", suspend_after=1), tmp_path / "a.sqlite")
+    arena.open()
+    try:
+        arena.hub = hub = Hub()
+        old = hub.add(pb.Hello(bot_name="alpha"), "alpha")
+        hub.add(pb.Hello(bot_name="beta"), "beta")
+        arena.sync_entrants()
+        players = ("alpha", "beta")
+        started = arena._tick  # an encounter begins on the old connection (as _reserved_encounter)
+        idx = arena.tables.begin_encounter(arena.row.id, players, 7)
+        arena._tick += 1
+        arena.tables.set_status(arena.row.id, "alpha", "suspended", "forfeited")  # by another encounter
+        arena._suspended_on["alpha"] = {old.session_id}
+        arena._refresh()
+        hub.remove(old)
+        hub.add(pb.Hello(bot_name="alpha"), "alpha")  # fixed, connected anew: back
+        arena.sync_entrants()
+        assert arena.entrants["alpha"].status == "active"
+        hung = MatchRecord(f"a{arena.row.id}-e{idx}-0", "spite-and-malice", {}, 1, players,
+                           incidents=[Incident(0, "timeout", "no answer")],
+                           outcome=Outcome((0.0, 1.0), (2, 1), EndReason.FORFEIT_TIMEOUT, "seat 0 (alpha): no answer"))
+        done = arena._commit(idx, players, [PlayedMatch(0, 0, 0, players, hung)], started)
+        assert done.suspended == () and arena.entrants["alpha"].status == "active", arena.entrants["alpha"]
+        assert done.forfeits == {"alpha": (1, 0)}  # counted, none in a row
+        assert "not counted toward a suspension" in done.failures["alpha"]
+        assert arena.next_table() is not None  # and it plays on
+    finally:
+        arena.close()
