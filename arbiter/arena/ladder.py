@@ -246,6 +246,17 @@ class ArenaSpec:
         return self.division == REMOTE
 
     @property
+    def submissions_closed(self) -> str:
+        """Why its server's Bots service takes no submission ("": it takes them): the remote
+        division plays the bots connected to it, never a registered version."""
+        if not self.remote:
+            return ""
+        return (f"arena {self.display_name!r} is a remote division: it plays the bots connected to it, never submitted "
+                "ones, so nothing was registered. Ask its operator for a bot token (arbiter credentials add-bot NAME) "
+                "and run your bot on your machine with it: python -m sdk --bot BOT --name NAME --address HOST:PORT "
+                "(this arbiter's), ARENA_TOKEN=TOKEN")
+
+    @property
     def where(self) -> Where:
         """Where its encounters are played (``arbiter.batch.venue``): the remote division's
         bots connect on their own; else ``transport`` and ``cluster``. VenueError (a
@@ -1192,17 +1203,19 @@ class _View:
 
 async def serve_submissions(db_path: str | os.PathLike, service: ServiceConfig,
                             tls: tuple[bytes, bytes] | None = None, insecure: bool = False,
-                            check: Callable[[Path], Any] | None = None) -> tuple[RunningServer, auth.Credentials]:
+                            check: Callable[[Path], Any] | None = None,
+                            closed: str = "") -> tuple[RunningServer, auth.Credentials]:
     """The Bots service over the store's registry, behind the author tokens of the
     credentials file (issued for ``service.authors`` if missing), as ``arbiter serve``
     serves it, and Spectate behind its spectator token (``RunningServer.spectators``: hand
-    them to ``Arena.spectators``). Loopback only, unless TLS (or ``insecure``)."""
+    them to ``Arena.spectators``). Loopback only, unless TLS (or ``insecure``). ``closed``:
+    why it takes no submissions (``ArenaSpec.submissions_closed``), "" to take them."""
     if not is_loopback(service.host) and tls is None and not insecure:
         raise SpecError(f"host {service.host} reaches other machines: give a TLS certificate and key (or --insecure)")
     creds = auth.ensure(service.credentials, (), tuple(service.authors))
     live = auth.LiveCredentials(service.credentials, creds)
     running = await start_server(service.port, service.host, hub=Hub(credentials=live), admin_token=lambda: live.get().admin,
-                                 bots_catalog=RegistryCatalog(db_path, check),
+                                 bots_catalog=RegistryCatalog(db_path, check, closed),
                                  author_tokens=lambda: live.get().author_tokens(), tls=tls,
                                  spectators=SpectatorHub(token=lambda: live.get().spectator))
     return running, creds

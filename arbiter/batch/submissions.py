@@ -411,9 +411,13 @@ class RegistryCatalog:
     max_files = max(MAX_FILES, *(r.max_files for r in RUNTIMES.values()))
     max_bytes = max(MAX_BYTES, *(r.max_bytes for r in RUNTIMES.values()))
 
-    def __init__(self, registry: Registry | str | os.PathLike, check: Callable[[Path], Report] | None = None):
+    def __init__(self, registry: Registry | str | os.PathLike, check: Callable[[Path], Report] | None = None,
+                 closed: str = ""):
+        """``closed``: why submissions are refused here (a remote division's arena: its bots
+        connect, none is submitted), "" to take them."""
         self.registry = registry if isinstance(registry, Registry) else Registry(registry)
         self.check = check
+        self.closed = closed
 
     def owner(self, name: str) -> str | None:
         return self.registry.owner(name)
@@ -436,6 +440,8 @@ class RegistryCatalog:
 
     def submit(self, files: dict[str, bytes], entry: str, name: str, version: str, author: str) -> BotVersion:
         """``name``: "" registers the bot under the name it declares (``submit``)."""
+        if self.closed:  # before the self-test: nothing registered would ever play
+            raise CatalogError(self.closed, "closed")
         try:
             v, _ = submit(self.registry, Submission(files, entry), name or None, version or None, author, self.check,
                           public=True)

@@ -159,7 +159,7 @@ async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) 
     bots = None
     announced: Path | None = None
     try:
-        bots, creds = await serve_submissions(service.db, service, tls=tls, insecure=insecure)
+        bots, creds = await serve_submissions(service.db, service, tls=tls, insecure=insecure, closed=spec.submissions_closed)
         ladder.hub = bots.hub  # where the remote division's bots connect
         ladder.spectators = bots.spectators  # and where its matches are watched (the spectator token)
         if service.web_port >= 0:
@@ -178,8 +178,11 @@ async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) 
                       f"(python -m sdk --bot BOT --name NAME --address {service.host}:{bots.port})", highlight=False, markup=False)
         if ladder.abandoned:
             err.print(f"{ladder.abandoned} encounter(s) cut off by the last stop were abandoned (never counted)")
-        out.print(f"arena {ladder.row.name} ({spec.game}): Bots service listening on {service.host}:{bots.port}"
-                  + (" (TLS)" if tls else ""), highlight=False, markup=False)
+        # the remote division's server takes connections, not submissions (spec.submissions_closed)
+        served = f"{spec.game}, remote division): listening on {service.host}:{bots.port} for its bots" if spec.remote \
+            else f"{spec.game}): Bots service listening on {service.host}:{bots.port}"
+        out.print(f"arena {ladder.row.name} ({served}" + (" (TLS)" if tls else ""), highlight=False, markup=False,
+                  soft_wrap=True)  # one line: the address is read from it
         if web is not None:
             out.print(f"leaderboard on {web.url}a/{urllib.parse.quote(ladder.row.name)}", highlight=False, markup=False)
         sys.stdout.flush()

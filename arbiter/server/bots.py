@@ -28,7 +28,8 @@ ENTRY = "bot.py"  # the entry file of a folder submission when the header names 
 
 class CatalogError(Exception):
     """A catalog's refusal. ``kind``: ``invalid`` (bad input), ``denied`` (not the caller's),
-    ``missing`` (no such bot) or ``rejected`` (failed checks; ``lines`` lists them)."""
+    ``missing`` (no such bot), ``rejected`` (failed checks; ``lines`` lists them) or ``closed``
+    (this catalog takes no submissions)."""
 
     def __init__(self, message: str, kind: str = "invalid", lines: tuple[str, ...] = ()):
         super().__init__(message)
@@ -114,7 +115,8 @@ class BotsServicer(bpb_grpc.BotsServicer):
         text = str(exc)
         if exc.kind == "rejected":
             await context.abort(grpc.StatusCode.FAILED_PRECONDITION, (text + "\n" + "\n".join(exc.lines))[:8000])
-        code = {"denied": grpc.StatusCode.PERMISSION_DENIED, "missing": grpc.StatusCode.NOT_FOUND}.get(
+        code = {"denied": grpc.StatusCode.PERMISSION_DENIED, "missing": grpc.StatusCode.NOT_FOUND,
+                "closed": grpc.StatusCode.FAILED_PRECONDITION}.get(
             exc.kind, grpc.StatusCode.INVALID_ARGUMENT)
         await context.abort(code, text)
 

@@ -23,6 +23,9 @@ from arbiter.server import auth
 from arbiter.store.arenas import Arenas
 from arbiter.store.db import Store
 from cardarena.replay import verify_record
+from arbiter.store.registry import Registry
+from tests.arbiter.store.test_registry import GOOD, HELPER, write_bot
+from tests.cli.badinput import run_in_process
 from tests.conftest import ROOT
 from tests.e2e.test_arena import CONFIG as ARENA_CONFIG, _start, _wait
 
@@ -51,6 +54,14 @@ def test_connected_bots_play_a_remote_division_shown_as_not_hosted(tmp_path: Pat
         impostor = _bot(address, tokens["alpha"], "gamma")  # a name its token is not for
         assert impostor.wait(60) != 0
         assert "this token is the identity of bot 'alpha'" in impostor.stderr.read()
+        # an author who submits here (the file has authors) is told how this division is entered,
+        # before any self-test, and nothing is registered: a version here would never play
+        folder = write_bot(tmp_path / "good", GOOD, HELPER)
+        submitted = run_in_process("bots", "submit", str(folder), "--name", "good", "--server", address,
+                                   "--token", auth.read(creds).authors["alice"])
+        said = " ".join(submitted.stderr.split())
+        assert submitted.returncode == 2 and "FAILED_PRECONDITION" in said, said
+        assert "arena 'e2e' is a remote division" in said and "arbiter credentials add-bot NAME" in said, said
         _wait(db, lambda done, matches, entrants: len(done) >= WANTED, 120, proc, log)
 
         page = urllib.request.urlopen(f"{url}", timeout=30).read().decode()
@@ -69,6 +80,8 @@ def test_connected_bots_play_a_remote_division_shown_as_not_hosted(tmp_path: Pat
             assert a.spec["division"] == "remote"
             entrants = {e.player: e for e in tables.entrants(a.id)}
             assert set(entrants) == {"alpha", "beta"}  # who the tokens say, never "gamma"
+            with Registry(db, read_only=True) as registry:
+                assert registry.versions() == []  # the submission registered nothing
             assert all(e.version == "remote" and e.author == "remote" and e.status == "active" for e in entrants.values())
             assert all(e.encounters >= WANTED for e in entrants.values()), entrants
             encounters = tables.encounters(a.id)
