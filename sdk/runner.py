@@ -29,6 +29,7 @@ from cardarena.v1 import arena_pb2 as pb
 from sdk import convert
 from sdk.bot import Bot
 from cardarena.wire import framing
+from cardarena.wire.tls import PEM_CERTIFICATE, unreachable_hint
 from cardarena.wire.codec import serialized
 from sdk.driver import FAILURE_LIMIT, SeatDriver
 
@@ -390,38 +391,13 @@ async def _play(session: Connection, address: str, hello: pb.BotMessage, stop: t
             session.report(_closed(session))
             return session.matches_played
         if exc.code() == grpc.StatusCode.UNAVAILABLE:
-            raise ArbiterError(f"cannot reach the arbiter at {address}: {exc.details()}"
-                               + _unreachable_hint(address, exc.details() or "", tls_ca, session.session_id)) from None
+            # (past its Welcome, the connection was there: no hint of how to reach it)
+            hint = "" if session.session_id else unreachable_hint(address, exc.details() or "", tls_ca is not None,
+                                                                  "--tls-ca", "ARENA_TLS_CA")
+            raise ArbiterError(f"cannot reach the arbiter at {address}: {exc.details()}{hint}") from None
         raise ArbiterError(f"stream failed: {exc.code().name}: {exc.details()}") from None
     session.report(_closed(session))
     return session.matches_played
-
-
-#: The line a PEM certificate starts with: what --tls-ca must hold.
-PEM_CERTIFICATE = b"-----BEGIN CERTIFICATE-----"
-
-
-def _unreachable_hint(address: str, details: str, tls_ca: bytes | str | None, session_id: str) -> str:
-    """What to change when a connection failed before the Welcome: nothing listens at the
-    address, or the bot's TLS setting and the arbiter's differ; grpc says only "Connection
-    refused", "Socket closed" or the handshake's OpenSSL error. "" when it is none of those."""
-    if session_id:
-        return ""
-    lowered = details.lower()
-    if "connection refused" in lowered:
-        return (f" (nothing listens at {address}: is the arbiter running, and on the port its 'arbiter listening on' "
-                "line says?)")
-    if tls_ca is None:
-        if "socket closed" in lowered:
-            return (" (an arbiter that serves TLS closes a plain connection so: if it was started with --tls-cert, "
-                    "connect with --tls-ca CA.pem or ARENA_TLS_CA)")
-        return ""
-    if "wrong_version_number" in lowered:
-        return " (the arbiter does not serve TLS: connect without --tls-ca and ARENA_TLS_CA)"
-    if "certificate_verify_failed" in lowered or "certificate verify failed" in lowered:
-        return (" (the arbiter's certificate is not signed by the CA of --tls-ca, or does not name this address: "
-                "ask its operator for the CA certificate)")
-    return ""
 
 
 def _welcomed(session: Connection, msg: pb.ArbiterMessage, address: str) -> None:

@@ -401,17 +401,14 @@ def read_tls(cert: Path | None, key: Path | None) -> tuple[bytes, bytes] | None:
     return read(cert, "--tls-cert"), read(key, "--tls-key")
 
 
-#: The line a PEM certificate starts with: what a CA file must hold (the SDK's --tls-ca
-#: checks the same, ``sdk.runner.PEM_CERTIFICATE``: the CLI may not import the SDK).
-PEM_CERTIFICATE = b"-----BEGIN CERTIFICATE-----"
-
-
 def read_ca(path: Path, flag: str = "--tls-ca") -> bytes:
     """The CA certificate (PEM) a command trusts a remote arbiter's TLS with: ``--tls-ca``
     of `play --server`, `bots ... --server` and `watch`, web's ``--arbiter-tls-ca``. Read
     and checked here, before anything connects: a file that is no certificate otherwise
     ends in gRPC's own log lines and "Failed to create security handshaker". UsageError
     naming ``flag`` (as the user typed it), the file and what is wrong."""
+    from cardarena.wire.tls import PEM_CERTIFICATE  # (the SDK's --tls-ca checks the same)
+
     try:
         ca = path.read_bytes()
     except OSError as exc:

@@ -24,6 +24,7 @@ from cardarena.v1 import spectate_pb2_grpc as spb_grpc
 from arbiter.server import MATCH_ID_METADATA
 from cardarena.wire import codec
 from cardarena.wire.codec import WireError
+from cardarena.wire.tls import unreachable_hint
 from cardarena.wire.frames import frame_from_proto
 
 
@@ -42,8 +43,16 @@ def _channel(address: str, tls_ca: bytes | None = None) -> grpc.Channel:
         else grpc.insecure_channel(address)
 
 
-def _failed(address: str, exc: grpc.RpcError) -> ClientError:
-    return ClientError(f"{address}: {exc.code().name}: {exc.details()}")
+def _said(address: str, exc: grpc.RpcError, tls_ca: bytes | None) -> str:
+    """A failed call in words: the address, gRPC's status and details, and for an arbiter
+    not reached, what to change (``unreachable_hint``: nothing listens, TLS on one side only)."""
+    hint = unreachable_hint(address, exc.details() or "", tls_ca is not None) \
+        if exc.code() == grpc.StatusCode.UNAVAILABLE else ""
+    return f"{address}: {exc.code().name}: {exc.details()}{hint}"
+
+
+def _failed(address: str, exc: grpc.RpcError, tls_ca: bytes | None) -> ClientError:
+    return ClientError(_said(address, exc, tls_ca))
 
 
 # The Matches service (`arbiter play --server`).
@@ -91,7 +100,7 @@ def run_match(address: str, game: str, seats: Sequence[str], *, admin_token: str
                     started(match_id)
             msg = next(call)
         except grpc.RpcError as exc:
-            raise _failed(address, exc) from None
+            raise _failed(address, exc, tls_ca) from None
         finally:
             call.cancel()  # (the call is over by then: this only lets nothing linger)
     return RemoteMatch(msg.match_id, codec.outcome_from_proto(msg.outcome), tuple(msg.actions), tuple(msg.incidents),
@@ -114,7 +123,7 @@ def list_sessions(address: str, *, admin_token: str, tls_ca: bytes | None = None
         try:
             msg = pb_grpc.MatchesStub(ch).ListSessions(pb.ListSessionsRequest(admin_token=admin_token), timeout=timeout)
         except grpc.RpcError as exc:
-            raise _failed(address, exc) from None
+            raise _failed(address, exc, tls_ca) from None
     return [Connected(s.session_id, s.bot_name, s.bot_version, tuple(s.games)) for s in msg.sessions]
 
 
@@ -127,7 +136,7 @@ def list_matches(address: str, include_finished: bool = True, timeout: float = 1
             return list(spb_grpc.SpectateStub(ch).ListMatches(
                 spb.ListMatchesRequest(include_finished=include_finished, token=token), timeout=timeout).matches)
         except grpc.RpcError as exc:
-            raise SpectateError(f"{address}: {exc.code().name}: {exc.details()}") from None
+            raise SpectateError(_said(address, exc, tls_ca)) from None
 
 
 def watch(address: str, match_id: str = "", hidden_cards: bool = False, token: str = "",
@@ -136,12 +145,12 @@ def watch(address: str, match_id: str = "", hidden_cards: bool = False, token: s
     with _channel(address, tls_ca) as ch:
         stream = spb_grpc.SpectateStub(ch).Watch(spb.WatchRequest(match_id=match_id, hidden_cards=hidden_cards, token=token))
         try:
-            yield from _frames(address, stream)
+            yield from _frames(address, stream, tls_ca)
         finally:
             stream.cancel()
 
 
-def _frames(address: str, stream: Any) -> Iterator[Frame]:
+def _frames(address: str, stream: Any, tls_ca: bytes | None) -> Iterator[Frame]:
     """A Watch stream's frames, decoded; SpectateError if it fails."""
     game = ""
     try:
@@ -151,7 +160,7 @@ def _frames(address: str, stream: Any) -> Iterator[Frame]:
                 game = frame.game
             yield frame
     except grpc.RpcError as exc:
-        raise SpectateError(f"{address}: {exc.code().name}: {exc.details()}") from None
+        raise SpectateError(_said(address, exc, tls_ca)) from None
 
 
 def follow(address: str, match_id: str, on_frame: Callable[[Frame], None], *, token: str = "",
@@ -166,7 +175,7 @@ def follow(address: str, match_id: str, on_frame: Callable[[Frame], None], *, to
 
     def read() -> None:
         try:
-            for frame in _frames(address, stream):
+            for frame in _frames(address, stream, tls_ca):
                 on_frame(frame)
         except (SpectateError, WireError):
             pass
@@ -207,7 +216,7 @@ def _bots_call(address: str, method: str, request: Any, tls_ca: bytes | None, ti
         try:
             return getattr(bpb_grpc.BotsStub(ch), method)(request, timeout=timeout)
         except grpc.RpcError as exc:
-            raise _failed(address, exc) from None
+            raise _failed(address, exc, tls_ca) from None
 
 
 def submit_bot(address: str, sub: Any, token: str, name: str, version: str = "", tls_ca: bytes | None = None) -> dict[str, Any]:

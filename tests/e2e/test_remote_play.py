@@ -296,6 +296,21 @@ def test_play_on_a_server_says_whose_turn_it_waits_on_and_the_clock(standing, tm
     assert "forfeit_timeout" in done.stdout, done.stdout
 
 
+@SHARED
+def test_a_ca_given_for_an_arbiter_without_tls_is_named(standing, tmp_path):
+    """--tls-ca for an arbiter that serves no TLS ended in OpenSSL's "WRONG_VERSION_NUMBER":
+    the commands say what to change, as the SDK does (cardarena.wire.tls)."""
+    _, _, serve = standing
+    cert, _ = tls_certificate(tmp_path)
+    for args in (["bots", "list", "--token", "t"], ["watch", "--list"],
+                 ["play", "spite-and-malice", REMOTE_BOT, REMOTE_BOT, "--admin-token", serve.admin_token,
+                  "--db", str(tmp_path / "a.sqlite")]):
+        done = invoke([*args, "--server", serve.address, "--tls-ca", str(cert)])
+        said = " ".join(done.output.split())
+        assert done.exit_code == 2 and not done.crash, done.describe()
+        assert "(the arbiter does not serve TLS: connect without --tls-ca)" in said, said
+
+
 #: The tests of an arbiter that serves TLS (as one other machines reach must) share one
 #: (``tls_standing``): one xdist group, so it is made once in a run.
 TLS = pytest.mark.xdist_group("remote_tls")
@@ -383,8 +398,13 @@ def test_bots_and_watch_reach_an_arbiter_that_serves_tls(tls_standing, tmp_path)
     assert listed.exit_code == 0 and "no bots registered" in listed.output, listed.describe()
     shown = invoke(["bots", "show", "nobody", *reach, "--token", alice])  # the server's own answer, over TLS
     assert shown.exit_code == 2 and "no bot" in shown.output and "UNAVAILABLE" not in shown.output, shown.describe()
-    plain = invoke(["bots", "list", "--server", serve.address, "--token", alice])  # without it: refused, in words
-    assert plain.exit_code == 2 and not plain.crash, plain.describe()
+    for args in (["bots", "list", "--token", alice], ["watch", "--list"],  # without it: what to do, not just
+                 ["play", "spite-and-malice", REMOTE_BOT, REMOTE_BOT, "--admin-token", serve.admin_token,  # "Socket closed"
+                  "--db", str(tmp_path / "plain.sqlite")]):
+        plain = invoke([*args, "--server", serve.address])
+        said = " ".join(plain.output.split())
+        assert plain.exit_code == 2 and not plain.crash, plain.describe()
+        assert "an arbiter that serves TLS closes a plain connection so" in said and "--tls-ca CA.pem" in said, said
 
     match_id = re.search(r"match (\w+) \(kept", _play_over_tls(serve, cert, tmp_path / "arena.sqlite")).group(1)
     spectator = ("--token", serve.spectator_token)
