@@ -132,10 +132,10 @@ def watch(
                     if frame.actions:
                         out.print(f"seed {frame.seed}, {plural(len(frame.actions), 'action')}: `arbiter replay "
                                   f"{header.match_id}` can verify it from the store", highlight=False, markup=False)
-                    else:  # a running duplicate tournament's: its deal comes back in other seatings
-                        out.print(f"{plural(steps, 'step')} watched; the seed and the actions are withheld while "
-                                  f"the tournament runs (its deals come back in other seatings): `arbiter replay "
-                                  f"{header.match_id}` verifies it from the store once it is over",
+                    else:  # a running duplicate tournament's or an arena encounter's (cardarena.disclosure)
+                        out.print(f"{plural(steps, 'step')} watched; the seed and the actions are withheld until the "
+                                  f"tournament or arena encounter it is part of is over (its deals may come back in its "
+                                  f"other matches): `arbiter replay {header.match_id}` verifies it from the store then",
                                   highlight=False, markup=False)
                     break
                 if live is not None:

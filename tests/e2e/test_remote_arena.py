@@ -63,6 +63,12 @@ def test_connected_bots_play_a_remote_division_shown_as_not_hosted(tmp_path: Pat
         assert submitted.returncode == 2 and "FAILED_PRECONDITION" in said, said
         assert "arena 'e2e' is a remote division" in said and "arbiter credentials add-bot NAME" in said, said
         _wait(db, lambda done, matches, entrants: len(done) >= WANTED, 120, proc, log)
+        # a match watched to its end: what is withheld, and why, in the arena's words (it said
+        # "while the tournament runs (its deals come back in other seatings)")
+        watched = run_in_process("watch", "--db", str(db))
+        said = " ".join(watched.stdout.split())
+        assert watched.returncode == 0 and "arena e2e, running from" in said, said
+        assert "withheld until the tournament or arena encounter it is part of is over" in said and "tournament runs" not in said
 
         page = urllib.request.urlopen(f"{url}", timeout=30).read().decode()
         assert 'id="not-hosted"' in page and "remote division: not hosted" in page
