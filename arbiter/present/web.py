@@ -493,13 +493,15 @@ _ARENA_BOT = """{% extends "base" %}
 {% block title %}{{ name }} · {{ a.name }} · Card Arena{% endblock %}
 {% block crumbs %}/ <a href="/a">arenas</a> / <a href="/a/{{ a.name|urlencode }}">{{ a.name }}</a> / {{ name }}{% endblock %}
 {% block body %}
+{% set remote = a.spec.get('division') == 'remote' %}
 <h1>{{ name }}</h1>
 <div id="live">
-<p class="muted">by {{ current.author }} · version {{ current.version }} ·
+<p class="muted">{% if remote %}remote division: runs on its author's machine, not hosted{% else %}by {{ current.author }} · version {{ current.version }}{% endif %} ·
 <span class="pill {{ 'done' if current.status == 'active' else ('bad' if current.status == 'suspended' else '') }}" id="status">{{ current.status }}</span>
 {% if current.status == 'active' %} · rating {{ '%.2f'|format(current.mu) }} ± {{ '%.2f'|format(1.96 * current.sigma) }}{% endif %}</p>
 {% if current.status == 'suspended' %}<div class="error" id="suspended"><strong>Suspended</strong>: {{ current.reason }}.
-It plays again once a new version is registered (<code>arbiter bots submit ... --version NEW</code>).</div>
+{% if remote %}It plays again once it connects anew (its author restarts it with its bot token: <code>python -m sdk --bot BOT --name {{ name }} --address ADDRESS</code>).
+{% else %}It plays again once a new version is registered (<code>arbiter bots submit ... --version NEW</code>).{% endif %}</div>
 {% elif current.reason %}<p class="muted" id="reason">{{ current.reason }}</p>{% endif %}
 <h2>Rating history</h2>
 {{ chart }}
@@ -516,7 +518,7 @@ It plays again once a new version is registered (<code>arbiter bots submit ... -
 <h2>Recent encounters</h2>
 {% if not recent %}<p class="muted">None yet.</p>{% else %}
 <table id="bot-encounters"><tr><th class="num">#</th><th>version</th><th>against</th><th class="num">points per deal</th><th class="num">rating after</th><th>replays</th></tr>
-{% for e, me, pts, ms in recent %}<tr class="encounter"><td class="num">{{ e.seq }}</td><td>{{ me.split('@')[-1] if '@' in me else 'house' }}</td>
+{% for e, me, pts, ms in recent %}<tr class="encounter"><td class="num">{{ e.seq }}</td><td>{{ me.split('@')[-1] if '@' in me else ('remote' if remote else 'house') }}</td>
 <td>{{ e.players|reject('equalto', me)|join(', ') }}</td><td class="num">{{ '%.2f'|format(pts.get(me, 0)) }}</td>
 <td class="num">{{ '%.2f'|format(e.ratings[me][0]) if me in e.ratings else '' }}</td>
 <td>{% for m in ms %}<a class="replay" href="/a/{{ a.name|urlencode }}/m/{{ m.match_id|urlencode }}">{{ m.k + 1 }}</a> {% endfor %}</td></tr>{% endfor %}

@@ -135,3 +135,35 @@ def test_a_remote_bot_back_on_a_new_connection_is_not_suspended_again_by_its_old
         assert arena.next_table() is not None  # and it plays on
     finally:
         arena.close()
+
+
+def test_a_remote_bots_page_says_how_it_comes_back_and_its_version(tmp_path):
+    """A suspended remote bot's page said it plays again "once a new version is registered
+    (arbiter bots submit ...)", which the remote division never plays (its server refuses
+    submissions), and its encounters' version column said "house"."""
+    from arbiter.arena import matchmaking
+    from arbiter.present.web import arena_bot_page
+    from arbiter.store.arenas import Arenas, PlayedMatch, PlayerUpdate
+    from arbiter.store.db import Store
+    from cardarena.games import EndReason, Outcome
+    from cardarena.records import Incident, MatchRecord
+
+    spec = ArenaSpec(game="spite-and-malice", name="away", division="remote")
+    with Store(tmp_path / "a.sqlite") as store:
+        tables = Arenas(store)
+        row = tables.open_arena(spec.display_name, spec.game, spec.identity())
+        for name in ("north", "south"):
+            tables.add_entrant(row.id, name, name, "remote", "remote", "", matchmaking.MU, matchmaking.SIGMA)
+        players = ("north", "south")
+        idx = tables.begin_encounter(row.id, players, 7)
+        hung = MatchRecord(f"a{row.id}-e{idx}-0", "spite-and-malice", {}, 1, players,
+                           incidents=[Incident(0, "timeout", "no answer")],
+                           outcome=Outcome((0.0, 1.0), (2, 1), EndReason.FORFEIT_TIMEOUT, "seat 0 (north): no answer"))
+        tables.finish_encounter(row.id, idx, [PlayedMatch(0, 0, 0, players, hung)],
+                                {"north": PlayerUpdate(20.0, 8.0, 1, 1, 1, "suspended after 1 encounters in a row"),
+                                 "south": PlayerUpdate(30.0, 8.0, 1, 0, 0, "")}, {"north": "timeout: no answer"})
+        page = arena_bot_page(store, "away", "north")
+    assert 'id="suspended"' in page and "new version" not in page and "bots submit" not in page, page
+    assert "It plays again once it connects anew" in page
+    encounters = page[page.index('id="bot-encounters"'):]
+    assert "<td>remote</td>" in encounters and "house" not in encounters
