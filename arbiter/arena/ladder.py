@@ -253,8 +253,8 @@ class ArenaSpec:
             return ""
         return (f"arena {self.display_name!r} is a remote division: it plays the bots connected to it, never submitted "
                 "ones, so nothing was registered. Ask its operator for a bot token (arbiter credentials add-bot NAME) "
-                "and run your bot on your machine with it: python -m sdk --bot BOT --name NAME --address HOST:PORT "
-                "(this arbiter's), ARENA_TOKEN=TOKEN")
+                "and run your bot on your machine with it: ARENA_TOKEN=TOKEN python -m sdk --bot BOT --name NAME "
+                "--address HOST:PORT (this arbiter's address)")
 
     @property
     def where(self) -> Where:
