@@ -53,8 +53,8 @@ def play(
     if server:
         with _progress(game, turns, f"waiting for {server} to start the match") as report:
             record = _run(play_remote, server, game, bots, admin_token=admin_token or "", seed=seed, options=options,
-                          preset=preset, decision_ms=decision_ms, bank_ms=bank_ms, policy=policy, tls_ca=ca,
-                          progress=report)
+                          preset=preset, decision_ms=decision_ms, bank_ms=bank_ms, policy=policy,
+                          max_strikes=max_strikes, tls_ca=ca, progress=report)
         _print_record(record, f"{game} (seed {seed}) on {server}: {record.outcome.reason.value}")
         _keep(db, record, preset, plural(len(record.actions), 'decision'))
         return

@@ -133,6 +133,7 @@ def play_remote(
     decision_ms: int = 10_000,
     bank_ms: int = 60_000,
     policy: str = "forfeit",
+    max_strikes: int = 3,
     tls_ca: bytes | None = None,
     progress: Callable[[int, Any], None] | None = None,
 ) -> MatchRecord:
@@ -142,7 +143,7 @@ def play_remote(
     ``play_local``'s: from the match's public frames, watched on the arbiter (Spectate,
     with the admin token) once it has started; an arbiter that offers no watch shows none."""
     options = seat_options(game, options or {}, preset, len(bots))
-    config, n = _config(game, seed, options, preset, decision_ms, bank_ms, policy)
+    config, n = _config(game, seed, options, preset, decision_ms, bank_ms, policy, max_strikes)
     if len(bots) != n:
         raise ConfigError(f"{game} needs {n} bots (one per seat), got {len(bots)}")
     stops: list[Callable[[], None]] = []
@@ -153,8 +154,8 @@ def play_remote(
 
     try:
         summary = client.run_match(address, game, bots, admin_token=admin_token, seed=seed, options=options,
-                                   preset=preset, decision_ms=decision_ms, bank_ms=bank_ms, policy=policy, tls_ca=tls_ca,
-                                   started=started)
+                                   preset=preset, decision_ms=decision_ms, bank_ms=bank_ms, policy=policy,
+                                   max_strikes=max_strikes, tls_ca=tls_ca, started=started)
     finally:
         for stop in stops:
             stop()

@@ -27,7 +27,7 @@ from cardarena.games import EndReason
 from cardarena.replay import verify_record
 from tests.cli.badinput import invoke
 from tests.cli.test_new_user import HANG
-from tests.conftest import start_serve, stop_serve, tls_certificate
+from tests.conftest import ROOT, start_serve, stop_serve, tls_certificate
 from tests.e2e.browser import serve_web
 from tests.e2e.test_human_seat import (
     SPITE, Client, _error, _new_store, _play_out, _start, _start_form, _stored, _verifies, card_tokens, deal_cards, seen_by,
@@ -309,6 +309,22 @@ def test_a_ca_given_for_an_arbiter_without_tls_is_named(standing, tmp_path):
         said = " ".join(done.output.split())
         assert done.exit_code == 2 and not done.crash, done.describe()
         assert "(the arbiter does not serve TLS: connect without --tls-ca)" in said, said
+
+
+@SHARED
+def test_play_on_a_server_keeps_its_max_strikes(standing, tmp_path):
+    """`arbiter play --server --policy default --max-strikes N` played under the arbiter's
+    default of 3 strikes, whatever N: the option never reached RunMatch. With 1, a bot whose
+    every answer is illegal has one played for it, then its side forfeits."""
+    _, _, serve = standing
+    serve.start_bot(str(ROOT / "tests" / "e2e" / "zoo.py") + ":ReturnIllegal", "illegal")
+    serve.wait_sessions(["illegal"])
+    done = invoke(["play", "spite-and-malice", "illegal", REMOTE_BOT, "--server", serve.address, "--admin-token",
+                   serve.admin_token, "--seed", "2", "--policy", "default", "--max-strikes", "1",
+                   "--db", str(tmp_path / "a.sqlite")])
+    assert done.exit_code == 0 and not done.crash, done.describe()
+    incidents = [line for line in done.stdout.splitlines() if line.startswith("incident: seat 0")]
+    assert len(incidents) == 2, done.stdout  # one strike, then the forfeit (3 strikes: 4 incidents)
 
 
 #: The tests of an arbiter that serves TLS (as one other machines reach must) share one
