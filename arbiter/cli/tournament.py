@@ -323,12 +323,13 @@ def _ladder_rows(store: Store, name: str) -> tuple[Any, list[Any]]:
 def _ladder(db: Path, name: str, format: Optional[str], output: Optional[Path]) -> None:
     """``standings --arena NAME``: the ladder as a table, or exported (``render_ladder``)."""
     from arbiter.cli.layout import Column, console_width, fitted_table
-    from arbiter.present.export import ARENA_SCALE, LADDER_ORDER, ladder_cells, render_ladder, sentence
+    from arbiter.present.export import ladder_cells, ladder_notes, render_ladder
 
     with _run(_open_existing, db) as store, store.snapshot():
         a, rows = _run(_ladder_rows, store, name)
+    remote = a.spec.get("division") == "remote"
     if format is not None:
-        emit(render_ladder(format, a.name, a.game, rows), output)
+        emit(render_ladder(format, a.name, a.game, rows, remote), output)
         return
     if not rows:
         out.print(f"arena {escape(a.name)} ({a.game}): no version entered yet", highlight=False)
@@ -338,8 +339,8 @@ def _ladder(db: Path, name: str, format: Optional[str], output: Optional[Path]) 
             Column("matches", drop=7), Column("fail", drop=2)]
     cells = [[escape(c) for c in ladder_cells(r)] for r in rows]
     out.print(fitted_table(cols, cells, title=f"Ladder: {escape(a.name)} ({a.game})"), width=console_width())
-    for note in (LADDER_ORDER, ARENA_SCALE):
-        out.print(sentence(note), highlight=False, markup=False, width=console_width())
+    for note in ladder_notes(remote):
+        out.print(note, highlight=False, markup=False, width=console_width())
 
 
 def _luck_line(db: Path, tournament: Optional[str], probes: Optional[int], probes_file: Optional[Path]) -> None:

@@ -371,6 +371,21 @@ LADDER_ORDER = ("ranked by rating: the active versions by openskill's μ, then t
                 "suspended, withdrawn) by status and name; 95% interval μ ± 1.96σ; LOS over next: the chance it is "
                 "stronger than the active version ranked below it")
 
+#: What a remote division's standings say of its rows, wherever they are shown (its web
+#: page, `arbiter standings --arena`, every export format): ``NOT_HOSTED_LABEL``, then why.
+NOT_HOSTED_LABEL = "remote division: not hosted"
+NOT_HOSTED = ("these bots run on their authors' own machines and connect to this arena over the network, so they do "
+              "not compete on equal hardware (hosted bots all run here, in one sandbox with the same limits): a faster "
+              "machine thinks more within the same clock. A bot that runs elsewhere also keeps its memory, so no deal "
+              "is played twice here, and the luck of the cards is not evened out by duplicate seatings")
+
+
+def ladder_notes(remote: bool) -> list[str]:
+    """The sentences under a ladder's table: for the remote division first why its rows are
+    not hosted, then its order and its rating scale."""
+    first = [f"{sentence(NOT_HOSTED_LABEL)} {sentence(NOT_HOSTED)}"] if remote else []
+    return first + [sentence(LADDER_ORDER), sentence(ARENA_SCALE)]
+
 
 def ladder_cells(r: Any) -> list[str]:
     """One ladder row as a table shows it: #, player, status, rating, 95% interval, LOS over next,
@@ -383,13 +398,14 @@ def ladder_cells(r: Any) -> list[str]:
 LADDER_HEADERS = ["#", "player", "status", "rating", "95% interval", "LOS over next", "encounters", "matches", "failures"]
 
 
-def render_ladder(fmt: str, name: str, game: str, rows: list[Any]) -> str:
+def render_ladder(fmt: str, name: str, game: str, rows: list[Any], remote: bool = False) -> str:
     """The arena ``name``'s ladder (its ``matchmaking.standings`` rows) in ``fmt`` (one of
-    FORMATS); ValueError for another."""
+    FORMATS); ``remote``: of the remote division (``NOT_HOSTED``). ValueError for another."""
     title = f"Ladder: {name} ({game})"
-    notes = [sentence(LADDER_ORDER), sentence(ARENA_SCALE)]
+    notes = ladder_notes(remote)
     if fmt == "json":
-        return json.dumps({"arena": name, "game": game, "ranked_by": LADDER_ORDER, "scale": ARENA_SCALE,
+        division = {"division": "remote", "not_hosted": sentence(NOT_HOSTED)} if remote else {}
+        return json.dumps({"arena": name, "game": game, **division, "ranked_by": LADDER_ORDER, "scale": ARENA_SCALE,
                            "standings": [r.as_dict() for r in rows]}, indent=2) + "\n"
     if fmt == "csv":
         return _csv(LADDER_COLUMNS, _LADDER_TEXT, [r.as_dict() for r in rows])

@@ -85,7 +85,9 @@ from cardarena.games import Card, get_game
 from cardarena.records import MatchRecord, number
 from cardarena.replay import ReplayError
 from cardarena.replay import ReplayStep, step_record
-from arbiter.present.export import ARENA_SCALE, los_text, margin_header, margin_text, standings_notes
+from arbiter.present.export import (
+    ARENA_SCALE, NOT_HOSTED, NOT_HOSTED_LABEL, los_text, margin_header, margin_text, sentence, standings_notes,
+)
 from arbiter.present.table import TABLE_STYLE, render_table, shown, table_model
 from arbiter.present.watching import now_playing
 from arbiter.present.played import (THINK_COLUMNS, THINK_NOTE, cross_rates, describe, interrupted_text, team_rows,
@@ -454,10 +456,7 @@ _ARENA = """{% extends "base" %}
 {% set remote = a.spec.get('division') == 'remote' %}
 <p class="muted">{{ a.game }} ladder · {% if remote %}every seating of an encounter on a fresh deal{% else %}{{ a.spec.deals }} deal{{ '' if a.spec.deals == 1 else 's' }} per encounter, each in every seating{% endif %} ·
 {{ done }} encounters, {{ matches }} matches · <span class="small" id="refreshing">this page updates by itself</span></p>
-{% if remote %}<p id="not-hosted"><span class="pill">remote division: not hosted</span> These bots run on their authors' own
-machines and connect to this arena over the network, so they do not compete on equal hardware (hosted bots all run here,
-in one sandbox with the same limits): a faster machine thinks more within the same clock. A bot that runs elsewhere also
-keeps its memory, so no deal is played twice here, and the luck of the cards is not evened out by duplicate seatings.</p>{% endif %}
+{% if remote %}<p id="not-hosted"><span class="pill">{{ not_hosted_label }}</span> {{ not_hosted }}</p>{% endif %}
 {% if playing %}<p id="playing">Now playing: {% for e in playing %}<span class="pill">{{ e.players|join(' vs ') }}</span> {% endfor %}</p>{% endif %}
 <h2>Leaderboard</h2>
 {% if not ranked %}<p id="empty">No bot in the ladder yet: {% if remote %}connect one (<code>python -m sdk --bot BOT --address ADDRESS --token BOT_TOKEN</code>){% else %}submit one (<code>arbiter bots submit DIR --server ADDRESS --token AUTHOR_TOKEN</code>){% endif %}.</p>{% else %}
@@ -801,6 +800,7 @@ def arena_page(store: Store, name: str, recent: int = 30) -> str:
     return _env.get_template("arena").render(
         a=a, ranked=[r for r in rows if r.status == "active"], others=[r for r in rows if r.status != "active"],
         playing=tables.encounters(a.id, "playing"), recent=shown, done=len(done), matches=matches, scale=ARENA_SCALE,
+        not_hosted_label=NOT_HOSTED_LABEL, not_hosted=sentence(NOT_HOSTED),
     )
 
 

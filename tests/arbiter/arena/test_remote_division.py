@@ -167,3 +167,38 @@ def test_a_remote_bots_page_says_how_it_comes_back_and_its_version(tmp_path):
     assert "It plays again once it connects anew" in page
     encounters = page[page.index('id="bot-encounters"'):]
     assert "<td>remote</td>" in encounters and "house" not in encounters
+
+
+def test_the_standings_command_and_every_export_say_not_hosted_as_the_page_does(tmp_path):
+    """The leaderboard page says why a remote division's rows are not hosted (unequal
+    hardware, no duplicate deals); `arbiter standings --arena` and its md, html and json
+    exports said nothing of it. One text, everywhere; a hosted ladder has none."""
+    import json
+
+    from arbiter.arena import matchmaking
+    from arbiter.present.export import render_ladder
+    from arbiter.store.arenas import Arenas
+    from arbiter.store.db import Store
+    from tests.cli.badinput import invoke
+
+    db = tmp_path / "a.sqlite"
+    with Store(db) as store:
+        tables = Arenas(store)
+        for spec in (ArenaSpec(game="spades", name="home"), ArenaSpec(game="spades", name="away", division="remote")):
+            row = tables.open_arena(spec.display_name, spec.game, spec.identity())
+            tables.add_entrant(row.id, "north" if spec.remote else "north@1", "north", *(
+                ("remote", "remote") if spec.remote else ("1", "alice")), "", matchmaking.MU, matchmaking.SIGMA)
+        rows = matchmaking.standings(tables.entrants(tables.arena("away").id))
+    said = "do not compete on equal hardware"
+    for fmt in ("md", "html"):
+        assert said in render_ladder(fmt, "away", "spades", rows, remote=True)
+        assert said not in render_ladder(fmt, "home", "spades", rows)
+    exported = json.loads(render_ladder("json", "away", "spades", rows, remote=True))
+    assert exported["division"] == "remote" and said in exported["not_hosted"]
+    assert "not_hosted" not in json.loads(render_ladder("json", "home", "spades", rows))
+    for arena, shown in (("away", True), ("home", False)):
+        done = invoke(["standings", "--arena", arena, "--db", str(db)])
+        assert done.exit_code == 0, done.describe()
+        assert (said in " ".join(done.output.split())) is shown, done.output
+        md = invoke(["standings", "--arena", arena, "--db", str(db), "--format", "md"])
+        assert (said in " ".join(md.output.split())) is shown, md.output
