@@ -279,6 +279,13 @@ def show(name: str, db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, toke
 
         with _call(Registry, _call(_existing_store, db), read_only=True) as registry:
             versions = _call(registry.versions, name)
+            if not versions and (remote := [asdict(s) for s in standings_of(registry.db, name, remote=True)]):
+                # connected to a remote division, never submitted: where it stands is all there is
+                out.print(f"{escape(name)} is not registered here: a bot of the remote division (it connects with its "
+                          "bot token; its author's machine runs it)", highlight=False)
+                out.print(_ladders_table(remote))
+                _ladder_reasons(remote)
+                return
             if not versions:
                 _call(registry.get, name)  # the clear "no bot" error, with the closest name
             rows = [_row(v) for v in versions]

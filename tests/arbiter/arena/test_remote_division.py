@@ -202,3 +202,28 @@ def test_the_standings_command_and_every_export_say_not_hosted_as_the_page_does(
         assert (said in " ".join(done.output.split())) is shown, done.output
         md = invoke(["standings", "--arena", arena, "--db", str(db), "--format", "md"])
         assert (said in " ".join(md.output.split())) is shown, md.output
+
+
+def test_bots_show_finds_a_remote_division_bot_where_it_stands(tmp_path):
+    """`arbiter bots show NAME --db` (README, "Where it stands") said of a bot of the remote
+    division "no bot 'north' in the registry": it is in none (it connects, it is not
+    submitted). It shows where it stands in the arenas, and says why it has no versions."""
+    from arbiter.arena import matchmaking
+    from arbiter.store.arenas import Arenas
+    from arbiter.store.db import Store
+    from tests.cli.badinput import invoke
+
+    db = tmp_path / "a.sqlite"
+    with Store(db) as store:
+        tables = Arenas(store)
+        spec = ArenaSpec(game="spades", name="away", division="remote")
+        row = tables.open_arena(spec.display_name, spec.game, spec.identity())
+        tables.add_entrant(row.id, "north", "north", "remote", "remote", "", matchmaking.MU, matchmaking.SIGMA)
+        tables.set_status(row.id, "north", "suspended", "suspended after 3 encounters in a row with a forfeit")
+    done = invoke(["bots", "show", "north", "--db", str(db)])
+    said = " ".join(done.output.split())
+    assert done.exit_code == 0 and not done.crash, done.describe()
+    assert "north is not registered here: a bot of the remote division" in said, said
+    assert "away" in said and "suspended" in said and "in a row with a forfeit" in said, said
+    nobody = invoke(["bots", "show", "south", "--db", str(db)])
+    assert nobody.exit_code == 2 and "no bot 'south'" in nobody.output, nobody.describe()
