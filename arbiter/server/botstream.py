@@ -845,7 +845,8 @@ class MatchesServicer(pb_grpc.MatchesServicer):
         await self._check_admin(request.admin_token, context)
         clock = Clock(request.clock.decision_ms, request.clock.bank_ms) if request.HasField("clock") else self.default_clock
         try:
-            policy = FailurePolicy.uniform(request.policy or "forfeit", request.max_strikes or 3)
+            strikes = request.max_strikes if request.HasField("max_strikes") else 3  # (0 is none, not unset)
+            policy = FailurePolicy.uniform(request.policy or "forfeit", strikes)
         except ValueError:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"unknown policy {clip(request.policy, 40)!r} (forfeit or default)")
         # no seed given: a secret one (a seed the bots could guess would hand them every hand)

@@ -75,13 +75,13 @@ _RUN_MATCH = f"/{pb.DESCRIPTOR.services_by_name['Matches'].full_name}/RunMatch"
 
 def run_match(address: str, game: str, seats: Sequence[str], *, admin_token: str, seed: int | None = None,
               options: Mapping[str, Any] | None = None, preset: str | None = None, decision_ms: int = 10_000,
-              bank_ms: int = 60_000, policy: str = "forfeit", max_strikes: int = 0, tls_ca: bytes | None = None,
+              bank_ms: int = 60_000, policy: str = "forfeit", max_strikes: int | None = None, tls_ca: bytes | None = None,
               timeout: float | None = None, seat_sessions: Sequence[str] = (),
               started: Callable[[str], None] | None = None) -> RemoteMatch:
     """Ask the arbiter at ``address`` to play a match between its connected bots (admin);
     ``seat_sessions``: the session to play each seat ("" for any of its bot's); ``seed`` None:
-    a secret one the arbiter draws (``RemoteMatch.seed`` says which); ``max_strikes`` 0: the
-    arbiter's default. ``started(match_id)``
+    a secret one the arbiter draws (``RemoteMatch.seed`` says which); ``max_strikes`` None: the
+    arbiter's default (3). ``started(match_id)``
     is called once the match has started (the id the arbiter sends then, ``MATCH_ID_METADATA``;
     an arbiter that sends none: never), while it plays."""
     request = pb.RunMatchRequest(

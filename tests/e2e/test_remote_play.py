@@ -319,12 +319,13 @@ def test_play_on_a_server_keeps_its_max_strikes(standing, tmp_path):
     _, _, serve = standing
     serve.start_bot(str(ROOT / "tests" / "e2e" / "zoo.py") + ":ReturnIllegal", "illegal")
     serve.wait_sessions(["illegal"])
-    done = invoke(["play", "spite-and-malice", "illegal", REMOTE_BOT, "--server", serve.address, "--admin-token",
-                   serve.admin_token, "--seed", "2", "--policy", "default", "--max-strikes", "1",
-                   "--db", str(tmp_path / "a.sqlite")])
-    assert done.exit_code == 0 and not done.crash, done.describe()
-    incidents = [line for line in done.stdout.splitlines() if line.startswith("incident: seat 0")]
-    assert len(incidents) == 2, done.stdout  # one strike, then the forfeit (3 strikes: 4 incidents)
+    for strikes in (1, 0):  # 0 too: none, as `arbiter play` here reads it (not "unset": the arbiter's 3)
+        done = invoke(["play", "spite-and-malice", "illegal", REMOTE_BOT, "--server", serve.address, "--admin-token",
+                       serve.admin_token, "--seed", "2", "--policy", "default", "--max-strikes", str(strikes),
+                       "--db", str(tmp_path / "a.sqlite")])
+        assert done.exit_code == 0 and not done.crash, done.describe()
+        incidents = [line for line in done.stdout.splitlines() if line.startswith("incident: seat 0")]
+        assert len(incidents) == strikes + 1, done.stdout  # the strikes, then the forfeit (3 strikes: 4 incidents)
 
 
 #: The tests of an arbiter that serves TLS (as one other machines reach must) share one
