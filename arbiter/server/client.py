@@ -100,10 +100,10 @@ def run_match(address: str, game: str, seats: Sequence[str], *, admin_token: str
                 if match_id:
                     started(match_id)
             msg = next(call)
+            for _ in call:  # its end: the arbiter's status (one answer only)
+                pass
         except grpc.RpcError as exc:
             raise _failed(address, exc, tls_ca) from None
-        finally:
-            call.cancel()  # (the call is over by then: this only lets nothing linger)
     return RemoteMatch(msg.match_id, codec.outcome_from_proto(msg.outcome), tuple(msg.actions), tuple(msg.incidents),
                        msg.seed)
 
