@@ -101,7 +101,8 @@ def web(
             err.print(f"{host} reaches other machines: /play is off (give --play-limit N to allow N matches with a "
                       "person at once)", highlight=False, markup=False)
     log_to_stderr(verbose)
-    standing = _run(_standing, arbiter, arbiter_credentials, arbiter_tls_ca) if arbiter or arbiter_credentials else None
+    standing = _run(_standing, arbiter, arbiter_credentials, arbiter_tls_ca) \
+        if arbiter or arbiter_credentials or arbiter_tls_ca else None
 
     def listen():
         # Each game's engine is imported on first use (a quarter of a second for Spades): here,
@@ -139,6 +140,8 @@ def _standing(address: str | None, credentials: Path | None, tls_ca: Path | None
     from arbiter.person.tables import StandingArbiter
     from arbiter.server import auth
 
+    if not address and credentials is None:  # (its CA alone, which would otherwise be ignored)
+        raise UsageError("--arbiter-tls-ca needs --arbiter HOST:PORT (the standing arbiter it is the CA of)")
     if not address:
         raise UsageError("--arbiter-credentials needs --arbiter HOST:PORT (the standing arbiter they are for)")
     if credentials is None:

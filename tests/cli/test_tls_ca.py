@@ -13,6 +13,7 @@ import re
 import pytest
 
 from arbiter.server import auth
+from arbiter.store.db import Store
 from tests.cli.badinput import invoke
 
 NOWHERE = "127.0.0.1:9"
@@ -65,3 +66,11 @@ def test_bots_tls_ca_without_server_is_refused_not_ignored(tmp_path, command):
     said = _refused([*args, "--tls-ca", str(ca)])
     assert said == ("error: --tls-ca is the CA of a --server's certificate: add --server HOST:PORT, "
                     "or leave --tls-ca out"), said
+
+
+def test_web_arbiter_tls_ca_without_arbiter_is_refused_not_ignored(tmp_path):
+    ca = tmp_path / "ca.pem"
+    ca.write_text("-----BEGIN CERTIFICATE-----\n")
+    Store(tmp_path / "w.sqlite").close()
+    said = _refused(["web", "--port", "0", "--db", str(tmp_path / "w.sqlite"), "--arbiter-tls-ca", str(ca)])
+    assert said == "error: --arbiter-tls-ca needs --arbiter HOST:PORT (the standing arbiter it is the CA of)", said
