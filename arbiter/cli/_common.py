@@ -418,6 +418,15 @@ def read_ca(path: Path, flag: str = "--tls-ca") -> bytes:
     return ca
 
 
+def token_needs_server(server: str | None, token: str | None, flag: str, envvar: str, here: str) -> None:
+    """A token given on the command line (``flag``) is a server's: without ``--server`` it is
+    a usage error, not a local run that ignores it (UsageError; ``here``: what leaving it out
+    does). The same token from ``envvar`` does not count: it is set once for remote use and
+    must not break local commands."""
+    if token and not server and token != os.environ.get(envvar):
+        raise UsageError(f"{flag} is the token of a --server: add --server HOST:PORT, or leave {flag} out {here}")
+
+
 def server_ca(server: str | None, tls_ca: Path | None) -> bytes | None:
     """``--tls-ca`` of a command whose ``--server`` is optional (a local store otherwise):
     the CA's bytes (``read_ca``), None without it; UsageError if it is given without

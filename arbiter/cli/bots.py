@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 from typing import Annotated, Any, Callable, Optional
@@ -22,7 +21,9 @@ from rich.table import Table
 
 from arbiter.server import client
 from arbiter.store.registry import RegistryError, SubmissionRejected
-from arbiter.cli._common import DbOpt, UsageError, _run, app, check_address, err, error, out, server_ca
+from arbiter.cli._common import (
+    DbOpt, UsageError, _run, app, check_address, err, error, out, server_ca, token_needs_server,
+)
 from arbiter.store.db import DEFAULT_DB
 from cardarena.records import MAX_CLOCK_MS
 
@@ -55,17 +56,9 @@ def _server(address: str) -> str:
 
 
 def _no_token_without_server(server: str | None, token: str | None) -> None:
-    """A ``--token`` given on the command line is a server's: without ``--server`` it is a
-    usage error, not a local run that ignores it (a local submit would run the whole
-    self-test first). ARENA_AUTHOR_TOKEN in the environment does not count: it is set once
-    for remote use and must not break local commands."""
-    if token and not server and token != os.environ.get("ARENA_AUTHOR_TOKEN"):
-        _run(_raise, UsageError("--token is the token of a --server: add --server HOST:PORT, "
-                                "or leave --token out to use the local --db"))
-
-
-def _raise(exc: Exception) -> None:
-    raise exc
+    """``--token`` without ``--server``: refused, not ignored (a local submit would run the
+    whole self-test first)."""
+    _run(token_needs_server, server, token, "--token", "ARENA_AUTHOR_TOKEN", "to use the local --db")
 
 
 def _existing_store(db: Path) -> Path:

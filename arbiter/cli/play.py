@@ -18,7 +18,7 @@ from arbiter.store.db import DEFAULT_DB
 from arbiter.tournament.play import check_store, play_local, play_remote, store_play
 from arbiter.cli._common import (
     BankOpt, DbOpt, DecisionOpt, OptionOpt, PolicyOpt, PresetOpt, TransportOpt, _outcome_table, _parse_options, _run, app,
-    err, out, plural, server_ca, stderr_block, UsageError,
+    err, out, plural, server_ca, stderr_block, token_needs_server, UsageError,
 )
 
 
@@ -48,6 +48,7 @@ def play(
         seed = secrets.randbits(62)
     _run(_check_bot_count, game, bots, options, preset)
     _run(check_store, db)  # a store that cannot keep the match: said now, not after it is played
+    _run(token_needs_server, server, admin_token, "--admin-token", "ARENA_ADMIN_TOKEN", "to play here")
     ca = _run(server_ca, server, tls_ca)
     turns = _TurnWatch(bots, decision_ms, bank_ms, policy)
     if server:

@@ -74,3 +74,14 @@ def test_web_arbiter_tls_ca_without_arbiter_is_refused_not_ignored(tmp_path):
     Store(tmp_path / "w.sqlite").close()
     said = _refused(["web", "--port", "0", "--db", str(tmp_path / "w.sqlite"), "--arbiter-tls-ca", str(ca)])
     assert said == "error: --arbiter-tls-ca needs --arbiter HOST:PORT (the standing arbiter it is the CA of)", said
+
+
+def test_play_admin_token_without_server_is_refused_not_ignored(tmp_path, monkeypatch):
+    """As bots refuse --token without --server: a local match has no arbiter to show it to.
+    ARENA_ADMIN_TOKEN in the environment does not count (set once for remote use)."""
+    args = ["play", "spite-and-malice", "random", "random", "--transport", "inproc", "--db", str(tmp_path / "a.sqlite")]
+    said = _refused([*args, "--admin-token", "t"])
+    assert said == ("error: --admin-token is the token of a --server: add --server HOST:PORT, or leave --admin-token "
+                    "out to play here"), said
+    done = invoke(args, env={"ARENA_ADMIN_TOKEN": "t"})
+    assert done.exit_code == 0, done.describe()
