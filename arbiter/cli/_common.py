@@ -80,6 +80,18 @@ if not err.is_terminal and "COLUMNS" not in os.environ:
     err = ShownConsole(stderr=True, width=_WIDE, emoji=False)
 
 
+def show_progress(*columns: Any, transient: bool = True) -> Any:
+    """The long commands' progress display (``evaluate``, ``tournament run``, ``analyse``,
+    ``play``): rich's Progress on stderr. On a terminal it moves in place. On anything else
+    (``2>err.txt``, CI, a pipe) a transient one is off, as it would leave nothing there anyway
+    (rich's own ``stop`` wrote a blank line), and a kept one (``transient=False``) writes its
+    final line. rich.progress is imported here, by the commands that show one, not by every
+    command."""
+    from rich.progress import Progress
+
+    return Progress(*columns, console=err, transient=transient, disable=transient and not err.is_interactive)
+
+
 class ShownFormatter(logging.Formatter):
     """A log record on one line, whatever its message holds: a newline (``\\n``) or another
     control character (``visible``) in text someone else wrote (a submission's name, a

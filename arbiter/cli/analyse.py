@@ -27,14 +27,14 @@ from typing import Annotated, Optional
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from arbiter.analysis.hindsight import APPROXIMATE, CardCount, HindsightUnavailable, double_dummy, require_solver
 from arbiter.analysis.reask import decisions
 from arbiter.analysis.stored import Analysed, analysed_rows, costliest_of, stored_analysis
 from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, MAX_SAMPLES, UNITS, meaning, most_states
-from arbiter.cli._common import DbOpt, UsageError, _run, app, err, error, out, plural
+from arbiter.cli._common import DbOpt, UsageError, _run, app, err, error, out, plural, show_progress
 from arbiter.cli.replay import load_record, replay_errors
 from arbiter.store.db import DEFAULT_DB, Store, StoreError
 from cardarena.replay import verify_record
@@ -128,7 +128,7 @@ def analyse(
             continue
         with replay_errors():
             columns = [TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
-            with Progress(*columns, transient=True, console=err) as progress:
+            with show_progress(*columns) as progress:
                 task = progress.add_task(f"seat {s}: decisions valued", total=total)
                 settings = dict(samples=samples, seed=seed, max_actions=max_actions)
                 every = _run(_stored, db, record.match_id, s, settings, None)[0] if from_store and not whole else None

@@ -30,8 +30,8 @@ from arbiter.rating.betting import SEQUENTIAL
 from arbiter.rating.luck import MIN_DEALS as LUCK_MIN_DEALS
 from arbiter.rating.sprt import MIN_DEALS
 from arbiter.cli._common import (
-    OptionOpt, PresetOpt, UsageError, _parse_options, _run, app, check_writable, err, out, terminate_as_interrupt,
-    write_text,
+    OptionOpt, PresetOpt, UsageError, _parse_options, _run, app, check_writable, err, out, show_progress,
+    terminate_as_interrupt, write_text,
 )
 
 #: The cap on deals of a sequential test when --deals is not given.
@@ -156,7 +156,7 @@ def evaluate(
 
     With --sprt M0,M1 the deals are played in order and the run stops at the first deal where the sequential test accepts H0 (margin <= M0) or H1 (margin >= M1), or at --deals with "no decision". With --sd-bound S the test is the variance-bounded one (--sequential variance): its error rates hold on any distribution of deals whose s.d. is at most S (skewed, heavy-tailed), it needs about as few deals as the normal SPRT, and the deals are checked against S as they come; --sd-bound auto (with --db) takes S as 1.2x the s.d. of the same two bots' deal margins stored there (their evaluations pooled, once they hold 100 deals; else their kin's), and says which. Without it the default test (--sequential betting) holds its error rates on any deal distribution but needs the margin's bounds (--bounds; derived for Spades with -o deals=N and single games of Spite and Malice), and is slow when they are much wider than the deals (the output says how many deals any test valid within those bounds needs; a narrower --bounds tests the margin clipped to it); --sequential score asks another question, "does A win more often" (the pair's win/draw/loss score), and is no stand-in for the margin; --sequential normal is the older SPRT, quicker on near-normal margins only (docs/strength.md). With --db it can be stopped and resumed: the same command continues where it was.
     """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
     from arbiter.store.db import Store
     from arbiter.tournament.evaluate import MAX_DEALS, EvalResult, evaluate as run_evaluation
@@ -225,7 +225,7 @@ def evaluate(
     columns = [TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[stat]}", markup=False),
                TimeElapsedColumn()]
-    with Progress(*columns, transient=True, console=err) as progress:
+    with show_progress(*columns) as progress:
         deal_task = progress.add_task(f"{bot_a} vs {bot_b}: deals", total=cap, stat="")
         llr_task = None
         if test is not None:

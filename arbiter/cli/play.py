@@ -10,7 +10,7 @@ from typing import Annotated, Any, Callable, Iterator, Optional
 
 import typer
 from rich.markup import escape
-from rich.progress import Progress, TextColumn, TimeElapsedColumn
+from rich.progress import TextColumn, TimeElapsedColumn
 
 from cardarena.games import GAMES
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT
@@ -18,7 +18,7 @@ from arbiter.store.db import DEFAULT_DB
 from arbiter.tournament.play import check_store, play_local, play_remote, store_play
 from arbiter.cli._common import (
     BankOpt, DbOpt, DecisionOpt, OptionOpt, PolicyOpt, PresetOpt, TransportOpt, _outcome_table, _parse_options, _run, app,
-    err, out, plural, server_ca, stderr_block, token_needs_server, UsageError,
+    out, plural, server_ca, show_progress, stderr_block, token_needs_server, UsageError,
 )
 
 
@@ -71,8 +71,8 @@ def _progress(game: str, turns: "_TurnWatch", first: str) -> Iterator[Callable[[
     """While a match plays, here or on a --server: a progress line on stderr (where it is,
     the decisions, the time) and whose turn it waits on (``_TurnWatch``); yields the
     ``report(decisions, spectator_view)`` that ``play_local`` and ``play_remote`` call."""
-    with Progress(TextColumn("{task.description}", markup=False), TimeElapsedColumn(),
-                  TextColumn("{task.fields[waiting]}", markup=False), console=err, transient=True) as bar:
+    with show_progress(TextColumn("{task.description}", markup=False), TimeElapsedColumn(),
+                       TextColumn("{task.fields[waiting]}", markup=False)) as bar:
         task = bar.add_task(f"{game}: {first}", total=None, waiting="")
 
         def report(decisions: int, view: Any) -> None:

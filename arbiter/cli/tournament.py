@@ -23,13 +23,13 @@ from typing import Annotated, Any, Optional
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from cardarena import disclosure
 from arbiter.cli._common import (
     OPTION_FLAG, DbOpt, TransportOpt, UsageError, _parse_options, _run, app, err, out, plural, terminate_as_interrupt,
-    emit, fail, stderr_block, tournament_app,
+    emit, fail, show_progress, stderr_block, tournament_app,
 )
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT
 from arbiter.spectating.runs import announce_run, forget_run
@@ -137,10 +137,10 @@ def tournament_run(
                 for path in quiet_runs:
                     forget_run(path)
         else:
-            with Progress(
+            with show_progress(
                 TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
                 TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), TextColumn("leader: {task.fields[leader]}"),
-                console=err, transient=False,
+                transient=False,
             ) as progress:
                 task = progress.add_task(escape(spec.display_name), total=None, rate="", leader="-")
 
@@ -352,8 +352,8 @@ def _luck_line(db: Path, tournament: Optional[str], probes: Optional[int], probe
 
     n = LUCK_PROBES if probes is None else probes
     pairs: list[tuple[str, str]] = []
-    with Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  transient=True, console=err) as progress:
+    with show_progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+                       TimeElapsedColumn()) as progress:
         task = progress.add_task("probe deals (bidding only)", total=n, visible=False)
 
         def make(game, a, b, options, preset):
