@@ -195,11 +195,19 @@ def evaluate(
     if plan:
         from arbiter.batch.venue import Kind, parse_where
 
+        # a run's own settings would do nothing here, as a test's do without --sprt: refused, not dropped
+        given = [flag for flag, on in (("--name", name is not None), ("--fresh", fresh), ("--jobs", jobs != 1),
+                                       ("--decision-ms", decision_ms != 0), ("--json", json_path is not None)) if on]
+        if given:
+            one = len(given) == 1
+            _run(_raise, UsageError(f"--plan plays nothing: {', '.join(given)} {'is a setting' if one else 'are settings'} "
+                                    f"of a run (the matches played, stored, named or written): leave "
+                                    f"{'it' if one else 'them'} out, or run without --plan"))
         # nothing is played, but a command that names a way to play must name one that exists
         _run(parse_where, transport, cluster=cluster, bots=(bot_a, bot_b),
              allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER))
         _run(_plan, game, (bot_a, bot_b), options, preset, test, sequential, sd_bound, db, cap, seed or 0,
-             luck_adjusted, json_path, bounds, alpha, beta, min_deals, sprt_model)
+             luck_adjusted, bounds, alpha, beta, min_deals, sprt_model)
         return
     drawn = seed is None and not all(is_trusted(b) for b in (bot_a, bot_b))
     # Seeds are secrets (README): deals follow from the seed by a public scheme, so a bot
@@ -406,7 +414,7 @@ def _worst_line(store, db: Path, result) -> str | None:
 
 
 def _plan(game: str, bots: tuple[str, str], options, preset, test, sequential: str, sd_bound: str | None,
-          db: Path | None, cap: int, seed: int, luck_adjusted: bool, json_path: Path | None, bounds: str | None,
+          db: Path | None, cap: int, seed: int, luck_adjusted: bool, bounds: str | None,
           alpha: float, beta: float, min_deals: int | None, sprt_model: str) -> None:
     """--plan: each test run on the stored deals (``arbiter.tournament.plan``), as a table."""
     from arbiter.cli.layout import Column, console_width, fitted_table
@@ -418,8 +426,6 @@ def _plan(game: str, bots: tuple[str, str], options, preset, test, sequential: s
         raise UsageError("--plan needs --sprt M0,M1 (the question) and --db FILE (the stored deals it reads)")
     if luck_adjusted:
         raise UsageError("--plan reads the stored margins as played: not with --luck-adjusted")
-    if json_path is not None:
-        raise UsageError("--plan plays nothing: there are no matches for --json to write")
     if getattr(test, "kind", "margin") != "margin":  # the normal SPRT has no kind: it tests the margin
         raise UsageError(f"--plan: --sequential {sequential} asks another question than the margin; "
                          "plan the margin's tests (betting, variance, normal)")

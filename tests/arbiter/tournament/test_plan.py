@@ -97,7 +97,7 @@ def test_the_cli_prints_the_plan_and_plays_nothing(stored, monkeypatch) -> None:
         assert [(t.name, len(store.matches(t.id, records=False))) for t in store.tournaments()] == before
     for extra, message in ((["--sequential", "score", "--sprt", "0.5,0.6"], "asks another question"),
                            (["--luck-adjusted"], "not with --luck-adjusted"),
-                           (["--json", "out.json"], "no matches for --json to write"),
+                           (["--json", "out.json"], "plays nothing: --json"),
                            (["--transport", "bogus"], "transport: expected inproc, grpc, local, auto, got 'bogus'")):
         r = CliRunner().invoke(app, [*args, *extra, "--plan"])
         assert r.exit_code == 2 and message in " ".join(r.output.split()), r.output
@@ -193,3 +193,18 @@ def test_a_setting_only_the_plans_other_tests_refuse_is_one_line(stored, bad, me
     r = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "--sprt", "0,50", "-o", "deals=1",
                                  "--db", str(db), "--plan", *bad])
     assert r.exit_code == 2 and message in " ".join(r.output.split()), (r.output, r.exception)
+
+
+@pytest.mark.parametrize("extra,named", [(["--name", "mine"], "--name"), (["--fresh"], "--fresh"),
+                                         (["--name", "mine", "--fresh"], "--name, --fresh"),
+                                         (["-j", "2"], "--jobs"), (["--decision-ms", "100"], "--decision-ms"),
+                                         (["--json", "out.json"], "--json")])
+def test_a_plan_refuses_the_settings_of_a_run_it_does_not_play(stored, extra, named) -> None:
+    """--plan plays nothing, and said nothing of --name or --fresh given with it: an author who
+    added --plan to a run's command (or --name to pick the stored evaluation to plan from) read a
+    plan that had ignored them. Refused as a test's settings are without --sprt: each flag named."""
+    db, _ = stored
+    r = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "--sprt", "0,50", "-o", "deals=1",
+                                 "--db", str(db), "--plan", *extra])
+    text = " ".join(r.output.split())
+    assert r.exit_code == 2 and f"error: --plan plays nothing: {named} " in text, text
