@@ -298,7 +298,7 @@ _INDEX = """{% extends "base" %}
 {% for t in tournaments %}
 <tr><td><a href="/t/{{ t.id }}">{{ t.name }}</a></td><td>{{ t.game }}</td><td>{{ bots[t.id] }}</td>
 <td class="num">{{ done[t.id] }}{% if t.planned %} / {{ t.planned }}{% endif %}</td>
-<td>{% if t.finished %}<span class="pill done">finished</span>{% else %}<span class="pill">{{ states[t.id] }}</span>{% endif %}</td></tr>
+<td>{% if t.finished %}<span class="pill done">{{ states[t.id] }}</span>{% else %}<span class="pill">{{ states[t.id] }}</span>{% endif %}</td></tr>
 {% endfor %}</table>{% endif %}</div>
 {% endblock %}
 """
@@ -326,7 +326,7 @@ _TOURNAMENT = """{% extends "base" %}
 <h1>{{ t.name }}</h1>
 <div id="live">{% if not running %}<span data-live-end></span>{% endif %}
 <p class="muted">{{ t.game }} · {{ rows|length }} matches{% if t.planned %} of {{ t.planned }}{% endif %}
-{% if t.finished %} · <span class="pill done">finished</span>{% elif state %} · <span class="pill">{{ state }}</span>{% endif %}
+{% if t.finished %} · <span class="pill done">{{ state or "finished" }}</span>{% elif state %} · <span class="pill">{{ state }}</span>{% endif %}
 {% if interrupted %}<br><span class="small" id="interrupted">{{ interrupted }}</span>{% endif %}
 {% if running %} · <span class="small" id="refreshing">this page updates by itself while the tournament runs</span>{% endif %}</p>
 {% if playing is not none %}<p id="now-playing">Now playing{% if not playing %}: between matches{% endif %}

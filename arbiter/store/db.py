@@ -465,6 +465,10 @@ def incidents_from_json(text: str) -> tuple[Incident, ...]:
                  for i in json.loads(text))
 
 
+#: The state of a run that ``TournamentRow.stopped_early``, beside its matches (CLI, exports, pages).
+STOPPED_EARLY = "stopped early"
+
+
 @dataclass(frozen=True)
 class TournamentRow:
     id: int
@@ -477,13 +481,21 @@ class TournamentRow:
     done: int = 0  # matches stored
 
     def state(self, holder: RunHolder | None) -> str:
-        """"finished"; "in progress" while a run of it holds the store's run lock (``holder``:
+        """"finished" (``STOPPED_EARLY`` for an evaluation its sequential test ended before its
+        plan); "in progress" while a run of it holds the store's run lock (``holder``:
         ``run_holder``); else "interrupted" (stopped by Ctrl-C, a signal or a crash, and not
         resumed): the lock is the store's, and a tournament not finished is not running for
         that alone."""
         if self.finished is not None:
-            return "finished"
+            return STOPPED_EARLY if self.stopped_early else "finished"
         return "in progress" if holder is not None and holder.tournament == self.name else "interrupted"
+
+    @property
+    def stopped_early(self) -> bool:
+        """Finished with fewer matches than planned: an evaluation whose sequential test ended
+        it (``arbiter evaluate --sprt``: decided, or its s.d. bound contradicted). Its plan is
+        kept, so what it meant to play and what it played are both there to say."""
+        return self.finished is not None and self.done < self.planned
 
     @property
     def disclosure(self) -> Disclosure:

@@ -553,8 +553,7 @@ def evaluate(
 
     try:
         asyncio.run(run())
-        if store is not None:
-            store.set_planned(tid, 2 * result.deals)  # a stop rule cuts the schedule at its decision
+        if store is not None:  # its plan kept: finished with fewer, it reads as stopped early (stopped_early)
             store.mark_finished(tid)
     finally:
         if store is not None:

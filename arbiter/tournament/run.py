@@ -353,6 +353,7 @@ def tournament_info(tour, spec: TournamentSpec) -> dict[str, Any]:
         "seed": spec.seed if shown else None, "seed_withheld": not shown,
         "bots": list(spec.bots), "teams": [list(t) for t in spec.teams],
         "planned": tour.planned, "played": tour.done, "finished": tour.finished is not None,
+        "stopped_early": tour.stopped_early,
     }
 
 

@@ -153,7 +153,8 @@ def test_an_interrupted_evaluation_resumes_from_the_store_to_the_same_result(tmp
         assert resumed.resumed == 12 and len(played) == 2 * straight.deals - 12
         assert resumed.matches == straight.matches and resumed.sprt_state == straight.sprt_state
         tour = store.tournament(resumed.stored_as)
-        assert tour.finished is not None and tour.done == tour.planned == 2 * straight.deals
+        # decided early: its plan kept (60 deals), the matches played beside it, and that it stopped early
+        assert tour.finished is not None and (tour.done, tour.planned) == (2 * straight.deals, 120) and tour.stopped_early
         # a finished evaluation run again plays nothing
         again = evaluate("spades", "heuristic", "greedy", store=store, progress=played.append, **kw)
         assert again.resumed == 2 * straight.deals and len(played) == 2 * straight.deals - 12
@@ -455,3 +456,43 @@ def test_an_evaluation_stored_under_the_module_names_resumes_under_them(tmp_path
         assert [m.margin for m in resumed.matches] == [m.margin for m in whole.matches]
         lost = worst_match(store, resumed)  # A's seat in the match it lost by most, found by its stored name
         assert lost is not None and store.match(lost.match_id).seats[lost.seat] == "bots"
+
+
+def test_a_luck_adjusted_run_stopped_early_keeps_its_plan_and_says_it_stopped_early(tmp_path) -> None:
+    """A sequential test that decided rewrote the stored plan to the deals played (80 matches
+    planned became 38 of 38): ``tournament list`` showed a run that played all it meant to, its
+    ``show`` "38/38 matches" under "40 deals a table", the standings "38 of 38 matches played".
+    The plan stays; what was played, and that the test stopped it, are said beside it."""
+    from arbiter.store.db import Store
+
+    db = tmp_path / "e.sqlite"
+    args = ["evaluate", "spades", "heuristic", "random", "--sprt", "0,50", "--sd-bound", "300", "--luck-adjusted",
+            "--probes", "20", "-o", "deals=1", "--transport", "inproc", "--db", str(db), "--deals", "40"]
+    first = CliRunner().invoke(app, args)
+    assert first.exit_code == 0, first.output
+    assert "H1 accepted after 19 deals" in " ".join(first.output.split()), first.output
+
+    def stored():
+        with Store(db, read_only=True) as store:
+            (t,) = store.tournaments()
+            return t
+
+    t = stored()
+    assert (t.done, t.planned) == (38, 80) and t.finished is not None and t.stopped_early
+    again = CliRunner().invoke(app, args)  # resumed: nothing played, the same verdict, the plan as it was
+    assert again.exit_code == 0 and "38 matches were already in" in again.output, again.output
+    assert "H1 accepted after 19 deals" in " ".join(again.output.split())
+    assert (stored().done, stored().planned) == (38, 80)
+    listed = CliRunner().invoke(app, ["tournament", "list", "--db", str(db)], env={"COLUMNS": "200"})
+    row = next(line for line in listed.output.splitlines() if t.name[:20] in line)
+    assert "38/80" in row and "stopped early" in row, listed.output
+    shown = " ".join(CliRunner().invoke(app, ["tournament", "show", t.name, "--db", str(db)]).output.split())
+    assert "38/80 matches" in shown and "state: stopped early " in shown, shown
+    standings = " ".join(CliRunner().invoke(app, ["standings", t.name, "--db", str(db), "-f", "md"]).output.split())
+    assert "38 of 80 matches played, stopped early by its sequential test" in standings, standings
+    from arbiter.present.web import index_page, tournament_page
+
+    with Store(db, read_only=True) as store:  # the pages: 38 / 80 beside the same words, not "finished"
+        for page in (index_page(store), tournament_page(store, str(t.id))):
+            assert "38 / 80" in page or "38 matches of 80" in page, page
+            assert ">stopped early</span>" in page and ">finished<" not in page, page
