@@ -194,11 +194,19 @@ class SprtState(Decided):
         return min(max((self.llr - self.lower) / (self.upper - self.lower), 0.0), 1.0)
 
     def evidence(self) -> str:
-        if not math.isfinite(self.llr):  # it printed "LLR -inf"
+        """The LLR against its bounds; with deals all alike, first that they have no spread and
+        what follows, in the words of the other tests' notes ("every deal alike: no spread",
+        "the verdict is on ..."): the normal model takes a margin with no spread as certain, so it
+        accepts the nearer side, on that alone (it printed "LLR -inf"); midway, never."""
+        bounds = f"[{self.lower:.2f}, {self.upper:.2f}]"
+        if not math.isfinite(self.llr):
             side = "H1" if self.llr > 0 else "H0"
-            return (f"LLR unbounded towards {side} (every deal the same margin: no spread, so the normal model "
-                    f"takes it as certain) in [{self.lower:.2f}, {self.upper:.2f}]")
-        return f"LLR {self.llr:+.2f} in [{self.lower:.2f}, {self.upper:.2f}]"
+            return (f"every deal alike: no spread, so the normal model takes their margin as certain: the verdict "
+                    f"rests on that alone, not on a spread measured (LLR unbounded towards {side}, bounds {bounds})")
+        if self.margin.se == 0:
+            return (f"every deal alike: no spread, and their margin is midway between M0 and M1: the normal model "
+                    f"leans to neither, and no number of such deals decides (LLR {self.llr:+.2f} in {bounds})")
+        return f"LLR {self.llr:+.2f} in {bounds}"
 
     def to_json(self) -> dict:
         return {"llr": _finite(self.llr), "lower": self.lower, "upper": self.upper, "decision": self.decision,

@@ -165,5 +165,26 @@ def test_deals_all_alike_give_an_infinite_ratio_in_words_not_inf() -> None:
     # and the evidence read "LLR -inf in [-2.94, 2.94]"
     state = Sprt(0, 10).run([0.0] * 30)
     assert state.verdict == "H0 accepted" and state.deals == 20
-    assert "inf" not in state.evidence() and "every deal the same margin" in state.evidence(), state.evidence()
+    assert "inf" not in state.evidence() and "every deal alike: no spread" in state.evidence(), state.evidence()
     assert Sprt(0, 10).run([3.0] * 30).evidence() == state.evidence()
+
+
+def test_deals_all_alike_say_the_verdict_rests_on_their_having_no_spread() -> None:
+    """The normal SPRT accepts the nearer side of deals all alike (no spread: the model takes their
+    margin as certain): the note says the verdict rests on that, worded as the other tests' notes are
+    ("every deal alike: no spread ...", "the verdict is on ..."); midway between M0 and M1 no side is
+    nearer, and the test can never decide: said too (it printed a bare "LLR +0.00" to the cap)."""
+    for model in ("glr", "normal"):
+        near = Sprt(0, 10, model=model).run([3.0] * 30)
+        assert near.verdict == "H0 accepted", near
+        said = near.evidence()
+        assert said.startswith("every deal alike: no spread, so the normal model takes their margin as certain: "
+                               "the verdict rests on that alone"), said
+        assert "towards H0" in said and "[-2.94, 2.94]" in said
+        mid = Sprt(0, 10, model=model).run([5.0] * 30)
+        assert mid.verdict == "no decision", mid
+        said = mid.evidence()
+        assert said.startswith("every deal alike: no spread, and their margin is midway between M0 and M1"), said
+        assert "no number of such deals decides" in said
+    spread = Sprt(0, 10).run([0.0, 10.0] * 15).evidence()
+    assert spread.startswith("LLR ") and "alike" not in spread
