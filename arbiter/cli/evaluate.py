@@ -284,18 +284,19 @@ def evaluate(
         _run(keep_fit, probes_file, [s for _, s in seeds], result.deal_margins(), result.luck_features)
     if result.resumed:
         out.print(f"resumed {result.stored_as}: {result.resumed} matches were already in {db}", highlight=False, markup=False)
-    out.print(result.summary())
+    # each fact on one line (a script reads them), as text: a bot's path, an evaluation's name are not markup
+    out.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
     luck_line = result.luck_summary()
     if luck_line:
-        out.print(luck_line, highlight=False, soft_wrap=True)
-    out.print(f"played: {result.venue}", highlight=False)
+        out.print(luck_line, highlight=False, soft_wrap=True, markup=False)
+    out.print(f"played: {result.venue}", highlight=False, soft_wrap=True, markup=False)
     if drawn:
         how = "drawn at random" if result.seed_source == "drawn" else f"that of {result.stored_as}, resumed"
         out.print(f"seed {result.seed} {how} (a bot not installed with the arbiter could compute the deals of a known "
-                  f"seed); --seed {result.seed} replays these deals", highlight=False, soft_wrap=True)
+                  f"seed); --seed {result.seed} replays these deals", highlight=False, soft_wrap=True, markup=False)
     line = result.sprt_summary()
     if line:
-        out.print(line, highlight=False, soft_wrap=True)
+        out.print(line, highlight=False, soft_wrap=True, markup=False)  # names --sd-bound auto's evaluations
     hint = worst = None
     if db is not None:  # the lines read from the store after the run, on one read-only connection
         from arbiter.store.db import StoreError
@@ -318,7 +319,7 @@ def evaluate(
     if json_path is not None:
         command = shlex.join(["arbiter", *sys.argv[1:]]) if sys.argv[1:2] == ["evaluate"] else ""
         _run(write_text, json_path, json.dumps(result.to_json(command), separators=(",", ":")) + "\n", "--json")
-        out.print(f"matches written to {json_path}", highlight=False)
+        out.print(f"matches written to {json_path}", highlight=False, soft_wrap=True, markup=False)
 
 
 def _sprt(kind: str, text: str, alpha: float, beta: float, bounds: str | None, min_deals: int | None, model: str,

@@ -496,3 +496,24 @@ def test_a_luck_adjusted_run_stopped_early_keeps_its_plan_and_says_it_stopped_ea
         for page in (index_page(store), tournament_page(store, str(t.id))):
             assert "38 / 80" in page or "38 matches of 80" in page, page
             assert ">stopped early</span>" in page and ">finished<" not in page, page
+
+
+def test_a_bots_path_and_the_json_path_are_printed_as_given_each_fact_on_one_line(tmp_path) -> None:
+    """The summary, the "played:" line and "matches written to" were printed as markup: a bot in a
+    folder ``b[v2]`` was shown as ``b/mybot.py`` (rich took ``[v2]`` for a style), a ``--json`` of
+    ``out[1].json`` as ``out.json``; and the summary, unlike the lines beside it, was wrapped at 120
+    columns where the output is not a terminal (a script reading it met half a line)."""
+    folder = tmp_path / "b[v2]"
+    folder.mkdir()
+    bot = folder / "mybot.py"
+    bot.write_text("from sdk import Bot\n\nclass B(Bot):\n    name = 'mine'\n    games = ('spades',)\n\n"
+                   "    def choose(self, view, legal_actions):\n        return legal_actions[0]\n")
+    js = tmp_path / "out[1].json"
+    r = CliRunner().invoke(app, ["evaluate", "spades", str(bot), "random", "--deals", "2", "-o", "deals=1",
+                                 "--transport", "inproc", "--seed", "1", "--json", str(js)])
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    summary = next(line for line in lines if line.startswith("spades: "))
+    assert summary.startswith(f"spades: {bot} vs random, 2 deals") and summary.endswith("(2-0-2)"), r.stdout
+    assert f"played: in process as asked: {bot} ran" in r.stdout, r.stdout
+    assert f"matches written to {js}" in r.stdout and js.exists(), r.stdout
