@@ -229,6 +229,10 @@ def evaluate(
                                 "or the default betting test), or give --sd-bound S"))
     if json_path is not None:  # before the deals are played, not after
         _run(check_writable, json_path, "--json")
+    if db is not None:  # a store that cannot keep the matches (no folder, not a store, read-only): before the probes
+        from arbiter.tournament.play import check_store
+
+        _run(check_store, db)
 
     columns = [TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[stat]}", markup=False),

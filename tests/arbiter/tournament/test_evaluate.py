@@ -517,3 +517,18 @@ def test_a_bots_path_and_the_json_path_are_printed_as_given_each_fact_on_one_lin
     assert summary.startswith(f"spades: {bot} vs random, 2 deals") and summary.endswith("(2-0-2)"), r.stdout
     assert f"played: in process as asked: {bot} ran" in r.stdout, r.stdout
     assert f"matches written to {js}" in r.stdout and js.exists(), r.stdout
+
+
+def test_a_store_that_cannot_keep_the_matches_is_refused_before_the_probes_are_played(tmp_path) -> None:
+    """--luck-adjusted plays its probes (2000 bidding-only deals by default: minutes for a searching
+    bot) before the deals; a --db that could not be opened (no folder, not a store, read-only) was
+    found only after them. Checked first now, as `arbiter play` checks it (check_store)."""
+    probes = tmp_path / "pf.json"
+    not_a_store = tmp_path / "notes.txt"
+    not_a_store.write_text("my notes\n")
+    for db, said in ((tmp_path / "nofolder" / "e.sqlite", "no folder"), (not_a_store, "not")):
+        r = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "-o", "deals=1", "--deals", "2",
+                                     "--luck-adjusted", "--probes", "20", "--probes-file", str(probes),
+                                     "--db", str(db)])
+        assert r.exit_code == 2 and "error:" in r.output and said in r.output, r.output
+        assert not probes.exists(), "the probes were played before the store was refused"
