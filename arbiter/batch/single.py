@@ -35,7 +35,9 @@ def name_taken(name: str) -> str:
     one's id (``arbiter standings N``, the web page's ``/t/N``), and one starting with ``-`` as an
     option; a name with a control
     character is not one line (every output shows it escaped, ``visible``, but a spec is
-    anyone's text)."""
+    anyone's text); a blank one (or none) shows as nothing in every listing."""
+    if not name.strip():
+        return "a name is blank: give one with a letter or digit (or leave it out for the default)"
     if is_play_name(name):
         return (f"names starting with {PLAY_PREFIX!r} are the store's batches of single matches (arbiter play, "
                 "/play); choose another name")

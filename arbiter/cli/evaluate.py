@@ -218,7 +218,7 @@ def evaluate(
         _run(check_writable, probes_file, "--probes-file")
     if luck_adjusted:
         _run(_check_luck, game, options, preset, bot_a, bot_b, transport, cluster, test, probes, probes_file)
-    if (name or fresh) and db is None:
+    if (name is not None or fresh) and db is None:
         _run(_raise, UsageError("--name and --fresh need --db"))
     if sd_bound == "auto" and test is not None and db is None:
         _run(_raise, UsageError("--sd-bound auto reads the s.d. of the evaluations stored before this one: give --db "

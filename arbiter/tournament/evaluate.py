@@ -464,9 +464,10 @@ def evaluate(
     tid = None
     if store is not None:
         spec = evaluation_spec(game, bot_a, bot_b, deals, seed, opts, preset, decision_ms, bank_ms, sprt)
-        result.stored_as = name or default_name({**spec, CONTENT_KEY: contents} if contents else spec)
-        if taken := name_taken(result.stored_as):
-            raise ConfigError(f"name: {result.stored_as[:80]!r}: {taken}")
+        given = name is not None  # "" is a blank name, refused, not the default name
+        result.stored_as = name if given else default_name({**spec, CONTENT_KEY: contents} if contents else spec)
+        if given and (taken := name_taken(name)):
+            raise ConfigError(f"--name {name[:80]!r}: {taken}")
         stored = None if fresh else store.stored_spec(result.stored_as)
         if isinstance(sprt, AutoVarianceTest):
             # read once, kept in the spec: a resumed run tests at the bound it started with

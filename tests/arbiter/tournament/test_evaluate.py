@@ -532,3 +532,22 @@ def test_a_store_that_cannot_keep_the_matches_is_refused_before_the_probes_are_p
                                      "--db", str(db)])
         assert r.exit_code == 2 and "error:" in r.output and said in r.output, r.output
         assert not probes.exists(), "the probes were played before the store was refused"
+
+
+@pytest.mark.parametrize("name", ["", "   "])
+def test_a_blank_name_is_refused_by_its_flag_not_taken_or_dropped(tmp_path, name) -> None:
+    """``--name ""`` (a script's empty variable) was dropped without a word, the run stored under
+    the default name; ``--name "   "`` was stored as three blanks, which every listing shows as
+    nothing. Both are refused, and the error names the flag (it said "name: ...")."""
+    from arbiter.tournament.spec import SpecError, TournamentSpec
+
+    db = tmp_path / "e.sqlite"
+    r = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "-o", "deals=1", "--deals", "1",
+                                 "--db", str(db), "--name", name])
+    assert r.exit_code == 2 and "error: --name " in r.output and "blank" in r.output, r.output
+    taken = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "-o", "deals=1", "--deals", "1",
+                                     "--db", str(db), "--name", "play:x"])
+    assert taken.exit_code == 2 and "error: --name 'play:x': names starting with 'play:'" in taken.output, taken.output
+    if name:  # a tournament's spec takes the same rule (an empty name there is no name: the default)
+        with pytest.raises(SpecError, match="blank"):
+            TournamentSpec(game="spades", bots=("random", "greedy"), options={"deals": 1}, name=name).validate()
