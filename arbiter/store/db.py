@@ -785,8 +785,9 @@ class Store:
                 raise StoreError(f"{name!r} in {self.path} is {held}, not {this}; use --fresh to replace it or "
                                  "--name to start another")
             if row is not None and row[1] != spec_json:
+                kind = "evaluation" if "evaluate" in spec else "tournament"
                 raise StoreError(
-                    f"tournament {name!r} already exists in {self.path} with a different spec{_differs(row[1], spec)}; "
+                    f"{kind} {name!r} already exists in {self.path} with a different spec{_differs(row[1], spec)}; "
                     "use --fresh to replace it or --name to start another"
                 )
             if row is None:

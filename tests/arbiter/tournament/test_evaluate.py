@@ -415,7 +415,8 @@ def test_resuming_a_named_evaluation_with_other_settings_says_which(tmp_path) ->
 
     with Store(tmp_path / "e.sqlite") as store:
         evaluate("spades", "heuristic", "random", deals=2, seed=0, options={"deals": 1}, store=store, name="ev1")
-        with pytest.raises(StoreError, match=r"differs in deals, sprt\b.*--fresh"):
+        # an evaluation, called one (it said "tournament 'ev1' already exists")
+        with pytest.raises(StoreError, match=r"^evaluation 'ev1' already exists .*differs in deals, sprt\b.*--fresh"):
             evaluate("spades", "heuristic", "random", deals=3, seed=0, options={"deals": 1}, store=store, name="ev1",
                      sprt=Sprt(0, 50))
 
