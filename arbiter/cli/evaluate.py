@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import shlex
@@ -229,58 +230,55 @@ def evaluate(
                                 "or the default betting test), or give --sd-bound S"))
     if json_path is not None:  # before the deals are played, not after
         _run(check_writable, json_path, "--json")
-    if db is not None:  # a store that cannot keep the matches (no folder, not a store, read-only): before the probes
-        from arbiter.tournament.play import check_store
+    # The store opened and locked before anything is played, --luck-adjusted's probes too (minutes
+    # for a searching bot): one that cannot keep the matches (no folder, not a store, read-only), or
+    # that another run is writing, is said now, not after them (the run keeps the lock it finds taken).
+    with _run(Store, db) if db is not None else contextlib.nullcontext() as store:
+        if store is not None:
+            _run(store.lock)
+        columns = [TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("{task.fields[stat]}", markup=False),
+                   TimeElapsedColumn()]
+        with show_progress(*columns) as progress:
+            deal_task = progress.add_task(f"{bot_a} vs {bot_b}: deals", total=cap, stat="")
+            llr_task = None
+            if test is not None:
+                llr_task = progress.add_task("evidence", total=1000, stat="")
 
-        _run(check_store, db)
+            def on_deal(r: EvalResult) -> None:
+                progress.update(deal_task, completed=r.deals, stat=f"margin {r.margin}")
+                s = r.sprt_state
+                if llr_task is not None and s is not None:
+                    progress.update(llr_task, completed=round(1000 * s.progress), stat=s.evidence())
 
-    columns = [TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
-               TextColumn("{task.fields[stat]}", markup=False),
-               TimeElapsedColumn()]
-    with show_progress(*columns) as progress:
-        deal_task = progress.add_task(f"{bot_a} vs {bot_b}: deals", total=cap, stat="")
-        llr_task = None
-        if test is not None:
-            llr_task = progress.add_task("evidence", total=1000, stat="")
+            luck = None
+            if luck_adjusted:
+                from arbiter.tournament.probes import luck_probes
 
-        def on_deal(r: EvalResult) -> None:
-            progress.update(deal_task, completed=r.deals, stat=f"margin {r.margin}")
-            s = r.sprt_state
-            if llr_task is not None and s is not None:
-                progress.update(llr_task, completed=round(1000 * s.progress), stat=s.evidence())
+                n_probes = LUCK_PROBES if probes is None else probes
+                probe_task = progress.add_task(f"{bot_a} vs {bot_b}: probe deals (bidding only)", total=n_probes,
+                                               stat="", visible=game == "spades")
+                luck = _run(luck_probes, game, bot_a, bot_b, options, preset, n_probes,
+                            progress=lambda k: progress.update(probe_task, completed=k), file=probes_file)
+                progress.remove_task(probe_task)
 
-        luck = None
-        if luck_adjusted:
-            from arbiter.tournament.probes import luck_probes
+            def run(store: Store | None) -> EvalResult:
+                try:
+                    return run_evaluation(
+                        game, bot_a, bot_b, deals=cap, seed=seed, options=options, preset=preset, jobs=jobs,
+                        decision_ms=decision_ms, sprt=test, store=store, name=name, fresh=fresh, on_deal=on_deal,
+                        cluster=cluster, transport=transport, luck=luck,
+                    )
+                except KeyboardInterrupt:  # as `arbiter tournament run` says it: where the matches are, how to go on
+                    if store is None:
+                        raise
+                    again = " without --fresh" if fresh else ""
+                    err.print(f"interrupted: the finished matches are stored in {db}; the same command{again} resumes the "
+                              "evaluation", markup=False, highlight=False, soft_wrap=True)  # one line, a path never cut
+                    raise typer.Exit(130) from None
 
-            n_probes = LUCK_PROBES if probes is None else probes
-            probe_task = progress.add_task(f"{bot_a} vs {bot_b}: probe deals (bidding only)", total=n_probes, stat="",
-                                           visible=game == "spades")
-            luck = _run(luck_probes, game, bot_a, bot_b, options, preset, n_probes,
-                        progress=lambda k: progress.update(probe_task, completed=k), file=probes_file)
-            progress.remove_task(probe_task)
-
-        def run(store: Store | None) -> EvalResult:
-            try:
-                return run_evaluation(
-                    game, bot_a, bot_b, deals=cap, seed=seed, options=options, preset=preset, jobs=jobs,
-                    decision_ms=decision_ms, sprt=test, store=store, name=name, fresh=fresh, on_deal=on_deal,
-                    cluster=cluster, transport=transport, luck=luck,
-                )
-            except KeyboardInterrupt:  # as `arbiter tournament run` says it: where the matches are, how to go on
-                if store is None:
-                    raise
-                again = " without --fresh" if fresh else ""
-                err.print(f"interrupted: the finished matches are stored in {db}; the same command{again} resumes the "
-                          "evaluation", markup=False, highlight=False, soft_wrap=True)  # one line, a path never cut
-                raise typer.Exit(130) from None
-
-        with terminate_as_interrupt():  # a scheduler's stop ends it as Ctrl-C does
-            if db is None:
-                result = _run(run, None)
-            else:
-                with _run(Store, db) as store:
-                    result = _run(run, store)
+            with terminate_as_interrupt():  # a scheduler's stop ends it as Ctrl-C does
+                result = _run(run, store)
     if probes_file is not None and result.luck_features:
         from arbiter.tournament.probes import keep_fit
 

@@ -533,6 +533,16 @@ def test_a_store_that_cannot_keep_the_matches_is_refused_before_the_probes_are_p
                                      "--db", str(db)])
         assert r.exit_code == 2 and "error:" in r.output and said in r.output, r.output
         assert not probes.exists(), "the probes were played before the store was refused"
+    from arbiter.store.db import Store
+
+    db = tmp_path / "e.sqlite"
+    with Store(db) as other:  # another run writing the store: said before the probes too
+        other.lock()
+        r = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "-o", "deals=1", "--deals", "2",
+                                     "--luck-adjusted", "--probes", "20", "--probes-file", str(probes),
+                                     "--db", str(db)])
+    assert r.exit_code == 2 and "another run is writing" in r.output, r.output
+    assert not probes.exists(), "the probes were played before the store's lock was found taken"
 
 
 @pytest.mark.parametrize("name", ["", "   "])
