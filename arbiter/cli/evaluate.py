@@ -288,6 +288,9 @@ def evaluate(
         out.print(f"resumed {result.stored_as}: {result.resumed} matches were already in {db}", highlight=False, markup=False)
     # each fact on one line (a script reads them), as text: a bot's path, an evaluation's name are not markup
     out.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
+    forfeits = result.forfeit_summary()
+    if forfeits:
+        out.print(forfeits, highlight=False, soft_wrap=True, markup=False)
     luck_line = result.luck_summary()
     if luck_line:
         out.print(luck_line, highlight=False, soft_wrap=True, markup=False)

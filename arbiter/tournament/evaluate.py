@@ -166,6 +166,30 @@ class EvalResult:
                      f": below 1 it pays; probes kept with --probes-file are not played again)")
         return adjusted.describe() + cost
 
+    def forfeit_summary(self) -> str | None:
+        """The matches a side forfeited (a timeout, an illegal action, a crash, a disconnect), by
+        bot and reason, or None if none was: each counts -1 for the side that failed and +1 for the
+        other, by rank (``margin_of``), in a margin otherwise in game points, where "-1.00" read as
+        a close loss."""
+        lost = [m for m in self.matches if m.reason.startswith("forfeit")]
+        if not lost:
+            return None
+        if self.bot_a == self.bot_b:  # a bot against itself: which copy
+            a, b = f"{self.bot_a} (bot A)", f"{self.bot_b} (bot B)"
+        else:
+            a, b = self.bot_a, self.bot_b
+        by: dict[str, int] = {}
+        reasons: dict[str, int] = {}
+        for m in lost:  # the side that failed lost the match: A's when A's margin is below 0
+            who = a if m.margin < 0 else b
+            by[who] = by.get(who, 0) + 1
+            kind = m.reason.removeprefix("forfeit_")
+            reasons[kind] = reasons.get(kind, 0) + 1
+        whose = f"all by {next(iter(by))}" if len(by) == 1 else ", ".join(f"{n} by {w}" for w, n in by.items())
+        why = ", ".join(f"{k} {n}" for k, n in sorted(reasons.items()))
+        return (f"forfeits: {len(lost)} of {len(self.matches)} matches, {whose} ({why}); a forfeit counts -1 for the "
+                "side that failed and +1 for the other (by rank, not points), in the margin above")
+
     def deal_margins(self) -> list[float]:
         by_deal: dict[int, list[float]] = {}
         for m in self.matches:

@@ -562,3 +562,20 @@ def test_a_blank_name_is_refused_by_its_flag_not_taken_or_dropped(tmp_path, name
     if name:  # a tournament's spec takes the same rule (an empty name there is no name: the default)
         with pytest.raises(SpecError, match="blank"):
             TournamentSpec(game="spades", bots=("random", "greedy"), options={"deals": 1}, name=name).validate()
+
+
+def test_forfeits_are_said_beside_the_margin_they_are_counted_in(tmp_path) -> None:
+    """A bot that crashed (or ran out of time) in every match was reported as "margin -1.00, win rate
+    0.0%" and nothing else: a Spades margin of -1 point, read as a close loss, where every match was
+    forfeited (counted -1 by rank, not by points). The forfeits are now counted, by bot and reason."""
+    bot = tmp_path / "crash.py"
+    bot.write_text("from sdk import Bot\n\nclass B(Bot):\n    name = 'crash'\n    games = ('spades',)\n\n"
+                   "    def choose(self, view, legal_actions):\n        raise RuntimeError('boom')\n")
+    r = CliRunner().invoke(app, ["evaluate", "spades", str(bot), "random", "--deals", "1", "-o", "deals=1",
+                                 "--transport", "inproc", "--seed", "1"])
+    assert r.exit_code == 0, r.output
+    line = next((x for x in r.stdout.splitlines() if x.startswith("forfeits:")), None)
+    assert line == (f"forfeits: 2 of 2 matches, all by {bot} (crash 2); a forfeit counts -1 for the side that failed "
+                    "and +1 for the other (by rank, not points), in the margin above"), r.stdout
+    clean = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "--deals", "1", "-o", "deals=1"])
+    assert clean.exit_code == 0 and "forfeit" not in clean.stdout, clean.stdout
