@@ -233,7 +233,8 @@ def evaluate(
     # The store opened and locked before anything is played, --luck-adjusted's probes too (minutes
     # for a searching bot): one that cannot keep the matches (no folder, not a store, read-only), or
     # that another run is writing, is said now, not after them (the run keeps the lock it finds taken).
-    with _run(Store, db) if db is not None else contextlib.nullcontext() as store:
+    # A scheduler's stop (SIGTERM) ends it as Ctrl-C does, from the store's opening on: the probes too.
+    with terminate_as_interrupt(), _run(Store, db) if db is not None else contextlib.nullcontext() as store:
         if store is not None:
             _run(store.lock)
         columns = [TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
@@ -277,8 +278,7 @@ def evaluate(
                               "evaluation", markup=False, highlight=False, soft_wrap=True)  # one line, a path never cut
                     raise typer.Exit(130) from None
 
-            with terminate_as_interrupt():  # a scheduler's stop ends it as Ctrl-C does
-                result = _run(run, store)
+            result = _run(run, store)
     if probes_file is not None and result.luck_features:
         from arbiter.tournament.probes import keep_fit
 

@@ -128,3 +128,31 @@ def test_a_graceful_stop_that_hangs_ends_after_its_grace_or_a_second_sigterm(how
         if run.poll() is None:
             run.kill()
         run.communicate()
+
+
+def test_sigterm_during_evaluates_probes_stops_it_as_ctrl_c_does(tmp_path):
+    """``evaluate --luck-adjusted`` plays its probes (minutes for a searching bot) before its deals,
+    and only the deals were under ``terminate_as_interrupt``: SIGTERM then killed it where it stood,
+    with no word, where Ctrl-C said "interrupted". The store is opened (and locked) just before the
+    probes, within it: once it exists, SIGTERM ends the command as Ctrl-C does."""
+    db = tmp_path / "e.sqlite"
+    run = subprocess.Popen(
+        python_m([sys.executable, "-m", "arbiter", "evaluate", "spades", "heuristic", "random", "-o", "deals=1",
+                  "--luck-adjusted", "--probes", "100000", "--db", str(db)], False),
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    try:
+        for _ in range(1200):  # bounded: until the store is made (the probes come next)
+            if db.exists() or run.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert db.exists() and run.poll() is None, _said(run)
+        run.send_signal(signal.SIGTERM)
+        try:
+            _, err = run.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"still running 60 s after SIGTERM: {_said(run)}")
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    assert run.returncode == 130 and "interrupted" in err, (run.returncode, err[-2000:])
