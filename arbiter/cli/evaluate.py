@@ -290,6 +290,9 @@ def evaluate(
     out.print(result.summary(), highlight=False, soft_wrap=True, markup=False)
     forfeits = result.forfeit_summary()
     if forfeits:
+        if db is not None:  # each one, with its bot's stderr (a hosted bot's is nowhere else)
+            forfeits += (f"; arbiter tournament show {shlex.quote(result.stored_as or '')} --failures --db "
+                         f"{shlex.quote(str(db))} lists each")
         out.print(forfeits, highlight=False, soft_wrap=True, markup=False)
     luck_line = result.luck_summary()
     if luck_line:

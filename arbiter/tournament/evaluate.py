@@ -100,15 +100,18 @@ class MatchMargin:
     reason: str  # the outcome's end reason
     scores: tuple[float, ...] = ()  # per seat, as in the outcome
     ranks: tuple[int, ...] = ()  # per seat
+    detail: str = ""  # a forfeit's: which seat failed and how (the outcome's detail); "" otherwise
 
     def to_json(self) -> dict[str, Any]:
         return {"deal": self.deal, "rotation": self.rotation, "seed": self.seed, "margin": self.margin,
-                "reason": self.reason, "scores": list(self.scores), "ranks": list(self.ranks)}
+                "reason": self.reason, "scores": list(self.scores), "ranks": list(self.ranks),
+                **({"detail": self.detail} if self.detail else {})}
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> "MatchMargin":
         return cls(int(d["deal"]), int(d["rotation"]), int(d["seed"]), float(d["margin"]), str(d["reason"]),
-                   tuple(float(x) for x in d.get("scores", ())), tuple(int(x) for x in d.get("ranks", ())))
+                   tuple(float(x) for x in d.get("scores", ())), tuple(int(x) for x in d.get("ranks", ())),
+                   str(d.get("detail", "")))
 
 
 @dataclass
@@ -187,8 +190,10 @@ class EvalResult:
             reasons[kind] = reasons.get(kind, 0) + 1
         whose = f"all by {next(iter(by))}" if len(by) == 1 else ", ".join(f"{n} by {w}" for w, n in by.items())
         why = ", ".join(f"{k} {n}" for k, n in sorted(reasons.items()))
-        return (f"forfeits: {len(lost)} of {len(self.matches)} matches, {whose} ({why}); a forfeit counts -1 for the "
-                "side that failed and +1 for the other (by rank, not points), in the margin above")
+        first = lost[0]
+        said = f"; the first in deal {first.deal}, seating {first.rotation + 1}: {first.detail}" if first.detail else ""
+        return (f"forfeits: {len(lost)} of {len(self.matches)} matches, {whose} ({why}){said}; a forfeit counts -1 "
+                "for the side that failed and +1 for the other (by rank, not points), in the margin above")
 
     def deal_margins(self) -> list[float]:
         by_deal: dict[int, list[float]] = {}
@@ -342,7 +347,14 @@ def _config(game_name: str, seed: int, options: Mapping[str, Any], preset: str |
 def _margin(deal: int, rotation: int, seed: int, who: Sequence[int], record: MatchRecord) -> MatchMargin:
     out = record.outcome
     assert out is not None
-    return MatchMargin(deal, rotation, seed, margin_of(out, who), out.reason.value, tuple(out.scores), tuple(out.ranks))
+    return MatchMargin(deal, rotation, seed, margin_of(out, who), out.reason.value, tuple(out.scores), tuple(out.ranks),
+                       _forfeit_detail(out))
+
+
+def _forfeit_detail(outcome: Outcome) -> str:
+    """A forfeit's detail (which seat failed and how: "seat 2 (crash): the bot failed: choose raised
+    ..."), kept with its margin so the result can say why; "" for any other end."""
+    return outcome.detail if outcome.reason.is_forfeit else ""
 
 
 def evaluation_plan(game_name: str, bot_a: str, bot_b: str, deals: int, seed: int, options: Mapping[str, Any],
@@ -893,5 +905,5 @@ def _stored_margins(store: Store, tid: int, game_name: str, options: Mapping[str
         who = who_of(row.seats, bot_a)
         o = row.outcome
         out[(row.deal, row.rotation)] = MatchMargin(row.deal, row.rotation, row.seed, margin_of(o, who), o.reason.value,
-                                                    tuple(o.scores), tuple(o.ranks))
+                                                    tuple(o.scores), tuple(o.ranks), _forfeit_detail(o))
     return out

@@ -575,7 +575,17 @@ def test_forfeits_are_said_beside_the_margin_they_are_counted_in(tmp_path) -> No
                                  "--transport", "inproc", "--seed", "1"])
     assert r.exit_code == 0, r.output
     line = next((x for x in r.stdout.splitlines() if x.startswith("forfeits:")), None)
-    assert line == (f"forfeits: 2 of 2 matches, all by {bot} (crash 2); a forfeit counts -1 for the side that failed "
-                    "and +1 for the other (by rank, not points), in the margin above"), r.stdout
+    assert line.startswith(f"forfeits: 2 of 2 matches, all by {bot} (crash 2); the first in deal 0, seating 1: seat "), \
+        r.stdout  # and why: without --db the bot's own words were nowhere but in a hosted bot's lost stderr
+    assert "choose raised RuntimeError: boom" in line, line
+    assert line.endswith("; a forfeit counts -1 for the side that failed and +1 for the other (by rank, not points), in "
+                         "the margin above"), line
+    db = tmp_path / "e.sqlite"
+    stored = CliRunner().invoke(app, ["evaluate", "spades", str(bot), "random", "--deals", "1", "-o", "deals=1",
+                                      "--transport", "inproc", "--seed", "1", "--db", str(db), "--name", "c"])
+    line = next(x for x in stored.stdout.splitlines() if x.startswith("forfeits:"))
+    assert line.endswith(f"; arbiter tournament show c --failures --db {db} lists each"), line
+    shown = CliRunner().invoke(app, ["tournament", "show", "c", "--failures", "--db", str(db)])
+    assert shown.exit_code == 0 and "RuntimeError: boom" in shown.output, shown.output
     clean = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "--deals", "1", "-o", "deals=1"])
     assert clean.exit_code == 0 and "forfeit" not in clean.stdout, clean.stdout
