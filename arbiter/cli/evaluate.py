@@ -336,13 +336,21 @@ def _sprt(kind: str, text: str, alpha: float, beta: float, bounds: str | None, m
 
     if kind not in SEQUENTIAL:
         raise UsageError(f"--sequential: expected one of {', '.join(SEQUENTIAL)}, got {kind!r}")
-    if bounds is not None and kind != "betting":
+    # --plan runs every test whichever is chosen: each takes its own setting (--bounds the betting
+    # test's, --sd-bound the variance test's, --sprt-model the normal SPRT's); a run refuses the others'
+    if bounds is not None and kind != "betting" and not plan:
         raise UsageError(f"--bounds: only the betting test uses bounds (--sequential {kind} does not)")
-    if model != "glr" and kind != "normal" and not plan:  # --plan runs the normal SPRT whichever test is chosen
+    if model != "glr" and kind != "normal" and not plan:
         raise UsageError(f"--sprt-model: only the normal SPRT has a model (--sequential normal; --sequential {kind} "
                          "has none)")
+    if plan and kind != "variance":
+        sd_bound = None  # the plan's variance column reads it (_plan), not the chosen test
     try:
-        lo_hi = parse_bounds(bounds) if bounds is not None else (game_bounds() if kind == "betting" else None)
+        lo_hi = parse_bounds(bounds) if bounds is not None else None
+        if kind != "betting":
+            lo_hi = None
+        elif lo_hi is None:
+            lo_hi = game_bounds()
         return sequential_test(kind, text, alpha, beta, bounds=lo_hi, min_deals=min_deals, model=model, sd_bound=sd_bound)
     except ValueError as exc:
         raise UsageError(f"--{exc}") from None

@@ -208,3 +208,19 @@ def test_a_plan_refuses_the_settings_of_a_run_it_does_not_play(stored, extra, na
                                  "--db", str(db), "--plan", *extra])
     text = " ".join(r.output.split())
     assert r.exit_code == 2 and f"error: --plan plays nothing: {named} " in text, text
+
+
+def test_the_plan_takes_each_of_its_tests_settings_whichever_test_the_command_runs(stored) -> None:
+    """--plan runs every test: --sd-bound S sets its variance column and --bounds its betting column,
+    as --sprt-model sets its normal one, whichever --sequential the command names. They were refused
+    for not belonging to the chosen test (a run's rule): --sprt-model alone was taken."""
+    db, _ = stored
+    args = ["evaluate", "spades", "greedy", "random", "--sprt", "0,50", "-o", "deals=1", "--db", str(db)]
+    r = CliRunner().invoke(app, [*args, "--plan", "--sequential", "normal", "--sd-bound", "80"])
+    assert r.exit_code == 0 and "variance: --sd-bound 80" in " ".join(r.output.split()), r.output
+    r = CliRunner().invoke(app, [*args, "--plan", "--sd-bound", "80", "--bounds", "-500,500"])
+    text = " ".join(r.output.split())
+    assert r.exit_code == 0 and "betting: the default, bounds -500..500" in text and "--sd-bound 80" in text, r.output
+    for run in (["--sequential", "normal", "--sd-bound", "80"], ["--sd-bound", "80", "--bounds", "-500,500"]):
+        r = CliRunner().invoke(app, [*args, *run])  # a run still refuses what its test does not read
+        assert r.exit_code == 2 and "only the" in r.output, r.output
