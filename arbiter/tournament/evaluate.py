@@ -313,6 +313,7 @@ class EvalResult:
         return {
             "format": JSON_FORMAT, "command": command, "game": self.game, "bot_a": self.bot_a, "bot_b": self.bot_b,
             "seed": self.seed, "options": self.options, "preset": self.preset, "deals": self.deals,
+            "max_deals": self.max_deals,  # the --deals asked for: more than "deals" when a test stopped it early
             "summary": self.summary(), "mean": self.mean_margin, "se": self.stderr,
             "sprt": None if self.sprt is None else self.sprt.to_json(),
             "sprt_state": None if self.sprt_state is None else self.sprt_state.to_json(),
@@ -325,7 +326,7 @@ class EvalResult:
     def from_json(cls, d: Mapping[str, Any]) -> "EvalResult":
         matches = [MatchMargin.from_json(m) for m in d["matches"]]
         return cls(d["game"], d["bot_a"], d["bot_b"], int(d["deals"]), int(d["seed"]), dict(d["options"]), matches,
-                   preset=d.get("preset"), max_deals=int(d["deals"]))
+                   preset=d.get("preset"), max_deals=int(d.get("max_deals", d["deals"])))
 
 
 def who_of(seats: Sequence[str], bot_a: str) -> list[int]:

@@ -183,6 +183,19 @@ def test_json_round_trip() -> None:
     assert all(len(m.scores) == len(m.ranks) == 4 for m in back.matches)
 
 
+def test_the_json_of_a_run_stopped_early_keeps_its_cap_beside_the_deals_played() -> None:
+    """The JSON gave "deals": the deals played, and nothing of the --deals asked for: a run its test
+    stopped early read as one that played all it meant to (and ``from_json`` took the played count
+    for the cap). "max_deals" keeps the plan, as the store now does."""
+    from arbiter.rating.sprt import Sprt
+
+    r = evaluate("spades", "heuristic", "random", deals=40, seed=0, options={"deals": 1}, sprt=Sprt(0, 50))
+    assert r.sprt_state.stopped and r.deals < 40
+    data = json.loads(json.dumps(r.to_json()))
+    assert (data["deals"], data["max_deals"]) == (r.deals, 40)
+    assert EvalResult.from_json(data).max_deals == 40
+
+
 def test_cli_sprt_accepts_h1_in_far_fewer_deals_than_a_fixed_test() -> None:
     result = CliRunner().invoke(app, ["evaluate", "spades", "heuristic", "random", "--sprt", "0,50", "-o", "deals=1"])
     assert result.exit_code == 0, result.output
