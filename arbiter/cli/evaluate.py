@@ -219,6 +219,12 @@ def evaluate(
         _run(check_writable, probes_file, "--probes-file")
     if luck_adjusted:
         _run(_check_luck, game, options, preset, bot_a, bot_b, transport, cluster, test, probes, probes_file)
+        # known before the probes: the margin would be "none", and nothing kept for a later test (--probes-file)
+        if test is None and cap < LUCK_MIN_DEALS and probes_file is None:
+            _run(_raise, UsageError(f"--deals {cap}: fewer than the {LUCK_MIN_DEALS} deals --luck-adjusted needs for a "
+                                    "margin (its slopes are fitted on deals held apart from the one they correct): "
+                                    f"give --deals {LUCK_MIN_DEALS} or more (or --probes-file FILE, to keep these deals "
+                                    "for a later sequential test's correction)"))
     if (name is not None or fresh) and db is None:
         _run(_raise, UsageError("--name and --fresh need --db"))
     if sd_bound == "auto" and test is not None and db is None:
@@ -363,7 +369,7 @@ def _check_luck(game: str, options, preset, bot_a: str, bot_b: str, transport: s
     from arbiter.batch.venue import Kind, parse_where
     from arbiter.rating.betting import BettingTest
     from arbiter.rating.draws import DRAW_GAMES
-    from arbiter.tournament.probes import luck_game_error
+    from arbiter.tournament.probes import check_probes, luck_game_error
 
     why = luck_game_error(game, options, preset)
     if why:
@@ -377,6 +383,8 @@ def _check_luck(game: str, options, preset, bot_a: str, bot_b: str, transport: s
                              "score's), which a correction does not keep; give --sd-bound S (S bounding the adjusted "
                              "margin's s.d.) or --sequential normal")
         return
+    if probes is not None:
+        check_probes(probes)
     where = parse_where(transport, cluster=cluster, bots=(bot_a, bot_b),
                         allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER))
     if where.kind is not Kind.INPROC:

@@ -242,6 +242,13 @@ PROBES_FORMAT = 2  # 2: every deal's features are all of ``value_features``
 PROBES_RECHECKED = 20
 
 
+def check_probes(deals: int) -> None:
+    """ConfigError unless ``deals`` is a count of probes ``luck_probes`` plays (``--probes``): checked
+    by the command too, before it plays anything."""
+    if not 2 <= deals <= MAX_PROBES:
+        raise ConfigError(f"--probes: from 2 to {MAX_PROBES} probe deals, got {deals}")
+
+
 def luck_probes(game_name: str, bot_a: str, bot_b: str, options: Mapping[str, Any] | None = None,
                 preset: str | None = None, deals: int = LUCK_PROBES, seed: str = LUCK_PROBE_SEED,
                 progress: Callable[[int], None] | None = None, file: str | Path | None = None) -> LuckProbes:
@@ -264,8 +271,7 @@ def luck_probes(game_name: str, bot_a: str, bot_b: str, options: Mapping[str, An
                               "probes to keep: leave it out")
         return LuckProbes(game_name, dict(options or {}), preset, ExpectedFeatures.zero(draw_names(game_name)),
                           bots=(bot_a, bot_b))
-    if not 2 <= deals <= MAX_PROBES:
-        raise ConfigError(f"--probes: from 2 to {MAX_PROBES} probe deals, got {deals}")
+    check_probes(deals)
     game = get_game(game_name, dict(options or {}), preset)
     key = {"format": PROBES_FORMAT, "game": game_name, "options": options_to_dict(game.options), "preset": preset,
            "bots": [bot_a, bot_b], "seed": seed}

@@ -541,7 +541,7 @@ def test_a_store_that_cannot_keep_the_matches_is_refused_before_the_probes_are_p
     not_a_store = tmp_path / "notes.txt"
     not_a_store.write_text("my notes\n")
     for db, said in ((tmp_path / "nofolder" / "e.sqlite", "no folder"), (not_a_store, "not")):
-        r = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "-o", "deals=1", "--deals", "2",
+        r = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "-o", "deals=1", "--deals", "40",
                                      "--luck-adjusted", "--probes", "20", "--probes-file", str(probes),
                                      "--db", str(db)])
         assert r.exit_code == 2 and "error:" in r.output and said in r.output, r.output
@@ -551,7 +551,7 @@ def test_a_store_that_cannot_keep_the_matches_is_refused_before_the_probes_are_p
     db = tmp_path / "e.sqlite"
     with Store(db) as other:  # another run writing the store: said before the probes too
         other.lock()
-        r = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "-o", "deals=1", "--deals", "2",
+        r = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "-o", "deals=1", "--deals", "40",
                                      "--luck-adjusted", "--probes", "20", "--probes-file", str(probes),
                                      "--db", str(db)])
     assert r.exit_code == 2 and "another run is writing" in r.output, r.output
@@ -602,3 +602,22 @@ def test_forfeits_are_said_beside_the_margin_they_are_counted_in(tmp_path) -> No
     assert shown.exit_code == 0 and "RuntimeError: boom" in shown.output, shown.output
     clean = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "--deals", "1", "-o", "deals=1"])
     assert clean.exit_code == 0 and "forfeit" not in clean.stdout, clean.stdout
+
+
+def test_luck_adjusted_without_a_test_refuses_fewer_deals_than_it_needs_before_its_probes(tmp_path) -> None:
+    """``--luck-adjusted --deals 10`` played its 2000 probes (minutes for a searching bot), then the
+    deals, and said "luck-adjusted margin: none, 10 deals are fewer than the 40 its slopes are fitted
+    on": the cap was known before anything was played. Refused up front, as --sequential normal
+    --deals 10 is; not with --sprt (the test may read corrected margins sooner, slopes from a probes
+    file), nor with --probes-file (the deals are kept there for a later test's correction)."""
+    from arbiter.rating.luck import MIN_DEALS
+
+    r = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "-o", "deals=1", "--deals", "10",
+                                 "--luck-adjusted", "--probes", "20"])
+    text = " ".join(r.output.split())
+    assert r.exit_code == 2 and f"error: --deals 10: fewer than the {MIN_DEALS} deals --luck-adjusted" in text, text
+    assert "--probes-file FILE" in text
+    probes = tmp_path / "pf.json"
+    kept = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "-o", "deals=1", "--deals", "2",
+                                    "--luck-adjusted", "--probes", "20", "--probes-file", str(probes)])
+    assert kept.exit_code == 0 and "luck-adjusted margin: none" in kept.output and probes.exists(), kept.output
