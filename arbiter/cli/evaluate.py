@@ -375,9 +375,10 @@ def _check_luck(game: str, options, preset, bot_a: str, bot_b: str, transport: s
     if why:
         raise UsageError(why)
     if game in DRAW_GAMES:
-        if probes is not None or probes_file is not None:
-            raise UsageError(f"--probes and --probes-file: {game}'s draws are centred on expectations known exactly, "
-                             "with no probes: leave them out")
+        given = [f for f, v in (("--probes", probes), ("--probes-file", probes_file)) if v is not None]
+        if given:
+            raise UsageError(f"{' and '.join(given)}: {game}'s draws are centred on expectations known exactly, "
+                             f"with no probes: leave {'them' if len(given) > 1 else 'it'} out")
         if isinstance(test, BettingTest):
             raise UsageError("--luck-adjusted with --sprt: the betting tests' bounds are the raw margin's (or the "
                              "score's), which a correction does not keep; give --sd-bound S (S bounding the adjusted "

@@ -235,3 +235,18 @@ def test_the_null_rank_holds_a_correct_correction_where_the_margins_spread_with_
         cut = [0.7 * (f["x"] + f["y"]) + e for f, e in zip(feats, noise)]
         harm = _flipped_ratio(cut, regression_adjusted(cut, feats, zero, names, FOLDS, RIDGE))
         assert null_rank(harm, cut, feats, names, random.Random(1), 50) >= 0.99, seed
+
+
+@pytest.mark.parametrize("given,named", [(["--probes", "10"], "--probes: "), (["--probes-file", "p.json"], "--probes-file: "),
+                                         (["--probes", "10", "--probes-file", "p.json"], "--probes and --probes-file: ")])
+def test_a_draw_games_probes_flags_are_refused_by_the_ones_given(given, named) -> None:
+    """Spot and Spite and Malice take no probes: "--probes 10" alone was refused as "--probes and
+    --probes-file: ... leave them out", naming a flag not given."""
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+
+    r = CliRunner().invoke(app, ["evaluate", "spot", "heuristic", "random", "-o", "hands=1", "--deals", "40",
+                                 "--luck-adjusted", *given])
+    assert r.exit_code == 2 and f"error: {named}spot's draws" in r.output, r.output
+    assert ("leave them out" if " and " in named else "leave it out") in r.output, r.output
