@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, Optional, Sequence
 
 import typer
 from rich.console import Console
@@ -190,6 +190,15 @@ def stderr_block(stderr: str, lines: int = 8) -> str:
     that introduces them (print it with ``markup=False``): unindented, a line the bot wrote
     (``error: ...``, ``17 decisions in 0.30 s; match ...``) read as the command's own."""
     return "\n".join("    " + line for line in stderr.strip().splitlines()[-lines:])
+
+
+def need(flags: Sequence[tuple[str, bool]], needed: str) -> None:
+    """UsageError if any of ``flags`` ((flag, given)) was given, naming those given and the flag
+    they need (``--probes: needs --luck-adjusted``): a flag that would do nothing without it is
+    refused, and never by a flag the command line does not hold."""
+    given = [flag for flag, on in flags if on]
+    if given:
+        raise UsageError(f"{' and '.join(given)}: {'need' if len(given) > 1 else 'needs'} {needed}")
 
 
 def fail(message: str) -> None:

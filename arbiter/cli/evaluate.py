@@ -31,7 +31,7 @@ from arbiter.rating.betting import SEQUENTIAL
 from arbiter.rating.luck import MIN_DEALS as LUCK_MIN_DEALS
 from arbiter.rating.sprt import MIN_DEALS
 from arbiter.cli._common import (
-    OptionOpt, PresetOpt, UsageError, _parse_options, _run, app, check_writable, err, out, show_progress,
+    OptionOpt, PresetOpt, UsageError, _parse_options, _run, app, check_writable, err, need, out, show_progress,
     terminate_as_interrupt, write_text,
 )
 
@@ -191,8 +191,8 @@ def evaluate(
         _run(_raise, UsageError(f"--deals {cap}: fewer than the {test.min_deals} deals the normal SPRT plays before it "
                                 f"may decide (--min-deals, default {MIN_DEALS} for it): give --deals {test.min_deals} "
                                 f"or more, or another --sequential"))
-    if (probes is not None or probes_file is not None) and not luck_adjusted:
-        _run(_raise, UsageError("--probes and --probes-file need --luck-adjusted"))
+    if not luck_adjusted:
+        _run(need, (("--probes", probes is not None), ("--probes-file", probes_file is not None)), "--luck-adjusted")
     if plan:
         from arbiter.batch.venue import Kind, parse_where
 
@@ -225,8 +225,8 @@ def evaluate(
                                     "margin (its slopes are fitted on deals held apart from the one they correct): "
                                     f"give --deals {LUCK_MIN_DEALS} or more (or --probes-file FILE, to keep these deals "
                                     "for a later sequential test's correction)"))
-    if (name is not None or fresh) and db is None:
-        _run(_raise, UsageError("--name and --fresh need --db"))
+    if db is None:
+        _run(need, (("--name", name is not None), ("--fresh", fresh)), "--db")
     if sd_bound == "auto" and test is not None and db is None:
         _run(_raise, UsageError("--sd-bound auto reads the s.d. of the evaluations stored before this one: give --db "
                                 "FILE (or --sd-bound S)"))

@@ -29,7 +29,7 @@ from rich.table import Table
 from cardarena import disclosure
 from arbiter.cli._common import (
     OPTION_FLAG, DbOpt, TransportOpt, UsageError, _parse_options, _run, app, err, out, plural, terminate_as_interrupt,
-    emit, fail, show_progress, stderr_block, tournament_app,
+    emit, fail, need, show_progress, stderr_block, tournament_app,
 )
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT
 from arbiter.spectating.runs import announce_run, forget_run
@@ -284,8 +284,8 @@ def standings_cmd(
             _run(fail, "--output needs --format")
         _ladder(db, arena, format, output)
         return
-    if (probes is not None or probes_file is not None) and not luck_adjusted:
-        _run(fail, "--probes and --probes-file need --luck-adjusted")
+    if not luck_adjusted:
+        _run(need, (("--probes", probes is not None), ("--probes-file", probes_file is not None)), "--luck-adjusted")
     if luck_adjusted and format is not None:
         _run(fail, "--luck-adjusted: shown beside the table, not in an export; leave out --format")
     if probes_file is not None:

@@ -178,8 +178,9 @@ def test_a_sequential_test_reads_the_adjusted_margins_and_says_so() -> None:
     ([GAME, A, B, "--luck-adjusted", "-o", "deals=1", "--sprt", "0,20"], "--sd-bound"),
     ([GAME, A, B, "--luck-adjusted", "-o", "deals=1", "--sprt", "0.5,0.6", "--sequential", "score"], "--sd-bound"),
     ([GAME, A, B, "--luck-adjusted", "-o", "deals=1", "--transport", "grpc"], "in this process"),
-    ([GAME, A, B, "--probes", "100", "-o", "deals=1"], "--probes and --probes-file need --luck-adjusted"),
-    ([GAME, A, B, "--probes-file", "p.json", "-o", "deals=1"], "--probes and --probes-file need --luck-adjusted"),
+    ([GAME, A, B, "--probes", "100", "-o", "deals=1"], "error: --probes: needs --luck-adjusted"),
+    ([GAME, A, B, "--probes-file", "p.json", "-o", "deals=1"], "error: --probes-file: needs --luck-adjusted"),
+    ([GAME, A, B, "--probes", "9", "--probes-file", "p.json"], "error: --probes and --probes-file: need --luck-adjusted"),
     ([GAME, A, B, "--luck-adjusted", "--probes", "1", "-o", "deals=1"], "from 2 to 100000 probe deals"),
 ])
 def test_bad_input_gives_one_clear_error(args, words) -> None:

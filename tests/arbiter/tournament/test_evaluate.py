@@ -220,7 +220,7 @@ def test_cli_sprt_resume_json_and_bad_flags(tmp_path) -> None:
     second = CliRunner().invoke(app, args)
     assert second.exit_code == 0 and f"{2 * data['deals']} matches were already in" in " ".join(second.output.split())
     for bad, message in ((["--sprt", "50"], "M0,M1"), (["--sprt", "5,1"], "less than"), (["--sprt", "0,5", "--alpha", "2"], "alpha"),
-                         (["--fresh"], "need --db"), (["--sprt", "0,5"], "--bounds LO,HI"),
+                         (["--fresh"], "error: --fresh: needs --db"), (["--sprt", "0,5"], "--bounds LO,HI"),
                          (["--sprt", "0,5", "--bounds", "9,1"], "LO must be less than HI"),
                          (["--sprt", "0,5", "--bounds", "-1,1"], "strictly inside"),
                          (["--sprt", "0,5", "--sequential", "score", "--bounds", "-9,9"], "only the betting test"),

@@ -64,7 +64,7 @@ def test_where_it_cannot_apply_it_says_why(stored) -> None:
     cases = [
         (["standings", "spot", "--db", str(db), "--luck-adjusted", "--probes", "20"], "no probes"),
         (["standings", "close", "--db", str(db), "--luck-adjusted", "--format", "json"], "not in an export"),
-        (["standings", "close", "--db", str(db), "--probes", "20"], "--probes and --probes-file need --luck-adjusted"),
+        (["standings", "close", "--db", str(db), "--probes", "20"], "--probes: needs --luck-adjusted"),
         (["standings", "rr", "--db", str(db), "--luck-adjusted", "--probes", "20", "--probes-file", str(db.parent / "p.json")],
          "more than one pair"),
         (["standings", "nothere", "--db", str(db), "--luck-adjusted", "--probes", "20"], "nothere"),
