@@ -215,6 +215,13 @@ def evaluate(
     # that is not installed with the arbiter never plays the deals of a known seed (None: the
     # library draws one, or resumes the same evaluation left unfinished in --db).
     seed = None if drawn else (0 if seed is None else seed)
+    # one file for two outputs: the JSON written over the probes file, or onto the store it ran into
+    outputs = [(flag, path) for flag, path in (("--json", json_path), ("--probes-file", probes_file), ("--db", db))
+               if path is not None]
+    for i, (flag, path) in enumerate(outputs):
+        for other, where in outputs[i + 1:]:
+            if path.resolve() == where.resolve():
+                _run(_raise, UsageError(f"{flag} {path}: the same file as {other}: give each its own file"))
     if probes_file is not None:
         _run(check_writable, probes_file, "--probes-file")
     if luck_adjusted:

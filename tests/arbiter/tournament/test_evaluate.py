@@ -621,3 +621,17 @@ def test_luck_adjusted_without_a_test_refuses_fewer_deals_than_it_needs_before_i
     kept = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "-o", "deals=1", "--deals", "2",
                                     "--luck-adjusted", "--probes", "20", "--probes-file", str(probes)])
     assert kept.exit_code == 0 and "luck-adjusted margin: none" in kept.output and probes.exists(), kept.output
+
+
+@pytest.mark.parametrize("flags", [("--json", "--db"), ("--json", "--probes-file"), ("--probes-file", "--db")])
+def test_two_outputs_given_one_file_are_refused_before_anything_is_played(tmp_path, flags) -> None:
+    """--json and --probes-file on one file: the probes file was overwritten by the JSON after the run
+    (the next run: "not a probes file"); --json on the --db of a store not made yet: refused only
+    after the whole run ("is a store"), its result lost. Refused first, naming both flags."""
+    same = tmp_path / "out.file"
+    args = {"--json": [], "--db": [], "--probes-file": ["--luck-adjusted", "--probes", "20"]}
+    extra = [a for f in flags for a in (*args[f], f, str(same))]
+    r = CliRunner().invoke(app, ["evaluate", "spades", "greedy", "random", "-o", "deals=1", "--deals", "2", *extra])
+    assert r.exit_code == 2, r.output
+    assert f"error: {flags[0]} {same}: the same file as {flags[1]}" in " ".join(r.output.split()), r.output
+    assert not same.exists()
