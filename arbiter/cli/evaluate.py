@@ -201,8 +201,8 @@ def evaluate(
                                        ("--decision-ms", decision_ms != 0), ("--json", json_path is not None)) if on]
         if given:
             one = len(given) == 1
-            _run(_raise, UsageError(f"--plan plays nothing: {', '.join(given)} {'is a setting' if one else 'are settings'} "
-                                    f"of a run (the matches played, stored, named or written): leave "
+            _run(_raise, UsageError(f"{', '.join(given)}: {'a setting' if one else 'settings'} of a run (the matches "
+                                    f"played, stored, named or written), and --plan plays nothing: leave "
                                     f"{'it' if one else 'them'} out, or run without --plan"))
         # nothing is played, but a command that names a way to play must name one that exists
         _run(parse_where, transport, cluster=cluster, bots=(bot_a, bot_b),
