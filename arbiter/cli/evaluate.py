@@ -194,19 +194,15 @@ def evaluate(
     if not luck_adjusted:
         _run(need, (("--probes", probes is not None), ("--probes-file", probes_file is not None)), "--luck-adjusted")
     if plan:
-        from arbiter.batch.venue import Kind, parse_where
-
         # a run's own settings would do nothing here, as a test's do without --sprt: refused, not dropped
         given = [flag for flag, on in (("--name", name is not None), ("--fresh", fresh), ("--jobs", jobs != 1),
-                                       ("--decision-ms", decision_ms != 0), ("--json", json_path is not None)) if on]
+                                       ("--decision-ms", decision_ms != 0), ("--json", json_path is not None),
+                                       ("--transport", transport != "auto"), ("--cluster", cluster is not None)) if on]
         if given:
             one = len(given) == 1
             _run(_raise, UsageError(f"{', '.join(given)}: {'a setting' if one else 'settings'} of a run (the matches "
                                     f"played, stored, named or written), and --plan plays nothing: leave "
                                     f"{'it' if one else 'them'} out, or run without --plan"))
-        # nothing is played, but a command that names a way to play must name one that exists
-        _run(parse_where, transport, cluster=cluster, bots=(bot_a, bot_b),
-             allowed=(Kind.INPROC, Kind.GRPC, Kind.LOCAL, Kind.CLUSTER))
         _run(_plan, game, (bot_a, bot_b), options, preset, test, sequential, sd_bound, db, cap, seed or 0,
              luck_adjusted, bounds, alpha, beta, min_deals, sprt_model)
         return
