@@ -492,10 +492,10 @@ class TournamentRow:
 
     @property
     def stopped_early(self) -> bool:
-        """Finished with fewer matches than planned: an evaluation whose sequential test ended
-        it (``arbiter evaluate --sprt``: decided, or its s.d. bound contradicted). Its plan is
-        kept, so what it meant to play and what it played are both there to say."""
-        return self.finished is not None and self.done < self.planned
+        """An evaluation with a sequential test (``arbiter evaluate --sprt``) that ended it before
+        its plan: decided, or its s.d. bound contradicted. Its plan is kept, so what it meant to
+        play and what it played are both there to say. (A tournament plays its whole plan.)"""
+        return bool(self.spec.get("sprt")) and self.finished is not None and self.done < self.planned
 
     @property
     def disclosure(self) -> Disclosure:
