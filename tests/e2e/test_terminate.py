@@ -138,7 +138,7 @@ def test_sigterm_during_evaluates_probes_stops_it_as_ctrl_c_does(tmp_path):
     db = tmp_path / "e.sqlite"
     run = subprocess.Popen(
         python_m([sys.executable, "-m", "arbiter", "evaluate", "spades", "heuristic", "random", "-o", "deals=1",
-                  "--luck-adjusted", "--probes", "100000", "--db", str(db)], False),
+                  "--deals", "40", "--luck-adjusted", "--probes", "100000", "--db", str(db)], False),
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
     try:
         for _ in range(1200):  # bounded: until the store is made (the probes come next)
