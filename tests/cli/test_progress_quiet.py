@@ -31,11 +31,11 @@ def test_analyse_writes_nothing_on_a_stderr_that_is_not_a_terminal(tmp_path) -> 
 def test_a_tournament_leaves_its_final_progress_line_and_no_blank_line(tmp_path) -> None:
     r = CliRunner().invoke(app, ["tournament", "run", "--db", str(tmp_path / "t.sqlite"), "--transport", "inproc",
                                  "--game", "spades", "--bots", "random,greedy", "--deals", "1", "-o", "deals=1",
-                                 "--name", "t"])
+                                 "--name", "t", "--seed", "1"])
     assert r.exit_code == 0, r.output
     lines = r.stderr.split("\n")
     assert lines[-1] == "" and "" not in lines[:-1], repr(r.stderr)  # every line ends, none is blank
-    assert "2/2" in lines[-2] and "leader: greedy" in lines[-2], repr(r.stderr)
+    assert "2/2" in lines[-2] and "leader: " in lines[-2], repr(r.stderr)
 
 
 def test_play_writes_nothing_on_a_stderr_that_is_not_a_terminal() -> None:
