@@ -713,9 +713,13 @@ class Store:
         The lock is an flock on ``<db>.lock``: the OS drops it when the holder dies, so a
         killed run never leaves the file locked. It holds the process id and the tournament
         (``RunHolder``): a tournament not finished is running only while a run of it holds the
-        lock, and otherwise interrupted (``TournamentRow.state``).
+        lock, and otherwise interrupted (``TournamentRow.state``). Held already (a command takes
+        it before work that comes first, ``evaluate --luck-adjusted``'s probes), it takes the
+        name of the run it is now for.
         """
         if self._lock_file is not None:
+            if tournament:
+                self._write_holder(self._lock_file, tournament)
             return
         lock_path = run_lock_path(self.path)
         f = open(lock_path, "a+")
@@ -730,11 +734,16 @@ class Store:
             raise StoreError(
                 f"another run is writing {self.path} (lock {lock_path} held{who}{what}); wait for it or use another --db"
             ) from None
+        self._write_holder(f, tournament)
+        self._lock_file = f
+
+    @staticmethod
+    def _write_holder(f: Any, tournament: str) -> None:
+        """The lock file's record of its holder (``RunHolder``): this process, running ``tournament``."""
         f.seek(0)
         f.truncate()
         f.write(json.dumps({"pid": os.getpid(), "tournament": tournament}))
         f.flush()
-        self._lock_file = f
 
     def unlock(self) -> None:
         if self._lock_file is not None:

@@ -635,3 +635,19 @@ def test_two_outputs_given_one_file_are_refused_before_anything_is_played(tmp_pa
     assert r.exit_code == 2, r.output
     assert f"error: {flags[0]} {same}: the same file as {flags[1]}" in " ".join(r.output.split()), r.output
     assert not same.exists()
+
+
+def test_a_store_locked_before_the_probes_names_the_evaluation_once_it_runs(tmp_path) -> None:
+    """evaluate --db takes the store's run lock before its probes (no name yet), and the library's
+    lock for the evaluation was then a no-op: the lock file named no tournament, so while the
+    evaluation ran, tournament list and the web page called it "interrupted". The held lock now
+    takes the name of the run it is for."""
+    from arbiter.store.db import Store, run_holder
+
+    db = tmp_path / "e.sqlite"
+    seen = []
+    with Store(db) as store:
+        store.lock()  # as the command does, before the probes
+        result = evaluate("spades", "greedy", "random", deals=2, seed=0, options={"deals": 1}, store=store,
+                          on_deal=lambda r: seen.append(run_holder(db)))
+    assert seen and all(h is not None and h.tournament == result.stored_as for h in seen), seen
