@@ -463,11 +463,15 @@ def tournament_show(
         count = f"{tour.done}/{plural(tour.planned, 'match', 'matches')}, seed {seed_text}"
     out.print(f"[bold]{escape(tour.name)}[/] (id {tour.id}): {tour.game}, {count}", highlight=False, width=width)
     if not is_play_name(tour.name):  # single matches are never finished: they are played one at a time
-        from arbiter.present.played import interrupted_text
+        from arbiter.present.played import interrupted_text, stopped_early_text
         from arbiter.store.db import run_holder
 
         state = tour.state(run_holder(db))
-        out.print(f"  state: {interrupted_text(tour.name, tour.spec, db) if state == 'interrupted' else state}", highlight=False,
+        if state == "interrupted":
+            state = interrupted_text(tour.name, tour.spec, db)
+        elif tour.stopped_early:
+            state = stopped_early_text(tour.done, tour.planned, tour.spec)
+        out.print(f"  state: {state}", highlight=False,
                   markup=False, soft_wrap=True)  # a command to paste: no line break put inside a path
     for label, text in played.lines():
         out.print(f"  {label}: {escape(text)}", highlight=False, width=width)

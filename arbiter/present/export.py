@@ -15,10 +15,9 @@ import re
 import time
 from typing import Any, Sequence
 
-from arbiter.present.played import cross_rates, describe, team_rows
+from arbiter.present.played import cross_rates, describe, stopped_early_text, team_rows
 from arbiter.rating.ratings import RATING_METHOD, Standings
 from arbiter.rating.stats import mean_se
-from arbiter.store.db import STOPPED_EARLY
 from cardarena.records import visible
 
 FORMATS = ("csv", "json", "md", "html")
@@ -274,7 +273,7 @@ def _summary(st: Standings, info: dict[str, Any]) -> str:
     if played.decision_ms is not None:
         parts.append(f"clock {played.clock_text}")
     planned = info.get('planned', st.matches)
-    early = f", {STOPPED_EARLY} by its sequential test" if info.get("stopped_early") else ""
+    early = f", {stopped_early_text(st.matches, planned, info)}" if info.get("stopped_early") else ""
     parts += [f"{st.matches} of {planned} match{'' if planned == 1 else 'es'} played{early}",
               f"variance reduction: {played.variance_text}", _seed_text(info), f"ratings: {model}"]
     return "; ".join(parts) + "."

@@ -19,6 +19,7 @@ from typing import Any, Mapping, Sequence
 from cardarena.games import ConfigError, get_game
 from cardarena.games.base import value_text
 from arbiter.rating.ratings import tied
+from arbiter.store.db import STOPPED_EARLY
 
 #: How W-D-L reads when a match has more than two sides (a free for all).
 FFA_WDL_NOTE = ("W-D-L counts first places only: W = placed first alone, D = first place shared, L = any "
@@ -150,6 +151,16 @@ def describe(spec: Mapping[str, Any]) -> Played:
 #: The spec fields a display adds to the exports' tournament description
 #: (``tournament_info`` carries the game, options, preset, format, deals and teams).
 CLOCK_FIELDS = ("decision_ms", "bank_ms", "policy", "max_strikes")
+
+
+def stopped_early_text(done: int, planned: int, spec: Mapping[str, Any]) -> str:
+    """What an evaluation its sequential test ended before its plan (``TournamentRow.stopped_early``)
+    says beside its matches: that it stopped early, and after how many of its deals (``spec``'s
+    ``deals``, each played in every seating: ``planned`` matches in all, ``done`` played)."""
+    deals = int(spec.get("deals") or 0)
+    played = done * deals // planned if deals and planned else 0
+    after = f" after {played} of its {deals} deals" if deals else ""
+    return f"{STOPPED_EARLY} by its sequential test{after}"
 
 
 def interrupted_text(name: str, spec: Mapping[str, Any], db: str | os.PathLike) -> str:

@@ -501,9 +501,11 @@ def test_a_luck_adjusted_run_stopped_early_keeps_its_plan_and_says_it_stopped_ea
     row = next(line for line in listed.output.splitlines() if t.name[:20] in line)
     assert "38/80" in row and "stopped early" in row, listed.output
     shown = " ".join(CliRunner().invoke(app, ["tournament", "show", t.name, "--db", str(db)]).output.split())
-    assert "38/80 matches" in shown and "state: stopped early " in shown, shown
+    assert "38/80 matches" in shown and "state: stopped early by its sequential test after 19 of its 40 deals" in shown, \
+        shown
     standings = " ".join(CliRunner().invoke(app, ["standings", t.name, "--db", str(db), "-f", "md"]).output.split())
-    assert "38 of 80 matches played, stopped early by its sequential test" in standings, standings
+    assert "38 of 80 matches played, stopped early by its sequential test after 19 of its 40 deals" in standings, \
+        standings
     from arbiter.present.web import index_page, tournament_page
 
     with Store(db, read_only=True) as store:  # the pages: 38 / 80 beside the same words, not "finished"
