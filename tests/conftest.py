@@ -23,7 +23,16 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arbiter.server import auth
+# An xdist worker starts with COLUMNS=80 in its environment (set before any conftest is read;
+# a plain `pytest -n 0` has none): the CLI's consoles, made when arbiter.cli is first imported,
+# then laid every table out 80 wide in the workers and 120 wide (`_common._WIDE`) in one process,
+# and a test that read a whole cell passed alone and failed in the suite, by which worker ran
+# it. Dropped here, before any arbiter module is imported, so every worker is as one process.
+if "PYTEST_XDIST_WORKER" in os.environ:
+    os.environ.pop("COLUMNS", None)
+    os.environ.pop("LINES", None)
+
+from arbiter.server import auth  # noqa: E402 - after COLUMNS is dropped
 
 ROOT = Path(__file__).resolve().parent.parent
 E2E = ROOT / "tests" / "e2e"
