@@ -107,12 +107,17 @@ def high(card: Card) -> int:
     return 14 if card.rank == 1 else card.rank
 
 
+#: The rules in brief, for ``arbiter rules``: the module's docstring, taken here (inside
+#: the class body ``__doc__`` is the class's own docstring, not the module's).
+RULES = __doc__ or ""
+
+
 class TinyTricks(Game):
     """Tiny Tricks (module docstring)."""
 
     name = "tiny-tricks"
     Options = TinyTricksOptions
-    rules_summary = __doc__ or ""
+    rules_summary = RULES
     notation = "play <card>, e.g. play QS"
     action_types = (Play,)
     view_type = TinyTricksView

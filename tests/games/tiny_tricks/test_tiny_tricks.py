@@ -77,3 +77,16 @@ def test_the_search_bot_searches_it_and_the_heuristic_bot_plays_its_heuristic(mo
     assert searcher.choose(state.view(seat), legal) in legal
     assert searcher.last.candidates == len(legal) > 1 and searcher.last.rollouts == bots.BUDGET[0]
     assert heuristic.choose(state.view(seat), legal) == bots.choose(state.view(seat), legal, None)
+
+
+def test_arbiter_rules_prints_its_rules(monkeypatch):
+    """`arbiter rules tiny-tricks` prints the rules the engine declares (its summary read
+    the class's own docstring, "Tiny Tricks (module docstring).", not the rules)."""
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+
+    register(monkeypatch)
+    r = CliRunner().invoke(app, ["rules", NAME], env={"COLUMNS": "200"})
+    assert r.exit_code == 0, r.output
+    assert "must follow the suit led" in r.stdout and "module docstring" not in r.stdout
