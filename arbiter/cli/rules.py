@@ -6,11 +6,14 @@
 Everything is read from the engine itself (``cardarena.games``): the summary and notation
 it declares, its Options dataclass (names, types and defaults from the declaration, the
 meaning of each from the class docstring) and its presets, so the command cannot drift
-from the rules that are played. The whole rules are in docs/rules/GAME.md.
+from the rules that are played. The whole rules of a game of the product are in
+docs/rules/GAME.md, its view and actions for a bot author in the SDK's module ``sdk.GAME``; a
+game registered from elsewhere (a test's, one being written) is pointed to its own module.
 """
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Annotated
 
 import typer
@@ -31,13 +34,28 @@ def _paragraphs(text: str) -> list[str]:
     return [" ".join(line.strip() for line in p.splitlines()) for p in text.strip().split("\n\n") if p.strip()]
 
 
+def _of_the_product(cls: type) -> bool:
+    """A game whose engine is one of ``cardarena.games``' folders: its whole rules are in
+    docs/rules/ (tests/cli/test_rules_cli.py checks each has its file)."""
+    return cls.__module__.startswith("cardarena.games.")
+
+
+def _documented_in(cls: type) -> str:
+    """The module whose pydoc shows a bot author the game's view and actions: the SDK's
+    module of the game (``sdk.spite_and_malice``), else, for a game registered from
+    elsewhere, the module its view is declared in (named a module that did not exist)."""
+    sdk_module = "sdk." + cls.name.replace("-", "_")
+    return sdk_module if importlib.util.find_spec(sdk_module) is not None else cls.view_type.__module__
+
+
 @app.command()
 def rules(
     game: Annotated[str, typer.Argument(help=f"Game: {', '.join(GAMES)}.")],
 ) -> None:
     """Print GAME's rules summary, notation, every option (type, default, meaning) and presets."""
     cls = _run(game_class, game.strip())
-    out.print(f"[bold]{cls.name}[/]: the rules in brief (all of them: docs/rules/{cls.name}.md)", highlight=False)
+    whole = f" (all of them: docs/rules/{cls.name}.md)" if _of_the_product(cls) else ""
+    out.print(f"[bold]{cls.name}[/]: the rules in brief{whole}", highlight=False)
     for paragraph in _paragraphs(cls.rules_summary or "(no summary)"):
         out.print(paragraph, highlight=False, markup=False)
         out.print()
@@ -55,7 +73,7 @@ def rules(
     out.print(notation)
     if notes:
         out.print(" ".join(notes), highlight=False, markup=False)
-    sdk_module = "sdk." + cls.name.replace("-", "_")  # the SDK's module of the game: sdk.spite_and_malice
+    sdk_module = _documented_in(cls)
     out.print(f"In a bot, choose(view, legal_actions) is given a {cls.view_type.__name__} (every field: pydoc "
               f"{sdk_module}.{cls.view_type.__name__}) and the legal actions, typed (what each is: pydoc "
               f"{sdk_module}); it returns one of them or its notation above.", highlight=False, markup=False)

@@ -90,3 +90,20 @@ def test_arbiter_rules_prints_its_rules(monkeypatch):
     r = CliRunner().invoke(app, ["rules", NAME], env={"COLUMNS": "200"})
     assert r.exit_code == 0, r.output
     assert "must follow the suit led" in r.stdout and "module docstring" not in r.stdout
+
+
+def test_arbiter_rules_points_to_what_exists(monkeypatch):
+    """A game registered from outside the product has no docs/rules/GAME.md and no SDK
+    module ``sdk.GAME``: `arbiter rules` named both; it names the module of its view."""
+    import importlib
+    import re
+
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+
+    register(monkeypatch)
+    text = re.sub(r"\s+", " ", CliRunner().invoke(app, ["rules", NAME], env={"COLUMNS": "200"}).stdout)
+    assert "docs/rules" not in text and "sdk.tiny_tricks" not in text
+    found = re.search(r"pydoc ([\w.]+)\.(\w+View)\b", text)
+    assert found and getattr(importlib.import_module(found.group(1)), found.group(2)).__name__ == "TinyTricksView"
