@@ -22,7 +22,12 @@ class SdkGame:
 
     Attributes:
         encoder: ``"module:Class"`` of its ``sdk.encoding.Encoder``.
-        forward: The module of its forward model (``knowledge`` and ``build``).
+        forward: The module of its forward model: ``knowledge(game, view, options)`` (what
+            the seat cannot place) and ``build(game, view, knowledge, rng)``, a state that
+            shows ``view`` to its seat, made by the engine's
+            ``game.state_from_view(view, <the sampled hidden parts>, seed)`` with a seed
+            drawn from ``rng``, the one later deals and shuffles come from (the conformance
+            suite pins it to the real game's).
         heuristic: The module of its heuristic policy, ``choose(view, legal, rng)``: what
             the bundled ``heuristic`` bot plays, and the ``search`` bot's rollouts ("":
             the bundled reference bots do not play it).

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import inspect
 import random
 import re
 import types
@@ -678,22 +679,31 @@ def check_conservation(game: Game, seed: int) -> Counter | None:
 def pinned_sampler(game: Game, seed: int):
     """``sample_states`` for ``game`` whose states continue with ``seed``.
 
-    The forward model continues a sampled state from a fresh seed (its last argument to
-    ``Game.state_from_view``); pinning it to the real game's seed makes what comes after
-    the current deal (the next deal, a series' next game) the same as in the real game,
-    so the events of a step that starts one can be compared too.
+    The forward model continues a sampled state from a fresh seed, the ``seed`` parameter
+    of ``Game.state_from_view`` that it builds the state with (sdk.games); pinning it to
+    the real game's seed makes what comes after the current deal (the next deal, a
+    series' next game) the same as in the real game, so the events of a step that starts
+    one can be compared too. A game whose forward model does not go that way is told so
+    (the check read its stock or hands as the seed, and failed inside the engine).
     """
     from sdk.forward import knowledge, sample_states
 
     sampler_game = get_game(game.name, game.describe_options())
-    method = type(sampler_game).state_from_view
+    method = getattr(type(sampler_game), "state_from_view", None)
+    signature = inspect.signature(method) if method is not None else None
+    if signature is None or "seed" not in signature.parameters:
+        raise AssertionError(
+            f"{game.name}: its forward model must build each sampled state with "
+            f"{type(sampler_game).__name__}.state_from_view(view, ..., seed), the seed the state continues from "
+            f"(later deals, shuffles); " + ("it has no state_from_view" if method is None else
+                                           f"its state_from_view{signature} has no parameter 'seed'"))
+    built = []
 
     def state_from_view(*args, **kwargs):
-        if "seed" in kwargs:
-            kwargs["seed"] = seed
-        else:
-            args = (*args[:-1], seed)
-        return method(sampler_game, *args, **kwargs)
+        bound = signature.bind(sampler_game, *args, **kwargs)
+        bound.arguments["seed"] = seed
+        built.append(True)
+        return method(*bound.args, **bound.kwargs)
 
     sampler_game.state_from_view = state_from_view  # type: ignore[method-assign]
 
@@ -701,7 +711,11 @@ def pinned_sampler(game: Game, seed: int):
         """The cards the view's seat cannot place (the forward model's ``unseen``) and
         ``n`` states drawn from the view, on one reading of what the seat knows."""
         know = knowledge(sampler_game, view)
-        return set(know.unseen), sample_states(sampler_game, view, n, rng, known=know)
+        states = sample_states(sampler_game, view, n, rng, known=know)
+        assert not states or built, (f"{game.name}: its forward model built its states without "
+                                     f"{type(sampler_game).__name__}.state_from_view(view, ..., seed): "
+                                     f"what follows them cannot be pinned to the real game's seed")
+        return set(know.unseen), states
 
     return sample
 

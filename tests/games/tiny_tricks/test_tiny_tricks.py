@@ -107,3 +107,29 @@ def test_arbiter_rules_points_to_what_exists(monkeypatch):
     assert "docs/rules" not in text and "sdk.tiny_tricks" not in text
     found = re.search(r"pydoc ([\w.]+)\.(\w+View)\b", text)
     assert found and getattr(importlib.import_module(found.group(1)), found.group(2)).__name__ == "TinyTricksView"
+
+
+def test_the_conformance_suite_says_what_its_forward_model_must_call(monkeypatch):
+    """A forward model builds each sampled state through the game's
+    ``state_from_view(..., seed)``; one whose method names no ``seed`` was handed the
+    real game's seed in place of its last argument and failed inside the engine (a
+    TypeError far from the cause). The suite says what it needs."""
+    import pytest
+
+    from cardarena.games import get_game
+    from tests.games.tiny_tricks import engine, forward
+
+    register(monkeypatch)
+    original, build = engine.TinyTricks.state_from_view, forward.build
+
+    def state_from_view(self, view, hands):  # no seed: what follows is the game's own
+        return original(self, view, hands, 0)
+
+    def build_without_seed(game, view, know, rng):
+        hands = iter(build(get_game(NAME, game.describe_options()), view, know, rng).hands)
+        return game.state_from_view(view, [next(hands) for _ in range(view.num_players)])
+
+    monkeypatch.setattr(engine.TinyTricks, "state_from_view", state_from_view)
+    monkeypatch.setattr(forward, "build", build_without_seed)
+    with pytest.raises(AssertionError, match=r"state_from_view\(view, \.\.\., seed\).*no parameter 'seed'"):
+        cf.check_redeal_invariance(get_game(NAME, {"players": 3, "hand_size": 2}), 1)
