@@ -111,7 +111,7 @@ from arbiter.hosting.forward import sample_states
 from arbiter.hosting.loading import load_bot
 from arbiter.hosting.inprocess import SeatDriver
 from arbiter.rating.stats import mean_se
-from cardarena.games import Action, GameError, State, facts, get_game
+from cardarena.games import Action, ConfigError, GameError, State, facts, get_game
 from cardarena.records import MatchRecord
 
 __all__ = ["ActionValue", "DecisionValue", "Valuer", "analyse", "value_of", "UNITS", "MARGIN", "FINE", "fine_margin", "meaning", "VERDICTS",
@@ -390,8 +390,10 @@ def meaning(game: str) -> str:
     unsure = "the samples could not tell" if f == m else "a loss between, or the samples could not tell"
     return f"mistake: it cost at least {m:g}{unit} (95% confidence); fine: {fine} (99.9%); unsure: {unsure}"
 
-#: The reference evaluator per game: a bundled bot with ``action_values``/``state_value``.
+#: The reference evaluator per game: a bundled bot with ``REFERENCE_METHODS``.
 REFERENCE: Mapping[str, str] = facts("value_reference")
+#: What a reference evaluator is asked: its policy's action, candidates' values, a state's value.
+REFERENCE_METHODS = ("policy", "action_values", "state_value")
 
 #: Settings of a reference evaluator for the analysis, per game (attributes of the bot).
 #: Spades (method 10): a live nil valued as at the table (``spades_dds.AT_TABLE``): the
@@ -792,6 +794,11 @@ def _reference(game: str, record: MatchRecord, seat: int) -> Any:
     """The game's reference evaluator, started for ``seat`` with no clock (a bundled bot)."""
     name = REFERENCE.get(game, "search")
     ref = SeatDriver(load_bot(name), match_info(record, seat, 0, 0)).bot
+    missing = [m for m in REFERENCE_METHODS if not callable(getattr(ref, m, None))]
+    if missing:
+        raise ConfigError(f"{game}: its platform's value_reference {name!r} cannot value decisions (it has no "
+                          f"{', '.join(missing)}): name a bundled bot that has {', '.join(REFERENCE_METHODS)}, "
+                          "such as search")
     if name == "dds" and not ref.solver:  # no DDS solver installed: the heuristic's rollouts
         ref = SeatDriver(load_bot("search"), match_info(record, seat, 0, 0)).bot
     for k, v in REFERENCE_SETTINGS.get(game, {}).items():

@@ -271,7 +271,10 @@ class Platform:
         smoke_options: The shortest option set a bot check plays (as on a command line).
         value_units: What a decision value of the analysis counts, in words.
         value_margin: The smallest loss, in ``value_units``, that counts as a mistake.
-        value_reference: The bundled bot that values decisions (by its name).
+        value_reference: The bundled bot that values decisions (by its name): one that
+            plays the game and has ``policy``, ``action_values`` and ``state_value``
+            (``arbiter.analysis.values``): ``search``, which plays every game whose SDK
+            line names a search part (``sdk.games``), or Spades' ``dds``.
         value_unit: The unit of a value in one or two words, after a number ("10 points"):
             what the analysis's verdicts are stated in (``values.meaning``).
         value_fine: The loss, in ``value_units``, below which a decision may be called

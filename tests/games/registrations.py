@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import random
 
+from arbiter.analysis.values import REFERENCE_METHODS
 from arbiter.present.boards import board
 from arbiter.present.games import PAGES, page_part
 from arbiter.present.table import render_table, table_model
 from cardarena.games import Platform, facts, game_class, get_game
+from cardarena.records import MatchInfo
 from sdk.encoding import encoder_for_game
+from sdk.driver import SeatDriver
+from sdk.loading import load_bot
 from sdk.forward import knowledge, sample_states
 from bots.games import part_of
 from sdk.games import SDK_GAMES
@@ -24,7 +28,13 @@ def check_complete(name: str) -> None:
     lo, hi = cls.platform.seats
     game = get_game(name, facts("smoke_options")[name])  # the smoke options are valid options
     assert lo <= game.num_seats <= hi, f"{name}: {game.num_seats} seats outside its declared {lo}..{hi}"
-    assert facts("value_units")[name] and facts("value_margin")[name] > 0 and facts("value_reference")[name]
+    assert facts("value_units")[name] and facts("value_margin")[name] > 0
+    reference = facts("value_reference")[name]
+    evaluator = SeatDriver(load_bot(reference), MatchInfo("m", name, game.describe_options(), 0, game.num_seats,
+                                                          game.teams, seed=1)).bot  # started, as the analysis starts it
+    assert name in evaluator.games and all(callable(getattr(evaluator, m, None)) for m in REFERENCE_METHODS), (
+        f"{name}: its value_reference {reference!r} is no reference evaluator: a bundled bot that plays it and has "
+        f"{', '.join(REFERENCE_METHODS)} (arbiter analyse values decisions with it)")
     bounds = game.margin_bounds()
     assert bounds is None or bounds[0] < bounds[1]
     assert name in SDK_GAMES, f"{name}: no line in sdk.games"

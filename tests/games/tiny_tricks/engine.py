@@ -122,7 +122,7 @@ class TinyTricks(Game):
     action_types = (Play,)
     view_type = TinyTricksView
     platform = Platform(seats=(2, 4), smoke_options={"hand_size": "2"}, value_units="tricks",
-                        value_margin=0.5, value_reference="random")
+                        value_margin=0.5, value_reference="search")
 
     @property
     def num_seats(self) -> int:

@@ -133,3 +133,28 @@ def test_the_conformance_suite_says_what_its_forward_model_must_call(monkeypatch
     monkeypatch.setattr(forward, "build", build_without_seed)
     with pytest.raises(AssertionError, match=r"state_from_view\(view, \.\.\., seed\).*no parameter 'seed'"):
         cf.check_redeal_invariance(get_game(NAME, {"players": 3, "hand_size": 2}), 1)
+
+
+def test_its_decisions_are_valued_by_its_reference_evaluator(monkeypatch):
+    """`arbiter analyse` values a seat's decisions with the game's ``value_reference``:
+    Tiny Tricks named ``random``, which values nothing (an AttributeError out of the
+    analysis). It names ``search``; a reference that cannot value is refused by name, and
+    the registration check says so first."""
+    import dataclasses
+
+    import pytest
+
+    from arbiter.analysis.values import analyse
+    from arbiter.tournament.play import play_local
+    from cardarena.games import ConfigError
+    from tests.games.tiny_tricks import engine
+
+    register(monkeypatch)
+    record = play_local(NAME, ["random"] * 3, seed=2, options={"players": 3, "hand_size": 2}, transport="inproc")
+    valued = list(analyse(record, 1, samples=16))
+    assert valued and all(d.chosen is not None for d in valued)
+    monkeypatch.setattr(engine.TinyTricks, "platform", dataclasses.replace(engine.TinyTricks.platform, value_reference="random"))
+    with pytest.raises(ConfigError, match=r"value_reference 'random'.*action_values"):
+        next(iter(analyse(record, 1, samples=16)))
+    with pytest.raises(AssertionError, match="value_reference 'random'"):
+        check_complete(NAME)
