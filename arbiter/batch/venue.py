@@ -31,6 +31,7 @@ from arbiter.batch.settings import SpecError, check_named, is_trusted, resolve_b
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT, BotStartError, runtime_of
 from arbiter.hosting.loading import game_names, load_bot
 from cardarena.runtimes import PYTHON
+from cardarena.wire.codec import carries
 from arbiter.hosting.inprocess import cannot_play_in_process
 
 
@@ -198,6 +199,10 @@ async def open_venue(
     bots whose Hello gives their own name, not their seat name), as a bot's vetting does."""
     if game is None and not where.hosted:
         raise VenueError(f"a venue for any game is hosted only, not {where}")
+    if game is not None and where.kind is not Kind.INPROC and not carries(game):
+        raise VenueError(f"{game} is not carried by the protocol (no View and Action messages for it in "
+                         f"protos/cardarena/v1/): its bots can play only in the arbiter's process "
+                         f"(--transport inproc); docs/architecture.md says what a game of the product adds")
     if where.kind is Kind.INPROC:
         objects = {}
         for name, spec in bots.items():

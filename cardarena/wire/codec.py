@@ -70,6 +70,14 @@ def game_field(game: str) -> str:
     return game.replace("-", "_")
 
 
+def carries(game: str) -> bool:
+    """Whether the protocol carries ``game``: its View and Action messages are in the
+    oneofs of protos/cardarena/v1/arena.proto (every game of the product; a game registered
+    in process only, a test's or one being written, is not, and its bots play in process)."""
+    gf = game_field(game)
+    return gf in pb.View.DESCRIPTOR.fields_by_name and gf in pb.Action.DESCRIPTOR.fields_by_name
+
+
 def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 

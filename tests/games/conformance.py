@@ -642,10 +642,9 @@ def on_the_wire(game: str) -> bool:
     """The protocol (protos/arena.proto's View and Action oneofs) carries ``game``: every
     game of the product does (test_registrations checks it); a test-only game played in
     process does not, and its playouts skip the wire round trip."""
-    from cardarena.v1 import arena_pb2 as pb
-    from cardarena.wire.codec import game_field
+    from cardarena.wire.codec import carries
 
-    return all(game_field(game) in m.DESCRIPTOR.fields_by_name for m in (pb.View, pb.Action))
+    return carries(game)
 
 
 # --------------------------------------------------------------------------------------

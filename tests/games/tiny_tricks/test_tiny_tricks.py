@@ -158,3 +158,22 @@ def test_its_decisions_are_valued_by_its_reference_evaluator(monkeypatch):
         next(iter(analyse(record, 1, samples=16)))
     with pytest.raises(AssertionError, match="value_reference 'random'"):
         check_complete(NAME)
+
+
+def test_hosted_bots_are_refused_a_game_the_protocol_does_not_carry(monkeypatch):
+    """A game registered in process only has no messages on the wire: hosted bots were
+    started and the arbiter's first Turn failed with KeyError: 'tiny_tricks' (a traceback).
+    The venue refuses before any process starts, naming the way it can be played."""
+    import pytest
+
+    from arbiter.batch.venue import VenueError, open_venue, parse_where
+
+    register(monkeypatch)
+
+    async def open_it(transport):
+        async with open_venue(parse_where(transport), {"random": "random"}, NAME):
+            pass
+
+    for transport in ("local", "grpc"):
+        with pytest.raises(VenueError, match=r"tiny-tricks is not carried by the protocol.*--transport inproc"):
+            asyncio.run(open_it(transport))
