@@ -33,7 +33,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 
-from cardarena.games import get_game  # noqa: E402
+from cardarena.games import GAMES, get_game  # noqa: E402
 from cardarena.games.base import options_to_dict  # noqa: E402
 from sdk import Bot  # noqa: E402
 from cardarena_envs import policy_bot  # noqa: E402
@@ -172,7 +172,7 @@ def _option(text: str) -> tuple[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cardarena_envs.train", description=__doc__.split("\n\n")[0])
-    parser.add_argument("game", help="spades, spite-and-malice or spot")
+    parser.add_argument("game", help=f"the game: {', '.join(GAMES)}")
     parser.add_argument("--teacher", default="heuristic", help="the bot to imitate (a bundled name, FILE.py, a folder)")
     parser.add_argument("--episodes", type=int, default=200, help="self-play matches of the teacher to learn from")
     parser.add_argument("--seed", type=int, default=0, help="seeds the deals and the fit")

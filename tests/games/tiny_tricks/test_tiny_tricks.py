@@ -177,3 +177,17 @@ def test_hosted_bots_are_refused_a_game_the_protocol_does_not_carry(monkeypatch)
     for transport in ("local", "grpc"):
         with pytest.raises(VenueError, match=r"tiny-tricks is not carried by the protocol.*--transport inproc"):
             asyncio.run(open_it(transport))
+
+
+def test_the_trainer_names_it_among_the_games(monkeypatch, capsys):
+    """`python -m cardarena_envs.train --help` listed "spades, spite-and-malice or spot"
+    whatever was registered: it lists the registry."""
+    import pytest
+
+    pytest.importorskip("numpy", reason="the envs extra (pip install -e '.[envs]'); make test installs it")
+    from cardarena_envs import train
+
+    register(monkeypatch)
+    with pytest.raises(SystemExit):
+        train.main(["--help"])
+    assert NAME in capsys.readouterr().out
