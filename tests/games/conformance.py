@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import inspect
+import math
 import random
 import re
 import types
@@ -631,6 +632,9 @@ def check_playout(
     assert outcome.reason in (EndReason.COMPLETED, EndReason.STALEMATE, EndReason.TURN_LIMIT)
     for team in game.teams:
         assert len({outcome.ranks[s] for s in team}) == 1, "partners must share a rank"
+    assert not any(x == 0 and math.copysign(1.0, x) < 0 for x in outcome.scores), (
+        f"seed {seed}: scores {outcome.scores} hold a negative zero (a score negated: -len(hand)), which every "
+        "table, page and export shows as -0; add 0.0")
     for v in viewers(game):
         assert events_for(state.log, v) == [e for e in state.log if e.visible_for(v)]
         view = view_of(state, v)

@@ -191,3 +191,23 @@ def test_the_trainer_names_it_among_the_games(monkeypatch, capsys):
     with pytest.raises(SystemExit):
         train.main(["--help"])
     assert NAME in capsys.readouterr().out
+
+
+def test_the_conformance_suite_refuses_a_negative_zero_score(monkeypatch):
+    """A game scoring "minus the cards left" gave its winner -0.0, shown as "-0" in the
+    result table, the pages and the exports; the suite's outcome check says so."""
+    import pytest
+
+    from cardarena.games import Outcome, get_game
+    from tests.games.tiny_tricks import engine
+
+    register(monkeypatch)
+    outcome = engine.TinyTricksState.outcome
+
+    def negated(self):
+        o = outcome(self)
+        return Outcome(tuple(-x for x in o.scores), o.ranks, o.reason, o.detail)
+
+    monkeypatch.setattr(engine.TinyTricksState, "outcome", negated)
+    with pytest.raises(AssertionError, match="negative zero"):
+        cf.check_playout(get_game(NAME, {"players": 2, "hand_size": 1}), 1)
