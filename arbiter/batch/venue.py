@@ -148,6 +148,16 @@ def parse_where(text: str | Where | None = AUTO, *, cluster: str | None = None, 
     return where
 
 
+def not_carried(game: str) -> str:
+    """Why bots outside the arbiter's process (hosted, connected, on a cluster) cannot play
+    ``game`` ("" if they can): the protocol does not carry it (``codec.carries``)."""
+    if carries(game):
+        return ""
+    return (f"{game} is not carried by the protocol (no View and Action messages for it in protos/cardarena/v1/): "
+            "its bots can play only in the arbiter's process (--transport inproc); docs/architecture.md says what "
+            "a game of the product adds")
+
+
 @contextlib.asynccontextmanager
 async def open_venue(
     where: Where,
@@ -199,10 +209,8 @@ async def open_venue(
     bots whose Hello gives their own name, not their seat name), as a bot's vetting does."""
     if game is None and not where.hosted:
         raise VenueError(f"a venue for any game is hosted only, not {where}")
-    if game is not None and where.kind is not Kind.INPROC and not carries(game):
-        raise VenueError(f"{game} is not carried by the protocol (no View and Action messages for it in "
-                         f"protos/cardarena/v1/): its bots can play only in the arbiter's process "
-                         f"(--transport inproc); docs/architecture.md says what a game of the product adds")
+    if game is not None and where.kind is not Kind.INPROC and (why := not_carried(game)):
+        raise VenueError(why)
     if where.kind is Kind.INPROC:
         objects = {}
         for name, spec in bots.items():

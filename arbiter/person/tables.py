@@ -52,7 +52,7 @@ from arbiter.batch.engine import BotsDoNotPlay, play_batch
 from arbiter.batch.plan import PlannedMatch
 from arbiter.batch.settings import SpecError
 from arbiter.batch.single import record_of, store_play
-from arbiter.batch.venue import HOSTED, VenueError, open_venue
+from arbiter.batch.venue import HOSTED, VenueError, not_carried, open_venue
 from arbiter.hosting.botproc import BotStartError
 from arbiter.hosting.loading import BUNDLED, load_bot
 from arbiter.hosting.relay import RelayedSeat, RelayError
@@ -61,7 +61,7 @@ from arbiter.server import auth, client
 from arbiter.store.db import READ_ERRORS, store_unwritable
 from arbiter.store.registry import Registry, RegistryError
 from cardarena.disclosure import OPEN
-from cardarena.games import Action, ConfigError, Event, Game, GameError, Outcome, game_class, get_game
+from cardarena.games import GAMES, Action, ConfigError, Event, Game, GameError, Outcome, game_class, get_game
 from cardarena.records import Clock, FailurePolicy, MatchConfig, MatchInfo, MatchRecord, Policy, clip, number
 from cardarena.names import does_not_play
 
@@ -450,6 +450,11 @@ class Table:
         return not (s.failed or s.stored)
 
 
+def table_games() -> list[str]:
+    """The games a person may play here: those whose bots can be hosted (``not_carried``)."""
+    return [g for g in GAMES if not not_carried(g)]
+
+
 @dataclass
 class Tables:
     """The matches of one web server in which a person plays a seat.
@@ -547,6 +552,8 @@ class Tables:
             cls = game_class(game)
         except ConfigError as exc:
             raise TableError(400, f"game: {exc}") from None
+        if why := not_carried(game):  # its bots are processes: a game in process only cannot be played here
+            raise TableError(400, f"game: {why}")
         if preset and preset not in cls.presets:
             raise TableError(400, f"preset: unknown preset {clip(preset, 40)!r} of {game} "
                                   f"(known: {', '.join(sorted(cls.presets)) or 'none'})")

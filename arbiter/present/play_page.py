@@ -45,7 +45,8 @@ from markupsafe import Markup
 from arbiter.present.boards import board
 from arbiter.present.table import (TABLE_SCRIPT, TABLE_STYLE, render_table, say, seat_labels, seat_place, table_model, told_once,
                                    verdict)
-from arbiter.person.tables import DEFAULT_DECISION_SECONDS, DEFAULT_LIMIT, DEFAULT_PER_CLIENT, Snapshot, TableError, Tables
+from arbiter.batch.venue import not_carried
+from arbiter.person.tables import DEFAULT_DECISION_SECONDS, DEFAULT_LIMIT, DEFAULT_PER_CLIENT, Snapshot, TableError, Tables, table_games
 from cardarena.games import GAMES, ConfigError, GameError, game_class, get_game
 from cardarena.games.base import option_specs, value_text
 from cardarena.records import clip, number
@@ -306,7 +307,9 @@ def new_page(env: jinja2.Environment, tables: Tables, query: dict[str, list[str]
     first = lambda k, d="": (query.get(k) or [d])[0]  # noqa: E731
     game = first("game", "spades")
     if game not in GAMES:
-        raise TableError(400, f"game: unknown game {clip(game, 40)!r} (known: {', '.join(GAMES)})")
+        raise TableError(400, f"game: unknown game {clip(game, 40)!r} (known: {', '.join(table_games())})")
+    if why := not_carried(game):
+        raise TableError(400, f"game: {why}")
     cls = game_class(game)
     preset = first("preset")
     given = _given_options(game, query)
@@ -325,7 +328,7 @@ def new_page(env: jinja2.Environment, tables: Tables, query: dict[str, list[str]
             chosen[slot] = v[0]
     bots = tables.bots(game)
     return _template(env, "new").render(
-        games=list(GAMES), game=game, presets=[(n, cls.preset_docs.get(n, "")) for n in cls.presets], preset=preset,
+        games=table_games(), game=game, presets=[(n, cls.preset_docs.get(n, "")) for n in cls.presets], preset=preset,
         options=option_fields(game, given), seats=seats, teams=teams, seats_error=seats_error,
         places=[seat_place(game, k) + (f" (seat {k})" if game == "spades" else "") for k in range(seats)],
         seat=min(seat, max(0, seats - 1)), bots=bots, chosen=chosen, default_bot="random",

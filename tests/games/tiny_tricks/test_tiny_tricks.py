@@ -211,3 +211,27 @@ def test_the_conformance_suite_refuses_a_negative_zero_score(monkeypatch):
     monkeypatch.setattr(engine.TinyTricksState, "outcome", negated)
     with pytest.raises(AssertionError, match="negative zero"):
         cf.check_playout(get_game(NAME, {"players": 2, "hand_size": 1}), 1)
+
+
+def test_the_play_page_offers_it_only_where_its_bots_can_be_hosted(monkeypatch, tmp_path):
+    """/play hosts every bot as a process: a game the protocol does not carry was offered
+    there, and starting it answered 503 "the bots could not be started". It is not
+    offered, and asked for by name it is refused (400) naming where it can be played."""
+    import pytest
+
+    from arbiter.person.tables import TableError, Tables
+    from arbiter.present.play_page import new_page
+    from arbiter.present.web import _env
+
+    register(monkeypatch)
+    tables = Tables(tmp_path / "arena.sqlite")
+    try:
+        page = new_page(_env, tables, {})
+        assert "/play?game=spades" in page and f"game={NAME}" not in page
+        for ask in (lambda: new_page(_env, tables, {"game": [NAME]}),
+                    lambda: tables.start(NAME, "0", ["random", "random"], {})):
+            with pytest.raises(TableError, match=r"not carried by the protocol.*--transport inproc") as refused:
+                ask()
+            assert refused.value.status == 400
+    finally:
+        tables.close()
