@@ -364,10 +364,10 @@ def _candidates(tp: Any, default: Any) -> list[Any]:
         out.append(not default if isinstance(default, bool) else True)
     elif isinstance(tp, type) and issubclass(tp, enum.Enum):
         out.extend(m.value for m in tp)
-    elif tp is int:
-        out.append(default + 1 if isinstance(default, int) and not isinstance(default, bool) else 1)
+    elif tp is int:  # the value above, else below (an option that defaults to its maximum)
+        out.extend((default + 1, default - 1) if isinstance(default, int) and not isinstance(default, bool) else (1,))
     elif tp is float:
-        out.append(default * 2 if isinstance(default, (int, float)) and default else 1.0)
+        out.extend((default * 2, default / 2) if isinstance(default, (int, float)) and default else (1.0,))
     return [v for v in dict.fromkeys(out, None) if _plain(v) != _plain(default)]
 
 
@@ -413,14 +413,18 @@ def auto_variants(game: str) -> list[tuple[str, dict[str, Any], None]]:
     for f in dataclasses.fields(cls.Options):
         if f.name in bounds:
             continue  # set (to a non-default value) by the bounds already
-        for value in _candidates(hints[f.name], getattr(default, f.name)):
+        tp = hints[f.name]
+        for value in _candidates(tp, getattr(default, f.name)):
             for combo in combos:
                 if f.name not in combo and _valid(game, {**bounds, **combo, f.name: value}):
                     combo[f.name] = value
                     break
             else:
-                if _valid(game, {**bounds, f.name: value}):
-                    combos.append({f.name: value})
+                if not _valid(game, {**bounds, f.name: value}):
+                    continue
+                combos.append({f.name: value})
+            if tp in (int, float):
+                break  # a number is covered by one other value: the next is tried only if this one is not valid
     return [(f"auto-{i}", combo, None) for i, combo in enumerate(combos)]
 
 

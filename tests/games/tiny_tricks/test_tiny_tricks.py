@@ -235,3 +235,30 @@ def test_the_play_page_offers_it_only_where_its_bots_can_be_hosted(monkeypatch, 
             assert refused.value.status == 400
     finally:
         tables.close()
+
+
+def test_the_suite_covers_a_number_option_that_defaults_to_its_maximum(monkeypatch):
+    """The generated variants tried only default + 1 for a whole-number option: one that
+    defaults to its maximum (four players, at most four) was left "uncovered" and the game
+    needed hand-picked variants. The value below is tried when the one above is not valid."""
+    from dataclasses import dataclass
+
+    from cardarena.games.base import option
+    from tests.games.tiny_tricks import engine
+
+    @dataclass(frozen=True)
+    class FullTable:
+        """Tiny Tricks' options, four players by default.
+
+        Attributes:
+            players: How many play, 2 to 4.
+            hand_size: Cards dealt to each player, 1 to 8.
+        """
+
+        players: int = option(4, min=2, max=4)
+        hand_size: int = option(2, min=1, max=8)
+
+    register(monkeypatch)
+    monkeypatch.setattr(engine.TinyTricks, "Options", FullTable)
+    assert cf.uncovered_options(NAME) == []
+    assert len(cf.configs(NAME)) == 2  # the defaults and one combination: no value tried twice
