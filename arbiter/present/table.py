@@ -31,7 +31,7 @@ from typing import Any, Iterable, Sequence
 from markupsafe import Markup
 
 from arbiter.present.boards import hand_for, plural
-from arbiter.present.games import page_part
+from arbiter.present.games import PAGES, page_part
 from cardarena.games import Card, ConfigError, get_game
 from cardarena.records import visible
 
@@ -591,7 +591,7 @@ def _verdict(game: str, outcome: Any, names: Sequence[str], me: int | None, fina
         return text + (f" ({o.detail})." if o.detail else ".")
     if o.reason.value == "aborted":
         return "The match was stopped by the arbiter: no result counts."
-    fn = page_part(game, "result")
+    fn = page_part(game, "result") if game in PAGES else None  # (a game being written, its pages line not yet added: the plain sentence)
     if fn is not None:
         return fn(o, winners, others, names, me, final_view, options)
     if not others:

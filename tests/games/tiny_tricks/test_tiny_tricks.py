@@ -10,7 +10,7 @@ from arbiter.store.db import Store
 from arbiter.tournament.run import TournamentSpec, load_standings, run_tournament
 from tests.games import conformance as cf
 from tests.games.registrations import check_complete
-from tests.games.tiny_tricks import NAME, register
+from tests.games.tiny_tricks import ENGINE, NAME, register
 
 
 def test_one_line_per_registry_makes_it_complete(monkeypatch):
@@ -262,3 +262,18 @@ def test_the_suite_covers_a_number_option_that_defaults_to_its_maximum(monkeypat
     monkeypatch.setattr(engine.TinyTricks, "Options", FullTable)
     assert cf.uncovered_options(NAME) == []
     assert len(cf.configs(NAME)) == 2  # the defaults and one combination: no value tried twice
+
+
+def test_a_match_of_a_game_without_its_pages_line_yet_ends_in_a_plain_sentence(monkeypatch):
+    """Written engine first (its pages' line not yet added), `arbiter play --transport inproc`
+    played and stored the match, then ended in a traceback (ValueError: no pages for game)
+    where it says who won: the result sentence is optional, and the plain one is said."""
+    from arbiter.present.table import verdict
+    from cardarena import games
+    from cardarena.games import get_game
+
+    monkeypatch.setitem(games.GAMES, NAME, ENGINE)
+    state = get_game(NAME, {"players": 2, "hand_size": 1}).new_initial_state(1)
+    while not state.is_terminal:
+        state.apply(state.legal_actions()[0])
+    assert verdict(NAME, state.outcome(), ("a", "b")).endswith(f"won: {state.outcome().detail}.")
