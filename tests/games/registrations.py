@@ -24,6 +24,8 @@ from sdk.games import SDK_GAMES
 def check_complete(name: str) -> None:
     """Every registry has ``name``, and each of its parts works on a seeded game."""
     cls = game_class(name)
+    assert cls.name == name, (f"registered as {name!r}, but its Game class's name is {cls.name!r}: the registries' "
+                              "key and Game.name must be the same (its parts are looked up by the name)")
     assert isinstance(cls.platform, Platform), f"{name}: no platform facts"
     lo, hi = cls.platform.seats
     game = get_game(name, facts("smoke_options")[name])  # the smoke options are valid options

@@ -277,3 +277,21 @@ def test_a_match_of_a_game_without_its_pages_line_yet_ends_in_a_plain_sentence(m
     while not state.is_terminal:
         state.apply(state.legal_actions()[0])
     assert verdict(NAME, state.outcome(), ("a", "b")).endswith(f"won: {state.outcome().detail}.")
+
+
+def test_the_registration_check_wants_the_registry_key_and_the_game_name_alike(monkeypatch):
+    """Registered under a key other than its ``Game.name``, a game was "complete" until its
+    parts looked it up by its name ("no forward model for game 'tiny-tricks'"); the check
+    says which two names differ."""
+    import pytest
+
+    from arbiter.present import games as pages
+    from cardarena import games
+    from sdk import games as sdk_games
+    from tests.games.tiny_tricks import PAGES, SDK
+
+    monkeypatch.setitem(games.GAMES, "tiny", ENGINE)
+    monkeypatch.setitem(sdk_games.SDK_GAMES, "tiny", SDK)
+    monkeypatch.setitem(pages.PAGES, "tiny", PAGES)
+    with pytest.raises(AssertionError, match="registered as 'tiny'.*name is 'tiny-tricks'"):
+        check_complete("tiny")
