@@ -5,6 +5,7 @@ test_registrations.py for every game and by the test-only game's tests."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from arbiter.analysis.values import REFERENCE_METHODS
@@ -31,6 +32,8 @@ def check_complete(name: str) -> None:
     game = get_game(name, facts("smoke_options")[name])  # the smoke options are valid options
     assert lo <= game.num_seats <= hi, f"{name}: {game.num_seats} seats outside its declared {lo}..{hi}"
     assert facts("value_units")[name] and facts("value_margin")[name] > 0
+    assert name in SDK_GAMES, f"{name}: no line in sdk.games"
+    assert name in PAGES, f"{name}: no line in arbiter.present.games"
     reference = facts("value_reference")[name]
     evaluator = SeatDriver(load_bot(reference), MatchInfo("m", name, game.describe_options(), 0, game.num_seats,
                                                           game.teams, seed=1)).bot  # started, as the analysis starts it
@@ -39,8 +42,6 @@ def check_complete(name: str) -> None:
         f"{', '.join(REFERENCE_METHODS)} (arbiter analyse values decisions with it)")
     bounds = game.margin_bounds()
     assert bounds is None or bounds[0] < bounds[1]
-    assert name in SDK_GAMES, f"{name}: no line in sdk.games"
-    assert name in PAGES, f"{name}: no line in arbiter.present.games"
     enc = encoder_for_game(game)
     state = game.new_initial_state(3)
     rng = random.Random(3)
@@ -50,7 +51,11 @@ def check_complete(name: str) -> None:
     view = state.view(seat)
     assert len(enc.encode(view)) == enc.size and sum(enc.mask(state.legal_actions())) == len(state.legal_actions())
     assert knowledge(game, view).unseen
-    assert all(s.view(seat) == view for s in sample_states(game, view, 2, rng))
+    for sampled in sample_states(game, view, 2, rng):
+        seen = sampled.view(seat)
+        differ = [f.name for f in dataclasses.fields(view) if getattr(seen, f.name) != getattr(view, f.name)]
+        assert not differ, (f"{name}: a state its forward model built shows the seat another view (fields {differ}): "
+                            "state_from_view must rebuild every field of the view")
     if SDK_GAMES[name].heuristic:  # the reference bots' policy for it (sdk.games)
         assert part_of(name, "heuristic").choose(view, state.legal_actions(), rng) in state.legal_actions()
     for part in ("board", "table", "entry"):

@@ -295,3 +295,28 @@ def test_the_registration_check_wants_the_registry_key_and_the_game_name_alike(m
     monkeypatch.setitem(pages.PAGES, "tiny", PAGES)
     with pytest.raises(AssertionError, match="registered as 'tiny'.*name is 'tiny-tricks'"):
         check_complete("tiny")
+
+
+def test_the_registration_check_names_what_its_parts_get_wrong(monkeypatch):
+    """A missing SDK line was reported as a value_reference that does not play the game,
+    and a forward model whose states show the seat another view as a bare `assert False`:
+    each is said in its own words."""
+    import pytest
+
+    from sdk import games as sdk_games
+    from tests.games.tiny_tricks import engine
+
+    register(monkeypatch)
+    original = engine.TinyTricks.state_from_view
+
+    def forgets_the_tricks_won(self, view, hands, seed):
+        state = original(self, view, hands, seed)
+        state.tricks_won = [0] * len(state.tricks_won)
+        return state
+
+    monkeypatch.setattr(engine.TinyTricks, "state_from_view", forgets_the_tricks_won)
+    with pytest.raises(AssertionError, match=r"forward model.*another view \(fields \['tricks_won'\]\)"):
+        check_complete(NAME)
+    monkeypatch.delitem(sdk_games.SDK_GAMES, NAME)
+    with pytest.raises(AssertionError, match="no line in sdk.games"):
+        check_complete(NAME)
