@@ -400,11 +400,15 @@ def _score_sheet(v: Any, me: int | None) -> tuple[tuple[str, ...], list[tuple[st
 
     head = tuple(side_name(sd) for sd in v.sides)  # each side's columns: bid, took, score, bags
     rows = []
+    before = [0] * len(v.sides)  # each side's total before the deal (a game starts at 0)
     for d in v.history:
         row = [str(d.deal)]
-        for sd, res in zip(v.sides, d.sides):
+        for k, (sd, res) in enumerate(zip(v.sides, d.sides)):
+            # the deal's change of the total, bag penalties included: ``res.penalties`` is how
+            # many penalties there were, not their points, so the total tells the change
             row += [bids(sd.seats, lambda x: d.bids[x], lambda x: d.blind_nil[x]), str(sum(d.tricks_won[x] for x in sd.seats)),
-                    f"{res.points - res.penalties:+d} → {res.score}", f"{res.bags_added:+d} → {res.bags}"]
+                    f"{res.score - before[k]:+d} → {res.score}", f"{res.bags_added:+d} → {res.bags}"]
+            before[k] = res.score
         rows.append(tuple(row))
     if v.phase.name != "GAME_OVER" and (not v.history or v.history[-1].deal != v.deal):
         row = [f"{v.deal} (now)"]

@@ -107,7 +107,8 @@ class SpadesSideResult:
         nil_tricks: the tricks taken by its nil and blind-nil bidders.
         points: its deal points before bag penalties.
         bags_added: the bags it took in this deal.
-        penalties: the points it lost to bag penalties in this deal.
+        penalties: how many bag penalties it took in this deal (each costs
+            ``bag_penalty_points``; ``score`` has them deducted).
         score: its total after the deal.
         bags: its bag counter after the deal.
     """

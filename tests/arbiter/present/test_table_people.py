@@ -171,3 +171,17 @@ def test_a_spite_and_malice_draw_says_whether_the_stock_ran_out_or_every_player_
     assert text.startswith("A draw: the stock ran out") and "blocked" not in text, text
     passed = Outcome((0.5, 0.5), (1, 1), EndReason.STALEMATE, "deadlock: every player passed")
     assert verdict("spite-and-malice", passed, ["a", "b"]) == "A draw: the game was blocked (every player passed)."
+
+
+def test_the_score_sheet_counts_a_bag_penalty_in_points():
+    """A deal with a bag penalty read "-221 → -320": the sheet took the number of penalties
+    (1) for the points they cost (100). Each deal's score is its change of the total."""
+    st = _state("spades", {"target": 10_000, "bag_limit": 2},
+                lambda s: any(r.penalties for d in s.spectator_view().history for r in d.sides), limit=50_000)
+    v = st.spectator_view()
+    m = table_model("spades", v, ["random 1.0"] * 4)
+    before = [0, 0]
+    for row, d in zip(m.sheet, v.history):
+        for k, res in enumerate(d.sides):
+            assert row[1 + 4 * k + 2] == f"{res.score - before[k]:+d} → {res.score}"
+            before[k] = res.score
