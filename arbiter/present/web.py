@@ -292,7 +292,8 @@ _INDEX = """{% extends "base" %}
 {% block body %}
 <h1>Tournaments</h1>
 <p class="muted small">From {{ db }}. <a href="/play" id="play-link">Play a seat against bots</a>{% if played %}
-· <a href="/play/history" id="played-link">{{ played }} match{{ '' if played == 1 else 'es' }} played at /play and with <code>arbiter play</code></a>{% endif %}.</p>
+· <a href="/play/history" id="played-link">{{ played }} match{{ '' if played == 1 else 'es' }} played at /play and with <code>arbiter play</code></a>{% endif %}{% if arenas %}
+· <a href="/a" id="arenas-link">{{ arenas|length }} arena{{ '' if arenas|length == 1 else 's' }}</a> ({{ arenas|join(', ') }}){% endif %}.</p>
 <div id="live">{% if not tournaments %}<p>No tournaments yet: run <code>arbiter tournament run</code> (or <code>make demo</code>).</p>{% else %}
 <table id="tournaments"><tr><th>name</th><th>game</th><th>bots</th><th class="num">matches</th><th>state</th></tr>
 {% for t in tournaments %}
@@ -603,8 +604,9 @@ def index_page(store: Store) -> str:
         bots[t.id] = ", ".join(str(b) for b in spec_bots)
         done[t.id] = getattr(t, "done", 0) or len(store.matches(t.id))
     states = {t.id: t.state(holder) for t in tournaments}  # in progress only while a run of it holds the store
+    arenas = [a.name for a in Arenas(store).arenas()]  # the front page is the way in: an arena's store has no tournament
     return _env.get_template("index").render(tournaments=tournaments, bots=bots, done=done, db=store.path, played=played,
-                                             states=states)
+                                             states=states, arenas=arenas)
 
 
 def played_page(store: Store) -> str:
