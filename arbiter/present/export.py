@@ -272,9 +272,11 @@ def _summary(st: Standings, info: dict[str, Any]) -> str:
         parts.append(f"teams {played.teams_text}")
     if played.decision_ms is not None:
         parts.append(f"clock {played.clock_text}")
-    planned = info.get('planned', st.matches)
-    early = f", {stopped_early_text(st.matches, planned, info)}" if info.get("stopped_early") else ""
-    parts += [f"{st.matches} of {planned} match{'' if planned == 1 else 'es'} played{early}",
+    planned = info.get("planned")  # none for single matches (play:GAME): each played on its own
+    early = f", {stopped_early_text(st.matches, planned, info)}" if planned and info.get("stopped_early") else ""
+    played_text = (f"{st.matches} of {planned} match{'' if planned == 1 else 'es'} played{early}" if planned
+                   else f"{st.matches} match{'' if st.matches == 1 else 'es'} played")
+    parts += [played_text,
               f"variance reduction: {played.variance_text}", _seed_text(info), f"ratings: {model}"]
     return "; ".join(parts) + "."
 

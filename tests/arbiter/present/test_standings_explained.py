@@ -101,3 +101,14 @@ def test_the_cli_standings_say_how_they_rank_and_the_list_keeps_played_matches_a
     assert "play:spades" not in r.output.split("Tournaments in")[1]  # not a row of the table
     assert "played one at a time" in " ".join(r.output.split())
 
+
+
+def test_the_standings_of_single_matches_count_them_without_a_plan(db):
+    """``arbiter standings play:spades(...)`` said "1 of 0 matches played": single matches
+    have no plan; the count alone is said, as the web page says it."""
+    r = invoke("standings", "play:spades(deals=1)", "--db", str(db))
+    assert r.exit_code == 0, r.output
+    flat = " ".join(r.output.split())
+    assert "1 match played" in flat and " of 0 " not in flat
+    r = invoke("standings", "dup", "--db", str(db))
+    assert "4 of 4 matches played" in " ".join(r.output.split())
