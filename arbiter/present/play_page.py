@@ -346,7 +346,9 @@ def live_fragment(env: jinja2.Environment, s: Snapshot) -> str:
     if view is not None:
         t = table_model(s.game, view, names, me=s.seat, legal=s.legal if s.request_id is not None else (),
                         options=s.options)
-    final_rows = board(s.game, s.final_view, s.seat_names) if s.final_view is not None else []
+    # the board of the end names the person as the rest of the page does (you), not by its seat's name
+    final_rows = (board(s.game, s.final_view, ["you" if i == s.seat else n for i, n in enumerate(names)])
+                  if s.final_view is not None else [])
     to_act = _to_act(s)
     waiting_for = (f"{names[to_act]} ({seat_place(s.game, to_act)})" if to_act is not None and to_act != s.seat
                    and to_act < len(names) else "the other seats")

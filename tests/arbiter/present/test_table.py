@@ -138,3 +138,19 @@ def test_the_live_fragment_is_one_balanced_part_the_same_for_the_same_moment():
     page = table_page(web._env, s, "n0nce")
     assert one in page and page.count('id="live"') == 1
     assert 'data-deadline="1800000000000"' in one and "data-live-end" not in one
+
+
+def test_the_board_of_the_end_calls_the_person_you_as_the_page_does():
+    """The seat's page said "You won" and listed "you" in its result, then named the same
+    seat "seat 0 (browser)" (the seat's internal name) all through "Everything shown at the end"."""
+    from arbiter.person.tables import Snapshot
+    from arbiter.present import web
+    from arbiter.present.play_page import live_fragment
+
+    st = _state("spite-and-malice", {"payoff_size": 2}, lambda s: s.is_terminal, limit=20_000)
+    g = get_game("spite-and-malice", {"payoff_size": 2})
+    s = Snapshot("web-0", "spite-and-malice", 0, ("browser", "random"), g.teams, {}, 300000, 3, 4, None, st.view(0),
+                 (), (), (), st.outcome(), st.view(0), "stored", "", 0, ("", "1.0"))
+    html = live_fragment(web._env, s)
+    board = html[html.index('id="final-board"'):]
+    assert "seat 0 (you)" in board and "browser" not in board and "seat 1 (random@1.0)" in board
