@@ -541,7 +541,12 @@ _TOURNAMENT_BOT = """{% extends "base" %}
 <h1>{{ name }}</h1>
 <div id="live">{% if not running %}<span data-live-end></span>{% endif %}
 <p class="muted">{{ t.game }} · tournament <a href="/t/{{ t.id }}">{{ t.name }}</a>{% if s %} · {{ s.matches }} matches ·
-{{ s.wins|num }} won, {{ s.draws|num }} drawn, {{ s.losses|num }} lost{% if s.rating is not none %} · rating {{ '%.0f'|format(s.rating) }}{% endif %}{% endif %}</p>
+{{ s.wins|num }} won, {{ s.draws|num }} drawn, {{ s.losses|num }} lost{% if s.rating is not none %} · rating {{ '%.0f'|format(s.rating) }}{% endif %}
+{% if s.forfeits %} · <span class="pill bad" id="forfeit-count">{{ s.forfeits }} forfeit{{ '' if s.forfeits == 1 else 's' }}</span>{% endif %}{% endif %}</p>
+{% if forfeited %}<h2>Forfeits</h2><p class="muted small">Matches its side lost by a failure of its own; each replay shows the bot's last words (stderr).</p>
+<table id="forfeits"><tr><th class="num">#</th><th>match</th><th>why</th></tr>
+{% for m, why in forfeited %}<tr class="forfeit"><td class="num">{{ m.idx }}</td><td><a href="/m/{{ m.match_id|urlencode }}">{{ m.match_id }}</a></td><td class="small">{{ why }}</td></tr>{% endfor %}
+</table>{% elif s and s.forfeits %}<p class="muted small" id="forfeits-closed">Which matches: {{ closed_reason }}.</p>{% endif %}
 {{ costly }}
 </div>
 {% endblock %}
@@ -561,9 +566,13 @@ def tournament_bot_page(store: Store, key: str, name: str) -> str:
     if s is None:
         raise PageError(404, f"no bot {name[:60]!r} in tournament {tour.name!r}")
     within = {m.match_id for m in rows if name in m.seats}
+    # its forfeits, as the standings count them (the last incident's seat is the one that failed),
+    # and why: the page said only "0 won, 2 lost" of a bot that crashed in every match
+    forfeited = [(m, m.outcome.detail) for m in rows if m.outcome.reason.is_forfeit and m.incidents
+                 and m.seats[m.incidents[-1].seat] == name] if tour.disclosure.matches else []
     return _env.get_template("tournament_bot").render(
-        t=tour, name=name, s=s, running=tour.disclosure.running,
-        costly=inspector.costliest_html(store, [name], within=within))
+        t=tour, name=name, s=s, running=tour.disclosure.running, forfeited=forfeited,
+        closed_reason=disclosure.CLOSED_REASON, costly=inspector.costliest_html(store, [name], within=within))
 
 
 def _num(x: float) -> str:

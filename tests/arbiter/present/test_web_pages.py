@@ -21,3 +21,41 @@ def test_the_front_page_of_an_arenas_store_leads_to_its_arenas(tmp_path):
         tables.add_entrant(row.id, "north@1", "north", "1", "alice", "", matchmaking.MU, matchmaking.SIGMA)
         page = index_page(store)
     assert '<a href="/a" id="arenas-link">1 arena</a> (club)' in page
+
+
+CRASHING_BOT = '''
+from sdk import Bot
+
+
+class Crash(Bot):
+    name = "crash"
+    version = "0.1"
+    games = ("*",)
+
+    def choose(self, view, legal_actions):
+        if len(legal_actions) > 3:
+            raise RuntimeError("<b>boom</b>")
+        return legal_actions[0]
+'''
+
+
+def test_a_bots_page_in_a_tournament_says_its_forfeits_and_why(tmp_path):
+    """A bot that crashed in every match: its page said "0 won, 0 drawn, 2 lost" and nothing
+    of its forfeits (the standings' column) or why; the other bot's page says none."""
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+    from arbiter.present.web import open_read_only, tournament_bot_page
+
+    (tmp_path / "crash.py").write_text(CRASHING_BOT)
+    db = tmp_path / "t.sqlite"
+    r = CliRunner().invoke(app, ["tournament", "run", "--game", "spades", "--bots", f"{tmp_path / 'crash.py'},random",
+                                 "--deals", "1", "-o", "deals=1", "--name", "crashy", "--db", str(db),
+                                 "--transport", "inproc", "--quiet"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    with open_read_only(db) as store:
+        crash, other = tournament_bot_page(store, "crashy", "crash"), tournament_bot_page(store, "crashy", "random")
+    assert '<span class="pill bad" id="forfeit-count">2 forfeits</span>' in crash
+    assert crash.count('<tr class="forfeit">') == 2 and 'href="/m/1-0"' in crash
+    assert "RuntimeError: &lt;b&gt;boom&lt;/b&gt;" in crash and "<b>boom</b>" not in crash
+    assert "forfeit-count" not in other and 'id="forfeits"' not in other
