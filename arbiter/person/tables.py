@@ -326,8 +326,9 @@ class BrowserSeat(SeatClient):
             raise TableError(400, "action is missing: send one of the legal actions, e.g. as the page's buttons do")
         try:
             action = self._game.parse_action(text)
-        except GameError as exc:
-            raise TableError(400, f"malformed action {clip(text, 80)!r}: {exc}") from None
+        except GameError as exc:  # the game's words begin with the text again: said once, clipped
+            why = str(exc).removeprefix(f"{text!r}: ")
+            raise TableError(400, f"malformed action {clip(text, 80)!r}: {clip(why, 160)}") from None
         with self._cond:
             turn, future = self._turn, self._future
             if self._outcome is not None or self._failed:

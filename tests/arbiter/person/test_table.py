@@ -114,14 +114,16 @@ def test_bad_answers_are_refused_before_the_runner_sees_them():
         if not tried:
             rid = str(snap.request_id)
             for request, text, status, words in [
-                (rid, "play ZZ", 400, "malformed action"),
+                (rid, "play ZZ", 400, "malformed action 'play ZZ': unknown card 'ZZ'"),
+                (rid, "x" * 5000, 400, "malformed action 'xxx"),  # a hand-made request: its text said once, clipped
                 (rid, "", 400, "action is missing"),
                 ("x", str(snap.legal[0]), 400, "request must be the number"),
                 (str(snap.request_id + 1), str(snap.legal[0]), 409, "not the one being asked"),
             ]:
                 with pytest.raises(TableError) as err:
                     browser.act(request, text)
-                assert err.value.status == status and words in str(err.value)
+                assert err.value.status == status and words in str(err.value) and len(str(err.value)) < 400, str(err.value)
+                assert str(err.value).count(repr(text)) <= 1  # not the text twice (the game's words repeat it)
                 tried.append(text)
             illegal = next(a for a in (f"bid {n}" for n in range(14)) if a not in map(str, snap.legal)) \
                 if all(str(a).startswith(("bid", "look")) for a in snap.legal) else None
