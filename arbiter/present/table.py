@@ -656,7 +656,8 @@ def _spite_result(o: Any, winners: tuple[int, ...], others: tuple[int, ...], nam
     draw = not others
     # Spite and Malice: who emptied a pay-off pile; how many pay-off cards the others kept
     players = getattr(final_view, "players", None) or ()
-    left = ", ".join(f"{'you' if p.seat == me else _who(names, p.seat, None)}: {p.payoff_count}" for p in players)
+    # each by name and seat, as the winners are: three seats of one bot all read "random@1.0: 3"
+    left = ", ".join(f"{_people((p.seat,), names, me, game)}: {p.payoff_count}" for p in players)
     # a stalemate is either end of the rules (the engine's detail says which): a player had to
     # draw from an empty stock, or (book rules) every player passed: only that one is blocked
     stalemate = ("the game was blocked (every player passed)" if o.detail.startswith("deadlock")

@@ -185,3 +185,15 @@ def test_the_score_sheet_counts_a_bag_penalty_in_points():
         for k, res in enumerate(d.sides):
             assert row[1 + 4 * k + 2] == f"{res.score - before[k]:+d} → {res.score}"
             before[k] = res.score
+
+
+def test_the_pay_off_cards_left_name_each_seat_when_one_bot_sits_at_several():
+    """Four-player Spite and Malice against three copies of one bot said "(pay-off cards
+    left: random@1.0: 0, random@1.0: 3, you: 0, random@1.0: 3)": which one kept 3?"""
+    st = _end("spite-and-malice", {"players": 4, "partnerships": True, "payoff_size": 2, "max_turns": 200})
+    names = ["random@1.0", "random@1.0", "person", "random@1.0"]
+    text = verdict("spite-and-malice", st.outcome(), names, 2, st.spectator_view())
+    left = text.split("pay-off cards left: ")[1]
+    for p in st.spectator_view().players:
+        who = "you" if p.seat == 2 else f"random@1.0 (seat {p.seat})"
+        assert f"{who}: {p.payoff_count}" in left, text
