@@ -280,6 +280,8 @@ dl.played dt { color:var(--muted); } dl.played dd { margin:0; }
 pre.stderr { background:#f8f9fb; border:1px solid var(--line); padding:6px 8px; font-size:12px; max-height:220px; overflow:auto; white-space:pre-wrap; }
 .board td.label { white-space:nowrap; }
 .board td.section { background:#f8f9fb; font-weight:600; color:#344054; }
+/* a tournament's name has no length limit: a long one wraps instead of pushing the page sideways */
+body { overflow-wrap:break-word; } header .crumbs { min-width:0; overflow-wrap:anywhere; } #tournaments td:first-child { overflow-wrap:anywhere; }
 @media (max-width:700px) { main { padding:10px 8px 32px; } .phone-hide { display:none; } th, td { padding:5px 6px; } }
 </style></head>
 <body><header><a href="/">Card Arena</a><span class="crumbs">{% block crumbs %}{% endblock %}</span></header>

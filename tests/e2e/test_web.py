@@ -405,3 +405,27 @@ def test_a_forfeited_match_shows_the_forfeit_and_its_reason_not_verified(site, b
     # an ordinary match still says it verified
     browser.get(url + "m/cn-1")
     assert browser.find_element(By.ID, "verified").text.startswith("replay verified")
+
+
+def test_a_very_long_tournament_name_wraps_instead_of_pushing_the_page_sideways(browser, tmp_path):
+    """A tournament's name has no length limit (`tournament run --name`): a 3,000-character
+    one pushed the front page's table, and with it every other tournament's game, bots and
+    state, off the right of the window, and the header and title of its own page with it."""
+    from arbiter.present.web import serve_in_thread
+
+    db = tmp_path / "arena.sqlite"
+    with Store(db) as store:
+        t = store.open_tournament("L" * 3000, "spades", {"game": "spades", "bots": BOTS})
+        store.open_tournament("short", "spades", {"game": "spades", "bots": BOTS})
+    server, _ = serve_in_thread(db)
+    try:
+        for page in ("", f"t/{t.id}"):
+            browser.get(server.url + page)
+            wide = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+            assert wide[0] <= wide[1], (page, wide)
+        browser.get(server.url)
+        state = browser.find_elements(By.CSS_SELECTOR, "#tournaments td:last-child")[-1]
+        assert state.rect["x"] + state.rect["width"] <= browser.execute_script("return window.innerWidth")
+    finally:
+        server.shutdown()
+        server.server_close()
