@@ -385,7 +385,7 @@ _TOURNAMENT = """{% extends "base" %}
 _REPLAY = """{% extends "base" %}
 {% block title %}Replay {{ r.match_id }} · Card Arena{% endblock %}
 {% block head %}{{ table_style }}{% endblock %}
-{% block crumbs %}{% if tour %}/ <a href="/t/{{ tour.id }}">{{ tour.name }}</a> {% endif %}/ {{ r.match_id }}{% endblock %}
+{% block crumbs %}{% if tour %}/ <a href="/t/{{ tour.id }}">{{ tour.name }}</a> {% elif arena %}/ <a href="/a">arenas</a> / <a href="/a/{{ arena.name|urlencode }}">{{ arena.name }}</a> {% endif %}/ {{ r.match_id }}{% endblock %}
 {% block body %}
 <h1>{{ r.game }} · match {{ r.match_id }}</h1>
 <p class="muted">seed {{ r.seed }} · {{ r.seat_names|map('e')|join(', ') }} ·
@@ -667,13 +667,14 @@ def _parse_view(view: str, num_seats: int) -> tuple[int | None, bool]:
     raise PageError(400, f"unknown view {view[:40]!r}: use spectator, full or seat0..seat{num_seats - 1}")
 
 
-def _read_match(store: Store, match_id: str, arena: ArenaRow | None = None) -> tuple[MatchRecord, TournamentRow | None]:
+def _read_match(store: Store, match_id: str, arena: ArenaRow | None = None
+                ) -> tuple[MatchRecord, TournamentRow | None, ArenaRow | None]:
     """The one reader of a stored match for every page that shows one (its replay at
     ``/m/ID``, and under an arena's URL): ``Store.read_match``, the store's one reader,
     with what it says may be shown. 404 if there is no such match (or it is not one of
     ``arena``'s), 403 with the disclosure rule's words while it may not be shown, 500 if
-    its record cannot be read. The record and its tournament (None: an arena's, or a
-    single match's that lost it)."""
+    its record cannot be read. The record, its tournament (None: an arena's, or a single
+    match's that lost it) and its arena (None: not an arena's), for the page's links home."""
     try:
         row = store.match(match_id)  # where it belongs: its tournament, its arena
     except StoreError as exc:
@@ -692,13 +693,18 @@ def _read_match(store: Store, match_id: str, arena: ArenaRow | None = None) -> t
         tour = store.tournament(row.tournament_id) if row.tournament_id is not None else None
     except StoreError:
         tour = None
-    return record, tour
+    if arena is None and row.arena_id is not None:
+        try:
+            arena = Arenas(store).arena(row.arena_id)
+        except StoreError:
+            arena = None
+    return record, tour, arena
 
 
 def replay_page(store: Store, match_id: str, query: dict[str, list[str]], arena: ArenaRow | None = None) -> str:
     """The replay of any stored match, whatever played it (``_read_match``); under an
     arena's URL (``arena``) the same viewer with the arena's links."""
-    record, tour = _read_match(store, match_id, arena)
+    record, tour, home = _read_match(store, match_id, arena)
     try:
         num_seats = get_game(record.game, record.options).num_seats
     except Exception as exc:  # noqa: BLE001 - a corrupt record is shown as an error, not a crash
@@ -706,13 +712,14 @@ def replay_page(store: Store, match_id: str, query: dict[str, list[str]], arena:
     base = (f"/a/{urllib.parse.quote(arena.name)}/m/{urllib.parse.quote(match_id)}?" if arena is not None
             else f"/m/{urllib.parse.quote(match_id)}?")
     return _replay_html(lambda seat, full: _replay(str(store.path), match_id, seat, full), match_id, num_seats, query,
-                        base, None if arena is not None else tour)
+                        base, None if arena is not None else tour, home)
 
 
 def _replay_html(steps_for: Callable[[int | None, bool], ReplayPage], match_id: str, num_seats: int,
-                 query: dict[str, list[str]], base: str, tour: Any) -> str:
+                 query: dict[str, list[str]], base: str, tour: Any, arena: ArenaRow | None = None) -> str:
     """The replay viewer's page at the query's ``view`` and ``step``; ``steps_for(seat,
-    full)`` gives the steps (cached), ``base`` is the page's own URL up to its query."""
+    full)`` gives the steps (cached), ``base`` is the page's own URL up to its query; the
+    page's way home is its tournament's page, or its arena's leaderboard."""
     view = (query.get("view") or ["full"])[0]
     seat, full = _parse_view(view, num_seats)
     page = steps_for(seat, full)
@@ -740,7 +747,7 @@ def _replay_html(steps_for: Callable[[int | None, bool], ReplayPage], match_id: 
 
     return _env.get_template("replay").render(
         r=r, step=step, steps=page.steps, last=last, title=title, error=page.error, view=view, views=views, url=url,
-        table=model, felt=render_table(model, interactive=False), table_style=Markup(TABLE_STYLE), tour=tour,
+        table=model, felt=render_table(model, interactive=False), table_style=Markup(TABLE_STYLE), tour=tour, arena=arena,
         forfeit=r.outcome is not None and not r.outcome.reason.finishes_the_game,  # a forfeit or an abort: a ruling
     )
 

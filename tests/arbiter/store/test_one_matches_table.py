@@ -191,6 +191,10 @@ def test_the_web_has_one_replay_reader_for_every_match(tmp_path):
         assert "a1-e0-1" in plain and "/m/a1-e0-1?" in plain and "/a/ladder/m/a1-e0-1?" in under
         strip = lambda text: text.replace("/a/ladder/m/", "/m/")  # noqa: E731 - the links differ, nothing else
         assert strip(under).count("data-card") == plain.count("data-card") > 0
+        # the way home is the arena's leaderboard under either URL (its crumbs named only the match)
+        home = '/ <a href="/a">arenas</a> / <a href="/a/ladder">ladder</a> / a1-e0-1</span>'
+        assert home in plain and home in under
+        assert '/ <a href="/t/7">club</a> / 7-0</span>' in web.replay_page(store, "7-0", {})
         for page, args in ((web.arena_replay_page, (store, "ladder", "7-0")), (web.replay_page, (store, "nope"))):
             with pytest.raises(web.PageError) as missing:
                 page(*args, {})
