@@ -23,6 +23,7 @@ import functools
 import hashlib
 import math
 import urllib.parse
+from shlex import quote
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -136,6 +137,7 @@ def chart_svg(rows: list[Analysed], current: int, width: int = 560, height: int 
 
 
 _env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, finalize=shown)  # (table.shown)
+_env.filters["shell"] = quote  # a command to paste: a store path with a space is one argument
 #: Both inspector pages step with the keyboard: ← → or j k follow the prev / next links.
 _KEYS = """<script nonce="{{ nonce }}">
 document.addEventListener("keydown", function (e) {
@@ -191,11 +193,11 @@ Values in {{ units }}. <a href="{{ replay_url }}">The replay</a>.</p>
 {% else %}<div id="no-analysis" class="error">{% if job and job.error %}<p id="analysis-error">The analysis stopped: {{ job.error }}</p>{% endif %}
 <p>No analysis of seat {{ seat }} is stored for this match.</p>
 {% if unwritable %}<p id="read-only">This store cannot be written ({{ unwritable }}), so no analysis can be stored in it:
-<code>arbiter analyse {{ r.match_id }} --seat {{ seat }} --db {{ db }}</code> prints one without storing it (or analyse a writable copy and serve that).</p>
+<code>arbiter analyse {{ r.match_id|shell }} --seat {{ seat }} --db {{ db|string|shell }}</code> prints one without storing it (or analyse a writable copy and serve that).</p>
 {% elif can_start %}<form method="post" action="{{ url(seat, p.number) }}"><button id="analyse" type="submit">Analyse seat {{ seat }} now</button>
 <span class="muted small">(computed here in the background, then stored; or store one with
-<code>arbiter analyse {{ r.match_id }} --seat {{ seat }} --db {{ db }}</code>)</span></form>
-{% else %}<p>Store one with <code>arbiter analyse {{ r.match_id }} --seat {{ seat }} --db {{ db }}</code>, then reload.</p>{% endif %}</div>{% endif %}
+<code>arbiter analyse {{ r.match_id|shell }} --seat {{ seat }} --db {{ db|string|shell }}</code>)</span></form>
+{% else %}<p>Store one with <code>arbiter analyse {{ r.match_id|shell }} --seat {{ seat }} --db {{ db|string|shell }}</code>, then reload.</p>{% endif %}</div>{% endif %}
 {% else %}<p class="small muted" id="analysis-settings">Analysis: {{ settings }}{% if mistakes %} · <span class="pill mistake">{{ mistakes }} mistake{{ '' if mistakes == 1 else 's' }}</span>{% endif %}</p>
 <p class="small muted" id="analysis-meaning">{{ meaning }}</p>
 {{ chart }}{% endif %}

@@ -65,6 +65,7 @@ import signal
 import socket
 import threading
 import urllib.parse
+from shlex import quote
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Iterator
@@ -334,7 +335,7 @@ _TOURNAMENT = """{% extends "base" %}
 {% if running %} · <span class="small" id="refreshing">this page updates by itself while the tournament runs</span>{% endif %}</p>
 {% if playing is not none %}<p id="now-playing">Now playing{% if not playing %}: between matches{% endif %}
 {% for m in playing %}<span class="pill live-match" data-match="{{ m.match_id }}">{{ m.seats|join(' · ') }}: {{ m.steps }} decisions</span> {% endfor %}
-<span class="muted small">(watch it move: <code>arbiter watch --db {{ db }}</code>)</span></p>
+<span class="muted small">(watch it move: <code>arbiter watch --db {{ db|string|shell }}</code>)</span></p>
 {% if playing and closed %}<p class="muted small" id="tables-withheld">The tables are not shown while the tournament runs: {{ closed_reason }}.</p>
 {% elif playing %}<p class="muted small" id="tables-late">Each table as it stood {{ live_delay|round|int }} s ago (public cards only).</p>{% endif %}
 {% for m in playing %}{% if m.table %}<div class="live-table" data-match="{{ m.match_id }}" data-shown="{{ m.shown }}">{{ m.table }}</div>{% endif %}{% endfor %}{% endif %}
@@ -592,6 +593,7 @@ _env = jinja2.Environment(
 _env.filters["card"] = card_html
 _env.filters["num"] = _num
 _env.filters["los"] = los_text
+_env.filters["shell"] = quote  # a command to paste: a store path with a space is one argument
 
 
 # --------------------------------------------------------------------------------------

@@ -59,3 +59,28 @@ def test_a_bots_page_in_a_tournament_says_its_forfeits_and_why(tmp_path):
     assert crash.count('<tr class="forfeit">') == 2 and 'href="/m/1-0"' in crash
     assert "RuntimeError: &lt;b&gt;boom&lt;/b&gt;" in crash and "<b>boom</b>" not in crash
     assert "forfeit-count" not in other and 'id="forfeits"' not in other
+
+
+def test_a_command_the_pages_give_to_paste_quotes_a_store_path_with_a_space(tmp_path):
+    """The inspector's "Store one with arbiter analyse ID --seat S --db PATH" (and the live
+    tournament's "arbiter watch --db PATH") gave a store in "club night/" unquoted: pasted,
+    the shell split it into two arguments."""
+    import asyncio
+
+    from arbiter.hosting.inprocess import InProcessSeat
+    from arbiter.match import run_match
+    from arbiter.present import inspector
+    from arbiter.present.web import open_read_only
+    from arbiter.tournament.play import store_play
+    from cardarena.records import MatchConfig
+    from sdk.loading import load_bot
+
+    folder = tmp_path / "club night"
+    folder.mkdir()
+    db = folder / "arena.sqlite"
+    bot = load_bot("random")
+    config = MatchConfig(game="spades", seed=3, options={"deals": 1}, match_id="m-1")
+    store_play(db, asyncio.run(run_match(config, [InProcessSeat(bot, "random") for _ in range(4)])))
+    with open_read_only(db) as store:
+        page = inspector.inspect_page(store, "m-1", {"seat": ["0"]}, "n0nce")
+    assert f"--db &#39;{db}&#39;</code>" in page and f"--db {db}</code>" not in page
