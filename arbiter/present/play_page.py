@@ -175,7 +175,7 @@ _LIVE = """<div id="status" data-version="{{ s.version }}" data-step="{{ s.step 
 {% if s.outcome %}<h2>Result</h2><table id="result"><tr><th>seat</th><th>who</th><th class="num">score</th><th class="num">rank</th></tr>
 {% for i in range(s.seat_names|length) %}<tr{% if i == s.seat %} id="result-you"{% endif %}><td>{{ i }}</td><td>{{ 'you' if i == s.seat else labels[i] }}</td>
 <td class="num">{{ s.outcome.scores[i]|num }}</td><td class="num">{{ s.outcome.ranks[i] }}</td></tr>{% endfor %}</table>
-<p id="stored">{% if s.stored == 'stored' %}<span class="ok">Recorded:</span> <a href="/m/{{ s.match_id|urlencode }}?view=seat{{ s.seat }}" id="replay-link">its replay</a>, or <code>arbiter replay {{ s.match_id }}</code>.
+<p id="stored">{% if s.stored == 'stored' %}<span class="ok">Recorded:</span> <a href="/m/{{ s.match_id|urlencode }}?view=seat{{ s.seat }}" id="replay-link">its replay</a>, or <code>arbiter replay {{ s.match_id|shell }}{% if db %} --db {{ db|string|shell }}{% endif %}</code>.
 {% elif s.stored %}<span class="error">{{ s.stored }}</span>{% else %}<span class="muted">Recording…</span>{% endif %}</p>
 {% if final_rows %}<details id="revealed"><summary>Everything shown at the end</summary><table class="board" id="final-board">
 {% for row in final_rows %}
@@ -337,9 +337,10 @@ def new_page(env: jinja2.Environment, tables: Tables, query: dict[str, list[str]
     )
 
 
-def live_fragment(env: jinja2.Environment, s: Snapshot) -> str:
+def live_fragment(env: jinja2.Environment, s: Snapshot, db: Any = None) -> str:
     """What changes on the seat's page, alone: the inner HTML of its ``<div id="live">``
-    (the status, the table, the choice asked, the result, the events), from the snapshot."""
+    (the status, the table, the choice asked, the result, the events), from the snapshot;
+    ``db`` the store the match is kept in (its replay command names it: it is seldom the default)."""
     view = s.view if s.final_view is None else s.final_view
     names = seat_labels(s.seat_names, s.seat_versions)
     t = None
@@ -363,7 +364,7 @@ def live_fragment(env: jinja2.Environment, s: Snapshot) -> str:
         catalogue=t.catalogue if t is not None else [], final_rows=final_rows, waiting_for=waiting_for,
         clock=_clock_text(s.decision_ms), events=[say(s.game, e) for e in told[-40:]], headline=headline, n_events=len(told),
         verdict=verdict(s.game, s.outcome, names, s.seat, s.final_view, s.options) if s.outcome is not None else "",
-        labels=names,
+        labels=names, db=db,
     )
 
 
@@ -375,7 +376,7 @@ def _to_act(s: Snapshot) -> int | None:
     return None
 
 
-def table_page(env: jinja2.Environment, s: Snapshot, nonce: str) -> str:
+def table_page(env: jinja2.Environment, s: Snapshot, nonce: str, db: Any = None) -> str:
     """The seat's page: the card table of its view, its choice, its events, the result;
     everything that changes is inside ``<div id="live">`` (``live_fragment``)."""
     names = seat_labels(s.seat_names, s.seat_versions)
@@ -385,7 +386,7 @@ def table_page(env: jinja2.Environment, s: Snapshot, nonce: str) -> str:
     options = ", ".join(f"{k}={value_text(v)}" for k, v in s.options.items() if k in _shown_options(s))
     where = seat_place(s.game, s.seat) + (f" (seat {s.seat})" if s.game == "spades" else "")
     return _template(env, "table").render(
-        s=s, live=Markup(live_fragment(env, s)), partners=partners, opponents=opponents or "nobody", nonce=nonce,
+        s=s, live=Markup(live_fragment(env, s, db)), partners=partners, opponents=opponents or "nobody", nonce=nonce,
         clock=_clock_text(s.decision_ms), options=options, where=where,
     )
 
@@ -520,7 +521,7 @@ def _dispatch(req: Request, env: jinja2.Environment, tables: Tables, nonce: str)
         if action == "":
             if method != "GET":
                 raise TableError(405, f"POST to /play/{match_id}/act to act")
-            return 200, html_type, table_page(env, table.snapshot(), nonce)
+            return 200, html_type, table_page(env, table.snapshot(), nonce, tables.db)
         if method != "POST":
             raise TableError(405, "act with a POST of the form on the seat's page")
         _same_origin(req)

@@ -154,3 +154,18 @@ def test_the_board_of_the_end_calls_the_person_you_as_the_page_does():
     html = live_fragment(web._env, s)
     board = html[html.index('id="final-board"'):]
     assert "seat 0 (you)" in board and "browser" not in board and "seat 1 (random@1.0)" in board
+
+
+def test_the_replay_command_at_the_end_names_the_store_the_match_is_in(tmp_path):
+    """"Recorded: its replay, or arbiter replay web-…" left out --db: pasted, it looked in
+    arena.sqlite, not in the store /play keeps its matches in (arbiter web --db club.sqlite)."""
+    from arbiter.person.tables import Snapshot
+    from arbiter.present import web
+    from arbiter.present.play_page import table_page
+
+    st = _state("spite-and-malice", {"payoff_size": 2}, lambda s: s.is_terminal, limit=20_000)
+    g = get_game("spite-and-malice", {"payoff_size": 2})
+    s = Snapshot("web-0a", "spite-and-malice", 0, ("browser", "random"), g.teams, {}, 300000, 3, 4, None, st.view(0),
+                 (), (), (), st.outcome(), st.view(0), "stored", "", 0, ("", "1.0"))
+    db = tmp_path / "club night.sqlite"
+    assert f"<code>arbiter replay web-0a --db &#39;{db}&#39;</code>" in table_page(web._env, s, "n0nce", db)
