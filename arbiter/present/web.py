@@ -147,6 +147,7 @@ class PageRow:
     forfeits: int = 0
     extra: dict[str, str] = field(default_factory=dict)
     rank: int = 0  # ``team_rows``'s: rows level on every number share one (1, 1, 3)
+    members: tuple[str, ...] = ()  # the bots of the line: one, or a named team's partners
 
 
 @dataclass
@@ -181,7 +182,7 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[PageStandin
             d.label, r.matches, r.wins, r.draws, r.losses, r.score_rate,
             r.rating.value if r.rating else None, r.rating.low if r.rating and r.rating.interval else None,
             r.rating.high if r.rating and r.rating.interval else None,
-            r.forfeits, extra, d.rank,
+            r.forfeits, extra, d.rank, tuple(d.members),
         ))
     cross = cross_rates(st, shown)
     method = RATING_METHOD
@@ -567,15 +568,18 @@ def tournament_bot_page(store: Store, key: str, name: str) -> str:
     st, rows = tournament_standings(store, tour)
     s = next((r for r in st.rows if r.name == name), None)
     if s is None:
-        raise PageError(404, f"no bot {name[:60]!r} in tournament {tour.name!r}")
-    within = {m.match_id for m in rows if name in m.seats}
+        team = next((r.name for r in st.rows if name in r.members), None)  # a partner: its team has the line
+        raise PageError(404, f"no bot {name[:60]!r} in tournament {tour.name!r}" + (
+            f": it plays in the team {team!r}, whose page is /t/{tour.id}/bot/{urllib.parse.quote(team)}" if team else ""))
+    members = set(s.members or (name,))  # a named team's line is its partners': their matches, their decisions
+    within = {m.match_id for m in rows if members & set(m.seats)}
     # its forfeits, as the standings count them (the last incident's seat is the one that failed),
     # and why: the page said only "0 won, 2 lost" of a bot that crashed in every match
     forfeited = [(m, m.outcome.detail) for m in rows if m.outcome.reason.is_forfeit and m.incidents
-                 and m.seats[m.incidents[-1].seat] == name] if tour.disclosure.matches else []
+                 and m.seats[m.incidents[-1].seat] in members] if tour.disclosure.matches else []
     return _env.get_template("tournament_bot").render(
         t=tour, name=name, s=s, running=tour.disclosure.running, forfeited=forfeited,
-        closed_reason=disclosure.CLOSED_REASON, costly=inspector.costliest_html(store, [name], within=within))
+        closed_reason=disclosure.CLOSED_REASON, costly=inspector.costliest_html(store, sorted(members), within=within))
 
 
 def _num(x: float) -> str:

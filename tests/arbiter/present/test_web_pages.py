@@ -84,3 +84,34 @@ def test_a_command_the_pages_give_to_paste_quotes_a_store_path_with_a_space(tmp_
     with open_read_only(db) as store:
         page = inspector.inspect_page(store, "m-1", {"seat": ["0"]}, "n0nce")
     assert f"--db &#39;{db}&#39;</code>" in page and f"--db {db}</code>" not in page
+
+
+def test_a_named_teams_page_shows_its_partners_decisions_and_a_partner_is_pointed_to_it(tmp_path):
+    """A named team's line (``greedy + heuristic``) links to its page, which looked for
+    matches and analysed decisions of a bot of that name (none sits under it): "No analysed
+    match yet" beside an analysed match of the team; a partner's own URL was a bare 404."""
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+    from arbiter.present.web import PageError, open_read_only, tournament_bot_page
+
+    db = tmp_path / "t.sqlite"
+    runner = CliRunner()
+    r = runner.invoke(app, ["tournament", "run", "--game", "spades", "--bots", "random,greedy,heuristic,r2=random",
+                            "--teams", "greedy+heuristic,random+r2", "--deals", "1", "-o", "deals=1", "--seed", "5",
+                            "--name", "teams", "--db", str(db), "--transport", "inproc", "--quiet"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    with open_read_only(db) as store:
+        match = next(m for m in store.matches(store.tournament("teams").id) if m.seats[0] == "greedy")
+    r = runner.invoke(app, ["analyse", match.match_id, "--db", str(db), "--seat", "0", "--samples", "1",
+                            "--top", "0"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    with open_read_only(db) as store:
+        page = tournament_bot_page(store, "teams", "greedy + heuristic")
+        assert "No analysed match yet" not in page and f"/m/{match.match_id}/inspect?seat=0" in page
+        try:
+            tournament_bot_page(store, "teams", "greedy")
+            raise AssertionError("a partner's own page")
+        except PageError as exc:
+            assert exc.status == 404 and "plays in the team 'greedy + heuristic'" in str(exc)
+            assert "/t/1/bot/greedy%20%2B%20heuristic" in str(exc)
