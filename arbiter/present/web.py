@@ -373,7 +373,8 @@ _TOURNAMENT = """{% extends "base" %}
 {% endif %}
 <h2>Matches</h2>
 {% if closed %}<p class="muted small">Replays open when the tournament ends, and so does each seating's result: {{ closed_reason }}.</p>{% endif %}
-<table id="matches"><tr><th class="num">#</th><th>match</th><th>seats</th><th>scores</th><th>ranks</th><th>ended</th></tr>
+{% if not rows %}<p id="no-matches">No match has finished yet{% if state == 'interrupted' %}: the run stopped before its first result{% elif not t.finished %}: they are listed here as they end{% endif %}.</p>{% endif %}
+<table id="matches"{% if not rows %} hidden{% endif %}><tr><th class="num">#</th><th>match</th><th>seats</th><th>scores</th><th>ranks</th><th>ended</th></tr>
 {% for m in rows %}
 <tr><td class="num">{{ m.idx }}</td><td>{% if closed %}{{ m.match_id }}{% else %}<a href="/m/{{ m.match_id|urlencode }}">{{ m.match_id }}</a>{% endif %}</td>
 <td>{{ m.seats|join(', ') }}</td>{% if closed %}<td class="muted">withheld</td><td class="muted">withheld</td>{% else %}<td>{{ m.outcome.scores|map('num')|join(' / ') }}</td><td>{{ m.outcome.ranks|join(' / ') }}</td>{% endif %}

@@ -115,3 +115,17 @@ def test_a_named_teams_page_shows_its_partners_decisions_and_a_partner_is_pointe
         except PageError as exc:
             assert exc.status == 404 and "plays in the team 'greedy + heuristic'" in str(exc)
             assert "/t/1/bot/greedy%20%2B%20heuristic" in str(exc)
+
+
+def test_a_tournament_without_a_finished_match_says_so(tmp_path):
+    """A tournament stopped before its first result showed a matches table of headers only,
+    under standings of 0s: nothing said no match had ended."""
+    from arbiter.present.web import open_read_only, tournament_page
+
+    db = tmp_path / "t.sqlite"
+    with Store(db) as store:
+        store.open_tournament("early", "spades", {"game": "spades", "bots": ["random", "greedy"]})
+    with open_read_only(db) as store:
+        page = tournament_page(store, "early")
+    assert '<p id="no-matches">No match has finished yet: the run stopped before its first result.</p>' in page
+    assert '<table id="matches" hidden>' in page
