@@ -574,7 +574,8 @@ class Tables:
         for ref in opponents:
             choice = offered.get(ref)
             if choice is None:
-                raise TableError(400, f"unknown bot {clip(ref, 64)!r}: choose one of {', '.join(offered)}")
+                playing = [r for r, b in offered.items() if b.plays(game)]  # not dds for Spot: it would refuse it next
+                raise TableError(400, f"unknown bot {clip(ref, 64)!r}: choose one of {', '.join(playing)}")
             if not choice.plays(game):
                 raise TableError(400, does_not_play(ref, game, choice.games))
         remote = [ref for ref in opponents if ref.startswith(REMOTE)]

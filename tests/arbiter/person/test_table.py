@@ -199,3 +199,19 @@ def test_a_page_that_keeps_asking_keeps_the_seat():
     mine = [a for a in record.actions if a.seat == 0]
     assert sum(a.action.startswith("play ") for a in mine) == 13  # every card of the hand, played by the person
     assert mine[0].ms >= 1000 and all(a.forced == "" for a in mine)
+
+
+def test_an_unknown_bot_is_answered_with_the_bots_that_play_the_game(tmp_path):
+    """/play refused an unknown bot for Spot with "choose one of dds, greedy, heuristic,
+    random, search": two of them (Spades only) it then refused as not playing Spot."""
+    from arbiter.person.tables import Tables
+    from arbiter.store.db import Store
+
+    Store(tmp_path / "a.sqlite").close()
+    tables = Tables(tmp_path / "a.sqlite")
+    try:
+        with pytest.raises(TableError) as err:
+            tables.start("spot", "0", ["random@9.9"], {"players": 2})
+        assert err.value.status == 400 and str(err.value) == "unknown bot 'random@9.9': choose one of heuristic, random, search"
+    finally:
+        tables.close()
