@@ -191,7 +191,7 @@ _LIVE = """<div id="status" data-version="{{ s.version }}" data-step="{{ s.step 
 <select name="action" id="all-actions">{% for e in catalogue %}<option value="{{ e.text }}" data-action="{{ e.text }}" data-from="{{ e.srcs|join(' ') }}" data-to="{{ e.dst }}">{{ e.text }}</option>{% endfor %}</select>
 <button type="submit" id="do-action">Do it</button></form></details>
 {% endif %}
-<details id="events-box"><summary class="events-title">Events ({{ n_events }})</summary><div class="steps" id="event-list"><ol id="events">{% for e in events %}<li>{{ e }}</li>{% endfor %}</ol></div></details>
+<details id="events-box"><summary class="events-title">Events ({{ n_events }}{% if events|length < n_events %}: the last {{ events|length }}{% endif %})</summary><div class="steps" id="event-list"><ol id="events"{% if events|length < n_events %} start="{{ n_events - events|length + 1 }}"{% endif %}>{% for e in events %}<li>{{ e }}</li>{% endfor %}</ol></div></details>
 {% if s.failed or s.stored %}<span data-live-end></span>{% endif %}
 """
 

@@ -169,3 +169,20 @@ def test_the_replay_command_at_the_end_names_the_store_the_match_is_in(tmp_path)
                  (), (), (), st.outcome(), st.view(0), "stored", "", 0, ("", "1.0"))
     db = tmp_path / "club night.sqlite"
     assert f"<code>arbiter replay web-0a --db &#39;{db}&#39;</code>" in table_page(web._env, s, "n0nce", db)
+
+
+def test_the_events_list_says_it_is_the_last_ones_and_numbers_them_so():
+    """The seat's page listed "Events (78)" and then 40 of them numbered 1 to 40: the first
+    one shown (the 39th event) read as the match's first."""
+    from arbiter.person.tables import Snapshot
+    from arbiter.present import web
+    from arbiter.present.play_page import live_fragment
+
+    st = _state("spite-and-malice", {}, lambda s: s.current_seat == 0 and s.legal_actions())
+    g = get_game("spite-and-malice")
+    events = tuple(f"seat 1 plays card {k}" for k in range(1, 79))
+    s = Snapshot("web-0", "spite-and-malice", 0, ("browser", "random"), g.teams, {}, 300000, 3, 4, 5, st.view(0),
+                 tuple(st.legal_actions()), events, (), None, None, "", "", 0)
+    html = live_fragment(web._env, s)
+    assert "Events (78: the last 40)" in html and '<ol id="events" start="39">' in html
+    assert "card 39<" in html and "card 38<" not in html
