@@ -284,8 +284,9 @@ def option_fields(game: str, given: dict[str, str]) -> list[OptionField]:
                 words += ("; " if words else "") + "blank: none"
             out.append(OptionField(o.name, "number", value if value else ("" if o.default == "none" else o.default),
                                    o.default, (), lo, hi, "1" if arms[0] == "int" else "any", words.strip(), help_))
-        else:
-            out.append(OptionField(o.name, "text", value, o.default, range=o.type, help=help_))
+        else:  # the type in words a person reads ("random or a whole number"), not the schema's "random or int"
+            words = " or ".join({"int": "a whole number", "number": "a number"}.get(a, a) for a in arms)
+            out.append(OptionField(o.name, "text", value, o.default, range=words, help=help_))
     return out
 
 

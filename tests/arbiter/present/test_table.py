@@ -101,6 +101,9 @@ def test_the_form_is_drawn_from_the_option_schema():
     assert fields["decks"].kind == "number" and "blank: none" in fields["decks"].range
     assert all("``" not in str(f.help) for f in fields.values())
     assert "<code>unlimited</code>" in str(fields["center_limit"].help)
+    # a text box says what it takes in words, not the schema's type names ("int or unlimited")
+    assert fields["center_limit"].range == "a whole number or unlimited"
+    assert {f.name: f for f in option_fields("spades", {})}["first_dealer"].range == "random or a whole number"
     spades = {f.name: f for f in option_fields("spades", {"nil": "false"})}
     assert spades["nil"].value == "false" and spades["lose_at"].min is None  # a score may be negative
     # a check box sends "false" then "true" when ticked: the last one counts; defaults are not options given
