@@ -70,6 +70,12 @@ log = logging.getLogger(__name__)
 #: The name the browser's seat plays under (records, replays, the other seats' MatchStart).
 HUMAN = "browser"
 
+#: What /play says on a server started with ``--play-limit 0`` (the default on an interface
+#: other machines reach, ``arbiter web --host``): no match with a person is started there.
+OFF = ("playing a seat is off on this server: it allows no match with a person at the table (--play-limit 0, "
+       "the default where other machines reach it); its operator may allow some with --play-limit N. "
+       "The rest of the site works")
+
 #: Matches with a person at the table at once (``arbiter web --play-limit``).
 DEFAULT_LIMIT = 4
 
@@ -586,6 +592,8 @@ class Tables:
         if why:
             raise TableError(503, f"the store {self.db} cannot be written ({why}): a match played here could not be "
                                   "recorded, so none can be started; the rest of the site works")
+        if not self.limit:  # not "wait until one ends": none ever starts
+            raise TableError(503, OFF)
         with self._lock:
             live = sum(1 for t in self._tables.values() if t.live) + self._starting
             if live >= self.limit:

@@ -46,7 +46,8 @@ from arbiter.present.boards import board
 from arbiter.present.table import (TABLE_SCRIPT, TABLE_STYLE, render_table, say, seat_labels, seat_place, table_model, told_once,
                                    verdict)
 from arbiter.batch.venue import not_carried
-from arbiter.person.tables import DEFAULT_DECISION_SECONDS, DEFAULT_LIMIT, DEFAULT_PER_CLIENT, Snapshot, TableError, Tables, table_games
+from arbiter.person.tables import (DEFAULT_DECISION_SECONDS, DEFAULT_LIMIT, DEFAULT_PER_CLIENT, OFF, Snapshot, TableError, Tables,
+                                   table_games)
 from cardarena.games import GAMES, ConfigError, GameError, game_class, get_game
 from cardarena.games.base import option_specs, value_text
 from cardarena.records import clip, number
@@ -106,6 +107,7 @@ _NEW = """{% extends "base" %}
 <h1 class="play">Play a seat against bots</h1>
 <p class="muted small" id="live-count">{{ live }} of {{ limit }} matches with a person at the table are being played ·
 {{ clock }} a decision (past it your side forfeits; so does closing the match's page for a minute at your turn) · the match is recorded in {{ db }} and replays like any other.</p>
+{% if not limit %}<p class="error" id="play-off">{{ off }}.</p>{% endif %}
 {% if unwritable %}<p class="error" id="store-unwritable">Playing is off: the store {{ db }} cannot be written ({{ unwritable }}),
 so a match played here could not be recorded. The rest of the site works.</p>{% endif %}
 {% if error %}<p class="error" id="form-error">{{ error }}</p>{% endif %}
@@ -122,7 +124,7 @@ so a match played here could not be recorded. The rest of the site works.</p>{% 
 <td><span class="you-here" id="you-{{ s }}" {{ '' if s == seat else 'hidden' }}>you</span>
 <select name="bot.{{ s }}" id="bot-{{ s }}" aria-label="the bot at {{ places[s] }}" {{ 'hidden disabled' if s == seat else '' }}>{% for b in bots %}<option value="{{ b.ref }}" {{ 'selected' if b.ref == chosen.get(s, default_bot) else '' }}>{{ b.ref }} ({{ b.note }})</option>{% endfor %}</select></td></tr>
 {% endfor %}</table>
-<p><button type="submit" id="start" {{ 'disabled' if unwritable else '' }}>Start the match</button></p>
+<p><button type="submit" id="start" {{ 'disabled' if unwritable or not limit else '' }}>Start the match</button></p>
 <p class="muted small">Each bot runs as a sandboxed process of its own, as in a tournament.</p>{% endif %}
 </div><div>
 <h2>Variant</h2>
@@ -334,7 +336,7 @@ def new_page(env: jinja2.Environment, tables: Tables, query: dict[str, list[str]
         places=[seat_place(game, k) + (f" (seat {k})" if game == "spades" else "") for k in range(seats)],
         seat=min(seat, max(0, seats - 1)), bots=bots, chosen=chosen, default_bot="random",
         live=tables.live(), limit=tables.limit, clock=_clock_text(int(tables.decision_seconds * 1000)),
-        unwritable=tables.unwritable(), db=tables.db, error=error, nonce=nonce,
+        unwritable=tables.unwritable(), db=tables.db, error=error, nonce=nonce, off=OFF,
     )
 
 

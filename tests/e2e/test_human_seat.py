@@ -542,8 +542,9 @@ def test_on_an_interface_other_machines_reach_play_is_off_unless_a_limit_is_give
         with _web(db, "--host", "0.0.0.0") as url:
             client = Client(url.replace("0.0.0.0", "127.0.0.1"))
             r = client.post("/play/new", _start_form("spades", 0, ["random"] * 3, SPADES))
-            assert r.status == 429 and "set-cookie" not in r.headers, (r.status, _error(r))
-            assert "0 of 0 matches" in client.get("/play").body
+            assert r.status == 503 and "set-cookie" not in r.headers, (r.status, _error(r))
+            assert "playing a seat is off on this server" in r.body  # not "wait until one ends": none ever starts
+            assert 'id="play-off"' in client.get("/play").body
         with _web(db, "--host", "0.0.0.0", "--play-limit", "1") as url:
             client = Client(url.replace("0.0.0.0", "127.0.0.1"))
             _play_out(client, _start(client, "spades", 0, ["random"] * 3, SPADES))

@@ -215,3 +215,25 @@ def test_an_unknown_bot_is_answered_with_the_bots_that_play_the_game(tmp_path):
         assert err.value.status == 400 and str(err.value) == "unknown bot 'random@9.9': choose one of heuristic, random, search"
     finally:
         tables.close()
+
+
+def test_with_play_limit_0_the_form_and_a_start_say_playing_is_off(tmp_path):
+    """`arbiter web --host 0.0.0.0` turns /play off (--play-limit 0): its page still offered
+    the form, and a start answered 429 "0 matches ... are being played, the most this server
+    allows: finish one, or wait until one ends", a wait that never ends."""
+    from arbiter.person.tables import Tables
+    from arbiter.present import web
+    from arbiter.present.play_page import new_page
+    from arbiter.store.db import Store
+
+    Store(tmp_path / "a.sqlite").close()
+    tables = Tables(tmp_path / "a.sqlite", limit=0)
+    try:
+        with pytest.raises(TableError) as err:
+            tables.start("spot", "0", ["random"], {"players": 2})
+        assert err.value.status == 503 and "playing a seat is off on this server" in str(err.value)
+        assert "wait until one ends" not in str(err.value)
+        page = new_page(web._env, tables, {})
+        assert 'id="play-off"' in page and "--play-limit N" in page and '<button type="submit" id="start" disabled>' in page
+    finally:
+        tables.close()
