@@ -31,10 +31,12 @@ refused; one client starts one match at a time and plays at most ``Tables.per_cl
 
 from __future__ import annotations
 
+import enum
 import html
 import http.cookies
 import logging
 import re
+import typing
 import urllib.parse
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -50,6 +52,7 @@ from arbiter.person.tables import (DEFAULT_DECISION_SECONDS, DEFAULT_LIMIT, DEFA
                                    table_games)
 from cardarena.games import GAMES, ConfigError, GameError, game_class, get_game
 from cardarena.games.base import option_specs, value_text
+from cardarena.games.options import type_hints
 from cardarena.records import clip, number
 
 log = logging.getLogger(__name__)
@@ -264,6 +267,13 @@ def _help(meaning: str) -> Markup:
     return Markup(_CODE.sub(lambda m: f"<code>{m.group(1)}</code>", str(html.escape(meaning))))
 
 
+def _one_name(game: str, name: str) -> bool:
+    """Whether option ``name`` of ``game`` is a choice of a single name (an enum of one member,
+    Spot's ``tie_rule``): its type reads as that name alone, which a text box would ask for."""
+    tp = type_hints(game_class(game).Options)[name]
+    return (isinstance(tp, type) and issubclass(tp, enum.Enum)) or typing.get_origin(tp) is typing.Literal
+
+
 def option_fields(game: str, given: dict[str, str]) -> list[OptionField]:
     """The form's fields for ``game``'s options: check boxes for booleans, selects for a
     choice of names, number boxes with the accepted range for whole numbers, text for the rest."""
@@ -274,7 +284,7 @@ def option_fields(game: str, given: dict[str, str]) -> list[OptionField]:
         help_ = _help(o.meaning)
         if o.type == "bool":
             out.append(OptionField(o.name, "bool", (value or o.default).lower(), o.default, help=help_))
-        elif " | " in o.type:
+        elif " | " in o.type or _one_name(game, o.name):  # a choice of names (of one name, for now: still a menu)
             choices = tuple(c.strip() for c in o.type.split(" | "))
             out.append(OptionField(o.name, "choice", value or o.default, o.default, choices, help=help_))
         elif arms[0] in ("int", "number") and all(a in ("int", "number", "none") for a in arms):

@@ -104,6 +104,9 @@ def test_the_form_is_drawn_from_the_option_schema():
     # a text box says what it takes in words, not the schema's type names ("int or unlimited")
     assert fields["center_limit"].range == "a whole number or unlimited"
     assert {f.name: f for f in option_fields("spades", {})}["first_dealer"].range == "random or a whole number"
+    # a choice of one name (Spot's tie_rule) is a menu of it, not a text box that asks for "split"
+    tie = {f.name: f for f in option_fields("spot", {})}["tie_rule"]
+    assert (tie.kind, tie.choices, tie.value) == ("choice", ("split",), "split")
     spades = {f.name: f for f in option_fields("spades", {"nil": "false"})}
     assert spades["nil"].value == "false" and spades["lose_at"].min is None  # a score may be negative
     # a check box sends "false" then "true" when ticked: the last one counts; defaults are not options given
