@@ -437,6 +437,7 @@ if (cur) { list.scrollTop = cur.offsetTop - list.offsetTop - list.clientHeight /
 """
 
 _ERROR = """{% extends "base" %}
+{% block title %}{{ status }} · Card Arena{% endblock %}
 {% block body %}<h1>{{ status }}</h1><p class="error">{{ message }}</p><p><a href="/">All tournaments</a></p>{% endblock %}
 """
 

@@ -129,3 +129,11 @@ def test_a_tournament_without_a_finished_match_says_so(tmp_path):
         page = tournament_page(store, "early")
     assert '<p id="no-matches">No match has finished yet: the run stopped before its first result.</p>' in page
     assert '<table id="matches" hidden>' in page
+
+
+def test_an_error_page_is_titled_by_its_status_as_the_play_pages_are():
+    """A store page's 404 was titled "Card Arena", the front page's title: a tab (or a screen
+    reader's first words) did not tell it from the home page; /play's errors say "404 · Card Arena"."""
+    from arbiter.present.web import error_page
+
+    assert "<title>404 · Card Arena</title>" in error_page(404, "no match 'x' in a.sqlite")
