@@ -116,7 +116,8 @@ ELO_SCALE = ("rating: Elo scale, the field's mean at 1500; 200 points ahead of a
              "the pairwise points expected against it")
 
 #: What the arena's rating number means, beside ELO_SCALE.
-ARENA_SCALE = ("rating: openskill's μ (Weng-Lin Plackett-Luce; a new bot starts at 25 ± 8.3), not the Elo scale "
+ARENA_SCALE = ("rating: openskill's μ (Weng-Lin Plackett-Luce; a new bot starts at 25, σ 8.3: 25 ± 16.3 at 95%, "
+               "as the pages' ± and intervals are), not the Elo scale "
                "of tournament pages: once ratings are settled, 1 point here is roughly 30 Elo points")
 
 

@@ -137,3 +137,20 @@ def test_an_error_page_is_titled_by_its_status_as_the_play_pages_are():
     from arbiter.present.web import error_page
 
     assert "<title>404 · Card Arena</title>" in error_page(404, "no match 'x' in a.sqlite")
+
+
+def test_the_arena_scale_note_gives_a_new_bot_the_plus_minus_its_page_shows():
+    """A new bot's page read "rating 25.00 ± 16.33" (μ ± 1.96σ, the 95% interval) above the
+    note "a new bot starts at 25 ± 8.3" (± σ): two meanings of ± on one page."""
+    from arbiter.present.export import ARENA_SCALE
+    from arbiter.present.web import arena_bot_page
+
+    with Store(":memory:") as store:
+        tables = Arenas(store)
+        spec = ArenaSpec(game="spades", name="club")
+        row = tables.open_arena(spec.display_name, spec.game, spec.identity())
+        tables.add_entrant(row.id, "north@1", "north", "1", "alice", "", matchmaking.MU, matchmaking.SIGMA)
+        page = arena_bot_page(store, "club", "north")
+    shown = f"± {1.96 * matchmaking.SIGMA:.2f}"
+    assert f"rating {matchmaking.MU:.2f} {shown}" in page
+    assert f"{matchmaking.MU:.0f} ± {1.96 * matchmaking.SIGMA:.1f} at 95%" in ARENA_SCALE and "25 ± 8.3" not in ARENA_SCALE
