@@ -241,6 +241,26 @@ def _named_or_newest(store: Store, name: str | None) -> str | None:
     return tours[-1].name if tours else None
 
 
+def _not_a_ladder(store: Store, db: Path, name: str | None) -> None:
+    """UsageError pointing to ``standings --arena`` where the tournament asked for (or, with
+    none named, any) is missing and the store holds an arena of that name (or any): "no
+    tournament 'ladder'" said nothing of the ladder its web page shows."""
+    from arbiter.store.arenas import Arenas
+    from arbiter.store.db import StoreError
+
+    try:
+        if (store.tournament(name) if name is not None else store.tournaments()):
+            return
+    except StoreError:
+        pass
+    arenas = [a.name for a in Arenas(store).arenas()]
+    command = lambda a: f"arbiter standings --arena {quote(a)} --db {quote(str(db))}"  # noqa: E731
+    if name is not None and name in arenas:
+        raise UsageError(f"no tournament {name!r} in {db}: {name!r} is an arena; its ladder: {command(name)}")
+    if name is None and arenas:
+        raise UsageError(f"no tournaments in {db}, only arenas; their ladders: " + "; ".join(map(command, arenas)))
+
+
 def _open_existing(db: Path) -> Store:
     """The store at ``db``, read-only: reading never writes (nor creates a store)."""
     if not db.exists():
@@ -296,6 +316,7 @@ def standings_cmd(
 
     with _run(_open_existing, db) as store, store.snapshot():  # the table, header and times of the same matches
         tournament = _run(_named_or_newest, store, tournament)
+        _run(_not_a_ladder, store, db, tournament)
         st, info = _run(load_standings, store, tournament)
         info = with_clock(info, _run(store.tournament, info["id"]).spec)
         times = _run(store.think_times, info["id"])

@@ -71,3 +71,27 @@ def _a_pid_no_process_has() -> int:
         except PermissionError:
             pass
         pid -= 1
+
+
+def test_standings_of_a_ladders_name_point_to_standings_arena(tmp_path):
+    """``arbiter standings ladder --db arena.sqlite`` said "no tournament 'ladder'" of the
+    ladder whose page ``arbiter web`` shows, and without a name "no tournaments": both say
+    the command that shows it."""
+    from arbiter.arena import matchmaking
+    from arbiter.store.arenas import Arenas
+    from arbiter.store.db import Store
+
+    db = tmp_path / "arena.sqlite"
+    with Store(db) as store:
+        tables = Arenas(store)
+        spec = ArenaSpec(game="spades", name="ladder")
+        row = tables.open_arena(spec.display_name, spec.game, spec.identity())
+        tables.add_entrant(row.id, "north@1", "north", "1", "alice", "", matchmaking.MU, matchmaking.SIGMA)
+    for args in (["ladder"], []):
+        r = runner.invoke(app, ["standings", *args, "--db", str(db)], env={"COLUMNS": "300"})
+        said = " ".join(r.output.split())
+        assert r.exit_code == 2 and f"arbiter standings --arena ladder --db {db}" in said, said
+    r = runner.invoke(app, ["standings", "--arena", "ladder", "--db", str(db)], env={"COLUMNS": "200"})
+    assert r.exit_code == 0 and "north" in r.output, r.output
+    r = runner.invoke(app, ["standings", "nope", "--db", str(db)], env={"COLUMNS": "200"})
+    assert r.exit_code != 0 and "--arena" not in r.output, r.output
