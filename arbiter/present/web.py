@@ -393,7 +393,7 @@ _REPLAY = """{% extends "base" %}
 <h1>{{ r.game }} · match {{ r.match_id }}</h1>
 <p class="muted">seed {{ r.seed }} · {{ r.seat_names|map('e')|join(', ') }} ·
 {% if error %}<span class="pill bad">does not replay</span>
-{% elif forfeit %}<span class="pill bad" id="forfeit">{{ r.outcome.reason.value }}</span> the {{ r.actions|length }} action{{ '' if r.actions|length == 1 else 's' }} before it replay; the result is the arbiter's ruling, not the game's
+{% elif forfeit %}<span class="pill bad" id="forfeit">{{ r.outcome.reason.value }}</span> {% if r.actions %}the {{ r.actions|length }} action{{ '' if r.actions|length == 1 else 's' }} before it replay{% else %}it came before any action{% endif %}; the result is the arbiter's ruling, not the game's
 {% else %}<span class="ok" id="verified">replay verified: {{ r.actions|length }} actions reproduce the result</span>{% endif %}</p>
 {% if error %}<p class="error" id="replay-error">Replay failed: {{ error }}</p>{% endif %}
 {% if forfeit %}<div class="error" id="forfeit-reason"><strong>{{ 'Forfeit' if r.outcome.reason.is_forfeit else 'Stopped by the arbiter' }} ({{ r.outcome.reason.value }})</strong>: {{ r.outcome.detail or 'no detail recorded' }}

@@ -154,3 +154,33 @@ def test_the_arena_scale_note_gives_a_new_bot_the_plus_minus_its_page_shows():
     shown = f"± {1.96 * matchmaking.SIGMA:.2f}"
     assert f"rating {matchmaking.MU:.2f} {shown}" in page
     assert f"{matchmaking.MU:.0f} ± {1.96 * matchmaking.SIGMA:.1f} at 95%" in ARENA_SCALE and "25 ± 8.3" not in ARENA_SCALE
+
+
+def test_a_forfeit_before_any_action_does_not_speak_of_0_actions_replaying(tmp_path):
+    """A bot that failed before the first decision: its replay said "the 0 actions before it
+    replay"."""
+    import asyncio
+
+    from arbiter.hosting.inprocess import InProcessSeat
+    from arbiter.match import run_match
+    from arbiter.present.web import open_read_only, replay_page
+    from arbiter.tournament.play import store_play
+    from cardarena.records import MatchConfig
+    from sdk import Bot
+    from sdk.loading import load_bot
+
+    class Broken(Bot):
+        name = "broken"
+        games = ("*",)
+
+        def choose(self, view, legal_actions):
+            raise RuntimeError("no")
+
+    db = tmp_path / "a.sqlite"
+    config = MatchConfig(game="spite-and-malice", seed=3, match_id="m-0")
+    record = asyncio.run(run_match(config, [InProcessSeat(Broken(), "broken"), InProcessSeat(load_bot("random"), "random")]))
+    assert record.outcome.reason.is_forfeit and not record.actions
+    store_play(db, record)
+    with open_read_only(db) as store:
+        page = replay_page(store, "m-0", {})
+    assert "it came before any action; the result is the arbiter" in page and "the 0 actions" not in page
