@@ -87,7 +87,7 @@ from cardarena.records import MatchRecord, number
 from cardarena.replay import ReplayError
 from cardarena.replay import ReplayStep, step_record
 from arbiter.present.export import (
-    ARENA_SCALE, NOT_HOSTED, NOT_HOSTED_LABEL, los_text, margin_header, margin_text, sentence, standings_notes,
+    ARENA_SCALE, NOT_HOSTED, NOT_HOSTED_LABEL, _seed_text, los_text, margin_header, margin_text, sentence, standings_notes,
 )
 from arbiter.present.table import TABLE_STYLE, render_table, shown, table_model
 from arbiter.present.watching import now_playing
@@ -101,6 +101,7 @@ from cardarena import disclosure
 from arbiter.arena import matchmaking
 from arbiter.rating.ratings import RATING_METHOD, compute_standings
 from arbiter.tournament.play import is_play_name
+from arbiter.tournament.run import shown_seed
 from arbiter.tournament.spec import TournamentSpec, entrant_names
 
 log = logging.getLogger(__name__)
@@ -342,7 +343,7 @@ _TOURNAMENT = """{% extends "base" %}
 {% for m in playing %}{% if m.table %}<div class="live-table" data-match="{{ m.match_id }}" data-shown="{{ m.shown }}">{{ m.table }}</div>{% endif %}{% endfor %}{% endif %}
 <dl class="played" id="played">
 {% for label, text in played.lines() %}<dt>{{ label }}</dt><dd id="played-{{ label }}">{{ text }}</dd>
-{% endfor %}</dl>
+{% endfor %}{% if seed %}<dt>seed</dt><dd id="played-seed">{{ seed }}</dd>{% endif %}</dl>
 {% if entrants %}<h2>Entrants</h2>
 <table id="entrants"><tr><th>bot</th><th>version</th><th>spec</th>{% if team_of %}<th>team</th>{% endif %}</tr>
 {% for e in entrants %}<tr class="entrant"><td class="bot"><strong>{{ e.name }}</strong></td><td class="version">{{ e.version or '–' }}</td>
@@ -652,9 +653,12 @@ def tournament_page(store: Store, key: str) -> str:
     policy = tour.disclosure
     # single matches (play:GAME) are never finished: played one at a time, neither running nor interrupted
     state = None if is_play_name(tour.name) else tour.state(run_holder(store.path))
+    # the seed, as the CLI's standings and the exports say it (withheld while it runs); single
+    # matches are each dealt from a seed of their own (their replays show it)
+    seed = None if is_play_name(tour.name) else _seed_text(shown_seed(store, tour, TournamentSpec.from_json(tour.spec)))
     return _env.get_template("tournament").render(
         state=state, interrupted=interrupted_text(tour.name, tour.spec, store.path) if state == "interrupted" else "",
-        t=tour, st=st, rows=rows, extra_cols=extra_cols, closed=not policy.matches,
+        t=tour, st=st, rows=rows, extra_cols=extra_cols, closed=not policy.matches, seed=seed,
         closed_reason=disclosure.CLOSED_REASON, played=played, entrants=entrants,
         team_of={m: " + ".join(t) for t in played.teams for m in t}, running=policy.running,
         think_note=THINK_NOTE, db=store.path, table_style=Markup(TABLE_STYLE),

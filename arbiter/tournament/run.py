@@ -385,7 +385,14 @@ def load_standings(store: Store, name_or_id: str | int | None = None):
     except (TypeError, ConfigError) as exc:
         raise StoreError(f"tournament {tour.name!r}: stored spec is unusable: {exc}") from None
     rows = store.matches(tour.id, records=False)  # the results alone: a table needs no record
-    info = tournament_info(tour, spec)
+    info = tournament_info(tour, spec) | shown_seed(store, tour, spec)
+    return standings(rows, game, spec.duplicate, entrant_names(store, tour.id, spec.bots)), info
+
+
+def shown_seed(store: Store, tour, spec: TournamentSpec) -> dict[str, Any]:
+    """The seed a display may show of a stored tournament (``export._seed_text`` words it):
+    none while it runs (``seed_withheld``), its drawn one once it is over (``seed_drawn``)."""
+    info: dict[str, Any] = {"seed": spec.seed if tour.disclosure.seed else None, "seed_withheld": not tour.disclosure.seed}
     if spec.seed is None and tour.disclosure.seed:  # over: the drawn seed reproduces it
         info["seed"], info["seed_drawn"] = store.shown_seed(tour), True
-    return standings(rows, game, spec.duplicate, entrant_names(store, tour.id, spec.bots)), info
+    return info

@@ -112,3 +112,14 @@ def test_the_standings_of_single_matches_count_them_without_a_plan(db):
     assert "1 match played" in flat and " of 0 " not in flat
     r = invoke("standings", "dup", "--db", str(db))
     assert "4 of 4 matches played" in " ".join(r.output.split())
+
+
+def test_the_tournament_page_says_its_seed_as_the_cli_standings_do(db):
+    """`arbiter standings dup` says "seed 4" (the exports too); the page said nothing of it, so
+    an organiser could not read off the page how to play the tournament again."""
+    with open_read_only(db) as store:
+        page = tournament_page(store, "dup")
+        played = tournament_page(store, "play:spades(deals=1)")
+    assert '<dd id="played-seed">seed 4</dd>' in page
+    assert "seed 4" in " ".join(invoke("standings", "dup", "--db", str(db)).output.split())
+    assert 'id="played-seed"' not in played  # single matches: each dealt from a seed of its own
