@@ -175,7 +175,7 @@ pre.note { background:#fff; border:1px solid #e4e7ec; padding:6px 8px; white-spa
 code { background:#f1f3f7; padding:1px 4px; }
 @media (max-width:760px) { .layout { grid-template-columns:1fr; } }
 </style>{{ table_style }}</head>
-<body><header><a href="/">Card Arena</a> <span class="crumbs">/ <a href="{{ replay_url }}">{{ r.match_id }}</a> / inspect seat {{ seat }}</span></header>
+<body><header><a href="/">Card Arena</a> <span class="crumbs">{% if home %}/ <a href="{{ home[1] }}">{{ home[0] }}</a> {% endif %}/ <a href="{{ replay_url }}">{{ r.match_id }}</a> / inspect seat {{ seat }}</span></header>
 <main>
 <h1>{{ r.game }} · match {{ r.match_id }} · seat {{ seat }} ({{ r.seat_names[seat] }})</h1>
 <p class="muted small">Every decision of seat {{ seat }} as it saw it: its own view, never another seat's hidden cards.
@@ -236,7 +236,7 @@ h1 { font-size:22px; margin:8px 0 4px; } h2 { font-size:17px; margin:20px 0 8px;
 .events { color:#175cd3; padding-left:18px; } .error { background:#fef3f2; border:1px solid #fecdca; padding:8px 12px; }
 @media (max-width:760px) { .layout { grid-template-columns:1fr; } }
 </style>{{ table_style }}</head>
-<body><header><a href="/">Card Arena</a> <span class="crumbs">/ <a href="{{ replay_url }}">{{ r.match_id }}</a> / inspect as a spectator</span></header>
+<body><header><a href="/">Card Arena</a> <span class="crumbs">{% if home %}/ <a href="{{ home[1] }}">{{ home[0] }}</a> {% endif %}/ <a href="{{ replay_url }}">{{ r.match_id }}</a> / inspect as a spectator</span></header>
 <main>
 <h1>{{ r.game }} · match {{ r.match_id }} · as a spectator</h1>
 <p class="muted small">Every decision of the match as a spectator saw it: no seat's hidden cards, no seat's analysis or
@@ -293,7 +293,7 @@ def _spectator_page(store: Store, row: MatchRow, query: dict[str, list[str]], no
 
     return _SPECTATOR.render(r=record, d=d, n=n, before=before, after=after, felt=felt, url=url, error=error,
                              seat_url=seat_url, table_style=Markup(TABLE_STYLE), nonce=nonce,
-                             replay_url=f"/m/{urllib.parse.quote(match_id)}?view=spectator")
+                             replay_url=f"/m/{urllib.parse.quote(match_id)}?view=spectator", home=_home(store, row))
 
 
 def inspect_page(store: Store, match_id: str, query: dict[str, list[str]], nonce: str) -> str:
@@ -352,9 +352,26 @@ def inspect_page(store: Store, match_id: str, query: dict[str, list[str]], nonce
         bot_us=act.bot_us if act is not None else None, units=UNITS.get(record.game, "points"), meaning=meaning(record.game),
         settings=stored.settings.replace(";", ", ") if stored else "", mistakes=sum(r.mistake for r in rows),
         chart=chart_svg(rows, p.number if p else 0), table_style=Markup(TABLE_STYLE), nonce=nonce, db=store.path,
-        replay_url=f"/m/{urllib.parse.quote(match_id)}?view=seat{seat}",
+        replay_url=f"/m/{urllib.parse.quote(match_id)}?view=seat{seat}", home=_home(store, row),
         ci=lambda se: f"{1.96 * se:.1f}" if math.isfinite(se) else "∞",
     )
+
+
+def _home(store: Store, row: MatchRow) -> tuple[str, str] | None:
+    """(name, URL) of what the match belongs to, for the crumbs: its tournament's page or its
+    arena's leaderboard, as the replay's crumbs lead (None: neither can be read)."""
+    from arbiter.store.arenas import Arenas
+
+    try:
+        if row.arena_id is not None:
+            a = Arenas(store).arena(row.arena_id)
+            return a.name, f"/a/{urllib.parse.quote(a.name)}"
+        if row.tournament_id is not None:
+            t = store.tournament(row.tournament_id)
+            return t.name, f"/t/{t.id}"
+    except StoreError:
+        pass
+    return None
 
 
 def is_inspect_path(path: str) -> bool:

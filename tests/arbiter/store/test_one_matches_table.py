@@ -195,6 +195,13 @@ def test_the_web_has_one_replay_reader_for_every_match(tmp_path):
         home = '/ <a href="/a">arenas</a> / <a href="/a/ladder">ladder</a> / a1-e0-1</span>'
         assert home in plain and home in under
         assert '/ <a href="/t/7">club</a> / 7-0</span>' in web.replay_page(store, "7-0", {})
+        # and the inspector's lead there too, as a seat and as the spectator (they named only the match)
+        from arbiter.present import inspector
+        for q in ({"seat": ["0"]}, {"seat": ["spectator"]}):
+            assert '<span class="crumbs">/ <a href="/a/ladder">ladder</a> / <a href="/m/a1-e0-1?view=' in \
+                inspector.inspect_page(store, "a1-e0-1", q, "n0nce")
+            assert '<span class="crumbs">/ <a href="/t/7">club</a> / <a href="/m/7-0?view=' in \
+                inspector.inspect_page(store, "7-0", q, "n0nce")
         for page, args in ((web.arena_replay_page, (store, "ladder", "7-0")), (web.replay_page, (store, "nope"))):
             with pytest.raises(web.PageError) as missing:
                 page(*args, {})
