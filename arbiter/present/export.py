@@ -278,11 +278,11 @@ def _summary(st: Standings, info: dict[str, Any]) -> str:
     played_text = (f"{st.matches} of {planned} match{'' if planned == 1 else 'es'} played{early}" if planned
                    else f"{st.matches} match{'' if st.matches == 1 else 'es'} played")
     parts += [played_text,
-              f"variance reduction: {played.variance_text}", _seed_text(info), f"ratings: {model}"]
+              f"variance reduction: {played.variance_text}", seed_text(info), f"ratings: {model}"]
     return "; ".join(parts) + "."
 
 
-def _seed_text(info: dict[str, Any]) -> str:
+def seed_text(info: dict[str, Any]) -> str:
     """The seed, once the tournament is over: while it runs, a known seed gives away every
     deal still to be played (and a secret one is never shown)."""
     if info.get("seed_withheld"):  # cardarena.disclosure: a running tournament's seed

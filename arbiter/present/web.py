@@ -87,7 +87,7 @@ from cardarena.records import MatchRecord, number
 from cardarena.replay import ReplayError
 from cardarena.replay import ReplayStep, step_record
 from arbiter.present.export import (
-    ARENA_SCALE, NOT_HOSTED, NOT_HOSTED_LABEL, _seed_text, los_text, margin_header, margin_text, sentence, standings_notes,
+    ARENA_SCALE, NOT_HOSTED, NOT_HOSTED_LABEL, seed_text, los_text, margin_header, margin_text, sentence, standings_notes,
 )
 from arbiter.present.table import TABLE_STYLE, render_table, shown, table_model
 from arbiter.present.watching import now_playing
@@ -655,7 +655,7 @@ def tournament_page(store: Store, key: str) -> str:
     state = None if is_play_name(tour.name) else tour.state(run_holder(store.path))
     # the seed, as the CLI's standings and the exports say it (withheld while it runs); single
     # matches are each dealt from a seed of their own (their replays show it)
-    seed = None if is_play_name(tour.name) else _seed_text(shown_seed(store, tour, TournamentSpec.from_json(tour.spec)))
+    seed = None if is_play_name(tour.name) else seed_text(shown_seed(store, tour, TournamentSpec.from_json(tour.spec)))
     return _env.get_template("tournament").render(
         state=state, interrupted=interrupted_text(tour.name, tour.spec, store.path) if state == "interrupted" else "",
         t=tour, st=st, rows=rows, extra_cols=extra_cols, closed=not policy.matches, seed=seed,

@@ -390,7 +390,7 @@ def load_standings(store: Store, name_or_id: str | int | None = None):
 
 
 def shown_seed(store: Store, tour, spec: TournamentSpec) -> dict[str, Any]:
-    """The seed a display may show of a stored tournament (``export._seed_text`` words it):
+    """The seed a display may show of a stored tournament (``export.seed_text`` words it):
     none while it runs (``seed_withheld``), its drawn one once it is over (``seed_drawn``)."""
     info: dict[str, Any] = {"seed": spec.seed if tour.disclosure.seed else None, "seed_withheld": not tour.disclosure.seed}
     if spec.seed is None and tour.disclosure.seed:  # over: the drawn seed reproduces it

@@ -117,9 +117,9 @@ def test_a_tournament_without_a_seed_deals_from_a_secret_one_kept_for_resuming(t
 
 
 def test_a_known_seed_is_withheld_from_standings_until_the_tournament_ends():
-    from arbiter.present.export import _seed_text
+    from arbiter.present.export import seed_text
 
     # what tournament_info says, as cardarena.disclosure decides (tests/arbiter/test_disclosure.py)
-    assert _seed_text({"seed": None, "seed_withheld": True}) == "seed withheld until the tournament ends"
-    assert _seed_text({"seed": 7, "seed_withheld": False}) == "seed 7"
-    assert _seed_text({"seed": None, "seed_withheld": False}).startswith("seed secret")
+    assert seed_text({"seed": None, "seed_withheld": True}) == "seed withheld until the tournament ends"
+    assert seed_text({"seed": 7, "seed_withheld": False}) == "seed 7"
+    assert seed_text({"seed": None, "seed_withheld": False}).startswith("seed secret")
