@@ -380,7 +380,8 @@ _TOURNAMENT = """{% extends "base" %}
 <tr><td class="num">{{ m.idx }}</td><td>{% if closed %}{{ m.match_id }}{% else %}<a href="/m/{{ m.match_id|urlencode }}">{{ m.match_id }}</a>{% endif %}</td>
 <td>{{ m.seats|join(', ') }}</td>{% if closed %}<td class="muted">withheld</td><td class="muted">withheld</td>{% else %}<td>{{ m.outcome.scores|map('num')|join(' / ') }}</td><td>{{ m.outcome.ranks|join(' / ') }}</td>{% endif %}
 <td>{% if m.outcome.reason.is_forfeit %}<span class="pill bad">{{ m.outcome.reason.value }}</span>{% else %}{{ m.outcome.reason.value }}{% endif %}
-{% if not closed %}<span class="muted small">{{ m.outcome.detail }}</span>{% endif %}</td></tr>
+{% if not closed %}<span class="muted small">{{ m.outcome.detail }}</span>{% endif %}
+{% if m.incidents %}<br><span class="small incidents">incidents: {{ incidents(m) }}</span>{% endif %}</td></tr>
 {% endfor %}</table>
 </div>
 {% endblock %}
@@ -658,7 +659,7 @@ def tournament_page(store: Store, key: str) -> str:
     seed = None if is_play_name(tour.name) else seed_text(shown_seed(store, tour, TournamentSpec.from_json(tour.spec)))
     return _env.get_template("tournament").render(
         state=state, interrupted=interrupted_text(tour.name, tour.spec, store.path) if state == "interrupted" else "",
-        t=tour, st=st, rows=rows, extra_cols=extra_cols, closed=not policy.matches, seed=seed,
+        t=tour, st=st, rows=rows, extra_cols=extra_cols, closed=not policy.matches, seed=seed, incidents=incidents_text,
         closed_reason=disclosure.CLOSED_REASON, played=played, entrants=entrants,
         team_of={m: " + ".join(t) for t in played.teams for m in t}, running=policy.running,
         think_note=THINK_NOTE, db=store.path, table_style=Markup(TABLE_STYLE),
@@ -666,6 +667,16 @@ def tournament_page(store: Store, key: str) -> str:
         if tour.finished is None else None,
         live_delay=disclosure.LIVE_DELAY_S,
     )
+
+
+def incidents_text(m: MatchRow) -> str:
+    """A match's incidents in a line, as ``tournament show`` lists them, counted ("seat 2 crash
+    ×7; seat 0 timeout"): a match the failure policy played on ended "completed", and the page
+    said nothing of the seats that failed in it."""
+    counts: dict[tuple[int, str], int] = {}
+    for i in m.incidents:
+        counts[(i.seat, i.kind)] = counts.get((i.seat, i.kind), 0) + 1
+    return "; ".join(f"seat {seat} {kind}" + (f" ×{n}" if n > 1 else "") for (seat, kind), n in counts.items())
 
 
 def _parse_view(view: str, num_seats: int) -> tuple[int | None, bool]:

@@ -184,3 +184,29 @@ def test_a_forfeit_before_any_action_does_not_speak_of_0_actions_replaying(tmp_p
     with open_read_only(db) as store:
         page = replay_page(store, "m-0", {})
     assert "it came before any action; the result is the arbiter" in page and "the 0 actions" not in page
+
+
+def test_the_matches_of_a_tournament_say_their_incidents_as_tournament_show_does(tmp_path):
+    """Under ``--policy default`` a crashing bot's matches go on and end "completed": the page
+    listed them so, with nothing of the 13 failures ``tournament show`` lists in each."""
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+    from arbiter.present.web import open_read_only, tournament_page
+
+    (tmp_path / "crash.py").write_text(CRASHING_BOT)
+    db = tmp_path / "t.sqlite"
+    r = CliRunner().invoke(app, ["tournament", "run", "--game", "spades", "--bots", f"{tmp_path / 'crash.py'},random",
+                                 "--deals", "1", "-o", "deals=1", "--policy", "default", "--max-strikes", "100",
+                                 "--name", "pol", "--db", str(db), "--transport", "inproc", "--quiet"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    with open_read_only(db) as store:
+        rows = store.matches(store.tournament("pol").id)
+        page = tournament_page(store, "pol")
+    assert all(m.incidents and not m.outcome.reason.is_forfeit for m in rows)
+    first = rows[0]
+    crashed = {i.seat for i in first.incidents}
+    for seat in crashed:
+        n = sum(1 for i in first.incidents if i.seat == seat)
+        assert f"seat {seat} crash" + (f" ×{n}" if n > 1 else "") in page
+    assert page.count('<span class="small incidents">incidents: ') == len(rows)
