@@ -654,9 +654,11 @@ def tournament_page(store: Store, key: str) -> str:
     policy = tour.disclosure
     # single matches (play:GAME) are never finished: played one at a time, neither running nor interrupted
     state = None if is_play_name(tour.name) else tour.state(run_holder(store.path))
-    # the seed, as the CLI's standings and the exports say it (withheld while it runs); single
-    # matches are each dealt from a seed of their own (their replays show it)
-    seed = None if is_play_name(tour.name) else seed_text(shown_seed(store, tour, TournamentSpec.from_json(tour.spec)))
+    # the seed once it may be shown, as the CLI's standings and the exports say it (while the
+    # tournament runs the page says nothing of it); single matches are each dealt from a seed
+    # of their own (their replays show it)
+    seeded = None if is_play_name(tour.name) else shown_seed(store, tour, TournamentSpec.from_json(tour.spec))
+    seed = seed_text(seeded) if seeded and not seeded["seed_withheld"] else None
     return _env.get_template("tournament").render(
         state=state, interrupted=interrupted_text(tour.name, tour.spec, store.path) if state == "interrupted" else "",
         t=tour, st=st, rows=rows, extra_cols=extra_cols, closed=not policy.matches, seed=seed, incidents=incidents_text,
