@@ -8,7 +8,10 @@ runner's terms. The driver itself is exported here too: re-asking a recorded dec
 (``arbiter.analysis.reask``) drives a bot through it in this process, decision by
 decision, without a match runner.
 
-What keeps a bot in process from touching the referee:
+In-process trust is trust: a bot here can reach every object of the arbiter (``gc``,
+frames) and so every hand, the deal seed and the referee itself; nothing below stops a bot
+that means to (README, "Security"). What keeps a bot in process from touching the
+referee by mistake:
 
 * it is handed copies, never the runner's objects: its ``MatchInfo``, every view, legal
   action list, event and its result are copies sharing nothing mutable (``bot_copy``), so a bot that rewrites what it is
