@@ -23,6 +23,7 @@ import json
 import os
 import secrets
 import sqlite3
+import stat
 import time
 import urllib.parse
 from dataclasses import dataclass, field
@@ -179,11 +180,35 @@ def set_wal(db: sqlite3.Connection, timeout: float = 30.0) -> None:
             time.sleep(0.01)
 
 
+def _closed_to_others(path: Path) -> None:
+    """Make the store file ``path`` (made now if missing) unreadable by other users: the
+    records of a running duplicate tournament are in it, the twin seatings still to be
+    played among them, and a hosted bot runs under a uid of its own that sees /usr, the
+    Python installation, the packages and its own folder (``hosting.sandbox``), wherever
+    a store may lie. SQLite makes its ``-wal`` and ``-shm`` files with the file's own
+    mode; those already there are closed too. The group keeps what the umask gives it (a
+    web server may run as another user of it); a file of another owner is left as it is."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o660))  # an empty file: a new SQLite database
+    except FileExistsError:
+        pass
+    except OSError:
+        return  # sqlite3 says what is wrong with the path, in its own words
+    for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        with contextlib.suppress(OSError):
+            st = p.stat()
+            if stat.S_ISREG(st.st_mode) and st.st_mode & 0o007 and st.st_uid == os.geteuid():
+                p.chmod(st.st_mode & 0o770)
+
+
 def connect_writer(path: str | os.PathLike, threads: bool = False) -> sqlite3.Connection:
     """A connection that writes the store (``Store``, ``Registry``): autocommit (``transaction``
     makes each write one), foreign keys on, WAL mode so that readers never see a write half done,
     and the 30 s a write waits for another. ``threads``: shared by a server's threads (its owner
-    makes them take turns). sqlite3's errors as they come."""
+    makes them take turns). The file is closed to other users (``_closed_to_others``).
+    sqlite3's errors as they come."""
+    if str(path) != ":memory:":
+        _closed_to_others(Path(path))
     db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=not threads)
     db.execute("PRAGMA foreign_keys = ON")
     set_wal(db)

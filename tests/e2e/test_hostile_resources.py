@@ -11,6 +11,7 @@ uid (bwrap runs each bot under its own uid when the arbiter is root).
 
 from __future__ import annotations
 
+import asyncio
 import signal
 
 from cardarena.games import EndReason
@@ -72,3 +73,32 @@ def test_files_outside_its_directory_are_out_of_reach(tmp_path):
     secret, params = file_targets(tmp_path, ROOT / "pyproject.toml")
     r = run_hostile(hostile_folder(tmp_path, "files.py", params), tmp_path)
     check_files_report(r, secret)
+
+
+def test_a_store_in_a_folder_the_sandbox_shows_is_not_readable_by_its_bots(tmp_path):
+    # The store lies in the spy's own folder (the default arena.sqlite of a run started
+    # there; /usr or the Python installation would do as well): bwrap shows the bot the
+    # folder, and with it the running tournament's records, the twin seatings of its deals
+    # among them. The store is closed to other users (Store: the file, its -wal and -shm),
+    # and a bot of an arbiter that runs as root has a uid of its own.
+    import json
+    import shutil
+
+    from arbiter.store.db import Store
+    from arbiter.tournament.run import TournamentSpec, run_tournament
+
+    folder = tmp_path / "spy"
+    folder.mkdir()
+    shutil.copy(HOSTILE / "store_spy.py", folder / "bot.py")
+    for p in (tmp_path, folder, folder / "bot.py"):
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    spec = TournamentSpec(game="spades", bots=(f"spy={folder}", "random"), options={"deals": 1}, deals=1, name="spy")
+    with Store(folder / "arena.sqlite") as store:
+        rows = asyncio.run(run_tournament(spec, store, concurrency=1))
+    bids = [a["action"] for r in rows for a in json.loads(r.record_json)["actions"]
+            if a["action"].startswith("bid") and r.seats[a["seat"]] == "spy"]
+    assert [r.outcome.reason.value for r in rows] == ["completed"] * 2 and len(bids) == 4, bids
+    if Sandbox().drops_privileges:  # bwrap as root: the bot's own uid is one of the others
+        assert set(bids) == {"bid 1"}, [r.record_json[:2000] for r in rows]
+    else:  # the bot runs as the arbiter's user, who may read its store: the test says so
+        assert set(bids) == {"bid 13"}, bids

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 
 import pytest
 
@@ -215,3 +216,32 @@ def test_reads_in_a_snapshot_see_the_store_as_the_first_one_did(tmp_path):
                 with reader.snapshot():  # nested: the outer one holds
                     assert len(reader.matches(t.id)) == 1
             assert len(reader.matches(t.id)) == 2
+
+
+def _others_bits(path) -> int:
+    return path.stat().st_mode & 0o007
+
+
+def test_the_store_is_not_readable_by_other_users_and_so_by_no_sandboxed_bot(tmp_path):
+    # A hosted bot runs under a uid of its own and sees /usr, the Python installation, the
+    # packages and its own folder: a store that lies there (a Docker WORKDIR under /usr, a
+    # folder bot's folder) was read by it, with the stored twin seatings of the deals it
+    # plays (tests/e2e/test_hostile_resources.py shows the bot's side). Files made by any
+    # umask leave other users nothing; the group keeps reading (a web server of its own).
+    old = os.umask(0o002)
+    try:
+        db = tmp_path / "a.sqlite"
+        with Store(db) as store:
+            t = store.open_tournament("t1", "spades", {"x": 1})
+            store.save_match(t.id, 0, 0, 0, a_record())
+            files = [db, tmp_path / "a.sqlite-wal", tmp_path / "a.sqlite-shm"]
+            assert all(p.exists() for p in files)
+            assert {p.name: oct(_others_bits(p)) for p in files} == {p.name: "0o0" for p in files}
+            assert db.stat().st_mode & 0o060 == 0o060  # the group still reads (and writes, as the umask says)
+        # a store made world-readable before (an older arbiter, a copy) is closed to others
+        # the next time the arbiter writes it
+        db.chmod(0o644)
+        with Store(db):
+            assert _others_bits(db) == 0
+    finally:
+        os.umask(old)
