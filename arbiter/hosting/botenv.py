@@ -11,8 +11,14 @@ environment read-only; the limits, the self-test and the rest are those of any b
 platform's own dependencies do not grow: a package one bot needs lives in its
 environment only.
 
-Installing what a bot declares runs code of the packages' authors on the host, so it is
-the operator's choice, off by default: ``ARENA_INSTALL_BOT_ENVS=1`` in the arbiter's
+The install runs on the host, as the arbiter's user, outside any sandbox. So it installs
+wheels only (``--only-binary=:all:``: installing a wheel runs none of its code, where
+building a source distribution runs its author's), from a lock file of pinned packages and
+nothing else (``lock_fault``: no option line that could point pip elsewhere or allow
+source builds again, no URL or path), and it never starts the environment's own Python
+outside the sandbox (a wheel's ``.pth`` file runs at every start of it). What the packages
+do when the bot imports them happens in the bot's sandbox. It is still the operator's
+choice, off by default: ``ARENA_INSTALL_BOT_ENVS=1`` in the arbiter's
 environment allows it for the bots the operator names (folders on the command line, in a
 tournament file); ``ARENA_INSTALL_BOT_ENVS=all`` also for bots submitted to the arena's
 Bots service (``arbiter.batch.submissions``: without it such a submission is refused
@@ -26,9 +32,11 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import sdk
@@ -62,6 +70,30 @@ def submission_refusal(requirements: str) -> str:
             f"arena installs nothing a submission declares (its operator may allow it with {ALLOW_VAR}=all): "
             "submit the bot without `requirements`, using only the standard library and the SDK, or ask the "
             "arena's operator to host it")
+
+
+#: One requirement of a lock file: a pinned package (``name[extras]==version``), an
+#: environment marker after ``;`` (pip-compile writes them), then its ``--hash`` options.
+_PINNED = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\[[A-Za-z0-9._, -]*\])?\s*===?\s*[A-Za-z0-9.+!_-]+"
+                     r"(?:\s*;[^-#]*(?:-[^-#][^-#]*)*)?(?:\s+--hash[= ][A-Za-z0-9]+:[0-9a-fA-F]+)*")
+
+
+def lock_fault(data: bytes) -> str:
+    """Why ``data`` is not a lock file of pinned packages and nothing else, in words ("" if
+    it is): what pip reads besides them (an option line such as ``--index-url`` or
+    ``--no-binary``, a URL, a path, a range) would let a bot's author choose what the
+    arbiter runs on the host (module docstring)."""
+    text = data.decode("utf-8", errors="replace").replace("\\\n", " ")
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = re.sub(r"(^|\s)#.*", "", raw).strip()
+        if not line:
+            continue
+        if line.startswith("-"):
+            return (f"line {n} is an option ({line[:60]!r}); a lock file here holds pinned packages only: "
+                    "pip's settings are the operator's (PIP_INDEX_URL and the like)")
+        if not _PINNED.fullmatch(line):
+            return f"line {n} ({line[:60]!r}) is not a pinned package: write name==version (a lock file)"
+    return ""
 
 
 def cache_dir() -> Path:
@@ -116,6 +148,8 @@ def ensure(folder: str | os.PathLike, requirements: str, allow: bool | None = No
         raise BotEnvError(
             f"bot {folder} declares Python packages to install ({requirements}): installing what a bot declares is "
             f"the operator's choice and is off on this arbiter (set {ALLOW_VAR}=1 to allow it)")
+    if why := lock_fault(data):
+        raise BotEnvError(f"bot {folder}: {requirements}: {why}")
     return _make(env, data)
 
 
@@ -138,10 +172,12 @@ def _make(env: Path, requirements: bytes) -> Path:
         _run([base, "-m", "venv", *bare, str(tmp)], home, _clean_env(home), "making the environment")
         (tmp / "requirements.txt").write_bytes(requirements)
         if requirements.strip():
-            _run([str(python_of(tmp)), "-m", "pip", "install", "-q", "-r", str(tmp / "requirements.txt")],
-                 home, _clean_env(home), "installing its packages")
-        purelib = subprocess.run([str(python_of(tmp)), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                 capture_output=True, text=True, env=_clean_env(home), check=True).stdout.strip()
+            # wheels only: building a source distribution runs its author's code here, on the host
+            _run([str(python_of(tmp)), "-m", "pip", "install", "-q", "--only-binary=:all:", "-r",
+                  str(tmp / "requirements.txt")], home, _clean_env(home), "installing its packages")
+        # found here, not by asking the environment's Python: it would run the .pth files of
+        # what was just installed, on the host
+        purelib = sysconfig.get_path("purelib", "venv", vars={"base": str(tmp), "platbase": str(tmp)})
         # After the environment's own packages: the SDK and its grpc, from the arbiter.
         (Path(purelib) / "zz_cardarena_sdk.pth").write_text("\n".join(sdk_paths()) + "\n")
         (tmp / ".ok").write_text("")

@@ -123,3 +123,55 @@ def test_a_public_submission_installs_only_where_the_operator_says_all(folder, t
     asyncio.run(main())
     assert [v.name for v in reg.Registry(db).versions()] == ["envbot"]
     assert len(list((tmp_path / "cache").iterdir())) == 1
+
+
+def _sdist_that_runs_code(where, marker) -> None:
+    """``evil-1.0.tar.gz`` in ``where``: a source distribution whose in-tree build backend
+    (no build requirement to fetch) writes ``marker`` as soon as pip asks it anything."""
+    import io
+    import tarfile
+
+    files = {
+        "evil-1.0/pyproject.toml": '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n',
+        "evil-1.0/backend.py": f"open({str(marker)!r}, 'w').write('ran as the arbiter')\n",
+        "evil-1.0/PKG-INFO": "Metadata-Version: 2.1\nName: evil\nVersion: 1.0\n",
+    }
+    with tarfile.open(where / "evil-1.0.tar.gz", "w:gz") as tar:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+
+
+def test_what_a_bot_declares_installs_from_wheels_only_and_runs_no_code_of_it(folder, tmp_path, monkeypatch) -> None:
+    """The install runs as the arbiter's user, outside the sandbox: a package built from
+    source runs its author's code there (a bot author may publish one, and the arena's
+    ``ARENA_INSTALL_BOT_ENVS=all`` installs what any author declares). Only wheels are
+    installed (installing one runs nothing), the lock file may hold pinned packages and
+    nothing else (no option line, no URL or path), and the environment's own Python, where
+    a wheel's .pth file would run, is not started outside the sandbox."""
+    monkeypatch.setenv(botenv.CACHE_VAR, str(tmp_path / "cache"))
+    links = tmp_path / "links"
+    links.mkdir()
+    marker = tmp_path / "pwned"
+    _sdist_that_runs_code(links, marker)
+    monkeypatch.setenv("PIP_NO_INDEX", "1")  # the operator's pip settings: this folder is the only index
+    monkeypatch.setenv("PIP_FIND_LINKS", str(links))
+    (folder / "requirements.txt").write_text("evil==1.0\n")
+    with pytest.raises(botenv.BotEnvError, match="installing its packages"):
+        botenv.ensure(folder, "requirements.txt", allow=True)
+    assert not marker.exists(), "the source distribution's code ran on the host"
+    for text, why in (("--index-url http://example.invalid/simple\nevil==1.0\n", "option"),
+                      ("--no-binary :all:\nevil==1.0\n", "option"),
+                      ("evil @ file:///tmp/evil-1.0.tar.gz\n", "name==version"),
+                      ("./evil\n", "name==version"), ("evil>=1.0\n", "name==version")):
+        (folder / "requirements.txt").write_text(text)
+        with pytest.raises(botenv.BotEnvError, match=why):
+            botenv.ensure(folder, "requirements.txt", allow=True)
+    assert not marker.exists()
+    # a lock file as pip-compile writes one reads as pinned
+    (folder / "requirements.txt").write_text(
+        "# a comment\nnumpy==2.1.0 ; python_version >= \"3.11\" \\\n    --hash=sha256:" + "ab" * 32 + "\n"
+        "requests[socks]==2.32.3  # via something\n\n")
+    assert botenv.lock_fault((folder / "requirements.txt").read_bytes()) == ""
