@@ -322,6 +322,7 @@ class Registry:
             return dest
         try:
             self.root.mkdir(parents=True, exist_ok=True)
+            _unlisted(self.root)
             # a copy is made only inside a write transaction (``_add``): any other one's half copy
             # here is a submission killed while copying, left hidden; it goes now
             for stale in self.root.glob(".incoming-*"):
@@ -523,6 +524,18 @@ def lookup(db_path: str | os.PathLike, ref: str) -> tuple[BotVersion, dict[str, 
     if Submission(files, found.entry).content_hash != found.content_hash:
         raise RegistryError(f"the stored copy {found.path} does not match its recorded hash")
     return found, files
+
+
+def _unlisted(root: Path) -> None:
+    """Let other users pass through the folder of stored copies but not list it: each bot
+    sees its own copy where its sandbox binds it (``/bot/code``), never through this folder,
+    and a bot whose sandbox shows the folder (the store under /usr, say) would otherwise
+    read the code of every bot registered, by the hashes it lists. Others keep the right
+    to pass, which a bot of an arbiter without bubblewrap needs to reach its own copy."""
+    with contextlib.suppress(OSError):
+        mode = root.stat().st_mode
+        if mode & 0o004 or not mode & 0o001:
+            root.chmod((mode & 0o7773) | 0o001)
 
 
 def _rmtree(path: Path) -> None:

@@ -388,3 +388,24 @@ def test_a_stored_copy_loaded_in_process_is_left_as_it_was_stored(tmp_path, monk
         v.path.chmod(0o755)  # writable, as a read-only folder is to root
         assert load_bot(reg.lookup(tmp_path / "a.sqlite", "m@1")[0].spec).name == "m"
         assert sorted(p.name for p in v.path.iterdir()) == ["bot.py"] and registry.verify(v)
+
+
+def test_other_users_may_pass_through_the_stored_copies_but_not_list_them(tmp_path):
+    """A hosted bot's uid is one of the others: were the store under a folder its sandbox
+    shows (/usr, the Python installation), the folder of stored copies listed every
+    registered bot's hash, and so its code. It sees its own copy where its sandbox binds it."""
+    import os
+
+    from arbiter.hosting.botcheck import Check, Report
+
+    old = os.umask(0o022)
+    try:
+        Store(tmp_path / "a.sqlite").close()
+        with reg.Registry(tmp_path / "a.sqlite") as registry:
+            report = Report("m", {"name": "m", "version": "1", "games": ["spades"]}, [Check("verify:spades", True)])
+            v = registry.add("m", "1", reg.Submission({"bot.py": b"# m\n"}, "bot.py"), report, "alice")
+            mode = registry.root.stat().st_mode
+            assert (mode & 0o004, mode & 0o001) == (0, 0o001), oct(mode)
+            assert (registry.root / v.content_hash / "bot.py").stat().st_mode & 0o004  # its copy stays readable
+    finally:
+        os.umask(old)
