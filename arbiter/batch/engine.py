@@ -166,8 +166,10 @@ class _DealTurns:
     processes of the same bots (``deal`` isolation). Processes running at the same time
     share the machine's CPUs, and a bot could use that as a channel (one process busy or
     idle, the other timing its own work) between its copy that holds one side's hands and
-    its copy that holds the other's. Run one after the other, no copy of a bot is alive
-    while another plays the same cards. The matches of other deals fill the concurrency;
+    its copy that holds the other's. Run one after the other, no two copies of a bot play
+    the same cards at once. (A copy that has played them may still be alive, idle or on
+    another deal with ``deal`` isolation, stopping with ``match``: the channel is narrowed,
+    not closed; README, "isolation".) The matches of other deals fill the concurrency;
     without duplicate deals every match has a seed of its own and nothing waits.
 
     The plan is read as far as needed only. With a ``window``, no match more than
