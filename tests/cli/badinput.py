@@ -339,6 +339,9 @@ class World:
         out = invoke(["tournament", "run", "--db", str(self.store), "--transport", "inproc", "--game", "spades",
                       "--bots", "random,greedy", "--deals", "1", "-o", "deals=1", "--name", "t", "--seed", "5", "-q"])
         assert out.exit_code == 0, out.describe()
+        # shared on purpose: the arbiter makes a store for its user and group only (Store),
+        # and the read-only cases are run as nobody
+        self.store.chmod(0o644)
         from arbiter.store.db import Store
 
         with Store(self.store, read_only=True) as s:
@@ -399,7 +402,9 @@ class World:
             if copy.read_bytes() != self._pristine[self.store]:
                 copy.chmod(0o644)
                 shutil.copy(self.store, copy)
-                copy.chmod(0o444 if copy == self.rofile else 0o644)
+        # the modes too: a command that opened one to write (as root) closed it to others
+        for p, mode in ((self.store, 0o644), (self.rofile, 0o444), (self.rodir_store, 0o644)):
+            p.chmod(mode)
 
     def close(self) -> None:
         for p in [self.root, *self.root.rglob("*")]:
