@@ -403,8 +403,13 @@ class World:
                 copy.chmod(0o644)
                 shutil.copy(self.store, copy)
         # the modes too: a command that opened one to write (as root) closed it to others
+        # (and SQLite's -wal and -shm beside them, which a connection not yet collected may
+        # have left with the closed mode: a reader as nobody then met "unable to open")
         for p, mode in ((self.store, 0o644), (self.rofile, 0o444), (self.rodir_store, 0o644)):
             p.chmod(mode)
+            for side in (Path(f"{p}-wal"), Path(f"{p}-shm")):
+                if side.exists():
+                    side.chmod(0o644)
 
     def close(self) -> None:
         for p in [self.root, *self.root.rglob("*")]:
