@@ -81,7 +81,7 @@ from arbiter.server.botstream import Hub
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.store.arenas import STATUSES, ArenaMatch, ArenaRow, Arenas, EncounterRow, EntrantRow, PlayedMatch, PlayerUpdate
 from arbiter.store.db import Store, StoreError
-from arbiter.store.registry import Registry, RegistryError, lookup
+from arbiter.store.registry import Registry, RegistryError, lookup, registry_dir
 from arbiter.arena import matchmaking
 from arbiter.rating.betting import BettingTest, known_bounds, parse_bounds, sequential_test
 from arbiter.rating.catoni import AutoVarianceTest, VarianceTest
@@ -615,6 +615,13 @@ class Arena:
             log.error("arena %s: stored ratings differ from the stored results; recomputed: %s", self.row.name, problems[:3])
             self.tables.set_rating(self.row.id, recompute(self.tables, self.row))
         self._registry = Registry(self.db_path)
+        copies = registry_dir(self.db_path)
+        if not copies.is_dir() and self._registry.versions():
+            # each registered version's launch would fail for want of its copy, and withdraw it
+            # for good: the store was moved or copied without the folder beside it
+            raise StoreError(f"{self.db_path}: the registered bots' stored copies are missing: no folder {copies} "
+                             f"(a store's bot copies live beside it, in {copies.name}/): put that folder back beside "
+                             f"the store, or every registered version would be withdrawn, unable to launch")
         self._refresh()
         encs = self.tables.encounters(self.row.id, None)
         self._tick = len(encs)

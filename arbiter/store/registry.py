@@ -508,6 +508,15 @@ def registered_versions(db_path: str | os.PathLike, name: str) -> list[str]:
         return []
 
 
+def missing_copy(db_path: str | os.PathLike, ref: str, path: Path) -> str:
+    """Why a registered version's stored copy is not there, and where the copies belong: a
+    store moved or copied without the folder of copies beside it is the usual way."""
+    root = registry_dir(db_path)
+    where = f"the store's copies folder {root} is missing" if not root.is_dir() else f"no folder {path}"
+    return (f"the stored copy of {ref!r} is missing: {where} (a store's bot copies live beside it, in "
+            f"{root.name}/: a store moved or copied without that folder has none of them)")
+
+
 def lookup(db_path: str | os.PathLike, ref: str) -> tuple[BotVersion, dict[str, bytes]]:
     """The version a ``name@version`` reference names in the registry of the store at
     ``db_path``, and its stored files, checked against its recorded hash; RegistryError
@@ -517,6 +526,8 @@ def lookup(db_path: str | os.PathLike, ref: str) -> tuple[BotVersion, dict[str, 
         raise RegistryError(f"no bot {ref!r}: no store at {db_path} (arbiter bots submit registers bots there)")
     with Registry(db_path, read_only=True) as registry:
         found = registry.get(name, version)
+        if not found.path.is_dir():  # read_stored would read no files: a "hash mismatch" it is not
+            raise RegistryError(missing_copy(db_path, ref, found.path))
         try:
             files = read_stored(found.path)
         except OSError as exc:

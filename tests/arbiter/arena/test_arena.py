@@ -825,3 +825,39 @@ def test_a_house_bot_entered_under_its_module_s_name_keeps_it(tmp_path, monkeypa
     assert {p: e.status for p, e in again.entrants.items()} == {"random": "active", "bots": "active"}
     assert len(again.tables.encounters(again.row.id)) == 2
     again.close()
+
+
+def test_a_store_copied_without_its_bot_copies_is_refused_not_every_registered_version_withdrawn(tmp_path):
+    """A store file copied or moved without the ``<store>.bots`` folder beside it: each registered
+    version's launch failed, and the arena withdrew it for good, saying its copy "does not match
+    its recorded hash" (no files read hash to something else): every registered bot left the
+    ladder over a folder the operator could put back. Now the arena refuses to start, naming the
+    folder; a single copy missing is withdrawn saying it is missing."""
+    import shutil
+
+    from arbiter.store.registry import _rmtree, lookup, registry_dir
+
+    db = tmp_path / "a.sqlite"
+    Store(db).close()
+    with Registry(db) as reg:
+        _register(reg, "1")
+    a = _opened(db)
+    assert a.entrants["mine@1"].status == "active"
+    a.close()
+    moved = tmp_path / "moved.sqlite"
+    shutil.copy(db, moved)
+    with pytest.raises(StoreError, match=r"stored copies are missing: no folder .*moved\.bots"):
+        _opened(moved)
+    with pytest.raises(RegistryError, match="stored copy of 'mine@1' is missing"):
+        lookup(moved, "mine@1")
+    shutil.copytree(registry_dir(db), registry_dir(moved))
+    b = _opened(moved)  # the folder back: it plays on
+    assert b.entrants["mine@1"].status == "active"
+    b.close()
+    for copy in registry_dir(db).iterdir():  # one copy gone, the folder there
+        _rmtree(copy)
+    c = _opened(db)
+    assert asyncio.run(c.encounter(("mine@1", "random"))) is None
+    assert c.entrants["mine@1"].status == "withdrawn" and "is missing" in c.entrants["mine@1"].reason
+    assert "recorded hash" not in c.entrants["mine@1"].reason
+    c.close()
