@@ -29,7 +29,8 @@ going:
   old version plays on. The test is recomputed from the stored encounters, so a restart
   resumes a trial where it was; the trial's encounters are rated like any other.
 * **Failures**: a bot that forfeits a match in ``suspend_after`` encounters in a row is
-  suspended, with the reason, until a new version of it is registered.
+  suspended, with the reason, until a new version of it is registered (a house bot, which
+  has none: until the arena restarts, its operator having mended what made it forfeit).
 * **Disclosure** (``cardarena.disclosure.of_encounter``, ``EncounterRow.disclosure``): an
   encounter's deals come from its own seed, so once all of its seatings are played
   nothing of it can come back: a stored encounter (always complete) is open: its replays,
@@ -623,6 +624,7 @@ class Arena:
                              f"(a store's bot copies live beside it, in {copies.name}/): put that folder back beside "
                              f"the store, or every registered version would be withdrawn, unable to launch")
         self._refresh()
+        self._house_back()
         encs = self.tables.encounters(self.row.id, None)
         self._tick = len(encs)
         for e in sorted(encs, key=lambda e: e.idx):
@@ -636,6 +638,19 @@ class Arena:
         if self.store is not None:
             self.store.close()
             self.store = None
+
+    def _house_back(self) -> None:
+        """A suspended house bot plays again when the arena starts: it has no new version to
+        come back with (a submitted bot's way back), and what made it forfeit is the operator's
+        to mend (its file, the sandbox, the machine) before the restart that brings it back."""
+        assert self.tables is not None and self.row is not None
+        back = [e.player for e in self.entrants.values()
+                if e.author == HOUSE and e.status == "suspended" and e.player in self._house]
+        for player in back:
+            self.tables.reinstate(self.row.id, player, "back: the arena restarted after its suspension")
+            log.info("arena %s: house bot %s plays again after its suspension (the arena restarted)", self.row.name, player)
+        if back:
+            self._refresh()
 
     def _house_as_entered(self) -> dict[str, str]:
         """The house bots (name -> source) by the names this arena entered them under: an older
@@ -765,7 +780,7 @@ class Arena:
         back = [e.player for e in self.entrants.values() if e.author == REMOTE and e.status == "suspended"
                 and self._live_sessions(e.player) - self._suspended_on.get(e.player, set())]
         for player in back:
-            self.tables.set_status(self.row.id, player, "active")
+            self.tables.reinstate(self.row.id, player, "back: a new connection after its suspension")
             self._suspended_on.pop(player, None)
             self._back[player] = self._tick
             log.info("arena %s: remote bot %s reconnected after its suspension: it plays again", self.row.name, player)

@@ -509,6 +509,7 @@ _ARENA_BOT = """{% extends "base" %}
 {% if current.status == 'active' %} · rating {{ '%.2f'|format(current.mu) }} ± {{ '%.2f'|format(1.96 * current.sigma) }}{% endif %}</p>
 {% if current.status == 'suspended' %}<div class="error" id="suspended"><strong>Suspended</strong>: {{ current.reason }}.
 {% if remote %}It plays again once it connects anew (its author restarts it with its bot token: <code>python -m sdk --bot BOT --name {{ name }} --address ADDRESS</code>).
+{% elif current.author == 'house' %}It plays again when the arena is restarted (a house bot has no new versions: its operator mends what made it forfeit first).
 {% else %}It plays again once a new version is registered (<code>arbiter bots submit ... --version NEW</code>).{% endif %}</div>
 {% elif current.reason %}<p class="muted" id="reason">{{ current.reason }}</p>{% endif %}
 <h2>Rating history</h2>

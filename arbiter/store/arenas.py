@@ -221,6 +221,14 @@ class Arenas:
             db.execute("UPDATE arena_entrants SET status = ?, reason = ?, changed = ? WHERE arena_id = ? AND player = ?",
                        (status, reason, time.time(), arena_id, player))
 
+    def reinstate(self, arena_id: int, player: str, reason: str) -> None:
+        """A suspended bot plays again (``reason`` says why): with no forfeit in a row, as a new
+        version starts, so that it is suspended again only after ``suspend_after`` encounters of
+        its own with one, not at its first."""
+        with transaction(self.db) as db:
+            db.execute("UPDATE arena_entrants SET status = 'active', reason = ?, streak = 0, changed = ? "
+                       "WHERE arena_id = ? AND player = ? AND status = 'suspended'", (reason, time.time(), arena_id, player))
+
     def set_rating(self, arena_id: int, ratings: Mapping[str, tuple[float, float]]) -> None:
         """Overwrite stored ratings (a repair, when recomputing disagrees with them)."""
         with transaction(self.db) as db:

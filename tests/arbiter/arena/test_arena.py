@@ -861,3 +861,40 @@ def test_a_store_copied_without_its_bot_copies_is_refused_not_every_registered_v
     assert c.entrants["mine@1"].status == "withdrawn" and "is missing" in c.entrants["mine@1"].reason
     assert "recorded hash" not in c.entrants["mine@1"].reason
     c.close()
+
+
+def test_a_suspended_house_bot_plays_again_when_the_arena_restarts_with_no_forfeit_in_a_row(tmp_path):
+    """A house bot has no new version to come back with: suspended once (its file broken, the
+    sandbox misconfigured), it stayed suspended in every later run, and a ladder of house bots
+    sat idle for good with nothing said. Now a restart (the operator's mend) brings it back,
+    starting with no forfeit in a row: a single forfeit then does not suspend it again."""
+    crasher = tmp_path / "crasher.py"
+    crasher.write_text(textwrap.dedent(CRASHER))
+    db = tmp_path / "a.sqlite"
+    a = Arena(_spec(house=("random", f"crasher={crasher}"), suspend_after=2), db, poll=0)
+    _run(a, 2)
+    assert a.entrants["crasher"].status == "suspended"
+    a.close()
+    b = Arena(_spec(house=("random", f"crasher={crasher}"), suspend_after=2), db, poll=0)
+    b.open()
+    e = b.entrants["crasher"]
+    assert e.status == "active" and e.streak == 0 and "restarted" in e.reason
+    done = asyncio.run(b.encounter(("crasher", "random")))
+    assert done is not None and done.suspended == () and b.entrants["crasher"].status == "active"
+    b.close()
+
+
+def test_a_suspended_house_bots_page_says_a_restart_brings_it_back_not_a_new_version(tmp_path):
+    """A suspended house bot's page said it plays again "once a new version is registered
+    (arbiter bots submit ...)": a house bot has no versions; the arena's restart brings it back."""
+    from arbiter.present.web import arena_bot_page
+
+    crasher = tmp_path / "crasher.py"
+    crasher.write_text(textwrap.dedent(CRASHER))
+    a = Arena(_spec(house=("random", f"crasher={crasher}"), suspend_after=1), tmp_path / "a.sqlite", poll=0)
+    _run(a, 1)
+    assert a.entrants["crasher"].status == "suspended"
+    page = arena_bot_page(a.store, "t", "crasher")
+    a.close()
+    assert 'id="suspended"' in page and "new version is registered" not in page and "bots submit" not in page, page
+    assert "plays again when the arena is restarted" in page

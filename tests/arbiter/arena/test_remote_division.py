@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from arbiter.arena.ladder import Arena, ArenaSpec, arena_from_dict
+from arbiter.store.db import transaction
 from arbiter.tournament.spec import SpecError
 
 
@@ -84,6 +85,8 @@ def test_connected_bots_enter_by_their_identity_and_a_suspended_one_returns_with
 
         again = connect("alpha", "alpha")
         arena.tables.set_status(arena.row.id, "alpha", "suspended", "forfeited")
+        with transaction(arena.tables.db) as db:  # suspended after 3 encounters in a row with a forfeit
+            db.execute("UPDATE arena_entrants SET streak = 3 WHERE player = 'alpha'")
         arena._suspended_on["alpha"] = {again.session_id}  # as _commit notes it when it suspends
         arena._refresh()
         arena.sync_entrants()
@@ -91,6 +94,8 @@ def test_connected_bots_enter_by_their_identity_and_a_suspended_one_returns_with
         connect("alpha", "alpha")
         arena.sync_entrants()
         assert arena.entrants["alpha"].status == "active" and arena.next_table() is not None
+        # back with no forfeit in a row: its first forfeit on the new connection did suspend it again
+        assert arena.entrants["alpha"].streak == 0
     finally:
         arena.close()
 
