@@ -415,6 +415,16 @@ class ServiceConfig:
     authors: tuple[str, ...] = option((), table="server")  # author tokens to issue (kept in the credentials file)
     db: str = option("arena.sqlite", table="server")
 
+    def check(self, tls: tuple[bytes, bytes] | None = None, insecure: bool = False) -> None:
+        """SpecError naming what cannot be served as set: a host that reaches other machines
+        without TLS, an author name no token can be issued for. Checked before the ladder's store
+        is opened, not after it was created in it."""
+        if not is_loopback(self.host) and tls is None and not insecure:
+            raise SpecError(f"host {self.host} reaches other machines: give a TLS certificate and key (or --insecure)")
+        for name in self.authors:
+            if fault := auth.author_name_fault(name):
+                raise SpecError(f"server.authors: {fault}")
+
 
 #: The ladder file's tables and their keys, from the declarations (``toml_tables``).
 TABLES = toml_tables(ArenaSpec, ServiceConfig)
@@ -1232,8 +1242,7 @@ async def serve_submissions(db_path: str | os.PathLike, service: ServiceConfig,
     serves it, and Spectate behind its spectator token (``RunningServer.spectators``: hand
     them to ``Arena.spectators``). Loopback only, unless TLS (or ``insecure``). ``closed``:
     why it takes no submissions (``ArenaSpec.submissions_closed``), "" to take them."""
-    if not is_loopback(service.host) and tls is None and not insecure:
-        raise SpecError(f"host {service.host} reaches other machines: give a TLS certificate and key (or --insecure)")
+    service.check(tls, insecure)
     creds = auth.ensure(service.credentials, (), tuple(service.authors))
     live = auth.LiveCredentials(service.credentials, creds)
     running = await start_server(service.port, service.host, hub=Hub(credentials=live), admin_token=lambda: live.get().admin,

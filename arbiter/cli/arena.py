@@ -69,7 +69,7 @@ from cardarena.games.options import flag_help
 from arbiter.arena.ladder import ArenaSpec, ServiceConfig
 from arbiter.spectating.runs import announce_run, forget_run
 from arbiter.cli._common import (OPTION_FLAG, MetricsOpt, UsageError, _parse_options, _run, app, err, fail, log_to_stderr,
-                                 out, plural, read_tls, start_metrics)
+                                 out, plural, port_free, read_tls, start_metrics)
 
 
 @app.command()
@@ -131,6 +131,11 @@ def arena(
         service = ServiceConfig(**{**service.__dict__, "authors": tuple(dict.fromkeys((*service.authors, *author)))})
     tls = _run(read_tls, tls_cert, tls_key)
     _run(spec.validate)
+    # what cannot be served, before the store is opened: not once the ladder was created in it
+    _run(service.check, tls, insecure)
+    _run(port_free, service.host, service.port)  # before gRPC tries it: a traceback, its own log line first
+    if service.web_port > 0:
+        _run(port_free, service.host, service.web_port)
     _run(start_metrics, metrics)
     _run(asyncio.run, _main(spec, service, tls, insecure, max_encounters))
 
