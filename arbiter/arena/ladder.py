@@ -569,6 +569,7 @@ class Arena:
         self.finished = 0  # encounters stored by this run
         self.matches_played = 0  # matches stored by this run
         self.abandoned = 0  # found unfinished on start
+        self.cut_off = 0  # encounters under way when this run stopped: abandoned, never counted
         self._tick = 0  # encounters started (all runs)
         self._last_start: dict[str, int] = {}
         self._registry: Registry | None = None
@@ -618,9 +619,9 @@ class Arena:
         self.row = self.tables.open_arena(self.spec.display_name, self.spec.game, key)
         self._house = self._house_as_entered()
         self.abandoned = self.tables.abandon_unfinished(self.row.id)
-        if self.abandoned:
-            log.warning("arena %s: %d encounter(s) cut off by the last stop were abandoned (never counted)",
-                        self.row.name, self.abandoned)
+        if self.abandoned:  # (info: arbiter arena says it to its operator, once)
+            log.info("arena %s: %d encounter(s) cut off by the last stop were abandoned (never counted)",
+                     self.row.name, self.abandoned)
         problems = verify(self.tables, self.row)
         if problems:  # only a store edited by hand gets here: the results are the truth
             log.error("arena %s: stored ratings differ from the stored results; recomputed: %s", self.row.name, problems[:3])
@@ -992,8 +993,10 @@ class Arena:
                                        f"it cannot play here: {does_not_play(exc.bot, exc.game, exc.plays)}")
                 self._refresh()  # not tried again and again until the ladder stops on 20 failures in a row
                 return None
-            except BaseException:
+            except BaseException as exc:
                 self.tables.abandon(self.row.id, idx)
+                if isinstance(exc, asyncio.CancelledError):  # the run stopped while it played
+                    self.cut_off += 1
                 raise
         finally:
             for p in players:

@@ -182,7 +182,8 @@ async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) 
                       f"(arbiter credentials add-bot NAME --credentials {service.credentials}) as that NAME "
                       f"(python -m sdk --bot BOT --name NAME --address {service.host}:{bots.port})", highlight=False, markup=False)
         if ladder.abandoned:
-            err.print(f"{ladder.abandoned} encounter(s) cut off by the last stop were abandoned (never counted)")
+            err.print(f"{plural(ladder.abandoned, 'encounter')} cut off by the last stop abandoned (never counted)",
+                      highlight=False)
         # the remote division's server takes connections, not submissions (spec.submissions_closed)
         served = f"{spec.game}, remote division): listening on {service.host}:{bots.port} for its bots" if spec.remote \
             else f"{spec.game}): Bots service listening on {service.host}:{bots.port}"
@@ -205,7 +206,8 @@ async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) 
                 web.shutdown()
             web.server_close()
         ladder.close()
-        out.print("arena stopped")
+        cut = f"; {plural(ladder.cut_off, 'encounter')} under way abandoned (never counted)" if ladder.cut_off else ""
+        out.print(f"arena stopped: {plural(ladder.finished, 'encounter')} stored by this run{cut}", highlight=False)
 
 
 def _serve_web(web: Any) -> None:

@@ -898,3 +898,37 @@ def test_a_suspended_house_bots_page_says_a_restart_brings_it_back_not_a_new_ver
     a.close()
     assert 'id="suspended"' in page and "new version is registered" not in page and "bots submit" not in page, page
     assert "plays again when the arena is restarted" in page
+
+
+def test_a_stop_counts_the_encounters_it_cut_off_so_the_operator_is_told(tmp_path):
+    """A stop (Ctrl-C, SIGTERM) abandons the encounters under way, and `arbiter arena` said
+    only "arena stopped": what was lost was not said until the next start, which then said
+    nothing either (the stop had already marked them abandoned). ``cut_off`` counts them."""
+    slow = tmp_path / "slow.py"
+    slow.write_text(textwrap.dedent(SLOW))
+    a = Arena(_spec(house=("random", f"slow={slow}")), tmp_path / "a.sqlite", poll=0)
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().call_later(0.3, stop.set)
+        await a.run(stop)
+
+    asyncio.run(main())
+    abandoned = a.tables.encounters(a.row.id, "abandoned")
+    assert a.finished == 0 and a.cut_off == len(abandoned) == 1, (a.finished, a.cut_off, abandoned)
+    a.close()
+
+
+SLOW = """
+    import time
+
+    from sdk import Bot
+
+    class Slow(Bot):
+        name = "slow"
+        games = ("*",)
+
+        def choose(self, view, legal_actions):
+            time.sleep(0.02)
+            return legal_actions[0]
+"""
