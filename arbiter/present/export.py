@@ -371,8 +371,8 @@ LADDER_COLUMNS = ["rank", "player", "name", "version", "status", "reason", "rati
                   "encounters", "matches", "failures", "los_next"]
 #: The ladder's CSV columns of text (the others are numbers).
 _LADDER_TEXT = ("player", "name", "version", "status", "reason")
-LADDER_ORDER = ("ranked by rating: the active versions by openskill's μ, then the others (candidate, replaced, "
-                "suspended, withdrawn) by status and name; 95% interval μ ± 1.96σ; LOS over next: the chance it is "
+LADDER_ORDER = ("ranked by rating: the active versions by openskill's μ, then the others (candidate, rejected, "
+                "replaced, suspended, withdrawn) by status and name; 95% interval μ ± 1.96σ; LOS over next: the chance it is "
                 "stronger than the active version ranked below it")
 
 #: What a remote division's standings say of its rows, wherever they are shown (its web

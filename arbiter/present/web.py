@@ -481,7 +481,7 @@ _ARENA = """{% extends "base" %}
 <p class="muted small" id="rating-scale">{{ scale }}.</p>
 <p class="muted small">Ranked by rating: Weng-Lin Plackett-Luce (openskill) updated after every encounter, one result per deal
 (points over its seatings, ties broken by the score margin); interval μ ± 1.96σ; LOS: the likelihood of superiority over the next row.</p>
-{% if others %}<h2>Suspended, replaced and withdrawn</h2>
+{% if others %}<h2>Not ranked: candidates, rejected, replaced, suspended and withdrawn versions</h2>
 <table id="others"><tr><th>bot</th><th class="phone-hide">version</th><th>status</th><th>why</th><th class="num phone-hide">rating</th><th class="num phone-hide">encounters</th></tr>
 {% for r in others %}<tr class="other-row" data-player="{{ r.player }}"><td><a href="/a/{{ a.name|urlencode }}/bot/{{ r.name|urlencode }}">{{ r.name }}</a></td>
 <td class="phone-hide">{{ r.version }}</td><td><span class="pill {{ 'bad' if r.status == 'suspended' else '' }} status">{{ r.status }}</span></td>

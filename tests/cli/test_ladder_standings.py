@@ -67,3 +67,23 @@ def test_a_missing_arena_and_mixed_flags_are_named(tmp_path):
     _ladder(db)
     got = run.invoke(app, ["standings", "--arena", "spades", "--db", str(db), "-o", str(tmp_path / "x")])
     assert got.exit_code != 0 and "--output needs --format" in got.output
+
+
+def test_a_candidate_and_a_rejected_version_are_named_where_the_unranked_rows_are_listed(tmp_path):
+    """The page listed a candidate on trial (and a rejected one) under "Suspended, replaced and
+    withdrawn", and every table's note said the others were "candidate, replaced, suspended,
+    withdrawn": a rejected version was in none of the words."""
+    from arbiter.arena import matchmaking
+    from arbiter.present.export import LADDER_ORDER
+    from arbiter.present.web import arena_page
+    from arbiter.store.arenas import Arenas
+
+    with Store(tmp_path / "a.sqlite") as store:
+        tables = Arenas(store)
+        row = tables.open_arena("l", "spades", {"deals": 1})
+        for player, status in (("m@1", "active"), ("m@2", "candidate"), ("m@3", "rejected"), ("r", "active")):
+            tables.add_entrant(row.id, player, player.split("@")[0], player.split("@")[-1], "alice", "", matchmaking.MU,
+                               matchmaking.SIGMA, status=status)
+        page = arena_page(store, "l")
+    assert "Suspended, replaced and withdrawn" not in page and "candidates, rejected" in page, page
+    assert "candidate, rejected, replaced, suspended, withdrawn" in LADDER_ORDER
