@@ -36,7 +36,7 @@ from arbiter.spectating.runs import announce_run, forget_run
 from cardarena.games import GAMES
 from cardarena.games.options import flag_help
 from arbiter.tournament.spec import TournamentSpec
-from arbiter.store.db import DEFAULT_DB, Store
+from arbiter.store.db import DEFAULT_DB, READ_ERRORS, Store
 
 _QUICK_DEFAULTS = {"game": "spades", "bots": ("random", "greedy", "heuristic")}
 

@@ -87,3 +87,4 @@ def test_a_candidate_and_a_rejected_version_are_named_where_the_unranked_rows_ar
         page = arena_page(store, "l")
     assert "Suspended, replaced and withdrawn" not in page and "candidates, rejected" in page, page
     assert "candidate, rejected, replaced, suspended, withdrawn" in LADDER_ORDER
+
