@@ -610,6 +610,12 @@ class Arena:
             stored = self.tables.arena(self.spec.display_name).spec
         except StoreError:
             stored = None
+        gate = (stored or {}).get("gate")
+        if isinstance(gate, dict) and self.spec.gate is None and {"m0", "m1"} <= gate.keys():
+            # (a gate given by --gate alone, left out of the restart: its stored form is no setting to type)
+            raise StoreError(f"arena {self.spec.display_name!r} in {self.store.path} began with a gate: give it again "
+                             f"(--gate {gate['m0']:g},{gate['m1']:g}, or [gate] sprt = \"{gate['m0']:g},{gate['m1']:g}\" "
+                             f"in its file, with the gate's other settings as they were), or give the ladder another name")
         # a house bot given as a file keeps its contents: edited, it would be another bot under the same rating
         self.spec = self.spec.resumed_as(stored)
         key = keyed_spec(self.spec.identity(), bot_contents(self.spec.house), stored, self.spec.display_name,

@@ -154,8 +154,9 @@ class Arenas:
             row = db.execute("SELECT spec FROM arenas WHERE name = ?", (name,)).fetchone()
             if row is not None and row[0] != spec_json:
                 raise StoreError(f"arena {name!r} already exists in {self.store.path} with other settings "
-                                 f"({differences_text(json.loads(row[0]), dict(spec))}); a ladder keeps its rules: put the file back as it "
-                                 f"was, or give the ladder another name")
+                                 f"({differences_text(json.loads(row[0]), dict(spec))}); a ladder keeps its rules: run it with the "
+                                 f"settings it began with (its file as it was, the same flags), or give the ladder another "
+                                 f"name")
             if row is None:
                 db.execute("INSERT INTO arenas (name, game, spec, created) VALUES (?, ?, ?, ?)",
                            (name, game, spec_json, time.time()))

@@ -771,7 +771,7 @@ def test_a_ladder_restarted_with_other_gate_settings_names_the_setting_not_two_w
                                          "options": {"deals": 2}})
     said = str(info.value)
     assert "gate.max_deals: 30 stored, 40 now" in said and "options.deals: 1 stored, 2 now" in said, said
-    assert "alpha" not in said and "put the file back as it was, or give the ladder another name" in said, said
+    assert "alpha" not in said and "run it with the settings it began with (its file as it was, the same flags)" in said, said
 
 
 def test_a_setting_given_in_two_places_with_two_values_is_refused_not_one_silently_kept():
@@ -932,3 +932,17 @@ SLOW = """
             time.sleep(0.02)
             return legal_actions[0]
 """
+
+
+def test_a_gated_ladder_restarted_without_its_gate_says_which_gate_to_give_again(tmp_path):
+    """A ladder started with ``--gate 0,0.5``, restarted without the flag, was refused with the
+    gate's whole stored form ("gate: {'alpha': 0.05, ..., 'hi': 186000.0, 'kind': 'margin', ...}
+    stored, None now") and "put the file back as it was", for a gate that was never in a file."""
+    db = tmp_path / "a.sqlite"
+    Arena(_spec(gate="0,0.5"), db).open()
+    with pytest.raises(StoreError) as info:
+        Arena(_spec(), db).open()
+    said = str(info.value)
+    assert "began with a gate" in said and "--gate 0,0.5" in said and 'sprt = "0,0.5"' in said, said
+    assert "'hi'" not in said, said
+    Arena(_spec(gate="0,0.5"), db).open()  # given again, it resumes
