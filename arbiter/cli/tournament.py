@@ -355,7 +355,9 @@ def _ladder(db: Path, name: str, format: Optional[str], output: Optional[Path]) 
     if not rows:
         out.print(f"arena {escape(a.name)} ({a.game}): no version entered yet", highlight=False)
         return
-    cols = [Column("#"), Column("player", "left", style="bold", shrink=True), Column("status", "left", shrink=True, drop=5),
+    # the status wraps: with its reason (a suspension's last words) it is as wide as a line, and
+    # counted whole it was the first column dropped, an unranked row shown as if it were ranked
+    cols = [Column("#"), Column("player", "left", style="bold", shrink=True), Column("status", "left", wrap=True, drop=5),
             Column("rating"), Column("95% CI", drop=3), Column("LOS↓", drop=4), Column("enc", drop=6),
             Column("matches", drop=7), Column("fail", drop=2)]
     cells = [[escape(c) for c in ladder_cells(r)] for r in rows]

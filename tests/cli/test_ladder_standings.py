@@ -88,3 +88,21 @@ def test_a_candidate_and_a_rejected_version_are_named_where_the_unranked_rows_ar
     assert "Suspended, replaced and withdrawn" not in page and "candidates, rejected" in page, page
     assert "candidate, rejected, replaced, suspended, withdrawn" in LADDER_ORDER
 
+
+def test_the_ladder_table_keeps_each_rows_status_at_a_terminals_width(tmp_path):
+    """At 120 columns (and less) ``arbiter standings --arena`` dropped the status column (its
+    cells carry the reason, a suspension's last words, and were counted whole): a suspended or
+    replaced version was listed among the ratings with nothing saying it no longer plays."""
+    db = tmp_path / "arena.sqlite"
+    _ladder(db)
+    with Store(db) as store:  # a suspension's reason as the arena writes it: its last words
+        tables = Arenas(store)
+        tables.set_status(tables.arena("spades").id, "=evil@1", "suspended",
+                          "suspended after 3 encounters in a row with a forfeit; the last: crash: the bot failed: "
+                          "choose raised RuntimeError: crash on purpose (bot.py:47 in choose)")
+    for width in ("120", "90"):
+        shown = CliRunner().invoke(app, ["standings", "--arena", "spades", "--db", str(db)], env={"COLUMNS": width})
+        assert shown.exit_code == 0, shown.output
+        lines = shown.output.splitlines()
+        assert any("=evil@1" in x and "suspended" in x for x in lines), shown.output
+        assert any("alpha@0" in x and "replaced" in x for x in lines), shown.output
