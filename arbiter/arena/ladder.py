@@ -417,13 +417,16 @@ class ServiceConfig:
 
     def check(self, tls: tuple[bytes, bytes] | None = None, insecure: bool = False) -> None:
         """SpecError naming what cannot be served as set: a host that reaches other machines
-        without TLS, an author name no token can be issued for. Checked before the ladder's store
-        is opened, not after it was created in it."""
+        without TLS, an author name no token can be issued for; CredentialsError for a
+        credentials file that cannot be read. Checked before the ladder's store is opened, not
+        after it was created in it."""
         if not is_loopback(self.host) and tls is None and not insecure:
             raise SpecError(f"host {self.host} reaches other machines: give a TLS certificate and key (or --insecure)")
         for name in self.authors:
             if fault := auth.author_name_fault(name):
                 raise SpecError(f"server.authors: {fault}")
+        if os.path.lexists(self.credentials):  # (a missing one is made when the service starts)
+            auth.read(self.credentials)
 
 
 #: The ladder file's tables and their keys, from the declarations (``toml_tables``).

@@ -163,6 +163,7 @@ async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) 
     web = web_thread = None
     bots = None
     announced: Path | None = None
+    started = False  # "arena stopped" is said of an arena that started, not of one refused on its way
     try:
         bots, creds = await serve_submissions(service.db, service, tls=tls, insecure=insecure, closed=spec.submissions_closed)
         ladder.hub = bots.hub  # where the remote division's bots connect
@@ -196,6 +197,7 @@ async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) 
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
+        started = True
         await ladder.run(stop, max_encounters=max_encounters)
     finally:
         forget_run(announced)
@@ -206,8 +208,9 @@ async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) 
                 web.shutdown()
             web.server_close()
         ladder.close()
-        cut = f"; {plural(ladder.cut_off, 'encounter')} under way abandoned (never counted)" if ladder.cut_off else ""
-        out.print(f"arena stopped: {plural(ladder.finished, 'encounter')} stored by this run{cut}", highlight=False)
+        if started:
+            cut = f"; {plural(ladder.cut_off, 'encounter')} under way abandoned (never counted)" if ladder.cut_off else ""
+            out.print(f"arena stopped: {plural(ladder.finished, 'encounter')} stored by this run{cut}", highlight=False)
 
 
 def _serve_web(web: Any) -> None:

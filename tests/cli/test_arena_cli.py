@@ -102,12 +102,14 @@ def test_standings_of_a_ladders_name_point_to_standings_arena(tmp_path):
     (["--host", "10.0.0.1"], "reaches other machines"),
     (["--port", "TAKEN"], "cannot listen on 127.0.0.1:"),
     (["--web-port", "TAKEN"], "the port is taken"),
+    (["--credentials", "BROKEN"], "not a credentials file"),
 ])
 def test_what_the_arena_cannot_serve_is_refused_before_its_ladder_is_created_in_the_store(tmp_path, bad, said):
-    """A bad author name, a public host without TLS or a taken port was found only once the
-    ladder was created in the store (its rules fixed there) and the Bots service started: the
-    error came after "arena stopped" for an arena that never started, and a taken port was a
-    gRPC traceback. Each is refused first, naming what is wrong, with the store left untouched."""
+    """A bad author name, a public host without TLS, a taken port or a broken credentials file
+    was found only once the ladder was created in the store (its rules fixed there) and the Bots
+    service started: the error came after "arena stopped" for an arena that never started, and a
+    taken port was a gRPC traceback. Each is refused first, naming what is wrong, with the store
+    left untouched."""
     import socket
 
     db = tmp_path / "arena.sqlite"
@@ -117,7 +119,9 @@ def test_what_the_arena_cannot_serve_is_refused_before_its_ladder_is_created_in_
         port = str(taken.getsockname()[1])
         args = ["arena", "--game", "spades", "--house", "random,greedy", "--db", str(db), "--port", "0", "--web-port", "-1",
                 "--credentials", str(tmp_path / "creds.json"), "--max-encounters", "1"]
-        r = runner.invoke(app, args + [port if a == "TAKEN" else a for a in bad])
+        (tmp_path / "broken.json").write_text("{bad")
+        given = {"TAKEN": port, "BROKEN": str(tmp_path / "broken.json")}
+        r = runner.invoke(app, args + [given.get(a, a) for a in bad])
     text = " ".join(r.output.split())
     assert r.exit_code == 2 and said in text and "Traceback" not in text, text
     assert "arena stopped" not in text and not db.exists(), text
