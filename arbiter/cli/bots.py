@@ -22,7 +22,7 @@ from rich.table import Table
 from arbiter.server import client
 from arbiter.store.registry import RegistryError, SubmissionRejected
 from arbiter.cli._common import (
-    DbOpt, UsageError, _run, app, check_address, err, error, out, server_ca, token_needs_server,
+    DbOpt, UsageError, _run, app, check_address, err, error, out, plural, server_ca, token_needs_server,
 )
 from arbiter.store.db import DEFAULT_DB
 from cardarena.records import MAX_CLOCK_MS
@@ -278,6 +278,14 @@ def show(name: str, db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, toke
                           "bot token; its author's machine runs it)", highlight=False)
                 out.print(_ladders_table(remote))
                 _ladder_reasons(remote)
+                return
+            if not versions and (house := [asdict(s) for s in standings_of(registry.db, name, house=True)]):
+                # an arena's house bot (its operator's baseline), never submitted: as the remote division's
+                out.print(f"{escape(name)} is not registered here: a house bot of "
+                          f"{plural(len(house), 'arena')} (its operator's, named in the arena's settings)",
+                          highlight=False)
+                out.print(_ladders_table(house))
+                _ladder_reasons(house)
                 return
             if not versions:
                 _call(registry.get, name)  # the clear "no bot" error, with the closest name

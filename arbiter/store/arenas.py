@@ -366,19 +366,21 @@ class Standing:
     failures: int
 
 
-def standings_of(db: sqlite3.Connection, name: str, remote: bool = False) -> list[Standing]:
+def standings_of(db: sqlite3.Connection, name: str, remote: bool = False, house: bool = False) -> list[Standing]:
     """Every version of the bot ``name`` in every arena of the store behind ``db``, by arena
     then joining order; empty for a store with no arenas (or an older one without their tables).
     ``remote``: instead, the bot of that name in the remote divisions (connected, never
-    registered: one entrant per arena, version ``remote``)."""
-    which = ("AND e.author = 'remote' AND e.player = e.name " if remote
+    registered: one entrant per arena, version ``remote``); ``house``: the house bot of that
+    name in each arena that has one (the operator's, never registered either)."""
+    unregistered = "remote" if remote else "house" if house else None
+    which = ("AND e.author = ? AND e.player = e.name " if unregistered
              else "AND e.player = e.name || '@' || e.version ")  # its registered versions: not a house bot of its name
     try:
         rows = db.execute(
             "SELECT a.name, e.player, e.status, e.reason, e.mu, e.sigma, e.encounters, e.matches, e.failures "
             "FROM arena_entrants e JOIN arenas a ON a.id = e.arena_id WHERE e.name = ? " + which +
             "ORDER BY a.name, e.joined, e.player",
-            (name,)).fetchall()
+            (name, unregistered) if unregistered else (name,)).fetchall()
     except sqlite3.OperationalError as exc:  # no arena tables in this file
         if "no such table" in str(exc):
             return []

@@ -125,3 +125,20 @@ def test_what_the_arena_cannot_serve_is_refused_before_its_ladder_is_created_in_
     text = " ".join(r.output.split())
     assert r.exit_code == 2 and said in text and "Traceback" not in text, text
     assert "arena stopped" not in text and not db.exists(), text
+
+
+def test_bots_show_of_a_house_bot_says_where_it_stands_not_that_there_is_no_such_bot(tmp_path):
+    """``arbiter bots show greedy --db arena.sqlite`` of a ladder's house bot said "no bot
+    'greedy' in the registry": its operator could not see it there, as a remote division's
+    bot is seen (never registered either)."""
+    db = tmp_path / "arena.sqlite"
+    a = Arena(ArenaSpec(game="spades", name="l", options={"deals": 1}, house=("random", "greedy"), transport="inproc",
+                        seed=1), db, poll=0)
+    asyncio.run(a.run(max_encounters=1))
+    a.close()
+    r = runner.invoke(app, ["bots", "show", "greedy", "--db", str(db)], env={"COLUMNS": "160"})
+    said = " ".join(r.output.split())
+    assert r.exit_code == 0 and "greedy is not registered here: a house bot of 1 arena" in said, said
+    assert "│ l " in r.output and "active" in said, r.output
+    r = runner.invoke(app, ["bots", "show", "nobody", "--db", str(db)])
+    assert r.exit_code == 2 and "no bot 'nobody'" in r.output, r.output
