@@ -1168,6 +1168,28 @@ class Arena:
         m.arena_waiting.labels(name).set(waiting)
         m.arena_playing.labels(name).set(playing)
 
+    def waiting(self) -> str:
+        """Why no encounter can start now, in words for the operator ("" if one can): too few
+        bots that may play, and what became of the others, so that a ladder that sits idle (its
+        house bots suspended, its entrants gone) says so instead of nothing at all."""
+        need = len(self.game.teams)
+        playing = [c.player for c in self.candidates()]
+        if len(playing) >= need or any(e.status == "candidate" for e in self.entrants.values()):
+            return ""
+        out = [f"waiting: {len(playing)} bot{'s' if len(playing) != 1 else ''} can play ({', '.join(playing) or 'none'}), "
+               f"an encounter needs {need}"]
+        for status in ("suspended", "withdrawn"):
+            them = [e.player for e in self.entrants.values() if e.status == status]
+            if them:
+                out.append(f"{status}: {', '.join(them)}")
+        if self.spec.remote:
+            out.append("the remote division plays the bots connected to it now")
+        elif not any(e.status == "suspended" and e.author == HOUSE for e in self.entrants.values()):
+            out.append("a submitted bot enters when it is registered")
+        else:
+            out.append("a suspended house bot plays again when the arena restarts")
+        return "; ".join(out)
+
     async def run(self, stop: asyncio.Event | None = None, max_encounters: int | None = None,
                   until: Callable[["Arena"], bool] | None = None) -> None:
         """Keep the ladder playing until ``stop`` is set, ``max_encounters`` have been
@@ -1179,6 +1201,7 @@ class Arena:
         tasks: set[asyncio.Task] = set()
         stopper = asyncio.ensure_future(stop.wait())
         failures_in_a_row = 0
+        waiting = ""  # why no encounter can start, as last said
         try:
             while not stop.is_set():
                 if max_encounters is not None and self.finished >= max_encounters:
@@ -1199,8 +1222,12 @@ class Arena:
                     room -= 1
                 self._report(len(tasks))
                 if not tasks:
+                    if (why := self.waiting()) != waiting and why:  # said once, when it begins
+                        log.warning("arena %s: %s", self.row.name if self.row else "", why)
+                    waiting = why
                     await asyncio.wait({stopper}, timeout=self.poll)
                     continue
+                waiting = ""
                 done, _ = await asyncio.wait(tasks | {stopper}, timeout=self.poll, return_when=asyncio.FIRST_COMPLETED)
                 for t in done - {stopper}:
                     tasks.discard(t)

@@ -946,3 +946,19 @@ def test_a_gated_ladder_restarted_without_its_gate_says_which_gate_to_give_again
     assert "began with a gate" in said and "--gate 0,0.5" in said and 'sprt = "0,0.5"' in said, said
     assert "'hi'" not in said, said
     Arena(_spec(gate="0,0.5"), db).open()  # given again, it resumes
+
+
+def test_a_ladder_that_cannot_make_a_table_says_why_once(tmp_path, caplog):
+    """A ladder whose bots were all suspended (or that has one bot) sat idle without a word:
+    its operator saw the listening line and then nothing. It says once why it waits."""
+    crasher = tmp_path / "crasher.py"
+    crasher.write_text(textwrap.dedent(CRASHER))
+    a = Arena(_spec(house=("random", f"crasher={crasher}"), suspend_after=1), tmp_path / "a.sqlite", poll=0)
+    polls = []
+    with caplog.at_level("WARNING", logger="arbiter.arena.ladder"):
+        asyncio.run(a.run(until=lambda arena: polls.append(1) or len(polls) > 6))
+    said = [r.getMessage() for r in caplog.records if "waiting" in r.getMessage()]
+    assert len(said) == 1, said
+    assert "1 bot can play (random), an encounter needs 2" in said[0] and "suspended: crasher" in said[0], said
+    assert "plays again when the arena restarts" in said[0], said
+    a.close()
