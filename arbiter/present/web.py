@@ -467,6 +467,7 @@ _ARENA = """{% extends "base" %}
 {{ done }} encounters, {{ matches }} matches · <span class="small" id="refreshing">this page updates by itself</span></p>
 {% if remote %}<p id="not-hosted"><span class="pill">{{ not_hosted_label }}</span> {{ not_hosted }}</p>{% endif %}
 {% if playing %}<p id="playing">Now playing: {% for e in playing %}<span class="pill">{{ e.players|join(' vs ') }}</span> {% endfor %}</p>{% endif %}
+{% if cut_off %}<p class="muted" id="cut-off">Not running: its process stopped while it played {% for e in cut_off %}<span class="pill">{{ e.players|join(' vs ') }}</span> {% endfor %}(cut off: abandoned, never counted, when the arena starts again).</p>{% endif %}
 <h2>Leaderboard</h2>
 {% if not ranked %}<p id="empty">No bot in the ladder yet: {% if remote %}connect one (<code>python -m sdk --bot BOT --address ADDRESS --token BOT_TOKEN</code>){% else %}submit one (<code>arbiter bots submit DIR --server ADDRESS --token AUTHOR_TOKEN</code>){% endif %}.</p>{% else %}
 <table id="leaderboard"><tr><th class="num">#</th><th>bot</th><th class="phone-hide">version</th><th class="num">rating</th><th class="num phone-hide">95% interval</th>
@@ -843,9 +844,14 @@ def arena_page(store: Store, name: str, recent: int = 30) -> str:
         ms = tables.matches(a.id, e.idx) if e.disclosure(a.name).matches else []
         shown.append((e, _deal_means(a, e, ms), ms))
     matches = store.db.execute("SELECT COUNT(*) FROM matches WHERE arena_id = ?", (a.id,)).fetchone()[0]
+    # An encounter is being played only while a ladder's run holds the store: one left "playing"
+    # by a process killed mid-encounter is cut off (abandoned when the arena starts again)
+    holder = run_holder(store.path)
+    running = holder is not None and not holder.tournament
+    playing = tables.encounters(a.id, "playing")
     return _env.get_template("arena").render(
         a=a, ranked=[r for r in rows if r.status == "active"], others=[r for r in rows if r.status != "active"],
-        playing=tables.encounters(a.id, "playing"), recent=shown, done=len(done), matches=matches, scale=ARENA_SCALE,
+        playing=playing if running else [], cut_off=[] if running else playing, recent=shown, done=len(done), matches=matches, scale=ARENA_SCALE,
         not_hosted_label=NOT_HOSTED_LABEL, not_hosted=sentence(NOT_HOSTED),
     )
 

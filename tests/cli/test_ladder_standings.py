@@ -106,3 +106,26 @@ def test_the_ladder_table_keeps_each_rows_status_at_a_terminals_width(tmp_path):
         lines = shown.output.splitlines()
         assert any("=evil@1" in x and "suspended" in x for x in lines), shown.output
         assert any("alpha@0" in x and "replaced" in x for x in lines), shown.output
+
+
+def test_an_arena_page_shows_now_playing_only_while_the_ladder_runs(tmp_path):
+    """An arena killed mid-encounter (SIGKILL, a crash) left its encounter "playing" in the
+    store, and its page said "Now playing: a vs b" until it was started again, of a ladder
+    that was not running. Now playing needs a ladder's run holding the store; otherwise the
+    page says the encounter was cut off."""
+    from arbiter.present.web import arena_page
+
+    from arbiter.arena import matchmaking
+
+    db = tmp_path / "arena.sqlite"
+    with Store(db) as store:
+        tables = Arenas(store)
+        row = tables.open_arena("spades", "spades", {"game": "spades", "deals": 1})
+        for p in ("alpha@1", "beta@2"):
+            tables.add_entrant(row.id, p, p.split("@")[0], p.split("@")[1], "ann", "", matchmaking.MU, matchmaking.SIGMA)
+        tables.begin_encounter(row.id, ("alpha@1", "beta@2"), 5)
+        page = arena_page(store, "spades")
+        assert 'id="playing"' not in page and 'id="cut-off"' in page and "alpha@1 vs beta@2" in page, page
+        store.lock()  # the ladder's run
+        page = arena_page(store, "spades")
+        assert 'id="playing"' in page and 'id="cut-off"' not in page, page
