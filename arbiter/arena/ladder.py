@@ -70,7 +70,7 @@ from arbiter import metrics
 from arbiter import scratch
 from arbiter.batch.engine import BotsDoNotPlay, play_batch
 from arbiter.batch.plan import Entry, PlannedMatch, Seatings, deal_seed, derive_seed, seatings_of
-from arbiter.batch.settings import SpecError, bot_contents, bot_names, bot_sources, check_bot_spec, check_table, keyed_spec, read_toml
+from arbiter.batch.settings import CONTENT_KEY, SpecError, bot_contents, bot_names, bot_sources, check_bot_spec, check_table, keyed_spec, read_toml
 from arbiter.batch.submissions import RegistryCatalog
 from arbiter.batch.venue import Kind, Where, open_venue, parse_where
 from arbiter.hosting import sandbox as sb
@@ -610,9 +610,11 @@ class Arena:
         self.store.lock()
         self.tables = Arenas(self.store)
         try:
-            stored = self.tables.arena(self.spec.display_name).spec
+            row = self.tables.arena(self.spec.display_name)
+            stored = row.spec
+            entered = {e.player: e.source for e in self.tables.entrants(row.id) if e.author == HOUSE}
         except StoreError:
-            stored = None
+            stored, entered = None, {}
         gate = (stored or {}).get("gate")
         if isinstance(gate, dict) and self.spec.gate is None and {"m0", "m1"} <= gate.keys():
             # (a gate given by --gate alone, left out of the restart: its stored form is no setting to type)
@@ -621,11 +623,14 @@ class Arena:
                              f"in its file, with the gate's other settings as they were), or give the ladder another name")
         # a house bot given as a file keeps its contents: edited, it would be another bot under the same rating
         self.spec = self.spec.resumed_as(stored)
+        # House bots may come and go, and a file's path be spelt otherwise (another folder, ./):
+        # a house bot is the same bot as long as its contents are (``earlier``: its first spelling)
+        earlier = {source: entered[name] for name, source in self._house.items() if name in entered}
         key = keyed_spec(self.spec.identity(), bot_contents(self.spec.house), stored, self.spec.display_name,
                          str(self.store.path),
                          way_on="a ladder keeps its rules and its house bots (a version never changes): put the "
-                                "file back as it was, or give the arena another name (--name)")
-        self.row = self.tables.open_arena(self.spec.display_name, self.spec.game, key)
+                                "file back as it was, or give the arena another name (--name)", earlier=earlier)
+        self.row = self.tables.open_arena(self.spec.display_name, self.spec.game, key, grows=CONTENT_KEY)
         self._house = self._house_as_entered()
         self.abandoned = self.tables.abandon_unfinished(self.row.id)
         if self.abandoned:  # (info: arbiter arena says it to its operator, once)
@@ -959,8 +964,10 @@ class Arena:
 
     def _source(self, player: str) -> str:
         e = self.entrants[player]
-        if e.author in (HOUSE, REMOTE):
-            return e.source  # a remote bot's is "": it is not started here
+        if e.author == HOUSE:  # as the settings give it now (checked: the same contents as it entered with)
+            return self._house.get(player, e.source)
+        if e.author == REMOTE:
+            return e.source  # "": it is not started here
         return lookup(self.db_path, player)[0].spec  # the stored copy, its hash checked
 
     def _reserve(self, players: Sequence[str]) -> None:
@@ -1069,7 +1076,7 @@ class Arena:
             # registered bots go as their stored files, checked by hash on the worker; house
             # bots by name or files. A worker plays ``deal`` isolation as ``match`` (a fresh
             # process per seat per match). A worker lost mid-match costs that match only.
-            bots = {p: self.entrants[p].source if self.entrants[p].author == HOUSE else p for p in players}
+            bots = {p: self._source(p) if self.entrants[p].author == HOUSE else p for p in players}
         else:
             bots = {p: sources[p] for p in players}
 

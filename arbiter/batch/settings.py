@@ -126,22 +126,37 @@ RUN_WAY_ON = "--fresh plays it again with the bots as they are now, --name NAME 
 
 
 def keyed_spec(spec: Mapping[str, Any], contents: Mapping[str, str], stored: Mapping[str, Any] | None,
-               name: str, where: str, way_on: str = RUN_WAY_ON) -> dict[str, Any]:
+               name: str, where: str, way_on: str = RUN_WAY_ON, earlier: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The spec a run is stored and resumed under: ``spec`` and, when any bot is a file or a
     folder, their ``contents`` (``bot_contents`` of its bots), so that a bot edited since its
     matches were played is never resumed as the same run. ``stored``: the spec already stored
     under ``name`` (None: a new run). A run stored before contents were kept resumes on its spec
-    alone; one whose bots have changed since is a SpecError naming them and ``way_on``."""
+    alone; one whose bots have changed since is a SpecError naming them and ``way_on``.
+
+    ``earlier`` (a ladder, whose house bots may come and go): the bots may change, not their
+    contents. It maps a source to the one its bot was first given as (the same bot, its path
+    spelt otherwise); a source that was not there before is a bot added, one no longer given a
+    bot left, and the contents kept are every one ever played, so that a bot that comes back
+    edited is still refused."""
     contents = dict(contents)
+    before = stored.get(CONTENT_KEY) if stored is not None else None
+    if earlier is not None and isinstance(before, dict):
+        changed = sorted(s for s, h in contents.items()
+                         if before.get(earlier.get(s, s), before.get(s, h)) != h)
+        if changed:
+            raise SpecError(f"{name!r} in {where} was played with other contents of {', '.join(changed)} (edited "
+                            f"since): {way_on}")
+        kept = {**before, **{s: h for s, h in contents.items() if earlier.get(s, s) not in before}}
+        return {**spec, CONTENT_KEY: kept}
     if not contents:
         return dict(spec)
     if stored is not None and CONTENT_KEY not in stored and dict(stored) == dict(spec):
         return dict(spec)
     keyed = {**spec, CONTENT_KEY: contents}
-    if stored is not None and isinstance(stored.get(CONTENT_KEY), dict) and stored[CONTENT_KEY] != contents:
-        before = {k: v for k, v in stored.items() if k != CONTENT_KEY}
-        if before == dict(spec):
-            changed = sorted(s for s, h in contents.items() if stored[CONTENT_KEY].get(s) != h)
+    if stored is not None and isinstance(before, dict) and before != contents:
+        rest = {k: v for k, v in stored.items() if k != CONTENT_KEY}
+        if rest == dict(spec):
+            changed = sorted(s for s, h in contents.items() if before.get(s) != h)
             raise SpecError(f"{name!r} in {where} was played with other contents of {', '.join(changed)} (edited "
                             f"since): {way_on}")
     return keyed

@@ -138,6 +138,15 @@ _MATCH_COLUMNS = ("arena_id, encounter, idx, match_id, deal, rotation, seed, sea
                   "incidents, record, decisions, seconds")
 
 
+def _grown(stored: Mapping[str, Any], spec: Mapping[str, Any], key: str) -> bool:
+    """Whether ``spec`` is ``stored`` with entries added to the mapping under ``key`` (none
+    changed or taken away), all else the same."""
+    old, new = stored.get(key) or {}, spec.get(key) or {}
+    rest = lambda d: {k: v for k, v in d.items() if k != key}  # noqa: E731
+    return (isinstance(old, dict) and isinstance(new, dict) and rest(stored) == rest(json.loads(json.dumps(spec)))
+            and all(new.get(k) == v for k, v in old.items()))
+
+
 class Arenas:
     """The arenas' tables of one store (through its connection)."""
 
@@ -147,12 +156,16 @@ class Arenas:
 
     # -- ladders ---------------------------------------------------------------------------
 
-    def open_arena(self, name: str, game: str, spec: Mapping[str, Any]) -> ArenaRow:
-        """The arena ``name``: created, or resumed if its spec is the same (StoreError if not)."""
+    def open_arena(self, name: str, game: str, spec: Mapping[str, Any], grows: str | None = None) -> ArenaRow:
+        """The arena ``name``: created, or resumed if its spec is the same (StoreError if not).
+        ``grows``: a key of the spec whose mapping may gain entries (a ladder's house bots'
+        contents, as bots are added); the stored spec is updated to it then."""
         spec_json = json.dumps(spec, sort_keys=True)
         with transaction(self.db) as db:
             row = db.execute("SELECT spec FROM arenas WHERE name = ?", (name,)).fetchone()
-            if row is not None and row[0] != spec_json:
+            if row is not None and row[0] != spec_json and grows is not None and _grown(json.loads(row[0]), spec, grows):
+                db.execute("UPDATE arenas SET spec = ? WHERE name = ?", (spec_json, name))
+            elif row is not None and row[0] != spec_json:
                 raise StoreError(f"arena {name!r} already exists in {self.store.path} with other settings "
                                  f"({differences_text(json.loads(row[0]), dict(spec))}); a ladder keeps its rules: run it with the "
                                  f"settings it began with (its file as it was, the same flags), or give the ladder another "

@@ -962,3 +962,47 @@ def test_a_ladder_that_cannot_make_a_table_says_why_once(tmp_path, caplog):
     assert "1 bot can play (random), an encounter needs 2" in said[0] and "suspended: crasher" in said[0], said
     assert "plays again when the arena restarts" in said[0], said
     a.close()
+
+
+def test_house_bot_files_may_come_go_and_be_spelt_otherwise_but_never_change(tmp_path, monkeypatch):
+    """House bots may change between runs (the docs say so), but one given as a file could not:
+    adding one was refused as "played with other contents of new.py (edited since)" (it had
+    never played), leaving one out as "other settings (bot_content ... stored, None now)", and
+    the same file by another path (./ref.py, its absolute path, from another folder) as edited.
+    And a house bot launched from the path stored when it entered, not the one given now, so a
+    ladder restarted from another folder launched a file that was not there. A house bot is the
+    same bot while its contents are; one that comes back edited is still refused."""
+    ref = tmp_path / "ref.py"
+    code = "from bots.heuristic import HeuristicBot\n\nclass R(HeuristicBot):\n    name = 'ref'\n"
+    ref.write_text(code)
+    new = tmp_path / "new.py"
+    new.write_text(code.replace("'ref'", "'new'"))
+    db = tmp_path / "a.sqlite"
+    monkeypatch.chdir(tmp_path)
+
+    def opened(*house: str) -> Arena:
+        a = Arena(_spec(house=("random", *house)), db, poll=0)
+        a.open()
+        a.sync_entrants()
+        return a
+
+    a = opened("ref=ref.py")  # relative to where it is started
+    _run(a, 1)
+    a.close()
+    b = opened("ref=ref.py", f"new={new}")  # a house bot added
+    assert b.entrants["new"].status == "active"
+    b.close()
+    c = opened()  # both left out
+    assert {c.entrants["ref"].status, c.entrants["new"].status} == {"withdrawn"}
+    c.close()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    d = opened(f"ref={ref}")  # the same file from another folder, by its absolute path
+    assert d.entrants["ref"].status == "active" and d._source("ref") == str(ref)
+    _run(d, 1)
+    assert d.entrants["ref"].encounters == 2 and d.entrants["ref"].failures == 0, d.entrants["ref"]
+    d.close()
+    new.write_text(code.replace("'ref'", "'new'") + "    # edited\n")
+    with pytest.raises(SpecError, match=r"other contents of .*new\.py \(edited since\)"):
+        opened(f"ref={ref}", f"new={new}")  # back, edited: another bot under its rating
