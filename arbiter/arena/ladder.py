@@ -609,12 +609,9 @@ class Arena:
         assert self.store is not None
         self.store.lock()
         self.tables = Arenas(self.store)
-        try:
-            row = self.tables.arena(self.spec.display_name)
-            stored = row.spec
-            entered = {e.player: e.source for e in self.tables.entrants(row.id) if e.author == HOUSE}
-        except StoreError:
-            stored, entered = None, {}
+        row = self.tables.find(self.spec.display_name)  # (a corrupt one is a StoreError, never a new ladder)
+        stored = row.spec if row is not None else None
+        entered = {e.player: e.source for e in self.tables.entrants(row.id) if e.author == HOUSE} if row is not None else {}
         gate = (stored or {}).get("gate")
         if isinstance(gate, dict) and self.spec.gate is None and {"m0", "m1"} <= gate.keys():
             # (a gate given by --gate alone, left out of the restart: its stored form is no setting to type)

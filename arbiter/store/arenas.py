@@ -163,11 +163,11 @@ class Arenas:
         spec_json = json.dumps(spec, sort_keys=True)
         with transaction(self.db) as db:
             row = db.execute("SELECT spec FROM arenas WHERE name = ?", (name,)).fetchone()
-            if row is not None and row[0] != spec_json and grows is not None and _grown(json.loads(row[0]), spec, grows):
+            if row is not None and row[0] != spec_json and grows is not None and _grown(self._spec(name, row[0]), spec, grows):
                 db.execute("UPDATE arenas SET spec = ? WHERE name = ?", (spec_json, name))
             elif row is not None and row[0] != spec_json:
                 raise StoreError(f"arena {name!r} already exists in {self.store.path} with other settings "
-                                 f"({differences_text(json.loads(row[0]), dict(spec))}); a ladder keeps its rules: run it with the "
+                                 f"({differences_text(self._spec(name, row[0]), dict(spec))}); a ladder keeps its rules: run it with the "
                                  f"settings it began with (its file as it was, the same flags), or give the ladder another "
                                  f"name")
             if row is None:
@@ -187,7 +187,29 @@ class Arenas:
             raise
         if row is None:
             raise StoreError(f"no arena {key[:80]!r} in {self.store.path}")
-        return ArenaRow(row[0], row[1], row[2], json.loads(row[3]), row[4])
+        return ArenaRow(row[0], row[1], row[2], self._spec(row[1], row[3]), row[4])
+
+    def find(self, name: str) -> ArenaRow | None:
+        """The arena ``name``, or None if the store has none of that name (a corrupt one is a
+        StoreError, never taken for a new one)."""
+        try:
+            found = self.db.execute("SELECT 1 FROM arenas WHERE name = ?", (name,)).fetchone()
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):
+                return None
+            raise
+        return self.arena(name) if found else None
+
+    def _spec(self, name: str, text: str) -> dict[str, Any]:
+        """An arena's stored settings; StoreError naming it if they cannot be read."""
+        try:
+            spec = json.loads(text)
+        except ValueError as exc:
+            raise StoreError(f"arena {name!r} in {self.store.path} is corrupt: its stored settings cannot be read "
+                             f"({exc})") from None
+        if not isinstance(spec, dict):
+            raise StoreError(f"arena {name!r} in {self.store.path} is corrupt: its stored settings are not a table")
+        return spec
 
     def arenas(self) -> list[ArenaRow]:
         return [self.arena(r[0]) for r in self.db.execute("SELECT id FROM arenas ORDER BY id")]
@@ -325,10 +347,12 @@ class Arenas:
             raise StoreError(f"no encounter {idx} in arena {arena_id}")
         return self._enc(r)
 
-    @staticmethod
-    def _enc(r: tuple) -> EncounterRow:
-        ratings = {p: (float(v[0]), float(v[1])) for p, v in json.loads(r[7]).items()}
-        return EncounterRow(r[0], r[1], tuple(json.loads(r[2])), r[3], r[4], r[5], r[6], ratings, dict(json.loads(r[8])))
+    def _enc(self, r: tuple) -> EncounterRow:
+        try:
+            ratings = {p: (float(v[0]), float(v[1])) for p, v in json.loads(r[7]).items()}
+            return EncounterRow(r[0], r[1], tuple(json.loads(r[2])), r[3], r[4], r[5], r[6], ratings, dict(json.loads(r[8])))
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+            raise StoreError(f"arena encounter {r[0]} in {self.store.path} is corrupt: {exc}") from None
 
     # -- matches ---------------------------------------------------------------------------
 

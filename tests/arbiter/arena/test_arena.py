@@ -1006,3 +1006,25 @@ def test_house_bot_files_may_come_go_and_be_spelt_otherwise_but_never_change(tmp
     new.write_text(code.replace("'ref'", "'new'") + "    # edited\n")
     with pytest.raises(SpecError, match=r"other contents of .*new\.py \(edited since\)"):
         opened(f"ref={ref}", f"new={new}")  # back, edited: another bot under its rating
+
+
+def test_a_ladder_whose_stored_rows_are_damaged_is_refused_naming_them_not_with_a_traceback(tmp_path):
+    """An arena's stored settings or an encounter's stored ratings that no longer read as JSON
+    (a store damaged, edited by hand) were a JSONDecodeError traceback from arbiter arena,
+    arbiter standings --arena and the pages; and damaged settings were taken for no arena at
+    all on the ladder's start. Each is a StoreError naming the arena or the encounter."""
+    from arbiter.store.db import transaction
+
+    db = tmp_path / "a.sqlite"
+    a = Arena(_spec(), db, poll=0)
+    _run(a, 1)
+    a.close()
+    with Store(db) as store, transaction(store.db) as tx:
+        tx.execute("UPDATE arena_encounters SET ratings = '[x' WHERE idx = 0")
+    with pytest.raises(StoreError, match=r"arena encounter 0 in .* is corrupt"):
+        Arena(_spec(), db, poll=0).open()
+    with Store(db) as store, transaction(store.db) as tx:
+        tx.execute("UPDATE arenas SET spec = '{bad'")
+    for attempt in (lambda: Arena(_spec(), db, poll=0).open(), lambda: Arenas(Store(db, read_only=True)).arena("t")):
+        with pytest.raises(StoreError, match=r"arena 't' in .* is corrupt: its stored settings cannot be read"):
+            attempt()
