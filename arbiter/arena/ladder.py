@@ -607,7 +607,7 @@ class Arena:
 
     def _open(self) -> None:
         assert self.store is not None
-        self.store.lock()
+        self.store.lock(arena=self.spec.display_name)
         self.tables = Arenas(self.store)
         row = self.tables.find(self.spec.display_name)  # (a corrupt one is a StoreError, never a new ladder)
         stored = row.spec if row is not None else None

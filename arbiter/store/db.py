@@ -269,6 +269,7 @@ class RunHolder:
 
     pid: str  # its process id ("" if unknown)
     tournament: str  # the tournament (or evaluation) it runs; "" for a ladder, or a run of an older arbiter
+    arena: str = ""  # the ladder it runs (``arbiter arena``); "" for a tournament's run, or an older arbiter's
 
     @staticmethod
     def read(text: str) -> "RunHolder":
@@ -279,7 +280,7 @@ class RunHolder:
             return RunHolder(text, "")
         try:
             d = json.loads(text)
-            return RunHolder(str(int(d["pid"])), str(d.get("tournament") or ""))
+            return RunHolder(str(int(d["pid"])), str(d.get("tournament") or ""), str(d.get("arena") or ""))
         except (ValueError, TypeError, KeyError):
             return RunHolder("", "")
 
@@ -731,9 +732,9 @@ class Store:
 
     # -- run lock ------------------------------------------------------------------------
 
-    def lock(self, tournament: str = "") -> None:
-        """Take the exclusive run lock, for a run of ``tournament`` (its name; "" for a ladder);
-        StoreError at once if another run holds it.
+    def lock(self, tournament: str = "", arena: str = "") -> None:
+        """Take the exclusive run lock, for a run of ``tournament`` (its name; "" for a ladder)
+        or of the ladder ``arena``; StoreError at once if another run holds it.
 
         The lock is an flock on ``<db>.lock``: the OS drops it when the holder dies, so a
         killed run never leaves the file locked. It holds the process id and the tournament
@@ -756,6 +757,10 @@ class Store:
             f.close()
             who = f" by process {holder.pid}" if holder.pid else ""
             what = f", running {holder.tournament!r}" if holder.tournament else ""
+            if holder.arena:  # a ladder does not end of itself: "wait for it" would be forever
+                raise StoreError(f"another run is writing {self.path} (lock {lock_path} held{who}, running the arena "
+                                 f"{holder.arena!r}, which plays until it is stopped: one run per store file); stop it "
+                                 f"first, or use another --db") from None
             raise StoreError(
                 f"another run is writing {self.path} (lock {lock_path} held{who}{what}); wait for it or use another --db"
             ) from None
@@ -767,7 +772,7 @@ class Store:
         """The lock file's record of its holder (``RunHolder``): this process, running ``tournament``."""
         f.seek(0)
         f.truncate()
-        f.write(json.dumps({"pid": os.getpid(), "tournament": tournament}))
+        f.write(json.dumps({"pid": os.getpid(), "tournament": tournament} | ({"arena": arena} if arena else {})))
         f.flush()
 
     def unlock(self) -> None:

@@ -1028,3 +1028,19 @@ def test_a_ladder_whose_stored_rows_are_damaged_is_refused_naming_them_not_with_
     for attempt in (lambda: Arena(_spec(), db, poll=0).open(), lambda: Arenas(Store(db, read_only=True)).arena("t")):
         with pytest.raises(StoreError, match=r"arena 't' in .* is corrupt: its stored settings cannot be read"):
             attempt()
+
+
+def test_a_second_ladder_on_a_store_a_ladder_runs_from_is_told_to_stop_it_not_to_wait(tmp_path):
+    """A second arena (or a tournament) on the store a ladder runs from was told "another run is
+    writing a.sqlite (... held by process N); wait for it": a ladder never ends of itself, and
+    which one held the store was not said. It names the arena and says to stop it first."""
+    db = tmp_path / "a.sqlite"
+    a = Arena(_spec(), db, poll=0)
+    a.open()
+    with pytest.raises(StoreError, match=r"running the arena 't', which plays until it is stopped.*stop it first") as info:
+        Arena(_spec(name="second", game="spades"), db, poll=0).open()
+    assert "wait for it" not in str(info.value)
+    a.close()
+    b = Arena(_spec(name="second"), db, poll=0)  # once it is stopped, the second one runs
+    b.open()
+    b.close()
