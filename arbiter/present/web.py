@@ -847,7 +847,7 @@ def arena_page(store: Store, name: str, recent: int = 30) -> str:
     # An encounter is being played only while a ladder's run holds the store: one left "playing"
     # by a process killed mid-encounter is cut off (abandoned when the arena starts again)
     holder = run_holder(store.path)
-    running = holder is not None and not holder.tournament
+    running = holder is not None and (holder.arena == a.name if holder.arena else not holder.tournament)  # (an older arbiter's: any ladder)
     playing = tables.encounters(a.id, "playing")
     return _env.get_template("arena").render(
         a=a, ranked=[r for r in rows if r.status == "active"], others=[r for r in rows if r.status != "active"],

@@ -126,6 +126,10 @@ def test_an_arena_page_shows_now_playing_only_while_the_ladder_runs(tmp_path):
         tables.begin_encounter(row.id, ("alpha@1", "beta@2"), 5)
         page = arena_page(store, "spades")
         assert 'id="playing"' not in page and 'id="cut-off"' in page and "alpha@1 vs beta@2" in page, page
-        store.lock()  # the ladder's run
+        store.lock(arena="other")  # another ladder's run, on the same store
+        page = arena_page(store, "spades")
+        assert 'id="playing"' not in page and 'id="cut-off"' in page, page
+        store.unlock()
+        store.lock(arena="spades")  # the ladder's run
         page = arena_page(store, "spades")
         assert 'id="playing"' in page and 'id="cut-off"' not in page, page
