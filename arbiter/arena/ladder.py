@@ -88,7 +88,7 @@ from arbiter.rating.betting import BettingTest, known_bounds, parse_bounds, sequ
 from arbiter.rating.catoni import AutoVarianceTest, VarianceTest
 from arbiter.rating.sprt import H0, H1, MIN_DEALS, Sprt
 from arbiter.rating.stats import MeanSE, pooled_sd, t_quantile
-from cardarena.games import ConfigError, Game, get_game
+from cardarena.games import ConfigError, EndReason, Game, get_game
 from cardarena.games.options import check_settings, from_toml_tables, option, toml_tables, with_attributes
 from cardarena.names import NAME_RULE, does_not_play, is_name
 from cardarena.disclosure import of_encounter
@@ -1014,6 +1014,13 @@ class Arena:
         finally:
             for p in players:
                 self.busy[p] -= 1
+        if self.spec.where.hosted and (why := _none_started(played, players)):
+            # the arena's own failure (its sandbox, its machine), not the bots': counted, it would
+            # rate them on no play and suspend every bot of the ladder, for good if registered
+            self.tables.abandon(self.row.id, idx)
+            raise BotStartError(f"arena {self.row.name}, encounter {idx}: no bot of {', '.join(players)} started "
+                                f"(abandoned, never counted; no forfeit is theirs): check the sandbox (ARENA_SANDBOX) "
+                                f"and its limits; {why}")
         if gone := self._unregistered(players):
             # removed from the registry while it played (arbiter bots remove, another process):
             # its seats since were forfeits of a copy that was no longer there, not of its
@@ -1238,8 +1245,13 @@ class Arena:
                     exc = t.exception()
                     if exc is not None:
                         failures_in_a_row += 1
-                        log.error("arena: an encounter failed: %r", exc, exc_info=exc)
+                        if isinstance(exc, BotStartError):  # said in words: no traceback to read
+                            log.error("%s", exc)
+                        else:
+                            log.error("arena: an encounter failed: %r", exc, exc_info=exc)
                         if failures_in_a_row >= 20:
+                            if isinstance(exc, BotStartError):
+                                raise BotStartError(f"arena: 20 encounters in a row failed; stopping. The last: {exc}") from exc
                             raise RuntimeError("arena: 20 encounters in a row failed; stopping") from exc
                         await asyncio.sleep(min(5.0, 0.1 * failures_in_a_row))
                     else:
@@ -1250,6 +1262,26 @@ class Arena:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             self._report(0)
+
+
+def _none_started(played: Sequence[PlayedMatch], players: Sequence[str]) -> str:
+    """Why no bot of an encounter started (the first one's stderr), or "" if one did: no match
+    saw a decision, each ended at its start on a seat whose bot never connected, and between
+    them every player's bot was such a seat (one broken bot against a sound one is that bot's
+    forfeit, counted as any other)."""
+    failed: dict[str, str] = {}
+    for m in played:
+        o = m.record.outcome
+        if m.record.actions or o is None or o.reason is not EndReason.FORFEIT_DISCONNECT or not m.record.incidents:
+            return ""
+        for i in m.record.incidents:
+            if i.kind != "disconnect" or not i.detail.endswith("is not connected"):
+                return ""
+            failed.setdefault(m.record.seat_names[i.seat], i.stderr or i.detail)
+    if not played or set(failed) != set(players):
+        return ""
+    first = next(iter(failed.values())).strip().splitlines()
+    return f"{next(iter(failed))}: {' '.join(first[-2:])[-300:]}"
 
 
 @dataclass(frozen=True)

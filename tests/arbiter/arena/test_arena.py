@@ -1044,3 +1044,26 @@ def test_a_second_ladder_on_a_store_a_ladder_runs_from_is_told_to_stop_it_not_to
     b = Arena(_spec(name="second"), db, poll=0)  # once it is stopped, the second one runs
     b.open()
     b.close()
+
+
+@pytest.mark.e2e
+def test_an_encounter_in_which_no_bot_could_start_is_the_arenas_failure_never_a_forfeit(tmp_path):
+    """A sandbox in which no bot process can start (its limits too small, a broken install):
+    each encounter was stored as done, its bots rated on matches nobody played, and each charged
+    a forfeit (the first seat of each match, "X is not connected"), so that after three every
+    bot of the ladder was suspended, the registered ones for good. Now such an encounter is
+    abandoned, never counted, no forfeit charged, and the failure is said in words."""
+    from arbiter.hosting import sandbox as sb
+    from arbiter.hosting.botproc import BotStartError
+
+    starved = sb.Sandbox(limits=sb.Limits(memory_mb=1, address_space_mb=16), mode="rlimit")  # python cannot start
+    a = Arena(_spec(house=("random", "greedy"), transport="local"), tmp_path / "a.sqlite", sandbox=starved, poll=0)
+    a.open()
+    a.sync_entrants()
+    with pytest.raises(BotStartError, match=r"no bot of (random, greedy|greedy, random) started .*never counted"):
+        asyncio.run(a.encounter(("random", "greedy")))
+    [enc] = a.tables.encounters(a.row.id, None)
+    assert enc.status == "abandoned" and a.tables.matches(a.row.id) == []
+    assert all(e.status == "active" and e.streak == 0 and e.failures == 0 and e.encounters == 0
+               for e in a.entrants.values()), a.entrants
+    a.close()
