@@ -142,3 +142,49 @@ def test_bots_show_of_a_house_bot_says_where_it_stands_not_that_there_is_no_such
     assert "│ l " in r.output and "active" in said, r.output
     r = runner.invoke(app, ["bots", "show", "nobody", "--db", str(db)])
     assert r.exit_code == 2 and "no bot 'nobody'" in r.output, r.output
+
+
+HANG = """
+import time
+from sdk import Bot
+
+class Hang(Bot):
+    name = "hang"
+    games = ("*",)
+
+    def choose(self, view, legal_actions):
+        time.sleep(1000)
+        return legal_actions[0]
+"""
+
+
+@pytest.mark.e2e
+def test_a_second_stop_ends_the_arena_at_once(tmp_path):
+    """Ctrl-C or SIGTERM stopped the ladder gracefully, and a second one did nothing: a stop
+    that hung could be ended only by SIGKILL. A second stop now ends it as the signal does by
+    default, as tournaments do (what is stored is stored; the cut-off encounter is abandoned on
+    the next start)."""
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "hang.py").write_text(HANG)
+    env = {**os.environ, "ARENA_SANDBOX": os.environ.get("ARENA_SANDBOX", "rlimit")}
+    proc = subprocess.Popen([sys.executable, "-m", "arbiter", "arena", "--game", "spades", "--house",
+                             "random,hang=hang.py", "--db", "a.sqlite", "--port", "0", "--web-port", "-1",
+                             "--credentials", "c.json"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
+    try:
+        assert re.search(r"listening on", proc.stdout.readline())
+        time.sleep(2.0)  # its first encounter under way, the hang bot thinking
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(10) == -signal.SIGTERM
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
