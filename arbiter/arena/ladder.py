@@ -609,6 +609,14 @@ class Arena:
         assert self.store is not None
         self.store.lock(arena=self.spec.display_name)
         self.tables = Arenas(self.store)
+        self._registry = Registry(self.db_path)
+        copies = registry_dir(self.db_path)
+        if not copies.is_dir() and self._registry.versions():
+            # each registered version's launch would fail for want of its copy, and withdraw it
+            # for good: the store was moved or copied without the folder beside it
+            raise StoreError(f"{self.db_path}: the registered bots' stored copies are missing: no folder {copies} "
+                             f"(a store's bot copies live beside it, in {copies.name}/): put that folder back beside "
+                             f"the store, or every registered version would be withdrawn, unable to launch")
         row = self.tables.find(self.spec.display_name)  # (a corrupt one is a StoreError, never a new ladder)
         stored = row.spec if row is not None else None
         entered = {e.player: e.source for e in self.tables.entrants(row.id) if e.author == HOUSE} if row is not None else {}
@@ -618,10 +626,10 @@ class Arena:
             raise StoreError(f"arena {self.spec.display_name!r} in {self.store.path} began with a gate: give it again "
                              f"(--gate {gate['m0']:g},{gate['m1']:g}, or [gate] sprt = \"{gate['m0']:g},{gate['m1']:g}\" "
                              f"in its file, with the gate's other settings as they were), or give the ladder another name")
-        # a house bot given as a file keeps its contents: edited, it would be another bot under the same rating
         self.spec = self.spec.resumed_as(stored)
-        # House bots may come and go, and a file's path be spelt otherwise (another folder, ./):
-        # a house bot is the same bot as long as its contents are (``earlier``: its first spelling)
+        # A house bot given as a file keeps its contents: edited, it would be another bot under the
+        # same rating. House bots may come and go, and a file's path be spelt otherwise (another
+        # folder, ./): it is the same bot as long as its contents are (``earlier``: its first spelling)
         earlier = {source: entered[name] for name, source in self._house.items() if name in entered}
         key = keyed_spec(self.spec.identity(), bot_contents(self.spec.house), stored, self.spec.display_name,
                          str(self.store.path),
@@ -637,14 +645,6 @@ class Arena:
         if problems:  # only a store edited by hand gets here: the results are the truth
             log.error("arena %s: stored ratings differ from the stored results; recomputed: %s", self.row.name, problems[:3])
             self.tables.set_rating(self.row.id, recompute(self.tables, self.row))
-        self._registry = Registry(self.db_path)
-        copies = registry_dir(self.db_path)
-        if not copies.is_dir() and self._registry.versions():
-            # each registered version's launch would fail for want of its copy, and withdraw it
-            # for good: the store was moved or copied without the folder beside it
-            raise StoreError(f"{self.db_path}: the registered bots' stored copies are missing: no folder {copies} "
-                             f"(a store's bot copies live beside it, in {copies.name}/): put that folder back beside "
-                             f"the store, or every registered version would be withdrawn, unable to launch")
         self._refresh()
         self._house_back()
         encs = self.tables.encounters(self.row.id, None)
