@@ -20,7 +20,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from arbiter.server import client
-from arbiter.store.registry import RegistryError, SubmissionRejected
+from arbiter.store.registry import RegistryError, SubmissionRejected, missing_copy
 from arbiter.cli._common import (
     DbOpt, UsageError, _run, app, check_address, err, error, out, plural, server_ca, token_needs_server,
 )
@@ -299,8 +299,13 @@ def show(name: str, db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, toke
         _ladder_reasons(ladders)
     latest = rows[-1]
     if "path" in latest:
-        out.print(f"stored at {escape(latest['path'])} (entry {escape(latest['entry'])}); "
-                  f"copy intact: {'yes' if latest['intact'] else '[bold red]NO[/]'}", highlight=False)
+        # a copy that is not there at all is missing, not tampered with: its store was moved without it
+        intact = "yes" if latest["intact"] else "[bold red]NO[/]"
+        if server is None and not latest["intact"] and not Path(latest["path"]).is_dir():
+            ref = f"{name}@{latest['version']}"
+            intact += f": {escape(missing_copy(db, ref, Path(latest['path'])))}"
+        out.print(f"stored at {escape(latest['path'])} (entry {escape(latest['entry'])}); copy intact: {intact}",
+                  highlight=False)
     _print_report(latest["report"])
 
 

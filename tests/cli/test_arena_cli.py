@@ -188,3 +188,24 @@ def test_a_second_stop_ends_the_arena_at_once(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait(10)
+
+
+def test_bots_show_says_a_copy_that_is_not_there_is_missing(tmp_path):
+    """``arbiter bots show`` on a store copied without its ``.bots`` folder said only "copy
+    intact: NO", as of a copy tampered with: it says the copy is missing, and where copies live."""
+    import shutil
+
+    from arbiter.hosting.botcheck import Check, Report
+    from arbiter.store.registry import Registry, Submission
+
+    db = tmp_path / "a.sqlite"
+    code = "from sdk import Bot\n\nclass M(Bot):\n    name = 'mine'\n\n    def choose(self, view, legal):\n        return legal[0]\n"
+    with Registry(db) as reg:
+        reg.add("mine", "1", Submission({"bot.py": code.encode()}, "bot.py"),
+                Report("mine", {"name": "mine", "version": "1"}, [Check("verify:spades", True)]), "alice")
+    shutil.copy(db, tmp_path / "moved.sqlite")
+    r = runner.invoke(app, ["bots", "show", "mine", "--db", str(tmp_path / "moved.sqlite")], env={"COLUMNS": "200"})
+    said = " ".join(r.output.split())
+    assert r.exit_code == 0 and "copy intact: NO: the stored copy of 'mine@1' is missing" in said and "moved.bots" in said, said
+    r = runner.invoke(app, ["bots", "show", "mine", "--db", str(db)], env={"COLUMNS": "200"})
+    assert "copy intact: yes" in " ".join(r.output.split()), r.output
