@@ -132,6 +132,9 @@ def arena(
         service = ServiceConfig(**{**service.__dict__, "authors": tuple(dict.fromkeys((*service.authors, *author)))})
     tls = _run(read_tls, tls_cert, tls_key)
     _run(spec.validate)
+    if config is not None:
+        given = {"db": db, "credentials": credentials}
+        _run(_beside_the_file, config, {k: getattr(service, k) for k, v in given.items() if v is None})
     # what cannot be served, before the store is opened: not once the ladder was created in it
     _run(service.check, tls, insecure)
     _run(port_free, service.host, service.port)  # before gRPC tries it: a traceback, its own log line first
@@ -228,6 +231,19 @@ async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) 
         if started:
             cut = f"; {plural(ladder.cut_off, 'encounter')} under way abandoned (never counted)" if ladder.cut_off else ""
             out.print(f"arena stopped: {plural(ladder.finished, 'encounter')} stored by this run{cut}", highlight=False)
+
+
+def _beside_the_file(config: Path, paths: dict[str, str]) -> None:
+    """UsageError when the ladder file names its store by a relative path that is read from the
+    current folder while the file's own folder holds that store: started from elsewhere, the
+    arena would begin a new, empty ladder there (with new credentials), the old one untouched
+    and unsaid."""
+    for what, value in paths.items():  # ("db", "arena.sqlite"), as the file (or its default) has it
+        here, there = Path(value), config.parent / value
+        if not here.is_absolute() and not here.exists() and there.exists() and here.resolve() != there.resolve():
+            raise UsageError(f"{config}: [server] {what} = {value!r} is read from the current folder, which has none, "
+                             f"while the ladder file's folder has {there}: run arbiter arena from {config.parent} "
+                             f"(or give --{what} {there} to resume it, --{what} {value} to begin a new one here)")
 
 
 def _serve_web(web: Any) -> None:

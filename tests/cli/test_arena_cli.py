@@ -209,3 +209,22 @@ def test_bots_show_says_a_copy_that_is_not_there_is_missing(tmp_path):
     assert r.exit_code == 0 and "copy intact: NO: the stored copy of 'mine@1' is missing" in said and "moved.bots" in said, said
     r = runner.invoke(app, ["bots", "show", "mine", "--db", str(db)], env={"COLUMNS": "200"})
     assert "copy intact: yes" in " ".join(r.output.split()), r.output
+
+
+def test_a_ladder_file_run_from_another_folder_does_not_begin_a_new_ladder_unsaid(tmp_path, monkeypatch):
+    """``arbiter arena conf/ladder.toml`` from another folder read the file's ``db =
+    "arena.sqlite"`` (and its credentials) from the current folder: a new, empty ladder began
+    there, with new author tokens, the one beside the file untouched and never mentioned. It
+    is refused, saying where the store is and how to resume it or begin anew on purpose."""
+    from arbiter.store.db import Store
+
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "ladder.toml").write_text('game = "spades"\nhouse = ["random", "greedy"]\n[server]\nport = 0\nweb_port = -1\n'
+                                      'db = "arena.sqlite"\ncredentials = "creds.json"\n')
+    Store(conf / "arena.sqlite").close()
+    monkeypatch.chdir(tmp_path)
+    r = runner.invoke(app, ["arena", str(conf / "ladder.toml"), "--max-encounters", "1"])
+    said = " ".join(r.output.split())
+    assert r.exit_code == 2 and "[server] db = 'arena.sqlite' is read from the current folder" in said, said
+    assert f"--db {conf / 'arena.sqlite'}" in said and not (tmp_path / "arena.sqlite").exists(), said
