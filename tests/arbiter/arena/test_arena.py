@@ -910,7 +910,7 @@ def test_a_stop_counts_the_encounters_it_cut_off_so_the_operator_is_told(tmp_pat
 
     async def main() -> None:
         stop = asyncio.Event()
-        asyncio.get_running_loop().call_later(0.3, stop.set)
+        asyncio.get_running_loop().call_later(0.1, stop.set)
         await a.run(stop)
 
     asyncio.run(main())
