@@ -378,6 +378,26 @@ class ArenaSpec:
             check_bot_spec(spec, source, self.game, "house")
         return game
 
+    def gate_powerless(self) -> str:
+        """Why the gate's betting test could not accept H1 within ``gate_max_deals`` even were
+        every deal's margin twice what H1 asks, with no spread at all: its bounds (the game's:
+        a whole Spades game's are +-186000) are so wide that it bets next to nothing, and every
+        new version, however much better, would be rejected with "no decision" after
+        ``gate_max_deals`` deals of its authors' waiting ("" if it could, or is another test)."""
+        test = self.gate_test() if self.gate is not None else None
+        if not isinstance(test, BettingTest):
+            return ""
+        best = test.m1 + (test.m1 - test.m0)
+        if test.run([best] * self.gate_max_deals, max_deals=self.gate_max_deals).decision == H1:
+            return ""
+        where = "gate.bounds" if self.gate_bounds is not None else f"{self.game}'s bounds under these options"
+        return (f"gate: the betting test on a deal margin between {test.lo:g} and {test.hi:g} ({where}) "
+                f"cannot accept H1 within gate.max_deals = {self.gate_max_deals} deals even if every deal's "
+                f"margin were {best:g} with no spread (H1 asks {test.m1:g}): bounds that wide leave it no "
+                f"power, and every new version would be rejected. In the ladder file's [gate] table give bounds "
+                f"= \"LO,HI\" (the margins that really occur), sd_bound = S (the variance-bounded test) or "
+                f"test = \"normal\"; or a larger M1, or shorter matches (the game's options, e.g. -o deals=1)")
+
     def _gate_settings_given(self) -> list[str]:
         """The ``[gate]`` settings given other than their defaults (as the file names them)."""
         out = []
@@ -627,6 +647,10 @@ class Arena:
                              f"(--gate {gate['m0']:g},{gate['m1']:g}, or [gate] sprt = \"{gate['m0']:g},{gate['m1']:g}\" "
                              f"in its file, with the gate's other settings as they were), or give the ladder another name")
         self.spec = self.spec.resumed_as(stored)
+        if why := self.spec.gate_powerless():
+            if stored is None:  # a new ladder: refused before any author waits on it
+                raise SpecError(why)
+            log.warning("arena %s: %s", self.spec.display_name, why)  # one begun so: its rules are kept
         # A house bot given as a file keeps its contents: edited, it would be another bot under the
         # same rating. House bots may come and go, and a file's path be spelt otherwise (another
         # folder, ./): it is the same bot as long as its contents are (``earlier``: its first spelling)

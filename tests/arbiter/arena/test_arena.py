@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 import textwrap
+from dataclasses import replace
 
 import pytest
 
@@ -633,7 +635,7 @@ def test_gate_settings_without_the_gate_itself_are_refused_not_silently_ignored(
     with pytest.raises(SpecError, match=r"gate\.max_deals, gate\.test: .*no gate"):
         ArenaSpec(game="spades", gate_max_deals=50, gate_kind="normal").validate()
     ArenaSpec(game="spades").validate()  # the defaults alone: no gate, nothing to say
-    ArenaSpec(game="spades", gate="0,0.5", gate_alpha=0.1).validate()
+    ArenaSpec(game="spades", options=SPADES, gate="0,40", gate_alpha=0.1).validate()
 
 
 def test_a_house_bot_that_cannot_play_the_ladders_game_is_refused_before_the_ladder_starts():
@@ -935,17 +937,17 @@ SLOW = """
 
 
 def test_a_gated_ladder_restarted_without_its_gate_says_which_gate_to_give_again(tmp_path):
-    """A ladder started with ``--gate 0,0.5``, restarted without the flag, was refused with the
+    """A ladder started with ``--gate 0,40``, restarted without the flag, was refused with the
     gate's whole stored form ("gate: {'alpha': 0.05, ..., 'hi': 186000.0, 'kind': 'margin', ...}
     stored, None now") and "put the file back as it was", for a gate that was never in a file."""
     db = tmp_path / "a.sqlite"
-    Arena(_spec(gate="0,0.5"), db).open()
+    Arena(_spec(gate="0,40"), db).open()
     with pytest.raises(StoreError) as info:
         Arena(_spec(), db).open()
     said = str(info.value)
-    assert "began with a gate" in said and "--gate 0,0.5" in said and 'sprt = "0,0.5"' in said, said
+    assert "began with a gate" in said and "--gate 0,40" in said and 'sprt = "0,40"' in said, said
     assert "'hi'" not in said, said
-    Arena(_spec(gate="0,0.5"), db).open()  # given again, it resumes
+    Arena(_spec(gate="0,40"), db).open()  # given again, it resumes
 
 
 def test_a_ladder_that_cannot_make_a_table_says_why_once(tmp_path, caplog):
@@ -1067,3 +1069,29 @@ def test_an_encounter_in_which_no_bot_could_start_is_the_arenas_failure_never_a_
     assert all(e.status == "active" and e.streak == 0 and e.failures == 0 and e.encounters == 0
                for e in a.entrants.values()), a.entrants
     a.close()
+
+
+def test_a_betting_gate_whose_bounds_leave_it_no_power_is_refused_before_authors_wait_for_it(tmp_path, caplog):
+    """``--gate 0,50`` on a Spades ladder of whole games: the betting test on the game's margin
+    bounds (+-186000) could not accept H1 in 400 deals even were every deal 100 points better
+    with no spread at all, so every new version, however much better, was rejected with "no
+    decision after 400 deals", after 400 encounters of its author's waiting. A new ladder so set
+    is refused, with the ways on; one begun so keeps its rules and is warned; a gate that can
+    decide (one deal a match, bounds given, another test) is taken."""
+    powerless = ArenaSpec(game="spades", name="w", gate="0,50", house=("random", "greedy"), transport="inproc")
+    why = powerless.gate_powerless()
+    assert re.search(r"gate: the betting test on a deal margin between -186000 and 186000 .*cannot accept H1 within "
+                     r"gate.max_deals = 400 deals.*bounds = \"LO,HI\"", why), why
+    db = tmp_path / "a.sqlite"
+    with pytest.raises(SpecError, match="cannot accept H1 within gate.max_deals"):
+        Arena(powerless, db).open()
+    with Store(db) as store:  # a ladder begun so, before the check: its rules are kept, and it is told
+        Arenas(store).open_arena("w", "spades", powerless.identity())
+    with caplog.at_level("WARNING", logger="arbiter.arena.ladder"):
+        a = Arena(powerless, db)
+        a.open()
+        a.close()
+    assert any("cannot accept H1" in r.getMessage() for r in caplog.records)
+    for able in (replace(powerless, gate_bounds="-1000,1000"), replace(powerless, gate_kind="normal"),
+                 replace(powerless, options=SPADES), ArenaSpec(game="spite-and-malice", gate="0,0.1")):  # the README's
+        assert able.gate_powerless() == "", able
