@@ -567,6 +567,8 @@ class EncounterDone:
     #: per player who forfeited in it: (forfeits in this encounter, encounters in a row with one)
     forfeits: dict[str, tuple[int, int]] = field(default_factory=dict)
     suspend_after: int = 0  # the spec's: encounters in a row with a forfeit before a suspension (0: never)
+    #: candidate -> the gate's verdict on it after this encounter ("active: ..." or "rejected: ...")
+    verdicts: dict[str, str] = field(default_factory=dict)
 
 
 class Arena:
@@ -1173,14 +1175,15 @@ class Arena:
         for p in suspended:
             if self.entrants[p].author == REMOTE:
                 self._suspended_on[p] = self._live_sessions(p)
+        verdicts = {}
         for p in players:  # a trial's encounter: the gate may have its verdict now
-            if self.entrants[p].status == "candidate":
-                self.judge(p)
+            if self.entrants[p].status == "candidate" and self.judge(p) is not None:
+                verdicts[p] = f"{self.entrants[p].status}: {self.entrants[p].reason}"
         points = {p: sum(d[p][0] for d in deals if p in d) / max(1, len(deals)) for p in players}
         done = EncounterDone(self.row.name, idx, seq, players, points, {p: new[p] for p in players}, detail,
                              tuple(suspended), len(played),
                              {p: (updates[p].failures, updates[p].streak) for p in players if updates[p].failures},
-                             self.spec.suspend_after)
+                             self.spec.suspend_after, verdicts)
         if self.on_encounter:
             self.on_encounter(done)
         return done

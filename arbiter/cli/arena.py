@@ -159,6 +159,8 @@ async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) 
             line += f"; {p} forfeited {plural(n, 'match', 'matches')} ({row}{e.failures.get(p, '')})"
         if e.suspended:
             line += f"; suspended {', '.join(e.suspended)}"
+        for p, verdict in e.verdicts.items():  # the gate's, as its author reads it (arbiter bots show)
+            line += f"; the gate on {p}: {verdict}"
         out.print(line, highlight=False, markup=False)
         sys.stdout.flush()
 

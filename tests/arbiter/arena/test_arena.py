@@ -355,9 +355,14 @@ def test_with_a_gate_a_better_version_replaces_its_predecessor_once_the_test_say
         assert "so far margin +" in said and "per deal over 2 deals: evidence for H1" in said, said
         # evidence past its threshold decides nothing before min_deals: the reason says so
         assert "no verdict before 6 deals (gate.min_deals)" in said, said
+        reported = []
+        a.on_encounter = reported.append
         _trial(a)
     new, old = a.entrants["mine@2"], a.entrants["mine@1"]
     assert new.status == "active" and old.status == "replaced", (new, old)
+    # the encounter that decided says so (arbiter arena's line): the operator saw only ratings
+    assert reported[-1].verdicts == {"mine@2": f"active: {new.reason}"} and "passed the gate" in new.reason
+    assert all(not r.verdicts for r in reported[:-1]), reported
     assert "passed the gate against mine@1" in old.reason and "H1 accepted by the betting test" in old.reason
     trial = [e for e in a.tables.encounters(a.row.id) if "mine@2" in e.players]
     assert trial and all(set(e.players) == {"mine@1", "mine@2"} for e in trial)  # it played nobody else on trial
