@@ -178,8 +178,7 @@ async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) 
             web = make_server(service.db, service.host, service.web_port)
             web_thread = threading.Thread(target=_serve_web, args=(web,), daemon=True, name="arena-web")
             web_thread.start()
-        err.print(f"credentials: {service.credentials} ({len(creds.authors)} author tokens: "
-                  f"arbiter credentials token author:NAME --credentials {service.credentials})", highlight=False, markup=False)
+        err.print(credentials_line(service.credentials, sorted(creds.authors), spec.remote), highlight=False, markup=False)
         announced = announce_run(Path(service.db), f"{service.host}:{bots.port}", creds.spectator, ladder.row.name, "arena")
         err.print(f"watch its matches live: arbiter watch --db {service.db} (or --server {service.host}:{bots.port} with the "
                   f"spectator token: arbiter credentials token spectator --credentials {service.credentials})",
@@ -233,6 +232,20 @@ async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) 
         if started:
             cut = f"; {plural(ladder.cut_off, 'encounter')} under way abandoned (never counted)" if ladder.cut_off else ""
             out.print(f"arena stopped: {plural(ladder.finished, 'encounter')} stored by this run{cut}", highlight=False)
+
+
+def credentials_line(path: str, authors: list[str], remote: bool) -> str:
+    """What the arena says of its credentials file: whose author tokens it holds and how one is
+    read; with none, that nobody can submit yet and how an author gets a token (it said "0
+    author tokens" and went on, a ladder nobody could enter)."""
+    if remote:  # its bots connect with bot tokens; authors submit nothing here
+        return f"credentials: {path} (bot tokens: arbiter credentials add-bot NAME --credentials {path})"
+    if not authors:
+        return (f"credentials: {path} (no author token yet: nobody can submit a bot; give one with --author NAME, or "
+                f"arbiter credentials add-author NAME --credentials {path}, which a running arena sees at once)")
+    shown = ", ".join(authors[:5]) + (f" and {len(authors) - 5} more" if len(authors) > 5 else "")
+    return (f"credentials: {path} (author tokens of {shown}: arbiter credentials token author:NAME --credentials "
+            f"{path})")
 
 
 def _beside_the_file(config: Path, paths: dict[str, str]) -> None:

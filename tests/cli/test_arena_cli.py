@@ -228,3 +228,18 @@ def test_a_ladder_file_run_from_another_folder_does_not_begin_a_new_ladder_unsai
     said = " ".join(r.output.split())
     assert r.exit_code == 2 and "[server] db = 'arena.sqlite' is read from the current folder" in said, said
     assert f"--db {conf / 'arena.sqlite'}" in said and not (tmp_path / "arena.sqlite").exists(), said
+
+
+def test_the_arenas_credentials_line_names_its_authors_and_says_when_nobody_can_submit():
+    """``credentials: c.json (1 author tokens: ...)``, and "0 author tokens" for a ladder nobody
+    could submit to, said as if all were well; the remote division's, of author tokens it never
+    uses. The line names the authors, says when there is none and how one gets a token."""
+    from arbiter.cli.arena import credentials_line
+
+    none = credentials_line("c.json", [], False)
+    assert "no author token yet: nobody can submit" in none and "arbiter credentials add-author NAME" in none, none
+    one = credentials_line("c.json", ["alice"], False)
+    assert "author tokens of alice:" in one and "1 author tokens" not in one, one
+    many = credentials_line("c.json", [f"a{i}" for i in range(7)], False)
+    assert "a0, a1, a2, a3, a4 and 2 more" in many, many
+    assert "author" not in credentials_line("c.json", [], True)
