@@ -134,19 +134,18 @@ def keyed_spec(spec: Mapping[str, Any], contents: Mapping[str, str], stored: Map
     alone; one whose bots have changed since is a SpecError naming them and ``way_on``.
 
     ``earlier`` (a ladder, whose house bots may come and go): the bots may change, not their
-    contents. It maps a source to the one its bot was first given as (the same bot, its path
-    spelt otherwise); a source that was not there before is a bot added, one no longer given a
-    bot left, and the contents kept are every one ever played, so that a bot that comes back
-    edited is still refused."""
+    contents. It maps the source of each bot that played before to the one it was first given
+    as (the same bot, its path perhaps spelt otherwise); a source not in it is a bot added, one
+    no longer given a bot left, and the contents kept are every one ever played, so that a bot
+    that comes back edited is still refused."""
     contents = dict(contents)
     before = stored.get(CONTENT_KEY) if stored is not None else None
     if earlier is not None and isinstance(before, dict):
-        changed = sorted(s for s, h in contents.items()
-                         if before.get(earlier.get(s, s), before.get(s, h)) != h)
+        changed = sorted(s for s, h in contents.items() if s in earlier and before.get(earlier[s], h) != h)
         if changed:
             raise SpecError(f"{name!r} in {where} was played with other contents of {', '.join(changed)} (edited "
                             f"since): {way_on}")
-        kept = {**before, **{s: h for s, h in contents.items() if earlier.get(s, s) not in before}}
+        kept = {**before, **{s: h for s, h in contents.items() if s not in earlier}}
         return {**spec, CONTENT_KEY: kept}
     if not contents:
         return dict(spec)
