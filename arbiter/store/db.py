@@ -744,8 +744,8 @@ class Store:
         name of the run it is now for.
         """
         if self._lock_file is not None:
-            if tournament:
-                self._write_holder(self._lock_file, tournament)
+            if tournament or arena:
+                self._write_holder(self._lock_file, tournament, arena)
             return
         lock_path = run_lock_path(self.path)
         f = open(lock_path, "a+")
@@ -764,12 +764,13 @@ class Store:
             raise StoreError(
                 f"another run is writing {self.path} (lock {lock_path} held{who}{what}); wait for it or use another --db"
             ) from None
-        self._write_holder(f, tournament)
+        self._write_holder(f, tournament, arena)
         self._lock_file = f
 
     @staticmethod
-    def _write_holder(f: Any, tournament: str) -> None:
-        """The lock file's record of its holder (``RunHolder``): this process, running ``tournament``."""
+    def _write_holder(f: Any, tournament: str, arena: str = "") -> None:
+        """The lock file's record of its holder (``RunHolder``): this process, running ``tournament``
+        or the ladder ``arena``."""
         f.seek(0)
         f.truncate()
         f.write(json.dumps({"pid": os.getpid(), "tournament": tournament} | ({"arena": arena} if arena else {})))
