@@ -165,7 +165,7 @@ def _check_ranges(obj: Any) -> None:
         v = getattr(obj, f.name)
         if isinstance(v, (int, float)) and not isinstance(v, bool) and (
                 (lo is not None and v < lo) or (hi is not None and v > hi)):
-            raise ConfigError(f"option {f.name!r}: must be {range_text(lo, hi)}, got {v:g}")
+            raise ConfigError(f"option {f.name!r}: must be {range_text(lo, hi)}, got {_bound_text(v)}")
 
 
 def _type_text(tp: Any) -> str:

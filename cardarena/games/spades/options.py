@@ -25,6 +25,14 @@ class ExchangeOrder(enum.Enum):
 #: zeros played on without end. (Each game's counts are bounded alike: spot's hands, spite
 #: and malice's turns and decks.)
 MAX_DEALS = 10_000
+#: The most a target, a deficit or a losing score may be, and a bonus, penalty or bag limit:
+#: every score a view carries is a 32-bit integer on the wire, and a value past these (a typo,
+#: ``target=99999999999999999999999``) broke the message to the bots mid-match (a seat
+#: forfeited as disconnected) where it is now refused by name. At these maxima no score
+#: of MAX_DEALS deals leaves the 32-bit range: a side's deal moves it by at most 13 x 10 for
+#: its contract, 2 x MAX_BONUS for its nils and 13 x MAX_BONUS in bag penalties.
+MAX_POINTS = 1_000_000
+MAX_BONUS = 10_000
 
 
 @dataclass(frozen=True)
@@ -59,20 +67,20 @@ class SpadesOptions:
             matches).
     """
 
-    target: int = option(500, min=1)
+    target: int = option(500, min=1, max=MAX_POINTS)
     nil: bool = True
-    nil_value: int = option(100, min=0)
+    nil_value: int = option(100, min=0, max=MAX_BONUS)
     blind_nil: bool = True
-    blind_nil_value: int = option(200, min=0)
-    blind_nil_min_deficit: int = option(0, min=0)
+    blind_nil_value: int = option(200, min=0, max=MAX_BONUS)
+    blind_nil_min_deficit: int = option(0, min=0, max=MAX_POINTS)
     blind_nil_exchange: bool = True
     blind_nil_exchange_order: ExchangeOrder = ExchangeOrder.PARTNER_FIRST
     failed_nil_tricks: FailedNilTricks = FailedNilTricks.BAGS
     bag_penalty: bool = True
-    bag_limit: int = option(10, min=1)
-    bag_penalty_points: int = option(100, min=0)
+    bag_limit: int = option(10, min=1, max=MAX_BONUS)
+    bag_penalty_points: int = option(100, min=0, max=MAX_BONUS)
     simultaneous_target_rule: SimultaneousTargetRule = SimultaneousTargetRule.HIGHER_TOTAL
-    lose_at: int | None = None
+    lose_at: int | None = option(None, min=-MAX_POINTS, max=MAX_POINTS)
     first_dealer: Literal["random"] | int = "random"
     max_deals: int = option(200, min=1, max=MAX_DEALS)
     deals: int | None = option(None, min=1, max=MAX_DEALS)

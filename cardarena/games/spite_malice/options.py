@@ -101,7 +101,7 @@ class SpiteAndMaliceOptions:
     side_stacks_spread: bool = False
     stalemate_rule: StalemateRule = StalemateRule.DRAW
     series_scoring: bool = False
-    match_target: int = option(50, min=1)
+    match_target: int = option(50, min=1, max=100_000)  # its points are 32-bit on the wire
     initial_side_cards: int = option(0, min=0, max=1)
     fill_empty_side_stacks: bool = False
     side_stack_order: SideStackOrder = SideStackOrder.FREE

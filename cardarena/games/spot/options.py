@@ -53,8 +53,8 @@ class SpotOptions:
     """
 
     players: int = option(4, min=2, max=6)
-    ante: int = option(5, min=0)
-    unit_per_spot: float = option(1.0, min=0)
+    ante: int = option(5, min=0, max=1_000_000)  # (units are doubles on the wire: exact below 2**53)
+    unit_per_spot: float = option(1.0, min=0, max=1_000_000)
     pot_carry_over: bool = True
     tie_rule: TieRule = TieRule.SPLIT
     allow_discard_of_taken_card: bool = False
