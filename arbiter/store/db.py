@@ -210,10 +210,34 @@ def connect_writer(path: str | os.PathLike, threads: bool = False) -> sqlite3.Co
     if str(path) != ":memory:":
         _closed_to_others(Path(path))
     db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=not threads)
+    if other := foreign_tables(db):  # before WAL mode: that alone would rewrite its header
+        db.close()
+        raise StoreError(foreign_text(path, other))
     db.execute("PRAGMA foreign_keys = ON")
     set_wal(db)
     db.execute("PRAGMA synchronous = NORMAL")
     return db
+
+
+#: Tables that make a SQLite file an arena store: every store written by ``Store`` has ``meta``,
+#: one written by the bot registry alone (``arbiter bots submit`` first) has ``bots``.
+_OUR_TABLES = ("meta", "bots")
+
+
+def foreign_tables(db: sqlite3.Connection) -> list[str]:
+    """The tables of a SQLite file that is another program's database, not an arena store
+    (none of ``_OUR_TABLES``); [] for a store or a file with no tables yet. A writer refuses
+    such a file (``--db`` pointed at a browser's history by mistake): it would add its own
+    tables to it and switch it to WAL mode."""
+    names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    return [] if not names or any(n in names for n in _OUR_TABLES) else names
+
+
+def foreign_text(path: str | os.PathLike, tables: Sequence[str]) -> str:
+    """Why ``path`` (``foreign_tables``: ``tables``) is refused, in words."""
+    shown = ", ".join(tables[:5]) + (f" and {len(tables) - 5} more" if len(tables) > 5 else "")
+    return (f"{path} is another program's SQLite database (its tables: {shown}), not an arena store: "
+            "it is left as it is; pass another --db")
 
 
 def differences(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any, Any]]:
@@ -681,6 +705,9 @@ class Store:
                 self.db.close()
                 raise StoreError(f"{self.path} is not a readable store: {exc}") from None
             version = row[0] if row is not None else None
+            if not has_meta and (other := foreign_tables(self.db)):
+                self.db.close()
+                raise StoreError(foreign_text(self.path, other))
             if version is None or not str(version).isdigit():
                 self.db.close()
                 raise StoreError(f"{self.path} has no tournament tables: no tournament or match has been stored in it")

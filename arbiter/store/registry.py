@@ -293,6 +293,8 @@ class Registry:
         try:
             self.db = connect_writer(self.db_path, threads=True)  # as the store's own: readers never see a write half done
             self.db.executescript(_SCHEMA)
+        except StoreError as exc:  # another program's database
+            raise RegistryError(str(exc)) from None
         except sqlite3.DatabaseError as exc:
             raise _write_error(self.db_path, exc) from None
 
