@@ -229,8 +229,10 @@ def _run(fn, *args: Any, **kwargs: Any) -> Any:
             error(os_error_text(exc))
         elif (store := sys.modules.get("arbiter.store.db")) is not None and isinstance(exc, store.READ_ERRORS):
             # SQLite's own error past the store's opening: a file damaged inside ("database
-            # disk image is malformed") opens, and fails where a read reaches the damage
-            error(f"the store cannot be used: {exc}")
+            # disk image is malformed") opens, and fails where a read reaches the damage; named
+            # by the store the call was given (a method of it, or its first argument)
+            path = next((a.path for a in (getattr(fn, "__self__", None), *args) if isinstance(a, store.Store)), None)
+            error(store.store_error(path, exc) if path is not None else f"the store cannot be used: {exc}")
         else:
             raise
         raise typer.Exit(2) from None

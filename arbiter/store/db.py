@@ -156,7 +156,8 @@ def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         yield db
     except BaseException:
-        db.execute("ROLLBACK")
+        if db.in_transaction:  # (SQLite rolls back by itself on some errors: a full disk)
+            db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
     if (m := metrics.active()) is not None:
@@ -415,8 +416,9 @@ def store_unwritable(path: Path) -> str:
         db.close()
 
 
-def _open_error(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
-    """A store that cannot be opened for writing, in words."""
+def store_error(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
+    """SQLite's error on the store at ``path`` (opening it, writing to it, or a read that met
+    damage inside it), in words that name the file."""
     text = str(exc)
     if "readonly" in text or "read-only" in text:
         return StoreError(f"{path} is read-only (the file, its folder or its filesystem): it can be read "
@@ -424,13 +426,16 @@ def _open_error(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
     if "unable to open" in text and path.is_file() and not (
             os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)):
         # a read-only mount (or folder): SQLite cannot make the -wal beside the file
-        return _open_error(path, sqlite3.OperationalError("attempt to write a readonly database"))
+        return store_error(path, sqlite3.OperationalError("attempt to write a readonly database"))
     if "unable to open" in text and not path.parent.is_dir():
         return StoreError(f"{path}: no folder {path.parent} for the store (create it first)")
     if "unable to open" in text and path.is_dir():
         return StoreError(f"{path} is a folder, not a store file")
     if "unable to open" in text and not path.exists():
         return StoreError(f"{path} cannot be created: its folder {path.parent} is read-only (pass another --db)")
+    if "full" in text:  # SQLITE_FULL ("database or disk is full"): the transaction was rolled back whole
+        return StoreError(f"{path} cannot take more: its disk is full ({text}); every match stored before is kept: "
+                          "free some space (or pass another --db) and run again")
     if "locked" in text or "busy" in text:  # not damage: another process's write held it past the timeout
         return StoreError(f"{path} is busy: another process kept it locked for writing longer than 30 s ({text}); "
                           "nothing in it is damaged: try again when that process is done")
@@ -613,6 +618,15 @@ _TIMES_SQL = """SELECT m.seats, json_extract(a.value, '$.seat') AS seat, count(*
     GROUP BY m.rowid, seat"""
 
 
+def _file_of(db: sqlite3.Connection) -> str:
+    """The file a connection reads ("the store" if SQLite cannot say), for an error that has
+    only the connection to name it by."""
+    try:
+        return str(db.execute("PRAGMA database_list").fetchone()[2]) or "the store"
+    except (sqlite3.Error, TypeError, IndexError):
+        return "the store"
+
+
 def think_times(db: sqlite3.Connection, table: str, where: str, params: Sequence[Any]) -> dict[str, ThinkTimes]:
     """Bot name (as in the matches' seats) -> its ``ThinkTimes`` over the rows of ``table``
     (``matches`` or ``arena_matches``) that ``where`` selects (alias ``m``)."""
@@ -626,7 +640,7 @@ def think_times(db: sqlite3.Connection, table: str, where: str, params: Sequence
         except sqlite3.DatabaseError:
             bad = None
         which = f" (match {bad[0]}'s, and maybe others')" if bad else ""
-        raise StoreError(f"the matches' records cannot be read for their times{which}: {exc}") from None
+        raise StoreError(f"{_file_of(db)}: the matches' records cannot be read for their times{which}: {exc}") from None
     for seats, seat, n, total, worst, measured, overhead, reported, reported_ms, bot_us in rows:
         names = json.loads(seats)
         if not isinstance(seat, int) or not 0 <= seat < len(names):
@@ -743,7 +757,7 @@ class Store:
                         db.execute(stmt)
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         except sqlite3.DatabaseError as exc:
-            raise _open_error(self.path, exc) from None
+            raise store_error(self.path, exc) from None
         except ValueError as exc:
             raise StoreError(f"{self.path}: unreadable schema version: {exc}") from None
 
@@ -754,8 +768,11 @@ class Store:
     def __enter__(self) -> "Store":
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> None:
         self.close()
+        if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.IntegrityError):
+            # a read that met damage inside the file (it opened): named by its file
+            raise store_error(self.path, exc) from None
 
     # -- run lock ------------------------------------------------------------------------
 
@@ -809,8 +826,17 @@ class Store:
             self._lock_file.close()
             self._lock_file = None
 
-    def _tx(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
-        return transaction(self.db)
+    @contextlib.contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        """``transaction`` on the store; SQLite's errors but a broken constraint (which its
+        callers word) become StoreError naming the file (``store_error``: a full disk)."""
+        try:
+            with transaction(self.db) as db:
+                yield db
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.DatabaseError as exc:
+            raise store_error(self.path, exc) from None
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator["Store"]:

@@ -287,7 +287,7 @@ def test_named_bad_inputs_give_the_message_that_says_what_is_wrong(world):
                 "--bots", "heuristc,random", "-q"], "did you mean 'heuristic'?", path=("tournament", "run"))
     _one_error(["standings", "--db", str(w.corrupt)], "not a readable store")
     _one_error(["standings", "--db", str(w.empty)], "empty")
-    _one_error(["standings", "--db", str(w.damaged)], "the store cannot be used", "malformed")
+    _one_error(["standings", "--db", str(w.damaged)], "damaged.sqlite is not a usable store", "malformed")
     # a seed past what the store keeps was played, then lost with an OverflowError traceback
     _one_error(["play", "spades", "random", "random", "random", "random", "--transport", "inproc", "-o", "deals=1",
                 "--seed", "99999999999999999999999", "--db", str(w.rw / "seed.sqlite")], "--seed", path=("play",))

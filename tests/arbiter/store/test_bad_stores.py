@@ -46,3 +46,73 @@ def test_a_store_with_only_the_registrys_tables_is_one_of_ours(tmp_path):
     Registry(path).close()
     Store(path).close()
     Registry(path).close()
+
+
+def _store_of_three(path):
+    from tests.arbiter.store.test_store import a_record
+
+    with Store(path) as store:
+        t = store.open_tournament("t1", "spades", {"bots": ["random"], "deals": 3, "duplicate": False, "game": "spades",
+                                                   "name": "t1", "options": {"deals": 1}})
+        for i in range(3):
+            store.save_match(t.id, i, i, 0, a_record(i + 1))
+        store.mark_finished(t.id)
+    return t.id
+
+
+def test_a_full_disk_mid_run_names_the_file_and_keeps_what_was_stored(tmp_path):
+    """SQLite's own limit on the file's size (``max_page_count``) is a real SQLITE_FULL, as a
+    full disk gives: the match that did not fit is refused in words, the others stay."""
+    from tests.arbiter.store.test_store import a_record
+
+    path = tmp_path / "a.sqlite"
+    tid = _store_of_three(path)
+    with Store(path) as store:
+        (pages,) = store.db.execute("PRAGMA page_count").fetchone()
+        store.db.execute(f"PRAGMA max_page_count = {pages}")
+        with pytest.raises(StoreError) as exc:
+            for i in range(3, 40):
+                store.save_match(tid, i, i, 0, a_record(i + 1))
+        text = str(exc.value)
+        assert str(path) in text and "full" in text and "kept" in text and "not a usable store" not in text
+    with Store(path, read_only=True) as store:
+        assert store.done_indices(tid) >= {0, 1, 2}
+        assert store.db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def test_a_store_damaged_inside_is_named_by_the_commands_that_meet_the_damage(tmp_path):
+    """A file that opens, and fails only where a read reaches a damaged page (a disk's bad
+    block, a copy cut short and patched): the error names the file."""
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+
+    path = tmp_path / "a.sqlite"
+    _store_of_three(path)
+    data = bytearray(path.read_bytes())
+    size = 4096  # the page size
+    pages = [p for p in range(1, len(data) // size)  # the matches' rows: table leaves (0x0d) holding records
+             if data[p * size] == 0x0D and b'"actions"' in data[p * size:(p + 1) * size]]
+    assert pages
+    for p in pages:
+        data[p * size] = 0xFF  # no page type: SQLite finds the damage where it reads them, not on opening
+    path.write_bytes(bytes(data))
+    for args in (["standings", "t1"], ["tournament", "show", "t1"], ["export", "--decisions", "-o", str(tmp_path / "o.parquet")]):
+        result = CliRunner().invoke(app, [*args, "--db", str(path)])
+        assert result.exit_code == 2, (args, result.output)
+        assert "Traceback" not in result.output and str(path) in result.output.replace("\n", ""), (args, result.output)
+
+
+def test_a_record_whose_text_is_damaged_is_named_with_its_file(tmp_path):
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+
+    path = tmp_path / "a.sqlite"
+    _store_of_three(path)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE matches SET record = substr(record, 1, 100) WHERE idx = 1")  # cut short
+    db.commit()
+    db.close()
+    result = CliRunner().invoke(app, ["standings", "t1", "--db", str(path)])
+    assert result.exit_code == 2 and str(path) in result.output.replace("\n", ""), result.output

@@ -191,9 +191,9 @@ def test_a_store_locked_past_the_timeout_is_called_busy_not_damaged(tmp_path) ->
     locked", as if the file were damaged; it is only busy (the wait itself is too long for a test)."""
     import sqlite3
 
-    from arbiter.store.db import _open_error
+    from arbiter.store.db import store_error
 
-    err = _open_error(tmp_path / "a.sqlite", sqlite3.OperationalError("database is locked"))
+    err = store_error(tmp_path / "a.sqlite", sqlite3.OperationalError("database is locked"))
     assert "is busy: another process kept it locked" in str(err) and "not a usable store" not in str(err)
     assert "nothing in it is damaged" in str(err)
 
