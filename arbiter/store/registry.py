@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterator
 
-from arbiter.store.db import StoreError, connect_read_only, connect_writer, transaction
+from arbiter.store.db import StoreError, connect_read_only, connect_writer, store_error, transaction
 from cardarena import names
 from cardarena.runtimes import MANIFEST, PYTHON, ManifestError, Runtime, parse_manifest
 
@@ -258,9 +258,7 @@ def _write_error(db_path: Path, exc: sqlite3.DatabaseError) -> RegistryError:
     if "readonly" in text or "read-only" in text:
         return RegistryError(f"{db_path} is read-only (the file, its folder or its filesystem): "
                              "bots can be listed and shown from it, not registered or removed")
-    if "unable to open" in text and not db_path.parent.is_dir():
-        return RegistryError(f"{db_path}: no folder {db_path.parent} for the store")
-    return RegistryError(f"{db_path} is not a usable store: {text}")
+    return RegistryError(str(store_error(db_path, exc)))  # the store's words for the rest: one wording
 
 
 class Registry:

@@ -116,3 +116,9 @@ def test_a_record_whose_text_is_damaged_is_named_with_its_file(tmp_path):
     db.close()
     result = CliRunner().invoke(app, ["standings", "t1", "--db", str(path)])
     assert result.exit_code == 2 and str(path) in result.output.replace("\n", ""), result.output
+
+
+@pytest.mark.parametrize("opener", [Store, Registry], ids=["store", "registry"])
+def test_a_folder_given_as_the_store_is_named_a_folder_by_every_writer(tmp_path, opener):
+    with pytest.raises((StoreError, RegistryError), match="is a folder, not a store file"):
+        opener(tmp_path)
