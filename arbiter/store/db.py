@@ -722,7 +722,10 @@ class Store:
             if not has_meta and (other := foreign_tables(self.db)):
                 self.db.close()
                 raise StoreError(foreign_text(self.path, other))
-            if version is None or not str(version).isdigit():
+            if version is not None and not str(version).isdigit():
+                self.db.close()
+                raise StoreError(f"{self.path}: unreadable schema version {str(version)[:40]!r} (its meta table's 'schema')")
+            if version is None:
                 self.db.close()
                 raise StoreError(f"{self.path} has no tournament tables: no tournament or match has been stored in it")
             if int(version) > SCHEMA_VERSION:

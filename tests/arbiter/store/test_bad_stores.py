@@ -122,3 +122,16 @@ def test_a_record_whose_text_is_damaged_is_named_with_its_file(tmp_path):
 def test_a_folder_given_as_the_store_is_named_a_folder_by_every_writer(tmp_path, opener):
     with pytest.raises((StoreError, RegistryError), match="is a folder, not a store file"):
         opener(tmp_path)
+
+
+def test_an_unreadable_schema_version_is_named_as_such_by_readers_as_by_writers(tmp_path):
+    """Not 'no tournament has been stored in it': its tournaments are there."""
+    path = tmp_path / "a.sqlite"
+    _store_of_three(path)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE meta SET value = 'five' WHERE key = 'schema'")
+    db.commit()
+    db.close()
+    for read_only in (True, False):
+        with pytest.raises(StoreError, match="unreadable schema version.*five"):
+            Store(path, read_only=read_only)
