@@ -211,9 +211,13 @@ def connect_writer(path: str | os.PathLike, threads: bool = False) -> sqlite3.Co
     if str(path) != ":memory:":
         _closed_to_others(Path(path))
     db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=not threads)
-    if other := foreign_tables(db):  # before WAL mode: that alone would rewrite its header
+    try:  # before WAL mode: that alone would rewrite its header
+        if other := foreign_tables(db):
+            raise StoreError(foreign_text(path, other))
+        refuse_newer(db, path)
+    except StoreError:
         db.close()
-        raise StoreError(foreign_text(path, other))
+        raise
     db.execute("PRAGMA foreign_keys = ON")
     set_wal(db)
     db.execute("PRAGMA synchronous = NORMAL")
@@ -232,6 +236,17 @@ def foreign_tables(db: sqlite3.Connection) -> list[str]:
     tables to it and switch it to WAL mode."""
     names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
     return [] if not names or any(n in names for n in _OUR_TABLES) else names
+
+
+def refuse_newer(db: sqlite3.Connection, path: str | os.PathLike) -> None:
+    """StoreError if the file's schema (its ``meta`` table's) is newer than this arbiter's:
+    a newer arbiter may have changed any of its tables, the registry's too, so this one
+    neither writes to it nor reads it."""
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone():
+        return
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    if row is not None and str(row[0]).isdigit() and int(row[0]) > SCHEMA_VERSION:
+        raise StoreError(f"{path}: schema version {row[0]} is newer than this arbiter ({SCHEMA_VERSION})")
 
 
 def foreign_text(path: str | os.PathLike, tables: Sequence[str]) -> str:
@@ -728,9 +743,11 @@ class Store:
             if version is None:
                 self.db.close()
                 raise StoreError(f"{self.path} has no tournament tables: no tournament or match has been stored in it")
-            if int(version) > SCHEMA_VERSION:
+            try:
+                refuse_newer(self.db, self.path)
+            except StoreError:
                 self.db.close()
-                raise StoreError(f"{self.path}: schema version {version} is newer than this arbiter ({SCHEMA_VERSION})")
+                raise
             if int(version) < OLDEST_READABLE_SCHEMA:
                 self.db.close()
                 raise StoreError(f"{self.path}: schema version {version} is too old to read without migrating it, "
@@ -742,8 +759,9 @@ class Store:
                 row = None
                 if db.execute("SELECT name FROM sqlite_master WHERE name = 'meta'").fetchone():
                     row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-                if row is not None and int(row[0]) > SCHEMA_VERSION:
-                    raise StoreError(f"{self.path}: schema version {row[0]} is newer than this arbiter ({SCHEMA_VERSION})")
+                refuse_newer(db, self.path)  # (again, in the transaction: another writer may have made it)
+                if row is not None:
+                    int(row[0])  # ValueError: unreadable
                 if row is not None and int(row[0]) == 1:
                     for stmt in _MIGRATE_1_TO_2:
                         db.execute(stmt)

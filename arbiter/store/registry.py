@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterator
 
-from arbiter.store.db import StoreError, connect_read_only, connect_writer, store_error, transaction
+from arbiter.store.db import StoreError, connect_read_only, connect_writer, refuse_newer, store_error, transaction
 from cardarena import names
 from cardarena.runtimes import MANIFEST, PYTHON, ManifestError, Runtime, parse_manifest
 
@@ -281,6 +281,11 @@ class Registry:
         if read_only:
             try:
                 self.db = connect_read_only(self.db_path)
+                try:
+                    refuse_newer(self.db, self.db_path)
+                except StoreError:
+                    self.db.close()
+                    raise
                 self._tables = self.db.execute(
                     "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('bots', 'bot_versions')").fetchone()[0] == 2
             except StoreError as exc:
@@ -291,7 +296,7 @@ class Registry:
         try:
             self.db = connect_writer(self.db_path, threads=True)  # as the store's own: readers never see a write half done
             self.db.executescript(_SCHEMA)
-        except StoreError as exc:  # another program's database
+        except StoreError as exc:  # another program's database, a newer arbiter's store
             raise RegistryError(str(exc)) from None
         except sqlite3.DatabaseError as exc:
             raise _write_error(self.db_path, exc) from None

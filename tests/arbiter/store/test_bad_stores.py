@@ -135,3 +135,19 @@ def test_an_unreadable_schema_version_is_named_as_such_by_readers_as_by_writers(
     for read_only in (True, False):
         with pytest.raises(StoreError, match="unreadable schema version.*five"):
             Store(path, read_only=read_only)
+
+
+@pytest.mark.parametrize("read_only", [False, True], ids=["write", "read"])
+def test_the_registry_refuses_a_store_of_a_newer_schema_as_the_store_does(tmp_path, read_only):
+    """A newer arbiter may have changed the registry's tables too: this one neither adds its
+    own to such a file nor reads it as if they were its own."""
+    path = tmp_path / "a.sqlite"
+    _store_of_three(path)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE meta SET value = '99' WHERE key = 'schema'")
+    db.commit()
+    db.close()
+    before = path.read_bytes()
+    with pytest.raises(RegistryError, match=r"schema version 99 is newer than this arbiter"):
+        Registry(path, read_only=read_only)
+    assert path.read_bytes() == before
