@@ -116,7 +116,7 @@ def check_store(path: str | os.PathLike) -> Path:
     serves an archived store on a read-only file, folder or filesystem); StoreError if it
     is missing or unusable."""
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():
         raise StoreError(f"no store at {p} (run a tournament first, or `make demo`, or pass --db)")
     open_read_only(p).close()
     return p

@@ -373,6 +373,8 @@ def connect_read_only(path: str | os.PathLike) -> sqlite3.Connection:
     p = Path(path)
     if not p.exists():
         raise StoreError(f"{p} is not a readable store: no such file")
+    if p.is_dir():  # as the writers say it (``store_error``)
+        raise StoreError(f"{p} is a folder, not a store file")
     if not p.is_file():
         raise StoreError(f"{p} is not a readable store: not a file")
     if p.stat().st_size == 0:

@@ -151,3 +151,17 @@ def test_the_registry_refuses_a_store_of_a_newer_schema_as_the_store_does(tmp_pa
     with pytest.raises(RegistryError, match=r"schema version 99 is newer than this arbiter"):
         Registry(path, read_only=read_only)
     assert path.read_bytes() == before
+
+
+def test_a_folder_given_to_the_readers_is_named_a_folder_not_a_missing_store(tmp_path):
+    """'no store at FOLDER (run a tournament first)' sent the user to make one there."""
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+    from arbiter.present.web import check_store
+
+    with pytest.raises(StoreError, match="is a folder, not a store file"):
+        check_store(tmp_path)
+    for args in (["standings"], ["tournament", "list"], ["export", "--decisions", "-o", str(tmp_path / "o.parquet")]):
+        result = CliRunner().invoke(app, [*args, "--db", str(tmp_path)])
+        assert result.exit_code == 2 and "is a folder, not a store file" in result.output, (args, result.output)
