@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from arbiter.store.db import differences_text, index_bots, Store, StoreError, ThinkTimes, incidents_from_json, incidents_json, think_times, transaction
+from arbiter.store.db import differences_text, index_bots, Store, StoreError, ThinkTimes, incidents_from_json, incidents_json, think_times
 from cardarena import disclosure
 from cardarena.disclosure import Disclosure
 from cardarena.games import EndReason, Outcome
@@ -161,7 +161,7 @@ class Arenas:
         ``grows``: a key of the spec whose mapping may gain entries (a ladder's house bots'
         contents, as bots are added); the stored spec is updated to it then."""
         spec_json = json.dumps(spec, sort_keys=True)
-        with transaction(self.db) as db:
+        with self.store._tx() as db:  # the store's: its errors name the file
             row = db.execute("SELECT spec FROM arenas WHERE name = ?", (name,)).fetchone()
             if row is not None and row[0] != spec_json and grows is not None and _grown(self._spec(name, row[0]), spec, grows):
                 db.execute("UPDATE arenas SET spec = ? WHERE name = ?", (spec_json, name))
@@ -229,7 +229,7 @@ class Arenas:
         if status not in STATUSES:
             raise ValueError(f"status: expected one of {STATUSES}, got {status!r}")
         now = time.time()
-        with transaction(self.db) as db:
+        with self.store._tx() as db:  # the store's: its errors name the file
             db.execute(f"INSERT INTO arena_entrants (arena_id, {_ENTRANT_COLUMNS}) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, 0, 0, 0)",
                        (arena_id, player, name, version, author, source, now, status, reason, now, mu, sigma))
@@ -242,7 +242,7 @@ class Arenas:
         """A candidate passed its trial: it is active, the versions it ``replaces`` are
         replaced (``reason`` says why, on both). One transaction."""
         now = time.time()
-        with transaction(self.db) as db:
+        with self.store._tx() as db:  # the store's: its errors name the file
             db.execute("UPDATE arena_entrants SET status = 'active', reason = ?, changed = ? "
                        "WHERE arena_id = ? AND player = ? AND status = 'candidate'", (reason, now, arena_id, player))
             for old in replaces:
@@ -253,7 +253,7 @@ class Arenas:
     def set_status(self, arena_id: int, player: str, status: str, reason: str = "") -> None:
         if status not in STATUSES:
             raise ValueError(f"status: expected one of {STATUSES}, got {status!r}")
-        with transaction(self.db) as db:
+        with self.store._tx() as db:  # the store's: its errors name the file
             db.execute("UPDATE arena_entrants SET status = ?, reason = ?, changed = ? WHERE arena_id = ? AND player = ?",
                        (status, reason, time.time(), arena_id, player))
 
@@ -267,7 +267,7 @@ class Arenas:
 
     def set_rating(self, arena_id: int, ratings: Mapping[str, tuple[float, float]]) -> None:
         """Overwrite stored ratings (a repair, when recomputing disagrees with them)."""
-        with transaction(self.db) as db:
+        with self.store._tx() as db:  # the store's: its errors name the file
             for player, (mu, sigma) in ratings.items():
                 db.execute("UPDATE arena_entrants SET mu = ?, sigma = ? WHERE arena_id = ? AND player = ?",
                            (mu, sigma, arena_id, player))
@@ -276,7 +276,7 @@ class Arenas:
 
     def begin_encounter(self, arena_id: int, players: Sequence[str], seed: int) -> int:
         """Record an encounter about to be played; its index."""
-        with transaction(self.db) as db:
+        with self.store._tx() as db:  # the store's: its errors name the file
             (idx,) = db.execute("SELECT COALESCE(MAX(idx), -1) + 1 FROM arena_encounters WHERE arena_id = ?",
                                 (arena_id,)).fetchone()
             db.execute("INSERT INTO arena_encounters (arena_id, idx, players, seed, status, started) "
@@ -285,13 +285,13 @@ class Arenas:
 
     def abandon_unfinished(self, arena_id: int) -> int:
         """Every encounter still ``playing`` (its process died or stopped) becomes ``abandoned``."""
-        with transaction(self.db) as db:
+        with self.store._tx() as db:  # the store's: its errors name the file
             cur = db.execute("UPDATE arena_encounters SET status = 'abandoned', finished = ? "
                              "WHERE arena_id = ? AND status = 'playing'", (time.time(), arena_id))
             return cur.rowcount
 
     def abandon(self, arena_id: int, idx: int) -> None:
-        with transaction(self.db) as db:
+        with self.store._tx() as db:  # the store's: its errors name the file
             db.execute("UPDATE arena_encounters SET status = 'abandoned', finished = ? "
                        "WHERE arena_id = ? AND idx = ? AND status = 'playing'", (time.time(), arena_id, idx))
 
@@ -300,7 +300,7 @@ class Arenas:
         """Store the encounter's matches, mark it done and update its players, atomically;
         its ``seq``. StoreError if it is not ``playing`` (it was stored already, or abandoned)."""
         now = time.time()
-        with transaction(self.db) as db:
+        with self.store._tx() as db:  # the store's: its errors name the file
             row = db.execute("SELECT status FROM arena_encounters WHERE arena_id = ? AND idx = ?", (arena_id, idx)).fetchone()
             if row is None or row[0] != "playing":
                 raise StoreError(f"encounter {idx} of arena {arena_id} is {row[0] if row else 'unknown'}, not playing")

@@ -165,3 +165,19 @@ def test_a_folder_given_to_the_readers_is_named_a_folder_not_a_missing_store(tmp
     for args in (["standings"], ["tournament", "list"], ["export", "--decisions", "-o", str(tmp_path / "o.parquet")]):
         result = CliRunner().invoke(app, [*args, "--db", str(tmp_path)])
         assert result.exit_code == 2 and "is a folder, not a store file" in result.output, (args, result.output)
+
+
+def test_a_full_disk_under_an_arena_names_the_file(tmp_path):
+    """The ladder's writes are the store's: a full disk is said as for a tournament's."""
+    from arbiter.store.arenas import Arenas
+
+    path = tmp_path / "a.sqlite"
+    with Store(path) as store:
+        arenas = Arenas(store)
+        arenas.open_arena("first", "spot", {"game": "spot"})
+        (pages,) = store.db.execute("PRAGMA page_count").fetchone()
+        store.db.execute(f"PRAGMA max_page_count = {pages}")
+        with pytest.raises(StoreError) as exc:
+            arenas.open_arena("second", "spot", {"game": "spot", "note": "x" * 100_000})
+        assert str(path) in str(exc.value) and "full" in str(exc.value)
+        assert [a.name for a in arenas.arenas()] == ["first"]
