@@ -448,6 +448,9 @@ def store_error(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
         return StoreError(f"{path}: no folder {path.parent} for the store (create it first)")
     if "unable to open" in text and path.is_dir():
         return StoreError(f"{path} is a folder, not a store file")
+    if "unable to open" in text and path.is_symlink() and not path.exists():
+        return StoreError(f"{path} is a symbolic link to {os.readlink(path)}, which leads to no file that can be made "
+                          "(a missing folder, or a loop of links): mend the link or pass another --db")
     if "unable to open" in text and not path.exists():
         return StoreError(f"{path} cannot be created: its folder {path.parent} is read-only (pass another --db)")
     if "full" in text:  # SQLITE_FULL ("database or disk is full"): the transaction was rolled back whole

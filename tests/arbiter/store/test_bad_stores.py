@@ -181,3 +181,15 @@ def test_a_full_disk_under_an_arena_names_the_file(tmp_path):
             arenas.open_arena("second", "spot", {"game": "spot", "note": "x" * 100_000})
         assert str(path) in str(exc.value) and "full" in str(exc.value)
         assert [a.name for a in arenas.arenas()] == ["first"]
+
+
+@pytest.mark.parametrize("target", ["gone/a.sqlite", "loop"], ids=["missing-folder", "loop"])
+def test_a_symlink_to_nowhere_is_named_as_one_not_as_a_read_only_folder(tmp_path, target):
+    """'cannot be created: its folder is read-only' of a folder one can write sent the user
+    looking at permissions; it is the link that leads nowhere."""
+    link = tmp_path / "loop" if target == "loop" else tmp_path / "a.sqlite"
+    link.symlink_to(tmp_path / target)
+    with pytest.raises(StoreError) as exc:
+        Store(link)
+    text = str(exc.value)
+    assert str(link) in text and "symbolic link" in text and "read-only" not in text, text
