@@ -87,7 +87,7 @@ def tournament_run(
                  "--bank-ms": bank_ms, "--policy": policy, "--max-strikes": max_strikes, "--fresh": fresh or None}
         if taken := [flag for flag, value in given.items() if value is not None]:
             _run(fail, f"--resume: {resume!r} resumes with its stored settings; leave out {', '.join(taken)}")
-        with _run(_open_existing, db) as stored:
+        with _run(_open_existing, db, True) as stored:  # (a run writes: an older store is migrated here)
             spec_of_resumed = _run(stored_tournament_spec, stored, resume, concurrency=concurrency,
                                    bot_processes=bot_processes, isolation=isolation, cluster=cluster)
 
@@ -261,11 +261,13 @@ def _not_a_ladder(store: Store, db: Path, name: str | None) -> None:
         raise UsageError(f"no tournaments in {db}, only arenas; their ladders: " + "; ".join(map(command, arenas)))
 
 
-def _open_existing(db: Path) -> Store:
-    """The store at ``db``, read-only: reading never writes (nor creates a store)."""
+def _open_existing(db: Path, writes: bool = False) -> Store:
+    """The store at ``db``, read-only: reading never writes (nor creates a store). For a
+    command that ``writes`` (``tournament run --resume``) it is opened to be written, so
+    that a store of an older schema, which readers refuse, is migrated as the run would."""
     if not db.exists():
         raise UsageError(f"no store at {db} (run a tournament first, or pass --db)")
-    return Store(db, read_only=True)
+    return Store(db, read_only=not writes)
 
 
 @app.command("standings")

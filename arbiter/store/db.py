@@ -756,7 +756,8 @@ class Store:
             if int(version) < OLDEST_READABLE_SCHEMA:
                 self.db.close()
                 raise StoreError(f"{self.path}: schema version {version} is too old to read without migrating it, "
-                                 "and reading never writes: a command that writes to it (tournament run) migrates it")
+                                 "and reading never writes: a command that writes to it migrates it, e.g. arbiter "
+                                 f"tournament run --resume NAME --db {self.path} (NAME: one of its tournaments)")
             return
         try:
             self.db = connect_writer(self.path)

@@ -193,3 +193,30 @@ def test_a_symlink_to_nowhere_is_named_as_one_not_as_a_read_only_folder(tmp_path
         Store(link)
     text = str(exc.value)
     assert str(link) in text and "symbolic link" in text and "read-only" not in text, text
+
+
+def test_resuming_a_tournament_of_a_schema_4_store_migrates_it_as_the_message_says(tmp_path):
+    """Readers refuse a schema-4 store, saying that a command that writes to it (tournament
+    run) migrates it; tournament run --resume refused it with the same words."""
+    import json
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from arbiter.cli import app
+
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript((Path(__file__).parent / "data" / "schema4.sql").read_text())
+    db.execute("INSERT INTO meta VALUES ('schema', '4')")
+    spec = {"bank_ms": 60000, "bots": ["random", "random"], "challenger": None, "deals": 1, "decision_ms": 10000,
+            "duplicate": False, "format": "round-robin", "game": "spot", "max_strikes": 3, "name": "club",
+            "options": {"hands": 1}, "policy": "forfeit", "preset": None, "seatings": "rotations", "seed": 3, "teams": []}
+    db.execute("INSERT INTO tournaments (name, game, spec, created, planned) VALUES ('club', 'spot', ?, 0, 0)",
+               (json.dumps(spec),))
+    db.commit()
+    db.close()
+    result = CliRunner().invoke(app, ["tournament", "run", "--resume", "club", "--db", str(path), "--transport", "inproc", "-q"])
+    assert "too old" not in result.output and result.exit_code == 0, result.output
+    result = CliRunner().invoke(app, ["standings", "club", "--db", str(path)])
+    assert result.exit_code == 0, result.output
