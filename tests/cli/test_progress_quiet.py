@@ -38,8 +38,8 @@ def test_a_tournament_leaves_its_final_progress_line_and_no_blank_line(tmp_path)
     assert "2/2" in lines[-2] and "leader: " in lines[-2], repr(r.stderr)
 
 
-def test_play_writes_nothing_on_a_stderr_that_is_not_a_terminal() -> None:
+def test_play_writes_nothing_on_a_stderr_that_is_not_a_terminal(tmp_path) -> None:
     r = CliRunner().invoke(app, ["play", "spot", "random", "random", "random", "-o", "players=3", "-o", "hands=1",
-                                 "--transport", "inproc"])
+                                 "--transport", "inproc", "--db", str(tmp_path / "a.sqlite")])  # not the checkout's
     assert r.exit_code == 0, r.output
     assert r.stderr == "", repr(r.stderr)
