@@ -261,7 +261,7 @@ class Arenas:
         """A suspended bot plays again (``reason`` says why): with no forfeit in a row, as a new
         version starts, so that it is suspended again only after ``suspend_after`` encounters of
         its own with one, not at its first."""
-        with transaction(self.db) as db:
+        with self.store._tx() as db:  # the store's: its errors name the file
             db.execute("UPDATE arena_entrants SET status = 'active', reason = ?, streak = 0, changed = ? "
                        "WHERE arena_id = ? AND player = ? AND status = 'suspended'", (reason, time.time(), arena_id, player))
 
