@@ -208,16 +208,20 @@ def connect_writer(path: str | os.PathLike, threads: bool = False) -> sqlite3.Co
     and the 30 s a write waits for another. ``threads``: shared by a server's threads (its owner
     makes them take turns). The file is closed to other users (``_closed_to_others``).
     sqlite3's errors as they come."""
+    db = None
     if str(path) != ":memory:":
+        if os.path.isfile(path) and os.path.getsize(path):  # refused before anything of it changes, its mode too
+            db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=not threads)
+            try:  # (before WAL mode: that alone would rewrite its header)
+                if other := foreign_tables(db):
+                    raise StoreError(foreign_text(path, other))
+                refuse_newer(db, path)
+            except BaseException:
+                db.close()
+                raise
         _closed_to_others(Path(path))
-    db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=not threads)
-    try:  # before WAL mode: that alone would rewrite its header
-        if other := foreign_tables(db):
-            raise StoreError(foreign_text(path, other))
-        refuse_newer(db, path)
-    except StoreError:
-        db.close()
-        raise
+    if db is None:
+        db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=not threads)
     db.execute("PRAGMA foreign_keys = ON")
     set_wal(db)
     db.execute("PRAGMA synchronous = NORMAL")

@@ -25,11 +25,13 @@ def _foreign(path):
 def test_another_programs_sqlite_database_is_refused_and_left_as_it_was(tmp_path, opener):
     path = tmp_path / "places.sqlite"
     before = _foreign(path)
+    path.chmod(0o644)
     with pytest.raises((StoreError, RegistryError)) as exc:
         opener(path)
     text = str(exc.value)
     assert str(path) in text and "moz_places" in text and "not an arena store" in text
     assert path.read_bytes() == before  # no table of ours added to another program's file
+    assert path.stat().st_mode & 0o777 == 0o644  # nor its mode changed (a store is closed to others)
     assert not (tmp_path / "places.sqlite-wal").exists() or (tmp_path / "places.sqlite-wal").stat().st_size == 0
 
 
