@@ -210,6 +210,10 @@ def connect_writer(path: str | os.PathLike, threads: bool = False) -> sqlite3.Co
     sqlite3's errors as they come."""
     db = None
     if str(path) != ":memory:":
+        if os.path.isfile(path) and not os.access(path, os.W_OK):
+            # refused before SQLite makes its -wal and -shm, this user's, beside another's file (whose
+            # owner then could not open them: 'unable to open database file' on its own store)
+            raise store_error(Path(path), sqlite3.OperationalError("attempt to write a readonly database"))
         if os.path.isfile(path) and os.path.getsize(path):  # refused before anything of it changes, its mode too
             db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=not threads)
             try:  # (before WAL mode: that alone would rewrite its header)
