@@ -202,6 +202,13 @@ def _closed_to_others(path: Path) -> None:
                 p.chmod(st.st_mode & 0o770)
 
 
+def _may_write(path: str | os.PathLike, mode: int = os.W_OK) -> bool:
+    """Whether this process may write ``path``, as the kernel judges its writes: by the
+    effective user and group (``os.access`` asks of the real ones unless told, and the two
+    differ in a process that changed its effective user)."""
+    return os.access(path, mode, effective_ids=os.access in os.supports_effective_ids)
+
+
 def connect_writer(path: str | os.PathLike, threads: bool = False) -> sqlite3.Connection:
     """A connection that writes the store (``Store``, ``Registry``): autocommit (``transaction``
     makes each write one), foreign keys on, WAL mode so that readers never see a write half done,
@@ -210,7 +217,7 @@ def connect_writer(path: str | os.PathLike, threads: bool = False) -> sqlite3.Co
     sqlite3's errors as they come."""
     db = None
     if str(path) != ":memory:":
-        if os.path.isfile(path) and not os.access(path, os.W_OK):
+        if os.path.isfile(path) and not _may_write(path):
             # refused before SQLite makes its -wal and -shm, this user's, beside another's file (whose
             # owner then could not open them: 'unable to open database file' on its own store)
             raise store_error(Path(path), sqlite3.OperationalError("attempt to write a readonly database"))
@@ -449,7 +456,7 @@ def store_error(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
         return StoreError(f"{path} is read-only (the file, its folder or its filesystem): it can be read "
                           "(standings, tournament show, replay, web), not written; pass another --db")
     if "unable to open" in text and path.is_file() and not (
-            os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)):
+            _may_write(path) and _may_write(path.parent, os.W_OK | os.X_OK)):
         # a read-only mount (or folder): SQLite cannot make the -wal beside the file
         return store_error(path, sqlite3.OperationalError("attempt to write a readonly database"))
     if "unable to open" in text and not path.parent.is_dir():
