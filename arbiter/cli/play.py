@@ -6,6 +6,7 @@ import contextlib
 import threading
 import time
 from pathlib import Path
+from shlex import quote
 from typing import Annotated, Any, Callable, Iterator, Optional
 
 import typer
@@ -124,7 +125,10 @@ def _check_bot_count(game: str, bots: list[str], options: dict[str, Any], preset
 
 def _keep(db: Path, record: Any, preset: str | None, played: str) -> None:
     where = _run(store_play, db, record, preset)
-    out.print(f"{played}; match {record.match_id} (kept in {db} as {where}: arbiter replay {record.match_id})",
+    # --db always, as tournament show's "replay it": pasted from another folder, or with another
+    # store beside it, the command would look in the wrong store
+    out.print(f"{played}; match {record.match_id} (kept in {db} as {where}: arbiter replay {record.match_id} "
+              f"--db {quote(str(db))})",
               highlight=False, markup=False, soft_wrap=True)  # one line: a path is never cut in two
 
 

@@ -210,7 +210,7 @@ def test_5_6_play_on_a_server_keeps_the_match_and_a_wrong_admin_token_says_how_t
         assert r.exit_code == 0, r.output
         text = " ".join(r.output.split())
         match_id = text.split("; match ")[1].split()[0]
-        assert f"(kept in {db} as play:spite-and-malice(payoff_size=5): arbiter replay {match_id})" in text, text
+        assert f"(kept in {db} as play:spite-and-malice(payoff_size=5): arbiter replay {match_id} --db {db})" in text, text
         r = runner.invoke(app, ["replay", match_id, "--db", db])
         assert r.exit_code == 0 and "verified" in r.output.lower(), r.output
     finally:

@@ -76,7 +76,7 @@ def test_play_infers_the_players_keeps_the_match_and_takes_registered_bots(tmp_p
     proc = run_in_process("play", "spot", "random", "random", "--seed", "2", "-o", "hands=1", "--db", str(db))
     assert proc.returncode == 0, proc.stderr
     text = " ".join(proc.stdout.split())
-    match_id = text.split("arbiter replay ")[-1].strip(" )")
+    match_id = text.split("arbiter replay ")[-1].split()[0]
     assert "play:spot(hands=1,players=2)" in text and "1 hand" in text and "1 hands" not in text
     replay = invoke(["replay", match_id, "--db", str(db)])  # reading the store back: no process needed
     assert replay.exit_code == 0 and not replay.crash and "reproduce the recorded result" in replay.output, replay.describe()
