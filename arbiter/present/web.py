@@ -457,7 +457,7 @@ _ARENAS = """{% extends "base" %}
 """
 
 _ARENA = """{% extends "base" %}
-{% block title %}{{ a.name }} ladder · Card Arena{% endblock %}
+{% block title %}{{ a.name }}{{ '' if 'ladder' in a.name|lower else ' ladder' }} · Card Arena{% endblock %}
 {% block crumbs %}/ <a href="/a">arenas</a> / {{ a.name }}{% endblock %}
 {% block body %}
 <h1>{{ a.name }}</h1>

@@ -210,3 +210,22 @@ def test_the_matches_of_a_tournament_say_their_incidents_as_tournament_show_does
         n = sum(1 for i in first.incidents if i.seat == seat)
         assert f"seat {seat} crash" + (f" ×{n}" if n > 1 else "") in page
     assert page.count('<span class="small incidents">incidents: ') == len(rows)
+
+
+def test_an_arena_named_ladder_is_not_titled_ladder_ladder(tmp_path):
+    """The arena page's title added " ladder" to the arena's name: an arena called "ladder"
+    (the README's example) read "ladder ladder"."""
+    from arbiter.arena import matchmaking
+    from arbiter.arena.ladder import ArenaSpec
+    from arbiter.present.web import arena_page
+    from arbiter.store.arenas import Arenas
+    from arbiter.store.db import Store
+
+    with Store(tmp_path / "a.sqlite") as store:
+        tables = Arenas(store)
+        for name in ("ladder", "club"):
+            spec = ArenaSpec(game="spades", name=name)
+            row = tables.open_arena(spec.display_name, spec.game, spec.identity())
+            tables.add_entrant(row.id, "north@1", "north", "1", "alice", "", matchmaking.MU, matchmaking.SIGMA)
+        assert "<title>ladder · Card Arena</title>" in arena_page(store, "ladder")
+        assert "<title>club ladder · Card Arena</title>" in arena_page(store, "club")
