@@ -246,6 +246,8 @@ def evaluate(
     with terminate_as_interrupt(), _run(Store, db) if db is not None else contextlib.nullcontext() as store:
         if store is not None:
             _run(store.lock)
+            if luck_adjusted and sd_bound == "auto" and test is not None:  # before the probes, not after them
+                _run(_auto_bound_exists, store, game, bot_a, bot_b, options, preset, test)
         columns = [TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.fields[stat]}", markup=False),
                    TimeElapsedColumn()]
@@ -363,6 +365,18 @@ def _sprt(kind: str, text: str, alpha: float, beta: float, bounds: str | None, m
         return sequential_test(kind, text, alpha, beta, bounds=lo_hi, min_deals=min_deals, model=model, sd_bound=sd_bound)
     except ValueError as exc:
         raise UsageError(f"--{exc}") from None
+
+
+def _auto_bound_exists(store: Store, game: str, bot_a: str, bot_b: str, options: dict, preset: str | None,
+                       test: AutoVarianceTest) -> None:
+    """ConfigError now if ``--sd-bound auto`` will find no stored deals to read its bound from
+    (``sd_from_store``, as the evaluation asks it once its probes are played): with
+    ``--luck-adjusted`` those are minutes of play for a searching bot, played for a refusal.
+    The evaluation being resumed counts among them here (it has its bound kept); the run itself
+    reads without it, as before."""
+    from arbiter.tournament.evaluate import sd_from_store
+
+    sd_from_store(store, game, (bot_a, bot_b), dict(options or {}), preset, room=test.room, min_deals=test.history)
 
 
 def _check_luck(game: str, options, preset, bot_a: str, bot_b: str, transport: str, cluster, test,

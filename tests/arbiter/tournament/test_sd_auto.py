@@ -142,3 +142,18 @@ def test_a_pair_whose_deals_are_all_alike_is_named_not_said_to_be_missing(tmp_pa
             sd_from_store(store, "spades", ("heuristic", "greedy"), ONE, None, min_deals=n)
     said = str(err.value)
     assert "holds no 8 deals" not in said and "no spread" in said and "greedy and greedy (8 deals)" in said, said
+
+
+def test_a_luck_adjusted_run_with_no_bound_to_read_is_refused_before_its_probes(tmp_path, monkeypatch) -> None:
+    """``--luck-adjusted --sd-bound auto`` on a store with no evaluation of the pair's kin played
+    its probes (2,000 probe deals by default: minutes for a searching bot) and only then said
+    there was no bound to read. It says so first."""
+    import arbiter.tournament.probes as probes
+
+    db = tmp_path / "e.sqlite"
+    Store(db).close()  # a store, with nothing of these bots in it
+    monkeypatch.setattr(probes, "luck_probes", lambda *a, **k: pytest.fail("the probes were played for a refusal"))
+    r = CliRunner().invoke(app, ["evaluate", "spades", "heuristic", "greedy", "--sprt", "0,20", "--sd-bound", "auto",
+                                 "--luck-adjusted", "-o", "deals=1", "--transport", "inproc", "--db", str(db)])
+    said = " ".join(r.output.split())
+    assert r.exit_code == 2 and "sd-bound auto" in said and "give --sd-bound S" in said, said
