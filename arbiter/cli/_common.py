@@ -254,6 +254,44 @@ def stop_grace() -> float:
     return value if value > 0 and math.isfinite(value) else STOP_GRACE_S
 
 
+class BoundedStop:
+    """A graceful stop bounded as a scheduler bounds it, for every long command (``tournament
+    run``, ``evaluate`` through ``terminate_as_interrupt``, ``arena`` through its event loop's
+    signal handlers): the first stop begins it; a second stop, or ``stop_grace()`` seconds after
+    the first (``ARENA_STOP_GRACE_S``), ends the process as the signal does by default (what is
+    stored is stored: every finished match was committed as it ended)."""
+
+    def __init__(self) -> None:
+        self.requested = threading.Event()
+
+    def request(self, sig: int) -> bool:
+        """True for the first stop (the caller begins its graceful stop); a second ends the
+        process now, as ``sig`` does by default. The first starts the grace: when it runs out,
+        SIGTERM again (the second stop, handled where the caller handles its signals), and should
+        nothing handle it within 5 s (a main thread or loop that runs no handler any more), the
+        process exits as SIGTERM would have it."""
+        if self.requested.is_set():
+            end_as(sig)
+            return False
+        self.requested.set()
+        timer = threading.Timer(stop_grace(), _grace_over)
+        timer.daemon = True  # a stop that ends in time ends with it
+        timer.start()
+        return True
+
+
+def end_as(sig: int) -> None:
+    """End the process as ``sig`` does by default."""
+    signal.signal(sig, signal.SIG_DFL)
+    os.kill(os.getpid(), sig)
+
+
+def _grace_over() -> None:  # in the timer's thread, where no handler can be set
+    os.kill(os.getpid(), signal.SIGTERM)  # the second stop, handled in the main thread or loop
+    time.sleep(5.0)
+    os._exit(128 + signal.SIGTERM)
+
+
 @contextlib.contextmanager
 def terminate_as_interrupt():
     """Within it, SIGTERM (a scheduler's stop, ``kill``, a CI job's timeout) stops a long
@@ -262,34 +300,18 @@ def terminate_as_interrupt():
     of dying where it stands with no word. The signal is passed on as SIGINT, so both go one
     way. Where SIGINT is ignored (a job started in the background by a shell, which a
     scheduler's stop must still end) SIGTERM keeps its own meaning. The graceful stop is
-    bounded, as a scheduler bounds it: a second SIGTERM, or ``STOP_GRACE_S`` seconds after the
-    first (``ARENA_STOP_GRACE_S``), ends the process as SIGTERM does by default (what is stored
-    is stored: every finished match was committed as it ended). Only in the main thread, where
-    signal handlers live; elsewhere nothing changes."""
+    bounded (``BoundedStop``). Only in the main thread, where signal handlers live; elsewhere
+    nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-
-    def die() -> None:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        os.kill(os.getpid(), signal.SIGTERM)
-
-    def expire() -> None:  # in the timer's thread, where no handler can be set
-        os.kill(os.getpid(), signal.SIGTERM)  # the second stop, handled in the main thread
-        time.sleep(5.0)
-        os._exit(128 + signal.SIGTERM)  # a main thread that runs no handler any more
+    stop = BoundedStop()
 
     def on_term(signum: int, frame: Any) -> None:
-        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN or stopping.is_set():
-            die()  # a background job's stop, or a second one: not graceful
-            return
-        stopping.set()
-        timer = threading.Timer(stop_grace(), expire)
-        timer.daemon = True  # a run that ends in time ends with it
-        timer.start()
-        signal.raise_signal(signal.SIGINT)
-
-    stopping = threading.Event()
+        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+            end_as(signal.SIGTERM)  # a background job's stop: not graceful
+        elif stop.request(signal.SIGTERM):
+            signal.raise_signal(signal.SIGINT)
 
     previous = signal.signal(signal.SIGTERM, on_term)
     try:

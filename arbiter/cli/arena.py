@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import signal
 import sys
 import threading
@@ -69,8 +68,8 @@ import typer
 from cardarena.games.options import flag_help
 from arbiter.arena.ladder import ArenaSpec, ServiceConfig
 from arbiter.spectating.runs import announce_run, forget_run
-from arbiter.cli._common import (OPTION_FLAG, MetricsOpt, UsageError, _parse_options, _run, app, err, fail, log_to_stderr,
-                                 out, plural, port_free, read_tls, start_metrics, stop_grace)
+from arbiter.cli._common import (OPTION_FLAG, BoundedStop, MetricsOpt, UsageError, _parse_options, _run, app, err, fail,
+                                 log_to_stderr, out, plural, port_free, read_tls, start_metrics)
 
 
 @app.command()
@@ -201,20 +200,15 @@ async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) 
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
 
+        bounded = BoundedStop()
+
         def on_stop(sig: signal.Signals) -> None:
             """The first Ctrl-C or SIGTERM stops the ladder gracefully (what is under way is
             abandoned, never counted); a second one, or the grace after the first running out
-            (ARENA_STOP_GRACE_S), ends the process as the signal does by default: every stored
-            encounter was committed whole, and one cut off is abandoned on the next start."""
-            if stop.is_set():
-                loop.remove_signal_handler(sig)
-                signal.signal(sig, signal.SIG_DFL)
-                os.kill(os.getpid(), sig)
-                return
-            stop.set()
-            timer = threading.Timer(stop_grace(), os.kill, (os.getpid(), signal.SIGTERM))
-            timer.daemon = True  # a stop that ends in time ends with it
-            timer.start()
+            (ARENA_STOP_GRACE_S), ends the process as the signal does by default (``BoundedStop``):
+            every stored encounter was committed whole, and one cut off is abandoned on the next start."""
+            if bounded.request(sig):
+                stop.set()
 
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, on_stop, sig)
