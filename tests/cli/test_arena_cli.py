@@ -4,7 +4,9 @@ of the ladder end to end): what they print when a store holds a ladder."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -158,6 +160,29 @@ class Hang(Bot):
 """
 
 
+def _playing(db) -> bool:
+    """Whether the ladder stored in ``db`` has an encounter under way."""
+    import sqlite3
+
+    if not db.exists():
+        return False
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as c:
+            return bool(c.execute("SELECT 1 FROM arena_encounters WHERE status = 'playing'").fetchone())
+    except sqlite3.Error:  # not made yet
+        return False
+
+
+def _pending(pid: int, sig: int) -> bool:
+    """Whether ``sig`` is still pending for process ``pid`` (not yet taken by a handler)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    masks = [int(line.split()[1], 16) for line in status.splitlines() if line.startswith(("SigPnd:", "ShdPnd:"))]
+    return any(m & (1 << (sig - 1)) for m in masks)
+
+
 @pytest.mark.e2e
 def test_a_second_stop_ends_the_arena_at_once(tmp_path):
     """Ctrl-C or SIGTERM stopped the ladder gracefully, and a second one did nothing: a stop
@@ -179,9 +204,16 @@ def test_a_second_stop_ends_the_arena_at_once(tmp_path):
                             stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
     try:
         assert re.search(r"listening on", proc.stdout.readline())
-        time.sleep(2.0)  # its first encounter under way, the hang bot thinking
+        for _ in range(600):  # bounded: until its first encounter is under way (the hang bot asked next)
+            if _playing(tmp_path / "a.sqlite") or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert _playing(tmp_path / "a.sqlite") and proc.poll() is None
         proc.send_signal(signal.SIGTERM)
-        time.sleep(0.2)
+        for _ in range(600):  # bounded: until the first stop is taken, so that the second is not merged into it
+            if not _pending(proc.pid, signal.SIGTERM) or proc.poll() is not None:
+                break
+            time.sleep(0.01)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(10) == -signal.SIGTERM
     finally:
