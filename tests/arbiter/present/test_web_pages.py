@@ -10,15 +10,20 @@ from arbiter.store.arenas import Arenas
 from arbiter.store.db import Store
 
 
+def _arena(store: Store, name: str) -> None:
+    """A Spades ladder ``name`` in ``store`` with one entrant, as ``arbiter arena`` opens one."""
+    tables = Arenas(store)
+    spec = ArenaSpec(game="spades", name=name)
+    row = tables.open_arena(spec.display_name, spec.game, spec.identity())
+    tables.add_entrant(row.id, "north@1", "north", "1", "alice", "", matchmaking.MU, matchmaking.SIGMA)
+
+
 def test_the_front_page_of_an_arenas_store_leads_to_its_arenas(tmp_path):
     """An arena's store (``arbiter arena``) holds no tournament: its front page said only
     "No tournaments yet" and linked nowhere, the leaderboard at /a unreachable but by its URL."""
     with Store(tmp_path / "a.sqlite") as store:
         assert 'id="arenas-link"' not in index_page(store)  # no arena: nothing to link
-        tables = Arenas(store)
-        spec = ArenaSpec(game="spades", name="club")
-        row = tables.open_arena(spec.display_name, spec.game, spec.identity())
-        tables.add_entrant(row.id, "north@1", "north", "1", "alice", "", matchmaking.MU, matchmaking.SIGMA)
+        _arena(store, "club")
         page = index_page(store)
     assert '<a href="/a" id="arenas-link">1 arena</a> (club)' in page
 
@@ -215,17 +220,10 @@ def test_the_matches_of_a_tournament_say_their_incidents_as_tournament_show_does
 def test_an_arena_named_ladder_is_not_titled_ladder_ladder(tmp_path):
     """The arena page's title added " ladder" to the arena's name: an arena called "ladder"
     (the README's example) read "ladder ladder"."""
-    from arbiter.arena import matchmaking
-    from arbiter.arena.ladder import ArenaSpec
     from arbiter.present.web import arena_page
-    from arbiter.store.arenas import Arenas
-    from arbiter.store.db import Store
 
     with Store(tmp_path / "a.sqlite") as store:
-        tables = Arenas(store)
         for name in ("ladder", "club"):
-            spec = ArenaSpec(game="spades", name=name)
-            row = tables.open_arena(spec.display_name, spec.game, spec.identity())
-            tables.add_entrant(row.id, "north@1", "north", "1", "alice", "", matchmaking.MU, matchmaking.SIGMA)
+            _arena(store, name)
         assert "<title>ladder · Card Arena</title>" in arena_page(store, "ladder")
         assert "<title>club ladder · Card Arena</title>" in arena_page(store, "club")

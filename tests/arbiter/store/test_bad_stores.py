@@ -3,6 +3,7 @@ refused with the file named and what is wrong, and never changed by the refusal.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sqlite3
@@ -53,7 +54,9 @@ def test_a_store_with_only_the_registrys_tables_is_one_of_ours(tmp_path):
     Registry(path).close()
 
 
-def _store_of_three(path):
+def _store_of_three(path, schema: str | None = None):
+    """A store at ``path`` with a finished tournament of three matches; ``schema``: the schema
+    version its meta row then says, written over (a store of another arbiter, or damaged)."""
     from tests.arbiter.store.test_store import a_record
 
     with Store(path) as store:
@@ -62,6 +65,9 @@ def _store_of_three(path):
         for i in range(3):
             store.save_match(t.id, i, i, 0, a_record(i + 1))
         store.mark_finished(t.id)
+    if schema is not None:
+        with contextlib.closing(sqlite3.connect(path)) as db, db:
+            db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (schema,))
     return t.id
 
 
@@ -132,11 +138,7 @@ def test_a_folder_given_as_the_store_is_named_a_folder_by_every_writer(tmp_path,
 def test_an_unreadable_schema_version_is_named_as_such_by_readers_as_by_writers(tmp_path):
     """Not 'no tournament has been stored in it': its tournaments are there."""
     path = tmp_path / "a.sqlite"
-    _store_of_three(path)
-    db = sqlite3.connect(path)
-    db.execute("UPDATE meta SET value = 'five' WHERE key = 'schema'")
-    db.commit()
-    db.close()
+    _store_of_three(path, schema="five")
     for read_only in (True, False):
         with pytest.raises(StoreError, match="unreadable schema version.*five"):
             Store(path, read_only=read_only)
@@ -147,11 +149,7 @@ def test_the_registry_refuses_a_store_of_a_newer_schema_as_the_store_does(tmp_pa
     """A newer arbiter may have changed the registry's tables too: this one neither adds its
     own to such a file nor reads it as if they were its own."""
     path = tmp_path / "a.sqlite"
-    _store_of_three(path)
-    db = sqlite3.connect(path)
-    db.execute("UPDATE meta SET value = '99' WHERE key = 'schema'")
-    db.commit()
-    db.close()
+    _store_of_three(path, schema="99")
     before = path.read_bytes()
     with pytest.raises(RegistryError, match=r"schema version 99 is newer than this arbiter"):
         Registry(path, read_only=read_only)
