@@ -327,6 +327,7 @@ def start_metrics(address: str | None, say: bool = True) -> str:
     if address is None:
         return ""
     from arbiter import metrics
+    from arbiter.server import host_port
     from arbiter.server.app import is_loopback
 
     try:
@@ -337,11 +338,10 @@ def start_metrics(address: str | None, say: bool = True) -> str:
         _, bound = metrics.enable().serve(host, port)
     except OSError as exc:
         metrics.disable()
-        raise UsageError(f"--metrics: cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        raise UsageError(f"--metrics: cannot listen on {host_port(host, port)}: {exc.strerror or exc}") from None
     if not is_loopback(host):
         err.print(f"[yellow]warning:[/] --metrics {escape(host)}: other machines may read the metrics (no token)", highlight=False)
-    shown = f"[{host}]" if ":" in host else host
-    line = f"metrics on http://{shown}:{bound}/metrics"
+    line = f"metrics on http://{host_port(host, bound)}/metrics"
     if say:
         out.print(line, highlight=False, markup=False)
         sys.stdout.flush()
@@ -354,7 +354,7 @@ def port_free(host: str, port: int) -> None:
     import errno
     import socket
 
-    from arbiter.server.app import host_port
+    from arbiter.server import host_port
 
     if port == 0:
         return

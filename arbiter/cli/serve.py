@@ -20,8 +20,8 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from arbiter.server import auth
-from arbiter.server.app import host_port, is_loopback, start_server
+from arbiter.server import auth, host_port
+from arbiter.server.app import is_loopback, start_server
 from arbiter.server.botstream import Hub
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.cli._common import (CredentialsOpt, MetricsOpt, UsageError, _run, app, err, fail, log_to_stderr, not_nan, out,

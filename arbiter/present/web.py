@@ -95,6 +95,7 @@ from arbiter.present.played import (THINK_COLUMNS, THINK_NOTE, cross_rates, desc
                                     think_cells)
 from arbiter.present import inspector, play_page as play
 from arbiter.person.tables import HUMAN
+from arbiter.server import host_port
 from arbiter.store.arenas import ArenaMatch, ArenaRow, Arenas, EncounterRow
 from arbiter.store.db import READ_ERRORS, MatchRow, Store, StoreError, TournamentRow, run_holder
 from cardarena import disclosure
@@ -1558,7 +1559,7 @@ class WebServer:
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
-        return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+        return f"http://{host_port(host, port)}/"
 
 
 def make_server(db: str | os.PathLike, host: str = "127.0.0.1", port: int = 8080, **options: Any) -> WebServer:

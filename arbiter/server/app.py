@@ -17,7 +17,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from arbiter import scratch
-from arbiter.server import auth, localchannel
+from arbiter.server import auth, host_port, localchannel
 from arbiter.server.botstream import HELLO_TIMEOUT_S, SERVER_OPTIONS, BotStreamServicer, Hub, MatchesServicer, add_arena
 from arbiter.server.bots import add_bots_service
 from arbiter.server.spectate import add_spectate_service
@@ -125,13 +125,6 @@ def _add_reflection_v1(server: grpc.aio.Server, service_names: list[str]) -> Non
         response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
     )
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": handler}),))
-
-
-def host_port(host: str, port: int) -> str:
-    """``host:port`` as gRPC and people read it: an IPv6 host in brackets ("::1:50051" is
-    read as the host "::1:50051" on port 443)."""
-    host = host.strip("[]")
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def is_loopback(host: str) -> bool:
