@@ -374,13 +374,19 @@ OLDEST_READABLE_SCHEMA = 5
 
 
 def connect_read_only(path: str | os.PathLike) -> sqlite3.Connection:
-    """A connection to an existing SQLite file that writes nothing, to it or next to it.
+    """A connection to an existing SQLite file that writes nothing to it (SQLite refuses writes
+    through it).
 
-    While a writer may be at work (its ``-wal`` file is there) the connection is SQLite's
-    ``mode=ro``, which reads what the writer has committed. Otherwise it is
-    ``immutable=1``: no ``-wal``/``-shm`` files are created and no lock is taken, so a
-    store reads on a read-only file, folder or filesystem (an archived store) and its
-    bytes and mtime stay as they were. StoreError (saying why) if it cannot be read,
+    The connection is SQLite's ``mode=ro``, which reads what writers have committed and
+    keeps its snapshot whole while one writes, when a writer may be at work (its ``-wal``
+    file is there) or may start during the read: the store is this user's own, in a folder
+    it may write (``_may_start_writer``); its ``-wal``/``-shm``, made by this user with the
+    file's mode, serve the owner's next run. Otherwise (an archived store: a read-only file,
+    folder or filesystem, or another user's store with no writer now) it is
+    ``immutable=1``: no ``-wal``/``-shm`` files are created and no lock is taken, so the
+    store reads where nothing can be written and its bytes and mtime stay as they were; a
+    writer that another user starts during such a read can make it fail as "malformed"
+    (what SQLite promises of an immutable file no longer holds). StoreError (saying why) if it cannot be read,
     and if it can be read only without the commits its ``-wal`` holds (a copy taken while
     a writer ran, in a folder where SQLite cannot make the ``-shm`` it needs to read them):
     the file alone would read as if it were all.
@@ -396,7 +402,7 @@ def connect_read_only(path: str | os.PathLike) -> sqlite3.Connection:
         raise StoreError(f"{p} is empty: not a store yet (nothing has been stored in it)")
     base = f"file:{urllib.parse.quote(str(p.resolve()))}?mode=ro"
     wal = Path(f"{p}-wal")
-    modes = [base, base + "&immutable=1"] if wal.exists() else [base + "&immutable=1"]
+    modes = [base, base + "&immutable=1"] if wal.exists() or _may_start_writer(p) else [base + "&immutable=1"]
     last: Exception | None = None
     for uri in modes:
         if uri.endswith("immutable=1") and last is not None and _size(wal) > 0:
@@ -417,6 +423,22 @@ def connect_read_only(path: str | os.PathLike) -> sqlite3.Connection:
             if db is not None:
                 db.close()
     raise StoreError(f"{p} is not a readable store: {last}")
+
+
+def _may_start_writer(path: Path) -> bool:
+    """Whether a reader of the store at ``path`` should expect a writer to start during its
+    read and can share the files that keep its snapshot whole: the store is this user's own
+    and this user may write it and its folder (SQLite makes the ``-wal``/``-shm`` there).
+    A reader that opened it immutable saw "database disk image is malformed" when a run
+    started and folded its first commits into the file mid-read (a page of the web server
+    while ``arbiter tournament run`` began on its store). Another user's store is read
+    immutable still: ``-wal``/``-shm`` of this user's beside it would stop its owner's next
+    run ('unable to open database file')."""
+    try:
+        own = path.stat().st_uid == os.geteuid()
+    except OSError:
+        return False
+    return own and _may_write(path) and _may_write(path.parent, os.W_OK | os.X_OK)
 
 
 def _size(path: Path) -> int:
@@ -738,7 +760,8 @@ class Store:
         """Open (creating or migrating the schema) the store at ``path``.
 
         ``read_only``: a connection that writes nothing (``connect_read_only``: SQLite
-        refuses writes through it, and it creates no file next to the store), for readers
+        refuses writes through it; beside a store of this user's it may leave the ``-wal``/``-shm``
+        that keep a read whole while a run writes), for readers
         such as standings and the web page; the file must exist and have a schema from
         ``OLDEST_READABLE_SCHEMA`` to the current one. It reads a read-only file, folder
         or filesystem.

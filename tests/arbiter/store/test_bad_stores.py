@@ -249,3 +249,27 @@ def test_a_writer_refused_a_store_it_may_not_write_leaves_nothing_beside_it():
         Store(path).close()  # the owner's store still opens for writing
     finally:
         shutil.rmtree(folder)
+
+
+def test_a_read_stays_whole_when_a_run_starts_writing_the_store_during_it(tmp_path):
+    """A reader of a store with no writer at work (no -wal) opened it immutable, which
+    promises SQLite that nothing will change it: a run starting meanwhile folded its commits
+    into the file (a checkpoint at its close), and the reader's next query met pages of two
+    versions: "database disk image is malformed" (a page of the web server while a
+    tournament began on its store). A store of this user's is read as a normal read-only
+    connection, which sees each commit whole."""
+    from tests.arbiter.store.test_store import a_record
+
+    path = tmp_path / "a.sqlite"
+    tid = _store_of_three(path)
+    record = a_record(7)
+    with Store(path, read_only=True) as reader:
+        assert len(reader.matches(tid)) == 3  # its pages read, and cached
+        with Store(path) as writer:  # a run starts, stores its matches, ends
+            t2 = writer.open_tournament("t2", "spades", {"bots": ["random"], "deals": 300, "duplicate": False,
+                                                         "game": "spades", "name": "t2", "options": {"deals": 1}})
+            for i in range(300):
+                writer.save_match(t2.id, i, i, 0, record)
+            writer.mark_finished(t2.id)
+        assert [m.match_id for m in reader.matches(tid)] == [m.match_id for m in Store(path, read_only=True).matches(tid)]
+        assert len(reader.matches(t2.id)) == 300
