@@ -146,6 +146,7 @@ def arena(
 async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) -> None:
     from arbiter.present.web import make_server
     from arbiter.arena.ladder import Arena, EncounterDone, serve_submissions
+    from arbiter.hosting.sandbox import Sandbox
 
     def report(e: EncounterDone) -> None:
         result = ", ".join(f"{p} {e.points[p]:.2f}" for p in e.players)
@@ -186,6 +187,8 @@ async def _main(spec, service, tls, insecure: bool, max_encounters: int | None) 
             err.print(f"remote division: bots connect to {service.host}:{bots.port} with a bot token "
                       f"(arbiter credentials add-bot NAME --credentials {service.credentials}) as that NAME "
                       f"(python -m sdk --bot BOT --name NAME --address {service.host}:{bots.port})", highlight=False, markup=False)
+        if not spec.remote and (weak := _run(lambda: Sandbox().untrusted_warning())):
+            err.print(f"warning: {weak}", highlight=False, markup=False, soft_wrap=True)
         if ladder.abandoned:
             err.print(f"{plural(ladder.abandoned, 'encounter')} cut off by the last stop abandoned (never counted)",
                       highlight=False)

@@ -82,6 +82,7 @@ def serve(
     catalog = None
     if bots_db:  # the Bots service only: its registry, vetting and batch engine are not every server's
         from arbiter.batch.submissions import RegistryCatalog
+        from arbiter.hosting.sandbox import Sandbox
 
         catalog = _run(RegistryCatalog, bots_db)
 
@@ -110,6 +111,8 @@ def serve(
         elif not creds.bots:
             err.print(f"no bot tokens yet: `arbiter credentials add-bot NAME --credentials {file}` issues one (the server "
                       "reads it at once)", highlight=False, soft_wrap=True)
+        if catalog is not None and (weak := _run(lambda: Sandbox().untrusted_warning())):  # submissions run here
+            err.print(f"[yellow]warning:[/] {escape(weak)}", highlight=False, soft_wrap=True)
         if tls is None and not is_loopback(host):
             err.print("[yellow]warning:[/] --insecure: no TLS on a reachable interface; tokens travel in clear")
         out.print(f"arbiter listening on {host_port(host, running.port)}" + (" (TLS)" if tls else ""), highlight=False)

@@ -255,6 +255,19 @@ class Sandbox:
         # The kernel does not apply RLIMIT_NPROC to root.
         return bool(self.limits.processes) and (os.geteuid() != 0 or self.drops_privileges)
 
+    def untrusted_warning(self) -> str:
+        """What a server that hosts submitted bots says at its start when this sandbox does
+        not isolate them ('' when it does: bwrap): a stranger's bot could then read this
+        user's files (stores of running tournaments among them) and reach the network. The
+        operator decides; the line says what is missing and how to get it."""
+        if self.hides_files and self.blocks_network:
+            return ""
+        missing = [what for what, held in (("the host's files", self.hides_files), ("the network", self.blocks_network))
+                   if not held]
+        return (f"submitted bots run in sandbox mode {self.mode}: limits only, {' and '.join(missing)} open to "
+                "them; take submissions only from authors you trust, or install bubblewrap (apt-get install "
+                "bubblewrap). `arbiter bots sandbox` says what is enforced here")
+
     def describe(self) -> dict[str, list[str]]:
         """{"enforced": [...], "not enforced": [...]}: what this sandbox does on this machine."""
         lim = self.limits

@@ -201,7 +201,7 @@ def test_a_second_stop_ends_the_arena_at_once(tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "arbiter", "arena", "--game", "spades", "--house",
                              "random,hang=hang.py", "--db", "a.sqlite", "--port", "0", "--web-port", "-1",
                              "--credentials", "c.json"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
+                            stderr=(tmp_path / "err.log").open("w"), stdin=subprocess.DEVNULL, text=True)
     try:
         assert re.search(r"listening on", proc.stdout.readline())
         for _ in range(600):  # bounded: until its first encounter is under way (the hang bot asked next)
@@ -216,6 +216,13 @@ def test_a_second_stop_ends_the_arena_at_once(tmp_path):
             time.sleep(0.01)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(10) == -signal.SIGTERM
+        # its hosted bots run in a sandbox that isolates nothing: said at the start (rlimit here, unless the
+        # environment chose another mode)
+        from arbiter.hosting.sandbox import Sandbox
+
+        said = " ".join((tmp_path / "err.log").read_text().split())
+        weak = Sandbox(mode=env["ARENA_SANDBOX"]).untrusted_warning()
+        assert (f"warning: {weak}" in said) if weak else "sandbox mode" not in said, said
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -19,6 +19,11 @@ pytestmark = pytest.mark.e2e  # a real `arbiter serve` and the Bots service
 def test_authors_submit_list_and_remove_their_own_bots_remotely(tmp_path):
     s = start_serve("--bots-db", str(tmp_path / "arena.sqlite"), "--author", "alice", "--author", "bob")
     try:
+        # submissions run here: the server said at its start whether its sandbox isolates them
+        from arbiter.hosting.sandbox import Sandbox
+
+        weak, said = Sandbox().untrusted_warning(), " ".join(s.log.read_text().split())
+        assert (f"warning: {weak}" in said) if weak else "sandbox mode" not in said, said
         creds = auth.read(s.credentials)
         alice, bob = creds.authors["alice"], creds.authors["bob"]
         folder = write_bot(tmp_path / "good", GOOD, HELPER)

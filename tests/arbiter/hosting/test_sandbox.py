@@ -88,6 +88,19 @@ def test_describe_says_what_is_and_is_not_enforced():
             assert d["not enforced"] == [] or os.geteuid() != 0
 
 
+def test_a_server_hosting_strangers_bots_is_told_when_its_sandbox_does_not_isolate_them():
+    """`arbiter arena` and `arbiter serve --bots-db` print this at their start: without bwrap a
+    submitted bot could read this user's files and reach the network, and nothing said so."""
+    for mode in sb.available_modes():
+        box = sb.Sandbox(mode=mode)
+        said = box.untrusted_warning()
+        if mode == "bwrap":
+            assert said == ""
+        else:
+            assert f"sandbox mode {mode}" in said and "install bubblewrap" in said, said
+            assert ("the host's files" in said) and (("the network" in said) == (mode == "rlimit")), said
+
+
 def test_a_mode_can_be_forced_and_a_bad_one_is_refused(monkeypatch):
     monkeypatch.setenv("ARENA_SANDBOX", "rlimit")
     assert sb.Sandbox().mode == "rlimit"
