@@ -35,6 +35,7 @@ from arbiter.analysis.reask import decisions
 from arbiter.analysis.stored import Analysed, analysed_rows, costliest_of, stored_analysis
 from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, MAX_SAMPLES, UNITS, meaning, most_states
 from arbiter.cli._common import DbOpt, UsageError, _run, app, err, error, out, plural, show_progress
+from arbiter.cli.layout import Column, console_width, fitted_table
 from arbiter.cli.replay import load_record, replay_errors
 from arbiter.store.db import DEFAULT_DB, Store, StoreError
 from cardarena.replay import verify_record
@@ -146,7 +147,7 @@ def analyse(
                                           progress=lambda _: progress.advance(task))
         rows = [r for r in every if r.number >= first and (last is None or r.number <= last)]
         choices = [r for r in rows if r.values]  # a single legal action is no choice: not shown
-        out.print(decision_table(choices, f"seat {s} ({record.seat_names[s]})"))
+        out.print(decision_table(choices, f"seat {s} ({record.seat_names[s]})"), width=console_width())
         mistakes = [r for r in rows if r.mistake]
         unsure = [r for r in rows if r.verdict == "unsure"]
         fine = [r for r in rows if r.verdict == "fine"]
@@ -155,7 +156,7 @@ def analyse(
                   f"{plural(len(mistakes), 'mistake')}, {len(fine)} fine, {len(unsure)} unsure, {lost:.1f} lost in all against the best valued action")
         costly = sorted((r for r in rows if r.loss > 0), key=lambda r: -r.loss)[:top]
         if costly:
-            out.print(decision_table(costly, f"seat {s}: the {plural(len(costly), 'decision')} that cost most"))
+            out.print(decision_table(costly, f"seat {s}: the {plural(len(costly), 'decision')} that cost most"), width=console_width())
         if hindsight:
             with replay_errors():
                 counts = [c for c in double_dummy(record, s) if first <= c.number <= (last or c.number)]
@@ -199,12 +200,13 @@ def bot_costliest(bot: str, db: Path, top: int) -> None:
                   title_justify="left")
     for name, justify in (("match", "left"), ("seat", "right"), ("#", "right"), ("played", "left"), ("best", "left"),
                           ("loss ± s.e.", "right"), ("", "left"), ("inspect", "left")):
-        # a match id or an address cut to "/m/679d…" names nothing: folded onto more lines, whole
-        table.add_column(name, justify=justify, overflow="fold" if name in ("match", "inspect") else "ellipsis")
+        # a match id or an address cut to "/m/679d…" names nothing, an action cut to "play hand:KD ->
+        # center:n…" not what to play: folded onto more lines, whole
+        table.add_column(name, justify=justify, overflow="fold")
     for c in found:
         r = c.row
         table.add_row(escape(c.match_id), str(c.seat), str(r.number), escape(r.played), escape(r.best),
-                      f"{r.loss:.1f} ± {r.loss_se:.1f}", verdict_text(r),
+                      f"{number(r.loss)} ± {number(r.loss_se)}", verdict_text(r),
                       escape(f"/m/{c.match_id}/inspect?seat={c.seat}&d={r.number}"))
     out.print(table)
     out.print(f"(or in the terminal: arbiter analyse MATCH --seat S --from N --to N)", style="dim", markup=False)
@@ -227,32 +229,43 @@ def hindsight_table(counts: list[CardCount], title: str) -> Table:
 
 def verdict_text(r: Analysed) -> str:
     """A valued decision's verdict as the inspector names it ("fine" too, not a blank), in
-    rich markup; a decision with none (nothing played) shows the analysis's note instead."""
+    rich markup; a decision with none (nothing played: its "played" cell says so) shows "-"
+    (its note there said it again, in a cell wide enough to push the values off an 80-column
+    table)."""
     style = {"mistake": "bold red", "unsure": "yellow", "fine": "green"}.get(r.verdict)
-    return f"[{style}]{r.verdict}[/]" if style else escape(r.note)
+    return f"[{style}]{r.verdict}[/]" if style else "-"
+
+
+#: The decision tables' columns, least needed dropped first where the terminal is narrow
+#: (``fitted_table``): at 80 columns a rich table squeezed to fit wrapped every value over
+#: two lines and cut the actions themselves ("play hand:KD -> center:n…", the one thing
+#: the table is for); the step, then the values the loss is the difference of, go instead.
+DECISION_COLUMNS = (Column("#"), Column("step", drop=3), Column("played", "left", wrap=True), Column("value", drop=2),
+                    Column("best", "left", wrap=True), Column("best's value", drop=1), Column("loss ± s.e."),
+                    Column("", "left", wrap=True))
+
+
+def number(x: float) -> str:
+    """A value to one decimal, "0.0" rather than "-0.0" (a mean of tiny negative values)."""
+    text = f"{x:.1f}"
+    return "0.0" if text == "-0.0" else text
 
 
 def decision_table(rows: list[Analysed], title: str) -> Table:
     """One row per decision: what was played, its value, the best, the loss ± its error."""
-    table = Table(title=escape(title), title_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("step", justify="right")
-    table.add_column("played")
-    table.add_column("value", justify="right")
-    table.add_column("best")
-    table.add_column("value", justify="right")
-    table.add_column("loss ± s.e.", justify="right")
-    table.add_column("")
+    cells = []
     for r in rows:
         if not r.values:
-            table.add_row(str(r.number), str(r.step), escape(r.played), "", "", "", "", escape(r.note), style="dim")
+            cells.append([f"[dim]{c}[/]" if c else "" for c in (str(r.number), str(r.step), escape(r.played), "", "", "", "",
+                                                                 escape(r.note))])
             continue
         mine, best = r.chosen_value, r.values[0]
-        table.add_row(
+        cells.append([
             str(r.number), str(r.step), escape(r.played),
-            f"{mine.mean:.1f} ± {mine.se:.1f}" if mine else "",
-            escape(best.action), f"{best.mean:.1f} ± {best.se:.1f}",
-            f"{r.loss:.1f} ± {r.loss_se:.1f}" if mine else "",
+            f"{number(mine.mean)} ± {number(mine.se)}" if mine else "",
+            escape(best.action), f"{number(best.mean)} ± {number(best.se)}",
+            f"{number(r.loss)} ± {number(r.loss_se)}" if mine else "",
             verdict_text(r),
-        )
-    return table
+        ])
+    return fitted_table(DECISION_COLUMNS, cells, title=escape(title), width=console_width(),
+                        hint="widen the terminal, or open the inspector")

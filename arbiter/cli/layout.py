@@ -45,11 +45,14 @@ def _natural(col: Column, cells: Sequence[str]) -> int:
 
 
 def fitted_table(columns: Sequence[Column], rows: Sequence[Sequence[str]], *, title: str = "", caption: str = "",
-                 width: int | None = None, min_wrap: int = 12, wrap_at: int = 30) -> Table:
+                 width: int | None = None, min_wrap: int = 12, wrap_at: int = 30,
+                 hint: str = "widen the terminal or export with --format") -> Table:
     """A table of ``rows`` with as many of ``columns`` as fit in ``width`` (the terminal's).
 
     A wrapping column counts as its longest cell up to ``wrap_at`` characters (beyond
-    that it wraps rather than cost other columns), and never below ``min_wrap``."""
+    that it wraps rather than cost other columns), and never below ``min_wrap``. ``hint``:
+    where the columns left out can be seen, said in the caption (a command without
+    ``--format`` names its own)."""
     width = console_width() if width is None else width
     natural = [_natural(c, [r[i] for r in rows]) for i, c in enumerate(columns)]
     # A droppable column with nothing in it (no incidents, say) costs room and says nothing.
@@ -66,7 +69,7 @@ def fitted_table(columns: Sequence[Column], rows: Sequence[Sequence[str]], *, ti
         keep.remove(i)
     dropped = [columns[i].header for i in range(len(columns)) if i not in keep and i not in empty]
     if dropped:
-        note = f"(at {width} columns {', '.join(dropped)} not shown: widen the terminal or export with --format)"
+        note = f"(at {width} columns {', '.join(dropped)} not shown: {hint})"
         caption = f"{caption}\n{note}" if caption else note
     table = Table(title=title or None, caption=caption or None, caption_justify="left", box=box.SIMPLE_HEAD,
                   show_edge=False, padding=(0, 1), pad_edge=False, collapse_padding=True)

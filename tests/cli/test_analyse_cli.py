@@ -106,7 +106,8 @@ def test_a_fine_decision_says_fine(tmp_path):
     assert fine, [r.verdict for r in rows]
     r = invoke("analyse", record.match_id, "--db", str(db), "--seat", "1", "--samples", "16", "--from", "11", "--top", "0")
     assert r.exit_code == 0, r.output
-    assert f"│ {fine[0].number} │" in r.output and "fine │" in r.output, r.output
+    f = fine[0]
+    assert f" {f.number} {f.step} {f.chosen} " in r.output and f"{f.loss:.1f} ± {f.loss_se:.1f} fine" in r.output, r.output
     assert f"{len(fine)} fine" in r.output, r.output
 
 
@@ -236,3 +237,27 @@ def test_a_record_file_of_an_unknown_game_is_refused_in_words(tmp_path):
     r = _Out(runner.invoke(app, ["analyse", str(path), "--seat", "0"], env={"COLUMNS": "120"}))
     assert r.exit_code == 1 and "unknown game 'poker'" in r.output, r.output
     assert "Traceback" not in r.output and "KeyError" not in r.output
+
+
+def test_the_decision_table_keeps_each_action_whole_at_80_columns(tmp_path, monkeypatch):
+    """At 80 columns the table was squeezed: every value wrapped over two lines and an action
+    cut to "play hand:KD -> center:n…", what the table is for. The step and the values go
+    first instead (the caption says so), each decision on one line, its actions whole."""
+    from arbiter.analysis.stored import analysed_rows
+    from arbiter.cli import _common
+
+    record = play_local("spite-and-malice", ["random", "heuristic"], seed=3, options={"max_turns": 8},
+                        transport="inproc")
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    rows = [r for r in analysed_rows(record, 0, samples=2, last=4) if r.values]
+    monkeypatch.setattr(_common.out, "width", 80)
+    r = runner.invoke(app, ["analyse", record.match_id, "--db", str(db), "--seat", "0", "--samples", "2", "--to", "4"],
+                      catch_exceptions=False, env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert "…" not in r.output and "-0.0 " not in r.output and max(map(len, lines)) <= 80, r.output
+    for row in rows:
+        assert any(line.split()[:1] == [str(row.number)] and f" {row.played} " in line and f" {row.best} " in line
+                   for line in lines), (row, r.output)
+    assert "not shown: widen the terminal, or open the inspector" in " ".join(r.output.split()), r.output
