@@ -112,6 +112,7 @@ def analyse(
     beyond = f" ({samples} unless a verdict needs more)" if most > samples else ""
     out.print(f"[bold]{record.game} match {escape(record.match_id)}[/]: values in {UNITS[record.game]}; "
               f"up to {plural(most, 'sampled state')} per decision{beyond}, seed {seed}; {meaning(record.game)}")
+    _say_result(record)
     for s in ([seat] if seat is not None else range(n)):
         with replay_errors():
             whole = first == 1 and last is None  # only a whole seat's analysis is stored
@@ -164,6 +165,17 @@ def analyse(
             out.print(f"({APPROXIMATE})", style="dim")
             out.print(f"seat {s}: {sum(c.lost for c in counts)} tricks given away in hindsight "
                       f"over {plural(sum(len(c.tricks) > 1 for c in counts), 'card play')} with a choice")
+
+
+def _say_result(record) -> None:
+    """How the match ended, in the words of `arbiter play` and the web's banner: a seat that
+    crashed, timed out or moved illegally lost by forfeit, which no decision's value shows
+    (its last decision read "nothing was played: the match ended here", 0 mistakes), and
+    that is the first answer to "why did my bot lose?"."""
+    from arbiter.present.table import verdict
+
+    out.print(f"result: {verdict(record.game, record.outcome, record.seat_names, options=record.options)}",
+              highlight=False, markup=False)
 
 
 def _stored(db: Path, match_id: str, seat: int, settings: dict, advance) -> tuple[list[Analysed] | None, bool]:

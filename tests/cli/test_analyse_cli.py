@@ -261,3 +261,20 @@ def test_the_decision_table_keeps_each_action_whole_at_80_columns(tmp_path, monk
         assert any(line.split()[:1] == [str(row.number)] and f" {row.played} " in line and f" {row.best} " in line
                    for line in lines), (row, r.output)
     assert "not shown: widen the terminal, or open the inspector" in " ".join(r.output.split()), r.output
+
+
+def test_a_match_lost_by_forfeit_says_so(tmp_path):
+    """A bot that crashed lost by forfeit: no decision's value shows it (its last decision
+    read "nothing was played", 0 mistakes), so the analysis says how the match ended, in
+    `arbiter play`'s words, the failure's detail included."""
+    from tests.cli.test_reask_cli import ZOO
+
+    record = play_local("spite-and-malice", [f"{ZOO}:RaiseInChoose", "random"], seed=3, options={"max_turns": 30},
+                        transport="inproc")
+    assert record.outcome.reason.is_forfeit
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    r = invoke("analyse", record.match_id, "--db", str(db), "--seat", "0", "--samples", "2")
+    assert r.exit_code == 0, r.output
+    assert "result: random (seat 1) won by forfeit: RaiseInChoose (seat 0) crashed" in r.output, r.output
+    assert "choose raised RuntimeError: boom" in r.output, r.output
