@@ -199,6 +199,9 @@ def bot_costliest(bot: str, db: Path, top: int) -> None:
     with Store(db, read_only=True) as store:
         # a registered bot sits as name@version: its name alone means every version of it
         names = [bot] + ([] if "@" in bot else store.versions_played(bot))
+        if not any(store.bot_matches(name, 1) for name in names):  # a typo: "analyse one first" sent its author looking
+            raise UsageError(f"no match of {bot!r} in {db}: a bot is named as it sits in its matches (arbiter replay "
+                             "MATCH, the web's match pages), a registered one by its name alone or name@version")
         found, analysed_matches = costliest_of(store, names, top)
     if not analysed_matches:
         out.print(f"no analysed match of {escape(bot)} in {db}: analyse one first, "

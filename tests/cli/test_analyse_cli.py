@@ -144,7 +144,21 @@ def test_a_registered_bots_name_alone_finds_every_version(tmp_path, monkeypatch)
     assert f"/m/{record.match_id}/inspect?seat=0" in r.output
 
     r = invoke("analyse", "--bot", "min", "--db", str(db))  # a name is a whole name, not a prefix
-    assert "no analysed match of min" in r.output, r.output
+    assert r.exit_code == 2 and "no match of 'min' in" in r.output, r.output
+
+
+def test_a_bot_that_played_no_match_is_refused(tmp_path):
+    """``--bot`` with a name no seat of the store sat under (a typo, a version never
+    played) said "no analysed match of it: analyse one first" and succeeded, sending its
+    author to analyse matches that do not exist; it is refused, naming the name and the
+    store. A bot that played but has no analysed match is still told to analyse one."""
+    record = play_local("spot", ["random", "heuristic"], seed=4, options={"hands": 1}, transport="inproc")
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    r = invoke("analyse", "--bot", "heurstic", "--db", str(db))
+    assert r.exit_code == 2 and f"no match of 'heurstic' in {db}" in r.output, r.output
+    r = invoke("analyse", "--bot", "heuristic", "--db", str(db))
+    assert r.exit_code == 0 and "no analysed match of heuristic" in r.output, r.output
 
 
 def test_the_header_promises_more_states_only_where_a_decision_may_take_them(tmp_path):
