@@ -148,7 +148,7 @@ def analyse(
                                           progress=lambda _: progress.advance(task))
         rows = [r for r in every if r.number >= first and (last is None or r.number <= last)]
         choices = [r for r in rows if r.values]  # a single legal action is no choice: not shown
-        out.print(decision_table(choices, f"seat {s} ({record.seat_names[s]})"), width=console_width())
+        out.print(decision_table(choices, f"seat {s} ({record.seat_names[s]})", from_store), width=console_width())
         mistakes = [r for r in rows if r.mistake]
         unsure = [r for r in rows if r.verdict == "unsure"]
         fine = [r for r in rows if r.verdict == "fine"]
@@ -157,7 +157,7 @@ def analyse(
                   f"{plural(len(mistakes), 'mistake')}, {len(fine)} fine, {len(unsure)} unsure, {lost:.1f} lost in all against the best valued action")
         costly = sorted((r for r in rows if r.loss > 0), key=lambda r: -r.loss)[:top]
         if costly:
-            out.print(decision_table(costly, f"seat {s}: the {plural(len(costly), 'decision')} that cost most"), width=console_width())
+            out.print(decision_table(costly, f"seat {s}: the {plural(len(costly), 'decision')} that cost most", from_store), width=console_width())
         if hindsight:
             with replay_errors():
                 counts = [c for c in double_dummy(record, s) if first <= c.number <= (last or c.number)]
@@ -266,8 +266,10 @@ def number(x: float) -> str:
     return "0.0" if text == "-0.0" else text
 
 
-def decision_table(rows: list[Analysed], title: str) -> Table:
-    """One row per decision: what was played, its value, the best, the loss ± its error."""
+def decision_table(rows: list[Analysed], title: str, inspector: bool = False) -> Table:
+    """One row per decision: what was played, its value, the best, the loss ± its error.
+    ``inspector``: the match has an inspector page, where the columns a narrow terminal
+    leaves out are shown (a record file has none)."""
     cells = []
     for r in rows:
         if not r.values:
@@ -283,4 +285,4 @@ def decision_table(rows: list[Analysed], title: str) -> Table:
             verdict_text(r),
         ])
     return fitted_table(DECISION_COLUMNS, cells, title=escape(title), width=console_width(),
-                        hint="widen the terminal, or open the inspector")
+                        hint="widen the terminal, or open the inspector" if inspector else "widen the terminal")

@@ -275,6 +275,12 @@ def test_the_decision_table_keeps_each_action_whole_at_80_columns(tmp_path, monk
         assert any(line.split()[:1] == [str(row.number)] and f" {row.played} " in line and f" {row.best} " in line
                    for line in lines), (row, r.output)
     assert "not shown: widen the terminal, or open the inspector" in " ".join(r.output.split()), r.output
+    path = tmp_path / "match.json"  # a record file has no inspector page to send anyone to
+    path.write_text(record.to_json())
+    r = runner.invoke(app, ["analyse", str(path), "--seat", "0", "--samples", "2", "--to", "4"],
+                      catch_exceptions=False, env={"COLUMNS": "80"})
+    assert r.exit_code == 0 and "not shown: widen the terminal)" in " ".join(r.output.split()), r.output
+    assert "inspector" not in r.output, r.output
 
 
 def test_a_match_lost_by_forfeit_says_so(tmp_path):
