@@ -52,7 +52,7 @@ def analyse(
     first: Annotated[int, typer.Option("--from", help="The seat's first decision to analyse (from 1).")] = 1,
     last: Annotated[Optional[int], typer.Option("--to", help="The seat's last decision to analyse (default: its last).")] = None,
     top: Annotated[int, typer.Option("--top", help="Then list the decisions that cost most, this many (0: none).")] = 5,
-    hindsight: Annotated[bool, typer.Option("--hindsight", help="Spades: also each card play's double-dummy count with every card known (hindsight, not what the seat knew; needs endplay: pip install 'card-arena[hindsight]'). Approximate: bridge's count, without 'spades not led until broken'.")] = False,
+    hindsight: Annotated[bool, typer.Option("--hindsight", help="Spades: also each card play's double-dummy count with every card known (hindsight, not what the seat knew; needs endplay: pip install 'card-arena\\[hindsight]'). Approximate: bridge's count, without 'spades not led until broken'.")] = False,
     bot: Annotated[Optional[str], typer.Option("--bot", help="Instead of a match: this bot's costliest decisions across its stored matches already analysed (name as in the seats; a registered bot's name alone: every version of it, name@version: that one), each with its inspector page.")] = None,
 ) -> None:
     """Why did my bot lose? Value each decision of a seat from what it could know, and mark its mistakes."""

@@ -94,3 +94,25 @@ def test_the_preset_help_lists_each_games_presets():
     text = " ".join(CliRunner().invoke(app, ["evaluate", "--help"], env={"COLUMNS": "200"}).output.split())
     for name in GAMES:
         assert f"{name}: {', '.join(sorted(game_class(name).presets)) or 'none'}" in text.replace("│ ", "").replace(" │", "")
+
+
+def test_a_help_texts_brackets_are_printed():
+    """Help is rich markup: an option's "pip install 'card-arena[hindsight]'" printed as "pip
+    install 'card-arena'", a command that does not install what it needs. Every bracketed
+    word of every option's help is in the printed help (escaped where written: ``\\[``)."""
+    import re
+
+    import typer
+
+    def walk(cmd, path):
+        yield path, cmd
+        for name, sub in getattr(cmd, "commands", {}).items():
+            yield from walk(sub, path + [name])
+
+    for path, cmd in walk(typer.main.get_command(app), []):
+        words = [w for p in cmd.params for w in re.findall(r"\\?\[([a-z][a-z_-]*)\]", getattr(p, "help", None) or "")]
+        if not words:
+            continue
+        r = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "400"})
+        for w in words:
+            assert f"[{w}]" in r.output, (path, w)
