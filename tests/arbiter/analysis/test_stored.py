@@ -107,7 +107,7 @@ def test_the_cli_stores_its_analysis_and_reuses_it(stored, tmp_path):
     r = invoke("analyse", "--bot", "heuristic", "--db", str(db))
     assert r.exit_code == 0 and "costliest decision" in r.output and "inspect" in r.output, r.output
     r = invoke("analyse", "--bot", "nobody", "--db", str(db))
-    assert r.exit_code == 0 and "no analysed match of nobody" in r.output
+    assert r.exit_code == 2 and "no match of 'nobody' in" in r.output  # a name no seat sat under
     r = invoke("analyse", record.match_id, "--bot", "heuristic", "--db", str(db))
     assert r.exit_code == 2 and "not both" in r.output
     r = invoke("analyse", "--db", str(db))
