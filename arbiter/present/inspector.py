@@ -34,7 +34,7 @@ from arbiter.analysis import jobs
 from arbiter.analysis.reask import DecisionPoint, decisions
 from arbiter.analysis.stored import Analysed, costliest_of, current_analysis, from_json
 from arbiter.analysis.values import UNITS, meaning
-from arbiter.present.table import TABLE_STYLE, render_table, shown, table_model
+from arbiter.present.table import TABLE_STYLE, render_table, shown, table_model, verdict
 from arbiter.store.analyses import recent_analyses
 from arbiter.store.db import MatchRow, Store, StoreError, store_unwritable
 from cardarena import disclosure
@@ -180,6 +180,7 @@ code { background:#f1f3f7; padding:1px 4px; }
 <h1>{{ r.game }} · match {{ r.match_id }} · seat {{ seat }} ({{ r.seat_names[seat] }})</h1>
 <p class="muted small">Every decision of seat {{ seat }} as it saw it: its own view, never another seat's hidden cards.
 Values in {{ units }}. <a href="{{ replay_url }}">The replay</a>.</p>
+<p class="small" id="result">{{ result }}</p>
 <div class="nav" id="seats">as: <a href="{{ spectator_url }}">spectator</a>{% for s in range(r.seat_names|length) %}<a href="{{ url(s, None) }}" class="{{ 'on' if s == seat else '' }}">seat {{ s }}</a>{% endfor %}</div>
 {% if error %}<p class="error" id="replay-error">The record stops replaying: {{ error }}</p>{% endif %}
 {% if not points %}<p id="no-decisions">Seat {{ seat }} had no decision in this match.</p>{% else %}
@@ -353,6 +354,9 @@ def inspect_page(store: Store, match_id: str, query: dict[str, list[str]], nonce
         settings=stored.settings.replace(";", ", ") if stored else "", mistakes=sum(r.mistake for r in rows),
         chart=chart_svg(rows, p.number if p else 0), table_style=Markup(TABLE_STYLE), nonce=nonce, db=store.path,
         replay_url=f"/m/{urllib.parse.quote(match_id)}?view=seat{seat}", home=_home(store, row),
+        # how the match ended: a forfeit (a crash, a timeout) shows in no decision's value, only
+        # as "nothing: the match ended" at the last one; the sentence of the replay's banner
+        result=verdict(record.game, record.outcome, record.seat_names, options=dict(record.options)),
         ci=lambda se: f"{1.96 * se:.1f}" if math.isfinite(se) else "∞",
     )
 

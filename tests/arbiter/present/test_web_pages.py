@@ -227,3 +227,23 @@ def test_an_arena_named_ladder_is_not_titled_ladder_ladder(tmp_path):
             _arena(store, name)
         assert "<title>ladder · Card Arena</title>" in arena_page(store, "ladder")
         assert "<title>club ladder · Card Arena</title>" in arena_page(store, "club")
+
+
+def test_the_inspector_says_how_the_match_ended(tmp_path):
+    """A seat whose bot crashed lost by forfeit: its decisions' values cannot show it (the
+    last one read "nothing: the match ended"), so the inspector says how the match ended, in
+    the words of the replay's banner and `arbiter analyse`, the failure's detail included."""
+    from arbiter.present import inspector
+    from arbiter.present.web import open_read_only
+    from arbiter.tournament.play import play_local, store_play
+    from tests.cli.test_reask_cli import ZOO
+
+    record = play_local("spite-and-malice", [f"{ZOO}:RaiseInChoose", "random"], seed=3, options={"max_turns": 30},
+                        transport="inproc")
+    assert record.outcome.reason.is_forfeit
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    with open_read_only(db) as store:
+        page = inspector.inspect_page(store, record.match_id, {"seat": ["0"]}, "n0nce")
+    assert '<p class="small" id="result">random (seat 1) won by forfeit: RaiseInChoose (seat 0) crashed (' in page, page
+    assert "choose raised RuntimeError: boom" in page
