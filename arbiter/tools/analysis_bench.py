@@ -99,13 +99,20 @@ class GameFigures:
         return self.same / max(1, self.compared)
 
     def line(self) -> str:
+        """The measurements in one line; a part not measured (``--blunders 0``,
+        ``--no-stability``) says so: "0/0 (0.000)" read as a stability of nothing."""
         r, h = self.verdicts["random"], self.verdicts["heuristic"]
+        blunders = f"blunder marked {self.blunders_marked}/{self.blunders}" if self.blunders else "blunders not played"
+        if self.compared:
+            stable = (f"same verdict under two seeds {self.same}/{self.compared} ({self.stability:.3f}; "
+                      f"the same mistake flag {self.same_flag}/{self.compared}; method 8 (no edge extension) "
+                      f"{self.same_unextended}/{self.compared}, ")
+        else:
+            stable = "same verdict under two seeds not measured (method 8 (no edge extension): "
         return (f"{self.game}: random {r['mistake']}/{sum(r.values())} mistakes ({self.rate('random'):.3f}; "
                 f"unsure {r['unsure']}), heuristic {h['mistake']}/{sum(h.values())} ({self.rate('heuristic'):.3f}; "
-                f"unsure {h['unsure']}): separation {self.separation:.1f}x; blunder marked {self.blunders_marked}/"
-                f"{self.blunders}; same verdict under two seeds {self.same}/{self.compared} ({self.stability:.3f}; "
-                f"the same mistake flag {self.same_flag}/{self.compared}; method 8 (no edge extension) "
-                f"{self.same_unextended}/{self.compared}, mistakes {self.unextended['random']['mistake']} and "
+                f"unsure {h['unsure']}): separation {self.separation:.1f}x; {blunders}; {stable}"
+                f"mistakes {self.unextended['random']['mistake']} and "
                 f"{self.unextended['heuristic']['mistake']}, {self.ratio(self.unextended):.1f}x); "
                 f"{self.seconds:.0f} s")
 
