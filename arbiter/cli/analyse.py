@@ -22,6 +22,7 @@ reads it: a match the disclosure rule withholds is refused.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -202,7 +203,11 @@ def bot_costliest(bot: str, db: Path, top: int) -> None:
         if not any(store.bot_matches(name, 1) for name in names):  # a typo: "analyse one first" sent its author looking
             raise UsageError(f"no match of {bot!r} in {db}: a bot is named as it sits in its matches (arbiter replay "
                              "MATCH, the web's match pages), a registered one by its name alone or name@version")
-        found, analysed_matches = costliest_of(store, names, top)
+        # every costly decision, then each game's top: a loss is in its game's units (Spades'
+        # points, Spot's money, pay-off cards), and one ranking of them all put a bundled bot's
+        # Spades bids above its Spite and Malice mistakes by their numbers alone
+        found, analysed_matches = costliest_of(store, names, top=sys.maxsize)
+        game_of = {m: store.read_match(m)[0].game for m in sorted({c.match_id for c in found})}
     if not analysed_matches:
         out.print(f"no analysed match of {escape(bot)} in {db}: analyse one first, "
                   f"`arbiter analyse MATCH --seat S` (see `arbiter bots show` or the web for its matches)")
@@ -211,19 +216,27 @@ def bot_costliest(bot: str, db: Path, top: int) -> None:
         out.print(f"no decision of {escape(bot)} lost anything against the best valued action in "
                   f"{plural(analysed_matches, 'analysed match', 'analysed matches')}")
         return
-    table = Table(title=escape(f"{bot}: the {plural(len(found), 'costliest decision')} in {plural(analysed_matches, 'analysed match', 'analysed matches')}"),
-                  title_justify="left")
-    for name, justify in (("match", "left"), ("seat", "right"), ("#", "right"), ("played", "left"), ("best", "left"),
-                          ("loss ± s.e.", "right"), ("", "left"), ("inspect", "left")):
-        # a match id or an address cut to "/m/679d…" names nothing, an action cut to "play hand:KD ->
-        # center:n…" not what to play: folded onto more lines, whole
-        table.add_column(name, justify=justify, overflow="fold")
-    for c in found:
-        r = c.row
-        table.add_row(escape(c.match_id), str(c.seat), str(r.number), escape(r.played), escape(r.best),
-                      f"{number(r.loss)} ± {number(r.loss_se)}", verdict_text(r),
-                      escape(f"/m/{c.match_id}/inspect?seat={c.seat}&d={r.number}"))
-    out.print(table)
+    in_matches = plural(analysed_matches, 'analysed match', 'analysed matches')
+    games = sorted(set(game_of.values()))
+    for game in games:
+        of_game = [c for c in found if game_of[c.match_id] == game][:top]
+        title = (f"{bot}: the {plural(len(of_game), 'costliest decision')} in {in_matches}" if len(games) == 1
+                 else f"{bot} at {game}: the {plural(len(of_game), 'costliest decision')}")
+        table = Table(title=escape(f"{title}; losses in {UNITS[game]}"), title_justify="left")
+        for name, justify in (("match", "left"), ("seat", "right"), ("#", "right"), ("played", "left"), ("best", "left"),
+                              ("loss ± s.e.", "right"), ("", "left"), ("inspect", "left")):
+            # a match id or an address cut to "/m/679d…" names nothing, an action cut to "play hand:KD ->
+            # center:n…" not what to play: folded onto more lines, whole
+            table.add_column(name, justify=justify, overflow="fold")
+        for c in of_game:
+            r = c.row
+            table.add_row(escape(c.match_id), str(c.seat), str(r.number), escape(r.played), escape(r.best),
+                          f"{number(r.loss)} ± {number(r.loss_se)}", verdict_text(r),
+                          escape(f"/m/{c.match_id}/inspect?seat={c.seat}&d={r.number}"))
+        out.print(table)
+    if len(games) > 1:
+        out.print(f"({escape(bot)} plays {len(games)} games here: each its own table, from {in_matches} in all)",
+                  markup=False)
     out.print(f"(or in the terminal: arbiter analyse MATCH --seat S --from N --to N)", style="dim", markup=False)
 
 

@@ -298,3 +298,25 @@ def test_a_match_lost_by_forfeit_says_so(tmp_path):
     assert r.exit_code == 0, r.output
     assert "result: random (seat 1) won by forfeit: RaiseInChoose (seat 0) crashed" in r.output, r.output
     assert "choose raised RuntimeError: boom" in r.output, r.output
+
+
+def test_a_bot_of_several_games_gets_one_table_per_game(tmp_path, monkeypatch):
+    """A bundled bot plays every game: ``--bot random`` ranked its Spades losses (points)
+    and its Spot losses (money) in one table by their numbers alone, units unsaid. Each game
+    has its own table now, its units in the title, its own top."""
+    db = tmp_path / "arena.sqlite"
+    spades = play_local("spades", ["random", "heuristic", "random", "heuristic"], seed=6, options={"deals": 1},
+                        transport="inproc")
+    spot = play_local("spot", ["random", "heuristic"], seed=4, options={"hands": 1}, transport="inproc")
+    for record in (spades, spot):
+        store_play(db, record)
+        args = ("analyse", record.match_id, "--db", str(db), "--seat", "0", "--samples", "2", "--max-actions", "3")
+        assert invoke(*args).exit_code == 0
+    r = wide_invoke(monkeypatch, "analyse", "--bot", "random", "--db", str(db), "--top", "2")
+    assert r.exit_code == 0, r.output
+    said = r.output
+    assert "random at spades: the 2 costliest decisions; losses in points" in said, said
+    assert "random at spot: the 2 costliest decisions; losses in the seat's money" in said, said
+    spot_table = said[said.index("random at spot:"):]
+    assert spot.match_id in spot_table and spades.match_id not in spot_table, said
+    assert "random plays 2 games here: each its own table, from 2 analysed matches in all" in said, said
