@@ -942,11 +942,15 @@ def arena_bot_page(store: Store, arena_name: str, bot: str, recent: int = 20) ->
                     stderr = m.incidents[-1].stderr or ""  # the row keeps it: no record read
             failures.append((e, me, e.failures[me], _scrub(stderr[-600:], store)))
     times = tables.think_times(a.id)
+    # its decisions in this arena's matches only: a house bot's name ("random") sits in every
+    # game's matches of the store, and the page listed an `arbiter play` Spot match's among
+    # the ladder's Spades ones, its money ranked against points (as a tournament's page: within)
+    within = {m.match_id for p in players for m in store.bot_matches(p) if m.arena_id == a.id}
     return _env.get_template("arena_bot").render(
         a=a, name=name, current=current, versions=versions, chart=rating_svg(series), recent=shown,
         failures=failures, scale=ARENA_SCALE,
         think=[(v.version, think_cells(times, (v.player,))) for v in versions if v.player in times],
-        think_columns=THINK_COLUMNS, think_note=THINK_NOTE, costly=inspector.costliest_html(store, players),
+        think_columns=THINK_COLUMNS, think_note=THINK_NOTE, costly=inspector.costliest_html(store, players, within=within),
     )
 
 

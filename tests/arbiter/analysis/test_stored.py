@@ -150,6 +150,17 @@ def test_an_arena_bots_page_lists_its_analysed_decisions(tmp_path):
     assert 'id="no-costly"' in before
     assert saved and html.count('class="costly"') == min(5, sum(r.loss > 0 for r in rows)) > 0
     assert f"/m/{m.match_id}/inspect?seat={seat}&amp;d=" in html
+    # the house bot's name sits in the store's other matches too (another game, `arbiter play`):
+    # their decisions are not the ladder's, and listed there they ranked money against points
+    spot = play_local("spot", ["random", "heuristic"], seed=4, options={"hands": 1}, transport="inproc")
+    store_play(tmp_path / "a.sqlite", spot)
+    with Store(tmp_path / "a.sqlite") as store:
+        other, _ = stored_analysis(store, spot.match_id, 0, samples=2, max_actions=3)
+        assert any(r.loss > 0 for r in other)
+        assert costliest(store, "random")[1] == 2  # both analysed: the page must choose
+        html = arena_bot_page(store, "lab", "random")
+    assert spot.match_id not in html and f"/m/{m.match_id}/inspect?seat={seat}&amp;d=" in html
+    assert "From 1 analysed match" in html, html
 
 
 def test_a_tournament_bots_page_lists_its_analysed_decisions_there(tmp_path):
