@@ -162,10 +162,14 @@ def analyse(
         if hindsight:
             with replay_errors():
                 counts = [c for c in double_dummy(record, s) if first <= c.number <= (last or c.number)]
+            plays = sum(len(c.tricks) > 1 for c in counts)
+            if not plays:  # said in words, not as a table of headers over no row
+                out.print(f"seat {s}: no card play with a choice to count in hindsight", markup=False)
+                continue
             out.print(hindsight_table(counts, f"seat {s} in hindsight: tricks its side wins from each card play, every card known"))
             out.print(f"({APPROXIMATE})", style="dim")
-            out.print(f"seat {s}: {sum(c.lost for c in counts)} tricks given away in hindsight "
-                      f"over {plural(sum(len(c.tricks) > 1 for c in counts), 'card play')} with a choice")
+            out.print(f"seat {s}: {plural(sum(c.lost for c in counts), 'trick')} given away in hindsight "
+                      f"over {plural(plays, 'card play')} with a choice")
 
 
 def _say_result(record) -> None:

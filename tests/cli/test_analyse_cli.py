@@ -54,7 +54,15 @@ def test_hindsight_on_the_command_line(tmp_path):
     flat = r.output
     assert "seat 1 in hindsight: tricks its side wins from each card play" in flat
     assert "without Spades' rule that spades may not be led until broken" in flat
-    assert "tricks given away in hindsight" in flat
+    from arbiter.analysis.hindsight import double_dummy
+    from arbiter.cli._common import plural
+
+    lost = sum(c.lost for c in double_dummy(record, 1))
+    assert f"seat 1: {plural(lost, 'trick')} given away in hindsight" in flat, flat  # "1 trick", not "1 tricks"
+    # a range of bids only: no card play to count, said so, not a table of headers over no row
+    r = invoke("analyse", record.match_id, "--db", str(db), "--seat", "1", "--samples", "1", "--hindsight", "--to", "1")
+    assert r.exit_code == 0 and "seat 1: no card play with a choice to count in hindsight" in r.output, r.output
+    assert "best cards" not in r.output, r.output
 
     spot = play_local("spot", ["random"] * 3, seed=2, options={"players": 3, "hands": 1}, transport="inproc")
     store_play(db, spot)
