@@ -56,7 +56,10 @@ def analyse(
     hindsight: Annotated[bool, typer.Option("--hindsight", help="Spades: also each card play's double-dummy count with every card known (hindsight, not what the seat knew; needs endplay: pip install 'card-arena\\[hindsight]'). Approximate: bridge's count, without 'spades not led until broken'.")] = False,
     bot: Annotated[Optional[str], typer.Option("--bot", help="Instead of a match: this bot's costliest decisions across its stored matches already analysed (name as in the seats; a registered bot's name alone: every version of it, name@version: that one), each with its inspector page.")] = None,
 ) -> None:
-    """Why did my bot lose? Value each decision of a seat from what it could know, and mark its mistakes."""
+    """Why did my bot lose? Value each decision of a seat from what it could know, and mark its mistakes.
+
+    Each action is valued on states drawn from the seat's own view (never another seat's hidden cards) by the game's strongest evaluator; a decision is a mistake (it cost at least the game's margin, 95% confidence), fine, or unsure: the header says each in the game's units. The analysis of a stored match is kept in --db (the store is written), and read back by the next run and the web's inspector (/m/MATCH/inspect?seat=S); a slice (--from, --to) not stored yet is computed alone and not kept. A match the disclosure rule withholds (a running duplicate tournament's) is refused. How: docs/analysis.md.
+    """
     if top < 0:
         error(f"--top {top}: a number of decisions, 0 or more")
         raise typer.Exit(2)

@@ -328,3 +328,14 @@ def test_a_bot_of_several_games_gets_one_table_per_game(tmp_path, monkeypatch):
     spot_table = said[said.index("random at spot:"):]
     assert spot.match_id in spot_table and spades.match_id not in spot_table, said
     assert "random plays 2 games here: each its own table, from 2 analysed matches in all" in said, said
+
+
+def test_the_help_says_the_analysis_is_kept_in_the_store():
+    """`arbiter analyse` writes its analysis into --db: its help said only "Value each
+    decision ... and mark its mistakes", not that the store is written, that the inspector
+    reads it back, what the verdicts are, or that a withheld match is refused."""
+    r = invoke("analyse", "--help")
+    assert r.exit_code == 0, r.output
+    for words in ("kept in --db (the store is written)", "/m/MATCH/inspect?seat=S", "a mistake (it cost at least the",
+                  "never another seat's hidden cards", "withholds (a running duplicate tournament's) is refused"):
+        assert words in r.output, (words, r.output)
