@@ -37,7 +37,7 @@ from arbiter.analysis.stored import Analysed, analysed_rows, costliest_of, store
 from arbiter.analysis.values import DEFAULT_MAX_ACTIONS, DEFAULT_SAMPLES, MAX_SAMPLES, UNITS, meaning, most_states
 from arbiter.cli._common import DbOpt, UsageError, _run, app, err, error, out, plural, show_progress
 from arbiter.cli.layout import Column, console_width, fitted_table
-from arbiter.cli.replay import load_record, replay_errors
+from arbiter.cli.replay import load_record, record_file, replay_errors
 from arbiter.store.db import DEFAULT_DB, Store, StoreError
 from cardarena.replay import verify_record
 
@@ -86,7 +86,7 @@ def analyse(
     record = _run(load_record, match_id, db)
     with replay_errors():  # a record that does not replay (a hand-edited file) is said so before anything reads its game
         verify_record(record)
-    from_store = not Path(match_id).is_file()
+    from_store = record_file(match_id) is None
     n = len(record.seat_names)
     if seat is not None and not 0 <= seat < n:
         error(f"--seat {seat}: {record.game} match {record.match_id} has seats 0 to {n - 1}")

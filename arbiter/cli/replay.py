@@ -89,10 +89,21 @@ def render_step(step: ReplayStep, record: MatchRecord, viewer: int | None = None
     return Group(*parts)
 
 
+def record_file(match_id: str) -> Path | None:
+    """The record file ``match_id`` names, or None for a match id of the store (a text too
+    long to name a file is one: asking the file system raised "File name too long", printed
+    with the whole text, where the store says it has no such match)."""
+    path = Path(match_id)
+    try:
+        return path if path.is_file() else None
+    except OSError:
+        return None
+
+
 def load_record(match_id: str, db: Path) -> MatchRecord:
     """The record of ``match_id`` from the store, or from a JSON file at that path."""
     path = Path(match_id)
-    if path.is_file():
+    if record_file(match_id) is not None:
         data = path.read_bytes()
         if data.startswith(SQLITE_HEADER):
             raise UsageError(f"{path} is a store (SQLite), not a match record: give it with --db and a match id "
@@ -106,7 +117,13 @@ def load_record(match_id: str, db: Path) -> MatchRecord:
             return MatchRecord.from_json(text)
         except ValueError as exc:
             raise UsageError(f"{path} is not a match record ({clip(str(exc), 120)}); a store goes with --db") from None
-    if path.is_dir():
+    if not match_id.strip():  # Path("") is ".", the current folder: ": a folder" named nothing
+        raise UsageError("an empty match id: give a match id from the store or a match record file")
+    try:
+        folder = path.is_dir()
+    except OSError:  # too long a name for a folder's: a match id
+        folder = False
+    if folder:
         raise UsageError(f"{match_id}: a folder, not a match id or a match record file")
     if not db.exists():
         raise UsageError(f"no store at {db} and no file {match_id!r} (pass --db or a record file)")

@@ -339,3 +339,20 @@ def test_the_help_says_the_analysis_is_kept_in_the_store():
     for words in ("kept in --db (the store is written)", "/m/MATCH/inspect?seat=S", "a mistake (it cost at least the",
                   "never another seat's hidden cards", "withholds (a running duplicate tournament's) is refused"):
         assert words in r.output, (words, r.output)
+
+
+def test_a_match_id_too_long_for_a_file_name_or_empty_is_refused_in_words(tmp_path):
+    """The loader asks the file system first whether the id names a record file: an id
+    longer than a file name may be got "error: xxx…(all 300 characters): File name too
+    long", and an empty one ": a folder, not a match id" (Path("") is "."). Both say what
+    the store or the argument lacks, as `arbiter replay`, which loads a match the same way."""
+    record = play_local("spot", ["random", "heuristic"], seed=2, options={"hands": 1}, transport="inproc")
+    db = tmp_path / "arena.sqlite"
+    store_play(db, record)
+    long = "x" * 300
+    for command in ("analyse", "replay"):
+        r = invoke(command, long, "--db", str(db))
+        assert r.exit_code == 2 and f"no match '{'x' * 80}' in {db}" in r.output, r.output
+        assert "File name too long" not in r.output and long not in r.output, r.output
+    r = invoke("analyse", "", "--db", str(db))
+    assert r.exit_code == 2 and "an empty match id: give a match id from the store or a match record file" in r.output
