@@ -92,7 +92,8 @@ def analyse(
         error(f"--seat {seat}: {record.game} match {record.match_id} has seats 0 to {n - 1}")
         raise typer.Exit(2)
     if first < 1 or (last is not None and last < first):
-        error(f"--from {first} --to {last}: decisions are counted from 1, and --to is not before --from")
+        given = f"--from {first}" + (f" --to {last}" if last is not None else "")  # not "--to None": it was not given
+        error(f"{given}: decisions are counted from 1, and --to is not before --from")
         raise typer.Exit(2)
     if not 1 <= samples <= MAX_SAMPLES:  # a typo of a few zeros sampled without end
         error(f"--samples {samples}: from 1 to {MAX_SAMPLES} states sampled per decision")

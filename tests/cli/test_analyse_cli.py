@@ -39,6 +39,10 @@ def test_analyse_on_the_command_line(tmp_path):
         assert "Traceback" not in r.output
     r = invoke("analyse", "no-such-match", "--db", str(db))
     assert r.exit_code == 2 and "Traceback" not in r.output
+    r = invoke("analyse", record.match_id, "--db", str(db), "--seat", "0", "--from", "-5")  # --to not given: not "None"
+    assert r.exit_code == 2 and "error: --from -5: decisions are counted from 1" in r.output, r.output
+    r = invoke("analyse", record.match_id, "--db", str(db), "--seat", "0", "--from", "3", "--to", "2")
+    assert r.exit_code == 2 and "error: --from 3 --to 2: decisions are counted from 1" in r.output, r.output
 
 
 def test_hindsight_on_the_command_line(tmp_path):
