@@ -113,6 +113,12 @@ def analyse(
         except HindsightUnavailable as exc:
             error(exc)
             raise typer.Exit(2) from None
+    if seat is not None and first > 1:  # refused before the header, which promised an analysis
+        with replay_errors():
+            count = sum(1 for _ in decisions(record, seat))
+        if count and first > count:
+            error(f"--from {first}: seat {seat} has {plural(count, 'decision')}")
+            raise typer.Exit(2)
     most = most_states(record.game, samples)
     beyond = f" ({samples} unless a verdict needs more)" if most > samples else ""
     out.print(f"[bold]{record.game} match {escape(record.match_id)}[/]: values in {UNITS[record.game]}; "
