@@ -99,8 +99,9 @@ class GameFigures:
         return self.same / max(1, self.compared)
 
     def line(self) -> str:
-        """The measurements in one line; a part not measured (``--blunders 0``,
-        ``--no-stability``) says so: "0/0 (0.000)" read as a stability of nothing."""
+        """The measurements in one line; a part not measured (``--matches 0``, ``--blunders 0``,
+        ``--no-stability``) says so: "0/0 (0.000)" read as a stability of nothing, "random
+        0/0 mistakes ... separation 0.0x" as a separation failed."""
         r, h = self.verdicts["random"], self.verdicts["heuristic"]
         blunders = f"blunder marked {self.blunders_marked}/{self.blunders}" if self.blunders else "blunders not played"
         if self.compared:
@@ -109,6 +110,8 @@ class GameFigures:
                       f"{self.same_unextended}/{self.compared}, ")
         else:
             stable = "same verdict under two seeds not measured (method 8 (no edge extension): "
+        if not (sum(r.values()) or sum(h.values())):  # --matches 0: the planted blunders alone
+            return f"{self.game}: separation not measured; {blunders}; {self.seconds:.0f} s"
         return (f"{self.game}: random {r['mistake']}/{sum(r.values())} mistakes ({self.rate('random'):.3f}; "
                 f"unsure {r['unsure']}), heuristic {h['mistake']}/{sum(h.values())} ({self.rate('heuristic'):.3f}; "
                 f"unsure {h['unsure']}): separation {self.separation:.1f}x; {blunders}; {stable}"

@@ -20,3 +20,13 @@ def test_a_part_not_measured_is_said_not_measured():
     fig.blunders, fig.blunders_marked, fig.compared, fig.same = 10, 9, 20, 19
     line = fig.line()
     assert "blunder marked 9/10" in line and "same verdict under two seeds 19/20 (0.950;" in line, line
+
+
+def test_planted_blunders_alone_say_separation_was_not_measured():
+    """``--matches 0 --blunders 2``: the line said "random 0/0 mistakes (0.000 ...):
+    separation 0.0x", a failed target beside the blunders it did measure."""
+    fig = GameFigures("spot")
+    fig.blunders, fig.blunders_marked = 2, 2
+    line = fig.line()
+    assert line.startswith("spot: separation not measured; blunder marked 2/2;"), line
+    assert "0.0x" not in line and "0/0" not in line, line
