@@ -56,12 +56,22 @@ class Disclosure:
             deal of it comes back).
         duplicate: its deals come back in other matches of it (duplicate deals).
         until: when a closed batch opens, for messages.
+        abandoned: cut off and never to open (an arena encounter a stop or a crash cut
+            short): messages say so, not "still running".
     """
 
     name: str
     running: bool
     duplicate: bool
     until: str = "when the tournament ends"
+    abandoned: bool = False
+
+    def _withheld(self) -> tuple[str, str]:
+        """Why the batch is closed and when what it withholds opens, for messages."""
+        if self.abandoned:
+            return ("was abandoned (cut off by a stop or a crash after some of its deals were played, and never "
+                    "counted)", "are never shown")
+        return f"is still running with duplicate deals ({CLOSED_REASON})", f"open {self.until}"
 
     @property
     def closed(self) -> bool:
@@ -89,15 +99,15 @@ class Disclosure:
     def require_match(self, match_id: str) -> None:
         """Withheld unless a match of this batch may be shown."""
         if not self.matches:
-            raise Withheld(f"match {match_id[:40]!r} is part of {self.name}, which is still running with "
-                           f"duplicate deals ({CLOSED_REASON}): its replay, seed and result open {self.until}")
+            why, when = self._withheld()
+            raise Withheld(f"match {match_id[:40]!r} is part of {self.name}, which {why}: its replay, seed and result {when}")
 
     def require_matches(self) -> None:
         """Withheld unless the matches of this batch may be shown: for a reader asked for the
         whole batch (an export of a tournament), said of the batch, not of one match."""
         if not self.matches:
-            raise Withheld(f"{self.name} is still running with duplicate deals ({CLOSED_REASON}): its matches' "
-                           f"replays, seeds and results open {self.until}")
+            why, when = self._withheld()
+            raise Withheld(f"{self.name} {why}: its matches' replays, seeds and results {when}")
 
     def seed_text(self, seed: int | None, drawn: int | None) -> str:
         """How to show the seed: the given one, the drawn one (once over), or why not."""
@@ -151,4 +161,4 @@ def of_encounter(arena: str, idx: int | None, status: str) -> Disclosure:
     (``done``); an ``abandoned`` one stays closed."""
     what = f"encounter {idx} of arena {arena!r}" if idx is not None else f"an encounter of arena {arena!r}"
     return Disclosure(what, running=status != "done", duplicate=True,
-                      until="when the encounter is stored whole (an abandoned one never)")
+                      until="when the encounter is stored whole (an abandoned one never)", abandoned=status == "abandoned")

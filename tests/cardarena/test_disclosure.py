@@ -120,8 +120,15 @@ def test_an_arena_encounter_is_closed_until_stored_whole():
     for status in ("playing", "abandoned"):
         p = disclosure.of_encounter("ladder", 3, status)
         assert p.closed and not p.matches
-        with pytest.raises(disclosure.Withheld, match="encounter 3 of arena 'ladder'.*stored whole"):
-            p.require_match("a1-e3-0")
+    with pytest.raises(disclosure.Withheld, match="encounter 3 of arena 'ladder', which is still running.*stored whole"):
+        disclosure.of_encounter("ladder", 3, "playing").require_match("a1-e3-0")
+    # an abandoned one is never shown, and is said so: it was called "still running"
+    with pytest.raises(disclosure.Withheld) as e:
+        disclosure.of_encounter("ladder", 3, "abandoned").require_match("a1-e3-0")
+    assert "encounter 3 of arena 'ladder', which was abandoned (cut off by a stop or a crash" in str(e.value)
+    assert "still running" not in str(e.value) and "its replay, seed and result are never shown" in str(e.value)
+    with pytest.raises(disclosure.Withheld, match="encounter 3 of arena 'ladder' was abandoned .*: its matches' replays, seeds and results are never"):
+        disclosure.of_encounter("ladder", 3, "abandoned").require_matches()
     assert disclosure.of_encounter("ladder", 3, "done").matches
     # a match config that says nothing is closed: nothing beyond each seat's own view
     assert disclosure.UNSAID.closed and disclosure.OPEN.matches
