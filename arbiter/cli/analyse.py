@@ -236,18 +236,12 @@ def bot_costliest(bot: str, db: Path, top: int) -> None:
         of_game = [c for c in found if game_of[c.match_id] == game][:top]
         title = (f"{bot}: the {plural(len(of_game), 'costliest decision')} in {in_matches}" if len(games) == 1
                  else f"{bot} at {game}: the {plural(len(of_game), 'costliest decision')}")
-        table = Table(title=escape(f"{title}; losses in {UNITS[game]}"), title_justify="left")
-        for name, justify in (("match", "left"), ("seat", "right"), ("#", "right"), ("played", "left"), ("best", "left"),
-                              ("loss ± s.e.", "right"), ("", "left"), ("inspect", "left")):
-            # a match id or an address cut to "/m/679d…" names nothing, an action cut to "play hand:KD ->
-            # center:n…" not what to play: folded onto more lines, whole
-            table.add_column(name, justify=justify, overflow="fold")
-        for c in of_game:
-            r = c.row
-            table.add_row(escape(c.match_id), str(c.seat), str(r.number), escape(r.played), escape(r.best),
-                          f"{number(r.loss)} ± {number(r.loss_se)}", verdict_text(r),
-                          escape(f"/m/{c.match_id}/inspect?seat={c.seat}&d={r.number}"))
-        out.print(table)
+        cells = [[escape(c.match_id), str(c.seat), str(c.row.number), escape(c.row.played), escape(c.row.best),
+                  f"{number(c.row.loss)} ± {number(c.row.loss_se)}", verdict_text(c.row),
+                  escape(f"/m/{c.match_id}/inspect?seat={c.seat}&d={c.row.number}")] for c in of_game]
+        out.print(fitted_table(COSTLY_COLUMNS, cells, title=escape(f"{title}; losses in {UNITS[game]}"),
+                               width=console_width(), hint="each is in its inspector address", min_wrap=8),
+                  width=console_width())
     if len(games) > 1:
         out.print(f"({escape(bot)} plays {len(games)} games here: each its own table, from {in_matches} in all)",
                   markup=False)
@@ -276,6 +270,15 @@ def verdict_text(r: Analysed) -> str:
     table)."""
     style = {"mistake": "bold red", "unsure": "yellow", "fine": "green"}.get(r.verdict)
     return f"[{style}]{r.verdict}[/]" if style else "-"
+
+
+#: The columns of a bot's costliest decisions where the terminal is narrow: the inspector
+#: address whole on one line (a cut one, "/m/679d…", opens nothing; one folded over four
+#: lines, as a squeezed rich table did at 80 columns, pastes as nothing either), the match,
+#: seat and decision number it holds left out first, the actions wrapped at their spaces.
+COSTLY_COLUMNS = (Column("match", "left", drop=3), Column("seat", drop=2), Column("#", drop=1),
+                  Column("played", "left", wrap=True), Column("best", "left", wrap=True), Column("loss ± s.e."),
+                  Column("", "left"), Column("inspect", "left"))
 
 
 #: The decision tables' columns, least needed dropped first where the terminal is narrow

@@ -222,19 +222,25 @@ def test_an_analysis_not_stored_sends_nobody_to_the_inspector(request):
 
 def test_a_bots_costliest_decisions_keep_their_inspector_address_whole(tmp_path, monkeypatch):
     """In a terminal narrower than the table, the "inspect" column was cut to "/m/679d…":
-    an address that opens nothing. It folds onto more lines instead, every character kept."""
+    an address that opens nothing; then folded over four lines at 80 columns, which pastes
+    as nothing either. It stays whole on one line: the match, seat and decision number it
+    holds are left out first (the caption says so), the actions wrap at their spaces."""
+    import re
+
     from arbiter.cli import _common
 
     record = play_local("spot", ["random", "heuristic"], seed=4, options={"hands": 1}, transport="inproc")
     db = tmp_path / "arena.sqlite"
     store_play(db, record)
     assert invoke("analyse", record.match_id, "--db", str(db), "--seat", "0", "--samples", "2").exit_code == 0
-    monkeypatch.setattr(_common.out, "width", 90)
-    r = runner.invoke(app, ["analyse", "--bot", "random", "--db", str(db), "--top", "3"], catch_exceptions=False)
-    assert r.exit_code == 0, r.output
-    assert "…" not in r.output, r.output
-    cells = "".join(line.split("│")[-2].strip() for line in r.output.splitlines() if line.count("│") > 2)
-    assert f"/m/{record.match_id}/inspect?seat=0&d=" in cells, r.output
+    for width in (90, 80):
+        monkeypatch.setattr(_common.out, "width", width)
+        r = runner.invoke(app, ["analyse", "--bot", "random", "--db", str(db), "--top", "3"], catch_exceptions=False,
+                          env={"COLUMNS": str(width)})
+        assert r.exit_code == 0, r.output
+        assert "…" not in r.output and max(map(len, r.output.splitlines())) <= width, r.output
+        whole = [line for line in r.output.splitlines() if re.search(rf"/m/{record.match_id}/inspect\?seat=0&d=\d+\s*$", line)]
+        assert len(whole) == 3, r.output  # each of the 3 on one line, at the line's end
 
 
 def test_bot_refuses_the_flags_of_a_match_analysis_and_a_top_that_lists_nothing(tmp_path):
