@@ -35,9 +35,10 @@ import numpy as np  # noqa: E402
 
 from cardarena.games import GAMES, get_game  # noqa: E402
 from cardarena.games.base import options_to_dict  # noqa: E402
+from cardarena.names import does_not_play  # noqa: E402
 from sdk import Bot  # noqa: E402
 from cardarena_envs import policy_bot  # noqa: E402
-from sdk.bot import fresh_copy  # noqa: E402
+from sdk.bot import fresh_copy, game_names  # noqa: E402
 from sdk.encoding import Encoder, encoder_for_game  # noqa: E402
 from sdk.harness import play_match  # noqa: E402
 from sdk.loading import load_bot  # noqa: E402
@@ -141,6 +142,11 @@ def train(game: str, options: Mapping[str, Any] | None = None, teacher: str = "h
     options = dict(options or {})
     g = get_game(game, options)
     enc = encoder_for_game(g)
+    # a bot is asked only for the games it declares (arbiter play refuses the others): its
+    # moves elsewhere (a fallback, the first legal action) are nothing to learn from
+    plays = load_bot(teacher)
+    if not plays.plays(g.name):
+        raise ValueError(does_not_play(teacher, g.name, game_names(plays.games)))
     data = collect(game, options, teacher, episodes, seed)
     held = collect(game, options, teacher, holdout, seed + 1_000_003) if holdout else []
     rows, bias = fit(data, enc.num_actions, seed)
