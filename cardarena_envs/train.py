@@ -168,6 +168,28 @@ def write_bot(policy: dict, out: str | Path) -> Path:
     return folder
 
 
+def out_problem(out: str | Path) -> str | None:
+    """Why the bot folder cannot be written at ``out`` (None: it can), checked before the
+    training: a file there, a folder that cannot be made or written, or a folder holding a
+    ``bot.py`` of another bot (``write_bot`` would replace it; a learned bot's own folder,
+    its ``policy.json`` beside it, is written again)."""
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        return f"--out {out}: is a file, not a folder (the bot folder to write)"
+    if (folder / "bot.py").exists():
+        try:
+            policy_bot.load_policy(folder / "policy.json")
+        except ValueError:
+            return (f"--out {out}: holds a bot.py that is not a learned policy's; writing there would replace it: "
+                    "give another folder")
+    existing = next(p for p in (folder, *folder.absolute().parents) if p.exists())
+    if not existing.is_dir():
+        return f"--out {out}: {existing} is a file, not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"--out {out}: {existing} is not writable"
+    return None
+
+
 def _option(text: str) -> tuple[str, str]:
     """``KEY=VALUE`` as ``arbiter play -o`` takes it (the engine reads the value's text)."""
     key, sep, value = text.partition("=")
@@ -187,12 +209,19 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.episodes < 1:
         parser.error("--episodes must be at least 1")
+    if problem := out_problem(args.out):  # before the training, not after it
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     try:
         policy, agree = train(args.game, dict(args.option), args.teacher, args.episodes, args.seed)
     except Exception as exc:  # a bad game, option or teacher: one line, not a traceback
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    folder = write_bot(policy, args.out)
+    try:
+        folder = write_bot(policy, args.out)
+    except OSError as exc:  # what out_problem cannot foresee (a full disk, a folder it may not create)
+        print(f"error: cannot write the bot folder {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     print(f"{folder}: {len(policy['rows'])} actions learned from {args.episodes} matches of {args.teacher}; "
           f"agrees with it on {agree:.0%} of held-out decisions")
     return 0

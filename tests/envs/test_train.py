@@ -18,3 +18,27 @@ def test_a_teacher_that_does_not_play_the_game_is_refused(capsys, tmp_path) -> N
     assert code == 2
     assert capsys.readouterr().err.strip() == "error: bot 'greedy' does not play spot (it plays spades)"
     assert not (tmp_path / "bot").exists()
+
+
+def test_an_unusable_out_folder_is_refused_before_the_training(capsys, tmp_path) -> None:
+    """A file where the folder goes, a file among its parents, another bot's bot.py: refused
+    at once (the training took its time, then a traceback; or replaced the bot's code)."""
+    (tmp_path / "afile").write_text("x")
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "bot.py").write_text("# my own bot\n")
+    for out, said in [(tmp_path / "afile", "is a file, not a folder"),
+                      (tmp_path / "afile" / "bot", f"{tmp_path / 'afile'} is a file, not a folder"),
+                      (theirs, "holds a bot.py that is not a learned policy's; writing there would replace it")]:
+        code = main(["spades", "--teacher", "nosuch-teacher", "--episodes", "1", "--out", str(out)])
+        assert code == 2
+        assert capsys.readouterr().err.startswith(f"error: --out {out}: {said}")  # not the teacher's error: first
+    assert (theirs / "bot.py").read_text() == "# my own bot\n"
+
+
+def test_a_learned_bots_folder_is_trained_again(capsys, tmp_path) -> None:
+    out = tmp_path / "mybot"
+    for _ in range(2):
+        assert main(["spades", "--episodes", "1", "-o", "deals=1", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["bot.py", "policy.json"]
+    assert capsys.readouterr().out.count(f"{out}: ") == 2
