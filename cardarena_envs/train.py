@@ -209,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.episodes < 1:
         parser.error("--episodes must be at least 1")
+    if args.seed < 0:
+        parser.error("--seed must be 0 or more")
     if problem := out_problem(args.out):  # before the training, not after it
         print(f"error: {problem}", file=sys.stderr)
         return 2
@@ -222,7 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:  # what out_problem cannot foresee (a full disk, a folder it may not create)
         print(f"error: cannot write the bot folder {args.out}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    print(f"{folder}: {len(policy['rows'])} actions learned from {args.episodes} matches of {args.teacher}; "
+    matches = f"{args.episodes} match{'' if args.episodes == 1 else 'es'}"
+    print(f"{folder}: {len(policy['rows'])} actions learned from {matches} of {args.teacher}; "
           f"agrees with it on {agree:.0%} of held-out decisions")
     return 0
 

@@ -41,4 +41,10 @@ def test_a_learned_bots_folder_is_trained_again(capsys, tmp_path) -> None:
     for _ in range(2):
         assert main(["spades", "--episodes", "1", "-o", "deals=1", "--out", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["bot.py", "policy.json"]
-    assert capsys.readouterr().out.count(f"{out}: ") == 2
+    assert capsys.readouterr().out.count("learned from 1 match of heuristic;") == 2  # not "1 matches"
+
+
+def test_a_negative_seed_is_named(capsys) -> None:
+    with pytest.raises(SystemExit) as ended:  # numpy's "expected non-negative integer" named no flag
+        main(["spades", "--seed", "-1", "--episodes", "1"])
+    assert ended.value.code == 2 and "--seed must be 0 or more" in capsys.readouterr().err
