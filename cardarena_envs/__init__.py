@@ -39,14 +39,26 @@ first use, so ``cardarena_envs.policy_bot`` loads without numpy or PettingZoo.
 __all__ = ["CardArenaEnv", "env", "raw_env"]
 
 
+#: The packages of the envs extra (numpy, gymnasium, pettingzoo: pyproject's ``envs``).
+EXTRA = ("numpy", "gymnasium", "pettingzoo")
+
+
+def missing_extra(what: str, exc: ModuleNotFoundError) -> ModuleNotFoundError | None:
+    """The error to raise when ``what`` met ``exc``: a package of the envs extra missing,
+    said with how to install it; None when ``exc`` is of another module (raise it as it is)."""
+    if exc.name and exc.name.split(".")[0] in EXTRA:
+        return ModuleNotFoundError(f"{what} needs {exc.name}, of the envs extra: pip install 'card-arena-sdk[envs]' "
+                                   "(a checkout: pip install -e '.[envs]')", name=exc.name)
+    return None
+
+
 def __getattr__(name: str):
     if name in __all__:
         try:
             from cardarena_envs import aec
         except ModuleNotFoundError as exc:
-            if exc.name and exc.name.split(".")[0] in ("numpy", "gymnasium", "pettingzoo"):
-                raise ModuleNotFoundError(f"cardarena_envs.{name} needs {exc.name}, of the envs extra: "
-                                          "pip install 'card-arena-sdk[envs]'", name=exc.name) from None
+            if (said := missing_extra(f"cardarena_envs.{name}", exc)) is not None:
+                raise said from None
             raise
         return getattr(aec, name)
     raise AttributeError(f"module 'cardarena_envs' has no attribute {name!r}")

@@ -31,7 +31,17 @@ from typing import Any, Mapping
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import numpy as np  # noqa: E402
+from cardarena_envs import missing_extra  # noqa: E402
+
+try:
+    import numpy as np
+except ModuleNotFoundError as _exc:  # the envs extra is not installed: say how, not a traceback
+    if (_said := missing_extra("python -m cardarena_envs.train", _exc)) is None:
+        raise
+    if __name__ == "__main__":
+        print(f"error: {_said}", file=sys.stderr)
+        raise SystemExit(2) from None
+    raise _said from None
 
 from cardarena.games import GAMES, get_game  # noqa: E402
 from cardarena.games.base import options_to_dict  # noqa: E402

@@ -3,6 +3,10 @@ line, before it spends the training (the learned bot end to end: test_learned_bo
 
 from __future__ import annotations
 
+import importlib
+import runpy
+import sys
+
 import pytest
 
 pytest.importorskip("numpy", reason="the envs extra (pip install -e '.[envs]'); make test installs it")
@@ -48,3 +52,17 @@ def test_a_negative_seed_is_named(capsys) -> None:
     with pytest.raises(SystemExit) as ended:  # numpy's "expected non-negative integer" named no flag
         main(["spades", "--seed", "-1", "--episodes", "1"])
     assert ended.value.code == 2 and "--seed must be 0 or more" in capsys.readouterr().err
+
+
+def test_without_numpy_the_trainer_says_how_to_install_it(monkeypatch, capsys) -> None:
+    """Without the envs extra, `python -m cardarena_envs.train` ended in numpy's
+    ModuleNotFoundError traceback; the environments already said how to install it."""
+    monkeypatch.setitem(sys.modules, "numpy", None)  # what an import of a missing numpy meets
+    monkeypatch.delitem(sys.modules, "cardarena_envs.train")
+    with pytest.raises(SystemExit) as ended:
+        runpy.run_module("cardarena_envs.train", run_name="__main__")
+    assert ended.value.code == 2
+    assert capsys.readouterr().err == ("error: python -m cardarena_envs.train needs numpy, of the envs extra: "
+                                       "pip install 'card-arena-sdk[envs]' (a checkout: pip install -e '.[envs]')\n")
+    with pytest.raises(ModuleNotFoundError, match=r"needs numpy, of the envs extra: pip install"):
+        importlib.import_module("cardarena_envs.train")  # imported as a library: the same words, raised
