@@ -25,6 +25,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from arbiter.batch.engine import BotsDoNotPlay
 from arbiter.hosting.loading import BUNDLED, load_bot
 from arbiter.tournament.evaluate import EvalResult, MatchMargin, evaluate, evaluation_plan, margin_of, seating_who
 from arbiter.tournament.play import play_local
@@ -52,7 +53,8 @@ def measure(bots: list[str], deals: int, seed: int, jobs: int, say=lambda s: Non
     """(game, bot, result, seconds) for every bot but the anchor in every game it plays
     (of ``games``; none: all three). A bot in ``hosted`` plays as sandboxed processes over
     gRPC (a folder with packages of its own: ``arbiter.hosting.botenv``), the rest in this
-    process."""
+    process; a hosted bot's games are read from its first match's Hello, a game it does
+    not play left out with ``say``."""
     rows = []
     for game, options, _, _ in GAMES:
         if games and game not in games:
@@ -63,7 +65,11 @@ def measure(bots: list[str], deals: int, seed: int, jobs: int, say=lambda s: Non
             say(f"{game}: {bot} vs {ANCHOR}, {deals} deals")
             t0 = time.monotonic()
             if bot in hosted:
-                result = hosted_evaluate(game, bot, options, deals, seed)
+                try:
+                    result = hosted_evaluate(game, bot, options, deals, seed)
+                except BotsDoNotPlay as exc:  # a folder's games are known from its Hello only
+                    say(f"{game}: {bot} left out: {exc}")
+                    continue
             else:
                 result = evaluate(game, bot, ANCHOR, deals=deals, seed=seed, options=options, jobs=jobs)
             rows.append((game, Path(bot).name if bot in hosted else bot, result, time.monotonic() - t0))

@@ -117,8 +117,8 @@ def play_local(
 
     try:
         return asyncio.run(main())
-    except BotsDoNotPlay as exc:
-        raise ConfigError(str(exc)) from None
+    except BotsDoNotPlay as exc:  # its own type, a ConfigError: a caller may pass the game by (arbiter.tools.strength)
+        raise exc from None
 
 
 def play_remote(

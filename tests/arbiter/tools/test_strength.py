@@ -41,3 +41,30 @@ def test_a_row_whose_every_deal_is_alike_gets_no_interval() -> None:
                       [MatchMargin(d, r, 0, -1.0, "payoff") for d in range(3) for r in (0, 1)])
     text = strength.table([("spite-and-malice", "ismcts", lost, 1.0)], 3, 1, 1)
     assert "**-1.00** (every deal alike: no interval) games" in text and "[-1.00" not in text
+
+
+SPADES_ONLY = '''
+from sdk import Bot
+
+
+class SpadesOnly(Bot):
+    name = "spades-only"
+    games = ("spades",)
+
+    def choose(self, view, legal_actions):
+        return legal_actions[0]
+'''
+
+
+@pytest.mark.e2e
+def test_a_hosted_bot_is_left_out_of_a_game_it_does_not_play(tmp_path) -> None:
+    """A --bot folder is measured in each game it plays, as a bundled bot is: a learned
+    Spades policy in the full table (all three games) ended in a ConfigError traceback at
+    Spot, and the Spades row already measured was lost with it."""
+    bot = tmp_path / "spades_only.py"
+    bot.write_text(SPADES_ONLY)
+    said: list[str] = []
+    rows = strength.measure([str(bot)], deals=2, seed=1, jobs=1, say=said.append, games=("spot",),
+                            hosted=frozenset({str(bot)}))
+    assert rows == []
+    assert said[-1] == f"spot: {bot} left out: bot '{bot}' does not play spot (it plays spades)"
