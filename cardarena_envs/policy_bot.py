@@ -18,6 +18,7 @@ import json
 import os
 from pathlib import Path
 
+from cardarena.games.options import options_to_dict
 from sdk import Bot
 from sdk.encoding import encoder
 
@@ -34,6 +35,18 @@ def load_policy(path: str | os.PathLike) -> dict:
     if not isinstance(policy, dict) or policy.get("format") != FORMAT:
         raise ValueError(f"{path} is not a {FORMAT} policy")
     return policy
+
+
+def _options_apart(trained: dict, enc) -> str:
+    """The options the policy was trained with that this match's encoder ``enc`` does not
+    have, and the match's: the sizes alone ("1307 values; this match's has 1364") left
+    the trainer to find which option (Spot's ``players``) moved them."""
+    now = json.loads(json.dumps(options_to_dict(enc.options), default=str))
+    apart = sorted(k for k in trained.keys() | now.keys() if trained.get(k) != now.get(k))
+    if not apart:
+        return ""
+    said = lambda opts: ", ".join(f"{k}={json.dumps(opts.get(k))}" for k in apart)  # noqa: E731
+    return f" ({said(trained)}; this match: {said(now)})"
 
 
 class LinearPolicyBot(Bot):
@@ -58,8 +71,9 @@ class LinearPolicyBot(Bot):
         self.enc = encoder(info.game, info.options)
         if (self.enc.size, self.enc.num_actions) != (self.policy["size"], self.policy["num_actions"]):
             raise ValueError(
-                f"the policy was trained for {self.policy['game']} with an encoding of {self.policy['size']} values and "
-                f"{self.policy['num_actions']} actions; this match's has {self.enc.size} and {self.enc.num_actions}")
+                f"the policy was trained for {self.policy['game']}{_options_apart(self.policy['options'], self.enc)} "
+                f"with an encoding of {self.policy['size']} values and {self.policy['num_actions']} actions; this "
+                f"match's has {self.enc.size} and {self.enc.num_actions}")
 
     def score(self, x: list[float], index: int) -> float:
         row = self.rows.get(index)

@@ -1,5 +1,6 @@
-"""`python -m cardarena_envs.train` on bad input: the trainer says what is wrong in one
-line, before it spends the training (the learned bot end to end: test_learned_bot.py)."""
+"""`python -m cardarena_envs.train` and the bot it writes on bad input: the trainer says
+what is wrong in one line, before it spends the training, and the bot names the options
+its policy does not fit (the learned bot end to end: test_learned_bot.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import pytest
 
 pytest.importorskip("numpy", reason="the envs extra (pip install -e '.[envs]'); make test installs it")
 
-from cardarena_envs.train import main  # noqa: E402
+from cardarena.records import MatchInfo  # noqa: E402
+from cardarena_envs.policy_bot import LinearPolicyBot  # noqa: E402
+from cardarena_envs.train import main, train, write_bot  # noqa: E402
 
 
 def test_a_teacher_that_does_not_play_the_game_is_refused(capsys, tmp_path) -> None:
@@ -66,3 +69,15 @@ def test_without_numpy_the_trainer_says_how_to_install_it(monkeypatch, capsys) -
                                        "pip install 'card-arena-sdk[envs]' (a checkout: pip install -e '.[envs]')\n")
     with pytest.raises(ModuleNotFoundError, match=r"needs numpy, of the envs extra: pip install"):
         importlib.import_module("cardarena_envs.train")  # imported as a library: the same words, raised
+
+
+def test_a_policy_played_with_other_options_names_them(tmp_path) -> None:
+    """A Spot policy of three players at a table of four: the sizes alone (1307 values, this
+    match's 1364) did not say that ``players`` was what moved them."""
+    policy, _ = train("spot", {"players": 3, "hands": 1}, teacher="random", episodes=1, holdout=0)
+    bot = LinearPolicyBot(write_bot(policy, tmp_path / "spotbot") / "policy.json")
+    info = MatchInfo(match_id="t", game="spot", options={"players": 4, "hands": 1}, seat=0, num_seats=4,
+                     teams=((0,), (1,), (2,), (3,)))
+    with pytest.raises(ValueError, match=r"^the policy was trained for spot \(players=3; this match: players=4\) "
+                                         r"with an encoding of \d+ values"):
+        bot.on_match_start(info)
