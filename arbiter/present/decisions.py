@@ -160,6 +160,26 @@ def _differs(key: tuple[str, str], began: tuple[str, str]) -> str:
             f"{', '.join(f'{o}={json.dumps(first.get(o))}' for o in diff)}")
 
 
+def require_one_encoding(selection: Selection) -> None:
+    """ExportError, before any match is stepped, if the selection's tournaments have two
+    encodings (another game or option set): each tournament's first match says its own.
+    ``rows_of`` checks every match as it goes, but found a Spot tournament after every
+    match of the Spades ones before it (an export of a whole store: minutes, then refused)."""
+    firsts: dict[int, tuple[TournamentRow, MatchRow]] = {}
+    for tour, row in selection.matches:
+        firsts.setdefault(tour.id, (tour, row))
+    began = None
+    for tour, row in firsts.values():
+        record, _ = selection.store.read_match(row.match_id)  # its game and options: nothing of it is written
+        key = _encoding_key(record)
+        if began is None:
+            began = (key, tour)
+        elif key != began[0]:
+            raise ExportError(
+                f"tournament {tour.name!r} is {_differs(key, began[0])} (tournament {began[1].name!r}): one file "
+                "holds one encoding; export one tournament at a time (--tournament NAME)")
+
+
 def rows_of(selection: Selection, on_match: Callable[[int, int], None] | None = None
             ) -> Iterator[tuple[Encoder, MatchRecord, list[Decision]]]:
     """Each selected match's decisions with its encoder and record; ExportError if two
@@ -236,6 +256,7 @@ def export(store: Store, path: str | os.PathLike, tournaments: Sequence[str] = (
     if not selection.matches:
         said = "; ".join(selection.withheld) or _nothing_stored(store, tournaments)
         raise ExportError(f"no match to export ({said})")
+    require_one_encoding(selection)
     writer = None
     pending: list[Decision] = []
     count = 0

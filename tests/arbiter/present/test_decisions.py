@@ -232,3 +232,17 @@ def test_a_stored_record_that_does_not_replay_is_named_not_a_traceback(tmp_path)
     assert res.exit_code == 2, res.output
     assert f"match {record.match_id} of tournament 'bad' does not replay" in " ".join(res.output.split()), res.output
     assert "Traceback" not in res.output and not out.exists()
+
+
+def test_two_encodings_are_refused_before_any_match_is_stepped(store_path, tmp_path) -> None:
+    """club (Spades) then spot: the export stepped every match of club before it met spot's
+    and refused; a store's whole export could take minutes before its refusal. Each
+    tournament's first match is read first, and the refusal names both tournaments."""
+    db, _ = store_path
+    stepped: list[int] = []
+    with Store(db, read_only=True) as store:
+        with pytest.raises(dx.ExportError) as mixed:
+            dx.export(store, tmp_path / "all.parquet", on_match=lambda n, total: stepped.append(n))
+    assert stepped == []
+    assert str(mixed.value) == ("tournament 'spot' is spot, but the export began with spades (tournament 'club'): one "
+                                "file holds one encoding; export one tournament at a time (--tournament NAME)")
