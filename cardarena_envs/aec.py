@@ -19,7 +19,8 @@ class CardArenaEnv(AECEnv):
 
     ``game``: ``spades``, ``spite-and-malice`` or ``spot``; ``options``/``preset`` as in
     ``arbiter rules GAME`` (a bad one is the engine's ConfigError, naming it); ``seed``:
-    the deal of the first ``reset()`` without a seed (later ones draw from it).
+    as if the first ``reset()`` were ``reset(seed=seed)`` (its deal, and the later ones
+    drawn from it), unless that reset names a seed of its own.
     """
 
     metadata = {"name": "cardarena_v0", "render_modes": ["ansi"], "is_parallelizable": False}
@@ -56,9 +57,17 @@ class CardArenaEnv(AECEnv):
         return self._act_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        if seed is None:
-            seed = self._first_seed if self._first_seed is not None else self._seeds.randrange(2**63)
-            self._first_seed = None
+        """A new episode: deal ``seed``, which also seeds the deals of the resets after it
+        without one (Gymnasium's rule: ``reset(seed=S)`` once, then ``reset()`` per episode,
+        is one reproducible sequence of deals); without a seed, the constructor's for the
+        first reset, then the next deal drawn."""
+        if seed is not None:
+            self._seeds = random.Random(seed)
+            self._first_seed = None  # a seed given now comes before the constructor's
+        elif self._first_seed is not None:
+            seed, self._first_seed = self._first_seed, None
+        else:
+            seed = self._seeds.randrange(2**63)
         self.deal_seed = seed
         self.state = self.game.new_initial_state(seed)
         self._legal_now = None

@@ -111,3 +111,24 @@ def test_bad_input_is_a_clear_error() -> None:
         raw_env("spades", options={"deals": 0})
     with pytest.raises(ValueError, match="render_mode"):
         raw_env("spot", render_mode="human")
+
+
+def test_a_seeded_reset_seeds_the_resets_after_it() -> None:
+    """Gymnasium's rule, the usual training loop: ``reset(seed=S)`` once, then ``reset()``
+    each episode. The resets after a seeded one drew from the unseeded constructor's
+    generator (a new sequence each run), or went back to the constructor's seed."""
+    def deals(e, first: int) -> list:
+        e.reset(seed=first)
+        out = [e.deal_seed]
+        for _ in range(3):
+            e.reset()
+            out.append(e.deal_seed)
+        return out
+
+    a = deals(raw_env("spades", options={"deals": 1}), 42)
+    assert a == deals(raw_env("spades", options={"deals": 1}), 42) and a[0] == 42 and len(set(a)) == 4
+    assert a[1:] != deals(raw_env("spades", options={"deals": 1}), 43)[1:]
+    assert deals(raw_env("spades", options={"deals": 1}, seed=7), 42) == a  # the seed named at the reset wins
+    constructed = raw_env("spades", options={"deals": 1}, seed=42)
+    constructed.reset()
+    assert [constructed.deal_seed] + [constructed.reset() or constructed.deal_seed for _ in range(3)] == a
