@@ -23,7 +23,8 @@ A bot plays with the same encoder: ``sdk.encoding.encoder(info.game, info.option
 Rewards are 0 until the game ends, then each seat's ``Outcome.scores`` entry, in the
 game's own units (Spades: the side's total score, Spot: net units won, Spite and Malice:
 1 / 0.5 / 0 or series points). ``reset(seed=S)`` deals the engine's deal ``S``, so a
-seeded episode is the same match ``arbiter play GAME ... --seed S`` plays. The engines end
+seeded episode is the same match ``arbiter play GAME ... --seed S`` plays; the resets
+after it without a seed deal a sequence drawn from ``S`` (Gymnasium's rule). The engines end
 every game (their turn-limit guards), so episodes terminate and are never truncated.
 
 A learned bot end to end: ``python -m cardarena_envs.train`` (``--help``) trains a linear
