@@ -38,8 +38,19 @@ from __future__ import annotations
 import json
 import random
 
-import numpy as np
-import pyspiel
+from cardarena_envs import missing_extra
+
+try:
+    import numpy as np
+    import pyspiel
+except ModuleNotFoundError as _exc:  # said with how to install it, not a bare "No module named 'pyspiel'"
+    if _exc.name == "pyspiel":
+        raise ModuleNotFoundError(
+            "cardarena_envs.openspiel needs open-spiel, which no extra installs: pip install open-spiel (in this "
+            "checkout, make bench-env makes .venv-bench with it)", name="pyspiel") from None
+    if (_said := missing_extra("cardarena_envs.openspiel", _exc)) is not None:
+        raise _said from None
+    raise
 
 from cardarena.games import GAMES as REGISTERED
 from cardarena.games import facts, get_game

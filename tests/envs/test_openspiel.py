@@ -4,7 +4,9 @@ dependency of .venv): skipped only where open-spiel cannot be installed."""
 
 from __future__ import annotations
 
+import importlib
 import subprocess
+import sys
 
 import pytest
 
@@ -66,3 +68,17 @@ def test_the_games_play_through_openspiel_with_the_engines_outcome_and_resamplin
     assert len(lines) == 4, done.stdout
     scores = [float(x) for x in lines[3].split("(")[1].rstrip(")").split(",")]
     assert scores[0] > scores[1], lines[3]  # the search's side beats random
+
+
+@pytest.mark.parametrize(("missing", "said"), [
+    ("pyspiel", "cardarena_envs.openspiel needs open-spiel, which no extra installs: pip install open-spiel"),
+    ("numpy", "cardarena_envs.openspiel needs numpy, of the envs extra: pip install 'card-arena-sdk[envs]'"),
+], ids=["open-spiel", "numpy"])
+def test_without_open_spiel_the_import_says_how_to_install_it(monkeypatch, missing, said) -> None:
+    """The README's `import cardarena_envs.openspiel` outside .venv-bench ended in a bare
+    "No module named 'pyspiel'"."""
+    monkeypatch.setitem(sys.modules, missing, None)  # what an import of a missing package meets
+    monkeypatch.delitem(sys.modules, "cardarena_envs.openspiel", raising=False)
+    with pytest.raises(ModuleNotFoundError) as missed:
+        importlib.import_module("cardarena_envs.openspiel")
+    assert str(missed.value).startswith(said) and missed.value.name == missing
