@@ -37,16 +37,17 @@ def load_policy(path: str | os.PathLike) -> dict:
     return policy
 
 
-def _options_apart(trained: dict, enc) -> str:
-    """The options the policy was trained with that this match's encoder ``enc`` does not
-    have, and the match's: the sizes alone ("1307 values; this match's has 1364") left
-    the trainer to find which option (Spot's ``players``) moved them."""
+def options_apart(trained: dict, enc) -> tuple[str, str] | None:
+    """The options the policy was trained with that the encoder ``enc`` does not have, and
+    ``enc``'s, as ``KEY=VALUE, ...`` texts (None if none differ): the sizes alone ("1307
+    values; this match's has 1364") left the trainer to find which option (Spot's
+    ``players``) moved them."""
     now = json.loads(json.dumps(options_to_dict(enc.options), default=str))
     apart = sorted(k for k in trained.keys() | now.keys() if trained.get(k) != now.get(k))
     if not apart:
-        return ""
+        return None
     said = lambda opts: ", ".join(f"{k}={json.dumps(opts.get(k))}" for k in apart)  # noqa: E731
-    return f" ({said(trained)}; this match: {said(now)})"
+    return said(trained), said(now)
 
 
 class LinearPolicyBot(Bot):
@@ -70,8 +71,10 @@ class LinearPolicyBot(Bot):
     def on_match_start(self, info) -> None:
         self.enc = encoder(info.game, info.options)
         if (self.enc.size, self.enc.num_actions) != (self.policy["size"], self.policy["num_actions"]):
+            apart = options_apart(self.policy["options"], self.enc)
+            which = f" ({apart[0]}; this match: {apart[1]})" if apart else ""
             raise ValueError(
-                f"the policy was trained for {self.policy['game']}{_options_apart(self.policy['options'], self.enc)} "
+                f"the policy was trained for {self.policy['game']}{which} "
                 f"with an encoding of {self.policy['size']} values and {self.policy['num_actions']} actions; this "
                 f"match's has {self.enc.size} and {self.enc.num_actions}")
 

@@ -43,7 +43,7 @@ except ModuleNotFoundError as _exc:  # the envs extra is not installed: say how,
         raise SystemExit(2) from None
     raise _said from None
 
-from cardarena.games import GAMES, get_game  # noqa: E402
+from cardarena.games import GAMES, facts, get_game  # noqa: E402
 from cardarena.games.base import options_to_dict  # noqa: E402
 from cardarena.names import does_not_play  # noqa: E402
 from sdk import Bot  # noqa: E402
@@ -200,6 +200,21 @@ def out_problem(out: str | Path) -> str | None:
     return None
 
 
+def check_note(policy: dict) -> str | None:
+    """What to know before ``arbiter bots check`` or a submission, when the policy's encoding
+    has another shape than at the options they ask its game at (each game's standard ones,
+    ``facts("smoke_options")``: Spot with four players): the bot refuses those matches, so
+    the check fails and a submission is refused, though it plays its own tables well."""
+    standard = encoder_for_game(get_game(policy["game"], dict(facts("smoke_options")[policy["game"]])))
+    if (standard.size, standard.num_actions) == (policy["size"], policy["num_actions"]):
+        return None
+    apart = policy_bot.options_apart(policy["options"], standard)
+    mine, theirs = apart if apart else ("these options", "its standard options")
+    return (f"note: arbiter bots check (and so a submission) asks {policy['game']} with {theirs}, an encoding of another "
+            f"shape than this bot's ({mine}): the bot refuses those matches, so the check fails; train with those "
+            "options to submit it")
+
+
 def _option(text: str) -> tuple[str, str]:
     """``KEY=VALUE`` as ``arbiter play -o`` takes it (the engine reads the value's text)."""
     key, sep, value = text.partition("=")
@@ -237,6 +252,8 @@ def main(argv: list[str] | None = None) -> int:
     matches = f"{args.episodes} match{'' if args.episodes == 1 else 'es'}"
     print(f"{folder}: {len(policy['rows'])} actions learned from {matches} of {args.teacher}; "
           f"agrees with it on {agree:.0%} of held-out decisions")
+    if note := check_note(policy):
+        print(note, file=sys.stderr)
     return 0
 
 

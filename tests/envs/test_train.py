@@ -14,7 +14,7 @@ pytest.importorskip("numpy", reason="the envs extra (pip install -e '.[envs]'); 
 
 from cardarena.records import MatchInfo  # noqa: E402
 from cardarena_envs.policy_bot import LinearPolicyBot  # noqa: E402
-from cardarena_envs.train import main, train, write_bot  # noqa: E402
+from cardarena_envs.train import check_note, main, train, write_bot  # noqa: E402
 
 
 def test_a_teacher_that_does_not_play_the_game_is_refused(capsys, tmp_path) -> None:
@@ -44,11 +44,10 @@ def test_an_unusable_out_folder_is_refused_before_the_training(capsys, tmp_path)
 
 
 def test_a_learned_bots_folder_is_trained_again(capsys, tmp_path) -> None:
-    out = tmp_path / "mybot"
-    for _ in range(2):
-        assert main(["spades", "--episodes", "1", "-o", "deals=1", "--out", str(out)]) == 0
+    out = write_bot(train("spades", {"deals": 1}, episodes=1, holdout=0)[0], tmp_path / "mybot")
+    assert main(["spades", "--episodes", "1", "-o", "deals=1", "--out", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["bot.py", "policy.json"]
-    assert capsys.readouterr().out.count("learned from 1 match of heuristic;") == 2  # not "1 matches"
+    assert "learned from 1 match of heuristic;" in capsys.readouterr().out  # not "1 matches"
 
 
 def test_a_negative_seed_is_named(capsys) -> None:
@@ -81,3 +80,17 @@ def test_a_policy_played_with_other_options_names_them(tmp_path) -> None:
     with pytest.raises(ValueError, match=r"^the policy was trained for spot \(players=3; this match: players=4\) "
                                          r"with an encoding of \d+ values"):
         bot.on_match_start(info)
+
+
+def test_a_bot_the_self_test_will_refuse_is_said_at_the_training(capsys, tmp_path) -> None:
+    """A Spot policy of three players failed `arbiter bots check` (and so its submission),
+    which asks Spot with four: the README's "a bot like any other" held for Spades only,
+    and nothing said so until the check."""
+    assert main(["spot", "--teacher", "heuristic", "--episodes", "1", "-o", "players=3", "-o", "hands=1",
+                 "--out", str(tmp_path / "three")]) == 0
+    assert capsys.readouterr().err == (
+        "note: arbiter bots check (and so a submission) asks spot with players=4, an encoding of another shape than "
+        "this bot's (players=3): the bot refuses those matches, so the check fails; train with those options to "
+        "submit it\n")
+    policy, _ = train("spot", {"hands": 2}, teacher="heuristic", episodes=1, holdout=0)
+    assert check_note(policy) is None  # two hands: the same shape as the check's one
