@@ -1134,14 +1134,18 @@ class Store:
         """Commit one finished match after the batch's last stored one (a batch of single
         matches, ``play:GAME``), its index read in the same transaction as it is written, so
         that matches kept at once by several writers (two ``arbiter play``, /play's tables)
-        each get their own; the index it was stored at."""
-        return self.save_matches(tournament_id, [(None, 0, 0, record, 0, 0, ())])
+        each get their own; the index it was stored at. Each single match is a deal of its
+        own: its deal number is its index (all at deal 0, the standings counted a batch of
+        any size as one deal, "too few deals" for an interval, and the dataset export's
+        ``deal`` column said every match of it was one deal's seating)."""
+        return self.save_matches(tournament_id, [(None, None, 0, record, 0, 0, ())])
 
     def save_matches(self, tournament_id: int,
-                     matches: Sequence[tuple[int | None, int, int, MatchRecord, int, int, Sequence[str]]]) -> int:
+                     matches: Sequence[tuple[int | None, int | None, int, MatchRecord, int, int, Sequence[str]]]) -> int:
         """Commit finished matches of a tournament, each ``(idx, deal, rotation, record, round,
         table, sides)``, in one transaction: all or none (``save_match`` is one of them); an
-        idx of None is the one after the batch's last stored match (``append_match``).
+        idx of None is the one after the batch's last stored match (``append_match``), a deal
+        of None the same number as the idx.
         StoreError if an index is already stored. The first match's index."""
         rows = []
         for idx, deal, rotation, record, round_, table, sides in matches:
@@ -1158,6 +1162,7 @@ class Store:
                     (after,) = db.execute("SELECT COALESCE(MAX(idx) + 1, 0) FROM matches WHERE tournament_id = ?",
                                           (tournament_id,)).fetchone()
                     rows = [(r[0], after + k, *r[2:]) if r[1] is None else r for k, r in enumerate(rows)]
+                rows = [(*r[:3], r[1], *r[4:]) if r[3] is None else r for r in rows]
                 (last,) = db.execute("SELECT COALESCE(MAX(id), 0) FROM matches").fetchone()
                 db.executemany(f"INSERT INTO matches ({_MATCH_COLUMNS}, finished) VALUES ({', '.join('?' * 19)})", rows)
                 index_bots(db, "m.id > ?", (last,))

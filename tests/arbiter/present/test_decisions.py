@@ -246,3 +246,26 @@ def test_two_encodings_are_refused_before_any_match_is_stepped(store_path, tmp_p
     assert stepped == []
     assert str(mixed.value) == ("tournament 'spot' is spot, but the export began with spades (tournament 'club'): one "
                                 "file holds one encoding; export one tournament at a time (--tournament NAME)")
+
+
+def test_single_matches_are_each_a_deal_of_their_own(tmp_path) -> None:
+    """`arbiter play` keeps its matches in a batch of single matches (play:GAME), every one
+    of them stored at deal 0: the export's ``deal`` column said two matches of different
+    seeds were seatings of one deal (docs/datasets.md: "the seatings of one duplicate deal
+    share it"), and the standings counted the batch as one deal, never enough for an
+    interval however many matches it held."""
+    from arbiter.tournament.play import store_play
+
+    db = tmp_path / "arena.sqlite"
+    options = {"players": 3, "hands": 1}
+    for seed in (2, 4, 6, 8):
+        store_play(db, play_match("spot", [load_bot("heuristic"), load_bot("random"), load_bot("random")], seed=seed,
+                                  options=options))
+    with Store(db, read_only=True) as store:
+        dx.export(store, tmp_path / "play.parquet")
+    rows, _ = dx.read(tmp_path / "play.parquet")
+    assert sorted({(r.match_id, r.deal, r.seating) for r in rows}, key=lambda t: t[1]) == [
+        (m, d, 0) for d, m in enumerate(dict.fromkeys(r.match_id for r in rows))]
+    shown = CliRunner().invoke(app, ["standings", "play:spot(hands=1,players=3)", "--db", str(db)],
+                               env={"COLUMNS": "200"})
+    assert shown.exit_code == 0 and "too few deals" not in shown.output, shown.output  # 4 deals: an interval

@@ -184,6 +184,9 @@ def test_append_match_takes_the_index_after_the_last_one_as_it_writes(tmp_path):
         assert second.append_match(t.id, rec) == 1
         assert first.append_match(t.id, rec) == 2
         assert sorted(first.done_indices(t.id)) == [0, 1, 2]
+        # each single match a deal of its own: at deal 0 all, the standings counted the batch as
+        # one deal (never an interval) and the dataset export called them one deal's seatings
+        assert [(m.idx, m.deal, m.rotation) for m in first.matches(t.id, records=False)] == [(0, 0, 0), (1, 1, 0), (2, 2, 0)]
 
 
 def test_a_store_locked_past_the_timeout_is_called_busy_not_damaged(tmp_path) -> None:
