@@ -35,8 +35,8 @@ from cardarena.records import MatchRecord
 from cardarena.replay import ReplayError, step_record
 
 FORMAT = "cardarena-decisions/1"
-EXTRA_HINT = ("arbiter export --decisions writes Parquet with pyarrow, which is not installed: "
-              "pip install 'card-arena[data]' (or pip install pyarrow)")
+EXTRA_HINT = ("the decisions' Parquet files (arbiter export --decisions, and reading them back) need pyarrow, which "
+              "is not installed: pip install 'card-arena[data]' (or pip install pyarrow)")
 
 
 @dataclass(frozen=True)

@@ -269,3 +269,15 @@ def test_single_matches_are_each_a_deal_of_their_own(tmp_path) -> None:
     shown = CliRunner().invoke(app, ["standings", "play:spot(hands=1,players=3)", "--db", str(db)],
                                env={"COLUMNS": "200"})
     assert shown.exit_code == 0 and "too few deals" not in shown.output, shown.output  # 4 deals: an interval
+
+
+def test_reading_an_export_without_pyarrow_says_how_to_install_it(store_path, tmp_path, monkeypatch) -> None:
+    """read() said "arbiter export --decisions writes Parquet with pyarrow", to one who reads."""
+    db, _ = store_path
+    with Store(db, read_only=True) as store:
+        dx.export(store, tmp_path / "club.parquet", ["club"])
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    with pytest.raises(dx.ExportError, match=r"^the decisions' Parquet files \(arbiter export --decisions, and reading "
+                                             r"them back\) need pyarrow, which is not installed: pip install"):
+        dx.read(tmp_path / "club.parquet")
