@@ -56,11 +56,20 @@ def get_game(name: str, options: Mapping[str, Any] | None = None, preset: str | 
 def seat_options(game: str, options: Mapping[str, Any], preset: str | None, bots: int) -> dict[str, Any]:
     """``options`` with ``players`` set from the number of bots, where the game takes a
     number of players and none was given (``arbiter play spot random random``, the SDK's
-    ``play_match("spot", [a, b])``: 2 players)."""
+    ``play_match("spot", [a, b])``: 2 players).
+
+    Options that are not valid with the default number of players (Spite and Malice's
+    ``partnerships``, which needs 4 or 6) take it from the bots as well: four bots with
+    ``partnerships`` were refused as "needs 4 or 6 'players', got 2", the 2 being the
+    default, not what was given."""
     out = dict(options)
     if "players" in out or "players" not in {f.name for f in dataclasses.fields(game_class(game).Options)}:
         return out
-    if get_game(game, out, preset).num_seats != bots:
+    try:
+        seats = get_game(game, out, preset).num_seats
+    except ConfigError:
+        seats = None  # not valid as given: with the bots' number it may be (else get_game says why, with it)
+    if seats != bots:
         out["players"] = bots
     return out
 

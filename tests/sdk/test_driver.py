@@ -222,3 +222,16 @@ def test_the_harness_takes_the_number_of_players_from_the_bots_as_arbiter_play_d
     assert record.options["players"] == 3
     with pytest.raises(ValueError, match="seats 4 bots, got 2"):  # a number asked for is kept
         play_match("spot", [load_bot("random")] * 2, options={"players": 4})
+
+
+def test_the_number_of_players_comes_from_the_bots_where_the_default_is_not_valid():
+    """Four bots with ``partnerships`` (which needs 4 or 6 players) were refused with "needs
+    4 or 6 'players', got 2": the default number was validated before the bots' was taken,
+    by the harness and by ``arbiter play`` alike (one ``seat_options``)."""
+    from cardarena.games import ConfigError
+
+    record = play_match("spite-and-malice", [load_bot("random")] * 4, seed=1,
+                        options={"partnerships": True, "max_turns": 10})
+    assert record.options["players"] == 4 and record.options["partnerships"] is True
+    with pytest.raises(ConfigError, match="needs 4 or 6 'players', got 3"):  # the bots' number, named
+        play_match("spite-and-malice", [load_bot("random")] * 3, options={"partnerships": True})
