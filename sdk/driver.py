@@ -87,6 +87,17 @@ def _card_answer(card: Card, legal_actions: Sequence[Action]) -> str:
             + (f"; they are: {shown})" if shown else ")"))
 
 
+def _int_answer(answer: int, legal_actions: Sequence[Action]) -> str:
+    """Why an int is no answer: an index into ``legal_actions`` is named as the action to
+    return instead; one that is no index of them (``return 42`` of 13) is not, where
+    "legal_actions[42]" sent the author to an IndexError."""
+    if 0 <= answer < len(legal_actions):
+        return (f"choose returned the int {answer}, not an action: return one of legal_actions itself "
+                f"(legal_actions[{answer}], {legal_actions[answer]}), not its index")
+    return (f"choose returned the int {answer}, not an action (nor an index of the {len(legal_actions)} legal "
+            "actions): return one of legal_actions")
+
+
 def describe_failure(exc: BaseException, hook: str) -> str:
     """``RuntimeError: boom (mybot.py:12 in choose)``: the exception and the bot's own line
     (the innermost frame outside the SDK, the core and Python's library), and its traceback
@@ -272,8 +283,7 @@ class SeatDriver:
         elif isinstance(answer, Card):  # a card is an int: not to be taken for an index
             return Decision(failure=_card_answer(answer, legal_actions))
         elif isinstance(answer, int) and not isinstance(answer, bool):
-            return Decision(failure=f"choose returned the int {answer}, not an action: return one of legal_actions "
-                                    f"itself (legal_actions[{answer}]), not its index")
+            return Decision(failure=_int_answer(answer, legal_actions))
         else:
             kind = type(answer).__name__
             return Decision(failure=f"choose returned {'an' if kind[0] in 'aeiou' else 'a'} {kind}, not an action: "

@@ -146,9 +146,19 @@ def test_an_index_returned_for_an_action_is_told_as_an_index():
         def choose(self, view, legal_actions):
             return 0
 
-    failure = SeatDriver(Index(), _info()).decide(None, []).failure
+    state = get_game("spades", {"blind_nil": False}).new_initial_state(1)
+    legal = state.legal_actions()
+    failure = SeatDriver(Index(), _info()).decide(state.view(state.current_seat), legal).failure
     assert failure == ("choose returned the int 0, not an action: return one of legal_actions itself "
-                       "(legal_actions[0]), not its index"), failure
+                       f"(legal_actions[0], {legal[0]}), not its index"), failure
+
+    class NoIndex(Bot):  # no index of them: "legal_actions[42]" would be an IndexError
+        def choose(self, view, legal_actions):
+            return 42
+
+    failure = SeatDriver(NoIndex(), _info()).decide(state.view(state.current_seat), legal).failure
+    assert failure == (f"choose returned the int 42, not an action (nor an index of the {len(legal)} legal actions): "
+                       "return one of legal_actions"), failure
 
     class CardOnly(Bot):  # a card is an int too: not an index
         def choose(self, view, legal_actions):
