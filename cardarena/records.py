@@ -101,23 +101,47 @@ class MatchConfig:
 
 @dataclass(frozen=True)
 class MatchInfo:
-    """What a bot learns when a match starts."""
+    """What a bot learns when a match starts (``Bot.info``, ``on_match_start``).
+
+    Attributes:
+        match_id: the match's id (``arbiter replay MATCH_ID``).
+        game: ``"spades"``, ``"spite-and-malice"`` or ``"spot"``.
+        options: every option in force, by name (the game's defaults included: what
+            ``arbiter rules GAME`` lists), e.g. ``options["players"]``.
+        seat: this bot's seat, from 0.
+        num_seats: how many seats the match has.
+        teams: the seats grouped by side, e.g. ``((0, 2), (1, 3))`` in Spades; one seat
+            a side where each plays for itself.
+        seat_names: the name shown for the bot at each seat, by seat.
+        decision_ms: the per-decision limit in ms (0: none). Past it a decision draws on
+            the bank; with the bank spent, the decision has timed out.
+        bank_ms: the per-match time bank in ms (0: none), shared by all of the seat's
+            decisions.
+        seed: this bot's own seed for the match (``self.rng`` is seeded with it): one per
+            match and seat, never the deal seed, which it does not reveal.
+    """
 
     match_id: str
-    game: str  # "spades", "spite-and-malice", "spot"
-    options: dict[str, Any]  # the full option set in force
-    seat: int  # this bot's seat
+    game: str
+    options: dict[str, Any]
+    seat: int
     num_seats: int
-    teams: tuple[tuple[int, ...], ...]  # seats grouped by side
-    seat_names: tuple[str, ...] = ()  # bot name at each seat
-    decision_ms: int = 0  # per-decision limit (0: none)
-    bank_ms: int = 0  # per-match time bank (0: none)
-    seed: int = field(default=0)  # the bot's own RNG seed for this match (not the deal seed)
+    teams: tuple[tuple[int, ...], ...]
+    seat_names: tuple[str, ...] = ()
+    decision_ms: int = 0
+    bank_ms: int = 0
+    seed: int = field(default=0)
 
 
 @dataclass(frozen=True)
 class MatchResult:
-    """How a match ended, as the bot is told."""
+    """How a match ended, as the bot is told (``on_match_end``).
+
+    Attributes:
+        match_id: the match's id.
+        outcome: the ``Outcome``: every seat's score and rank, why it ended.
+        seat: this bot's seat (``outcome.ranks[result.seat]`` is its own rank).
+    """
 
     match_id: str
     outcome: Outcome

@@ -74,6 +74,12 @@ class Outcome:
     ``scores`` are the game's own numbers per seat (Spades: the side's total score,
     Spot: net units, Spite and Malice: series points or 1/0.5/0), ``ranks`` the
     placement per seat (1 = best; equal ranks are a tie; partners share a rank).
+    ``reason`` is why it ended (``EndReason``): by the rules, ``COMPLETED``,
+    ``STALEMATE`` or ``TURN_LIMIT`` (a termination guard such as ``max_turns``); when a
+    seat failed, ``FORFEIT_TIMEOUT``, ``FORFEIT_ILLEGAL``, ``FORFEIT_DISCONNECT`` or
+    ``FORFEIT_CRASH``: its side ranks last, every other side shares first, and every
+    score is 0; ``ABORTED`` when the arbiter stopped the match. ``detail`` says it in
+    words ("side A wins 178 to -960 after 3 deals").
     """
 
     scores: tuple[float, ...]

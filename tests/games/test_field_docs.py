@@ -89,3 +89,19 @@ def test_field_docs_parses_continuations_and_stops_at_the_section_end():
         """
 
     assert field_docs(Example) == {"a": "the first line, continued.", "b": "the second: with a colon."}
+
+
+def test_what_the_hooks_receive_describes_every_field():
+    """``pydoc sdk.MatchInfo`` showed its fields' names only (their words were ``#``
+    comments, which pydoc does not show): what ``decision_ms`` 0 means, what ``teams``
+    holds, that ``seed`` is not the deal seed; ``MatchResult`` likewise. And ``Outcome``
+    names every ``EndReason`` a bot may be told, with what a forfeit does to the scores."""
+    from sdk import MatchInfo, MatchResult, Outcome
+    from cardarena.games.base import EndReason
+
+    for cls in (MatchInfo, MatchResult):
+        docs = field_docs(cls)
+        assert [f.name for f in dataclasses.fields(cls) if not docs.get(f.name)] == [], cls.__name__
+        text = pydoc.render_doc(cls, renderer=pydoc.plaintext)
+        assert all(f"{name}: {doc.split()[0]}" in text for name, doc in docs.items()), cls.__name__
+    assert all(f"``{r.name}``" in Outcome.__doc__ for r in EndReason), Outcome.__doc__
