@@ -64,7 +64,12 @@ class Bot:
 
     A decision's clock (``info.decision_ms``, then ``info.bank_ms``) runs from the moment
     the arbiter sends the turn until the answer arrives: the ``on_events`` call before a
-    ``choose`` counts against it too.
+    ``choose`` counts against it too, and so does the bot's set-up for a match before its
+    first decision (the arbiter does not wait for it): the fresh copy, a deep copy of all
+    ``__init__`` put on ``self``, and ``on_match_start``. Keep large read-only data
+    (tables, weights) on the class or in a module global, loaded once: every copy shares
+    it and the process keeps it from match to match (one process may play many matches,
+    one after another or at once, so per-match state never belongs there).
 
     Diagnostics go to stderr (``print(..., file=sys.stderr)``): the arbiter keeps its tail in
     the match record when something goes wrong (a bot in the arbiter's own process,

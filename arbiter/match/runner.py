@@ -758,6 +758,11 @@ class _Runner:
         bank = self.bank_ms[seat]
         self.bank_ms[seat] = 0
         limit = f"the decision limit ({self.config.clock.decision_ms} ms) plus the bank ({bank} ms left), used up"
+        if not any(a.seat == seat for a in self.record.actions):
+            # the seat's set-up (its per-match copy of the bot, on_match_start) runs on this
+            # clock: a table loaded in __init__, deep-copied for the match, timed out here
+            # with nothing to say that it was not choose
+            limit += " (its first decision: the bot's per-match copy and on_match_start count too)"
         then = "your side forfeits" if policy.on_timeout is Policy.FORFEIT else f"{legal[0]} was played for you"
         await self._safe(client.reject(self.record.match_id, rid, "late", f"request {rid} timed out after {ms} ms: no answer within {limit}; {then}"))
         self._fail(seat, "timeout", f"no answer within {limit}", policy.on_timeout)

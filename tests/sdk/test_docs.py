@@ -217,3 +217,12 @@ def test_the_sdks_pages_import_only_what_the_sdks_package_has():
     assert "sdk.random_bot" in sdk.__doc__ and "sdk.random_bot" in sdk.harness.__doc__
     readme = " ".join((ROOT / "README.md").read_text().split())
     assert "both are the platform's, so with card-arena-sdk alone" not in readme
+
+
+def test_bot_says_its_set_up_runs_on_the_first_decisions_clock():
+    """A bot that loaded a table in ``__init__`` timed out on its first decision: the
+    per-match deep copy of it and ``on_match_start`` run on that clock, which pydoc did not
+    say, nor where data shared by every match belongs."""
+    doc = " ".join(sdk.bot.Bot.__doc__.split())
+    assert "set-up for a match before its first decision" in doc, doc
+    assert "deep copy of all ``__init__`` put on ``self``, and ``on_match_start``" in doc and "module global" in doc

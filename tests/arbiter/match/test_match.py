@@ -175,6 +175,30 @@ def test_the_time_bank_is_spent_past_the_decision_limit_then_the_seat_times_out(
     assert play_timed(41, clock=Clock(decision_ms=40, bank_ms=0)).outcome.reason is EndReason.FORFEIT_TIMEOUT
 
 
+class SlowFirstSeat(SlowSeat):
+    """Slow on its first decision only, as a bot whose set-up for the match is slow."""
+
+    async def decide(self, turn):
+        ms, self.ms = self.ms, 0
+        self.clock.advance(ms / 1000)
+        return await InProcessSeat.decide(self, turn)
+
+
+def test_a_first_decision_out_of_time_says_the_set_up_runs_on_its_clock():
+    """A bot whose ``__init__`` loaded a large table timed out on its first decision (the
+    per-match copy of the bot and ``on_match_start`` run on that clock: the MatchStart is not
+    waited for) and was told only "no answer within the decision limit", which sent its
+    author to ``choose``. The first decision's timeout says so; a later one does not."""
+    clock = ManualClock()
+    config = MatchConfig(game="spades", seed=1, options=SPADES_ONE_DEAL, clock=Clock(decision_ms=10, bank_ms=10))
+    seats = [SlowFirstSeat(50, clock)] + [InProcessSeat(RandomBot()) for _ in range(3)]
+    record = asyncio.run(run_match(config, seats, clock=clock))
+    assert record.outcome.reason is EndReason.FORFEIT_TIMEOUT
+    assert record.incidents[0].detail == (
+        "no answer within the decision limit (10 ms) plus the bank (10 ms left), used up (its first decision: the "
+        "bot's per-match copy and on_match_start count too)")
+
+
 def test_timeouts_under_the_default_policy_play_on():
     record = play_timed(30, clock=Clock(decision_ms=5, bank_ms=0),
                         policy=FailurePolicy.uniform(Policy.DEFAULT, max_strikes=100))
