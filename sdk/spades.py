@@ -20,6 +20,20 @@ What it exports (``__all__``; the engine's own, from ``cardarena.games.spades`` 
 - helpers: ``trick_winner``, ``power`` (a card's strength, 2 low .. A high),
   ``sort_cards``, ``partner``, ``side_of``; ``score_side`` (one side's deal scored, the
   engine's own rule: ``game.scoring`` of a configured game gives the options' values).
+
+Events (``Bot.on_events``), by ``kind``; ``seat`` is the seat it is about, ``cards``
+empty unless said, and an event with cards is private (``visible_to``) unless said:
+
+- ``deal``: a deal begins (``seat``: its dealer); ``hand``: the seat's own 13 cards,
+  once it may see them (at the deal, or when it looks);
+- ``look``: a seat looks at its hand; ``bid``: a seat's bid, in the text ("seat 1 bids
+  4", "bids nil", "bids blind_nil"; the view's ``seats[i].bid`` has it as a number);
+- ``exchange``: two partners will exchange cards (blind nil); ``give``: a seat hands
+  two cards to its partner, public without them, with them for the two partners;
+- ``play``: a card played to the trick (public, ``cards`` is that one card);
+  ``trick``: a trick is complete (``seat``: its winner);
+- ``score``: a side's deal scored (``seat`` None; the numbers are in
+  ``view.history``); ``game_over``: the game ended (``seat`` None).
 """
 
 from cardarena.games.spades import Bid, Give, Look, Phase, Play, SpadesDealRecord, SpadesDealResult, SpadesExchange, SpadesHand, SpadesPlayedCard, SpadesSeat, SpadesSide, SpadesSideResult, SpadesTrick, SpadesView, partner, power, side_of, sort_cards, trick_winner  # noqa: F401  (re-exported)

@@ -17,6 +17,19 @@ What it exports (``__all__``; the engine's own, from ``cardarena.games.spot`` an
 - cards: ``Card``, ``Suit``;
 - helpers: ``candidate_melds`` (every meld a hand can make), ``meld_kind``, ``fits`` (may
   a card be laid off on a meld), ``card_value``, ``spots`` (a hand's count).
+
+Events (``Bot.on_events``), by ``kind``; ``seat`` is the seat it is about (None for
+the table), and an event is public unless said:
+
+- ``hand_start``: a hand begins (dealer, first player, antes, pot in the text);
+  ``deal``: public with the counts, and each seat's own cards to it alone;
+- ``draw``: from the stock, public without the card and with it to the drawer alone;
+  from the discard pile, public with the card;
+- ``meld`` (``cards``: the new meld's), ``layoff`` (the card laid off), ``discard``
+  (the card discarded: the turn ends);
+- ``reveal``: at a hand's end, each seat's remaining cards; ``score``: the hand's
+  payments (``view.last_hand`` has them as numbers); ``pot``: a pot left at the end is
+  split; ``game_over``: the match ended.
 """
 
 from cardarena.games.cards import Card, Suit  # noqa: F401  (re-exported)

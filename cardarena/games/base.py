@@ -105,6 +105,8 @@ class Event:
     ``visible_to`` is None for a public event, else the seats that may see it. A forced
     event with a private part is emitted twice: a public one without the cards ("seat 2
     drew 1 card") and a private one with them for the seats entitled to them.
+    Each game's ``kind`` values, and what ``seat`` and ``cards`` hold in each: the Events
+    section of ``pydoc sdk.spades``, ``sdk.spite_and_malice``, ``sdk.spot``.
     """
 
     kind: str  # e.g. "deal", "bid", "play", "trick", "draw", "score", "game_over"

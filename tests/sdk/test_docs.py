@@ -226,3 +226,43 @@ def test_bot_says_its_set_up_runs_on_the_first_decisions_clock():
     doc = " ".join(sdk.bot.Bot.__doc__.split())
     assert "set-up for a match before its first decision" in doc, doc
     assert "deep copy of all ``__init__`` put on ``self``, and ``on_match_start``" in doc and "module global" in doc
+
+
+_KINDS_IN_SOURCE = r"""(?:Event|_emit|new_event|_event)\(\s*"(\w+)"|_record\([^)]*"(\w+)"\)"""
+
+
+@pytest.mark.parametrize("game, module, package, matches", [
+    ("spades", "sdk.spades", "spades", [(4, {"deals": 2}, None)]),
+    ("spot", "sdk.spot", "spot", [(3, {"hands": 2}, None)]),
+    ("spite-and-malice", "sdk.spite_and_malice", "spite_malice",
+     [(2, {"payoff_size": 3}, None), (3, {"payoff_size": 3}, "massachusetts"),
+      (2, {"payoff_size": 3, "loading": True, "center_limit": "unlimited", "recycle": "deferred"}, None)]),
+])
+def test_every_event_kind_is_told_in_the_games_sdk_module(game, module, package, matches):
+    """A bot that tracks the cards played reads ``on_events``, but nothing said which
+    ``Event.kind`` values a game has, nor what ``seat`` and ``cards`` hold in each: the
+    author had to print events to guess "play" and "trick". Every kind the engine emits
+    (in its source, and in matches played) is named in the game's SDK module."""
+    import importlib
+    import re
+
+    from sdk import Bot
+    from sdk.harness import play_match
+
+    doc = importlib.import_module(module).__doc__
+    told = set(re.findall(r"``(\w+)``", doc[doc.index("Events (``Bot.on_events``)"):]))
+    source = "".join(p.read_text() for p in (ROOT / "cardarena" / "games" / package).glob("*.py"))
+    kinds = {a or b for a, b in re.findall(_KINDS_IN_SOURCE, source)}
+    assert {"deal", "draw" if game == "spot" else "play", "game_over"} <= kinds, kinds  # the pattern finds the engine's events
+    seen: set[str] = set()
+
+    class Watcher(Bot):
+        def on_events(self, events):
+            seen.update(e.kind for e in events)
+
+        def choose(self, view, legal_actions):
+            return self.rng.choice(legal_actions)
+
+    for n, options, preset in matches:
+        play_match(game, [Watcher() for _ in range(n)], seed=2, options=options, preset=preset)
+    assert not (kinds | seen) - told, f"kinds not told in {module}: {sorted((kinds | seen) - told)}"
