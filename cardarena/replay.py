@@ -31,7 +31,7 @@ from typing import Any, Iterator
 from cardarena.games import Action, Event, Game, GameError, Outcome, State, events_for, get_game
 from cardarena.records import MatchRecord
 
-__all__ = ["ReplayError", "ReplayStep", "step_record", "verify_record", "replay_steps"]
+__all__ = ["ReplayError", "ReplayStep", "illegal_reason_at", "step_record", "verify_record", "replay_steps"]
 
 
 class ReplayError(Exception):
@@ -179,6 +179,17 @@ def step_record(record: MatchRecord, seat: int | None = None, full: bool = False
     # _walk finished without error: the result matches the record.
     assert last is not None
     yield dataclasses.replace(last, outcome=record.outcome)
+
+
+def illegal_reason_at(record: MatchRecord, step: int, action: Action) -> str:
+    """Why ``action`` is not legal after the first ``step`` actions of ``record``, in the
+    engine's words (``State.illegal_reason``: "play 9S: must follow suit (C)"); "" if it
+    is. For an author's own tools, as ``illegal_reason``: ``arbiter replay --bot`` said
+    only "NOT a legal action here" where the harness and the self-test say why."""
+    for i, state, _ in _walk(record):
+        if i == step:
+            return state.illegal_reason(action)
+    return ""
 
 
 def replay_steps(record: MatchRecord, seat: int | None = None, full: bool = False) -> list[ReplayStep]:

@@ -43,7 +43,7 @@ from arbiter.hosting.loading import game_names, load_bot
 from arbiter.hosting.inprocess import Decision, SeatDriver, bot_code
 from cardarena.games import Action, Event, get_game
 from cardarena.records import MatchInfo, MatchRecord, bot_seed_for
-from cardarena.replay import step_record
+from cardarena.replay import illegal_reason_at, step_record
 from cardarena.names import does_not_play
 
 __all__ = ["DecisionPoint", "Reask", "decisions", "decision_at", "match_info", "reask"]
@@ -123,7 +123,8 @@ class Reask:
 
     ``decision`` is the driver's ``Decision`` (None if the bot timed out or had exited
     before). ``chosen``: its action in notation ("" if none). ``legal``: whether it is
-    among the decision's legal actions. ``stderr``: what the bot wrote to stderr at this
+    among the decision's legal actions; ``why``: if it is not, the engine's reason.
+    ``stderr``: what the bot wrote to stderr at this
     decision (a raised exception's traceback in full). ``timed_out``: no answer within
     the limit; ``stack``: where the bot was then. ``note``: anything that happened before
     this decision that the reader must know (the bot exited or timed out earlier).
@@ -139,6 +140,7 @@ class Reask:
     timed_out: bool = False
     stack: str = ""
     note: str = ""
+    why: str = ""
 
     @property
     def same(self) -> bool:
@@ -222,4 +224,6 @@ def reask(record: MatchRecord, seat: int, at: int, bot: str, *, decision_ms: int
     ms = (time.perf_counter() - t0) * 1000
     note = "the seat was disconnected before this decision: the arbiter played for it" if gone else ""
     chosen = str(decision.action) if decision.action is not None else ""
-    return Reask(point, bot, decision, chosen, decision.action in point.legal, ms, buf.getvalue(), note=note)
+    legal = decision.action in point.legal
+    why = illegal_reason_at(record, point.step, decision.action) if decision.action is not None and not legal else ""
+    return Reask(point, bot, decision, chosen, legal, ms, buf.getvalue(), note=note, why=why)

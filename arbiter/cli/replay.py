@@ -313,12 +313,13 @@ def render_answer(answer: Reask) -> Group:
         why = (d.failure or d.malformed) if d is not None else "no answer"
         parts.append(Text(visible(f"{answer.bot} chooses: nothing: {why}"), style="bold red"))
     else:
+        why = f" ({answer.why.removeprefix(f'{answer.chosen}: ')})" if answer.why else ""
         verdict = "the same as played" if answer.same else ("differs from what was played" if answer.legal
-                                                            else "NOT a legal action here: the arbiter would refuse it")
-        parts.append(Text(f"{answer.bot} chooses: {answer.chosen}  ({verdict}; {answer.ms:.0f} ms)",
+                                                            else f"NOT a legal action here{why}: the arbiter would refuse it")
+        parts.append(Text(visible(f"{answer.bot} chooses: {answer.chosen}  ({verdict}; {answer.ms:.0f} ms)"),
                           style="bold green" if answer.legal else "bold red"))
-        if d is not None and d.notation:
-            parts.append(Text(f"  it answered the text {d.notation!r}", style="dim"))
+        if d is not None and d.notation and d.notation != answer.chosen:  # text, and how it was read
+            parts.append(Text(visible(f"  it answered the text {d.notation!r}"), style="dim"))
     if answer.stderr:
         parts.append(Text("its stderr at this decision:", style="bold"))
         parts.append(Text(visible(answer.stderr.rstrip())))

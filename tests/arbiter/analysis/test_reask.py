@@ -138,3 +138,28 @@ def test_a_decision_the_seat_did_not_have_is_named(tmp_path):
         decision_at(record, 2, 0)
     with pytest.raises(ValueError, match="seats 0 to 2"):
         list(decisions(record, 3))
+
+
+def test_an_illegal_answer_says_why_as_the_harness_does(tmp_path):
+    """Re-asked, an illegal answer was "NOT a legal action here" and no more, where the
+    harness and the self-test give the engine's reason: ``arbiter replay --bot`` is the
+    author's own tool too. The line "it answered the text ..." showed for an action
+    object as well (its notation, as chosen): it shows only a text read otherwise."""
+    from arbiter.cli.replay import render_answer
+    from rich.console import Console
+
+    bot = f"{ZOO}:ReturnIllegal"
+    record = stored(tmp_path, "spades", {"deals": 1}, [bot, "random", "random", "random"])
+    last = len(list(decisions(record, 0)))
+    answer = reask(record, 0, last, bot)
+    assert answer.chosen and not answer.legal
+    game = get_game(record.game, record.options)
+    state = game.new_initial_state(record.seed)
+    for ra in record.actions[:answer.point.step]:
+        state.apply(game.parse_action(ra.action))
+    assert answer.why and answer.why == state.illegal_reason(game.parse_action(answer.chosen))
+    console = Console(width=200, record=True)
+    console.print(render_answer(answer))
+    text = console.export_text()
+    assert f"NOT a legal action here ({answer.why.removeprefix(answer.chosen + ': ')})" in text, text
+    assert "answered the text" not in text, text
