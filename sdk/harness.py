@@ -32,7 +32,7 @@ A complete example (save it as ``try_mybot.py`` and run ``python try_mybot.py``)
     print(len(record.actions), "decisions")
 
 ``play_match`` seats ``bots[i]`` (a fresh copy per match, as the arbiter does) at seat
-``i``; the random bot comes with the SDK (``from sdk.random_bot import RandomBot``), the
+``i``, and refuses a bot whose ``games`` do not include the game, as the arbiter does; the random bot comes with the SDK (``from sdk.random_bot import RandomBot``), the
 other bundled bots (greedy, heuristic, search, dds) with the platform, card-arena
 (``load_bot("heuristic")``). Game names: ``spades``, ``spite-and-malice``, ``spot``;
 options and presets as in ``arbiter rules GAME``.
@@ -50,8 +50,9 @@ from typing import Any, Mapping, Sequence
 
 from cardarena.games import events_for, get_game, seat_options
 from cardarena.games.base import options_to_dict
+from cardarena.names import does_not_play
 from cardarena.records import Clock, MatchInfo, MatchRecord, MatchResult, RecordedAction, bot_seed_for
-from sdk.bot import Bot
+from sdk.bot import Bot, game_names
 from sdk.driver import SeatDriver
 
 
@@ -80,6 +81,9 @@ def play_match(
     if len(bots) != g.num_seats:
         raise ValueError(f"{game} with these options seats {g.num_seats} bots, got {len(bots)}")
     names = tuple(getattr(b, "name", "bot") for b in bots)
+    for seat, bot in enumerate(bots):  # as every match refuses it: a Spot bot played Spades here and crashed
+        if isinstance(bot, Bot) and not bot.plays(g.name):
+            raise ValueError(f"seat {seat}: {does_not_play(names[seat], g.name, game_names(bot.games))}")
     record = MatchRecord(match_id=f"local-{seed}", game=g.name, options=options_to_dict(g.options), seed=seed,
                          seat_names=names)
     state = g.new_initial_state(seed)

@@ -245,3 +245,22 @@ def test_the_number_of_players_comes_from_the_bots_where_the_default_is_not_vali
     assert record.options["players"] == 4 and record.options["partnerships"] is True
     with pytest.raises(ConfigError, match="needs 4 or 6 'players', got 3"):  # the bots' number, named
         play_match("spite-and-malice", [load_bot("random")] * 3, options={"partnerships": True})
+
+
+def test_the_harness_refuses_a_bot_for_a_game_it_does_not_play_as_the_arbiter_does():
+    """A Spot bot seated in Spades by ``play_match`` played it and crashed at its first
+    trick, where ``arbiter play`` refuses it before the match: the harness says the same."""
+
+    class SpotOnly(Bot):
+        name = "spotonly"
+        games = ("spot",)
+
+        def choose(self, view, legal_actions):
+            return legal_actions[0]
+
+    random = load_bot("random")
+    with pytest.raises(ValueError, match=r"seat 2: bot 'spotonly' does not play spades \(it plays spot\)"):
+        play_match("spades", [random, random, SpotOnly(), random], options={"deals": 1})
+    SpotOnly.games = ("spade",)  # a misspelt game is told as the arbiter tells it
+    with pytest.raises(ValueError, match="it plays spade, no game: did you mean 'spades'"):
+        play_match("spades", [SpotOnly(), random, random, random], options={"deals": 1})
