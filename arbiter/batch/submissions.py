@@ -19,7 +19,7 @@ from arbiter import metrics
 from arbiter.batch import vetcache
 from arbiter.hosting import botenv
 from arbiter.hosting import sandbox as sb
-from arbiter.hosting.botcheck import SMOKE_OPTIONS, Check, Report, contract_problems
+from arbiter.hosting.botcheck import NOT_DETERMINISTIC_FIX, SMOKE_OPTIONS, Check, Report, contract_problems
 from arbiter.batch.engine import play_batch
 from arbiter.batch.plan import PlannedMatch
 from arbiter.batch.venue import HOSTED, open_venue
@@ -257,7 +257,7 @@ async def _verify(path: Path, report: Report, decision_ms: int, bank_ms: int, se
                     elif differ is not None or len(mine[0]) != len(mine[1]):
                         at = "" if differ is None else f" (first difference at its decision {differ + 1}: {mine[0][differ]} then {mine[1][differ]})"
                         report.add("deterministic", False, f"declared deterministic, but a fresh process played the same "
-                                   f"{game} match (seed {seed}) differently{at}")
+                                   f"{game} match (seed {seed}) differently{at}: {NOT_DETERMINISTIC_FIX}")
                     else:
                         report.add("deterministic", True,
                                    f"a fresh process replayed its {len(mine[0])} decisions of the {game} match")

@@ -75,6 +75,12 @@ class Report:
         return r
 
 
+#: What a bot declared deterministic that answered differently does about it: the one
+#: wording of both determinism checks (this self-test's and the submission's fresh process).
+NOT_DETERMINISTIC_FIX = ("draw every random choice from self.rng (seeded per match), not the random module or the "
+                         "clock, and keep no state from match to match; or declare deterministic = False")
+
+
 def _short_exc(exc: BaseException) -> str:
     tb = traceback.extract_tb(exc.__traceback__)
     where = f" at {tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else ""
@@ -227,9 +233,11 @@ def run_checks(spec: str, positions: int = 200, decision_ms: int = 2000, games: 
                 first, _ = _playout(bot, game, 12345, n, decision_ms)
                 second, _ = _playout(bot, game, 12345, n, decision_ms, disturb=True)
                 same = first == second
-                where = next((i for i, (x, y) in enumerate(zip(first, second)) if x != y), None)
+                where = next((i for i, (x, y) in enumerate(zip(first, second)) if x != y), min(len(first), len(second)))
+                shown = lambda a: repr(a[where]) if where < len(a) else "no answer"  # noqa: E731
                 report.add(f"deterministic:{game}", same, f"{len(first)} answers identical under the same seed" if same
-                           else f"answers differ at decision {where}: {first[where]!r} vs {second[where]!r}")
+                           else f"answers differ at decision {where + 1} under the same seed: {shown(first)} vs "
+                                f"{shown(second)}: {NOT_DETERMINISTIC_FIX}")
             except _Crashed as exc:
                 report.add(f"deterministic:{game}", False, f"crashed: {exc}")
             except BaseException as exc:  # noqa: BLE001

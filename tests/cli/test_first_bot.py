@@ -353,3 +353,21 @@ def test_a_bot_whose_games_misspell_the_game_is_told_which_game_it_meant(tmp_pat
     assert r.returncode == 2 and "(it plays spite_and_malice, no game: did you mean 'spite-and-malice'?)" in said, said
     assert does_not_play("b", "spades", ("spot", "*")) == "bot 'b' does not play spades (it plays spot, *)"
     assert does_not_play("b", "spot", ()) == "bot 'b' does not play spot (it plays no game)"
+
+
+def test_a_bot_declared_deterministic_that_is_not_is_told_how_to_fix_it(tmp_path):
+    """``deterministic = True`` with ``random.choice`` failed the self-test as "answers
+    differ at decision 0: 'discard JH' vs 'discard 2C'": counted from 0 where every other
+    message counts decisions from 1, and nothing said what makes a bot deterministic."""
+    from arbiter.hosting.botcheck import NOT_DETERMINISTIC_FIX, run_checks
+
+    path = tmp_path / "globalrand.py"
+    path.write_text("import random\nfrom sdk import Bot\n\n\nclass G(Bot):\n    name = 'globalrand'\n"
+                    "    games = ('spot',)\n    deterministic = True\n\n    def choose(self, view, legal_actions):\n"
+                    "        return random.choice(legal_actions)\n")
+    report = run_checks(str(path), positions=20)
+    check = next(c for c in report.checks if c.name == "deterministic:spot")
+    import re
+
+    assert not check.ok and re.match(r"answers differ at decision [1-9]\d* under the same seed: ", check.detail), check.detail
+    assert check.detail.endswith(NOT_DETERMINISTIC_FIX) and "self.rng" in NOT_DETERMINISTIC_FIX
