@@ -221,4 +221,21 @@ def _make(cls: type[Bot], path: Path | None) -> Bot:
         return cls()
     except Exception as exc:  # noqa: BLE001 - the bot's own code
         detail = import_failure(path, exc) if path is not None else f"{type(exc).__name__}: {exc}"
-        raise BotLoadError(f"{cls.__name__}() could not be made (a bot is made with no arguments): {detail}") from exc
+        raise BotLoadError(f"{cls.__name__}() could not be made{_why_not_made(cls, exc)}: {detail}") from exc
+
+
+def _why_not_made(cls: type, exc: Exception) -> str:
+    """What the author can do about ``cls()`` raising ``exc``, where it is known: "(a bot is
+    made with no arguments)" was said of every failure, a missing file too, and sent the
+    author of an ``__init__`` that opened "weights.json" to look at its arguments."""
+    try:
+        inspect.signature(cls).bind()
+    except TypeError:
+        return " (a bot is made with no arguments)"
+    except ValueError:  # no signature to read
+        pass
+    name = getattr(exc, "filename", None)
+    if isinstance(exc, FileNotFoundError) and isinstance(name, str) and not Path(name).is_absolute():
+        return (f" (a file of the bot's own is read beside it, Path(__file__).parent / {name!r}: the current "
+                "directory is not the bot's folder where the arbiter runs it)")
+    return ""

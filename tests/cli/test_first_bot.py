@@ -371,3 +371,25 @@ def test_a_bot_declared_deterministic_that_is_not_is_told_how_to_fix_it(tmp_path
 
     assert not check.ok and re.match(r"answers differ at decision [1-9]\d* under the same seed: ", check.detail), check.detail
     assert check.detail.endswith(NOT_DETERMINISTIC_FIX) and "self.rng" in NOT_DETERMINISTIC_FIX
+
+
+def test_a_bot_that_cannot_be_made_is_told_what_to_look_at(tmp_path, monkeypatch):
+    """``__init__`` opening "weights.json" by a relative path failed as "I() could not be
+    made (a bot is made with no arguments): ... FileNotFoundError": the words pointed at
+    the arguments, when the file is read from the current directory, which is not the
+    bot's folder where the arbiter runs it. Arguments are named only when they are it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bots").mkdir()
+    weights = tmp_path / "bots" / "weighty.py"
+    weights.write_text("from sdk import Bot\n\n\nclass W(Bot):\n    def __init__(self):\n        super().__init__()\n"
+                       "        self.table = open('weights.json').read()\n\n    def choose(self, view, legal_actions):\n"
+                       "        return legal_actions[0]\n")
+    with pytest.raises(BotLoadError) as err:
+        load_bot(str(weights))
+    text = str(err.value)
+    assert "no arguments" not in text and "Path(__file__).parent / 'weights.json'" in text, text
+    args = tmp_path / "bots" / "argy.py"
+    args.write_text("from sdk import Bot\n\n\nclass A(Bot):\n    def __init__(self, depth):\n        super().__init__()\n\n"
+                    "    def choose(self, view, legal_actions):\n        return legal_actions[0]\n")
+    with pytest.raises(BotLoadError, match=r"A\(\) could not be made \(a bot is made with no arguments\)"):
+        load_bot(str(args))
