@@ -104,7 +104,8 @@ def play_match(
         if decision.failure:
             raise HarnessError(f"{where}: {decision.failure}")
         if decision.malformed:
-            raise HarnessError(f"{where}: {decision.notation!r} is not an action of {g.name}: {decision.malformed}")
+            # the parser's words name the text already ("'play ZZ': unknown card 'ZZ'")
+            raise HarnessError(f"{where}: not an action of {g.name}: {decision.malformed}")
         if decision.action not in legal:
             why = state.illegal_reason(decision.action)  # the engine's, from this seat's own information
             raise HarnessError(f"{where}: {decision.notation or decision.action!r} is not one of the {len(legal)} "

@@ -264,3 +264,17 @@ def test_the_harness_refuses_a_bot_for_a_game_it_does_not_play_as_the_arbiter_do
     SpotOnly.games = ("spade",)  # a misspelt game is told as the arbiter tells it
     with pytest.raises(ValueError, match="it plays spade, no game: did you mean 'spades'"):
         play_match("spades", [SpotOnly(), random, random, random], options={"deals": 1})
+
+
+def test_the_harness_names_a_malformed_answer_once():
+    """"'play ZZ' is not an action of spades: 'play ZZ': unknown card 'ZZ' ...": the
+    harness named the text, then the parser's words named it again."""
+
+    class Typo(Bot):
+        def choose(self, view, legal_actions):
+            return "play ZZ" if view.hand else legal_actions[0]
+
+    random = load_bot("random")
+    with pytest.raises(HarnessError) as err:
+        play_match("spades", [Typo(), random, random, random], options={"deals": 1, "blind_nil": False})
+    assert str(err.value).count("'play ZZ'") == 1 and "not an action of spades: 'play ZZ': unknown card 'ZZ'" in str(err.value)
