@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 import os
 import re
 import sys
@@ -223,8 +224,14 @@ class SeatDriver:
             self._held.extend(events)
 
     def _deliver(self) -> None:
+        """The held events to ``on_events``, as the wire carries them: without
+        ``visible_to``, which the arbiter does not send (it filters per seat instead). In
+        process a private event kept it, so a bot that read it (``visible_to is None``
+        for "public") played otherwise hosted than in the harness."""
         if self._held:
             events, self._held = self._held, []
+            if any(map(_VISIBLE_TO, events)):  # (in C, once a delivery: most hold no private event)
+                events = [e if e.visible_to is None else _as_sent(e) for e in events]
             self.bot.on_events(events)
 
     def decide(self, view: Any, legal_actions: Sequence[Action]) -> Decision:
@@ -311,6 +318,16 @@ class SeatDriver:
                 raise
             return describe_failure(exc, "on_match_end")
         return ""
+
+
+_VISIBLE_TO = operator.attrgetter("visible_to")
+
+
+@functools.lru_cache(maxsize=4096)
+def _as_sent(event: Event) -> Event:
+    """``event`` as a seat receives it over the wire (``codec.event_fields``: no
+    ``visible_to``); cached, as the engines intern their events."""
+    return dataclasses.replace(event, visible_to=None)
 
 
 #: id(action) -> (action, Decision(action=action)): a Decision is an immutable value and

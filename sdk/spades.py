@@ -22,7 +22,7 @@ What it exports (``__all__``; the engine's own, from ``cardarena.games.spades`` 
   engine's own rule: ``game.scoring`` of a configured game gives the options' values).
 
 Events (``Bot.on_events``), by ``kind``; ``seat`` is the seat it is about, ``cards``
-empty unless said, and an event with cards is private (``visible_to``) unless said:
+empty unless said, and an event with cards is shown to its seat alone unless said:
 
 - ``deal``: a deal begins (``seat``: its dealer); ``hand``: the seat's own 13 cards,
   once it may see them (at the deal, or when it looks);

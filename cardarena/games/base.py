@@ -106,7 +106,9 @@ class Event:
     event with a private part is emitted twice: a public one without the cards ("seat 2
     drew 1 card") and a private one with them for the seats entitled to them.
     Each game's ``kind`` values, and what ``seat`` and ``cards`` hold in each: the Events
-    section of ``pydoc sdk.spades``, ``sdk.spite_and_malice``, ``sdk.spot``.
+    section of ``pydoc sdk.spades``, ``sdk.spite_and_malice``, ``sdk.spot``. A bot is
+    given only the events its seat may see, as the wire carries them, on every path:
+    ``visible_to`` is None in each (the arbiter filters per seat; it never sends it).
     """
 
     kind: str  # e.g. "deal", "bid", "play", "trick", "draw", "score", "game_over"

@@ -278,3 +278,27 @@ def test_the_harness_names_a_malformed_answer_once():
     with pytest.raises(HarnessError) as err:
         play_match("spades", [Typo(), random, random, random], options={"deals": 1, "blind_nil": False})
     assert str(err.value).count("'play ZZ'") == 1 and "not an action of spades: 'play ZZ': unknown card 'ZZ'" in str(err.value)
+
+
+def test_a_bot_is_given_events_as_the_wire_carries_them_on_every_path():
+    """The wire does not carry ``visible_to`` (the arbiter filters per seat): a hosted bot
+    saw its private events (its own deal, its stock draws) with ``visible_to`` None, the
+    same bot in the harness or in the arbiter's process with ``frozenset({seat})``, so a
+    bot telling public from private by it played differently hosted. Every path now gives
+    the events the wire gives."""
+    from cardarena.wire import codec
+
+    seen: list = []
+
+    class Watcher(Bot):
+        def on_events(self, events):
+            seen.extend(events)
+
+        def choose(self, view, legal_actions):
+            return self.rng.choice(legal_actions)
+
+    play_match("spot", [Watcher(), Watcher()], seed=3, options={"hands": 1})
+    private = [e for e in seen if e.cards and (e.kind == "deal" or "from the stock" in e.text)]
+    assert private, "the match dealt no private cards"
+    assert all(e.visible_to is None for e in seen)
+    assert seen == codec.events_from_proto([codec.event_to_proto(e) for e in seen])
