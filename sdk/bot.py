@@ -60,7 +60,10 @@ class Bot:
             ``legal_actions`` every legal action, typed (``Bid``, ``Play``, ...). Return
             one of them, or its notation as a string (``"bid 3"``, ``"play QS"``).
         on_match_end(result): once, when the match is over (``MatchResult``: the outcome
-            with every seat's score and rank, and this seat).
+            with every seat's score and rank, and this seat). What it raises changes
+            nothing and is only written on the bot's stderr, which ``arbiter play`` does
+            not show for a hosted bot (no incident is recorded after the result): test
+            it with ``sdk.harness`` (which raises it) or ``--transport inproc``.
 
     A decision's clock (``info.decision_ms``, then ``info.bank_ms``) runs from the moment
     the arbiter sends the turn until the answer arrives: the ``on_events`` call before a
@@ -72,7 +75,8 @@ class Bot:
     one after another or at once, so per-match state never belongs there).
 
     Diagnostics go to stderr (``print(..., file=sys.stderr)``): the arbiter keeps its tail in
-    the match record when something goes wrong (a bot in the arbiter's own process,
+    the match record when something goes wrong, where whoever may see the match reads it
+    (print nothing there an opponent should not learn) (a bot in the arbiter's own process,
     ``--transport inproc``, writes it on the command's stderr instead, where the traceback
     of a bot that raised shows too; the record keeps none). A bot the arbiter plays has its
     stdout thrown away, as a process of its own and in the arbiter's process alike, so a

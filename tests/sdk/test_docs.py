@@ -266,3 +266,12 @@ def test_every_event_kind_is_told_in_the_games_sdk_module(game, module, package,
     for n, options, preset in matches:
         play_match(game, [Watcher() for _ in range(n)], seed=2, options=options, preset=preset)
     assert not (kinds | seen) - told, f"kinds not told in {module}: {sorted((kinds | seen) - told)}"
+
+
+def test_bot_says_where_an_on_match_end_failure_and_its_stderr_show():
+    """A hosted bot whose ``on_match_end`` raised showed nothing in ``arbiter play`` (the
+    result is recorded before it runs; its stderr is kept only with an incident), and
+    pydoc did not say so, nor that the stderr tail kept is read with the match."""
+    doc = " ".join(sdk.bot.Bot.__doc__.split())
+    assert "``arbiter play`` does not show for a hosted bot" in doc and "``sdk.harness`` (which raises it)" in doc
+    assert "whoever may see the match reads it" in doc
