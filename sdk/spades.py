@@ -19,7 +19,8 @@ What it exports (``__all__``; the engine's own, from ``cardarena.games.spades`` 
 - cards: ``Card``, ``Suit``;
 - helpers: ``trick_winner``, ``power`` (a card's strength, 2 low .. A high),
   ``sort_cards``, ``partner``, ``side_of``; ``score_side`` (one side's deal scored, the
-  engine's own rule: ``game.scoring`` of a configured game gives the options' values).
+  engine's own rule; its ``rules`` default to the default options: the match's are
+  ``get_game(info.game, info.options).scoring``, ``from cardarena.games import get_game``).
 
 Events (``Bot.on_events``), by ``kind``; ``seat`` is the seat it is about, ``cards``
 empty unless said, and an event with cards is shown to its seat alone unless said:

@@ -275,3 +275,19 @@ def test_bot_says_where_an_on_match_end_failure_and_its_stderr_show():
     doc = " ".join(sdk.bot.Bot.__doc__.split())
     assert "``arbiter play`` does not show for a hosted bot" in doc and "``sdk.harness`` (which raises it)" in doc
     assert "whoever may see the match reads it" in doc
+
+
+def test_the_spades_module_says_how_to_score_with_the_matchs_options():
+    """``score_side`` scores by the default options unless given ``rules``; pydoc said only
+    "game.scoring of a configured game", and a bot has a ``MatchInfo``, not a game: the
+    documented expression, run on a match's info, gives that match's rules."""
+    import sdk.spades
+    from cardarena.games import get_game
+    from sdk import MatchInfo
+
+    doc = " ".join(sdk.spades.__doc__.split())
+    call = "get_game(info.game, info.options).scoring"
+    assert call in doc and "from cardarena.games import get_game" in doc
+    info = MatchInfo("m", "spades", {"nil_value": 50}, 0, 4, ((0, 2), (1, 3)))
+    rules = eval(call)
+    assert sdk.spades.score_side([0, 4], [False, False], [0, 4], 0, 0, rules).points == 90  # nil 50 + 40
