@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 import operator
 import os
 import re
@@ -86,6 +87,20 @@ def _card_answer(card: Card, legal_actions: Sequence[Action]) -> str:
     shown = ", ".join(str(a) for a in legal_actions[:4]) + (", ..." if len(legal_actions) > 4 else "")
     return (f"choose returned the card {card}, not an action: return one of legal_actions (none moves {card} now"
             + (f"; they are: {shown})" if shown else ")"))
+
+
+def _not_an_action_hint(answer: Any) -> str:
+    """What to change where the answer's kind shows the slip: ``async def choose`` (a
+    coroutine, never awaited: it is closed, so Python does not warn of it too), ``yield``
+    (a generator), a list or tuple of actions; "" otherwise."""
+    if inspect.iscoroutine(answer):
+        answer.close()
+        return " (choose is called without await: define it with def, not async def)"
+    if inspect.isgenerator(answer):
+        return " (return it: a choose that yields is a generator)"
+    if isinstance(answer, (list, tuple)):
+        return " (one action, not a sequence of them)"
+    return ""
 
 
 def _int_answer(answer: int, legal_actions: Sequence[Action]) -> str:
@@ -294,7 +309,7 @@ class SeatDriver:
         else:
             kind = type(answer).__name__
             return Decision(failure=f"choose returned {'an' if kind[0] in 'aeiou' else 'a'} {kind}, not an action: "
-                                    "return one of legal_actions")
+                                    f"return one of legal_actions{_not_an_action_hint(answer)}")
         text = text[:FAILURE_LIMIT]
         try:
             return Decision(action=parse_notation(self.game, text), notation=text)

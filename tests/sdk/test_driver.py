@@ -302,3 +302,38 @@ def test_a_bot_is_given_events_as_the_wire_carries_them_on_every_path():
     assert private, "the match dealt no private cards"
     assert all(e.visible_to is None for e in seen)
     assert seen == codec.events_from_proto([codec.event_to_proto(e) for e in seen])
+
+
+def test_an_answer_of_the_wrong_kind_says_what_to_change():
+    """``async def choose`` was "choose returned a coroutine, not an action" beside
+    Python's "coroutine ... was never awaited"; a ``yield`` and a list of actions as bare.
+    Each says the slip it shows, and the coroutine is closed (no warning of it)."""
+    import warnings
+
+    state = get_game("spades", {"blind_nil": False}).new_initial_state(1)
+    view, legal = state.view(state.current_seat), state.legal_actions()
+
+    class Async(Bot):
+        async def choose(self, view, legal_actions):
+            return legal_actions[0]
+
+    class Yields(Bot):
+        def choose(self, view, legal_actions):
+            yield legal_actions[0]
+
+    class Listed(Bot):
+        def choose(self, view, legal_actions):
+            return legal_actions[:1]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "never awaited" would be one
+        failures = [SeatDriver(b(), _info()).decide(view, legal).failure for b in (Async, Yields, Listed)]
+        import gc
+
+        gc.collect()
+    assert failures == [
+        "choose returned a coroutine, not an action: return one of legal_actions (choose is called without await: "
+        "define it with def, not async def)",
+        "choose returned a generator, not an action: return one of legal_actions (return it: a choose that yields "
+        "is a generator)",
+        "choose returned a list, not an action: return one of legal_actions (one action, not a sequence of them)"]
