@@ -122,10 +122,12 @@ class Bot:
         notes.append(str(text))
 
     # The runner calls this; bots normally don't.
-    def _start(self, info: MatchInfo) -> None:
+    def _start(self, info: MatchInfo) -> Any:
+        """Set ``info`` and ``rng``, then ``on_match_start``; what it returned (the driver
+        refuses a coroutine: an ``async def`` hook whose body never ran)."""
         self.info = info
         self.rng = random.Random(info.seed)
-        self.on_match_start(info)
+        return self.on_match_start(info)
 
     def plays(self, game: str) -> bool:
         games = game_names(self.games)

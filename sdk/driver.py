@@ -225,9 +225,11 @@ class SeatDriver:
             return
         self.wants_events = wants_events(self.bot)
         try:
-            self.bot._start(info)
+            _ran(self.bot._start(info), "on_match_start")
         except SystemExit as exc:
             self._broken = _exited(exc)
+        except _AsyncHook as exc:
+            self._broken = Decision(failure=str(exc))
         except BaseException as exc:  # noqa: BLE001 - the bot's bug: reported with its next answer
             if _interrupted(exc):
                 raise
@@ -247,7 +249,7 @@ class SeatDriver:
             events, self._held = self._held, []
             if any(map(_VISIBLE_TO, events)):  # (in C, once a delivery: most hold no private event)
                 events = [e if e.visible_to is None else _as_sent(e) for e in events]
-            self.bot.on_events(events)
+            _ran(self.bot.on_events(events), "on_events")
 
     def decide(self, view: Any, legal_actions: Sequence[Action]) -> Decision:
         """The bot's answer to one decision. A failure held from ``on_match_start`` or an
@@ -264,6 +266,8 @@ class SeatDriver:
         except SystemExit as exc:
             self._broken = _exited(exc)
             return self._broken
+        except _AsyncHook as exc:
+            return Decision(failure=str(exc))
         except BaseException as exc:  # noqa: BLE001 - the bot's bug, this decision's answer
             if _interrupted(exc):
                 raise
@@ -324,15 +328,31 @@ class SeatDriver:
             return ""
         try:
             self._deliver()
-            self.bot.on_match_end(result)
+            _ran(self.bot.on_match_end(result), "on_match_end")
         except SystemExit as exc:
             self._broken = _exited(exc)
             return self._broken.failure
+        except _AsyncHook as exc:
+            return str(exc)
         except BaseException as exc:  # noqa: BLE001 - the match is over: nothing to report to
             if _interrupted(exc):
                 raise
             return describe_failure(exc, "on_match_end")
         return ""
+
+
+class _AsyncHook(Exception):
+    """A hook written ``async def``: called without await, its body never ran."""
+
+
+def _ran(result: Any, hook: str) -> None:
+    """Raise _AsyncHook if ``result``, what ``hook`` returned, is a coroutine: an ``async
+    def on_events`` was called, returned its coroutine and was never run, and the bot played
+    on without its events and no word of it (Python's "never awaited" at best)."""
+    if inspect.iscoroutine(result):
+        result.close()
+        raise _AsyncHook(f"{hook} is async def: the SDK calls it without await, so its body never ran; "
+                         "define it with def")
 
 
 _VISIBLE_TO = operator.attrgetter("visible_to")

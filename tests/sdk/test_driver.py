@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from arbiter.tournament.play import play_local
-from cardarena.games import Event, get_game
+from cardarena.games import Event, events_for, get_game
 from cardarena.records import MatchInfo, MatchResult
 from sdk import Bot
 from sdk.driver import FAILURE_LIMIT, SeatDriver
@@ -337,3 +337,45 @@ def test_an_answer_of_the_wrong_kind_says_what_to_change():
         "choose returned a generator, not an action: return one of legal_actions (return it: a choose that yields "
         "is a generator)",
         "choose returned a list, not an action: return one of legal_actions (one action, not a sequence of them)"]
+
+
+def test_a_hook_written_async_is_told_not_skipped():
+    """``async def on_events`` (or ``on_match_start``, ``on_match_end``) returned a
+    coroutine the driver never awaited: the hook's body never ran, and the bot played on
+    without its events, told nothing. The hook's failure now says so, on every path."""
+    import warnings
+
+    class AsyncEvents(Bot):
+        async def on_events(self, events):
+            raise AssertionError("never runs")
+
+        def choose(self, view, legal_actions):
+            return legal_actions[0]
+
+    class AsyncStart(AsyncEvents):
+        on_events = Bot.on_events
+
+        async def on_match_start(self, info):
+            pass
+
+    class AsyncEnd(AsyncStart):
+        on_match_start = Bot.on_match_start
+
+        async def on_match_end(self, result):
+            pass
+
+    state = get_game("spades", {"blind_nil": False}).new_initial_state(1)
+    view, legal = state.view(state.current_seat), state.legal_actions()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "coroutine ... was never awaited" either
+        driver = SeatDriver(AsyncEvents(), _info())
+        driver.push(events_for(state.log, 0))
+        events = driver.decide(view, legal).failure
+        start = SeatDriver(AsyncStart(), _info()).decide(view, legal).failure
+        end = SeatDriver(AsyncEnd(), _info()).end(None)
+        import gc
+
+        gc.collect()
+    for failure, hook in ((events, "on_events"), (start, "on_match_start"), (end, "on_match_end")):
+        assert failure == (f"{hook} is async def: the SDK calls it without await, so its body never ran; define it "
+                           "with def"), failure
