@@ -73,6 +73,11 @@ class Bot:
     (tables, weights) on the class or in a module global, loaded once: every copy shares
     it and the process keeps it from match to match (one process may play many matches,
     one after another or at once, so per-match state never belongs there).
+    A decision with no answer by then, or whose answer fails (a hook that raised, no
+    action, an illegal one), is the seat's failure: the match's policy forfeits its side
+    (``arbiter play``'s default) or plays its first legal action for it, up to a number of
+    strikes. The bot's code is not interrupted: a late answer is thrown away, and while
+    ``choose`` still runs the clocks of the seat's next decisions run too.
 
     Diagnostics go to stderr (``print(..., file=sys.stderr)``): the arbiter keeps its tail in
     the match record when something goes wrong, where whoever may see the match reads it

@@ -291,3 +291,13 @@ def test_the_spades_module_says_how_to_score_with_the_matchs_options():
     info = MatchInfo("m", "spades", {"nil_value": 50}, 0, 4, ((0, 2), (1, 3)))
     rules = eval(call)
     assert sdk.spades.score_side([0, 4], [False, False], [0, 4], 0, 0, rules).points == 90  # nil 50 + 40
+
+
+def test_bot_says_what_a_late_or_failed_decision_costs():
+    """Bot's pydoc told the clock but not what passing it does: that the policy forfeits
+    or plays for the seat, and that a ``choose`` still running is not interrupted (its
+    late answer is thrown away while the next decisions' clocks run: one long think cost
+    a bot three strikes under the default policy)."""
+    doc = " ".join(sdk.bot.Bot.__doc__.split())
+    assert "forfeits its side" in doc and "plays its first legal action for it" in doc
+    assert "not interrupted: a late answer is thrown away" in doc and "next decisions run too" in doc
