@@ -110,7 +110,7 @@ def play_match(
             why = state.illegal_reason(decision.action)  # the engine's, from this seat's own information
             raise HarnessError(f"{where}: {decision.notation or decision.action!r} is not one of the {len(legal)} "
                                f"legal actions{': ' + why if why else ''}")
-        record.actions.append(RecordedAction(seat, str(decision.action), 0))
+        record.actions.append(RecordedAction(seat, str(decision.action), 0, note=decision.note))  # as the arbiter keeps it
         events = state.apply(decision.action)
         for s, driver in enumerate(drivers):
             driver.push(events_for(events, s))

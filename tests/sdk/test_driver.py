@@ -379,3 +379,18 @@ def test_a_hook_written_async_is_told_not_skipped():
     for failure, hook in ((events, "on_events"), (start, "on_match_start"), (end, "on_match_end")):
         assert failure == (f"{hook} is async def: the SDK calls it without await, so its body never ran; define it "
                            "with def"), failure
+
+
+def test_the_harness_keeps_a_bots_notes_as_the_arbiter_does():
+    """``Bot.note`` is "stored with the decision and shown in the replay"; the harness's
+    record dropped every note, so an author testing them locally saw none."""
+
+    class Noter(Bot):
+        def choose(self, view, legal_actions):
+            self.note(f"{len(legal_actions)} choices")
+            return legal_actions[0]
+
+    record = play_match("spot", [Noter(), load_bot("random")], seed=1, options={"hands": 1})
+    mine = [a for a in record.actions if a.seat == 0]
+    assert mine and all(a.note.endswith(" choices") for a in mine), mine[:3]
+    assert all(not a.note for a in record.actions if a.seat == 1)
