@@ -39,6 +39,8 @@ class Bot:
             actions, ``self.rng`` and what the hooks told it: ``arbiter bots check`` then
             verifies that two copies given the same seed answer alike, and the registry
             shows it.
+        connection: None (the SDK's own); only for experiments with the protocol itself:
+            the ``sdk.runner.Connection`` subclass ``run`` plays through.
 
     Instance attributes (set by the SDK before a match starts):
         rng: a ``random.Random`` seeded per match and seat by the arbiter
@@ -135,6 +137,8 @@ class Bot:
         return self.on_match_start(info)
 
     def plays(self, game: str) -> bool:
+        """Whether this bot plays ``game``: it is in ``games``, or ``games`` has ``"*"``.
+        A match (and ``sdk.harness``) refuses a bot for a game it does not play."""
         games = game_names(self.games)
         return "*" in games or game in games
 

@@ -301,3 +301,14 @@ def test_bot_says_what_a_late_or_failed_decision_costs():
     doc = " ".join(sdk.bot.Bot.__doc__.split())
     assert "forfeits its side" in doc and "plays its first legal action for it" in doc
     assert "not interrupted: a late answer is thrown away" in doc and "next decisions run too" in doc
+
+
+def test_every_public_name_of_bot_is_documented():
+    """``pydoc sdk.Bot`` showed ``plays(self, game)`` with no words and ``connection = None``
+    with none either."""
+    doc = sdk.bot.Bot.__doc__
+    for name in dir(sdk.bot.Bot):
+        if name.startswith("_"):
+            continue
+        value = getattr(sdk.bot.Bot, name)
+        assert (callable(value) and value.__doc__) or f"{name}:" in doc, name
