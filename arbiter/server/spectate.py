@@ -92,6 +92,11 @@ class SpectateServicer(spb_grpc.SpectateServicer):
             if not task.done():
                 task.cancel()
                 await asyncio.wait({task})  # (a generator's step is over before it is closed)
+            if not task.cancelled():
+                # read even when this call is cancelled: a watcher leaving as its match's
+                # last frame ended the step (StopAsyncIteration) logged "Task exception was
+                # never retrieved" on the arbiter's stderr
+                task.exception()
         if not task.cancelled():
             return task.result()
         await context.abort(grpc.StatusCode.PERMISSION_DENIED, REVOKED)
