@@ -312,3 +312,32 @@ def test_every_public_name_of_bot_is_documented():
             continue
         value = getattr(sdk.bot.Bot, name)
         assert (callable(value) and value.__doc__) or f"{name}:" in doc, name
+
+
+def test_the_centre_piles_renumber_as_documented():
+    """A bot planning several plays a turn names centre piles by index; pydoc said
+    "creation order" only, and a plan played ``center:1`` after ``center:0`` completed found
+    another pile there. The view's doc says the piles move down, and they do."""
+    from cardarena.games import get_game
+    from cardarena.games.base import field_docs
+    from sdk.spite_and_malice import SpiteAndMaliceView
+
+    assert "move down one" in field_docs(SpiteAndMaliceView)["center"]
+    from sdk.spite_and_malice import Play, TargetKind
+
+    game = get_game("spite-and-malice", {"payoff_size": 30})
+    for seed in range(50):  # a real game where a pile completes with another after it
+        state = game.new_initial_state(seed)
+        rng = __import__("random").Random(seed)
+        while not state.is_terminal:
+            before = [p.value for p in state.view(state.current_seat).center]
+            legal = state.legal_actions()
+            centre = [a for a in legal if isinstance(a, Play) and a.target is TargetKind.CENTER]
+            action = rng.choice(centre or legal)
+            state.apply(action)
+            if action in centre and action.index is not None and before[action.index] + 1 == game.top_rank \
+                    and action.index + 1 < len(before) and not state.is_terminal:
+                i, after = action.index, [p.value for p in state.view(state.current_seat).center]
+                assert after[i:len(before) - 1] == before[i + 1:], (before, after)
+                return
+    raise AssertionError("no completing pile with a pile after it in 50 games")

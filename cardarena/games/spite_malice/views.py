@@ -112,7 +112,9 @@ class SpiteAndMaliceView:
         current_seat: the seat to act; None once the game is over.
         hand: this seat's own hand, sorted; empty in the spectator view.
         players: every seat's public picture, by seat.
-        center: the active centre piles; index i is ``center:i`` (creation order).
+        center: the active centre piles; index i is ``center:i`` (creation order). A pile
+            that completes leaves at once, and the piles after it move down one: a plan
+            of several plays names each pile by its index at the time of that play.
         completed: completed piles set aside for recycling (``recycle = deferred``).
         center_limit: the most active centre piles at once; 0 = unlimited.
         top_rank: the value at which a centre pile completes: 12 (Q) with wild kings,
