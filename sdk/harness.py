@@ -72,8 +72,9 @@ def play_match(
     with a number of players (Spot, Spite and Malice) takes it from the number of bots, as
     ``arbiter play`` does, unless ``options`` give ``players``.
 
-    ``clock`` is only what the bots are told (``MatchInfo.decision_ms``/``bank_ms``): the
-    harness does not time them. Each bot's life in the match is the SDK's one driver
+    ``clock`` is only what the bots are told (``MatchInfo.decision_ms``/``bank_ms``), a
+    ``cardarena.records.Clock(decision_ms, bank_ms)`` (``arbiter play``'s is ``Clock(10_000,
+    60_000)``; the default tells 0, no limit): the harness does not time them. Each bot's life in the match is the SDK's one driver
     (``sdk.driver.SeatDriver``), as on the arbiter.
     """
     options = seat_options(game, options or {}, preset, len(bots))  # players from the bots, as arbiter play

@@ -341,3 +341,14 @@ def test_the_centre_piles_renumber_as_documented():
                 assert after[i:len(before) - 1] == before[i + 1:], (before, after)
                 return
     raise AssertionError("no completing pile with a pile after it in 50 games")
+
+
+def test_the_harness_says_where_its_clock_comes_from():
+    """``play_match(..., clock=Clock(...))``: pydoc showed ``clock: 'Clock'`` and never where
+    ``Clock`` is; the named class takes the named arguments."""
+    import importlib
+
+    doc = " ".join(sdk.harness.play_match.__doc__.split())
+    assert "``cardarena.records.Clock(decision_ms, bank_ms)``" in doc
+    clock = importlib.import_module("cardarena.records").Clock(decision_ms=10_000, bank_ms=60_000)
+    assert f"Clock({clock.decision_ms:_}, {clock.bank_ms:_})" in doc
