@@ -91,7 +91,8 @@ def resolve_bot(source: str, db_path: str | os.PathLike | None) -> str:
                                 f"{source}@{known[-1]}{versions}")
         return source
     if db_path is None:
-        raise SpecError(f"bots: {source!r} names a registered bot, but there is no store to look it up in")
+        raise SpecError(f"bots: {source!r} names a registered bot, but there is no store to look it up in: give "
+                        "the store it was submitted to (--db)")
     try:
         return lookup(db_path, source)[0].spec
     except RegistryError as exc:

@@ -43,7 +43,7 @@ FIXED_DEALS = 10
 @app.command()
 def evaluate(
     game: Annotated[str, typer.Argument(help=f"Game: {', '.join(GAMES)}.")],
-    bot_a: Annotated[str, typer.Argument(help="Bot A: bundled name (random, heuristic, search...) or FILE.py.")],
+    bot_a: Annotated[str, typer.Argument(help="Bot A: bundled name (random, heuristic, search...), FILE.py, a folder, or name@version from the registry of --db.")],
     bot_b: Annotated[str, typer.Argument(help="Bot B, the reference A is measured against.")],
     deals: Annotated[
         Optional[int],

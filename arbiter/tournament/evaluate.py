@@ -584,8 +584,9 @@ def evaluate(
         seatings = pair_seatings(get_game(game, opts, preset), *names)
         copies = max(s.count(n) for s in seatings for n in set(s))
         # hosted with isolation "match": a fresh process per seat per match, as a cluster worker plays
+        # db_path: a registered bot (name@version) is looked up in the store the run keeps its matches in
         async with open_venue(where, dict(zip(names, (bot_a, bot_b))), game, isolation="match", copies=copies,
-                              warm=jobs, concurrency=jobs, workers=jobs,
+                              db_path=None if store is None else store.path, warm=jobs, concurrency=jobs, workers=jobs,
                               batch=f"evaluate-{batch_key()}") as venue:
             await count(venue, (jobs if jobs > 1 else CLUSTER_BATCH) if where.kind is Kind.CLUSTER else jobs)
 

@@ -653,3 +653,33 @@ def test_a_store_locked_before_the_probes_names_the_evaluation_once_it_runs(tmp_
         result = evaluate("spades", "greedy", "random", deals=2, seed=0, options={"deals": 1}, store=store,
                           on_deal=lambda r: seen.append(run_holder(db)))
     assert seen and all(h is not None and h.tournament == result.stored_as for h in seen), seen
+
+
+def test_a_registered_bot_is_evaluated_from_the_store_it_was_submitted_to(tmp_path) -> None:
+    """``arbiter evaluate spades mybot@1.0 random --db S`` (S holding the registry it was
+    submitted to) failed with "names a registered bot, but there is no store to look it up
+    in": the run's store was not handed to the venue that loads the bots, though its
+    docstring counts registered bots among those it plays."""
+    from arbiter.batch.submissions import submit
+    from arbiter.hosting.botcheck import Report
+    from arbiter.store import registry as reg
+    from arbiter.store.db import Store
+
+    folder = tmp_path / "mybot"
+    folder.mkdir()
+    (folder / "bot.py").write_text("from sdk import Bot\n\n\nclass MyBot(Bot):\n    name = 'mybot'\n\n"
+                                   "    def choose(self, view, legal_actions):\n        return legal_actions[0]\n")
+
+    def passing(path):
+        report = Report(str(path))
+        report.add("import", True, "")
+        report.bot = {"name": "mybot", "version": "1.0", "games": ["*"], "deterministic": True}
+        return report
+
+    db = tmp_path / "arena.sqlite"
+    with reg.Registry(db) as r:
+        submit(r, folder, "mybot", "1.0", check=passing)
+    with Store(db) as store:
+        result = evaluate("spot", "mybot@1.0", "random", deals=1, seed=1, options={"hands": 1}, store=store,
+                          transport="inproc")
+    assert len(result.matches) == 2 and result.bot_a == "mybot@1.0"
