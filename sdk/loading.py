@@ -1,6 +1,6 @@
 """How bots are named, and loading one by its name.
 
-A bot is named by a bundled name (``random``, ``greedy``, ``heuristic``, ``search``: the
+A bot is named by a bundled name (``random``, ``greedy``, ``heuristic``, ``search``, ``dds``: the
 ``cardarena.bots`` entry points the project installs, so nothing here imports the bots'
 code until one is asked for; ``random`` comes with the SDK itself, ``SDK_BOTS``), by a path to a Python file holding one ``sdk.Bot`` subclass
 (``mybot.py``, ``mybot.py:MyBot`` or a folder with ``bot.py``), or by ``module:Class``.

@@ -26,7 +26,7 @@ from arbiter.cli._common import (
 @app.command()
 def play(
     game: Annotated[str, typer.Argument(help=f"Game: {', '.join(GAMES)}.")],
-    bots: Annotated[list[str], typer.Argument(help="One bot per seat: bundled name (random, greedy, heuristic, search), FILE.py, a folder, or name@version from the registry. Games with a number of players take it from the number of bots.")],
+    bots: Annotated[list[str], typer.Argument(help="One bot per seat: bundled name (random, greedy, heuristic, search, dds), FILE.py, a folder, or name@version from the registry. Games with a number of players take it from the number of bots.")],
     seed: Annotated[Optional[int], typer.Option("--seed", help="Deal seed (default: a fresh random one, printed). A bot that could guess it could recompute every hand: keep it unguessable in real play.")] = None,
     option: OptionOpt = None,
     preset: PresetOpt = None,

@@ -116,3 +116,20 @@ def test_a_help_texts_brackets_are_printed():
         r = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "400"})
         for w in words:
             assert f"[{w}]" in r.output, (path, w)
+
+
+def test_the_bundled_names_listed_for_play_and_the_sdk_are_every_one():
+    """``arbiter play --help`` and ``pydoc sdk.loading`` listed random, greedy, heuristic and
+    search: ``dds``, installed beside them, was missing."""
+    import re
+
+    import sdk.loading
+    from arbiter.cli import play
+
+    import inspect
+
+    source = inspect.getsource(play)
+    listed = re.search(r"bundled name \(([^)]*)\)", source).group(1)
+    assert set(listed.split(", ")) == set(sdk.loading.BUNDLED), listed
+    doc = " ".join(sdk.loading.__doc__.split())
+    assert all(f"``{name}``" in doc for name in sdk.loading.BUNDLED), doc[:200]
