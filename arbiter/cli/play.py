@@ -65,6 +65,24 @@ def play(
                       max_strikes, db, report)
     _print_record(record, f"{game} (seed {seed}): {record.outcome.reason.value}")
     _keep(db, record, preset, f"{plural(len(record.actions), 'decision')} in {record.seconds:.2f} s")
+    _reask_hint(record, bots, db, decision_ms, bank_ms)
+
+
+def _reask_hint(record: Any, bots: list[str], db: Path, decision_ms: int, bank_ms: int) -> None:
+    """The command that re-asks a bot of the author's (a file or folder) the decision its
+    side forfeited at, here and now: why it failed, in the engine's words for an illegal
+    action, which the record keeps to itself ("play 9S is not a legal action now"), and what
+    a fixed version answers there. Nothing for a bundled bot or a match that ended well."""
+    if not record.outcome.reason.is_forfeit or not record.incidents:
+        return
+    seat = record.incidents[-1].seat
+    spec = bots[seat] if 0 <= seat < len(bots) else ""
+    if not spec or not Path(spec).exists():
+        return
+    at = sum(1 for a in record.actions if a.seat == seat) + 1  # the decision it failed: not recorded
+    clock = f" --decision-ms {decision_ms} --bank-ms {bank_ms}" if record.incidents[-1].kind == "timeout" else ""
+    out.print(f"why, and what it answers there now: arbiter replay {record.match_id} --db {quote(str(db))} "
+              f"--seat {seat} --at {at} --bot {quote(spec)}{clock}", highlight=False, markup=False, soft_wrap=True)
 
 
 @contextlib.contextmanager

@@ -111,3 +111,42 @@ def test_a_reasked_bots_stdout_is_thrown_away_as_in_a_match(tmp_path):
     assert r.exit_code == 0, r.output
     # (all white space out: a console an earlier test made narrow wraps the bot's long path)
     assert "chatty.pychooses:" in "".join(r.stdout.split()) and "CHATTY-STDOUT" not in r.stdout, r.stdout
+
+
+ILLEGAL = """\
+from sdk import Bot
+from sdk.spades import Play
+
+
+class Revoker(Bot):
+    name = "revoker"
+
+    def choose(self, view, legal_actions):
+        other = [c for c in view.hand if Play(c) not in legal_actions and any(isinstance(a, Play) for a in legal_actions)]
+        return Play(other[0]) if other else legal_actions[0]
+"""
+
+
+def test_play_says_how_to_learn_why_a_bot_of_the_authors_forfeited(tmp_path):
+    """``arbiter play`` said "play 9S is not a legal action now" and no more: the record
+    keeps the engine's reason to itself (it may tell of the hand). The output now gives the
+    command that re-asks the bot that decision, and it says why ("must follow suit")."""
+    import shlex
+
+    from tests.cli.badinput import run_in_process
+
+    bot = tmp_path / "revoker.py"
+    bot.write_text(ILLEGAL)
+    db = tmp_path / "arena.sqlite"
+    proc = run_in_process("play", "spades", str(bot), "random", "random", "random", "--seed", "3", "-o", "deals=1",
+                          "-o", "blind_nil=false", "--transport", "inproc", "--db", str(db))
+    assert proc.returncode == 0, proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("why, and what it answers there now: "))
+    command = shlex.split(line.split("now: ", 1)[1])
+    assert command[:2] == ["arbiter", "replay"] and command[-2:] == ["--bot", str(bot)], command
+    r = invoke(*command[1:])
+    assert r.exit_code == 0, r.output
+    assert "NOT a legal action here (must follow suit" in r.output, r.output
+    proc = run_in_process("play", "spades", "random", "random", "random", "random", "--seed", "3", "-o", "deals=1",
+                          "--transport", "inproc", "--db", str(db))
+    assert "why, and what it answers" not in proc.stdout  # a match that ended well: no such line
