@@ -55,7 +55,8 @@ class Bot:
             ``self.rng`` are already set.
         on_events(events): the events this seat may see (``Event``: kind, seat, text,
             cards), each exactly once and in order: before every ``choose``, everything
-            since the previous call, and the last ones before ``on_match_end``.
+            since the previous call, and the last ones before ``on_match_end``. Each
+            game's kinds: the Events section of ``pydoc sdk.spades`` (and the others).
         choose(view, legal_actions): required; called for every decision of the seat.
             ``view`` is the seat's typed view (``sdk.spades.SpadesView``,
             ``sdk.spite_and_malice.SpiteAndMaliceView``, ``sdk.spot.SpotView``) and

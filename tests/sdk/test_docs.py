@@ -249,6 +249,7 @@ def test_every_event_kind_is_told_in_the_games_sdk_module(game, module, package,
     from sdk import Bot
     from sdk.harness import play_match
 
+    assert "Events section of ``pydoc sdk.spades``" in " ".join(Bot.__doc__.split())  # where on_events points
     doc = importlib.import_module(module).__doc__
     told = set(re.findall(r"``(\w+)``", doc[doc.index("Events (``Bot.on_events``)"):]))
     source = "".join(p.read_text() for p in (ROOT / "cardarena" / "games" / package).glob("*.py"))
