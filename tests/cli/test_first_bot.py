@@ -393,3 +393,19 @@ def test_a_bot_that_cannot_be_made_is_told_what_to_look_at(tmp_path, monkeypatch
                     "    def choose(self, view, legal_actions):\n        return legal_actions[0]\n")
     with pytest.raises(BotLoadError, match=r"A\(\) could not be made \(a bot is made with no arguments\)"):
         load_bot(str(args))
+
+
+def test_the_self_tests_clock_counts_a_seats_set_up_as_a_match_does(tmp_path):
+    """A bot whose set-up for a match is slow (``on_match_start``, or a large ``__init__``
+    table copied for the match) passed ``time:GAME`` (only ``choose`` was timed) and then
+    timed out at the first decision of every match, whose clock the set-up runs on."""
+    from arbiter.hosting.botcheck import run_checks
+
+    path = tmp_path / "slowstart.py"
+    path.write_text("import time\nfrom sdk import Bot\n\n\nclass S(Bot):\n    name = 'slowstart'\n"
+                    "    games = ('spite-and-malice',)\n\n    def on_match_start(self, info):\n        time.sleep(0.15)\n\n"
+                    "    def choose(self, view, legal_actions):\n        return legal_actions[0]\n")
+    report = run_checks(str(path), positions=5, decision_ms=100)
+    check = next(c for c in report.checks if c.name == "time:spite-and-malice")
+    assert not check.ok, check.detail
+    assert "a seat's first decision counts its set-up (the bot's per-match copy, on_match_start)" in check.detail
