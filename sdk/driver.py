@@ -14,9 +14,9 @@ results, so the same bot, seed and options give the same match on every path:
 - every failure of the bot's code turned into one value, a ``Decision``, with its
   reason in words: a hook that raised (any ``BaseException``: a ``CancelledError`` or a
   class of the bot's own too; only a real Ctrl-C stops the program) (``on_match_start`` and ``on_events`` are reported
-  with the seat's next answer), ``choose`` returning None or something that is not an
-  action, a text that is not an action of the game, and a bot that exits its process
-  (``sys.exit``);
+  with the seat's next answer), a hook written ``async def`` (called without await, its
+  body never ran), ``choose`` returning None or something that is not an action, a text
+  that is not an action of the game, and a bot that exits its process (``sys.exit``);
 - ``on_match_end`` with the result; what it raises is returned, to be logged.
 
 A transport only moves a ``Decision`` to the arbiter: the gRPC session sends it as an
