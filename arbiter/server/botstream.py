@@ -882,7 +882,8 @@ class MatchesServicer(pb_grpc.MatchesServicer):
                 session = self.hub.find(name, besides=taken)
             if session is None:
                 have = sum(1 for s in taken if s.bot_name == name)
-                why = f"{have + 1} connections of bot {name[:64]!r} for its seats, {have} connected" if have else \
+                why = (f"{have + 1} connections of bot {name[:64]!r} for its seats, {have} connected: one connection "
+                       f"holds one seat of a match, so connect it once more (python -m sdk --name {name[:64]})") if have else \
                     f"no bot named {name[:64]!r} is connected"
                 await context.abort(grpc.StatusCode.FAILED_PRECONDITION, why)
             taken.append(session)

@@ -115,6 +115,7 @@ def test_run_match_rejects_bad_requests_clearly(serve):
     with pytest.raises(grpc.RpcError) as e:
         run_match(serve, ["solo"] * 4, 3, {"deals": "1"})
     assert e.value.code() == grpc.StatusCode.FAILED_PRECONDITION and "2 connections of bot 'solo'" in e.value.details()
+    assert "connect it once more (python -m sdk --name solo)" in e.value.details()  # what to do, not only what is missing
     for _ in range(3):
         serve.start_bot("random", "solo")
     serve.wait_sessions(["solo"] * 4)
