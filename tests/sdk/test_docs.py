@@ -353,3 +353,11 @@ def test_the_harness_says_where_its_clock_comes_from():
     assert "``cardarena.records.Clock(decision_ms, bank_ms)``" in doc
     clock = importlib.import_module("cardarena.records").Clock(decision_ms=10_000, bank_ms=60_000)
     assert f"Clock({clock.decision_ms:_}, {clock.bank_ms:_})" in doc
+
+
+def test_the_readme_says_the_set_up_runs_on_the_first_decisions_clock():
+    """The README's hooks bullet said each match gets a fresh copy, not that the copy (of a
+    table loaded in ``__init__`` too) runs on the first decision's clock."""
+    text = " ".join(_section("Writing a bot").split())
+    assert "`on_match_start` run on the clock of the seat's first decision" in text
+    assert "on the class or in a module global" in text
