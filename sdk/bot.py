@@ -75,7 +75,9 @@ class Bot:
     ``__init__`` put on ``self``, and ``on_match_start``. Keep large read-only data
     (tables, weights) on the class or in a module global, loaded once: every copy shares
     it and the process keeps it from match to match (one process may play many matches,
-    one after another or at once, so per-match state never belongs there).
+    one after another or at once, so per-match state never belongs there; at once, it
+    answers their turns one at a time: a long ``choose`` in one holds the others' turns,
+    whose clocks run).
     A decision with no answer by then, or whose answer fails (a hook that raised, no
     action, an illegal one), is the seat's failure: the match's policy forfeits its side
     (``arbiter play``'s default) or plays its first legal action for it, up to a number of

@@ -226,6 +226,7 @@ def test_bot_says_its_set_up_runs_on_the_first_decisions_clock():
     doc = " ".join(sdk.bot.Bot.__doc__.split())
     assert "set-up for a match before its first decision" in doc, doc
     assert "deep copy of all ``__init__`` put on ``self``, and ``on_match_start``" in doc and "module global" in doc
+    assert "answers their turns one at a time" in doc  # matches at once in one process share its time
 
 
 _KINDS_IN_SOURCE = r"""(?:Event|_emit|new_event|_event)\(\s*"(\w+)"|_record\([^)]*"(\w+)"\)"""
