@@ -566,12 +566,29 @@ class _Runner:
         if policy is Policy.FORFEIT:
             raise _Forfeit(seat, kind, detail)
         if kind != "disconnect":
+            forfeits = self._forfeits(seat, kind, policy)
             self.strikes[seat] += 1
-            if self.strikes[seat] > self.config.policy.max_strikes:
+            if forfeits:
                 raise _Forfeit(seat, kind, f"{detail} (strike {self.strikes[seat]} of {self.config.policy.max_strikes} allowed)")
         self.record.incidents.append(Incident(seat, kind, detail))
         if kind == "disconnect":
             self.gone[seat] = True
+
+    def _forfeits(self, seat: int, kind: str, policy: Policy) -> bool:
+        """Whether ``seat``'s next failure of ``kind`` under ``policy`` ends the match (``_fail``
+        raises): known before it is recorded, so that the seat's Error says what follows."""
+        return policy is Policy.FORFEIT or (kind != "disconnect" and self.strikes[seat] >= self.config.policy.max_strikes)
+
+    def _then(self, seat: int, kind: str, policy: Policy, legal: Sequence[Action]) -> str:
+        """What follows ``seat``'s failure, for its Error: the forfeit, or the default action
+        played and the strike it costs (a bot under the default policy learns how many it has
+        left; the one past the last is the forfeit, not the default action)."""
+        if policy is Policy.FORFEIT:
+            return "your side forfeits"
+        strike = f"strike {self.strikes[seat] + 1} of {self.config.policy.max_strikes} allowed"
+        if self._forfeits(seat, kind, policy):
+            return f"your side forfeits ({strike})"
+        return f"{legal[0]} was played for you ({strike})"
 
     def _asking(self, state, seat: int, legal: list[Action]) -> "_Asked | None":
         """The decision to ask of ``seat`` (its request id, Turn and limit), or None for a
@@ -763,7 +780,7 @@ class _Runner:
             # clock: a table loaded in __init__, deep-copied for the match, timed out here
             # with nothing to say that it was not choose
             limit += " (its first decision: the bot's per-match copy and on_match_start count too)"
-        then = "your side forfeits" if policy.on_timeout is Policy.FORFEIT else f"{legal[0]} was played for you"
+        then = self._then(seat, "timeout", policy.on_timeout, legal)
         await self._safe(client.reject(self.record.match_id, rid, "late", f"request {rid} timed out after {ms} ms: no answer within {limit}; {then}"))
         self._fail(seat, "timeout", f"no answer within {limit}", policy.on_timeout)
         return legal[0], ms, "timeout"
@@ -771,7 +788,7 @@ class _Runner:
     async def _refused(self, client, seat, rid, legal, t0, kind, detail):
         detail = clip(detail)  # it may echo the bot's answer
         policy = self.config.policy.on_illegal
-        then = "your side forfeits" if policy is Policy.FORFEIT else f"{legal[0]} was played for you"
+        then = self._then(seat, kind, policy, legal)
         await self._safe(client.reject(self.record.match_id, rid, kind, f"{detail}; {then}"))
         self._fail(seat, kind, detail, policy)
         return legal[0], self._ms(t0), kind

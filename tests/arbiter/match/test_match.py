@@ -160,6 +160,34 @@ def test_illegal_actions_forfeit_or_are_replaced_per_policy():
     assert record.outcome.reason is EndReason.FORFEIT_ILLEGAL and len(record.incidents) == 3
 
 
+class Told(InProcessSeat):
+    """A seat that keeps the Errors the runner sends it (``reject``), as a bot reads them."""
+
+    def __init__(self, bot):
+        super().__init__(bot)
+        self.told: list[tuple[str, str]] = []
+
+    async def reject(self, match_id, request_id, code, message):
+        self.told.append((code, message))
+
+
+def test_the_error_of_each_strike_says_what_follows_and_the_last_says_forfeit():
+    """Under the default policy each refused answer is told the action played for it and
+    its strike; the one past the last strike is told the forfeit (it said 'was played for
+    you' while its side forfeited)."""
+    cheater = Told(Cheater())
+    record = play([cheater, RandomBot(), RandomBot(), RandomBot()], policy=FailurePolicy.uniform(Policy.DEFAULT, max_strikes=2))
+    assert record.outcome.reason is EndReason.FORFEIT_ILLEGAL
+    messages = [m for _, m in cheater.told]
+    assert len(messages) == 3 and {c for c, _ in cheater.told} == {"illegal"}
+    assert "was played for you (strike 1 of 2 allowed)" in messages[0]
+    assert "was played for you (strike 2 of 2 allowed)" in messages[1]
+    assert messages[2].endswith("; your side forfeits (strike 3 of 2 allowed)")
+    none = Told(Cheater())  # max_strikes 0: the first failure forfeits, and is told so
+    play([none, RandomBot(), RandomBot(), RandomBot()], policy=FailurePolicy.uniform(Policy.DEFAULT, max_strikes=0))
+    assert [m.rsplit("; ", 1)[1] for _, m in none.told] == ["your side forfeits (strike 1 of 0 allowed)"]
+
+
 def test_the_time_bank_is_spent_past_the_decision_limit_then_the_seat_times_out():
     # 40 ms per decision against a 10 ms limit: 30 ms of the 100 ms bank per decision, so
     # 100 -> 70 -> 40 -> 10, and the fourth decision (40 ms > 10 + 10) is late
