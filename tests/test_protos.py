@@ -61,3 +61,25 @@ def test_the_ladder_row_is_declared_once_and_the_wire_carries_its_fields():
     s = Standing("ladder", "p1", "active", "", 27.5, 3.25, 4, 8, 1)
     msg = standing_to_proto(s)
     assert Standing(*(getattr(msg, f.name) for f in fields(Standing))) == s
+
+
+def test_the_error_codes_are_the_same_in_the_proto_the_docs_and_the_arbiter():
+    """A bot in another language learns the Error codes from arena.proto and the table of
+    docs/other-languages.md: both name every code the arbiter sends and no other ("busy"
+    was sent but missing from the table, and the proto said it was no longer sent)."""
+    import re
+
+    proto = (ROOT / "protos/cardarena/v1/arena.proto").read_text()
+    error = proto[proto.index("message Error {"):]
+    in_proto = set(re.findall(r'"([a-z_]+)"', error[:error.index("string code = 1;")]))
+    docs = (ROOT / "docs/other-languages.md").read_text()
+    table = docs[docs.index("## Errors"):docs.index("## Connecting")]
+    in_docs = set(re.findall(r"^\| `([a-z_]+)` \|", table, re.M))
+    stream = (ROOT / "arbiter/server/botstream.py").read_text()
+    runner = (ROOT / "arbiter/match/runner.py").read_text()
+    sent = set(re.findall(r'_err\(\s*"([a-z_]+)"', stream)) | set(re.findall(r'return "([a-z_]+)", \(?f?"', stream))
+    sent |= set(re.findall(r'reject\([^)]*?"([a-z_]+)"', runner)) | set(re.findall(r'_refused\([^)]*?"([a-z_]+)"', runner))
+    assert sent >= {"auth", "version", "protocol", "busy", "flood", "unknown_request", "wrong_seat", "malformed",
+                    "illegal", "crash", "late", "stopped"}, sent  # the patterns still find what the arbiter sends
+    assert in_docs == sent, f"docs/other-languages.md's Errors table: {sorted(in_docs ^ sent)}"
+    assert in_proto == sent, f"arena.proto's Error.code comment: {sorted(in_proto ^ sent)}"

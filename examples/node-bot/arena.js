@@ -17,7 +17,7 @@ const protoLoader = require("@grpc/proto-loader");
 
 const PROTOCOL_VERSION = 1;
 // Codes after which the arbiter closes the stream (arena.proto, message Error).
-const FATAL = new Set(["auth", "protocol", "version", "flood"]);
+const FATAL = new Set(["auth", "protocol", "version", "busy", "flood"]);
 
 // --address/--token/--name/--tls-ca, else ARENA_ADDRESS, ARENA_TOKEN, ARENA_TLS_CA (as a
 // Python bot: sdk/runner.py). Prefer ARENA_TOKEN: `ps` shows arguments to every user.
