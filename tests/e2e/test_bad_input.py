@@ -187,6 +187,38 @@ def test_a_bot_that_disconnects_forfeits_and_the_others_are_told(serve):
     assert serve.alive()
 
 
+def test_a_stream_that_ends_loses_its_seat_for_good_and_the_bot_plays_on_in_new_matches(serve):
+    """docs/other-languages.md and arena.proto (MatchEnd): under the default policy the
+    arbiter plays for a seat whose stream ended to the match's end, and another stream of
+    the same bot, with the same token, is never given the seat back (no MatchStart, Turn
+    or MatchEnd of that match); it is seated in the matches that start after."""
+    quit = {"done": False}
+
+    def quitter(i):
+        def respond(turn):
+            if quit["done"]:
+                return [act(turn, turn.legal_actions[0])]
+            quit["done"] = True
+            bots[i].close()
+            return []
+        return respond
+
+    bots = [RawBot(serve, "rejoin", respond=quitter(0)), RawBot(serve, "rejoin", respond=quitter(1))]
+    bots[1].start()
+    seats = with_others(serve, bots[0])
+    serve.wait_sessions(["rejoin", "rejoin", *OTHERS])
+    summary, outcome = run(serve, seats, policy="default", max_strikes=0)
+    assert outcome.reason is EndReason.COMPLETED  # played for it to the end, no strike counted
+    assert [i.split(": ")[:2] for i in summary.incidents] == [["seat 0", "disconnect"]]
+    [gone] = [b for b in bots if b.of_kind("match_start")]
+    other = bots[1 - bots.index(gone)]
+    assert not gone.of_kind("match_end")
+    assert other.received and all(m.WhichOneof("msg") == "welcome" for m in other.received)
+    summary2, outcome2 = run(serve, seats, seed=2)  # the bot's live stream plays the next match
+    assert outcome2.reason is EndReason.COMPLETED
+    assert [s.match_id for s in other.wait_for("match_end")] == [summary2.match_id]
+
+
 def test_a_match_asked_without_a_seed_is_dealt_from_a_secret_one(serve):
     """RunMatch with no seed: the arbiter draws a secret one (returned to the admin in the
     summary) instead of playing deal 0, whose hands every connected bot could compute (deals
