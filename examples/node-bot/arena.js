@@ -95,6 +95,7 @@ function play({ name, version, games, choose, onMessage }) {
 
   const seats = new Map(); // "match_id/seat" -> {start, token, random}
   let matches = 0;
+  let welcomed = false; // the arbiter answered the Hello: an error before it means it was never reached
   const stream = client.Play();
 
   async function answer(turn) {
@@ -122,6 +123,7 @@ function play({ name, version, games, choose, onMessage }) {
     if (onMessage) onMessage(msg, stream);
     switch (msg.msg) {
       case "welcome":
+        welcomed = true;
         log(`session ${msg.welcome.session_id} open on ${args.address}`);
         break;
       case "match_start": {
@@ -151,12 +153,22 @@ function play({ name, version, games, choose, onMessage }) {
     }
   });
   stream.on("error", (err) => {
+    if (!welcomed) {
+      // never connected (nothing listens there, TLS on one side only, a wrong host): a failure
+      // to start, not the end of a session (exit code 1, as a Python bot's `python -m sdk`)
+      log(err.code === grpc.status.UNAVAILABLE
+        ? `cannot reach the arbiter at ${args.address}: ${err.details || err.message} (is it running, and on the ` +
+          "address its 'arbiter listening on' line says? with TLS, give --tls-ca)"
+        : `the stream ended before the arbiter's Welcome: ${err.code} ${err.details || err.message}`);
+      process.exitCode = 1;
+      return;
+    }
     // the arbiter closing the stream when it stops is CANCELLED or UNAVAILABLE
     log(`stream ended: ${err.code} ${err.details || err.message}`);
     if (!process.exitCode && ![grpc.status.CANCELLED, grpc.status.UNAVAILABLE].includes(err.code)) process.exitCode = 1;
   });
   stream.on("end", () => {
-    log(`the arbiter closed the stream after ${matches} matches`);
+    if (welcomed) log(`the arbiter closed the stream after ${matches} matches`);
     client.close();
   });
 

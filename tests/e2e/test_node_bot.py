@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -246,3 +247,18 @@ def test_a_copy_of_the_example_outside_the_repository_finds_or_is_told_its_proto
     finally:
         stop_serve(serve)
     assert "Error" not in log.read_text()
+
+
+def test_the_node_bot_that_cannot_reach_its_arbiter_says_so_and_fails():
+    """Nothing listening at --address: the example said 'stream ended: 14 ...' and 'the
+    arbiter closed the stream after 0 matches' (it never connected) and exited 0, so a
+    script starting it saw success. It says it cannot reach the arbiter there, and exits 1
+    (as `python -m sdk` does)."""
+    with socket.socket() as s:  # a port nothing listens on: bound, never listened
+        s.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{s.getsockname()[1]}"
+        p = subprocess.run([need_node(), str(EXAMPLE / "bot.js"), "--address", address, "--name", "north"],
+                           env=node_env(ARENA_TOKEN="x"), capture_output=True, text=True, timeout=60,
+                           stdin=subprocess.DEVNULL)
+    assert p.returncode == 1, p.stderr
+    assert f"north: cannot reach the arbiter at {address}: " in p.stderr and "closed the stream" not in p.stderr, p.stderr
