@@ -101,6 +101,19 @@ class Source:
     index: int = 0
     card: Card | None = None
 
+    def __post_init__(self) -> None:
+        # A bot's typed answer (arena.proto SpiteAndMaliceSource) is refused here as malformed,
+        # naming the field, rather than judged illegal as "hand:None", or as a "payoff" that
+        # carries a card and so equals none of the legal actions its notation reads like.
+        if (self.kind is SourceKind.HAND) != (self.card is not None):
+            raise ValueError(f"only a hand source names a card: {self.kind.value} moves the top of its pile (leave "
+                             "card unset)" if self.card is not None else "a hand source names its card (hand:5C): card is unset")
+        if self.kind in (SourceKind.SIDE, SourceKind.PARTNER_SIDE):
+            if self.index < 0:
+                raise ValueError(f"{self.kind.value}: a side stack's slot is 0 or more, got {self.index}")
+        elif self.index:
+            raise ValueError(f"only a side stack source has an index: {self.kind.value} has none (leave index 0), got {self.index}")
+
     def __str__(self) -> str:
         if self.kind is SourceKind.HAND:
             return f"hand:{self.card}"

@@ -66,6 +66,33 @@ def test_malformed_actions_raise_wire_errors_that_say_what_is_wrong():
         convert.view_from_proto("spades", pb.View())
 
 
+def test_a_spite_and_malice_source_that_contradicts_its_kind_is_malformed_not_illegal():
+    """A typed source (arena.proto SpiteAndMaliceSource) with no card for HAND decoded to
+    'hand:None', and a PAYOFF carrying a card (or a HAND an index) to an action whose
+    notation reads exactly like a legal one yet equals none: the bot was told 'play payoff
+    -> center:new is not a legal action now' beside a Turn offering it. Each is a
+    WireError (Error malformed) naming the field and what is wrong."""
+    def play(kind: int, card: str | None = None, index: int = 0) -> pb.Action:
+        a = pb.Action()
+        a.spite_and_malice.play.source.kind = kind
+        a.spite_and_malice.play.source.index = index
+        if card is not None:
+            a.spite_and_malice.play.source.card = card
+        a.spite_and_malice.play.target = 1  # CENTER, index unset: center:new
+        return a
+
+    hand, payoff, side = 1, 2, 3
+    cases = [(play(hand), "a hand source names its card"),
+             (play(payoff, "5C"), "only a hand source names a card: payoff moves the top of its pile"),
+             (play(hand, "5C", index=2), "only a side stack source has an index: hand has none"),
+             (play(side, index=-1), "side: a side stack's slot is 0 or more, got -1")]
+    for msg, why in cases:
+        with pytest.raises(convert.WireError, match=r"^action\.play\.source: " + why):
+            convert.action_from_proto("spite-and-malice", msg)
+    assert str(convert.action_from_proto("spite-and-malice", play(payoff))) == "play payoff -> center:new"
+    assert str(convert.action_from_proto("spite-and-malice", play(side, index=2))) == "play side:2 -> center:new"
+
+
 def test_options_to_wire_text():
     assert convert.options_to_wire({"a": None, "b": True, "c": [1, 7], "d": 3}) == {"a": "off", "b": "true", "c": "1,7", "d": "3"}
     # and the game's own parser reads them back
