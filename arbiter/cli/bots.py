@@ -215,6 +215,14 @@ def submit(
     from arbiter.batch.submissions import check_bot, check_submitted_name, notices, submit as submit_bot
 
     sub = _call(reg.collect, path)
+    from arbiter.server.auth import DEFAULT_FILE, credentials_among
+
+    if secrets := credentials_among(sub.files):
+        error(f"{path / secrets[0]}: a standing arbiter's credentials file (its admin and bot tokens) is in the bot's "
+              f"folder, and a submission would copy it, readable by all, into the registry{' of ' + server if server else ''}"
+              f": move it out (run arbiter serve in another folder, or give it --credentials PATH; its default is "
+              f"{DEFAULT_FILE} in the folder it runs in)")
+        raise typer.Exit(2)
     if name is not None:
         _call(check_submitted_name, name)  # before the self-test, not after it
     if server:

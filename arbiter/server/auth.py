@@ -123,6 +123,25 @@ class Credentials:
         return creds
 
 
+def credentials_among(files: "dict[str, bytes]") -> list[str]:
+    """The paths of ``files`` (a bot folder's, as a submission collects them) that are a
+    standing arbiter's credentials file, read as ``Credentials.from_json`` reads one.
+    `arbiter serve` makes its file in the folder it runs in (``DEFAULT_FILE``): started in a
+    bot's folder, as a bot author trying their bot does, the file would be submitted with
+    the bot and its admin and bot tokens stored readable by all in the registry's copy (or
+    sent to another arbiter's operator)."""
+    found = []
+    for rel, data in files.items():
+        if not rel.endswith(".json") or len(data) > 1 << 20:
+            continue
+        try:
+            Credentials.from_json(data.decode("utf-8"), rel)
+        except (CredentialsError, UnicodeDecodeError):
+            continue
+        found.append(rel)
+    return found
+
+
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
     lock = path.with_name(path.name + ".lock")

@@ -111,3 +111,26 @@ def test_a_registered_bot_named_without_its_version_is_told_its_versions(tmp_pat
         r = runner.invoke(app, ["play", "spot", "meldy", "random", "--transport", transport, "--db", str(db)])
         text = " ".join(r.output.split())
         assert r.exit_code == 2 and "'meldy' is a registered bot: name it with its version, meldy@0.1" in text, text
+
+
+def test_a_folder_holding_an_arbiters_credentials_file_is_not_submitted(tmp_path):
+    """docs/other-languages.md had a bot author start `arbiter serve` in the bot's folder
+    (its credentials file, arbiter-credentials.json, is made where it runs) and then
+    submit that folder: the registry's copy held the arbiter's admin and bot tokens,
+    readable by all (a remote submission sends them to another operator). The submission
+    is refused before anything is copied or sent, naming the file and how to move it."""
+    from arbiter.server.auth import Credentials, new_token
+
+    bot = tmp_path / "meldy"
+    (bot / "conf").mkdir(parents=True)
+    (bot / "bot.py").write_text(NAMED)
+    (bot / "conf" / "package.json").write_text('{"name": "x", "admin": "not a token file"}')  # any other JSON is fine
+    (bot / "conf" / "arbiter-credentials.json").write_text(
+        Credentials(new_token(), new_token(), {"meldy": new_token()}).to_json())
+    db = tmp_path / "r.sqlite"
+    r = runner.invoke(app, ["bots", "submit", str(bot), "--name", "meldy", "--db", str(db)])
+    assert r.exit_code == 2, r.output
+    said = " ".join(r.output.split())
+    assert f"{bot}/conf/arbiter-credentials.json: a standing arbiter's credentials file" in said, said
+    assert "move it out" in said and "--credentials PATH" in said
+    assert not db.exists() and not list(tmp_path.glob("*.bots"))  # nothing registered, nothing copied
