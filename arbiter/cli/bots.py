@@ -215,6 +215,10 @@ def submit(
     from arbiter.batch.submissions import check_bot, check_submitted_name, notices, submit as submit_bot
 
     sub = _call(reg.collect, path)
+    if sub.left_out:
+        err.print(f"[yellow]note:[/] left out of the submission: {escape(', '.join(sub.left_out))} (an arbiter's store "
+                  "and its bots' copies, made by running arbiter in the bot's folder; a bot's own data needs another name)",
+                  highlight=False)
     from arbiter.server.auth import DEFAULT_FILE, credentials_among
 
     if secrets := credentials_among(sub.files):

@@ -30,7 +30,7 @@ import sqlite3
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterator
 
@@ -91,10 +91,13 @@ def is_registered_ref(spec: str) -> bool:
 
 @dataclass(frozen=True)
 class Submission:
-    """The files of a submission, by relative posix path, and its entry file."""
+    """The files of a submission, by relative posix path, and its entry file.
+    ``left_out``: what ``collect`` found in the folder and did not take (an arbiter's store
+    and its bots' copies, ``store_byproduct``), for the author to be told; not content."""
 
     files: dict[str, bytes]
     entry: str
+    left_out: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def content_hash(self) -> str:
@@ -146,10 +149,16 @@ def collect(path: str | os.PathLike) -> Submission:
         return validate(Submission(files, root.name))
     runtime = _runtime_of((root / MANIFEST).read_bytes()) if (root / MANIFEST).is_file() else PYTHON
     files: dict[str, bytes] = {}
+    left_out: list[str] = []
     total = 0
     for p in sorted(root.rglob("*")):
         rel = p.relative_to(root)
         if "__pycache__" in rel.parts or p.suffix == ".pyc" or any(part.startswith(".") for part in rel.parts):
+            continue
+        if any(store_byproduct(part, True) for part in rel.parts[:-1]):
+            continue  # inside a store's copies folder, left out with it
+        if store_byproduct(rel.name, p.is_dir() and not p.is_symlink()):
+            left_out.append(rel.as_posix() + ("/" if p.is_dir() else ""))
             continue
         if p.is_symlink():
             raise RegistryError(f"{root}: {rel} is a symlink; a submission holds regular files only")
@@ -162,7 +171,7 @@ def collect(path: str | os.PathLike) -> Submission:
             raise RegistryError(f"{root}: too big (at most {runtime.max_files} files and {runtime.max_bytes // 1024} KiB"
                                 f"{'' if runtime is PYTHON else ' for a ' + runtime.name + ' bot'})")
         files[rel.as_posix()] = p.read_bytes()
-    return validate(Submission(files, MANIFEST if runtime is not PYTHON else ENTRY))
+    return validate(Submission(files, MANIFEST if runtime is not PYTHON else ENTRY, tuple(left_out)))
 
 
 def _runtime_of(manifest: bytes) -> Runtime:
@@ -244,6 +253,20 @@ def read_stored(path: Path) -> dict[str, bytes]:
 
 # --------------------------------------------------------------------------------------
 # The registry.
+
+
+#: The files an arbiter's store is made of, by how their names end: the store, SQLite's
+#: companions of it, its lock and its watch file (``Store``).
+_STORE_FILES = (".sqlite", ".sqlite-wal", ".sqlite-shm", ".sqlite-journal", ".sqlite.lock", ".sqlite.watch")
+
+
+def store_byproduct(name: str, is_dir: bool) -> bool:
+    """True if a file (or folder) named ``name`` is an arbiter's store or part of it (its
+    bots' copies, ``registry_dir``), not a bot's own: `arbiter play . random` and `arbiter
+    bots submit .`, run in a bot's folder as docs/other-languages.md shows, make
+    ``arena.sqlite`` and ``arena.bots/`` there, and a submission of the folder took them
+    (every match of the store, and each earlier version's whole copy, nested)."""
+    return name.endswith(".bots") if is_dir else name.endswith(_STORE_FILES)
 
 
 def registry_dir(db_path: str | os.PathLike) -> Path:

@@ -68,6 +68,26 @@ def test_collect_hashes_content_and_refuses_bad_layouts(tmp_path):
         reg.validate(reg.Submission({"bot.py": b"x" * (reg.MAX_BYTES + 1)}, "bot.py"))
 
 
+def test_collect_leaves_out_a_store_made_in_the_bots_folder_and_says_so(tmp_path):
+    """`arbiter play spades . random . random` then `arbiter bots submit .` in a bot's
+    folder (docs/other-languages.md) made arena.sqlite and arena.bots/ there, and each
+    submission took them: the store's every match, and every earlier version's copy nested
+    in the next (the hash changed at each play, so each check ran afresh). They are left
+    out, and named for the author to be told; the bot's content, and hash, are its own."""
+    clean = reg.collect(write_bot(tmp_path / "clean", GOOD, HELPER))
+    a = write_bot(tmp_path / "a", GOOD, HELPER)
+    with Store(a / "arena.sqlite"):
+        pass
+    for extra in ("arena.sqlite-wal", "arena.sqlite.lock", "old.sqlite"):
+        (a / extra).write_bytes(b"x")
+    (a / "arena.bots" / "0abc").mkdir(parents=True)
+    (a / "arena.bots" / "0abc" / "bot.py").write_text("x = 1\n")
+    sub = reg.collect(a)
+    assert set(sub.files) == {"bot.py", "helper.py"} and sub.content_hash == clean.content_hash
+    assert sub.left_out == ("arena.bots/", "arena.sqlite", "arena.sqlite-wal", "arena.sqlite.lock", "old.sqlite")
+    assert sub == clean  # what was left out is not content
+
+
 def _no_entry(tmp_path: Path) -> Path:
     d = tmp_path / "noentry"
     d.mkdir()
