@@ -146,6 +146,13 @@ function play({ name, version, games, choose, onMessage }) {
         const err = msg.error;
         log(`arbiter says ${err.code}: ${err.message}`);
         if (FATAL.has(err.code)) process.exitCode = 1;
+        if (err.code === "stopped") {
+          // the match ended without a MatchEnd: forget its seats as MatchEnd would (their
+          // tokens and requests are dead), or a long-running bot keeps every one
+          let gone = 0;
+          for (const key of [...seats.keys()]) if (key.startsWith(`${err.match_id}/`) && seats.delete(key)) gone++;
+          log(`match ${err.match_id} stopped: ${gone} seat(s) forgotten`);
+        }
         break;
       }
       default:

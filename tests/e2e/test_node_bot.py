@@ -262,3 +262,37 @@ def test_the_node_bot_that_cannot_reach_its_arbiter_says_so_and_fails():
                            stdin=subprocess.DEVNULL)
     assert p.returncode == 1, p.stderr
     assert f"north: cannot reach the arbiter at {address}: " in p.stderr and "closed the stream" not in p.stderr, p.stderr
+
+
+def test_the_node_bot_forgets_the_seat_of_a_match_stopped_before_its_end(tmp_path):
+    """Error "stopped" ends a match with no MatchEnd (arena.proto: forget its seats): the
+    example kept the seat's state for good, so a long-running bot grew with each match its
+    organiser abandoned. It drops it, and says so."""
+    import time
+
+    import grpc
+
+    from cardarena.v1 import arena_pb2 as pb, arena_pb2_grpc as pb_grpc
+    from tests.e2e.rawbot import RawBot
+
+    serve = start_serve()
+    try:
+        log = tmp_path / "node.log"
+        _start_node(serve, "north", log)
+        mute = RawBot(serve, "mute", respond=lambda turn: []).start()  # never answers: the match waits on it
+        serve.wait_sessions(["north", "mute"])
+        with grpc.insecure_channel(serve.address) as ch:
+            call = pb_grpc.MatchesStub(ch).RunMatch.future(pb.RunMatchRequest(
+                game="spite-and-malice", seats=["mute", "north"], seed=3, admin_token=serve.admin_token,
+                clock=pb.Clock(decision_ms=600_000, bank_ms=0)))
+            mute.wait_for("turn")
+            call.cancel()  # the organiser hangs up: the match stops, each seat told "stopped"
+        deadline = time.monotonic() + 20
+        while "stopped: 1 seat(s) forgotten" not in log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        mute.close()
+    finally:
+        stop_serve(serve)
+    text = log.read_text()
+    assert "arbiter says stopped: the match was stopped before its end" in text, text
+    assert "stopped: 1 seat(s) forgotten" in text, text
