@@ -13,6 +13,7 @@ import enum
 import functools
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -164,7 +165,20 @@ def clip(text: str, limit: int = ECHO_LIMIT) -> str:
     crash: ...``), a newline in a bot's exception message started a line of the bot's that read
     as the command's own."""
     text = visible(text).replace("\n", "\\n")
-    return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
+    if len(text) <= limit:
+        return text
+    # Text clipped once already, then prefixed ("the bot failed: " + a clipped Act.failure),
+    # is cut again in its own part, its count kept: a second clip cut into the first's note
+    # and counted what was left of it ("(41 more characters)" of 300 the bot sent).
+    more = 0
+    if (m := _CLIPPED.fullmatch(text)) is not None:
+        text, more = m.group(1), int(m.group(2))
+        if len(text) <= limit:
+            return m.group(0)
+    return text[:limit] + f"... ({len(text) - limit + more} more characters)"
+
+
+_CLIPPED = re.compile(r"(.*)\.\.\. \((\d+) more characters\)", re.S)
 
 
 #: What ``visible`` writes for a character a terminal or a parser would act on instead of

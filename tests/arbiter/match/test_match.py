@@ -188,6 +188,27 @@ def test_the_error_of_each_strike_says_what_follows_and_the_last_says_forfeit():
     assert [m.rsplit("; ", 1)[1] for _, m in none.told] == ["your side forfeits (strike 1 of 0 allowed)"]
 
 
+def test_a_long_failure_is_cut_once_and_its_count_is_what_the_bot_sent():
+    """An Act.failure of 500 characters is kept to 200 (arena.proto) where it arrives; the
+    runner's "the bot failed: " before it was cut again, into the first cut's note: the
+    bot was told "(41 more characters)" and the record said "(24 more characters)" of the
+    300 it sent past the limit. Both now say the same, with the true count."""
+    from arbiter.match import BotFailed
+    from cardarena.records import clip
+
+    class Failing(Told):
+        async def decide(self, turn):
+            raise BotFailed(clip("b" * 500))  # as the gRPC edge hands it over (botstream._Asking)
+
+    seat = Failing(RandomBot())
+    record = play([seat, RandomBot(), RandomBot(), RandomBot()])
+    shown = "the bot failed: " + "b" * 184 + "... (316 more characters)"  # 184 + 316 = the 500 sent
+    assert record.outcome.reason is EndReason.FORFEIT_CRASH
+    assert record.incidents[0].detail == shown
+    assert seat.told == [("crash", shown + "; your side forfeits")]
+    assert clip(shown) == shown and clip("x" * 10 + shown, 100) == "x" * 10 + shown[:90] + "... (426 more characters)"
+
+
 def test_the_time_bank_is_spent_past_the_decision_limit_then_the_seat_times_out():
     # 40 ms per decision against a 10 ms limit: 30 ms of the 100 ms bank per decision, so
     # 100 -> 70 -> 40 -> 10, and the fourth decision (40 ms > 10 + 10) is late
