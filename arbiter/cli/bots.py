@@ -26,6 +26,7 @@ from arbiter.cli._common import (
 )
 from arbiter.store.db import DEFAULT_DB
 from cardarena.records import MAX_CLOCK_MS
+from cardarena.runtimes import MANIFEST
 
 bots_app = typer.Typer(help="Bots: a template, a self-test, the registry (submit, list, show, remove).", no_args_is_help=True)
 app.add_typer(bots_app, name="bots")
@@ -197,8 +198,9 @@ def check(
 @bots_app.command("submit")
 def submit(
     path: Annotated[Path, typer.Argument(help="A bot file (.py) or folder (with bot.py, or a bot.toml naming its runtime: node).")],
-    name: Annotated[Optional[str], typer.Option("--name", help="Registry name (default: the one the bot's class "
-                                                 "declares, name = \"...\"; never a bundled bot's).")] = None,
+    name: Annotated[Optional[str], typer.Option("--name", help="Registry name (default: the one the bot declares: its "
+                                                 "class's name = \"...\", or another runtime's Hello.bot_name; never a "
+                                                 "bundled bot's).")] = None,
     version: Annotated[Optional[str], typer.Option("--version", help="Version label (default: the bot's own).")] = None,
     db: DbOpt = Path(DEFAULT_DB),
     server: ServerOpt = None,
@@ -242,7 +244,10 @@ def submit(
     _print_report(row["report"], f"{path}: {row['name']} {row['version']}")
     out.print(f"registered [bold]{escape(row['name'])} {escape(row['version'])}[/] ({row['content_hash'][:12]})"
               + escape(f" at {row['path']}" if "path" in row else f" on {server}"), highlight=False)
-    if name is None:
+    if name is None and sub.entry == MANIFEST:  # a bot of another runtime (a Node bot): no class, its Hello names it
+        out.print(f"(the name its Hello says, bot_name \"{escape(row['name'])}\"; --name NAME registers it under another)",
+                  highlight=False)
+    elif name is None:
         out.print(f"(the name its class declares, name = \"{escape(row['name'])}\"; --name NAME registers it under "
                   "another)", highlight=False)
     for notice in row["notices"]:

@@ -112,6 +112,12 @@ def test_the_node_bot_is_submitted_and_passes_the_self_test(tmp_path):
     assert expected <= set(checks) and all(checks.values()), version.report
     assert version.report["bot"]["name"] == "node-example"  # as its Hello said
     assert (version.path / "bot.toml").is_file() and (version.path / "node_modules" / "@grpc" / "grpc-js").is_dir()
+    # without --name: the name its Hello says (the CLI said "the name its class declares, name = ...": a
+    # JavaScript bot has no class)
+    own = _arbiter("bots", "submit", str(folder), "--db", str(db))
+    assert own.returncode == 0, own.stdout + own.stderr
+    said = " ".join(own.stdout.split())
+    assert 'registered node-example 1.0' in said and '(the name its Hello says, bot_name "node-example";' in said, said
 
 
 def test_the_node_bot_is_hosted_in_tournaments_against_python_bots(tmp_path):
