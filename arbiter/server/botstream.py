@@ -22,7 +22,7 @@ from google.protobuf.message import DecodeError
 
 from cardarena import names
 from cardarena.wire import codec as convert
-from cardarena.games import GAMES, ConfigError, Event, Outcome
+from cardarena.games import GAMES, ConfigError, Event, Outcome, seat_options
 from cardarena.disclosure import OPEN
 from cardarena.records import Clock, FailurePolicy, MatchConfig, clip
 from arbiter import metrics
@@ -851,8 +851,12 @@ class MatchesServicer(pb_grpc.MatchesServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"unknown policy {clip(request.policy, 40)!r} (forfeit or default)")
         # no seed given: a secret one (a seed the bots could guess would hand them every hand)
         seed = request.seed if request.HasField("seed") else secrets.randbits(62)
+        try:  # a game of a number of players takes it from the seats, as `arbiter play` and the SDK do
+            options = seat_options(request.game, dict(request.options), request.preset or None, len(request.seats))
+        except ConfigError as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, clip(str(exc), 400))
         config = MatchConfig(
-            game=request.game, seed=seed, options=dict(request.options), preset=request.preset or None,
+            game=request.game, seed=seed, options=options, preset=request.preset or None,
             clock=clock, policy=policy, disclosure=OPEN,  # a match of no batch: its deal never comes back
         )
         try:

@@ -219,6 +219,27 @@ def test_a_stream_that_ends_loses_its_seat_for_good_and_the_bot_plays_on_in_new_
     assert [s.match_id for s in other.wait_for("match_end")] == [summary2.match_id]
 
 
+def test_run_match_takes_the_number_of_players_from_its_seats(serve):
+    """A client of the Matches service that asked for Spot with three seats was told "spot
+    needs 4 seats, got 3": RunMatch took the game's default number of players, where
+    `arbiter play --server` and the SDK take it from the bots. It plays three (and a number
+    the game refuses is still an error naming it)."""
+    names = ["spot-a", "spot-b", "spot-c"]
+    raws = [RawBot(serve, n).start() for n in names]
+    serve.wait_sessions(names)
+    with grpc.insecure_channel(serve.address) as ch:
+        summary = pb_grpc.MatchesStub(ch).RunMatch(pb.RunMatchRequest(
+            game="spot", seats=names, seed=4, options={"hands": "1"}, admin_token=serve.admin_token), timeout=120)
+        assert convert.outcome_from_proto(summary.outcome).reason is EndReason.COMPLETED
+        assert len(summary.outcome.scores) == 3
+        with pytest.raises(grpc.RpcError) as refused:
+            pb_grpc.MatchesStub(ch).RunMatch(pb.RunMatchRequest(
+                game="spot", seats=names[:1], options={"hands": "1"}, admin_token=serve.admin_token), timeout=30)
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "players" in refused.value.details()
+    for raw in raws:
+        raw.close()
+
+
 def test_a_match_asked_without_a_seed_is_dealt_from_a_secret_one(serve):
     """RunMatch with no seed: the arbiter draws a secret one (returned to the admin in the
     summary) instead of playing deal 0, whose hands every connected bot could compute (deals
