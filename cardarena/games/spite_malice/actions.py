@@ -130,6 +130,13 @@ class Play(Action):
     target: TargetKind
     index: int | None = None
 
+    def __post_init__(self) -> None:
+        # as Source's: a typed answer that is no play at all is malformed, not "side:new"
+        if self.index is None and self.target is TargetKind.SIDE:
+            raise ValueError("a side stack target names its slot (side:0): index is unset")
+        if self.index is not None and self.index < 0:
+            raise ValueError(f"{self.target.value}: index is 0 or more, got {self.index}")
+
     def __str__(self) -> str:
         # kept on the instance beside the fields (not one of them: equality, hashing and the
         # wire read fields only): plays are interned, and their notation is read at every

@@ -68,7 +68,8 @@ def test_malformed_actions_raise_wire_errors_that_say_what_is_wrong():
 
 def test_a_spite_and_malice_source_that_contradicts_its_kind_is_malformed_not_illegal():
     """A typed source (arena.proto SpiteAndMaliceSource) with no card for HAND decoded to
-    'hand:None', and a PAYOFF carrying a card (or a HAND an index) to an action whose
+    'hand:None' (a SIDE target with no index to 'side:new'), and a PAYOFF carrying a card
+    (or a HAND an index) to an action whose
     notation reads exactly like a legal one yet equals none: the bot was told 'play payoff
     -> center:new is not a legal action now' beside a Turn offering it. Each is a
     WireError (Error malformed) naming the field and what is wrong."""
@@ -89,6 +90,13 @@ def test_a_spite_and_malice_source_that_contradicts_its_kind_is_malformed_not_il
     for msg, why in cases:
         with pytest.raises(convert.WireError, match=r"^action\.play\.source: " + why):
             convert.action_from_proto("spite-and-malice", msg)
+    to_side = play(hand, "5C")
+    to_side.spite_and_malice.play.target = 2  # SIDE, index unset: read as "side:new", no such place
+    with pytest.raises(convert.WireError, match=r"^action\.play: a side stack target names its slot"):
+        convert.action_from_proto("spite-and-malice", to_side)
+    to_side.spite_and_malice.play.index = -1
+    with pytest.raises(convert.WireError, match=r"^action\.play: side: index is 0 or more, got -1"):
+        convert.action_from_proto("spite-and-malice", to_side)
     assert str(convert.action_from_proto("spite-and-malice", play(payoff))) == "play payoff -> center:new"
     assert str(convert.action_from_proto("spite-and-malice", play(side, index=2))) == "play side:2 -> center:new"
 
