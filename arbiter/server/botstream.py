@@ -764,11 +764,14 @@ class BotStreamServicer(pb_grpc.ArenaServicer):
     @staticmethod
     def _junk(session: Session) -> bool:
         """Charge a message that answered nothing; False (and the session told) on a flood."""
-        if session.spend_junk() and not session.stalled():
+        flooding = not session.spend_junk()
+        if not flooding and not session.stalled():
             return True
         log.warning("bot %s (%s) flooded the stream; closing it", session.bot_name, session.session_id)
-        session.send(_err("flood", f"more than {FLOOD_BURST} messages that answer no request "
-                          f"(or over {FLOOD_RATE:g} a second); the stream is closed"))
+        # the words say which limit it passed: the stall (it sent without reading) was told it sent too many
+        session.send(_err("flood", f"more than {FLOOD_BURST} messages that answer no request (or over {FLOOD_RATE:g} a "
+                          "second); the stream is closed" if flooding else f"messages that answer no request while "
+                          f"{MAX_OUTBOX} of the arbiter's are unread (the bot stopped reading); the stream is closed"))
         session.close()
         return False
 
