@@ -770,8 +770,8 @@ class BotStreamServicer(pb_grpc.ArenaServicer):
         log.warning("bot %s (%s) flooded the stream; closing it", session.bot_name, session.session_id)
         # the words say which limit it passed: the stall (it sent without reading) was told it sent too many
         session.send(_err("flood", f"more than {FLOOD_BURST} messages that answer no request (or over {FLOOD_RATE:g} a "
-                          "second); the stream is closed" if flooding else f"messages that answer no request while "
-                          f"{MAX_OUTBOX} of the arbiter's are unread (the bot stopped reading); the stream is closed"))
+                          "second); the stream is closed" if flooding else "a message that answers no request while the "
+                          "arbiter's to it pile up unread (the bot stopped reading them); the stream is closed"))
         session.close()
         return False
 
