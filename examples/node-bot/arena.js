@@ -106,8 +106,10 @@ function play({ name, version, games, choose, onMessage }) {
     const began = process.hrtime.bigint();
     try {
       action = await choose(turn, seat);
+      if (action === undefined || action === null) throw new Error(`choose returned ${action}, not one of turn.legal_actions`);
     } catch (err) {
-      // the bot's own code failed: say so (Act.failure); the arbiter applies the match's policy
+      // the bot's own code failed (it threw, or returned no action): say so (Act.failure,
+      // arena.proto); the arbiter applies the match's policy and records what it said
       log(`choose failed: ${err && err.stack ? err.stack : err}`);
       stream.write({ act: { match_id: turn.match_id, request_id: turn.request_id, seat_token: seat.token,
                             failure: String(err).slice(0, 200) } });

@@ -302,3 +302,35 @@ def test_the_node_bot_forgets_the_seat_of_a_match_stopped_before_its_end(tmp_pat
     text = log.read_text()
     assert "arbiter says stopped: the match was stopped before its end" in text, text
     assert "stopped: 1 seat(s) forgotten" in text, text
+
+
+def test_a_node_bot_whose_choose_returns_nothing_says_so_as_a_failure(tmp_path):
+    """arena.proto: Act.failure is set when the bot's code "raised, or returned nothing or
+    no action". The example sent an Act with no action when choose returned undefined:
+    the arbiter answered 'action is empty' (malformed) and the record named no cause. It
+    reports a failure, as for a throw: the record says choose returned undefined."""
+    import grpc
+
+    from cardarena.v1 import arena_pb2 as pb, arena_pb2_grpc as pb_grpc
+    from tests.e2e.rawbot import RawBot
+
+    entry = tmp_path / "nothing.js"
+    entry.write_text(f"require({str(EXAMPLE / 'arena.js')!r}).play({{ name: 'nothing', version: '1', games: [], "
+                     "choose() { return undefined; } });\n")
+    serve = start_serve()
+    try:
+        with open(tmp_path / "node.log", "wb") as err:
+            p = subprocess.Popen([need_node(), str(entry), "--address", serve.address, "--name", "nothing"],
+                                 env=node_env(ARENA_TOKEN=serve.bot_token("nothing")), stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.DEVNULL, stderr=err)
+        serve.bots.append(p)
+        RawBot(serve, "other").start()
+        serve.wait_sessions(["nothing", "other"])
+        with grpc.insecure_channel(serve.address) as ch:
+            summary = pb_grpc.MatchesStub(ch).RunMatch(pb.RunMatchRequest(
+                game="spite-and-malice", seats=["nothing", "other"], seed=5, admin_token=serve.admin_token), timeout=60)
+    finally:
+        stop_serve(serve)
+    assert summary.outcome.reason == pb.END_REASON_FORFEIT_CRASH, summary
+    [incident] = summary.incidents
+    assert "crash: the bot failed: Error: choose returned undefined, not one of turn.legal_actions" in incident, incident
