@@ -388,7 +388,7 @@ def meaning(game: str) -> str:
     one = unit[:-1] if f == 1 and unit.endswith("s") else unit  # "1 point"
     fine = "nothing better at all" if f == 0 else f"nothing better by {f:g}{one} or more"
     unsure = "the samples could not tell" if f == m else "a loss between, or the samples could not tell"
-    return f"mistake: it cost at least {m:g}{unit} (95% confidence); fine: {fine} (99.9%); unsure: {unsure}"
+    return f"mistake: it cost more than {m:g}{unit} (95% confidence); fine: {fine} (99.9%); unsure: {unsure}"
 
 #: The reference evaluator per game: a bundled bot with ``REFERENCE_METHODS``.
 REFERENCE: Mapping[str, str] = facts("value_reference")

@@ -13,7 +13,7 @@ A match from the store is analysed once per seat and settings and the analysis s
 Each action is valued on states sampled from what the seat could see (the forward model),
 by the game's reference evaluator (Spades: determinized double-dummy values scored by the
 rules; Spot and Spite and Malice: the search bot's heuristic rollouts), sampling until the
-verdict is clear: a mistake (it cost at least the game's margin, with 95% confidence), fine
+verdict is clear: a mistake (it cost more than the game's margin, with 95% confidence), fine
 (nothing better by that much; at Spot, nothing better at all), or unsure when the budget
 ends. docs/analysis.md says how.
 The same command gives the same numbers (--seed). The match is read as `arbiter replay`
@@ -58,7 +58,7 @@ def analyse(
 ) -> None:
     """Why did my bot lose? Value each decision of a seat from what it could know, and mark its mistakes.
 
-    Each action is valued on states drawn from the seat's own view (never another seat's hidden cards) by the game's strongest evaluator; a decision is a mistake (it cost at least the game's margin, 95% confidence), fine, or unsure: the header says each in the game's units. The analysis of a stored match is kept in --db (the store is written), and read back by the next run and the web's inspector (/m/MATCH/inspect?seat=S); a slice (--from, --to) not stored yet is computed alone and not kept. A match the disclosure rule withholds (a running duplicate tournament's) is refused. How: docs/analysis.md.
+    Each action is valued on states drawn from the seat's own view (never another seat's hidden cards) by the game's strongest evaluator; a decision is a mistake (it cost more than the game's margin, 95% confidence), fine, or unsure: the header says each in the game's units. The analysis of a stored match is kept in --db (the store is written), and read back by the next run and the web's inspector (/m/MATCH/inspect?seat=S); a slice (--from, --to) not stored yet is computed alone and not kept. A match the disclosure rule withholds (a running duplicate tournament's) is refused. How: docs/analysis.md.
     """
     if top < 0:
         error(f"--top {top}: a number of decisions, 0 or more")

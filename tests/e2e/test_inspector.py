@@ -236,7 +236,7 @@ def test_a_page_without_an_analysis_gets_one_computed_in_the_background(site):
         time.sleep(0.5)
     assert 'id="analysis-settings"' in page and "samples=2" in page.replace(" ", "")
     # what the verdicts mean, in the game's units (Spades: values.MARGIN and values.FINE)
-    assert "mistake: it cost at least 10 points (95% confidence); fine: nothing better by 1 point or more" in page
+    assert "mistake: it cost more than 10 points (95% confidence); fine: nothing better by 1 point or more" in page
     with Store(db, read_only=True) as store:
         rows, saved = stored_analysis(store, record.match_id, seat, samples=2, compute=False)
     assert saved and rows and len(rows) == len(list(decisions(record, seat)))

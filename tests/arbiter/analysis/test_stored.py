@@ -97,7 +97,7 @@ def test_the_cli_stores_its_analysis_and_reuses_it(stored, tmp_path):
     assert first.exit_code == 0, first.output
     assert "analysis stored" in first.output and f"/m/{record.match_id}/inspect?seat=1" in first.output
     said = " ".join(first.output.split())  # the terminal's line breaks aside
-    assert "mistake: it cost at least 5 units (95% confidence); fine: nothing better at all (99.9%)" in said  # Spot's margins
+    assert "mistake: it cost more than 5 units (95% confidence); fine: nothing better at all (99.9%)" in said  # Spot's margins
     with Store(db, read_only=True) as store:
         assert load_analysis(store, record.match_id, 1, settings_key(2, 0, 3)) is not None
     second = invoke(*args)

@@ -800,10 +800,10 @@ def test_each_games_verdicts_are_stated_in_its_units():
     inspector's legend show, in each game's unit (its ``Platform.value_unit``)."""
     from arbiter.analysis.values import meaning
 
-    assert meaning("spades") == ("mistake: it cost at least 10 points (95% confidence); fine: nothing better by 1 point or "
+    assert meaning("spades") == ("mistake: it cost more than 10 points (95% confidence); fine: nothing better by 1 point or "
                                  "more (99.9%); unsure: a loss between, or the samples could not tell")
-    assert meaning("spot").startswith("mistake: it cost at least 5 units (95% confidence); fine: nothing better at all")
-    assert meaning("spite-and-malice") == ("mistake: it cost at least 0.5 pay-off cards (95% confidence); fine: nothing "
+    assert meaning("spot").startswith("mistake: it cost more than 5 units (95% confidence); fine: nothing better at all")
+    assert meaning("spite-and-malice") == ("mistake: it cost more than 0.5 pay-off cards (95% confidence); fine: nothing "
                                            "better by 0.5 pay-off cards or more (99.9%); unsure: the samples could not tell")
 
 
