@@ -117,7 +117,7 @@ so a match played here could not be recorded. The rest of the site works.</p>{% 
 <div class="nav" id="games">game:
 {% for g in games %}<a href="/play?game={{ g|urlencode }}" class="{{ 'on' if g == game else '' }}">{{ g }}</a>{% endfor %}</div>
 <form method="post" action="/play/new" class="new" id="new-match">
-<input type="hidden" name="game" value="{{ game }}">
+<input type="hidden" name="game" value="{{ game }}"><input type="hidden" name="base" value="{{ preset }}">
 <div class="cols"><div>
 <h2>Seats</h2>
 {% if seats_error %}<p class="error">{{ seats_error }}</p>{% else %}
@@ -274,12 +274,15 @@ def _one_name(game: str, name: str) -> bool:
     return (isinstance(tp, type) and issubclass(tp, enum.Enum)) or typing.get_origin(tp) is typing.Literal
 
 
-def option_fields(game: str, given: dict[str, str]) -> list[OptionField]:
+def option_fields(game: str, given: dict[str, str], preset: str = "") -> list[OptionField]:
     """The form's fields for ``game``'s options: check boxes for booleans, selects for a
-    choice of names, number boxes with the accepted range for whole numbers, text for the rest."""
+    choice of names, number boxes with the accepted range for whole numbers, text for the rest;
+    each filled in with its value in ``given``, else ``preset``'s, else the default (the
+    form shows what the match would be played with)."""
     out = []
+    of_preset = _preset_values(game, preset)
     for o in option_specs(game_class(game).Options):
-        value = given.get(o.name, "")
+        value = given.get(o.name, "") or of_preset.get(o.name, "")
         arms = [a.strip() for a in o.type.split(" or ")]
         help_ = _help(o.meaning)
         if o.type == "bool":
@@ -302,15 +305,26 @@ def option_fields(game: str, given: dict[str, str]) -> list[OptionField]:
     return out
 
 
+def _preset_values(game: str, preset: str) -> dict[str, str]:
+    """The options ``preset`` of ``game`` sets, as a form writes them (``value_text``); none
+    for no preset or an unknown one (the form says what is wrong with it)."""
+    return {k: value_text(v) for k, v in game_class(game).presets.get(preset, {}).items()} if game in GAMES else {}
+
+
 def _given_options(game: str, form: dict[str, list[str]]) -> dict[str, str]:
     """The options a form gives (``o.NAME``; a check box's hidden "false" is followed by its
-    "true"), less those left at their defaults."""
-    defaults = {o.name: o.default for o in option_specs(game_class(game).Options)} if game in GAMES else {}
+    "true"), less those left as the form was drawn: at the values of the preset its fields
+    were filled in for (``base``, a hidden field: the preset selected when the page was
+    drawn), else at the defaults. So what the person changed is what overrides the preset
+    they chose (a value set back to its default too), and choosing a preset without
+    changing a field plays the preset as it is."""
+    base = {o.name: o.default for o in option_specs(game_class(game).Options)} if game in GAMES else {}
+    base |= _preset_values(game, (form.get("base") or [""])[0].strip())
     out = {}
     for k, v in form.items():
         if k.startswith("o.") and v and v[-1].strip():
             value = v[-1].strip()
-            if defaults.get(k[2:]) != value:
+            if base.get(k[2:]) != value:
                 out[k[2:]] = value
     return out
 
@@ -342,7 +356,7 @@ def new_page(env: jinja2.Environment, tables: Tables, query: dict[str, list[str]
     bots = tables.bots(game)
     return _template(env, "new").render(
         games=table_games(), game=game, presets=[(n, cls.preset_docs.get(n, "")) for n in cls.presets], preset=preset,
-        options=option_fields(game, given), seats=seats, teams=teams, seats_error=seats_error,
+        options=option_fields(game, given, preset), seats=seats, teams=teams, seats_error=seats_error,
         places=[seat_place(game, k) + (f" (seat {k})" if game == "spades" else "") for k in range(seats)],
         seat=min(seat, max(0, seats - 1)), bots=bots, chosen=chosen, default_bot="random",
         live=tables.live(), limit=tables.limit, clock=_clock_text(int(tables.decision_seconds * 1000)),
