@@ -147,10 +147,17 @@ def told_once(texts: Sequence[str]) -> list[str]:
     return out
 
 
+_SEAT = re.compile(r"\bseat (\d+)\b")
+
+
 def say(game: str, text: str) -> str:
     """A move or an event in words where the game's notation is not for people (Spite
     and Malice's ``play side:0 -> center:1`` reads "play side stack 1 to centre pile 2";
-    ``hand:2S`` reads "2♠ from the hand"); other games' text is left as it is."""
+    ``hand:2S`` reads "2♠ from the hand"), and its seats named as the table names them
+    (``seat_place``: Spades' "seat 1 wins trick 3" reads "East wins trick 3", since its
+    table has no seat numbers to look them up by); other games' text is left as it is."""
+    if game == "spades":
+        return _SEAT.sub(lambda m: seat_place(game, int(m.group(1))), text)
     if game != "spite-and-malice":
         return text
     return _SPITE_PLACE.sub(_spite_place, text).replace(" -> ", " to ")

@@ -192,3 +192,23 @@ def test_the_events_list_says_it_is_the_last_ones_and_numbers_them_so():
     html = live_fragment(web._env, s)
     assert "Events (78: the last 40)" in html and '<ol id="events" start="39">' in html
     assert "card 39<" in html and "card 38<" not in html
+
+
+def test_spades_events_name_the_seats_as_its_table_does():
+    """The Spades table names its seats North, East, South and West (and "you"), but its
+    events list said "seat 1 bids 12", "seat 3 wins trick 2": a person had to work out
+    which player seat 1 was."""
+    from arbiter.person.tables import Snapshot
+    from arbiter.present import web
+    from arbiter.present.play_page import live_fragment
+
+    st = _state("spades", {}, lambda s: s.current_seat == 0 and s.legal_actions())
+    g = get_game("spades")
+    events = ("deal 1: seat 3 deals 13 cards to each seat", "seat 1 bids 12", "seat 2 gives two cards to seat 0",
+              "seat 3 wins trick 2")
+    s = Snapshot("web-0", "spades", 0, ("browser", "random", "random", "random"), g.teams, {}, 300000, 3, 4, 5,
+                 st.view(0), tuple(st.legal_actions()), events, (), None, None, "", "", 0)
+    html = live_fragment(web._env, s)
+    listed = re.findall(r"<li>(.*?)</li>", html[html.index('id="events"'):])
+    assert listed == ["deal 1: West deals 13 cards to each seat", "East bids 12", "South gives two cards to North",
+                      "West wins trick 2"]
