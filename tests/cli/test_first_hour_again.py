@@ -131,6 +131,15 @@ def test_play_with_the_wrong_number_of_bots_counts_bots(tmp_path, game, bots, sa
     assert r.exit_code == 2 and said in r.output and "option 'players'" not in r.output, r.output
 
 
+def test_play_takes_the_players_of_a_partnership_from_the_bots(tmp_path):
+    """`arbiter play spite-and-malice` with 4 bots and `-o partnerships=true`, the count the
+    error above asks for, said "option 'partnerships' needs 4 or 6 'players', got 2": the
+    players were read from the bots only where the options without them made a game."""
+    r = runner.invoke(app, ["play", "spite-and-malice", *["random"] * 4, "-o", "partnerships=true", "-o", "payoff_size=2",
+                            "--transport", "inproc", "--seed", "1", "--db", str(tmp_path / "a.sqlite")], terminal_width=200)
+    assert r.exit_code == 0 and "partnerships=True" in r.output and "players=4" in r.output, r.output
+
+
 @pytest.mark.e2e
 def test_watch_follows_the_tournament_running_from_a_store(tmp_path):
     """Issue 44: there was no way to watch a tournament of a store live; `arbiter watch --db`
