@@ -178,7 +178,7 @@ _LIVE = """<div id="status" data-version="{{ s.version }}" data-step="{{ s.step 
 {% endif %}
 {% if felt %}{{ felt }}{% elif not s.outcome %}<p class="muted">Nothing dealt to you yet.</p>{% endif %}
 {% if s.outcome %}<h2>Result</h2><table id="result"><tr><th>seat</th><th>who</th><th class="num">score</th><th class="num">rank</th></tr>
-{% for i in range(s.seat_names|length) %}<tr{% if i == s.seat %} id="result-you"{% endif %}><td>{{ i }}</td><td>{{ 'you' if i == s.seat else labels[i] }}</td>
+{% for i in range(s.seat_names|length) %}<tr{% if i == s.seat %} id="result-you"{% endif %}><td>{{ places[i] }}</td><td>{{ 'you' if i == s.seat else labels[i] }}</td>
 <td class="num">{{ s.outcome.scores[i]|num }}</td><td class="num">{{ s.outcome.ranks[i] }}</td></tr>{% endfor %}</table>
 <p id="stored">{% if s.stored == 'stored' %}<span class="ok">Recorded:</span> <a href="/m/{{ s.match_id|urlencode }}?view=seat{{ s.seat }}" id="replay-link">its replay</a>, or <code>arbiter replay {{ s.match_id|shell }}{% if db %} --db {{ db|string|shell }}{% endif %}</code>.
 {% elif s.stored %}<span class="error">{{ s.stored }}</span>{% else %}<span class="muted">Recording…</span>{% endif %}</p>
@@ -392,6 +392,7 @@ def live_fragment(env: jinja2.Environment, s: Snapshot, db: Any = None) -> str:
         clock=_clock_text(s.decision_ms), events=[say(s.game, e) for e in told[-40:]], headline=headline, n_events=len(told),
         verdict=verdict(s.game, s.outcome, names, s.seat, s.final_view, s.options) if s.outcome is not None else "",
         labels=names, db=db,
+        places=[seat_place(s.game, i).removeprefix("seat ") for i in range(len(names))],  # as the table names them (North...)
     )
 
 

@@ -212,3 +212,20 @@ def test_spades_events_name_the_seats_as_its_table_does():
     listed = re.findall(r"<li>(.*?)</li>", html[html.index('id="events"'):])
     assert listed == ["deal 1: West deals 13 cards to each seat", "East bids 12", "South gives two cards to North",
                       "West wins trick 2"]
+
+
+def test_the_spades_result_names_the_seats_as_its_table_does():
+    """The Spades table names its seats North, East, South and West, but the result at the
+    end listed them as seats 0 to 3."""
+    from arbiter.person.tables import Snapshot
+    from arbiter.present import web
+    from arbiter.present.play_page import live_fragment
+
+    st = _state("spades", {"deals": 1}, lambda s: s.is_terminal, limit=20_000)
+    g = get_game("spades", {"deals": 1})
+    s = Snapshot("web-0", "spades", 1, ("random", "browser", "random", "random"), g.teams, {"deals": 1}, 300000, 3, 4,
+                 None, st.view(1), (), (), (), st.outcome(), st.view(1), "stored", "", 0)
+    html = live_fragment(web._env, s)
+    result = html[html.index('id="result"'):html.index("</table>", html.index('id="result"'))]
+    assert [re.sub(r"<.*", "", r) for r in re.findall(r"<tr[^>]*><td>(.*?)</td>", result)] == ["North", "East", "South", "West"]
+    assert '<tr id="result-you"><td>East</td><td>you</td>' in result
