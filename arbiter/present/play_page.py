@@ -193,7 +193,7 @@ _LIVE = """<div id="status" data-version="{{ s.version }}" data-step="{{ s.step 
 <details id="fallback"><summary>Every legal action as a list</summary>
 <form method="post" action="/play/{{ s.match_id|urlencode }}/act" id="actions">
 <input type="hidden" name="request" value="{{ s.request_id }}">
-<select name="action" id="all-actions">{% for e in catalogue %}<option value="{{ e.text }}" data-action="{{ e.text }}" data-from="{{ e.srcs|join(' ') }}" data-to="{{ e.dst }}">{{ e.text }}</option>{% endfor %}</select>
+<select name="action" id="all-actions">{% for e in catalogue %}<option value="{{ e.text }}" data-action="{{ e.text }}" data-from="{{ e.srcs|join(' ') }}" data-to="{{ e.dst }}">{{ said[loop.index0] }}</option>{% endfor %}</select>
 <button type="submit" id="do-action">Do it</button></form></details>
 {% endif %}
 <details id="events-box"><summary class="events-title">Events ({{ n_events }}{% if events|length < n_events %}: the last {{ events|length }}{% endif %})</summary><div class="steps" id="event-list"><ol id="events"{% if events|length < n_events %} start="{{ n_events - events|length + 1 }}"{% endif %}>{% for e in events %}<li>{{ e }}</li>{% endfor %}</ol></div></details>
@@ -389,6 +389,7 @@ def live_fragment(env: jinja2.Environment, s: Snapshot, db: Any = None) -> str:
         s=s, t=t, felt=render_table(t, interactive=s.request_id is not None) if t is not None else "",
         choices=t.choices if t is not None and s.request_id is not None else [],
         catalogue=t.catalogue if t is not None else [], final_rows=final_rows, waiting_for=waiting_for,
+        said=[say(s.game, e.text) for e in t.catalogue] if t is not None else [],  # in the table's words (centre pile 1)
         clock=_clock_text(s.decision_ms), events=[say(s.game, e) for e in told[-40:]], headline=headline, n_events=len(told),
         verdict=verdict(s.game, s.outcome, names, s.seat, s.final_view, s.options) if s.outcome is not None else "",
         labels=names, db=db,

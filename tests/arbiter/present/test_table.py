@@ -229,3 +229,25 @@ def test_the_spades_result_names_the_seats_as_its_table_does():
     result = html[html.index('id="result"'):html.index("</table>", html.index('id="result"'))]
     assert [re.sub(r"<.*", "", r) for r in re.findall(r"<tr[^>]*><td>(.*?)</td>", result)] == ["North", "East", "South", "West"]
     assert '<tr id="result-you"><td>East</td><td>you</td>' in result
+
+
+def test_the_list_of_every_legal_action_numbers_piles_as_the_table_does():
+    """Spite and Malice's table labels its piles "centre 1".."centre 3" and "side 1".."side 4",
+    but the page's list of every legal action read "play hand:2D -> center:0": centre
+    pile 1 under the number 0 (the notation's), beside the table that says 1."""
+    from arbiter.person.tables import Snapshot
+    from arbiter.present import web
+    from arbiter.present.play_page import live_fragment
+
+    st = _state("spite-and-malice", {}, lambda s: s.current_seat == 0 and any("side:3" in str(a) for a in s.legal_actions()))
+    g = get_game("spite-and-malice")
+    s = Snapshot("web-0", "spite-and-malice", 0, ("browser", "random"), g.teams, {}, 300000, 3, 4, 5, st.view(0),
+                 tuple(st.legal_actions()), (), (), None, None, "", "", 0)
+    html = live_fragment(web._env, s)
+    import html as _html
+
+    listed = {_html.unescape(v): _html.unescape(t) for v, t in
+              re.findall(r'<option value="([^"]*)" data-action="[^"]*"[^>]*>([^<]*)</option>', html)}
+    side = next(a for a in listed if a.endswith("-> side:3"))  # a discard onto the fourth side stack
+    assert listed[side].endswith(" to side stack 4") and "side:" not in listed[side] and "->" not in listed[side]
+    assert len(listed) == len(st.legal_actions())  # each still sends its notation
