@@ -453,6 +453,18 @@ def _rank_name(value: int) -> str:
     return {1: "A", 11: "J", 12: "Q", 13: "K"}.get(value, str(value))
 
 
+def _spite_forced(options: dict[str, Any]) -> str:
+    """Why no card may go to a side stack now (the turn cannot end yet): the option that
+    forces a card to the centre first, in words, so a person does not look for a discard
+    that none of the lit piles offers."""
+    if options.get("forced_aces") or options.get("loading"):  # (loading implies forced_aces)
+        return "Not yet: an ace in your hand or on top of your pay-off pile must be played to the centre at once (forced_aces)."
+    if options.get("ace_two_compulsion"):
+        return ("Not yet: an ace or a natural 2 on top of your pay-off pile or a side stack must go to the centre "
+                "first (ace_two_compulsion).")
+    return "Not yet: first play a card to the centre (only the piles that light up take one now)."
+
+
 def _spite(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], seat_views: tuple[Any, ...],
            options: dict[str, Any]) -> TableModel:
     n = len(v.players)
@@ -514,6 +526,8 @@ def _spite(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], sea
                        f"centre piles are built up from an ace to {top}" + (", kings are wild" if v.kings_wild else "")
                        + ". Play your whole pay-off pile out to win. End your turn by putting a hand card on a side stack"
                        + (" (or press end)" if any(e.text == "end" for e in cat) else "") + ".")
+            if not any(e.dst.startswith("side:") or e.text == "end" for e in cat):  # nothing ends the turn yet: a rule forces a card
+                explain += " " + _spite_forced(options)
     return TableModel("spite-and-malice", seats, middle, "the centre", [], hand, "your hand" if me is not None else "hand",
                       explain, status, cat, [], False)
 

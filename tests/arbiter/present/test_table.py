@@ -251,3 +251,22 @@ def test_the_list_of_every_legal_action_numbers_piles_as_the_table_does():
     side = next(a for a in listed if a.endswith("-> side:3"))  # a discard onto the fourth side stack
     assert listed[side].endswith(" to side stack 4") and "side:" not in listed[side] and "->" not in listed[side]
     assert len(listed) == len(st.legal_actions())  # each still sends its notation
+
+
+def test_a_forced_card_is_explained_where_the_usual_discard_is_not_offered():
+    """With forced_aces (or the book's ace-and-two compulsion), a turn with an ace to play
+    offered only that ace, but the page still said "End your turn by putting a hand card on
+    a side stack", which no lit pile allowed: the person was left to guess why."""
+    for options, rule in (({"forced_aces": True}, "forced_aces"), ({"ace_two_compulsion": True}, "ace_two_compulsion")):
+        def forced(s):
+            return (s.current_seat is not None and s.view(s.current_seat).phase.name != "FILLING" and s.legal_actions()
+                    and not any("-> side:" in str(a) or str(a) == "end" for a in s.legal_actions()))
+        st = _state("spite-and-malice", options, forced)
+        g = get_game("spite-and-malice", options)
+        t = table_model("spite-and-malice", st.view(st.current_seat), ("a", "b"), me=st.current_seat,
+                        legal=tuple(st.legal_actions()), options=g.describe_options())
+        assert f"must be played to the centre at once ({rule})" in t.explain or f"must go to the centre first ({rule})" in t.explain
+    plain = _state("spite-and-malice", {}, lambda s: s.current_seat == 0 and s.legal_actions())
+    t = table_model("spite-and-malice", plain.view(0), ("a", "b"), me=0, legal=tuple(plain.legal_actions()),
+                    options=get_game("spite-and-malice").describe_options())
+    assert "Not yet" not in t.explain
