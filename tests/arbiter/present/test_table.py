@@ -270,3 +270,21 @@ def test_a_forced_card_is_explained_where_the_usual_discard_is_not_offered():
     t = table_model("spite-and-malice", plain.view(0), ("a", "b"), me=0, legal=tuple(plain.legal_actions()),
                     options=get_game("spite-and-malice").describe_options())
     assert "Not yet" not in t.explain
+
+
+def test_spot_says_the_card_taken_from_the_discard_pile_may_not_go_back():
+    """Having taken the top of the discard pile, a person who chose that card to discard
+    found the pile dark, and the page said only "or the discard pile, which ends your turn"."""
+    from arbiter.present.table import card_symbol
+
+    def took(s):
+        return s.current_seat is not None and s.view(s.current_seat).taken_discard is not None
+    st = _state("spot", {"players": 2}, took, seed=3)
+    v = st.view(st.current_seat)
+    assert f"discard {v.taken_discard}" not in {str(a) for a in st.legal_actions()}
+    t = table_model("spot", v, ("a", "b"), me=st.current_seat, legal=tuple(st.legal_actions()),
+                    options=get_game("spot", {"players": 2}).describe_options())
+    assert f"The {card_symbol(v.taken_discard)} you took from the discard pile may not go back on it this turn." in t.explain
+    allowed = get_game("spot", {"players": 2, "allow_discard_of_taken_card": True}).describe_options()
+    assert "may not go back" not in table_model("spot", v, ("a", "b"), me=st.current_seat,
+                                                legal=tuple(st.legal_actions()), options=allowed).explain
