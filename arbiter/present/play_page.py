@@ -317,15 +317,22 @@ def _given_options(game: str, form: dict[str, list[str]]) -> dict[str, str]:
     were filled in for (``base``, a hidden field: the preset selected when the page was
     drawn), else at the defaults. So what the person changed is what overrides the preset
     they chose (a value set back to its default too), and choosing a preset without
-    changing a field plays the preset as it is."""
-    base = {o.name: o.default for o in option_specs(game_class(game).Options)} if game in GAMES else {}
-    base |= _preset_values(game, (form.get("base") or [""])[0].strip())
+    changing a field plays the preset as it is. A box left blank means its default (its
+    placeholder): a preset's value cleared from it (the book's ``wild_excluded_ranks=A``)
+    is the default again, not the preset's."""
+    defaults = {o.name: o.default for o in option_specs(game_class(game).Options)} if game in GAMES else {}
+    base = defaults | _preset_values(game, (form.get("base") or [""])[0].strip())
     out = {}
     for k, v in form.items():
-        if k.startswith("o.") and v and v[-1].strip():
-            value = v[-1].strip()
-            if base.get(k[2:]) != value:
-                out[k[2:]] = value
+        if not k.startswith("o.") or not v:
+            continue
+        name, value = k[2:], v[-1].strip()
+        if not value:
+            if name not in defaults or base[name] == defaults[name]:
+                continue
+            value = "" if defaults[name] == "(empty)" else defaults[name]  # (an empty list is written as nothing)
+        if base.get(name) != value:
+            out[name] = value
     return out
 
 

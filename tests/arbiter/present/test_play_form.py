@@ -74,3 +74,21 @@ def test_a_preset_chosen_and_started_at_once_plays_the_preset(tables):
     again = _fields(new_page(web._env, tables, drawn))  # Update: the book's values, the change kept
     assert again["base"] == ["book"] and again["o.payoff_size"] == ["10"] and again["o.center_limit"] == ["unlimited"]
     assert "o.kings_wild" in again and again["o.kings_wild"] == ["false"]  # unchecked: kings natural in the book
+
+
+def test_a_preset_value_cleared_from_a_box_is_the_default_again(tables):
+    """The book's excluded wild rank (A) and unlimited centre piles, shown in their text
+    boxes: a box cleared (blank means its default, its placeholder says which) was dropped
+    as "not given", and the book's value was played."""
+    from cardarena.games import get_game
+
+    drawn = _fields(new_page(web._env, tables, _query(game="spite-and-malice", preset="book")))
+    assert drawn["o.wild_excluded_ranks"] == ["A"] and drawn["o.center_limit"] == ["unlimited"]
+    drawn["o.wild_excluded_ranks"] = [""]
+    drawn["o.center_limit"] = [""]
+    given = _given_options("spite-and-malice", drawn)
+    assert given == {"wild_excluded_ranks": "", "center_limit": "3"}
+    played = get_game("spite-and-malice", given, "book").options
+    assert played.wild_excluded_ranks == frozenset() and played.center_limit == 3 and played.payoff_size == 26
+    # a blank box of a value no preset set is its default, as it always was
+    assert _given_options("spades", {"o.first_dealer": [""], "o.lose_at": [""]}) == {}
