@@ -219,7 +219,7 @@ against {{ opponents }}
 _FAIL = """{% extends "base" %}
 {% block title %}{{ status }} · Card Arena{% endblock %}
 {% block body %}<h1>{{ status }}</h1><p class="error" id="play-error">{{ message }}</p>
-<p><a href="/play">Play a seat</a> · <a href="/">All tournaments</a></p>{% endblock %}
+<p>{% if back %}<a href="{{ back }}" id="back-to-table">Back to the table</a> · {% endif %}<a href="/play">Play a seat</a> · <a href="/">All tournaments</a></p>{% endblock %}
 """
 
 _compiled: dict[int, dict[str, jinja2.Template]] = {}
@@ -568,6 +568,16 @@ def _dispatch(req: Request, env: jinja2.Environment, tables: Tables, nonce: str)
     raise TableError(404, f"no page {clip(url.path, 80)!r}")
 
 
+def _back(req: Request, status: int) -> str:
+    """The seat's page to go back to from an action it refused (a stale or illegal one,
+    sent by the page's plain form, the fallback without script, which lands on this
+    page): '' for any other request, and for one of a match that is not the asker's (404)."""
+    parts = [urllib.parse.unquote(p) for p in urllib.parse.urlsplit(req.path).path.split("/") if p]
+    if len(parts) != 3 or parts[0] != "play" or parts[2] != "act" or status == 404:
+        return ""
+    return f"/play/{urllib.parse.quote(parts[1])}"
+
+
 def handle(req: Request, env: jinja2.Environment, tables: Tables, nonce: str,
            verbose: bool = False) -> tuple[int, str, str, list[tuple[str, str]]]:
     """Answer one ``/play`` request: (status, content type, body, headers of its own: a
@@ -579,7 +589,8 @@ def handle(req: Request, env: jinja2.Environment, tables: Tables, nonce: str,
     except _Reply as r:
         return r.status, "text/plain; charset=utf-8", "", r.headers
     except TableError as exc:
-        return exc.status, "text/html; charset=utf-8", _template(env, "fail").render(status=exc.status, message=str(exc)), []
+        body = _template(env, "fail").render(status=exc.status, message=str(exc), back=_back(req, exc.status))
+        return exc.status, "text/html; charset=utf-8", body, []
     except Exception as exc:  # noqa: BLE001 - one bad request must not stop the server
         path = urllib.parse.urlsplit(req.path).path
         log.error("error serving %s %s: %s: %s", req.method, clip(path, 80), type(exc).__name__, clip(str(exc), 200),

@@ -462,6 +462,8 @@ def test_malformed_and_illegal_actions_are_refused_and_the_match_goes_on(site):
     for form, status, message in cases:
         r = client.post(f"{path}/act", form)
         assert r.status == status and message in _error(r), (form, r.status, _error(r))
+        # the plain form (no script) lands on this page: it leads back to the table, not only to /play
+        assert f'<a href="{path}" id="back-to-table">' in r.body, r.body
     r = client.request("POST", f"{path}/act", body=b"a" * 20000, headers={"Content-Type": "application/x-www-form-urlencoded"})
     assert r.status == 413 and "more than the" in _error(r)
     r = client.request("POST", f"{path}/act", body=b'{"action": "bid 1"}', headers={"Content-Type": "application/json"})
