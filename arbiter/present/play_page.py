@@ -113,7 +113,7 @@ _NEW = """{% extends "base" %}
 {% if not limit %}<p class="error" id="play-off">{{ off }}.</p>{% endif %}
 {% if unwritable %}<p class="error" id="store-unwritable">Playing is off: the store {{ db }} cannot be written ({{ unwritable }}),
 so a match played here could not be recorded. The rest of the site works.</p>{% endif %}
-{% if error %}<p class="error" id="form-error">{{ error }}</p>{% endif %}
+{% if error %}<p class="error" id="play-error">{{ error }}</p>{% endif %}
 <div class="nav" id="games">game:
 {% for g in games %}<a href="/play?game={{ g|urlencode }}" class="{{ 'on' if g == game else '' }}">{{ g }}</a>{% endfor %}</div>
 <form method="post" action="/play/new" class="new" id="new-match">
@@ -543,7 +543,14 @@ def _dispatch(req: Request, env: jinja2.Environment, tables: Tables, nonce: str)
         if method != "POST":
             raise _Reply(303, [("Location", "/play")])
         _same_origin(req)
-        match_id, token = _start(tables, _form(req), req.client)
+        form = _form(req)
+        try:
+            match_id, token = _start(tables, form, req.client)
+        except TableError as exc:  # the form again, as the person filled it in, saying what is wrong
+            try:
+                return exc.status, html_type, new_page(env, tables, form, error=str(exc), nonce=nonce)
+            except TableError:  # (a form that cannot be drawn: an unknown game)
+                raise exc from None
         path = f"/play/{urllib.parse.quote(match_id)}"
         cookie = f"{COOKIE}={token}; Path={path}; HttpOnly; SameSite=Strict"
         raise _Reply(303, [("Location", path), ("Set-Cookie", cookie)])

@@ -504,6 +504,14 @@ def test_bad_options_bots_and_seats_are_refused_by_name(site):
         r = client.post("/play/new", {k: v for k, v in form.items() if v != ""})
         assert r.status == 400 and message in _error(r), (form, r.status, _error(r))
         assert "set-cookie" not in r.headers
+    # the refusal is the form again, as it was filled in (a plain error page lost the bots and
+    # options chosen: "Play a seat" drew a fresh form)
+    r = client.post("/play/new", {**good, "bot.3": "nobody", "bot.2": "heuristic", "o.target": "300"})
+    assert r.status == 400 and "unknown bot 'nobody'" in _error(r) and 'id="new-match"' in r.body
+    assert '<option value="heuristic" selected>' in r.body.split('id="bot-2"')[1].split("</select>")[0]
+    assert 'name="o.target" value="300"' in r.body
+    r = client.post("/play/new", {**good, "o.deals": "many"})  # options the form cannot seat: said twice, the box kept
+    assert r.status == 400 and "option 'deals'" in _error(r) and 'name="o.deals" value="many"' in r.body
     assert client.get("/play?game=poker").status == 400
     form_page = client.get("/play?game=spot&o.players=3")
     assert form_page.status == 200 and 'id="bot-2"' in form_page.body and 'id="bot-3"' not in form_page.body
