@@ -526,6 +526,9 @@ def _spite(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], sea
                        f"centre piles are built up from an ace to {top}" + (", kings are wild" if v.kings_wild else "")
                        + ". Play your whole pay-off pile out to win. End your turn by putting a hand card on a side stack"
                        + (" (or press end)" if any(e.text == "end" for e in cat) else "") + ".")
+            if any(e.text.startswith("load ") for e in cat):  # an opponent's pay-off pile lights up: say why
+                explain += (" You may also load a card onto an opponent's pay-off pile: same suit, one rank up or down "
+                            "(loading).")
             if not any(e.dst.startswith("side:") or e.text == "end" for e in cat):  # nothing ends the turn yet: a rule forces a card
                 explain += " " + _spite_forced(options)
     return TableModel("spite-and-malice", seats, middle, "the centre", [], hand, "your hand" if me is not None else "hand",

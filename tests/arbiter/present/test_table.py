@@ -288,3 +288,13 @@ def test_spot_says_the_card_taken_from_the_discard_pile_may_not_go_back():
     allowed = get_game("spot", {"players": 2, "allow_discard_of_taken_card": True}).describe_options()
     assert "may not go back" not in table_model("spot", v, ("a", "b"), me=st.current_seat,
                                                 legal=tuple(st.legal_actions()), options=allowed).explain
+
+
+def test_a_load_onto_an_opponents_pay_off_pile_is_explained_when_offered():
+    """With loading, an opponent's pay-off pile lit up as a target while the page spoke only
+    of the centre and the side stacks."""
+    options = {"loading": True}
+    st = _state("spite-and-malice", options, lambda s: any(str(a).startswith("load ") for a in s.legal_actions()), seed=3)
+    t = table_model("spite-and-malice", st.view(st.current_seat), ("a", "b"), me=st.current_seat,
+                    legal=tuple(st.legal_actions()), options=get_game("spite-and-malice", options).describe_options())
+    assert "load a card onto an opponent's pay-off pile: same suit, one rank up or down (loading)" in t.explain
