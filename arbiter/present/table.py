@@ -522,9 +522,13 @@ def _spite(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], sea
             explain = "Fill your empty side stacks: pick a hand card, then an empty side stack."
         else:
             top = _rank_name(v.top_rank)
-            explain = ("Pick a card (your pay-off top, a side-stack top or a hand card), then a pile that lights up: "
+            team = bool(options.get("partnerships"))  # (the partner's tops are sources too; the side wins together)
+            explain = ("Pick a card (your pay-off top, a side-stack top or a hand card"
+                       + (", or your partner's pay-off or side-stack top" if team else "") + "), then a pile that lights up: "
                        f"centre piles are built up from an ace to {top}" + (", kings are wild" if v.kings_wild else "")
-                       + ". Play your whole pay-off pile out to win. End your turn by putting a hand card on a side stack"
+                       + (". Your side wins when your pay-off pile and your partner's are both played out" if team
+                          else ". Play your whole pay-off pile out to win")
+                       + ". End your turn by putting a hand card on a side stack"
                        + (" (or press end)" if any(e.text == "end" for e in cat) else "") + ".")
             if any(e.text.startswith("load ") for e in cat):  # an opponent's pay-off pile lights up: say why
                 explain += (" You may also load a card onto an opponent's pay-off pile: same suit, one rank up or down "

@@ -298,3 +298,16 @@ def test_a_load_onto_an_opponents_pay_off_pile_is_explained_when_offered():
     t = table_model("spite-and-malice", st.view(st.current_seat), ("a", "b"), me=st.current_seat,
                     legal=tuple(st.legal_actions()), options=get_game("spite-and-malice", options).describe_options())
     assert "load a card onto an opponent's pay-off pile: same suit, one rank up or down (loading)" in t.explain
+
+
+def test_partners_are_told_they_win_together_and_may_play_from_each_other():
+    """In partnerships the page said "Play your whole pay-off pile out to win", but a side
+    wins when both partners' pay-off piles are out (docs/rules §8.10), and never said that
+    the partner's pay-off and side-stack tops, lit up as sources, may be played."""
+    options = {"players": 4, "partnerships": True}
+    st = _state("spite-and-malice", options, lambda s: s.current_seat == 0 and s.legal_actions())
+    t = table_model("spite-and-malice", st.view(0), ("a", "b", "c", "d"), me=0, legal=tuple(st.legal_actions()),
+                    options=get_game("spite-and-malice", options).describe_options())
+    assert "or your partner's pay-off or side-stack top" in t.explain
+    assert "Your side wins when your pay-off pile and your partner's are both played out" in t.explain
+    assert "Play your whole pay-off pile out to win" not in t.explain
