@@ -433,8 +433,9 @@ def _spades_explain(v: Any, cat: list[Entry], options: dict[str, Any]) -> str:
     if "look" in texts:
         value = options.get("blind_nil_value", 200)
         return (f"Before you look at your cards you may bid blind nil: you promise to take no trick at all, for "
-                f"+{value} points to your side (−{value} if you take one), and you and your partner swap two cards. "
-                "Or look at your cards first, then bid as usual.")
+                f"+{value} points to your side (−{value} if you take one)"
+                + (", and you and your partner swap two cards" if options.get("blind_nil_exchange", True) else "")
+                + ". Or look at your cards first, then bid as usual.")
     if any(t.startswith("bid ") for t in texts):
         nil = options.get("nil_value", 100)
         return ("Bid the number of tricks you expect to take (of 13); your side's bids add up to its contract, "

@@ -311,3 +311,14 @@ def test_partners_are_told_they_win_together_and_may_play_from_each_other():
     assert "or your partner's pay-off or side-stack top" in t.explain
     assert "Your side wins when your pay-off pile and your partner's are both played out" in t.explain
     assert "Play your whole pay-off pile out to win" not in t.explain
+
+
+def test_blind_nil_without_the_exchange_promises_no_swap():
+    """With blind_nil_exchange=false the look-or-blind-nil decision still said "you and your
+    partner swap two cards", which that game never asks for."""
+    for exchange in (True, False):
+        options = {"blind_nil_exchange": exchange}
+        st = _state("spades", options, lambda s: any(str(a) == "look" for a in s.legal_actions()))
+        t = table_model("spades", st.view(st.current_seat), ("a", "b", "c", "d"), me=st.current_seat,
+                        legal=tuple(st.legal_actions()), options=get_game("spades", options).describe_options())
+        assert ("swap two cards" in t.explain) == exchange and "Or look at your cards first" in t.explain
