@@ -89,6 +89,7 @@ details#events-box { margin:8px 0; } details#events-box summary { cursor:pointer
 #live.busy #board { opacity:.75; }
 h1.play { margin:0 0 2px; font-size:20px; } #seating { margin:0 0 6px; font-size:13px; }
 details#fallback { margin:8px 0; font-size:13px; } details#fallback select { max-width:100%; }
+form.new #preset { max-width:100%; }
 form.new .cols { display:grid; grid-template-columns:minmax(0,1fr) minmax(0,1.3fr); gap:18px; align-items:start; }
 form.new h2 { margin:10px 0 6px; }
 form.new #options { display:grid; grid-template-columns:repeat(auto-fill,minmax(250px,1fr)); gap:6px 14px; background:#fff;
@@ -98,7 +99,7 @@ form.new .opt input[type=number], form.new .opt input[type=text], form.new .opt 
 form.new .you-here { font-weight:600; }
 #start { font-size:16px; padding:8px 18px; background:var(--accent); color:#fff; border:none; border-radius:6px; cursor:pointer; }
 #start[disabled] { background:#98a2b3; }
-@media (max-width:700px) { form.new .cols { grid-template-columns:1fr; } body main { padding:8px 6px 32px; }
+@media (max-width:700px) { form.new .cols { grid-template-columns:minmax(0,1fr); } body main { padding:8px 6px 32px; }
   h1.play { font-size:16px; } #seating { font-size:12px; } #status p { font-size:13px; padding:4px 8px; } }
 </style>"""
 

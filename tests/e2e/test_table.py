@@ -121,6 +121,11 @@ def _start(browser, url: str, game: str, seat: int, options: dict[str, str], sho
     start = browser.find_element(By.ID, "start")
     assert start.location["y"] + start.size["height"] <= SIZES["wide"][1], "Start is below the fold at 1280×800"
     shoot(browser, f"{shot}-form")
+    for size in SIZES:  # the form fits across: Spite and Malice's preset menu, as wide as its longest preset's line, did not
+        set_size(browser, size)
+        wide, across = browser.execute_script("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert wide <= across, f"the {game} form is {wide} px wide in a {across} px window ({size})"
+    set_size(browser, "wide")
     start.click()
     WebDriverWait(browser, WAIT, poll_frequency=0.05).until(lambda d: re.search(r"/play/web-[0-9a-f]{12}$", d.current_url))
     return browser.current_url.rsplit("/", 1)[1]
