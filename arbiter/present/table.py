@@ -454,6 +454,17 @@ def _rank_name(value: int) -> str:
     return {1: "A", 11: "J", 12: "Q", 13: "K"}.get(value, str(value))
 
 
+def _spite_wild(kings: bool, options: dict[str, Any]) -> str:
+    """Which cards are wild, and which ranks they may not stand for, as the explanation's
+    clause (", kings and jokers are wild (never as an A)"); "" for none."""
+    wild = [w for w, on in (("kings", kings), ("jokers", bool(options.get("jokers")))) if on]
+    if not wild:
+        return ""
+    order = ["A", *map(str, range(2, 11)), "J", "Q", "K"]
+    excluded = sorted(options.get("wild_excluded_ranks") or (), key=lambda r: order.index(r) if r in order else 99)
+    return (f", {' and '.join(wild)} are wild" + (f" (never as {' or '.join(excluded)})" if excluded else ""))
+
+
 def _spite_forced(options: dict[str, Any]) -> str:
     """Why no card may go to a side stack now (the turn cannot end yet): the option that
     forces a card to the centre first, in words, so a person does not look for a discard
@@ -526,7 +537,7 @@ def _spite(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], sea
             team = bool(options.get("partnerships"))  # (the partner's tops are sources too; the side wins together)
             explain = ("Pick a card (your pay-off top, a side-stack top or a hand card"
                        + (", or your partner's pay-off or side-stack top" if team else "") + "), then a pile that lights up: "
-                       f"centre piles are built up from an ace to {top}" + (", kings are wild" if v.kings_wild else "")
+                       f"centre piles are built up from an ace to {top}" + _spite_wild(v.kings_wild, options)
                        + (". Your side wins when your pay-off pile and your partner's are both played out" if team
                           else ". Play your whole pay-off pile out to win")
                        + ". End your turn by putting a hand card on a side stack"

@@ -322,3 +322,15 @@ def test_blind_nil_without_the_exchange_promises_no_swap():
         t = table_model("spades", st.view(st.current_seat), ("a", "b", "c", "d"), me=st.current_seat,
                         legal=tuple(st.legal_actions()), options=get_game("spades", options).describe_options())
         assert ("swap two cards" in t.explain) == exchange and "Or look at your cards first" in t.explain
+
+
+def test_the_wild_cards_of_the_game_are_the_ones_the_page_names():
+    """The book's jokers are wild (kings natural, and no wild card may stand for an ace), but
+    the page named no wild card at all: it said only whether kings were."""
+    for options, said in (({}, ", kings are wild."), ({"kings_wild": False}, "from an ace to K. "),
+                          ({"jokers": 4, "kings_wild": False, "wild_excluded_ranks": "A"}, ", jokers are wild (never as A)."),
+                          ({"jokers": 2, "wild_excluded_ranks": "A,7"}, ", kings and jokers are wild (never as A or 7).")):
+        st = _state("spite-and-malice", options, lambda s: s.current_seat == 0 and s.legal_actions())
+        t = table_model("spite-and-malice", st.view(0), ("a", "b"), me=0, legal=tuple(st.legal_actions()),
+                        options=get_game("spite-and-malice", options).describe_options())
+        assert said in t.explain, (options, t.explain)
