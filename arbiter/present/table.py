@@ -33,6 +33,7 @@ from markupsafe import Markup
 from arbiter.present.boards import hand_for, plural
 from arbiter.present.games import PAGES, page_part
 from cardarena.games import Card, ConfigError, get_game
+from cardarena.games.cards import RANK_TOKENS
 from cardarena.records import visible
 
 __all__ = ["TABLE_SCRIPT", "TABLE_STYLE", "TableModel", "face", "render_table", "table_model"]
@@ -460,8 +461,7 @@ def _spite_wild(kings: bool, options: dict[str, Any]) -> str:
     wild = [w for w, on in (("kings", kings), ("jokers", bool(options.get("jokers")))) if on]
     if not wild:
         return ""
-    order = ["A", *map(str, range(2, 11)), "J", "Q", "K"]
-    excluded = sorted(options.get("wild_excluded_ranks") or (), key=lambda r: order.index(r) if r in order else 99)
+    excluded = sorted(options.get("wild_excluded_ranks") or (), key=lambda r: RANK_TOKENS.index(r) if r in RANK_TOKENS else 99)
     return (f", {' and '.join(wild)} are wild" + (f" (never as {' or '.join(excluded)})" if excluded else ""))
 
 
