@@ -221,7 +221,10 @@ def test_the_time_bank_is_spent_past_the_decision_limit_then_the_seat_times_out(
     assert record.incidents[0].detail == "no answer within the decision limit (10 ms) plus the bank (10 ms left), used up"
     exact = play_timed(40, clock=Clock(decision_ms=40, bank_ms=0))  # on the limit is in time
     assert exact.outcome.reason is EndReason.COMPLETED
-    assert play_timed(41, clock=Clock(decision_ms=40, bank_ms=0)).outcome.reason is EndReason.FORFEIT_TIMEOUT
+    late = play_timed(41, clock=Clock(decision_ms=40, bank_ms=0))
+    assert late.outcome.reason is EndReason.FORFEIT_TIMEOUT
+    # a clock with no bank (a person's at /play) speaks of none: it said "plus the bank (0 ms left), used up"
+    assert late.incidents[0].detail == "no answer within the decision limit (40 ms)"
 
 
 class SlowFirstSeat(SlowSeat):
