@@ -635,7 +635,10 @@ def _verdict(game: str, outcome: Any, names: Sequence[str], me: int | None, fina
             lost = f"{'your side' if me in failed else _people(failed, names, me, game)} lost: a seat {how}"
         text = (f"{_people(winners, names, me, game)} won by forfeit: {lost}" if winners and others
                 else f"The match ended by forfeit: {lost}")
-        return text + (f" ({o.detail})." if o.detail else ".")
+        detail = o.detail
+        if me is not None and me < len(names):  # the runner names the seat by its player's name; the page calls it you
+            detail = detail.replace(f"seat {me} ({names[me]}):", "you:")
+        return text + (f" ({detail})." if detail else ".")
     if o.reason.value == "aborted":
         return "The match was stopped by the arbiter: no result counts."
     fn = page_part(game, "result") if game in PAGES else None  # (a game being written, its pages line not yet added: the plain sentence)

@@ -334,3 +334,15 @@ def test_the_wild_cards_of_the_game_are_the_ones_the_page_names():
         t = table_model("spite-and-malice", st.view(0), ("a", "b"), me=0, legal=tuple(st.legal_actions()),
                         options=get_game("spite-and-malice", options).describe_options())
         assert said in t.explain, (options, t.explain)
+
+
+def test_a_forfeit_of_the_person_calls_the_person_you_in_its_detail():
+    """The person's own forfeit read "you ran out of time (seat 0 (browser): no answer ...)":
+    the page calls the seat you everywhere else, and "browser" is only its name in records."""
+    from arbiter.present.table import verdict
+    from cardarena.games import EndReason, Outcome
+
+    o = Outcome((0.0, 0.0), (2, 1), EndReason.FORFEIT_TIMEOUT, "seat 0 (browser): no answer within the decision limit (2000 ms)")
+    said = verdict("spot", o, ("browser", "random@1.0"), 0)
+    assert said == "random@1.0 (seat 1) won by forfeit: you ran out of time (you: no answer within the decision limit (2000 ms))."
+    assert "browser" in verdict("spot", o, ("browser", "random@1.0"), None)  # a spectator's page keeps the name
