@@ -58,7 +58,8 @@ def test_spite_and_malice_moves_read_in_words():
     assert say("spite-and-malice", "seat 1: play hand:3D -> side:2") == "seat 1: play 3♦ from the hand to side stack 3"
     assert say("spite-and-malice", "play side:0 -> center:1") == "play side stack 1 to centre pile 2"
     assert say("spite-and-malice", "play payoff -> center:new") == "play the pay-off pile to a new centre pile"
-    assert say("spades", "seat 1 plays QS") == "seat 1 plays QS"  # other games' text is left alone
+    assert say("spot", "seat 1 discards QS") == "seat 1 discards QS"  # other games' text is left alone
+    assert say("spades", "seat 1 plays QS") == "East plays QS"  # (but Spades' seats, by compass point as its table names them)
     st = _state("spite-and-malice", {}, lambda s: bool(s.spectator_view().turn_moves) and s.current_seat is not None)
     m = table_model("spite-and-malice", st.view(st.current_seat), "ab", me=st.current_seat)
     assert "this turn: " in m.status and "->" not in m.status and "hand:" not in m.status and "side:" not in m.status
