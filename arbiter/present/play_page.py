@@ -382,6 +382,9 @@ def live_fragment(env: jinja2.Environment, s: Snapshot, db: Any = None) -> str:
     if view is not None:
         t = table_model(s.game, view, names, me=s.seat, legal=s.legal if s.request_id is not None else (),
                         options=s.options)
+        if s.over:  # a forfeit leaves the last decision's view on the table: nobody is to act any more
+            for box in t.seats:
+                box.to_act = False
     # the board of the end names the person as the rest of the page does (you), not by its seat's name
     final_rows = (board(s.game, s.final_view, ["you" if i == s.seat else n for i, n in enumerate(names)])
                   if s.final_view is not None else [])

@@ -346,3 +346,20 @@ def test_a_forfeit_of_the_person_calls_the_person_you_in_its_detail():
     said = verdict("spot", o, ("browser", "random@1.0"), 0)
     assert said == "random@1.0 (seat 1) won by forfeit: you ran out of time (you: no answer within the decision limit (2000 ms))."
     assert "browser" in verdict("spot", o, ("browser", "random@1.0"), None)  # a spectator's page keeps the name
+
+
+def test_a_match_ended_by_forfeit_shows_nobody_to_act():
+    """A person who ran out of time saw "You lost" above a table that still said "you ·
+    to act": a forfeit shows the last decision's view (no final view is disclosed after one)."""
+    from arbiter.person.tables import Snapshot
+    from arbiter.present import web
+    from arbiter.present.play_page import live_fragment
+    from cardarena.games import EndReason, Outcome
+
+    st = _state("spot", {"players": 2}, lambda s: s.current_seat == 0 and s.legal_actions())
+    g = get_game("spot", {"players": 2})
+    o = Outcome((0.0, 0.0), (2, 1), EndReason.FORFEIT_TIMEOUT, "seat 0 (browser): no answer within the decision limit (2000 ms)")
+    s = Snapshot("web-0", "spot", 0, ("browser", "random"), g.teams, {"players": 2}, 2000, 3, 4, None, st.view(0),
+                 (), (), (), o, None, "stored", "", 0)
+    html = live_fragment(web._env, s)
+    assert "You lost." in html and "to act" not in html
