@@ -96,8 +96,11 @@ def rules(
     for name, settings in cls.presets.items():
         what = cls.preset_docs.get(name, "")
         values = ", ".join(f"{k}={value_text(v)}" for k, v in settings.items()) or "every option at its default"
-        out.print(f"  [bold]{name}[/]" + (f": {what}" if what else ""), highlight=False)
-        grid = Table(box=None, show_header=False, padding=(0, 0, 0, 6), pad_edge=True)
-        grid.add_column("settings")
-        grid.add_row(values)
-        out.print(grid)
+        # each in a grid of its own, so that a line that wraps keeps its indent (the book's doc wrapped to column 0)
+        for text, indent in ((f"[bold]{name}[/]" + (f": {what}" if what else ""), 2), (values, 6)):
+            if indent == 6 and what.endswith(values):  # (the doc says it already: standard's "every option at its default")
+                continue
+            grid = Table(box=None, show_header=False, padding=(0, 0, 0, indent), pad_edge=True)
+            grid.add_column("text")
+            grid.add_row(text)
+            out.print(grid)

@@ -94,3 +94,12 @@ def test_rules_tell_a_bot_author_where_the_view_and_the_actions_are_documented(g
     assert getattr(module, found.group(2)) is game_class(game).view_type
     assert f"pydoc {found.group(1)} " in text or f"pydoc {found.group(1)})" in text
     assert pydoc.render_doc(module.__name__)
+
+
+def test_the_presets_wrap_under_their_indent_and_say_a_thing_once():
+    """At 80 columns the book preset's line wrapped to column 0, under the option list's
+    margin; and standard said "every option at its default" twice, its doc then its settings."""
+    lines = rules("spite-and-malice", 80).stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("  book:"))
+    assert lines[at + 1].startswith("  ") and not lines[at + 1].startswith("      players"), lines[at:at + 3]
+    assert sum("every option at its default" in line for line in lines) == 1
