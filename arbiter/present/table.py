@@ -716,7 +716,12 @@ def _spite_result(o: Any, winners: tuple[int, ...], others: tuple[int, ...], nam
         sentence = f"A draw: {why}"
     else:
         sentence = f"{_people(winners, names, me, game)} won: {why}, and fewer pay-off cards were left"
-    return sentence + (f" (pay-off cards left: {left})." if left else ".")
+    sentence += f" (pay-off cards left: {left})." if left else "."
+    if (options or {}).get("series_scoring") and winners and others:  # the match is the series, the sentence its last game
+        lead = max(o.scores[s] for s in others)
+        return (f"{_people(winners, names, me, game)} won the series {o.scores[winners[0]]:g} points to {lead:g} "
+                f"(the first to {(options or {}).get('match_target', 50)}). Its last game: {sentence}")
+    return sentence
 
 
 # --------------------------------------------------------------------------------------

@@ -363,3 +363,22 @@ def test_a_match_ended_by_forfeit_shows_nobody_to_act():
                  (), (), (), o, None, "stored", "", 0)
     html = live_fragment(web._env, s)
     assert "You lost." in html and "to act" not in html
+
+
+def test_a_series_is_told_as_a_series():
+    """With series_scoring the match is a series of games scored in points, but its verdict
+    told only the last game ("You emptied the pay-off pile first"), not who won the series
+    and by how many points."""
+    from arbiter.present.table import verdict
+
+    options = {"series_scoring": True, "match_target": 8, "payoff_size": 3}
+    g = get_game("spite-and-malice", options)
+    st = g.new_initial_state(5)
+    rng = random.Random(2)
+    while not st.is_terminal:
+        la = st.legal_actions()
+        centre = [a for a in la if "center" in str(a)]
+        st.apply(rng.choice(centre) if centre and rng.random() < 0.9 else rng.choice(la))
+    o = st.outcome()
+    said = verdict("spite-and-malice", o, ("browser", "random"), 0, st.view(0), g.describe_options())
+    assert said.startswith("You won the series 15 points to 0 (the first to 8). Its last game: you emptied the pay-off pile first"), said
