@@ -594,7 +594,8 @@ def _spot(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], seat
         else:
             explain = ("Select cards, then where they go: a new meld (3 or 4 of a rank, or 3 or more in a row of one suit), "
                        "a meld on the table to lay one off, or the discard pile, which ends your turn. "
-                       f"You have laid down {v.dropped} of at most 4 cards this turn.")
+                       f"You have laid down {v.dropped} of at most 4 cards this turn"
+                       + (", and made this turn's one new meld: lay off or discard." if v.new_meld_made else "."))
             if v.taken_discard is not None and not options.get("allow_discard_of_taken_card"):
                 # the pile does not light up for it: say why before the person looks for a way
                 explain += f" The {card_symbol(v.taken_discard)} you took from the discard pile may not go back on it this turn."

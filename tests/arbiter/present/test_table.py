@@ -382,3 +382,17 @@ def test_a_series_is_told_as_a_series():
     o = st.outcome()
     said = verdict("spite-and-malice", o, ("browser", "random"), 0, st.view(0), g.describe_options())
     assert said.startswith("You won the series 15 points to 0 (the first to 8). Its last game: you emptied the pay-off pile first"), said
+
+
+def test_spot_says_the_turns_one_new_meld_is_made():
+    """After a new meld the page still offered "a new meld (3 or 4 of a rank...)" as where
+    selected cards could go, though a second one is not allowed in a turn: no selection lit
+    a place for it."""
+    def melded(s):
+        return s.current_seat is not None and s.view(s.current_seat).new_meld_made
+    st = _state("spot", {"players": 2}, melded, seed=1, limit=20_000)
+    v = st.view(st.current_seat)
+    assert not any(str(a).startswith("meld ") for a in st.legal_actions())
+    t = table_model("spot", v, ("a", "b"), me=st.current_seat, legal=tuple(st.legal_actions()),
+                    options=get_game("spot", {"players": 2}).describe_options())
+    assert "and made this turn's one new meld: lay off or discard." in t.explain
