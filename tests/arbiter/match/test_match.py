@@ -224,7 +224,9 @@ def test_the_time_bank_is_spent_past_the_decision_limit_then_the_seat_times_out(
     late = play_timed(41, clock=Clock(decision_ms=40, bank_ms=0))
     assert late.outcome.reason is EndReason.FORFEIT_TIMEOUT
     # a clock with no bank (a person's at /play) speaks of none: it said "plus the bank (0 ms left), used up"
-    assert late.incidents[0].detail == "no answer within the decision limit (40 ms)"
+    # (its first decision: the set-up's time counts, said since the SDK review)
+    assert late.incidents[0].detail == ("no answer within the decision limit (40 ms) (its first decision: the bot's "
+                                        "per-match copy and on_match_start count too)")
 
 
 class SlowFirstSeat(SlowSeat):
