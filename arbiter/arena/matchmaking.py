@@ -258,15 +258,21 @@ class StandingsRow:
 
 def standings(entrants: Iterable[Any]) -> list[StandingsRow]:
     """Active players by rating (with their LOS over the next), then the others by name.
+    Players level on μ and σ share a rank (1, 1, 3), as a tournament's tied rows do: the
+    versions of a new ladder all start at 25 ± 8.3, and ranking them 1, 2, 3 by name said one
+    was ahead before any had played.
 
     ``entrants``: ``arbiter.store.arenas.EntrantRow``s (or anything shaped so)."""
     rows = list(entrants)
     active = sorted((e for e in rows if e.status == "active"), key=lambda e: (-e.mu, e.sigma, e.player))
     others = sorted((e for e in rows if e.status != "active"), key=lambda e: (e.status, e.name, -e.joined))
     out = []
+    rank = 0
     for i, e in enumerate(active):
         nxt = active[i + 1] if i + 1 < len(active) else None
-        out.append(StandingsRow(i + 1, e.player, e.name, e.version, e.status, e.reason, e.mu, e.sigma, e.encounters,
+        if not i or (e.mu, e.sigma) != (active[i - 1].mu, active[i - 1].sigma):
+            rank = i + 1
+        out.append(StandingsRow(rank, e.player, e.name, e.version, e.status, e.reason, e.mu, e.sigma, e.encounters,
                             e.matches, e.failures, los((e.mu, e.sigma), (nxt.mu, nxt.sigma)) if nxt else None))
     for e in others:
         out.append(StandingsRow(0, e.player, e.name, e.version, e.status, e.reason, e.mu, e.sigma, e.encounters,

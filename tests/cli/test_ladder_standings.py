@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import xml.etree.ElementTree as ET
 
 from typer.testing import CliRunner
@@ -133,3 +134,28 @@ def test_an_arena_page_shows_now_playing_only_while_the_ladder_runs(tmp_path):
         store.lock(arena="spades")  # the ladder's run
         page = arena_page(store, "spades")
         assert 'id="playing"' in page and 'id="cut-off"' not in page, page
+
+
+def test_versions_level_on_their_rating_share_a_rank_in_every_ladder_table(tmp_path):
+    """A new ladder's versions all start at 25 ± 8.3, and the ladder ranked them 1, 2, 3 by name
+    (on its page, ``standings --arena`` and every export) as if one were ahead before any had
+    played; a tournament's tied rows share a rank. Level on μ and σ they now share one (1, 1, 3)."""
+    from arbiter.arena import matchmaking
+    from arbiter.present.web import arena_page
+
+    db = tmp_path / "arena.sqlite"
+    with Store(db) as store:
+        tables = Arenas(store)
+        row = tables.open_arena("new", "spades", {"game": "spades", "deals": 1})
+        for p in ("zed@1", "amy@1"):
+            tables.add_entrant(row.id, p, p.split("@")[0], "1", "ann", "", matchmaking.MU, matchmaking.SIGMA)
+        tables.add_entrant(row.id, "low@1", "low", "1", "ann", "", 20.0, matchmaking.SIGMA)
+        page = arena_page(store, "new")
+    run = CliRunner()
+    rows = list(csv.DictReader(io.StringIO(run.invoke(app, ["standings", "--arena", "new", "--db", str(db), "-f", "csv"]).output)))
+    assert [(r["player"], r["rank"]) for r in rows] == [("amy@1", "1"), ("zed@1", "1"), ("low@1", "3")], rows
+    assert float(rows[0]["los_next"]) == 0.5
+    shown = run.invoke(app, ["standings", "--arena", "new", "--db", str(db)], env={"COLUMNS": "160"}).output
+    assert [x.split()[:2] for x in shown.splitlines() if "@1" in x] == [["1", "amy@1"], ["1", "zed@1"], ["3", "low@1"]], shown
+    ranks = re.findall(r'<td class="num">(\d+)</td><td class="bot"><a href="/a/new/bot/', page)
+    assert ranks == ["1", "1", "3"], ranks
