@@ -66,7 +66,7 @@ def to_dict(st: Standings, info: dict[str, Any]) -> dict[str, Any]:
         "duplicate": st.duplicate,
         "standings": _bot_rows(st, info),
         "crosstable": {
-            a: {b: ({"points": st.crosstable[a][b][0], "meetings": st.crosstable[a][b][1]} if b in st.crosstable.get(a, {}) else None)
+            a: {b: ({"points": round(st.crosstable[a][b][0], 6), "meetings": st.crosstable[a][b][1]} if b in st.crosstable.get(a, {}) else None)
                 for b in names if b != a}
             for a in names
         },

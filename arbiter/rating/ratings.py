@@ -158,11 +158,16 @@ class StandingRow:
         return mean_se(self.dup_values).se
 
     def as_dict(self) -> dict[str, Any]:
+        """The row for the CSV and JSON exports. Points are sums of fractions (a third of a point
+        for each side beaten of four) and are rounded as the other numbers are, not written as
+        ``2.4999999999999996``; with no match yet there is no score rate nor margin (None, as
+        the tables' "–"), not a level 0."""
         r = self.rating
+        played = self.matches > 0
         return {
             "rank": self.rank, "bot": self.name, "matches": self.matches, "wins": self.wins, "draws": self.draws,
-            "losses": self.losses, "points": self.points, "score_rate": round(self.score_rate, 6),
-            "mean_margin": round(self.mean_margin, 6),
+            "losses": self.losses, "points": round(self.points, 6), "score_rate": round(self.score_rate, 6) if played else None,
+            "mean_margin": round(self.mean_margin, 6) if played else None,
             "dup_advantage": None if self.dup_advantage is None else round(self.dup_advantage, 6),
             "dup_se": None if self.dup_se is None else round(self.dup_se, 6), "dup_deals": len(self.dup_values),
             "rating": None if r is None else round(r.value, 3),

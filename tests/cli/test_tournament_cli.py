@@ -594,3 +594,34 @@ def test_a_tournament_stored_under_the_module_names_keeps_them(tmp_path, monkeyp
     # its probes play each pair's bots, found by the names its records carry ("unknown bot 'bots'")
     r = invoke("standings", "old-spades", "--db", str(path), "--luck-adjusted", "--probes", "20")
     assert r.exit_code == 0 and "luck-adjusted margin" in r.stdout, r.output
+
+
+def test_exported_numbers_are_rounded_and_a_bot_with_no_match_has_no_score(tmp_path):
+    """In a free for all of four a side beaten is worth a third of a point, and the CSV and JSON
+    wrote points as sums of thirds (``2.4999999999999996``, ``10.666666666666666``) beside numbers
+    rounded to six places; a bot with no match yet (a run stopped before it played) was written a
+    score rate and a margin of 0 where every table shows "–". Now rounded, and empty (null)."""
+    path = tmp_path / "arena.sqlite"
+    r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--game", "spot", "--bots",
+               "random,heuristic,r2=random,h2=heuristic", "-o", "players=4", "-o", "hands=1", "--deals", "1",
+               "--seed", "3", "--name", "four", "--quiet")
+    assert r.exit_code == 0, r.output
+
+    def exported() -> tuple[list[dict[str, str]], dict]:
+        text = invoke("standings", "four", "--db", str(path), "--format", "csv").stdout
+        return list(csv.DictReader(io.StringIO(text))), json.loads(invoke("standings", "four", "--db", str(path), "-f", "json").stdout)
+
+    rows, data = exported()
+    assert any(float(row["points"]) * 2 % 1 for row in rows), rows  # the premise: thirds of a point
+    for row in rows:
+        assert all(len(v.partition(".")[2]) <= 6 for k, v in row.items() if k not in ("bot", "team")), row
+    for s in data["standings"]:
+        assert s["points"] == round(s["points"], 6) and len(repr(s["points"]).partition(".")[2]) <= 6, s
+    for against in data["crosstable"].values():
+        assert all(c is None or len(repr(c["points"]).partition(".")[2]) <= 6 for c in against.values()), against
+    with Store(path) as store:  # as a run stopped before its first result leaves it
+        store.db.execute("UPDATE tournaments SET finished = NULL")
+        store.db.execute("DELETE FROM matches")
+    rows, data = exported()
+    assert [(row["matches"], row["score_rate"], row["mean_margin"]) for row in rows] == [("0", "", "")] * 4, rows
+    assert all(s["score_rate"] is None and s["mean_margin"] is None for s in data["standings"]), data["standings"]

@@ -45,7 +45,7 @@ def test_a_csv_text_cell_never_begins_as_a_formula():
     st.rows[1].name = "=HYPERLINK(\"http://evil\",\"x\")"  # past the name rule: read from a store someone gave you
     rows = list(csv.DictReader(io.StringIO(render("csv", st, info))))
     assert rows[1]["bot"] == "'=HYPERLINK(\"http://evil\",\"x\")"
-    assert rows[0]["bot"] == "a" and rows[1]["mean_margin"] == "0.0"  # names and numbers as they were
+    assert rows[0]["bot"] == "a" and rows[0]["mean_margin"] == "2.0" and rows[1]["mean_margin"] == ""  # as they were (c: no match)
     st.rows[0].margin_sum = -4.0
     assert list(csv.DictReader(io.StringIO(render("csv", st, info))))[0]["mean_margin"] == "-2.0"  # a sign, not a formula
 
