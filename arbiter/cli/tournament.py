@@ -187,8 +187,10 @@ def tournament_run(
               "shows it again", highlight=False, soft_wrap=True)  # a command to paste: no break inside a path
 
 
-def _print_standings(st, info: dict[str, Any], crosstable: bool = False, times: dict[str, Any] | None = None) -> None:
-    """``times``: bot -> ThinkTimes (``Store.think_times``), for the latency columns."""
+def _print_standings(st, info: dict[str, Any], crosstable: bool = False, times: dict[str, Any] | None = None,
+                     resume: str = "") -> None:
+    """``times``: bot -> ThinkTimes (``Store.think_times``), for the latency columns; ``resume``:
+    what an interrupted tournament needs said (``interrupted_text``), under the summary."""
     from arbiter.cli.layout import Column, console_width, fitted_table
     from arbiter.present.export import (_cross_cells, _rating_text, _summary, los_text, margin_header, margin_text,
                                          score_text, standings_notes)
@@ -215,6 +217,8 @@ def _print_standings(st, info: dict[str, Any], crosstable: bool = False, times: 
         rows.append(cells)
     out.print(fitted_table(cols, rows, title=f"Standings: {escape(str(info['name']))}"), width=console_width())
     out.print(_summary(st, info), highlight=False, markup=False, width=console_width())  # its options and teams: text
+    if resume:  # how to go on: one line, a command to paste never cut
+        out.print(resume, highlight=False, markup=False, soft_wrap=True)
     for _, note in standings_notes(st, info):  # the order, the margin, the scale, W-D-L in a free for all
         out.print(note, highlight=False, markup=False, width=console_width())
     if times:
@@ -314,18 +318,20 @@ def standings_cmd(
         from arbiter.cli._common import check_writable
 
         _run(check_writable, probes_file, "--probes-file")
-    from arbiter.present.played import with_clock
+    from arbiter.present.played import interrupted_text, with_clock
 
     with _run(_open_existing, db) as store, store.snapshot():  # the table, header and times of the same matches
         tournament = _run(_named_or_newest, store, tournament)
         _run(_not_a_ladder, store, db, tournament)
         st, info = _run(load_standings, store, tournament)
-        info = with_clock(info, _run(store.tournament, info["id"]).spec)
+        tour = _run(store.tournament, info["id"])
+        info = with_clock(info, tour.spec)
         times = _run(store.think_times, info["id"])
+    resume = interrupted_text(tour.name, tour.spec, db) if info["state"] == "interrupted" else ""
     if format is None:
         if output is not None:
             _run(fail, "--output needs --format")
-        _print_standings(st, info, crosstable, times)
+        _print_standings(st, info, crosstable, times, resume)
         if luck_adjusted:
             _luck_line(db, tournament, probes, probes_file)
         return

@@ -265,6 +265,11 @@ def to_markdown(st: Standings, info: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+#: What the summary says after the matches played of a tournament not finished (its ``state``):
+#: a table of a run cut off read as final (``arbiter standings`` prints the command that resumes it).
+_UNFINISHED = {"in progress": " so far: still running", "interrupted": " so far: interrupted, nothing runs it"}
+
+
 def _summary(st: Standings, info: dict[str, Any]) -> str:
     model = RATING_METHOD
     played = describe(info)
@@ -275,6 +280,7 @@ def _summary(st: Standings, info: dict[str, Any]) -> str:
         parts.append(f"clock {played.clock_text}")
     planned = info.get("planned")  # none for single matches (play:GAME): each played on its own
     early = f", {stopped_early_text(st.matches, planned, info)}" if planned and info.get("stopped_early") else ""
+    early += _UNFINISHED.get(info.get("state", ""), "") if planned else ""
     played_text = (f"{st.matches} of {planned} match{'' if planned == 1 else 'es'} played{early}" if planned
                    else f"{st.matches} match{'' if st.matches == 1 else 'es'} played")
     parts += [played_text,

@@ -42,7 +42,7 @@ from arbiter.batch.settings import bot_contents, keyed_spec, resolve_bot
 from arbiter.batch.venue import Kind, Where, describe, open_venue, parse_where
 from arbiter.hosting.botproc import DEFAULT_TRANSPORT
 from arbiter.tournament.spec import Format, SpecError, TournamentSpec, bot_names, entrant_names, in_stored_form
-from arbiter.store.db import MatchRow, Store, StoreError
+from arbiter.store.db import MatchRow, Store, StoreError, run_holder
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.server import auth
 from arbiter.rating.ratings import compute_standings, side_points
@@ -377,7 +377,9 @@ def stored_tournament_spec(store: Store, name_or_id: str, **run: Any) -> Tournam
 
 
 def load_standings(store: Store, name_or_id: str | int | None = None):
-    """(Standings, info) of a stored tournament; StoreError/SpecError if it is unusable."""
+    """(Standings, info) of a stored tournament; StoreError/SpecError if it is unusable. ``info``
+    carries its ``state`` (``TournamentRow.state``: finished, in progress, interrupted), so that a
+    table of a run cut off says so, as ``tournament list``, ``show`` and the web page do."""
     tour = store.tournament(name_or_id)
     try:
         spec = TournamentSpec.from_json(tour.spec)
@@ -385,7 +387,7 @@ def load_standings(store: Store, name_or_id: str | int | None = None):
     except (TypeError, ConfigError) as exc:
         raise StoreError(f"tournament {tour.name!r}: stored spec is unusable: {exc}") from None
     rows = store.matches(tour.id, records=False)  # the results alone: a table needs no record
-    info = tournament_info(tour, spec) | shown_seed(store, tour, spec)
+    info = tournament_info(tour, spec) | shown_seed(store, tour, spec) | {"state": tour.state(run_holder(store.path))}
     return standings(rows, game, spec.duplicate, entrant_names(store, tour.id, spec.bots)), info
 
 

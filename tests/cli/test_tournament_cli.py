@@ -625,3 +625,39 @@ def test_exported_numbers_are_rounded_and_a_bot_with_no_match_has_no_score(tmp_p
     rows, data = exported()
     assert [(row["matches"], row["score_rate"], row["mean_margin"]) for row in rows] == [("0", "", "")] * 4, rows
     assert all(s["score_rate"] is None and s["mean_margin"] is None for s in data["standings"]), data["standings"]
+
+
+def test_the_standings_of_a_tournament_not_finished_say_it_is_running_or_interrupted(tmp_path):
+    """``tournament list``, ``show`` and the web page say a tournament is interrupted (and how to
+    resume it) or in progress; ``arbiter standings`` and its exports said only "3 of 4 matches
+    played", a table of a run cut off read as if it were final. Now the summary says which, the
+    JSON has its ``state``, and the terminal's table prints the command that resumes it."""
+    import shlex
+
+    path = tmp_path / "arena.sqlite"
+    r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--bots", "random,greedy", "-o", "deals=1",
+               "--deals", "2", "--seed", "5", "--name", "cut", "--quiet")
+    assert r.exit_code == 0, r.output
+
+    def said(*args: str) -> str:
+        r = runner.invoke(app, ["standings", "cut", "--db", str(path), *args], env={"COLUMNS": "250"}, catch_exceptions=False)
+        assert r.exit_code == 0, r.output
+        return r.stdout
+
+    assert "so far" not in said() and json.loads(said("-f", "json"))["tournament"]["state"] == "finished"
+    with Store(path) as store:  # as a run stopped before its last match leaves it
+        store.db.execute("UPDATE tournaments SET finished = NULL")
+        store.db.execute("DELETE FROM matches WHERE idx = 3")
+    table = said()
+    assert "3 of 4 matches played so far: interrupted, nothing runs it" in " ".join(table.split()), table
+    command = table.split("resume it: ")[1].splitlines()[0]
+    assert shlex.split(command) == ["arbiter", "tournament", "run", "--resume", "cut", "--db", str(path)], command
+    for fmt in ("md", "html"):
+        assert "played so far: interrupted" in said("-f", fmt)
+    assert json.loads(said("-f", "json"))["tournament"]["state"] == "interrupted"
+    with Store(path) as store:
+        store.lock("cut")  # a run of it, as long as it plays
+        table = said()
+        assert "so far: still running" in " ".join(table.split()) and "resume" not in table, table
+        assert json.loads(said("-f", "json"))["tournament"]["state"] == "in progress"
+        store.unlock()
