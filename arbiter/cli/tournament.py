@@ -211,7 +211,7 @@ def _print_standings(st, info: dict[str, Any], crosstable: bool = False, times: 
         value, interval = _rating_text(st, r)
         cells = [str(d.rank), escape(d.label), str(r.matches), f"{r.wins}-{r.draws}-{r.losses}",
                  score_text(r), margin_text(st, r)]
-        cells += [value, interval.replace(" – ", "–"), "" if r.los_next is None else los_text(r.los_next, 0)]
+        cells += [value, interval.replace(" – ", "–"), "" if r.los_next is None else los_text(r.los_next)]  # as every export
         cells += [str(r.forfeits)] if forfeits else []
         cells += think_cells(times, d.members) if times else []
         rows.append(cells)

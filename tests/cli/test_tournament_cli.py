@@ -661,3 +661,39 @@ def test_the_standings_of_a_tournament_not_finished_say_it_is_running_or_interru
         assert "so far: still running" in " ".join(table.split()) and "resume" not in table, table
         assert json.loads(said("-f", "json"))["tournament"]["state"] == "in progress"
         store.unlock()
+
+
+def test_the_terminal_table_shows_the_numbers_the_exports_and_the_web_page_show(db):
+    """Each number of a row is the same text wherever the standings are read: the terminal's
+    table gave the likelihood of superiority in whole percents ("97%") where the page, the
+    Markdown and HTML exports (and the ladder's own terminal table) gave "96.5%"."""
+    import re
+
+    from arbiter.present.web import tournament_page
+
+    terminal = runner.invoke(app, ["standings", "sp", "--db", str(db)], env={"COLUMNS": "250"}).stdout
+    md = invoke("standings", "sp", "--db", str(db), "--format", "md").stdout.split("## Cross-table")[0]
+    head = [c.strip() for c in md.splitlines()[4].strip("|").split("|")]
+    exported = {}
+    for line in md.splitlines()[6:]:
+        if line.startswith("| "):
+            c = dict(zip(head, (x.strip() for x in line.strip("|").split("|"))))
+            exported[c["bot"]] = c
+    assert len(exported) == 3, md
+    page = _page_text(tournament_page(Store(db, read_only=True), "sp"))
+    for line in terminal.splitlines():
+        cells = line.split()
+        if len(cells) > 8 and cells[1] in exported:
+            want = exported[cells[1]]
+            wdl = f"{want['W']}-{want['D']}-{want['L']}"
+            los = want["LOS over next"].replace("\\>", ">").replace("\\<", "<")
+            got = [cells[0], cells[2], cells[3], cells[4], " ".join(cells[5:8]), cells[8], cells[9:12]]
+            assert got[:6] == [want["#"], want["matches"], wdl, want["score %"], want["margin ± s.e."], want["rating"]], (got, want)
+            assert los in line.split(want["rating"], 1)[1], (line, los)  # the interval reads too few deals here
+            assert re.search(rf"{cells[1]} {want['matches']} .*{re.escape(want['margin ± s.e.'])} {re.escape(los)}", page), page
+
+
+def _page_text(html: str) -> str:
+    import re
+
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).replace("&gt;", ">").replace("&lt;", "<")
