@@ -76,7 +76,7 @@ def tournament_run(
     shared_bots: Annotated[bool, typer.Option("--shared-bots", help="With --cluster: workers read registered bots from the registry folder (mounted at the same path on every worker) instead of receiving their files.")] = False,
     resume: Annotated[Optional[str], typer.Option("--resume", metavar="NAME", help="Resume the tournament NAME of --db with its stored settings (tournament list and show print it for one interrupted); only how it runs (--concurrency, --isolation, --bot-processes, --cluster, --transport) may be given with it.")] = None,
 ) -> None:
-    """Run (or resume) a tournament, showing progress, then print the standings."""
+    """Run (or resume) a tournament, showing progress, then print the standings (their columns: arbiter standings --help)."""
     from arbiter.tournament.spec import spec_from_dict, spec_from_toml
     from arbiter.tournament.run import load_standings, run_tournament, stored_tournament_spec
 
@@ -297,7 +297,21 @@ def standings_cmd(
         "--arena", help="An arena's ladder (arbiter arena) instead of a tournament: its versions by rating, as its "
                         "web page shows them; with --format, exported.")] = None,
 ) -> None:
-    """Show the standings of a stored tournament or an arena's ladder, or export them."""
+    """Show the standings of a stored tournament or an arena's ladder, or export them.
+
+    The columns of a tournament's table (a narrow terminal drops the last ones first and says which):
+    # rank (rows level on rating, score% and margin share one); bot (a named partnership: its partners);
+    n matches played; W-D-L wins, draws, losses (in a free for all: placed first alone, first place shared, any other place);
+    score% the share of the pairwise points (1 for each side finished ahead of, ½ a tie);
+    margin ± s.e. the side's score minus the mean of the other sides', per match (duplicate deals: each deal's averaged over its seatings, ± its standard error over the deals);
+    rating Bradley-Terry on the Elo scale, the field's mean at 1500, by which rows are ranked;
+    95% CI its 95% interval ("too few deals" below 4 deals, 8 with partnerships);
+    LOS↓ the likelihood that the row is stronger than the row below it;
+    forf matches its side lost by a failure of its own seat (shown when there are any);
+    think ms, worst ms, transport ms, arbiter ms how much of the clock was the bot's (said under the table; docs/latency.md).
+    An arena's ladder (--arena): player name@version; status active, or why it no longer plays (candidate, rejected,
+    replaced, suspended, withdrawn); rating openskill's μ; 95% CI μ ± 1.96σ; LOS↓ over the active row below;
+    enc encounters played; matches played; fail matches forfeited."""
     from arbiter.present.export import FORMATS, render
     from arbiter.tournament.run import load_standings
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -697,3 +698,17 @@ def _page_text(html: str) -> str:
     import re
 
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).replace("&gt;", ">").replace("&lt;", "<")
+
+
+def test_standings_help_says_what_each_column_of_its_tables_means(db):
+    """The terminal's table heads its columns n, W-D-L, score%, LOS↓, forf...; the notes under it
+    explain the margin and the rating, and nothing said what n, LOS↓ or forf were. Each head of
+    the tournament's and the ladder's tables is now explained in ``arbiter standings --help``."""
+    help_text = " ".join(runner.invoke(app, ["standings", "--help"], env={"COLUMNS": "250"}).stdout.split())
+    terminal = runner.invoke(app, ["standings", "sp", "--db", str(db)], env={"COLUMNS": "250"}).stdout.splitlines()
+    heads = re.split(r"\s{2,}", terminal[1].strip())
+    assert heads[:4] == ["#", "bot", "n", "W-D-L"] and "LOS↓" in heads and "think ms" in heads, heads
+    ladder = ["#", "player", "status", "rating", "95% CI", "LOS↓", "enc", "matches", "fail"]  # _ladder's columns
+    for head in heads + ["forf", "transport ms"] + ladder:
+        assert re.search(rf"(^|[ ;(]){re.escape(head)}[ ,]", help_text), (head, help_text)
+
