@@ -311,7 +311,8 @@ def standings_cmd(
     think ms, worst ms, transport ms, arbiter ms how much of the clock was the bot's (said under the table; docs/latency.md).
     An arena's ladder (--arena): player name@version; status active, or why it no longer plays (candidate, rejected,
     replaced, suspended, withdrawn); rating openskill's μ; 95% CI μ ± 1.96σ; LOS↓ over the active row below;
-    enc encounters played; matches played; fail matches forfeited."""
+    enc encounters played; matches played; fail matches forfeited.
+    The exports' CSV columns and JSON keys: README, "Standings exports"."""
     from arbiter.present.export import FORMATS, render
     from arbiter.tournament.run import load_standings
 

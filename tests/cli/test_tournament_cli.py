@@ -712,3 +712,22 @@ def test_standings_help_says_what_each_column_of_its_tables_means(db):
     for head in heads + ["forf", "transport ms"] + ladder:
         assert re.search(rf"(^|[ ;(]){re.escape(head)}[ ,]", help_text), (head, help_text)
 
+
+
+def test_every_export_column_and_key_is_documented(db, tmp_path):
+    """The CSV's columns and the JSON's keys were documented nowhere: a program reading them had
+    only the names to go by. README's "Standings exports" lists each; this holds it to the exports."""
+    from pathlib import Path
+
+    from arbiter.present.export import CSV_COLUMNS, LADDER_COLUMNS
+
+    readme = Path(__file__).resolve().parents[2] / "README.md"
+    section = readme.read_text().split("### Standings exports", 1)[1].split("\n## ", 1)[0]
+    documented = set(re.findall(r"`([a-z_]+)`", section))
+    data = json.loads(invoke("standings", "sp", "--db", str(db), "--format", "json").stdout)
+    keys = set(data) | set(data["tournament"]) | set(data["played"]) | set(data["standings"][0])
+    keys |= {"seed_drawn", "division", "not_hosted", "arena", "game", "ranked_by", "scale", "standings"}  # not in this one
+    header = invoke("standings", "sp", "--db", str(db), "--format", "csv").stdout.splitlines()[0].split(",")
+    assert header == CSV_COLUMNS
+    missing = (set(CSV_COLUMNS) | set(LADDER_COLUMNS) | keys) - documented
+    assert not missing, sorted(missing)
