@@ -215,13 +215,19 @@ def _print_standings(st, info: dict[str, Any], crosstable: bool = False, times: 
         cells += [str(r.forfeits)] if forfeits else []
         cells += think_cells(times, d.members) if times else []
         rows.append(cells)
-    out.print(fitted_table(cols, rows, title=f"Standings: {escape(str(info['name']))}"), width=console_width())
+    table = fitted_table(cols, rows, title=f"Standings: {escape(str(info['name']))}")
+    shown = {str(c.header) for c in table.columns}  # a narrow terminal's table leaves some out
+    out.print(table, width=console_width())
     out.print(_summary(st, info), highlight=False, markup=False, width=console_width())  # its options and teams: text
     if resume:  # how to go on: one line, a command to paste never cut
         out.print(resume, highlight=False, markup=False, soft_wrap=True)
-    for _, note in standings_notes(st, info):  # the order, the margin, the scale, W-D-L in a free for all
-        out.print(note, highlight=False, markup=False, width=console_width())
-    if times:
+    # A note on a column the table left out explains nothing on the screen: at 80 columns the
+    # clock's six lines were printed under a table without its clock columns.
+    column_of = {"margin": margin_header(st), "interval": "95% CI"}
+    for key, note in standings_notes(st, info):  # the order, the margin, the scale, W-D-L in a free for all
+        if column_of.get(key, "#") in shown:
+            out.print(note, highlight=False, markup=False, width=console_width())
+    if times and shown & set(THINK_COLUMNS):
         out.print(f"{THINK_NOTE}.", highlight=False, width=console_width())
     if crosstable and len(st.rows) > 1:
         head, rows = _cross_cells(st, played.teams)

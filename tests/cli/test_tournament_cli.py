@@ -731,3 +731,19 @@ def test_every_export_column_and_key_is_documented(db, tmp_path):
     assert header == CSV_COLUMNS
     missing = (set(CSV_COLUMNS) | set(LADDER_COLUMNS) | keys) - documented
     assert not missing, sorted(missing)
+
+
+def test_a_narrow_terminal_explains_only_the_columns_it_shows(db):
+    """At 80 columns and below the table leaves out its last columns (and says which), but the
+    notes under it still explained them: six lines on think ms, worst ms, transport ms and
+    arbiter ms, and why the 95% interval was missing, under a table without either column."""
+    def at(width: str) -> str:
+        r = runner.invoke(app, ["standings", "sp", "--db", str(db)], env={"COLUMNS": width}, catch_exceptions=False)
+        assert r.exit_code == 0, r.output
+        return " ".join(r.stdout.split())
+
+    wide, narrow = at("250"), at("60")
+    assert "think ms:" in wide and "Too few deals for an interval" in wide and "Margin:" in wide, wide
+    assert "95% CI, LOS↓, think ms" in narrow, narrow  # what the table left out, said under it
+    assert "think ms:" not in narrow and "Too few deals for an interval" not in narrow, narrow
+    assert "Ranked by rating" in narrow and "Margin:" in narrow, narrow  # the columns it shows are explained
