@@ -206,12 +206,12 @@ def _print_standings(st, info: dict[str, Any], crosstable: bool = False, times: 
     cols += [Column("forf", drop=4)] if forfeits else []
     cols += [Column(c, drop=10 + i) for i, c in enumerate(THINK_COLUMNS)] if times else []
     rows = []
-    for d in team_rows(st.rows, played.teams):
+    for d in team_rows(st, played.teams):
         r = d.row
         value, interval = _rating_text(st, r)
         cells = [str(d.rank), escape(d.label), str(r.matches), f"{r.wins}-{r.draws}-{r.losses}",
                  score_text(r), margin_text(st, r)]
-        cells += [value, interval.replace(" – ", "–"), "" if r.los_next is None else los_text(r.los_next)]  # as every export
+        cells += [value, interval.replace(" – ", "–"), "" if d.los_next is None else los_text(d.los_next)]  # as every export
         cells += [str(r.forfeits)] if forfeits else []
         cells += think_cells(times, d.members) if times else []
         rows.append(cells)

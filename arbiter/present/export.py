@@ -38,11 +38,11 @@ def _bot_rows(st: Standings, info: dict[str, Any]) -> list[dict[str, Any]]:
     the row every table shows it in (``team_rows``: a named partnership's), so that partners
     share their partnership's rank rather than count on past each other."""
     team = _team_of(info)
-    shown = {m: d for d in team_rows(st.rows, info.get("teams") or ()) for m in d.members}
+    shown = {m: d for d in team_rows(st, info.get("teams") or ()) for m in d.members}
     out = []
     for r in st.rows:
         d = shown.get(r.name)
-        at = {"rank": d.rank, "los_next": d.row.as_dict()["los_next"]} if d is not None else {}
+        at = {"rank": d.rank, "los_next": None if d.los_next is None else round(d.los_next, 6)} if d is not None else {}
         out.append({**r.as_dict(), **at, "team": team.get(r.name)})
     return out
 
@@ -202,21 +202,23 @@ def _headers(st: Standings) -> list[str]:
     return h + ["rating", "95% interval", "LOS over next", "forfeits"]
 
 
-def _cells(st: Standings, r, rank: int | None = None, label: str | None = None) -> list[str]:
+def _cells(st: Standings, d) -> list[str]:
+    """A line of the table (``team_rows``'s ``DisplayRow``) as text cells."""
+    r = d.row
     value, interval = _rating_text(st, r)
-    cells = [str(r.rank if rank is None else rank), r.name if label is None else label, str(r.matches), str(r.wins),
+    cells = [str(d.rank), d.label, str(r.matches), str(r.wins),
              str(r.draws), str(r.losses), _points(r.points), score_text(r), margin_text(st, r)]
-    return cells + [value, interval, "" if r.los_next is None else los_text(r.los_next), str(r.forfeits)]
+    return cells + [value, interval, "" if d.los_next is None else los_text(d.los_next), str(r.forfeits)]
 
 
 def _table_cells(st: Standings, info: dict[str, Any]) -> list[list[str]]:
     """The standings rows as shown in a table: one per bot, or per named partnership."""
-    return [_cells(st, d.row, d.rank, d.label) for d in team_rows(st.rows, info.get("teams") or ())]
+    return [_cells(st, d) for d in team_rows(st, info.get("teams") or ())]
 
 
 def _cross_cells(st: Standings, teams: Sequence[Sequence[str]]) -> tuple[list[str], list[list[str]]]:
     """The cross-table as text cells, one row and column per standings row (``cross_rates``)."""
-    shown = team_rows(st.rows, teams)
+    shown = team_rows(st, teams)
     names = [d.label for d in shown]
     rates = cross_rates(st, shown)
     rows = []

@@ -12,6 +12,7 @@ row per partner.
 from __future__ import annotations
 
 import os
+import dataclasses
 from dataclasses import dataclass
 from shlex import quote
 from typing import Any, Mapping, Sequence
@@ -192,6 +193,7 @@ class DisplayRow:
     label: str  # a bot's name, or "a + b" for a partnership
     row: Any  # the ratings.StandingRow whose numbers are shown
     members: tuple[str, ...]
+    los_next: float | None = None  # P(stronger than the line below it); None on the last line
 
 
 def _same_numbers(a: Any, b: Any) -> bool:
@@ -201,11 +203,18 @@ def _same_numbers(a: Any, b: Any) -> bool:
     return same_rating and all(abs(getattr(a, k) - getattr(b, k)) < 1e-9 for k in keys)
 
 
-def team_rows(rows: Sequence[Any], teams: Sequence[Sequence[str]]) -> list[DisplayRow]:
-    """The standings as displayed: partners who always sat together (a named team) have the
-    same numbers, so they are shown as one row ``a + b``; a team whose partners' numbers
-    differ (it cannot happen in a finished tournament, but a table can be partial) keeps
-    one row per partner, each marked with its team. Without teams: one row per bot."""
+def team_rows(st: Any, teams: Sequence[Sequence[str]]) -> list[DisplayRow]:
+    """The standings ``st`` (``ratings.Standings``) as displayed: partners who always sat
+    together (a named team) have the same numbers, so they are shown as one row ``a + b``; a
+    team whose partners' numbers differ (it cannot happen in a finished tournament, but a
+    table can be partial) keeps one row per partner, each marked with its team. Without
+    teams: one row per bot.
+
+    Each line's LOS is over the line shown below it (``Standings.los`` of their first
+    members: partners share one strength). It was the LOS of a partner's bot row over the
+    next bot row, which with two partnerships tied and their names interleaved (h2, heuristic,
+    r2, random) was over a bot of the line above, and the last line showed one."""
+    rows = st.rows
     team_of = {m: tuple(t) for t in teams for m in t}
     by_name = {r.name: r for r in rows}
     out: list[DisplayRow] = []
@@ -226,13 +235,15 @@ def team_rows(rows: Sequence[Any], teams: Sequence[Sequence[str]]) -> list[Displ
             continue
         members = [by_name[m] for m in team if m in by_name]
         if all(_same_numbers(r, m) for m in members):
-            last = max(members, key=lambda m: (m.rank, rows.index(m)))  # its LOS is against the next row
+            last = max(members, key=lambda m: (m.rank, rows.index(m)))
             add(" + ".join(team), last, tuple(team))
             done.update(team)
         else:
             add(f"{r.name} (team {' + '.join(team)})", r, (r.name,))
             done.add(r.name)
-    return out
+    return [dataclasses.replace(d, los_next=st.los(d.members[0], below.members[0]))
+            if d.row.rating is not None and below.row.rating is not None else d
+            for d, below in zip(out, out[1:])] + out[-1:]
 
 
 def cross_rates(st: Any, shown: Sequence[DisplayRow]) -> dict[tuple[str, str], float]:

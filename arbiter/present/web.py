@@ -172,12 +172,12 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[PageStandin
     spec = TournamentSpec.from_json(tour.spec)
     st = compute_standings(rows, spec.validate_game().teams, spec.duplicate, entrant_names(store, tour.id, spec.bots))
     out = []
-    shown = team_rows(st.rows, spec.teams)  # one row per named partnership
+    shown = team_rows(st, spec.teams)  # one row per named partnership
     for d in shown:
         r = d.row
         extra = {margin_header(st): margin_text(st, r)}  # one margin column (with duplicate deals: ± s.e.)
-        if r.los_next is not None:
-            extra["LOS over next"] = los_text(r.los_next)
+        if d.los_next is not None:
+            extra["LOS over next"] = los_text(d.los_next)
         if times:  # how much of the clock was the bot's (played.THINK_NOTE)
             extra.update(zip(THINK_COLUMNS, think_cells(times, d.members)))
         out.append(PageRow(

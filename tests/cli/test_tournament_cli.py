@@ -747,3 +747,30 @@ def test_a_narrow_terminal_explains_only_the_columns_it_shows(db):
     assert "95% CI, LOS↓, think ms" in narrow, narrow  # what the table left out, said under it
     assert "think ms:" not in narrow and "Too few deals for an interval" not in narrow, narrow
     assert "Ranked by rating" in narrow and "Margin:" in narrow, narrow  # the columns it shows are explained
+
+
+def test_each_partnerships_los_is_over_the_line_below_it_when_two_are_tied(tmp_path):
+    """A partnership's line showed the LOS of its last partner's bot row over the next bot row.
+    Two partnerships tied, with their names interleaved in the bots' order (h1, h2, h3, h4),
+    put the top line's LOS over the bottom partnership (>99.9%) and the middle one's over a
+    bot of the top line (50%). Each line's LOS is now over the line below it, in every reader."""
+    from arbiter.present.web import tournament_page
+
+    path = tmp_path / "arena.sqlite"
+    r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--game", "spades", "--bots",
+               "h1=heuristic,h2=heuristic,h3=heuristic,h4=heuristic,r1=random,r2=random", "--teams", "h1+h4,h2+h3,r1+r2",
+               "-o", "deals=1", "--deals", "2", "--seed", "2", "--name", "tt", "--quiet")
+    assert r.exit_code == 0, r.output
+    want = {"h1 + h4": "50.0%", "h2 + h3": ">99.9%", "r1 + r2": ""}
+    terminal = runner.invoke(app, ["standings", "tt", "--db", str(path)], env={"COLUMNS": "250"}).stdout
+    got = {m.group(1): m.group(2) for m in re.finditer(r"^\d+\s+(\w+ \+ \w+) .* deals\s+(\S*%)?", terminal, re.M)}
+    assert {k: v or "" for k, v in got.items()} == want, terminal
+    md = invoke("standings", "tt", "--db", str(path), "--format", "md").stdout.split("## Cross-table")[0]
+    cells = [[c.strip() for c in line.strip("|").split("|")] for line in md.splitlines() if line[:3] in ("| 1", "| 3")]
+    assert {c[1].replace("\\+", "+"): c[11].replace("\\>", ">") for c in cells} == want, md
+    data = json.loads(invoke("standings", "tt", "--db", str(path), "--format", "json").stdout)["standings"]
+    los = {d["team"]: d["los_next"] for d in data}
+    assert los["h1 + h4"] == 0.5 and los["h2 + h3"] > 0.999 and los["r1 + r2"] is None, los
+    page = tournament_page(Store(path, read_only=True), "tt")
+    table = _page_text(page[page.index('id="standings"'):].split("</table>")[0])
+    assert re.search(r"h1 \+ h4 [^%]* 50\.0% [^%]* h2 \+ h3 [^%]* >99\.9% [^%]* r1 \+ r2 [^%]*$", table), table

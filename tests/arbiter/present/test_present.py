@@ -80,11 +80,11 @@ def test_teams_wdl_and_the_summary_of_the_exports():
         return r
 
     st = Standings([row(1, "a"), row(2, "b"), row(3, "c"), row(4, "d")], "plackett-luce", {}, 8, True)
-    shown = team_rows(st.rows, [["a", "b"], ["c", "d"]])
+    shown = team_rows(st, [["a", "b"], ["c", "d"]])
     assert [(d.rank, d.label) for d in shown] == [(1, "a + b"), (2, "c + d")]
-    assert [d.label for d in team_rows(st.rows, [])] == ["a", "b", "c", "d"]
+    assert [d.label for d in team_rows(st, [])] == ["a", "b", "c", "d"]
     st.rows[1].wins = 3  # partners whose numbers differ stay apart, marked
-    assert [d.label for d in team_rows(st.rows, [["a", "b"], ["c", "d"]])][:2] == ["a (team a + b)", "b (team a + b)"]
+    assert [d.label for d in team_rows(st, [["a", "b"], ["c", "d"]])][:2] == ["a (team a + b)", "b (team a + b)"]
     st.rows[1].wins = 2
     info = with_clock({"name": "t", "game": "spades", "options": {"deals": 1}, "preset": None, "format": "round-robin",
                        "teams": [["a", "b"], ["c", "d"]], "planned": 8, "seed": 1},
