@@ -212,7 +212,7 @@ def _print_standings(st, info: dict[str, Any], crosstable: bool = False, times: 
         cells = [str(d.rank), escape(d.label), str(r.matches), f"{r.wins}-{r.draws}-{r.losses}",
                  score_text(r), margin_text(st, r)]
         cells += [value, interval.replace(" – ", "–"), "" if d.los_next is None else los_text(d.los_next)]  # as every export
-        cells += [str(r.forfeits)] if forfeits else []
+        cells += [str(d.forfeits)] if forfeits else []
         cells += think_cells(times, d.members) if times else []
         rows.append(cells)
     table = fitted_table(cols, rows, title=f"Standings: {escape(str(info['name']))}")

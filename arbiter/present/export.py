@@ -208,7 +208,7 @@ def _cells(st: Standings, d) -> list[str]:
     value, interval = _rating_text(st, r)
     cells = [str(d.rank), d.label, str(r.matches), str(r.wins),
              str(r.draws), str(r.losses), _points(r.points), score_text(r), margin_text(st, r)]
-    return cells + [value, interval, "" if d.los_next is None else los_text(d.los_next), str(r.forfeits)]
+    return cells + [value, interval, "" if d.los_next is None else los_text(d.los_next), str(d.forfeits)]
 
 
 def _table_cells(st: Standings, info: dict[str, Any]) -> list[list[str]]:

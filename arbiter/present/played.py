@@ -194,6 +194,7 @@ class DisplayRow:
     row: Any  # the ratings.StandingRow whose numbers are shown
     members: tuple[str, ...]
     los_next: float | None = None  # P(stronger than the line below it); None on the last line
+    forfeits: int = 0  # matches the line's side lost by a failure of one of its seats (a partnership: its partners')
 
 
 def _same_numbers(a: Any, b: Any) -> bool:
@@ -223,7 +224,10 @@ def team_rows(st: Any, teams: Sequence[Sequence[str]]) -> list[DisplayRow]:
     def add(label: str, row: Any, members: tuple[str, ...]) -> None:
         # rows level on every number the table is ordered by share a rank (1, 1, 3: ``tied``)
         rank = out[-1].rank if out and tied(out[-1].row, row) else len(out) + 1
-        out.append(DisplayRow(rank, label, row, members))
+        # a forfeit is counted to the bot whose seat failed, so a partnership's are its partners'
+        # together (the line showed one partner's: 0 beside 9 lost by the other's crashes)
+        forfeits = sum(by_name[m].forfeits for m in members if m in by_name)
+        out.append(DisplayRow(rank, label, row, members, forfeits=forfeits))
 
     for r in rows:
         if r.name in done:

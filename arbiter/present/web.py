@@ -184,7 +184,7 @@ def tournament_standings(store: Store, tour: TournamentRow) -> tuple[PageStandin
             d.label, r.matches, r.wins, r.draws, r.losses, r.score_rate,
             r.rating.value if r.rating else None, r.rating.low if r.rating and r.rating.interval else None,
             r.rating.high if r.rating and r.rating.interval else None,
-            r.forfeits, extra, d.rank, tuple(d.members),
+            d.forfeits, extra, d.rank, tuple(d.members),
         ))
     cross = cross_rates(st, shown)
     method = RATING_METHOD

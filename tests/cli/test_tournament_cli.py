@@ -774,3 +774,31 @@ def test_each_partnerships_los_is_over_the_line_below_it_when_two_are_tied(tmp_p
     page = tournament_page(Store(path, read_only=True), "tt")
     table = _page_text(page[page.index('id="standings"'):].split("</table>")[0])
     assert re.search(r"h1 \+ h4 [^%]* 50\.0% [^%]* h2 \+ h3 [^%]* >99\.9% [^%]* r1 \+ r2 [^%]*$", table), table
+
+
+def test_a_partnerships_forfeits_are_its_partners_together(tmp_path):
+    """A forfeit is counted to the bot whose seat failed; a partnership's line showed the
+    forfeits of one partner (the later in the bots' order), so a side that lost every match by
+    its other partner's crashes read 0 forfeits in the terminal, the web page and md/html."""
+    from arbiter.present.web import tournament_page
+
+    bot = tmp_path / "crashy.py"
+    bot.write_text("from sdk import Bot\n\nclass Crashy(Bot):\n    name = 'crashy'\n\n"
+                   "    def choose(self, view, legal_actions):\n        raise RuntimeError('boom')\n")
+    path = tmp_path / "c.sqlite"
+    r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--game", "spades", "-o", "deals=1",
+               "--bots", f"a={bot},zr=random,greedy,heuristic", "--teams", "a+zr,greedy+heuristic", "--deals", "1",
+               "--name", "c", "--quiet")
+    assert r.exit_code == 0, r.output
+    data = json.loads(invoke("standings", "c", "--db", str(path), "--format", "json").stdout)["standings"]
+    lost = {s["bot"]: s["forfeits"] for s in data}
+    assert lost["a"] == 4 and lost["zr"] == 0, lost  # the premise: each bot's own, as the CSV and JSON give them
+    terminal = runner.invoke(app, ["standings", "c", "--db", str(path)], env={"COLUMNS": "250"}).stdout
+    line = next(x for x in terminal.splitlines() if "a + zr" in x)
+    head = next(x for x in terminal.splitlines() if "W-D-L" in x)
+    assert line[:head.index("forf") + 4].split()[-1] == "4", (head, line)  # the column's cell, right-aligned
+    md = invoke("standings", "c", "--db", str(path), "--format", "md").stdout
+    assert re.search(r"^\| 2 \| a \+ zr \|.* \| 4 \|$", md, re.M), md
+    page = tournament_page(Store(path, read_only=True), "c")
+    table = _page_text(page[page.index('id="standings"'):].split("</table>")[0])
+    assert re.search(r"a \+ zr .* 4 $", table), table
