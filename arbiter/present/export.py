@@ -399,11 +399,17 @@ def ladder_notes(remote: bool) -> list[str]:
     return first + [sentence(LADDER_ORDER), sentence(ARENA_SCALE)]
 
 
+def ladder_interval_text(r: Any) -> str:
+    """A ladder row's 95% interval (μ ± 1.96σ) as every ladder table shows it: the arena's page
+    gave it to two places where ``standings --arena`` and its exports gave one."""
+    return f"{r.low:.1f} – {r.high:.1f}"
+
+
 def ladder_cells(r: Any) -> list[str]:
     """One ladder row as a table shows it: #, player, status, rating, 95% interval, LOS over next,
     encounters, matches, failures (``LADDER_HEADERS``)."""
     return [str(r.rank) if r.rank else "", r.player, r.status + (f" ({r.reason})" if r.reason else ""),
-            f"{r.mu:.2f}", f"{r.low:.1f} – {r.high:.1f}", "" if r.los_next is None else los_text(r.los_next),
+            f"{r.mu:.2f}", ladder_interval_text(r), "" if r.los_next is None else los_text(r.los_next),
             str(r.encounters), str(r.matches), str(r.failures)]
 
 

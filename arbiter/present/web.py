@@ -87,7 +87,7 @@ from cardarena.records import MatchRecord, number
 from cardarena.replay import ReplayError
 from cardarena.replay import ReplayStep, step_record
 from arbiter.present.export import (
-    ARENA_SCALE, NOT_HOSTED, NOT_HOSTED_LABEL, seed_text, los_text, margin_header, margin_text, sentence, standings_notes,
+    ARENA_SCALE, NOT_HOSTED, NOT_HOSTED_LABEL, seed_text, ladder_interval_text, los_text, margin_header, margin_text, sentence, standings_notes,
 )
 from arbiter.present.table import TABLE_STYLE, render_table, shown, table_model
 from arbiter.present.watching import now_playing
@@ -476,7 +476,7 @@ _ARENA = """{% extends "base" %}
 {% for r in ranked %}<tr class="ladder-row" data-bot="{{ r.name }}" data-player="{{ r.player }}">
 <td class="num">{{ r.rank }}</td><td class="bot"><a href="/a/{{ a.name|urlencode }}/bot/{{ r.name|urlencode }}"><strong>{{ r.name }}</strong></a></td>
 <td class="version phone-hide">{% if remote %}<span class="pill not-hosted">not hosted</span>{% else %}{{ r.version }}{% endif %}</td><td class="num rating">{{ '%.2f'|format(r.mu) }}</td>
-<td class="num interval phone-hide">{{ '%.2f'|format(r.low) }} – {{ '%.2f'|format(r.high) }}</td>
+<td class="num interval phone-hide">{{ r|ladder_interval }}</td>
 <td class="num los phone-hide">{{ r.los_next|los if r.los_next is not none else '' }}</td>
 <td class="num encounters">{{ r.encounters }}</td><td class="num phone-hide">{{ r.matches }}</td><td class="num failures phone-hide">{{ r.failures }}</td></tr>{% endfor %}
 </table>{% endif %}
@@ -604,6 +604,7 @@ _env = jinja2.Environment(
 _env.filters["card"] = card_html
 _env.filters["num"] = _num
 _env.filters["los"] = los_text
+_env.filters["ladder_interval"] = ladder_interval_text  # as standings --arena and its exports give it
 _env.filters["shell"] = quote  # a command to paste: a store path with a space is one argument
 
 

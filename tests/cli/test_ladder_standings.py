@@ -159,3 +159,21 @@ def test_versions_level_on_their_rating_share_a_rank_in_every_ladder_table(tmp_p
     assert [x.split()[:2] for x in shown.splitlines() if "@1" in x] == [["1", "amy@1"], ["1", "zed@1"], ["3", "low@1"]], shown
     ranks = re.findall(r'<td class="num">(\d+)</td><td class="bot"><a href="/a/new/bot/', page)
     assert ranks == ["1", "1", "3"], ranks
+
+
+def test_the_arena_page_gives_a_ladders_interval_as_the_command_and_exports_do(tmp_path):
+    """The arena's page gave each 95% interval to two places (18.94 – 44.17) where
+    ``standings --arena`` and its md/html exports gave one (18.9 – 44.2)."""
+    from arbiter.present.web import arena_page
+
+    db = tmp_path / "arena.sqlite"
+    with Store(db) as store:
+        tables = Arenas(store)
+        a = tables.open_arena("spades", "spades", {"game": "spades", "deals": 1})
+        tables.add_entrant(a.id, "alpha@1", "alpha", "1", "ann", "x", 27.0, 2.0)
+        tables.add_entrant(a.id, "beta@2", "beta", "2", "bob", "x", 24.0, 3.0)
+        page = arena_page(store, "spades")
+    shown = re.findall(r'<td class="num interval phone-hide">([^<]*)</td>', page)
+    md = CliRunner().invoke(app, ["standings", "--arena", "spades", "--db", str(db), "-f", "md"]).output
+    exported = [line.split("|")[5].strip() for line in md.splitlines() if re.match(r"\| \d", line)]
+    assert shown == exported == ["23.1 – 30.9", "18.1 – 29.9"], (shown, exported)
