@@ -250,10 +250,15 @@ class StandingsRow:
         return self.mu + Z95 * self.sigma
 
     def as_dict(self) -> dict[str, Any]:
+        """The row for the CSV and JSON exports, its numbers to six places as a tournament's are
+        (they were written whole: 31.5554707435273 beside a tournament's 0.947877)."""
+        def six(x: float | None) -> float | None:
+            return None if x is None else round(x, 6)
+
         return {"rank": self.rank, "player": self.player, "name": self.name, "version": self.version,
-                "status": self.status, "reason": self.reason, "rating": self.mu, "sigma": self.sigma,
-                "low": self.low, "high": self.high, "encounters": self.encounters, "matches": self.matches,
-                "failures": self.failures, "los_next": self.los_next}
+                "status": self.status, "reason": self.reason, "rating": six(self.mu), "sigma": six(self.sigma),
+                "low": six(self.low), "high": six(self.high), "encounters": self.encounters, "matches": self.matches,
+                "failures": self.failures, "los_next": six(self.los_next)}
 
 
 def standings(entrants: Iterable[Any]) -> list[StandingsRow]:

@@ -177,3 +177,22 @@ def test_the_arena_page_gives_a_ladders_interval_as_the_command_and_exports_do(t
     md = CliRunner().invoke(app, ["standings", "--arena", "spades", "--db", str(db), "-f", "md"]).output
     exported = [line.split("|")[5].strip() for line in md.splitlines() if re.match(r"\| \d", line)]
     assert shown == exported == ["23.1 – 30.9", "18.1 – 29.9"], (shown, exported)
+
+
+def test_a_ladders_exported_numbers_are_rounded_as_a_tournaments_are(tmp_path):
+    """The ladder's CSV and JSON wrote μ, σ, the interval and the LOS whole (31.5554707435273,
+    0.6928413536856368) where a tournament's exports round to six places (README, "Standings
+    exports", says so of both)."""
+    db = tmp_path / "arena.sqlite"
+    with Store(db) as store:
+        tables = Arenas(store)
+        a = tables.open_arena("spades", "spades", {"game": "spades", "deals": 1})
+        tables.add_entrant(a.id, "alpha@1", "alpha", "1", "ann", "x", 31.5554707435273, 6.438468210914577)
+        tables.add_entrant(a.id, "beta@2", "beta", "2", "bob", "x", 27.099485093175794, 6.061217969936666)
+    run = CliRunner()
+    text = run.invoke(app, ["standings", "--arena", "spades", "--db", str(db), "-f", "csv"]).output
+    for row in csv.DictReader(io.StringIO(text)):
+        for key in ("rating", "sigma", "low", "high", "los_next"):
+            assert len(row[key].partition(".")[2]) <= 6, (key, row)
+    data = json.loads(run.invoke(app, ["standings", "--arena", "spades", "--db", str(db), "-f", "json"]).output)
+    assert data["standings"][0]["rating"] == 31.555471 and data["standings"][0]["los_next"] == round(data["standings"][0]["los_next"], 6)
