@@ -254,7 +254,8 @@ def _named_or_newest(store: Store, name: str | None) -> str | None:
 def _not_a_ladder(store: Store, db: Path, name: str | None) -> None:
     """UsageError pointing to ``standings --arena`` where the tournament asked for (or, with
     none named, any) is missing and the store holds an arena of that name (or any): "no
-    tournament 'ladder'" said nothing of the ladder its web page shows."""
+    tournament 'ladder'" said nothing of the ladder its web page shows. A name the store does
+    not hold is told the newest names it does (a typo, or another store's tournament)."""
     from arbiter.store.arenas import Arenas
     from arbiter.store.db import StoreError
 
@@ -269,6 +270,11 @@ def _not_a_ladder(store: Store, db: Path, name: str | None) -> None:
         raise UsageError(f"no tournament {name!r} in {db}: {name!r} is an arena; its ladder: {command(name)}")
     if name is None and arenas:
         raise UsageError(f"no tournaments in {db}, only arenas; their ladders: " + "; ".join(map(command, arenas)))
+    if name is not None:  # a typo, or another store: say what this one holds
+        if held := [t.name for t in store.tournaments([])]:
+            some = ", ".join(map(repr, held[-5:][::-1])) + (f" and {len(held) - 5} more" if len(held) > 5 else "")
+            raise UsageError(f"no tournament {name[:80]!r} in {db}; it holds {some} "
+                             f"(arbiter tournament list --db {quote(str(db))} lists them)")
 
 
 def _open_existing(db: Path, writes: bool = False) -> Store:
@@ -490,7 +496,9 @@ def tournament_show(
     from arbiter.tournament.play import is_play_name
 
     with _run(_open_existing, db) as store:
-        tour = _run(store.tournament, _run(_named_or_newest, store, tournament))
+        tournament = _run(_named_or_newest, store, tournament)
+        _run(_not_a_ladder, store, db, tournament)
+        tour = _run(store.tournament, tournament)
         policy = tour.disclosure
         if match is not None:
             row = _run(store.match, match, tour.id)  # an index of the schedule, or a match id

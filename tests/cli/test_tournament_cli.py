@@ -802,3 +802,14 @@ def test_a_partnerships_forfeits_are_its_partners_together(tmp_path):
     page = tournament_page(Store(path, read_only=True), "c")
     table = _page_text(page[page.index('id="standings"'):].split("</table>")[0])
     assert re.search(r"a \+ zr .* 4 $", table), table
+
+
+def test_a_tournament_name_the_store_does_not_hold_is_told_the_ones_it_does(db):
+    """``arbiter standings nigth`` said "no tournament 'nigth' in arena.sqlite" and nothing of
+    what the store holds (a typo, or the tournament of another store); ``tournament show`` the
+    same. Both now name the newest tournaments it holds and the command that lists them."""
+    for command in (["standings"], ["tournament", "show"]):
+        r = runner.invoke(app, [*command, "nigth", "--db", str(db)], env={"COLUMNS": "300"})
+        said = " ".join(r.output.split())
+        assert r.exit_code == 2 and f"no tournament 'nigth' in {db}; it holds 'ffa', 'sp' " in said, said
+        assert f"(arbiter tournament list --db {db} lists them)" in said and "Traceback" not in said, said
