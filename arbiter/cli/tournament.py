@@ -231,7 +231,15 @@ def _print_standings(st, info: dict[str, Any], crosstable: bool = False, times: 
         out.print(f"{THINK_NOTE}.", highlight=False, width=console_width())
     if crosstable and len(st.rows) > 1:
         head, rows = _cross_cells(st, played.teams)
-        ct = Table(title="Cross-table: score % of the row bot against the column bot")
+        title = "Cross-table: score % of the row bot against the column bot"
+        # a box of the names in full: each column its widest cell and 3 (padding, rule), and the edge
+        if sum(max(len(c) for c in col) + 3 for col in zip(head, *rows)) + 1 > console_width():
+            # too wide: the columns were cut to "long_h…", "long_…", no telling which was which;
+            # numbered instead, each row with its number
+            rows = [[f"{n}. {line[0]}", *line[1:]] for n, line in enumerate(rows, 1)]
+            head = ["", *map(str, range(1, len(rows) + 1))]
+            title += " (columns numbered as the rows)"
+        ct = Table(title=title)
         for i, h in enumerate(head):
             ct.add_column(escape(h), justify="left" if i == 0 else "right", no_wrap=i == 0)  # the bots' names: text
         for line in rows:

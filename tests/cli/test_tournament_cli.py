@@ -813,3 +813,19 @@ def test_a_tournament_name_the_store_does_not_hold_is_told_the_ones_it_does(db):
         said = " ".join(r.output.split())
         assert r.exit_code == 2 and f"no tournament 'nigth' in {db}; it holds 'ffa', 'sp' " in said, said
         assert f"(arbiter tournament list --db {db} lists them)" in said and "Traceback" not in said, said
+
+
+def test_a_cross_table_too_wide_for_the_terminal_numbers_its_columns(db):
+    """A cross-table wider than the terminal had its column heads cut ("heur…", "gre…"): no
+    telling which column was which bot. Its columns are now numbered as its rows are."""
+    r = runner.invoke(app, ["standings", "sp", "--db", str(db), "--crosstable"], env={"COLUMNS": "40"})
+    assert r.exit_code == 0, r.output
+    cross = r.stdout.split("Cross-table")[1]
+    assert "…" not in cross and "(columns numbered as the rows)" in " ".join(cross.split()), cross
+    heads = next(line for line in cross.splitlines() if "┃" in line).split("┃")[1:-1]
+    assert [h.strip() for h in heads] == ["", "1", "2", "3"], heads
+    labels = [line.split("│")[1].strip() for line in cross.splitlines() if line.startswith("│")]
+    order = [s["bot"] for s in json.loads(invoke("standings", "sp", "--db", str(db), "-f", "json").stdout)["standings"]]
+    assert labels == [f"{n}. {bot}" for n, bot in enumerate(order, 1)], labels  # the fixture's seed is drawn
+    wide = runner.invoke(app, ["standings", "sp", "--db", str(db), "--crosstable"], env={"COLUMNS": "200"}).stdout
+    assert "numbered" not in wide and "┃ heuristic" in wide  # the names, where they fit
