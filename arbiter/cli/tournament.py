@@ -479,14 +479,19 @@ def tournament_list(db: DbOpt = Path(DEFAULT_DB)) -> None:
     from arbiter.store.db import run_holder
 
     holder = run_holder(db)
-    table = Table(title=f"Tournaments in {escape(str(db))}")
-    for col in ("id", "name", "game", "format", "bots", "matches", "status", "created"):
-        table.add_column(col, justify="right" if col in ("id", "matches") else "left")
-    for t in tours:
-        bots = ", ".join(t.spec.get("bots", []))
-        table.add_row(str(t.id), escape(t.name), t.game, escape(str(t.spec.get("format", "round-robin"))), escape(bots),
-                      f"{t.done}/{t.planned}", t.state(holder), datetime.datetime.fromtimestamp(t.created).strftime("%Y-%m-%d %H:%M"))
-    out.print(table)
+    from arbiter.cli.layout import Column, console_width, fitted_table
+
+    # The name is what standings, show and --resume take: whole, never cut (a rich table cut
+    # it to "evaluate-spades-heuris…" even at 120 columns); the created time, the bots, the
+    # format and the game go first when the terminal is narrow.
+    cols = [Column("id"), Column("name", "left"), Column("game", "left", drop=3), Column("format", "left", drop=4),
+            Column("bots", "left", wrap=True, drop=5), Column("matches"), Column("status", "left"),
+            Column("created", "left", drop=6)]
+    rows = [[str(t.id), escape(t.name), t.game, escape(str(t.spec.get("format", "round-robin"))),
+             escape(", ".join(t.spec.get("bots", []))), f"{t.done}/{t.planned}", t.state(holder),
+             datetime.datetime.fromtimestamp(t.created).strftime("%Y-%m-%d %H:%M")] for t in tours]
+    out.print(fitted_table(cols, rows, title=f"Tournaments in {escape(str(db))}", hint="widen the terminal"),
+              width=console_width())
     for t in tours:  # how to go on with each: one line, a command to paste never cut
         if t.state(holder) == "interrupted":
             out.print(f"{t.name}: {interrupted_text(t.name, t.spec, db)}", highlight=False, markup=False, soft_wrap=True)
@@ -578,7 +583,8 @@ def tournament_show(
             result = ("withheld", "withheld", r.outcome.reason.value)
         cells.append([str(r.idx), str(r.round), str(r.deal), str(r.table), str(r.seating), escape(" ".join(r.seats)), *result,
                       escape(inc), escape(r.match_id)])
-    out.print(fitted_table(cols, cells, title=f"Matches ({len(shown)} shown)"), width=console_width())
+    out.print(fitted_table(cols, cells, title=f"Matches ({len(shown)} shown)", hint="widen the terminal"),
+              width=console_width())
     if failures and shown:  # what went wrong, in words: the reason, not only its kind
         if policy.matches:
             for r in shown:

@@ -505,7 +505,7 @@ def test_an_interrupted_tournament_says_so_and_how_to_resume_it(tmp_path, monkey
             return index_page(store) + tournament_page(store, name)
 
     listed, shown, web = said("tournament", "list", "--db", str(path)), said("tournament", "show", name, "--db", str(path)), pages()
-    assert "in progress" not in listed + shown + web and "│ interrupted │" in listed, listed
+    assert "in progress" not in listed + shown + web and " 3/4 interrupted " in listed, listed
     assert "state: interrupted, nothing runs it; resume it: " in shown, shown
     assert web.count('<span class="pill">interrupted</span>') == 2, web
     command = listed.split("resume it: ")[1]  # the list's last line
@@ -518,12 +518,12 @@ def test_an_interrupted_tournament_says_so_and_how_to_resume_it(tmp_path, monkey
     assert r.exit_code == 2 and "leave out --deals" in " ".join(r.stderr.split()), r.output
     with Store(path) as store:
         store.lock(name)  # a run of it, as long as it plays
-        assert "│ in progress │" in said("tournament", "list", "--db", str(path))
+        assert " 3/4 in progress " in said("tournament", "list", "--db", str(path))
         assert pages().count('<span class="pill">in progress</span>') == 2
         assert "resume it" not in said("tournament", "show", name, "--db", str(path))
         store.unlock()
         store.lock("another")  # a run of another tournament of the store: this one is still interrupted
-        assert "│ interrupted │" in said("tournament", "list", "--db", str(path)) and "in progress" not in pages()
+        assert " 3/4 interrupted " in said("tournament", "list", "--db", str(path)) and "in progress" not in pages()
     r = invoke(*argv[1:], "--transport", "inproc", "--quiet")  # the command as printed
     assert r.exit_code == 0 and "Standings" in r.stdout, r.output
     with Store(path, read_only=True) as store:
@@ -829,3 +829,22 @@ def test_a_cross_table_too_wide_for_the_terminal_numbers_its_columns(db):
     assert labels == [f"{n}. {bot}" for n, bot in enumerate(order, 1)], labels  # the fixture's seed is drawn
     wide = runner.invoke(app, ["standings", "sp", "--db", str(db), "--crosstable"], env={"COLUMNS": "200"}).stdout
     assert "numbered" not in wide and "┃ heuristic" in wide  # the names, where they fit
+
+
+def test_tournament_list_shows_each_name_whole_at_80_columns(tmp_path):
+    """``tournament list`` cut a long name to "evaluate-spades-heuris…" at 80 columns and at 120:
+    the name is what standings, show and --resume take, and could not be typed back. It is
+    whole now; the created time, the bots and the format go first, and the caption says so
+    (not "export with --format": the list has none, nor has ``tournament show``)."""
+    path = tmp_path / "arena.sqlite"
+    name = "a-rather-long-club-night-name-2026-12-07"
+    r = invoke("tournament", "run", "--db", str(path), "--transport", "inproc", "--bots", "random,greedy", "-o", "deals=1",
+               "--deals", "1", "--seed", "1", "--name", name, "--quiet")
+    assert r.exit_code == 0, r.output
+    for width in ("120", "80"):
+        listed = runner.invoke(app, ["tournament", "list", "--db", str(path)], env={"COLUMNS": width}).stdout
+        row = next(line for line in listed.splitlines() if line.lstrip().startswith("1 "))
+        assert f" {name} " in row and "finished" in row and "…" not in listed, listed
+    assert "not shown: widen the terminal)" in " ".join(listed.split()) and "--format" not in listed, listed  # at 80
+    shown = runner.invoke(app, ["tournament", "show", name, "--db", str(path)], env={"COLUMNS": "60"}).stdout
+    assert "not shown: widen the terminal)" in " ".join(shown.split()) and "--format" not in shown, shown
