@@ -65,6 +65,9 @@ def to_dict(st: Standings, info: dict[str, Any]) -> dict[str, Any]:
         "matches": st.matches,
         "duplicate": st.duplicate,
         "standings": _bot_rows(st, info),
+        # the sentences every table has under it (its order, its margin, its scale, a free for
+        # all's W-D-L, and why no rating has an interval): the JSON gave null intervals unexplained
+        "notes": dict(standings_notes(st, info)),
         "crosstable": {
             a: {b: ({"points": round(st.crosstable[a][b][0], 6), "meetings": st.crosstable[a][b][1]} if b in st.crosstable.get(a, {}) else None)
                 for b in names if b != a}

@@ -58,6 +58,9 @@ def test_csv_and_json_exports_parse_and_agree(db):
     assert data["rating_model"] == "bradley-terry"
     first = data["standings"][0]
     assert first["rating"] is not None and first["rating_low"] is None and first["rating_high"] is None  # 3 deals: too few
+    # and says why, as the tables under them do (the JSON gave the nulls unexplained)
+    assert data["notes"]["interval"] == "Too few deals for an interval (fewer than 4)."
+    assert data["notes"]["ranked-by"].startswith("Ranked by rating") and "Elo scale" in data["notes"]["scale"]
     assert 0 <= first["los_next"] <= 1
     ct = data["crosstable"]
     assert ct["random"]["greedy"]["meetings"] == 6
