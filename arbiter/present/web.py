@@ -335,7 +335,7 @@ _TOURNAMENT = """{% extends "base" %}
 <p class="muted">{{ t.game }} · {{ rows|length }} matches{% if t.planned %} of {{ t.planned }}{% endif %}
 {% if t.finished %} · <span class="pill done">{{ state or "finished" }}</span>{% elif state %} · <span class="pill">{{ state }}</span>{% endif %}
 {% if interrupted %}<br><span class="small" id="interrupted">{{ interrupted }}</span>{% endif %}
-{% if running %} · <span class="small" id="refreshing">this page updates by itself while the tournament runs</span>{% endif %}</p>
+{% if running and state != "interrupted" %} · <span class="small" id="refreshing">this page updates by itself while the tournament runs</span>{% endif %}</p>
 {% if playing is not none %}<p id="now-playing">Now playing{% if not playing %}: between matches{% endif %}
 {% for m in playing %}<span class="pill live-match" data-match="{{ m.match_id }}">{{ m.seats|join(' · ') }}: {{ m.steps }} decisions</span> {% endfor %}
 <span class="muted small">(watch it move: <code>arbiter watch --db {{ db|string|shell }}</code>)</span></p>

@@ -511,6 +511,7 @@ def test_an_interrupted_tournament_says_so_and_how_to_resume_it(tmp_path, monkey
     assert "in progress" not in listed + shown + web and " 3/4 interrupted " in listed, listed
     assert "state: interrupted, nothing runs it; resume it: " in shown, shown
     assert web.count('<span class="pill">interrupted</span>') == 2, web
+    assert 'id="refreshing"' not in web, web  # "updates by itself while the tournament runs" beside "nothing runs it"
     command = listed.split("resume it: ")[1]  # the list's last line
     assert command in shown, (command, shown)
     assert command.replace("&", "&amp;").replace("'", "&#39;").replace('"', "&#34;") in web, command
@@ -522,7 +523,7 @@ def test_an_interrupted_tournament_says_so_and_how_to_resume_it(tmp_path, monkey
     with Store(path) as store:
         store.lock(name)  # a run of it, as long as it plays
         assert " 3/4 in progress " in said("tournament", "list", "--db", str(path))
-        assert pages().count('<span class="pill">in progress</span>') == 2
+        assert pages().count('<span class="pill">in progress</span>') == 2 and 'id="refreshing"' in pages()
         assert "resume it" not in said("tournament", "show", name, "--db", str(path))
         store.unlock()
         store.lock("another")  # a run of another tournament of the store: this one is still interrupted
