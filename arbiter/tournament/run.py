@@ -179,10 +179,15 @@ class _Leader:
             self.count[entry] = self.count.get(entry, 0) + 1
 
     def text(self) -> str:
+        """The best points rate and who has it: all of them when level (it named the last of
+        them by name, "random 50%" for a field of equals), two by name and the count of the rest."""
         if not self.count:
             return ""
-        best = max(self.count, key=lambda b: (self.points[b] / self.count[b], b))
-        return f"{best} {100 * self.points[best] / self.count[best]:.0f}%"
+        rate = {b: self.points[b] / self.count[b] for b in self.count}
+        top = max(rate.values())
+        level = sorted(b for b in rate if abs(rate[b] - top) < 1e-9)
+        who = level[0] if len(level) == 1 else ", ".join(level[:2]) + (f" and {len(level) - 2} more" if len(level) > 2 else "") + " (level)"
+        return f"{who} {100 * top:.0f}%"
 
 
 #: Matches at once per core by default. A hosted match spends most of its wall time with

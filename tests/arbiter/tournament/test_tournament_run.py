@@ -40,6 +40,17 @@ def test_gauntlet_in_spot_reports_progress_with_a_leader(tmp_path):
     assert [r.name for r in st.rows][0] == "heuristic"
 
 
+def test_the_progress_leader_names_every_bot_level_at_the_top(tmp_path):
+    """Two copies of one bot on the same duplicate deals are level, and the standings rank both
+    first; the progress line named one ("leader: greedy 62%", the later name). It names both."""
+    seen: list[Progress] = []
+    spec = TournamentSpec(game="spades", bots=("greedy", "g2=greedy", "random"), options={"deals": 1}, deals=2, seed=3,
+                          name="lv")
+    _, st, _ = run(tmp_path / "lv.sqlite", spec, on_progress=seen.append)
+    assert [r.rank for r in st.rows][:2] == [1, 1]  # the premise: level in the table
+    assert seen[-1].leader.startswith("g2, greedy (level) "), seen[-1].leader
+
+
 def test_resume_replays_only_the_missing_matches(tmp_path):
     path = tmp_path / "r.sqlite"
     spec = TournamentSpec(game="spades", bots=("random", "greedy", "heuristic"), options={"deals": 1}, deals=2, seed=9, name="r")
