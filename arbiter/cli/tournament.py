@@ -475,12 +475,11 @@ def tournament_list(db: DbOpt = Path(DEFAULT_DB)) -> None:
     if not tours:
         out.print(f"no tournaments in {db}", markup=False, highlight=False)
         return
+    from arbiter.cli.layout import Column, console_width, fitted_table
     from arbiter.present.played import interrupted_text
     from arbiter.store.db import run_holder
 
     holder = run_holder(db)
-    from arbiter.cli.layout import Column, console_width, fitted_table
-
     # The name is what standings, show and --resume take: whole, never cut (a rich table cut
     # it to "evaluate-spades-heuris…" even at 120 columns); the created time, the bots, the
     # format and the game go first when the terminal is narrow.

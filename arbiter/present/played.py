@@ -11,8 +11,8 @@ row per partner.
 
 from __future__ import annotations
 
-import os
 import dataclasses
+import os
 from dataclasses import dataclass
 from shlex import quote
 from typing import Any, Mapping, Sequence
