@@ -330,6 +330,8 @@ def test_the_tournament_page_shows_what_was_played_and_updates_itself_while_runn
         for i, seats in enumerate([("heuristic", "random", "greedy", "r2"), ("random", "heuristic", "r2", "greedy")]):
             config = MatchConfig(game="spades", seed=700 + i, options={"deals": 1, "target": 300}, match_id=f"pn-{i}")
             store.save_match(t.id, i, i, 0, _play(config, [(n, load_bot("random" if n == "r2" else n)) for n in seats]))
+    running = Store(db)
+    running.lock("pairs-night")  # a run of it holds the store, as long as it plays (else it is interrupted)
     browser.get(url + "t/pairs-night")
     assert browser.find_element(By.ID, "played-format").text.startswith("round-robin, 1 deal a table")
     assert browser.find_element(By.ID, "played-options").text == "deals=1, target=300"
@@ -354,6 +356,8 @@ def test_the_tournament_page_shows_what_was_played_and_updates_itself_while_runn
     assert "pn-2" in browser.find_element(By.ID, "matches").text
     with Store(db) as store:
         store.mark_finished(t.id)
+    running.unlock()
+    running.close()
     WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#live [data-live-end]"))
     assert browser.execute_script("return window.stillThisPage === true")  # the same page: swapped in, not reloaded
     assert browser.find_elements(By.ID, "refreshing") == []
