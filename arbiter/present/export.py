@@ -403,9 +403,9 @@ def ladder_notes(remote: bool) -> list[str]:
 
 
 def ladder_interval_text(r: Any) -> str:
-    """A ladder row's 95% interval (μ ± 1.96σ) as every ladder table shows it: the arena's page
-    gave it to two places where ``standings --arena`` and its exports gave one."""
-    return f"{r.low:.1f} – {r.high:.1f}"
+    """A ladder row's 95% interval (μ ± 1.96σ) as every ladder table shows it, to two places as
+    its rating is: the arena's page gave two where ``standings --arena`` and its exports gave one."""
+    return f"{r.low:.2f} – {r.high:.2f}"
 
 
 def ladder_cells(r: Any) -> list[str]:

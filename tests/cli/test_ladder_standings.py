@@ -162,8 +162,8 @@ def test_versions_level_on_their_rating_share_a_rank_in_every_ladder_table(tmp_p
 
 
 def test_the_arena_page_gives_a_ladders_interval_as_the_command_and_exports_do(tmp_path):
-    """The arena's page gave each 95% interval to two places (18.94 – 44.17) where
-    ``standings --arena`` and its md/html exports gave one (18.9 – 44.2)."""
+    """The arena's page gave each 95% interval to two places (18.94 – 44.17), as the rating is,
+    where ``standings --arena`` and its md/html exports gave one (18.9 – 44.2)."""
     from arbiter.present.web import arena_page
 
     db = tmp_path / "arena.sqlite"
@@ -176,7 +176,7 @@ def test_the_arena_page_gives_a_ladders_interval_as_the_command_and_exports_do(t
     shown = re.findall(r'<td class="num interval phone-hide">([^<]*)</td>', page)
     md = CliRunner().invoke(app, ["standings", "--arena", "spades", "--db", str(db), "-f", "md"]).output
     exported = [line.split("|")[5].strip() for line in md.splitlines() if re.match(r"\| \d", line)]
-    assert shown == exported == ["23.1 – 30.9", "18.1 – 29.9"], (shown, exported)
+    assert shown == exported == ["23.08 – 30.92", "18.12 – 29.88"], (shown, exported)
 
 
 def test_a_ladders_exported_numbers_are_rounded_as_a_tournaments_are(tmp_path):
