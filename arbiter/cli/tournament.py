@@ -375,12 +375,23 @@ def standings_cmd(
 
 
 def _ladder_rows(store: Store, name: str) -> tuple[Any, list[Any]]:
-    """The arena ``name`` and its ladder's rows (``matchmaking.standings``, as its page has them)."""
+    """The arena ``name`` and its ladder's rows (``matchmaking.standings``, as its page has them).
+    A name the store holds no arena of is told what it does hold: a tournament of that name (and
+    the command of its standings), or its arenas ("no arena 'club'" said nothing of either)."""
     from arbiter.arena import matchmaking
     from arbiter.store.arenas import Arenas
+    from arbiter.store.db import StoreError
 
     tables = Arenas(store)
-    a = tables.arena(name)
+    try:
+        a = tables.arena(name)
+    except StoreError as exc:
+        db = quote(str(store.path))
+        if any(t.name == name for t in store.tournaments([])):
+            raise UsageError(f"{exc}: {name!r} is a tournament; its standings: arbiter standings {quote(name)} --db {db}") from None
+        if arenas := [x.name for x in tables.arenas()]:
+            raise UsageError(f"{exc}; it holds {', '.join(map(repr, arenas))}") from None
+        raise
     return a, matchmaking.standings(tables.entrants(a.id))
 
 

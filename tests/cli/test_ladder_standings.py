@@ -196,3 +196,20 @@ def test_a_ladders_exported_numbers_are_rounded_as_a_tournaments_are(tmp_path):
             assert len(row[key].partition(".")[2]) <= 6, (key, row)
     data = json.loads(run.invoke(app, ["standings", "--arena", "spades", "--db", str(db), "-f", "json"]).output)
     assert data["standings"][0]["rating"] == 31.555471 and data["standings"][0]["los_next"] == round(data["standings"][0]["los_next"], 6)
+
+
+def test_an_arena_name_the_store_does_not_hold_is_told_what_it_does(tmp_path):
+    """``standings --arena NAME`` said only "no arena 'NAME'": of a tournament's name, nothing of
+    the tournament (``standings NAME`` points the other way, to ``--arena``), and of a typo
+    nothing of the arenas the store holds."""
+    db = tmp_path / "arena.sqlite"
+    _ladder(db)
+    with Store(db) as store:
+        store.open_tournament("club", "spades", {"game": "spades"})
+    run = CliRunner()
+    got = run.invoke(app, ["standings", "--arena", "club", "--db", str(db)], env={"COLUMNS": "300"})
+    said = " ".join(got.output.split())
+    assert got.exit_code == 2 and f"'club' is a tournament; its standings: arbiter standings club --db {db}" in said, said
+    got = run.invoke(app, ["standings", "--arena", "spadse", "--db", str(db)], env={"COLUMNS": "300"})
+    said = " ".join(got.output.split())
+    assert got.exit_code == 2 and "no arena 'spadse'" in said and "it holds 'spades'" in said, said
