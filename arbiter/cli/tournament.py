@@ -515,7 +515,15 @@ def tournament_show(
     match: Annotated[Optional[str], typer.Option("--match", "-m", help="Drill into one match: its schedule index or match id.")] = None,
     failures: Annotated[bool, typer.Option("--failures", help="Only matches where something went wrong.")] = False,
 ) -> None:
-    """A tournament's spec, entrants and matches; or one match in detail."""
+    """A tournament's spec, entrants and matches; or one match in detail.
+
+    Entrants: bot its name in the tournament; version a registered bot's; spec as given; launched what ran it;
+    team its named partnership; think ms, worst ms, transport ms, arbiter ms the clock (said under the table).
+    Matches (a narrow terminal drops some columns and says which): # the schedule index (--match takes it);
+    round, deal, table, seating where it is in the schedule (a deal is played once in each seating);
+    seats the bots in seat order; scores, ranks each seat's (rank 1 first; withheld while a duplicate one runs);
+    ended completed, or why the arbiter ended it (a forfeit); incidents timeouts, illegal actions, crashes;
+    match id what arbiter replay and --match take. The standings: arbiter standings."""
     from arbiter.tournament.play import is_play_name
 
     with _run(_open_existing, db) as store:

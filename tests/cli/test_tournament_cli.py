@@ -852,3 +852,15 @@ def test_tournament_list_shows_each_name_whole_at_80_columns(tmp_path):
     assert "not shown: widen the terminal)" in " ".join(listed.split()) and "--format" not in listed, listed  # at 80
     shown = runner.invoke(app, ["tournament", "show", name, "--db", str(path)], env={"COLUMNS": "60"}).stdout
     assert "not shown: widen the terminal)" in " ".join(shown.split()) and "--format" not in shown, shown
+
+
+def test_tournament_show_help_says_what_each_column_means(db):
+    """``tournament show`` heads its matches round, deal, table, seating, ended...; its help said
+    only "a tournament's spec, entrants and matches". Each head of its two tables is explained."""
+    help_text = " ".join(runner.invoke(app, ["tournament", "show", "--help"], env={"COLUMNS": "250"}).stdout.split())
+    shown = runner.invoke(app, ["tournament", "show", "sp", "--db", str(db)], env={"COLUMNS": "250"}).stdout
+    heads = re.split(r"\s{2,}", next(x for x in shown.splitlines() if "seating" in x).strip())
+    entrants = [h.strip() for h in next(x for x in shown.splitlines() if "launched" in x).strip("┃ ").split("┃")]
+    assert "match id" in heads and "spec" in entrants, (heads, entrants)
+    for head in heads + entrants + ["incidents", "team"]:
+        assert re.search(rf"(^|[ ;:(]){re.escape(head)}[ ,]", help_text), (head, help_text)
