@@ -170,8 +170,11 @@ def sentence(note: str) -> str:
 
 
 def _rating_text(st: Standings, r) -> tuple[str, str]:
+    """A row's rating and 95% interval as every table shows them; "–" for a bot with no match
+    yet (no rating), as the web page gives it and the score % and margin beside it are (the
+    Markdown and HTML exports left both cells blank)."""
     if r.rating is None:
-        return "", ""
+        return "–", "–"
     spec = ".0f"  # Elo points
     if not r.rating.interval:
         return format(r.rating.value, spec), "too few deals"

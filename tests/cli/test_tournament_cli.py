@@ -630,6 +630,10 @@ def test_exported_numbers_are_rounded_and_a_bot_with_no_match_has_no_score(tmp_p
     rows, data = exported()
     assert [(row["matches"], row["score_rate"], row["mean_margin"]) for row in rows] == [("0", "", "")] * 4, rows
     assert all(s["score_rate"] is None and s["mean_margin"] is None for s in data["standings"]), data["standings"]
+    # the tables: "–" for each number there is none of yet, as the web page gives them (md and html were blank)
+    md = invoke("standings", "four", "--db", str(path), "--format", "md").stdout.split("## Cross-table")[0]
+    cells = [[c.strip() for c in line.strip("|").split("|")] for line in md.splitlines() if line.startswith("| 1 ")]
+    assert len(cells) == 4 and all(c[7:11] == ["–"] * 4 for c in cells), md
 
 
 def test_the_standings_of_a_tournament_not_finished_say_it_is_running_or_interrupted(tmp_path):
