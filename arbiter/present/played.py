@@ -71,8 +71,10 @@ class Played:
         if self.error:
             return f"{self.given_text} (cannot be applied: {self.error})"
         given = {k: value_text(v) for k, v in self.given.items()}
-        applied = {k: value_text(v) for k, v in self.changed.items()}
-        if not self.preset and given == applied:
+        # an option given at its default is in force as given: "hands=2, players=4; as applied:
+        # hands=2" read as if players=4 had not been applied
+        in_force = all(k in self.options and value_text(self.options[k]) == v for k, v in given.items())
+        if not self.preset and in_force and set(self.changed) <= set(given):
             return self.given_text
         return f"{self.given_text}; as applied: {self.applied_text}"
 

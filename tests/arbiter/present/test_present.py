@@ -144,3 +144,14 @@ def test_a_likelihood_of_superiority_is_never_shown_as_a_certain_100_or_0():
 
     assert [los_text(p) for p in (0.5, 0.9945, 0.9999999, 1e-9, 0.0004)] == ["50.0%", "99.5%", ">99.9%", "<0.1%", "<0.1%"]
     assert [los_text(p, 0) for p in (0.9955, 0.004, 0.72)] == [">99%", "<1%", "72%"]
+
+
+def test_an_option_given_at_its_default_is_not_said_to_be_left_out():
+    """Spot's -o players=4 (its default) and -o hands=2 read "hands=2, players=4; as applied:
+    hands=2", as if players=4 had not been applied. Given options all in force, and nothing else
+    changed, the text is what was given; a derived change (Spite and Malice's partnerships deal
+    four decks) is still said."""
+    assert describe({"game": "spot", "options": {"hands": 2, "players": 4}}).options_text == "hands=2, players=4"
+    partners = describe({"game": "spite-and-malice", "options": {"partnerships": True, "players": 4}}).options_text
+    assert partners.startswith("partnerships=true, players=4; as applied: ") and "decks=4" in partners, partners
+    assert describe({"game": "spades", "options": {"deals": 1}}).options_text == "deals=1"
