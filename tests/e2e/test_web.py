@@ -288,10 +288,12 @@ def test_a_running_duplicate_tournament_keeps_its_replays_closed(site, browser):
     with Store(db) as run:
         run.lock("still-running")  # a run of it holds the store: in progress
         browser.get(url + "t/still-running")
-    main = browser.find_element(By.TAG_NAME, "main").text
-    assert "run-0" in main and "in progress" in main and "99" not in main and "seed" not in main  # listed, no seed
-    assert "withheld" in main and "after 1 deal" not in main  # nor the seating's result
-    assert "Replays open when the tournament ends" in main and not browser.find_elements(By.LINK_TEXT, "run-0")
+        # read while the run holds it: once let go the tournament is interrupted, and the page's
+        # live part, which updates itself, was swapped to say so before it was read (under load)
+        main = browser.find_element(By.TAG_NAME, "main").text
+        assert "run-0" in main and "in progress" in main and "99" not in main and "seed" not in main  # listed, no seed
+        assert "withheld" in main and "after 1 deal" not in main  # nor the seating's result
+        assert "Replays open when the tournament ends" in main and not browser.find_elements(By.LINK_TEXT, "run-0")
     with Store(db) as store:
         store.mark_finished(t.id)
     browser.get(url + "t/still-running")
