@@ -49,6 +49,25 @@ RESERVED_AUTHORS = {
 }
 
 
+#: Bot names that `arbiter credentials token` and `revoke` read as a role: a bot issued a
+#: token under either could not have it printed (``token admin`` printed the admin token)
+#: nor revoked (``revoke spectator`` rotated the spectator token, and the bot played on), so
+#: neither is issued nor read from a file.
+RESERVED_BOTS = {
+    "admin": "`arbiter credentials token admin` and `revoke admin` mean the admin token",
+    "spectator": "`arbiter credentials token spectator` and `revoke spectator` mean the spectator token",
+}
+
+
+def bot_name_fault(name: str) -> str:
+    """Why ``name`` cannot be a bot's name in a credentials file ("" if it can)."""
+    if not names.is_name(name):
+        return f"bad bot name {name[:80]!r}: {names.NAME_RULE}"
+    if name in RESERVED_BOTS:
+        return f"bot name {name!r} is reserved: {RESERVED_BOTS[name]}; choose another name"
+    return ""
+
+
 def author_name_fault(name: str) -> str:
     """Why ``name`` cannot be an author's name ("" if it can)."""
     if not names.is_name(name):
@@ -115,8 +134,8 @@ class Credentials:
         if len(set(tokens)) != len(tokens):
             raise CredentialsError(f"{where}: two roles share a token; each token must be different")
         for name in creds.bots:
-            if not names.is_name(name):
-                raise CredentialsError(f"{where}: bad bot name {name[:80]!r}: {names.NAME_RULE}")
+            if fault := bot_name_fault(name):
+                raise CredentialsError(f"{where}: {fault}")
         for name in creds.authors:
             if fault := author_name_fault(name):
                 raise CredentialsError(f"{where}: {fault}")
@@ -208,8 +227,8 @@ def ensure(path: str | os.PathLike, bots: tuple[str, ...] = (), authors: tuple[s
     ``spectator``, if given, replace the stored ones."""
     p = Path(path)
     for name in bots:
-        if not names.is_name(name):
-            raise CredentialsError(f"bad bot name {name[:80]!r}: {names.NAME_RULE}")
+        if fault := bot_name_fault(name):
+            raise CredentialsError(fault)
     for name in authors:
         if fault := author_name_fault(name):
             raise CredentialsError(fault)

@@ -90,3 +90,24 @@ def test_the_cli_refuses_to_issue_a_reserved_author_name(tmp_path):
     got = run_in_process("credentials", "add-author", "admin", "--credentials", str(path))
     assert got.returncode != 0 and "reserved" in " ".join(got.stderr.split()), got
     assert not path.exists() or "admin" not in auth.read(path).authors
+
+
+@pytest.mark.parametrize("bot", ["admin", "spectator"])
+def test_a_bot_cannot_be_named_as_a_role_the_credentials_commands_take(tmp_path, bot):
+    """`arbiter credentials token admin` prints the admin token and `revoke spectator` rotates
+    the spectator token: a bot issued a token as "admin" or "spectator" could have neither
+    printed nor revoked (the operator who revoked it rotated a role's token instead, and the
+    bot played on). Neither name is issued, nor read from a file edited by hand."""
+    from tests.cli.badinput import run_in_process
+
+    path = tmp_path / "creds.json"
+    got = run_in_process("credentials", "add-bot", bot, "--credentials", str(path))
+    assert got.returncode == 2 and f"bot name {bot!r} is reserved" in " ".join(got.stderr.split()), got
+    assert not path.exists() or bot not in auth.read(path).bots
+    auth.ensure(path, ("north",))
+    edited = json.loads(path.read_text())
+    edited["bots"][bot] = "z" * 24
+    path.write_text(json.dumps(edited))
+    with pytest.raises(CredentialsError, match=f"bot name {bot!r} is reserved") as info:
+        auth.read(path)
+    assert str(path) in str(info.value)
