@@ -51,8 +51,9 @@ def token(who: Annotated[str, typer.Argument(help="admin, spectator, a bot name,
         out.print(creds.authors[who[7:]], highlight=False)
     elif who in creds.bots:
         out.print(creds.bots[who], highlight=False)
-    else:
-        _run(fail, f"no token for {who[:80]!r} in {credentials} (arbiter credentials add-bot NAME --credentials {credentials})")
+    else:  # the command that issues it: an author's token is not a bot's
+        issue = "add-author" if who.startswith("author:") else "add-bot"
+        _run(fail, f"no token for {who[:80]!r} in {credentials} (arbiter credentials {issue} NAME --credentials {credentials})")
 
 
 @credentials_app.command("revoke")

@@ -111,3 +111,16 @@ def test_a_bot_cannot_be_named_as_a_role_the_credentials_commands_take(tmp_path,
     with pytest.raises(CredentialsError, match=f"bot name {bot!r} is reserved") as info:
         auth.read(path)
     assert str(path) in str(info.value)
+
+
+def test_a_missing_author_token_suggests_issuing_an_author_token(tmp_path):
+    """`arbiter credentials token author:carol` with no such author said to run `arbiter
+    credentials add-bot NAME`: that issues a bot token, which the Bots service refuses."""
+    from tests.cli.badinput import run_in_process
+
+    path = tmp_path / "creds.json"
+    auth.ensure(path, ("north",))
+    said = " ".join(run_in_process("credentials", "token", "author:carol", "--credentials", str(path)).stderr.split())
+    assert f"arbiter credentials add-author NAME --credentials {path}" in said and "add-bot" not in said, said
+    said = " ".join(run_in_process("credentials", "token", "south", "--credentials", str(path)).stderr.split())
+    assert f"arbiter credentials add-bot NAME --credentials {path}" in said, said
