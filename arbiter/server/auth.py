@@ -122,15 +122,34 @@ class Credentials:
 
     @classmethod
     def from_json(cls, text: str, where: str) -> "Credentials":
+        """The credentials ``text`` holds; CredentialsError naming the field at fault (a file
+        edited by hand), never a token. A token must be a string as written: a number or null
+        was read as its text ("None"), a list of bots as Python's words for the failure."""
         try:
             d = json.loads(text)
-            creds = cls(str(d["admin"]), str(d["spectator"]), {str(k): str(v) for k, v in d.get("bots", {}).items()},
-                        {str(k): str(v) for k, v in d.get("authors", {}).items()})
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise CredentialsError(f"{where}: not a credentials file ({type(exc).__name__}: {str(exc)[:120]})") from None
+        except ValueError as exc:
+            raise CredentialsError(f"{where}: not a credentials file (not JSON: {str(exc)[:120]})") from None
+        if not isinstance(d, dict):
+            raise CredentialsError(f"{where}: not a credentials file (a JSON object with admin, spectator, bots "
+                                   f"and authors, not {_json_kind(d)})")
+        roles: dict[str, Any] = {}
+        for key in ("admin", "spectator"):
+            if key not in d:
+                raise CredentialsError(f"{where}: no {key} token (\"{key}\": \"TOKEN\")")
+            roles[key] = d[key]
+        for key in ("bots", "authors"):
+            if not isinstance(d.get(key, {}), dict):
+                raise CredentialsError(f"{where}: {key} must be an object of name: token, not {_json_kind(d[key])}")
+        tokens = {f"the {k} token": v for k, v in roles.items()}
+        tokens |= {f"the token of bot {k[:80]!r}": v for k, v in d.get("bots", {}).items()}
+        tokens |= {f"the token of author {k[:80]!r}": v for k, v in d.get("authors", {}).items()}
+        for whose, t in tokens.items():
+            if not isinstance(t, str):
+                raise CredentialsError(f"{where}: {whose} must be a string, not {_json_kind(t)}")
+            if len(t) < 16:
+                raise CredentialsError(f"{where}: {whose} is shorter than 16 characters; every token must be at least 16")
+        creds = cls(roles["admin"], roles["spectator"], dict(d.get("bots", {})), dict(d.get("authors", {})))
         tokens = [creds.admin, creds.spectator, *creds.bots.values(), *creds.authors.values()]
-        if any(len(t) < 16 for t in tokens):
-            raise CredentialsError(f"{where}: every token must be at least 16 characters")
         if len(set(tokens)) != len(tokens):
             raise CredentialsError(f"{where}: two roles share a token; each token must be different")
         for name in creds.bots:
@@ -159,6 +178,15 @@ def credentials_among(files: "dict[str, bytes]") -> list[str]:
             continue
         found.append(rel)
     return found
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, in JSON's words (never the value: it may be a token)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    return {dict: "an object", list: "an array", str: "a string"}.get(type(value), "a number")
 
 
 @contextlib.contextmanager

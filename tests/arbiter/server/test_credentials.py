@@ -124,3 +124,26 @@ def test_a_missing_author_token_suggests_issuing_an_author_token(tmp_path):
     assert f"arbiter credentials add-author NAME --credentials {path}" in said and "add-bot" not in said, said
     said = " ".join(run_in_process("credentials", "token", "south", "--credentials", str(path)).stderr.split())
     assert f"arbiter credentials add-bot NAME --credentials {path}" in said, said
+
+
+@pytest.mark.parametrize("content, says", [
+    ("[]", "a JSON object with admin, spectator, bots and authors, not an array"),
+    ('{"admin": "%s"}' % ("a" * 20), 'no spectator token'),
+    ('{"admin": "%s", "spectator": "%s", "bots": []}' % ("a" * 20, "b" * 20), "bots must be an object of name: token, not an array"),
+    ('{"admin": "%s", "spectator": "%s", "authors": null}' % ("a" * 20, "b" * 20), "authors must be an object of name: token, not null"),
+    ('{"admin": 12345678901234567890, "spectator": "%s"}' % ("b" * 20), "the admin token must be a string, not a number"),
+    ('{"admin": "%s", "spectator": "%s", "bots": {"north": null}}' % ("a" * 20, "b" * 20), "the token of bot 'north' must be a string, not null"),
+    ('{"admin": "%s", "spectator": "%s", "bots": {"north": "short"}}' % ("a" * 20, "b" * 20), "the token of bot 'north' is shorter than 16"),
+])
+def test_a_file_edited_by_hand_is_refused_naming_the_field_at_fault(tmp_path, content, says):
+    """A credentials file edited by hand was refused in Python's words ("AttributeError: 'list'
+    object has no attribute 'items'", "KeyError: 'spectator'"), a token of null as "every
+    token must be at least 16 characters" (which one?), and a number was taken as a token.
+    Each fault now names its field, in JSON's words, and never shows a token."""
+    path = tmp_path / "creds.json"
+    path.write_text(content)
+    with pytest.raises(CredentialsError) as info:
+        auth.read(path)
+    said = str(info.value)
+    assert said.startswith(f"{path}: ") and says in said and "Error" not in said, said
+    assert "12345678901234567890" not in said
