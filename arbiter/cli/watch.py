@@ -8,7 +8,8 @@
     arbiter watch --db arena.sqlite           # the tournament or ladder running from that store on this machine
     arbiter watch --server host:50051 --tls-ca ca.pem   # an arbiter that serves TLS (arbiter serve --tls-cert)
 
-Live, only public cards are shown; the full deal appears when the match is over.
+Live, only public cards are shown; the full deal appears when the match is over. A match
+stopped before its end (its caller hung up, the arbiter stopped) has no result: watch says so, exit 2.
 """
 
 from __future__ import annotations
@@ -142,6 +143,13 @@ def watch(
                     lines[:] = lines[-12:]
                     live.update(Group(*lines, board_table(board(header.game, view, header.seat_names, _seat_views(hands)), title)),
                                 refresh=True)
+            else:  # the stream ended without the match's end: it was stopped (spectate.py ends it so)
+                if live is not None:
+                    live.stop()
+                which = f"match {header.match_id}" if header is not None else "the match"
+                error(f"{which} stopped before its end (its caller hung up, its admin token was revoked or the arbiter "
+                      f"stopped) after {plural(steps, 'step')}: it has no result")
+                raise typer.Exit(2)
     except SpectateError as exc:
         error(exc)
         raise typer.Exit(2) from None

@@ -64,3 +64,48 @@ def test_a_match_running_when_the_arbiter_stops_is_stopped_not_forfeited():
     for msgs in seen:
         assert "error:stopped" in msgs, msgs
         assert "match_end" not in msgs, msgs
+
+
+async def _watch_a_stopped_match():
+    """A match whose caller hangs up (RunMatch cancelled) while its two seats think, then
+    `arbiter watch MATCH` of it: the Outcome of that command."""
+    from arbiter.spectating.hub import SpectatorHub
+    from tests.cli.badinput import invoke
+
+    spectator = "s" * 24
+    server = await start_server(hub=Hub(open_join=True), admin_token="admin", spectators=SpectatorHub(token=spectator))
+    channel = grpc.aio.insecure_channel(server.address)
+    try:
+        streams = []
+        for _ in range(2):  # one stream per seat; neither answers its Turns
+            call = pb_grpc.ArenaStub(channel).Play()
+            await call.write(pb.BotMessage(hello=pb.Hello(bot_name="north", protocol_version=1, games=["spite-and-malice"])))
+            assert (await call.read()).WhichOneof("msg") == "welcome"
+            streams.append(call)
+        match = pb_grpc.MatchesStub(channel).RunMatch(pb.RunMatchRequest(
+            game="spite-and-malice", seats=["north", "north"], seed=1, admin_token="admin",
+            clock=pb.Clock(decision_ms=600_000, bank_ms=0)))
+        async with asyncio.timeout(10):
+            while (msg := await streams[0].read()).WhichOneof("msg") != "match_start":
+                pass
+        match_id = msg.match_start.match_id
+        match.cancel()  # the caller hangs up: the match stops, with no result
+        async with asyncio.timeout(10):
+            while (msg := await streams[0].read()).WhichOneof("msg") != "error":
+                pass
+        assert msg.error.code == "stopped", msg
+        return await asyncio.to_thread(invoke, ["watch", match_id, "--server", server.address, "--token", spectator])
+    finally:
+        await channel.close()
+        await server.stop(1.0)
+
+
+def test_watching_a_match_that_stopped_says_it_has_no_result():
+    """`arbiter watch` of a match that stopped before its end (its caller hung up, the admin
+    token revoked, the arbiter stopping) printed the match's header and its moves, then
+    ended as if all was well (exit 0): nothing said the match had ended, let alone that it
+    has no result. It says so now, and exits 2."""
+    done = asyncio.run(_watch_a_stopped_match())
+    said = " ".join(done.output.split())
+    assert not done.crash and done.exit_code == 2, done.describe()
+    assert "stopped before its end" in said and "no result" in said, done.describe()
