@@ -213,10 +213,16 @@ def version_row(v: bpb.BotVersionInfo) -> dict[str, Any]:
 
 
 def _bots_call(address: str, method: str, request: Any, tls_ca: bytes | None, timeout: float) -> Any:
+    """``method`` of the Bots service; ClientError naming what failed. An arbiter without the
+    service (`arbiter serve` without --bots-db) is said to be one, not in gRPC's words for
+    it ("UNIMPLEMENTED: Method not found!")."""
     with _channel(address, tls_ca) as ch:
         try:
             return getattr(bpb_grpc.BotsStub(ch), method)(request, timeout=timeout)
         except grpc.RpcError as exc:
+            if exc.code() == grpc.StatusCode.UNIMPLEMENTED:
+                raise ClientError(f"{address}: this arbiter serves no Bots service (its operator starts it with "
+                                  "`arbiter serve --bots-db STORE`, or runs an arena with a [server])") from None
             raise _failed(address, exc, tls_ca) from None
 
 

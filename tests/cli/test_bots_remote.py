@@ -50,3 +50,17 @@ def test_authors_submit_list_and_remove_their_own_bots_remotely(tmp_path):
         assert gone.returncode == 0 and "removed 1 version of good" in gone.stdout
     finally:
         stop_serve(s)
+
+
+def test_an_arbiter_without_the_bots_service_says_how_to_serve_it():
+    """`arbiter bots list --server` (or submit, show, remove) against an `arbiter serve`
+    started without --bots-db answered "UNIMPLEMENTED: Method not found!": gRPC's words
+    for a service the server lacks. It says which service is missing and how it is served."""
+    s = start_serve()
+    try:
+        done = _arbiter("bots", "list", "--server", s.address, "--token", auth.read(s.credentials).admin)
+    finally:
+        stop_serve(s)
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 2 and "Method not found" not in said, said
+    assert f"{s.address}: this arbiter serves no Bots service" in said and "arbiter serve --bots-db" in said, said
