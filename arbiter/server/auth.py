@@ -22,6 +22,7 @@ import contextlib
 import fcntl
 import hmac
 import json
+import logging
 import os
 import secrets
 import time
@@ -32,6 +33,8 @@ from typing import Any, Callable, Iterator
 import grpc
 
 from cardarena import names
+
+log = logging.getLogger(__name__)
 
 TOKEN_BYTES = 24
 #: Where `arbiter serve` keeps them unless told (--credentials, ARENA_CREDENTIALS).
@@ -285,23 +288,40 @@ def ensure(path: str | os.PathLike, bots: tuple[str, ...] = (), authors: tuple[s
 
 class LiveCredentials:
     """The credentials file, read again whenever it changes (its inode, mtime or size: every
-    write replaces the file)."""
+    write replaces the file).
+
+    A file that cannot be read (edited by hand into bad JSON, removed) leaves the last good
+    credentials in force, and says so once in the log: the operator who took a bot out of
+    the file by hand, and broke it doing so, was told nothing while that bot played on."""
 
     def __init__(self, path: str | os.PathLike, fixed: Credentials | None = None):
         self.path = Path(path)
         self._stamp: tuple[int, int, int] | None = None
         self._creds = fixed or read(self.path)
+        self._refused: tuple[int, int, int] | None = None  # the stamp of the bad file last warned of
 
     def get(self) -> Credentials:
         try:
             st = self.path.stat()
-            stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
-            if stamp != self._stamp:
+        except OSError as exc:  # gone: keep the last good credentials
+            self._keep((0, 0, -1), f"{self.path}: {exc.strerror or exc}")
+            return self._creds
+        stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+        if stamp not in (self._stamp, self._refused):  # (a broken file is read again once it changes)
+            try:
                 self._creds = read(self.path)
-                self._stamp = stamp
-        except (OSError, CredentialsError):
-            pass  # a file being rewritten, or broken: keep the last good credentials
+            except CredentialsError as exc:  # broken (or caught mid-edit): keep the last good credentials
+                self._keep(stamp, str(exc))
+            else:
+                self._stamp, self._refused = stamp, None
         return self._creds
+
+    def _keep(self, stamp: tuple[int, int, int], fault: str) -> None:
+        """Warn, once for each state of the file, that its last good credentials stay in force."""
+        if stamp != self._refused:
+            self._refused = stamp
+            log.warning("%s; the tokens read from it last stay in force (a token revoked since still counts) "
+                        "until it is mended", fault)
 
 
 #: A credential a service checks: a fixed value, or a function that reads the current one

@@ -147,3 +147,27 @@ def test_a_file_edited_by_hand_is_refused_naming_the_field_at_fault(tmp_path, co
     said = str(info.value)
     assert said.startswith(f"{path}: ") and says in said and "Error" not in said, said
     assert "12345678901234567890" not in said
+
+
+def test_a_running_server_says_once_that_a_broken_file_leaves_its_last_tokens_in_force(tmp_path, caplog):
+    """A server reads its credentials file again when it changes; a file edited by hand into
+    bad JSON (say, to take a bot out of it) kept the last good tokens in force in silence:
+    the bot played on and nothing told the operator. It is said in the log, once for each
+    state of the file, and a mended file counts at once."""
+    path = tmp_path / "creds.json"
+    auth.ensure(path, ("north", "east"))
+    live = auth.LiveCredentials(path)
+    assert "east" in live.get().bots
+    edited = json.loads(path.read_text())
+    del edited["bots"]["east"]
+    path.write_text(json.dumps(edited) + ",")  # a stray comma
+    with caplog.at_level("WARNING", logger="arbiter.server.auth"):
+        assert "east" in live.get().bots and "east" in live.get().bots  # the last good ones
+        path.unlink()
+        assert "east" in live.get().bots and "east" in live.get().bots
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 2, said
+    assert said[0].startswith(f"{path}: not a credentials file") and "stay in force" in said[0], said
+    assert said[1].startswith(f"{path}: No such file") and "stay in force" in said[1], said
+    path.write_text(json.dumps(edited))
+    assert "east" not in live.get().bots
