@@ -275,8 +275,9 @@ def list_(db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOp
 @bots_app.command("show")
 def show(name: str, db: DbOpt = Path(DEFAULT_DB), server: ServerOpt = None, token: TokenOpt = None,
          tls_ca: TlsCaOpt = None) -> None:
-    """One bot's versions, the check report of the latest, and where it stands in the arenas
-    (rating, games, and why a version was suspended)."""
+    """One bot's versions, the check report of the latest, and where it stands in the arenas.
+
+    Where it stands: its rating, games, and why a version was suspended."""
     _no_token_without_server(server, token)
     ca = _run(server_ca, server, tls_ca)
     if server:

@@ -59,9 +59,11 @@ def token(who: Annotated[str, typer.Argument(help="admin, spectator, a bot name,
 @credentials_app.command("revoke")
 def revoke(who: Annotated[str, typer.Argument(help="a bot name, author:NAME, or admin / spectator (replaced by a new token).")],
            credentials: CredentialsOpt = Path(auth.DEFAULT_FILE)) -> None:
-    """Revoke a token. A running server sees it at once: a bot's open streams are closed
-    and its seats follow the disconnect policy; an author's token is refused from the next
-    call; the admin and spectator tokens are replaced (the new one is printed)."""
+    """Revoke a token; a running server sees it at once.
+
+    A bot's open streams are closed and its seats follow the disconnect policy; an author's
+    token is refused from the next call; the admin and spectator tokens are replaced (the
+    new one is printed)."""
     _run(_existing, credentials)
     if who in ("admin", "spectator"):
         creds = _run(auth.revoke, credentials, rotate=(who,))

@@ -45,8 +45,10 @@ def export(
     tournament: Annotated[Optional[list[str]], typer.Option("--tournament", "-t", help="A tournament (name or id) to export; repeatable. Default: every tournament whose matches may be shown.")] = None,
     db: DbOpt = Path(DEFAULT_DB),
 ) -> None:
-    """Export stored matches for training: each seat's decisions, only what that seat saw, only matches the
-    disclosure rule lets be shown (standings: `arbiter standings --format`; one record: `arbiter replay ID --json`)."""
+    """Export stored matches for training: each seat's decisions, only what that seat saw.
+
+    Only matches the disclosure rule lets be shown (standings: `arbiter standings --format`;
+    one record: `arbiter replay ID --json`)."""
     if not decisions:
         error("say what to export: --decisions (standings: arbiter standings --format csv; a record: arbiter replay ID --json)")
         raise typer.Exit(2)

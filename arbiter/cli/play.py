@@ -40,8 +40,9 @@ def play(
     max_strikes: Annotated[int, typer.Option("--max-strikes", help="With --policy default: failures a seat may have before its side forfeits.")] = 3,
     db: DbOpt = Path(DEFAULT_DB),
 ) -> None:
-    """Play one match between bots, print the result and keep the match in the store
-    (`arbiter replay MATCH_ID`, the web page)."""
+    """Play one match between bots, print the result and keep the match in the store.
+
+    Then `arbiter replay MATCH_ID` and the web page show it."""
     options = _run(_parse_options, option)
     if seed is None:
         import secrets

@@ -148,8 +148,10 @@ def replay(
     decision_ms: Annotated[int, typer.Option("--decision-ms", help="With --bot: the per-decision limit the bot is told (the record does not keep the clock); each of its decisions is waited for this plus --bank-ms (0: without limit), then reported as timed out.")] = DEFAULT_DECISION_MS,
     bank_ms: Annotated[int, typer.Option("--bank-ms", help="With --bot: the time bank the bot is told.")] = DEFAULT_BANK_MS,
 ) -> None:
-    """Verify a recorded match (replay its actions from its seed and compare the result), step through it,
-    export its record (--json), or re-ask a seat's decision (--seat N --at K [--bot mybot.py])."""
+    """Verify a recorded match, step through it, export its record, or re-ask a seat's decision.
+
+    Verify: replay its actions from its seed and compare the result; export: --json; re-ask:
+    --seat N --at K [--bot mybot.py]."""
     if bot is not None and at is None:
         error("--bot re-asks one decision: give it with --seat N --at K")
         raise typer.Exit(2)

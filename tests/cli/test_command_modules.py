@@ -36,6 +36,21 @@ def test_the_first_word_that_is_not_an_option_names_the_command():
     assert cli.command_named([]) is None
 
 
+
+def test_each_command_is_summed_up_in_one_line():
+    """A group's --help lists each command by its docstring's first paragraph, and typer (its
+    rich mode) keeps that paragraph's line breaks: `arbiter --help` broke replay's summary
+    after "step through it," and `arbiter credentials --help` broke revoke's three times,
+    each line as if a new one. A summary is one line; what follows a blank line is the
+    command's own --help."""
+    import inspect
+
+    app = cli.load()
+    commands = list(app.registered_commands) + [c for g in app.registered_groups for c in g.typer_instance.registered_commands]
+    broken = {c.callback.__name__: summary for c in commands
+              if "\n" in (summary := inspect.cleandoc(c.callback.__doc__ or "").split("\n\n")[0])}
+    assert not broken, broken
+
 @pytest.mark.e2e
 def test_a_command_imports_its_own_module_only_and_help_lists_every_command():
     probe = ("import sys; sys.argv = ['arbiter'] + sys.argv[1:]\n"
