@@ -39,6 +39,17 @@ def _check_tls(cert: Path, key: Path) -> None:
         raise UsageError(f"--tls-cert {cert} / --tls-key {key}: {exc.strerror or exc}") from None
 
 
+def _check_given_tokens(admin: str | None, spectator: str | None) -> None:
+    """UsageError naming the flag if a token given on the command line (or in its variable)
+    cannot be one: it was refused as a fault of the credentials file it was to be written to."""
+    given = {"--admin-token (ARENA_ADMIN_TOKEN)": admin, "--spectator-token (ARENA_SPECTATOR_TOKEN)": spectator}
+    for flag, token in given.items():
+        if token is not None and len(token) < auth.MIN_TOKEN_CHARS:
+            raise UsageError(f"{flag}: a token must be at least {auth.MIN_TOKEN_CHARS} characters, got {len(token)}")
+    if admin is not None and admin == spectator:
+        raise UsageError("--admin-token and --spectator-token are the same token: a spectator would have the admin's rights")
+
+
 #: --spectator-delay at most: a day (past any match, the hands are shown once it is over).
 MAX_SPECTATOR_DELAY = 86_400
 
@@ -76,6 +87,7 @@ def serve(
         _run(fail, "--open lets any bot in under any name: only on a loopback interface")
     _run(port_free, host, port)  # before gRPC tries it: its own log line would come first
     metrics_line = _run(start_metrics, metrics, say=False)  # said after the address, which comes first
+    _run(_check_given_tokens, admin_token, spectator_token)
     creds = _run(auth.ensure, credentials, tuple(bot or ()), tuple(author or ()), admin_token,
                  spectator_token)
     live = auth.LiveCredentials(credentials, creds)

@@ -37,6 +37,8 @@ from cardarena import names
 log = logging.getLogger(__name__)
 
 TOKEN_BYTES = 24
+#: The shortest token a credentials file may hold (every token the arbiter makes is longer).
+MIN_TOKEN_CHARS = 16
 #: Where `arbiter serve` keeps them unless told (--credentials, ARENA_CREDENTIALS).
 DEFAULT_FILE = "arbiter-credentials.json"
 
@@ -149,8 +151,9 @@ class Credentials:
         for whose, t in tokens.items():
             if not isinstance(t, str):
                 raise CredentialsError(f"{where}: {whose} must be a string, not {_json_kind(t)}")
-            if len(t) < 16:
-                raise CredentialsError(f"{where}: {whose} is shorter than 16 characters; every token must be at least 16")
+            if len(t) < MIN_TOKEN_CHARS:
+                raise CredentialsError(f"{where}: {whose} is shorter than {MIN_TOKEN_CHARS} characters; every token "
+                                       f"must be at least {MIN_TOKEN_CHARS}")
         creds = cls(roles["admin"], roles["spectator"], dict(d.get("bots", {})), dict(d.get("authors", {})))
         tokens = [creds.admin, creds.spectator, *creds.bots.values(), *creds.authors.values()]
         if len(set(tokens)) != len(tokens):

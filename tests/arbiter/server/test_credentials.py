@@ -171,3 +171,21 @@ def test_a_running_server_says_once_that_a_broken_file_leaves_its_last_tokens_in
     assert said[1].startswith(f"{path}: No such file") and "stay in force" in said[1], said
     path.write_text(json.dumps(edited))
     assert "east" not in live.get().bots
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--admin-token", "short"], "--admin-token (ARENA_ADMIN_TOKEN): a token must be at least 16 characters, got 5"),
+    (["--spectator-token", "s" * 15], "--spectator-token (ARENA_SPECTATOR_TOKEN): a token must be at least 16 characters"),
+    (["--admin-token", "t" * 20, "--spectator-token", "t" * 20], "--admin-token and --spectator-token are the same token"),
+])
+def test_serve_names_the_flag_of_a_token_it_cannot_take(tmp_path, args, says):
+    """`arbiter serve --admin-token short` said "FILE: every token must be at least 16
+    characters": a fault of the credentials file, which held none. The flag is named, and
+    nothing is written."""
+    from tests.cli.badinput import run_in_process
+
+    path = tmp_path / "creds.json"
+    got = run_in_process("serve", "--port", "0", "--credentials", str(path), *args, serving=True)
+    said = " ".join(got.stderr.split())
+    assert got.returncode == 2 and says in said and str(path) not in said, got
+    assert not path.exists()
