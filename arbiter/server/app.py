@@ -83,6 +83,8 @@ class RunningServer:
             self.local.close()
         if self.watcher is not None:
             self.watcher.cancel()
+        if self.spectators is not None:  # its watches end, told why, within the grace
+            self.spectators.stopping.set()
         await self.server.stop(grace)
         await rpcs_ended(grace + 1.0)
         if self.hub.unix_path:

@@ -4,7 +4,8 @@ It serves whatever spectating hub it is given (``arbiter.spectating.SpectatorHub
 hub decides what a frame holds, this servicer checks the spectator token and encodes. A
 Watch holds its token for as long as it streams: once the token is revoked (rotated:
 ``arbiter credentials revoke spectator``), the stream ends with PERMISSION_DENIED, as a
-revoked bot's stream ends (``auth.REVOKE_CHECK_S``).
+revoked bot's stream ends (``auth.REVOKE_CHECK_S``); once the arbiter stops
+(``SpectatorHub.stopping``), with UNAVAILABLE, saying so.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from cardarena.wire.frames import frame_to_proto
 T = TypeVar("T")
 
 REVOKED = "the spectator token was revoked (arbiter credentials revoke spectator); the stream is closed"
+STOPPING = "the arbiter is shutting down; the stream is closed"
 
 
 class SpectateServicer(spb_grpc.SpectateServicer):
@@ -64,30 +66,33 @@ class SpectateServicer(spb_grpc.SpectateServicer):
                                 "this arbiter shows hidden cards only after a match ends (no --spectator-delay)")
         await context.send_initial_metadata(())  # the Watch is accepted (a client may wait for this)
         revoked = asyncio.ensure_future(until_revoked(holder, request.token))
+        stopping = asyncio.ensure_future(self.hub.stopping.wait())
         frames = None
         try:
             try:
-                live = await self._unless(revoked, self.hub.find(request.match_id, self.WAIT_FOR_NEXT_S), context)
+                live = await self._unless(revoked, stopping, self.hub.find(request.match_id, self.WAIT_FOR_NEXT_S), context)
             except LookupError as exc:  # the hub's NotFound
                 await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
             frames = self.hub.follow(live, request.hidden_cards)
             while True:
                 try:
-                    frame = await self._unless(revoked, frames.__anext__(), context)
+                    frame = await self._unless(revoked, stopping, frames.__anext__(), context)
                 except StopAsyncIteration:
                     return
                 yield frame_to_proto(live.game, frame)
         finally:
             revoked.cancel()
+            stopping.cancel()
             if frames is not None:
                 await frames.aclose()
 
     @staticmethod
-    async def _unless(revoked: asyncio.Future, step: Awaitable[T], context) -> T:
-        """``step``'s result, unless the token is revoked first: then the call ends."""
+    async def _unless(revoked: asyncio.Future, stopping: asyncio.Future, step: Awaitable[T], context) -> T:
+        """``step``'s result, unless the token is revoked or the arbiter stops first: then the
+        call ends, saying which."""
         task = asyncio.ensure_future(step)
         try:
-            await asyncio.wait({task, revoked}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({task, revoked, stopping}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             if not task.done():
                 task.cancel()
@@ -99,6 +104,8 @@ class SpectateServicer(spb_grpc.SpectateServicer):
                 task.exception()
         if not task.cancelled():
             return task.result()
+        if stopping.done():
+            await context.abort(grpc.StatusCode.UNAVAILABLE, STOPPING)
         await context.abort(grpc.StatusCode.PERMISSION_DENIED, REVOKED)
         raise AssertionError("unreachable")
 

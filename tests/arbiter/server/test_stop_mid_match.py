@@ -109,3 +109,31 @@ def test_watching_a_match_that_stopped_says_it_has_no_result():
     said = " ".join(done.output.split())
     assert not done.crash and done.exit_code == 2, done.describe()
     assert "stopped before its end" in said and "no result" in said, done.describe()
+
+
+async def _a_waiting_watch_when_the_arbiter_stops() -> tuple[grpc.StatusCode, str]:
+    from arbiter.spectating.hub import SpectatorHub
+    from cardarena.v1 import spectate_pb2 as spb
+    from cardarena.v1 import spectate_pb2_grpc as spb_grpc
+
+    server = await start_server(admin_token="admin", spectators=SpectatorHub(token="s" * 24))
+    channel = grpc.aio.insecure_channel(server.address)
+    try:
+        watch = spb_grpc.SpectateStub(channel).Watch(spb.WatchRequest(token="s" * 24))  # waits for a match
+        await watch.initial_metadata()  # the Watch is accepted
+        await server.stop(2.0)
+        try:
+            await watch.read()
+        except grpc.RpcError as exc:
+            return exc.code(), exc.details()
+        return await watch.code(), await watch.details()
+    finally:
+        await channel.close()
+
+
+def test_a_watch_open_when_the_arbiter_stops_is_told_so():
+    """`arbiter watch` waiting for a match when the arbiter stopped (Ctrl-C, TERM) ended with
+    gRPC's words for a cancelled call ("UNAVAILABLE: Cancelling all calls"); the arbiter
+    ends its watches itself now, saying it is shutting down."""
+    code, details = asyncio.run(_a_waiting_watch_when_the_arbiter_stops())
+    assert code == grpc.StatusCode.UNAVAILABLE and "the arbiter is shutting down" in details, (code, details)
