@@ -211,6 +211,12 @@ def error(message: object) -> None:
     err.print(f"[bold red]error:[/] {escape(str(message))}", soft_wrap=True, highlight=False)
 
 
+def warn_exposed(said: str) -> None:
+    """``warning: SAID`` on stderr, if ``auth.tighten`` found the credentials file open to others."""
+    if said:
+        err.print(f"[yellow]warning:[/] {escape(said)}", soft_wrap=True, highlight=False)
+
+
 def os_error_text(exc: OSError) -> str:
     """An OSError in words: the path and the reason (``out/x.md: No such file or directory``)."""
     reason = exc.strerror or str(exc)

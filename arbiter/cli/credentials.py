@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 from arbiter.server import auth
-from arbiter.cli._common import CredentialsOpt, UsageError, _run, app, fail, out
+from arbiter.cli._common import CredentialsOpt, UsageError, _run, app, fail, out, warn_exposed
 
 credentials_app = typer.Typer(help="The tokens of a standing arbiter: bots, authors, admin, spectators.", no_args_is_help=True)
 app.add_typer(credentials_app, name="credentials")
@@ -26,6 +26,7 @@ app.add_typer(credentials_app, name="credentials")
 def add_bot(name: Annotated[str, typer.Argument(help="The bot's name: the identity its token stands for.")],
             credentials: CredentialsOpt = Path(auth.DEFAULT_FILE)) -> None:
     """Issue a token for bot NAME (kept if it has one) and print it."""
+    warn_exposed(_run(auth.tighten, credentials))
     creds = _run(auth.ensure, credentials, (name,))
     out.print(creds.bots[name], highlight=False)
 
@@ -34,6 +35,7 @@ def add_bot(name: Annotated[str, typer.Argument(help="The bot's name: the identi
 def add_author(name: Annotated[str, typer.Argument(help="The author: who may submit, list and remove their own bots.")],
                credentials: CredentialsOpt = Path(auth.DEFAULT_FILE)) -> None:
     """Issue a Bots-service token for author NAME (kept if it has one) and print it."""
+    warn_exposed(_run(auth.tighten, credentials))
     creds = _run(auth.ensure, credentials, (), (name,))
     out.print(creds.authors[name], highlight=False)
 
@@ -88,5 +90,6 @@ def show(credentials: CredentialsOpt = Path(auth.DEFAULT_FILE)) -> None:
 def _existing(path: Path) -> auth.Credentials:
     if not path.exists():
         raise UsageError(f"no credentials file {path}: `arbiter serve` makes it (or pass --credentials)")
+    warn_exposed(auth.tighten(path))
     return auth.read(path)
 

@@ -25,7 +25,7 @@ from arbiter.server.app import is_loopback, start_server
 from arbiter.server.botstream import Hub
 from arbiter.spectating.hub import SpectatorHub
 from arbiter.cli._common import (CredentialsOpt, MetricsOpt, UsageError, _run, app, err, fail, log_to_stderr, not_nan, out,
-                                 port_free, read_tls, start_metrics)
+                                 port_free, read_tls, start_metrics, warn_exposed)
 
 
 def _check_tls(cert: Path, key: Path) -> None:
@@ -88,6 +88,7 @@ def serve(
     _run(port_free, host, port)  # before gRPC tries it: its own log line would come first
     metrics_line = _run(start_metrics, metrics, say=False)  # said after the address, which comes first
     _run(_check_given_tokens, admin_token, spectator_token)
+    warn_exposed(_run(auth.tighten, credentials))
     creds = _run(auth.ensure, credentials, tuple(bot or ()), tuple(author or ()), admin_token,
                  spectator_token)
     live = auth.LiveCredentials(credentials, creds)

@@ -25,6 +25,7 @@ import json
 import logging
 import os
 import secrets
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -218,6 +219,28 @@ def _write(path: Path, creds: Credentials) -> None:
     os.replace(tmp, path)
 
 
+def tighten(path: str | os.PathLike) -> str:
+    """Make the credentials file ``path`` its owner's alone if other users may read or write
+    it; what was wrong, in words for its operator ("" if nothing was: private already, or no
+    file). Every command that reads the file says it: a file copied or restored with the
+    usual 0644 was read as it was, and the tokens in it stay valid once it is private."""
+    p = Path(path)
+    try:
+        mode = stat.S_IMODE(p.stat().st_mode)
+    except OSError:
+        return ""  # no file yet (or none to read: reading it says why)
+    if not mode & 0o077:
+        return ""
+    try:
+        os.chmod(p, 0o600)
+    except OSError as exc:
+        raise CredentialsError(f"{p}: other users of this machine may read it (mode {mode:04o}), and it cannot be "
+                               f"made private: {exc.strerror or exc}") from None
+    return (f"{p} was open to other users of this machine (mode {mode:04o}); it is its owner's alone now (0600), "
+            "but a token read from it meanwhile stays valid until it is revoked (arbiter credentials revoke NAME, "
+            "author:NAME, admin or spectator)")
+
+
 def read(path: str | os.PathLike) -> Credentials:
     p = Path(path)
     try:
@@ -282,8 +305,7 @@ def ensure(path: str | os.PathLike, bots: tuple[str, ...] = (), authors: tuple[s
             checked = Credentials.from_json(creds.to_json(), str(p))  # the same checks as on reading
             if not p.exists() or checked.to_json() != before:
                 _write(p, checked)
-            if p.stat().st_mode & 0o077:
-                os.chmod(p, 0o600)  # only the arbiter's user may read it
+            tighten(p)  # only the arbiter's user may read it
             return checked
     except OSError as exc:
         raise CredentialsError(f"{p}: cannot be written: {exc.strerror or exc}") from None

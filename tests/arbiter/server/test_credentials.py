@@ -189,3 +189,24 @@ def test_serve_names_the_flag_of_a_token_it_cannot_take(tmp_path, args, says):
     said = " ".join(got.stderr.split())
     assert got.returncode == 2 and says in said and str(path) not in said, got
     assert not path.exists()
+
+
+@pytest.mark.parametrize("command", [["credentials", "show"], ["credentials", "token", "north"],
+                                     ["credentials", "add-bot", "south"]])
+def test_a_file_open_to_other_users_is_made_private_and_said_so(tmp_path, command):
+    """A credentials file copied or restored as 0644 was read as it was by `arbiter
+    credentials show` and `token` (and made 0600 in silence by `serve` and `add-bot`): its
+    operator never learnt that every token in it may have been read. Each command makes it
+    private and says so, and that its tokens stay valid until revoked."""
+    from tests.cli.badinput import run_in_process
+
+    path = tmp_path / "creds.json"
+    auth.ensure(path, ("north",))
+    path.chmod(0o644)
+    got = run_in_process(*command, "--credentials", str(path))
+    said = " ".join(got.stderr.split())
+    assert got.returncode == 0 and f"warning: {path} was open to other users of this machine (mode 0644)" in said, got
+    assert "stays valid until it is revoked" in said, said
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    again = run_in_process(*command, "--credentials", str(path))
+    assert "warning" not in again.stderr, again
