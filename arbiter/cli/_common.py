@@ -490,12 +490,18 @@ def server_ca(server: str | None, tls_ca: Path | None) -> bytes | None:
 
 
 def check_address(address: str, flag: str = "--server") -> str:
-    """``HOST:PORT`` (an arbiter's address; or a gRPC ``unix:PATH``), else UsageError naming the flag."""
+    """``HOST:PORT`` (an arbiter's address; or a gRPC ``unix:PATH``), else UsageError naming the flag.
+    gRPC reads neither a scheme (``http://``) nor an IPv6 host without brackets (``::1:50051``)
+    as a person means them: it failed to resolve them, in its own words."""
     if address.startswith("unix:") and len(address) > 5:
         return address
+    if "://" in address:
+        raise UsageError(f"{flag}: expected HOST:PORT without a scheme (e.g. 127.0.0.1:50051), got {address[:80]!r}")
     host, sep, port = address.strip().rpartition(":")
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise UsageError(f"{flag}: expected HOST:PORT (e.g. 127.0.0.1:50051), got {address[:80]!r}")
+    if ":" in host and not (host.startswith("[") and host.endswith("]")):
+        raise UsageError(f"{flag}: an IPv6 address goes in brackets, [HOST]:PORT (e.g. [::1]:50051), got {address[:80]!r}")
     return address.strip()
 
 

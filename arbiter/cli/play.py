@@ -19,7 +19,7 @@ from arbiter.store.db import DEFAULT_DB
 from arbiter.tournament.play import check_store, play_local, play_remote, store_play
 from arbiter.cli._common import (
     BankOpt, DbOpt, DecisionOpt, OptionOpt, PolicyOpt, PresetOpt, TransportOpt, _outcome_table, _parse_options, _run, app,
-    out, plural, server_ca, show_progress, stderr_block, token_needs_server, UsageError,
+    check_address, out, plural, server_ca, show_progress, stderr_block, token_needs_server, UsageError,
 )
 
 
@@ -48,6 +48,8 @@ def play(
         import secrets
 
         seed = secrets.randbits(62)
+    if server is not None:  # (an empty one too: it is not "no server", and it would play here)
+        server = _run(check_address, server, "--server")
     _run(_check_bot_count, game, bots, options, preset)
     _run(check_store, db)  # a store that cannot keep the match: said now, not after it is played
     _run(token_needs_server, server, admin_token, "--admin-token", "ARENA_ADMIN_TOKEN", "to play here")

@@ -1,0 +1,38 @@
+"""The address of a remote arbiter (`--server HOST:PORT`), checked before anything is
+dialled: gRPC reads a host without a port, a port past 65535, a scheme or an IPv6 host
+without brackets otherwise than a person means them, and says so in its own words if at
+all. Nothing here connects."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.cli.badinput import run_in_process
+
+BAD = [
+    ("localhost", "expected HOST:PORT"),
+    ("127.0.0.1:99999", "expected HOST:PORT"),
+    ("::1:50051", "an IPv6 address goes in brackets, [HOST]:PORT"),
+    ("http://127.0.0.1:50051", "expected HOST:PORT without a scheme"),
+]
+
+
+@pytest.mark.parametrize("server, says", BAD + [("", "expected HOST:PORT")])
+def test_play_refuses_a_server_address_grpc_would_misread(tmp_path, server, says):
+    """`arbiter play --server` took any text: "localhost" dialled port 443, "127.0.0.1:99999"
+    port 34463 (99999 wrapped), "::1:50051" and "http://..." failed as gRPC's "Misformatted
+    domain name", and "" played the match here instead."""
+    got = run_in_process("play", "spades", "north", "south", "east", "west", "--server", server,
+                         "--db", str(tmp_path / "a.sqlite"))
+    said = " ".join(got.stderr.split())
+    assert got.returncode == 2 and f"--server: {says}" in said, got
+    assert not (tmp_path / "a.sqlite").exists()
+
+
+@pytest.mark.parametrize("server, says", BAD[2:])
+def test_watch_refuses_an_ipv6_host_without_brackets_and_a_scheme(server, says):
+    """`arbiter watch --server` checked HOST:PORT but let "::1:50051" and "http://..." through
+    to gRPC's "Misformatted domain name"."""
+    got = run_in_process("watch", "--list", "--server", server)
+    said = " ".join(got.stderr.split())
+    assert got.returncode == 2 and f"--server: {says}" in said, got
