@@ -24,8 +24,8 @@ from arbiter.server import auth, host_port
 from arbiter.server.app import is_loopback, start_server
 from arbiter.server.botstream import Hub
 from arbiter.spectating.hub import SpectatorHub
-from arbiter.cli._common import (CredentialsOpt, MetricsOpt, UsageError, _run, app, err, fail, log_to_stderr, not_nan, out,
-                                 port_free, read_tls, start_metrics, warn_exposed)
+from arbiter.cli._common import (BoundedStop, CredentialsOpt, MetricsOpt, UsageError, _run, app, err, fail, log_to_stderr,
+                                 not_nan, out, port_free, read_tls, start_metrics, warn_exposed)
 
 
 def _check_tls(cert: Path, key: Path) -> None:
@@ -134,9 +134,20 @@ def serve(
         sys.stdout.flush()
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
+        bounded = BoundedStop()
+
+        def on_stop(sig: signal.Signals) -> None:
+            """The first Ctrl-C or SIGTERM stops the server gracefully; a second one, or the grace
+            after the first running out (ARENA_STOP_GRACE_S), ends the process as the signal does
+            by default (``BoundedStop``, as ``arbiter arena``): a submission's check under way
+            (--bots-db) runs on in its thread, and the process waited for it after "arbiter
+            stopped", deaf to a second Ctrl-C, as long as the check took."""
+            if bounded.request(sig):
+                stop.set()
+
         try:
             for sig in (signal.SIGINT, signal.SIGTERM):
-                loop.add_signal_handler(sig, stop.set)
+                loop.add_signal_handler(sig, on_stop, sig)
             await stop.wait()
         finally:
             await running.stop(2.0)
