@@ -12,6 +12,7 @@ import dataclasses
 import os
 import re
 import tempfile
+import threading
 from pathlib import Path
 from typing import Callable
 
@@ -316,6 +317,10 @@ def check_submitted_name(name: str) -> str:
     return name
 
 
+class SubmissionAbandoned(RegistryError):
+    """The submission's caller is gone (``submit``'s ``abandoned``): its bot is not registered."""
+
+
 class NameTaken(RegistryError):
     """The name is registered to another author (``name``: the one asked for or declared)."""
 
@@ -345,8 +350,13 @@ def submit(
     author: str = "local",
     check: Callable[[Path], Report] | None = None,
     public: bool = False,
+    abandoned: threading.Event | None = None,
 ) -> tuple[BotVersion, Report]:
     """Check and register a bot; SubmissionRejected (with the report) if a check fails.
+
+    ``abandoned``, once set, leaves the bot unregistered (SubmissionAbandoned): a check runs
+    in a thread of its own, which a remote submission's call does not stop when it ends (its
+    author hung up, the arbiter stopped), and it registered the bot all the same.
 
     ``name``: the registry name (``check_submitted_name``); None: the one the bot declares
     (``declared_name``), known once it is checked, as its version is.
@@ -390,6 +400,8 @@ def submit(
             raise RegistryError(f"{exc} (it is the name the bot's class declares: --name NAME registers it under "
                                 "another)") from None
     version = version or str(report.bot.get("version") or "0")
+    if abandoned is not None and abandoned.is_set():
+        raise SubmissionAbandoned(f"{name}: the submission's call ended during its check; nothing was registered")
     return registry.add(name, version, sub, report, author), report
 
 
@@ -438,13 +450,15 @@ class RegistryCatalog:
             text = text.replace(path, "<store>")
         return text
 
-    def submit(self, files: dict[str, bytes], entry: str, name: str, version: str, author: str) -> BotVersion:
-        """``name``: "" registers the bot under the name it declares (``submit``)."""
+    def submit(self, files: dict[str, bytes], entry: str, name: str, version: str, author: str,
+               abandoned: threading.Event | None = None) -> BotVersion:
+        """``name``: "" registers the bot under the name it declares; ``abandoned``: set once
+        its caller is gone, nothing is registered (``submit``)."""
         if self.closed:  # before the self-test: nothing registered would ever play
             raise CatalogError(self.closed, "closed")
         try:
             v, _ = submit(self.registry, Submission(files, entry), name or None, version or None, author, self.check,
-                          public=True)
+                          public=True, abandoned=abandoned)
             return v
         except SubmissionRejected as exc:
             lines = tuple(self._scrub(f"{c.name}: {'ok' if c.ok else 'FAILED'}: {c.detail}") for c in exc.report.checks)

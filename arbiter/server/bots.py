@@ -13,6 +13,7 @@ import asyncio
 import hmac
 import json
 import logging
+import threading
 from typing import Any, AsyncIterator, Protocol
 
 import grpc
@@ -48,8 +49,10 @@ class BotCatalog(Protocol):
 
     def versions(self, name: str | None = None, author: str | None = None) -> list[Any]: ...
 
-    def submit(self, files: dict[str, bytes], entry: str, name: str, version: str, author: str) -> Any:
-        """Check and register; CatalogError if refused."""
+    def submit(self, files: dict[str, bytes], entry: str, name: str, version: str, author: str,
+               abandoned: threading.Event | None = None) -> Any:
+        """Check and register; CatalogError if refused. Run in a thread, which the call's end
+        does not stop: once ``abandoned`` is set, nothing is registered."""
 
     def remove(self, name: str, version: str | None, author: str) -> int: ...
 
@@ -149,8 +152,12 @@ class BotsServicer(bpb_grpc.BotsServicer):
                     await context.abort(grpc.StatusCode.UNAUTHENTICATED, "this token was revoked before the check "
                                         "(arbiter credentials revoke); nothing was registered")
                 log.info("checking submission %s from %s (%d files, %d bytes)", header.name[:80], author, len(files), total)
-                v = await asyncio.to_thread(cat.submit, {p: bytes(d) for p, d in files.items()}, header.entry or ENTRY,
-                                            header.name, header.version, author)
+                abandoned = threading.Event()
+                try:
+                    v = await asyncio.to_thread(cat.submit, {p: bytes(d) for p, d in files.items()}, header.entry or ENTRY,
+                                                header.name, header.version, author, abandoned)
+                finally:  # a check that outlives this call (its caller hung up, the arbiter stopped) registers nothing
+                    abandoned.set()
         except CatalogError as exc:
             await self._fail(exc, context)
             raise

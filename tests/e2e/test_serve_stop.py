@@ -79,3 +79,44 @@ def test_a_second_stop_ends_a_server_that_waits_for_a_submissions_check(tmp_path
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+
+
+def test_a_submission_whose_caller_hung_up_during_its_check_is_not_registered(tmp_path):
+    """The author's `arbiter bots submit` ended (Ctrl-C, a deadline: its call cancelled) while
+    the server checked the bot: the check ran on in its thread and registered the bot, though
+    the call that asked for it had ended without an answer (and, the arbiter stopping, its
+    author was told the call was cancelled). A check that outlives its call registers nothing."""
+    import grpc
+
+    from arbiter.server import client
+    from arbiter.store.registry import Submission
+    from cardarena.v1 import bots_pb2_grpc as bpb_grpc
+
+    s = start_serve("--bots-db", str(tmp_path / "arena.sqlite"), "--author", "alice")
+    checks: list[int] = []
+    try:
+        token = auth.read(s.credentials).authors["alice"]
+        sub = Submission({"bot.py": SLOW.replace("0.5", "0.01").encode()}, "bot.py")
+        with grpc.insecure_channel(s.address) as channel:
+            call = bpb_grpc.BotsStub(channel).Submit.future(client.submission_chunks(sub, token, "slow"))
+            deadline = time.monotonic() + 60
+            while not _children(s.proc.pid) and time.monotonic() < deadline:  # the check is under way
+                time.sleep(0.05)
+            checks += _children(s.proc.pid)
+            assert checks, "the submission's check did not start"
+            call.cancel()  # the author hangs up
+        deadline = time.monotonic() + 120
+        quiet = 0
+        while quiet < 20 and time.monotonic() < deadline:  # the check (self-test, then matches) is over
+            quiet = quiet + 1 if not _children(s.proc.pid) else 0
+            time.sleep(0.1)
+        assert quiet >= 20, "the check did not end"
+        listed = run_in_process("bots", "list", "--server", s.address, "--token", token)
+        assert listed.returncode == 0 and "slow" not in listed.stdout, listed
+    finally:
+        stop_serve(s)
+        for pid in checks:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
