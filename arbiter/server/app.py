@@ -83,8 +83,6 @@ class RunningServer:
             self.local.close()
         if self.watcher is not None:
             self.watcher.cancel()
-        if self.spectators is not None:  # its watches end, told why, within the grace
-            self.spectators.stopping.set()
         await self.server.stop(grace)
         await rpcs_ended(grace + 1.0)
         if self.hub.unix_path:
@@ -175,7 +173,7 @@ async def start_server(
     ]
     if spectators is not None:
         matches_servicer.observers_for = spectators.observers
-        names.append(add_spectate_service(spectators, server, admin_token))
+        names.append(add_spectate_service(spectators, server, admin_token, hub.stopping))
     pb_grpc.add_MatchesServicer_to_server(matches_servicer, server)
     if bots_catalog is not None:  # the Bots service (arbiter.server.bots), behind author/admin tokens
         names.append(add_bots_service(server, bots_catalog, admin_token, author_tokens or {}))

@@ -5,7 +5,7 @@ hub decides what a frame holds, this servicer checks the spectator token and enc
 Watch holds its token for as long as it streams: once the token is revoked (rotated:
 ``arbiter credentials revoke spectator``), the stream ends with PERMISSION_DENIED, as a
 revoked bot's stream ends (``auth.REVOKE_CHECK_S``); once the arbiter stops
-(``SpectatorHub.stopping``), with UNAVAILABLE, saying so.
+(``Hub.stopping``), with UNAVAILABLE, saying so.
 """
 
 from __future__ import annotations
@@ -32,11 +32,14 @@ class SpectateServicer(spb_grpc.SpectateServicer):
     #: How long Watch with an empty match id waits for a match to start.
     WAIT_FOR_NEXT_S = 60.0
 
-    def __init__(self, hub: Any, admin_token: Any = None):
+    def __init__(self, hub: Any, admin_token: Any = None, stopping: asyncio.Event | None = None):
         self.hub = hub
         #: The arbiter's admin token (or its ``Live`` reader) counts as a spectator's: who may
         #: run a match (`arbiter play --server`) may watch it, and be told whose turn it waits on.
         self.admin_token = admin_token
+        #: Set when the arbiter stops (its bot stream hub's, ``Hub.stopping``): each Watch ends
+        #: then, saying so, not as a call gRPC cancels ("Cancelling all calls").
+        self.stopping = stopping or asyncio.Event()
 
     def _holder(self, token: str) -> Any:
         """The credential ``token`` is held against (and revoked with): the admin's, if it is
@@ -66,7 +69,7 @@ class SpectateServicer(spb_grpc.SpectateServicer):
                                 "this arbiter shows hidden cards only after a match ends (no --spectator-delay)")
         await context.send_initial_metadata(())  # the Watch is accepted (a client may wait for this)
         revoked = asyncio.ensure_future(until_revoked(holder, request.token))
-        stopping = asyncio.ensure_future(self.hub.stopping.wait())
+        stopping = asyncio.ensure_future(self.stopping.wait())
         frames = None
         try:
             try:
@@ -110,8 +113,9 @@ class SpectateServicer(spb_grpc.SpectateServicer):
         raise AssertionError("unreachable")
 
 
-def add_spectate_service(hub: Any, server: grpc.aio.Server, admin_token: Any = None) -> str:
+def add_spectate_service(hub: Any, server: grpc.aio.Server, admin_token: Any = None,
+                         stopping: asyncio.Event | None = None) -> str:
     """Register the Spectate servicer on ``server`` (``admin_token``: the arbiter's, which
-    may watch too); returns its full service name."""
-    spb_grpc.add_SpectateServicer_to_server(SpectateServicer(hub, admin_token), server)
+    may watch too; ``stopping``: set when the arbiter stops); returns its full service name."""
+    spb_grpc.add_SpectateServicer_to_server(SpectateServicer(hub, admin_token, stopping), server)
     return spb.DESCRIPTOR.services_by_name["Spectate"].full_name

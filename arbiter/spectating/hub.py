@@ -104,9 +104,6 @@ class SpectatorHub:
         self.keep_finished = keep_finished
         self.matches: collections.OrderedDict[str, LiveMatch] = collections.OrderedDict()
         self._new_match = asyncio.Event()
-        #: Set when the arbiter serving this hub stops (``RunningServer.stop``): its watches end
-        #: saying so, not as calls gRPC cancels ("Cancelling all calls").
-        self.stopping = asyncio.Event()
 
     def observers(self, config: MatchConfig) -> list[MatchObserver]:
         """The observers to pass to ``run_match`` for a match of ``config``."""
