@@ -124,6 +124,9 @@ def serve(
         elif not creds.bots:
             err.print(f"no bot tokens yet: `arbiter credentials add-bot NAME --credentials {file}` issues one (the server "
                       "reads it at once)", highlight=False, soft_wrap=True)
+        if catalog is not None and not creds.authors:  # a Bots service nobody may submit to yet
+            err.print(f"no author tokens yet: nobody can submit a bot; `arbiter credentials add-author NAME --credentials "
+                      f"{file}` issues one (the server reads it at once)", highlight=False, soft_wrap=True)
         if catalog is not None and (weak := _run(lambda: Sandbox().untrusted_warning())):  # submissions run here
             err.print(f"[yellow]warning:[/] {escape(weak)}", highlight=False, soft_wrap=True)
         if tls is None and not is_loopback(host):

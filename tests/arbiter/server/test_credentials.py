@@ -210,3 +210,18 @@ def test_a_file_open_to_other_users_is_made_private_and_said_so(tmp_path, comman
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     again = run_in_process(*command, "--credentials", str(path))
     assert "warning" not in again.stderr, again
+
+
+@pytest.mark.e2e  # the server starts (and stops at once)
+def test_serve_with_a_bots_service_and_no_author_says_how_to_issue_one(tmp_path):
+    """`arbiter serve --bots-db STORE` with no author token served a Bots service nobody could
+    submit to, and said only how to issue bot tokens (arbiter arena says it of authors)."""
+    from tests.cli.badinput import run_in_process
+
+    path = tmp_path / "creds.json"
+    args = ("serve", "--port", "0", "--credentials", str(path), "--bots-db", str(tmp_path / "arena.sqlite"))
+    said = " ".join(run_in_process(*args, serving=True).stderr.split())
+    assert f"no author tokens yet: nobody can submit a bot; `arbiter credentials add-author NAME --credentials {path}`" \
+        in said, said
+    said = " ".join(run_in_process(*args, "--author", "alice", serving=True).stderr.split())
+    assert "no author tokens yet" not in said, said
