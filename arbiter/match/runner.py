@@ -359,6 +359,9 @@ class _Runner:
         self.steppers = tuple(o for o in self.observers if o.wants_steps)  # told each step (views built for them)
         self._steps = tuple((o, o.sees_hands) for o in self.steppers)  # each with whether it is given seat_views
         self._step_hands = any(o.sees_hands for o in self.steppers)  # every seat's view is built for them
+        #: the spectator view the observers were last given: the last step of a match whose
+        #: deal may not be shown (``Disclosure.matches``) shows it again (``_stepped``)
+        self._shown: Any = None
         self.bot_seed = bot_seed
         n = game.num_seats
         self.bank_ms = [config.clock.bank_ms] * n
@@ -398,6 +401,7 @@ class _Runner:
             await self._notify(state.log)
             if self.observers:  # (a fresh state's spectator view is not made for nobody)
                 view, hands = state.spectator_view(), self._hands(state, self.observers)
+                self._shown = view
                 for obs in self.observers:
                     await self._safe(obs.started(record.match_id, game.name, record.seat_names, view,
                                                  **self._seat_views(obs, hands)))
@@ -464,6 +468,12 @@ class _Runner:
         match_id = self.record.match_id
         public = events_for(new_events, None)
         view = state.spectator_view()
+        if state.is_terminal and not self.config.disclosure.matches:
+            # An ended game's spectator view is the whole deal (State.spectator_view), which only
+            # the disclosure gives (``ended``: nothing, for a match whose deal comes back): the
+            # last step shows the table as it stood before the action that ended the game.
+            view = self._shown
+        self._shown = view
         hands = self._hands(state, self.steppers) if self._step_hands else None
         for obs, sees_hands in self._steps:
             try:

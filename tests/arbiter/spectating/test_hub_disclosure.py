@@ -94,3 +94,28 @@ def test_an_open_match_shows_the_engines_hands_only_to_a_delayed_watcher(game):
     hub = SpectatorHub()
     _, live, feed = play(hub, config, n)
     assert not feed.sees_hands and all(getattr(f, "hands", None) is None for _, f in live.frames)
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_a_closed_matchs_last_step_shows_no_more_than_a_running_table(game):
+    """An engine's spectator view of an ended game is the whole deal (``State.spectator_view``:
+    Spite and Malice's hands, pay-off piles and stock, Spot's unused stock, Spades' hands as
+    dealt). A closed match ended with its outcome only, but its last step carried that view:
+    every watcher of a running duplicate tournament or an arena encounter saw, one frame
+    before the end, the deal its other seatings play again. Each step's view is a running
+    table's; the last one is the table as it stood before the action that ended the game."""
+    options, n = GAMES[game]
+    hub = SpectatorHub(delay=0)
+    rule = disclosure.of_encounter("ladder", None, "playing")
+    config = MatchConfig(game, seed=8, options=options, match_id="m", disclosure=rule)
+    record, live, _ = play(hub, config, n)
+    g = config.make_game()
+    state = g.new_initial_state(config.seed)
+    running = []
+    for action in record.actions:
+        before = state.spectator_view()
+        state.apply(g.parse_action(action.action))
+        running.append(state.spectator_view() if not state.is_terminal else before)
+    assert state.is_terminal and state.spectator_view() != running[-1]  # the engine reveals at the end
+    steps = [f for _, f in live.frames if isinstance(f, StepFrame)]
+    assert [f.view for f in steps] == running
