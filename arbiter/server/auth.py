@@ -413,8 +413,12 @@ async def require_token(expected: str | None | Live, given: str, context, messag
     """Abort the call with PERMISSION_DENIED and ``message`` unless no token is configured
     (``expected`` None: the service is open) or ``given`` is it (compared in constant time),
     a wrong one only once the limiter of ``kind`` (``GUESSES``) gives it its turn.
-    ``expected`` may be a ``Live`` reader: the token as it is now."""
+    ``expected`` may be a ``Live`` reader: the token as it is now. A token given but wrong is
+    said to be so: "admin token required" answered a token revoked a minute before, as if
+    none had been passed."""
     expected = current(expected)
     if expected is not None and not same(expected, given):
         await GUESSES.wrong(kind)
+        if given:
+            message = f"the {kind} token given is not this arbiter's (revoked and replaced, or another's): {message}"
         await context.abort(grpc.StatusCode.PERMISSION_DENIED, message)
