@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from arbiter.server import auth
-from arbiter.cli._common import CredentialsOpt, UsageError, _run, app, fail, out, warn_exposed
+from arbiter.cli._common import CredentialsOpt, UsageError, _run, app, err, fail, out, warn_exposed
 
 credentials_app = typer.Typer(help="The tokens of a standing arbiter: bots, authors, admin, spectators.", no_args_is_help=True)
 app.add_typer(credentials_app, name="credentials")
@@ -26,8 +27,7 @@ app.add_typer(credentials_app, name="credentials")
 def add_bot(name: Annotated[str, typer.Argument(help="The bot's name: the identity its token stands for.")],
             credentials: CredentialsOpt = Path(auth.DEFAULT_FILE)) -> None:
     """Issue a token for bot NAME (kept if it has one) and print it."""
-    warn_exposed(_run(auth.tighten, credentials))
-    creds = _run(auth.ensure, credentials, (name,))
+    creds = _issue(credentials, (name,))
     out.print(creds.bots[name], highlight=False)
 
 
@@ -35,8 +35,7 @@ def add_bot(name: Annotated[str, typer.Argument(help="The bot's name: the identi
 def add_author(name: Annotated[str, typer.Argument(help="The author: who may submit, list and remove their own bots.")],
                credentials: CredentialsOpt = Path(auth.DEFAULT_FILE)) -> None:
     """Issue a Bots-service token for author NAME (kept if it has one) and print it."""
-    warn_exposed(_run(auth.tighten, credentials))
-    creds = _run(auth.ensure, credentials, (), (name,))
+    creds = _issue(credentials, (), (name,))
     out.print(creds.authors[name], highlight=False)
 
 
@@ -85,6 +84,21 @@ def show(credentials: CredentialsOpt = Path(auth.DEFAULT_FILE)) -> None:
     out.print(f"{credentials}: admin, spectator", highlight=False)
     out.print("bots: " + (", ".join(sorted(creds.bots)) or "none"), highlight=False)
     out.print("authors: " + (", ".join(sorted(creds.authors)) or "none"), highlight=False)
+
+
+def _issue(path: Path, bots: tuple[str, ...] = (), authors: tuple[str, ...] = ()) -> auth.Credentials:
+    """``auth.ensure`` for add-bot and add-author, saying on stderr what the token printed
+    does not: the file was open to others (``warn_exposed``), or it was made here, new. A
+    server reads only the file it was started with: `add-bot` run from another folder made
+    a second file in silence, and the token it printed was refused by the running server."""
+    warn_exposed(_run(auth.tighten, path))
+    made = not path.exists()
+    creds = _run(auth.ensure, path, bots, authors)
+    if made:
+        err.print(f"[yellow]note:[/] made {escape(str(path))}, new, with new admin and spectator tokens: a running server "
+                  f"reads only the credentials file it was started with (this one: arbiter serve --credentials "
+                  f"{escape(str(path))})", highlight=False, soft_wrap=True)
+    return creds
 
 
 def _existing(path: Path) -> auth.Credentials:

@@ -225,3 +225,19 @@ def test_serve_with_a_bots_service_and_no_author_says_how_to_issue_one(tmp_path)
         in said, said
     said = " ".join(run_in_process(*args, "--author", "alice", serving=True).stderr.split())
     assert "no author tokens yet" not in said, said
+
+
+def test_issuing_into_a_file_that_was_not_there_says_it_was_made(tmp_path):
+    """`arbiter credentials add-bot NAME` run from another folder than the server's made a
+    second credentials file there in silence and printed a token the running server refused
+    ("token not accepted"). It says, on stderr, that it made a new file and which server reads
+    it; the token alone stays on stdout (ARENA_TOKEN="$(arbiter credentials token ...)")."""
+    from tests.cli.badinput import run_in_process
+
+    path = tmp_path / "elsewhere.json"
+    got = run_in_process("credentials", "add-bot", "north", "--credentials", str(path))
+    said = " ".join(got.stderr.split())
+    assert got.returncode == 0 and got.stdout.strip() == auth.read(path).bots["north"], got
+    assert f"note: made {path}, new" in said and f"arbiter serve --credentials {path}" in said, said
+    again = run_in_process("credentials", "add-author", "carol", "--credentials", str(path))
+    assert again.returncode == 0 and "made" not in again.stderr, again
