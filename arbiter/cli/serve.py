@@ -50,6 +50,25 @@ def _check_given_tokens(admin: str | None, spectator: str | None) -> None:
         raise UsageError("--admin-token and --spectator-token are the same token: a spectator would have the admin's rights")
 
 
+def _replacing(path: Path, admin: str | None, spectator: str | None) -> list[str]:
+    """What to tell of the tokens given (``--admin-token``, ``--spectator-token`` or their
+    variables) that replace a different one in the credentials file: a token rotated with
+    `arbiter credentials revoke admin` came back in silence at the next start from an
+    environment that still held it. Nothing for a file not there yet (or unreadable: the
+    start refuses it then)."""
+    try:
+        stored = auth.read(path) if path.exists() else None
+    except auth.CredentialsError:
+        return []
+    if stored is None:
+        return []
+    given = {"admin": (admin, "--admin-token (ARENA_ADMIN_TOKEN)"),
+             "spectator": (spectator, "--spectator-token (ARENA_SPECTATOR_TOKEN)")}
+    return [f"{flag} replaces the {role} token {path} held: one revoked there (arbiter credentials revoke {role}) "
+            "is in force again if it is this one" for role, (token, flag) in given.items()
+            if token is not None and not auth.same(token, getattr(stored, role))]
+
+
 #: --spectator-delay at most: a day (past any match, the hands are shown once it is over).
 MAX_SPECTATOR_DELAY = 86_400
 
@@ -89,6 +108,7 @@ def serve(
     metrics_line = _run(start_metrics, metrics, say=False)  # said after the address, which comes first
     _run(_check_given_tokens, admin_token, spectator_token)
     warn_exposed(_run(auth.tighten, credentials))
+    replacing = _replacing(credentials, admin_token, spectator_token)
     creds = _run(auth.ensure, credentials, tuple(bot or ()), tuple(author or ()), admin_token,
                  spectator_token)
     live = auth.LiveCredentials(credentials, creds)
@@ -119,6 +139,8 @@ def serve(
         err.print(f"credentials: {file} (admin, spectator, {len(creds.bots)} bot and {len(creds.authors)} author "
                   f"tokens; only this user may read it). A bot's token: arbiter credentials token NAME --credentials {file}",
                   highlight=False, soft_wrap=True)
+        for said in replacing:
+            err.print(f"[yellow]note:[/] {escape(said)}", highlight=False, soft_wrap=True)
         if open_join:
             err.print("[yellow]warning:[/] --open: any bot may join under any name without a token")
         elif not creds.bots:

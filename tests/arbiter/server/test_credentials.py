@@ -241,3 +241,21 @@ def test_issuing_into_a_file_that_was_not_there_says_it_was_made(tmp_path):
     assert f"note: made {path}, new" in said and f"arbiter serve --credentials {path}" in said, said
     again = run_in_process("credentials", "add-author", "carol", "--credentials", str(path))
     assert again.returncode == 0 and "made" not in again.stderr, again
+
+
+@pytest.mark.e2e  # the server starts (and stops at once)
+def test_serve_says_when_a_token_given_replaces_the_stored_one(tmp_path):
+    """`arbiter credentials revoke admin` rotates the admin token in the file; a server started
+    again from an environment that still held the old one (ARENA_ADMIN_TOKEN) put it back in
+    the file, in force, without a word. It says so when a token given replaces another."""
+    from tests.cli.badinput import run_in_process
+
+    path = tmp_path / "creds.json"
+    old = auth.ensure(path).admin
+    auth.revoke(path, rotate=("admin",))
+    args = ("serve", "--port", "0", "--credentials", str(path), "--admin-token", old)
+    said = " ".join(run_in_process(*args, serving=True).stderr.split())
+    assert f"note: --admin-token (ARENA_ADMIN_TOKEN) replaces the admin token {path} held" in said, said
+    assert auth.read(path).admin == old  # as --help says: the token given is used
+    said = " ".join(run_in_process(*args, serving=True).stderr.split())
+    assert "replaces" not in said, said  # the same token again: nothing to tell
