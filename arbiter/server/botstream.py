@@ -104,6 +104,7 @@ class Session:
     claimed_name: str = ""  # the name the Hello gave (a launched bot's own name; equal to bot_name otherwise)
     credential: str = ""  # the credentials-file token it opened with ('' for a launch token or --open)
     view_deltas: int = 0  # the revision of view deltas its Turns use (Welcome.view_deltas; 0: whole views)
+    why_closed: str = "connection closed"  # what its seats' records say of its end (``close``)
     _request_ids: Any = field(default_factory=lambda: itertools.count(1))  # unique per session (arena.proto)
     _allowance: float = FLOOD_BURST
     _last_refill: float = field(default_factory=time.monotonic)
@@ -133,14 +134,17 @@ class Session:
         """True if the bot has stopped reading what it is sent (MAX_OUTBOX)."""
         return self.wire.stalled() if self.wire is not None else self.outbox.qsize() >= MAX_OUTBOX
 
-    def close(self) -> None:
+    def close(self, why: str = "connection closed") -> None:
+        """End the session; ``why``: what the records of its seats say (a revoked token, not a
+        bot that hung up)."""
         if self.closed:
             return
         self.closed = True
+        self.why_closed = why
         asked = [asking for asking, *_ in self.pending.values()]
         self.pending.clear()
         for asking in asked:  # each one's runner plays on (the disconnect policy)
-            asking.answer(SeatDisconnected(f"{self.bot_name}: connection closed"))
+            asking.answer(SeatDisconnected(f"{self.bot_name}: {why}"))
         if self.wire is not None:
             self.wire.close()
         else:
@@ -266,7 +270,7 @@ class Hub:
         for session in dropped:
             log.warning("bot %s (%s): its token was revoked; closing its stream", session.bot_name, session.session_id)
             session.send(_err("auth", "this bot's token was revoked (arbiter credentials revoke); the stream is closed"))
-            session.close()
+            session.close("its token was revoked (arbiter credentials revoke); connection closed")
         return dropped
 
     def remove(self, session: Session) -> None:
@@ -478,7 +482,7 @@ class RemoteSeat(SeatClient):
     def ask(self, turn: TurnRequest, seconds: float | None, answered: Callable[[Any], None]) -> None:
         session = self.session
         if session.closed:
-            answered(SeatDisconnected(f"{self.name}: connection closed"))
+            answered(SeatDisconnected(f"{self.name}: {session.why_closed}"))
             return
         # The seat's events since its last message travel in this Turn (arena.proto).
         rid = session.next_request_id()
