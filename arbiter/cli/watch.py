@@ -14,6 +14,7 @@ stopped before its end (its caller hung up, the arbiter stopped) has no result: 
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -26,7 +27,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from arbiter.cli._common import UsageError, _outcome_table, _run, app, check_address, error, out, plural, read_ca
+from arbiter.cli._common import UsageError, _outcome_table, _run, app, check_address, error, fail, out, plural, read_ca
 from arbiter.cli.replay import board_table
 from arbiter.present.boards import board
 from arbiter.spectating import runs
@@ -76,7 +77,11 @@ def watch(
     from arbiter.server.client import SpectateError, list_matches, watch as follow
 
     ca = _run(read_ca, tls_ca) if tls_ca is not None else None
-    if db is not None and server is None:
+    if db is not None and server is not None:
+        if server != os.environ.get("ARENA_SERVER"):  # --db was ignored: its run's token not read, its arbiter not asked
+            _run(fail, "--db finds the arbiter of the run writing that store, --server names one: give one of them")
+        server = None  # ARENA_SERVER, set once for remote use, gives way to --db
+    if db is not None:
         server, found, tournament = _run(running_from, db)
         token = token or found
         out.print(f"{runs.run_kind(db)} {tournament}, running from {db}: its arbiter at {server}", highlight=False, markup=False)

@@ -36,3 +36,18 @@ def test_watch_refuses_an_ipv6_host_without_brackets_and_a_scheme(server, says):
     got = run_in_process("watch", "--list", "--server", server)
     said = " ".join(got.stderr.split())
     assert got.returncode == 2 and f"--server: {says}" in said, got
+
+
+def test_watch_refuses_db_and_server_together(tmp_path):
+    """`arbiter watch --db STORE --server HOST:PORT` ignored --db without a word (the run's
+    spectator token it would read was not read, and the watch was refused for want of it)."""
+    got = run_in_process("watch", "--db", str(tmp_path / "arena.sqlite"), "--server", "127.0.0.1:9")
+    said = " ".join(got.stderr.split())
+    assert got.returncode == 2 and "--db finds the arbiter of the run writing that store, --server names one" in said, got
+
+
+def test_watch_db_gives_way_to_no_server_from_the_environment(tmp_path, monkeypatch):
+    """ARENA_SERVER, set once for remote use, does not make --db a conflict: --db is asked."""
+    monkeypatch.setenv("ARENA_SERVER", "127.0.0.1:9")
+    got = run_in_process("watch", "--db", str(tmp_path / "arena.sqlite"))
+    assert got.returncode == 2 and "--server names one" not in got.stderr and "arena.sqlite" in got.stderr, got
