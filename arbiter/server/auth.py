@@ -419,6 +419,12 @@ async def require_token(expected: str | None | Live, given: str, context, messag
     expected = current(expected)
     if expected is not None and not same(expected, given):
         await GUESSES.wrong(kind)
-        if given:
-            message = f"the {kind} token given is not this arbiter's (revoked and replaced, or another's): {message}"
-        await context.abort(grpc.StatusCode.PERMISSION_DENIED, message)
+        await context.abort(grpc.StatusCode.PERMISSION_DENIED, refusal(kind, given, message))
+
+
+def refusal(kind: str, given: str, message: str) -> str:
+    """What a refused ``kind`` token is told: ``message`` (how to get one), after "the token
+    given is not this arbiter's" if one was given (a token revoked a minute before was
+    answered as if none had been passed)."""
+    return f"the {kind} token given is not this arbiter's (revoked and replaced, or another's): {message}" if given \
+        else message

@@ -18,7 +18,7 @@ from typing import Any, AsyncIterator, Protocol
 
 import grpc
 
-from arbiter.server.auth import GUESSES, current
+from arbiter.server.auth import GUESSES, current, refusal
 from cardarena.v1 import bots_pb2 as bpb
 from cardarena.v1 import bots_pb2_grpc as bpb_grpc
 
@@ -109,9 +109,9 @@ class BotsServicer(bpb_grpc.BotsServicer):
         if who is not None:
             return who
         await GUESSES.wrong("author")  # answered in its turn of the one limit on wrong credentials
-        await context.abort(grpc.StatusCode.UNAUTHENTICATED,
-                            "an author or admin token is required: pass --token (or set ARENA_AUTHOR_TOKEN); "
-                            "the arbiter's operator issues one: `arbiter credentials add-author NAME`")
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, refusal(
+            "author", token, "an author or admin token is required: pass --token (or set ARENA_AUTHOR_TOKEN); "
+            "the arbiter's operator issues one: `arbiter credentials add-author NAME`"))
         raise AssertionError("unreachable")
 
     async def _fail(self, exc: CatalogError, context: grpc.aio.ServicerContext) -> None:

@@ -46,6 +46,8 @@ def test_authors_submit_list_and_remove_their_own_bots_remotely(tmp_path):
         assert theirs.stderr.replace("good", "NAME") == nobody.stderr.replace("nobody", "NAME")  # no oracle
         wrong = _arbiter("bots", "list", "--server", s.address, "--token", "not-a-token-at-all")
         assert wrong.returncode == 2 and "UNAUTHENTICATED" in wrong.stderr
+        # a wrong token is told from a missing one (a revoked one read as if none was passed)
+        assert "the author token given is not this arbiter's" in " ".join(wrong.stderr.split()), wrong.stderr
         gone = _arbiter("bots", "remove", "good", "--server", s.address, "--token", alice)
         assert gone.returncode == 0 and "removed 1 version of good" in gone.stdout
     finally:
