@@ -326,10 +326,12 @@ def terminate_as_interrupt():
         signal.signal(signal.SIGTERM, previous)
 
 
-def start_metrics(address: str | None, say: bool = True) -> str:
+def start_metrics(address: str | None, say: bool = True, own: tuple[str, int] | None = None) -> str:
     """``--metrics HOST:PORT``: the process's metrics on (``arbiter.metrics``), served by
     prometheus_client's own HTTP server on that port; the line that says where (printed on
-    stdout unless ``say`` is False). Nothing, and "", if ``address`` is None."""
+    stdout unless ``say`` is False). Nothing, and "", if ``address`` is None. ``own``: the
+    command's own port (its flag, the port), which the metrics may not take: they took it
+    first, and the command's server then failed to bind it as to a port another process holds."""
     if address is None:
         return ""
     from arbiter import metrics
@@ -340,6 +342,8 @@ def start_metrics(address: str | None, say: bool = True) -> str:
         host, port = metrics.parse_address(address)
     except ValueError as exc:
         raise UsageError(f"--metrics {exc}") from None
+    if own is not None and own[1] and port == own[1]:
+        raise UsageError(f"--metrics {address}: port {port} is {own[0]}'s; the metrics need a port of their own")
     try:
         _, bound = metrics.enable().serve(host, port)
     except OSError as exc:

@@ -105,7 +105,7 @@ def serve(
     if open_join and not is_loopback(host):
         _run(fail, "--open lets any bot in under any name: only on a loopback interface")
     _run(port_free, host, port)  # before gRPC tries it: its own log line would come first
-    metrics_line = _run(start_metrics, metrics, say=False)  # said after the address, which comes first
+    metrics_line = _run(start_metrics, metrics, say=False, own=("--port", port))  # said after the address, which comes first
     _run(_check_given_tokens, admin_token, spectator_token)
     warn_exposed(_run(auth.tighten, credentials))
     replacing = _replacing(credentials, admin_token, spectator_token)

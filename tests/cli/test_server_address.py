@@ -1,7 +1,7 @@
 """The address of a remote arbiter (`--server HOST:PORT`), checked before anything is
 dialled: gRPC reads a host without a port, a port past 65535, a scheme or an IPv6 host
 without brackets otherwise than a person means them, and says so in its own words if at
-all. Nothing here connects."""
+all; and the ports a command listens on. Nothing here connects."""
 
 from __future__ import annotations
 
@@ -51,3 +51,19 @@ def test_watch_db_gives_way_to_no_server_from_the_environment(tmp_path, monkeypa
     monkeypatch.setenv("ARENA_SERVER", "127.0.0.1:9")
     got = run_in_process("watch", "--db", str(tmp_path / "arena.sqlite"))
     assert got.returncode == 2 and "--server names one" not in got.stderr and "arena.sqlite" in got.stderr, got
+
+
+def test_serve_refuses_metrics_on_its_own_port(tmp_path):
+    """`arbiter serve --port P --metrics P`: the metrics took the port first, and the server
+    then failed with gRPC's log line and "cannot listen on 127.0.0.1:P: the port is taken",
+    as if another process held it."""
+    import socket
+
+    with socket.socket() as s:  # a port free now (the check comes after serve's own "port taken" one)
+        s.bind(("127.0.0.1", 0))
+        port = str(s.getsockname()[1])
+    got = run_in_process("serve", "--port", port, "--metrics", port, "--credentials", str(tmp_path / "c.json"),
+                         serving=True)
+    said = " ".join(got.stderr.split())
+    assert got.returncode == 2 and f"--metrics {port}: port {port} is --port's; the metrics need a port of their own" \
+        in said, got
