@@ -147,7 +147,11 @@ class SpectatorHub:
                 await self._new_match.wait()
         except TimeoutError:
             raise NotFound(f"no match is running, and none started within {wait:g} s") from None
-        return self.listing()[0]
+        # the match that started: the newest, running or not (one may be over by now)
+        newest = next(reversed(self.matches.values()), None)
+        if newest is None:  # over and not kept (keep_finished)
+            raise NotFound("the match that started is over and no longer kept")
+        return newest
 
     async def follow(self, live: LiveMatch, hidden_cards: bool = False) -> AsyncIterator[Frame]:
         """Every frame of ``live`` from the start, then new ones as they come, to the end.

@@ -119,3 +119,21 @@ def test_a_closed_matchs_last_step_shows_no_more_than_a_running_table(game):
     assert state.is_terminal and state.spectator_view() != running[-1]  # the engine reveals at the end
     steps = [f for _, f in live.frames if isinstance(f, StepFrame)]
     assert [f.view for f in steps] == running
+
+
+def test_a_watcher_waiting_for_the_next_match_gets_it_even_if_it_is_over_already():
+    """``find("")`` waits for the next match to start, then took the newest *running* one: a
+    match that ended before the waiter resumed (its first step already its last) left none,
+    and the Watch failed with an IndexError from the servicer. The waiter gets that match."""
+    from arbiter.spectating.hub import LiveMatch
+
+    async def main():
+        hub = SpectatorHub()
+        waiter = asyncio.ensure_future(hub.find("", wait=5))
+        await asyncio.sleep(0)  # it waits
+        live = LiveMatch("m", "spades", ("a", "b", "c", "d"), 0.0)
+        hub._open(live)
+        hub._close(live)  # over before the waiter runs again
+        return await waiter
+
+    assert asyncio.run(main()).match_id == "m"
