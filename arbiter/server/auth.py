@@ -409,16 +409,80 @@ class GuessLimiter:
 GUESSES = GuessLimiter()
 
 
+#: Calls (or bot streams) whose credential was refused and that wait for their answer (its
+#: turn of ``GUESSES``), at most, from one peer (its address without the port; the local
+#: channel's peer is its uid) and in all. A peer with the most waiting is told it is busy
+#: at any further call, its token unchecked (so the answer says nothing of it); past the
+#: bound in all, a wrong token is answered at once. Refused calls cannot pile up: 5,000
+#: wrong spectator tokens from one client held 5,000 calls (70 MB) for four minutes.
+MAX_REFUSING_PER_PEER = 32
+MAX_REFUSING = 256
+
+
+def peer_host(peer: str) -> str:
+    """Who a gRPC peer string is, without its port ("ipv4:127.0.0.1:5000" -> "ipv4:127.0.0.1",
+    "ipv6:[::1]:5000" -> "ipv6:[::1]"); a Unix socket's peer as it is."""
+    kind, _, rest = peer.partition(":")
+    if kind in ("ipv4", "ipv6") and ":" in rest:
+        return f"{kind}:{rest.rsplit(':', 1)[0]}"
+    return peer
+
+
+class Refusals:
+    """The refused calls waiting for their answer, by peer (``MAX_REFUSING_PER_PEER``,
+    ``MAX_REFUSING``)."""
+
+    def __init__(self, in_all: int = MAX_REFUSING, per_peer: int = MAX_REFUSING_PER_PEER):
+        self.in_all, self.per_peer = in_all, per_peer
+        self._waiting: dict[str, int] = {}
+
+    def busy(self, peer: str) -> bool:
+        """True if ``peer`` has the most refused calls waiting: its next call is told so,
+        before its token is checked."""
+        return self._waiting.get(peer_host(peer), 0) >= self.per_peer
+
+    async def turn(self, peer: str, kind: str) -> None:
+        """Wait for a wrong ``kind`` credential's turn (``GUESSES``), unless the most refused
+        calls are waiting already: then it is answered at once."""
+        key = peer_host(peer)
+        if sum(self._waiting.values()) >= self.in_all:
+            return
+        self._waiting[key] = self._waiting.get(key, 0) + 1
+        try:
+            await GUESSES.wrong(kind)
+        finally:
+            self._waiting[key] -= 1
+            if not self._waiting[key]:
+                del self._waiting[key]
+
+
+#: The refused calls of the services a token unlocks (Matches, Spectate, Bots); the bot
+#: stream keeps its own (``BotStreamServicer``).
+REFUSALS = Refusals()
+
+
+def busy_text(per_peer: int, what: str = "calls") -> str:
+    """What a busy peer is told (``Refusals.busy``)."""
+    return (f"{per_peer} {what} from your address are waiting for the answer to a wrong token; this one's token "
+            "was not checked: try again later")
+
+
 async def require_token(expected: str | None | Live, given: str, context, message: str, kind: str) -> None:
     """Abort the call with PERMISSION_DENIED and ``message`` unless no token is configured
     (``expected`` None: the service is open) or ``given`` is it (compared in constant time),
-    a wrong one only once the limiter of ``kind`` (``GUESSES``) gives it its turn.
+    a wrong one only once the limiter of ``kind`` (``GUESSES``) gives it its turn, and at most
+    ``MAX_REFUSING_PER_PEER`` of a peer waiting for it (``REFUSALS``: RESOURCE_EXHAUSTED past them).
     ``expected`` may be a ``Live`` reader: the token as it is now. A token given but wrong is
     said to be so: "admin token required" answered a token revoked a minute before, as if
     none had been passed."""
     expected = current(expected)
-    if expected is not None and not same(expected, given):
-        await GUESSES.wrong(kind)
+    if expected is None:
+        return
+    peer = context.peer() or "?"
+    if REFUSALS.busy(peer):  # before the token is checked: the answer says nothing of it
+        await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, busy_text(REFUSALS.per_peer))
+    if not same(expected, given):
+        await REFUSALS.turn(peer, kind)
         await context.abort(grpc.StatusCode.PERMISSION_DENIED, refusal(kind, given, message))
 
 

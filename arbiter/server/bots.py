@@ -18,7 +18,7 @@ from typing import Any, AsyncIterator, Protocol
 
 import grpc
 
-from arbiter.server.auth import GUESSES, current, refusal
+from arbiter.server.auth import REFUSALS, busy_text, current, refusal
 from cardarena.v1 import bots_pb2 as bpb
 from cardarena.v1 import bots_pb2_grpc as bpb_grpc
 
@@ -104,11 +104,15 @@ class BotsServicer(bpb_grpc.BotsServicer):
         return found
 
     async def _author(self, token: str, context: grpc.aio.ServicerContext) -> str:
-        """The caller's identity; aborts UNAUTHENTICATED on a bad token."""
+        """The caller's identity; aborts UNAUTHENTICATED on a bad token, RESOURCE_EXHAUSTED for
+        a peer with the most refused calls waiting (``auth.REFUSALS``, its token unchecked)."""
+        peer = context.peer() or "?"
+        if REFUSALS.busy(peer):
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, busy_text(REFUSALS.per_peer))
         who = self._identity(token)
         if who is not None:
             return who
-        await GUESSES.wrong("author")  # answered in its turn of the one limit on wrong credentials
+        await REFUSALS.turn(peer, "author")  # answered in its turn of the one limit on wrong credentials
         await context.abort(grpc.StatusCode.UNAUTHENTICATED, refusal(
             "author", token, "an author or admin token is required: pass --token (or set ARENA_AUTHOR_TOKEN); "
             "the arbiter's operator issues one: `arbiter credentials add-author NAME`"))

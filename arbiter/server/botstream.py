@@ -33,7 +33,8 @@ from cardarena.v1 import arena_pb2 as pb
 from cardarena.v1 import arena_pb2_grpc as pb_grpc
 from cardarena.records import MatchInfo
 from arbiter.server import MATCH_ID_METADATA
-from arbiter.server.auth import GUESSES, new_token, require_token, same, until_revoked
+from arbiter.server.auth import (MAX_REFUSING, MAX_REFUSING_PER_PEER, Refusals, busy_text, new_token, require_token,
+                                 same, until_revoked)
 
 log = logging.getLogger(__name__)
 
@@ -51,15 +52,11 @@ HELLO_TIMEOUT_S = 10.0
 #: Streams that have not said Hello yet, at most; a new one past that closes the one that
 #: has waited longest (a real bot says Hello as soon as its stream opens).
 MAX_UNAUTHENTICATED = 64
-#: Streams whose Hello was refused and that wait for their answer (its turn of the one limit
-#: on wrong credentials, ``auth.GUESSES``), at most, from one peer (its address without the
-#: port; the local channel's peer is its uid) and in all. A peer with the most waiting gets
-#: Error "busy" for any further Hello, its token unchecked (so the answer says nothing of
-#: it); past the bound in all, a wrong token is answered at once. Either way the stream is
-#: closed at once: refused streams cannot pile up and exhaust the descriptors, while a
-#: real bot's Hello (a right token never waits) from any other peer still gets in.
-MAX_REFUSING_PER_PEER = 32
-MAX_REFUSING = 256
+#: Streams whose Hello was refused and that wait for their answer: ``auth.MAX_REFUSING_PER_PEER``
+#: and ``auth.MAX_REFUSING`` (``auth.Refusals``). A peer with the most waiting gets Error "busy"
+#: for any further Hello, its token unchecked. Either way the stream is closed at once: refused
+#: streams cannot pile up and exhaust the descriptors, while a real bot's Hello (a right token
+#: never waits) from any other peer still gets in.
 #: At most this many game names in a Hello.
 MAX_HELLO_GAMES = 16
 #: Act.resync a seat may send for one decision (each gets the whole view again); the
@@ -323,15 +320,6 @@ class Hub:
 
         async with asyncio.timeout(timeout):
             return await _wait()
-
-
-def peer_host(peer: str) -> str:
-    """Who a gRPC peer string is, without its port ("ipv4:127.0.0.1:5000" -> "ipv4:127.0.0.1",
-    "ipv6:[::1]:5000" -> "ipv6:[::1]"); a Unix socket's peer as it is."""
-    kind, _, rest = peer.partition(":")
-    if kind in ("ipv4", "ipv6") and ":" in rest:
-        return f"{kind}:{rest.rsplit(':', 1)[0]}"
-    return peer
 
 
 def _retrieved(task: asyncio.Task) -> None:
@@ -598,9 +586,8 @@ class BotStreamServicer(pb_grpc.ArenaServicer):
         self.hub = hub
         self.hello_timeout = hello_timeout
         self.max_unauthenticated = max_unauthenticated
-        self.max_refusing, self.max_refusing_per_peer = max_refusing, max_refusing_per_peer
         #: the refused streams waiting for their answer, by peer
-        self._refusing: dict[str, int] = {}
+        self._refusals = Refusals(max_refusing, max_refusing_per_peer)
         #: the streams waiting to say Hello, longest first: each one's "you are closed" event
         self._waiting: collections.OrderedDict[object, asyncio.Event] = collections.OrderedDict()
 
@@ -648,15 +635,14 @@ class BotStreamServicer(pb_grpc.ArenaServicer):
             return
         hello = first.hello
         peer = context.peer() or "?"
-        if self._refusing.get(peer_host(peer), 0) >= self.max_refusing_per_peer:
-            yield _err("busy", f"{self.max_refusing_per_peer} connections from your address are waiting for the "
-                               "answer to a wrong token; this one's token was not checked: try again later")
+        if self._refusals.busy(peer):
+            yield _err("busy", busy_text(self._refusals.per_peer, "connections"))
             return
         bad = self.hub.check_hello(hello)
         identity, reason = (None, "") if bad else self.hub.authenticate(hello)
         if bad or identity is None:
             if not bad:  # a refused token: answered in its turn of the one limit on wrong credentials
-                await self._refusal_turn(peer)
+                await self._refusals.turn(peer, "bot")
             code, reason = bad or ("auth", reason)
             log.warning("refused a bot connection from %s: %s", peer, reason)
             yield _err(code, reason)
@@ -690,21 +676,6 @@ class BotStreamServicer(pb_grpc.ArenaServicer):
             reader.cancel()
             self.hub.remove(session)
             log.info("bot %s disconnected (%s)", session.bot_name, session.session_id)
-
-    async def _refusal_turn(self, peer: str) -> None:
-        """Wait for a wrong token's turn (``auth.GUESSES``), unless the most refused streams
-        are waiting already (``MAX_REFUSING``): then the refusal is answered at once, and the
-        stream's descriptor freed (a peer's own bound is checked before its token)."""
-        key = peer_host(peer)
-        if sum(self._refusing.values()) >= self.max_refusing:
-            return
-        self._refusing[key] = self._refusing.get(key, 0) + 1
-        try:
-            await GUESSES.wrong("bot")
-        finally:
-            self._refusing[key] -= 1
-            if not self._refusing[key]:
-                del self._refusing[key]
 
     async def _read(self, session: Session, request_iterator: AsyncIterator[pb.BotMessage]) -> None:
         try:
