@@ -14,6 +14,7 @@ import asyncio
 import signal
 import ssl
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -29,7 +30,9 @@ from arbiter.cli._common import (BoundedStop, CredentialsOpt, MetricsOpt, UsageE
 
 
 def _check_tls(cert: Path, key: Path) -> None:
-    """UsageError unless ``cert`` and ``key`` are a PEM certificate chain and its private key."""
+    """UsageError unless ``cert`` and ``key`` are a PEM certificate chain and its private key,
+    the certificate within its dates: an expired one was served without a word, and every
+    client's handshake failed (CERTIFICATE_VERIFY_FAILED: certificate has expired)."""
     try:
         ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(str(cert), str(key))
     except ssl.SSLError as exc:
@@ -37,6 +40,18 @@ def _check_tls(cert: Path, key: Path) -> None:
                          f"({exc.reason or exc})") from None
     except OSError as exc:
         raise UsageError(f"--tls-cert {cert} / --tls-key {key}: {exc.strerror or exc}") from None
+    try:  # the first certificate of the chain, the server's own (the ssl module's decoder: no public one reads a file)
+        dates = ssl._ssl._test_decode_cert(str(cert))  # type: ignore[attr-defined]
+        before, after = ssl.cert_time_to_seconds(dates["notBefore"]), ssl.cert_time_to_seconds(dates["notAfter"])
+    except (AttributeError, KeyError, ValueError, ssl.SSLError, OSError):
+        return  # a decoder that is not there (another Python): the clients say it
+    now = time.time()
+    if now > after:
+        raise UsageError(f"--tls-cert {cert}: the certificate expired on {dates['notAfter']}; every client would refuse "
+                         "it: renew it")
+    if now < before:
+        raise UsageError(f"--tls-cert {cert}: the certificate is valid only from {dates['notBefore']}; every client "
+                         "would refuse it until then (or this machine's clock is wrong)")
 
 
 def _check_given_tokens(admin: str | None, spectator: str | None) -> None:

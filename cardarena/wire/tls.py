@@ -31,6 +31,9 @@ def unreachable_hint(address: str, details: str, tls: bool, flag: str = "--tls-c
         return ""
     if "wrong_version_number" in lowered:
         return f" (the arbiter does not serve TLS: connect without {flag}" + (f" and {env})" if env else ")")
+    if "certificate has expired" in lowered or "certificate is not yet valid" in lowered:  # (before the CA's case)
+        return (" (the arbiter's certificate is out of its dates: expired, or not valid yet; its operator renews it "
+                "(or this machine's clock is wrong))")
     if "certificate_verify_failed" in lowered or "certificate verify failed" in lowered:
         return (f" (the arbiter's certificate is not signed by the CA of {flag}, or does not name this address: "
                 "ask its operator for the CA certificate)")
