@@ -115,6 +115,10 @@ def serve(
     tls = _run(read_tls, tls_cert, tls_key)
     if tls is not None:
         _run(_check_tls, tls_cert, tls_key)
+        if (mode := tls_key.stat().st_mode & 0o777) & 0o077:  # (readable: _check_tls read it)
+            err.print(f"[yellow]warning:[/] --tls-key {escape(str(tls_key))} may be read by other users of this machine "
+                      f"(mode {mode:04o}): whoever reads it can pose as this arbiter to its bots (chmod 600 it)",
+                      highlight=False, soft_wrap=True)
     if not is_loopback(host) and tls is None and not insecure:
         _run(fail, f"--host {host} reaches other machines: give --tls-cert and --tls-key (or --insecure, and tokens travel in clear)")
     if open_join and not is_loopback(host):

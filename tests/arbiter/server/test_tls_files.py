@@ -1,7 +1,8 @@
-"""A certificate out of its dates: `arbiter serve` served an expired one without a word, and
-every client's handshake then failed, told "the arbiter's certificate is not signed by the
-CA of --tls-ca, or does not name this address" (neither was true). serve refuses it, and a
-client that meets one is told it is out of its dates."""
+"""The TLS files of `arbiter serve`. A certificate out of its dates: serve served an expired
+one without a word, and every client's handshake then failed, told "the arbiter's
+certificate is not signed by the CA of --tls-ca, or does not name this address" (neither
+was true); serve refuses it, and a client that meets one is told it is out of its dates.
+A private key other users may read: serve says so."""
 
 from __future__ import annotations
 
@@ -43,3 +44,18 @@ def test_serve_refuses_an_expired_certificate(tmp_path):
 def test_a_client_is_told_the_certificate_is_out_of_its_dates(details):
     hint = unreachable_hint("127.0.0.1:50051", details, tls=True)
     assert "out of its dates" in hint and "not signed by the CA" not in hint, hint
+
+
+@pytest.mark.e2e  # openssl makes the certificate, and the server starts (and stops at once)
+def test_serve_warns_of_a_private_key_other_users_may_read(tmp_path):
+    """The credentials file is made its owner's alone; the TLS private key, read as it was
+    (0644 after a copy), let any user of the machine pose as the arbiter. serve says so."""
+    from tests.conftest import tls_certificate
+
+    cert, key = tls_certificate(tmp_path)
+    key.chmod(0o644)
+    args = ("serve", "--port", "0", "--credentials", str(tmp_path / "c.json"), "--tls-cert", str(cert), "--tls-key", str(key))
+    said = " ".join(run_in_process(*args, serving=True).stderr.split())
+    assert f"warning: --tls-key {key} may be read by other users of this machine (mode 0644)" in said, said
+    key.chmod(0o600)
+    assert "--tls-key" not in run_in_process(*args, serving=True).stderr
