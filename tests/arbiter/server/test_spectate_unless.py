@@ -18,13 +18,13 @@ def test_a_watcher_leaving_as_the_match_ends_logs_nothing():
     async def main() -> None:
         loop = asyncio.get_running_loop()
         loop.set_exception_handler(lambda _loop, context: logged.append(context.get("message", "")))
-        revoked = loop.create_future()
+        revoked, stopping = loop.create_future(), loop.create_future()
 
         async def frames():
             return
             yield
 
-        call = asyncio.ensure_future(SpectateServicer._unless(revoked, frames().__anext__(), None))
+        call = asyncio.ensure_future(SpectateServicer._unless(revoked, stopping, frames().__anext__(), None))
         await asyncio.sleep(0)  # the step ends (StopAsyncIteration) ...
         call.cancel()  # ... as the watcher leaves
         try:
@@ -32,6 +32,7 @@ def test_a_watcher_leaving_as_the_match_ends_logs_nothing():
         except asyncio.CancelledError:
             pass
         revoked.cancel()
+        stopping.cancel()
         gc.collect()  # the unread task is reported when it is collected
 
     asyncio.run(main())
