@@ -226,10 +226,14 @@ def tighten(path: str | os.PathLike) -> str:
     usual 0644 was read as it was, and the tokens in it stay valid once it is private."""
     p = Path(path)
     try:
-        mode = stat.S_IMODE(p.stat().st_mode)
+        st = p.stat()
     except OSError:
         return ""  # no file yet (or none to read: reading it says why)
-    if not mode & 0o077:
+    mode = stat.S_IMODE(st.st_mode)
+    if not mode & 0o077 or not stat.S_ISREG(st.st_mode):
+        # a folder (or a device) given as the file is refused by reading it, left as it is: a
+        # bot's folder given as --credentials by mistake was made 0600, its files then
+        # unreadable by the sandboxed bot and by every other user
         return ""
     try:
         os.chmod(p, 0o600)

@@ -259,3 +259,17 @@ def test_serve_says_when_a_token_given_replaces_the_stored_one(tmp_path):
     assert auth.read(path).admin == old  # as --help says: the token given is used
     said = " ".join(run_in_process(*args, serving=True).stderr.split())
     assert "replaces" not in said, said  # the same token again: nothing to tell
+
+
+def test_a_folder_given_as_the_credentials_file_keeps_its_mode(tmp_path):
+    """`arbiter serve --credentials mybot` (a folder, by mistake) made the folder 0600: the
+    privacy check chmodded whatever the path named, and the bot folder was then closed to
+    its sandboxed bot and to every other user (found as a later test's "Permission denied").
+    Reading it says it is a folder; its mode stays."""
+    folder = tmp_path / "mybot"
+    folder.mkdir()
+    folder.chmod(0o755)
+    assert auth.tighten(folder) == ""
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o755
+    with pytest.raises(CredentialsError):
+        auth.read(folder)
