@@ -633,3 +633,14 @@ def test_a_malformed_action_shows_the_form_it_should_have(text, form):
     with pytest.raises(InvalidActionError) as caught:
         game().parse_action(text)
     assert form in str(caught.value) and "§" not in str(caught.value), str(caught.value)
+
+
+def test_a_meld_naming_a_card_twice_says_so():
+    """``meld [7S 7S 7H]`` from a seat holding 7S and 7H was told "those cards are not all in
+    your hand", which they are: the notation and the engine say the card is named twice."""
+    with pytest.raises(InvalidActionError, match="7S is named twice"):
+        game().parse_action("meld [7S 7S 7H]")
+    s = _drop_state("7S 7H 7D 2C")
+    with pytest.raises(IllegalActionError) as info:
+        s.apply(Meld(C("7S 7S 7H")))
+    assert "7S is named twice" in str(info.value) and "not all in your hand" not in str(info.value)

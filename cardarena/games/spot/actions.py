@@ -33,6 +33,16 @@ def spots(cards: Sequence[Card]) -> int:
     return sum(min(c // 4 + 1, 10) for c in cards)
 
 
+def named_twice(cards: Sequence[Card]) -> Card | None:
+    """A card named more than once in ``cards`` (one deck: no two copies exist), or None."""
+    seen: set[Card] = set()
+    for c in cards:
+        if c in seen:
+            return c
+        seen.add(c)
+    return None
+
+
 # --------------------------------------------------------------------------------------
 # Actions (notation §3.2)
 

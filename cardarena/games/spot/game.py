@@ -9,7 +9,7 @@ from typing import Sequence
 
 from ..base import Action, ConfigError, Game, InvalidActionError, Platform
 from ..cards import Card, InvalidCardError, parse_cards
-from .actions import MAX_PLAYERS, MIN_PLAYERS, SIXTIETHS, Discard, Draw, DrawSource, LayOff, Meld, Phase
+from .actions import MAX_PLAYERS, MIN_PLAYERS, SIXTIETHS, Discard, Draw, DrawSource, LayOff, Meld, Phase, named_twice
 from .melds import _table_kind
 from .options import SpotOptions
 from .state import SpotState
@@ -184,6 +184,9 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
                 cards = parse_cards(m.group(1), jokers=False)
                 if not cards:
                     raise InvalidActionError(f"{text!r}: a meld names its cards, e.g. meld [7S 7H 7D]")
+                twice = named_twice(cards)
+                if twice is not None:
+                    raise InvalidActionError(f"{text!r}: {twice} is named twice")
                 return Meld(cards)
             if verb == "layoff":
                 return LayOff(Card.parse(m.group(1), jokers=False), int(m.group(2)))

@@ -34,6 +34,7 @@ from .actions import (
     Meld,
     Phase,
     _layoff,
+    named_twice,
     spots,
 )
 from .melds import _candidate_melds_sorted, fits, fitting_cards, meld_kind
@@ -192,7 +193,9 @@ class SpotState(SpotViews, State):
         if self.phase is not Phase.DROP:
             return "draw first"
         hand = self._hands[self.to_act]
-        if any(c not in hand for c in cards) or len(set(cards)) != len(cards):
+        if len(set(cards)) != len(cards):
+            return f"{named_twice(cards)} is named twice"
+        if any(c not in hand for c in cards):
             return "those cards are not all in your hand"
         if len(cards) < MIN_MELD:
             return "a meld has at least 3 cards"
