@@ -635,6 +635,15 @@ def test_a_malformed_action_shows_the_form_it_should_have(text, form):
     assert form in str(caught.value) and "§" not in str(caught.value), str(caught.value)
 
 
+@pytest.mark.parametrize("text", ["discard JK", "discard jk", "layoff JK -> m0", "meld [JK 7S 7H]"])
+def test_a_joker_is_refused_by_name(text):
+    """Spot is played with one 52-card deck and no jokers (rules §1): ``discard JK`` was
+    taken as an action and the move refused as "JK is not in your hand", as if a joker could
+    be. The notation refuses it, as Spades' does."""
+    with pytest.raises(InvalidActionError, match="Spot is played without jokers"):
+        game().parse_action(text)
+
+
 def test_a_meld_naming_a_card_twice_says_so():
     """``meld [7S 7S 7H]`` from a seat holding 7S and 7H was told "those cards are not all in
     your hand", which they are: the notation and the engine say the card is named twice."""

@@ -32,6 +32,13 @@ _FORMS = {"draw": "draw stock or draw discard", "meld": "meld [<card> <card> <ca
           "layoff": "layoff <card> -> m<k>, e.g. layoff 8H -> m2", "discard": "discard <card>, e.g. discard 9C"}
 
 
+def _no_joker(text: str, cards: Sequence[Card]) -> None:
+    """The card parser reads ``JK`` for every game (Spite and Malice has jokers); Spot's
+    deck has none (§1), so an action naming one is refused as notation, as Spades does."""
+    if any(c.is_joker for c in cards):
+        raise InvalidActionError(f"{text!r}: Spot is played without jokers")
+
+
 class Spot(Game):
     """Spot for 2–6 players; a match is ``hands`` deals with antes and a pot.
 
@@ -184,13 +191,18 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
                 cards = parse_cards(m.group(1), jokers=False)
                 if not cards:
                     raise InvalidActionError(f"{text!r}: a meld names its cards, e.g. meld [7S 7H 7D]")
+                _no_joker(text, cards)
                 twice = named_twice(cards)
                 if twice is not None:
                     raise InvalidActionError(f"{text!r}: {twice} is named twice")
                 return Meld(cards)
             if verb == "layoff":
-                return LayOff(Card.parse(m.group(1), jokers=False), int(m.group(2)))
-            return Discard(Card.parse(m.group(1), jokers=False))
+                card = Card.parse(m.group(1), jokers=False)
+                _no_joker(text, (card,))
+                return LayOff(card, int(m.group(2)))
+            card = Card.parse(m.group(1), jokers=False)
+            _no_joker(text, (card,))
+            return Discard(card)
         except InvalidCardError as exc:
             raise InvalidActionError(f"{text!r}: {exc}") from None
 
