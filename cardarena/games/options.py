@@ -158,13 +158,16 @@ def range_text(lo: float | None, hi: float | None) -> str:
 
 
 def _check_ranges(obj: Any) -> None:
+    """Each bounded number within its bounds. Written as "not within" so that a NaN (``-o
+    unit_per_spot=nan``, or ``nan`` in a TOML table), which compares false both ways, is out
+    of range too: it passed and failed later in the game's own checks with a traceback."""
     for f in dataclasses.fields(obj):
         lo, hi = f.metadata.get("min"), f.metadata.get("max")
         if lo is None and hi is None:
             continue
         v = getattr(obj, f.name)
         if isinstance(v, (int, float)) and not isinstance(v, bool) and (
-                (lo is not None and v < lo) or (hi is not None and v > hi)):
+                (lo is not None and not v >= lo) or (hi is not None and not v <= hi)):
             raise ConfigError(f"option {f.name!r}: must be {range_text(lo, hi)}, got {_bound_text(v)}")
 
 

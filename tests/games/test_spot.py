@@ -467,6 +467,8 @@ def test_option_players_deal_sizes(n, stock):
         {"unit_per_spot": -1},
         {"unit_per_spot": 0.5, "players": 6},  # 1/2 unit split 5 ways is not exact in 60ths
         {"unit_per_spot": 0.001},
+        {"unit_per_spot": "nan"},  # -o unit_per_spot=nan: past the range check (NaN compares false), a traceback
+        {"unit_per_spot": float("nan")},  # a tournament's [options] (TOML has nan)
         {"first_dealer": 4},
         {"first_dealer": "somebody"},
         {"hands": 0},
