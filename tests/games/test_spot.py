@@ -317,6 +317,16 @@ def test_case19_last_stock_card_and_going_out():
     assert last.net == (-8, 20 + 3 + 1 + 20 - 5, -6, -25) and last.pot_after == 0
 
 
+def test_the_seat_that_went_out_shows_no_cards_in_words():
+    """The reveal of the seat that went out read "seat 1 shows  (0 spots)", a gap where its
+    cards would be, in replays and every seat's events."""
+    g = game(hands=2)
+    s = deal(g, ["AS 2S", "9C", "AH", "KS QS"], "10C", dealer=0, discard_pile="4S", current=1, melds=[(0, "6C 7C 8C")])
+    events = act(s, "draw stock", "layoff 9C -> m0", "discard 10C")
+    shows = [e.text for e in events if e.kind == "reveal"]
+    assert shows[1] == "seat 1 shows no cards (went out)" and shows[0] == "seat 0 shows AS 2S (3 spots)"
+
+
 def test_case20_deal_passes_right():
     g = game(first_dealer=2, hands=2)
     s = g.new_initial_state(3)

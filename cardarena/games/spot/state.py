@@ -411,7 +411,8 @@ class SpotState(SpotViews, State):
             net=tuple((delta[s] - ante60) / SIXTIETHS for s in range(n)),
             pot_after=pot_after / SIXTIETHS,
         )
-        events = [Event("reveal", r.seat, f"seat {r.seat} shows {format_cards(r.cards)} ({r.spots} spots)", r.cards) for r in revealed]
+        events = [Event("reveal", r.seat, f"seat {r.seat} shows {format_cards(r.cards)} ({r.spots} spots)" if r.cards
+                        else f"seat {r.seat} shows no cards (went out)", r.cards) for r in revealed]
         how = f"seat {went_out} went out" if went_out is not None else (
             "stock exhausted" if end is HandEnd.STOCK_EXHAUSTED else "turn limit reached (scored as stock exhausted)"
         )
