@@ -579,7 +579,7 @@ def _spot(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], seat
         middle.append(Pile(f"m{m.id} {m.kind.value}", tuple(m.cards), note=f"by {_who(names, m.owner, me)}",
                            dst=f"m{m.id}" if f"m{m.id}" in dsts else "", spread=True))
     if "newmeld" in dsts:
-        middle.append(Pile("new meld", note="3-4 of a rank or 3+ in a suit", dst="newmeld"))
+        middle.append(Pile("new meld", note="3-4 of a rank or 3-4 in a row of a suit", dst="newmeld"))
     hand = []
     if me is not None:
         hand = [HandCard(c, str(c), False) for c in v.hand]
@@ -592,7 +592,7 @@ def _spot(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], seat
         if v.phase.name == "DRAW":
             explain = "Draw a card: click the stock, or the discard pile to take its top card."
         else:
-            explain = ("Select cards, then where they go: a new meld (3 or 4 of a rank, or 3 or more in a row of one suit), "
+            explain = ("Select cards, then where they go: a new meld (3 or 4 of a rank, or 3 or 4 in a row of one suit), "
                        "a meld on the table to lay one off, or the discard pile, which ends your turn. "
                        f"You have laid down {v.dropped} of at most 4 cards this turn"
                        + (", and made this turn's one new meld: lay off or discard." if v.new_meld_made else "."))

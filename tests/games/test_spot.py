@@ -647,6 +647,16 @@ def test_a_malformed_action_shows_the_form_it_should_have(text, form):
     assert form in str(caught.value) and "§" not in str(caught.value), str(caught.value)
 
 
+def test_rules_summary_says_a_new_meld_is_3_or_4_cards():
+    """`arbiter rules spot` defined the turn's new meld as "a sequence of 3+ cards of one
+    suit": a new meld is 3 or 4 cards (a 5-card run cannot be laid in one turn, §3.3), and
+    "of one suit" left out that the ranks run in a row; nor did it say what a layoff may add."""
+    text = " ".join(Spot.rules_summary.split())
+    assert "3+" not in text
+    assert "a sequence of 3 or 4 cards of one suit in a row" in text
+    assert "the 4th card of a group of 3" in text and "nothing below an ace or above a king" in text
+
+
 @pytest.mark.parametrize("text", ["discard JK", "discard jk", "layoff JK -> m0", "meld [JK 7S 7H]"])
 def test_a_joker_is_refused_by_name(text):
     """Spot is played with one 52-card deck and no jokers (rules §1): ``discard JK`` was

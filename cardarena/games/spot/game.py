@@ -59,9 +59,10 @@ dealer) one more; the rest is the face-down stock; the deal passes to the right.
 
 A turn: draw the top card of the stock or of the discard pile (not on the hand's first turn),
 then lay down at most 4 cards in all: at most one new meld (a group of 3-4 cards of one rank,
-or a sequence of 3+ cards of one suit) and layoffs onto any meld on the table; then discard
-one card (not the card just taken from the discard pile). No drop may leave you without a
-card to discard.
+or a sequence of 3 or 4 cards of one suit in a row) and layoffs onto any meld on the table
+(the 4th card of a group of 3, or the next card at either end of a sequence, which may so
+grow past 4; nothing below an ace or above a king); then discard one card (not the card just
+taken from the discard pile). No drop may leave you without a card to discard.
 
 A player who discards their last card goes out: they take the pot and every other player pays
 them 1 unit per spot left in hand. If the stock runs out first, the lowest spot total(s)

@@ -85,6 +85,19 @@ def test_spot_draw_targets_the_stock_and_melds_are_selected_cards():
     assert any(p.dst == "stock" for p in m2.middle) and "Draw a card" in m2.explain
 
 
+def test_spot_says_a_new_meld_is_3_or_4_cards():
+    """The page called a new meld "3 or 4 of a rank, or 3 or more in a row of one suit" (the
+    "new meld" place: "3+ in a suit"): a new meld is at most 4 cards, a sequence grows past
+    4 only by layoffs on later turns (rules §3.3), so a person who selected five hearts in a
+    row lit no place and was not told why."""
+    st = _state("spot", {"players": 2}, lambda s: not s.is_terminal and any(str(a).startswith("meld ") for a in s.legal_actions()))
+    m = table_model("spot", st.view(st.current_seat), "xy", me=st.current_seat, legal=st.legal_actions())
+    place = next(p for p in m.middle if p.dst == "newmeld")
+    assert place.note == "3-4 of a rank or 3-4 in a row of a suit", place.note
+    assert "a new meld (3 or 4 of a rank, or 3 or 4 in a row of one suit)" in m.explain, m.explain
+    assert "3+" not in place.note and "or more" not in m.explain
+
+
 def test_a_replay_table_from_the_spectator_shows_no_hand():
     st = _state("spades", {}, lambda s: s.spectator_view().phase.name == "PLAY")
     html = str(render_table(table_model("spades", st.spectator_view(), "abcd"), interactive=False))
