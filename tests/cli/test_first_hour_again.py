@@ -123,12 +123,23 @@ def test_a_tournament_whose_bot_cannot_start_leaves_no_progress_bar(tmp_path):
     ("spite-and-malice", ["random"] * 7, "spite-and-malice is played by 2 to 6 bots, one per seat: 7 bots given"),
     # partnerships are of 4 or 6: "4 to 6" offered a 5 that is refused again
     ("spite-and-malice", ["random"] * 5 + ["-o", "partnerships=true"],
-     "spite-and-malice is played by 4 or 6 bots, one per seat: 5 bots given"),
+     "spite-and-malice is played by 4 or 6 bots with -o partnerships=true, one per seat: 5 bots given"),
 ])
 def test_play_with_the_wrong_number_of_bots_counts_bots(tmp_path, game, bots, said):
     """Item 8: `arbiter play spot random` said "option 'players': must be 2-6, got 1"."""
     r = runner.invoke(app, ["play", game, *bots, "--db", str(tmp_path / "a.sqlite")], terminal_width=200)
     assert r.exit_code == 2 and said in r.output and "option 'players'" not in r.output, r.output
+
+
+def test_play_with_a_seat_option_past_the_bots_names_the_option(tmp_path):
+    """`arbiter play spot random random random -o first_dealer=3` said "spot is played by 4 to
+    6 bots", though `arbiter rules spot` says 2-6 and three bots are fine: it is the dealer's
+    seat 3 that three seats do not have. The count is still said in bots, and the option that
+    refuses this count is named."""
+    r = runner.invoke(app, ["play", "spot", "random", "random", "random", "-o", "first_dealer=3",
+                            "--db", str(tmp_path / "a.sqlite")], terminal_width=200)
+    flat = " ".join(r.output.split())
+    assert r.exit_code == 2 and "spot is played by 4 to 6 bots with -o first_dealer=3" in flat, r.output
 
 
 def test_play_takes_the_players_of_a_partnership_from_the_bots(tmp_path):
