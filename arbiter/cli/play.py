@@ -123,12 +123,16 @@ def _check_bot_count(game: str, bots: list[str], options: dict[str, Any], preset
             f.name for f in dataclasses.fields(game_class(game).Options)}:
         return
 
-    def fits(n: int, given: dict[str, Any] = options) -> bool:
+    def refusal(n: int, given: dict[str, Any] = options) -> str | None:
+        """Why the game refuses ``n`` players with ``given``; None if it takes them."""
         try:
             get_game(game, {**given, "players": n}, preset)
-            return True
-        except (ConfigError, GameError, ValueError):
-            return False
+            return None
+        except (ConfigError, GameError, ValueError) as exc:
+            return str(exc)
+
+    def fits(n: int, given: dict[str, Any] = options) -> bool:
+        return refusal(n, given) is None
 
     if fits(len(bots)):
         return
@@ -139,13 +143,14 @@ def _check_bot_count(game: str, bots: list[str], options: dict[str, Any], preset
         many = f"{counts[0]} to {counts[-1]}" if len(counts) > 1 else str(counts[0])
     else:  # partnerships: 4 or 6, never "4 to 6" with the 5 it refuses
         many = ", ".join(map(str, counts[:-1])) + f" or {counts[-1]}"
-    # the options that refuse this count, named: "spot is played by 4 to 6 bots" for
-    # -o first_dealer=3 with 3 bots read as if Spot took no 3 players
+    # the options that refuse this count, named, with the game's reason: "spot is played by
+    # 4 to 6 bots" for -o first_dealer=3 with 3 bots read as if Spot took no 3 players
     blamed = [k for k in options if fits(len(bots), {o: v for o, v in options.items() if o != k})]
     with_ = (" with " + " ".join(f"-o {k}={options[k]}" for k in blamed)) if blamed else ""
+    why = f"; with {plural(len(bots), 'bot')}, {refusal(len(bots))}" if blamed else ""
     example = " ".join([bots[0] if bots else "random"] * counts[0])
     raise UsageError(f"{game} is played by {many} bots{with_}, one per seat: {plural(len(bots), 'bot')} given "
-                     f"(e.g. arbiter play {game} {example})")
+                     f"(e.g. arbiter play {game} {example}){why}")
 
 
 def _keep(db: Path, record: Any, preset: str | None, played: str) -> None:

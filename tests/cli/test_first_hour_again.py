@@ -135,11 +135,12 @@ def test_play_with_a_seat_option_past_the_bots_names_the_option(tmp_path):
     """`arbiter play spot random random random -o first_dealer=3` said "spot is played by 4 to
     6 bots", though `arbiter rules spot` says 2-6 and three bots are fine: it is the dealer's
     seat 3 that three seats do not have. The count is still said in bots, and the option that
-    refuses this count is named."""
+    refuses this count is named, with the game's reason."""
     r = runner.invoke(app, ["play", "spot", "random", "random", "random", "-o", "first_dealer=3",
                             "--db", str(tmp_path / "a.sqlite")], terminal_width=200)
     flat = " ".join(r.output.split())
     assert r.exit_code == 2 and "spot is played by 4 to 6 bots with -o first_dealer=3" in flat, r.output
+    assert "; with 3 bots, option 'first_dealer': seat 3 not in 0..2" in flat, r.output
 
 
 def test_play_takes_the_players_of_a_partnership_from_the_bots(tmp_path):
