@@ -494,6 +494,21 @@ def test_bad_options_rejected(options):
         game(**options)
 
 
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_an_inexact_unit_per_spot_is_told_a_step_it_can_type(players):
+    """-o unit_per_spot=0.001 was told "use a multiple of 1/30" (3 players) or "of 1/60" (2):
+    an option given as a decimal number cannot be 1/30, nor 1/60 (0.0333... is refused as
+    inexact in its turn). The step offered is the smallest one a decimal writes exactly, and
+    -o unit_per_spot=<that step> is then accepted."""
+    with pytest.raises(ConfigError) as info:
+        game(players=players, unit_per_spot="0.001")
+    said = str(info.value)
+    step = said.rsplit("use a multiple of ", 1)[1]
+    assert "/" not in step, said
+    assert game(players=players, unit_per_spot=step).options.unit_per_spot == float(step)
+    assert step == {2: "0.05", 3: "0.1", 4: "0.1", 5: "0.2", 6: "1"}[players]
+
+
 def test_option_ante():
     s0 = game(ante=0).new_initial_state(1)
     assert s0.view(0).pot == 0 and s0.view(0).balances == (0, 0, 0, 0)

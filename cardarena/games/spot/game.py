@@ -39,6 +39,18 @@ def _no_joker(text: str, cards: Sequence[Card]) -> None:
         raise InvalidActionError(f"{text!r}: Spot is played without jokers")
 
 
+def _decimal_step(step: Fraction) -> str:
+    """The smallest multiple of ``step`` that a decimal number writes exactly, as text: an
+    option is given as a number (``-o unit_per_spot=0.1``), so 1/30 cannot be, and 1/10 is
+    the smallest multiple of it that can."""
+    d = step.denominator
+    for prime in (2, 5):
+        while d % prime == 0:
+            d //= prime
+    exact = step * d
+    return f"{float(exact):g}"
+
+
 class Spot(Game):
     """Spot for 2–6 players; a match is ``hands`` deals with antes and a pot.
 
@@ -96,7 +108,7 @@ Cards: rank A 2..10 J Q K then suit S H D C, e.g. QS, 10H, AC."""
         if u60.denominator != 1 or u60.numerator % lcm:
             raise ConfigError(
                 f"option 'unit_per_spot': {o.unit_per_spot} would make tied payments inexact in "
-                f"sixtieths of a unit; use a multiple of {Fraction(lcm, SIXTIETHS)}"
+                f"sixtieths of a unit; use a multiple of {_decimal_step(Fraction(lcm, SIXTIETHS))}"
             )
         if o.first_dealer != "random" and not 0 <= o.first_dealer < o.players:
             raise ConfigError(f"option 'first_dealer': seat {o.first_dealer} not in 0..{o.players - 1}")
