@@ -127,10 +127,20 @@ def _spite_board(v: Any, names: tuple[str, ...], seat_views: tuple[Any, ...]) ->
     return rows
 
 
+def spot_hand_text(v: Any) -> str:
+    """Which hand of a Spot match ``v`` shows: "hand 3 of 12", or past the match's length
+    (option end_pot=play_until_won) "hand 14, extra hand 2 after 12 (until the pot is won)",
+    not "hand 14 of 12"."""
+    n, of = v.hand_number, v.hands_in_match
+    if n <= of:
+        return f"hand {n} of {of}"
+    return f"hand {n}, extra hand {n - of} after {of} (until the pot is won)"
+
+
 def _spot_board(v: Any, names: tuple[str, ...], seat_views: tuple[Any, ...]) -> list[BoardRow]:
     to_act = f", {_name(names, v.current_seat)} to act" if v.current_seat is not None else ""
     rows = [
-        BoardRow("hand", note=f"hand {v.hand_number} of {v.hands_in_match}, dealer {_name(names, v.dealer)}, "
+        BoardRow("hand", note=f"{spot_hand_text(v)}, dealer {_name(names, v.dealer)}, "
                  f"{v.phase.value}{to_act}, stock {v.stock_count}, pot {v.pot:g}", section="table"),
         BoardRow("discard pile", v.discard_pile[-6:], note=f"{plural(len(v.discard_pile), 'card')}, top last", section="table"),
     ]

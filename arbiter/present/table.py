@@ -30,7 +30,7 @@ from typing import Any, Iterable, Sequence
 
 from markupsafe import Markup
 
-from arbiter.present.boards import hand_for, plural
+from arbiter.present.boards import hand_for, plural, spot_hand_text
 from arbiter.present.games import PAGES, page_part
 from cardarena.games import Card, ConfigError, get_game
 from cardarena.games.cards import RANK_TOKENS
@@ -585,7 +585,7 @@ def _spot(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], seat
         hand = [HandCard(c, str(c), False) for c in v.hand]
     elif v.seat is not None:
         hand = [HandCard(c, str(c), False) for c in (hand_for(v, seat_views, v.seat) or ())]
-    status = (f"hand {v.hand_number} of {v.hands_in_match} · pot {v.pot:g}"
+    status = (f"{spot_hand_text(v)} · pot {v.pot:g}"
               + (f" · {_whose(names, v.current_seat, me)} to act ({v.phase.value})" if v.current_seat is not None else ""))
     explain = ""
     if cat:

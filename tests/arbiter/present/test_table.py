@@ -98,6 +98,24 @@ def test_spot_says_a_new_meld_is_3_or_4_cards():
     assert "3+" not in place.note and "or more" not in m.explain
 
 
+def test_spot_an_extra_hand_is_not_hand_2_of_1():
+    """With end_pot=play_until_won the hands past the match's length read "hand 2 of 1",
+    "hand 21 of 1" in replays (the board) and on the web table: they say they are extra, past
+    the match's length, and why they are played."""
+    from arbiter.present.boards import board
+
+    st = _state("spot", {"players": 3, "hands": 1, "end_pot": "play_until_won"},
+                lambda s: not s.is_terminal and s.spectator_view().hand_number == 2, seed=3, limit=20_000)
+    v = st.spectator_view()
+    said = "hand 2, extra hand 1 after 1 (until the pot is won)"
+    note = next(r.note for r in board("spot", v, "abc") if r.label == "hand")
+    assert note.startswith(said + ",") and " of 1" not in note, note
+    status = table_model("spot", v, "abc").status
+    assert status.startswith(said + " ·") and " of 1" not in status, status
+    first = get_game("spot", {"players": 3, "hands": 2}).new_initial_state(3).spectator_view()
+    assert table_model("spot", first, "abc").status.startswith("hand 1 of 2 ·")
+
+
 def test_a_replay_table_from_the_spectator_shows_no_hand():
     st = _state("spades", {}, lambda s: s.spectator_view().phase.name == "PLAY")
     html = str(render_table(table_model("spades", st.spectator_view(), "abcd"), interactive=False))
