@@ -640,6 +640,35 @@ def test_notation_malformed(text):
         game().parse_action(text)
 
 
+def test_a_typed_action_of_the_wrong_shape_is_refused_or_taken_as_its_legal_twin():
+    """``apply(Draw("stock"))`` (a bot's or a search's own action, the source a string) was
+    accepted and drew from the discard pile; ``LayOff(card, "0")`` raised TypeError; and
+    ``Discard(11)``, equal to the legal ``Discard(Card('3C'))``, left the int 11 on the pile,
+    in every view. An illegal action is refused with the state unchanged (rules README §5);
+    one equal to a legal action is played as that action."""
+    g = game()
+    s = deal(g, ["AD 2D", "3C 4C 8S", "6S 7S", "8H 9H"], ("KD", FILLER), dealer=3, discard_pile="KS 9D", current=1,
+             melds=[(0, "5C 6C 7C")])
+
+    def refused(state, action, said):
+        before = [state.view(p) for p in range(4)]
+        with pytest.raises(IllegalActionError) as info:
+            state.apply(action)
+        assert said in str(info.value), str(info.value)
+        assert [state.view(p) for p in range(4)] == before
+
+    refused(s, Draw("stock"), "draw from the stock or the discard pile")
+    refused(s, Draw(None), "draw from the stock or the discard pile")
+    assert s.illegal_reason(Draw("stock"))
+    s.apply(DRAW_STOCK)
+    refused(s, LayOff(c("8S"), "0"), "a meld is named by its number")
+    refused(s, Discard("3C"), "'3C' is not a card")
+    assert s.illegal_reason(LayOff(c("8S"), "0")) and s.illegal_reason(Discard("3C"))
+    events = s.apply(Discard(int(c("3C"))))
+    top = s.view(2).discard_pile[-1]
+    assert top == c("3C") and type(top) is Card and events[0].cards == (c("3C"),) and type(events[0].cards[0]) is Card
+
+
 def test_illegal_messages_do_not_name_hidden_cards():
     s = game(first_dealer=0).new_initial_state(8)
     other = s._hands[2][0]

@@ -61,7 +61,8 @@ class Draw(Action):
     source: DrawSource
 
     def __str__(self) -> str:
-        return f"draw {self.source.value}"
+        source = self.source  # a DrawSource; anything else is refused, and named in the refusal
+        return f"draw {source.value if source.__class__ is DrawSource else source}"
 
 
 @dataclass(frozen=True)

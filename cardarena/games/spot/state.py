@@ -136,6 +136,7 @@ class SpotState(SpotViews, State):
             reason = self._why_illegal(action)
             if reason is not None:
                 raise IllegalActionError(f"{action}: {reason}")
+            action = self._canonical(action)
         self._legal = None
         cls = action.__class__
         if cls is Discard:
@@ -171,7 +172,27 @@ class SpotState(SpotViews, State):
             return self._why_discard(action.card)
         return "not a Spot action"
 
+    def _canonical(self, action: Action) -> Action:
+        """The interned action equal to ``action``, which the checks accepted: a typed
+        action built by a bot may hold a plain int for a card (``Discard(11)`` equals
+        ``Discard(Card('3C'))``), which would otherwise lie on the table and in every view."""
+        cls = action.__class__
+        if cls is Discard:
+            return _DISCARDS[action.card]
+        if cls is LayOff:
+            return _layoff(action.card, action.meld)
+        return action  # Draw's source is a DrawSource (checked); Meld makes its cards Cards
+
+    @staticmethod
+    def _not_a_card(card: object) -> str | None:
+        """Why ``card`` (a field of a typed action) is not a card, or None."""
+        if isinstance(card, int) and not isinstance(card, bool) and 0 <= card < len(STANDARD_DECK):
+            return None
+        return f"{card!r} is not a card (a Card, e.g. Card('QC'))"
+
     def _why_draw(self, action: Draw) -> str | None:
+        if action.source is not DrawSource.STOCK and action.source is not DrawSource.DISCARD:
+            return f"draw from the stock or the discard pile (DrawSource.STOCK or DrawSource.DISCARD), not {action.source!r}"
         if self.phase is not Phase.DRAW:
             if self._first_turn:
                 return "no draw on the first turn of a hand"
@@ -212,6 +233,10 @@ class SpotState(SpotViews, State):
     def _why_layoff(self, card: Card, meld_id: int) -> str | None:
         if self.phase is not Phase.DROP:
             return "draw first"
+        if (why := self._not_a_card(card)) is not None:
+            return why
+        if not isinstance(meld_id, int) or isinstance(meld_id, bool):
+            return f"a meld is named by its number (k of m<k>), not {meld_id!r}"
         if card not in self._hands[self.to_act]:
             return f"{card} is not in your hand"
         if not 0 <= meld_id < len(self._melds):
@@ -227,6 +252,8 @@ class SpotState(SpotViews, State):
     def _why_discard(self, card: Card) -> str | None:
         if self.phase is not Phase.DROP:
             return "draw first"
+        if (why := self._not_a_card(card)) is not None:
+            return why
         if card not in self._hands[self.to_act]:
             return f"{card} is not in your hand"
         if card == self._taken and not self._o.allow_discard_of_taken_card:
