@@ -691,6 +691,8 @@ def _spot_result(o: Any, winners: tuple[int, ...], others: tuple[int, ...], name
     rest = max((o.scores[s] for s in others), default=best)
     hands = o.detail.split(" hand")[0] if " hand" in o.detail else ""
     why = f"after {plural(int(hands), 'hand')}" if hands.isdigit() else o.detail
+    if hands.isdigit() and "(" in o.detail:  # why it stopped there: "(max_extra_hands reached; pot split equally)"
+        why += " " + o.detail[o.detail.index("("):]
     if draw:
         return f"A draw, every seat at {best:+g}: {why}."
     return (f"{_people(winners, names, me, game)} won with {best:+g} units, {best - rest:g} ahead of the next seat "

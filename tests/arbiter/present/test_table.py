@@ -379,6 +379,22 @@ def test_a_forfeit_of_the_person_calls_the_person_you_in_its_detail():
     assert "browser" in verdict("spot", o, ("browser", "random@1.0"), None)  # a spectator's page keeps the name
 
 
+def test_spot_a_pot_split_by_the_extra_hands_guard_is_said():
+    """With end_pot=play_until_won a match whose pot stayed unwon through max_extra_hands
+    ends as turn_limit with the pot split equally, but the sentence read only "... after 21
+    hands." (with hands=1): it now says why the match stopped there."""
+    from arbiter.present.table import verdict
+
+    st = _state("spot", {"players": 3, "hands": 1, "end_pot": "play_until_won", "max_extra_hands": 2,
+                         "max_turns_per_hand": 3}, lambda s: s.is_terminal, seed=3, limit=20_000)
+    o = st.outcome()
+    assert o.reason.value == "turn_limit"
+    said = verdict("spot", o, ("a", "b", "c"))
+    assert said.endswith("after 3 hands (max_extra_hands reached; pot split equally)."), said
+    plain = _state("spot", {"players": 2, "hands": 1}, lambda s: s.is_terminal, seed=3, limit=20_000).outcome()
+    assert verdict("spot", plain, ("a", "b")).endswith("after 1 hand.")
+
+
 def test_a_match_ended_by_forfeit_shows_nobody_to_act():
     """A person who ran out of time saw "You lost" above a table that still said "you ·
     to act": a forfeit shows the last decision's view (no final view is disclosed after one)."""
