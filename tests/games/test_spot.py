@@ -507,6 +507,10 @@ def test_an_inexact_unit_per_spot_is_told_a_step_it_can_type(players):
     assert "/" not in step, said
     assert game(players=players, unit_per_spot=step).options.unit_per_spot == float(step)
     assert step == {2: "0.05", 3: "0.1", 4: "0.1", 5: "0.2", 6: "1"}[players]
+    # and `arbiter rules spot` says the same steps (it said "any whole number; halves up to 4 players")
+    from cardarena.games.options import option_specs
+    doc = " ".join(next(o.meaning for o in option_specs(Spot.Options) if o.name == "unit_per_spot").split())
+    assert "a multiple of 0.05 (2 players), 0.1 (3 or 4), 0.2 (5) or 1 (6)" in doc, doc
 
 
 def test_option_ante():

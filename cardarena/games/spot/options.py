@@ -34,7 +34,8 @@ class SpotOptions:
         players: the number of players, 2-6.
         ante: units each player pays into the pot before every hand.
         unit_per_spot: units paid per spot left in hand; must keep tied payments exact
-            in sixtieths of a unit (any whole number; halves up to 4 players).
+            in sixtieths of a unit: a multiple of 0.05 (2 players), 0.1 (3 or 4), 0.2 (5)
+            or 1 (6).
         pot_carry_over: whether an unwon pot carries over to the next hand (false: at a
             stock-exhausted end the pot is split among the lowest totals).
         tie_rule: how joint lowest totals are paid at a stock-exhausted end: ``split``
