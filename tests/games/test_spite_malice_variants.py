@@ -482,3 +482,40 @@ def test_stalemate_rule_fewer_payoff_wins_on_stock_exhaustion():
     st = layout(g, payoffs=["4D 4D 4D 9C", "4D 4D 10C"], hands=["8S 8S 8H 8H 8C", "9S 9H"], stock="")
     do(st, "play hand:8C -> side:0")
     assert st.outcome().scores == (0.0, 1.0)
+
+
+def _rebuilt(g, st, seat: int = 0):
+    """The forward model's state of ``st`` from ``seat``'s view, every hidden card as it is."""
+    v = st.view(seat)
+    return g.state_from_view(v, [list(h) for h in st.hands], [st.payoff[s][:st.hidden[s]] for s in range(g.n)],
+                             st.stock, seed=5)
+
+
+def test_hand_ace_two_compulsion_is_judged_at_the_turn_start_in_a_rebuilt_state_too():
+    """§8.12.6: the hand A/2 compulsion holds when the hand card is playable at the start of
+    MAIN. Here the 2C in hand is not (no pile of value 1); the compelled pay-off ace then
+    starts one. The turn is free, and the forward model's rebuilt state must say so too
+    (it compelled the 2C: a search bot's simulated turn differed from the real one)."""
+    g = book(deadlock_rule="hand_ace_two_then_end")
+    st = layout(g, payoffs=["4D 5D AD", "4D 10C"], hands=["2C 9S 9S 9H 9C", "9S 9S 9H 9H 9C"], consecutive_passes=1)
+    assert legal(st) == ["play payoff -> center:new"]  # the ace-and-two compulsion only
+    do(st, "play payoff -> center:new")
+    assert "end" in legal(st) and "play hand:9S -> side:0" in legal(st)
+    assert [str(a) for a in _rebuilt(g, st).legal_actions()] == legal(st)
+
+
+def test_hand_ace_two_compulsion_lapses_once_it_cannot_be_met():
+    """The hand ace is compelled at the turn start (3 piles of 4); the compelled pay-off ace,
+    played first, fills the fourth place, so the hand ace cannot be played: the compulsion
+    lapses and the turn proceeds normally, also after a pile completes and frees a place
+    (it came back then, which no view could tell: the rebuilt state disagreed)."""
+    g = book(deadlock_rule="hand_ace_two_then_end", center_limit=4)
+    st = layout(g, payoffs=["4D 5D AD", "4D 10C"], hands=["AS KC 9S 9H 9C", "9S 9S 9H 9H 9C"],
+                center=[pile(12), pile(5), pile(5)], consecutive_passes=1)
+    assert sorted(legal(st)) == ["play hand:AS -> center:new", "play payoff -> center:new"]
+    do(st, "play payoff -> center:new")
+    assert "end" in legal(st)
+    assert [str(a) for a in _rebuilt(g, st).legal_actions()] == legal(st)
+    do(st, "play hand:KC -> center:0")  # completes: 3 piles again
+    assert "end" in legal(st) and "play hand:AS -> center:new" in legal(st)
+    assert [str(a) for a in _rebuilt(g, st).legal_actions()] == legal(st)

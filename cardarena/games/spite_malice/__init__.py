@@ -45,7 +45,9 @@ Design choices (each "engine choice" of the rules is implemented as written ther
   most ``max_deadlock_reshuffles`` times, then ``end_game``; ``hand_ace_two_then_end``:
   the first seat in turn order from the one due to move that holds a hand A or natural 2
   playable to the centre takes a turn in which it must play one, then play continues
-  from it; only when nobody holds one does ``end_game`` apply). A single turn is capped at
+  from it; only when nobody holds one does ``end_game`` apply). The hand A/2 compulsion
+  (after a pass, or at a deadlock) is judged at the start of MAIN and lapses for the rest
+  of the turn once no hand A or 2 can be played, so a view's moves tell whether it holds. A single turn is capped at
   ``MAX_TURN_ACTIONS`` decisions (unreachable in practice; ends as TURN_LIMIT), and a
   series at ``MAX_SERIES_GAMES`` games (then TURN_LIMIT, ranked by points).
 * Results: without ``series_scoring`` a seat scores 1 (win), 0.5 (draw) or 0 (loss);

@@ -463,15 +463,45 @@ centre piles are numbered from 0 (side:0 .. side:3, center:0 ...), seats from 0.
         st.turn_actions = len(view.turn_moves)
         st.consecutive_passes = view.consecutive_passes
         st.deadlock_reshuffles = view.deadlock_reshuffles
-        # The hand A/2 compulsion (§8.12.6) holds from the turn start until a hand A or 2 is played.
-        played_low = any(
-            m.action.startswith("play hand:") and "-> center" in m.action and m.card // 4 in (0, 1) and not self.wild[m.card]
-            for m in view.turn_moves
-        )
-        st.hand_compel = (
-            self.options.deadlock_rule is DeadlockRule.HAND_ACE_TWO_THEN_END
-            and view.consecutive_passes >= 1 and not played_low
-        )
-        if st.hand_compel and not st._compelled_hand_cards():
-            st.hand_compel = False
+        st.hand_compel = self._hand_compulsion(view, st.hands[st.to_act])
         return st
+
+    def _hand_compulsion(self, view: "SpiteAndMaliceView", hand: Sequence[Card]) -> bool:
+        """Whether the hand A/2 compulsion of §8.12.6 holds in ``view``'s turn, for the actor
+        holding ``hand``: as the engine judges it (``_start_turn``, ``_apply_centre_play``),
+        from what the actor sees.
+
+        It holds from the start of MAIN, after a pass, if a natural A or 2 in hand could go
+        to the centre then, until one is played or none can be. While it holds, every move
+        is compelled, and one that is not from the hand is a natural A or 2 from a pay-off
+        pile or a side stack (the ace-and-two compulsion, forced aces): an ace starts a
+        pile, a 2 lifts a pile of value 1. So any other move this turn means it does not
+        hold; and when there is none, the centre at the turn start is the view's, less the
+        piles those aces started, with the 2s back to value 1."""
+        if not self.hand_ace_two or view.consecutive_passes < 1 or view.phase is not Phase.MAIN:
+            return False
+        lows = [c for c in hand if c // 4 in (0, 1) and not self.wild[c]]
+        moves = view.turn_moves
+        if not lows or any(
+            m.action.startswith("play hand:") or "-> center" not in m.action or self.wild[m.card] or m.card // 4 > 1
+            for m in moves
+        ):
+            return False
+        aces = sum(m.card // 4 == 0 for m in moves)
+        piles = len(view.center) - aces
+        ones = sum(p.value == 1 for p in view.center) - aces + (len(moves) - aces)
+
+        def playable() -> bool:
+            return any(ones > 0 if c // 4 else self.limit is None or piles < self.limit for c in lows)
+
+        if not playable():
+            return False
+        for m in moves:  # the layout after each move: the compulsion lapses once none can be played
+            if m.card // 4 == 0:
+                piles += 1
+                ones += 1
+            else:
+                ones -= 1
+            if not playable():
+                return False
+        return True

@@ -132,8 +132,6 @@ class SpiteAndMaliceTurns:
             pile = self.center[action.index]
         pile.append(card)
         self._record(p, action, card, "play")
-        if self.hand_compel and src.kind is _HAND and card // 4 in (0, 1) and not g.wild[card]:
-            self.hand_compel = False
         # The pile completes at top_rank: removed at once, recycled (§3.2, §8.6).
         if len(pile) == g.top_rank:
             self.center.remove(pile)
@@ -142,6 +140,14 @@ class SpiteAndMaliceTurns:
                 self._emit("complete", p, f"centre pile complete ({g.top_rank} cards), set aside", tuple(pile))
             else:
                 self._shuffle_into_stock(pile, "centre pile complete, shuffled into the stock")
+        if self.hand_compel and (
+            (src.kind is _HAND and card // 4 in (0, 1) and not g.wild[card]) or not self._compelled_hand_cards()
+        ):
+            # §8.12.6: the hand A/2 compulsion ends once one is played, and lapses for the rest
+            # of the turn once none can be (a pay-off ace took the last place): it does not
+            # come back when a completed pile frees one, so a view's moves tell whether it
+            # holds (SpiteAndMalice.state_from_view).
+            self.hand_compel = False
         if src.kind is _PAYOFF or src.kind is _PARTNER_PAYOFF:
             owner = p if src.kind is _PAYOFF else g.partner_of[p]
             self._turn_up(owner)  # type: ignore[arg-type]
