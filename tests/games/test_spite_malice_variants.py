@@ -519,3 +519,20 @@ def test_hand_ace_two_compulsion_lapses_once_it_cannot_be_met():
     do(st, "play hand:KC -> center:0")  # completes: 3 piles again
     assert "end" in legal(st) and "play hand:AS -> center:new" in legal(st)
     assert [str(a) for a in _rebuilt(g, st).legal_actions()] == legal(st)
+
+
+def test_descending_side_stack_refusals_name_what_the_stack_takes():
+    """A refused discard onto a descending side stack says which ranks the stack takes,
+    and, under a wild top, what that top stands for: 'equal to or one lower than its top'
+    read against a JK top told nothing, and a joker refused on a bare ace was told the
+    same, where the reason is that a wild card may not stand for an ace there."""
+    st = layout(book(), hands=["10C 5C JK 9S 9S", "9S 9S 9H 9H 9C"],
+                side=[[["9D", "JK", "JK"], ["AC"], ["7D"], []], [[], [], [], []]])
+    with pytest.raises(IllegalActionError, match=r"side:0 takes a 6 to 9 now .*its top, JK, which stands for 7 to 9; descending"):
+        do(st, "play hand:10C -> side:0")
+    with pytest.raises(IllegalActionError, match=r"side:2 takes a 6 or 7 now .*its top 7D.*descending"):
+        do(st, "play hand:9S -> side:2")
+    with pytest.raises(IllegalActionError, match=r"JK on side:1 would stand for an A .*may not stand for"):
+        do(st, "play hand:JK -> side:1")
+    with pytest.raises(IllegalActionError, match=r"side:1 takes an A now \(equal to or one lower than its top AC;"):
+        do(st, "play hand:5C -> side:1")

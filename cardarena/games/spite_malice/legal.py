@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..base import Action
-from ..cards import JOKER, Card
+from ..cards import JOKER, RANK_TOKENS, Card
 from .actions import (
     _CENTER,
     _END,
@@ -336,11 +336,29 @@ class SpiteAndMaliceLegal:
         if action.index is None or not 0 <= action.index < NUM_SIDE_STACKS:
             return f"side stacks are numbered 0..{NUM_SIDE_STACKS - 1}"
         stack = self.side[p][action.index]
-        if not g.side_accepts(stack, action.source.card):  # type: ignore[arg-type]
-            return f"side:{action.index} takes only a card equal to or one lower than its top (descending order)"
+        card = action.source.card
+        if not g.side_accepts(stack, card):  # type: ignore[arg-type]
+            return self._descending_problem(action.index, stack, card)  # type: ignore[arg-type]
         if g.options.fill_empty_side_stacks and stack and any(not s for s in self.side[p]):
             return "fill every empty side stack before the discard that ends the turn"
         return None
+
+    def _descending_problem(self, j: int, stack: list[Card], card: Card) -> str:
+        """Why ``card`` may not go on the descending side stack ``j`` (§8.12.2): the ranks it
+        takes, read from its top's interval, so a wild top (which stands for a range) and a
+        wild card that would have to stand for an excluded ace are both told as they are."""
+        g = self.game
+        lo, hi = g.side_interval(stack)  # type: ignore[misc]
+        top = stack[-1]
+        name = lambda v: RANK_TOKENS[v - 1]  # noqa: E731
+        if g.wild[card]:
+            return (f"{card} on side:{j} would stand for an A (equal to or one lower than its top {top}), "
+                    "and a wild card may not stand for an A here (wild_excluded_ranks)")
+        low = max(1, lo - 1)
+        takes = name(hi) if low == hi else (f"{name(low)} or {name(hi)}" if hi - low == 1 else f"{name(low)} to {name(hi)}")
+        stands = f"its top, {top}, which stands for {name(lo)} to {name(hi)}" if g.wild[top] and lo < hi else f"its top {top}"
+        article = "an" if takes[0] in "A8" else "a"
+        return f"side:{j} takes {article} {takes} now (equal to or one lower than {stands}; descending order)"
 
     def _load_problem(self, action: Load) -> str | None:
         g, p = self.game, self.to_act
