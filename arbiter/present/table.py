@@ -465,10 +465,17 @@ def _spite_wild(kings: bool, options: dict[str, Any]) -> str:
     return (f", {' and '.join(wild)} are wild" + (f" (never as {' or '.join(excluded)})" if excluded else ""))
 
 
-def _spite_forced(options: dict[str, Any]) -> str:
+def _spite_forced(v: Any, cat: list[Entry], options: dict[str, Any]) -> str:
     """Why no card may go to a side stack now (the turn cannot end yet): the option that
     forces a card to the centre first, in words, so a person does not look for a discard
-    that none of the lit piles offers."""
+    that none of the lit piles offers. A hand ace or 2 offered after a pass is the
+    deadlock rule's (rules §8.12.6), whatever else is set: the book's ace-and-two
+    compulsion never reads the hand."""
+    if (options.get("deadlock_rule") == "hand_ace_two_then_end" and v.consecutive_passes
+            and any(src.startswith("hand:") for e in cat for src in e.srcs)):
+        who = "every player passed" if v.consecutive_passes >= len(v.players) else "the player before you passed"
+        return (f"Not yet: {who}, so an ace or a natural 2 from your hand must go to the centre first "
+                "(deadlock_rule hand_ace_two_then_end).")
     if options.get("forced_aces") or options.get("loading"):  # (loading implies forced_aces)
         return "Not yet: an ace in your hand or on top of your pay-off pile must be played to the centre at once (forced_aces)."
     if options.get("ace_two_compulsion"):
@@ -546,7 +553,7 @@ def _spite(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], sea
                 explain += (" You may also load a card onto an opponent's pay-off pile: same suit, one rank up or down "
                             "(loading).")
             if not any(e.dst.startswith("side:") or e.text == "end" for e in cat):  # nothing ends the turn yet: a rule forces a card
-                explain += " " + _spite_forced(options)
+                explain += " " + _spite_forced(v, cat, options)
     return TableModel("spite-and-malice", seats, middle, "the centre", [], hand, "your hand" if me is not None else "hand",
                       explain, status, cat, [], False)
 

@@ -303,6 +303,22 @@ def test_a_forced_card_is_explained_where_the_usual_discard_is_not_offered():
     assert "Not yet" not in t.explain
 
 
+def test_a_hand_ace_forced_by_the_deadlock_rule_is_explained_as_that_rule():
+    """Book rules with deadlock_rule = hand_ace_two_then_end: after a pass, the next player
+    must play a hand ace or 2; the page blamed the ace-and-two compulsion, which reads only
+    the pay-off and side-stack tops ('on top of your pay-off pile or a side stack'), while
+    the lit card was in the hand."""
+    g = get_game("spite-and-malice", {"deadlock_rule": "hand_ace_two_then_end"}, "book")
+    st = g.state_from_layout(payoffs=["3D 3D 9C", "4D 4D 10C"], hands=["9S 9S 9H 9H 9C", "AS 9S 9H 9H 9C"])
+    st.apply(g.parse_action("end"))  # seat 0 passes
+    assert [str(a) for a in st.legal_actions()] == ["play hand:AS -> center:new"]
+    t = table_model("spite-and-malice", st.view(1), ("a", "b"), me=1, legal=tuple(st.legal_actions()),
+                    options=g.describe_options())
+    assert ("the player before you passed, so an ace or a natural 2 from your hand must go to the centre first "
+            "(deadlock_rule hand_ace_two_then_end)") in t.explain
+    assert "ace_two_compulsion" not in t.explain
+
+
 def test_spot_says_the_card_taken_from_the_discard_pile_may_not_go_back():
     """Having taken the top of the discard pile, a person who chose that card to discard
     found the pile dark, and the page said only "or the discard pile, which ends your turn"."""
