@@ -9,6 +9,7 @@ import pytest
 
 from cardarena.games import EndReason, IllegalActionError, InvalidActionError
 from cardarena.games.cards import JOKER, STANDARD_DECK, Card, parse_cards
+from cardarena.games.options import field_docs
 from cardarena.games.spite_malice import Phase, SpiteAndMalice
 from tests.games.test_spite_malice import do, is_legal, layout, legal, pile
 
@@ -536,3 +537,16 @@ def test_descending_side_stack_refusals_name_what_the_stack_takes():
         do(st, "play hand:JK -> side:1")
     with pytest.raises(IllegalActionError, match=r"side:1 takes an A now \(equal to or one lower than its top AC;"):
         do(st, "play hand:5C -> side:1")
+
+
+def test_the_turn_limit_ends_a_game_as_a_stalemate_under_stalemate_rule_as_documented():
+    """max_turns ends a game as a stalemate (rules §4.2), so stalemate_rule decides its result:
+    the option's own text (arbiter rules spite-and-malice) named only the stock running out
+    and a deadlock, and read as if a game cut off by the turn limit were always drawn."""
+    g = SpiteAndMalice({"stalemate_rule": "fewer_payoff_wins", "max_turns": 1})
+    st = layout(g, payoffs=["3D 9C", "4D 4D 10C"], hands=["8S 8S 8H 8H 8C", "8S 8S 8H 8H 8C"])
+    do(st, "play hand:8S -> side:0")
+    assert st.is_terminal and st.outcome().reason is EndReason.TURN_LIMIT
+    assert st.outcome().scores == (1.0, 0.0)
+    text = field_docs(type(g.options))["stalemate_rule"]
+    assert "turn limit" in text and "max_turns" in text

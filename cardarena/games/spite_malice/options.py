@@ -60,8 +60,9 @@ class SpiteAndMaliceOptions:
             or down (implies forced_aces, §8.4).
         side_stacks_spread: side stacks are spread so every card shows (no effect on
             play: views always carry whole side stacks, §8.5).
-        stalemate_rule: the single-game result when the stock runs out or play is
-            deadlocked: ``draw``, or ``fewer_payoff_wins`` (fewer pay-off cards left wins).
+        stalemate_rule: the single-game result when the stock runs out, play is
+            deadlocked or the turn limit (``max_turns``) is reached: ``draw``, or
+            ``fewer_payoff_wins`` (fewer pay-off cards left wins).
         series_scoring: play a series of games scored in points (5 for going out plus 1
             per card left in the other pay-off piles; a stalemate gives the difference),
             up to ``match_target`` (§4.4). Without it a game scores 1 / 0.5 / 0.
