@@ -173,7 +173,8 @@ def _spot_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any]
 def _sm_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any], tuple[float, ...]]:
     """Per card c, (playable, wild, bridge, payoff_rank, reach, run) for ``seat`` holding ``hand``
     (before the draw): reach, whether the hand with c and the side stacks' tops can carry a centre
-    pile up to the pay-off card (wild cards filling gaps); run, the most cards they can play in a
+    pile up to the pay-off card (wild cards filling gaps, each only for a rank the rules let it
+    stand for: wild_excluded_ranks); run, the most cards they can play in a
     row onto one pile."""
     g = state.game
     values = [len(p) for p in state.center]
@@ -189,7 +190,7 @@ def _sm_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any], 
     def run_and_reach(cards: Sequence[Any]) -> tuple[int, bool]:
         wilds = sum(1 for x in cards if g.wild[x])
         ranks = {x // 4 + 1 for x in cards if not g.wild[x]}
-        best, reach = 0, top is not None and g.wild[top] and bool(starts)
+        best, reach = 0, top is not None and g.wild[top] and any(g.fits(top, v) for v in starts)
         for v in starts:
             w, need, n = wilds, v + 1, 0
             while need <= g.top_rank:
@@ -197,7 +198,7 @@ def _sm_features(state: Any, seat: int, hand: Sequence[Any]) -> Callable[[Any], 
                     reach = True
                 if need in ranks:
                     pass
-                elif w > 0:
+                elif w > 0 and need not in g.excluded:  # a wild card stands for no excluded rank (book: no A)
                     w -= 1
                 else:
                     break

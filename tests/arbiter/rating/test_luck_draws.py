@@ -250,3 +250,21 @@ def test_a_draw_games_probes_flags_are_refused_by_the_ones_given(given, named) -
                                  "--luck-adjusted", *given])
     assert r.exit_code == 2 and f"error: {named}spot's draws" in r.output, r.output
     assert ("leave them out" if " and " in named else "leave it out") in r.output, r.output
+
+
+def test_spite_and_malice_reach_lets_a_wild_card_stand_only_for_what_the_rules_allow() -> None:
+    """The book rules: a joker may not stand for an A (wild_excluded_ranks), so a drawn joker
+    cannot start a pile and, with no ace anywhere, carries nothing up to the pay-off 2D; reach
+    read every wild card as filling any gap, the ace too, and scored the joker's draw as
+    reaching the pay-off card. A natural ace does reach it."""
+    from arbiter.rating.draws import _sm_features
+    from cardarena.games import get_game
+    from cardarena.games.cards import Card
+
+    g = get_game("spite-and-malice", None, "book")
+    st = g.state_from_layout(payoffs=["4D 2D", "4D 10C"], hands=["9S 9S 9H 9C", "9S 9S 9H 9H 9C"], stock="5C 7H")
+    names = ("playable", "wild", "bridge", "payoff_rank", "reach", "run")
+    f = _sm_features(st, 0, list(st.hands[0][:4]))
+    joker, ace = dict(zip(names, f(Card.parse("JK")))), dict(zip(names, f(Card.parse("AH"))))
+    assert joker["playable"] == 0.0 and joker["reach"] == 0.0 and joker["run"] == 0.0
+    assert ace["playable"] == 1.0 and ace["reach"] == 1.0
