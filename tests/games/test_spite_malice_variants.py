@@ -550,3 +550,14 @@ def test_the_turn_limit_ends_a_game_as_a_stalemate_under_stalemate_rule_as_docum
     assert st.outcome().scores == (1.0, 0.0)
     text = field_docs(type(g.options))["stalemate_rule"]
     assert "turn limit" in text and "max_turns" in text
+
+
+def test_a_load_onto_a_seat_that_does_not_exist_says_so():
+    """'load hand:9H -> payoff:7' in a two-seat game was told 'you may load only an
+    opponent's pay-off pile', as if seat 7 were a partner: it names the seats there are."""
+    g = SpiteAndMalice({"loading": True})
+    st = layout(g, payoffs=["3D 8H", "4D 9H"], hands=["9H 8S 8S 8H 8C", "8S 8S 8H 8H 8C"])
+    with pytest.raises(IllegalActionError, match=r"there is no seat 7 \(seats 0 to 1\)"):
+        do(st, "load hand:9H -> payoff:7")
+    with pytest.raises(IllegalActionError, match="your own pay-off pile: you may load only an opponent's"):
+        do(st, "load hand:9H -> payoff:0")

@@ -366,8 +366,11 @@ class SpiteAndMaliceLegal:
             return "loading is not played in this game"
         if action.source.kind not in (_HAND, _PAYOFF):
             return "only a hand card or your pay-off top may be loaded"
-        if not 0 <= action.seat < g.n or g.team_of[action.seat] == g.team_of[p]:
-            return "you may load only an opponent's pay-off pile"
+        if not 0 <= action.seat < g.n:
+            return f"there is no seat {action.seat} (seats 0 to {g.n - 1})"
+        if g.team_of[action.seat] == g.team_of[p]:
+            whose = "your own pay-off pile" if action.seat == p else "your partner's pay-off pile"
+            return f"{whose}: you may load only an opponent's pay-off pile"
         if not self.payoff[action.seat]:
             return f"seat {action.seat}'s pay-off pile is empty"
         card, top = self._source_card(action.source), self.payoff[action.seat][-1]
