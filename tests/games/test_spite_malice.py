@@ -442,7 +442,7 @@ def test_illegal_action_leaves_state_unchanged_and_names_reason():
         ("play hand:QS -> center:0", "no QS in your hand"),
         ("play side:0 -> center:0", "empty"),
         ("play hand:6C -> center:3", "no center:3"),
-        ("end", "not allowed"),
+        ("end", "only with may_end_without_discard"),
         ("load hand:6C -> payoff:1", "loading is not played"),
         ("play partner_payoff -> center:0", "no partnerships"),
     ]:

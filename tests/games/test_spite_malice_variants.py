@@ -561,3 +561,12 @@ def test_a_load_onto_a_seat_that_does_not_exist_says_so():
         do(st, "load hand:9H -> payoff:7")
     with pytest.raises(IllegalActionError, match="your own pay-off pile: you may load only an opponent's"):
         do(st, "load hand:9H -> payoff:0")
+
+
+def test_end_refused_names_the_option_that_allows_it():
+    """'end' outside the book rules was refused as 'not allowed (book rule)', which reads as
+    if the book rules forbade it; they are what allow it (may_end_without_discard)."""
+    st = layout(SpiteAndMalice(preset="massachusetts"))
+    with pytest.raises(IllegalActionError, match=r"end: .*a discard to a side stack ends the turn here; 'end' is "
+                                                  r"played only with may_end_without_discard \(the book rules\)"):
+        do(st, "end")

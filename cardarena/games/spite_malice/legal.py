@@ -260,7 +260,9 @@ class SpiteAndMaliceLegal:
         why = self._source_problem(action)
         if why is None:
             if isinstance(action, End):
-                why = None if o.may_end_without_discard else "ending a turn without a discard is not allowed (book rule)"
+                why = None if o.may_end_without_discard else (
+                    "a discard to a side stack ends the turn here; 'end' is played only with may_end_without_discard "
+                    "(the book rules)")
             elif isinstance(action, Load):
                 why = self._load_problem(action)
             elif isinstance(action, Play) and action.target is _TO_SIDE:
