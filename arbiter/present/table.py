@@ -537,8 +537,11 @@ def _spite(v: Any, names: tuple[str, ...], me: int | None, cat: list[Entry], sea
         status += " · this turn: " + ", ".join(say("spite-and-malice", m.action) for m in v.turn_moves[-4:])
     explain = ""
     if cat:
-        if v.phase.name == "FILLING":
-            explain = "Fill your empty side stacks: pick a hand card, then an empty side stack."
+        if v.phase.name == "FILLING":  # (Massachusetts §8.11: fills, then the discard once none is empty)
+            actor = v.players[v.current_seat] if v.current_seat is not None else None
+            explain = ("Fill your empty side stacks: pick a hand card, then an empty side stack."
+                       if actor is None or any(not stack.cards for stack in actor.side_stacks) else
+                       "Every side stack is filled: end your turn by putting a hand card on any of them.")
         else:
             top = _rank_name(v.top_rank)
             team = bool(options.get("partnerships"))  # (the partner's tops are sources too; the side wins together)

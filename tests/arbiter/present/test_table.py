@@ -319,6 +319,24 @@ def test_a_hand_ace_forced_by_the_deadlock_rule_is_explained_as_that_rule():
     assert "ace_two_compulsion" not in t.explain
 
 
+def test_massachusetts_filling_says_when_the_last_stack_is_filled_and_the_discard_is_due():
+    """Massachusetts (§8.11): once every side stack is filled, the turn ends with a discard
+    onto any of them; the page still said 'Fill your empty side stacks: pick a hand card,
+    then an empty side stack', and there was none."""
+    g = get_game("spite-and-malice", None, "massachusetts")
+    st = g.state_from_layout(payoffs=["3D 3D 9C", "4D 4D 10C"], hands=["4C 9D 5C 5C 5C", "9S 9S 9H 9H 9C"],
+                             stock="5H 5H 5D 5D 6D 6D", side=[[["9D"], [], [], ["8C"]], [["9D"], ["7D"], ["2C"], ["8C"]]])
+    st.apply(g.parse_action("play hand:4C -> side:1"))  # a fill: side:2 is still empty
+    t = table_model("spite-and-malice", st.view(0), ("a", "b"), me=0, legal=tuple(st.legal_actions()),
+                    options=g.describe_options())
+    assert t.explain.startswith("Fill your empty side stacks")
+    st.apply(g.parse_action("play hand:9D -> side:2"))  # the last one
+    t = table_model("spite-and-malice", st.view(0), ("a", "b"), me=0, legal=tuple(st.legal_actions()),
+                    options=g.describe_options())
+    assert "empty side stack" not in t.explain
+    assert t.explain == "Every side stack is filled: end your turn by putting a hand card on any of them."
+
+
 def test_spot_says_the_card_taken_from_the_discard_pile_may_not_go_back():
     """Having taken the top of the discard pile, a person who chose that card to discard
     found the pile dark, and the page said only "or the discard pile, which ends your turn"."""
